@@ -1,0 +1,79 @@
+"""The one glossary: every symbol the formulas use, defined once.
+
+Each symbol has a name, its LaTeX, its unit and its meaning, and is a positive
+real SymPy symbol.  The report's notation table is generated from this list.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    latex: str
+    unit: str
+    meaning: str
+
+
+ENTRIES: tuple[Entry, ...] = (
+    # hardware
+    Entry("P", r"P", "FLOP/s", "dense peak compute of the GPU in the compute format"),
+    Entry("W", r"W", "B/s", "peak memory (HBM) bandwidth"),
+    Entry("C", r"C", "B", "memory capacity of the card"),
+    Entry("R", r"R", "FLOP/B", "ridge point P/W: the intensity where the two roofs meet"),
+    # model
+    Entry("N", r"N", "1", "parameters (total; for MoE, read at the given batch)"),
+    Entry("N_a", r"N_{a}", "1", "parameters that do arithmetic for one token (active; = N for dense models)"),
+    Entry("N_e", r"N_{e}", "1", "parameters not streamed per step (input embedding, a row lookup); 0 in the seed accounting"),
+    Entry("L", r"L", "1", "transformer layers"),
+    Entry("d", r"d", "1", "hidden size (model width)"),
+    Entry("H_q", r"H_{q}", "1", "query heads"),
+    Entry("H_kv", r"H_{kv}", "1", "key/value heads"),
+    Entry("d_h", r"d_{h}", "1", "head dimension"),
+    Entry("d_ff", r"d_{ff}", "1", "FFN intermediate size"),
+    Entry("V", r"V", "1", "vocabulary size"),
+    Entry("G", r"G", "1", "GQA group size H_q/H_kv"),
+    # precision
+    Entry("b", r"b", "B", "bytes per weight"),
+    Entry("b_kv", r"b_{kv}", "B", "bytes per KV-cache element"),
+    # workload
+    Entry("B", r"B", "1", "batch: sequences decoded together in one step"),
+    Entry("S", r"S", "token", "context length: tokens already in the KV cache"),
+    Entry("T", r"T", "token", "tokens served by one weight load (prompt length, micro-batch)"),
+    Entry("n", r"n", "1", "rows of a weight matrix"),
+    Entry("m", r"m", "1", "columns of a weight matrix"),
+    Entry("c", r"c", "B/token", "KV-cache bytes per token (all layers, K and V)"),
+    Entry("a", r"a", "B", "activation traffic per sequence per decode step (0: excluded, intensities are upper bounds)"),
+    Entry("k", r"k", "B", "training bytes per parameter (weights, gradients, optimizer state)"),
+    Entry("F", r"F", "FLOP", "floating-point operations of one step"),
+    Entry("Q", r"Q", "B", "bytes moved to or from memory in one step"),
+    Entry("eta_W", r"\eta_{W}", "1", "achievable fraction of peak bandwidth"),
+    Entry("eta_P", r"\eta_{P}", "1", "achievable fraction of peak compute"),
+)
+
+BY_NAME: dict[str, Entry] = {e.name: e for e in ENTRIES}
+
+_SYMBOLS: dict[str, sp.Symbol] = {
+    e.name: sp.Symbol(e.name, positive=True) for e in ENTRIES
+}
+# Render names like H_kv with their LaTeX from the glossary, not SymPy's guess.
+LATEX_NAMES: dict[sp.Symbol, str] = {_SYMBOLS[e.name]: e.latex for e in ENTRIES}
+
+
+def sym(name: str) -> sp.Symbol:
+    """The glossary symbol ``name`` (positive real)."""
+    return _SYMBOLS[name]
+
+
+def symbols(names: str) -> tuple[sp.Symbol, ...]:
+    """``symbols("N b W")`` -> the three glossary symbols."""
+    return tuple(_SYMBOLS[n] for n in names.split())
+
+
+def latex(expr) -> str:
+    """LaTeX of an expression with the glossary's symbol names."""
+    return sp.latex(expr, symbol_names=LATEX_NAMES, mul_symbol=" ")

@@ -1,0 +1,222 @@
+"""Every quantity a report states: its id, what it depends on, its unit and its expression.
+
+The ids and parameter names are the public interface of ``results.json``
+(documented in ``docs/results.md``).  Expressions are built from the formula
+modules and the derived closed forms; nothing here evaluates numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import sympy as sp
+
+from . import SEED_000, SEED_003, decode, derive, gemm, memory, roofline
+from .glossary import latex, sym
+
+# Workload parameters and the symbol each one binds.
+PARAM_SYMBOL = {"batch": "B", "context": "S", "tokens": "T", "n": "n", "m": "m", "recipe": "k"}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One line of a derivation shown in the report: a label and an equation."""
+
+    label: str
+    lhs: str
+    expr: sp.Expr
+
+
+@dataclass(frozen=True)
+class QuantityDef:
+    id: str
+    title: str
+    unit: str
+    symbol: str  # LaTeX of the left-hand side
+    params: tuple[str, ...]
+    build: Callable[[], sp.Expr]
+    source: str
+    steps: Callable[[], tuple[Step, ...]] | None = None
+    integer: str = ""  # "round" or "floor": the seed's rounding convention for this quantity
+    notes: str = ""
+    extras: dict = field(default_factory=dict)
+
+    def expr(self) -> sp.Expr:
+        return _expr_cache(self.id)
+
+
+def tidy(expr):
+    """Flip sign pairs so that -(-x)/(-y) prints as x/y."""
+    num, den = sp.fraction(sp.together(expr))
+    if den == 1:
+        return expr
+    num, den = sp.expand(num), sp.expand(den)
+    zero = {sym("a"): 0, sym("N_e"): 0}
+    if sp.expand(num.subs(zero)).could_extract_minus_sign():
+        num, den = -num, -den
+    return sp.Mul(sp.factor(num), sp.Pow(sp.factor(den), -1), evaluate=False) if num != 0 else sp.S.Zero
+
+
+B, S, T, n, m, k = (sym(x) for x in ("B", "S", "T", "n", "m", "k"))
+P, W, R = sym("P"), sym("W"), sym("R")
+
+
+def _ceiling_steps():
+    return (
+        Step("decode intensity", "I(B, S)", decode.decode_intensity()),
+        Step("let the batch grow", r"\lim_{B \to \infty} I(B, S)", derive.decode_intensity_ceiling()),
+    )
+
+
+def _critical_steps():
+    return (
+        Step("ceiling", r"I_{\infty}(S)", derive.decode_intensity_ceiling()),
+        Step("set it equal to the ridge P/W and solve for S", "S^{*}", tidy(derive.critical_context())),
+    )
+
+
+def _crossover_steps():
+    return (
+        Step("decode intensity", "I(B, S)", decode.decode_intensity()),
+        Step("set it equal to the ridge P/W and solve for B", "B^{*}(S)", tidy(derive.crossover_batch())),
+    )
+
+
+def _gemm_sat_steps():
+    return (
+        Step("full GEMM intensity", "I(T)", gemm.gemm_intensity()),
+        Step("let the tokens grow", r"\lim_{T \to \infty} I(T)", derive.gemm_saturation()),
+    )
+
+
+def _gemm_cross_steps():
+    return (
+        Step("full GEMM intensity", "I(T)", gemm.gemm_intensity()),
+        Step("set it equal to the ridge P/W and solve for T", "T^{*}", tidy(derive.gemm_crossover_tokens())),
+    )
+
+
+def _attention_intensity():
+    # attention FLOPs per cached token over its KV bytes; for MHA/GQA it cancels to 2 H_q / (H_kv b_kv)
+    L, H_q, d_h, c = sym("L"), sym("H_q"), sym("d_h"), sym("c")
+    return 4 * L * H_q * d_h / c
+
+
+def _attention_steps():
+    return (
+        Step("attention FLOPs per cached token over its KV bytes", "I_{KV}", _attention_intensity()),
+        Step("with c = 2 L H_kv d_h b_kv (K and V per layer)", "I_{KV}",
+             _attention_intensity().subs(sym("c"), memory.kv_bytes_per_token())),
+    )
+
+
+def _decode_time_memory():
+    return roofline.time_memory(decode.decode_bytes())
+
+
+def _decode_time_compute():
+    return roofline.time_compute(decode.decode_flops())
+
+
+def _decode_tokens_per_s():
+    return B / roofline.time_bound(decode.decode_flops(), decode.decode_bytes())
+
+
+def _prefill_flops():
+    # 2 N_a T for the weights plus causal attention: sum over positions of 4 L H_q d_h t ~ 2 L H_q d_h T^2.
+    L, H_q, d_h, N_a = sym("L"), sym("H_q"), sym("d_h"), sym("N_a")
+    return 2 * N_a * T + 2 * L * H_q * d_h * T**2
+
+
+def _prefill_bytes():
+    N, N_e, b, c = sym("N"), sym("N_e"), sym("b"), sym("c")
+    return (N - N_e) * b + T * c
+
+
+DEFS: tuple[QuantityDef, ...] = (
+    QuantityDef("peak_flops", "dense peak compute", "FLOP/s", "P", (), lambda: P, "hardware spec"),
+    QuantityDef("bandwidth", "memory bandwidth", "B/s", "W", (), lambda: W, "hardware spec"),
+    QuantityDef("capacity", "memory capacity", "B", "C", (), lambda: sym("C"), "hardware spec"),
+    QuantityDef("ridge_point", "ridge point", "FLOP/B", "R", (), roofline.ridge, f"{SEED_000}, ridge; {SEED_003}, section 1"),
+    QuantityDef("parameters", "parameters N", "1", "N", (), lambda: sym("N"), "model spec"),
+    QuantityDef("weight_bytes", "weight bytes", "B", "N b", (), memory.weight_bytes, f"{SEED_003}, section 4"),
+    QuantityDef("weight_stream_time", "time to stream the weights once", "s", "t_{W}", (),
+                lambda: memory.weight_bytes() / W, f"{SEED_003}, figure 1; {SEED_000}, decode"),
+    QuantityDef("weight_flops_time", "time for 2 N_a FLOPs at peak (one token, no attention)", "s", "t_{F}", (),
+                lambda: 2 * sym("N_a") / P, f"{SEED_003}, figure 1"),
+    QuantityDef("kv_bytes_per_token", "KV bytes per token", "B", "c", (), memory.kv_bytes_per_token,
+                f"{SEED_003}, section 3"),
+    QuantityDef("kv_capacity_tokens", "KV tokens that fit beside the weights", "token", "S_{max}", (),
+                memory.kv_capacity_tokens, f"{SEED_003}, section 3"),
+    QuantityDef("attention_intensity", "attention (KV) intensity", "FLOP/B", "I_{KV}", (),
+                _attention_intensity, f"{SEED_003}, section 3", _attention_steps),
+    QuantityDef("critical_context", "critical context", "token", "S^{*}", (),
+                lambda: tidy(derive.critical_context()), f"{SEED_003}, section 3", _critical_steps, integer="round"),
+    QuantityDef("decode_flops", "decode step FLOPs", "FLOP", "F(B, S)", ("batch", "context"),
+                decode.decode_flops, f"{SEED_003}, section 3"),
+    QuantityDef("decode_bytes", "decode step bytes", "B", "Q(B, S)", ("batch", "context"),
+                decode.decode_bytes, f"{SEED_003}, section 3"),
+    QuantityDef("decode_time_memory", "memory lower bound of a decode step", "s", "t_{mem}(B, S)",
+                ("batch", "context"), _decode_time_memory, f"{SEED_003}, figure 1"),
+    QuantityDef("decode_time_compute", "compute lower bound of a decode step", "s", "t_{comp}(B, S)",
+                ("batch", "context"), _decode_time_compute, f"{SEED_003}, figure 1"),
+    QuantityDef("decode_tokens_per_s", "decode token/s ceiling", "token/s", r"\text{tok/s}(B, S)",
+                ("batch", "context"), _decode_tokens_per_s, f"{SEED_000}, decode; {SEED_003}, figure 1"),
+    QuantityDef("decode_intensity", "decode intensity", "FLOP/B", "I(B, S)", ("batch", "context"),
+                decode.decode_intensity, f"{SEED_003}, section 3"),
+    QuantityDef("decode_intensity_ceiling", "decode intensity ceiling", "FLOP/B", r"I_{\infty}(S)", ("context",),
+                derive.decode_intensity_ceiling, f"{SEED_003}, section 3", _ceiling_steps),
+    QuantityDef("crossover_batch", "batch that crosses the ridge", "1", "B^{*}(S)", ("context",),
+                lambda: tidy(derive.crossover_batch()), f"{SEED_003}, section 3, figure 4", _crossover_steps,
+                integer="round"),
+    QuantityDef("capacity_batch", "capacity-limited batch", "1", r"B_{cap}(S)", ("context",),
+                memory.capacity_batch, f"{SEED_003}, section 3, figure 4", integer="floor"),
+    QuantityDef("intensity_at_capacity", "decode intensity at the capacity-limited batch", "FLOP/B",
+                r"I(B_{cap}, S)", ("context",), lambda: decode.decode_intensity().subs(B, memory.capacity_batch()),
+                f"{SEED_003}, section 3, figure 4"),
+    QuantityDef("weight_reuse_intensity", "weight-reuse intensity", "FLOP/B", "I_{W}(T)", ("tokens",),
+                derive.weight_reuse_intensity, f"{SEED_003}, section 1"),
+    QuantityDef("gemm_intensity", "full GEMM intensity", "FLOP/B", "I(n, m, T)", ("n", "m", "tokens"),
+                gemm.gemm_intensity, f"{SEED_003}, section 1"),
+    QuantityDef("gemm_saturation", "GEMM intensity saturation", "FLOP/B", r"I_{\infty}(n, m)", ("n", "m"),
+                derive.gemm_saturation, f"{SEED_003}, section 1", _gemm_sat_steps),
+    QuantityDef("gemm_crossover_tokens", "tokens per weight load to reach the ridge", "token", "T^{*}(n, m)",
+                ("n", "m"), lambda: tidy(derive.gemm_crossover_tokens()), f"{SEED_003}, sections 1-2",
+                _gemm_cross_steps, integer="round"),
+    QuantityDef("prefill_flops", "prefill FLOPs", "FLOP", "F_{pre}(T)", ("tokens",), _prefill_flops,
+                "weights 2 N_a T (seed 003 section 2) plus causal attention 2 L H_q d_h T^2"),
+    QuantityDef("prefill_bytes", "prefill bytes", "B", "Q_{pre}(T)", ("tokens",), _prefill_bytes,
+                "weights once plus the KV written (seed 003 section 2)"),
+    QuantityDef("prefill_intensity", "prefill intensity", "FLOP/B", "I_{pre}(T)", ("tokens",),
+                lambda: _prefill_flops() / _prefill_bytes(), f"{SEED_003}, section 2"),
+    QuantityDef("prefill_time_compute", "compute lower bound of a prefill", "s", "t_{comp}(T)", ("tokens",),
+                lambda: roofline.time_compute(_prefill_flops()), f"{SEED_003}, section 2"),
+    QuantityDef("prefill_time_memory", "memory lower bound of a prefill", "s", "t_{mem}(T)", ("tokens",),
+                lambda: roofline.time_memory(_prefill_bytes()), f"{SEED_003}, section 2"),
+    QuantityDef("training_flops_per_token", "training FLOPs per token", "FLOP", "6 N", (),
+                lambda: 6 * sym("N_a"), f"{SEED_003}, section 2"),
+    QuantityDef("training_step_time_compute", "compute lower bound of a training micro-batch", "s",
+                "t_{train}(T)", ("tokens",), lambda: 6 * sym("N_a") * T / P, f"{SEED_003}, section 2"),
+    QuantityDef("training_weight_reuse_intensity", "training weight-reuse intensity", "FLOP/B", "I_{W,train}(T)",
+                ("tokens",), lambda: sp.cancel(6 * sym("N") * T / (3 * sym("N") * sym("b"))),
+                f"{SEED_003}, section 2 (6N FLOPs, 3 weight passes)"),
+    QuantityDef("training_state_bytes", "training state before activations", "B", "k N", ("recipe",),
+                memory.training_state_bytes, f"{SEED_003}, section 4"),
+)
+
+BY_ID: dict[str, QuantityDef] = {q.id: q for q in DEFS}
+
+
+_EXPRS: dict[str, sp.Expr] = {}
+
+
+def _expr_cache(qid: str) -> sp.Expr:
+    if qid not in _EXPRS:
+        _EXPRS[qid] = BY_ID[qid].build()
+    return _EXPRS[qid]
+
+
+def latex_of(qid: str, expr=None) -> str:
+    q = BY_ID[qid]
+    return f"{q.symbol} = {latex(q.expr() if expr is None else expr)}"

@@ -1,0 +1,173 @@
+"""The pipeline: load -> evaluate -> draw -> render -> write.  Only :func:`write` touches ``out/``.
+
+A report is built completely in memory, then written into a temporary folder
+beside its destination and swapped in, so a build that fails or is killed
+leaves the previous report as it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import __version__
+from .errors import BuildError
+
+FORMATS = ("html", "pdf", "json")
+PKG = Path(__file__).resolve().parent
+
+
+@dataclass
+class Built:
+    name: str
+    files: dict[str, bytes]  # relative path -> bytes
+    warnings: tuple[str, ...] = ()
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def code_digest() -> str:
+    """Hash of everything that shapes a report besides the spec: code, templates, versions."""
+    from .paths import templates_dir
+
+    h = hashlib.sha256(__version__.encode())
+    for folder in (PKG, PKG.parent / "formulas", templates_dir()):
+        for path in sorted(folder.glob("*")):
+            if path.is_file() and path.suffix in (".py", ".j2", ".css", ".json"):
+                h.update(path.name.encode())
+                h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+class Timer:
+    def __init__(self):
+        self.t = {}
+        self._last = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.t[name] = self.t.get(name, 0.0) + now - self._last
+        self._last = now
+
+
+def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, baseline=None) -> Built:
+    """Build one report in memory.  Raises SpecError for bad input and BuildError for the rest."""
+    timer = Timer()
+    from .evaluate import evaluate
+    from .loader import load_report
+    from .results import results_json
+
+    timer.lap("imports")
+    spec = load_report(spec_path, overrides=overrides, strict=strict)
+    timer.lap("load")
+    results = evaluate(spec)
+    base_results = None
+    if overrides:
+        base_results = evaluate(load_report(spec_path, strict=False))
+    timer.lap("evaluate")
+    files: dict[str, bytes] = {}
+    if "json" in formats:
+        files["results.json"] = results_json(results, base_results).encode()
+    if "html" in formats or "pdf" in formats:
+        from .render import render_report
+
+        html, figures = render_report(results, base_results, timer)
+        for name, svg in figures.items():
+            files[f"figures/{name}.svg"] = svg
+        if "html" in formats:
+            files["report.html"] = html.encode()
+        if "pdf" in formats:
+            from .pdf import html_to_pdf
+
+            files["report.pdf"] = html_to_pdf(html, figures)
+            timer.lap("pdf")
+    return Built(spec.name, files, spec.warnings, timer.t)
+
+
+def write(built: Built, out_root: Path, name: str | None = None) -> Path:
+    """Write a built report to ``out_root/<name>/`` atomically; returns the folder."""
+    name = name or built.name
+    out_root = Path(out_root)
+    dest = out_root / name
+    try:
+        out_root.mkdir(parents=True, exist_ok=True)
+        _recover(dest)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=out_root))
+        for rel, data in sorted(built.files.items()):
+            path = tmp / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        if dest.exists():
+            # keep files of formats not rebuilt this time (e.g. --format json keeps report.pdf)
+            for old in dest.rglob("*"):
+                rel = old.relative_to(dest)
+                if old.is_file() and not (tmp / rel).exists() and not _is_generated_figure(rel, built):
+                    (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(old, tmp / rel)
+            backup = out_root / f".{name}.old"
+            if backup.exists():
+                shutil.rmtree(backup)
+            os.replace(dest, backup)
+            os.replace(tmp, dest)
+            shutil.rmtree(backup, ignore_errors=True)
+        else:
+            os.replace(tmp, dest)
+    except OSError as exc:
+        raise BuildError(f"cannot write {dest}: {exc.strerror or exc}; check that the folder is writable") from None
+    return dest
+
+
+def _is_generated_figure(rel: Path, built: Built) -> bool:
+    """Old figures are dropped when this build made figures (a renamed figure must not linger)."""
+    return rel.parts[:1] == ("figures",) and any(k.startswith("figures/") for k in built.files)
+
+
+def _recover(dest: Path) -> None:
+    """A build killed between its two renames left ``.<name>.old``: put it back."""
+    backup = dest.parent / f".{dest.name}.old"
+    if backup.exists() and not dest.exists():
+        os.replace(backup, dest)
+    for stale in dest.parent.glob(f".{dest.name}.tmp-*"):
+        shutil.rmtree(stale, ignore_errors=True)
+
+
+def stamp_path(out_root: Path, name: str) -> Path:
+    return Path(out_root) / ".stamps" / f"{name}.json"
+
+
+def build_key(spec_digest_input: bytes, formats, overrides) -> str:
+    h = hashlib.sha256(spec_digest_input)
+    h.update(code_digest().encode())
+    h.update(",".join(sorted(formats)).encode())
+    h.update("\0".join(overrides).encode())
+    return h.hexdigest()
+
+
+def up_to_date(out_root: Path, name: str, key: str, formats) -> bool:
+    path = stamp_path(out_root, name)
+    try:
+        stamp = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return False
+    if stamp.get("key") != key:
+        return False
+    dest = Path(out_root) / name
+    want = {"html": "report.html", "pdf": "report.pdf", "json": "results.json"}
+    return all((dest / want[f]).is_file() for f in formats)
+
+
+def write_stamp(out_root: Path, name: str, key: str) -> None:
+    path = stamp_path(out_root, name)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"key": key}))
+        gitignore = path.parent / ".gitignore"
+        if not gitignore.exists():
+            gitignore.write_text("*\n")
+    except OSError:
+        pass

@@ -1,0 +1,163 @@
+"""Command line: parse arguments, call the library, map its errors to exit codes.
+
+Exit status: 0 success, 1 bad input (specs, overrides), 2 build problem
+(output folder, renderer), 3 internal error.  No traceback unless ``--debug``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from . import __version__
+from .errors import BuildError, SpecError
+
+SUBCOMMANDS = {
+    "derive": "generator.cmd_derive",
+    "sweep": "generator.cmd_sweep",
+    "diff": "generator.cmd_diff",
+    "import-hf": "generator.importhf",
+    "calibrate": "generator.calibrate",
+    "list": "generator.cmd_list",
+}
+
+DESCRIPTION = """\
+Roofline reports for LLM workloads: what limits this model on this GPU, and what would change it.
+
+  genreport specs/llama8b-h100.yaml            build out/llama8b-h100/ (HTML, PDF, results.json, figures)
+  genreport SPEC --set hardware.bandwidth="4.8 TB/s"   a what-if report beside the baseline
+  genreport derive critical_context --for W    closed forms, solved for any symbol
+  genreport sweep | diff | import-hf | calibrate | list   (see 'genreport COMMAND --help')
+"""
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="genreport", description=DESCRIPTION,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("specs", nargs="+", metavar="SPEC", help="report spec(s), e.g. specs/llama8b-h100.yaml")
+    p.add_argument("-o", "--out", default="out", metavar="DIR", help="output folder (default: out)")
+    p.add_argument("--format", default="html,pdf,json", metavar="LIST",
+                   help="comma-separated subset of html,pdf,json (default: all three)")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="PATH=VALUE",
+                   help="override a spec value for a what-if report, e.g. model.kv_heads=1 (repeatable)")
+    p.add_argument("--name", help="output folder name for a what-if build (default: <name>-whatif)")
+    p.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    p.add_argument("--check", action="store_true",
+                   help="build in memory and fail if the committed output differs (no writing)")
+    p.add_argument("--force", action="store_true", help="rebuild even if nothing changed")
+    p.add_argument("-q", "--quiet", action="store_true", help="print only errors")
+    p.add_argument("--debug", action="store_true", help="show tracebacks")
+    p.add_argument("--version", action="version", version=f"genreport {__version__}")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
+    try:
+        if argv and argv[0] in SUBCOMMANDS:
+            import importlib
+
+            module = importlib.import_module(SUBCOMMANDS[argv[0]])
+            return module.main([a for a in argv[1:] if a != "--debug"])
+        return _build_main(argv)
+    except SpecError as exc:
+        for f in exc.findings:
+            print(f.format(), file=sys.stderr)
+        n = len(exc.findings)
+        print(f"genreport: {n} problem{'s' if n != 1 else ''} in the input; nothing was written.", file=sys.stderr)
+        return 1
+    except BuildError as exc:
+        print(f"genreport: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("genreport: interrupted; the previous report is unchanged.", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the CLI promises no traceback
+        if debug:
+            raise
+        print(f"genreport: internal error: {type(exc).__name__}: {exc}. "
+              "Nothing was written. Rerun with --debug and report it.", file=sys.stderr)
+        return 3
+
+
+def _build_main(argv: list[str]) -> int:
+    args = _build_parser().parse_args(argv)
+    formats = tuple(f.strip() for f in args.format.split(",") if f.strip())
+    bad = [f for f in formats if f not in ("html", "pdf", "json")]
+    if bad or not formats:
+        raise SpecError([_cli_finding(f"--format {args.format}", f"unknown format {', '.join(bad) or '(none)'}",
+                                      "use a comma-separated subset of html,pdf,json")])
+    from .build import build, build_key, up_to_date, write, write_stamp
+    from .loader import load_report
+
+    out_root = Path(args.out)
+    failures = 0
+    specs = [Path(s) for s in args.specs]
+    progress = len(specs) > 1 and not args.quiet and sys.stderr.isatty()
+    for i, spec_path in enumerate(specs, 1):
+        if progress:
+            print(f"[{i}/{len(specs)}] {spec_path}", file=sys.stderr)
+        try:
+            spec = load_report(spec_path, overrides=args.overrides, strict=args.strict)
+            name = spec.name if not args.overrides else (args.name or f"{spec.name}-whatif")
+            key = build_key(spec.digest.encode(), formats, args.overrides)
+            if args.check:
+                failures += _check(spec_path, out_root / name, formats, args)
+                continue
+            if not args.force and up_to_date(out_root, name, key, formats):
+                if not args.quiet:
+                    print(f"{out_root / name}: up to date")
+                continue
+            built = build(spec_path, formats, args.overrides, args.strict)
+            for w in built.warnings:
+                print(w, file=sys.stderr)
+            dest = write(built, out_root, name)
+            write_stamp(out_root, name, key)
+            if not args.quiet:
+                listed = ", ".join(sorted(k for k in built.files if "/" not in k))
+                nfig = sum(1 for k in built.files if k.startswith("figures/"))
+                print(f"{dest}/: {listed}" + (f", {nfig} figures" if nfig else ""))
+        except SpecError:
+            if len(specs) == 1:
+                raise
+            failures += 1
+            import traceback  # noqa: F401 - message only
+
+            exc = sys.exc_info()[1]
+            for f in exc.findings:
+                print(f.format(), file=sys.stderr)
+    return 1 if failures else 0
+
+
+def _check(spec_path: Path, dest: Path, formats, args) -> int:
+    """Compare a fresh in-memory build with the committed files; 1 if anything differs."""
+    from .build import build
+
+    built = build(spec_path, formats, args.overrides, args.strict)
+    differ = []
+    for rel, data in sorted(built.files.items()):
+        if rel.endswith(".pdf"):
+            continue  # PDF bytes depend on the font stack; HTML, SVG and JSON are compared byte for byte
+        path = dest / rel
+        if not path.is_file() or path.read_bytes() != data:
+            differ.append(rel)
+    if differ:
+        print(f"{dest}: out of date: {', '.join(differ)}; run 'genreport {spec_path}'", file=sys.stderr)
+        return 1
+    if not args.quiet:
+        print(f"{dest}: matches a fresh build")
+    return 0
+
+
+def _cli_finding(where: str, message: str, hint: str):
+    from .errors import Finding
+
+    return Finding(where, 1, 1, "", message, hint)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,440 @@
+"""Load specs in passes: YAML, schema, then physics and cross-references.
+
+Every finding of a pass is collected; the pass then raises once with all of
+them.  Only this module reads spec files.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import math
+import re
+from pathlib import Path
+
+import yaml
+
+from . import units, validate
+from .errors import Finding, Findings, SpecError
+from .paths import display, project_root_for, specs_dir
+from .spec import (
+    PRECISION_BYTES, Attention, Efficiency, Hardware, Measurement, MoE, Model, Precision, ReportSpec, Source, Workloads,
+)
+from .yamlread import Document, format_path, read
+
+KINDS = ("hardware", "model", "report")
+_TOKENS = re.compile(r"^([1-9][0-9]*(?:\.[0-9]+)?)([kKmM]?)$")
+
+
+# ----------------------------------------------------------------------------------------------- references
+
+def catalog_names(kind: str, root: Path | None = None) -> list[str]:
+    """Names available for ``kind`` in the project at ``root`` and in the built-in catalog."""
+    names = set()
+    for base in _catalog_dirs(kind, root):
+        names.update(p.stem for p in base.glob("*.yaml"))
+    return sorted(names)
+
+
+def _catalog_dirs(kind: str, root: Path | None) -> list[Path]:
+    sub = {"hardware": "hardware", "model": "models"}[kind]
+    dirs = []
+    if root is not None and (root / "specs" / sub).is_dir():
+        dirs.append(root / "specs" / sub)
+    builtin = specs_dir() / sub
+    if builtin.is_dir() and builtin.resolve() not in [d.resolve() for d in dirs]:
+        dirs.append(builtin)
+    return dirs
+
+
+def _within(path: Path, folder: Path) -> bool:
+    try:
+        path.resolve().relative_to(folder.resolve())
+        return True
+    except ValueError:
+        return False
+
+
+def resolve_ref(ref: str, kind: str, base: Path, root: Path) -> tuple[Path | None, str, str]:
+    """Path of a referenced spec, or (None, message, hint)."""
+    looks_like_path = "/" in ref or "\\" in ref or ref.endswith((".yaml", ".yml"))
+    if looks_like_path:
+        candidate = (base / ref) if not Path(ref).is_absolute() else Path(ref)
+        allowed = [root, specs_dir()]
+        if not any(_within(candidate, a) for a in allowed):
+            return None, f"'{ref}' points outside the project ({display(root)})", \
+                "reference specs inside the project, or by catalog name"
+        if not candidate.is_file():
+            return None, f"no {kind} spec at '{ref}'", "check the path (relative to this file)"
+        return candidate, "", ""
+    for folder in _catalog_dirs(kind, root):
+        path = folder / f"{ref}.yaml"
+        if path.is_file():
+            return path, "", ""
+    names = catalog_names(kind, root)
+    close = difflib.get_close_matches(ref, names, n=1, cutoff=0.5)
+    hint = f"did you mean '{close[0]}'?" if close else f"available: {', '.join(names[:12])}{' ...' if len(names) > 12 else ''}"
+    return None, f"no {kind} named '{ref}'", hint
+
+
+# ----------------------------------------------------------------------------------------------- overrides
+
+def parse_override(text: str) -> tuple[tuple[str, ...], object]:
+    """``model.kv_heads=1`` -> (('model', 'kv_heads'), 1); values are read as YAML scalars, safely."""
+    if "=" not in text:
+        raise SpecError([Finding("--set", 1, 1, "", f"'{text}' is not PATH=VALUE",
+                                 "write e.g. --set hardware.bandwidth='4.8 TB/s'")])
+    key, _, raw = text.partition("=")
+    parts = tuple(p for p in key.strip().split("."))
+    if not key.strip() or any(not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", p) for p in parts):
+        raise SpecError([Finding("--set", 1, 1, key, f"'{key}' is not a dotted path of keys",
+                                 "write e.g. --set model.kv_heads=1")])
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError:
+        value = raw
+    if isinstance(value, (dict, list)) or value is None:
+        value = raw
+    if isinstance(value, str) and re.fullmatch(r"[-+]?\d+(\.\d*)?[eE][-+]?\d+", value.strip()):
+        value = float(value)
+    return parts, value
+
+
+def _apply_override(doc: Document, path: tuple[str, ...], value, text: str) -> Finding | None:
+    node = doc.data
+    for i, key in enumerate(path[:-1]):
+        if not isinstance(node, dict):
+            return Finding("--set", 1, 1, ".".join(path), f"'{'.'.join(path[:i])}' is not a mapping", "")
+        node = node.setdefault(key, {})
+    if not isinstance(node, dict):
+        return Finding("--set", 1, 1, ".".join(path), "cannot set a key inside a value", "")
+    node[path[-1]] = value
+    doc.overrides[path] = text
+    return None
+
+
+# ----------------------------------------------------------------------------------------------- values
+
+def tokens(value) -> int:
+    """A token count from 2048 or '2k' (k = 1024, M = 1024^2)."""
+    if isinstance(value, bool):
+        raise ValueError("not a count")
+    if isinstance(value, int):
+        return value
+    m = _TOKENS.match(str(value).strip())
+    if not m:
+        raise ValueError(f"'{value}' is not a token count")
+    scale = {"": 1, "k": 1024, "K": 1024, "m": 1024**2, "M": 1024**2}[m.group(2)]
+    out = float(m.group(1)) * scale
+    if out != int(out):
+        raise ValueError(f"'{value}' is not a whole number of tokens")
+    return int(out)
+
+
+def _source(obj) -> Source:
+    obj = obj or {}
+    return Source(obj.get("title", ""), obj.get("url", ""), str(obj.get("date", "")), obj.get("note", ""))
+
+
+def _q(text: str) -> float:
+    return units.parse(text).value
+
+
+# ----------------------------------------------------------------------------------------------- documents
+
+def _read_kind(path: Path, kind: str, overrides=()) -> Document:
+    doc = read(path, display(path))
+    doc.overrides = {}
+    findings = Findings()
+    for opath, value, text in overrides:
+        f = _apply_override(doc, opath, value, text)
+        if f:
+            findings.add(f)
+    findings.raise_if_errors()
+    got = doc.data.get("kind")
+    if got != kind and got in KINDS:
+        raise SpecError([doc.finding(("kind",), f"this is a {got} spec, but a {kind} spec is needed here",
+                                     f"name a {kind} spec")])
+    errs = validate.check(doc, kind)
+    if errs:
+        raise SpecError(_relocate(doc, errs))
+    return doc
+
+
+def _relocate(doc: Document, findings: list[Finding]) -> list[Finding]:
+    """Findings about values that came from --set point at the command line, not the file."""
+    out = []
+    for f in findings:
+        hit = next((t for p, t in doc.overrides.items() if f.path.startswith(format_path(p))), None)
+        out.append(Finding("--set " + hit, 1, 1, f.path, f.message, f.hint, f.severity) if hit else f)
+    return out
+
+
+def hardware_from(doc: Document) -> Hardware:
+    d = doc.data
+    mem, peak = d["memory"], d["peak"]
+    sources: dict[str, Source] = {}
+    for key in ("memory", "peak", "interconnect", "architecture", "price"):
+        if isinstance(d.get(key), dict) and "source" in d[key]:
+            sources[key] = _source(d[key]["source"])
+    arch = {}
+    for k, v in (d.get("architecture") or {}).items():
+        if k != "source":
+            arch[k] = _q(v) if isinstance(v, str) else float(v)
+    measured = d.get("measured") or {}
+    texts = {"memory.capacity": mem["capacity"], "memory.bandwidth": mem["bandwidth"]}
+    texts.update({f"peak.dense.{k}": v for k, v in peak["dense"].items()})
+    return Hardware(
+        name=d["name"], title=d["title"], vendor=d["vendor"], variant=d.get("variant", ""),
+        capacity=_q(mem["capacity"]), bandwidth=_q(mem["bandwidth"]),
+        dense={k: _q(v) for k, v in peak["dense"].items()},
+        sparse={k: _q(v) for k, v in (peak.get("sparse") or {}).items()},
+        source=_source(d["source"]), sources=sources, texts=texts, memory_type=mem.get("type", ""),
+        interconnect=(d["interconnect"]["name"], _q(d["interconnect"]["bandwidth"])) if d.get("interconnect") else None,
+        architecture=arch,
+        price_per_hour=(d.get("price") or {}).get("usd_per_hour"),
+        measured_bandwidth=_q(measured["bandwidth"]) if measured.get("bandwidth") else None,
+        measured_peaks={k: _q(v) for k, v in (measured.get("peak") or {}).items()},
+        measured_method=measured.get("method", ""),
+        notes=d.get("notes", ""), file=doc.file,
+    )
+
+
+def model_from(doc: Document) -> Model:
+    d = doc.data
+    att = d.get("attention") or {}
+    heads, kv = d["heads"], d["kv_heads"]
+    kind = att.get("kind") or ("mha" if kv == heads else "mqa" if kv == 1 else "gqa")
+    moe = d.get("moe")
+    return Model(
+        name=d["name"], title=d["title"], family=d.get("family", ""), layers=d["layers"],
+        hidden_size=d["hidden_size"], heads=heads, kv_heads=kv,
+        head_dim=d.get("head_dim") or d["hidden_size"] // heads,
+        ffn_size=d["ffn"]["size"], ffn_kind=d["ffn"]["kind"], vocab_size=d["vocab_size"],
+        tied_embeddings=bool(d.get("tied_embeddings", False)), norm=d.get("norm", "rmsnorm"),
+        qkv_bias=bool(d.get("qkv_bias", False)),
+        declared_parameters=float(d["parameters"]) if "parameters" in d else None,
+        declared_active=float(d["active_parameters"]) if "active_parameters" in d else None,
+        moe=MoE(moe["experts"], moe["active_experts"], moe["expert_ffn_size"], moe.get("shared_experts", 0),
+                moe.get("first_dense_layers", 0)) if moe else None,
+        attention=Attention(kind=kind, **{k: v for k, v in att.items() if k != "kind"}),
+        source=_source(d["source"]), max_context=d.get("max_context"), notes=d.get("notes", ""), file=doc.file,
+    )
+
+
+# ----------------------------------------------------------------------------------------------- physics
+
+def check_hardware(doc: Document, hw: Hardware, out: Findings) -> None:
+    for fmt, dense in hw.dense.items():
+        sparse = hw.sparse.get(fmt)
+        if sparse is not None and sparse < dense:
+            out.add(doc.finding(("peak", "sparse", fmt), f"sparse peak {format_num(sparse)} is below the dense peak",
+                                "dense and sparse may be swapped", severity="warning"))
+    peak = max(hw.dense.values())
+    ridge = peak / hw.bandwidth
+    if ridge > 5000:
+        out.add(doc.finding(("memory", "bandwidth"),
+                            f"ridge point {ridge:,.0f} FLOP/B is implausible for any GPU "
+                            f"({hw.texts['memory.bandwidth']} against {format_num(peak)} FLOP/s)",
+                            "did you write GB/s for TB/s?", severity="warning"))
+    if ridge < 1:
+        out.add(doc.finding(("memory", "bandwidth"), f"ridge point {ridge:.3g} FLOP/B is implausibly low",
+                            "did you write TB/s for GB/s, or GFLOP/s for TFLOP/s?", severity="warning"))
+
+
+def check_model(doc: Document, m: Model, out: Findings) -> None:
+    from formulas.architecture import parameter_count  # numeric, no SymPy
+
+    d = doc.data
+    if m.heads % m.kv_heads:
+        out.add(doc.finding(("kv_heads",), f"kv_heads {m.kv_heads} does not divide heads {m.heads}",
+                            f"use a divisor of {m.heads}, e.g. {_divisor_near(m.heads, m.kv_heads)}"))
+    if "head_dim" not in d and m.hidden_size % m.heads:
+        out.add(doc.finding(("heads",), f"hidden_size {m.hidden_size} is not a multiple of heads {m.heads}",
+                            "give head_dim explicitly"))
+    elif "head_dim" in d and m.head_dim * m.heads != m.hidden_size and m.attention.kind != "mla":
+        ratio = m.head_dim * m.heads / m.hidden_size
+        if ratio > 4 or ratio < 0.25:
+            out.add(doc.finding(("head_dim",), f"heads x head_dim = {m.heads * m.head_dim} is far from "
+                                f"hidden_size {m.hidden_size}", "check head_dim"))
+    if m.moe:
+        if m.moe.active_experts > m.moe.experts:
+            out.add(doc.finding(("moe", "active_experts"), f"{m.moe.active_experts} active experts of "
+                                f"{m.moe.experts}", "active_experts must not exceed experts"))
+        if m.moe.first_dense_layers >= m.layers:
+            out.add(doc.finding(("moe", "first_dense_layers"), "every layer is dense", "lower first_dense_layers"))
+    if m.attention.kind == "mla" and not m.attention.kv_lora_rank:
+        out.add(doc.finding(("attention",), "MLA needs kv_lora_rank", "add attention.kv_lora_rank"))
+    if out.errors:
+        return
+    if m.declared_parameters:
+        total = parameter_count(m).total
+        diff = total / m.declared_parameters - 1
+        if abs(diff) > 0.01:
+            out.add(doc.finding(("parameters",), f"declared {format_num(m.declared_parameters)} parameters but "
+                                f"the shapes give {format_num(total)} ({diff:+.1%})",
+                                "check the shapes or the declared count", severity="warning"))
+
+
+def _divisor_near(n: int, k: int) -> int:
+    divisors = [x for x in range(1, n + 1) if n % x == 0]
+    return min(divisors, key=lambda x: abs(x - k))
+
+
+def format_num(x: float) -> str:
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if abs(x) >= scale:
+            return f"{x / scale:.4g}{suffix}"
+    return f"{x:.4g}"
+
+
+# ----------------------------------------------------------------------------------------------- entry points
+
+def load_hardware(path: Path, overrides=()) -> Hardware:
+    doc = _read_kind(path, "hardware", overrides)
+    hw = hardware_from(doc)
+    f = Findings()
+    check_hardware(doc, hw, f)
+    f.raise_if_errors()
+    return hw
+
+
+def load_model(path: Path, overrides=()) -> Model:
+    doc = _read_kind(path, "model", overrides)
+    m = model_from(doc)
+    f = Findings()
+    check_model(doc, m, f)
+    f.raise_if_errors()
+    return m
+
+
+def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict: bool = False) -> ReportSpec:
+    """Load a report spec and everything it references; raise SpecError listing every problem."""
+    path = Path(path)
+    parsed = [(*parse_override(o), o) for o in overrides]
+    by_target: dict[str, list] = {"hardware": [], "model": [], "report": []}
+    for opath, value, text in parsed:
+        if opath[0] in ("hardware", "model") and len(opath) > 1:
+            by_target[opath[0]].append((opath[1:], value, text))
+        else:
+            by_target["report"].append((opath, value, text))
+    doc = _read_kind(path, "report", by_target["report"])
+    root = project_root_for(path)
+    findings = Findings()
+    d = doc.data
+    digest = hashlib.sha256(path.read_bytes())
+    for o in overrides:
+        digest.update(b"\0--set " + o.encode())
+
+    def sub(kind: str, ref_path: tuple, ref: str, extra=()):
+        target, message, hint = resolve_ref(ref, kind, path.parent, root)
+        if target is None:
+            findings.add(doc.finding(ref_path, message, hint))
+            return None, None
+        try:
+            sdoc = _read_kind(target, kind, extra)
+        except SpecError as exc:
+            for f in exc.findings:
+                findings.add(f)
+            return None, None
+        digest.update(target.read_bytes())
+        obj = hardware_from(sdoc) if kind == "hardware" else model_from(sdoc)
+        local = Findings()
+        (check_hardware if kind == "hardware" else check_model)(sdoc, obj, local)
+        for f in _relocate(sdoc, local.items):
+            findings.add(f)
+        return obj, sdoc
+
+    hw, _ = sub("hardware", ("hardware",), d["hardware"], by_target["hardware"])
+    model, _ = sub("model", ("model",), d["model"], by_target["model"])
+    cmp = d.get("compare") or {}
+    cmp_hw = [sub("hardware", ("compare", "hardware", i), r)[0] for i, r in enumerate(cmp.get("hardware", []))]
+    cmp_models = [sub("model", ("compare", "models", i), r)[0] for i, r in enumerate(cmp.get("models", []))]
+
+    precision = _precision(d["precision"])
+    workloads = _workloads(doc, findings)
+    if hw is not None:
+        for fmt in {precision.compute}:
+            if fmt not in hw.dense:
+                findings.add(doc.finding(("precision",), f"{hw.title} has no dense {fmt} peak in its spec",
+                                         f"choose one of {', '.join(sorted(hw.dense))}, or add peak.dense.{fmt} "
+                                         f"to {hw.file}"))
+        for i, h in enumerate(cmp_hw):
+            if h is not None and precision.compute not in h.dense:
+                findings.add(doc.finding(("compare", "hardware", i), f"{h.title} has no dense {precision.compute} "
+                                         "peak", f"add peak.dense.{precision.compute} to {h.file}"))
+    if model is not None and model.max_context:
+        for i, s in enumerate(workloads.decode_context):
+            if s > model.max_context:
+                findings.add(doc.finding(("workloads", "decode", "context", i),
+                                         f"context {s} exceeds the model's maximum {model.max_context}",
+                                         "the numbers are still computed", severity="warning"))
+    findings.items = _relocate(doc, findings.items)
+    findings.raise_if_errors(strict=strict)
+    gemms = tuple((g["name"], g["n"], g["m"]) for g in d.get("gemms", [])) or (
+        (("attention projection (d x d)", model.hidden_size, model.hidden_size),
+         ("FFN matrix (d x d_ff)", model.hidden_size, model.ffn_size)) if model else ())
+    eff = d.get("efficiency")
+    return ReportSpec(
+        name=d["name"], title=d["title"], hardware=hw, model=model, precision=precision, workloads=workloads,
+        gemms=gemms, compare_hardware=tuple(cmp_hw), compare_models=tuple(cmp_models),
+        efficiency=Efficiency(eff["bandwidth"], eff["compute"], _source(eff["source"])) if eff else None,
+        accounting=d.get("accounting", "seed"), seed=d.get("seed"), notes=d.get("notes", ""), file=doc.file,
+        digest=digest.hexdigest(), warnings=tuple(f.format() for f in findings.warnings),
+    )
+
+
+def _precision(p) -> Precision:
+    if isinstance(p, str):
+        compute = "bf16" if p in ("int8", "int4") else p
+        return Precision(p, compute if p in ("int8", "int4") else p, compute)
+    w = p["weights"]
+    compute = p.get("compute") or ("bf16" if w in ("int8", "int4") else w)
+    return Precision(w, p.get("kv_cache") or ("bf16" if compute not in PRECISION_BYTES else compute), compute,
+                     p.get("group_size"))
+
+
+def _workloads(doc: Document, findings: Findings) -> Workloads:
+    w = doc.data["workloads"]
+
+    def toks(path, values):
+        out = []
+        for i, v in enumerate(values):
+            try:
+                out.append(tokens(v))
+            except ValueError as exc:
+                findings.add(doc.finding(path + (i,), str(exc), "write an integer or '8k' (k = 1024)"))
+        return tuple(sorted(set(out)))
+
+    dec, pre, tr = w.get("decode") or {}, w.get("prefill") or {}, w.get("training") or {}
+    measured = []
+    for wl, block in (("decode", dec), ("prefill", pre)):
+        for i, m in enumerate(block.get("measured", [])):
+            path = ("workloads", wl, "measured", i)
+            measured.append(Measurement(
+                workload=wl, source=_source(m["source"]), tokens_per_s=m.get("tokens_per_s"),
+                step_time=_q(m["step_time"]) if m.get("step_time") else None,
+                achieved_flops=_q(m["achieved_flops"]) if m.get("achieved_flops") else None,
+                achieved_bandwidth=_q(m["achieved_bandwidth"]) if m.get("achieved_bandwidth") else None,
+                utilization=m.get("utilization"),
+                batch=tokens(m["batch"]) if "batch" in m else None,
+                context=tokens(m["context"]) if "context" in m else None,
+                prompt=tokens(m["prompt"]) if "prompt" in m else None, path=format_path(path)))
+    act = dec.get("activation_bytes")
+    training_tokens = None
+    if "micro_batch_tokens" in tr:
+        got = toks(("workloads", "training", "micro_batch_tokens"), [tr["micro_batch_tokens"]])
+        training_tokens = got[0] if got else None
+    return Workloads(
+        decode_batch=toks(("workloads", "decode", "batch"), dec.get("batch", [])),
+        decode_context=toks(("workloads", "decode", "context"), dec.get("context", [])),
+        activation_bytes=_q(act) if act else 0.0,
+        prefill_prompt=toks(("workloads", "prefill", "prompt"), pre.get("prompt", [])),
+        training_tokens=training_tokens, optimizer=tr.get("optimizer", "adamw"),
+        recipes=tuple(tr.get("recipes", ["bf16-grads", "fp32-grads"])) if tr else (),
+        measured=tuple(measured),
+    )
+
+
+def finite(x: float) -> bool:
+    return isinstance(x, (int, float)) and math.isfinite(x)

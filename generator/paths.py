@@ -1,0 +1,47 @@
+"""Where the built-in catalog, schemas and templates live, in a checkout and in a wheel."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+PKG = Path(__file__).resolve().parent
+
+
+@lru_cache(maxsize=None)
+def _data(name: str) -> Path:
+    installed = PKG / f"_{name}"  # wheel: setuptools maps specs/ and templates/ here
+    if installed.is_dir():
+        return installed
+    return PKG.parent / name  # checkout
+
+
+def specs_dir() -> Path:
+    return _data("specs")
+
+
+def schema_dir() -> Path:
+    return specs_dir() / "schema"
+
+
+def templates_dir() -> Path:
+    return _data("templates")
+
+
+def project_root_for(spec: Path) -> Path:
+    """The project a spec belongs to: the folder holding its ``specs/`` folder, else its own folder."""
+    spec = spec.resolve()
+    for parent in spec.parents:
+        if parent.name == "specs":
+            return parent.parent
+        if (parent / "specs").is_dir() and (parent / "pyproject.toml").is_file():
+            return parent
+    return spec.parent
+
+
+def display(path: Path) -> str:
+    """A path as the user would type it: relative to the working folder when inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)

@@ -1,0 +1,60 @@
+"""results.json: every quantity the report states, in SI units, sorted and stable."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from . import __version__
+from .evaluate import Results
+
+SCHEMA_VERSION = 1
+
+
+def _plain(x):
+    if isinstance(x, dict):
+        return {str(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return [_plain(v) for v in x.tolist()]
+    if isinstance(x, (np.floating, float)):
+        x = float(x)
+        return x if np.isfinite(x) else None
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, np.bool_):
+        return bool(x)
+    return x
+
+
+def document(r: Results, baseline: Results | None = None) -> dict:
+    spec = r.spec
+    doc = {
+        "genreport": {"version": __version__, "schema": SCHEMA_VERSION},
+        "spec": {"name": spec.name, "title": spec.title, "sha256": spec.digest, "accounting": spec.accounting},
+        "inputs": {
+            "hardware": {"name": spec.hardware.name, "title": spec.hardware.title,
+                         "peak_flops": spec.hardware.dense[spec.precision.compute],
+                         "bandwidth": spec.hardware.bandwidth, "capacity": spec.hardware.capacity},
+            "model": {"name": spec.model.name, "title": spec.model.title,
+                      "parameters_declared": spec.model.declared_parameters,
+                      "parameters_computed": r.params.total, "active_parameters": r.params.active},
+            "precision": {"weights": spec.precision.weights, "kv_cache": spec.precision.kv_cache,
+                          "compute": spec.precision.compute, "bytes_per_weight": spec.precision.weight_bytes,
+                          "bytes_per_kv_element": spec.precision.kv_bytes},
+        },
+        "quantities": sorted((e.as_json() for e in r.entries),
+                             key=lambda e: (e["id"], json.dumps(e["params"], sort_keys=True))),
+        "verdicts": r.verdicts,
+        "compare": [{k: v for k, v in c.items()} for c in r.compare],
+        "training": [{k: v for k, v in t.items()} for t in r.training],
+    }
+    if baseline is not None:
+        doc["baseline"] = {e.id + json.dumps(e.params, sort_keys=True): e.value for e in baseline.entries}
+    return _plain(doc)
+
+
+def results_json(r: Results, baseline: Results | None = None) -> str:
+    return json.dumps(document(r, baseline), sort_keys=True, indent=1, ensure_ascii=False) + "\n"
