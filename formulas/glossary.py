@@ -51,6 +51,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("k", r"k", "B", "training bytes per parameter (weights, gradients, optimizer state)"),
     Entry("F", r"F", "FLOP", "floating-point operations of one step"),
     Entry("Q", r"Q", "B", "bytes moved to or from memory in one step"),
+    Entry("t", r"t", "s", "measured time of one step (decode step, or one prefill)"),
     Entry("eta_W", r"\eta_{W}", "1", "achievable fraction of peak bandwidth"),
     Entry("eta_P", r"\eta_{P}", "1", "achievable fraction of peak compute"),
 )
