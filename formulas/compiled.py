@@ -93,6 +93,13 @@ def placeholder_latex(expr, args: tuple[str, ...]) -> str:
     extra = {s: rf"\mathit{{v{len(args) + j}}}" for j, s in enumerate(sorted(expr.free_symbols - set(names), key=str))}
     if extra:  # every symbol must be an argument
         raise ValueError(f"symbols {sorted(map(str, extra))} are not arguments")
+    num, den = sp.fraction(sp.together(expr)) if (expr.is_Mul or expr.is_Add) else (expr, 1)
+    zero = {sym("a"): 0, sym("N_e"): 0}
+    if den != 1 and sp.expand(num.subs(zero)).could_extract_minus_sign():
+        num, den = sp.expand(-num), sp.expand(-den)
+    if den != 1:  # print x/y as one fraction, as written, not 1/y times x
+        return rf"\frac{{{sp.latex(num, symbol_names=names, mul_symbol='dot')}}}" \
+               rf"{{{sp.latex(den, symbol_names=names, mul_symbol='dot')}}}"
     return sp.latex(expr, symbol_names=names, mul_symbol="dot")
 
 

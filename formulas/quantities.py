@@ -12,7 +12,7 @@ from typing import Callable
 
 import sympy as sp
 
-from . import SEED_000, SEED_003, decode, derive, gemm, memory, roofline
+from . import SEED_000, SEED_003, decode, derive, gemm, measured, memory, roofline
 from .glossary import latex, sym
 
 # Workload parameters and the symbol each one binds.
@@ -47,15 +47,18 @@ class QuantityDef:
 
 
 def tidy(expr):
-    """Flip sign pairs so that -(-x)/(-y) prints as x/y."""
+    """Put a rational expression over one denominator, signs so that the numerator reads positive.
+
+    The sign convention is judged with the optional terms (a, N_e) at zero, so the seed's
+    S* = 2 W N / (P c - 4 W L d) prints as the seed writes it.
+    """
     num, den = sp.fraction(sp.together(expr))
     if den == 1:
         return expr
-    num, den = sp.expand(num), sp.expand(den)
     zero = {sym("a"): 0, sym("N_e"): 0}
     if sp.expand(num.subs(zero)).could_extract_minus_sign():
         num, den = -num, -den
-    return sp.Mul(sp.factor(num), sp.Pow(sp.factor(den), -1), evaluate=False) if num != 0 else sp.S.Zero
+    return sp.factor(num) / sp.expand(den)
 
 
 B, S, T, n, m, k = (sym(x) for x in ("B", "S", "T", "n", "m", "k"))
@@ -121,6 +124,10 @@ def _decode_time_compute():
 
 def _decode_tokens_per_s():
     return B / roofline.time_bound(decode.decode_flops(), decode.decode_bytes())
+
+
+def _decode_tokens_per_s_derated():
+    return B / measured.derated_time(decode.decode_flops(), decode.decode_bytes())
 
 
 def _prefill_flops():
@@ -203,6 +210,15 @@ DEFS: tuple[QuantityDef, ...] = (
                 f"{SEED_003}, section 2 (6N FLOPs, 3 weight passes)"),
     QuantityDef("training_state_bytes", "training state before activations", "B", "k N", ("recipe",),
                 memory.training_state_bytes, f"{SEED_003}, section 4"),
+    QuantityDef("mfu", "model FLOPs utilisation of a measured step", "1", r"\mathrm{MFU}", (), measured.mfu,
+                f"{measured.PALM}; {SEED_003}, section 5"),
+    QuantityDef("mbu", "model bandwidth utilisation of a measured step", "1", r"\mathrm{MBU}", (), measured.mbu,
+                f"{SEED_003}, section 5"),
+    QuantityDef("derated_time", "derated step time (peaks scaled by the spec's efficiency)", "s", r"t_{\eta}", (),
+                measured.derated_time, "roofline bound max(F/P, Q/W) with P and W scaled by eta_P and eta_W"),
+    QuantityDef("decode_tokens_per_s_derated", "derated decode token/s", "token/s", r"\text{tok/s}_{\eta}(B, S)",
+                ("batch", "context"), _decode_tokens_per_s_derated,
+                f"{SEED_003}, figure 1, with P and W scaled by eta_P and eta_W"),
 )
 
 BY_ID: dict[str, QuantityDef] = {q.id: q for q in DEFS}

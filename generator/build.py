@@ -76,7 +76,7 @@ def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, 
     if "html" in formats or "pdf" in formats:
         from .render import render_report
 
-        html, figures = render_report(results, base_results, timer)
+        html, figures = render_report(results, base_results, timer, tuple(overrides))
         for name, svg in figures.items():
             files[f"figures/{name}.svg"] = svg
         if "html" in formats:
@@ -98,6 +98,8 @@ def write(built: Built, out_root: Path, name: str | None = None) -> Path:
         out_root.mkdir(parents=True, exist_ok=True)
         _recover(dest)
         tmp = Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=out_root))
+        os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it 0700; the report folder gets the usual mode
+        tmp.chmod(0o755)
         for rel, data in sorted(built.files.items()):
             path = tmp / rel
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -120,6 +122,12 @@ def write(built: Built, out_root: Path, name: str | None = None) -> Path:
     except OSError as exc:
         raise BuildError(f"cannot write {dest}: {exc.strerror or exc}; check that the folder is writable") from None
     return dest
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _is_generated_figure(rel: Path, built: Built) -> bool:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
+import time
 from pathlib import Path
 
 from . import __version__
@@ -28,6 +30,7 @@ Roofline reports for LLM workloads: what limits this model on this GPU, and what
 
   genreport specs/llama8b-h100.yaml            build out/llama8b-h100/ (HTML, PDF, results.json, figures)
   genreport SPEC --set hardware.bandwidth="4.8 TB/s"   a what-if report beside the baseline
+                                               (short for hardware.memory.bandwidth)
   genreport derive critical_context --for W    closed forms, solved for any symbol
   genreport sweep | diff | import-hf | calibrate | list   (see 'genreport COMMAND --help')
 """
@@ -48,6 +51,7 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="build in memory and fail if the committed output differs (no writing)")
     p.add_argument("--force", action="store_true", help="rebuild even if nothing changed")
     p.add_argument("-q", "--quiet", action="store_true", help="print only errors")
+    p.add_argument("--timings", action="store_true", help="print the time each stage took")
     p.add_argument("--debug", action="store_true", help="show tracebacks")
     p.add_argument("--version", action="version", version=f"genreport {__version__}")
     return p
@@ -91,6 +95,10 @@ def _build_main(argv: list[str]) -> int:
     if bad or not formats:
         raise SpecError([_cli_finding(f"--format {args.format}", f"unknown format {', '.join(bad) or '(none)'}",
                                       "use a comma-separated subset of html,pdf,json")])
+    if args.name is not None and not re.fullmatch(r"[a-z0-9][a-z0-9._-]*", args.name):
+        raise SpecError([_cli_finding(f"--name {args.name}", f"'{args.name}' is not a report name",
+                                      "use lowercase letters, digits, '.', '_' and '-', starting with a letter "
+                                      "or digit (the report is written to OUT/NAME/)")])
     from .build import build, build_key, up_to_date, write, write_stamp
     from .loader import load_report
 
@@ -113,9 +121,13 @@ def _build_main(argv: list[str]) -> int:
                     print(f"{out_root / name}: up to date")
                 continue
             built = build(spec_path, formats, args.overrides, args.strict)
+            t_write = time.perf_counter()
             for w in built.warnings:
                 print(w, file=sys.stderr)
             dest = write(built, out_root, name)
+            if args.timings:
+                built.timings["write"] = time.perf_counter() - t_write
+                print("  ".join(f"{k} {v * 1e3:.0f} ms" for k, v in built.timings.items()), file=sys.stderr)
             write_stamp(out_root, name, key)
             if not args.quiet:
                 listed = ", ".join(sorted(k for k in built.files if "/" not in k))

@@ -35,7 +35,7 @@ class Env:
 
     def at(self, batch=None, context=None, **extra) -> dict[str, object]:
         """Inputs at a workload point; arrays broadcast (batch along axis 0, context along axis 1)."""
-        env = dict(self.values)
+        env = {k: np.float64(v) for k, v in self.values.items()}  # numpy semantics: x/0 is inf, not an exception
         if context is not None:
             s = np.asarray(context, dtype=float)
             env["S"] = s
@@ -125,6 +125,11 @@ def _root(x) -> float | None:
 
 
 def evaluate(spec: ReportSpec) -> Results:
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return _evaluate(spec)
+
+
+def _evaluate(spec: ReportSpec) -> Results:
     q = load()
     envs = {acc: make_env(spec.hardware, spec.model, spec.precision, acc, spec.workloads.activation_bytes)
             for acc in ACCOUNTINGS}
@@ -268,7 +273,7 @@ def _entries(r: Results) -> list[Entry]:
         c = r.q[qid]
         variant = _variant(r, acc)
         out.append(Entry(qid + suffix, params, None if value is None else _clean(value), c.unit, c.symbol,
-                         c.latex[variant] and _latex(c, variant), acc))
+                         c.latex.get(variant) and _latex(c, variant), acc))
 
     for acc in ACCOUNTINGS:
         suffix = "" if acc == "seed" else "_exact"

@@ -12,17 +12,16 @@ import math
 import re
 from pathlib import Path
 
-import yaml
-
 from . import units, validate
 from .errors import Finding, Findings, SpecError
 from .paths import display, project_root_for, specs_dir
 from .spec import (
     PRECISION_BYTES, Attention, Efficiency, Hardware, Measurement, MoE, Model, Precision, ReportSpec, Source, Workloads,
 )
-from .yamlread import Document, format_path, read
+from .yamlread import Document, format_path, read, scalar, show
 
 KINDS = ("hardware", "model", "report")
+MAX_TOKENS = 100_000_000  # the schema's maximum for integer token counts
 _TOKENS = re.compile(r"^([1-9][0-9]*(?:\.[0-9]+)?)([kKmM]?)$")
 
 
@@ -56,58 +55,92 @@ def _within(path: Path, folder: Path) -> bool:
 
 
 def resolve_ref(ref: str, kind: str, base: Path, root: Path) -> tuple[Path | None, str, str]:
-    """Path of a referenced spec, or (None, message, hint)."""
+    """Path of a referenced spec, or (None, message, hint).
+
+    Only files inside the project (``root``) or the built-in catalog are read: a path that
+    escapes with '..', an absolute path elsewhere and a symlink pointing out are refused.
+    """
+    if not ref.strip() or any(ord(c) < 32 or ord(c) == 127 for c in ref) or len(ref) > 1024:
+        return None, f"{ref[:60]!r} is not a {kind} name or path", \
+            f"write a catalog name such as '{_example(kind)}' or a path such as '{_sub(kind)}/x.yaml'"
+    allowed = [root, specs_dir()]
     looks_like_path = "/" in ref or "\\" in ref or ref.endswith((".yaml", ".yml"))
-    if looks_like_path:
-        candidate = (base / ref) if not Path(ref).is_absolute() else Path(ref)
-        allowed = [root, specs_dir()]
-        if not any(_within(candidate, a) for a in allowed):
-            return None, f"'{ref}' points outside the project ({display(root)})", \
-                "reference specs inside the project, or by catalog name"
-        if not candidate.is_file():
-            return None, f"no {kind} spec at '{ref}'", "check the path (relative to this file)"
-        return candidate, "", ""
-    for folder in _catalog_dirs(kind, root):
-        path = folder / f"{ref}.yaml"
-        if path.is_file():
-            return path, "", ""
+    try:
+        if looks_like_path:
+            candidate = (base / ref) if not Path(ref).is_absolute() else Path(ref)
+            if not any(_within(candidate, a) for a in allowed):
+                return None, f"'{ref}' points outside the project folder {root.resolve()}", \
+                    "reference specs inside the project, or by catalog name"
+            if not candidate.is_file():
+                return None, f"no {kind} spec at '{ref}'", "check the path (relative to this file)"
+            return candidate, "", ""
+        for folder in _catalog_dirs(kind, root):
+            path = folder / f"{ref}.yaml"
+            if path.is_file():
+                if not any(_within(path, a) for a in allowed):
+                    return None, f"catalog entry '{ref}' links outside the project", \
+                        f"replace the link {display(path)} with the spec file itself"
+                return path, "", ""
+    except (OSError, ValueError):
+        return None, f"no {kind} spec at '{ref[:60]}'", "check the name or path"
     names = catalog_names(kind, root)
     close = difflib.get_close_matches(ref, names, n=1, cutoff=0.5)
     hint = f"did you mean '{close[0]}'?" if close else f"available: {', '.join(names[:12])}{' ...' if len(names) > 12 else ''}"
     return None, f"no {kind} named '{ref}'", hint
 
 
+def _sub(kind: str) -> str:
+    return {"hardware": "hardware", "model": "models"}[kind]
+
+
+def _example(kind: str) -> str:
+    return {"hardware": "h100-sxm", "model": "llama-3.1-8b"}[kind]
+
+
 # ----------------------------------------------------------------------------------------------- overrides
 
 def parse_override(text: str) -> tuple[tuple[str, ...], object]:
-    """``model.kv_heads=1`` -> (('model', 'kv_heads'), 1); values are read as YAML scalars, safely."""
+    """``model.kv_heads=1`` -> (('model', 'kv_heads'), 1); values are read as spec values are, safely."""
     if "=" not in text:
-        raise SpecError([Finding("--set", 1, 1, "", f"'{text}' is not PATH=VALUE",
-                                 "write e.g. --set hardware.bandwidth='4.8 TB/s'")])
+        raise SpecError([Finding("--set " + text, 1, 1, "", f"'{text}' is not PATH=VALUE",
+                                 "write e.g. --set hardware.memory.bandwidth='4.8 TB/s'")])
     key, _, raw = text.partition("=")
     parts = tuple(p for p in key.strip().split("."))
     if not key.strip() or any(not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", p) for p in parts):
-        raise SpecError([Finding("--set", 1, 1, key, f"'{key}' is not a dotted path of keys",
+        raise SpecError([Finding("--set " + text, 1, 1, "", f"'{key}' is not a dotted path of keys",
                                  "write e.g. --set model.kv_heads=1")])
-    try:
-        value = yaml.safe_load(raw) if raw.strip() else ""
-    except yaml.YAMLError:
+    ok, value = scalar(raw) if raw.strip() else (True, "")
+    if not ok or value is None:
         value = raw
-    if isinstance(value, (dict, list)) or value is None:
-        value = raw
-    if isinstance(value, str) and re.fullmatch(r"[-+]?\d+(\.\d*)?[eE][-+]?\d+", value.strip()):
-        value = float(value)
     return parts, value
+
+
+# Short override paths, as people write them, and where they live in the spec.
+ALIASES = {
+    ("hardware", "bandwidth"): ("hardware", "memory", "bandwidth"),
+    ("hardware", "capacity"): ("hardware", "memory", "capacity"),
+}
+
+
+def _alias(path: tuple[str, ...]) -> tuple[str, ...]:
+    if path[:2] in ALIASES:
+        return ALIASES[path[:2]] + path[2:]
+    if len(path) == 3 and path[:2] == ("hardware", "peak") and path[2] not in ("dense", "sparse", "source"):
+        return ("hardware", "peak", "dense", path[2])  # hardware.peak.bf16 -> the dense peak
+    return path
 
 
 def _apply_override(doc: Document, path: tuple[str, ...], value, text: str) -> Finding | None:
     node = doc.data
+    if path[0] == "precision" and len(path) > 1 and isinstance(node.get("precision"), str):
+        p = _precision(node["precision"])  # 'bf16' -> its explicit form, so one part can change
+        node["precision"] = {"weights": p.weights, "kv_cache": p.kv_cache, "compute": p.compute}
     for i, key in enumerate(path[:-1]):
-        if not isinstance(node, dict):
-            return Finding("--set", 1, 1, ".".join(path), f"'{'.'.join(path[:i])}' is not a mapping", "")
         node = node.setdefault(key, {})
-    if not isinstance(node, dict):
-        return Finding("--set", 1, 1, ".".join(path), "cannot set a key inside a value", "")
+        if not isinstance(node, dict):
+            return Finding("--set " + text, 1, 1, ".".join(path),
+                           f"'{'.'.join(path[:i + 1])}' in {doc.file} is {show(node)}, not a mapping",
+                           f"set '{'.'.join(path[:i + 1])}' itself, or check the path")
     node[path[-1]] = value
     doc.overrides[path] = text
     return None
@@ -126,6 +159,8 @@ def tokens(value) -> int:
         raise ValueError(f"'{value}' is not a token count")
     scale = {"": 1, "k": 1024, "K": 1024, "m": 1024**2, "M": 1024**2}[m.group(2)]
     out = float(m.group(1)) * scale
+    if not out <= MAX_TOKENS:
+        raise ValueError(f"'{value}' is more than {MAX_TOKENS:,} tokens")
     if out != int(out):
         raise ValueError(f"'{value}' is not a whole number of tokens")
     return int(out)
@@ -143,6 +178,7 @@ def _q(text: str) -> float:
 # ----------------------------------------------------------------------------------------------- documents
 
 def _read_kind(path: Path, kind: str, overrides=()) -> Document:
+    path = Path(path)
     doc = read(path, display(path))
     doc.overrides = {}
     findings = Findings()
@@ -152,9 +188,9 @@ def _read_kind(path: Path, kind: str, overrides=()) -> Document:
             findings.add(f)
     findings.raise_if_errors()
     got = doc.data.get("kind")
-    if got != kind and got in KINDS:
-        raise SpecError([doc.finding(("kind",), f"this is a {got} spec, but a {kind} spec is needed here",
-                                     f"name a {kind} spec")])
+    if got != kind and isinstance(got, str) and got in KINDS:
+        raise SpecError(_relocate(doc, [doc.finding(("kind",), f"this is a {got} spec, but a {kind} spec is "
+                                                    "needed here", f"name a {kind} spec")]))
     errs = validate.check(doc, kind)
     if errs:
         raise SpecError(_relocate(doc, errs))
@@ -163,9 +199,12 @@ def _read_kind(path: Path, kind: str, overrides=()) -> Document:
 
 def _relocate(doc: Document, findings: list[Finding]) -> list[Finding]:
     """Findings about values that came from --set point at the command line, not the file."""
+    def under(path: str, prefix: str) -> bool:
+        return path == prefix or path.startswith(prefix + ".") or path.startswith(prefix + "[")
+
     out = []
     for f in findings:
-        hit = next((t for p, t in doc.overrides.items() if f.path.startswith(format_path(p))), None)
+        hit = next((t for p, t in doc.overrides.items() if under(f.path, format_path(p))), None)
         out.append(Finding("--set " + hit, 1, 1, f.path, f.message, f.hint, f.severity) if hit else f)
     return out
 
@@ -235,7 +274,7 @@ def check_hardware(doc: Document, hw: Hardware, out: Findings) -> None:
     if ridge > 5000:
         out.add(doc.finding(("memory", "bandwidth"),
                             f"ridge point {ridge:,.0f} FLOP/B is implausible for any GPU "
-                            f"({hw.texts['memory.bandwidth']} against {format_num(peak)} FLOP/s)",
+                            f"({hw.texts['memory.bandwidth']} against {units.format_si(peak, 'FLOP/s', digits=4)})",
                             "did you write GB/s for TB/s?", severity="warning"))
     if ridge < 1:
         out.add(doc.finding(("memory", "bandwidth"), f"ridge point {ridge:.3g} FLOP/B is implausibly low",
@@ -311,7 +350,7 @@ def load_model(path: Path, overrides=()) -> Model:
 def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict: bool = False) -> ReportSpec:
     """Load a report spec and everything it references; raise SpecError listing every problem."""
     path = Path(path)
-    parsed = [(*parse_override(o), o) for o in overrides]
+    parsed = [(_alias(opath), value, o) for opath, value, o in ((*parse_override(o), o) for o in overrides)]
     by_target: dict[str, list] = {"hardware": [], "model": [], "report": []}
     for opath, value, text in parsed:
         if opath[0] in ("hardware", "model") and len(opath) > 1:
@@ -362,7 +401,9 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
         for i, h in enumerate(cmp_hw):
             if h is not None and precision.compute not in h.dense:
                 findings.add(doc.finding(("compare", "hardware", i), f"{h.title} has no dense {precision.compute} "
-                                         "peak", f"add peak.dense.{precision.compute} to {h.file}"))
+                                         "peak; left out of the comparison",
+                                         f"add peak.dense.{precision.compute} to {h.file}", severity="warning"))
+        cmp_hw = [h for h in cmp_hw if h is None or precision.compute in h.dense]
     if model is not None and model.max_context:
         for i, s in enumerate(workloads.decode_context):
             if s > model.max_context:
@@ -406,20 +447,30 @@ def _workloads(doc: Document, findings: Findings) -> Workloads:
                 findings.add(doc.finding(path + (i,), str(exc), "write an integer or '8k' (k = 1024)"))
         return tuple(sorted(set(out)))
 
+    def one(path, value):
+        if value is None:
+            return None
+        try:
+            return tokens(value)
+        except ValueError as exc:
+            findings.add(doc.finding(path, str(exc), "write an integer or '8k' (k = 1024)"))
+            return None
+
     dec, pre, tr = w.get("decode") or {}, w.get("prefill") or {}, w.get("training") or {}
     measured = []
     for wl, block in (("decode", dec), ("prefill", pre)):
         for i, m in enumerate(block.get("measured", [])):
             path = ("workloads", wl, "measured", i)
+            line, col = doc.where(path)
             measured.append(Measurement(
                 workload=wl, source=_source(m["source"]), tokens_per_s=m.get("tokens_per_s"),
                 step_time=_q(m["step_time"]) if m.get("step_time") else None,
                 achieved_flops=_q(m["achieved_flops"]) if m.get("achieved_flops") else None,
                 achieved_bandwidth=_q(m["achieved_bandwidth"]) if m.get("achieved_bandwidth") else None,
                 utilization=m.get("utilization"),
-                batch=tokens(m["batch"]) if "batch" in m else None,
-                context=tokens(m["context"]) if "context" in m else None,
-                prompt=tokens(m["prompt"]) if "prompt" in m else None, path=format_path(path)))
+                batch=one(path + ("batch",), m.get("batch")),
+                context=one(path + ("context",), m.get("context")),
+                prompt=one(path + ("prompt",), m.get("prompt")), path=format_path(path), line=line, col=col))
     act = dec.get("activation_bytes")
     training_tokens = None
     if "micro_batch_tokens" in tr:

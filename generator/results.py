@@ -51,6 +51,12 @@ def document(r: Results, baseline: Results | None = None) -> dict:
         "compare": [{k: v for k, v in c.items()} for c in r.compare],
         "training": [{k: v for k, v in t.items()} for t in r.training],
     }
+    from .measured import analyse, derated
+
+    if r.spec.workloads.measured:
+        doc["measured"] = analyse(r)
+    if r.spec.efficiency:
+        doc["derated"] = derated(r)
     if baseline is not None:
         doc["baseline"] = {e.id + json.dumps(e.params, sort_keys=True): e.value for e in baseline.entries}
     return _plain(doc)

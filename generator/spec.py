@@ -139,7 +139,9 @@ class Measurement:
     batch: int | None = None
     context: int | None = None
     prompt: int | None = None
-    path: str = ""
+    path: str = ""  # e.g. 'workloads.decode.measured[0]'
+    line: int = 1  # where the measurement starts in the report spec file
+    col: int = 1
 
 
 @dataclass(frozen=True)

@@ -1,20 +1,32 @@
-"""Schema pass: JSON Schema (Draft 2020-12) plus the ``unit`` keyword, every error at once."""
+"""Schema pass: JSON Schema (Draft 2020-12) plus the ``unit`` keyword, every error at once.
+
+Each error becomes a :class:`Finding` that names the position, the path, what is
+wrong and how to fix it.  Values JSON Schema cannot judge (NaN and infinity pass
+``minimum`` and ``maximum``) are caught before the schema runs.
+"""
 
 from __future__ import annotations
 
 import difflib
 import json
+import math
+import re
 from functools import lru_cache
 
 from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
 from . import units
 from .errors import Finding
 from .paths import schema_dir
-from .yamlread import Document
+from .yamlread import Document, show
 
 _UNIT_DIMS = {"B/s": units.RATE_BYTES, "B": units.BYTES, "FLOP/s": units.RATE_FLOP, "s": units.SECONDS}
+# Plausible range of a quantity: outside it the value is a typo (a wrong prefix), not a device.
+_LIMITS = {"B/s": (1.0, 1e15), "B": (1.0, 1e15), "FLOP/s": (1.0, 1e19), "s": (1e-15, 1e6)}
+_LIMIT_TEXT = {"B/s": ("1 B/s", "1 PB/s"), "B": ("1 B", "1 PB"), "FLOP/s": ("1 FLOP/s", "10 EFLOP/s"),
+               "s": ("1 fs", "11 days")}
 
 
 def _unit_keyword(validator, unit, instance, schema):
@@ -23,16 +35,16 @@ def _unit_keyword(validator, unit, instance, schema):
     try:
         q = units.expect(instance, _UNIT_DIMS[unit])
     except units.UnitError as exc:
-        yield validators.ValidationError(str(exc))
+        yield ValidationError(str(exc))
         return
+    low, high = _LIMITS[unit]
     if q.value <= 0:
-        yield validators.ValidationError(f"'{instance}' must be positive")
-    elif q.value > _LIMITS[unit]:
-        yield validators.ValidationError(f"'{instance}' is implausibly large (over {_LIMIT_TEXT[unit]})")
+        yield ValidationError(f"'{instance}' must be positive")
+    elif q.value < low:
+        yield ValidationError(f"'{instance}' is implausibly small (under {_LIMIT_TEXT[unit][0]})")
+    elif q.value > high:
+        yield ValidationError(f"'{instance}' is implausibly large (over {_LIMIT_TEXT[unit][1]})")
 
-
-_LIMITS = {"B/s": 1e15, "B": 1e15, "FLOP/s": 1e19, "s": 1e6}
-_LIMIT_TEXT = {"B/s": "1 PB/s", "B": "1 PB", "FLOP/s": "10 EFLOP/s", "s": "11 days"}
 
 _Validator = validators.extend(Draft202012Validator, {"unit": _unit_keyword})
 
@@ -64,86 +76,201 @@ def _allowed_keys(error) -> list[str]:
     return sorted(props)
 
 
+# ----------------------------------------------------------------------------------------------- anyOf / oneOf
+
+_JSON_TYPES = {"string": str, "object": dict, "array": list, "boolean": bool, "null": type(None)}
+
+
+def _mismatch(err) -> bool:
+    """True if this branch error only says the value has the wrong type for the branch."""
+    if list(err.relative_path):
+        return False
+    if err.validator == "type":
+        return True
+    if err.validator in ("enum", "const"):
+        allowed = err.validator_value if err.validator == "enum" else [err.validator_value]
+        return not any(type(a) is type(err.instance) for a in allowed)
+    return False
+
+
 def _leaf_errors(error):
-    """For anyOf/oneOf, report the branch that got furthest rather than 'is not valid under any'."""
-    if error.validator in ("anyOf", "oneOf") and error.context:
-        best = max(error.context, key=lambda e: (len(e.absolute_path), e.validator != "type"))
-        if best.validator in ("anyOf", "oneOf"):
-            yield from _leaf_errors(best)
-            return
-        siblings = [e for e in error.context if list(e.absolute_path) == list(best.absolute_path)
-                    and e.validator != "type"]
-        yield from (siblings or [best])
+    """For anyOf/oneOf, report the branch meant for this kind of value rather than 'not valid under any'."""
+    if error.validator not in ("anyOf", "oneOf") or not error.context:
+        yield error
         return
-    yield error
+    branches: dict[int, list] = {}
+    for e in error.context:
+        branches.setdefault(e.relative_schema_path[0], []).append(e)
+    fitting = {i: errs for i, errs in branches.items() if not any(_mismatch(e) for e in errs)}
+    if not fitting:
+        yield _NoBranch(error)
+        return
+    best = max(fitting.values(), key=lambda errs: max(len(e.absolute_path) for e in errs))
+    for e in best:
+        yield from _leaf_errors(e)
+
+
+class _NoBranch:
+    """The value fits none of the alternatives by type: say what is expected, from the schema's description."""
+
+    validator = "anyOf-type"
+
+    def __init__(self, error):
+        self.absolute_path = error.absolute_path
+        self.instance = error.instance
+        self.schema = error.schema
+        self.message = error.message
+
+
+# ----------------------------------------------------------------------------------------------- findings
+
+def _non_finite(data, path=()):
+    """Paths of NaN and infinite numbers: JSON Schema's minimum and maximum let them through."""
+    if isinstance(data, float) and not math.isfinite(data):
+        yield path
+    elif isinstance(data, dict):
+        for k, v in data.items():
+            yield from _non_finite(v, path + (k,))
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            yield from _non_finite(v, path + (i,))
 
 
 def check(doc: Document, kind: str) -> list[Finding]:
     """Every schema finding of ``doc`` against the ``kind`` schema, with positions and hints."""
     out: list[Finding] = []
+    bad = set(_non_finite(doc.data))
+    for path in sorted(bad, key=str):
+        out.append(doc.finding(path, f"{show(_get(doc.data, path))} is not a finite number",
+                               "write an ordinary number"))
+    seen = set()
     for top in _validator(kind).iter_errors(doc.data):
         for err in _leaf_errors(top):
-            out.append(_finding(doc, err))
+            if tuple(err.absolute_path) in bad:
+                continue
+            for f in _findings(doc, err):
+                if (f.line, f.col, f.message) not in seen:
+                    seen.add((f.line, f.col, f.message))
+                    out.append(f)
     return out
 
 
-def _finding(doc: Document, err) -> Finding:
+def _get(data, path):
+    for p in path:
+        data = data[p]
+    return data
+
+
+def _describe(schema) -> str:
+    text = schema.get("description", "") if isinstance(schema, dict) else ""
+    text = re.sub(r"\s*\[[^\]]*\]\.?$", "", text).strip().rstrip(".")
+    return text[:1].lower() + text[1:] if text else ""
+
+
+def _findings(doc: Document, err) -> list[Finding]:
     path = tuple(err.absolute_path)
+    v = err.instance
+    desc = _describe(err.schema)
+    if err.validator == "anyOf-type":
+        return [doc.finding(path, f"{show(v)} is not a valid value here",
+                            f"expected {desc}" if desc else "see the schema")]
     if err.validator == "additionalProperties":
         allowed = _allowed_keys(err)
-        extra = [k for k in err.instance if k not in allowed] if isinstance(err.instance, dict) else []
-        key = extra[0] if extra else ""
-        close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
-        hint = f"did you mean '{close[0]}'?" if close else f"allowed keys: {', '.join(allowed)}"
-        return doc.finding(path + (key,), f"unknown key '{key}'", hint, key=True)
+        extra = [k for k in v if k not in allowed] if isinstance(v, dict) else []
+        out = []
+        for key in extra:
+            close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+            hint = f"did you mean '{close[0]}'?" if close else f"allowed keys: {', '.join(allowed)}"
+            out.append(doc.finding(path + (key,), f"unknown key '{key}'", hint, key=True))
+        return out
     if err.validator == "required":
         missing = err.message.split("'")[1] if "'" in err.message else err.message
-        desc = ""
         props = err.schema.get("properties", {})
-        if missing in props:
-            desc = props[missing].get("description", "")
-        return doc.finding(path, f"missing key '{missing}'", f"add '{missing}: ...'" + (f" ({desc})" if desc else ""),
-                           key=bool(path))
-    if err.validator == "propertyNames":
-        return doc.finding(path, f"'{err.instance}' is not a known number format",
-                           "use one of fp32, tf32, bf16, fp16, fp8, fp6, fp4, int8, int4")
+        what = _describe(props.get(missing, {}))
+        return [doc.finding(path, f"missing key '{missing}'", f"add '{missing}: ...'" + (f" ({what})" if what else ""),
+                            key=bool(path))]
+    if "propertyNames" in getattr(err, "absolute_schema_path", ()):
+        # jsonschema checks each key against propertyNames with the mapping's path and the key as instance
+        allowed = [str(a) for a in err.validator_value] if err.validator == "enum" else \
+            ["fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4", "int8", "int4"]
+        close = difflib.get_close_matches(str(v), allowed, n=1, cutoff=0.5)
+        hint = f"did you mean '{close[0]}'?" if close else f"use one of {', '.join(allowed)}"
+        return [doc.finding(path + (str(v),), f"'{v}' is not a known number format", hint, key=True)]
     if err.validator == "enum":
-        allowed = err.validator_value
-        close = difflib.get_close_matches(str(err.instance), [str(a) for a in allowed], n=1, cutoff=0.5)
-        hint = f"did you mean '{close[0]}'?" if close else f"use one of: {', '.join(map(str, allowed))}"
-        return doc.finding(path, f"{err.instance!r} is not allowed here", hint)
+        allowed = [str(a) for a in err.validator_value]
+        quoted = [a for a in allowed if isinstance(v, int) and not isinstance(v, bool) and a.isdigit() and int(a) == v]
+        if quoted:
+            hint = f"write it quoted: '{quoted[0]}' (YAML reads {quoted[0]} as the number {v})"
+        else:
+            close = difflib.get_close_matches(str(v), allowed, n=1, cutoff=0.5)
+            hint = f"did you mean '{close[0]}'?" if close else f"use one of: {', '.join(allowed)}"
+        return [doc.finding(path, f"{show(v)} is not allowed here", hint)]
     if err.validator == "const":
-        return doc.finding(path, f"must be '{err.validator_value}', not {err.instance!r}",
-                           "this file is read as a " + str(err.validator_value) + " spec")
+        return [doc.finding(path, f"must be '{err.validator_value}', not {show(v)}",
+                            f"this file is read as a {err.validator_value} spec")]
     if err.validator == "type":
         want = err.validator_value
-        hint = ""
-        if want == "string" and isinstance(err.instance, (int, float)) and "unit" in err.schema:
-            hint = f"write the unit, quoted: '{err.instance} {err.schema['unit']}'"
-        elif want == "integer" and isinstance(err.instance, float):
+        if v is None:
+            return [doc.finding(path, "is empty", f"give {_article(want)}" + (f": {desc}" if desc else ""))]
+        hint = f"expected {desc}" if desc else f"write {_article(want)}"
+        if want == "string" and isinstance(v, (int, float)) and not isinstance(v, bool) and "unit" in err.schema:
+            example = units.DIM_NAMES[_UNIT_DIMS[err.schema["unit"]]][2]
+            hint = f"write the number with its unit, in quotes, e.g. {example}"
+        elif want == "string" and isinstance(v, (int, float, bool)):
+            hint = f"quote it: '{show(v)}'"
+        elif want == "integer" and isinstance(v, float):
             hint = "write a whole number"
-        elif want == "integer" and isinstance(err.instance, str):
-            hint = "write a plain number without quotes or units"
-        elif want == "number" and isinstance(err.instance, str):
+        elif want == "integer" and isinstance(v, str):
+            hint = "write a plain number, without quotes or units"
+        elif want == "number" and isinstance(v, str):
             hint = "write a plain number such as 8.03e9, without quotes"
-        return doc.finding(path, f"{err.instance!r} is not {_article(want)}", hint)
-    if err.validator in ("minimum", "exclusiveMinimum"):
-        return doc.finding(path, f"{err.instance!r} is too small ({err.message.split(' is ', 1)[-1]})",
-                           "must be positive" if err.validator_value in (0, 1) else "")
+        return [doc.finding(path, f"{show(v)} is not {_article(want)}", hint)]
+    if err.validator == "minimum":
+        return [doc.finding(path, f"{show(v)} is below the minimum {err.validator_value}",
+                            "must be positive" if err.validator_value == 1 else f"use at least {err.validator_value}")]
+    if err.validator == "exclusiveMinimum":
+        return [doc.finding(path, f"{show(v)} must be greater than {err.validator_value}",
+                            "must be positive" if err.validator_value == 0 else "raise it")]
     if err.validator in ("maximum", "exclusiveMaximum"):
-        return doc.finding(path, f"{err.instance!r} is too large (at most {err.validator_value})",
-                           "check the order of magnitude")
+        return [doc.finding(path, f"{show(v)} is too large (at most {err.validator_value:g})",
+                            "check the order of magnitude")]
     if err.validator == "unit":
-        hint = ""
-        if "needs" in err.message and "e.g." in err.message:
+        if isinstance(v, str) and re.search(r"OPS\s*/", v):
+            hint = "FLOPS already means per second: write 'TFLOP/s'"
+        elif "needs" in err.message and "e.g." in err.message:
             hint = "give the value in the unit this field measures"
-        return doc.finding(path, err.message, hint)
+        elif "positive" in err.message:
+            hint = "a physical quantity is greater than zero"
+        elif "implausibly" in err.message:
+            hint = "check the prefix (k, M, G, T, P) and the unit"
+        elif "finite" in err.message:
+            hint = "write an ordinary number"
+        else:
+            hint = "write a number, a space and a unit: B, kB, GB, GiB, TB/s, TiB/s, TFLOP/s, ms"
+        return [doc.finding(path, err.message, hint)]
     if err.validator == "pattern":
-        return doc.finding(path, f"{err.instance!r} is not in the expected form",
-                           "names are lowercase letters, digits, '.', '_' and '-'" if path and path[-1] == "name"
-                           else "token counts are integers or '1k'-style strings (k = 1024)")
-    return doc.finding(path, err.message)
+        if path and path[-1] == "name":
+            hint = "names are lowercase letters, digits, '.', '_' and '-', starting with a letter or digit"
+        elif "url" in path:
+            hint = "write a web address starting with https://"
+        else:
+            hint = "token counts are integers or '1k'-style strings (k = 1024)"
+        return [doc.finding(path, f"{show(v)} is not in the expected form", hint)]
+    if err.validator == "minLength":
+        return [doc.finding(path, "is empty", f"write {desc}" if desc else "write a value")]
+    if err.validator in ("minItems", "minProperties"):
+        what = "at least one value" if err.validator == "minItems" else "at least one key"
+        allowed = _allowed_keys(err)
+        extra = f" ({', '.join(allowed)})" if allowed and err.validator == "minProperties" else ""
+        return [doc.finding(path, f"{show(v)} needs {what}", f"add {what}{extra}")]
+    if err.validator in ("maxItems", "maxProperties"):
+        return [doc.finding(path, f"too many entries (at most {err.validator_value})", "split it into several specs")]
+    if err.validator == "uniqueItems":
+        return [doc.finding(path, "has the same entry twice", "remove the repeated entry")]
+    return [doc.finding(path, err.message, f"expected {desc}" if desc else "see the schema in specs/schema/")]
 
 
-def _article(t: str) -> str:
+def _article(t) -> str:
+    if isinstance(t, list):
+        return " or ".join(_article(x) for x in t)
     return {"integer": "an integer", "object": "a mapping (key: value)", "array": "a list"}.get(t, f"a {t}")

@@ -1,0 +1,124 @@
+"""Number formatting for the report, registered as Jinja filters.  The seeds' conventions:
+intensities and counts at or above 10 as integers, sizes to 4 significant digits in GB and GiB,
+times to 3 significant digits."""
+
+from __future__ import annotations
+
+import math
+
+GB, GiB = 1e9, 2.0**30
+
+
+def num(x, sig: int = 3) -> str:
+    """295.34 -> '295'; 18.96 -> '19'; 4.79 -> '4.79'; 0.9995 -> '0.9995'; 1e-3 -> '0.001'."""
+    if x is None:
+        return "n/a"
+    x = float(x)
+    if not math.isfinite(x):
+        return "∞" if x > 0 else "n/a"
+    if x == int(x) and abs(x) < 1e15:
+        return f"{int(x):,}"
+    if abs(x) >= 10:
+        return f"{round(x):,}"
+    if abs(x) >= 1:
+        return f"{x:.{sig - 1}f}".rstrip("0").rstrip(".")
+    return f"{x:.{sig}g}" if abs(x) >= 1e-4 else f"{x:.2e}"
+
+
+def exact(x, digits: int = 2) -> str:
+    """A value with fixed decimals, for '295.34' beside the rounded '295'."""
+    return "n/a" if x is None else f"{float(x):,.{digits}f}"
+
+
+def integer(x) -> str:
+    return "n/a" if x is None or not math.isfinite(float(x)) else f"{int(x):,}"
+
+
+def sig4(x: float) -> str:
+    s = f"{x:.4g}"
+    return f"{float(s):,}" if "e" not in s else s
+
+
+def gb(x) -> str:
+    return f"{sig4(float(x) / GB)} GB"
+
+
+def gib(x) -> str:
+    return f"{sig4(float(x) / GiB)} GiB"
+
+
+def size(x) -> str:
+    """Both units, as the seeds give them: '16.06 GB (14.96 GiB)'."""
+    x = float(x)
+    if x < 1e6:
+        return f"{x:,.0f} B" if x >= 1024 * 10 or x == int(x) else f"{x:.3g} B"
+    return f"{gb(x)} ({gib(x)})"
+
+
+def kib(x) -> str:
+    x = float(x)
+    return f"{x / 1024:,.4g} KiB"
+
+
+def time(t) -> str:
+    """Seconds to '4.79 ms', '0.0162 ms', '1.23 s'."""
+    if t is None:
+        return "n/a"
+    t = float(t)
+    if t >= 1:
+        return f"{t:.3g} s"
+    ms = t * 1e3
+    return f"{ms:.3g} ms" if ms >= 0.01 else f"{ms:.3g} ms"
+
+
+def rate(x, unit: str = "FLOP/s") -> str:
+    x = float(x)
+    for scale, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= scale:
+            return f"{x / scale:,.4g} {prefix}{unit}"
+    return f"{x:.4g} {unit}"
+
+
+def bandwidth(x) -> str:
+    return rate(x, "B/s")
+
+
+def flops(x) -> str:
+    return rate(x, "FLOP")
+
+
+def params(x) -> str:
+    x = float(x)
+    if x >= 1e9:
+        return f"{x / 1e9:.4g}B"
+    if x >= 1e6:
+        return f"{x / 1e6:.4g}M"
+    return f"{x:,.0f}"
+
+
+def pct(x, digits: int = 1) -> str:
+    return f"{100 * float(x):.{digits}f}%"
+
+
+def times(x) -> str:
+    """A ratio as '3.17×'."""
+    x = float(x)
+    return f"{x:.3g}×" if x < 100 else f"{round(x):,}×"
+
+
+def tex_number(x) -> str:
+    """A value for a substituted formula: 8.03e9 -> '8.03 \\times 10^{9}', 131072 -> '131072'."""
+    x = float(x)
+    if x == int(x) and abs(x) < 1e7:
+        return f"{int(x)}"
+    if abs(x) >= 1e5 or abs(x) < 1e-3:
+        mant, exp = f"{x:.6e}".split("e")
+        mant = mant.rstrip("0").rstrip(".")
+        return rf"{mant} \times 10^{{{int(exp)}}}"
+    return f"{x:.6g}"
+
+
+FILTERS = {
+    "num": num, "exact": exact, "integer": integer, "gb": gb, "gib": gib, "size": size, "kib": kib, "time": time,
+    "rate": rate, "bandwidth": bandwidth, "flops": flops, "params": params, "pct": pct, "times": times,
+}

@@ -1,0 +1,52 @@
+"""LaTeX to SVG without JavaScript (ziamath), cached by content; WeasyPrint has no MathML."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from functools import lru_cache
+from importlib import metadata
+
+from formulas.compiled import cache_dir
+
+
+@lru_cache(maxsize=4096)
+def svg(tex: str, size: float = 15.0, inline: bool = False) -> tuple[str, float]:
+    """(SVG text, baseline offset in px) of ``tex``; rendered once per content and ziamath version."""
+    try:
+        version = metadata.version("ziamath")
+    except metadata.PackageNotFoundError:  # pragma: no cover
+        version = "?"
+    key = hashlib.sha256(f"{version}\0{size}\0{inline}\0{tex}".encode()).hexdigest()[:24]
+    folder = cache_dir() / "math"
+    path = folder / f"{key}.svg"
+    try:
+        text = path.read_text()
+        body, _, offset = text.rpartition("\n<!--y:")
+        return body, float(offset.rstrip("->\n"))
+    except (OSError, ValueError):
+        pass
+    import ziamath
+
+    m = ziamath.Latex(tex, size=size, inline=inline)
+    body = m.svg()
+    offset = float(m.getyofst()) if inline else 0.0
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(f"{body}\n<!--y:{offset}-->")
+        tmp.replace(path)
+    except OSError:
+        pass
+    return body, offset
+
+
+def img(tex: str, size: float = 15.0, inline: bool = False, alt: str | None = None) -> str:
+    """An <img> tag with the formula as a data URI; alt text is the LaTeX (escaped)."""
+    from markupsafe import escape
+
+    body, offset = svg(tex, size, inline)
+    data = base64.b64encode(body.encode()).decode()
+    style = f' style="vertical-align:{offset:.2f}px"' if inline else ""
+    cls = "math-inline" if inline else "math"
+    return f'<img class="{cls}" alt="{escape(alt if alt is not None else tex)}"{style} src="data:image/svg+xml;base64,{data}">'

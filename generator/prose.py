@@ -1,0 +1,290 @@
+"""Sentences computed from the numbers.  Every sentence is a condition on the results, so it
+stays true when the pair changes (a short prefill below the ridge, a model that does not fit,
+a context below the critical one).  Plain text: the template escapes it."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from . import fmt
+from .evaluate import Results, make_env
+from .spec import PRECISION_BYTES, Precision
+
+
+def article(n: int) -> str:
+    """'a' or 'an' before a number read aloud: an 8,192-token, an 11k, a 2,048."""
+    lead = f"{n:,}".split(",")[0]
+    return "an" if lead.startswith("8") or lead in ("11", "18") else "a"
+
+
+def _lead(r: Results):
+    return r.scalars[r.lead]
+
+
+def decode_headline(r: Results) -> str:
+    sc = _lead(r)
+    t_mem, t_comp = sc["weight_stream_time"], sc["weight_flops_time"]
+    if t_mem >= t_comp:
+        return (f"Decode at batch 1 is bandwidth-bound: streaming the weights takes {fmt.time(t_mem)} per token "
+                f"({fmt.num(1 / t_mem)} tok/s at most); the card's compute could do {fmt.num(t_mem / t_comp)} "
+                f"such tokens in that time, and it does 1.")
+    return (f"Decode at batch 1 is compute-bound on this card: {fmt.time(t_comp)} of arithmetic against "
+            f"{fmt.time(t_mem)} of weight traffic, so the compute roof sets {fmt.num(1 / t_comp)} tok/s.")
+
+
+def context_lines(r: Results) -> list[str]:
+    lead = r.lead
+    if lead not in r.per_context:
+        return []
+    per = r.per_context[lead]
+    ridge = _lead(r)["ridge_point"]
+    out = []
+    batch = np.asarray(r.spec.workloads.decode_batch)
+    grid = r.decode.get(lead)
+    for j, s in enumerate(r.spec.workloads.decode_context):
+        ceil = per["decode_intensity_ceiling"][j]
+        cross = per["crossover_batch"][j]
+        cap = int(per["capacity_batch"][j])
+        at_cap = per["intensity_at_capacity"][j]
+        text = f"At context {s:,}: the intensity ceiling as the batch grows is {fmt.num(ceil)} FLOP/B"
+        if ceil < ridge:
+            text += f", below the ridge {fmt.num(ridge)}, so no batch makes this decode compute-bound"
+        elif cross > 0 and math.isfinite(cross):
+            b_star = round(cross)
+            text += f", above the ridge; the batch crosses it at {b_star:,}"
+            if cap < 1:
+                text += ", but not even one sequence fits beside the weights"
+            elif b_star > cap:
+                text += f", but only {cap:,} sequences fit in memory, so capacity binds first"
+            else:
+                text += f", and {cap:,} sequences fit, so it can get there"
+        if cap >= 1:
+            text += f". Memory holds {cap:,} sequences here, where the intensity is {fmt.num(at_cap)}"
+            if grid is not None:
+                fits = batch <= cap
+                if fits.any():
+                    i = int(np.nonzero(fits)[0][-1])
+                    text += (f"; at batch {int(batch[i]):,} the step bound is "
+                             f"{fmt.num(grid['decode_tokens_per_s'][i, j])} tok/s")
+        elif cap < 1:
+            text += ". No sequence of this length fits beside the weights"
+        out.append(text + ".")
+    return out
+
+
+def prefill_lines(r: Results) -> list[str]:
+    lead = r.lead
+    if lead not in r.prefill:
+        return []
+    ridge = _lead(r)["ridge_point"]
+    p = r.prefill[lead]
+    g = r.gemm[0] if r.gemm else None
+    out = []
+    for i, t in enumerate(r.spec.workloads.prefill_prompt):
+        iw = p["weight_reuse_intensity"][i]
+        t_comp, t_mem = p["prefill_time_compute"][i], p["prefill_time_memory"][i]
+        full = g["intensity"][g["tokens"].index(t)] if g and t in g["tokens"] else None
+        side = "right" if iw >= ridge else "left"
+        text = f"{article(t).capitalize()} {t:,}-token prefill has weight-reuse intensity {fmt.num(iw)} FLOP/B, {side} of the ridge {fmt.num(ridge)}"
+        if full is not None:
+            text += f"; counting activations, the {g['n']:,}×{g['m']:,} GEMM reads {fmt.num(full)}"
+            if (full >= ridge) != (iw >= ridge):
+                text += " and falls on the other side"
+        bound = "compute" if t_comp >= t_mem else "bandwidth"
+        text += (f". The whole pass is {bound}-bound: at least {fmt.time(max(t_comp, t_mem))} "
+                 f"({fmt.num(t / max(t_comp, t_mem))} prompt tokens/s).")
+        out.append(text)
+    return out
+
+
+def training_lines(r: Results) -> list[str]:
+    if not r.training:
+        return []
+    ridge = _lead(r)["ridge_point"]
+    t = r.spec.workloads.training_tokens
+    iw = r.verdicts["training_intensity"]
+    cap = _lead(r)["capacity"]
+    parts = [f"{tr['bytes_per_param']:g} B/param gives {fmt.gib(tr['total'])}" for tr in r.training]
+    fits = [tr["fits"] for tr in r.training]
+    text = (f"Training {article(t)} {t:,}-token micro-batch has weight-reuse intensity {fmt.num(iw)} FLOP/B, "
+            f"{'far right of' if iw >= 3 * ridge else 'right of' if iw >= ridge else 'left of'} the ridge: "
+            f"{'compute' if iw >= ridge else 'bandwidth'} bounds its GEMMs. ")
+    if not any(fits):
+        need = min(tr["cards_needed"] for tr in r.training)
+        text += (f"But its state does not fit: {'; '.join(parts)}, against {fmt.gib(cap)} on the card, before "
+                 f"activations; it needs at least {need} cards' memory (sharding, offload) — computable, but it does not fit.")
+    elif all(fits):
+        text += f"Its state fits ({'; '.join(parts)}, card {fmt.gib(cap)}), leaving room for activations."
+    else:
+        text += f"Its state fits only in the leaner recipe ({'; '.join(parts)}, card {fmt.gib(cap)})."
+    return [text]
+
+
+def capacity_fact(r: Results) -> str:
+    sc = _lead(r)
+    if sc["weight_bytes"] > sc["capacity"]:
+        return (f"The weights alone ({fmt.size(sc['weight_bytes'])}) exceed the card's {fmt.gib(sc['capacity'])}: "
+                f"this model does not fit on one {r.spec.hardware.title} at {r.spec.precision.weights}; the bounds "
+                "below assume one device's bandwidth streams all weights, as seed 000 does (shard across cards, "
+                "or quantize, to run it).")
+    return (f"Beside {fmt.size(sc['weight_bytes'])} of weights, {fmt.gib(sc['capacity'] - sc['weight_bytes'])} is left "
+            f"for the KV cache: {fmt.integer(sc['kv_capacity_tokens'])} tokens ({fmt.kib(sc['kv_bytes_per_token'])} each).")
+
+
+def critical_fact(r: Results) -> str:
+    sc = _lead(r)
+    s_star = sc["critical_context"]
+    if s_star is None:
+        return (f"The attention intensity {fmt.num(sc['attention_intensity'])} is at or above the ridge "
+                f"{fmt.num(sc['ridge_point'])}, so every context can cross the ridge with a large enough batch.")
+    return (f"Critical context S* = {round(s_star):,} tokens: below it a large enough batch makes decode "
+            f"compute-bound; above it no batch does (the ceiling falls below the ridge {fmt.num(sc['ridge_point'])}).")
+
+
+def attention_text(r: Results) -> str:
+    m = r.spec.model
+    sc = _lead(r)
+    ikv = sc["attention_intensity"]
+    kind = {"mha": "multi-head attention (each query head has its own KV head)",
+            "gqa": f"grouped-query attention, {m.heads} query heads sharing {m.kv_heads} KV heads",
+            "mqa": "multi-query attention (one KV head)",
+            "mla": "multi-head latent attention: one compressed latent plus a RoPE key cached per token and layer"}
+    text = (f"{m.title} uses {kind[m.attention.kind]}. Its attention intensity is {fmt.num(ikv)} FLOP/B at "
+            f"{r.spec.precision.kv_cache} KV, independent of batch and context: every sequence reads its own KV cache, "
+            f"so batching does not amortise it. ")
+    ridge = sc["ridge_point"]
+    if ikv < ridge:
+        text += f"That is {fmt.num(ridge / ikv)}× below the ridge {fmt.num(ridge)}."
+    else:
+        text += f"That is above the ridge {fmt.num(ridge)}: the KV term alone would not bind."
+    return text
+
+
+def whatif_rows(r: Results) -> list[dict]:
+    """Derived what-ifs at batch 1 (weights only) and at the first context: quantization, FP8, GQA/MQA, bandwidth."""
+    spec = r.spec
+    hw, model = spec.hardware, spec.model
+    base = _lead(r)
+    rows = []
+
+    def bound(env_values):
+        t_mem = env_values["N"] * env_values["b"] / env_values["W"]
+        t_comp = 2 * env_values["N_a"] / env_values["P"]
+        return max(t_mem, t_comp)
+
+    env0 = make_env(hw, model, spec.precision, r.lead).values
+    b0 = bound(env0)
+    for fmt_name in ("int8", "int4"):
+        if PRECISION_BYTES[fmt_name] >= spec.precision.weight_bytes:
+            continue
+        prec = Precision(fmt_name, spec.precision.kv_cache, spec.precision.compute, 128 if fmt_name == "int4" else None)
+        e = make_env(hw, model, prec, r.lead).values
+        t = bound(e)
+        rows.append({"change": f"weights {fmt_name}" + (" (group 128)" if fmt_name == "int4" else ""),
+                     "what": "fewer bytes per step", "before": fmt.time(b0), "after": fmt.time(t),
+                     "gain": b0 / t,
+                     "note": "ideal: KV and activation traffic are unchanged and dequantization costs time, "
+                             "so the real gain is smaller"})
+    if "fp8" in hw.dense and spec.precision.compute != "fp8":
+        r8 = hw.dense["fp8"] / hw.bandwidth
+        rows.append({"change": "FP8 compute", "what": "higher compute roof",
+                     "before": f"ridge {fmt.num(base['ridge_point'])}", "after": f"ridge {fmt.num(r8)}",
+                     "gain": r8 / base["ridge_point"],
+                     "note": "operand bytes halve too, so the weight-reuse intensity 2B/b doubles with the ridge: "
+                             "the relative position barely moves"})
+    if model.attention.kind in ("gqa", "mha") and model.kv_heads > 1 and r.spec.workloads.decode_context:
+        s = r.spec.workloads.decode_context[-1]
+        for kv in sorted({1, max(1, model.kv_heads // 2)}):
+            if kv >= model.kv_heads:
+                continue
+            m2 = replace(model, kv_heads=kv, attention=replace(model.attention, kind="mqa" if kv == 1 else "gqa"))
+            e1 = make_env(hw, model, spec.precision, r.lead).at(context=s)
+            e2 = make_env(hw, m2, spec.precision, r.lead).at(context=s)
+            c1 = float(r.q["decode_intensity_ceiling"](e1))
+            c2 = float(r.q["decode_intensity_ceiling"](e2))
+            rows.append({"change": f"{'MQA' if kv == 1 else f'GQA-{kv}'} instead of {model.kv_heads} KV heads",
+                         "what": "fewer KV bytes per token", "before": f"ceiling {fmt.num(c1)} at {s:,}",
+                         "after": f"ceiling {fmt.num(c2)} at {s:,}", "gain": c2 / c1,
+                         "note": "also frees capacity: more sequences fit (accuracy cost not modelled)"})
+    for name, factor in (("bandwidth ×1.5", 1.5),):
+        e = dict(env0, W=env0["W"] * factor)
+        rows.append({"change": name, "what": "faster memory", "before": fmt.time(b0), "after": fmt.time(bound(e)),
+                     "gain": b0 / bound(e), "note": "the batch-1 bound follows bandwidth one for one"})
+    e = dict(env0, P=env0["P"] * 2)
+    rows.append({"change": "peak compute ×2", "what": "faster arithmetic", "before": fmt.time(b0),
+                 "after": fmt.time(bound(e)), "gain": b0 / bound(e),
+                 "note": "no gain while decode is bandwidth-bound" if bound(e) == b0 else ""})
+    return rows
+
+
+def compare_text(r: Results) -> str:
+    """From the slower-memory card to the faster one: compute ratio against batch-1 decode ratio."""
+    if len(r.compare) < 2:
+        return ""
+    base = next(c for c in r.compare if c["is_base"])
+    bits = []
+    for c in r.compare:
+        if c["is_base"]:
+            continue
+        lo, hi = (c, base) if c["bandwidth"] <= base["bandwidth"] else (base, c)
+        comp = hi["peak"] / lo["peak"]
+        bw = hi["bandwidth"] / lo["bandwidth"]
+        dec = (hi["decode_tokens_per_s"] / lo["decode_tokens_per_s"])
+        text = (f"{lo['title']} to {hi['title']}: compute {fmt.times(comp)}, bandwidth {fmt.times(bw)}, "
+                f"batch-1 decode {fmt.times(dec)}")
+        if abs(dec / bw - 1) < 0.01 and abs(comp / bw - 1) > 0.05:
+            text += " (decode follows bandwidth, not compute)"
+        bits.append(text)
+    return "; ".join(bits) + "."
+
+
+_WHY = {
+    "memory.bandwidth": "Bandwidth divides every memory-bound time: the ridge P/W moves as 1/W, the batch-1 bound and "
+                        "every bandwidth-bound token/s scale with W, and the critical context rises because a lower "
+                        "ridge is easier to reach. Capacity-limited batches do not move.",
+    "kv_heads": "KV heads set the KV bytes per token c = 2 L H_kv d_h b_kv: fewer heads mean a higher attention "
+                "intensity 2 H_q/(H_kv b_kv), a higher decode ceiling and critical context, and more sequences in "
+                "the same memory. The weight bytes barely move.",
+    "weights": "The weight format sets b: the weight bytes, the batch-1 memory bound and the weight-reuse intensity "
+               "2T/b all scale with it, while the KV term and the compute roof do not.",
+    "precision": "The number formats set b and b_kv (and P when the compute format changes): bytes-bound quantities "
+                 "scale with the bytes, compute-bound ones with the peak.",
+    "peak": "Peak compute moves the roof and the ridge P/W; bandwidth-bound decode does not speed up.",
+    "capacity": "Capacity moves only the ledger: how many KV tokens and sequences fit, and whether training state fits.",
+}
+
+
+def whatif_story(r: Results, baseline: Results, overrides: tuple[str, ...]) -> list[str]:
+    """Why the numbers moved: one explanation per override, then the largest moves."""
+    out = []
+    for o in overrides:
+        key = o.split("=", 1)[0]
+        why = next((text for k, text in _WHY.items() if k in key), None)
+        out.append(f"{key}: " + (why or "this input feeds the formulas listed in the appendix; the table above "
+                                        "shows every headline quantity it moved."))
+    new = {(e.id, tuple(sorted(e.params.items()))): e.value for e in r.entries if e.accounting == r.lead}
+    old = {(e.id, tuple(sorted(e.params.items()))): e.value for e in baseline.entries if e.accounting == baseline.lead}
+    moves = []
+    for key, v in new.items():
+        o = old.get(key)
+        if v and o and v > 0 and o > 0 and abs(math.log(v / o)) > 1e-6:
+            moves.append((abs(math.log(v / o)), key, o, v))
+    moves.sort(reverse=True)
+    seen = set()
+    top = []
+    for _, (qid, params), o, v in moves:
+        if qid in seen:
+            continue
+        seen.add(qid)
+        where = ", ".join(f"{k} {val:,}" for k, val in params)
+        top.append(f"{qid}{' at ' + where if where else ''} ×{v / o:.3g}")
+        if len(top) == 5:
+            break
+    if top:
+        out.append("Largest moves: " + "; ".join(top) + ".")
+    else:
+        out.append("No headline quantity moved.")
+    return out

@@ -1,0 +1,320 @@
+"""Render stage: Results (and figures) in, one self-contained HTML string out.  No disk writes.
+
+Templates come only from the project's templates folder, with autoescape and
+StrictUndefined; formatting lives in registered filters (generator.fmt).
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+from functools import lru_cache
+
+import numpy as np
+
+from formulas.compiled import render_latex
+from formulas.glossary import ENTRIES
+
+from . import __version__, fmt, prose
+from .evaluate import Results, _variant
+from .mathsvg import img
+from .paths import templates_dir
+
+PARAM_SYMBOL = {"tokens": "T", "recipe": "k", "n": "n", "m": "m"}
+UNIT_TEXT = {"FLOP/B": "FLOP/B", "token/s": "tok/s", "token": "tokens", "1": "", "B": "", "s": ""}
+
+
+@lru_cache(maxsize=1)
+def _env():
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        autoescape=jinja2.select_autoescape(("html", "j2", "xml"), default=True),
+        undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+    )
+    env.filters.update(fmt.FILTERS)
+    return env
+
+
+def format_value(value, unit: str, integer: str = "") -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "none"
+    if integer == "round":
+        return f"{round(value):,} {UNIT_TEXT.get(unit, unit)}".strip() + f" ({fmt.exact(value)})"
+    if integer == "floor":
+        return f"{int(value):,} {UNIT_TEXT.get(unit, unit)}".strip()
+    if unit == "s":
+        return fmt.time(value)
+    if unit == "B":
+        return fmt.size(value)
+    if unit == "FLOP":
+        return fmt.flops(value)
+    if unit == "FLOP/s":
+        return fmt.rate(value)
+    if unit == "B/s":
+        return fmt.bandwidth(value)
+    if unit == "token":
+        return f"{fmt.integer(value)} tokens"
+    return f"{fmt.num(value)} {UNIT_TEXT.get(unit, unit)}".strip()
+
+
+class Formulas:
+    """Builds formula blocks (symbolic, substituted, result, source) from compiled quantities."""
+
+    def __init__(self, r: Results):
+        self.r = r
+        self.used: list[dict] = []
+
+    def __call__(self, qid: str, accounting: str | None = None, steps: bool = False, **params) -> dict:
+        r = self.r
+        acc = accounting or r.lead
+        c = r.q[qid]
+        env = r.envs[acc].at(batch=params.get("batch"), context=params.get("context"),
+                             **{PARAM_SYMBOL.get(k, k): v for k, v in params.items() if k not in ("batch", "context")})
+        variant = _variant(r, acc)
+        values = {}
+        for name in c.args:
+            if name in env:
+                v = np.asarray(env[name], dtype=float)
+                if v.ndim == 0:
+                    values[name] = fmt.tex_number(float(v))
+        value = float(np.asarray(c(env), dtype=float))
+        if c.integer == "round" and not (value > 0 and math.isfinite(value)):
+            value = None
+        symbolic = f"{c.symbol} = {render_latex(c.latex[variant], c.args)}"
+        substituted = f"= {render_latex(c.latex[variant], c.args, values)}"
+        block = {
+            "id": qid, "anchor": f"fx-{qid}-{len(self.used)}", "title": c.title, "source": c.source, "params": params, "accounting": acc,
+            "symbolic": img(symbolic), "substituted": img(substituted, size=13),
+            "result": format_value(value, c.unit, c.integer), "value": value,
+            "steps": [{"label": lab, "math": img(f"{lhs} = {render_latex(rhs, c.args)}")}
+                      for lab, lhs, rhs in c.steps.get(variant, ())] if steps else [],
+        }
+        if not any(u["id"] == qid and u["params"] == params and u["accounting"] == acc for u in self.used):
+            self.used.append(block)
+        return block
+
+
+def _data_uri(svg: bytes) -> str:
+    return "data:image/svg+xml;base64," + base64.b64encode(svg).decode()
+
+
+def _notation() -> list[dict]:
+    return [{"math": img(e.latex, size=14, inline=True), "name": e.name, "unit": e.unit, "meaning": e.meaning}
+            for e in ENTRIES]
+
+
+def _inputs(r: Results) -> list[dict]:
+    s, hw, m, p = r.spec, r.spec.hardware, r.spec.model, r.spec.precision
+    rows = [
+        {"what": "peak compute (dense)", "symbol": "P", "value": f"{fmt.rate(hw.dense[p.compute])} ({p.compute})",
+         "source": hw.source_of(f"peak.dense.{p.compute}").short()},
+        {"what": "memory bandwidth", "symbol": "W", "value": fmt.bandwidth(hw.bandwidth),
+         "source": hw.source_of("memory.bandwidth").short()},
+        {"what": "memory capacity", "symbol": "C", "value": f"{hw.texts.get('memory.capacity', '')} = {fmt.size(hw.capacity)}",
+         "source": hw.source_of("memory.capacity").short()},
+    ]
+    for fmt_name, sparse in sorted(hw.sparse.items()):
+        rows.append({"what": f"sparse {fmt_name} peak (not used)", "symbol": "", "value": fmt.rate(sparse),
+                     "source": "2:4 structured sparsity; recorded, never used for the roofline"})
+    declared = m.declared_parameters
+    rows += [
+        {"what": "parameters (declared, seed accounting)", "symbol": "N",
+         "value": fmt.params(declared) if declared else "not declared", "source": m.source.short()},
+        {"what": "parameters (counted from the shapes, exact accounting)", "symbol": "N",
+         "value": f"{int(r.params.total):,}", "source": "formulas.architecture"},
+        {"what": "layers, hidden size", "symbol": "L, d", "value": f"{m.layers}, {m.hidden_size:,}", "source": m.source.short()},
+        {"what": "query heads, KV heads, head dim", "symbol": "H_q, H_kv, d_h",
+         "value": f"{m.heads}, {m.kv_heads}, {m.head_dim}", "source": m.source.short()},
+        {"what": "FFN", "symbol": "d_ff", "value": f"{m.ffn_size:,} ({m.ffn_kind})", "source": m.source.short()},
+        {"what": "vocabulary, embeddings", "symbol": "V", "value": f"{m.vocab_size:,}, {'tied' if m.tied_embeddings else 'untied'}",
+         "source": m.source.short()},
+        {"what": "bytes per weight", "symbol": "b", "value": fmt.num(p.weight_bytes) + f" ({p.weights})", "source": "precision"},
+        {"what": "bytes per KV element", "symbol": "b_kv", "value": fmt.num(p.kv_bytes) + f" ({p.kv_cache})", "source": "precision"},
+        {"what": "activation traffic per sequence", "symbol": "a",
+         "value": fmt.size(s.workloads.activation_bytes) if s.workloads.activation_bytes else "0 (excluded: intensities are upper bounds)",
+         "source": "assumption, seed 003"},
+    ]
+    if m.moe:
+        rows.append({"what": "experts (routed, active, shared)", "symbol": "",
+                     "value": f"{m.moe.experts}, {m.moe.active_experts}, {m.moe.shared_experts}", "source": m.source.short()})
+    if s.efficiency:
+        rows.append({"what": "achievable fractions of peak (bandwidth, compute)", "symbol": "η_W, η_P",
+                     "value": f"{s.efficiency.bandwidth:g}, {s.efficiency.compute:g}", "source": s.efficiency.source.short()})
+    return rows
+
+
+def _slips(r: Results) -> list[dict]:
+    """The seeds' own slips, with the correct values computed for this pair."""
+    seed = r.spec.seed
+    if seed is None:
+        return []
+    pc = r.params
+    out = []
+    if seed == "003":
+        total = r.scalars["seed"]["parameters"]
+        ffn = pc.ffn_dense + pc.experts_routed + pc.experts_shared
+        streamed = pc.total - pc.embedding if not r.spec.model.tied_embeddings else pc.total
+        out += [
+            {"claim": "“4 H_q d_h S multiply-adds” for Q Kᵀ plus A V per layer",
+             "correct": "4 H_q d_h S are FLOPs (2 H_q d_h S multiply-adds); read as multiply-adds the 1k ceiling would "
+                        "be about 128, not 124. This report counts 4 L H_q d_h S FLOPs."},
+            {"claim": "“about 80% of the parameters sit in the FFN”",
+             "correct": f"{fmt.pct(ffn / pc.blocks)} of the transformer-block parameters; {fmt.pct(ffn / total)} of all "
+                        f"N = {fmt.params(total)}."},
+            {"claim": "“so also about 80% of the bytes moved” per decode step",
+             "correct": f"{fmt.pct(ffn / streamed)}: the output head ({fmt.params(pc.lm_head or pc.embedding)} parameters) "
+                        "is streamed every step too; 80% holds only if it is ignored."},
+        ]
+    if seed == "000":
+        arch = r.spec.hardware.architecture
+        b = r.spec.precision.weight_bytes
+        ridge = r.scalars["seed"]["ridge_point"]
+        out += [
+            {"claim": "“an SM holds at most 32 warps at once”",
+             "correct": f"32 warps is the largest block (1024 threads); an SM holds {int(arch.get('max_warps_per_sm', 64))} "
+                        "resident warps from several blocks."},
+            {"claim": "“each clock cycle executes only one of them”",
+             "correct": f"true per warp scheduler; an SM has {int(arch.get('schedulers_per_sm', 4))} schedulers, each "
+                        "issuing one warp instruction per cycle."},
+            {"claim": "“elementwise ×2 does about 1 operation per byte”",
+             "correct": f"1 operation per element, {fmt.num(1 / (2 * b))} FLOP/B per byte (read and write, "
+                        f"{r.spec.precision.weights})."},
+            {"claim": "“each weight used tens or a hundred times far exceeds the ridge of 300”",
+             "correct": f"in {r.spec.precision.weights} the weight-reuse intensity equals the reuse count, so it takes "
+                        f"at least {fmt.num(ridge * b / 2)} reuses ({fmt.integer(round(r.gemm[0]['crossover'] or 0))} for "
+                        f"a {r.gemm[0]['n']:,}² GEMM with activations) to pass the ridge."},
+        ]
+    return out
+
+
+def render_report(r: Results, baseline: Results | None = None, timer=None,
+                  overrides: tuple[str, ...] = ()) -> tuple[str, dict[str, bytes]]:
+    """The report's HTML (self-contained) and its figures (SVG bytes by name)."""
+    from .figures import draw_all
+
+    figures = draw_all(r, baseline)
+    if timer:
+        timer.lap("figures")
+    ctx = context(r, baseline, figures, tuple(overrides))
+    if timer:
+        timer.lap("math")
+    html = _env().get_template("report.html.j2").render(**ctx)
+    if timer:
+        timer.lap("html")
+    return html, figures
+
+
+def context(r: Results, baseline: Results | None, figures: dict[str, bytes], overrides: tuple[str, ...] = ()) -> dict:
+    from .figures import captions
+
+    f = Formulas(r)
+    spec, sc, lead = r.spec, r.scalars[r.lead], r.lead
+    w = spec.workloads
+    ctxs = list(w.decode_context)
+    first_ctx = ctxs[0] if ctxs else None
+    last_ctx = ctxs[-1] if ctxs else None
+    caps = captions(r)
+    figs = {name: {"src": _data_uri(svg), "caption": caps.get(name, ""), "name": name}
+            for name, svg in figures.items()}
+    numbered = {name: i + 1 for i, name in enumerate(figures)}
+    gemm_rows = []
+    for i, g in enumerate(r.gemm):  # the first matrix's closed forms are shown; the table covers the rest
+        gemm_rows.append({**g, **({"sat": f("gemm_saturation", steps=True, n=float(g["n"]), m=float(g["m"])),
+                                   "cross": f("gemm_crossover_tokens", steps=True, n=float(g["n"]), m=float(g["m"]))}
+                                  if i == 0 else {})})
+    decode_table = []
+    if lead in r.decode:
+        grid = r.decode[lead]
+        binds = r.verdicts["decode_binds"]
+        for i, b in enumerate(w.decode_batch):
+            decode_table.append({"batch": b, "cells": [
+                {"tps": grid["decode_tokens_per_s"][i, j] if binds[i, j] != "capacity" else None,
+                 "intensity": grid["decode_intensity"][i, j], "binds": binds[i, j]} for j in range(len(ctxs))]})
+    from . import measured as measured_mod
+
+    measured = measured_mod.analyse(r) if w.measured else []
+    derated = measured_mod.derated(r) if spec.efficiency else None
+    sens = None
+    try:
+        from formulas import sensitivity
+
+        sens = sensitivity.report_table(r)
+    except (ImportError, AttributeError):
+        sens = None
+    ctx = {
+        "r": r, "spec": spec, "hw": spec.hardware, "model": spec.model, "precision": spec.precision, "w": w,
+        "sc": sc, "sc_exact": r.scalars["exact"], "lead": lead, "version": __version__,
+        "f": f, "figs": figs, "fignum": numbered,
+        "ctxs": ctxs, "first_ctx": first_ctx, "last_ctx": last_ctx,
+        "per": r.per_context.get(lead), "decode_table": decode_table,
+        "prefill": r.prefill.get(lead), "gemm_rows": gemm_rows, "training": r.training,
+        "compare": r.compare, "verdicts": r.verdicts,
+        "headline": prose.decode_headline(r), "context_lines": prose.context_lines(r),
+        "prefill_lines": prose.prefill_lines(r), "training_lines": prose.training_lines(r),
+        "capacity_fact": prose.capacity_fact(r), "critical_fact": prose.critical_fact(r),
+        "attention_text": prose.attention_text(r), "whatifs": prose.whatif_rows(r),
+        "compare_text": prose.compare_text(r), "notation": _notation(), "inputs": _inputs(r), "slips": _slips(r),
+        "measured": measured, "derated": derated, "sensitivities": sens,
+        "baseline": baseline, "baseline_rows": _baseline_rows(r, baseline) if baseline else [],
+        "baseline_overrides": overrides,
+        "whatif_story": prose.whatif_story(r, baseline, overrides) if baseline else [],
+        "math": img, "weights_fit": sc["weight_bytes"] <= sc["capacity"],
+        "np": np, "round": round, "int": int, "min": min, "max": max, "len": len,
+    }
+    # Formula blocks used in the body, computed now so the appendix can list them all.
+    ctx["fx"] = _formula_blocks(r, f, ctx)
+    ctx["all_formulas"] = list(f.used)
+    return ctx
+
+
+def _formula_blocks(r: Results, f: Formulas, ctx) -> dict:
+    w = r.spec.workloads
+    out = {"ridge": f("ridge_point"), "t_mem": f("weight_stream_time"), "t_comp": f("weight_flops_time"),
+           "kv": f("kv_bytes_per_token"), "ikv": f("attention_intensity", steps=True),
+           "cap_tokens": f("kv_capacity_tokens")}
+    if w.prefill_prompt:
+        t = float(w.prefill_prompt[-1])
+        out["iw"] = f("weight_reuse_intensity", tokens=t)
+        if r.gemm:
+            out["gemm"] = f("gemm_intensity", n=float(r.gemm[0]["n"]), m=float(r.gemm[0]["m"]), tokens=t)
+    if w.decode_context:
+        s0, s1 = float(w.decode_context[0]), float(w.decode_context[-1])
+        out["intensity"] = f("decode_intensity", batch=1.0, context=s1)
+        out["ceiling"] = f("decode_intensity_ceiling", steps=True, context=s1)
+        out["critical"] = f("critical_context", steps=True)
+        out["crossover"] = f("crossover_batch", steps=True, context=s0)
+        out["cap_batch"] = f("capacity_batch", context=s1)
+        out["tps"] = f("decode_tokens_per_s", batch=1.0, context=s1)
+        out["exact_tmem"] = f("decode_time_memory", accounting="exact", batch=1.0, context=s1)
+        out["seed_tmem"] = f("decode_time_memory", accounting="seed", batch=1.0, context=s1)
+    if w.training_tokens:
+        out["train_iw"] = f("training_weight_reuse_intensity", tokens=float(w.training_tokens))
+        for tr in r.training:
+            out[f"train_{tr['recipe']}"] = f("training_state_bytes", recipe=tr["bytes_per_param"])
+    return out
+
+
+def _baseline_rows(r: Results, b: Results) -> list[dict]:
+    """Every headline quantity: baseline, new, ratio (what-if reports)."""
+    rows = []
+    new = {(e.id, tuple(sorted(e.params.items()))): e for e in r.entries if e.accounting == r.lead}
+    old = {(e.id, tuple(sorted(e.params.items()))): e for e in b.entries if e.accounting == b.lead}
+    headline = ("ridge_point", "weight_bytes", "weight_stream_time", "kv_bytes_per_token", "kv_capacity_tokens",
+                "attention_intensity", "critical_context", "decode_intensity_ceiling", "crossover_batch",
+                "capacity_batch", "decode_tokens_per_s", "training_state_bytes")
+    for key, e in new.items():
+        if e.id not in headline or key not in old:
+            continue
+        if e.id == "decode_tokens_per_s" and e.params.get("batch") not in (1, max(r.spec.workloads.decode_batch)):
+            continue
+        o = old[key].value
+        ratio = (e.value / o) if (o not in (None, 0) and e.value is not None) else None
+        rows.append({"id": e.id, "params": ", ".join(f"{k} {v:,}" if isinstance(v, (int, float)) else f"{k} {v}"
+                                                     for k, v in e.params.items()),
+                     "old": format_value(o, e.unit, r.q[e.id].integer if e.id in r.q else ""),
+                     "new": format_value(e.value, e.unit, r.q[e.id].integer if e.id in r.q else ""),
+                     "ratio": ratio, "changed": ratio is None or abs(ratio - 1) > 1e-9})
+    rows.sort(key=lambda x: (not x["changed"], x["id"]))
+    return rows

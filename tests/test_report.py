@@ -1,0 +1,145 @@
+"""The report a reader opens: numbers of seed 003 in the HTML and PDF, figures present, bytes stable.
+
+Reference values: seed 003 (Llama 3.1 8B, bf16, one H100 SXM), as listed in the project's
+seed-claims table (claim ids in tests/test_seed_claims.py); seed 000 for the 70B / H200 pair.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from generator.build import build
+
+ROOT = Path(__file__).resolve().parents[1]
+SPEC = ROOT / "specs" / "llama8b-h100.yaml"
+
+# (text the report must contain, what it is; claim id in seed-claims)
+SEED_003_NUMBERS = [
+    ("4.79 ms", "memory lower bound, batch 1 (s003-decode-tmem-h100)"),
+    ("0.0162 ms", "compute lower bound, batch 1 (s003-decode-tcomp-h100)"),
+    ("295", "ridge and tokens per bandwidth window (s003-ridge-h100)"),
+    ("124", "ceiling at 1k (s003-decode-ceiling-1k)"),
+    ("19 FLOP/B", "ceiling at 8k (s003-decode-ceiling-8k)"),
+    ("421", "critical context (s003-critical-context)"),
+    ("425", "batch crossing the ridge at 128 (s003-batch-to-cross-at-128)"),
+    ("532,831", "KV tokens that fit, ~53.3 万 (s003-kv-capacity-tokens)"),
+    ("65 sequences", "capacity batch at 8k (s003-batch-cap-8k)"),
+    ("is 15", "intensity at the capacity batch, 8k (s003-intensity-at-cap-8k)"),
+    ("16.06 GB", "weights (s003-weights-gb)"),
+    ("14.96 GiB", "weights (s003-weights-gib)"),
+    ("128.5 GB", "16 B/param (s003-train-16-gb)"),
+    ("119.7 GiB", "16 B/param (s003-train-16-gib)"),
+    ("144.5 GB", "18 B/param (s003-train-18-gb)"),
+    ("134.6 GiB", "18 B/param (s003-train-18-gib)"),
+    ("65.04 GiB", "KV cache beside the weights (s003-infer-kv-gib)"),
+    ("2,048", "2k prefill weight reuse and 4096^2 saturation (s003-prefill-2k-weight-reuse)"),
+    ("1,024", "2k prefill with activations (s003-prefill-2k-full)"),
+    ("1,638", "8k micro-batch with activations (s003-training-microbatch-8k-full)"),
+    ("3,186", "FFN matrix saturation (s003-full-intensity-sat-ffn)"),
+    ("345", "tokens per load to reach the ridge (s003-crossover-4096)"),
+    ("228", "256-token prefill, full intensity (s003-prefill-256-full)"),
+    ("591", "FP8 ridge ~590 (s003-fp8-ridge)"),
+    ("compute 3.17×", "A100 -> H100 compute (s003-a100-h100-compute-ratio)"),
+    ("batch-1 decode 1.64×", "A100 -> H100 decode follows bandwidth (s003-decode-speedup-tracks-bw)"),
+    ("128 KiB", "KV bytes per token (s003-kv-bytes-per-token)"),
+    ("80.8%", "FFN share of block parameters, the corrected slip (s003-ffn-param-share)"),
+    ("75.1%", "FFN share of streamed bytes, the corrected slip (s003-ffn-traffic-share)"),
+]
+
+
+@pytest.fixture(scope="module")
+def built():
+    return build(SPEC, formats=("html", "pdf", "json"))
+
+
+def _text(html: str) -> str:
+    text = re.sub(r"<[^>]+>", " ", html)
+    return re.sub(r"\s+", " ", text.replace("&#39;", "'").replace("&amp;", "&"))
+
+
+@pytest.mark.parametrize("needle,what", SEED_003_NUMBERS)
+def test_html_states_seed_003_number(built, needle, what):
+    assert needle in _text(built.files["report.html"].decode()), what
+
+
+def test_html_is_self_contained(built):
+    html = built.files["report.html"].decode()
+    assert "<script" not in html.lower()
+    assert not re.search(r'(src|href)="(https?:)?//', html), "the report must fetch nothing"
+    assert html.count("<figure") == 6
+    assert html.count('class="math"') >= 20
+
+
+def test_figures_are_svg(built):
+    figs = {k: v for k, v in built.files.items() if k.startswith("figures/")}
+    assert sorted(figs) == [f"figures/{n}.svg" for n in (
+        "fig1-decode-bounds", "fig2-three-modes", "fig3-intensity-ruler", "fig4-decode-intensity",
+        "fig5-memory-ledger", "fig6-roofline")]
+    for data in figs.values():
+        assert data.startswith(b"<?xml") and b"<svg" in data and len(data) > 5000
+
+
+@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="poppler-utils not installed (scripts/setup --test)")
+def test_pdf_text_and_pages(built, tmp_path):
+    pdf = tmp_path / "r.pdf"
+    pdf.write_bytes(built.files["report.pdf"])
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
+    pages = int(re.search(r"Pages:\s+(\d+)", info).group(1))
+    assert 6 <= pages <= 30
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    flat = re.sub(r"\s+", " ", text)
+    for needle in ("4.79 ms", "421", "425", "14.96 GiB", "119.7 GiB", "Figure 6.", "Appendix"):
+        assert needle in flat, needle
+
+
+@pytest.mark.skipif(shutil.which("pdftoppm") is None, reason="poppler-utils not installed")
+def test_pdf_figures_are_not_blank(built, tmp_path):
+    from PIL import Image
+
+    pdf = tmp_path / "r.pdf"
+    pdf.write_bytes(built.files["report.pdf"])
+    subprocess.run(["pdftoppm", "-png", "-r", "30", str(pdf), str(tmp_path / "p")], check=True)
+    pages = sorted(tmp_path.glob("p-*.png"))
+    inked = []
+    for page in pages:
+        im = Image.open(page).convert("L")
+        hist = im.histogram()
+        inked.append(1 - hist[255] / sum(hist))
+    assert all(x > 0.01 for x in inked), "a blank page"
+    assert max(inked) > 0.10, "no page carries a figure-sized amount of ink"
+
+
+def test_build_twice_same_bytes(built):
+    again = build(SPEC, formats=("html", "json"))
+    for name in ("report.html", "results.json"):
+        assert again.files[name] == built.files[name], name
+    for name, data in again.files.items():
+        if name.startswith("figures/"):
+            assert data == built.files[name], name
+
+
+def test_h200_70b_tells_its_own_story():
+    """Seed 000's 70B on an H200: ridge ~206, a faster bound than on the H100, no H100 numbers left over."""
+    def body(name):  # the argument itself: summary to section 5 (the comparison table names the other card)
+        html = build(ROOT / "specs" / name, formats=("html",)).files["report.html"].decode()
+        return _text(html[html.index('id="s0"'):html.index('id="s6"')])
+
+    h200, h100 = body("seed000-70b-h200.yaml"), body("seed000-70b-h100.yaml")
+    assert "ridge 206" in h200
+    assert "29.2 ms" in h200  # 140 GB / 4.8 TB/s (seed-claims derived_not_stated: h200_70b_bf16_decode_ms 29.17)
+    assert "41.8 ms" in h100  # 140 GB / 3.35 TB/s, ~42 ms (s000-70b-decode-time)
+    assert "41.8 ms" not in h200 and "ridge 295" not in h200[:h200.index("1. A machine")]
+    for text in (h200, h100):
+        assert "exceed the card" in text or "does not fit" in text  # 140 GB of weights vs one card
+
+
+def test_model_that_does_not_fit_is_stated(tmp_path):
+    built = build(SPEC, formats=("html", "json"), overrides=("hardware.memory.capacity=8 GiB",))
+    text = _text(built.files["report.html"].decode())
+    assert "does not fit" in text
+    assert "exceed the card" in text
