@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import sympy as sp
-
 
 @dataclass(frozen=True)
 class Entry:
@@ -58,23 +56,37 @@ ENTRIES: tuple[Entry, ...] = (
 
 BY_NAME: dict[str, Entry] = {e.name: e for e in ENTRIES}
 
-_SYMBOLS: dict[str, sp.Symbol] = {
-    e.name: sp.Symbol(e.name, positive=True) for e in ENTRIES
-}
-# Render names like H_kv with their LaTeX from the glossary, not SymPy's guess.
-LATEX_NAMES: dict[sp.Symbol, str] = {_SYMBOLS[e.name]: e.latex for e in ENTRIES}
+_SYMBOLS: dict = {}
 
 
-def sym(name: str) -> sp.Symbol:
+def _symbols() -> dict:
+    """The SymPy symbols, created on first use so that importing the glossary does not import SymPy."""
+    if not _SYMBOLS:
+        import sympy as sp
+
+        _SYMBOLS.update({e.name: sp.Symbol(e.name, positive=True) for e in ENTRIES})
+    return _SYMBOLS
+
+
+def __getattr__(name: str):
+    if name == "LATEX_NAMES":  # symbol -> LaTeX, for sympy.latex(symbol_names=...)
+        syms = _symbols()
+        return {syms[e.name]: e.latex for e in ENTRIES}
+    raise AttributeError(name)
+
+
+def sym(name: str):
     """The glossary symbol ``name`` (positive real)."""
-    return _SYMBOLS[name]
+    return _symbols()[name]
 
 
-def symbols(names: str) -> tuple[sp.Symbol, ...]:
+def symbols(names: str) -> tuple:
     """``symbols("N b W")`` -> the three glossary symbols."""
-    return tuple(_SYMBOLS[n] for n in names.split())
+    return tuple(_symbols()[n] for n in names.split())
 
 
 def latex(expr) -> str:
     """LaTeX of an expression with the glossary's symbol names."""
-    return sp.latex(expr, symbol_names=LATEX_NAMES, mul_symbol=" ")
+    import sympy as sp
+
+    return sp.latex(expr, symbol_names=__getattr__("LATEX_NAMES"), mul_symbol=" ")

@@ -7,8 +7,8 @@ modules and the derived closed forms; nothing here evaluates numbers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import sympy as sp
 

@@ -36,11 +36,11 @@ def time_bound(F=F, Q=Q, P=P, W=W):
     return sp.Max(time_compute(F, P), time_memory(Q, W))
 
 
-def attainable(I, P=P, W=W):
+def attainable(intensity, P=P, W=W):
     """Attainable FLOP/s at intensity I [FLOP/s]: min(P, W I).  Seed 000 roofline figure."""
-    return sp.Min(P, W * I)
+    return sp.Min(P, W * intensity)
 
 
-def utilisation_at(I, P=P, W=W):
+def utilisation_at(intensity, P=P, W=W):
     """Fraction of peak usable at intensity I below the ridge: I / R.  Seed 000 ("idle 2/3 at 100")."""
-    return I / ridge(P, W)
+    return intensity / ridge(P, W)

@@ -55,15 +55,19 @@ class Timer:
         self._last = now
 
 
-def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, baseline=None) -> Built:
-    """Build one report in memory.  Raises SpecError for bad input and BuildError for the rest."""
+def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, spec=None) -> Built:
+    """Build one report in memory.  Raises SpecError for bad input and BuildError for the rest.
+
+    ``spec`` is the already loaded spec of ``spec_path`` (with ``overrides``), when the caller has it.
+    """
     timer = Timer()
     from .evaluate import evaluate
     from .loader import load_report
     from .results import results_json
 
     timer.lap("imports")
-    spec = load_report(spec_path, overrides=overrides, strict=strict)
+    if spec is None:
+        spec = load_report(spec_path, overrides=overrides, strict=strict)
     timer.lap("load")
     results = evaluate(spec)
     base_results = None
@@ -98,7 +102,6 @@ def write(built: Built, out_root: Path, name: str | None = None) -> Path:
         out_root.mkdir(parents=True, exist_ok=True)
         _recover(dest)
         tmp = Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=out_root))
-        os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it 0700; the report folder gets the usual mode
         tmp.chmod(0o755)
         for rel, data in sorted(built.files.items()):
             path = tmp / rel
@@ -124,12 +127,6 @@ def write(built: Built, out_root: Path, name: str | None = None) -> Path:
     return dest
 
 
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
 def _is_generated_figure(rel: Path, built: Built) -> bool:
     """Old figures are dropped when this build made figures (a renamed figure must not linger)."""
     return rel.parts[:1] == ("figures",) and any(k.startswith("figures/") for k in built.files)
@@ -144,36 +141,49 @@ def _recover(dest: Path) -> None:
         shutil.rmtree(stale, ignore_errors=True)
 
 
-def stamp_path(out_root: Path, name: str) -> Path:
-    return Path(out_root) / ".stamps" / f"{name}.json"
+# A stamp per (spec file, formats, overrides, output name) lists the files the build read with their
+# hashes; when none changed and neither did the code, the rebuild is skipped without parsing anything.
+
+def _quick_key(spec_path: Path, formats, overrides, name: str | None) -> str:
+    h = hashlib.sha256(str(Path(spec_path).resolve()).encode())
+    for part in (",".join(sorted(formats)), "\0".join(overrides), name or ""):
+        h.update(b"\0" + part.encode())
+    return h.hexdigest()[:24]
 
 
-def build_key(spec_digest_input: bytes, formats, overrides) -> str:
-    h = hashlib.sha256(spec_digest_input)
-    h.update(code_digest().encode())
-    h.update(",".join(sorted(formats)).encode())
-    h.update("\0".join(overrides).encode())
-    return h.hexdigest()
+def _file_hash(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
-def up_to_date(out_root: Path, name: str, key: str, formats) -> bool:
-    path = stamp_path(out_root, name)
+def quick_up_to_date(out_root: Path, spec_path: Path, formats, overrides, name: str | None) -> str | None:
+    """The output folder name if the last build from these inputs is still current, else None."""
+    path = Path(out_root) / ".stamps" / f"q-{_quick_key(spec_path, formats, overrides, name)}.json"
     try:
         stamp = json.loads(path.read_text())
     except (OSError, ValueError):
-        return False
-    if stamp.get("key") != key:
-        return False
-    dest = Path(out_root) / name
+        return None
+    if stamp.get("code") != code_digest():
+        return None
+    if any(_file_hash(Path(f)) != digest for f, digest in stamp.get("files", {}).items()):
+        return None
+    dest = Path(out_root) / stamp["out"]
     want = {"html": "report.html", "pdf": "report.pdf", "json": "results.json"}
-    return all((dest / want[f]).is_file() for f in formats)
+    return stamp["out"] if all((dest / want[f]).is_file() for f in formats) else None
 
 
-def write_stamp(out_root: Path, name: str, key: str) -> None:
-    path = stamp_path(out_root, name)
+def write_quick_stamp(out_root: Path, spec_path: Path, formats, overrides, name: str | None, spec, out: str) -> None:
+    files = [Path(spec_path), Path(spec.hardware.file), Path(spec.model.file),
+             *(Path(h.file) for h in spec.compare_hardware if h is not None),
+             *(Path(m.file) for m in spec.compare_models if m is not None)]
+    stamp = {"code": code_digest(), "out": out,
+             "files": {str(f.resolve()): _file_hash(f) for f in files}}
+    path = Path(out_root) / ".stamps" / f"q-{_quick_key(spec_path, formats, overrides, name)}.json"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"key": key}))
+        path.write_text(json.dumps(stamp, sort_keys=True))
         gitignore = path.parent / ".gitignore"
         if not gitignore.exists():
             gitignore.write_text("*\n")

@@ -99,7 +99,7 @@ def _build_main(argv: list[str]) -> int:
         raise SpecError([_cli_finding(f"--name {args.name}", f"'{args.name}' is not a report name",
                                       "use lowercase letters, digits, '.', '_' and '-', starting with a letter "
                                       "or digit (the report is written to OUT/NAME/)")])
-    from .build import build, build_key, up_to_date, write, write_stamp
+    from .build import build, quick_up_to_date, write, write_quick_stamp
     from .loader import load_report
 
     out_root = Path(args.out)
@@ -110,17 +110,18 @@ def _build_main(argv: list[str]) -> int:
         if progress:
             print(f"[{i}/{len(specs)}] {spec_path}", file=sys.stderr)
         try:
+            if not (args.force or args.check or args.strict):
+                current = quick_up_to_date(out_root, spec_path, formats, args.overrides, args.name)
+                if current:
+                    if not args.quiet:
+                        print(f"{out_root / current}: up to date")
+                    continue
             spec = load_report(spec_path, overrides=args.overrides, strict=args.strict)
             name = spec.name if not args.overrides else (args.name or f"{spec.name}-whatif")
-            key = build_key(spec.digest.encode(), formats, args.overrides)
             if args.check:
                 failures += _check(spec_path, out_root / name, formats, args)
                 continue
-            if not args.force and up_to_date(out_root, name, key, formats):
-                if not args.quiet:
-                    print(f"{out_root / name}: up to date")
-                continue
-            built = build(spec_path, formats, args.overrides, args.strict)
+            built = build(spec_path, formats, args.overrides, args.strict, spec=spec)
             t_write = time.perf_counter()
             for w in built.warnings:
                 print(w, file=sys.stderr)
@@ -128,7 +129,7 @@ def _build_main(argv: list[str]) -> int:
             if args.timings:
                 built.timings["write"] = time.perf_counter() - t_write
                 print("  ".join(f"{k} {v * 1e3:.0f} ms" for k, v in built.timings.items()), file=sys.stderr)
-            write_stamp(out_root, name, key)
+            write_quick_stamp(out_root, spec_path, formats, args.overrides, args.name, spec, name)
             if not args.quiet:
                 listed = ", ".join(sorted(k for k in built.files if "/" not in k))
                 nfig = sum(1 for k in built.files if k.startswith("figures/"))

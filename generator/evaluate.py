@@ -17,7 +17,7 @@ import numpy as np
 
 from formulas import architecture as arch
 from formulas.compiled import Compiled, load
-from formulas.memory import RECIPE_SOURCE, TRAINING_RECIPES, recipe_bytes_per_param
+from formulas.recipes import RECIPE_SOURCE, TRAINING_RECIPES, recipe_bytes_per_param
 
 from .spec import PRECISION_BYTES, Hardware, Model, ReportSpec
 
@@ -296,7 +296,7 @@ def _entries(r: Results) -> list[Entry]:
             for i, t in enumerate(w.prefill_prompt):
                 add(qid, {"tokens": t}, arr[i], acc, suffix)
     for g in r.gemm:
-        for t, val in zip(g["tokens"], g["intensity"]):
+        for t, val in zip(g["tokens"], g["intensity"], strict=True):
             add("gemm_intensity", {"n": g["n"], "m": g["m"], "tokens": t}, val, "seed")
         add("gemm_saturation", {"n": g["n"], "m": g["m"]}, g["saturation"], "seed")
         add("gemm_crossover_tokens", {"n": g["n"], "m": g["m"]}, g["crossover"], "seed")

@@ -16,7 +16,17 @@ from . import units, validate
 from .errors import Finding, Findings, SpecError
 from .paths import display, project_root_for, specs_dir
 from .spec import (
-    PRECISION_BYTES, Attention, Efficiency, Hardware, Measurement, MoE, Model, Precision, ReportSpec, Source, Workloads,
+    PRECISION_BYTES,
+    Attention,
+    Efficiency,
+    Hardware,
+    Measurement,
+    Model,
+    MoE,
+    Precision,
+    ReportSpec,
+    Source,
+    Workloads,
 )
 from .yamlread import Document, format_path, read, scalar, show
 

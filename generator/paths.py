@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parent
 
 
-@lru_cache(maxsize=None)
+@cache
 def _data(name: str) -> Path:
     installed = PKG / f"_{name}"  # wheel: setuptools maps specs/ and templates/ here
     if installed.is_dir():

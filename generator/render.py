@@ -236,13 +236,7 @@ def context(r: Results, baseline: Results | None, figures: dict[str, bytes], ove
 
     measured = measured_mod.analyse(r) if w.measured else []
     derated = measured_mod.derated(r) if spec.efficiency else None
-    sens = None
-    try:
-        from formulas import sensitivity
-
-        sens = sensitivity.report_table(r)
-    except (ImportError, AttributeError):
-        sens = None
+    sens = _sensitivities(r)
     ctx = {
         "r": r, "spec": spec, "hw": spec.hardware, "model": spec.model, "precision": spec.precision, "w": w,
         "sc": sc, "sc_exact": r.scalars["exact"], "lead": lead, "version": __version__,
@@ -294,6 +288,56 @@ def _formula_blocks(r: Results, f: Formulas, ctx) -> dict:
         for tr in r.training:
             out[f"train_{tr['recipe']}"] = f("training_state_bytes", recipe=tr["bytes_per_param"])
     return out
+
+
+def _sensitivities(r: Results) -> dict | None:
+    """Elasticities d ln q / d ln x of the headline quantities, derived symbolically (formulas.sensitivity)."""
+    from formulas import sensitivity
+    from formulas.glossary import ENTRIES
+
+    w = r.spec.workloads
+    if not w.decode_context:
+        return None
+    s_last, s_first = w.decode_context[-1], w.decode_context[0]
+    asks = [
+        ("ridge point", "ridge_point", {}),
+        ("batch-1 decode token/s (weights only)", "weight_stream_time", {}),
+        (f"decode token/s, batch 1, context {s_last:,}", "decode_tokens_per_s", {"batch": 1, "context": s_last}),
+        (f"decode ceiling at context {s_last:,}", "decode_intensity_ceiling", {"context": s_last}),
+        ("critical context", "critical_context", {}),
+        (f"batch that crosses the ridge at {s_first:,}", "crossover_batch", {"context": s_first}),
+        ("KV tokens that fit", "kv_capacity_tokens", {}),
+        (f"sequences that fit at {s_last:,}", "capacity_batch", {"context": s_last}),
+    ]
+    rows, used = [], set()
+    for label, qid, params in asks:
+        try:
+            e = sensitivity.elasticities(r, ids=(qid,), params=params).get(qid)
+        except (KeyError, ValueError):
+            e = None
+        if not e:
+            continue
+        if qid == "weight_stream_time":  # tokens/s = 1/t: the elasticities change sign
+            e = {k: -v for k, v in e.items()}
+        vals = {k: (float(v) if np.ndim(v) == 0 else float(np.ravel(v)[0])) for k, v in e.items()}
+        vals = {k: (0.0 if abs(v) < 1e-12 else v) for k, v in vals.items() if math.isfinite(v)}
+        used |= {k for k, v in vals.items() if v != 0}
+        rows.append({"label": label, "e": vals})
+    if not rows:
+        return None
+    order = [e.name for e in ENTRIES if e.name in used and e.name not in ("B", "S")] + \
+            [x for x in ("B", "S") if x in used]
+    latex = {e.name: e.latex for e in ENTRIES}
+    for row in rows:
+        row["values"] = [row["e"].get(k) for k in order]
+
+    def top(row):
+        items = sorted(((k, v) for k, v in row["e"].items() if v), key=lambda kv: -abs(kv[1]))[:3]
+        return ", ".join(f"{k} {v:+.2g}" for k, v in items)
+
+    summary = "; ".join(f"{row['label']}: {top(row)}" for row in rows if row["label"].startswith(("batch-1", "critical")))
+    return {"symbols": order, "symbols_math": [img(latex[k], size=13, inline=True) for k in order],
+            "rows": rows, "summary": summary + " (elasticities: % change per 1% change of the input)."}
 
 
 def _baseline_rows(r: Results, b: Results) -> list[dict]:

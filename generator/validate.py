@@ -11,7 +11,7 @@ import difflib
 import json
 import math
 import re
-from functools import lru_cache
+from functools import cache
 
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
@@ -49,7 +49,7 @@ def _unit_keyword(validator, unit, instance, schema):
 _Validator = validators.extend(Draft202012Validator, {"unit": _unit_keyword})
 
 
-@lru_cache(maxsize=None)
+@cache
 def _schemas() -> tuple[dict, Registry]:
     loaded = {}
     for path in sorted(schema_dir().glob("*.schema.json")):
@@ -65,7 +65,7 @@ def schema(kind: str) -> dict:
     return _schemas()[0][f"{kind}.schema.json"]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _validator(kind: str):
     loaded, registry = _schemas()
     return _Validator(loaded[f"{kind}.schema.json"], registry=registry)
@@ -181,7 +181,7 @@ def _findings(doc: Document, err) -> list[Finding]:
         for key in extra:
             close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
             hint = f"did you mean '{close[0]}'?" if close else f"allowed keys: {', '.join(allowed)}"
-            out.append(doc.finding(path + (key,), f"unknown key '{key}'", hint, key=True))
+            out.append(doc.finding(path + (key,), f"unknown key {show(key)}", hint, key=True))
         return out
     if err.validator == "required":
         missing = err.message.split("'")[1] if "'" in err.message else err.message

@@ -88,6 +88,10 @@ def show(value) -> str:
     if isinstance(value, str):
         text = value if len(value) <= 60 else value[:57] + "..."
         return repr(text)
+    if isinstance(value, int):
+        digits = str(abs(value)) if value.bit_length() < 10_000 else ""
+        if not digits or len(digits) > 24:
+            return f"a {len(digits) or 'many'}-digit number"
     if isinstance(value, dict):
         return "a mapping" if value else "an empty mapping {}"
     if isinstance(value, list):
@@ -148,7 +152,7 @@ class _Builder:
         try:
             return self.loader.construct_object(node)
         except (yaml.YAMLError, ValueError, TypeError, KeyError, OverflowError):
-            self.add(node, path, f"cannot read {node.value!r} as {_short_tag(node.tag)}",
+            self.add(node, path, f"cannot read {show(node.value)} as {_short_tag(node.tag)}",
                      "remove the tag or fix the value")
             return None
 

@@ -170,10 +170,6 @@ def test_vectorised_evaluation_matches_pointwise():
             assert grid[i, j] == pytest.approx(val("decode_intensity", env, B=B[i, 0], S=S[0, j]), rel=REL)
 
 
-@pytest.mark.xfail(strict=True, raises=ZeroDivisionError,
-                   reason="evaluate() passes Python floats to critical_context; when the attention intensity "
-                          "equals the ridge exactly (R c = 4 L H_q d_h) it divides by zero instead of reporting "
-                          "'no critical context'")
 def test_evaluate_survives_a_ridge_equal_to_the_attention_intensity():
     from pathlib import Path
 

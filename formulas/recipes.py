@@ -1,0 +1,20 @@
+"""Training recipes: bytes per parameter by part (plain data, no SymPy).  Seed 003 section 4."""
+
+from __future__ import annotations
+
+# Training bytes per parameter, seed 003 section 4.
+TRAINING_RECIPES: dict[str, tuple[tuple[str, int], ...]] = {
+    "bf16-grads": (("bf16 weights", 2), ("bf16 gradients", 2), ("fp32 master weights", 4),
+                   ("Adam m (fp32)", 4), ("Adam v (fp32)", 4)),
+    "fp32-grads": (("bf16 weights", 2), ("fp32 gradients", 4), ("fp32 master weights", 4),
+                   ("Adam m (fp32)", 4), ("Adam v (fp32)", 4)),
+}
+RECIPE_SOURCE = {
+    "bf16-grads": "ZeRO mixed-precision Adam (Rajbhandari et al. 2020), seed 003 section 4",
+    "fp32-grads": "Megatron Core BF16 with fp32 gradients, seed 003 section 4",
+}
+
+
+def recipe_bytes_per_param(recipe: str) -> int:
+    """Bytes per parameter of a training recipe: 16 or 18."""
+    return sum(v for _, v in TRAINING_RECIPES[recipe])

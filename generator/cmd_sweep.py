@@ -1,0 +1,206 @@
+"""``genreport sweep``: catalog models x GPUs x precisions x batches x contexts -> CSV, JSON, heatmap.
+
+    genreport sweep                                   the whole catalog, default grid, into out/sweep/
+    genreport sweep --models llama-3.1-8b,llama-3.1-70b --hardware h100-sxm,h200 --precision bf16,fp8
+    genreport sweep --batch 1,8,64,512 --context 1k,8k,32k -o /tmp/sweep --format csv
+
+Files: ``sweep.csv`` and ``sweep.json`` (one row a point), ``heatmap.svg`` (best decode tokens/s
+per model x GPU at one context).  The evaluation is :mod:`generator.sweep`; this module parses,
+loads the catalog, shows progress and writes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from .errors import BuildError, Finding, SpecError
+
+FORMATS = ("csv", "json", "svg")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="genreport sweep",
+        description="Evaluate the decode roofline for catalog models x GPUs x precisions over a batch x context "
+                    "grid; write one row a point (CSV, JSON) and a heatmap of the best decode tokens/s.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="lists are comma-separated; a grid may also be LO:HI:COUNT (COUNT log-spaced integers), "
+               "token counts may be written 8k (k = 1024)")
+    p.add_argument("--models", metavar="LIST", help="model names (default: every model in the catalog)")
+    p.add_argument("--hardware", metavar="LIST", help="GPU names (default: every GPU in the catalog)")
+    p.add_argument("--precision", default="bf16,fp8,int4", metavar="LIST",
+                   help="weight precisions (default: bf16,fp8,int4; int8/int4 weights compute in bf16; "
+                        "a GPU without the compute format is skipped)")
+    p.add_argument("--batch", default="1:8192:64", metavar="LIST", help="batches (default: 1:8192:64)")
+    p.add_argument("--context", default="128:128k:16", metavar="LIST", help="contexts (default: 128:128k:16)")
+    p.add_argument("--accounting", choices=("seed", "exact"), default="seed", help="parameter accounting (seed)")
+    p.add_argument("--figure-context", default="8k", metavar="TOKENS",
+                   help="context of the heatmap (nearest grid value; default 8k)")
+    p.add_argument("-o", "--out", default="out/sweep", metavar="DIR", help="output folder (default: out/sweep)")
+    p.add_argument("--format", default="csv,json,svg", metavar="LIST", help="subset of csv,json,svg (default: all)")
+    p.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
+    p.add_argument("-q", "--quiet", action="store_true", help="print only errors")
+    return p
+
+
+def _err(where: str, message: str, hint: str = "") -> SpecError:
+    return SpecError([Finding(where, 1, 1, "", message, hint)])
+
+
+def parse_grid(text: str, option: str):
+    """``1,8,64`` or ``8k,32k`` or ``1:8192:64`` (64 log-spaced integers) -> sorted unique integers."""
+    import numpy as np
+
+    from .loader import tokens
+    from .sweep import log_integers
+
+    text = text.strip()
+    try:
+        if ":" in text:
+            lo, hi, count = (p.strip() for p in text.split(":"))
+            lo_i, hi_i, n = tokens(lo), tokens(hi), int(count)
+            if lo_i < 1 or hi_i < lo_i or n < 1:
+                raise ValueError("need 1 <= LO <= HI and COUNT >= 1")
+            return log_integers(lo_i, hi_i, n)
+        values = sorted({tokens(v.strip()) for v in text.split(",") if v.strip()})
+    except ValueError as exc:
+        raise _err(f"{option} {text}", str(exc), "write e.g. 1,8,64 or 8k,32k or 1:8192:64") from None
+    if not values or values[0] < 1:
+        raise _err(f"{option} {text}", "need at least one positive integer", "write e.g. 1,8,64")
+    return np.asarray(values, dtype=np.int64)
+
+
+def _names(text: str | None) -> list[str] | None:
+    return None if text is None else [n.strip() for n in text.split(",") if n.strip()]
+
+
+def load_catalog(kind: str, names: list[str] | None, root: Path | None, warn) -> list:
+    """Load the named specs (errors are fatal) or the whole catalog (a broken file is skipped, with a warning)."""
+    from .loader import catalog_names, load_hardware, load_model, resolve_ref
+
+    loader = load_model if kind == "model" else load_hardware
+    explicit = names is not None
+    names = names if explicit else catalog_names(kind, root)
+    base = root or Path.cwd()
+    out, findings = [], []
+    for name in names:
+        path, message, hint = resolve_ref(name, kind, base, base)
+        if path is None:
+            findings.append(Finding(f"--{'models' if kind == 'model' else 'hardware'}", 1, 1, "", message, hint))
+            continue
+        try:
+            out.append(loader(path))
+        except SpecError as exc:
+            if explicit:
+                findings += exc.findings
+            else:
+                warn(f"genreport: skipping {kind} '{name}': {exc.findings[0].format()}")
+    if findings:
+        raise SpecError(findings)
+    return out
+
+
+class Progress:
+    """A one-line bar on stderr, drawn only when asked (a terminal, or --progress)."""
+
+    def __init__(self, enabled: bool, label: str):
+        self.enabled, self.label, self.last = enabled, label, -1.0
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled or total <= 0:
+            return
+        frac = done / total
+        if frac < 1 and frac - self.last < 0.02:
+            return
+        self.last = frac
+        bar = "#" * int(30 * frac)
+        sys.stderr.write(f"\r{self.label:<10} [{bar:<30}] {100 * frac:5.1f}%")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    from . import sweep as sw
+    from .loader import tokens
+    from .paths import project_root_for
+
+    formats = [f.strip() for f in args.format.split(",") if f.strip()]
+    bad = [f for f in formats if f not in FORMATS]
+    if bad or not formats:
+        raise _err(f"--format {args.format}", f"unknown format {', '.join(bad) or '(none)'}",
+                   "use a comma-separated subset of csv,json,svg")
+    precisions = _names(args.precision) or []
+    from .spec import PRECISION_BYTES
+
+    unknown = [p for p in precisions if p not in PRECISION_BYTES]
+    if unknown or not precisions:
+        raise _err(f"--precision {args.precision}", f"unknown precision {', '.join(unknown) or '(none)'}",
+                   f"one of {', '.join(PRECISION_BYTES)}")
+    batch = parse_grid(args.batch, "--batch")
+    context = parse_grid(args.context, "--context")
+    try:
+        fig_context = tokens(args.figure_context)
+    except ValueError as exc:
+        raise _err(f"--figure-context {args.figure_context}", str(exc), "write e.g. 8k") from None
+    show = (sys.stderr.isatty() or args.progress) and not args.quiet
+
+    def warn(msg: str) -> None:
+        print(msg, file=sys.stderr)
+
+    t0 = time.perf_counter()
+    root = project_root_for(Path.cwd() / "x.yaml") if (Path.cwd() / "specs").is_dir() else None
+    models = load_catalog("model", _names(args.models), root, warn)
+    gpus = load_catalog("hardware", _names(args.hardware), root, warn)
+    configs, skipped = sw.configurations(models, gpus, precisions)
+    if not configs:
+        raise _err("sweep", "no configuration to evaluate", "check --models, --hardware and --precision")
+    t1 = time.perf_counter()
+    result = sw.evaluate_sweep(configs, batch, context, args.accounting, progress=Progress(show, "evaluate"),
+                               skipped=skipped)
+    t2 = time.perf_counter()
+    best = sw.best_per_pair(result, fig_context)
+    out = Path(args.out)
+    written = []
+    extra = {"figure": {"context": best["context"], "models": best["models"], "hardware": best["hardware"],
+                        "best_decode_tokens_per_s": [[None if v != v else float(v) for v in row]
+                                                     for row in best["value"].tolist()]}}
+    if "csv" in formats:
+        written.append(_write(out / "sweep.csv", sw.csv_chunks(result, progress=Progress(show, "csv"))))
+    if "json" in formats:
+        written.append(_write(out / "sweep.json", sw.json_chunks(result, extra, progress=Progress(show, "json"))))
+    if "svg" in formats:
+        from .sweepfig import heatmap_svg
+
+        written.append(_write(out / "heatmap.svg", [heatmap_svg(best, args.accounting)]))
+    t3 = time.perf_counter()
+    if not args.quiet:
+        n = result.points
+        print(f"{len(configs)} configurations ({len(models)} models x {len(gpus)} GPUs x {len(precisions)} precisions"
+              f"{f', {len(skipped)} skipped: no compute format' if skipped else ''}) x {len(batch)} batches x "
+              f"{len(context)} contexts = {n:,} points")
+        ev = result.timings.get("evaluate", 0.0)
+        print(f"load {t1 - t0:.2f} s, evaluate {t2 - t1:.3f} s ({n / max(ev, 1e-9) / 1e6:.1f} M points/s in the "
+              f"formulas), write {t3 - t2:.2f} s; {n / (t3 - t0) / 1e6:.2f} M points/s end to end")
+        for path in written:
+            print(f"{path} ({path.stat().st_size / 1e6:.1f} MB)")
+    return 0
+
+
+def _write(path: Path, chunks) -> Path:
+    """Write chunks to ``path`` atomically (a temporary file beside it, then rename)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("wb", dir=path.parent, delete=False, prefix=f".{path.name}.") as fh:
+            for chunk in chunks:
+                fh.write(chunk)
+        os.replace(fh.name, path)
+    except OSError as exc:
+        raise BuildError(f"cannot write {path}: {exc.strerror or exc}; check that the folder is writable") from None
+    return path

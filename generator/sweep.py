@@ -1,0 +1,259 @@
+"""Sweep stage: catalog models x GPUs x precisions x batches x contexts, evaluated at once.  No disk.
+
+Every (model, GPU, precision) is one configuration; its inputs come from
+:func:`generator.evaluate.make_env`, are stacked along a first axis, and the compiled formulas
+(:func:`formulas.compiled.load`) are called once per quantity on a (configurations, batch,
+context) grid by numpy broadcasting -- no Python loop over points.
+
+* The batch axis carries the parameters read by a mixture of experts (N grows with the batch);
+  the context axis carries the KV bytes per token of sliding-window models (c shrinks with S).
+* ``capacity_batch`` counts every weight in memory (all experts), at each context; a point
+  ``fits`` when its batch is at most that.  ``binds`` is what limits the step: ``capacity`` when
+  the batch does not fit, else the larger of the two lower bounds (``bandwidth`` or ``compute``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from formulas.compiled import load
+
+from .evaluate import make_env
+from .loader import _precision
+from .spec import Hardware, Model, Precision
+from .textcols import format_g6, format_int, join_rows
+
+GRID_QUANTITIES = ("decode_time_memory", "decode_time_compute", "decode_tokens_per_s", "decode_intensity")
+BINDS = ("bandwidth", "compute", "capacity")
+COLUMNS = ("model", "hardware", "precision", "batch", "context", *GRID_QUANTITIES, "capacity_batch", "fits", "binds")
+DEFAULT_PRECISIONS = ("bf16", "fp8", "int4")
+
+
+def log_integers(lo: int, hi: int, count: int) -> np.ndarray:
+    """``count`` distinct integers from ``lo`` to ``hi``, as evenly spaced in log as integers allow.
+
+    >>> log_integers(1, 8192, 64)[:6].tolist(), len(log_integers(1, 8192, 64))
+    ([1, 2, 3, 4, 5, 6], 64)
+    >>> log_integers(128, 131072, 16)[[0, -1]].tolist()
+    [128, 131072]
+    """
+    if count <= 1 or hi <= lo:
+        return np.array([lo], dtype=np.int64)
+    count = min(count, hi - lo + 1)
+    out: list[int] = []
+    for i in range(count):
+        remaining = count - i  # values still to place, the last is hi
+        nxt = (out[-1] + 1) if out else lo
+        target = round(lo * (hi / lo) ** (i / (count - 1)))
+        out.append(min(max(nxt, target), hi - remaining + 1))
+    return np.asarray(out, dtype=np.int64)
+
+
+DEFAULT_BATCH = log_integers(1, 8192, 64)
+DEFAULT_CONTEXT = log_integers(128, 131072, 16)
+
+
+@dataclass(frozen=True)
+class Config:
+    model: Model
+    hardware: Hardware
+    precision: str  # the name asked for: bf16, fp8, int4
+    spec: Precision
+
+
+@dataclass
+class Sweep:
+    configs: list[Config]
+    batch: np.ndarray  # (nb,)
+    context: np.ndarray  # (ns,)
+    accounting: str
+    columns: dict[str, np.ndarray]  # GRID_QUANTITIES: (K, nb, ns) float64
+    capacity_batch: np.ndarray  # (K, ns) float64, >= 0
+    fits: np.ndarray  # (K, nb, ns) bool
+    binds: np.ndarray  # (K, nb, ns) int8 index into BINDS
+    weights_fit: np.ndarray  # (K,) bool
+    skipped: list[tuple[str, str, str, str]] = field(default_factory=list)  # model, hardware, precision, why
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def points(self) -> int:
+        return len(self.configs) * len(self.batch) * len(self.context)
+
+
+def configurations(models, hardware, precisions=DEFAULT_PRECISIONS) -> tuple[list[Config], list[tuple]]:
+    """Every (model, GPU, precision) whose compute format the GPU has; the others, with the reason."""
+    configs, skipped = [], []
+    for m in models:
+        for hw in hardware:
+            for name in precisions:
+                p = _precision(name)
+                if p.compute not in hw.dense:
+                    skipped.append((m.name, hw.name, name, f"no dense {p.compute} peak"))
+                    continue
+                configs.append(Config(m, hw, name, p))
+    return configs, skipped
+
+
+def _stack(configs: list[Config], batch: np.ndarray, context: np.ndarray, accounting: str, names) -> tuple[dict, dict]:
+    """Inputs of every configuration stacked on axis 0: grid inputs (K, nb|1, ns|1), capacity inputs."""
+    envs = [make_env(c.hardware, c.model, c.spec, accounting) for c in configs]
+    k = len(configs)
+    grid: dict[str, np.ndarray] = {}
+    for name in names:
+        if name in ("B", "S", "c", "N"):
+            continue
+        grid[name] = np.array([e.values[name] for e in envs], dtype=float).reshape(k, 1, 1)
+    total_n = np.array([e.values["N"] for e in envs], dtype=float).reshape(k, 1, 1)
+    n = np.empty((k, len(batch), 1))
+    c = np.empty((k, 1, len(context)))
+    for i, e in enumerate(envs):
+        at = e.at(batch=batch, context=context)
+        n[i, :, 0] = np.broadcast_to(at["N"], batch.shape)
+        c[i, 0, :] = at["c"]
+    grid.update(B=batch.astype(float).reshape(1, -1, 1), S=context.astype(float).reshape(1, 1, -1), N=n, c=c)
+    cap = {**grid, "N": total_n}
+    return grid, cap
+
+
+def evaluate_sweep(configs: list[Config], batch=DEFAULT_BATCH, context=DEFAULT_CONTEXT, accounting: str = "seed",
+                   chunk: int = 128, progress: Callable[[int, int], None] | None = None,
+                   skipped=()) -> Sweep:
+    """Evaluate the grid for every configuration, ``chunk`` configurations per numpy call."""
+    import time
+
+    q = load()
+    batch = np.asarray(batch, dtype=np.int64)
+    context = np.asarray(context, dtype=np.int64)
+    k, nb, ns = len(configs), len(batch), len(context)
+    names = sorted({a for qid in (*GRID_QUANTITIES, "capacity_batch") for a in q[qid].fn_args})
+    cols = {qid: np.empty((k, nb, ns)) for qid in GRID_QUANTITIES}
+    cap = np.empty((k, ns))
+    weights_fit = np.empty(k, dtype=bool)
+    timings = {"setup": 0.0, "evaluate": 0.0}
+    for start in range(0, k, chunk):
+        part = configs[start:start + chunk]
+        t0 = time.perf_counter()
+        grid, capin = _stack(part, batch, context, accounting, names)
+        t1 = time.perf_counter()
+        sl = slice(start, start + len(part))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for qid in GRID_QUANTITIES:
+                cols[qid][sl] = q[qid](grid)
+            cap[sl] = np.maximum(np.asarray(q["capacity_batch"](capin), dtype=float)[:, 0, :], 0.0)
+        weights_fit[sl] = (capin["N"] * capin["b"]).ravel() <= capin["C"].ravel()
+        timings["setup"] += t1 - t0
+        timings["evaluate"] += time.perf_counter() - t1
+        if progress:
+            progress(min(start + chunk, k), k)
+    t1 = time.perf_counter()
+    fits = batch[None, :, None] <= cap[:, None, :]
+    binds = np.where(cols["decode_time_memory"] >= cols["decode_time_compute"], 0, 1).astype(np.int8)
+    binds[~fits] = 2
+    timings["evaluate"] += time.perf_counter() - t1
+    return Sweep(configs, batch, context, accounting, cols, cap, fits, binds, weights_fit, list(skipped), timings)
+
+
+# ----------------------------------------------------------------------------------------------- tables
+
+def _rows(sw: Sweep, head: list[bytes], sep: bytes, fits_text: tuple[bytes, bytes], binds_text: tuple[bytes, ...],
+          end: bytes, nonfinite: bytes | None, chunk: int, progress) -> Iterator[bytes]:
+    """The table's rows, joined by numpy (see :mod:`generator.textcols`), ``chunk`` configurations at a time."""
+    nb, ns = len(sw.batch), len(sw.context)
+    per = nb * ns
+    sep_s = sep.decode()
+    bs_fields = np.array([f"{b}{sep_s}{s}{sep_s}".encode() for b in sw.batch.tolist() for s in sw.context.tolist()])
+    fits_lut = np.array(fits_text)
+    binds_lut = np.array(binds_text)
+    k = len(sw.configs)
+    for start in range(0, k, chunk):
+        stop = min(start + chunk, k)
+        n = stop - start
+        prefix = np.repeat(np.array(head[start:stop]), per)
+        fields = [prefix, np.tile(bs_fields, n)]
+        for qid in GRID_QUANTITIES:
+            fields += [format_g6(sw.columns[qid][start:stop], nonfinite), sep]
+        cap = np.broadcast_to(sw.capacity_batch[start:stop, None, :], (n, nb, ns))
+        fields += [format_int(cap.astype(np.int64)), sep, fits_lut[sw.fits[start:stop].ravel().astype(np.int8)], sep,
+                   binds_lut[sw.binds[start:stop].ravel()], end]
+        yield join_rows(fields)
+        if progress:
+            progress(stop, k)
+
+
+def csv_chunks(sw: Sweep, chunk: int = 64, progress: Callable[[int, int], None] | None = None) -> Iterator[bytes]:
+    """The CSV in pieces: a header, then one row a point; numbers as ``%.6g``; ``fits`` as 0/1."""
+    yield (",".join(COLUMNS) + "\n").encode()
+    head = [f"{_csv(c.model.name)},{_csv(c.hardware.name)},{_csv(c.precision)},".encode() for c in sw.configs]
+    yield from _rows(sw, head, b",", (b"0", b"1"), tuple(b.encode() for b in BINDS), b"\n", None, chunk, progress)
+
+
+def _csv(text: str) -> str:
+    return f'"{text}"' if any(ch in text for ch in ',"\n') else text
+
+
+def json_chunks(sw: Sweep, extra: dict | None = None, chunk: int = 64,
+                progress: Callable[[int, int], None] | None = None) -> Iterator[bytes]:
+    """``{"meta": ..., "columns": [...], "rows": [[...], ...]}`` in pieces: one row a point, like the CSV."""
+    import json
+
+    meta = {
+        "accounting": sw.accounting, "batch": sw.batch.tolist(), "context": sw.context.tolist(),
+        "configurations": len(sw.configs), "points": sw.points,
+        "skipped": [{"model": m, "hardware": h, "precision": p, "why": w} for m, h, p, w in sw.skipped],
+        "units": {"decode_time_memory": "s", "decode_time_compute": "s", "decode_tokens_per_s": "token/s",
+                  "decode_intensity": "FLOP/B", "capacity_batch": "1", "batch": "1", "context": "token"},
+        **(extra or {}),
+    }
+    yield ('{"meta": ' + json.dumps(meta, sort_keys=True) + ',\n "columns": ' + json.dumps(list(COLUMNS))
+           + ',\n "rows": [\n').encode()
+    head = [("[" + json.dumps([c.model.name, c.hardware.name, c.precision])[1:-1] + ",").encode() for c in sw.configs]
+    first = True
+    for block in _rows(sw, head, b",", (b"false", b"true"), tuple(f'"{b}"'.encode() for b in BINDS), b"],\n",
+                       b"null", chunk, progress):
+        if not first:
+            yield b",\n"
+        yield block[:-2]  # no comma after a block's last row
+        first = False
+    yield b"\n]}\n"
+
+
+def csv_bytes(sw: Sweep, chunk: int = 64) -> bytes:
+    return b"".join(csv_chunks(sw, chunk))
+
+
+def json_bytes(sw: Sweep, extra: dict | None = None, chunk: int = 64) -> bytes:
+    return b"".join(json_chunks(sw, extra, chunk))
+
+
+# ----------------------------------------------------------------------------------------------- summary
+
+def nearest(values: np.ndarray, want: float) -> int:
+    """Index of the grid value nearest to ``want`` in log."""
+    return int(np.argmin(np.abs(np.log(np.asarray(values, dtype=float)) - math.log(want))))
+
+
+def best_per_pair(sw: Sweep, context: float = 8192) -> dict:
+    """Best decode tokens/s per (model, GPU) at the grid context nearest ``context``, over
+    precisions and the batches that fit; with the precision and batch that reach it."""
+    j = nearest(sw.context, context)
+    models = list(dict.fromkeys(c.model.name for c in sw.configs))
+    gpus = list(dict.fromkeys(c.hardware.name for c in sw.configs))
+    value = np.full((len(models), len(gpus)), np.nan)
+    where: dict[tuple[int, int], tuple[str, int]] = {}
+    tps = sw.columns["decode_tokens_per_s"][:, :, j]
+    ok = sw.fits[:, :, j]
+    masked = np.where(ok, tps, -np.inf)
+    arg = np.argmax(masked, axis=1)
+    top = masked[np.arange(len(sw.configs)), arg]
+    for i, c in enumerate(sw.configs):
+        if not np.isfinite(top[i]):
+            continue
+        r, col = models.index(c.model.name), gpus.index(c.hardware.name)
+        if not np.isfinite(value[r, col]) or top[i] > value[r, col]:
+            value[r, col] = top[i]
+            where[(r, col)] = (c.precision, int(sw.batch[arg[i]]))
+    return {"context": int(sw.context[j]), "models": models, "hardware": gpus, "value": value, "where": where}

@@ -1,0 +1,237 @@
+"""``genreport derive`` and formulas/solve.py: closed forms solved for any symbol (issue 5).
+
+Reference numbers are computed by hand from the spec values quoted here (Llama 3.1 8B: N = 8.03e9,
+L = 32, H_q = 32, H_kv = 8, d_h = 128; H100 SXM: P = 989.4 TFLOP/s, W = 3.35 TB/s, C = 80 GiB; bf16),
+and seed 003 section 3 for S* = 2 W N / (P c - 4 W L d).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from formulas import solve as so
+from formulas.compiled import load
+from formulas.glossary import sym
+from formulas.quantities import BY_ID
+from generator.cli import main as cli_main
+from generator.evaluate import make_env
+from generator.loader import load_report
+
+ROOT = Path(__file__).resolve().parents[1]
+SPEC = str(ROOT / "specs" / "llama8b-h100.yaml")
+
+# Hand values (see the module docstring).
+N, L, HQ, HKV, DH = 8.03e9, 32.0, 32.0, 8.0, 128.0
+P, W, C = 989.4e12, 3.35e12, 80 * 2.0**30
+B_W = B_KV = 2.0
+KV = 2 * L * HKV * DH * B_KV  # c = 131,072 B/token
+S_STAR = 2 * N * W / (P * KV - 4 * W * L * HQ * DH)  # 420.56 tokens, seed 003 section 3
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    rc = cli_main(["derive", *argv])
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def number_after(text: str, prefix: str) -> float:
+    m = re.search(re.escape(prefix) + r"\s*([-+0-9.e]+)", text)
+    assert m, f"no '{prefix}' in:\n{text}"
+    return float(m.group(1))
+
+
+# ----------------------------------------------------------------------------------------------- pure functions
+
+def test_critical_context_closed_form_is_the_seeds():
+    W_, N_, P_, c, L_, H_q, d_h = (sym(x) for x in ("W", "N", "P", "c", "L", "H_q", "d_h"))
+    expr = so.quantity_expr("critical_context", "seed")
+    assert sp.simplify(expr - 2 * W_ * N_ / (P_ * c - 4 * W_ * L_ * H_q * d_h)) == 0
+    qsym, _ = so.quantity_symbol("critical_context")
+    assert so.text(qsym, expr) == "S* = 2 N W/(P c - 4 H_q L W d_h)"
+
+
+def test_solving_for_w_and_substituting_back_gives_w():
+    s = so.solve_quantity("critical_context", sym("W"), "seed")
+    (root,) = s.branches[0].roots
+    assert so.text(s.target, root, s.names) == "W = P S* c/(4 H_q L S* d_h + 2 N)"
+    qsym, _ = so.quantity_symbol("critical_context")
+    back = root.subs(qsym, so.quantity_expr("critical_context", "seed"))
+    assert sp.simplify(back - sym("W")) == 0
+
+
+def test_quantity_symbol_names():
+    assert so.plain_name("critical_context", "S^{*}") == "S*"
+    assert so.plain_name("crossover_batch", "B^{*}(S)") == "B*"
+    assert so.plain_name("decode_intensity_ceiling", r"I_{\infty}(S)") == "I_inf"
+    assert so.quantity_symbol("ridge_point")[0] == sym("R")  # a glossary name is the glossary symbol
+
+
+def test_target_inside_c_expands_c_and_floor_is_dropped():
+    s = so.solve_quantity("capacity_batch", sym("H_kv"), "seed", value=sp.Integer(128))
+    assert s.expanded == ("c",) and s.floor_dropped
+    (root,) = s.branches[0].roots
+    C_, N_, b, L_, S_, b_kv, d_h = (sym(x) for x in ("C", "N", "b", "L", "S", "b_kv", "d_h"))
+    assert sp.simplify(root - (C_ - N_ * b) / (256 * L_ * S_ * b_kv * d_h)) == 0
+
+
+def test_max_is_split_into_its_branches():
+    s = so.solve_quantity("decode_tokens_per_s", sym("S"), "seed")
+    labels = [b.label for b in s.branches]
+    assert sorted(labels) == ["compute-bound", "memory-bound"]
+    assert all(b.roots for b in s.branches)
+
+
+def test_a_symbol_the_quantity_does_not_contain():
+    s = so.solve_quantity("decode_intensity_ceiling", sym("W"), "seed")
+    assert not s.branches and "does not depend on W" in s.note
+    ridge = so.value_expr(so.parse_value("ridge_point", BY_ID), "seed")
+    s = so.solve_quantity("decode_intensity_ceiling", sym("W"), "seed", value=ridge)
+    (root,) = s.branches[0].roots  # I_inf(S) = P/W solved for W: the same W as critical_context at S* = S
+    crit = so.solve_quantity("critical_context", sym("W"), "seed").branches[0].roots[0]
+    qsym, _ = so.quantity_symbol("critical_context")
+    assert sp.simplify(root - crit.subs(qsym, sym("S"))) == 0
+
+
+def test_parse_value_never_sympifies():
+    v = so.parse_value("0.9*ridge_point", BY_ID)
+    assert so.value_expr(v, "seed") == sp.Rational(9, 10) * sym("P") / sym("W")
+    assert so.value_expr(so.parse_value("8k", BY_ID), "seed") == 8192
+    assert so.value_expr(so.parse_value("N/2", BY_ID), "seed") == sym("N") / 2  # the glossary N, not sympy.N
+    for bad in ('__import__("os")', "E", "I", "S**2", "1+2", "ridge_point()", "x.y", ""):
+        with pytest.raises(so.BadValue):
+            so.parse_value(bad, BY_ID)
+
+
+def test_numeric_roots_bracket_and_bisect():
+    assert so.numeric_roots(lambda x: x**2 - 2.0) == pytest.approx([2**0.5], rel=1e-9)
+    assert so.numeric_roots(lambda x: (x - 3.0) * (x - 4000.0)) == pytest.approx([3.0, 4000.0], rel=1e-9)
+    assert so.numeric_roots(lambda x: 1.0 / (x - 5.0)) == []  # a pole is not a root
+    assert so.numeric_roots(lambda x: x + 1.0) == []
+
+
+# ----------------------------------------------------------------------------------------------- the command
+
+def test_derive_critical_context_prints_the_closed_form(capsys):
+    rc, out, _ = run(capsys, "critical_context")
+    assert rc == 0
+    assert "S* = 2 N W/(P c - 4 H_q L W d_h)" in out
+    assert r"S^{*} = \frac{2 N W}{P c - 4 H_{q} L W d_{h}}" in out
+
+
+def test_derive_critical_context_with_the_spec(capsys):
+    rc, out, _ = run(capsys, "critical_context", "--spec", SPEC)
+    assert rc == 0
+    assert number_after(out.split("inputs:")[1], "S* =") == pytest.approx(S_STAR, rel=1e-5)
+    assert round(S_STAR) == 421 and "(rounded: 421)" in out
+
+
+def test_derive_for_w_round_trips_to_the_input_bandwidth(capsys):
+    rc, out, _ = run(capsys, "critical_context", "--for", "W", "--spec", SPEC)
+    assert rc == 0
+    assert "W = P S* c/(4 H_q L S* d_h + 2 N)" in out
+    assert number_after(out, "    W =") == pytest.approx(W, rel=1e-5)
+
+
+def test_bandwidth_for_a_critical_context_of_1024(capsys):
+    want = P * 1024 * KV / (2 * N + 4 * L * HQ * DH * 1024)  # 8.0012 TB/s
+    rc, out, _ = run(capsys, "critical_context", "--for", "W", "--at", "critical_context=1024", "--spec", SPEC)
+    assert rc == 0
+    assert "W = 512 P c/(2048 H_q L d_h + N)" in out
+    assert number_after(out.split("at S* = 1024")[1], "    W =") == pytest.approx(want, rel=1e-5)
+    # the same question asked of the ceiling: I_inf(1024) = P/W
+    rc, out2, _ = run(capsys, "decode_intensity_ceiling", "--for", "W", "--at", "decode_intensity_ceiling=ridge_point",
+                      "--context", "1024", "--spec", SPEC)
+    assert rc == 0
+    assert number_after(out2.split("at I_inf = ridge_point")[1], "    W =") == pytest.approx(want, rel=1e-5)
+
+
+def test_kv_heads_at_which_a_batch_fits(capsys):
+    want = (C - N * B_W) / (2 * 128 * L * 8192 * DH * B_KV)  # 4.065: at most 4 KV heads
+    rc, out, _ = run(capsys, "capacity_batch", "--for", "H_kv", "--at", "capacity_batch=128", "--context", "8k",
+                     "--spec", SPEC)
+    assert rc == 0
+    assert "expanded c = 2 L H_kv d_h b_kv" in out and "floor dropped" in out
+    tail = out.split("at B_cap = 128")[1]
+    assert number_after(tail, "    H_kv =") == pytest.approx(want, rel=1e-5)
+    assert "while H_kv <=" in tail
+
+
+def test_batch_reaching_90_percent_of_peak(capsys):
+    rc, out, _ = run(capsys, "decode_intensity", "--for", "B", "--at", "decode_intensity=0.9*ridge_point",
+                     "--context", "128", "--spec", SPEC)
+    assert rc == 0
+    batch = number_after(out.split("at I = 0.9*ridge_point")[1], "    B =")
+    env = make_env(*_spec_parts(), "seed").at(batch=batch, context=128.0)
+    q = load()
+    assert float(q["decode_intensity"](env)) == pytest.approx(0.9 * P / W, rel=1e-6)
+    # at 8k the ceiling is below 0.9 R: no batch gets there
+    rc, out, _ = run(capsys, "decode_intensity", "--for", "B", "--at", "decode_intensity=0.9*ridge_point",
+                     "--context", "8k", "--spec", SPEC)
+    assert "is not positive" in out
+
+
+def _spec_parts():
+    spec = load_report(Path(SPEC))
+    return spec.hardware, spec.model, spec.precision
+
+
+def test_no_closed_form_falls_back_to_a_numeric_root(capsys, monkeypatch):
+    rc, out, _ = run(capsys, "critical_context", "--for", "W", "--at", "critical_context=1024", "--spec", SPEC)
+    closed = number_after(out.split("at S* = 1024")[1], "    W =")
+    monkeypatch.setattr(so, "_solve", lambda *a, **k: ((), "SymPy found no closed form"))
+    rc, out, _ = run(capsys, "critical_context", "--for", "W", "--at", "critical_context=1024", "--spec", SPEC)
+    assert rc == 0
+    tail = out.split("at S* = 1024")[1]
+    assert "SymPy found no closed form" in tail and "numeric root" in tail
+    assert number_after(tail, "    W =") == pytest.approx(closed, rel=1e-5)
+
+
+def test_mixture_of_experts_batch_needs_a_numeric_root(capsys, tmp_path):
+    models = {p.stem for p in (ROOT / "specs" / "models").glob("*.yaml")}
+    if "mixtral-8x7b" not in models:
+        pytest.skip("no mixtral-8x7b in the catalog")
+    spec = tmp_path / "moe.yaml"
+    spec.write_text("kind: report\nname: moe\ntitle: t\nhardware: h200\nmodel: mixtral-8x7b\nprecision: bf16\n"
+                    "workloads:\n  decode:\n    batch: [1]\n    context: [1k]\n")
+    rc, out, _ = run(capsys, "decode_intensity", "--for", "B", "--at", "decode_intensity=0.5*ridge_point",
+                     "--spec", str(spec))
+    assert rc == 0
+    tail = out.split("at I = 0.5*ridge_point")[1]
+    assert "mixture of experts" in tail and "numeric root" in tail
+    batch = number_after(tail.split("numeric root")[0].splitlines()[-1], "B =")
+    s = load_report(spec)
+    env = make_env(s.hardware, s.model, s.precision, "seed").at(batch=batch, context=1024.0)
+    assert float(load()["decode_intensity"](env)) == pytest.approx(0.5 * float(env["P"]) / float(env["W"]), rel=1e-6)
+
+
+def test_elasticities_option(capsys):
+    rc, out, _ = run(capsys, "weight_stream_time", "--spec", SPEC, "--elasticities")
+    assert rc == 0
+    assert re.search(r"W\s+-1\.0000", out) and re.search(r"N\s+\+1\.0000", out)
+
+
+def test_list_and_errors(capsys):
+    rc, out, _ = run(capsys, "--list")
+    assert rc == 0 and "critical_context" in out and "decode_tokens_per_s" in out
+    rc, _, err = run(capsys, "critical_contxt")
+    assert rc == 1 and "no quantity 'critical_contxt'" in err and "did you mean 'critical_context'" in err
+    rc, _, err = run(capsys, "critical_context", "--for", "Z")
+    assert rc == 1 and "no symbol 'Z'" in err
+    rc, _, err = run(capsys, "critical_context", "--for", "W", "--at", 'critical_context=__import__("os")')
+    assert rc == 1 and "cannot read" in err
+    rc, _, err = run(capsys, "critical_context", "--at", "critical_context=5")
+    assert rc == 1 and "needs --for SYMBOL" in err
+
+
+def test_exact_suffix_selects_the_exact_accounting(capsys):
+    rc, out, _ = run(capsys, "critical_context_exact", "--spec", SPEC)
+    assert rc == 0 and "accounting: exact" in out
+    exact = number_after(out.split("inputs:")[1], "S* =")
+    spec = load_report(Path(SPEC))
+    env = make_env(spec.hardware, spec.model, spec.precision, "exact").at()
+    assert exact == pytest.approx(float(np.asarray(load()["critical_context"](env))), rel=1e-5)

@@ -1,0 +1,98 @@
+"""``genreport diff OLD NEW`` (issue 5): folders, results.json files and git revisions."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from generator.cli import main as cli_main
+from generator.cmd_diff import compare, read_results
+
+
+def doc(values: dict) -> dict:
+    """A minimal results.json: id -> value, or (id, params) -> value."""
+    qs = []
+    for key, value in values.items():
+        qid, params = key if isinstance(key, tuple) else (key, {})
+        qs.append({"id": qid, "params": params, "value": value, "unit": "1", "symbol": "x", "latex": "x",
+                   "accounting": "seed"})
+    return {"quantities": qs}
+
+
+OLD = doc({"ridge_point": 295.34, "critical_context": 420.56, ("decode_tokens_per_s", (("batch", 1),)): 208.0,
+           "same": 1.0, "gone": 5.0, "zero": 0.0, "none_then_some": None})
+NEW = doc({"ridge_point": 206.13, "critical_context": 606.2, ("decode_tokens_per_s", (("batch", 1),)): 298.1,
+           "same": 1.0, "new_one": 7.0, "zero": 3.0, "none_then_some": 2.0})
+for d in (OLD, NEW):
+    for q in d["quantities"]:
+        q["params"] = dict(q["params"])
+
+
+def test_compare_sorts_by_log_ratio_and_lists_added_and_removed():
+    d = compare(OLD, NEW)
+    ids = [c.id for c in d.changed]
+    # no ratio (from zero, from none) first, then |ln(606.2/420.56)| = 0.366 > |ln(298.1/208)| = 0.360 > 0.360 (ridge)
+    assert set(ids[:2]) == {"zero", "none_then_some"}
+    sizes = [abs(math.log(606.2 / 420.56)), abs(math.log(298.1 / 208.0)), abs(math.log(206.13 / 295.34))]
+    assert ids[2:] == [x for _, x in sorted(zip(sizes, ["critical_context", "decode_tokens_per_s", "ridge_point"],
+                                                strict=True), reverse=True)]
+    assert [q["id"] for q in d.added] == ["new_one"] and [q["id"] for q in d.removed] == ["gone"]
+    assert d.same == 1
+    assert compare(OLD, NEW, threshold=0.5).changed[0].id in ("zero", "none_then_some")
+    assert {c.id for c in compare(OLD, NEW, threshold=0.5).changed} == {"zero", "none_then_some"}
+
+
+def write(folder: Path, d: dict) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "results.json").write_text(json.dumps(d))
+    return folder
+
+
+def test_cli_folders_and_files(tmp_path, capsys):
+    a, b = write(tmp_path / "a", OLD), write(tmp_path / "b", NEW)
+    assert cli_main(["diff", str(a), str(b / "results.json")]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert "5 changed (1 unchanged)" in out
+    row = next(x for x in lines if x.startswith("critical_context"))
+    assert "420.56" in row and "606.2" in row and "1.441x" in row
+    assert "batch=1" in next(x for x in lines if x.startswith("decode_tokens_per_s"))
+    assert "1 added:" in out and "new_one" in out and "1 removed:" in out and "gone" in out
+    assert cli_main(["diff", str(a), str(a)]) == 0
+    assert "no quantity changed (7 compared)" in capsys.readouterr().out
+    assert cli_main(["diff", "--exit-code", str(a), str(b)]) == 1
+    assert cli_main(["diff", str(a), str(tmp_path / "missing")]) == 1
+    assert "no report here" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_cli_git_revision(tmp_path, capsys, monkeypatch):
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_SYSTEM": os.devnull}
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, env=env, check=True, capture_output=True)
+
+    git("init", "-q")
+    report = write(tmp_path / "out" / "llama", OLD)
+    git("add", "-A")
+    git("commit", "-q", "-m", "old")
+    write(report, NEW)
+    git("commit", "-q", "-am", "new")
+    write(report, doc({"ridge_point": 1.0}))  # the working tree differs from both commits
+    monkeypatch.chdir(tmp_path)
+    assert cli_main(["diff", "HEAD~1:out/llama", "HEAD:out/llama/results.json"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("--- HEAD~1:out/llama\n+++ HEAD:out/llama/results.json")
+    assert "5 changed" in out and "606.2" in out
+    assert cli_main(["diff", "HEAD:out/llama", "out/llama"]) == 0
+    assert "ridge_point" in capsys.readouterr().out
+    assert read_results("HEAD~1:out/llama") == OLD
+    assert cli_main(["diff", "HEAD~5:out/llama", "out/llama"]) == 1
+    assert "git:" in capsys.readouterr().err

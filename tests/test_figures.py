@@ -1,0 +1,177 @@
+"""The six report figures: valid SVG, the same bytes every time, and drawable for awkward model/GPU pairs.
+
+Awkward pairs: a card too small for the weights (no batch fits, no KV capacity), a spec with decode only and one
+context, a mixture-of-experts model, and a what-if drawn over its baseline.  Numbers in the captions are the
+seed 003 values (Llama 3.1 8B, bf16, H100 SXM): 4.79 ms, 0.0162 ms, ratio 295, ceilings 124 and 19, batch 425
+crossing the ridge at 128, capacity batch 65 at 8k with intensity 15.4 (seed-claims s003-decode-tmem-h100,
+s003-decode-tcomp-h100, s003-ridge-h100, s003-decode-ceiling-1k/-8k, s003-batch-to-cross-at-128,
+s003-batch-cap-8k, s003-intensity-at-cap-8k).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from generator import figures
+from generator.evaluate import evaluate
+from generator.loader import load_report
+from generator.spec import MoE
+
+ROOT = Path(__file__).resolve().parents[1]
+SPEC = ROOT / "specs" / "llama8b-h100.yaml"
+NAMES = ["fig1-decode-bounds", "fig2-three-modes", "fig3-intensity-ruler", "fig4-decode-intensity",
+         "fig5-memory-ledger", "fig6-roofline"]
+
+
+@pytest.fixture(scope="module")
+def spec():
+    return load_report(SPEC)
+
+
+@pytest.fixture(scope="module")
+def results(spec):
+    return evaluate(spec)
+
+
+@pytest.fixture(scope="module")
+def drawn(results):
+    return figures.draw_all(results)
+
+
+def _check_svg(data: bytes) -> ET.Element:
+    assert data.startswith(b"<?xml"), data[:40]
+    root = ET.fromstring(data)
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    assert len(data) > 2_500, len(data)  # a real drawing, not an empty canvas
+    assert data.count(b"<path") + data.count(b"<use") >= 4 and b"<text" in data, "no marks or no labels"
+    assert b"<dc:date>" not in data  # no timestamp
+    return root
+
+
+def test_names_in_report_order(drawn):
+    assert list(drawn) == NAMES
+    assert [name for name, _ in figures.FIGURES] == NAMES
+
+
+def test_each_figure_is_valid_svg_of_the_stated_size(drawn):
+    for name, data in drawn.items():
+        root = _check_svg(data)
+        assert root.get("width") == "460.8pt" and root.get("height") == "259.2pt", name  # 6.4 x 3.6 in
+
+
+def test_two_draws_same_bytes(results, drawn):
+    again = figures.draw_all(results)
+    for name in NAMES:
+        assert again[name] == drawn[name], name
+
+
+def test_same_bytes_in_another_process(drawn):
+    """svg.hashsalt fixes the clip-path ids that would otherwise be random per process."""
+    code = ("import hashlib, sys; from generator.loader import load_report; from generator.evaluate import evaluate;"
+            "from generator.figures import draw_all;"
+            f"out = draw_all(evaluate(load_report({str(SPEC)!r})));"
+            "print(' '.join(hashlib.sha256(v).hexdigest() for v in out.values()))")
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    assert run.stdout.split() == [hashlib.sha256(v).hexdigest() for v in drawn.values()]
+
+
+def test_draw_leaves_global_rcparams_alone(results):
+    import matplotlib
+
+    before = dict(matplotlib.rcParams)
+    figures.draw("fig6-roofline", results)
+    assert dict(matplotlib.rcParams) == before
+
+
+def test_single_draw_matches_draw_all(results, drawn):
+    assert figures.draw("fig4-decode-intensity", results) == drawn["fig4-decode-intensity"]
+
+
+def test_captions_state_seed_003_numbers(results):
+    caps = figures.captions(results)
+    assert list(caps) == NAMES
+    assert "4.79 ms" in caps["fig1-decode-bounds"] and "0.0162 ms" in caps["fig1-decode-bounds"]
+    assert "about 295 such tokens" in caps["fig1-decode-bounds"]
+    assert "124 at 1k" in caps["fig4-decode-intensity"] and "19 at 8k" in caps["fig4-decode-intensity"]
+    assert "batch 425 for 128" in caps["fig4-decode-intensity"]
+    assert "8k at batch 65, intensity 15.4" in caps["fig4-decode-intensity"]
+    assert "(4, 4)" in caps["fig4-decode-intensity"]  # I(G) = G for every context, G = 4
+    assert "119.7 GiB" in caps["fig5-memory-ledger"] and "134.6 GiB" in caps["fig5-memory-ledger"]
+    assert "65.04 GiB of KV cache" in caps["fig5-memory-ledger"]
+    assert "1,024" in caps["fig3-intensity-ruler"] and "1,638" in caps["fig3-intensity-ruler"]
+
+
+def test_decode_curves_pass_through_g(results):
+    """All curves of figure 4 meet at (G, G) for a GQA model (seed 003: (4, 4) for Llama 3.1 8B)."""
+    g = results.envs[results.lead].values["G"]
+    y = figures._decode_curves(results, np.array([g]))
+    assert np.allclose(y, g, rtol=1e-3)
+
+
+@pytest.mark.parametrize("x,text", [(295.34, "295"), (1638.4, "1,638"), (15.41, "15.4"), (4.794, "4.79"),
+                                    (0.016232, "0.0162"), (0.9995, "1")])
+def test_number_format(x, text):
+    assert figures.num(x) == text
+
+
+def test_tick_labels_are_plain_text():
+    assert [figures.tick(v) for v in (0.1, 1.0, 10.0, 1000.0, 1e4, 1e6)] == ["0.1", "1", "10", "1,000", "10,000",
+                                                                              "1e6"]
+
+
+def _draw_and_caption(r, baseline=None):
+    out = figures.draw_all(r, baseline)
+    assert list(out) == NAMES
+    for data in out.values():
+        _check_svg(data)
+    return out, figures.captions(r, baseline)
+
+
+def test_model_too_big_for_the_card():
+    r = evaluate(load_report(SPEC, overrides=["hardware.memory.capacity=8 GiB"]))
+    assert r.scalars[r.lead]["kv_capacity_tokens"] == 0
+    assert not r.per_context[r.lead]["capacity_batch"].any()
+    _out, caps = _draw_and_caption(r)
+    assert "no batch fits" in caps["fig4-decode-intensity"]
+    assert "overflow the card" in caps["fig5-memory-ledger"]
+    assert "No decode batch larger than 1 fits" in caps["fig6-roofline"]
+
+
+def test_decode_only_one_context(spec):
+    w = dataclasses.replace(spec.workloads, prefill_prompt=(), training_tokens=None, recipes=(),
+                            decode_context=(32768,))
+    r = evaluate(dataclasses.replace(spec, workloads=w, compare_hardware=()))
+    assert not r.training and not r.prefill
+    assert figures._crossovers(r) == [None]  # 32k never crosses the ridge
+    _out, caps = _draw_and_caption(r)
+    assert "prefill" not in caps["fig2-three-modes"] and "training" not in caps["fig2-three-modes"]
+    assert "one way" in caps["fig2-three-modes"]
+    assert "Training" not in caps["fig5-memory-ledger"]
+
+
+def test_mixture_of_experts_that_does_not_fit(spec):
+    model = dataclasses.replace(spec.model, moe=MoE(experts=8, active_experts=2, expert_ffn_size=14336),
+                                declared_parameters=None)
+    r = evaluate(dataclasses.replace(spec, model=model))
+    assert r.scalars[r.lead]["weight_bytes"] > r.scalars[r.lead]["capacity"]
+    _out, caps = _draw_and_caption(r)
+    assert "(B, I) = (" not in caps["fig4-decode-intensity"]  # the (G, G) point is a dense-model statement
+
+
+def test_what_if_over_baseline(results, drawn):
+    r = evaluate(load_report(SPEC, overrides=["hardware.memory.bandwidth=4.8 TB/s"]))
+    out, caps = _draw_and_caption(r, results)
+    for name in ("fig4-decode-intensity", "fig5-memory-ledger", "fig6-roofline"):
+        assert out[name] != drawn[name]
+        assert b"#7f7f7f" in out[name] and b"#7f7f7f" not in drawn[name], name  # the faded grey baseline
+    assert "ridge (dotted) is at 206" in caps["fig6-roofline"]

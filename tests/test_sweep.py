@@ -1,0 +1,150 @@
+"""``genreport sweep`` and ``genreport list`` (issue 5): the vectorised grid agrees with the report's own
+evaluation, the tables hold one row a point, the figure is byte-stable."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from generator import sweep as sw
+from generator.cli import main as cli_main
+from generator.evaluate import evaluate
+from generator.loader import load_hardware, load_model, load_report
+from generator.textcols import format_g6, format_int, join_rows, text
+
+ROOT = Path(__file__).resolve().parents[1]
+SPEC = ROOT / "specs" / "llama8b-h100.yaml"
+
+
+def test_log_integers():
+    b = sw.log_integers(1, 8192, 64)
+    assert len(b) == 64 and b[0] == 1 and b[-1] == 8192 and np.all(np.diff(b) > 0)
+    s = sw.log_integers(128, 131072, 16)
+    assert len(s) == 16 and s[0] == 128 and s[-1] == 131072 and 8192 in s
+    assert sw.log_integers(1, 4, 10).tolist() == [1, 2, 3, 4]
+
+
+def test_format_g6_is_percent_g():
+    rng = np.random.default_rng(5)
+    x = rng.random(20000) * 10.0 ** rng.integers(-12, 14, 20000)
+    x[::3] *= -1
+    x[:12] = [0.0, 1.0, 10.0, 100.0, 1e5, 1e6, 999999.5, 9999995.0, 1e-4, 0.00099999, 123456.0, 1234567.0]
+    got = text(format_g6(x))
+    want = [f"{v:.6g}" for v in x.tolist()]
+    exact = sum(a == b for a, b in zip(got, want, strict=True))
+    assert exact >= len(x) - 2  # binary rounding may differ at a decimal half-way point
+    assert all(float(a) == pytest.approx(float(b), rel=2e-6) for a, b in zip(got, want, strict=True))
+    assert text(format_g6(np.array([np.nan, np.inf, -np.inf]))) == ["nan", "inf", "-inf"]
+    assert text(format_g6(np.array([np.nan]), nonfinite=b"null")) == ["null"]
+    ints = np.array([0, 7, -12, 8192, 131072, -10**12])
+    assert text(format_int(ints)) == [str(i) for i in ints.tolist()]
+    assert join_rows([np.array([b"a", b"bc"]), b",", format_int(np.array([1, 22])), b"\n"]) == b"a,1\nbc,22\n"
+
+
+@pytest.fixture(scope="module")
+def small():
+    models = [load_model(ROOT / "specs" / "models" / "llama-3.1-8b.yaml")]
+    gpus = [load_hardware(ROOT / "specs" / "hardware" / f"{n}.yaml") for n in ("h100-sxm", "a100-sxm-80gb")]
+    configs, skipped = sw.configurations(models, gpus, ("bf16", "fp8", "int4"))
+    return sw.evaluate_sweep(configs, [1, 2, 64, 512, 8192], [128, 1024, 8192], skipped=skipped)
+
+
+def test_gpus_without_the_compute_format_are_skipped(small):
+    names = [(c.hardware.name, c.precision) for c in small.configs]
+    assert ("a100-sxm-80gb", "fp8") not in names and ("a100-sxm-80gb", "int4") in names  # int4 computes in bf16
+    assert small.skipped == [("llama-3.1-8b", "a100-sxm-80gb", "fp8", "no dense fp8 peak")]
+
+
+def test_grid_agrees_with_the_report_evaluation(small):
+    """The sweep's point (llama-3.1-8b, h100-sxm, bf16) equals evaluate() of specs/llama8b-h100.yaml."""
+    r = evaluate(load_report(SPEC))
+    k = next(i for i, c in enumerate(small.configs) if (c.hardware.name, c.precision) == ("h100-sxm", "bf16"))
+    batch, ctx = list(r.spec.workloads.decode_batch), list(r.spec.workloads.decode_context)
+    for i, b in enumerate(small.batch.tolist()):
+        for j, s in enumerate(small.context.tolist()):
+            if b in batch and s in ctx:
+                for qid in sw.GRID_QUANTITIES:
+                    assert small.columns[qid][k, i, j] == pytest.approx(
+                        r.decode["seed"][qid][batch.index(b), ctx.index(s)], rel=1e-12), (qid, b, s)
+    cap = r.per_context["seed"]["capacity_batch"]
+    for j, s in enumerate(small.context.tolist()):
+        assert small.capacity_batch[k, j] == cap[ctx.index(s)]
+    assert np.array_equal(small.fits[k], small.batch[:, None] <= small.capacity_batch[k][None, :])
+    binds = np.asarray(sw.BINDS)[small.binds[k]]
+    assert binds[0, 0] == "bandwidth" and binds[-1, -1] == "capacity"  # 8192 sequences of 8k do not fit
+
+
+def test_mixture_of_experts_reads_experts_but_stores_all():
+    path = ROOT / "specs" / "models" / "mixtral-8x7b.yaml"
+    if not path.is_file():
+        pytest.skip("no mixtral-8x7b in the catalog")
+    m = load_model(path)
+    hw = load_hardware(ROOT / "specs" / "hardware" / "h200.yaml")
+    configs, _ = sw.configurations([m], [hw], ("bf16",))
+    res = sw.evaluate_sweep(configs, [1, 4096], [1024])
+    t1, t4096 = res.columns["decode_time_memory"][0, :, 0]
+    assert t4096 > t1  # more experts touched at a larger batch
+    from formulas import architecture as arch
+
+    total = m.declared_parameters or arch.parameter_count(m).total
+    want = np.floor((hw.capacity - total * 2.0) / (1024 * arch.kv_bytes_per_token(m, 2.0)))
+    assert res.capacity_batch[0, 0] == want
+
+
+def test_tables_hold_one_row_a_point(small):
+    rows = list(csv.reader(io.StringIO(sw.csv_bytes(small).decode())))
+    assert rows[0] == list(sw.COLUMNS)
+    assert len(rows) - 1 == small.points == len(small.configs) * 5 * 3
+    doc = json.loads(sw.json_bytes(small))
+    assert doc["columns"] == list(sw.COLUMNS) and len(doc["rows"]) == small.points
+    nb, ns = len(small.batch), len(small.context)
+    for n, (row, jrow) in enumerate(zip(rows[1:], doc["rows"], strict=True)):
+        k, rest = divmod(n, nb * ns)
+        i, j = divmod(rest, ns)
+        c = small.configs[k]
+        assert row[:5] == [c.model.name, c.hardware.name, c.precision, str(small.batch[i]), str(small.context[j])]
+        assert jrow[:5] == [c.model.name, c.hardware.name, c.precision, int(small.batch[i]), int(small.context[j])]
+        for col, qid in enumerate(sw.GRID_QUANTITIES, start=5):
+            v = small.columns[qid][k, i, j]
+            assert float(row[col]) == pytest.approx(v, rel=1e-5) and jrow[col] == float(row[col])
+        assert row[-3:] == [str(int(small.capacity_batch[k, j])), str(int(small.fits[k, i, j])),
+                            sw.BINDS[small.binds[k, i, j]]]
+        assert jrow[-2] is bool(small.fits[k, i, j])
+
+
+def test_cli_writes_deterministic_files(tmp_path, capsys):
+    argv = ["sweep", "--models", "llama-3.1-8b,llama-3.1-70b", "--hardware", "h100-sxm,a100-sxm-80gb",
+            "--precision", "bf16,fp8", "--batch", "1,64,1k", "--context", "1k,8k", "-o"]
+    assert cli_main([*argv, str(tmp_path / "a")]) == 0
+    out = capsys.readouterr().out
+    assert "6 configurations" in out and "36 points" in out
+    assert cli_main([*argv, str(tmp_path / "b"), "-q"]) == 0
+    for name in ("sweep.csv", "sweep.json", "heatmap.svg"):
+        a, b = (tmp_path / "a" / name).read_bytes(), (tmp_path / "b" / name).read_bytes()
+        assert a == b, name
+    svg = (tmp_path / "a" / "heatmap.svg").read_text()
+    assert svg.startswith("<?xml") and "llama-3.1-70b" in svg and "<dc:date>" not in svg
+    assert len((tmp_path / "a" / "sweep.csv").read_text().splitlines()) == 37
+
+
+def test_cli_bad_input(tmp_path, capsys):
+    assert cli_main(["sweep", "--models", "llama-3.1-8", "-o", str(tmp_path)]) == 1
+    assert "did you mean 'llama-3.1-8b'" in capsys.readouterr().err
+    assert cli_main(["sweep", "--batch", "0,2", "-o", str(tmp_path)]) == 1
+    assert cli_main(["sweep", "--precision", "fp7", "-o", str(tmp_path)]) == 1
+    assert cli_main(["sweep", "--format", "xls", "-o", str(tmp_path)]) == 1
+    assert not any(tmp_path.iterdir())
+
+
+def test_list(capsys):
+    assert cli_main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "h100-sxm" in out and "llama-3.1-8b" in out and "3.35" in out
+    assert cli_main(["list", "models"]) == 0
+    out = capsys.readouterr().out
+    assert "llama-3.1-8b" in out and "h100-sxm" not in out
