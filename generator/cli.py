@@ -138,8 +138,6 @@ def _build_main(argv: list[str]) -> int:
             if len(specs) == 1:
                 raise
             failures += 1
-            import traceback  # noqa: F401 - message only
-
             exc = sys.exc_info()[1]
             for f in exc.findings:
                 print(f.format(), file=sys.stderr)

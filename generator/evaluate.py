@@ -102,6 +102,7 @@ class Results:
     gemm: list[dict] = field(default_factory=list)
     training: list[dict] = field(default_factory=list)
     compare: list[dict] = field(default_factory=list)
+    compare_models: list[dict] = field(default_factory=list)
     verdicts: dict[str, object] = field(default_factory=dict)
     params: object = None  # ParameterCount
 
@@ -141,9 +142,11 @@ def _evaluate(spec: ReportSpec) -> Results:
         sc: dict[str, float | None] = {}
         base = env.at()
         for qid in ("peak_flops", "bandwidth", "capacity", "ridge_point", "parameters", "weight_bytes",
-                    "weight_stream_time", "weight_flops_time", "kv_bytes_per_token", "kv_capacity_tokens",
-                    "attention_intensity", "training_flops_per_token"):
+                    "kv_bytes_per_token", "kv_capacity_tokens", "attention_intensity", "training_flops_per_token"):
             sc[qid] = _clean(q[qid](base))
+        one = env.at(batch=1.0)  # what one token streams: for MoE only the experts it touches
+        for qid in ("weight_stream_time", "weight_flops_time"):
+            sc[qid] = _clean(q[qid](one))
         sc["critical_context"] = _root(q["critical_context"](base))
         if sc["kv_capacity_tokens"] is not None and sc["kv_capacity_tokens"] < 0:
             sc["kv_capacity_tokens"] = 0.0
@@ -172,6 +175,8 @@ def _evaluate(spec: ReportSpec) -> Results:
     _gemms(r)
     _training(r)
     _compare(r)
+    if r.spec.compare_models:
+        _compare_models(r)
     _verdicts(r)
     r.entries = _entries(r)
     return r
@@ -214,7 +219,7 @@ def _training(r: Results) -> None:
 def _bound_weights_only(hw: Hardware, r: Results) -> tuple[float, float, float]:
     """Batch-1 step bound counting weights only (seed 003's A100 -> H100 comparison)."""
     env = make_env(hw, r.spec.model, r.spec.precision, r.lead)
-    e = env.at()
+    e = env.at(batch=1.0)
     t_mem = float(r.q["weight_stream_time"](e))
     t_comp = float(r.q["weight_flops_time"](e))
     return max(t_mem, t_comp), t_mem, t_comp
@@ -227,16 +232,38 @@ def _compare(r: Results) -> None:
     for hw in (base_hw, *r.spec.compare_hardware):
         bound, t_mem, t_comp = _bound_weights_only(hw, r)
         price = hw.price_per_hour
-        tok_s = 1.0 / bound
+        tok_s = 1.0 / bound if bound > 0 else math.inf
         r.compare.append({
             "name": hw.name, "title": hw.title, "peak": hw.dense[fmt], "bandwidth": hw.bandwidth,
             "capacity": hw.capacity, "ridge": hw.dense[fmt] / hw.bandwidth,
             "compute_ratio": hw.dense[fmt] / base_hw.dense[fmt], "bandwidth_ratio": hw.bandwidth / base_hw.bandwidth,
-            "decode_speedup": base / bound, "decode_tokens_per_s": tok_s, "t_mem": t_mem, "t_comp": t_comp,
+            "decode_speedup": base / bound if bound > 0 else math.inf, "decode_tokens_per_s": tok_s, "t_mem": t_mem, "t_comp": t_comp,
             "fits": r.envs[r.lead].values["N"] * r.spec.precision.weight_bytes <= hw.capacity,
             "usd_per_hour": price,
             "tokens_per_usd": tok_s * 3600.0 / price if price else None,
             "is_base": hw is base_hw,
+        })
+
+
+def _compare_models(r: Results) -> None:
+    """The spec's model and each comparison model on the spec's GPU: the headline numbers side by side."""
+    hw, w = r.spec.hardware, r.spec.workloads
+    s_last = float(w.decode_context[-1]) if w.decode_context else 1024.0
+    for model in (r.spec.model, *r.spec.compare_models):
+        if model is None:
+            continue
+        env = make_env(hw, model, r.spec.precision, r.lead)
+        e, es, one = env.at(), env.at(context=s_last), env.at(batch=1.0)
+        t_mem, t_comp = float(r.q["weight_stream_time"](one)), float(r.q["weight_flops_time"](one))
+        r.compare_models.append({
+            "name": model.name, "title": model.title, "parameters": env.values["N"],
+            "active": env.values["N_a"], "weight_bytes": float(r.q["weight_bytes"](e)),
+            "kv_bytes_per_token": float(np.asarray(es["c"])), "context": int(s_last),
+            "decode_tokens_per_s": 1.0 / max(t_mem, t_comp) if max(t_mem, t_comp) > 0 else math.inf,
+            "ceiling": float(r.q["decode_intensity_ceiling"](es)),
+            "critical_context": _root(r.q["critical_context"](e)),
+            "capacity_batch": max(0.0, float(r.q["capacity_batch"](es))),
+            "fits": float(r.q["weight_bytes"](e)) <= hw.capacity, "is_base": model is r.spec.model,
         })
 
 

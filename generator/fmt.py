@@ -35,8 +35,12 @@ def integer(x) -> str:
 
 
 def sig4(x: float) -> str:
+    """Four significant digits: 16.06, 119.7, 1,043, 140."""
     s = f"{x:.4g}"
-    return f"{float(s):,}" if "e" not in s else s
+    if "e" in s:
+        return s
+    v = float(s)
+    return f"{int(v):,}" if v == int(v) else f"{v:,}"
 
 
 def gb(x) -> str:

@@ -10,6 +10,7 @@ import difflib
 import hashlib
 import math
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from . import units, validate
@@ -357,6 +358,9 @@ def load_model(path: Path, overrides=()) -> Model:
     return m
 
 
+_NOT_SHAPE = ("name", "title", "family", "source", "notes", "parameters", "active_parameters", "max_context")
+
+
 def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict: bool = False) -> ReportSpec:
     """Load a report spec and everything it references; raise SpecError listing every problem."""
     path = Path(path)
@@ -387,6 +391,10 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
                 findings.add(f)
             return None, None
         digest.update(target.read_bytes())
+        if kind == "model" and any(p[0] not in _NOT_SHAPE for p, _, _ in extra):
+            # a what-if that changes the shapes: the published count no longer applies, count from the shapes
+            sdoc.data.pop("parameters", None)
+            sdoc.data.pop("active_parameters", None)
         obj = hardware_from(sdoc) if kind == "hardware" else model_from(sdoc)
         local = Findings()
         (check_hardware if kind == "hardware" else check_model)(sdoc, obj, local)
@@ -402,6 +410,9 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
 
     precision = _precision(d["precision"])
     workloads = _workloads(doc, findings)
+    if overrides and workloads.measured:
+        # measurements were taken on the spec's own pair, not on the what-if
+        workloads = replace(workloads, measured=())
     if hw is not None:
         for fmt in {precision.compute}:
             if fmt not in hw.dense:

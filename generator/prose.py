@@ -242,7 +242,7 @@ def compare_text(r: Results) -> str:
 
 
 _WHY = {
-    "memory.bandwidth": "Bandwidth divides every memory-bound time: the ridge P/W moves as 1/W, the batch-1 bound and "
+    "bandwidth": "Bandwidth divides every memory-bound time: the ridge P/W moves as 1/W, the batch-1 bound and "
                         "every bandwidth-bound token/s scale with W, and the critical context rises because a lower "
                         "ridge is easier to reach. Capacity-limited batches do not move.",
     "kv_heads": "KV heads set the KV bytes per token c = 2 L H_kv d_h b_kv: fewer heads mean a higher attention "
@@ -253,6 +253,8 @@ _WHY = {
     "precision": "The number formats set b and b_kv (and P when the compute format changes): bytes-bound quantities "
                  "scale with the bytes, compute-bound ones with the peak.",
     "peak": "Peak compute moves the roof and the ridge P/W; bandwidth-bound decode does not speed up.",
+    "model.": "The model's shapes set the parameters N (counted from the shapes in a what-if, not the published "
+              "count), the KV bytes per token c and the attention FLOPs: every bound that streams weights or KV moves.",
     "capacity": "Capacity moves only the ledger: how many KV tokens and sequences fit, and whether training state fits.",
 }
 

@@ -50,6 +50,7 @@ def document(r: Results, baseline: Results | None = None) -> dict:
         "verdicts": r.verdicts,
         "compare": [{k: v for k, v in c.items()} for c in r.compare],
         "training": [{k: v for k, v in t.items()} for t in r.training],
+        "compare_models": r.compare_models,
     }
     from .measured import analyse, derated
 

@@ -143,3 +143,13 @@ def test_model_that_does_not_fit_is_stated(tmp_path):
     text = _text(built.files["report.html"].decode())
     assert "does not fit" in text
     assert "exceed the card" in text
+
+
+def test_efficiency_gives_a_labelled_derated_estimate(tmp_path):
+    text = SPEC.read_text().replace("compare:\n", "efficiency:\n  bandwidth: 0.75\n  compute: 0.6\n  source:\n"
+                                    "    title: assumed for this test\ncompare:\n")
+    spec = tmp_path / "eff.yaml"
+    spec.write_text(text)
+    html = _text(build(spec, formats=("html",)).files["report.html"].decode())
+    assert "Derated estimate" in html
+    assert "208 → 156 tok/s" in html  # batch 1, context 128: 0.75 of the bandwidth-bound 208 tok/s
