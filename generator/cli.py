@@ -104,7 +104,7 @@ def _build_main(argv: list[str]) -> int:
 
     out_root = Path(args.out)
     failures = 0
-    specs = [Path(s) for s in args.specs]
+    specs = [_resolve_spec(s, args.quiet) for s in args.specs]
     progress = len(specs) > 1 and not args.quiet and sys.stderr.isatty()
     for i, spec_path in enumerate(specs, 1):
         if progress:
@@ -142,6 +142,21 @@ def _build_main(argv: list[str]) -> int:
             for f in exc.findings:
                 print(f.format(), file=sys.stderr)
     return 1 if failures else 0
+
+
+def _resolve_spec(text: str, quiet: bool) -> Path:
+    """A spec path as given, or a built-in report spec by file or report name (e.g. 'llama8b-h100')."""
+    path = Path(text)
+    if path.exists() or "\0" in text:
+        return path
+    from .paths import specs_dir
+
+    for candidate in (specs_dir() / path.name, specs_dir() / f"{path.name}.yaml"):
+        if candidate.is_file() and candidate.parent == specs_dir():
+            if not quiet:
+                print(f"genreport: no {text} here; using the built-in spec {candidate}", file=sys.stderr)
+            return candidate
+    return path
 
 
 def _check(spec_path: Path, dest: Path, formats, args) -> int:

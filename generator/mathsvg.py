@@ -17,7 +17,7 @@ def svg(tex: str, size: float = 15.0, inline: bool = False) -> tuple[str, float]
         version = metadata.version("ziamath")
     except metadata.PackageNotFoundError:  # pragma: no cover
         version = "?"
-    key = hashlib.sha256(f"{version}\0{size}\0{inline}\0{tex}".encode()).hexdigest()[:24]
+    key = hashlib.sha256(f"{version}\0svg1\0{size}\0{inline}\0{tex}".encode()).hexdigest()[:24]
     folder = cache_dir() / "math"
     path = folder / f"{key}.svg"
     try:
@@ -28,6 +28,8 @@ def svg(tex: str, size: float = 15.0, inline: bool = False) -> tuple[str, float]
         pass
     import ziamath
 
+    # Plain paths instead of <symbol>/<use>: WeasyPrint draws them about 40% faster, browsers alike.
+    ziamath.config.svg2 = False
     m = ziamath.Latex(tex, size=size, inline=inline)
     body = m.svg()
     offset = float(m.getyofst()) if inline else 0.0
