@@ -533,6 +533,10 @@ def fig4_decode_intensity(r: Results, baseline: Results | None = None):
     ylo, yhi = _pad(max(min(ys), 1e-3), max(ys), 0.2, 0.35)
     ax.set_ylim(ylo, yhi)
     ax.axhline(ridge, color=BLACK, lw=1.1, ls=":", label=f"ridge {num(ridge)}")
+    for k, c in enumerate(x for x in r.compare if not x["is_base"]):  # where the other GPUs' ridges sit
+        if ylo <= c["ridge"] <= yhi:
+            ax.axhline(c["ridge"], color=COMPARE_COLOURS[k % len(COMPARE_COLOURS)], lw=0.9, ls=(0, (1, 2)),
+                       label=f"ridge of {_hw_short(c['title'])}: {num(c['ridge'])}")
     pc = r.per_context[r.lead]
     backing = {"facecolor": "white", "alpha": 0.75, "edgecolor": "none", "pad": 0.5}
     xbs = sorted(x for x in _crossovers(r) if x is not None and 1 <= x <= bmax)
@@ -799,6 +803,11 @@ def fig6_roofline(r: Results, baseline: Results | None = None):
         ax.plot([c["ridge"]] * 2, [ylo, c["peak"]], color=col, lw=0.8, ls=":")
     ax.plot(ix, np.minimum(peak, bw * ix), color=BLACK, lw=1.8,
             label=f"{_hw_short(r.spec.hardware.title)}, ridge {num(ridge)}")
+    measured = _measured_roof(r)
+    if measured:
+        m_peak, m_bw = measured
+        ax.plot(ix, np.minimum(m_peak, m_bw * ix), color=BLACK, lw=1.2, ls="-.",
+                label=f"measured (calibrate), ridge {num(m_peak / m_bw)}")
     ax.plot([ridge] * 2, [ylo, peak], color=BLACK, lw=0.9, ls=":")
     ax.set_xlim(lo, hi)
     ax.set_ylim(ylo, yhi)
@@ -830,6 +839,16 @@ def fig6_roofline(r: Results, baseline: Results | None = None):
     ax.set_ylabel("attainable (TFLOP/s)")
     ax.grid(True, which="major")
     return fig
+
+
+def _measured_roof(r: Results) -> tuple[float, float] | None:
+    """The attainable roof measured by 'genreport calibrate', when the hardware spec carries one."""
+    hw, fmt = r.spec.hardware, r.spec.precision.compute
+    if hw.measured_bandwidth is None and not hw.measured_peaks:
+        return None
+    m_peak = hw.measured_peaks.get(fmt, hw.dense[fmt])
+    m_bw = hw.measured_bandwidth or hw.bandwidth
+    return m_peak, m_bw
 
 
 def caption6(r: Results, baseline: Results | None = None) -> str:
@@ -869,6 +888,10 @@ def caption6(r: Results, baseline: Results | None = None) -> str:
     if others:
         s += ("Dashed: the roofs of " + _join([f"{c['title']} (ridge {num(c['ridge'])})" for c in others])
               + ". ")
+    measured = _measured_roof(r)
+    if measured:
+        s += (f"Dash-dotted: the roof measured on this machine by genreport calibrate "
+              f"({num(measured[0] / 1e12)} TFLOP/s, {num(measured[1] / 1e9)} GB/s). ")
     if baseline is not None:
         s += "Faded grey: the baseline spec's roof and workloads."
     return s.strip()

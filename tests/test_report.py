@@ -153,3 +153,10 @@ def test_efficiency_gives_a_labelled_derated_estimate(tmp_path):
     html = _text(build(spec, formats=("html",)).files["report.html"].decode())
     assert "Derated estimate" in html
     assert "208 → 156 tok/s" in html  # batch 1, context 128: 0.75 of the bandwidth-bound 208 tok/s
+
+
+def test_measured_roof_is_drawn_under_the_datasheet_roof():
+    built = build(SPEC, formats=("html",), overrides=("hardware.measured.bandwidth=2.9 TB/s",))
+    text = _text(built.files["report.html"].decode())
+    assert "Dash-dotted: the roof measured on this machine by genreport calibrate (989 TFLOP/s, 2,900 GB/s)" in text
+    assert b"measured (calibrate), ridge 341" in built.files["figures/fig6-roofline.svg"]
