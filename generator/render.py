@@ -14,6 +14,7 @@ import numpy as np
 
 from formulas.compiled import render_latex
 from formulas.glossary import ENTRIES
+from formulas.recipes import recipe_bytes_per_param
 
 from . import __version__, fmt, prose
 from .evaluate import Results, _variant
@@ -70,8 +71,9 @@ class Formulas:
         r = self.r
         acc = accounting or r.lead
         c = r.q[qid]
-        env = r.envs[acc].at(batch=params.get("batch"), context=params.get("context"),
-                             **{PARAM_SYMBOL.get(k, k): v for k, v in params.items() if k not in ("batch", "context")})
+        numeric = {k: (float(recipe_bytes_per_param(v)) if k == "recipe" else v) for k, v in params.items()}
+        env = r.envs[acc].at(batch=numeric.get("batch"), context=numeric.get("context"),
+                             **{PARAM_SYMBOL.get(k, k): v for k, v in numeric.items() if k not in ("batch", "context")})
         variant = _variant(r, acc)
         values = {}
         for name in c.args:
@@ -286,7 +288,7 @@ def _formula_blocks(r: Results, f: Formulas, ctx) -> dict:
     if w.training_tokens:
         out["train_iw"] = f("training_weight_reuse_intensity", tokens=float(w.training_tokens))
         for tr in r.training:
-            out[f"train_{tr['recipe']}"] = f("training_state_bytes", recipe=tr["bytes_per_param"])
+            out[f"train_{tr['recipe']}"] = f("training_state_bytes", recipe=tr["recipe"])
     return out
 
 
