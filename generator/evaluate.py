@@ -144,6 +144,8 @@ def _evaluate(spec: ReportSpec) -> Results:
         for qid in ("peak_flops", "bandwidth", "capacity", "ridge_point", "parameters", "weight_bytes",
                     "kv_bytes_per_token", "kv_capacity_tokens", "attention_intensity", "training_flops_per_token"):
             sc[qid] = _clean(q[qid](base))
+        # c from the architecture (MLA caches a latent, not 2 H_kv d_h): the formula 2 L H_kv d_h b_kv is MHA/GQA's
+        sc["kv_bytes_per_token"] = _clean(env.values["c"])
         one = env.at(batch=1.0)  # what one token streams: for MoE only the experts it touches
         for qid in ("weight_stream_time", "weight_flops_time"):
             sc[qid] = _clean(q[qid](one))

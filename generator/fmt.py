@@ -36,6 +36,8 @@ def integer(x) -> str:
 
 def sig4(x: float) -> str:
     """Four significant digits: 16.06, 119.7, 1,043, 140."""
+    if abs(x) >= 1e4:
+        return f"{round(x):,}"
     s = f"{x:.4g}"
     if "e" in s:
         return s
@@ -60,8 +62,7 @@ def size(x) -> str:
 
 
 def kib(x) -> str:
-    x = float(x)
-    return f"{x / 1024:,.4g} KiB"
+    return f"{sig4(float(x) / 1024)} KiB"
 
 
 def time(t) -> str:

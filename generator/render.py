@@ -267,9 +267,13 @@ def context(r: Results, baseline: Results | None, figures: dict[str, bytes], ove
 
 def _formula_blocks(r: Results, f: Formulas, ctx) -> dict:
     w = r.spec.workloads
-    out = {"ridge": f("ridge_point"), "t_mem": f("weight_stream_time"), "t_comp": f("weight_flops_time"),
-           "kv": f("kv_bytes_per_token"), "ikv": f("attention_intensity", steps=True),
+    moe = r.spec.model.moe is not None  # one token streams only the experts it touches: evaluate at batch 1
+    one = {"batch": 1.0} if moe else {}
+    out = {"ridge": f("ridge_point"), "t_mem": f("weight_stream_time", **one), "t_comp": f("weight_flops_time", **one),
+           "ikv": f("attention_intensity", steps=r.spec.model.attention.kind != "mla"),
            "cap_tokens": f("kv_capacity_tokens")}
+    if r.spec.model.attention.kind != "mla":  # MLA caches a latent per layer; its c is stated in the text
+        out["kv"] = f("kv_bytes_per_token")
     if w.prefill_prompt:
         t = float(w.prefill_prompt[-1])
         out["iw"] = f("weight_reuse_intensity", tokens=t)
