@@ -166,14 +166,19 @@ def load() -> dict[str, Compiled]:
         from .quantities import DEFS
 
         entries = [_build_entry(q) for q in DEFS]
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as fh:
-                json.dump(entries, fh)
-            os.replace(fh.name, path)
-        except OSError:
-            pass  # a read-only home still works, only slower
+        save_json(path, entries)
     return {e["id"]: _materialise(e) for e in entries}
+
+
+def save_json(path: Path, obj) -> None:
+    """Write a cache file atomically; a read-only cache folder only makes the next run slower."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as fh:
+            json.dump(obj, fh)
+        os.replace(fh.name, path)
+    except OSError:
+        pass
 
 
 def render_latex(template: str, args: tuple[str, ...], values: dict[str, str] | None = None) -> str:

@@ -20,13 +20,11 @@ from __future__ import annotations
 
 import inspect
 import json
-import os
-import tempfile
 from functools import cache
 
 import numpy as np
 
-from .compiled import _cache_key, _namespace, cache_dir
+from .compiled import _cache_key, _namespace, cache_dir, save_json
 
 HEADLINE = (
     "ridge_point", "weight_bytes", "weight_stream_time", "kv_capacity_tokens", "critical_context",
@@ -75,14 +73,7 @@ def _entries(variant: str) -> dict:
 
 
 def _save(variant: str, entries: dict) -> None:
-    path = cache_dir() / f"elasticities-{_cache_key()}-{variant}.json"
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as fh:
-            json.dump(entries, fh)
-        os.replace(fh.name, path)
-    except OSError:
-        pass  # a read-only home still works, only slower
+    save_json(cache_dir() / f"elasticities-{_cache_key()}-{variant}.json", entries)
 
 
 @cache

@@ -340,22 +340,23 @@ def format_num(x: float) -> str:
 
 # ----------------------------------------------------------------------------------------------- entry points
 
-def load_hardware(path: Path, overrides=()) -> Hardware:
-    doc = _read_kind(path, "hardware", overrides)
-    hw = hardware_from(doc)
+def _load_one(path: Path, kind: str, overrides=()):
+    doc = _read_kind(Path(path), kind, overrides)
+    obj = hardware_from(doc) if kind == "hardware" else model_from(doc)
     f = Findings()
-    check_hardware(doc, hw, f)
+    (check_hardware if kind == "hardware" else check_model)(doc, obj, f)
     f.raise_if_errors()
-    return hw
+    return obj
+
+
+def load_hardware(path: Path, overrides=()) -> Hardware:
+    """One hardware spec, validated and checked."""
+    return _load_one(path, "hardware", overrides)
 
 
 def load_model(path: Path, overrides=()) -> Model:
-    doc = _read_kind(path, "model", overrides)
-    m = model_from(doc)
-    f = Findings()
-    check_model(doc, m, f)
-    f.raise_if_errors()
-    return m
+    """One model spec, validated and checked."""
+    return _load_one(path, "model", overrides)
 
 
 _NOT_SHAPE = ("name", "title", "family", "source", "notes", "parameters", "active_parameters", "max_context")
