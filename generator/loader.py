@@ -13,7 +13,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from . import units, validate
+from . import units
 from .errors import Finding, Findings, SpecError
 from .paths import display, project_root_for, specs_dir
 from .spec import (
@@ -202,10 +202,49 @@ def _read_kind(path: Path, kind: str, overrides=()) -> Document:
     if got != kind and isinstance(got, str) and got in KINDS:
         raise SpecError(_relocate(doc, [doc.finding(("kind",), f"this is a {got} spec, but a {kind} spec is "
                                                     "needed here", f"name a {kind} spec")]))
+    marker = _valid_marker(path, kind, overrides)
+    if marker is not None and marker.is_file():
+        return doc  # this exact text (and these overrides) passed the schema before
+    from . import validate  # jsonschema is imported only when something must be validated
+
     errs = validate.check(doc, kind)
     if errs:
         raise SpecError(_relocate(doc, errs))
+    if marker is not None:
+        try:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.touch()
+        except OSError:
+            pass
     return doc
+
+
+def _schema_digest() -> str:
+    global _SCHEMA_DIGEST
+    if _SCHEMA_DIGEST is None:
+        h = hashlib.sha256()
+        for p in sorted((specs_dir() / "schema").glob("*.json")):
+            h.update(p.read_bytes())
+        h.update(Path(__file__).with_name("validate.py").read_bytes())
+        _SCHEMA_DIGEST = h.hexdigest()
+    return _SCHEMA_DIGEST
+
+
+_SCHEMA_DIGEST: str | None = None
+
+
+def _valid_marker(path: Path, kind: str, overrides) -> Path | None:
+    """A cache file whose existence says: this spec text, with these overrides, is schema-valid."""
+    from formulas.compiled import cache_dir
+
+    try:
+        h = hashlib.sha256(path.read_bytes())
+    except OSError:
+        return None
+    h.update(kind.encode())
+    h.update(_schema_digest().encode())
+    h.update(repr(sorted((tuple(p), repr(v)) for p, v, _ in overrides)).encode())
+    return cache_dir() / "valid" / h.hexdigest()[:32]
 
 
 def _relocate(doc: Document, findings: list[Finding]) -> list[Finding]:
