@@ -115,8 +115,8 @@ def test_pdf_figures_are_not_blank(built, tmp_path):
 
 
 def test_build_twice_same_bytes(built):
-    again = build(SPEC, formats=("html", "json"))
-    for name in ("report.html", "results.json"):
+    again = build(SPEC, formats=("html", "pdf", "json"))
+    for name in ("report.html", "results.json", "report.pdf"):  # PDF too: same fonts and versions here
         assert again.files[name] == built.files[name], name
     for name, data in again.files.items():
         if name.startswith("figures/"):
