@@ -69,7 +69,7 @@ def context_lines(r: Results) -> list[str]:
                     i = int(np.nonzero(fits)[0][-1])
                     text += (f"; at batch {int(batch[i]):,} the step bound is "
                              f"{fmt.num(grid['decode_tokens_per_s'][i, j])} tok/s")
-        elif cap < 1:
+        elif not (ceil >= ridge and cross > 0 and math.isfinite(cross)):  # not said above already
             text += ". No sequence of this length fits beside the weights"
         out.append(text + ".")
     return out
@@ -126,7 +126,8 @@ def training_lines(r: Results) -> list[str]:
 def capacity_fact(r: Results) -> str:
     sc = _lead(r)
     if sc["weight_bytes"] > sc["capacity"]:
-        return (f"The weights alone ({fmt.size(sc['weight_bytes'])}) exceed the card's {fmt.gib(sc['capacity'])}: "
+        return (f"The weights alone, {fmt.gb(sc['weight_bytes'])} = {fmt.gib(sc['weight_bytes'])}, exceed the card's "
+                f"{fmt.gib(sc['capacity'])}: "
                 f"this model does not fit on one {r.spec.hardware.title} at {r.spec.precision.weights}; the bounds "
                 "below assume one device's bandwidth streams all weights, as seed 000 does (shard across cards, "
                 "or quantize, to run it).")

@@ -186,7 +186,7 @@ def _slips(r: Results) -> list[dict]:
             {"claim": "“each weight used tens or a hundred times far exceeds the ridge of 300”",
              "correct": f"in {r.spec.precision.weights} the weight-reuse intensity equals the reuse count, so it takes "
                         f"at least {fmt.num(ridge * b / 2)} reuses ({fmt.integer(round(r.gemm[0]['crossover'] or 0))} for "
-                        f"a {r.gemm[0]['n']:,}² GEMM with activations) to pass the ridge."},
+                        f"{prose.article(r.gemm[0]['n'])} {r.gemm[0]['n']:,}² GEMM with activations) to pass the ridge."},
         ]
     return out
 
