@@ -19,7 +19,7 @@ from formulas import architecture as arch
 from formulas.compiled import Compiled, load
 from formulas.recipes import RECIPE_SOURCE, TRAINING_RECIPES, recipe_bytes_per_param
 
-from .spec import PRECISION_BYTES, Hardware, Model, ReportSpec
+from .spec import Hardware, Model, ReportSpec
 
 ACCOUNTINGS = ("seed", "exact")
 
@@ -356,7 +356,3 @@ def _latex(c: Compiled, variant: str) -> str:
     from formulas.compiled import render_latex
 
     return f"{c.symbol} = {render_latex(c.latex.get(variant) or c.latex['full'], c.args)}"
-
-
-def precision_bytes(fmt: str) -> float:
-    return PRECISION_BYTES[fmt]

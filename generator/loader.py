@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import math
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -547,6 +546,3 @@ def _workloads(doc: Document, findings: Findings) -> Workloads:
         measured=tuple(measured),
     )
 
-
-def finite(x: float) -> bool:
-    return isinstance(x, (int, float)) and math.isfinite(x)
