@@ -298,11 +298,15 @@ def _entries(r: Results) -> list[Entry]:
     out: list[Entry] = []
     w = r.spec.workloads
 
+    mla = r.spec.model.attention.kind == "mla"
+
     def add(qid, params, value, acc, suffix=""):
         c = r.q[qid]
         variant = _variant(r, acc)
-        out.append(Entry(qid + suffix, params, None if value is None else _clean(value), c.unit, c.symbol,
-                         c.latex.get(variant) and _latex(c, variant), acc))
+        tex = c.latex.get(variant) and _latex(c, variant)
+        if qid == "kv_bytes_per_token" and mla:  # MLA caches a latent and a RoPE key per layer, not 2 H_kv d_h
+            tex = r"c = L \, (r + \rho) \, b_{kv}"
+        out.append(Entry(qid + suffix, params, None if value is None else _clean(value), c.unit, c.symbol, tex, acc))
 
     for acc in ACCOUNTINGS:
         suffix = "" if acc == "seed" else "_exact"
