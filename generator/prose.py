@@ -291,3 +291,28 @@ def whatif_story(r: Results, baseline: Results, overrides: tuple[str, ...]) -> l
     else:
         out.append("No headline quantity moved.")
     return out
+
+
+def moe_text(r: Results) -> str:
+    """What is different about a mixture of experts: the weights a decode step reads grow with the batch."""
+    from formulas import architecture as arch
+
+    m = r.spec.model
+    if m.moe is None:
+        return ""
+    pc = r.params
+    b = r.spec.precision.weight_bytes
+    e, k = m.moe.experts, m.moe.active_experts
+    points = []
+    for batch in (1, 4, 16, 64, 256):
+        read = float(arch.parameters_read(m, batch, pc))
+        touched = float(arch.expected_experts_touched(e, k, batch))
+        points.append(f"batch {batch}: {touched:.3g} of {e} experts per layer, {fmt.gb(read * b)}")
+    shared = f" plus {m.moe.shared_experts} shared" if m.moe.shared_experts else ""
+    dense = f"; the first {m.moe.first_dense_layers} layers are dense" if m.moe.first_dense_layers else ""
+    return (f"{m.title} is a mixture of experts: each token uses {k} of {e} routed experts{shared} per layer"
+            f"{dense}, so {fmt.params(pc.active)} of its {fmt.params(pc.total)} parameters do arithmetic for one token. "
+            f"A decode step streams the experts its batch touches, E (1 − (1 − k/E)^B) per layer in expectation "
+            f"under uniform routing: {'; '.join(points)}. The weight bytes therefore grow with the batch until "
+            f"every expert is read, and the weight-reuse intensity rises more slowly than for a dense model; the "
+            f"capacity ledger always holds all {fmt.params(pc.total)} parameters.")

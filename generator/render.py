@@ -250,7 +250,7 @@ def context(r: Results, baseline: Results | None, figures: dict[str, bytes], ove
         "headline": prose.decode_headline(r), "context_lines": prose.context_lines(r),
         "prefill_lines": prose.prefill_lines(r), "training_lines": prose.training_lines(r),
         "capacity_fact": prose.capacity_fact(r), "critical_fact": prose.critical_fact(r),
-        "attention_text": prose.attention_text(r), "whatifs": prose.whatif_rows(r),
+        "attention_text": prose.attention_text(r), "moe_text": prose.moe_text(r), "whatifs": prose.whatif_rows(r),
         "compare_text": prose.compare_text(r), "notation": _notation(), "inputs": _inputs(r), "slips": _slips(r),
         "measured": measured, "derated": derated, "sensitivities": sens,
         "baseline": baseline, "baseline_rows": _baseline_rows(r, baseline) if baseline else [],

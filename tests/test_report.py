@@ -160,3 +160,18 @@ def test_measured_roof_is_drawn_under_the_datasheet_roof():
     text = _text(built.files["report.html"].decode())
     assert "Dash-dotted: the roof measured on this machine by genreport calibrate (989 TFLOP/s, 2,900 GB/s)" in text
     assert b"measured (calibrate), ridge 341" in built.files["figures/fig6-roofline.svg"]
+
+
+@pytest.mark.parametrize("model,needles", [
+    # Mixtral 8x7B: top-2 of 8; one token reads 2 experts, a batch of 16 nearly all (8 (1 - 0.75^16) = 7.92)
+    ("mixtral-8x7b", ["is a mixture of experts", "batch 1: 2 of 8 experts per layer", "batch 16: 7.92 of 8"]),
+    # DeepSeek-V3 MLA: 61 layers x (512 + 64) x 2 B = 70,272 B per token (kv_lora_rank 512, RoPE 64)
+    ("deepseek-v3", ["multi-head latent attention", "61 × 576 × 2 = 70,272 B", "is a mixture of experts"]),
+])
+def test_moe_and_mla_reports_explain_what_differs(tmp_path, model, needles):
+    spec = tmp_path / f"{model}.yaml"
+    spec.write_text(f"kind: report\nname: {model}\ntitle: {model} on H200\nhardware: h200\nmodel: {model}\n"
+                    "precision: bf16\nworkloads:\n  decode: {batch: [1, 16], context: [1k, 8k]}\n")
+    text = _text(build(spec, formats=("html",)).files["report.html"].decode())
+    for needle in needles:
+        assert needle in text, needle
