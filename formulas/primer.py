@@ -33,6 +33,19 @@ import sympy as sp
 from . import gemm, roofline
 from .glossary import sym
 
+
+def _num(x):
+    """A number as a SymPy number (symbols and expressions pass through); never parses text."""
+    if isinstance(x, str):
+        raise TypeError("formulas take numbers or SymPy expressions, not text")
+    if isinstance(x, bool):
+        raise TypeError("not a number")
+    if isinstance(x, int):
+        return sp.Integer(x)
+    if isinstance(x, float):
+        return sp.Float(x) if x != int(x) else sp.Integer(int(x))
+    return x
+
 # The smallest unit of global-memory traffic on NVIDIA GPUs since Volta: a 32-byte sector
 # (CUDA C++ Best Practices Guide, "Coalesced access to global memory").  Seed 000 does not state it;
 # the hardware schema has no field for it yet.
@@ -54,7 +67,7 @@ def warps_per_block(t=t, w=w):
     >>> warps_per_block(256, 32), warps_per_block(250, 32), warps_per_block(1024, 32)
     (8, 8, 32)
     """
-    return sp.ceiling(sp.sympify(t) / w)
+    return sp.ceiling(_num(t) / w)
 
 
 def last_warp_active_lanes(t=t, w=w):
@@ -88,7 +101,7 @@ def warps_issued_per_cycle(n_SM=n_SM, n_s=n_s):
     >>> warps_issued_per_cycle(1, 4)
     4
     """
-    return sp.sympify(n_SM) * n_s
+    return _num(n_SM) * n_s
 
 
 def threads_issued_per_cycle(n_SM=n_SM, n_s=n_s, w=w):
@@ -111,7 +124,7 @@ def resident_threads(n_SM=n_SM, warps_per_sm=W_SM, w=w):
     >>> resident_threads(132, 64, 32)
     270336
     """
-    return sp.sympify(n_SM) * warps_per_sm * w
+    return _num(n_SM) * warps_per_sm * w
 
 
 def register_file_total(n_SM=n_SM, r_SM=r_SM):
@@ -122,7 +135,7 @@ def register_file_total(n_SM=n_SM, r_SM=r_SM):
     >>> register_file_total(132, 256 * 1024)
     34603008
     """
-    return sp.sympify(n_SM) * r_SM
+    return _num(n_SM) * r_SM
 
 
 def register_file_to_l2(n_SM=n_SM, r_SM=r_SM, L2=L2):
@@ -146,7 +159,7 @@ def elementwise_intensity(b=b):
     >>> elementwise_intensity(2), elementwise_intensity(4)
     (1/4, 1/8)
     """
-    return sp.Integer(1) / (2 * sp.sympify(b))
+    return sp.Integer(1) / (2 * _num(b))
 
 
 def unfused_traffic(k=k, b=b):
@@ -156,7 +169,7 @@ def unfused_traffic(k=k, b=b):
 
 def fused_traffic(b=b):
     """Bytes per element moved by the same k kernels fused into one [B]: 2 b (one read, one write)."""
-    return 2 * sp.sympify(b)
+    return 2 * _num(b)
 
 
 def fused_traffic_saving(k=k):
@@ -179,7 +192,7 @@ def coalescing_amplification(s=s, element=e):
     >>> coalescing_amplification(SECTOR_BYTES, 4)
     8
     """
-    return sp.sympify(s) / element
+    return _num(s) / element
 
 
 def square_matmul_reuse(n=n):
@@ -191,7 +204,7 @@ def square_matmul_reuse(n=n):
     >>> square_matmul_reuse(1024)
     1024
     """
-    n = sp.sympify(n)
+    n = _num(n)
     return gemm.gemm_flops(n, n, n) / FLOPS_PER_MAC / n**2
 
 
@@ -204,13 +217,13 @@ def square_matmul_intensity(n=n, b=b):
     >>> square_matmul_intensity(1024, 2)
     1024/3
     """
-    n, b = sp.sympify(n), sp.sympify(b)
+    n, b = _num(n), _num(b)
     return sp.simplify(gemm.gemm_intensity(n, n, n, b))
 
 
 def orders_of_magnitude(x, y):
     """How many decades x is above y [1]: log10(x / y).  Seed 000 ("three orders of magnitude")."""
-    return sp.log(sp.sympify(x) / y, 10)
+    return sp.log(_num(x) / y, 10)
 
 
 def alu_idle_fraction(intensity=INTENSITY, R=R):
@@ -225,4 +238,4 @@ def alu_idle_fraction(intensity=INTENSITY, R=R):
     0
     """
     W = sym("W")
-    return sp.Max(0, 1 - roofline.utilisation_at(sp.sympify(intensity), P=R * W, W=W))
+    return sp.Max(0, 1 - roofline.utilisation_at(_num(intensity), P=R * W, W=W))

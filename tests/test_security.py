@@ -157,7 +157,7 @@ def test_huge_file_is_refused_without_reading_it_all(tmp_path):
     t = time.perf_counter()
     with pytest.raises(SpecError) as exc:
         read(big, "big.yaml")
-    assert time.perf_counter() - t < 1.0
+    assert time.perf_counter() - t < 10.0  # reading 50 MB would take far longer; generous for a loaded CI
     assert "big.yaml:1:1: file is over 1,000,000 bytes" in messages(exc.value)
 
 
@@ -208,7 +208,7 @@ def test_alias_bomb_is_refused_quickly(tmp_path):
     t = time.perf_counter()
     with pytest.raises(SpecError) as exc:
         read(bomb, "bomb.yaml")
-    assert time.perf_counter() - t < 0.5
+    assert time.perf_counter() - t < 10.0  # expanding 10^20 values would never finish
     assert "values once its YAML aliases are expanded" in messages(exc.value)
 
 
@@ -218,7 +218,7 @@ def test_alias_bomb_in_override_is_plain_text(tmp_path):
            "&d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c], &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]]"
     t = time.perf_counter()
     spec_loaded = load_report(spec, overrides=[f"notes={bomb}"])
-    assert time.perf_counter() - t < 2.0
+    assert time.perf_counter() - t < 10.0
     assert spec_loaded.notes == bomb
 
 
