@@ -1,0 +1,27 @@
+"""The README's example spec builds, and its commands are the ones CI runs (docs that are tested)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from generator.build import build
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+
+
+def test_readme_example_spec_builds(tmp_path):
+    block = re.search(r"```yaml\n(.*?)```", README, re.S).group(1)
+    (tmp_path / "specs").mkdir()
+    spec = tmp_path / "specs" / "example.yaml"
+    spec.write_text(block)
+    built = build(spec, formats=("json",))
+    assert "results.json" in built.files
+
+
+def test_ci_runs_the_readme_test_command():
+    ci = (ROOT / ".ci" / "run").read_text()
+    command = ci.strip().splitlines()[-1]
+    assert command in README, "the README's test command and .ci/run must agree"
+    assert "bash scripts/setup && .venv/bin/genreport specs/llama8b-h100.yaml" in README
