@@ -43,7 +43,6 @@ _Loader.add_implicit_resolver(
 # The only tags a spec may carry, explicitly or implicitly: plain JSON-like data.
 _PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "seq", "map")}
 
-Path_ = tuple  # a path into the data: keys and indices
 
 
 @dataclass
