@@ -933,6 +933,81 @@ def draw(name: str, results: Results, baseline: Results | None = None) -> bytes:
         return _svg(DRAWERS[name](results, baseline))
 
 
+class Pending:
+    """Figures being drawn in a forked child process while the parent goes on (see :func:`start`)."""
+
+    def __init__(self, results: Results, baseline: Results | None):
+        self._args = (results, baseline)
+        self._done: dict[str, bytes] | None = None
+        self._proc = self._conn = None
+        if _parallel():
+            import multiprocessing
+
+            ctx = multiprocessing.get_context("fork")
+            self._conn, child = ctx.Pipe(duplex=False)
+            self._proc = ctx.Process(target=_child, args=(child, results, baseline), daemon=True)
+            try:
+                self._proc.start()
+            except OSError:  # no fork here (memory, limits): draw in this process
+                self._proc = None
+            child.close()
+
+    def cancel(self) -> None:
+        """Stop the child (the build failed elsewhere)."""
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.join()
+            self._conn.close()
+            self._proc = None
+            self._done = {}
+
+    def result(self) -> dict[str, bytes]:
+        """The figures, name -> SVG bytes; drawn here if the child could not draw them."""
+        if self._done is None:
+            got = None
+            if self._proc is not None:
+                try:
+                    got = self._conn.recv()
+                except (EOFError, OSError):
+                    got = None
+                self._proc.join()
+                self._conn.close()
+            # A child that failed for any reason (an error in a figure included) sends None: drawing again here
+            # raises the same error in the usual place, with its usual message.
+            self._done = got if isinstance(got, dict) else draw_all(*self._args)
+        return self._done
+
+
+def _parallel() -> bool:
+    import os
+
+    if os.environ.get("GENREPORT_SERIAL") or (os.cpu_count() or 1) < 2:
+        return False
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def _child(conn, results: Results, baseline: Results | None) -> None:
+    try:
+        out = draw_all(results, baseline)
+    except BaseException:  # noqa: BLE001 - the parent redraws and reports it
+        out = None
+    try:
+        conn.send(out)
+    finally:
+        conn.close()
+
+
+def start(results: Results, baseline: Results | None = None) -> Pending:
+    """Begin drawing every figure: on a machine with two or more cores, in a forked process.
+
+    Drawing takes about a second; the parent meanwhile renders the math and HTML and imports WeasyPrint, so the
+    figures cost almost no wall time. ``GENREPORT_SERIAL=1`` draws them in this process.
+    """
+    return Pending(results, baseline)
+
+
 def draw_all(results: Results, baseline: Results | None = None) -> dict[str, bytes]:
     """Every figure as SVG bytes, name -> bytes, in report order.  ``baseline`` is drawn faded underneath."""
     import matplotlib

@@ -192,23 +192,43 @@ def _slips(r: Results) -> list[dict]:
 
 
 def render_report(r: Results, baseline: Results | None = None, timer=None,
-                  overrides: tuple[str, ...] = ()) -> tuple[str, dict[str, bytes]]:
-    """The report's HTML (self-contained) and its figures (SVG bytes by name)."""
-    from .figures import draw_all
+                  overrides: tuple[str, ...] = (), meanwhile=None) -> tuple[str, dict[str, bytes]]:
+    """The report's HTML (self-contained) and its figures (SVG bytes by name).
 
-    figures = draw_all(r, baseline)
-    if timer:
-        timer.lap("figures")
-    ctx = context(r, baseline, figures, tuple(overrides))
+    The figures are drawn in parallel (:func:`generator.figures.start`); the HTML is written with a placeholder
+    per figure, ``meanwhile()`` runs (the PDF stage's imports), and then the figures take their places.
+    """
+    import secrets
+
+    from .figures import FIGURES, start
+
+    pending = start(r, baseline)
+    token = secrets.token_hex(8)
+    marks = {name: f"genreport-figure-{token}-{name}" for name, _cap in FIGURES}
+    ctx = context(r, baseline, marks, tuple(overrides))
     if timer:
         timer.lap("math")
     html = _env().get_template("report.html.j2").render(**ctx)
     if timer:
         timer.lap("html")
+    try:
+        if meanwhile is not None:
+            meanwhile()
+            if timer:
+                timer.lap("pdf-import")
+    except BaseException:
+        pending.cancel()
+        raise
+    figures = pending.result()
+    for name, mark in marks.items():
+        html = html.replace(mark, _data_uri(figures[name]))
+    if timer:
+        timer.lap("figures")
     return html, figures
 
 
-def context(r: Results, baseline: Results | None, figures: dict[str, bytes], overrides: tuple[str, ...] = ()) -> dict:
+def context(r: Results, baseline: Results | None, figures: dict[str, str], overrides: tuple[str, ...] = ()) -> dict:
+    """The template's variables; ``figures`` maps each figure's name to its ``src`` (a data URI or a placeholder)."""
     from .figures import captions
 
     f = Formulas(r)
@@ -218,8 +238,7 @@ def context(r: Results, baseline: Results | None, figures: dict[str, bytes], ove
     first_ctx = ctxs[0] if ctxs else None
     last_ctx = ctxs[-1] if ctxs else None
     caps = captions(r)
-    figs = {name: {"src": _data_uri(svg), "caption": caps.get(name, ""), "name": name}
-            for name, svg in figures.items()}
+    figs = {name: {"src": src, "caption": caps.get(name, ""), "name": name} for name, src in figures.items()}
     numbered = {name: i + 1 for i, name in enumerate(figures)}
     gemm_rows = []
     for i, g in enumerate(r.gemm):  # the first matrix's closed forms are shown; the table covers the rest
