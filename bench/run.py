@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -69,6 +70,53 @@ def measure(label: str, args: list[str], runs: int, env: dict, fresh_cache: bool
     return {"label": label, "wall": _median(walls), "rss": max(rsss), "runs": runs, "stderr": errs[-1]}
 
 
+def measure_watch(label: str, formats: str, runs: int, env: dict, out: Path) -> dict:
+    """`genreport --watch`: seconds from saving an edited spec to the rebuilt report, as a user would wait."""
+    work = Path(tempfile.mkdtemp(prefix="genreport-bench-watch-"))
+    spec = work / SPEC.name
+    spec.write_text(SPEC.read_text())
+    log = work / "stderr.txt"
+    with log.open("w") as err:
+        proc = subprocess.Popen([*GENREPORT, str(spec), "--watch", "--format", formats, "-o", str(out), "-q"],
+                                stderr=err, env=env, cwd=ROOT)
+    walls = []
+    try:
+        _wait_for(lambda: "watching" in log.read_text())
+        for i in range(runs):
+            lines = spec.read_text().splitlines(keepends=True)
+            at = next(k for k, line in enumerate(lines) if line.startswith("title:"))
+            lines[at] = f"title: benchmark edit {i}\n"
+            done = log.read_text().count(" done in ")
+            t = time.perf_counter()
+            spec.write_text("".join(lines))
+            _wait_for(lambda n=done: log.read_text().count(" done in ") > n, step=0.01)
+            walls.append(time.perf_counter() - t)
+        rss = _peak_rss_mb(proc.pid)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+    return {"label": label, "wall": _median(walls), "rss": rss, "runs": runs, "stderr": ""}
+
+
+def _peak_rss_mb(pid: int) -> float:
+    """VmHWM of a running process (Linux), in MB; NaN elsewhere."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
+def _wait_for(pred, timeout: float = 120.0, step: float = 0.05) -> None:
+    end = time.monotonic() + timeout
+    while not pred():
+        if time.monotonic() > end:
+            raise SystemExit("benchmark: timed out waiting for genreport --watch")
+        time.sleep(step)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=5)
@@ -89,6 +137,8 @@ def main(argv=None) -> int:
     rows.append(measure("full report, warm caches (HTML+PDF+JSON)", [*base, "--force", "--timings"], runs, env))
     rows.append(measure("JSON only", [*base, "--force", "--format", "json"], runs, env))
     rows.append(measure("rebuild, nothing changed", base, runs, env))
+    rows.append(measure_watch("--watch: edit saved -> full report", "html,pdf,json", runs, env, out))
+    rows.append(measure_watch("--watch: edit saved -> HTML+JSON", "html,json", runs, env, out))
     targets = {"full report, warm caches (HTML+PDF+JSON)": TARGETS["full"], "JSON only": TARGETS["json"],
                "rebuild, nothing changed": TARGETS["rebuild"]}
     print(f"{'what':46s} {'wall':>8s} {'target':>8s} {'peak RSS':>10s}")
@@ -100,7 +150,7 @@ def main(argv=None) -> int:
         print(f"{row['label']:46s} {row['wall']:7.2f}s {tgt:>8s} {row['rss']:8.0f} MB{verdict}{rss_flag}")
     stages = [r for r in rows if "--timings" in r["label"] or "warm" in r["label"]]
     for row in stages:
-        m = re.findall(r"(\w+) (\d+) ms", row["stderr"])
+        m = re.findall(r"([\w-]+) (\d+) ms", row["stderr"])
         if m:
             print("stages of the last warm full build: " + ", ".join(f"{k} {v} ms" for k, v in m))
     sweep = ROOT / "bench" / "sweep_bench.py"

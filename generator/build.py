@@ -80,7 +80,10 @@ def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, 
     if "html" in formats or "pdf" in formats:
         from .render import render_report
 
-        html, figures = render_report(results, base_results, timer, tuple(overrides))
+        meanwhile = None
+        if "pdf" in formats:
+            from .pdf import prepare as meanwhile
+        html, figures = render_report(results, base_results, timer, tuple(overrides), meanwhile)
         for name, svg in figures.items():
             files[f"figures/{name}.svg"] = svg
         if "html" in formats:
@@ -88,8 +91,7 @@ def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, 
         if "pdf" in formats:
             from .pdf import html_to_pdf
 
-            files["report.pdf"] = html_to_pdf(html, figures)
-            timer.lap("pdf")
+            files["report.pdf"] = html_to_pdf(html, figures, timer)
     return Built(spec.name, files, spec.warnings, timer.t)
 
 
@@ -174,10 +176,25 @@ def quick_up_to_date(out_root: Path, spec_path: Path, formats, overrides, name: 
     return stamp["out"] if all((dest / want[f]).is_file() for f in formats) else None
 
 
-def write_quick_stamp(out_root: Path, spec_path: Path, formats, overrides, name: str | None, spec, out: str) -> None:
+def input_files(spec_path: Path, spec) -> list[Path]:
+    """Every file a loaded report spec was read from: itself, its hardware and model, those it compares with."""
     files = [Path(spec_path), Path(spec.hardware.file), Path(spec.model.file),
              *(Path(h.file) for h in spec.compare_hardware if h is not None),
              *(Path(m.file) for m in spec.compare_models if m is not None)]
+    return list(dict.fromkeys(files))
+
+
+def stamp_files(out_root: Path, spec_path: Path, formats, overrides, name: str | None) -> list[Path]:
+    """The input files the last build's stamp lists (empty without a stamp)."""
+    path = Path(out_root) / ".stamps" / f"q-{_quick_key(spec_path, formats, overrides, name)}.json"
+    try:
+        return [Path(f) for f in json.loads(path.read_text()).get("files", {})]
+    except (OSError, ValueError, AttributeError):
+        return []
+
+
+def write_quick_stamp(out_root: Path, spec_path: Path, formats, overrides, name: str | None, spec, out: str) -> None:
+    files = input_files(spec_path, spec)
     stamp = {"code": code_digest(), "out": out,
              "files": {str(f.resolve()): _file_hash(f) for f in files}}
     path = Path(out_root) / ".stamps" / f"q-{_quick_key(spec_path, formats, overrides, name)}.json"

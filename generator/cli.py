@@ -50,6 +50,8 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--check", action="store_true",
                    help="build in memory and fail if the committed output differs (no writing)")
     p.add_argument("--force", action="store_true", help="rebuild even if nothing changed")
+    p.add_argument("--watch", action="store_true",
+                   help="stay running and rebuild whenever a spec or a hardware/model file it uses changes")
     p.add_argument("-q", "--quiet", action="store_true", help="print only errors")
     p.add_argument("--timings", action="store_true", help="print the time each stage took")
     p.add_argument("--debug", action="store_true", help="show tracebacks")
@@ -99,41 +101,23 @@ def _build_main(argv: list[str]) -> int:
         raise SpecError([_cli_finding(f"--name {args.name}", f"'{args.name}' is not a report name",
                                       "use lowercase letters, digits, '.', '_' and '-', starting with a letter "
                                       "or digit (the report is written to OUT/NAME/)")])
-    from .build import build, quick_up_to_date, write, write_quick_stamp
-    from .loader import load_report
-
+    if args.watch and args.check:
+        raise SpecError([_cli_finding("--watch", "--watch and --check do not go together",
+                                      "use --check once, or --watch to rebuild on every change")])
     out_root = Path(args.out)
-    failures = 0
     specs = [_resolve_spec(s, args.quiet) for s in args.specs]
+    if args.watch:
+        from .watch import watch
+
+        return watch(specs, lambda spec_path, force: _build_one(spec_path, args, formats, out_root, force))
+    failures = 0
     progress = len(specs) > 1 and not args.quiet and sys.stderr.isatty()
     for i, spec_path in enumerate(specs, 1):
         if progress:
             print(f"[{i}/{len(specs)}] {spec_path}", file=sys.stderr)
         try:
-            if not (args.force or args.check or args.strict):
-                current = quick_up_to_date(out_root, spec_path, formats, args.overrides, args.name)
-                if current:
-                    if not args.quiet:
-                        print(f"{out_root / current}: up to date")
-                    continue
-            spec = load_report(spec_path, overrides=args.overrides, strict=args.strict)
-            name = spec.name if not args.overrides else (args.name or f"{spec.name}-whatif")
-            if args.check:
-                failures += _check(spec_path, out_root / name, formats, args)
-                continue
-            built = build(spec_path, formats, args.overrides, args.strict, spec=spec)
-            t_write = time.perf_counter()
-            for w in built.warnings:
-                print(w, file=sys.stderr)
-            dest = write(built, out_root, name)
-            if args.timings:
-                built.timings["write"] = time.perf_counter() - t_write
-                print("  ".join(f"{k} {v * 1e3:.0f} ms" for k, v in built.timings.items()), file=sys.stderr)
-            write_quick_stamp(out_root, spec_path, formats, args.overrides, args.name, spec, name)
-            if not args.quiet:
-                listed = ", ".join(sorted(k for k in built.files if "/" not in k))
-                nfig = sum(1 for k in built.files if k.startswith("figures/"))
-                print(f"{dest}/: {listed}" + (f", {nfig} figures" if nfig else ""))
+            ok, _inputs = _build_one(spec_path, args, formats, out_root)
+            failures += not ok
         except SpecError:
             if len(specs) == 1:
                 raise
@@ -142,6 +126,45 @@ def _build_main(argv: list[str]) -> int:
             for f in exc.findings:
                 print(f.format(), file=sys.stderr)
     return 1 if failures else 0
+
+
+def _build_one(spec_path: Path, args, formats, out_root: Path, force: bool = False) -> tuple[bool, list[Path]]:
+    """Build (or check) one spec; (success, the files it was read from).  SpecError propagates."""
+    from .build import build, input_files, quick_up_to_date, write, write_quick_stamp
+    from .loader import load_report
+
+    if not (args.force or force or args.check or args.strict):
+        current = quick_up_to_date(out_root, spec_path, formats, args.overrides, args.name)
+        if current:
+            if not args.quiet:
+                print(f"{out_root / current}: up to date")
+            return True, quick_inputs(out_root, spec_path, formats, args)
+    spec = load_report(spec_path, overrides=args.overrides, strict=args.strict)
+    inputs = input_files(spec_path, spec)
+    name = spec.name if not args.overrides else (args.name or f"{spec.name}-whatif")
+    if args.check:
+        return _check(spec_path, out_root / name, formats, args) == 0, inputs
+    built = build(spec_path, formats, args.overrides, args.strict, spec=spec)
+    t_write = time.perf_counter()
+    for w in built.warnings:
+        print(w, file=sys.stderr)
+    dest = write(built, out_root, name)
+    if args.timings:
+        built.timings["write"] = time.perf_counter() - t_write
+        print("  ".join(f"{k} {v * 1e3:.0f} ms" for k, v in built.timings.items()), file=sys.stderr)
+    write_quick_stamp(out_root, spec_path, formats, args.overrides, args.name, spec, name)
+    if not args.quiet:
+        listed = ", ".join(sorted(k for k in built.files if "/" not in k))
+        nfig = sum(1 for k in built.files if k.startswith("figures/"))
+        print(f"{dest}/: {listed}" + (f", {nfig} figures" if nfig else ""))
+    return True, inputs
+
+
+def quick_inputs(out_root: Path, spec_path: Path, formats, args) -> list[Path]:
+    """The input files recorded by the last build's stamp (for --watch when nothing had to be rebuilt)."""
+    from .build import stamp_files
+
+    return stamp_files(out_root, spec_path, formats, args.overrides, args.name) or [spec_path]
 
 
 def _resolve_spec(text: str, quiet: bool) -> Path:
@@ -185,5 +208,20 @@ def _cli_finding(where: str, message: str, hint: str):
     return Finding(where, 1, 1, "", message, hint)
 
 
+def entry() -> None:  # pragma: no cover - the console script; tests call main()
+    """``genreport`` on the command line: main(), then exit without tearing down the interpreter.
+
+    Freeing a built report's objects (WeasyPrint's boxes, fonts, Matplotlib) at exit takes about 0.4 s and
+    gains nothing: every file is written and closed (atomically) by then, and any figure process has been
+    joined. Standard streams are flushed first.
+    """
+    code = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        os._exit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    entry()
