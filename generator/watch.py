@@ -29,6 +29,21 @@ def _stat(path: Path):
     return st.st_mtime_ns, st.st_size
 
 
+def _stop_on_signals() -> None:
+    """Ctrl-C and SIGTERM end the watch, even when started where SIGINT is ignored (a shell's ``cmd &``)."""
+    import signal
+
+    def stop(_sig, _frame):
+        raise KeyboardInterrupt
+
+    for sig in (signal.SIGINT, getattr(signal, "SIGTERM", None)):
+        if sig is not None:
+            try:
+                signal.signal(sig, stop)
+            except (ValueError, OSError):  # not the main thread: leave the signals as they are
+                pass
+
+
 def watch(specs: list[Path], build_one: Callable[[Path, bool], tuple[bool, list[Path]]],
           poll_s: float = POLL_S, rounds: int | None = None) -> int:
     """Build every spec, then rebuild each one whose inputs change.  Returns 0 when stopped by Ctrl-C.
@@ -37,6 +52,7 @@ def watch(specs: list[Path], build_one: Callable[[Path, bool], tuple[bool, list[
     number of polls (tests).
     """
     inputs: dict[Path, list[Path]] = {}
+    _stop_on_signals()
 
     def run(spec: Path) -> None:
         t = time.perf_counter()
