@@ -137,10 +137,13 @@ def main(argv=None) -> int:
     rows.append(measure("full report, warm caches (HTML+PDF+JSON)", [*base, "--force", "--timings"], runs, env))
     rows.append(measure("JSON only", [*base, "--force", "--format", "json"], runs, env))
     rows.append(measure("rebuild, nothing changed", base, runs, env))
+    _run([*base, "--format", "json"], env)  # its own stamp: JSON-only builds are keyed apart from full ones
+    rows.append(measure("rebuild, nothing changed (JSON only)", [*base, "--format", "json"], runs, env))
     rows.append(measure_watch("--watch: edit saved -> full report", "html,pdf,json", runs, env, out))
     rows.append(measure_watch("--watch: edit saved -> HTML+JSON", "html,json", runs, env, out))
     targets = {"full report, warm caches (HTML+PDF+JSON)": TARGETS["full"], "JSON only": TARGETS["json"],
-               "rebuild, nothing changed": TARGETS["rebuild"]}
+               "rebuild, nothing changed": TARGETS["rebuild"],
+               "rebuild, nothing changed (JSON only)": TARGETS["rebuild"]}
     print(f"{'what':46s} {'wall':>8s} {'target':>8s} {'peak RSS':>10s}")
     for row in rows:
         target = targets.get(row["label"])

@@ -41,17 +41,17 @@ STOCK = [
 # writes such data, and the fast drawer passes it on unchanged rather than guess what it should mean.
 
 
-def _pdf(paths: list[str], markers: bool = False) -> bytes:
+def _pdf(paths: list[str], markers: str = "") -> bytes:
     defs = ('<defs><marker id="m" markerWidth="4" markerHeight="4" refX="2" refY="2">'
             '<circle cx="2" cy="2" r="2"/></marker></defs>') if markers else ""
-    mark = ' marker-mid="url(#m)"' if markers else ""
+    mark = {"": "", "attribute": ' marker-mid="url(#m)"', "style": ' style="marker-end: url(#m)"'}[markers]
     body = "".join(f'<path d="{d}" fill="black" stroke="red"{mark}/>' for d in paths)
     svg = f'<svg xmlns="http://www.w3.org/2000/svg" width="200" height="200" viewBox="0 0 40 40">{defs}{body}</svg>'
     html = f"<html><body>{svg}<p>text</p>{svg}</body></html>"
     return weasyprint.HTML(string=html).write_pdf(uncompressed_pdf=True)
 
 
-def _both(paths: list[str], markers: bool = False) -> tuple[bytes, bytes]:
+def _both(paths: list[str], markers: str = "") -> tuple[bytes, bytes]:
     os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
     fastsvg.install()
     try:
@@ -78,9 +78,11 @@ def test_parse_takes_the_fast_path_only_where_it_is_exact():
         assert fastsvg._parse(d) is None, d
 
 
-def test_paths_with_markers_are_left_to_weasyprint():
-    fast, stock = _both(FAST[:3], markers=True)
+@pytest.mark.parametrize("markers", ["attribute", "style"])
+def test_paths_with_markers_are_left_to_weasyprint(markers):
+    fast, stock = _both(FAST[:3], markers=markers)
     assert fast == stock
+    assert fast != _both(FAST[:3])[0]  # the markers were drawn
 
 
 def test_a_report_pdf_is_byte_identical():
