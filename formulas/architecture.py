@@ -149,6 +149,22 @@ def kv_bytes_per_token_at(m, b_kv: float, context):
     return per_layer * cached / context
 
 
+def attended_fraction(m, context):
+    """f(S): the share of S that a new token attends to, averaged over layers; 1 without sliding windows.
+
+    A local layer attends to (and caches) at most its window w, so over L layers a token at context S reads
+    sum_l min(S, w_l) = f(S) L S cached positions, f(S) = ((L - n) S + n min(S, w)) / (L S) with n local layers.
+    The same f scales the KV bytes per token (:func:`kv_bytes_per_token_at`) and the attention FLOPs
+    (4 L H_q d_h S, through d_h).
+    """
+    context = np.asarray(context, dtype=float)
+    n_local = local_layers(m)
+    if n_local == 0:
+        return np.ones(context.shape)
+    window = float(m.attention.sliding_window)
+    return ((m.layers - n_local) * context + n_local * np.minimum(context, window)) / (m.layers * context)
+
+
 def attention_head_dim_for_flops(m) -> float:
     """d_h such that 4 L H_q d_h S counts the attention FLOPs of one token.
 

@@ -40,6 +40,8 @@ class Env:
             s = np.asarray(context, dtype=float)
             env["S"] = s
             env["c"] = arch.kv_bytes_per_token_at(self.model, env["b_kv"], s)
+            if arch.local_layers(self.model):  # windowed layers attend to min(S, w): 4 L H_q d_h S overcounts
+                env["d_h"] = env["d_h"] * arch.attended_fraction(self.model, s)
         if batch is not None:
             bt = np.asarray(batch, dtype=float)
             env["B"] = bt

@@ -161,7 +161,29 @@ def attention_text(r: Results) -> str:
         text += f"That is {fmt.num(ridge / ikv)}× below the ridge {fmt.num(ridge)}."
     else:
         text += f"That is above the ridge {fmt.num(ridge)}: the KV term alone would not bind."
-    return text
+    return text + _window_text(r)
+
+
+def _window_text(r: Results) -> str:
+    """Sliding-window layers: what the per-context c and d_h mean (empty for models without windows)."""
+    from formulas import architecture as arch
+
+    m = r.spec.model
+    n = arch.local_layers(m)
+    if not n:
+        return ""
+    w = int(m.attention.sliding_window)
+    which = "All" if n == m.layers else f"{n} of its {m.layers}"
+    text = (f" {which} layers attend within a {w:,}-token sliding window{'' if n == m.layers else ', the others to the whole context'}: "
+            f"at context S a new token reads, and the cache keeps, f(S) = ((L − n) S + n min(S, w)) / (L S) of S "
+            f"per layer on average (n = {n} windowed layers, w = {w:,}). The per-context KV bytes c and the "
+            f"attention FLOPs (through d_h) carry this factor; up to S = {w:,} it is 1")
+    longer = [s for s in r.spec.workloads.decode_context if s > w]
+    if longer:
+        s_max = max(longer)
+        f = float(arch.attended_fraction(m, s_max))
+        text += f", at {s_max:,} it is {fmt.num(f)}, so c is {fmt.num(f)}× its full value and d_h reads {fmt.num(f * arch.attention_head_dim_for_flops(m))}"
+    return text + "."
 
 
 def whatif_rows(r: Results) -> list[dict]:

@@ -6,7 +6,8 @@ Every (model, GPU, precision) is one configuration; its inputs come from
 context) grid by numpy broadcasting -- no Python loop over points.
 
 * The batch axis carries the parameters read by a mixture of experts (N grows with the batch);
-  the context axis carries the KV bytes per token of sliding-window models (c shrinks with S).
+  the context axis carries the KV bytes per token and the attention width of sliding-window models
+  (c and d_h shrink with S, see :func:`formulas.architecture.attended_fraction`).
 * ``capacity_batch`` counts every weight in memory (all experts), at each context; a point
   ``fits`` when its batch is at most that.  ``binds`` is what limits the step: ``capacity`` when
   the batch does not fit, else the larger of the two lower bounds (``bandwidth`` or ``compute``).
@@ -104,17 +105,21 @@ def _stack(configs: list[Config], batch: np.ndarray, context: np.ndarray, accoun
     k = len(configs)
     grid: dict[str, np.ndarray] = {}
     for name in names:
-        if name in ("B", "S", "c", "N"):
+        if name in ("B", "S", "c", "N", "d_h"):
             continue
         grid[name] = np.array([e.values[name] for e in envs], dtype=float).reshape(k, 1, 1)
     total_n = np.array([e.values["N"] for e in envs], dtype=float).reshape(k, 1, 1)
     n = np.empty((k, len(batch), 1))
     c = np.empty((k, 1, len(context)))
+    d_h = np.empty((k, 1, len(context)))
     for i, e in enumerate(envs):
         at = e.at(batch=batch, context=context)
         n[i, :, 0] = np.broadcast_to(at["N"], batch.shape)
         c[i, 0, :] = at["c"]
+        d_h[i, 0, :] = np.broadcast_to(at["d_h"], context.shape)
     grid.update(B=batch.astype(float).reshape(1, -1, 1), S=context.astype(float).reshape(1, 1, -1), N=n, c=c)
+    if "d_h" in names:
+        grid["d_h"] = d_h
     cap = {**grid, "N": total_n}
     return grid, cap
 

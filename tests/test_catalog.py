@@ -242,6 +242,34 @@ def test_sliding_window_effective_kv(models):
     assert np.all(arch.kv_bytes_per_token_at(models["llama-3.1-8b"], 2.0, [1, 10**6]) == 131072)
 
 
+def test_sliding_window_attention_flops(models, hardware):
+    """Windowed layers attend to min(S, w) positions: the decode FLOPs count that, not 4 L H_q d_h S.
+
+    Hand counts: Mistral 7B v0.1 (32 layers, 32 query heads of 128, all windowed at 4096) and Gemma 2 9B
+    (42 layers, 16 query heads of 256, 21 of them windowed at 4096).
+    """
+    q = load_compiled()
+    hw = hardware["h100-sxm"]
+    bf16 = Precision("bf16", "bf16", "bf16")
+    for name, s, attended in (
+        ("mistral-7b", 16384, 32 * 4096),                 # sum over layers of min(S, w)
+        ("mistral-7b", 2048, 32 * 2048),                  # inside the window nothing changes
+        ("gemma-2-9b", 32768, 21 * 32768 + 21 * 4096),
+    ):
+        m = models[name]
+        env = make_env(hw, m, bf16, "exact")
+        heads_width = m.heads * m.head_dim
+        want = 2 * env.values["N_a"] + 4 * heads_width * attended    # one token, batch 1
+        got = float(q["decode_flops"](env.at(batch=1.0, context=float(s))))
+        assert got == pytest.approx(want, rel=1e-12), name
+        # Attention intensity (FLOPs per KV byte) does not depend on the window: both scale by f(S).
+        kv = float(np.asarray(env.at(context=float(s))["c"])) * s
+        assert 4 * heads_width * attended / kv == pytest.approx(2 * m.heads / m.kv_heads / 2.0)
+    # Without a window d_h stays the model's head dimension at every context.
+    llama = make_env(hw, models["llama-3.1-8b"], bf16, "exact")
+    assert llama.at(context=[1.0, 1e6])["d_h"] == 128
+
+
 # ----------------------------------------------------------------------------------------------- MoE
 
 def test_expected_experts_touched():
