@@ -282,6 +282,37 @@ def test_expected_experts_touched():
     assert np.all(np.diff(t) > 0) and np.all(t <= 256) and np.all(t <= 8 * b)
 
 
+@pytest.mark.parametrize("name", ["mixtral-8x7b", "qwen3-30b-a3b", "deepseek-v3"])
+def test_moe_crossover_closed_form_matches_the_numeric_root(models, hardware, name):
+    """B*(S) is solved at a fixed N (every expert), but a decode batch streams only the experts it touches.
+
+    At every catalog MoE's crossover the batch is large enough to touch all experts, so the closed form and the
+    root of I(B, S) = P/W with N(B) agree; where the closed form is negative neither exists.
+    """
+    q = load_compiled()
+    hw = hardware["h100-sxm"]
+    m = models[name]
+    for acc in ("seed", "exact"):
+        env = make_env(hw, m, Precision("bf16", "bf16", "bf16"), acc)
+        ridge = env.values["P"] / env.values["W"]
+        for s in (128.0, 1024.0, 8192.0):
+            closed = float(q["crossover_batch"](env.at(context=s)))
+
+            def excess(b, s=s, env=env, ridge=ridge):
+                return float(q["decode_intensity"](env.at(batch=b, context=s))) - ridge
+
+            if excess(1e7) < 0:  # the intensity never reaches the ridge
+                assert closed < 0, (acc, s)
+                continue
+            lo, hi = 1.0, 1e7
+            for _ in range(100):
+                mid = (lo * hi) ** 0.5
+                lo, hi = (mid, hi) if excess(mid) < 0 else (lo, mid)
+            assert closed == pytest.approx(hi, rel=1e-9), (acc, s)
+            assert float(arch.parameters_read(m, hi, arch.parameter_count(m))) == pytest.approx(
+                arch.parameter_count(m).total, rel=1e-6)  # every expert is read at that batch
+
+
 def test_parameters_read_moe(models):
     ds = models["deepseek-v3"]
     pc = arch.parameter_count(ds)
