@@ -127,6 +127,34 @@ def _root(x) -> float | None:
     return x if math.isfinite(x) and x > 0 else None
 
 
+def critical_context(q, env: Env) -> tuple[float | None, bool]:
+    """S*, and whether it had to be found numerically because of sliding windows.
+
+    The closed form S* = 2 N W / (P c - 4 H_q L W d_h) assumes every layer attends to all S positions. Windowed
+    layers attend to at most w, which changes nothing up to S = w. When the closed form lands past w, S* is
+    the root of I_inf(S) = P/W with the windows (c and d_h scaled by f(S), see ``Env.at``), found by bisection;
+    None when the ceiling levels off above the ridge (every layer windowed: past w nothing grows with S).
+    """
+    closed = _root(q["critical_context"](env.at()))
+    model = env.model
+    if closed is None or not arch.local_layers(model) or closed <= float(model.attention.sliding_window):
+        return closed, False
+    ridge = env.values["P"] / env.values["W"]
+
+    def excess(s: float) -> float:
+        return float(q["decode_intensity_ceiling"](env.at(context=s))) - ridge
+
+    lo, hi = float(model.attention.sliding_window), 1e15
+    if excess(hi) >= 0:
+        return None, True
+    for _ in range(200):  # log-space bisection: excess(lo) > 0 >= excess(hi)
+        mid = math.sqrt(lo * hi)
+        if mid in (lo, hi):
+            break
+        lo, hi = (mid, hi) if excess(mid) > 0 else (lo, mid)
+    return hi, True
+
+
 def evaluate(spec: ReportSpec) -> Results:
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         return _evaluate(spec)
@@ -151,7 +179,7 @@ def _evaluate(spec: ReportSpec) -> Results:
         one = env.at(batch=1.0)  # what one token streams: for MoE only the experts it touches
         for qid in ("weight_stream_time", "weight_flops_time"):
             sc[qid] = _clean(q[qid](one))
-        sc["critical_context"] = _root(q["critical_context"](base))
+        sc["critical_context"] = critical_context(q, env)[0]
         if sc["kv_capacity_tokens"] is not None and sc["kv_capacity_tokens"] < 0:
             sc["kv_capacity_tokens"] = 0.0
         r.scalars[acc] = sc
@@ -265,7 +293,7 @@ def _compare_models(r: Results) -> None:
             "kv_bytes_per_token": float(np.asarray(es["c"])), "context": int(s_last),
             "decode_tokens_per_s": 1.0 / max(t_mem, t_comp) if max(t_mem, t_comp) > 0 else math.inf,
             "ceiling": float(r.q["decode_intensity_ceiling"](es)),
-            "critical_context": _root(r.q["critical_context"](e)),
+            "critical_context": critical_context(r.q, env)[0],
             "capacity_batch": max(0.0, float(r.q["capacity_batch"](es))),
             "fits": float(r.q["weight_bytes"](e)) <= hw.capacity, "is_base": model is r.spec.model,
         })

@@ -138,6 +138,11 @@ def capacity_fact(r: Results) -> str:
 def critical_fact(r: Results) -> str:
     sc = _lead(r)
     s_star = sc["critical_context"]
+    if s_star is None and sc["attention_intensity"] < sc["ridge_point"]:  # only sliding windows get here
+        w = int(r.spec.model.attention.sliding_window)
+        return (f"No critical context: every layer attends to at most {w:,} positions, so past that the decode "
+                f"ceiling stops falling, and it levels off above the ridge {fmt.num(sc['ridge_point'])}: every "
+                "context can cross the ridge with a large enough batch (if that batch fits).")
     if s_star is None:
         return (f"The attention intensity {fmt.num(sc['attention_intensity'])} is at or above the ridge "
                 f"{fmt.num(sc['ridge_point'])}, so every context can cross the ridge with a large enough batch.")

@@ -93,9 +93,31 @@ class Formulas:
             "steps": [{"label": lab, "math": img(f"{lhs} = {render_latex(rhs, c.args)}")}
                       for lab, lhs, rhs in c.steps.get(variant, ())] if steps else [],
         }
+        if qid == "critical_context":
+            _windowed_note(block, r, acc, c)
         if not any(u["id"] == qid and u["params"] == params and u["accounting"] == acc for u in self.used):
             self.used.append(block)
         return block
+
+
+def _windowed_note(block: dict, r: Results, acc: str, c) -> None:
+    """A sliding-window model whose closed-form S* lies past its window: the block gives the true root."""
+    from .evaluate import critical_context
+
+    value, numeric = critical_context(r.q, r.envs[acc])
+    if not numeric:
+        return
+    m = r.spec.model
+    w = int(m.attention.sliding_window)
+    closed = block["result"]
+    block["value"] = value
+    block["result"] = format_value(value, c.unit, c.integer) if value is not None else "none"
+    block["note"] = (f"The closed form gives {closed}, past the {w:,}-token sliding window, where it no longer holds: "
+                     f"it assumes every layer attends to all S positions. With the windowed layers attending to at "
+                     f"most {w:,}, " + (f"the ceiling I∞(S) meets the ridge at S* = {round(value):,} tokens "
+                                        "(solved numerically)." if value is not None else
+                                        "the ceiling levels off above the ridge, so no context is too long for a "
+                                        "large enough batch to be compute-bound."))
 
 
 def _data_uri(svg: bytes) -> str:
@@ -335,7 +357,11 @@ def _sensitivities(r: Results) -> dict | None:
         (f"sequences that fit at {s_last:,}", "capacity_batch", {"context": s_last}),
     ]
     rows, used = [], set()
+    from .evaluate import critical_context
+
     for label, qid, params in asks:
+        if qid == "critical_context" and critical_context(r.q, r.envs[r.lead])[1]:
+            continue  # a numeric root past a sliding window: the closed form's elasticities would not describe it
         try:
             e = sensitivity.elasticities(r, ids=(qid,), params=params).get(qid)
         except (KeyError, ValueError):

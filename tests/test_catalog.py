@@ -282,6 +282,35 @@ def test_expected_experts_touched():
     assert np.all(np.diff(t) > 0) and np.all(t <= 256) and np.all(t <= 8 * b)
 
 
+def test_critical_context_past_a_sliding_window(models, hardware):
+    """Within its window a windowed layer attends to every position, so the closed-form S* holds up to w;
+    past w, S* is the numeric root of the ceiling with the windows, or None where the ceiling levels off."""
+    from generator.evaluate import critical_context
+
+    q = load_compiled()
+    bf16 = Precision("bf16", "bf16", "bf16")
+    # H100: every windowed catalog model's S* lies inside its window; the closed form stands.
+    for name in ("mistral-7b", "gemma-2-9b", "gemma-2-27b", "gemma-3-1b"):
+        env = make_env(hardware["h100-sxm"], models[name], bf16, "seed")
+        value, numeric = critical_context(q, env)
+        assert not numeric and value == pytest.approx(float(q["critical_context"](env.at())), rel=0), name
+    # H20 (ridge 37): Gemma 3 1B's closed form, 2,276, is past its 512 window; the true root is further out.
+    env = make_env(hardware["h20"], models["gemma-3-1b"], bf16, "seed")
+    closed = float(q["critical_context"](env.at()))
+    value, numeric = critical_context(q, env)
+    assert numeric and closed > 512 and value > closed
+    ridge = env.values["P"] / env.values["W"]
+    assert float(q["decode_intensity_ceiling"](env.at(context=value))) == pytest.approx(ridge, rel=1e-9)
+    # Mistral 7B, every layer windowed: past 4096 the ceiling is flat. With the ridge pushed low enough that
+    # the closed form lands past the window, the ceiling never falls below the ridge: no critical context.
+    env = make_env(hardware["h100-sxm"], models["mistral-7b"], bf16, "seed")
+    env.values["P"] = env.values["W"] * 30.0
+    assert float(q["critical_context"](env.at())) > 4096
+    assert critical_context(q, env) == (None, True)
+    flat = [float(q["decode_intensity_ceiling"](env.at(context=s))) for s in (4096.0, 32768.0, 1e6)]
+    assert flat == pytest.approx([flat[0]] * 3, rel=1e-12) and flat[0] > 30.0
+
+
 @pytest.mark.parametrize("name", ["mixtral-8x7b", "qwen3-30b-a3b", "deepseek-v3"])
 def test_moe_crossover_closed_form_matches_the_numeric_root(models, hardware, name):
     """B*(S) is solved at a fixed N (every expert), but a decode batch streams only the experts it touches.
