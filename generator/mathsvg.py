@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import os
 import re
 from functools import lru_cache
 from importlib import metadata
@@ -69,7 +70,7 @@ def svg(tex: str, size: float = 15.0, inline: bool = False) -> tuple[str, float]
     offset = float(m.getyofst()) if inline else 0.0
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
+        tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp")  # two builds sharing a cache never collide
         tmp.write_text(f"{body}\n<!--y:{offset}-->")
         tmp.replace(path)
     except OSError:

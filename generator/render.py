@@ -226,7 +226,7 @@ def render_report(r: Results, baseline: Results | None = None, timer=None,
 
     pending = start(r, baseline)
     token = secrets.token_hex(8)
-    marks = {name: f"genreport-figure-{token}-{name}" for name, _cap in FIGURES}
+    marks = {name: f"genreport-figure-{token}-{name}-" for name, _cap in FIGURES}  # none a prefix of another
     ctx = context(r, baseline, marks, tuple(overrides))
     if timer:
         timer.lap("math")
