@@ -79,6 +79,32 @@ def test_grid_agrees_with_the_report_evaluation(small):
     assert binds[0, 0] == "bandwidth" and binds[-1, -1] == "capacity"  # 8192 sequences of 8k do not fit
 
 
+def test_sliding_window_grid_agrees_with_the_report_evaluation():
+    """Mistral 7B v0.1 (every layer windowed at 4096) and Gemma 2 9B (half of them): the sweep scales c and d_h
+    along the context axis exactly as a report does, so both give the same times, token rates and intensities."""
+    from formulas.compiled import load
+    from generator.evaluate import make_env
+    from generator.spec import Precision
+
+    q = load()
+    hw = load_hardware(ROOT / "specs" / "hardware" / "h100-sxm.yaml")
+    batch, ctx = [1, 64, 1024], [1024, 4096, 16384, 65536]
+    for name in ("mistral-7b", "gemma-2-9b"):
+        m = load_model(ROOT / "specs" / "models" / f"{name}.yaml")
+        res = sw.evaluate_sweep(sw.configurations([m], [hw], ("bf16",))[0], batch, ctx)
+        env = make_env(hw, m, Precision("bf16", "bf16", "bf16"), "seed")
+        for i, b in enumerate(batch):
+            for j, s in enumerate(ctx):
+                e = env.at(batch=float(b), context=float(s))
+                for qid in sw.GRID_QUANTITIES:
+                    assert res.columns[qid][0, i, j] == pytest.approx(float(q[qid](e)), rel=1e-12), (name, qid, b, s)
+        t_comp = res.columns["decode_time_compute"][0, 0]  # batch 1: past the window attention stops growing
+        if name == "mistral-7b":
+            assert t_comp[1] == pytest.approx(t_comp[2], rel=1e-12) and t_comp[2] == pytest.approx(t_comp[3], rel=1e-12)
+        else:
+            assert t_comp[1] < t_comp[2] < t_comp[3]  # the global layers still attend to everything
+
+
 def test_mixture_of_experts_reads_experts_but_stores_all():
     path = ROOT / "specs" / "models" / "mixtral-8x7b.yaml"
     if not path.is_file():
