@@ -130,7 +130,7 @@ def _build_main(argv: list[str]) -> int:
 
 def _build_one(spec_path: Path, args, formats, out_root: Path, force: bool = False) -> tuple[bool, list[Path]]:
     """Build (or check) one spec; (success, the files it was read from).  SpecError propagates."""
-    from .build import build, input_files, quick_up_to_date, write, write_quick_stamp
+    from .build import build, input_files, quick_up_to_date, stamp_files, write, write_quick_stamp
     from .loader import load_report
 
     if not (args.force or force or args.check or args.strict):
@@ -138,7 +138,7 @@ def _build_one(spec_path: Path, args, formats, out_root: Path, force: bool = Fal
         if current:
             if not args.quiet:
                 print(f"{out_root / current}: up to date")
-            return True, quick_inputs(out_root, spec_path, formats, args)
+            return True, stamp_files(out_root, spec_path, formats, args.overrides, args.name) or [spec_path]
     spec = load_report(spec_path, overrides=args.overrides, strict=args.strict)
     inputs = input_files(spec_path, spec)
     name = spec.name if not args.overrides else (args.name or f"{spec.name}-whatif")
@@ -158,13 +158,6 @@ def _build_one(spec_path: Path, args, formats, out_root: Path, force: bool = Fal
         nfig = sum(1 for k in built.files if k.startswith("figures/"))
         print(f"{dest}/: {listed}" + (f", {nfig} figures" if nfig else ""))
     return True, inputs
-
-
-def quick_inputs(out_root: Path, spec_path: Path, formats, args) -> list[Path]:
-    """The input files recorded by the last build's stamp (for --watch when nothing had to be rebuilt)."""
-    from .build import stamp_files
-
-    return stamp_files(out_root, spec_path, formats, args.overrides, args.name) or [spec_path]
 
 
 def _resolve_spec(text: str, quiet: bool) -> Path:

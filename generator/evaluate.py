@@ -107,6 +107,7 @@ class Results:
     compare_models: list[dict] = field(default_factory=list)
     verdicts: dict[str, object] = field(default_factory=dict)
     params: object = None  # ParameterCount
+    numeric_critical_context: set[str] = field(default_factory=set)  # accountings whose S* lies past a window
 
     @property
     def lead(self) -> str:
@@ -179,7 +180,9 @@ def _evaluate(spec: ReportSpec) -> Results:
         one = env.at(batch=1.0)  # what one token streams: for MoE only the experts it touches
         for qid in ("weight_stream_time", "weight_flops_time"):
             sc[qid] = _clean(q[qid](one))
-        sc["critical_context"] = critical_context(q, env)[0]
+        sc["critical_context"], numeric = critical_context(q, env)
+        if numeric:
+            r.numeric_critical_context.add(acc)
         if sc["kv_capacity_tokens"] is not None and sc["kv_capacity_tokens"] < 0:
             sc["kv_capacity_tokens"] = 0.0
         r.scalars[acc] = sc

@@ -83,19 +83,12 @@ def _emit(commands, append) -> None:
             first = None
         if letter not in "mMzZ" and first is None:
             first = (cx, cy)
-        if letter == "M" or letter == "m":
+        if letter in "MmLl":  # move and line differ only in the operator
             x, y = a
-            if letter == "m":
+            if letter in "ml":
                 x += cx
                 y += cy
-            append(b" ".join((_num(x), _num(y), b"m")))
-            cx, cy = x, y
-        elif letter == "L" or letter == "l":
-            x, y = a
-            if letter == "l":
-                x += cx
-                y += cy
-            append(b" ".join((_num(x), _num(y), b"l")))
+            append(b" ".join((_num(x), _num(y), b"m" if letter in "Mm" else b"l")))
             cx, cy = x, y
         elif letter == "H" or letter == "h":
             x = a[0]

@@ -102,11 +102,9 @@ class Formulas:
 
 def _windowed_note(block: dict, r: Results, acc: str, c) -> None:
     """A sliding-window model whose closed-form S* lies past its window: the block gives the true root."""
-    from .evaluate import critical_context
-
-    value, numeric = critical_context(r.q, r.envs[acc])
-    if not numeric:
+    if acc not in r.numeric_critical_context:
         return
+    value = r.scalars[acc]["critical_context"]
     m = r.spec.model
     w = int(m.attention.sliding_window)
     closed = block["result"]
@@ -357,10 +355,8 @@ def _sensitivities(r: Results) -> dict | None:
         (f"sequences that fit at {s_last:,}", "capacity_batch", {"context": s_last}),
     ]
     rows, used = [], set()
-    from .evaluate import critical_context
-
     for label, qid, params in asks:
-        if qid == "critical_context" and critical_context(r.q, r.envs[r.lead])[1]:
+        if qid == "critical_context" and r.lead in r.numeric_critical_context:
             continue  # a numeric root past a sliding window: the closed form's elasticities would not describe it
         try:
             e = sensitivity.elasticities(r, ids=(qid,), params=params).get(qid)
