@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from generator.calibrate import DEFAULT_SECONDS, measure_cpu, summary  # noqa: E402
+from genreport.commands.calibrate import DEFAULT_SECONDS, measure_cpu, summary  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "specs" / "llama8b-h100.yaml"
-GENREPORT = [sys.executable, "-m", "generator.cli"]
+GENREPORT = [sys.executable, "-m", "genreport.commands.cli"]
 
 TARGETS = {  # issue 9, on a 2-core machine
     "full": 2.5, "json": 0.6, "rebuild": 0.5, "rss_mb": 300, "sweep": 10e6,

@@ -40,10 +40,10 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
     os.chdir(ROOT)
-    from generator import sweep as sw
-    from generator.cli import main as cli
-    from generator.cmd_sweep import load_catalog
-    from generator.sweepfig import heatmap_svg
+    from genreport.commands.cli import main as cli
+    from genreport.commands.sweep import load_catalog
+    from genreport.model import sweep as sw
+    from genreport.present.sweepfig import heatmap_svg
 
     t_load, (models, gpus) = best(lambda: (load_catalog("model", None, ROOT, print),
                                            load_catalog("hardware", None, ROOT, print)), 1)

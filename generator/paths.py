@@ -39,6 +39,17 @@ def project_root_for(spec: Path) -> Path:
     return spec.parent
 
 
+def formulas_dir() -> Path:
+    import genreport.formulas
+
+    return Path(genreport.formulas.__file__).resolve().parent
+
+
+def code_folders() -> tuple[Path, ...]:
+    """Every folder whose files shape a report besides the specs: the package, its formulas, its templates."""
+    return (PKG, formulas_dir(), templates_dir())
+
+
 def display(path: Path) -> str:
     """A path as the user would type it: relative to the working folder when inside it."""
     try:

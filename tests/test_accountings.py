@@ -14,9 +14,8 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-
-from generator.evaluate import Results, evaluate
-from generator.loader import load_report
+from genreport.load.loader import load_report
+from genreport.model.evaluate import Results, evaluate
 
 SPEC = Path(__file__).resolve().parents[1] / "specs" / "llama8b-h100.yaml"
 MS = 1e-3

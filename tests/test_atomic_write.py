@@ -2,7 +2,7 @@
 
 Two ways in:
 
-* deterministic: :func:`generator.build.write` runs in a forked
+* deterministic: :func:`genreport.write.build.write` runs in a forked
   child that SIGKILLs itself before its k-th executed line, for every k.  Every state the folder
   can be left in is checked, then the next write must recover it;
 * the real command: ``genreport SPEC -o OUT --force`` in a child process, SIGKILLed at random
@@ -20,10 +20,9 @@ import sys
 import time
 from pathlib import Path
 
+import genreport.write.build as B
 import pytest
-
-import generator.build as B
-from generator.build import Built
+from genreport.write.build import Built
 
 SPEC = """kind: report
 name: small
@@ -144,7 +143,7 @@ def test_recover_puts_back_a_report_moved_aside(tmp_path):
 
 def _cli() -> list[str]:
     script = Path(sys.executable).parent / "genreport"
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "generator.cli"]
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "genreport.commands.cli"]
 
 
 def _kill_runs(tmp_path: Path, formats: str, delays: list[float], watch_tmp: int) -> None:

@@ -29,8 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-
-from generator.cli import main
+from genreport.commands.cli import main
 
 BAD = Path(__file__).resolve().parent / "bad_specs"
 FINDING = re.compile(r"^(?P<where>\S.*?:\d+:\d+): (?P<text>.*)$")
@@ -143,7 +142,7 @@ def test_bad_spec(case: Case, tmp_path, monkeypatch, capsys):
 
 def _cli() -> list[str]:
     script = Path(sys.executable).parent / "genreport"
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "generator.cli"]
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "genreport.commands.cli"]
 
 
 SUBPROCESS_CASES = [c for c in CASES if c.subprocess]

@@ -9,11 +9,10 @@ import json
 import textwrap
 
 import pytest
-
-from generator.build import build
-from generator.calibrate import spec_text, write_spec
-from generator.cli import main
-from generator.loader import load_hardware
+from genreport.commands.calibrate import spec_text, write_spec
+from genreport.commands.cli import main
+from genreport.load.loader import load_hardware
+from genreport.write.build import build
 
 
 @pytest.fixture(scope="module")

@@ -14,15 +14,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from formulas import architecture as arch
-from formulas.compiled import load as load_compiled
-from generator import importhf
-from generator.cli import main as cli_main
-from generator.errors import Findings, SpecError
-from generator.evaluate import evaluate, make_env
-from generator.loader import _read_kind as read_kind
-from generator.loader import (
+from genreport.commands import import_hf as importhf
+from genreport.commands.cli import main as cli_main
+from genreport.errors import Findings, SpecError
+from genreport.formulas import architecture as arch
+from genreport.formulas.compiled import load as load_compiled
+from genreport.load.loader import _read_kind as read_kind
+from genreport.load.loader import (
     check_hardware,
     check_model,
     hardware_from,
@@ -31,8 +29,9 @@ from generator.loader import (
     load_report,
     model_from,
 )
-from generator.results import results_json
-from generator.spec import Precision, Workloads
+from genreport.load.spec import Precision, Workloads
+from genreport.model.evaluate import evaluate, make_env
+from genreport.write.results import results_json
 
 ROOT = Path(__file__).resolve().parents[1]
 HW_DIR = ROOT / "specs" / "hardware"
@@ -285,7 +284,7 @@ def test_expected_experts_touched():
 def test_critical_context_past_a_sliding_window(models, hardware):
     """Within its window a windowed layer attends to every position, so the closed-form S* holds up to w;
     past w, S* is the numeric root of the ceiling with the windows, or None where the ceiling levels off."""
-    from generator.evaluate import critical_context
+    from genreport.model.evaluate import critical_context
 
     q = load_compiled()
     bf16 = Precision("bf16", "bf16", "bf16")

@@ -8,8 +8,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
-from generator.build import build
+from genreport.write.build import build
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")

@@ -13,14 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sympy as sp
-
-from formulas import solve as so
-from formulas.compiled import load
-from formulas.glossary import sym
-from formulas.quantities import BY_ID
-from generator.cli import main as cli_main
-from generator.evaluate import make_env
-from generator.loader import load_report
+from genreport.commands.cli import main as cli_main
+from genreport.formulas import solve as so
+from genreport.formulas.compiled import load
+from genreport.formulas.glossary import sym
+from genreport.formulas.quantities import BY_ID
+from genreport.load.loader import load_report
+from genreport.model.evaluate import make_env
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = str(ROOT / "specs" / "llama8b-h100.yaml")

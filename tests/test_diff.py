@@ -10,9 +10,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from generator.cli import main as cli_main
-from generator.cmd_diff import compare, read_results
+from genreport.commands.cli import main as cli_main
+from genreport.commands.diff import compare, read_results
 
 
 def doc(values: dict) -> dict:

@@ -6,12 +6,11 @@ import doctest
 import importlib
 import pkgutil
 
+import genreport.formulas
 import pytest
 
-import formulas
-
-MODULES = sorted({f"formulas.{m.name}" for m in pkgutil.iter_modules(formulas.__path__)}
-                 | {"generator.units", "generator.fmt", "generator.measured"})
+MODULES = sorted({f"genreport.formulas.{m.name}" for m in pkgutil.iter_modules(genreport.formulas.__path__)}
+                 | {"genreport.load.units", "genreport.present.fmt", "genreport.model.measured"})
 
 
 @pytest.mark.parametrize("name", MODULES)

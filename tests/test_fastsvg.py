@@ -9,7 +9,7 @@ import pytest
 
 weasyprint = pytest.importorskip("weasyprint")
 
-from generator import fastsvg  # noqa: E402
+from genreport.present import fastsvg  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(not fastsvg.install(), reason="fast drawer not checked for this WeasyPrint")

@@ -20,11 +20,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from generator import figures
-from generator.evaluate import evaluate
-from generator.loader import load_report
-from generator.spec import MoE
+from genreport.load.loader import load_report
+from genreport.load.spec import MoE
+from genreport.model.evaluate import evaluate
+from genreport.present import figures
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "specs" / "llama8b-h100.yaml"
@@ -76,8 +75,8 @@ def test_two_draws_same_bytes(results, drawn):
 
 def test_same_bytes_in_another_process(drawn):
     """svg.hashsalt fixes the clip-path ids that would otherwise be random per process."""
-    code = ("import hashlib, sys; from generator.loader import load_report; from generator.evaluate import evaluate;"
-            "from generator.figures import draw_all;"
+    code = ("import hashlib, sys; from genreport.load.loader import load_report; from genreport.model.evaluate import evaluate;"
+            "from genreport.present.figures import draw_all;"
             f"out = draw_all(evaluate(load_report({str(SPEC)!r})));"
             "print(' '.join(hashlib.sha256(v).hexdigest() for v in out.values()))")
     env = {**os.environ, "PYTHONHASHSEED": "12345"}

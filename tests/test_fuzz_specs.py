@@ -21,12 +21,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from genreport.errors import SpecError
+from genreport.paths import specs_dir
+from genreport.write.build import build
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from generator.build import build
-from generator.errors import SpecError
-from generator.paths import specs_dir
 
 HARDWARE = yaml.safe_load((specs_dir() / "hardware" / "h100-sxm.yaml").read_text())
 MODEL = yaml.safe_load((specs_dir() / "models" / "llama-3.1-8b.yaml").read_text())

@@ -10,8 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from generator.build import build
+from genreport.write.build import build
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = sorted(p.stem for p in (ROOT / "specs").glob("*.yaml"))

@@ -20,12 +20,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from formulas.measured import ratio_identity_holds
-from generator.errors import SpecError
-from generator.evaluate import evaluate
-from generator.loader import load_report
-from generator.measured import NEAR_PEAK, analyse, derated, diagnose, utilisation_caveat
+from genreport.errors import SpecError
+from genreport.formulas.measured import ratio_identity_holds
+from genreport.load.loader import load_report
+from genreport.model.evaluate import evaluate
+from genreport.model.measured import NEAR_PEAK, analyse, derated, diagnose, utilisation_caveat
 
 F_REF = 2 * 8.03e9 + 4 * 32 * 4096 * 105
 Q_REF = 8.03e9 * 2 + 105 * 131072

@@ -1,6 +1,6 @@
 """Properties of the roofline quantities over random but valid models and GPUs (hypothesis).
 
-The environments are built like :func:`generator.evaluate.make_env` builds them (glossary symbol -> SI
+The environments are built like :func:`genreport.model.evaluate.make_env` builds them (glossary symbol -> SI
 value) and every number comes from the compiled quantities of :mod:`formulas.compiled`, the same
 functions the reports use.  Activation traffic ``a`` is 0 (the seeds' convention) unless a test says
 otherwise.
@@ -12,10 +12,9 @@ import math
 
 import numpy as np
 import pytest
+from genreport.formulas.compiled import load
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-
-from formulas.compiled import load
 
 Q = load()
 REL = 1e-9
@@ -173,8 +172,8 @@ def test_vectorised_evaluation_matches_pointwise():
 def test_evaluate_survives_a_ridge_equal_to_the_attention_intensity():
     from pathlib import Path
 
-    from generator.evaluate import evaluate
-    from generator.loader import load_report
+    from genreport.load.loader import load_report
+    from genreport.model.evaluate import evaluate
 
     spec = Path(__file__).resolve().parents[1] / "specs" / "llama8b-h100.yaml"
     # Llama 3.1 8B bf16: I_KV = G = 4 FLOP/B (seed 003 section 3); 989.4 TFLOP/s / 247.35 TB/s = 4 FLOP/B

@@ -12,8 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from generator.build import build
+from genreport.write.build import build
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "specs" / "llama8b-h100.yaml"

@@ -6,10 +6,10 @@ import re
 from functools import cache
 from pathlib import Path
 
-from formulas.quantities import DEFS, PARAM_SYMBOL
-from generator.evaluate import evaluate
-from generator.loader import load_report
-from generator.results import document
+from genreport.formulas.quantities import DEFS, PARAM_SYMBOL
+from genreport.load.loader import load_report
+from genreport.model.evaluate import evaluate
+from genreport.write.results import document
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "results.md"

@@ -13,12 +13,11 @@ import time
 from pathlib import Path
 
 import pytest
-
-from generator.cli import main
-from generator.errors import SpecError
-from generator.loader import load_report
-from generator.paths import specs_dir
-from generator.yamlread import MAX_BYTES, read
+from genreport.commands.cli import main
+from genreport.errors import SpecError
+from genreport.load.loader import load_report
+from genreport.load.yamlread import MAX_BYTES, read
+from genreport.paths import specs_dir
 
 REPORT = """kind: report
 name: probe
@@ -261,10 +260,10 @@ def test_strict_turns_warnings_into_errors(tmp_path, capsys):
 HOSTILE = "<script>alert(1)</script>"
 
 
-@pytest.mark.skipif(importlib.util.find_spec("generator.render") is None,
+@pytest.mark.skipif(importlib.util.find_spec("genreport.present.render") is None,
                     reason="generator/render.py (the HTML renderer) is not written yet")
 def test_spec_text_is_escaped_in_html_and_nothing_is_fetched(tmp_path):
-    from generator.build import build
+    from genreport.write.build import build
 
     root = tmp_path / "project"
     (root / "models").mkdir(parents=True)
@@ -297,7 +296,7 @@ def test_hostile_text_survives_into_results_json_as_data(tmp_path):
     """JSON carries the title as data (escaped by json.dumps), with no HTML processing."""
     import json
 
-    from generator.build import build
+    from genreport.write.build import build
 
     root = tmp_path / "project"
     root.mkdir()

@@ -6,12 +6,12 @@ the seeds are ``seeds/000_6260143462813f0a.txt`` ("arithmetic is cheap, moving d
 and ``seeds/003_5c15a1f19fd167b9.txt`` ("training lacks compute, decode lacks bandwidth").
 
 Every value is computed by the project: the reference report specs are loaded with
-:mod:`generator.loader` and evaluated with :func:`generator.evaluate.evaluate` (``scalars``,
+:mod:`genreport.load.loader` and evaluated with :func:`genreport.model.evaluate.evaluate` (``scalars``,
 ``per_context``, ``decode``, ``prefill``, ``gemm``, ``training``, ``compare``, ``verdicts``), or a
-compiled quantity is called on an environment from :func:`generator.evaluate.make_env`.  GPU-primer
+compiled quantity is called on an environment from :func:`genreport.model.evaluate.make_env`.  GPU-primer
 claims of seed 000 go through :mod:`formulas.primer` with inputs from the hardware spec's
 ``architecture`` block.  Symbolic identities are checked with SymPy on the project's formula functions.
-Nothing here re-types a formula: the test only converts units (with :mod:`generator.units`) and
+Nothing here re-types a formula: the test only converts units (with :mod:`genreport.load.units`) and
 forms the ratio or comparison the claim itself states.
 
 Where seed 000 used other inputs than the catalog (989 TFLOP/s instead of 989.4; 3.3 TB/s for the 70B
@@ -31,14 +31,13 @@ from pathlib import Path
 
 import pytest
 import sympy as sp
-
-from formulas import decode, derive, gemm, primer, quantities, roofline
-from formulas.compiled import load
-from formulas.glossary import sym
-from generator import units
-from generator.evaluate import Results, evaluate, make_env
-from generator.loader import load_hardware, load_model, load_report
-from generator.spec import PRECISION_BYTES, Precision
+from genreport.formulas import decode, derive, gemm, primer, quantities, roofline
+from genreport.formulas.compiled import load
+from genreport.formulas.glossary import sym
+from genreport.load import units
+from genreport.load.loader import load_hardware, load_model, load_report
+from genreport.load.spec import PRECISION_BYTES, Precision
+from genreport.model.evaluate import Results, evaluate, make_env
 
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = ROOT / "specs"

@@ -7,11 +7,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from formulas.compiled import load
-from formulas.sensitivity import HEADLINE, at, elasticities
-from generator.evaluate import evaluate, make_env
-from generator.loader import load_report
+from genreport.formulas.compiled import load
+from genreport.formulas.sensitivity import HEADLINE, at, elasticities
+from genreport.load.loader import load_report
+from genreport.model.evaluate import evaluate, make_env
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "specs" / "llama8b-h100.yaml"

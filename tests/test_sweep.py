@@ -10,12 +10,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from generator import sweep as sw
-from generator.cli import main as cli_main
-from generator.evaluate import evaluate
-from generator.loader import load_hardware, load_model, load_report
-from generator.textcols import format_g6, format_int, join_rows, text
+from genreport.commands.cli import main as cli_main
+from genreport.load.loader import load_hardware, load_model, load_report
+from genreport.model import sweep as sw
+from genreport.model.evaluate import evaluate
+from genreport.present.textcols import format_g6, format_int, join_rows, text
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "specs" / "llama8b-h100.yaml"
@@ -82,9 +81,9 @@ def test_grid_agrees_with_the_report_evaluation(small):
 def test_sliding_window_grid_agrees_with_the_report_evaluation():
     """Mistral 7B v0.1 (every layer windowed at 4096) and Gemma 2 9B (half of them): the sweep scales c and d_h
     along the context axis exactly as a report does, so both give the same times, token rates and intensities."""
-    from formulas.compiled import load
-    from generator.evaluate import make_env
-    from generator.spec import Precision
+    from genreport.formulas.compiled import load
+    from genreport.load.spec import Precision
+    from genreport.model.evaluate import make_env
 
     q = load()
     hw = load_hardware(ROOT / "specs" / "hardware" / "h100-sxm.yaml")
@@ -115,7 +114,7 @@ def test_mixture_of_experts_reads_experts_but_stores_all():
     res = sw.evaluate_sweep(configs, [1, 4096], [1024])
     t1, t4096 = res.columns["decode_time_memory"][0, :, 0]
     assert t4096 > t1  # more experts touched at a larger batch
-    from formulas import architecture as arch
+    from genreport.formulas import architecture as arch
 
     total = m.declared_parameters or arch.parameter_count(m).total
     want = np.floor((hw.capacity - total * 2.0) / (1024 * arch.kv_bytes_per_token(m, 2.0)))

@@ -12,8 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-from generator.cli import main
+from genreport.commands.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "specs" / "llama8b-h100.yaml"
@@ -43,7 +42,7 @@ def test_watch_rebuilds_keeps_going_after_an_error_and_stops_on_ctrl_c(tmp_path)
     log = tmp_path / "stderr.txt"
     env = dict(os.environ, PYTHONPATH=str(ROOT), GENREPORT_SERIAL="1")
     with log.open("w") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "generator.cli", str(spec), "--watch", "--format", "json",
+        proc = subprocess.Popen([sys.executable, "-m", "genreport.commands.cli", str(spec), "--watch", "--format", "json",
                                  "-o", str(out), "-q"], stderr=err, env=env, cwd=tmp_path)
     result = out / "llama8b-h100" / "results.json"
     try:
@@ -82,7 +81,7 @@ def test_watch_and_check_are_refused(capsys):
 
 def test_watch_polls_the_files_a_spec_reads(tmp_path, monkeypatch):
     """In-process, with a fake build: a change to the model file rebuilds; an untouched spec does not."""
-    from generator import watch as w
+    from genreport.commands import watch as w
 
     spec, model = tmp_path / "r.yaml", tmp_path / "m.yaml"
     spec.write_text("a")

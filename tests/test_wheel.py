@@ -26,11 +26,13 @@ def wheel(tmp_path_factory) -> Path:
 
 def test_wheel_carries_data(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
-    for needed in ("generator/_templates/report.html.j2", "generator/_templates/report.css",
-                   "generator/_specs/schema/report.schema.json", "generator/_specs/hardware/h100-sxm.yaml",
-                   "generator/_specs/models/llama-3.1-8b.yaml", "generator/_specs/llama8b-h100.yaml",
-                   "formulas/quantities.py", "generator/cli.py"):
+    for needed in ("genreport/_templates/report.html.j2", "genreport/_templates/report.css",
+                   "genreport/_specs/schema/report.schema.json", "genreport/_specs/hardware/h100-sxm.yaml",
+                   "genreport/_specs/models/llama-3.1-8b.yaml", "genreport/_specs/llama8b-h100.yaml",
+                   "genreport/formulas/quantities.py", "genreport/commands/cli.py", "genreport/__main__.py"):
         assert needed in names, needed
+    # one top-level package: no 'generator' or 'formulas' (an unrelated package of that name exists on PyPI)
+    assert {n.split("/")[0] for n in names if not n.startswith("genreport-")} == {"genreport"}
 
 
 def test_wheel_runs_from_another_folder(wheel, tmp_path):
@@ -43,7 +45,7 @@ def test_wheel_runs_from_another_folder(wheel, tmp_path):
         "precision: bf16\nworkloads:\n  decode: {batch: [1, 64], context: [2k, 32k]}\n")
     env = dict(os.environ, PYTHONPATH=str(site), GENREPORT_CACHE=str(tmp_path / "cache"))
     for spec in ("mine.yaml", "llama8b-h100"):  # a user's spec with catalog names, and a built-in spec by name
-        p = subprocess.run([sys.executable, "-m", "generator.cli", spec, "--format", "json", "-q"],
+        p = subprocess.run([sys.executable, "-m", "genreport", spec, "--format", "json", "-q"],
                            cwd=work, env=env, capture_output=True, text=True, timeout=300)
         assert p.returncode == 0, p.stderr
     doc = json.loads((work / "out" / "mine" / "results.json").read_text())

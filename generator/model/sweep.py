@@ -1,7 +1,7 @@
 """Sweep stage: catalog models x GPUs x precisions x batches x contexts, evaluated at once.  No disk.
 
 Every (model, GPU, precision) is one configuration; its inputs come from
-:func:`generator.evaluate.make_env`, are stacked along a first axis, and the compiled formulas
+:func:`genreport.model.evaluate.make_env`, are stacked along a first axis, and the compiled formulas
 (:func:`formulas.compiled.load`) are called once per quantity on a (configurations, batch,
 context) grid by numpy broadcasting -- no Python loop over points.
 
@@ -20,13 +20,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
-
-from formulas.compiled import load
-
-from .evaluate import make_env
-from .loader import _precision
-from .spec import Hardware, Model, Precision
-from .textcols import format_g6, format_int, join_rows
+from genreport.formulas.compiled import load
+from genreport.load.loader import _precision
+from genreport.load.spec import Hardware, Model, Precision
+from genreport.model.evaluate import make_env
+from genreport.present.textcols import format_g6, format_int, join_rows
 
 GRID_QUANTITIES = ("decode_time_memory", "decode_time_compute", "decode_tokens_per_s", "decode_intensity")
 BINDS = ("bandwidth", "compute", "capacity")
@@ -166,7 +164,7 @@ def evaluate_sweep(configs: list[Config], batch=DEFAULT_BATCH, context=DEFAULT_C
 
 def _rows(sw: Sweep, head: list[bytes], sep: bytes, fits_text: tuple[bytes, bytes], binds_text: tuple[bytes, ...],
           end: bytes, nonfinite: bytes | None, chunk: int, progress) -> Iterator[bytes]:
-    """The table's rows, joined by numpy (see :mod:`generator.textcols`), ``chunk`` configurations at a time."""
+    """The table's rows, joined by numpy (see :mod:`genreport.present.textcols`), ``chunk`` configurations at a time."""
     nb, ns = len(sw.batch), len(sw.context)
     per = nb * ns
     sep_s = sep.decode()

@@ -16,7 +16,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import Finding, SpecError
+from genreport.errors import Finding, SpecError
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -13,14 +13,13 @@ import math
 import re
 from functools import cache
 
+from genreport.errors import Finding
+from genreport.load import units
+from genreport.load.yamlread import Document, show
+from genreport.paths import schema_dir
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
-
-from . import units
-from .errors import Finding
-from .paths import schema_dir
-from .yamlread import Document, show
 
 _UNIT_DIMS = {"B/s": units.RATE_BYTES, "B": units.BYTES, "FLOP/s": units.RATE_FLOP, "s": units.SECONDS}
 # Plausible range of a quantity: outside it the value is a typo (a wrong prefix), not a device.

@@ -38,9 +38,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
-
-from .errors import BuildError, SpecError
-from .units import format_si
+from genreport.errors import BuildError, SpecError
+from genreport.load.units import format_si
 
 DEFAULT_SECONDS = 10.0
 MIN_SECONDS, MAX_SECONDS = 0.5, 120.0
@@ -377,7 +376,7 @@ def _schema_ref(out: Path) -> str | None:
 
 def write_spec(text: str, out: Path) -> None:
     """Validate the spec text with the loader, then write it atomically to ``out``."""
-    from .loader import load_hardware
+    from genreport.load.loader import load_hardware
 
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{out.stem}.", suffix=".yaml", dir=out.parent)

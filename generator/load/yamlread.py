@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
-
-from .errors import Finding, SpecError
+from genreport.errors import Finding, SpecError
 
 MAX_NODES = 20_000  # a spec has a few hundred; alias bombs have billions
 MAX_BYTES = 1_000_000

@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 
 import numpy as np
-
-from . import __version__
-from .evaluate import Results
+from genreport import __version__
+from genreport.model.evaluate import Results
 
 SCHEMA_VERSION = 1
 
@@ -52,7 +51,7 @@ def document(r: Results, baseline: Results | None = None) -> dict:
         "training": [{k: v for k, v in t.items()} for t in r.training],
         "compare_models": r.compare_models,
     }
-    from .measured import analyse, derated
+    from genreport.model.measured import analyse, derated
 
     if r.spec.workloads.measured:
         doc["measured"] = analyse(r)

@@ -14,12 +14,10 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-
-from formulas import architecture as arch
-from formulas.compiled import Compiled, load
-from formulas.recipes import RECIPE_SOURCE, TRAINING_RECIPES, recipe_bytes_per_param
-
-from .spec import Hardware, Model, ReportSpec
+from genreport.formulas import architecture as arch
+from genreport.formulas.compiled import Compiled, load
+from genreport.formulas.recipes import RECIPE_SOURCE, TRAINING_RECIPES, recipe_bytes_per_param
+from genreport.load.spec import Hardware, Model, ReportSpec
 
 ACCOUNTINGS = ("seed", "exact")
 
@@ -390,6 +388,6 @@ def _variant(r: Results, acc: str) -> str:
 
 
 def _latex(c: Compiled, variant: str) -> str:
-    from formulas.compiled import render_latex
+    from genreport.formulas.compiled import render_latex
 
     return f"{c.symbol} = {render_latex(c.latex.get(variant) or c.latex['full'], c.args)}"

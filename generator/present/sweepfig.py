@@ -24,12 +24,11 @@ def _short(x: float) -> str:
 
 
 def heatmap_svg(best: dict, accounting: str = "seed") -> bytes:
-    """``best`` from :func:`generator.sweep.best_per_pair`: rows models, columns GPUs."""
+    """``best`` from :func:`genreport.model.sweep.best_per_pair`: rows models, columns GPUs."""
     import matplotlib
+    from genreport.present.figures import RC
     from matplotlib.colors import LogNorm
     from matplotlib.figure import Figure
-
-    from .figures import RC
 
     value = np.asarray(best["value"], dtype=float)
     models, gpus = best["models"], best["hardware"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 
-from .errors import BuildError
+from genreport.errors import BuildError
 
 
 def prepare():
@@ -18,7 +18,7 @@ def prepare():
     except (ImportError, OSError) as exc:  # missing Pango/HarfBuzz shows up as OSError
         raise BuildError(f"PDF output needs WeasyPrint and its system libraries ({exc}); "
                          "install them as the README says, or use --format html,json") from None
-    from . import fastsvg
+    from genreport.present import fastsvg
 
     fastsvg.install()  # same bytes, a third less time (see its docstring)
     return weasyprint

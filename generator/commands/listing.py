@@ -30,7 +30,7 @@ def hardware_rows(gpus) -> tuple[list[str], list[list[str]]]:
 
 
 def model_rows(models) -> tuple[list[str], list[list[str]]]:
-    from formulas import architecture as arch
+    from genreport.formulas import architecture as arch
 
     header = ["name", "title", "params", "active", "layers", "d", "heads/kv", "KV KiB/token bf16", "context", "kind"]
     rows = []
@@ -51,8 +51,8 @@ def model_rows(models) -> tuple[list[str], list[list[str]]]:
 
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
-    from .cmd_diff import table
-    from .cmd_sweep import load_catalog
+    from genreport.commands.diff import table
+    from genreport.commands.sweep import load_catalog
 
     root = Path.cwd() if (Path.cwd() / "specs").is_dir() else None
 

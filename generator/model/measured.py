@@ -1,6 +1,6 @@
 """Measured points against the roofline: MFU, MBU, the bottleneck diagnosis, and derated estimates.
 
-Pure functions of an evaluated :class:`~generator.evaluate.Results`: no disk, no
+Pure functions of an evaluated :class:`~genreport.model.evaluate.Results`: no disk, no
 drawing.  Every number is computed with the compiled quantities of
 :mod:`formulas.quantities` (``decode_flops``, ``decode_bytes``, ``mfu``, ``mbu``,
 ``derated_time`` ...) in the lead accounting of the report.
@@ -20,10 +20,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
-from .errors import Finding, Findings
-from .evaluate import Results
-from .spec import Measurement
+from genreport.errors import Finding, Findings
+from genreport.load.spec import Measurement
+from genreport.model.evaluate import Results
 
 # ---------------------------------------------------------------------------------------------- thresholds
 

@@ -8,10 +8,9 @@ import math
 from dataclasses import replace
 
 import numpy as np
-
-from . import fmt
-from .evaluate import Results, make_env
-from .spec import PRECISION_BYTES, Precision
+from genreport.load.spec import PRECISION_BYTES, Precision
+from genreport.model.evaluate import Results, make_env
+from genreport.present import fmt
 
 
 def article(n: int) -> str:
@@ -171,7 +170,7 @@ def attention_text(r: Results) -> str:
 
 def _window_text(r: Results) -> str:
     """Sliding-window layers: what the per-context c and d_h mean (empty for models without windows)."""
-    from formulas import architecture as arch
+    from genreport.formulas import architecture as arch
 
     m = r.spec.model
     n = arch.local_layers(m)
@@ -322,7 +321,7 @@ def whatif_story(r: Results, baseline: Results, overrides: tuple[str, ...]) -> l
 
 def moe_text(r: Results) -> str:
     """What is different about a mixture of experts: the weights a decode step reads grow with the batch."""
-    from formulas import architecture as arch
+    from genreport.formulas import architecture as arch
 
     m = r.spec.model
     if m.moe is None:

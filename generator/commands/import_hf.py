@@ -7,7 +7,7 @@ carries no parameter count, so ``parameters`` (and ``active_parameters`` for a m
 of experts) is computed from the shapes with :mod:`formulas.architecture`.
 
 Anything missing or not representable is a finding naming the file, the line and the
-key, raised as :class:`~generator.errors.SpecError`; the CLI prints it, no traceback.
+key, raised as :class:`~genreport.errors.SpecError`; the CLI prints it, no traceback.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import Finding, SpecError
-from .paths import display, schema_dir
+from genreport.errors import Finding, SpecError
+from genreport.paths import display, schema_dir
 
 # architecture class -> (family written to the spec, default of tie_word_embeddings in transformers)
 ARCHITECTURES: dict[str, tuple[str, bool]] = {
@@ -355,9 +355,8 @@ def _from_layer_types(cfg: _Config, types: list, layers: int, comments: dict[str
 
 def _count(spec: dict, comments: dict[str, str]) -> None:
     """Fill parameters (and active_parameters) from the shapes."""
-    from formulas.architecture import parameter_count
-
-    from .spec import Attention, Model, MoE, Source
+    from genreport.formulas.architecture import parameter_count
+    from genreport.load.spec import Attention, Model, MoE, Source
 
     att = dict(spec.get("attention") or {})
     heads, kv = spec["heads"], spec["kv_heads"]
@@ -467,7 +466,7 @@ def import_config(path: Path, name: str | None = None, out: Path | None = None) 
 
 def _check_loads(text: str) -> None:
     """The written spec must load; a failure here is a bug in this module, not in the input."""
-    from .loader import load_model
+    from genreport.load.loader import load_model
 
     with tempfile.TemporaryDirectory() as tmp:
         p = Path(tmp) / "imported.yaml"
@@ -497,7 +496,7 @@ def main(argv: list[str] | None = None) -> int:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text, encoding="utf-8")
     except OSError as exc:
-        from .errors import BuildError
+        from genreport.errors import BuildError
 
         raise BuildError(f"cannot write {out}: {exc.strerror or exc}") from None
     print(f"{display(out)}: model spec '{name}' written", file=sys.stderr)

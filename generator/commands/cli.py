@@ -13,16 +13,16 @@ import sys
 import time
 from pathlib import Path
 
-from . import __version__
-from .errors import BuildError, SpecError
+from genreport import __version__
+from genreport.errors import BuildError, SpecError
 
 SUBCOMMANDS = {
-    "derive": "generator.cmd_derive",
-    "sweep": "generator.cmd_sweep",
-    "diff": "generator.cmd_diff",
-    "import-hf": "generator.importhf",
-    "calibrate": "generator.calibrate",
-    "list": "generator.cmd_list",
+    "derive": "genreport.commands.derive",
+    "sweep": "genreport.commands.sweep",
+    "diff": "genreport.commands.diff",
+    "import-hf": "genreport.commands.import_hf",
+    "calibrate": "genreport.commands.calibrate",
+    "list": "genreport.commands.listing",
 }
 
 DESCRIPTION = """\
@@ -107,7 +107,7 @@ def _build_main(argv: list[str]) -> int:
     out_root = Path(args.out)
     specs = [_resolve_spec(s, args.quiet) for s in args.specs]
     if args.watch:
-        from .watch import watch
+        from genreport.commands.watch import watch
 
         return watch(specs, lambda spec_path, force: _build_one(spec_path, args, formats, out_root, force))
     failures = 0
@@ -130,8 +130,8 @@ def _build_main(argv: list[str]) -> int:
 
 def _build_one(spec_path: Path, args, formats, out_root: Path, force: bool = False) -> tuple[bool, list[Path]]:
     """Build (or check) one spec; (success, the files it was read from).  SpecError propagates."""
-    from .build import build, input_files, quick_up_to_date, stamp_files, write, write_quick_stamp
-    from .loader import load_report
+    from genreport.load.loader import load_report
+    from genreport.write.build import build, input_files, quick_up_to_date, stamp_files, write, write_quick_stamp
 
     if not (args.force or force or args.check or args.strict):
         current = quick_up_to_date(out_root, spec_path, formats, args.overrides, args.name)
@@ -165,7 +165,7 @@ def _resolve_spec(text: str, quiet: bool) -> Path:
     path = Path(text)
     if path.exists() or "\0" in text:
         return path
-    from .paths import specs_dir
+    from genreport.paths import specs_dir
 
     for candidate in (specs_dir() / path.name, specs_dir() / f"{path.name}.yaml"):
         if candidate.is_file() and candidate.parent == specs_dir():
@@ -177,7 +177,7 @@ def _resolve_spec(text: str, quiet: bool) -> Path:
 
 def _check(spec_path: Path, dest: Path, formats, args) -> int:
     """Compare a fresh in-memory build with the committed files; 1 if anything differs."""
-    from .build import build
+    from genreport.write.build import build
 
     built = build(spec_path, formats, args.overrides, args.strict)
     differ = []
@@ -196,7 +196,7 @@ def _check(spec_path: Path, dest: Path, formats, args) -> int:
 
 
 def _cli_finding(where: str, message: str, hint: str):
-    from .errors import Finding
+    from genreport.errors import Finding
 
     return Finding(where, 1, 1, "", message, hint)
 

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from .errors import BuildError, SpecError
+from genreport.errors import BuildError, SpecError
 
 POLL_S = 0.25
 SETTLE_S = 0.1  # an editor may write a file in more than one step

@@ -20,8 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-
-from .errors import Finding, SpecError
+from genreport.errors import Finding, SpecError
 
 PARAM_OPTIONS = ("batch", "context", "tokens", "n", "m", "recipe")
 
@@ -72,7 +71,7 @@ class Numbers:
     """The spec's inputs at the workload point, and what a root needs to vary B or S."""
 
     spec: object
-    env_obj: object  # generator.evaluate.Env
+    env_obj: object  # genreport.model.evaluate.Env
     values: dict
     params: dict
     overridden: set = field(default_factory=set)  # input symbols set with --at
@@ -80,7 +79,7 @@ class Numbers:
 
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
-    from formulas.quantities import BY_ID, DEFS
+    from genreport.formulas.quantities import BY_ID, DEFS
 
     if args.list or not args.quantity:
         width = max(len(q.id) for q in DEFS)
@@ -100,9 +99,9 @@ def main(argv: list[str]) -> int:
 
 
 def derive_text(qid: str, args, accounting: str | None) -> str:
-    from formulas import solve as so
-    from formulas.glossary import BY_NAME, sym
-    from formulas.quantities import BY_ID
+    from genreport.formulas import solve as so
+    from genreport.formulas.glossary import BY_NAME, sym
+    from genreport.formulas.quantities import BY_ID
 
     q = BY_ID[qid]
     nums = _numbers(args, accounting, qid) if args.spec else None
@@ -166,7 +165,7 @@ def derive_text(qid: str, args, accounting: str | None) -> str:
 
 
 def _plain_lhs(lhs: str) -> str:
-    from formulas.solve import plain_name
+    from genreport.formulas.solve import plain_name
 
     return plain_name("", lhs) or lhs
 
@@ -181,7 +180,7 @@ def _guess_target(expr) -> str:
 
 
 def _target(name: str | None):
-    from formulas.glossary import BY_NAME, sym
+    from genreport.formulas.glossary import BY_NAME, sym
 
     if name is None:
         return None
@@ -194,9 +193,9 @@ def _target(name: str | None):
 
 def _at(items: list[str], qid: str, variant: str):
     """Split ``--at`` into the quantity's value and numeric overrides of input symbols."""
-    from formulas import solve as so
-    from formulas.glossary import BY_NAME
-    from formulas.quantities import BY_ID
+    from genreport.formulas import solve as so
+    from genreport.formulas.glossary import BY_NAME
+    from genreport.formulas.quantities import BY_ID
 
     value, overrides = None, {}
     for item in items:
@@ -229,11 +228,10 @@ def _at(items: list[str], qid: str, variant: str):
 # ----------------------------------------------------------------------------------------------- numbers
 
 def _numbers(args, accounting: str | None, qid: str) -> Numbers:
-    from formulas.memory import TRAINING_RECIPES, recipe_bytes_per_param
-    from formulas.quantities import BY_ID
-
-    from .evaluate import make_env
-    from .loader import load_report, tokens
+    from genreport.formulas.memory import TRAINING_RECIPES, recipe_bytes_per_param
+    from genreport.formulas.quantities import BY_ID
+    from genreport.load.loader import load_report, tokens
+    from genreport.model.evaluate import make_env
 
     spec = load_report(Path(args.spec))
     acc = accounting or spec.accounting
@@ -283,7 +281,7 @@ def _numbers(args, accounting: str | None, qid: str) -> Numbers:
 
 
 def _numbers_header(nums: Numbers, expr, qid: str) -> list[str]:
-    from formulas.glossary import BY_NAME
+    from genreport.formulas.glossary import BY_NAME
 
     spec = nums.spec
     where = ", ".join(f"{k} = {v}" for k, v in nums.params.items())
@@ -299,7 +297,7 @@ def _numbers_header(nums: Numbers, expr, qid: str) -> list[str]:
 
 
 def _own_value(qid: str, nums: Numbers) -> float:
-    from formulas.compiled import load
+    from genreport.formulas.compiled import load
 
     c = load()[qid]
     missing = [a for a in c.fn_args if a not in nums.values]
@@ -316,7 +314,7 @@ def _fmt(v, unit: str, integer: str = "") -> str:
     unit_text = "" if unit == "1" else f" {unit}"
     s = f"{v:.6g}{unit_text}"
     if unit in ("B/s", "FLOP/s", "B") and abs(v) >= 1e3:
-        from .units import format_si
+        from genreport.load.units import format_si
 
         s += f" ({format_si(v, unit, digits=4)})"
     if integer == "round" and abs(v) >= 1 and v != round(v):
@@ -329,7 +327,7 @@ def _fmt(v, unit: str, integer: str = "") -> str:
 def _elasticity_lines(qid: str, nums: Numbers | None, variant: str) -> list[str]:
     if nums is None:
         raise _err("--elasticities", "elasticities are numbers at a spec's inputs", "add --spec SPEC")
-    from formulas.sensitivity import at
+    from genreport.formulas.sensitivity import at
 
     el = at(nums.values, qid, variant)
     lines = ["", "  elasticities d ln q / d ln x (a 1 % rise of x changes q by this many %):"]
@@ -341,7 +339,7 @@ def _elasticity_lines(qid: str, nums: Numbers | None, variant: str) -> list[str]
 # ----------------------------------------------------------------------------------------------- solutions
 
 def _solution_lines(sol, label: str, qsym, fmt_eq, args, nums: Numbers | None, value, variant: str) -> list[str]:
-    from formulas import solve as so
+    from genreport.formulas import solve as so
 
     lines = []
     head = f"solved for {sol.target}" + (f", at {so.expr_text(qsym)} = {label}" if label else "")
@@ -378,9 +376,9 @@ def _solution_lines(sol, label: str, qsym, fmt_eq, args, nums: Numbers | None, v
 
 
 def _solution_numbers(sol, qsym, nums: Numbers, value, variant: str) -> list[str]:
-    from formulas import solve as so
-    from formulas.glossary import BY_NAME
-    from formulas.quantities import BY_ID
+    from genreport.formulas import solve as so
+    from genreport.formulas.glossary import BY_NAME
+    from genreport.formulas.quantities import BY_ID
 
     unit = BY_NAME[sol.target.name].unit
     qunit = BY_ID[sol.qid].unit
@@ -470,14 +468,14 @@ def _direction(sol, x: float, vals: dict) -> str:
 
 
 def _plain(expr) -> str:
-    from formulas import solve as so
+    from genreport.formulas import solve as so
 
     return so.expr_text(expr)
 
 
 def _numeric_reason(sol, nums: Numbers) -> str:
     """Why the closed form does not hold for this model, if it does not: then a numeric root is sought."""
-    from formulas import architecture as arch
+    from genreport.formulas import architecture as arch
 
     model = nums.spec.model
     t = sol.target.name
@@ -492,7 +490,7 @@ def _expansion_warning(sol, nums: Numbers) -> str:
     """The expanded c = 2 L H_kv d_h b_kv against the model's own c (MLA and windows differ)."""
     if "c" not in sol.expanded:
         return ""
-    from formulas.memory import kv_bytes_per_token
+    from genreport.formulas.memory import kv_bytes_per_token
 
     formula = _evaluate(kv_bytes_per_token(), nums.values)
     own = float(np.asarray(nums.values["c"]).ravel()[0])
@@ -503,7 +501,7 @@ def _expansion_warning(sol, nums: Numbers) -> str:
 
 
 def _sym(name: str):
-    from formulas.glossary import sym
+    from genreport.formulas.glossary import sym
 
     return sym(name)
 
@@ -511,8 +509,7 @@ def _sym(name: str):
 def _numeric(sol, nums: Numbers, vals: dict) -> list[float]:
     """Bracketing roots of value - quantity, varying the target (B and S through the spec's model)."""
     import sympy as sp
-
-    from formulas.solve import numeric_roots
+    from genreport.formulas.solve import numeric_roots
 
     eq = sol.rhs - sol.lhs
     free = sorted(eq.free_symbols, key=lambda s: s.name)

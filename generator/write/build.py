@@ -16,11 +16,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import __version__
-from .errors import BuildError
+from genreport import __version__
+from genreport.errors import BuildError
 
 FORMATS = ("html", "pdf", "json")
-PKG = Path(__file__).resolve().parent
 
 
 @dataclass
@@ -33,13 +32,13 @@ class Built:
 
 def code_digest() -> str:
     """Hash of everything that shapes a report besides the spec: code, templates, versions."""
-    from .paths import templates_dir
+    from genreport.paths import code_folders
 
     h = hashlib.sha256(__version__.encode())
-    for folder in (PKG, PKG.parent / "formulas", templates_dir()):
-        for path in sorted(folder.glob("*")):
-            if path.is_file() and path.suffix in (".py", ".j2", ".css", ".json"):
-                h.update(path.name.encode())
+    for folder in code_folders():
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and path.suffix in (".py", ".j2", ".css", ".json") and "__pycache__" not in path.parts:
+                h.update(str(path.relative_to(folder)).encode())
                 h.update(path.read_bytes())
     return h.hexdigest()
 
@@ -61,9 +60,9 @@ def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, 
     ``spec`` is the already loaded spec of ``spec_path`` (with ``overrides``), when the caller has it.
     """
     timer = Timer()
-    from .evaluate import evaluate
-    from .loader import load_report
-    from .results import results_json
+    from genreport.load.loader import load_report
+    from genreport.model.evaluate import evaluate
+    from genreport.write.results import results_json
 
     timer.lap("imports")
     if spec is None:
@@ -78,18 +77,18 @@ def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, 
     if "json" in formats:
         files["results.json"] = results_json(results, base_results).encode()
     if "html" in formats or "pdf" in formats:
-        from .render import render_report
+        from genreport.present.render import render_report
 
         meanwhile = None
         if "pdf" in formats:
-            from .pdf import prepare as meanwhile
+            from genreport.present.pdf import prepare as meanwhile
         html, figures = render_report(results, base_results, timer, tuple(overrides), meanwhile)
         for name, svg in figures.items():
             files[f"figures/{name}.svg"] = svg
         if "html" in formats:
             files["report.html"] = html.encode()
         if "pdf" in formats:
-            from .pdf import html_to_pdf
+            from genreport.present.pdf import html_to_pdf
 
             files["report.pdf"] = html_to_pdf(html, figures, timer)
     return Built(spec.name, files, spec.warnings, timer.t)

@@ -5,7 +5,7 @@
     genreport sweep --batch 1,8,64,512 --context 1k,8k,32k -o /tmp/sweep --format csv
 
 Files: ``sweep.csv`` and ``sweep.json`` (one row a point), ``heatmap.svg`` (best decode tokens/s
-per model x GPU at one context).  The evaluation is :mod:`generator.sweep`; this module parses,
+per model x GPU at one context).  The evaluation is :mod:`genreport.model.sweep`; this module parses,
 loads the catalog, shows progress and writes.
 """
 
@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .errors import BuildError, Finding, SpecError
+from genreport.errors import BuildError, Finding, SpecError
 
 FORMATS = ("csv", "json", "svg")
 
@@ -55,9 +55,8 @@ def _err(where: str, message: str, hint: str = "") -> SpecError:
 def parse_grid(text: str, option: str):
     """``1,8,64`` or ``8k,32k`` or ``1:8192:64`` (64 log-spaced integers) -> sorted unique integers."""
     import numpy as np
-
-    from .loader import tokens
-    from .sweep import log_integers
+    from genreport.load.loader import tokens
+    from genreport.model.sweep import log_integers
 
     text = text.strip()
     try:
@@ -81,7 +80,7 @@ def _names(text: str | None) -> list[str] | None:
 
 def load_catalog(kind: str, names: list[str] | None, root: Path | None, warn) -> list:
     """Load the named specs (errors are fatal) or the whole catalog (a broken file is skipped, with a warning)."""
-    from .loader import catalog_names, load_hardware, load_model, resolve_ref
+    from genreport.load.loader import catalog_names, load_hardware, load_model, resolve_ref
 
     loader = load_model if kind == "model" else load_hardware
     explicit = names is not None
@@ -127,9 +126,9 @@ class Progress:
 
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
-    from . import sweep as sw
-    from .loader import tokens
-    from .paths import project_root_for
+    from genreport.load.loader import tokens
+    from genreport.model import sweep as sw
+    from genreport.paths import project_root_for
 
     formats = [f.strip() for f in args.format.split(",") if f.strip()]
     bad = [f for f in formats if f not in FORMATS]
@@ -137,7 +136,7 @@ def main(argv: list[str]) -> int:
         raise _err(f"--format {args.format}", f"unknown format {', '.join(bad) or '(none)'}",
                    "use a comma-separated subset of csv,json,svg")
     precisions = _names(args.precision) or []
-    from .spec import PRECISION_BYTES
+    from genreport.load.spec import PRECISION_BYTES
 
     unknown = [p for p in precisions if p not in PRECISION_BYTES]
     if unknown or not precisions:
@@ -176,7 +175,7 @@ def main(argv: list[str]) -> int:
     if "json" in formats:
         written.append(_write(out / "sweep.json", sw.json_chunks(result, extra, progress=Progress(show, "json"))))
     if "svg" in formats:
-        from .sweepfig import heatmap_svg
+        from genreport.present.sweepfig import heatmap_svg
 
         written.append(_write(out / "heatmap.svg", [heatmap_svg(best, args.accounting)]))
     t3 = time.perf_counter()

@@ -12,10 +12,9 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from . import units
-from .errors import Finding, Findings, SpecError
-from .paths import display, project_root_for, specs_dir
-from .spec import (
+from genreport.errors import Finding, Findings, SpecError
+from genreport.load import units
+from genreport.load.spec import (
     PRECISION_BYTES,
     Attention,
     Efficiency,
@@ -28,7 +27,8 @@ from .spec import (
     Source,
     Workloads,
 )
-from .yamlread import Document, format_path, read, scalar, show
+from genreport.load.yamlread import Document, format_path, read, scalar, show
+from genreport.paths import display, project_root_for, specs_dir
 
 KINDS = ("hardware", "model", "report")
 MAX_TOKENS = 100_000_000  # the schema's maximum for integer token counts
@@ -204,7 +204,7 @@ def _read_kind(path: Path, kind: str, overrides=()) -> Document:
     marker = _valid_marker(path, kind, overrides)
     if marker is not None and marker.is_file():
         return doc  # this exact text (and these overrides) passed the schema before
-    from . import validate  # jsonschema is imported only when something must be validated
+    from genreport.load import validate  # jsonschema is imported only when something must be validated
 
     errs = validate.check(doc, kind)
     if errs:
@@ -234,7 +234,7 @@ _SCHEMA_DIGEST: str | None = None
 
 def _valid_marker(path: Path, kind: str, overrides) -> Path | None:
     """A cache file whose existence says: this spec text, with these overrides, is schema-valid."""
-    from formulas.compiled import cache_dir
+    from genreport.formulas.compiled import cache_dir
 
     try:
         h = hashlib.sha256(path.read_bytes())
@@ -331,7 +331,7 @@ def check_hardware(doc: Document, hw: Hardware, out: Findings) -> None:
 
 
 def check_model(doc: Document, m: Model, out: Findings) -> None:
-    from formulas.architecture import parameter_count  # numeric, no SymPy
+    from genreport.formulas.architecture import parameter_count  # numeric, no SymPy
 
     d = doc.data
     if m.heads % m.kv_heads:

@@ -15,8 +15,7 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-
-from .evaluate import Results
+from genreport.model.evaluate import Results
 
 # Okabe-Ito, colour-blind safe.  Orange is reserved for the capacity limit (seed 003, figure 4).
 BLACK, ORANGE, SKY, GREEN, YELLOW, BLUE, VERMILION, PURPLE = (

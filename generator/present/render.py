@@ -1,7 +1,7 @@
 """Render stage: Results (and figures) in, one self-contained HTML string out.  No disk writes.
 
 Templates come only from the project's templates folder, with autoescape and
-StrictUndefined; formatting lives in registered filters (generator.fmt).
+StrictUndefined; formatting lives in registered filters (genreport.present.fmt).
 """
 
 from __future__ import annotations
@@ -11,15 +11,14 @@ import math
 from functools import lru_cache
 
 import numpy as np
-
-from formulas.compiled import render_latex
-from formulas.glossary import ENTRIES
-from formulas.recipes import recipe_bytes_per_param
-
-from . import __version__, fmt, prose
-from .evaluate import Results, _variant
-from .mathsvg import img
-from .paths import templates_dir
+from genreport import __version__
+from genreport.formulas.compiled import render_latex
+from genreport.formulas.glossary import ENTRIES
+from genreport.formulas.recipes import recipe_bytes_per_param
+from genreport.model.evaluate import Results, _variant
+from genreport.paths import templates_dir
+from genreport.present import fmt, prose
+from genreport.present.mathsvg import img
 
 PARAM_SYMBOL = {"tokens": "T", "recipe": "k", "n": "n", "m": "m"}
 UNIT_TEXT = {"FLOP/B": "FLOP/B", "token/s": "tok/s", "token": "tokens", "1": "", "B": "", "s": ""}
@@ -215,12 +214,12 @@ def render_report(r: Results, baseline: Results | None = None, timer=None,
                   overrides: tuple[str, ...] = (), meanwhile=None) -> tuple[str, dict[str, bytes]]:
     """The report's HTML (self-contained) and its figures (SVG bytes by name).
 
-    The figures are drawn in parallel (:func:`generator.figures.start`); the HTML is written with a placeholder
+    The figures are drawn in parallel (:func:`genreport.present.figures.start`); the HTML is written with a placeholder
     per figure, ``meanwhile()`` runs (the PDF stage's imports), and then the figures take their places.
     """
     import secrets
 
-    from .figures import FIGURES, start
+    from genreport.present.figures import FIGURES, start
 
     pending = start(r, baseline)
     token = secrets.token_hex(8)
@@ -249,7 +248,7 @@ def render_report(r: Results, baseline: Results | None = None, timer=None,
 
 def context(r: Results, baseline: Results | None, figures: dict[str, str], overrides: tuple[str, ...] = ()) -> dict:
     """The template's variables; ``figures`` maps each figure's name to its ``src`` (a data URI or a placeholder)."""
-    from .figures import captions
+    from genreport.present.figures import captions
 
     f = Formulas(r)
     spec, sc, lead = r.spec, r.scalars[r.lead], r.lead
@@ -273,7 +272,7 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str], overr
             decode_table.append({"batch": b, "cells": [
                 {"tps": grid["decode_tokens_per_s"][i, j] if binds[i, j] != "capacity" else None,
                  "intensity": grid["decode_intensity"][i, j], "binds": binds[i, j]} for j in range(len(ctxs))]})
-    from . import measured as measured_mod
+    from genreport.model import measured as measured_mod
 
     measured = measured_mod.analyse(r) if w.measured else []
     derated = measured_mod.derated(r) if spec.efficiency else None
@@ -337,8 +336,8 @@ def _formula_blocks(r: Results, f: Formulas, ctx) -> dict:
 
 def _sensitivities(r: Results) -> dict | None:
     """Elasticities d ln q / d ln x of the headline quantities, derived symbolically (formulas.sensitivity)."""
-    from formulas import sensitivity
-    from formulas.glossary import ENTRIES
+    from genreport.formulas import sensitivity
+    from genreport.formulas.glossary import ENTRIES
 
     w = r.spec.workloads
     if not w.decode_context:

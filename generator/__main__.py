@@ -1,0 +1,5 @@
+"""``python -m genreport``: the command line."""
+
+from genreport.commands.cli import entry
+
+entry()

@@ -1,0 +1,1 @@
+"""Load: YAML read safely, specs validated against their schemas, catalog references resolved."""

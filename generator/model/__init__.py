@@ -1,0 +1,1 @@
+"""Evaluate: one stage that computes every number of a report, once."""

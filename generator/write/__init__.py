@@ -1,0 +1,1 @@
+"""Write: output folders, results.json, up-to-date stamps."""
