@@ -1,28 +1,28 @@
-"""Numeric evaluation of every quantity: derive once, lambdify once, cache on disk.
+"""Numeric evaluation of every quantity, from Python generated ahead of time and shipped in the package.
 
-The cache holds, per quantity, the lambdified NumPy source, its argument names
-and LaTeX with placeholders for every symbol (so values can be substituted into
-the printed formula without SymPy).  It is keyed by the source of this package
-and the SymPy and NumPy versions, so editing a formula invalidates it.  With a
-warm cache, evaluation imports neither SymPy nor this package's SymPy modules.
+``formulas/_generated.py`` holds, per quantity, its NumPy function (SymPy's ``lambdify`` source,
+``cse=True``), argument names, and LaTeX with placeholders for every symbol (so values can be
+substituted into the printed formula without SymPy). It is written by
+``python -m genreport.formulas.generate`` and committed; nothing is compiled per machine and no
+file from a cache folder is ever executed. The module records a digest of the formula sources it
+was generated from: when a formula is edited and the module not regenerated, :func:`load` warns
+and derives in memory (a test fails on a stale module).
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
-import json
-import os
 import re
-import tempfile
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
-import numpy as np
+from .variants import VARIANTS, substitutions
 
 HERE = Path(__file__).resolve().parent
+GENERATED = "_generated.py"
 _PLACEHOLDER = re.compile(r"\\mathit\{v(\d+)\}")
 
 
@@ -45,42 +45,15 @@ class Compiled:
         return self.fn(*(env[a] for a in self.fn_args))
 
 
-def cache_dir() -> Path:
-    base = os.environ.get("GENREPORT_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "genreport")
-    return Path(base)
-
-
-def _cache_key() -> str:
+def source_digest() -> str:
+    """Hash of the formula sources the generated module depends on (every module here but itself)."""
     h = hashlib.sha256()
     for path in sorted(HERE.glob("*.py")):
+        if path.name in (GENERATED, "generate.py"):
+            continue
         h.update(path.name.encode())
         h.update(path.read_bytes())
-    for dist in ("sympy", "numpy"):
-        try:
-            h.update(metadata.version(dist).encode())
-        except metadata.PackageNotFoundError:  # pragma: no cover
-            h.update(b"?")
-    return h.hexdigest()[:20]
-
-
-def _namespace() -> dict:
-    ns = dict(np.__dict__)
-    ns["reduce"] = functools.reduce
-    ns["numpy"] = np
-    ns["builtins"] = __builtins__
-    return ns
-
-
-def _materialise(entry: dict) -> Compiled:
-    ns = _namespace()
-    exec(compile(entry["src"], f"<genreport:{entry['id']}>", "exec"), ns)  # our own generated code
-    fn = ns["_lambdifygenerated"]
-    return Compiled(
-        id=entry["id"], args=tuple(entry["args"]), fn_args=tuple(entry["fn_args"]), fn=fn, latex=entry["latex"],
-        steps={v: tuple(tuple(s) for s in st) for v, st in entry["steps"].items()}, symbol=entry["symbol"], unit=entry["unit"],
-        params=tuple(entry["params"]), title=entry["title"], source=entry["source"], integer=entry["integer"],
-    )
+    return h.hexdigest()[:24]
 
 
 def placeholder_latex(expr, args: tuple[str, ...]) -> str:
@@ -103,29 +76,25 @@ def placeholder_latex(expr, args: tuple[str, ...]) -> str:
     return sp.latex(expr, symbol_names=names, mul_symbol="dot")
 
 
-# Display variants: which optional symbols are dropped from the printed formula.
-# "dense": N_a = N; "seed": also N_e = 0 (all weights streamed); "+a" keeps activation traffic.
-VARIANTS = ("full", "dense", "seed", "dense+a", "seed+a", "exact", "exact+a")
-
-
 def _variant(expr, variant: str):
+    """``expr`` with the substitutions of ``variant`` (the table is in :mod:`.variants`)."""
     from .glossary import sym
     from .quantities import tidy
 
-    subs = {}
-    if "+a" not in variant and variant != "full":
-        subs[sym("a")] = 0
-    if variant.startswith(("dense", "seed")):
-        subs[sym("N_a")] = sym("N")
-    if variant.startswith("seed"):
-        subs[sym("N_e")] = 0
-    if variant.startswith("exact"):
-        subs[sym("N_a")] = sym("N") - sym("N_e")
+    def value(text: str):
+        if text == "0":
+            return 0
+        if text == "N - N_e":
+            return sym("N") - sym("N_e")
+        return sym(text)
+
+    subs = {sym(k): value(v) for k, v in substitutions(variant).items()}
     out = expr.subs(subs) if subs else expr
     return tidy(out) if out.is_Mul or out.is_Pow or out.is_Add else out
 
 
-def _build_entry(q) -> dict:
+def build_entry(q) -> dict:
+    """Everything the report needs of one quantity: LaTeX per variant, steps, and its lambdified source."""
     import inspect
 
     import sympy as sp
@@ -143,7 +112,7 @@ def _build_entry(q) -> dict:
     fn_args = tuple(sorted((s.name for s in expr.free_symbols), key=str))
     fn = sp.lambdify([sp.Symbol(a, positive=True) for a in fn_args], expr, "numpy", cse=True)
     return {
-        "id": q.id, "args": list(args), "fn_args": list(fn_args), "src": inspect.getsource(fn),
+        "id": q.id, "args": list(args), "fn_args": list(fn_args), "fn": fn, "src": inspect.getsource(fn),
         "latex": {v: placeholder_latex(shown[v], args) for v in VARIANTS},
         "steps": {v: [[lab, lhs, placeholder_latex(e, args)] for lab, lhs, e in shown_steps[v]] for v in VARIANTS},
         "symbol": q.symbol, "unit": q.unit, "params": list(q.params), "title": q.title,
@@ -151,34 +120,42 @@ def _build_entry(q) -> dict:
     }
 
 
+def _compiled(entry: dict) -> Compiled:
+    return Compiled(
+        id=entry["id"], args=tuple(entry["args"]), fn_args=tuple(entry["fn_args"]), fn=entry["fn"],
+        latex=dict(entry["latex"]), steps={v: tuple(tuple(s) for s in st) for v, st in entry["steps"].items()},
+        symbol=entry["symbol"], unit=entry["unit"], params=tuple(entry["params"]), title=entry["title"],
+        source=entry["source"], integer=entry["integer"],
+    )
+
+
+def generated_module():
+    """The committed generated module when it is current, else None (with a warning once)."""
+    from . import _generated
+
+    if _generated.DIGEST == source_digest():
+        return _generated
+    _warn_stale()
+    return None
+
+
+@functools.cache
+def _warn_stale() -> None:
+    print("genreport: formulas/_generated.py is older than the formulas; deriving in memory "
+          "(regenerate it with: python -m genreport.formulas.generate)", file=sys.stderr)
+
+
 @functools.lru_cache(maxsize=1)
 def load() -> dict[str, Compiled]:
-    """All quantities, compiled; from the disk cache when it is current."""
-    key = _cache_key()
-    path = cache_dir() / f"formulas-{key}.json"
-    entries = None
-    if path.is_file():
-        try:
-            entries = json.loads(path.read_text())
-        except (OSError, ValueError):
-            entries = None
-    if entries is None:
+    """All quantities, compiled: from the generated module, or derived in memory when it is stale."""
+    gen = generated_module()
+    if gen is not None:
+        entries = gen.QUANTITIES
+    else:
         from .quantities import DEFS
 
-        entries = [_build_entry(q) for q in DEFS]
-        save_json(path, entries)
-    return {e["id"]: _materialise(e) for e in entries}
-
-
-def save_json(path: Path, obj) -> None:
-    """Write a cache file atomically; a read-only cache folder only makes the next run slower."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as fh:
-            json.dump(obj, fh)
-        os.replace(fh.name, path)
-    except OSError:
-        pass
+        entries = [build_entry(q) for q in DEFS]
+    return {e["id"]: _compiled(e) for e in entries}
 
 
 def render_latex(template: str, args: tuple[str, ...], values: dict[str, str] | None = None) -> str:

@@ -3,8 +3,8 @@
 An elasticity says what a 1 % change of an input does to a quantity, in percent: the batch-1
 decode token rate has elasticity 1 to the bandwidth W, -1 to the weight bytes (N and b) and 0
 to the peak compute P.  Each one is derived by SymPy as ``cancel(x * diff(q, x) / q)``,
-lambdified once (numpy, ``cse=True``), cached on disk beside the compiled formulas, and
-evaluated at the inputs of a spec.
+lambdified once (numpy, ``cse=True``), shipped in the generated module beside the compiled
+formulas (``formulas/_generated.py``), and evaluated at the inputs of a spec.
 
 * ``Max`` (a decode step is as slow as its slower bound): each branch is differentiated on its
   own and the active one is chosen where the inputs are, by evaluating both branches.
@@ -19,12 +19,11 @@ evaluated at the inputs of a spec.
 from __future__ import annotations
 
 import inspect
-import json
 from functools import cache
 
 import numpy as np
 
-from .compiled import _cache_key, _namespace, cache_dir, save_json
+from .compiled import generated_module
 
 HEADLINE = (
     "ridge_point", "weight_bytes", "weight_stream_time", "kv_capacity_tokens", "critical_context",
@@ -34,7 +33,7 @@ HEADLINE = (
 PARAM_SYMBOL = {"batch": "B", "context": "S", "tokens": "T", "n": "n", "m": "m", "recipe": "k"}
 
 
-def _build(qid: str, variant: str) -> dict:
+def build(qid: str, variant: str) -> dict:
     """Differentiate ``qid`` (variant ``variant``) for every input symbol; lambdify each branch once."""
     import sympy as sp
 
@@ -43,49 +42,28 @@ def _build(qid: str, variant: str) -> dict:
     expr, _ = drop_floor(quantity_expr(qid, variant))
     symbols = sorted(expr.free_symbols, key=lambda s: s.name)
     names = [s.name for s in symbols]
-    branches, pieces_src = [], None
+    branches, pieces = [], None
     parts = _branches(expr)
     kind = parts[0][3]
     for label, _piece, _pieces, _kind, e in parts:
         els = [sp.cancel(x * sp.diff(e, x) / e) for x in symbols]
         fn = sp.lambdify(symbols, els, "numpy", cse=True)
-        branches.append({"label": label, "src": inspect.getsource(fn)})
+        branches.append({"label": label, "fn": fn, "src": inspect.getsource(fn)})
     if len(parts) > 1:
         fn = sp.lambdify(symbols, list(parts[0][2]), "numpy", cse=True)
-        pieces_src = inspect.getsource(fn)
-    return {"id": qid, "variant": variant, "symbols": names, "branches": branches, "pieces": pieces_src,
-            "kind": kind}
-
-
-def _fn(src: str, name: str):
-    ns = _namespace()
-    exec(compile(src, f"<genreport-elasticity:{name}>", "exec"), ns)  # our own generated code
-    return ns["_lambdifygenerated"]
-
-
-@cache
-def _entries(variant: str) -> dict:
-    path = cache_dir() / f"elasticities-{_cache_key()}-{variant}.json"
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-
-
-def _save(variant: str, entries: dict) -> None:
-    save_json(cache_dir() / f"elasticities-{_cache_key()}-{variant}.json", entries)
+        pieces = {"fn": fn, "src": inspect.getsource(fn)}
+    return {"id": qid, "variant": variant, "symbols": names, "branches": branches, "pieces": pieces, "kind": kind}
 
 
 @cache
 def compiled(qid: str, variant: str) -> tuple[tuple[str, ...], tuple, object, str]:
     """(symbols, branch functions, pieces function or None, "max"/"min"/"") for one quantity."""
-    entries = _entries(variant)
-    if qid not in entries:
-        entries[qid] = _build(qid, variant)
-        _save(variant, entries)
-    e = entries[qid]
-    fns = tuple(_fn(b["src"], f"{qid}:{b['label']}") for b in e["branches"])
-    pieces = _fn(e["pieces"], f"{qid}:pieces") if e["pieces"] else None
+    gen = generated_module()
+    e = gen.ELASTICITIES.get((qid, variant)) if gen is not None else None
+    if e is None:
+        e = build(qid, variant)
+    fns = tuple(b["fn"] for b in e["branches"])
+    pieces = e["pieces"]["fn"] if e["pieces"] else None
     return tuple(e["symbols"]), fns, pieces, e["kind"]
 
 

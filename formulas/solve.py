@@ -38,7 +38,7 @@ from sympy.printing.str import StrPrinter
 
 from .glossary import BY_NAME, LATEX_NAMES, sym
 from .memory import kv_bytes_per_token
-from .variants import variant_for  # noqa: F401 - re-exported
+from .variants import accounting_note, variant_for  # noqa: F401 - re-exported
 
 # Symbols that ``c`` hides: c = 2 L H_kv d_h b_kv (K and V, every layer).
 EXPANSIONS = {"c": kv_bytes_per_token}
@@ -80,16 +80,9 @@ def quantity_symbol(qid: str, expr: sp.Expr | None = None) -> tuple[sp.Symbol, s
 
 
 def apply_variant(expr: sp.Expr, variant: str) -> sp.Expr:
-    """``expr`` with the substitutions of ``variant`` (see :func:`variant_for`)."""
+    """``expr`` with the substitutions of ``variant`` (see :mod:`.variants`)."""
     from .compiled import _variant
-    from .quantities import tidy
 
-    if variant.startswith("moe"):
-        subs = {sym("N_e"): 0}
-        if "+a" not in variant:
-            subs[sym("a")] = 0
-        out = expr.subs(subs)
-        return tidy(out) if out.is_Mul or out.is_Pow or out.is_Add else out
     return _variant(expr, variant)
 
 
@@ -98,22 +91,6 @@ def quantity_expr(qid: str, variant: str = "seed") -> sp.Expr:
     from .quantities import BY_ID
 
     return apply_variant(BY_ID[qid].expr(), variant)
-
-
-def accounting_note(variant: str) -> str:
-    """What a variant substitutes, in words."""
-    bits = []
-    if variant.startswith("seed"):
-        bits += ["N_a = N", "N_e = 0"]
-    elif variant.startswith("dense"):
-        bits += ["N_a = N"]
-    elif variant.startswith("exact"):
-        bits += ["N_a = N - N_e"]
-    elif variant.startswith("moe"):
-        bits += ["N_e = 0"]
-    if variant != "full" and "+a" not in variant:
-        bits.append("a = 0")
-    return ", ".join(bits) if bits else "no substitution"
 
 
 # ----------------------------------------------------------------------------------------------- values

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from functools import cache
 from pathlib import Path
 
@@ -37,6 +38,13 @@ def project_root_for(spec: Path) -> Path:
         if (parent / "specs").is_dir() and (parent / "pyproject.toml").is_file():
             return parent
     return spec.parent
+
+
+def cache_dir() -> Path:
+    """Where rendered math and schema-valid markers are kept between runs (data only, never code)."""
+    base = os.environ.get("GENREPORT_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "genreport")
+    return Path(base)
 
 
 def formulas_dir() -> Path:

@@ -234,7 +234,7 @@ _SCHEMA_DIGEST: str | None = None
 
 def _valid_marker(path: Path, kind: str, overrides) -> Path | None:
     """A cache file whose existence says: this spec text, with these overrides, is schema-valid."""
-    from genreport.formulas.compiled import cache_dir
+    from genreport.paths import cache_dir
 
     try:
         h = hashlib.sha256(path.read_bytes())

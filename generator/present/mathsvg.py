@@ -9,7 +9,7 @@ import re
 from functools import lru_cache
 from importlib import metadata
 
-from genreport.formulas.compiled import cache_dir
+from genreport.paths import cache_dir
 
 # DejaVu Math TeX Gyre (Debian: fonts-dejavu-extra, installed by scripts/setup) matches the report's DejaVu text and
 # its glyph outlines are about half as many path points as ziamath's STIX Two: the PDF draws its math twice as fast.

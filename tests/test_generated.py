@@ -1,0 +1,53 @@
+"""The compiled formulas are generated code committed in the package (issue 13, item 7).
+
+Nothing is compiled per machine and no file from a user-writable cache folder is executed: the
+generated module is imported like any other, and a test fails when it is older than the formulas.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from genreport.formulas import compiled, generate
+from genreport.formulas.variants import VARIANTS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_generated_module_is_current():
+    from genreport.formulas import _generated
+
+    assert _generated.DIGEST == compiled.source_digest(), \
+        "formulas/_generated.py is stale: run python -m genreport.formulas.generate"
+
+
+@pytest.mark.skipif(not os.environ.get("GENREPORT_SLOW"), reason="regenerates every formula (GENREPORT_SLOW=1)")
+def test_generated_module_regenerates_to_the_same_bytes():
+    assert (ROOT / "formulas" / "_generated.py").read_text() == generate.module_text()
+
+
+def test_every_quantity_has_every_variant():
+    for c in compiled.load().values():
+        assert set(c.latex) == set(VARIANTS), c.id
+
+
+def test_stale_module_is_noticed(monkeypatch, capsys):
+    from genreport.formulas import _generated
+
+    monkeypatch.setattr(_generated, "DIGEST", "not-the-digest")
+    assert compiled.generated_module() is None
+
+
+def test_nothing_executes_files():
+    """No exec/eval of text anywhere in the package (SymPy's lambdify runs in-process only, on our own
+    expressions, when the generated module is stale)."""
+    offenders = []
+    for folder in (ROOT / "generator", ROOT / "formulas"):
+        for path in folder.rglob("*.py"):
+            for i, line in enumerate(path.read_text().splitlines(), 1):
+                if re.search(r"(?<![\w.])(exec|eval)\(", line):
+                    offenders.append(f"{path.relative_to(ROOT)}:{i}: {line.strip()}")
+    assert not offenders, offenders
