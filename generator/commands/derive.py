@@ -45,6 +45,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="set the quantity's value (--at critical_context=1024, --at decode_intensity=0.9*ridge_point) "
                         "or an input symbol (--at W=4.8e12); VALUE: numbers, symbols and quantity ids joined by * and /")
     p.add_argument("--spec", metavar="SPEC", help="evaluate with this report spec's inputs")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="PATH=VALUE",
+                   help="with --spec: override a spec value as in a what-if report, e.g. "
+                        "hardware.memory.bandwidth=\"4.8 TB/s\" (repeatable)")
     p.add_argument("--accounting", choices=("seed", "exact"),
                    help="seed: N_a = N, N_e = 0, a = 0 (default without --spec); exact: per matrix "
                         "(default: the spec's)")
@@ -104,6 +107,9 @@ def derive_text(qid: str, args, accounting: str | None) -> str:
     from genreport.formulas.quantities import BY_ID
 
     q = BY_ID[qid]
+    if getattr(args, "overrides", None) and not args.spec:
+        raise _err(f"--set {args.overrides[0]}", "--set changes a spec's inputs, and no spec is given",
+                   "add --spec SPEC")
     nums = _numbers(args, accounting, qid) if args.spec else None
     accounting = accounting or (nums.env_obj.accounting if nums else "seed")
     if args.general:
@@ -141,8 +147,8 @@ def derive_text(qid: str, args, accounting: str | None) -> str:
             nums.overridden.add(k)
         out.append("")
         out += _numbers_header(nums, expr, qid)
-        own = _own_value(qid, nums)
-        out.append(f"  {so.expr_text(qsym)} = {_fmt(own, q.unit, q.integer)}")
+        own, why = _own_value(qid, nums)
+        out.append(f"  {so.expr_text(qsym)} = " + (_fmt(own, q.unit, q.integer) if own is not None else f"none: {why}"))
     if args.elasticities:
         out += _elasticity_lines(qid, nums, variant)
 
@@ -231,11 +237,11 @@ def _numbers(args, accounting: str | None, qid: str) -> Numbers:
     from genreport.formulas.memory import TRAINING_RECIPES, recipe_bytes_per_param
     from genreport.formulas.quantities import BY_ID
     from genreport.load.loader import load_report, tokens
-    from genreport.model.evaluate import make_env
+    from genreport.model.evaluate import spec_env
 
-    spec = load_report(Path(args.spec))
+    spec = load_report(Path(args.spec), overrides=tuple(getattr(args, "overrides", ()) or ()))
     acc = accounting or spec.accounting
-    env_obj = make_env(spec.hardware, spec.model, spec.precision, acc, spec.workloads.activation_bytes)
+    env_obj = spec_env(spec, acc)
     needed = set(BY_ID[qid].params)
     for item in args.at:
         for word in item.replace("*", " ").replace("/", " ").replace("=", " ").split():
@@ -296,15 +302,18 @@ def _numbers_header(nums: Numbers, expr, qid: str) -> list[str]:
     return lines
 
 
-def _own_value(qid: str, nums: Numbers) -> float:
+def _own_value(qid: str, nums: Numbers) -> tuple[float | None, str]:
+    """The value the report states at this point (the evaluation stage's rules: a numeric S* past a sliding
+    window, no negative capacity or crossover), and why there is none."""
     from genreport.formulas.compiled import load
+    from genreport.model.evaluate import stated_value
 
-    c = load()[qid]
-    missing = [a for a in c.fn_args if a not in nums.values]
+    q = load()
+    missing = [a for a in q[qid].fn_args if a not in nums.values]
     if missing:
         raise _err(nums.spec.file or "--spec", f"{qid} needs {', '.join(missing)}, which the spec does not give",
                    "set " + " ".join(f"--at {m}=NUMBER" for m in missing))
-    return float(np.asarray(c(nums.values), dtype=float))
+    return stated_value(q, nums.env_obj, qid, nums.values)
 
 
 def _fmt(v, unit: str, integer: str = "") -> str:
@@ -384,7 +393,10 @@ def _solution_numbers(sol, qsym, nums: Numbers, value, variant: str) -> list[str
     qunit = BY_ID[sol.qid].unit
     vals = dict(nums.values)
     if value is None:
-        own = _own_value(sol.qid, nums)
+        own, why = _own_value(sol.qid, nums)
+        if own is None:
+            return [f"  with the spec: {so.expr_text(qsym)} has no value ({why}), so there is nothing to solve at "
+                    "the spec's point; give one with --at"]
         vals[qsym.name] = own
         lines = [f"  with the spec: {so.expr_text(qsym)} = {_fmt(own, qunit)} (the spec's own value)"]
     else:

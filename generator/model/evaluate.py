@@ -11,13 +11,13 @@ Two accountings are evaluated with the same compiled expressions:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from genreport.formulas import architecture as arch
 from genreport.formulas.compiled import Compiled, load
-from genreport.formulas.recipes import RECIPE_SOURCE, TRAINING_RECIPES, recipe_bytes_per_param
 from genreport.load.spec import Hardware, Model, ReportSpec
+from genreport.model.values import Block, Entry, key, physical
 
 ACCOUNTINGS = ("seed", "exact")
 
@@ -74,38 +74,38 @@ def make_env(hw: Hardware, model: Model, precision, accounting: str, activation_
     return Env(values, model, accounting, pc)
 
 
-@dataclass
-class Entry:
-    id: str
-    params: dict[str, object]
-    value: float | None
-    unit: str
-    symbol: str
-    latex: str
-    accounting: str = "seed"
-
-    def as_json(self) -> dict:
-        return {"id": self.id, "params": self.params, "value": self.value, "unit": self.unit,
-                "symbol": self.symbol, "latex": self.latex, "accounting": self.accounting}
-
-
-@dataclass
+@dataclass(frozen=True)
 class Results:
+    """The report model: every number a report, its JSON, figures, prose, ``derive`` and ``sweep`` state.
+
+    Built once by :func:`evaluate` and never changed (arrays are read-only). Presentation reads it;
+    nothing downstream calls the compiled formulas (``q`` is kept for their metadata: units, symbols,
+    LaTeX). A quantity with no physical value is ``None`` with a reason (:mod:`.values`).
+    """
+
     spec: ReportSpec
     envs: dict[str, Env]
     q: dict[str, Compiled]
-    entries: list[Entry] = field(default_factory=list)
-    decode: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)  # accounting -> id -> (B, S) grid
-    per_context: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
-    scalars: dict[str, dict[str, float | None]] = field(default_factory=dict)
-    prefill: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
-    gemm: list[dict] = field(default_factory=list)
-    training: list[dict] = field(default_factory=list)
-    compare: list[dict] = field(default_factory=list)
-    compare_models: list[dict] = field(default_factory=list)
-    verdicts: dict[str, object] = field(default_factory=dict)
-    params: object = None  # ParameterCount
-    numeric_critical_context: set[str] = field(default_factory=set)  # accountings whose S* lies past a window
+    params: arch.ParameterCount
+    scalars: dict[str, dict[str, float | None]]  # accounting -> id -> value (None: no physical value)
+    per_context: dict[str, dict[str, np.ndarray]]  # accounting -> id -> (S,) array
+    decode: dict[str, dict[str, np.ndarray]]  # accounting -> id -> (B, S) grid
+    prefill: dict[str, dict[str, np.ndarray]]  # accounting -> id -> (T,) array
+    gemm: tuple[dict, ...]
+    training: tuple[dict, ...]
+    compare: tuple[dict, ...]
+    compare_models: tuple[dict, ...]
+    verdicts: dict[str, object]
+    numeric_critical_context: frozenset[str]  # accountings whose S* lies past a window (a numeric root)
+    reasons: dict[str, dict[str, str]] = field(default_factory=dict)  # accounting -> scalar id -> why it is None
+    entries: tuple[Entry, ...] = ()
+    blocks: dict[str, Block] = field(default_factory=dict)  # the formulas the report shows, by name
+    levers: tuple[dict, ...] = ()  # what would change it: each lever's before and after, computed here
+    measured: tuple[dict, ...] = ()
+    derated: dict | None = None
+    sensitivities: tuple[dict, ...] = ()
+    curves: dict[str, object] = field(default_factory=dict)  # samples the figures draw
+    index: dict[tuple, Entry] = field(default_factory=dict, repr=False)
 
     @property
     def lead(self) -> str:
@@ -113,6 +113,14 @@ class Results:
 
     def s(self, qid: str, accounting: str | None = None):
         return self.scalars[accounting or self.lead][qid]
+
+    def entry(self, qid: str, accounting: str | None = None, **params) -> Entry | None:
+        """The stated entry of ``qid`` at ``params`` (None when the report states no such number)."""
+        return self.index.get(key(qid, params, accounting or self.lead))
+
+    def value(self, qid: str, accounting: str | None = None, **params) -> float | None:
+        e = self.entry(qid, accounting, **params)
+        return None if e is None else e.value
 
 
 def _clean(x) -> float | None:
@@ -155,152 +163,102 @@ def critical_context(q, env: Env) -> tuple[float | None, bool]:
 
 
 def evaluate(spec: ReportSpec) -> Results:
+    """Every number of the report for ``spec``, computed once."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         return _evaluate(spec)
 
 
+SCALARS = ("peak_flops", "bandwidth", "capacity", "ridge_point", "parameters", "weight_bytes",
+           "kv_bytes_per_token", "kv_capacity_tokens", "attention_intensity", "training_flops_per_token")
+DECODE = ("decode_flops", "decode_bytes", "decode_time_memory", "decode_time_compute", "decode_tokens_per_s",
+          "decode_intensity")
+PREFILL = ("prefill_flops", "prefill_bytes", "prefill_intensity", "prefill_time_compute", "prefill_time_memory",
+           "weight_reuse_intensity")
+
+
 def _evaluate(spec: ReportSpec) -> Results:
+    from genreport.model import shown, tables
+
     q = load()
-    envs = {acc: make_env(spec.hardware, spec.model, spec.precision, acc, spec.workloads.activation_bytes)
-            for acc in ACCOUNTINGS}
-    r = Results(spec, envs, q, params=envs["exact"].pc)
+    envs = {acc: spec_env(spec, acc) for acc in ACCOUNTINGS}
     w = spec.workloads
     batch = np.asarray(w.decode_batch, dtype=float)
     ctx = np.asarray(w.decode_context, dtype=float)
+    scalars, per_context, decode, prefill, numeric, reasons = {}, {}, {}, {}, set(), {}
     for acc, env in envs.items():
         sc: dict[str, float | None] = {}
+        why = reasons.setdefault(acc, {})
         base = env.at()
-        for qid in ("peak_flops", "bandwidth", "capacity", "ridge_point", "parameters", "weight_bytes",
-                    "kv_bytes_per_token", "kv_capacity_tokens", "attention_intensity", "training_flops_per_token"):
-            sc[qid] = _clean(q[qid](base))
+        for qid in SCALARS:
+            sc[qid], why[qid] = physical(qid, q[qid](base))
         # c from the architecture (MLA caches a latent, not 2 H_kv d_h): the formula 2 L H_kv d_h b_kv is MHA/GQA's
         sc["kv_bytes_per_token"] = _clean(env.values["c"])
         one = env.at(batch=1.0)  # what one token streams: for MoE only the experts it touches
         for qid in ("weight_stream_time", "weight_flops_time"):
             sc[qid] = _clean(q[qid](one))
-        sc["critical_context"], numeric = critical_context(q, env)
-        if numeric:
-            r.numeric_critical_context.add(acc)
-        if sc["kv_capacity_tokens"] is not None and sc["kv_capacity_tokens"] < 0:
-            sc["kv_capacity_tokens"] = 0.0
-        r.scalars[acc] = sc
+        sc["critical_context"], is_numeric = critical_context(q, env)
+        if is_numeric:
+            numeric.add(acc)
+        scalars[acc] = sc
         if len(ctx):
             pc_env = env.at(context=ctx)
             per = {qid: np.asarray(q[qid](pc_env), dtype=float) * np.ones_like(ctx)
                    for qid in ("decode_intensity_ceiling", "crossover_batch", "capacity_batch")}
-            per["capacity_batch"] = np.maximum(per["capacity_batch"], 0)
+            per["capacity_batch_raw"] = per["capacity_batch"]
+            per["capacity_batch"] = np.maximum(per["capacity_batch"], 0)  # a count of sequences: 0 when none fits
             cap_env = env.at(context=ctx, batch=np.maximum(per["capacity_batch"], 1))
             per["intensity_at_capacity"] = np.where(
                 per["capacity_batch"] >= 1, q["decode_intensity"](cap_env), np.nan)
-            r.per_context[acc] = per
+            per_context[acc] = per
         if len(batch) and len(ctx):
             g = env.at(batch=batch[:, None], context=ctx[None, :])
-            grid = {qid: np.broadcast_to(np.asarray(q[qid](g), dtype=float), (len(batch), len(ctx))).copy()
-                    for qid in ("decode_flops", "decode_bytes", "decode_time_memory", "decode_time_compute",
-                                "decode_tokens_per_s", "decode_intensity")}
-            r.decode[acc] = grid
+            decode[acc] = {qid: np.broadcast_to(np.asarray(q[qid](g), dtype=float), (len(batch), len(ctx))).copy()
+                           for qid in DECODE}
         if w.prefill_prompt:
             t = np.asarray(w.prefill_prompt, dtype=float)
             pe = env.at(T=t)
-            r.prefill[acc] = {qid: np.asarray(q[qid](pe), dtype=float) * np.ones_like(t)
-                              for qid in ("prefill_flops", "prefill_bytes", "prefill_intensity",
-                                          "prefill_time_compute", "prefill_time_memory", "weight_reuse_intensity")}
-    _gemms(r)
-    _training(r)
-    _compare(r)
-    if r.spec.compare_models:
-        _compare_models(r)
-    _verdicts(r)
-    r.entries = _entries(r)
+            prefill[acc] = {qid: np.asarray(q[qid](pe), dtype=float) * np.ones_like(t) for qid in PREFILL}
+    r = Results(
+        spec=spec, envs=envs, q=q, params=envs["exact"].pc, scalars=scalars, per_context=per_context,
+        decode=decode, prefill=prefill, gemm=tables.gemms(spec, envs["seed"], q),
+        training=tables.training(spec, envs["seed"], q),
+        compare=tables.compare(spec, q, make_env), compare_models=tables.compare_models(spec, q, make_env),
+        verdicts={}, numeric_critical_context=frozenset(numeric), reasons=reasons,
+    )
+    r = replace(r, verdicts=_verdicts(r))
+    entries = tuple(_entries(r))
+    r = replace(r, entries=entries, index={e.key: e for e in entries})
+    r = replace(r, blocks=shown.blocks(r), curves=shown.curves(r), levers=tuple(shown.levers(r)),
+                sensitivities=tuple(shown.sensitivities(r)))
+    r = _with_measurements(r)
+    _freeze(r)
     return r
 
 
-def _gemms(r: Results) -> None:
-    env = r.envs["seed"]
-    tokens = sorted({1, *r.spec.workloads.prefill_prompt,
-                     *( [r.spec.workloads.training_tokens] if r.spec.workloads.training_tokens else [])})
-    curve_t = np.unique(np.round(np.logspace(0, 14, 57, base=2))).astype(float)
-    for name, n, m in r.spec.gemms:
-        e = env.at(n=float(n), m=float(m))
-        row = {
-            "name": name, "n": n, "m": m,
-            "saturation": _clean(r.q["gemm_saturation"](e)),
-            "crossover": _root(r.q["gemm_crossover_tokens"](e)),
-            "tokens": tokens,
-            "intensity": [float(r.q["gemm_intensity"](env.at(n=float(n), m=float(m), T=float(t)))) for t in tokens],
-            "weight_reuse": [float(r.q["weight_reuse_intensity"](env.at(T=float(t)))) for t in tokens],
-            "curve_tokens": curve_t,
-            "curve": np.asarray(r.q["gemm_intensity"](env.at(n=float(n), m=float(m), T=curve_t)), dtype=float),
-        }
-        r.gemm.append(row)
+def _with_measurements(r: Results) -> Results:
+    from genreport.model import measured
+
+    return replace(r, measured=tuple(measured.analyse(r)) if r.spec.workloads.measured else (),
+                   derated=measured.derated(r) if r.spec.efficiency else None)
 
 
-def _training(r: Results) -> None:
-    w = r.spec.workloads
-    if not w.recipes:
-        return
-    env = r.envs["seed"]
-    for recipe in w.recipes:
-        k = float(recipe_bytes_per_param(recipe))
-        total = float(r.q["training_state_bytes"](env.at(k=k)))
-        parts = [(label, v * env.values["N"]) for label, v in TRAINING_RECIPES[recipe]]
-        r.training.append({"recipe": recipe, "bytes_per_param": k, "total": total, "parts": parts,
-                           "fits": total <= env.values["C"], "source": RECIPE_SOURCE[recipe],
-                           "cards_needed": math.ceil(total / env.values["C"])})
+def _freeze(x) -> None:
+    """Make every array of the report model read-only: nothing downstream may change a number."""
+    if isinstance(x, np.ndarray):
+        x.flags.writeable = False
+    elif isinstance(x, dict):
+        for v in x.values():
+            _freeze(v)
+    elif isinstance(x, (list, tuple)):
+        for v in x:
+            _freeze(v)
+    elif isinstance(x, Results):
+        for name in ("scalars", "per_context", "decode", "prefill", "gemm", "training", "curves", "verdicts",
+                     "derated"):
+            _freeze(getattr(x, name))
 
 
-def _bound_weights_only(hw: Hardware, r: Results) -> tuple[float, float, float]:
-    """Batch-1 step bound counting weights only (seed 003's A100 -> H100 comparison)."""
-    env = make_env(hw, r.spec.model, r.spec.precision, r.lead)
-    e = env.at(batch=1.0)
-    t_mem = float(r.q["weight_stream_time"](e))
-    t_comp = float(r.q["weight_flops_time"](e))
-    return max(t_mem, t_comp), t_mem, t_comp
-
-
-def _compare(r: Results) -> None:
-    base_hw = r.spec.hardware
-    base, _, _ = _bound_weights_only(base_hw, r)
-    fmt = r.spec.precision.compute
-    for hw in (base_hw, *r.spec.compare_hardware):
-        bound, t_mem, t_comp = _bound_weights_only(hw, r)
-        price = hw.price_per_hour
-        tok_s = 1.0 / bound if bound > 0 else math.inf
-        r.compare.append({
-            "name": hw.name, "title": hw.title, "peak": hw.dense[fmt], "bandwidth": hw.bandwidth,
-            "capacity": hw.capacity, "ridge": hw.dense[fmt] / hw.bandwidth,
-            "compute_ratio": hw.dense[fmt] / base_hw.dense[fmt], "bandwidth_ratio": hw.bandwidth / base_hw.bandwidth,
-            "decode_speedup": base / bound if bound > 0 else math.inf, "decode_tokens_per_s": tok_s, "t_mem": t_mem, "t_comp": t_comp,
-            "fits": r.envs[r.lead].values["N"] * r.spec.precision.weight_bytes <= hw.capacity,
-            "usd_per_hour": price,
-            "tokens_per_usd": tok_s * 3600.0 / price if price else None,
-            "is_base": hw is base_hw,
-        })
-
-
-def _compare_models(r: Results) -> None:
-    """The spec's model and each comparison model on the spec's GPU: the headline numbers side by side."""
-    hw, w = r.spec.hardware, r.spec.workloads
-    s_last = float(w.decode_context[-1]) if w.decode_context else 1024.0
-    for model in (r.spec.model, *r.spec.compare_models):
-        if model is None:
-            continue
-        env = make_env(hw, model, r.spec.precision, r.lead)
-        e, es, one = env.at(), env.at(context=s_last), env.at(batch=1.0)
-        t_mem, t_comp = float(r.q["weight_stream_time"](one)), float(r.q["weight_flops_time"](one))
-        r.compare_models.append({
-            "name": model.name, "title": model.title, "parameters": env.values["N"],
-            "active": env.values["N_a"], "weight_bytes": float(r.q["weight_bytes"](e)),
-            "kv_bytes_per_token": float(np.asarray(es["c"])), "context": int(s_last),
-            "decode_tokens_per_s": 1.0 / max(t_mem, t_comp) if max(t_mem, t_comp) > 0 else math.inf,
-            "ceiling": float(r.q["decode_intensity_ceiling"](es)),
-            "critical_context": critical_context(r.q, env)[0],
-            "capacity_batch": max(0.0, float(r.q["capacity_batch"](es))),
-            "fits": float(r.q["weight_bytes"](e)) <= hw.capacity, "is_base": model is r.spec.model,
-        })
-
-
-def _verdicts(r: Results) -> None:
+def _verdicts(r: Results) -> dict[str, object]:
     lead = r.lead
     sc = r.scalars[lead]
     ridge = sc["ridge_point"]
@@ -322,22 +280,25 @@ def _verdicts(r: Results) -> None:
         t = r.spec.workloads.training_tokens
         v["training_intensity"] = float(r.q["training_weight_reuse_intensity"](r.envs[lead].at(T=float(t))))
         v["training_binds"] = "compute" if v["training_intensity"] >= ridge else "bandwidth"
-    r.verdicts = v
+    return v
 
 
 def _entries(r: Results) -> list[Entry]:
     out: list[Entry] = []
     w = r.spec.workloads
-
     mla = r.spec.model.attention.kind == "mla"
+    seen: set[tuple] = set()
 
-    def add(qid, params, value, acc, suffix=""):
+    def add(qid, params, value, acc, suffix="", reason=""):
         c = r.q[qid]
-        variant = _variant(r, acc)
-        tex = c.latex.get(variant) and _latex(c, variant)
+        tex = latex_of(r, qid, acc)
         if qid == "kv_bytes_per_token" and mla:  # MLA caches a latent and a RoPE key per layer, not 2 H_kv d_h
             tex = r"c = L \, (r + \rho) \, b_{kv}"
-        out.append(Entry(qid + suffix, params, None if value is None else _clean(value), c.unit, c.symbol, tex, acc))
+        stated, why = physical(qid, value, c.integer)
+        e = Entry(qid + suffix, dict(params), stated, c.unit, c.symbol, tex, acc, reason or why)
+        if e.key not in seen:
+            seen.add(e.key)
+            out.append(e)
 
     for acc in ACCOUNTINGS:
         suffix = "" if acc == "seed" else "_exact"
@@ -345,13 +306,16 @@ def _entries(r: Results) -> list[Entry]:
         for qid, value in sc.items():
             if acc == "exact" and qid in ("peak_flops", "bandwidth", "capacity", "ridge_point"):
                 continue
-            add(qid, {}, value, acc, suffix)
+            reason = r.reasons[acc].get(qid, "")
+            if value is None and qid == "critical_context":
+                reason = critical_reason(r, acc)
+            add(qid, {}, value, acc, suffix, reason)
         for qid, arr in r.per_context.get(acc, {}).items():
+            if qid == "capacity_batch_raw":
+                continue
+            raw = r.per_context[acc]["capacity_batch_raw"] if qid == "capacity_batch" else arr
             for j, s in enumerate(w.decode_context):
-                value = arr[j]
-                if qid == "crossover_batch":
-                    value = _root(value)
-                add(qid, {"context": s}, value, acc, suffix)
+                add(qid, {"context": s}, raw[j], acc, suffix)
         for qid, grid in r.decode.get(acc, {}).items():
             for i, b in enumerate(w.decode_batch):
                 for j, s in enumerate(w.decode_context):
@@ -365,9 +329,8 @@ def _entries(r: Results) -> list[Entry]:
         add("gemm_saturation", {"n": g["n"], "m": g["m"]}, g["saturation"], "seed")
         add("gemm_crossover_tokens", {"n": g["n"], "m": g["m"]}, g["crossover"], "seed")
     for t in sorted({1, *w.prefill_prompt, *([w.training_tokens] if w.training_tokens else [])}):
-        if not any(e.id == "weight_reuse_intensity" and e.params == {"tokens": t} for e in out):
-            add("weight_reuse_intensity", {"tokens": t}, r.q["weight_reuse_intensity"](r.envs["seed"].at(T=float(t))),
-                "seed")
+        add("weight_reuse_intensity", {"tokens": t}, r.q["weight_reuse_intensity"](r.envs["seed"].at(T=float(t))),
+            "seed")
     if w.training_tokens:
         t = float(w.training_tokens)
         add("training_step_time_compute", {"tokens": w.training_tokens},
@@ -379,15 +342,45 @@ def _entries(r: Results) -> list[Entry]:
     return out
 
 
-def _variant(r: Results, acc: str) -> str:
-    dense = r.spec.model.moe is None
-    plus_a = "+a" if r.spec.workloads.activation_bytes else ""
-    if acc == "seed":
-        return ("seed" if dense else "full") + plus_a
-    return "exact" + plus_a
+def spec_env(spec: ReportSpec, accounting: str | None = None) -> Env:
+    """The inputs of a report spec in one accounting (the spec's own by default), as :func:`evaluate` uses them."""
+    return make_env(spec.hardware, spec.model, spec.precision, accounting or spec.accounting,
+                    spec.workloads.activation_bytes)
 
 
-def _latex(c: Compiled, variant: str) -> str:
+def stated_value(q, env: Env, qid: str, values: dict) -> tuple[float | None, str]:
+    """The value a report states for ``qid`` at the inputs ``values`` (an ``env.at(...)`` point, possibly with
+    inputs overridden), and why there is none: the same rules as :func:`evaluate` (``derive`` uses this)."""
+    c = q[qid]
+    if qid == "critical_context":
+        scalar = {k: float(v) for k, v in values.items() if k in env.values and np.ndim(v) == 0}
+        value, _ = critical_context(q, replace(env, values={**env.values, **scalar}))
+        if value is not None:
+            return value, ""
+        return None, physical(qid, -1.0)[1]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return physical(qid, np.asarray(c(values), dtype=float), c.integer)
+
+
+def critical_reason(r: Results, acc: str) -> str:
+    """Why a report states no critical context."""
+    sc = r.scalars[acc]
+    if sc["attention_intensity"] is not None and sc["attention_intensity"] < sc["ridge_point"]:
+        w = int(r.spec.model.attention.sliding_window or 0)
+        return (f"every layer attends to at most {w:,} positions, so the decode ceiling levels off above the ridge: "
+                "every context can cross it with a large enough batch")
+    return "the attention intensity is at or above the ridge, so every context can cross it with a large enough batch"
+
+
+def variant_of(r: Results, acc: str) -> str:
+    """The printed variant of the formulas for an accounting of this report (:mod:`formulas.variants`)."""
+    from genreport.formulas.variants import variant_for
+
+    return variant_for(acc, r.spec.model.moe is not None, bool(r.spec.workloads.activation_bytes))
+
+
+def latex_of(r: Results, qid: str, acc: str) -> str:
     from genreport.formulas.compiled import render_latex
 
-    return f"{c.symbol} = {render_latex(c.latex.get(variant) or c.latex['full'], c.args)}"
+    c = r.q[qid]
+    return f"{c.symbol} = {render_latex(c.latex[variant_of(r, acc)], c.args)}"

@@ -111,13 +111,7 @@ def _gemm_reading(r: Results, t: float) -> tuple[float, float | None]:
         if t in g["tokens"]:
             i = g["tokens"].index(t)
             return float(g["weight_reuse"][i]), float(g["intensity"][i])
-    env = r.envs["seed"]
-    iw = float(r.q["weight_reuse_intensity"](env.at(T=float(t))))
-    if r.gemm:
-        g = r.gemm[0]
-        full = float(r.q["gemm_intensity"](env.at(n=float(g["n"]), m=float(g["m"]), T=float(t))))
-        return iw, full
-    return iw, None
+    return float(r.value("weight_reuse_intensity", "seed", tokens=t)), None
 
 
 def _modes(r: Results) -> list[tuple[str, str, int]]:
@@ -133,11 +127,9 @@ def _modes(r: Results) -> list[tuple[str, str, int]]:
     return rows
 
 
-def _decode_curves(r: Results, batch: np.ndarray) -> np.ndarray:
-    """Decode intensity, batch along axis 0 and the spec's contexts along axis 1."""
-    ctx = np.asarray(_contexts(r), dtype=float)
-    env = r.envs[r.lead].at(batch=batch[:, None], context=ctx[None, :])
-    return np.broadcast_to(np.asarray(r.q["decode_intensity"](env), dtype=float), (len(batch), len(ctx)))
+def _decode_curves(r: Results) -> tuple[np.ndarray, np.ndarray]:
+    """The model's decode intensity samples: (batch axis, intensity with the spec's contexts along axis 1)."""
+    return r.curves["decode_batch"], r.curves["decode_intensity"]
 
 
 def _crossovers(r: Results) -> list[float | None]:
@@ -458,24 +450,14 @@ def caption3(r: Results, baseline: Results | None = None) -> str:
 
 # ---------------------------------------------------------------- figure 4
 
-def _batch_range(r: Results, res_list: list[Results]) -> float:
-    """Right end of the batch axis: the spec's batches, room past the capacity diamonds and crossovers."""
-    hi = 64.0
-    for x in res_list:
-        if x.lead not in x.per_context:
-            continue
-        pc = x.per_context[x.lead]
-        hi = max(hi, max(x.spec.workloads.decode_batch or (1,)), float(np.max(pc["capacity_batch"])) * 3.0)
-        for c in _crossovers(x):
-            if c is not None:
-                hi = max(hi, c * 3.0)
-        hi = max(hi, x.envs[x.lead].values["G"] * 8)
-    return min(2.0 ** math.ceil(math.log2(hi)), 2.0**20)
+def _batch_range(res_list: list[Results]) -> float:
+    """Right end of the batch axis: the widest of the reports' own ranges (the model's figure samples)."""
+    return max(float(x.curves["decode_batch_max"]) for x in res_list if "decode_batch_max" in x.curves)
 
 
-def _draw_decode(ax, r: Results, batch: np.ndarray, faded: bool) -> list[float]:
+def _draw_decode(ax, r: Results, faded: bool) -> list[float]:
     ctx = _contexts(r)
-    curves = _decode_curves(r, batch)
+    batch, curves = _decode_curves(r)
     pc = r.per_context[r.lead]
     ys = [float(np.nanmin(curves)), float(np.nanmax(curves))]
     for j, s in enumerate(ctx):
@@ -516,14 +498,12 @@ def fig4_decode_intensity(r: Results, baseline: Results | None = None):
     sc = _sc(r)
     ridge = sc["ridge_point"]
     with_base = baseline is not None and bool(_contexts(baseline))
-    bmax = _batch_range(r, [r, baseline] if with_base else [r])
-    batch = np.unique(np.concatenate([np.logspace(0, math.log10(bmax), 200),
-                                      np.asarray(r.spec.workloads.decode_batch, dtype=float)]))
+    bmax = _batch_range([r, baseline] if with_base else [r])
     ys = [ridge]
     if with_base:
         ax.axhline(_sc(baseline)["ridge_point"], lw=1.0, ls=":", **BASELINE)
-        ys += _draw_decode(ax, baseline, batch, faded=True)
-    ys += _draw_decode(ax, r, batch, faded=False)
+        ys += _draw_decode(ax, baseline, faded=True)
+    ys += _draw_decode(ax, r, faded=False)
     ax.set_xscale("log")
     ax.set_yscale("log")
     _log_axis(ax.xaxis)
@@ -748,10 +728,9 @@ def _roof_points(r: Results) -> list[tuple[str, str, float, str, str]]:
     ctx = _contexts(r)
     if ctx:
         pc = r.per_context[r.lead]
-        env = r.envs[r.lead]
         for j, s in enumerate(ctx):
             c = CONTEXT_COLOURS[j % len(CONTEXT_COLOURS)]
-            i1 = float(r.q["decode_intensity"](env.at(batch=1.0, context=float(s))))
+            i1 = float(r.curves["decode_intensity_batch1"][j])
             pts.append(("decode", f"decode S = {tokens(s)}, B = 1", i1, c, "o"))
             cap = float(pc["capacity_batch"][j])
             if cap >= 2:

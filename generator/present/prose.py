@@ -5,11 +5,9 @@ a context below the critical one).  Plain text: the template escapes it."""
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
-from genreport.load.spec import PRECISION_BYTES, Precision
-from genreport.model.evaluate import Results, make_env
+from genreport.model.evaluate import Results
 from genreport.present import fmt
 
 
@@ -191,60 +189,16 @@ def _window_text(r: Results) -> str:
 
 
 def whatif_rows(r: Results) -> list[dict]:
-    """Derived what-ifs at batch 1 (weights only) and at the first context: quantization, FP8, GQA/MQA, bandwidth."""
-    spec = r.spec
-    hw, model = spec.hardware, spec.model
-    base = _lead(r)
-    rows = []
+    """The levers the model computed (quantization, FP8, GQA/MQA, bandwidth, compute), formatted."""
+    def shown(lv, v):
+        if lv["kind"] == "time":
+            return fmt.time(v)
+        if lv["kind"] == "ridge":
+            return f"ridge {fmt.num(v)}"
+        return f"ceiling {fmt.num(v)} at {lv['context']:,}"
 
-    def bound(env_values):
-        t_mem = env_values["N"] * env_values["b"] / env_values["W"]
-        t_comp = 2 * env_values["N_a"] / env_values["P"]
-        return max(t_mem, t_comp)
-
-    env0 = make_env(hw, model, spec.precision, r.lead).values
-    b0 = bound(env0)
-    for fmt_name in ("int8", "int4"):
-        if PRECISION_BYTES[fmt_name] >= spec.precision.weight_bytes:
-            continue
-        prec = Precision(fmt_name, spec.precision.kv_cache, spec.precision.compute, 128 if fmt_name == "int4" else None)
-        e = make_env(hw, model, prec, r.lead).values
-        t = bound(e)
-        rows.append({"change": f"weights {fmt_name}" + (" (group 128)" if fmt_name == "int4" else ""),
-                     "what": "fewer bytes per step", "before": fmt.time(b0), "after": fmt.time(t),
-                     "gain": b0 / t,
-                     "note": "ideal: KV and activation traffic are unchanged and dequantization costs time, "
-                             "so the real gain is smaller"})
-    if "fp8" in hw.dense and spec.precision.compute != "fp8":
-        r8 = hw.dense["fp8"] / hw.bandwidth
-        rows.append({"change": "FP8 compute", "what": "higher compute roof",
-                     "before": f"ridge {fmt.num(base['ridge_point'])}", "after": f"ridge {fmt.num(r8)}",
-                     "gain": r8 / base["ridge_point"],
-                     "note": "operand bytes halve too, so the weight-reuse intensity 2B/b doubles with the ridge: "
-                             "the relative position barely moves"})
-    if model.attention.kind in ("gqa", "mha") and model.kv_heads > 1 and r.spec.workloads.decode_context:
-        s = r.spec.workloads.decode_context[-1]
-        for kv in sorted({1, max(1, model.kv_heads // 2)}):
-            if kv >= model.kv_heads:
-                continue
-            m2 = replace(model, kv_heads=kv, attention=replace(model.attention, kind="mqa" if kv == 1 else "gqa"))
-            e1 = make_env(hw, model, spec.precision, r.lead).at(context=s)
-            e2 = make_env(hw, m2, spec.precision, r.lead).at(context=s)
-            c1 = float(r.q["decode_intensity_ceiling"](e1))
-            c2 = float(r.q["decode_intensity_ceiling"](e2))
-            rows.append({"change": f"{'MQA' if kv == 1 else f'GQA-{kv}'} instead of {model.kv_heads} KV heads",
-                         "what": "fewer KV bytes per token", "before": f"ceiling {fmt.num(c1)} at {s:,}",
-                         "after": f"ceiling {fmt.num(c2)} at {s:,}", "gain": c2 / c1,
-                         "note": "also frees capacity: more sequences fit (accuracy cost not modelled)"})
-    for name, factor in (("bandwidth ×1.5", 1.5),):
-        e = dict(env0, W=env0["W"] * factor)
-        rows.append({"change": name, "what": "faster memory", "before": fmt.time(b0), "after": fmt.time(bound(e)),
-                     "gain": b0 / bound(e), "note": "the batch-1 bound follows bandwidth one for one"})
-    e = dict(env0, P=env0["P"] * 2)
-    rows.append({"change": "peak compute ×2", "what": "faster arithmetic", "before": fmt.time(b0),
-                 "after": fmt.time(bound(e)), "gain": b0 / bound(e),
-                 "note": "no gain while decode is bandwidth-bound" if bound(e) == b0 else ""})
-    return rows
+    return [{"change": lv["change"], "what": lv["what"], "before": shown(lv, lv["before"]),
+             "after": shown(lv, lv["after"]), "gain": lv["gain"], "note": lv["note"]} for lv in r.levers]
 
 
 def compare_text(r: Results) -> str:

@@ -14,13 +14,12 @@ import numpy as np
 from genreport import __version__
 from genreport.formulas.compiled import render_latex
 from genreport.formulas.glossary import ENTRIES
-from genreport.formulas.recipes import recipe_bytes_per_param
-from genreport.model.evaluate import Results, _variant
+from genreport.model.evaluate import Results
+from genreport.model.values import Block
 from genreport.paths import templates_dir
 from genreport.present import fmt, prose
 from genreport.present.mathsvg import img
 
-PARAM_SYMBOL = {"tokens": "T", "recipe": "k", "n": "n", "m": "m"}
 UNIT_TEXT = {"FLOP/B": "FLOP/B", "token/s": "tok/s", "token": "tokens", "1": "", "B": "", "s": ""}
 
 
@@ -60,55 +59,44 @@ def format_value(value, unit: str, integer: str = "") -> str:
 
 
 class Formulas:
-    """Builds formula blocks (symbolic, substituted, result, source) from compiled quantities."""
+    """Formula blocks (symbolic, substituted, result, source) drawn from the report model's blocks."""
 
     def __init__(self, r: Results):
         self.r = r
         self.used: list[dict] = []
 
-    def __call__(self, qid: str, accounting: str | None = None, steps: bool = False, **params) -> dict:
+    def block(self, b: Block) -> dict:
         r = self.r
-        acc = accounting or r.lead
-        c = r.q[qid]
-        numeric = {k: (float(recipe_bytes_per_param(v)) if k == "recipe" else v) for k, v in params.items()}
-        env = r.envs[acc].at(batch=numeric.get("batch"), context=numeric.get("context"),
-                             **{PARAM_SYMBOL.get(k, k): v for k, v in numeric.items() if k not in ("batch", "context")})
-        variant = _variant(r, acc)
-        values = {}
-        for name in c.args:
-            if name in env:
-                v = np.asarray(env[name], dtype=float)
-                if v.ndim == 0:
-                    values[name] = fmt.tex_number(float(v))
-        value = float(np.asarray(c(env), dtype=float))
-        if c.integer == "round" and not (value > 0 and math.isfinite(value)):
-            value = None
-        symbolic = f"{c.symbol} = {render_latex(c.latex[variant], c.args)}"
-        substituted = f"= {render_latex(c.latex[variant], c.args, values)}"
+        e = b.entry
+        c = r.q[e.id]
+        values = {name: fmt.tex_number(v) for name, v in b.inputs.items()}
+        symbolic = f"{c.symbol} = {render_latex(c.latex[b.variant], c.args)}"
+        substituted = f"= {render_latex(c.latex[b.variant], c.args, values)}"
+        params = {k: v for k, v in e.params.items()}
+        shown_value = b.closed_form if e.id == "critical_context" and b.note == "numeric" else e.value
         block = {
-            "id": qid, "anchor": f"fx-{qid}-{len(self.used)}", "title": c.title, "source": c.source, "params": params, "accounting": acc,
+            "id": e.id, "anchor": f"fx-{e.id}-{len(self.used)}", "title": c.title, "source": c.source,
+            "params": params, "accounting": e.accounting,
             "symbolic": img(symbolic), "substituted": img(substituted, size=13),
-            "result": format_value(value, c.unit, c.integer), "value": value,
+            "result": format_value(shown_value, c.unit, c.integer), "value": e.value,
+            "reason": e.reason if e.value is None else "",
             "steps": [{"label": lab, "math": img(f"{lhs} = {render_latex(rhs, c.args)}")}
-                      for lab, lhs, rhs in c.steps.get(variant, ())] if steps else [],
+                      for lab, lhs, rhs in c.steps.get(b.variant, ())] if b.steps else [],
         }
-        if qid == "critical_context":
-            _windowed_note(block, r, acc, c)
-        if not any(u["id"] == qid and u["params"] == params and u["accounting"] == acc for u in self.used):
+        if b.note == "numeric":
+            _windowed_note(block, r, e)
+        if not any(u["id"] == e.id and u["params"] == params and u["accounting"] == e.accounting for u in self.used):
             self.used.append(block)
         return block
 
 
-def _windowed_note(block: dict, r: Results, acc: str, c) -> None:
+def _windowed_note(block: dict, r: Results, e) -> None:
     """A sliding-window model whose closed-form S* lies past its window: the block gives the true root."""
-    if acc not in r.numeric_critical_context:
-        return
-    value = r.scalars[acc]["critical_context"]
-    m = r.spec.model
-    w = int(m.attention.sliding_window)
+    value = e.value
+    w = int(r.spec.model.attention.sliding_window)
     closed = block["result"]
     block["value"] = value
-    block["result"] = format_value(value, c.unit, c.integer) if value is not None else "none"
+    block["result"] = format_value(value, e.unit, r.q[e.id].integer) if value is not None else "none"
     block["note"] = (f"The closed form gives {closed}, past the {w:,}-token sliding window, where it no longer holds: "
                      f"it assumes every layer attends to all S positions. With the windowed layers attending to at "
                      f"most {w:,}, " + (f"the ceiling I∞(S) meets the ridge at S* = {round(value):,} tokens "
@@ -261,9 +249,9 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str], overr
     numbered = {name: i + 1 for i, name in enumerate(figures)}
     gemm_rows = []
     for i, g in enumerate(r.gemm):  # the first matrix's closed forms are shown; the table covers the rest
-        gemm_rows.append({**g, **({"sat": f("gemm_saturation", steps=True, n=float(g["n"]), m=float(g["m"])),
-                                   "cross": f("gemm_crossover_tokens", steps=True, n=float(g["n"]), m=float(g["m"]))}
-                                  if i == 0 else {})})
+        shown = {"sat": f.block(r.blocks[f"gemm_sat_{i}"]), "cross": f.block(r.blocks[f"gemm_cross_{i}"])} \
+            if f"gemm_sat_{i}" in r.blocks else {}
+        gemm_rows.append({**g, **shown})
     decode_table = []
     if lead in r.decode:
         grid = r.decode[lead]
@@ -272,10 +260,8 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str], overr
             decode_table.append({"batch": b, "cells": [
                 {"tps": grid["decode_tokens_per_s"][i, j] if binds[i, j] != "capacity" else None,
                  "intensity": grid["decode_intensity"][i, j], "binds": binds[i, j]} for j in range(len(ctxs))]})
-    from genreport.model import measured as measured_mod
-
-    measured = measured_mod.analyse(r) if w.measured else []
-    derated = measured_mod.derated(r) if spec.efficiency else None
+    measured = list(r.measured)
+    derated = r.derated
     sens = _sensitivities(r)
     ctx = {
         "r": r, "spec": spec, "hw": spec.hardware, "model": spec.model, "precision": spec.precision, "w": w,
@@ -304,73 +290,18 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str], overr
 
 
 def _formula_blocks(r: Results, f: Formulas, ctx) -> dict:
-    w = r.spec.workloads
-    moe = r.spec.model.moe is not None  # one token streams only the experts it touches: evaluate at batch 1
-    one = {"batch": 1.0} if moe else {}
-    out = {"ridge": f("ridge_point"), "t_mem": f("weight_stream_time", **one), "t_comp": f("weight_flops_time", **one),
-           "ikv": f("attention_intensity", steps=r.spec.model.attention.kind != "mla"),
-           "cap_tokens": f("kv_capacity_tokens")}
-    if r.spec.model.attention.kind != "mla":  # MLA caches a latent per layer; its c is stated in the text
-        out["kv"] = f("kv_bytes_per_token")
-    if w.prefill_prompt:
-        t = float(w.prefill_prompt[-1])
-        out["iw"] = f("weight_reuse_intensity", tokens=t)
-        if r.gemm:
-            out["gemm"] = f("gemm_intensity", n=float(r.gemm[0]["n"]), m=float(r.gemm[0]["m"]), tokens=t)
-    if w.decode_context:
-        s0, s1 = float(w.decode_context[0]), float(w.decode_context[-1])
-        out["intensity"] = f("decode_intensity", batch=1.0, context=s1)
-        out["ceiling"] = f("decode_intensity_ceiling", steps=True, context=s1)
-        out["critical"] = f("critical_context", steps=True)
-        out["crossover"] = f("crossover_batch", steps=True, context=s0)
-        out["cap_batch"] = f("capacity_batch", context=s1)
-        out["tps"] = f("decode_tokens_per_s", batch=1.0, context=s1)
-        out["exact_tmem"] = f("decode_time_memory", accounting="exact", batch=1.0, context=s1)
-        out["seed_tmem"] = f("decode_time_memory", accounting="seed", batch=1.0, context=s1)
-    if w.training_tokens:
-        out["train_iw"] = f("training_weight_reuse_intensity", tokens=float(w.training_tokens))
-        for tr in r.training:
-            out[f"train_{tr['recipe']}"] = f("training_state_bytes", recipe=tr["recipe"])
-    return out
+    """The formula blocks of the body, in the model's order (the GEMM ones are in the GEMM rows)."""
+    return {name: f.block(b) for name, b in r.blocks.items() if not name.startswith("gemm_")}
 
 
 def _sensitivities(r: Results) -> dict | None:
-    """Elasticities d ln q / d ln x of the headline quantities, derived symbolically (formulas.sensitivity)."""
-    from genreport.formulas import sensitivity
+    """The model's elasticities d ln q / d ln x of the headline quantities, as a table."""
     from genreport.formulas.glossary import ENTRIES
 
-    w = r.spec.workloads
-    if not w.decode_context:
+    if not r.sensitivities:
         return None
-    s_last, s_first = w.decode_context[-1], w.decode_context[0]
-    asks = [
-        ("ridge point", "ridge_point", {}),
-        ("batch-1 decode token/s (weights only)", "weight_stream_time", {}),
-        (f"decode token/s, batch 1, context {s_last:,}", "decode_tokens_per_s", {"batch": 1, "context": s_last}),
-        (f"decode ceiling at context {s_last:,}", "decode_intensity_ceiling", {"context": s_last}),
-        ("critical context", "critical_context", {}),
-        (f"batch that crosses the ridge at {s_first:,}", "crossover_batch", {"context": s_first}),
-        ("KV tokens that fit", "kv_capacity_tokens", {}),
-        (f"sequences that fit at {s_last:,}", "capacity_batch", {"context": s_last}),
-    ]
-    rows, used = [], set()
-    for label, qid, params in asks:
-        if qid == "critical_context" and r.lead in r.numeric_critical_context:
-            continue  # a numeric root past a sliding window: the closed form's elasticities would not describe it
-        try:
-            e = sensitivity.elasticities(r, ids=(qid,), params=params).get(qid)
-        except (KeyError, ValueError):
-            e = None
-        if not e:
-            continue
-        if qid == "weight_stream_time":  # tokens/s = 1/t: the elasticities change sign
-            e = {k: -v for k, v in e.items()}
-        vals = {k: (float(v) if np.ndim(v) == 0 else float(np.ravel(v)[0])) for k, v in e.items()}
-        vals = {k: (0.0 if abs(v) < 1e-12 else v) for k, v in vals.items() if math.isfinite(v)}
-        used |= {k for k, v in vals.items() if v != 0}
-        rows.append({"label": label, "e": vals})
-    if not rows:
-        return None
+    rows = [{"label": s["label"], "e": dict(s["e"])} for s in r.sensitivities]
+    used = {k for row in rows for k, v in row["e"].items() if v != 0}
     order = [e.name for e in ENTRIES if e.name in used and e.name not in ("B", "S")] + \
             [x for x in ("B", "S") if x in used]
     latex = {e.name: e.latex for e in ENTRIES}

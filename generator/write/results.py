@@ -51,12 +51,10 @@ def document(r: Results, baseline: Results | None = None) -> dict:
         "training": [{k: v for k, v in t.items()} for t in r.training],
         "compare_models": r.compare_models,
     }
-    from genreport.model.measured import analyse, derated
-
     if r.spec.workloads.measured:
-        doc["measured"] = analyse(r)
+        doc["measured"] = list(r.measured)
     if r.spec.efficiency:
-        doc["derated"] = derated(r)
+        doc["derated"] = r.derated
     if baseline is not None:
         doc["baseline"] = {e.id + json.dumps(e.params, sort_keys=True): e.value for e in baseline.entries}
     return _plain(doc)

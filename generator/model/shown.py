@@ -1,0 +1,241 @@
+"""What the report shows beyond the tables: its formula blocks, figure samples, levers and sensitivities.
+
+Each is computed here, in the evaluation stage, from the same compiled formulas and the same
+physical-value rules as every other number; presentation only formats them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+from genreport.formulas.recipes import recipe_bytes_per_param
+from genreport.model.values import Block, Entry, physical
+
+PARAM_SYMBOL = {"batch": "B", "context": "S", "tokens": "T", "n": "n", "m": "m", "recipe": "k"}
+
+
+# ----------------------------------------------------------------------------------------------- formula blocks
+
+def block_points(r) -> list[tuple[str, str, dict, str | None, bool]]:
+    """(name, quantity, params, accounting or None for the lead, with steps) of every formula the report shows."""
+    w = r.spec.workloads
+    moe = r.spec.model.moe is not None  # one token streams only the experts it touches: evaluate at batch 1
+    one = {"batch": 1.0} if moe else {}
+    mla = r.spec.model.attention.kind == "mla"
+    pts = [("ridge", "ridge_point", {}, None, False), ("t_mem", "weight_stream_time", one, None, False),
+           ("t_comp", "weight_flops_time", one, None, False), ("ikv", "attention_intensity", {}, None, not mla),
+           ("cap_tokens", "kv_capacity_tokens", {}, None, False)]
+    if not mla:  # MLA caches a latent per layer; its c is stated in the text
+        pts.append(("kv", "kv_bytes_per_token", {}, None, False))
+    if w.prefill_prompt:
+        t = float(w.prefill_prompt[-1])
+        pts.append(("iw", "weight_reuse_intensity", {"tokens": t}, None, False))
+        if r.gemm:
+            g = r.gemm[0]
+            pts.append(("gemm", "gemm_intensity", {"n": float(g["n"]), "m": float(g["m"]), "tokens": t}, None, False))
+    for i, g in enumerate(r.gemm[:1]):
+        nm = {"n": float(g["n"]), "m": float(g["m"])}
+        pts += [(f"gemm_sat_{i}", "gemm_saturation", nm, None, True),
+                (f"gemm_cross_{i}", "gemm_crossover_tokens", nm, None, True)]
+    if w.decode_context:
+        s0, s1 = float(w.decode_context[0]), float(w.decode_context[-1])
+        pts += [("intensity", "decode_intensity", {"batch": 1.0, "context": s1}, None, False),
+                ("ceiling", "decode_intensity_ceiling", {"context": s1}, None, True),
+                ("critical", "critical_context", {}, None, True),
+                ("crossover", "crossover_batch", {"context": s0}, None, True),
+                ("cap_batch", "capacity_batch", {"context": s1}, None, False),
+                ("tps", "decode_tokens_per_s", {"batch": 1.0, "context": s1}, None, False),
+                ("exact_tmem", "decode_time_memory", {"batch": 1.0, "context": s1}, "exact", False),
+                ("seed_tmem", "decode_time_memory", {"batch": 1.0, "context": s1}, "seed", False)]
+    if w.training_tokens:
+        pts.append(("train_iw", "training_weight_reuse_intensity", {"tokens": float(w.training_tokens)}, None, False))
+        for tr in r.training:
+            pts.append((f"train_{tr['recipe']}", "training_state_bytes", {"recipe": tr["recipe"]}, None, False))
+    return pts
+
+
+def point_env(r, acc: str, params: dict) -> dict:
+    numeric = {k: (float(recipe_bytes_per_param(v)) if k == "recipe" else v) for k, v in params.items()}
+    return r.envs[acc].at(batch=numeric.get("batch"), context=numeric.get("context"),
+                          **{PARAM_SYMBOL.get(k, k): v for k, v in numeric.items() if k not in ("batch", "context")})
+
+
+def blocks(r) -> dict[str, Block]:
+    from genreport.model.evaluate import critical_reason, latex_of, variant_of
+
+    out = {}
+    for name, qid, params, acc, steps in block_points(r):
+        acc = acc or r.lead
+        c = r.q[qid]
+        env = point_env(r, acc, params)
+        inputs = {}
+        for a in c.args:
+            if a in env:
+                v = np.asarray(env[a], dtype=float)
+                if v.ndim == 0:
+                    inputs[a] = float(v)
+        raw = float(np.asarray(c(env), dtype=float))
+        value, reason = physical(qid, raw, c.integer)
+        note, closed = "", None
+        if qid == "critical_context":
+            closed = value
+            value = r.scalars[acc]["critical_context"]
+            reason = "" if value is not None else critical_reason(r, acc)
+            if acc in r.numeric_critical_context:
+                note = "numeric"
+        stated = r.entry(qid, acc, **params)
+        if stated is not None and qid != "critical_context":
+            value, reason = stated.value, stated.reason  # one number, one place
+        entry = Entry(qid, dict(params), value, c.unit, c.symbol, latex_of(r, qid, acc), acc, reason)
+        out[name] = Block(name, entry, inputs, steps, variant_of(r, acc), note, closed)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- figure samples
+
+def batch_range(r) -> float:
+    """Right end of figure 4's batch axis: the spec's batches, room past the capacity and the crossovers."""
+    hi = 64.0
+    if r.lead in r.per_context:
+        pc = r.per_context[r.lead]
+        hi = max(hi, max(r.spec.workloads.decode_batch or (1,)), float(np.max(pc["capacity_batch"])) * 3.0)
+        for x in pc["crossover_batch"]:
+            c = physical("crossover_batch", x)[0]
+            if c is not None:
+                hi = max(hi, c * 3.0)
+        hi = max(hi, r.envs[r.lead].values["G"] * 8)
+    return min(2.0 ** math.ceil(math.log2(hi)), 2.0**20)
+
+
+def curves(r) -> dict[str, object]:
+    out: dict[str, object] = {}
+    w = r.spec.workloads
+    if r.lead not in r.per_context:
+        return out
+    ctx = np.asarray(w.decode_context, dtype=float)
+    env = r.envs[r.lead]
+    q = r.q
+    bmax = batch_range(r)
+    batch = np.unique(np.concatenate([np.logspace(0, math.log10(bmax), 200), np.asarray(w.decode_batch, dtype=float)]))
+    g = env.at(batch=batch[:, None], context=ctx[None, :])
+    out["decode_batch"] = batch
+    out["decode_batch_max"] = bmax
+    out["decode_intensity"] = np.broadcast_to(np.asarray(q["decode_intensity"](g), dtype=float),
+                                              (len(batch), len(ctx))).copy()
+    out["decode_intensity_batch1"] = np.asarray(
+        [float(q["decode_intensity"](env.at(batch=1.0, context=float(s)))) for s in ctx])
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- levers
+
+def _bound_at_batch1(r, hw=None, model=None, precision=None, scale_w: float = 1.0, scale_p: float = 1.0) -> float:
+    """The batch-1 step bound, weights only: max(weight streaming, weight FLOPs), with the experts one token reads."""
+    from genreport.model.evaluate import make_env
+
+    spec = r.spec
+    env = make_env(hw or spec.hardware, model or spec.model, precision or spec.precision, r.lead)
+    e = env.at(batch=1.0)
+    e["W"] = e["W"] * scale_w
+    e["P"] = e["P"] * scale_p
+    return max(float(r.q["weight_stream_time"](e)), float(r.q["weight_flops_time"](e)))
+
+
+def levers(r) -> list[dict]:
+    """What would change it: each lever's before and after, at batch 1 (weights only) or at the last context."""
+    from genreport.load.spec import PRECISION_BYTES, Precision
+    from genreport.model.evaluate import make_env
+
+    spec = r.spec
+    hw, model = spec.hardware, spec.model
+    ridge = r.scalars[r.lead]["ridge_point"]
+    rows = []
+    b0 = _bound_at_batch1(r)
+    for fmt_name in ("int8", "int4"):
+        if PRECISION_BYTES[fmt_name] >= spec.precision.weight_bytes:
+            continue
+        prec = Precision(fmt_name, spec.precision.kv_cache, spec.precision.compute, 128 if fmt_name == "int4" else None)
+        t = _bound_at_batch1(r, precision=prec)
+        rows.append({"lever": f"weights-{fmt_name}", "change": f"weights {fmt_name}" +
+                     (" (group 128)" if fmt_name == "int4" else ""), "what": "fewer bytes per step",
+                     "kind": "time", "before": b0, "after": t, "gain": b0 / t,
+                     "note": "ideal: KV and activation traffic are unchanged and dequantization costs time, "
+                             "so the real gain is smaller"})
+    if "fp8" in hw.dense and spec.precision.compute != "fp8":
+        r8 = hw.dense["fp8"] / hw.bandwidth
+        rows.append({"lever": "compute-fp8", "change": "FP8 compute", "what": "higher compute roof", "kind": "ridge",
+                     "before": ridge, "after": r8, "gain": r8 / ridge,
+                     "note": "operand bytes halve too, so the weight-reuse intensity 2B/b doubles with the ridge: "
+                             "the relative position barely moves"})
+    if model.attention.kind in ("gqa", "mha") and model.kv_heads > 1 and spec.workloads.decode_context:
+        s = spec.workloads.decode_context[-1]
+        for kv in sorted({1, max(1, model.kv_heads // 2)}):
+            if kv >= model.kv_heads:
+                continue
+            m2 = replace(model, kv_heads=kv, attention=replace(model.attention, kind="mqa" if kv == 1 else "gqa"))
+            c1 = float(r.q["decode_intensity_ceiling"](make_env(hw, model, spec.precision, r.lead).at(context=s)))
+            c2 = float(r.q["decode_intensity_ceiling"](make_env(hw, m2, spec.precision, r.lead).at(context=s)))
+            fits = r.scalars[r.lead]["kv_capacity_tokens"] is not None
+            rows.append({"lever": f"kv-heads-{kv}",
+                         "change": f"{'MQA' if kv == 1 else f'GQA-{kv}'} instead of {model.kv_heads} KV heads",
+                         "what": "fewer KV bytes per token", "kind": "ceiling", "context": s,
+                         "before": c1, "after": c2, "gain": c2 / c1,
+                         "note": ("also frees capacity: more sequences fit (accuracy cost not modelled)" if fits else
+                                  "the KV cache does not fit beside the weights in either case "
+                                  "(accuracy cost not modelled)")})
+    t = _bound_at_batch1(r, scale_w=1.5)
+    rows.append({"lever": "bandwidth-1.5", "change": "bandwidth ×1.5", "what": "faster memory", "kind": "time",
+                 "before": b0, "after": t, "gain": b0 / t, "note": "the batch-1 bound follows bandwidth one for one"})
+    t = _bound_at_batch1(r, scale_p=2.0)
+    rows.append({"lever": "peak-2", "change": "peak compute ×2", "what": "faster arithmetic", "kind": "time",
+                 "before": b0, "after": t, "gain": b0 / t,
+                 "note": "no gain while decode is bandwidth-bound" if t == b0 else ""})
+    return rows
+
+
+# ----------------------------------------------------------------------------------------------- sensitivities
+
+def sensitivities(r) -> list[dict]:
+    """Elasticities d ln q / d ln x of the headline quantities, derived symbolically (formulas.sensitivity)."""
+    from genreport.formulas import sensitivity
+
+    w = r.spec.workloads
+    if not w.decode_context:
+        return []
+    s_last, s_first = w.decode_context[-1], w.decode_context[0]
+    fits = r.scalars[r.lead]["kv_capacity_tokens"] is not None
+    asks = [
+        ("ridge point", "ridge_point", {}),
+        ("batch-1 decode token/s (weights only)", "weight_stream_time", {}),
+        (f"decode token/s, batch 1, context {s_last:,}", "decode_tokens_per_s", {"batch": 1, "context": s_last}),
+        (f"decode ceiling at context {s_last:,}", "decode_intensity_ceiling", {"context": s_last}),
+        ("critical context", "critical_context", {}),
+        (f"batch that crosses the ridge at {s_first:,}", "crossover_batch", {"context": s_first}),
+        ("KV tokens that fit", "kv_capacity_tokens", {}),
+        (f"sequences that fit at {s_last:,}", "capacity_batch", {"context": s_last}),
+    ]
+    rows = []
+    for label, qid, params in asks:
+        if qid == "critical_context" and (r.lead in r.numeric_critical_context
+                                          or r.scalars[r.lead]["critical_context"] is None):
+            continue  # a numeric root past a sliding window, or no root: the closed form's elasticities do not apply
+        if qid in ("kv_capacity_tokens", "capacity_batch") and not fits:
+            continue  # no physical value: an elasticity of a negative capacity means nothing
+        if qid == "crossover_batch":
+            j = list(w.decode_context).index(s_first)
+            if physical(qid, r.per_context[r.lead]["crossover_batch"][j])[0] is None:
+                continue
+        try:
+            e = sensitivity.elasticities(r, ids=(qid,), params=params).get(qid)
+        except (KeyError, ValueError):
+            e = None
+        if not e:
+            continue
+        if qid == "weight_stream_time":  # tokens/s = 1/t: the elasticities change sign
+            e = {k: -v for k, v in e.items()}
+        vals = {k: (float(v) if np.ndim(v) == 0 else float(np.ravel(v)[0])) for k, v in e.items()}
+        vals = {k: (0.0 if abs(v) < 1e-12 else v) for k, v in vals.items() if math.isfinite(v)}
+        rows.append({"label": label, "id": qid, "params": params, "e": vals})
+    return rows

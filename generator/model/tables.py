@@ -1,0 +1,107 @@
+"""The report's tables of the evaluation stage: GEMM intensities, training state, other GPUs, other models."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from genreport.formulas.recipes import RECIPE_SOURCE, TRAINING_RECIPES, recipe_bytes_per_param
+from genreport.model.values import physical
+
+
+def _clean(x) -> float | None:
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def gemms(spec, env, q) -> tuple[dict, ...]:
+    w = spec.workloads
+    tokens = sorted({1, *w.prefill_prompt, *([w.training_tokens] if w.training_tokens else [])})
+    curve_t = np.unique(np.round(np.logspace(0, 14, 57, base=2))).astype(float)
+    rows = []
+    for name, n, m in spec.gemms:
+        e = env.at(n=float(n), m=float(m))
+        rows.append({
+            "name": name, "n": n, "m": m,
+            "saturation": _clean(q["gemm_saturation"](e)),
+            "crossover": physical("gemm_crossover_tokens", q["gemm_crossover_tokens"](e))[0],
+            "tokens": tokens,
+            "intensity": [float(q["gemm_intensity"](env.at(n=float(n), m=float(m), T=float(t)))) for t in tokens],
+            "weight_reuse": [float(q["weight_reuse_intensity"](env.at(T=float(t)))) for t in tokens],
+            "curve_tokens": curve_t,
+            "curve": np.asarray(q["gemm_intensity"](env.at(n=float(n), m=float(m), T=curve_t)), dtype=float),
+        })
+    return tuple(rows)
+
+
+def training(spec, env, q) -> tuple[dict, ...]:
+    rows = []
+    for recipe in spec.workloads.recipes:
+        k = float(recipe_bytes_per_param(recipe))
+        total = float(q["training_state_bytes"](env.at(k=k)))
+        parts = [(label, v * env.values["N"]) for label, v in TRAINING_RECIPES[recipe]]
+        rows.append({"recipe": recipe, "bytes_per_param": k, "total": total, "parts": parts,
+                     "fits": total <= env.values["C"], "source": RECIPE_SOURCE[recipe],
+                     "cards_needed": math.ceil(total / env.values["C"])})
+    return tuple(rows)
+
+
+def _bound_weights_only(hw, spec, q, make_env) -> tuple[float, float, float]:
+    """Batch-1 step bound counting weights only (seed 003's A100 -> H100 comparison)."""
+    env = make_env(hw, spec.model, spec.precision, spec.accounting)
+    e = env.at(batch=1.0)
+    t_mem = float(q["weight_stream_time"](e))
+    t_comp = float(q["weight_flops_time"](e))
+    return max(t_mem, t_comp), t_mem, t_comp
+
+
+def compare(spec, q, make_env) -> tuple[dict, ...]:
+    base_hw = spec.hardware
+    base, _, _ = _bound_weights_only(base_hw, spec, q, make_env)
+    fmt = spec.precision.compute
+    n = make_env(base_hw, spec.model, spec.precision, spec.accounting).values["N"]
+    rows = []
+    for hw in (base_hw, *spec.compare_hardware):
+        bound, t_mem, t_comp = _bound_weights_only(hw, spec, q, make_env)
+        price = hw.price_per_hour
+        tok_s = 1.0 / bound if bound > 0 else math.inf
+        rows.append({
+            "name": hw.name, "title": hw.title, "peak": hw.dense[fmt], "bandwidth": hw.bandwidth,
+            "capacity": hw.capacity, "ridge": hw.dense[fmt] / hw.bandwidth,
+            "compute_ratio": hw.dense[fmt] / base_hw.dense[fmt], "bandwidth_ratio": hw.bandwidth / base_hw.bandwidth,
+            "decode_speedup": base / bound if bound > 0 else math.inf, "decode_tokens_per_s": tok_s,
+            "t_mem": t_mem, "t_comp": t_comp,
+            "fits": n * spec.precision.weight_bytes <= hw.capacity,
+            "usd_per_hour": price,
+            "tokens_per_usd": tok_s * 3600.0 / price if price else None,
+            "is_base": hw is base_hw,
+        })
+    return tuple(rows)
+
+
+def compare_models(spec, q, make_env) -> tuple[dict, ...]:
+    """The spec's model and each comparison model on the spec's GPU: the headline numbers side by side."""
+    from genreport.model.evaluate import critical_context
+
+    if not spec.compare_models:
+        return ()
+    hw, w = spec.hardware, spec.workloads
+    s_last = float(w.decode_context[-1]) if w.decode_context else 1024.0
+    rows = []
+    for model in (spec.model, *spec.compare_models):
+        if model is None:
+            continue
+        env = make_env(hw, model, spec.precision, spec.accounting)
+        e, es, one = env.at(), env.at(context=s_last), env.at(batch=1.0)
+        t_mem, t_comp = float(q["weight_stream_time"](one)), float(q["weight_flops_time"](one))
+        rows.append({
+            "name": model.name, "title": model.title, "parameters": env.values["N"],
+            "active": env.values["N_a"], "weight_bytes": float(q["weight_bytes"](e)),
+            "kv_bytes_per_token": float(np.asarray(es["c"])), "context": int(s_last),
+            "decode_tokens_per_s": 1.0 / max(t_mem, t_comp) if max(t_mem, t_comp) > 0 else math.inf,
+            "ceiling": float(q["decode_intensity_ceiling"](es)),
+            "critical_context": critical_context(q, env)[0],
+            "capacity_batch": max(0.0, float(q["capacity_batch"](es))),
+            "fits": float(q["weight_bytes"](e)) <= hw.capacity, "is_base": model is spec.model,
+        })
+    return tuple(rows)

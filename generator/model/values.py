@@ -1,0 +1,97 @@
+"""What a number means physically: the rules that turn a formula's raw value into a stated value.
+
+One place decides, for every quantity, when a formula's output has no physical value: a negative
+capacity (the weights do not fit), a crossover that never happens, an infinite time. Such a value
+is ``None`` with a reason, in the report, the JSON, ``derive`` and ``sweep`` alike; it is never
+printed as a negative number.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One stated number: a quantity at a workload point, in one accounting."""
+
+    id: str
+    params: dict[str, object]
+    value: float | None
+    unit: str
+    symbol: str
+    latex: str | None
+    accounting: str = "seed"
+    reason: str = ""  # why there is no value, when value is None
+
+    @property
+    def key(self) -> tuple:
+        return key(self.id, self.params, self.accounting)
+
+    def as_json(self) -> dict:
+        out = {"id": self.id, "params": self.params, "value": self.value, "unit": self.unit,
+               "symbol": self.symbol, "latex": self.latex, "accounting": self.accounting}
+        if self.value is None and self.reason:
+            out["reason"] = self.reason
+        return out
+
+
+@dataclass(frozen=True)
+class Block:
+    """A formula shown in the report: the quantity, the inputs substituted, and its stated value."""
+
+    name: str
+    entry: Entry
+    inputs: dict[str, float] = field(default_factory=dict)  # glossary symbol -> value at this point
+    steps: bool = False
+    variant: str = "seed"
+    note: str = ""  # e.g. S* found numerically past a sliding window
+    closed_form: float | None = None  # the closed form's own value where the stated one is a numeric root
+
+
+def key(qid: str, params: dict, accounting: str) -> tuple:
+    return (qid, tuple(sorted((k, float(v) if isinstance(v, (int, float)) else v) for k, v in params.items())),
+            accounting)
+
+
+NO_FIT = "the weights alone exceed the memory capacity, so no KV cache fits"
+
+
+def physical(qid: str, raw, integer: str = "") -> tuple[float | None, str]:
+    """(value, reason): the stated value of ``qid`` from its formula's raw output.
+
+    >>> physical("kv_capacity_tokens", -165102.4)
+    (None, 'the weights alone exceed the memory capacity, so no KV cache fits')
+    >>> physical("crossover_batch", -16.2)[0] is None
+    True
+    >>> physical("capacity_batch", 0.0)
+    (0.0, '')
+    >>> physical("ridge_point", 295.3)
+    (295.3, '')
+    """
+    try:
+        x = float(raw)
+    except (TypeError, ValueError):
+        return None, "not a number"
+    if math.isnan(x):
+        return None, "undefined at these inputs"
+    if qid in ("kv_capacity_tokens", "capacity_batch", "kv_capacity_tokens_exact"):
+        if x < 0:
+            return None, NO_FIT
+        return (x, "") if math.isfinite(x) else (None, "unbounded")
+    if qid in ("crossover_batch", "gemm_crossover_tokens"):
+        if not math.isfinite(x) or x <= 0:
+            what = "batch" if qid == "crossover_batch" else "token count"
+            return None, (f"no {what} crosses the ridge: the intensity ceiling stays below it"
+                          if qid == "crossover_batch" else "the intensity never reaches the ridge")
+        return x, ""
+    if qid == "critical_context":
+        if not math.isfinite(x) or x <= 0:
+            return None, "the decode ceiling never falls below the ridge: every context can cross it"
+        return x, ""
+    if not math.isfinite(x):
+        return None, "infinite at these inputs"
+    if integer == "round" and x <= 0:
+        return None, "no positive root"
+    return x, ""

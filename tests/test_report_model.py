@@ -1,0 +1,124 @@
+"""One report model: every number computed once, in the evaluation stage, and shown from there (issue 13).
+
+Each test reproduces a defect seen before the report model existed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from genreport.commands.cli import main as cli_main
+from genreport.load.loader import load_report
+from genreport.model.evaluate import evaluate
+from genreport.write.build import build
+
+ROOT = Path(__file__).resolve().parents[1]
+SPEC_70B = ROOT / "specs" / "seed000-70b-h100.yaml"
+
+
+def _spec(tmp_path, name, body):
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(f"kind: report\nname: {name}\ntitle: {name}\n{body}")
+    return path
+
+
+def test_moe_with_activation_traffic_builds(tmp_path):
+    """Defect 1: an MoE with activation_bytes crashed the HTML build (KeyError 'full+a'), and its JSON had
+    no LaTeX for 36 of 61 quantities."""
+    spec = _spec(tmp_path, "mx", "hardware: h100-sxm\nmodel: mixtral-8x7b\nprecision: fp8\nworkloads:\n"
+                 "  decode: {batch: [1, 64], context: [2k, 32k], activation_bytes: \"1 MB\"}\n"
+                 "  prefill: {prompt: [2k]}\n")
+    built = build(spec, formats=("html", "json"))
+    doc = json.loads(built.files["results.json"])
+    assert all(q["latex"] for q in doc["quantities"]), [q["id"] for q in doc["quantities"] if not q["latex"]]
+    assert "report.html" in built.files
+
+
+def test_moe_levers_agree_with_the_summary():
+    """Defect 2: the Mixtral report said 7.69 ms per token in the summary and 27.9 ms in the levers table
+    (the levers retyped the formula with every expert streamed)."""
+    r = evaluate(load_report(ROOT / "specs" / "llama8b-h100.yaml", overrides=["model=mixtral-8x7b"]))
+    t1 = max(r.s("weight_stream_time"), r.s("weight_flops_time"))
+    timed = [lv for lv in r.levers if lv["kind"] == "time"]
+    assert timed and all(lv["before"] == t1 for lv in timed)
+    bw = next(lv for lv in r.levers if lv["lever"] == "bandwidth-1.5")
+    assert bw["after"] == pytest.approx(t1 / 1.5)  # bandwidth-bound at batch 1: follows W one for one
+
+
+def test_derive_agrees_with_the_report_past_a_sliding_window(tmp_path, capsys):
+    """Defect 3: Gemma 3 1B on H100 at 200 TFLOP/s: S* = 5,949 in the report, 1,348 from derive."""
+    spec = _spec(tmp_path, "g3", "hardware: h100-sxm\nmodel: gemma-3-1b\nprecision: bf16\nworkloads:\n"
+                 "  decode: {batch: [1, 64], context: [2k, 32k]}\n")
+    over = ["hardware.peak.dense.bf16=200 TFLOP/s"]
+    r = evaluate(load_report(spec, overrides=over))
+    s_star = r.s("critical_context")
+    assert r.lead in r.numeric_critical_context and s_star == pytest.approx(5949, abs=1)
+    assert cli_main(["derive", "critical_context", "--spec", str(spec), "--set", over[0], "--no-latex"]) == 0
+    out = capsys.readouterr().out
+    assert f"S* = {s_star:.6g} token" in out
+    assert cli_main(["derive", "critical_context", "--spec", str(spec), "--at", "P=200e12", "--no-latex"]) == 0
+    assert f"S* = {s_star:.6g} token" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv", [
+    ["derive", "crossover_batch", "--spec", "specs/llama8b-h100.yaml", "--context", "8k"],
+    ["derive", "kv_capacity_tokens", "--spec", "specs/seed000-70b-h100.yaml"],
+    ["derive", "capacity_batch", "--spec", "specs/seed000-70b-h100.yaml", "--context", "4k"],
+])
+def test_derive_prints_no_impossible_value(argv, capsys, monkeypatch):
+    """Defect 6: derive printed B* = -16 and S_max = -165,102 tokens."""
+    monkeypatch.chdir(ROOT)
+    assert cli_main([*argv, "--no-latex"]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert "= none:" in last and not re.search(r"= -\d", last), last
+
+
+def test_a_model_that_does_not_fit_states_no_negative_count():
+    """Defect 6 in the report: the 70B on one H100 printed -165,102 tokens and batch -41."""
+    built = build(SPEC_70B, formats=("html", "json"))
+    html = built.files["report.html"].decode()
+    text = re.sub(r"<[^>]+>", " ", html)
+    assert not re.search(r"-\s?\d[\d,]*\s*(tokens|sequences)", text)
+    assert "-165,102" not in text and ">-41<" not in html
+    doc = json.loads(built.files["results.json"])
+    for q in doc["quantities"]:
+        if q["id"].startswith(("kv_capacity_tokens", "capacity_batch", "crossover_batch", "critical_context")):
+            assert q["value"] is None or q["value"] >= 0, q
+            if q["value"] is None:
+                assert q["reason"], q
+
+
+def test_the_report_model_is_frozen():
+    r = evaluate(load_report(ROOT / "specs" / "llama8b-h100.yaml"))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.entries = ()  # type: ignore[misc]
+    grid = r.decode[r.lead]["decode_tokens_per_s"]
+    with pytest.raises(ValueError):
+        grid[0, 0] = 1.0
+    assert isinstance(r.curves["decode_intensity"], np.ndarray) and not r.curves["decode_intensity"].flags.writeable
+
+
+def test_formula_blocks_state_the_model_value():
+    """A formula block shows the entry of the model, never a value of its own."""
+    r = evaluate(load_report(ROOT / "specs" / "llama8b-h100.yaml"))
+    for name, b in r.blocks.items():
+        e = r.entry(b.entry.id, b.entry.accounting, **b.entry.params)
+        if e is not None and b.entry.id != "critical_context":
+            assert b.entry.value == e.value, name
+    assert r.blocks["critical"].entry.value == r.s("critical_context")
+
+
+def test_nothing_downstream_calls_the_formulas():
+    """Presentation, writing and commands read the report model; only model/ evaluates compiled formulas."""
+    offenders = []
+    for folder in ("present", "write", "commands"):
+        for path in (ROOT / "generator" / folder).rglob("*.py"):
+            for i, line in enumerate(path.read_text().splitlines(), 1):
+                if re.search(r"(\.q\[[^\]]+\]|load\(\)\[[^\]]+\])\(", line) or "make_env(" in line:
+                    offenders.append(f"{path.relative_to(ROOT)}:{i}")
+    assert not offenders, offenders
