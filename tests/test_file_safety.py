@@ -7,6 +7,7 @@ the fix run in a child process with a time limit and an address-space limit.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import json
@@ -14,6 +15,7 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import genreport.fileio as fileio
@@ -23,6 +25,8 @@ from genreport.commands.cli import main
 from genreport.errors import BuildError
 from genreport.paths import specs_dir
 from genreport.write.build import Built
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -265,6 +269,7 @@ def test_a_build_waits_for_the_lock_then_fails_clearly(tmp_path, monkeypatch):
 
 WRITER = """
 import sys
+import tempfile
 from pathlib import Path
 import genreport.write.build as B
 out, who, rounds = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
@@ -483,3 +488,58 @@ def test_write_file_never_leaves_its_temporary_file(tmp_path):
     with pytest.raises(BuildError, match="exists; pass --force"):
         fileio.write_file(tmp_path / "x.csv", b"two", overwrite=False)
     assert (tmp_path / "x.csv").read_bytes() == b"one" and len(list(tmp_path.iterdir())) == 1
+
+
+# ----------------------------------------------------------------------------------------------- fuzz
+
+ENTRY = st.sampled_from(["file", "dir", "link-out-file", "link-out-dir", "link-dangling", "fifo"])
+RELS = st.sampled_from(["report.html", "report.pdf", "results.json", "figures", "figures/roofline.svg",
+                        "figures/old.svg", "notes.txt", "sub/deeper"])
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(dest=st.sampled_from(["dir", "link-out-dir", "file", "fifo", "none"]),
+       entries=st.lists(st.tuples(RELS, ENTRY), max_size=6),
+       leftovers=st.lists(st.sampled_from([".small.old", ".small.tmp-x"]), max_size=2, unique=True))
+def test_fuzz_whatever_is_in_the_output_folder_a_build_writes_exactly_itself(dest, entries, leftovers):
+    """A hostile or damaged OUT/<name> (links out, FIFOs, files where folders go, dead builds' leftovers):
+    the build writes exactly its files, touches nothing outside, and the next build succeeds."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        outside = tmp / "outside"
+        (outside / "d").mkdir(parents=True)
+        (outside / "f").write_text("outside")
+        (outside / "d" / "g").write_text("outside too")
+        before = snapshot(outside)
+        out = tmp / "out"
+        out.mkdir()
+        target = out / "small"
+        _make(target, dest, outside)
+        if dest == "dir":
+            for rel, kind in entries:
+                with contextlib.suppress(OSError):
+                    _make(target / rel, kind, outside)
+        for name in leftovers:
+            _make(out / name, "link-out-dir" if name.endswith(".old") else "dir", outside)
+        for _ in range(2):
+            B.write(NEW, out, "small")
+            assert snapshot(target) == NEW.files and not target.is_symlink()
+            assert sorted(p.name for p in out.iterdir()) == [".stamps", "small"]
+        assert snapshot(outside) == before
+
+
+def _make(path: Path, kind: str, outside: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "file":
+        path.write_text("old")
+    elif kind == "dir":
+        path.mkdir()
+    elif kind == "link-out-file":
+        path.symlink_to(outside / "f")
+    elif kind == "link-out-dir":
+        path.symlink_to(outside / "d", target_is_directory=True)
+    elif kind == "link-dangling":
+        path.symlink_to(outside / "nothing")
+    elif kind == "fifo":
+        os.mkfifo(path)

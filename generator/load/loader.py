@@ -239,9 +239,9 @@ def _valid_marker(doc: Document, kind: str, overrides) -> Path | None:
     from genreport.fingerprint import code_digest
     from genreport.paths import cache_dir
 
-    if not doc.sha256:
+    if not doc.raw:
         return None
-    h = hashlib.sha256(doc.sha256.encode())
+    h = hashlib.sha256(doc.raw)
     h.update(kind.encode())
     h.update(code_digest().encode())
     h.update(repr(sorted((tuple(p), repr(v)) for p, v, _ in overrides)).encode())
@@ -416,7 +416,7 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
     root = project_root_for(path)
     findings = Findings()
     d = doc.data
-    digest = hashlib.sha256(doc.sha256.encode())
+    digest = hashlib.sha256(doc.raw)
     for o in overrides:
         digest.update(b"\0--set " + o.encode())
 
@@ -431,7 +431,7 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
             for f in exc.findings:
                 findings.add(f)
             return None, None
-        digest.update(sdoc.sha256.encode())
+        digest.update(sdoc.raw)
         if kind == "model" and any(p[0] not in _NOT_SHAPE for p, _, _ in extra):
             # a what-if that changes the shapes: the published count no longer applies, count from the shapes
             sdoc.data.pop("parameters", None)

@@ -8,7 +8,6 @@ reported as findings with a position instead of exceptions.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 from dataclasses import dataclass, field
@@ -53,7 +52,7 @@ class Document:
     marks: dict[tuple, tuple[int, int]] = field(default_factory=dict)
     key_marks: dict[tuple, tuple[int, int]] = field(default_factory=dict)
     overrides: dict[tuple, str] = field(default_factory=dict)  # paths set with --set, and the text given
-    sha256: str = ""  # of the file's bytes, as read
+    raw: bytes = field(default=b"", repr=False)  # the file's bytes, as read (at most MAX_BYTES)
 
     def where(self, path: tuple, key: bool = False) -> tuple[int, int]:
         """Line and column of the value at ``path`` (or of its key); falls back to the nearest parent."""
@@ -323,7 +322,7 @@ def read(path: Path, display: str | None = None) -> Document:
         raise fail(1, 1, *_READ_PROBLEMS.get(exc.reason, (exc.message, "check the path and its permissions"))) \
             from None
     doc = parse(_load_text(raw, fail), name, fail)
-    doc.sha256 = hashlib.sha256(raw).hexdigest()
+    doc.raw = raw
     return doc
 
 
