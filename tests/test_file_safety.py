@@ -111,7 +111,7 @@ SECRET = "hunter2-do-not-print"
 
 
 @pytest.mark.parametrize("content", [f"API_KEY={SECRET}\nOTHER=1\n", f"password: {SECRET}\nuser: me\n",
-                                     f"- {SECRET}\n", f"{SECRET}: [1, 2]\n"])
+                                     f"- {SECRET}\n", f"{SECRET}: [1, 2]\n", f"kind: Secret\ndata: {SECRET}\n"])
 @pytest.mark.parametrize("ref", ["./.env", "./secret.yaml"])
 def test_a_referenced_file_that_is_not_a_spec_is_never_shown(tmp_path, capsys, content, ref):
     """Issue 17.6: 'hardware: ./.env' printed the first 57 characters of .env in the error."""

@@ -206,9 +206,10 @@ def _read_kind(path: Path, kind: str, overrides=()) -> Document:
             findings.add(f)
     findings.raise_if_errors()
     got = doc.data.get("kind")
-    if "kind" not in doc.data:
-        # not a spec at all (a .env, a config): say so once, and show nothing of its content
-        raise SpecError([Finding(doc.file, 1, 1, "", "not a genreport spec: it has no 'kind:' key",
+    if "kind" not in doc.data or not (isinstance(got, str) and difflib.get_close_matches(got.lower(), KINDS, 1, 0.6)):
+        # not a spec at all (a .env, a config, a Kubernetes manifest): say so once, and show none of its content
+        what = "it has no 'kind:' key" if "kind" not in doc.data else "its kind is not hardware, model or report"
+        raise SpecError([Finding(doc.file, 1, 1, "", f"not a genreport spec: {what}",
                                  f"name a {kind} spec (a YAML file that starts with 'kind: {kind}')")])
     if got != kind and isinstance(got, str) and got in KINDS:
         raise SpecError(_relocate(doc, [doc.finding(("kind",), f"this is a {got} spec, but a {kind} spec is "
