@@ -297,6 +297,21 @@ def test_concurrent_builds_of_one_folder_all_succeed(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == [".stamps", "small"]
 
 
+def test_concurrent_cli_builds_of_one_report_all_succeed(tmp_path):
+    """The same through the command: several `genreport SPEC --force` at once, each exits 0."""
+    spec = tmp_path / "small.yaml"
+    spec.write_text(SMALL)
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    procs = [subprocess.Popen([sys.executable, "-m", "genreport", str(spec), "--format", "json", "--force", "-q",
+                               "-o", str(out)], env=env, stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    for p in procs:
+        _, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err
+    assert sorted(p.name for p in out.iterdir()) == [".stamps", "small"]
+    assert sorted(snapshot(out / "small")) == ["results.json"]
+
+
 # ----------------------------------------------------------------------------------------------- up to date
 
 def _project(tmp_path: Path) -> Path:

@@ -448,7 +448,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         write_spec(text, out)
     except OSError as exc:
-        raise BuildError(f"cannot write {out}: {exc.strerror or exc}; check that the folder is writable") from None
+        from genreport.fileio import describe
+
+        raise BuildError(f"cannot write {out}: {describe(exc)}") from None
     except SpecError:
         raise
     print(summary(m, out))
