@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import genreport.fileio as fileio
 import genreport.write.build as B
 import pytest
 from genreport.write.build import Built
@@ -66,7 +68,7 @@ NEW = Built("small", {
     "figures/roofline.svg": b"<svg>new</svg>\n",
     "figures/decode.svg": b"<svg>new decode</svg>\n",
 })
-TRACED = {B.write.__code__, B._recover.__code__}
+TRACED = {B.write.__code__, B._recover.__code__, fileio.remove_tree.__code__}
 
 
 def _write_and_stamp(out: Path, kill_at: int | None) -> int:
@@ -103,7 +105,7 @@ def test_write_killed_before_every_line_leaves_old_or_new(tmp_path):
     states = set()
     for k in range(1, lines + 1):
         if out.exists():
-            B.shutil.rmtree(out)
+            shutil.rmtree(out)
         old = make_previous(out, "small")
         pid = os.fork()
         if pid == 0:  # child: write until killed
@@ -183,7 +185,7 @@ def _kill_runs(tmp_path: Path, formats: str, delays: list[float], watch_tmp: int
         seen.append(f"{how}:{'new' if now == new else 'moved' if not dest.exists() else 'old'}"
                     f"{'+tmp' if any('.tmp-' in n for n in leftovers(out, 'small')) else ''}")
         if now == new:  # the build finished before the kill: start again from the previous report
-            B.shutil.rmtree(dest)
+            shutil.rmtree(dest)
             old = make_previous(out, "small")
     subprocess.run([*command, str(out)], env=env, check=True, timeout=600)
     assert snapshot(out / "small") == new

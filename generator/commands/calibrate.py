@@ -398,7 +398,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="what to measure (default: cpu)")
     p.add_argument("-o", "--output", metavar="PATH",
                    help="hardware spec to write (default: specs/hardware/NAME.yaml under the current folder)")
-    p.add_argument("--name", help="catalog name in the spec (default: cpu-calibrated or cuda-calibrated)")
+    p.add_argument("--name", help="catalog name in the spec (default: the -o file's name, else cpu-calibrated "
+                   "or cuda-calibrated); the file is named after it")
     p.add_argument("--seconds", type=float, default=DEFAULT_SECONDS, metavar="S",
                    help=f"measuring time budget in seconds, {MIN_SECONDS:g} to {MAX_SECONDS:g} (default: "
                         f"{DEFAULT_SECONDS:g})")
@@ -410,16 +411,28 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
     import re
 
-    name = args.name or f"{args.device}-calibrated"
+    given = Path(args.output) if args.output else None
+    # The catalog finds hardware by file name ('hardware: mybox' reads specs/hardware/mybox.yaml), so the
+    # name written in the spec is the file's name: taken from -o, or -o must agree with --name.
+    name = args.name or (given.stem if given is not None else f"{args.device}-calibrated")
     if not re.fullmatch(r"[a-z0-9][a-z0-9._-]*", name):
-        print(f"genreport calibrate: --name '{name}' must be lowercase letters, digits, '.', '_' or '-'",
-              file=sys.stderr)
+        what = f"--name '{name}'" if args.name else f"the file name '{given.name}'"
+        print(f"genreport calibrate: {what} must be lowercase letters, digits, '.', '_' or '-' (it is the "
+              "catalog name)", file=sys.stderr)
+        return 1
+    if given is not None and (given.stem != name or given.suffix != ".yaml"):
+        print(f"genreport calibrate: -o {given} does not match the name '{name}': the catalog finds hardware by "
+              f"file name, so write it to {given.with_name(name + '.yaml')} (or drop --name)", file=sys.stderr)
         return 1
     if not MIN_SECONDS <= args.seconds <= MAX_SECONDS:
         print(f"genreport calibrate: --seconds must be between {MIN_SECONDS:g} and {MAX_SECONDS:g}", file=sys.stderr)
         return 1
-    out = Path(args.output) if args.output else Path("specs") / "hardware" / f"{name}.yaml"
-    if out.exists() and not args.force:
+    out = given if given is not None else Path("specs") / "hardware" / f"{name}.yaml"
+    if out.is_symlink():
+        print(f"genreport calibrate: {out} is a symbolic link; genreport does not write through links (remove "
+              "it, or name another file)", file=sys.stderr)
+        return 1
+    if os.path.lexists(out) and not args.force:
         print(f"genreport calibrate: {out} exists; pass --force to replace it", file=sys.stderr)
         return 1
     if args.device == "cuda":
@@ -435,7 +448,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         write_spec(text, out)
     except OSError as exc:
-        raise BuildError(f"cannot write {out}: {exc.strerror or exc}; check that the folder is writable") from None
+        from genreport.fileio import describe
+
+        raise BuildError(f"cannot write {out}: {describe(exc)}") from None
     except SpecError:
         raise
     print(summary(m, out))

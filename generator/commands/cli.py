@@ -7,6 +7,7 @@ Exit status: 0 success, 1 bad input (specs, overrides), 2 build problem
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import re
 import sys
@@ -48,7 +49,9 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", help="output folder name for a what-if build (default: <name>-whatif)")
     p.add_argument("--strict", action="store_true", help="treat warnings as errors")
     p.add_argument("--check", action="store_true",
-                   help="build in memory and fail if the committed output differs (no writing)")
+                   help="build in memory and fail if the output folder differs from it (no writing): every "
+                        "file of every format built, the PDF included, must match byte for byte, and a file "
+                        "a build would remove (another format's) counts as a difference; names each file")
     p.add_argument("--force", action="store_true", help="rebuild even if nothing changed")
     p.add_argument("--watch", action="store_true",
                    help="stay running and rebuild whenever a spec or a hardware/model file it uses changes")
@@ -130,6 +133,7 @@ def _build_main(argv: list[str]) -> int:
 
 def _build_one(spec_path: Path, args, formats, out_root: Path, force: bool = False) -> tuple[bool, list[Path]]:
     """Build (or check) one spec; (success, the files it was read from).  SpecError propagates."""
+    from genreport.fileio import recording
     from genreport.load.loader import load_report
     from genreport.write.build import build, input_files, quick_up_to_date, stamp_files, write, write_quick_stamp
 
@@ -139,11 +143,12 @@ def _build_one(spec_path: Path, args, formats, out_root: Path, force: bool = Fal
             if not args.quiet:
                 print(f"{out_root / current}: up to date")
             return True, stamp_files(out_root, spec_path, formats, args.overrides, args.name) or [spec_path]
-    spec = load_report(spec_path, overrides=args.overrides, strict=args.strict)
-    inputs = input_files(spec_path, spec)
+    with recording() as read_log:
+        spec = load_report(spec_path, overrides=args.overrides, strict=args.strict)
+    inputs = list(dict.fromkeys([*input_files(spec_path, spec), *map(Path, read_log)]))
     name = spec.name if not args.overrides else (args.name or f"{spec.name}-whatif")
     if args.check:
-        return _check(spec_path, out_root / name, formats, args) == 0, inputs
+        return _check(spec_path, out_root, name, formats, args) == 0, inputs
     built = build(spec_path, formats, args.overrides, args.strict, spec=spec)
     t_write = time.perf_counter()
     for w in built.warnings:
@@ -152,7 +157,7 @@ def _build_one(spec_path: Path, args, formats, out_root: Path, force: bool = Fal
     if args.timings:
         built.timings["write"] = time.perf_counter() - t_write
         print("  ".join(f"{k} {v * 1e3:.0f} ms" for k, v in built.timings.items()), file=sys.stderr)
-    write_quick_stamp(out_root, spec_path, formats, args.overrides, args.name, spec, name)
+    write_quick_stamp(out_root, spec_path, formats, args.overrides, args.name, read_log, built, name)
     if not args.quiet:
         listed = ", ".join(sorted(k for k in built.files if "/" not in k))
         nfig = sum(1 for k in built.files if k.startswith("figures/"))
@@ -175,20 +180,28 @@ def _resolve_spec(text: str, quiet: bool) -> Path:
     return path
 
 
-def _check(spec_path: Path, dest: Path, formats, args) -> int:
-    """Compare a fresh in-memory build with the committed files; 1 if anything differs."""
-    from genreport.write.build import build
+def _check(spec_path: Path, out_root: Path, name: str, formats, args) -> int:
+    """Compare a fresh in-memory build with the folder, every file of every format (the PDF too); 1 if a
+    file differs, is missing, or is one that a build with these formats would remove."""
+    from genreport.fileio import folder_lock
+    from genreport.write.build import build, folder_digests
 
     built = build(spec_path, formats, args.overrides, args.strict)
-    differ = []
-    for rel, data in sorted(built.files.items()):
-        if rel.endswith(".pdf"):
-            continue  # PDF bytes depend on the font stack; HTML, SVG and JSON are compared byte for byte
-        path = dest / rel
-        if not path.is_file() or path.read_bytes() != data:
-            differ.append(rel)
-    if differ:
-        print(f"{dest}: out of date: {', '.join(differ)}; run 'genreport {spec_path}'", file=sys.stderr)
+    dest = out_root / name
+    want = {rel: hashlib.sha256(data).hexdigest() for rel, data in built.files.items()}
+    with folder_lock(out_root, name):
+        have = folder_digests(dest) if os.path.lexists(dest) else {}
+    if have is None:
+        print(f"{dest}: not a folder of regular files (a link or a special file is in the way); "
+              f"run 'genreport {spec_path}'", file=sys.stderr)
+        return 1
+    problems = [f"{rel} differs" for rel in sorted(want) if rel in have and have[rel] != want[rel]]
+    problems += [f"{rel} is missing" for rel in sorted(want) if rel not in have]
+    problems += [f"{rel} is not part of this build (a build would remove it)" for rel in sorted(have)
+                 if rel not in want]
+    if problems:
+        fmt = "" if set(formats) == {"html", "pdf", "json"} else f" --format {','.join(formats)}"
+        print(f"{dest}: out of date: {'; '.join(problems)}; run 'genreport {spec_path}{fmt}'", file=sys.stderr)
         return 1
     if not args.quiet:
         print(f"{dest}: matches a fresh build")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from genreport.errors import Finding, SpecError
+from genreport.fileio import ReadError, read_regular
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -37,6 +38,9 @@ def _err(where: str, message: str, hint: str = "") -> SpecError:
     return SpecError([Finding(where, 1, 1, "", message, hint)])
 
 
+RESULTS_LIMIT = 1 << 30  # bytes; a results.json of a large decode grid is a few hundred MB
+
+
 def read_results(ref: str, cwd: Path | None = None) -> dict:
     """The parsed results.json of a folder, a file, or ``REV:PATH`` (git, run without a shell)."""
     path = Path(cwd or Path.cwd()) / ref
@@ -44,8 +48,8 @@ def read_results(ref: str, cwd: Path | None = None) -> dict:
         path = path / "results.json"
     if path.is_file():
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+            return json.loads(read_regular(path, RESULTS_LIMIT).decode("utf-8"))
+        except (ReadError, ValueError) as exc:
             raise _err(ref, f"cannot read {path}: {exc}", "is it a results.json written by genreport?") from None
     if ":" in ref:
         rev, _, rel = ref.partition(":")

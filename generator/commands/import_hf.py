@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from genreport.errors import Finding, SpecError
+from genreport.fileio import ReadError, read_regular, write_file
 from genreport.paths import display, schema_dir
 
 # architecture class -> (family written to the spec, default of tie_word_embeddings in transformers)
@@ -112,18 +113,22 @@ class _Config:
 
 # ----------------------------------------------------------------------------------------------- reading
 
+CONFIG_LIMIT = 5_000_000  # bytes; a config.json is a few kB
+
+
 def read_config(path: Path) -> _Config:
     """Parse the file; a missing file or bad JSON is a finding with the position."""
     shown = display(path)
     try:
-        size = path.stat().st_size
-        if size > 5_000_000:
-            raise SpecError([Finding(shown, 1, 1, "", f"{size:,} bytes is far too large for a config.json",
-                                     "give the model's config.json, not its weights")])
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise SpecError([Finding(shown, 1, 1, "", f"cannot read the file: {exc.strerror or exc}",
-                                 "give the path of a local config.json (nothing is downloaded)")]) from None
+        raw = read_regular(path, CONFIG_LIMIT)
+    except ReadError as exc:
+        message, hint = {
+            "too_big": (f"file is over {CONFIG_LIMIT:,} bytes, far too large for a config.json",
+                        "give the model's config.json, not its weights"),
+            "special": ("is not a regular file (a device, pipe or socket)", "give the path of a config.json file"),
+            "folder": ("is a folder, not a file", "give the path of the config.json inside it"),
+        }.get(exc.reason, (exc.message, "give the path of a local config.json (nothing is downloaded)"))
+        raise SpecError([Finding(shown, 1, 1, "", message, hint)]) from None
     try:
         text = raw.decode("utf-8-sig")
         data = json.loads(text)
@@ -464,14 +469,19 @@ def import_config(path: Path, name: str | None = None, out: Path | None = None) 
     return render(spec, comments, source, _schema_ref(out)), chosen
 
 
-def _check_loads(text: str) -> None:
-    """The written spec must load; a failure here is a bug in this module, not in the input."""
+def _check_loads(text: str, config: Path) -> None:
+    """The written spec must load; a failure here is a bug in this module, not in the input.  Findings name
+    the config the spec was imported from (the temporary file they were read from is gone by then)."""
     from genreport.load.loader import load_model
 
     with tempfile.TemporaryDirectory() as tmp:
         p = Path(tmp) / "imported.yaml"
         p.write_text(text, encoding="utf-8")
-        load_model(p)
+        try:
+            load_model(p)
+        except SpecError as exc:
+            raise SpecError([Finding(display(config), 1, 1, f.path, f"the imported model spec would not load: "
+                                     f"{f.message}", f.hint, f.severity) for f in exc.findings]) from None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -480,24 +490,24 @@ def _parser() -> argparse.ArgumentParser:
         description="Write a genreport model spec from a local Hugging Face config.json (no network).")
     p.add_argument("config", metavar="CONFIG.json", help="path of a config.json")
     p.add_argument("--name", help="catalog name of the model (default: from _name_or_path or the file name)")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the spec here (default: standard output)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the spec here (default: standard output); "
+                   "an existing file is kept unless --force")
+    p.add_argument("--force", action="store_true", help="replace an existing --output file")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     out = Path(args.output) if args.output else None
+    if out is not None and os.path.lexists(out) and not args.force and not out.is_symlink():
+        print(f"genreport import-hf: {display(out)} exists; pass --force to replace it (nothing was written)",
+              file=sys.stderr)
+        return 1
     text, name = import_config(Path(args.config), args.name, out)
-    _check_loads(text)
+    _check_loads(text, Path(args.config))
     if out is None:
         sys.stdout.write(text)
         return 0
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        from genreport.errors import BuildError
-
-        raise BuildError(f"cannot write {out}: {exc.strerror or exc}") from None
+    write_file(out, text.encode("utf-8"), overwrite=args.force)  # atomic; never through a symbolic link
     print(f"{display(out)}: model spec '{name}' written", file=sys.stderr)
     return 0

@@ -12,13 +12,11 @@ loads the catalog, shows progress and writes.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from genreport.errors import BuildError, Finding, SpecError
+from genreport.errors import Finding, SpecError
 
 FORMATS = ("csv", "json", "svg")
 
@@ -193,13 +191,7 @@ def main(argv: list[str]) -> int:
 
 
 def _write(path: Path, chunks) -> Path:
-    """Write chunks to ``path`` atomically (a temporary file beside it, then rename)."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("wb", dir=path.parent, delete=False, prefix=f".{path.name}.") as fh:
-            for chunk in chunks:
-                fh.write(chunk)
-        os.replace(fh.name, path)
-    except OSError as exc:
-        raise BuildError(f"cannot write {path}: {exc.strerror or exc}; check that the folder is writable") from None
-    return path
+    """Write chunks to ``path`` atomically (a temporary file beside it, then rename; removed on any failure)."""
+    from genreport.fileio import write_chunks
+
+    return write_chunks(path, chunks)

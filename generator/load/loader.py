@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from genreport.errors import Finding, Findings, SpecError
+from genreport.fileio import looked_at
 from genreport.load import units
 from genreport.load.spec import (
     PRECISION_BYTES,
@@ -45,10 +46,12 @@ def catalog_names(kind: str, root: Path | None = None) -> list[str]:
     return sorted(names)
 
 
-def _catalog_dirs(kind: str, root: Path | None) -> list[Path]:
+def _catalog_dirs(kind: str, root: Path | None, existing: bool = True) -> list[Path]:
+    """The project's catalog folder, then the built-in one (only folders that exist, unless ``existing`` is
+    false: then the project's is listed even before it is made)."""
     sub = {"hardware": "hardware", "model": "models"}[kind]
     dirs = []
-    if root is not None and (root / "specs" / sub).is_dir():
+    if root is not None and (not existing or (root / "specs" / sub).is_dir()):
         dirs.append(root / "specs" / sub)
     builtin = specs_dir() / sub
     if builtin.is_dir() and builtin.resolve() not in [d.resolve() for d in dirs]:
@@ -81,12 +84,17 @@ def resolve_ref(ref: str, kind: str, base: Path, root: Path) -> tuple[Path | Non
             if not any(_within(candidate, a) for a in allowed):
                 return None, f"'{ref}' points outside the project folder {root.resolve()}", \
                     "reference specs inside the project, or by catalog name"
+            if candidate.suffix.lower() not in (".yaml", ".yml"):
+                return None, f"'{ref}' is not a .yaml file", \
+                    f"reference a {kind} spec file (.yaml), or a catalog name such as '{_example(kind)}'"
             if not candidate.is_file():
                 return None, f"no {kind} spec at '{ref}'", "check the path (relative to this file)"
             return candidate, "", ""
-        for folder in _catalog_dirs(kind, root):
+        for folder in _catalog_dirs(kind, root, existing=False):
             path = folder / f"{ref}.yaml"
-            if path.is_file():
+            if not path.is_file():
+                looked_at(path)  # a file here would shadow the one found below: the up-to-date key notes it
+            else:
                 if not any(_within(path, a) for a in allowed):
                     return None, f"catalog entry '{ref}' links outside the project", \
                         f"replace the link {display(path)} with the spec file itself"
@@ -198,10 +206,15 @@ def _read_kind(path: Path, kind: str, overrides=()) -> Document:
             findings.add(f)
     findings.raise_if_errors()
     got = doc.data.get("kind")
+    if "kind" not in doc.data or not (isinstance(got, str) and difflib.get_close_matches(got.lower(), KINDS, 1, 0.6)):
+        # not a spec at all (a .env, a config, a Kubernetes manifest): say so once, and show none of its content
+        what = "it has no 'kind:' key" if "kind" not in doc.data else "its kind is not hardware, model or report"
+        raise SpecError([Finding(doc.file, 1, 1, "", f"not a genreport spec: {what}",
+                                 f"name a {kind} spec (a YAML file that starts with 'kind: {kind}')")])
     if got != kind and isinstance(got, str) and got in KINDS:
         raise SpecError(_relocate(doc, [doc.finding(("kind",), f"this is a {got} spec, but a {kind} spec is "
                                                     "needed here", f"name a {kind} spec")]))
-    marker = _valid_marker(path, kind, overrides)
+    marker = _valid_marker(doc, kind, overrides)
     if marker is not None and marker.is_file():
         return doc  # this exact text (and these overrides) passed the schema before
     from genreport.load import validate  # jsonschema is imported only when something must be validated
@@ -218,30 +231,20 @@ def _read_kind(path: Path, kind: str, overrides=()) -> Document:
     return doc
 
 
-def _schema_digest() -> str:
-    global _SCHEMA_DIGEST
-    if _SCHEMA_DIGEST is None:
-        h = hashlib.sha256()
-        for p in sorted((specs_dir() / "schema").glob("*.json")):
-            h.update(p.read_bytes())
-        h.update(Path(__file__).with_name("validate.py").read_bytes())
-        _SCHEMA_DIGEST = h.hexdigest()
-    return _SCHEMA_DIGEST
+def _valid_marker(doc: Document, kind: str, overrides) -> Path | None:
+    """A cache file whose existence says: this spec text, with these overrides, is schema-valid.
 
-
-_SCHEMA_DIGEST: str | None = None
-
-
-def _valid_marker(path: Path, kind: str, overrides) -> Path | None:
-    """A cache file whose existence says: this spec text, with these overrides, is schema-valid."""
+    Its key is the file's bytes, the kind, the overrides and the whole package's code digest (schemas,
+    validate.py, units.py, yamlread.py and everything else that shapes validation).
+    """
+    from genreport.fingerprint import code_digest
     from genreport.paths import cache_dir
 
-    try:
-        h = hashlib.sha256(path.read_bytes())
-    except OSError:
+    if not doc.raw:
         return None
+    h = hashlib.sha256(doc.raw)
     h.update(kind.encode())
-    h.update(_schema_digest().encode())
+    h.update(code_digest().encode())
     h.update(repr(sorted((tuple(p), repr(v)) for p, v, _ in overrides)).encode())
     return cache_dir() / "valid" / h.hexdigest()[:32]
 
@@ -414,7 +417,7 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
     root = project_root_for(path)
     findings = Findings()
     d = doc.data
-    digest = hashlib.sha256(path.read_bytes())
+    digest = hashlib.sha256(doc.raw)
     for o in overrides:
         digest.update(b"\0--set " + o.encode())
 
@@ -429,7 +432,7 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
             for f in exc.findings:
                 findings.add(f)
             return None, None
-        digest.update(target.read_bytes())
+        digest.update(sdoc.raw)
         if kind == "model" and any(p[0] not in _NOT_SHAPE for p, _, _ in extra):
             # a what-if that changes the shapes: the published count no longer applies, count from the shapes
             sdoc.data.pop("parameters", None)

@@ -9,17 +9,16 @@ reported as findings with a position instead of exceptions.
 from __future__ import annotations
 
 import math
-import os
 import re
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 from genreport.errors import Finding, SpecError
+from genreport.fileio import SPEC_LIMIT, ReadError, read_regular
 
 MAX_NODES = 20_000  # a spec has a few hundred; alias bombs have billions
-MAX_BYTES = 1_000_000
+MAX_BYTES = SPEC_LIMIT
 MAX_DEPTH = 64  # specs nest about 6 deep
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: 4x faster, nesting limited to 1000 by libyaml
@@ -53,6 +52,7 @@ class Document:
     marks: dict[tuple, tuple[int, int]] = field(default_factory=dict)
     key_marks: dict[tuple, tuple[int, int]] = field(default_factory=dict)
     overrides: dict[tuple, str] = field(default_factory=dict)  # paths set with --set, and the text given
+    raw: bytes = field(default=b"", repr=False)  # the file's bytes, as read (at most MAX_BYTES)
 
     def where(self, path: tuple, key: bool = False) -> tuple[int, int]:
         """Line and column of the value at ``path`` (or of its key); falls back to the nearest parent."""
@@ -301,6 +301,14 @@ def _load_text(raw: bytes, fail) -> str:
     return text
 
 
+_READ_PROBLEMS = {
+    "missing": ("file not found", "check the path"),
+    "folder": ("is a folder, not a spec file", "name a .yaml file"),
+    "special": ("is not a regular file (a device, pipe or socket)", "name a .yaml file"),
+    "too_big": (f"file is over {MAX_BYTES:,} bytes; specs are a few kB", "is this the right file?"),
+}
+
+
 def read(path: Path, display: str | None = None) -> Document:
     """Read one YAML spec file; raise :class:`SpecError` with positioned findings on any problem."""
     name = display or str(path)
@@ -309,19 +317,13 @@ def read(path: Path, display: str | None = None) -> Document:
         return SpecError([Finding(name, line, col, "", message, hint)])
 
     try:
-        info = os.stat(path)
-        if stat.S_ISDIR(info.st_mode):
-            raise fail(1, 1, "is a folder, not a spec file", "name a .yaml file")
-        if not stat.S_ISREG(info.st_mode):
-            raise fail(1, 1, "is not a regular file (a device, pipe or socket)", "name a .yaml file")
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_BYTES + 1)
-    except FileNotFoundError:
-        raise fail(1, 1, "file not found", "check the path") from None
-    except (OSError, ValueError) as exc:
-        raise fail(1, 1, f"cannot read the file: {getattr(exc, 'strerror', None) or exc}",
-                   "check the path and its permissions") from None
-    return parse(_load_text(raw, fail), name, fail)
+        raw = read_regular(path, MAX_BYTES)
+    except ReadError as exc:
+        raise fail(1, 1, *_READ_PROBLEMS.get(exc.reason, (exc.message, "check the path and its permissions"))) \
+            from None
+    doc = parse(_load_text(raw, fail), name, fail)
+    doc.raw = raw
+    return doc
 
 
 def parse(text: str, name: str = "<spec>", fail=None) -> Document:
@@ -369,9 +371,20 @@ def parse(text: str, name: str = "<spec>", fail=None) -> Document:
     if builder.findings:
         raise SpecError(builder.findings)
     if not isinstance(doc.data, dict):
-        raise fail(*doc.marks.get((), (1, 1)), f"a spec must be a mapping of keys to values, not {show(doc.data)}",
+        raise fail(*doc.marks.get((), (1, 1)), f"a spec must be a mapping of keys to values, not {_kind_of(doc.data)}",
                    "start with 'kind: hardware', 'kind: model' or 'kind: report'")
     return doc
+
+
+def _kind_of(data) -> str:
+    """What a document is, without its content: the file may be anything but a spec (never echo it)."""
+    if isinstance(data, list):
+        return "a list" if data else "an empty list []"
+    if isinstance(data, str):
+        return "text"
+    if isinstance(data, bool) or data is None:
+        return "a single value"
+    return "a number" if isinstance(data, (int, float)) else "a single value"
 
 
 def scalar(text: str, limit: int = 4096) -> tuple[bool, object]:

@@ -7,17 +7,29 @@ leaves the previous report as it was.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
-import shutil
+import stat
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from genreport import __version__
 from genreport.errors import BuildError
+from genreport.fileio import (
+    SPEC_LIMIT,
+    ReadError,
+    describe,
+    file_hash,
+    folder_lock,
+    private_dir,
+    read_regular,
+    remove_tree,
+    write_file,
+)
+from genreport.fingerprint import code_digest
 
 FORMATS = ("html", "pdf", "json")
 
@@ -28,19 +40,6 @@ class Built:
     files: dict[str, bytes]  # relative path -> bytes
     warnings: tuple[str, ...] = ()
     timings: dict[str, float] = field(default_factory=dict)
-
-
-def code_digest() -> str:
-    """Hash of everything that shapes a report besides the spec: code, templates, versions."""
-    from genreport.paths import code_folders
-
-    h = hashlib.sha256(__version__.encode())
-    for folder in code_folders():
-        for path in sorted(folder.rglob("*")):
-            if path.is_file() and path.suffix in (".py", ".j2", ".css", ".json") and "__pycache__" not in path.parts:
-                h.update(str(path.relative_to(folder)).encode())
-                h.update(path.read_bytes())
-    return h.hexdigest()
 
 
 class Timer:
@@ -95,84 +94,120 @@ def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, 
 
 
 def write(built: Built, out_root: Path, name: str | None = None) -> Path:
-    """Write a built report to ``out_root/<name>/`` atomically; returns the folder."""
+    """Write a built report to ``out_root/<name>/`` atomically; returns the folder.
+
+    The folder then holds this build and nothing else: files of formats not built this time (and figures
+    no longer made) are gone, so no report.pdf of another spec sits beside a new report.html.  Whatever was
+    at ``out_root/<name>`` (a folder, a file, a symbolic link) is moved aside, never read or followed, and
+    removed (a link itself, not what it points to).  One build writes a folder at a time (a lock in
+    ``OUT/.stamps``); a failure at any point (a full disk, Ctrl-C) removes the temporary folder and leaves
+    the previous report as it was.
+    """
     name = name or built.name
     out_root = Path(out_root)
     dest = out_root / name
     try:
         out_root.mkdir(parents=True, exist_ok=True)
-        _recover(dest)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=out_root))
-        tmp.chmod(0o755)
-        for rel, data in sorted(built.files.items()):
-            path = tmp / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-        if dest.exists():
-            # keep files of formats not rebuilt this time (e.g. --format json keeps report.pdf)
-            for old in dest.rglob("*"):
-                rel = old.relative_to(dest)
-                if old.is_file() and not (tmp / rel).exists() and not _is_generated_figure(rel, built):
-                    (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copy2(old, tmp / rel)
-            backup = out_root / f".{name}.old"
-            if backup.exists():
-                shutil.rmtree(backup)
-            os.replace(dest, backup)
-            os.replace(tmp, dest)
-            shutil.rmtree(backup, ignore_errors=True)
-        else:
-            os.replace(tmp, dest)
     except OSError as exc:
-        raise BuildError(f"cannot write {dest}: {exc.strerror or exc}; check that the folder is writable") from None
+        raise BuildError(f"cannot write {dest}: {describe(exc)}") from None
+    with folder_lock(out_root, name):
+        tmp = None
+        try:
+            _recover(dest)
+            tmp = Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=out_root))
+            tmp.chmod(0o755)
+            for rel, data in sorted(built.files.items()):
+                path = tmp / rel
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(data)
+            if os.path.lexists(dest):
+                backup = out_root / f".{name}.old"
+                if os.path.lexists(backup):
+                    remove_tree(backup)
+                os.replace(dest, backup)
+                os.replace(tmp, dest)
+                tmp = None
+                with contextlib.suppress(OSError):
+                    remove_tree(backup)
+            else:
+                os.replace(tmp, dest)
+                tmp = None
+        except OSError as exc:
+            raise BuildError(f"cannot write {dest}: {describe(exc)}") from None
+        finally:
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    remove_tree(tmp)
     return dest
 
 
-def _is_generated_figure(rel: Path, built: Built) -> bool:
-    """Old figures are dropped when this build made figures (a renamed figure must not linger)."""
-    return rel.parts[:1] == ("figures",) and any(k.startswith("figures/") for k in built.files)
-
-
 def _recover(dest: Path) -> None:
-    """A build killed between its two renames left ``.<name>.old``: put it back."""
+    """A build killed between its two renames left ``.<name>.old``: put it back.  Called under the lock,
+    so every ``.<name>.tmp-*`` left is a dead build's."""
     backup = dest.parent / f".{dest.name}.old"
-    if backup.exists() and not dest.exists():
+    if os.path.lexists(backup) and not os.path.lexists(dest):
         os.replace(backup, dest)
     for stale in dest.parent.glob(f".{dest.name}.tmp-*"):
-        shutil.rmtree(stale, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            remove_tree(stale)
 
 
-# A stamp per (spec file, formats, overrides, output name) lists the files the build read with their
-# hashes; when none changed and neither did the code, the rebuild is skipped without parsing anything.
+# A stamp per (spec file, formats, overrides, output name) lists every file the loader read or looked for
+# (absolute path -> SHA-256, or null where no file was), the files the build wrote, and the code digest.
+# When no input changed or appeared, the folder holds exactly what was written, and neither did the code,
+# the rebuild is skipped without parsing anything.  Inputs are re-read with the loader's guards.
 
-def _quick_key(spec_path: Path, formats, overrides, name: str | None) -> str:
+OUTPUT_LIMIT = 1 << 30  # bytes; a report's files are a few MB
+
+
+def _stamp_path(out_root: Path, spec_path: Path, formats, overrides, name: str | None) -> Path:
     h = hashlib.sha256(str(Path(spec_path).resolve()).encode())
     for part in (",".join(sorted(formats)), "\0".join(overrides), name or ""):
         h.update(b"\0" + part.encode())
-    return h.hexdigest()[:24]
+    return Path(out_root) / ".stamps" / f"q-{h.hexdigest()[:24]}.json"
 
 
-def _file_hash(path: Path) -> str | None:
+def _read_stamp(path: Path) -> dict:
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
-        return None
+        stamp = json.loads(read_regular(path, SPEC_LIMIT))
+    except (ReadError, ValueError):
+        return {}
+    return stamp if isinstance(stamp, dict) else {}
 
 
 def quick_up_to_date(out_root: Path, spec_path: Path, formats, overrides, name: str | None) -> str | None:
     """The output folder name if the last build from these inputs is still current, else None."""
-    path = Path(out_root) / ".stamps" / f"q-{_quick_key(spec_path, formats, overrides, name)}.json"
+    stamp = _read_stamp(_stamp_path(out_root, spec_path, formats, overrides, name))
+    inputs, outputs, out = stamp.get("inputs"), stamp.get("outputs"), stamp.get("out")
+    if stamp.get("code") != code_digest() or not isinstance(inputs, dict) or not isinstance(outputs, dict):
+        return None
+    if not isinstance(out, str) or not out or "/" in out or out.startswith("."):
+        return None
+    if any(file_hash(f) != digest for f, digest in inputs.items()):
+        return None
+    return out if folder_digests(Path(out_root) / out) == outputs else None
+
+
+def folder_digests(folder: Path) -> dict[str, str] | None:
+    """Relative path -> SHA-256 of every file in ``folder``; None if it or anything in it is not a plain
+    folder or regular file (a symbolic link, a FIFO), or a file is too large."""
+    out: dict[str, str] = {}
     try:
-        stamp = json.loads(path.read_text())
-    except (OSError, ValueError):
+        if not stat.S_ISDIR(os.lstat(folder).st_mode):
+            return None
+        for here, dirs, files in os.walk(folder):
+            for d in dirs:
+                if not stat.S_ISDIR(os.lstat(os.path.join(here, d)).st_mode):
+                    return None  # a link to a folder
+            for f in files:
+                path = os.path.join(here, f)
+                if not stat.S_ISREG(os.lstat(path).st_mode):
+                    return None
+                rel = os.path.relpath(path, folder).replace(os.sep, "/")
+                out[rel] = hashlib.sha256(read_regular(path, OUTPUT_LIMIT)).hexdigest()
+    except (OSError, ReadError):
         return None
-    if stamp.get("code") != code_digest():
-        return None
-    if any(_file_hash(Path(f)) != digest for f, digest in stamp.get("files", {}).items()):
-        return None
-    dest = Path(out_root) / stamp["out"]
-    want = {"html": "report.html", "pdf": "report.pdf", "json": "results.json"}
-    return stamp["out"] if all((dest / want[f]).is_file() for f in formats) else None
+    return out
 
 
 def input_files(spec_path: Path, spec) -> list[Path]:
@@ -184,24 +219,19 @@ def input_files(spec_path: Path, spec) -> list[Path]:
 
 
 def stamp_files(out_root: Path, spec_path: Path, formats, overrides, name: str | None) -> list[Path]:
-    """The input files the last build's stamp lists (empty without a stamp)."""
-    path = Path(out_root) / ".stamps" / f"q-{_quick_key(spec_path, formats, overrides, name)}.json"
-    try:
-        return [Path(f) for f in json.loads(path.read_text()).get("files", {})]
-    except (OSError, ValueError, AttributeError):
-        return []
+    """The input files the last build's stamp lists, those looked for but missing included (empty without one)."""
+    inputs = _read_stamp(_stamp_path(out_root, spec_path, formats, overrides, name)).get("inputs")
+    return [Path(f) for f in inputs] if isinstance(inputs, dict) else []
 
 
-def write_quick_stamp(out_root: Path, spec_path: Path, formats, overrides, name: str | None, spec, out: str) -> None:
-    files = input_files(spec_path, spec)
-    stamp = {"code": code_digest(), "out": out,
-             "files": {str(f.resolve()): _file_hash(f) for f in files}}
-    path = Path(out_root) / ".stamps" / f"q-{_quick_key(spec_path, formats, overrides, name)}.json"
+def write_quick_stamp(out_root: Path, spec_path: Path, formats, overrides, name: str | None,
+                      inputs: dict[str, str | None], built: Built, out: str) -> None:
+    """Record what this build read (``inputs``, from :func:`genreport.fileio.recording`) and wrote."""
+    outputs = {rel: hashlib.sha256(data).hexdigest() for rel, data in built.files.items()}
+    stamp = {"code": code_digest(), "out": out, "inputs": inputs, "outputs": outputs}
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(stamp, sort_keys=True))
-        gitignore = path.parent / ".gitignore"
-        if not gitignore.exists():
-            gitignore.write_text("*\n")
-    except OSError:
-        pass
+        private_dir(Path(out_root))
+        write_file(_stamp_path(out_root, spec_path, formats, overrides, name),
+                   json.dumps(stamp, sort_keys=True).encode())
+    except BuildError:
+        pass  # no stamp: the next build is not skipped, nothing else
