@@ -1,0 +1,143 @@
+"""Draw stage (one module per figure, shared styling in ``style``): a Results object in, the report's six figures out as SVG bytes.  No disk.
+
+matplotlib's object API only (``Figure`` + ``savefig`` into a buffer), never pyplot's global state.
+Every figure is drawn inside one ``rc_context`` with a fixed ``svg.hashsalt`` and saved without a date,
+so two runs in two processes give the same bytes.
+
+Each figure has a caption function: it states the figure's numbers as conditions on the results, so the
+caption stays true for any model/GPU pair.  ``FIGURES`` lists (name, caption) in report order.
+"""
+
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from genreport.model.evaluate import Results
+from genreport.present.figures.data import _contexts, _crossovers, _decode_curves, _gemm_reading, _modes  # noqa: F401
+from genreport.present.figures.fig1_decode_bounds import caption1, fig1_decode_bounds
+from genreport.present.figures.fig2_three_modes import caption2, fig2_three_modes
+from genreport.present.figures.fig3_intensity_ruler import caption3, fig3_intensity_ruler
+from genreport.present.figures.fig4_decode_intensity import caption4, fig4_decode_intensity
+from genreport.present.figures.fig5_memory_ledger import caption5, fig5_memory_ledger
+from genreport.present.figures.fig6_roofline import caption6, fig6_roofline
+from genreport.present.figures.style import RC, _svg, num, tick, tokens  # noqa: F401
+
+Drawer = Callable[[Results, "Results | None"], object]
+Caption = Callable[..., str]
+
+FIGURES: list[tuple[str, Caption]] = [
+    ("fig1-decode-bounds", caption1),
+    ("fig2-three-modes", caption2),
+    ("fig3-intensity-ruler", caption3),
+    ("fig4-decode-intensity", caption4),
+    ("fig5-memory-ledger", caption5),
+    ("fig6-roofline", caption6),
+]
+DRAWERS: dict[str, Drawer] = {
+    "fig1-decode-bounds": fig1_decode_bounds,
+    "fig2-three-modes": fig2_three_modes,
+    "fig3-intensity-ruler": fig3_intensity_ruler,
+    "fig4-decode-intensity": fig4_decode_intensity,
+    "fig5-memory-ledger": fig5_memory_ledger,
+    "fig6-roofline": fig6_roofline,
+}
+
+
+def captions(results: Results, baseline: Results | None = None) -> dict[str, str]:
+    """Figure name -> caption, in report order."""
+    return {name: cap(results, baseline) for name, cap in FIGURES}
+
+
+def draw(name: str, results: Results, baseline: Results | None = None) -> bytes:
+    """One figure as SVG bytes."""
+    import matplotlib
+
+    with matplotlib.rc_context(RC):
+        return _svg(DRAWERS[name](results, baseline))
+
+
+class Pending:
+    """Figures being drawn in a forked child process while the parent goes on (see :func:`start`)."""
+
+    def __init__(self, results: Results, baseline: Results | None):
+        self._args = (results, baseline)
+        self._done: dict[str, bytes] | None = None
+        self._proc = self._conn = None
+        if _parallel():
+            import multiprocessing
+
+            ctx = multiprocessing.get_context("fork")
+            self._conn, child = ctx.Pipe(duplex=False)
+            self._proc = ctx.Process(target=_child, args=(child, results, baseline), daemon=True)
+            try:
+                self._proc.start()
+            except OSError:  # no fork here (memory, limits): draw in this process
+                self._proc = None
+            child.close()
+
+    def cancel(self) -> None:
+        """Stop the child (the build failed elsewhere)."""
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.join()
+            self._conn.close()
+            self._proc = None
+            self._done = {}
+
+    def result(self) -> dict[str, bytes]:
+        """The figures, name -> SVG bytes; drawn here if the child could not draw them."""
+        if self._done is None:
+            got = None
+            if self._proc is not None:
+                try:
+                    got = self._conn.recv()
+                except (EOFError, OSError):
+                    got = None
+                self._proc.join()
+                self._conn.close()
+            # A child that failed for any reason (an error in a figure included) sends None: drawing again here
+            # raises the same error in the usual place, with its usual message.
+            self._done = got if isinstance(got, dict) else draw_all(*self._args)
+        return self._done
+
+
+def _parallel() -> bool:
+    import os
+
+    if os.environ.get("GENREPORT_SERIAL") or (os.cpu_count() or 1) < 2:
+        return False
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def _child(conn, results: Results, baseline: Results | None) -> None:
+    try:
+        out = draw_all(results, baseline)
+    except BaseException:  # noqa: BLE001 - the parent redraws and reports it
+        out = None
+    try:
+        conn.send(out)
+    finally:
+        conn.close()
+
+
+def start(results: Results, baseline: Results | None = None) -> Pending:
+    """Begin drawing every figure: on a machine with two or more cores, in a forked process.
+
+    Drawing takes about a second; the parent meanwhile renders the math and HTML and imports WeasyPrint, so the
+    figures cost almost no wall time. ``GENREPORT_SERIAL=1`` draws them in this process.
+    """
+    return Pending(results, baseline)
+
+
+def draw_all(results: Results, baseline: Results | None = None) -> dict[str, bytes]:
+    """Every figure as SVG bytes, name -> bytes, in report order.  ``baseline`` is drawn faded underneath."""
+    import matplotlib
+
+    out: dict[str, bytes] = {}
+    with matplotlib.rc_context(RC):
+        for name, _cap in FIGURES:
+            out[name] = _svg(DRAWERS[name](results, baseline))
+    return out

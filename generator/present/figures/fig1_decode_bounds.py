@@ -1,0 +1,98 @@
+"""Figure 1: the batch-1 decode step's two lower bounds, memory and compute, and which binds."""
+
+from __future__ import annotations
+
+from genreport.model.evaluate import Results
+from genreport.present.figures.data import _sc
+from genreport.present.figures.style import BLUE, VERMILION, _figure, _note, gb, ms, num
+
+
+def fig1_decode_bounds(r: Results, baseline: Results | None = None):
+    from matplotlib.patches import FancyArrowPatch, Rectangle
+
+    sc = _sc(r)
+    t_mem, t_comp = sc["weight_stream_time"], sc["weight_flops_time"]
+    ratio = t_mem / t_comp
+    fig = _figure()
+    ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+    ax.set_xlim(0, 10)
+    ax.set_ylim(0.1, 4.9)
+    ax.axis("off")
+    x0, x1 = 2.35, 9.75
+    # row labels
+    ax.text(0.2, 4.35, "memory bound", fontsize=9, weight="bold", va="center")
+    ax.text(0.2, 3.85, "stream every weight once\nN·b / W", fontsize=7.5, va="center", color="#333333")
+    ax.text(0.2, 2.05, "compute bound", fontsize=9, weight="bold", va="center")
+    ax.text(0.2, 1.55, "one token at peak\n2N / P", fontsize=7.5, va="center", color="#333333")
+    long_is_mem = ratio >= 1
+    slots = ratio if long_is_mem else 1 / ratio
+    # the long bound: one solid bar over the whole span
+    y_mem, y_cmp, h = 3.65, 1.4, 0.8
+    bar_y = y_mem if long_is_mem else y_cmp
+    cell_y = y_cmp if long_is_mem else y_mem
+    long_t, short_t = (t_mem, t_comp) if long_is_mem else (t_comp, t_mem)
+    ax.add_patch(Rectangle((x0, bar_y), x1 - x0, h, facecolor=BLUE if long_is_mem else VERMILION,
+                           edgecolor="none"))
+    ax.text((x0 + x1) / 2, bar_y + h / 2,
+            (f"{gb(sc['weight_bytes'])} of weights / {num(sc['bandwidth'] / 1e12)} TB/s = {ms(long_t)}"
+             if long_is_mem else f"2N / P = {ms(long_t)}"),
+            ha="center", va="center", color="white", fontsize=9, weight="bold")
+    # the short bound: cells of the short duration under the same span (not to scale)
+    n_slots = max(1, int(round(slots)))
+    if n_slots <= 24:
+        cells = list(range(n_slots))
+        n_pos, gap = n_slots, None
+    else:
+        cells = [*range(16), *range(18, 21)]
+        n_pos, gap = 21, 16.5
+    w = (x1 - x0) / n_pos
+    for k in cells:
+        filled = k == 0
+        ax.add_patch(Rectangle((x0 + k * w + 0.02, cell_y), w - 0.04, h,
+                               facecolor=(VERMILION if long_is_mem else BLUE) if filled else "white",
+                               edgecolor="#888888" if not filled else "none", linewidth=0.6))
+    if gap is not None:
+        ax.text(x0 + (gap + 0.5) * w, cell_y + h / 2, "⋯", ha="center", va="center", fontsize=14, color="#555555")
+    # what the one filled cell is
+    if long_is_mem:
+        what, at, tip = f"the 1 token it has to do: 2N / P = {ms(short_t)}", cell_y, cell_y - 0.55
+    else:
+        what, at, tip = f"one pass over the weights: N·b / W = {ms(short_t)}", cell_y + h, cell_y + h + 0.3
+    ax.annotate(what, xy=(x0 + w / 2, at), xytext=(x0 + 0.1, tip), fontsize=8, va="center",
+                color=VERMILION if long_is_mem else BLUE, arrowprops={"arrowstyle": "-", "color": "#555555", "lw": 0.7})
+    # span arrow between the rows
+    ya = (y_mem + y_cmp + h) / 2
+    ax.add_patch(FancyArrowPatch((x0, ya), (x1, ya), arrowstyle="<->", mutation_scale=9, color="#444444", lw=0.8))
+    if long_is_mem:
+        msg = f"in this window peak compute could do ≈ {num(slots)} such tokens; it does 1"
+    else:
+        msg = f"compute is the longer bound: the weights could be streamed ≈ {num(slots)} times"
+    ax.text((x0 + x1) / 2, ya + 0.12, msg, ha="center", va="bottom", fontsize=8.5,
+            bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.5})
+    ridge = sc["ridge_point"]
+    eq = " (= the ridge, since b = 2 B)" if abs(ratio - ridge) <= 1e-9 * ridge else ""
+    ax.text((x0 + x1) / 2, ya - 0.12, f"t_mem / t_comp = {num(ratio)}{eq}", ha="center", va="top",
+            fontsize=7.5, color="#333333")
+    _note(ax, "Schematic: cells not to scale.  A ratio of two lower bounds, not an idle fraction: "
+              "compute and memory access overlap.", x=0.5, y=0.02, ha="center")
+    return fig
+
+
+def caption1(r: Results, baseline: Results | None = None) -> str:
+    sc = _sc(r)
+    t_mem, t_comp = sc["weight_stream_time"], sc["weight_flops_time"]
+    ratio = t_mem / t_comp
+    head = (f"Schematic (cells not to scale): the two lower bounds of one batch-1 decode step of "
+            f"{r.spec.model.title} on {r.spec.hardware.title}. By bandwidth it takes N·b/W = {ms(t_mem)}; "
+            f"by compute only 2N/P = {ms(t_comp)}. ")
+    if ratio >= 1:
+        body = (f"In the time the bandwidth sets, the card's peak compute could do about {num(ratio)} such tokens, "
+                f"and it has to do 1. ")
+    else:
+        body = (f"Here compute is the longer bound ({num(1 / ratio)}× the memory time), so batch-1 decode is "
+                f"compute-bound on this card. ")
+    ridge = sc["ridge_point"]
+    if abs(ratio - ridge) <= 1e-9 * ridge:
+        body += f"The ratio {num(ratio)} equals the ridge because weights take b = 2 bytes. "
+    tail = ("It is a ratio of two lower bounds, not an idle fraction: compute and memory access overlap.")
+    return head + body + tail

@@ -1,0 +1,67 @@
+"""Figure 2: decode, prefill and training as tokens per weight load against the ridge."""
+
+from __future__ import annotations
+
+import math
+
+from genreport.model.evaluate import Results
+from genreport.present.figures.data import _modes, _sc
+from genreport.present.figures.style import BLUE, MODE_COLOURS, _figure, _join, _note, gb, tokens
+
+
+def fig2_three_modes(r: Results, baseline: Results | None = None):
+    from matplotlib.patches import FancyArrowPatch, Rectangle
+
+    rows = [m for m in _modes(r) if m[0] != "prefill" or m[2] == max(r.spec.workloads.prefill_prompt)]
+    fig = _figure()
+    ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+    ax.set_xlim(0, 10)
+    ax.set_ylim(-0.85, 2.75)
+    ax.axis("off")
+    sc = _sc(r)
+    n = len(rows)
+    wb = f"{r.spec.precision.weights} weights\n{gb(sc['weight_bytes'])}"
+    xb0, xb1 = 2.45, 3.85
+    x_tok, x_end, max_cells = 5.0, 8.3, 16
+    cw = (x_end - x_tok) / max_cells
+    ys = [1.0 + (n - 1) / 2 - i for i in range(n)]
+    for (kind, _label, t), y in zip(rows, ys, strict=True):
+        c = MODE_COLOURS[kind]
+        name = {"decode": "decode\nbatch 1", "prefill": f"prefill\n{tokens(t)} prompt",
+                "training": f"training\n{tokens(t)} micro-batch"}[kind]
+        ax.text(0.2, y, name, va="center", fontsize=8.5, weight="bold", color=c, linespacing=1.2)
+        ax.add_patch(Rectangle((xb0, y - 0.32), xb1 - xb0, 0.64, facecolor=BLUE, edgecolor="none"))
+        ax.text((xb0 + xb1) / 2, y, wb, ha="center", va="center", color="white", fontsize=7.5)
+        ax.add_patch(FancyArrowPatch((xb1 + 0.1, y), (x_tok - 0.15, y), arrowstyle="-|>", mutation_scale=9,
+                                     color="#444444", lw=0.9))
+        ax.text((xb1 + x_tok) / 2, y + 0.08, "one load", ha="center", va="bottom", fontsize=6.5, color="#555555")
+        k = 1 if t == 1 else min(max_cells, 1 + int(round(math.log2(t))))
+        for j in range(k):
+            ax.add_patch(Rectangle((x_tok + j * cw + 0.015, y - 0.2), cw - 0.03, 0.4, facecolor=c,
+                                   edgecolor="none", alpha=1.0 if j == 0 else 0.6))
+        served = "1 token" if t == 1 else f"{t:,} tokens"
+        ax.text(x_tok + k * cw + 0.12, y, served, va="center", fontsize=8.5)
+    head = ys[0] + 0.5
+    ax.text((xb0 + xb1) / 2, head, "same weights", ha="center", va="bottom", fontsize=7.5, color="#555555")
+    ax.text(x_tok, head, "tokens served by one weight load", ha="left", va="bottom", fontsize=7.5,
+            color="#555555")
+    _note(ax, "Schematic: token strips not to scale.", x=0.5, y=0.02, ha="center")
+    return fig
+
+
+def caption2(r: Results, baseline: Results | None = None) -> str:
+    rows = _modes(r)
+    sc = _sc(r)
+    parts = []
+    for kind, _label, t in rows:
+        if kind == "decode":
+            parts.append("decode (batch 1) serves 1 token per weight load")
+        elif kind == "prefill" and t == max(r.spec.workloads.prefill_prompt):
+            parts.append(f"prefill serves the whole prompt ({t:,} tokens)")
+        elif kind == "training":
+            parts.append(f"training serves the whole micro-batch ({t:,} tokens)")
+    k = len(parts)
+    what = {1: "one way", 2: "two ways", 3: "three ways"}.get(k, f"{k} ways")
+    return (f"The same weights ({r.spec.precision.weights}, {gb(sc['weight_bytes'])}), {what} to run them. "
+            f"The weight block is identical in every row; only the right side differs: {_join(parts)}. "
+            "Schematic: the token strips are not to scale.")

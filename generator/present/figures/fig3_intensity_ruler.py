@@ -1,0 +1,123 @@
+"""Figure 3: the intensity ruler: weight-reuse and full GEMM intensity of each mode against the ridge."""
+
+from __future__ import annotations
+
+import math
+
+from genreport.model.evaluate import Results
+from genreport.present.figures.data import _gemm_reading, _modes, _sc
+from genreport.present.figures.style import (
+    BLACK,
+    BLUE,
+    MODE_COLOURS,
+    ORANGE,
+    SIZE,
+    SKY,
+    VERMILION,
+    _figure,
+    _join,
+    _levels,
+    _log_axis,
+    _pad,
+    num,
+)
+
+
+def _ruler_points(r: Results) -> list[tuple[str, str, float, float | None]]:
+    out = []
+    for kind, label, t in _modes(r):
+        iw, full = _gemm_reading(r, t)
+        out.append((kind, label, iw, full))
+    return out
+
+
+def fig3_intensity_ruler(r: Results, baseline: Results | None = None):
+    pts = sorted(_ruler_points(r), key=lambda p: p[2])
+    ridge = _sc(r)["ridge_point"]
+    values = [p[2] for p in pts] + [p[3] for p in pts if p[3]] + [ridge]
+    lo, hi = _pad(min(1.0, min(values)), max(1e4, max(values)), 0.3, 0.3)
+    fig = _figure()
+    box = (0.2, 0.14, 0.77, 0.84)
+    ax = fig.add_axes(box)
+    ax.set_xscale("log")
+    ax.set_xlim(lo, hi)
+    _log_axis(ax.xaxis, minor=(2.0, 5.0))
+    ax.set_ylim(0, 1)
+    ax.axvspan(lo, ridge, color=SKY, alpha=0.12, lw=0)
+    ax.axvspan(ridge, hi, color=ORANGE, alpha=0.10, lw=0)
+    ax.axvline(ridge, color=BLACK, lw=1.2)
+    ax.text(ridge, 0.015, f" ridge {num(ridge)} ", ha="center", va="bottom", fontsize=8,
+            bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})
+    ax.text(0.01, 0.98, "← memory-bound", transform=ax.transAxes, ha="left", va="top", fontsize=8, color=BLUE)
+    ax.text(0.99, 0.98, "compute-bound →", transform=ax.transAxes, ha="right", va="top", fontsize=8,
+            color=VERMILION)
+    y_w, y_f = 0.56, 0.27
+    has_full = any(p[3] for p in pts)
+    gemm = r.gemm[0] if r.gemm else None
+    ax.set_yticks([y_w, y_f] if has_full else [y_w])
+    labels = ["weight reuse\nI_W = 2T / b"]
+    if has_full:
+        labels.append(f"with activations\n({gemm['n']:,}×{gemm['m']:,} GEMM)")
+    ax.set_yticklabels(labels)
+    ax.tick_params(axis="y", length=0)
+    ax.spines["left"].set_visible(False)
+    ax.set_xlabel("arithmetic intensity (FLOP/B, log scale)")
+    per_decade = box[2] * SIZE[0] / math.log10(hi / lo)  # inches per decade
+    char = 0.062  # inches per character at 7.5 pt, generous
+
+    def width(text: str) -> float:
+        return (max(len(line) for line in text.split("\n")) * char + 0.08) / per_decade
+
+    tops = [f"{p[1]}\n{num(p[2])}" for p in pts]
+    lv_w = _levels([math.log10(p[2]) for p in pts], [width(t) for t in tops])
+    full_pts = [(p, num(p[3])) for p in pts if p[3]]
+    lv_f = _levels([math.log10(p[3]) for p, _ in full_pts], [width(t) for _, t in full_pts])
+    def box(x: float, text: str) -> dict | None:
+        """A light backing where the label would sit on the ridge line."""
+        if abs(math.log10(x / ridge)) < width(text) / 2:
+            return {"facecolor": "white", "alpha": 0.8, "edgecolor": "none", "pad": 0.4}
+        return None
+
+    for (kind, _label, iw, full), text, lv in zip(pts, tops, lv_w, strict=True):
+        c = MODE_COLOURS[kind]
+        if full:
+            ax.plot([iw, full], [y_w, y_f], color=c, lw=0.8, alpha=0.6)
+        ax.plot([iw], [y_w], marker="o", ms=7, color=c, ls="none")
+        ax.text(iw, y_w + 0.05 + 0.11 * lv, text, ha="center", va="bottom", fontsize=7.5, color=c,
+                linespacing=1.1, bbox=box(iw, text))
+    for ((kind, _label, _iw, full), text), lv in zip(full_pts, lv_f, strict=True):
+        c = MODE_COLOURS[kind]
+        ax.plot([full], [y_f], marker="o", ms=6, mfc="white", mec=c, mew=1.4, ls="none")
+        ax.text(full, y_f - 0.05 - 0.065 * lv, text, ha="center", va="top", fontsize=7.5, color=c,
+                bbox=box(full, text))
+    return fig
+
+
+def caption3(r: Results, baseline: Results | None = None) -> str:
+    pts = _ruler_points(r)
+    ridge = _sc(r)["ridge_point"]
+    iws = [p[2] for p in pts]
+    left = [f"{p[1]} at {num(p[2])}" for p in pts if p[2] < ridge]
+    right = [f"{p[1]} at {num(p[2])}" for p in pts if p[2] >= ridge]
+    s = f"Weight-reuse intensity I_W = 2T/b of {r.spec.model.title}, {r.spec.precision.weights} weights, "
+    if len(pts) > 1:
+        s += f"for {len(pts)} ways of running the same weights, spanning {math.log10(max(iws) / min(iws)):.1f} " \
+             "orders of magnitude. "
+    else:
+        s += "for the one mode this spec has. "
+    s += f"The ridge at {num(ridge)} FLOP/B splits the ruler: "
+    sides = []
+    if left:
+        sides.append(f"{_join(left)} on the memory-bound left")
+    if right:
+        sides.append(f"{_join(right)} on the compute-bound right")
+    s += "; ".join(sides) + ". "
+    full = [(p[1], p[3]) for p in pts if p[3]]
+    if full and r.gemm:
+        g = r.gemm[0]
+        s += (f"Counting activations ({g['n']:,}×{g['m']:,} GEMM, hollow markers): "
+              + _join([f"{lab} ≈ {num(v)}" for lab, v in full]) + ".")
+        flips = [p[1] for p in pts if p[3] and (p[2] >= ridge) != (p[3] >= ridge)]
+        if flips:
+            s += f" With activations counted, {_join(flips)} crosses back to the memory-bound side."
+    return s

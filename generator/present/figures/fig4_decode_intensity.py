@@ -1,0 +1,172 @@
+"""Figure 4: decode intensity I(B, S) against the batch, its ceiling per context, capacity and crossover."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from genreport.model.evaluate import Results
+from genreport.present.figures.data import _contexts, _crossovers, _decode_curves, _sc
+from genreport.present.figures.style import (
+    BASELINE,
+    BLACK,
+    COMPARE_COLOURS,
+    CONTEXT_COLOURS,
+    ORANGE,
+    SIZE,
+    _figure,
+    _hw_short,
+    _join,
+    _levels,
+    _log_axis,
+    _note,
+    _pad,
+    gib,
+    num,
+    tokens,
+)
+
+
+def _batch_range(res_list: list[Results]) -> float:
+    """Right end of the batch axis: the widest of the reports' own ranges (the model's figure samples)."""
+    return max(float(x.curves["decode_batch_max"]) for x in res_list if "decode_batch_max" in x.curves)
+
+
+def _draw_decode(ax, r: Results, faded: bool) -> list[float]:
+    ctx = _contexts(r)
+    batch, curves = _decode_curves(r)
+    pc = r.per_context[r.lead]
+    ys = [float(np.nanmin(curves)), float(np.nanmax(curves))]
+    for j, s in enumerate(ctx):
+        y = curves[:, j]
+        ceil = float(pc["decode_intensity_ceiling"][j])
+        ys.append(ceil)
+        if faded:
+            ax.plot(batch, y, lw=2.4, **BASELINE, label="baseline" if j == 0 else None)
+            ax.axhline(ceil, ls="--", lw=0.9, **BASELINE)
+            cap = float(pc["capacity_batch"][j])
+            if 1 <= cap <= batch[-1]:
+                ax.plot([cap], [float(pc["intensity_at_capacity"][j])], marker="D", ms=6.5, ls="none", **BASELINE)
+            continue
+        c = CONTEXT_COLOURS[j % len(CONTEXT_COLOURS)]
+        cap = float(pc["capacity_batch"][j])
+        label = f"S = {tokens(s)}, ceiling {num(ceil)}"
+        if cap >= 1:
+            fits = batch <= cap
+            ax.plot(batch[fits], y[fits], color=c, label=label)
+            beyond = batch >= cap
+            ax.plot(batch[beyond], y[beyond], color=c, lw=1.0, ls=(0, (1, 1.5)))
+        else:  # not one sequence fits: the whole curve is past the capacity limit
+            ax.plot(batch, y, color=c, lw=1.3, ls=(0, (1, 1.5)), label=label + " (no fit)")
+        ax.axhline(ceil, color=c, ls="--", lw=0.9, alpha=0.9)
+    return ys
+
+
+def fig4_decode_intensity(r: Results, baseline: Results | None = None):
+    from matplotlib.lines import Line2D
+
+    fig = _figure()
+    ax = fig.add_axes((0.1, 0.13, 0.87, 0.84))
+    ctx = _contexts(r)
+    if not ctx:
+        ax.axis("off")
+        _note(ax, "This spec has no decode workload.", x=0.5, y=0.5, ha="center", va="center")
+        return fig
+    sc = _sc(r)
+    ridge = sc["ridge_point"]
+    with_base = baseline is not None and bool(_contexts(baseline))
+    bmax = _batch_range([r, baseline] if with_base else [r])
+    ys = [ridge]
+    if with_base:
+        ax.axhline(_sc(baseline)["ridge_point"], lw=1.0, ls=":", **BASELINE)
+        ys += _draw_decode(ax, baseline, faded=True)
+    ys += _draw_decode(ax, r, faded=False)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    _log_axis(ax.xaxis)
+    _log_axis(ax.yaxis)
+    ax.set_xlim(1 / 1.15, bmax)
+    ylo, yhi = _pad(max(min(ys), 1e-3), max(ys), 0.2, 0.35)
+    ax.set_ylim(ylo, yhi)
+    ax.axhline(ridge, color=BLACK, lw=1.1, ls=":", label=f"ridge {num(ridge)}")
+    for k, c in enumerate(x for x in r.compare if not x["is_base"]):  # where the other GPUs' ridges sit
+        if ylo <= c["ridge"] <= yhi:
+            ax.axhline(c["ridge"], color=COMPARE_COLOURS[k % len(COMPARE_COLOURS)], lw=0.9, ls=(0, (1, 2)),
+                       label=f"ridge of {_hw_short(c['title'])}: {num(c['ridge'])}")
+    pc = r.per_context[r.lead]
+    backing = {"facecolor": "white", "alpha": 0.75, "edgecolor": "none", "pad": 0.5}
+    xbs = sorted(x for x in _crossovers(r) if x is not None and 1 <= x <= bmax)
+    per_decade = 0.87 * SIZE[0] / math.log10(bmax * 1.15)
+    labels_x = [f"B = {num(x)}" for x in xbs]
+    levels = _levels([math.log10(x) for x in xbs], [(len(t) * 0.062 + 0.1) / per_decade for t in labels_x])
+    for k, (xb, text, lv) in enumerate(zip(xbs, labels_x, levels, strict=True)):
+        ax.plot([xb], [ridge], marker="o", ms=6, mfc="white", mec=BLACK, mew=1.2, ls="none", zorder=5,
+                label=None if k else "crosses the ridge")
+        ax.annotate(text, (xb, ridge), xytext=(0, 6 + 11 * lv), textcoords="offset points", ha="center",
+                    va="bottom", fontsize=7.5, bbox=backing)
+    caps = pc["capacity_batch"]
+    icap = pc["intensity_at_capacity"]
+    first = True
+    for j, _s in enumerate(ctx):
+        if 1 <= caps[j] <= bmax:
+            ax.plot([caps[j]], [icap[j]], marker="D", ms=6.5, color=ORANGE, mec=BLACK, mew=0.6, ls="none",
+                    zorder=6, label="capacity limit" if first else None)
+            first = False
+            ax.annotate(f"B = {num(caps[j])}\nI = {num(icap[j])}", (caps[j], icap[j]), xytext=(6, -4),
+                        textcoords="offset points", ha="left", va="top", fontsize=7, color="#333333",
+                        linespacing=1.1, bbox=backing)
+    handles, labels = ax.get_legend_handles_labels()
+    handles.append(Line2D([], [], color="#555555", ls="--", lw=0.9))
+    labels.append("ceiling, B → ∞ (dashed)")
+    if not any(c >= 1 for c in caps):
+        _note(ax, f"Weights ({gib(sc['weight_bytes'])} GiB) leave no room for KV in {gib(sc['capacity'])} GiB: "
+                  "no batch fits.", x=0.99, y=0.02)
+    else:
+        handles.append(Line2D([], [], color="#555555", ls=(0, (1, 1.5)), lw=1.0))
+        labels.append("past the capacity limit")
+    ax.set_xlabel("batch B (sequences per step)")
+    ax.set_ylabel("decode intensity (FLOP/B)")
+    ax.grid(True, which="major")
+    ax.legend(handles, labels, loc="upper left", handlelength=2.2)
+    return fig
+
+
+def caption4(r: Results, baseline: Results | None = None) -> str:
+    ctx = _contexts(r)
+    if not ctx:
+        return "This spec has no decode workload, so there is no decode intensity to draw."
+    sc = _sc(r)
+    ridge = sc["ridge_point"]
+    pc = r.per_context[r.lead]
+    ceil = pc["decode_intensity_ceiling"]
+    n = len(ctx)
+    s = (f"Decode intensity of one step vs batch at {n} context length{'s' if n > 1 else ''}, counting weights "
+         f"+ KV only, so curves and ceilings are upper bounds. Ceilings (dashed): "
+         + _join([f"{num(ceil[j])} at {tokens(c)}" for j, c in enumerate(ctx)]) + ". ")
+    below = [tokens(c) for j, c in enumerate(ctx) if ceil[j] < ridge]
+    if below:
+        s += (f"{'The ceiling' if len(below) == 1 else 'The ceilings'} at {_join(below)} "
+              f"{'lies' if len(below) == 1 else 'lie'} below the ridge {num(ridge)}: no batch makes "
+              f"{'that context' if len(below) == 1 else 'those contexts'} compute-bound. ")
+    crosses = [(tokens(c), x) for c, x in zip(ctx, _crossovers(r), strict=True) if x is not None]
+    if crosses:
+        s += "The ridge is crossed " + _join([f"at batch {num(x)} for {c}" for c, x in crosses]) + ". "
+    caps = pc["capacity_batch"]
+    icap = pc["intensity_at_capacity"]
+    cap_gib = gib(sc["capacity"])
+    fit = [(tokens(c), caps[j], icap[j]) for j, c in enumerate(ctx) if caps[j] >= 1]
+    if fit:
+        s += (f"Orange diamonds: where {cap_gib} GiB holds no more requests — "
+              + _join([f"{c} at batch {num(b)}, intensity {num(i)}" for c, b, i in fit]) + ". ")
+        none = [tokens(c) for j, c in enumerate(ctx) if caps[j] < 1]
+        if none:
+            s += f"Not one {_join(none)} sequence fits beside the weights. "
+    else:
+        s += (f"The weights alone ({gib(sc['weight_bytes'])} GiB) leave no room for a KV cache on "
+              f"{cap_gib} GiB, so no batch fits: the curves are dotted and no diamonds are drawn. ")
+    G = r.envs[r.lead].values["G"]
+    if r.spec.model.moe is None and r.spec.model.attention.kind in ("gqa", "mqa", "mha") and G >= 1:
+        s += f"Every curve passes through (B, I) = ({num(G)}, {num(G)}), G = H_q/H_kv."
+    if baseline is not None:
+        s += " Faded grey: the baseline spec."
+    return s.strip()

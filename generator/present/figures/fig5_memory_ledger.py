@@ -1,0 +1,146 @@
+"""Figure 5: the memory ledger: weights, KV cache and training state against the card's capacity."""
+
+from __future__ import annotations
+
+import numpy as np
+from genreport.model.evaluate import Results
+from genreport.present.figures.data import _contexts, _sc
+from genreport.present.figures.style import (
+    BASELINE,
+    BLACK,
+    BLUE,
+    CONTEXT_COLOURS,
+    GIB,
+    GREEN,
+    ORANGE,
+    PURPLE,
+    SKY,
+    VERMILION,
+    YELLOW,
+    _figure,
+    _join,
+    gib,
+    num,
+)
+
+_SEGMENT_COLOURS = (("master", GREEN), ("gradient", SKY), ("adam m", PURPLE), ("adam v", YELLOW),
+                    ("kv", ORANGE), ("weights", BLUE))
+
+
+def _segment_colour(label: str, k: int) -> str:
+    low = label.lower()
+    for key, colour in _SEGMENT_COLOURS:
+        if key in low:
+            return colour
+    return CONTEXT_COLOURS[k % len(CONTEXT_COLOURS)]
+
+
+def _ledger(r: Results) -> list[tuple[str, list[tuple[str, float]]]]:
+    """Bars: (name, [(segment label, bytes)]): one per training recipe, then inference."""
+    sc = _sc(r)
+    bars = []
+    for t in r.training:
+        bars.append((f"training\n{t['recipe']}\n({num(t['bytes_per_param'])} B/param)", list(t["parts"])))
+    weights = sc["weight_bytes"]
+    kv = max(sc["capacity"] - weights, 0.0)
+    inf = [(f"{r.spec.precision.weights} weights", weights)]
+    if kv > 0 and _contexts(r):
+        inf.append(("KV cache", kv))
+    bars.append(("inference\nweights + KV" if len(inf) > 1 else "inference\nweights", inf))
+    return bars
+
+
+def fig5_memory_ledger(r: Results, baseline: Results | None = None):
+    sc = _sc(r)
+    cap = sc["capacity"] / GIB
+    bars = _ledger(r)
+    fig = _figure()
+    ax = fig.add_axes((0.1, 0.16, 0.62, 0.81))
+    x = np.arange(len(bars), dtype=float)
+    width = 0.55
+    top = cap
+    if baseline is not None:
+        bbars = dict(_ledger(baseline))
+        bcap = _sc(baseline)["capacity"] / GIB
+        for i, (name, _segs) in enumerate(bars):
+            if name in bbars:
+                tot = sum(v for _, v in bbars[name]) / GIB
+                ax.bar(x[i], tot, width=width + 0.16, **BASELINE, lw=0, label="baseline (total)" if i == 0 else None)
+                top = max(top, tot)
+        if abs(bcap - cap) > 1e-9 * cap:
+            ax.axhline(bcap, ls="--", lw=1.0, **BASELINE)
+    styles: dict[str, tuple[str, str | None]] = {}  # segment label -> (colour, hatch)
+    order: list[tuple[int, str]] = []  # (stack position, label) for the legend
+    hatches = (None, "////", "xxxx", "....")
+    for i, (_name, segs) in enumerate(bars):
+        bottom = 0.0
+        for k, (label, v) in enumerate(segs):
+            if label not in styles:
+                colour = _segment_colour(label, k)
+                same = sum(1 for c, _ in styles.values() if c == colour)
+                styles[label] = (colour, hatches[same % len(hatches)])
+                order.append((k, label))
+            colour, hatch = styles[label]
+            h = v / GIB
+            ax.bar(x[i], h, width=width, bottom=bottom, color=colour, edgecolor="white", lw=0.6, hatch=hatch)
+            if h >= 0.075 * max(top, cap):
+                ax.text(x[i], bottom + h / 2, gib(v), ha="center", va="center", fontsize=7,
+                        color="white" if colour in (BLUE, GREEN, PURPLE) else BLACK,
+                        bbox={"facecolor": colour, "edgecolor": "none", "pad": 0.6} if hatch else None)
+            bottom += h
+        top = max(top, bottom)
+        ax.text(x[i], bottom, f"{gib(sum(v for _, v in segs))} GiB", ha="center", va="bottom", fontsize=7.5,
+                weight="bold")
+    ax.axhline(cap, color=VERMILION, ls="--", lw=1.2)
+    ax.text(x[-1] + width / 2 + 0.05, cap, f"capacity\n{gib(sc['capacity'])} GiB", color=VERMILION,
+            fontsize=7.5, va="bottom", ha="left", linespacing=1.1)
+    ax.set_xlim(-0.5, max(len(bars), 3) - 0.5 + 0.45)
+    ax.set_ylim(0, top * 1.12)
+    ax.set_xticks(x)
+    ax.set_xticklabels([b[0] for b in bars], fontsize=7.5)
+    ax.tick_params(axis="x", length=0)
+    ax.set_ylabel("memory (GiB)")
+    ax.grid(True, axis="y")
+    ax.set_axisbelow(True)
+    from matplotlib.patches import Patch
+
+    handles = [Patch(facecolor=styles[lab][0], hatch=styles[lab][1], edgecolor="white", label=lab)
+               for _k, lab in sorted(order, key=lambda t: -t[0])]
+    bh, bl = ax.get_legend_handles_labels()
+    fig.legend(handles + bh, [h.get_label() for h in handles] + bl, loc="upper left", bbox_to_anchor=(0.735, 0.97),
+               fontsize=7.5, frameon=False)
+    fig.text(0.735, 0.05, "activations not included", fontsize=7.5, style="italic", color="#555555")
+    return fig
+
+
+def caption5(r: Results, baseline: Results | None = None) -> str:
+    sc = _sc(r)
+    cap = gib(sc["capacity"])
+    s = f"Memory budgets of {r.spec.model.title} on one {r.spec.hardware.title} with {cap} GiB, stacked in GiB. "
+    if r.training:
+        tr = [f"{gib(t['total'])} GiB with {t['recipe']} ({num(t['bytes_per_param'])} B/param)" for t in r.training]
+        over = [t for t in r.training if not t["fits"]]
+        s += "Training state: " + _join(tr) + "; "
+        if len(over) == len(r.training):
+            s += ("all exceed" if len(over) > 1 else "it exceeds") + f" the {cap} GiB card"
+        elif not over:
+            s += ("all fit" if len(r.training) > 1 else "it fits") + f" on {cap} GiB"
+        else:
+            s += _join([t["recipe"] for t in over]) + f" exceed{'s' if len(over) == 1 else ''} {cap} GiB"
+        s += ", and activations are not included. "
+    w = sc["weight_bytes"]
+    if w <= sc["capacity"]:
+        kv = sc["capacity"] - w
+        if _contexts(r):
+            s += (f"Inference: {gib(w)} GiB of {r.spec.precision.weights} weights plus {gib(kv)} GiB of KV cache "
+                  f"fill the card. ")
+        else:
+            s += f"Inference: {gib(w)} GiB of {r.spec.precision.weights} weights. "
+    else:
+        s += (f"Inference: the {r.spec.precision.weights} weights alone ({gib(w)} GiB) overflow the card, "
+              "leaving nothing for a KV cache. ")
+    if r.training:
+        s += "The bottom segment of every bar is the weights."
+    if baseline is not None:
+        s += " Faded grey: the baseline spec's totals."
+    return s.strip()
