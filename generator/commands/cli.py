@@ -133,9 +133,9 @@ def _build_main(argv: list[str]) -> int:
 
 def _build_one(spec_path: Path, args, formats, out_root: Path, force: bool = False) -> tuple[bool, list[Path]]:
     """Build (or check) one spec; (success, the files it was read from).  SpecError propagates."""
+    import genreport
     from genreport.fileio import recording
-    from genreport.load.loader import load_report
-    from genreport.write.build import build, input_files, quick_up_to_date, stamp_files, write, write_quick_stamp
+    from genreport.write.build import input_files, quick_up_to_date, stamp_files, write_quick_stamp
 
     if not (args.force or force or args.check or args.strict):
         current = quick_up_to_date(out_root, spec_path, formats, args.overrides, args.name)
@@ -144,16 +144,16 @@ def _build_one(spec_path: Path, args, formats, out_root: Path, force: bool = Fal
                 print(f"{out_root / current}: up to date")
             return True, stamp_files(out_root, spec_path, formats, args.overrides, args.name) or [spec_path]
     with recording() as read_log:
-        spec = load_report(spec_path, overrides=args.overrides, strict=args.strict)
+        spec = genreport.load_spec(spec_path, overrides=args.overrides, strict=args.strict)
     inputs = list(dict.fromkeys([*input_files(spec_path, spec), *map(Path, read_log)]))
     name = spec.name if not args.overrides else (args.name or f"{spec.name}-whatif")
     if args.check:
         return _check(spec_path, out_root, name, formats, args) == 0, inputs
-    built = build(spec_path, formats, args.overrides, args.strict, spec=spec)
+    built = genreport.build_report(spec_path, formats, args.overrides, args.strict, spec=spec)
     t_write = time.perf_counter()
     for w in built.warnings:
         print(w, file=sys.stderr)
-    dest = write(built, out_root, name)
+    dest = genreport.write_report(built, out_root, name)
     if args.timings:
         built.timings["write"] = time.perf_counter() - t_write
         print("  ".join(f"{k} {v * 1e3:.0f} ms" for k, v in built.timings.items()), file=sys.stderr)
