@@ -56,6 +56,9 @@ ENTRIES: tuple[Entry, ...] = (
 
 BY_NAME: dict[str, Entry] = {e.name: e for e in ENTRIES}
 
+# Workload parameters of results.json and the glossary symbol each one binds (the one table of them).
+PARAM_SYMBOL = {"batch": "B", "context": "S", "tokens": "T", "n": "n", "m": "m", "recipe": "k"}
+
 _SYMBOLS: dict = {}
 
 

@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from . import SEED_000, SEED_003, decode, derive, gemm, measured, memory, roofline
-from .glossary import latex, sym
-
-# Workload parameters and the symbol each one binds.
-PARAM_SYMBOL = {"batch": "B", "context": "S", "tokens": "T", "n": "n", "m": "m", "recipe": "k"}
+from .glossary import (
+    PARAM_SYMBOL,  # noqa: F401 - re-exported
+    latex,
+    sym,
+)
 
 
 @dataclass(frozen=True)

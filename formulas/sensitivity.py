@@ -24,13 +24,13 @@ from functools import cache
 import numpy as np
 
 from .compiled import generated_module
+from .glossary import PARAM_SYMBOL
 
 HEADLINE = (
     "ridge_point", "weight_bytes", "weight_stream_time", "kv_capacity_tokens", "critical_context",
     "decode_tokens_per_s", "decode_intensity", "decode_time_memory", "decode_time_compute",
     "decode_intensity_ceiling", "crossover_batch", "capacity_batch",
 )
-PARAM_SYMBOL = {"batch": "B", "context": "S", "tokens": "T", "n": "n", "m": "m", "recipe": "k"}
 
 
 def build(qid: str, variant: str) -> dict:

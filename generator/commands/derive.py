@@ -257,7 +257,7 @@ def _numbers(args, accounting: str | None, qid: str) -> Numbers:
         "recipe": w.recipes[0] if w.recipes else "bf16-grads",
     }
     params: dict[str, object] = {}
-    symbol_of = {"batch": "B", "context": "S", "tokens": "T", "n": "n", "m": "m", "recipe": "k"}
+    from genreport.formulas.glossary import PARAM_SYMBOL as symbol_of
     for name in PARAM_OPTIONS:
         given = getattr(args, name)
         if name not in needed and given is None:

@@ -10,11 +10,9 @@ import math
 from dataclasses import replace
 
 import numpy as np
+from genreport.formulas.glossary import PARAM_SYMBOL
 from genreport.formulas.recipes import recipe_bytes_per_param
 from genreport.model.values import Block, Entry, physical
-
-PARAM_SYMBOL = {"batch": "B", "context": "S", "tokens": "T", "n": "n", "m": "m", "recipe": "k"}
-
 
 # ----------------------------------------------------------------------------------------------- formula blocks
 
