@@ -27,6 +27,7 @@ def wheel(tmp_path_factory) -> Path:
 def test_wheel_carries_data(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     for needed in ("genreport/_templates/report.html.j2", "genreport/_templates/report.css",
+                   "genreport/_templates/sections/s0_summary.html.j2",
                    "genreport/_specs/schema/report.schema.json", "genreport/_specs/hardware/h100-sxm.yaml",
                    "genreport/_specs/models/llama-3.1-8b.yaml", "genreport/_specs/llama8b-h100.yaml",
                    "genreport/formulas/quantities.py", "genreport/commands/cli.py", "genreport/__main__.py"):

@@ -30,7 +30,7 @@ def _env():
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
         autoescape=jinja2.select_autoescape(("html", "j2", "xml"), default=True),
-        undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
     )
     env.filters.update(fmt.FILTERS)
     return env
