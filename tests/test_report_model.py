@@ -122,3 +122,27 @@ def test_nothing_downstream_calls_the_formulas():
                 if re.search(r"(\.q\[[^\]]+\]|load\(\)\[[^\]]+\])\(", line) or "make_env(" in line:
                     offenders.append(f"{path.relative_to(ROOT)}:{i}")
     assert not offenders, offenders
+
+
+def test_template_context_is_typed_and_every_field_is_used():
+    """The templates read a typed context with no unused keys, and do no arithmetic."""
+    import dataclasses as dc
+
+    import jinja2.meta
+    from genreport.present.render import ReportContext, _env
+
+    env = _env()
+    used: set[str] = set()
+    texts = []
+    for path in [*(ROOT / "templates").glob("*.j2"), *(ROOT / "templates" / "sections").glob("*.j2")]:
+        source = env.loader.get_source(env, str(path.relative_to(ROOT / "templates")))[0]
+        texts.append(source)
+        used |= jinja2.meta.find_undeclared_variables(env.parse(source))
+    names = {f.name for f in dc.fields(ReportContext)}
+    assert names - used == set(), f"context fields no template reads: {sorted(names - used)}"
+    loop_vars = {"g"}  # set inside a branch; jinja2.meta reports it conservatively
+    assert used - names - loop_vars == set(), f"templates read undeclared names: {sorted(used - names - loop_vars)}"
+    for source in texts:  # no arithmetic inside {{ }} (formatting filters only)
+        for expr in re.findall(r"\{\{(.*?)\}\}", source, re.S):
+            code = re.sub(r"\"[^\"]*\"|'[^']*'", "''", expr).split("|")[0]  # string literals are text, not sums
+            assert not re.search(r"[\w)\]]\s*[-+*/]\s*[\w(]", code), expr

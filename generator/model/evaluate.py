@@ -105,6 +105,7 @@ class Results:
     derated: dict | None = None
     sensitivities: tuple[dict, ...] = ()
     curves: dict[str, object] = field(default_factory=dict)  # samples the figures draw
+    facts: dict[str, float | None] = field(default_factory=dict)  # derived numbers the prose states
     index: dict[tuple, Entry] = field(default_factory=dict, repr=False)
 
     @property
@@ -229,7 +230,7 @@ def _evaluate(spec: ReportSpec) -> Results:
     entries = tuple(_entries(r))
     r = replace(r, entries=entries, index={e.key: e for e in entries})
     r = replace(r, blocks=shown.blocks(r), curves=shown.curves(r), levers=tuple(shown.levers(r)),
-                sensitivities=tuple(shown.sensitivities(r)))
+                sensitivities=tuple(shown.sensitivities(r)), facts=shown.facts(r))
     r = _with_measurements(r)
     _freeze(r)
     return r

@@ -240,7 +240,7 @@ def _analyse_one(results: Results, m: Measurement, findings: Findings) -> dict |
         "achieved_bandwidth": m.achieved_bandwidth if m.achieved_bandwidth is not None else nbytes / t,
         "peak_flops": peak, "bandwidth": bandwidth,
         "mfu": mfu, "mbu": mbu,
-        "intensity": intensity, "ridge": ridge,
+        "intensity": intensity, "ridge": ridge, "intensity_over_ridge": intensity / ridge,
         "same_interval": same_interval,
         "bound_time": t_bound, "bound_time_memory": t_mem, "bound_time_compute": t_comp,
         "bound_tokens_per_s": bound_tps,

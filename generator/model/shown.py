@@ -91,6 +91,24 @@ def blocks(r) -> dict[str, Block]:
     return out
 
 
+# ----------------------------------------------------------------------------------------------- facts
+
+def facts(r) -> dict[str, float | None]:
+    """Derived numbers the prose states beside the formulas (ratios, reuse counts, effective shapes)."""
+    sc = r.scalars[r.lead]
+    m = r.spec.model
+    t_mem, t_comp = sc["weight_stream_time"], sc["weight_flops_time"]
+    out = {
+        "bound_ratio": t_mem / t_comp if t_comp else None,  # the larger batch-1 bound over the smaller
+        "compute_idle_share": 1 - t_comp / t_mem if t_mem else None,  # NOT an idle fraction: the text says why
+        "ridge_reuses": sc["ridge_point"] * r.spec.precision.weight_bytes / 2,  # tokens per weight load at the ridge
+        "effective_head_dim": float(r.envs[r.lead].values["d_h"]),
+    }
+    if m.attention.kind == "mla":
+        out["mla_cache_width"] = float(m.attention.kv_lora_rank + m.attention.qk_rope_head_dim)
+    return out
+
+
 # ----------------------------------------------------------------------------------------------- figure samples
 
 def batch_range(r) -> float:

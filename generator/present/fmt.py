@@ -123,7 +123,12 @@ def tex_number(x) -> str:
     return f"{x:.6g}"
 
 
+def nearest(x) -> str:
+    """A root rounded to the nearest integer, with separators: 420.56 -> '421'."""
+    return "n/a" if x is None or not math.isfinite(float(x)) else f"{round(float(x)):,}"
+
+
 FILTERS = {
-    "num": num, "exact": exact, "integer": integer, "gb": gb, "gib": gib, "size": size, "kib": kib, "time": time,
+    "nearest": nearest, "num": num, "exact": exact, "integer": integer, "gb": gb, "gib": gib, "size": size, "kib": kib, "time": time,
     "rate": rate, "bandwidth": bandwidth, "flops": flops, "params": params, "pct": pct, "times": times,
 }

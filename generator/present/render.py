@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import base64
 import math
+from dataclasses import dataclass, fields
 from functools import lru_cache
 
-import numpy as np
 from genreport import __version__
 from genreport.formulas.compiled import render_latex
 from genreport.formulas.glossary import ENTRIES
@@ -215,7 +215,7 @@ def render_report(r: Results, baseline: Results | None = None, timer=None,
     ctx = context(r, baseline, marks, tuple(overrides))
     if timer:
         timer.lap("math")
-    html = _env().get_template("report.html.j2").render(**ctx)
+    html = _env().get_template("report.html.j2").render(**ctx.variables())
     if timer:
         timer.lap("html")
     try:
@@ -234,7 +234,60 @@ def render_report(r: Results, baseline: Results | None = None, timer=None,
     return html, figures
 
 
-def context(r: Results, baseline: Results | None, figures: dict[str, str], overrides: tuple[str, ...] = ()) -> dict:
+@dataclass(frozen=True)
+class ReportContext:
+    """Everything the templates read, and nothing else (a test checks that every field is used)."""
+
+    r: Results
+    spec: object
+    hw: object
+    model: object
+    precision: object
+    w: object
+    sc: dict
+    lead: str
+    version: str
+    facts: dict
+    figs: dict
+    fignum: dict
+    ctxs: list
+    last_ctx: int | None
+    per: dict | None
+    decode_table: list
+    prefill: dict | None
+    gemm_rows: list
+    training: tuple
+    compare: tuple
+    verdicts: dict
+    headline: str
+    context_lines: list
+    prefill_lines: list
+    training_lines: list
+    capacity_fact: str
+    critical_fact: str
+    attention_text: str
+    moe_text: str
+    whatifs: list
+    compare_text: str
+    notation: list
+    inputs: list
+    slips: list
+    measured: list
+    derated: dict | None
+    sensitivities: dict | None
+    baseline: Results | None
+    baseline_rows: list
+    baseline_overrides: tuple
+    whatif_story: list
+    fx: dict
+    all_formulas: list
+
+    def variables(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def context(r: Results, baseline: Results | None, figures: dict[str, str],
+            overrides: tuple[str, ...] = ()) -> ReportContext:
     """The template's variables; ``figures`` maps each figure's name to its ``src`` (a data URI or a placeholder)."""
     from genreport.present.figures import captions
 
@@ -242,8 +295,6 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str], overr
     spec, sc, lead = r.spec, r.scalars[r.lead], r.lead
     w = spec.workloads
     ctxs = list(w.decode_context)
-    first_ctx = ctxs[0] if ctxs else None
-    last_ctx = ctxs[-1] if ctxs else None
     caps = captions(r)
     figs = {name: {"src": src, "caption": caps.get(name, ""), "name": name} for name, src in figures.items()}
     numbered = {name: i + 1 for i, name in enumerate(figures)}
@@ -260,36 +311,29 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str], overr
             decode_table.append({"batch": b, "cells": [
                 {"tps": grid["decode_tokens_per_s"][i, j] if binds[i, j] != "capacity" else None,
                  "intensity": grid["decode_intensity"][i, j], "binds": binds[i, j]} for j in range(len(ctxs))]})
-    measured = list(r.measured)
-    derated = r.derated
-    sens = _sensitivities(r)
-    ctx = {
-        "r": r, "spec": spec, "hw": spec.hardware, "model": spec.model, "precision": spec.precision, "w": w,
-        "sc": sc, "sc_exact": r.scalars["exact"], "lead": lead, "version": __version__,
-        "f": f, "figs": figs, "fignum": numbered,
-        "ctxs": ctxs, "first_ctx": first_ctx, "last_ctx": last_ctx,
-        "per": r.per_context.get(lead), "decode_table": decode_table,
-        "prefill": r.prefill.get(lead), "gemm_rows": gemm_rows, "training": r.training,
-        "compare": r.compare, "verdicts": r.verdicts,
-        "headline": prose.decode_headline(r), "context_lines": prose.context_lines(r),
-        "prefill_lines": prose.prefill_lines(r), "training_lines": prose.training_lines(r),
-        "capacity_fact": prose.capacity_fact(r), "critical_fact": prose.critical_fact(r),
-        "attention_text": prose.attention_text(r), "moe_text": prose.moe_text(r), "whatifs": prose.whatif_rows(r),
-        "compare_text": prose.compare_text(r), "notation": _notation(), "inputs": _inputs(r), "slips": _slips(r),
-        "measured": measured, "derated": derated, "sensitivities": sens,
-        "baseline": baseline, "baseline_rows": _baseline_rows(r, baseline) if baseline else [],
-        "baseline_overrides": overrides,
-        "whatif_story": prose.whatif_story(r, baseline, overrides) if baseline else [],
-        "math": img, "weights_fit": sc["weight_bytes"] <= sc["capacity"],
-        "np": np, "round": round, "int": int, "min": min, "max": max, "len": len,
-    }
-    # Formula blocks used in the body, computed now so the appendix can list them all.
-    ctx["fx"] = _formula_blocks(r, f, ctx)
-    ctx["all_formulas"] = list(f.used)
-    return ctx
+    prose_parts = dict(
+        headline=prose.decode_headline(r), context_lines=prose.context_lines(r),
+        prefill_lines=prose.prefill_lines(r), training_lines=prose.training_lines(r),
+        capacity_fact=prose.capacity_fact(r), critical_fact=prose.critical_fact(r),
+        attention_text=prose.attention_text(r), moe_text=prose.moe_text(r), whatifs=prose.whatif_rows(r),
+        compare_text=prose.compare_text(r))
+    # Formula blocks of the body, computed before the appendix so that it can list them all.
+    fx = _formula_blocks(r, f)
+    return ReportContext(
+        r=r, spec=spec, hw=spec.hardware, model=spec.model, precision=spec.precision, w=w, sc=sc, lead=lead,
+        version=__version__, facts=r.facts, figs=figs, fignum=numbered, ctxs=ctxs,
+        last_ctx=ctxs[-1] if ctxs else None, per=r.per_context.get(lead), decode_table=decode_table,
+        prefill=r.prefill.get(lead), gemm_rows=gemm_rows, training=r.training, compare=r.compare,
+        verdicts=r.verdicts, **prose_parts, notation=_notation(), inputs=_inputs(r), slips=_slips(r),
+        measured=list(r.measured), derated=r.derated, sensitivities=_sensitivities(r),
+        baseline=baseline, baseline_rows=_baseline_rows(r, baseline) if baseline else [],
+        baseline_overrides=overrides,
+        whatif_story=prose.whatif_story(r, baseline, overrides) if baseline else [],
+        fx=fx, all_formulas=list(f.used),
+    )
 
 
-def _formula_blocks(r: Results, f: Formulas, ctx) -> dict:
+def _formula_blocks(r: Results, f: Formulas) -> dict:
     """The formula blocks of the body, in the model's order (the GEMM ones are in the GEMM rows)."""
     return {name: f.block(b) for name, b in r.blocks.items() if not name.startswith("gemm_")}
 
