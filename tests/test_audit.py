@@ -1,0 +1,160 @@
+"""``genreport audit``: published measurements against the physical bound.
+
+``tests/data/published.csv`` holds public measurements, each with its source (see tests/data/README.md):
+every row marked ``ok`` must pass and every row marked ``impossible`` (a known mislabel) must be refused.
+The hand-checked reference points:
+
+* Llama 3.1 8B bf16 on one H100 SXM (3.35 TB/s, NVIDIA datasheet), batch 1, 5-token prompt and 200 new
+  tokens (torchao generate.py defaults): mean context 5 + 199/2 = 104.5, exact accounting
+  (8,030,261,248 - 525,336,576) x 2 + 104.5 x 131,072 B per step -> 3.35e12 / 15.0235e9 = 223.0 token/s.
+* Llama 3.1 405B in fp8 is 405.9e9 B of weights; one H200 holds 141 GB, so "506 token/s on one H200"
+  is impossible (NVIDIA's table is for eight H200s).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from genreport.commands.audit import audit
+from genreport.commands.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+PUBLISHED = ROOT / "tests" / "data" / "published.csv"
+HEADER = "id,model,hardware,gpus,tp,pp,precision,batch,input_tokens,output_tokens,metric,value,source\n"
+
+
+def run(capsys, *args):
+    rc = main(["audit", *map(str, args)])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def claims(tmp_path: Path, *rows: str) -> Path:
+    path = tmp_path / "claims.csv"
+    path.write_text(HEADER + "".join(r + "\n" for r in rows))
+    return path
+
+
+def test_published_measurements():
+    with PUBLISHED.open(newline="") as fh:
+        expected = {r["id"]: (r["expect"], r["why"]) for r in csv.DictReader(fh)}
+    assert len(expected) >= 40
+    got = {r["id"]: r for r in audit(PUBLISHED)}
+    assert set(got) == set(expected)  # no row silently skipped
+    wrong = {i: (e, got[i]["verdict"], got[i]["why"], why) for i, (e, why) in expected.items()
+             if got[i]["verdict"] != e}
+    assert not wrong, wrong
+    assert sum(e == "impossible" for e, _ in expected.values()) >= 3
+
+
+def test_reference_point_by_hand(tmp_path):
+    path = claims(tmp_path, "torchao,llama-3.1-8b,h100-sxm,1,1,1,bf16,1,5,200,tokens_per_s,126.9,torchao README")
+    (r,) = audit(path)
+    step = ((8_030_261_248 - 525_336_576) * 2 + 104.5 * 131_072) / 3.35e12
+    assert r["verdict"] == "ok"
+    assert r["bound"] == pytest.approx(1 / step, rel=1e-9)
+    assert r["mbu"] == pytest.approx(126.9 * step, rel=1e-9)
+
+
+def test_impossible_says_by_how_much_and_the_mislabel(tmp_path):
+    path = claims(
+        tmp_path,
+        "one-h200,llama-3.1-405b,h200,1,1,1,fp8,,,,tokens_per_s,506,HN",
+        "per-gpu,llama-3.1-8b,h100-sxm,8,8,1,bf16,1,5,200,tokens_per_s_per_gpu,1000,made up: the total of 8",
+        "spec,llama-3.1-8b,h100-sxm,1,1,1,bf16,1,5,200,tokens_per_s,373.25,EAGLE-3 as plain decode",
+        "fp16-70b,llama-2-70b,h200,1,1,1,fp16,1,,,tokens_per_s,155,unstated 4-bit",
+    )
+    r = {x["id"]: x for x in audit(path)}
+    assert all(x["verdict"] == "impossible" for x in r.values())
+    assert "do not fit" in r["one-h200"]["why"] and "wrong GPU count" in r["one-h200"]["why"]
+    assert "per-GPU vs total" in r["per-gpu"]["why"]
+    assert r["spec"]["why"].startswith("1.67x the bound") and "speculative decoding" in r["spec"]["why"]
+    assert "quantized weights" in r["fp16-70b"]["why"] or "wrong GPU count" in r["fp16-70b"]["why"]
+    assert not any("accounting" in x["why"] for x in r.values())
+
+
+def test_empty_cells_take_the_loosest_bound(tmp_path):
+    full = "llama-3.1-8b,h100-sxm,1,1,1,bf16,8,512,256,tokens_per_s"
+    path = claims(tmp_path, f"full,{full},100,s",
+                  "no-batch,llama-3.1-8b,h100-sxm,1,1,1,bf16,,512,256,tokens_per_s,100,s",
+                  "no-precision,llama-3.1-8b,h100-sxm,1,1,1,,8,512,256,tokens_per_s,100,s",
+                  "no-lengths,llama-3.1-8b,h100-sxm,1,1,1,bf16,8,,,tokens_per_s,100,s",
+                  "no-gpus,llama-3.1-8b,h100-sxm,,,,bf16,8,512,256,tokens_per_s,1e9,s")
+    r = {x["id"]: x for x in audit(path)}
+    for k in ("no-batch", "no-precision", "no-lengths"):
+        assert r[k]["bound"] > r["full"]["bound"], k
+        assert r[k]["assumed"], k
+    assert r["no-gpus"]["verdict"] == "ok" and r["no-gpus"]["bound"] is None
+
+
+def test_several_gpus_scale_ideally(tmp_path):
+    """The ideal group: n GPUs stream the weights n times faster (batch 1 is memory-bound)."""
+    path = claims(tmp_path, "one,llama-3.1-70b,h100-sxm,2,2,1,bf16,1,1,1,tokens_per_s,1,s",
+                  "four,llama-3.1-70b,h100-sxm,4,4,1,bf16,1,1,1,tokens_per_s,1,s",
+                  "four-per-gpu,llama-3.1-70b,h100-sxm,4,4,1,bf16,1,1,1,tokens_per_s_per_gpu,1,s")
+    r = {x["id"]: x for x in audit(path)}
+    assert r["four"]["bound"] == pytest.approx(2 * r["one"]["bound"], rel=1e-12)
+    assert r["four-per-gpu"]["bound"] == pytest.approx(r["four"]["bound"] / 4, rel=1e-12)
+
+
+def test_time_metrics(tmp_path):
+    path = claims(tmp_path, "tpot,llama-3.1-8b,h100-sxm,1,1,1,bf16,1,5,200,ms_per_token,4.0,s",
+                  "ttft,llama-3.1-8b,h100-sxm,1,1,1,bf16,1,2048,1,ttft_ms,31.0,issue 16: 30.0 ms bound",
+                  "mbu,llama-3.1-8b,h100-sxm,1,1,1,bf16,1,5,200,mbu,1.2,s")
+    r = {x["id"]: x for x in audit(path)}
+    assert r["tpot"]["verdict"] == "impossible" and r["tpot"]["bound"] == pytest.approx(1e3 / 223.0, rel=1e-3)
+    assert r["ttft"]["verdict"] == "ok" and r["ttft"]["bound"] == pytest.approx(30.0, abs=0.05)
+    assert r["mbu"]["verdict"] == "impossible" and r["mbu"]["bound"] == 1.0
+
+
+def test_unknown_model_and_hardware(tmp_path, capsys):
+    path = claims(tmp_path, "a,llama-3-8b,h100-sxm,1,1,1,bf16,1,5,200,tokens_per_s,100,s",
+                  "b,llama-3.1-8b,h100,1,1,1,bf16,1,5,200,tokens_per_s,100,s")
+    rc, out, _ = run(capsys, path, "--format", "json")
+    assert rc == 0
+    rows = json.loads(out)["rows"]
+    assert [(x["id"], x["verdict"]) for x in rows] == [("a", "unknown model"), ("b", "unknown hardware")]
+    assert "did you mean 'llama-3.1-8b'" in rows[0]["why"]
+
+
+def test_formats_and_exit_status(capsys):
+    rc, table, _ = run(capsys, PUBLISHED)
+    assert rc == 0  # impossible rows are findings of the audit, not errors
+    assert "impossible" in table and table.splitlines()[0].split()[:3] == ["id", "verdict", "metric"]
+    rc, text, _ = run(capsys, PUBLISHED, "--format", "csv")
+    assert rc == 0
+    rows = list(csv.DictReader(text.splitlines()))
+    assert rows[0]["id"] == "gptfast-l2-7b-bf16" and {"verdict", "bound", "mbu", "mfu", "why"} <= set(rows[0])
+    rc, text, _ = run(capsys, PUBLISHED, "--format", "json")
+    doc = json.loads(text)
+    assert {"id", "verdict", "bound", "mbu", "mfu", "why"} <= set(doc["rows"][0])
+    assert run(capsys, PUBLISHED, "--format", "json")[1] == text  # deterministic
+
+
+def test_malformed_input_is_an_error_with_file_and_line(tmp_path, capsys):
+    path = claims(tmp_path, "a,llama-3.1-8b,h100-sxm,1,1,1,bf16,1,5,200,tok/s,100,s",
+                  "b,llama-3.1-8b,h100-sxm,one,1,1,bf16,1,5,200,tokens_per_s,100,s",
+                  "c,llama-3.1-8b,h100-sxm,1,1,1,FP8,1,5,200,tokens_per_s,fast,s",
+                  "a,llama-3.1-8b,h100-sxm,1,1,1,bf16,1,5,200,tokens_per_s,100,s")
+    rc, out, err = run(capsys, path)
+    assert rc == 1 and out == "" and "Traceback" not in err
+    lines = err.splitlines()
+    assert any(x.endswith("claims.csv:2:1: metric: 'tok/s' is not a metric (hint: one of tokens_per_s, tokens_per_s_per_gpu, "
+                          "ms_per_token, ttft_ms, mbu, mfu)")
+               for x in lines), lines
+    assert any(":3:1: gpus: 'one' is not a whole number" in x for x in lines)
+    assert any(":4:1: precision: 'FP8' is not a precision (hint: did you mean 'fp8'?)" in x for x in lines)
+    assert any(":4:1: value: 'fast' is not a positive number" in x for x in lines)
+    assert any(":5:1: id: id 'a' repeats line 2" in x for x in lines)
+
+
+def test_missing_column_and_missing_file(tmp_path, capsys):
+    path = tmp_path / "c.csv"
+    path.write_text("id,model,hardware,value\na,llama-3.1-8b,h100-sxm,1\n")
+    rc, _, err = run(capsys, path)
+    assert rc == 1 and ":1:1: the header lacks metric" in err
+    rc, _, err = run(capsys, tmp_path / "none.csv")
+    assert rc == 1 and "no such file" in err
