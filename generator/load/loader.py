@@ -9,7 +9,6 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
-from dataclasses import replace
 from pathlib import Path
 
 from genreport.errors import Finding, Findings, SpecError
