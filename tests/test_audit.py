@@ -158,3 +158,15 @@ def test_missing_column_and_missing_file(tmp_path, capsys):
     assert rc == 1 and ":1:1: the header lacks metric" in err
     rc, _, err = run(capsys, tmp_path / "none.csv")
     assert rc == 1 and "no such file" in err
+
+
+def test_the_docs_example_runs_as_shown(tmp_path, capsys):
+    """docs/audit.md: the CSV block, run through `genreport audit`, prints the console block."""
+    import re
+
+    text = (ROOT / "docs" / "audit.md").read_text()
+    data = re.search(r"```csv\n(.*?)```", text, re.S).group(1)
+    shown = re.search(r"```console\n\$ genreport audit claims.csv\n(.*?)```", text, re.S).group(1)
+    (tmp_path / "claims.csv").write_text(data)
+    rc, out, _ = run(capsys, tmp_path / "claims.csv")
+    assert rc == 0 and out == shown

@@ -157,6 +157,9 @@ def bound(c: Claim) -> Bound:
     weights = float(q["weight_bytes"](env.at()))
     fits = c.metric in ("mbu", "mfu") or weights <= hw.capacity
     out = Bound(None, fits, assumed=assumed, weight_bytes=weights, memory=hw.capacity)
+    if not fits:  # nothing runs: no rate is possible, no time is short enough
+        out.value, out.binds = (0.0 if c.metric in RATES else None), "capacity"
+        return out
     if c.metric in ("mbu", "mfu"):
         out.value, out.binds = 1.0, "definition"
         out.mbu = c.value if c.metric == "mbu" else None
@@ -203,7 +206,8 @@ def bound(c: Claim) -> Bound:
         out.value = b / t / n
         step = b / (c.value * n)
     out.mfu = float(q["decode_flops"](e)) / step / hw.dense[precision.compute]
-    out.mbu = float(q["decode_bytes"](e)) / step / hw.bandwidth
+    # the weights are shared by the batch: without the batch the bytes of a step, hence MBU, are unknown
+    out.mbu = float(q["decode_bytes"](e)) / step / hw.bandwidth if "batch" not in assumed else None
     return out
 
 
