@@ -51,6 +51,8 @@ def test_no_dead_internal_links(tmp_path, kind, capsys):
     html = (tmp_path / "out" / kind / "report.html").read_text()
     assert "href=\"#fx-" in html  # the appendix links the formulas
     assert dead_links(html) == []
+    if model == "mixtral-8x7b":  # issue 16 item 5: the active count says whether it includes the embeddings
+        assert "embeddings and head included" in html and "without the embedding and the head" in html
 
 
 @pytest.mark.parametrize("name", sorted(p.parent.name for p in (ROOT / "out").glob("*/report.html")))
