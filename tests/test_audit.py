@@ -137,7 +137,7 @@ def test_formats_and_exit_status(capsys):
 def test_malformed_input_is_an_error_with_file_and_line(tmp_path, capsys):
     path = claims(tmp_path, "a,llama-3.1-8b,h100-sxm,1,1,1,bf16,1,5,200,tok/s,100,s",
                   "b,llama-3.1-8b,h100-sxm,one,1,1,bf16,1,5,200,tokens_per_s,100,s",
-                  "c,llama-3.1-8b,h100-sxm,1,1,1,FP8,1,5,200,tokens_per_s,fast,s",
+                  "c,llama-3.1-8b,h100-sxm,1,1,1,fp7,1,5,200,tokens_per_s,fast,s",
                   "a,llama-3.1-8b,h100-sxm,1,1,1,bf16,1,5,200,tokens_per_s,100,s")
     rc, out, err = run(capsys, path)
     assert rc == 1 and out == "" and "Traceback" not in err
@@ -146,7 +146,7 @@ def test_malformed_input_is_an_error_with_file_and_line(tmp_path, capsys):
                           "ms_per_token, ttft_ms, mbu, mfu)")
                for x in lines), lines
     assert any(":3:1: gpus: 'one' is not a whole number" in x for x in lines)
-    assert any(":4:1: precision: 'FP8' is not a precision (hint: did you mean 'fp8'?)" in x for x in lines)
+    assert any(":4:1: precision: 'fp7' is not a precision (hint: did you mean 'fp8'?)" in x for x in lines)
     assert any(":4:1: value: 'fast' is not a positive number" in x for x in lines)
     assert any(":5:1: id: id 'a' repeats line 2" in x for x in lines)
 
@@ -170,3 +170,12 @@ def test_the_docs_example_runs_as_shown(tmp_path, capsys):
     (tmp_path / "claims.csv").write_text(data)
     rc, out, _ = run(capsys, tmp_path / "claims.csv")
     assert rc == 0 and out == shown
+
+
+def test_spelling_as_published(tmp_path):
+    """Upper case names and thousands separators, as sources print them, read as meant."""
+    path = claims(tmp_path, 'a,Llama-3.1-8B,H100-SXM,1,1,1,BF16,1,5,200,Tokens_per_s,126.9,s',
+                  'b,llama-3.1-405b,mi300x,8,8,1,fp8,256,128,128,tokens_per_s,"1,846",OCI')
+    r = {x["id"]: x for x in audit(path)}
+    assert r["a"]["verdict"] == "ok" and r["a"]["bound"] == pytest.approx(223.0, rel=1e-3)
+    assert r["b"]["verdict"] == "ok" and r["b"]["value"] == 1846.0

@@ -75,10 +75,21 @@ def read_rows(path: Path) -> list[Row]:
             if len(cells) != len(header):
                 raise SpecError([Finding(shown, line, 1, "", f"{len(cells)} cells, the header has {len(header)}",
                                          "quote cells that contain commas")])
-            rows.append(Row(line, {h: c.strip() for h, c in zip(header, cells, strict=True)}))
+            row = {h: c.strip() for h, c in zip(header, cells, strict=True)}
+            for col in ("metric", "precision"):  # "FP8", "Tokens_per_s": the meaning is plain
+                if col in row:
+                    row[col] = row[col].lower()
+            rows.append(Row(line, row))
     except csv.Error as exc:
         raise SpecError([Finding(shown, start, 1, "", f"not CSV: {exc}", "check the quoting")]) from None
     return rows
+
+
+def _plain_number(text: str) -> str:
+    """'1,846' and '22_300' as published -> '1846', '22300'; anything else unchanged (and then refused)."""
+    import re
+
+    return text.replace(",", "").replace("_", "") if re.fullmatch(r"\d{1,3}([,_]\d{3})+(\.\d+)?", text) else text
 
 
 def _claims(path: Path, rows: list[Row]):
@@ -101,6 +112,8 @@ def _claims(path: Path, rows: list[Row]):
         if key not in cache:
             target, message, hint = resolve_ref(text, kind, path.parent, root) if text else \
                 (None, f"no {kind} given", f"name a catalog {kind} (genreport list)")
+            if target is None and text and text.lower() != text:  # "H100-SXM" is the catalog's h100-sxm
+                target = resolve_ref(text.lower(), kind, path.parent, root)[0]
             if target is None:
                 cache[key] = (None, f"{message}; {hint}" if hint else message)
             else:
@@ -132,7 +145,7 @@ def _claims(path: Path, rows: list[Row]):
                 f"did you mean '{close[0]}'?" if close else "one of " + ", ".join(METRICS))
             ok = False
         try:
-            value = float(c["value"])
+            value = float(_plain_number(c["value"]))
             if not math.isfinite(value) or value <= 0:
                 raise ValueError
         except ValueError:
@@ -146,7 +159,7 @@ def _claims(path: Path, rows: list[Row]):
                 ints[col] = None
                 continue
             try:
-                n = int(text)
+                n = int(_plain_number(text))
                 if n < least:
                     raise ValueError
                 ints[col] = n
@@ -199,7 +212,8 @@ def audit(path: Path) -> list[dict]:
     results = []
     for row, claim, unknown, why in claims:
         cells = row.cells
-        base = {"id": cells["id"], "line": row.line, "metric": cells["metric"], "value": float(cells["value"]),
+        base = {"id": cells["id"], "line": row.line, "metric": cells["metric"],
+                "value": float(_plain_number(cells["value"])),
                 "unit": METRICS.get(cells["metric"], ""), "model": cells["model"], "hardware": cells["hardware"],
                 "source": cells.get("source", "")}
         if claim is None:

@@ -48,7 +48,8 @@ class Env:
                 if self.accounting == "exact":
                     env["N"] = read
                 else:  # the declared counts throughout: N_a at batch 1, rising to the declared N when all are read
-                    idle = (read - self.pc.active) / (self.pc.total - self.pc.active)
+                    spare = self.pc.total - self.pc.active  # 0 when every expert is active
+                    idle = (read - self.pc.active) / spare if spare else np.zeros_like(read)
                     env["N"] = self.values["N_a"] + (self.values["N"] - self.values["N_a"]) * idle
         env.update({k: np.asarray(v, dtype=float) if isinstance(v, (list, tuple, np.ndarray)) else v
                     for k, v in extra.items()})
