@@ -158,6 +158,8 @@ def test_missing_column_and_missing_file(tmp_path, capsys):
     assert rc == 1 and ":1:1: the header lacks metric" in err
     rc, _, err = run(capsys, tmp_path / "none.csv")
     assert rc == 1 and "no such file" in err
+    rc, out, err = run(capsys, PUBLISHED, "--format", "xls")
+    assert rc == 1 and out == "" and "unknown format 'xls'" in err
 
 
 def test_the_docs_example_runs_as_shown(tmp_path, capsys):

@@ -35,7 +35,8 @@ def _parser() -> argparse.ArgumentParser:
         + "; an empty cell means unknown (the loosest bound is used). metric: tokens_per_s (total), "
           "tokens_per_s_per_gpu, ms_per_token, ttft_ms, mbu, mfu. Exit 0 even when rows are impossible.")
     p.add_argument("claims", metavar="CLAIMS.csv", help="a CSV of published measurements")
-    p.add_argument("--format", choices=FORMATS, default="table", help="table (default), csv or json on standard output")
+    p.add_argument("--format", default="table", metavar="FORMAT",
+                   help="table (default), csv or json, on standard output")
     return p
 
 
@@ -262,6 +263,9 @@ def as_csv(results: list[dict]) -> str:
 
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
+    if args.format not in FORMATS:
+        raise SpecError([Finding(f"--format {args.format}", 1, 1, "", f"unknown format '{args.format}'",
+                                 "use table, csv or json")])
     path = Path(args.claims)
     if not path.is_file():
         raise SpecError([Finding(args.claims, 1, 1, "", "no such file", "give the path of a CSV of claims")])
