@@ -181,3 +181,23 @@ def test_spelling_as_published(tmp_path):
     r = {x["id"]: x for x in audit(path)}
     assert r["a"]["verdict"] == "ok" and r["a"]["bound"] == pytest.approx(223.0, rel=1e-3)
     assert r["b"]["verdict"] == "ok" and r["b"]["value"] == 1846.0
+
+
+@pytest.mark.parametrize("metric", ["tokens_per_s", "tokens_per_s_per_gpu", "ms_per_token", "ttft_ms"])
+def test_the_verdict_turns_at_the_bound(tmp_path, metric):
+    """Just inside the bound is ok, just past it impossible, for every catalog model on three GPUs."""
+    models = sorted(p.stem for p in (ROOT / "specs" / "models").glob("*.yaml"))
+    rows = []
+    for m in models:
+        for hw, gpus in (("h100-sxm", 8), ("mi300x", 8), ("l40s", 4)):
+            rows.append(f"{m}-{hw},{m},{hw},{gpus},{gpus},1,fp8,16,1000,500,{metric},1,s")
+    path = claims(tmp_path, *rows)
+    bounds = {r["id"]: r["bound"] for r in audit(path)}
+    rate = metric.startswith("tokens")
+    inside = [r.replace(",1,s", f",{b * (0.999 if rate else 1.001)!r},s") for r, b in zip(rows, bounds.values(), strict=True)
+              if b]
+    past = [r.replace(",1,s", f",{b * (1.001 if rate else 0.999)!r},s") for r, b in zip(rows, bounds.values(), strict=True)
+            if b]
+    assert len(inside) >= 3 * len(models) - 3  # a model too big for 4 L40S has no rate
+    assert all(r["verdict"] == "ok" for r in audit(claims(tmp_path, *inside)))
+    assert all(r["verdict"] == "impossible" for r in audit(claims(tmp_path, *past)))
