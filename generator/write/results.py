@@ -42,6 +42,7 @@ def document(r: Results, baseline: Results | None = None) -> dict:
                       "parameters_computed": r.params.total, "active_parameters": r.params.active,
                       "active_parameters_declared": spec.model.declared_active,
                       "active_parameters_non_embedding": r.params.active - r.params.embedding - r.params.lm_head,
+                      "active_parameters_without_input_embedding": r.envs["exact"].values["N_a"],
                       "embeddings_counted": True},
             "precision": {"weights": spec.precision.weights, "kv_cache": spec.precision.kv_cache,
                           "compute": spec.precision.compute, "bytes_per_weight": spec.precision.weight_bytes,
