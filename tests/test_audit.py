@@ -201,3 +201,11 @@ def test_the_verdict_turns_at_the_bound(tmp_path, metric):
     assert len(inside) >= 3 * len(models) - 3  # a model too big for 4 L40S has no rate
     assert all(r["verdict"] == "ok" for r in audit(claims(tmp_path, *inside)))
     assert all(r["verdict"] == "impossible" for r in audit(claims(tmp_path, *past)))
+
+
+def test_a_claim_just_inside_the_bound_gets_a_caution(tmp_path):
+    """The torchao H100 (SXM) point put on an H100 PCIe (2.0 TB/s): physically possible in the exact accounting
+    ((8,030,261,248 - 525,336,576) x 2 + 104.5 x 131,072 B at 126.9 token/s is MBU 0.953), but near the peak."""
+    (r,) = audit(claims(tmp_path, "pcie,llama-3.1-8b,h100-pcie,1,1,1,bf16,1,5,200,tokens_per_s,126.9,s"))
+    assert r["verdict"] == "ok" and r["mbu"] == pytest.approx(0.953, abs=5e-4)
+    assert "MBU 0.953" in r["why"] and "GPU variant" in r["why"]

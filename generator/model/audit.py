@@ -47,6 +47,7 @@ WEIGHT_ONLY = {"int8-weights": "int8", "int4-weights": "int4"}
 PRECISIONS = tuple(sorted(set(PRECISION_BYTES) | set(WEIGHT_ONLY)))
 GROUP_SIZES = (1, 2, 4, 8, 16, 32, 64, 72, 128, 256, 512, 1024)
 TOLERANCE = 1e-9  # rounding of the inputs, not physics
+NEAR_PEAK = 0.9  # an ok claim above this MBU or MFU gets a word of caution (not a verdict)
 SPECULATION = 8.0  # tokens per weight pass that speculative decoding can plausibly accept, at most
 
 
@@ -265,7 +266,11 @@ def verdict(c: Claim, variants: dict[str, Hardware] | None = None) -> tuple[str,
     """('ok' or 'impossible', the bound, why): why says by how much and the likely mislabels."""
     b = bound(c)
     if b.holds(c.metric, c.value):
-        return "ok", b, ""
+        high = [f"{k} {v:.3g}" for k, v in (("MBU", b.mbu), ("MFU", b.mfu))
+                if v is not None and c.metric not in ("mbu", "mfu") and v > NEAR_PEAK]
+        why = (f"within the bound, but at {' and '.join(high)}, which engines rarely reach: check the GPU variant and "
+               "count and the weight format" if high else "")
+        return "ok", b, why
     if not b.fits:
         why = (f"the weights ({b.weight_bytes / 1e9:,.4g} GB) do not fit in the memory of {c.gpus or 1} "
                f"{c.hardware.title} ({b.memory / 1e9:,.4g} GB)")
