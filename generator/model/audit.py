@@ -248,6 +248,9 @@ def mislabels(c: Claim, variants: dict[str, Hardware] | None = None) -> list[str
             if 1 < x <= SPECULATION:
                 found.append(f"speculative decoding: {x:.3g} tokens per weight pass, as a draft model, "
                              "EAGLE or Medusa accept")
+    if c.metric == "tokens_per_s" and n > 1 and _fits(c, value=c.value / n):
+        found.append(f"per-GPU vs total: {c.value / n:,.4g} token/s (the value over the {n} GPUs) fits; the total "
+                     "may count the GPUs twice")
     if c.metric in DECODE_METRICS and c.batch is not None and _fits(c, batch=None):
         found.append(f"batch: it fits with more than the stated {c.batch} sequences per step")
     if c.metric in ("mbu", "mfu"):
