@@ -175,9 +175,10 @@ def test_the_docs_example_runs_as_shown(tmp_path, capsys):
 
 
 def test_spelling_as_published(tmp_path):
-    """Upper case names and thousands separators, as sources print them, read as meant."""
+    """Upper case names, thousands separators and whole numbers written 8.0, as sources and table tools print
+    them, read as meant."""
     path = claims(tmp_path, 'a,Llama-3.1-8B,H100-SXM,1,1,1,BF16,1,5,200,Tokens_per_s,126.9,s',
-                  'b,llama-3.1-405b,mi300x,8,8,1,fp8,256,128,128,tokens_per_s,"1,846",OCI')
+                  'b,llama-3.1-405b,mi300x,8.0,8.0,1.0,fp8,256.0,128,128,tokens_per_s,"1,846",OCI')
     r = {x["id"]: x for x in audit(path)}
     assert r["a"]["verdict"] == "ok" and r["a"]["bound"] == pytest.approx(223.0, rel=1e-3)
     assert r["b"]["verdict"] == "ok" and r["b"]["value"] == 1846.0

@@ -160,9 +160,10 @@ def _claims(path: Path, rows: list[Row]):
                 ints[col] = None
                 continue
             try:
-                n = int(_plain_number(text))
-                if n < least:
+                x = float(_plain_number(text))  # "128.0", as a table tool writes a column with gaps, is 128
+                if not x.is_integer() or x < least:
                     raise ValueError
+                n = int(x)
                 ints[col] = n
             except ValueError:
                 bad(row, col, f"'{text}' is not a whole number{' >= 1' if least else ''}",
