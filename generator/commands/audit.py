@@ -25,6 +25,7 @@ COLUMNS = ("id", "model", "hardware", "gpus", "tp", "pp", "precision", "batch", 
 REQUIRED = ("id", "model", "hardware", "metric", "value")
 INTEGERS = {"gpus": 1, "tp": 1, "pp": 1, "batch": 1, "input_tokens": 0, "output_tokens": 0}  # column -> minimum
 FORMATS = ("table", "csv", "json")
+UNKNOWN = ("nan", "na", "n/a", "none", "null", "-", "?", "unknown")  # written for "not stated"; read as an empty cell
 OUT_COLUMNS = ("id", "verdict", "metric", "value", "bound", "unit", "mbu", "mfu", "why")
 
 
@@ -76,7 +77,8 @@ def read_rows(path: Path) -> list[Row]:
             if len(cells) != len(header):
                 raise SpecError([Finding(shown, line, 1, "", f"{len(cells)} cells, the header has {len(header)}",
                                          "quote cells that contain commas")])
-            row = {h: c.strip() for h, c in zip(header, cells, strict=True)}
+            row = {h: ("" if c.strip().lower() in UNKNOWN and h not in REQUIRED else c.strip())
+                   for h, c in zip(header, cells, strict=True)}
             for col in ("metric", "precision"):  # "FP8", "Tokens_per_s": the meaning is plain
                 if col in row:
                     row[col] = row[col].lower()
