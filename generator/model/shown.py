@@ -41,10 +41,10 @@ def block_points(r) -> list[tuple[str, str, dict, str | None, bool]]:
                 (f"gemm_cross_{i}", "gemm_crossover_tokens", nm, None, True)]
     if w.decode_context:
         s0, s1 = float(w.decode_context[0]), float(w.decode_context[-1])
-        pts += [("cap_tokens", "kv_capacity_tokens", {}, None, False),
-                ("intensity", "decode_intensity", {"batch": 1.0, "context": s1}, None, False),
+        pts += [("intensity", "decode_intensity", {"batch": 1.0, "context": s1}, None, False),
                 ("ceiling", "decode_intensity_ceiling", {"context": s1}, None, True),
                 ("critical", "critical_context", {}, None, True),
+                ("cap_tokens", "kv_capacity_tokens", {}, None, False),
                 ("crossover", "crossover_batch", {"context": s0}, None, True),
                 ("cap_batch", "capacity_batch", {"context": s1}, None, False),
                 ("tps", "decode_tokens_per_s", {"batch": 1.0, "context": s1}, None, False),
