@@ -27,6 +27,8 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("N", r"N", "1", "parameters (total; for MoE, read at the given batch)"),
     Entry("N_a", r"N_{a}", "1", "parameters that do arithmetic for one token (active; = N for dense models)"),
     Entry("N_e", r"N_{e}", "1", "parameters not streamed per step (input embedding, a row lookup); 0 in the seed accounting"),
+    Entry("N_p", r"N_{p}", "1", "parameters applied to every prompt token: the active transformer blocks, without the "
+          "input embedding (a row lookup) and the output head (V d, applied to the last prompt token only)"),
     Entry("L", r"L", "1", "transformer layers"),
     Entry("d", r"d", "1", "hidden size (model width)"),
     Entry("H_q", r"H_{q}", "1", "query heads"),

@@ -132,9 +132,15 @@ def _decode_tokens_per_s_derated():
 
 
 def _prefill_flops():
-    # 2 N_a T for the weights plus causal attention: sum over positions of 4 L H_q d_h t ~ 2 L H_q d_h T^2.
-    L, H_q, d_h, N_a = sym("L"), sym("H_q"), sym("d_h"), sym("N_a")
-    return 2 * N_a * T + 2 * L * H_q * d_h * T**2
+    """Prefill FLOPs [FLOP]: 2 N_p T + 2 V d + 2 L H_q d_h T^2.
+
+    The transformer blocks (N_p parameters) act on every prompt token; the output head (V d) only on the
+    last one, since an engine computes the logits of the next token, not of every prompt position (vLLM and
+    SGLang prune the hidden states to the last token before the head); the input embedding is a row lookup.
+    Causal attention adds sum over positions of 4 L H_q d_h t ~ 2 L H_q d_h T^2.
+    """
+    L, H_q, d_h, N_p, V, d = (sym(x) for x in ("L", "H_q", "d_h", "N_p", "V", "d"))
+    return 2 * N_p * T + 2 * V * d + 2 * L * H_q * d_h * T**2
 
 
 def _prefill_bytes():
@@ -150,7 +156,8 @@ DEFS: tuple[QuantityDef, ...] = (
     QuantityDef("parameters", "parameters N", "1", "N", (), lambda: sym("N"), "model spec"),
     QuantityDef("weight_bytes", "weight bytes", "B", "N b", (), memory.weight_bytes, f"{SEED_003}, section 4"),
     QuantityDef("weight_stream_time", "time to stream the weights once", "s", "t_{W}", (),
-                lambda: memory.weight_bytes() / W, f"{SEED_003}, figure 1; {SEED_000}, decode"),
+                lambda: memory.weight_bytes(sym("N") - sym("N_e")) / W,
+                f"{SEED_003}, figure 1; {SEED_000}, decode (the input embedding, N_e, is a row lookup, not streamed)"),
     QuantityDef("weight_flops_time", "time for 2 N_a FLOPs at peak (one token, no attention)", "s", "t_{F}", (),
                 lambda: 2 * sym("N_a") / P, f"{SEED_003}, figure 1"),
     QuantityDef("kv_bytes_per_token", "KV bytes per token", "B", "c", (), memory.kv_bytes_per_token,
@@ -193,7 +200,8 @@ DEFS: tuple[QuantityDef, ...] = (
                 ("n", "m"), lambda: tidy(derive.gemm_crossover_tokens()), f"{SEED_003}, sections 1-2",
                 _gemm_cross_steps, integer="round"),
     QuantityDef("prefill_flops", "prefill FLOPs", "FLOP", "F_{pre}(T)", ("tokens",), _prefill_flops,
-                "weights 2 N_a T (seed 003 section 2) plus causal attention 2 L H_q d_h T^2"),
+                "transformer blocks 2 N_p T for every prompt token (seed 003 section 2), the output head 2 V d for the "
+                "last token only, plus causal attention 2 L H_q d_h T^2"),
     QuantityDef("prefill_bytes", "prefill bytes", "B", "Q_{pre}(T)", ("tokens",), _prefill_bytes,
                 "weights once plus the KV written (seed 003 section 2)"),
     QuantityDef("prefill_intensity", "prefill intensity", "FLOP/B", "I_{pre}(T)", ("tokens",),

@@ -134,12 +134,17 @@ def test_tables_hold_one_row_a_point(small):
         c = small.configs[k]
         assert row[:5] == [c.model.name, c.hardware.name, c.precision, str(small.batch[i]), str(small.context[j])]
         assert jrow[:5] == [c.model.name, c.hardware.name, c.precision, int(small.batch[i]), int(small.context[j])]
+        fits = bool(small.fits[k, i, j])
         for col, qid in enumerate(sw.GRID_QUANTITIES, start=5):
             v = small.columns[qid][k, i, j]
+            if qid == "decode_tokens_per_s" and not fits:  # no rate where the batch does not fit
+                assert row[col] == "" and jrow[col] is None
+                continue
             assert float(row[col]) == pytest.approx(v, rel=1e-5) and jrow[col] == float(row[col])
-        assert row[-3:] == [str(int(small.capacity_batch[k, j])), str(int(small.fits[k, i, j])),
+        within = bool(small.context[j] <= (c.model.max_context or small.context[j]))
+        assert row[-4:] == [str(int(small.capacity_batch[k, j])), str(fits).lower(), str(within).lower(),
                             sw.BINDS[small.binds[k, i, j]]]
-        assert jrow[-2] is bool(small.fits[k, i, j])
+        assert jrow[-3] is fits and jrow[-2] is within
 
 
 def test_cli_writes_deterministic_files(tmp_path, capsys):
@@ -173,3 +178,24 @@ def test_list(capsys):
     assert cli_main(["list", "models"]) == 0
     out = capsys.readouterr().out
     assert "llama-3.1-8b" in out and "h100-sxm" not in out
+
+
+def test_rows_past_the_model_maximum_or_not_fitting_are_flagged():
+    """Issue 16 item 8: Llama 2 7B holds 4,096 tokens (config.json max_position_embeddings); 8,192 is past it.
+    At batch 8,192 and context 8,192 its KV cache (0.5 MiB a token in bf16) cannot fit 80 GiB: no tokens/s."""
+    models = [load_model(ROOT / "specs" / "models" / "llama-2-7b.yaml")]
+    gpus = [load_hardware(ROOT / "specs" / "hardware" / "h100-sxm.yaml")]
+    configs, _ = sw.configurations(models, gpus, ("bf16",))
+    res = sw.evaluate_sweep(configs, [1, 8192], [1024, 8192])
+    assert res.within_max_context.tolist() == [[True, False]]
+    rows = list(csv.DictReader(io.StringIO(sw.csv_bytes(res).decode())))
+    by = {(r["batch"], r["context_tokens"]): r for r in rows}
+    assert by["1", "8192"]["within_max_context"] == "false" and by["1", "1024"]["within_max_context"] == "true"
+    assert by["8192", "8192"]["fits"] == "false" and by["8192", "8192"]["decode_tokens_per_s"] == ""
+    assert by["8192", "8192"]["decode_time_memory_s"] != ""  # the step bound is still stated
+    assert float(by["1", "1024"]["decode_tokens_per_s"]) > 0
+    assert {"decode_time_memory_s", "decode_intensity_flop_per_byte", "context_tokens"} <= set(rows[0])
+
+
+def test_default_sweep_folder_is_ignored_by_git():
+    assert "/out/sweep/" in (ROOT / ".gitignore").read_text().splitlines()

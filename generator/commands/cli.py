@@ -24,6 +24,7 @@ SUBCOMMANDS = {
     "import-hf": "genreport.commands.import_hf",
     "calibrate": "genreport.commands.calibrate",
     "list": "genreport.commands.listing",
+    "audit": "genreport.commands.audit",
 }
 
 DESCRIPTION = """\
@@ -33,7 +34,8 @@ Roofline reports for LLM workloads: what limits this model on this GPU, and what
   genreport SPEC --set hardware.bandwidth="4.8 TB/s"   a what-if report beside the baseline
                                                (short for hardware.memory.bandwidth)
   genreport derive critical_context --for W    closed forms, solved for any symbol
-  genreport sweep | diff | import-hf | calibrate | list   (see 'genreport COMMAND --help')
+  genreport audit CLAIMS.csv                   published measurements against the physical bound
+  genreport sweep | diff | import-hf | calibrate | list | audit   (see 'genreport COMMAND --help')
 """
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
-from dataclasses import replace
 from pathlib import Path
 
 from genreport.errors import Finding, Findings, SpecError
@@ -452,9 +451,6 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
 
     precision = _precision(d["precision"])
     workloads = _workloads(doc, findings)
-    if overrides and workloads.measured:
-        # measurements were taken on the spec's own pair, not on the what-if
-        workloads = replace(workloads, measured=())
     if hw is not None:
         for fmt in {precision.compute}:
             if fmt not in hw.dense:
@@ -485,6 +481,7 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
         efficiency=Efficiency(eff["bandwidth"], eff["compute"], _source(eff["source"])) if eff else None,
         accounting=d.get("accounting", "seed"), seed=d.get("seed"), notes=d.get("notes", ""), file=doc.file,
         digest=digest.hexdigest(), warnings=tuple(f.format() for f in findings.warnings),
+        overrides=tuple(overrides),
     )
 
 

@@ -180,4 +180,5 @@ class ReportSpec:
     notes: str = ""
     file: str = ""
     digest: str = ""  # sha256 of the spec files, for reproducibility
+    overrides: tuple[str, ...] = ()  # the --set texts of a what-if, in order; () for the spec as written
     warnings: tuple[str, ...] = ()

@@ -45,7 +45,12 @@ class Env:
             env["B"] = bt
             if self.model.moe is not None:  # MoE: the weights read depend on how many experts the batch touches
                 read = arch.parameters_read(self.model, bt, self.pc)
-                env["N"] = read if self.accounting == "exact" else read * self.values["N"] / self.pc.total
+                if self.accounting == "exact":
+                    env["N"] = read
+                else:  # the declared counts throughout: N_a at batch 1, rising to the declared N when all are read
+                    spare = self.pc.total - self.pc.active  # 0 when every expert is active
+                    idle = (read - self.pc.active) / spare if spare else np.zeros_like(read)
+                    env["N"] = self.values["N_a"] + (self.values["N"] - self.values["N_a"]) * idle
         env.update({k: np.asarray(v, dtype=float) if isinstance(v, (list, tuple, np.ndarray)) else v
                     for k, v in extra.items()})
         return env
@@ -55,17 +60,19 @@ def make_env(hw: Hardware, model: Model, precision, accounting: str, activation_
     pc = arch.parameter_count(model)
     b = precision.weight_bytes
     b_kv = precision.kv_bytes
-    if accounting == "seed":
+    if accounting == "seed":  # the declared counts (embeddings included, as published), for FLOPs and bytes alike
         n = model.declared_parameters or float(pc.total)
         n_a = (model.declared_active or float(pc.active) * n / pc.total) if model.moe else n
         n_e = 0.0
-    else:
+        n_p = n_a - pc.embedding - pc.lm_head
+    else:  # the counts from the shapes
         n = float(pc.total)
         n_e = 0.0 if model.tied_embeddings else float(pc.embedding)
         n_a = float(pc.active) - n_e
+        n_p = float(pc.active - pc.embedding - pc.lm_head)
     values = {
         "P": hw.dense[precision.compute], "W": hw.bandwidth, "C": hw.capacity,
-        "N": n, "N_a": n_a, "N_e": n_e, "L": float(model.layers), "d": float(model.hidden_size),
+        "N": n, "N_a": n_a, "N_e": n_e, "N_p": n_p, "L": float(model.layers), "d": float(model.hidden_size),
         "H_q": float(model.heads), "H_kv": float(model.kv_heads),
         "d_h": arch.attention_head_dim_for_flops(model), "d_ff": float(model.ffn_size),
         "V": float(model.vocab_size), "G": model.heads / model.kv_heads,

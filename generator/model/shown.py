@@ -23,8 +23,7 @@ def block_points(r) -> list[tuple[str, str, dict, str | None, bool]]:
     one = {"batch": 1.0} if moe else {}
     mla = r.spec.model.attention.kind == "mla"
     pts = [("ridge", "ridge_point", {}, None, False), ("t_mem", "weight_stream_time", one, None, False),
-           ("t_comp", "weight_flops_time", one, None, False), ("ikv", "attention_intensity", {}, None, not mla),
-           ("cap_tokens", "kv_capacity_tokens", {}, None, False)]
+           ("t_comp", "weight_flops_time", one, None, False), ("ikv", "attention_intensity", {}, None, not mla)]
     if not mla:  # MLA caches a latent per layer; its c is stated in the text
         pts.append(("kv", "kv_bytes_per_token", {}, None, False))
     if w.prefill_prompt:
@@ -33,7 +32,10 @@ def block_points(r) -> list[tuple[str, str, dict, str | None, bool]]:
         if r.gemm:
             g = r.gemm[0]
             pts.append(("gemm", "gemm_intensity", {"n": float(g["n"]), "m": float(g["m"]), "tokens": t}, None, False))
-    for i, g in enumerate(r.gemm[:1]):
+    # the GEMM closed forms are printed in the weight-reuse part, which only a spec with a prefill has, and the
+    # KV-token capacity in the decode part: a block made but never printed would be linked from the appendix
+    # to a missing anchor
+    for i, g in enumerate(r.gemm[:1] if w.prefill_prompt else []):
         nm = {"n": float(g["n"]), "m": float(g["m"])}
         pts += [(f"gemm_sat_{i}", "gemm_saturation", nm, None, True),
                 (f"gemm_cross_{i}", "gemm_crossover_tokens", nm, None, True)]
@@ -42,6 +44,7 @@ def block_points(r) -> list[tuple[str, str, dict, str | None, bool]]:
         pts += [("intensity", "decode_intensity", {"batch": 1.0, "context": s1}, None, False),
                 ("ceiling", "decode_intensity_ceiling", {"context": s1}, None, True),
                 ("critical", "critical_context", {}, None, True),
+                ("cap_tokens", "kv_capacity_tokens", {}, None, False),
                 ("crossover", "crossover_batch", {"context": s0}, None, True),
                 ("cap_batch", "capacity_batch", {"context": s1}, None, False),
                 ("tps", "decode_tokens_per_s", {"batch": 1.0, "context": s1}, None, False),

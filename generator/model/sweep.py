@@ -28,7 +28,15 @@ from genreport.present.textcols import format_g6, format_int, join_rows
 
 GRID_QUANTITIES = ("decode_time_memory", "decode_time_compute", "decode_tokens_per_s", "decode_intensity")
 BINDS = ("bandwidth", "compute", "capacity")
-COLUMNS = ("model", "hardware", "precision", "batch", "context", *GRID_QUANTITIES, "capacity_batch", "fits", "binds")
+UNITS = {"batch": "1", "context": "token", "decode_time_memory": "s", "decode_time_compute": "s",
+         "decode_tokens_per_s": "token/s", "decode_intensity": "FLOP/B", "capacity_batch": "1"}
+HEADERS = {"context": "context_tokens", "decode_time_memory": "decode_time_memory_s",
+           "decode_time_compute": "decode_time_compute_s", "decode_tokens_per_s": "decode_tokens_per_s",
+           "decode_intensity": "decode_intensity_flop_per_byte"}
+COLUMNS = tuple(HEADERS.get(c, c) for c in ("model", "hardware", "precision", "batch", "context", *GRID_QUANTITIES,
+                                            "capacity_batch", "fits", "within_max_context", "binds"))
+"""Column headers, with their unit where they have one.  ``decode_tokens_per_s`` is empty (null in JSON) where the
+batch does not fit (``fits`` false); ``within_max_context`` is false past the model's maximum context."""
 DEFAULT_PRECISIONS = ("bf16", "fp8", "int4")
 
 
@@ -73,6 +81,7 @@ class Sweep:
     columns: dict[str, np.ndarray]  # GRID_QUANTITIES: (K, nb, ns) float64
     capacity_batch: np.ndarray  # (K, ns) float64, >= 0
     fits: np.ndarray  # (K, nb, ns) bool
+    within_max_context: np.ndarray  # (K, ns) bool: the context is at most the model's max_context (or it has none)
     binds: np.ndarray  # (K, nb, ns) int8 index into BINDS
     weights_fit: np.ndarray  # (K,) bool
     skipped: list[tuple[str, str, str, str]] = field(default_factory=list)  # model, hardware, precision, why
@@ -156,14 +165,16 @@ def evaluate_sweep(configs: list[Config], batch=DEFAULT_BATCH, context=DEFAULT_C
     fits = batch[None, :, None] <= cap[:, None, :]
     binds = np.where(cols["decode_time_memory"] >= cols["decode_time_compute"], 0, 1).astype(np.int8)
     binds[~fits] = 2
+    within = np.array([context <= (c.model.max_context or context.max()) for c in configs], dtype=bool).reshape(k, ns)
     timings["evaluate"] += time.perf_counter() - t1
-    return Sweep(configs, batch, context, accounting, cols, cap, fits, binds, weights_fit, list(skipped), timings)
+    return Sweep(configs, batch, context, accounting, cols, cap, fits, within, binds, weights_fit, list(skipped),
+                 timings)
 
 
 # ----------------------------------------------------------------------------------------------- tables
 
 def _rows(sw: Sweep, head: list[bytes], sep: bytes, fits_text: tuple[bytes, bytes], binds_text: tuple[bytes, ...],
-          end: bytes, nonfinite: bytes | None, chunk: int, progress) -> Iterator[bytes]:
+          end: bytes, nonfinite: bytes | None, chunk: int, progress, missing: bytes = b"") -> Iterator[bytes]:
     """The table's rows, joined by numpy (see :mod:`genreport.present.textcols`), ``chunk`` configurations at a time."""
     nb, ns = len(sw.batch), len(sw.context)
     per = nb * ns
@@ -177,21 +188,29 @@ def _rows(sw: Sweep, head: list[bytes], sep: bytes, fits_text: tuple[bytes, byte
         n = stop - start
         prefix = np.repeat(np.array(head[start:stop]), per)
         fields = [prefix, np.tile(bs_fields, n)]
+        fits = sw.fits[start:stop]
         for qid in GRID_QUANTITIES:
-            fields += [format_g6(sw.columns[qid][start:stop], nonfinite), sep]
+            if qid == "decode_tokens_per_s":  # no rate for a batch that does not fit: empty, not a number to misuse
+                values = format_g6(sw.columns[qid][start:stop], nonfinite)
+                fields += [np.where(fits.ravel(), values, missing), sep]
+            else:
+                fields += [format_g6(sw.columns[qid][start:stop], nonfinite), sep]
         cap = np.broadcast_to(sw.capacity_batch[start:stop, None, :], (n, nb, ns))
-        fields += [format_int(cap.astype(np.int64)), sep, fits_lut[sw.fits[start:stop].ravel().astype(np.int8)], sep,
-                   binds_lut[sw.binds[start:stop].ravel()], end]
+        within = np.broadcast_to(sw.within_max_context[start:stop, None, :], (n, nb, ns))
+        fields += [format_int(cap.astype(np.int64)), sep, fits_lut[fits.ravel().astype(np.int8)], sep,
+                   fits_lut[within.ravel().astype(np.int8)], sep, binds_lut[sw.binds[start:stop].ravel()], end]
         yield join_rows(fields)
         if progress:
             progress(stop, k)
 
 
 def csv_chunks(sw: Sweep, chunk: int = 64, progress: Callable[[int, int], None] | None = None) -> Iterator[bytes]:
-    """The CSV in pieces: a header, then one row a point; numbers as ``%.6g``; ``fits`` as 0/1."""
+    """The CSV in pieces: a header, then one row a point; numbers as ``%.6g``; ``fits`` and ``within_max_context``
+    as false/true; ``decode_tokens_per_s`` empty where the batch does not fit."""
     yield (",".join(COLUMNS) + "\n").encode()
     head = [f"{_csv(c.model.name)},{_csv(c.hardware.name)},{_csv(c.precision)},".encode() for c in sw.configs]
-    yield from _rows(sw, head, b",", (b"0", b"1"), tuple(b.encode() for b in BINDS), b"\n", None, chunk, progress)
+    yield from _rows(sw, head, b",", (b"false", b"true"), tuple(b.encode() for b in BINDS), b"\n", None, chunk,
+                     progress)
 
 
 def _csv(text: str) -> str:
@@ -207,8 +226,7 @@ def json_chunks(sw: Sweep, extra: dict | None = None, chunk: int = 64,
         "accounting": sw.accounting, "batch": sw.batch.tolist(), "context": sw.context.tolist(),
         "configurations": len(sw.configs), "points": sw.points,
         "skipped": [{"model": m, "hardware": h, "precision": p, "why": w} for m, h, p, w in sw.skipped],
-        "units": {"decode_time_memory": "s", "decode_time_compute": "s", "decode_tokens_per_s": "token/s",
-                  "decode_intensity": "FLOP/B", "capacity_batch": "1", "batch": "1", "context": "token"},
+        "units": {HEADERS.get(k, k): v for k, v in UNITS.items()},
         **(extra or {}),
     }
     yield ('{"meta": ' + json.dumps(meta, sort_keys=True) + ',\n "columns": ' + json.dumps(list(COLUMNS))
@@ -216,7 +234,7 @@ def json_chunks(sw: Sweep, extra: dict | None = None, chunk: int = 64,
     head = [("[" + json.dumps([c.model.name, c.hardware.name, c.precision])[1:-1] + ",").encode() for c in sw.configs]
     first = True
     for block in _rows(sw, head, b",", (b"false", b"true"), tuple(f'"{b}"'.encode() for b in BINDS), b"],\n",
-                       b"null", chunk, progress):
+                       b"null", chunk, progress, missing=b"null"):
         if not first:
             yield b",\n"
         yield block[:-2]  # no comma after a block's last row

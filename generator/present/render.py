@@ -148,6 +148,12 @@ def _inputs(r: Results) -> list[dict]:
     if m.moe:
         rows.append({"what": "experts (routed, active, shared)", "symbol": "",
                      "value": f"{m.moe.experts}, {m.moe.active_experts}, {m.moe.shared_experts}", "source": m.source.short()})
+        pc = r.params
+        declared = fmt.params(m.declared_active) if m.declared_active else "not declared"
+        rows.append({"what": "active parameters per token, embeddings and head included (declared; counted)",
+                     "symbol": "N_a", "value": f"{declared}; {int(pc.active):,} "
+                     f"({int(pc.active - pc.embedding - pc.lm_head):,} without the embedding and the head)",
+                     "source": f"{m.source.short()}; formulas.architecture"})
     if s.efficiency:
         rows.append({"what": "achievable fractions of peak (bandwidth, compute)", "symbol": "η_W, η_P",
                      "value": f"{s.efficiency.bandwidth:g}, {s.efficiency.compute:g}", "source": s.efficiency.source.short()})

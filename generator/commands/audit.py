@@ -1,0 +1,283 @@
+"""``genreport audit CLAIMS.csv``: published measurements in, one verdict per row out.
+
+Each row is checked against the physical bound of :mod:`genreport.model.audit`: ``ok``, ``impossible``
+(it beats the bound: by how much, and the likely mislabel), ``unknown model`` or ``unknown hardware``.
+Exit status 0 even when rows are impossible (an audit, not a check); 1 on malformed input, with every
+problem as file:line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import math
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from genreport.errors import Finding, Findings, SpecError
+from genreport.paths import display, project_root_for
+
+COLUMNS = ("id", "model", "hardware", "gpus", "tp", "pp", "precision", "batch", "input_tokens", "output_tokens",
+           "metric", "value", "source")
+REQUIRED = ("id", "model", "hardware", "metric", "value")
+INTEGERS = {"gpus": 1, "tp": 1, "pp": 1, "batch": 1, "input_tokens": 0, "output_tokens": 0}  # column -> minimum
+FORMATS = ("table", "csv", "json")
+UNKNOWN = ("nan", "na", "n/a", "none", "null", "-", "?", "unknown")  # written for "not stated"; read as an empty cell
+OUT_COLUMNS = ("id", "verdict", "metric", "value", "bound", "unit", "mbu", "mfu", "why")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="genreport audit",
+        description="Check published measurements against the physical bound. Columns: " + ", ".join(COLUMNS)
+        + "; an empty cell means unknown (the loosest bound is used). metric: tokens_per_s (total), "
+          "tokens_per_s_per_gpu, ms_per_token, ttft_ms, mbu, mfu. Exit 0 even when rows are impossible.")
+    p.add_argument("claims", metavar="CLAIMS.csv", help="a CSV of published measurements")
+    p.add_argument("--format", default="table", metavar="FORMAT",
+                   help="table (default), csv or json, on standard output")
+    return p
+
+
+@dataclass
+class Row:
+    line: int
+    cells: dict[str, str]
+
+
+def read_rows(path: Path) -> list[Row]:
+    """The CSV's data rows with their line numbers; SpecError with every malformed cell."""
+    shown = display(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError([Finding(shown, 1, 1, "", f"cannot read the claims file: {exc}",
+                                 "give a UTF-8 CSV file")]) from None
+    reader = csv.reader(io.StringIO(text))
+    try:
+        header = [h.strip() for h in next(reader)]
+    except StopIteration:
+        raise SpecError([Finding(shown, 1, 1, "", "the file is empty", "start with the header line: "
+                                 + ",".join(COLUMNS))]) from None
+    except csv.Error as exc:
+        raise SpecError([Finding(shown, 1, 1, "", f"not CSV: {exc}", "check the quoting")]) from None
+    missing = [c for c in REQUIRED if c not in header]
+    if missing:
+        raise SpecError([Finding(shown, 1, 1, "", f"the header lacks {', '.join(missing)}",
+                                 "the header line names the columns: " + ",".join(COLUMNS))])
+    rows = []
+    start = reader.line_num + 1
+    try:
+        for cells in reader:
+            line, start = start, reader.line_num + 1
+            if not any(c.strip() for c in cells):
+                continue
+            if len(cells) != len(header):
+                raise SpecError([Finding(shown, line, 1, "", f"{len(cells)} cells, the header has {len(header)}",
+                                         "quote cells that contain commas")])
+            row = {h: ("" if c.strip().lower() in UNKNOWN and h not in REQUIRED else c.strip())
+                   for h, c in zip(header, cells, strict=True)}
+            for col in ("metric", "precision"):  # "FP8", "Tokens_per_s": the meaning is plain
+                if col in row:
+                    row[col] = row[col].lower()
+            rows.append(Row(line, row))
+    except csv.Error as exc:
+        raise SpecError([Finding(shown, start, 1, "", f"not CSV: {exc}", "check the quoting")]) from None
+    return rows
+
+
+def _plain_number(text: str) -> str:
+    """'1,846' and '22_300' as published -> '1846', '22300'; anything else unchanged (and then refused)."""
+    import re
+
+    return text.replace(",", "").replace("_", "") if re.fullmatch(r"\d{1,3}([,_]\d{3})+(\.\d+)?", text) else text
+
+
+def _claims(path: Path, rows: list[Row]):
+    """(row, Claim or None, unknown verdict, why) per row; SpecError with every malformed cell at once."""
+    from genreport.load.loader import load_hardware, load_model, resolve_ref
+    from genreport.model.audit import METRICS, PRECISIONS, Claim
+
+    shown = display(path)
+    root = project_root_for(path)
+    findings = Findings()
+    cache: dict[tuple[str, str], object] = {}
+    seen: dict[str, int] = {}
+
+    def bad(row: Row, column: str, message: str, hint: str) -> None:
+        findings.add(Finding(shown, row.line, 1, column, message, hint))
+
+    def ref(row: Row, kind: str):
+        text = row.cells[kind]
+        key = (kind, text)
+        if key not in cache:
+            target, message, hint = resolve_ref(text, kind, path.parent, root) if text else \
+                (None, f"no {kind} given", f"name a catalog {kind} (genreport list)")
+            if target is None and text and text.lower() != text:  # "H100-SXM" is the catalog's h100-sxm
+                target = resolve_ref(text.lower(), kind, path.parent, root)[0]
+            if target is None:
+                cache[key] = (None, f"{message}; {hint}" if hint else message)
+            else:
+                try:
+                    cache[key] = ((load_hardware if kind == "hardware" else load_model)(target), "")
+                except SpecError as exc:
+                    for f in exc.findings:
+                        findings.add(f)
+                    cache[key] = (None, f"the {kind} spec is invalid")
+        return cache[key]
+
+    out = []
+    for row in rows:
+        c = row.cells
+        ok = True
+        if not c["id"]:
+            bad(row, "id", "the id is empty", "give every row a unique id")
+            ok = False
+        elif c["id"] in seen:
+            bad(row, "id", f"id '{c['id']}' repeats line {seen[c['id']]}", "give every row a unique id")
+            ok = False
+        else:
+            seen[c["id"]] = row.line
+        if c["metric"] not in METRICS:
+            import difflib
+
+            close = difflib.get_close_matches(c["metric"], METRICS, n=1)
+            bad(row, "metric", f"'{c['metric']}' is not a metric",
+                f"did you mean '{close[0]}'?" if close else "one of " + ", ".join(METRICS))
+            ok = False
+        try:
+            value = float(_plain_number(c["value"]))
+            if not math.isfinite(value) or value <= 0:
+                raise ValueError
+        except ValueError:
+            bad(row, "value", f"'{c['value']}' is not a positive number", "write the number alone, e.g. 126.9")
+            ok = False
+            value = 0.0
+        ints: dict[str, int | None] = {}
+        for col, least in INTEGERS.items():
+            text = c.get(col, "")
+            if not text:
+                ints[col] = None
+                continue
+            try:
+                x = float(_plain_number(text))  # "128.0", as a table tool writes a column with gaps, is 128
+                if not x.is_integer() or x < least:
+                    raise ValueError
+                n = int(x)
+                ints[col] = n
+            except ValueError:
+                bad(row, col, f"'{text}' is not a whole number{' >= 1' if least else ''}",
+                    "write an integer, or leave the cell empty if unknown")
+                ok = False
+        precision = c.get("precision", "") or None
+        if precision is not None and precision not in PRECISIONS:
+            import difflib
+
+            close = difflib.get_close_matches(precision.lower(), PRECISIONS, n=1)
+            bad(row, "precision", f"'{precision}' is not a precision",
+                f"did you mean '{close[0]}'?" if close else "one of " + ", ".join(PRECISIONS))
+            ok = False
+        if not ok:
+            out.append((row, None, "", ""))
+            continue
+        model, why_m = ref(row, "model")
+        hw, why_h = ref(row, "hardware")
+        if model is None:
+            out.append((row, None, "unknown model", why_m))
+            continue
+        if hw is None:
+            out.append((row, None, "unknown hardware", why_h))
+            continue
+        out.append((row, Claim(c["id"], model, hw, c["metric"], value, ints["gpus"], ints["tp"], ints["pp"],
+                               precision, ints["batch"], ints["input_tokens"], ints["output_tokens"]), "", ""))
+    findings.raise_if_errors()
+    return out
+
+
+def audit(path: Path) -> list[dict]:
+    """One result dict per row of the claims file at ``path`` (no printing)."""
+    from genreport.load.loader import catalog_names, load_hardware, resolve_ref
+    from genreport.model.audit import METRICS, finite, variants_of, verdict
+
+    path = Path(path)
+    rows = read_rows(path)
+    claims = _claims(path, rows)
+    root = project_root_for(path)
+    catalog = {}
+    for name in catalog_names("hardware", root):
+        target, _, _ = resolve_ref(name, "hardware", path.parent, root)
+        if target is not None:
+            try:
+                catalog[name] = load_hardware(target)
+            except SpecError:
+                continue
+    results = []
+    for row, claim, unknown, why in claims:
+        cells = row.cells
+        base = {"id": cells["id"], "line": row.line, "metric": cells["metric"],
+                "value": float(_plain_number(cells["value"])),
+                "unit": METRICS.get(cells["metric"], ""), "model": cells["model"], "hardware": cells["hardware"],
+                "source": cells.get("source", "")}
+        if claim is None:
+            results.append({**base, "verdict": unknown, "bound": None, "mbu": None, "mfu": None, "why": why,
+                            "binds": "", "assumed": {}})
+            continue
+        v, b, why = verdict(claim, variants_of(claim.hardware, catalog))
+        if v == "ok" and b.value is None:
+            why = "no bound: " + "; ".join(str(x) for x in b.assumed.values())
+        results.append({**base, "verdict": v, "bound": finite(b.value), "mbu": finite(b.mbu), "mfu": finite(b.mfu),
+                        "why": why, "binds": b.binds, "assumed": dict(b.assumed)})
+    return results
+
+
+def _num(x) -> str:
+    if x is None:
+        return "-"
+    return f"{x:,.4g}" if abs(x) >= 1 else f"{x:.3g}"
+
+
+def table(results: list[dict]) -> str:
+    head = ["id", "verdict", "metric", "value", "bound", "MBU", "MFU", "why"]
+    body = [[r["id"], r["verdict"], r["metric"], _num(r["value"]), _num(r["bound"]), _num(r["mbu"]),
+             _num(r["mfu"]), r["why"]] for r in results]
+    widths = [max(len(x[i]) for x in [head, *body]) for i in range(len(head) - 1)]
+    lines = []
+    for x in [head, *body]:
+        cells = [x[i].ljust(widths[i]) if i < 3 else x[i].rjust(widths[i]) for i in range(len(widths))]
+        lines.append("  ".join(cells) + "  " + x[-1])
+    counts = {}
+    for r in results:
+        counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
+    lines.append("")
+    lines.append(f"{len(results)} rows: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
+    return "\n".join(line.rstrip() for line in lines) + "\n"
+
+
+def as_csv(results: list[dict]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(OUT_COLUMNS)
+    for r in results:
+        w.writerow(["" if r[k] is None else (repr(r[k]) if isinstance(r[k], float) else r[k]) for k in OUT_COLUMNS])
+    return buf.getvalue()
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    if args.format not in FORMATS:
+        raise SpecError([Finding(f"--format {args.format}", 1, 1, "", f"unknown format '{args.format}'",
+                                 "use table, csv or json")])
+    path = Path(args.claims)
+    if not path.is_file():
+        raise SpecError([Finding(args.claims, 1, 1, "", "no such file", "give the path of a CSV of claims")])
+    results = audit(path)
+    if args.format == "json":
+        text = json.dumps({"rows": results}, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    elif args.format == "csv":
+        text = as_csv(results)
+    else:
+        text = table(results)
+    sys.stdout.write(text)
+    return 0

@@ -1,0 +1,300 @@
+"""Published claims against the physical bound: one verdict per claim, and the likely mislabel when it beats it.
+
+A claim is a measurement as published: a model on some GPUs at a precision, batch and prompt/output
+lengths, and one number (tokens/s in total or per GPU, ms per output token, time to first token, MBU or
+MFU).  Its bound is computed with the evaluation code (:func:`genreport.model.evaluate.make_env` and
+the compiled quantities) in the ``exact`` accounting, which counts what is physically moved and
+computed (the input embedding is a row lookup, the output head runs once per prefill):
+
+* a decode step at batch B and mean context S is no faster than max(F / P, Q / W)
+  (``decode_time_compute``, ``decode_time_memory``); output tokens/s <= B / that;
+* a prefill of T tokens is no faster than ``prefill_time_compute`` and ``prefill_time_memory``;
+* the weights must fit in the GPUs' memory.
+
+Every unknown (an empty cell) takes the value that makes the bound loosest, so a verdict of
+``impossible`` holds whatever the unknown was: no batch -> the largest batch that fits; no GPU count ->
+no bound on the total; no precision -> 4-bit weights and KV and the GPU's highest dense peak; no lengths ->
+a 1-token context.  A mixture of experts is bounded as if every token of the batch picked the same
+experts (the fewest bytes any routing reads).
+
+Several GPUs are one ideal group (:func:`group`): n times the bandwidth, compute and memory, the weights
+read once per step across the group, no communication.  No real tensor- or pipeline-parallel system
+beats it; a model of parallelism with interconnect can replace :func:`group` and make it tighter.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from genreport.formulas.compiled import load as load_compiled
+from genreport.load.spec import PRECISION_BYTES, Hardware, Model, Precision
+from genreport.model.evaluate import make_env
+
+METRICS = {
+    "tokens_per_s": "token/s",
+    "tokens_per_s_per_gpu": "token/s",
+    "ms_per_token": "ms",
+    "ttft_ms": "ms",
+    "mbu": "1",
+    "mfu": "1",
+}
+RATES = ("tokens_per_s", "tokens_per_s_per_gpu")
+DECODE_METRICS = ("tokens_per_s", "tokens_per_s_per_gpu", "ms_per_token")
+WEIGHT_ONLY = {"int8-weights": "int8", "int4-weights": "int4"}
+PRECISIONS = tuple(sorted(set(PRECISION_BYTES) | set(WEIGHT_ONLY)))
+GROUP_SIZES = (1, 2, 4, 8, 16, 32, 64, 72, 128, 256, 512, 1024)
+TOLERANCE = 1e-9  # rounding of the inputs, not physics
+NEAR_PEAK = 0.9  # an ok claim above this MBU or MFU gets a word of caution (not a verdict)
+SPECULATION = 8.0  # tokens per weight pass that speculative decoding can plausibly accept, at most
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One published measurement; None means the source does not say."""
+
+    id: str
+    model: Model
+    hardware: Hardware
+    metric: str
+    value: float
+    gpus: int | None = None
+    tp: int | None = None
+    pp: int | None = None
+    precision: str | Precision | None = None
+    batch: int | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    accounting: str = "exact"  # the physical one; a report's measurement check passes its lead accounting
+
+
+@dataclass
+class Bound:
+    """The physical bound of a claim in the claim's own terms, and what the claim implies."""
+
+    value: float | None  # in the metric's unit: the most tokens/s, the fewest ms, or 1 for MBU/MFU
+    fits: bool  # the weights fit in the group's memory
+    mbu: float | None = None
+    mfu: float | None = None
+    binds: str = ""  # bandwidth, compute, capacity or "" (no bound)
+    assumed: dict[str, object] = field(default_factory=dict)  # what filled an empty cell
+    weight_bytes: float = 0.0
+    memory: float = 0.0
+
+    def holds(self, metric: str, value: float) -> bool:
+        """Whether the claimed value is physically possible under this bound."""
+        if not self.fits:
+            return False
+        if self.value is None:
+            return True
+        if metric in RATES or metric in ("mbu", "mfu"):
+            return value <= self.value * (1 + TOLERANCE)
+        return value * (1 + TOLERANCE) >= self.value
+
+
+def group(hw: Hardware, gpus: int, tp: int | None = None, pp: int | None = None) -> Hardware:
+    """n GPUs as one ideal device: n times the bandwidth, dense peaks and memory, no communication.
+
+    This is the loosest physically valid bound for any split (tensor, pipeline, expert or data parallel):
+    each GPU streams only its share of the weights and does its share of the FLOPs, and nothing else
+    costs time.  ``tp`` and ``pp`` are accepted so that a model of parallelism can replace this function.
+    """
+    if gpus == 1:
+        return hw
+    return dataclasses.replace(hw, bandwidth=hw.bandwidth * gpus, capacity=hw.capacity * gpus,
+                               dense={k: v * gpus for k, v in hw.dense.items()})
+
+
+def precision_of(name: str | Precision | None, hw: Hardware) -> tuple[Precision, dict]:
+    """The Precision of a claim's precision cell, and what was assumed for an empty cell or a missing peak.
+
+    ``int8-weights`` / ``int4-weights``: weight-only quantization, a 16-bit KV cache and bf16 compute (no
+    group scales: the loosest).  A report-spec format (``bf16``, ``fp8`` ...) means weights, KV cache and
+    compute in it, as ``precision: fp8`` does in a report spec; ``int8`` / ``int4`` are weight-only there too.
+    """
+    assumed: dict[str, object] = {}
+    if isinstance(name, Precision):
+        return name, assumed
+    fastest = max(hw.dense, key=lambda k: (hw.dense[k], k))
+    if not name:
+        smallest = min(PRECISION_BYTES, key=lambda k: (PRECISION_BYTES[k], k))
+        assumed["precision"] = f"weights and KV cache {smallest}, compute at the highest dense peak ({fastest})"
+        return Precision(smallest, smallest, fastest), assumed
+    if name in WEIGHT_ONLY or name in ("int8", "int4"):
+        weights = WEIGHT_ONLY.get(name, name)
+        p = Precision(weights, "bf16", "bf16")
+    else:
+        p = Precision(name, name, name)
+    if p.compute not in hw.dense:
+        assumed["compute"] = f"{hw.title} lists no dense {p.compute} peak: its highest, {fastest}"
+        p = dataclasses.replace(p, compute=fastest)
+    return p, assumed
+
+
+def mean_context(input_tokens: int | None, output_tokens: int | None) -> float:
+    """Mean context of the decode steps that generate ``output_tokens`` after an ``input_tokens`` prompt.
+
+    The step bound is convex in the context (a max of two linear functions), so the bound at the mean
+    context is never above the mean of the per-step bounds (Jensen): it bounds the whole generation.
+    """
+    i = float(input_tokens or 0)
+    o = float(output_tokens or 1)
+    return max(1.0, i + (o - 1.0) / 2.0)
+
+
+def bound(c: Claim) -> Bound:
+    """The physical bound of claim ``c`` (see the module docstring)."""
+    q = load_compiled()
+    assumed: dict[str, object] = {}
+    if c.gpus is None and c.metric not in ("mbu", "mfu"):  # enough GPUs serve any rate and any latency
+        return Bound(None, True, assumed={"gpus": "unknown: any number of GPUs, so no bound"})
+    n = c.gpus or 1
+    hw = group(c.hardware, n, c.tp, c.pp)
+    precision, more = precision_of(c.precision, c.hardware)
+    assumed.update(more)
+    env = make_env(hw, c.model, precision, c.accounting)
+    weights = float(q["weight_bytes"](env.at()))
+    fits = c.metric in ("mbu", "mfu") or weights <= hw.capacity
+    out = Bound(None, fits, assumed=assumed, weight_bytes=weights, memory=hw.capacity)
+    if not fits:  # nothing runs: no rate is possible, no time is short enough
+        out.value, out.binds = (0.0 if c.metric in RATES else None), "capacity"
+        return out
+    if c.metric in ("mbu", "mfu"):
+        out.value, out.binds = 1.0, "definition"
+        out.mbu = c.value if c.metric == "mbu" else None
+        out.mfu = c.value if c.metric == "mfu" else None
+        return out
+    if c.metric == "ttft_ms":
+        t_tok = float(c.input_tokens or 1)
+        if c.input_tokens is None:
+            assumed["input_tokens"] = "unknown: 1"
+        e = env.at(T=t_tok)  # the first request's prompt alone: no schedule lets its first token come sooner
+        t_comp, t_mem = float(q["prefill_time_compute"](e)), float(q["prefill_time_memory"](e))
+        t = max(t_comp, t_mem)
+        out.binds = "compute" if t_comp >= t_mem else "bandwidth"
+        out.value = t * 1e3
+        measured = c.value / 1e3
+        out.mfu = float(q["prefill_flops"](e)) / measured / hw.dense[precision.compute]
+        out.mbu = float(q["prefill_bytes"](e)) / measured / hw.bandwidth
+        return out
+    # decode
+    s = mean_context(c.input_tokens, c.output_tokens)
+    if c.input_tokens is None or c.output_tokens is None:
+        assumed["context"] = f"{'prompt' if c.input_tokens is None else 'output'} length unknown: mean context {s:g}"
+    n_min = np.asarray(env.at(batch=1.0)["N"])  # MoE: the fewest weights any routing reads (the active ones)
+    if c.batch is not None:
+        b = float(c.batch)
+    elif c.metric == "ms_per_token":
+        b = 1.0
+        assumed["batch"] = "unknown: 1 (the shortest step)"
+    else:
+        cap = float(q["capacity_batch"](env.at(context=s)))
+        b = max(1.0, min(cap, 1e9))
+        assumed["batch"] = f"unknown: {b:,.0f}, the most sequences that fit at context {s:g}"
+    e = env.at(batch=b, context=s, N=n_min)
+    t_comp, t_mem = float(q["decode_time_compute"](e)), float(q["decode_time_memory"](e))
+    t = max(t_comp, t_mem)
+    out.binds = "compute" if t_comp >= t_mem else "bandwidth"
+    if c.metric == "ms_per_token":
+        out.value = t * 1e3
+        step = c.value / 1e3
+    elif c.metric == "tokens_per_s":
+        out.value = b / t
+        step = b / c.value
+    else:  # per GPU: the group's total over its size
+        out.value = b / t / n
+        step = b / (c.value * n)
+    out.mfu = float(q["decode_flops"](e)) / step / hw.dense[precision.compute]
+    # the weights are shared by the batch: without the batch the bytes of a step, hence MBU, are unknown
+    out.mbu = float(q["decode_bytes"](e)) / step / hw.bandwidth if "batch" not in assumed else None
+    return out
+
+
+def _fits(c: Claim, **change) -> Bound | None:
+    alt = dataclasses.replace(c, **change)
+    b = bound(alt)
+    return b if b.holds(alt.metric, alt.value) else None
+
+
+def mislabels(c: Claim, variants: dict[str, Hardware] | None = None) -> list[str]:
+    """The likely mislabels of a claim that beats its bound: each alternative reading under which it fits.
+
+    Never a change of accounting: the bound is already the loosest physical one.
+    """
+    found: list[str] = []
+    n = c.gpus or 1
+    if c.metric == "tokens_per_s_per_gpu" and n > 1 and _fits(c, metric="tokens_per_s"):
+        found.append(f"per-GPU vs total: {c.value:,.4g} token/s fits as the total of the {n} GPUs, not per GPU")
+    for more in GROUP_SIZES:
+        if more > n and _fits(c, gpus=more, tp=None, pp=None):
+            found.append(f"wrong GPU count: it fits on {more} GPUs, not {n}")
+            break
+    fitting = [f"the {hw.title} ({name})" for name, hw in sorted((variants or {}).items())
+               if name != c.hardware.name and _fits(c, hardware=hw)]
+    if fitting:
+        found.append("wrong GPU variant: it fits on " + " or ".join(fitting))
+    current = (c.precision.weight_bytes if isinstance(c.precision, Precision)
+               else PRECISION_BYTES.get(WEIGHT_ONLY.get(c.precision or "", c.precision or ""), 0.5))
+    for alt in ("fp8", "int8-weights", "int4-weights"):
+        if PRECISION_BYTES[WEIGHT_ONLY.get(alt, alt)] < current and alt in _allowed(c) and _fits(c, precision=alt):
+            found.append(f"quantized weights: it fits with {alt}")
+            break
+    if c.metric in DECODE_METRICS and (c.batch is None or c.batch <= 8):
+        plain = bound(c)
+        if plain.fits and plain.value:
+            x = c.value / plain.value if c.metric in RATES else plain.value / c.value
+            if 1 < x <= SPECULATION:
+                found.append(f"speculative decoding: {x:.3g} tokens per weight pass, as a draft model, "
+                             "EAGLE or Medusa accept")
+    if c.metric == "tokens_per_s" and n > 1 and _fits(c, value=c.value / n):
+        found.append(f"per-GPU vs total: {c.value / n:,.4g} token/s (the value over the {n} GPUs) fits; the total "
+                     "may count the GPUs twice")
+    if c.metric in DECODE_METRICS and c.batch is not None and _fits(c, batch=None):
+        found.append(f"batch: it fits with more than the stated {c.batch} sequences per step")
+    if c.metric in ("mbu", "mfu"):
+        found.append("a sparse peak or a wrong unit (MBU and MFU cannot exceed 1)")
+    return found
+
+
+def _allowed(c: Claim) -> tuple[str, ...]:
+    out = ["int8-weights", "int4-weights"]
+    if "fp8" in c.hardware.dense:
+        out.append("fp8")
+    return tuple(out)
+
+
+def verdict(c: Claim, variants: dict[str, Hardware] | None = None) -> tuple[str, Bound, str]:
+    """('ok' or 'impossible', the bound, why): why says by how much and the likely mislabels."""
+    b = bound(c)
+    if b.holds(c.metric, c.value):
+        high = [f"{k} {v:.3g}" for k, v in (("MBU", b.mbu), ("MFU", b.mfu))
+                if v is not None and c.metric not in ("mbu", "mfu") and v > NEAR_PEAK]
+        why = (f"within the bound, but at {' and '.join(high)}, which engines rarely reach: check the GPU variant and "
+               "count and the weight format" if high else "")
+        return "ok", b, why
+    if not b.fits:
+        why = (f"the weights ({b.weight_bytes / 1e9:,.4g} GB) do not fit in the memory of {c.gpus or 1} "
+               f"{c.hardware.title} ({b.memory / 1e9:,.4g} GB)")
+    else:
+        unit = METRICS[c.metric]
+        if c.metric in RATES or c.metric in ("mbu", "mfu"):
+            x = c.value / b.value
+            why = f"{x:.3g}x the bound: {c.value:,.4g} {unit} claimed, at most {b.value:,.4g} {unit} possible"
+        else:
+            x = b.value / c.value
+            why = f"{x:.3g}x faster than the bound: {c.value:,.4g} {unit} claimed, at least {b.value:,.4g} {unit}"
+    likely = mislabels(c, variants)
+    why += "; likely: " + "; ".join(likely) if likely else "; no single relabelling explains it"
+    return "impossible", b, why
+
+
+def variants_of(hw: Hardware, catalog: dict[str, Hardware]) -> dict[str, Hardware]:
+    """Other catalog GPUs of the same family (h100-sxm, h100-pcie, h100-nvl): a wrong variant is a common slip."""
+    family = hw.name.split("-")[0]
+    return {n: h for n, h in catalog.items() if n.split("-")[0] == family and n != hw.name}
+
+
+def finite(x: float | None) -> float | None:
+    return x if x is not None and math.isfinite(x) else None

@@ -1,0 +1,214 @@
+"""``genreport audit``: published measurements against the physical bound.
+
+``tests/data/published.csv`` holds public measurements, each with its source (see tests/data/README.md):
+every row marked ``ok`` must pass and every row marked ``impossible`` (a known mislabel) must be refused.
+The hand-checked reference points:
+
+* Llama 3.1 8B bf16 on one H100 SXM (3.35 TB/s, NVIDIA datasheet), batch 1, 5-token prompt and 200 new
+  tokens (torchao generate.py defaults): mean context 5 + 199/2 = 104.5, exact accounting
+  (8,030,261,248 - 525,336,576) x 2 + 104.5 x 131,072 B per step -> 3.35e12 / 15.0235e9 = 223.0 token/s.
+* Llama 3.1 405B in fp8 is 405.9e9 B of weights; one H200 holds 141 GB, so "506 token/s on one H200"
+  is impossible (NVIDIA's table is for eight H200s).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from genreport.commands.audit import audit
+from genreport.commands.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+PUBLISHED = ROOT / "tests" / "data" / "published.csv"
+HEADER = "id,model,hardware,gpus,tp,pp,precision,batch,input_tokens,output_tokens,metric,value,source\n"
+
+
+def run(capsys, *args):
+    rc = main(["audit", *map(str, args)])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def claims(tmp_path: Path, *rows: str) -> Path:
+    path = tmp_path / "claims.csv"
+    path.write_text(HEADER + "".join(r + "\n" for r in rows))
+    return path
+
+
+def test_published_measurements():
+    with PUBLISHED.open(newline="") as fh:
+        expected = {r["id"]: (r["expect"], r["why"]) for r in csv.DictReader(fh)}
+    assert len(expected) >= 40
+    got = {r["id"]: r for r in audit(PUBLISHED)}
+    assert set(got) == set(expected)  # no row silently skipped
+    wrong = {i: (e, got[i]["verdict"], got[i]["why"], why) for i, (e, why) in expected.items()
+             if got[i]["verdict"] != e}
+    assert not wrong, wrong
+    assert sum(e == "impossible" for e, _ in expected.values()) >= 3
+
+
+def test_reference_point_by_hand(tmp_path):
+    path = claims(tmp_path, "torchao,llama-3.1-8b,h100-sxm,1,1,1,bf16,1,5,200,tokens_per_s,126.9,torchao README")
+    (r,) = audit(path)
+    step = ((8_030_261_248 - 525_336_576) * 2 + 104.5 * 131_072) / 3.35e12
+    assert r["verdict"] == "ok"
+    assert r["bound"] == pytest.approx(1 / step, rel=1e-9)
+    assert r["mbu"] == pytest.approx(126.9 * step, rel=1e-9)
+
+
+def test_impossible_says_by_how_much_and_the_mislabel(tmp_path):
+    path = claims(
+        tmp_path,
+        "one-h200,llama-3.1-405b,h200,1,1,1,fp8,,,,tokens_per_s,506,HN",
+        "per-gpu,llama-3.1-8b,h100-sxm,8,8,1,bf16,1,5,200,tokens_per_s_per_gpu,1000,made up: the total of 8",
+        "spec,llama-3.1-8b,h100-sxm,1,1,1,bf16,1,5,200,tokens_per_s,373.25,EAGLE-3 as plain decode",
+        "fp16-70b,llama-2-70b,h200,1,1,1,fp16,1,,,tokens_per_s,155,unstated 4-bit",
+    )
+    r = {x["id"]: x for x in audit(path)}
+    assert all(x["verdict"] == "impossible" for x in r.values())
+    assert "do not fit" in r["one-h200"]["why"] and "wrong GPU count" in r["one-h200"]["why"]
+    assert "per-GPU vs total" in r["per-gpu"]["why"]
+    assert r["spec"]["why"].startswith("1.67x the bound") and "speculative decoding" in r["spec"]["why"]
+    assert "quantized weights" in r["fp16-70b"]["why"] or "wrong GPU count" in r["fp16-70b"]["why"]
+    assert not any("accounting" in x["why"] for x in r.values())
+
+
+def test_empty_cells_take_the_loosest_bound(tmp_path):
+    full = "llama-3.1-8b,h100-sxm,1,1,1,bf16,8,512,256,tokens_per_s"
+    path = claims(tmp_path, f"full,{full},100,s",
+                  "no-batch,llama-3.1-8b,h100-sxm,1,1,1,bf16,,512,256,tokens_per_s,100,s",
+                  "no-precision,llama-3.1-8b,h100-sxm,1,1,1,,8,512,256,tokens_per_s,100,s",
+                  "no-lengths,llama-3.1-8b,h100-sxm,1,1,1,bf16,8,,,tokens_per_s,100,s",
+                  "no-gpus,llama-3.1-8b,h100-sxm,,,,bf16,8,512,256,tokens_per_s,1e9,s")
+    r = {x["id"]: x for x in audit(path)}
+    for k in ("no-batch", "no-precision", "no-lengths"):
+        assert r[k]["bound"] > r["full"]["bound"], k
+        assert r[k]["assumed"], k
+    assert r["no-gpus"]["verdict"] == "ok" and r["no-gpus"]["bound"] is None
+    (nan,) = audit(claims(tmp_path, "nan-batch,llama-3.1-8b,h100-sxm,1,1,1,bf16,NaN,512,256,tokens_per_s,100,s"))
+    assert nan["bound"] == r["no-batch"]["bound"]  # "NaN", as a table tool writes a gap, is an empty cell
+
+
+def test_several_gpus_scale_ideally(tmp_path):
+    """The ideal group: n GPUs stream the weights n times faster (batch 1 is memory-bound)."""
+    path = claims(tmp_path, "one,llama-3.1-70b,h100-sxm,2,2,1,bf16,1,1,1,tokens_per_s,1,s",
+                  "four,llama-3.1-70b,h100-sxm,4,4,1,bf16,1,1,1,tokens_per_s,1,s",
+                  "four-per-gpu,llama-3.1-70b,h100-sxm,4,4,1,bf16,1,1,1,tokens_per_s_per_gpu,1,s")
+    r = {x["id"]: x for x in audit(path)}
+    assert r["four"]["bound"] == pytest.approx(2 * r["one"]["bound"], rel=1e-12)
+    assert r["four-per-gpu"]["bound"] == pytest.approx(r["four"]["bound"] / 4, rel=1e-12)
+
+
+def test_time_metrics(tmp_path):
+    path = claims(tmp_path, "tpot,llama-3.1-8b,h100-sxm,1,1,1,bf16,1,5,200,ms_per_token,4.0,s",
+                  "ttft,llama-3.1-8b,h100-sxm,1,1,1,bf16,1,2048,1,ttft_ms,31.0,issue 16: 30.0 ms bound",
+                  "mbu,llama-3.1-8b,h100-sxm,1,1,1,bf16,1,5,200,mbu,1.2,s")
+    r = {x["id"]: x for x in audit(path)}
+    assert r["tpot"]["verdict"] == "impossible" and r["tpot"]["bound"] == pytest.approx(1e3 / 223.0, rel=1e-3)
+    assert r["ttft"]["verdict"] == "ok" and r["ttft"]["bound"] == pytest.approx(30.0, abs=0.05)
+    assert r["mbu"]["verdict"] == "impossible" and r["mbu"]["bound"] == 1.0
+
+
+def test_unknown_model_and_hardware(tmp_path, capsys):
+    path = claims(tmp_path, "a,llama-3-8b,h100-sxm,1,1,1,bf16,1,5,200,tokens_per_s,100,s",
+                  "b,llama-3.1-8b,h100,1,1,1,bf16,1,5,200,tokens_per_s,100,s")
+    rc, out, _ = run(capsys, path, "--format", "json")
+    assert rc == 0
+    rows = json.loads(out)["rows"]
+    assert [(x["id"], x["verdict"]) for x in rows] == [("a", "unknown model"), ("b", "unknown hardware")]
+    assert "did you mean 'llama-3.1-8b'" in rows[0]["why"]
+
+
+def test_formats_and_exit_status(capsys):
+    rc, table, _ = run(capsys, PUBLISHED)
+    assert rc == 0  # impossible rows are findings of the audit, not errors
+    assert "impossible" in table and table.splitlines()[0].split()[:3] == ["id", "verdict", "metric"]
+    rc, text, _ = run(capsys, PUBLISHED, "--format", "csv")
+    assert rc == 0
+    rows = list(csv.DictReader(text.splitlines()))
+    assert rows[0]["id"] == "gptfast-l2-7b-bf16" and {"verdict", "bound", "mbu", "mfu", "why"} <= set(rows[0])
+    rc, text, _ = run(capsys, PUBLISHED, "--format", "json")
+    doc = json.loads(text)
+    assert {"id", "verdict", "bound", "mbu", "mfu", "why"} <= set(doc["rows"][0])
+    assert run(capsys, PUBLISHED, "--format", "json")[1] == text  # deterministic
+
+
+def test_malformed_input_is_an_error_with_file_and_line(tmp_path, capsys):
+    path = claims(tmp_path, "a,llama-3.1-8b,h100-sxm,1,1,1,bf16,1,5,200,tok/s,100,s",
+                  "b,llama-3.1-8b,h100-sxm,one,1,1,bf16,1,5,200,tokens_per_s,100,s",
+                  "c,llama-3.1-8b,h100-sxm,1,1,1,fp7,1,5,200,tokens_per_s,fast,s",
+                  "a,llama-3.1-8b,h100-sxm,1,1,1,bf16,1,5,200,tokens_per_s,100,s")
+    rc, out, err = run(capsys, path)
+    assert rc == 1 and out == "" and "Traceback" not in err
+    lines = err.splitlines()
+    assert any(x.endswith("claims.csv:2:1: metric: 'tok/s' is not a metric (hint: one of tokens_per_s, tokens_per_s_per_gpu, "
+                          "ms_per_token, ttft_ms, mbu, mfu)")
+               for x in lines), lines
+    assert any(":3:1: gpus: 'one' is not a whole number" in x for x in lines)
+    assert any(":4:1: precision: 'fp7' is not a precision (hint: did you mean 'fp8'?)" in x for x in lines)
+    assert any(":4:1: value: 'fast' is not a positive number" in x for x in lines)
+    assert any(":5:1: id: id 'a' repeats line 2" in x for x in lines)
+
+
+def test_missing_column_and_missing_file(tmp_path, capsys):
+    path = tmp_path / "c.csv"
+    path.write_text("id,model,hardware,value\na,llama-3.1-8b,h100-sxm,1\n")
+    rc, _, err = run(capsys, path)
+    assert rc == 1 and ":1:1: the header lacks metric" in err
+    rc, _, err = run(capsys, tmp_path / "none.csv")
+    assert rc == 1 and "no such file" in err
+    rc, out, err = run(capsys, PUBLISHED, "--format", "xls")
+    assert rc == 1 and out == "" and "unknown format 'xls'" in err
+
+
+def test_the_docs_example_runs_as_shown(tmp_path, capsys):
+    """docs/audit.md: the CSV block, run through `genreport audit`, prints the console block."""
+    import re
+
+    text = (ROOT / "docs" / "audit.md").read_text()
+    data = re.search(r"```csv\n(.*?)```", text, re.S).group(1)
+    shown = re.search(r"```console\n\$ genreport audit claims.csv\n(.*?)```", text, re.S).group(1)
+    (tmp_path / "claims.csv").write_text(data)
+    rc, out, _ = run(capsys, tmp_path / "claims.csv")
+    assert rc == 0 and out == shown
+
+
+def test_spelling_as_published(tmp_path):
+    """Upper case names, thousands separators and whole numbers written 8.0, as sources and table tools print
+    them, read as meant."""
+    path = claims(tmp_path, 'a,Llama-3.1-8B,H100-SXM,1,1,1,BF16,1,5,200,Tokens_per_s,126.9,s',
+                  'b,llama-3.1-405b,mi300x,8.0,8.0,1.0,fp8,256.0,128,128,tokens_per_s,"1,846",OCI')
+    r = {x["id"]: x for x in audit(path)}
+    assert r["a"]["verdict"] == "ok" and r["a"]["bound"] == pytest.approx(223.0, rel=1e-3)
+    assert r["b"]["verdict"] == "ok" and r["b"]["value"] == 1846.0
+
+
+@pytest.mark.parametrize("metric", ["tokens_per_s", "tokens_per_s_per_gpu", "ms_per_token", "ttft_ms"])
+def test_the_verdict_turns_at_the_bound(tmp_path, metric):
+    """Just inside the bound is ok, just past it impossible, for every catalog model on three GPUs."""
+    models = sorted(p.stem for p in (ROOT / "specs" / "models").glob("*.yaml"))
+    rows = []
+    for m in models:
+        for hw, gpus in (("h100-sxm", 8), ("mi300x", 8), ("l40s", 4)):
+            rows.append(f"{m}-{hw},{m},{hw},{gpus},{gpus},1,fp8,16,1000,500,{metric},1,s")
+    path = claims(tmp_path, *rows)
+    bounds = {r["id"]: r["bound"] for r in audit(path)}
+    rate = metric.startswith("tokens")
+    inside = [r.replace(",1,s", f",{b * (0.999 if rate else 1.001)!r},s") for r, b in zip(rows, bounds.values(), strict=True)
+              if b]
+    past = [r.replace(",1,s", f",{b * (1.001 if rate else 0.999)!r},s") for r, b in zip(rows, bounds.values(), strict=True)
+            if b]
+    assert len(inside) >= 3 * len(models) - 3  # a model too big for 4 L40S has no rate
+    assert all(r["verdict"] == "ok" for r in audit(claims(tmp_path, *inside)))
+    assert all(r["verdict"] == "impossible" for r in audit(claims(tmp_path, *past)))
+
+
+def test_a_claim_just_inside_the_bound_gets_a_caution(tmp_path):
+    """The torchao H100 (SXM) point put on an H100 PCIe (2.0 TB/s): physically possible in the exact accounting
+    ((8,030,261,248 - 525,336,576) x 2 + 104.5 x 131,072 B at 126.9 token/s is MBU 0.953), but near the peak."""
+    (r,) = audit(claims(tmp_path, "pcie,llama-3.1-8b,h100-pcie,1,1,1,bf16,1,5,200,tokens_per_s,126.9,s"))
+    assert r["verdict"] == "ok" and r["mbu"] == pytest.approx(0.953, abs=5e-4)
+    assert "MBU 0.953" in r["why"] and "GPU variant" in r["why"]
