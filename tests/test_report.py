@@ -140,8 +140,10 @@ def test_h200_70b_tells_its_own_story():
 def test_model_that_does_not_fit_is_stated(tmp_path):
     built = build(SPEC, formats=("html", "json"), overrides=("hardware.memory.capacity=8 GiB",))
     text = _text(built.files["report.html"].decode())
-    assert "does not fit" in text
-    assert "exceed the card" in text
+    summary = text[text.index("0. Summary", text.index("0. Summary") + 1):]
+    assert summary.index("does not fit") < summary.index("1. A machine waiting")  # page 1 says it first
+    assert "it fits with int8 weights" in summary or "it fits with fp8 weights" in summary
+    assert "No KV cache fits" in text
 
 
 def test_efficiency_gives_a_labelled_derated_estimate(tmp_path):

@@ -113,6 +113,8 @@ class Results:
     sensitivities: tuple[dict, ...] = ()
     curves: dict[str, object] = field(default_factory=dict)  # samples the figures draw
     facts: dict[str, float | None] = field(default_factory=dict)  # derived numbers the prose states
+    decision: tuple[dict, ...] = ()  # page 1: one row per workload (model.decision)
+    fit_options: tuple[dict, ...] = ()  # what makes the weights fit, when they do not
     index: dict[tuple, Entry] = field(default_factory=dict, repr=False)
 
     @property
@@ -239,6 +241,10 @@ def _evaluate(spec: ReportSpec) -> Results:
     r = replace(r, blocks=shown.blocks(r), curves=shown.curves(r), levers=tuple(shown.levers(r)),
                 sensitivities=tuple(shown.sensitivities(r)), facts=shown.facts(r))
     r = _with_measurements(r)
+    from genreport.model import decision
+
+    r = replace(r, fit_options=tuple(decision.fit_options(r)))
+    r = replace(r, decision=tuple(decision.rows(r)))
     _freeze(r)
     return r
 

@@ -123,11 +123,8 @@ def training_lines(r: Results) -> list[str]:
 def capacity_fact(r: Results) -> str:
     sc = _lead(r)
     if sc["weight_bytes"] > sc["capacity"]:
-        return (f"The weights alone, {fmt.gb(sc['weight_bytes'])} = {fmt.gib(sc['weight_bytes'])}, exceed the card's "
-                f"{fmt.gib(sc['capacity'])}: "
-                f"this model does not fit on one {r.spec.hardware.title} at {r.spec.precision.weights}; the bounds "
-                "below assume one device's bandwidth streams all weights, as seed 000 does (shard across cards, "
-                "or quantize, to run it).")
+        return (f"No KV cache fits: {fmt.gib(sc['weight_bytes'])} of weights against {fmt.gib(sc['capacity'])} "
+                "leaves nothing for it, so the formula has no physical value here (section 0 lists what makes it fit).")
     return (f"Beside {fmt.size(sc['weight_bytes'])} of weights, {fmt.gib(sc['capacity'] - sc['weight_bytes'])} is left "
             f"for the KV cache: {fmt.integer(sc['kv_capacity_tokens'])} tokens ({fmt.kib(sc['kv_bytes_per_token'])} each).")
 

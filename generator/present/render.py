@@ -17,7 +17,7 @@ from genreport.formulas.glossary import ENTRIES
 from genreport.model.evaluate import Results
 from genreport.model.values import Block
 from genreport.paths import templates_dir
-from genreport.present import fmt, prose
+from genreport.present import fmt, prose, summary
 from genreport.present.mathsvg import img
 
 UNIT_TEXT = {"FLOP/B": "FLOP/B", "token/s": "tok/s", "token": "tokens", "1": "", "B": "", "s": ""}
@@ -265,7 +265,8 @@ class ReportContext:
     training: tuple
     compare: tuple
     verdicts: dict
-    headline: str
+    summary: list
+    decision: tuple
     context_lines: list
     prefill_lines: list
     training_lines: list
@@ -318,7 +319,7 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
                 {"tps": grid["decode_tokens_per_s"][i, j] if binds[i, j] != "capacity" else None,
                  "intensity": grid["decode_intensity"][i, j], "binds": binds[i, j]} for j in range(len(ctxs))]})
     prose_parts = dict(
-        headline=prose.decode_headline(r), context_lines=prose.context_lines(r),
+        summary=summary.sentences(r), decision=r.decision, context_lines=prose.context_lines(r),
         prefill_lines=prose.prefill_lines(r), training_lines=prose.training_lines(r),
         capacity_fact=prose.capacity_fact(r), critical_fact=prose.critical_fact(r),
         attention_text=prose.attention_text(r), moe_text=prose.moe_text(r), whatifs=prose.whatif_rows(r),

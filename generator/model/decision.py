@@ -1,0 +1,166 @@
+"""Page 1 as a decision: per workload, what binds, the bound, how far the other roof is, whether it fits, the
+serving numbers, and the lever that helps most; when the model does not fit, what makes it fit.
+
+Every number is taken from the report model (or computed here with the same compiled formulas and the same
+physical-value rules); the report's first page only formats these rows.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from genreport.model.values import physical
+
+
+def _usd_per_mtok(price_per_hour: float | None, tokens_per_s: float | None) -> float | None:
+    """Dollars per million tokens at an hourly price (None without a price)."""
+    if not price_per_hour or not tokens_per_s:
+        return None
+    return price_per_hour / (tokens_per_s * 3600.0) * 1e6
+
+
+def fit_options(r) -> list[dict]:
+    """Ways to make the weights fit when they do not: a smaller weight format, more cards, a larger card.
+
+    Each option states its weight bytes per card against the capacity; the GPU count assumes the weights
+    split evenly across cards (tensor and pipeline parallelism), and leaves a KV cache of one sequence at the
+    first context.
+    """
+    from genreport.load.spec import PRECISION_BYTES, Precision
+    from genreport.model.evaluate import make_env
+
+    spec = r.spec
+    sc = r.scalars[r.lead]
+    cap, weights = sc["capacity"], sc["weight_bytes"]
+    if weights <= cap:
+        return []
+    out = []
+    for fmt_name in ("fp8", "int8", "int4"):
+        b = PRECISION_BYTES[fmt_name]
+        if b >= spec.precision.weight_bytes or (fmt_name == "fp8" and "fp8" not in spec.hardware.dense):
+            continue
+        prec = Precision(fmt_name, spec.precision.kv_cache, spec.precision.compute if fmt_name != "fp8" else "fp8",
+                         128 if fmt_name == "int4" else None)
+        w = float(r.q["weight_bytes"](make_env(spec.hardware, spec.model, prec, r.lead).at()))
+        out.append({"kind": "precision", "label": f"{fmt_name} weights", "weight_bytes": w, "capacity": cap,
+                    "fits": w < cap, "gpus": 1})
+    c = sc["kv_bytes_per_token"] or 0.0
+    s0 = spec.workloads.decode_context[0] if spec.workloads.decode_context else 0
+    n = math.ceil((weights + c * s0) / cap)
+    while n > 1 and weights / n + c * s0 / n > cap:
+        n += 1
+    out.append({"kind": "gpus", "label": f"{n} × {spec.hardware.title}", "weight_bytes": weights / n,
+                "capacity": cap, "fits": True, "gpus": n})
+    for h in spec.compare_hardware:
+        if weights < h.capacity:
+            out.append({"kind": "card", "label": h.title, "weight_bytes": weights, "capacity": h.capacity,
+                        "fits": True, "gpus": 1})
+    return out
+
+
+def rows(r) -> list[dict]:
+    """One row per workload of the spec: the decision table of page 1."""
+    spec, lead = r.spec, r.lead
+    sc = r.scalars[lead]
+    w = spec.workloads
+    price = spec.hardware.price_per_hour
+    fits_weights = sc["weight_bytes"] <= sc["capacity"]
+    out = []
+    if lead in r.decode:
+        g = r.decode[lead]
+        per = r.per_context[lead]
+        batch = list(w.decode_batch)
+        picks = [(0, 0)]  # batch 1 (the spec's first) at the first context
+        for j in range(len(w.decode_context)):
+            cap = per["capacity_batch"][j]
+            fitting = [i for i, b in enumerate(batch) if b <= cap]
+            i = fitting[-1] if fitting else len(batch) - 1
+            if (i, j) not in picks:
+                picks.append((i, j))
+        for i, j in picks:
+            b, s = batch[i], w.decode_context[j]
+            t_mem, t_comp = float(g["decode_time_memory"][i, j]), float(g["decode_time_compute"][i, j])
+            t = max(t_mem, t_comp)
+            cap = float(per["capacity_batch"][j])
+            fits = fits_weights and b <= cap
+            binds = "capacity" if not fits else ("bandwidth" if t_mem >= t_comp else "compute")
+            tps_total = b / t
+            out.append({
+                "workload": "decode", "label": f"decode B = {b:,}, S = {s:,}", "batch": b, "context": s,
+                "binds": binds, "roof": "bandwidth" if t_mem >= t_comp else "compute", "time": t,
+                "other_roof": max(t_mem, t_comp) / min(t_mem, t_comp) if min(t_mem, t_comp) > 0 else None,
+                "fits": fits, "capacity_batch": physical("capacity_batch", per["capacity_batch_raw"][j])[0],
+                "ms_per_token": t * 1e3, "tokens_per_s_sequence": 1 / t, "tokens_per_s": tps_total,
+                "usd_per_mtok": _usd_per_mtok(price, tps_total) if fits else None,
+            })
+    if lead in r.prefill:
+        p = r.prefill[lead]
+        for i, t_tok in enumerate(w.prefill_prompt):
+            tc, tm = float(p["prefill_time_compute"][i]), float(p["prefill_time_memory"][i])
+            t = max(tc, tm)
+            out.append({
+                "workload": "prefill", "label": f"prefill P = {t_tok:,}", "tokens": t_tok,
+                "binds": "compute" if tc >= tm else "bandwidth", "roof": "compute" if tc >= tm else "bandwidth",
+                "time": t, "other_roof": t / min(tc, tm) if min(tc, tm) > 0 else None, "fits": fits_weights,
+                "ms_to_first_token": t * 1e3, "tokens_per_s": t_tok / t,
+                "usd_per_mtok": _usd_per_mtok(price, t_tok / t) if fits_weights else None,
+            })
+    if r.training:
+        t_tok = w.training_tokens
+        step = r.value("training_step_time_compute", "seed", tokens=t_tok)
+        fits = any(tr["fits"] for tr in r.training)
+        lean = min(r.training, key=lambda tr: tr["total"])
+        out.append({
+            "workload": "training", "label": f"training T = {t_tok:,}", "tokens": t_tok,
+            "binds": r.verdicts.get("training_binds", "compute") if fits else "capacity",
+            "roof": r.verdicts.get("training_binds", "compute"), "time": step,
+            "other_roof": (r.verdicts["training_intensity"] / sc["ridge_point"]) if step else None,
+            "fits": fits, "state_bytes": lean["total"], "cards_needed": lean["cards_needed"],
+            "tokens_per_s": t_tok / step if step else None,
+        })
+    keys = ("batch", "context", "tokens", "capacity_batch", "ms_per_token", "ms_to_first_token",
+            "tokens_per_s_sequence", "usd_per_mtok", "state_bytes", "cards_needed")
+    for row in out:  # every row has every key: the table reads them by workload kind
+        for k in keys:
+            row.setdefault(k, None)
+        row["lever"] = best_lever(r, row)
+    return out
+
+
+def best_lever(r, row: dict) -> dict | None:
+    """The lever that helps this row most, from the model's levers (and batching for decode)."""
+    if not row["fits"]:
+        opts = [o for o in fit_options(r) if o["fits"]]
+        if row["workload"] == "training" and r.spec.workloads.recipes:
+            return {"change": f"shard over {row['cards_needed']} cards (ZeRO-3)", "gain": None,
+                    "effect": "state fits"}
+        if opts:
+            o = opts[0]
+            return {"change": o["label"], "gain": None, "effect": "the weights fit"}
+        if row["workload"] == "decode":
+            return {"change": "a smaller batch or context", "gain": None, "effect": "the KV cache fits"}
+        return None
+    levers = {lv["lever"]: lv for lv in r.levers}
+    if row["workload"] == "decode" and row["binds"] == "bandwidth":
+        per = r.per_context[r.lead]
+        j = list(r.spec.workloads.decode_context).index(row["context"])
+        cap = physical("capacity_batch", per["capacity_batch_raw"][j])[0]
+        candidates = []
+        if cap and cap > row["batch"]:
+            from genreport.model.evaluate import spec_env
+
+            env = spec_env(r.spec).at(batch=float(cap), context=float(row["context"]))
+            tps = float(np.asarray(r.q["decode_tokens_per_s"](env)))
+            candidates.append({"change": f"batch {int(cap):,}", "gain": tps / row["tokens_per_s"],
+                               "effect": "tok/s"})
+        for key in ("weights-int4", "weights-int8", "bandwidth-1.5"):
+            if key in levers:
+                candidates.append({"change": levers[key]["change"], "gain": levers[key]["gain"],
+                                   "effect": "latency"})
+                break
+        return max(candidates, key=lambda c: c["gain"] or 0) if candidates else None
+    if row["roof"] == "compute" and "compute-fp8" in levers:
+        return {"change": levers["compute-fp8"]["change"], "gain": levers["compute-fp8"]["gain"],
+                "effect": "roof"}
+    return None

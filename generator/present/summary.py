@@ -1,0 +1,91 @@
+"""Page 1 in words: three plain sentences from the decision rows, and the three lines printed after a build."""
+
+from __future__ import annotations
+
+from genreport.model.evaluate import Results
+from genreport.present import fmt
+
+
+def _fit_sentence(r: Results) -> str:
+    sc = r.scalars[r.lead]
+    opts = [o for o in r.fit_options if o["fits"]]
+    ways = []
+    for o in opts:
+        if o["kind"] == "precision":
+            ways.append(f"{o['label']} ({fmt.gb(o['weight_bytes'])})")
+        elif o["kind"] == "gpus":
+            ways.append(f"{o['label']} ({fmt.gb(o['weight_bytes'])} of weights each)")
+        else:
+            ways.append(f"one {o['label']}")
+    text = (f"The weights alone, {fmt.gb(sc['weight_bytes'])}, exceed the {fmt.gib(sc['capacity'])} of one "
+            f"{r.spec.hardware.title}: {r.spec.model.title} does not fit at {r.spec.precision.weights}")
+    if ways:
+        text += "; it fits with " + (", ".join(ways[:-1]) + " or " + ways[-1] if len(ways) > 1 else ways[0])
+    return text + ". The bounds below are those of one card's bandwidth and compute streaming the whole model."
+
+
+def sentences(r: Results) -> list[str]:
+    """Three sentences: what binds at batch 1 (or that it does not fit), what batching gives, the biggest lever."""
+    rows = r.decision
+    out = []
+    if not r.verdicts.get("weights_fit", True):
+        out.append(_fit_sentence(r))
+    decode = [x for x in rows if x["workload"] == "decode"]
+    if decode:
+        d1 = decode[0]
+        other = "compute" if d1["roof"] == "bandwidth" else "bandwidth"
+        if len(out) < 1:
+            out.append(f"Decode at batch {d1['batch']:,} and context {d1['context']:,} is {d1['roof']}-bound: at least "
+                       f"{fmt.time(d1['time'])} per token, {fmt.num(d1['tokens_per_s'])} tok/s; the {other} roof "
+                       f"is {fmt.num(d1['other_roof'])}× further away.")
+        best = max(decode[1:], key=lambda x: x["tokens_per_s"] if x["fits"] else 0, default=None)
+        if best is not None and best["fits"] and best["batch"] > d1["batch"]:
+            roof = ("still " if best["roof"] == d1["roof"] else "now ") + f"{best['roof']}-bound"
+            out.append(f"Batching {best['batch']:,} sequences at context {best['context']:,} (the most of the spec's "
+                       f"batches that fit) gives {fmt.num(best['tokens_per_s'])} tok/s in total, "
+                       f"{fmt.num(best['tokens_per_s'] / d1['tokens_per_s'])}× batch 1, {roof}.")
+        elif r.verdicts.get("weights_fit", True):
+            out.append("No batch larger than the first fits in memory at these contexts, so batching cannot raise "
+                       "the throughput here.")
+        timed = [lv for lv in r.levers if lv["kind"] == "time" and lv["gain"] > 1 + 1e-9]
+        if timed and len(out) < 3 and r.verdicts.get("weights_fit", True):
+            lv = max(timed, key=lambda x: x["gain"])
+            out.append(f"Beyond batching, the biggest lever on the time per token is {lv['change']}: "
+                       f"{fmt.time(lv['before'])} to {fmt.time(lv['after'])} at batch 1, {fmt.num(lv['gain'])}× "
+                       f"({lv['note'].split(':')[0] if lv['note'] else 'ideal'}).")
+    for x in rows:
+        if len(out) >= 3:
+            break
+        if x["workload"] == "prefill" and x is max((y for y in rows if y["workload"] == "prefill"),
+                                                   key=lambda y: y["tokens"]):
+            out.append(f"A {x['tokens']:,}-token prefill is {x['roof']}-bound: at least {fmt.time(x['time'])} to the "
+                       f"first token.")
+        elif x["workload"] == "training":
+            out.append(f"Training a {x['tokens']:,}-token micro-batch is {x['roof']}-bound"
+                       + ("." if x["fits"] else f", and its state ({fmt.gb(x['state_bytes'])}) needs "
+                                                f"{x['cards_needed']} cards' memory."))
+    return out[:3]
+
+
+def terminal_lines(r: Results) -> list[str]:
+    """What a build prints to the terminal: what binds at batch 1, the token rate, fits or not."""
+    sc = r.scalars[r.lead]
+    lines = []
+    decode = [x for x in r.decision if x["workload"] == "decode"]
+    if decode:
+        d1 = decode[0]
+        lines.append(f"  binds at batch {d1['batch']}: {d1['roof']} ({fmt.time(d1['time'])} per token, "
+                     f"{fmt.num(d1['other_roof'])}x from the other roof)")
+        best = max(decode, key=lambda x: x["tokens_per_s"] if x["fits"] else 0)
+        lines.append(f"  tokens/s: {fmt.num(d1['tokens_per_s'])} per sequence; {fmt.num(best['tokens_per_s'])} in "
+                     f"total at batch {best['batch']:,}, context {best['context']:,}" if best["fits"] else
+                     f"  tokens/s: {fmt.num(d1['tokens_per_s'])} per sequence (bound)")
+    if r.verdicts.get("weights_fit", True):
+        kv = sc["kv_capacity_tokens"]
+        lines.append(f"  fits: yes, {fmt.gb(sc['weight_bytes'])} of weights in {fmt.gib(sc['capacity'])}; "
+                     f"{fmt.integer(kv)} KV tokens left")
+    else:
+        opts = [o["label"] for o in r.fit_options if o["fits"]]
+        lines.append(f"  fits: no, {fmt.gb(sc['weight_bytes'])} of weights > {fmt.gib(sc['capacity'])}"
+                     + (f"; fits with {', '.join(opts[:2])}" if opts else ""))
+    return lines
