@@ -59,6 +59,7 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="stay running and rebuild whenever a spec or a hardware/model file it uses changes")
     p.add_argument("-q", "--quiet", action="store_true", help="print only errors")
     p.add_argument("--timings", action="store_true", help="print the time each stage took")
+    p.add_argument("--open", action="store_true", help="open the HTML report in a browser after the build")
     p.add_argument("--debug", action="store_true", help="show tracebacks")
     p.add_argument("--version", action="version", version=f"genreport {__version__}")
     return p
@@ -164,7 +165,19 @@ def _build_one(spec_path: Path, args, formats, out_root: Path, force: bool = Fal
         listed = ", ".join(sorted(k for k in built.files if "/" not in k))
         nfig = sum(1 for k in built.files if k.startswith("figures/"))
         print(f"{dest}/: {listed}" + (f", {nfig} figures" if nfig else ""))
+        for line in built.summary:
+            print(line)
+    if getattr(args, "open", False) and "report.html" in built.files:
+        _open(dest / "report.html")
     return True, inputs
+
+
+def _open(path: Path) -> None:
+    """Open a built report in the user's browser (nothing happens where there is none)."""
+    import webbrowser
+
+    if not webbrowser.open(path.resolve().as_uri()):
+        print(f"genreport: no browser to open {path}", file=sys.stderr)
 
 
 def _resolve_spec(text: str, quiet: bool) -> Path:

@@ -263,7 +263,35 @@ def _analyse_one(results: Results, m: Measurement, findings: Findings) -> dict |
         "utilization": m.utilization,
         "utilization_caveat": utilisation_caveat(m.utilization, mfu, mbu) if m.utilization is not None else "",
     }
+    row.update(_other_accounting(results, m, t, bandwidth))
+    row["gap"] = _gap_text(row)
     return row
+
+
+def _other_accounting(results: Results, m: Measurement, t: float, bandwidth: float) -> dict:
+    """The bytes per step and MBU in the other accounting: a source may count bytes differently from the bound."""
+    other = "exact" if results.lead == "seed" else "seed"
+    env = results.envs[other]
+    q = results.q
+    if m.workload == "decode":
+        e = env.at(batch=float(m.batch), context=float(m.context))
+        nbytes = float(q["decode_bytes"](e))
+    else:
+        nbytes = float(q["prefill_bytes"](env.at(T=float(m.prompt))))
+    return {"other_accounting": other, "bytes_other": nbytes, "mbu_other": nbytes / t / bandwidth}
+
+
+def _gap_text(row: dict) -> str:
+    """What the distance to the bound means, in words (a near-peak state still has a gap worth naming)."""
+    gap = 1 - row["ratio"]
+    if gap <= 0.02:
+        return "at the bound: nothing left to gain at this point without changing the bytes or FLOPs per step"
+    if row["roofline_binds"] == "bandwidth":
+        return (f"{gap:.0%} of the ideal step time is left: kernel launch and synchronisation gaps between layers, "
+                "memory access below the datasheet bandwidth, and work outside "
+                "the matrix products (sampling, norms, the attention kernel's own overheads)")
+    return (f"{gap:.0%} of the ideal step time is left: tensor cores below peak on these shapes, and the non-matmul "
+            "work (softmax, norms, activations) that runs on the slower vector units")
 
 
 def _beats_bound(results, m, t, t_bound, mfu, mbu, tokens, where, memory_binds) -> Finding | None:

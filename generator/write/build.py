@@ -40,6 +40,7 @@ class Built:
     files: dict[str, bytes]  # relative path -> bytes
     warnings: tuple[str, ...] = ()
     timings: dict[str, float] = field(default_factory=dict)
+    summary: tuple[str, ...] = ()  # three lines for the terminal: what binds, tokens/s, fits
 
 
 class Timer:
@@ -90,7 +91,9 @@ def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, 
             from genreport.present.pdf import html_to_pdf
 
             files["report.pdf"] = html_to_pdf(html, figures, timer)
-    return Built(spec.name, files, spec.warnings, timer.t)
+    from genreport.present.summary import terminal_lines
+
+    return Built(spec.name, files, spec.warnings, timer.t, tuple(terminal_lines(results)))
 
 
 def write(built: Built, out_root: Path, name: str | None = None) -> Path:
