@@ -176,3 +176,14 @@ def test_moe_and_mla_reports_explain_what_differs(tmp_path, model, needles):
     text = _text(build(spec, formats=("html",)).files["report.html"].decode())
     for needle in needles:
         assert needle in text, needle
+
+
+def test_seed_000_reports_hold_its_tables():
+    """Issue 15: seed 000's memory hierarchy (this GPU's sizes) and its three-state diagnosis table."""
+    spec = Path(__file__).resolve().parents[1] / "specs" / "seed000-70b-h100.yaml"
+    text = _text(build(spec, formats=("html",)).files["report.html"].decode())
+    assert "Where the data lives" in text and "256 KiB per SM" in text and "50 MB" in text  # H100 architecture
+    assert "Diagnosing a real run" in text
+    for state in ("memory-bound", "compute-bound", "overhead-bound"):
+        assert state in text
+    assert "Where the data lives" not in _text(build(SPEC, formats=("html",)).files["report.html"].decode())

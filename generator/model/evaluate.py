@@ -115,6 +115,8 @@ class Results:
     facts: dict[str, float | None] = field(default_factory=dict)  # derived numbers the prose states
     decision: tuple[dict, ...] = ()  # page 1: one row per workload (model.decision)
     fit_options: tuple[dict, ...] = ()  # what makes the weights fit, when they do not
+    hierarchy: tuple[dict, ...] = ()  # seed 000: the memory levels of this GPU
+    states: tuple[dict, ...] = ()  # seed 000: the three bottleneck states
     index: dict[tuple, Entry] = field(default_factory=dict, repr=False)
 
     @property
@@ -243,7 +245,9 @@ def _evaluate(spec: ReportSpec) -> Results:
     r = _with_measurements(r)
     from genreport.model import decision
 
-    r = replace(r, fit_options=tuple(decision.fit_options(r)))
+    r = replace(r, fit_options=tuple(decision.fit_options(r)),
+                hierarchy=tables.memory_hierarchy(spec) if spec.seed == "000" else (),
+                states=tables.diagnosis_states() if spec.seed == "000" else ())
     r = replace(r, decision=tuple(decision.rows(r)))
     _freeze(r)
     return r

@@ -105,3 +105,33 @@ def compare_models(spec, q, make_env) -> tuple[dict, ...]:
             "fits": float(q["weight_bytes"](e)) <= hw.capacity, "is_base": model is spec.model,
         })
     return tuple(rows)
+
+
+def memory_hierarchy(spec) -> tuple[dict, ...]:
+    """Seed 000's four memory levels, with this GPU's sizes where its spec gives them (bytes; None where unknown)."""
+    a = spec.hardware.architecture
+    sms = a.get("sm_count")
+    regs = a.get("register_file_per_sm")
+    smem = a.get("shared_memory_per_sm")
+    return (
+        {"level": "registers", "scope": "per thread (a register file per SM)", "managed": "the compiler",
+         "size": regs, "total": regs * sms if regs and sms else None, "bandwidth": None},
+        {"level": "shared memory / L1", "scope": "per SM, on chip", "managed": "the program, explicitly",
+         "size": smem, "total": smem * sms if smem and sms else None, "bandwidth": None},
+        {"level": "L2 cache", "scope": "all SMs", "managed": "the hardware (access patterns steer it)",
+         "size": a.get("l2_cache"), "total": a.get("l2_cache"), "bandwidth": None},
+        {"level": "HBM (global memory)", "scope": "off chip: weights, KV cache, activations",
+         "managed": "the program (allocations)", "size": spec.hardware.capacity, "total": spec.hardware.capacity,
+         "bandwidth": spec.hardware.bandwidth},
+    )
+
+
+def diagnosis_states() -> tuple[dict, ...]:
+    """Seed 000's three bottleneck states: what a measurement shows, what it means, what helps."""
+    from genreport.model.measured import NEAR_PEAK, STATES
+
+    shows = {"memory-bound": ("near peak", "far below"), "compute-bound": ("far below", "near peak"),
+             "overhead-bound": ("far below", "far below")}
+    return tuple({"state": STATES[k]["label"], "seed_term": STATES[k]["seed_term"], "bandwidth": shows[k][0],
+                  "compute": shows[k][1], "remedies": list(STATES[k]["remedies"]), "near_peak": NEAR_PEAK}
+                 for k in shows)

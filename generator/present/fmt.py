@@ -123,12 +123,30 @@ def tex_number(x) -> str:
     return f"{x:.6g}"
 
 
+def memsize(b) -> str:
+    """A memory size in the unit family it was given in: 262144 -> '256 KiB', 228000 -> '228 KB', 50e6 -> '50 MB'.
+
+    >>> memsize(132 * 262144), memsize(151397597184)
+    ('33 MiB', '141 GiB')
+    """
+    if b is None:
+        return "n/a"
+    b = float(b)
+    binary = b == int(b) and int(b) % 1024 == 0
+    base, units = (1024.0, ("B", "KiB", "MiB", "GiB", "TiB")) if binary else (1000.0, ("B", "KB", "MB", "GB", "TB"))
+    k = 0
+    while b >= base and k < len(units) - 1:
+        b /= base
+        k += 1
+    return f"{b:.4g} {units[k]}"
+
+
 def nearest(x) -> str:
     """A root rounded to the nearest integer, with separators: 420.56 -> '421'."""
     return "n/a" if x is None or not math.isfinite(float(x)) else f"{round(float(x)):,}"
 
 
 FILTERS = {
-    "nearest": nearest, "num": num, "exact": exact, "integer": integer, "gb": gb, "gib": gib, "size": size, "kib": kib, "time": time,
+    "memsize": memsize, "nearest": nearest, "num": num, "exact": exact, "integer": integer, "gb": gb, "gib": gib, "size": size, "kib": kib, "time": time,
     "rate": rate, "bandwidth": bandwidth, "flops": flops, "params": params, "pct": pct, "times": times,
 }

@@ -254,6 +254,8 @@ class ReportContext:
     lead: str
     version: str
     facts: dict
+    hierarchy: tuple
+    states: tuple
     figs: dict
     fignum: dict
     ctxs: list
@@ -328,7 +330,7 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
     fx = _formula_blocks(r, f)
     return ReportContext(
         r=r, spec=spec, hw=spec.hardware, model=spec.model, precision=spec.precision, w=w, sc=sc, lead=lead,
-        version=__version__, facts=r.facts, figs=figs, fignum=numbered, ctxs=ctxs,
+        version=__version__, facts=r.facts, hierarchy=r.hierarchy, states=r.states, figs=figs, fignum=numbered, ctxs=ctxs,
         last_ctx=ctxs[-1] if ctxs else None, per=r.per_context.get(lead), decode_table=decode_table,
         prefill=r.prefill.get(lead), gemm_rows=gemm_rows, training=r.training, compare=r.compare,
         verdicts=r.verdicts, **prose_parts, notation=_notation(), inputs=_inputs(r), slips=_slips(r),
