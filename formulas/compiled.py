@@ -57,23 +57,26 @@ def source_digest() -> str:
 
 
 def placeholder_latex(expr, args: tuple[str, ...]) -> str:
-    """LaTeX of ``expr`` with each argument symbol printed as ``\\mathit{vK}``."""
+    """LaTeX of ``expr`` with each argument symbol printed as ``\\mathit{vK}``, positive terms of a sum first."""
     import sympy as sp
 
     from .glossary import sym
+    from .solve import _Latex
 
     names = {sym(a): rf"\mathit{{v{i}}}" for i, a in enumerate(args)}
     extra = {s: rf"\mathit{{v{len(args) + j}}}" for j, s in enumerate(sorted(expr.free_symbols - set(names), key=str))}
     if extra:  # every symbol must be an argument
         raise ValueError(f"symbols {sorted(map(str, extra))} are not arguments")
+    printer = _Latex({"symbol_names": names, "mul_symbol": "dot"})
+    if expr.is_Add and expr.free_symbols & {sym("R"), sym("I_KV")}:
+        return printer.doprint(expr)  # a display form that is a sum (I_KV + 2 N / (S c)): keep its terms apart
     num, den = sp.fraction(sp.together(expr)) if (expr.is_Mul or expr.is_Add) else (expr, 1)
     zero = {sym("a"): 0, sym("N_e"): 0}
     if den != 1 and sp.expand(num.subs(zero)).could_extract_minus_sign():
         num, den = sp.expand(-num), sp.expand(-den)
     if den != 1:  # print x/y as one fraction, as written, not 1/y times x
-        return rf"\frac{{{sp.latex(num, symbol_names=names, mul_symbol='dot')}}}" \
-               rf"{{{sp.latex(den, symbol_names=names, mul_symbol='dot')}}}"
-    return sp.latex(expr, symbol_names=names, mul_symbol="dot")
+        return rf"\frac{{{printer.doprint(num)}}}{{{printer.doprint(den)}}}"
+    return printer.doprint(expr)
 
 
 def _variant(expr, variant: str):
@@ -93,6 +96,26 @@ def _variant(expr, variant: str):
     return tidy(out) if out.is_Mul or out.is_Pow or out.is_Add else out
 
 
+def display_form(q, variant: str, shown):
+    """The quantity's explanatory form in ``variant`` (in terms of the ridge R and the attention intensity I_KV),
+    or ``shown`` when it has none or when the form does not equal ``shown`` in this variant (checked by SymPy)."""
+    if q.display is None:
+        return shown
+    import sympy as sp
+
+    from .glossary import sym
+
+    disp = q.display()
+    subs = {sym(k): 0 if v == "0" else (sym("N") - sym("N_e") if v == "N - N_e" else sym(v))
+            for k, v in substitutions(variant).items()}
+    disp = disp.subs(subs) if subs else disp
+    back = {sym("R"): sym("P") / sym("W"),
+            sym("I_KV"): 4 * sym("H_q") * sym("L") * sym("d_h") / sym("c")}
+    if sp.simplify(disp.subs(back) - shown) != 0:
+        return shown
+    return disp
+
+
 def build_entry(q) -> dict:
     """Everything the report needs of one quantity: LaTeX per variant, steps, and its lambdified source."""
     import inspect
@@ -101,7 +124,7 @@ def build_entry(q) -> dict:
 
     expr = q.expr()
     steps = q.steps() if q.steps else ()
-    shown = {v: _variant(expr, v) for v in VARIANTS}
+    shown = {v: display_form(q, v, _variant(expr, v)) for v in VARIANTS}
     shown_steps = {v: [(st.label, st.lhs, _variant(st.expr, v)) for st in steps] for v in VARIANTS}
     free = set(expr.free_symbols)
     for v in VARIANTS:

@@ -32,14 +32,15 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("L", r"L", "1", "transformer layers"),
     Entry("d", r"d", "1", "hidden size (model width)"),
     Entry("H_q", r"H_{q}", "1", "query heads"),
-    Entry("H_kv", r"H_{kv}", "1", "key/value heads"),
+    Entry("H_kv", r"H_{\mathrm{kv}}", "1", "key/value heads"),
     Entry("d_h", r"d_{h}", "1", "head dimension"),
-    Entry("d_ff", r"d_{ff}", "1", "FFN intermediate size"),
+    Entry("d_ff", r"d_{\mathrm{ff}}", "1", "FFN intermediate size"),
     Entry("V", r"V", "1", "vocabulary size"),
     Entry("G", r"G", "1", "GQA group size H_q/H_kv"),
+    Entry("I_KV", r"I_{\mathrm{KV}}", "FLOP/B", "attention intensity 4 L H_q d_h / c: FLOPs per KV-cache byte read (2G/b_kv for GQA)"),
     # precision
     Entry("b", r"b", "B", "bytes per weight"),
-    Entry("b_kv", r"b_{kv}", "B", "bytes per KV-cache element"),
+    Entry("b_kv", r"b_{\mathrm{kv}}", "B", "bytes per KV-cache element"),
     # workload
     Entry("B", r"B", "1", "batch: sequences decoded together in one step"),
     Entry("S", r"S", "token", "context length: tokens already in the KV cache"),

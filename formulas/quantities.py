@@ -42,6 +42,7 @@ class QuantityDef:
     integer: str = ""  # "round" or "floor": the seed's rounding convention for this quantity
     notes: str = ""
     extras: dict = field(default_factory=dict)
+    display: Callable[[], sp.Expr] | None = None  # the form a textbook prints (ridge R, attention intensity I_KV)
 
     def expr(self) -> sp.Expr:
         return _expr_cache(self.id)
@@ -64,6 +65,27 @@ def tidy(expr):
 
 B, S, T, n, m, k = (sym(x) for x in ("B", "S", "T", "n", "m", "k"))
 P, W, R = sym("P"), sym("W"), sym("R")
+I_KV, c_, N_a, N_, N_e, a_ = (sym(x) for x in ("I_KV", "c", "N_a", "N", "N_e", "a"))
+
+
+def _critical_display():
+    """S* = (2 N_a - a R) / (c (R - I_KV)): it exists only while the ridge is above the attention intensity."""
+    return (2 * N_a - a_ * R) / (c_ * (R - I_KV))
+
+
+def _crossover_display():
+    """B*(S) = (N - N_e) b R / (2 N_a - a R - S c (R - I_KV)): it grows without bound as S nears S*."""
+    return (N_ - N_e) * sym("b") * R / (2 * N_a - a_ * R - S * c_ * (R - I_KV))
+
+
+def _ceiling_display():
+    """I_inf(S) = I_KV + 2 N_a / (S c): the attention intensity plus the weights' share, which fades with S."""
+    return I_KV + 2 * N_a / (S * c_)
+
+
+def _gemm_crossover_display():
+    """T*(n, m) = b R m n / (2 m n - b R (m + n))."""
+    return sym("b") * R * n * m / (2 * m * n - sym("b") * R * (m + n))
 
 
 def _ceiling_steps():
@@ -109,8 +131,8 @@ def _attention_intensity():
 
 def _attention_steps():
     return (
-        Step("attention FLOPs per cached token over its KV bytes", "I_{KV}", _attention_intensity()),
-        Step("with c = 2 L H_kv d_h b_kv (K and V per layer)", "I_{KV}",
+        Step("attention FLOPs per cached token over its KV bytes", r"I_{\mathrm{KV}}", _attention_intensity()),
+        Step("with c = 2 L H_kv d_h b_kv (K and V per layer)", r"I_{\mathrm{KV}}",
              _attention_intensity().subs(sym("c"), memory.kv_bytes_per_token())),
     )
 
@@ -162,33 +184,34 @@ DEFS: tuple[QuantityDef, ...] = (
                 lambda: 2 * sym("N_a") / P, f"{SEED_003}, figure 1"),
     QuantityDef("kv_bytes_per_token", "KV bytes per token", "B", "c", (), memory.kv_bytes_per_token,
                 f"{SEED_003}, section 3"),
-    QuantityDef("kv_capacity_tokens", "KV tokens that fit beside the weights", "token", "S_{max}", (),
+    QuantityDef("kv_capacity_tokens", "KV tokens that fit beside the weights", "token", r"S_{\mathrm{max}}", (),
                 memory.kv_capacity_tokens, f"{SEED_003}, section 3"),
-    QuantityDef("attention_intensity", "attention (KV) intensity", "FLOP/B", "I_{KV}", (),
+    QuantityDef("attention_intensity", "attention (KV) intensity", "FLOP/B", r"I_{\mathrm{KV}}", (),
                 _attention_intensity, f"{SEED_003}, section 3", _attention_steps),
     QuantityDef("critical_context", "critical context", "token", "S^{*}", (),
-                lambda: tidy(derive.critical_context()), f"{SEED_003}, section 3", _critical_steps, integer="round"),
+                lambda: tidy(derive.critical_context()), f"{SEED_003}, section 3", _critical_steps, integer="round",
+                display=_critical_display),
     QuantityDef("decode_flops", "decode step FLOPs", "FLOP", "F(B, S)", ("batch", "context"),
                 decode.decode_flops, f"{SEED_003}, section 3"),
     QuantityDef("decode_bytes", "decode step bytes", "B", "Q(B, S)", ("batch", "context"),
                 decode.decode_bytes, f"{SEED_003}, section 3"),
-    QuantityDef("decode_time_memory", "memory lower bound of a decode step", "s", "t_{mem}(B, S)",
+    QuantityDef("decode_time_memory", "memory lower bound of a decode step", "s", r"t_{\mathrm{mem}}(B, S)",
                 ("batch", "context"), _decode_time_memory, f"{SEED_003}, figure 1"),
-    QuantityDef("decode_time_compute", "compute lower bound of a decode step", "s", "t_{comp}(B, S)",
+    QuantityDef("decode_time_compute", "compute lower bound of a decode step", "s", r"t_{\mathrm{comp}}(B, S)",
                 ("batch", "context"), _decode_time_compute, f"{SEED_003}, figure 1"),
     QuantityDef("decode_tokens_per_s", "decode token/s ceiling", "token/s", r"\text{tok/s}(B, S)",
                 ("batch", "context"), _decode_tokens_per_s, f"{SEED_000}, decode; {SEED_003}, figure 1"),
     QuantityDef("decode_intensity", "decode intensity", "FLOP/B", "I(B, S)", ("batch", "context"),
                 decode.decode_intensity, f"{SEED_003}, section 3"),
     QuantityDef("decode_intensity_ceiling", "decode intensity ceiling", "FLOP/B", r"I_{\infty}(S)", ("context",),
-                derive.decode_intensity_ceiling, f"{SEED_003}, section 3", _ceiling_steps),
+                derive.decode_intensity_ceiling, f"{SEED_003}, section 3", _ceiling_steps, display=_ceiling_display),
     QuantityDef("crossover_batch", "batch that crosses the ridge", "1", "B^{*}(S)", ("context",),
                 lambda: tidy(derive.crossover_batch()), f"{SEED_003}, section 3, figure 4", _crossover_steps,
-                integer="round"),
-    QuantityDef("capacity_batch", "capacity-limited batch", "1", r"B_{cap}(S)", ("context",),
+                integer="round", display=_crossover_display),
+    QuantityDef("capacity_batch", "capacity-limited batch", "1", r"B_{\mathrm{cap}}(S)", ("context",),
                 memory.capacity_batch, f"{SEED_003}, section 3, figure 4", integer="floor"),
     QuantityDef("intensity_at_capacity", "decode intensity at the capacity-limited batch", "FLOP/B",
-                r"I(B_{cap}, S)", ("context",), lambda: decode.decode_intensity().subs(B, memory.capacity_batch()),
+                r"I(B_{\mathrm{cap}}, S)", ("context",), lambda: decode.decode_intensity().subs(B, memory.capacity_batch()),
                 f"{SEED_003}, section 3, figure 4"),
     QuantityDef("weight_reuse_intensity", "weight-reuse intensity", "FLOP/B", "I_{W}(T)", ("tokens",),
                 derive.weight_reuse_intensity, f"{SEED_003}, section 1"),
@@ -198,22 +221,22 @@ DEFS: tuple[QuantityDef, ...] = (
                 derive.gemm_saturation, f"{SEED_003}, section 1", _gemm_sat_steps),
     QuantityDef("gemm_crossover_tokens", "tokens per weight load to reach the ridge", "token", "T^{*}(n, m)",
                 ("n", "m"), lambda: tidy(derive.gemm_crossover_tokens()), f"{SEED_003}, sections 1-2",
-                _gemm_cross_steps, integer="round"),
-    QuantityDef("prefill_flops", "prefill FLOPs", "FLOP", "F_{pre}(T)", ("tokens",), _prefill_flops,
+                _gemm_cross_steps, integer="round", display=_gemm_crossover_display),
+    QuantityDef("prefill_flops", "prefill FLOPs", "FLOP", r"F_{\mathrm{pre}}(T)", ("tokens",), _prefill_flops,
                 "transformer blocks 2 N_p T for every prompt token (seed 003 section 2), the output head 2 V d for the "
                 "last token only, plus causal attention 2 L H_q d_h T^2"),
-    QuantityDef("prefill_bytes", "prefill bytes", "B", "Q_{pre}(T)", ("tokens",), _prefill_bytes,
+    QuantityDef("prefill_bytes", "prefill bytes", "B", r"Q_{\mathrm{pre}}(T)", ("tokens",), _prefill_bytes,
                 "weights once plus the KV written (seed 003 section 2)"),
-    QuantityDef("prefill_intensity", "prefill intensity", "FLOP/B", "I_{pre}(T)", ("tokens",),
+    QuantityDef("prefill_intensity", "prefill intensity", "FLOP/B", r"I_{\mathrm{pre}}(T)", ("tokens",),
                 lambda: _prefill_flops() / _prefill_bytes(), f"{SEED_003}, section 2"),
-    QuantityDef("prefill_time_compute", "compute lower bound of a prefill", "s", "t_{comp}(T)", ("tokens",),
+    QuantityDef("prefill_time_compute", "compute lower bound of a prefill", "s", r"t_{\mathrm{comp}}(T)", ("tokens",),
                 lambda: roofline.time_compute(_prefill_flops()), f"{SEED_003}, section 2"),
-    QuantityDef("prefill_time_memory", "memory lower bound of a prefill", "s", "t_{mem}(T)", ("tokens",),
+    QuantityDef("prefill_time_memory", "memory lower bound of a prefill", "s", r"t_{\mathrm{mem}}(T)", ("tokens",),
                 lambda: roofline.time_memory(_prefill_bytes()), f"{SEED_003}, section 2"),
     QuantityDef("training_flops_per_token", "training FLOPs per token", "FLOP", "6 N", (),
                 lambda: 6 * sym("N_a"), f"{SEED_003}, section 2"),
     QuantityDef("training_step_time_compute", "compute lower bound of a training micro-batch", "s",
-                "t_{train}(T)", ("tokens",), lambda: 6 * sym("N_a") * T / P, f"{SEED_003}, section 2"),
+                r"t_{\mathrm{train}}(T)", ("tokens",), lambda: 6 * sym("N_a") * T / P, f"{SEED_003}, section 2"),
     QuantityDef("training_weight_reuse_intensity", "training weight-reuse intensity", "FLOP/B", "I_{W,train}(T)",
                 ("tokens",), lambda: sp.cancel(6 * sym("N") * T / (3 * sym("N") * sym("b"))),
                 f"{SEED_003}, section 2 (6N FLOPs, 3 weight passes)"),

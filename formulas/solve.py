@@ -52,11 +52,13 @@ def plain_name(qid: str, latex_symbol: str) -> str:
 
     >>> plain_name("decode_tokens_per_s", r"\text{tok/s}(B, S)")
     'tok_s'
+    >>> plain_name("kv_capacity_tokens", r"S_{\mathrm{max}}")
+    'S_max'
     >>> plain_name("weight_bytes", "N b")
     'weight_bytes'
     """
     s = re.sub(r"\(.*\)$", "", latex_symbol.strip())
-    s = re.sub(r"\\text\{([^}]*)\}", r"\1", s)
+    s = re.sub(r"\\(?:text|mathrm)\{([^}]*)\}", r"\1", s)
     s = s.replace(r"\infty", "inf").replace(r"\,", "")
     s = re.sub(r"\^\{([^}]*)\}", r"\1", s)
     s = re.sub(r"_\{([^}]*)\}", r"_\1", s)

@@ -51,3 +51,20 @@ def test_nothing_executes_files():
                 if re.search(r"(?<![\w.])(exec|eval)\(", line):
                     offenders.append(f"{path.relative_to(ROOT)}:{i}: {line.strip()}")
     assert not offenders, offenders
+
+
+def test_formulas_print_in_the_forms_that_explain():
+    """Issue 15: S*, B*, T* and I_inf in terms of the ridge R and the attention intensity I_KV; no denominator that
+    leads with a minus sign; multi-letter subscripts upright."""
+    q = compiled.load()
+    for qid, want in (("critical_context", r"c \, \left(R - I_{\mathrm{KV}}\right)"),
+                      ("crossover_batch", r"S \, c \, \left(R - I_{\mathrm{KV}}\right)"),
+                      ("decode_intensity_ceiling", r"I_{\mathrm{KV}} + \frac{2 \, N}{S \, c}"),
+                      ("gemm_crossover_tokens", r"R \, b \, \left(m + n\right)")):
+        tex = compiled.render_latex(q[qid].latex["seed"], q[qid].args)
+        assert want in tex, (qid, tex)
+    for c in q.values():
+        for variant, template in c.latex.items():
+            tex = compiled.render_latex(template, c.args)
+            assert not re.search(r"\\frac\{[^{}]*\}\{-", tex), (c.id, variant, tex)
+            assert not re.search(r"_\{[a-z]{2,}\}", tex + c.symbol), (c.id, tex, c.symbol)

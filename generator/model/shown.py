@@ -77,6 +77,10 @@ def blocks(r) -> dict[str, Block]:
                 v = np.asarray(env[a], dtype=float)
                 if v.ndim == 0:
                     inputs[a] = float(v)
+        if "R" in c.args:  # display forms name the ridge and the attention intensity: their values at this point
+            inputs["R"] = float(env["P"] / env["W"])
+        if "I_KV" in c.args:
+            inputs["I_KV"] = float(np.asarray(4 * env["H_q"] * env["L"] * env["d_h"] / env["c"], dtype=float))
         raw = float(np.asarray(c(env), dtype=float))
         value, reason = physical(qid, raw, c.integer)
         note, closed = "", None

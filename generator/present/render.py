@@ -77,17 +77,49 @@ class Formulas:
         block = {
             "id": e.id, "anchor": f"fx-{e.id}-{len(self.used)}", "title": c.title, "source": c.source,
             "params": params, "accounting": e.accounting,
-            "symbolic": img(symbolic), "substituted": img(substituted, size=13),
+            "symbolic": img(symbolic), "symbolic_tex": symbolic, "substituted": img(substituted, size=13),
             "result": format_value(shown_value, c.unit, c.integer), "value": e.value,
             "reason": e.reason if e.value is None else "",
-            "steps": [{"label": lab, "math": img(f"{lhs} = {render_latex(rhs, c.args)}")}
-                      for lab, lhs, rhs in c.steps.get(b.variant, ())] if b.steps else [],
+            "steps": _steps(c, b, symbolic) if b.steps else [],
         }
         if b.note == "numeric":
             _windowed_note(block, r, e)
         if not any(u["id"] == e.id and u["params"] == params and u["accounting"] == e.accounting for u in self.used):
             self.used.append(block)
         return block
+
+
+def _steps(c, b: Block, symbolic: str) -> list[dict]:
+    """A block's derivation, ending on the form it is evaluated in (the display form, when it differs)."""
+    steps = [{"label": lab, "tex": f"{lhs} = {render_latex(rhs, c.args)}"}
+             for lab, lhs, rhs in c.steps.get(b.variant, ())]
+    named = "R" in c.args or "I_KV" in c.args  # a display form in the ridge and the attention intensity
+    if named and steps and steps[-1]["tex"].split(" = ", 1)[1] != symbolic.split(" = ", 1)[1]:
+        steps.append({"label": "in terms of the ridge R = P/W and the attention intensity I_KV = 4 L H_q d_h / c",
+                      "tex": symbolic})
+    for st in steps:
+        st["math"] = img(st["tex"])
+    return steps
+
+
+class Equations:
+    """Equation numbers in order of appearance, and references for a formula already shown (called while the
+    templates render, top to bottom)."""
+
+    def __init__(self):
+        self.numbers: dict[str, int] = {}
+        self.shown: dict[str, str] = {}  # LaTeX -> anchor of the equation that first showed it
+
+    def number(self, anchor: str) -> int:
+        return self.numbers.setdefault(anchor, len(self.numbers) + 1)
+
+    def earlier(self, tex: str, anchor: str) -> dict | None:
+        """``{"number", "anchor"}`` of an earlier equation that showed ``tex``; None (and remember it) the first
+        time."""
+        first = self.shown.setdefault(tex, anchor)
+        if first == anchor:
+            return None
+        return {"number": self.number(first), "anchor": first}
 
 
 def _windowed_note(block: dict, r: Results, e) -> None:
@@ -290,6 +322,7 @@ class ReportContext:
     whatif_story: list
     fx: dict
     all_formulas: list
+    eq: Equations
 
     def variables(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -338,7 +371,7 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
         baseline=baseline, baseline_rows=_baseline_rows(r, baseline) if baseline else [],
         baseline_overrides=overrides,
         whatif_story=prose.whatif_story(r, baseline, overrides) if baseline else [],
-        fx=fx, all_formulas=list(f.used),
+        fx=fx, all_formulas=list(f.used), eq=Equations(),
     )
 
 
