@@ -147,6 +147,10 @@ def curves(r) -> dict[str, object]:
     out["decode_batch_max"] = bmax
     out["decode_intensity"] = np.broadcast_to(np.asarray(q["decode_intensity"](g), dtype=float),
                                               (len(batch), len(ctx))).copy()
+    # the serving view: total tokens/s against the time per token, along the same batch samples
+    tps = np.broadcast_to(np.asarray(q["decode_tokens_per_s"](g), dtype=float), (len(batch), len(ctx))).copy()
+    out["serving_tokens_per_s"] = tps
+    out["serving_ms_per_token"] = batch[:, None] / tps * 1e3
     out["decode_intensity_batch1"] = np.asarray(
         [float(q["decode_intensity"](env.at(batch=1.0, context=float(s)))) for s in ctx])
     return out

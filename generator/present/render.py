@@ -109,9 +109,14 @@ class Equations:
     def __init__(self):
         self.numbers: dict[str, int] = {}
         self.shown: dict[str, str] = {}  # LaTeX -> anchor of the equation that first showed it
+        self.figures: dict[str, int] = {}
 
     def number(self, anchor: str) -> int:
         return self.numbers.setdefault(anchor, len(self.numbers) + 1)
+
+    def figure(self, name: str) -> int:
+        """Figures are numbered in the order they appear, like equations."""
+        return self.figures.setdefault(name, len(self.figures) + 1)
 
     def earlier(self, tex: str, anchor: str) -> dict | None:
         """``{"number", "anchor"}`` of an earlier equation that showed ``tex``; None (and remember it) the first
@@ -289,7 +294,6 @@ class ReportContext:
     hierarchy: tuple
     states: tuple
     figs: dict
-    fignum: dict
     ctxs: list
     last_ctx: int | None
     per: dict | None
@@ -339,7 +343,6 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
     ctxs = list(w.decode_context)
     caps = captions(r)
     figs = {name: {"src": src, "caption": caps.get(name, ""), "name": name} for name, src in figures.items()}
-    numbered = {name: i + 1 for i, name in enumerate(figures)}
     gemm_rows = []
     for i, g in enumerate(r.gemm):  # the first matrix's closed forms are shown; the table covers the rest
         shown = {"sat": f.block(r.blocks[f"gemm_sat_{i}"]), "cross": f.block(r.blocks[f"gemm_cross_{i}"])} \
@@ -363,7 +366,7 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
     fx = _formula_blocks(r, f)
     return ReportContext(
         r=r, spec=spec, hw=spec.hardware, model=spec.model, precision=spec.precision, w=w, sc=sc, lead=lead,
-        version=__version__, facts=r.facts, hierarchy=r.hierarchy, states=r.states, figs=figs, fignum=numbered, ctxs=ctxs,
+        version=__version__, facts=r.facts, hierarchy=r.hierarchy, states=r.states, figs=figs, ctxs=ctxs,
         last_ctx=ctxs[-1] if ctxs else None, per=r.per_context.get(lead), decode_table=decode_table,
         prefill=r.prefill.get(lead), gemm_rows=gemm_rows, training=r.training, compare=r.compare,
         verdicts=r.verdicts, **prose_parts, notation=_notation(), inputs=_inputs(r), slips=_slips(r),

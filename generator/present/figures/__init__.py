@@ -21,6 +21,7 @@ from genreport.present.figures.fig3_intensity_ruler import caption3, fig3_intens
 from genreport.present.figures.fig4_decode_intensity import caption4, fig4_decode_intensity
 from genreport.present.figures.fig5_memory_ledger import caption5, fig5_memory_ledger
 from genreport.present.figures.fig6_roofline import caption6, fig6_roofline
+from genreport.present.figures.fig7_serving import caption7, fig7_serving
 from genreport.present.figures.style import RC, _svg, num, tick, tokens  # noqa: F401
 
 Drawer = Callable[[Results, "Results | None"], object]
@@ -33,6 +34,7 @@ FIGURES: list[tuple[str, Caption]] = [
     ("fig4-decode-intensity", caption4),
     ("fig5-memory-ledger", caption5),
     ("fig6-roofline", caption6),
+    ("fig7-serving", caption7),
 ]
 DRAWERS: dict[str, Drawer] = {
     "fig1-decode-bounds": fig1_decode_bounds,
@@ -41,6 +43,7 @@ DRAWERS: dict[str, Drawer] = {
     "fig4-decode-intensity": fig4_decode_intensity,
     "fig5-memory-ledger": fig5_memory_ledger,
     "fig6-roofline": fig6_roofline,
+    "fig7-serving": fig7_serving,
 }
 
 

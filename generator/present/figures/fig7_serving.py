@@ -1,0 +1,93 @@
+"""Figure 7: the serving view: total tokens/s against the time per token, one curve per context, the spec's
+batches marked, the capacity limit and the ridge crossing on each curve, and dollars per million tokens on the
+right axis when the spec gives a price."""
+
+from __future__ import annotations
+
+import numpy as np
+from genreport.model.evaluate import Results
+from genreport.model.values import physical
+from genreport.present.figures.data import _contexts
+from genreport.present.figures.style import CONTEXT_COLOURS, ORANGE, _figure, _log_axis, _note, num, tokens
+
+
+def fig7_serving(r: Results, baseline: Results | None = None):
+    fig = _figure()
+    ax = fig.add_axes((0.11, 0.13, 0.76, 0.82))
+    ctx = _contexts(r)
+    if not ctx:
+        ax.axis("off")
+        _note(ax, "This spec has no decode workload.", x=0.5, y=0.5, ha="center", va="center")
+        return fig
+    batch = r.curves["decode_batch"]
+    tps = r.curves["serving_tokens_per_s"]
+    ms = r.curves["serving_ms_per_token"]
+    per = r.per_context[r.lead]
+    grid = r.decode[r.lead]["decode_tokens_per_s"] if r.lead in r.decode else None
+    spec_batch = np.asarray(r.spec.workloads.decode_batch, dtype=float)
+    fits_weights = r.verdicts.get("weights_fit", True)
+    for j, s in enumerate(ctx):
+        c = CONTEXT_COLOURS[j % len(CONTEXT_COLOURS)]
+        cap = float(per["capacity_batch"][j]) if fits_weights else 0.0
+        inside = batch <= cap
+        if inside.any():
+            ax.plot(ms[inside, j], tps[inside, j], color=c, label=f"S = {tokens(s)}")
+        ax.plot(ms[batch >= cap, j], tps[batch >= cap, j], color=c, lw=1.0, ls=(0, (1, 1.5)),
+                label=None if inside.any() else f"S = {tokens(s)} (no fit)")
+        if grid is not None:
+            ok = spec_batch <= cap
+            t_spec = grid[:, j]
+            ax.plot(spec_batch[ok] / t_spec[ok] * 1e3, t_spec[ok], ls="none", marker="o", ms=3.5, color=c)
+        if 1 <= cap <= batch[-1]:
+            k = int(np.searchsorted(batch, cap, side="right")) - 1
+            ax.plot([ms[k, j]], [tps[k, j]], marker="D", ms=6, ls="none", color=ORANGE, zorder=5,
+                    label="capacity limit" if j == 0 else None)
+        b_star = physical("crossover_batch", per["crossover_batch"][j])[0]
+        if b_star is not None and b_star <= batch[-1]:
+            k = int(np.searchsorted(batch, b_star))
+            k = min(k, len(batch) - 1)
+            ax.plot([ms[k, j]], [tps[k, j]], marker="^", ms=6, ls="none", mfc="white", mec=c, mew=1.3, zorder=5,
+                    label="crosses the ridge (B*)" if j == 0 else None)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    lo, hi = float(np.nanmin(tps)), float(np.nanmax(tps))
+    ax.set_ylim(lo / 1.5, hi * 2.0)  # room above the flat compute-bound tops
+    _log_axis(ax.xaxis)
+    _log_axis(ax.yaxis)
+    ax.set_xlabel("time per token of one sequence (ms), the bound")
+    ax.set_ylabel("tokens/s in total, the bound")
+    ax.grid(True, which="major")
+    price = r.spec.hardware.price_per_hour
+    if price:
+        def per_mtok(t):  # its own inverse: $/M tokens = k / (tokens/s)
+            return price / (np.maximum(t, 1e-12) * 3600.0) * 1e6
+
+        sec = ax.secondary_yaxis("right", functions=(per_mtok, per_mtok))
+        sec.set_ylabel(f"\\$ per million tokens at \\${price:.2f}/h")  # escaped: not mathtext
+        _log_axis(sec.yaxis)
+    ax.legend(loc="lower right", fontsize=7)
+    return fig
+
+
+def caption7(r: Results, baseline: Results | None = None) -> str:
+    ctx = _contexts(r)
+    if not ctx:
+        return "No decode workload: no serving view."
+    per = r.per_context[r.lead]
+    tps = r.curves["serving_tokens_per_s"]
+    batch = r.curves["decode_batch"]
+    bits = []
+    for j, s in enumerate(ctx):
+        cap = float(per["capacity_batch"][j]) if r.verdicts.get("weights_fit", True) else 0.0
+        if cap >= 1:
+            k = int(np.searchsorted(batch, cap, side="right")) - 1
+            bits.append(f"{num(tps[k, j])} tok/s at S = {tokens(s)} (batch {int(cap):,})")
+    price = r.spec.hardware.price_per_hour
+    text = ("The serving view of the batch × context table: each curve runs from batch 1 (left: fastest per token, "
+            "fewest tokens in total) to larger batches (up and right). ")
+    text += ("The most that fit give " + "; ".join(bits) + ". ") if bits else "No batch fits beside the weights. "
+    text += ("Dotted: past the memory capacity. Triangles: the batch that crosses the ridge, where the step turns "
+             "compute-bound and the time per token starts to grow with the batch.")
+    if price:
+        text += f" Right axis: dollars per million tokens at {r.spec.hardware.title}'s ${price:.2f} per hour."
+    return text
