@@ -1,0 +1,312 @@
+"""Evaluate a spec on many GPUs: per-GPU memory, the interconnect ledger, the strict bound and the serial estimate.
+
+Called by the evaluate stage when the spec has a ``parallelism`` block (``evaluate_parallel``), and by
+``genreport plan`` for every layout it tries (``Layout``, ``layout_env``).  Only numbers: the formulas
+are in :mod:`genreport.formulas.parallel`, compiled once like every other quantity.
+
+Placement of the groups (Megatron-LM's order, tensor parallel innermost): a tp group is tp consecutive
+GPUs, the expert group ep consecutive GPUs of the tp x dp block, a dp group spans tp x dp GPUs and the
+pipeline tp x dp x pp.  A group whose span fits in the scale-up domain (interconnect.domain, or the
+node's GPUs, whichever is larger) uses the scale-up link; a larger one crosses the scale-out network
+(node.scale_out), whose per-GPU rate then bounds the ring.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from genreport.formulas import architecture as arch
+from genreport.formulas.compiled import load
+from genreport.load.spec import PRECISION_BYTES, Hardware, Model, Parallelism, Precision
+
+
+# Bytes of one activation element sent between GPUs: 16-bit and 8-bit compute formats reduce their
+# activations in bf16 (vLLM, SGLang and TensorRT-LLM all-reduce in the model dtype, also for fp8 weights).
+def activation_bytes_per_element(precision: Precision) -> float:
+    """b_a [B]: 4 for fp32/tf32 compute, else 2 (activations travel in bf16)."""
+    return 4.0 if PRECISION_BYTES.get(precision.compute, 2.0) >= 4.0 else 2.0
+
+
+# Training bytes per parameter by part (seed 003 section 4; ZeRO SC'20 section 3): weights, gradients, optimizer.
+TRAINING_SPLIT = {"bf16-grads": (2.0, 2.0, 12.0), "fp32-grads": (2.0, 4.0, 12.0)}
+
+GROUPS = ("tp", "pp", "ep", "dp")
+DECODE_GRID = ("interconnect_bytes_decode", "decode_time_comm", "decode_time_compute_gpu", "decode_time_memory_gpu",
+               "decode_time_bound", "decode_time_serial", "decode_tokens_per_s_replica", "decode_tokens_per_s_gpu",
+               "memory_per_gpu")
+SCALARS = ("gpus", "weight_bytes_per_gpu", "kv_bytes_per_token_per_gpu", "kv_capacity_tokens_replica",
+           "link_ridge", "tp_link_intensity", "tp_weight_crossover", "tp_link_bound_degree")
+
+
+@dataclass(frozen=True)
+class LinkChoice:
+    """The link one parallel group crosses."""
+
+    group: str  # tp, pp, ep, dp
+    span: int  # GPUs the group spans (its members lie within this many consecutive GPUs)
+    tier: str  # "none" (group of one), "scale-up" or "scale-out"
+    name: str
+    bandwidth_per_direction: float  # B/s
+    latency: float  # s (0 when the spec gives none: the bound stays a lower bound)
+    latency_given: bool
+    per_direction_from: str  # "spec" or "bandwidth/2"
+
+    def as_json(self) -> dict:
+        return {"group": self.group, "span": self.span, "tier": self.tier, "name": self.name,
+                "bandwidth_per_direction": self.bandwidth_per_direction, "latency": self.latency,
+                "latency_given": self.latency_given, "per_direction_from": self.per_direction_from}
+
+
+def spans(par: Parallelism) -> dict[str, int]:
+    """GPUs each group spans with tensor parallel innermost, then data (experts inside it), then pipeline."""
+    return {"tp": par.tp, "ep": par.ep, "dp": par.tp * par.dp, "pp": par.tp * par.dp * par.pp}
+
+
+def scale_up_size(hw: Hardware) -> int:
+    """GPUs reachable over the scale-up link: the link's domain or the node, whichever is larger."""
+    link_domain = (hw.link.domain if hw.link and hw.link.domain else 1)
+    node = (hw.node.gpus_per_node if hw.node and hw.node.gpus_per_node else 1)
+    return max(link_domain, node)
+
+
+def choose_links(hw: Hardware, par: Parallelism) -> tuple[dict[str, LinkChoice], list[str]]:
+    """The link of each group, and notes on what the spec left out."""
+    notes: list[str] = []
+    out: dict[str, LinkChoice] = {}
+    degree = {"tp": par.tp, "pp": par.pp, "ep": par.ep, "dp": par.dp}
+    size = scale_up_size(hw)
+    for g, span in spans(par).items():
+        up, down = hw.link, (hw.node.scale_out if hw.node else None)
+        if degree[g] == 1:
+            link, tier = up, "none"
+        elif span <= size or down is None:
+            link, tier = up, "scale-up"
+            if span > size:
+                notes.append(f"the {g} group spans {span} GPUs, more than the {size} of one scale-up domain, but "
+                             f"{hw.title}'s spec has no scale-out network (node.scale_out): its {g} traffic is "
+                             f"counted on the scale-up link, so the bound stays a lower bound")
+        else:
+            link, tier = down, "scale-out"
+        if link is None:  # one GPU and no interconnect in the spec: nothing is sent
+            out[g] = LinkChoice(g, span, "none", "", math.inf, 0.0, False, "")
+            continue
+        if degree[g] > 1 and link.latency is None:
+            notes.append(f"{link.name}: no latency in the spec; 0 is used, so the {g} collectives cost only "
+                         "their bytes and the bound stays a lower bound")
+        out[g] = LinkChoice(g, span, tier, link.name, link.bandwidth_per_direction, link.latency or 0.0,
+                            link.latency is not None, link.per_direction_from)
+    return out, sorted(set(notes))
+
+
+def layout_values(base: dict[str, float], model: Model, par: Parallelism, links: dict[str, LinkChoice],
+                  precision: Precision, accounting: str, pc: arch.ParameterCount, recipe: str = "bf16-grads") -> dict:
+    """The parallel symbols' values for one layout, on top of a single-card Env's values."""
+    v = dict(base)
+    scale = v["N"] / pc.total if accounting == "seed" else 1.0
+    v.update({"n_TP": float(par.tp), "n_PP": float(par.pp), "n_EP": float(par.ep), "n_DP": float(par.dp),
+              "N_x": float(pc.experts_routed) * scale, "L_x": float(pc.moe_layers),
+              "k_e": float(model.moe.active_experts) if model.moe else 0.0,
+              "b_a": activation_bytes_per_element(precision),
+              "s_kv": 1.0 if model.attention.kind == "mla" else float(min(par.tp, model.kv_heads))})
+    for g in GROUPS:
+        v[f"W_{g.upper()}"] = links[g].bandwidth_per_direction
+        v[f"alpha_{g.upper()}"] = links[g].latency
+    k_w, k_g, k_o = TRAINING_SPLIT[recipe]
+    v.update({"k_w": k_w, "k_g": k_g, "k_o": k_o})
+    return {k: np.float64(x) if isinstance(x, float) else x for k, x in v.items()}  # x/0 is inf, not an exception
+
+
+def at_batch(values: dict, model: Model, par: Parallelism, pc: arch.ParameterCount, accounting: str, batch) -> dict:
+    """Values at batch B: for MoE, the weights one micro-batch (B / min(pp, B) sequences) reads."""
+    out = dict(values)
+    bt = np.asarray(batch, dtype=float)
+    out["B"] = bt
+    if model.moe is not None:
+        micro = bt / np.minimum(float(par.pp), bt)
+        read = arch.parameters_read(model, micro, pc)
+        touched = arch.expected_experts_touched(model.moe.experts, model.moe.active_experts, micro)
+        experts = pc.moe_layers * touched * pc.expert_size
+        if accounting == "seed":  # the declared count, scaled as Env.at scales it (same operations, same bits)
+            out["N"] = read * values["N"] / pc.total
+            out["N_x"] = experts * values["N"] / pc.total
+        else:
+            out["N"], out["N_x"] = read, experts
+    return out
+
+
+@dataclass
+class ParallelResults:
+    parallelism: Parallelism
+    links: dict[str, LinkChoice]
+    notes: list[str]
+    scalars: dict[str, dict[str, float | None]] = field(default_factory=dict)  # accounting -> id -> value
+    per_context: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
+    decode: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)  # accounting -> id -> (B, S)
+    prefill: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
+    min_gpus: dict[str, np.ndarray] = field(default_factory=dict)  # accounting -> (B, S) GPUs, nan if none fits
+    min_layout: dict[str, list] = field(default_factory=dict)  # accounting -> [[(tp, pp) or None]] per (B, S)
+    training: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    activation_bytes: float = 2.0
+
+    def as_json(self) -> dict:
+        p = self.parallelism
+        return {"tp": p.tp, "pp": p.pp, "ep": p.ep, "dp": p.dp, "gpus": p.gpus,
+                "activation_bytes_per_element": self.activation_bytes,
+                "links": {g: c.as_json() for g, c in sorted(self.links.items())}, "notes": list(self.notes)}
+
+
+def _f(x) -> float | None:
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def _divisors(n: int, limit: int) -> list[int]:
+    return [x for x in range(1, min(n, limit) + 1) if n % x == 0]
+
+
+def tp_choices(model: Model, limit: int = 64) -> list[int]:
+    """TP degrees the loader accepts for ``model``: divisors of the query heads that split the KV heads evenly."""
+    out = []
+    for t in _divisors(model.heads, limit):
+        if model.attention.kind == "mla" or model.kv_heads % t == 0 or t % model.kv_heads == 0:
+            out.append(t)
+    return out
+
+
+def min_gpus_to_fit(q, values: dict, model: Model, batch, context, capacity: float, max_gpus: int = 4096):
+    """Smallest tp x pp (then the smaller pp) whose per-GPU memory holds the weights and B x S of KV.
+
+    Returns (gpus, tp, pp) arrays over (batch, context); nan / 0 where no layout up to ``max_gpus`` fits.
+    """
+    batch = np.asarray(batch, dtype=float)[:, None]
+    context = np.asarray(context, dtype=float)[None, :]
+    shape = np.broadcast_shapes(batch.shape, context.shape)
+    best = np.full(shape, np.nan)
+    best_tp = np.zeros(shape, dtype=int)
+    best_pp = np.zeros(shape, dtype=int)
+    layouts = sorted((t * p, p, t) for t in tp_choices(model) for p in range(1, model.layers + 1)
+                      if t * p <= max_gpus)
+    for g, p, t in layouts:
+        if np.all(np.isfinite(best)):
+            break
+        v = dict(values, n_TP=float(t), n_PP=float(p), n_EP=1.0,
+                 s_kv=1.0 if model.attention.kind == "mla" else float(min(t, model.kv_heads)), B=batch, S=context)
+        mem = np.broadcast_to(np.asarray(q["memory_per_gpu"](v), dtype=float), shape)
+        new = np.isnan(best) & (mem <= capacity)
+        best[new], best_tp[new], best_pp[new] = g, t, p
+    return best, best_tp, best_pp
+
+
+def evaluate_parallel(r) -> ParallelResults:
+    """The parallel quantities of an evaluated spec (``genreport.model.evaluate.Results``); appends its entries."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out = _evaluate(r)
+    r.entries.extend(_entries(r, out))
+    return out
+
+
+def _evaluate(r) -> ParallelResults:
+    spec = r.spec
+    par, hw, model = spec.parallelism, spec.hardware, spec.model
+    links, notes = choose_links(hw, par)
+    q = load()
+    out = ParallelResults(par, links, notes, activation_bytes=activation_bytes_per_element(spec.precision))
+    w = spec.workloads
+    batch = np.asarray(w.decode_batch, dtype=float)
+    ctx = np.asarray(w.decode_context, dtype=float)
+    recipe = w.recipes[0] if w.recipes else "bf16-grads"
+    for acc, env in r.envs.items():
+        base = layout_values(env.values, model, par, links, spec.precision, acc, env.pc, recipe)
+        sc = {qid: _f(q[qid](base)) for qid in SCALARS if qid not in ("tp_weight_crossover", "tp_link_bound_degree")}
+        one = at_batch(base, model, par, env.pc, acc, 1.0)
+        sc["tp_weight_crossover"] = _f(q["tp_weight_crossover"](one))
+        sc["tp_link_bound_degree"] = _f(q["tp_link_bound_degree"](base))
+        if sc["kv_capacity_tokens_replica"] is not None and sc["kv_capacity_tokens_replica"] < 0:
+            sc["kv_capacity_tokens_replica"] = 0.0
+        out.scalars[acc] = sc
+        if len(ctx):
+            cv = dict(base, S=ctx, c=np.asarray(env.at(context=ctx)["c"], dtype=float))
+            cap = np.maximum(np.asarray(q["capacity_batch_replica"](cv), dtype=float) * np.ones_like(ctx), 0.0)
+            cross = np.asarray(q["comm_hbm_crossover_batch"](cv), dtype=float) * np.ones_like(ctx)
+            out.per_context[acc] = {"capacity_batch_replica": cap,
+                                    "comm_hbm_crossover_batch": np.where(cross > 0, cross, np.nan)}
+        if len(batch) and len(ctx):
+            g = env.at(batch=batch[:, None], context=ctx[None, :])
+            v = at_batch(dict(base, S=g["S"], c=g["c"], d_h=g["d_h"]), model, par, env.pc, acc, batch[:, None])
+            shape = (len(batch), len(ctx))
+            out.decode[acc] = {qid: np.broadcast_to(np.asarray(q[qid](v), dtype=float), shape).copy()
+                               for qid in DECODE_GRID}
+            gpus, tp, pp = min_gpus_to_fit(q, dict(base, c=g["c"]), model, batch, ctx, hw.capacity)
+            out.min_gpus[acc] = gpus
+            out.min_layout[acc] = [[(int(tp[i, j]), int(pp[i, j])) if tp[i, j] else None for j in range(shape[1])]
+                                   for i in range(shape[0])]
+        if w.prefill_prompt:
+            t = np.asarray(w.prefill_prompt, dtype=float)
+            pv = dict(base, T=t)
+            out.prefill[acc] = {qid: np.asarray(q[qid](pv), dtype=float) * np.ones_like(t)
+                                for qid in ("prefill_time_comm", "prefill_time_bound")}
+    if w.training_tokens:
+        env = r.envs["seed"]
+        tr: dict[str, float | None] = {}
+        for rec in w.recipes:
+            base = layout_values(env.values, model, par, links, spec.precision, "seed", env.pc, rec)
+            sfx = "" if rec == w.recipes[0] else f"@{rec}"
+            for stage in range(4):
+                tr[f"training_state_per_gpu_zero{stage}{sfx}"] = _f(q[f"training_state_per_gpu_zero{stage}"](base))
+        base = layout_values(env.values, model, par, links, spec.precision, "seed", env.pc, recipe)
+        tv = dict(base, T=float(w.training_tokens))
+        for qid in ("training_grad_comm_time", "training_zero3_comm_time", "training_backward_time",
+                    "training_overlap_tokens"):
+            tr[qid] = _f(q[qid](tv))
+        if par.dp == 1:  # one replica: no gradient exchange to hide
+            tr["training_overlap_tokens"] = None
+        out.training["seed"] = tr
+    return out
+
+
+def _entries(r, out: ParallelResults) -> list:
+    from genreport.formulas.compiled import render_latex
+    from genreport.model.evaluate import Entry
+
+    w = r.spec.workloads
+    dense = r.spec.model.moe is None
+    entries = []
+
+    def add(qid, params, value, acc, suffix, unit=None):
+        c = r.q[qid]
+        variant = ("seed" if dense else "full") if acc == "seed" else "exact"
+        tex = f"{c.symbol} = {render_latex(c.latex.get(variant) or c.latex['full'], c.args)}"
+        entries.append(Entry(qid + suffix, params, None if value is None else _f(value), unit or c.unit, c.symbol,
+                             tex, acc))
+
+    for acc in out.scalars:
+        suffix = "" if acc == "seed" else "_exact"
+        for qid, value in out.scalars[acc].items():
+            if acc == "exact" and qid in ("gpus", "link_ridge"):
+                continue
+            add(qid, {}, value, acc, suffix)
+        for qid, arr in out.per_context.get(acc, {}).items():
+            for j, s in enumerate(w.decode_context):
+                add(qid, {"context": s}, arr[j], acc, suffix)
+        for qid, grid in out.decode.get(acc, {}).items():
+            for i, b in enumerate(w.decode_batch):
+                for j, s in enumerate(w.decode_context):
+                    add(qid, {"batch": b, "context": s}, grid[i, j], acc, suffix)
+        if acc in out.min_gpus:
+            for i, b in enumerate(w.decode_batch):
+                for j, s in enumerate(w.decode_context):
+                    entries.append(Entry("min_gpus_to_fit" + suffix, {"batch": b, "context": s},
+                                         _f(out.min_gpus[acc][i, j]), "1", r"n_{fit}(B, S)",
+                                         r"n_{fit} = \min n_{TP} n_{PP} : M_{g}(B, S) \le C", acc))
+        for qid, arr in out.prefill.get(acc, {}).items():
+            for i, t in enumerate(w.prefill_prompt):
+                add(qid, {"tokens": t}, arr[i], acc, suffix)
+    for key, value in out.training.get("seed", {}).items():
+        qid, _, rec = key.partition("@")
+        params = {"recipe": rec} if rec else ({"recipe": w.recipes[0]} if qid.startswith("training_state") else {})
+        if qid in ("training_backward_time",):
+            params = {"tokens": w.training_tokens}
+        add(qid, params, value, "seed", "")
+    return entries
