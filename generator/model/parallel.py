@@ -310,3 +310,130 @@ def _entries(r, out: ParallelResults) -> list:
             params = {"tokens": w.training_tokens}
         add(qid, params, value, "seed", "")
     return entries
+
+
+# ----------------------------------------------------------------------------------------------- planning
+
+PLAN_PRECISIONS = ("bf16", "fp8", "int8", "int4")
+BINDS = ("compute", "HBM", "interconnect")
+
+
+@dataclass(frozen=True)
+class PlanRow:
+    precision: str
+    tp: int
+    pp: int
+    ep: int
+    gpus: int
+    weight_bytes_per_gpu: float
+    capacity_batch: int  # sequences of the context one replica holds
+    batch: int  # the batch chosen: the largest up to the one asked that fits and meets the latency target
+    limit: str  # what stopped the batch: "batch" (the one asked), "capacity" or "latency"
+    binds: str  # compute, HBM, interconnect; "capacity" when the KV cache limits the batch
+    time_bound: float  # s, strict lower bound of a decode round at the chosen batch
+    time_serial: float  # s, serialized estimate
+    time_comm: float  # s, interconnect ledger
+    tokens_per_s_replica: float
+    tokens_per_s_gpu: float
+    links: str  # e.g. "tp: scale-up NVLink 4"
+
+    def as_json(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Plan:
+    rows: list[PlanRow]
+    rejected: dict[str, int]  # why -> how many layouts
+    skipped_precisions: list[tuple[str, str]]  # (precision, why)
+    estimate: str
+
+
+def _pp_choices(layers: int, limit: int) -> list[int]:
+    return [p for p in range(1, min(layers, limit) + 1) if layers % p == 0]
+
+
+def _ep_choices(model: Model, tp: int) -> list[int]:
+    if model.moe is None:
+        return [1]
+    return [e for e in range(1, tp + 1) if model.moe.experts % e == 0 and tp % e == 0]
+
+
+def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | None = None,
+         precisions=PLAN_PRECISIONS, max_gpus: int = 64, accounting: str = "seed", estimate: str = "bound") -> Plan:
+    """Every tp x pp (x ep) layout and weight precision whose replica holds at least one sequence of ``context``.
+
+    For each, the largest batch up to ``batch`` that fits in the KV capacity and whose decode round (the strict
+    bound, or the serialized estimate with ``estimate="serial"``) meets ``latency``; rows sorted by tokens/s per
+    GPU at that batch, best first.  Pipeline stages divide the layers; expert parallelism stays inside the tp
+    group (one replica: dp = 1, which changes nothing per GPU).
+    """
+    from genreport.load.loader import _precision
+    from genreport.model.evaluate import make_env
+
+    q = load()
+    rows: list[PlanRow] = []
+    skipped: list[tuple[str, str]] = []
+    rejected = {"weights do not fit": 0, "no sequence of the context fits": 0, "misses the latency target": 0}
+    if hw.link is None and max_gpus > 1:  # no link in the spec: nothing to price the collectives with
+        skipped.append(("layouts of more than one GPU", f"{hw.title}'s spec has no interconnect"))
+        max_gpus = 1
+    batches = np.arange(1, batch + 1, dtype=float)
+    s = float(context)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for name in precisions:
+            prec = _precision(name)
+            if prec.compute not in hw.dense:
+                skipped.append((name, f"{hw.title} has no dense {prec.compute} peak"))
+                continue
+            for acc_env in (make_env(hw, model, prec, accounting),):
+                ctx = acc_env.at(context=s)
+                for tp in tp_choices(model, max_gpus):
+                    for pp in _pp_choices(model.layers, max_gpus // tp):
+                        for ep in _ep_choices(model, tp):
+                            row = _plan_one(q, acc_env, model, hw, prec, name, Parallelism(tp, pp, ep, 1), ctx,
+                                            batches, latency, accounting, estimate, rejected)
+                            if row is not None:
+                                rows.append(row)
+    order = {p: i for i, p in enumerate(precisions)}
+    rows.sort(key=lambda r: (-r.tokens_per_s_gpu, r.gpus, order.get(r.precision, 99), r.tp, r.pp, r.ep))
+    return Plan(rows, rejected, skipped, estimate)
+
+
+def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, accounting, estimate, rejected):
+    links, _ = choose_links(hw, par)
+    base = layout_values(env.values, model, par, links, prec, accounting, env.pc)
+    w_gpu = float(q["weight_bytes_per_gpu"](base))
+    if w_gpu > hw.capacity:
+        rejected["weights do not fit"] += 1
+        return None
+    cv = dict(base, S=np.float64(ctx["S"]), c=np.float64(np.ravel(ctx["c"])[0]), d_h=np.float64(np.ravel(ctx["d_h"])[0]))
+    cap = float(q["capacity_batch_replica"](cv))
+    if not cap >= 1:
+        rejected["no sequence of the context fits"] += 1
+        return None
+    v = at_batch(cv, model, par, env.pc, accounting, batches)
+    t_bound = np.asarray(q["decode_time_bound"](v), dtype=float) * np.ones_like(batches)
+    t_serial = np.asarray(q["decode_time_serial"](v), dtype=float) * np.ones_like(batches)
+    t_use = t_bound if estimate == "bound" else t_serial
+    ok = batches <= cap
+    if latency is not None:
+        ok &= t_use <= latency
+    if not ok.any():
+        rejected["misses the latency target"] += 1
+        return None
+    i = int(np.flatnonzero(ok)[-1])
+    b = int(batches[i])
+    if b == int(batches[-1]):
+        limit = "batch"
+    elif b >= cap:
+        limit = "capacity"
+    else:
+        limit = "latency"
+    ledgers = [float(np.ravel(q[qid](v))[i] if np.ndim(q[qid](v)) else q[qid](v))
+               for qid in ("decode_time_compute_gpu", "decode_time_memory_gpu", "decode_time_comm")]
+    binds = "capacity" if limit == "capacity" else BINDS[int(np.argmax(ledgers))]
+    link_text = ", ".join(f"{g}: {c.tier} {c.name}" for g, c in links.items() if c.tier != "none") or "-"
+    t = float(t_use[i])
+    return PlanRow(name, par.tp, par.pp, par.ep, par.gpus, w_gpu, int(min(cap, 1e9)), b, limit, binds,
+                   float(t_bound[i]), float(t_serial[i]), ledgers[2], b / t, b / (t * par.gpus), link_text)
