@@ -49,12 +49,22 @@ workloads:
 """
 
 
-def spec_for(tmp_path, model="llama-3.1-70b", precision="bf16", tp=1, pp=1, ep=1, dp=1, link=NVLINK4):
+def spec_for(tmp_path, model="llama-3.1-70b", precision="bf16", tp=1, pp=1, ep=1, dp=1, link=None):
+    """The spec on the catalog's H100 SXM, or with ``link`` (and a DGX-like node) in place of its interconnect."""
     path = tmp_path / f"{model}-{tp}-{pp}-{ep}-{dp}.yaml"
     path.write_text(SPEC.format(model=model, precision=precision, tp=tp, pp=pp, ep=ep, dp=dp), encoding="utf-8")
     spec = load_report(path)
+    if link is None:
+        return spec
     hw = replace(spec.hardware, link=link, node=Node(gpus_per_node=8, scale_out=IB_NDR))
     return replace(spec, hardware=hw)
+
+
+def test_catalog_h100_link_is_the_hand_count_one():
+    hw = load_hardware(ROOT / "specs" / "hardware" / "h100-sxm.yaml")
+    assert hw.link.bandwidth_per_direction == NVLINK4.bandwidth_per_direction
+    assert hw.link.latency == pytest.approx(NVLINK4.latency, rel=1e-12)
+    assert hw.node.scale_out.bandwidth_per_direction == IB_NDR.bandwidth_per_direction
 
 
 def entry(r, qid, **params):
@@ -241,8 +251,7 @@ def test_comm_hbm_crossover_batch(tmp_path):
 
 @pytest.fixture(scope="module")
 def h100():
-    hw = load_hardware(ROOT / "specs" / "hardware" / "h100-sxm.yaml")
-    return replace(hw, link=hw.link and replace(hw.link, latency=hw.link.latency or 0.6e-6))
+    return load_hardware(ROOT / "specs" / "hardware" / "h100-sxm.yaml")
 
 
 def test_plan_405b_bf16_needs_at_least_ten_h100(h100):

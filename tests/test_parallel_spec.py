@@ -73,11 +73,28 @@ def test_tp_that_splits_kv_heads_unevenly(tmp_path):
     assert "tp 5 does not divide the 8 KV heads" in str(exc.value)
 
 
-def test_interconnect_per_direction_defaults_to_half(tmp_path):
-    # the committed h100-sxm spec gives the datasheet's bidirectional 900 GB/s only
+def test_interconnect_read_from_the_catalog():
+    # H100 SXM: NVLink 4, 900 GB/s both directions = 450 GB/s each way, 0.6 us per ring step (NCCL's LL model),
+    # 8 GPUs per NVSwitch domain; DGX H100: one 400 Gb/s ConnectX-7 per GPU = 50 GB/s per direction
     hw = load_hardware(ROOT / "specs" / "hardware" / "h100-sxm.yaml")
-    assert hw.link is not None and hw.link.bandwidth == 900e9
-    if hw.link.per_direction_from == "bandwidth/2":
-        assert hw.link.bandwidth_per_direction == 450e9
-    else:  # the sourced per-direction figure
-        assert hw.link.bandwidth_per_direction == 450e9
+    assert hw.link.bandwidth == 900e9 and hw.link.bandwidth_per_direction == 450e9
+    assert hw.link.per_direction_from == "spec"
+    assert hw.link.latency == pytest.approx(0.6e-6) and hw.link.domain == 8
+    assert hw.node.gpus_per_node == 8
+    assert hw.node.scale_out.bandwidth_per_direction == 50e9 and hw.node.scale_out.latency == pytest.approx(2.7e-6)
+    assert hw.interconnect == (hw.link.name, 900e9)  # the old field is unchanged
+
+
+def test_interconnect_per_direction_defaults_to_half(tmp_path):
+    text = (ROOT / "tests" / "bad_specs" / "hardware" / "ok.yaml").read_text()
+    path = tmp_path / "hw.yaml"
+    path.write_text(text + 'interconnect: {name: PCIe Gen5 x16, bandwidth: "128 GB/s"}\n', encoding="utf-8")
+    hw = load_hardware(path)
+    assert hw.link.bandwidth_per_direction == 64e9 and hw.link.per_direction_from == "bandwidth/2"
+    assert hw.link.latency is None and hw.link.domain is None and hw.node is None
+
+
+def test_every_catalog_gpu_has_a_link():
+    for path in sorted((ROOT / "specs" / "hardware").glob("*.yaml")):
+        hw = load_hardware(path)
+        assert hw.link is not None and hw.link.bandwidth_per_direction > 0, path.name

@@ -268,6 +268,7 @@ def _evaluate(r) -> ParallelResults:
 
 def _entries(r, out: ParallelResults) -> list:
     from genreport.formulas.compiled import render_latex
+    from genreport.formulas.variants import variant_for
     from genreport.model.evaluate import Entry
 
     w = r.spec.workloads
@@ -276,7 +277,7 @@ def _entries(r, out: ParallelResults) -> list:
 
     def add(qid, params, value, acc, suffix, unit=None):
         c = r.q[qid]
-        variant = ("seed" if dense else "full") if acc == "seed" else "exact"
+        variant = variant_for(acc, moe=not dense, activation=bool(w.activation_bytes))
         tex = f"{c.symbol} = {render_latex(c.latex.get(variant) or c.latex['full'], c.args)}"
         entries.append(Entry(qid + suffix, params, None if value is None else _f(value), unit or c.unit, c.symbol,
                              tex, acc))
