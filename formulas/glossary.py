@@ -65,7 +65,7 @@ PARALLEL_ENTRIES: tuple[Entry, ...] = (
     Entry("n_EP", r"n_{EP}", "1", "expert-parallel degree: GPUs of the tp x dp group that split the routed experts"),
     Entry("n_DP", r"n_{DP}", "1", "data-parallel degree: replicas of the tp x pp group"),
     Entry("n_g", r"n_{g}", "1", "GPUs in one collective group"),
-    Entry("Z", r"Z", "B", "message: bytes each GPU contributes to one collective"),
+    Entry("Z_g", r"Z_{g}", "B", "message: bytes each GPU contributes to one collective"),
     Entry("W_x", r"W_{x}", "B/s", "link bandwidth per direction per GPU (what one GPU sends while it receives as much)"),
     Entry("alpha", r"\alpha", "s", "fixed time of one collective step (one ring hop) at small message sizes"),
     Entry("W_TP", r"W_{TP}", "B/s", "per-direction bandwidth of the link the tensor-parallel group crosses"),

@@ -40,7 +40,7 @@ GSHARD = "Lepikhin et al. 2020, GShard, section 2.2 (dispatch and combine all-to
 ZERO = "Rajbhandari et al. SC'20, ZeRO, section 5, figure 1"
 
 (n_TP, n_PP, n_EP, n_DP, n_g, Z, W_x, alpha, N_x, L_x, k_e, b_a, s_kv, k_w, k_g, k_o) = (
-    sym(x) for x in ("n_TP", "n_PP", "n_EP", "n_DP", "n_g", "Z", "W_x", "alpha", "N_x", "L_x", "k_e", "b_a",
+    sym(x) for x in ("n_TP", "n_PP", "n_EP", "n_DP", "n_g", "Z_g", "W_x", "alpha", "N_x", "L_x", "k_e", "b_a",
                      "s_kv", "k_w", "k_g", "k_o"))
 W_TP, a_TP, W_PP, a_PP, W_EP, a_EP, W_DP, a_DP = (
     sym(x) for x in ("W_TP", "alpha_TP", "W_PP", "alpha_PP", "W_EP", "alpha_EP", "W_DP", "alpha_DP"))
@@ -56,7 +56,7 @@ def all_reduce_time(n=n_g, Z=Z, W=W_x, alpha=alpha):
     A reduce-scatter then an all-gather, n-1 steps each (Thakur et al. 2005; NCCL's bus bandwidth
     busBw = algBw 2 (n-1)/n).  Zero for n = 1.
 
-    >>> t = all_reduce_time().subs({sym('n_g'): 8, sym('Z'): 16384, sym('W_x'): 450e9, sym('alpha'): 0.6e-6})
+    >>> t = all_reduce_time().subs({sym('n_g'): 8, sym('Z_g'): 16384, sym('W_x'): 450e9, sym('alpha'): 0.6e-6})
     >>> round(float(t) * 1e6, 3)
     8.464
     """
@@ -192,20 +192,29 @@ def decode_time_pp():
     return sends * microbatches() * p2p_time(B * d * b_a / (microbatches() * n_TP), W_PP, a_PP)
 
 
-def decode_time_ep():
-    """Expert all-to-alls of one GPU in a decode round [s]: 2 (L_x/n_PP) m all-to-alls of B k_e d b_a / (m n_EP).
+def ep_token_split():
+    """Ways a replica's tokens are spread over the GPUs that dispatch them to the experts [1]: min(n_EP, n_TP).
 
-    Dispatch sends each token's activations to its k_e experts, combine brings them back (GShard 2.2);
-    the tokens are spread evenly over the n_EP GPUs.
+    Inside one replica (n_EP <= n_TP) every GPU has all B tokens after the all-reduce and dispatches 1/n_EP
+    of them; an expert group wider than a replica (n_EP > n_TP: data-parallel attention) gathers n_EP/n_TP
+    replicas, each GPU dispatching its replica's B tokens over its n_TP share: B / n_TP per GPU.
     """
-    z = B * k_e * d * b_a / (microbatches() * n_EP)
+    return sp.Min(n_EP, n_TP)
+
+
+def decode_time_ep():
+    """Expert all-to-alls of one GPU in a decode round [s]: 2 (L_x/n_PP) m all-to-alls of B k_e d b_a / (m min(n_EP, n_TP)).
+
+    Dispatch sends each token's activations to its k_e experts, combine brings them back (GShard 2.2).
+    """
+    z = B * k_e * d * b_a / (microbatches() * ep_token_split())
     return 2 * L_x / n_PP * microbatches() * all_to_all_time(n_EP, z, W_EP, a_EP)
 
 
 def decode_interconnect_bytes():
     """Bytes one GPU sends in a decode round [B]: all-reduces 4 (n_TP-1)/n_TP L B d b_a / n_PP, plus all-to-alls and stage sends."""
     tp = 2 * L / n_PP * 2 * (n_TP - 1) / n_TP * tp_all_reduce_bytes()
-    ep = 2 * L_x / n_PP * (n_EP - 1) / n_EP * B * k_e * d * b_a / n_EP
+    ep = 2 * L_x / n_PP * (n_EP - 1) / n_EP * B * k_e * d * b_a / ep_token_split()
     pp = sp.Min(1, n_PP - 1) * B * d * b_a / n_TP
     return tp + ep + pp
 
@@ -266,7 +275,7 @@ def prefill_time_tp():
 
 def prefill_time_comm():
     """Interconnect ledger of a prefill of T tokens (one prompt, no micro-batching) [s]: TP, EP and PP."""
-    ep = 2 * L_x / n_PP * all_to_all_time(n_EP, T * k_e * d * b_a / n_EP, W_EP, a_EP)
+    ep = 2 * L_x / n_PP * all_to_all_time(n_EP, T * k_e * d * b_a / ep_token_split(), W_EP, a_EP)
     pp = sp.Min(1, n_PP - 1) * p2p_time(T * d * b_a / n_TP, W_PP, a_PP)
     return prefill_time_tp() + ep + pp
 

@@ -119,14 +119,23 @@ def layout_values(base: dict[str, float], model: Model, par: Parallelism, links:
 
 
 def at_batch(values: dict, model: Model, par: Parallelism, pc: arch.ParameterCount, accounting: str, batch) -> dict:
-    """Values at batch B: for MoE, the weights one micro-batch (B / min(pp, B) sequences) reads."""
+    """Values at batch B: for MoE, the weights one micro-batch (B / min(pp, B) sequences) reads.
+
+    With ep > tp the experts of one GPU serve the micro-batches of ep/tp replicas, so the experts touched are
+    those of all their tokens.
+    """
     out = dict(values)
     bt = np.asarray(batch, dtype=float)
     out["B"] = bt
     if model.moe is not None:
         micro = bt / np.minimum(float(par.pp), bt)
-        read = arch.parameters_read(model, micro, pc)
-        touched = arch.expected_experts_touched(model.moe.experts, model.moe.active_experts, micro)
+        if par.ep <= par.tp:  # the expert group lies inside the replica: its micro-batch picks the experts
+            read = arch.parameters_read(model, micro, pc)
+            touched = arch.expected_experts_touched(model.moe.experts, model.moe.active_experts, micro)
+        else:  # an expert group of ep/tp replicas (data-parallel attention): all their tokens pick the experts
+            group = micro * (par.ep / par.tp)
+            touched = arch.expected_experts_touched(model.moe.experts, model.moe.active_experts, group)
+            read = pc.total - pc.experts_routed + pc.moe_layers * touched * pc.expert_size
         experts = pc.moe_layers * touched * pc.expert_size
         if accounting == "seed":  # the declared count, scaled as Env.at scales it (same operations, same bits)
             out["N"] = read * values["N"] / pc.total
