@@ -447,3 +447,38 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     t = float(t_use[i])
     return PlanRow(name, par.tp, par.pp, par.ep, par.gpus, w_gpu, int(min(cap, 1e9)), b, limit, binds,
                    float(t_bound[i]), float(t_serial[i]), ledgers[2], b / t, b / (t * par.gpus), link_text)
+
+
+# ----------------------------------------------------------------------------------------------- one point
+
+@dataclass(frozen=True)
+class Point:
+    """The bounds of one layout at one workload point (for audits of published numbers and for ``plan``)."""
+
+    weights_fit: bool
+    capacity_batch: float  # sequences of the context one replica holds
+    time_bound: float  # s, strict lower bound of a decode round
+    time_serial: float  # s, serialized estimate
+    time_comm: float  # s, interconnect ledger of a decode round
+    prefill_bound: float  # s, strict lower bound of one prefill of ``prompt`` tokens (nan without a prompt)
+
+
+def point(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batch: float, context: float,
+          prompt: float | None = None, accounting: str = "seed") -> Point:
+    """Decode (and prefill) bounds of ``model`` on ``hw`` laid out as ``par`` at one batch and context."""
+    from genreport.model.evaluate import make_env
+
+    q = load()
+    env = make_env(hw, model, precision, accounting)
+    links, _ = choose_links(hw, par)
+    base = layout_values(env.values, model, par, links, precision, accounting, env.pc)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        ctx = env.at(context=float(context))
+        cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(ctx["c"])[0]),
+                  d_h=np.float64(np.ravel(ctx["d_h"])[0]))
+        w_gpu = float(q["weight_bytes_per_gpu"](base))
+        cap = float(q["capacity_batch_replica"](cv))
+        v = at_batch(cv, model, par, env.pc, accounting, float(batch))
+        pre = float(q["prefill_time_bound"](dict(base, T=np.float64(prompt)))) if prompt else math.nan
+        return Point(w_gpu <= hw.capacity, max(cap, 0.0), float(q["decode_time_bound"](v)),
+                     float(q["decode_time_serial"](v)), float(q["decode_time_comm"](v)), pre)
