@@ -152,13 +152,15 @@ def microbatches():
     return sp.Min(n_PP, B)
 
 
-def pipeline_factor():
-    """A round of the pipeline lasts n_PP / m times one GPU's busy time [1] (m micro-batches, n_PP stages).
+def pipelined(busy, busy_last):
+    """A round of the pipeline from the per-round ledger of a GPU [s]: max(X, ((n_PP - 1) X + X_L) / m).
 
-    Each micro-batch passes all n_PP stages in turn, so a round (every sequence advances one token)
-    takes n_PP stage times, of which each GPU is busy m: the bubble of Narayanan et al. SC'21 section 2.2.
+    Every GPU must do its round's work (X, its busiest ledger; X_L for the last stage, which sends no
+    activations on), and each micro-batch walks the n_PP stages in turn, X/m per stage and X_L/m at the
+    last: with fewer micro-batches than stages (m < n_PP) the walk is longer than the work, the bubble of
+    Narayanan et al. SC'21 section 2.2.  Equals X on one stage.
     """
-    return n_PP / microbatches()
+    return sp.Max(busy, ((n_PP - 1) * busy + busy_last) / microbatches())
 
 
 def decode_flops_per_gpu():
@@ -238,32 +240,33 @@ def decode_time_memory_gpu():
     return decode_bytes_per_gpu() / W
 
 
-def decode_time_bound():
-    """Strict lower bound of a decode round [s]: (n_PP/m) max(compute, HBM, interconnect) per GPU.
+def decode_time_comm_last():
+    """Interconnect ledger of a last-stage GPU in a decode round [s]: no activations to send on.
 
-    The three ledgers perfectly overlapped, stretched by the pipeline bubble.  On one GPU it is
-    max(F/P, Q/W), seed 003 figure 1.
+    It returns the sampled token ids to the first stage, a few bytes: one step latency per micro-batch.
     """
-    return pipeline_factor() * sp.Max(decode_time_compute_gpu(), decode_time_memory_gpu(), decode_time_comm())
+    return decode_time_tp() + decode_time_ep() + sp.Min(1, n_PP - 1) * microbatches() * a_PP
+
+
+def decode_time_bound():
+    """Strict lower bound of a decode round [s]: the ledgers overlapped per GPU, through the pipeline.
+
+    X = max(compute, HBM, interconnect) of one GPU's round, X_L the same at the last stage; the round
+    lasts max(X, ((n_PP - 1) X + X_L) / m) (:func:`pipelined`).  On one GPU it is max(F/P, Q/W), seed 003
+    figure 1.
+    """
+    comp, mem = decode_time_compute_gpu(), decode_time_memory_gpu()
+    return pipelined(sp.Max(comp, mem, decode_time_comm()), sp.Max(comp, mem, decode_time_comm_last()))
 
 
 def decode_time_serial():
-    """Serialized estimate of a decode round [s]: (n_PP/m) (max(compute, HBM) + interconnect) per GPU.
+    """Serialized estimate of a decode round [s]: max(compute, HBM) + interconnect per GPU, through the pipeline.
 
     The all-reduces sit on the critical path (the next layer needs their result), as in real decode
     engines without compute-communication overlap; not a bound, an estimate.
     """
-    return pipeline_factor() * (sp.Max(decode_time_compute_gpu(), decode_time_memory_gpu()) + decode_time_comm())
-
-
-def decode_tokens_per_s_replica():
-    """Decode tokens per second of one replica at the strict bound [token/s]: B / t_bound."""
-    return B / decode_time_bound()
-
-
-def decode_tokens_per_s_gpu():
-    """Decode tokens per second per GPU at the strict bound [token/s]: B / (t_bound n_TP n_PP)."""
-    return B / (decode_time_bound() * n_TP * n_PP)
+    work = sp.Max(decode_time_compute_gpu(), decode_time_memory_gpu())
+    return pipelined(work + decode_time_comm(), work + decode_time_comm_last())
 
 
 # ----------------------------------------------------------------------------------------------- prefill
@@ -274,10 +277,14 @@ def prefill_time_tp():
 
 
 def prefill_time_comm():
-    """Interconnect ledger of a prefill of T tokens (one prompt, no micro-batching) [s]: TP, EP and PP."""
+    """Interconnect ledger of a prefill of T tokens on a GPU that sends to the next stage [s]: TP, EP and PP."""
+    return prefill_time_comm_last() + sp.Min(1, n_PP - 1) * p2p_time(T * d * b_a / n_TP, W_PP, a_PP)
+
+
+def prefill_time_comm_last():
+    """Interconnect ledger of a prefill on the last stage (or the only one) [s]: its all-reduces and all-to-alls."""
     ep = 2 * L_x / n_PP * all_to_all_time(n_EP, T * k_e * d * b_a / ep_token_split(), W_EP, a_EP)
-    pp = sp.Min(1, n_PP - 1) * p2p_time(T * d * b_a / n_TP, W_PP, a_PP)
-    return prefill_time_tp() + ep + pp
+    return prefill_time_tp() + ep
 
 
 def prefill_flops():
@@ -287,13 +294,14 @@ def prefill_flops():
 
 
 def prefill_time_bound():
-    """Strict lower bound of a prefill of T tokens [s]: n_PP max(compute, HBM, interconnect) per GPU.
+    """Strict lower bound of a prefill of T tokens [s]: (n_PP - 1) X + X_L, X = max(compute, HBM, interconnect).
 
-    One prompt passes the n_PP stages one after another (no chunking), so each stage's time counts.
+    One prompt (one micro-batch) passes the n_PP stages one after another; every stage but the last also
+    sends its activations on.  On one GPU: max(F/P, Q/W).
     """
     t_comp = prefill_flops() / (n_TP * n_PP * P)
     t_mem = (weight_bytes_per_gpu(N - N_e) + T * kv_bytes_per_token_per_gpu()) / W
-    return n_PP * sp.Max(t_comp, t_mem, prefill_time_comm())
+    return (n_PP - 1) * sp.Max(t_comp, t_mem, prefill_time_comm()) + sp.Max(t_comp, t_mem, prefill_time_comm_last())
 
 
 # ----------------------------------------------------------------------------------------------- training

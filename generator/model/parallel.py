@@ -34,8 +34,12 @@ TRAINING_SPLIT = {"bf16-grads": (2.0, 2.0, 12.0), "fp32-grads": (2.0, 4.0, 12.0)
 
 GROUPS = ("tp", "pp", "ep", "dp")
 DECODE_GRID = ("interconnect_bytes_decode", "decode_time_comm", "decode_time_compute_gpu", "decode_time_memory_gpu",
-               "decode_time_bound", "decode_time_serial", "decode_tokens_per_s_replica", "decode_tokens_per_s_gpu",
-               "memory_per_gpu")
+               "decode_time_bound", "decode_time_serial", "memory_per_gpu")
+# Throughputs at the strict bound, from decode_time_bound (their expanded formulas would only repeat it).
+RATES = {
+    "decode_tokens_per_s_replica": (r"\text{tok/s}_{r}(B, S)", r"\text{tok/s}_{r} = \frac{B}{t_{bound}}"),
+    "decode_tokens_per_s_gpu": (r"\text{tok/s}_{g}(B, S)", r"\text{tok/s}_{g} = \frac{B}{t_{bound} \, n_{TP} \, n_{PP}}"),
+}
 SCALARS = ("gpus", "weight_bytes_per_gpu", "kv_bytes_per_token_per_gpu", "kv_capacity_tokens_replica",
            "link_ridge", "tp_link_intensity", "tp_weight_crossover", "tp_link_bound_degree")
 
@@ -245,8 +249,10 @@ def _evaluate(r) -> ParallelResults:
             g = env.at(batch=batch[:, None], context=ctx[None, :])
             v = at_batch(dict(base, S=g["S"], c=g["c"], d_h=g["d_h"]), model, par, env.pc, acc, batch[:, None])
             shape = (len(batch), len(ctx))
-            out.decode[acc] = {qid: np.broadcast_to(np.asarray(q[qid](v), dtype=float), shape).copy()
-                               for qid in DECODE_GRID}
+            grid = {qid: np.broadcast_to(np.asarray(q[qid](v), dtype=float), shape).copy() for qid in DECODE_GRID}
+            grid["decode_tokens_per_s_replica"] = batch[:, None] / grid["decode_time_bound"]
+            grid["decode_tokens_per_s_gpu"] = batch[:, None] / (grid["decode_time_bound"] * par.replica_gpus)
+            out.decode[acc] = grid
             gpus, tp, pp = min_gpus_to_fit(q, dict(base, c=g["c"]), model, batch, ctx, hw.capacity)
             out.min_gpus[acc] = gpus
             out.min_layout[acc] = [[(int(tp[i, j]), int(pp[i, j])) if tp[i, j] else None for j in range(shape[1])]
@@ -285,6 +291,10 @@ def _entries(r, out: ParallelResults) -> list:
     entries = []
 
     def add(qid, params, value, acc, suffix, unit=None):
+        if qid in RATES:
+            symbol, tex = RATES[qid]
+            entries.append(Entry(qid + suffix, params, _f(value), "token/s", symbol, tex, acc))
+            return
         c = r.q[qid]
         variant = variant_for(acc, moe=not dense, activation=bool(w.activation_bytes))
         tex = f"{c.symbol} = {render_latex(c.latex.get(variant) or c.latex['full'], c.args)}"
