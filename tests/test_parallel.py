@@ -309,3 +309,45 @@ def test_plan_bad_input(capsys, args, text):
 def test_parallelism_label():
     assert Parallelism(tp=8).label() == "tp8"
     assert Parallelism().label() == "1 GPU"
+
+
+# ----------------------------------------------------------------------------------------------- report helpers
+
+def test_smallest_layout_of_405b_on_h100(h100):
+    from genreport.model.parallel import smallest
+
+    model = load_model(ROOT / "specs" / "models" / "llama-3.1-405b.yaml")
+    best = smallest(plan(model, h100, 1, 8192, precisions=("bf16",)))
+    assert best.gpus >= 10 and best.precision == "bf16"
+    # 810 GB over the smallest valid tp x pp: tp must divide 128 heads and split 8 KV heads, pp divide 126 layers
+    assert best.gpus == min(t * p for t in (1, 2, 4, 8, 16, 32, 64) for p in (1, 2, 3, 6, 7, 9, 14, 18)
+                            if 405e9 * 2 / (t * p) < 80 * 2**30)
+
+
+def test_scaling_rows_split_the_round(h100):
+    from genreport.model.parallel import scaling
+
+    model = load_model(ROOT / "specs" / "models" / "llama-3.1-70b.yaml")
+    from genreport.load.loader import _precision
+
+    rows = scaling(model, h100, _precision("bf16"), 1, 1024, degrees=(1, 2, 4, 8, 16))
+    assert [r["tp"] for r in rows] == [1, 2, 4, 8, 16]
+    assert [r["fits"] for r in rows] == [False, True, True, True, True]
+    hbm = [r["hbm"] for r in rows]
+    assert all(a > b for a, b in zip(hbm, hbm[1:], strict=False))  # each GPU streams less
+    comm = [r["interconnect"] for r in rows]
+    assert comm[0] == 0 and all(a < b for a, b in zip(comm, comm[1:], strict=False))  # and talks more
+    assert rows[4]["link"] == "scale-out"  # 16 GPUs leave the 8-GPU NVLink domain
+    for r in rows:
+        assert r["bound"] == max(r["compute"], r["hbm"], r["interconnect"])
+        assert r["serial"] == pytest.approx(max(r["compute"], r["hbm"]) + r["interconnect"], rel=1e-12)
+
+
+def test_fit_map_of_70b_on_h100(h100):
+    from genreport.model.parallel import fit_map
+
+    model = load_model(ROOT / "specs" / "models" / "llama-3.1-70b.yaml")
+    got = fit_map(model, h100, [1024, 131072], batch=1)
+    assert got["bf16"][0] == 2 and got["fp8"][0] == 1  # 141 GB needs two cards, 70.6 GB fits one
+    assert got["int4"][0] == 1
+    assert got["bf16"][1] >= got["bf16"][0]  # a 128k context needs at least as many

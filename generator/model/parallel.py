@@ -492,3 +492,78 @@ def point(model: Model, hw: Hardware, precision: Precision, par: Parallelism, ba
         pre = float(q["prefill_time_bound"](dict(base, T=np.float64(prompt)))) if prompt else math.nan
         return Point(w_gpu <= hw.capacity, max(cap, 0.0), float(q["decode_time_bound"](v)),
                      float(q["decode_time_serial"](v)), float(q["decode_time_comm"](v)), pre)
+
+
+# ----------------------------------------------------------------------------------------------- report helpers
+
+def smallest(result: Plan) -> PlanRow | None:
+    """The layout with the fewest GPUs in a plan (then the most tokens/s per GPU): what page 1 names when the
+    model does not fit one card."""
+    if not result.rows:
+        return None
+    return min(result.rows, key=lambda r: (r.gpus, -r.tokens_per_s_gpu, r.pp, r.tp, r.ep))
+
+
+def scaling(model: Model, hw: Hardware, precision: Precision, batch: float, context: float,
+            degrees=(1, 2, 4, 8, 16, 32, 64), accounting: str = "seed") -> list[dict]:
+    """The decode round against the tensor-parallel degree: the three ledgers, the bound, the estimate, the rates.
+
+    One row per degree the model accepts (a divisor of the heads that splits the KV heads evenly); ``fits``
+    says whether the replica holds the weights and ``batch`` sequences of ``context``.  For the figure of
+    the time split into compute / HBM / interconnect against the GPU count.
+    """
+    from genreport.model.evaluate import make_env
+
+    q = load()
+    env = make_env(hw, model, precision, accounting)
+    ok = set(tp_choices(model, max(degrees)))
+    rows = []
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        ctx = env.at(context=float(context))
+        for tp in degrees:
+            if tp not in ok:
+                continue
+            par = Parallelism(tp=tp)
+            links, _ = choose_links(hw, par)
+            base = layout_values(env.values, model, par, links, precision, accounting, env.pc)
+            cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(ctx["c"])[0]),
+                      d_h=np.float64(np.ravel(ctx["d_h"])[0]))
+            v = at_batch(cv, model, par, env.pc, accounting, float(batch))
+            t = {qid: float(q[qid](v)) for qid in ("decode_time_compute_gpu", "decode_time_memory_gpu",
+                                                  "decode_time_comm", "decode_time_bound", "decode_time_serial")}
+            cap = float(q["capacity_batch_replica"](cv))
+            rows.append({"tp": tp, "gpus": tp, "compute": t["decode_time_compute_gpu"],
+                         "hbm": t["decode_time_memory_gpu"], "interconnect": t["decode_time_comm"],
+                         "bound": t["decode_time_bound"], "serial": t["decode_time_serial"],
+                         "tokens_per_s_replica": batch / t["decode_time_bound"],
+                         "tokens_per_s_gpu": batch / (t["decode_time_bound"] * tp),
+                         "tokens_per_s_gpu_serial": batch / (t["decode_time_serial"] * tp),
+                         "fits": bool(cap >= batch), "link": links["tp"].tier})
+    return rows
+
+
+def fit_map(model: Model, hw: Hardware, contexts, precisions=PLAN_PRECISIONS, batch: float = 1.0,
+            accounting: str = "seed") -> dict[str, list[float | None]]:
+    """Smallest tp x pp that holds ``batch`` sequences at each context, per weight precision the GPU computes.
+
+    For the fit map (minimum GPUs by context x precision); None where nothing up to 4096 GPUs fits.
+    """
+    from genreport.load.loader import _precision
+    from genreport.model.evaluate import make_env
+
+    q = load()
+    out: dict[str, list[float | None]] = {}
+    ctx = np.asarray(contexts, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for name in precisions:
+            prec = _precision(name)
+            if prec.compute not in hw.dense:
+                continue
+            env = make_env(hw, model, prec, accounting)
+            par = Parallelism()
+            links, _ = choose_links(hw, par)
+            base = layout_values(env.values, model, par, links, prec, accounting, env.pc)
+            c = np.asarray(env.at(context=ctx)["c"], dtype=float)[None, :]
+            gpus, _, _ = min_gpus_to_fit(q, dict(base, c=c), model, [batch], ctx, hw.capacity)
+            out[name] = [None if not np.isfinite(g) else float(g) for g in gpus[0]]
+    return out
