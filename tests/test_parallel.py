@@ -157,7 +157,13 @@ def test_zero_stages_hand_count(tmp_path):
     assert entry(r, "training_state_per_gpu_zero3", recipe="fp32-grads") == pytest.approx(18 / 8 * n)
     # the gradient all-reduce of 2 N bytes over 8 replicas
     want = 2 * 7 / 8 * 2 * n / 450e9 + 2 * 7 * 0.6e-6
-    assert entry(r, "training_grad_comm_time") == pytest.approx(want, rel=1e-12)
+    assert entry(r, "training_grad_comm_time", recipe="bf16-grads") == pytest.approx(want, rel=1e-12)
+    # fp32 gradients: twice the bytes
+    want32 = 2 * 7 / 8 * 4 * n / 450e9 + 2 * 7 * 0.6e-6
+    assert entry(r, "training_grad_comm_time", recipe="fp32-grads") == pytest.approx(want32, rel=1e-12)
+    # the backward pass of 4k tokens (4 N T / P) hides it once a step has more than T_ov tokens per replica
+    t_ov = entry(r, "training_overlap_tokens", recipe="bf16-grads")
+    assert 4 * n * t_ov / 989.4e12 == pytest.approx(want, rel=1e-9)
 
 
 # ----------------------------------------------------------------------------------------------- fits and scaling

@@ -160,7 +160,7 @@ class ParallelResults:
     prefill: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
     min_gpus: dict[str, np.ndarray] = field(default_factory=dict)  # accounting -> (B, S) GPUs, nan if none fits
     min_layout: dict[str, list] = field(default_factory=dict)  # accounting -> [[(tp, pp) or None]] per (B, S)
-    training: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    training: dict[str, list[tuple[str, dict, float | None]]] = field(default_factory=dict)  # (id, params, value)
     activation_bytes: float = 2.0
 
     def as_json(self) -> dict:
@@ -264,20 +264,20 @@ def _evaluate(r) -> ParallelResults:
                                 for qid in ("prefill_time_comm", "prefill_time_bound")}
     if w.training_tokens:
         env = r.envs["seed"]
-        tr: dict[str, float | None] = {}
-        for rec in w.recipes:
+        rows: list[tuple[str, dict, float | None]] = []
+        for rec in w.recipes:  # the state and the gradient traffic depend on the recipe's bytes per parameter
             base = layout_values(env.values, model, par, links, spec.precision, "seed", env.pc, rec)
-            sfx = "" if rec == w.recipes[0] else f"@{rec}"
-            for stage in range(4):
-                tr[f"training_state_per_gpu_zero{stage}{sfx}"] = _f(q[f"training_state_per_gpu_zero{stage}"](base))
-        base = layout_values(env.values, model, par, links, spec.precision, "seed", env.pc, recipe)
-        tv = dict(base, T=float(w.training_tokens))
-        for qid in ("training_grad_comm_time", "training_zero3_comm_time", "training_backward_time",
-                    "training_overlap_tokens"):
-            tr[qid] = _f(q[qid](tv))
-        if par.dp == 1:  # one replica: no gradient exchange to hide
-            tr["training_overlap_tokens"] = None
-        out.training["seed"] = tr
+            tv = dict(base, T=np.float64(w.training_tokens))
+            for qid in [f"training_state_per_gpu_zero{k}" for k in range(4)] + [
+                    "training_grad_comm_time", "training_zero3_comm_time", "training_overlap_tokens"]:
+                value = _f(q[qid](tv))
+                if qid == "training_overlap_tokens" and par.dp == 1:  # one replica: no gradient exchange to hide
+                    value = None
+                rows.append((qid, {"recipe": rec}, value))
+        tv = dict(layout_values(env.values, model, par, links, spec.precision, "seed", env.pc, recipe),
+                  T=np.float64(w.training_tokens))
+        rows.append(("training_backward_time", {"tokens": w.training_tokens}, _f(q["training_backward_time"](tv))))
+        out.training["seed"] = rows
     return out
 
 
@@ -323,11 +323,7 @@ def _entries(r, out: ParallelResults) -> list:
         for qid, arr in out.prefill.get(acc, {}).items():
             for i, t in enumerate(w.prefill_prompt):
                 add(qid, {"tokens": t}, arr[i], acc, suffix)
-    for key, value in out.training.get("seed", {}).items():
-        qid, _, rec = key.partition("@")
-        params = {"recipe": rec} if rec else ({"recipe": w.recipes[0]} if qid.startswith("training_state") else {})
-        if qid in ("training_backward_time",):
-            params = {"tokens": w.training_tokens}
+    for qid, params, value in out.training.get("seed", []):
         add(qid, params, value, "seed", "")
     return entries
 
@@ -450,7 +446,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         limit = "capacity"
     else:
         limit = "latency"
-    ledgers = [float(np.ravel(q[qid](v))[i] if np.ndim(q[qid](v)) else q[qid](v))
+    ledgers = [float(np.ravel(np.asarray(q[qid](v), dtype=float) * np.ones_like(batches))[i])
                for qid in ("decode_time_compute_gpu", "decode_time_memory_gpu", "decode_time_comm")]
     binds = "capacity" if limit == "capacity" else BINDS[int(np.argmax(ledgers))]
     link_text = ", ".join(f"{g}: {c.tier} {c.name}" for g, c in links.items() if c.tier != "none") or "-"
