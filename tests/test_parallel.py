@@ -170,7 +170,9 @@ def test_zero_stages_hand_count(tmp_path):
 
 def test_llama70b_bf16_fits_two_h100(tmp_path):
     one = evaluate(spec_for(tmp_path, tp=1))
-    assert entry(one, "kv_capacity_tokens_replica") == 0  # 141 GB of weights, 80 GiB card
+    assert entry(one, "kv_capacity_tokens_replica") is None  # 141 GB of weights, 80 GiB card: no KV fits
+    (e,) = [e for e in one.entries if e.id == "kv_capacity_tokens_replica"]
+    assert "exceed the memory capacity" in e.reason
     assert entry(one, "min_gpus_to_fit", batch=1, context=1024) == 2
     two = evaluate(spec_for(tmp_path, tp=2))
     assert entry(two, "kv_capacity_tokens_replica") > 0

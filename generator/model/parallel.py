@@ -20,6 +20,7 @@ import numpy as np
 from genreport.formulas import architecture as arch
 from genreport.formulas.compiled import load
 from genreport.load.spec import PRECISION_BYTES, Hardware, Model, Parallelism, Precision
+from genreport.model.values import NO_FIT, Entry, physical
 
 
 # Bytes of one activation element sent between GPUs: 16-bit and 8-bit compute formats reduce their
@@ -162,6 +163,7 @@ class ParallelResults:
     min_layout: dict[str, list] = field(default_factory=dict)  # accounting -> [[(tp, pp) or None]] per (B, S)
     training: dict[str, list[tuple[str, dict, float | None]]] = field(default_factory=dict)  # (id, params, value)
     activation_bytes: float = 2.0
+    entries: tuple = ()  # genreport.model.values.Entry, appended to the report's entries by evaluate
 
     def as_json(self) -> dict:
         p = self.parallelism
@@ -213,11 +215,22 @@ def min_gpus_to_fit(q, values: dict, model: Model, batch, context, capacity: flo
 
 
 def evaluate_parallel(r) -> ParallelResults:
-    """The parallel quantities of an evaluated spec (``genreport.model.evaluate.Results``); appends its entries."""
+    """The parallel quantities of an evaluated spec (``genreport.model.evaluate.Results``), with their entries.
+
+    Computed once; the arrays are read-only like the rest of the report model.
+    """
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         out = _evaluate(r)
-    r.entries.extend(_entries(r, out))
+        out.entries = tuple(_entries(r, out))
+    for block in (out.per_context, out.decode, out.prefill, out.min_gpus):
+        for arrays in block.values():
+            for a in (arrays.values() if isinstance(arrays, dict) else [arrays]):
+                a.flags.writeable = False
     return out
+
+
+# A per-replica capacity has no physical value when negative, as the single-card one (genreport.model.values).
+_LIKE = {"kv_capacity_tokens_replica": "kv_capacity_tokens", "capacity_batch_replica": "capacity_batch"}
 
 
 def _evaluate(r) -> ParallelResults:
@@ -236,15 +249,15 @@ def _evaluate(r) -> ParallelResults:
         one = at_batch(base, model, par, env.pc, acc, 1.0)
         sc["tp_weight_crossover"] = _f(q["tp_weight_crossover"](one))
         sc["tp_link_bound_degree"] = _f(q["tp_link_bound_degree"](base))
-        if sc["kv_capacity_tokens_replica"] is not None and sc["kv_capacity_tokens_replica"] < 0:
-            sc["kv_capacity_tokens_replica"] = 0.0
+        sc["kv_capacity_tokens_replica"], _ = physical("kv_capacity_tokens", q["kv_capacity_tokens_replica"](base))
         out.scalars[acc] = sc
         if len(ctx):
             cv = dict(base, S=ctx, c=np.asarray(env.at(context=ctx)["c"], dtype=float))
-            cap = np.maximum(np.asarray(q["capacity_batch_replica"](cv), dtype=float) * np.ones_like(ctx), 0.0)
+            cap = np.asarray(q["capacity_batch_replica"](cv), dtype=float) * np.ones_like(ctx)
             cross = np.asarray(q["comm_hbm_crossover_batch"](cv), dtype=float) * np.ones_like(ctx)
-            out.per_context[acc] = {"capacity_batch_replica": cap,
-                                    "comm_hbm_crossover_batch": np.where(cross > 0, cross, np.nan)}
+            out.per_context[acc] = {"capacity_batch_replica": np.maximum(cap, 0.0),  # a count: 0 when none fits
+                                    "capacity_batch_replica_raw": cap,  # stated: none (with the reason) when < 0
+                                    "comm_hbm_crossover_batch": cross}
         if len(batch) and len(ctx):
             g = env.at(batch=batch[:, None], context=ctx[None, :])
             v = at_batch(dict(base, S=g["S"], c=g["c"], d_h=g["d_h"]), model, par, env.pc, acc, batch[:, None])
@@ -284,7 +297,6 @@ def _evaluate(r) -> ParallelResults:
 def _entries(r, out: ParallelResults) -> list:
     from genreport.formulas.compiled import render_latex
     from genreport.formulas.variants import variant_for
-    from genreport.model.evaluate import Entry
 
     w = r.spec.workloads
     dense = r.spec.model.moe is None
@@ -293,13 +305,16 @@ def _entries(r, out: ParallelResults) -> list:
     def add(qid, params, value, acc, suffix, unit=None):
         if qid in RATES:
             symbol, tex = RATES[qid]
-            entries.append(Entry(qid + suffix, params, _f(value), "token/s", symbol, tex, acc))
+            stated, why = physical(qid, math.nan if value is None else value)
+            entries.append(Entry(qid + suffix, dict(params), stated, "token/s", symbol, tex, acc, why))
             return
         c = r.q[qid]
         variant = variant_for(acc, moe=not dense, activation=bool(w.activation_bytes))
         tex = f"{c.symbol} = {render_latex(c.latex.get(variant) or c.latex['full'], c.args)}"
-        entries.append(Entry(qid + suffix, params, None if value is None else _f(value), unit or c.unit, c.symbol,
-                             tex, acc))
+        stated, why = physical(_LIKE.get(qid, qid), math.nan if value is None else value, c.integer)
+        if value is None and qid == "kv_capacity_tokens_replica":
+            why = NO_FIT
+        entries.append(Entry(qid + suffix, dict(params), stated, unit or c.unit, c.symbol, tex, acc, why))
 
     for acc in out.scalars:
         suffix = "" if acc == "seed" else "_exact"
@@ -307,9 +322,13 @@ def _entries(r, out: ParallelResults) -> list:
             if acc == "exact" and qid in ("gpus", "link_ridge"):
                 continue
             add(qid, {}, value, acc, suffix)
-        for qid, arr in out.per_context.get(acc, {}).items():
+        per = out.per_context.get(acc, {})
+        for qid, arr in per.items():
+            if qid.endswith("_raw"):
+                continue
+            raw = per.get(qid + "_raw", arr)
             for j, s in enumerate(w.decode_context):
-                add(qid, {"context": s}, arr[j], acc, suffix)
+                add(qid, {"context": s}, raw[j], acc, suffix)
         for qid, grid in out.decode.get(acc, {}).items():
             for i, b in enumerate(w.decode_batch):
                 for j, s in enumerate(w.decode_context):
@@ -317,9 +336,10 @@ def _entries(r, out: ParallelResults) -> list:
         if acc in out.min_gpus:
             for i, b in enumerate(w.decode_batch):
                 for j, s in enumerate(w.decode_context):
-                    entries.append(Entry("min_gpus_to_fit" + suffix, {"batch": b, "context": s},
-                                         _f(out.min_gpus[acc][i, j]), "1", r"n_{fit}(B, S)",
-                                         r"n_{fit} = \min n_{TP} n_{PP} : M_{g}(B, S) \le C", acc))
+                    g = _f(out.min_gpus[acc][i, j])
+                    entries.append(Entry("min_gpus_to_fit" + suffix, {"batch": b, "context": s}, g, "1",
+                                         r"n_{fit}(B, S)", r"n_{fit} = \min n_{TP} n_{PP} : M_{g}(B, S) \le C", acc,
+                                         "" if g is not None else "no layout up to 4096 GPUs holds it"))
         for qid, arr in out.prefill.get(acc, {}).items():
             for i, t in enumerate(w.prefill_prompt):
                 add(qid, {"tokens": t}, arr[i], acc, suffix)
