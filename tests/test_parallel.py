@@ -359,3 +359,13 @@ def test_fit_map_of_70b_on_h100(h100):
     assert got["bf16"][0] == 2 and got["fp8"][0] == 1  # 141 GB needs two cards, 70.6 GB fits one
     assert got["int4"][0] == 1
     assert got["bf16"][1] >= got["bf16"][0]  # a 128k context needs at least as many
+
+
+def test_derive_evaluates_parallel_quantities_at_the_spec_layout(capsys):
+    spec = str(ROOT / "specs" / "parallel" / "llama70b-h100-tp8.yaml")
+    assert main(["derive", "decode_time_comm", "--spec", spec, "--batch", "1", "--context", "1k"]) == 0
+    out = capsys.readouterr().out
+    assert "n_TP = 8" in out and "t_x = 0.00135419 s" in out  # the hand count above: 160 x 8.46 us
+    # a spec without parallelism is one GPU
+    assert main(["derive", "weight_bytes_per_gpu", "--spec", str(ROOT / "specs" / "llama8b-h100.yaml")]) == 0
+    assert "w_g = 1.606e+10 B" in capsys.readouterr().out

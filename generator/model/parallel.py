@@ -583,3 +583,22 @@ def fit_map(model: Model, hw: Hardware, contexts, precisions=PLAN_PRECISIONS, ba
             gpus, _, _ = min_gpus_to_fit(q, dict(base, c=c), model, [batch], ctx, hw.capacity)
             out[name] = [None if not np.isfinite(g) else float(g) for g in gpus[0]]
     return out
+
+
+def spec_values(spec, accounting: str, batch=None) -> dict[str, float]:
+    """The parallel symbols' values of a report spec (one GPU when it has no ``parallelism``), for ``derive``.
+
+    Only the symbols the single-card inputs lack: degrees, links, expert counts, b_a, s_kv and the training split
+    of the spec's first recipe; at a batch, an MoE model's N_x is what that batch touches.
+    """
+    from genreport.model.evaluate import spec_env
+
+    par = spec.parallelism or Parallelism()
+    env = spec_env(spec, accounting)
+    links, _ = choose_links(spec.hardware, par)
+    recipe = spec.workloads.recipes[0] if spec.workloads.recipes else "bf16-grads"
+    values = layout_values(env.values, spec.model, par, links, spec.precision, accounting, env.pc, recipe)
+    if batch is not None:
+        values = at_batch(values, spec.model, par, env.pc, accounting, float(batch))
+    return {k: float(np.ravel(v)[0]) for k, v in values.items() if k not in env.values and k != "B"} | (
+        {"N_x": float(np.ravel(values["N_x"])[0])})
