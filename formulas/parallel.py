@@ -287,19 +287,15 @@ def prefill_time_comm_last():
     return prefill_time_tp() + ep
 
 
-def prefill_flops():
-    """Prefill FLOPs of T tokens [FLOP]: 2 N_a T + 2 L H_q d_h T^2 (as formulas.quantities)."""
-    H_q, d_h = sym("H_q"), sym("d_h")
-    return 2 * N_a * T + 2 * L * H_q * d_h * T**2
-
-
 def prefill_time_bound():
     """Strict lower bound of a prefill of T tokens [s]: (n_PP - 1) X + X_L, X = max(compute, HBM, interconnect).
 
     One prompt (one micro-batch) passes the n_PP stages one after another; every stage but the last also
     sends its activations on.  On one GPU: max(F/P, Q/W).
     """
-    t_comp = prefill_flops() / (n_TP * n_PP * P)
+    from .quantities import _prefill_flops  # 2 N_a T + 2 L H_q d_h T^2, the single-card prefill's FLOPs
+
+    t_comp = _prefill_flops() / (n_TP * n_PP * P)
     t_mem = (weight_bytes_per_gpu(N - N_e) + T * kv_bytes_per_token_per_gpu()) / W
     return (n_PP - 1) * sp.Max(t_comp, t_mem, prefill_time_comm()) + sp.Max(t_comp, t_mem, prefill_time_comm_last())
 
