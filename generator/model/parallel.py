@@ -109,9 +109,8 @@ def layout_values(base: dict[str, float], model: Model, par: Parallelism, links:
                   precision: Precision, accounting: str, pc: arch.ParameterCount, recipe: str = "bf16-grads") -> dict:
     """The parallel symbols' values for one layout, on top of a single-card Env's values."""
     v = dict(base)
-    scale = v["N"] / pc.total if accounting == "seed" else 1.0
     v.update({"n_TP": float(par.tp), "n_PP": float(par.pp), "n_EP": float(par.ep), "n_DP": float(par.dp),
-              "N_x": float(pc.experts_routed) * scale, "L_x": float(pc.moe_layers),
+              "N_x": float(pc.experts_routed) * _declared_per_routed(v, pc, accounting), "L_x": float(pc.moe_layers),
               "k_e": float(model.moe.active_experts) if model.moe else 0.0,
               "b_a": activation_bytes_per_element(precision),
               "s_kv": 1.0 if model.attention.kind == "mla" else float(min(par.tp, model.kv_heads))})
@@ -121,6 +120,18 @@ def layout_values(base: dict[str, float], model: Model, par: Parallelism, links:
     k_w, k_g, k_o = TRAINING_SPLIT[recipe]
     v.update({"k_w": k_w, "k_g": k_g, "k_o": k_o})
     return {k: np.float64(x) if isinstance(x, float) else x for k, x in v.items()}  # x/0 is inf, not an exception
+
+
+def _declared_per_routed(values: dict, pc: arch.ParameterCount, accounting: str) -> float:
+    """Parameters counted per routed-expert parameter of the shapes: 1 when counting from the shapes.
+
+    The seed accounting uses the declared counts: between N_a (one token) and N (every expert read) it maps
+    the routed experts' shape count linearly, as ``Env.at`` does, so (N - N_a) / (total - active).
+    """
+    if accounting != "seed":
+        return 1.0
+    spare = pc.total - pc.active
+    return (values["N"] - values["N_a"]) / spare if spare else 0.0
 
 
 def at_batch(values: dict, model: Model, par: Parallelism, pc: arch.ParameterCount, accounting: str, batch) -> dict:
@@ -142,9 +153,11 @@ def at_batch(values: dict, model: Model, par: Parallelism, pc: arch.ParameterCou
             touched = arch.expected_experts_touched(model.moe.experts, model.moe.active_experts, group)
             read = pc.total - pc.experts_routed + pc.moe_layers * touched * pc.expert_size
         experts = pc.moe_layers * touched * pc.expert_size
-        if accounting == "seed":  # the declared count, scaled as Env.at scales it (same operations, same bits)
-            out["N"] = read * values["N"] / pc.total
-            out["N_x"] = experts * values["N"] / pc.total
+        if accounting == "seed":  # the declared counts, mapped as Env.at maps them (same operations, same bits)
+            spare = pc.total - pc.active
+            idle = (read - pc.active) / spare if spare else np.zeros_like(read)
+            out["N"] = values["N_a"] + (values["N"] - values["N_a"]) * idle
+            out["N_x"] = experts * _declared_per_routed(values, pc, accounting)
         else:
             out["N"], out["N_x"] = read, experts
     return out
