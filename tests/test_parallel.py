@@ -372,3 +372,15 @@ def test_derive_evaluates_parallel_quantities_at_the_spec_layout(capsys):
     # a spec without parallelism is one GPU
     assert main(["derive", "weight_bytes_per_gpu", "--spec", str(ROOT / "specs" / "llama8b-h100.yaml")]) == 0
     assert "w_g = 1.606e+10 B" in capsys.readouterr().out
+
+
+def test_decode_binds_per_layout(tmp_path):
+    r = evaluate(spec_for(tmp_path, tp=2))
+    binds = r.parallel.binds
+    # Llama 3.1 70B on 2 H100: 11 sequences of 8k fit a replica, so batch 64 at 8k is capacity-limited;
+    # batch 1 streams 65.8 GiB per GPU: HBM
+    assert binds[0, 0] == "HBM"
+    assert binds[2, 2] == "capacity"
+    assert r.parallel.as_json()["decode_binds"] == binds.tolist()
+    # tp 8 at batch 1: still HBM under the strict bound (5.3 ms of weights against 1.35 ms of all-reduces)
+    assert evaluate(spec_for(tmp_path, tp=8)).parallel.binds[0, 0] == "HBM"

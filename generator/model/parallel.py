@@ -34,6 +34,7 @@ def activation_bytes_per_element(precision: Precision) -> float:
 TRAINING_SPLIT = {"bf16-grads": (2.0, 2.0, 12.0), "fp32-grads": (2.0, 4.0, 12.0)}
 
 GROUPS = ("tp", "pp", "ep", "dp")
+BINDS = ("compute", "HBM", "interconnect")  # the per-GPU ledgers, in the order the bound takes their maximum
 DECODE_GRID = ("interconnect_bytes_decode", "decode_time_comm", "decode_time_compute_gpu", "decode_time_memory_gpu",
                "decode_time_bound", "decode_time_serial", "memory_per_gpu")
 # Throughputs at the strict bound, from decode_time_bound (their expanded formulas would only repeat it).
@@ -177,10 +178,12 @@ class ParallelResults:
     training: dict[str, list[tuple[str, dict, float | None]]] = field(default_factory=dict)  # (id, params, value)
     activation_bytes: float = 2.0
     entries: tuple = ()  # genreport.model.values.Entry, appended to the report's entries by evaluate
+    binds: np.ndarray | None = None  # (B, S) of "compute", "HBM", "interconnect", "capacity", lead accounting
 
     def as_json(self) -> dict:
         p = self.parallelism
         return {"tp": p.tp, "pp": p.pp, "ep": p.ep, "dp": p.dp, "gpus": p.gpus,
+                "decode_binds": self.binds.tolist() if self.binds is not None else [],
                 "activation_bytes_per_element": self.activation_bytes,
                 "links": {g: c.as_json() for g, c in sorted(self.links.items())}, "notes": list(self.notes)}
 
@@ -235,11 +238,27 @@ def evaluate_parallel(r) -> ParallelResults:
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         out = _evaluate(r)
         out.entries = tuple(_entries(r, out))
+        out.binds = decode_binds(out, r.spec.accounting, r.spec.workloads.decode_batch)
+    if out.binds is not None:
+        out.binds.flags.writeable = False
     for block in (out.per_context, out.decode, out.prefill, out.min_gpus):
         for arrays in block.values():
             for a in (arrays.values() if isinstance(arrays, dict) else [arrays]):
                 a.flags.writeable = False
     return out
+
+
+def decode_binds(out: ParallelResults, accounting: str, batch) -> np.ndarray | None:
+    """Which roof binds each decode point of the layout: the largest per-GPU ledger, or "capacity" when the
+    batch is more sequences than one replica holds at that context."""
+    grid = out.decode.get(accounting)
+    if grid is None:
+        return None
+    ledgers = np.stack([grid["decode_time_compute_gpu"], grid["decode_time_memory_gpu"], grid["decode_time_comm"]])
+    binds = np.asarray(BINDS, dtype=object)[np.argmax(ledgers, axis=0)]
+    cap = out.per_context[accounting]["capacity_batch_replica"]
+    binds[np.asarray(batch, dtype=float)[:, None] > cap[None, :]] = "capacity"
+    return binds
 
 
 # A per-replica capacity has no physical value when negative, as the single-card one (genreport.model.values).
@@ -364,7 +383,6 @@ def _entries(r, out: ParallelResults) -> list:
 # ----------------------------------------------------------------------------------------------- planning
 
 PLAN_PRECISIONS = ("bf16", "fp8", "int8", "int4")
-BINDS = ("compute", "HBM", "interconnect")
 
 
 @dataclass(frozen=True)
