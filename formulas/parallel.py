@@ -287,17 +287,40 @@ def prefill_time_comm_last():
     return prefill_time_tp() + ep
 
 
+def _prefill_ledgers():
+    """Compute and HBM ledgers of one GPU in a prefill of T tokens [s]: its share of the FLOPs and bytes."""
+    from .quantities import _prefill_flops  # 2 N_p T + 2 V d + 2 L H_q d_h T^2, the single-card prefill's FLOPs
+
+    t_comp = _prefill_flops() / (n_TP * n_PP * P)
+    t_mem = (weight_bytes_per_gpu(N - N_e) + T * kv_bytes_per_token_per_gpu()) / W
+    return t_comp, t_mem
+
+
 def prefill_time_bound():
     """Strict lower bound of a prefill of T tokens [s]: (n_PP - 1) X + X_L, X = max(compute, HBM, interconnect).
 
     One prompt (one micro-batch) passes the n_PP stages one after another; every stage but the last also
     sends its activations on.  On one GPU: max(F/P, Q/W).
     """
-    from .quantities import _prefill_flops  # 2 N_a T + 2 L H_q d_h T^2, the single-card prefill's FLOPs
-
-    t_comp = _prefill_flops() / (n_TP * n_PP * P)
-    t_mem = (weight_bytes_per_gpu(N - N_e) + T * kv_bytes_per_token_per_gpu()) / W
+    t_comp, t_mem = _prefill_ledgers()
     return (n_PP - 1) * sp.Max(t_comp, t_mem, prefill_time_comm()) + sp.Max(t_comp, t_mem, prefill_time_comm_last())
+
+
+def prefill_time_serial():
+    """Serialized estimate of a prefill of T tokens [s]: (n_PP - 1) (max(compute, HBM) + x) + max(compute, HBM) + x_L.
+
+    The all-reduces on the critical path, as :func:`decode_time_serial`; an estimate, not a bound.
+    """
+    t_comp, t_mem = _prefill_ledgers()
+    work = sp.Max(t_comp, t_mem)
+    return (n_PP - 1) * (work + prefill_time_comm()) + work + prefill_time_comm_last()
+
+
+def prefill_interconnect_bytes():
+    """Bytes a GPU that sends to the next stage sends in a prefill of T tokens [B]: all-reduces, all-to-alls, one send."""
+    tp = 2 * L / n_PP * 2 * (n_TP - 1) / n_TP * tp_all_reduce_bytes(T)
+    ep = 2 * L_x / n_PP * (n_EP - 1) / n_EP * T * k_e * d * b_a / ep_token_split()
+    return tp + ep + sp.Min(1, n_PP - 1) * T * d * b_a / n_TP
 
 
 # ----------------------------------------------------------------------------------------------- training

@@ -91,6 +91,15 @@ def test_llama70b_tp8_batch1_all_reduce_hand_count(tmp_path):
     assert entry(r, "decode_time_comm", batch=1, context=8192) == entry(r, "decode_time_comm", batch=1, context=1024)
 
 
+def test_prefill_all_reduces_hand_count(tmp_path):
+    r = evaluate(spec_for(tmp_path, tp=8))
+    per_all_reduce = 2048 * 8192 * 2  # T d b_a = 32 MiB for a 2k prompt
+    assert entry(r, "interconnect_bytes_prefill", tokens=2048) == pytest.approx(160 * 2 * 7 / 8 * per_all_reduce)
+    t = 160 * (2 * 7 / 8 * per_all_reduce / 450e9 + 2 * 7 * 0.6e-6)  # 20.4 ms: bandwidth, not latency
+    assert entry(r, "prefill_time_comm", tokens=2048) == pytest.approx(t, rel=1e-12)
+    assert entry(r, "prefill_time_bound", tokens=2048) <= entry(r, "prefill_time_serial", tokens=2048)
+
+
 def test_batch_scales_bytes_not_latency(tmp_path):
     r = evaluate(spec_for(tmp_path, tp=8))
     b1 = entry(r, "decode_time_comm", batch=1, context=1024)

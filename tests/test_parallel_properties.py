@@ -78,7 +78,10 @@ def test_one_gpu_is_the_single_card_formula_exactly(env):
     assert val("decode_time_bound", env) == single
     assert val("decode_time_serial", env) == single
     assert env["B"] / val("decode_time_bound", env) == val("decode_tokens_per_s", env)
-    assert val("prefill_time_bound", env) == max(val("prefill_time_compute", env), val("prefill_time_memory", env))
+    single_prefill = max(val("prefill_time_compute", env), val("prefill_time_memory", env))
+    assert val("prefill_time_bound", env) == single_prefill
+    assert val("prefill_time_serial", env) == single_prefill
+    assert val("interconnect_bytes_prefill", env) == 0.0
     assert val("training_state_per_gpu_zero3", env) == 16.0 * env["N"]
 
 

@@ -306,7 +306,8 @@ def _evaluate(r) -> ParallelResults:
             t = np.asarray(w.prefill_prompt, dtype=float)
             pv = dict(base, T=t)
             out.prefill[acc] = {qid: np.asarray(q[qid](pv), dtype=float) * np.ones_like(t)
-                                for qid in ("prefill_time_comm", "prefill_time_bound")}
+                                for qid in ("interconnect_bytes_prefill", "prefill_time_comm", "prefill_time_bound",
+                                            "prefill_time_serial")}
     if w.training_tokens:
         env = r.envs["seed"]
         rows: list[tuple[str, dict, float | None]] = []
