@@ -98,3 +98,17 @@ def test_every_catalog_gpu_has_a_link():
     for path in sorted((ROOT / "specs" / "hardware").glob("*.yaml")):
         hw = load_hardware(path)
         assert hw.link is not None and hw.link.bandwidth_per_direction > 0, path.name
+
+
+def test_set_parallelism_builds_a_what_if(tmp_path):
+    import json
+
+    from genreport.commands.cli import main
+
+    spec = _write(tmp_path)
+    out = tmp_path / "out"
+    assert main([str(spec), "--set", "parallelism.tp=4", "-o", str(out), "--format", "json", "-q"]) == 0
+    doc = json.loads((out / "par-whatif" / "results.json").read_text())
+    assert doc["parallel"]["tp"] == 4 and doc["parallel"]["gpus"] == 4
+    assert any(e["id"] == "decode_time_bound" for e in doc["quantities"])
+    assert not any(k.startswith("decode_time_bound") for k in doc["baseline"])  # the baseline is one card
