@@ -38,7 +38,7 @@ SPEC = """\
 kind: report
 name: par
 title: Parallel test
-hardware: h100-sxm
+hardware: {hw}
 model: {model}
 precision: {precision}
 parallelism: {{tp: {tp}, pp: {pp}, ep: {ep}, dp: {dp}}}
@@ -49,10 +49,11 @@ workloads:
 """
 
 
-def spec_for(tmp_path, model="llama-3.1-70b", precision="bf16", tp=1, pp=1, ep=1, dp=1, link=None):
+def spec_for(tmp_path, model="llama-3.1-70b", precision="bf16", tp=1, pp=1, ep=1, dp=1, link=None, hw="h100-sxm"):
     """The spec on the catalog's H100 SXM, or with ``link`` (and a DGX-like node) in place of its interconnect."""
-    path = tmp_path / f"{model}-{tp}-{pp}-{ep}-{dp}.yaml"
-    path.write_text(SPEC.format(model=model, precision=precision, tp=tp, pp=pp, ep=ep, dp=dp), encoding="utf-8")
+    path = tmp_path / f"{model}-{hw}-{tp}-{pp}-{ep}-{dp}.yaml"
+    path.write_text(SPEC.format(model=model, hw=hw, precision=precision, tp=tp, pp=pp, ep=ep, dp=dp),
+                    encoding="utf-8")
     spec = load_report(path)
     if link is None:
         return spec
@@ -393,3 +394,11 @@ def test_decode_binds_per_layout(tmp_path):
     assert r.parallel.as_json()["decode_binds"] == binds.tolist()
     # tp 8 at batch 1: still HBM under the strict bound (5.3 ms of weights against 1.35 ms of all-reduces)
     assert evaluate(spec_for(tmp_path, tp=8)).parallel.binds[0, 0] == "HBM"
+
+
+def test_min_gpus_uses_even_stages(tmp_path):
+    # DeepSeek-V3 in fp8 (671 GB) on H200 (141 GiB = 151.4 GB): 5 GPUs would hold the bytes, but its 61 layers
+    # split evenly only into 1 or 61 stages and tp must divide the 128 heads, so the smallest layout is tp 8
+    r = evaluate(spec_for(tmp_path, model="deepseek-v3", precision="fp8", tp=8, hw="h200"))
+    assert entry(r, "min_gpus_to_fit", batch=1, context=1024) == 8
+    assert r.parallel.min_layout["seed"][0][0] == (8, 1)

@@ -207,7 +207,8 @@ def tp_choices(model: Model, limit: int = 64) -> list[int]:
 
 
 def min_gpus_to_fit(q, values: dict, model: Model, batch, context, capacity: float, max_gpus: int = 4096):
-    """Smallest tp x pp (then the smaller pp) whose per-GPU memory holds the weights and B x S of KV.
+    """Smallest tp x pp (then the smaller pp; pp divides the layers) whose per-GPU memory holds the weights and
+    B x S of KV.
 
     Returns (gpus, tp, pp) arrays over (batch, context); nan / 0 where no layout up to ``max_gpus`` fits.
     """
@@ -217,8 +218,8 @@ def min_gpus_to_fit(q, values: dict, model: Model, batch, context, capacity: flo
     best = np.full(shape, np.nan)
     best_tp = np.zeros(shape, dtype=int)
     best_pp = np.zeros(shape, dtype=int)
-    layouts = sorted((t * p, p, t) for t in tp_choices(model) for p in range(1, model.layers + 1)
-                      if t * p <= max_gpus)
+    layouts = sorted((t * p, p, t) for t in tp_choices(model) for p in _pp_choices(model.layers, max_gpus)
+                      if t * p <= max_gpus)  # even stages only: L/pp layers per GPU is then exact, not an average
     for g, p, t in layouts:
         if np.all(np.isfinite(best)):
             break
