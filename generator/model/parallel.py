@@ -39,8 +39,8 @@ DECODE_GRID = ("interconnect_bytes_decode", "decode_time_comm", "decode_time_com
                "decode_time_bound", "decode_time_serial", "memory_per_gpu")
 # Throughputs at the strict bound, from decode_time_bound (their expanded formulas would only repeat it).
 RATES = {
-    "decode_tokens_per_s_replica": (r"\text{tok/s}_{r}(B, S)", r"\text{tok/s}_{r} = \frac{B}{t_{bound}}"),
-    "decode_tokens_per_s_gpu": (r"\text{tok/s}_{g}(B, S)", r"\text{tok/s}_{g} = \frac{B}{t_{bound} \, n_{TP} \, n_{PP}}"),
+    "decode_tokens_per_s_replica": (r"\text{tok/s}_{r}(B, S)", r"\text{tok/s}_{r} = \frac{B}{t_{\mathrm{bound}}}"),
+    "decode_tokens_per_s_gpu": (r"\text{tok/s}_{g}(B, S)", r"\text{tok/s}_{g} = \frac{B}{t_{\mathrm{bound}} \, n_{\mathrm{TP}} \, n_{\mathrm{PP}}}"),
 }
 SCALARS = ("gpus", "weight_bytes_per_gpu", "kv_bytes_per_token_per_gpu", "kv_capacity_tokens_replica",
            "link_ridge", "tp_link_intensity", "tp_weight_crossover", "tp_link_bound_degree")
@@ -372,7 +372,7 @@ def _entries(r, out: ParallelResults) -> list:
                 for j, s in enumerate(w.decode_context):
                     g = _f(out.min_gpus[acc][i, j])
                     entries.append(Entry("min_gpus_to_fit" + suffix, {"batch": b, "context": s}, g, "1",
-                                         r"n_{fit}(B, S)", r"n_{fit} = \min n_{TP} n_{PP} : M_{g}(B, S) \le C", acc,
+                                         r"n_{\mathrm{fit}}(B, S)", r"n_{\mathrm{fit}} = \min n_{\mathrm{TP}} n_{\mathrm{PP}} : M_{g}(B, S) \le C", acc,
                                          "" if g is not None else "no layout up to 4096 GPUs holds it"))
         for qid, arr in out.prefill.get(acc, {}).items():
             for i, t in enumerate(w.prefill_prompt):
