@@ -57,7 +57,38 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("eta_P", r"\eta_{P}", "1", "achievable fraction of peak compute"),
 )
 
-BY_NAME: dict[str, Entry] = {e.name: e for e in ENTRIES}
+# Many GPUs (formulas/parallel.py).  Kept apart from ENTRIES, whose order and content the single-card
+# report's notation table prints, so that a report without 'parallelism' is unchanged.
+PARALLEL_ENTRIES: tuple[Entry, ...] = (
+    Entry("n_TP", r"n_{\mathrm{TP}}", "1", "tensor-parallel degree: GPUs that split each layer's matrices"),
+    Entry("n_PP", r"n_{\mathrm{PP}}", "1", "pipeline-parallel degree: consecutive stages of L/n_PP layers"),
+    Entry("n_EP", r"n_{\mathrm{EP}}", "1", "expert-parallel degree: GPUs of the tp x dp group that split the routed experts"),
+    Entry("n_DP", r"n_{\mathrm{DP}}", "1", "data-parallel degree: replicas of the tp x pp group"),
+    Entry("n_g", r"n_{g}", "1", "GPUs in one collective group"),
+    Entry("Z_g", r"Z_{g}", "B", "message: bytes each GPU contributes to one collective"),
+    Entry("W_x", r"W_{x}", "B/s", "link bandwidth per direction per GPU (what one GPU sends while it receives as much)"),
+    Entry("alpha", r"\alpha", "s", "fixed time of one collective step (one ring hop) at small message sizes"),
+    Entry("W_TP", r"W_{\mathrm{TP}}", "B/s", "per-direction bandwidth of the link the tensor-parallel group crosses"),
+    Entry("alpha_TP", r"\alpha_{\mathrm{TP}}", "s", "step latency of the link the tensor-parallel group crosses"),
+    Entry("W_PP", r"W_{\mathrm{PP}}", "B/s", "per-direction bandwidth of the link between pipeline stages"),
+    Entry("alpha_PP", r"\alpha_{\mathrm{PP}}", "s", "step latency of the link between pipeline stages"),
+    Entry("W_EP", r"W_{\mathrm{EP}}", "B/s", "per-direction bandwidth of the link the expert-parallel group crosses"),
+    Entry("alpha_EP", r"\alpha_{\mathrm{EP}}", "s", "step latency of the link the expert-parallel group crosses"),
+    Entry("W_DP", r"W_{\mathrm{DP}}", "B/s", "per-direction bandwidth of the link the data-parallel group crosses"),
+    Entry("alpha_DP", r"\alpha_{\mathrm{DP}}", "s", "step latency of the link the data-parallel group crosses"),
+    Entry("N_x", r"N_{x}", "1", "routed-expert parameters (all experts, all MoE layers; 0 for dense models)"),
+    Entry("L_x", r"L_{x}", "1", "MoE layers (0 for dense models)"),
+    Entry("k_e", r"k_{e}", "1", "routed experts each token is sent to (top-k)"),
+    Entry("b_a", r"b_{a}", "B", "bytes per activation element sent between GPUs"),
+    Entry("s_kv", r"s_{\mathrm{kv}}", "1", "ways one layer's KV cache is split over the tp GPUs: min(n_TP, H_kv); 1 for MLA"),
+    Entry("k_w", r"k_{w}", "B", "training bytes per parameter for the weights"),
+    Entry("k_g", r"k_{g}", "B", "training bytes per parameter for the gradients"),
+    Entry("k_o", r"k_{o}", "B", "training bytes per parameter for the optimizer state (fp32 master, Adam m, v)"),
+)
+
+ALL_ENTRIES: tuple[Entry, ...] = ENTRIES + PARALLEL_ENTRIES
+
+BY_NAME: dict[str, Entry] = {e.name: e for e in ALL_ENTRIES}
 
 # Workload parameters of results.json and the glossary symbol each one binds (the one table of them).
 PARAM_SYMBOL = {"batch": "B", "context": "S", "tokens": "T", "n": "n", "m": "m", "recipe": "k"}
@@ -70,14 +101,14 @@ def _symbols() -> dict:
     if not _SYMBOLS:
         import sympy as sp
 
-        _SYMBOLS.update({e.name: sp.Symbol(e.name, positive=True) for e in ENTRIES})
+        _SYMBOLS.update({e.name: sp.Symbol(e.name, positive=True) for e in ALL_ENTRIES})
     return _SYMBOLS
 
 
 def __getattr__(name: str):
     if name == "LATEX_NAMES":  # symbol -> LaTeX, for sympy.latex(symbol_names=...)
         syms = _symbols()
-        return {syms[e.name]: e.latex for e in ENTRIES}
+        return {syms[e.name]: e.latex for e in ALL_ENTRIES}
     raise AttributeError(name)
 
 

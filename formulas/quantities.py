@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from . import SEED_000, SEED_003, decode, derive, gemm, measured, memory, roofline
+from . import SEED_000, SEED_003, decode, derive, gemm, measured, memory, parallel, roofline
 from .glossary import (
     PARAM_SYMBOL,  # noqa: F401 - re-exported
     latex,
@@ -252,6 +252,111 @@ DEFS: tuple[QuantityDef, ...] = (
                 ("batch", "context"), _decode_tokens_per_s_derated,
                 f"{SEED_003}, figure 1, with P and W scaled by eta_P and eta_W"),
 )
+
+
+def _tp_crossover_steps():
+    t_comm = parallel._dense_one_stage(parallel.decode_time_tp()).subs(B, 1)
+    return (
+        Step("batch-1 all-reduces of one GPU, one stage", r"t_{x}(n_{\mathrm{TP}})", t_comm),
+        Step("weight slice streamed by one GPU", r"t_{W}(n_{\mathrm{TP}})", sym("N") * sym("b") / (sym("n_TP") * W)),
+        Step("set them equal and solve for n_TP (the positive root)", r"n_{\mathrm{TP}}^{*}", parallel.tp_weight_crossover()),
+    )
+
+
+def _comm_hbm_steps():
+    return (
+        Step("interconnect ledger of a decode step, one stage", r"t_{x}(B)",
+             parallel._dense_one_stage(parallel.decode_time_tp())),
+        Step("HBM ledger of one GPU", r"t_{\mathrm{mem}}(B)", parallel._dense_one_stage(parallel.decode_bytes_per_gpu()) / W),
+        Step("set them equal and solve for B", r"B_{x}^{*}(S)", parallel.comm_hbm_crossover_batch()),
+    )
+
+
+def _link_bound_steps():
+    return (
+        Step("weight FLOPs per byte one GPU sends", r"I_{x}", parallel.tp_link_intensity()),
+        Step("set it equal to the link ridge P/W_TP and solve for n_TP", r"n_{\mathrm{TP}}^{x}", parallel.tp_link_bound_degree()),
+    )
+
+
+_PAR = "formulas/parallel.py"
+PARALLEL_DEFS: tuple[QuantityDef, ...] = (
+    QuantityDef("all_reduce_time", "ring all-reduce", "s", r"t_{\mathrm{AR}}", (), parallel.all_reduce_time,
+                parallel.NCCL_PERF),
+    QuantityDef("all_gather_time", "ring all-gather", "s", r"t_{\mathrm{AG}}", (), parallel.all_gather_time,
+                parallel.NCCL_PERF),
+    QuantityDef("reduce_scatter_time", "ring reduce-scatter", "s", r"t_{\mathrm{RS}}", (), parallel.reduce_scatter_time,
+                parallel.NCCL_PERF),
+    QuantityDef("all_to_all_time", "all-to-all", "s", r"t_{A2A}", (), parallel.all_to_all_time, parallel.NCCL_PERF),
+    QuantityDef("p2p_time", "point-to-point send", "s", r"t_{P2P}", (), parallel.p2p_time, parallel.NCCL_PERF),
+    QuantityDef("gpus", "GPUs", "1", r"n_{\mathrm{GPU}}", (), lambda: sym("n_TP") * sym("n_PP") * sym("n_DP"),
+                "n_TP n_PP n_DP"),
+    QuantityDef("weight_bytes_per_gpu", "weight bytes on one GPU", "B", r"w_{g}", (), parallel.weight_bytes_per_gpu,
+                f"{parallel.MEGATRON}; {_PAR}"),
+    QuantityDef("kv_bytes_per_token_per_gpu", "KV bytes per token on one GPU", "B", r"c_{g}", (),
+                parallel.kv_bytes_per_token_per_gpu, f"{parallel.MEGATRON}; {_PAR}"),
+    QuantityDef("kv_capacity_tokens_replica", "KV tokens one replica holds beside its weights", "token",
+                r"S_{\mathrm{max},r}", (), parallel.kv_capacity_tokens_replica, f"{SEED_003}, section 3, per GPU"),
+    QuantityDef("capacity_batch_replica", "sequences of context S one replica holds", "1", r"B_{\mathrm{cap},r}(S)",
+                ("context",), parallel.capacity_batch_replica, f"{SEED_003}, section 3, per GPU", integer="floor"),
+    QuantityDef("memory_per_gpu", "memory one GPU needs at batch B and context S", "B", r"M_{g}(B, S)",
+                ("batch", "context"), parallel.memory_per_gpu, f"{SEED_003}, section 3, per GPU"),
+    QuantityDef("gpus_ideal", "GPUs needed if weights and KV split perfectly", "1", r"n_{\mathrm{ideal}}(B, S)",
+                ("batch", "context"), parallel.gpus_ideal, f"{SEED_003}, section 3"),
+    QuantityDef("interconnect_bytes_decode", "bytes one GPU sends in a decode round", "B", r"X_{g}(B, S)",
+                ("batch", "context"), parallel.decode_interconnect_bytes,
+                f"{parallel.MEGATRON}; {parallel.MEGATRON_PP}; {parallel.GSHARD}"),
+    QuantityDef("decode_time_comm", "interconnect ledger of a decode round, one GPU", "s", r"t_{x}(B, S)",
+                ("batch", "context"), parallel.decode_time_comm, f"{parallel.MEGATRON}; {parallel.NCCL_PERF}"),
+    QuantityDef("decode_time_compute_gpu", "compute ledger of a decode round, one GPU", "s",
+                r"t_{\mathrm{comp},g}(B, S)", ("batch", "context"), parallel.decode_time_compute_gpu, f"{SEED_003}, figure 1"),
+    QuantityDef("decode_time_memory_gpu", "HBM ledger of a decode round, one GPU", "s",
+                r"t_{\mathrm{mem},g}(B, S)", ("batch", "context"), parallel.decode_time_memory_gpu, f"{SEED_003}, figure 1"),
+    QuantityDef("decode_time_bound", "strict lower bound of a decode round (ledgers overlapped)", "s",
+                r"t_{\mathrm{bound}}(B, S)", ("batch", "context"), parallel.decode_time_bound,
+                f"{SEED_003}, figure 1, with the interconnect ledger; {parallel.MEGATRON_PP}"),
+    QuantityDef("decode_time_serial", "serialized decode round (all-reduces on the critical path)", "s",
+                r"t_{\mathrm{serial}}(B, S)", ("batch", "context"), parallel.decode_time_serial,
+                f"{parallel.MEGATRON}; an estimate, not a bound"),
+    QuantityDef("prefill_time_comm", "interconnect ledger of a prefill, one GPU", "s", r"t_{x,\mathrm{pre}}(T)", ("tokens",),
+                parallel.prefill_time_comm, f"{parallel.MEGATRON}; {parallel.NCCL_PERF}"),
+    QuantityDef("prefill_time_serial", "serialized prefill (all-reduces on the critical path)", "s",
+                r"t_{\mathrm{serial},\mathrm{pre}}(T)", ("tokens",), parallel.prefill_time_serial,
+                f"{parallel.MEGATRON}; an estimate, not a bound"),
+    QuantityDef("interconnect_bytes_prefill", "bytes one GPU sends in a prefill", "B", r"X_{g,\mathrm{pre}}(T)", ("tokens",),
+                parallel.prefill_interconnect_bytes, f"{parallel.MEGATRON}; {parallel.MEGATRON_PP}; {parallel.GSHARD}"),
+    QuantityDef("prefill_time_bound", "strict lower bound of a prefill (ledgers overlapped)", "s",
+                r"t_{\mathrm{bound},\mathrm{pre}}(T)", ("tokens",), parallel.prefill_time_bound, f"{SEED_003}, section 2, per GPU"),
+    QuantityDef("training_state_per_gpu_zero0", "training state per GPU, plain data parallel", "B", r"M_{0}",
+                (), lambda: parallel.training_state_per_gpu(0), parallel.ZERO),
+    QuantityDef("training_state_per_gpu_zero1", "training state per GPU, ZeRO-1 (optimizer sharded)", "B",
+                r"M_{1}", (), lambda: parallel.training_state_per_gpu(1), parallel.ZERO),
+    QuantityDef("training_state_per_gpu_zero2", "training state per GPU, ZeRO-2 (+ gradients)", "B", r"M_{2}",
+                (), lambda: parallel.training_state_per_gpu(2), parallel.ZERO),
+    QuantityDef("training_state_per_gpu_zero3", "training state per GPU, ZeRO-3 / FSDP (everything sharded)", "B",
+                r"M_{3}", (), lambda: parallel.training_state_per_gpu(3), parallel.ZERO),
+    QuantityDef("training_grad_comm_time", "gradient all-reduce of one step (ZeRO 0-2)", "s", r"t_{\mathrm{grad}}", (),
+                parallel.training_grad_comm_time, f"{parallel.ZERO}; {parallel.NCCL_PERF}"),
+    QuantityDef("training_zero3_comm_time", "weight gathers and gradient reduce-scatter of one step (ZeRO-3)", "s",
+                r"t_{\mathrm{grad},3}", (), parallel.training_zero3_comm_time, f"{parallel.ZERO}; {parallel.NCCL_PERF}"),
+    QuantityDef("training_backward_time", "backward pass of T tokens, one GPU", "s", r"t_{\mathrm{bwd}}(T)", ("tokens",),
+                parallel.training_backward_time, f"{SEED_003}, section 2"),
+    QuantityDef("training_overlap_tokens", "tokens per step whose backward pass hides the gradient all-reduce",
+                "token", r"T_{\mathrm{ov}}", (), parallel.training_overlap_tokens, parallel.ZERO, integer="round"),
+    QuantityDef("tp_weight_crossover", "TP degree where batch-1 all-reduces match the weight streaming", "1",
+                r"n_{\mathrm{TP}}^{*}", (), parallel.tp_weight_crossover, f"{parallel.MEGATRON}; {_PAR}", _tp_crossover_steps),
+    QuantityDef("comm_hbm_crossover_batch", "batch where the interconnect ledger reaches the HBM ledger", "1",
+                r"B_{x}^{*}(S)", ("context",), parallel.comm_hbm_crossover_batch, f"{parallel.MEGATRON}; {_PAR}",
+                _comm_hbm_steps, integer="round"),
+    QuantityDef("link_ridge", "link ridge point: FLOPs per byte sent where compute and link time meet", "FLOP/B",
+                r"R_{x}", (), parallel.link_ridge, f"{SEED_000}, ridge, for the link"),
+    QuantityDef("tp_link_intensity", "weight FLOPs per byte one GPU sends under TP", "FLOP/B", r"I_{x}", (),
+                parallel.tp_link_intensity, parallel.MEGATRON),
+    QuantityDef("tp_link_bound_degree", "TP degree where prefill turns link-bound", "1", r"n_{\mathrm{TP}}^{x}", (),
+                parallel.tp_link_bound_degree, f"{parallel.MEGATRON}; {_PAR}", _link_bound_steps),
+)
+
+DEFS = DEFS + PARALLEL_DEFS
 
 BY_ID: dict[str, QuantityDef] = {q.id: q for q in DEFS}
 

@@ -25,6 +25,7 @@ SUBCOMMANDS = {
     "calibrate": "genreport.commands.calibrate",
     "list": "genreport.commands.listing",
     "audit": "genreport.commands.audit",
+    "plan": "genreport.commands.plan",
 }
 
 DESCRIPTION = """\
@@ -35,7 +36,8 @@ Roofline reports for LLM workloads: what limits this model on this GPU, and what
                                                (short for hardware.memory.bandwidth)
   genreport derive critical_context --for W    closed forms, solved for any symbol
   genreport audit CLAIMS.csv                   published measurements against the physical bound
-  genreport sweep | diff | import-hf | calibrate | list | audit   (see 'genreport COMMAND --help')
+  genreport plan llama-3.1-70b --hardware h100-sxm   the multi-GPU layouts that fit, best tok/s per GPU first
+  genreport sweep | diff | import-hf | calibrate | list | audit | plan   (see 'genreport COMMAND --help')
 """
 
 

@@ -19,9 +19,12 @@ from genreport.load.spec import (
     Attention,
     Efficiency,
     Hardware,
+    Link,
     Measurement,
     Model,
     MoE,
+    Node,
+    Parallelism,
     Precision,
     ReportSpec,
     Source,
@@ -264,7 +267,7 @@ def hardware_from(doc: Document) -> Hardware:
     d = doc.data
     mem, peak = d["memory"], d["peak"]
     sources: dict[str, Source] = {}
-    for key in ("memory", "peak", "interconnect", "architecture", "price"):
+    for key in ("memory", "peak", "interconnect", "node", "architecture", "price"):
         if isinstance(d.get(key), dict) and "source" in d[key]:
             sources[key] = _source(d[key]["source"])
     arch = {}
@@ -281,6 +284,8 @@ def hardware_from(doc: Document) -> Hardware:
         sparse={k: _q(v) for k, v in (peak.get("sparse") or {}).items()},
         source=_source(d["source"]), sources=sources, texts=texts, memory_type=mem.get("type", ""),
         interconnect=(d["interconnect"]["name"], _q(d["interconnect"]["bandwidth"])) if d.get("interconnect") else None,
+        link=_link(d["interconnect"], scale_up=True) if d.get("interconnect") else None,
+        node=_node(d["node"]) if d.get("node") else None,
         architecture=arch,
         price_per_hour=(d.get("price") or {}).get("usd_per_hour"),
         measured_bandwidth=_q(measured["bandwidth"]) if measured.get("bandwidth") else None,
@@ -288,6 +293,21 @@ def hardware_from(doc: Document) -> Hardware:
         measured_method=measured.get("method", ""),
         notes=d.get("notes", ""), file=doc.file,
     )
+
+
+def _link(d: dict, scale_up: bool) -> Link:
+    """A link; the per-direction rate is the spec's, or half the bidirectional total (datasheets print both ways)."""
+    total = _q(d["bandwidth"]) if d.get("bandwidth") else None
+    per = _q(d["bandwidth_per_direction"]) if d.get("bandwidth_per_direction") else None
+    return Link(name=d["name"], bandwidth_per_direction=per if per is not None else total / 2.0,
+                per_direction_from="spec" if per is not None else "bandwidth/2", bandwidth=total,
+                latency=_q(d["latency"]) if d.get("latency") else None,
+                domain=d.get("domain") if scale_up else None)
+
+
+def _node(d: dict) -> Node:
+    return Node(gpus_per_node=d.get("gpus_per_node"),
+                scale_out=_link(d["scale_out"], scale_up=False) if d.get("scale_out") else None)
 
 
 def model_from(doc: Document) -> Model:
@@ -469,6 +489,9 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
                 findings.add(doc.finding(("workloads", "decode", "context", i),
                                          f"context {s} exceeds the model's maximum {model.max_context}",
                                          "the numbers are still computed", severity="warning"))
+    parallelism = _parallelism(d)
+    if parallelism is not None and model is not None and hw is not None:
+        check_parallelism(doc, parallelism, model, hw, findings)
     findings.items = _relocate(doc, findings.items)
     findings.raise_if_errors(strict=strict)
     gemms = tuple((g["name"], g["n"], g["m"]) for g in d.get("gemms", [])) or (
@@ -481,8 +504,56 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
         efficiency=Efficiency(eff["bandwidth"], eff["compute"], _source(eff["source"])) if eff else None,
         accounting=d.get("accounting", "seed"), seed=d.get("seed"), notes=d.get("notes", ""), file=doc.file,
         digest=digest.hexdigest(), warnings=tuple(f.format() for f in findings.warnings),
-        overrides=tuple(overrides),
+        overrides=tuple(overrides), parallelism=parallelism,
     )
+
+
+def _parallelism(d: dict) -> Parallelism | None:
+    block = d.get("parallelism")
+    if block is None:
+        return None
+    return Parallelism(**{k: int(block.get(k, 1)) for k in ("tp", "pp", "ep", "dp")})
+
+
+def check_parallelism(doc: Document, par: Parallelism, m: Model, hw: Hardware, out: Findings) -> None:
+    """Physics of a parallel layout: how the heads, layers and experts split, and whether the GPUs are linked."""
+    where = ("parallelism",)
+    if m.heads % par.tp:
+        out.add(doc.finding(where + ("tp",), f"tp {par.tp} does not divide the {m.heads} query heads of {m.title}",
+                            f"use a divisor of {m.heads}, e.g. {_divisor_near(m.heads, par.tp)}"))
+    elif m.attention.kind != "mla" and par.tp > m.kv_heads:
+        if par.tp % m.kv_heads:
+            out.add(doc.finding(where + ("tp",), f"tp {par.tp} is above the {m.kv_heads} KV heads but not a "
+                                f"multiple of them: the KV heads cannot be replicated evenly",
+                                f"use a multiple of {m.kv_heads} that divides {m.heads}, or at most {m.kv_heads}"))
+        else:
+            out.add(doc.finding(where + ("tp",), f"tp {par.tp} is above the {m.kv_heads} KV heads: each GPU holds one "
+                                f"KV head per layer, every head replicated on {par.tp // m.kv_heads} GPUs, so the KV "
+                                f"bytes per GPU fall only {m.kv_heads}-fold, not {par.tp}-fold",
+                                f"tp {m.kv_heads} splits the KV cache without copies", severity="warning"))
+    elif m.attention.kind != "mla" and m.kv_heads % par.tp:
+        out.add(doc.finding(where + ("tp",), f"tp {par.tp} does not divide the {m.kv_heads} KV heads",
+                            f"use a divisor of {m.kv_heads}, e.g. {_divisor_near(m.kv_heads, par.tp)}"))
+    if par.pp > m.layers:
+        out.add(doc.finding(where + ("pp",), f"pp {par.pp} is more pipeline stages than the {m.layers} layers",
+                            f"use at most {m.layers}"))
+    elif m.layers % par.pp:
+        out.add(doc.finding(where + ("pp",), f"pp {par.pp} does not divide the {m.layers} layers: the stages are "
+                            "uneven and the slowest one sets the pace; the bounds use L/pp layers per stage",
+                            f"use a divisor of {m.layers}, e.g. {_divisor_near(m.layers, par.pp)}",
+                            severity="warning"))
+    if par.ep > 1 and m.moe is None:
+        out.add(doc.finding(where + ("ep",), f"ep {par.ep} on {m.title}, a dense model: it has no experts to split",
+                            "remove ep (or set it to 1); use tp or pp to spread a dense model"))
+    elif m.moe is not None and m.moe.experts % par.ep:
+        out.add(doc.finding(where + ("ep",), f"ep {par.ep} does not divide the {m.moe.experts} experts",
+                            f"use a divisor of {m.moe.experts}, e.g. {_divisor_near(m.moe.experts, par.ep)}"))
+    elif par.ep > par.tp * par.dp:
+        out.add(doc.finding(where + ("ep",), f"ep {par.ep} is more than the tp x dp = {par.tp * par.dp} GPUs that "
+                            "share the experts", f"raise tp or dp, or use ep at most {par.tp * par.dp}"))
+    if par.gpus > 1 and hw.link is None:
+        out.add(doc.finding(where, f"{par.gpus} GPUs, but {hw.title} has no interconnect in its spec",
+                            f"add 'interconnect:' (name, bandwidth, latency, domain) to {hw.file}"))
 
 
 def _precision(p) -> Precision:

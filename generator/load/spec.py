@@ -25,6 +25,24 @@ class Source:
 
 
 @dataclass(frozen=True)
+class Link:
+    """One link between accelerators, per GPU: the scale-up interconnect or the scale-out network."""
+
+    name: str
+    bandwidth_per_direction: float  # B/s, what one GPU sends (and at the same time receives)
+    per_direction_from: str  # "spec" (bandwidth_per_direction given) or "bandwidth/2" (half the bidirectional total)
+    bandwidth: float | None = None  # B/s, total bidirectional as datasheets print it (scale-up only)
+    latency: float | None = None  # s, fixed cost of one collective step (one ring hop); None: not in the spec
+    domain: int | None = None  # GPUs that reach each other over this link at full rate (scale-up only)
+
+
+@dataclass(frozen=True)
+class Node:
+    gpus_per_node: int | None = None
+    scale_out: Link | None = None
+
+
+@dataclass(frozen=True)
 class Hardware:
     name: str
     title: str
@@ -39,6 +57,8 @@ class Hardware:
     texts: dict[str, str] = field(default_factory=dict)  # field path -> the string as written
     memory_type: str = ""
     interconnect: tuple[str, float] | None = None
+    link: Link | None = None  # the scale-up interconnect with its per-direction rate and latency
+    node: Node | None = None
     architecture: dict[str, float] = field(default_factory=dict)
     price_per_hour: float | None = None
     measured_bandwidth: float | None = None
@@ -164,6 +184,29 @@ class Efficiency:
 
 
 @dataclass(frozen=True)
+class Parallelism:
+    """Degrees of parallelism; gpus = tp pp dp, the experts split over ep GPUs of the tp x dp group."""
+
+    tp: int = 1
+    pp: int = 1
+    ep: int = 1
+    dp: int = 1
+
+    @property
+    def gpus(self) -> int:
+        return self.tp * self.pp * self.dp
+
+    @property
+    def replica_gpus(self) -> int:
+        """GPUs holding one copy of the model: tp x pp."""
+        return self.tp * self.pp
+
+    def label(self) -> str:
+        bits = [f"{k}{v}" for k, v in (("tp", self.tp), ("pp", self.pp), ("ep", self.ep), ("dp", self.dp)) if v > 1]
+        return " ".join(bits) or "1 GPU"
+
+
+@dataclass(frozen=True)
 class ReportSpec:
     name: str
     title: str
@@ -182,3 +225,4 @@ class ReportSpec:
     digest: str = ""  # sha256 of the spec files, for reproducibility
     overrides: tuple[str, ...] = ()  # the --set texts of a what-if, in order; () for the spec as written
     warnings: tuple[str, ...] = ()
+    parallelism: Parallelism | None = None  # None: no 'parallelism' block, the single-card report

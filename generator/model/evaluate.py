@@ -118,6 +118,7 @@ class Results:
     hierarchy: tuple[dict, ...] = ()  # seed 000: the memory levels of this GPU
     states: tuple[dict, ...] = ()  # seed 000: the three bottleneck states
     index: dict[tuple, Entry] = field(default_factory=dict, repr=False)
+    parallel: object = None  # genreport.model.parallel.ParallelResults, when the spec has 'parallelism'
 
     @property
     def lead(self) -> str:
@@ -239,6 +240,11 @@ def _evaluate(spec: ReportSpec) -> Results:
     )
     r = replace(r, verdicts=_verdicts(r))
     entries = tuple(_entries(r))
+    if spec.parallelism is not None:  # many GPUs: the interconnect ledger (genreport.model.parallel)
+        from genreport.model.parallel import evaluate_parallel
+
+        r = replace(r, parallel=evaluate_parallel(r))
+        entries += r.parallel.entries
     r = replace(r, entries=entries, index={e.key: e for e in entries})
     r = replace(r, blocks=shown.blocks(r), curves=shown.curves(r), levers=tuple(shown.levers(r)),
                 sensitivities=tuple(shown.sensitivities(r)), facts=shown.facts(r))

@@ -59,6 +59,8 @@ def document(r: Results, baseline: Results | None = None) -> dict:
         doc["measured"] = list(r.measured)
     if r.spec.efficiency:
         doc["derated"] = r.derated
+    if r.parallel is not None:
+        doc["parallel"] = r.parallel.as_json()
     if baseline is not None:
         doc["baseline"] = {e.id + json.dumps(e.params, sort_keys=True): e.value for e in baseline.entries}
     return _plain(doc)

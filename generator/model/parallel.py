@@ -1,0 +1,637 @@
+"""Evaluate a spec on many GPUs: per-GPU memory, the interconnect ledger, the strict bound and the serial estimate.
+
+Called by the evaluate stage when the spec has a ``parallelism`` block (``evaluate_parallel``), and by
+``genreport plan`` for every layout it tries (``Layout``, ``layout_env``).  Only numbers: the formulas
+are in :mod:`genreport.formulas.parallel`, compiled once like every other quantity.
+
+Placement of the groups (Megatron-LM's order, tensor parallel innermost): a tp group is tp consecutive
+GPUs, the expert group ep consecutive GPUs of the tp x dp block, a dp group spans tp x dp GPUs and the
+pipeline tp x dp x pp.  A group whose span fits in the scale-up domain (interconnect.domain, or the
+node's GPUs, whichever is larger) uses the scale-up link; a larger one crosses the scale-out network
+(node.scale_out), whose per-GPU rate then bounds the ring.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from genreport.formulas import architecture as arch
+from genreport.formulas.compiled import load
+from genreport.load.spec import PRECISION_BYTES, Hardware, Model, Parallelism, Precision
+from genreport.model.values import NO_FIT, Entry, physical
+
+
+# Bytes of one activation element sent between GPUs: 16-bit and 8-bit compute formats reduce their
+# activations in bf16 (vLLM, SGLang and TensorRT-LLM all-reduce in the model dtype, also for fp8 weights).
+def activation_bytes_per_element(precision: Precision) -> float:
+    """b_a [B]: 4 for fp32/tf32 compute, else 2 (activations travel in bf16)."""
+    return 4.0 if PRECISION_BYTES.get(precision.compute, 2.0) >= 4.0 else 2.0
+
+
+# Training bytes per parameter by part (seed 003 section 4; ZeRO SC'20 section 3): weights, gradients, optimizer.
+TRAINING_SPLIT = {"bf16-grads": (2.0, 2.0, 12.0), "fp32-grads": (2.0, 4.0, 12.0)}
+
+GROUPS = ("tp", "pp", "ep", "dp")
+BINDS = ("compute", "HBM", "interconnect")  # the per-GPU ledgers, in the order the bound takes their maximum
+DECODE_GRID = ("interconnect_bytes_decode", "decode_time_comm", "decode_time_compute_gpu", "decode_time_memory_gpu",
+               "decode_time_bound", "decode_time_serial", "memory_per_gpu")
+# Throughputs at the strict bound, from decode_time_bound (their expanded formulas would only repeat it).
+RATES = {
+    "decode_tokens_per_s_replica": (r"\text{tok/s}_{r}(B, S)", r"\text{tok/s}_{r} = \frac{B}{t_{\mathrm{bound}}}"),
+    "decode_tokens_per_s_gpu": (r"\text{tok/s}_{g}(B, S)", r"\text{tok/s}_{g} = \frac{B}{t_{\mathrm{bound}} \, n_{\mathrm{TP}} \, n_{\mathrm{PP}}}"),
+}
+SCALARS = ("gpus", "weight_bytes_per_gpu", "kv_bytes_per_token_per_gpu", "kv_capacity_tokens_replica",
+           "link_ridge", "tp_link_intensity", "tp_weight_crossover", "tp_link_bound_degree")
+
+
+@dataclass(frozen=True)
+class LinkChoice:
+    """The link one parallel group crosses."""
+
+    group: str  # tp, pp, ep, dp
+    span: int  # GPUs the group spans (its members lie within this many consecutive GPUs)
+    tier: str  # "none" (group of one), "scale-up" or "scale-out"
+    name: str
+    bandwidth_per_direction: float  # B/s
+    latency: float  # s (0 when the spec gives none: the bound stays a lower bound)
+    latency_given: bool
+    per_direction_from: str  # "spec" or "bandwidth/2"
+
+    def as_json(self) -> dict:
+        return {"group": self.group, "span": self.span, "tier": self.tier, "name": self.name,
+                "bandwidth_per_direction": self.bandwidth_per_direction, "latency": self.latency,
+                "latency_given": self.latency_given, "per_direction_from": self.per_direction_from}
+
+
+def spans(par: Parallelism) -> dict[str, int]:
+    """GPUs each group spans with tensor parallel innermost, then data (experts inside it), then pipeline."""
+    return {"tp": par.tp, "ep": par.ep, "dp": par.tp * par.dp, "pp": par.tp * par.dp * par.pp}
+
+
+def scale_up_size(hw: Hardware) -> int:
+    """GPUs reachable over the scale-up link: the link's domain or the node, whichever is larger."""
+    link_domain = (hw.link.domain if hw.link and hw.link.domain else 1)
+    node = (hw.node.gpus_per_node if hw.node and hw.node.gpus_per_node else 1)
+    return max(link_domain, node)
+
+
+def choose_links(hw: Hardware, par: Parallelism) -> tuple[dict[str, LinkChoice], list[str]]:
+    """The link of each group, and notes on what the spec left out."""
+    notes: list[str] = []
+    out: dict[str, LinkChoice] = {}
+    degree = {"tp": par.tp, "pp": par.pp, "ep": par.ep, "dp": par.dp}
+    size = scale_up_size(hw)
+    for g, span in spans(par).items():
+        up, down = hw.link, (hw.node.scale_out if hw.node else None)
+        if degree[g] == 1:
+            link, tier = up, "none"
+        elif span <= size or down is None:
+            link, tier = up, "scale-up"
+            if span > size:
+                notes.append(f"the {g} group spans {span} GPUs, more than the {size} of one scale-up domain, but "
+                             f"{hw.title}'s spec has no scale-out network (node.scale_out): its {g} traffic is "
+                             f"counted on the scale-up link, so the bound stays a lower bound")
+        else:
+            link, tier = down, "scale-out"
+        if link is None:  # one GPU and no interconnect in the spec: nothing is sent
+            out[g] = LinkChoice(g, span, "none", "", math.inf, 0.0, False, "")
+            continue
+        if degree[g] > 1 and link.latency is None:
+            notes.append(f"{link.name}: no latency in the spec; 0 is used, so the {g} collectives cost only "
+                         "their bytes and the bound stays a lower bound")
+        out[g] = LinkChoice(g, span, tier, link.name, link.bandwidth_per_direction, link.latency or 0.0,
+                            link.latency is not None, link.per_direction_from)
+    return out, sorted(set(notes))
+
+
+def layout_values(base: dict[str, float], model: Model, par: Parallelism, links: dict[str, LinkChoice],
+                  precision: Precision, accounting: str, pc: arch.ParameterCount, recipe: str = "bf16-grads") -> dict:
+    """The parallel symbols' values for one layout, on top of a single-card Env's values."""
+    v = dict(base)
+    v.update({"n_TP": float(par.tp), "n_PP": float(par.pp), "n_EP": float(par.ep), "n_DP": float(par.dp),
+              "N_x": float(pc.experts_routed) * _declared_per_routed(v, pc, accounting), "L_x": float(pc.moe_layers),
+              "k_e": float(model.moe.active_experts) if model.moe else 0.0,
+              "b_a": activation_bytes_per_element(precision),
+              "s_kv": 1.0 if model.attention.kind == "mla" else float(min(par.tp, model.kv_heads))})
+    for g in GROUPS:
+        v[f"W_{g.upper()}"] = links[g].bandwidth_per_direction
+        v[f"alpha_{g.upper()}"] = links[g].latency
+    k_w, k_g, k_o = TRAINING_SPLIT[recipe]
+    v.update({"k_w": k_w, "k_g": k_g, "k_o": k_o})
+    return {k: np.float64(x) if isinstance(x, float) else x for k, x in v.items()}  # x/0 is inf, not an exception
+
+
+def _declared_per_routed(values: dict, pc: arch.ParameterCount, accounting: str) -> float:
+    """Parameters counted per routed-expert parameter of the shapes: 1 when counting from the shapes.
+
+    The seed accounting uses the declared counts: between N_a (one token) and N (every expert read) it maps
+    the routed experts' shape count linearly, as ``Env.at`` does, so (N - N_a) / (total - active).
+    """
+    if accounting != "seed":
+        return 1.0
+    spare = pc.total - pc.active
+    return (values["N"] - values["N_a"]) / spare if spare else 0.0
+
+
+def at_batch(values: dict, model: Model, par: Parallelism, pc: arch.ParameterCount, accounting: str, batch) -> dict:
+    """Values at batch B: for MoE, the weights one micro-batch (B / min(pp, B) sequences) reads.
+
+    With ep > tp the experts of one GPU serve the micro-batches of ep/tp replicas, so the experts touched are
+    those of all their tokens.
+    """
+    out = dict(values)
+    bt = np.asarray(batch, dtype=float)
+    out["B"] = bt
+    if model.moe is not None:
+        micro = bt / np.minimum(float(par.pp), bt)
+        if par.ep <= par.tp:  # the expert group lies inside the replica: its micro-batch picks the experts
+            read = arch.parameters_read(model, micro, pc)
+            touched = arch.expected_experts_touched(model.moe.experts, model.moe.active_experts, micro)
+        else:  # an expert group of ep/tp replicas (data-parallel attention): all their tokens pick the experts
+            group = micro * (par.ep / par.tp)
+            touched = arch.expected_experts_touched(model.moe.experts, model.moe.active_experts, group)
+            read = pc.total - pc.experts_routed + pc.moe_layers * touched * pc.expert_size
+        experts = pc.moe_layers * touched * pc.expert_size
+        if accounting == "seed":  # the declared counts, mapped as Env.at maps them (same operations, same bits)
+            spare = pc.total - pc.active
+            idle = (read - pc.active) / spare if spare else np.zeros_like(read)
+            out["N"] = values["N_a"] + (values["N"] - values["N_a"]) * idle
+            out["N_x"] = experts * _declared_per_routed(values, pc, accounting)
+        else:
+            out["N"], out["N_x"] = read, experts
+    return out
+
+
+@dataclass
+class ParallelResults:
+    parallelism: Parallelism
+    links: dict[str, LinkChoice]
+    notes: list[str]
+    scalars: dict[str, dict[str, float | None]] = field(default_factory=dict)  # accounting -> id -> value
+    per_context: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
+    decode: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)  # accounting -> id -> (B, S)
+    prefill: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
+    min_gpus: dict[str, np.ndarray] = field(default_factory=dict)  # accounting -> (B, S) GPUs, nan if none fits
+    min_layout: dict[str, list] = field(default_factory=dict)  # accounting -> [[(tp, pp) or None]] per (B, S)
+    training: dict[str, list[tuple[str, dict, float | None]]] = field(default_factory=dict)  # (id, params, value)
+    activation_bytes: float = 2.0
+    entries: tuple = ()  # genreport.model.values.Entry, appended to the report's entries by evaluate
+    binds: np.ndarray | None = None  # (B, S) of "compute", "HBM", "interconnect", "capacity", lead accounting
+
+    def as_json(self) -> dict:
+        p = self.parallelism
+        return {"tp": p.tp, "pp": p.pp, "ep": p.ep, "dp": p.dp, "gpus": p.gpus,
+                "decode_binds": self.binds.tolist() if self.binds is not None else [],
+                "activation_bytes_per_element": self.activation_bytes,
+                "links": {g: c.as_json() for g, c in sorted(self.links.items())}, "notes": list(self.notes)}
+
+
+def _f(x) -> float | None:
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def _divisors(n: int, limit: int) -> list[int]:
+    return [x for x in range(1, min(n, limit) + 1) if n % x == 0]
+
+
+def tp_choices(model: Model, limit: int = 64) -> list[int]:
+    """TP degrees the loader accepts for ``model``: divisors of the query heads that split the KV heads evenly."""
+    out = []
+    for t in _divisors(model.heads, limit):
+        if model.attention.kind == "mla" or model.kv_heads % t == 0 or t % model.kv_heads == 0:
+            out.append(t)
+    return out
+
+
+def min_gpus_to_fit(q, values: dict, model: Model, batch, context, capacity: float, max_gpus: int = 4096):
+    """Smallest tp x pp (then the smaller pp; pp divides the layers) whose per-GPU memory holds the weights and
+    B x S of KV.
+
+    Returns (gpus, tp, pp) arrays over (batch, context); nan / 0 where no layout up to ``max_gpus`` fits.
+    """
+    batch = np.asarray(batch, dtype=float)[:, None]
+    context = np.asarray(context, dtype=float)[None, :]
+    shape = np.broadcast_shapes(batch.shape, context.shape)
+    best = np.full(shape, np.nan)
+    best_tp = np.zeros(shape, dtype=int)
+    best_pp = np.zeros(shape, dtype=int)
+    layouts = sorted((t * p, p, t) for t in tp_choices(model) for p in _pp_choices(model.layers, max_gpus)
+                      if t * p <= max_gpus)  # even stages only: L/pp layers per GPU is then exact, not an average
+    for g, p, t in layouts:
+        if np.all(np.isfinite(best)):
+            break
+        v = dict(values, n_TP=float(t), n_PP=float(p), n_EP=1.0,
+                 s_kv=1.0 if model.attention.kind == "mla" else float(min(t, model.kv_heads)), B=batch, S=context)
+        mem = np.broadcast_to(np.asarray(q["memory_per_gpu"](v), dtype=float), shape)
+        new = np.isnan(best) & (mem <= capacity)
+        best[new], best_tp[new], best_pp[new] = g, t, p
+    return best, best_tp, best_pp
+
+
+def evaluate_parallel(r) -> ParallelResults:
+    """The parallel quantities of an evaluated spec (``genreport.model.evaluate.Results``), with their entries.
+
+    Computed once; the arrays are read-only like the rest of the report model.
+    """
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out = _evaluate(r)
+        out.entries = tuple(_entries(r, out))
+        out.binds = decode_binds(out, r.spec.accounting, r.spec.workloads.decode_batch)
+    if out.binds is not None:
+        out.binds.flags.writeable = False
+    for block in (out.per_context, out.decode, out.prefill, out.min_gpus):
+        for arrays in block.values():
+            for a in (arrays.values() if isinstance(arrays, dict) else [arrays]):
+                a.flags.writeable = False
+    return out
+
+
+def decode_binds(out: ParallelResults, accounting: str, batch) -> np.ndarray | None:
+    """Which roof binds each decode point of the layout: the largest per-GPU ledger, or "capacity" when the
+    batch is more sequences than one replica holds at that context."""
+    grid = out.decode.get(accounting)
+    if grid is None:
+        return None
+    ledgers = np.stack([grid["decode_time_compute_gpu"], grid["decode_time_memory_gpu"], grid["decode_time_comm"]])
+    binds = np.asarray(BINDS, dtype=object)[np.argmax(ledgers, axis=0)]
+    cap = out.per_context[accounting]["capacity_batch_replica"]
+    binds[np.asarray(batch, dtype=float)[:, None] > cap[None, :]] = "capacity"
+    return binds
+
+
+# A per-replica capacity has no physical value when negative, as the single-card one (genreport.model.values).
+_LIKE = {"kv_capacity_tokens_replica": "kv_capacity_tokens", "capacity_batch_replica": "capacity_batch"}
+
+
+def _evaluate(r) -> ParallelResults:
+    spec = r.spec
+    par, hw, model = spec.parallelism, spec.hardware, spec.model
+    links, notes = choose_links(hw, par)
+    q = load()
+    out = ParallelResults(par, links, notes, activation_bytes=activation_bytes_per_element(spec.precision))
+    w = spec.workloads
+    batch = np.asarray(w.decode_batch, dtype=float)
+    ctx = np.asarray(w.decode_context, dtype=float)
+    recipe = w.recipes[0] if w.recipes else "bf16-grads"
+    for acc, env in r.envs.items():
+        base = layout_values(env.values, model, par, links, spec.precision, acc, env.pc, recipe)
+        sc = {qid: _f(q[qid](base)) for qid in SCALARS if qid not in ("tp_weight_crossover", "tp_link_bound_degree")}
+        one = at_batch(base, model, par, env.pc, acc, 1.0)
+        sc["tp_weight_crossover"] = _f(q["tp_weight_crossover"](one))
+        sc["tp_link_bound_degree"] = _f(q["tp_link_bound_degree"](base))
+        sc["kv_capacity_tokens_replica"], _ = physical("kv_capacity_tokens", q["kv_capacity_tokens_replica"](base))
+        out.scalars[acc] = sc
+        if len(ctx):
+            cv = dict(base, S=ctx, c=np.asarray(env.at(context=ctx)["c"], dtype=float))
+            cap = np.asarray(q["capacity_batch_replica"](cv), dtype=float) * np.ones_like(ctx)
+            cross = np.asarray(q["comm_hbm_crossover_batch"](cv), dtype=float) * np.ones_like(ctx)
+            out.per_context[acc] = {"capacity_batch_replica": np.maximum(cap, 0.0),  # a count: 0 when none fits
+                                    "capacity_batch_replica_raw": cap,  # stated: none (with the reason) when < 0
+                                    "comm_hbm_crossover_batch": cross}
+        if len(batch) and len(ctx):
+            g = env.at(batch=batch[:, None], context=ctx[None, :])
+            v = at_batch(dict(base, S=g["S"], c=g["c"], d_h=g["d_h"]), model, par, env.pc, acc, batch[:, None])
+            shape = (len(batch), len(ctx))
+            grid = {qid: np.broadcast_to(np.asarray(q[qid](v), dtype=float), shape).copy() for qid in DECODE_GRID}
+            grid["decode_tokens_per_s_replica"] = batch[:, None] / grid["decode_time_bound"]
+            grid["decode_tokens_per_s_gpu"] = batch[:, None] / (grid["decode_time_bound"] * par.replica_gpus)
+            out.decode[acc] = grid
+            gpus, tp, pp = min_gpus_to_fit(q, dict(base, c=g["c"]), model, batch, ctx, hw.capacity)
+            out.min_gpus[acc] = gpus
+            out.min_layout[acc] = [[(int(tp[i, j]), int(pp[i, j])) if tp[i, j] else None for j in range(shape[1])]
+                                   for i in range(shape[0])]
+        if w.prefill_prompt:
+            t = np.asarray(w.prefill_prompt, dtype=float)
+            pv = dict(base, T=t)
+            out.prefill[acc] = {qid: np.asarray(q[qid](pv), dtype=float) * np.ones_like(t)
+                                for qid in ("interconnect_bytes_prefill", "prefill_time_comm", "prefill_time_bound",
+                                            "prefill_time_serial")}
+    if w.training_tokens:
+        env = r.envs["seed"]
+        rows: list[tuple[str, dict, float | None]] = []
+        for rec in w.recipes:  # the state and the gradient traffic depend on the recipe's bytes per parameter
+            base = layout_values(env.values, model, par, links, spec.precision, "seed", env.pc, rec)
+            tv = dict(base, T=np.float64(w.training_tokens))
+            for qid in [f"training_state_per_gpu_zero{k}" for k in range(4)] + [
+                    "training_grad_comm_time", "training_zero3_comm_time", "training_overlap_tokens"]:
+                value = _f(q[qid](tv))
+                if qid == "training_overlap_tokens" and par.dp == 1:  # one replica: no gradient exchange to hide
+                    value = None
+                rows.append((qid, {"recipe": rec}, value))
+        tv = dict(layout_values(env.values, model, par, links, spec.precision, "seed", env.pc, recipe),
+                  T=np.float64(w.training_tokens))
+        rows.append(("training_backward_time", {"tokens": w.training_tokens}, _f(q["training_backward_time"](tv))))
+        out.training["seed"] = rows
+    return out
+
+
+def _entries(r, out: ParallelResults) -> list:
+    from genreport.formulas.compiled import render_latex
+    from genreport.formulas.variants import variant_for
+
+    w = r.spec.workloads
+    dense = r.spec.model.moe is None
+    entries = []
+
+    def add(qid, params, value, acc, suffix, unit=None):
+        if qid in RATES:
+            symbol, tex = RATES[qid]
+            stated, why = physical(qid, math.nan if value is None else value)
+            entries.append(Entry(qid + suffix, dict(params), stated, "token/s", symbol, tex, acc, why))
+            return
+        c = r.q[qid]
+        variant = variant_for(acc, moe=not dense, activation=bool(w.activation_bytes))
+        tex = f"{c.symbol} = {render_latex(c.latex.get(variant) or c.latex['full'], c.args)}"
+        stated, why = physical(_LIKE.get(qid, qid), math.nan if value is None else value, c.integer)
+        if value is None and qid == "kv_capacity_tokens_replica":
+            why = NO_FIT
+        entries.append(Entry(qid + suffix, dict(params), stated, unit or c.unit, c.symbol, tex, acc, why))
+
+    for acc in out.scalars:
+        suffix = "" if acc == "seed" else "_exact"
+        for qid, value in out.scalars[acc].items():
+            if acc == "exact" and qid in ("gpus", "link_ridge"):
+                continue
+            add(qid, {}, value, acc, suffix)
+        per = out.per_context.get(acc, {})
+        for qid, arr in per.items():
+            if qid.endswith("_raw"):
+                continue
+            raw = per.get(qid + "_raw", arr)
+            for j, s in enumerate(w.decode_context):
+                add(qid, {"context": s}, raw[j], acc, suffix)
+        for qid, grid in out.decode.get(acc, {}).items():
+            for i, b in enumerate(w.decode_batch):
+                for j, s in enumerate(w.decode_context):
+                    add(qid, {"batch": b, "context": s}, grid[i, j], acc, suffix)
+        if acc in out.min_gpus:
+            for i, b in enumerate(w.decode_batch):
+                for j, s in enumerate(w.decode_context):
+                    g = _f(out.min_gpus[acc][i, j])
+                    entries.append(Entry("min_gpus_to_fit" + suffix, {"batch": b, "context": s}, g, "1",
+                                         r"n_{\mathrm{fit}}(B, S)", r"n_{\mathrm{fit}} = \min n_{\mathrm{TP}} n_{\mathrm{PP}} : M_{g}(B, S) \le C", acc,
+                                         "" if g is not None else "no layout up to 4096 GPUs holds it"))
+        for qid, arr in out.prefill.get(acc, {}).items():
+            for i, t in enumerate(w.prefill_prompt):
+                add(qid, {"tokens": t}, arr[i], acc, suffix)
+    for qid, params, value in out.training.get("seed", []):
+        add(qid, params, value, "seed", "")
+    return entries
+
+
+# ----------------------------------------------------------------------------------------------- planning
+
+PLAN_PRECISIONS = ("bf16", "fp8", "int8", "int4")
+
+
+@dataclass(frozen=True)
+class PlanRow:
+    precision: str
+    tp: int
+    pp: int
+    ep: int
+    gpus: int
+    weight_bytes_per_gpu: float
+    capacity_batch: int  # sequences of the context one replica holds
+    batch: int  # the batch chosen: the largest up to the one asked that fits and meets the latency target
+    limit: str  # what stopped the batch: "batch" (the one asked), "capacity" or "latency"
+    binds: str  # compute, HBM, interconnect; "capacity" when the KV cache limits the batch
+    time_bound: float  # s, strict lower bound of a decode round at the chosen batch
+    time_serial: float  # s, serialized estimate
+    time_comm: float  # s, interconnect ledger
+    tokens_per_s_replica: float
+    tokens_per_s_gpu: float
+    links: str  # e.g. "tp: scale-up NVLink 4"
+
+    def as_json(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Plan:
+    rows: list[PlanRow]
+    rejected: dict[str, int]  # why -> how many layouts
+    skipped_precisions: list[tuple[str, str]]  # (precision, why)
+    estimate: str
+
+
+def _pp_choices(layers: int, limit: int) -> list[int]:
+    return [p for p in range(1, min(layers, limit) + 1) if layers % p == 0]
+
+
+def _ep_choices(model: Model, tp: int) -> list[int]:
+    if model.moe is None:
+        return [1]
+    return [e for e in range(1, tp + 1) if model.moe.experts % e == 0 and tp % e == 0]
+
+
+def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | None = None,
+         precisions=PLAN_PRECISIONS, max_gpus: int = 64, accounting: str = "seed", estimate: str = "bound") -> Plan:
+    """Every tp x pp (x ep) layout and weight precision whose replica holds at least one sequence of ``context``.
+
+    For each, the largest batch up to ``batch`` that fits in the KV capacity and whose decode round (the strict
+    bound, or the serialized estimate with ``estimate="serial"``) meets ``latency``; rows sorted by tokens/s per
+    GPU at that batch, best first.  Pipeline stages divide the layers; expert parallelism stays inside the tp
+    group (one replica: dp = 1, which changes nothing per GPU).
+    """
+    from genreport.load.loader import _precision
+    from genreport.model.evaluate import make_env
+
+    q = load()
+    rows: list[PlanRow] = []
+    skipped: list[tuple[str, str]] = []
+    rejected = {"weights do not fit": 0, "no sequence of the context fits": 0, "misses the latency target": 0}
+    if hw.link is None and max_gpus > 1:  # no link in the spec: nothing to price the collectives with
+        skipped.append(("layouts of more than one GPU", f"{hw.title}'s spec has no interconnect"))
+        max_gpus = 1
+    batches = np.arange(1, batch + 1, dtype=float)
+    s = float(context)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for name in precisions:
+            prec = _precision(name)
+            if prec.compute not in hw.dense:
+                skipped.append((name, f"{hw.title} has no dense {prec.compute} peak"))
+                continue
+            for acc_env in (make_env(hw, model, prec, accounting),):
+                ctx = acc_env.at(context=s)
+                for tp in tp_choices(model, max_gpus):
+                    for pp in _pp_choices(model.layers, max_gpus // tp):
+                        for ep in _ep_choices(model, tp):
+                            row = _plan_one(q, acc_env, model, hw, prec, name, Parallelism(tp, pp, ep, 1), ctx,
+                                            batches, latency, accounting, estimate, rejected)
+                            if row is not None:
+                                rows.append(row)
+    order = {p: i for i, p in enumerate(precisions)}
+    rows.sort(key=lambda r: (-r.tokens_per_s_gpu, r.gpus, order.get(r.precision, 99), r.tp, r.pp, r.ep))
+    return Plan(rows, rejected, skipped, estimate)
+
+
+def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, accounting, estimate, rejected):
+    links, _ = choose_links(hw, par)
+    base = layout_values(env.values, model, par, links, prec, accounting, env.pc)
+    w_gpu = float(q["weight_bytes_per_gpu"](base))
+    if w_gpu > hw.capacity:
+        rejected["weights do not fit"] += 1
+        return None
+    cv = dict(base, S=np.float64(ctx["S"]), c=np.float64(np.ravel(ctx["c"])[0]), d_h=np.float64(np.ravel(ctx["d_h"])[0]))
+    cap = float(q["capacity_batch_replica"](cv))
+    if not cap >= 1:
+        rejected["no sequence of the context fits"] += 1
+        return None
+    v = at_batch(cv, model, par, env.pc, accounting, batches)
+    t_bound = np.asarray(q["decode_time_bound"](v), dtype=float) * np.ones_like(batches)
+    t_serial = np.asarray(q["decode_time_serial"](v), dtype=float) * np.ones_like(batches)
+    t_use = t_bound if estimate == "bound" else t_serial
+    ok = batches <= cap
+    if latency is not None:
+        ok &= t_use <= latency
+    if not ok.any():
+        rejected["misses the latency target"] += 1
+        return None
+    i = int(np.flatnonzero(ok)[-1])
+    b = int(batches[i])
+    if b == int(batches[-1]):
+        limit = "batch"
+    elif b >= cap:
+        limit = "capacity"
+    else:
+        limit = "latency"
+    ledgers = [float(np.ravel(np.asarray(q[qid](v), dtype=float) * np.ones_like(batches))[i])
+               for qid in ("decode_time_compute_gpu", "decode_time_memory_gpu", "decode_time_comm")]
+    binds = "capacity" if limit == "capacity" else BINDS[int(np.argmax(ledgers))]
+    link_text = ", ".join(f"{g}: {c.tier} {c.name}" for g, c in links.items() if c.tier != "none") or "-"
+    t = float(t_use[i])
+    return PlanRow(name, par.tp, par.pp, par.ep, par.gpus, w_gpu, int(min(cap, 1e9)), b, limit, binds,
+                   float(t_bound[i]), float(t_serial[i]), ledgers[2], b / t, b / (t * par.gpus), link_text)
+
+
+# ----------------------------------------------------------------------------------------------- one point
+
+@dataclass(frozen=True)
+class Point:
+    """The bounds of one layout at one workload point (for audits of published numbers and for ``plan``)."""
+
+    weights_fit: bool
+    capacity_batch: float  # sequences of the context one replica holds
+    time_bound: float  # s, strict lower bound of a decode round
+    time_serial: float  # s, serialized estimate
+    time_comm: float  # s, interconnect ledger of a decode round
+    prefill_bound: float  # s, strict lower bound of one prefill of ``prompt`` tokens (nan without a prompt)
+
+
+def point(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batch: float, context: float,
+          prompt: float | None = None, accounting: str = "seed") -> Point:
+    """Decode (and prefill) bounds of ``model`` on ``hw`` laid out as ``par`` at one batch and context."""
+    from genreport.model.evaluate import make_env
+
+    q = load()
+    env = make_env(hw, model, precision, accounting)
+    links, _ = choose_links(hw, par)
+    base = layout_values(env.values, model, par, links, precision, accounting, env.pc)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        ctx = env.at(context=float(context))
+        cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(ctx["c"])[0]),
+                  d_h=np.float64(np.ravel(ctx["d_h"])[0]))
+        w_gpu = float(q["weight_bytes_per_gpu"](base))
+        cap = float(q["capacity_batch_replica"](cv))
+        v = at_batch(cv, model, par, env.pc, accounting, float(batch))
+        pre = float(q["prefill_time_bound"](dict(base, T=np.float64(prompt)))) if prompt else math.nan
+        return Point(w_gpu <= hw.capacity, max(cap, 0.0), float(q["decode_time_bound"](v)),
+                     float(q["decode_time_serial"](v)), float(q["decode_time_comm"](v)), pre)
+
+
+# ----------------------------------------------------------------------------------------------- report helpers
+
+def smallest(result: Plan) -> PlanRow | None:
+    """The layout with the fewest GPUs in a plan (then the most tokens/s per GPU): what page 1 names when the
+    model does not fit one card."""
+    if not result.rows:
+        return None
+    return min(result.rows, key=lambda r: (r.gpus, -r.tokens_per_s_gpu, r.pp, r.tp, r.ep))
+
+
+def scaling(model: Model, hw: Hardware, precision: Precision, batch: float, context: float,
+            degrees=(1, 2, 4, 8, 16, 32, 64), accounting: str = "seed") -> list[dict]:
+    """The decode round against the tensor-parallel degree: the three ledgers, the bound, the estimate, the rates.
+
+    One row per degree the model accepts (a divisor of the heads that splits the KV heads evenly); ``fits``
+    says whether the replica holds the weights and ``batch`` sequences of ``context``.  For the figure of
+    the time split into compute / HBM / interconnect against the GPU count.
+    """
+    from genreport.model.evaluate import make_env
+
+    q = load()
+    env = make_env(hw, model, precision, accounting)
+    ok = set(tp_choices(model, max(degrees)))
+    rows = []
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        ctx = env.at(context=float(context))
+        for tp in degrees:
+            if tp not in ok:
+                continue
+            par = Parallelism(tp=tp)
+            links, _ = choose_links(hw, par)
+            base = layout_values(env.values, model, par, links, precision, accounting, env.pc)
+            cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(ctx["c"])[0]),
+                      d_h=np.float64(np.ravel(ctx["d_h"])[0]))
+            v = at_batch(cv, model, par, env.pc, accounting, float(batch))
+            t = {qid: float(q[qid](v)) for qid in ("decode_time_compute_gpu", "decode_time_memory_gpu",
+                                                  "decode_time_comm", "decode_time_bound", "decode_time_serial")}
+            cap = float(q["capacity_batch_replica"](cv))
+            rows.append({"tp": tp, "gpus": tp, "compute": t["decode_time_compute_gpu"],
+                         "hbm": t["decode_time_memory_gpu"], "interconnect": t["decode_time_comm"],
+                         "bound": t["decode_time_bound"], "serial": t["decode_time_serial"],
+                         "tokens_per_s_replica": batch / t["decode_time_bound"],
+                         "tokens_per_s_gpu": batch / (t["decode_time_bound"] * tp),
+                         "tokens_per_s_gpu_serial": batch / (t["decode_time_serial"] * tp),
+                         "fits": bool(cap >= batch), "link": links["tp"].tier})
+    return rows
+
+
+def fit_map(model: Model, hw: Hardware, contexts, precisions=PLAN_PRECISIONS, batch: float = 1.0,
+            accounting: str = "seed") -> dict[str, list[float | None]]:
+    """Smallest tp x pp that holds ``batch`` sequences at each context, per weight precision the GPU computes.
+
+    For the fit map (minimum GPUs by context x precision); None where nothing up to 4096 GPUs fits.
+    """
+    from genreport.load.loader import _precision
+    from genreport.model.evaluate import make_env
+
+    q = load()
+    out: dict[str, list[float | None]] = {}
+    ctx = np.asarray(contexts, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for name in precisions:
+            prec = _precision(name)
+            if prec.compute not in hw.dense:
+                continue
+            env = make_env(hw, model, prec, accounting)
+            par = Parallelism()
+            links, _ = choose_links(hw, par)
+            base = layout_values(env.values, model, par, links, prec, accounting, env.pc)
+            c = np.asarray(env.at(context=ctx)["c"], dtype=float)[None, :]
+            gpus, _, _ = min_gpus_to_fit(q, dict(base, c=c), model, [batch], ctx, hw.capacity)
+            out[name] = [None if not np.isfinite(g) else float(g) for g in gpus[0]]
+    return out
+
+
+def spec_values(spec, accounting: str, batch=None) -> dict[str, float]:
+    """The parallel symbols' values of a report spec (one GPU when it has no ``parallelism``), for ``derive``.
+
+    Only the symbols the single-card inputs lack: degrees, links, expert counts, b_a, s_kv and the training split
+    of the spec's first recipe; at a batch, an MoE model's N_x is what that batch touches.
+    """
+    from genreport.model.evaluate import spec_env
+
+    par = spec.parallelism or Parallelism()
+    env = spec_env(spec, accounting)
+    links, _ = choose_links(spec.hardware, par)
+    recipe = spec.workloads.recipes[0] if spec.workloads.recipes else "bf16-grads"
+    values = layout_values(env.values, spec.model, par, links, spec.precision, accounting, env.pc, recipe)
+    if batch is not None:
+        values = at_batch(values, spec.model, par, env.pc, accounting, float(batch))
+    return {k: float(np.ravel(v)[0]) for k, v in values.items() if k not in env.values and k != "B"} | (
+        {"N_x": float(np.ravel(values["N_x"])[0])})

@@ -1,0 +1,404 @@
+"""Many GPUs: hand counts for the collectives and the per-GPU memory, fits, scaling and the closed forms.
+
+Facts used (copied here with their sources):
+
+* Llama 3.1 70B: 80 layers, hidden size 8192, 64 query heads, 8 KV heads, head dim 128, 70.6e9 parameters
+  (Meta, Llama 3.1 model card and config.json).
+* H100 SXM: 80 GiB, 3.35 TB/s HBM3, 989.4 TFLOP/s dense bf16 (NVIDIA H100 datasheet); NVLink 4 "900 GB/s" is
+  both directions summed, 450 GB/s each way (NVIDIA H100 datasheet, NVLink row); one ring step over NVLink
+  costs 0.6 us with NCCL's LL protocol (NCCL 2.30.7 src/graph/tuning.cc, default hwLatencies).
+* Ring all-reduce 2 (n-1)/n Z/W + 2 (n-1) alpha (NCCL tests doc/PERFORMANCE.md; Thakur et al. 2005).
+* Two all-reduces per transformer layer under tensor parallelism (Shoeybi et al. 2019, Megatron-LM, section 3).
+* ZeRO per-GPU state: 2 + 2 + 12/N_d (stage 1), 2 + 14/N_d (stage 2), 16/N_d (stage 3) bytes per parameter
+  (Rajbhandari et al. SC'20, figure 1).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+from genreport.commands.cli import main
+from genreport.load.loader import load_hardware, load_model, load_report
+from genreport.load.spec import Link, Node, Parallelism
+from genreport.model.evaluate import evaluate
+from genreport.model.parallel import plan
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# NVLink 4 on HGX H100, per direction, and NCCL's LL step latency (see the module docstring).
+NVLINK4 = Link(name="NVLink 4", bandwidth_per_direction=450e9, per_direction_from="spec", bandwidth=900e9,
+               latency=0.6e-6, domain=8)
+IB_NDR = Link(name="NDR InfiniBand", bandwidth_per_direction=50e9, per_direction_from="spec", latency=2.7e-6)
+
+SPEC = """\
+kind: report
+name: par
+title: Parallel test
+hardware: {hw}
+model: {model}
+precision: {precision}
+parallelism: {{tp: {tp}, pp: {pp}, ep: {ep}, dp: {dp}}}
+workloads:
+  decode: {{batch: [1, 8, 64], context: [128, 1k, 8k]}}
+  prefill: {{prompt: [2k]}}
+  training: {{micro_batch_tokens: 4k}}
+"""
+
+
+def spec_for(tmp_path, model="llama-3.1-70b", precision="bf16", tp=1, pp=1, ep=1, dp=1, link=None, hw="h100-sxm"):
+    """The spec on the catalog's H100 SXM, or with ``link`` (and a DGX-like node) in place of its interconnect."""
+    path = tmp_path / f"{model}-{hw}-{tp}-{pp}-{ep}-{dp}.yaml"
+    path.write_text(SPEC.format(model=model, hw=hw, precision=precision, tp=tp, pp=pp, ep=ep, dp=dp),
+                    encoding="utf-8")
+    spec = load_report(path)
+    if link is None:
+        return spec
+    hw = replace(spec.hardware, link=link, node=Node(gpus_per_node=8, scale_out=IB_NDR))
+    return replace(spec, hardware=hw)
+
+
+def test_catalog_h100_link_is_the_hand_count_one():
+    hw = load_hardware(ROOT / "specs" / "hardware" / "h100-sxm.yaml")
+    assert hw.link.bandwidth_per_direction == NVLINK4.bandwidth_per_direction
+    assert hw.link.latency == pytest.approx(NVLINK4.latency, rel=1e-12)
+    assert hw.node.scale_out.bandwidth_per_direction == IB_NDR.bandwidth_per_direction
+
+
+def entry(r, qid, **params):
+    hits = [e.value for e in r.entries if e.id == qid and e.params == params]
+    assert len(hits) == 1, (qid, params, hits)
+    return hits[0]
+
+
+# ----------------------------------------------------------------------------------------------- hand counts
+
+def test_llama70b_tp8_batch1_all_reduce_hand_count(tmp_path):
+    r = evaluate(spec_for(tmp_path, tp=8))
+    per_all_reduce = 1 * 8192 * 2  # B d b_a = 16 KiB
+    assert per_all_reduce == 16 * 1024
+    count = 2 * 80  # two per layer
+    sent = count * 2 * (8 - 1) / 8 * per_all_reduce  # what one GPU sends
+    assert entry(r, "interconnect_bytes_decode", batch=1, context=1024) == pytest.approx(sent, rel=1e-12)
+    assert sent == 4_587_520
+    one = 2 * 7 / 8 * per_all_reduce / 450e9 + 2 * 7 * 0.6e-6  # 63.7 ns of bytes + 8.4 us of latency
+    assert one == pytest.approx(8.4637e-6, rel=1e-4)
+    assert entry(r, "decode_time_comm", batch=1, context=1024) == pytest.approx(count * one, rel=1e-12)
+    assert count * one == pytest.approx(1.3542e-3, rel=1e-4)  # 1.35 ms per token, latency-dominated
+    # the all-reduces do not depend on the context
+    assert entry(r, "decode_time_comm", batch=1, context=8192) == entry(r, "decode_time_comm", batch=1, context=1024)
+
+
+def test_prefill_all_reduces_hand_count(tmp_path):
+    r = evaluate(spec_for(tmp_path, tp=8))
+    per_all_reduce = 2048 * 8192 * 2  # T d b_a = 32 MiB for a 2k prompt
+    assert entry(r, "interconnect_bytes_prefill", tokens=2048) == pytest.approx(160 * 2 * 7 / 8 * per_all_reduce)
+    t = 160 * (2 * 7 / 8 * per_all_reduce / 450e9 + 2 * 7 * 0.6e-6)  # 20.4 ms: bandwidth, not latency
+    assert entry(r, "prefill_time_comm", tokens=2048) == pytest.approx(t, rel=1e-12)
+    assert entry(r, "prefill_time_bound", tokens=2048) <= entry(r, "prefill_time_serial", tokens=2048)
+
+
+def test_batch_scales_bytes_not_latency(tmp_path):
+    r = evaluate(spec_for(tmp_path, tp=8))
+    b1 = entry(r, "decode_time_comm", batch=1, context=1024)
+    b64 = entry(r, "decode_time_comm", batch=64, context=1024)
+    bytes_part = 160 * 2 * 7 / 8 * 8192 * 2 / 450e9
+    assert b64 - b1 == pytest.approx(63 * bytes_part, rel=1e-9)
+
+
+def test_per_gpu_memory_hand_count(tmp_path):
+    r = evaluate(spec_for(tmp_path, tp=2))
+    assert entry(r, "weight_bytes_per_gpu") == pytest.approx(70.6e9 * 2 / 2, rel=1e-12)
+    c = 2 * 80 * 8 * 128 * 2  # K and V, 80 layers, 8 KV heads of 128, bf16 = 320 KiB per token
+    assert entry(r, "kv_bytes_per_token_per_gpu") == pytest.approx(c / 2, rel=1e-12)
+    cap = (80 * 2**30 - 70.6e9) / (c / 2)
+    assert entry(r, "kv_capacity_tokens_replica") == pytest.approx(cap, rel=1e-12)
+    # past tp = H_kv the KV heads are replicated: tp 16 splits the cache 8 ways, not 16
+    r16 = evaluate(spec_for(tmp_path, tp=16))
+    assert entry(r16, "kv_bytes_per_token_per_gpu") == pytest.approx(c / 8, rel=1e-12)
+    assert entry(r16, "weight_bytes_per_gpu") == pytest.approx(70.6e9 * 2 / 16, rel=1e-12)
+    # pipeline stages split the layers, and so the KV cache
+    rp = evaluate(spec_for(tmp_path, tp=2, pp=2))
+    assert entry(rp, "kv_bytes_per_token_per_gpu") == pytest.approx(c / 4, rel=1e-12)
+    assert entry(rp, "weight_bytes_per_gpu") == pytest.approx(70.6e9 * 2 / 4, rel=1e-12)
+
+
+def test_moe_experts_split_over_ep(tmp_path):
+    from genreport.formulas.architecture import parameter_count
+
+    spec = spec_for(tmp_path, model="deepseek-v3", precision="fp8", tp=4, ep=8, dp=2)
+    r = evaluate(spec)
+    pc = parameter_count(spec.model)
+    # the seed accounting's declared counts (671e9 in all, 37e9 active): the routed experts' share of the 634e9
+    # parameters one token does not touch, as the single-card report maps them
+    n, n_a = spec.model.declared_parameters, spec.model.declared_active
+    assert (n, n_a) == (671e9, 37e9)
+    n_x = pc.experts_routed * (n - n_a) / (pc.total - pc.active)
+    want = ((n - n_x) / 4 + n_x / 8) * 1.0
+    assert entry(r, "weight_bytes_per_gpu") == pytest.approx(want, rel=1e-9)
+    assert entry(r, "gpus") == 8
+    # MLA's latent is shared by all heads: replicated on every tp GPU, split only by stage
+    assert entry(r, "kv_bytes_per_token_per_gpu") == pytest.approx(r.scalars["seed"]["kv_bytes_per_token"], rel=1e-12)
+    # expert parallelism adds all-to-alls: the interconnect ledger grows with ep
+    r1 = evaluate(spec_for(tmp_path, model="deepseek-v3", precision="fp8", tp=4, ep=1, dp=2))
+    assert entry(r, "decode_time_comm", batch=8, context=1024) > entry(r1, "decode_time_comm", batch=8, context=1024)
+
+
+def test_data_parallel_attention_with_expert_parallelism_hand_count(tmp_path):
+    # DeepSeek-V3 (config.json): hidden 7168, 8 routed experts per token, 61 layers of which the first 3 are dense.
+    # tp 1, dp 8, ep 8: every GPU dispatches its own replica's tokens, 1 x 8 x 7168 x 2 B per all-to-all at batch 1
+    r = evaluate(spec_for(tmp_path, model="deepseek-v3", precision="fp8", tp=1, ep=8, dp=8))
+    per_all_to_all = 1 * 8 * 7168 * 2
+    sent = 2 * 58 * 7 / 8 * per_all_to_all  # dispatch and combine in 58 MoE layers, 7/8 of it leaves the GPU
+    assert entry(r, "interconnect_bytes_decode", batch=1, context=1024) == pytest.approx(sent, rel=1e-12)
+    t = 2 * 58 * (7 / 8 * per_all_to_all / 450e9 + 7 * 0.6e-6)
+    assert entry(r, "decode_time_comm", batch=1, context=1024) == pytest.approx(t, rel=1e-12)
+
+
+def test_zero_stages_hand_count(tmp_path):
+    spec = spec_for(tmp_path, model="llama-3.1-8b", dp=8)
+    r = evaluate(spec)
+    n = 8.03e9
+    got = {k: entry(r, f"training_state_per_gpu_zero{k}", recipe="bf16-grads") for k in range(4)}
+    assert got[0] == pytest.approx(16 * n)
+    assert got[1] == pytest.approx((2 + 2 + 12 / 8) * n)
+    assert got[2] == pytest.approx((2 + 14 / 8) * n)
+    assert got[3] == pytest.approx(16 / 8 * n)
+    assert entry(r, "training_state_per_gpu_zero3", recipe="fp32-grads") == pytest.approx(18 / 8 * n)
+    # the gradient all-reduce of 2 N bytes over 8 replicas
+    want = 2 * 7 / 8 * 2 * n / 450e9 + 2 * 7 * 0.6e-6
+    assert entry(r, "training_grad_comm_time", recipe="bf16-grads") == pytest.approx(want, rel=1e-12)
+    # fp32 gradients: twice the bytes
+    want32 = 2 * 7 / 8 * 4 * n / 450e9 + 2 * 7 * 0.6e-6
+    assert entry(r, "training_grad_comm_time", recipe="fp32-grads") == pytest.approx(want32, rel=1e-12)
+    # the backward pass of 4k tokens (4 N T / P) hides it once a step has more than T_ov tokens per replica
+    t_ov = entry(r, "training_overlap_tokens", recipe="bf16-grads")
+    assert 4 * n * t_ov / 989.4e12 == pytest.approx(want, rel=1e-9)
+
+
+# ----------------------------------------------------------------------------------------------- fits and scaling
+
+def test_llama70b_bf16_fits_two_h100(tmp_path):
+    one = evaluate(spec_for(tmp_path, tp=1))
+    assert entry(one, "kv_capacity_tokens_replica") is None  # 141 GB of weights, 80 GiB card: no KV fits
+    (e,) = [e for e in one.entries if e.id == "kv_capacity_tokens_replica"]
+    assert "exceed the memory capacity" in e.reason
+    assert entry(one, "min_gpus_to_fit", batch=1, context=1024) == 2
+    two = evaluate(spec_for(tmp_path, tp=2))
+    assert entry(two, "kv_capacity_tokens_replica") > 0
+    assert entry(two, "capacity_batch_replica", context=8192) >= 1
+    assert entry(two, "decode_tokens_per_s_replica", batch=8, context=8192) > 0
+
+
+def test_eight_gpus_give_less_than_eight_times_one_ideal_card(tmp_path):
+    r = evaluate(spec_for(tmp_path, tp=8))
+    ideal_one_card = entry(r, "decode_tokens_per_s", batch=1, context=1024)  # the single-card bound, fit aside
+    bound = entry(r, "decode_tokens_per_s_replica", batch=1, context=1024)
+    serial = 1 / entry(r, "decode_time_serial", batch=1, context=1024)
+    assert bound <= 8 * ideal_one_card * (1 + 1e-12)  # the strict bound: at best perfect scaling
+    assert serial < 8 * ideal_one_card
+    # by how much: the 1.35 ms of all-reduces on top of 5.28 ms of weight streaming
+    assert serial / ideal_one_card == pytest.approx(6.4, abs=0.15)
+
+
+def test_pipeline_does_not_speed_up_batch_one(tmp_path):
+    tp = evaluate(spec_for(tmp_path, tp=2))
+    tp_pp = evaluate(spec_for(tmp_path, tp=2, pp=2))
+    t1 = entry(tp, "decode_time_bound", batch=1, context=1024)
+    t2 = entry(tp_pp, "decode_time_bound", batch=1, context=1024)
+    assert t2 >= t1 * (1 - 1e-12)  # one sequence walks the stages in turn: the bubble eats the second stage
+    # a full pipeline (B >= pp) halves the KV each GPU reads and keeps the weight streaming per round
+    assert entry(tp_pp, "decode_time_memory_gpu", batch=64, context=8192) < \
+        entry(tp, "decode_time_memory_gpu", batch=64, context=8192)
+
+
+def test_bound_below_serial_everywhere(tmp_path):
+    r = evaluate(spec_for(tmp_path, model="mixtral-8x7b", tp=4, pp=2, ep=4, dp=1))
+    g = r.parallel.decode["seed"]
+    assert np.all(g["decode_time_bound"] <= g["decode_time_serial"])
+    assert np.all(g["decode_time_bound"] >= g["decode_time_comm"])
+
+
+def test_group_beyond_the_domain_crosses_scale_out(tmp_path):
+    r = evaluate(spec_for(tmp_path, tp=8, pp=2))
+    links = r.parallel.links
+    assert links["tp"].tier == "scale-up" and links["tp"].bandwidth_per_direction == 450e9
+    assert links["pp"].tier == "scale-out" and links["pp"].bandwidth_per_direction == 50e9
+    doc = json.loads(json.dumps(r.parallel.as_json()))
+    assert doc["links"]["pp"]["per_direction_from"] == "spec"
+
+
+def test_no_latency_in_spec_is_said_and_zero(tmp_path):
+    link = replace(NVLINK4, latency=None, per_direction_from="bandwidth/2")
+    r = evaluate(spec_for(tmp_path, tp=8, link=link))
+    assert r.parallel.links["tp"].latency == 0 and not r.parallel.links["tp"].latency_given
+    assert any("no latency" in n for n in r.parallel.notes)
+    assert entry(r, "tp_weight_crossover") is None
+
+
+# ----------------------------------------------------------------------------------------------- closed forms
+
+def test_tp_weight_crossover_solves_its_equation(tmp_path):
+    r = evaluate(spec_for(tmp_path, tp=8))
+    n = entry(r, "tp_weight_crossover")
+    # at n GPUs the batch-1 all-reduces of 80 layers take as long as streaming N b / n
+    t_comm = 2 * 80 * (2 * (n - 1) / n * 8192 * 2 / 450e9 + 2 * (n - 1) * 0.6e-6)
+    t_w = 70.6e9 * 2 / (n * 3.35e12)
+    assert t_comm == pytest.approx(t_w, rel=1e-9)
+    assert 8 < n < 32  # about 15: past two HGX nodes' worth, batch-1 decode of 70B turns latency-bound
+
+
+def test_tp_link_bound_degree_and_ridge(tmp_path):
+    r = evaluate(spec_for(tmp_path, tp=8))
+    ridge = entry(r, "link_ridge")
+    assert ridge == pytest.approx(989.4e12 / 450e9, rel=1e-12)
+    n = entry(r, "tp_link_bound_degree")
+    n_a = r.envs["seed"].values["N_a"]
+    assert n_a / (2 * 80 * (n - 1) * 8192 * 2) == pytest.approx(ridge, rel=1e-9)
+
+
+def test_comm_hbm_crossover_batch(tmp_path):
+    from genreport.formulas.compiled import load
+    from genreport.model.parallel import at_batch, layout_values
+
+    r = evaluate(spec_for(tmp_path, tp=8))
+    # at tp 8 and 1k context the KV per sequence (40 KiB per token per GPU) outgrows the all-reduces: no crossing
+    assert entry(r, "comm_hbm_crossover_batch", context=1024) is None
+    spec = spec_for(tmp_path, model="llama-3.1-8b", tp=8)
+    r2 = evaluate(spec)
+    b = entry(r2, "comm_hbm_crossover_batch", context=128)
+    assert b is not None and 1 < b < 1000  # short contexts: the all-reduces catch up with the HBM traffic
+    env = r2.envs["seed"]
+    par = r2.parallel
+    v = layout_values(env.values, spec.model, par.parallelism, par.links, spec.precision, "seed", env.pc)
+    v = at_batch(dict(v, S=128.0), spec.model, par.parallelism, env.pc, "seed", b)
+    q = load()
+    assert float(q["decode_time_comm"](v)) == pytest.approx(float(q["decode_time_memory_gpu"](v)), rel=1e-9)
+
+
+# ----------------------------------------------------------------------------------------------- plan
+
+@pytest.fixture(scope="module")
+def h100():
+    return load_hardware(ROOT / "specs" / "hardware" / "h100-sxm.yaml")
+
+
+def test_plan_405b_bf16_needs_at_least_ten_h100(h100):
+    model = load_model(ROOT / "specs" / "models" / "llama-3.1-405b.yaml")
+    result = plan(model, h100, 64, 8192)
+    bf16 = [r for r in result.rows if r.precision == "bf16"]
+    assert bf16, "no bf16 layout at all"
+    assert min(r.gpus for r in bf16) >= 10  # 756 GiB of weights against 80 GiB per card
+    assert result.rejected["weights do not fit"] > 0
+    rates = [r.tokens_per_s_gpu for r in result.rows]
+    assert rates == sorted(rates, reverse=True)
+
+
+def test_plan_latency_target_is_met(h100):
+    model = load_model(ROOT / "specs" / "models" / "llama-3.1-70b.yaml")
+    result = plan(model, h100, 64, 8192, latency=0.02)
+    assert result.rows
+    assert all(r.time_bound <= 0.02 for r in result.rows)
+    assert {r.limit for r in result.rows} <= {"batch", "capacity", "latency"}
+    assert all(r.binds in ("compute", "HBM", "interconnect", "capacity") for r in result.rows)
+
+
+def test_plan_cli_table_and_json(capsys):
+    assert main(["plan", "llama-3.1-405b", "--hardware", "h100-sxm", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["rows"] and all(r["gpus"] >= 10 for r in doc["rows"] if r["precision"] == "bf16")
+    assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--latency", "50ms", "--limit", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "tok/s/GPU" in out and "binds" in out
+
+
+@pytest.mark.parametrize("args, text", [
+    (["plan", "llama-3.1-70b", "--hardware", "h100"], "no hardware named 'h100'"),
+    (["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--latency", "50"], "--latency 50:1:1:"),
+    (["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--precision", "bf17"], "unknown format bf17"),
+    (["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--context", "8q"], "--context 8q:1:1:"),
+])
+def test_plan_bad_input(capsys, args, text):
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert text in err and "hint:" in err and "Traceback" not in err
+
+
+def test_parallelism_label():
+    assert Parallelism(tp=8).label() == "tp8"
+    assert Parallelism().label() == "1 GPU"
+
+
+# ----------------------------------------------------------------------------------------------- report helpers
+
+def test_smallest_layout_of_405b_on_h100(h100):
+    from genreport.model.parallel import smallest
+
+    model = load_model(ROOT / "specs" / "models" / "llama-3.1-405b.yaml")
+    best = smallest(plan(model, h100, 1, 8192, precisions=("bf16",)))
+    assert best.gpus >= 10 and best.precision == "bf16"
+    # 810 GB over the smallest valid tp x pp: tp must divide 128 heads and split 8 KV heads, pp divide 126 layers
+    assert best.gpus == min(t * p for t in (1, 2, 4, 8, 16, 32, 64) for p in (1, 2, 3, 6, 7, 9, 14, 18)
+                            if 405e9 * 2 / (t * p) < 80 * 2**30)
+
+
+def test_scaling_rows_split_the_round(h100):
+    from genreport.model.parallel import scaling
+
+    model = load_model(ROOT / "specs" / "models" / "llama-3.1-70b.yaml")
+    from genreport.load.loader import _precision
+
+    rows = scaling(model, h100, _precision("bf16"), 1, 1024, degrees=(1, 2, 4, 8, 16))
+    assert [r["tp"] for r in rows] == [1, 2, 4, 8, 16]
+    assert [r["fits"] for r in rows] == [False, True, True, True, True]
+    hbm = [r["hbm"] for r in rows]
+    assert all(a > b for a, b in zip(hbm, hbm[1:], strict=False))  # each GPU streams less
+    comm = [r["interconnect"] for r in rows]
+    assert comm[0] == 0 and all(a < b for a, b in zip(comm, comm[1:], strict=False))  # and talks more
+    assert rows[4]["link"] == "scale-out"  # 16 GPUs leave the 8-GPU NVLink domain
+    for r in rows:
+        assert r["bound"] == max(r["compute"], r["hbm"], r["interconnect"])
+        assert r["serial"] == pytest.approx(max(r["compute"], r["hbm"]) + r["interconnect"], rel=1e-12)
+
+
+def test_fit_map_of_70b_on_h100(h100):
+    from genreport.model.parallel import fit_map
+
+    model = load_model(ROOT / "specs" / "models" / "llama-3.1-70b.yaml")
+    got = fit_map(model, h100, [1024, 131072], batch=1)
+    assert got["bf16"][0] == 2 and got["fp8"][0] == 1  # 141 GB needs two cards, 70.6 GB fits one
+    assert got["int4"][0] == 1
+    assert got["bf16"][1] >= got["bf16"][0]  # a 128k context needs at least as many
+
+
+def test_derive_evaluates_parallel_quantities_at_the_spec_layout(capsys):
+    spec = str(ROOT / "specs" / "parallel" / "llama70b-h100-tp8.yaml")
+    assert main(["derive", "decode_time_comm", "--spec", spec, "--batch", "1", "--context", "1k"]) == 0
+    out = capsys.readouterr().out
+    assert "n_TP = 8" in out and "t_x = 0.00135419 s" in out  # the hand count above: 160 x 8.46 us
+    # a spec without parallelism is one GPU
+    assert main(["derive", "weight_bytes_per_gpu", "--spec", str(ROOT / "specs" / "llama8b-h100.yaml")]) == 0
+    assert "w_g = 1.606e+10 B" in capsys.readouterr().out
+
+
+def test_decode_binds_per_layout(tmp_path):
+    r = evaluate(spec_for(tmp_path, tp=2))
+    binds = r.parallel.binds
+    # Llama 3.1 70B on 2 H100: 11 sequences of 8k fit a replica, so batch 64 at 8k is capacity-limited;
+    # batch 1 streams 65.8 GiB per GPU: HBM
+    assert binds[0, 0] == "HBM"
+    assert binds[2, 2] == "capacity"
+    assert r.parallel.as_json()["decode_binds"] == binds.tolist()
+    # tp 8 at batch 1: still HBM under the strict bound (5.3 ms of weights against 1.35 ms of all-reduces)
+    assert evaluate(spec_for(tmp_path, tp=8)).parallel.binds[0, 0] == "HBM"
+
+
+def test_min_gpus_uses_even_stages(tmp_path):
+    # DeepSeek-V3 in fp8 (671 GB) on H200 (141 GiB = 151.4 GB): 5 GPUs would hold the bytes, but its 61 layers
+    # split evenly only into 1 or 61 stages and tp must divide the 128 heads, so the smallest layout is tp 8
+    r = evaluate(spec_for(tmp_path, model="deepseek-v3", precision="fp8", tp=8, hw="h200"))
+    assert entry(r, "min_gpus_to_fit", batch=1, context=1024) == 8
+    assert r.parallel.min_layout["seed"][0][0] == (8, 1)

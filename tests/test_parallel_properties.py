@@ -1,0 +1,164 @@
+"""Properties of the many-GPU quantities (hypothesis): one GPU is the single-card report, bit for bit.
+
+Formula level: random but valid models, GPUs and links, through the compiled quantities the reports use.
+Spec level: catalog models and precisions through the loader and the evaluate stage, with
+``parallelism: {tp: 1, pp: 1, ep: 1, dp: 1}`` against the same spec without the block.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from genreport.formulas.compiled import load
+from genreport.load.loader import load_report
+from genreport.model.evaluate import evaluate
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+Q = load()
+SETTINGS = settings(max_examples=75, deadline=None, derandomize=True)
+
+
+def val(qid: str, env: dict) -> float:
+    args = {k: np.float64(v) for k, v in env.items()}
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(Q[qid](args))
+
+
+@st.composite
+def setups(draw, single: bool) -> dict:
+    H_kv = draw(st.sampled_from([1, 2, 4, 8, 16]))
+    G = draw(st.sampled_from([1, 2, 4, 8]))
+    d_h = draw(st.sampled_from([64, 128, 256]))
+    H_q = H_kv * G
+    L = draw(st.integers(1, 160))
+    N = draw(st.floats(1e8, 2e12))
+    N_e = draw(st.floats(0.0, 0.3)) * N
+    moe = draw(st.booleans())
+    N_x = draw(st.floats(0.1, 0.9)) * (N - N_e) if moe else 0.0
+    N_a = draw(st.floats(0.02, 1.0)) * (N - N_e)
+    b_kv = draw(st.sampled_from([1.0, 2.0]))
+    env = {
+        "P": draw(st.floats(1e13, 1e16)), "W": draw(st.floats(1e11, 2e13)), "C": draw(st.floats(8e9, 5e11)),
+        "N": N, "N_a": N_a, "N_e": N_e, "N_x": N_x, "L": float(L), "L_x": float(L) if moe else 0.0,
+        "k_e": float(draw(st.sampled_from([1, 2, 8]))) if moe else 0.0,
+        "H_q": float(H_q), "H_kv": float(H_kv), "d_h": float(d_h), "d": float(H_q * d_h), "V": 32000.0,
+        "N_p": N_a - 2 * 32000.0 * H_q * d_h,  # the blocks: active parameters without embedding and head
+        "b": draw(st.sampled_from([0.5, 1.0, 2.0])), "b_kv": b_kv, "b_a": 2.0,
+        "c": 2.0 * L * H_kv * d_h * b_kv, "a": draw(st.sampled_from([0.0, 0.0, 1e6])),
+        "B": float(draw(st.integers(1, 4096))), "S": float(draw(st.integers(1, 131072))),
+        "T": float(draw(st.integers(1, 32768))),
+        "k_w": 2.0, "k_g": 2.0, "k_o": 12.0,
+    }
+    for g in ("TP", "PP", "EP", "DP"):
+        env[f"W_{g}"] = draw(st.floats(1e9, 2e12))
+        env[f"alpha_{g}"] = draw(st.floats(0.0, 2e-5))
+    if single:
+        tp = pp = ep = dp = 1
+    else:
+        tp = draw(st.sampled_from([t for t in (1, 2, 4, 8, 16, 32) if H_q % t == 0]))
+        pp = draw(st.integers(1, min(L, 16)))
+        ep = draw(st.sampled_from([e for e in (1, 2, 4, 8) if e <= tp])) if moe else 1
+        dp = draw(st.integers(1, 8))
+    env.update(n_TP=float(tp), n_PP=float(pp), n_EP=float(ep), n_DP=float(dp), s_kv=float(min(tp, H_kv)))
+    return env
+
+
+@SETTINGS
+@given(setups(single=True))
+def test_one_gpu_is_the_single_card_formula_exactly(env):
+    assert val("decode_time_comm", env) == 0.0
+    assert val("prefill_time_comm", env) == 0.0
+    assert val("weight_bytes_per_gpu", env) == val("weight_bytes", env)
+    assert val("kv_bytes_per_token_per_gpu", env) == env["c"]
+    assert val("kv_capacity_tokens_replica", env) == val("kv_capacity_tokens", env)
+    assert val("capacity_batch_replica", env) == val("capacity_batch", env)
+    assert val("decode_time_memory_gpu", env) == val("decode_time_memory", env)
+    assert val("decode_time_compute_gpu", env) == val("decode_time_compute", env)
+    single = max(val("decode_time_memory", env), val("decode_time_compute", env))
+    assert val("decode_time_bound", env) == single
+    assert val("decode_time_serial", env) == single
+    assert env["B"] / val("decode_time_bound", env) == val("decode_tokens_per_s", env)
+    single_prefill = max(val("prefill_time_compute", env), val("prefill_time_memory", env))
+    assert val("prefill_time_bound", env) == single_prefill
+    assert val("prefill_time_serial", env) == single_prefill
+    assert val("interconnect_bytes_prefill", env) == 0.0
+    assert val("training_state_per_gpu_zero3", env) == 16.0 * env["N"]
+
+
+@SETTINGS
+@given(setups(single=False))
+def test_bound_below_serial_and_above_each_ledger(env):
+    bound, serial = val("decode_time_bound", env), val("decode_time_serial", env)
+    assert bound <= serial * (1 + 1e-12)
+    walk = (env["n_PP"] - 1) / min(env["n_PP"], env["B"])  # stages a micro-batch walks besides the last, per m
+    for ledger in ("decode_time_comm", "decode_time_memory_gpu", "decode_time_compute_gpu"):
+        assert bound >= val(ledger, env) * (1 - 1e-12)  # every GPU does its round's work
+        if ledger != "decode_time_comm":  # and no stage is faster than its compute or HBM traffic
+            assert bound >= (walk + 1 / min(env["n_PP"], env["B"])) * val(ledger, env) * (1 - 1e-12)
+
+
+@SETTINGS
+@given(setups(single=False))
+def test_no_layout_beats_one_ideal_card_per_gpu(env):
+    # with the experts inside the replica (ep <= tp), every GPU still streams at least its share of N b
+    per_gpu = env["B"] / (val("decode_time_bound", env) * env["n_TP"] * env["n_PP"])
+    assert per_gpu <= val("decode_tokens_per_s", env) * (1 + 1e-12)
+
+
+@SETTINGS
+@given(setups(single=False), st.floats(1.01, 10.0))
+def test_slower_links_never_speed_up(env, k):
+    slow = dict(env, W_TP=env["W_TP"] / k, alpha_TP=env["alpha_TP"] * k, W_EP=env["W_EP"] / k)
+    assert val("decode_time_bound", slow) >= val("decode_time_bound", env) * (1 - 1e-12)
+    assert val("decode_time_comm", slow) >= val("decode_time_comm", env) * (1 - 1e-12)
+
+
+@SETTINGS
+@given(setups(single=False))
+def test_zero_stages_shrink_the_state(env):
+    states = [val(f"training_state_per_gpu_zero{k}", env) for k in range(4)]
+    assert all(a >= b * (1 - 1e-12) for a, b in zip(states, states[1:], strict=False))
+
+
+SPEC = """\
+kind: report
+name: one
+title: One GPU
+hardware: {hw}
+model: {model}
+precision: {precision}
+workloads:
+  decode: {{batch: [{batch}], context: [{context}]}}
+  prefill: {{prompt: [{context}]}}
+"""
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(st.sampled_from(["llama-3.1-8b", "llama-3.1-70b", "mixtral-8x7b", "deepseek-v3", "gemma-2-9b",
+                        "qwen3-30b-a3b", "phi-3-mini"]),
+       st.sampled_from(["h100-sxm", "a100-sxm-80gb", "mi300x"]),
+       st.sampled_from(["bf16", "int8", "int4", "fp16"]),
+       st.integers(1, 512), st.integers(1, 65536))
+def test_one_gpu_spec_reproduces_the_single_card_report(tmp_path_factory, model, hw, precision, batch, context):
+    path = tmp_path_factory.mktemp("one") / "one.yaml"
+    text = SPEC.format(hw=hw, model=model, precision=precision, batch=batch, context=context)
+    path.write_text(text, encoding="utf-8")
+    single = evaluate(load_report(path))
+    path.write_text(text + "parallelism: {tp: 1, pp: 1, ep: 1, dp: 1}\n", encoding="utf-8")
+    multi = evaluate(load_report(path))
+    # the single-card entries are unchanged, bit for bit
+    base = {(e.id, tuple(sorted(e.params.items()))): e.value for e in single.entries}
+    got = {(e.id, tuple(sorted(e.params.items()))): e.value for e in multi.entries}
+    assert {k: got[k] for k in base} == base
+    for acc in ("seed", "exact"):
+        p, s = multi.parallel, single
+        assert p.scalars[acc]["weight_bytes_per_gpu"] == s.scalars[acc]["weight_bytes"]
+        assert p.scalars[acc]["kv_capacity_tokens_replica"] == s.scalars[acc]["kv_capacity_tokens"]
+        np.testing.assert_array_equal(p.decode[acc]["decode_tokens_per_s_replica"], s.decode[acc]["decode_tokens_per_s"])
+        np.testing.assert_array_equal(p.decode[acc]["decode_time_memory_gpu"], s.decode[acc]["decode_time_memory"])
+        np.testing.assert_array_equal(p.decode[acc]["decode_time_bound"],
+                                      np.maximum(s.decode[acc]["decode_time_memory"],
+                                                 s.decode[acc]["decode_time_compute"]))
+        np.testing.assert_array_equal(p.per_context[acc]["capacity_batch_replica"],
+                                      s.per_context[acc]["capacity_batch"])
+        assert not np.any(p.decode[acc]["decode_time_comm"])
