@@ -28,7 +28,7 @@ from genreport.present import figures
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "specs" / "llama8b-h100.yaml"
 NAMES = ["fig1-decode-bounds", "fig2-three-modes", "fig3-intensity-ruler", "fig4-decode-intensity",
-         "fig5-memory-ledger", "fig6-roofline", "fig7-serving"]
+         "fig5-memory-ledger", "fig6-roofline", "fig7-serving", "fig8-gpus", "fig9-gpu-rates"]
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,8 @@ def test_reference_spec_evaluates(path):
     r = evaluate(spec)
     assert r.parallel is not None and value(r, "gpus") == spec.parallelism.gpus
     assert value(r, "kv_capacity_tokens_replica") > 0  # every layout holds its weights and some KV
-    assert not r.verdicts["weights_fit"]  # none of these models fits one of its cards
+    assert not r.verdicts["weights_fit_one_card"]  # none of these models fits one of its cards
+    assert r.verdicts["weights_fit"]  # the layout holds its share on every GPU
     for b in spec.workloads.decode_batch:
         for s in spec.workloads.decode_context:
             assert value(r, "decode_time_bound", batch=b, context=s) <= value(r, "decode_time_serial", batch=b,

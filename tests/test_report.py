@@ -70,9 +70,9 @@ def test_html_is_self_contained(built):
     html = built.files["report.html"].decode()
     assert "<script" not in html.lower()
     assert not re.search(r'(src|href)="(https?:)?//', html), "the report must fetch nothing"
-    assert html.count("<figure") == 7
+    assert html.count("<figure") == 9
     numbers = [int(n) for n in re.findall(r"<strong>Figure (\d+)\.</strong>", html)]
-    assert numbers == list(range(1, 8)), numbers  # numbered in order of appearance
+    assert numbers == list(range(1, 10)), numbers  # numbered in order of appearance
     assert html.count('class="math"') >= 20
 
 
@@ -80,7 +80,7 @@ def test_figures_are_svg(built):
     figs = {k: v for k, v in built.files.items() if k.startswith("figures/")}
     assert sorted(figs) == [f"figures/{n}.svg" for n in (
         "fig1-decode-bounds", "fig2-three-modes", "fig3-intensity-ruler", "fig4-decode-intensity",
-        "fig5-memory-ledger", "fig6-roofline", "fig7-serving")]
+        "fig5-memory-ledger", "fig6-roofline", "fig7-serving", "fig8-gpus", "fig9-gpu-rates")]
     for data in figs.values():
         assert data.startswith(b"<?xml") and b"<svg" in data and len(data) > 5000
 

@@ -45,18 +45,66 @@ def fit_options(r) -> list[dict]:
         w = float(r.q["weight_bytes"](make_env(spec.hardware, spec.model, prec, r.lead).at()))
         out.append({"kind": "precision", "label": f"{fmt_name} weights", "weight_bytes": w, "capacity": cap,
                     "fits": w < cap, "gpus": 1})
-    c = sc["kv_bytes_per_token"] or 0.0
-    s0 = spec.workloads.decode_context[0] if spec.workloads.decode_context else 0
-    n = math.ceil((weights + c * s0) / cap)
-    while n > 1 and weights / n + c * s0 / n > cap:
-        n += 1
-    out.append({"kind": "gpus", "label": f"{n} × {spec.hardware.title}", "weight_bytes": weights / n,
-                "capacity": cap, "fits": True, "gpus": n})
+    layout = r.many.smallest if r.many is not None else None
+    if layout is not None:  # the interconnect ledger's smallest layout in the spec's weight format
+        shape = f"tp {layout['tp']}" + (f" × pp {layout['pp']}" if layout["pp"] > 1 else "")
+        out.append({"kind": "gpus", "label": f"{layout['gpus']} × {spec.hardware.title} ({shape})",
+                    "weight_bytes": layout["weight_bytes_per_gpu"], "capacity": cap, "fits": True,
+                    "gpus": layout["gpus"], "time": layout["time_bound"],
+                    "tokens_per_s_gpu": layout["tokens_per_s_gpu"]})
+    else:  # no link in the spec: an even split of the weights, with one sequence of the first context
+        c = sc["kv_bytes_per_token"] or 0.0
+        s0 = spec.workloads.decode_context[0] if spec.workloads.decode_context else 0
+        n = math.ceil((weights + c * s0) / cap)
+        out.append({"kind": "gpus", "label": f"{n} × {spec.hardware.title}", "weight_bytes": weights / n,
+                    "capacity": cap, "fits": True, "gpus": n, "time": None, "tokens_per_s_gpu": None})
     for h in spec.compare_hardware:
         if weights < h.capacity:
             out.append({"kind": "card", "label": h.title, "weight_bytes": weights, "capacity": h.capacity,
                         "fits": True, "gpus": 1})
     return out
+
+
+def _picks(batch: list, capacity, n_contexts: int) -> list[tuple[int, int]]:
+    """Batch 1 at the first context, then per context the largest of the spec's batches that fits."""
+    picks = [(0, 0)]
+    for j in range(n_contexts):
+        fitting = [i for i, b in enumerate(batch) if b <= capacity[j]]
+        i = fitting[-1] if fitting else len(batch) - 1
+        if (i, j) not in picks:
+            picks.append((i, j))
+    return picks
+
+
+def _parallel_decode_rows(r, price) -> list[dict]:
+    """Decode rows of a many-GPU layout: the strict bound of a round (the largest per-GPU ledger), the serialized
+    estimate beside it, capacity per replica; the price is the whole replica's (GPUs × the hourly price)."""
+    lead, w, p = r.lead, r.spec.workloads, r.parallel
+    g, per = p.decode[lead], p.per_context[lead]
+    gpus = p.parallelism.replica_gpus
+    weights_fit = (p.scalars[lead]["weight_bytes_per_gpu"] or 0) <= r.spec.hardware.capacity
+    batch = list(w.decode_batch)
+    rows = []
+    for i, j in _picks(batch, per["capacity_batch_replica"], len(w.decode_context)):
+        b, s = batch[i], w.decode_context[j]
+        ledgers = {"compute": float(g["decode_time_compute_gpu"][i, j]), "HBM": float(g["decode_time_memory_gpu"][i, j]),
+                   "interconnect": float(g["decode_time_comm"][i, j])}
+        roof = max(ledgers, key=ledgers.get)
+        t = float(g["decode_time_bound"][i, j])
+        second = sorted(ledgers.values())[-2]
+        fits = weights_fit and b <= per["capacity_batch_replica"][j]
+        tps = b / t
+        rows.append({
+            "workload": "decode", "label": f"decode B = {b:,}, S = {s:,}", "batch": b, "context": s,
+            "binds": roof if fits else "capacity", "roof": roof, "time": t,
+            "serial": float(g["decode_time_serial"][i, j]), "comm": ledgers["interconnect"],
+            "other_roof": t / second if second > 0 else None, "fits": fits,
+            "capacity_batch": physical("capacity_batch", per["capacity_batch_replica_raw"][j])[0],
+            "ms_per_token": t * 1e3, "tokens_per_s_sequence": 1 / t, "tokens_per_s": tps,
+            "tokens_per_s_gpu": tps / gpus,
+            "usd_per_mtok": _usd_per_mtok(price * gpus if price else None, tps) if fits else None,
+        })
+    return rows
 
 
 def rows(r) -> list[dict]:
@@ -66,19 +114,16 @@ def rows(r) -> list[dict]:
     w = spec.workloads
     price = spec.hardware.price_per_hour
     fits_weights = sc["weight_bytes"] <= sc["capacity"]
+    if r.parallel is not None:  # a many-GPU layout: what matters is each GPU's share of the weights
+        fits_weights = (r.parallel.scalars[lead]["weight_bytes_per_gpu"] or 0) <= sc["capacity"]
     out = []
-    if lead in r.decode:
+    if lead in r.decode and r.parallel is not None and lead in r.parallel.decode:
+        out += _parallel_decode_rows(r, price)
+    elif lead in r.decode:
         g = r.decode[lead]
         per = r.per_context[lead]
         batch = list(w.decode_batch)
-        picks = [(0, 0)]  # batch 1 (the spec's first) at the first context
-        for j in range(len(w.decode_context)):
-            cap = per["capacity_batch"][j]
-            fitting = [i for i, b in enumerate(batch) if b <= cap]
-            i = fitting[-1] if fitting else len(batch) - 1
-            if (i, j) not in picks:
-                picks.append((i, j))
-        for i, j in picks:
+        for i, j in _picks(batch, per["capacity_batch"], len(w.decode_context)):
             b, s = batch[i], w.decode_context[j]
             t_mem, t_comp = float(g["decode_time_memory"][i, j]), float(g["decode_time_compute"][i, j])
             t = max(t_mem, t_comp)
@@ -98,7 +143,12 @@ def rows(r) -> list[dict]:
         p = r.prefill[lead]
         for i, t_tok in enumerate(w.prefill_prompt):
             tc, tm = float(p["prefill_time_compute"][i]), float(p["prefill_time_memory"][i])
-            t = max(tc, tm)
+            if r.parallel is not None and lead in r.parallel.prefill:  # the layout's bound: per-GPU ledgers
+                n = r.parallel.parallelism.replica_gpus
+                tc, tm = tc / n, tm / n
+                t = float(r.parallel.prefill[lead]["prefill_time_bound"][i])
+            else:
+                t = max(tc, tm)
             out.append({
                 "workload": "prefill", "label": f"prefill P = {t_tok:,}", "tokens": t_tok,
                 "binds": "compute" if tc >= tm else "bandwidth", "roof": "compute" if tc >= tm else "bandwidth",
@@ -120,7 +170,8 @@ def rows(r) -> list[dict]:
             "tokens_per_s": t_tok / step if step else None,
         })
     keys = ("batch", "context", "tokens", "capacity_batch", "ms_per_token", "ms_to_first_token",
-            "tokens_per_s_sequence", "usd_per_mtok", "state_bytes", "cards_needed")
+            "tokens_per_s_sequence", "usd_per_mtok", "state_bytes", "cards_needed", "serial", "comm",
+            "tokens_per_s_gpu")
     for row in out:  # every row has every key: the table reads them by workload kind
         for k in keys:
             row.setdefault(k, None)
@@ -142,7 +193,7 @@ def best_lever(r, row: dict) -> dict | None:
             return {"change": "a smaller batch or context", "gain": None, "effect": "the KV cache fits"}
         return None
     levers = {lv["lever"]: lv for lv in r.levers}
-    if row["workload"] == "decode" and row["binds"] == "bandwidth":
+    if row["workload"] == "decode" and row["binds"] in ("bandwidth", "HBM") and r.parallel is None:
         per = r.per_context[r.lead]
         j = list(r.spec.workloads.decode_context).index(row["context"])
         cap = physical("capacity_batch", per["capacity_batch_raw"][j])[0]

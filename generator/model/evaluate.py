@@ -115,6 +115,7 @@ class Results:
     facts: dict[str, float | None] = field(default_factory=dict)  # derived numbers the prose states
     decision: tuple[dict, ...] = ()  # page 1: one row per workload (model.decision)
     fit_options: tuple[dict, ...] = ()  # what makes the weights fit, when they do not
+    many: object = None  # genreport.model.many.ManyGpus: scaling over GPUs, fit map, smallest layout
     hierarchy: tuple[dict, ...] = ()  # seed 000: the memory levels of this GPU
     states: tuple[dict, ...] = ()  # seed 000: the three bottleneck states
     index: dict[tuple, Entry] = field(default_factory=dict, repr=False)
@@ -245,12 +246,17 @@ def _evaluate(spec: ReportSpec) -> Results:
 
         r = replace(r, parallel=evaluate_parallel(r))
         entries += r.parallel.entries
+        per_gpu = r.parallel.scalars[r.lead]["weight_bytes_per_gpu"] or 0.0
+        r = replace(r, verdicts={**r.verdicts, "weights_fit_one_card": r.verdicts["weights_fit"],
+                                 "weights_fit": per_gpu <= spec.hardware.capacity})
     r = replace(r, entries=entries, index={e.key: e for e in entries})
     r = replace(r, blocks=shown.blocks(r), curves=shown.curves(r), levers=tuple(shown.levers(r)),
                 sensitivities=tuple(shown.sensitivities(r)), facts=shown.facts(r))
     r = _with_measurements(r)
     from genreport.model import decision
+    from genreport.model.many import many_gpus
 
+    r = replace(r, many=many_gpus(r))
     r = replace(r, fit_options=tuple(decision.fit_options(r)),
                 hierarchy=tables.memory_hierarchy(spec) if spec.seed == "000" else (),
                 states=tables.diagnosis_states() if spec.seed == "000" else ())

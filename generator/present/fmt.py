@@ -73,7 +73,7 @@ def time(t) -> str:
     if t >= 1:
         return f"{t:.3g} s"
     ms = t * 1e3
-    return f"{ms:.3g} ms" if ms >= 0.01 else f"{ms:.3g} ms"
+    return f"{ms:.3g} ms" if ms >= 0.01 else f"{ms * 1e3:.3g} µs"
 
 
 def rate(x, unit: str = "FLOP/s") -> str:

@@ -327,6 +327,11 @@ class ReportContext:
     fx: dict
     all_formulas: list
     eq: Equations
+    many: object
+    par: object
+    par_scalars: dict
+    par_links: list
+    par_table: list
 
     def variables(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -374,8 +379,26 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
         baseline=baseline, baseline_rows=_baseline_rows(r, baseline) if baseline else [],
         baseline_overrides=overrides,
         whatif_story=prose.whatif_story(r, baseline, overrides) if baseline else [],
-        fx=fx, all_formulas=list(f.used), eq=Equations(),
+        fx=fx, all_formulas=list(f.used), eq=Equations(), many=r.many, **_parallel_context(r),
     )
+
+
+def _parallel_context(r: Results) -> dict:
+    """The many-GPU chapter's rows, from the report model's parallel results (empty without a layout)."""
+    p = r.parallel
+    if p is None:
+        return {"par": None, "par_scalars": {}, "par_links": [], "par_table": []}
+    lead, w = r.lead, r.spec.workloads
+    links = [(g, c) for g, c in sorted(p.links.items()) if c.span > 1 and c.tier != "none"]
+    table = []
+    if lead in p.decode:
+        g = p.decode[lead]
+        for i, b in enumerate(w.decode_batch):
+            for j, s in enumerate(w.decode_context):
+                table.append({"batch": b, "context": s, "bound": g["decode_time_bound"][i, j],
+                              "serial": g["decode_time_serial"][i, j], "comm": g["decode_time_comm"][i, j],
+                              "binds": p.binds[i, j], "tps_gpu": g["decode_tokens_per_s_gpu"][i, j]})
+    return {"par": p, "par_scalars": p.scalars[lead], "par_links": links, "par_table": table}
 
 
 def _formula_blocks(r: Results, f: Formulas) -> dict:

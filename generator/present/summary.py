@@ -14,7 +14,9 @@ def _fit_sentence(r: Results) -> str:
         if o["kind"] == "precision":
             ways.append(f"{o['label']} ({fmt.gb(o['weight_bytes'])})")
         elif o["kind"] == "gpus":
-            ways.append(f"{o['label']} ({fmt.gb(o['weight_bytes'])} of weights each)")
+            cost = (f", at least {fmt.time(o['time'])} per token at batch 1, {fmt.num(o['tokens_per_s_gpu'])} tok/s "
+                    "per GPU" if o.get("time") else "")
+            ways.append(f"{o['label']} ({fmt.gb(o['weight_bytes'])} of weights each{cost})")
         else:
             ways.append(f"one {o['label']}")
     text = (f"The weights alone, {fmt.gb(sc['weight_bytes'])}, exceed the {fmt.gib(sc['capacity'])} of one "
@@ -34,7 +36,14 @@ def sentences(r: Results) -> list[str]:
     if decode:
         d1 = decode[0]
         other = "compute" if d1["roof"] == "bandwidth" else "bandwidth"
-        if len(out) < 1:
+        if len(out) < 1 and r.parallel is not None:
+            p = r.parallel.parallelism
+            shape = ", ".join(f"{k} {v}" for k, v in (("tp", p.tp), ("pp", p.pp), ("ep", p.ep), ("dp", p.dp)) if v > 1)
+            out.append(f"On {p.gpus} GPUs ({shape}), decode at batch {d1['batch']:,} and context {d1['context']:,} is "
+                       f"{d1['roof']}-bound: the strict bound is {fmt.time(d1['time'])} per token (the ledgers "
+                       f"overlapped), the serial estimate {fmt.time(d1['serial'])} with {fmt.time(d1['comm'])} of "
+                       f"interconnect on the critical path; {fmt.num(d1['tokens_per_s_gpu'])} tok/s per GPU.")
+        elif len(out) < 1:
             out.append(f"Decode at batch {d1['batch']:,} and context {d1['context']:,} is {d1['roof']}-bound: at least "
                        f"{fmt.time(d1['time'])} per token, {fmt.num(d1['tokens_per_s'])} tok/s; the {other} roof "
                        f"is {fmt.num(d1['other_roof'])}× further away.")
@@ -48,7 +57,7 @@ def sentences(r: Results) -> list[str]:
             out.append("No batch larger than the first fits in memory at these contexts, so batching cannot raise "
                        "the throughput here.")
         timed = [lv for lv in r.levers if lv["kind"] == "time" and lv["gain"] > 1 + 1e-9]
-        if timed and len(out) < 3 and r.verdicts.get("weights_fit", True):
+        if timed and len(out) < 3 and r.verdicts.get("weights_fit", True) and r.parallel is None:
             lv = max(timed, key=lambda x: x["gain"])
             out.append(f"Beyond batching, the biggest lever on the time per token is {lv['change']}: "
                        f"{fmt.time(lv['before'])} to {fmt.time(lv['after'])} at batch 1, {fmt.num(lv['gain'])}× "
@@ -80,7 +89,13 @@ def terminal_lines(r: Results) -> list[str]:
         lines.append(f"  tokens/s: {fmt.num(d1['tokens_per_s'])} per sequence; {fmt.num(best['tokens_per_s'])} in "
                      f"total at batch {best['batch']:,}, context {best['context']:,}" if best["fits"] else
                      f"  tokens/s: {fmt.num(d1['tokens_per_s'])} per sequence (bound)")
-    if r.verdicts.get("weights_fit", True):
+    if r.parallel is not None:
+        ps = r.parallel.scalars[r.lead]
+        ok = "yes" if r.verdicts.get("weights_fit", True) else "no"
+        lines.append(f"  fits: {ok}, {fmt.gb(ps['weight_bytes_per_gpu'])} of weights per GPU in "
+                     f"{fmt.gib(sc['capacity'])} on {r.parallel.parallelism.gpus} GPUs; "
+                     f"{fmt.integer(ps['kv_capacity_tokens_replica'])} KV tokens per replica")
+    elif r.verdicts.get("weights_fit", True):
         kv = sc["kv_capacity_tokens"]
         lines.append(f"  fits: yes, {fmt.gb(sc['weight_bytes'])} of weights in {fmt.gib(sc['capacity'])}; "
                      f"{fmt.integer(kv)} KV tokens left")

@@ -22,6 +22,8 @@ from genreport.present.figures.fig4_decode_intensity import caption4, fig4_decod
 from genreport.present.figures.fig5_memory_ledger import caption5, fig5_memory_ledger
 from genreport.present.figures.fig6_roofline import caption6, fig6_roofline
 from genreport.present.figures.fig7_serving import caption7, fig7_serving
+from genreport.present.figures.fig8_gpus import caption8, fig8_gpus
+from genreport.present.figures.fig9_gpu_rates import caption9, fig9_gpu_rates
 from genreport.present.figures.style import RC, _svg, num, tick, tokens  # noqa: F401
 
 Drawer = Callable[[Results, "Results | None"], object]
@@ -35,6 +37,8 @@ FIGURES: list[tuple[str, Caption]] = [
     ("fig5-memory-ledger", caption5),
     ("fig6-roofline", caption6),
     ("fig7-serving", caption7),
+    ("fig8-gpus", caption8),
+    ("fig9-gpu-rates", caption9),
 ]
 DRAWERS: dict[str, Drawer] = {
     "fig1-decode-bounds": fig1_decode_bounds,
@@ -44,6 +48,8 @@ DRAWERS: dict[str, Drawer] = {
     "fig5-memory-ledger": fig5_memory_ledger,
     "fig6-roofline": fig6_roofline,
     "fig7-serving": fig7_serving,
+    "fig8-gpus": fig8_gpus,
+    "fig9-gpu-rates": fig9_gpu_rates,
 }
 
 

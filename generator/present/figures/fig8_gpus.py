@@ -1,0 +1,70 @@
+"""Figure 8: the decode round against the tensor-parallel degree: the compute, HBM and interconnect ledgers per
+GPU, the strict bound (their maximum) and the serialized estimate, at batch 1 and at the spec's largest batch."""
+
+from __future__ import annotations
+
+import numpy as np
+from genreport.model.evaluate import Results
+from genreport.present.figures.style import BLACK, BLUE, GREEN, VERMILION, _figure, _log_axis, _note, num, tokens
+
+LEDGERS = (("compute", "compute", BLUE), ("hbm", "HBM", GREEN), ("interconnect", "interconnect", VERMILION))
+
+
+def _panel(ax, rows, title: str) -> None:
+    gpus = np.asarray([x["gpus"] for x in rows], dtype=float)
+    for key, label, colour in LEDGERS:
+        y = np.asarray([x[key] for x in rows], dtype=float) * 1e3
+        ok = y > 0
+        ax.plot(gpus[ok], y[ok], color=colour, lw=1.2, marker="o", ms=3, label=label)
+    bound = np.asarray([x["bound"] for x in rows], dtype=float) * 1e3
+    serial = np.asarray([x["serial"] for x in rows], dtype=float) * 1e3
+    ax.plot(gpus, bound, color=BLACK, lw=2.2, alpha=0.35, label="bound (the largest)")
+    ax.plot(gpus, serial, color=BLACK, lw=1.0, ls="--", label="serial estimate")
+    for x, b, row in zip(gpus, bound, rows, strict=True):
+        if not row["fits"]:
+            ax.plot([x], [b], marker="x", ms=6, color=BLACK, ls="none")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    _log_axis(ax.yaxis)
+    ax.set_xticks(gpus)
+    ax.set_xticklabels([f"{int(g)}" for g in gpus])
+    ax.set_xlabel("GPUs (tensor parallel)")
+    ax.set_title(title, fontsize=8)
+    ax.grid(True, which="major")
+
+
+def fig8_gpus(r: Results, baseline: Results | None = None):
+    fig = _figure()
+    m = r.many
+    if m is None or not m.scaling_batch1:
+        ax = fig.add_axes((0.05, 0.05, 0.9, 0.9))
+        ax.axis("off")
+        _note(ax, "No decode workload, or no interconnect in the GPU's spec.", x=0.5, y=0.5, ha="center", va="center")
+        return fig
+    left = fig.add_axes((0.09, 0.27, 0.39, 0.64))
+    right = fig.add_axes((0.58, 0.27, 0.39, 0.64))
+    _panel(left, m.scaling_batch1, f"batch 1, context {tokens(m.context)}")
+    _panel(right, m.scaling_large, f"batch {m.batch_large:,}, context {tokens(m.context)}")
+    left.set_ylabel("time per decode round (ms)")
+    handles, labels = left.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=7, frameon=False)
+    return fig
+
+
+def caption8(r: Results, baseline: Results | None = None) -> str:
+    m = r.many
+    if m is None or not m.scaling_batch1:
+        return "No decode workload, or no interconnect in the GPU's spec: no many-GPU view."
+    rows = {x["gpus"]: x for x in m.scaling_batch1}
+    one = rows.get(1)
+    best = min(m.scaling_batch1, key=lambda x: x["bound"])
+    text = (f"The decode round split into its three ledgers per GPU as the model is spread over more GPUs with "
+            f"tensor parallelism ({m.link or 'the scale-up link'}): compute and HBM time shrink as 1/n, the "
+            f"all-reduces grow with n. The bound is the largest ledger (perfect overlap); the serial estimate adds "
+            f"the all-reduces to it, as real decode does. ")
+    if one is not None:
+        text += (f"At batch 1 the bound is {num(one['bound'] * 1e3)} ms on one GPU and "
+                 f"{num(best['bound'] * 1e3)} ms at best, on {best['gpus']} GPUs "
+                 f"({num(one['bound'] / best['bound'])}× faster for {best['gpus']}× the GPUs). ")
+    text += "A cross marks a layout whose replica does not hold the weights and that batch."
+    return text
