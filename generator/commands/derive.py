@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 from genreport.errors import Finding, SpecError
+from genreport.terminal import safe
 
 PARAM_OPTIONS = ("batch", "context", "tokens", "n", "m", "recipe")
 
@@ -97,7 +98,7 @@ def main(argv: list[str]) -> int:
         close = difflib.get_close_matches(qid, list(BY_ID), n=1, cutoff=0.5)
         raise _err("derive", f"no quantity '{args.quantity}'",
                    f"did you mean '{close[0]}'?" if close else "see 'genreport derive --list'")
-    print(derive_text(qid, args, accounting))
+    print(safe(derive_text(qid, args, accounting), newlines=True))
     return 0
 
 
