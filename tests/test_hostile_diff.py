@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from genreport.commands.cli import main as cli_main
-from genreport.commands.diff import MAX_BYTES, render, compare
+from genreport.commands.diff import MAX_BYTES, compare, render
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_SYSTEM": os.devnull}
