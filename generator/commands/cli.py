@@ -53,7 +53,8 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="comma-separated subset of html,pdf,json (default: all three)")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="PATH=VALUE",
                    help="override a spec value for a what-if report, e.g. model.kv_heads=1 (repeatable)")
-    p.add_argument("--name", help="output folder name for a what-if build (default: <name>-whatif)")
+    p.add_argument("--name", help="output folder name, OUT/NAME/ (default: the spec's name, or <name>-whatif with "
+                                  "--set); one spec only")
     p.add_argument("--strict", action="store_true", help="treat warnings as errors")
     p.add_argument("--check", action="store_true",
                    help="build in memory and fail if the output folder differs from it (no writing): every "
@@ -128,6 +129,9 @@ def _build_main(argv: list[str]) -> int:
         raise SpecError([_cli_finding(f"--name {args.name}", f"'{args.name}' is not a report name",
                                       "use lowercase letters, digits, '.', '_' and '-', starting with a letter "
                                       "or digit (the report is written to OUT/NAME/)")])
+    if args.name is not None and len(args.specs) > 1:
+        raise SpecError([_cli_finding(f"--name {args.name}", f"--name names one report, but {len(args.specs)} specs "
+                                      "are given", "build one spec at a time with --name, or leave --name out")])
     if args.watch and args.check:
         raise SpecError([_cli_finding("--watch", "--watch and --check do not go together",
                                       "use --check once, or --watch to rebuild on every change")])
@@ -170,7 +174,7 @@ def _build_one(spec_path: Path, args, formats, out_root: Path, force: bool = Fal
     with recording() as read_log:
         spec = genreport.load_spec(spec_path, overrides=args.overrides, strict=args.strict)
     inputs = list(dict.fromkeys([*input_files(spec_path, spec), *map(Path, read_log)]))
-    name = spec.name if not args.overrides else (args.name or f"{spec.name}-whatif")
+    name = args.name or (f"{spec.name}-whatif" if args.overrides else spec.name)
     if args.check:
         return _check(spec_path, out_root, name, formats, args) == 0, inputs
     built = genreport.build_report(spec_path, formats, args.overrides, args.strict, spec=spec)

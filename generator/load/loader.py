@@ -30,7 +30,7 @@ from genreport.load.spec import (
     Source,
     Workloads,
 )
-from genreport.load.yamlread import Document, format_path, read, scalar, show
+from genreport.load.yamlread import MAX_DEPTH, Document, format_path, read, scalar, show
 from genreport.paths import display, project_root_for, specs_dir
 
 KINDS = ("hardware", "model", "report")
@@ -125,6 +125,10 @@ def parse_override(text: str) -> tuple[tuple[str, ...], object]:
         raise SpecError([Finding("--set " + text, 1, 1, "", f"'{text}' is not PATH=VALUE",
                                  "write e.g. --set hardware.memory.bandwidth='4.8 TB/s'")])
     key, _, raw = text.partition("=")
+    if key.count(".") >= MAX_DEPTH:
+        raise SpecError([Finding("--set " + text[:80] + ("..." if len(text) > 80 else ""), 1, 1, "",
+                                 f"the path has {key.count('.') + 1:,} levels; specs nest at most {MAX_DEPTH}",
+                                 "write a path of the spec, e.g. --set model.kv_heads=1")])
     parts = tuple(p for p in key.strip().split("."))
     if not key.strip() or any(not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", p) for p in parts):
         raise SpecError([Finding("--set " + text, 1, 1, "", f"'{key}' is not a dotted path of keys",

@@ -1,0 +1,144 @@
+"""Hostile and careless input, round two (issue 17): schema patterns, text lengths, --set depth, --name,
+terminal escapes, notes, suggestions.  Cases that are spec files live in tests/bad_specs/."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+from genreport.commands.cli import main
+from genreport.errors import Finding, SpecError
+from genreport.load.loader import load_report
+from genreport.load.validate import ecma_pattern
+from genreport.paths import specs_dir
+from genreport.terminal import safe
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMAS = sorted((specs_dir() / "schema").glob("*.schema.json"))
+
+# One valid value per pattern in specs/schema/*.json; a pattern added without a sample fails the test below.
+PATTERN_SAMPLES = {
+    "^[a-z0-9][a-z0-9._-]*$": "h100-sxm",
+    "^https?://[^\\s]+$": "https://example.com/x",
+    "^[1-9][0-9]*(\\.[0-9]+)?[kKmM]?$": "8k",
+}
+
+
+def _patterns(node):
+    if isinstance(node, dict):
+        if isinstance(node.get("pattern"), str):
+            yield node["pattern"]
+        for v in node.values():
+            yield from _patterns(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _patterns(v)
+
+
+def test_every_schema_pattern_rejects_a_trailing_newline():
+    """Issue 17 item 15: Python's '$' matches before a final newline; JSON Schema's (ECMA-262) does not."""
+    found = {p for path in SCHEMAS for p in _patterns(json.loads(path.read_text()))}
+    assert found == set(PATTERN_SAMPLES), "give each schema pattern a sample value here"
+    for pattern, sample in PATTERN_SAMPLES.items():
+        assert ecma_pattern(pattern).search(sample), pattern
+        for bad in (sample + "\n", "\n" + sample, sample + "\r\n"):
+            assert not ecma_pattern(pattern).search(bad), (pattern, bad)
+        assert re.search(pattern, sample + "\n")  # the hole the translation closes
+
+
+def test_ecma_pattern_keeps_escapes_and_classes():
+    assert ecma_pattern(r"^a\$$").search("a$") and not ecma_pattern(r"^a\$$").search("a$\n")
+    assert ecma_pattern("^[$^]+$").search("$^$") and not ecma_pattern("^[$^]+$").search("$^\n")
+
+
+def spec(tmp_path: Path, **extra) -> Path:
+    text = ("kind: report\nname: case\ntitle: A case\nhardware: h100-sxm\nmodel: llama-3.1-8b\nprecision: bf16\n"
+            "workloads:\n  decode: {batch: [1, 8], context: [128]}\n")
+    for k, v in extra.items():
+        text += f"{k}: {json.dumps(v)}\n"
+    path = tmp_path / "case.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_name_ending_in_newline_makes_no_folder(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main([str(spec(tmp_path)), "-o", str(out), "--set", 'name="nl\\n"', "--format", "json"]) == 1
+    assert "'nl\\n' is not in the expected form" in capsys.readouterr().err
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_set_path_20000_levels_deep_is_a_clean_error(tmp_path, capsys):
+    """Issue 17 item 15: a RecursionError before."""
+    deep = ".".join(["model"] + ["a"] * 20_000)
+    assert main([str(spec(tmp_path)), "--set", f"{deep}=1", "-o", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert "the path has 20,001 levels; specs nest at most 64" in err and "internal error" not in err
+    assert len(err) < 1000  # the path is not echoed whole
+
+
+def test_name_without_set_names_the_output_folder(tmp_path, capsys):
+    """Issue 17 item 16: --name was silently ignored without --set."""
+    out = tmp_path / "out"
+    assert main([str(spec(tmp_path)), "-o", str(out), "--name", "mine", "--format", "json", "-q"]) == 0
+    assert (out / "mine" / "results.json").is_file() and not (out / "case").exists()
+    assert main([str(spec(tmp_path)), "-o", str(out), "--name", "mine", "--format", "json", "--check"]) == 0
+    assert "matches a fresh build" in capsys.readouterr().out
+
+
+def test_name_with_two_specs_is_refused(tmp_path, capsys):
+    a = spec(tmp_path)
+    b = tmp_path / "b.yaml"
+    shutil.copy(a, b)
+    assert main([str(a), str(b), "--name", "one", "-o", str(tmp_path / "out")]) == 1
+    assert "--name names one report, but 2 specs are given" in capsys.readouterr().err
+
+
+def test_notes_reach_results_json(tmp_path):
+    """Issue 17 item 16: notes were never shown; they are now data in results.json (the schemas say so)."""
+    from genreport.model.evaluate import evaluate
+    from genreport.write.results import document
+
+    hw = tmp_path / "hardware"
+    hw.mkdir()
+    text = (specs_dir() / "hardware" / "h100-sxm.yaml").read_text()
+    (hw / "h100-sxm.yaml").write_text(text.rstrip("\n") + "\nnotes: measured on rack 7\n")
+    path = spec(tmp_path, notes="why this report exists")
+    path.write_text(path.read_text().replace("hardware: h100-sxm", "hardware: hardware/h100-sxm.yaml"))
+    doc = document(evaluate(load_report(path)))
+    assert doc["spec"]["notes"] == "why this report exists"
+    assert doc["inputs"]["hardware"]["notes"] == "measured on rack 7"
+    assert "notes" not in doc["inputs"]["model"]  # the catalog model has none
+    for schema in SCHEMAS:
+        notes = json.loads(schema.read_text()).get("properties", {}).get("notes")
+        if notes:
+            assert "results.json" in notes["description"] and "shown" not in notes["description"]
+
+
+def test_finding_escapes_terminal_sequences():
+    f = Finding("a\x1b[2J.yaml", 1, 2, "title", "bad \x1b]0;owned\x07 title", "fix \u202e it")
+    text = f.format()
+    assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+    assert text == "a\\x1b[2J.yaml:1:2: title: bad \\x1b]0;owned\\x07 title (hint: fix \\u202e it)"
+    assert str(SpecError([f])) == text
+
+
+def test_safe_keeps_ordinary_text():
+    assert safe("H100 SXM5 80GB — 3.35 TB/s, µs, 日本語\tx") == "H100 SXM5 80GB — 3.35 TB/s, µs, 日本語\tx"
+    assert safe("a\rb\x00c\x9bd\u2028") == "a\\rb\\x00c\\x9bd\\u2028"
+
+
+def test_list_shows_titles_escaped(tmp_path, capsys, monkeypatch):
+    """Issue 17 item 5: 'genreport list' printed spec titles raw."""
+    (tmp_path / "specs" / "hardware").mkdir(parents=True)
+    text = (specs_dir() / "hardware" / "h100-sxm.yaml").read_text()
+    text = re.sub(r"(?m)^name: .*$", "name: evil", text)
+    text = re.sub(r"(?m)^title: .*$", lambda m: 'title: "Evil \\e]0;owned\\a \\e[2J card"', text)
+    (tmp_path / "specs" / "hardware" / "evil.yaml").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    assert main(["list", "hardware"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out
+    assert "Evil \\x1b]0;owned\\x07 \\x1b[2J card" in out
