@@ -142,3 +142,44 @@ def test_list_shows_titles_escaped(tmp_path, capsys, monkeypatch):
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x07" not in out
     assert "Evil \\x1b]0;owned\\x07 \\x1b[2J card" in out
+
+
+def test_grid_budget_and_the_flag_that_raises_it(tmp_path, capsys, monkeypatch):
+    """Issue 17 item 7: a 33 x 32 grid (1,056 points) is over the default budget of 1,024; --max-points or
+    GENREPORT_MAX_POINTS raises it, and the build then runs."""
+    from genreport.load import loader
+
+    monkeypatch.delenv("GENREPORT_MAX_POINTS", raising=False)
+    path = spec(tmp_path)
+    path.write_text(path.read_text().replace("decode: {batch: [1, 8], context: [128]}",
+                                             f"decode: {{batch: {list(range(1, 34))}, "
+                                             f"context: {list(range(128, 128 + 32))}}}"))
+    out = tmp_path / "out"
+    assert main([str(path), "-o", str(out), "--format", "json"]) == 1
+    err = capsys.readouterr().err
+    assert "33 batches x 32 contexts = 1,056 points, over the budget of 1,024 points a report" in err
+    assert "--max-points N" in err and not out.exists()
+    assert main([str(path), "-o", str(out), "--format", "json", "--max-points", "1056", "-q"]) == 0
+    assert len(json.loads((out / "case" / "results.json").read_text())["verdicts"]["decode_binds"]) == 33
+    assert "GENREPORT_MAX_POINTS" not in __import__("os").environ  # the flag does not leak
+    monkeypatch.setenv("GENREPORT_MAX_POINTS", "2000")
+    assert loader.max_points() == 2000
+    assert main([str(path), "--max-points", "0"]) == 1
+    assert "must be a positive number of points" in capsys.readouterr().err
+
+
+def test_sweep_budget(tmp_path, capsys):
+    """Issue 17 item 7: '--batch 1:8192:8192 --context 128:128k:2000' ended in a MemoryError."""
+    out = tmp_path / "sweep"
+    assert main(["sweep", "--batch", "1:8192:8192", "--context", "128:128k:2000", "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "x 8,192 batches x 2,000 contexts = " in err and "over the budget of 5,000,000" in err
+    assert "--max-points" in err and not out.exists()
+    assert main(["sweep", "--batch", "1:8:99999999999", "-o", str(out)]) == 1
+    assert "COUNT 99,999,999,999 is over the budget" in capsys.readouterr().err
+    small = ["sweep", "--models", "llama-3.1-8b", "--hardware", "h100-sxm", "--precision", "bf16", "--batch",
+             "1:64:10", "--context", "1k,2k", "-o", str(out), "--format", "csv", "-q"]
+    assert main([*small, "--max-points", "19"]) == 1
+    assert "1 configurations x 10 batches x 2 contexts = 20 points, over the budget of 19" in capsys.readouterr().err
+    assert main([*small, "--max-points", "20"]) == 0
+    assert len((out / "sweep.csv").read_text().splitlines()) == 21

@@ -56,6 +56,9 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", help="output folder name, OUT/NAME/ (default: the spec's name, or <name>-whatif with "
                                   "--set); one spec only")
     p.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    p.add_argument("--max-points", type=int, metavar="N",
+                   help="budget of a report: decode batches x contexts + prefill prompts (default 1024; "
+                        "also GENREPORT_MAX_POINTS)")
     p.add_argument("--check", action="store_true",
                    help="build in memory and fail if the output folder differs from it (no writing): every "
                         "file of every format built, the PDF included, must match byte for byte, and a file "
@@ -135,6 +138,23 @@ def _build_main(argv: list[str]) -> int:
     if args.watch and args.check:
         raise SpecError([_cli_finding("--watch", "--watch and --check do not go together",
                                       "use --check once, or --watch to rebuild on every change")])
+    if args.max_points is None:
+        return _build_all(args, formats)
+    if not 0 < args.max_points < 10**11:
+        raise SpecError([_cli_finding(f"--max-points {args.max_points}", "must be a positive number of points",
+                                      "e.g. --max-points 4096")])
+    old = os.environ.get("GENREPORT_MAX_POINTS")
+    os.environ["GENREPORT_MAX_POINTS"] = str(args.max_points)  # read by the loader, in every build path
+    try:
+        return _build_all(args, formats)
+    finally:
+        if old is None:
+            os.environ.pop("GENREPORT_MAX_POINTS", None)
+        else:
+            os.environ["GENREPORT_MAX_POINTS"] = old
+
+
+def _build_all(args, formats) -> int:
     out_root = Path(args.out)
     specs = [_resolve_spec(s, args.quiet) for s in args.specs]
     if args.watch:

@@ -185,7 +185,7 @@ def _architecture(cfg: _Config) -> str:
         return _BY_MODEL_TYPE[model_type]
     supported = ", ".join(sorted(ARCHITECTURES))
     if names:
-        cfg.error("architectures", f"architecture {', '.join(names)} is not supported by import-hf",
+        cfg.error("architectures", f"architecture {', '.join(n[:60] for n in names[:3])} is not supported by import-hf",
                   f"supported: {supported}")
     else:
         cfg.error("model_type" if model_type else "", "config.json names no architecture"
@@ -204,7 +204,8 @@ def convert(cfg: _Config, name: str | None = None) -> tuple[dict, dict[str, str]
     if arch == "Gemma3ForConditionalGeneration":
         text_cfg = cfg.data.get("text_config")
         if not isinstance(text_cfg, dict):
-            cfg.error("text_config", "a multimodal Gemma 3 config.json needs its 'text_config' object")
+            cfg.error("text_config", "a multimodal Gemma 3 config.json needs its 'text_config' object",
+                      "use the model's full config.json from its Hugging Face repository")
             raise SpecError(cfg.findings)
         cfg = _Config(cfg.file, cfg.text, text_cfg, ("text_config",), cfg.findings)
     comments: dict[str, str] = {}
@@ -305,7 +306,7 @@ def _moe(cfg: _Config, arch: str, layers: int, comments: dict[str, str]) -> tupl
                       "numbers", "write e.g. \"mlp_only_layers\": [0, 1] in config.json, or []")
             only = []
         elif only != list(range(len(only))):
-            cfg.error("mlp_only_layers", f"dense layers {only} are not the leading ones",
+            cfg.error("mlp_only_layers", f"dense layers {_shown(only) if len(only) > 8 else only} are not the leading ones",
                       "the spec supports leading dense layers only")
         dense = len(only)
     elif arch.startswith("Deepseek"):

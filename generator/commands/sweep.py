@@ -19,6 +19,9 @@ from pathlib import Path
 from genreport.errors import Finding, SpecError
 
 FORMATS = ("csv", "json", "svg")
+# Budget: about 95 bytes of memory, 85 of CSV and 100 of JSON a point; 5 M points take about 0.5 GB and 7 s.
+MAX_POINTS = 5_000_000
+BYTES_PER_POINT = 95
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -41,6 +44,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="context of the heatmap (nearest grid value; default 8k)")
     p.add_argument("-o", "--out", default="out/sweep", metavar="DIR", help="output folder (default: out/sweep)")
     p.add_argument("--format", default="csv,json,svg", metavar="LIST", help="subset of csv,json,svg (default: all)")
+    p.add_argument("--max-points", type=int, default=MAX_POINTS, metavar="N",
+                   help=f"refuse a sweep of more points than this (default {MAX_POINTS:,}; about "
+                        f"{BYTES_PER_POINT} bytes of memory a point)")
     p.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
     p.add_argument("-q", "--quiet", action="store_true", help="print only errors")
     return p
@@ -50,8 +56,10 @@ def _err(where: str, message: str, hint: str = "") -> SpecError:
     return SpecError([Finding(where, 1, 1, "", message, hint)])
 
 
-def parse_grid(text: str, option: str):
-    """``1,8,64`` or ``8k,32k`` or ``1:8192:64`` (64 log-spaced integers) -> sorted unique integers."""
+def parse_grid(text: str, option: str, limit: int = MAX_POINTS):
+    """``1,8,64`` or ``8k,32k`` or ``1:8192:64`` (64 log-spaced integers) -> sorted unique integers.
+
+    COUNT is refused above ``limit`` before anything is allocated."""
     import numpy as np
     from genreport.load.loader import tokens
     from genreport.model.sweep import log_integers
@@ -60,9 +68,13 @@ def parse_grid(text: str, option: str):
     try:
         if ":" in text:
             lo, hi, count = (p.strip() for p in text.split(":"))
+            if len(count) > 12:
+                raise ValueError(f"COUNT '{count[:20]}...' is not a count")
             lo_i, hi_i, n = tokens(lo), tokens(hi), int(count)
             if lo_i < 1 or hi_i < lo_i or n < 1:
                 raise ValueError("need 1 <= LO <= HI and COUNT >= 1")
+            if n > limit:
+                raise ValueError(f"COUNT {n:,} is over the budget of {limit:,} points (raise it with --max-points)")
             return log_integers(lo_i, hi_i, n)
         values = sorted({tokens(v.strip()) for v in text.split(",") if v.strip()})
     except ValueError as exc:
@@ -140,8 +152,10 @@ def main(argv: list[str]) -> int:
     if unknown or not precisions:
         raise _err(f"--precision {args.precision}", f"unknown precision {', '.join(unknown) or '(none)'}",
                    f"one of {', '.join(PRECISION_BYTES)}")
-    batch = parse_grid(args.batch, "--batch")
-    context = parse_grid(args.context, "--context")
+    if args.max_points < 1:
+        raise _err(f"--max-points {args.max_points}", "must be a positive number of points", "e.g. --max-points 1e7")
+    batch = parse_grid(args.batch, "--batch", args.max_points)
+    context = parse_grid(args.context, "--context", args.max_points)
     try:
         fig_context = tokens(args.figure_context)
     except ValueError as exc:
@@ -158,6 +172,13 @@ def main(argv: list[str]) -> int:
     configs, skipped = sw.configurations(models, gpus, precisions)
     if not configs:
         raise _err("sweep", "no configuration to evaluate", "check --models, --hardware and --precision")
+    points = len(configs) * len(batch) * len(context)
+    if points > args.max_points:
+        raise _err(f"--batch {args.batch} --context {args.context}",
+                   f"{len(configs):,} configurations x {len(batch):,} batches x {len(context):,} contexts = "
+                   f"{points:,} points, over the budget of {args.max_points:,} "
+                   f"(about {points * BYTES_PER_POINT / 1e9:,.1f} GB of memory)",
+                   "narrow --batch, --context, --models, --hardware or --precision, or raise --max-points")
     t1 = time.perf_counter()
     result = sw.evaluate_sweep(configs, batch, context, args.accounting, progress=Progress(show, "evaluate"),
                                skipped=skipped)

@@ -34,6 +34,10 @@ from genreport.load.yamlread import MAX_DEPTH, Document, format_path, read, scal
 from genreport.paths import display, project_root_for, specs_dir
 
 KINDS = ("hardware", "model", "report")
+# Budget of a report: decode points (batches x contexts) plus prefill prompts.  Each point costs about
+# 3.9 kB of results.json and 10 ms of layout; 1,024 points build in about 10 s into a 4 MB results.json.
+MAX_POINTS = 1024
+BYTES_PER_POINT = 3900
 MAX_TOKENS = 100_000_000  # the schema's maximum for integer token counts
 _TOKENS = re.compile(r"^([1-9][0-9]*(?:\.[0-9]+)?)([kKmM]?)$")
 
@@ -426,6 +430,29 @@ def load_model(path: Path, overrides=()) -> Model:
 _NOT_SHAPE = ("name", "title", "family", "source", "notes", "parameters", "active_parameters", "max_context")
 
 
+def max_points() -> int:
+    """The report budget: GENREPORT_MAX_POINTS (set by ``genreport --max-points N``), else MAX_POINTS."""
+    import os
+
+    text = os.environ.get("GENREPORT_MAX_POINTS", "")
+    return int(text) if text.isdigit() and 0 < len(text) < 12 else MAX_POINTS
+
+
+def _check_budget(doc: Document, workloads: Workloads, findings: Findings) -> None:
+    """Refuse a grid that would take minutes and gigabytes, before any of it is computed."""
+    limit = max_points()
+    nb, nc, npre = len(workloads.decode_batch), len(workloads.decode_context), len(workloads.prefill_prompt)
+    points = nb * nc + npre
+    if points <= limit:
+        return
+    what = f"{nb:,} batches x {nc:,} contexts" + (f" + {npre:,} prompts" if npre else "")
+    path = ("workloads", "decode") if nb * nc >= npre else ("workloads", "prefill", "prompt")
+    findings.add(doc.finding(path, f"{what} = {points:,} points, over the budget of {limit:,} points a report "
+                             f"(about {points * BYTES_PER_POINT / 1e6:,.0f} MB of results.json)",
+                             "use fewer batches or contexts (a sweep takes larger grids), or raise the budget "
+                             "with --max-points N (GENREPORT_MAX_POINTS)"))
+
+
 def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict: bool = False) -> ReportSpec:
     """Load a report spec and everything it references; raise SpecError listing every problem."""
     path = Path(path)
@@ -475,6 +502,7 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
 
     precision = _precision(d["precision"])
     workloads = _workloads(doc, findings)
+    _check_budget(doc, workloads, findings)
     if hw is not None:
         for fmt in {precision.compute}:
             if fmt not in hw.dense:
