@@ -183,3 +183,17 @@ def test_sweep_budget(tmp_path, capsys):
     assert "1 configurations x 10 batches x 2 contexts = 20 points, over the budget of 19" in capsys.readouterr().err
     assert main([*small, "--max-points", "20"]) == 0
     assert len((out / "sweep.csv").read_text().splitlines()) == 21
+
+
+def test_calibrate_short_budget_uses_small_arrays(monkeypatch):
+    """Issue 17 item 16: 'calibrate --seconds 0.5' took 7.9 s and 1.6 GB: on a CPU with a large cache the
+    arrays were 512 MiB each, whatever the budget.  Now the budget bounds them: 128 MiB a second."""
+    import time
+
+    from genreport.commands import calibrate
+
+    monkeypatch.setattr(calibrate, "_llc_bytes", lambda: 256 * 2**20)  # e.g. an EPYC's L3
+    t0 = time.perf_counter()
+    bw = calibrate.measure_bandwidth(0.5 * 0.4, threads=1)
+    assert bw["array_bytes"] == 64 * 2**20  # the floor of MIN_SECONDS (0.5 s) x 128 MiB
+    assert time.perf_counter() - t0 < 5

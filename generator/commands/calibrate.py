@@ -143,14 +143,16 @@ def measure_bandwidth(seconds: float = 4.0, array_bytes: int | None = None, thre
     """STREAM-style copy and add bandwidth [B/s] with numpy on ``threads`` threads; best of repetitions.
 
     Arrays are float64, each at least 8 times the largest cache (4 times for budgets
-    under 2 s) and 64 MiB, at most 512 MiB and an eighth of RAM.  Copy counts 16 B per
-    element, add 24 B.
+    under 2 s) and 64 MiB, at most 512 MiB and an eighth of RAM, and at most what the budget
+    pays for: 128 MiB a second (a 0.5 s budget took 7.9 s and 1.6 GB on a CPU with a 256 MiB
+    cache before).  Copy counts 16 B per element, add 24 B.
     """
     threads = threads or _threads()
     if array_bytes is None:
         ram = total_memory_bytes() or 8 * 1024**3
         times_llc = 8 if seconds >= 2 else 4  # a short budget buys smaller (still cache-busting) arrays
-        array_bytes = int(min(max(times_llc * _llc_bytes(), 64 * 1024**2), 512 * 1024**2, ram // 8))
+        by_time = int(max(seconds, MIN_SECONDS) * 128 * 1024**2)
+        array_bytes = int(min(max(times_llc * _llc_bytes(), 64 * 1024**2), 512 * 1024**2, ram // 8, by_time))
     n = max(array_bytes // 8, threads * 1024)
     a = np.full(n, 1.0)
     b = np.full(n, 2.0)
