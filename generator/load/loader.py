@@ -30,6 +30,7 @@ from genreport.load.spec import (
     Source,
     Workloads,
 )
+from genreport.load.suggest import did_you_mean
 from genreport.load.yamlread import MAX_DEPTH, Document, format_path, read, scalar, show
 from genreport.paths import display, project_root_for, specs_dir
 
@@ -108,8 +109,7 @@ def resolve_ref(ref: str, kind: str, base: Path, root: Path) -> tuple[Path | Non
     except (OSError, ValueError):
         return None, f"no {kind} spec at '{ref[:60]}'", "check the name or path"
     names = catalog_names(kind, root)
-    close = difflib.get_close_matches(ref, names, n=1, cutoff=0.5)
-    hint = f"did you mean '{close[0]}'?" if close else f"available: {', '.join(names[:12])}{' ...' if len(names) > 12 else ''}"
+    hint = did_you_mean(ref, names) or f"available: {', '.join(names[:12])}{' ...' if len(names) > 12 else ''}"
     return None, f"no {kind} named '{ref}'", hint
 
 

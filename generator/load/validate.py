@@ -7,7 +7,6 @@ wrong and how to fix it.  Values JSON Schema cannot judge (NaN and infinity pass
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 import re
@@ -15,6 +14,7 @@ from functools import cache
 
 from genreport.errors import Finding
 from genreport.load import units
+from genreport.load.suggest import did_you_mean
 from genreport.load.yamlread import Document, show
 from genreport.paths import schema_dir
 from jsonschema import Draft202012Validator, validators
@@ -241,8 +241,7 @@ def _findings(doc: Document, err) -> list[Finding]:
         extra = [k for k in v if k not in allowed] if isinstance(v, dict) else []
         out = []
         for key in extra:
-            close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
-            hint = f"did you mean '{close[0]}'?" if close else f"allowed keys: {', '.join(allowed)}"
+            hint = did_you_mean(key, allowed, cutoff=0.6) or f"allowed keys: {', '.join(allowed)}"
             out.append(doc.finding(path + (key,), f"unknown key {show(key)}", hint, key=True))
         return out
     if err.validator == "required":
@@ -255,8 +254,7 @@ def _findings(doc: Document, err) -> list[Finding]:
         # jsonschema checks each key against propertyNames with the mapping's path and the key as instance
         allowed = [str(a) for a in err.validator_value] if err.validator == "enum" else \
             ["fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4", "int8", "int4"]
-        close = difflib.get_close_matches(str(v), allowed, n=1, cutoff=0.5)
-        hint = f"did you mean '{close[0]}'?" if close else f"use one of {', '.join(allowed)}"
+        hint = did_you_mean(str(v), allowed) or f"use one of {', '.join(allowed)}"
         return [doc.finding(path + (str(v),), f"'{v}' is not a known number format", hint, key=True)]
     if err.validator == "enum":
         allowed = [str(a) for a in err.validator_value]
@@ -264,8 +262,7 @@ def _findings(doc: Document, err) -> list[Finding]:
         if quoted:
             hint = f"write it quoted: '{quoted[0]}' (YAML reads {quoted[0]} as the number {v})"
         else:
-            close = difflib.get_close_matches(str(v), allowed, n=1, cutoff=0.5)
-            hint = f"did you mean '{close[0]}'?" if close else f"use one of: {', '.join(allowed)}"
+            hint = did_you_mean(str(v), allowed) or f"use one of: {', '.join(allowed)}"
         return [doc.finding(path, f"{show(v)} is not allowed here", hint)]
     if err.validator == "const":
         return [doc.finding(path, f"must be '{err.validator_value}', not {show(v)}",
