@@ -12,7 +12,10 @@ from pathlib import Path
 
 import pytest
 from genreport.commands.cli import main as cli_main
-from genreport.commands.diff import MAX_BYTES, compare, render
+from genreport.commands.diff import MAX_BYTES, compare, read_results, render
+from genreport.errors import SpecError
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_SYSTEM": os.devnull}
@@ -157,3 +160,58 @@ def test_closed_pipe_is_quiet(tmp_path):
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 141
     assert err == ""
+
+
+# ----------------------------------------------------------------------------------------------- fuzz
+
+REFERENCE = json.loads((Path(__file__).resolve().parents[1] / "out" / "llama8b-h100" / "results.json").read_text())
+BASE = {"quantities": REFERENCE["quantities"][:40], "spec": REFERENCE["spec"]}
+LEAF = st.one_of(st.none(), st.booleans(), st.integers(-10**30, 10**30), st.floats(), st.text(max_size=12))
+VALUE = st.recursive(LEAF, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                   st.dictionaries(st.text(max_size=6), inner, max_size=3)),
+                     max_leaves=6)
+RAW = st.sampled_from(["NaN", "Infinity", "-Infinity", "1e400", "9" * 5000, "[" * 5000, '"\\ud800"', "{}", "[]"])
+
+
+@st.composite
+def malformed(draw) -> bytes:
+    doc = json.loads(json.dumps(BASE))
+    for _ in range(draw(st.integers(1, 3))):
+        qs = doc.get("quantities") if isinstance(doc, dict) else None
+        op = draw(st.sampled_from(["entry", "key", "drop", "top", "raw", "doc"]))
+        if op == "doc":
+            doc = draw(VALUE)
+        elif op == "top" and isinstance(doc, dict):
+            doc["quantities"] = draw(VALUE)
+        elif isinstance(qs, list) and qs:
+            i = draw(st.integers(0, len(qs) - 1))
+            if op == "entry":
+                qs[i] = draw(VALUE)
+            elif op == "drop" and isinstance(qs[i], dict) and qs[i]:
+                qs[i].pop(draw(st.sampled_from(sorted(qs[i]))))
+            elif op == "raw" and isinstance(qs[i], dict):
+                qs[i]["value"] = "@@RAW@@"
+            elif isinstance(qs[i], dict):
+                qs[i][draw(st.sampled_from(["id", "params", "value", "unit"]))] = draw(VALUE)
+    text = json.dumps(doc).replace('"@@RAW@@"', draw(RAW))
+    data = text.encode("utf-8", "surrogatepass")
+    if draw(st.booleans()):  # raw damage: cut, or a stray byte
+        cut = draw(st.integers(0, len(data)))
+        data = data[:cut] if draw(st.booleans()) else data[:cut] + draw(st.binary(min_size=1, max_size=3)) + data[cut:]
+    return data
+
+
+@settings(max_examples=int(os.environ.get("GENREPORT_FUZZ_EXAMPLES", 80)), deadline=None,
+          suppress_health_check=list(HealthCheck))
+@given(malformed())
+def test_fuzz_diff(tmp_path_factory, data):
+    """Any damaged results.json gives a diff or findings, never an internal error."""
+    folder_path = tmp_path_factory.mktemp("r")
+    (folder_path / "results.json").write_bytes(data)
+    try:
+        doc = read_results(str(folder_path))
+    except SpecError as exc:
+        assert exc.findings and all(f.hint for f in exc.findings)
+        return
+    text = render(compare(BASE, doc), "a", "b", limit=5)
+    assert text.startswith("--- a\n+++ b\n")
