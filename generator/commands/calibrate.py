@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 from genreport.errors import BuildError, SpecError
 from genreport.load.units import format_si
+from genreport.terminal import safe
 
 DEFAULT_SECONDS = 10.0
 MIN_SECONDS, MAX_SECONDS = 0.5, 120.0
@@ -419,23 +420,23 @@ def main(argv: list[str] | None = None) -> int:
     name = args.name or (given.stem if given is not None else f"{args.device}-calibrated")
     if not re.fullmatch(r"[a-z0-9][a-z0-9._-]*", name):
         what = f"--name '{name}'" if args.name else f"the file name '{given.name}'"
-        print(f"genreport calibrate: {what} must be lowercase letters, digits, '.', '_' or '-' (it is the "
-              "catalog name)", file=sys.stderr)
+        print(safe(f"genreport calibrate: {what} must be lowercase letters, digits, '.', '_' or '-' (it is the "
+                   "catalog name)"), file=sys.stderr)
         return 1
     if given is not None and (given.stem != name or given.suffix != ".yaml"):
-        print(f"genreport calibrate: -o {given} does not match the name '{name}': the catalog finds hardware by "
-              f"file name, so write it to {given.with_name(name + '.yaml')} (or drop --name)", file=sys.stderr)
+        print(safe(f"genreport calibrate: -o {given} does not match the name '{name}': the catalog finds hardware "
+                   f"by file name, so write it to {given.with_name(name + '.yaml')} (or drop --name)"), file=sys.stderr)
         return 1
     if not MIN_SECONDS <= args.seconds <= MAX_SECONDS:
         print(f"genreport calibrate: --seconds must be between {MIN_SECONDS:g} and {MAX_SECONDS:g}", file=sys.stderr)
         return 1
     out = given if given is not None else Path("specs") / "hardware" / f"{name}.yaml"
     if out.is_symlink():
-        print(f"genreport calibrate: {out} is a symbolic link; genreport does not write through links (remove "
-              "it, or name another file)", file=sys.stderr)
+        print(safe(f"genreport calibrate: {out} is a symbolic link; genreport does not write through links (remove "
+              "it, or name another file)"), file=sys.stderr)
         return 1
     if os.path.lexists(out) and not args.force:
-        print(f"genreport calibrate: {out} exists; pass --force to replace it", file=sys.stderr)
+        print(safe(f"genreport calibrate: {out} exists; pass --force to replace it"), file=sys.stderr)
         return 1
     if args.device == "cuda":
         m = measure_cuda(args.seconds)

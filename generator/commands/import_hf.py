@@ -547,14 +547,14 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     out = Path(args.output) if args.output else None
     if out is not None and os.path.lexists(out) and not args.force and not out.is_symlink():
-        print(f"genreport import-hf: {display(out)} exists; pass --force to replace it (nothing was written)",
+        print(safe(f"genreport import-hf: {display(out)} exists; pass --force to replace it (nothing was written)"),
               file=sys.stderr)
         return 1
     text, name = import_config(Path(args.config), args.name, out)
     _check_loads(text, Path(args.config))
     if out is None:
-        sys.stdout.write(text)
+        sys.stdout.write(safe(text, newlines=True))  # a C1 control in a quoted string stays a YAML escape
         return 0
     write_file(out, text.encode("utf-8"), overwrite=args.force)  # atomic; never through a symbolic link
-    print(f"{display(out)}: model spec '{name}' written", file=sys.stderr)
+    print(safe(f"{display(out)}: model spec '{name}' written"), file=sys.stderr)
     return 0

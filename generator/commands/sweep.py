@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from genreport.errors import Finding, SpecError
+from genreport.terminal import safe
 
 FORMATS = ("csv", "json", "svg")
 # Budget: about 95 bytes of memory, 85 of CSV and 100 of JSON a point; 5 M points take about 0.5 GB and 7 s.
@@ -163,7 +164,7 @@ def main(argv: list[str]) -> int:
     show = (sys.stderr.isatty() or args.progress) and not args.quiet
 
     def warn(msg: str) -> None:
-        print(msg, file=sys.stderr)
+        print(safe(msg), file=sys.stderr)
 
     t0 = time.perf_counter()
     root = project_root_for(Path.cwd() / "x.yaml") if (Path.cwd() / "specs").is_dir() else None
@@ -207,7 +208,7 @@ def main(argv: list[str]) -> int:
         print(f"load {t1 - t0:.2f} s, evaluate {t2 - t1:.3f} s ({n / max(ev, 1e-9) / 1e6:.1f} M points/s in the "
               f"formulas), write {t3 - t2:.2f} s; {n / (t3 - t0) / 1e6:.2f} M points/s end to end")
         for path in written:
-            print(f"{path} ({path.stat().st_size / 1e6:.1f} MB)")
+            print(safe(f"{path} ({path.stat().st_size / 1e6:.1f} MB)"))
     return 0
 
 
