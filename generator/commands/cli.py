@@ -57,8 +57,8 @@ def _build_parser() -> argparse.ArgumentParser:
                                   "--set); one spec only")
     p.add_argument("--strict", action="store_true", help="treat warnings as errors")
     p.add_argument("--max-points", type=int, metavar="N",
-                   help="budget of a report: decode batches x contexts + prefill prompts (default 1024; "
-                        "also GENREPORT_MAX_POINTS)")
+                   help="budget of a report: decode batches x contexts + prompts + GEMMs + measurements "
+                        "(default 1024; also GENREPORT_MAX_POINTS)")
     p.add_argument("--check", action="store_true",
                    help="build in memory and fail if the output folder differs from it (no writing): every "
                         "file of every format built, the PDF included, must match byte for byte, and a file "

@@ -35,8 +35,8 @@ from genreport.load.yamlread import MAX_DEPTH, Document, format_path, read, scal
 from genreport.paths import display, project_root_for, specs_dir
 
 KINDS = ("hardware", "model", "report")
-# Budget of a report: decode points (batches x contexts) plus prefill prompts.  Each point costs about
-# 3.9 kB of results.json and 10 ms of layout; 1,024 points build in about 10 s into a 4 MB results.json.
+# Budget of a report: decode points (batches x contexts), prefill prompts, GEMMs and measurements.  Each
+# costs about 3.9 kB of results.json and 10 ms of layout; 1,024 points build in about 10 s into 4 MB.
 MAX_POINTS = 1024
 BYTES_PER_POINT = 3900
 MAX_TOKENS = 100_000_000  # the schema's maximum for integer token counts
@@ -439,17 +439,24 @@ def max_points() -> int:
 
 
 def _check_budget(doc: Document, workloads: Workloads, findings: Findings) -> None:
-    """Refuse a grid that would take minutes and gigabytes, before any of it is computed."""
+    """Refuse a grid that would take minutes and gigabytes, before any of it is computed: the points are
+    decode batches x contexts, prefill prompts, GEMMs and measurements (each about as costly)."""
     limit = max_points()
     nb, nc, npre = len(workloads.decode_batch), len(workloads.decode_context), len(workloads.prefill_prompt)
-    points = nb * nc + npre
+    ngemm = len(doc.data.get("gemms") or ())
+    nmeas = len(workloads.measured)
+    parts = [(nb * nc, f"{nb:,} batches x {nc:,} contexts", ("workloads", "decode")),
+             (npre, f"{npre:,} prompts", ("workloads", "prefill", "prompt")),
+             (ngemm, f"{ngemm:,} GEMMs", ("gemms",)),
+             (nmeas, f"{nmeas:,} measurements", ("workloads",))]
+    points = sum(n for n, _, _ in parts)
     if points <= limit:
         return
-    what = f"{nb:,} batches x {nc:,} contexts" + (f" + {npre:,} prompts" if npre else "")
-    path = ("workloads", "decode") if nb * nc >= npre else ("workloads", "prefill", "prompt")
+    what = " + ".join(text for n, text, _ in parts if n)
+    path = max(parts, key=lambda p: p[0])[2]
     findings.add(doc.finding(path, f"{what} = {points:,} points, over the budget of {limit:,} points a report "
                              f"(about {points * BYTES_PER_POINT / 1e6:,.0f} MB of results.json)",
-                             "use fewer batches or contexts (a sweep takes larger grids), or raise the budget "
+                             "use fewer values (a sweep takes larger grids), or raise the budget "
                              "with --max-points N (GENREPORT_MAX_POINTS)"))
 
 
