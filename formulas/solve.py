@@ -162,6 +162,8 @@ def parse_value(text: str, quantity_ids) -> Value:
                            f"{MAX_NUMBER_CHARS}, e.g. 1.5e12")
         if _NUMBER.match(item):
             _check_range(item, float(item))
+            if op == "/" and float(item) == 0:
+                raise BadValue(f"'{raw[:60]}' divides by zero")
             factors.append((op, Term("number", item, Fraction(item))))
         elif _COUNT.match(item):
             m = _COUNT.match(item)

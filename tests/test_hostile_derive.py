@@ -87,3 +87,10 @@ def test_the_whole_derive_command_is_timed(monkeypatch, capsys):
     monkeypatch.setattr(derive, "derive_text", forever)
     assert main(["derive", "critical_context"]) == 1
     assert "took more than 0.5 s and was stopped" in capsys.readouterr().err
+
+
+def test_division_by_zero_is_refused(capsys):
+    """'critical_context=1/0' was an internal KeyError ('ComplexInfinity')."""
+    assert main(["derive", "critical_context", "--for", "W", "--at", "critical_context=1/0", "--spec", SPEC]) == 1
+    assert "'1/0' divides by zero" in capsys.readouterr().err
+    assert main(["derive", "critical_context", "--for", "W", "--at", "critical_context=1/0.0e5"]) == 1

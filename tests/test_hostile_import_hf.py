@@ -140,3 +140,8 @@ def test_fuzz_import_hf(tmp_path_factory, text):
         assert len({f.format() for f in exc.findings}) == len(exc.findings)  # nothing twice
         return
     assert spec.startswith("# yaml-language-server")
+
+
+def test_deeply_nested_config_is_a_finding(tmp_path, capsys):
+    code, err = run(tmp_path, "[" * 100_000 + "]" * 100_000, capsys)
+    assert code == 1 and "the JSON nests too deeply for a config.json" in err and "internal error" not in err

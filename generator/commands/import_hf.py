@@ -167,6 +167,9 @@ def read_config(path: Path) -> _Config:
     except json.JSONDecodeError as exc:
         raise SpecError([Finding(shown, exc.lineno, exc.colno, "", f"not valid JSON: {exc.msg}",
                                  "config.json must be plain JSON")]) from None
+    except RecursionError:
+        raise SpecError([Finding(shown, 1, 1, "", "the JSON nests too deeply for a config.json",
+                                 "give a Hugging Face config.json")]) from None
     if not isinstance(data, dict):
         raise SpecError([Finding(shown, 1, 1, "", "the JSON is not an object of keys",
                                  "give a Hugging Face config.json")])
