@@ -215,3 +215,11 @@ def test_fuzz_diff(tmp_path_factory, data):
         return
     text = render(compare(BASE, doc), "a", "b", limit=5)
     assert text.startswith("--- a\n+++ b\n")
+
+
+@pytest.mark.parametrize("ref", ["a" * 5000, "HEAD:" + "a/" * 3000])
+def test_names_too_long_for_the_file_system(capsys, ref):
+    """An OSError (ENAMETOOLONG) from the existence check was an internal error."""
+    assert cli_main(["diff", ref, ref]) == 1
+    err = capsys.readouterr().err
+    assert "internal error" not in err and len(err.splitlines()[0]) < 400

@@ -43,6 +43,7 @@ _REV = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./@{}~^+-]*")  # HEAD~3, main@{1}, v1
 
 
 def _err(where: str, message: str, hint: str = "") -> SpecError:
+    where = where if len(where) <= 120 else where[:100] + "..."
     return SpecError([Finding(where, 1, 1, "", message, hint)])
 
 
@@ -162,9 +163,13 @@ def read_results(ref: str, cwd: Path | None = None) -> dict:
     """The parsed results.json of a folder, a file, or ``REV:PATH`` (git, run without a shell)."""
     base = Path(cwd or Path.cwd())
     path = base / ref
-    if "\0" not in ref and path.is_dir():
-        path = path / "results.json"
-    if "\0" not in ref and path.exists():
+    try:
+        if "\0" not in ref and path.is_dir():
+            path = path / "results.json"
+        here = "\0" not in ref and path.exists()
+    except OSError:  # a name too long for the file system: not a file here, perhaps REV:PATH
+        here = False
+    if here:
         return parse_results(_read_file(path, ref), ref)
     if ":" in ref:
         rev, _, rel = ref.partition(":")
