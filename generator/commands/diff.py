@@ -155,7 +155,7 @@ def _git_show(rev: str, path: str, cwd: Path, ref: str) -> tuple[bytes | None, s
         return data, ""
     if code != 0:
         lines = err.decode("utf-8", "replace").strip().splitlines()
-        return None, lines[-1] if lines else "git show failed"
+        return None, lines[-1][:200] if lines else "git show failed"
     return data, ""
 
 
