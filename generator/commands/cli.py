@@ -228,7 +228,10 @@ def _open(path: Path) -> None:
 def _resolve_spec(text: str, quiet: bool) -> Path:
     """A spec path as given, or a built-in report spec by file or report name (e.g. 'llama8b-h100')."""
     path = Path(text)
-    if path.exists() or "\0" in text:
+    try:
+        if "\0" in text or path.exists():
+            return path
+    except OSError:  # a name too long for the file system: the loader says so, with the name
         return path
     from genreport.paths import specs_dir
 
