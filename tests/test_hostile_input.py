@@ -197,3 +197,12 @@ def test_calibrate_short_budget_uses_small_arrays(monkeypatch):
     bw = calibrate.measure_bandwidth(0.5 * 0.4, threads=1)
     assert bw["array_bytes"] == 64 * 2**20  # the floor of MIN_SECONDS (0.5 s) x 128 MiB
     assert time.perf_counter() - t0 < 5
+
+
+def test_whatif_story_with_a_recipe_parameter(tmp_path):
+    """A what-if whose largest moves include a training quantity (params recipe=...) crashed the HTML with
+    "Cannot specify ',' with 's'" (exit 3): --set model.vocab_size=100000000."""
+    assert main([str(ROOT / "specs" / "llama8b-h100.yaml"), "--set", "model.vocab_size=100000000", "--format",
+                 "html", "-o", str(tmp_path), "-q"]) == 0
+    html = (tmp_path / "llama8b-h100-whatif" / "report.html").read_text()
+    assert "recipe bf16-grads" in html or "recipe fp32-grads" in html
