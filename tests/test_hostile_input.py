@@ -8,6 +8,7 @@ import re
 import shutil
 from pathlib import Path
 
+import pytest
 from genreport.commands.cli import main
 from genreport.errors import Finding, SpecError
 from genreport.load.loader import load_report
@@ -206,3 +207,30 @@ def test_whatif_story_with_a_recipe_parameter(tmp_path):
                  "html", "-o", str(tmp_path), "-q"]) == 0
     html = (tmp_path / "llama8b-h100-whatif" / "report.html").read_text()
     assert "recipe bf16-grads" in html or "recipe fp32-grads" in html
+
+
+def test_a_failing_render_stops_the_figure_child(monkeypatch):
+    """A failure while the HTML was rendered left the forked figure process behind, blocked for ever on its
+    full pipe and holding the caller's stdout (a '$(genreport ...)' never returned)."""
+    import multiprocessing
+    import os
+
+    from genreport.model.evaluate import evaluate
+    from genreport.present import render
+
+    monkeypatch.delenv("GENREPORT_SERIAL", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork here")
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(render, "context", boom)
+    r = evaluate(load_report(ROOT / "specs" / "llama8b-h100.yaml"))
+    with pytest.raises(RuntimeError, match="boom"):
+        render.render_report(r)
+    alive = multiprocessing.active_children()
+    for p in alive:
+        p.kill()
+    assert not alive
