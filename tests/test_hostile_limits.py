@@ -73,6 +73,7 @@ def _cases(tmp: Path) -> list[tuple[str, list[str], int, str]]:
         ("diff option injection", ["diff", "--", "--output=x:results.json", str(tmp / "results-deep")], 1,
          "not a git revision"),
         ("import-hf NaN, 1e400, 5000 digits", ["import-hf", str(tmp / "config.json")], 1, "hidden_size"),
+        ("audit, a name too long", ["audit", "a" * 5000], 1, "nothing was written"),
         ("spec name too long for the file system", ["a" * 5000 + ".yaml", "-o", out], 1, "nothing was written"),
         ("sweep -o too long for the file system", ["sweep", "--models", "llama-3.1-8b", "--hardware", "h100-sxm",
                                                    "--precision", "bf16", "--batch", "1", "--context", "1k",
