@@ -125,7 +125,7 @@ class _Config:
                 (isinstance(value, float) and not value.is_integer()) or not minimum <= value <= MAX_COUNT:
             shown = repr(value) if not isinstance(value, (dict, list)) else "a " + type(value).__name__
             self.error(key, f"'{self.path(key)}' is {shown[:60]}, not a whole number from {minimum} to {MAX_COUNT:,}",
-                       f"fix '{self.path(key)}' in config.json: a positive count")
+                       f"fix '{self.path(key)}' in config.json: a whole number, as in the model's published config")
             return max(minimum, 1)
         return int(value)
 
