@@ -177,7 +177,20 @@ def parse_value(text: str, quantity_ids) -> Value:
             raise BadValue(
                 f"cannot read '{item}' in '{raw}': write numbers (1024, 0.9, 3.35e12, 8k), glossary symbols "
                 "(P, W, ...) or quantity ids (ridge_point, ...) joined by * and /")
+    number = Fraction(1)
+    for op, t in factors:
+        if t.kind == "number" and t.number:
+            number = number * t.number if op == "*" else number / t.number
+    if number and not 2.2250738585072014e-308 <= abs(number) <= 1.7976931348623157e308:
+        raise BadValue(f"the numbers in '{raw[:60]}' multiply to about 1e{_exponent(number)}, outside a float's range "
+                       "(1e-308 to 1.8e308)")
     return Value(raw, tuple(factors))
+
+
+def _exponent(x: Fraction) -> int:
+    """log10 |x|, roughly, without converting a huge x to float."""
+    x = abs(x)
+    return len(str(x.numerator)) - len(str(x.denominator))
 
 
 def _check_range(item: str, x: float) -> None:

@@ -94,3 +94,21 @@ def test_division_by_zero_is_refused(capsys):
     assert main(["derive", "critical_context", "--for", "W", "--at", "critical_context=1/0", "--spec", SPEC]) == 1
     assert "'1/0' divides by zero" in capsys.readouterr().err
     assert main(["derive", "critical_context", "--for", "W", "--at", "critical_context=1/0.0e5"]) == 1
+
+
+@pytest.mark.parametrize("value, message", [
+    ("1e308*1e308", "multiply to about 1e616, outside a float's range"),
+    ("1e-300*1e-300", "multiply to about 1e-600"),
+    ("1e300/1e-10", "multiply to about 1e310"),
+])
+def test_products_of_numbers_stay_floats(capsys, value, message):
+    """'1e308*1e308' was an internal OverflowError (int too large to convert to float)."""
+    assert main(["derive", "critical_context", "--for", "W", "--at", f"critical_context={value}", "--spec", SPEC]) == 1
+    assert message in capsys.readouterr().err
+
+
+def test_overflow_with_symbols_is_no_value(capsys):
+    """1e300 times two ridge points overflows only when evaluated: 'no value', not an internal error."""
+    assert main(["derive", "critical_context", "--for", "W", "--at",
+                 "critical_context=1e300*ridge_point*ridge_point", "--spec", SPEC]) == 0
+    assert "internal error" not in capsys.readouterr().err

@@ -462,8 +462,11 @@ def _evaluate(expr, vals: dict) -> float | None:
     if missing:
         return None
     fn = sp.lambdify(free, expr, "numpy")
-    with np.errstate(all="ignore"):
-        out = np.asarray(fn(*[vals[s.name] for s in free]), dtype=complex if expr.has(sp.sqrt) else float)
+    try:
+        with np.errstate(all="ignore"):
+            out = np.asarray(fn(*[vals[s.name] for s in free]), dtype=complex if expr.has(sp.sqrt) else float)
+    except (OverflowError, ZeroDivisionError):  # exact numbers past a float's range (1e300*1e300): no finite value
+        return None
     if np.iscomplexobj(out):
         if abs(out.imag) > 1e-9 * max(abs(out.real), 1.0):
             return None
