@@ -68,6 +68,8 @@ def parse_grid(text: str, option: str, limit: int = MAX_POINTS):
     text = text.strip()
     try:
         if ":" in text:
+            if text.count(":") != 2:
+                raise ValueError(f"'{text[:40]}' is not LO:HI:COUNT")
             lo, hi, count = (p.strip() for p in text.split(":"))
             if len(count) > 12:
                 raise ValueError(f"COUNT '{count[:20]}...' is not a count")
@@ -154,7 +156,7 @@ def main(argv: list[str]) -> int:
         raise _err(f"--precision {args.precision}", f"unknown precision {', '.join(unknown) or '(none)'}",
                    f"one of {', '.join(PRECISION_BYTES)}")
     if args.max_points < 1:
-        raise _err(f"--max-points {args.max_points}", "must be a positive number of points", "e.g. --max-points 1e7")
+        raise _err(f"--max-points {args.max_points}", "must be a positive number of points", "e.g. --max-points 10000000")
     batch = parse_grid(args.batch, "--batch", args.max_points)
     context = parse_grid(args.context, "--context", args.max_points)
     try:
