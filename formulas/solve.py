@@ -23,9 +23,11 @@ parses the command line, evaluates numbers and prints; this module only derives.
 
 from __future__ import annotations
 
+import math
 import re
 import signal
 import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -42,7 +44,9 @@ from .variants import accounting_note, variant_for  # noqa: F401 - re-exported
 
 # Symbols that ``c`` hides: c = 2 L H_kv d_h b_kv (K and V, every layer).
 EXPANSIONS = {"c": kv_bytes_per_token}
-SOLVE_SECONDS = 20.0
+SOLVE_SECONDS = 10.0  # one solve (SymPy's cancel, solve and the tidying of roots), wall clock
+MAX_FACTORS = 16  # factors in a value such as 0.9*ridge_point; more only make SymPy slow
+MAX_NUMBER_CHARS = 40  # characters in one number of a value
 
 
 # ----------------------------------------------------------------------------------------------- symbols
@@ -144,13 +148,22 @@ def parse_value(text: str, quantity_ids) -> Value:
     raw = text.strip()
     if not raw:
         raise BadValue("empty value")
+    if raw.count("*") + raw.count("/") >= MAX_FACTORS:
+        raise BadValue(f"'{raw[:60]}{'...' if len(raw) > 60 else ''}' has {raw.count('*') + raw.count('/') + 1} "
+                       f"factors; write at most {MAX_FACTORS}")
     pieces = re.split(r"\s*([*/])\s*", raw)
     ops = ["*"] + pieces[1::2]
     items = pieces[0::2]
     factors = []
     for op, item in zip(ops, items, strict=True):
         item = item.strip()
+        if (_NUMBER.match(item) or _COUNT.match(item)) and len(item) > MAX_NUMBER_CHARS:
+            raise BadValue(f"the number '{item[:20]}...' has {len(item):,} characters; write at most "
+                           f"{MAX_NUMBER_CHARS}, e.g. 1.5e12")
         if _NUMBER.match(item):
+            _check_range(item, float(item))
+            if op == "/" and float(item) == 0:
+                raise BadValue(f"'{raw[:60]}' divides by zero")
             factors.append((op, Term("number", item, Fraction(item))))
         elif _COUNT.match(item):
             m = _COUNT.match(item)
@@ -164,7 +177,31 @@ def parse_value(text: str, quantity_ids) -> Value:
             raise BadValue(
                 f"cannot read '{item}' in '{raw}': write numbers (1024, 0.9, 3.35e12, 8k), glossary symbols "
                 "(P, W, ...) or quantity ids (ridge_point, ...) joined by * and /")
+    number = Fraction(1)
+    for op, t in factors:
+        if t.kind == "number" and t.number:
+            number = number * t.number if op == "*" else number / t.number
+    if number and not 2.2250738585072014e-308 <= abs(number) <= 1.7976931348623157e308:
+        raise BadValue(f"the numbers in '{raw[:60]}' multiply to about 1e{_exponent(number)}, outside a float's range "
+                       "(1e-308 to 1.8e308)")
     return Value(raw, tuple(factors))
+
+
+def _exponent(x: Fraction) -> int:
+    """log10 |x|, roughly, without converting a huge x to float."""
+    x = abs(x)
+    return len(str(x.numerator)) - len(str(x.denominator))
+
+
+def _check_range(item: str, x: float) -> None:
+    """A number must be an ordinary float: 1e400 (infinite) and 1e-400 (zero but not 0) are refused before
+    ``Fraction`` builds their exact value (``1e999999999`` has a billion digits)."""
+    if not math.isfinite(x):
+        raise BadValue(f"{item} is too large: numbers go up to about 1.8e308")
+    if x == 0 and re.search(r"[1-9]", item.lower().split("e")[0]):
+        raise BadValue(f"{item} is too small to tell from 0: numbers go down to about 2.2e-308")
+    if 0 < abs(x) < 2.2250738585072014e-308:
+        raise BadValue(f"{item} is too small: numbers go down to about 2.2e-308")
 
 
 def value_expr(value: Value, variant: str) -> sp.Expr:
@@ -254,35 +291,60 @@ def _piece_label(piece: sp.Expr, i: int) -> str:
     return f"branch {i + 1}"
 
 
-class _Timeout(Exception):
-    pass
+class TimeLimit(Exception):
+    """Raised in the main thread when a :func:`time_limit` runs out; ``deadline`` says which one."""
+
+    def __init__(self, deadline: float):
+        super().__init__(deadline)
+        self.deadline = deadline
+
+
+_deadlines: list[float] = []  # time.monotonic() deadlines of the limits in force, outermost first
+_old_handler = None
+
+
+def _arm() -> None:
+    if _deadlines:
+        signal.setitimer(signal.ITIMER_REAL, max(min(_deadlines) - time.monotonic(), 1e-3))
+    else:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def _on_alarm(signum, frame):
+    if _deadlines:
+        raise TimeLimit(min(_deadlines))
 
 
 @contextmanager
-def _time_limit(seconds: float):
-    """Stop a SymPy call that runs away (main thread only; elsewhere no limit)."""
+def time_limit(seconds: float):
+    """Stop the work inside after ``seconds`` of wall clock with :class:`TimeLimit` (SIGALRM).
+
+    Limits nest: the earliest deadline fires first, and its ``TimeLimit.deadline`` is the deadline
+    this context yields, so a caller catches only its own.  Main thread only; elsewhere no limit.
+    Native code (a huge integer multiplication) is not interrupted: inputs are bounded instead
+    (:data:`MAX_FACTORS`, :data:`MAX_NUMBER_CHARS`).
+    """
+    global _old_handler
+    deadline = time.monotonic() + seconds
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-        yield
+        yield deadline
         return
-
-    def handler(signum, frame):
-        raise _Timeout()
-
-    old = signal.signal(signal.SIGALRM, handler)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    if not _deadlines:
+        _old_handler = signal.signal(signal.SIGALRM, _on_alarm)
+    _deadlines.append(deadline)
+    _arm()
     try:
-        yield
+        yield deadline
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+        _deadlines.remove(deadline)
+        _arm()
+        if not _deadlines:
+            signal.signal(signal.SIGALRM, _old_handler)
 
 
-def _solve(eq_lhs: sp.Expr, eq_rhs: sp.Expr, target: sp.Symbol, seconds: float) -> tuple[tuple[sp.Expr, ...], str]:
+def _solve(eq_lhs: sp.Expr, eq_rhs: sp.Expr, target: sp.Symbol) -> tuple[tuple[sp.Expr, ...], str]:
     try:
-        with _time_limit(seconds):
-            roots = sp.solve(sp.Eq(eq_lhs, eq_rhs), target, dict=False)
-    except _Timeout:
-        return (), f"SymPy found no closed form within {seconds:g} s"
+        roots = sp.solve(sp.Eq(eq_lhs, eq_rhs), target, dict=False)
     except (NotImplementedError, ValueError, TypeError) as exc:
         return (), f"SymPy found no closed form ({type(exc).__name__})"
     roots = [r for r in roots if not r.has(sp.floor, sp.Max, sp.Min, sp.I, sp.Piecewise)]
@@ -336,10 +398,18 @@ def solve_quantity(qid: str, target: sp.Symbol, variant: str = "seed", value: sp
         if target not in e.free_symbols and target not in lhs.free_symbols:
             branches.append(Branch(label, piece, pieces, kind, (), f"this branch does not depend on {target}"))
             continue
-        if target not in sp.cancel(e - lhs).free_symbols:
-            branches.append(Branch(label, piece, pieces, kind, (), f"here {qid} does not depend on {target}"))
-            continue
-        roots, note = _solve(lhs, e, target, seconds)
+        # the whole of a branch's symbolic work is timed: cancel and tidying the roots can take
+        # longer than sp.solve itself (a value of 60 factors spent minutes in cancel, outside the limit)
+        try:
+            with time_limit(seconds) as deadline:
+                if target not in sp.cancel(e - lhs).free_symbols:
+                    roots, note = (), f"here {qid} does not depend on {target}"
+                else:
+                    roots, note = _solve(lhs, e, target)
+        except TimeLimit as exc:
+            if exc.deadline != deadline:
+                raise
+            roots, note = (), f"SymPy found no closed form within {seconds:g} s"
         branches.append(Branch(label, piece, pieces, kind, roots, note))
     return Solution(qid, target, lhs, expr, tuple(branches), want, floored, names)
 

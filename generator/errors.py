@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from genreport.terminal import safe
+
 
 @dataclass(frozen=True, order=True)
 class Finding:
@@ -16,13 +18,15 @@ class Finding:
     severity: str = "error"  # "error" or "warning"
 
     def format(self) -> str:
+        """One line for a terminal: user text in it (a title, a quantity string) has its control characters
+        escaped (see :mod:`genreport.terminal`)."""
         where = f"{self.file}:{self.line}:{self.col}:"
         label = "" if self.severity == "error" else "warning: "
         path = f" {self.path}:" if self.path else ""
         text = f"{where}{path} {label}{self.message}"
         if self.hint:
             text += f" (hint: {self.hint})"
-        return text
+        return safe(text)
 
 
 class SpecError(Exception):

@@ -210,6 +210,11 @@ def _link_new(tmp: str, path: Path) -> None:
 
 
 def _refuse_link_or_folder(path: Path) -> None:
+    try:
+        path.is_symlink()
+        path.is_dir()
+    except OSError as exc:  # a name too long for the file system, say
+        raise WriteError(f"cannot write {path}: {describe(exc)}") from None
     if path.is_symlink():
         raise WriteError(f"{path} is a symbolic link; genreport does not write through links "
                          "(remove the link, or name another file)")

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from genreport.errors import Finding, Findings, SpecError
 from genreport.paths import display, project_root_for
+from genreport.terminal import safe
 
 COLUMNS = ("id", "model", "hardware", "gpus", "tp", "pp", "precision", "batch", "input_tokens", "output_tokens",
            "metric", "value", "source")
@@ -27,6 +28,8 @@ INTEGERS = {"gpus": 1, "tp": 1, "pp": 1, "batch": 1, "input_tokens": 0, "output_
 FORMATS = ("table", "csv", "json")
 UNKNOWN = ("nan", "na", "n/a", "none", "null", "-", "?", "unknown")  # written for "not stated"; read as an empty cell
 OUT_COLUMNS = ("id", "verdict", "metric", "value", "bound", "unit", "mbu", "mfu", "why")
+MAX_BYTES = 10_000_000  # a claims file is a few kB a hundred rows
+MAX_ROWS = 10_000  # about 1 ms a row: 10 s
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -49,10 +52,12 @@ class Row:
 
 def read_rows(path: Path) -> list[Row]:
     """The CSV's data rows with their line numbers; SpecError with every malformed cell."""
+    from genreport.fileio import ReadError, read_regular
+
     shown = display(path)
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_regular(path, MAX_BYTES).decode("utf-8-sig")
+    except (ReadError, UnicodeDecodeError) as exc:
         raise SpecError([Finding(shown, 1, 1, "", f"cannot read the claims file: {exc}",
                                  "give a UTF-8 CSV file")]) from None
     reader = csv.reader(io.StringIO(text))
@@ -83,6 +88,9 @@ def read_rows(path: Path) -> list[Row]:
                 if col in row:
                     row[col] = row[col].lower()
             rows.append(Row(line, row))
+            if len(rows) > MAX_ROWS:
+                raise SpecError([Finding(shown, line, 1, "", f"more than {MAX_ROWS:,} claims",
+                                         "split the file: an audit takes about 1 ms a row")])
     except csv.Error as exc:
         raise SpecError([Finding(shown, start, 1, "", f"not CSV: {exc}", "check the quoting")]) from None
     return rows
@@ -270,7 +278,11 @@ def main(argv: list[str]) -> int:
         raise SpecError([Finding(f"--format {args.format}", 1, 1, "", f"unknown format '{args.format}'",
                                  "use table, csv or json")])
     path = Path(args.claims)
-    if not path.is_file():
+    try:
+        found = "\0" not in args.claims and path.is_file()
+    except OSError:  # a name too long for the file system
+        found = False
+    if not found:
         raise SpecError([Finding(args.claims, 1, 1, "", "no such file", "give the path of a CSV of claims")])
     results = audit(path)
     if args.format == "json":
@@ -279,5 +291,5 @@ def main(argv: list[str]) -> int:
         text = as_csv(results)
     else:
         text = table(results)
-    sys.stdout.write(text)
+    sys.stdout.write(safe(text, newlines=True) if args.format == "table" else text)  # the table is for a terminal
     return 0

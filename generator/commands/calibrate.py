@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 from genreport.errors import BuildError, SpecError
 from genreport.load.units import format_si
+from genreport.terminal import safe
 
 DEFAULT_SECONDS = 10.0
 MIN_SECONDS, MAX_SECONDS = 0.5, 120.0
@@ -143,14 +144,16 @@ def measure_bandwidth(seconds: float = 4.0, array_bytes: int | None = None, thre
     """STREAM-style copy and add bandwidth [B/s] with numpy on ``threads`` threads; best of repetitions.
 
     Arrays are float64, each at least 8 times the largest cache (4 times for budgets
-    under 2 s) and 64 MiB, at most 512 MiB and an eighth of RAM.  Copy counts 16 B per
-    element, add 24 B.
+    under 2 s) and 64 MiB, at most 512 MiB and an eighth of RAM, and at most what the budget
+    pays for: 128 MiB a second (a 0.5 s budget took 7.9 s and 1.6 GB on a CPU with a 256 MiB
+    cache before).  Copy counts 16 B per element, add 24 B.
     """
     threads = threads or _threads()
     if array_bytes is None:
         ram = total_memory_bytes() or 8 * 1024**3
         times_llc = 8 if seconds >= 2 else 4  # a short budget buys smaller (still cache-busting) arrays
-        array_bytes = int(min(max(times_llc * _llc_bytes(), 64 * 1024**2), 512 * 1024**2, ram // 8))
+        by_time = int(max(seconds, MIN_SECONDS) * 128 * 1024**2)
+        array_bytes = int(min(max(times_llc * _llc_bytes(), 64 * 1024**2), 512 * 1024**2, ram // 8, by_time))
     n = max(array_bytes // 8, threads * 1024)
     a = np.full(n, 1.0)
     b = np.full(n, 2.0)
@@ -417,23 +420,23 @@ def main(argv: list[str] | None = None) -> int:
     name = args.name or (given.stem if given is not None else f"{args.device}-calibrated")
     if not re.fullmatch(r"[a-z0-9][a-z0-9._-]*", name):
         what = f"--name '{name}'" if args.name else f"the file name '{given.name}'"
-        print(f"genreport calibrate: {what} must be lowercase letters, digits, '.', '_' or '-' (it is the "
-              "catalog name)", file=sys.stderr)
+        print(safe(f"genreport calibrate: {what} must be lowercase letters, digits, '.', '_' or '-' (it is the "
+                   "catalog name)"), file=sys.stderr)
         return 1
     if given is not None and (given.stem != name or given.suffix != ".yaml"):
-        print(f"genreport calibrate: -o {given} does not match the name '{name}': the catalog finds hardware by "
-              f"file name, so write it to {given.with_name(name + '.yaml')} (or drop --name)", file=sys.stderr)
+        print(safe(f"genreport calibrate: -o {given} does not match the name '{name}': the catalog finds hardware "
+                   f"by file name, so write it to {given.with_name(name + '.yaml')} (or drop --name)"), file=sys.stderr)
         return 1
     if not MIN_SECONDS <= args.seconds <= MAX_SECONDS:
         print(f"genreport calibrate: --seconds must be between {MIN_SECONDS:g} and {MAX_SECONDS:g}", file=sys.stderr)
         return 1
     out = given if given is not None else Path("specs") / "hardware" / f"{name}.yaml"
     if out.is_symlink():
-        print(f"genreport calibrate: {out} is a symbolic link; genreport does not write through links (remove "
-              "it, or name another file)", file=sys.stderr)
+        print(safe(f"genreport calibrate: {out} is a symbolic link; genreport does not write through links (remove "
+              "it, or name another file)"), file=sys.stderr)
         return 1
     if os.path.lexists(out) and not args.force:
-        print(f"genreport calibrate: {out} exists; pass --force to replace it", file=sys.stderr)
+        print(safe(f"genreport calibrate: {out} exists; pass --force to replace it"), file=sys.stderr)
         return 1
     if args.device == "cuda":
         m = measure_cuda(args.seconds)

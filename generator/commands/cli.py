@@ -1,7 +1,9 @@
 """Command line: parse arguments, call the library, map its errors to exit codes.
 
 Exit status: 0 success, 1 bad input (specs, overrides), 2 build problem
-(output folder, renderer), 3 internal error.  No traceback unless ``--debug``.
+(output folder, renderer), 3 internal error, 141 the reader of the output went away
+(``genreport diff ... | head``: quietly, as a command killed by SIGPIPE).  No traceback
+unless ``--debug``.  Messages that can hold user text go through :func:`genreport.terminal.safe`.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from genreport import __version__
 from genreport.errors import BuildError, SpecError
+from genreport.terminal import safe
 
 SUBCOMMANDS = {
     "derive": "genreport.commands.derive",
@@ -50,8 +53,12 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="comma-separated subset of html,pdf,json (default: all three)")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="PATH=VALUE",
                    help="override a spec value for a what-if report, e.g. model.kv_heads=1 (repeatable)")
-    p.add_argument("--name", help="output folder name for a what-if build (default: <name>-whatif)")
+    p.add_argument("--name", help="output folder name, OUT/NAME/ (default: the spec's name, or <name>-whatif with "
+                                  "--set); one spec only")
     p.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    p.add_argument("--max-points", type=int, metavar="N",
+                   help="budget of a report: decode batches x contexts + prompts + GEMMs + measurements "
+                        "(default 1024; also GENREPORT_MAX_POINTS)")
     p.add_argument("--check", action="store_true",
                    help="build in memory and fail if the output folder differs from it (no writing): every "
                         "file of every format built, the PDF included, must match byte for byte, and a file "
@@ -76,8 +83,14 @@ def main(argv: list[str] | None = None) -> int:
             import importlib
 
             module = importlib.import_module(SUBCOMMANDS[argv[0]])
-            return module.main([a for a in argv[1:] if a != "--debug"])
-        return _build_main(argv)
+            code = module.main([a for a in argv[1:] if a != "--debug"])
+        else:
+            code = _build_main(argv)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return code
+    except BrokenPipeError:
+        _silence_stdout()
+        return 141
     except SpecError as exc:
         for f in exc.findings:
             print(f.format(), file=sys.stderr)
@@ -85,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"genreport: {n} problem{'s' if n != 1 else ''} in the input; nothing was written.", file=sys.stderr)
         return 1
     except BuildError as exc:
-        print(f"genreport: {exc}", file=sys.stderr)
+        print(safe(f"genreport: {exc}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("genreport: interrupted; the previous report is unchanged.", file=sys.stderr)
@@ -93,9 +106,19 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - the CLI promises no traceback
         if debug:
             raise
-        print(f"genreport: internal error: {type(exc).__name__}: {exc}. "
-              "Nothing was written. Rerun with --debug and report it.", file=sys.stderr)
+        print(safe(f"genreport: internal error: {type(exc).__name__}: {exc}. "
+                   "Nothing was written. Rerun with --debug and report it."), file=sys.stderr)
         return 3
+
+
+def _silence_stdout() -> None:
+    """After EPIPE: point stdout at /dev/null so that flushing it at exit cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def _build_main(argv: list[str]) -> int:
@@ -109,9 +132,29 @@ def _build_main(argv: list[str]) -> int:
         raise SpecError([_cli_finding(f"--name {args.name}", f"'{args.name}' is not a report name",
                                       "use lowercase letters, digits, '.', '_' and '-', starting with a letter "
                                       "or digit (the report is written to OUT/NAME/)")])
+    if args.name is not None and len(args.specs) > 1:
+        raise SpecError([_cli_finding(f"--name {args.name}", f"--name names one report, but {len(args.specs)} specs "
+                                      "are given", "build one spec at a time with --name, or leave --name out")])
     if args.watch and args.check:
         raise SpecError([_cli_finding("--watch", "--watch and --check do not go together",
                                       "use --check once, or --watch to rebuild on every change")])
+    if args.max_points is None:
+        return _build_all(args, formats)
+    if not 0 < args.max_points < 10**11:
+        raise SpecError([_cli_finding(f"--max-points {args.max_points}", "must be a positive number of points",
+                                      "e.g. --max-points 4096")])
+    old = os.environ.get("GENREPORT_MAX_POINTS")
+    os.environ["GENREPORT_MAX_POINTS"] = str(args.max_points)  # read by the loader, in every build path
+    try:
+        return _build_all(args, formats)
+    finally:
+        if old is None:
+            os.environ.pop("GENREPORT_MAX_POINTS", None)
+        else:
+            os.environ["GENREPORT_MAX_POINTS"] = old
+
+
+def _build_all(args, formats) -> int:
     out_root = Path(args.out)
     specs = [_resolve_spec(s, args.quiet) for s in args.specs]
     if args.watch:
@@ -122,7 +165,7 @@ def _build_main(argv: list[str]) -> int:
     progress = len(specs) > 1 and not args.quiet and sys.stderr.isatty()
     for i, spec_path in enumerate(specs, 1):
         if progress:
-            print(f"[{i}/{len(specs)}] {spec_path}", file=sys.stderr)
+            print(safe(f"[{i}/{len(specs)}] {spec_path}"), file=sys.stderr)
         try:
             ok, _inputs = _build_one(spec_path, args, formats, out_root)
             failures += not ok
@@ -146,12 +189,12 @@ def _build_one(spec_path: Path, args, formats, out_root: Path, force: bool = Fal
         current = quick_up_to_date(out_root, spec_path, formats, args.overrides, args.name)
         if current:
             if not args.quiet:
-                print(f"{out_root / current}: up to date")
+                print(safe(f"{out_root / current}: up to date"))
             return True, stamp_files(out_root, spec_path, formats, args.overrides, args.name) or [spec_path]
     with recording() as read_log:
         spec = genreport.load_spec(spec_path, overrides=args.overrides, strict=args.strict)
     inputs = list(dict.fromkeys([*input_files(spec_path, spec), *map(Path, read_log)]))
-    name = spec.name if not args.overrides else (args.name or f"{spec.name}-whatif")
+    name = args.name or (f"{spec.name}-whatif" if args.overrides else spec.name)
     if args.check:
         return _check(spec_path, out_root, name, formats, args) == 0, inputs
     built = genreport.build_report(spec_path, formats, args.overrides, args.strict, spec=spec)
@@ -166,9 +209,9 @@ def _build_one(spec_path: Path, args, formats, out_root: Path, force: bool = Fal
     if not args.quiet:
         listed = ", ".join(sorted(k for k in built.files if "/" not in k))
         nfig = sum(1 for k in built.files if k.startswith("figures/"))
-        print(f"{dest}/: {listed}" + (f", {nfig} figures" if nfig else ""))
+        print(safe(f"{dest}/: {listed}" + (f", {nfig} figures" if nfig else "")))
         for line in built.summary:
-            print(line)
+            print(safe(line))
     if getattr(args, "open", False) and "report.html" in built.files:
         _open(dest / "report.html")
     return True, inputs
@@ -185,14 +228,17 @@ def _open(path: Path) -> None:
 def _resolve_spec(text: str, quiet: bool) -> Path:
     """A spec path as given, or a built-in report spec by file or report name (e.g. 'llama8b-h100')."""
     path = Path(text)
-    if path.exists() or "\0" in text:
+    try:
+        if "\0" in text or path.exists():
+            return path
+    except OSError:  # a name too long for the file system: the loader says so, with the name
         return path
     from genreport.paths import specs_dir
 
     for candidate in (specs_dir() / path.name, specs_dir() / f"{path.name}.yaml"):
         if candidate.is_file() and candidate.parent == specs_dir():
             if not quiet:
-                print(f"genreport: no {text} here; using the built-in spec {candidate}", file=sys.stderr)
+                print(safe(f"genreport: no {text} here; using the built-in spec {candidate}"), file=sys.stderr)
             return candidate
     return path
 
@@ -209,8 +255,8 @@ def _check(spec_path: Path, out_root: Path, name: str, formats, args) -> int:
     with folder_lock(out_root, name):
         have = folder_digests(dest) if os.path.lexists(dest) else {}
     if have is None:
-        print(f"{dest}: not a folder of regular files (a link or a special file is in the way); "
-              f"run 'genreport {spec_path}'", file=sys.stderr)
+        print(safe(f"{dest}: not a folder of regular files (a link or a special file is in the way); "
+                   f"run 'genreport {spec_path}'"), file=sys.stderr)
         return 1
     problems = [f"{rel} differs" for rel in sorted(want) if rel in have and have[rel] != want[rel]]
     problems += [f"{rel} is missing" for rel in sorted(want) if rel not in have]
@@ -218,10 +264,10 @@ def _check(spec_path: Path, out_root: Path, name: str, formats, args) -> int:
                  if rel not in want]
     if problems:
         fmt = "" if set(formats) == {"html", "pdf", "json"} else f" --format {','.join(formats)}"
-        print(f"{dest}: out of date: {'; '.join(problems)}; run 'genreport {spec_path}{fmt}'", file=sys.stderr)
+        print(safe(f"{dest}: out of date: {'; '.join(problems)}; run 'genreport {spec_path}{fmt}'"), file=sys.stderr)
         return 1
     if not args.quiet:
-        print(f"{dest}: matches a fresh build")
+        print(safe(f"{dest}: matches a fresh build"))
     return 0
 
 

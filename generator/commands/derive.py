@@ -21,8 +21,10 @@ from pathlib import Path
 
 import numpy as np
 from genreport.errors import Finding, SpecError
+from genreport.terminal import safe
 
 PARAM_OPTIONS = ("batch", "context", "tokens", "n", "m", "recipe")
+DERIVE_SECONDS = 15.0  # the whole command: every solve, simplification and numeric root search
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -97,7 +99,17 @@ def main(argv: list[str]) -> int:
         close = difflib.get_close_matches(qid, list(BY_ID), n=1, cutoff=0.5)
         raise _err("derive", f"no quantity '{args.quantity}'",
                    f"did you mean '{close[0]}'?" if close else "see 'genreport derive --list'")
-    print(derive_text(qid, args, accounting))
+    from genreport.formulas.solve import TimeLimit, time_limit
+
+    try:
+        with time_limit(DERIVE_SECONDS) as deadline:
+            text = derive_text(qid, args, accounting)
+    except TimeLimit as exc:
+        if exc.deadline != deadline:
+            raise
+        raise _err("derive", f"the derivation took more than {DERIVE_SECONDS:g} s and was stopped",
+                   "give --at a simpler value (fewer factors), or solve for another symbol") from None
+    print(safe(text, newlines=True))
     return 0
 
 
@@ -205,28 +217,29 @@ def _at(items: list[str], qid: str, variant: str):
 
     value, overrides = None, {}
     for item in items:
+        where = f"--at {item[:70]}..." if len(item) > 80 else f"--at {item}"
         name, eq, text = item.partition("=")
         name = name.strip()
         if not eq or not name or not text.strip():
-            raise _err(f"--at {item}", "write NAME=VALUE", f"e.g. --at {qid}=1024")
+            raise _err(where, "write NAME=VALUE", f"e.g. --at {qid}=1024")
         try:
             parsed = so.parse_value(text, BY_ID)
         except so.BadValue as exc:
-            raise _err(f"--at {item}", str(exc)) from None
+            raise _err(where, str(exc), f"e.g. --at {qid}=1024 or --at {qid}=0.9*ridge_point") from None
         if name == qid:
             if value is not None:
-                raise _err(f"--at {item}", f"{qid} is set twice")
+                raise _err(where, f"{qid} is set twice")
             value = parsed
         elif name in BY_NAME:
             if parsed.quantities or parsed.symbols:
-                raise _err(f"--at {item}", "an input symbol takes a number", f"e.g. --at {name}=4.8e12")
+                raise _err(where, "an input symbol takes a number", f"e.g. --at {name}=4.8e12")
             number = so.value_expr(parsed, variant)
             overrides[name] = (number, text.strip())
         elif name in BY_ID:
-            raise _err(f"--at {item}", f"'{name}' is another quantity; only {qid} can be set",
+            raise _err(where, f"'{name}' is another quantity; only {qid} can be set",
                        f"write --at {qid}=... or derive {name}")
         else:
-            raise _err(f"--at {item}", f"'{name}' is neither {qid} nor a glossary symbol",
+            raise _err(where, f"'{name}' is neither {qid} nor a glossary symbol",
                        f"write --at {qid}=VALUE or --at SYMBOL=NUMBER")
     return value, overrides
 
@@ -449,8 +462,11 @@ def _evaluate(expr, vals: dict) -> float | None:
     if missing:
         return None
     fn = sp.lambdify(free, expr, "numpy")
-    with np.errstate(all="ignore"):
-        out = np.asarray(fn(*[vals[s.name] for s in free]), dtype=complex if expr.has(sp.sqrt) else float)
+    try:
+        with np.errstate(all="ignore"):
+            out = np.asarray(fn(*[vals[s.name] for s in free]), dtype=complex if expr.has(sp.sqrt) else float)
+    except (OverflowError, ZeroDivisionError):  # exact numbers past a float's range (1e300*1e300): no finite value
+        return None
     if np.iscomplexobj(out):
         if abs(out.imag) > 1e-9 * max(abs(out.real), 1.0):
             return None

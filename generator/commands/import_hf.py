@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import sys
@@ -24,6 +25,7 @@ from pathlib import Path
 from genreport.errors import Finding, SpecError
 from genreport.fileio import ReadError, read_regular, write_file
 from genreport.paths import display, schema_dir
+from genreport.terminal import safe
 
 # architecture class -> (family written to the spec, default of tie_word_embeddings in transformers)
 ARCHITECTURES: dict[str, tuple[str, bool]] = {
@@ -51,6 +53,31 @@ _BY_MODEL_TYPE = {
 _SWIGLU_ACTS = ("silu", "swish")
 _GEGLU_ACTS = ("gelu", "gelu_new", "gelu_fast", "gelu_pytorch_tanh", "gelu_python")
 _NAME_OK = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+MAX_COUNT = 100_000_000  # the model schema's largest count (layers, widths, vocabulary)
+MAX_DIGITS = 30  # a longer integer in a config.json is not a shape
+
+
+class _Odd:
+    """A JSON number a config.json should not hold (NaN, Infinity, 1e400, a 5000-digit integer), kept as
+    its text so that the key it sits under gets a finding instead of the parser a crash."""
+
+    def __init__(self, text: str):
+        self.text = text if len(text) <= 40 else f"a {len(text):,}-digit number"
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _json_float(text: str):
+    value = float(text)
+    return value if math.isfinite(value) else _Odd(text)
+
+
+def _json_int(text: str):
+    return int(text) if len(text.lstrip("-")) <= MAX_DIGITS else _Odd(text)
+
+
+JSON_HOOKS = {"parse_constant": _Odd, "parse_float": _json_float, "parse_int": _json_int}
 
 
 @dataclass
@@ -94,11 +121,12 @@ class _Config:
             self.error(key, f"config.json lacks '{self.path(key)}', needed for the model spec",
                        "use the model's full config.json from its Hugging Face repository")
             return 1
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) \
-                or int(value) < minimum:
-            self.error(key, f"'{self.path(key)}' is {value!r}, not a whole number >= {minimum}",
-                       "check the config.json")
-            return 1
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+                (isinstance(value, float) and not value.is_integer()) or not minimum <= value <= MAX_COUNT:
+            shown = repr(value) if not isinstance(value, (dict, list)) else "a " + type(value).__name__
+            self.error(key, f"'{self.path(key)}' is {shown[:60]}, not a whole number from {minimum} to {MAX_COUNT:,}",
+                       f"fix '{self.path(key)}' in config.json: a whole number, as in the model's published config")
+            return max(minimum, 1)
         return int(value)
 
     def bool(self, key: str, default: bool) -> bool:
@@ -106,7 +134,9 @@ class _Config:
         if value is None:
             return default
         if not isinstance(value, bool):
-            self.error(key, f"'{self.path(key)}' is {value!r}, not true or false")
+            shown = repr(value) if not isinstance(value, (dict, list)) else "a " + type(value).__name__
+            self.error(key, f"'{self.path(key)}' is {shown[:60]}, not true or false",
+                       f"write \"{self.path(key)}\": true or false in config.json")
             return default
         return value
 
@@ -131,12 +161,15 @@ def read_config(path: Path) -> _Config:
         raise SpecError([Finding(shown, 1, 1, "", message, hint)]) from None
     try:
         text = raw.decode("utf-8-sig")
-        data = json.loads(text)
+        data = json.loads(text, **JSON_HOOKS)
     except UnicodeDecodeError:
         raise SpecError([Finding(shown, 1, 1, "", "the file is not UTF-8 text", "give a config.json")]) from None
     except json.JSONDecodeError as exc:
         raise SpecError([Finding(shown, exc.lineno, exc.colno, "", f"not valid JSON: {exc.msg}",
                                  "config.json must be plain JSON")]) from None
+    except RecursionError:
+        raise SpecError([Finding(shown, 1, 1, "", "the JSON nests too deeply for a config.json",
+                                 "give a Hugging Face config.json")]) from None
     if not isinstance(data, dict):
         raise SpecError([Finding(shown, 1, 1, "", "the JSON is not an object of keys",
                                  "give a Hugging Face config.json")])
@@ -150,11 +183,12 @@ def _architecture(cfg: _Config) -> str:
         if name in ARCHITECTURES:
             return name
     model_type = cfg.data.get("model_type")
+    model_type = model_type if isinstance(model_type, str) else None
     if not names and model_type in _BY_MODEL_TYPE:
         return _BY_MODEL_TYPE[model_type]
     supported = ", ".join(sorted(ARCHITECTURES))
     if names:
-        cfg.error("architectures", f"architecture {', '.join(names)} is not supported by import-hf",
+        cfg.error("architectures", f"architecture {', '.join(n[:60] for n in names[:3])} is not supported by import-hf",
                   f"supported: {supported}")
     else:
         cfg.error("model_type" if model_type else "", "config.json names no architecture"
@@ -173,7 +207,8 @@ def convert(cfg: _Config, name: str | None = None) -> tuple[dict, dict[str, str]
     if arch == "Gemma3ForConditionalGeneration":
         text_cfg = cfg.data.get("text_config")
         if not isinstance(text_cfg, dict):
-            cfg.error("text_config", "a multimodal Gemma 3 config.json needs its 'text_config' object")
+            cfg.error("text_config", "a multimodal Gemma 3 config.json needs its 'text_config' object",
+                      "use the model's full config.json from its Hugging Face repository")
             raise SpecError(cfg.findings)
         cfg = _Config(cfg.file, cfg.text, text_cfg, ("text_config",), cfg.findings)
     comments: dict[str, str] = {}
@@ -196,7 +231,7 @@ def convert(cfg: _Config, name: str | None = None) -> tuple[dict, dict[str, str]
     elif act in _GEGLU_ACTS:
         ffn_kind = "geglu"
     else:
-        cfg.error("hidden_act", f"activation {act!r} is not a gated SiLU or GELU",
+        cfg.error("hidden_act", f"activation {_shown(act)} is not a gated SiLU or GELU",
                   f"import-hf knows {', '.join(_SWIGLU_ACTS + _GEGLU_ACTS)}")
         ffn_kind = "swiglu"
 
@@ -210,7 +245,9 @@ def convert(cfg: _Config, name: str | None = None) -> tuple[dict, dict[str, str]
                                  f"{max_context}: it never limits the cache, so it is left out")
         attention.pop("sliding_window")
         attention.pop("local_layers_per_global", None)
-    tied = cfg.bool("tie_word_embeddings", top.bool("tie_word_embeddings", tie_default))
+    tied = top.bool("tie_word_embeddings", tie_default)  # a text_config may override the top level
+    if cfg is not top:
+        tied = cfg.bool("tie_word_embeddings", tied)
     qkv_bias = True if arch.startswith("Qwen2") else cfg.bool("attention_bias", False)
     if cfg.findings:
         raise SpecError(cfg.findings)
@@ -267,8 +304,12 @@ def _moe(cfg: _Config, arch: str, layers: int, comments: dict[str, str]) -> tupl
             cfg.error("decoder_sparse_step", "MoE layers that are not consecutive cannot be described",
                       "the spec supports leading dense layers, then every layer routed")
         only = cfg.get("mlp_only_layers", [])
-        if only != list(range(len(only))):
-            cfg.error("mlp_only_layers", f"dense layers {only} are not the leading ones",
+        if not isinstance(only, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in only):
+            cfg.error("mlp_only_layers", f"'{cfg.path('mlp_only_layers')}' is {_shown(only)}, not a list of layer "
+                      "numbers", "write e.g. \"mlp_only_layers\": [0, 1] in config.json, or []")
+            only = []
+        elif only != list(range(len(only))):
+            cfg.error("mlp_only_layers", f"dense layers {_shown(only) if len(only) > 8 else only} are not the leading ones",
                       "the spec supports leading dense layers only")
         dense = len(only)
     elif arch.startswith("Deepseek"):
@@ -313,8 +354,9 @@ def _attention(cfg: _Config, arch: str, layers: int, comments: dict[str, str]) -
         return _from_layer_types(cfg, types, layers, comments)
     if arch.startswith("Gemma"):
         window = cfg.int("sliding_window", default=4096)  # the transformers default for Gemma 2 and 3
-        period = 2 if arch == "Gemma2ForCausalLM" else cfg.int("sliding_window_pattern",
-                                                                 default=cfg.get("_sliding_window_pattern", 6))
+        key = "sliding_window_pattern" if cfg.has("sliding_window_pattern") or not cfg.has("_sliding_window_pattern") \
+            else "_sliding_window_pattern"  # older Gemma 3 configs write it with a leading underscore
+        period = 2 if arch == "Gemma2ForCausalLM" else cfg.int(key, default=6, minimum=2)
         out["sliding_window"] = window
         out["local_layers_per_global"] = period - 1
         comments["attention"] = f"{period - 1} local ({window}-token window) layer{'s' if period > 2 else ''} " \
@@ -332,6 +374,10 @@ def _attention(cfg: _Config, arch: str, layers: int, comments: dict[str, str]) -
         out["sliding_window"] = window
         comments["attention"] = f"every layer attends to the last {window} tokens"
     return out
+
+
+def _shown(value) -> str:
+    return "a " + type(value).__name__ if isinstance(value, (dict, list)) else repr(value)[:60]
 
 
 def _from_layer_types(cfg: _Config, types: list, layers: int, comments: dict[str, str]) -> dict:
@@ -460,6 +506,10 @@ def import_config(path: Path, name: str | None = None, out: Path | None = None) 
                                  "use lowercase letters, digits, '.', '_' and '-', e.g. 'llama-3.1-8b'")])
     spec, comments = convert(cfg, chosen)
     origin = cfg.data.get("_name_or_path") if isinstance(cfg.data.get("_name_or_path"), str) else ""
+    if len(origin) > 150 or safe(origin) != origin:
+        cfg.error("_name_or_path", f"'_name_or_path' is {safe(origin[:40])!r}{'...' if len(origin) > 40 else ''}, "
+                  "not a model name", "write the Hugging Face name, e.g. \"meta-llama/Llama-3.1-8B\", or remove it")
+        raise SpecError(cfg.findings)
     spec["title"] = origin.rsplit("/", 1)[-1] if origin else chosen
     source = {"title": f"{origin or path.name} config.json (imported with genreport import-hf)"}
     if re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", origin or ""):
@@ -500,14 +550,14 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     out = Path(args.output) if args.output else None
     if out is not None and os.path.lexists(out) and not args.force and not out.is_symlink():
-        print(f"genreport import-hf: {display(out)} exists; pass --force to replace it (nothing was written)",
+        print(safe(f"genreport import-hf: {display(out)} exists; pass --force to replace it (nothing was written)"),
               file=sys.stderr)
         return 1
     text, name = import_config(Path(args.config), args.name, out)
     _check_loads(text, Path(args.config))
     if out is None:
-        sys.stdout.write(text)
+        sys.stdout.write(safe(text, newlines=True))  # a C1 control in a quoted string stays a YAML escape
         return 0
     write_file(out, text.encode("utf-8"), overwrite=args.force)  # atomic; never through a symbolic link
-    print(f"{display(out)}: model spec '{name}' written", file=sys.stderr)
+    print(safe(f"{display(out)}: model spec '{name}' written"), file=sys.stderr)
     return 0

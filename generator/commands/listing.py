@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from genreport.terminal import safe
+
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="genreport list", description="The catalog of GPUs and models, with key numbers.")
@@ -57,14 +59,19 @@ def main(argv: list[str]) -> int:
     root = Path.cwd() if (Path.cwd() / "specs").is_dir() else None
 
     def warn(msg: str) -> None:
-        print(msg, file=sys.stderr)
+        print(safe(msg), file=sys.stderr)
+
+    def cells(rows):  # titles are spec text: show control characters escaped
+        return [[safe(c) for c in row] for row in rows]
 
     parts = []
     if args.what in (None, "hardware"):
         header, rows = hardware_rows(load_catalog("hardware", None, root, warn))
+        rows = cells(rows)
         parts.append(f"hardware ({len(rows)}):\n" + "\n".join(table(rows, header, {2, 3, 4, 5, 6, 7})))
     if args.what in (None, "models"):
         header, rows = model_rows(load_catalog("model", None, root, warn))
+        rows = cells(rows)
         parts.append(f"models ({len(rows)}):\n" + "\n".join(table(rows, header, {2, 3, 4, 5, 6, 7, 8})))
     print("\n\n".join(parts))
     return 0

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from genreport.errors import BuildError, SpecError
+from genreport.terminal import safe
 
 POLL_S = 0.25
 SETTLE_S = 0.1  # an editor may write a file in more than one step
@@ -59,18 +60,18 @@ def watch(specs: list[Path], build_one: Callable[[Path, bool], tuple[bool, list[
         try:
             ok, files = build_one(spec, False)
             if ok:
-                print(f"genreport: {spec} done in {time.perf_counter() - t:.1f} s", file=sys.stderr)
+                print(safe(f"genreport: {spec} done in {time.perf_counter() - t:.1f} s"), file=sys.stderr)
         except SpecError as exc:
             for f in exc.findings:
                 print(f.format(), file=sys.stderr)
-            print(f"genreport: {spec} not rebuilt; the last report is unchanged. Watching for a fix.", file=sys.stderr)
+            print(safe(f"genreport: {spec} not rebuilt; the last report is unchanged. Watching for a fix."), file=sys.stderr)
             files = inputs.get(spec, [])
         except BuildError as exc:
-            print(f"genreport: {exc}", file=sys.stderr)
+            print(safe(f"genreport: {exc}"), file=sys.stderr)
             files = inputs.get(spec, [])
         except Exception as exc:  # noqa: BLE001 - keep watching; the message says how to get details
-            print(f"genreport: internal error: {type(exc).__name__}: {exc}. The last report is unchanged; "
-                  "rerun without --watch and with --debug to see where.", file=sys.stderr)
+            print(safe(f"genreport: internal error: {type(exc).__name__}: {exc}. The last report is unchanged; "
+                  "rerun without --watch and with --debug to see where."), file=sys.stderr)
             files = inputs.get(spec, [])
         inputs[spec] = list(dict.fromkeys([spec, *files]))
 
@@ -89,7 +90,7 @@ def watch(specs: list[Path], build_one: Callable[[Path, bool], tuple[bool, list[
                 if not changed:
                     continue
                 time.sleep(SETTLE_S)
-                print(f"genreport: {changed[0]} changed; rebuilding {spec}", file=sys.stderr)
+                print(safe(f"genreport: {changed[0]} changed; rebuilding {spec}"), file=sys.stderr)
                 before = {f: _stat(f) for f in inputs[spec]}  # taken first: an edit during the build is not lost
                 run(spec)
                 for f in inputs[spec]:

@@ -30,10 +30,15 @@ from genreport.load.spec import (
     Source,
     Workloads,
 )
-from genreport.load.yamlread import Document, format_path, read, scalar, show
+from genreport.load.suggest import did_you_mean
+from genreport.load.yamlread import MAX_DEPTH, Document, format_path, read, scalar, show
 from genreport.paths import display, project_root_for, specs_dir
 
 KINDS = ("hardware", "model", "report")
+# Budget of a report: decode points (batches x contexts), prefill prompts, GEMMs and measurements.  Each
+# costs about 3.9 kB of results.json and 10 ms of layout; 1,024 points build in about 10 s into 4 MB.
+MAX_POINTS = 1024
+BYTES_PER_POINT = 3900
 MAX_TOKENS = 100_000_000  # the schema's maximum for integer token counts
 _TOKENS = re.compile(r"^([1-9][0-9]*(?:\.[0-9]+)?)([kKmM]?)$")
 
@@ -104,8 +109,7 @@ def resolve_ref(ref: str, kind: str, base: Path, root: Path) -> tuple[Path | Non
     except (OSError, ValueError):
         return None, f"no {kind} spec at '{ref[:60]}'", "check the name or path"
     names = catalog_names(kind, root)
-    close = difflib.get_close_matches(ref, names, n=1, cutoff=0.5)
-    hint = f"did you mean '{close[0]}'?" if close else f"available: {', '.join(names[:12])}{' ...' if len(names) > 12 else ''}"
+    hint = did_you_mean(ref, names) or f"available: {', '.join(names[:12])}{' ...' if len(names) > 12 else ''}"
     return None, f"no {kind} named '{ref}'", hint
 
 
@@ -125,6 +129,10 @@ def parse_override(text: str) -> tuple[tuple[str, ...], object]:
         raise SpecError([Finding("--set " + text, 1, 1, "", f"'{text}' is not PATH=VALUE",
                                  "write e.g. --set hardware.memory.bandwidth='4.8 TB/s'")])
     key, _, raw = text.partition("=")
+    if key.count(".") >= MAX_DEPTH:
+        raise SpecError([Finding("--set " + text[:80] + ("..." if len(text) > 80 else ""), 1, 1, "",
+                                 f"the path has {key.count('.') + 1:,} levels; specs nest at most {MAX_DEPTH}",
+                                 "write a path of the spec, e.g. --set model.kv_heads=1")])
     parts = tuple(p for p in key.strip().split("."))
     if not key.strip() or any(not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", p) for p in parts):
         raise SpecError([Finding("--set " + text, 1, 1, "", f"'{key}' is not a dotted path of keys",
@@ -422,6 +430,36 @@ def load_model(path: Path, overrides=()) -> Model:
 _NOT_SHAPE = ("name", "title", "family", "source", "notes", "parameters", "active_parameters", "max_context")
 
 
+def max_points() -> int:
+    """The report budget: GENREPORT_MAX_POINTS (set by ``genreport --max-points N``), else MAX_POINTS."""
+    import os
+
+    text = os.environ.get("GENREPORT_MAX_POINTS", "")
+    return int(text) if text.isdigit() and 0 < len(text) < 12 else MAX_POINTS
+
+
+def _check_budget(doc: Document, workloads: Workloads, findings: Findings) -> None:
+    """Refuse a grid that would take minutes and gigabytes, before any of it is computed: the points are
+    decode batches x contexts, prefill prompts, GEMMs and measurements (each about as costly)."""
+    limit = max_points()
+    nb, nc, npre = len(workloads.decode_batch), len(workloads.decode_context), len(workloads.prefill_prompt)
+    ngemm = len(doc.data.get("gemms") or ())
+    nmeas = len(workloads.measured)
+    parts = [(nb * nc, f"{nb:,} batches x {nc:,} contexts", ("workloads", "decode")),
+             (npre, f"{npre:,} prompts", ("workloads", "prefill", "prompt")),
+             (ngemm, f"{ngemm:,} GEMMs", ("gemms",)),
+             (nmeas, f"{nmeas:,} measurements", ("workloads",))]
+    points = sum(n for n, _, _ in parts)
+    if points <= limit:
+        return
+    what = " + ".join(text for n, text, _ in parts if n)
+    path = max(parts, key=lambda p: p[0])[2]
+    findings.add(doc.finding(path, f"{what} = {points:,} points, over the budget of {limit:,} points a report "
+                             f"(about {points * BYTES_PER_POINT / 1e6:,.0f} MB of results.json)",
+                             "use fewer values (a sweep takes larger grids), or raise the budget "
+                             "with --max-points N (GENREPORT_MAX_POINTS)"))
+
+
 def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict: bool = False) -> ReportSpec:
     """Load a report spec and everything it references; raise SpecError listing every problem."""
     path = Path(path)
@@ -471,6 +509,7 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
 
     precision = _precision(d["precision"])
     workloads = _workloads(doc, findings)
+    _check_budget(doc, workloads, findings)
     if hw is not None:
         for fmt in {precision.compute}:
             if fmt not in hw.dense:

@@ -64,6 +64,9 @@ _NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf|nan)"
 _QTY = re.compile(rf"^\s*(?P<num>{_NUMBER})\s*(?P<unit>[^\s].*?)?\s*$", re.IGNORECASE)
 
 
+MAX_CHARS = 100  # a quantity is a number and a unit: '3.35 TB/s'
+
+
 class UnitError(ValueError):
     """A quantity string that cannot be parsed; the message says how to write it."""
 
@@ -122,6 +125,8 @@ def parse(text: str) -> Quantity:
     """Parse ``"<number> <unit>"`` into a :class:`Quantity` in SI units."""
     if not isinstance(text, str):
         raise UnitError(f"expected a quantity string like '3.35 TB/s', got {text!r}")
+    if len(text) > MAX_CHARS:
+        raise UnitError(f"'{text[:20]}...' is {len(text):,} characters, too long for a quantity; write e.g. '3.35 TB/s'")
     m = _QTY.match(text)
     if not m:
         raise UnitError(f"cannot read '{text}': write a number and a unit, e.g. '3.35 TB/s'")

@@ -7,7 +7,6 @@ wrong and how to fix it.  Values JSON Schema cannot judge (NaN and infinity pass
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 import re
@@ -15,6 +14,7 @@ from functools import cache
 
 from genreport.errors import Finding
 from genreport.load import units
+from genreport.load.suggest import did_you_mean
 from genreport.load.yamlread import Document, show
 from genreport.paths import schema_dir
 from jsonschema import Draft202012Validator, validators
@@ -45,7 +45,50 @@ def _unit_keyword(validator, unit, instance, schema):
         yield ValidationError(f"'{instance}' is implausibly large (over {_LIMIT_TEXT[unit][1]})")
 
 
-_Validator = validators.extend(Draft202012Validator, {"unit": _unit_keyword})
+def ecma_pattern(pattern: str) -> re.Pattern:
+    r"""A schema ``pattern`` compiled with the meaning JSON Schema gives it (ECMA-262 regular expressions).
+
+    In ECMA-262, ``$`` matches only at the very end of the text; in Python it also matches before a
+    final newline, so ``^[a-z0-9][a-z0-9._-]*$`` would accept the report name ``"nl
+"`` and make
+    a folder whose name ends in a newline.  Every unescaped ``$`` outside a character class
+    becomes ``\Z`` here, and ``^`` becomes ``\A``.
+
+    >>> bool(ecma_pattern("^[a-z]+$").search("nl
+")), bool(ecma_pattern("^[a-z]+$").search("nl"))
+    (False, True)
+    """
+    return _ecma_compiled(pattern)
+
+
+@cache
+def _ecma_compiled(pattern: str) -> re.Pattern:
+    out, i, in_class = [], 0, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c == "$":
+            c = r"\Z"
+        elif c == "^":
+            c = r"\A"
+        out.append(c)
+        i += 1
+    return re.compile("".join(out))
+
+
+def _pattern_keyword(validator, pattern, instance, schema):
+    if isinstance(instance, str) and not ecma_pattern(pattern).search(instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+_Validator = validators.extend(Draft202012Validator, {"unit": _unit_keyword, "pattern": _pattern_keyword})
 
 
 @cache
@@ -135,6 +178,21 @@ def _non_finite(data, path=()):
             yield from _non_finite(v, path + (i,))
 
 
+MAX_TEXT = 4000  # characters in any one string of a spec; fields' own limits (maxLength) are lower
+
+
+def _too_long(data, path=()):
+    """Paths of strings over MAX_TEXT characters, in any field (a schema's maxLength may be lower)."""
+    if isinstance(data, str) and len(data) > MAX_TEXT:
+        yield path
+    elif isinstance(data, dict):
+        for k, v in data.items():
+            yield from _too_long(v, path + (k,))
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            yield from _too_long(v, path + (i,))
+
+
 def check(doc: Document, kind: str) -> list[Finding]:
     """Every schema finding of ``doc`` against the ``kind`` schema, with positions and hints."""
     out: list[Finding] = []
@@ -142,6 +200,11 @@ def check(doc: Document, kind: str) -> list[Finding]:
     for path in sorted(bad, key=str):
         out.append(doc.finding(path, f"{show(_get(doc.data, path))} is not a finite number",
                                "write an ordinary number"))
+    long = set(_too_long(doc.data))
+    for path in sorted(long, key=str):
+        out.append(doc.finding(path, f"text of {len(_get(doc.data, path)):,} characters is too long "
+                               f"(at most {MAX_TEXT:,})", "shorten it: specs hold titles and short notes"))
+    bad |= long
     seen = set()
     for top in _validator(kind).iter_errors(doc.data):
         for err in _leaf_errors(top):
@@ -178,8 +241,7 @@ def _findings(doc: Document, err) -> list[Finding]:
         extra = [k for k in v if k not in allowed] if isinstance(v, dict) else []
         out = []
         for key in extra:
-            close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
-            hint = f"did you mean '{close[0]}'?" if close else f"allowed keys: {', '.join(allowed)}"
+            hint = did_you_mean(key, allowed, cutoff=0.6) or f"allowed keys: {', '.join(allowed)}"
             out.append(doc.finding(path + (key,), f"unknown key {show(key)}", hint, key=True))
         return out
     if err.validator == "required":
@@ -192,8 +254,7 @@ def _findings(doc: Document, err) -> list[Finding]:
         # jsonschema checks each key against propertyNames with the mapping's path and the key as instance
         allowed = [str(a) for a in err.validator_value] if err.validator == "enum" else \
             ["fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4", "int8", "int4"]
-        close = difflib.get_close_matches(str(v), allowed, n=1, cutoff=0.5)
-        hint = f"did you mean '{close[0]}'?" if close else f"use one of {', '.join(allowed)}"
+        hint = did_you_mean(str(v), allowed) or f"use one of {', '.join(allowed)}"
         return [doc.finding(path + (str(v),), f"'{v}' is not a known number format", hint, key=True)]
     if err.validator == "enum":
         allowed = [str(a) for a in err.validator_value]
@@ -201,8 +262,7 @@ def _findings(doc: Document, err) -> list[Finding]:
         if quoted:
             hint = f"write it quoted: '{quoted[0]}' (YAML reads {quoted[0]} as the number {v})"
         else:
-            close = difflib.get_close_matches(str(v), allowed, n=1, cutoff=0.5)
-            hint = f"did you mean '{close[0]}'?" if close else f"use one of: {', '.join(allowed)}"
+            hint = did_you_mean(str(v), allowed) or f"use one of: {', '.join(allowed)}"
         return [doc.finding(path, f"{show(v)} is not allowed here", hint)]
     if err.validator == "const":
         return [doc.finding(path, f"must be '{err.validator_value}', not {show(v)}",
@@ -257,6 +317,9 @@ def _findings(doc: Document, err) -> list[Finding]:
         return [doc.finding(path, f"{show(v)} is not in the expected form", hint)]
     if err.validator == "minLength":
         return [doc.finding(path, "is empty", f"write {desc}" if desc else "write a value")]
+    if err.validator == "maxLength":
+        return [doc.finding(path, f"text of {len(v):,} characters is too long (at most {err.validator_value:,})",
+                            "shorten it" + (f": {desc}" if desc else ""))]
     if err.validator in ("minItems", "minProperties"):
         what = "at least one value" if err.validator == "minItems" else "at least one key"
         allowed = _allowed_keys(err)

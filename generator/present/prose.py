@@ -259,7 +259,7 @@ def whatif_story(r: Results, baseline: Results, overrides: tuple[str, ...]) -> l
         if qid in seen:
             continue
         seen.add(qid)
-        where = ", ".join(f"{k} {val:,}" for k, val in params)
+        where = ", ".join(f"{k} {val:,}" if isinstance(val, (int, float)) else f"{k} {val}" for k, val in params)
         top.append(f"{qid}{' at ' + where if where else ''} ×{v / o:.3g}")
         if len(top) == 5:
             break

@@ -255,13 +255,13 @@ def render_report(r: Results, baseline: Results | None = None, timer=None,
     pending = start(r, baseline)
     token = secrets.token_hex(8)
     marks = {name: f"genreport-figure-{token}-{name}-" for name, _cap in FIGURES}  # none a prefix of another
-    ctx = context(r, baseline, marks, tuple(overrides))
-    if timer:
-        timer.lap("math")
-    html = _env().get_template("report.html.j2").render(**ctx.variables())
-    if timer:
-        timer.lap("html")
-    try:
+    try:  # on any failure the drawing child is stopped: left alone it would block forever on its full pipe
+        ctx = context(r, baseline, marks, tuple(overrides))
+        if timer:
+            timer.lap("math")
+        html = _env().get_template("report.html.j2").render(**ctx.variables())
+        if timer:
+            timer.lap("html")
         if meanwhile is not None:
             meanwhile()
             if timer:

@@ -55,6 +55,10 @@ def document(r: Results, baseline: Results | None = None) -> dict:
         "training": [{k: v for k, v in t.items()} for t in r.training],
         "compare_models": r.compare_models,
     }
+    for block, notes in ((doc["spec"], spec.notes), (doc["inputs"]["hardware"], spec.hardware.notes),
+                         (doc["inputs"]["model"], spec.model.notes)):
+        if notes:  # free text from the specs, kept as data (the report does not print it)
+            block["notes"] = notes
     if r.spec.workloads.measured:
         doc["measured"] = list(r.measured)
     if r.spec.efficiency:

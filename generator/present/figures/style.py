@@ -71,8 +71,21 @@ def tokens(n: float) -> str:
     return f"{n:,}"
 
 
+def plain_text(text: str) -> str:
+    r"""Spec text (a title) for a Matplotlib text, legend or tick label: shown as written, never as mathtext.
+
+    Matplotlib parses text with two '$' as TeX: the title 'H100 $rac{1}$' crashed the build and
+    'spot $2, reserved $1' came out in italics.  An escaped '\$' is a literal dollar sign to it.
+
+    >>> plain_text("H100 $\frac{1}$")
+    'H100 \$\frac{1}\$'
+    """
+    return text.replace("$", r"\$")
+
+
 def _hw_short(title: str) -> str:
-    return title.removeprefix("NVIDIA ").removeprefix("AMD ")
+    """A GPU's title without the vendor, for a legend (plain text: see :func:`plain_text`)."""
+    return plain_text(title.removeprefix("NVIDIA ").removeprefix("AMD "))
 
 
 def _join(items: list[str]) -> str:

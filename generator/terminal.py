@@ -1,0 +1,34 @@
+"""Text from outside (spec titles, quantity strings, results.json, file names) made safe for a terminal.
+
+A spec title such as ``"\\e]0;owned\\a"`` or a unit string holding ``\\e[2J`` would, printed raw, retitle
+or clear the user's terminal, hide earlier lines, or (with bidirectional overrides) make text read
+differently from what it is.  :func:`safe` shows every such character escaped instead, as Python
+writes it (``\\x1b``, ``\\u202e``).  Every message and table that can hold user text goes through it.
+
+>>> safe("H100 \\x1b[31mred\\x1b[0m")
+'H100 \\\\x1b[31mred\\\\x1b[0m'
+>>> safe("two\\nlines", newlines=True)
+'two\\nlines'
+>>> safe("two\\nlines")
+'two\\\\nlines'
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 controls (but tab), DEL, C1 controls, and the Unicode characters that reorder or hide text:
+# line/paragraph separators, bidirectional marks, embeddings, overrides and isolates.
+_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_KEEP_NL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape(m: re.Match) -> str:
+    c = m.group(0)
+    return {"\n": "\\n", "\r": "\\r"}.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
+
+
+def safe(text: object, newlines: bool = False) -> str:
+    """``text`` with control and reordering characters escaped; ``newlines=True`` keeps line breaks."""
+    s = str(text)
+    return (_UNSAFE_KEEP_NL if newlines else _UNSAFE).sub(_escape, s)

@@ -1,0 +1,114 @@
+"""``genreport derive`` on hostile values (issue 17 item 11): bounded numbers, bounded products, a time limit
+that covers every step of a solve."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import sympy as sp
+from genreport.commands.cli import main
+from genreport.formulas import solve as so
+from genreport.formulas.glossary import sym
+from genreport.formulas.quantities import BY_ID
+
+SPEC = "specs/llama8b-h100.yaml"
+
+
+@pytest.mark.parametrize("value, message", [
+    ("1e400", "1e400 is too large: numbers go up to about 1.8e308"),
+    ("1e100000", "1e100000 is too large"),
+    ("1e999999999", "1e999999999 is too large"),  # ran past 60 s: Fraction built a billion-digit integer
+    ("1e-400", "1e-400 is too small to tell from 0"),
+    ("9" * 5000, "has 5,000 characters; write at most 40"),
+    ("*".join(["critical_context"] * 60), "has 60 factors; write at most 16"),
+])
+def test_bad_values_are_refused_quickly(capsys, value, message):
+    t0 = time.monotonic()
+    assert main(["derive", "critical_context", "--for", "W", "--at", f"critical_context={value}", "--spec", SPEC]) == 1
+    err = capsys.readouterr().err
+    assert message in err and "internal error" not in err
+    assert len(err.splitlines()[0]) < 400  # the value is not echoed whole
+    assert time.monotonic() - t0 < 10
+
+
+def test_input_symbol_overflow_is_refused(capsys):
+    """1e400 for an input symbol was an internal OverflowError (float of a 401-digit integer)."""
+    assert main(["derive", "critical_context", "--at", "W=1e400", "--spec", SPEC]) == 1
+    assert "1e400 is too large" in capsys.readouterr().err
+
+
+def test_ordinary_values_still_work():
+    v = so.parse_value("0.9*ridge_point/2", set(BY_ID))
+    assert so.value_expr(v, "seed") == sp.Rational(9, 20) * so.quantity_expr("ridge_point", "seed")
+    assert so.parse_value("8k", set(BY_ID)).factors[0][1].number == 8192
+    assert so.parse_value("1e308", set(BY_ID)).factors[0][1].number == 10**308
+
+
+def test_the_time_limit_covers_cancel_and_tidying(monkeypatch):
+    """The 60-factor product spent minutes in sp.cancel, which ran outside the solve's time limit."""
+    slow_calls = []
+
+    def slow_cancel(expr, *a, **k):  # stands for a cancel that never ends
+        slow_calls.append(1)
+        while True:
+            sum(range(10_000))
+
+    monkeypatch.setattr(so.sp, "cancel", slow_cancel)
+    t0 = time.monotonic()
+    sol = so.solve_quantity("critical_context", sym("W"), "seed", sym("P") ** 3, seconds=0.5)
+    assert time.monotonic() - t0 < 5 and slow_calls
+    assert sol.branches and "within 0.5 s" in sol.branches[0].note
+
+
+def test_time_limits_nest():
+    with so.time_limit(0.3) as outer:
+        with pytest.raises(so.TimeLimit) as inner_exc:
+            with so.time_limit(0.1) as inner:
+                while True:
+                    sum(range(1000))
+        assert inner_exc.value.deadline == inner
+        with pytest.raises(so.TimeLimit) as outer_exc:
+            with so.time_limit(10.0):
+                while True:
+                    sum(range(1000))
+        assert outer_exc.value.deadline == outer
+
+
+def test_the_whole_derive_command_is_timed(monkeypatch, capsys):
+    from genreport.commands import derive
+
+    monkeypatch.setattr(derive, "DERIVE_SECONDS", 0.5)
+
+    def forever(*a, **k):
+        while True:
+            sum(range(10_000))
+
+    monkeypatch.setattr(derive, "derive_text", forever)
+    assert main(["derive", "critical_context"]) == 1
+    assert "took more than 0.5 s and was stopped" in capsys.readouterr().err
+
+
+def test_division_by_zero_is_refused(capsys):
+    """'critical_context=1/0' was an internal KeyError ('ComplexInfinity')."""
+    assert main(["derive", "critical_context", "--for", "W", "--at", "critical_context=1/0", "--spec", SPEC]) == 1
+    assert "'1/0' divides by zero" in capsys.readouterr().err
+    assert main(["derive", "critical_context", "--for", "W", "--at", "critical_context=1/0.0e5"]) == 1
+
+
+@pytest.mark.parametrize("value, message", [
+    ("1e308*1e308", "multiply to about 1e616, outside a float's range"),
+    ("1e-300*1e-300", "multiply to about 1e-600"),
+    ("1e300/1e-10", "multiply to about 1e310"),
+])
+def test_products_of_numbers_stay_floats(capsys, value, message):
+    """'1e308*1e308' was an internal OverflowError (int too large to convert to float)."""
+    assert main(["derive", "critical_context", "--for", "W", "--at", f"critical_context={value}", "--spec", SPEC]) == 1
+    assert message in capsys.readouterr().err
+
+
+def test_overflow_with_symbols_is_no_value(capsys):
+    """1e300 times two ridge points overflows only when evaluated: 'no value', not an internal error."""
+    assert main(["derive", "critical_context", "--for", "W", "--at",
+                 "critical_context=1e300*ridge_point*ridge_point", "--spec", SPEC]) == 0
+    assert "internal error" not in capsys.readouterr().err

@@ -1,0 +1,147 @@
+"""``genreport import-hf`` on malformed config.json values (issue 17 items 9 and 16): each is a finding that
+names config.json, the key and the fix; never an internal error, never a finding printed twice.  A
+hypothesis test mutates real configs (tests/fixtures/hf/) the way a careless or hostile editor would."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from genreport.commands.cli import main
+from genreport.commands.import_hf import import_config
+from genreport.errors import SpecError
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "hf"
+LLAMA = (FIXTURES / "llama-3.1-8b.json").read_text()
+
+
+def edited(text: str, key: str, raw: str) -> str:
+    """The config text with the value of ``key`` (a top-level number or string) replaced by raw JSON text."""
+    data = json.loads(text)
+    data[key] = "@@"
+    return json.dumps(data, indent=2).replace('"@@"', raw)
+
+
+def run(tmp_path: Path, text: str, capsys) -> tuple[int, str]:
+    path = tmp_path / "config.json"
+    path.write_text(text)
+    code = main(["import-hf", str(path)])
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("raw, shown", [("NaN", "NaN"), ("Infinity", "Infinity"), ("-Infinity", "-Infinity"),
+                                        ("1e400", "1e400"), ("9" * 5000, "a 5,000-digit number"),
+                                        ("1e12", "1000000000000.0"), ("0", "0"), ("4096.5", "4096.5"),
+                                        ('"4096"', "'4096'"), ("[4096]", "a list"), ("true", "True")])
+def test_bad_numbers_are_findings(tmp_path, capsys, raw, shown):
+    """Issue 17 item 9: NaN, Infinity, 1e400 and a 5000-digit integer crashed with exit 3."""
+    code, err = run(tmp_path, edited(LLAMA, "hidden_size", raw), capsys)
+    assert code == 1, err
+    line = next(x for x in err.splitlines() if "hidden_size" in x)
+    assert line.startswith(f"{tmp_path / 'config.json'}:")
+    assert f"'hidden_size' is {shown}, not a whole number from 1 to 100,000,000" in line
+    assert "fix 'hidden_size' in config.json" in line
+    assert "internal error" not in err and "Traceback" not in err
+
+
+def test_string_sliding_window_pattern(tmp_path, capsys):
+    data = json.loads((FIXTURES / "gemma-3-1b.json").read_text())
+    data.pop("sliding_window_pattern", None)
+    data["_sliding_window_pattern"] = "six"
+    code, err = run(tmp_path, json.dumps(data, indent=2), capsys)
+    assert code == 1
+    assert "'_sliding_window_pattern' is 'six', not a whole number from 2" in err
+
+
+def test_integer_mlp_only_layers(tmp_path, capsys):
+    data = json.loads((FIXTURES / "qwen3-30b-a3b.json").read_text())
+    data["mlp_only_layers"] = 3
+    code, err = run(tmp_path, json.dumps(data, indent=2), capsys)
+    assert code == 1
+    assert "'mlp_only_layers' is 3, not a list of layer numbers" in err
+
+
+def test_string_tie_word_embeddings_is_reported_once(tmp_path, capsys):
+    """Issue 17 item 16: the same finding was printed twice."""
+    code, err = run(tmp_path, edited(LLAMA, "tie_word_embeddings", '"yes"'), capsys)
+    assert code == 1
+    lines = [x for x in err.splitlines() if "tie_word_embeddings" in x]
+    assert len(lines) == 1 and "'tie_word_embeddings' is 'yes', not true or false" in lines[0]
+
+
+@pytest.mark.parametrize("key, raw", [("model_type", "[1]"), ("architectures", '{"a": 1}'),
+                                      ("hidden_act", "[1, 2]"), ("_name_or_path", '"a\\u001b[2Jb"'),
+                                      ("_name_or_path", '"' + "x" * 1000 + '"')])
+def test_odd_types_elsewhere_are_findings(tmp_path, capsys, key, raw):
+    text = edited(LLAMA, key, raw)
+    if key == "model_type":
+        text = json.dumps({k: v for k, v in json.loads(text).items() if k != "architectures"})
+    code, err = run(tmp_path, text, capsys)
+    assert code == (0 if key == "architectures" else 1), err  # a broken 'architectures' falls back on model_type
+    assert "internal error" not in err and "\x1b" not in err and len(err) < 2000
+
+
+# ----------------------------------------------------------------------------------------------- fuzz
+
+JSON_LEAF = st.one_of(
+    st.none(), st.booleans(), st.integers(-10**40, 10**40), st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=20), st.sampled_from(["silu", "gelu", "sliding_attention", "full_attention", "llama", ""]),
+)
+JSON_VALUE = st.recursive(JSON_LEAF, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                              st.dictionaries(st.text(max_size=8), inner, max_size=4)),
+                          max_leaves=8)
+RAW_NUMBERS = st.sampled_from(["NaN", "Infinity", "-Infinity", "1e400", "-1e400", "9" * 5000, "1e-400", "-0", "0.0"])
+CONFIGS = sorted(p.name for p in FIXTURES.glob("*.json"))
+
+
+@st.composite
+def mutated_config(draw) -> str:
+    data = json.loads((FIXTURES / draw(st.sampled_from(CONFIGS))).read_text())
+    for _ in range(draw(st.integers(1, 3))):
+        keys = sorted(data)
+        op = draw(st.sampled_from(["delete", "value", "raw", "text_config"]))
+        key = draw(st.sampled_from(keys)) if keys else "hidden_size"
+        if op == "delete":
+            data.pop(key, None)
+        elif op == "value":
+            data[key] = draw(JSON_VALUE)
+        elif op == "text_config" and isinstance(data.get("text_config"), dict) and data["text_config"]:
+            sub = data["text_config"]
+            sub[draw(st.sampled_from(sorted(sub)))] = draw(JSON_VALUE)
+        else:
+            data[key] = "@@RAW@@"
+    text = json.dumps(data, indent=2)
+    while '"@@RAW@@"' in text:
+        text = text.replace('"@@RAW@@"', draw(RAW_NUMBERS), 1)
+    return text
+
+
+def _fuzz_examples(default: int) -> int:
+    return int(os.environ.get("GENREPORT_FUZZ_EXAMPLES", default))
+
+
+@settings(max_examples=_fuzz_examples(60), deadline=None, suppress_health_check=list(HealthCheck))
+@given(mutated_config())
+def test_fuzz_import_hf(tmp_path_factory, text):
+    """Any mutation of a real config.json gives a spec that loads, or findings naming config.json."""
+    path = tmp_path_factory.mktemp("hf") / "config.json"
+    path.write_text(text)
+    try:
+        spec, _ = import_config(path)
+    except SpecError as exc:
+        assert exc.findings
+        for f in exc.findings:
+            assert f.hint, f.format()
+            assert "\x1b" not in f.format()
+        assert len({f.format() for f in exc.findings}) == len(exc.findings)  # nothing twice
+        return
+    assert spec.startswith("# yaml-language-server")
+
+
+def test_deeply_nested_config_is_a_finding(tmp_path, capsys):
+    code, err = run(tmp_path, "[" * 100_000 + "]" * 100_000, capsys)
+    assert code == 1 and "the JSON nests too deeply for a config.json" in err and "internal error" not in err
