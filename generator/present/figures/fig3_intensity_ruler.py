@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 
 from genreport.model.evaluate import Results
-from genreport.present.figures.data import _gemm_reading, _modes, _sc
+from genreport.present.figures.data import _gemm_reading, _modes, _sc, context_colours
 from genreport.present.figures.style import (
     BLACK,
     BLUE,
-    MODE_COLOURS,
+    MARKERS,
     ORANGE,
     SIZE,
     SKY,
@@ -29,6 +29,14 @@ def _ruler_points(r: Results) -> list[tuple[str, str, float, float | None]]:
         iw, full = _gemm_reading(r, t)
         out.append((kind, label, iw, full))
     return out
+
+
+def _colour(r: Results, kind: str, label: str) -> str:
+    """Colour by context length, as in figures 4 and 6 (decode batch 1 has one token: ink)."""
+    if kind == "decode":
+        return "#333333"
+    t = next(t for k, lab, t in _modes(r) if k == kind and lab == label)
+    return context_colours(r).get(int(t), "#333333")
 
 
 def fig3_intensity_ruler(r: Results, baseline: Results | None = None):
@@ -78,16 +86,16 @@ def fig3_intensity_ruler(r: Results, baseline: Results | None = None):
             return {"facecolor": "white", "alpha": 0.8, "edgecolor": "none", "pad": 0.4}
         return None
 
-    for (kind, _label, iw, full), text, lv in zip(pts, tops, lv_w, strict=True):
-        c = MODE_COLOURS[kind]
+    for (kind, label, iw, full), text, lv in zip(pts, tops, lv_w, strict=True):
+        c = _colour(r, kind, label)
         if full:
             ax.plot([iw, full], [y_w, y_f], color=c, lw=0.8, alpha=0.6)
-        ax.plot([iw], [y_w], marker="o", ms=7, color=c, ls="none")
+        ax.plot([iw], [y_w], marker=MARKERS[kind], ms=7, color=c, ls="none")
         ax.text(iw, y_w + 0.05 + 0.11 * lv, text, ha="center", va="bottom", fontsize=7.5, color=c,
                 linespacing=1.1, bbox=box(iw, text))
-    for ((kind, _label, _iw, full), text), lv in zip(full_pts, lv_f, strict=True):
-        c = MODE_COLOURS[kind]
-        ax.plot([full], [y_f], marker="o", ms=6, mfc="white", mec=c, mew=1.4, ls="none")
+    for ((kind, label, _iw, full), text), lv in zip(full_pts, lv_f, strict=True):
+        c = _colour(r, kind, label)
+        ax.plot([full], [y_f], marker=MARKERS[kind], ms=6, mfc="white", mec=c, mew=1.4, ls="none")
         ax.text(full, y_f - 0.05 - 0.065 * lv, text, ha="center", va="top", fontsize=7.5, color=c,
                 bbox=box(full, text))
     return fig
@@ -120,4 +128,7 @@ def caption3(r: Results, baseline: Results | None = None) -> str:
         flips = [p[1] for p in pts if p[3] and (p[2] >= ridge) != (p[3] >= ridge)]
         if flips:
             s += f" With activations counted, {_join(flips)} crosses back to the memory-bound side."
+    s += (" Markers: circle decode, square prefill, triangle training; colour by context length, as in figures 4"
+          " and 6. This figure reads intensity per weight load (top) and per GEMM (bottom); figure 6 places each"
+          " workload at its whole-pass intensity instead.")
     return s

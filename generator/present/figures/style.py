@@ -6,12 +6,18 @@ import io
 import math
 from collections.abc import Callable
 
+import numpy as np
+
 # Okabe-Ito, colour-blind safe.  Orange is reserved for the capacity limit (seed 003, figure 4).
 BLACK, ORANGE, SKY, GREEN, YELLOW, BLUE, VERMILION, PURPLE = (
     "#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7")
 GREY = "#7f7f7f"
-CONTEXT_COLOURS = (BLUE, GREEN, PURPLE, VERMILION, SKY, BLACK)
+# Okabe-Ito first, then four of Paul Tol's muted scheme, so up to ten context lengths get distinct colours.
+CONTEXT_COLOURS = (BLUE, GREEN, PURPLE, VERMILION, SKY, "#332288", "#999933", "#882255", "#44AA99", BLACK)
 COMPARE_COLOURS = (SKY, VERMILION, PURPLE, GREEN, YELLOW)
+# One marker shape per workload kind, in every figure: decode circle, prefill square, training triangle, a measured
+# run a star.
+MARKERS = {"decode": "o", "decode-cap": "o", "prefill": "s", "training": "^", "measured": "*"}
 MODE_COLOURS = {"decode": VERMILION, "prefill": BLUE, "training": GREEN}
 BASELINE = {"color": GREY, "alpha": 0.3}
 
@@ -132,4 +138,115 @@ def _levels(xs: list[float], widths: list[float]) -> list[int]:
         else:
             ends.append(x + w / 2)
             out.append(len(ends) - 1)
+    return out
+
+
+# -- direct labels without collisions -------------------------------------------------------------------------------
+
+# Candidate offsets (points) of a label from its anchor, nearest first: (dx, dy, ha, va).
+_NEAR = [(6, 0, "left", "center"), (-6, 0, "right", "center"), (0, 7, "center", "bottom"),
+         (0, -7, "center", "top"), (5, 5, "left", "bottom"), (5, -5, "left", "top"),
+         (-5, 5, "right", "bottom"), (-5, -5, "right", "top")]
+OFFSETS = [*_NEAR, *[(2.2 * dx, 2.2 * dy, ha, va) for dx, dy, ha, va in _NEAR],
+           *[(3.6 * dx, 3.6 * dy, ha, va) for dx, dy, ha, va in _NEAR]]
+
+
+def renderer(fig):
+    """The figure's text-measuring renderer (Agg; the SVG's DejaVu Sans text has the same metrics)."""
+    return fig._get_renderer()
+
+
+def marker_box(ax, x: float, y: float, size_pt: float):
+    """Display-space box of a marker of ``size_pt`` points centred on data point (x, y)."""
+    from matplotlib.transforms import Bbox
+
+    px, py = ax.transData.transform((x, y))
+    h = size_pt * ax.figure.dpi / 72 / 2
+    return Bbox([[px - h, py - h], [px + h, py + h]])
+
+
+def line_boxes(ax, xs, ys, half_px: float = 1.5) -> list:
+    """Small display-space boxes along a drawn line, so labels keep off it."""
+    from matplotlib.transforms import Bbox
+
+    pts = ax.transData.transform(np.column_stack([xs, ys]))
+    return [Bbox([[x - half_px, y - half_px], [x + half_px, y + half_px]]) for x, y in pts]
+
+
+def _overlap(a, b) -> float:
+    w = min(a.x1, b.x1) - max(a.x0, b.x0)
+    h = min(a.y1, b.y1) - max(a.y0, b.y0)
+    return w * h if w > 0 and h > 0 else 0.0
+
+
+def place_labels(ax, labels: list[dict], obstacles: list | None = None, offsets=OFFSETS, soft: list | None = None) -> list:
+    """Put each label near its anchor where its measured box overlaps no other label and no obstacle.
+
+    ``labels``: dicts with ``text``, ``xy`` (data), and optionally ``color``, ``fontsize`` (7), ``side``
+    ("left" or "right" of ``side_x``, data x: the whole box must lie on that side, e.g. of the ridge) and
+    ``offsets`` (candidates to try first).  ``obstacles``: display-space boxes (markers, legends, other text) a label must not cover; ``soft``: boxes
+    it had better not cover (points along lines).  Tries the candidate offsets nearest first and keeps the first that fits inside the axes without overlap;
+    when none does, the one with the least overlap.  A label moved beyond the nearest ring gets a thin leader
+    line to its anchor.  Returns the Text artists, in the order given.
+    """
+    fig = ax.figure
+    rend = renderer(fig)
+    frame = ax.get_window_extent(rend)
+    taken = list(obstacles or [])
+    out = []
+    for lab in labels:
+        t = ax.annotate(lab["text"], lab["xy"], xytext=(0, 0), textcoords="offset points",
+                        fontsize=lab.get("fontsize", 7), color=lab.get("color", BLACK), zorder=6,
+                        linespacing=1.1)
+        side = lab.get("side")
+        side_px = ax.transData.transform((lab["side_x"], 1.0))[0] if side else None
+        best, best_cost = None, math.inf
+        for dx, dy, ha, va in [*lab.get("offsets", []), *offsets]:
+            t.set_position((dx, dy))
+            t.set_ha(ha)
+            t.set_va(va)
+            bb = t.get_window_extent(rend)
+            cost = 100 * sum(_overlap(bb, o) for o in taken) + sum(_overlap(bb, o) for o in soft or ())
+            out_px = (max(0.0, frame.x0 - bb.x0) + max(0.0, bb.x1 - frame.x1)
+                      + max(0.0, frame.y0 - bb.y0) + max(0.0, bb.y1 - frame.y1))
+            cost += out_px * 5000
+            if side == "left":
+                cost += max(0.0, bb.x1 - side_px) * 5000
+            elif side == "right":
+                cost += max(0.0, side_px - bb.x0) * 5000
+            if cost < best_cost:
+                best, best_cost = (dx, dy, ha, va), cost
+                if cost == 0:
+                    break
+        dx, dy, ha, va = best
+        t.set_position((dx, dy))
+        t.set_ha(ha)
+        t.set_va(va)
+        if math.hypot(dx, dy) > 10:
+            ax.annotate("", lab["xy"], xytext=(dx, dy), textcoords="offset points", zorder=4,
+                        arrowprops={"arrowstyle": "-", "color": lab.get("color", BLACK), "lw": 0.5,
+                                    "shrinkA": 0, "shrinkB": 4})
+        taken.append(t.get_window_extent(rend).padded(3))
+        out.append(t)
+    return out
+
+
+def text_boxes(fig) -> list[tuple[str, object]]:
+    """(text, display box) of every visible text of a drawn figure, a legend counted as one box: for tests."""
+    from matplotlib.legend import Legend
+    from matplotlib.text import Text
+
+    rend = renderer(fig)
+    fig.draw_without_rendering()
+    legends = [a for a in fig.findobj(Legend)]
+    inside = {id(t) for lg in legends for t in lg.findobj(Text)}
+    out = [(f"legend: {lg.get_texts()[0].get_text() if lg.get_texts() else ''}", lg.get_window_extent(rend))
+           for lg in legends if lg.get_visible()]
+    for t in fig.findobj(Text):
+        if id(t) in inside or not t.get_visible() or not t.get_text().strip():
+            continue
+        bb = t.get_window_extent(rend)
+        if bb.x1 <= fig.bbox.x0 or bb.x0 >= fig.bbox.x1 or bb.y1 <= fig.bbox.y0 or bb.y0 >= fig.bbox.y1:
+            continue  # a tick label outside the axis limits: not drawn
+        out.append((t.get_text(), bb))
     return out
