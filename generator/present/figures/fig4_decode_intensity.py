@@ -16,9 +16,13 @@ from genreport.present.figures.style import (
     _log_axis,
     _note,
     _pad,
+    fit_left,
     gib,
+    legends_below,
     marker_box,
+    narrow,
     num,
+    pick,
     place_labels,
     renderer,
     tokens,
@@ -65,7 +69,7 @@ def fig4_decode_intensity(r: Results, baseline: Results | None = None):
     from matplotlib.lines import Line2D
 
     fig = _figure()
-    ax = fig.add_axes((0.1, 0.13, 0.87, 0.84))
+    ax = fig.add_axes(pick((0.1, 0.13, 0.87, 0.84), (0.19, 0.48, 0.78, 0.5)))
     ctx = _contexts(r)
     if not ctx:
         ax.axis("off")
@@ -116,16 +120,30 @@ def fig4_decode_intensity(r: Results, baseline: Results | None = None):
     handles.append(Line2D([], [], color="#555555", ls="--", lw=0.9))
     names.append("ceiling, B → ∞ (dashed)")
     if not any(c >= 1 for c in caps):
-        _note(ax, f"Weights ({gib(sc['weight_bytes'])} GiB) leave no room for KV in {gib(sc['capacity'])} GiB: "
-                  "no batch fits.", x=0.99, y=0.02)
+        _note(ax, f"Weights ({gib(sc['weight_bytes'])} GiB) leave no room for KV in {gib(sc['capacity'])} GiB:"
+                  + pick(" ", "\n") + "no batch fits.", x=0.99, y=0.02)
     else:
         handles.append(Line2D([], [], color="#555555", ls=(0, (1, 1.5)), lw=1.0))
         names.append("past the capacity limit")
     ax.set_xlabel("batch B (sequences per step)")
     ax.set_ylabel("decode intensity (FLOP/B)")
+    fit_left(fig, ax)
     ax.grid(True, which="major")
-    key = ax.legend(handles, names, loc="upper left", handlelength=2.2)
-    place_labels(ax, labels, [*(marker_box(ax, *m) for m in marks), key.get_window_extent(renderer(fig)).padded(4)])
+    if narrow():
+        many = len(names) > 10
+        legends_below(fig, [{"handles": handles, "labels": names, "handlelength": 1.6 if many else 2.2,
+                             "ncols": 2 if many else 1, "fontsize": 7 if many else 7.5,
+                             "columnspacing": 0.8}], 0.385)
+        keep_off = []
+    elif len(names) > 12:  # a long key beside the axes, not over the curves
+        ax.set_position((0.1, 0.13, 0.57, 0.84))
+        fit_left(fig, ax)
+        fig.legend(handles, names, loc="upper left", bbox_to_anchor=(0.685, 0.98), handlelength=2.0, fontsize=7)
+        keep_off = []
+    else:
+        key = ax.legend(handles, names, loc="upper left", handlelength=2.2)
+        keep_off = [key.get_window_extent(renderer(fig)).padded(4)]
+    place_labels(ax, labels, [*(marker_box(ax, *m) for m in marks), *keep_off])
     return fig
 
 

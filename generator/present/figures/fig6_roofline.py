@@ -18,9 +18,13 @@ from genreport.present.figures.style import (
     _join,
     _log_axis,
     _pad,
+    fit_left,
+    legends_below,
     line_boxes,
     marker_box,
+    narrow,
     num,
+    pick,
     place_labels,
     renderer,
     tick,
@@ -68,7 +72,7 @@ def _measured_points(r: Results) -> list[tuple[str, float, float]]:
     for m in r.measured:
         i, f = m.get("intensity"), m.get("achieved_flops")
         if i and f and math.isfinite(i) and math.isfinite(f) and i > 0 and f > 0:
-            out.append((f"measured, {m['where']}", float(i), float(f)))
+            out.append((f"measured\n{m['where']}", float(i), float(f)))
     return out
 
 
@@ -102,7 +106,7 @@ def fig6_roofline(r: Results, baseline: Results | None = None):
     xs = [p[2] for p in pts] + [ridge] + [c["ridge"] for c in others] + [m[1] for m in measured_pts]
     lo, hi = _pad(min(1.0, min(xs)), max(1e4, max(xs)), 0.3, 0.3)
     fig = _figure()
-    ax = fig.add_axes((0.11, 0.13, 0.86, 0.84))
+    ax = fig.add_axes(pick((0.11, 0.13, 0.86, 0.84), (0.18, 0.5, 0.79, 0.48)))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ix = np.logspace(math.log10(lo), math.log10(hi), 200)
@@ -134,8 +138,9 @@ def fig6_roofline(r: Results, baseline: Results | None = None):
     ax.set_ylim(ylo, yhi)
     _log_axis(ax.xaxis)
     _log_axis(ax.yaxis, _tflops)
-    roofs = ax.legend(loc="upper left", title="roof = min(P, W·I)", title_fontsize=7.5)
-    ax.add_artist(roofs)
+    ax.set_ylabel("attainable (TFLOP/s)")
+    fit_left(fig, ax)
+    roof_handles, roof_names = ax.get_legend_handles_labels()
     rend = renderer(fig)
     # the peak's label above the flat roof, right-aligned, clear of the markers that sit on the roof
     p_label = ax.annotate(f"P = {num(peak / 1e12)} TFLOP/s", (hi, peak), xytext=(-3, 8), textcoords="offset points",
@@ -148,7 +153,8 @@ def fig6_roofline(r: Results, baseline: Results | None = None):
             _k, label, i, c, m, y = first
             if len(group) > 1:  # coinciding markers: one marker, one label naming every member
                 c = INK
-                ctxs = ", ".join(p[1].split(",")[0].removeprefix("decode S = ") for p in group)
+                names = [p[1].split(",")[0].removeprefix("decode S = ") for p in group]
+                ctxs = ", ".join(names) if len(names) <= 3 else f"{names[0]}–{names[-1]} ({len(names)} contexts)"
                 label = f"decode S = {ctxs}, B = 1" if kind == "decode" else " / ".join(p[1] for p in group)
             hollow = kind == "decode"
             ax.plot([i], [y], marker=m, ms=SIZES[kind], color=c, mfc="white" if hollow else c,
@@ -173,14 +179,22 @@ def fig6_roofline(r: Results, baseline: Results | None = None):
             handles.append(Line2D([], [], marker=MARKERS[kind], ls="none", ms=SIZES[kind] * 0.9,
                                   color=INK, mfc="white" if hollow else (YELLOW if kind == "measured" else INK),
                                   mec=INK if hollow else BLACK, mew=1.4 if hollow else 0.5, label=text))
-    obstacles = [*marks, roofs.get_window_extent(rend).padded(4), p_label.get_window_extent(rend).padded(2)]
+    obstacles = [*marks, p_label.get_window_extent(rend).padded(2)]
+    roofs = {"handles": roof_handles, "labels": roof_names, "title": "roof = min(P, W·I)", "title_fontsize": 7.5}
+    key = {"handles": handles, "labels": [h.get_label() for h in handles], "title": "workload (colour: context)",
+           "title_fontsize": 7}
+    if narrow():
+        legends_below(fig, [roofs, *([key] if handles else [])], 0.385)
+    else:
+        roof_legend = ax.legend(loc="upper left", **roofs)
+        ax.add_artist(roof_legend)
+        obstacles.append(roof_legend.get_window_extent(rend).padded(4))
+        if handles:
+            obstacles.append(ax.legend(loc="lower right", **key).get_window_extent(rend).padded(4))
     fine = np.logspace(math.log10(lo), math.log10(hi), 400)
     lines = []
     for p_, w_ in [(peak, bw), *[(c["peak"], c["bandwidth"]) for c in others], *([measured] if measured else [])]:
         lines += line_boxes(ax, fine, np.minimum(p_, w_ * fine))
-    if handles:
-        key = ax.legend(handles=handles, loc="lower right", title="workload (colour: context)", title_fontsize=7)
-        obstacles.append(key.get_window_extent(rend).padded(4))
     place_labels(ax, labels, obstacles, soft=lines)
     ax.set_xlabel("arithmetic intensity I (FLOP/B, whole pass)")
     ax.set_ylabel("attainable (TFLOP/s)")
@@ -240,7 +254,7 @@ def caption6(r: Results, baseline: Results | None = None) -> str:
               f"{p[1]} at {num(p[2])}, where figure 3 reads {num(iw)} per weight load"
               + (f" and {num(full)} for one GEMM with its activations" if full else "") + ". ")
     for label, i, f in _measured_points(r):
-        s += (f"Star: the measured run ({label.removeprefix('measured, ')}), {num(f / 1e12)} TFLOP/s achieved at "
+        s += (f"Star: the measured run ({label.removeprefix('measured').strip()}), {num(f / 1e12)} TFLOP/s achieved at "
               f"I = {num(i)}, under the roof's {num(min(peak, bw * i) / 1e12)} TFLOP/s there. ")
     s += ("Markers: circle decode (hollow at batch 1, filled at the largest batch that fits), square prefill, "
           "triangle training; colour by context length. ")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import io
 import math
 from collections.abc import Callable
@@ -22,6 +24,32 @@ MODE_COLOURS = {"decode": VERMILION, "prefill": BLUE, "training": GREEN}
 BASELINE = {"color": GREY, "alpha": 0.3}
 
 SIZE = (6.4, 3.6)  # inches
+# The phone layout: a page 400 px wide shows a figure about 379 px wide, so a 4.0 in (384 px) canvas is drawn at
+# 0.99 scale and 7 pt text (9.3 px) stays above 9 px.  The wide figure would shrink to 0.62 and its text to 5.8 px.
+NARROW_SIZE = (4.0, 4.8)
+MIN_FONT_PT = 7.0
+_NARROW = contextvars.ContextVar("genreport_narrow_figure", default=False)
+
+
+@contextlib.contextmanager
+def layout(narrow: bool):
+    """Draw figures in the phone layout (``narrow``) or the wide one inside this block."""
+    token = _NARROW.set(bool(narrow))
+    try:
+        yield
+    finally:
+        _NARROW.reset(token)
+
+
+def narrow() -> bool:
+    """True while drawing the phone layout (see :func:`layout`)."""
+    return _NARROW.get()
+
+
+def pick(wide, phone):
+    """``wide`` in the wide layout, ``phone`` in the phone layout."""
+    return phone if narrow() else wide
+
 RC = {
     "svg.hashsalt": "genreport",
     "svg.fonttype": "none",  # text as <text> in DejaVu Sans (installed by scripts/setup): 1/4 the size, selectable, fast in WeasyPrint
@@ -90,7 +118,7 @@ def _join(items: list[str]) -> str:
 def _figure():
     from matplotlib.figure import Figure
 
-    return Figure(figsize=SIZE)
+    return Figure(figsize=NARROW_SIZE if narrow() else SIZE)
 
 
 def _svg(fig) -> bytes:
@@ -147,8 +175,7 @@ def _levels(xs: list[float], widths: list[float]) -> list[int]:
 _NEAR = [(6, 0, "left", "center"), (-6, 0, "right", "center"), (0, 7, "center", "bottom"),
          (0, -7, "center", "top"), (5, 5, "left", "bottom"), (5, -5, "left", "top"),
          (-5, 5, "right", "bottom"), (-5, -5, "right", "top")]
-OFFSETS = [*_NEAR, *[(2.2 * dx, 2.2 * dy, ha, va) for dx, dy, ha, va in _NEAR],
-           *[(3.6 * dx, 3.6 * dy, ha, va) for dx, dy, ha, va in _NEAR]]
+OFFSETS = [(k * dx, k * dy, ha, va) for k in (1, 2.2, 3.6, 5.2, 7) for dx, dy, ha, va in _NEAR]
 
 
 def renderer(fig):
@@ -201,23 +228,29 @@ def place_labels(ax, labels: list[dict], obstacles: list | None = None, offsets=
         side = lab.get("side")
         side_px = ax.transData.transform((lab["side_x"], 1.0))[0] if side else None
         best, best_cost = None, math.inf
-        for dx, dy, ha, va in [*lab.get("offsets", []), *offsets]:
-            t.set_position((dx, dy))
-            t.set_ha(ha)
-            t.set_va(va)
-            bb = t.get_window_extent(rend)
-            cost = 100 * sum(_overlap(bb, o) for o in taken) + sum(_overlap(bb, o) for o in soft or ())
-            out_px = (max(0.0, frame.x0 - bb.x0) + max(0.0, bb.x1 - frame.x1)
-                      + max(0.0, frame.y0 - bb.y0) + max(0.0, bb.y1 - frame.y1))
-            cost += out_px * 5000
-            if side == "left":
-                cost += max(0.0, bb.x1 - side_px) * 5000
-            elif side == "right":
-                cost += max(0.0, side_px - bb.x0) * 5000
-            if cost < best_cost:
-                best, best_cost = (dx, dy, ha, va), cost
-                if cost == 0:
-                    break
+        # the candidates nearest first; when all of them collide, a wider search on a grid of offsets, nearest first
+        grid = sorted(((dx, dy, "center", "center") for dx in range(-150, 151, 10) for dy in range(-90, 91, 8)),
+                      key=lambda c: math.hypot(c[0], c[1]))
+        for cands in ([*lab.get("offsets", []), *offsets], grid):
+            for dx, dy, ha, va in cands:
+                t.set_position((dx, dy))
+                t.set_ha(ha)
+                t.set_va(va)
+                bb = t.get_window_extent(rend)
+                cost = 100 * sum(_overlap(bb, o) for o in taken) + sum(_overlap(bb, o) for o in soft or ())
+                out_px = (max(0.0, frame.x0 - bb.x0) + max(0.0, bb.x1 - frame.x1)
+                          + max(0.0, frame.y0 - bb.y0) + max(0.0, bb.y1 - frame.y1))
+                cost += out_px * 5000
+                if side == "left":
+                    cost += max(0.0, bb.x1 - side_px) * 5000
+                elif side == "right":
+                    cost += max(0.0, side_px - bb.x0) * 5000
+                if cost < best_cost:
+                    best, best_cost = (dx, dy, ha, va), cost
+                    if cost == 0:
+                        break
+            if best_cost < 100:  # nothing hard in the way (at most a line crossed)
+                break
         dx, dy, ha, va = best
         t.set_position((dx, dy))
         t.set_ha(ha)
@@ -238,15 +271,54 @@ def text_boxes(fig) -> list[tuple[str, object]]:
 
     rend = renderer(fig)
     fig.draw_without_rendering()
-    legends = [a for a in fig.findobj(Legend)]
+    legends = list(fig.findobj(Legend))
     inside = {id(t) for lg in legends for t in lg.findobj(Text)}
+    drawn_ticks = set()
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            every = [t for tick in axis.get_major_ticks() + axis.get_minor_ticks() for t in (tick.label1, tick.label2)]
+            inside |= {id(t) for t in every}
+            if ax.axison and axis.get_visible():
+                drawn_ticks |= {id(t) for tick in axis._update_ticks() for t in (tick.label1, tick.label2)
+                                if t.get_visible()}
     out = [(f"legend: {lg.get_texts()[0].get_text() if lg.get_texts() else ''}", lg.get_window_extent(rend))
            for lg in legends if lg.get_visible()]
     for t in fig.findobj(Text):
-        if id(t) in inside or not t.get_visible() or not t.get_text().strip():
+        if (id(t) in inside and id(t) not in drawn_ticks) or not t.get_visible() or not t.get_text().strip():
             continue
         bb = t.get_window_extent(rend)
-        if bb.x1 <= fig.bbox.x0 or bb.x0 >= fig.bbox.x1 or bb.y1 <= fig.bbox.y0 or bb.y0 >= fig.bbox.y1:
-            continue  # a tick label outside the axis limits: not drawn
         out.append((t.get_text(), bb))
     return out
+
+
+def legends_below(fig, groups: list[dict], top: float) -> list:
+    """Phone layout: the legends stacked under the axes, left-aligned, from ``top`` (figure fraction) down.
+
+    ``groups``: keyword arguments of ``fig.legend`` each (``handles``, ``labels``, ``title``, ...); each legend is
+    measured with the figure's renderer and the next one starts under it.
+    """
+    rend = renderer(fig)
+    heights = []
+    for kw in groups:  # measure in one column first; two columns when one does not fit the space
+        lg = fig.legend(loc="upper left", bbox_to_anchor=(0.01, top), **kw)
+        heights.append(lg.get_window_extent(rend).height / fig.bbox.height + 0.01)
+        lg.remove()
+    two = sum(heights) > top
+    out, y = [], top
+    for kw in groups:
+        if two and "ncols" not in kw and len(kw.get("labels", ())) > 2:
+            kw = {**kw, "ncols": 2, "fontsize": 7, "handlelength": 1.5, "columnspacing": 0.8}
+        lg = fig.legend(loc="upper left", bbox_to_anchor=(0.01, y), **kw)
+        out.append(lg)
+        y -= lg.get_window_extent(rend).height / fig.bbox.height + 0.01
+    return out
+
+
+def fit_left(fig, ax, pad_px: float = 3.0) -> None:
+    """Move the axes right (narrowing them) when their tick labels or axis label would start off the canvas."""
+    rend = renderer(fig)
+    x0 = ax.get_tightbbox(rend).x0
+    if x0 < pad_px:
+        shift = (pad_px - x0) / fig.bbox.width
+        left, bottom, w, h = ax.get_position().bounds
+        ax.set_position((left + shift, bottom, w - shift, h))
