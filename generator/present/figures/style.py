@@ -200,10 +200,16 @@ def line_boxes(ax, xs, ys, half_px: float = 1.5) -> list:
     return [Bbox([[x - half_px, y - half_px], [x + half_px, y + half_px]]) for x, y in pts]
 
 
-def _overlap(a, b) -> float:
-    w = min(a.x1, b.x1) - max(a.x0, b.x0)
-    h = min(a.y1, b.y1) - max(a.y0, b.y0)
-    return w * h if w > 0 and h > 0 else 0.0
+def _extents(boxes) -> np.ndarray:
+    """Boxes as an (n, 4) array of x0, y0, x1, y1."""
+    return np.array([b.extents for b in boxes], dtype=float).reshape(-1, 4)
+
+
+def _overlap(bb, boxes: np.ndarray) -> float:
+    """Total area of ``bb`` covered by each of ``boxes`` (an (n, 4) array), in display px²."""
+    w = np.minimum(bb.x1, boxes[:, 2]) - np.maximum(bb.x0, boxes[:, 0])
+    h = np.minimum(bb.y1, boxes[:, 3]) - np.maximum(bb.y0, boxes[:, 1])
+    return float(np.sum(np.clip(w, 0, None) * np.clip(h, 0, None)))
 
 
 def place_labels(ax, labels: list[dict], obstacles: list | None = None, offsets=OFFSETS, soft: list | None = None) -> list:
@@ -219,7 +225,8 @@ def place_labels(ax, labels: list[dict], obstacles: list | None = None, offsets=
     fig = ax.figure
     rend = renderer(fig)
     frame = ax.get_window_extent(rend)
-    taken = list(obstacles or [])
+    taken = _extents(obstacles or [])
+    soft_px = _extents(soft or [])
     out = []
     for lab in labels:
         t = ax.annotate(lab["text"], lab["xy"], xytext=(0, 0), textcoords="offset points",
@@ -237,7 +244,7 @@ def place_labels(ax, labels: list[dict], obstacles: list | None = None, offsets=
                 t.set_ha(ha)
                 t.set_va(va)
                 bb = t.get_window_extent(rend)
-                cost = 100 * sum(_overlap(bb, o) for o in taken) + sum(_overlap(bb, o) for o in soft or ())
+                cost = 100 * _overlap(bb, taken) + _overlap(bb, soft_px)
                 out_px = (max(0.0, frame.x0 - bb.x0) + max(0.0, bb.x1 - frame.x1)
                           + max(0.0, frame.y0 - bb.y0) + max(0.0, bb.y1 - frame.y1))
                 cost += out_px * 5000
@@ -259,7 +266,7 @@ def place_labels(ax, labels: list[dict], obstacles: list | None = None, offsets=
             ax.annotate("", lab["xy"], xytext=(dx, dy), textcoords="offset points", zorder=4,
                         arrowprops={"arrowstyle": "-", "color": lab.get("color", BLACK), "lw": 0.5,
                                     "shrinkA": 0, "shrinkB": 4})
-        taken.append(t.get_window_extent(rend).padded(3))
+        taken = np.vstack([taken, _extents([t.get_window_extent(rend).padded(3)])])
         out.append(t)
     return out
 
