@@ -121,7 +121,9 @@ def test_layout_fits_and_figure_text_is_readable(html_file, width):
     assert got["clientWidth"] == width
     assert got["scrollWidth"] <= width, f"the page scrolls sideways at {width} px"
     assert got["overflow"] == [], f"content wider than the screen at {width} px: {got['overflow'][:5]}"
-    assert len(got["figs"]) == 6
+    from genreport.present.figures import FIGURES
+
+    assert len(got["figs"]) == len(FIGURES)
     for k, fig in enumerate(got["figs"], 1):
         px = _smallest_text_px(fig["src"], fig["width"])
         assert px >= 9, f"figure {k}: text {px:.1f} px at a page {width} px wide"

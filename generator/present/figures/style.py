@@ -281,7 +281,7 @@ def text_boxes(fig) -> list[tuple[str, object]]:
     legends = list(fig.findobj(Legend))
     inside = {id(t) for lg in legends for t in lg.findobj(Text)}
     drawn_ticks = set()
-    for ax in fig.axes:
+    for ax in [*fig.axes, *(c for a in fig.axes for c in a.child_axes)]:  # a secondary axis is a child
         for axis in (ax.xaxis, ax.yaxis):
             every = [t for tick in axis.get_major_ticks() + axis.get_minor_ticks() for t in (tick.label1, tick.label2)]
             inside |= {id(t) for t in every}
