@@ -56,3 +56,88 @@ def test_report_renders_with_text_and_figures(html_file, tmp_path, width, height
         strip = im.convert("L").crop((width - 4, 0, width, height))
         hist = strip.histogram()
         assert sum(hist[240:]) / sum(hist) > 0.9, "content runs off the right edge at phone width"
+
+
+# -- the phone and desktop layouts, measured in the page ---------------------------------------------------------
+# Chromium's headless window is at least 500 px wide, so the page is laid out in an iframe of the width wanted
+# (srcdoc: same origin, so a script in the outer page can read the layout of the inner one).
+
+PROBE = """<script>
+const f = document.getElementById('f');
+f.addEventListener('load', () => {
+  const D = f.contentDocument, d = D.documentElement;
+  const out = {scrollWidth: d.scrollWidth, clientWidth: d.clientWidth, figs: [], overflow: [], scrolls: []};
+  for (const img of D.querySelectorAll('figure img'))
+    out.figs.push({src: img.currentSrc, width: img.getBoundingClientRect().width});
+  for (const el of D.body.querySelectorAll('*')) {
+    const r = el.getBoundingClientRect();
+    if (r.right > d.clientWidth + 0.5 && !(el.parentElement && el.parentElement.closest('.scroll')))
+      out.overflow.push(el.tagName + '.' + el.className + ' right=' + Math.round(r.right));
+  }
+  for (const s of D.querySelectorAll('.scroll'))
+    out.scrolls.push({wider: s.scrollWidth > s.clientWidth + 1, shadow: getComputedStyle(s).backgroundImage});
+  const pre = document.createElement('pre'); pre.id = 'probe'; pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+</script>"""
+
+
+def _probe(html: Path, width: int) -> dict:
+    import html as htmlmod
+    import json
+    import re
+
+    outer = (f'<!doctype html><html><body style="margin:0"><iframe id="f" style="width:{width}px;height:3000px;border:0"'
+             f' srcdoc="{htmlmod.escape(html.read_text(), quote=True)}"></iframe>{PROBE}</body></html>')
+    with tempfile.TemporaryDirectory() as tmp:
+        page = Path(tmp) / "probe.html"
+        page.write_text(outer)
+        run = subprocess.run(
+            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             f"--user-data-dir={tmp}/profile", "--hide-scrollbars", "--force-device-scale-factor=1",
+             "--window-size=1400,3000", "--virtual-time-budget=10000", "--dump-dom", page.as_uri()],
+            capture_output=True, text=True, timeout=180, check=False)
+    m = re.search(r'<pre id="probe">(.*?)</pre>', run.stdout, re.S)
+    assert m, f"the probe did not run: {run.stderr[-1000:]}"
+    return json.loads(htmlmod.unescape(m.group(1)))
+
+
+def _smallest_text_px(src: str, shown_width: float) -> float:
+    """The smallest font size of an SVG figure (a data URI) in CSS px as shown ``shown_width`` px wide."""
+    import base64
+    import re
+
+    svg = base64.b64decode(src.split(",", 1)[1]).decode()
+    view_w = float(re.search(r'viewBox="0 0 ([\d.]+) [\d.]+"', svg).group(1))
+    sizes = [float(x) for x in re.findall(r"font-size: ([\d.]+)px", svg)]
+    assert sizes, "no text in the figure"
+    return min(sizes) * shown_width / view_w
+
+
+@pytest.mark.parametrize("width", [400, 1280])
+def test_layout_fits_and_figure_text_is_readable(html_file, width):
+    got = _probe(html_file, width)
+    assert got["clientWidth"] == width
+    assert got["scrollWidth"] <= width, f"the page scrolls sideways at {width} px"
+    assert got["overflow"] == [], f"content wider than the screen at {width} px: {got['overflow'][:5]}"
+    from genreport.present.figures import FIGURES
+
+    assert len(got["figs"]) == len(FIGURES)
+    for k, fig in enumerate(got["figs"], 1):
+        px = _smallest_text_px(fig["src"], fig["width"])
+        assert px >= 9, f"figure {k}: text {px:.1f} px at a page {width} px wide"
+    # each wide table scrolls inside its box, with the scroll shadows painted
+    assert got["scrolls"] and all("radial-gradient" in s["shadow"] for s in got["scrolls"])
+
+
+def test_phone_gets_the_narrow_figures_and_desktop_the_wide(html_file):
+    """The 400 px page shows the phone layout (4.0 in wide SVGs), the 1280 px page the 6.4 in ones."""
+    import base64
+
+    def canvas(src):
+        return base64.b64decode(src.split(",", 1)[1])[:400]
+
+    phone, desk = _probe(html_file, 400), _probe(html_file, 1280)
+    assert all(b'width="288pt"' in canvas(f["src"]) for f in phone["figs"])
+    assert all(b'width="460.8pt"' in canvas(f["src"]) for f in desk["figs"])

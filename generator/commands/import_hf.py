@@ -103,7 +103,9 @@ class _Config:
 
     def error(self, key: str, message: str, hint: str = "") -> None:
         line, col = self.where(key) if key else (1, 1)
-        self.findings.append(Finding(self.file, line, col, self.path(key) if key else "", message, hint))
+        finding = Finding(self.file, line, col, self.path(key) if key else "", message, hint)
+        if finding not in self.findings:  # a key read twice (head_dim and the MLA block) is reported once
+            self.findings.append(finding)
 
     def has(self, key: str) -> bool:
         return self.data.get(key) is not None

@@ -255,8 +255,9 @@ def render_report(r: Results, baseline: Results | None = None, timer=None,
     pending = start(r, baseline)
     token = secrets.token_hex(8)
     marks = {name: f"genreport-figure-{token}-{name}-" for name, _cap in FIGURES}  # none a prefix of another
+    phone = {name: f"genreport-phone-{token}-{name}-" for name, _cap in FIGURES}  # the narrow layout's
     try:  # on any failure the drawing child is stopped: left alone it would block forever on its full pipe
-        ctx = context(r, baseline, marks, tuple(overrides))
+        ctx = context(r, baseline, marks, tuple(overrides), narrow=phone)
         if timer:
             timer.lap("math")
         html = _env().get_template("report.html.j2").render(**ctx.variables())
@@ -269,9 +270,10 @@ def render_report(r: Results, baseline: Results | None = None, timer=None,
     except BaseException:
         pending.cancel()
         raise
-    figures = pending.result()
+    figures, narrow = pending.result(), pending.narrow()
     for name, mark in marks.items():
         html = html.replace(mark, _data_uri(figures[name]))
+        html = html.replace(phone[name], _data_uri(narrow[name]))
     if timer:
         timer.lap("figures")
     return html, figures
@@ -338,8 +340,9 @@ class ReportContext:
 
 
 def context(r: Results, baseline: Results | None, figures: dict[str, str],
-            overrides: tuple[str, ...] = ()) -> ReportContext:
-    """The template's variables; ``figures`` maps each figure's name to its ``src`` (a data URI or a placeholder)."""
+            overrides: tuple[str, ...] = (), narrow: dict[str, str] | None = None) -> ReportContext:
+    """The template's variables; ``figures`` maps each figure's name to its ``src`` (a data URI or a placeholder),
+    ``narrow`` to the ``src`` of its phone layout (shown below 40rem)."""
     from genreport.present.figures import captions
 
     f = Formulas(r)
@@ -347,7 +350,8 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
     w = spec.workloads
     ctxs = list(w.decode_context)
     caps = captions(r)
-    figs = {name: {"src": src, "caption": caps.get(name, ""), "name": name} for name, src in figures.items()}
+    figs = {name: {"src": src, "narrow": (narrow or {}).get(name), "caption": caps.get(name, ""), "name": name}
+            for name, src in figures.items()}
     gemm_rows = []
     for i, g in enumerate(r.gemm):  # the first matrix's closed forms are shown; the table covers the rest
         shown = {"sat": f.block(r.blocks[f"gemm_sat_{i}"]), "cross": f.block(r.blocks[f"gemm_cross_{i}"])} \

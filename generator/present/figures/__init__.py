@@ -24,7 +24,7 @@ from genreport.present.figures.fig6_roofline import caption6, fig6_roofline
 from genreport.present.figures.fig7_serving import caption7, fig7_serving
 from genreport.present.figures.fig8_gpus import caption8, fig8_gpus
 from genreport.present.figures.fig9_gpu_rates import caption9, fig9_gpu_rates
-from genreport.present.figures.style import RC, _svg, num, tick, tokens  # noqa: F401
+from genreport.present.figures.style import RC, _svg, layout, num, tick, tokens  # noqa: F401
 
 Drawer = Callable[[Results, "Results | None"], object]
 Caption = Callable[..., str]
@@ -58,11 +58,11 @@ def captions(results: Results, baseline: Results | None = None) -> dict[str, str
     return {name: cap(results, baseline) for name, cap in FIGURES}
 
 
-def draw(name: str, results: Results, baseline: Results | None = None) -> bytes:
-    """One figure as SVG bytes."""
+def draw(name: str, results: Results, baseline: Results | None = None, narrow: bool = False) -> bytes:
+    """One figure as SVG bytes (``narrow``: the phone layout)."""
     import matplotlib
 
-    with matplotlib.rc_context(RC):
+    with matplotlib.rc_context(RC), layout(narrow):
         return _svg(DRAWERS[name](results, baseline))
 
 
@@ -71,7 +71,7 @@ class Pending:
 
     def __init__(self, results: Results, baseline: Results | None):
         self._args = (results, baseline)
-        self._done: dict[str, bytes] | None = None
+        self._done: dict[str, dict[str, bytes]] | None = None
         self._proc = self._conn = None
         if _parallel():
             import multiprocessing
@@ -92,10 +92,17 @@ class Pending:
             self._proc.join()
             self._conn.close()
             self._proc = None
-            self._done = {}
+            self._done = {"wide": {}, "narrow": {}}
 
     def result(self) -> dict[str, bytes]:
         """The figures, name -> SVG bytes; drawn here if the child could not draw them."""
+        return self._both()["wide"]
+
+    def narrow(self) -> dict[str, bytes]:
+        """The figures in the phone layout, name -> SVG bytes (the HTML shows them below 40rem)."""
+        return self._both()["narrow"]
+
+    def _both(self) -> dict[str, dict[str, bytes]]:
         if self._done is None:
             got = None
             if self._proc is not None:
@@ -107,7 +114,7 @@ class Pending:
                 self._conn.close()
             # A child that failed for any reason (an error in a figure included) sends None: drawing again here
             # raises the same error in the usual place, with its usual message.
-            self._done = got if isinstance(got, dict) else draw_all(*self._args)
+            self._done = got if isinstance(got, dict) else _draw_both(*self._args)
         return self._done
 
 
@@ -123,7 +130,7 @@ def _parallel() -> bool:
 
 def _child(conn, results: Results, baseline: Results | None) -> None:
     try:
-        out = draw_all(results, baseline)
+        out = _draw_both(results, baseline)
     except BaseException:  # noqa: BLE001 - the parent redraws and reports it
         out = None
     try:
@@ -141,12 +148,19 @@ def start(results: Results, baseline: Results | None = None) -> Pending:
     return Pending(results, baseline)
 
 
-def draw_all(results: Results, baseline: Results | None = None) -> dict[str, bytes]:
-    """Every figure as SVG bytes, name -> bytes, in report order.  ``baseline`` is drawn faded underneath."""
+def draw_all(results: Results, baseline: Results | None = None, narrow: bool = False) -> dict[str, bytes]:
+    """Every figure as SVG bytes, name -> bytes, in report order.  ``baseline`` is drawn faded underneath.
+
+    ``narrow``: the phone layout (4.0 in wide, text at least 7 pt, so at least 9 px on a page 400 px wide).
+    """
     import matplotlib
 
     out: dict[str, bytes] = {}
-    with matplotlib.rc_context(RC):
+    with matplotlib.rc_context(RC), layout(narrow):
         for name, _cap in FIGURES:
             out[name] = _svg(DRAWERS[name](results, baseline))
     return out
+
+
+def _draw_both(results: Results, baseline: Results | None) -> dict[str, dict[str, bytes]]:
+    return {"wide": draw_all(results, baseline), "narrow": draw_all(results, baseline, narrow=True)}

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 from genreport.model.evaluate import Results
-from genreport.present.figures.style import tokens
+from genreport.present.figures.style import CONTEXT_COLOURS, tokens
 
 
 def _sc(r: Results) -> dict:
@@ -48,3 +48,14 @@ def _decode_curves(r: Results) -> tuple[np.ndarray, np.ndarray]:
 def _crossovers(r: Results) -> list[float | None]:
     xs = r.per_context[r.lead]["crossover_batch"]
     return [float(x) if math.isfinite(x) and x > 0 else None for x in xs]
+
+
+def context_colours(r: Results) -> dict[int, str]:
+    """One colour per context length (decode context, prefill prompt, training tokens), shortest first.
+
+    Figures 3, 4 and 6 share it, so a length has the same colour wherever it appears.
+    """
+    w = r.spec.workloads
+    lengths = sorted({int(s) for s in _contexts(r)} | {int(t) for t in w.prefill_prompt}
+                     | ({int(w.training_tokens)} if w.training_tokens else set()))
+    return {n: CONTEXT_COLOURS[k % len(CONTEXT_COLOURS)] for k, n in enumerate(lengths)}

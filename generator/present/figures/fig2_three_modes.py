@@ -6,7 +6,7 @@ import math
 
 from genreport.model.evaluate import Results
 from genreport.present.figures.data import _modes, _sc
-from genreport.present.figures.style import BLUE, MODE_COLOURS, _figure, _join, _note, gb, tokens
+from genreport.present.figures.style import BLUE, MODE_COLOURS, _figure, _join, _note, gb, narrow, pick, tokens
 
 
 def fig2_three_modes(r: Results, baseline: Results | None = None):
@@ -16,35 +16,38 @@ def fig2_three_modes(r: Results, baseline: Results | None = None):
     fig = _figure()
     ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
     ax.set_xlim(0, 10)
-    ax.set_ylim(-0.85, 2.75)
+    ax.set_ylim(-0.85, pick(2.75, 3.0))
     ax.axis("off")
     sc = _sc(r)
     n = len(rows)
     wb = f"{r.spec.precision.weights} weights\n{gb(sc['weight_bytes'])}"
-    xb0, xb1 = 2.45, 3.85
-    x_tok, x_end, max_cells = 5.0, 8.3, 16
+    xb0, xb1 = pick((2.45, 3.85), (0.2, 2.4))  # phone: each row's name above it, not left of it
+    x_tok, x_end, max_cells = pick((5.0, 8.3), (3.55, 7.3)) + (16,)
     cw = (x_end - x_tok) / max_cells
     ys = [1.0 + (n - 1) / 2 - i for i in range(n)]
     for (kind, _label, t), y in zip(rows, ys, strict=True):
         c = MODE_COLOURS[kind]
         name = {"decode": "decode\nbatch 1", "prefill": f"prefill\n{tokens(t)} prompt",
                 "training": f"training\n{tokens(t)} micro-batch"}[kind]
-        ax.text(0.2, y, name, va="center", fontsize=8.5, weight="bold", color=c, linespacing=1.2)
+        if narrow():
+            ax.text(0.2, y + 0.42, name.replace("\n", " "), va="bottom", fontsize=8.5, weight="bold", color=c)
+        else:
+            ax.text(0.2, y, name, va="center", fontsize=8.5, weight="bold", color=c, linespacing=1.2)
         ax.add_patch(Rectangle((xb0, y - 0.32), xb1 - xb0, 0.64, facecolor=BLUE, edgecolor="none"))
         ax.text((xb0 + xb1) / 2, y, wb, ha="center", va="center", color="white", fontsize=7.5)
         ax.add_patch(FancyArrowPatch((xb1 + 0.1, y), (x_tok - 0.15, y), arrowstyle="-|>", mutation_scale=9,
                                      color="#444444", lw=0.9))
-        ax.text((xb1 + x_tok) / 2, y + 0.08, "one load", ha="center", va="bottom", fontsize=6.5, color="#555555")
+        ax.text((xb1 + x_tok) / 2, y + 0.08, "one load", ha="center", va="bottom", fontsize=7, color="#555555")
         k = 1 if t == 1 else min(max_cells, 1 + int(round(math.log2(t))))
         for j in range(k):
             ax.add_patch(Rectangle((x_tok + j * cw + 0.015, y - 0.2), cw - 0.03, 0.4, facecolor=c,
                                    edgecolor="none", alpha=1.0 if j == 0 else 0.6))
         served = "1 token" if t == 1 else f"{t:,} tokens"
         ax.text(x_tok + k * cw + 0.12, y, served, va="center", fontsize=8.5)
-    head = ys[0] + 0.5
+    head = ys[0] + pick(0.5, 0.72)
     ax.text((xb0 + xb1) / 2, head, "same weights", ha="center", va="bottom", fontsize=7.5, color="#555555")
-    ax.text(x_tok, head, "tokens served by one weight load", ha="left", va="bottom", fontsize=7.5,
-            color="#555555")
+    ax.text(pick(x_tok, x_end + 2.6), head, pick("tokens served by one weight load", "tokens served\nby one load"), ha=pick("left", "right"), va="bottom",
+            fontsize=7.5, color="#555555", linespacing=1.1)
     _note(ax, "Schematic: token strips not to scale.", x=0.5, y=0.02, ha="center")
     return fig
 

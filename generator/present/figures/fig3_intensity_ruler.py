@@ -5,21 +5,24 @@ from __future__ import annotations
 import math
 
 from genreport.model.evaluate import Results
-from genreport.present.figures.data import _gemm_reading, _modes, _sc
+from genreport.present.figures.data import _gemm_reading, _modes, _sc, context_colours
 from genreport.present.figures.style import (
     BLACK,
     BLUE,
-    MODE_COLOURS,
+    MARKERS,
     ORANGE,
-    SIZE,
     SKY,
     VERMILION,
     _figure,
     _join,
-    _levels,
     _log_axis,
     _pad,
+    marker_box,
+    narrow,
     num,
+    pick,
+    place_labels,
+    renderer,
 )
 
 
@@ -31,13 +34,21 @@ def _ruler_points(r: Results) -> list[tuple[str, str, float, float | None]]:
     return out
 
 
+def _colour(r: Results, kind: str, label: str) -> str:
+    """Colour by context length, as in figures 4 and 6 (decode batch 1 has one token: ink)."""
+    if kind == "decode":
+        return "#333333"
+    t = next(t for k, lab, t in _modes(r) if k == kind and lab == label)
+    return context_colours(r).get(int(t), "#333333")
+
+
 def fig3_intensity_ruler(r: Results, baseline: Results | None = None):
     pts = sorted(_ruler_points(r), key=lambda p: p[2])
     ridge = _sc(r)["ridge_point"]
     values = [p[2] for p in pts] + [p[3] for p in pts if p[3]] + [ridge]
     lo, hi = _pad(min(1.0, min(values)), max(1e4, max(values)), 0.3, 0.3)
     fig = _figure()
-    box = (0.2, 0.14, 0.77, 0.84)
+    box = pick((0.2, 0.14, 0.77, 0.84), (0.03, 0.25, 0.94, 0.73))  # phone: the rows named below the axes
     ax = fig.add_axes(box)
     ax.set_xscale("log")
     ax.set_xlim(lo, hi)
@@ -46,10 +57,10 @@ def fig3_intensity_ruler(r: Results, baseline: Results | None = None):
     ax.axvspan(lo, ridge, color=SKY, alpha=0.12, lw=0)
     ax.axvspan(ridge, hi, color=ORANGE, alpha=0.10, lw=0)
     ax.axvline(ridge, color=BLACK, lw=1.2)
-    ax.text(ridge, 0.015, f" ridge {num(ridge)} ", ha="center", va="bottom", fontsize=8,
+    ridge_text = ax.text(ridge, 0.015, f" ridge {num(ridge)} ", ha="center", va="bottom", fontsize=8,
             bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})
-    ax.text(0.01, 0.98, "← memory-bound", transform=ax.transAxes, ha="left", va="top", fontsize=8, color=BLUE)
-    ax.text(0.99, 0.98, "compute-bound →", transform=ax.transAxes, ha="right", va="top", fontsize=8,
+    left_text = ax.text(0.01, 0.98, "← memory-bound", transform=ax.transAxes, ha="left", va="top", fontsize=8, color=BLUE)
+    right_text = ax.text(0.99, 0.98, "compute-bound →", transform=ax.transAxes, ha="right", va="top", fontsize=8,
             color=VERMILION)
     y_w, y_f = 0.56, 0.27
     has_full = any(p[3] for p in pts)
@@ -58,38 +69,39 @@ def fig3_intensity_ruler(r: Results, baseline: Results | None = None):
     labels = ["weight reuse\nI_W = 2T / b"]
     if has_full:
         labels.append(f"with activations\n({gemm['n']:,}×{gemm['m']:,} GEMM)")
-    ax.set_yticklabels(labels)
+    if narrow():
+        ax.set_yticklabels([])
+        fig.text(0.03, 0.01, "filled: weight reuse I_W = 2T / b" + (
+            f"\nhollow: with activations ({gemm['n']:,}×{gemm['m']:,} GEMM)" if has_full else ""),
+            fontsize=7.5, va="bottom", ha="left", linespacing=1.2, color="#333333")
+    else:
+        ax.set_yticklabels(labels)
     ax.tick_params(axis="y", length=0)
     ax.spines["left"].set_visible(False)
     ax.set_xlabel("arithmetic intensity (FLOP/B, log scale)")
-    per_decade = box[2] * SIZE[0] / math.log10(hi / lo)  # inches per decade
-    char = 0.062  # inches per character at 7.5 pt, generous
-
-    def width(text: str) -> float:
-        return (max(len(line) for line in text.split("\n")) * char + 0.08) / per_decade
-
-    tops = [f"{p[1]}\n{num(p[2])}" for p in pts]
-    lv_w = _levels([math.log10(p[2]) for p in pts], [width(t) for t in tops])
-    full_pts = [(p, num(p[3])) for p in pts if p[3]]
-    lv_f = _levels([math.log10(p[3]) for p, _ in full_pts], [width(t) for _, t in full_pts])
-    def box(x: float, text: str) -> dict | None:
-        """A light backing where the label would sit on the ridge line."""
-        if abs(math.log10(x / ridge)) < width(text) / 2:
-            return {"facecolor": "white", "alpha": 0.8, "edgecolor": "none", "pad": 0.4}
-        return None
-
-    for (kind, _label, iw, full), text, lv in zip(pts, tops, lv_w, strict=True):
-        c = MODE_COLOURS[kind]
+    labels, marks = [], []
+    up = [(0, 7, "center", "bottom"), (0, 22, "center", "bottom"), (6, 7, "left", "bottom"),
+          (-6, 7, "right", "bottom"), (0, 37, "center", "bottom")]
+    down = [(0, -7, "center", "top"), (0, -19, "center", "top"), (6, -7, "left", "top"),
+            (-6, -7, "right", "top"), (0, -31, "center", "top")]
+    for kind, label, iw, full in pts:
+        c = _colour(r, kind, label)
         if full:
             ax.plot([iw, full], [y_w, y_f], color=c, lw=0.8, alpha=0.6)
-        ax.plot([iw], [y_w], marker="o", ms=7, color=c, ls="none")
-        ax.text(iw, y_w + 0.05 + 0.11 * lv, text, ha="center", va="bottom", fontsize=7.5, color=c,
-                linespacing=1.1, bbox=box(iw, text))
-    for ((kind, _label, _iw, full), text), lv in zip(full_pts, lv_f, strict=True):
-        c = MODE_COLOURS[kind]
-        ax.plot([full], [y_f], marker="o", ms=6, mfc="white", mec=c, mew=1.4, ls="none")
-        ax.text(full, y_f - 0.05 - 0.065 * lv, text, ha="center", va="top", fontsize=7.5, color=c,
-                bbox=box(full, text))
+        ax.plot([iw], [y_w], marker=MARKERS[kind], ms=7, color=c, ls="none")
+        marks.append(marker_box(ax, iw, y_w, 7))
+        labels.append({"text": f"{label}\n{num(iw)}", "xy": (iw, y_w), "color": c, "fontsize": 7.5,
+                       "offsets": up})
+    for kind, label, _iw, full in pts:
+        if full:
+            c = _colour(r, kind, label)
+            ax.plot([full], [y_f], marker=MARKERS[kind], ms=6, mfc="white", mec=c, mew=1.4, ls="none")
+            marks.append(marker_box(ax, full, y_f, 6))
+            labels.append({"text": num(full), "xy": (full, y_f), "color": c, "fontsize": 7.5, "offsets": down})
+    rend = renderer(fig)
+    fixed = [t.get_window_extent(rend).padded(2) for t in (ridge_text, left_text, right_text)]
+    for t in place_labels(ax, labels, [*marks, *fixed], offsets=[]):
+        t.set_bbox({"facecolor": "white", "alpha": 0.8, "edgecolor": "none", "pad": 0.4})
     return fig
 
 
@@ -120,4 +132,7 @@ def caption3(r: Results, baseline: Results | None = None) -> str:
         flips = [p[1] for p in pts if p[3] and (p[2] >= ridge) != (p[3] >= ridge)]
         if flips:
             s += f" With activations counted, {_join(flips)} crosses back to the memory-bound side."
+    s += (" Markers: circle decode, square prefill, triangle training; colour by context length, as in figures 4"
+          " and 6. This figure reads intensity per weight load (top) and per GEMM (bottom); figure 6 places each"
+          " workload at its whole-pass intensity instead.")
     return s

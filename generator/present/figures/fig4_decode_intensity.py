@@ -2,27 +2,29 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from genreport.model.evaluate import Results
-from genreport.present.figures.data import _contexts, _crossovers, _decode_curves, _sc
+from genreport.present.figures.data import _contexts, _crossovers, _decode_curves, _sc, context_colours
 from genreport.present.figures.style import (
     BASELINE,
     BLACK,
     COMPARE_COLOURS,
-    CONTEXT_COLOURS,
     ORANGE,
-    SIZE,
     _figure,
     _hw_short,
     _join,
-    _levels,
     _log_axis,
     _note,
     _pad,
+    fit_left,
     gib,
+    legends_below,
+    marker_box,
+    narrow,
     num,
+    pick,
+    place_labels,
+    renderer,
     tokens,
 )
 
@@ -36,6 +38,7 @@ def _draw_decode(ax, r: Results, faded: bool) -> list[float]:
     ctx = _contexts(r)
     batch, curves = _decode_curves(r)
     pc = r.per_context[r.lead]
+    colours = context_colours(r)
     ys = [float(np.nanmin(curves)), float(np.nanmax(curves))]
     for j, s in enumerate(ctx):
         y = curves[:, j]
@@ -48,7 +51,7 @@ def _draw_decode(ax, r: Results, faded: bool) -> list[float]:
             if 1 <= cap <= batch[-1]:
                 ax.plot([cap], [float(pc["intensity_at_capacity"][j])], marker="D", ms=6.5, ls="none", **BASELINE)
             continue
-        c = CONTEXT_COLOURS[j % len(CONTEXT_COLOURS)]
+        c = colours[int(s)]
         cap = float(pc["capacity_batch"][j])
         label = f"S = {tokens(s)}, ceiling {num(ceil)}"
         if cap >= 1:
@@ -66,7 +69,7 @@ def fig4_decode_intensity(r: Results, baseline: Results | None = None):
     from matplotlib.lines import Line2D
 
     fig = _figure()
-    ax = fig.add_axes((0.1, 0.13, 0.87, 0.84))
+    ax = fig.add_axes(pick((0.1, 0.13, 0.87, 0.84), (0.19, 0.48, 0.78, 0.5)))
     ctx = _contexts(r)
     if not ctx:
         ax.axis("off")
@@ -94,16 +97,14 @@ def fig4_decode_intensity(r: Results, baseline: Results | None = None):
             ax.axhline(c["ridge"], color=COMPARE_COLOURS[k % len(COMPARE_COLOURS)], lw=0.9, ls=(0, (1, 2)),
                        label=f"ridge of {_hw_short(c['title'])}: {num(c['ridge'])}")
     pc = r.per_context[r.lead]
-    backing = {"facecolor": "white", "alpha": 0.75, "edgecolor": "none", "pad": 0.5}
     xbs = sorted(x for x in _crossovers(r) if x is not None and 1 <= x <= bmax)
-    per_decade = 0.87 * SIZE[0] / math.log10(bmax * 1.15)
-    labels_x = [f"B = {num(x)}" for x in xbs]
-    levels = _levels([math.log10(x) for x in xbs], [(len(t) * 0.062 + 0.1) / per_decade for t in labels_x])
-    for k, (xb, text, lv) in enumerate(zip(xbs, labels_x, levels, strict=True)):
+    labels, marks = [], []
+    for k, xb in enumerate(xbs):
         ax.plot([xb], [ridge], marker="o", ms=6, mfc="white", mec=BLACK, mew=1.2, ls="none", zorder=5,
                 label=None if k else "crosses the ridge")
-        ax.annotate(text, (xb, ridge), xytext=(0, 6 + 11 * lv), textcoords="offset points", ha="center",
-                    va="bottom", fontsize=7.5, bbox=backing)
+        marks.append((xb, ridge, 6))
+        labels.append({"text": f"B = {num(xb)}", "xy": (xb, ridge), "fontsize": 7.5,
+                       "offsets": [(0, 6, "center", "bottom"), (0, -7, "center", "top")]})
     caps = pc["capacity_batch"]
     icap = pc["intensity_at_capacity"]
     first = True
@@ -112,22 +113,37 @@ def fig4_decode_intensity(r: Results, baseline: Results | None = None):
             ax.plot([caps[j]], [icap[j]], marker="D", ms=6.5, color=ORANGE, mec=BLACK, mew=0.6, ls="none",
                     zorder=6, label="capacity limit" if first else None)
             first = False
-            ax.annotate(f"B = {num(caps[j])}\nI = {num(icap[j])}", (caps[j], icap[j]), xytext=(6, -4),
-                        textcoords="offset points", ha="left", va="top", fontsize=7, color="#333333",
-                        linespacing=1.1, bbox=backing)
-    handles, labels = ax.get_legend_handles_labels()
+            marks.append((caps[j], icap[j], 6.5))
+            labels.append({"text": f"B = {num(caps[j])}\nI = {num(icap[j])}", "xy": (caps[j], icap[j]),
+                           "color": "#333333", "offsets": [(6, -4, "left", "top")]})
+    handles, names = ax.get_legend_handles_labels()
     handles.append(Line2D([], [], color="#555555", ls="--", lw=0.9))
-    labels.append("ceiling, B → ∞ (dashed)")
+    names.append("ceiling, B → ∞ (dashed)")
     if not any(c >= 1 for c in caps):
-        _note(ax, f"Weights ({gib(sc['weight_bytes'])} GiB) leave no room for KV in {gib(sc['capacity'])} GiB: "
-                  "no batch fits.", x=0.99, y=0.02)
+        _note(ax, f"Weights ({gib(sc['weight_bytes'])} GiB) leave no room for KV in {gib(sc['capacity'])} GiB:"
+                  + pick(" ", "\n") + "no batch fits.", x=0.99, y=0.02)
     else:
         handles.append(Line2D([], [], color="#555555", ls=(0, (1, 1.5)), lw=1.0))
-        labels.append("past the capacity limit")
+        names.append("past the capacity limit")
     ax.set_xlabel("batch B (sequences per step)")
     ax.set_ylabel("decode intensity (FLOP/B)")
+    fit_left(fig, ax)
     ax.grid(True, which="major")
-    ax.legend(handles, labels, loc="upper left", handlelength=2.2)
+    if narrow():
+        many = len(names) > 10
+        legends_below(fig, [{"handles": handles, "labels": names, "handlelength": 1.6 if many else 2.2,
+                             "ncols": 2 if many else 1, "fontsize": 7 if many else 7.5,
+                             "columnspacing": 0.8}], 0.385)
+        keep_off = []
+    elif len(names) > 12:  # a long key beside the axes, not over the curves
+        ax.set_position((0.1, 0.13, 0.57, 0.84))
+        fit_left(fig, ax)
+        fig.legend(handles, names, loc="upper left", bbox_to_anchor=(0.685, 0.98), handlelength=2.0, fontsize=7)
+        keep_off = []
+    else:
+        key = ax.legend(handles, names, loc="upper left", handlelength=2.2)
+        keep_off = [key.get_window_extent(renderer(fig)).padded(4)]
+    place_labels(ax, labels, [*(marker_box(ax, *m) for m in marks), *keep_off])
     return fig
 
 

@@ -19,8 +19,12 @@ from genreport.present.figures.style import (
     YELLOW,
     _figure,
     _join,
+    fit_left,
     gib,
+    legends_below,
+    narrow,
     num,
+    pick,
 )
 
 _SEGMENT_COLOURS = (("master", GREEN), ("gradient", SKY), ("adam m", PURPLE), ("adam v", YELLOW),
@@ -55,7 +59,7 @@ def fig5_memory_ledger(r: Results, baseline: Results | None = None):
     cap = sc["capacity"] / GIB
     bars = _ledger(r)
     fig = _figure()
-    ax = fig.add_axes((0.1, 0.16, 0.62, 0.81))
+    ax = fig.add_axes(pick((0.1, 0.16, 0.62, 0.81), (0.18, 0.46, 0.65, 0.52)))  # phone: the key below
     x = np.arange(len(bars), dtype=float)
     width = 0.55
     top = cap
@@ -92,14 +96,16 @@ def fig5_memory_ledger(r: Results, baseline: Results | None = None):
         ax.text(x[i], bottom, f"{gib(sum(v for _, v in segs))} GiB", ha="center", va="bottom", fontsize=7.5,
                 weight="bold")
     ax.axhline(cap, color=VERMILION, ls="--", lw=1.2)
-    ax.text(x[-1] + width / 2 + 0.05, cap, f"capacity\n{gib(sc['capacity'])} GiB", color=VERMILION,
-            fontsize=7.5, va="bottom", ha="left", linespacing=1.1)
-    ax.set_xlim(-0.5, max(len(bars), 3) - 0.5 + 0.45)
+    if not narrow():  # the phone layout names the capacity line in its key
+        ax.text(x[-1] + width / 2 + 0.05, cap, f"capacity\n{gib(sc['capacity'])} GiB", color=VERMILION,
+                fontsize=7.5, va="bottom", ha="left", linespacing=1.1)
+    ax.set_xlim(-0.5, max(len(bars), 3) - 0.5 + pick(0.45, 0.05))
     ax.set_ylim(0, top * 1.12)
     ax.set_xticks(x)
     ax.set_xticklabels([b[0] for b in bars], fontsize=7.5)
     ax.tick_params(axis="x", length=0)
     ax.set_ylabel("memory (GiB)")
+    fit_left(fig, ax)
     ax.grid(True, axis="y")
     ax.set_axisbelow(True)
     from matplotlib.patches import Patch
@@ -107,9 +113,18 @@ def fig5_memory_ledger(r: Results, baseline: Results | None = None):
     handles = [Patch(facecolor=styles[lab][0], hatch=styles[lab][1], edgecolor="white", label=lab)
                for _k, lab in sorted(order, key=lambda t: -t[0])]
     bh, bl = ax.get_legend_handles_labels()
-    fig.legend(handles + bh, [h.get_label() for h in handles] + bl, loc="upper left", bbox_to_anchor=(0.735, 0.97),
-               fontsize=7.5, frameon=False)
-    fig.text(0.735, 0.05, "activations not included", fontsize=7.5, style="italic", color="#555555")
+    names = [h.get_label() for h in handles] + bl
+    if narrow():
+        from matplotlib.lines import Line2D
+
+        handles.append(Line2D([], [], color=VERMILION, ls="--", lw=1.2, label=f"capacity {gib(sc['capacity'])} GiB"))
+        names = [h.get_label() for h in handles] + bl
+        legends_below(fig, [{"handles": handles + bh, "labels": names, "fontsize": 7.5, "frameon": False,
+                             "ncols": 2}], 0.36)
+        fig.text(0.99, 0.01, "activations not included", fontsize=7.5, style="italic", color="#555555", ha="right")
+    else:
+        fig.legend(handles + bh, names, loc="upper left", bbox_to_anchor=(0.735, 0.97), fontsize=7.5, frameon=False)
+        fig.text(0.735, 0.05, "activations not included", fontsize=7.5, style="italic", color="#555555")
     return fig
 
 

@@ -6,50 +6,93 @@ import math
 
 import numpy as np
 from genreport.model.evaluate import Results
-from genreport.present.figures.data import _contexts, _sc
+from genreport.present.figures.data import _contexts, _gemm_reading, _sc, context_colours
 from genreport.present.figures.style import (
     BASELINE,
     BLACK,
-    BLUE,
     COMPARE_COLOURS,
-    CONTEXT_COLOURS,
-    GREEN,
+    MARKERS,
+    YELLOW,
     _figure,
     _hw_short,
     _join,
     _log_axis,
     _pad,
+    fit_left,
+    legends_below,
+    line_boxes,
+    marker_box,
+    narrow,
     num,
+    pick,
+    place_labels,
+    renderer,
     tick,
     tokens,
 )
 
+INK = "#555555"  # the marker key and merged markers (the faded baseline is GREY)
+
+# Decode is a circle, hollow at batch 1 and filled at the largest batch that fits (style.MARKERS).
+SIZES = {"decode": 6.0, "decode-cap": 6.5, "prefill": 6.5, "training": 7.5, "measured": 11.0}
+
 
 def _roof_points(r: Results) -> list[tuple[str, str, float, str, str]]:
-    """(kind, label, intensity, colour, marker) of every workload on the roofline."""
+    """(kind, label, intensity, colour, marker) of every workload on the roofline.
+
+    Intensities are whole-pass ones: all FLOPs of the step over all bytes it moves (weights, KV cache,
+    activations), the quantity the roof min(P, W·I) takes; figure 3 shows the weight-reuse and one-GEMM readings.
+    """
     pts = []
+    colour = context_colours(r)
     ctx = _contexts(r)
     if ctx:
         pc = r.per_context[r.lead]
         for j, s in enumerate(ctx):
-            c = CONTEXT_COLOURS[j % len(CONTEXT_COLOURS)]
+            c = colour[int(s)]
             i1 = float(r.curves["decode_intensity_batch1"][j])
-            pts.append(("decode", f"decode S = {tokens(s)}, B = 1", i1, c, "o"))
+            pts.append(("decode", f"decode S = {tokens(s)}, B = 1", i1, c, MARKERS["decode"]))
             cap = float(pc["capacity_batch"][j])
             if cap >= 2:
                 pts.append(("decode-cap", f"decode S = {tokens(s)}, B = {num(cap)}",
-                            float(pc["intensity_at_capacity"][j]), c, "D"))
+                            float(pc["intensity_at_capacity"][j]), c, MARKERS["decode-cap"]))
     if r.lead in r.prefill:
         for t, i in zip(r.spec.workloads.prefill_prompt, r.prefill[r.lead]["prefill_intensity"], strict=True):
-            pts.append(("prefill", f"prefill {tokens(t)}", float(i), BLUE, "s"))
+            pts.append(("prefill", f"prefill {tokens(t)}", float(i), colour[int(t)], MARKERS["prefill"]))
     if r.spec.workloads.training_tokens and "training_intensity" in r.verdicts:
-        pts.append(("training", f"training {tokens(r.spec.workloads.training_tokens)}",
-                    float(r.verdicts["training_intensity"]), GREEN, "^"))
+        t = r.spec.workloads.training_tokens
+        pts.append(("training", f"training {tokens(t)}", float(r.verdicts["training_intensity"]),
+                    colour[int(t)], MARKERS["training"]))
     return pts
+
+
+def _measured_points(r: Results) -> list[tuple[str, float, float]]:
+    """(label, intensity, achieved FLOP/s) of each measured run the spec quotes."""
+    out = []
+    for m in r.measured:
+        i, f = m.get("intensity"), m.get("achieved_flops")
+        if i and f and math.isfinite(i) and math.isfinite(f) and i > 0 and f > 0:
+            out.append((f"measured\n{m['where']}", float(i), float(f)))
+    return out
 
 
 def _tflops(v: float) -> str:
     return tick(v / 1e12)
+
+
+def _groups(ax, pts: list, kind: str) -> list[list]:
+    """Points of one kind whose markers would overlap, grouped (each group gets one marker and one label)."""
+    same = sorted([p for p in pts if p[0] == kind], key=lambda p: p[2])
+    groups: list[list] = []
+    for p in same:
+        if groups:
+            q = groups[-1][-1]
+            a, b = ax.transData.transform((q[2], q[5])), ax.transData.transform((p[2], p[5]))
+            if math.dist(a, b) * 72 / ax.figure.dpi < SIZES[kind] + 1.0:
+                groups[-1].append(p)
+                continue
+        groups.append([p])
+    return groups
 
 
 def fig6_roofline(r: Results, baseline: Results | None = None):
@@ -57,17 +100,18 @@ def fig6_roofline(r: Results, baseline: Results | None = None):
 
     sc = _sc(r)
     peak, bw, ridge = sc["peak_flops"], sc["bandwidth"], sc["ridge_point"]
-    pts = _roof_points(r)
+    measured_pts = _measured_points(r)
+    pts = [(*p, min(peak, bw * p[2])) for p in _roof_points(r)]
     others = [c for c in r.compare if not c["is_base"]]
-    xs = [p[2] for p in pts] + [ridge] + [c["ridge"] for c in others]
+    xs = [p[2] for p in pts] + [ridge] + [c["ridge"] for c in others] + [m[1] for m in measured_pts]
     lo, hi = _pad(min(1.0, min(xs)), max(1e4, max(xs)), 0.3, 0.3)
     fig = _figure()
-    ax = fig.add_axes((0.11, 0.13, 0.86, 0.84))
+    ax = fig.add_axes(pick((0.11, 0.13, 0.86, 0.84), (0.18, 0.5, 0.79, 0.48)))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ix = np.logspace(math.log10(lo), math.log10(hi), 200)
     peaks = [peak] + [c["peak"] for c in others]
-    floor = [bw * lo] + [c["bandwidth"] * lo for c in others]
+    floor = [bw * lo] + [c["bandwidth"] * lo for c in others] + [m[2] / 2 for m in measured_pts]
     if baseline is not None:
         bs = _sc(baseline)
         ax.plot(ix, np.minimum(bs["peak_flops"], bs["bandwidth"] * ix), lw=3.0, **BASELINE, label="baseline")
@@ -76,7 +120,7 @@ def fig6_roofline(r: Results, baseline: Results | None = None):
             ax.plot([i], [min(bs["peak_flops"], bs["bandwidth"] * i)], marker=m, ms=5, ls="none", **BASELINE)
         peaks.append(bs["peak_flops"])
         floor.append(bs["bandwidth"] * lo)
-    ylo, yhi = _pad(min(floor), max(peaks), 0.1, 0.35)
+    ylo, yhi = _pad(min(floor), max(peaks), 0.1, 0.4)
     for k, c in enumerate(others):
         col = COMPARE_COLOURS[k % len(COMPARE_COLOURS)]
         ax.plot(ix, np.minimum(c["peak"], c["bandwidth"] * ix), color=col, lw=1.2, ls="--",
@@ -94,29 +138,65 @@ def fig6_roofline(r: Results, baseline: Results | None = None):
     ax.set_ylim(ylo, yhi)
     _log_axis(ax.xaxis)
     _log_axis(ax.yaxis, _tflops)
-    roofs = ax.legend(loc="upper left", title="roof = min(P, W·I)", title_fontsize=7.5)
-    ax.add_artist(roofs)
-    decode_ctx: dict[str, str] = {}
-    kinds = set()
-    for kind, label, i, c, m in pts:
-        y = min(peak, bw * i)
-        ax.plot([i], [y], marker=m, ms=6.5 if m != "D" else 5.5, color=c, mec=BLACK, mew=0.5, ls="none", zorder=5)
-        kinds.add(kind)
-        if kind in ("prefill", "training"):
-            left = i < ridge
-            ax.annotate(label, (i, y), xytext=(6 if left else 0, -8), textcoords="offset points",
-                        ha="left" if left else "center", va="top", fontsize=7, color=c)
-        else:
-            decode_ctx.setdefault(label.split(",")[0].removeprefix("decode "), c)
-    if decode_ctx:
-        handles = [Line2D([], [], color=c, marker="s", ls="none", ms=6, label=s) for s, c in decode_ctx.items()]
-        handles.append(Line2D([], [], color="white", mec=BLACK, marker="o", ls="none", ms=6, label="batch 1"))
-        if "decode-cap" in kinds:
-            handles.append(Line2D([], [], color="white", mec=BLACK, marker="D", ls="none", ms=5.5,
-                                  label="largest batch that fits"))
-        ax.legend(handles=handles, loc="lower right", title="decode", title_fontsize=7.5)
-    ax.text(hi / 1.15, peak * 1.1, f"P = {num(peak / 1e12)} TFLOP/s", ha="right", va="bottom", fontsize=7.5)
-    ax.set_xlabel("arithmetic intensity I (FLOP/B)")
+    ax.set_ylabel("attainable (TFLOP/s)")
+    fit_left(fig, ax)
+    roof_handles, roof_names = ax.get_legend_handles_labels()
+    rend = renderer(fig)
+    # the peak's label above the flat roof, right-aligned, clear of the markers that sit on the roof
+    p_label = ax.annotate(f"P = {num(peak / 1e12)} TFLOP/s", (hi, peak), xytext=(-3, 8), textcoords="offset points",
+                          ha="right", va="bottom", fontsize=7.5)
+    kinds = []
+    marks, labels = [], []
+    for kind in ("decode", "decode-cap", "prefill", "training"):
+        for group in _groups(ax, pts, kind):
+            first = group[0]
+            _k, label, i, c, m, y = first
+            if len(group) > 1:  # coinciding markers: one marker, one label naming every member
+                c = INK
+                names = [p[1].split(",")[0].removeprefix("decode S = ") for p in group]
+                ctxs = ", ".join(names) if len(names) <= 3 else f"{names[0]}–{names[-1]} ({len(names)} contexts)"
+                label = f"decode S = {ctxs}, B = 1" if kind == "decode" else " / ".join(p[1] for p in group)
+            hollow = kind == "decode"
+            ax.plot([i], [y], marker=m, ms=SIZES[kind], color=c, mfc="white" if hollow else c,
+                    mec=c if hollow else BLACK, mew=1.4 if hollow else 0.5, ls="none", zorder=5)
+            kinds.append(kind)
+            marks.append(marker_box(ax, i, y, SIZES[kind]))
+            side = "left" if i < ridge else "right"
+            labels.append({"text": label.removeprefix("decode ") if kind.startswith("decode") else label,
+                           "xy": (i, y), "color": c, "side": side, "side_x": ridge})
+    for label, i, f in measured_pts:
+        ax.plot([i], [f], marker=MARKERS["measured"], ms=SIZES["measured"], color=YELLOW, mec=BLACK, mew=0.6,
+                ls="none", zorder=6)
+        kinds.append("measured")
+        marks.append(marker_box(ax, i, f, SIZES["measured"]))
+        labels.append({"text": label, "xy": (i, f), "color": BLACK, "side": "left" if i < ridge else "right",
+                       "side_x": ridge, "offsets": [(6, -6, "left", "top"), (6, 0, "left", "center")]})
+    handles = []
+    for kind, text in (("decode", "decode, batch 1"), ("decode-cap", "decode, largest batch that fits"),
+                       ("prefill", "prefill"), ("training", "training"), ("measured", "measured run")):
+        if kind in kinds:
+            hollow = kind == "decode"
+            handles.append(Line2D([], [], marker=MARKERS[kind], ls="none", ms=SIZES[kind] * 0.9,
+                                  color=INK, mfc="white" if hollow else (YELLOW if kind == "measured" else INK),
+                                  mec=INK if hollow else BLACK, mew=1.4 if hollow else 0.5, label=text))
+    obstacles = [*marks, p_label.get_window_extent(rend).padded(2)]
+    roofs = {"handles": roof_handles, "labels": roof_names, "title": "roof = min(P, W·I)", "title_fontsize": 7.5}
+    key = {"handles": handles, "labels": [h.get_label() for h in handles], "title": "workload (colour: context)",
+           "title_fontsize": 7}
+    if narrow():
+        legends_below(fig, [roofs, *([key] if handles else [])], 0.385)
+    else:
+        roof_legend = ax.legend(loc="upper left", **roofs)
+        ax.add_artist(roof_legend)
+        obstacles.append(roof_legend.get_window_extent(rend).padded(4))
+        if handles:
+            obstacles.append(ax.legend(loc="lower right", **key).get_window_extent(rend).padded(4))
+    fine = np.logspace(math.log10(lo), math.log10(hi), 400)
+    lines = []
+    for p_, w_ in [(peak, bw), *[(c["peak"], c["bandwidth"]) for c in others], *([measured] if measured else [])]:
+        lines += line_boxes(ax, fine, np.minimum(p_, w_ * fine))
+    place_labels(ax, labels, obstacles, soft=lines)
+    ax.set_xlabel("arithmetic intensity I (FLOP/B, whole pass)")
     ax.set_ylabel("attainable (TFLOP/s)")
     ax.grid(True, which="major")
     return fig
@@ -165,6 +245,19 @@ def caption6(r: Results, baseline: Results | None = None) -> str:
         s += f"Compute-bound, right of the ridge: {_join(right)}. "
     if left:
         s += f"Bandwidth-bound, left of the ridge: {_join(left)}. "
+    whole = [p for p in rest if p[0] == "prefill"]
+    if whole:
+        p = whole[-1]
+        t = int(next(t for t in r.spec.workloads.prefill_prompt if f"prefill {tokens(t)}" == p[1]))
+        iw, full = _gemm_reading(r, t)
+        s += (f"Each workload sits at its whole-pass intensity, all FLOPs of the step over all bytes it moves: "
+              f"{p[1]} at {num(p[2])}, where figure 3 reads {num(iw)} per weight load"
+              + (f" and {num(full)} for one GEMM with its activations" if full else "") + ". ")
+    for label, i, f in _measured_points(r):
+        s += (f"Star: the measured run ({label.removeprefix('measured').strip()}), {num(f / 1e12)} TFLOP/s achieved at "
+              f"I = {num(i)}, under the roof's {num(min(peak, bw * i) / 1e12)} TFLOP/s there. ")
+    s += ("Markers: circle decode (hollow at batch 1, filled at the largest batch that fits), square prefill, "
+          "triangle training; colour by context length. ")
     others = [c for c in r.compare if not c["is_base"]]
     if others:
         s += ("Dashed: the roofs of " + _join([f"{c['title']} (ridge {num(c['ridge'])})" for c in others])

@@ -7,13 +7,25 @@ from __future__ import annotations
 import numpy as np
 from genreport.model.evaluate import Results
 from genreport.model.values import physical
-from genreport.present.figures.data import _contexts
-from genreport.present.figures.style import CONTEXT_COLOURS, ORANGE, _figure, _log_axis, _note, num, tokens
+from genreport.present.figures.data import _contexts, context_colours
+from genreport.present.figures.style import (
+    BLACK,
+    ORANGE,
+    _figure,
+    _log_axis,
+    _note,
+    fit_left,
+    legends_below,
+    narrow,
+    num,
+    pick,
+    tokens,
+)
 
 
 def fig7_serving(r: Results, baseline: Results | None = None):
     fig = _figure()
-    ax = fig.add_axes((0.11, 0.13, 0.76, 0.82))
+    ax = fig.add_axes(pick((0.11, 0.13, 0.76, 0.82), (0.19, 0.5, 0.6, 0.47)))  # phone: the key below
     ctx = _contexts(r)
     if not ctx:
         ax.axis("off")
@@ -26,8 +38,9 @@ def fig7_serving(r: Results, baseline: Results | None = None):
     grid = r.decode[r.lead]["decode_tokens_per_s"] if r.lead in r.decode else None
     spec_batch = np.asarray(r.spec.workloads.decode_batch, dtype=float)
     fits_weights = r.verdicts.get("weights_fit", True)
+    colours = context_colours(r)  # as in figures 3, 4 and 6
     for j, s in enumerate(ctx):
-        c = CONTEXT_COLOURS[j % len(CONTEXT_COLOURS)]
+        c = colours[int(s)]
         cap = float(per["capacity_batch"][j]) if fits_weights else 0.0
         inside = batch <= cap
         if inside.any():
@@ -46,8 +59,8 @@ def fig7_serving(r: Results, baseline: Results | None = None):
         if b_star is not None and b_star <= batch[-1]:
             k = int(np.searchsorted(batch, b_star))
             k = min(k, len(batch) - 1)
-            ax.plot([ms[k, j]], [tps[k, j]], marker="^", ms=6, ls="none", mfc="white", mec=c, mew=1.3, zorder=5,
-                    label="crosses the ridge (B*)" if j == 0 else None)
+            ax.plot([ms[k, j]], [tps[k, j]], marker="o", ms=6, ls="none", mfc="white", mec=BLACK, mew=1.2, zorder=5,
+                    label="crosses the ridge (B*)" if j == 0 else None)  # as in figure 4
     ax.set_xscale("log")
     ax.set_yscale("log")
     lo, hi = float(np.nanmin(tps)), float(np.nanmax(tps))
@@ -56,6 +69,7 @@ def fig7_serving(r: Results, baseline: Results | None = None):
     _log_axis(ax.yaxis)
     ax.set_xlabel("time per token of one sequence (ms), the bound")
     ax.set_ylabel("tokens/s in total, the bound")
+    fit_left(fig, ax)
     ax.grid(True, which="major")
     price = r.spec.hardware.price_per_hour
     if price:
@@ -65,7 +79,11 @@ def fig7_serving(r: Results, baseline: Results | None = None):
         sec = ax.secondary_yaxis("right", functions=(per_mtok, per_mtok))
         sec.set_ylabel(f"\\$ per million tokens at \\${price:.2f}/h")  # escaped: not mathtext
         _log_axis(sec.yaxis)
-    ax.legend(loc="lower right", fontsize=7)
+    if narrow():
+        handles, names = ax.get_legend_handles_labels()
+        legends_below(fig, [{"handles": handles, "labels": names, "fontsize": 7.5}], 0.385)
+    else:
+        ax.legend(loc="lower right", fontsize=7)
     return fig
 
 
@@ -86,7 +104,7 @@ def caption7(r: Results, baseline: Results | None = None) -> str:
     text = ("The serving view of the batch × context table: each curve runs from batch 1 (left: fastest per token, "
             "fewest tokens in total) to larger batches (up and right). ")
     text += ("The most that fit give " + "; ".join(bits) + ". ") if bits else "No batch fits beside the weights. "
-    text += ("Dotted: past the memory capacity. Triangles: the batch that crosses the ridge, where the step turns "
+    text += ("Dotted: past the memory capacity. Hollow circles: the batch that crosses the ridge, where the step turns "
              "compute-bound and the time per token starts to grow with the batch.")
     if price:
         text += f" Right axis: dollars per million tokens at {r.spec.hardware.title}'s ${price:.2f} per hour."

@@ -5,7 +5,19 @@ from __future__ import annotations
 
 import numpy as np
 from genreport.model.evaluate import Results
-from genreport.present.figures.style import BLACK, BLUE, GREEN, VERMILION, _figure, _log_axis, _note, num, tokens
+from genreport.present.figures.style import (
+    BLACK,
+    BLUE,
+    GREEN,
+    VERMILION,
+    _figure,
+    _log_axis,
+    _note,
+    fit_left,
+    narrow,
+    num,
+    tokens,
+)
 
 LEDGERS = (("compute", "compute", BLUE), ("hbm", "HBM", GREEN), ("interconnect", "interconnect", VERMILION))
 
@@ -41,13 +53,21 @@ def fig8_gpus(r: Results, baseline: Results | None = None):
         ax.axis("off")
         _note(ax, "No decode workload, or no interconnect in the GPU's spec.", x=0.5, y=0.5, ha="center", va="center")
         return fig
-    left = fig.add_axes((0.09, 0.27, 0.39, 0.64))
-    right = fig.add_axes((0.58, 0.27, 0.39, 0.64))
+    if narrow():  # the phone layout: the two panels stacked, the legend below them
+        left = fig.add_axes((0.16, 0.67, 0.8, 0.27))
+        right = fig.add_axes((0.16, 0.22, 0.8, 0.27))
+    else:
+        left = fig.add_axes((0.09, 0.27, 0.39, 0.64))
+        right = fig.add_axes((0.58, 0.27, 0.39, 0.64))
     _panel(left, m.scaling_batch1, f"batch 1, context {tokens(m.context)}")
     _panel(right, m.scaling_large, f"batch {m.batch_large:,}, context {tokens(m.context)}")
     left.set_ylabel("time per decode round (ms)")
+    fit_left(fig, left)
+    if narrow():
+        right.set_ylabel("time per decode round (ms)")
+        fit_left(fig, right)
     handles, labels = left.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=7, frameon=False)
+    fig.legend(handles, labels, loc="lower center", ncol=3 if narrow() else 5, fontsize=7, frameon=False)
     return fig
 
 

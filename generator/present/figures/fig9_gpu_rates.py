@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 from genreport.model.evaluate import Results
-from genreport.present.figures.style import BLUE, VERMILION, _figure, _log_axis, _note, num, tokens
+from genreport.present.figures.style import BLUE, VERMILION, _figure, _log_axis, _note, fit_left, narrow, num, tokens
 
 
 def fig9_gpu_rates(r: Results, baseline: Results | None = None):
     fig = _figure()
     m = r.many
-    ax = fig.add_axes((0.1, 0.15, 0.86, 0.8))
+    ax = fig.add_axes((0.19, 0.3, 0.76, 0.65) if narrow() else (0.12, 0.15, 0.84, 0.8))
     if m is None or not m.scaling_batch1:
         ax.axis("off")
         _note(ax, "No decode workload, or no interconnect in the GPU's spec.", x=0.5, y=0.5, ha="center", va="center")
@@ -34,7 +34,12 @@ def fig9_gpu_rates(r: Results, baseline: Results | None = None):
     ax.set_xlabel("GPUs (tensor parallel)")
     ax.set_ylabel(f"tokens/s at context {tokens(m.context)}, the bound")
     ax.grid(True, which="major")
-    ax.legend(fontsize=7)
+    fit_left(fig, ax)
+    if narrow():
+        handles, labels = ax.get_legend_handles_labels()
+        fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=7, frameon=False)
+    else:
+        ax.legend(fontsize=7)
     return fig
 
 

@@ -2,20 +2,54 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import io
 import math
 from collections.abc import Callable
+
+import numpy as np
 
 # Okabe-Ito, colour-blind safe.  Orange is reserved for the capacity limit (seed 003, figure 4).
 BLACK, ORANGE, SKY, GREEN, YELLOW, BLUE, VERMILION, PURPLE = (
     "#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7")
 GREY = "#7f7f7f"
-CONTEXT_COLOURS = (BLUE, GREEN, PURPLE, VERMILION, SKY, BLACK)
+# Okabe-Ito first, then four of Paul Tol's muted scheme, so up to ten context lengths get distinct colours.
+CONTEXT_COLOURS = (BLUE, GREEN, PURPLE, VERMILION, SKY, "#332288", "#999933", "#882255", "#44AA99", BLACK)
 COMPARE_COLOURS = (SKY, VERMILION, PURPLE, GREEN, YELLOW)
+# One marker shape per workload kind, in every figure: decode circle, prefill square, training triangle, a measured
+# run a star.
+MARKERS = {"decode": "o", "decode-cap": "o", "prefill": "s", "training": "^", "measured": "*"}
 MODE_COLOURS = {"decode": VERMILION, "prefill": BLUE, "training": GREEN}
 BASELINE = {"color": GREY, "alpha": 0.3}
 
 SIZE = (6.4, 3.6)  # inches
+# The phone layout: a page 400 px wide shows a figure about 379 px wide, so a 4.0 in (384 px) canvas is drawn at
+# 0.99 scale and 7 pt text (9.3 px) stays above 9 px.  The wide figure would shrink to 0.62 and its text to 5.8 px.
+NARROW_SIZE = (4.0, 4.8)
+MIN_FONT_PT = 7.0
+_NARROW = contextvars.ContextVar("genreport_narrow_figure", default=False)
+
+
+@contextlib.contextmanager
+def layout(narrow: bool):
+    """Draw figures in the phone layout (``narrow``) or the wide one inside this block."""
+    token = _NARROW.set(bool(narrow))
+    try:
+        yield
+    finally:
+        _NARROW.reset(token)
+
+
+def narrow() -> bool:
+    """True while drawing the phone layout (see :func:`layout`)."""
+    return _NARROW.get()
+
+
+def pick(wide, phone):
+    """``wide`` in the wide layout, ``phone`` in the phone layout."""
+    return phone if narrow() else wide
+
 RC = {
     "svg.hashsalt": "genreport",
     "svg.fonttype": "none",  # text as <text> in DejaVu Sans (installed by scripts/setup): 1/4 the size, selectable, fast in WeasyPrint
@@ -97,7 +131,7 @@ def _join(items: list[str]) -> str:
 def _figure():
     from matplotlib.figure import Figure
 
-    return Figure(figsize=SIZE)
+    return Figure(figsize=NARROW_SIZE if narrow() else SIZE)
 
 
 def _svg(fig) -> bytes:
@@ -146,3 +180,165 @@ def _levels(xs: list[float], widths: list[float]) -> list[int]:
             ends.append(x + w / 2)
             out.append(len(ends) - 1)
     return out
+
+
+# -- direct labels without collisions -------------------------------------------------------------------------------
+
+# Candidate offsets (points) of a label from its anchor, nearest first: (dx, dy, ha, va).
+_NEAR = [(6, 0, "left", "center"), (-6, 0, "right", "center"), (0, 7, "center", "bottom"),
+         (0, -7, "center", "top"), (5, 5, "left", "bottom"), (5, -5, "left", "top"),
+         (-5, 5, "right", "bottom"), (-5, -5, "right", "top")]
+OFFSETS = [(k * dx, k * dy, ha, va) for k in (1, 2.2, 3.6, 5.2, 7) for dx, dy, ha, va in _NEAR]
+
+
+def renderer(fig):
+    """The figure's text-measuring renderer (Agg; the SVG's DejaVu Sans text has the same metrics)."""
+    return fig._get_renderer()
+
+
+def marker_box(ax, x: float, y: float, size_pt: float):
+    """Display-space box of a marker of ``size_pt`` points centred on data point (x, y)."""
+    from matplotlib.transforms import Bbox
+
+    px, py = ax.transData.transform((x, y))
+    h = size_pt * ax.figure.dpi / 72 / 2
+    return Bbox([[px - h, py - h], [px + h, py + h]])
+
+
+def line_boxes(ax, xs, ys, half_px: float = 1.5) -> list:
+    """Small display-space boxes along a drawn line, so labels keep off it."""
+    from matplotlib.transforms import Bbox
+
+    pts = ax.transData.transform(np.column_stack([xs, ys]))
+    return [Bbox([[x - half_px, y - half_px], [x + half_px, y + half_px]]) for x, y in pts]
+
+
+def _extents(boxes) -> np.ndarray:
+    """Boxes as an (n, 4) array of x0, y0, x1, y1."""
+    return np.array([b.extents for b in boxes], dtype=float).reshape(-1, 4)
+
+
+def _overlap(bb, boxes: np.ndarray) -> float:
+    """Total area of ``bb`` covered by each of ``boxes`` (an (n, 4) array), in display px²."""
+    w = np.minimum(bb.x1, boxes[:, 2]) - np.maximum(bb.x0, boxes[:, 0])
+    h = np.minimum(bb.y1, boxes[:, 3]) - np.maximum(bb.y0, boxes[:, 1])
+    return float(np.sum(np.clip(w, 0, None) * np.clip(h, 0, None)))
+
+
+def place_labels(ax, labels: list[dict], obstacles: list | None = None, offsets=OFFSETS, soft: list | None = None) -> list:
+    """Put each label near its anchor where its measured box overlaps no other label and no obstacle.
+
+    ``labels``: dicts with ``text``, ``xy`` (data), and optionally ``color``, ``fontsize`` (7), ``side``
+    ("left" or "right" of ``side_x``, data x: the whole box must lie on that side, e.g. of the ridge) and
+    ``offsets`` (candidates to try first).  ``obstacles``: display-space boxes (markers, legends, other text) a label must not cover; ``soft``: boxes
+    it had better not cover (points along lines).  Tries the candidate offsets nearest first and keeps the first that fits inside the axes without overlap;
+    when none does, the one with the least overlap.  A label moved beyond the nearest ring gets a thin leader
+    line to its anchor.  Returns the Text artists, in the order given.
+    """
+    fig = ax.figure
+    rend = renderer(fig)
+    frame = ax.get_window_extent(rend)
+    taken = _extents(obstacles or [])
+    soft_px = _extents(soft or [])
+    out = []
+    for lab in labels:
+        t = ax.annotate(lab["text"], lab["xy"], xytext=(0, 0), textcoords="offset points",
+                        fontsize=lab.get("fontsize", 7), color=lab.get("color", BLACK), zorder=6,
+                        linespacing=1.1)
+        side = lab.get("side")
+        side_px = ax.transData.transform((lab["side_x"], 1.0))[0] if side else None
+        best, best_cost = None, math.inf
+        # the candidates nearest first; when all of them collide, a wider search on a grid of offsets, nearest first
+        grid = sorted(((dx, dy, "center", "center") for dx in range(-150, 151, 10) for dy in range(-90, 91, 8)),
+                      key=lambda c: math.hypot(c[0], c[1]))
+        for cands in ([*lab.get("offsets", []), *offsets], grid):
+            for dx, dy, ha, va in cands:
+                t.set_position((dx, dy))
+                t.set_ha(ha)
+                t.set_va(va)
+                bb = t.get_window_extent(rend)
+                cost = 100 * _overlap(bb, taken) + _overlap(bb, soft_px)
+                out_px = (max(0.0, frame.x0 - bb.x0) + max(0.0, bb.x1 - frame.x1)
+                          + max(0.0, frame.y0 - bb.y0) + max(0.0, bb.y1 - frame.y1))
+                cost += out_px * 5000
+                if side == "left":
+                    cost += max(0.0, bb.x1 - side_px) * 5000
+                elif side == "right":
+                    cost += max(0.0, side_px - bb.x0) * 5000
+                if cost < best_cost:
+                    best, best_cost = (dx, dy, ha, va), cost
+                    if cost == 0:
+                        break
+            if best_cost < 100:  # nothing hard in the way (at most a line crossed)
+                break
+        dx, dy, ha, va = best
+        t.set_position((dx, dy))
+        t.set_ha(ha)
+        t.set_va(va)
+        if math.hypot(dx, dy) > 10:
+            ax.annotate("", lab["xy"], xytext=(dx, dy), textcoords="offset points", zorder=4,
+                        arrowprops={"arrowstyle": "-", "color": lab.get("color", BLACK), "lw": 0.5,
+                                    "shrinkA": 0, "shrinkB": 4})
+        taken = np.vstack([taken, _extents([t.get_window_extent(rend).padded(3)])])
+        out.append(t)
+    return out
+
+
+def text_boxes(fig) -> list[tuple[str, object]]:
+    """(text, display box) of every visible text of a drawn figure, a legend counted as one box: for tests."""
+    from matplotlib.legend import Legend
+    from matplotlib.text import Text
+
+    rend = renderer(fig)
+    fig.draw_without_rendering()
+    legends = list(fig.findobj(Legend))
+    inside = {id(t) for lg in legends for t in lg.findobj(Text)}
+    drawn_ticks = set()
+    for ax in [*fig.axes, *(c for a in fig.axes for c in a.child_axes)]:  # a secondary axis is a child
+        for axis in (ax.xaxis, ax.yaxis):
+            every = [t for tick in axis.get_major_ticks() + axis.get_minor_ticks() for t in (tick.label1, tick.label2)]
+            inside |= {id(t) for t in every}
+            if ax.axison and axis.get_visible():
+                drawn_ticks |= {id(t) for tick in axis._update_ticks() for t in (tick.label1, tick.label2)
+                                if t.get_visible()}
+    out = [(f"legend: {lg.get_texts()[0].get_text() if lg.get_texts() else ''}", lg.get_window_extent(rend))
+           for lg in legends if lg.get_visible()]
+    for t in fig.findobj(Text):
+        if (id(t) in inside and id(t) not in drawn_ticks) or not t.get_visible() or not t.get_text().strip():
+            continue
+        bb = t.get_window_extent(rend)
+        out.append((t.get_text(), bb))
+    return out
+
+
+def legends_below(fig, groups: list[dict], top: float) -> list:
+    """Phone layout: the legends stacked under the axes, left-aligned, from ``top`` (figure fraction) down.
+
+    ``groups``: keyword arguments of ``fig.legend`` each (``handles``, ``labels``, ``title``, ...); each legend is
+    measured with the figure's renderer and the next one starts under it.
+    """
+    rend = renderer(fig)
+    heights = []
+    for kw in groups:  # measure in one column first; two columns when one does not fit the space
+        lg = fig.legend(loc="upper left", bbox_to_anchor=(0.01, top), **kw)
+        heights.append(lg.get_window_extent(rend).height / fig.bbox.height + 0.01)
+        lg.remove()
+    two = sum(heights) > top
+    out, y = [], top
+    for kw in groups:
+        if two and "ncols" not in kw and len(kw.get("labels", ())) > 2:
+            kw = {**kw, "ncols": 2, "fontsize": 7, "handlelength": 1.5, "columnspacing": 0.8}
+        lg = fig.legend(loc="upper left", bbox_to_anchor=(0.01, y), **kw)
+        out.append(lg)
+        y -= lg.get_window_extent(rend).height / fig.bbox.height + 0.01
+    return out
+
+
+def fit_left(fig, ax, pad_px: float = 3.0) -> None:
+    """Move the axes right (narrowing them) when their tick labels or axis label would start off the canvas."""
+    rend = renderer(fig)
+    x0 = ax.get_tightbbox(rend).x0
+    if x0 < pad_px:
+        shift = (pad_px - x0) / fig.bbox.width
+        left, bottom, w, h = ax.get_position().bounds
+        ax.set_position((left + shift, bottom, w - shift, h))

@@ -1,0 +1,170 @@
+"""Figure labels read without collisions: no two text boxes overlap, in every committed report's figures and in
+figures of hard specs (a mixture of experts that does not fit, a dense model that does not fit, many contexts, a
+what-if over its baseline), in the wide and the narrow (phone) layout.
+
+Boxes are the matplotlib artists' window extents measured with the figure's own renderer (the SVG's text is the
+same DejaVu Sans at the same size); a legend counts as one box.  The roofline (figure 6) has its own rules:
+a label stays on its point's side of the ridge, no marker covers the "P = ... TFLOP/s" label, batch-1 decode
+markers do not overlap, and a spec with a measured run shows it as a star at (intensity, achieved FLOP/s).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from pathlib import Path
+
+import matplotlib
+import pytest
+from genreport.load.loader import load_report
+from genreport.model.evaluate import evaluate
+from genreport.present import figures
+from genreport.present.figures import style
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMITTED = sorted(p.name for p in (ROOT / "specs").glob("*.yaml"))
+
+# DeepSeek-V3 in fp8 on one MI300X: 671 GB of weights in 192 GiB (does not fit), 37 B active per token.
+DEEPSEEK_MI300X = """\
+kind: report
+name: deepseek-mi300x
+title: "DeepSeek-V3 on one MI300X"
+hardware: mi300x
+model: deepseek-v3
+precision: fp8
+workloads:
+  decode:
+    batch: [1, 2, 4, 8, 16, 32, 64, 128, 256]
+    context: [128, 1k, 4k, 16k, 64k, 128k]
+  prefill:
+    prompt: [256, 2k, 8k]
+  training:
+    micro_batch_tokens: 8k
+"""
+MANY_CONTEXTS = "workloads.decode.context=[128, 256, 512, 1k, 2k, 4k, 8k, 16k, 32k, 128k]"
+
+
+def _hard(name: str, tmp_path_factory):
+    if name == "deepseek-v3-mi300x":
+        path = tmp_path_factory.mktemp("spec") / "deepseek-mi300x.yaml"
+        path.write_text(DEEPSEEK_MI300X)
+        return evaluate(load_report(path)), None
+    spec = ROOT / "specs" / "llama8b-h100.yaml"
+    if name == "too-small-card":
+        return evaluate(load_report(spec, overrides=["hardware.memory.capacity=8 GiB"])), None
+    if name == "many-contexts":
+        return evaluate(load_report(spec, overrides=[MANY_CONTEXTS])), None
+    if name == "what-if":
+        base = evaluate(load_report(spec))
+        return evaluate(load_report(spec, overrides=["hardware.memory.bandwidth=4.8 TB/s"])), base
+    raise AssertionError(name)
+
+
+CASES = [*(("committed", n) for n in COMMITTED),
+         *(("hard", n) for n in ("deepseek-v3-mi300x", "too-small-card", "many-contexts", "what-if"))]
+
+
+@pytest.fixture(scope="module", params=CASES, ids=[c[1] for c in CASES])
+def case(request, tmp_path_factory):
+    kind, name = request.param
+    if kind == "committed":
+        return evaluate(load_report(ROOT / "specs" / name)), None
+    return _hard(name, tmp_path_factory)
+
+
+def _drawn(r, baseline, name, narrow):
+    with matplotlib.rc_context(figures.RC), style.layout(narrow):
+        return figures.DRAWERS[name](r, baseline)
+
+
+def _collisions(fig) -> list[str]:
+    boxes = style.text_boxes(fig)
+    return [f"{a!r} overlaps {b!r}" for (a, ba), (b, bb) in itertools.combinations(boxes, 2)
+            if ba.overlaps(bb)]
+
+
+@pytest.mark.parametrize("narrow", [False, True], ids=["wide", "narrow"])
+@pytest.mark.parametrize("name", [n for n, _ in figures.FIGURES])
+def test_no_two_labels_overlap(case, name, narrow):
+    r, baseline = case
+    fig = _drawn(r, baseline, name, narrow)
+    assert _collisions(fig) == []
+    # and every text lies on the canvas (a label pushed off the edge is as unreadable as one under another)
+    for text, bb in style.text_boxes(fig):
+        assert bb.x0 >= -1 and bb.x1 <= fig.bbox.x1 + 1 and bb.y0 >= -1 and bb.y1 <= fig.bbox.y1 + 1, text
+
+
+def test_the_check_sees_a_collision(case):
+    """The overlap check can fail: two labels put on one spot are reported."""
+    r, baseline = case
+    fig = _drawn(r, baseline, "fig6-roofline", False)
+    ax = fig.axes[0]
+    ax.text(10, 10, "one label")
+    ax.text(10, 10, "another label")
+    assert any("one label" in c and "another label" in c for c in _collisions(fig))
+
+
+def _markers(ax):
+    """(marker, x, y, display box) of every drawn point marker."""
+    out = []
+    for line in ax.lines:
+        m = line.get_marker()
+        if m in (None, "None", "", " ") or line.get_linestyle() not in ("None", "", " "):
+            continue
+        for x, y in zip(line.get_xdata(), line.get_ydata(), strict=True):
+            out.append((m, float(x), float(y), style.marker_box(ax, x, y, line.get_markersize()),
+                        line.get_markerfacecolor()))
+    return out
+
+
+@pytest.mark.parametrize("narrow", [False, True], ids=["wide", "narrow"])
+def test_roofline_rules(case, narrow):
+    r, baseline = case
+    fig = _drawn(r, baseline, "fig6-roofline", narrow)
+    ax = fig.axes[0]
+    style.renderer(fig)
+    fig.draw_without_rendering()
+    rend = style.renderer(fig)
+    sc = r.scalars[r.lead]
+    ridge_px = ax.transData.transform((sc["ridge_point"], 1.0))[0]
+    marks = [m for m in _markers(ax) if m[4] != "#7f7f7f"]  # not the faded baseline's
+    texts = {t.get_text(): t for t in ax.texts}
+    # the peak's label: no marker on it
+    p_label = next(t for name, t in texts.items() if name.startswith("P = "))
+    pbox = p_label.get_window_extent(rend)
+    assert not [m for m in marks if m[3].overlaps(pbox)], "a marker sits on the peak's label"
+    # each workload label on its point's side of the ridge
+    for t in ax.texts:
+        if t.get_text().startswith("P = ") or not t.get_text():
+            continue
+        x = t.xy[0] if hasattr(t, "xy") else None
+        if x is None:
+            continue
+        bb = t.get_window_extent(rend)
+        if x < sc["ridge_point"]:
+            assert bb.x1 <= ridge_px + 0.5, f"{t.get_text()!r} crosses the ridge away from its point"
+        else:
+            assert bb.x0 >= ridge_px - 0.5, f"{t.get_text()!r} crosses the ridge away from its point"
+    # batch-1 decode markers (hollow circles) do not overlap one another
+    hollow = [m for m in marks if m[0] == "o" and m[4] == "white"]
+    for a, b in itertools.combinations(hollow, 2):
+        assert not a[3].overlaps(b[3]), f"batch-1 markers at I = {a[1]:.3g} and {b[1]:.3g} overlap"
+    # a measured run is a star at its intensity and achieved FLOP/s
+    stars = [m for m in marks if m[0] == "*"]
+    expected = [(row["intensity"], row["achieved_flops"]) for row in r.measured]
+    assert len(stars) == len(expected)
+    for (i, f), star in zip(expected, stars, strict=True):
+        assert math.isclose(star[1], i) and math.isclose(star[2], f)
+
+
+def test_moe_bound_names_the_active_weights(tmp_path):
+    """DeepSeek-V3 streams 37 B active weights per batch-1 token, not its 671 GB (figure 1 once said
+    '671 GB / 5.3 TB/s = 7.09 ms', pairing the whole model's bytes with the active weights' time)."""
+    path = tmp_path / "deepseek-mi300x.yaml"
+    path.write_text(DEEPSEEK_MI300X)
+    r = evaluate(load_report(path))
+    fig = _drawn(r, None, "fig1-decode-bounds", False)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert not any("671 GB" in t for t in texts), texts
+    assert any(t.startswith("active weights 37 B") for t in texts), texts
+    assert "N_a·b/W (the 37 B active weights)" in figures.captions(r)["fig1-decode-bounds"]

@@ -1,0 +1,93 @@
+"""The printed report holds its layout: no page more than 40% blank except a chapter's last, long tables split
+with their header repeated, lead-ins kept with what they introduce.
+
+Each committed spec's PDF is built, rendered with poppler (pdftoppm, 40 dpi) and read (pdftotext).  A page's
+blank fraction is the share of its body band (the running footer left out) below its last inked row.  A chapter
+ends on a page when the next page starts with a numbered heading ("3. Three modes") or "Appendix".
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from genreport.write.build import build
+
+ROOT = Path(__file__).resolve().parents[1]
+SPECS = sorted(p.name for p in (ROOT / "specs").glob("*.yaml"))
+BLANK_LIMIT = 0.40  # issue 15: "no page more than 40% blank except a chapter's last"
+TOP, BOTTOM = 0.06, 0.90  # the body band of an A4 page (the 18 mm bottom margin holds the footer)
+CHAPTER = re.compile(r"^\s*(\d+\.\s+\S|Appendix\b)")
+
+pytestmark = pytest.mark.skipif(shutil.which("pdftoppm") is None or shutil.which("pdftotext") is None,
+                                reason="poppler-utils not installed (scripts/setup --test)")
+
+
+def blank_fractions(pdf: Path, tmp: Path) -> list[float]:
+    import numpy as np
+    from PIL import Image
+
+    subprocess.run(["pdftoppm", "-png", "-r", "40", "-gray", str(pdf), str(tmp / "p")], check=True)
+    out = []
+    for png in sorted(tmp.glob("p-*.png"), key=lambda p: int(p.stem.split("-")[-1])):
+        im = Image.open(png).convert("L")
+        w, h = im.size
+        top, bottom = int(h * TOP), int(h * BOTTOM)
+        band = im.crop((int(w * 0.08), top, int(w * 0.92), bottom))
+        inked = np.flatnonzero(np.asarray(band).min(axis=1) < 200)
+        last = int(inked[-1]) if inked.size else 0
+        out.append((band.height - 1 - last) / band.height)
+    return out
+
+
+def pages_text(pdf: Path) -> list[str]:
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    return text.split("\f")
+
+
+def too_blank(pdf: Path, tmp: Path) -> list[str]:
+    fracs, texts = blank_fractions(pdf, tmp), pages_text(pdf)
+    bad = []
+    for i, frac in enumerate(fracs):
+        nxt = texts[i + 1] if i + 1 < len(texts) else ""
+        first = next((ln for ln in nxt.splitlines() if ln.strip()), "")
+        if i == len(fracs) - 1 or CHAPTER.match(first):
+            continue  # a chapter's last page may end early
+        if frac > BLANK_LIMIT:
+            bad.append(f"page {i + 1}: {frac:.0%} blank")
+    return bad
+
+
+@pytest.fixture(scope="module", params=SPECS)
+def pdf(request, tmp_path_factory) -> Path:
+    built = build(ROOT / "specs" / request.param, formats=("html", "pdf"))
+    path = tmp_path_factory.mktemp("pdf") / "report.pdf"
+    path.write_bytes(built.files["report.pdf"])
+    return path
+
+
+def test_no_page_too_blank_except_a_chapter_end(pdf, tmp_path):
+    assert too_blank(pdf, tmp_path) == []
+
+
+def test_long_tables_repeat_their_header(pdf):
+    """The formula index in the appendix runs over pages; each page it continues on starts with its header."""
+    texts = pages_text(pdf)
+    header = re.compile(r"^\s*quantity\s+result\s+at\s+source", re.M)
+    pages = [i for i, t in enumerate(texts) if header.search(t)]
+    assert len(pages) >= 2, "the formula index fits one page: nothing to check"
+    assert pages == list(range(pages[0], pages[0] + len(pages))), pages
+
+
+def test_the_check_sees_a_blank_page(tmp_path):
+    """A PDF whose first page holds one line above a page break is reported (the check can fail)."""
+    from genreport.present.pdf import html_to_pdf
+
+    html = ("<html><body><p>one line</p><p style='break-before: page'>next page</p>"
+            "<p>more</p></body></html>")
+    path = tmp_path / "t.pdf"
+    path.write_bytes(html_to_pdf(html))
+    assert [b.split(":")[0] for b in too_blank(path, tmp_path)] == ["page 1"]
