@@ -375,7 +375,7 @@ def test_fit_map_of_70b_on_h100(h100):
 
 
 def test_derive_evaluates_parallel_quantities_at_the_spec_layout(capsys):
-    spec = str(ROOT / "specs" / "parallel" / "llama70b-h100-tp8.yaml")
+    spec = str(ROOT / "specs" / "llama70b-h100-tp8.yaml")
     assert main(["derive", "decode_time_comm", "--spec", spec, "--batch", "1", "--context", "1k"]) == 0
     out = capsys.readouterr().out
     assert "n_TP = 8" in out and "t_x = 0.00135419 s" in out  # the hand count above: 160 x 8.46 us

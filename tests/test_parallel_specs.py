@@ -33,7 +33,7 @@ def test_reference_spec_evaluates(path):
 
 
 def test_eight_h100_give_less_than_eight_times_one_ideal_card():
-    r8 = evaluate(load_report(ROOT / "specs" / / "llama70b-h100-tp8.yaml"))
+    r8 = evaluate(load_report(ROOT / "specs" / "llama70b-h100-tp8.yaml"))
     one = value(r8, "decode_tokens_per_s", batch=1, context=1024)
     serial = 1 / value(r8, "decode_time_serial", batch=1, context=1024)
     assert serial < 8 * one and value(r8, "decode_tokens_per_s_replica", batch=1, context=1024) <= 8 * one * 1.000001

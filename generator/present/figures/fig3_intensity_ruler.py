@@ -17,6 +17,7 @@ from genreport.present.figures.style import (
     _join,
     _log_axis,
     _pad,
+    fit_left,
     marker_box,
     narrow,
     num,
@@ -79,6 +80,7 @@ def fig3_intensity_ruler(r: Results, baseline: Results | None = None):
     ax.tick_params(axis="y", length=0)
     ax.spines["left"].set_visible(False)
     ax.set_xlabel("arithmetic intensity (FLOP/B, log scale)")
+    fit_left(fig, ax)  # long GEMM names in the tick labels (16,384×16,384) must stay on the canvas
     labels, marks = [], []
     up = [(0, 7, "center", "bottom"), (0, 22, "center", "bottom"), (6, 7, "left", "bottom"),
           (-6, 7, "right", "bottom"), (0, 37, "center", "bottom")]
