@@ -63,6 +63,11 @@ def too_blank(pdf: Path, tmp: Path) -> list[str]:
 
 @pytest.fixture(scope="module", params=SPECS)
 def pdf(request, tmp_path_factory) -> Path:
+    """The committed PDF (tests/test_golden.py and `genreport --check` keep it equal to a fresh build); the first
+    spec is built afresh too, so a layout change that was not rebuilt still shows here."""
+    name = Path(request.param).stem
+    if request.param != SPECS[0]:
+        return ROOT / "out" / name / "report.pdf"
     built = build(ROOT / "specs" / request.param, formats=("html", "pdf"))
     path = tmp_path_factory.mktemp("pdf") / "report.pdf"
     path.write_bytes(built.files["report.pdf"])
