@@ -1,0 +1,166 @@
+"""Physical checks of loaded specs beyond the schema: consistent shapes, a sane layout, a bounded amount of work."""
+
+from __future__ import annotations
+
+from genreport.errors import Findings
+from genreport.load import units
+from genreport.load.catalog import (  # noqa: F401 - re-exported
+    _catalog_dirs,
+    _example,
+    _sub,
+    _within,
+    catalog_names,
+    resolve_ref,
+)
+from genreport.load.spec import (
+    Hardware,
+    Model,
+    Parallelism,
+    Workloads,
+)
+from genreport.load.yamlread import Document
+
+# Budget of a report: decode points (batches x contexts), prefill prompts, GEMMs and measurements.  Each
+# costs about 3.9 kB of results.json and 10 ms of layout; 1,024 points build in about 10 s into 4 MB.
+MAX_POINTS = 1024
+
+
+BYTES_PER_POINT = 3900
+
+
+def check_hardware(doc: Document, hw: Hardware, out: Findings) -> None:
+    for fmt, dense in hw.dense.items():
+        sparse = hw.sparse.get(fmt)
+        if sparse is not None and sparse < dense:
+            out.add(doc.finding(("peak", "sparse", fmt), f"sparse peak {format_num(sparse)} is below the dense peak",
+                                "dense and sparse may be swapped", severity="warning"))
+    peak = max(hw.dense.values())
+    ridge = peak / hw.bandwidth
+    if ridge > 5000:
+        out.add(doc.finding(("memory", "bandwidth"),
+                            f"ridge point {ridge:,.0f} FLOP/B is implausible for any GPU "
+                            f"({hw.texts['memory.bandwidth']} against {units.format_si(peak, 'FLOP/s', digits=4)})",
+                            "did you write GB/s for TB/s?", severity="warning"))
+    if ridge < 1:
+        out.add(doc.finding(("memory", "bandwidth"), f"ridge point {ridge:.3g} FLOP/B is implausibly low",
+                            "did you write TB/s for GB/s, or GFLOP/s for TFLOP/s?", severity="warning"))
+
+
+def check_model(doc: Document, m: Model, out: Findings) -> None:
+    from genreport.formulas.architecture import parameter_count  # numeric, no SymPy
+
+    d = doc.data
+    if m.heads % m.kv_heads:
+        out.add(doc.finding(("kv_heads",), f"kv_heads {m.kv_heads} does not divide heads {m.heads}",
+                            f"use a divisor of {m.heads}, e.g. {_divisor_near(m.heads, m.kv_heads)}"))
+    if "head_dim" not in d and m.hidden_size % m.heads:
+        out.add(doc.finding(("heads",), f"hidden_size {m.hidden_size} is not a multiple of heads {m.heads}",
+                            "give head_dim explicitly"))
+    elif "head_dim" in d and m.head_dim * m.heads != m.hidden_size and m.attention.kind != "mla":
+        ratio = m.head_dim * m.heads / m.hidden_size
+        if ratio > 4 or ratio < 0.25:
+            out.add(doc.finding(("head_dim",), f"heads x head_dim = {m.heads * m.head_dim} is far from "
+                                f"hidden_size {m.hidden_size}", "check head_dim"))
+    if m.moe:
+        if m.moe.active_experts > m.moe.experts:
+            out.add(doc.finding(("moe", "active_experts"), f"{m.moe.active_experts} active experts of "
+                                f"{m.moe.experts}", "active_experts must not exceed experts"))
+        if m.moe.first_dense_layers >= m.layers:
+            out.add(doc.finding(("moe", "first_dense_layers"), "every layer is dense", "lower first_dense_layers"))
+    if m.attention.kind == "mla" and not m.attention.kv_lora_rank:
+        out.add(doc.finding(("attention",), "MLA needs kv_lora_rank", "add attention.kv_lora_rank"))
+    if out.errors:
+        return
+    if m.declared_parameters:
+        total = parameter_count(m).total
+        diff = total / m.declared_parameters - 1
+        if abs(diff) > 0.01:
+            out.add(doc.finding(("parameters",), f"declared {format_num(m.declared_parameters)} parameters but "
+                                f"the shapes give {format_num(total)} ({diff:+.1%})",
+                                "check the shapes or the declared count", severity="warning"))
+
+
+def _divisor_near(n: int, k: int) -> int:
+    divisors = [x for x in range(1, n + 1) if n % x == 0]
+    return min(divisors, key=lambda x: abs(x - k))
+
+
+def format_num(x: float) -> str:
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if abs(x) >= scale:
+            return f"{x / scale:.4g}{suffix}"
+    return f"{x:.4g}"
+
+
+_NOT_SHAPE = ("name", "title", "family", "source", "notes", "parameters", "active_parameters", "max_context")
+
+
+def max_points() -> int:
+    """The report budget: GENREPORT_MAX_POINTS (set by ``genreport --max-points N``), else MAX_POINTS."""
+    import os
+
+    text = os.environ.get("GENREPORT_MAX_POINTS", "")
+    return int(text) if text.isdigit() and 0 < len(text) < 12 else MAX_POINTS
+
+
+def _check_budget(doc: Document, workloads: Workloads, findings: Findings) -> None:
+    """Refuse a grid that would take minutes and gigabytes, before any of it is computed: the points are
+    decode batches x contexts, prefill prompts, GEMMs and measurements (each about as costly)."""
+    limit = max_points()
+    nb, nc, npre = len(workloads.decode_batch), len(workloads.decode_context), len(workloads.prefill_prompt)
+    ngemm = len(doc.data.get("gemms") or ())
+    nmeas = len(workloads.measured)
+    parts = [(nb * nc, f"{nb:,} batches x {nc:,} contexts", ("workloads", "decode")),
+             (npre, f"{npre:,} prompts", ("workloads", "prefill", "prompt")),
+             (ngemm, f"{ngemm:,} GEMMs", ("gemms",)),
+             (nmeas, f"{nmeas:,} measurements", ("workloads",))]
+    points = sum(n for n, _, _ in parts)
+    if points <= limit:
+        return
+    what = " + ".join(text for n, text, _ in parts if n)
+    path = max(parts, key=lambda p: p[0])[2]
+    findings.add(doc.finding(path, f"{what} = {points:,} points, over the budget of {limit:,} points a report "
+                             f"(about {points * BYTES_PER_POINT / 1e6:,.0f} MB of results.json)",
+                             "use fewer values (a sweep takes larger grids), or raise the budget "
+                             "with --max-points N (GENREPORT_MAX_POINTS)"))
+
+
+def check_parallelism(doc: Document, par: Parallelism, m: Model, hw: Hardware, out: Findings) -> None:
+    """Physics of a parallel layout: how the heads, layers and experts split, and whether the GPUs are linked."""
+    where = ("parallelism",)
+    if m.heads % par.tp:
+        out.add(doc.finding(where + ("tp",), f"tp {par.tp} does not divide the {m.heads} query heads of {m.title}",
+                            f"use a divisor of {m.heads}, e.g. {_divisor_near(m.heads, par.tp)}"))
+    elif m.attention.kind != "mla" and par.tp > m.kv_heads:
+        if par.tp % m.kv_heads:
+            out.add(doc.finding(where + ("tp",), f"tp {par.tp} is above the {m.kv_heads} KV heads but not a "
+                                f"multiple of them: the KV heads cannot be replicated evenly",
+                                f"use a multiple of {m.kv_heads} that divides {m.heads}, or at most {m.kv_heads}"))
+        else:
+            out.add(doc.finding(where + ("tp",), f"tp {par.tp} is above the {m.kv_heads} KV heads: each GPU holds one "
+                                f"KV head per layer, every head replicated on {par.tp // m.kv_heads} GPUs, so the KV "
+                                f"bytes per GPU fall only {m.kv_heads}-fold, not {par.tp}-fold",
+                                f"tp {m.kv_heads} splits the KV cache without copies", severity="warning"))
+    elif m.attention.kind != "mla" and m.kv_heads % par.tp:
+        out.add(doc.finding(where + ("tp",), f"tp {par.tp} does not divide the {m.kv_heads} KV heads",
+                            f"use a divisor of {m.kv_heads}, e.g. {_divisor_near(m.kv_heads, par.tp)}"))
+    if par.pp > m.layers:
+        out.add(doc.finding(where + ("pp",), f"pp {par.pp} is more pipeline stages than the {m.layers} layers",
+                            f"use at most {m.layers}"))
+    elif m.layers % par.pp:
+        out.add(doc.finding(where + ("pp",), f"pp {par.pp} does not divide the {m.layers} layers: the stages are "
+                            "uneven and the slowest one sets the pace; the bounds use L/pp layers per stage",
+                            f"use a divisor of {m.layers}, e.g. {_divisor_near(m.layers, par.pp)}",
+                            severity="warning"))
+    if par.ep > 1 and m.moe is None:
+        out.add(doc.finding(where + ("ep",), f"ep {par.ep} on {m.title}, a dense model: it has no experts to split",
+                            "remove ep (or set it to 1); use tp or pp to spread a dense model"))
+    elif m.moe is not None and m.moe.experts % par.ep:
+        out.add(doc.finding(where + ("ep",), f"ep {par.ep} does not divide the {m.moe.experts} experts",
+                            f"use a divisor of {m.moe.experts}, e.g. {_divisor_near(m.moe.experts, par.ep)}"))
+    elif par.ep > par.tp * par.dp:
+        out.add(doc.finding(where + ("ep",), f"ep {par.ep} is more than the tp x dp = {par.tp * par.dp} GPUs that "
+                            "share the experts", f"raise tp or dp, or use ep at most {par.tp * par.dp}"))
+    if par.gpus > 1 and hw.link is None:
+        out.add(doc.finding(where, f"{par.gpus} GPUs, but {hw.title} has no interconnect in its spec",
+                            f"add 'interconnect:' (name, bandwidth, latency, domain) to {hw.file}"))

@@ -1,0 +1,213 @@
+"""Validated spec documents turned into typed objects: Hardware, Model, Precision, Workloads, Parallelism."""
+
+from __future__ import annotations
+
+import re
+
+from genreport.errors import Findings
+from genreport.load import units
+from genreport.load.catalog import (  # noqa: F401 - re-exported
+    _catalog_dirs,
+    _example,
+    _sub,
+    _within,
+    catalog_names,
+    resolve_ref,
+)
+from genreport.load.checks import (  # noqa: F401 - re-exported
+    _NOT_SHAPE,
+    BYTES_PER_POINT,
+    MAX_POINTS,
+    _check_budget,
+    _divisor_near,
+    check_hardware,
+    check_model,
+    check_parallelism,
+    format_num,
+    max_points,
+)
+from genreport.load.spec import (
+    PRECISION_BYTES,
+    Attention,
+    Hardware,
+    Link,
+    Measurement,
+    Model,
+    MoE,
+    Node,
+    Parallelism,
+    Precision,
+    Source,
+    Workloads,
+)
+from genreport.load.yamlread import Document, format_path
+
+MAX_TOKENS = 100_000_000  # the schema's maximum for integer token counts
+
+
+_TOKENS = re.compile(r"^([1-9][0-9]*(?:\.[0-9]+)?)([kKmM]?)$")
+
+
+def tokens(value) -> int:
+    """A token count from 2048 or '2k' (k = 1024, M = 1024^2)."""
+    if isinstance(value, bool):
+        raise ValueError("not a count")
+    if isinstance(value, int):
+        return value
+    m = _TOKENS.match(str(value).strip())
+    if not m:
+        raise ValueError(f"'{value}' is not a token count")
+    scale = {"": 1, "k": 1024, "K": 1024, "m": 1024**2, "M": 1024**2}[m.group(2)]
+    out = float(m.group(1)) * scale
+    if not out <= MAX_TOKENS:
+        raise ValueError(f"'{value}' is more than {MAX_TOKENS:,} tokens")
+    if out != int(out):
+        raise ValueError(f"'{value}' is not a whole number of tokens")
+    return int(out)
+
+
+def _source(obj) -> Source:
+    obj = obj or {}
+    return Source(obj.get("title", ""), obj.get("url", ""), str(obj.get("date", "")), obj.get("note", ""))
+
+
+def _q(text: str) -> float:
+    return units.parse(text).value
+
+
+def hardware_from(doc: Document) -> Hardware:
+    d = doc.data
+    mem, peak = d["memory"], d["peak"]
+    sources: dict[str, Source] = {}
+    for key in ("memory", "peak", "interconnect", "node", "architecture", "price"):
+        if isinstance(d.get(key), dict) and "source" in d[key]:
+            sources[key] = _source(d[key]["source"])
+    arch = {}
+    for k, v in (d.get("architecture") or {}).items():
+        if k != "source":
+            arch[k] = _q(v) if isinstance(v, str) else float(v)
+    measured = d.get("measured") or {}
+    texts = {"memory.capacity": mem["capacity"], "memory.bandwidth": mem["bandwidth"]}
+    texts.update({f"peak.dense.{k}": v for k, v in peak["dense"].items()})
+    return Hardware(
+        name=d["name"], title=d["title"], vendor=d["vendor"], variant=d.get("variant", ""),
+        capacity=_q(mem["capacity"]), bandwidth=_q(mem["bandwidth"]),
+        dense={k: _q(v) for k, v in peak["dense"].items()},
+        sparse={k: _q(v) for k, v in (peak.get("sparse") or {}).items()},
+        source=_source(d["source"]), sources=sources, texts=texts, memory_type=mem.get("type", ""),
+        interconnect=(d["interconnect"]["name"], _q(d["interconnect"]["bandwidth"])) if d.get("interconnect") else None,
+        link=_link(d["interconnect"], scale_up=True) if d.get("interconnect") else None,
+        node=_node(d["node"]) if d.get("node") else None,
+        architecture=arch,
+        price_per_hour=(d.get("price") or {}).get("usd_per_hour"),
+        measured_bandwidth=_q(measured["bandwidth"]) if measured.get("bandwidth") else None,
+        measured_peaks={k: _q(v) for k, v in (measured.get("peak") or {}).items()},
+        measured_method=measured.get("method", ""),
+        notes=d.get("notes", ""), file=doc.file,
+    )
+
+
+def _link(d: dict, scale_up: bool) -> Link:
+    """A link; the per-direction rate is the spec's, or half the bidirectional total (datasheets print both ways)."""
+    total = _q(d["bandwidth"]) if d.get("bandwidth") else None
+    per = _q(d["bandwidth_per_direction"]) if d.get("bandwidth_per_direction") else None
+    return Link(name=d["name"], bandwidth_per_direction=per if per is not None else total / 2.0,
+                per_direction_from="spec" if per is not None else "bandwidth/2", bandwidth=total,
+                latency=_q(d["latency"]) if d.get("latency") else None,
+                domain=d.get("domain") if scale_up else None)
+
+
+def _node(d: dict) -> Node:
+    return Node(gpus_per_node=d.get("gpus_per_node"),
+                scale_out=_link(d["scale_out"], scale_up=False) if d.get("scale_out") else None)
+
+
+def model_from(doc: Document) -> Model:
+    d = doc.data
+    att = d.get("attention") or {}
+    heads, kv = d["heads"], d["kv_heads"]
+    kind = att.get("kind") or ("mha" if kv == heads else "mqa" if kv == 1 else "gqa")
+    moe = d.get("moe")
+    return Model(
+        name=d["name"], title=d["title"], family=d.get("family", ""), layers=d["layers"],
+        hidden_size=d["hidden_size"], heads=heads, kv_heads=kv,
+        head_dim=d.get("head_dim") or d["hidden_size"] // heads,
+        ffn_size=d["ffn"]["size"], ffn_kind=d["ffn"]["kind"], vocab_size=d["vocab_size"],
+        tied_embeddings=bool(d.get("tied_embeddings", False)), norm=d.get("norm", "rmsnorm"),
+        qkv_bias=bool(d.get("qkv_bias", False)),
+        declared_parameters=float(d["parameters"]) if "parameters" in d else None,
+        declared_active=float(d["active_parameters"]) if "active_parameters" in d else None,
+        moe=MoE(moe["experts"], moe["active_experts"], moe["expert_ffn_size"], moe.get("shared_experts", 0),
+                moe.get("first_dense_layers", 0)) if moe else None,
+        attention=Attention(kind=kind, **{k: v for k, v in att.items() if k != "kind"}),
+        source=_source(d["source"]), max_context=d.get("max_context"), notes=d.get("notes", ""), file=doc.file,
+    )
+
+
+def _parallelism(d: dict) -> Parallelism | None:
+    block = d.get("parallelism")
+    if block is None:
+        return None
+    return Parallelism(**{k: int(block.get(k, 1)) for k in ("tp", "pp", "ep", "dp")})
+
+
+def _precision(p) -> Precision:
+    if isinstance(p, str):
+        compute = "bf16" if p in ("int8", "int4") else p
+        return Precision(p, compute if p in ("int8", "int4") else p, compute)
+    w = p["weights"]
+    compute = p.get("compute") or ("bf16" if w in ("int8", "int4") else w)
+    return Precision(w, p.get("kv_cache") or ("bf16" if compute not in PRECISION_BYTES else compute), compute,
+                     p.get("group_size"))
+
+
+def _workloads(doc: Document, findings: Findings) -> Workloads:
+    w = doc.data["workloads"]
+
+    def toks(path, values):
+        out = []
+        for i, v in enumerate(values):
+            try:
+                out.append(tokens(v))
+            except ValueError as exc:
+                findings.add(doc.finding(path + (i,), str(exc), "write an integer or '8k' (k = 1024)"))
+        return tuple(sorted(set(out)))
+
+    def one(path, value):
+        if value is None:
+            return None
+        try:
+            return tokens(value)
+        except ValueError as exc:
+            findings.add(doc.finding(path, str(exc), "write an integer or '8k' (k = 1024)"))
+            return None
+
+    dec, pre, tr = w.get("decode") or {}, w.get("prefill") or {}, w.get("training") or {}
+    measured = []
+    for wl, block in (("decode", dec), ("prefill", pre)):
+        for i, m in enumerate(block.get("measured", [])):
+            path = ("workloads", wl, "measured", i)
+            line, col = doc.where(path)
+            measured.append(Measurement(
+                workload=wl, source=_source(m["source"]), tokens_per_s=m.get("tokens_per_s"),
+                step_time=_q(m["step_time"]) if m.get("step_time") else None,
+                achieved_flops=_q(m["achieved_flops"]) if m.get("achieved_flops") else None,
+                achieved_bandwidth=_q(m["achieved_bandwidth"]) if m.get("achieved_bandwidth") else None,
+                utilization=m.get("utilization"),
+                batch=one(path + ("batch",), m.get("batch")),
+                context=one(path + ("context",), m.get("context")),
+                prompt=one(path + ("prompt",), m.get("prompt")), path=format_path(path), line=line, col=col))
+    act = dec.get("activation_bytes")
+    training_tokens = None
+    if "micro_batch_tokens" in tr:
+        got = toks(("workloads", "training", "micro_batch_tokens"), [tr["micro_batch_tokens"]])
+        training_tokens = got[0] if got else None
+    return Workloads(
+        decode_batch=toks(("workloads", "decode", "batch"), dec.get("batch", [])),
+        decode_context=toks(("workloads", "decode", "context"), dec.get("context", [])),
+        activation_bytes=_q(act) if act else 0.0,
+        prefill_prompt=toks(("workloads", "prefill", "prompt"), pre.get("prompt", [])),
+        training_tokens=training_tokens, optimizer=tr.get("optimizer", "adamw"),
+        recipes=tuple(tr.get("recipes", ["bf16-grads", "fp32-grads"])) if tr else (),
+        measured=tuple(measured),
+    )

@@ -1,0 +1,93 @@
+"""--set PATH=VALUE: parsed safely (never eval), with short aliases, applied to a spec document."""
+
+from __future__ import annotations
+
+import re
+
+from genreport.errors import Finding, SpecError
+from genreport.load.catalog import (  # noqa: F401 - re-exported
+    _catalog_dirs,
+    _example,
+    _sub,
+    _within,
+    catalog_names,
+    resolve_ref,
+)
+from genreport.load.checks import (  # noqa: F401 - re-exported
+    _NOT_SHAPE,
+    BYTES_PER_POINT,
+    MAX_POINTS,
+    _check_budget,
+    _divisor_near,
+    check_hardware,
+    check_model,
+    check_parallelism,
+    format_num,
+    max_points,
+)
+from genreport.load.objects import (  # noqa: F401 - re-exported
+    _TOKENS,
+    MAX_TOKENS,
+    _link,
+    _node,
+    _parallelism,
+    _precision,
+    _q,
+    _source,
+    _workloads,
+    hardware_from,
+    model_from,
+    tokens,
+)
+from genreport.load.yamlread import MAX_DEPTH, Document, scalar, show
+
+
+def parse_override(text: str) -> tuple[tuple[str, ...], object]:
+    """``model.kv_heads=1`` -> (('model', 'kv_heads'), 1); values are read as spec values are, safely."""
+    if "=" not in text:
+        raise SpecError([Finding("--set " + text, 1, 1, "", f"'{text}' is not PATH=VALUE",
+                                 "write e.g. --set hardware.memory.bandwidth='4.8 TB/s'")])
+    key, _, raw = text.partition("=")
+    if key.count(".") >= MAX_DEPTH:
+        raise SpecError([Finding("--set " + text[:80] + ("..." if len(text) > 80 else ""), 1, 1, "",
+                                 f"the path has {key.count('.') + 1:,} levels; specs nest at most {MAX_DEPTH}",
+                                 "write a path of the spec, e.g. --set model.kv_heads=1")])
+    parts = tuple(p for p in key.strip().split("."))
+    if not key.strip() or any(not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", p) for p in parts):
+        raise SpecError([Finding("--set " + text, 1, 1, "", f"'{key}' is not a dotted path of keys",
+                                 "write e.g. --set model.kv_heads=1")])
+    ok, value = scalar(raw) if raw.strip() else (True, "")
+    if not ok or value is None:
+        value = raw
+    return parts, value
+
+
+# Short override paths, as people write them, and where they live in the spec.
+ALIASES = {
+    ("hardware", "bandwidth"): ("hardware", "memory", "bandwidth"),
+    ("hardware", "capacity"): ("hardware", "memory", "capacity"),
+}
+
+
+def _alias(path: tuple[str, ...]) -> tuple[str, ...]:
+    if path[:2] in ALIASES:
+        return ALIASES[path[:2]] + path[2:]
+    if len(path) == 3 and path[:2] == ("hardware", "peak") and path[2] not in ("dense", "sparse", "source"):
+        return ("hardware", "peak", "dense", path[2])  # hardware.peak.bf16 -> the dense peak
+    return path
+
+
+def _apply_override(doc: Document, path: tuple[str, ...], value, text: str) -> Finding | None:
+    node = doc.data
+    if path[0] == "precision" and len(path) > 1 and isinstance(node.get("precision"), str):
+        p = _precision(node["precision"])  # 'bf16' -> its explicit form, so one part can change
+        node["precision"] = {"weights": p.weights, "kv_cache": p.kv_cache, "compute": p.compute}
+    for i, key in enumerate(path[:-1]):
+        node = node.setdefault(key, {})
+        if not isinstance(node, dict):
+            return Finding("--set " + text, 1, 1, ".".join(path),
+                           f"'{'.'.join(path[:i + 1])}' in {doc.file} is {show(node)}, not a mapping",
+                           f"set '{'.'.join(path[:i + 1])}' itself, or check the path")
+    node[path[-1]] = value
+    doc.overrides[path] = text
+    return None
