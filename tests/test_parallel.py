@@ -25,7 +25,7 @@ from genreport.commands.cli import main
 from genreport.load.loader import load_hardware, load_model, load_report
 from genreport.load.spec import Link, Node, Parallelism
 from genreport.model.evaluate import evaluate
-from genreport.model.parallel import plan
+from genreport.model.layouts import plan
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -335,7 +335,7 @@ def test_parallelism_label():
 # ----------------------------------------------------------------------------------------------- report helpers
 
 def test_smallest_layout_of_405b_on_h100(h100):
-    from genreport.model.parallel import smallest
+    from genreport.model.layouts import smallest
 
     model = load_model(ROOT / "specs" / "models" / "llama-3.1-405b.yaml")
     best = smallest(plan(model, h100, 1, 8192, precisions=("bf16",)))
@@ -346,7 +346,7 @@ def test_smallest_layout_of_405b_on_h100(h100):
 
 
 def test_scaling_rows_split_the_round(h100):
-    from genreport.model.parallel import scaling
+    from genreport.model.layouts import scaling
 
     model = load_model(ROOT / "specs" / "models" / "llama-3.1-70b.yaml")
     from genreport.load.loader import _precision
@@ -365,7 +365,7 @@ def test_scaling_rows_split_the_round(h100):
 
 
 def test_fit_map_of_70b_on_h100(h100):
-    from genreport.model.parallel import fit_map
+    from genreport.model.layouts import fit_map
 
     model = load_model(ROOT / "specs" / "models" / "llama-3.1-70b.yaml")
     got = fit_map(model, h100, [1024, 131072], batch=1)

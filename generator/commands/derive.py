@@ -293,7 +293,7 @@ def _numbers(args, accounting: str | None, qid: str) -> Numbers:
         extra["k"] = float(recipe_bytes_per_param(params["recipe"]))
     env = env_obj.at(batch=params.get("batch"), context=params.get("context"), **extra)
     values = {k: (float(v) if np.ndim(v) == 0 else v) for k, v in env.items()}
-    from genreport.model.parallel import spec_values  # tp, pp, links...: the spec's layout, one GPU by default
+    from genreport.model.layouts import spec_values  # tp, pp, links...: the spec's layout, one GPU by default
 
     values.update({k: v for k, v in spec_values(spec, acc, params.get("batch")).items() if k not in values})
     if spec.efficiency is not None:  # achievable fractions, where the spec gives them

@@ -8,7 +8,7 @@ Every tensor x pipeline (x expert) layout and weight precision is tried; a layou
 replica holds the weights and at least one sequence of the context.  For each, the batch is the largest
 up to --batch that fits the KV capacity and whose decode round meets --latency; the table says what
 stopped it (the batch asked, capacity, latency) and which roof binds (compute, HBM, interconnect, or
-capacity).  The evaluation is :func:`genreport.model.parallel.plan`.
+capacity).  The evaluation is :func:`genreport.model.layouts.plan`.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def main(argv: list[str]) -> int:
     from genreport.load import units
     from genreport.load.loader import tokens
     from genreport.load.spec import PRECISION_BYTES
-    from genreport.model.parallel import plan
+    from genreport.model.layouts import plan
 
     try:
         context = tokens(args.context)

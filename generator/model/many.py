@@ -26,7 +26,7 @@ class ManyGpus:
 
 def many_gpus(r) -> ManyGpus | None:
     """None for a spec without decode, or a GPU whose spec has no interconnect (nothing to price the collectives)."""
-    from genreport.model import parallel as par
+    from genreport.model import layouts as par
 
     spec = r.spec
     w = spec.workloads

@@ -1,0 +1,266 @@
+"""Layouts on many GPUs: ``plan`` (every tp x pp x ep layout and weight format that fits, ranked by tokens/s per
+GPU), one point's bounds for audits, and the scaling and fit-map samples of the report's many-GPU chapter.
+
+Built on :mod:`genreport.model.parallel` (the interconnect ledger of one layout)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from genreport.formulas.compiled import load
+from genreport.load.spec import Hardware, Model, Parallelism, Precision
+from genreport.model.parallel import (
+    BINDS,
+    _pp_choices,
+    at_batch,
+    choose_links,
+    layout_values,
+    min_gpus_to_fit,
+    tp_choices,
+)
+
+PLAN_PRECISIONS = ("bf16", "fp8", "int8", "int4")
+
+
+@dataclass(frozen=True)
+class PlanRow:
+    precision: str
+    tp: int
+    pp: int
+    ep: int
+    gpus: int
+    weight_bytes_per_gpu: float
+    capacity_batch: int  # sequences of the context one replica holds
+    batch: int  # the batch chosen: the largest up to the one asked that fits and meets the latency target
+    limit: str  # what stopped the batch: "batch" (the one asked), "capacity" or "latency"
+    binds: str  # compute, HBM, interconnect; "capacity" when the KV cache limits the batch
+    time_bound: float  # s, strict lower bound of a decode round at the chosen batch
+    time_serial: float  # s, serialized estimate
+    time_comm: float  # s, interconnect ledger
+    tokens_per_s_replica: float
+    tokens_per_s_gpu: float
+    links: str  # e.g. "tp: scale-up NVLink 4"
+
+    def as_json(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Plan:
+    rows: list[PlanRow]
+    rejected: dict[str, int]  # why -> how many layouts
+    skipped_precisions: list[tuple[str, str]]  # (precision, why)
+    estimate: str
+
+
+def _ep_choices(model: Model, tp: int) -> list[int]:
+    if model.moe is None:
+        return [1]
+    return [e for e in range(1, tp + 1) if model.moe.experts % e == 0 and tp % e == 0]
+
+
+def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | None = None,
+         precisions=PLAN_PRECISIONS, max_gpus: int = 64, accounting: str = "seed", estimate: str = "bound") -> Plan:
+    """Every tp x pp (x ep) layout and weight precision whose replica holds at least one sequence of ``context``.
+
+    For each, the largest batch up to ``batch`` that fits in the KV capacity and whose decode round (the strict
+    bound, or the serialized estimate with ``estimate="serial"``) meets ``latency``; rows sorted by tokens/s per
+    GPU at that batch, best first.  Pipeline stages divide the layers; expert parallelism stays inside the tp
+    group (one replica: dp = 1, which changes nothing per GPU).
+    """
+    from genreport.load.loader import _precision
+    from genreport.model.evaluate import make_env
+
+    q = load()
+    rows: list[PlanRow] = []
+    skipped: list[tuple[str, str]] = []
+    rejected = {"weights do not fit": 0, "no sequence of the context fits": 0, "misses the latency target": 0}
+    if hw.link is None and max_gpus > 1:  # no link in the spec: nothing to price the collectives with
+        skipped.append(("layouts of more than one GPU", f"{hw.title}'s spec has no interconnect"))
+        max_gpus = 1
+    batches = np.arange(1, batch + 1, dtype=float)
+    s = float(context)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for name in precisions:
+            prec = _precision(name)
+            if prec.compute not in hw.dense:
+                skipped.append((name, f"{hw.title} has no dense {prec.compute} peak"))
+                continue
+            for acc_env in (make_env(hw, model, prec, accounting),):
+                ctx = acc_env.at(context=s)
+                for tp in tp_choices(model, max_gpus):
+                    for pp in _pp_choices(model.layers, max_gpus // tp):
+                        for ep in _ep_choices(model, tp):
+                            row = _plan_one(q, acc_env, model, hw, prec, name, Parallelism(tp, pp, ep, 1), ctx,
+                                            batches, latency, accounting, estimate, rejected)
+                            if row is not None:
+                                rows.append(row)
+    order = {p: i for i, p in enumerate(precisions)}
+    rows.sort(key=lambda r: (-r.tokens_per_s_gpu, r.gpus, order.get(r.precision, 99), r.tp, r.pp, r.ep))
+    return Plan(rows, rejected, skipped, estimate)
+
+
+def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, accounting, estimate, rejected):
+    links, _ = choose_links(hw, par)
+    base = layout_values(env.values, model, par, links, prec, accounting, env.pc)
+    w_gpu = float(q["weight_bytes_per_gpu"](base))
+    if w_gpu > hw.capacity:
+        rejected["weights do not fit"] += 1
+        return None
+    cv = dict(base, S=np.float64(ctx["S"]), c=np.float64(np.ravel(ctx["c"])[0]), d_h=np.float64(np.ravel(ctx["d_h"])[0]))
+    cap = float(q["capacity_batch_replica"](cv))
+    if not cap >= 1:
+        rejected["no sequence of the context fits"] += 1
+        return None
+    v = at_batch(cv, model, par, env.pc, accounting, batches)
+    t_bound = np.asarray(q["decode_time_bound"](v), dtype=float) * np.ones_like(batches)
+    t_serial = np.asarray(q["decode_time_serial"](v), dtype=float) * np.ones_like(batches)
+    t_use = t_bound if estimate == "bound" else t_serial
+    ok = batches <= cap
+    if latency is not None:
+        ok &= t_use <= latency
+    if not ok.any():
+        rejected["misses the latency target"] += 1
+        return None
+    i = int(np.flatnonzero(ok)[-1])
+    b = int(batches[i])
+    if b == int(batches[-1]):
+        limit = "batch"
+    elif b >= cap:
+        limit = "capacity"
+    else:
+        limit = "latency"
+    ledgers = [float(np.ravel(np.asarray(q[qid](v), dtype=float) * np.ones_like(batches))[i])
+               for qid in ("decode_time_compute_gpu", "decode_time_memory_gpu", "decode_time_comm")]
+    binds = "capacity" if limit == "capacity" else BINDS[int(np.argmax(ledgers))]
+    link_text = ", ".join(f"{g}: {c.tier} {c.name}" for g, c in links.items() if c.tier != "none") or "-"
+    t = float(t_use[i])
+    return PlanRow(name, par.tp, par.pp, par.ep, par.gpus, w_gpu, int(min(cap, 1e9)), b, limit, binds,
+                   float(t_bound[i]), float(t_serial[i]), ledgers[2], b / t, b / (t * par.gpus), link_text)
+
+
+@dataclass(frozen=True)
+class Point:
+    """The bounds of one layout at one workload point (for audits of published numbers and for ``plan``)."""
+
+    weights_fit: bool
+    capacity_batch: float  # sequences of the context one replica holds
+    time_bound: float  # s, strict lower bound of a decode round
+    time_serial: float  # s, serialized estimate
+    time_comm: float  # s, interconnect ledger of a decode round
+    prefill_bound: float  # s, strict lower bound of one prefill of ``prompt`` tokens (nan without a prompt)
+
+
+def point(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batch: float, context: float,
+          prompt: float | None = None, accounting: str = "seed") -> Point:
+    """Decode (and prefill) bounds of ``model`` on ``hw`` laid out as ``par`` at one batch and context."""
+    from genreport.model.evaluate import make_env
+
+    q = load()
+    env = make_env(hw, model, precision, accounting)
+    links, _ = choose_links(hw, par)
+    base = layout_values(env.values, model, par, links, precision, accounting, env.pc)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        ctx = env.at(context=float(context))
+        cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(ctx["c"])[0]),
+                  d_h=np.float64(np.ravel(ctx["d_h"])[0]))
+        w_gpu = float(q["weight_bytes_per_gpu"](base))
+        cap = float(q["capacity_batch_replica"](cv))
+        v = at_batch(cv, model, par, env.pc, accounting, float(batch))
+        pre = float(q["prefill_time_bound"](dict(base, T=np.float64(prompt)))) if prompt else math.nan
+        return Point(w_gpu <= hw.capacity, max(cap, 0.0), float(q["decode_time_bound"](v)),
+                     float(q["decode_time_serial"](v)), float(q["decode_time_comm"](v)), pre)
+
+
+def smallest(result: Plan) -> PlanRow | None:
+    """The layout with the fewest GPUs in a plan (then the most tokens/s per GPU): what page 1 names when the
+    model does not fit one card."""
+    if not result.rows:
+        return None
+    return min(result.rows, key=lambda r: (r.gpus, -r.tokens_per_s_gpu, r.pp, r.tp, r.ep))
+
+
+def scaling(model: Model, hw: Hardware, precision: Precision, batch: float, context: float,
+            degrees=(1, 2, 4, 8, 16, 32, 64), accounting: str = "seed") -> list[dict]:
+    """The decode round against the tensor-parallel degree: the three ledgers, the bound, the estimate, the rates.
+
+    One row per degree the model accepts (a divisor of the heads that splits the KV heads evenly); ``fits``
+    says whether the replica holds the weights and ``batch`` sequences of ``context``.  For the figure of
+    the time split into compute / HBM / interconnect against the GPU count.
+    """
+    from genreport.model.evaluate import make_env
+
+    q = load()
+    env = make_env(hw, model, precision, accounting)
+    ok = set(tp_choices(model, max(degrees)))
+    rows = []
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        ctx = env.at(context=float(context))
+        for tp in degrees:
+            if tp not in ok:
+                continue
+            par = Parallelism(tp=tp)
+            links, _ = choose_links(hw, par)
+            base = layout_values(env.values, model, par, links, precision, accounting, env.pc)
+            cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(ctx["c"])[0]),
+                      d_h=np.float64(np.ravel(ctx["d_h"])[0]))
+            v = at_batch(cv, model, par, env.pc, accounting, float(batch))
+            t = {qid: float(q[qid](v)) for qid in ("decode_time_compute_gpu", "decode_time_memory_gpu",
+                                                  "decode_time_comm", "decode_time_bound", "decode_time_serial")}
+            cap = float(q["capacity_batch_replica"](cv))
+            rows.append({"tp": tp, "gpus": tp, "compute": t["decode_time_compute_gpu"],
+                         "hbm": t["decode_time_memory_gpu"], "interconnect": t["decode_time_comm"],
+                         "bound": t["decode_time_bound"], "serial": t["decode_time_serial"],
+                         "tokens_per_s_replica": batch / t["decode_time_bound"],
+                         "tokens_per_s_gpu": batch / (t["decode_time_bound"] * tp),
+                         "tokens_per_s_gpu_serial": batch / (t["decode_time_serial"] * tp),
+                         "fits": bool(cap >= batch), "link": links["tp"].tier})
+    return rows
+
+
+def fit_map(model: Model, hw: Hardware, contexts, precisions=PLAN_PRECISIONS, batch: float = 1.0,
+            accounting: str = "seed") -> dict[str, list[float | None]]:
+    """Smallest tp x pp that holds ``batch`` sequences at each context, per weight precision the GPU computes.
+
+    For the fit map (minimum GPUs by context x precision); None where nothing up to 4096 GPUs fits.
+    """
+    from genreport.load.loader import _precision
+    from genreport.model.evaluate import make_env
+
+    q = load()
+    out: dict[str, list[float | None]] = {}
+    ctx = np.asarray(contexts, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for name in precisions:
+            prec = _precision(name)
+            if prec.compute not in hw.dense:
+                continue
+            env = make_env(hw, model, prec, accounting)
+            par = Parallelism()
+            links, _ = choose_links(hw, par)
+            base = layout_values(env.values, model, par, links, prec, accounting, env.pc)
+            c = np.asarray(env.at(context=ctx)["c"], dtype=float)[None, :]
+            gpus, _, _ = min_gpus_to_fit(q, dict(base, c=c), model, [batch], ctx, hw.capacity)
+            out[name] = [None if not np.isfinite(g) else float(g) for g in gpus[0]]
+    return out
+
+
+def spec_values(spec, accounting: str, batch=None) -> dict[str, float]:
+    """The parallel symbols' values of a report spec (one GPU when it has no ``parallelism``), for ``derive``.
+
+    Only the symbols the single-card inputs lack: degrees, links, expert counts, b_a, s_kv and the training split
+    of the spec's first recipe; at a batch, an MoE model's N_x is what that batch touches.
+    """
+    from genreport.model.evaluate import spec_env
+
+    par = spec.parallelism or Parallelism()
+    env = spec_env(spec, accounting)
+    links, _ = choose_links(spec.hardware, par)
+    recipe = spec.workloads.recipes[0] if spec.workloads.recipes else "bf16-grads"
+    values = layout_values(env.values, spec.model, par, links, spec.precision, accounting, env.pc, recipe)
+    if batch is not None:
+        values = at_batch(values, spec.model, par, env.pc, accounting, float(batch))
+    return {k: float(np.ravel(v)[0]) for k, v in values.items() if k not in env.values and k != "B"} | (
+        {"N_x": float(np.ravel(values["N_x"])[0])})
