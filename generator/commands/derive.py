@@ -15,12 +15,26 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import math
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from genreport.errors import Finding, SpecError
+from genreport.commands.derive_values import (  # noqa: F401 - re-exported
+    Numbers,
+    _branch_active,
+    _direction,
+    _err,
+    _evaluate,
+    _expansion_warning,
+    _fmt,
+    _indent,
+    _numeric,
+    _numeric_reason,
+    _own_value,
+    _plain,
+    _solution_lines,
+    _solution_numbers,
+    _sym,
+)
 from genreport.terminal import safe
 
 PARAM_OPTIONS = ("batch", "context", "tokens", "n", "m", "recipe")
@@ -67,19 +81,8 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _err(where: str, message: str, hint: str = "") -> SpecError:
-    return SpecError([Finding(where, 1, 1, "", message, hint)])
 
 
-@dataclass
-class Numbers:
-    """The spec's inputs at the workload point, and what a root needs to vary B or S."""
-
-    spec: object
-    env_obj: object  # genreport.model.evaluate.Env
-    values: dict
-    params: dict
-    overridden: set = field(default_factory=set)  # input symbols set with --at
 
 
 def main(argv: list[str]) -> int:
@@ -188,8 +191,6 @@ def _plain_lhs(lhs: str) -> str:
     return plain_name("", lhs) or lhs
 
 
-def _indent(text: str, n: int = 2) -> list[str]:
-    return [" " * n + line for line in text.splitlines()]
 
 
 def _guess_target(expr) -> str:
@@ -318,35 +319,8 @@ def _numbers_header(nums: Numbers, expr, qid: str) -> list[str]:
     return lines
 
 
-def _own_value(qid: str, nums: Numbers) -> tuple[float | None, str]:
-    """The value the report states at this point (the evaluation stage's rules: a numeric S* past a sliding
-    window, no negative capacity or crossover), and why there is none."""
-    from genreport.formulas.compiled import load
-    from genreport.model.evaluate import stated_value
-
-    q = load()
-    missing = [a for a in q[qid].fn_args if a not in nums.values]
-    if missing:
-        raise _err(nums.spec.file or "--spec", f"{qid} needs {', '.join(missing)}, which the spec does not give",
-                   "set " + " ".join(f"--at {m}=NUMBER" for m in missing))
-    return stated_value(q, nums.env_obj, qid, nums.values)
 
 
-def _fmt(v, unit: str, integer: str = "") -> str:
-    if v is None or not np.isfinite(v):
-        return "none (no finite value)"
-    v = float(v)
-    unit_text = "" if unit == "1" else f" {unit}"
-    s = f"{v:.6g}{unit_text}"
-    if unit in ("B/s", "FLOP/s", "B") and abs(v) >= 1e3:
-        from genreport.load.units import format_si
-
-        s += f" ({format_si(v, unit, digits=4)})"
-    if integer == "round" and abs(v) >= 1 and v != round(v):
-        s += f" (rounded: {round(v)})"
-    elif integer == "floor" and abs(v) >= 1 and v != math.floor(v):
-        s += f" (floor: {math.floor(v)})"
-    return s
 
 
 def _elasticity_lines(qid: str, nums: Numbers | None, variant: str) -> list[str]:
@@ -363,206 +337,21 @@ def _elasticity_lines(qid: str, nums: Numbers | None, variant: str) -> list[str]
 
 # ----------------------------------------------------------------------------------------------- solutions
 
-def _solution_lines(sol, label: str, qsym, fmt_eq, args, nums: Numbers | None, value, variant: str) -> list[str]:
-    from genreport.formulas import solve as so
-
-    lines = []
-    head = f"solved for {sol.target}" + (f", at {so.expr_text(qsym)} = {label}" if label else "")
-    if label:
-        lines.append(f"{head}:  {so.text(sol.lhs, sol.rhs)}")
-    else:
-        lines.append(head + ":")
-    notes = []
-    if sol.expanded:
-        notes.append(f"expanded c = 2 L H_kv d_h b_kv to reach {sol.target}")
-    if sol.floor_dropped:
-        notes.append("floor dropped: the root is where the integer steps")
-    if notes:
-        lines.append("  (" + "; ".join(notes) + ")")
-    if sol.note:
-        lines.append("  " + sol.note)
-        return lines
-    for br in sol.branches:
-        tag = f"[{br.label}] " if br.label else ""
-        if not br.roots:
-            lines.append(f"  {tag}{br.note}")
-        for root in br.roots:
-            eq = fmt_eq(sol.target, root, sol.names)
-            if tag and "\n" in eq:
-                lines.append(f"  {tag}")
-                lines += _indent(eq, 4)
-            else:
-                lines += _indent(tag + eq)
-            if not args.no_latex:
-                lines.append("  LaTeX: " + so.latex(sol.target, root, sol.names))
-    if nums is not None:
-        lines += _solution_numbers(sol, qsym, nums, value, variant)
-    return lines
 
 
-def _solution_numbers(sol, qsym, nums: Numbers, value, variant: str) -> list[str]:
-    from genreport.formulas import solve as so
-    from genreport.formulas.glossary import BY_NAME
-    from genreport.formulas.quantities import BY_ID
-
-    unit = BY_NAME[sol.target.name].unit
-    qunit = BY_ID[sol.qid].unit
-    vals = dict(nums.values)
-    if value is None:
-        own, why = _own_value(sol.qid, nums)
-        if own is None:
-            return [f"  with the spec: {so.expr_text(qsym)} has no value ({why}), so there is nothing to solve at "
-                    "the spec's point; give one with --at"]
-        vals[qsym.name] = own
-        lines = [f"  with the spec: {so.expr_text(qsym)} = {_fmt(own, qunit)} (the spec's own value)"]
-    else:
-        vexpr = so.value_expr(value, variant)
-        number = None if sol.target in vexpr.free_symbols else _evaluate(vexpr, vals)
-        shown = f" = {_fmt(number, qunit)}" if number is not None and value.text != f"{number:g}" else ""
-        lines = [f"  with the spec: {so.expr_text(qsym)} = {value.text}{shown}"]
-    found = []
-    why = _numeric_reason(sol, nums)
-    held = "  (closed form, holding N and c at the spec's point)" if why else ""
-    for br in sol.branches:
-        tag = f"[{br.label}] " if br.label else ""
-        for root in br.roots:
-            x = _evaluate(root, vals)
-            if x is None or not np.isfinite(x):
-                continue
-            if x <= 0:
-                lines.append(f"    {tag}{sol.target} = {x:.6g} is not positive: no {sol.target} reaches this value")
-                continue
-            if br.piece is not None and not _branch_active(br, sol.target, x, vals):
-                lines.append(f"    {tag}{sol.target} = {_fmt(x, unit)} is not valid: there the step is not "
-                             f"{br.label}")
-                continue
-            found.append(x)
-            lines.append(f"    {tag}{sol.target} = {_fmt(x, unit)}{_direction(sol, x, vals)}{held}")
-    warning = _expansion_warning(sol, nums)
-    if warning:
-        lines.append(warning)
-    if why or (not found and not warning):
-        reason = why or ("SymPy found no closed form" if not any(b.roots for b in sol.branches)
-                         else "no closed form gave a valid positive value")
-        roots = _numeric(sol, nums, vals)
-        for x in roots:
-            lines.append(f"    {sol.target} = {_fmt(x, unit)}  (numeric root: {reason})")
-        if not roots and not found and any(b.roots for b in sol.branches) and not why:
-            lines.append(f"    a numeric root search finds no positive {sol.target} either")
-        elif not roots:
-            lines.append(f"    no positive {sol.target} reaches this value (numeric root search: {reason})")
-    return lines
 
 
-def _evaluate(expr, vals: dict) -> float | None:
-    import sympy as sp
-
-    free = sorted(expr.free_symbols, key=lambda s: s.name)
-    missing = [s.name for s in free if s.name not in vals]
-    if missing:
-        return None
-    fn = sp.lambdify(free, expr, "numpy")
-    try:
-        with np.errstate(all="ignore"):
-            out = np.asarray(fn(*[vals[s.name] for s in free]), dtype=complex if expr.has(sp.sqrt) else float)
-    except (OverflowError, ZeroDivisionError):  # exact numbers past a float's range (1e300*1e300): no finite value
-        return None
-    if np.iscomplexobj(out):
-        if abs(out.imag) > 1e-9 * max(abs(out.real), 1.0):
-            return None
-        out = out.real
-    return float(out)
 
 
-def _branch_active(br, target, x: float, vals: dict) -> bool:
-    vals = {**vals, target.name: x}
-    p = [_evaluate(piece, vals) for piece in br.pieces]
-    mine = _evaluate(br.piece, vals)
-    if mine is None or any(v is None for v in p):
-        return True
-    best = max(p) if br.kind == "max" else min(p)
-    return abs(mine - best) <= 1e-9 * max(abs(best), 1e-300)
 
 
-def _direction(sol, x: float, vals: dict) -> str:
-    """For a dropped floor: on which side of the root the integer is at least the value."""
-    if not sol.floor_dropped:
-        return ""
-    import sympy as sp
-
-    d = sp.diff(sol.rhs, sol.target)
-    slope = _evaluate(d, {**vals, sol.target.name: x})
-    if slope is None or slope == 0:
-        return ""
-    side = "<=" if slope < 0 else ">="
-    return f"; {sol.qid} >= {_plain(sol.lhs)} while {sol.target} {side} {x:.6g}"
 
 
-def _plain(expr) -> str:
-    from genreport.formulas import solve as so
-
-    return so.expr_text(expr)
 
 
-def _numeric_reason(sol, nums: Numbers) -> str:
-    """Why the closed form does not hold for this model, if it does not: then a numeric root is sought."""
-    from genreport.formulas import architecture as arch
-
-    model = nums.spec.model
-    t = sol.target.name
-    if t == "B" and model.moe is not None and sol.rhs.has(_sym("N")):
-        return "mixture of experts: the parameters read, N, grow with the batch"
-    if t == "S" and arch.local_layers(model) and sol.rhs.has(_sym("c")) and "c" not in nums.overridden:
-        return "sliding-window layers: the KV bytes per token, c, shrink with the context"
-    return ""
 
 
-def _expansion_warning(sol, nums: Numbers) -> str:
-    """The expanded c = 2 L H_kv d_h b_kv against the model's own c (MLA and windows differ)."""
-    if "c" not in sol.expanded:
-        return ""
-    from genreport.formulas.memory import kv_bytes_per_token
-
-    formula = _evaluate(kv_bytes_per_token(), nums.values)
-    own = float(np.asarray(nums.values["c"]).ravel()[0])
-    if formula is None or abs(formula - own) <= 1e-9 * formula:
-        return ""
-    return (f"    note: this model caches c = {own:.6g} B/token, but 2 L H_kv d_h b_kv = {formula:.6g} "
-            f"(MLA latent or sliding windows); the values above use the formula")
 
 
-def _sym(name: str):
-    from genreport.formulas.glossary import sym
-
-    return sym(name)
 
 
-def _numeric(sol, nums: Numbers, vals: dict) -> list[float]:
-    """Bracketing roots of value - quantity, varying the target (B and S through the spec's model)."""
-    import sympy as sp
-    from genreport.formulas.solve import numeric_roots
-
-    eq = sol.rhs - sol.lhs
-    free = sorted(eq.free_symbols, key=lambda s: s.name)
-    if any(s.name not in vals and s != sol.target for s in free):
-        return []
-    fn = sp.lambdify(free, eq, "numpy")
-    t = sol.target.name
-    env_obj, params = nums.env_obj, nums.params
-
-    def inputs(x):
-        if t == "B":
-            env = env_obj.at(batch=x, context=params.get("context"))
-        elif t == "S":
-            env = env_obj.at(batch=params.get("batch"), context=x)
-        else:
-            env = {}
-        merged = {**vals, **{k: env[k] for k in ("N", "c") if k in env and k not in nums.overridden}}
-        merged[t] = x
-        return merged
-
-    def f(x):
-        v = inputs(np.asarray(x, dtype=float))
-        return fn(*[v[s.name] for s in free])
-
-    return numeric_roots(f)
