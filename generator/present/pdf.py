@@ -14,6 +14,9 @@ def prepare():
     for name in ("weasyprint", "fontTools"):
         logging.getLogger(name).setLevel(logging.ERROR)
     try:
+        from genreport.present import pangoffi
+
+        pangoffi.install()  # the same bindings without parsing their C declarations (see its docstring)
         import weasyprint
     except (ImportError, OSError) as exc:  # missing Pango/HarfBuzz shows up as OSError
         raise BuildError(f"PDF output needs WeasyPrint and its system libraries ({exc}); "
