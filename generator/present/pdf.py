@@ -41,3 +41,12 @@ def html_to_pdf(html: str, figures=None, timer=None) -> bytes:
     if timer:
         timer.lap("pdf-draw")
     return pdf
+
+
+def warm_up() -> None:
+    """Import WeasyPrint and print a small page, so fontconfig, Pango and the fonts are loaded (warm processes)."""
+    weasyprint = prepare()
+    html = ('<p style="font-family: DejaVu Sans">warm <b>bold</b> <i>italic</i> <code>mono</code></p>'
+            '<img src="data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHdpZHRoPSIx'
+            'MCIgaGVpZ2h0PSIxMCI+PHBhdGggZD0iTSAwIDAgTCAxMCAxMCIvPjwvc3ZnPg==">')
+    weasyprint.HTML(string=html, base_url=None).render().write_pdf(pdf_identifier=False)
