@@ -29,6 +29,7 @@ SUBCOMMANDS = {
     "list": "genreport.commands.listing",
     "audit": "genreport.commands.audit",
     "plan": "genreport.commands.plan",
+    "serve": "genreport.commands.serve",
 }
 
 DESCRIPTION = """\
@@ -40,6 +41,7 @@ Roofline reports for LLM workloads: what limits this model on this GPU, and what
   genreport derive critical_context --for W    closed forms, solved for any symbol
   genreport audit CLAIMS.csv                   published measurements against the physical bound
   genreport plan llama-3.1-70b --hardware h100-sxm   the multi-GPU layouts that fit, best tok/s per GPU first
+  genreport serve                              a warm process: builds on request, one per input line
   genreport sweep | diff | import-hf | calibrate | list | audit | plan   (see 'genreport COMMAND --help')
 """
 
