@@ -160,8 +160,10 @@ def _build_all(args, formats) -> int:
     out_root = Path(args.out)
     specs = [_resolve_spec(s, args.quiet) for s in args.specs]
     if args.watch:
+        from genreport.commands.serve import warm_up
         from genreport.commands.watch import watch
 
+        warm_up(pdf="pdf" in formats)  # the warm path of 'genreport serve': every rebuild is only its own work
         return watch(specs, lambda spec_path, force: _build_one(spec_path, args, formats, out_root, force))
     failures = 0
     progress = len(specs) > 1 and not args.quiet and sys.stderr.isatty()
