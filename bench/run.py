@@ -178,6 +178,8 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=5, help="rounds; each measures everything once (default 5)")
     ap.add_argument("--quick", action="store_true", help="3 rounds, no fresh clone, no watch loop")
     ap.add_argument("--no-sweep", action="store_true", help="skip the sweep benchmark")
+    ap.add_argument("--ablation", action="store_true",
+                    help="also a full report with each fast path turned off in turn (what each one gains)")
     args = ap.parse_args(argv)
     runs = 3 if args.quick else args.runs
     out = Path(tempfile.mkdtemp(prefix="genreport-bench-out-"))
@@ -194,6 +196,12 @@ def main(argv=None) -> int:
         ("yardstick", "yardstick: stock WeasyPrint, frozen 8B/H100 report", lambda: _run(YARDSTICK, env)),
         ("full", "full report, cold process (HTML+PDF+JSON)", lambda: _run([*base, "--force", "--timings"], env)),
     ]
+    if args.ablation:
+        for key, label, var in (("no-a", "  same, stock Pango import (prebuilt bindings off)", "GENREPORT_STOCK_PANGO"),
+                                ("no-c", "  same, printed in-process (PDF worker off)", "GENREPORT_PDF_WORKER"),
+                                ("no-svg", "  same, stock SVG path parsing (fastsvg off)", "GENREPORT_STOCK_SVG")):
+            e = dict(env, **{var: "0" if var == "GENREPORT_PDF_WORKER" else "1"})
+            measures.append((key, label, lambda e=e: _run([*base, "--force"], e)))
     if not args.quick:
         measures.append(("fresh", "first run on a fresh clone, empty cache", _fresh_clone(env)))
     measures += [

@@ -111,6 +111,9 @@ def main(argv: list[str] | None = None) -> int:
         print(safe(f"genreport: internal error: {type(exc).__name__}: {exc}. "
                    "Nothing was written. Rerun with --debug and report it."), file=sys.stderr)
         return 3
+    finally:
+        if "genreport.present.pdf" in sys.modules:  # a PDF worker a failed build did not use
+            sys.modules["genreport.present.pdf"].stop_worker()
 
 
 def _silence_stdout() -> None:
@@ -195,6 +198,10 @@ def _build_one(spec_path: Path, args, formats, out_root: Path, force: bool = Fal
             if not args.quiet:
                 print(safe(f"{out_root / current}: up to date"))
             return True, stamp_files(out_root, spec_path, formats, args.overrides, args.name) or [spec_path]
+    if "pdf" in formats:  # WeasyPrint loads in a forked worker while this process loads, evaluates and renders
+        from genreport.present.pdf import start_worker
+
+        start_worker()
     with recording() as read_log:
         spec = genreport.load_spec(spec_path, overrides=args.overrides, strict=args.strict)
     inputs = list(dict.fromkeys([*input_files(spec_path, spec), *map(Path, read_log)]))

@@ -41,12 +41,12 @@ def warm_up(pdf: bool = True) -> None:
     import genreport.present.render  # noqa: F401
     import genreport.write.build  # noqa: F401
     from genreport.present import mathsvg
+    from genreport.present import pdf as pdfstage
 
+    pdfstage.keep_in_process()
     compiled.load()
     mathsvg.warm_up()
     if pdf:
-        from genreport.present import pdf as pdfstage
-
         pdfstage.warm_up()
 
 
