@@ -181,7 +181,7 @@ def main(argv=None) -> int:
     ap.add_argument("--ablation", action="store_true",
                     help="also a full report with each fast path turned off in turn (what each one gains)")
     args = ap.parse_args(argv)
-    runs = 3 if args.quick else args.runs
+    runs = min(3, args.runs) if args.quick else args.runs
     out = Path(tempfile.mkdtemp(prefix="genreport-bench-out-"))
     env = dict(os.environ, PYTHONPATH=str(ROOT), SOURCE_DATE_EPOCH="0")
     env.setdefault("GENREPORT_CACHE", tempfile.mkdtemp(prefix="genreport-bench-warm-"))

@@ -98,7 +98,7 @@ def start_worker() -> bool:
 
 
 def stop_worker() -> None:
-    """End a worker that was not used (a build that failed or needed no PDF)."""
+    """End a worker that was not used (a build that failed or needed no PDF) and collect those that were."""
     global _worker
     worker, _worker = _worker, None
     if worker is not None:
@@ -110,7 +110,7 @@ def stop_worker() -> None:
             os.waitpid(worker.pid, 0)
         except (ProcessLookupError, ChildProcessError):
             pass
-    _reap()
+    _reap(block=True)
 
 
 def keep_in_process() -> None:
@@ -120,10 +120,11 @@ def keep_in_process() -> None:
     _in_process = True
 
 
-def _reap() -> None:
+def _reap(block: bool = False) -> None:
+    """Collect workers that have answered (``block``: wait for them to exit, so their resource use is counted)."""
     for pid in list(_finished):
         try:
-            done, _status = os.waitpid(pid, os.WNOHANG)
+            done, _status = os.waitpid(pid, 0 if block else os.WNOHANG)
         except ChildProcessError:
             done = pid
         if done:
