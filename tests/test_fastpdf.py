@@ -1,7 +1,8 @@
 """The PDF fast paths (prebuilt Pango bindings, fast SVG paths, cached formula drawings) give stock WeasyPrint's bytes.
 
 Each committed report's HTML is printed twice in fresh processes: once by genreport's PDF stage with every fast
-path on, once by plain WeasyPrint with every one of them off. The two PDFs must be the same bytes.
+path on (the first one by the PDF worker process), once by plain WeasyPrint with every one of them off. The two
+PDFs must be the same bytes.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ FAST = """
 import hashlib, sys
 from pathlib import Path
 from genreport.present import pangoffi, pdf
+assert pdf.start_worker()  # the first report is printed by the worker process, the others in this one
 for name in sys.argv[1:]:
     html = Path(name).read_text(encoding="utf-8")
     print(hashlib.sha256(pdf.html_to_pdf(html)).hexdigest())
@@ -88,3 +90,47 @@ def test_other_weasyprint_declarations_fall_back_to_the_stock_import():
     p = subprocess.run([sys.executable, "-c", CHECK_FALLBACK], capture_output=True, text=True, cwd=ROOT)
     assert p.returncode == 0, p.stderr
     assert p.stdout.split() == ["False", "cffi.api"]
+
+
+WORKER_FAILS = """
+import os, signal
+from genreport.present import pdf
+html = "<h1>Title</h1><p>text</p>"
+assert pdf.start_worker()
+os.kill(pdf._worker.pid, signal.SIGKILL)  # the worker dies before it is sent anything
+first = pdf.html_to_pdf(html)
+assert pdf._worker is None
+print(first == pdf.html_to_pdf(html), first[:5])
+"""
+
+UNUSED_WORKER = """
+import os
+from genreport.commands import cli
+from genreport.present import pdf
+started = []
+real = pdf.start_worker
+pdf.start_worker = lambda: started.append(real()) or started[-1]
+code = cli.main(["specs/no-such-spec.yaml", "-o", os.environ["OUT"]])
+assert started == [True], started
+try:
+    os.waitpid(-1, os.WNOHANG)
+    left = "a child process is left"
+except ChildProcessError:
+    left = "none left"
+print(code, left, pdf._worker)
+"""
+
+
+def test_a_failed_worker_leaves_the_printing_to_the_build(tmp_path):
+    env = dict(os.environ, SOURCE_DATE_EPOCH="0", GENREPORT_CACHE=str(tmp_path))
+    p = subprocess.run([sys.executable, "-c", WORKER_FAILS], capture_output=True, text=True, cwd=ROOT, env=env)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["True", "b'%PDF-'"]
+
+
+def test_a_build_that_fails_ends_its_worker(tmp_path):
+    env = dict(os.environ, OUT=str(tmp_path / "out"), GENREPORT_CACHE=str(tmp_path))
+    p = subprocess.run([sys.executable, "-c", UNUSED_WORKER], capture_output=True, text=True, cwd=ROOT, env=env)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["1", "none", "left", "None"]
+    assert not (tmp_path / "out").exists()
