@@ -19,17 +19,6 @@ pytest.importorskip("weasyprint")
 ROOT = Path(__file__).resolve().parents[1]
 REPORTS = sorted(p.parent.name for p in (ROOT / "out").glob("*/report.html"))
 
-FAST = """
-import hashlib, sys
-from pathlib import Path
-from genreport.present import pangoffi, pdf
-assert pdf.start_worker()  # the first report is printed by the worker process, the others in this one
-for name in sys.argv[1:]:
-    html = Path(name).read_text(encoding="utf-8")
-    print(hashlib.sha256(pdf.html_to_pdf(html)).hexdigest())
-print("prebuilt" if pangoffi.used() else "stock")
-"""
-
 STOCK = """
 import hashlib, os, sys
 from pathlib import Path
@@ -43,27 +32,66 @@ for name in sys.argv[1:]:
 STOCK_ENV = {"GENREPORT_STOCK_PANGO": "1", "GENREPORT_STOCK_SVG": "1", "GENREPORT_STOCK_MATHOPS": "1"}
 
 
-def _start(code: str, env: dict, cache: Path) -> subprocess.Popen:
-    e = {k: v for k, v in os.environ.items() if k not in STOCK_ENV}
-    e.update(env, SOURCE_DATE_EPOCH="0", GENREPORT_CACHE=str(cache))
+def _stock_prints(tmp_path: Path) -> subprocess.Popen:
+    """Plain WeasyPrint, every fast path off, printing each committed report's HTML; one digest a line."""
+    e = {k: v for k, v in os.environ.items() if not k.startswith("GENREPORT_")}
+    e.update(STOCK_ENV, SOURCE_DATE_EPOCH="0", GENREPORT_CACHE=str(tmp_path / "stock-cache"))
     files = [str(ROOT / "out" / name / "report.html") for name in REPORTS]
-    return subprocess.Popen([sys.executable, "-c", code, *files], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-c", STOCK, *files], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=e, cwd=ROOT)
 
 
-def _lines(p: subprocess.Popen) -> list[str]:
-    out, err = p.communicate(timeout=600)
-    assert p.returncode == 0, err
-    return out.split()
+def _build(args: list[str], cache: Path, out: Path, **env) -> str:
+    e = {k: v for k, v in os.environ.items() if not k.startswith("GENREPORT_")}
+    e.update(env, SOURCE_DATE_EPOCH="0", GENREPORT_CACHE=str(cache))
+    p = subprocess.run([sys.executable, "-m", "genreport", *args, "-o", str(out), "--timings", "-q"],
+                       capture_output=True, text=True, env=e, cwd=ROOT, timeout=600)
+    assert p.returncode == 0, p.stderr
+    return p.stderr
 
 
 def test_fast_and_stock_pdfs_of_the_committed_reports_are_the_same_bytes(tmp_path):
+    """Every PDF path of a build against plain WeasyPrint: the worker without an early layout (first build, no
+    figure sizes known), early layouts in this process (the other specs of the same command) and on the worker
+    (a second command)."""
     assert len(REPORTS) >= 4
-    fast = _start(FAST, {}, tmp_path / "cache")  # the two run side by side
-    stock = _start(STOCK, STOCK_ENV, tmp_path / "stock-cache")
-    fast_lines, stock_lines = _lines(fast), _lines(stock)
-    assert fast_lines[-1] == "prebuilt", "the prebuilt Pango bindings were not used: regenerate them"
-    assert fast_lines[:-1] == stock_lines, dict(zip(REPORTS, zip(fast_lines, stock_lines, strict=False), strict=False))
+    stock = _stock_prints(tmp_path)  # side by side with the builds
+    cache, out = tmp_path / "cache", tmp_path / "out"
+    first = _build([f"specs/{name}.yaml" for name in REPORTS], cache, out)
+    again = _build([f"specs/{REPORTS[0]}.yaml", "--force"], cache, tmp_path / "again")
+    out_stock, err = stock.communicate(timeout=600)
+    assert stock.returncode == 0, err
+    stock_digests = dict(zip(REPORTS, out_stock.split(), strict=True))
+    timings = first.strip().splitlines()
+    assert len(timings) == len(REPORTS)
+    assert "pdf-early-layout" not in timings[0] and all("pdf-early-layout" in t for t in timings[1:]), first
+    assert "pdf-early-layout" in again and "pdf-wait" in again, again  # the worker, from its early layout
+    import hashlib
+
+    for folder in (out, tmp_path / "again"):
+        for name in REPORTS if folder == out else REPORTS[:1]:
+            built = folder / name
+            assert (built / "report.html").read_bytes() == (ROOT / "out" / name / "report.html").read_bytes(), \
+                f"out/{name} is not what this code builds (tests/test_golden.py says more)"
+            assert hashlib.sha256((built / "report.pdf").read_bytes()).hexdigest() == stock_digests[name], \
+                f"{folder.name}/{name}/report.pdf differs from stock WeasyPrint's"
+
+
+def test_an_early_layout_that_does_not_fit_is_redone(tmp_path):
+    """A remembered figure size that is wrong: the pages are laid out again, and the PDF is still the same."""
+    import json
+
+    cache = tmp_path / "cache"
+    _build(["specs/llama8b-h100.yaml", "--format", "html,pdf"], cache, tmp_path / "a", GENREPORT_PDF_WORKER="0")
+    sizes = json.loads((cache / "figure-sizes.json").read_text())
+    name = sorted(sizes)[0]
+    sizes[name] = ["400pt", "300pt", "0 0 400 300"]
+    (cache / "figure-sizes.json").write_text(json.dumps(sizes))
+    err = _build(["specs/llama8b-h100.yaml", "--format", "html,pdf"], cache, tmp_path / "b", GENREPORT_PDF_WORKER="0")
+    assert "pdf-early-layout" not in err, err
+    assert (tmp_path / "b" / "llama8b-h100" / "report.pdf").read_bytes() == \
+        (tmp_path / "a" / "llama8b-h100" / "report.pdf").read_bytes()
+    assert json.loads((cache / "figure-sizes.json").read_text())[name] != sizes[name]  # corrected
 
 
 def test_prebuilt_bindings_are_current_for_the_pinned_weasyprint():

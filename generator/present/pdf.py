@@ -5,28 +5,187 @@ A one-off build can print in a worker process forked as soon as the command line
 then prints the HTML it is sent with the very code a build without it runs (:func:`html_to_pdf`), so the bytes
 are the same. If the worker cannot be started or fails in any way, the build prints in its own process.
 Warm processes (``genreport serve``, ``--watch``) print in their own process, WeasyPrint already loaded.
+
+Early layout: the figures are drawn in another process while the HTML is written, and laying out the pages
+needs only each figure's size, not its drawing. So :func:`prepare` lays out the HTML at once with a blank
+stand-in of the right size for each figure (sizes remembered from the last build, in the cache folder: data
+only), on the worker or in this process, while the figures are still being drawn; :func:`html_to_pdf` then puts
+the real drawings in place of the stand-ins and paints the pages. It does so only when the final HTML is exactly
+the early one with the figures in place and every figure's size (width, height, viewBox, as WeasyPrint reads
+them) is the stand-in's; otherwise the pages are laid out again from the final HTML. Either way the bytes are
+those of WeasyPrint printing the final HTML (``tests/test_fastpdf.py``). ``GENREPORT_EARLY_LAYOUT=0`` turns
+it off.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import os
+import re
 import struct
 import sys
+import time
 
 from genreport.errors import BuildError
 
 _worker = None
 _in_process = False  # warm processes print in their own process
 _finished: list[int] = []  # workers that have answered, to be reaped
+_early: dict | None = None  # the early layout of this process: html (with marks), plan, document, seconds
+_used_early = False  # whether the last PDF printed here was painted from its early layout
+_sizes: dict[str, list[str]] | None = None  # figure name -> [width, height, viewBox] of its last drawing
+_SIZE_VALUE = re.compile(r"[0-9][0-9.]*(pt|px|mm|cm|in)?|[-0-9. ]+")  # nothing that could leave an attribute
 
 
-def prepare():
-    """Import WeasyPrint and set it up; returns the module (None while a PDF worker does that instead)."""
+def prepare(html: str | None = None, marks: dict[str, str] | None = None):
+    """Import WeasyPrint and set it up; returns the module (None while a PDF worker does that instead).
+
+    Given the report's ``html`` with a placeholder ``marks[name]`` where each figure's data URI goes, also
+    start laying it out (see the module's docstring).
+    """
+    plan = _plan(marks) if html is not None and marks else None
     if _worker is not None:
+        if plan:
+            _worker.layout(html, plan)
         return None
-    return _import()
+    weasyprint = _import()
+    if plan:
+        _layout_early(html, plan)
+    return weasyprint
+
+
+def _plan(marks: dict[str, str]) -> dict | None:
+    """name -> (mark, stand-in data URI, size) when every figure's size is known from a previous build."""
+    if os.environ.get("GENREPORT_EARLY_LAYOUT") == "0":
+        return None
+    sizes = _known_sizes()
+    if not all(name in sizes for name in marks):
+        return None
+    plan = {}
+    for name, mark in marks.items():
+        w, h, vb = sizes[name]
+        blank = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="{vb}" '
+                 f'id="genreport-stand-in-{name}"></svg>').encode()
+        plan[name] = [mark, _data_uri(blank), [w, h, vb]]
+    return plan
+
+
+def _data_uri(svg: bytes) -> str:
+    """As the render stage writes a figure; checked, not assumed (see :func:`_from_early`)."""
+    return "data:image/svg+xml;base64," + base64.b64encode(svg).decode()
+
+
+def _layout_early(html: str, plan: dict) -> None:
+    global _early
+    t = time.perf_counter()
+    early = html
+    for mark, uri, _size in plan.values():
+        early = early.replace(mark, uri)
+    import weasyprint
+
+    try:
+        document = weasyprint.HTML(string=early, base_url=None).render()
+    except Exception:  # noqa: BLE001 - the final HTML is laid out again and any error shows there
+        _early = None
+        return
+    _early = {"html": html, "plan": plan, "document": document, "seconds": time.perf_counter() - t}
+
+
+def _from_early(html: str, figures: dict[str, bytes] | None):
+    """The early layout with the real figures in place, or None where it is not exactly the final HTML's."""
+    global _early
+    early, _early = _early, None
+    if early is None or not figures or set(figures) != set(early["plan"]):
+        return None
+    expected = early["html"]
+    for name, (mark, _uri, _size) in early["plan"].items():
+        expected = expected.replace(mark, _data_uri(figures[name]))
+    if expected != html:
+        return None
+    from weasyprint.formatting_structure.boxes import ReplacedBox
+    from weasyprint.images import ElementTree, SVGImage
+
+    stand_ins = {uri: name for name, (_mark, uri, _size) in early["plan"].items()}
+    real = {}
+    for page in early["document"].pages:
+        for box in page._page_box.descendants():
+            if not isinstance(box, ReplacedBox) or not isinstance(box.replacement, SVGImage):
+                continue
+            name = stand_ins.get(box.replacement._base_url)
+            if name is None:
+                continue
+            if name not in real:
+                old = box.replacement
+                try:
+                    image = SVGImage(ElementTree.fromstring(figures[name]), _data_uri(figures[name]),
+                                     old._url_fetcher, old._context)
+                except Exception:  # noqa: BLE001
+                    return None
+                if _size_of(image) != _size_of(old):
+                    return None
+                real[name] = image
+            box.replacement = real[name]
+    return early["document"]
+
+
+def _size_of(image) -> tuple:
+    tree = image._svg.tree
+    return tree.get("width"), tree.get("height"), image._svg.get_viewbox()
+
+
+def _known_sizes() -> dict[str, list[str]]:
+    global _sizes
+    if _sizes is None:
+        from genreport.fileio import ReadError, read_regular
+
+        try:
+            data = json.loads(read_regular(_sizes_file(), 100_000))
+        except (ReadError, ValueError):
+            data = {}
+        _sizes = {k: v for k, v in data.items() if _valid_size(v)} if isinstance(data, dict) else {}
+    return _sizes
+
+
+def _valid_size(v) -> bool:
+    return (isinstance(v, list) and len(v) == 3 and all(isinstance(x, str) and len(x) < 64 for x in v)
+            and all(_SIZE_VALUE.fullmatch(x) for x in v))
+
+
+def _sizes_file():
+    from genreport.paths import cache_dir
+
+    return cache_dir() / "figure-sizes.json"
+
+
+_ROOT = re.compile(rb"<svg\b([^>]*)>")
+_ATTR = re.compile(r'\s(width|height|viewBox)="([^"]*)"')
+
+
+def _remember_sizes(figures: dict[str, bytes] | None) -> None:
+    """Note each figure's size for the next build's early layout (in memory and in the cache folder)."""
+    if not figures:
+        return
+    sizes = dict(_known_sizes())
+    for name, svg in figures.items():
+        m = _ROOT.search(svg[:4096])
+        attrs = dict(_ATTR.findall(m.group(1).decode("utf-8", "replace"))) if m else {}
+        value = [attrs.get("width", ""), attrs.get("height", ""), attrs.get("viewBox", "")]
+        if _valid_size(value) and all(value):
+            sizes[name] = value
+        else:
+            sizes.pop(name, None)
+    if sizes != _known_sizes():
+        _known_sizes().clear()
+        _known_sizes().update(sizes)
+        from genreport.errors import BuildError as WriteFailed
+        from genreport.fileio import write_file
+
+        try:
+            write_file(_sizes_file(), json.dumps(sizes, sort_keys=True).encode())
+        except WriteFailed:
+            pass  # no early layout next time, nothing else
 
 
 def _import():
@@ -54,19 +213,30 @@ def html_to_pdf(html: str, figures=None, timer=None) -> bytes:
     With a ``timer``, its laps are ``pdf-layout`` (WeasyPrint's cascade and pagination) and ``pdf-draw``
     (painting pages, images and fonts into the file).
     """
-    global _worker
+    global _worker, _used_early
     if _worker is not None:
         worker, _worker = _worker, None  # one document per worker: a second build prints here
-        pdf = worker.render(html, timer)
+        pdf = worker.render(html, figures, timer)
         if pdf is not None:
+            _used_early = worker.used_early
+            _remember_sizes(figures)
             return pdf
     weasyprint = _import()
-    document = weasyprint.HTML(string=html, base_url=None).render()
+    early = _early
+    document = _from_early(html, figures)
+    if timer and early is not None and document is not None:  # it ran inside the render stage's 'pdf-import' lap
+        moved = min(early["seconds"], timer.t.get("pdf-import", 0.0))
+        timer.t["pdf-import"] = timer.t.get("pdf-import", 0.0) - moved
+        timer.t["pdf-early-layout"] = moved
+    _used_early = document is not None
+    if document is None:
+        document = weasyprint.HTML(string=html, base_url=None).render()
     if timer:
         timer.lap("pdf-layout")
     pdf = document.write_pdf(pdf_identifier=False)
     if timer:
         timer.lap("pdf-draw")
+    _remember_sizes(figures)
     return pdf
 
 
@@ -162,6 +332,7 @@ class _Worker:
     def __init__(self):
         requests, self._to = os.pipe()
         self._from, replies = os.pipe()
+        self.used_early = False
         self.pid = os.fork()
         if self.pid == 0:  # the worker
             code = 1
@@ -175,13 +346,23 @@ class _Worker:
         os.close(requests)
         os.close(replies)
 
-    def render(self, html: str, timer=None) -> bytes | None:
-        """The PDF of ``html``, or None if the worker failed (the caller then prints it itself)."""
-        import time
-
-        t = time.perf_counter()
+    def layout(self, html: str, plan: dict) -> None:
+        """Have the worker start laying out ``html`` with the figures' stand-ins (it answers nothing)."""
         try:
+            _send(self._to, json.dumps({"kind": "layout", "plan": plan}).encode())
             _send(self._to, html.encode("utf-8"))
+        except OSError:
+            pass  # a dead worker: render() finds out and the build prints itself
+
+    def render(self, html: str, figures: dict[str, bytes] | None = None, timer=None) -> bytes | None:
+        """The PDF of ``html``, or None if the worker failed (the caller then prints it itself)."""
+        t = time.perf_counter()
+        names = sorted(figures or {})
+        try:
+            _send(self._to, json.dumps({"kind": "print", "figures": names}).encode())
+            _send(self._to, html.encode("utf-8"))
+            for name in names:
+                _send(self._to, figures[name])
             meta = _receive(self._from)
             pdf = _receive(self._from)
         except OSError:
@@ -192,6 +373,7 @@ class _Worker:
         laps = json.loads(meta)
         if not laps.get("ok"):
             return None
+        self.used_early = bool(laps.get("early"))
         if timer:
             timer.lap("pdf-draw")  # all the time waited, split below as the worker measured it
             waited = time.perf_counter() - t
@@ -199,6 +381,8 @@ class _Worker:
             timer.t["pdf-draw"] -= layout
             timer.t["pdf-layout"] = timer.t.get("pdf-layout", 0.0) + layout
             timer.t["pdf-wait"] = max(0.0, waited - laps["layout"] - laps["draw"])
+            if laps.get("early"):
+                timer.t["pdf-early-layout"] = laps["early"]
         return pdf
 
     def close(self) -> None:
@@ -223,10 +407,25 @@ def _child(requests: int, replies: int) -> None:
         _import()
     except BaseException:  # noqa: BLE001
         pass
-    html = _receive(requests)
-    if html is None:
-        return
-    import time
+    while True:
+        head = _receive(requests)
+        html = _receive(requests)
+        if head is None or html is None:
+            return
+        request = json.loads(head)
+        if request["kind"] == "layout":
+            try:
+                _layout_early(html.decode("utf-8"), request["plan"])
+            except BaseException:  # noqa: BLE001 - laid out again from the final HTML
+                pass
+            continue
+        figures = {}
+        for name in request["figures"]:
+            data = _receive(requests)
+            if data is None:
+                return
+            figures[name] = data
+        break
 
     class Laps:
         def __init__(self):
@@ -238,9 +437,11 @@ def _child(requests: int, replies: int) -> None:
             self._last = now
 
     laps = Laps()
+    early = _early["seconds"] if _early else 0.0
     try:
-        pdf = html_to_pdf(html.decode("utf-8"), timer=laps)
-        meta = {"ok": True, "layout": laps.t["pdf-layout"], "draw": laps.t["pdf-draw"]}
+        pdf = html_to_pdf(html.decode("utf-8"), figures or None, timer=laps)
+        meta = {"ok": True, "layout": laps.t["pdf-layout"], "draw": laps.t["pdf-draw"],
+                "early": early if _used_early else 0.0}
     except BaseException:  # noqa: BLE001 - the build prints it again in its own process and reports the error
         pdf, meta = b"", {"ok": False}
     _send(replies, json.dumps(meta).encode())
