@@ -199,8 +199,9 @@ def main(argv=None) -> int:
     if args.ablation:
         for key, label, var in (("no-a", "  same, stock Pango import (prebuilt bindings off)", "GENREPORT_STOCK_PANGO"),
                                 ("no-c", "  same, printed in-process (PDF worker off)", "GENREPORT_PDF_WORKER"),
+                                ("no-early", "  same, no early layout", "GENREPORT_EARLY_LAYOUT"),
                                 ("no-svg", "  same, stock SVG path parsing (fastsvg off)", "GENREPORT_STOCK_SVG")):
-            e = dict(env, **{var: "0" if var == "GENREPORT_PDF_WORKER" else "1"})
+            e = dict(env, **{var: "0" if var in ("GENREPORT_PDF_WORKER", "GENREPORT_EARLY_LAYOUT") else "1"})
             measures.append((key, label, lambda e=e: _run([*base, "--force"], e)))
     if not args.quick:
         measures.append(("fresh", "first run on a fresh clone, empty cache", _fresh_clone(env)))
