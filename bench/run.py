@@ -14,7 +14,9 @@ and the medians printed:
     (no bytecode yet), an empty ``GENREPORT_CACHE`` and a new output folder;
   * JSON only; a rebuild when nothing changed;
   * warm rebuilds: a ``genreport serve`` request, and a ``--watch`` edit saved -> report rebuilt;
-  * peak RSS of each (the largest single process: the build or its figure process);
+  * peak RSS of each (the largest single process: the build, its figure process or its PDF worker);
+  * CPU seconds of each (all its processes), also as a ratio: steadier than wall time on a busy machine, but
+    blind to what runs in parallel;
   * the per-stage breakdown of the last full build (genreport --timings);
   * sweep throughput (bench/sweep_bench.py).
 Uses only the standard library, git and the project itself.
@@ -75,14 +77,24 @@ def _run(args: list[str], env: dict, cwd: Path = ROOT) -> tuple[float, float, st
         "t = time.perf_counter();"
         "p = subprocess.run(sys.argv[1:], capture_output=True, text=True);"
         "w = time.perf_counter() - t;"
-        "rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024;"
-        "sys.stdout.write(f'{w} {rss} {p.returncode}\\n'); sys.stderr.write(p.stderr)"
+        "u = resource.getrusage(resource.RUSAGE_CHILDREN);"
+        "rss = u.ru_maxrss / 1024;"
+        "sys.stdout.write(f'{w} {rss} {p.returncode} {u.ru_utime + u.ru_stime}\\n'); sys.stderr.write(p.stderr)"
     )
     p = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, env=env, cwd=cwd)
-    wall, rss, rc = p.stdout.split()
+    wall, rss, rc, cpu = p.stdout.split()
     if rc != "0":
         raise SystemExit(f"failed: {' '.join(args)}\n{p.stderr}")
-    return float(wall), float(rss), p.stderr
+    return float(wall), float(rss), p.stderr, float(cpu)
+
+
+def _cpu_s(pid: int) -> float:
+    """CPU seconds of a running process and its collected children (Linux), NaN elsewhere."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return float("nan")
 
 
 def _peak_rss_mb(pid: int) -> float:
@@ -113,15 +125,15 @@ class Server:
                                      stderr=subprocess.DEVNULL, text=True, env=env, cwd=ROOT)
         assert json.loads(self.proc.stdout.readline())["ready"]
 
-    def __call__(self) -> tuple[float, float, str]:
-        t = time.perf_counter()
+    def __call__(self) -> tuple[float, float, str, float]:
+        t, cpu = time.perf_counter(), _cpu_s(self.proc.pid)
         self.proc.stdin.write(f"{SPEC} -o {self.out} -q --force\n")
         self.proc.stdin.flush()
         answer = json.loads(self.proc.stdout.readline())
         wall = time.perf_counter() - t
         if answer["status"]:
             raise SystemExit(f"genreport serve: {answer}")
-        return wall, _peak_rss_mb(self.proc.pid), ""
+        return wall, _peak_rss_mb(self.proc.pid), "", _cpu_s(self.proc.pid) - cpu
 
     def close(self) -> None:
         self.proc.stdin.close()
@@ -142,16 +154,16 @@ class Watcher:
                                          stderr=err, env=env, cwd=ROOT)
         _wait_for(lambda: "watching" in self.log.read_text())
 
-    def __call__(self) -> tuple[float, float, str]:
+    def __call__(self) -> tuple[float, float, str, float]:
         self.edits += 1
         lines = self.spec.read_text().splitlines(keepends=True)
         at = next(k for k, line in enumerate(lines) if line.startswith("title:"))
         lines[at] = f"title: benchmark edit {self.edits}\n"
         done = self.log.read_text().count(" done in ")
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), _cpu_s(self.proc.pid)
         self.spec.write_text("".join(lines))
         _wait_for(lambda: self.log.read_text().count(" done in ") > done, step=0.01)
-        return time.perf_counter() - t, _peak_rss_mb(self.proc.pid), ""
+        return time.perf_counter() - t, _peak_rss_mb(self.proc.pid), "", _cpu_s(self.proc.pid) - cpu
 
     def close(self) -> None:
         self.proc.send_signal(signal.SIGINT)
@@ -160,7 +172,7 @@ class Watcher:
 
 def _fresh_clone(env: dict):
     """A measurement of the first run on a fresh clone: clone (untimed), then time one full build from it."""
-    def once() -> tuple[float, float, str]:
+    def once() -> tuple[float, float, str, float]:
         work = Path(tempfile.mkdtemp(prefix="genreport-bench-clone-"))
         try:
             subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(ROOT), str(work / "clone")], check=True)
@@ -217,7 +229,7 @@ def main(argv=None) -> int:
         watcher = Watcher(env, Path(tempfile.mkdtemp(prefix="genreport-bench-watch-out-")))
         closers.append(watcher.close)
         measures.append(("watch", "warm: --watch, edit saved -> full report", watcher))
-    results: dict[str, list[tuple[float, float, str]]] = {key: [] for key, _label, _fn in measures}
+    results: dict[str, list[tuple[float, float, str, float]]] = {key: [] for key, _label, _fn in measures}
     try:
         for _ in range(runs):
             for key, _label, fn in measures:
@@ -226,17 +238,20 @@ def main(argv=None) -> int:
         for close in closers:
             close()
 
-    yard = statistics.median(w for w, _r, _e in results["yardstick"])
-    print(f"{'what':52s} {'median':>8s} {'x yard':>7s} {'target':>7s} {'peak RSS':>9s}")
+    yard = statistics.median(w for w, _r, _e, _c in results["yardstick"])
+    yard_cpu = statistics.median(c for _w, _r, _e, c in results["yardstick"])
+    print(f"{'what':52s} {'median':>8s} {'x yard':>7s} {'target':>7s} {'peak RSS':>9s} {'CPU':>7s} {'x yard':>7s}")
     for key, label, _fn in measures:
-        walls = [w for w, _r, _e in results[key]]
-        wall, rss = statistics.median(walls), max(r for _w, r, _e in results[key])
+        walls = [w for w, _r, _e, _c in results[key]]
+        wall, rss = statistics.median(walls), max(r for _w, r, _e, _c in results[key])
+        cpu = statistics.median(c for _w, _r, _e, c in results[key])
         ratio = wall / yard
         target = TARGETS.get(key)
         verdict = "" if target is None else ("  ok" if ratio <= target else "  misses")
         tgt = f"{target:.2f}x" if target else ""
         flag = " (over 300 MB)" if rss > RSS_MB else ""
-        print(f"{label:52s} {wall:7.2f}s {ratio:6.2f}x {tgt:>7s} {rss:6.0f} MB{verdict}{flag}")
+        print(f"{label:52s} {wall:7.2f}s {ratio:6.2f}x {tgt:>7s} {rss:6.0f} MB {cpu:6.2f}s {cpu / yard_cpu:6.2f}x"
+              f"{verdict}{flag}")
         if key == "full":
             print(f"{'':52s} (each: {', '.join(f'{w:.2f}' for w in walls)})")
     for key in ("full", "fresh"):

@@ -1,4 +1,4 @@
-"""The PDF fast paths (prebuilt Pango bindings, fast SVG paths, cached formula drawings) give stock WeasyPrint's bytes.
+"""The PDF fast paths (prebuilt Pango bindings, fast SVG paths, PDF worker, early layout) give stock WeasyPrint's bytes.
 
 Each committed report's HTML is printed twice in fresh processes: once by genreport's PDF stage with every fast
 path on (the first one by the PDF worker process), once by plain WeasyPrint with every one of them off. The two
@@ -29,7 +29,7 @@ for name in sys.argv[1:]:
     print(hashlib.sha256(pdf).hexdigest())
 """
 
-STOCK_ENV = {"GENREPORT_STOCK_PANGO": "1", "GENREPORT_STOCK_SVG": "1", "GENREPORT_STOCK_MATHOPS": "1"}
+STOCK_ENV = {"GENREPORT_STOCK_PANGO": "1", "GENREPORT_STOCK_SVG": "1"}
 
 
 def _stock_prints(tmp_path: Path) -> subprocess.Popen:
