@@ -53,3 +53,15 @@ def test_other_versions_or_fonts_are_not_served(tmp_path):
     other.write_bytes(b"not the font")
     assert mathship.lookup(table["ziamath"], str(other), size, inline, tex) is None
     assert mathship.lookup(table["ziamath"], FONT, size, inline, tex + " ") is None
+
+
+def test_shipped_figure_sizes_are_the_built_in_figures():
+    """A first build lays its pages out early with these sizes (genreport.present.pdf); stale ones only cost time."""
+    import json
+
+    from genreport.present import pdf
+
+    mathship.used_formulas()
+    assert len(mathship._FIGURES) >= 6
+    assert json.loads(open(pdf.SHIPPED_SIZES).read()) == pdf.sizes_of(mathship._FIGURES), \
+        "regenerate: python -m genreport.present.mathship"

@@ -7,7 +7,8 @@ DejaVu Math TeX Gyre font: data only (SVG text and a baseline offset), read thro
 entry is used only when ziamath's version and the SHA-256 of the math font file on this machine are the ones it
 was rendered with, so it is the very SVG this machine would draw; anything else (another report's formulas,
 another font or ziamath) is rendered as before. ``python -m genreport.present.mathship`` regenerates it after
-a change of formulas or templates (``--check`` exits 1 when it lacks a formula of a built-in report).
+a change of formulas or templates (and ``figure_sizes.json``, the built-in figures' sizes for a first build's
+early layout, see :mod:`genreport.present.pdf`) (``--check`` exits 1 when it lacks a formula of a built-in report).
 """
 
 from __future__ import annotations
@@ -81,10 +82,18 @@ def used_formulas() -> list[tuple[str, float, bool]]:
         seen.setdefault((tex, size, inline), None)
         return real(tex, size, inline)
 
+    figures: dict[str, bytes] = {}
     with mock.patch.object(mathsvg, "svg", record):
         for spec in sorted(specs_dir().glob("*.yaml")):
-            build(spec, formats=("html",))
+            built = build(spec, formats=("html",))
+            figures.update({k[len("figures/"):-len(".svg")]: v for k, v in built.files.items()
+                            if k.startswith("figures/") and k.endswith(".svg")})
+    _FIGURES.clear()
+    _FIGURES.update(figures)
     return sorted(seen)
+
+
+_FIGURES: dict[str, bytes] = {}  # the built-in reports' figures, from the last used_formulas()
 
 
 def table_text() -> bytes:
@@ -121,9 +130,13 @@ def main(argv: list[str] | None = None) -> int:
                                 "python -m genreport.present.mathship" if missing else "current"))
         return 1 if missing else 0
     from genreport.fileio import write_file
+    from genreport.present import pdf
 
     write_file(SHIPPED, table_text())
     print(f"wrote {SHIPPED}")
+    sizes = json.dumps(pdf.sizes_of(_FIGURES), sort_keys=True, indent=0).encode() + b"\n"
+    write_file(pdf.SHIPPED_SIZES, sizes)
+    print(f"wrote {pdf.SHIPPED_SIZES} (the figures' sizes, for a first build's early layout)")
     return 0
 
 

@@ -9,7 +9,8 @@ Warm processes (``genreport serve``, ``--watch``) print in their own process, We
 Early layout: the figures are drawn in another process while the HTML is written, and laying out the pages
 needs only each figure's size, not its drawing. So :func:`prepare` lays out the HTML at once with a blank
 stand-in of the right size for each figure (sizes remembered from the last build, in the cache folder: data
-only), on the worker or in this process, while the figures are still being drawn; :func:`html_to_pdf` then puts
+only; before any build, those of the built-in reports, shipped as ``figure_sizes.json`` by
+``python -m genreport.present.mathship``), on the worker or in this process, while the figures are still being drawn; :func:`html_to_pdf` then puts
 the real drawings in place of the stand-ins and paints the pages. It does so only when the final HTML is exactly
 the early one with the figures in place and every figure's size (width, height, viewBox, as WeasyPrint reads
 them) is the stand-in's; otherwise the pages are laid out again from the final HTML. Either way the bytes are
@@ -140,17 +141,36 @@ def _known_sizes() -> dict[str, list[str]]:
     if _sizes is None:
         from genreport.fileio import ReadError, read_regular
 
-        try:
-            data = json.loads(read_regular(_sizes_file(), 100_000))
-        except (ReadError, ValueError):
-            data = {}
+        data = {}
+        for path in (_sizes_file(), SHIPPED_SIZES):  # a first build: the built-in reports' figure sizes
+            try:
+                data = json.loads(read_regular(path, 100_000))
+            except (ReadError, ValueError):
+                continue
+            if isinstance(data, dict) and data:
+                break
         _sizes = {k: v for k, v in data.items() if _valid_size(v)} if isinstance(data, dict) else {}
     return _sizes
+
+
+def sizes_of(figures: dict[str, bytes]) -> dict[str, list[str]]:
+    """name -> [width, height, viewBox] of each figure whose root element states all three."""
+    out = {}
+    for name, svg in figures.items():
+        m = _ROOT.search(svg[:4096])
+        attrs = dict(_ATTR.findall(m.group(1).decode("utf-8", "replace"))) if m else {}
+        value = [attrs.get("width", ""), attrs.get("height", ""), attrs.get("viewBox", "")]
+        if _valid_size(value) and all(value):
+            out[name] = value
+    return out
 
 
 def _valid_size(v) -> bool:
     return (isinstance(v, list) and len(v) == 3 and all(isinstance(x, str) and len(x) < 64 for x in v)
             and all(_SIZE_VALUE.fullmatch(x) for x in v))
+
+
+SHIPPED_SIZES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "figure_sizes.json")
 
 
 def _sizes_file():
@@ -168,12 +188,10 @@ def _remember_sizes(figures: dict[str, bytes] | None) -> None:
     if not figures:
         return
     sizes = dict(_known_sizes())
-    for name, svg in figures.items():
-        m = _ROOT.search(svg[:4096])
-        attrs = dict(_ATTR.findall(m.group(1).decode("utf-8", "replace"))) if m else {}
-        value = [attrs.get("width", ""), attrs.get("height", ""), attrs.get("viewBox", "")]
-        if _valid_size(value) and all(value):
-            sizes[name] = value
+    found = sizes_of(figures)
+    for name in figures:
+        if name in found:
+            sizes[name] = found[name]
         else:
             sizes.pop(name, None)
     if sizes != _known_sizes():
