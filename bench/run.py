@@ -209,12 +209,13 @@ def main(argv=None) -> int:
         ("full", "full report, cold process (HTML+PDF+JSON)", lambda: _run([*base, "--force", "--timings"], env)),
     ]
     if args.ablation:
-        for key, label, var in (("no-a", "  same, stock Pango import (prebuilt bindings off)", "GENREPORT_STOCK_PANGO"),
-                                ("no-c", "  same, printed in-process (PDF worker off)", "GENREPORT_PDF_WORKER"),
-                                ("no-early", "  same, no early layout", "GENREPORT_EARLY_LAYOUT"),
-                                ("no-svg", "  same, stock SVG path parsing (fastsvg off)", "GENREPORT_STOCK_SVG")):
-            e = dict(env, **{var: "0" if var in ("GENREPORT_PDF_WORKER", "GENREPORT_EARLY_LAYOUT") else "1"})
-            measures.append((key, label, lambda e=e: _run([*base, "--force"], e)))
+        for key, label, extra in (
+                ("no-a", "  same, stock Pango import (prebuilt bindings off)", {"GENREPORT_STOCK_PANGO": "1"}),
+                ("no-svg", "  same, stock SVG path parsing (fastsvg off)", {"GENREPORT_STOCK_SVG": "1"}),
+                ("c", "  same, PDF worker on (opt-in)", {"GENREPORT_PDF_WORKER": "1"}),
+                ("early", "  same, early layout on (opt-in)", {"GENREPORT_EARLY_LAYOUT": "1"}),
+                ("c+early", "  same, both on (opt-in)", {"GENREPORT_PDF_WORKER": "1", "GENREPORT_EARLY_LAYOUT": "1"})):
+            measures.append((key, label, lambda e=dict(env, **extra): _run([*base, "--force"], e)))
     if not args.quick:
         measures.append(("fresh", "first run on a fresh clone, empty cache", _fresh_clone(env)))
     measures += [

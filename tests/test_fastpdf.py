@@ -29,6 +29,7 @@ for name in sys.argv[1:]:
     print(hashlib.sha256(pdf).hexdigest())
 """
 
+OPT_IN = {"GENREPORT_PDF_WORKER": "1", "GENREPORT_EARLY_LAYOUT": "1"}  # off by default (see genreport.present.pdf)
 STOCK_ENV = {"GENREPORT_STOCK_PANGO": "1", "GENREPORT_STOCK_SVG": "1"}
 
 
@@ -53,12 +54,13 @@ def _build(args: list[str], cache: Path, out: Path, **env) -> str:
 def test_fast_and_stock_pdfs_of_the_committed_reports_are_the_same_bytes(tmp_path):
     """Every PDF path of a build against plain WeasyPrint: early layouts on the worker (the first spec of a
     command; with an empty cache, from the shipped figure sizes) and in this process (the other specs of the
-    same command), and the worker without an early layout (a second command, early layout off)."""
+    same command), the worker without an early layout, and the default (neither)."""
     assert len(REPORTS) >= 4
     stock = _stock_prints(tmp_path)  # side by side with the builds
     cache, out = tmp_path / "cache", tmp_path / "out"
-    first = _build([f"specs/{name}.yaml" for name in REPORTS], cache, out)
-    again = _build([f"specs/{REPORTS[0]}.yaml", "--force"], cache, tmp_path / "again", GENREPORT_EARLY_LAYOUT="0")
+    first = _build([f"specs/{name}.yaml" for name in REPORTS], cache, out, **OPT_IN)
+    again = _build([f"specs/{REPORTS[0]}.yaml", "--force"], cache, tmp_path / "again", GENREPORT_PDF_WORKER="1")
+    plain = _build([f"specs/{REPORTS[0]}.yaml", "--force"], cache, tmp_path / "plain")  # the default: neither
     out_stock, err = stock.communicate(timeout=600)
     assert stock.returncode == 0, err
     stock_digests = dict(zip(REPORTS, out_stock.split(), strict=True))
@@ -66,9 +68,10 @@ def test_fast_and_stock_pdfs_of_the_committed_reports_are_the_same_bytes(tmp_pat
     assert len(timings) == len(REPORTS)
     assert all("pdf-early-layout" in t for t in timings) and "pdf-wait" in timings[0], first
     assert "pdf-early-layout" not in again and "pdf-wait" in again, again  # the worker, laying out itself
+    assert "pdf-early-layout" not in plain and "pdf-wait" not in plain, plain
     import hashlib
 
-    for folder in (out, tmp_path / "again"):
+    for folder in (out, tmp_path / "again", tmp_path / "plain"):
         for name in REPORTS if folder == out else REPORTS[:1]:
             built = folder / name
             assert (built / "report.html").read_bytes() == (ROOT / "out" / name / "report.html").read_bytes(), \
@@ -82,7 +85,7 @@ def test_an_early_layout_that_does_not_fit_is_redone(tmp_path):
     import json
 
     cache = tmp_path / "cache"
-    _build(["specs/llama8b-h100.yaml", "--format", "html,pdf"], cache, tmp_path / "a", GENREPORT_PDF_WORKER="0")
+    _build(["specs/llama8b-h100.yaml", "--format", "html,pdf"], cache, tmp_path / "a", GENREPORT_EARLY_LAYOUT="1")
     from genreport.present import pdf
 
     sizes = json.loads(Path(pdf.SHIPPED_SIZES).read_text())  # the sizes it used (none remembered: all the same)
@@ -90,7 +93,7 @@ def test_an_early_layout_that_does_not_fit_is_redone(tmp_path):
     name = sorted(sizes)[0]
     sizes[name] = ["400pt", "300pt", "0 0 400 300"]
     (cache / "figure-sizes.json").write_text(json.dumps(sizes))
-    err = _build(["specs/llama8b-h100.yaml", "--format", "html,pdf"], cache, tmp_path / "b", GENREPORT_PDF_WORKER="0")
+    err = _build(["specs/llama8b-h100.yaml", "--format", "html,pdf"], cache, tmp_path / "b", GENREPORT_EARLY_LAYOUT="1")
     assert "pdf-early-layout" not in err, err
     assert (tmp_path / "b" / "llama8b-h100" / "report.pdf").read_bytes() == \
         (tmp_path / "a" / "llama8b-h100" / "report.pdf").read_bytes()
@@ -153,14 +156,14 @@ print(code, left, pdf._worker)
 
 
 def test_a_failed_worker_leaves_the_printing_to_the_build(tmp_path):
-    env = dict(os.environ, SOURCE_DATE_EPOCH="0", GENREPORT_CACHE=str(tmp_path))
+    env = dict(os.environ, SOURCE_DATE_EPOCH="0", GENREPORT_CACHE=str(tmp_path), GENREPORT_PDF_WORKER="1")
     p = subprocess.run([sys.executable, "-c", WORKER_FAILS], capture_output=True, text=True, cwd=ROOT, env=env)
     assert p.returncode == 0, p.stderr
     assert p.stdout.split() == ["True", "b'%PDF-'"]
 
 
 def test_a_build_that_fails_ends_its_worker(tmp_path):
-    env = dict(os.environ, OUT=str(tmp_path / "out"), GENREPORT_CACHE=str(tmp_path))
+    env = dict(os.environ, OUT=str(tmp_path / "out"), GENREPORT_CACHE=str(tmp_path), GENREPORT_PDF_WORKER="1")
     p = subprocess.run([sys.executable, "-c", UNUSED_WORKER], capture_output=True, text=True, cwd=ROOT, env=env)
     assert p.returncode == 0, p.stderr
     assert p.stdout.split() == ["1", "none", "left", "None"]

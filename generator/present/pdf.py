@@ -1,5 +1,10 @@
 """Print stage: the same HTML, paginated to PDF by WeasyPrint (no MathML: formulas are SVG images).
 
+Two ways to overlap printing with the rest of a build are here, both off unless asked for
+(``GENREPORT_PDF_WORKER=1``, ``GENREPORT_EARLY_LAYOUT=1``): on the shared 2-core development machine, whose
+other cores are rarely idle, ``bench/run.py --ablation`` measured no gain from them (issue 19; the README's speed
+section has the figures). They give the same bytes either way.
+
 A one-off build can print in a worker process forked as soon as the command line knows a PDF is wanted
 (:func:`start_worker`): the worker imports WeasyPrint while the build loads, evaluates and writes its HTML,
 then prints the HTML it is sent with the very code a build without it runs (:func:`html_to_pdf`), so the bytes
@@ -14,8 +19,8 @@ only; before any build, those of the built-in reports, shipped as ``figure_sizes
 the real drawings in place of the stand-ins and paints the pages. It does so only when the final HTML is exactly
 the early one with the figures in place and every figure's size (width, height, viewBox, as WeasyPrint reads
 them) is the stand-in's; otherwise the pages are laid out again from the final HTML. Either way the bytes are
-those of WeasyPrint printing the final HTML (``tests/test_fastpdf.py``). ``GENREPORT_EARLY_LAYOUT=0`` turns
-it off.
+those of WeasyPrint printing the final HTML (``tests/test_fastpdf.py``). ``GENREPORT_EARLY_LAYOUT=1`` turns
+it on.
 """
 
 from __future__ import annotations
@@ -59,7 +64,7 @@ def prepare(html: str | None = None, marks: dict[str, str] | None = None):
 
 def _plan(marks: dict[str, str]) -> dict | None:
     """name -> (mark, stand-in data URI, size) when every figure's size is known from a previous build."""
-    if os.environ.get("GENREPORT_EARLY_LAYOUT") == "0":
+    if os.environ.get("GENREPORT_EARLY_LAYOUT") != "1":
         return None
     sizes = _known_sizes()
     if not all(name in sizes for name in marks):
@@ -270,12 +275,12 @@ def warm_up() -> None:
 # ------------------------------------------------------------------------------------------------ the worker
 
 def start_worker() -> bool:
-    """Fork the PDF worker now (on a machine with two or more cores); True if one is running."""
+    """Fork the PDF worker now (``GENREPORT_PDF_WORKER=1``, two or more cores); True if one is running."""
     global _worker
     _reap()
     if _worker is not None:
         return True
-    if _in_process or os.environ.get("GENREPORT_SERIAL") or os.environ.get("GENREPORT_PDF_WORKER") == "0" or (os.cpu_count() or 1) < 2 or not hasattr(os, "fork") \
+    if _in_process or os.environ.get("GENREPORT_PDF_WORKER") != "1" or os.environ.get("GENREPORT_SERIAL") or (os.cpu_count() or 1) < 2 or not hasattr(os, "fork") \
             or "weasyprint" in sys.modules:
         return False
     try:
