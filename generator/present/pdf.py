@@ -41,6 +41,7 @@ _in_process = False  # warm processes print in their own process
 _finished: list[int] = []  # workers that have answered, to be reaped
 _early: dict | None = None  # the early layout of this process: html (with marks), plan, document, seconds
 _used_early = False  # whether the last PDF printed here was painted from its early layout
+_marked: tuple[str, dict[str, str]] | None = None  # the render stage's HTML with its figure marks, name -> mark
 _sizes: dict[str, list[str]] | None = None  # figure name -> [width, height, viewBox] of its last drawing
 _SIZE_VALUE = re.compile(r"[0-9][0-9.]*(pt|px|mm|cm|in)?|[-0-9. ]+")  # nothing that could leave an attribute
 
@@ -51,7 +52,9 @@ def prepare(html: str | None = None, marks: dict[str, str] | None = None):
     Given the report's ``html`` with a placeholder ``marks[name]`` where each figure's data URI goes, also
     start laying it out (see the module's docstring).
     """
-    plan = _plan(marks) if html is not None and marks else None
+    global _marked
+    _marked = (html, dict(marks)) if html is not None and marks else None
+    plan = _plan(marks) if _marked else None
     if _worker is not None:
         if plan:
             _worker.layout(html, plan)
@@ -99,17 +102,46 @@ def _layout_early(html: str, plan: dict) -> None:
     _early = {"html": html, "plan": plan, "document": document, "seconds": time.perf_counter() - t}
 
 
-def _from_early(html: str, figures: dict[str, bytes] | None):
+_URI = re.compile(r"data:image/svg\+xml;base64,[A-Za-z0-9+/=]*")
+
+
+def _extract(marked: str, marks: dict[str, str], html: str) -> dict[str, tuple[str, bytes]] | None:
+    """name -> (data URI, SVG bytes) of each figure, if ``html`` is exactly ``marked`` with an SVG data URI in
+    place of every mark (the same one wherever a mark recurs); None otherwise."""
+    by_mark = {mark: name for name, mark in marks.items()}
+    pieces = re.split("(" + "|".join(re.escape(m) for m in by_mark) + ")", marked)
+    pos, found = 0, {}
+    for i, piece in enumerate(pieces):
+        if i % 2 == 0:
+            if not html.startswith(piece, pos):
+                return None
+            pos += len(piece)
+            continue
+        m = _URI.match(html, pos)
+        if m is None:
+            return None
+        name = by_mark[piece]
+        if found.setdefault(name, m.group()) != m.group():
+            return None
+        pos = m.end()
+    if pos != len(html):
+        return None
+    try:
+        return {name: (uri, base64.b64decode(uri.split(",", 1)[1], validate=True)) for name, uri in found.items()}
+    except ValueError:
+        return None
+
+
+def _from_early(html: str, figures=None):
     """The early layout with the real figures in place, or None where it is not exactly the final HTML's."""
     global _early
     early, _early = _early, None
-    if early is None or not figures or set(figures) != set(early["plan"]):
+    if early is None:
         return None
-    expected = early["html"]
-    for name, (mark, _uri, _size) in early["plan"].items():
-        expected = expected.replace(mark, _data_uri(figures[name]))
-    if expected != html:
+    extracted = _extract(early["html"], {name: mark for name, (mark, _u, _s) in early["plan"].items()}, html)
+    if extracted is None or set(extracted) != set(early["plan"]):
         return None
+    figures = {name: svg for name, (_uri, svg) in extracted.items()}
     from weasyprint.formatting_structure.boxes import ReplacedBox
     from weasyprint.images import ElementTree, SVGImage
 
@@ -125,7 +157,7 @@ def _from_early(html: str, figures: dict[str, bytes] | None):
             if name not in real:
                 old = box.replacement
                 try:
-                    image = SVGImage(ElementTree.fromstring(figures[name]), _data_uri(figures[name]),
+                    image = SVGImage(ElementTree.fromstring(figures[name]), extracted[name][0],
                                      old._url_fetcher, old._context)
                 except Exception:  # noqa: BLE001
                     return None
@@ -239,14 +271,14 @@ def html_to_pdf(html: str, figures=None, timer=None) -> bytes:
     global _worker, _used_early
     if _worker is not None:
         worker, _worker = _worker, None  # one document per worker: a second build prints here
-        pdf = worker.render(html, figures, timer)
+        pdf = worker.render(html, timer)
         if pdf is not None:
             _used_early = worker.used_early
-            _remember_sizes(figures)
+            _remember_marked(html)
             return pdf
     weasyprint = _import()
     early = _early
-    document = _from_early(html, figures)
+    document = _from_early(html)
     if timer and early is not None and document is not None:  # it ran inside the render stage's 'pdf-import' lap
         moved = min(early["seconds"], timer.t.get("pdf-import", 0.0))
         timer.t["pdf-import"] = timer.t.get("pdf-import", 0.0) - moved
@@ -259,8 +291,19 @@ def html_to_pdf(html: str, figures=None, timer=None) -> bytes:
     pdf = document.write_pdf(pdf_identifier=False)
     if timer:
         timer.lap("pdf-draw")
-    _remember_sizes(figures)
+    _remember_marked(html)
     return pdf
+
+
+def _remember_marked(html: str) -> None:
+    """The sizes of every figure in ``html`` (wide and narrow) for the next early layout, if asked for."""
+    global _marked
+    marked, _marked = _marked, None
+    if marked is None or os.environ.get("GENREPORT_EARLY_LAYOUT") != "1":
+        return
+    extracted = _extract(marked[0], marked[1], html)
+    if extracted:
+        _remember_sizes({name: svg for name, (_uri, svg) in extracted.items()})
 
 
 def warm_up() -> None:
@@ -377,15 +420,12 @@ class _Worker:
         except OSError:
             pass  # a dead worker: render() finds out and the build prints itself
 
-    def render(self, html: str, figures: dict[str, bytes] | None = None, timer=None) -> bytes | None:
+    def render(self, html: str, timer=None) -> bytes | None:
         """The PDF of ``html``, or None if the worker failed (the caller then prints it itself)."""
         t = time.perf_counter()
-        names = sorted(figures or {})
         try:
-            _send(self._to, json.dumps({"kind": "print", "figures": names}).encode())
+            _send(self._to, json.dumps({"kind": "print"}).encode())
             _send(self._to, html.encode("utf-8"))
-            for name in names:
-                _send(self._to, figures[name])
             meta = _receive(self._from)
             pdf = _receive(self._from)
         except OSError:
@@ -442,12 +482,6 @@ def _child(requests: int, replies: int) -> None:
             except BaseException:  # noqa: BLE001 - laid out again from the final HTML
                 pass
             continue
-        figures = {}
-        for name in request["figures"]:
-            data = _receive(requests)
-            if data is None:
-                return
-            figures[name] = data
         break
 
     class Laps:
@@ -462,7 +496,7 @@ def _child(requests: int, replies: int) -> None:
     laps = Laps()
     early = _early["seconds"] if _early else 0.0
     try:
-        pdf = html_to_pdf(html.decode("utf-8"), figures or None, timer=laps)
+        pdf = html_to_pdf(html.decode("utf-8"), timer=laps)
         meta = {"ok": True, "layout": laps.t["pdf-layout"], "draw": laps.t["pdf-draw"],
                 "early": early if _used_early else 0.0}
     except BaseException:  # noqa: BLE001 - the build prints it again in its own process and reports the error

@@ -265,7 +265,7 @@ def render_report(r: Results, baseline: Results | None = None, timer=None,
         if timer:
             timer.lap("html")
         if meanwhile is not None:
-            meanwhile(html, marks)
+            meanwhile(html, {**marks, **{f"{name}-narrow": mark for name, mark in phone.items()}})
             if timer:
                 timer.lap("pdf-import")
     except BaseException:
