@@ -1,22 +1,34 @@
-"""Speed and memory of genreport on this machine, against the targets of issue 9.
+"""Speed and memory of genreport on this machine, each figure also as a ratio to a yardstick measured in the same run.
 
-    .venv/bin/python bench/run.py [--runs 5] [--quick]
+    .venv/bin/python bench/run.py [--runs 5] [--quick] [--no-sweep]
 
-Prints, each as the median of several runs in fresh processes:
-  * cold full report (HTML + PDF + JSON + figures), with a cold and with a warm formula/math cache;
-  * JSON only;
-  * a rebuild when nothing changed;
-  * peak RSS of each;
-  * the per-stage breakdown of a full build (genreport --timings);
-  * sweep throughput in configurations per second (bench/sweep_bench.py, if present).
-Uses only the standard library and the project itself.
+The yardstick is stock WeasyPrint printing a frozen copy of the Llama 3.1 8B on H100 report
+(bench/yardstick/, never regenerated) in a fresh process: about 3.9 s on the 2-core development machine. Since
+the same machine does both, the ratio ``figure / yardstick`` compares across machines and across loads; the
+targets of issue 19 are ratios. The measurements are interleaved (one of each per round, ``--runs`` rounds)
+and the medians printed:
+
+  * yardstick;
+  * full report (HTML + PDF + JSON + figures) in a fresh process, math cache warm;
+  * first run on a fresh clone: ``git clone`` of this checkout's HEAD (not timed), its code run from the clone
+    (no bytecode yet), an empty ``GENREPORT_CACHE`` and a new output folder;
+  * JSON only; a rebuild when nothing changed;
+  * warm rebuilds: a ``genreport serve`` request, and a ``--watch`` edit saved -> report rebuilt;
+  * peak RSS of each (the largest single process: the build, its figure process or its PDF worker);
+  * CPU seconds of each (all its processes), also as a ratio: steadier than wall time on a busy machine, but
+    blind to what runs in parallel;
+  * the per-stage breakdown of the last full build (genreport --timings);
+  * sweep throughput (bench/sweep_bench.py).
+Uses only the standard library, git and the project itself.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
+import shutil
 import signal
 import statistics
 import subprocess
@@ -28,74 +40,61 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "specs" / "llama8b-h100.yaml"
 GENREPORT = [sys.executable, "-m", "genreport.commands.cli"]
+YARDSTICK = [sys.executable, str(ROOT / "bench" / "yardstick" / "print.py")]
 
-TARGETS = {  # issue 9, on a 2-core machine
-    "full": 2.5, "json": 0.6, "rebuild": 0.5, "rss_mb": 300, "sweep": 10e6,
+TARGETS = {  # issue 19: at most this many yardsticks, on a 2-core machine
+    "full": 0.55, "fresh": 1.2, "json": 0.08, "noop": 0.08, "serve": 0.40, "watch": 0.40,
 }
+RSS_MB = 300
+
+# Runs genreport from a fresh clone: its generator/ is the genreport package, its formulas/ genreport.formulas
+# (the mapping pyproject.toml gives), ahead of any installed copy.
+FROM_CLONE = """
+import importlib.util, sys
+root = sys.argv.pop(1)
+FOLDERS = {"genreport": root + "/generator", "genreport.formulas": root + "/formulas"}
+class Clone:
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        folder = FOLDERS.get(name)
+        if folder is None:
+            return None
+        return importlib.util.spec_from_file_location(name, folder + "/__init__.py",
+                                                      submodule_search_locations=[folder])
+sys.meta_path.insert(0, Clone)
+sys.argv[0] = "genreport"
+from genreport.commands.cli import entry
+import genreport
+assert genreport.__file__.startswith(root), genreport.__file__
+entry()
+"""
 
 
-def _run(args: list[str], env: dict) -> tuple[float, float, str]:
+def _run(args: list[str], env: dict, cwd: Path = ROOT) -> tuple[float, float, str]:
     """Wall seconds, peak RSS (MB) and stderr of one command in a fresh child process."""
     probe = (
         "import resource, subprocess, sys, time;"
         "t = time.perf_counter();"
         "p = subprocess.run(sys.argv[1:], capture_output=True, text=True);"
         "w = time.perf_counter() - t;"
-        "rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024;"
-        "sys.stdout.write(f'{w} {rss} {p.returncode}\\n'); sys.stderr.write(p.stderr)"
+        "u = resource.getrusage(resource.RUSAGE_CHILDREN);"
+        "rss = u.ru_maxrss / 1024;"
+        "sys.stdout.write(f'{w} {rss} {p.returncode} {u.ru_utime + u.ru_stime}\\n'); sys.stderr.write(p.stderr)"
     )
-    p = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, env=env, cwd=ROOT)
-    wall, rss, rc = p.stdout.split()
+    p = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, env=env, cwd=cwd)
+    wall, rss, rc, cpu = p.stdout.split()
     if rc != "0":
         raise SystemExit(f"failed: {' '.join(args)}\n{p.stderr}")
-    return float(wall), float(rss), p.stderr
+    return float(wall), float(rss), p.stderr, float(cpu)
 
 
-def _median(values):
-    return statistics.median(values) if values else float("nan")
-
-
-def measure(label: str, args: list[str], runs: int, env: dict, fresh_cache: bool = False, prepare=None):
-    walls, rsss, errs = [], [], []
-    for _ in range(runs):
-        e = dict(env)
-        if fresh_cache:
-            e["GENREPORT_CACHE"] = tempfile.mkdtemp(prefix="genreport-bench-cache-")
-        if prepare:
-            prepare()
-        w, r, err = _run(args, e)
-        walls.append(w)
-        rsss.append(r)
-        errs.append(err)
-    return {"label": label, "wall": _median(walls), "rss": max(rsss), "runs": runs, "stderr": errs[-1]}
-
-
-def measure_watch(label: str, formats: str, runs: int, env: dict, out: Path) -> dict:
-    """`genreport --watch`: seconds from saving an edited spec to the rebuilt report, as a user would wait."""
-    work = Path(tempfile.mkdtemp(prefix="genreport-bench-watch-"))
-    spec = work / SPEC.name
-    spec.write_text(SPEC.read_text())
-    log = work / "stderr.txt"
-    with log.open("w") as err:
-        proc = subprocess.Popen([*GENREPORT, str(spec), "--watch", "--format", formats, "-o", str(out), "-q"],
-                                stderr=err, env=env, cwd=ROOT)
-    walls = []
+def _cpu_s(pid: int) -> float:
+    """CPU seconds of a running process and its collected children (Linux), NaN elsewhere."""
     try:
-        _wait_for(lambda: "watching" in log.read_text())
-        for i in range(runs):
-            lines = spec.read_text().splitlines(keepends=True)
-            at = next(k for k, line in enumerate(lines) if line.startswith("title:"))
-            lines[at] = f"title: benchmark edit {i}\n"
-            done = log.read_text().count(" done in ")
-            t = time.perf_counter()
-            spec.write_text("".join(lines))
-            _wait_for(lambda n=done: log.read_text().count(" done in ") > n, step=0.01)
-            walls.append(time.perf_counter() - t)
-        rss = _peak_rss_mb(proc.pid)
-    finally:
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=60)
-    return {"label": label, "wall": _median(walls), "rss": rss, "runs": runs, "stderr": ""}
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return float("nan")
 
 
 def _peak_rss_mb(pid: int) -> float:
@@ -109,62 +108,167 @@ def _peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def _wait_for(pred, timeout: float = 120.0, step: float = 0.05) -> None:
+def _wait_for(pred, timeout: float = 180.0, step: float = 0.05) -> None:
     end = time.monotonic() + timeout
     while not pred():
         if time.monotonic() > end:
-            raise SystemExit("benchmark: timed out waiting for genreport --watch")
+            raise SystemExit("benchmark: timed out waiting for genreport")
         time.sleep(step)
+
+
+class Server:
+    """``genreport serve`` kept open for the whole run; each measurement is one forced rebuild request."""
+
+    def __init__(self, env: dict, out: Path):
+        self.out = out
+        self.proc = subprocess.Popen([*GENREPORT, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, text=True, env=env, cwd=ROOT)
+        assert json.loads(self.proc.stdout.readline())["ready"]
+
+    def __call__(self) -> tuple[float, float, str, float]:
+        t, cpu = time.perf_counter(), _cpu_s(self.proc.pid)
+        self.proc.stdin.write(f"{SPEC} -o {self.out} -q --force\n")
+        self.proc.stdin.flush()
+        answer = json.loads(self.proc.stdout.readline())
+        wall = time.perf_counter() - t
+        if answer["status"]:
+            raise SystemExit(f"genreport serve: {answer}")
+        return wall, _peak_rss_mb(self.proc.pid), "", _cpu_s(self.proc.pid) - cpu
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+class Watcher:
+    """``genreport --watch`` kept open; each measurement saves an edited spec and waits for the rebuilt report."""
+
+    def __init__(self, env: dict, out: Path):
+        self.work = Path(tempfile.mkdtemp(prefix="genreport-bench-watch-"))
+        self.spec = self.work / SPEC.name
+        self.spec.write_text(SPEC.read_text())
+        self.log = self.work / "stderr.txt"
+        self.edits = 0
+        with self.log.open("w") as err:
+            self.proc = subprocess.Popen([*GENREPORT, str(self.spec), "--watch", "-o", str(out), "-q"],
+                                         stderr=err, env=env, cwd=ROOT)
+        _wait_for(lambda: "watching" in self.log.read_text())
+
+    def __call__(self) -> tuple[float, float, str, float]:
+        self.edits += 1
+        lines = self.spec.read_text().splitlines(keepends=True)
+        at = next(k for k, line in enumerate(lines) if line.startswith("title:"))
+        lines[at] = f"title: benchmark edit {self.edits}\n"
+        done = self.log.read_text().count(" done in ")
+        t, cpu = time.perf_counter(), _cpu_s(self.proc.pid)
+        self.spec.write_text("".join(lines))
+        _wait_for(lambda: self.log.read_text().count(" done in ") > done, step=0.01)
+        return time.perf_counter() - t, _peak_rss_mb(self.proc.pid), "", _cpu_s(self.proc.pid) - cpu
+
+    def close(self) -> None:
+        self.proc.send_signal(signal.SIGINT)
+        self.proc.wait(timeout=60)
+
+
+def _fresh_clone(env: dict):
+    """A measurement of the first run on a fresh clone: clone (untimed), then time one full build from it."""
+    def once() -> tuple[float, float, str, float]:
+        work = Path(tempfile.mkdtemp(prefix="genreport-bench-clone-"))
+        try:
+            subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(ROOT), str(work / "clone")], check=True)
+            e = dict(env, GENREPORT_CACHE=str(work / "cache"))
+            clone = work / "clone"
+            return _run([sys.executable, "-c", FROM_CLONE, str(clone), "specs/llama8b-h100.yaml", "-o",
+                         str(work / "out"), "-q", "--timings"], e, cwd=clone)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    return once
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--quick", action="store_true", help="3 runs, no cold-cache full build")
+    ap.add_argument("--runs", type=int, default=5, help="rounds; each measures everything once (default 5)")
+    ap.add_argument("--quick", action="store_true", help="3 rounds, no fresh clone, no watch loop")
+    ap.add_argument("--no-sweep", action="store_true", help="skip the sweep benchmark")
+    ap.add_argument("--ablation", action="store_true",
+                    help="also a full report with each fast path turned off in turn (what each one gains)")
     args = ap.parse_args(argv)
-    runs = 3 if args.quick else args.runs
+    runs = min(3, args.runs) if args.quick else args.runs
     out = Path(tempfile.mkdtemp(prefix="genreport-bench-out-"))
     env = dict(os.environ, PYTHONPATH=str(ROOT), SOURCE_DATE_EPOCH="0")
     env.setdefault("GENREPORT_CACHE", tempfile.mkdtemp(prefix="genreport-bench-warm-"))
     base = [*GENREPORT, str(SPEC), "-o", str(out), "-q"]
+    out_json = Path(tempfile.mkdtemp(prefix="genreport-bench-json-"))  # beside, so the full report stays current
 
-    print(f"genreport benchmark: {os.cpu_count()} cores, Python {sys.version.split()[0]}, median of {runs} runs")
-    _run([*base, "--force"], env)  # warm the formula and math caches once
-    rows = []
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"genreport benchmark: {os.cpu_count()} cores, load {load:.1f}, Python {sys.version.split()[0]}, "
+          f"median of {runs} interleaved rounds")
+    _run([*base, "--force"], env)  # the math cache, once
+    measures = [
+        ("yardstick", "yardstick: stock WeasyPrint, frozen 8B/H100 report", lambda: _run(YARDSTICK, env)),
+        ("full", "full report, cold process (HTML+PDF+JSON)", lambda: _run([*base, "--force", "--timings"], env)),
+    ]
+    if args.ablation:
+        for key, label, extra in (
+                ("no-a", "  same, stock Pango import (prebuilt bindings off)", {"GENREPORT_STOCK_PANGO": "1"}),
+                ("no-svg", "  same, stock SVG path parsing (fastsvg off)", {"GENREPORT_STOCK_SVG": "1"}),
+                ("c", "  same, PDF worker on (opt-in)", {"GENREPORT_PDF_WORKER": "1"}),
+                ("early", "  same, early layout on (opt-in)", {"GENREPORT_EARLY_LAYOUT": "1"}),
+                ("c+early", "  same, both on (opt-in)", {"GENREPORT_PDF_WORKER": "1", "GENREPORT_EARLY_LAYOUT": "1"})):
+            measures.append((key, label, lambda e=dict(env, **extra): _run([*base, "--force"], e)))
     if not args.quick:
-        rows.append(measure("full report, cold caches (HTML+PDF+JSON)", [*base, "--force"], max(1, runs // 2), env,
-                            fresh_cache=True))
-    rows.append(measure("full report, warm caches (HTML+PDF+JSON)", [*base, "--force", "--timings"], runs, env))
-    rows.append(measure("JSON only", [*base, "--force", "--format", "json"], runs, env))
-    rows.append(measure("rebuild, nothing changed", base, runs, env))
-    _run([*base, "--format", "json"], env)  # its own stamp: JSON-only builds are keyed apart from full ones
-    rows.append(measure("rebuild, nothing changed (JSON only)", [*base, "--format", "json"], runs, env))
-    rows.append(measure_watch("--watch: edit saved -> full report", "html,pdf,json", runs, env, out))
-    rows.append(measure_watch("--watch: edit saved -> HTML+JSON", "html,json", runs, env, out))
-    targets = {"full report, warm caches (HTML+PDF+JSON)": TARGETS["full"], "JSON only": TARGETS["json"],
-               "rebuild, nothing changed": TARGETS["rebuild"],
-               "rebuild, nothing changed (JSON only)": TARGETS["rebuild"]}
-    print(f"{'what':46s} {'wall':>8s} {'target':>8s} {'peak RSS':>10s}")
-    for row in rows:
-        target = targets.get(row["label"])
-        verdict = "" if target is None else ("  ok" if row["wall"] <= target else "  MISSES")
-        tgt = f"{target:.1f} s" if target else ""
-        rss_flag = "" if row["rss"] <= TARGETS["rss_mb"] else " (over 300 MB)"
-        print(f"{row['label']:46s} {row['wall']:7.2f}s {tgt:>8s} {row['rss']:8.0f} MB{verdict}{rss_flag}")
-    stages = [r for r in rows if "--timings" in r["label"] or "warm" in r["label"]]
-    for row in stages:
-        m = re.findall(r"([\w-]+) (\d+) ms", row["stderr"])
-        if m:
-            print("stages of the last warm full build: " + ", ".join(f"{k} {v} ms" for k, v in m))
+        measures.append(("fresh", "first run on a fresh clone, empty cache", _fresh_clone(env)))
+    measures += [
+        ("json", "JSON only", lambda: _run([*GENREPORT, str(SPEC), "-o", str(out_json), "-q", "--force", "--format", "json"],
+                                         env)),
+        ("noop", "rebuild, nothing changed", lambda: _run(base, env)),
+    ]
+    server = Server(env, Path(tempfile.mkdtemp(prefix="genreport-bench-serve-")))
+    closers = [server.close]
+    measures.append(("serve", "warm: genreport serve request (full report)", server))
+    if not args.quick:
+        watcher = Watcher(env, Path(tempfile.mkdtemp(prefix="genreport-bench-watch-out-")))
+        closers.append(watcher.close)
+        measures.append(("watch", "warm: --watch, edit saved -> full report", watcher))
+    results: dict[str, list[tuple[float, float, str, float]]] = {key: [] for key, _label, _fn in measures}
+    try:
+        for _ in range(runs):
+            for key, _label, fn in measures:
+                results[key].append(fn())
+    finally:
+        for close in closers:
+            close()
+
+    yard = statistics.median(w for w, _r, _e, _c in results["yardstick"])
+    yard_cpu = statistics.median(c for _w, _r, _e, c in results["yardstick"])
+    print(f"{'what':52s} {'median':>8s} {'x yard':>7s} {'target':>7s} {'peak RSS':>9s} {'CPU':>7s} {'x yard':>7s}")
+    for key, label, _fn in measures:
+        walls = [w for w, _r, _e, _c in results[key]]
+        wall, rss = statistics.median(walls), max(r for _w, r, _e, _c in results[key])
+        cpu = statistics.median(c for _w, _r, _e, c in results[key])
+        ratio = wall / yard
+        target = TARGETS.get(key)
+        verdict = "" if target is None else ("  ok" if ratio <= target else "  misses")
+        tgt = f"{target:.2f}x" if target else ""
+        flag = " (over 300 MB)" if rss > RSS_MB else ""
+        print(f"{label:52s} {wall:7.2f}s {ratio:6.2f}x {tgt:>7s} {rss:6.0f} MB {cpu:6.2f}s {cpu / yard_cpu:6.2f}x"
+              f"{verdict}{flag}")
+        if key == "full":
+            print(f"{'':52s} (each: {', '.join(f'{w:.2f}' for w in walls)})")
+    for key in ("full", "fresh"):
+        if results.get(key):
+            m = re.findall(r"([\w-]+) (\d+) ms", results[key][-1][2])
+            if m:
+                print(f"stages of the last {key} build: " + ", ".join(f"{k} {v} ms" for k, v in m))
     sweep = ROOT / "bench" / "sweep_bench.py"
-    if sweep.exists():
+    if sweep.exists() and not args.no_sweep:
         print("--- sweep ---")
         t = time.perf_counter()
         p = subprocess.run([sys.executable, str(sweep)], capture_output=True, text=True, env=env, cwd=ROOT)
         sys.stdout.write(p.stdout)
         if p.returncode:
             sys.stdout.write(p.stderr)
-        print(f"(sweep benchmark took {time.perf_counter() - t:.1f} s; target >= {TARGETS['sweep']:.0e} configurations/s)")
+        print(f"(sweep benchmark took {time.perf_counter() - t:.1f} s; target >= 1e7 configurations/s)")
     return 0
 
 

@@ -30,7 +30,9 @@ def test_wheel_carries_data(wheel):
                    "genreport/_templates/sections/s0_summary.html.j2",
                    "genreport/_specs/schema/report.schema.json", "genreport/_specs/hardware/h100-sxm.yaml",
                    "genreport/_specs/models/llama-3.1-8b.yaml", "genreport/_specs/llama8b-h100.yaml",
-                   "genreport/formulas/quantities.py", "genreport/commands/cli.py", "genreport/__main__.py"):
+                   "genreport/formulas/quantities.py", "genreport/commands/cli.py", "genreport/__main__.py",
+                   "genreport/present/math.json.gz", "genreport/present/_pango_ffi.py",
+                   "genreport/present/figure_sizes.json"):
         assert needed in names, needed
     # one top-level package: no 'generator' or 'formulas' (an unrelated package of that name exists on PyPI)
     assert {n.split("/")[0] for n in names if not n.startswith("genreport-")} == {"genreport"}

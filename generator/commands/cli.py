@@ -29,6 +29,7 @@ SUBCOMMANDS = {
     "list": "genreport.commands.listing",
     "audit": "genreport.commands.audit",
     "plan": "genreport.commands.plan",
+    "serve": "genreport.commands.serve",
 }
 
 DESCRIPTION = """\
@@ -40,6 +41,7 @@ Roofline reports for LLM workloads: what limits this model on this GPU, and what
   genreport derive critical_context --for W    closed forms, solved for any symbol
   genreport audit CLAIMS.csv                   published measurements against the physical bound
   genreport plan llama-3.1-70b --hardware h100-sxm   the multi-GPU layouts that fit, best tok/s per GPU first
+  genreport serve                              a warm process: builds on request, one per input line
   genreport sweep | diff | import-hf | calibrate | list | audit | plan   (see 'genreport COMMAND --help')
 """
 
@@ -109,6 +111,9 @@ def main(argv: list[str] | None = None) -> int:
         print(safe(f"genreport: internal error: {type(exc).__name__}: {exc}. "
                    "Nothing was written. Rerun with --debug and report it."), file=sys.stderr)
         return 3
+    finally:
+        if "genreport.present.pdf" in sys.modules:  # a PDF worker a failed build did not use
+            sys.modules["genreport.present.pdf"].stop_worker()
 
 
 def _silence_stdout() -> None:
@@ -158,8 +163,10 @@ def _build_all(args, formats) -> int:
     out_root = Path(args.out)
     specs = [_resolve_spec(s, args.quiet) for s in args.specs]
     if args.watch:
+        from genreport.commands.serve import warm_up
         from genreport.commands.watch import watch
 
+        warm_up(pdf="pdf" in formats)  # the warm path of 'genreport serve': every rebuild is only its own work
         return watch(specs, lambda spec_path, force: _build_one(spec_path, args, formats, out_root, force))
     failures = 0
     progress = len(specs) > 1 and not args.quiet and sys.stderr.isatty()
@@ -191,6 +198,10 @@ def _build_one(spec_path: Path, args, formats, out_root: Path, force: bool = Fal
             if not args.quiet:
                 print(safe(f"{out_root / current}: up to date"))
             return True, stamp_files(out_root, spec_path, formats, args.overrides, args.name) or [spec_path]
+    if "pdf" in formats:  # WeasyPrint loads in a forked worker while this process loads, evaluates and renders
+        from genreport.present.pdf import start_worker
+
+        start_worker()
     with recording() as read_log:
         spec = genreport.load_spec(spec_path, overrides=args.overrides, strict=args.strict)
     inputs = list(dict.fromkeys([*input_files(spec_path, spec), *map(Path, read_log)]))

@@ -1,19 +1,257 @@
-"""Print stage: the same HTML, paginated to PDF by WeasyPrint (no MathML: formulas are SVG images)."""
+"""Print stage: the same HTML, paginated to PDF by WeasyPrint (no MathML: formulas are SVG images).
+
+Two ways to overlap printing with the rest of a build are here, both off unless asked for
+(``GENREPORT_PDF_WORKER=1``, ``GENREPORT_EARLY_LAYOUT=1``): on the shared 2-core development machine, whose
+other cores are rarely idle, ``bench/run.py --ablation`` measured no gain from them (issue 19; the README's speed
+section has the figures). They give the same bytes either way.
+
+A one-off build can print in a worker process forked as soon as the command line knows a PDF is wanted
+(:func:`start_worker`): the worker imports WeasyPrint while the build loads, evaluates and writes its HTML,
+then prints the HTML it is sent with the very code a build without it runs (:func:`html_to_pdf`), so the bytes
+are the same. If the worker cannot be started or fails in any way, the build prints in its own process.
+Warm processes (``genreport serve``, ``--watch``) print in their own process, WeasyPrint already loaded.
+
+Early layout: the figures are drawn in another process while the HTML is written, and laying out the pages
+needs only each figure's size, not its drawing. So :func:`prepare` lays out the HTML at once with a blank
+stand-in of the right size for each figure (sizes remembered from the last build, in the cache folder: data
+only; before any build, those of the built-in reports, shipped as ``figure_sizes.json`` by
+``python -m genreport.present.mathship``), on the worker or in this process, while the figures are still being drawn; :func:`html_to_pdf` then puts
+the real drawings in place of the stand-ins and paints the pages. It does so only when the final HTML is exactly
+the early one with the figures in place and every figure's size (width, height, viewBox, as WeasyPrint reads
+them) is the stand-in's; otherwise the pages are laid out again from the final HTML. Either way the bytes are
+those of WeasyPrint printing the final HTML (``tests/test_fastpdf.py``). ``GENREPORT_EARLY_LAYOUT=1`` turns
+it on.
+"""
 
 from __future__ import annotations
 
+import base64
+import json
 import logging
 import os
+import re
+import struct
+import sys
+import time
 
 from genreport.errors import BuildError
 
+_worker = None
+_in_process = False  # warm processes print in their own process
+_finished: list[int] = []  # workers that have answered, to be reaped
+_early: dict | None = None  # the early layout of this process: html (with marks), plan, document, seconds
+_used_early = False  # whether the last PDF printed here was painted from its early layout
+_marked: tuple[str, dict[str, str]] | None = None  # the render stage's HTML with its figure marks, name -> mark
+_sizes: dict[str, list[str]] | None = None  # figure name -> [width, height, viewBox] of its last drawing
+_SIZE_VALUE = re.compile(r"[0-9][0-9.]*(pt|px|mm|cm|in)?|[-0-9. ]+")  # nothing that could leave an attribute
 
-def prepare():
-    """Import WeasyPrint (about a second: it parses Pango's C declarations) and set it up; returns the module."""
+
+def prepare(html: str | None = None, marks: dict[str, str] | None = None):
+    """Import WeasyPrint and set it up; returns the module (None while a PDF worker does that instead).
+
+    Given the report's ``html`` with a placeholder ``marks[name]`` where each figure's data URI goes, also
+    start laying it out (see the module's docstring).
+    """
+    global _marked
+    _marked = (html, dict(marks)) if html is not None and marks else None
+    plan = _plan(marks) if _marked else None
+    if _worker is not None:
+        if plan:
+            _worker.layout(html, plan)
+        return None
+    weasyprint = _import()
+    if plan:
+        _layout_early(html, plan)
+    return weasyprint
+
+
+def _plan(marks: dict[str, str]) -> dict | None:
+    """name -> (mark, stand-in data URI, size) when every figure's size is known from a previous build."""
+    if os.environ.get("GENREPORT_EARLY_LAYOUT") != "1":
+        return None
+    sizes = _known_sizes()
+    if not all(name in sizes for name in marks):
+        return None
+    plan = {}
+    for name, mark in marks.items():
+        w, h, vb = sizes[name]
+        blank = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="{vb}" '
+                 f'id="genreport-stand-in-{name}"></svg>').encode()
+        plan[name] = [mark, _data_uri(blank), [w, h, vb]]
+    return plan
+
+
+def _data_uri(svg: bytes) -> str:
+    """As the render stage writes a figure; checked, not assumed (see :func:`_from_early`)."""
+    return "data:image/svg+xml;base64," + base64.b64encode(svg).decode()
+
+
+def _layout_early(html: str, plan: dict) -> None:
+    global _early
+    t = time.perf_counter()
+    early = html
+    for mark, uri, _size in plan.values():
+        early = early.replace(mark, uri)
+    import weasyprint
+
+    try:
+        document = weasyprint.HTML(string=early, base_url=None).render()
+    except Exception:  # noqa: BLE001 - the final HTML is laid out again and any error shows there
+        _early = None
+        return
+    _early = {"html": html, "plan": plan, "document": document, "seconds": time.perf_counter() - t}
+
+
+_URI = re.compile(r"data:image/svg\+xml;base64,[A-Za-z0-9+/=]*")
+
+
+def _extract(marked: str, marks: dict[str, str], html: str) -> dict[str, tuple[str, bytes]] | None:
+    """name -> (data URI, SVG bytes) of each figure, if ``html`` is exactly ``marked`` with an SVG data URI in
+    place of every mark (the same one wherever a mark recurs); None otherwise."""
+    by_mark = {mark: name for name, mark in marks.items()}
+    pieces = re.split("(" + "|".join(re.escape(m) for m in by_mark) + ")", marked)
+    pos, found = 0, {}
+    for i, piece in enumerate(pieces):
+        if i % 2 == 0:
+            if not html.startswith(piece, pos):
+                return None
+            pos += len(piece)
+            continue
+        m = _URI.match(html, pos)
+        if m is None:
+            return None
+        name = by_mark[piece]
+        if found.setdefault(name, m.group()) != m.group():
+            return None
+        pos = m.end()
+    if pos != len(html):
+        return None
+    try:
+        return {name: (uri, base64.b64decode(uri.split(",", 1)[1], validate=True)) for name, uri in found.items()}
+    except ValueError:
+        return None
+
+
+def _from_early(html: str, figures=None):
+    """The early layout with the real figures in place, or None where it is not exactly the final HTML's."""
+    global _early
+    early, _early = _early, None
+    if early is None:
+        return None
+    extracted = _extract(early["html"], {name: mark for name, (mark, _u, _s) in early["plan"].items()}, html)
+    if extracted is None or set(extracted) != set(early["plan"]):
+        return None
+    figures = {name: svg for name, (_uri, svg) in extracted.items()}
+    from weasyprint.formatting_structure.boxes import ReplacedBox
+    from weasyprint.images import ElementTree, SVGImage
+
+    stand_ins = {uri: name for name, (_mark, uri, _size) in early["plan"].items()}
+    real = {}
+    for page in early["document"].pages:
+        for box in page._page_box.descendants():
+            if not isinstance(box, ReplacedBox) or not isinstance(box.replacement, SVGImage):
+                continue
+            name = stand_ins.get(box.replacement._base_url)
+            if name is None:
+                continue
+            if name not in real:
+                old = box.replacement
+                try:
+                    image = SVGImage(ElementTree.fromstring(figures[name]), extracted[name][0],
+                                     old._url_fetcher, old._context)
+                except Exception:  # noqa: BLE001
+                    return None
+                if _size_of(image) != _size_of(old):
+                    return None
+                real[name] = image
+            box.replacement = real[name]
+    return early["document"]
+
+
+def _size_of(image) -> tuple:
+    tree = image._svg.tree
+    return tree.get("width"), tree.get("height"), image._svg.get_viewbox()
+
+
+def _known_sizes() -> dict[str, list[str]]:
+    global _sizes
+    if _sizes is None:
+        from genreport.fileio import ReadError, read_regular
+
+        data = {}
+        for path in (_sizes_file(), SHIPPED_SIZES):  # a first build: the built-in reports' figure sizes
+            try:
+                data = json.loads(read_regular(path, 100_000))
+            except (ReadError, ValueError):
+                continue
+            if isinstance(data, dict) and data:
+                break
+        _sizes = {k: v for k, v in data.items() if _valid_size(v)} if isinstance(data, dict) else {}
+    return _sizes
+
+
+def sizes_of(figures: dict[str, bytes]) -> dict[str, list[str]]:
+    """name -> [width, height, viewBox] of each figure whose root element states all three."""
+    out = {}
+    for name, svg in figures.items():
+        m = _ROOT.search(svg[:4096])
+        attrs = dict(_ATTR.findall(m.group(1).decode("utf-8", "replace"))) if m else {}
+        value = [attrs.get("width", ""), attrs.get("height", ""), attrs.get("viewBox", "")]
+        if _valid_size(value) and all(value):
+            out[name] = value
+    return out
+
+
+def _valid_size(v) -> bool:
+    return (isinstance(v, list) and len(v) == 3 and all(isinstance(x, str) and len(x) < 64 for x in v)
+            and all(_SIZE_VALUE.fullmatch(x) for x in v))
+
+
+SHIPPED_SIZES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "figure_sizes.json")
+
+
+def _sizes_file():
+    from genreport.paths import cache_dir
+
+    return cache_dir() / "figure-sizes.json"
+
+
+_ROOT = re.compile(rb"<svg\b([^>]*)>")
+_ATTR = re.compile(r'\s(width|height|viewBox)="([^"]*)"')
+
+
+def _remember_sizes(figures: dict[str, bytes] | None) -> None:
+    """Note each figure's size for the next build's early layout (in memory and in the cache folder)."""
+    if not figures:
+        return
+    sizes = dict(_known_sizes())
+    found = sizes_of(figures)
+    for name in figures:
+        if name in found:
+            sizes[name] = found[name]
+        else:
+            sizes.pop(name, None)
+    if sizes != _known_sizes():
+        _known_sizes().clear()
+        _known_sizes().update(sizes)
+        from genreport.errors import BuildError as WriteFailed
+        from genreport.fileio import write_file
+
+        try:
+            write_file(_sizes_file(), json.dumps(sizes, sort_keys=True).encode())
+        except WriteFailed:
+            pass  # no early layout next time, nothing else
+
+
+def _import():
+    """Import WeasyPrint (0.2 s with the prebuilt bindings, 0.5 s without) and set it up; returns the module."""
     os.environ.setdefault("SOURCE_DATE_EPOCH", "0")  # fontTools subsetting stamps the time otherwise
     for name in ("weasyprint", "fontTools"):
         logging.getLogger(name).setLevel(logging.ERROR)
     try:
+        from genreport.present import pangoffi
+
+        pangoffi.install()  # the same bindings without parsing their C declarations (see its docstring)
         import weasyprint
     except (ImportError, OSError) as exc:  # missing Pango/HarfBuzz shows up as OSError
         raise BuildError(f"PDF output needs WeasyPrint and its system libraries ({exc}); "
@@ -30,11 +268,238 @@ def html_to_pdf(html: str, figures=None, timer=None) -> bytes:
     With a ``timer``, its laps are ``pdf-layout`` (WeasyPrint's cascade and pagination) and ``pdf-draw``
     (painting pages, images and fonts into the file).
     """
-    weasyprint = prepare()
-    document = weasyprint.HTML(string=html, base_url=None).render()
+    global _worker, _used_early
+    if _worker is not None:
+        worker, _worker = _worker, None  # one document per worker: a second build prints here
+        pdf = worker.render(html, timer)
+        if pdf is not None:
+            _used_early = worker.used_early
+            _remember_marked(html)
+            return pdf
+    weasyprint = _import()
+    early = _early
+    document = _from_early(html)
+    if timer and early is not None and document is not None:  # it ran inside the render stage's 'pdf-import' lap
+        moved = min(early["seconds"], timer.t.get("pdf-import", 0.0))
+        timer.t["pdf-import"] = timer.t.get("pdf-import", 0.0) - moved
+        timer.t["pdf-early-layout"] = moved
+    _used_early = document is not None
+    if document is None:
+        document = weasyprint.HTML(string=html, base_url=None).render()
     if timer:
         timer.lap("pdf-layout")
     pdf = document.write_pdf(pdf_identifier=False)
     if timer:
         timer.lap("pdf-draw")
+    _remember_marked(html)
     return pdf
+
+
+def _remember_marked(html: str) -> None:
+    """The sizes of every figure in ``html`` (wide and narrow) for the next early layout, if asked for."""
+    global _marked
+    marked, _marked = _marked, None
+    if marked is None or os.environ.get("GENREPORT_EARLY_LAYOUT") != "1":
+        return
+    extracted = _extract(marked[0], marked[1], html)
+    if extracted:
+        _remember_sizes({name: svg for name, (_uri, svg) in extracted.items()})
+
+
+def warm_up() -> None:
+    """Import WeasyPrint and print a small page, so fontconfig, Pango and the fonts are loaded (warm processes)."""
+    weasyprint = _import()
+    html = ('<p style="font-family: DejaVu Sans">warm <b>bold</b> <i>italic</i> <code>mono</code></p>'
+            '<img src="data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHdpZHRoPSIx'
+            'MCIgaGVpZ2h0PSIxMCI+PHBhdGggZD0iTSAwIDAgTCAxMCAxMCIvPjwvc3ZnPg==">')
+    weasyprint.HTML(string=html, base_url=None).render().write_pdf(pdf_identifier=False)
+
+
+# ------------------------------------------------------------------------------------------------ the worker
+
+def start_worker() -> bool:
+    """Fork the PDF worker now (``GENREPORT_PDF_WORKER=1``, two or more cores); True if one is running."""
+    global _worker
+    _reap()
+    if _worker is not None:
+        return True
+    if _in_process or os.environ.get("GENREPORT_PDF_WORKER") != "1" or os.environ.get("GENREPORT_SERIAL") or (os.cpu_count() or 1) < 2 or not hasattr(os, "fork") \
+            or "weasyprint" in sys.modules:
+        return False
+    try:
+        _worker = _Worker()
+    except OSError:  # no fork here (memory, limits): print in this process
+        _worker = None
+    return _worker is not None
+
+
+def stop_worker() -> None:
+    """End a worker that was not used (a build that failed or needed no PDF) and collect those that were."""
+    global _worker
+    worker, _worker = _worker, None
+    if worker is not None:
+        worker.close()
+        import signal
+
+        try:
+            os.kill(worker.pid, signal.SIGKILL)
+            os.waitpid(worker.pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+    _reap(block=True)
+
+
+def keep_in_process() -> None:
+    """No worker from now on: this process keeps WeasyPrint loaded and prints itself (serve, --watch)."""
+    global _in_process
+    stop_worker()
+    _in_process = True
+
+
+def _reap(block: bool = False) -> None:
+    """Collect workers that have answered (``block``: wait for them to exit, so their resource use is counted)."""
+    for pid in list(_finished):
+        try:
+            done, _status = os.waitpid(pid, 0 if block else os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            _finished.remove(pid)
+
+
+def _send(fd: int, data: bytes) -> None:
+    view = memoryview(struct.pack("<Q", len(data)) + data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _receive(fd: int) -> bytes | None:
+    """One message, or None at the end of the pipe."""
+    head = _read_exactly(fd, 8)
+    if head is None:
+        return None
+    return _read_exactly(fd, struct.unpack("<Q", head)[0])
+
+
+def _read_exactly(fd: int, n: int) -> bytes | None:
+    chunks, got = [], 0
+    while got < n:
+        chunk = os.read(fd, min(n - got, 1 << 20))
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+class _Worker:
+    """A forked process that imports WeasyPrint at once, then prints one HTML document sent to it."""
+
+    def __init__(self):
+        requests, self._to = os.pipe()
+        self._from, replies = os.pipe()
+        self.used_early = False
+        self.pid = os.fork()
+        if self.pid == 0:  # the worker
+            code = 1
+            try:
+                os.close(self._to)
+                os.close(self._from)
+                _child(requests, replies)
+                code = 0
+            finally:
+                os._exit(code)  # never return into the command line's code, never flush its buffers
+        os.close(requests)
+        os.close(replies)
+
+    def layout(self, html: str, plan: dict) -> None:
+        """Have the worker start laying out ``html`` with the figures' stand-ins (it answers nothing)."""
+        try:
+            _send(self._to, json.dumps({"kind": "layout", "plan": plan}).encode())
+            _send(self._to, html.encode("utf-8"))
+        except OSError:
+            pass  # a dead worker: render() finds out and the build prints itself
+
+    def render(self, html: str, timer=None) -> bytes | None:
+        """The PDF of ``html``, or None if the worker failed (the caller then prints it itself)."""
+        t = time.perf_counter()
+        try:
+            _send(self._to, json.dumps({"kind": "print"}).encode())
+            _send(self._to, html.encode("utf-8"))
+            meta = _receive(self._from)
+            pdf = _receive(self._from)
+        except OSError:
+            meta = pdf = None
+        self.close()
+        if meta is None or pdf is None:
+            return None
+        laps = json.loads(meta)
+        if not laps.get("ok"):
+            return None
+        self.used_early = bool(laps.get("early"))
+        if timer:
+            timer.lap("pdf-draw")  # all the time waited, split below as the worker measured it
+            waited = time.perf_counter() - t
+            layout = min(laps["layout"], timer.t["pdf-draw"])
+            timer.t["pdf-draw"] -= layout
+            timer.t["pdf-layout"] = timer.t.get("pdf-layout", 0.0) + layout
+            timer.t["pdf-wait"] = max(0.0, waited - laps["layout"] - laps["draw"])
+            if laps.get("early"):
+                timer.t["pdf-early-layout"] = laps["early"]
+        return pdf
+
+    def close(self) -> None:
+        for fd in (self._to, self._from):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self._to = self._from = -1
+        _finished.append(self.pid)
+
+
+def _child(requests: int, replies: int) -> None:
+    """The worker's life: import WeasyPrint, print the one document it gets, send the PDF back."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends it quietly; the command line reports it
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 1)  # nothing of the worker's may reach the user's terminal or pipes:
+    os.dup2(devnull, 2)  # whatever goes wrong, the build prints the page itself and says why
+    try:
+        _import()
+    except BaseException:  # noqa: BLE001
+        pass
+    while True:
+        head = _receive(requests)
+        html = _receive(requests)
+        if head is None or html is None:
+            return
+        request = json.loads(head)
+        if request["kind"] == "layout":
+            try:
+                _layout_early(html.decode("utf-8"), request["plan"])
+            except BaseException:  # noqa: BLE001 - laid out again from the final HTML
+                pass
+            continue
+        break
+
+    class Laps:
+        def __init__(self):
+            self.t, self._last = {}, time.perf_counter()
+
+        def lap(self, name):
+            now = time.perf_counter()
+            self.t[name] = self.t.get(name, 0.0) + now - self._last
+            self._last = now
+
+    laps = Laps()
+    early = _early["seconds"] if _early else 0.0
+    try:
+        pdf = html_to_pdf(html.decode("utf-8"), timer=laps)
+        meta = {"ok": True, "layout": laps.t["pdf-layout"], "draw": laps.t["pdf-draw"],
+                "early": early if _used_early else 0.0}
+    except BaseException:  # noqa: BLE001 - the build prints it again in its own process and reports the error
+        pdf, meta = b"", {"ok": False}
+    _send(replies, json.dumps(meta).encode())
+    _send(replies, pdf)

@@ -246,7 +246,8 @@ def render_report(r: Results, baseline: Results | None = None, timer=None,
     """The report's HTML (self-contained) and its figures (SVG bytes by name).
 
     The figures are drawn in parallel (:func:`genreport.present.figures.start`); the HTML is written with a placeholder
-    per figure, ``meanwhile()`` runs (the PDF stage's imports), and then the figures take their places.
+    per figure, ``meanwhile(html, marks)`` runs (the PDF stage's imports and early layout, given the HTML with
+    ``marks[name]`` in place of each figure's data URI), and then the figures take their places.
     """
     import secrets
 
@@ -264,7 +265,7 @@ def render_report(r: Results, baseline: Results | None = None, timer=None,
         if timer:
             timer.lap("html")
         if meanwhile is not None:
-            meanwhile()
+            meanwhile(html, {**marks, **{f"{name}-narrow": mark for name, mark in phone.items()}})
             if timer:
                 timer.lap("pdf-import")
     except BaseException:

@@ -1,0 +1,122 @@
+"""``genreport serve``: a warm process that builds reports on request, for editors, notebooks and scripts.
+
+    genreport serve [--max-requests N] [--idle-exit SECONDS]
+
+Reads one request per line on standard input and answers each with one line of JSON on standard output. A
+request is the arguments of a ``genreport`` build, as typed on the command line (shell quoting)::
+
+    specs/llama8b-h100.yaml --force
+    specs/llama8b-h100.yaml --set model.kv_heads=1 -o /tmp/out --format html,json
+
+and its answer::
+
+    {"status": 0, "seconds": 1.52, "messages": ["out/llama8b-h100/: report.html, report.pdf, ..."]}
+
+``status`` is the exit status ``genreport`` would give (0 built or up to date, 1 bad input, 2 build problem,
+3 internal error) and ``messages`` what it would print. A build request gets the same bytes a one-off
+``genreport`` run writes, without the start-up: Python, NumPy, Matplotlib, SymPy's generated formulas, the
+math font and WeasyPrint (with its fonts) are loaded once, before the first request. An empty line, ``quit``
+or the end of input stops the server; so do ``--max-requests`` answered requests and ``--idle-exit`` seconds
+without one. Nothing listens on a network: the pipe is the only way in.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import shlex
+import sys
+import time
+
+from genreport.commands import cli
+
+
+def warm_up(pdf: bool = True) -> None:
+    """Load everything a build needs (the same as a first build would), so the next build is only its own work."""
+    import genreport.formulas.compiled as compiled
+    import genreport.model.evaluate  # noqa: F401
+    import genreport.present.figures  # noqa: F401 - NumPy, Matplotlib
+    import genreport.present.render  # noqa: F401
+    import genreport.write.build  # noqa: F401
+    from genreport.present import mathsvg
+    from genreport.present import pdf as pdfstage
+
+    pdfstage.keep_in_process()
+    compiled.load()
+    mathsvg.warm_up()
+    if pdf:
+        pdfstage.warm_up()
+
+
+def handle(line: str) -> dict:
+    """Run one request line; its answer (exit status, messages, seconds)."""
+    t = time.perf_counter()
+    try:
+        argv = shlex.split(line)
+    except ValueError as exc:
+        return {"status": 1, "seconds": 0.0, "messages": [f"genreport serve: cannot read the request: {exc}"]}
+    bad = [a for a in argv if a in ("--watch", "--help", "-h", "--version")]
+    bad += [a for a in argv[:1] if a in cli.SUBCOMMANDS]
+    if bad:
+        return {"status": 1, "seconds": 0.0,
+                "messages": [f"genreport serve: {bad[0]} is not a build request; send a build's arguments "
+                             "(a spec and options), e.g. specs/llama8b-h100.yaml --force"]}
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = cli.main(argv)
+        except SystemExit as exc:  # argparse: a bad option (its message is on stderr)
+            status = exc.code if isinstance(exc.code, int) else 1
+    messages = [m for m in (out.getvalue() + err.getvalue()).splitlines() if m.strip()]
+    return {"status": status, "seconds": round(time.perf_counter() - t, 3), "messages": messages}
+
+
+def serve(lines, reply, max_requests: int | None = None, idle_exit: float | None = None) -> int:
+    """Answer request ``lines`` (an iterator of str) through ``reply(str)``; returns 0."""
+    answered = 0
+    for line in _with_idle_limit(lines, idle_exit):
+        text = line.strip()
+        if not text or text == "quit":
+            break
+        reply(json.dumps(handle(text), sort_keys=True))
+        answered += 1
+        if max_requests is not None and answered >= max_requests:
+            break
+    return 0
+
+
+def _with_idle_limit(lines, idle_exit: float | None):
+    """``lines``, ending early when no new one comes within ``idle_exit`` seconds (standard input only)."""
+    if idle_exit is None or lines is not sys.stdin:
+        yield from lines
+        return
+    import select
+
+    while True:
+        ready, _, _ = select.select([sys.stdin], [], [], idle_exit)
+        if not ready:
+            return
+        line = sys.stdin.readline()
+        if not line:
+            return
+        yield line
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="genreport serve", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--max-requests", type=int, metavar="N", help="stop after answering N requests")
+    ap.add_argument("--idle-exit", type=float, metavar="SECONDS", help="stop after SECONDS without a request")
+    ap.add_argument("--no-pdf", action="store_true", help="do not load WeasyPrint ahead (HTML and JSON only)")
+    args = ap.parse_args(argv)
+    warm_up(pdf=not args.no_pdf)
+    stdout = sys.stdout
+
+    def reply(text: str) -> None:
+        stdout.write(text + "\n")
+        stdout.flush()
+
+    reply(json.dumps({"status": 0, "ready": True, "messages": ["genreport serve: ready"]}, sort_keys=True))
+    return serve(sys.stdin, reply, args.max_requests, args.idle_exit)
