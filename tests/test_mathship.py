@@ -6,6 +6,7 @@ formula is the SVG ziamath draws here (same version, same font file).
 
 from __future__ import annotations
 
+import functools
 import os
 from importlib import metadata
 
@@ -17,11 +18,17 @@ pytestmark = pytest.mark.skipif(FONT is None or mathship._table().get("font_sha2
                                 reason="the shipped math was rendered with a math font this machine lacks")
 
 
+@functools.cache
+def used_formulas():
+    """Building every built-in report's HTML takes about 15 s: once for this module's tests."""
+    return mathship.used_formulas()
+
+
 def test_shipped_math_is_what_ziamath_draws_here():
     table = mathship._table()
     assert table["ziamath"] == metadata.version("ziamath")
-    formulas = mathship.used_formulas()
-    sample = formulas if os.environ.get("GENREPORT_SLOW") else formulas[::15]
+    formulas = used_formulas()
+    sample = formulas[::3] if os.environ.get("GENREPORT_SLOW") else formulas[::15]  # every formula: 16 s more
     assert len(formulas) > 80
     for tex, size, inline in sample:
         assert mathship.lookup(table["ziamath"], FONT, size, inline, tex) == mathsvg.render(tex, size, inline, FONT), tex
@@ -46,7 +53,7 @@ def test_a_first_build_renders_no_formula_of_a_built_in_report(tmp_path, monkeyp
 
 def test_other_versions_or_fonts_are_not_served(tmp_path):
     table = mathship._table()
-    tex, size, inline = mathship.used_formulas()[0]
+    tex, size, inline = used_formulas()[0]
     assert mathship.lookup(table["ziamath"], FONT, size, inline, tex) is not None
     assert mathship.lookup("0.0.1", FONT, size, inline, tex) is None
     other = tmp_path / "font.ttf"
@@ -61,7 +68,7 @@ def test_shipped_figure_sizes_are_the_built_in_figures():
 
     from genreport.present import pdf
 
-    mathship.used_formulas()
+    used_formulas()
     assert len(mathship._FIGURES) >= 6
     assert json.loads(open(pdf.SHIPPED_SIZES).read()) == pdf.sizes_of(mathship._FIGURES), \
         "regenerate: python -m genreport.present.mathship"
