@@ -148,6 +148,24 @@ def _cli() -> list[str]:
     return [str(script)] if script.is_file() else [sys.executable, "-m", "genreport.commands.cli"]
 
 
+def _assert_no_orphans(spec: Path, wait: float = 5.0) -> None:
+    """No process forked by a killed build (figures, PDF worker) outlives it: they die with their parent."""
+    deadline = time.perf_counter() + wait
+    while True:
+        left = []
+        for proc_dir in Path("/proc").glob("[0-9]*"):
+            try:
+                cmd = (proc_dir / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if str(spec).encode() in cmd:
+                left.append(proc_dir.name)
+        if not left or time.perf_counter() > deadline:
+            break
+        time.sleep(0.05)
+    assert not left, f"processes of a killed build are still running: {left}"
+
+
 def _kill_runs(tmp_path: Path, formats: str, delays: list[float], watch_tmp: int) -> None:
     spec = tmp_path / "small.yaml"
     spec.write_text(SPEC)
@@ -179,6 +197,7 @@ def _kill_runs(tmp_path: Path, formats: str, delays: list[float], watch_tmp: int
                 time.sleep(0.0005)
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=60)
+        _assert_no_orphans(spec)
         dest = out / "small"
         now = snapshot(dest) if dest.exists() else snapshot(out / ".small.old")
         assert now in (old, new), f"{how} {delay:.2f} s: the report folder is neither the old nor the new one"

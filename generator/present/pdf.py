@@ -399,10 +399,14 @@ class _Worker:
         requests, self._to = os.pipe()
         self._from, replies = os.pipe()
         self.used_early = False
+        parent = os.getpid()
         self.pid = os.fork()
         if self.pid == 0:  # the worker
             code = 1
             try:
+                from genreport.procs import die_with_parent
+
+                die_with_parent(parent)
                 os.close(self._to)
                 os.close(self._from)
                 _child(requests, replies)

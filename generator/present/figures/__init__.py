@@ -11,6 +11,7 @@ caption stays true for any model/GPU pair.  ``FIGURES`` lists (name, caption) in
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 from genreport.model.evaluate import Results
@@ -78,7 +79,7 @@ class Pending:
 
             ctx = multiprocessing.get_context("fork")
             self._conn, child = ctx.Pipe(duplex=False)
-            self._proc = ctx.Process(target=_child, args=(child, results, baseline), daemon=True)
+            self._proc = ctx.Process(target=_child, args=(child, results, baseline, os.getpid()), daemon=True)
             try:
                 self._proc.start()
             except OSError:  # no fork here (memory, limits): draw in this process
@@ -128,7 +129,10 @@ def _parallel() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
-def _child(conn, results: Results, baseline: Results | None) -> None:
+def _child(conn, results: Results, baseline: Results | None, parent: int) -> None:
+    from genreport.procs import die_with_parent
+
+    die_with_parent(parent)
     try:
         out = _draw_both(results, baseline)
     except BaseException:  # noqa: BLE001 - the parent redraws and reports it
