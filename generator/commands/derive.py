@@ -18,22 +18,13 @@ import difflib
 from pathlib import Path
 
 import numpy as np
-from genreport.commands.derive_values import (  # noqa: F401 - re-exported
+from genreport.commands.derive_values import (
     Numbers,
-    _branch_active,
-    _direction,
     _err,
-    _evaluate,
-    _expansion_warning,
     _fmt,
     _indent,
-    _numeric,
-    _numeric_reason,
     _own_value,
-    _plain,
     _solution_lines,
-    _solution_numbers,
-    _sym,
 )
 from genreport.terminal import safe
 

@@ -2,16 +2,8 @@
 
 from __future__ import annotations
 
-from genreport.commands.hf_config import (  # noqa: F401 - re-exported
-    CONFIG_LIMIT,
-    JSON_HOOKS,
-    MAX_COUNT,
-    MAX_DIGITS,
+from genreport.commands.hf_config import (
     _Config,
-    _json_float,
-    _json_int,
-    _Odd,
-    read_config,
 )
 from genreport.errors import SpecError
 

@@ -20,28 +20,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from genreport.commands.hf_config import (  # noqa: F401 - re-exported
-    CONFIG_LIMIT,
-    JSON_HOOKS,
-    MAX_COUNT,
-    MAX_DIGITS,
-    _Config,
-    _json_float,
-    _json_int,
-    _Odd,
+from genreport.commands.hf_config import (
     read_config,
 )
-from genreport.commands.hf_convert import (  # noqa: F401 - re-exported
-    _BY_MODEL_TYPE,
-    _GEGLU_ACTS,
-    _SWIGLU_ACTS,
-    ARCHITECTURES,
-    _architecture,
-    _attention,
-    _count,
-    _from_layer_types,
-    _moe,
-    _shown,
+from genreport.commands.hf_convert import (
     convert,
 )
 from genreport.errors import Finding, SpecError

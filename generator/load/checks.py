@@ -4,14 +4,6 @@ from __future__ import annotations
 
 from genreport.errors import Findings
 from genreport.load import units
-from genreport.load.catalog import (  # noqa: F401 - re-exported
-    _catalog_dirs,
-    _example,
-    _sub,
-    _within,
-    catalog_names,
-    resolve_ref,
-)
 from genreport.load.spec import (
     Hardware,
     Model,

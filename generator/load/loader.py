@@ -11,42 +11,25 @@ import hashlib
 from pathlib import Path
 
 from genreport.errors import Finding, Findings, SpecError
-from genreport.load.catalog import (  # noqa: F401 - re-exported
-    _catalog_dirs,
-    _example,
-    _sub,
-    _within,
-    catalog_names,
-    resolve_ref,
-)
-from genreport.load.checks import (  # noqa: F401 - re-exported
+from genreport.load.catalog import catalog_names, resolve_ref  # noqa: F401 - catalog_names: callers import it here
+from genreport.load.checks import (  # noqa: F401 - max_points: callers import it here
     _NOT_SHAPE,
-    BYTES_PER_POINT,
-    MAX_POINTS,
     _check_budget,
-    _divisor_near,
     check_hardware,
     check_model,
     check_parallelism,
-    format_num,
     max_points,
 )
-from genreport.load.objects import (  # noqa: F401 - re-exported
-    _TOKENS,
-    MAX_TOKENS,
-    _link,
-    _node,
+from genreport.load.objects import (  # noqa: F401 - tokens: callers import it here
     _parallelism,
     _precision,
-    _q,
     _source,
     _workloads,
     hardware_from,
     model_from,
     tokens,
 )
-from genreport.load.overrides import (  # noqa: F401 - re-exported
-    ALIASES,
+from genreport.load.overrides import (
     _alias,
     _apply_override,
     parse_override,

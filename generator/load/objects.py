@@ -6,26 +6,6 @@ import re
 
 from genreport.errors import Findings
 from genreport.load import units
-from genreport.load.catalog import (  # noqa: F401 - re-exported
-    _catalog_dirs,
-    _example,
-    _sub,
-    _within,
-    catalog_names,
-    resolve_ref,
-)
-from genreport.load.checks import (  # noqa: F401 - re-exported
-    _NOT_SHAPE,
-    BYTES_PER_POINT,
-    MAX_POINTS,
-    _check_budget,
-    _divisor_near,
-    check_hardware,
-    check_model,
-    check_parallelism,
-    format_num,
-    max_points,
-)
 from genreport.load.spec import (
     PRECISION_BYTES,
     Attention,

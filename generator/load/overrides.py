@@ -5,39 +5,8 @@ from __future__ import annotations
 import re
 
 from genreport.errors import Finding, SpecError
-from genreport.load.catalog import (  # noqa: F401 - re-exported
-    _catalog_dirs,
-    _example,
-    _sub,
-    _within,
-    catalog_names,
-    resolve_ref,
-)
-from genreport.load.checks import (  # noqa: F401 - re-exported
-    _NOT_SHAPE,
-    BYTES_PER_POINT,
-    MAX_POINTS,
-    _check_budget,
-    _divisor_near,
-    check_hardware,
-    check_model,
-    check_parallelism,
-    format_num,
-    max_points,
-)
-from genreport.load.objects import (  # noqa: F401 - re-exported
-    _TOKENS,
-    MAX_TOKENS,
-    _link,
-    _node,
-    _parallelism,
+from genreport.load.objects import (
     _precision,
-    _q,
-    _source,
-    _workloads,
-    hardware_from,
-    model_from,
-    tokens,
 )
 from genreport.load.yamlread import MAX_DEPTH, Document, scalar, show
 

@@ -95,8 +95,9 @@ def _steps(c, b: Block, symbolic: str) -> list[dict]:
              for lab, lhs, rhs in c.steps.get(b.variant, ())]
     named = "R" in c.args or "I_KV" in c.args  # a display form in the ridge and the attention intensity
     if named and steps and steps[-1]["tex"].split(" = ", 1)[1] != symbolic.split(" = ", 1)[1]:
-        steps.append({"label": "in terms of the ridge R = P/W and the attention intensity I_KV = 4 L H_q d_h / c",
-                      "tex": symbolic})
+        names = [text for sym, text in (("R", "the ridge R = P/W"),
+                                        ("I_KV", "the attention intensity I_KV = 4 L H_q d_h / c")) if sym in c.args]
+        steps.append({"label": "in terms of " + " and ".join(names), "tex": symbolic})
     for st in steps:
         st["math"] = img(st["tex"])
     return steps
