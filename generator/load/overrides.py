@@ -57,6 +57,32 @@ def _apply_override(doc: Document, path: tuple[str, ...], value, text: str) -> F
             return Finding("--set " + text, 1, 1, ".".join(path),
                            f"'{'.'.join(path[:i + 1])}' in {doc.file} is {show(node)}, not a mapping",
                            f"set '{'.'.join(path[:i + 1])}' itself, or check the path")
+    if not isinstance(value, list) and (isinstance(node.get(path[-1]), list) or _wants_list(doc.data.get("kind"), path)):
+        value = [value]  # one value where the spec takes a list: a one-element list (batch=64 -> [64])
     node[path[-1]] = value
     doc.overrides[path] = text
     return None
+
+
+def _wants_list(kind: str | None, path: tuple[str, ...]) -> bool:
+    """Whether the schema of a ``kind`` spec declares ``path`` an array (for a path the spec does not have yet)."""
+    import json
+
+    from genreport.paths import schema_dir
+
+    if kind not in ("report", "hardware", "model"):
+        return False
+    try:
+        schema = json.loads((schema_dir() / f"{kind}.schema.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, TypeError):
+        return False
+    node = schema
+    for key in path:
+        while isinstance(node, dict) and "$ref" in node and node["$ref"].startswith("#/$defs/"):
+            node = schema.get("$defs", {}).get(node["$ref"][len("#/$defs/"):], {})
+        node = (node.get("properties") or {}).get(key) if isinstance(node, dict) else None
+        if node is None:
+            return False
+    while isinstance(node, dict) and "$ref" in node and node["$ref"].startswith("#/$defs/"):
+        node = schema.get("$defs", {}).get(node["$ref"][len("#/$defs/"):], {})
+    return isinstance(node, dict) and node.get("type") == "array"

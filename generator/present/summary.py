@@ -86,9 +86,9 @@ def terminal_lines(r: Results) -> list[str]:
         lines.append(f"  binds at batch {d1['batch']}: {d1['roof']} ({fmt.time(d1['time'])} per token, "
                      f"{fmt.num(d1['other_roof'])}x from the other roof)")
         best = max(decode, key=lambda x: x["tokens_per_s"] if x["fits"] else 0)
-        lines.append(f"  tokens/s: {fmt.num(d1['tokens_per_s'])} per sequence; {fmt.num(best['tokens_per_s'])} in "
+        lines.append(f"  tokens/s: {fmt.num(d1['tokens_per_s_sequence'])} per sequence; {fmt.num(best['tokens_per_s'])} in "
                      f"total at batch {best['batch']:,}, context {best['context']:,}" if best["fits"] else
-                     f"  tokens/s: {fmt.num(d1['tokens_per_s'])} per sequence (bound)")
+                     f"  tokens/s: {fmt.num(d1['tokens_per_s_sequence'])} per sequence (bound)")
     if r.parallel is not None:
         ps = r.parallel.scalars[r.lead]
         ok = "yes" if r.verdicts.get("weights_fit", True) else "no"

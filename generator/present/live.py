@@ -1,0 +1,64 @@
+"""The live what-if of the HTML report: the spec's inputs as data, and the scripts that recompute the report model.
+
+The browser evaluates the same formulas (``templates/live/formulas.js``, printed by SymPy from ``formulas/``)
+with a port of the evaluation stage (``model.js``), applies ``--set`` overrides from the panel or the URL
+fragment (``page.js``), and updates every element the templates mark with ``data-q`` (a quantity of
+``results.json``, with its parameters as ``data-batch``, ``data-context``, ...). Without scripts the page is
+the report as built.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from functools import lru_cache
+
+from genreport.paths import templates_dir
+
+SCRIPTS = ("formulas.js", "fmt.js", "model.js", "figs.js", "page.js")  # order: each uses the ones before
+DEFAULT_GEMMS = ("attention projection (d x d)", "FFN matrix (d x d_ff)")
+
+
+def inputs(spec) -> dict:
+    """What the browser's evaluation reads of a loaded spec (the fields of ``make_env`` and the workloads)."""
+    hw, m, w, p = spec.hardware, spec.model, spec.workloads, spec.precision
+    model = {k: v for k, v in asdict(m).items() if k not in ("source", "notes", "file", "name", "title", "family")}
+    default = (tuple(g[0] for g in spec.gemms) == DEFAULT_GEMMS
+               and tuple(g[1:] for g in spec.gemms) == ((m.hidden_size, m.hidden_size), (m.hidden_size, m.ffn_size)))
+    return {
+        "hardware": {"dense": dict(sorted(hw.dense.items())), "bandwidth": hw.bandwidth, "capacity": hw.capacity},
+        "model": model,
+        "precision": {"weights": p.weights, "kv_cache": p.kv_cache, "compute": p.compute, "group_size": p.group_size},
+        "workloads": {"decode_batch": list(w.decode_batch), "decode_context": list(w.decode_context),
+                      "activation_bytes": w.activation_bytes, "prefill_prompt": list(w.prefill_prompt),
+                      "training_tokens": w.training_tokens, "recipes": list(w.recipes)},
+        "gemms": [] if default else [list(g) for g in spec.gemms],
+        "accounting": spec.accounting,
+    }
+
+
+@lru_cache(maxsize=1)
+def tables() -> dict:
+    """Constants of the loader and the formulas the browser needs (precision bytes, recipes, units of quantities)."""
+    from genreport.formulas.compiled import load
+    from genreport.formulas.recipes import TRAINING_RECIPES, recipe_bytes_per_param
+    from genreport.load.spec import INTEGER_FORMATS, PRECISION_BYTES
+
+    return {
+        "precision_bytes": dict(PRECISION_BYTES), "integer_formats": list(INTEGER_FORMATS),
+        "recipes": {name: recipe_bytes_per_param(name) for name in sorted(TRAINING_RECIPES)},
+        "meta": {qid: [c.unit, c.integer] for qid, c in sorted(load().items())},
+    }
+
+
+@lru_cache(maxsize=1)
+def scripts() -> str:
+    """The live scripts, concatenated in load order."""
+    folder = templates_dir() / "live"
+    return "\n".join((folder / name).read_text(encoding="utf-8") for name in SCRIPTS)
+
+
+def data_json(payload: dict) -> str:
+    """JSON for a ``<script type="application/json">`` element: stable bytes, and no '</' to end the element."""
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return text.replace("</", "<\\/")

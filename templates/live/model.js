@@ -1,0 +1,402 @@
+/* genreport live what-if: the report model, evaluated in the browser.
+ *
+ * A port of the evaluation stage (generator/model/evaluate.py, formulas/architecture.py,
+ * generator/model/values.py) that calls the formulas SymPy printed as JavaScript (GR_Q, formulas.js).
+ * It has no DOM: tests run it under node and compare every entry with Python's to 1e-9.
+ *
+ * inputs = {hardware: {dense, bandwidth, capacity}, model: {...Model fields}, precision: {weights, kv_cache,
+ *           compute, group_size}, workloads: {decode_batch, decode_context, activation_bytes, prefill_prompt,
+ *           training_tokens, recipes}, gemms: [[name, n, m]], accounting}
+ * tables = {precision_bytes, integer_formats, recipes: {name: bytes per parameter}, meta: {id: [unit, integer]}}
+ */
+const GR_MODEL = (function () {
+  "use strict";
+
+  const ACCOUNTINGS = ["seed", "exact"];
+  const SCALARS = ["peak_flops", "bandwidth", "capacity", "ridge_point", "parameters", "weight_bytes",
+    "kv_bytes_per_token", "kv_capacity_tokens", "attention_intensity", "training_flops_per_token"];
+  const DECODE = ["decode_flops", "decode_bytes", "decode_time_memory", "decode_time_compute",
+    "decode_tokens_per_s", "decode_intensity"];
+  const PREFILL = ["prefill_flops", "prefill_bytes", "prefill_intensity", "prefill_time_compute",
+    "prefill_time_memory", "weight_reuse_intensity"];
+  const NO_FIT = "the weights alone exceed the memory capacity, so no KV cache fits";
+
+  // ------------------------------------------------------------------------------------ architecture
+  function ffnMatrices(kind) { return kind === "swiglu" || kind === "geglu" ? 3 : 2; }
+
+  function attentionParamsPerLayer(m) {
+    const d = m.hidden_size, a = m.attention;
+    if (a.kind === "mla") {
+      const qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
+      const q = a.q_lora_rank ? (d * a.q_lora_rank + a.q_lora_rank + a.q_lora_rank * m.heads * qk) : d * m.heads * qk;
+      const kv = d * (a.kv_lora_rank + a.qk_rope_head_dim) + a.kv_lora_rank
+        + a.kv_lora_rank * m.heads * (a.qk_nope_head_dim + a.v_head_dim);
+      const o = m.heads * a.v_head_dim * d;
+      return q + kv + o;
+    }
+    const q = d * m.heads * m.head_dim;
+    const kv = 2 * d * m.kv_heads * m.head_dim;
+    const o = m.heads * m.head_dim * d;
+    const bias = m.qkv_bias ? (m.heads + 2 * m.kv_heads) * m.head_dim : 0;
+    return q + kv + o + bias;
+  }
+
+  /** Parameters by matrix, from the shapes (architecture.parameter_count). */
+  function parameterCount(m) {
+    const d = m.hidden_size, L = m.layers;
+    const perNorm = m.norm === "layernorm" ? 2 * d : d;
+    const pc = {embedding: m.vocab_size * d, lm_head: m.tied_embeddings ? 0 : m.vocab_size * d,
+      attention: L * attentionParamsPerLayer(m), ffn_dense: 0, experts_routed: 0, experts_shared: 0, router: 0,
+      norms: L * 2 * perNorm + perNorm, expert_size: 0, moe_layers: 0, active_routed: 0};
+    const mats = ffnMatrices(m.ffn_kind);
+    if (!m.moe) {
+      pc.ffn_dense = L * mats * d * m.ffn_size;
+    } else {
+      const moeLayers = L - m.moe.first_dense_layers;
+      const expert = mats * d * m.moe.expert_ffn_size;
+      pc.ffn_dense = m.moe.first_dense_layers * mats * d * m.ffn_size;
+      pc.experts_routed = moeLayers * m.moe.experts * expert;
+      pc.experts_shared = moeLayers * m.moe.shared_experts * expert;
+      pc.router = moeLayers * d * m.moe.experts;
+      pc.expert_size = expert;
+      pc.moe_layers = moeLayers;
+      pc.active_routed = moeLayers * m.moe.active_experts * expert;
+    }
+    pc.total = pc.embedding + pc.lm_head + pc.attention + pc.ffn_dense + pc.experts_routed + pc.experts_shared
+      + pc.router + pc.norms;
+    pc.active = pc.total - pc.experts_routed + pc.active_routed;
+    return pc;
+  }
+
+  function parametersRead(m, batch, pc) {
+    if (!m.moe) return pc.total;
+    const touched = m.moe.experts * (1.0 - Math.pow(1.0 - m.moe.active_experts / m.moe.experts, batch));
+    return pc.total - pc.experts_routed + pc.moe_layers * touched * pc.expert_size;
+  }
+
+  function kvElementsPerTokenLayer(m) {
+    const a = m.attention;
+    return a.kind === "mla" ? a.kv_lora_rank + a.qk_rope_head_dim : 2 * m.kv_heads * m.head_dim;
+  }
+
+  function localLayers(m) {
+    const a = m.attention;
+    if (!a.sliding_window) return 0;
+    if (!a.local_layers_per_global) return m.layers;
+    const period = a.local_layers_per_global + 1;
+    return m.layers - Math.floor(m.layers / period);
+  }
+
+  function kvBytesPerTokenAt(m, bKv, s) {
+    const perLayer = kvElementsPerTokenLayer(m) * bKv;
+    const n = localLayers(m);
+    if (n === 0) return m.layers * perLayer;
+    const cached = (m.layers - n) * s + n * Math.min(s, m.attention.sliding_window);
+    return perLayer * cached / s;
+  }
+
+  function attendedFraction(m, s) {
+    const n = localLayers(m);
+    if (n === 0) return 1.0;
+    return ((m.layers - n) * s + n * Math.min(s, m.attention.sliding_window)) / (m.layers * s);
+  }
+
+  function headDimForFlops(m) {
+    const a = m.attention;
+    return a.kind === "mla" ? (2 * a.kv_lora_rank + a.qk_rope_head_dim) / 2.0 : m.head_dim;
+  }
+
+  // ------------------------------------------------------------------------------------ inputs of one accounting
+  function weightBytes(p, t) {
+    let base = t.precision_bytes[p.weights];
+    if (p.group_size && t.integer_formats.indexOf(p.weights) >= 0) base += 2.0 / p.group_size;
+    return base;
+  }
+
+  /** Env: the scalar inputs of one accounting and how to vary them (evaluate.make_env / Env.at). */
+  function makeEnv(inp, t, accounting) {
+    const hw = inp.hardware, m = inp.model, p = inp.precision;
+    const pc = parameterCount(m);
+    const b = weightBytes(p, t), bKv = t.precision_bytes[p.kv_cache];
+    let n, nA, nE, nP;
+    if (accounting === "seed") {
+      n = m.declared_parameters || pc.total;
+      nA = m.moe ? (m.declared_active || pc.active * n / pc.total) : n;
+      nE = 0.0;
+      nP = nA - pc.embedding - pc.lm_head;
+    } else {
+      n = pc.total;
+      nE = m.tied_embeddings ? 0.0 : pc.embedding;
+      nA = pc.active - nE;
+      nP = pc.active - pc.embedding - pc.lm_head;
+    }
+    const values = {P: hw.dense[p.compute], W: hw.bandwidth, C: hw.capacity, N: n, N_a: nA, N_e: nE, N_p: nP,
+      L: m.layers, d: m.hidden_size, H_q: m.heads, H_kv: m.kv_heads, d_h: headDimForFlops(m), d_ff: m.ffn_size,
+      V: m.vocab_size, G: m.heads / m.kv_heads, b: b, b_kv: bKv,
+      c: m.layers * kvElementsPerTokenLayer(m) * bKv, a: inp.workloads.activation_bytes || 0.0};
+    return {values: values, model: m, accounting: accounting, pc: pc,
+      at: function (batch, context, extra) { return envAt(this, batch, context, extra); }};
+  }
+
+  function envAt(env, batch, context, extra) {
+    const e = Object.assign({}, env.values);
+    const m = env.model;
+    if (context != null) {
+      e.S = context;
+      e.c = kvBytesPerTokenAt(m, e.b_kv, context);
+      if (localLayers(m)) e.d_h = e.d_h * attendedFraction(m, context);
+    }
+    if (batch != null) {
+      e.B = batch;
+      if (m.moe) {
+        const read = parametersRead(m, batch, env.pc);
+        if (env.accounting === "exact") {
+          e.N = read;
+        } else {
+          const spare = env.pc.total - env.pc.active;
+          const idle = spare ? (read - env.pc.active) / spare : 0.0;
+          e.N = env.values.N_a + (env.values.N - env.values.N_a) * idle;
+        }
+      }
+    }
+    return Object.assign(e, extra || {});
+  }
+
+  function call(qid, env) {
+    const q = GR_Q[qid];
+    return q.f.apply(null, q.a.map(function (k) { return env[k]; }));
+  }
+
+  // ------------------------------------------------------------------------------------ physical values
+  /** [value, reason]: the stated value from a formula's raw output (model/values.physical). */
+  function physical(qid, raw, integer) {
+    if (raw === null || raw === undefined || typeof raw !== "number") return [null, "not a number"];
+    const x = raw;
+    if (Number.isNaN(x)) return [null, "undefined at these inputs"];
+    if (qid === "kv_capacity_tokens" || qid === "capacity_batch" || qid === "kv_capacity_tokens_exact") {
+      if (x < 0) return [null, NO_FIT];
+      return Number.isFinite(x) ? [x, ""] : [null, "unbounded"];
+    }
+    if (qid === "crossover_batch" || qid === "gemm_crossover_tokens") {
+      if (!Number.isFinite(x) || x <= 0) {
+        return [null, qid === "crossover_batch" ? "no batch crosses the ridge: the intensity ceiling stays below it"
+          : "the intensity never reaches the ridge"];
+      }
+      return [x, ""];
+    }
+    if (qid === "critical_context") {
+      if (!Number.isFinite(x) || x <= 0) {
+        return [null, "the decode ceiling never falls below the ridge: every context can cross it"];
+      }
+      return [x, ""];
+    }
+    if (!Number.isFinite(x)) return [null, "infinite at these inputs"];
+    if (integer === "round" && x <= 0) return [null, "no positive root"];
+    return [x, ""];
+  }
+
+  function clean(x) { return Number.isFinite(x) ? x : null; }
+  function root(x) { return Number.isFinite(x) && x > 0 ? x : null; }
+
+  /** S*, and whether it is a numeric root past a sliding window (evaluate.critical_context). */
+  function criticalContext(env) {
+    const closed = root(call("critical_context", env.at()));
+    const m = env.model;
+    if (closed === null || !localLayers(m) || closed <= m.attention.sliding_window) return [closed, false];
+    const ridge = env.values.P / env.values.W;
+    const excess = function (s) { return call("decode_intensity_ceiling", env.at(null, s)) - ridge; };
+    let lo = m.attention.sliding_window, hi = 1e15;
+    if (excess(hi) >= 0) return [null, true];
+    for (let i = 0; i < 200; i++) {  // log-space bisection: excess(lo) > 0 >= excess(hi)
+      const mid = Math.sqrt(lo * hi);
+      if (mid === lo || mid === hi) break;
+      if (excess(mid) > 0) lo = mid; else hi = mid;
+    }
+    return [hi, true];
+  }
+
+  function criticalReason(sc, m) {
+    if (sc.attention_intensity !== null && sc.ridge_point !== null && sc.attention_intensity < sc.ridge_point) {
+      const w = m.attention.sliding_window || 0;
+      return "every layer attends to at most " + w.toLocaleString("en-US") + " positions, so the decode ceiling "
+        + "levels off above the ridge: every context can cross it with a large enough batch";
+    }
+    return "the attention intensity is at or above the ridge, so every context can cross it with a large enough batch";
+  }
+
+  // ------------------------------------------------------------------------------------ entries
+  /** The key of an entry: its id (with _exact for the exact accounting) and its parameters, sorted. */
+  function key(id, params) {
+    return id + "|" + Object.keys(params).sort().map(function (k) { return k + "=" + params[k]; }).join(",");
+  }
+
+  function defaultGemms(inp) {
+    if (inp.gemms && inp.gemms.length) return inp.gemms;
+    const m = inp.model;
+    return [["attention projection (d x d)", m.hidden_size, m.hidden_size],
+      ["FFN matrix (d x d_ff)", m.hidden_size, m.ffn_size]];
+  }
+
+  function sortedUnique(xs) {
+    return Array.from(new Set(xs)).sort(function (a, b) { return a - b; });
+  }
+
+  /** Every stated number of the report for ``inp``: entries by key, the verdicts and the per-accounting scalars. */
+  function evaluate(inp, t) {
+    const w = inp.workloads;
+    const lead = inp.accounting || "seed";
+    const envs = {seed: makeEnv(inp, t, "seed"), exact: makeEnv(inp, t, "exact")};
+    const entries = new Map();
+    const scalars = {}, perContext = {}, decode = {}, prefill = {};
+
+    function add(qid, params, value, acc, suffix, reason) {
+      const meta = t.meta[qid] || ["", ""];
+      const st = physical(qid, value, meta[1]);
+      const id = qid + (suffix || "");
+      const k = key(id, params);
+      if (entries.has(k)) return;
+      const e = {id: id, params: params, value: st[0], unit: meta[0], accounting: acc};
+      const why = reason || st[1];
+      if (st[0] === null && why) e.reason = why;
+      entries.set(k, e);
+    }
+
+    ACCOUNTINGS.forEach(function (acc) {
+      const env = envs[acc];
+      const base = env.at();
+      const sc = {}, why = {};
+      SCALARS.forEach(function (qid) {
+        const st = physical(qid, call(qid, base), (t.meta[qid] || ["", ""])[1]);
+        sc[qid] = st[0];
+        why[qid] = st[1];
+      });
+      sc.kv_bytes_per_token = clean(env.values.c);
+      why.kv_bytes_per_token = "";
+      const one = env.at(1.0, null);
+      sc.weight_stream_time = clean(call("weight_stream_time", one));
+      sc.weight_flops_time = clean(call("weight_flops_time", one));
+      const cc = criticalContext(env);
+      sc.critical_context = cc[0];
+      sc.numeric_critical_context = cc[1];
+      scalars[acc] = sc;
+      const suffix = acc === "seed" ? "" : "_exact";
+      ["peak_flops", "bandwidth", "capacity", "ridge_point", "parameters", "weight_bytes", "kv_bytes_per_token",
+        "kv_capacity_tokens", "attention_intensity", "training_flops_per_token", "weight_stream_time",
+        "weight_flops_time", "critical_context"].forEach(function (qid) {
+        if (acc === "exact" && ["peak_flops", "bandwidth", "capacity", "ridge_point"].indexOf(qid) >= 0) return;
+        let reason = why[qid] || "";
+        if (sc[qid] === null && qid === "critical_context") reason = criticalReason(sc, inp.model);
+        add(qid, {}, sc[qid], acc, suffix, reason);
+      });
+      const per = {decode_intensity_ceiling: [], crossover_batch: [], capacity_batch: [], capacity_batch_raw: [],
+        intensity_at_capacity: []};
+      w.decode_context.forEach(function (s) {
+        const e = env.at(null, s);
+        per.decode_intensity_ceiling.push(call("decode_intensity_ceiling", e));
+        per.crossover_batch.push(call("crossover_batch", e));
+        const raw = call("capacity_batch", e);
+        const cap = Math.max(raw, 0);
+        per.capacity_batch_raw.push(raw);
+        per.capacity_batch.push(cap);
+        per.intensity_at_capacity.push(cap >= 1 ? call("decode_intensity", env.at(Math.max(cap, 1), s)) : NaN);
+      });
+      perContext[acc] = per;
+      ["decode_intensity_ceiling", "crossover_batch", "capacity_batch", "intensity_at_capacity"].forEach(function (qid) {
+        const arr = qid === "capacity_batch" ? per.capacity_batch_raw : per[qid];
+        w.decode_context.forEach(function (s, j) { add(qid, {context: s}, arr[j], acc, suffix); });
+      });
+      const grid = {};
+      DECODE.forEach(function (qid) { grid[qid] = []; });
+      w.decode_batch.forEach(function (b) {
+        const rows = {};
+        DECODE.forEach(function (qid) { rows[qid] = []; });
+        w.decode_context.forEach(function (s) {
+          const e = env.at(b, s);
+          DECODE.forEach(function (qid) { rows[qid].push(call(qid, e)); });
+        });
+        DECODE.forEach(function (qid) { grid[qid].push(rows[qid]); });
+      });
+      if (w.decode_batch.length && w.decode_context.length) {
+        decode[acc] = grid;
+        DECODE.forEach(function (qid) {
+          w.decode_batch.forEach(function (b, i) {
+            w.decode_context.forEach(function (s, j) { add(qid, {batch: b, context: s}, grid[qid][i][j], acc, suffix); });
+          });
+        });
+      }
+      if (w.prefill_prompt.length) {
+        const pre = {};
+        PREFILL.forEach(function (qid) {
+          pre[qid] = w.prefill_prompt.map(function (tk) { return call(qid, env.at(null, null, {T: tk})); });
+        });
+        prefill[acc] = pre;
+        PREFILL.forEach(function (qid) {
+          w.prefill_prompt.forEach(function (tk, i) { add(qid, {tokens: tk}, pre[qid][i], acc, suffix); });
+        });
+      }
+    });
+
+    const seed = envs.seed;
+    const tokens = sortedUnique([1].concat(w.prefill_prompt, w.training_tokens ? [w.training_tokens] : []));
+    const gemm = defaultGemms(inp).map(function (g) {
+      const nm = {n: g[1], m: g[2]};
+      const e = seed.at(null, null, nm);
+      return {name: g[0], n: g[1], m: g[2], saturation: clean(call("gemm_saturation", e)),
+        crossover: physical("gemm_crossover_tokens", call("gemm_crossover_tokens", e))[0], tokens: tokens,
+        intensity: tokens.map(function (tk) { return call("gemm_intensity", seed.at(null, null, {n: g[1], m: g[2], T: tk})); })};
+    });
+    gemm.forEach(function (g) {
+      g.tokens.forEach(function (tk, i) { add("gemm_intensity", {n: g.n, m: g.m, tokens: tk}, g.intensity[i], "seed"); });
+      add("gemm_saturation", {n: g.n, m: g.m}, g.saturation, "seed");
+      add("gemm_crossover_tokens", {n: g.n, m: g.m}, g.crossover, "seed");
+    });
+    tokens.forEach(function (tk) {
+      add("weight_reuse_intensity", {tokens: tk}, call("weight_reuse_intensity", seed.at(null, null, {T: tk})), "seed");
+    });
+    if (w.training_tokens) {
+      const e = seed.at(null, null, {T: w.training_tokens});
+      add("training_step_time_compute", {tokens: w.training_tokens}, call("training_step_time_compute", e), "seed");
+      add("training_weight_reuse_intensity", {tokens: w.training_tokens},
+        call("training_weight_reuse_intensity", e), "seed");
+    }
+    const training = w.recipes.map(function (recipe) {
+      const k = t.recipes[recipe];
+      const total = call("training_state_bytes", seed.at(null, null, {k: k}));
+      return {recipe: recipe, bytes_per_param: k, total: total, fits: total <= seed.values.C,
+        cards_needed: Math.ceil(total / seed.values.C)};
+    });
+    training.forEach(function (tr) { add("training_state_bytes", {recipe: tr.recipe}, tr.total, "seed"); });
+
+    const verdicts = verdictsOf(lead, scalars, perContext, decode, prefill, w, envs, training);
+    return {entries: entries, scalars: scalars, perContext: perContext, decode: decode, prefill: prefill,
+      gemm: gemm, training: training, verdicts: verdicts, envs: envs, lead: lead};
+  }
+
+  function verdictsOf(lead, scalars, perContext, decode, prefill, w, envs, training) {
+    const sc = scalars[lead];
+    const v = {weights_fit: sc.weight_bytes <= sc.capacity};
+    if (decode[lead]) {
+      const g = decode[lead], cap = perContext[lead].capacity_batch;
+      v.decode_binds = w.decode_batch.map(function (b, i) {
+        return w.decode_context.map(function (s, j) {
+          if (b > cap[j]) return "capacity";
+          return g.decode_time_memory[i][j] >= g.decode_time_compute[i][j] ? "bandwidth" : "compute";
+        });
+      });
+    }
+    if (prefill[lead]) {
+      const p = prefill[lead];
+      v.prefill_binds = p.prefill_time_compute.map(function (tc, i) {
+        return tc >= p.prefill_time_memory[i] ? "compute" : "bandwidth";
+      });
+    }
+    if (training.length) {
+      v.training_intensity = call("training_weight_reuse_intensity", envs[lead].at(null, null, {T: w.training_tokens}));
+      v.training_binds = v.training_intensity >= sc.ridge_point ? "compute" : "bandwidth";
+    }
+    return v;
+  }
+
+  return {evaluate: evaluate, key: key, physical: physical, call: call, makeEnv: makeEnv,
+    parameterCount: parameterCount, localLayers: localLayers};
+})();

@@ -1,0 +1,37 @@
+"""Running the live what-if scripts under node: one subprocess per call, inputs and outputs as JSON."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+from genreport.paths import templates_dir
+
+NODE = shutil.which("node")
+
+needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed (scripts/setup --test installs nodejs)")
+
+
+def run(scripts: tuple[str, ...], driver: str, payload) -> object:
+    """Load ``scripts`` (names in templates/live/), then run ``driver`` (JS reading ``INPUT`` and calling
+    ``output(x)``); returns what it output."""
+    folder = templates_dir() / "live"
+    source = "\n".join((folder / name).read_text(encoding="utf-8") for name in scripts)
+    program = (source + "\nconst INPUT = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
+               "function output(x) { process.stdout.write(JSON.stringify(x)); }\n" + driver)
+    proc = subprocess.run([NODE, "-e", program], input=json.dumps(payload), capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout)
+
+
+def js_key(qid: str, params: dict) -> str:
+    """The key model.js gives an entry: id|k=v,... with numbers as JavaScript prints them."""
+    def show(v):
+        if isinstance(v, float) and v.is_integer():
+            return str(int(v))
+        return str(v)
+
+    return qid + "|" + ",".join(f"{k}={show(params[k])}" for k in sorted(params))
