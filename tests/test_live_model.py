@@ -20,7 +20,7 @@ const out = INPUT.cases.map(function (inp) {
   const r = GR_MODEL.evaluate(inp, INPUT.tables);
   const entries = {};
   r.entries.forEach(function (e, k) { entries[k] = [e.value, e.reason || ""]; });
-  return {entries: entries, verdicts: r.verdicts};
+  return {entries: entries, verdicts: r.verdicts, decision: GR_MODEL.decision(r, inp, INPUT.tables)};
 });
 output(out);
 """
@@ -56,6 +56,32 @@ def compare(spec, got: dict) -> list[str]:
     binds = r.verdicts.get("decode_binds")
     if binds is not None and [list(row) for row in binds] != got["verdicts"]["decode_binds"]:
         bad.append("decode_binds differ")
+    if r.parallel is None:
+        bad += compare_decision(r, got["decision"])
+    return bad
+
+
+def compare_decision(r, got: dict) -> list[str]:
+    """Page 1's rows, the levers and the ways to fit (the smallest many-GPU layout is Python's alone)."""
+    bad = []
+    want_fit = [o for o in r.fit_options if not (o["kind"] == "gpus" and r.spec.hardware.link is not None)]
+    for name, want, have in (("rows", r.decision, got["rows"]), ("levers", r.levers, got["levers"]),
+                             ("fit_options", want_fit, got["fit_options"])):
+        if len(want) != len(have):
+            bad.append(f"{name}: {len(want)} in Python, {len(have)} in JS")
+            continue
+        for a, b in zip(want, have, strict=True):
+            for k, v in a.items():
+                if k == "lever" and isinstance(v, dict):
+                    if v.get("change") != (b.get(k) or {}).get("change") or not close(v.get("gain"), b[k].get("gain")):
+                        bad.append(f"{name} {a.get('label', a.get('lever'))}: lever {v} != {b.get(k)}")
+                elif isinstance(v, float) or isinstance(b.get(k), float):
+                    if not close(None if v is None else float(v), b.get(k)):
+                        bad.append(f"{name} {a.get('label', a.get('lever'))}.{k}: {v!r} != {b.get(k)!r}")
+                elif k in b and v != b[k] and not (v is None and b[k] is None):
+                    bad.append(f"{name} {a.get('label', a.get('lever'))}.{k}: {v!r} != {b[k]!r}")
+                elif k not in b and k not in ("parts", "source"):
+                    bad.append(f"{name}: {k} missing in JS")
     return bad
 
 

@@ -26,7 +26,9 @@ def inputs(spec) -> dict:
     default = (tuple(g[0] for g in spec.gemms) == DEFAULT_GEMMS
                and tuple(g[1:] for g in spec.gemms) == ((m.hidden_size, m.hidden_size), (m.hidden_size, m.ffn_size)))
     return {
-        "hardware": {"dense": dict(sorted(hw.dense.items())), "bandwidth": hw.bandwidth, "capacity": hw.capacity},
+        "hardware": {"dense": dict(sorted(hw.dense.items())), "bandwidth": hw.bandwidth, "capacity": hw.capacity,
+                     "title": hw.title, "price_per_hour": hw.price_per_hour, "link": hw.link is not None},
+        "compare_hardware": [{"title": h.title, "capacity": h.capacity} for h in spec.compare_hardware],
         "model": model,
         "precision": {"weights": p.weights, "kv_cache": p.kv_cache, "compute": p.compute, "group_size": p.group_size},
         "workloads": {"decode_batch": list(w.decode_batch), "decode_context": list(w.decode_context),

@@ -397,6 +397,201 @@ const GR_MODEL = (function () {
     return v;
   }
 
-  return {evaluate: evaluate, key: key, physical: physical, call: call, makeEnv: makeEnv,
+  // ------------------------------------------------------------------------------------ levers, page 1
+  function withPrecision(inp, precision) { return Object.assign({}, inp, {precision: precision}); }
+
+  /** The batch-1 step bound, weights only (shown._bound_at_batch1). */
+  function boundAtBatch1(inp, t, lead, scaleW, scaleP) {
+    const e = makeEnv(inp, t, lead).at(1.0, null);
+    e.W = e.W * (scaleW || 1.0);
+    e.P = e.P * (scaleP || 1.0);
+    return Math.max(call("weight_stream_time", e), call("weight_flops_time", e));
+  }
+
+  /** What would change it: each lever's before and after (shown.levers). */
+  function levers(res, inp, t) {
+    const lead = res.lead, p = inp.precision, m = inp.model, hw = inp.hardware;
+    const ridge = res.scalars[lead].ridge_point;
+    const rows = [];
+    const b0 = boundAtBatch1(inp, t, lead);
+    ["int8", "int4"].forEach(function (f) {
+      if (t.precision_bytes[f] >= weightBytes(p, t)) return;
+      const prec = {weights: f, kv_cache: p.kv_cache, compute: p.compute, group_size: f === "int4" ? 128 : null};
+      const after = boundAtBatch1(withPrecision(inp, prec), t, lead);
+      rows.push({lever: "weights-" + f, change: "weights " + f + (f === "int4" ? " (group 128)" : ""),
+        what: "fewer bytes per step", kind: "time", before: b0, after: after, gain: b0 / after,
+        note: "ideal: KV and activation traffic are unchanged and dequantization costs time, so the real gain is smaller"});
+    });
+    if ("fp8" in hw.dense && p.compute !== "fp8") {
+      const r8 = hw.dense.fp8 / hw.bandwidth;
+      rows.push({lever: "compute-fp8", change: "FP8 compute", what: "higher compute roof", kind: "ridge",
+        before: ridge, after: r8, gain: r8 / ridge,
+        note: "operand bytes halve too, so the weight-reuse intensity 2B/b doubles with the ridge: the relative position barely moves"});
+    }
+    const w = inp.workloads;
+    if ((m.attention.kind === "gqa" || m.attention.kind === "mha") && m.kv_heads > 1 && w.decode_context.length) {
+      const s = w.decode_context[w.decode_context.length - 1];
+      sortedUnique([1, Math.max(1, Math.floor(m.kv_heads / 2))]).forEach(function (kv) {
+        if (kv >= m.kv_heads) return;
+        const m2 = Object.assign({}, m, {kv_heads: kv,
+          attention: Object.assign({}, m.attention, {kind: kv === 1 ? "mqa" : "gqa"})});
+        const c1 = call("decode_intensity_ceiling", makeEnv(inp, t, lead).at(null, s));
+        const c2 = call("decode_intensity_ceiling", makeEnv(Object.assign({}, inp, {model: m2}), t, lead).at(null, s));
+        const fits = res.scalars[lead].kv_capacity_tokens !== null;
+        rows.push({lever: "kv-heads-" + kv,
+          change: (kv === 1 ? "MQA" : "GQA-" + kv) + " instead of " + m.kv_heads + " KV heads",
+          what: "fewer KV bytes per token", kind: "ceiling", context: s, before: c1, after: c2, gain: c2 / c1,
+          note: fits ? "also frees capacity: more sequences fit (accuracy cost not modelled)"
+            : "the KV cache does not fit beside the weights in either case (accuracy cost not modelled)"});
+      });
+    }
+    let after = boundAtBatch1(inp, t, lead, 1.5, 1.0);
+    rows.push({lever: "bandwidth-1.5", change: "bandwidth ×1.5", what: "faster memory", kind: "time", before: b0,
+      after: after, gain: b0 / after, note: "the batch-1 bound follows bandwidth one for one"});
+    after = boundAtBatch1(inp, t, lead, 1.0, 2.0);
+    rows.push({lever: "peak-2", change: "peak compute ×2", what: "faster arithmetic", kind: "time", before: b0,
+      after: after, gain: b0 / after, note: after === b0 ? "no gain while decode is bandwidth-bound" : ""});
+    return rows;
+  }
+
+  /** Ways to make the weights fit when they do not (decision.fit_options); the smallest many-GPU layout needs
+   * the layout search, which runs only in Python: ``layout`` is null here and the page says so. */
+  function fitOptions(res, inp, t) {
+    const sc = res.scalars[res.lead], p = inp.precision;
+    const cap = sc.capacity, weights = sc.weight_bytes;
+    if (weights <= cap) return [];
+    const out = [];
+    ["fp8", "int8", "int4"].forEach(function (f) {
+      if (t.precision_bytes[f] >= weightBytes(p, t) || (f === "fp8" && !("fp8" in inp.hardware.dense))) return;
+      const prec = {weights: f, kv_cache: p.kv_cache, compute: f !== "fp8" ? p.compute : "fp8",
+        group_size: f === "int4" ? 128 : null};
+      const wb = call("weight_bytes", makeEnv(withPrecision(inp, prec), t, res.lead).at());
+      out.push({kind: "precision", label: f + " weights", weight_bytes: wb, capacity: cap, fits: wb < cap, gpus: 1});
+    });
+    if (!inp.hardware.link) {  // no link in the spec: an even split of the weights, with one sequence of the first context
+      const c = sc.kv_bytes_per_token || 0.0;
+      const s0 = inp.workloads.decode_context.length ? inp.workloads.decode_context[0] : 0;
+      const n = Math.ceil((weights + c * s0) / cap);
+      out.push({kind: "gpus", label: n + " × " + inp.hardware.title, weight_bytes: weights / n, capacity: cap,
+        fits: true, gpus: n, time: null, tokens_per_s_gpu: null});
+    }
+    inp.compare_hardware.forEach(function (h) {
+      if (weights < h.capacity) {
+        out.push({kind: "card", label: h.title, weight_bytes: weights, capacity: h.capacity, fits: true, gpus: 1});
+      }
+    });
+    return out;
+  }
+
+  function usdPerMtok(price, tps) { return !price || !tps ? null : price / (tps * 3600.0) * 1e6; }
+
+  function picks(batch, capacity, nContexts) {
+    const out = [[0, 0]];
+    for (let j = 0; j < nContexts; j++) {
+      const fitting = [];
+      batch.forEach(function (b, i) { if (b <= capacity[j]) fitting.push(i); });
+      const i = fitting.length ? fitting[fitting.length - 1] : batch.length - 1;
+      if (!out.some(function (x) { return x[0] === i && x[1] === j; })) out.push([i, j]);
+    }
+    return out;
+  }
+
+  const ROW_KEYS = ["batch", "context", "tokens", "capacity_batch", "ms_per_token", "ms_to_first_token",
+    "tokens_per_s_sequence", "usd_per_mtok", "state_bytes", "cards_needed", "serial", "comm", "tokens_per_s_gpu"];
+
+  /** Page 1: one row per workload (decision.rows), for a single card. */
+  function decisionRows(res, inp, t, lv, price) {
+    const lead = res.lead, sc = res.scalars[lead], w = inp.workloads;
+    const fitsWeights = sc.weight_bytes <= sc.capacity;
+    const out = [];
+    if (res.decode[lead]) {
+      const g = res.decode[lead], per = res.perContext[lead];
+      picks(w.decode_batch, per.capacity_batch, w.decode_context.length).forEach(function (ij) {
+        const i = ij[0], j = ij[1], b = w.decode_batch[i], s = w.decode_context[j];
+        const tMem = g.decode_time_memory[i][j], tComp = g.decode_time_compute[i][j];
+        const time = Math.max(tMem, tComp);
+        const fits = fitsWeights && b <= per.capacity_batch[j];
+        const roof = tMem >= tComp ? "bandwidth" : "compute";
+        const tps = b / time;
+        out.push({workload: "decode", label: "decode B = " + b.toLocaleString("en-US") + ", S = "
+          + s.toLocaleString("en-US"), batch: b, context: s, binds: fits ? roof : "capacity", roof: roof, time: time,
+          other_roof: Math.min(tMem, tComp) > 0 ? Math.max(tMem, tComp) / Math.min(tMem, tComp) : null, fits: fits,
+          capacity_batch: physical("capacity_batch", per.capacity_batch_raw[j])[0], ms_per_token: time * 1e3,
+          tokens_per_s_sequence: 1 / time, tokens_per_s: tps, usd_per_mtok: fits ? usdPerMtok(price, tps) : null});
+      });
+    }
+    if (res.prefill[lead]) {
+      const p = res.prefill[lead];
+      w.prefill_prompt.forEach(function (tk, i) {
+        const tc = p.prefill_time_compute[i], tm = p.prefill_time_memory[i], time = Math.max(tc, tm);
+        out.push({workload: "prefill", label: "prefill P = " + tk.toLocaleString("en-US"), tokens: tk,
+          binds: tc >= tm ? "compute" : "bandwidth", roof: tc >= tm ? "compute" : "bandwidth", time: time,
+          other_roof: Math.min(tc, tm) > 0 ? time / Math.min(tc, tm) : null, fits: fitsWeights,
+          ms_to_first_token: time * 1e3, tokens_per_s: tk / time,
+          usd_per_mtok: fitsWeights ? usdPerMtok(price, tk / time) : null});
+      });
+    }
+    if (res.training.length) {
+      const tk = w.training_tokens;
+      const step = res.entries.get(key("training_step_time_compute", {tokens: tk})).value;
+      const fits = res.training.some(function (tr) { return tr.fits; });
+      const lean = res.training.reduce(function (a, b) { return b.total < a.total ? b : a; });
+      out.push({workload: "training", label: "training T = " + tk.toLocaleString("en-US"), tokens: tk,
+        binds: fits ? res.verdicts.training_binds : "capacity", roof: res.verdicts.training_binds, time: step,
+        other_roof: step ? res.verdicts.training_intensity / sc.ridge_point : null, fits: fits,
+        state_bytes: lean.total, cards_needed: lean.cards_needed, tokens_per_s: step ? tk / step : null});
+    }
+    const fo = fitOptions(res, inp, t);
+    out.forEach(function (row) {
+      ROW_KEYS.forEach(function (k) { if (!(k in row)) row[k] = null; });
+      row.lever = bestLever(res, inp, t, row, lv, fo);
+    });
+    return out;
+  }
+
+  function bestLever(res, inp, t, row, lv, fo) {
+    if (!row.fits) {
+      const opts = fo.filter(function (o) { return o.fits; });
+      if (row.workload === "training" && inp.workloads.recipes.length) {
+        return {change: "shard over " + row.cards_needed + " cards (ZeRO-3)", gain: null, effect: "state fits"};
+      }
+      if (opts.length) return {change: opts[0].label, gain: null, effect: "the weights fit"};
+      if (row.workload === "decode") return {change: "a smaller batch or context", gain: null, effect: "the KV cache fits"};
+      return null;
+    }
+    const byName = {};
+    lv.forEach(function (x) { byName[x.lever] = x; });
+    if (row.workload === "decode" && (row.binds === "bandwidth" || row.binds === "HBM")) {
+      const j = inp.workloads.decode_context.indexOf(row.context);
+      const cap = physical("capacity_batch", res.perContext[res.lead].capacity_batch_raw[j])[0];
+      const candidates = [];
+      if (cap && cap > row.batch) {
+        const tps = call("decode_tokens_per_s", res.envs[res.lead].at(cap, row.context));
+        candidates.push({change: "batch " + Math.trunc(cap).toLocaleString("en-US"), gain: tps / row.tokens_per_s,
+          effect: "tok/s"});
+      }
+      for (const k of ["weights-int4", "weights-int8", "bandwidth-1.5"]) {
+        if (byName[k]) {
+          candidates.push({change: byName[k].change, gain: byName[k].gain, effect: "latency"});
+          break;
+        }
+      }
+      if (!candidates.length) return null;
+      return candidates.reduce(function (a, b) { return (b.gain || 0) > (a.gain || 0) ? b : a; });
+    }
+    if (row.roof === "compute" && byName["compute-fp8"]) {
+      return {change: byName["compute-fp8"].change, gain: byName["compute-fp8"].gain, effect: "roof"};
+    }
+    return null;
+  }
+
+  /** Page 1 and the levers of a single-card report: {rows, levers, fit_options}. */
+  function decision(res, inp, t) {
+    const lv = levers(res, inp, t);
+    return {rows: decisionRows(res, inp, t, lv, inp.hardware.price_per_hour || null), levers: lv,
+      fit_options: fitOptions(res, inp, t)};
+  }
+
+  return {evaluate: evaluate, decision: decision, levers: levers, key: key, physical: physical, call: call, makeEnv: makeEnv,
     parameterCount: parameterCount, localLayers: localLayers};
 })();
