@@ -6,6 +6,7 @@ them.  Only this module reads spec files.
 
 from __future__ import annotations
 
+import copy
 import difflib
 import hashlib
 from pathlib import Path
@@ -275,6 +276,7 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
         accounting=d.get("accounting", "seed"), seed=d.get("seed"), notes=d.get("notes", ""), file=doc.file,
         digest=digest.hexdigest(), warnings=tuple(f.format() for f in findings.warnings),
         overrides=tuple(overrides), parallelism=parallelism,
+        precision_spec=copy.deepcopy(d["precision"]),
     )
 
 

@@ -121,6 +121,7 @@ def model_from(doc: Document) -> Model:
                 moe.get("first_dense_layers", 0)) if moe else None,
         attention=Attention(kind=kind, **{k: v for k, v in att.items() if k != "kind"}),
         source=_source(d["source"]), max_context=d.get("max_context"), notes=d.get("notes", ""), file=doc.file,
+        given=tuple(k for k, present in (("head_dim", "head_dim" in d), ("attention.kind", "kind" in att)) if present),
     )
 
 

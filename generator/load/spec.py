@@ -119,6 +119,7 @@ class Model:
     max_context: int | None = None
     notes: str = ""
     file: str = ""
+    given: tuple[str, ...] = ()  # optional shape keys written in the spec ('head_dim', 'attention.kind'), not derived
 
 
 @dataclass(frozen=True)
@@ -226,3 +227,4 @@ class ReportSpec:
     overrides: tuple[str, ...] = ()  # the --set texts of a what-if, in order; () for the spec as written
     warnings: tuple[str, ...] = ()
     parallelism: Parallelism | None = None  # None: no 'parallelism' block, the single-card report
+    precision_spec: object = None  # 'precision' as written (a format, or weights / kv_cache / compute / group_size)

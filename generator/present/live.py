@@ -22,13 +22,15 @@ DEFAULT_GEMMS = ("attention projection (d x d)", "FFN matrix (d x d_ff)")
 def inputs(spec) -> dict:
     """What the browser's evaluation reads of a loaded spec (the fields of ``make_env`` and the workloads)."""
     hw, m, w, p = spec.hardware, spec.model, spec.workloads, spec.precision
-    model = {k: v for k, v in asdict(m).items() if k not in ("source", "notes", "file", "name", "title", "family")}
+    model = {k: v for k, v in asdict(m).items()
+             if k not in ("source", "notes", "file", "name", "title", "family", "given")}
     default = (tuple(g[0] for g in spec.gemms) == DEFAULT_GEMMS
                and tuple(g[1:] for g in spec.gemms) == ((m.hidden_size, m.hidden_size), (m.hidden_size, m.ffn_size)))
     return {
         "hardware": {"dense": dict(sorted(hw.dense.items())), "bandwidth": hw.bandwidth, "capacity": hw.capacity,
                      "title": hw.title, "price_per_hour": hw.price_per_hour, "link": hw.link is not None},
-        "compare_hardware": [{"title": h.title, "capacity": h.capacity} for h in spec.compare_hardware],
+        "compare_hardware": [{"title": h.title, "capacity": h.capacity, "formats": sorted(h.dense)}
+                             for h in spec.compare_hardware],
         "model": model,
         "precision": {"weights": p.weights, "kv_cache": p.kv_cache, "compute": p.compute, "group_size": p.group_size},
         "workloads": {"decode_batch": list(w.decode_batch), "decode_context": list(w.decode_context),
@@ -36,6 +38,16 @@ def inputs(spec) -> dict:
                       "training_tokens": w.training_tokens, "recipes": list(w.recipes)},
         "gemms": [] if default else [list(g) for g in spec.gemms],
         "accounting": spec.accounting,
+    }
+
+
+def page_data(spec) -> dict:
+    """The data of the live what-if: the spec's inputs, how they were written, and the constants."""
+    return {
+        "inputs": inputs(spec), "tables": tables(), "precision_spec": spec.precision_spec,
+        "given": {"head_dim": "head_dim" in spec.model.given, "attention_kind": "attention.kind" in spec.model.given},
+        "hardware_title": spec.hardware.title, "hardware_file": spec.hardware.file, "spec_file": spec.file,
+        "overrides": list(spec.overrides),
     }
 
 

@@ -1,0 +1,114 @@
+"""--set in the browser (templates/live/whatif.js) against the loader: the same inputs after the same overrides,
+the same error texts, and the URL fragment and command round trips."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from genreport import load_spec
+from genreport.errors import SpecError
+from genreport.present import live
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from livejs import needs_node, run
+
+SPECS = Path(__file__).resolve().parent.parent / "specs"
+SCRIPTS = ("fmt.js", "whatif.js")
+pytestmark = needs_node
+
+APPLY = """
+output(INPUT.cases.map(function (c) {
+  const r = GR_WHATIF.applyAll(c.live, c.overrides);
+  return {inputs: r.inputs, errors: r.errors.map(function (e) { return e.message; })};
+}));
+"""
+
+
+def python_side(name: str, overrides: list[str]) -> dict:
+    try:
+        spec = load_spec(SPECS / name, overrides)
+    except SpecError as exc:
+        errors = [f"{f.path}: {f.message}" + (f" (hint: {f.hint})" if f.hint else "")
+                  for f in exc.findings if f.severity == "error"]
+        return {"errors": errors}
+    return {"inputs": json.loads(json.dumps(live.inputs(spec))), "errors": []}
+
+
+def check(cases: list[tuple[str, list[str]]]) -> None:
+    payload = {"cases": [{"live": live.page_data(load_spec(SPECS / name)), "overrides": ov} for name, ov in cases]}
+    got = run(SCRIPTS, APPLY, payload)
+    for (name, ov), js in zip(cases, got, strict=True):
+        want = python_side(name, ov)
+        if want["errors"]:
+            assert js["errors"], (name, ov, want["errors"])
+            assert js["errors"][0] in want["errors"], (name, ov, js["errors"], want["errors"])
+        else:
+            assert js["errors"] == [], (name, ov)
+            assert js["inputs"] == want["inputs"], (name, ov)
+
+
+def test_the_issues_examples():
+    check([("llama8b-h100.yaml", ["hardware.memory.bandwidth=4.8 TB/s", "workloads.decode.batch=64"]),
+           ("llama8b-h100.yaml", ["hardware.bandwidth=4.8 TB/s", "hardware.peak.bf16=1979 TFLOP/s"]),
+           ("llama8b-h100.yaml", ["model.kv_heads=2", "precision=fp8"]),
+           ("llama8b-h100.yaml", ["precision.weights=int4", "precision.group_size=64"]),
+           ("deepseek-v3-h200-ep8.yaml", ["model.moe.active_experts=4", "workloads.decode.context=[1k, 64k]"]),
+           ("llama8b-h100.yaml", ["model.heads=64"]),
+           ("llama8b-h100.yaml", ["model.parameters=9e9", "workloads.training.micro_batch_tokens=2k"])])
+
+
+@pytest.mark.parametrize("bad", [
+    "model.kv_heads=0", "model.kv_heads=3", "model.kv_heads=x", "workloads.decode.batch=0",
+    "hardware.memory.bandwidth=4.8 TFLOP/s", "hardware.memory.bandwidth=4.8 TB", "hardware.memory.capacity=80 GB/s",
+    "precision=fp5", "precision.compute=fp4", "workloads.decode.context=8q", "hardware.memory.bandwidth=fast",
+    "model.hidden_size=4000", "hardware.memory.bandwidth=4.8", "hardware.memory.bandwidth=0 TB/s",
+    "hardware.memory.bandwidth=1e20 TB/s", "hardware.memory.bandwidth=4 TOPS/s", "model.kv_heads=2.5",
+])
+def test_errors_have_the_loaders_text(bad):
+    check([("llama8b-h100.yaml", [bad])])
+
+
+def test_a_bad_override_is_left_out_and_the_rest_applies():
+    got = run(SCRIPTS, APPLY, {"cases": [{"live": live.page_data(load_spec(SPECS / "llama8b-h100.yaml")),
+                                          "overrides": ["model.kv_heads=3", "hardware.memory.bandwidth=4.8 TB/s"]}]})
+    assert len(got[0]["errors"]) == 1 and got[0]["inputs"]["hardware"]["bandwidth"] == 4.8e12
+    assert got[0]["inputs"]["model"]["kv_heads"] == 8
+
+
+def test_fragment_and_command_round_trip():
+    texts = ["hardware.memory.bandwidth=4.8 TB/s", "workloads.decode.batch=[1, 64]", "model.kv_heads=2",
+             "hardware.peak.bf16=1e+3 TFLOP/s", "x=a&b"]
+    got = run(SCRIPTS, """
+const frag = GR_WHATIF.toFragment(INPUT.texts);
+output({frag: frag, back: GR_WHATIF.fromFragment(frag), typed: GR_WHATIF.fromFragment(INPUT.typed),
+        cmd: GR_WHATIF.command("specs/llama8b-h100.yaml", INPUT.texts.slice(0, 3))});
+""", {"texts": texts, "typed": "#set=hardware.memory.bandwidth=4.8%20TB/s&set=workloads.decode.batch=64"})
+    assert got["back"] == texts
+    assert got["typed"] == ["hardware.memory.bandwidth=4.8 TB/s", "workloads.decode.batch=64"]
+    assert got["frag"].startswith("#set=hardware.memory.bandwidth=4.8+TB/s&set=")
+    assert got["cmd"] == ("genreport specs/llama8b-h100.yaml --set 'hardware.memory.bandwidth=4.8 TB/s' "
+                          "--set 'workloads.decode.batch=[1, 64]' --set model.kv_heads=2")
+
+
+OVERRIDE = st.one_of(
+    st.floats(0.1, 30).map(lambda x: f"hardware.memory.bandwidth={x:.3g} TB/s"),
+    st.floats(10, 9000).map(lambda x: f"hardware.peak.dense.bf16={x:.4g} TFLOP/s"),
+    st.floats(8, 400).map(lambda x: f"hardware.capacity={x:.3g} GiB"),
+    st.lists(st.integers(1, 10000), min_size=1, max_size=3).map(
+        lambda xs: "workloads.decode.batch=" + (str(xs[0]) if len(xs) == 1 else "[" + ", ".join(map(str, xs)) + "]")),
+    st.sampled_from(["workloads.decode.context=4k", "workloads.decode.context=[2k, 1M]", "workloads.prefill.prompt=[3, 9k]"]),
+    st.sampled_from(["precision=fp8", "precision=int4", "precision=int8", "precision.kv_cache=fp8",
+                     "precision.compute=fp8", "precision.weights=int8", "precision=fp4"]),
+    st.integers(1, 64).map(lambda k: f"model.kv_heads={k}"),
+    st.sampled_from(["model.layers=40", "model.heads=40", "model.heads=16", "model.head_dim=96", "model.ffn.size=8192"]),
+)
+
+
+@settings(max_examples=1, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.sampled_from(["llama8b-h100.yaml", "seed000-70b-h100.yaml", "deepseek-v3-h200-ep8.yaml",
+                                           "mixtral8x22b-h100-tp8-ep8.yaml", "llama8b-a100.yaml"]),
+                          st.lists(OVERRIDE, min_size=1, max_size=3)), min_size=40, max_size=40))
+def test_random_overrides_give_the_loaders_inputs(cases):
+    check(cases)
