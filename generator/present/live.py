@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from genreport.paths import templates_dir
 
-SCRIPTS = ("formulas.js", "fmt.js", "model.js", "figs.js", "page.js")  # order: each uses the ones before
+SCRIPTS = ("formulas.js", "fmt.js", "model.js", "whatif.js", "page.js")  # order: each uses the ones before
 DEFAULT_GEMMS = ("attention projection (d x d)", "FFN matrix (d x d_ff)")
 
 
@@ -47,7 +47,8 @@ def page_data(spec) -> dict:
         "inputs": inputs(spec), "tables": tables(), "precision_spec": spec.precision_spec,
         "given": {"head_dim": "head_dim" in spec.model.given, "attention_kind": "attention.kind" in spec.model.given},
         "hardware_title": spec.hardware.title, "hardware_file": spec.hardware.file, "spec_file": spec.file,
-        "overrides": list(spec.overrides),
+        "overrides": list(spec.overrides), "texts": dict(sorted(spec.hardware.texts.items())),
+        "parallel": spec.parallelism is not None,
     }
 
 
@@ -72,7 +73,86 @@ def scripts() -> str:
     return "\n".join((folder / name).read_text(encoding="utf-8") for name in SCRIPTS)
 
 
+LIVE_MARK = "<!-- genreport live what-if -->"
+
+
+def page_scripts(spec):
+    """The page's data and scripts, after a marker the PDF stage cuts at (print runs no scripts)."""
+    from markupsafe import Markup
+
+    code = scripts()
+    if "</script" in code.lower():
+        raise ValueError("a live script contains '</script'")
+    return Markup(f'{LIVE_MARK}\n<script type="application/json" id="genreport-live">{data_json(page_data(spec))}'
+                  f'</script>\n<script>\n{code}</script>')
+
+
+def without_scripts(html: str) -> str:
+    """The report's HTML for print: what follows the live marker (data and scripts) left out."""
+    at = html.find(LIVE_MARK)
+    return html if at < 0 else html[:at] + "</body>\n</html>\n"
+
+
 def data_json(payload: dict) -> str:
     """JSON for a ``<script type="application/json">`` element: stable bytes, and no '</' to end the element."""
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return text.replace("</", "<\\/")
+
+
+# ----------------------------------------------------------------------------------------------- marked numbers
+
+PARAM_ATTRS = ("batch", "context", "tokens", "n", "m", "recipe")
+
+
+def _entry(r, qid: str, params: dict):
+    """The stated entry of ``qid`` in the report's lead accounting (the hardware scalars have only one)."""
+    from genreport.model.values import key
+
+    if r.lead == "exact":
+        found = r.index.get(key(qid + "_exact", params, "exact"))
+        if found is not None:
+            return found
+    found = r.index.get(key(qid, params, "seed"))
+    if found is None:
+        raise KeyError(f"the report states no {qid} at {params}")
+    return found
+
+
+def marked(r, qid: str, fmt_name: str = "value", none: str | None = None, **params):
+    """A number of the report as a ``data-q`` element the live what-if updates: the entry ``qid`` (lead
+    accounting) at ``params``, formatted by the filter ``fmt_name`` ('value': by its unit), or ``none`` when it
+    has no value."""
+    from genreport.present import fmt
+    from genreport.present.render import format_value
+
+    e = _entry(r, qid, params)
+    if e.value is None and none is not None:
+        text = none
+    elif fmt_name == "value":
+        text = format_value(e.value, e.unit, r.q[qid].integer)
+    else:
+        text = fmt.FILTERS[fmt_name](e.value)
+    return _span(e, fmt_name, text, params, none)
+
+
+def _span(e, fmt_name: str, text: str, params: dict, none: str | None = None):
+    from markupsafe import Markup, escape
+
+    def show(v):
+        return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+
+    attrs = "".join(f' data-{k}="{escape(show(params[k]))}"' for k in PARAM_ATTRS if k in params)
+    extra = f' data-none="{escape(none)}"' if none is not None else ""
+    return Markup(f'<span data-q="{escape(e.id)}"{attrs} data-f="{fmt_name}"{extra}>{escape(text)}</span>')
+
+
+def block_result(r, e, shown_value, text: str):
+    """A formula block's result as a marked number when it is the stated entry (not, e.g., a closed form shown
+    beside a numeric root)."""
+    from genreport.model.values import key
+
+    qid = e.id + ("_exact" if e.accounting == "exact" else "")
+    stated = r.index.get(key(qid, e.params, e.accounting)) or r.index.get(key(e.id, e.params, "seed"))
+    if stated is None or shown_value is None or stated.value != shown_value:
+        return text
+    return _span(stated, "value", text, e.params)

@@ -17,7 +17,7 @@ from genreport.formulas.glossary import ENTRIES
 from genreport.model.evaluate import Results
 from genreport.model.values import Block
 from genreport.paths import templates_dir
-from genreport.present import fmt, prose, summary
+from genreport.present import fmt, live, prose, summary
 from genreport.present.mathsvg import img
 
 UNIT_TEXT = {"FLOP/B": "FLOP/B", "token/s": "tok/s", "token": "tokens", "1": "", "B": "", "s": ""}
@@ -33,6 +33,8 @@ def _env():
         undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
     )
     env.filters.update(fmt.FILTERS)
+    env.globals["q"] = jinja2.pass_context(lambda ctx, qid, f="value", none=None, **params:
+                                           live.marked(ctx["r"], qid, f, none, **params))
     return env
 
 
@@ -78,7 +80,8 @@ class Formulas:
             "id": e.id, "anchor": f"fx-{e.id}-{len(self.used)}", "title": c.title, "source": c.source,
             "params": params, "accounting": e.accounting,
             "symbolic": img(symbolic), "symbolic_tex": symbolic, "substituted": img(substituted, size=13),
-            "result": format_value(shown_value, c.unit, c.integer), "value": e.value,
+            "result": live.block_result(r, e, shown_value, format_value(shown_value, c.unit, c.integer)),
+            "value": e.value,
             "reason": e.reason if e.value is None else "",
             "steps": _steps(c, b, symbolic) if b.steps else [],
         }
@@ -336,6 +339,7 @@ class ReportContext:
     par_scalars: dict
     par_links: list
     par_table: list
+    live_page: str
 
     def variables(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -386,6 +390,7 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
         baseline_overrides=overrides,
         whatif_story=prose.whatif_story(r, baseline, overrides) if baseline else [],
         fx=fx, all_formulas=list(f.used), eq=Equations(), many=r.many, **_parallel_context(r),
+        live_page=live.page_scripts(r.spec),
     )
 
 

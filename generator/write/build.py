@@ -79,9 +79,14 @@ def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, 
     if "html" in formats or "pdf" in formats:
         from genreport.present.render import render_report
 
+        from genreport.present.live import without_scripts  # print runs no scripts: the PDF is made without them
+
         meanwhile = None
         if "pdf" in formats:
-            from genreport.present.pdf import prepare as meanwhile
+            from genreport.present.pdf import prepare
+
+            def meanwhile(h, marks):
+                return prepare(without_scripts(h), marks)
         html, figures = render_report(results, base_results, timer, tuple(overrides), meanwhile)
         for name, svg in figures.items():
             files[f"figures/{name}.svg"] = svg
@@ -90,7 +95,7 @@ def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, 
         if "pdf" in formats:
             from genreport.present.pdf import html_to_pdf
 
-            files["report.pdf"] = html_to_pdf(html, figures, timer)
+            files["report.pdf"] = html_to_pdf(without_scripts(html), figures, timer)
     from genreport.present.summary import terminal_lines
 
     return Built(spec.name, files, spec.warnings, timer.t, tuple(terminal_lines(results)))

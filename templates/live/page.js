@@ -1,0 +1,415 @@
+/* genreport live what-if: the panel, the URL fragment, and every marked element of the page.
+ *
+ * Reads the page's data (<script id="genreport-live">), applies the reader's overrides (GR_WHATIF), evaluates
+ * the report model (GR_MODEL) and updates the elements the templates marked:
+ *   data-q="<quantity id>" (+ data-batch, data-context, data-tokens, data-n, data-m, data-recipe, data-f, data-none)
+ *   data-cell="decode"     a decode table cell: tok/s and what binds
+ *   data-rows / data-cols  tables over a workload list: rows and columns follow the list
+ *   data-prose="<name>"    sentences the report chooses (GR_PROSE)
+ *   data-live="<name>"     page 1's decision rows and the inputs echoed in the text
+ *   data-fact="<name>"     derived numbers of the prose
+ *   data-static            not recomputed in the page: dimmed while a what-if is shown
+ * Without scripts (or with none of this) the page is the report as built.
+ */
+const GR_PAGE = (function () {
+  "use strict";
+
+  const F = GR_FMT;
+  const UNIT_TEXT = {"FLOP/B": "FLOP/B", "token/s": "tok/s", "token": "tokens", "1": "", "B": "", "s": ""};
+  const PARAMS = ["batch", "context", "tokens", "n", "m", "recipe"];
+
+  /** A value as the report prints it by its unit (render.format_value). */
+  function formatValue(value, unit, integer) {
+    if (value === null || value === undefined || !Number.isFinite(value)) return "none";
+    const u = unit in UNIT_TEXT ? UNIT_TEXT[unit] : unit;
+    if (integer === "round") return (F.nearest(value) + " " + u).trim() + " (" + F.exact(value) + ")";
+    if (integer === "floor") return (F.integer(value) + " " + u).trim();
+    if (unit === "s") return F.time(value);
+    if (unit === "B") return F.size(value);
+    if (unit === "FLOP") return F.flops(value);
+    if (unit === "FLOP/s") return F.rate(value);
+    if (unit === "B/s") return F.bandwidth(value);
+    if (unit === "token") return F.integer(value) + " tokens";
+    return (F.num(value) + " " + u).trim();
+  }
+
+  function paramsOf(el) {
+    const p = {};
+    PARAMS.forEach(function (k) {
+      const v = el.getAttribute("data-" + k);
+      if (v !== null) p[k] = k === "recipe" ? v : Number(v);
+    });
+    return p;
+  }
+
+  function baseId(id) { return id.replace(/_exact$/, ""); }
+
+  function text(entry, el, t) {
+    const f = el.getAttribute("data-f") || "value";
+    const none = el.getAttribute("data-none");
+    if (entry.value === null && none !== null) return none;
+    if (f === "value") return formatValue(entry.value, entry.unit, (t.meta[baseId(entry.id)] || ["", ""])[1]);
+    return F[f](entry.value);
+  }
+
+  function esc(s) {
+    return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  }
+
+  function pill(kind) { return '<span class="pill ' + esc(kind) + '">' + esc(kind) + "</span>"; }
+
+  function qspan(id, params, f, value) {
+    const attrs = PARAMS.filter(function (k) { return k in params; })
+      .map(function (k) { return " data-" + k + '="' + esc(params[k]) + '"'; }).join("");
+    return '<span data-q="' + esc(id) + '"' + attrs + ' data-f="' + f + '">' + esc(value) + "</span>";
+  }
+
+  // ------------------------------------------------------------------------------------ tables over lists
+  function retarget(node, param, value) {
+    if (node.nodeType !== 1) return;
+    if (node.hasAttribute("data-" + param)) node.setAttribute("data-" + param, value);
+    if (node.getAttribute("data-param") === param) node.textContent = F.integer(value);
+    Array.prototype.forEach.call(node.children, function (c) { retarget(c, param, value); });
+  }
+
+  /** Rows of <tbody data-rows="batch|context"> follow the workload list (clones of the first row). */
+  function followRows(root, lists) {
+    root.querySelectorAll("tbody[data-rows]").forEach(function (body) {
+      const param = body.getAttribute("data-rows");
+      const want = lists[param];
+      if (!want) return;
+      const rows = Array.prototype.slice.call(body.querySelectorAll(":scope > tr[data-row]"));
+      const have = rows.map(function (r) { return Number(r.getAttribute("data-row")); });
+      if (JSON.stringify(have) === JSON.stringify(want) || !rows.length) return;
+      if (!body._template) body._template = rows[0].cloneNode(true);
+      rows.forEach(function (r) { r.remove(); });
+      want.forEach(function (v) {
+        const row = body._template.cloneNode(true);
+        row.setAttribute("data-row", v);
+        retarget(row, param, v);
+        body.appendChild(row);
+      });
+    });
+  }
+
+  /** Cells of <tr data-cols="context|tokens"> follow the list (clones of the first cell). */
+  function followCols(root, lists) {
+    root.querySelectorAll("tr[data-cols]").forEach(function (tr) {
+      const param = tr.getAttribute("data-cols");
+      const want = lists[param];
+      if (!want) return;
+      const cells = Array.prototype.slice.call(tr.querySelectorAll(":scope > [data-col]"));
+      const have = cells.map(function (c) { return Number(c.getAttribute("data-col")); });
+      if (JSON.stringify(have) === JSON.stringify(want) || !cells.length) return;
+      if (!tr._template) tr._template = cells[0].cloneNode(true);
+      const after = cells[0].previousElementSibling;
+      cells.forEach(function (c) { c.remove(); });
+      let at = after;
+      want.forEach(function (v) {
+        const cell = tr._template.cloneNode(true);
+        cell.setAttribute("data-col", v);
+        retarget(cell, param, v);
+        if (at) at.after(cell); else tr.prepend(cell);
+        at = cell;
+      });
+    });
+  }
+
+  // ------------------------------------------------------------------------------------ page 1
+  function decisionRow(x, priced) {
+    const n = F.num;
+    let fits;
+    if (x.fits) {
+      fits = '<span class="ok">yes</span>' + (x.workload === "decode" && x.capacity_batch !== null
+        ? ", ≤ " + F.integer(x.capacity_batch) : "");
+    } else {
+      fits = '<span class="bad">no</span>';
+    }
+    const ms = x.workload === "decode" ? n(x.ms_per_token)
+      : x.workload === "prefill" ? n(x.ms_to_first_token) + " (TTFT)" : "—";
+    let lever = "—";
+    if (x.lever) {
+      lever = esc(x.lever.change) + (x.lever.gain ? ": " + n(x.lever.gain) + "× " + esc(x.lever.effect)
+        : ": " + esc(x.lever.effect));
+    }
+    return "<tr><td>" + esc(x.label) + "</td><td>" + pill(x.binds) + '</td><td class="n">' + F.time(x.time)
+      + '</td>\n<td class="n">' + (x.other_roof ? n(x.other_roof) + "×" : "—") + "</td>\n<td>" + fits
+      + '</td>\n<td class="n">' + ms + '</td>\n<td class="n">'
+      + (x.workload === "decode" ? n(x.tokens_per_s_sequence) : "—") + '</td>\n<td class="n">'
+      + n(x.tokens_per_s) + "</td>\n"
+      + (priced ? '<td class="n">' + (x.usd_per_mtok !== null ? F.format(x.usd_per_mtok, ".3g") : "—") + "</td>" : "")
+      + "\n<td>" + lever + "</td></tr>\n";
+  }
+
+  // ------------------------------------------------------------------------------------ state
+  let data = null;
+
+  function update(root, overrides) {
+    const t = data.tables;
+    const applied = GR_WHATIF.applyAll(data, overrides);
+    const inp = applied.inputs;
+    const res = GR_MODEL.evaluate(inp, t);
+    const parallel = !!data.parallel;
+    const dec = parallel ? null : GR_MODEL.decision(res, inp, t);
+    const active = overrides.length > applied.errors.length;
+    const w = inp.workloads;
+    followRows(root, {batch: w.decode_batch, context: w.decode_context});
+    const tokens = Array.from(new Set([1].concat(w.prefill_prompt, w.training_tokens ? [w.training_tokens] : [])))
+      .sort(function (a, b) { return a - b; });
+    followCols(root, {context: w.decode_context, tokens: tokens});
+    let count = 0;
+    root.querySelectorAll("[data-q], [data-q-gone]").forEach(function (el) {
+      const id = el.getAttribute("data-q") || el.getAttribute("data-q-gone");
+      const e = res.entries.get(GR_MODEL.key(id, paramsOf(el)));
+      if (!e) {  // not a number of this what-if (e.g. a batch it leaves out)
+        el.removeAttribute("data-q");
+        el.setAttribute("data-q-gone", id);
+        el.textContent = "—";
+        return;
+      }
+      if (el.hasAttribute("data-q-gone")) {
+        el.removeAttribute("data-q-gone");
+        el.setAttribute("data-q", id);
+      }
+      el.textContent = text(e, el, t);
+      el.setAttribute("data-value", e.value === null ? "" : String(e.value));
+      count += 1;
+    });
+    const binds = res.verdicts.decode_binds || [];
+    root.querySelectorAll("[data-cell=decode]").forEach(function (td) {
+      const b = Number(td.getAttribute("data-batch")), s = Number(td.getAttribute("data-context"));
+      const i = w.decode_batch.indexOf(b), j = w.decode_context.indexOf(s);
+      if (i < 0 || j < 0) return;
+      const kind = binds[i][j];
+      const e = res.entries.get(GR_MODEL.key("decode_tokens_per_s" + (res.lead === "exact" ? "_exact" : ""),
+        {batch: b, context: s}));
+      td.innerHTML = kind === "capacity" ? pill("capacity") + " does not fit"
+        : qspan(e.id, {batch: b, context: s}, "num", F.num(e.value)) + " tok/s " + pill(kind);
+    });
+    const sc = res.scalars[res.lead];
+    const facts = {bound_ratio: sc.weight_flops_time ? sc.weight_stream_time / sc.weight_flops_time : null,
+      compute_idle_share: sc.weight_stream_time ? 1 - sc.weight_flops_time / sc.weight_stream_time : null};
+    root.querySelectorAll("[data-fact]").forEach(function (el) {
+      const k = el.getAttribute("data-fact");
+      if (k in facts) el.textContent = k === "compute_idle_share" ? F.pct(facts[k]) : F.num(facts[k]);
+    });
+    echoInputs(root, inp, t);
+    if (dec) {
+      root.querySelectorAll("[data-live=decision]").forEach(function (body) {
+        body.innerHTML = dec.rows.map(function (x) { return decisionRow(x, !!inp.hardware.price_per_hour); }).join("");
+      });
+    }
+    if (typeof GR_PROSE !== "undefined" && !parallel) {
+      root.querySelectorAll("[data-prose]").forEach(function (el) {
+        const name = el.getAttribute("data-prose");
+        const out = GR_PROSE[name] ? GR_PROSE[name](res, inp, t, dec) : null;
+        if (out === null || out === undefined) return;
+        if (Array.isArray(out)) {
+          const tag = el.tagName === "UL" ? "li" : "p";
+          el.innerHTML = out.map(function (s, k) {
+            const body = name === "summary" && k === 0 ? "<strong>" + esc(s) + "</strong>" : esc(s);
+            return "<" + tag + ">" + body + "</" + tag + ">";
+          }).join("\n");
+        } else {
+          el.textContent = out;
+        }
+      });
+    }
+    if (typeof GR_FIGS !== "undefined" && GR_FIGS.live) GR_FIGS.live(root, active ? {res: res, inp: inp, t: t} : null);
+    root.querySelectorAll("[data-static]").forEach(function (el) {
+      el.classList.toggle("stale", active);
+      if (active) el.setAttribute("title", "for the spec as built: not recomputed in the page");
+      else el.removeAttribute("title");
+    });
+    root.documentElement.classList.toggle("whatif-live", active);
+    return {errors: applied.errors, inputs: inp, results: res, count: count};
+  }
+
+  function echoInputs(root, inp, t) {
+    const m = inp.model, p = inp.precision;
+    const label = p.weights === p.kv_cache && p.kv_cache === p.compute ? p.weights
+      : "weights " + p.weights + (p.group_size ? " (group " + p.group_size + ")" : "") + ", KV " + p.kv_cache
+        + ", compute " + p.compute;
+    let wb = t.precision_bytes[p.weights];
+    if (p.group_size && t.integer_formats.indexOf(p.weights) >= 0) wb += 2.0 / p.group_size;
+    const values = {"model.layers": m.layers, "model.hidden_size": m.hidden_size, "model.heads": m.heads,
+      "model.kv_heads": m.kv_heads, "model.moe.experts": m.moe ? m.moe.experts : null,
+      "model.moe.active_experts": m.moe ? m.moe.active_experts : null, "precision.label": label,
+      "precision.weight_bytes": F.num(wb), compute: p.compute};
+    root.querySelectorAll("[data-live]").forEach(function (el) {
+      const k = el.getAttribute("data-live");
+      if (k in values && values[k] !== null) el.textContent = String(values[k]);
+      if (k === "workloads") el.innerHTML = workloadsText(inp.workloads);
+    });
+  }
+
+  function workloadsText(w) {
+    const list = function (xs, sep) { return xs.map(F.integer).join(sep); };
+    let out = w.decode_batch.length ? "decode: batch " + list(w.decode_batch, ", ") + "; context "
+      + list(w.decode_context, ", ") : "";
+    if (w.prefill_prompt.length) out += "\n<br>prefill: " + list(w.prefill_prompt, ", ") + " tokens";
+    if (w.training_tokens) out += "\n<br>training: " + F.integer(w.training_tokens) + "-token micro-batch";
+    return out;
+  }
+
+  // ------------------------------------------------------------------------------------ the panel
+  function fields() {
+    const hw = data.texts, p = data.inputs.precision, m = data.inputs.model, w = data.inputs.workloads;
+    const tok = function (x) { return x % 1024 === 0 && x >= 1024 ? (x / 1024) + "k" : String(x); };
+    const list = function (xs) { return xs.length === 1 ? tok(xs[0]) : "[" + xs.map(tok).join(", ") + "]"; };
+    const out = [
+      ["Hardware", "hardware.memory.bandwidth", "HBM bandwidth", hw["memory.bandwidth"]],
+      ["Hardware", "hardware.memory.capacity", "memory capacity", hw["memory.capacity"]],
+      ["Hardware", "hardware.peak.dense." + p.compute, "dense " + p.compute + " peak", hw["peak.dense." + p.compute]],
+      ["Precision", "precision.weights", "weights", p.weights],
+      ["Precision", "precision.kv_cache", "KV cache", p.kv_cache],
+      ["Precision", "precision.compute", "compute", p.compute],
+      ["Model", "model.layers", "layers L", String(m.layers)],
+      ["Model", "model.hidden_size", "hidden size d", String(m.hidden_size)],
+      ["Model", "model.heads", "query heads", String(m.heads)],
+      ["Model", "model.kv_heads", "KV heads", String(m.kv_heads)],
+      ["Model", "model.ffn.size", "FFN size", String(m.ffn_size)],
+      ["Model", "model.vocab_size", "vocabulary", String(m.vocab_size)],
+    ];
+    if (m.moe) {
+      out.push(["Model", "model.moe.experts", "experts", String(m.moe.experts)]);
+      out.push(["Model", "model.moe.active_experts", "active experts", String(m.moe.active_experts)]);
+    }
+    if (w.decode_batch.length) out.push(["Workload", "workloads.decode.batch", "decode batch", list(w.decode_batch)]);
+    if (w.decode_context.length) {
+      out.push(["Workload", "workloads.decode.context", "decode context", list(w.decode_context)]);
+    }
+    if (w.prefill_prompt.length) out.push(["Workload", "workloads.prefill.prompt", "prompt", list(w.prefill_prompt)]);
+    if (w.training_tokens) {
+      out.push(["Workload", "workloads.training.micro_batch_tokens", "training tokens", tok(w.training_tokens)]);
+    }
+    return out;
+  }
+
+  function buildPanel(panel) {
+    const groups = {};
+    const f = fields();
+    f.forEach(function (x) { (groups[x[0]] = groups[x[0]] || []).push(x); });
+    let html = '<div class="live-grid">';
+    Object.keys(groups).forEach(function (g) {
+      html += "<fieldset><legend>" + g + "</legend>";
+      groups[g].forEach(function (x) {
+        html += '<label><span>' + esc(x[2]) + '</span><input data-path="' + esc(x[1]) + '" value="' + esc(x[3])
+          + '" data-spec="' + esc(x[3]) + '" spellcheck="false" autocomplete="off"><small data-ratio></small></label>';
+      });
+      html += "</fieldset>";
+    });
+    html += '</div><label class="live-other"><span>more <code>--set</code> lines</span>'
+      + '<textarea rows="2" data-other spellcheck="false" placeholder="model.moe.shared_experts=2"></textarea></label>'
+      + '<p class="live-errors" role="alert" data-errors></p>'
+      + '<p class="live-actions"><button type="button" data-reset>Reset to the spec</button> '
+      + '<button type="button" data-copy>Copy as command</button> <code data-command></code></p>'
+      + '<p class="meta" data-status></p>';
+    panel.querySelector("[data-fields]").innerHTML = html;
+  }
+
+  function collect(panel) {
+    const out = [];
+    panel.querySelectorAll("input[data-path]").forEach(function (el) {
+      const v = el.value.trim();
+      if (v && v !== el.getAttribute("data-spec")) out.push(el.getAttribute("data-path") + "=" + v);
+    });
+    panel.querySelector("[data-other]").value.split("\n").forEach(function (line) {
+      if (line.trim()) out.push(line.trim());
+    });
+    return out;
+  }
+
+  function fill(panel, overrides) {
+    const other = [];
+    panel.querySelectorAll("input[data-path]").forEach(function (el) { el.value = el.getAttribute("data-spec"); });
+    overrides.forEach(function (o) {
+      let path;
+      try { path = GR_WHATIF.parse(o)[0]; } catch (e) { path = null; }
+      const el = path && panel.querySelector('input[data-path="' + path + '"]');
+      if (el) el.value = o.slice(o.indexOf("=") + 1).trim(); else other.push(o);
+    });
+    panel.querySelector("[data-other]").value = other.join("\n");
+  }
+
+  function ratios(panel, inp) {
+    const base = data.inputs;
+    const si = {"hardware.memory.bandwidth": [base.hardware.bandwidth, inp.hardware.bandwidth],
+      "hardware.memory.capacity": [base.hardware.capacity, inp.hardware.capacity],
+      "model.layers": [base.model.layers, inp.model.layers], "model.hidden_size": [base.model.hidden_size, inp.model.hidden_size],
+      "model.heads": [base.model.heads, inp.model.heads], "model.kv_heads": [base.model.kv_heads, inp.model.kv_heads],
+      "model.ffn.size": [base.model.ffn_size, inp.model.ffn_size], "model.vocab_size": [base.model.vocab_size, inp.model.vocab_size]};
+    Object.keys(base.hardware.dense).forEach(function (k) {
+      si["hardware.peak.dense." + k] = [base.hardware.dense[k], inp.hardware.dense[k]];
+    });
+    if (base.model.moe) {
+      si["model.moe.experts"] = [base.model.moe.experts, inp.model.moe.experts];
+      si["model.moe.active_experts"] = [base.model.moe.active_experts, inp.model.moe.active_experts];
+    }
+    panel.querySelectorAll("input[data-path]").forEach(function (el) {
+      const small = el.parentNode.querySelector("[data-ratio]");
+      const pair = si[el.getAttribute("data-path")];
+      const changed = el.value.trim() !== el.getAttribute("data-spec");
+      el.classList.toggle("changed", changed);
+      small.textContent = changed && pair && pair[0] ? "×" + F.num(pair[1] / pair[0]) + " the spec's" : "";
+    });
+  }
+
+  function run(panel, overrides, push) {
+    const out = update(document, overrides);
+    const ok = overrides.filter(function (o) { return !out.errors.some(function (e) { return e.text === o; }); });
+    panel.querySelector("[data-errors]").textContent = out.errors.map(function (e) {
+      return "--set " + e.text + ": " + e.message;
+    }).join("\n");
+    panel.querySelector("[data-command]").textContent = GR_WHATIF.command(data.spec_file, data.overrides.concat(ok));
+    panel.querySelector("[data-status]").textContent = ok.length
+      ? out.count + " numbers recomputed in this page; dimmed parts are the spec's as built (run the command for them)."
+      : "";
+    ratios(panel, out.inputs);
+    if (push) {
+      const frag = GR_WHATIF.toFragment(ok);
+      history.replaceState(null, "", frag || location.pathname + location.search);
+    }
+    return out;
+  }
+
+  function init() {
+    const node = document.getElementById("genreport-live");
+    const panel = document.getElementById("live");
+    if (!node || !panel) return;
+    data = JSON.parse(node.textContent);
+    buildPanel(panel);
+    panel.hidden = false;
+    const fromUrl = GR_WHATIF.fromFragment(location.hash);
+    fill(panel, fromUrl);
+    if (fromUrl.length) panel.open = true;
+    run(panel, fromUrl, false);
+    let timer = null;
+    const go = function () { clearTimeout(timer); timer = setTimeout(function () { run(panel, collect(panel), true); }, 150); };
+    panel.addEventListener("input", go);
+    panel.querySelector("[data-reset]").addEventListener("click", function () {
+      fill(panel, []);
+      run(panel, [], true);
+    });
+    panel.querySelector("[data-copy]").addEventListener("click", function () {
+      const cmd = panel.querySelector("[data-command]").textContent;
+      if (navigator.clipboard) navigator.clipboard.writeText(cmd).catch(function () {});
+      const range = document.createRange();
+      range.selectNodeContents(panel.querySelector("[data-command]"));
+      const sel = window.getSelection();
+      sel.removeAllRanges();
+      sel.addRange(range);
+    });
+    window.addEventListener("hashchange", function () {
+      const o = GR_WHATIF.fromFragment(location.hash);
+      fill(panel, o);
+      run(panel, o, false);
+    });
+  }
+
+  if (typeof document !== "undefined") {
+    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init); else init();
+  }
+
+  return {formatValue: formatValue, decisionRow: decisionRow, update: update};
+})();
