@@ -30,7 +30,9 @@ from pathlib import Path
 
 from .compiled import HERE, source_digest
 
-PATH = HERE.parent / "templates" / "live" / "formulas.js"
+# the templates folder: genreport/_templates in a wheel, templates/ in a checkout (as genreport.paths finds it)
+_WHEEL = HERE.parent / "_templates"
+PATH = (_WHEEL if _WHEEL.is_dir() else HERE.parent / "templates") / "live" / "formulas.js"
 COMMAND = "python -m genreport.formulas.generate"
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # ECMAScript reserved words and the names a function body here must not shadow
