@@ -6,7 +6,7 @@ from functools import reduce
 import numpy
 from numpy import *
 
-DIGEST = '4938adec990d77cff83be2b1'
+DIGEST = 'b771b014762c784dcbc92688'
 
 
 def q_peak_flops(P):

@@ -46,10 +46,11 @@ class Compiled:
 
 
 def source_digest() -> str:
-    """Hash of the formula sources the generated module depends on (every module here but itself)."""
+    """Hash of the formula sources the generated code depends on (every module here but the generated and
+    generating ones)."""
     h = hashlib.sha256()
     for path in sorted(HERE.glob("*.py")):
-        if path.name in (GENERATED, "generate.py"):
+        if path.name in (GENERATED, "generate.py", "jsgen.py"):
             continue
         h.update(path.name.encode())
         h.update(path.read_bytes())

@@ -1,7 +1,8 @@
-"""Write ``formulas/_generated.py``: every quantity and headline elasticity as plain NumPy Python.
+"""Write ``formulas/_generated.py``: every quantity and headline elasticity as plain NumPy Python, and
+``templates/live/formulas.js``: every quantity as JavaScript (:mod:`.jsgen`).
 
 Run after editing a formula: ``python -m genreport.formulas.generate`` (``--check`` exits 1 when the
-committed module differs from a fresh one). The output depends only on the formula sources and the
+committed files differ from fresh ones). The output depends only on the formula sources and the
 pinned SymPy, so it is the same bytes on every machine.
 """
 
@@ -12,6 +13,7 @@ import re
 import sys
 from pathlib import Path
 
+from . import jsgen
 from .compiled import GENERATED, HERE, build_entry, source_digest
 from .variants import VARIANTS
 
@@ -72,19 +74,19 @@ def module_text() -> str:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m genreport.formulas.generate", description=__doc__)
-    p.add_argument("--check", action="store_true", help="exit 1 if the committed module is not current")
+    p.add_argument("--check", action="store_true", help="exit 1 if the committed files are not current")
     args = p.parse_args(argv)
     path = HERE / GENERATED
     text = module_text()
     if args.check:
         current = path.read_text() if path.is_file() else ""
-        if current != text:
+        stale = current != text
+        if stale:
             print(f"{path} is stale: run python -m genreport.formulas.generate", file=sys.stderr)
-            return 1
-        return 0
+        return 1 if jsgen.write(check=True) or stale else 0
     Path(path).write_text(text)
     print(f"wrote {path} ({len(text):,} bytes)")
-    return 0
+    return jsgen.write()
 
 
 if __name__ == "__main__":
