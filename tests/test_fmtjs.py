@@ -2,7 +2,7 @@
 strings to the byte, GR_UNITS (genreport.load.units, objects.tokens) the same values and error texts.
 
 One node process serves the whole module; each hypothesis example sends one line of calls and reads one
-line of answers.  Skipped where node is not installed.
+line of answers.  Those tests are skipped where node is not installed.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 NODE = shutil.which("node")
-pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed (Debian package nodejs)")
+needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed (Debian package nodejs)")
 FMT_JS = Path(__file__).resolve().parents[1] / "templates" / "live" / "fmt.js"
 SETTINGS = settings(max_examples=300, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 FEWER = settings(SETTINGS, max_examples=200)
@@ -47,6 +47,8 @@ readline.createInterface({input: process.stdin}).on("line", line => {
 
 @pytest.fixture(scope="module")
 def js():
+    if NODE is None:
+        pytest.skip("node is not installed (Debian package nodejs)")
     proc = subprocess.Popen([NODE, "-e", DRIVER, str(FMT_JS)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             text=True, encoding="utf-8")
 
@@ -138,6 +140,7 @@ def test_format_specs(js, x, spec):
     check(js, [("GR_FMT.format", format, float(x), spec)])
 
 
+@needs_node
 def test_naive_js_rounding_differs():
     """The ties matter: JS's own toFixed rounds 0.5, 2.5 and 1234.5 up, where Python gives 0, 2 and 1234."""
     script = "console.log(JSON.stringify([0.5, 2.5, 1234.5].map(x => x.toFixed(0))))"
