@@ -79,8 +79,9 @@ const GR_FMT = (() => {
   }
 
   // Python's float(x) for a number (or None), and int(x) / round(x) of a float, as text.
+  const none = x => x === null || x === undefined;
   function float(x) {
-    if (x === null || x === undefined) throw new Error("float() argument must be a string or a real number, not 'NoneType'");
+    if (none(x)) throw new Error("float() argument must be a string or a real number, not 'NoneType'");
     return Number(x);
   }
   function finite(x) {
@@ -94,7 +95,7 @@ const GR_FMT = (() => {
   const strip = s => s.replace(/0+$/, "").replace(/\.+$/, "");  // s.rstrip("0").rstrip(".")
 
   function num(x, sig = 3) {
-    if (x === null || x === undefined) return "n/a";
+    if (none(x)) return "n/a";
     x = float(x);
     if (!Number.isFinite(x)) return x > 0 ? "∞" : "n/a";
     if (x === Math.trunc(x) && Math.abs(x) < 1e15) return group(intText(x));
@@ -103,8 +104,8 @@ const GR_FMT = (() => {
     return Math.abs(x) >= 1e-4 ? format(x, `.${sig}g`) : format(x, ".2e");
   }
 
-  const exact = (x, digits = 2) => (x === null || x === undefined ? "n/a" : format(float(x), `,.${digits}f`));
-  const integer = x => (x === null || x === undefined || !Number.isFinite(float(x)) ? "n/a" : group(intText(x)));
+  const exact = (x, digits = 2) => (none(x) ? "n/a" : format(float(x), `,.${digits}f`));
+  const integer = x => (none(x) || !Number.isFinite(float(x)) ? "n/a" : group(intText(x)));
 
   function sig4(x) {
     if (Math.abs(x) >= 1e4) return group(roundText(x));
@@ -125,7 +126,7 @@ const GR_FMT = (() => {
   }
 
   function time(t) {
-    if (t === null || t === undefined) return "n/a";
+    if (none(t)) return "n/a";
     t = float(t);
     if (t >= 1) return `${format(t, ".3g")} s`;
     const ms = t * 1e3;
@@ -165,7 +166,7 @@ const GR_FMT = (() => {
   }
 
   function memsize(b) {
-    if (b === null || b === undefined) return "n/a";
+    if (none(b)) return "n/a";
     b = float(b);
     const binary = isInt(b) && b % 1024 === 0;
     const [base, units] = binary ? [1024, ["B", "KiB", "MiB", "GiB", "TiB"]] : [1000, ["B", "KB", "MB", "GB", "TB"]];
@@ -177,7 +178,7 @@ const GR_FMT = (() => {
     return `${format(b, ".4g")} ${units[k]}`;
   }
 
-  const nearest = x => (x === null || x === undefined || !Number.isFinite(float(x)) ? "n/a" : group(roundText(float(x))));
+  const nearest = x => (none(x) || !Number.isFinite(float(x)) ? "n/a" : group(roundText(float(x))));
 
   return {
     num, exact, integer, sig4, gb, gib, size, kib, time, rate, bandwidth: x => rate(x, "B/s"), flops: x => rate(x, "FLOP"),
