@@ -60,8 +60,9 @@ _BASE: dict[str, tuple[float, Dim]] = {
     "TOPS": (1e12, RATE_FLOP),
 }
 
-_NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf|nan)"
-_QTY = re.compile(rf"^\s*(?P<num>{_NUMBER})\s*(?P<unit>[^\s].*?)?\s*$", re.IGNORECASE)
+# inf and nan in any case, spelled out: under re.IGNORECASE 'i' also matches 'ı' and 'İ', which float() rejects.
+_NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:[iI][nN][fF]|[nN][aA][nN])"
+_QTY = re.compile(rf"^\s*(?P<num>{_NUMBER})\s*(?P<unit>[^\s].*?)?\s*$")
 
 
 MAX_CHARS = 100  # a quantity is a number and a unit: '3.35 TB/s'
