@@ -18,7 +18,7 @@ from genreport import __version__
 # Libraries whose version can change a report's bytes (numbers, SVG, HTML, PDF) or what the loader accepts.
 DEPENDENCIES = ("sympy", "numpy", "matplotlib", "jinja2", "weasyprint", "pydyf", "fonttools", "pyyaml",
                 "jsonschema", "markupsafe")
-SUFFIXES = (".py", ".j2", ".html", ".css", ".json", ".svg", ".ttf", ".otf", ".woff", ".woff2")
+SUFFIXES = (".py", ".j2", ".html", ".css", ".json", ".svg", ".ttf", ".otf", ".woff", ".woff2", ".js")
 
 
 def folders() -> tuple[Path, ...]:

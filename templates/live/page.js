@@ -58,10 +58,11 @@ const GR_PAGE = (function () {
 
   function pill(kind) { return '<span class="pill ' + esc(kind) + '">' + esc(kind) + "</span>"; }
 
-  function qspan(id, params, f, value) {
-    const attrs = PARAMS.filter(function (k) { return k in params; })
-      .map(function (k) { return " data-" + k + '="' + esc(params[k]) + '"'; }).join("");
-    return '<span data-q="' + esc(id) + '"' + attrs + ' data-f="' + f + '">' + esc(value) + "</span>";
+  function qspan(e, f, shownText) {
+    const attrs = PARAMS.filter(function (k) { return k in e.params; })
+      .map(function (k) { return " data-" + k + '="' + esc(e.params[k]) + '"'; }).join("");
+    return '<span data-q="' + esc(e.id) + '"' + attrs + ' data-f="' + f + '" data-value="'
+      + (e.value === null ? "" : e.value) + '">' + esc(shownText) + "</span>";
   }
 
   // ------------------------------------------------------------------------------------ tables over lists
@@ -184,7 +185,7 @@ const GR_PAGE = (function () {
       const e = res.entries.get(GR_MODEL.key("decode_tokens_per_s" + (res.lead === "exact" ? "_exact" : ""),
         {batch: b, context: s}));
       td.innerHTML = kind === "capacity" ? pill("capacity") + " does not fit"
-        : qspan(e.id, {batch: b, context: s}, "num", F.num(e.value)) + " tok/s " + pill(kind);
+        : qspan(e, "num", F.num(e.value)) + " tok/s " + pill(kind);
     });
     const sc = res.scalars[res.lead];
     const facts = {bound_ratio: sc.weight_flops_time ? sc.weight_stream_time / sc.weight_flops_time : null,

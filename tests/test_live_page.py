@@ -1,0 +1,144 @@
+"""The live what-if in a browser: headless Chromium opens committed reports and every data-q element must equal
+what ``genreport SPEC --set ... --format json`` gives, after the report's rounding (issue 18's check)."""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from genreport import evaluate, load_spec
+from genreport.present import fmt
+from genreport.present.render import format_value
+
+from livejs import js_key
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (scripts/setup --test)")
+
+SPAN = re.compile(r"<span ([^>]*data-q=\"[^\"]+\"[^>]*)>([^<]*)</span>")
+ATTR = re.compile(r'data-([a-z]+)="([^"]*)"')
+
+
+def chromium(url: str, budget_ms: int = 8000) -> str:
+    proc = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--allow-file-access-from-files",
+                           f"--virtual-time-budget={budget_ms}", "--dump-dom", url],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout
+
+
+def marked(dom: str) -> list[dict]:
+    """Every data-q element of a page: its attributes and its text (the scripts after the live marker left out)."""
+    dom = dom.split("<!-- genreport live what-if -->")[0]
+    out = []
+    for attrs, text in SPAN.findall(dom):
+        a = dict(ATTR.findall(attrs))
+        out.append({**a, "text": html.unescape(text)})
+    return out
+
+
+def expected(spec_name: str, overrides: list[str]) -> tuple[dict, object]:
+    r = evaluate(load_spec(ROOT / "specs" / f"{spec_name}.yaml", overrides))
+    return {js_key(e.id, e.params): e for e in r.entries}, r
+
+
+def shown(e, f: str, none: str | None, r) -> str:
+    if e.value is None and none is not None:
+        return none
+    if f == "value":
+        return format_value(e.value, e.unit, r.q[e.id.removesuffix("_exact")].integer)
+    return fmt.FILTERS[f](e.value)
+
+
+def check_page(elements: list[dict], spec_name: str, overrides: list[str]) -> int:
+    want, r = expected(spec_name, overrides)
+    assert elements, "no data-q element on the page"
+    for el in elements:
+        params = {k: (el[k] if k == "recipe" else float(el[k])) for k in ("batch", "context", "tokens", "n", "m",
+                                                                            "recipe") if k in el}
+        k = js_key(el["q"], params)
+        assert k in want, (spec_name, overrides, k)
+        e = want[k]
+        value = float(el["value"]) if el.get("value") else None
+        if e.value is None:
+            assert value is None, (k, value)
+        else:
+            assert value is not None and math.isclose(value, e.value, rel_tol=1e-9), (k, value, e.value)
+        assert el["text"] == shown(e, el.get("f", "value"), el.get("none"), r), (spec_name, overrides, k, el)
+    return len(elements)
+
+
+def test_the_issues_example_from_the_url_fragment():
+    """8B on H100 with 4.8 TB/s: ridge 206 and the batch-1 decode bound 3.35 ms, in prose, tables and the roofline."""
+    report = ROOT / "out" / "llama8b-h100" / "report.html"
+    dom = chromium(report.as_uri() + "#set=hardware.memory.bandwidth=4.8%20TB/s")
+    elements = marked(dom)
+    assert check_page(elements, "llama8b-h100", ["hardware.memory.bandwidth=4.8 TB/s"]) > 60
+    ridge = [el["text"] for el in elements if el["q"] == "ridge_point"]
+    assert ridge and all(t.startswith("206") for t in ridge)
+    assert any(el["q"] == "weight_stream_time" and el["text"] == "3.35 ms" for el in elements)
+    figure = dom[dom.index('id="fig6-roofline"'):]
+    figure = figure[:figure.index("</figure>")]
+    assert "<svg" in figure and "ridge 206" in figure
+    assert "4.8 TB/s" in dom[dom.index('id="s0"'):dom.index('id="s1"')]
+
+
+HARNESS = """<!DOCTYPE html><html><body><pre id="out"></pre><script>
+const CASES = %s;
+const out = [];
+let pending = CASES.length;
+CASES.forEach(function (c) {
+  const f = document.createElement("iframe");
+  f.srcdoc = c.html;
+  f.onload = function () {
+   try {
+    const w = f.contentWindow, doc = f.contentDocument;
+    c.runs.forEach(function (overrides) {
+      const res = w.eval("GR_PAGE").update(doc, overrides);
+      const els = Array.prototype.map.call(doc.querySelectorAll("[data-q]"), function (el) {
+        const a = {text: el.textContent};
+        Array.prototype.forEach.call(el.attributes, function (x) {
+          if (x.name.indexOf("data-") === 0) a[x.name.slice(5)] = x.value;
+        });
+        return a;
+      });
+      out.push({spec: c.spec, overrides: overrides, errors: res.errors, elements: els,
+                decision: (doc.querySelector("[data-live=decision]") || {}).innerHTML || "",
+                summary: (doc.querySelector("[data-prose=summary]") || {}).textContent || ""});
+    });
+   } catch (e) { out.push({error: String(e) + " " + e.stack}); }
+    if (--pending === 0) document.getElementById("out").textContent = JSON.stringify(out);
+  };
+  document.body.appendChild(f);
+});
+</script></body></html>"""
+
+RUNS = {
+    "llama8b-h100": [["hardware.memory.bandwidth=4.8 TB/s"], ["workloads.decode.batch=64", "precision=fp8"],
+                     ["model.kv_heads=1", "workloads.decode.context=[2k, 32k]"], ["hardware.peak.bf16=500 TFLOP/s"],
+                     ["precision.weights=int4", "hardware.capacity=24 GiB"], []],
+    "seed000-70b-h100": [["hardware.capacity=192 GiB"], ["precision=fp8", "workloads.decode.batch=[1, 8]"]],
+    "deepseek-v3-h200-ep8": [["hardware.memory.bandwidth=8 TB/s", "workloads.decode.context=128k"]],
+}
+
+
+def test_random_overrides_in_one_browser(tmp_path):
+    cases = [{"spec": name, "html": (ROOT / "out" / name / "report.html").read_text(encoding="utf-8"), "runs": runs}
+             for name, runs in RUNS.items()]
+    page = tmp_path / "harness.html"
+    page.write_text(HARNESS % json.dumps(cases).replace("</", "<\\/"), encoding="utf-8")
+    dom = chromium(page.as_uri(), 30000)
+    got = json.loads(html.unescape(re.search(r'<pre id="out">(.*?)</pre>', dom, re.S).group(1)))
+    assert [g for g in got if "error" in g] == []
+    assert len(got) == sum(len(r) for r in RUNS.values())
+    for run in got:
+        assert run["errors"] == [], run["errors"]
+        checked = check_page(run["elements"], run["spec"], run["overrides"])
+        assert checked > 20
