@@ -1,0 +1,285 @@
+/* genreport live what-if: the report's sentences, from the browser's evaluation.
+ *
+ * A port of generator/present/prose.py (decode_headline, context_lines, prefill_lines, training_lines,
+ * capacity_fact, critical_fact, attention_text, article) and of summary.py's sentences (page 1's three
+ * sentences), giving the same strings to the byte. Each takes ``res = GR_MODEL.evaluate(inp, tables)`` and
+ * ``inp`` (genreport.present.live.inputs; the titles are ``inp.model.title`` and ``inp.hardware.title``);
+ * ``sentences`` also takes ``dec = GR_MODEL.decision(res, inp, tables)``. Numbers go through GR_FMT (fmt.js).
+ * A many-GPU spec (``inp.parallelism``) changes page 1's sentences, which only Python writes: ``sentences``
+ * returns null for it. No DOM: tests run it under node against Python.
+ */
+const GR_PROSE = (function () {
+  "use strict";
+
+  // ------------------------------------------------------------------------------------ Python's formatting
+  /** f"{n:,}" of a Python int. */
+  function commas(n) { return GR_FMT.integer(n); }
+
+  /** round(x): the nearest integer, ties to even. */
+  function pyRound(x) {
+    const r = Math.round(x);
+    return r - x === 0.5 && r % 2 !== 0 ? r - 1 : r;
+  }
+
+  /** max(a, b): a unless b is larger (so a NaN first stays). */
+  function pyMax(a, b) { return b > a ? b : a; }
+
+  /** max(xs, key=key): the first element with the largest key, or null for none. */
+  function maxBy(xs, key) {
+    let best = null, bestKey = null;
+    xs.forEach(function (x) {
+      const k = key(x);
+      if (best === null || k > bestKey) { best = x; bestKey = k; }
+    });
+    return best;
+  }
+
+  function capitalize(s) { return s.charAt(0).toUpperCase() + s.slice(1); }
+
+  function finite(x) { return typeof x === "number" && Number.isFinite(x); }
+
+  // ------------------------------------------------------------------------------------ prose.py
+  /** 'a' or 'an' before a number read aloud: an 8,192-token, an 11k, a 2,048. */
+  function article(n) {
+    const lead = commas(n).split(",")[0];
+    return lead.startsWith("8") || lead === "11" || lead === "18" ? "an" : "a";
+  }
+
+  function leadScalars(res) { return res.scalars[res.lead]; }
+
+  function decode_headline(res) {
+    const F = GR_FMT, sc = leadScalars(res);
+    const tMem = sc.weight_stream_time, tComp = sc.weight_flops_time;
+    if (tMem >= tComp) {
+      return `Decode at batch 1 is bandwidth-bound: streaming the weights takes ${F.time(tMem)} per token `
+        + `(${F.num(1 / tMem)} tok/s at most); the card's compute could do ${F.num(tMem / tComp)} `
+        + "such tokens in that time, and it does 1.";
+    }
+    return `Decode at batch 1 is compute-bound on this card: ${F.time(tComp)} of arithmetic against `
+      + `${F.time(tMem)} of weight traffic, so the compute roof sets ${F.num(1 / tComp)} tok/s.`;
+  }
+
+  function context_lines(res, inp) {
+    const F = GR_FMT, lead = res.lead, w = inp.workloads;
+    const per = res.perContext[lead];
+    if (!per) return [];
+    const ridge = leadScalars(res).ridge_point;
+    const grid = res.decode[lead];
+    return w.decode_context.map(function (s, j) {
+      const ceil = per.decode_intensity_ceiling[j], cross = per.crossover_batch[j];
+      const cap = Math.trunc(per.capacity_batch[j]), atCap = per.intensity_at_capacity[j];
+      const crosses = cross > 0 && finite(cross);
+      let text = `At context ${commas(s)}: the intensity ceiling as the batch grows is ${F.num(ceil)} FLOP/B`;
+      if (ceil < ridge) {
+        text += `, below the ridge ${F.num(ridge)}, so no batch makes this decode compute-bound`;
+      } else if (crosses) {
+        const bStar = pyRound(cross);
+        text += `, above the ridge; the batch crosses it at ${commas(bStar)}`;
+        if (cap < 1) text += ", but not even one sequence fits beside the weights";
+        else if (bStar > cap) text += `, but only ${commas(cap)} sequences fit in memory, so capacity binds first`;
+        else text += `, and ${commas(cap)} sequences fit, so it can get there`;
+      }
+      if (cap >= 1) {
+        text += `. Memory holds ${commas(cap)} sequences here, where the intensity is ${F.num(atCap)}`;
+        if (grid) {
+          let i = -1;
+          w.decode_batch.forEach(function (b, k) { if (b <= cap) i = k; });
+          if (i >= 0) {
+            text += `; at batch ${commas(w.decode_batch[i])} the step bound is `
+              + `${F.num(grid.decode_tokens_per_s[i][j])} tok/s`;
+          }
+        }
+      } else if (!(ceil >= ridge && crosses)) {  // not said above already
+        text += ". No sequence of this length fits beside the weights";
+      }
+      return text + ".";
+    });
+  }
+
+  function prefill_lines(res, inp) {
+    const F = GR_FMT, lead = res.lead;
+    const p = res.prefill[lead];
+    if (!p) return [];
+    const ridge = leadScalars(res).ridge_point;
+    const g = res.gemm.length ? res.gemm[0] : null;
+    return inp.workloads.prefill_prompt.map(function (t, i) {
+      const iw = p.weight_reuse_intensity[i];
+      const tComp = p.prefill_time_compute[i], tMem = p.prefill_time_memory[i];
+      const full = g && g.tokens.indexOf(t) >= 0 ? g.intensity[g.tokens.indexOf(t)] : null;
+      const side = iw >= ridge ? "right" : "left";
+      let text = `${capitalize(article(t))} ${commas(t)}-token prefill has weight-reuse intensity ${F.num(iw)} FLOP/B, `
+        + `${side} of the ridge ${F.num(ridge)}`;
+      if (full !== null) {
+        text += `; counting activations, the ${commas(g.n)}×${commas(g.m)} GEMM reads ${F.num(full)}`;
+        if ((full >= ridge) !== (iw >= ridge)) text += " and falls on the other side";
+      }
+      const bound = tComp >= tMem ? "compute" : "bandwidth";
+      const time = pyMax(tComp, tMem);
+      return text + `. The whole pass is ${bound}-bound: at least ${F.time(time)} (${F.num(t / time)} prompt tokens/s).`;
+    });
+  }
+
+  function training_lines(res, inp) {
+    const F = GR_FMT;
+    if (!res.training.length) return [];
+    const sc = leadScalars(res), ridge = sc.ridge_point, cap = sc.capacity;
+    const t = inp.workloads.training_tokens, iw = res.verdicts.training_intensity;
+    const parts = res.training.map(function (tr) {
+      return `${GR_FMT.format(tr.bytes_per_param, "g")} B/param gives ${F.gib(tr.total)}`;
+    }).join("; ");
+    const fits = res.training.map(function (tr) { return tr.fits; });
+    const where = iw >= 3 * ridge ? "far right of" : iw >= ridge ? "right of" : "left of";
+    let text = `Training ${article(t)} ${commas(t)}-token micro-batch has weight-reuse intensity ${F.num(iw)} FLOP/B, `
+      + `${where} the ridge: ${iw >= ridge ? "compute" : "bandwidth"} bounds its GEMMs. `;
+    if (!fits.some(Boolean)) {
+      const need = Math.min.apply(null, res.training.map(function (tr) { return tr.cards_needed; }));
+      text += `But its state does not fit: ${parts}, against ${F.gib(cap)} on the card, before `
+        + `activations; it needs at least ${need} cards' memory (sharding, offload) — computable, but it does not fit.`;
+    } else if (fits.every(Boolean)) {
+      text += `Its state fits (${parts}, card ${F.gib(cap)}), leaving room for activations.`;
+    } else {
+      text += `Its state fits only in the leaner recipe (${parts}, card ${F.gib(cap)}).`;
+    }
+    return [text];
+  }
+
+  function capacity_fact(res) {
+    const F = GR_FMT, sc = leadScalars(res);
+    if (sc.weight_bytes > sc.capacity) {
+      return `No KV cache fits: ${F.gib(sc.weight_bytes)} of weights against ${F.gib(sc.capacity)} `
+        + "leaves nothing for it, so the formula has no physical value here (section 0 lists what makes it fit).";
+    }
+    return `Beside ${F.size(sc.weight_bytes)} of weights, ${F.gib(sc.capacity - sc.weight_bytes)} is left `
+      + `for the KV cache: ${F.integer(sc.kv_capacity_tokens)} tokens (${F.kib(sc.kv_bytes_per_token)} each).`;
+  }
+
+  function critical_fact(res, inp) {
+    const F = GR_FMT, sc = leadScalars(res);
+    const sStar = sc.critical_context;
+    if (sStar === null && sc.attention_intensity < sc.ridge_point) {  // only sliding windows get here
+      const w = Math.trunc(inp.model.attention.sliding_window);
+      return `No critical context: every layer attends to at most ${commas(w)} positions, so past that the decode `
+        + `ceiling stops falling, and it levels off above the ridge ${F.num(sc.ridge_point)}: every `
+        + "context can cross the ridge with a large enough batch (if that batch fits).";
+    }
+    if (sStar === null) {
+      return `The attention intensity ${F.num(sc.attention_intensity)} is at or above the ridge `
+        + `${F.num(sc.ridge_point)}, so every context can cross the ridge with a large enough batch.`;
+    }
+    return `Critical context S* = ${commas(pyRound(sStar))} tokens: below it a large enough batch makes decode `
+      + `compute-bound; above it no batch does (the ceiling falls below the ridge ${F.num(sc.ridge_point)}).`;
+  }
+
+  function attention_text(res, inp) {
+    const F = GR_FMT, m = inp.model, sc = leadScalars(res);
+    const ikv = sc.attention_intensity, ridge = sc.ridge_point;
+    const kind = {
+      mha: "multi-head attention (each query head has its own KV head)",
+      gqa: `grouped-query attention, ${m.heads} query heads sharing ${m.kv_heads} KV heads`,
+      mqa: "multi-query attention (one KV head)",
+      mla: "multi-head latent attention: one compressed latent plus a RoPE key cached per token and layer"};
+    let text = `${m.title} uses ${kind[m.attention.kind]}. Its attention intensity is ${F.num(ikv)} FLOP/B at `
+      + `${inp.precision.kv_cache} KV, independent of batch and context: every sequence reads its own KV cache, `
+      + "so batching does not amortise it. ";
+    if (ikv < ridge) text += `That is ${F.num(ridge / ikv)}× below the ridge ${F.num(ridge)}.`;
+    else text += `That is above the ridge ${F.num(ridge)}: the KV term alone would not bind.`;
+    return text + windowText(res, inp);
+  }
+
+  /** Sliding-window layers: what the per-context c and d_h mean (empty for models without windows). */
+  function windowText(res, inp) {
+    const F = GR_FMT, m = inp.model;
+    const n = GR_MODEL.localLayers(m);
+    if (!n) return "";
+    const w = Math.trunc(m.attention.sliding_window), all = n === m.layers;
+    let text = ` ${all ? "All" : `${n} of its ${m.layers}`} layers attend within a ${commas(w)}-token sliding window`
+      + `${all ? "" : ", the others to the whole context"}: `
+      + "at context S a new token reads, and the cache keeps, f(S) = ((L − n) S + n min(S, w)) / (L S) of S "
+      + `per layer on average (n = ${n} windowed layers, w = ${commas(w)}). The per-context KV bytes c and the `
+      + `attention FLOPs (through d_h) carry this factor; up to S = ${commas(w)} it is 1`;
+    const longer = inp.workloads.decode_context.filter(function (s) { return s > w; });
+    if (longer.length) {
+      const sMax = Math.max.apply(null, longer);
+      // architecture.attended_fraction; the head dimension is the env's d_h (attention_head_dim_for_flops)
+      const f = ((m.layers - n) * sMax + n * Math.min(sMax, m.attention.sliding_window)) / (m.layers * sMax);
+      text += `, at ${commas(sMax)} it is ${F.num(f)}, so c is ${F.num(f)}× its full value and d_h reads `
+        + `${F.num(f * res.envs[res.lead].values.d_h)}`;
+    }
+    return text + ".";
+  }
+
+  // ------------------------------------------------------------------------------------ summary.py
+  function fitSentence(res, inp, dec) {
+    const F = GR_FMT, sc = leadScalars(res);
+    const ways = dec.fit_options.filter(function (o) { return o.fits; }).map(function (o) {
+      if (o.kind === "precision") return `${o.label} (${F.gb(o.weight_bytes)})`;
+      if (o.kind === "gpus") {
+        const cost = o.time ? `, at least ${F.time(o.time)} per token at batch 1, ${F.num(o.tokens_per_s_gpu)} tok/s `
+          + "per GPU" : "";
+        return `${o.label} (${F.gb(o.weight_bytes)} of weights each${cost})`;
+      }
+      return `one ${o.label}`;
+    });
+    let text = `The weights alone, ${F.gb(sc.weight_bytes)}, exceed the ${F.gib(sc.capacity)} of one `
+      + `${inp.hardware.title}: ${inp.model.title} does not fit at ${inp.precision.weights}`;
+    if (ways.length) {
+      text += "; it fits with " + (ways.length > 1 ? ways.slice(0, -1).join(", ") + " or " + ways[ways.length - 1]
+        : ways[0]);
+    }
+    return text + ". The bounds below are those of one card's bandwidth and compute streaming the whole model.";
+  }
+
+  /** Three sentences: what binds at batch 1 (or that it does not fit), what batching gives, the biggest lever.
+   * Null for a many-GPU spec. */
+  function sentences(res, inp, dec) {
+    if (inp.parallelism) return null;
+    const F = GR_FMT, rows = dec.rows;
+    const weightsFit = res.verdicts.weights_fit !== false;
+    const out = [];
+    if (!weightsFit) out.push(fitSentence(res, inp, dec));
+    const decode = rows.filter(function (x) { return x.workload === "decode"; });
+    if (decode.length) {
+      const d1 = decode[0];
+      const other = d1.roof === "bandwidth" ? "compute" : "bandwidth";
+      if (out.length < 1) {
+        out.push(`Decode at batch ${commas(d1.batch)} and context ${commas(d1.context)} is ${d1.roof}-bound: at least `
+          + `${F.time(d1.time)} per token, ${F.num(d1.tokens_per_s)} tok/s; the ${other} roof `
+          + `is ${F.num(d1.other_roof)}× further away.`);
+      }
+      const best = maxBy(decode.slice(1), function (x) { return x.fits ? x.tokens_per_s : 0; });
+      if (best !== null && best.fits && best.batch > d1.batch) {
+        const roof = (best.roof === d1.roof ? "still " : "now ") + `${best.roof}-bound`;
+        out.push(`Batching ${commas(best.batch)} sequences at context ${commas(best.context)} (the most of the spec's `
+          + `batches that fit) gives ${F.num(best.tokens_per_s)} tok/s in total, `
+          + `${F.num(best.tokens_per_s / d1.tokens_per_s)}× batch 1, ${roof}.`);
+      } else if (weightsFit) {
+        out.push("No batch larger than the first fits in memory at these contexts, so batching cannot raise "
+          + "the throughput here.");
+      }
+      const timed = dec.levers.filter(function (lv) { return lv.kind === "time" && lv.gain > 1 + 1e-9; });
+      if (timed.length && out.length < 3 && weightsFit) {
+        const lv = maxBy(timed, function (x) { return x.gain; });
+        out.push(`Beyond batching, the biggest lever on the time per token is ${lv.change}: `
+          + `${F.time(lv.before)} to ${F.time(lv.after)} at batch 1, ${F.num(lv.gain)}× `
+          + `(${lv.note ? lv.note.split(":")[0] : "ideal"}).`);
+      }
+    }
+    const longest = maxBy(rows.filter(function (y) { return y.workload === "prefill"; }),
+      function (y) { return y.tokens; });
+    for (const x of rows) {
+      if (out.length >= 3) break;
+      if (x.workload === "prefill" && x === longest) {
+        out.push(`A ${commas(x.tokens)}-token prefill is ${x.roof}-bound: at least ${F.time(x.time)} to the `
+          + "first token.");
+      } else if (x.workload === "training") {
+        out.push(`Training a ${commas(x.tokens)}-token micro-batch is ${x.roof}-bound`
+          + (x.fits ? "." : `, and its state (${F.gb(x.state_bytes)}) needs ${x.cards_needed} cards' memory.`));
+      }
+    }
+    return out.slice(0, 3);
+  }
+
+  return {article: article, decode_headline: decode_headline, context_lines: context_lines,
+    prefill_lines: prefill_lines, training_lines: training_lines, capacity_fact: capacity_fact,
+    critical_fact: critical_fact, attention_text: attention_text, sentences: sentences};
+})();

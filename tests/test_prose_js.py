@@ -1,0 +1,143 @@
+"""The report's sentences in the browser (templates/live/prose.js) against Python's (present/prose.py and
+summary.sentences): the same strings, byte for byte, for the committed specs, sliding windows, a model that does
+not fit, MoE and random what-ifs. One node subprocess per test."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from genreport import evaluate, load_spec
+from genreport.present import live, prose, summary
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from livejs import needs_node, run
+
+SPECS = Path(__file__).resolve().parent.parent / "specs"
+SCRIPTS = ("formulas.js", "fmt.js", "model.js", "prose.js")
+pytestmark = needs_node
+
+PROSE = """
+const P = GR_PROSE;
+output({article: INPUT.numbers.map(P.article), cases: INPUT.cases.map(function (inp) {
+  const r = GR_MODEL.evaluate(inp, INPUT.tables);
+  return {decode_headline: P.decode_headline(r, inp), context_lines: P.context_lines(r, inp),
+    prefill_lines: P.prefill_lines(r, inp), training_lines: P.training_lines(r, inp),
+    capacity_fact: P.capacity_fact(r, inp), critical_fact: P.critical_fact(r, inp),
+    attention_text: P.attention_text(r, inp), sentences: P.sentences(r, inp, GR_MODEL.decision(r, inp, INPUT.tables))};
+})});
+"""
+
+FUNCTIONS = ("decode_headline", "context_lines", "prefill_lines", "training_lines", "capacity_fact", "critical_fact",
+             "attention_text")
+
+
+def browser_inputs(spec, r) -> dict:
+    """live.inputs, with the model's title (prose names the model) and, for a many-GPU spec, its parallelism."""
+    inp = live.inputs(spec)
+    inp["model"].setdefault("title", spec.model.title)
+    if r.parallel is not None:
+        inp["parallelism"] = {"gpus": r.parallel.parallelism.gpus}
+    return inp
+
+
+def python_text(r) -> dict:
+    """Python's sentences. Page 1's fit sentence uses the ways to fit that the browser has: the smallest many-GPU
+    layout of a card with a link comes from Python's layout search alone (model.js leaves it out)."""
+    want = {name: getattr(prose, name)(r) for name in FUNCTIONS}
+    if r.parallel is not None:
+        want["sentences"] = None
+    else:
+        shared = tuple(o for o in r.fit_options if not (o["kind"] == "gpus" and r.spec.hardware.link is not None))
+        want["sentences"] = summary.sentences(replace(r, fit_options=shared))
+    return want
+
+
+def differences(specs, numbers=()) -> tuple[list[str], list[dict]]:
+    """Every sentence that differs between Python and JavaScript, and Python's texts."""
+    results = [evaluate(s) for s in specs]
+    got = run(SCRIPTS, PROSE, {"cases": [browser_inputs(s, r) for s, r in zip(specs, results, strict=True)],
+                               "tables": live.tables(), "numbers": list(numbers)})
+    bad = [f"article({n}): python {prose.article(n)!r}, js {a!r}"
+           for n, a in zip(numbers, got["article"], strict=True) if prose.article(n) != a]
+    wants = []
+    for spec, r, have in zip(specs, results, got["cases"], strict=True):
+        want = python_text(r)
+        wants.append(want)
+        for name, text in want.items():
+            if text != have[name]:
+                bad.append(f"{spec.name} {' '.join(spec.overrides)}: {name}\n  python {text!r}\n  js     {have[name]!r}")
+    return bad, wants
+
+
+WINDOWS = [  # sliding windows: all layers (Mistral), every other layer (Gemma 2), 5 of 6 (Gemma 3); S* past the
+    # window, no S* because the ceiling levels off above the ridge, no S* (and decode compute-bound at batch 1)
+    # because I_kv is above it; then MoE, a fastest decode row that does not fit, a card that holds only the
+    # leaner training recipe
+    ("llama8b-h100.yaml", ["model=gemma-3-1b", "hardware.peak.bf16=200 TFLOP/s"]),
+    ("llama8b-h100.yaml", ["model=mistral-7b", "hardware.peak.bf16=20 TFLOP/s"]),
+    ("llama8b-h100.yaml", ["model=gemma-3-1b", "hardware.peak.bf16=2 TFLOP/s"]),
+    ("llama8b-h100.yaml", ["model=gemma-2-9b"]),
+    ("llama8b-h100.yaml", ["model=mistral-7b"]),
+    ("llama8b-h100.yaml", ["model=mixtral-8x7b"]),
+    ("llama8b-h100.yaml", ["hardware.memory.capacity=17 GiB", "workloads.decode.context=[1k, 32k]",
+                           "workloads.decode.batch=[1, 2, 1024]"]),  # the fastest row (1,024 at 32k) does not fit
+    ("llama8b-h100.yaml", ["hardware.memory.capacity=125 GiB"]),  # training state fits at 16 B/param, not at 18
+]
+NUMBERS = [1, 8, 11, 18, 80, 110, 180, 800, 1024, 1100, 1800, 2048, 8192, 11000, 18000, 80000, 110000, 118000,
+           810000, 1100000, 18000000] + list(range(0, 200, 7))
+
+
+def test_committed_specs_windows_and_moe_match():
+    specs = ([load_spec(p) for p in sorted(SPECS.glob("*.yaml"))]
+             + [load_spec(SPECS / name, overrides) for name, overrides in WINDOWS])
+    bad, wants = differences(specs, NUMBERS)
+    assert bad == [], "\n".join(bad)
+    by_name = {(s.name, tuple(s.overrides)): w for s, w in zip(specs, wants, strict=True)}
+    # the cases exercise the branches they were chosen for
+    assert by_name[("seed000-70b-h100", ())]["sentences"][0].startswith("The weights alone")
+    assert by_name[("llama8b-h100", ())]["sentences"][0].startswith("Decode at batch 1")
+    assert sum(w["sentences"] is None for w in wants) == 5  # the many-GPU specs (tp2, tp8, ep8, ...)
+    assert all("sliding window" in by_name[("llama8b-h100", tuple(o))]["attention_text"] for _, o in WINDOWS[:5])
+    assert by_name[("llama8b-h100", tuple(WINDOWS[0][1]))]["critical_fact"].startswith("Critical context S*")
+    assert by_name[("llama8b-h100", tuple(WINDOWS[1][1]))]["critical_fact"].startswith("No critical context")
+    assert by_name[("llama8b-h100", tuple(WINDOWS[2][1]))]["critical_fact"].startswith("The attention intensity")
+    assert "compute-bound on this card" in by_name[("llama8b-h100", tuple(WINDOWS[2][1]))]["decode_headline"]
+    assert by_name[("llama8b-h100", tuple(WINDOWS[-2][1]))]["sentences"][1].startswith("Batching 2 sequences")
+    assert "only in the leaner recipe" in by_name[("llama8b-h100", tuple(WINDOWS[-1][1]))]["training_lines"][0]
+    assert all(w["prefill_lines"] and w["context_lines"] for w in wants)
+    training = " ".join(line for w in wants for line in w["training_lines"])
+    assert "Its state fits (" in training and "But its state does not fit" in training
+
+
+OVERRIDES = st.one_of(
+    st.floats(0.3, 20).map(lambda x: f"hardware.memory.bandwidth={x:.4g} TB/s"),
+    st.floats(50, 5000).map(lambda x: f"hardware.peak.bf16={x:.4g} TFLOP/s"),
+    st.floats(16, 300).map(lambda x: f"hardware.memory.capacity={x:.4g} GiB"),
+    st.lists(st.integers(1, 4096), min_size=1, max_size=4, unique=True).map(
+        lambda xs: "workloads.decode.batch=[" + ", ".join(map(str, xs)) + "]"),
+    st.lists(st.sampled_from([1, 100, 512, "4k", "8k", "32k", "128k", 1000000]), min_size=1, max_size=3,
+             unique=True).map(lambda xs: "workloads.decode.context=[" + ", ".join(map(str, xs)) + "]"),
+    st.lists(st.sampled_from([1, 300, 800, "2k", "8k", "11k", "18k"]), min_size=1, max_size=3, unique=True).map(
+        lambda xs: "workloads.prefill.prompt=[" + ", ".join(map(str, xs)) + "]"),
+    st.sampled_from(["precision=fp8", "precision=int4", "precision=int8", "precision=fp16",
+                     "precision.kv_cache=fp8", "precision.weights=int4", "workloads.training.micro_batch_tokens=8k"]),
+    st.sampled_from(["model.kv_heads=1", "model.kv_heads=2", "model.kv_heads=4"]),
+)
+BASES = ["llama8b-h100.yaml", "llama8b-a100.yaml", "seed000-70b-h100.yaml", "seed000-70b-h200.yaml",
+         "llama8b-h100.yaml --set model=gemma-3-1b", "llama8b-h100.yaml --set model=mixtral-8x7b"]
+
+
+@settings(max_examples=1, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.sampled_from(BASES), st.lists(OVERRIDES, min_size=1, max_size=3)),
+                min_size=30, max_size=30))
+def test_random_what_ifs_match(cases):
+    specs = []
+    for name, overrides in cases:
+        name, _, model = name.partition(" --set ")
+        try:
+            specs.append(load_spec(SPECS / name, ([f"model={model}"] if model else []) + overrides))
+        except Exception:  # an override this model refuses (kv_heads not dividing heads): not a case
+            continue
+    bad, _ = differences(specs)
+    assert bad == [], "\n".join(bad)
