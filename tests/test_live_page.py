@@ -15,7 +15,6 @@ import pytest
 from genreport import evaluate, load_spec
 from genreport.present import fmt
 from genreport.present.render import format_value
-
 from livejs import js_key
 
 ROOT = Path(__file__).resolve().parent.parent

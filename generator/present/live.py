@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from genreport.paths import templates_dir
 
-SCRIPTS = ("formulas.js", "fmt.js", "model.js", "whatif.js", "page.js")  # order: each uses the ones before
+SCRIPTS = ("formulas.js", "fmt.js", "model.js", "whatif.js", "prose.js", "page.js")  # order: each uses the ones before
 DEFAULT_GEMMS = ("attention projection (d x d)", "FFN matrix (d x d_ff)")
 
 
@@ -23,7 +23,7 @@ def inputs(spec) -> dict:
     """What the browser's evaluation reads of a loaded spec (the fields of ``make_env`` and the workloads)."""
     hw, m, w, p = spec.hardware, spec.model, spec.workloads, spec.precision
     model = {k: v for k, v in asdict(m).items()
-             if k not in ("source", "notes", "file", "name", "title", "family", "given")}
+             if k not in ("source", "notes", "file", "name", "family", "given")}
     default = (tuple(g[0] for g in spec.gemms) == DEFAULT_GEMMS
                and tuple(g[1:] for g in spec.gemms) == ((m.hidden_size, m.hidden_size), (m.hidden_size, m.ffn_size)))
     return {
@@ -38,6 +38,7 @@ def inputs(spec) -> dict:
                       "training_tokens": w.training_tokens, "recipes": list(w.recipes)},
         "gemms": [] if default else [list(g) for g in spec.gemms],
         "accounting": spec.accounting,
+        "parallelism": None if spec.parallelism is None else dict(asdict(spec.parallelism)),
     }
 
 
@@ -48,7 +49,6 @@ def page_data(spec) -> dict:
         "given": {"head_dim": "head_dim" in spec.model.given, "attention_kind": "attention.kind" in spec.model.given},
         "hardware_title": spec.hardware.title, "hardware_file": spec.hardware.file, "spec_file": spec.file,
         "overrides": list(spec.overrides), "texts": dict(sorted(spec.hardware.texts.items())),
-        "parallel": spec.parallelism is not None,
     }
 
 

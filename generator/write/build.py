@@ -77,9 +77,8 @@ def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, 
     if "json" in formats:
         files["results.json"] = results_json(results, base_results).encode()
     if "html" in formats or "pdf" in formats:
-        from genreport.present.render import render_report
-
         from genreport.present.live import without_scripts  # print runs no scripts: the PDF is made without them
+        from genreport.present.render import render_report
 
         meanwhile = None
         if "pdf" in formats:

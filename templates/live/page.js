@@ -150,7 +150,7 @@ const GR_PAGE = (function () {
     const applied = GR_WHATIF.applyAll(data, overrides);
     const inp = applied.inputs;
     const res = GR_MODEL.evaluate(inp, t);
-    const parallel = !!data.parallel;
+    const parallel = !!inp.parallelism;
     const dec = parallel ? null : GR_MODEL.decision(res, inp, t);
     const active = overrides.length > applied.errors.length;
     const w = inp.workloads;
@@ -195,15 +195,16 @@ const GR_PAGE = (function () {
       if (k in facts) el.textContent = k === "compute_idle_share" ? F.pct(facts[k]) : F.num(facts[k]);
     });
     echoInputs(root, inp, t);
-    if (dec) {
-      root.querySelectorAll("[data-live=decision]").forEach(function (body) {
-        body.innerHTML = dec.rows.map(function (x) { return decisionRow(x, !!inp.hardware.price_per_hour); }).join("");
-      });
-    }
-    if (typeof GR_PROSE !== "undefined" && !parallel) {
+    root.querySelectorAll("[data-live=decision]").forEach(function (body) {
+      if (dec) body.innerHTML = dec.rows.map(function (x) { return decisionRow(x, !!inp.hardware.price_per_hour); }).join("");
+      else body.classList.toggle("stale", active);  // a many-GPU layout's rows: Python's layout search only
+    });
+    if (typeof GR_PROSE !== "undefined") {
       root.querySelectorAll("[data-prose]").forEach(function (el) {
         const name = el.getAttribute("data-prose");
-        const out = GR_PROSE[name] ? GR_PROSE[name](res, inp, t, dec) : null;
+        const fn = GR_PROSE[name === "summary" ? "sentences" : name];
+        const out = fn ? fn(res, inp, dec) : null;
+        el.classList.toggle("stale", active && (out === null || out === undefined));
         if (out === null || out === undefined) return;
         if (Array.isArray(out)) {
           const tag = el.tagName === "UL" ? "li" : "p";
