@@ -19,6 +19,7 @@ import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import numpy as np
 import pytest
 from genreport.load.loader import load_report
 from genreport.model.evaluate import evaluate
@@ -267,3 +268,26 @@ def test_absent_values_are_not_drawn(data):
     assert "No roof at these inputs" in " ".join(_texts(ET.fromstring(out["noroof"])))
     base = ET.fromstring(out["base"])
     assert len(_roles(base, "baseline-roof")) == 1 and "baseline" in _texts(base)
+
+
+@needs_node
+def test_labels_format_numbers_as_the_figures_do():
+    """figs.js's num, tokens and tick write what style.num, style.tokens and style.tick write."""
+    from genreport.present.figures.style import num, tick, tokens
+
+    rng = np.random.default_rng(18)
+    values = [0.0, 0.5, 1.0, 99.4, 99.5, 100.5, 101.5, 2.5, 0.0162, 4162.0, 1e-5, 123456.789, 206.125, 295.343]
+    values += [float(x) for x in 10 ** rng.uniform(-6, 9, 200)]
+    ticks = [10.0**k for k in range(-5, 10)]
+    toks = [1, 105, 128, 1000, 1024, 2048, 4097, 8192, 131072, 1_000_000]
+    script = """
+const fs = require("fs"), vm = require("vm");
+vm.runInThisContext(fs.readFileSync(process.argv[1], "utf8"));
+const [v, t, k] = JSON.parse(fs.readFileSync(0, "utf8"));
+process.stdout.write(JSON.stringify([v.map(GR_FIGS.num), t.map(GR_FIGS.tick), k.map(GR_FIGS.tokens)]));
+"""
+    p = subprocess.run([NODE, "-e", script, str(FIGS)], input=json.dumps([values, ticks, toks]), capture_output=True,
+                       text=True, timeout=30, check=False)
+    assert p.returncode == 0, p.stderr
+    got = json.loads(p.stdout)
+    assert got == [[num(v) for v in values], [tick(v) for v in ticks], [tokens(v) for v in toks]]

@@ -296,6 +296,7 @@ const GR_FIGS = (function () {
     }
     return s;
   }
+  const PX = 100 / 72;  // matplotlib's figure pixels per point
   const padded = (b, p) => ({ x0: b.x0 - p, y0: b.y0 - p, x1: b.x1 + p, y1: b.y1 + p });
   const square = (x, y, half) => ({ x0: x - half, y0: y - half, x1: x + half, y1: y + half });
 
@@ -313,10 +314,12 @@ const GR_FIGS = (function () {
       for (const cands of [(lab.offsets || []).concat(OFFSETS), GRID]) {
         for (const o of cands) {
           const b = textBox(lab.text, lab.x + o[0], lab.y - o[1], fs, o[2], o[3]);
-          let cost = 100 * overlap(b, taken) + overlap(b, soft);
-          cost += 5000 * (Math.max(0, a.L - b.x0) + Math.max(0, b.x1 - a.R) + Math.max(0, a.T - b.y0) + Math.max(0, b.y1 - a.B));
-          if (lab.side === "left") cost += 5000 * Math.max(0, b.x1 - lab.sideX);
-          else if (lab.side === "right") cost += 5000 * Math.max(0, lab.sideX - b.x0);
+          // costs in matplotlib's display pixels (100 per inch), so the trade-offs are those of style.place_labels
+          let cost = (100 * overlap(b, taken) + overlap(b, soft)) * PX * PX;
+          let out = Math.max(0, a.L - b.x0) + Math.max(0, b.x1 - a.R) + Math.max(0, a.T - b.y0) + Math.max(0, b.y1 - a.B);
+          if (lab.side === "left") out += Math.max(0, b.x1 - lab.sideX);
+          else if (lab.side === "right") out += Math.max(0, lab.sideX - b.x0);
+          cost += 5000 * PX * out;
           if (cost < bestCost) {
             best = [o, b];
             bestCost = cost;
@@ -332,7 +335,7 @@ const GR_FIGS = (function () {
         out += polyline([[sx, sy], [ex, ey]], stroke(col, 0.5));
       }
       out += drawText(b, ` fill="${col}" data-role="label"`);
-      taken.push(padded(b, 3));
+      taken.push(padded(b, 3 / PX));
     }
     return out;
   }
@@ -385,7 +388,7 @@ const GR_FIGS = (function () {
     for (let k = 0; k < 400; k++) {
       const i = Math.pow(10, Math.log10(a.xlim[0]) + k / 399 * Math.log10(a.xlim[1] / a.xlim[0]));
       const p = a.xy([i, Math.min(P, W * i)]);
-      if (p) out.push(square(p[0], p[1], 1.5));
+      if (p) out.push(square(p[0], p[1], 1.5 / PX));
     }
     return out;
   }
@@ -436,7 +439,7 @@ const GR_FIGS = (function () {
     lines.push(polyline([a.xy([R, ylim[0]]), a.xy([R, P])], stroke(BLACK, 0.9, ":"), "ridge"));
     // the peak's label above the flat roof, right-aligned
     const pBox = textBox(`P = ${num(P / 1e12)} TFLOP/s`, a.R - 3, a.y(P) - 8, 7.5, "right", "bottom");
-    const obstacles = [padded(pBox, 2)], labels = [], marks = [], kinds = new Set();
+    const obstacles = [padded(pBox, 2 / PX)], labels = [], marks = [], kinds = new Set();
     const ridgeX = a.x(R);
     for (const kind of ["decode", "decode-cap", "prefill", "training"]) {
       const same = pts.filter((p) => p.kind === kind).map((p) => Object.assign(p, { px: a.x(p.intensity), py: a.y(p.y) }))
@@ -490,11 +493,11 @@ const GR_FIGS = (function () {
     } else {
       const lr = legend(roofs.entries, roofs), bx = a.L + 0.7 * 7.5, by = a.T + 0.7 * 7.5;
       legends = lr.draw(bx, by);
-      obstacles.push(padded({ x0: bx, y0: by, x1: bx + lr.w, y1: by + lr.h }, 4));
+      obstacles.push(padded({ x0: bx, y0: by, x1: bx + lr.w, y1: by + lr.h }, 4 / PX));
       if (key.length) {
         const lk = legend(key, keyOpts), kx = a.R - 0.7 * 7.5 - lk.w, ky = a.B - 0.7 * 7.5 - lk.h;
         legends += lk.draw(kx, ky);
-        obstacles.push(padded({ x0: kx, y0: ky, x1: kx + lk.w, y1: ky + lk.h }, 4));
+        obstacles.push(padded({ x0: kx, y0: ky, x1: kx + lk.w, y1: ky + lk.h }, 4 / PX));
       }
     }
     let soft = roofSamples(a, P, W);
@@ -559,7 +562,7 @@ const GR_FIGS = (function () {
     } else {
       const lg = legend(m.entries, { handlelength: 2.2 }), bx = a.L + 0.7 * 7.5, by = a.T + 0.7 * 7.5;
       legends = lg.draw(bx, by);
-      m.obstacles.push(padded({ x0: bx, y0: by, x1: bx + lg.w, y1: by + lg.h }, 4));
+      m.obstacles.push(padded({ x0: bx, y0: by, x1: bx + lg.w, y1: by + lg.h }, 4 / PX));
     }
     const fr = frame(a, tick, tick, "batch B (sequences per step)", "decode intensity (FLOP/B)");
     return svg(size, "decode-intensity", `<defs>${clip(a, id + "-clip")}</defs>${axesTag(a)}${fr.back}` +
