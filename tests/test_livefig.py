@@ -291,3 +291,93 @@ process.stdout.write(JSON.stringify([v.map(GR_FIGS.num), t.map(GR_FIGS.tick), k.
     assert p.returncode == 0, p.stderr
     got = json.loads(p.stdout)
     assert got == [[num(v) for v in values], [tick(v) for v in ticks], [tokens(v) for v in toks]]
+
+
+def _close(a, b, where="d"):
+    """Nested JSON-like values equal, numbers to 1e-9 relative."""
+    if isinstance(a, dict):
+        assert set(a) == set(b), (where, sorted(set(a) ^ set(b)))
+        for k in a:
+            _close(a[k], b[k], f"{where}.{k}")
+    elif isinstance(a, list):
+        assert len(a) == len(b), (where, len(a), len(b))
+        for k, (x, y) in enumerate(zip(a, b, strict=True)):
+            _close(x, y, f"{where}[{k}]")
+    elif isinstance(a, (int, float)) and not isinstance(a, bool) and b is not None:
+        assert b == pytest.approx(a, rel=1e-9, abs=1e-12), where
+    else:
+        assert a == b, where
+
+
+@needs_node
+def test_browser_model_builds_the_same_input(results, data):
+    """GR_FIGS.fromModel on the browser's report model (model.js) gives the input live_data builds in Python."""
+    from genreport.present.live import inputs, tables
+
+    jobs = {key: inputs(r.spec) for key, r in results.items()}
+    folder = ROOT / "templates" / "live"
+    source = "\n".join((folder / n).read_text(encoding="utf-8") for n in ("formulas.js", "model.js", "figs.js"))
+    driver = """
+const INPUT = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const out = {};
+for (const [key, inp] of Object.entries(INPUT.jobs)) out[key] = GR_FIGS.fromModel(GR_MODEL.evaluate(inp, INPUT.t), inp);
+process.stdout.write(JSON.stringify(out));
+"""
+    p = subprocess.run([NODE, "-e", source + driver], input=json.dumps({"jobs": jobs, "t": tables()}),
+                       capture_output=True, text=True, timeout=30, check=False)
+    assert p.returncode == 0, p.stderr[-3000:]
+    got = json.loads(p.stdout)
+    for key, d in data.items():
+        js = got[key]
+        want = {**d["roofline"], "compare": [], "measured": [], "measured_roof": None}  # not recomputed in the page
+        _close(want, js["roofline"], f"{key}.roofline")
+        wd, jd = d["decodeIntensity"], js["decodeIntensity"]
+        _close({**wd, "compare": []}, jd, f"{key}.decodeIntensity")
+
+
+@needs_node
+def test_page_hook_swaps_the_figures_and_restores_them(results):
+    """GR_FIGS.live (called by page.js): a what-if's figures replace the built ones, with the spec's faded under
+    them; no what-if restores the built images.  The page is a stand-in with the elements the hook reads."""
+    from genreport.present.live import page_data, tables
+
+    data = page_data(results["8b"].spec)
+    inp = json.loads(json.dumps(data["inputs"]))
+    inp["hardware"]["bandwidth"] = 4.8e12
+    folder = ROOT / "templates" / "live"
+    source = "\n".join((folder / n).read_text(encoding="utf-8") for n in ("formulas.js", "model.js", "figs.js"))
+    driver = """
+const INPUT = JSON.parse(require("fs").readFileSync(0, "utf8"));
+function element(attrs, children) {
+  return {attrs: attrs, children: children || {},
+    getAttribute(k) { return k in this.attrs ? this.attrs[k] : null; }, hasAttribute(k) { return k in this.attrs; },
+    setAttribute(k, v) { this.attrs[k] = String(v); }, querySelector(sel) { return this.children[sel] || null; }};
+}
+const figs = {};
+for (const id of ["fig6-roofline", "fig4-decode-intensity"]) {
+  figs[id] = element({}, {img: element({src: "built-" + id}), source: element({srcset: "built-narrow-" + id}),
+                          figcaption: element({})});
+}
+const root = {getElementById(id) { return id === "genreport-live" ? {textContent: JSON.stringify(INPUT.data)} : figs[id] || null; }};
+const snap = () => Object.fromEntries(Object.entries(figs).map(([id, f]) => [id, [f.children.img.attrs.src,
+  f.children.source.attrs.srcset, "data-static" in f.children.figcaption.attrs]]));
+GR_FIGS.live(root, {res: GR_MODEL.evaluate(INPUT.inp, INPUT.t), inp: INPUT.inp, t: INPUT.t});
+const active = snap();
+GR_FIGS.live(root, null);
+process.stdout.write(JSON.stringify({active: active, off: snap()}));
+"""
+    p = subprocess.run([NODE, "-e", source + driver], input=json.dumps({"data": data, "inp": inp, "t": tables()}),
+                       capture_output=True, text=True, timeout=30, check=False)
+    assert p.returncode == 0, p.stderr[-3000:]
+    out = json.loads(p.stdout)
+    from urllib.parse import unquote
+
+    prefix = "data:image/svg+xml;charset=utf-8,"
+    for fig, (src, srcset, dimmed) in out["active"].items():
+        assert src.startswith(prefix) and srcset.startswith(prefix) and dimmed, fig
+        wide, phone = ET.fromstring(unquote(src[len(prefix):])), ET.fromstring(unquote(srcset[len(prefix):]))
+        assert phone.get("width") == "288pt" and wide.get("width") == "460.8pt"
+        texts = " ".join(_texts(wide))
+        assert "ridge 206" in texts and "baseline" in texts, fig  # 989.4 TFLOP/s over 4.8 TB/s; the spec's faded
+        assert "ridge 295" not in texts
+    assert out["off"] == {f: [f"built-{f}", f"built-narrow-{f}", True] for f in out["active"]}

@@ -654,6 +654,131 @@ const GR_FIGS = (function () {
     return { lines: lines, marks: marks, labels: labels, obstacles: obstacles, entries: entries, noFit: noFit };
   }
 
-  return { roofline: roofline, decodeIntensity: decodeIntensity, num: num, tokens: tokens, tick: tick,
+  // -- the input from the browser's report model (a mirror of figures/live_data.py) ---------------------------
+  const shortTitle = (title) => String(title || "").replace(/^NVIDIA /, "").replace(/^AMD /, "");
+  const sortedUnique = (xs) => [...new Set(xs)].sort((p, q) => p - q);
+
+  /** Right end of figure 4's batch axis (model/shown.batch_range). */
+  function batchRange(res, inp) {
+    const w = inp.workloads, pc = res.perContext[res.lead];
+    let hi = 64;
+    if (w.decode_context.length) {
+      hi = Math.max(hi, Math.max(...(w.decode_batch.length ? w.decode_batch : [1])), Math.max(...pc.capacity_batch) * 3);
+      for (const x of pc.crossover_batch) {
+        const v = GR_MODEL.physical("crossover_batch", x)[0];
+        if (v !== null) hi = Math.max(hi, v * 3);
+      }
+      hi = Math.max(hi, res.envs[res.lead].values.G * 8);
+    }
+    return Math.min(Math.pow(2, Math.ceil(Math.log2(hi))), Math.pow(2, 20));
+  }
+
+  /**
+   * {roofline, decodeIntensity}: the two figures' inputs from GR_MODEL.evaluate's result ``res`` for the inputs
+   * ``inp`` (GR_MODEL, GR_Q loaded).  ``kept`` holds what the browser does not recompute, taken from the spec's
+   * own figure data when the what-if leaves it valid: {compare, measured, measured_roof} (each optional).
+   */
+  function fromModel(res, inp, kept) {
+    kept = kept || {};
+    const lead = res.lead, sc = res.scalars[lead], w = inp.workloads, env = res.envs[lead];
+    const pc = res.perContext[lead], call = GR_MODEL.call, phys = (qid, x) => GR_MODEL.physical(qid, x)[0];
+    const positive = (x) => (pos(x) ? x : null);
+    const ctx = w.decode_context || [];
+    const lengths = sortedUnique(ctx.concat(w.prefill_prompt || [], w.training_tokens ? [w.training_tokens] : []).map(Math.trunc));
+    const capOf = (j) => phys("capacity_batch", (pc.capacity_batch_raw || pc.capacity_batch)[j]);
+    const points = [];
+    ctx.forEach((s, j) => {
+      const i1 = positive(call("decode_intensity", env.at(1, s)));
+      if (i1 !== null) points.push({ kind: "decode", intensity: i1, tokens: Math.trunc(s), batch: 1 });
+      const cap = capOf(j), icap = positive(phys("intensity_at_capacity", pc.intensity_at_capacity[j]));
+      if (cap !== null && cap >= 2 && icap !== null) points.push({ kind: "decode-cap", intensity: icap, tokens: Math.trunc(s), batch: cap });
+    });
+    if (res.prefill[lead]) {
+      (w.prefill_prompt || []).forEach((tk, k) => {
+        const i = res.prefill[lead].prefill_intensity[k];
+        if (pos(i)) points.push({ kind: "prefill", intensity: i, tokens: Math.trunc(tk) });
+      });
+    }
+    if (w.training_tokens && pos(res.verdicts.training_intensity)) {
+      points.push({ kind: "training", intensity: res.verdicts.training_intensity, tokens: Math.trunc(w.training_tokens) });
+    }
+    const compare = kept.compare || (inp.compare_hardware || []).filter((h) => h.dense && pos(h.dense[inp.precision.compute]) && pos(h.bandwidth))
+      .map((h) => ({ label: shortTitle(h.title), peak: h.dense[inp.precision.compute], bandwidth: h.bandwidth,
+        ridge: h.dense[inp.precision.compute] / h.bandwidth }));
+    const roofline = { peak: sc.peak_flops, bandwidth: sc.bandwidth, ridge: sc.ridge_point,
+      hardware: shortTitle(inp.hardware.title), compare: compare, measured_roof: kept.measured_roof || null,
+      lengths: lengths, points: points, measured: kept.measured || [] };
+    let decode = null;
+    if (ctx.length) {
+      const bmax = batchRange(res, inp), n = 200, top = Math.log10(bmax), batch = [];
+      for (let k = 0; k < n; k++) batch.push(Math.pow(10, top * k / (n - 1)));
+      const grid = sortedUnique(batch.concat(w.decode_batch || []));
+      decode = { ridge: sc.ridge_point, batch_max: bmax, weight_bytes: sc.weight_bytes, capacity: sc.capacity,
+        compare: compare.map((o) => ({ label: o.label, ridge: o.ridge })), lengths: lengths,
+        contexts: ctx.map((s, j) => {
+          const cap = capOf(j);
+          return { context: Math.trunc(s), ceiling: positive(phys("decode_intensity_ceiling", pc.decode_intensity_ceiling[j])),
+            capacity_batch: cap !== null && cap >= 1 ? cap : null,
+            intensity_at_capacity: positive(phys("intensity_at_capacity", pc.intensity_at_capacity[j])),
+            crossover: positive(phys("crossover_batch", pc.crossover_batch[j])),
+            curve: grid.map((b) => [b, call("decode_intensity", env.at(b, s))]).filter((p) => pos(p[1])) };
+        }) };
+    }
+    return { roofline: roofline, decodeIntensity: decode };
+  }
+
+  // -- the page: swap the two figures for the what-if's, the spec's faded underneath ---------------------------
+  const LIVE = [["fig6-roofline", "roofline", roofline], ["fig4-decode-intensity", "decodeIntensity", decodeIntensity]];
+  let built = null;  // the spec's own inputs, as built: {key: json, figs: fromModel of them}
+  const same = (p, q) => JSON.stringify(p) === JSON.stringify(q);
+  const uri = (text) => "data:image/svg+xml;charset=utf-8," + encodeURIComponent(text);
+
+  /**
+   * Called by the page (page.js) after each evaluation: ``state`` {res, inp, t} of an active what-if, or null to
+   * show the figures as built.  Each figure's <img> (and its phone <source>) gets the redrawn SVG; the caption,
+   * written for the spec as built, is marked data-static.
+   */
+  function live(root, state) {
+    for (const item of LIVE) {
+      const fig = root.getElementById(item[0]), img = fig && fig.querySelector("img");
+      if (!img) continue;
+      const src = fig.querySelector("source");
+      if (!img.hasAttribute("data-built-src")) {
+        img.setAttribute("data-built-src", img.getAttribute("src"));
+        if (src) src.setAttribute("data-built-srcset", src.getAttribute("srcset"));
+      }
+      if (!state) {
+        img.setAttribute("src", img.getAttribute("data-built-src"));
+        if (src) src.setAttribute("srcset", src.getAttribute("data-built-srcset"));
+      }
+    }
+    if (!state) return;
+    const node = root.getElementById("genreport-live"), data = node ? JSON.parse(node.textContent) : {};
+    const spec = data.inputs || null, own = data.figs || {};
+    if (spec && (!built || !same(built.inputs, spec))) {
+      built = { inputs: spec, figs: fromModel(GR_MODEL.evaluate(spec, state.t), spec) };
+    }
+    const inp = state.inp, ownRoof = own.roofline || {};
+    const kept = {
+      compare: ownRoof.compare && spec && inp.precision.compute === spec.precision.compute ? ownRoof.compare : undefined,
+      measured: spec && same(inp.model, spec.model) && same(inp.precision, spec.precision) && same(inp.hardware, spec.hardware)
+        ? ownRoof.measured : undefined,
+      measured_roof: spec && same(inp.hardware, spec.hardware) && inp.precision.compute === spec.precision.compute
+        ? ownRoof.measured_roof : undefined,
+    };
+    const now = fromModel(state.res, inp, kept);
+    for (const [id, key, draw] of LIVE) {
+      const fig = root.getElementById(id), img = fig && fig.querySelector("img");
+      if (!img || !now[key]) continue;
+      const base = built && built.figs[key] ? built.figs[key] : undefined;
+      img.setAttribute("src", uri(draw(Object.assign({}, now[key], { baseline: base }))));
+      const src = fig.querySelector("source");
+      if (src) src.setAttribute("srcset", uri(draw(Object.assign({}, now[key], { baseline: base, layout: "narrow" }))));
+      const cap = fig.querySelector("figcaption");
+      if (cap) cap.setAttribute("data-static", "");
+    }
+  }
+
+  return { roofline: roofline, decodeIntensity: decodeIntensity, fromModel: fromModel, live: live, num: num, tokens: tokens, tick: tick,
     textWidth: textWidth };
 })();
