@@ -422,7 +422,7 @@ const GR_FIGS = (function () {
         const q = a.xy([p.intensity, p.y]);
         if (q) lines.push(marker(q[0], q[1], SHAPES[p.kind], 5, GREY, GREY, 1, ` opacity="0.3"`));
       }
-      roofEntries.push({ label: "baseline", line: { color: GREY, lw: 3.0, opacity: 0.3 } });
+      roofEntries.push({ label: base.label || "baseline", line: { color: GREY, lw: 3.0, opacity: 0.3 } });
     }
     others.forEach((o, k) => {
       const col = COMPARE_COLOURS[k % COMPARE_COLOURS.length], r = o.peak / o.bandwidth;
@@ -585,7 +585,7 @@ const GR_FIGS = (function () {
             const q = a.xy([s.cap, s.intensity_at_capacity]);
             if (q) out.push(marker(q[0], q[1], "D", 6.5, GREY, GREY, 1, ` opacity="0.3"`));
           }
-          if (j === 0) entries.push({ label: "baseline", line: { color: GREY, lw: 2.4, opacity: 0.3 } });
+          if (j === 0) entries.push({ label: d.baseline.label || "baseline", line: { color: GREY, lw: 2.4, opacity: 0.3 } });
           return;
         }
         const col = colour[Math.trunc(s.context)] || INK;
@@ -729,7 +729,7 @@ const GR_FIGS = (function () {
 
   // -- the page: swap the two figures for the what-if's, the spec's faded underneath ---------------------------
   const LIVE = [["fig6-roofline", "roofline", roofline], ["fig4-decode-intensity", "decodeIntensity", decodeIntensity]];
-  let built = null;  // the spec's own inputs, as built: {key: json, figs: fromModel of them}
+  let built = null;  // the spec as built: {inputs, figs: fromModel of them}
   const same = (p, q) => JSON.stringify(p) === JSON.stringify(q);
   const uri = (text) => "data:image/svg+xml;charset=utf-8," + encodeURIComponent(text);
 
@@ -770,7 +770,7 @@ const GR_FIGS = (function () {
     for (const [id, key, draw] of LIVE) {
       const fig = root.getElementById(id), img = fig && fig.querySelector("img");
       if (!img || !now[key]) continue;
-      const base = built && built.figs[key] ? built.figs[key] : undefined;
+      const base = built && built.figs[key] ? Object.assign({}, built.figs[key], { label: "as built" }) : undefined;
       img.setAttribute("src", uri(draw(Object.assign({}, now[key], { baseline: base }))));
       const src = fig.querySelector("source");
       if (src) src.setAttribute("srcset", uri(draw(Object.assign({}, now[key], { baseline: base, layout: "narrow" }))));

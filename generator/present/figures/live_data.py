@@ -9,7 +9,9 @@ negative number is ever passed.
 
 Both dicts may carry ``"layout": "narrow"`` (the phone layout, as the committed ``*-narrow`` figures) and
 ``"baseline"``: a dict of the same shape (without its own baseline) drawn faded grey underneath, e.g. the spec's
-own figure under a what-if.  Neither is set here.
+own figure under a what-if, named in the legend by its ``"label"`` ("baseline" when it has none).  Neither is
+set here.  In the page, ``GR_FIGS.fromModel`` builds the same dicts from the browser's report model and
+``GR_FIGS.live`` (called by page.js) draws them in place of the built figures.
 
 **Roofline** (figure 6), ``roofline_data(r)``::
 
