@@ -9,6 +9,7 @@ import math
 import re
 import shutil
 import subprocess
+import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -84,8 +85,9 @@ def test_the_issues_example_from_the_url_fragment():
     assert ridge and all(t.startswith("206") for t in ridge)
     assert any(el["q"] == "weight_stream_time" and el["text"] == "3.35 ms" for el in elements)
     figure = dom[dom.index('id="fig6-roofline"'):]
-    figure = figure[:figure.index("</figure>")]
-    assert "<svg" in figure and "ridge 206" in figure
+    src = re.search(r'<img src="data:image/svg\+xml;charset=utf-8,([^"]+)"', figure[:figure.index("</figure>")])
+    svg = urllib.parse.unquote(html.unescape(src.group(1)))
+    assert svg.startswith("<svg") and "ridge 206" in svg
     assert "4.8 TB/s" in dom[dom.index('id="s0"'):dom.index('id="s1"')]
 
 
@@ -141,3 +143,25 @@ def test_random_overrides_in_one_browser(tmp_path):
         assert run["errors"] == [], run["errors"]
         checked = check_page(run["elements"], run["spec"], run["overrides"])
         assert checked > 20
+
+
+def live_part(page: str) -> tuple[str, str]:
+    """(the report before the live marker, the marker and what follows)."""
+    at = page.index("<!-- genreport live what-if -->")
+    return page[:at], page[at:]
+
+
+def test_the_only_scripts_are_the_live_what_if_and_they_fetch_nothing():
+    for folder in sorted((ROOT / "out").glob("*/report.html")):
+        page = folder.read_text(encoding="utf-8")
+        body, tail = live_part(page)
+        assert "<script" not in body.lower(), folder
+        assert re.findall(r"<script[^>]*>", tail) == ['<script type="application/json" id="genreport-live">',
+                                                      "<script>"], folder
+        data = tail[tail.index('id="genreport-live">') + 20:tail.index("</script>")]
+        assert "<" not in data and json.loads(data)["inputs"]["model"]["layers"] > 0
+        code = tail[tail.index("<script>\n") + 9:]
+        for call in ("fetch(", "XMLHttpRequest", "import(", "WebSocket", "eval(", "new Function", "localStorage"):
+            assert call not in code, (folder, call)
+        size = len(tail.encode()) + len("".join(re.findall(r' data-[a-z]+="[^"]*"', body)).encode())
+        assert size < 150_000, (folder, size)

@@ -277,7 +277,14 @@ def test_spec_text_is_escaped_in_html_and_nothing_is_fetched(tmp_path):
                     .replace("title: Probe", f'title: "Evil {HOSTILE}"')
                     + f'notes: "<iframe src=https://evil.example/></iframe> {HOSTILE}"\n')
     built = build(spec, formats=("html",))
-    html = built.files["report.html"].decode()
+    page = built.files["report.html"].decode()
+    html, _, tail = page.partition("<!-- genreport live what-if -->")
+    # the live what-if's data carries spec text only as JSON with every '<', '>' and '&' escaped; its code is ours
+    from genreport.present.live import scripts
+
+    data, _, code = tail.partition("</script>\n<script>\n")
+    assert "<" not in data.split('id="genreport-live">', 1)[1] and "\\u003cscript\\u003ealert(1)" in data
+    assert code.startswith(scripts() + "</script>\n</body>\n</html>")
     lowered = html.lower()
     assert "<script" not in lowered
     assert "<iframe" not in lowered

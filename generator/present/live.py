@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from genreport.paths import templates_dir
 
-SCRIPTS = ("formulas.js", "fmt.js", "model.js", "whatif.js", "prose.js", "page.js")  # order: each uses the ones before
+SCRIPTS = ("formulas.js", "fmt.js", "model.js", "whatif.js", "prose.js", "figs.js", "page.js")  # order: each uses the ones before
 DEFAULT_GEMMS = ("attention projection (d x d)", "FFN matrix (d x d_ff)")
 
 
@@ -42,9 +42,11 @@ def inputs(spec) -> dict:
     }
 
 
-def page_data(spec) -> dict:
-    """The data of the live what-if: the spec's inputs, how they were written, and the constants."""
+def page_data(spec, figs: dict | None = None) -> dict:
+    """The data of the live what-if: the spec's inputs, how they were written, and the constants (``figs``:
+    what figure 6 draws that the page does not recompute: other GPUs' roofs, measurements)."""
     return {
+        "figs": figs or {},
         "inputs": inputs(spec), "tables": tables(), "precision_spec": spec.precision_spec,
         "given": {"head_dim": "head_dim" in spec.model.given, "attention_kind": "attention.kind" in spec.model.given},
         "hardware_title": spec.hardware.title, "hardware_file": spec.hardware.file, "spec_file": spec.file,
@@ -97,14 +99,17 @@ def compact(code: str) -> str:
 LIVE_MARK = "<!-- genreport live what-if -->"
 
 
-def page_scripts(spec):
+def page_scripts(r):
     """The page's data and scripts, after a marker the PDF stage cuts at (print runs no scripts)."""
+    from genreport.present.figures.live_data import roofline_data
     from markupsafe import Markup
 
+    roof = roofline_data(r)
+    figs = {"roofline": {k: roof[k] for k in ("compare", "measured", "measured_roof")}}
     code = scripts()
     if "</script" in code.lower():
         raise ValueError("a live script contains '</script'")
-    return Markup(f'{LIVE_MARK}\n<script type="application/json" id="genreport-live">{data_json(page_data(spec))}'
+    return Markup(f'{LIVE_MARK}\n<script type="application/json" id="genreport-live">{data_json(page_data(r.spec, figs))}'
                   f'</script>\n<script>\n{code}</script>')
 
 
@@ -115,9 +120,10 @@ def without_scripts(html: str) -> str:
 
 
 def data_json(payload: dict) -> str:
-    """JSON for a ``<script type="application/json">`` element: stable bytes, and no '</' to end the element."""
+    """JSON for a ``<script type="application/json">`` element: stable bytes, and no '<' to end the element."""
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    return text.replace("</", "<\\/")
+    # no '<' at all: spec text inside the element can neither end it nor open a script-data escape ('<!--')
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 # ----------------------------------------------------------------------------------------------- marked numbers

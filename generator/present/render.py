@@ -303,7 +303,6 @@ class ReportContext:
     figs: dict
     ctxs: list
     last_ctx: int | None
-    per: dict | None
     decode_table: list
     prefill: dict | None
     gemm_rows: list
@@ -382,7 +381,7 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
     return ReportContext(
         r=r, spec=spec, hw=spec.hardware, model=spec.model, precision=spec.precision, w=w, sc=sc, lead=lead,
         version=__version__, facts=r.facts, hierarchy=r.hierarchy, states=r.states, figs=figs, ctxs=ctxs,
-        last_ctx=ctxs[-1] if ctxs else None, per=r.per_context.get(lead), decode_table=decode_table,
+        last_ctx=ctxs[-1] if ctxs else None, decode_table=decode_table,
         prefill=r.prefill.get(lead), gemm_rows=gemm_rows, training=r.training, compare=r.compare,
         verdicts=r.verdicts, **prose_parts, notation=_notation(), inputs=_inputs(r), slips=_slips(r),
         measured=list(r.measured), derated=r.derated, sensitivities=_sensitivities(r),
@@ -390,7 +389,7 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
         baseline_overrides=overrides,
         whatif_story=prose.whatif_story(r, baseline, overrides) if baseline else [],
         fx=fx, all_formulas=list(f.used), eq=Equations(), many=r.many, **_parallel_context(r),
-        live_page=live.page_scripts(r.spec),
+        live_page=live.page_scripts(r),
     )
 
 

@@ -70,6 +70,9 @@ const GR_PAGE = (function () {
     if (node.nodeType !== 1) return;
     if (node.hasAttribute("data-" + param)) node.setAttribute("data-" + param, value);
     if (node.getAttribute("data-param") === param) node.textContent = F.integer(value);
+    if (node.hasAttribute("data-col") && node.hasAttribute("data-label")) {
+      node.textContent = node.getAttribute("data-label") + F.integer(value);
+    }
     Array.prototype.forEach.call(node.children, function (c) { retarget(c, param, value); });
   }
 
