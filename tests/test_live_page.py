@@ -110,9 +110,12 @@ CASES.forEach(function (c) {
         });
         return a;
       });
-      out.push({spec: c.spec, overrides: overrides, errors: res.errors, elements: els,
-                decision: (doc.querySelector("[data-live=decision]") || {}).innerHTML || "",
-                summary: (doc.querySelector("[data-prose=summary]") || {}).textContent || ""});
+      const parts = {};
+      doc.querySelectorAll("[data-live=decision], [data-live=levers], [data-prose]").forEach(function (el) {
+        parts[el.getAttribute("data-live") || el.getAttribute("data-prose")] = {
+          text: el.innerHTML, stale: el.classList.contains("stale")};
+      });
+      out.push({spec: c.spec, overrides: overrides, errors: res.errors, elements: els, parts: parts});
     });
    } catch (e) { out.push({error: String(e) + " " + e.stack}); }
     if (--pending === 0) document.getElementById("out").textContent = JSON.stringify(out);
@@ -143,6 +146,33 @@ def test_random_overrides_in_one_browser(tmp_path):
         assert run["errors"] == [], run["errors"]
         checked = check_page(run["elements"], run["spec"], run["overrides"])
         assert checked > 20
+        python = python_parts(run["spec"], run["overrides"])
+        assert set(python) == set(run["parts"]), run["spec"]
+        for name, want in python.items():
+            have = run["parts"][name]
+            if have["stale"]:  # not recomputed in the page (a many-GPU layout's page 1): dimmed, and said so
+                assert run["overrides"] and name in ("decision", "summary"), (run["spec"], name)
+                continue
+            assert words(have["text"]) == want, (run["spec"], run["overrides"], name)
+
+
+PART = re.compile(r'<(tbody|ul|p|div)[^>]* data-(?:live|prose)="([a-z_]+)"[^>]*>(.*?)</\1>', re.S)
+
+
+def words(text: str) -> str:
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", text)).split())
+
+
+def python_parts(spec_name: str, overrides: list[str]) -> dict[str, str]:
+    """The text of page 1's rows, the levers table and the report's sentences as Python renders the what-if."""
+    from genreport.present.figures import FIGURES
+    from genreport.present.render import _env, context
+
+    r = evaluate(load_spec(ROOT / "specs" / f"{spec_name}.yaml", overrides))
+    page = _env().get_template("report.html.j2").render(
+        **context(r, None, {name: "" for name, _ in FIGURES}).variables())
+    return {m.group(2): words(m.group(3)) for m in PART.finditer(page.split("<!-- genreport live what-if -->")[0])
+            if m.group(2) in ("decision", "levers") or m.group(1) != "tbody"}
 
 
 def live_part(page: str) -> tuple[str, str]:

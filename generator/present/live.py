@@ -77,10 +77,11 @@ def scripts() -> str:
 
 
 def compact(code: str) -> str:
-    """``code`` without blank lines, lines that are only a comment, and leading whitespace.
+    """``code`` without blank lines, comment lines, trailing comments and leading whitespace.
 
-    Only whole lines are dropped, so a '//' inside a string is never touched; the scripts have no multi-line
-    strings (a test runs the compacted bundle in a browser).
+    Whole comment lines are dropped, and a trailing comment only after two spaces with no string open before it,
+    so a '//' inside a string (a URL) stays; the scripts have no multi-line strings (the tests run the compacted
+    bundle in a browser).
     """
     out, in_block = [], False
     for line in code.splitlines():
@@ -91,6 +92,9 @@ def compact(code: str) -> str:
         if text.startswith("/*"):
             in_block = "*/" not in text
             continue
+        at = text.find("  // ")  # a trailing comment (after two spaces), when no string is open before it
+        if at > 0 and all(text[:at].count(q) % 2 == 0 for q in "'\"`"):
+            text = text[:at]
         if text and not text.startswith("//"):
             out.append(text)
     return "\n".join(out)
@@ -170,7 +174,8 @@ def _span(e, fmt_name: str, text: str, params: dict, none: str | None = None):
 
     attrs = "".join(f' data-{k}="{escape(show(params[k]))}"' for k in PARAM_ATTRS if k in params)
     extra = f' data-none="{escape(none)}"' if none is not None else ""
-    return Markup(f'<span data-q="{escape(e.id)}"{attrs} data-f="{fmt_name}"{extra}>{escape(text)}</span>')
+    how = "" if fmt_name == "value" else f' data-f="{fmt_name}"'  # by the quantity's unit when absent
+    return Markup(f'<span data-q="{escape(e.id)}"{attrs}{how}{extra}>{escape(text)}</span>')
 
 
 def block_result(r, e, shown_value, text: str):

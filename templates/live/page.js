@@ -145,6 +145,18 @@ const GR_PAGE = (function () {
       + "\n<td>" + lever + "</td></tr>\n";
   }
 
+  /** A row of the levers table (prose.whatif_rows and its template row). */
+  function leverRow(lv) {
+    const shownAs = function (v) {
+      if (lv.kind === "time") return F.time(v);
+      if (lv.kind === "ridge") return "ridge " + F.num(v);
+      return "ceiling " + F.num(v) + " at " + F.integer(lv.context);
+    };
+    return "<tr><td>" + esc(lv.change) + "</td><td>" + esc(lv.what) + '</td><td class="n">' + esc(shownAs(lv.before))
+      + '</td><td class="n">' + esc(shownAs(lv.after)) + '</td>\n<td class="n">' + esc(F.times(lv.gain)) + "</td><td>"
+      + esc(lv.note) + "</td></tr>\n";
+  }
+
   // ------------------------------------------------------------------------------------ state
   let data = null;
 
@@ -198,6 +210,10 @@ const GR_PAGE = (function () {
       if (k in facts) el.textContent = k === "compute_idle_share" ? F.pct(facts[k]) : F.num(facts[k]);
     });
     echoInputs(root, inp, t);
+    const levers = dec ? dec.levers : GR_MODEL.levers(res, inp, t);
+    root.querySelectorAll("[data-live=levers]").forEach(function (body) {
+      body.innerHTML = levers.map(leverRow).join("");
+    });
     root.querySelectorAll("[data-live=decision]").forEach(function (body) {
       if (dec) body.innerHTML = dec.rows.map(function (x) { return decisionRow(x, !!inp.hardware.price_per_hour); }).join("");
       else body.classList.toggle("stale", active);  // a many-GPU layout's rows: Python's layout search only
@@ -416,5 +432,5 @@ const GR_PAGE = (function () {
     if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init); else init();
   }
 
-  return {formatValue: formatValue, decisionRow: decisionRow, update: update};
+  return {formatValue: formatValue, decisionRow: decisionRow, leverRow: leverRow, update: update};
 })();
