@@ -160,6 +160,14 @@ const GR_PAGE = (function () {
   // ------------------------------------------------------------------------------------ state
   let data = null;
 
+  let built = null;
+
+  /** The spec's own entries, for each changed number's ratio to the spec's value. */
+  function builtEntries(t) {
+    if (!built) built = GR_MODEL.evaluate(data.inputs, t).entries;
+    return built;
+  }
+
   function update(root, overrides) {
     const t = data.tables;
     const applied = GR_WHATIF.applyAll(data, overrides);
@@ -167,13 +175,13 @@ const GR_PAGE = (function () {
     const res = GR_MODEL.evaluate(inp, t);
     const parallel = !!inp.parallelism;
     const dec = parallel ? null : GR_MODEL.decision(res, inp, t);
-    const active = overrides.length > applied.errors.length;
     const w = inp.workloads;
     followRows(root, {batch: w.decode_batch, context: w.decode_context});
     const tokens = Array.from(new Set([1].concat(w.prefill_prompt, w.training_tokens ? [w.training_tokens] : [])))
       .sort(function (a, b) { return a - b; });
     followCols(root, {context: w.decode_context, tokens: tokens});
     let count = 0;
+    const active = overrides.length > applied.errors.length;
     root.querySelectorAll("[data-q], [data-q-gone]").forEach(function (el) {
       const id = el.getAttribute("data-q") || el.getAttribute("data-q-gone");
       const e = res.entries.get(GR_MODEL.key(id, paramsOf(el)));
@@ -189,6 +197,10 @@ const GR_PAGE = (function () {
       }
       el.textContent = text(e, el, t);
       el.setAttribute("data-value", e.value === null ? "" : String(e.value));
+      const was = builtEntries(t).get(GR_MODEL.key(id, paramsOf(el)));
+      const ratio = active && was && was.value && e.value !== null ? e.value / was.value : null;
+      if (ratio !== null && Math.abs(ratio - 1) > 1e-9) el.setAttribute("data-ratio", "×" + F.num(ratio));
+      else el.removeAttribute("data-ratio");
       count += 1;
     });
     const binds = res.verdicts.decode_binds || [];
