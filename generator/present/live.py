@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from genreport.paths import templates_dir
 
-SCRIPTS = ("formulas.js", "fmt.js", "model.js", "whatif.js", "prose.js", "figs.js", "page.js")  # order: each uses the ones before
+SCRIPTS = ("formulas.js", "fmt.js", "model.js", "parallel.js", "whatif.js", "prose.js", "figs.js", "page.js")  # order: each uses the ones before
 DEFAULT_GEMMS = ("attention projection (d x d)", "FFN matrix (d x d_ff)")
 
 
@@ -28,7 +28,9 @@ def inputs(spec) -> dict:
                and tuple(g[1:] for g in spec.gemms) == ((m.hidden_size, m.hidden_size), (m.hidden_size, m.ffn_size)))
     return {
         "hardware": {"dense": dict(sorted(hw.dense.items())), "bandwidth": hw.bandwidth, "capacity": hw.capacity,
-                     "title": hw.title, "price_per_hour": hw.price_per_hour, "link": hw.link is not None},
+                     "title": hw.title, "price_per_hour": hw.price_per_hour, "link": _link(hw.link),
+                     "node": None if hw.node is None else {"gpus_per_node": hw.node.gpus_per_node,
+                                                          "scale_out": _link(hw.node.scale_out)}},
         "compare_hardware": [{"title": h.title, "capacity": h.capacity, "formats": sorted(h.dense)}
                              for h in spec.compare_hardware],
         "model": model,
@@ -40,6 +42,14 @@ def inputs(spec) -> dict:
         "accounting": spec.accounting,
         "parallelism": None if spec.parallelism is None else dict(asdict(spec.parallelism)),
     }
+
+
+def _link(link) -> dict | None:
+    """A scale-up or scale-out link as the parallel evaluation reads it (genreport.model.parallel.choose_links)."""
+    if link is None:
+        return None
+    return {"name": link.name, "bandwidth_per_direction": link.bandwidth_per_direction, "bandwidth": link.bandwidth,
+            "per_direction_from": link.per_direction_from, "latency": link.latency, "domain": link.domain}
 
 
 def page_data(spec, figs: dict | None = None) -> dict:
@@ -60,11 +70,13 @@ def tables() -> dict:
     from genreport.formulas.compiled import load
     from genreport.formulas.recipes import TRAINING_RECIPES, recipe_bytes_per_param
     from genreport.load.spec import INTEGER_FORMATS, PRECISION_BYTES
+    from genreport.model.parallel import TRAINING_SPLIT
 
     return {
         "precision_bytes": dict(PRECISION_BYTES), "integer_formats": list(INTEGER_FORMATS),
         "recipes": {name: recipe_bytes_per_param(name) for name in sorted(TRAINING_RECIPES)},
         "meta": {qid: [c.unit, c.integer] for qid, c in sorted(load().items())},
+        "training_split": {name: list(parts) for name, parts in sorted(TRAINING_SPLIT.items())},
     }
 
 

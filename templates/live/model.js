@@ -368,8 +368,15 @@ const GR_MODEL = (function () {
     training.forEach(function (tr) { add("training_state_bytes", {recipe: tr.recipe}, tr.total, "seed"); });
 
     const verdicts = verdictsOf(lead, scalars, perContext, decode, prefill, w, envs, training);
-    return {entries: entries, scalars: scalars, perContext: perContext, decode: decode, prefill: prefill,
-      gemm: gemm, training: training, verdicts: verdicts, envs: envs, lead: lead};
+    const res = {entries: entries, scalars: scalars, perContext: perContext, decode: decode, prefill: prefill,
+      gemm: gemm, training: training, verdicts: verdicts, envs: envs, lead: lead, parallel: null};
+    if (inp.parallelism && typeof GR_PARALLEL !== "undefined") {  // many GPUs: the layout's values (parallel.js)
+      res.parallel = GR_PARALLEL.evaluate(res, inp, t);
+      res.parallel.entries.forEach(function (e) { entries.set(key(e.id, e.params), e); });
+      verdicts.weights_fit_one_card = verdicts.weights_fit;
+      verdicts.weights_fit = (res.parallel.scalars[lead].weight_bytes_per_gpu || 0) <= inp.hardware.capacity;
+    }
+    return res;
   }
 
   function verdictsOf(lead, scalars, perContext, decode, prefill, w, envs, training) {
@@ -454,8 +461,9 @@ const GR_MODEL = (function () {
     return rows;
   }
 
-  /** Ways to make the weights fit when they do not (decision.fit_options); the smallest many-GPU layout needs
-   * the layout search, which runs only in Python: ``layout`` is null here and the page says so. */
+  /** Ways to make the weights fit when they do not (decision.fit_options). The smallest many-GPU layout (for a
+   * GPU with a link, when the spec's layout does not hold the weights) needs the layout search, which runs only
+   * in Python: that option is left out here and the page says so. */
   function fitOptions(res, inp, t) {
     const sc = res.scalars[res.lead], p = inp.precision;
     const cap = sc.capacity, weights = sc.weight_bytes;
@@ -468,7 +476,8 @@ const GR_MODEL = (function () {
       const wb = call("weight_bytes", makeEnv(withPrecision(inp, prec), t, res.lead).at());
       out.push({kind: "precision", label: f + " weights", weight_bytes: wb, capacity: cap, fits: wb < cap, gpus: 1});
     });
-    if (!inp.hardware.link) {  // no link in the spec: an even split of the weights, with one sequence of the first context
+    const search = inp.hardware.link && inp.workloads.decode_context.length && !res.verdicts.weights_fit;
+    if (!search) {  // no layout search: an even split of the weights, with one sequence of the first context
       const c = sc.kv_bytes_per_token || 0.0;
       const s0 = inp.workloads.decode_context.length ? inp.workloads.decode_context[0] : 0;
       const n = Math.ceil((weights + c * s0) / cap);
@@ -502,9 +511,13 @@ const GR_MODEL = (function () {
   /** Page 1: one row per workload (decision.rows), for a single card. */
   function decisionRows(res, inp, t, lv, price) {
     const lead = res.lead, sc = res.scalars[lead], w = inp.workloads;
-    const fitsWeights = sc.weight_bytes <= sc.capacity;
+    const par = res.parallel;
+    const fitsWeights = par ? (par.scalars[lead].weight_bytes_per_gpu || 0) <= sc.capacity
+      : sc.weight_bytes <= sc.capacity;
     const out = [];
-    if (res.decode[lead]) {
+    if (par && par.decode[lead]) {
+      GR_PARALLEL.decodeRows(res, inp, price).forEach(function (row) { out.push(row); });
+    } else if (res.decode[lead]) {
       const g = res.decode[lead], per = res.perContext[lead];
       picks(w.decode_batch, per.capacity_batch, w.decode_context.length).forEach(function (ij) {
         const i = ij[0], j = ij[1], b = w.decode_batch[i], s = w.decode_context[j];
@@ -523,7 +536,11 @@ const GR_MODEL = (function () {
     if (res.prefill[lead]) {
       const p = res.prefill[lead];
       w.prefill_prompt.forEach(function (tk, i) {
-        const tc = p.prefill_time_compute[i], tm = p.prefill_time_memory[i], time = Math.max(tc, tm);
+        let tc = p.prefill_time_compute[i], tm = p.prefill_time_memory[i], time = Math.max(tc, tm);
+        if (par && par.prefill[lead]) {  // the layout's bound, and the ledgers per GPU
+          const pb = GR_PARALLEL.prefillBound(res, i, tc, tm);
+          tc = pb.tc; tm = pb.tm; time = pb.time;
+        }
         out.push({workload: "prefill", label: "prefill P = " + tk.toLocaleString("en-US"), tokens: tk,
           binds: tc >= tm ? "compute" : "bandwidth", roof: tc >= tm ? "compute" : "bandwidth", time: time,
           other_roof: Math.min(tc, tm) > 0 ? time / Math.min(tc, tm) : null, fits: fitsWeights,
@@ -561,7 +578,7 @@ const GR_MODEL = (function () {
     }
     const byName = {};
     lv.forEach(function (x) { byName[x.lever] = x; });
-    if (row.workload === "decode" && (row.binds === "bandwidth" || row.binds === "HBM")) {
+    if (row.workload === "decode" && (row.binds === "bandwidth" || row.binds === "HBM") && !res.parallel) {
       const j = inp.workloads.decode_context.indexOf(row.context);
       const cap = physical("capacity_batch", res.perContext[res.lead].capacity_batch_raw[j])[0];
       const candidates = [];
@@ -593,5 +610,5 @@ const GR_MODEL = (function () {
   }
 
   return {evaluate: evaluate, decision: decision, levers: levers, key: key, physical: physical, call: call, makeEnv: makeEnv,
-    parameterCount: parameterCount, localLayers: localLayers};
+    parameterCount: parameterCount, localLayers: localLayers, picks: picks, usdPerMtok: usdPerMtok};
 })();
