@@ -70,6 +70,43 @@ def test_errors_have_the_loaders_text(bad):
     check([("llama8b-h100.yaml", [bad])])
 
 
+def test_layouts_and_links():
+    check([("llama70b-h100-tp2.yaml", ["parallelism.tp=8", "parallelism.pp=4", "parallelism.dp=3"]),
+           ("llama70b-h100-tp2.yaml", ["parallelism.tp=16"]),  # above the KV heads: a warning, not an error
+           ("llama70b-h100-tp2.yaml", ["parallelism.pp=3"]),  # uneven stages: a warning
+           ("llama8b-h100.yaml", ["parallelism.tp=2"]),  # a block where the spec had none
+           ("llama8b-h100.yaml", ["parallelism.tp=1"]),
+           ("deepseek-v3-h200-ep8.yaml", ["parallelism.ep=4", "parallelism.dp=2"]),
+           ("mixtral8x22b-h100-tp8-ep8.yaml", ["parallelism.tp=4", "parallelism.dp=2"]),  # checked after both
+           ("llama70b-h100-tp2.yaml", ["hardware.interconnect.bandwidth_per_direction=100 GB/s",
+                                       "hardware.interconnect.latency=2 us"]),
+           ("llama70b-h100-tp2.yaml", ["hardware.interconnect.bandwidth=1.8 TB/s"]),
+           ("llama8b-a100.yaml", ["hardware.interconnect.latency=1e-9 us", "model.kv_heads=4"])])
+
+
+@pytest.mark.parametrize(("name", "bad"), [
+    ("llama70b-h100-tp2.yaml", ["parallelism.tp=3"]), ("llama70b-h100-tp2.yaml", ["parallelism.tp=0"]),
+    ("llama70b-h100-tp2.yaml", ["parallelism.tp=x"]), ("llama70b-h100-tp2.yaml", ["parallelism.tp=2.5"]),
+    ("llama70b-h100-tp2.yaml", ["parallelism.tp=5000"]), ("llama70b-h100-tp2.yaml", ["parallelism.dp=2000000"]),
+    ("llama70b-h100-tp2.yaml", ["parallelism.pp=100"]), ("llama70b-h100-tp2.yaml", ["parallelism.ep=2"]),
+    ("llama70b-h100-tp2.yaml", ["parallelism.foo=2"]), ("llama8b-h100.yaml", ["parallelism.pp=33"]),
+    ("llama70b-h100-tp2.yaml", ["parallelism.tp=16", "model.kv_heads=16"]),  # tp above kv heads, not a multiple
+    ("deepseek-v3-h200-ep8.yaml", ["parallelism.ep=3"]), ("deepseek-v3-h200-ep8.yaml", ["parallelism.ep=16"]),
+    ("mixtral8x22b-h100-tp8-ep8.yaml", ["parallelism.tp=6"]),
+    ("llama70b-h100-tp2.yaml", ["hardware.interconnect.latency=2 GB"]),
+    ("llama70b-h100-tp2.yaml", ["hardware.interconnect.latency=0 us"]),
+    ("llama70b-h100-tp2.yaml", ["hardware.interconnect.latency=1e7 s"]),
+    ("llama70b-h100-tp2.yaml", ["hardware.interconnect.latency=1e-20 s"]),
+    ("llama70b-h100-tp2.yaml", ["hardware.interconnect.latency=3"]),
+    ("llama70b-h100-tp2.yaml", ["hardware.interconnect.latency=fast"]),
+    ("llama70b-h100-tp2.yaml", ["hardware.interconnect.bandwidth_per_direction=100"]),
+    ("llama70b-h100-tp2.yaml", ["hardware.interconnect.bandwidth_per_direction=2 PB/s"]),
+    ("llama70b-h100-tp2.yaml", ["hardware.interconnect.bandwidth=9 TFLOP/s"]),
+])
+def test_layout_and_link_errors_have_the_loaders_text(name, bad):
+    check([(name, bad)])
+
+
 def test_a_bad_override_is_left_out_and_the_rest_applies():
     got = run(SCRIPTS, APPLY, {"cases": [{"live": live.page_data(load_spec(SPECS / "llama8b-h100.yaml")),
                                           "overrides": ["model.kv_heads=3", "hardware.memory.bandwidth=4.8 TB/s"]}]})
@@ -103,12 +140,17 @@ OVERRIDE = st.one_of(
                      "precision.compute=fp8", "precision.weights=int8", "precision=fp4"]),
     st.integers(1, 64).map(lambda k: f"model.kv_heads={k}"),
     st.sampled_from(["model.layers=40", "model.heads=40", "model.heads=16", "model.head_dim=96", "model.ffn.size=8192"]),
+    st.tuples(st.sampled_from(["tp", "pp", "ep", "dp"]), st.sampled_from([1, 2, 3, 4, 8, 16, 64])).map(
+        lambda x: f"parallelism.{x[0]}={x[1]}"),
+    st.floats(1, 2000).map(lambda x: f"hardware.interconnect.bandwidth_per_direction={x:.3g} GB/s"),
+    st.floats(0.01, 100).map(lambda x: f"hardware.interconnect.latency={x:.3g} us"),
 )
 
 
 @settings(max_examples=1, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(st.tuples(st.sampled_from(["llama8b-h100.yaml", "seed000-70b-h100.yaml", "deepseek-v3-h200-ep8.yaml",
-                                           "mixtral8x22b-h100-tp8-ep8.yaml", "llama8b-a100.yaml"]),
+                                           "mixtral8x22b-h100-tp8-ep8.yaml", "llama8b-a100.yaml",
+                                           "llama70b-h100-tp2.yaml", "llama405b-h200-fp8-tp8.yaml"]),
                           st.lists(OVERRIDE, min_size=1, max_size=3)), min_size=40, max_size=40))
 def test_random_overrides_give_the_loaders_inputs(cases):
     check(cases)

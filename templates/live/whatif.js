@@ -68,13 +68,15 @@ const GR_WHATIF = (function () {
 
   function show(v) { return typeof v === "string" ? "'" + v + "'" : String(v); }
 
-  function count(field, value, minimum) {
+  function count(field, value, minimum, maximum) {
+    maximum = maximum || 1e8;
     if (typeof value !== "number" || !Number.isInteger(value)) {
       throw new OverrideError(field, show(value) + " is not an integer",
         typeof value === "number" ? "write a whole number" : "write a plain number, without quotes or units");
     }
-    if (value > 1e8) {
-      throw new OverrideError(field, show(value) + " is too large (at most 1e+08)", "check the order of magnitude");
+    if (value > maximum) {
+      const most = maximum >= 1e6 ? maximum.toExponential().replace(/e\+(\d)$/, "e+0$1") : String(maximum);
+      throw new OverrideError(field, show(value) + " is too large (at most " + most + ")", "check the order of magnitude");
     }
     if (value < minimum) {
       throw new OverrideError(field, value + " is below the minimum " + minimum,
@@ -85,12 +87,18 @@ const GR_WHATIF = (function () {
 
   // the schema's plausible range of a quantity (load/validate.py _LIMITS): outside it the value is a typo
   const LIMITS = [[U.RATE_BYTES, 1.0, 1e15, "1 B/s", "1 PB/s"], [U.BYTES, 1.0, 1e15, "1 B", "1 PB"],
-    [U.RATE_FLOP, 1.0, 1e19, "1 FLOP/s", "10 EFLOP/s"]];
+    [U.RATE_FLOP, 1.0, 1e19, "1 FLOP/s", "10 EFLOP/s"], [U.SECONDS, 1e-15, 1e6, "1 fs", "11 days"]];
+  const EXAMPLES = {};  // units.DIM_NAMES: the example of each dimension
+  [[U.BYTES, '"80 GiB"'], [U.RATE_BYTES, '"3.35 TB/s"'], [U.RATE_FLOP, '"989.4 TFLOP/s"'], [U.SECONDS, '"4.79 ms"']]
+    .forEach(function (x) { EXAMPLES[x[0].join()] = x[1]; });
+  // the degrees of parallelism and their schema maxima (specs/schema/report.schema.json)
+  const DEGREES = {dp: 1e6, ep: 4096, pp: 4096, tp: 4096};
+  const LINK = {bandwidth_per_direction: U.RATE_BYTES, bandwidth: U.RATE_BYTES, latency: U.SECONDS};
 
   function quantity(field, value, dim) {
     if (typeof value !== "string") {
       throw new OverrideError(field, show(value) + " is not a string",
-        'write the number with its unit, in quotes, e.g. "3.35 TB/s"');
+        "write the number with its unit, in quotes, e.g. " + EXAMPLES[dim.join()]);
     }
     let q;
     try {
@@ -221,6 +229,25 @@ const GR_WHATIF = (function () {
       state.precision = Object.assign({}, state.precision);
       state.precision[rest] = rest === "group_size" ? count("precision.group_size", value, 8)
         : format("precision." + rest, value, t);
+    } else if (path.indexOf("parallelism.") === 0 && path.split(".").length === 2) {
+      if (!(rest in DEGREES)) {
+        throw new OverrideError(path, "unknown key '" + rest + "'", "allowed keys: " + Object.keys(DEGREES).join(", "));
+      }
+      const degree = count(path, value, 1, DEGREES[rest]);
+      inp.parallelism = Object.assign({tp: 1, pp: 1, ep: 1, dp: 1}, inp.parallelism || {});  // a new block: 1 each
+      inp.parallelism[rest] = degree;
+    } else if (/^hardware\.interconnect\.[a-z_]+$/.test(path) && inp.hardware.link && path.split(".")[2] in LINK) {
+      const k = path.split(".")[2], link = inp.hardware.link;
+      const v = quantity("interconnect." + k, value, LINK[k]);
+      if (k === "latency") {
+        link.latency = v;
+      } else if (k === "bandwidth") {  // the bidirectional total: the per-direction rate follows it when derived
+        link.bandwidth = v;
+        if (link.per_direction_from === "bandwidth/2") link.bandwidth_per_direction = v / 2.0;
+      } else {
+        link.bandwidth_per_direction = v;
+        link.per_direction_from = "spec";
+      }
     } else if (path in TOKEN_LISTS) {
       inp.workloads[TOKEN_LISTS[path]] = tokenList(path, value);
     } else if (path === "workloads.training.micro_batch_tokens") {
@@ -235,8 +262,14 @@ const GR_WHATIF = (function () {
   }
 
   /** The inputs of ``live`` (the page's data) with ``texts`` (--set PATH=VALUE strings) applied, in order.
-   * Returns {inputs, errors: [{text, path, message}]}; an override with an error is left out. */
+   * Returns {inputs, errors: [{text, path, message}]}; an override with an error is left out. Like the loader,
+   * the checks across fields (heads and head_dim, the layout) judge the state after every override; only when
+   * that state fails are they applied one override at a time, to leave out the one that breaks them. */
   function applyAll(live, texts) {
+    return applyWith(live, texts, false) || applyWith(live, texts, true);
+  }
+
+  function applyWith(live, texts, each) {
     const t = live.tables;
     const state = {inputs: JSON.parse(JSON.stringify(live.inputs)), precision: live.precision_spec,
       given: Object.assign({}, live.given)};
@@ -247,7 +280,7 @@ const GR_WHATIF = (function () {
         const before = JSON.stringify(state);
         try {
           apply1(state, pv[0], pv[1], t);
-          check(state, live);
+          if (each) check(state, live);
         } catch (e) {
           Object.assign(state, JSON.parse(before));
           throw e;
@@ -257,6 +290,14 @@ const GR_WHATIF = (function () {
         errors.push({text: text, path: e.path, message: e.message});
       }
     });
+    if (!each) {
+      try {
+        check(state, live);
+      } catch (e) {
+        if (!(e instanceof OverrideError)) throw e;
+        return null;
+      }
+    }
     return {inputs: state.inputs, errors: errors};
   }
 
@@ -284,6 +325,7 @@ const GR_WHATIF = (function () {
     if (m.moe && m.moe.first_dense_layers >= m.layers) {
       throw new OverrideError("moe.first_dense_layers", "every layer is dense", "lower first_dense_layers");
     }
+    if (inp.parallelism) checkParallelism(inp.parallelism, m, live);
     const p = resolvePrecision(state.precision, t);
     if (!(p.compute in inp.hardware.dense)) {
       throw new OverrideError("precision", live.hardware_title + " has no dense " + p.compute + " peak in its spec",
@@ -292,6 +334,42 @@ const GR_WHATIF = (function () {
     }
     inp.precision = p;
     inp.compare_hardware = inp.compare_hardware.filter(function (h) { return h.formats.indexOf(p.compute) >= 0; });
+  }
+
+  /** How a layout splits the heads, layers and experts, and whether the GPUs are linked (checks.check_parallelism;
+   * its warnings do not stop a what-if). */
+  function checkParallelism(par, m, live) {
+    const mla = m.attention.kind === "mla";
+    if (m.heads % par.tp) {
+      throw new OverrideError("parallelism.tp", "tp " + par.tp + " does not divide the " + m.heads + " query heads of "
+        + m.title, "use a divisor of " + m.heads + ", e.g. " + divisorNear(m.heads, par.tp));
+    } else if (!mla && par.tp > m.kv_heads && par.tp % m.kv_heads) {
+      throw new OverrideError("parallelism.tp", "tp " + par.tp + " is above the " + m.kv_heads + " KV heads but not a "
+        + "multiple of them: the KV heads cannot be replicated evenly", "use a multiple of " + m.kv_heads
+        + " that divides " + m.heads + ", or at most " + m.kv_heads);
+    } else if (!mla && par.tp <= m.kv_heads && m.kv_heads % par.tp) {
+      throw new OverrideError("parallelism.tp", "tp " + par.tp + " does not divide the " + m.kv_heads + " KV heads",
+        "use a divisor of " + m.kv_heads + ", e.g. " + divisorNear(m.kv_heads, par.tp));
+    }
+    if (par.pp > m.layers) {
+      throw new OverrideError("parallelism.pp", "pp " + par.pp + " is more pipeline stages than the " + m.layers
+        + " layers", "use at most " + m.layers);
+    }
+    if (par.ep > 1 && !m.moe) {
+      throw new OverrideError("parallelism.ep", "ep " + par.ep + " on " + m.title + ", a dense model: it has no "
+        + "experts to split", "remove ep (or set it to 1); use tp or pp to spread a dense model");
+    } else if (m.moe && m.moe.experts % par.ep) {
+      throw new OverrideError("parallelism.ep", "ep " + par.ep + " does not divide the " + m.moe.experts + " experts",
+        "use a divisor of " + m.moe.experts + ", e.g. " + divisorNear(m.moe.experts, par.ep));
+    } else if (m.moe && par.ep > par.tp * par.dp) {
+      throw new OverrideError("parallelism.ep", "ep " + par.ep + " is more than the tp x dp = " + par.tp * par.dp
+        + " GPUs that share the experts", "raise tp or dp, or use ep at most " + par.tp * par.dp);
+    }
+    if (par.tp * par.pp * par.dp > 1 && !live.inputs.hardware.link) {
+      throw new OverrideError("parallelism", par.tp * par.pp * par.dp + " GPUs, but " + live.hardware_title
+        + " has no interconnect in its spec", "add 'interconnect:' (name, bandwidth, latency, domain) to "
+        + live.hardware_file);
+    }
   }
 
   /** '#set=a=1&set=b=2' -> ['a=1', 'b=2'] (values URL-encoded). */
