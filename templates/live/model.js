@@ -538,8 +538,9 @@ const GR_MODEL = (function () {
       w.prefill_prompt.forEach(function (tk, i) {
         let tc = p.prefill_time_compute[i], tm = p.prefill_time_memory[i], time = Math.max(tc, tm);
         if (par && par.prefill[lead]) {  // the layout's bound, and the ledgers per GPU
-          const pb = GR_PARALLEL.prefillBound(res, i, tc, tm);
-          tc = pb.tc; tm = pb.tm; time = pb.time;
+          tc /= par.replica_gpus;
+          tm /= par.replica_gpus;
+          time = par.prefill[lead].prefill_time_bound[i];
         }
         out.push({workload: "prefill", label: "prefill P = " + tk.toLocaleString("en-US"), tokens: tk,
           binds: tc >= tm ? "compute" : "bandwidth", roof: tc >= tm ? "compute" : "bandwidth", time: time,
@@ -610,5 +611,5 @@ const GR_MODEL = (function () {
   }
 
   return {evaluate: evaluate, decision: decision, levers: levers, key: key, physical: physical, call: call, makeEnv: makeEnv,
-    parameterCount: parameterCount, localLayers: localLayers, picks: picks, usdPerMtok: usdPerMtok};
+    parameterCount: parameterCount, localLayers: localLayers, picks: picks, usdPerMtok: usdPerMtok, NO_FIT: NO_FIT};
 })();

@@ -1,0 +1,122 @@
+"""Many-GPU layouts in the browser (templates/live/parallel.js, through GR_MODEL) against Python's
+genreport.model.parallel and page 1's parallel rows: every entry of ``r.parallel.entries`` (value to 1e-9
+relative, or None with the same reason), which roof binds each decode point, and the decision rows."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+from genreport import evaluate, load_spec
+from genreport.errors import SpecError
+from genreport.present import live
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from livejs import js_key, needs_node, run
+from test_live_model import close, compare_decision
+
+SPECS = Path(__file__).resolve().parent.parent / "specs"
+SCRIPTS = ("formulas.js", "model.js", "parallel.js")
+PARALLEL = ("llama70b-h100-tp2.yaml", "llama70b-h100-tp8.yaml", "llama405b-h200-fp8-tp8.yaml",
+            "deepseek-v3-h200-ep8.yaml", "mixtral8x22b-h100-tp8-ep8.yaml")
+pytestmark = needs_node
+
+EVALUATE = """
+output(INPUT.cases.map(function (inp) {
+  const r = GR_MODEL.evaluate(inp, INPUT.tables);
+  const entries = {};
+  r.parallel.entries.forEach(function (e) { entries[GR_MODEL.key(e.id, e.params)] = [e.value, e.reason || ""]; });
+  return {entries: entries, binds: r.parallel.binds, weights_fit: r.verdicts.weights_fit,
+          links: r.parallel.links, decision: GR_MODEL.decision(r, inp, INPUT.tables)};
+}));
+"""
+
+
+def js_evaluate(inputs: list[dict]) -> list[dict]:
+    return run(SCRIPTS, EVALUATE, {"cases": inputs, "tables": live.tables()})
+
+
+def compare(r, got: dict) -> list[str]:
+    """What differs between Python's parallel results of ``r`` and the browser's ``got``."""
+    p = r.parallel
+    want = {js_key(e.id, e.params): (e.value, e.reason) for e in p.entries}
+    bad = []
+    if set(want) != set(got["entries"]):
+        bad.append(f"entries: only in Python {sorted(set(want) - set(got['entries']))[:4]}, "
+                   f"only in JS {sorted(set(got['entries']) - set(want))[:4]}")
+    for k, (value, reason) in sorted(want.items()):
+        if k not in got["entries"]:
+            continue
+        jv, jr = got["entries"][k]
+        if not close(value, jv):
+            bad.append(f"{k}: python {value!r}, js {jv!r}")
+        elif value is None and reason != jr:
+            bad.append(f"{k}: reason python {reason!r}, js {jr!r}")
+    binds = [list(row) for row in p.binds] if p.binds is not None else None
+    if binds != got["binds"]:
+        bad.append(f"binds: python {binds}, js {got['binds']}")
+    if r.verdicts["weights_fit"] != got["weights_fit"]:
+        bad.append("weights_fit differs")
+    for g, c in p.links.items():
+        have = got["links"][g]
+        if (c.tier, c.span, c.name, c.latency) != (have["tier"], have["span"], have["name"], have["latency"]) or not close(
+                c.bandwidth_per_direction, have["bandwidth_per_direction"] if have["bandwidth_per_direction"] is not None
+                else float("inf")):
+            bad.append(f"link {g}: python {c}, js {have}")
+    return bad + compare_decision(r, got["decision"])
+
+
+def test_the_parallel_specs_match_and_a_changed_input_shows():
+    specs = [load_spec(SPECS / name) for name in PARALLEL]
+    inputs = [live.inputs(s) for s in specs]
+    # the same specs with one input changed on the JS side only: the comparison must see it
+    changed = []
+    for i, (path, value) in enumerate((("parallelism.tp", 4), ("hardware.link.latency", 2e-6),
+                                       ("hardware.bandwidth", 3e12), ("parallelism.dp", 2),
+                                       ("hardware.link.bandwidth_per_direction", 1e11))):
+        inp = copy.deepcopy(inputs[i])
+        node = inp
+        *head, last = path.split(".")
+        for k in head:
+            node = node[k]
+        node[last] = value
+        changed.append(inp)
+    got = js_evaluate(inputs + changed)
+    for spec, g in zip(specs, got[:len(specs)], strict=True):
+        r = evaluate(spec)
+        assert len(r.parallel.entries) > 300
+        assert compare(r, g) == [], spec.name
+    for spec, g in zip(specs, got[len(specs):], strict=True):
+        assert compare(evaluate(spec), g) != [], spec.name
+
+
+OVERRIDES = st.one_of(
+    st.tuples(st.sampled_from(["tp", "pp", "ep", "dp"]), st.sampled_from([1, 2, 4, 5, 8, 16])).map(
+        lambda x: f"parallelism.{x[0]}={x[1]}"),
+    st.floats(1, 2000).map(lambda x: f"hardware.interconnect.bandwidth_per_direction={x:.4g} GB/s"),
+    st.floats(0.01, 50).map(lambda x: f"hardware.interconnect.latency={x:.4g} us"),
+    st.floats(0.3, 20).map(lambda x: f"hardware.memory.bandwidth={x:.4g} TB/s"),
+    st.floats(16, 300).map(lambda x: f"hardware.memory.capacity={x:.4g} GiB"),
+    st.lists(st.integers(1, 4096), min_size=1, max_size=4, unique=True).map(
+        lambda xs: "workloads.decode.batch=[" + ", ".join(map(str, xs)) + "]"),
+    st.lists(st.sampled_from([1, 512, "4k", "32k", "128k", 1000000]), min_size=1, max_size=3, unique=True).map(
+        lambda xs: "workloads.decode.context=[" + ", ".join(map(str, xs)) + "]"),
+    st.sampled_from(["precision=fp8", "precision=int4", "precision=int8", "precision=fp16", "precision=fp32",
+                     "precision.kv_cache=fp8", "workloads.prefill.prompt=[300, 8k]", "hardware=h100-pcie",
+                     "hardware=gb200", "hardware=l4", "workloads.training.micro_batch_tokens=16k"]),
+)
+
+
+@settings(max_examples=1, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.sampled_from(PARALLEL), st.lists(OVERRIDES, min_size=1, max_size=3)),
+                min_size=30, max_size=30))
+def test_random_what_ifs_match(cases):
+    specs = []
+    for name, overrides in cases:
+        try:
+            specs.append(load_spec(SPECS / name, overrides))
+        except SpecError:  # a layout or format this model or GPU refuses: not a case
+            continue
+    got = js_evaluate([live.inputs(s) for s in specs])
+    for spec, g in zip(specs, got, strict=True):
+        assert compare(evaluate(spec), g) == [], (spec.name, spec.overrides)
