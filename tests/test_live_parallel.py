@@ -27,7 +27,7 @@ output(INPUT.cases.map(function (inp) {
   const entries = {};
   r.parallel.entries.forEach(function (e) { entries[GR_MODEL.key(e.id, e.params)] = [e.value, e.reason || ""]; });
   return {entries: entries, binds: r.parallel.binds, weights_fit: r.verdicts.weights_fit,
-          links: r.parallel.links, decision: GR_MODEL.decision(r, inp, INPUT.tables)};
+          links: r.parallel.links, notes: r.parallel.notes, decision: GR_MODEL.decision(r, inp, INPUT.tables)};
 }));
 """
 
@@ -63,6 +63,8 @@ def compare(r, got: dict) -> list[str]:
                 c.bandwidth_per_direction, have["bandwidth_per_direction"] if have["bandwidth_per_direction"] is not None
                 else float("inf")):
             bad.append(f"link {g}: python {c}, js {have}")
+    if p.notes != got["notes"]:
+        bad.append(f"notes: python {p.notes}, js {got['notes']}")
     return bad + compare_decision(r, got["decision"])
 
 
@@ -102,7 +104,7 @@ OVERRIDES = st.one_of(
     st.lists(st.sampled_from([1, 512, "4k", "32k", "128k", 1000000]), min_size=1, max_size=3, unique=True).map(
         lambda xs: "workloads.decode.context=[" + ", ".join(map(str, xs)) + "]"),
     st.sampled_from(["precision=fp8", "precision=int4", "precision=int8", "precision=fp16", "precision=fp32",
-                     "precision.kv_cache=fp8", "workloads.prefill.prompt=[300, 8k]", "hardware=h100-pcie",
+                     "precision.kv_cache=fp8", "workloads.prefill.prompt=[300, 8k]", "hardware=h100-pcie", "hardware=h100-nvl",
                      "hardware=gb200", "hardware=l4", "workloads.training.micro_batch_tokens=16k"]),
 )
 

@@ -28,19 +28,29 @@ const GR_PARALLEL = (() => {
   const finite = x => Number.isFinite(x) ? x : null;
   const grid2 = (w, f) => w.decode_batch.map((b, i) => w.decode_context.map((s, j) => f(b, s, i, j)));
 
-  /** The link each group crosses (choose_links): tensor parallel innermost, then data (experts inside it), then
-   * pipeline; a group wider than the scale-up domain (or node) crosses the scale-out network when there is one. */
+  /** The link each group crosses, and notes on what the spec left out (choose_links): tensor parallel innermost,
+   * then data (experts inside it), then pipeline; a group wider than the scale-up domain (or node) crosses the
+   * scale-out network when there is one. */
   function chooseLinks(hw, par) {
     const size = Math.max(hw.link && hw.link.domain || 1, hw.node && hw.node.gpus_per_node || 1);
     const span = {tp: par.tp, pp: par.tp * par.dp * par.pp, ep: par.ep, dp: par.tp * par.dp};
-    const down = hw.node && hw.node.scale_out, out = {};
+    const down = hw.node && hw.node.scale_out, out = {}, notes = new Set();
     GROUPS.forEach(g => {
       const tier = par[g] === 1 ? "none" : span[g] <= size || !down ? "scale-up" : "scale-out";
       const link = tier === "scale-out" ? down : hw.link;
+      if (tier === "scale-up" && span[g] > size) {
+        notes.add(`the ${g} group spans ${span[g]} GPUs, more than the ${size} of one scale-up domain, but ${hw.title}'s `
+          + `spec has no scale-out network (node.scale_out): its ${g} traffic is counted on the scale-up link, so the `
+          + "bound stays a lower bound");
+      }
+      if (link && par[g] > 1 && link.latency === null) {
+        notes.add(`${link.name}: no latency in the spec; 0 is used, so the ${g} collectives cost only their bytes and `
+          + "the bound stays a lower bound");
+      }
       out[g] = link ? {span: span[g], tier: tier, name: link.name, bandwidth_per_direction: link.bandwidth_per_direction,
         latency: link.latency || 0.0} : {span: span[g], tier: "none", name: "", bandwidth_per_direction: Infinity, latency: 0.0};
     });
-    return out;
+    return [out, Array.from(notes).sort()];
   }
 
   // parameters counted per routed-expert parameter of the shapes: the seed accounting maps the declared counts
@@ -98,8 +108,8 @@ const GR_PARALLEL = (() => {
    * decode ([batch][context]), prefill, minGpus; training (seed), binds (lead) and the entries. */
   function evaluate(res, inp, t) {
     const par = inp.parallelism, hw = inp.hardware, m = inp.model, w = inp.workloads;
-    const links = chooseLinks(hw, par), recipe = w.recipes.length ? w.recipes[0] : "bf16-grads", order = layouts(m);
-    const out = {links: links, replica_gpus: par.tp * par.pp, scalars: {}, perContext: {}, decode: {}, prefill: {},
+    const [links, notes] = chooseLinks(hw, par), recipe = w.recipes.length ? w.recipes[0] : "bf16-grads", order = layouts(m);
+    const out = {links: links, notes: notes, replica_gpus: par.tp * par.pp, scalars: {}, perContext: {}, decode: {}, prefill: {},
       minGpus: {}, training: []};
     ["seed", "exact"].forEach(acc => {
       const env = res.envs[acc], pc = env.pc, base = layoutValues(env, inp, par, links, t, recipe), sc = {};
