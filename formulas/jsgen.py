@@ -130,10 +130,21 @@ def module_text(pr=None) -> str:
         "// Math.max/Math.min propagate NaN like numpy.maximum/numpy.minimum.",
         "const GR_Q = {",
     ]
-    for qid, fn_args, fn in entries(pr):
+    from .quantities import PARALLEL_DEFS
+
+    many = {q.id for q in PARALLEL_DEFS}
+    every = entries(pr)
+    for qid, fn_args, fn in (e for e in every if e[0] not in many):
         lines.append(f"  {json.dumps(qid)}: {{a: {json.dumps(list(fn_args))}, f: {fn}}},")
-    lines += ["};", ""]
+    lines += ["};", MANY_GPUS, "Object.assign(GR_Q, {"]
+    for qid, fn_args, fn in (e for e in every if e[0] in many):
+        lines.append(f"  {json.dumps(qid)}: {{a: {json.dumps(list(fn_args))}, f: {fn}}},")
+    lines += ["});", ""]
     return "\n".join(lines)
+
+
+# The line before the many-GPU quantities: a single-card report's page carries only what precedes it.
+MANY_GPUS = "// Many GPUs (formulas/parallel.py): only a report with a parallelism block embeds what follows."
 
 
 def header_digests(text: str) -> tuple[str, str] | None:

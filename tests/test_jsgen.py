@@ -171,14 +171,14 @@ def test_formulas_js_regenerates_to_the_same_bytes():
 def test_formulas_js_is_one_global_and_small():
     text = committed_js()
     top = [line for line in text.splitlines() if line and not line.startswith((" ", "//"))]
-    assert top == ["const GR_Q = {", "};"], top
+    assert top == ["const GR_Q = {", "};", "Object.assign(GR_Q, {", "});"], top  # one card, then many GPUs
     assert len(text.encode()) < 40_000  # the four live scripts together stay under ~150 KB
 
 
 @needs_node
 def test_quantities_and_arguments_match_the_compiled_ones(node):
     a = node.ask(None)
-    assert list(a) == sorted(Q), "GR_Q holds every compiled quantity, sorted by id"
+    assert sorted(a) == sorted(Q) and len(a) == len(Q), "GR_Q holds every compiled quantity"
     assert a == {qid: list(c.fn_args) for qid, c in Q.items()}
 
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from livejs import needs_node, run
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
-SCRIPTS = ("fmt.js", "whatif.js")
+SCRIPTS = ("formulas.js", "fmt.js", "model.js", "parallel.js", "whatif.js")  # as a many-GPU report
 pytestmark = needs_node
 
 APPLY = """
@@ -154,3 +154,11 @@ OVERRIDE = st.one_of(
                           st.lists(OVERRIDE, min_size=1, max_size=3)), min_size=40, max_size=40))
 def test_random_overrides_give_the_loaders_inputs(cases):
     check(cases)
+
+
+def test_a_single_card_page_refuses_a_layout_and_says_where_to_get_it():
+    got = run(("fmt.js", "whatif.js"), APPLY, {"cases": [{"live": live.page_data(load_spec(SPECS / "llama8b-h100.yaml")),
+                                                          "overrides": ["parallelism.tp=2", "model.kv_heads=4"]}]})
+    assert got[0]["errors"] == ["parallelism.tp: this page recomputes its one card; a layout over many GPUs is not in it "
+                                "(hint: use the command below, or open a report built with a parallelism block)"]
+    assert got[0]["inputs"]["model"]["kv_heads"] == 4

@@ -4,7 +4,6 @@ not fit, MoE and random what-ifs. One node subprocess per test."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from genreport import evaluate, load_spec
@@ -14,7 +13,7 @@ from hypothesis import strategies as st
 from livejs import needs_node, run
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
-SCRIPTS = ("formulas.js", "fmt.js", "model.js", "prose.js")
+SCRIPTS = ("formulas.js", "fmt.js", "model.js", "parallel.js", "prose.js")
 pytestmark = needs_node
 
 PROSE = """
@@ -35,21 +34,16 @@ FUNCTIONS = ("decode_headline", "context_lines", "prefill_lines", "training_line
 def browser_inputs(spec, r) -> dict:
     """live.inputs, with the model's title (prose names the model) and, for a many-GPU spec, its parallelism."""
     inp = live.inputs(spec)
-    inp["model"].setdefault("title", spec.model.title)
-    if r.parallel is not None:
-        inp["parallelism"] = {"gpus": r.parallel.parallelism.gpus}
+    assert inp["model"]["title"] == spec.model.title and (inp["parallelism"] is not None) == (r.parallel is not None)
     return inp
 
 
 def python_text(r) -> dict:
-    """Python's sentences. Page 1's fit sentence uses the ways to fit that the browser has: the smallest many-GPU
-    layout of a card with a link comes from Python's layout search alone (model.js leaves it out)."""
+    """Python's sentences. Page 1's sentences when the weights do not fit a card with a link name the smallest
+    many-GPU layout, which Python's layout search alone finds: the browser has none (and dims Python's)."""
     want = {name: getattr(prose, name)(r) for name in FUNCTIONS}
-    if r.parallel is not None:
-        want["sentences"] = None
-    else:
-        shared = tuple(o for o in r.fit_options if not (o["kind"] == "gpus" and r.spec.hardware.link is not None))
-        want["sentences"] = summary.sentences(replace(r, fit_options=shared))
+    layout = not r.verdicts.get("weights_fit", True) and r.spec.hardware.link is not None
+    want["sentences"] = None if layout else summary.sentences(r)
     return want
 
 
@@ -95,9 +89,10 @@ def test_committed_specs_windows_and_moe_match():
     assert bad == [], "\n".join(bad)
     by_name = {(s.name, tuple(s.overrides)): w for s, w in zip(specs, wants, strict=True)}
     # the cases exercise the branches they were chosen for
-    assert by_name[("seed000-70b-h100", ())]["sentences"][0].startswith("The weights alone")
+    assert by_name[("seed000-70b-h100", ())]["sentences"] is None  # names the smallest layout: Python's alone
     assert by_name[("llama8b-h100", ())]["sentences"][0].startswith("Decode at batch 1")
-    assert sum(w["sentences"] is None for w in wants) == 5  # the many-GPU specs (tp2, tp8, ep8, ...)
+    assert by_name[("llama70b-h100-tp8", ())]["sentences"][0].startswith("On 8 GPUs (tp 8), decode at batch 1")
+    assert sum(w["sentences"][0].startswith("On ") for w in wants if w["sentences"]) == 5  # the many-GPU specs
     assert all("sliding window" in by_name[("llama8b-h100", tuple(o))]["attention_text"] for _, o in WINDOWS[:5])
     assert by_name[("llama8b-h100", tuple(WINDOWS[0][1]))]["critical_fact"].startswith("Critical context S*")
     assert by_name[("llama8b-h100", tuple(WINDOWS[1][1]))]["critical_fact"].startswith("No critical context")

@@ -80,12 +80,19 @@ def tables() -> dict:
     }
 
 
-@lru_cache(maxsize=1)
-def scripts() -> str:
+@lru_cache(maxsize=2)
+def scripts(many: bool = True) -> str:
     """The live scripts, concatenated in load order, without their comment lines and indentation (the
-    readable sources are in templates/live/; a report carries about 20% fewer bytes)."""
+    readable sources are in templates/live/; a report carries about 20% fewer bytes). ``many``: with the
+    many-GPU layout (parallel.js), which a report carries when its spec has a ``parallelism`` block."""
     folder = templates_dir() / "live"
-    return "\n".join(compact((folder / name).read_text(encoding="utf-8")) for name in SCRIPTS)
+    names = [n for n in SCRIPTS if many or n != "parallel.js"]
+    texts = {name: (folder / name).read_text(encoding="utf-8") for name in names}
+    if not many:  # the many-GPU formulas follow a marker line in formulas.js (formulas/jsgen.py)
+        from genreport.formulas.jsgen import MANY_GPUS
+
+        texts["formulas.js"] = texts["formulas.js"].split("\n" + MANY_GPUS + "\n")[0] + "\n"
+    return "\n".join(compact(texts[name]) for name in names)
 
 
 def compact(code: str) -> str:
@@ -122,7 +129,7 @@ def page_scripts(r):
 
     roof = roofline_data(r)
     figs = {"roofline": {k: roof[k] for k in ("compare", "measured", "measured_roof")}}
-    code = scripts()
+    code = scripts(many=r.spec.parallelism is not None)
     if "</script" in code.lower():
         raise ValueError("a live script contains '</script'")
     return Markup(f'{LIVE_MARK}\n<script type="application/json" id="genreport-live">{data_json(page_data(r.spec, figs))}'

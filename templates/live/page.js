@@ -173,8 +173,7 @@ const GR_PAGE = (function () {
     const applied = GR_WHATIF.applyAll(data, overrides);
     const inp = applied.inputs;
     const res = GR_MODEL.evaluate(inp, t);
-    const parallel = !!inp.parallelism;
-    const dec = parallel ? null : GR_MODEL.decision(res, inp, t);
+    const dec = GR_MODEL.decision(res, inp, t);
     const w = inp.workloads;
     followRows(root, {batch: w.decode_batch, context: w.decode_context});
     const tokens = Array.from(new Set([1].concat(w.prefill_prompt, w.training_tokens ? [w.training_tokens] : [])))

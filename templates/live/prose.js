@@ -230,18 +230,26 @@ const GR_PROSE = (function () {
   }
 
   /** Three sentences: what binds at batch 1 (or that it does not fit), what batching gives, the biggest lever.
-   * Null for a many-GPU spec. */
+   * Null when the weights do not fit a card with a link (the sentence names the smallest layout, which only
+   * Python's layout search finds). */
   function sentences(res, inp, dec) {
-    if (inp.parallelism) return null;
-    const F = GR_FMT, rows = dec.rows;
+    const F = GR_FMT, rows = dec.rows, par = inp.parallelism;
     const weightsFit = res.verdicts.weights_fit !== false;
+    if (!weightsFit && inp.hardware.link) return null;  // names the smallest layout: Python's layout search only
     const out = [];
     if (!weightsFit) out.push(fitSentence(res, inp, dec));
     const decode = rows.filter(function (x) { return x.workload === "decode"; });
     if (decode.length) {
       const d1 = decode[0];
       const other = d1.roof === "bandwidth" ? "compute" : "bandwidth";
-      if (out.length < 1) {
+      if (out.length < 1 && par) {
+        const shape = ["tp", "pp", "ep", "dp"].filter(function (k) { return par[k] > 1; })
+          .map(function (k) { return k + " " + par[k]; }).join(", ");
+        out.push(`On ${par.tp * par.pp * par.dp} GPUs (${shape}), decode at batch ${commas(d1.batch)} and context `
+          + `${commas(d1.context)} is ${d1.roof}-bound: the strict bound is ${F.time(d1.time)} per token (the ledgers `
+          + `overlapped), the serial estimate ${F.time(d1.serial)} with ${F.time(d1.comm)} of interconnect on the `
+          + `critical path; ${F.num(d1.tokens_per_s_gpu)} tok/s per GPU.`);
+      } else if (out.length < 1) {
         out.push(`Decode at batch ${commas(d1.batch)} and context ${commas(d1.context)} is ${d1.roof}-bound: at least `
           + `${F.time(d1.time)} per token, ${F.num(d1.tokens_per_s)} tok/s; the ${other} roof `
           + `is ${F.num(d1.other_roof)}× further away.`);
@@ -257,7 +265,7 @@ const GR_PROSE = (function () {
           + "the throughput here.");
       }
       const timed = dec.levers.filter(function (lv) { return lv.kind === "time" && lv.gain > 1 + 1e-9; });
-      if (timed.length && out.length < 3 && weightsFit) {
+      if (timed.length && out.length < 3 && weightsFit && !par) {
         const lv = maxBy(timed, function (x) { return x.gain; });
         out.push(`Beyond batching, the biggest lever on the time per token is ${lv.change}: `
           + `${F.time(lv.before)} to ${F.time(lv.after)} at batch 1, ${F.num(lv.gain)}× `

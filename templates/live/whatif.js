@@ -230,6 +230,10 @@ const GR_WHATIF = (function () {
       state.precision[rest] = rest === "group_size" ? count("precision.group_size", value, 8)
         : format("precision." + rest, value, t);
     } else if (path.indexOf("parallelism.") === 0 && path.split(".").length === 2) {
+      if (typeof GR_PARALLEL === "undefined") {  // a single-card report carries no layout code (parallel.js)
+        throw new OverrideError(path, "this page recomputes its one card; a layout over many GPUs is not in it",
+          "use the command below, or open a report built with a parallelism block");
+      }
       if (!(rest in DEGREES)) {
         throw new OverrideError(path, "unknown key '" + rest + "'", "allowed keys: " + Object.keys(DEGREES).join(", "));
       }
