@@ -57,11 +57,22 @@ def page_data(spec, figs: dict | None = None) -> dict:
     what figure 6 draws that the page does not recompute: other GPUs' roofs, measurements)."""
     return {
         "figs": figs or {},
-        "inputs": inputs(spec), "tables": tables(), "precision_spec": spec.precision_spec,
+        "inputs": inputs(spec), "tables": compact_tables(), "precision_spec": spec.precision_spec,
         "given": {"head_dim": "head_dim" in spec.model.given, "attention_kind": "attention.kind" in spec.model.given},
         "hardware_title": spec.hardware.title, "hardware_file": spec.hardware.file, "spec_file": spec.file,
         "overrides": list(spec.overrides), "texts": dict(sorted(spec.hardware.texts.items())),
     }
+
+
+def compact_tables() -> dict:
+    """:func:`tables` with each quantity's unit and rounding grouped by value (page.js expands them back)."""
+    t = dict(tables())
+    groups: dict[str, dict[str, list[str]]] = {"units": {}, "integer": {}}
+    for qid, (unit, integer) in t.pop("meta").items():
+        groups["units"].setdefault(unit, []).append(qid)
+        if integer:
+            groups["integer"].setdefault(integer, []).append(qid)
+    return {**t, **groups}
 
 
 @lru_cache(maxsize=1)

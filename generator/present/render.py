@@ -335,7 +335,6 @@ class ReportContext:
     eq: Equations
     many: object
     par: object
-    par_scalars: dict
     par_links: list
     par_table: list
     live_page: str
@@ -397,7 +396,7 @@ def _parallel_context(r: Results) -> dict:
     """The many-GPU chapter's rows, from the report model's parallel results (empty without a layout)."""
     p = r.parallel
     if p is None:
-        return {"par": None, "par_scalars": {}, "par_links": [], "par_table": []}
+        return {"par": None, "par_links": [], "par_table": []}
     lead, w = r.lead, r.spec.workloads
     links = [(g, c) for g, c in sorted(p.links.items()) if c.span > 1 and c.tier != "none"]
     table = []
@@ -408,7 +407,7 @@ def _parallel_context(r: Results) -> dict:
                 table.append({"batch": b, "context": s, "bound": g["decode_time_bound"][i, j],
                               "serial": g["decode_time_serial"][i, j], "comm": g["decode_time_comm"][i, j],
                               "binds": p.binds[i, j], "tps_gpu": g["decode_tokens_per_s_gpu"][i, j]})
-    return {"par": p, "par_scalars": p.scalars[lead], "par_links": links, "par_table": table}
+    return {"par": p, "par_links": links, "par_table": table}
 
 
 def _formula_blocks(r: Results, f: Formulas) -> dict:

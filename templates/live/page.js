@@ -145,6 +145,29 @@ const GR_PAGE = (function () {
       + "\n<td>" + lever + "</td></tr>\n";
   }
 
+  /** The many-GPU chapter's table: one row per batch and context, from the layout's ledgers (parallel.js). */
+  function parRows(res, inp) {
+    const p = res.parallel, lead = res.lead, w = inp.workloads;
+    if (!p || !p.decode[lead]) return "";
+    const g = p.decode[lead], suffix = lead === "exact" ? "_exact" : "";
+    let out = "";
+    w.decode_batch.forEach(function (b, i) {
+      w.decode_context.forEach(function (s, j) {
+        const at = {batch: b, context: s};
+        const cell = function (qid, f) {
+          const e = res.entries.get(GR_MODEL.key(qid + suffix, at));
+          return e ? qspan(e, f, f === "value" ? formatValue(e.value, e.unit, "") : F[f](e.value)) : "—";
+        };
+        const binds = p.binds[i][j];
+        out += "<tr><td>" + F.integer(b) + ", " + F.integer(s) + '</td><td class="n">' + cell("decode_time_bound", "time")
+          + '</td>\n<td class="n">' + cell("decode_time_serial", "time") + '</td><td class="n">'
+          + cell("decode_time_comm", "time") + "</td><td>" + pill(binds) + '</td>\n<td class="n">'
+          + (binds !== "capacity" ? cell("decode_tokens_per_s_gpu", "num") : "—") + "</td></tr>\n";
+      });
+    });
+    return out;
+  }
+
   /** A row of the levers table (prose.whatif_rows and its template row). */
   function leverRow(lv) {
     const shownAs = function (v) {
@@ -225,6 +248,7 @@ const GR_PAGE = (function () {
     root.querySelectorAll("[data-live=levers]").forEach(function (body) {
       body.innerHTML = levers.map(leverRow).join("");
     });
+    root.querySelectorAll("[data-live=par_table]").forEach(function (body) { body.innerHTML = parRows(res, inp); });
     root.querySelectorAll("[data-live=decision]").forEach(function (body) {
       if (dec) body.innerHTML = dec.rows.map(function (x) { return decisionRow(x, !!inp.hardware.price_per_hour); }).join("");
       else body.classList.toggle("stale", active);  // a many-GPU layout's rows: Python's layout search only
@@ -405,11 +429,20 @@ const GR_PAGE = (function () {
     return out;
   }
 
+  /** {id: [unit, rounding]} from the page data's groups (live.compact_tables). */
+  function expandMeta(t) {
+    const meta = {};
+    Object.keys(t.units).forEach(function (u) { t.units[u].forEach(function (id) { meta[id] = [u, ""]; }); });
+    Object.keys(t.integer).forEach(function (k) { t.integer[k].forEach(function (id) { meta[id][1] = k; }); });
+    return meta;
+  }
+
   function init() {
     const node = document.getElementById("genreport-live");
     const panel = document.getElementById("live");
     if (!node || !panel) return;
     data = JSON.parse(node.textContent);
+    data.tables.meta = expandMeta(data.tables);
     buildPanel(panel);
     panel.hidden = false;
     const fromUrl = GR_WHATIF.fromFragment(location.hash);
@@ -443,5 +476,5 @@ const GR_PAGE = (function () {
     if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init); else init();
   }
 
-  return {formatValue: formatValue, decisionRow: decisionRow, leverRow: leverRow, update: update};
+  return {formatValue: formatValue, decisionRow: decisionRow, leverRow: leverRow, update: update, expandMeta: expandMeta};
 })();
