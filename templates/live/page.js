@@ -327,6 +327,18 @@ const GR_PAGE = (function () {
       ["Model", "model.ffn.size", "FFN size", String(m.ffn_size)],
       ["Model", "model.vocab_size", "vocabulary", String(m.vocab_size)],
     ];
+    const link = data.inputs.hardware.link, par = data.inputs.parallelism;
+    if (link && par) {
+      out.push(["Hardware", "hardware.interconnect.bandwidth_per_direction", "link, per direction",
+        F.bandwidth(link.bandwidth_per_direction)]);
+      if (link.latency) out.push(["Hardware", "hardware.interconnect.latency", "link latency per step", F.time(link.latency)]);
+    }
+    if (par) {
+      ["tp", "pp", "ep", "dp"].forEach(function (k) {
+        out.push(["Layout", "parallelism." + k, {tp: "tensor parallel", pp: "pipeline stages", ep: "expert parallel",
+          dp: "data parallel replicas"}[k], String(par[k])]);
+      });
+    }
     if (m.moe) {
       out.push(["Model", "model.moe.experts", "experts", String(m.moe.experts)]);
       out.push(["Model", "model.moe.active_experts", "active experts", String(m.moe.active_experts)]);
@@ -398,6 +410,14 @@ const GR_PAGE = (function () {
     Object.keys(base.hardware.dense).forEach(function (k) {
       si["hardware.peak.dense." + k] = [base.hardware.dense[k], inp.hardware.dense[k]];
     });
+    if (base.hardware.link && inp.hardware.link) {
+      si["hardware.interconnect.bandwidth_per_direction"] = [base.hardware.link.bandwidth_per_direction,
+        inp.hardware.link.bandwidth_per_direction];
+      si["hardware.interconnect.latency"] = [base.hardware.link.latency, inp.hardware.link.latency];
+    }
+    if (base.parallelism && inp.parallelism) {
+      ["tp", "pp", "ep", "dp"].forEach(function (k) { si["parallelism." + k] = [base.parallelism[k], inp.parallelism[k]]; });
+    }
     if (base.model.moe) {
       si["model.moe.experts"] = [base.model.moe.experts, inp.model.moe.experts];
       si["model.moe.active_experts"] = [base.model.moe.active_experts, inp.model.moe.active_experts];
