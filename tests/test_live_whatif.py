@@ -65,6 +65,7 @@ def test_the_issues_examples():
     "precision=fp5", "precision.compute=fp4", "workloads.decode.context=8q", "hardware.memory.bandwidth=fast",
     "model.hidden_size=4000", "hardware.memory.bandwidth=4.8", "hardware.memory.bandwidth=0 TB/s",
     "hardware.memory.bandwidth=1e20 TB/s", "hardware.memory.bandwidth=4 TOPS/s", "model.kv_heads=2.5",
+    "workloads.decode.batch=[" + ", ".join(str(b) for b in range(1, 400)) + "]",
 ])
 def test_errors_have_the_loaders_text(bad):
     check([("llama8b-h100.yaml", [bad])])
@@ -162,3 +163,24 @@ def test_a_single_card_page_refuses_a_layout_and_says_where_to_get_it():
     assert got[0]["errors"] == ["parallelism.tp: this page recomputes its one card; a layout over many GPUs is not in it "
                                 "(hint: use the command below, or open a report built with a parallelism block)"]
     assert got[0]["inputs"]["model"]["kv_heads"] == 4
+
+
+@settings(max_examples=1, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.one_of(
+    st.text(max_size=60),
+    st.builds(lambda p, v: f"{p}={v}", st.sampled_from(["model.kv_heads", "hardware.memory.bandwidth", "precision",
+                                                         "workloads.decode.batch", "parallelism.tp", "__proto__.x",
+                                                         "constructor.prototype", "model.moe.experts", "a..b", ""]),
+              st.text(max_size=30))), min_size=200, max_size=200))
+def test_hostile_overrides_never_throw(texts):
+    """Whatever a URL fragment holds, the page applies what it can and lists the rest as errors."""
+    got = run(SCRIPTS, """
+const live = INPUT.live;
+output(INPUT.texts.map(function (t) {
+  const r = GR_WHATIF.applyAll(live, [t]);
+  const res = GR_MODEL.evaluate(r.inputs, INPUT.tables);
+  return [r.errors.length, res.entries.size, Object.prototype.x === undefined];
+}));
+""", {"live": live.page_data(load_spec(SPECS / "llama8b-h100.yaml")), "texts": texts, "tables": live.tables()})
+    assert all(ok for _, _, ok in got)
+    assert all(n > 100 for _, n, _ in got)

@@ -432,7 +432,16 @@ const GR_PAGE = (function () {
   }
 
   function run(panel, overrides, push) {
-    const out = update(document, overrides);
+    let out;
+    try {
+      out = update(document, overrides);
+    } catch (e) {  // never leave the page half updated: show it as built, and say why
+      update(document, []);
+      panel.querySelector("[data-errors]").textContent = "this what-if could not be recomputed in the page ("
+        + e.message + "); the page shows the spec as built: run the command for it";
+      panel.querySelector("[data-command]").textContent = GR_WHATIF.command(data.spec_file, data.overrides.concat(overrides));
+      return null;
+    }
     const ok = overrides.filter(function (o) { return !out.errors.some(function (e) { return e.text === o; }); });
     panel.querySelector("[data-errors]").textContent = out.errors.map(function (e) {
       return "--set " + e.text + ": " + e.message;

@@ -308,6 +308,7 @@ const GR_WHATIF = (function () {
   /** What the loader derives and checks after the overrides: head_dim, the attention kind, the precision. */
   function check(state, live) {
     const t = live.tables, inp = state.inputs, m = inp.model;
+    budget(inp.workloads, live.budget);
     if (!state.given.head_dim) {
       if (m.hidden_size % m.heads) {
         throw new OverrideError("heads", "hidden_size " + m.hidden_size + " is not a multiple of heads " + m.heads,
@@ -374,6 +375,21 @@ const GR_WHATIF = (function () {
         + " has no interconnect in its spec", "add 'interconnect:' (name, bandwidth, latency, domain) to "
         + live.hardware_file);
     }
+  }
+
+  /** The report's budget of points (checks._check_budget): decode batches x contexts, prompts, GEMMs, measurements. */
+  function budget(w, b) {
+    const g = GR_FMT.integer, nb = w.decode_batch.length, nc = w.decode_context.length;
+    const parts = [[nb * nc, g(nb) + " batches x " + g(nc) + " contexts", "workloads.decode"],
+      [w.prefill_prompt.length, g(w.prefill_prompt.length) + " prompts", "workloads.prefill.prompt"],
+      [b.gemms, g(b.gemms) + " GEMMs", "gemms"], [b.measured, g(b.measured) + " measurements", "workloads"]];
+    const points = parts.reduce(function (a, p) { return a + p[0]; }, 0);
+    if (points <= b.limit) return;
+    const what = parts.filter(function (p) { return p[0]; }).map(function (p) { return p[1]; }).join(" + ");
+    const path = parts.reduce(function (a, p) { return p[0] > a[0] ? p : a; })[2];
+    throw new OverrideError(path, what + " = " + g(points) + " points, over the budget of " + g(b.limit)
+      + " points a report (about " + GR_FMT.format(points * b.bytes_per_point / 1e6, ",.0f") + " MB of results.json)",
+      "use fewer values (a sweep takes larger grids), or raise the budget with --max-points N (GENREPORT_MAX_POINTS)");
   }
 
   /** '#set=a=1&set=b=2' -> ['a=1', 'b=2'] (values URL-encoded). */
