@@ -92,12 +92,16 @@ def test_an_early_layout_that_does_not_fit_is_redone(tmp_path):
     """A remembered figure size that is wrong: the pages are laid out again, and the PDF is still the same."""
     import json
 
+    from genreport.present.pdf import SHIPPED_SIZES
+
     cache = tmp_path / "cache"
-    _build(["specs/llama8b-h100.yaml", "--format", "html,pdf"], cache, tmp_path / "a", GENREPORT_EARLY_LAYOUT="1")
-    sizes = json.loads((cache / "figure-sizes.json").read_text())  # wide and narrow figures, remembered
+    first = _build(["specs/llama8b-h100.yaml", "--format", "html,pdf"], cache, tmp_path / "a",
+                   GENREPORT_EARLY_LAYOUT="1")
+    assert "pdf-early-layout" in first, first  # the built-in reports' sizes ship with the package
+    sizes = json.loads(Path(SHIPPED_SIZES).read_text())
     name = sorted(sizes)[0]
     sizes[name] = ["400pt", "300pt", "0 0 400 300"]
-    (cache / "figure-sizes.json").write_text(json.dumps(sizes))
+    (cache / "figure-sizes.json").write_text(json.dumps(sizes))  # remembered wrong
     err = _build(["specs/llama8b-h100.yaml", "--format", "html,pdf"], cache, tmp_path / "b", GENREPORT_EARLY_LAYOUT="1")
     assert "pdf-early-layout" not in err, err
     assert (tmp_path / "b" / "llama8b-h100" / "report.pdf").read_bytes() == \

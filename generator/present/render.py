@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import math
+import re
 from dataclasses import dataclass, fields
 from functools import lru_cache
 
@@ -245,13 +246,15 @@ def _slips(r: Results) -> list[dict]:
     return out
 
 
-def render_report(r: Results, baseline: Results | None = None, timer=None,
-                  overrides: tuple[str, ...] = (), meanwhile=None) -> tuple[str, dict[str, bytes]]:
+def render_report(r: Results, baseline: Results | None = None, timer=None, overrides: tuple[str, ...] = (),
+                  meanwhile=None, print_first=None) -> tuple[str, dict[str, bytes]]:
     """The report's HTML (self-contained) and its figures (SVG bytes by name).
 
     The figures are drawn in parallel (:func:`genreport.present.figures.start`); the HTML is written with a placeholder
     per figure, ``meanwhile(html, marks)`` runs (the PDF stage's imports and early layout, given the HTML with
     ``marks[name]`` in place of each figure's data URI), and then the figures take their places.
+    ``print_first(html, figures)`` runs as soon as the wide figures are in (the PDF stage: print shows no phone
+    layout, whose ``<source>`` elements its HTML leaves out), while the phone-layout figures are still drawn.
     """
     import secrets
 
@@ -268,20 +271,30 @@ def render_report(r: Results, baseline: Results | None = None, timer=None,
         html = _env().get_template("report.html.j2").render(**ctx.variables())
         if timer:
             timer.lap("html")
-        if meanwhile is not None:
-            meanwhile(html, {**marks, **{f"{name}-narrow": mark for name, mark in phone.items()}})
+        if meanwhile is not None:  # the PDF's HTML: without the phone layout's <source> elements
+            meanwhile(_for_print(html), dict(marks))
             if timer:
                 timer.lap("pdf-import")
     except BaseException:
         pending.cancel()
         raise
-    figures, narrow = pending.result(), pending.narrow()
+    figures = pending.result()
     for name, mark in marks.items():
         html = html.replace(mark, _data_uri(figures[name]))
-        html = html.replace(phone[name], _data_uri(narrow[name]))
     if timer:
         timer.lap("figures")
+    if print_first is not None:  # print never shows the phone layout: the PDF goes ahead while it is drawn
+        print_first(_for_print(html), figures)
+    narrow = pending.narrow()
+    for name, mark in phone.items():
+        html = html.replace(mark, _data_uri(narrow[name]))
     return html, figures
+
+
+def _for_print(html: str) -> str:
+    """The HTML the PDF is made from: without the phone layout's ``<source>`` elements (print never shows them;
+    WeasyPrint lays out the same pages, byte for byte, with or without them)."""
+    return re.sub(r'<source media="[^"]*" srcset="genreport-phone-[^"]*">', "", html)
 
 
 @dataclass(frozen=True)

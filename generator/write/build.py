@@ -86,15 +86,20 @@ def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, 
 
             def meanwhile(h, marks):
                 return prepare(without_scripts(h), marks)
-        html, figures = render_report(results, base_results, timer, tuple(overrides), meanwhile)
+        printed: dict[str, bytes] = {}
+
+        def print_first(print_html, figures):  # while the phone-layout figures are drawn
+            from genreport.present.pdf import html_to_pdf
+
+            printed["report.pdf"] = html_to_pdf(without_scripts(print_html), figures, timer)
+
+        html, figures = render_report(results, base_results, timer, tuple(overrides), meanwhile,
+                                      print_first if "pdf" in formats else None)
         for name, svg in figures.items():
             files[f"figures/{name}.svg"] = svg
         if "html" in formats:
             files["report.html"] = html.encode()
-        if "pdf" in formats:
-            from genreport.present.pdf import html_to_pdf
-
-            files["report.pdf"] = html_to_pdf(without_scripts(html), figures, timer)
+        files.update(printed)
     from genreport.present.summary import terminal_lines
 
     return Built(spec.name, files, spec.warnings, timer.t, tuple(terminal_lines(results)))

@@ -96,27 +96,37 @@ class Pending:
             self._done = {"wide": {}, "narrow": {}}
 
     def result(self) -> dict[str, bytes]:
-        """The figures, name -> SVG bytes; drawn here if the child could not draw them."""
-        return self._both()["wide"]
+        """The figures, name -> SVG bytes; drawn here if the child could not draw them. The child sends them
+        before it draws the phone layout, so the PDF (which never shows that) can start meanwhile."""
+        return self._get("wide")
 
     def narrow(self) -> dict[str, bytes]:
         """The figures in the phone layout, name -> SVG bytes (the HTML shows them below 40rem)."""
-        return self._both()["narrow"]
+        return self._get("narrow")
 
-    def _both(self) -> dict[str, dict[str, bytes]]:
+    def _get(self, kind: str) -> dict[str, bytes]:
         if self._done is None:
-            got = None
-            if self._proc is not None:
-                try:
-                    got = self._conn.recv()
-                except (EOFError, OSError):
-                    got = None
-                self._proc.join()
-                self._conn.close()
-            # A child that failed for any reason (an error in a figure included) sends None: drawing again here
-            # raises the same error in the usual place, with its usual message.
-            self._done = got if isinstance(got, dict) else _draw_both(*self._args)
-        return self._done
+            self._done = {}
+        while kind not in self._done and self._proc is not None:
+            try:
+                got = self._conn.recv()
+            except (EOFError, OSError):
+                got = None
+            if isinstance(got, dict) and len(got) == 1 and next(iter(got)) in ("wide", "narrow"):
+                self._done.update(got)
+                if "narrow" in self._done:
+                    self._finish()
+            else:  # a child that failed for any reason (an error in a figure included) sends None
+                self._finish()
+        if kind not in self._done:  # drawn here: the same error, if any, in the usual place with its usual message
+            args = self._args
+            self._done[kind] = draw_all(*args, narrow=kind == "narrow")
+        return self._done[kind]
+
+    def _finish(self) -> None:
+        self._proc.join()
+        self._conn.close()
+        self._proc = None
 
 
 def _parallel() -> bool:
@@ -134,11 +144,13 @@ def _child(conn, results: Results, baseline: Results | None, parent: int) -> Non
 
     die_with_parent(parent)
     try:
-        out = _draw_both(results, baseline)
-    except BaseException:  # noqa: BLE001 - the parent redraws and reports it
-        out = None
-    try:
-        conn.send(out)
+        for kind in ("wide", "narrow"):  # the wide ones first: the PDF needs only those
+            try:
+                out = {kind: draw_all(results, baseline, narrow=kind == "narrow")}
+            except BaseException:  # noqa: BLE001 - the parent redraws and reports it
+                conn.send(None)
+                return
+            conn.send(out)
     finally:
         conn.close()
 
@@ -165,6 +177,3 @@ def draw_all(results: Results, baseline: Results | None = None, narrow: bool = F
             out[name] = _svg(DRAWERS[name](results, baseline))
     return out
 
-
-def _draw_both(results: Results, baseline: Results | None) -> dict[str, dict[str, bytes]]:
-    return {"wide": draw_all(results, baseline), "narrow": draw_all(results, baseline, narrow=True)}
