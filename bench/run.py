@@ -213,8 +213,8 @@ def main(argv=None) -> int:
                 ("no-a", "  same, stock Pango import (prebuilt bindings off)", {"GENREPORT_STOCK_PANGO": "1"}),
                 ("no-svg", "  same, stock SVG path parsing (fastsvg off)", {"GENREPORT_STOCK_SVG": "1"}),
                 ("c", "  same, PDF worker on (opt-in)", {"GENREPORT_PDF_WORKER": "1"}),
-                ("early", "  same, early layout on (opt-in)", {"GENREPORT_EARLY_LAYOUT": "1"}),
-                ("c+early", "  same, both on (opt-in)", {"GENREPORT_PDF_WORKER": "1", "GENREPORT_EARLY_LAYOUT": "1"})):
+                ("no-early", "  same, early layout off", {"GENREPORT_EARLY_LAYOUT": "0"}),
+                ("c+early", "  same, PDF worker and early layout", {"GENREPORT_PDF_WORKER": "1"})):
             measures.append((key, label, lambda e=dict(env, **extra): _run([*base, "--force"], e)))
     if not args.quick:
         measures.append(("fresh", "first run on a fresh clone, empty cache", _fresh_clone(env)))

@@ -272,7 +272,7 @@ def render_report(r: Results, baseline: Results | None = None, timer=None, overr
         if timer:
             timer.lap("html")
         if meanwhile is not None:  # the PDF's HTML: without the phone layout's <source> elements
-            meanwhile(_for_print(html), dict(marks))
+            meanwhile(_for_print(html), {name: mark for name, mark in marks.items() if mark in html})
             if timer:
                 timer.lap("pdf-import")
     except BaseException:
