@@ -4,7 +4,7 @@ import builtins
 from functools import reduce
 
 import numpy
-from numpy import *
+from numpy import floor, maximum, minimum, sqrt
 
 DIGEST = 'b771b014762c784dcbc92688'
 

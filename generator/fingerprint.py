@@ -47,9 +47,34 @@ def code_digest() -> str:
 
 
 def _version(name: str) -> str:
-    from importlib import metadata
+    found = _installed().get(_canonical(name))
+    if found is not None:
+        return found
+    from importlib import metadata  # 16 ms to import and 2-3 ms a package: only when the folders do not say
 
     try:
         return metadata.version(name)
     except metadata.PackageNotFoundError:
         return "-"
+
+
+def _canonical(name: str) -> str:
+    return name.lower().replace("-", "_").replace(".", "_")
+
+
+@cache
+def _installed() -> dict[str, str]:
+    """name -> version of the wheels installed on ``sys.path``, read from their ``NAME-VERSION.dist-info``
+    folder names (one directory listing per path entry; the first entry that has a package wins, as imports do)."""
+    out: dict[str, str] = {}
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for folder in names:
+            stem = folder[:-len(".dist-info")] if folder.endswith(".dist-info") else ""
+            if stem.count("-") == 1:  # wheel names escape '-' as '_', so the one '-' splits name and version
+                name, version = stem.split("-")
+                out.setdefault(_canonical(name), version)
+    return out
