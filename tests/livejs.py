@@ -35,3 +35,42 @@ def js_key(qid: str, params: dict) -> str:
         return str(v)
 
     return qid + "|" + ",".join(f"{k}={show(params[k])}" for k in sorted(params))
+
+
+def close(a, b) -> bool:
+    """Equal to 1e-9 relative, or both None."""
+    import math
+
+    if a is None or b is None:
+        return a is None and b is None
+    return a == b or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-300)
+
+
+def entry_differences(want: dict, got: dict) -> list[str]:
+    """Each entry (key -> (value, reason)) that the browser's ``got`` (key -> [value, reason]) states otherwise."""
+    bad = []
+    for k, (value, reason) in sorted(want.items()):
+        if k not in got:
+            continue
+        jv, jr = got[k]
+        if not close(value, jv):
+            bad.append(f"{k}: python {value!r}, js {jv!r}")
+        elif value is None and reason != jr:
+            bad.append(f"{k}: reason python {reason!r}, js {jr!r}")
+    return bad
+
+
+def load_cases(folder, cases) -> list:
+    """The specs of (name, overrides) cases, where a name may end in ' --set PATH=VALUE' (one more override); a
+    case the loader refuses (kv_heads not dividing heads, a layout the model cannot take) is not a case."""
+    from genreport import load_spec
+    from genreport.errors import SpecError
+
+    specs = []
+    for name, overrides in cases:
+        name, _, extra = name.partition(" --set ")
+        try:
+            specs.append(load_spec(folder / name, ([extra] if extra else []) + list(overrides)))
+        except SpecError:
+            continue
+    return specs

@@ -3,14 +3,13 @@ every entry of results.json, for specs and random what-ifs, to 1e-9 relative."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 from genreport import evaluate, load_spec
 from genreport.present import live
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from livejs import js_key, needs_node, run
+from livejs import close, entry_differences, js_key, load_cases, needs_node, run
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 pytestmark = needs_node
@@ -31,12 +30,6 @@ def js_evaluate(specs) -> list[dict]:
                                                       "tables": live.tables()})
 
 
-def close(a, b) -> bool:
-    if a is None or b is None:
-        return a is None and b is None
-    return a == b or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-300)
-
-
 def compare(spec, got: dict) -> list[str]:
     r = evaluate(spec)
     want = {js_key(e.id, e.params): (e.value, e.reason) for e in r.entries}  # many-GPU entries included
@@ -44,14 +37,7 @@ def compare(spec, got: dict) -> list[str]:
     missing = sorted(set(want) - set(got["entries"]))
     if missing:
         bad.append(f"missing in JS: {missing[:5]}")
-    for k, (value, reason) in sorted(want.items()):
-        if k not in got["entries"]:
-            continue
-        jv, jr = got["entries"][k]
-        if not close(value, jv):
-            bad.append(f"{k}: python {value!r}, js {jv!r}")
-        elif value is None and reason != jr:
-            bad.append(f"{k}: reason python {reason!r}, js {jr!r}")
+    bad += entry_differences(want, got["entries"])
     binds = r.verdicts.get("decode_binds")
     if binds is not None and [list(row) for row in binds] != got["verdicts"]["decode_binds"]:
         bad.append("decode_binds differ")
@@ -127,13 +113,7 @@ OVERRIDES = st.one_of(
                                            "mixtral8x22b-h100-tp8-ep8.yaml", "llama8b-a100.yaml"]),
                           st.lists(OVERRIDES, min_size=1, max_size=3)), min_size=40, max_size=40))
 def test_random_what_ifs_match(cases):
-    specs = []
-    for name, overrides in cases:
-        name, _, model = name.partition(" --set ")
-        try:
-            specs.append(load_spec(SPECS / name, ([model] if model else []) + overrides))
-        except Exception:  # an override this model refuses (e.g. kv_heads not dividing heads): not a case
-            continue
+    specs = load_cases(SPECS, cases)
     got = js_evaluate(specs)
     for spec, g in zip(specs, got, strict=True):
         assert compare(spec, g) == [], (spec.name, spec.overrides)

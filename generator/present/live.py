@@ -52,11 +52,11 @@ def _link(link) -> dict | None:
             "per_direction_from": link.per_direction_from, "latency": link.latency, "domain": link.domain}
 
 
-def _budget(spec) -> dict:
-    """What the loader's budget of points counts besides the workload lists (checks._check_budget)."""
+def _budget(spec, explicit: list) -> dict:
+    """What the loader's budget of points counts besides the workload lists (checks._check_budget); ``explicit``:
+    the spec's own GEMMs (the default pair is not in its text)."""
     from genreport.load.checks import BYTES_PER_POINT, max_points
 
-    explicit = inputs(spec)["gemms"]  # the spec's own GEMMs (the default pair is not in its text)
     return {"limit": max_points(), "bytes_per_point": BYTES_PER_POINT, "gemms": len(explicit),
             "measured": len(spec.workloads.measured)}
 
@@ -64,13 +64,14 @@ def _budget(spec) -> dict:
 def page_data(spec, figs: dict | None = None) -> dict:
     """The data of the live what-if: the spec's inputs, how they were written, and the constants (``figs``:
     what figure 6 draws that the page does not recompute: other GPUs' roofs, measurements)."""
+    own = inputs(spec)
     return {
         "figs": figs or {},
-        "inputs": inputs(spec), "tables": compact_tables(), "precision_spec": spec.precision_spec,
+        "inputs": own, "tables": compact_tables(), "precision_spec": spec.precision_spec,
         "given": {"head_dim": "head_dim" in spec.model.given, "attention_kind": "attention.kind" in spec.model.given},
         "hardware_title": spec.hardware.title, "hardware_file": spec.hardware.file, "spec_file": spec.file,
         "overrides": list(spec.overrides), "texts": dict(sorted(spec.hardware.texts.items())),
-        "budget": _budget(spec),
+        "budget": _budget(spec, own["gemms"]),
     }
 
 
