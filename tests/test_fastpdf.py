@@ -1,4 +1,5 @@
-"""The PDF fast paths (prebuilt Pango bindings, fast SVG paths, PDF worker, early layout) give stock WeasyPrint's bytes.
+"""The PDF fast paths (prebuilt Pango bindings, fast SVG paths, formulas replayed, PDF worker, early layout) give
+stock WeasyPrint's bytes.
 
 Each committed report's HTML is printed twice in fresh processes: once by genreport's PDF stage with every fast
 path on (the first one by the PDF worker process), once by plain WeasyPrint with every one of them off. The two
@@ -36,7 +37,7 @@ for name in sys.argv[1:]:
 """
 
 OPT_IN = {"GENREPORT_PDF_WORKER": "1", "GENREPORT_EARLY_LAYOUT": "1"}  # the worker is opt-in; early layout is on
-STOCK_ENV = {"GENREPORT_STOCK_PANGO": "1", "GENREPORT_STOCK_SVG": "1"}
+STOCK_ENV = {"GENREPORT_STOCK_PANGO": "1", "GENREPORT_STOCK_SVG": "1", "GENREPORT_OPCACHE": "0"}
 
 
 def _stock_prints(tmp_path: Path) -> subprocess.Popen:
@@ -78,6 +79,7 @@ def test_fast_and_stock_pdfs_of_the_committed_reports_are_the_same_bytes(tmp_pat
     assert "pdf-early-layout" in early and "pdf-wait" in early, early  # the worker, from its early layout
     assert "pdf-early-layout" not in again and "pdf-wait" in again, again  # the worker, laying out itself
     assert "pdf-early-layout" in plain and "pdf-wait" not in plain, plain
+    assert (cache / "svg-ops-1.json").is_file()  # the builds after the first replayed its formulas
     import hashlib
 
     for folder in (out, tmp_path / "early", tmp_path / "again", tmp_path / "plain"):

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from genreport import __version__
 from genreport.errors import BuildError, SpecError
+from genreport.procs import no_gc
 from genreport.terminal import safe
 
 SUBCOMMANDS = {
@@ -174,7 +175,8 @@ def _build_all(args, formats) -> int:
         if progress:
             print(safe(f"[{i}/{len(specs)}] {spec_path}"), file=sys.stderr)
         try:
-            ok, _inputs = _build_one(spec_path, args, formats, out_root)
+            with no_gc():  # the figure child, forked inside, inherits it
+                ok, _inputs = _build_one(spec_path, args, formats, out_root)
             failures += not ok
         except SpecError:
             if len(specs) == 1:

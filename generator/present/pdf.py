@@ -36,6 +36,7 @@ import sys
 import time
 
 from genreport.errors import BuildError
+from genreport.procs import no_gc
 
 _worker = None
 _in_process = False  # warm processes print in their own process
@@ -96,7 +97,8 @@ def _layout_early(html: str, plan: dict) -> None:
     import weasyprint
 
     try:
-        document = weasyprint.HTML(string=early, base_url=None).render()
+        with no_gc():
+            document = weasyprint.HTML(string=early, base_url=None).render()
     except Exception:  # noqa: BLE001 - the final HTML is laid out again and any error shows there
         _early = None
         return
@@ -257,9 +259,10 @@ def _import():
     except (ImportError, OSError) as exc:  # missing Pango/HarfBuzz shows up as OSError
         raise BuildError(f"PDF output needs WeasyPrint and its system libraries ({exc}); "
                          "install them as the README says, or use --format html,json") from None
-    from genreport.present import fastsvg
+    from genreport.present import fastsvg, opcache
 
     fastsvg.install()  # same bytes, a third less time (see its docstring)
+    opcache.install()  # formulas drawn once, replayed after (see its docstring)
     return weasyprint
 
 
@@ -285,14 +288,18 @@ def html_to_pdf(html: str, figures=None, timer=None) -> bytes:
         timer.t["pdf-import"] = timer.t.get("pdf-import", 0.0) - moved
         timer.t["pdf-early-layout"] = moved
     _used_early = document is not None
-    if document is None:
-        document = weasyprint.HTML(string=html, base_url=None).render()
-    if timer:
-        timer.lap("pdf-layout")
-    pdf = document.write_pdf(pdf_identifier=False)
+    with no_gc():
+        if document is None:
+            document = weasyprint.HTML(string=html, base_url=None).render()
+        if timer:
+            timer.lap("pdf-layout")
+        pdf = document.write_pdf(pdf_identifier=False)
     if timer:
         timer.lap("pdf-draw")
     _remember_marked(html)
+    from genreport.present import opcache
+
+    opcache.save()
     return pdf
 
 

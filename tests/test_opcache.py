@@ -1,0 +1,115 @@
+"""Formula images replayed from kept operators give WeasyPrint's own bytes (generator/present/opcache.py).
+
+Each test prints the same HTML three ways: with the cache off, once to fill it, and once replaying it (its file
+read back as a new process would). The committed reports, replayed, are compared with stock WeasyPrint in
+tests/test_fastpdf.py (its later builds share the first one's cache).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+weasyprint = pytest.importorskip("weasyprint")
+
+from genreport.present import opcache  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.skipif(not opcache.install(), reason="operator cache not checked for this WeasyPrint")
+
+
+def _uri(svg: str) -> str:
+    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
+
+
+def _report_formulas() -> list[str]:
+    """The 8B report's formula images (display and inline), as the report writes them."""
+    html = (ROOT / "out" / "llama8b-h100" / "report.html").read_text(encoding="utf-8")
+    return re.findall(r'<img class="math[^"]*"[^>]*>', html)
+
+
+def _print(html: str) -> bytes:
+    os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
+    return weasyprint.HTML(string=html, base_url=None).render().write_pdf(pdf_identifier=False)
+
+
+def _three_ways(html: str, cache: Path, monkeypatch) -> tuple[bytes, bytes, bytes, dict]:
+    """(stock, filling, replaying) PDFs and the replaying run's counts."""
+    monkeypatch.setenv("GENREPORT_CACHE", str(cache))
+    monkeypatch.setattr(opcache, "_entries", None)
+    monkeypatch.setattr(opcache, "_used", {})
+    opcache.uninstall()
+    try:
+        stock = _print(html)
+    finally:
+        opcache.install()
+    filling = _print(html)
+    opcache.save()
+    monkeypatch.setattr(opcache, "_entries", None)  # read back from the file, as the next run does
+    before = dict(opcache.stats)
+    replaying = _print(html)
+    counts = {k: opcache.stats[k] - before[k] for k in before}
+    return stock, filling, replaying, counts
+
+
+def test_the_report_formulas_replayed_are_the_same_bytes(tmp_path, monkeypatch):
+    """Every formula of the 8B report, in text of three colours, in a table cell and in a list: the colour and
+    opacity a formula starts from are part of its key."""
+    imgs = _report_formulas()
+    assert len(imgs) >= 80
+    head = (ROOT / "templates" / "report.css").read_text(encoding="utf-8")
+    body = []
+    for i, img in enumerate(imgs):
+        colour = ("#b00020", "#0b5cad", "inherit")[i % 3]
+        body.append(f'<p style="color: {colour}">before {img} after</p>')
+        if i % 7 == 0:
+            body.append(f"<table><tr><td>cell {img}</td><td class='n'>1.0</td></tr></table><ul><li>{img}</li></ul>")
+    html = f"<html><head><style>{head}</style></head><body>{''.join(body)}</body></html>"
+    stock, filling, replaying, counts = _three_ways(html, tmp_path / "cache", monkeypatch)
+    assert filling == stock
+    assert replaying == stock
+    assert counts["replayed"] >= len(imgs) and counts["recorded"] == 0, counts
+    kept = json.loads((tmp_path / "cache" / opcache.FILE).read_text())
+    assert kept["entries"] and all(len(e[0]) == 64 for e in kept["entries"])
+
+
+SVG_TEXT = ('<svg xmlns="http://www.w3.org/2000/svg" width="60" height="20"><text x="2" y="14" '
+            'font-family="DejaVu Sans">a b</text></svg>')
+SVG_OPACITY = ('<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20"><g opacity="0.5">'
+               '<path d="M 0 0 L 20 20 L 0 20 Z" fill="red"/></g></svg>')
+SVG_CLIP = ('<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20"><defs><clipPath id="c">'
+            '<rect width="10" height="10"/></clipPath></defs><path clip-path="url(#c)" d="M 0 0 L 20 20 L 0 20 Z"/></svg>')
+SVG_ALPHA = ('<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20">'
+             '<path d="M 0 0 L 20 20 L 0 20 Z" fill="blue" fill-opacity="0.25" stroke="black" stroke-opacity="0.5"/>'
+             '</svg>')
+
+
+def test_images_with_text_groups_or_clips_are_drawn_every_time(tmp_path, monkeypatch):
+    """Text (fonts), opacity groups and clip paths name counted resources or read the page's matrix: never kept.
+    Fill and stroke opacity (states named by value) are kept with the states they name."""
+    imgs = [f'<img src="{_uri(s)}">' for s in (SVG_TEXT, SVG_OPACITY, SVG_CLIP, SVG_ALPHA)]
+    html = "<html><body>" + "".join(f"<p>{i} {i}</p>" for i in imgs) + "</body></html>"
+    stock, filling, replaying, counts = _three_ways(html, tmp_path / "cache", monkeypatch)
+    assert filling == stock and replaying == stock
+    assert counts["replayed"] == 2 and counts["drawn"] == 6, counts  # the alpha one twice; three drawn twice
+    kept = json.loads((tmp_path / "cache" / opcache.FILE).read_text())["entries"]
+    assert len(kept) == 1 and [s[0] for s in kept[0][2]] == ["a0.25", "A0.5"], kept
+
+
+@pytest.mark.parametrize("content", [
+    b"not json", b"[]", b'{"versions": {}, "entries": []}', b"\xff\xfe",
+    "BAD_ENTRY",
+])
+def test_a_cache_file_that_is_not_as_written_is_ignored(tmp_path, monkeypatch, content):
+    monkeypatch.setenv("GENREPORT_CACHE", str(tmp_path))
+    monkeypatch.setattr(opcache, "_entries", None)
+    if content == "BAD_ENTRY":
+        content = json.dumps({"versions": opcache._versions(),
+                              "entries": [["0" * 64, "0 0 m", [["a1", {"SMask": "/x0"}]]]]}).encode()
+    (tmp_path / opcache.FILE).write_bytes(content)
+    assert opcache._cache() == {}
