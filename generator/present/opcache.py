@@ -43,6 +43,7 @@ _CURRENT = ("_current_color", "_current_color_stroke", "_current_alpha", "_curre
 
 _entries: dict[str, tuple[bytes, tuple]] | None = None  # key -> (operators, ((state name, {key: value}), ...))
 _used: dict[str, None] = {}  # keys drawn or replayed by this process, the most recent last
+_recorded: list[str] = []  # keys this process recorded, in order
 _dirty = False
 _installed = False
 stats = {"replayed": 0, "recorded": 0, "drawn": 0}
@@ -101,6 +102,10 @@ def uninstall() -> None:
 def _key(image, stream, width, height) -> str | None:
     """The image's key given the stream's state, or None for an image that is always drawn."""
     url = getattr(image, "_base_url", None)
+    if isinstance(url, str) and url.startswith("genreport-data:"):  # the PDF stage's stand-in for a data URI
+        from genreport.present.pdf import data_uri
+
+        url = data_uri(url)
     if not isinstance(url, str) or not url.startswith("data:image/svg+xml"):
         return None
     source = _source(image, url)
@@ -184,6 +189,7 @@ def _record(key: str, image, stream, width, height) -> None:
             return
         states.append((name, dict(values)))
     _cache()[key] = (ops, tuple(states))
+    _recorded.append(key)
     _use(key)
     _dirty = True
     stats["recorded"] += 1
@@ -203,6 +209,27 @@ def _plain_state(values: dict) -> bool:
 def _use(key: str) -> None:
     _used.pop(key, None)
     _used[key] = None
+
+
+def mark() -> int:
+    """A point in this process's recording, for :func:`recorded_since` (a forked painter sends its own back)."""
+    return len(_recorded)
+
+
+def recorded_since(point: int) -> list:
+    """[(key, entry), ...] recorded by this process after ``point``."""
+    return [(key, _entries[key]) for key in _recorded[point:] if _entries and key in _entries]
+
+
+def merge(items: list) -> None:
+    """Keep what a forked painter recorded, as if drawn here."""
+    global _dirty
+    for key, entry in items:
+        if key not in _cache():
+            _cache()[key] = entry
+            _recorded.append(key)
+            _dirty = True
+        _use(key)
 
 
 # ------------------------------------------------------------------------------------------- the cache file

@@ -68,14 +68,22 @@ def draw(name: str, results: Results, baseline: Results | None = None, narrow: b
 
 
 class Pending:
-    """Figures being drawn in a forked child process while the parent goes on (see :func:`start`)."""
+    """Figures being drawn in a forked child process while the parent goes on (see :func:`start`).
+
+    A thread of the parent takes each batch off the pipe as soon as the child sends it, so the child never waits
+    for the parent: it draws the phone layout while the parent lays out the PDF, and is done before the PDF is
+    painted (which then has the second core to itself, see ``present/splitpaint.py``).
+    """
 
     def __init__(self, results: Results, baseline: Results | None):
         self._args = (results, baseline)
-        self._done: dict[str, dict[str, bytes]] | None = None
-        self._proc = self._conn = None
+        self._done: dict[str, dict[str, bytes]] = {}
+        self._proc = self._conn = self._reader = None
+        self._got: dict[str, dict[str, bytes]] = {}
+        self._failed = False
         if _parallel():
             import multiprocessing
+            import threading
 
             ctx = multiprocessing.get_context("fork")
             self._conn, child = ctx.Pipe(duplex=False)
@@ -85,14 +93,32 @@ class Pending:
             except OSError:  # no fork here (memory, limits): draw in this process
                 self._proc = None
             child.close()
+            if self._proc is not None:
+                self._cond = threading.Condition()
+                self._reader = threading.Thread(target=self._read, name="genreport-figures", daemon=True)
+                self._reader.start()
+
+    def _read(self) -> None:
+        """The reader thread: every batch the child sends, until both are in or the child is gone."""
+        while True:
+            try:
+                got = self._conn.recv()
+            except (EOFError, OSError):
+                got = None
+            with self._cond:
+                if isinstance(got, dict) and len(got) == 1 and next(iter(got)) in ("wide", "narrow"):
+                    self._got.update(got)
+                else:  # a child that failed for any reason (an error in a figure included) sends None
+                    self._failed = True
+                self._cond.notify_all()
+                if self._failed or "narrow" in self._got:
+                    return
 
     def cancel(self) -> None:
         """Stop the child (the build failed elsewhere)."""
         if self._proc is not None:
             self._proc.kill()
-            self._proc.join()
-            self._conn.close()
-            self._proc = None
+            self._finish()
             self._done = {"wide": {}, "narrow": {}}
 
     def result(self) -> dict[str, bytes]:
@@ -105,18 +131,12 @@ class Pending:
         return self._get("narrow")
 
     def _get(self, kind: str) -> dict[str, bytes]:
-        if self._done is None:
-            self._done = {}
-        while kind not in self._done and self._proc is not None:
-            try:
-                got = self._conn.recv()
-            except (EOFError, OSError):
-                got = None
-            if isinstance(got, dict) and len(got) == 1 and next(iter(got)) in ("wide", "narrow"):
-                self._done.update(got)
-                if "narrow" in self._done:
-                    self._finish()
-            else:  # a child that failed for any reason (an error in a figure included) sends None
+        if kind not in self._done and self._proc is not None:
+            with self._cond:
+                while kind not in self._got and not self._failed:
+                    self._cond.wait()
+            self._done.update(self._got)
+            if self._failed or "narrow" in self._got:
                 self._finish()
         if kind not in self._done:  # drawn here: the same error, if any, in the usual place with its usual message
             args = self._args
@@ -125,6 +145,8 @@ class Pending:
 
     def _finish(self) -> None:
         self._proc.join()
+        if self._reader is not None:
+            self._reader.join()
         self._conn.close()
         self._proc = None
 

@@ -1,0 +1,478 @@
+"""Pages painted by two processes, the PDF the same bytes as one process paints.
+
+WeasyPrint paints a laid-out document page by page into content streams (0.75 s of the 8B report's 2.3 s PDF
+stage), and that is what a second core can share: the layout is done and in memory, so a process forked when the
+first page starts painting has every page as the parent has it. The child paints the last pages (about half the
+painting, estimated from what each page holds) while the parent paints the first ones; when the parent comes to
+the child's first page, it takes what the child painted instead of painting it.
+
+Painting a page writes its content stream and adds to what the pages share: fonts (with the glyphs used and their
+widths), opacity states, form groups and patterns. Those the child adds are merged in the order one process would
+have added them, since the child's pages all come after the parent's:
+
+* fonts: a font first used on the child's pages is made by the parent from the same Pango font (found through the
+  text box that first used it, which the fork shares), and every font's new glyphs, widths and text mappings are
+  added after the parent's own;
+* opacity states are named by their value and added when missing;
+* groups and patterns are named by counting (``x12``, ``p0``): the child's are renamed to follow the parent's, in
+  its pages' ``Do`` and ``scn`` operators, which are the only places a page names them.
+
+Anything else the child's painting did (an image, a shading, a counted graphics state, a glyph missing from its
+font, a font first used by SVG text, an operator naming a resource in another way) makes the parent paint those
+pages itself, as it does when the child fails or cannot be forked: the merge is all or nothing, so the bytes are
+those of one process either way (``tests/test_splitpaint.py`` and ``tests/test_fastpdf.py`` compare them).
+
+On only where it pays: two or more cores, fork available, eight pages or more, not ``GENREPORT_SERIAL``;
+``GENREPORT_SPLIT_PAINT=0`` turns it off. It installs only on the WeasyPrint and pydyf versions that ``fastsvg``
+was checked against.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import re
+import select
+import signal
+
+MIN_PAGES = 8
+CHILD_SHARE = 0.47  # of the estimated painting: the child also packs what it painted, the parent merges it
+TIMEOUT = 300.0  # seconds the parent waits for the child before painting its pages itself
+_VALUE_STATE = re.compile(r"[aA](?:0|1|0\.[0-9]+|[0-9.e+-]+)")  # set_alpha's names: a<alpha>, A<alpha>
+_COUNTED = re.compile(rb"/([xp])([0-9]+)\b")
+_DO = re.compile(rb"/(x[0-9]+) Do")
+_SCN = re.compile(rb"/(p[0-9]+) (scn|SCN)")
+
+stats = {"split": 0, "merged": 0, "fell_back": 0, "fonts_made": 0, "renamed": 0, "reason": ""}
+
+
+class _Fallback(Exception):
+    """The child's pages cannot be merged exactly: the parent paints them."""
+
+
+def enabled(n_pages: int) -> bool:
+    if os.environ.get("GENREPORT_SPLIT_PAINT") == "0" or os.environ.get("GENREPORT_SERIAL"):
+        return False
+    if n_pages < (1 if os.environ.get("GENREPORT_SPLIT_PAINT") == "force" else MIN_PAGES):
+        return False
+    if not hasattr(os, "fork") or (os.cpu_count() or 1) < 2:
+        return False
+    try:
+        import pydyf
+        import weasyprint
+    except (ImportError, OSError):
+        return False
+    from genreport.present.fastsvg import CHECKED
+
+    versions = {"weasyprint": weasyprint.__version__, "pydyf": pydyf.__version__}
+    return all(versions[k].startswith(CHECKED[k]) for k in CHECKED)
+
+
+def write_pdf(document) -> bytes:
+    """``document.write_pdf(pdf_identifier=False)``, its pages painted by two processes where that pays."""
+    pages = list(document.pages)
+    if not enabled(len(pages)) or any(any(fields) for p in pages for fields in (getattr(p, "forms", None) or {}).values()):
+        return document.write_pdf(pdf_identifier=False)
+    k = _split_at(pages)
+    if not 0 < k < len(pages):
+        return document.write_pdf(pdf_identifier=False)
+    import weasyprint.document as wdoc
+
+    split = _Split(pages, k)
+    stock = wdoc.Page.paint
+
+    def paint(page, stream, scale=1):
+        return split.paint(stock, page, stream, scale)
+
+    wdoc.Page.paint = paint
+    try:
+        return document.write_pdf(pdf_identifier=False)
+    finally:
+        wdoc.Page.paint = stock
+        split.close()
+
+
+# ------------------------------------------------------------------------------------------- where to split
+
+def _split_at(pages) -> int:
+    """The first page the child paints: the estimated painting after it is about CHILD_SHARE of the whole."""
+    costs = [_cost(p) for p in pages]
+    total, acc = sum(costs), 0.0
+    for i in range(len(costs) - 1, 0, -1):
+        acc += costs[i]
+        if acc >= CHILD_SHARE * total:
+            return i if acc - costs[i] / 2 < CHILD_SHARE * total else i + 1
+    return 0
+
+
+def _cost(page) -> float:
+    """Microseconds of painting, roughly (fitted on the built-in reports' pages: within 2x a page, closer summed)."""
+    from weasyprint.formatting_structure import boxes
+    from weasyprint.images import SVGImage
+
+    cost = 25_000.0
+    for box in page._page_box.descendants():
+        if isinstance(box, boxes.TextBox):
+            cost += 60 + 1.2 * len(box.text)
+        elif isinstance(box, boxes.ReplacedBox) and isinstance(box.replacement, SVGImage):
+            cost += _svg_cost(box.replacement)
+    return cost
+
+
+def _svg_cost(image) -> float:
+    cached = getattr(image, "_genreport_paint_cost", None)
+    if cached is None:
+        nodes = chars = 0
+        stack = [image._svg.tree._etree_node]
+        while stack:
+            node = stack.pop()
+            nodes += 1
+            if isinstance(node.tag, str) and node.tag.endswith("text"):
+                chars += len(node.text or "")
+            stack.extend(node)
+        cached = 136.0 * nodes + 34.0 * chars
+        with contextlib.suppress(AttributeError):
+            image._genreport_paint_cost = cached
+    return cached
+
+
+# ------------------------------------------------------------------------------------------------ the split
+
+class _Split:
+    def __init__(self, pages, k: int):
+        self.pages, self.k = pages, k
+        self.index = {id(p): i for i, p in enumerate(pages)}
+        self.pid = self.fd = None
+        self.merged: dict[int, list] | None = None
+        self.fallback = False
+
+    def paint(self, stock, page, stream, scale):
+        i = self.index.get(id(page))
+        if i is None or self.fallback:
+            return stock(page, stream, scale)
+        if i == 0 and self.pid is None:
+            self._fork(stock, stream, scale)
+        if i < self.k or self.pid is None and self.merged is None:
+            return stock(page, stream, scale)
+        if self.merged is None:
+            try:
+                self.merged = self._merge(stream)
+                stats["merged"] += 1
+            except _Fallback as why:
+                stats["fell_back"] += 1
+                stats["reason"] = str(why)
+                self.fallback = True
+                return stock(page, stream, scale)
+        items = self.merged.pop(i, None)
+        if items is None or not stream.stream or items[0] != stream.stream[0]:
+            raise RuntimeError("genreport: the second painting process's pages do not match")  # not reached
+        stream.stream[:] = items
+        return None
+
+    # the child ---------------------------------------------------------------------------------------------
+
+    def _fork(self, stock, first_stream, scale) -> None:
+        r, w = os.pipe()
+        parent = os.getpid()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(r)
+            os.close(w)
+            return
+        if pid == 0:  # the child: paint, send, leave without running anything of the parent's
+            status = 0
+            try:
+                os.close(r)
+                from genreport.procs import die_with_parent
+
+                die_with_parent(parent)
+                try:
+                    data = pickle.dumps(("ok", _paint_child(self.pages, self.k, stock, first_stream, scale)),
+                                        protocol=pickle.HIGHEST_PROTOCOL)
+                except BaseException as exc:  # noqa: BLE001 - the parent paints these pages itself
+                    data = pickle.dumps(("error", f"{type(exc).__name__}: {exc}"))
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(w, view):]
+            except BaseException:  # noqa: BLE001
+                status = 1
+            finally:
+                os._exit(status)
+        os.close(w)
+        self.pid, self.fd = pid, r
+        stats["split"] += 1
+
+    def _receive(self):
+        chunks = []
+        while True:
+            ready, _, _ = select.select([self.fd], [], [], TIMEOUT)
+            if not ready:
+                raise _Fallback("the second painting process took too long")
+            chunk = os.read(self.fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        self.close()
+        try:
+            status, payload = pickle.loads(b"".join(chunks))  # noqa: S301 - from our own forked child
+        except Exception as exc:  # noqa: BLE001
+            raise _Fallback(f"the second painting process sent nothing usable ({type(exc).__name__})") from None
+        if status != "ok":
+            raise _Fallback(f"the second painting process failed: {payload}")
+        return payload
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+        if self.pid is not None:
+            with contextlib.suppress(ProcessLookupError, ChildProcessError):
+                os.kill(self.pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
+            self.pid = None
+
+    # the merge ---------------------------------------------------------------------------------------------
+
+    def _merge(self, stream) -> dict[int, list]:
+        """Check everything the child did, then apply it; the child's pages' content by page index."""
+        got = self._receive()
+        resources, fonts = stream._resources, stream._fonts
+        base = got["base"]
+        now = {"XObject": len(resources["XObject"]), "Pattern": len(resources["Pattern"]),
+               "Shading": len(resources["Shading"]), "ExtGState": len(resources["ExtGState"]), "fonts": len(fonts),
+               "images": len(stream._images)}
+        if any(now[k] < base[k] for k in base):
+            raise _Fallback("shared resources shrank")  # never: they only grow
+        if got["images"] or got["shading"]:
+            raise _Fallback("the child's pages add images or shadings")
+        states = []
+        for name, values in got["states"]:
+            if not _VALUE_STATE.fullmatch(name) or not all(k in ("ca", "CA") for k in values):
+                raise _Fallback(f"graphics state {name} is not an opacity named by value")
+            states.append((name, values))
+        renames = {}
+        for kind, items in (("x", got["xobject"]), ("p", got["pattern"])):
+            start = len(resources["XObject" if kind == "x" else "Pattern"])
+            for j, (name, _packed) in enumerate(items):
+                if name != f"{kind}{base['XObject' if kind == 'x' else 'Pattern'] + j}":
+                    raise _Fallback(f"{name} was not named by counting")
+                renames[name.encode()] = f"{kind}{start + j}".encode()
+        pages = {}
+        for i, packed in got["pages"].items():
+            pages[i] = [_rename(_unpack(item), renames, base) for item in packed]
+        new_fonts = self._find_fonts(got["fonts"], fonts)
+        # everything checked: apply, in the order one process would have added it
+        import pydyf
+
+        for _layout, pango_font in new_fonts:
+            stream.add_font(pango_font)
+            stats["fonts_made"] += 1
+        for layout, _font in new_fonts:
+            layout.deactivate()
+        for key, widths, to_unicode in got["glyphs"]:
+            font = fonts.get(key)
+            if font is None:
+                raise RuntimeError("genreport: a font the merge made is missing")  # not reached: made above
+            for g, width in widths:
+                font.widths.setdefault(g, width)
+            for g, text in to_unicode:
+                font.to_unicode.setdefault(g, text)
+        for name, values in states:
+            if name not in resources["ExtGState"]:
+                resources["ExtGState"][name] = pydyf.Dictionary(values)
+        for kind, items in (("XObject", got["xobject"]), ("Pattern", got["pattern"])):
+            for name, packed in items:
+                obj = _unpack(packed)
+                new = renames[name.encode()].decode()
+                obj.id = new
+                resources[kind][new] = obj
+        from genreport.present import opcache
+
+        opcache.merge(got["opcache"])
+        return pages
+
+    def _find_fonts(self, new: list, fonts: dict) -> list:
+        """The Pango fonts of the fonts first used on the child's pages, from the text boxes that used them."""
+        new = [(key, box_id) for key, box_id in new if key not in fonts]  # the others the parent made first
+        if not new:
+            return []
+        from weasyprint.formatting_structure import boxes
+        from weasyprint.text.ffi import ffi, pango
+        from weasyprint.text.fonts import get_pango_font_key
+
+        wanted = {box_id for _key, box_id in new}
+        found = {}
+        for page in self.pages[self.k:]:
+            for box in page._page_box.descendants():
+                if id(box) in wanted and isinstance(box, boxes.TextBox):
+                    found[id(box)] = box
+        out = []
+        for key, box_id in new:
+            box = found.get(box_id)
+            if box is None:
+                raise _Fallback("a font first used outside the laid-out text (SVG text)")
+            layout = box.pango_layout  # as draw_text and draw_first_line set it up
+            layout.reactivate(box.style)
+            pango.pango_layout_set_single_paragraph_mode(layout.layout, True)
+            line, _index = layout.get_first_line()
+            run, pango_font = line.runs[0], None
+            while run != ffi.NULL:
+                candidate = run.data.item.analysis.font
+                run = run.next
+                if get_pango_font_key(candidate)[0] == key:
+                    pango_font = candidate
+                    break
+            out.append((layout, pango_font))
+            if pango_font is None:
+                raise _Fallback("the text box of a new font does not use it")
+        return out
+
+
+def _paint_child(pages, k: int, stock, first_stream, scale) -> dict:
+    """In the child: paint pages k.. as generate_pdf would, and pack what changed."""
+    from genreport.present import opcache
+    from weasyprint.draw import text as wtext
+    from weasyprint.pdf.stream import Stream
+    from weasyprint.text.fonts import get_pango_font_key
+
+    fonts, resources, images = first_stream._fonts, first_stream._resources, first_stream._images
+    base = {"XObject": len(resources["XObject"]), "Pattern": len(resources["Pattern"]),
+            "Shading": len(resources["Shading"]), "ExtGState": len(resources["ExtGState"]), "fonts": len(fonts),
+            "images": len(images)}
+    before = {key: (len(f.widths), len(f.to_unicode), len(f.missing)) for key, f in fonts.items()}
+    current = [None]
+    new_fonts = []
+    draw_first_line = wtext.draw_first_line
+
+    def tracked_first_line(stream, textbox, *args, **kwargs):
+        current[0] = textbox
+        try:
+            return draw_first_line(stream, textbox, *args, **kwargs)
+        finally:
+            current[0] = None
+
+    add_font = Stream.add_font
+
+    def tracked_add_font(self, pango_font):
+        key = get_pango_font_key(pango_font)[0]
+        if key not in self._fonts:
+            new_fonts.append((key, id(current[0]) if current[0] is not None else 0))
+        return add_font(self, pango_font)
+
+    wtext.draw_first_line = tracked_first_line
+    Stream.add_font = tracked_add_font
+    recorded = opcache.mark()
+    out_pages = {}
+    for i in range(k, len(pages)):
+        page = pages[i]
+        s = scale
+        width = s * (page.width + page.bleed["left"] + page.bleed["right"])
+        height = s * (page.height + page.bleed["top"] + page.bleed["bottom"])
+        left, top = -s * page.bleed["left"], -s * page.bleed["top"]
+        right, bottom = left + width, top + height
+        rectangle = (left / s, top / s, (right - left) / s, (bottom - top) / s)
+        stream = Stream(fonts, rectangle, resources, images, first_stream._tags, first_stream._color_profiles,
+                        first_stream._output_intent, compress=first_stream.compress)
+        stream.transform(d=-1, f=(page.height * s))
+        stock(page, stream, s)
+        out_pages[i] = [_pack(item) for item in stream.stream]
+    glyphs = []
+    for key, font in fonts.items():
+        w0, u0, m0 = before.get(key, (0, 0, 0))
+        if len(font.missing) != m0:
+            raise _Fallback("a glyph missing from its font")  # numbered by counting: not mergeable
+        widths, to_unicode = list(font.widths.items())[w0:], list(font.to_unicode.items())[u0:]
+        if widths or to_unicode or key not in before:
+            glyphs.append((key, widths, to_unicode))
+
+    def tail(d, n):
+        return list(d.items())[n:]
+
+    return {
+        "base": base,
+        "pages": out_pages,
+        "fonts": new_fonts,
+        "glyphs": glyphs,
+        "states": [(name, dict(v)) for name, v in tail(resources["ExtGState"], base["ExtGState"])],
+        "xobject": [(name, _pack(v)) for name, v in tail(resources["XObject"], base["XObject"])],
+        "pattern": [(name, _pack(v)) for name, v in tail(resources["Pattern"], base["Pattern"])],
+        "shading": len(resources["Shading"]) - base["Shading"],
+        "images": len(images) - base["images"],
+        "opcache": opcache.recorded_since(recorded),
+    }
+
+
+# ------------------------------------------------------------------------------- pydyf objects across a pipe
+
+def _pack(obj):
+    """pydyf objects as plain tuples (WeasyPrint's streams hold C handles that do not pickle)."""
+    import pydyf
+
+    if obj is None or isinstance(obj, (bytes, str, bool, int, float)):
+        return obj
+    if isinstance(obj, pydyf.Stream):
+        if getattr(obj, "number", None) is not None:
+            raise _Fallback("a stream already numbered")
+        return ("S", [_pack(i) for i in obj.stream], _pack(obj.extra), bool(obj.compress))
+    if isinstance(obj, pydyf.Dictionary):
+        return ("D", [(k, _pack(v)) for k, v in obj.items()])
+    if isinstance(obj, pydyf.Array):
+        return ("A", [_pack(v) for v in obj])
+    if isinstance(obj, pydyf.String):
+        return ("T", obj.string)
+    if isinstance(obj, dict):
+        return ("d", [(k, _pack(v)) for k, v in obj.items()])
+    if isinstance(obj, list):
+        return ("L", [_pack(v) for v in obj])
+    if isinstance(obj, tuple):
+        return ("U", [_pack(v) for v in obj])
+    raise _Fallback(f"cannot carry a {type(obj).__name__} across processes")
+
+
+def _unpack(packed):
+    import pydyf
+
+    if not isinstance(packed, tuple):
+        return packed
+    tag, *rest = packed
+    if tag == "S":
+        items, extra, compress = rest
+        return pydyf.Stream([_unpack(i) for i in items], _unpack(extra), compress)
+    if tag == "D":
+        return pydyf.Dictionary({k: _unpack(v) for k, v in rest[0]})
+    if tag == "A":
+        return pydyf.Array([_unpack(v) for v in rest[0]])
+    if tag == "T":
+        return pydyf.String(rest[0])
+    if tag == "d":
+        return {k: _unpack(v) for k, v in rest[0]}
+    if tag == "L":
+        return [_unpack(v) for v in rest[0]]
+    if tag == "U":
+        return tuple(_unpack(v) for v in rest[0])
+    raise _Fallback(f"unknown packed object {tag!r}")
+
+
+def _rename(item, renames: dict[bytes, bytes], base: dict):
+    """A page's content item with the child's counted names renamed; _Fallback where a name is used otherwise."""
+    if not isinstance(item, bytes):
+        if isinstance(item, str) and _COUNTED.search(item.encode()):
+            raise _Fallback("a counted name in a text item")
+        return item
+    if not _COUNTED.search(item):
+        return item
+    m = _DO.fullmatch(item) or _SCN.fullmatch(item)
+    if m is None:
+        raise _Fallback(f"a counted name used outside Do and scn: {item[:40]!r}")
+    name = m.group(1)
+    if name in renames:
+        if renames[name] != name:
+            stats["renamed"] += 1
+        return item.replace(name, renames[name], 1)
+    kind, number = name[:1], int(name[1:])
+    if number < base["XObject" if kind == b"x" else "Pattern"]:
+        return item  # made before the fork: the same in both processes
+    raise _Fallback(f"a name the child did not make: {name!r}")

@@ -1,0 +1,91 @@
+"""Pages painted by two processes give the bytes one process paints (generator/present/splitpaint.py).
+
+Each committed report below is laid out once and written with the split off, with it on, and with it on but
+made to fall back (the child failing, or its pages not mergeable): the same bytes each time. The 8B report's
+child pages first use a font the parent's pages do not (made by the merge from the child's text box) and add form
+groups and a pattern that are renamed after the parent's; the DeepSeek report is an MoE with MLA.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+weasyprint = pytest.importorskip("weasyprint")
+
+from genreport.present import pdf as pdfstage  # noqa: E402
+from genreport.present import splitpaint  # noqa: E402
+from genreport.present.live import without_scripts  # noqa: E402
+from genreport.present.render import _for_print  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or not splitpaint.enabled(99),
+                                reason="needs fork, two cores and the checked WeasyPrint")
+
+
+@pytest.fixture(scope="module", params=["llama8b-h100", "deepseek-v3-h200-ep8"])
+def laid_out(request):
+    os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
+    pdfstage._import()
+    html = (ROOT / "out" / request.param / "report.html").read_text(encoding="utf-8")
+    document = pdfstage._html(without_scripts(_for_print(html))).render()
+    return request.param, document, document.write_pdf(pdf_identifier=False)
+
+
+def _split(document) -> tuple[bytes, dict]:
+    """Written as a first time: the document keeps the fonts a write made (with their glyphs) for the next."""
+    document.fonts.clear()
+    before = dict(splitpaint.stats)
+    pdf = splitpaint.write_pdf(document)
+    return pdf, {k: v - before[k] for k, v in splitpaint.stats.items() if isinstance(v, int)}
+
+
+def test_split_painting_writes_the_same_bytes(laid_out):
+    name, document, stock = laid_out
+    pdf, counts = _split(document)
+    assert counts["split"] == 1 and counts["merged"] == 1, (counts, splitpaint.stats["reason"])
+    assert pdf == stock, f"{name}: split painting changed the PDF"
+    if name == "llama8b-h100":
+        assert counts["fonts_made"] >= 1 and counts["renamed"] >= 10, counts
+    assert pdf == (ROOT / "out" / name / "report.pdf").read_bytes()
+
+
+def test_a_child_that_fails_leaves_its_pages_to_the_parent(laid_out, monkeypatch):
+    _name, document, stock = laid_out
+
+    def broken(*args):
+        raise RuntimeError("painting failed")
+
+    monkeypatch.setattr(splitpaint, "_paint_child", broken)
+    pdf, counts = _split(document)
+    assert counts["fell_back"] == 1 and "painting failed" in splitpaint.stats["reason"]
+    assert pdf == stock
+
+
+def test_pages_that_cannot_be_merged_are_painted_by_the_parent(laid_out, monkeypatch):
+    """A state the merge does not know how to name (here: no opacity state is accepted) -> all or nothing."""
+    _name, document, stock = laid_out
+    monkeypatch.setattr(splitpaint, "_VALUE_STATE", __import__("re").compile("(?!)"))
+    pdf, counts = _split(document)
+    assert counts["fell_back"] == 1 and counts["merged"] == 0, splitpaint.stats["reason"]
+    assert pdf == stock
+
+
+def test_it_can_be_turned_off(laid_out, monkeypatch):
+    _name, document, stock = laid_out
+    monkeypatch.setenv("GENREPORT_SPLIT_PAINT", "0")
+    pdf, counts = _split(document)
+    assert counts["split"] == 0 and pdf == stock
+
+
+def test_renaming_refuses_names_used_another_way():
+    renames = {b"x3": b"x7"}
+    base = {"XObject": 2, "Pattern": 0}
+    assert splitpaint._rename(b"/x3 Do", renames, base) == b"/x7 Do"
+    assert splitpaint._rename(b"/x1 Do", renames, base) == b"/x1 Do"  # made before the fork
+    assert splitpaint._rename(b"0 0 m", renames, base) == b"0 0 m"
+    for item in (b"/x3 BDC", b"/x9 Do", b"q /x3 Do Q"):
+        with pytest.raises(splitpaint._Fallback):
+            splitpaint._rename(item, renames, base)
