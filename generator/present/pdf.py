@@ -4,7 +4,10 @@ Two ways to overlap printing with the rest of a build are here. Early layout is 
 turns it off): since the PDF no longer waits for the phone-layout figures, laying the pages out while the figures
 are drawn takes a full build of the 8B report from 3.88 s to 3.27 s on two cores. The PDF worker stays off unless
 asked for (``GENREPORT_PDF_WORKER=1``): ``bench/run.py --ablation`` measured no gain from it. They give the same
-bytes either way.
+bytes either way. What WeasyPrint does is made cheaper in four more ways, each giving its bytes: its Pango bindings
+are prebuilt (``pangoffi``), SVG paths are parsed faster (``fastsvg``), formula images are drawn once and
+replayed (``opcache``), and the pages are painted by two processes (``splitpaint``); here, the HTML it parses has a
+short token for each image's data URI (:func:`_html`), and the cycle collector is paused while it works.
 
 A one-off build can print in a worker process forked as soon as the command line knows a PDF is wanted
 (:func:`start_worker`): the worker imports WeasyPrint while the build loads, evaluates and writes its HTML,
