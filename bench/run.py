@@ -215,9 +215,10 @@ def main(argv=None) -> int:
         for key, label, extra in (
                 ("no-a", "  same, stock Pango import (prebuilt bindings off)", {"GENREPORT_STOCK_PANGO": "1"}),
                 ("no-svg", "  same, stock SVG path parsing (fastsvg off)", {"GENREPORT_STOCK_SVG": "1"}),
-                ("c", "  same, PDF worker on (opt-in)", {"GENREPORT_PDF_WORKER": "1"}),
+                ("no-c", "  same, PDF worker off", {"GENREPORT_PDF_WORKER": "0"}),
                 ("no-early", "  same, early layout off", {"GENREPORT_EARLY_LAYOUT": "0"}),
-                ("c+early", "  same, PDF worker and early layout", {"GENREPORT_PDF_WORKER": "1"})):
+                ("no-split", "  same, pages painted by one process", {"GENREPORT_SPLIT_PAINT": "0"}),
+                ("no-ops", "  same, formulas drawn every time (operator cache off)", {"GENREPORT_OPCACHE": "0"})):
             measures.append((key, label, lambda e=dict(env, **extra): _run([*base, "--force"], e)))
     if not args.quick:
         measures.append(("fresh", "first run on a fresh clone, empty cache", _fresh_clone(env)))

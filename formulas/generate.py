@@ -109,7 +109,11 @@ def main(argv=None) -> int:
         return 1 if jsgen.write(check=True) or stale else 0
     Path(path).write_text(text)
     print(f"wrote {path} ({len(text):,} bytes)")
-    return jsgen.write()
+    code = jsgen.write()
+    from genreport.present import jinjaship  # formulas.js is a template: its compiled module follows it
+
+    jinjaship.compile_all()
+    return code
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import io
 import json
 import shlex
@@ -81,6 +82,7 @@ def serve(lines, reply, max_requests: int | None = None, idle_exit: float | None
         if not text or text == "quit":
             break
         reply(json.dumps(handle(text), sort_keys=True))
+        gc.collect()  # the build's objects, freed while waiting for the next request (builds pause the collector)
         answered += 1
         if max_requests is not None and answered >= max_requests:
             break

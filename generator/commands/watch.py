@@ -9,6 +9,7 @@ place; the watch goes on and rebuilds once the file is fixed.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import time
@@ -16,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from genreport.errors import BuildError, SpecError
+from genreport.procs import no_gc
 from genreport.terminal import safe
 
 POLL_S = 0.25
@@ -58,7 +60,8 @@ def watch(specs: list[Path], build_one: Callable[[Path, bool], tuple[bool, list[
     def run(spec: Path) -> None:
         t = time.perf_counter()
         try:
-            ok, files = build_one(spec, False)
+            with no_gc():
+                ok, files = build_one(spec, False)
             if ok:
                 print(safe(f"genreport: {spec} done in {time.perf_counter() - t:.1f} s"), file=sys.stderr)
         except SpecError as exc:
@@ -74,6 +77,7 @@ def watch(specs: list[Path], build_one: Callable[[Path, bool], tuple[bool, list[
                   "rerun without --watch and with --debug to see where."), file=sys.stderr)
             files = inputs.get(spec, [])
         inputs[spec] = list(dict.fromkeys([spec, *files]))
+        gc.collect()  # the build's objects, freed while waiting for the next edit (not during the next build)
 
     try:
         for spec in specs:

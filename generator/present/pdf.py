@@ -1,10 +1,11 @@
 """Print stage: the same HTML, paginated to PDF by WeasyPrint (no MathML: formulas are SVG images).
 
-Two ways to overlap printing with the rest of a build are here. Early layout is on (``GENREPORT_EARLY_LAYOUT=0``
-turns it off): since the PDF no longer waits for the phone-layout figures, laying the pages out while the figures
-are drawn takes a full build of the 8B report from 3.88 s to 3.27 s on two cores. The PDF worker stays off unless
-asked for (``GENREPORT_PDF_WORKER=1``): ``bench/run.py --ablation`` measured no gain from it. They give the same
-bytes either way. What WeasyPrint does is made cheaper in four more ways, each giving its bytes: its Pango bindings
+Two ways to overlap printing with the rest of a build are here, both on by default and giving the same bytes as
+without them. Early layout (``GENREPORT_EARLY_LAYOUT=0`` turns it off): since the PDF no longer waits for the
+phone-layout figures, laying the pages out while the figures are drawn took a full build of the 8B report from
+3.88 s to 3.27 s on two cores. The PDF worker (``GENREPORT_PDF_WORKER=0`` turns it off): once the figure process
+stopped waiting for the build and the pages were painted by two processes, a worker that imports WeasyPrint
+while the build loads and evaluates took the same build from about 2.5 s to 2.3 s (it measured no gain before). What WeasyPrint does is made cheaper in four more ways, each giving its bytes: its Pango bindings
 are prebuilt (``pangoffi``), SVG paths are parsed faster (``fastsvg``), formula images are drawn once and
 replayed (``opcache``), and the pages are painted by two processes (``splitpaint``); here, the HTML it parses has a
 short token for each image's data URI (:func:`_html`), and the cycle collector is paused while it works.
@@ -375,13 +376,13 @@ def warm_up() -> None:
 # ------------------------------------------------------------------------------------------------ the worker
 
 def start_worker() -> bool:
-    """Fork the PDF worker now (``GENREPORT_PDF_WORKER=1``, two or more cores); True if one is running."""
+    """Fork the PDF worker now (two or more cores, not ``GENREPORT_PDF_WORKER=0``); True if one is running."""
     global _worker
     _reap()
     if _worker is not None:
         return True
-    if _in_process or os.environ.get("GENREPORT_PDF_WORKER") != "1" or os.environ.get("GENREPORT_SERIAL") or (os.cpu_count() or 1) < 2 or not hasattr(os, "fork") \
-            or "weasyprint" in sys.modules:
+    if _in_process or os.environ.get("GENREPORT_PDF_WORKER") == "0" or os.environ.get("GENREPORT_SERIAL") \
+            or (os.cpu_count() or 1) < 2 or not hasattr(os, "fork") or "weasyprint" in sys.modules:
         return False
     try:
         _worker = _Worker()
@@ -501,10 +502,11 @@ class _Worker:
         if timer:
             timer.lap("pdf-draw")  # all the time waited, split below as the worker measured it
             waited = time.perf_counter() - t
-            layout = min(laps["layout"], timer.t["pdf-draw"])
-            timer.t["pdf-draw"] -= layout
+            layout = min(laps["layout"], waited)
+            draw = min(laps["draw"], waited - layout)
+            timer.t["pdf-draw"] = timer.t["pdf-draw"] - waited + draw
             timer.t["pdf-layout"] = timer.t.get("pdf-layout", 0.0) + layout
-            timer.t["pdf-wait"] = max(0.0, waited - laps["layout"] - laps["draw"])
+            timer.t["pdf-wait"] = waited - layout - draw  # the worker still laying out, sending, writing
             if laps.get("early"):
                 timer.t["pdf-early-layout"] = laps["early"]
         return pdf

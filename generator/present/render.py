@@ -18,7 +18,7 @@ from genreport.formulas.glossary import ENTRIES
 from genreport.model.evaluate import Results
 from genreport.model.values import Block
 from genreport.paths import templates_dir
-from genreport.present import fmt, live, prose, summary
+from genreport.present import fmt, jinjaship, live, prose, summary
 from genreport.present.mathsvg import img
 
 UNIT_TEXT = {"FLOP/B": "FLOP/B", "token/s": "tok/s", "token": "tokens", "1": "", "B": "", "s": ""}
@@ -29,7 +29,7 @@ def _env():
     import jinja2
 
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        loader=jinjaship.loader(str(templates_dir())),  # compiled ahead where current (see jinjaship)
         autoescape=jinja2.select_autoescape(("html", "j2", "xml"), default=True),
         undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
     )

@@ -1,0 +1,254 @@
+from jinja2.runtime import LoopContext, Macro, Markup, Namespace, TemplateNotFound, TemplateReference, TemplateRuntimeError, Undefined, escape, identity, internalcode, markup_join, missing, str_join
+name = 'sections/s0_summary.html.j2'
+
+def root(context, missing=missing):
+    resolve = context.resolve_or_missing
+    undefined = environment.undefined
+    concat = environment.concat
+    cond_expr_undefined = Undefined
+    if 0: yield None
+    l_0_hw = resolve('hw')
+    l_0_q = resolve('q')
+    l_0_precision = resolve('precision')
+    l_0_model = resolve('model')
+    l_0_w = resolve('w')
+    l_0_summary = resolve('summary')
+    l_0_decision = resolve('decision')
+    l_0_formula = l_0_figure = l_0_pill = missing
+    try:
+        t_1 = environment.filters['format']
+    except KeyError:
+        @internalcode
+        def t_1(*unused):
+            raise TemplateRuntimeError("No filter named 'format' found.")
+    try:
+        t_2 = environment.filters['integer']
+    except KeyError:
+        @internalcode
+        def t_2(*unused):
+            raise TemplateRuntimeError("No filter named 'integer' found.")
+    try:
+        t_3 = environment.filters['num']
+    except KeyError:
+        @internalcode
+        def t_3(*unused):
+            raise TemplateRuntimeError("No filter named 'num' found.")
+    try:
+        t_4 = environment.filters['time']
+    except KeyError:
+        @internalcode
+        def t_4(*unused):
+            raise TemplateRuntimeError("No filter named 'time' found.")
+    try:
+        t_5 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_5(*unused):
+            raise TemplateRuntimeError("No test named 'none' found.")
+    pass
+    included_template = environment.get_template('_macros.html.j2', 'sections/s0_summary.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
+    l_0_formula = getattr(included_template, 'formula', missing)
+    if l_0_formula is missing:
+        l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s0_summary.html.j2') does not export the requested name 'formula'", name='formula')
+    l_0_figure = getattr(included_template, 'figure', missing)
+    if l_0_figure is missing:
+        l_0_figure = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s0_summary.html.j2') does not export the requested name 'figure'", name='figure')
+    l_0_pill = getattr(included_template, 'pill', missing)
+    if l_0_pill is missing:
+        l_0_pill = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s0_summary.html.j2') does not export the requested name 'pill'", name='pill')
+    context.vars.update({'formula': l_0_formula, 'figure': l_0_figure, 'pill': l_0_pill})
+    context.exported_vars.difference_update(('formula', 'figure', 'pill'))
+    yield '<section id="s0">\n<h2>0. Summary</h2>\n<div class="scroll inputs-box"><table>\n<thead><tr><th>GPU</th><th>model</th><th>precision</th><th>workloads</th></tr></thead>\n<tbody><tr><td>'
+    yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
+    yield ': '
+    yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'peak_flops', 'rate'))
+    yield ' dense <span data-live="compute">'
+    yield escape(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'compute'))
+    yield '</span>, '
+    yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'bandwidth', 'bandwidth'))
+    yield ',\n  '
+    yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'capacity', 'gib'))
+    yield '; ridge <strong>'
+    yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'ridge_point', 'num'))
+    yield '</strong> FLOP/B'
+    if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour'):
+        pass
+        yield '; $'
+        yield escape(t_1('%.2f', environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour')))
+        yield '/h ('
+        yield escape(context.call(environment.getattr(context.call(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'source_of'), 'price'), 'short')))
+        yield ')'
+    yield '</td>\n<td>'
+    yield escape(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'title'))
+    yield ': N = '
+    yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'parameters', 'params'))
+    yield ', L = <span data-live="model.layers">'
+    yield escape(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'layers'))
+    yield '</span>, d = <span data-live="model.hidden_size">'
+    yield escape(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'hidden_size'))
+    yield '</span>,\n  H<sub>q</sub> = <span data-live="model.heads">'
+    yield escape(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'heads'))
+    yield '</span>, H<sub>kv</sub> = <span data-live="model.kv_heads">'
+    yield escape(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'kv_heads'))
+    yield '</span>'
+    if environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'moe'):
+        pass
+        yield ', <span data-live="model.moe.experts">'
+        yield escape(environment.getattr(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'moe'), 'experts'))
+        yield '</span> experts (<span data-live="model.moe.active_experts">'
+        yield escape(environment.getattr(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'moe'), 'active_experts'))
+        yield '</span> active)'
+    yield ';\n  KV '
+    yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'kv_bytes_per_token', 'kib'))
+    yield ' per token</td>\n<td><span data-live="precision.label">'
+    yield escape(context.call(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'label')))
+    yield '</span> (<span data-live="precision.weight_bytes">'
+    yield escape(t_3(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes')))
+    yield '</span> B per weight)</td>\n<td data-live="workloads">'
+    if environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'decode_batch'):
+        pass
+        yield 'decode: batch '
+        l_1_loop = missing
+        for l_1_b, l_1_loop in LoopContext(environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'decode_batch'), undefined):
+            _loop_vars = {}
+            pass
+            yield escape(t_2(l_1_b))
+            if (not environment.getattr(l_1_loop, 'last')):
+                pass
+                yield ', '
+        l_1_loop = l_1_b = missing
+        yield '; context '
+        l_1_loop = missing
+        for l_1_s, l_1_loop in LoopContext(environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'decode_context'), undefined):
+            _loop_vars = {}
+            pass
+            yield escape(t_2(l_1_s))
+            if (not environment.getattr(l_1_loop, 'last')):
+                pass
+                yield ', '
+        l_1_loop = l_1_s = missing
+    if environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'prefill_prompt'):
+        pass
+        yield '<br>prefill: '
+        l_1_loop = missing
+        for l_1_t, l_1_loop in LoopContext(environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'prefill_prompt'), undefined):
+            _loop_vars = {}
+            pass
+            yield escape(t_2(l_1_t))
+            if (not environment.getattr(l_1_loop, 'last')):
+                pass
+                yield ', '
+        l_1_loop = l_1_t = missing
+        yield ' tokens'
+    if environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'training_tokens'):
+        pass
+        yield '<br>training: '
+        yield escape(t_2(environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'training_tokens')))
+        yield '-token micro-batch'
+    yield '</td></tr></tbody>\n</table></div>\n<div class="summary" data-prose="summary">\n'
+    l_1_loop = missing
+    for l_1_s, l_1_loop in LoopContext((undefined(name='summary') if l_0_summary is missing else l_0_summary), undefined):
+        _loop_vars = {}
+        pass
+        yield '<p>'
+        if environment.getattr(l_1_loop, 'first'):
+            pass
+            yield '<strong>'
+            yield escape(l_1_s)
+            yield '</strong>'
+        else:
+            pass
+            yield escape(l_1_s)
+        yield '</p>\n'
+    l_1_loop = l_1_s = missing
+    yield '</div>\n<div class="scroll"><table class="decision">\n<thead><tr><th>workload</th><th>binds</th><th class="n">bound</th><th class="n">other roof</th><th>fits</th>\n<th class="n">ms/token</th><th class="n">tok/s/seq</th><th class="n">tok/s</th>'
+    if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour'):
+        pass
+        yield '<th class="n">$/M tok</th>'
+    yield '<th>best lever</th></tr></thead>\n<tbody data-live="decision">\n'
+    for l_1_x in (undefined(name='decision') if l_0_decision is missing else l_0_decision):
+        _loop_vars = {}
+        pass
+        yield '<tr><td>'
+        yield escape(environment.getattr(l_1_x, 'label'))
+        yield '</td><td>'
+        yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_x, 'binds'), _loop_vars=_loop_vars))
+        yield '</td><td class="n">'
+        yield escape(t_4(environment.getattr(l_1_x, 'time')))
+        yield '</td>\n<td class="n">'
+        if environment.getattr(l_1_x, 'other_roof'):
+            pass
+            yield escape(t_3(environment.getattr(l_1_x, 'other_roof')))
+            yield '×'
+        else:
+            pass
+            yield '—'
+        yield '</td>\n<td>'
+        if environment.getattr(l_1_x, 'fits'):
+            pass
+            yield '<span class="ok">yes</span>'
+            if ((environment.getattr(l_1_x, 'workload') == 'decode') and (not t_5(environment.getattr(l_1_x, 'capacity_batch')))):
+                pass
+                yield ', ≤ '
+                yield escape(t_2(environment.getattr(l_1_x, 'capacity_batch')))
+        else:
+            pass
+            yield '<span class="bad">no</span>'
+        yield '</td>\n<td class="n">'
+        if (environment.getattr(l_1_x, 'workload') == 'decode'):
+            pass
+            yield escape(t_3(environment.getattr(l_1_x, 'ms_per_token')))
+        elif (environment.getattr(l_1_x, 'workload') == 'prefill'):
+            pass
+            yield escape(t_3(environment.getattr(l_1_x, 'ms_to_first_token')))
+            yield ' (TTFT)'
+        else:
+            pass
+            yield '—'
+        yield '</td>\n<td class="n">'
+        if (environment.getattr(l_1_x, 'workload') == 'decode'):
+            pass
+            yield escape(t_3(environment.getattr(l_1_x, 'tokens_per_s_sequence')))
+        else:
+            pass
+            yield '—'
+        yield '</td>\n<td class="n">'
+        yield escape(t_3(environment.getattr(l_1_x, 'tokens_per_s')))
+        yield '</td>\n'
+        if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour'):
+            pass
+            yield '<td class="n">'
+            if (not t_5(environment.getattr(l_1_x, 'usd_per_mtok'))):
+                pass
+                yield escape(t_1('%.3g', environment.getattr(l_1_x, 'usd_per_mtok')))
+            else:
+                pass
+                yield '—'
+            yield '</td>'
+        yield '<td>'
+        if environment.getattr(l_1_x, 'lever'):
+            pass
+            yield escape(environment.getattr(environment.getattr(l_1_x, 'lever'), 'change'))
+            if environment.getattr(environment.getattr(l_1_x, 'lever'), 'gain'):
+                pass
+                yield ': '
+                yield escape(t_3(environment.getattr(environment.getattr(l_1_x, 'lever'), 'gain')))
+                yield '× '
+                yield escape(environment.getattr(environment.getattr(l_1_x, 'lever'), 'effect'))
+            else:
+                pass
+                yield ': '
+                yield escape(environment.getattr(environment.getattr(l_1_x, 'lever'), 'effect'))
+        else:
+            pass
+            yield '—'
+        yield '</td></tr>\n'
+    l_1_x = missing
+    yield '</tbody></table></div>\n<p class="meta">Bounds are lower bounds on a step\'s time (the larger of bytes over bandwidth and FLOPs over peak); "other\nroof" is how many times shorter the other bound is. Tokens/s are upper bounds. '
+    if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour'):
+        pass
+        yield 'Dollars per million\ntokens at the hourly price above, at the bound.'
+    yield '</p>\n</section>\n\n'
+
+blocks = {}
+debug_info = '1=49&6=62&7=70&8=82&9=90&10=102&11=104&12=108&13=130&14=143&17=150&22=165&24=169&25=179&26=187&27=198&28=209&29=216&30=218&31=229&35=248'

@@ -1,0 +1,162 @@
+from jinja2.runtime import LoopContext, Macro, Markup, Namespace, TemplateNotFound, TemplateReference, TemplateRuntimeError, Undefined, escape, identity, internalcode, markup_join, missing, str_join
+name = 'sections/appendix.html.j2'
+
+def root(context, missing=missing):
+    resolve = context.resolve_or_missing
+    undefined = environment.undefined
+    concat = environment.concat
+    cond_expr_undefined = Undefined
+    if 0: yield None
+    l_0_all_formulas = resolve('all_formulas')
+    l_0_notation = resolve('notation')
+    l_0_inputs = resolve('inputs')
+    l_0_spec = resolve('spec')
+    l_0_slips = resolve('slips')
+    l_0_version = resolve('version')
+    l_0_baseline_overrides = resolve('baseline_overrides')
+    l_0_hw = resolve('hw')
+    l_0_model = resolve('model')
+    l_0_formula = l_0_figure = l_0_pill = missing
+    try:
+        t_1 = environment.filters['num']
+    except KeyError:
+        @internalcode
+        def t_1(*unused):
+            raise TemplateRuntimeError("No filter named 'num' found.")
+    try:
+        t_2 = environment.filters['safe']
+    except KeyError:
+        @internalcode
+        def t_2(*unused):
+            raise TemplateRuntimeError("No filter named 'safe' found.")
+    try:
+        t_3 = environment.tests['string']
+    except KeyError:
+        @internalcode
+        def t_3(*unused):
+            raise TemplateRuntimeError("No test named 'string' found.")
+    pass
+    included_template = environment.get_template('_macros.html.j2', 'sections/appendix.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
+    l_0_formula = getattr(included_template, 'formula', missing)
+    if l_0_formula is missing:
+        l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/appendix.html.j2') does not export the requested name 'formula'", name='formula')
+    l_0_figure = getattr(included_template, 'figure', missing)
+    if l_0_figure is missing:
+        l_0_figure = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/appendix.html.j2') does not export the requested name 'figure'", name='figure')
+    l_0_pill = getattr(included_template, 'pill', missing)
+    if l_0_pill is missing:
+        l_0_pill = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/appendix.html.j2') does not export the requested name 'pill'", name='pill')
+    context.vars.update({'formula': l_0_formula, 'figure': l_0_figure, 'pill': l_0_pill})
+    context.exported_vars.difference_update(('formula', 'figure', 'pill'))
+    yield '<section id="appendix">\n<h2>Appendix</h2>\n<h3>A. Every formula used</h3>\n<p class="meta">Each formula in the body is the expression that was evaluated, printed by SymPy: symbolic, with this pair\'s\nvalues substituted, and the result. The index:</p>\n<div class="scroll"><table><thead><tr><th>quantity</th><th>result</th><th>at</th><th>source</th></tr></thead><tbody>\n'
+    l_1_loop = missing
+    for l_1_b, l_1_loop in LoopContext((undefined(name='all_formulas') if l_0_all_formulas is missing else l_0_all_formulas), undefined):
+        _loop_vars = {}
+        pass
+        yield '<tr><td><a href="#'
+        yield escape(environment.getattr(l_1_b, 'anchor'))
+        yield '">'
+        yield escape(environment.getattr(l_1_b, 'title'))
+        yield '</a>'
+        if (environment.getattr(l_1_b, 'accounting') == 'exact'):
+            pass
+            yield ' (exact accounting)'
+        yield '</td>\n<td class="n">'
+        yield escape(environment.getattr(l_1_b, 'result'))
+        yield '</td><td>'
+        l_2_loop = missing
+        for (l_2_k, l_2_v), l_2_loop in LoopContext(context.call(environment.getattr(environment.getattr(l_1_b, 'params'), 'items'), _loop_vars=_loop_vars), undefined):
+            _loop_vars = {}
+            pass
+            yield escape(l_2_k)
+            yield ' '
+            yield escape((l_2_v if t_3(l_2_v) else t_1(l_2_v)))
+            if (not environment.getattr(l_2_loop, 'last')):
+                pass
+                yield ', '
+        l_2_loop = l_2_k = l_2_v = missing
+        yield '</td><td>'
+        yield escape(environment.getattr(l_1_b, 'source'))
+        yield '</td></tr>'
+    l_1_loop = l_1_b = missing
+    yield '</tbody></table></div>\n<h3>B. Notation</h3>\n<div class="scroll"><table><thead><tr><th>symbol</th><th>unit</th><th>meaning</th></tr></thead><tbody>\n'
+    for l_1_e in (undefined(name='notation') if l_0_notation is missing else l_0_notation):
+        _loop_vars = {}
+        pass
+        yield '<tr><td>'
+        yield escape(t_2(environment.getattr(l_1_e, 'math')))
+        yield '</td><td>'
+        yield escape(environment.getattr(l_1_e, 'unit'))
+        yield '</td><td>'
+        yield escape(environment.getattr(l_1_e, 'meaning'))
+        yield '</td></tr>'
+    l_1_e = missing
+    yield '</tbody></table></div>\n<h3>C. Inputs and assumptions</h3>\n<div class="scroll"><table><thead><tr><th>input</th><th>symbol</th><th>value</th><th>source</th></tr></thead><tbody>\n'
+    for l_1_row in (undefined(name='inputs') if l_0_inputs is missing else l_0_inputs):
+        _loop_vars = {}
+        pass
+        yield '<tr><td>'
+        yield escape(environment.getattr(l_1_row, 'what'))
+        yield '</td><td>'
+        yield escape(environment.getattr(l_1_row, 'symbol'))
+        yield '</td><td>'
+        yield escape(environment.getattr(l_1_row, 'value'))
+        yield '</td><td>'
+        yield escape(environment.getattr(l_1_row, 'source'))
+        yield '</td></tr>'
+    l_1_row = missing
+    yield '</tbody></table></div>\n<p class="meta">Conventions: GB = 10⁹ B, GiB = 2³⁰ B, KiB = 1024 B; TB/s = 10¹² B/s; TFLOP/s = 10¹² FLOP/s; token counts\nwritten 1k, 2k, 8k mean 1024, 2048, 8192. The ridge is kept unrounded inside formulas; crossover roots are rounded to the\nnearest integer, capacity batches rounded down. Multi-GPU communication, kernel efficiency and cache hits are out of scope.</p>\n'
+    if environment.getattr((undefined(name='spec') if l_0_spec is missing else l_0_spec), 'warnings'):
+        pass
+        yield '<p class="meta">Warnings from the spec: '
+        l_1_loop = missing
+        for l_1_wmsg, l_1_loop in LoopContext(environment.getattr((undefined(name='spec') if l_0_spec is missing else l_0_spec), 'warnings'), undefined):
+            _loop_vars = {}
+            pass
+            yield escape(l_1_wmsg)
+            if (not environment.getattr(l_1_loop, 'last')):
+                pass
+                yield '; '
+        l_1_loop = l_1_wmsg = missing
+        yield '</p>'
+    if (undefined(name='slips') if l_0_slips is missing else l_0_slips):
+        pass
+        yield '<div class="keep">\n<h3>D. The seed\'s slips, corrected</h3>\n<p class="meta">This pair is seed '
+        yield escape(environment.getattr((undefined(name='spec') if l_0_spec is missing else l_0_spec), 'seed'))
+        yield '\'s own. Where the seed\'s text is wrong, the report states the correct value.</p>\n<div class="scroll"><table><thead><tr><th>the seed says</th><th>correct</th></tr></thead><tbody>\n'
+        for l_1_s in (undefined(name='slips') if l_0_slips is missing else l_0_slips):
+            _loop_vars = {}
+            pass
+            yield '<tr><td>'
+            yield escape(environment.getattr(l_1_s, 'claim'))
+            yield '</td><td>'
+            yield escape(environment.getattr(l_1_s, 'correct'))
+            yield '</td></tr>'
+        l_1_s = missing
+        yield '</tbody></table></div>\n</div>\n'
+    yield '<h3>'
+    yield escape(('E' if (undefined(name='slips') if l_0_slips is missing else l_0_slips) else 'D'))
+    yield '. Reproducibility</h3>\n<p class="meta">genreport '
+    yield escape((undefined(name='version') if l_0_version is missing else l_0_version))
+    yield '; spec sha256 <code>'
+    yield escape(environment.getattr((undefined(name='spec') if l_0_spec is missing else l_0_spec), 'digest')[:16])
+    yield '</code>; rebuild with <code>genreport '
+    yield escape(environment.getattr((undefined(name='spec') if l_0_spec is missing else l_0_spec), 'file'))
+    for l_1_o in (undefined(name='baseline_overrides') if l_0_baseline_overrides is missing else l_0_baseline_overrides):
+        _loop_vars = {}
+        pass
+        yield ' --set '
+        yield escape(l_1_o)
+    l_1_o = missing
+    yield '</code>.\nHardware: '
+    yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'file'))
+    yield ' ('
+    yield escape(context.call(environment.getattr(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'source'), 'short')))
+    yield '). Model: '
+    yield escape(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'file'))
+    yield ' ('
+    yield escape(context.call(environment.getattr(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'source'), 'short')))
+    yield ').</p>\n</section>\n'
+
+blocks = {}
+debug_info = '1=39&8=53&9=65&13=83&17=95&22=109&23=122&26=125&28=127&32=138&33=140&34=152'

@@ -1,0 +1,306 @@
+from jinja2.runtime import LoopContext, Macro, Markup, Namespace, TemplateNotFound, TemplateReference, TemplateRuntimeError, Undefined, escape, identity, internalcode, markup_join, missing, str_join
+name = 'sections/s6_levers.html.j2'
+
+def root(context, missing=missing):
+    resolve = context.resolve_or_missing
+    undefined = environment.undefined
+    concat = environment.concat
+    cond_expr_undefined = Undefined
+    if 0: yield None
+    l_0_whatifs = resolve('whatifs')
+    l_0_sensitivities = resolve('sensitivities')
+    l_0_derated = resolve('derated')
+    l_0_r = resolve('r')
+    l_0_hw = resolve('hw')
+    l_0_precision = resolve('precision')
+    l_0_compare = resolve('compare')
+    l_0_compare_text = resolve('compare_text')
+    l_0_formula = l_0_figure = l_0_pill = missing
+    try:
+        t_1 = environment.filters['bandwidth']
+    except KeyError:
+        @internalcode
+        def t_1(*unused):
+            raise TemplateRuntimeError("No filter named 'bandwidth' found.")
+    try:
+        t_2 = environment.filters['format']
+    except KeyError:
+        @internalcode
+        def t_2(*unused):
+            raise TemplateRuntimeError("No filter named 'format' found.")
+    try:
+        t_3 = environment.filters['gib']
+    except KeyError:
+        @internalcode
+        def t_3(*unused):
+            raise TemplateRuntimeError("No filter named 'gib' found.")
+    try:
+        t_4 = environment.filters['integer']
+    except KeyError:
+        @internalcode
+        def t_4(*unused):
+            raise TemplateRuntimeError("No filter named 'integer' found.")
+    try:
+        t_5 = environment.filters['kib']
+    except KeyError:
+        @internalcode
+        def t_5(*unused):
+            raise TemplateRuntimeError("No filter named 'kib' found.")
+    try:
+        t_6 = environment.filters['length']
+    except KeyError:
+        @internalcode
+        def t_6(*unused):
+            raise TemplateRuntimeError("No filter named 'length' found.")
+    try:
+        t_7 = environment.filters['nearest']
+    except KeyError:
+        @internalcode
+        def t_7(*unused):
+            raise TemplateRuntimeError("No filter named 'nearest' found.")
+    try:
+        t_8 = environment.filters['num']
+    except KeyError:
+        @internalcode
+        def t_8(*unused):
+            raise TemplateRuntimeError("No filter named 'num' found.")
+    try:
+        t_9 = environment.filters['params']
+    except KeyError:
+        @internalcode
+        def t_9(*unused):
+            raise TemplateRuntimeError("No filter named 'params' found.")
+    try:
+        t_10 = environment.filters['rate']
+    except KeyError:
+        @internalcode
+        def t_10(*unused):
+            raise TemplateRuntimeError("No filter named 'rate' found.")
+    try:
+        t_11 = environment.filters['safe']
+    except KeyError:
+        @internalcode
+        def t_11(*unused):
+            raise TemplateRuntimeError("No filter named 'safe' found.")
+    try:
+        t_12 = environment.filters['sort']
+    except KeyError:
+        @internalcode
+        def t_12(*unused):
+            raise TemplateRuntimeError("No filter named 'sort' found.")
+    try:
+        t_13 = environment.filters['times']
+    except KeyError:
+        @internalcode
+        def t_13(*unused):
+            raise TemplateRuntimeError("No filter named 'times' found.")
+    try:
+        t_14 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_14(*unused):
+            raise TemplateRuntimeError("No test named 'none' found.")
+    pass
+    included_template = environment.get_template('_macros.html.j2', 'sections/s6_levers.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
+    l_0_formula = getattr(included_template, 'formula', missing)
+    if l_0_formula is missing:
+        l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s6_levers.html.j2') does not export the requested name 'formula'", name='formula')
+    l_0_figure = getattr(included_template, 'figure', missing)
+    if l_0_figure is missing:
+        l_0_figure = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s6_levers.html.j2') does not export the requested name 'figure'", name='figure')
+    l_0_pill = getattr(included_template, 'pill', missing)
+    if l_0_pill is missing:
+        l_0_pill = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s6_levers.html.j2') does not export the requested name 'pill'", name='pill')
+    context.vars.update({'formula': l_0_formula, 'figure': l_0_figure, 'pill': l_0_pill})
+    context.exported_vars.difference_update(('formula', 'figure', 'pill'))
+    yield '<section id="s6">\n<h2>6. What would change it</h2>\n<p>Every optimisation either does more work per trip to memory (batching, longer prompts) or moves fewer bytes per trip\n(quantization, smaller KV caches, fusion, FlashAttention). For this pair, each lever\'s effect on its ledger:</p>\n<div class="scroll"><table><thead>\n<tr><th>change</th><th>lever</th><th class="n">before</th><th class="n">after</th><th class="n">gain</th><th>caveat</th></tr></thead><tbody data-live="levers">\n'
+    for l_1_row in (undefined(name='whatifs') if l_0_whatifs is missing else l_0_whatifs):
+        _loop_vars = {}
+        pass
+        yield '<tr><td>'
+        yield escape(environment.getattr(l_1_row, 'change'))
+        yield '</td><td>'
+        yield escape(environment.getattr(l_1_row, 'what'))
+        yield '</td><td class="n">'
+        yield escape(environment.getattr(l_1_row, 'before'))
+        yield '</td><td class="n">'
+        yield escape(environment.getattr(l_1_row, 'after'))
+        yield '</td>\n<td class="n">'
+        yield escape(t_13(environment.getattr(l_1_row, 'gain')))
+        yield '</td><td>'
+        yield escape(environment.getattr(l_1_row, 'note'))
+        yield '</td></tr>\n'
+    l_1_row = missing
+    yield "</tbody></table></div>\n<p>Weight-only quantization shrinks the denominator (bytes per step); FP8 compute raises the ceiling (peak FLOP/s). They are\ndifferent levers and should not share the word “quantization”. Operator fusion saves the round trips of small tensors\n(normalisation, SwiGLU's elementwise product, RoPE), whose intensity is in single digits; FlashAttention keeps the S × S score\ntable out of memory altogether, with the FLOPs unchanged.</p>\n<div data-static>\n"
+    if (undefined(name='sensitivities') if l_0_sensitivities is missing else l_0_sensitivities):
+        pass
+        yield '<h3>What moves each number</h3>\n<p>The elasticity d ln q / d ln x says what a 1% change of input x does to quantity q, in percent. Each is derived by\nSymPy (x ∂q/∂x / q) and evaluated for this pair; 0 means the input does not enter where the pair sits (for example,\npeak compute while decode is bandwidth-bound).</p>\n<div class="scroll"><table><thead>\n<tr><th>quantity</th>'
+        for l_1_s in environment.getattr((undefined(name='sensitivities') if l_0_sensitivities is missing else l_0_sensitivities), 'symbols_math'):
+            _loop_vars = {}
+            pass
+            yield '<th class="n">'
+            yield escape(t_11(l_1_s))
+            yield '</th>'
+        l_1_s = missing
+        yield '</tr></thead><tbody>\n'
+        for l_1_row in environment.getattr((undefined(name='sensitivities') if l_0_sensitivities is missing else l_0_sensitivities), 'rows'):
+            _loop_vars = {}
+            pass
+            yield '<tr><td>'
+            yield escape(environment.getattr(l_1_row, 'label'))
+            yield '</td>'
+            for l_2_v in environment.getitem(l_1_row, 'values'):
+                _loop_vars = {}
+                pass
+                yield '<td class="n">'
+                if t_14(l_2_v):
+                    pass
+                elif (l_2_v == 0):
+                    pass
+                    yield '0'
+                else:
+                    pass
+                    yield escape(t_2('%.3g', l_2_v))
+                yield '</td>'
+            l_2_v = missing
+            yield '</tr>\n'
+        l_1_row = missing
+        yield '</tbody></table></div>\n'
+    if (undefined(name='derated') if l_0_derated is missing else l_0_derated):
+        pass
+        yield '<h3>Derated estimate</h3>\n<p>'
+        yield escape(environment.getattr((undefined(name='derated') if l_0_derated is missing else l_0_derated), 'label'))
+        yield ": the ideal bound with the peaks scaled by the spec's achievable fractions, η<sub>W</sub> =\n"
+        yield escape(environment.getattr((undefined(name='derated') if l_0_derated is missing else l_0_derated), 'bandwidth'))
+        yield ' of the bandwidth and η<sub>P</sub> = '
+        yield escape(environment.getattr((undefined(name='derated') if l_0_derated is missing else l_0_derated), 'compute'))
+        yield ' of the compute\n('
+        yield escape(environment.getattr(environment.getattr((undefined(name='derated') if l_0_derated is missing else l_0_derated), 'source'), 'title'))
+        yield '). It is an estimate beside the bound, not a bound.</p>\n'
+        if environment.getattr((undefined(name='derated') if l_0_derated is missing else l_0_derated), 'decode'):
+            pass
+            yield '<div class="scroll"><table><thead>\n<tr><th class="n">batch</th>'
+            for l_1_s in environment.getattr(environment.getattr((undefined(name='derated') if l_0_derated is missing else l_0_derated), 'decode'), 'context'):
+                _loop_vars = {}
+                pass
+                yield '<th class="n">context '
+                yield escape(t_4(l_1_s))
+                yield ': ideal → derated</th>'
+            l_1_s = missing
+            yield '</tr></thead><tbody>\n'
+            l_1_loop = missing
+            for l_1_b, l_1_loop in LoopContext(environment.getattr(environment.getattr((undefined(name='derated') if l_0_derated is missing else l_0_derated), 'decode'), 'batch'), undefined):
+                l_1_i = missing
+                _loop_vars = {}
+                pass
+                l_1_i = environment.getattr(l_1_loop, 'index0')
+                _loop_vars['i'] = l_1_i
+                if ((((undefined(name='i') if l_1_i is missing else l_1_i) == 0) or environment.getattr(l_1_loop, 'last')) or (l_1_b in (8, 64, 512))):
+                    pass
+                    yield '<tr><td class="n">'
+                    yield escape(t_4(l_1_b))
+                    yield '</td>'
+                    l_2_loop = missing
+                    for l_2_s, l_2_loop in LoopContext(environment.getattr(environment.getattr((undefined(name='derated') if l_0_derated is missing else l_0_derated), 'decode'), 'context'), undefined):
+                        l_2_j = missing
+                        _loop_vars = {}
+                        pass
+                        l_2_j = environment.getattr(l_2_loop, 'index0')
+                        _loop_vars['j'] = l_2_j
+                        yield '<td class="n">'
+                        yield escape(t_8(environment.getitem(environment.getitem(environment.getattr(environment.getattr((undefined(name='derated') if l_0_derated is missing else l_0_derated), 'decode'), 'ideal_tokens_per_s'), (undefined(name='i') if l_1_i is missing else l_1_i)), (undefined(name='j') if l_2_j is missing else l_2_j))))
+                        yield ' → '
+                        yield escape(t_8(environment.getitem(environment.getitem(environment.getattr(environment.getattr((undefined(name='derated') if l_0_derated is missing else l_0_derated), 'decode'), 'tokens_per_s'), (undefined(name='i') if l_1_i is missing else l_1_i)), (undefined(name='j') if l_2_j is missing else l_2_j))))
+                        yield ' tok/s</td>'
+                    l_2_loop = l_2_s = l_2_j = missing
+                    yield '</tr>\n'
+            l_1_loop = l_1_b = l_1_i = missing
+            yield '</tbody></table></div>\n'
+    if environment.getattr((undefined(name='r') if l_0_r is missing else l_0_r), 'compare_models'):
+        pass
+        yield '<h3>Other models on this GPU</h3>\n<div class="scroll"><table><thead>\n<tr><th>model</th><th class="n">parameters</th><th class="n">weights</th><th class="n">KV per token</th><th class="n">batch-1 bound</th>\n<th class="n">ceiling at '
+        yield escape(t_4(environment.getattr(environment.getitem(environment.getattr((undefined(name='r') if l_0_r is missing else l_0_r), 'compare_models'), 0), 'context')))
+        yield '</th><th class="n">critical context</th><th class="n">sequences that fit</th></tr></thead><tbody>\n'
+        for l_1_m in t_12(environment, environment.getattr((undefined(name='r') if l_0_r is missing else l_0_r), 'compare_models'), attribute='decode_tokens_per_s', reverse=True):
+            _loop_vars = {}
+            pass
+            yield '<tr><td>'
+            yield escape(environment.getattr(l_1_m, 'title'))
+            if environment.getattr(l_1_m, 'is_base'):
+                pass
+                yield ' (this report)'
+            yield '</td><td class="n">'
+            yield escape(t_9(environment.getattr(l_1_m, 'parameters')))
+            if (environment.getattr(l_1_m, 'active') != environment.getattr(l_1_m, 'parameters')):
+                pass
+                yield ' ('
+                yield escape(t_9(environment.getattr(l_1_m, 'active')))
+                yield ' active)'
+            yield '</td>\n<td class="n">'
+            yield escape(t_3(environment.getattr(l_1_m, 'weight_bytes')))
+            if (not environment.getattr(l_1_m, 'fits')):
+                pass
+                yield ' <span class="bad">does not fit</span>'
+            yield '</td><td class="n">'
+            yield escape(t_5(environment.getattr(l_1_m, 'kv_bytes_per_token')))
+            yield '</td>\n<td class="n">'
+            yield escape(t_8(environment.getattr(l_1_m, 'decode_tokens_per_s')))
+            yield ' tok/s</td><td class="n">'
+            yield escape(t_8(environment.getattr(l_1_m, 'ceiling')))
+            yield '</td>\n<td class="n">'
+            if environment.getattr(l_1_m, 'critical_context'):
+                pass
+                yield escape(t_7(environment.getattr(l_1_m, 'critical_context')))
+            else:
+                pass
+                yield 'none'
+            yield '</td><td class="n">'
+            yield escape(t_4(environment.getattr(l_1_m, 'capacity_batch')))
+            yield '</td></tr>\n'
+        l_1_m = missing
+        yield '</tbody></table></div>\n<p class="meta">Ranked by the batch-1 decode bound (weights only) on '
+        yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
+        yield ' in '
+        yield escape(context.call(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'label')))
+        yield '. Parameter counts, active ones included, count the embedding and the output head.</p>\n'
+    if (t_6((undefined(name='compare') if l_0_compare is missing else l_0_compare)) > 1):
+        pass
+        yield '<h3>Other GPUs</h3>\n<p>'
+        yield escape((undefined(name='compare_text') if l_0_compare_text is missing else l_0_compare_text))
+        yield '</p>\n<div class="scroll"><table><thead>\n<tr><th>GPU</th><th class="n">peak</th><th class="n">bandwidth</th><th class="n">ridge</th><th class="n">batch-1 bound</th><th class="n">compute ×</th><th class="n">decode ×</th><th>weights fit</th><th class="n">tokens per $</th></tr></thead><tbody>\n'
+        for l_1_c in t_12(environment, (undefined(name='compare') if l_0_compare is missing else l_0_compare), attribute='decode_tokens_per_s', reverse=True):
+            _loop_vars = {}
+            pass
+            yield '<tr><td>'
+            yield escape(environment.getattr(l_1_c, 'title'))
+            if environment.getattr(l_1_c, 'is_base'):
+                pass
+                yield ' (this report)'
+            yield '</td><td class="n">'
+            yield escape(t_10(environment.getattr(l_1_c, 'peak')))
+            yield '</td><td class="n">'
+            yield escape(t_1(environment.getattr(l_1_c, 'bandwidth')))
+            yield '</td>\n<td class="n">'
+            yield escape(t_8(environment.getattr(l_1_c, 'ridge')))
+            yield '</td><td class="n">'
+            yield escape(t_8(environment.getattr(l_1_c, 'decode_tokens_per_s')))
+            yield ' tok/s</td><td class="n">'
+            yield escape(t_13(environment.getattr(l_1_c, 'compute_ratio')))
+            yield '</td>\n<td class="n">'
+            yield escape(t_13(environment.getattr(l_1_c, 'decode_speedup')))
+            yield '</td><td>'
+            yield escape(('yes' if environment.getattr(l_1_c, 'fits') else 'no'))
+            yield '</td>\n<td class="n">'
+            if environment.getattr(l_1_c, 'tokens_per_usd'):
+                pass
+                yield escape(t_8(environment.getattr(l_1_c, 'tokens_per_usd')))
+            else:
+                pass
+                yield '—'
+            yield '</td></tr>\n'
+        l_1_c = missing
+        yield '</tbody></table></div>\n<p class="meta">Ranked by the batch-1 decode bound (weights only). Tokens per dollar use the indicative hourly prices in the hardware specs.</p>\n'
+    yield '</div>\n</section>\n'
+
+blocks = {}
+debug_info = '1=104&8=117&9=121&10=129&18=135&24=138&25=146&26=150&30=169&32=172&33=174&34=178&35=180&37=183&38=192&39=201&40=211&45=219&49=222&50=224&51=228&52=240&53=247&54=251&57=262&59=266&61=269&64=271&65=275&66=284&67=290&68=294'

@@ -1,0 +1,234 @@
+from jinja2.runtime import LoopContext, Macro, Markup, Namespace, TemplateNotFound, TemplateReference, TemplateRuntimeError, Undefined, escape, identity, internalcode, markup_join, missing, str_join
+name = 'sections/s7_gpus.html.j2'
+
+def root(context, missing=missing):
+    resolve = context.resolve_or_missing
+    undefined = environment.undefined
+    concat = environment.concat
+    cond_expr_undefined = Undefined
+    if 0: yield None
+    l_0_many = resolve('many')
+    l_0_par = resolve('par')
+    l_0_q = resolve('q')
+    l_0_par_links = resolve('par_links')
+    l_0_par_table = resolve('par_table')
+    l_0_verdicts = resolve('verdicts')
+    l_0_hw = resolve('hw')
+    l_0_precision = resolve('precision')
+    l_0_figs = resolve('figs')
+    l_0_formula = l_0_figure = l_0_pill = missing
+    try:
+        t_1 = environment.filters['bandwidth']
+    except KeyError:
+        @internalcode
+        def t_1(*unused):
+            raise TemplateRuntimeError("No filter named 'bandwidth' found.")
+    try:
+        t_2 = environment.filters['integer']
+    except KeyError:
+        @internalcode
+        def t_2(*unused):
+            raise TemplateRuntimeError("No filter named 'integer' found.")
+    try:
+        t_3 = environment.filters['num']
+    except KeyError:
+        @internalcode
+        def t_3(*unused):
+            raise TemplateRuntimeError("No filter named 'num' found.")
+    try:
+        t_4 = environment.filters['time']
+    except KeyError:
+        @internalcode
+        def t_4(*unused):
+            raise TemplateRuntimeError("No filter named 'time' found.")
+    try:
+        t_5 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_5(*unused):
+            raise TemplateRuntimeError("No test named 'none' found.")
+    pass
+    included_template = environment.get_template('_macros.html.j2', 'sections/s7_gpus.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
+    l_0_formula = getattr(included_template, 'formula', missing)
+    if l_0_formula is missing:
+        l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s7_gpus.html.j2') does not export the requested name 'formula'", name='formula')
+    l_0_figure = getattr(included_template, 'figure', missing)
+    if l_0_figure is missing:
+        l_0_figure = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s7_gpus.html.j2') does not export the requested name 'figure'", name='figure')
+    l_0_pill = getattr(included_template, 'pill', missing)
+    if l_0_pill is missing:
+        l_0_pill = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s7_gpus.html.j2') does not export the requested name 'pill'", name='pill')
+    context.vars.update({'formula': l_0_formula, 'figure': l_0_figure, 'pill': l_0_pill})
+    context.exported_vars.difference_update(('formula', 'figure', 'pill'))
+    if (undefined(name='many') if l_0_many is missing else l_0_many):
+        pass
+        yield '<section id="s7">\n<h2>7. Many GPUs: the interconnect ledger</h2>\n'
+        if (undefined(name='par') if l_0_par is missing else l_0_par):
+            pass
+            yield '<p data-static>This report lays the model out over <strong>'
+            yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'gpus'))
+            yield ' GPUs</strong>\n(tp '
+            yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'tp'))
+            yield ' × pp '
+            yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'pp'))
+            yield ' × dp '
+            yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'dp'))
+            if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'ep') > 1):
+                pass
+                yield ', ep '
+                yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'ep'))
+                yield ' inside the tp·dp group'
+            yield ').\nBesides compute and HBM, a step now crosses a third ledger: the interconnect. Each GPU holds\n'
+            yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'weight_bytes_per_gpu', 'gb'))
+            yield ' of weights and '
+            yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'kv_bytes_per_token_per_gpu', 'kib'))
+            yield ' of KV cache\nper token; one replica holds '
+            yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'kv_capacity_tokens_replica', 'integer', 'no'))
+            yield ' KV tokens.\n'
+            for (l_1_g, l_1_link) in (undefined(name='par_links') if l_0_par_links is missing else l_0_par_links):
+                _loop_vars = {}
+                pass
+                yield 'The '
+                yield escape(l_1_g)
+                yield ' group ('
+                yield escape(environment.getattr(l_1_link, 'span'))
+                yield ' GPUs) crosses '
+                yield escape(environment.getattr(l_1_link, 'tier'))
+                yield ': '
+                yield escape(environment.getattr(l_1_link, 'name'))
+                yield ',\n'
+                yield escape(t_1(environment.getattr(l_1_link, 'bandwidth_per_direction')))
+                yield ' per direction'
+                if environment.getattr(l_1_link, 'latency'):
+                    pass
+                    yield ', '
+                    yield escape(t_4(environment.getattr(l_1_link, 'latency')))
+                    yield ' per step'
+                yield '. '
+            l_1_g = l_1_link = missing
+            for l_1_note in environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'notes'):
+                _loop_vars = {}
+                pass
+                yield escape(l_1_note)
+                yield ' '
+            l_1_note = missing
+            yield '</p>\n<p>Two numbers per point, and they are not the same thing: the <strong>strict bound</strong> is the largest of the three\nper-GPU ledgers (compute, HBM, interconnect perfectly overlapped), which no engine beats; the <strong>serial\nestimate</strong> puts the tensor-parallel all-reduces on the critical path, as real decode does.</p>\n<div class="scroll"><table>\n<thead><tr><th>batch, context</th><th class="n">bound</th><th class="n">serial estimate</th><th class="n">interconnect</th><th>binds</th><th class="n">tok/s per GPU</th></tr></thead>\n<tbody data-live="par_table">'
+            for l_1_row in (undefined(name='par_table') if l_0_par_table is missing else l_0_par_table):
+                _loop_vars = {}
+                pass
+                yield '<tr><td>'
+                yield escape(t_2(environment.getattr(l_1_row, 'batch')))
+                yield ', '
+                yield escape(t_2(environment.getattr(l_1_row, 'context')))
+                yield '</td><td class="n">'
+                yield escape(t_4(environment.getattr(l_1_row, 'bound')))
+                yield '</td>\n<td class="n">'
+                yield escape(t_4(environment.getattr(l_1_row, 'serial')))
+                yield '</td><td class="n">'
+                yield escape(t_4(environment.getattr(l_1_row, 'comm')))
+                yield '</td><td>'
+                yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_row, 'binds'), _loop_vars=_loop_vars))
+                yield '</td>\n<td class="n">'
+                if (environment.getattr(l_1_row, 'binds') != 'capacity'):
+                    pass
+                    yield escape(t_3(environment.getattr(l_1_row, 'tps_gpu')))
+                else:
+                    pass
+                    yield '—'
+                yield '</td></tr>\n'
+            l_1_row = missing
+            yield '</tbody>\n</table></div>\n<p>The tensor-parallel degree where the batch-1 all-reduces take as long as streaming the weight slice is\n'
+            yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'tp_weight_crossover', 'num'))
+            yield "; the link's ridge (peak FLOP/s over link bandwidth) is\n"
+            yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'link_ridge', 'num'))
+            yield ' FLOP per byte sent, against '
+            yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'tp_link_intensity', 'num'))
+            yield ' for the\ntensor-parallel all-reduces of this model.</p>\n'
+        elif (not environment.getattr((undefined(name='verdicts') if l_0_verdicts is missing else l_0_verdicts), 'weights_fit')):
+            pass
+            yield '<p data-static>One '
+            yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
+            yield ' cannot hold this model at '
+            yield escape(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weights'))
+            yield '.\n'
+            if environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'):
+                pass
+                yield 'The smallest layout in '
+                yield escape(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weights'))
+                yield ' is <strong>'
+                yield escape(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'gpus'))
+                yield ' GPUs</strong>\n(tp '
+                yield escape(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'tp'))
+                if (environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'pp') > 1):
+                    pass
+                    yield ' × pp '
+                    yield escape(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'pp'))
+                yield '): at batch 1 and context\n'
+                yield escape(t_2(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'context')))
+                yield ' its strict bound is '
+                yield escape(t_4(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_bound')))
+                yield ' per token (serial estimate\n'
+                yield escape(t_4(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_serial')))
+                yield '), '
+                yield escape(t_3(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'tokens_per_s_gpu')))
+                yield ' tok/s per GPU, and one replica holds\n'
+                yield escape(t_2(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'capacity_batch')))
+                yield ' sequences of that context.'
+            if (environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest_any') and (environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest_any'), 'precision') != environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weights'))):
+                pass
+                yield 'With '
+                yield escape(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest_any'), 'precision'))
+                yield ' weights\n'
+                yield escape(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest_any'), 'gpus'))
+                yield ' GPU'
+                if (environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest_any'), 'gpus') > 1):
+                    pass
+                    yield 's'
+                yield ' suffice.'
+            yield 'The chart and the fit map below show what more GPUs buy.</p>\n'
+        else:
+            pass
+            yield '<p data-static>One '
+            yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
+            yield " holds the model, so this report's interconnect ledger is empty. Spread over more GPUs with\ntensor parallelism over "
+            yield escape((environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'link') or 'the scale-up link'))
+            yield ', compute and HBM time shrink as 1/n while every token\npays two all-reduces per layer:</p>\n'
+        yield escape(context.call((undefined(name='figure') if l_0_figure is missing else l_0_figure), (undefined(name='figs') if l_0_figs is missing else l_0_figs), 'fig8-gpus'))
+        yield '\n'
+        yield escape(context.call((undefined(name='figure') if l_0_figure is missing else l_0_figure), (undefined(name='figs') if l_0_figs is missing else l_0_figs), 'fig9-gpu-rates'))
+        yield '\n<h3>Fit map: the fewest GPUs that hold one sequence</h3>\n<div class="scroll" data-static><table>\n<thead><tr><th>weights</th>'
+        for l_1_s in environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'fit_contexts'):
+            _loop_vars = {}
+            pass
+            yield '<th class="n">context '
+            yield escape(t_2(l_1_s))
+            yield '</th>'
+        l_1_s = missing
+        yield '</tr></thead>\n<tbody>'
+        for (l_1_name, l_1_counts) in context.call(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'fit_map'), 'items')):
+            _loop_vars = {}
+            pass
+            yield '<tr><td>'
+            yield escape(l_1_name)
+            yield '</td>'
+            for l_2_n in l_1_counts:
+                _loop_vars = {}
+                pass
+                yield '<td class="n">'
+                if t_5(l_2_n):
+                    pass
+                    yield 'over 4,096'
+                else:
+                    pass
+                    yield escape(t_2(l_2_n))
+                yield '</td>'
+            l_2_n = missing
+            yield '</tr>'
+        l_1_name = l_1_counts = missing
+        yield '</tbody>\n</table></div>\n<p class="meta" data-static>Tensor × pipeline layouts on '
+        yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
+        yield "; pipeline stages divide the layers evenly; KV cache for batch 1.\nCollectives in the alpha-beta model with NCCL's conventions (ring all-reduce 2(n−1)/n · S/B + 2(n−1)·α).</p>\n</section>\n"
+    yield '\n'
+
+blocks = {}
+debug_info = '1=51&2=63&5=66&6=69&7=71&9=82&10=86&11=88&12=100&13=109&19=116&20=126&21=132&25=141&26=143&28=147&29=150&30=154&31=161&32=167&33=171&34=175&35=177&36=182&39=192&40=194&43=196&44=198&47=200&48=208&50=229'

@@ -1,0 +1,98 @@
+from jinja2.runtime import LoopContext, Macro, Markup, Namespace, TemplateNotFound, TemplateReference, TemplateRuntimeError, Undefined, escape, identity, internalcode, markup_join, missing, str_join
+name = 'sections/header.html.j2'
+
+def root(context, missing=missing):
+    resolve = context.resolve_or_missing
+    undefined = environment.undefined
+    concat = environment.concat
+    cond_expr_undefined = Undefined
+    if 0: yield None
+    l_0_formula = l_0_figure = l_0_pill = missing
+    pass
+    included_template = environment.get_template('_macros.html.j2', 'sections/header.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
+    l_0_formula = getattr(included_template, 'formula', missing)
+    if l_0_formula is missing:
+        l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/header.html.j2') does not export the requested name 'formula'", name='formula')
+    l_0_figure = getattr(included_template, 'figure', missing)
+    if l_0_figure is missing:
+        l_0_figure = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/header.html.j2') does not export the requested name 'figure'", name='figure')
+    l_0_pill = getattr(included_template, 'pill', missing)
+    if l_0_pill is missing:
+        l_0_pill = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/header.html.j2') does not export the requested name 'pill'", name='pill')
+    context.vars.update({'formula': l_0_formula, 'figure': l_0_figure, 'pill': l_0_pill})
+    context.exported_vars.difference_update(('formula', 'figure', 'pill'))
+    yield from context.blocks['header'][0](context)
+    yield '\n'
+    yield from context.blocks['toc'][0](context)
+    yield '\n'
+
+def block_header(context, missing=missing):
+    resolve = context.resolve_or_missing
+    undefined = environment.undefined
+    concat = environment.concat
+    cond_expr_undefined = Undefined
+    if 0: yield None
+    _block_vars = {}
+    l_0_version = resolve('version')
+    l_0_baseline = resolve('baseline')
+    l_0_spec = resolve('spec')
+    l_0_model = resolve('model')
+    l_0_par = resolve('par')
+    l_0_hw = resolve('hw')
+    l_0_precision = resolve('precision')
+    l_0_lead = resolve('lead')
+    pass
+    yield '<div class="kicker">genreport '
+    yield escape((undefined(name='version') if l_0_version is missing else l_0_version))
+    yield ' · roofline report'
+    if (undefined(name='baseline') if l_0_baseline is missing else l_0_baseline):
+        pass
+        yield ' · what-if'
+    yield '</div>\n<h1>'
+    yield escape(environment.getattr((undefined(name='spec') if l_0_spec is missing else l_0_spec), 'title'))
+    yield '</h1>\n<div class="meta">'
+    yield escape(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'title'))
+    yield ' on '
+    if (undefined(name='par') if l_0_par is missing else l_0_par):
+        pass
+        yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'gpus'))
+        yield ' × '
+        yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
+    else:
+        pass
+        yield 'one '
+        yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
+    yield ', '
+    yield escape(context.call(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'label'), _block_vars=_block_vars))
+    yield ' · spec <code>'
+    yield escape(environment.getattr((undefined(name='spec') if l_0_spec is missing else l_0_spec), 'name'))
+    yield '</code>\n  · accounting: '
+    yield escape(("seed 003's (all N parameters read every step)" if ((undefined(name='lead') if l_0_lead is missing else l_0_lead) == 'seed') else 'exact, per matrix'))
+    yield '</div>\n'
+
+def block_toc(context, missing=missing):
+    resolve = context.resolve_or_missing
+    undefined = environment.undefined
+    concat = environment.concat
+    cond_expr_undefined = Undefined
+    if 0: yield None
+    _block_vars = {}
+    l_0_training = resolve('training')
+    l_0_many = resolve('many')
+    l_0_measured = resolve('measured')
+    pass
+    yield '<nav class="toc">\n  <a href="#s0">0. Summary</a><br><a href="#s1">1. A machine waiting for data</a><br>\n  <a href="#s2">2. Intensity and the ridge</a><br><a href="#s3">3. Three modes</a><br>\n  <a href="#s4">4. Why batching only saves half</a><br>'
+    if (undefined(name='training') if l_0_training is missing else l_0_training):
+        pass
+        yield '<a href="#s5">5. Training lacks something else</a><br>'
+    yield '  <a href="#s6">6. What would change it</a><br>'
+    if (undefined(name='many') if l_0_many is missing else l_0_many):
+        pass
+        yield '<a href="#s7">7. Many GPUs</a><br>'
+    if (undefined(name='measured') if l_0_measured is missing else l_0_measured):
+        pass
+        yield '<a href="#s8">8. Measured</a><br>'
+    yield '  <a href="#appendix">Appendix</a>\n</nav>\n'
+
+blocks = {'header': block_header, 'toc': block_toc}
+debug_info = '1=12&2=24&9=26&2=29&3=46&4=52&5=54&6=70&9=73&13=85&14=89'
