@@ -218,11 +218,44 @@ def _extents(boxes) -> np.ndarray:
     return np.array([b.extents for b in boxes], dtype=float).reshape(-1, 4)
 
 
-def _overlap(bb, boxes: np.ndarray) -> float:
-    """Total area of ``bb`` covered by each of ``boxes`` (an (n, 4) array), in display px²."""
-    w = np.minimum(bb.x1, boxes[:, 2]) - np.maximum(bb.x0, boxes[:, 0])
-    h = np.minimum(bb.y1, boxes[:, 3]) - np.maximum(bb.y0, boxes[:, 1])
-    return float(np.sum(np.clip(w, 0, None) * np.clip(h, 0, None)))
+# the wider search when every near candidate collides: a grid of offsets, nearest first
+_GRID = sorted(((dx, dy, "center", "center") for dx in range(-150, 151, 10) for dy in range(-90, 91, 8)),
+               key=lambda c: math.hypot(c[0], c[1]))
+
+
+def _costs(t, rend, cands, taken: np.ndarray, soft_px: np.ndarray, frame, side, side_px) -> np.ndarray:
+    """The cost of each candidate (dx, dy, ha, va) for text ``t``: overlap with ``taken`` (x100) and ``soft_px``,
+    and 5000 per pixel outside the axes ``frame`` or on the wrong ``side``. A candidate's box is the text's box at
+    no offset (measured once per alignment) moved by the offset, in points: the same box matplotlib measures,
+    to 1e-13 px, at a twentieth of the time."""
+    scale = t.figure.dpi / 72.0
+    base = {}
+    boxes = np.empty((len(cands), 4))
+    for i, (dx, dy, ha, va) in enumerate(cands):
+        if (ha, va) not in base:
+            t.set_position((0, 0))
+            t.set_ha(ha)
+            t.set_va(va)
+            base[ha, va] = np.array(t.get_window_extent(rend).extents, dtype=float)
+        boxes[i] = base[ha, va] + np.array((dx, dy, dx, dy), dtype=float) * scale
+    cost = 100 * _overlaps(boxes, taken) + _overlaps(boxes, soft_px)
+    out_px = (np.maximum(0.0, frame.x0 - boxes[:, 0]) + np.maximum(0.0, boxes[:, 2] - frame.x1)
+              + np.maximum(0.0, frame.y0 - boxes[:, 1]) + np.maximum(0.0, boxes[:, 3] - frame.y1))
+    cost += out_px * 5000
+    if side == "left":
+        cost += np.maximum(0.0, boxes[:, 2] - side_px) * 5000
+    elif side == "right":
+        cost += np.maximum(0.0, side_px - boxes[:, 0]) * 5000
+    return cost
+
+
+def _overlaps(boxes: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """For each of ``boxes`` (n, 4), the total area covered by ``others`` (m, 4), in display px²."""
+    if not len(others):
+        return np.zeros(len(boxes))
+    w = np.minimum(boxes[:, None, 2], others[None, :, 2]) - np.maximum(boxes[:, None, 0], others[None, :, 0])
+    h = np.minimum(boxes[:, None, 3], others[None, :, 3]) - np.maximum(boxes[:, None, 1], others[None, :, 1])
+    return np.sum(np.clip(w, 0, None) * np.clip(h, 0, None), axis=1)
 
 
 def place_labels(ax, labels: list[dict], obstacles: list | None = None, offsets=OFFSETS, soft: list | None = None) -> list:
@@ -248,27 +281,12 @@ def place_labels(ax, labels: list[dict], obstacles: list | None = None, offsets=
         side = lab.get("side")
         side_px = ax.transData.transform((lab["side_x"], 1.0))[0] if side else None
         best, best_cost = None, math.inf
-        # the candidates nearest first; when all of them collide, a wider search on a grid of offsets, nearest first
-        grid = sorted(((dx, dy, "center", "center") for dx in range(-150, 151, 10) for dy in range(-90, 91, 8)),
-                      key=lambda c: math.hypot(c[0], c[1]))
-        for cands in ([*lab.get("offsets", []), *offsets], grid):
-            for dx, dy, ha, va in cands:
-                t.set_position((dx, dy))
-                t.set_ha(ha)
-                t.set_va(va)
-                bb = t.get_window_extent(rend)
-                cost = 100 * _overlap(bb, taken) + _overlap(bb, soft_px)
-                out_px = (max(0.0, frame.x0 - bb.x0) + max(0.0, bb.x1 - frame.x1)
-                          + max(0.0, frame.y0 - bb.y0) + max(0.0, bb.y1 - frame.y1))
-                cost += out_px * 5000
-                if side == "left":
-                    cost += max(0.0, bb.x1 - side_px) * 5000
-                elif side == "right":
-                    cost += max(0.0, side_px - bb.x0) * 5000
-                if cost < best_cost:
-                    best, best_cost = (dx, dy, ha, va), cost
-                    if cost == 0:
-                        break
+        for cands in ([*lab.get("offsets", []), *offsets], _GRID):
+            costs = _costs(t, rend, cands, taken, soft_px, frame, side, side_px)
+            zero = np.flatnonzero(costs == 0)
+            i = int(zero[0]) if zero.size else int(np.argmin(costs))
+            if costs[i] < best_cost:
+                best, best_cost = cands[i], float(costs[i])
             if best_cost < 100:  # nothing hard in the way (at most a line crossed)
                 break
         dx, dy, ha, va = best
