@@ -41,7 +41,7 @@ import sys
 import time
 
 from genreport.errors import BuildError
-from genreport.procs import no_gc
+from genreport.procs import cores, no_gc
 
 _worker = None
 _in_process = False  # warm processes print in their own process
@@ -382,7 +382,7 @@ def start_worker() -> bool:
     if _worker is not None:
         return True
     if _in_process or os.environ.get("GENREPORT_PDF_WORKER") == "0" or os.environ.get("GENREPORT_SERIAL") \
-            or (os.cpu_count() or 1) < 2 or not hasattr(os, "fork") or "weasyprint" in sys.modules:
+            or cores() < 2 or not hasattr(os, "fork") or "weasyprint" in sys.modules:
         return False
     try:
         _worker = _Worker()

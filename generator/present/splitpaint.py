@@ -56,7 +56,9 @@ def enabled(n_pages: int) -> bool:
         return False
     if n_pages < (1 if os.environ.get("GENREPORT_SPLIT_PAINT") == "force" else MIN_PAGES):
         return False
-    if not hasattr(os, "fork") or (os.cpu_count() or 1) < 2:
+    from genreport.procs import cores
+
+    if not hasattr(os, "fork") or cores() < 2:
         return False
     try:
         import pydyf

@@ -152,9 +152,9 @@ class Pending:
 
 
 def _parallel() -> bool:
-    import os
+    from genreport.procs import cores
 
-    if os.environ.get("GENREPORT_SERIAL") or (os.cpu_count() or 1) < 2:
+    if os.environ.get("GENREPORT_SERIAL") or cores() < 2:
         return False
     import multiprocessing
 
