@@ -241,6 +241,16 @@ class _Split:
     def _merge(self, stream) -> dict[int, list]:
         """Check everything the child did, then apply it; the child's pages' content by page index."""
         got = self._receive()
+        try:
+            checked = self._check(got, stream)
+        except _Fallback:
+            raise
+        except Exception as exc:  # noqa: BLE001 - anything unexpected in what the child sent: nothing applied yet
+            raise _Fallback(f"the child's pages could not be checked ({type(exc).__name__}: {exc})") from None
+        return self._apply(got, stream, *checked)
+
+    def _check(self, got: dict, stream) -> tuple:
+        """(states, renames, pages, new fonts) once everything the child did is known to merge exactly."""
         resources, fonts = stream._resources, stream._fonts
         base = got["base"]
         now = {"XObject": len(resources["XObject"]), "Pattern": len(resources["Pattern"]),
@@ -265,9 +275,13 @@ class _Split:
         pages = {}
         for i, packed in got["pages"].items():
             pages[i] = [_rename(_unpack(item), renames, base) for item in packed]
-        new_fonts = self._find_fonts(got["fonts"], fonts)
-        # everything checked: apply, in the order one process would have added it
+        return states, renames, pages, self._find_fonts(got["fonts"], fonts)
+
+    def _apply(self, got: dict, stream, states, renames, pages, new_fonts) -> dict[int, list]:
+        """Add what the child's pages added, in the order one process would have added it."""
         import pydyf
+
+        resources, fonts = stream._resources, stream._fonts
 
         for _layout, pango_font in new_fonts:
             stream.add_font(pango_font)
