@@ -15,7 +15,8 @@ and the medians printed:
     output folder;
   * JSON only; a rebuild when nothing changed;
   * warm rebuilds: a ``genreport serve`` request, and a ``--watch`` edit saved -> report rebuilt;
-  * peak RSS of each (the largest single process: the build, its figure process or its PDF worker);
+  * peak RSS of each (the largest single process: the build, its figure process or its PDF worker), and once,
+    untimed, the peak of all a full build's processes together (RSS and PSS);
   * CPU seconds of each (all its processes), also as a ratio: steadier than wall time on a busy machine, but
     blind to what runs in parallel;
   * the per-stage breakdown of the last full build (genreport --timings);
@@ -96,6 +97,42 @@ def _cpu_s(pid: int) -> float:
         return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError):
         return float("nan")
+
+
+def _memory_together(args: list[str], env: dict) -> tuple[float, float, int] | None:
+    """(peak RSS, peak PSS, most processes at once) of a command and its descendants, summed at each sample; None
+    where /proc has no smaps_rollup. A separate, untimed run: the sampling costs CPU."""
+    if not Path(f"/proc/{os.getpid()}/smaps_rollup").exists():
+        return None
+
+    def tree(pid: int) -> list[int]:
+        out = [pid]
+        try:
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/children") as fh:
+                    out += [q for c in fh.read().split() for q in tree(int(c))]
+        except OSError:
+            pass
+        return out
+
+    proc = subprocess.Popen(args, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    best = [0, 0, 0]
+    while proc.poll() is None:
+        rss = pss = n = 0
+        for pid in tree(proc.pid):
+            try:
+                with open(f"/proc/{pid}/smaps_rollup") as fh:
+                    for line in fh:
+                        if line.startswith("Rss:"):
+                            rss += int(line.split()[1])
+                        elif line.startswith("Pss:"):
+                            pss += int(line.split()[1])
+                n += 1
+            except OSError:
+                pass
+        best = [max(best[0], rss), max(best[1], pss), max(best[2], n)]
+        time.sleep(0.005)
+    return best[0] / 1024, best[1] / 1024, best[2]
 
 
 def _peak_rss_mb(pid: int) -> float:
@@ -264,6 +301,12 @@ def main(argv=None) -> int:
             m = re.findall(r"([\w-]+) (\d+) ms", results[key][-1][2])
             if m:
                 print(f"stages of the last {key} build: " + ", ".join(f"{k} {v} ms" for k, v in m))
+    together = _memory_together([*base, "--force"], env)
+    if together:
+        rss, pss, n = together
+        print(f"memory of one full build, all its processes together (sampled every 5 ms, not timed): peak RSS "
+              f"{rss:.0f} MB, peak PSS {pss:.0f} MB (shared pages counted once), up to {n} processes"
+              f"{' (over 300 MB)' if rss > RSS_MB else ''}")
     sweep = ROOT / "bench" / "sweep_bench.py"
     if sweep.exists() and not args.no_sweep:
         print("--- sweep ---")
