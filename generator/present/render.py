@@ -260,7 +260,7 @@ def render_report(r: Results, baseline: Results | None = None, timer=None, overr
 
     from genreport.present.figures import FIGURES, start
 
-    pending = start(r, baseline)
+    pending = start(r, baseline, apart=print_first is None)  # no PDF: both layouts of figures at once
     token = secrets.token_hex(8)
     marks = {name: f"genreport-figure-{token}-{name}-" for name, _cap in FIGURES}  # none a prefix of another
     phone = {name: f"genreport-phone-{token}-{name}-" for name, _cap in FIGURES}  # the narrow layout's
