@@ -1,0 +1,66 @@
+"""The table of contents' page laid out one time fewer gives stock WeasyPrint's pages (generator/present/fastlayout.py)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+weasyprint = pytest.importorskip("weasyprint")
+
+from genreport.present import fastlayout  # noqa: E402
+from genreport.present import pdf as pdfstage  # noqa: E402
+from genreport.present.live import without_scripts  # noqa: E402
+from genreport.present.render import _for_print  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.skipif(not fastlayout.install(), reason="not checked for this WeasyPrint")
+
+
+def _both(html: str) -> tuple[tuple[bytes, int], tuple[bytes, int]]:
+    """(PDF, pages laid out) with WeasyPrint's own passes and with the content filled in after each pass."""
+    import weasyprint.layout.page as wpage
+
+    os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
+    stock_remake, made = wpage.remake_page, [0]
+
+    def counting(*args):
+        made[0] += 1
+        return stock_remake(*args)
+
+    out = []
+    wpage.remake_page = counting
+    try:
+        for fast in (False, True):
+            (fastlayout.install if fast else fastlayout.uninstall)()
+            made[0] = 0
+            pdf = pdfstage._html(html).render().write_pdf(pdf_identifier=False)
+            out.append((pdf, made[0]))
+    finally:
+        wpage.remake_page = stock_remake
+        fastlayout.install()
+    return out[0], out[1]
+
+
+@pytest.mark.parametrize("name", ["llama8b-h100", "deepseek-v3-h200-ep8"])
+def test_the_reports_lay_out_one_page_fewer_with_the_same_bytes(name):
+    pdfstage._import()
+    html = without_scripts(_for_print((ROOT / "out" / name / "report.html").read_text(encoding="utf-8")))
+    (stock, stock_made), (fast, fast_made) = _both(html)
+    assert fast == stock
+    assert fast_made == stock_made - 1, (stock_made, fast_made)
+
+
+def test_numbers_that_move_pages_still_settle_as_stock_weasyprint_does():
+    """A table of contents long enough that filling in its numbers moves what follows it, and counter(pages) in
+    the content: WeasyPrint's own check takes over where the values change, and the pages are the same.
+    (counter(pages) in the same content as a target-counter crashes WeasyPrint 70 itself.)"""
+    toc = "".join(f'<p class="t"><a href="#h{i}">Section {i} ' + "word " * (i % 7) + "</a></p>" for i in range(60))
+    body = "".join(f'<h2 id="h{i}">Section {i}</h2>' + "<p>" + "text " * (40 + 25 * (i % 5)) + "</p>"
+                   for i in range(60))
+    html = (f"<html><head><style>@page {{ size: A6; margin: 10mm }} .t a::after {{ content: leader('.') "
+            f"target-counter(attr(href), page) }} .t {{ margin: 0 }} .n::after {{ content: counter(page) ' of ' "
+            f"counter(pages) }}</style></head><body><p class='n'>page </p>{toc}{body}</body></html>")
+    (stock, _), (fast, _) = _both(html)
+    assert fast == stock
