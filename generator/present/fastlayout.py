@@ -1,4 +1,14 @@
-"""One fewer layout of the table of contents' page: the same pages, 0.06 s sooner.
+"""WeasyPrint's layout made cheaper, with the same pages: about 0.08 s of the 8B report's 1.2 s layout.
+
+Two changes, each giving stock WeasyPrint's PDF (``tests/test_fastlayout.py`` compares them on the reports).
+
+**Percentages resolved in one function** (about 0.02 s). ``resolve_percentages`` sets a box's used margins,
+paddings, widths and heights from their computed values through two nested calls per property
+(``resolve_one_percentage``, ``percentage``); it runs 6,500 times for the 8B report. :func:`resolve_percentages`
+does the same arithmetic, in the same order, in one loop, and hands anything but a plain length, a percentage,
+``auto`` or ``None`` (a ``calc()``) to WeasyPrint's own ``percentage``.
+
+**One fewer layout of the table of contents' page** (about 0.06 s).
 
 WeasyPrint lays the pages out, then lays out again those whose content depends on page numbers, until nothing
 changes. The report's table of contents (``target-counter(attr(href), page)`` on page 1) was laid out three
@@ -13,7 +23,7 @@ the page out with its final content and finds nothing changed. Where a page's va
 (an earlier page grew), WeasyPrint's check sees the difference and fills the content in again as before, so the
 pages are always those of stock WeasyPrint (``tests/test_fastlayout.py`` compares the PDFs).
 
-Installed only on the WeasyPrint version it was checked against; ``GENREPORT_STOCK_LAYOUT=1`` turns it off.
+Installed only on the WeasyPrint version it was checked against; ``GENREPORT_STOCK_LAYOUT=1`` turns both off.
 """
 
 from __future__ import annotations
@@ -51,8 +61,88 @@ def install() -> bool:
 
     make_all_pages.stock = stock
     wlayout.make_all_pages = make_all_pages
+    _swap_percentages(resolve_percentages)
     _installed = True
     return True
+
+
+_PERCENT_USERS = ("percent", "inline", "page", "float", "grid", "absolute", "block", "column", "table")
+_stock_resolve = None
+
+
+def _swap_percentages(function) -> None:
+    """Put ``function`` where WeasyPrint's layout modules call ``resolve_percentages``."""
+    import importlib
+
+    global _stock_resolve
+    from weasyprint.layout import percent
+
+    if _stock_resolve is None:
+        _stock_resolve = percent.resolve_percentages
+    for name in _PERCENT_USERS:
+        module = importlib.import_module(f"weasyprint.layout.{name}")
+        if getattr(module, "resolve_percentages", None) in (_stock_resolve, resolve_percentages):
+            module.resolve_percentages = function
+
+
+_W = None  # WeasyPrint's names this module uses, bound by _bind()
+
+
+def _bind():
+    global _W
+    from math import inf
+
+    from weasyprint.css.functions import check_math
+    from weasyprint.formatting_structure import boxes
+    from weasyprint.layout.percent import adjust_box_sizing, percentage
+
+    _W = (boxes.Box, boxes.PageBox, check_math, adjust_box_sizing, percentage, inf)
+    return _W
+
+
+def resolve_percentages(box, containing_block):
+    """WeasyPrint 70's ``layout.percent.resolve_percentages``, its two inner calls per property inlined."""
+    Box, PageBox, check_math, adjust_box_sizing, percentage, inf = _W or _bind()  # noqa: N806
+    if isinstance(containing_block, Box):
+        cb_width = containing_block.width
+        cb_height = containing_block.height
+    else:
+        cb_width, cb_height = containing_block
+    maybe_height = cb_height if isinstance(box, PageBox) else cb_width
+    style = box.style
+    if cb_height == "auto":
+        height = style["height"]
+        if height == "auto" or check_math(height) or height.unit == "%":
+            box.height = "auto"
+        else:
+            assert height.unit.lower() == "px"
+            box.height = height.value
+        tail = (("min_height", 0), ("max_height", inf))
+    else:
+        tail = (("height", cb_height), ("min_height", cb_height), ("max_height", cb_height))
+    for name, refer_to in (
+            ("margin_left", cb_width), ("margin_right", cb_width), ("margin_top", maybe_height),
+            ("margin_bottom", maybe_height), ("padding_left", cb_width), ("padding_right", cb_width),
+            ("padding_top", maybe_height), ("padding_bottom", maybe_height), ("width", cb_width),
+            ("min_width", cb_width), ("max_width", cb_width), *tail):
+        value = style[name]
+        if value is not None and value != "auto":
+            unit = getattr(value, "unit", None)
+            if unit is None:
+                value = percentage(value, style, refer_to)  # calc(): WeasyPrint's own
+            elif unit == "%":
+                value = refer_to * value.value / 100
+            else:
+                value = value.value
+        if value == "auto" and name in ("min_width", "min_height"):
+            value = 0
+        setattr(box, name, value)
+    collapse = style["border_collapse"] == "collapse"
+    for prop in ("border_top_width", "border_right_width", "border_bottom_width", "border_left_width"):
+        if not (collapse and hasattr(box, prop)):
+            setattr(box, prop, style[prop])
+    adjust_box_sizing(box, "width")
+    adjust_box_sizing(box, "height")
 
 
 def uninstall() -> None:
@@ -63,6 +153,8 @@ def uninstall() -> None:
     stock = getattr(wlayout.make_all_pages, "stock", None)
     if stock is not None:
         wlayout.make_all_pages = stock
+    if _stock_resolve is not None:
+        _swap_percentages(_stock_resolve)
     _installed = False
 
 
