@@ -255,7 +255,8 @@ def main(argv=None) -> int:
                 ("no-c", "  same, PDF worker off", {"GENREPORT_PDF_WORKER": "0"}),
                 ("no-early", "  same, early layout off", {"GENREPORT_EARLY_LAYOUT": "0"}),
                 ("no-split", "  same, pages painted by one process", {"GENREPORT_SPLIT_PAINT": "0"}),
-                ("no-ops", "  same, formulas drawn every time (operator cache off)", {"GENREPORT_OPCACHE": "0"})):
+                ("no-ops", "  same, formulas drawn every time (operator cache off)", {"GENREPORT_OPCACHE": "0"}),
+                ("no-layout", "  same, WeasyPrint's own layout passes (fastlayout off)", {"GENREPORT_STOCK_LAYOUT": "1"})):
             measures.append((key, label, lambda e=dict(env, **extra): _run([*base, "--force"], e)))
     if not args.quick:
         measures.append(("fresh", "first run on a fresh clone, empty cache", _fresh_clone(env)))
