@@ -54,3 +54,14 @@ def test_a_child_that_fails_leaves_its_layout_to_this_process(results, here, mon
     assert pending.result() == here[0]
     assert pending.narrow() == here[1]
     assert pending._failed == {"narrow"}
+
+
+def test_a_build_without_html_draws_no_phone_figures(results, here, monkeypatch):
+    """--format pdf: the PDF never shows the phone layout, and no HTML is written, so no child draws it."""
+    monkeypatch.delenv("GENREPORT_SERIAL", raising=False)
+    if not figures._parallel():
+        pytest.skip("one core")
+    pending = figures.start(results, phone=False)
+    assert pending._covered == {"wide"}
+    assert pending.result() == here[0]
+    assert not pending._children and not multiprocessing.active_children()

@@ -247,7 +247,7 @@ def _slips(r: Results) -> list[dict]:
 
 
 def render_report(r: Results, baseline: Results | None = None, timer=None, overrides: tuple[str, ...] = (),
-                  meanwhile=None, print_first=None) -> tuple[str, dict[str, bytes]]:
+                  meanwhile=None, print_first=None, want_phone: bool = True) -> tuple[str, dict[str, bytes]]:
     """The report's HTML (self-contained) and its figures (SVG bytes by name).
 
     The figures are drawn in parallel (:func:`genreport.present.figures.start`); the HTML is written with a placeholder
@@ -255,12 +255,14 @@ def render_report(r: Results, baseline: Results | None = None, timer=None, overr
     ``marks[name]`` in place of each figure's data URI), and then the figures take their places.
     ``print_first(html, figures)`` runs as soon as the wide figures are in (the PDF stage: print shows no phone
     layout, whose ``<source>`` elements its HTML leaves out), while the phone-layout figures are still drawn.
+    ``want_phone=False`` (no HTML is written): the phone-layout figures are not drawn, and the HTML returned keeps
+    their placeholders.
     """
     import secrets
 
     from genreport.present.figures import FIGURES, start
 
-    pending = start(r, baseline, apart=print_first is None)  # no PDF: both layouts of figures at once
+    pending = start(r, baseline, apart=print_first is None, phone=want_phone)  # no PDF: both layouts at once
     token = secrets.token_hex(8)
     marks = {name: f"genreport-figure-{token}-{name}-" for name, _cap in FIGURES}  # none a prefix of another
     phone = {name: f"genreport-phone-{token}-{name}-" for name, _cap in FIGURES}  # the narrow layout's
@@ -285,6 +287,8 @@ def render_report(r: Results, baseline: Results | None = None, timer=None, overr
         timer.lap("figures")
     if print_first is not None:  # print never shows the phone layout: the PDF goes ahead while it is drawn
         print_first(_for_print(html), figures)
+    if not want_phone:  # only the PDF is wanted, which never shows the phone layout
+        return html, figures
     narrow = pending.narrow()
     for name, mark in phone.items():
         html = html.replace(mark, _data_uri(narrow[name]))

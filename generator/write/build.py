@@ -94,7 +94,7 @@ def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, 
             printed["report.pdf"] = html_to_pdf(without_scripts(print_html), figures, timer)
 
         html, figures = render_report(results, base_results, timer, tuple(overrides), meanwhile,
-                                      print_first if "pdf" in formats else None)
+                                      print_first if "pdf" in formats else None, want_phone="html" in formats)
         for name, svg in figures.items():
             files[f"figures/{name}.svg"] = svg
         if "html" in formats:
