@@ -12,7 +12,7 @@ from dataclasses import replace
 import numpy as np
 from genreport.formulas.glossary import PARAM_SYMBOL
 from genreport.formulas.recipes import recipe_bytes_per_param
-from genreport.model.values import Block, Entry, physical
+from genreport.model.values import Block, Entry, physical, sorted_unique
 
 # ----------------------------------------------------------------------------------------------- formula blocks
 
@@ -141,7 +141,7 @@ def curves(r) -> dict[str, object]:
     env = r.envs[r.lead]
     q = r.q
     bmax = batch_range(r)
-    batch = np.unique(np.concatenate([np.logspace(0, math.log10(bmax), 200), np.asarray(w.decode_batch, dtype=float)]))
+    batch = sorted_unique(np.concatenate([np.logspace(0, math.log10(bmax), 200), np.asarray(w.decode_batch, dtype=float)]))
     g = env.at(batch=batch[:, None], context=ctx[None, :])
     out["decode_batch"] = batch
     out["decode_batch_max"] = bmax

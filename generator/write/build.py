@@ -74,8 +74,11 @@ def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, 
         base_results = evaluate(load_report(spec_path, strict=False))
     timer.lap("evaluate")
     files: dict[str, bytes] = {}
-    if "json" in formats:
-        files["results.json"] = results_json(results, base_results).encode()
+
+    def json_file():
+        if "json" in formats and "results.json" not in files:
+            files["results.json"] = results_json(results, base_results).encode()
+
     if "html" in formats or "pdf" in formats:
         from genreport.present.live import without_scripts  # print runs no scripts: the PDF is made without them
         from genreport.present.render import render_report
@@ -85,7 +88,9 @@ def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, 
             from genreport.present.pdf import prepare
 
             def meanwhile(h, marks):
-                return prepare(without_scripts(h), marks)
+                prepared = prepare(without_scripts(h), marks)
+                json_file()  # while the PDF worker lays the pages out: off the path to the PDF
+                return prepared
         printed: dict[str, bytes] = {}
 
         def print_first(print_html, figures):  # while the phone-layout figures are drawn
@@ -100,6 +105,7 @@ def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, 
         if "html" in formats:
             files["report.html"] = html.encode()
         files.update(printed)
+    json_file()
     from genreport.present.summary import terminal_lines
 
     return Built(spec.name, files, spec.warnings, timer.t, tuple(terminal_lines(results)))
