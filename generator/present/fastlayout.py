@@ -31,7 +31,6 @@ from __future__ import annotations
 import copy
 import os
 
-CHECKED = ("70.",)
 _installed = False
 stats = {"filled": 0}
 
@@ -44,11 +43,12 @@ def install() -> bool:
     if os.environ.get("GENREPORT_STOCK_LAYOUT"):
         return False
     try:
-        import weasyprint
         import weasyprint.layout as wlayout
     except (ImportError, OSError):
         return False
-    if not weasyprint.__version__.startswith(CHECKED) or not hasattr(wlayout, "make_all_pages"):
+    from genreport.present.fastsvg import checked_versions
+
+    if not checked_versions() or not hasattr(wlayout, "make_all_pages"):
         return False
     stock = wlayout.make_all_pages
 

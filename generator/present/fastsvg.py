@@ -25,6 +25,18 @@ _ARITY = {"m": 2, "l": 2, "h": 1, "v": 1, "c": 6, "q": 4, "z": 0}
 _installed = False
 
 
+def checked_versions() -> bool:
+    """Whether the installed WeasyPrint and pydyf are the versions genreport's byte-identical replacements of their
+    internals (this module, ``opcache``, ``splitpaint``, ``fastlayout``) were checked against."""
+    try:
+        import pydyf
+        import weasyprint
+    except (ImportError, OSError):  # missing Pango/HarfBuzz shows up as OSError
+        return False
+    versions = {"weasyprint": weasyprint.__version__, "pydyf": pydyf.__version__}
+    return all(versions[k].startswith(CHECKED[k]) for k in CHECKED)
+
+
 def _num(x) -> bytes:
     """pydyf's number formatting (``_to_bytes``) for the ints and floats a path produces."""
     if isinstance(x, float):
@@ -141,13 +153,10 @@ def install() -> bool:
     if os.environ.get("GENREPORT_STOCK_SVG"):
         return False
     try:
-        import pydyf
-        import weasyprint
         from weasyprint import svg as wsvg
     except (ImportError, OSError):
         return False
-    versions = {"weasyprint": weasyprint.__version__, "pydyf": pydyf.__version__}
-    if not all(versions[k].startswith(CHECKED[k]) for k in CHECKED):
+    if not checked_versions():
         return False
     stock = wsvg.TAGS["path"]
 

@@ -57,15 +57,12 @@ def install() -> bool:
     if os.environ.get("GENREPORT_OPCACHE") == "0":
         return False
     try:
-        import pydyf
-        import weasyprint
         from weasyprint import images
     except (ImportError, OSError):
         return False
-    from genreport.present.fastsvg import CHECKED
+    from genreport.present.fastsvg import checked_versions
 
-    versions = {"weasyprint": weasyprint.__version__, "pydyf": pydyf.__version__}
-    if not all(versions[k].startswith(CHECKED[k]) for k in CHECKED):
+    if not checked_versions():
         return False
     stock = images.SVGImage.draw
 

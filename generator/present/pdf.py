@@ -31,6 +31,7 @@ it off.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
 import logging
@@ -203,10 +204,11 @@ def _html(html: str):
         return t
 
     _URIS.clear()
-    return weasyprint.HTML(string=_URI.sub(swap, html), base_url=None, url_fetcher=_fetcher())
+    return weasyprint.HTML(string=_URI.sub(swap, html), base_url=None, url_fetcher=_fetcher_class()())
 
 
-def _fetcher():
+@functools.cache
+def _fetcher_class():
     from weasyprint.urls import URLFetcher, URLFetcherResponse
 
     class Fetcher(URLFetcher):
@@ -216,7 +218,7 @@ def _fetcher():
                 return super().fetch(url, headers)
             return URLFetcherResponse(url, base64.b64decode(uri.split(",", 1)[1]), {"Content-Type": "image/svg+xml"})
 
-    return Fetcher()
+    return Fetcher
 
 
 def _size_of(image) -> tuple:

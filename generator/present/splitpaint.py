@@ -54,21 +54,15 @@ class _Fallback(Exception):
 def enabled(n_pages: int) -> bool:
     if os.environ.get("GENREPORT_SPLIT_PAINT") == "0" or os.environ.get("GENREPORT_SERIAL"):
         return False
-    if n_pages < (1 if os.environ.get("GENREPORT_SPLIT_PAINT") == "force" else MIN_PAGES):
+    if n_pages < MIN_PAGES:
         return False
     from genreport.procs import cores
 
     if not hasattr(os, "fork") or cores() < 2:
         return False
-    try:
-        import pydyf
-        import weasyprint
-    except (ImportError, OSError):
-        return False
-    from genreport.present.fastsvg import CHECKED
+    from genreport.present.fastsvg import checked_versions
 
-    versions = {"weasyprint": weasyprint.__version__, "pydyf": pydyf.__version__}
-    return all(versions[k].startswith(CHECKED[k]) for k in CHECKED)
+    return checked_versions()
 
 
 def write_pdf(document) -> bytes:
