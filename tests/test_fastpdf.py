@@ -1,9 +1,9 @@
 """The PDF fast paths (prebuilt Pango bindings, fast SVG paths, formulas replayed, PDF worker, early layout) give
 stock WeasyPrint's bytes.
 
-Each committed report's HTML is printed twice in fresh processes: once by genreport's PDF stage with every fast
-path on (the first one by the PDF worker process), once by plain WeasyPrint with every one of them off. The two
-PDFs must be the same bytes.
+Each committed report's HTML, as a build prints it, is printed twice in fresh processes: once by genreport's PDF
+stage with every fast path on (the first one by the PDF worker process), once by plain WeasyPrint with every one of
+them off. The two PDFs must be the same bytes.
 """
 
 from __future__ import annotations
@@ -26,12 +26,16 @@ REPORTS = [n for n in ALL_REPORTS if n in ("llama8b-h100", "seed000-70b-h100")
 # The report the single-path builds below use: a single-GPU one, whose figure sizes the early layout remembers.
 PROBE = next((n for n in REPORTS if n.startswith("llama8b-")), REPORTS[0])
 
+# The document a build prints is report.html as render._for_print and live.without_scripts make it (its tables
+# given widths, the live page's scripts and marks left out): plain text, before any of WeasyPrint's fast paths.
 STOCK = """
 import hashlib, os, sys
 from pathlib import Path
 import weasyprint
+from genreport.present.live import without_scripts
+from genreport.present.render import _for_print
 for name in sys.argv[1:]:
-    html = Path(name).read_text(encoding="utf-8")
+    html = without_scripts(_for_print(Path(name).read_text(encoding="utf-8")))
     pdf = weasyprint.HTML(string=html, base_url=None).render().write_pdf(pdf_identifier=False)
     print(hashlib.sha256(pdf).hexdigest())
 """
@@ -41,7 +45,7 @@ STOCK_ENV = {"GENREPORT_STOCK_PANGO": "1", "GENREPORT_STOCK_SVG": "1", "GENREPOR
 
 
 def _stock_prints(tmp_path: Path) -> subprocess.Popen:
-    """Plain WeasyPrint, every fast path off, printing each committed report's HTML; one digest a line."""
+    """Plain WeasyPrint, every fast path off, printing each committed report's printed HTML; one digest a line."""
     e = {k: v for k, v in os.environ.items() if not k.startswith("GENREPORT_")}
     e.update(STOCK_ENV, SOURCE_DATE_EPOCH="0", GENREPORT_CACHE=str(tmp_path / "stock-cache"))
     files = [str(ROOT / "out" / name / "report.html") for name in REPORTS]

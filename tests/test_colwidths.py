@@ -1,0 +1,207 @@
+"""Printed tables get their column widths from genreport (generator/present/colwidths.py), not from WeasyPrint's
+measurement of every cell: never narrower than a column's longest word, close to what the automatic layout gives,
+and left to the automatic layout when anything in them is not understood."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from genreport.present import colwidths as cw
+
+ROOT = Path(__file__).resolve().parents[1]
+SPECS = sorted(p.stem for p in (ROOT / "specs").glob("*.yaml"))
+
+
+def _print_html(name: str) -> str:
+    """A committed report's printed HTML, before its tables are given widths."""
+    from genreport.present.live import without_scripts
+
+    html = (ROOT / "out" / name / "report.html").read_text(encoding="utf-8")
+    return without_scripts(re.sub(r'<source media="[^"]*" srcset="genreport-phone-[^"]*">', "", html))
+
+
+def _table(rows: list[list[str]], cls: str = "", box: str = "scroll") -> str:
+    head = "".join(f"<th>{c}</th>" for c in rows[0])
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows[1:])
+    attr = f' class="{cls}"' if cls else ""
+    return f'<div class="{box}"><table{attr}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+
+
+def _shares(html: str) -> list[float]:
+    return [float(x) for x in re.findall(r'<col style="width:([0-9.]+)%">', html)]
+
+
+@pytest.mark.parametrize("name", SPECS)
+def test_every_table_of_the_reports_gets_widths_that_fill_the_page(name):
+    html = _print_html(name)
+    fixed = cw.fix_tables(html)
+    tables = re.findall(r"<table\b[^>]*>", fixed)
+    assert tables and all('style="table-layout:fixed"' in t for t in tables), name
+    for colgroup in re.findall(r"<colgroup>.*?</colgroup>", fixed):
+        shares = _shares(colgroup)
+        assert all(s > 0 for s in shares)
+        assert sum(shares) == pytest.approx(100, abs=0.01)
+    # the screen's HTML is not touched: only the print's
+    assert "<colgroup>" not in html
+
+
+def test_a_word_after_a_space_that_may_not_start_a_line_stays_with_the_one_before():
+    """UAX #14 LB13: no break before '/' even after a space ("bandwidth / compute" breaks only after '/')."""
+    size = cw.TABLE_FONT[""]
+    pad = 2 * cw.CELL_PAD[""]
+    (lo, hi), = cw._columns('class="scroll"', "", "<tr><td>bandwidth / compute</td></tr>")
+    together = cw._text_width("bandwidth /", "sans", size)
+    assert lo == pytest.approx(together * cw.SLACK + pad)
+    assert hi == pytest.approx(cw._text_width("bandwidth / compute", "sans", size) * cw.SLACK + pad)
+    (lo2, _), = cw._columns('class="scroll"', "", "<tr><td>bandwidth or compute</td></tr>")
+    assert lo2 == pytest.approx(cw._text_width("bandwidth", "sans", size) * cw.SLACK + pad)
+
+
+def test_fonts_and_boxes_are_measured_as_the_stylesheet_sets_them():
+    size = cw.TABLE_FONT[""]
+    pad = 2 * cw.CELL_PAD[""]
+    header = cw._columns('class="scroll"', "", "<tr><th>workload</th></tr>")[0][1]
+    assert header == pytest.approx(cw._text_width("workload", "bold", size * cw.TH_SCALE) * cw.SLACK + pad)
+    pill = cw._columns('class="scroll"', "", '<tr><td><span class="pill compute">compute</span></td></tr>')[0][1]
+    inner = cw._text_width("compute", "sans", 0.75 * cw.REM) + 2 * 0.45 * cw.REM
+    assert pill == pytest.approx(inner * cw.SLACK + pad)
+    small = cw._columns('class="scroll"', ' class="decision"', "<tr><td>x</td></tr>")[0][1]
+    assert small == pytest.approx(cw._text_width("x", "sans", cw.TABLE_FONT["decision"]) * cw.SLACK
+                                  + 2 * cw.CELL_PAD["decision"])
+    lines = cw._columns('class="scroll"', "", "<tr><td>a long first line<br>b</td></tr>")[0][1]
+    assert lines == pytest.approx(cw._text_width("a long first line", "sans", size) * cw.SLACK + pad)
+
+
+@pytest.mark.parametrize("odd", [
+    '<span class="big">x</span>',  # a class the stylesheet may size
+    "<em><b>x</b></em>",  # an element not listed
+    "<table><tr><td>x</td></tr></table>",  # a table in a table
+])
+def test_a_table_with_anything_not_understood_keeps_the_automatic_layout(odd):
+    html = _table([["a", "b"], ["1", odd]])
+    assert cw.fix_tables(html) == html
+    spanning = html.replace("<td>1</td>", '<td colspan="2">1</td>')
+    assert cw.fix_tables(spanning) == spanning
+    unknown_box = _table([["a"], ["1"]], box="scroll wide")
+    assert cw.fix_tables(unknown_box) == unknown_box
+    bare = "<p>x</p><table><tr><td>1</td></tr></table>"  # not in a box whose width is known
+    assert cw.fix_tables(bare) == bare
+
+
+def test_words_too_wide_for_the_page_side_by_side_keep_the_automatic_layout():
+    word = "W" * 40
+    html = _table([["a", "b", "c"], [word, word, word]])
+    assert cw.fix_tables(html) == html
+    fits = _table([["a", "b", "c"], ["W" * 10, "W" * 10, "W" * 10]])
+    assert _shares(cw.fix_tables(fits))
+
+
+def test_width_is_shared_as_css_automatic_layout_shares_it():
+    # all max-content widths fit: the excess goes in proportion to max-content
+    assert cw.distribute([(10, 100), (10, 300)], 800) == pytest.approx([200, 600])
+    # between min- and max-content: each column gets the same share of its (max - min) range
+    assert cw.distribute([(100, 300), (100, 500)], 400) == pytest.approx([100 + 200 / 3, 100 + 400 / 3])
+    # the longest words do not fit side by side
+    assert cw.distribute([(300, 400), (300, 400)], 500) is None
+
+
+def test_the_shipped_widths_are_this_machines_fonts_where_the_font_files_are_the_same():
+    """font_widths.json.gz is written by ``python -m genreport.present.colwidths``; where this machine's DejaVu
+    files are the ones it was read from (same SHA-256), reading them again gives the same table."""
+    if shutil.which("fc-match") is None:
+        pytest.skip("no fontconfig")
+    pytest.importorskip("fontTools")
+    shipped = json.loads(gzip.decompress(cw.SHIPPED.read_bytes()))["fonts"]
+    import hashlib
+
+    for name, pattern in cw.FONTS.items():
+        path = subprocess.run(["fc-match", "-f", "%{file}", pattern], capture_output=True, text=True).stdout
+        if not path or hashlib.sha256(Path(path).read_bytes()).hexdigest() != shipped[name]["sha256"]:
+            pytest.skip(f"this machine's {pattern} is not the shipped one")
+    assert json.loads(gzip.decompress(cw.table_text()))["fonts"] == shipped
+
+
+def _weasyprint_widths(html: str) -> list[tuple[list[float], list[float], list[float]]]:
+    """Each table's (column min-content, column max-content, used widths) as WeasyPrint's automatic layout
+    computes them, in document order."""
+    import weasyprint.layout.preferred as preferred
+    import weasyprint.layout.table as table
+    from genreport.present import pdf as pdfstage
+
+    pdfstage._import()
+    stock = preferred.table_and_columns_preferred_widths
+    seen: dict = {}
+
+    def recording(context, box, outer=True):
+        got = stock(context, box, outer)
+        wrapped = box.get_wrapped_table()
+        if not outer and id(wrapped) not in seen:
+            seen[id(wrapped)] = (wrapped, list(got[2]), list(got[3]))
+        return got
+
+    table.table_and_columns_preferred_widths = recording
+    try:
+        pdfstage._html(html).render()
+    finally:
+        table.table_and_columns_preferred_widths = stock
+    return [(mins, maxs, list(t.column_widths)) for t, mins, maxs in seen.values()]
+
+
+def _compare(name: str) -> None:
+    html = _print_html(name)
+    ours = [cw._columns(m.group(1), *cw._TABLE.match(html, m.end()).groups())
+            for m in re.finditer(r'<div\b([^>]*)>\s*(?=<table\b)', html)]
+    theirs = _weasyprint_widths(html)
+    assert len(ours) == len(theirs)
+    for cols, (mins, maxs, used) in zip(ours, theirs, strict=True):
+        for (lo, hi), mn, mx in zip(cols, mins, maxs, strict=True):
+            assert lo >= mn, (name, lo, mn)  # never narrower than WeasyPrint's longest word
+            assert hi == pytest.approx(mx, rel=0.05), (name, hi, mx)  # no kerning, SLACK: a little wider
+        widths = cw.distribute(cols)
+        assert widths is not None
+        assert sum(abs(a - b) for a, b in zip(widths, used, strict=True)) <= 0.15 * sum(used), (name, widths, used)
+
+
+@pytest.mark.parametrize("name", ["llama8b-h100", "mixtral8x22b-h100-tp8-ep8"])
+def test_measures_are_never_below_weasyprints_and_close_to_its_layout(name):
+    pytest.importorskip("weasyprint")
+    _compare(name)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", SPECS)
+def test_measures_are_never_below_weasyprints_on_every_report(name):
+    pytest.importorskip("weasyprint")
+    _compare(name)
+
+
+def test_the_print_html_leaves_out_the_live_pages_data_attributes_with_the_same_pdf():
+    """render._for_print drops ``data-*="..."`` (the live page's marks): no print style selects them, so the
+    pages are the same bytes, laid out sooner. A quoted value in text is escaped, so only attributes go."""
+    pytest.importorskip("weasyprint")
+    import os
+
+    from genreport.present import pdf as pdfstage
+    from genreport.present import render
+
+    pdfstage._import()
+    os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
+    html = (ROOT / "out" / "llama8b-h100" / "report.html").read_text(encoding="utf-8")
+    from genreport.present.live import without_scripts
+
+    printed = without_scripts(render._for_print(html))
+    assert ' data-q="' in html and ' data-q="' not in printed
+    assert 'data-q=&#34;' in render._for_print('<p>data-q=&#34;x&#34;</p>')  # text is left alone
+    kept = without_scripts(cw.fix_tables(render._PHONE_SOURCE.sub("", html)))
+    assert kept != printed
+
+    def pdf_of(h):
+        return pdfstage._html(h).render().write_pdf(pdf_identifier=False)
+
+    assert pdf_of(printed) == pdf_of(kept)
