@@ -1,6 +1,12 @@
-"""WeasyPrint's layout made cheaper, with the same pages: about 0.08 s of the 8B report's 1.2 s layout.
+"""WeasyPrint's layout made cheaper, with the same pages: about 0.12 s of the 8B report's 1.1 s layout.
 
-Two changes, each giving stock WeasyPrint's PDF (``tests/test_fastlayout.py`` compares them on the reports).
+Three changes, each giving stock WeasyPrint's PDF (``tests/test_fastlayout.py`` compares them on the reports).
+
+**Computed styles and flow in fewer calls** (about 0.04 s). A property an element's rules do not set takes its
+parent's value (inherited) or its initial value: :func:`_missing` does those lookups itself, in the order and with
+the entries WeasyPrint 70's ``ComputedStyle.__missing__`` makes (76,000 calls for the 8B report), and hands every
+other case to it. ``Box.is_in_normal_flow`` asks five methods for two style values; :func:`_in_normal_flow` reads
+them once (installed only while no box class has its own version of those methods).
 
 **Percentages resolved in one function** (about 0.02 s). ``resolve_percentages`` sets a box's used margins,
 paddings, widths and heights from their computed values through two nested calls per property
@@ -62,8 +68,86 @@ def install() -> bool:
     make_all_pages.stock = stock
     wlayout.make_all_pages = make_all_pages
     _swap_percentages(resolve_percentages)
+    _swap_styles(True)
     _installed = True
     return True
+
+
+_stock_style = {}  # what _swap_styles replaced: (class, name) -> function
+_stock_missing = None
+
+
+def _swap_styles(fast: bool) -> None:
+    """Computed styles' inherited and initial values, and a box's flow, looked up with fewer calls."""
+    global _stock_missing
+    from weasyprint.css import ComputedStyle
+    from weasyprint.formatting_structure.boxes import Box
+
+    if not _stock_style:
+        _stock_missing = _stock_style[ComputedStyle, "__missing__"] = ComputedStyle.__missing__
+        _stock_style[Box, "is_in_normal_flow"] = Box.is_in_normal_flow
+    if fast and not _flow_overridden(Box):
+        ComputedStyle.__missing__ = _missing
+        Box.is_in_normal_flow = _in_normal_flow
+    else:
+        for (cls, name), function in _stock_style.items():
+            setattr(cls, name, function)
+
+
+def _flow_overridden(base) -> bool:
+    """Whether a box class has its own idea of floating or positioning (then WeasyPrint's methods are kept)."""
+    names = ("is_floated", "is_absolutely_positioned", "is_running", "is_footnote", "is_note", "is_in_normal_flow")
+    seen, stack = set(), [base]
+    while stack:
+        cls = stack.pop()
+        for sub in cls.__subclasses__():
+            if sub not in seen:
+                seen.add(sub)
+                stack.append(sub)
+                if any(name in vars(sub) for name in names):
+                    return True
+    return False
+
+
+_SPECIAL = None  # properties whose computed value WeasyPrint works out in its own way
+
+
+def _missing(self, key):
+    """``ComputedStyle.__missing__`` for a property the element's rules do not set: the parent's value of an
+    inherited one, the initial value of another, as WeasyPrint 70 finds them (the same dict entries, in the same
+    order); anything else (a rule sets it, a logical or custom property, 'float', 'display', 'position', 'page',
+    text decorations, a value still to be computed or holding a math function) goes to WeasyPrint's own."""
+    global _SPECIAL
+    if _SPECIAL is None:
+        from weasyprint.css import PHYSICAL_FUNCTIONS
+        from weasyprint.css.functions import check_math
+        from weasyprint.css.properties import INHERITED, INITIAL_NOT_COMPUTED, INITIAL_VALUES
+
+        _SPECIAL = (frozenset({"float", "display", "position", "page", *PHYSICAL_FUNCTIONS}), INHERITED,
+                    INITIAL_NOT_COMPUTED, INITIAL_VALUES, check_math)
+    special, inherited, not_computed, initial, check_math = _SPECIAL
+    if key not in self.cascaded and key not in special and key[:2] != "__" and key[:16] != "text_decoration_":
+        if key in inherited:
+            parent = self.parent_style
+            if parent is not None:
+                value = parent[key]
+                if not check_math(value):
+                    self[key] = value
+                    return value
+        elif key not in not_computed:
+            value = self[key] = initial[key]
+            return value
+    return _stock_missing(self, key)
+
+
+def _in_normal_flow(self) -> bool:
+    """``Box.is_in_normal_flow``: not floated, a footnote, absolutely or fixed positioned, running or a note; its
+    five method calls made one (the style's 'float' read before its 'position', as they were)."""
+    style = self.style
+    if style["float"] in ("left", "right", "inline-start", "inline-end", "footnote"):
+        return False
+    position = style["position"]
+    return position not in ("absolute", "fixed") and position[0] not in ("running()", "note()")
 
 
 _PERCENT_USERS = ("percent", "inline", "page", "float", "grid", "absolute", "block", "column", "table")
@@ -155,6 +239,8 @@ def uninstall() -> None:
         wlayout.make_all_pages = stock
     if _stock_resolve is not None:
         _swap_percentages(_stock_resolve)
+    if _stock_style:
+        _swap_styles(False)
     _installed = False
 
 
