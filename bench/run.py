@@ -9,7 +9,8 @@ targets of issue 19 are ratios. The measurements are interleaved (one of each pe
 and the medians printed:
 
   * yardstick;
-  * full report (HTML + PDF + JSON + figures) in a fresh process, math cache warm;
+  * full report (HTML + PDF + JSON + figures) in a fresh process, caches warm (math, formula operators, and the
+    figures kept by the last build of the same spec), and the same with its figures drawn;
   * first run on a fresh clone: ``git clone`` of this checkout's HEAD and the byte-compilation ``scripts/setup``
     does after installing (neither timed), its code run from the clone, an empty ``GENREPORT_CACHE`` and a new
     output folder;
@@ -247,6 +248,8 @@ def main(argv=None) -> int:
     measures = [
         ("yardstick", "yardstick: stock WeasyPrint, frozen 8B/H100 report", lambda: _run(YARDSTICK, env)),
         ("full", "full report, cold process (HTML+PDF+JSON)", lambda: _run([*base, "--force", "--timings"], env)),
+        ("drawn", "  same, figures drawn (not kept from the last build)",
+         lambda e=dict(env, GENREPORT_FIGURE_CACHE="0"): _run([*base, "--force"], e)),
     ]
     if args.ablation:
         for key, label, extra in (

@@ -28,6 +28,7 @@ def here(results):
 @pytest.mark.parametrize("apart", [False, True])
 def test_children_draw_what_this_process_draws(results, here, apart, monkeypatch):
     monkeypatch.delenv("GENREPORT_SERIAL", raising=False)
+    monkeypatch.setenv("GENREPORT_FIGURE_CACHE", "0")  # drawn, not taken from figures kept by other tests
     if not figures._parallel():
         pytest.skip("one core")
     pending = figures.start(results, apart=apart)
@@ -40,6 +41,7 @@ def test_a_child_that_fails_leaves_its_layout_to_this_process(results, here, mon
     """The phone child fails (as an error in a figure would): the wide ones still come from the other child,
     the phone ones are drawn here."""
     monkeypatch.delenv("GENREPORT_SERIAL", raising=False)
+    monkeypatch.setenv("GENREPORT_FIGURE_CACHE", "0")  # drawn, not taken from figures kept by other tests
     if not figures._parallel():
         pytest.skip("one core")
     parent, draw_all = os.getpid(), figures.draw_all
@@ -59,6 +61,7 @@ def test_a_child_that_fails_leaves_its_layout_to_this_process(results, here, mon
 def test_a_build_without_html_draws_no_phone_figures(results, here, monkeypatch):
     """--format pdf: the PDF never shows the phone layout, and no HTML is written, so no child draws it."""
     monkeypatch.delenv("GENREPORT_SERIAL", raising=False)
+    monkeypatch.setenv("GENREPORT_FIGURE_CACHE", "0")  # drawn, not taken from figures kept by other tests
     if not figures._parallel():
         pytest.skip("one core")
     pending = figures.start(results, phone=False)

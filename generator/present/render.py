@@ -287,12 +287,12 @@ def render_report(r: Results, baseline: Results | None = None, timer=None, overr
         timer.lap("figures")
     if print_first is not None:  # print never shows the phone layout: the PDF goes ahead while it is drawn
         print_first(_for_print(html), figures)
-    if not want_phone:  # only the PDF is wanted, which never shows the phone layout
-        return html, figures
-    narrow = pending.narrow()
-    for name, mark in phone.items():
-        html = html.replace(mark, _data_uri(narrow[name]))
-    return html, figures
+    if want_phone:
+        narrow = pending.narrow()
+        for name, mark in phone.items():
+            html = html.replace(mark, _data_uri(narrow[name]))
+    pending.keep()  # for the next build with the same inputs
+    return html, figures  # without want_phone (only the PDF), the phone layout's marks are left in
 
 
 def _for_print(html: str) -> str:

@@ -70,8 +70,9 @@ def draw(name: str, results: Results, baseline: Results | None = None, narrow: b
 class Pending:
     """Figures being drawn in forked child processes while the parent goes on (see :func:`start`).
 
-    One child draws the wide figures, then the phone ones; with ``apart`` (a build without a PDF, whose own
-    process has nothing else to do), two children draw one layout each, side by side. A thread of the parent
+    Figures kept from an earlier build with the same inputs are taken from ``store`` and not drawn. One child draws
+    the wide figures, then the phone ones; with ``apart`` (a build without a PDF, whose own process has nothing else
+    to do), two children draw one layout each, side by side. A thread of the parent
     takes each batch off its pipe as soon as it is sent, so a child never waits for the parent: with a PDF, the
     phone figures are drawn while the parent lays out the pages, and are done before the pages are painted
     (which then has the second core to itself, see ``present/splitpaint.py``).
@@ -80,19 +81,30 @@ class Pending:
     def __init__(self, results: Results, baseline: Results | None, apart: bool = False, phone: bool = True):
         import threading
 
+        from genreport.present.figures import store
+
+        self._keys = {kind: store.key(results, baseline, kind == "narrow") for kind in ("wide", "narrow")}
+        results, baseline = store.blind(results), store.blind(baseline)  # what the figures may depend on
         self._args = (results, baseline)
         self._done: dict[str, dict[str, bytes]] = {}
+        self._drawn: set[str] = set()  # the kinds drawn by this build (kept for the next: see keep())
         self._got: dict[str, dict[str, bytes]] = {}
         self._failed: set[str] = set()
         self._covered: set[str] = set()  # the kinds a running child draws
         self._children: list[tuple] = []  # (process, connection, reader thread)
         self._cond = threading.Condition()
-        if not _parallel():
+        names = [name for name, _cap in FIGURES]
+        for kind in ("wide", "narrow") if phone else ("wide",):
+            kept = store.get(self._keys[kind], names)
+            if kept is not None:
+                self._done[kind] = kept
+        wanted = tuple(kind for kind in (("wide", "narrow") if phone else ("wide",)) if kind not in self._done)
+        if not wanted or not _parallel():
             return
         import multiprocessing
 
         ctx = multiprocessing.get_context("fork")
-        groups = ((("wide",), ("narrow",)) if apart else (("wide", "narrow"),)) if phone else (("wide",),)
+        groups = tuple((kind,) for kind in wanted) if apart else (wanted,)
         for kinds in groups:
             conn, child = ctx.Pipe(duplex=False)
             proc = ctx.Process(target=_child, args=(child, results, baseline, os.getpid(), kinds), daemon=True)
@@ -119,6 +131,7 @@ class Pending:
             with self._cond:
                 if isinstance(got, dict) and len(got) == 1 and next(iter(got)) in waiting:
                     self._got.update(got)
+                    self._drawn.add(next(iter(got)))
                     waiting.remove(next(iter(got)))
                 else:  # a child that failed for any reason (an error in a figure included) sends None
                     self._failed.update(waiting)
@@ -131,6 +144,7 @@ class Pending:
             proc.kill()
         self._finish()
         self._done = {"wide": {}, "narrow": {}}
+        self._drawn = set()
 
     def result(self) -> dict[str, bytes]:
         """The figures, name -> SVG bytes; drawn here if no child could draw them. They come before the phone
@@ -153,7 +167,17 @@ class Pending:
         if kind not in self._done:  # drawn here: the same error, if any, in the usual place with its usual message
             args = self._args
             self._done[kind] = draw_all(*args, narrow=kind == "narrow")
+            self._drawn.add(kind)
         return self._done[kind]
+
+    def keep(self) -> None:
+        """Keep the figures this build drew for the next one (``store``); after the report is made, off its path."""
+        from genreport.present.figures import store
+
+        for kind in sorted(self._drawn):
+            if kind in self._done:
+                store.put(self._keys[kind], self._done[kind])
+        self._drawn = set()
 
     def _finish(self) -> None:
         children, self._children = self._children, []
