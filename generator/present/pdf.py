@@ -297,13 +297,15 @@ def _remember_sizes(figures: dict[str, bytes] | None) -> None:
 
 
 def _import():
-    """Import WeasyPrint (0.2 s with the prebuilt bindings, 0.5 s without) and set it up; returns the module."""
+    """Import WeasyPrint (0.15 s with the prebuilt bindings and fontTools' unused modules deferred, 0.5 s without)
+    and set it up; returns the module."""
     os.environ.setdefault("SOURCE_DATE_EPOCH", "0")  # fontTools subsetting stamps the time otherwise
     for name in ("weasyprint", "fontTools"):
         logging.getLogger(name).setLevel(logging.ERROR)
     try:
-        from genreport.present import pangoffi
+        from genreport.present import lazyimports, pangoffi
 
+        lazyimports.install()  # fontTools' subsetter and instancer imported only if used (see its docstring)
         pangoffi.install()  # the same bindings without parsing their C declarations (see its docstring)
         import weasyprint
     except (ImportError, OSError) as exc:  # missing Pango/HarfBuzz shows up as OSError
