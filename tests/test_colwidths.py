@@ -92,6 +92,8 @@ def test_a_table_with_anything_not_understood_keeps_the_automatic_layout(odd):
     assert cw.fix_tables(unknown_box) == unknown_box
     bare = "<p>x</p><table><tr><td>1</td></tr></table>"  # not in a box whose width is known
     assert cw.fix_tables(bare) == bare
+    unclosed = '<div class="scroll"><table><tr><td>a long first cell<td>b</tr></table></div>'  # HTML allows it
+    assert cw.fix_tables(unclosed) == unclosed
 
 
 def test_words_too_wide_for_the_page_side_by_side_keep_the_automatic_layout():

@@ -40,8 +40,10 @@ TH_SCALE = 0.95
 SMALLER = 1 / 1.2  # WeasyPrint's 'font-size: smaller' (sub, sup, small)
 SLACK = 1.02  # every measure a little wider than measured: hinting and rounding never make a word not fit
 
-# What each element inside a cell does to the text's font: (bold, size scale or absolute rem, font, inline-block
-# padding in rem each side). Classes not listed make the table keep the automatic layout.
+# What each element inside a cell does to its text (the stylesheet's rules for it): None, nothing; ("bold",);
+# ("rem", size): a size in rem; ("scale", factor) of the size; ("mono", factor): DejaVu Sans Mono at factor x the
+# size; ("pill", size in rem, padding in rem each side): an inline block that does not break. An element or class
+# not listed makes the table keep the automatic layout.
 _STYLES = {
     ("span", ""): None, ("span", "ok"): ("bold",), ("span", "bad"): ("bold",),
     ("span", "meta"): ("rem", 0.85),
@@ -57,7 +59,7 @@ _WIDTH = re.compile(rb'<svg\b[^>]*?\swidth="([0-9.]+)(px)?"')
 _TABLE = re.compile(r"<table\b([^>]*)>(.*?)</table>", re.S)
 _BOX = re.compile(r"<div\b([^>]*)>\s*\Z")
 _CELL_CLASSES = {"", "n"}  # td.n, th.n: right-aligned numbers, the same font
-_VOID = {"br", "img", "wbr"}
+_VOID = {"wbr"}  # (br and img are measured)
 # UAX #14 (LB13, LB14, LB16, LB17): no line break before a closing bracket, an infix separator (, . : ;), a
 # symbol that allows a break only after it (/), ! or ?, even after spaces; none after an opening bracket. A word
 # starting with one stays with the word before, its space included.
@@ -71,7 +73,8 @@ class _Unknown(Exception):
 
 @cache
 def _widths() -> dict | None:
-    """Font name -> (advance by character, advance of a character the font lacks), in em."""
+    """Font name -> (advance by character, advance of the font's widest glyph, 1 / units per em); advances in
+    font units. None when the shipped table cannot be read."""
     from genreport.fileio import ReadError, read_regular
 
     try:
@@ -167,6 +170,8 @@ def _columns(box: str, attrs: str, body: str) -> list[tuple[float, float]]:
         if tag in ("thead", "tbody", "tfoot"):
             continue
         if tag == "tr":
+            if cell is not None:
+                raise _Unknown("a row ends inside a cell")
             col = 0
             continue
         if tag in ("td", "th"):
@@ -180,7 +185,8 @@ def _columns(box: str, attrs: str, body: str) -> list[tuple[float, float]]:
                     col += 1
                 cell, stack = None, []
                 continue
-            if "colspan" in rest or "rowspan" in rest or " ".join(sorted(_classes(rest))) not in _CELL_CLASSES:
+            if cell is not None or "colspan" in rest or "rowspan" in rest \
+                    or " ".join(sorted(_classes(rest))) not in _CELL_CLASSES:  # an unclosed cell, a span, a class
                 raise _Unknown(f"<{tag}{rest}>")
             cell = _Cell()
             stack = [(tag, "bold" if tag == "th" else "sans", base * (TH_SCALE if tag == "th" else 1.0))]
