@@ -84,6 +84,7 @@ def test_fast_and_stock_pdfs_of_the_committed_reports_are_the_same_bytes(tmp_pat
     assert "pdf-early-layout" not in again and "pdf-wait" in again, again  # the worker, laying out itself
     assert "pdf-early-layout" in plain and "pdf-wait" not in plain, plain
     assert (cache / "svg-ops-1.json").is_file()  # the builds after the first replayed its formulas
+    assert any((cache / "svg-ops-placed-1").glob("*.json"))  # and its figures, where they were drawn
     import hashlib
 
     for folder in (out, tmp_path / "early", tmp_path / "again", tmp_path / "plain"):

@@ -43,6 +43,8 @@ def _three_ways(html: str, cache: Path, monkeypatch) -> tuple[bytes, bytes, byte
     monkeypatch.setenv("GENREPORT_CACHE", str(cache))
     monkeypatch.setattr(opcache, "_entries", None)
     monkeypatch.setattr(opcache, "_used", {})
+    monkeypatch.setattr(opcache, "_placed", {})
+    monkeypatch.setattr(opcache, "_placed_new", [])
     opcache.uninstall()
     try:
         stock = _print(html)
@@ -50,7 +52,8 @@ def _three_ways(html: str, cache: Path, monkeypatch) -> tuple[bytes, bytes, byte
         opcache.install()
     filling = _print(html)
     opcache.save()
-    monkeypatch.setattr(opcache, "_entries", None)  # read back from the file, as the next run does
+    monkeypatch.setattr(opcache, "_entries", None)  # read back from the files, as the next run does
+    monkeypatch.setattr(opcache, "_placed", {})
     before = dict(opcache.stats)
     replaying = _print(html)
     counts = {k: opcache.stats[k] - before[k] for k in before}
@@ -89,16 +92,69 @@ SVG_ALPHA = ('<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20">'
              '</svg>')
 
 
-def test_images_with_text_groups_or_clips_are_drawn_every_time(tmp_path, monkeypatch):
-    """Text (fonts), opacity groups and clip paths name counted resources or read the page's matrix: never kept.
-    Fill and stroke opacity (states named by value) are kept with the states they name."""
+def test_images_with_text_groups_or_clips_are_kept_where_they_were_drawn(tmp_path, monkeypatch):
+    """Text (the document's fonts and their glyphs), opacity (a transparency group, named by counting) and clip
+    paths (written through the page's matrix) are kept as placed images: by position, with the glyphs and groups
+    they made. Fill and stroke opacity alone (states named by value) are kept as anywhere-images."""
     imgs = [f'<img src="{_uri(s)}">' for s in (SVG_TEXT, SVG_OPACITY, SVG_CLIP, SVG_ALPHA)]
     html = "<html><body>" + "".join(f"<p>{i} {i}</p>" for i in imgs) + "</body></html>"
     stock, filling, replaying, counts = _three_ways(html, tmp_path / "cache", monkeypatch)
     assert filling == stock and replaying == stock
-    assert counts["replayed"] == 2 and counts["drawn"] == 6, counts  # the alpha one twice; three drawn twice
+    # The first text image makes its font (DejaVu Sans is new to the page): drawn, every time. Every other image
+    # is replayed: the alpha one anywhere, the others at their places.
+    assert counts["replayed"] == 7 and counts["drawn"] == 1, counts
     kept = json.loads((tmp_path / "cache" / opcache.FILE).read_text())["entries"]
     assert len(kept) == 1 and [s[0] for s in kept[0][2]] == ["a0.25", "A0.5"], kept
+    placed = [json.loads(p.read_text()) for p in (tmp_path / "cache" / opcache.PLACED_FOLDER).glob("*.json")]
+    assert len(placed) == 5  # text once, opacity and clip twice each
+    assert sum(bool(p["glyphs"]) for p in placed) == 1 and sum(len(p["groups"]) for p in placed) == 2
+
+
+def test_a_figure_of_the_report_is_replayed_at_its_place_with_the_same_bytes(tmp_path, monkeypatch):
+    """A matplotlib figure (anchored text in groups, clip paths, forced opacity), after body text in the same font,
+    drawn at two places: each place is replayed with its glyphs and groups."""
+    html = (ROOT / "out" / "llama8b-h100" / "report.html").read_text(encoding="utf-8")
+    figure = re.search(r'<img src="(data:image/svg\+xml;base64,[^"]+)"[^>]*alt="[^"]*roofline', html)
+    uri = figure.group(1) if figure else re.findall(r'src="(data:image/svg\+xml;base64,[^"]{20000,})"', html)[0]
+    page = (f'<p style="font-family: DejaVu Sans">Roofline, decode 0123456789 ×</p><img src="{uri}" width="400">'
+            f'<p style="font-family: DejaVu Sans; font-style: italic">again</p><img src="{uri}" width="300">')
+    stock, filling, replaying, counts = _three_ways(f"<html><body>{page}</body></html>", tmp_path / "c", monkeypatch)
+    assert filling == stock and replaying == stock
+    assert counts["replayed"] >= 1, counts
+
+
+class _Font:
+    def __init__(self, widths):
+        self.widths, self.to_unicode, self.missing = dict(widths), {}, {}
+
+
+@pytest.mark.parametrize("widths", [{}, {5: 601}])
+def test_a_placed_image_is_drawn_where_a_glyph_it_read_has_another_width(widths):
+    """A width the recording read (not computed) must be the same at replay: it sets the kerning written."""
+    import types
+
+    stream = types.SimpleNamespace(_fonts={7: _Font(widths)})
+    entry = (b"", (), ((7, ((5, "a"),), ((5, 600, False),)),), (), (), "unchanged")
+    assert opcache._replay_placed(stream, entry) is False
+    assert stream._fonts[7].to_unicode == {} and stream._fonts[7].widths == widths  # nothing done
+
+
+@pytest.mark.parametrize("change", ["ops", "ids", "font", "versions"])
+def test_a_placed_file_that_is_not_as_written_is_ignored(tmp_path, monkeypatch, change):
+    monkeypatch.setenv("GENREPORT_CACHE", str(tmp_path))
+    monkeypatch.setattr(opcache, "_placed", {})
+    data = {"versions": opcache._versions(), "ops": "q /x0 Do Q", "states": [], "font": "unchanged",
+            "glyphs": [], "ids": ["x0"], "groups": [[[0, 0, 1, 1], "0 0 m", [], []]]}
+    key = "1" * 64
+    folder = tmp_path / opcache.PLACED_FOLDER
+    folder.mkdir()
+    (folder / f"{key}.json").write_text(json.dumps(data))
+    assert opcache._placed_entry(key) is not None
+    monkeypatch.setattr(opcache, "_placed", {})
+    bad = {"ops": "q /p0 scn /x0 Do Q", "ids": ["../x"], "font": ["f", "big"], "versions": {}}
+    data[change] = bad[change]
+    (folder / f"{key}.json").write_text(json.dumps(data))
+    assert opcache._placed_entry(key) is None
 
 
 @pytest.mark.parametrize("content", [
@@ -113,3 +169,12 @@ def test_a_cache_file_that_is_not_as_written_is_ignored(tmp_path, monkeypatch, c
                               "entries": [["0" * 64, "0 0 m", [["a1", {"SMask": "/x0"}]]]]}).encode()
     (tmp_path / opcache.FILE).write_bytes(content)
     assert opcache._cache() == {}
+
+
+def test_a_warm_process_holds_a_bounded_number_of_placed_images(monkeypatch):
+    monkeypatch.setattr(opcache, "_placed", {})
+    monkeypatch.setattr(opcache, "_placed_new", ["w"])  # recorded, not written yet: kept
+    monkeypatch.setattr(opcache, "PLACED_KEEP", 3)
+    for key in ("w", "a", "b", "c", "d"):
+        opcache._keep_placed(key, (key,))
+    assert list(opcache._placed) == ["w", "c", "d"]

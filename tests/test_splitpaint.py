@@ -86,6 +86,8 @@ def test_renaming_refuses_names_used_another_way():
     assert splitpaint._rename(b"/x3 Do", renames, base) == b"/x7 Do"
     assert splitpaint._rename(b"/x1 Do", renames, base) == b"/x1 Do"  # made before the fork
     assert splitpaint._rename(b"0 0 m", renames, base) == b"0 0 m"
-    for item in (b"/x3 BDC", b"/x9 Do", b"q /x3 Do Q"):
+    # several operators in one item (an image replayed by opcache): every Do renamed
+    assert splitpaint._rename(b"q\n/x3 Do\n/x1 Do\nQ", renames, base) == b"q\n/x7 Do\n/x1 Do\nQ"
+    for item in (b"/x3 BDC", b"/x9 Do", b"q /x9 Do Q", b"q /x3 Do /x3 BDC Q"):
         with pytest.raises(splitpaint._Fallback):
             splitpaint._rename(item, renames, base)

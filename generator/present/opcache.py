@@ -1,26 +1,39 @@
-"""Formulas drawn once: WeasyPrint's PDF operators for a self-contained SVG image, kept and replayed.
+"""Images drawn once: WeasyPrint's PDF operators for a self-contained SVG image, kept and replayed.
 
-A report draws some ninety formula images, and most of them are the same from one build to the next and from
-one what-if to another (the symbols and the layout of a formula do not change with the numbers). Drawing one
-means walking its SVG tree, cascading its styles and writing its paths: 0.15 s of the 8B report's PDF stage.
-This module keeps, for each image, the operators WeasyPrint wrote for it, and writes them again, byte for byte,
-the next time the same image is drawn at the same size from the same graphics state.
+A report draws some ninety formula images and nine figures. The formulas are mostly the same from one build to the
+next and from one what-if to another (the symbols and the layout of a formula do not change with the numbers); the
+figures are the same when the numbers are (``figures/store.py`` keeps them). Drawing them means walking their SVG
+trees, cascading their styles, shaping their text and writing their paths: 0.15 s of the 8B report's painting for
+the formulas, 0.4 s for the figures. This module keeps, for each image, what WeasyPrint did to draw it, and does it
+again, byte for byte, the next time the same image is drawn in the same state.
 
-What makes that exact: an SVG image is drawn between a ``q`` and its ``Q``, so what it writes depends only on
-its own source, its size, and the stream's state when it starts (the current colours and opacities, which
-WeasyPrint does not write again when they do not change, and the last operator, which a ``q`` or ``BT`` may
-cancel). All of that is the key. An image is kept only when its drawing touched nothing else: no font, no
-group, pattern, shading or image (all named by counting, so not replayable), no marked content, the
-transformation stack as it was, and every "current" value reset as WeasyPrint's own ``Q`` leaves it. The
-opacity states it names (``/a1 gs``, named by value) are kept with it and added to the page's resources when
-missing, in the order the drawing would have added them. Images with text, clip paths, masks, patterns or
-opacity are drawn by WeasyPrint every time (the figures are). ``tests/test_opcache.py`` prints reports with
-and without it and compares the bytes.
+What makes that exact: an SVG image is drawn between a ``q`` and its ``Q``, so what it writes depends only on its
+own source, its size, and the stream's state when it starts (the current colours and opacities, which WeasyPrint
+does not write again when they do not change, and the last operator, which a ``q`` or ``BT`` may cancel). All of
+that is the key.
 
-The operators live in memory for a warm process (``genreport serve``, ``--watch``) and in the cache folder
-between runs (``svg-ops-1.json``: data only, checked on reading, ignored when anything in it is unexpected).
-``GENREPORT_OPCACHE=0`` turns it off. It installs itself only on the WeasyPrint and pydyf versions that
-``fastsvg`` was checked against.
+- **Anywhere-images** (the formulas: paths only). Kept when the drawing touched nothing else: no font, group,
+  pattern, shading or image, no marked content, the transformation stack as it was, and every "current" value reset
+  as WeasyPrint's own ``Q`` leaves it. The opacity states it names (``/a1 gs``, named by value) are kept with it and
+  added to the page's resources when missing, in the order the drawing would have added them.
+- **Placed images** (the figures: text, clip paths, opacity; see :func:`_record_placed`). A clip path is written
+  through the page's current matrix, so the matrix is part of the key: the image is replayed where it was drawn.
+  Its text adds glyphs to the document's fonts; the glyphs it used are recorded in the order it first used them,
+  with their text and widths, and added again where missing. A width the drawing read rather than computed sets
+  the kerning it wrote, so the image is drawn again where a font holds another one. Anchored text and opacity are
+  drawn in transparency groups, named by counting: the groups it made are recorded (box, operators, states, own
+  groups) and made again, under the names the page gives them then. An image whose drawing made a font, a pattern,
+  a shading or an image, or changed a font any other way, is drawn every time.
+
+Masks, patterns, gradients, markers and embedded images are never kept. ``tests/test_opcache.py`` prints images
+and reports with and without it and compares the bytes, and ``tests/test_fastpdf.py`` compares the committed
+reports, replayed, with stock WeasyPrint.
+
+The operators live in memory for a warm process (``genreport serve``, ``--watch``) and in the cache folder between
+runs, as data, checked on reading and ignored when anything in them is unexpected: ``svg-ops-1.json`` for the
+anywhere-images, at most 4 MB, read at once; ``svg-ops-placed-1/<key>.json`` for each placed image, read when it
+is drawn, at most 64 files (the least recently used removed). ``GENREPORT_OPCACHE=0`` turns it off. It installs
+itself only on the WeasyPrint and pydyf versions that ``fastsvg`` was checked against.
 """
 
 from __future__ import annotations
@@ -35,13 +48,25 @@ MAX_BYTES = 4_000_000  # of operators kept on disk (read in 20 ms): the nine bui
 # Operators that name a counted resource, start text or marked content: an image that writes one is not kept.
 _NOT_KEPT = re.compile(rb"(?:^|[\s\]>)])(?:Do|sh|Tf|BT|ET|BI|BDC|BMC|EMC|scn|SCN|cs|CS|ri|d0|d1)(?=\s|$)")
 _STATE = re.compile(rb"/([A-Za-z][A-Za-z0-9.+-]{0,40}) gs(?=\s|$)")
-# Tags and attributes whose drawing adds counted resources or reads the transformation matrix.
+# Tags and attributes whose drawing adds resources this module does not replay (patterns, shadings, images).
 _NOT_KEPT_SOURCE = re.compile(
-    r"<(?:text|tspan|textPath|image|pattern|linearGradient|radialGradient|mask|clipPath|marker|foreignObject)\b"
-    r"|(?<![\w-])(?:opacity|clip-path|mask|filter|marker-start|marker-mid|marker-end)\s*[=:]", re.I)
+    r"<(?:textPath|image|pattern|linearGradient|radialGradient|mask|marker|foreignObject)\b"
+    r"|(?<![\w-])(?:mask|filter|marker-start|marker-mid|marker-end)\s*[=:]", re.I)
+# Text (drawn with the document's fonts, adding their glyphs, and in a transparency group when anchored), clip
+# paths (written through the current transformation matrix) and opacity (a transparency group): an image with any
+# of them is "placed" (see _record_placed): kept with the matrix it was drawn at in its key, the glyphs its text
+# added to each font, and the groups it made.
+_PLACED_SOURCE = re.compile(r"<(?:text|tspan|clipPath)\b|(?<![\w-])(?:clip-path|opacity)\s*[=:]", re.I)
+# In a placed image's operators: anything but its own groups' Do, text and paths is not kept.
+_NOT_KEPT_PLACED = re.compile(rb"(?:^|[\s\]>)])(?:sh|BI|BDC|BMC|EMC|scn|SCN|cs|CS|ri|d0|d1)(?=\s|$)")
+_DO = re.compile(rb"/([A-Za-z][A-Za-z0-9]{0,40}) Do(?=\s|$)")
+PLACED_FOLDER = "svg-ops-placed-1"
+PLACED_KEEP = 64  # files (a figure at a place on a page each; the nine figures of a report take about 1 MB)
 _CURRENT = ("_current_color", "_current_color_stroke", "_current_alpha", "_current_alpha_stroke", "_current_font")
 
 _entries: dict[str, tuple[bytes, tuple]] | None = None  # key -> (operators, ((state name, {key: value}), ...))
+_placed: dict[str, tuple] = {}  # key -> a placed image's entry (see _record_placed), read from its file when used
+_placed_new: list[str] = []  # placed entries recorded by this process (or merged from a painter), to be written
 _used: dict[str, None] = {}  # keys drawn or replayed by this process, the most recent last
 _recorded: list[str] = []  # keys this process recorded, in order
 _dirty = False
@@ -71,13 +96,13 @@ def install() -> bool:
         if key is None:
             stats["drawn"] += 1
             return stock(self, stream, concrete_width, concrete_height, style)
-        entry = _cache().get(key)
-        if entry is not None:
-            _replay(stream, entry)
+        placed = self._genreport_source.startswith("placed:")
+        entry = _placed_entry(key) if placed else _cache().get(key)
+        if entry is not None and (_replay_placed(stream, entry) if placed else _replay(stream, entry)):
             _use(key)
             stats["replayed"] += 1
             return None
-        _record(key, self, stream, concrete_width, concrete_height)
+        (_record_placed if placed else _record)(key, self, stream, concrete_width, concrete_height)
         return None
 
     draw.stock = stock
@@ -111,6 +136,8 @@ def _key(image, stream, width, height) -> str | None:
     last = stream.stream[-1] if stream.stream else b""
     state = (repr(float(width)), repr(float(height)), *(repr(getattr(stream, a, None)) for a in _CURRENT),
              repr(last if last in (b"q", b"ET") else b""))
+    if source.startswith("placed:"):  # drawn at this very matrix (see _PLACED_SOURCE)
+        state = (*state, repr(tuple(stream.ctm.values)), repr(stream._default_color_space))
     return hashlib.sha256("\0".join((source, *state)).encode()).hexdigest()
 
 
@@ -129,7 +156,7 @@ def _source(image, url: str) -> str | None:
         except (binascii.Error, UnicodeError, ValueError):
             text = None
         if text is not None and not _NOT_KEPT_SOURCE.search(text):
-            digest = hashlib.sha256(svg).hexdigest()
+            digest = ("placed:" if _PLACED_SOURCE.search(text) else "") + hashlib.sha256(svg).hexdigest()
         try:
             image._genreport_source = digest
         except AttributeError:
@@ -137,7 +164,7 @@ def _source(image, url: str) -> str | None:
     return digest
 
 
-def _replay(stream, entry) -> None:
+def _replay(stream, entry) -> bool:
     ops, states = entry
     import pydyf
 
@@ -149,6 +176,7 @@ def _replay(stream, entry) -> None:
         stream.stream.append(ops)
     for attr in _CURRENT:
         setattr(stream, attr, None)
+    return True
 
 
 def _record(key: str, image, stream, width, height) -> None:
@@ -192,6 +220,199 @@ def _record(key: str, image, stream, width, height) -> None:
     stats["recorded"] += 1
 
 
+# ------------------------------------------------------------------------------------------ placed images
+
+def _record_placed(key: str, image, stream, width, height) -> None:
+    """Draw an image with text, clip paths or opacity as WeasyPrint does, and keep what it did if it can be done
+    again exactly: its operators, the opacity states they name, the glyphs its text added to each font (in their
+    order), and the transparency groups it made (each with its box, operators, states and own groups). Kept only
+    when the drawing added nothing else: no font, pattern, shading, image or colour space, the matrix stack and the
+    stream's "current" values as they were."""
+    from weasyprint.images import LOGGER
+
+    resources = stream._resources
+    n, ctm = len(stream.stream), [tuple(m.values) for m in stream._ctm_stack]
+    counts, old_font, groups_before = _placed_counts(stream), stream._old_font, set(resources["XObject"])
+    swapped = _swap_glyphs(stream)
+    try:
+        image._svg.draw(stream, width, height, image._base_url, image._context)
+    except BaseException as exception:  # as WeasyPrint's SVGImage.draw: logged, the page goes on
+        LOGGER.error("Failed to render SVG image %s", image._base_url)
+        LOGGER.debug("Error while rendering SVG image:", exc_info=exception)
+        return
+    finally:
+        glyphs = _unswap_glyphs(swapped)
+        stats["drawn"] += 1
+    last_font = stream._old_font  # the font of the image's last text (what a BT right after its ET would reuse)
+    if (glyphs is None or [tuple(m.values) for m in stream._ctm_stack] != ctm or _placed_counts(stream) != counts
+            or any(getattr(stream, a) is not None for a in _CURRENT) or len(stream.stream) < n
+            or not (last_font is old_font or _font_state(last_font))):
+        return
+    new_ids = [name for name in resources["XObject"] if name not in groups_before]
+    groups = [_group_record(resources["XObject"][name], stream._default_color_space) for name in new_ids]
+    ops = _joined(stream.stream[n:])
+    if ops is None or any(g is None for g in groups) or not _placed_ops(ops, new_ids):
+        return
+    states = _states_of(ops, resources)
+    if states is None:
+        return
+    _placed_new.append(key)
+    _keep_placed(key, (ops, states, glyphs, tuple(new_ids), tuple(groups),
+                       "unchanged" if last_font is old_font else list(last_font)))
+    _recorded.append(key)
+    _use(key)
+    stats["recorded"] += 1
+
+
+def _font_state(value) -> bool:
+    """A stream's font state as text leaves it: (font name, size)."""
+    return (isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str)
+            and re.fullmatch(r"[A-Z]{1,40}", value[0]) is not None and _number(value[1]))
+
+
+def _keep_placed(key: str, entry) -> None:
+    """Hold a placed entry in memory; a warm process holds at most PLACED_KEEP of them (the oldest go first,
+    except those not written yet)."""
+    _placed.pop(key, None)
+    _placed[key] = entry
+    if len(_placed) > PLACED_KEEP:
+        waiting = set(_placed_new)
+        for old in [k for k in _placed if k not in waiting][: len(_placed) - PLACED_KEEP]:
+            del _placed[old]
+
+
+def _placed_counts(stream) -> tuple:
+    r = stream._resources
+    return (len(r.get("Pattern", ())), len(r.get("Shading", ())), len(r.get("ColorSpace", ())), len(stream._fonts),
+            len(stream._images))
+
+
+def _joined(items):
+    from pydyf import _to_bytes
+
+    try:
+        return b"\n".join(_to_bytes(item) for item in items)
+    except Exception:  # noqa: BLE001 - an operand pydyf would write differently later: not kept
+        return None
+
+
+def _placed_ops(ops: bytes, groups) -> bool:
+    """Only text, paths, states and the image's own groups (``groups``: their names) in ``ops``."""
+    return not _NOT_KEPT_PLACED.search(ops) and {m.decode() for m in _DO.findall(ops)} <= set(groups)
+
+
+def _states_of(ops: bytes, resources):
+    """((name, values), ...) of the opacity states ``ops`` name, from ``resources``; None for any other state."""
+    states = []
+    for name in dict.fromkeys(m.decode() for m in _STATE.findall(ops)):
+        values = resources["ExtGState"].get(name)
+        if not isinstance(values, dict) or not _plain_state(values):
+            return None
+        states.append((name, dict(values)))
+    return tuple(states)
+
+
+def _group_record(group, color_space):
+    """(box, operators, states, own groups) of a transparency group an image made, or None where it holds anything
+    else (a pattern, a shading, an image, a dictionary other than the one ``add_group`` writes)."""
+    extra = getattr(group, "extra", None)
+    resources = getattr(group, "_resources", None)
+    if not isinstance(extra, dict) or resources is None or extra.get("Resources") is not resources:
+        return None
+    if (set(extra) != {"Type", "Subtype", "BBox", "Resources", "Group"} or extra["Type"] != "/XObject"
+            or extra["Subtype"] != "/Form"
+            or dict(extra["Group"]) != {"Type": "/Group", "S": "/Transparency", "I": "true", "CS": color_space}):
+        return None
+    if set(resources) != {"ExtGState", "XObject", "Pattern", "Shading", "ColorSpace", "Font"} \
+            or resources["Pattern"] or resources["Shading"] or resources["Font"] is not None:
+        return None
+    ids = list(resources["XObject"])
+    if ids != [f"x{i}" for i in range(len(ids))]:
+        return None
+    nested = [_group_record(resources["XObject"][name], color_space) for name in ids]
+    ops = _joined(group.stream)
+    if ops is None or any(g is None for g in nested) or not _placed_ops(ops, ids):
+        return None
+    states = []
+    for name, values in resources["ExtGState"].items():
+        if not isinstance(values, dict) or not _plain_state(values):
+            return None
+        states.append((name, dict(values)))
+    box = tuple(extra["BBox"])
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in box):
+        return None
+    return (box, ops, tuple(states), tuple(nested))
+
+
+def _replay_placed(stream, entry) -> bool:
+    """Do what drawing a placed image did: its glyphs, groups, states and operators, in that order. False (nothing
+    done) when a font its text used is missing or holds another width for a glyph (the kerning would differ)."""
+    ops, states, glyphs, ids, groups, last_font = entry
+    fonts = stream._fonts
+    for key, _to_unicode, widths in glyphs:
+        font = fonts.get(key)
+        if font is None or any(font.widths[g] != w if g in font.widths else not computed for g, w, computed in widths):
+            return False
+    for key, to_unicode, widths in glyphs:  # what the text adds to each font, in the order it adds it
+        font = fonts[key]
+        for glyph, text in to_unicode:
+            font.to_unicode.setdefault(glyph, text)
+        for glyph, width, _computed in widths:
+            font.widths.setdefault(glyph, width)
+    names = {old.encode(): _replay_group(stream, group).encode() for old, group in zip(ids, groups, strict=True)}
+    if names and any(old != new for old, new in names.items()):
+        ops = _DO.sub(lambda m: b"/" + names[m.group(1)] + b" Do", ops)
+    _replay(stream, (ops, states))
+    if last_font != "unchanged":
+        stream._old_font = tuple(last_font)
+    return True
+
+
+def _replay_group(parent, record) -> str:
+    import pydyf
+
+    box, ops, states, nested = record
+    group = parent.add_group(0, 0, 0, 0)
+    group.extra["BBox"][:] = box
+    for child in nested:
+        _replay_group(group, child)
+    for name, values in states:
+        group._resources["ExtGState"][name] = pydyf.Dictionary(values)
+    if ops:
+        group.stream.append(ops)
+    return group.id
+
+
+def _swap_glyphs(stream) -> list:
+    """Before a placed image is drawn: every font of the document gets an empty map from glyphs to text, which the
+    drawing then fills with every glyph it uses, in the order it first uses them (see :func:`_unswap_glyphs`). The
+    widths stay: the drawing reads those it finds (they set the kerning it writes) and adds the others."""
+    swapped = []
+    for key, font in stream._fonts.items():
+        swapped.append((key, font, font.to_unicode, set(font.widths), len(font.missing)))
+        font.to_unicode = {}
+    return swapped
+
+
+def _unswap_glyphs(swapped: list):
+    """After the drawing: each font's own map back, with the glyphs the drawing used added where missing, in their
+    order (what the drawing would have done to it). Returns, for each font the drawing used, (font key, (glyph,
+    text) pairs, (glyph, width, whether this drawing computed it) triples) in the order of first use; None where
+    the drawing changed a font any other way (a glyph the font lacks)."""
+    glyphs, ok = [], True
+    for key, font, to_unicode, widths_before, missing in swapped:
+        used = font.to_unicode
+        for glyph, text in used.items():
+            to_unicode.setdefault(glyph, text)
+        font.to_unicode = to_unicode
+        if len(font.missing) != missing or any(glyph not in font.widths for glyph in used):
+            ok = False
+        elif used:
+            glyphs.append((key, tuple(used.items()),
+                           tuple((glyph, font.widths[glyph], glyph not in widths_before) for glyph in used)))
+    return tuple(glyphs) if ok else None
+
+
 def _counts(stream) -> tuple:
     r = stream._resources
     return (len(r.get("XObject", ())), len(r.get("Pattern", ())), len(r.get("Shading", ())), len(stream._fonts),
@@ -215,14 +436,24 @@ def mark() -> int:
 
 def recorded_since(point: int) -> list:
     """[(key, entry), ...] recorded by this process after ``point``."""
-    return [(key, _entries[key]) for key in _recorded[point:] if _entries and key in _entries]
+    out = []
+    for key in _recorded[point:]:
+        entry = _placed.get(key) if key in _placed else (_entries or {}).get(key)
+        if entry is not None:
+            out.append((key, entry))
+    return out
 
 
 def merge(items: list) -> None:
     """Keep what a forked painter recorded, as if drawn here."""
     global _dirty
     for key, entry in items:
-        if key not in _cache():
+        if len(entry) == 6:  # a placed image's
+            if key not in _placed:
+                _placed_new.append(key)
+                _keep_placed(key, entry)
+                _recorded.append(key)
+        elif key not in _cache():
             _cache()[key] = entry
             _recorded.append(key)
             _dirty = True
@@ -283,8 +514,10 @@ def _read() -> dict:
 
 def save() -> None:
     """Write the kept operators to the cache folder if this process added any: those it used, newest first,
-    then older ones, up to ``MAX_BYTES``. A failure to write costs only the next run's time."""
+    then older ones, up to ``MAX_BYTES``; and each placed image recorded since the last save in its own file.
+    A failure to write costs only the next run's time."""
     global _dirty
+    _save_placed()
     if not _dirty or _entries is None:
         return
     _dirty = False
@@ -304,4 +537,119 @@ def save() -> None:
     try:
         write_file(_path(), data.encode("latin-1"))
     except BuildError:
+        pass
+
+
+# ------------------------------------------------------------------------------------ placed images on disk
+
+def _placed_folder():
+    from genreport.paths import cache_dir
+
+    return cache_dir() / PLACED_FOLDER
+
+
+def _placed_entry(key: str):
+    """A placed image's entry: in memory, or read from its file (checked; None if absent or unexpected)."""
+    entry = _placed.get(key)
+    if entry is not None or not re.fullmatch(r"[0-9a-f]{64}", key):
+        return entry
+    from genreport.fileio import ReadError, read_regular
+
+    path = _placed_folder() / f"{key}.json"
+    try:
+        data = json.loads(read_regular(path, 8 * MAX_BYTES))
+        entry = _placed_from_json(data) if isinstance(data, dict) and data.get("versions") == _versions() else None
+    except (ReadError, ValueError, RecursionError, TypeError, KeyError, UnicodeError):
+        entry = None
+    if entry is not None:
+        _keep_placed(key, entry)
+        try:
+            os.utime(path)  # recently used: kept longer
+        except OSError:
+            pass
+    return entry
+
+
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _states_from(items) -> tuple:
+    out = []
+    for name, values in items:
+        if not (isinstance(name, str) and re.fullmatch(r"[A-Za-z][A-Za-z0-9.+-]{0,40}", name)
+                and isinstance(values, dict) and _plain_state(values)):
+            raise ValueError("state")
+        out.append((name, values))
+    return tuple(out)
+
+
+def _group_from(item) -> tuple:
+    box, ops, states, nested = item
+    if not (isinstance(box, list) and len(box) == 4 and all(_number(v) for v in box) and isinstance(ops, str)
+            and isinstance(nested, list)):
+        raise ValueError("group")
+    ops = ops.encode("latin-1")
+    ids = [f"x{i}" for i in range(len(nested))]
+    if not _placed_ops(ops, ids):
+        raise ValueError("group operators")
+    return (tuple(box), ops, _states_from(states), tuple(_group_from(g) for g in nested))
+
+
+def _placed_from_json(data: dict) -> tuple:
+    ops = data["ops"].encode("latin-1")
+    ids = data["ids"]
+    if not (isinstance(ids, list) and all(isinstance(i, str) and re.fullmatch(r"x[0-9]{1,6}", i) for i in ids)):
+        raise ValueError("ids")
+    if not _placed_ops(ops, ids):
+        raise ValueError("operators")
+    glyphs = []
+    for key, to_unicode, widths in data["glyphs"]:
+        if not (isinstance(key, int) and not isinstance(key, bool)):
+            raise ValueError("font")
+        tu = tuple((int(g), str(t)) for g, t in to_unicode if isinstance(g, int) and isinstance(t, str))
+        w = tuple((int(g), int(v), bool(c)) for g, v, c in widths
+                  if isinstance(g, int) and _number(v) and isinstance(c, bool))
+        if len(tu) != len(to_unicode) or len(w) != len(widths):
+            raise ValueError("glyphs")
+        glyphs.append((key, tu, w))
+    groups = tuple(_group_from(g) for g in data["groups"])
+    if len(groups) != len(ids):
+        raise ValueError("groups")
+    font = data["font"]
+    if not (font == "unchanged" or isinstance(font, list) and _font_state(tuple(font))):
+        raise ValueError("font state")
+    return (ops, _states_from(data["states"]), tuple(glyphs), tuple(ids), groups, font)
+
+
+def _group_to_json(record) -> list:
+    box, ops, states, nested = record
+    return [list(box), ops.decode("latin-1"), [[n, v] for n, v in states], [_group_to_json(g) for g in nested]]
+
+
+def _save_placed() -> None:
+    global _placed_new
+    new, _placed_new = _placed_new, []
+    if not new:
+        return
+    from genreport.errors import BuildError
+    from genreport.fileio import write_file
+
+    folder = _placed_folder()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for key in dict.fromkeys(new):
+            if key not in _placed:
+                continue
+            ops, states, glyphs, ids, groups, last_font = _placed[key]
+            data = {"versions": _versions(), "ops": ops.decode("latin-1"), "states": [[n, v] for n, v in states],
+                    "font": last_font,
+                    "glyphs": [[k, [list(p) for p in tu], [list(t) for t in w]] for k, tu, w in glyphs],
+                    "ids": list(ids), "groups": [_group_to_json(g) for g in groups]}
+            write_file(folder / f"{key}.json", json.dumps(data, separators=(",", ":")).encode("ascii"))
+        kept = sorted((p for p in folder.iterdir() if p.suffix == ".json"), key=lambda p: p.stat().st_mtime,
+                      reverse=True)
+        for old in kept[PLACED_KEEP:]:
+            old.unlink()
+    except (BuildError, OSError):
         pass

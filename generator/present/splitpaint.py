@@ -475,14 +475,27 @@ def _rename(item, renames: dict[bytes, bytes], base: dict):
     if not _COUNTED.search(item):
         return item
     m = _DO.fullmatch(item) or _SCN.fullmatch(item)
-    if m is None:
+    if m is not None:
+        return item.replace(m.group(1), _new_name(m.group(1), renames, base), 1)
+    # several operators in one item (an image replayed by opcache): each counted name must be a Do's or an scn's
+    uses = [u.start() for u in _COUNTED.finditer(item)]
+    ops = sorted((*_DO.finditer(item), *_SCN.finditer(item)), key=lambda o: o.start())
+    if uses != [o.start() for o in ops]:
         raise _Fallback(f"a counted name used outside Do and scn: {item[:40]!r}")
-    name = m.group(1)
+    out, at = [], 0
+    for o in ops:
+        out += [item[at:o.start(1)], _new_name(o.group(1), renames, base)]
+        at = o.end(1)
+    return b"".join([*out, item[at:]])
+
+
+def _new_name(name: bytes, renames: dict[bytes, bytes], base: dict) -> bytes:
+    """What the child's counted ``name`` is called in the parent's document; _Fallback for one it did not make."""
     if name in renames:
         if renames[name] != name:
             stats["renamed"] += 1
-        return item.replace(name, renames[name], 1)
+        return renames[name]
     kind, number = name[:1], int(name[1:])
     if number < base["XObject" if kind == b"x" else "Pattern"]:
-        return item  # made before the fork: the same in both processes
+        return name  # made before the fork: the same in both processes
     raise _Fallback(f"a name the child did not make: {name!r}")
