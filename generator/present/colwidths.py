@@ -25,7 +25,7 @@ import html as htmllib
 import json
 import re
 import sys
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 SHIPPED = Path(__file__).resolve().parent / "font_widths.json.gz"
@@ -89,6 +89,12 @@ def _widths() -> dict | None:
 def _text_width(text: str, font: str, size: float) -> float:
     """Width in px of ``text`` set in ``font`` at ``size`` px. A character the font lacks is drawn from another
     font: a CJK one one em wide (full width), any other as wide as the font's widest glyph (erring wide)."""
+    return size * _em(text, font)
+
+
+@lru_cache(maxsize=4096)
+def _em(text: str, font: str) -> float:
+    """Width of ``text`` in ``font`` in em (words recur: numbers, units, "yes")."""
     advances, fallback, per_unit = _widths()[font]
     get = advances.get
     units = 0.0
@@ -97,7 +103,7 @@ def _text_width(text: str, font: str, size: float) -> float:
         if adv is None:
             adv = 1.0 / per_unit if _FULL_WIDTH.match(ch) else fallback
         units += adv
-    return size * per_unit * units
+    return per_unit * units
 
 
 _FULL_WIDTH = re.compile("[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff01-\uff60\uffe0-\uffe6]")

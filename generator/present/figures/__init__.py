@@ -93,12 +93,9 @@ class Pending:
         self._covered: set[str] = set()  # the kinds a running child draws
         self._children: list[tuple] = []  # (process, connection, reader thread)
         self._cond = threading.Condition()
-        names = [name for name, _cap in FIGURES]
-        for kind in ("wide", "narrow") if phone else ("wide",):
-            kept = store.get(self._keys[kind], names)
-            if kept is not None:
-                self._done[kind] = kept
-        wanted = tuple(kind for kind in (("wide", "narrow") if phone else ("wide",)) if kind not in self._done)
+        kinds = ("wide", "narrow") if phone else ("wide",)
+        self._kept = {kind for kind in kinds if store.exists(self._keys[kind])}  # read when asked for (_get)
+        wanted = tuple(kind for kind in kinds if kind not in self._kept)
         if not wanted or not _parallel():
             return
         import multiprocessing
@@ -156,6 +153,12 @@ class Pending:
         return self._get("narrow")
 
     def _get(self, kind: str) -> dict[str, bytes]:
+        if kind not in self._done and kind in self._kept:
+            from genreport.present.figures import store
+
+            kept = store.get(self._keys[kind], [name for name, _cap in FIGURES])
+            if kept is not None:  # else (a file gone or spoilt since) drawn here, below
+                self._done[kind] = kept
         if kind not in self._done and kind in self._covered:
             with self._cond:
                 while kind not in self._got and kind not in self._failed:

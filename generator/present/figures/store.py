@@ -67,6 +67,16 @@ def _folder() -> Path:
     return cache_dir() / FOLDER
 
 
+def exists(k: str) -> bool:
+    """Whether figures are kept under ``k`` (read them with :func:`get`; they are checked then)."""
+    if not enabled() or not _KEY.fullmatch(k):
+        return False
+    try:
+        return os.stat(_folder() / f"{k}.json").st_size > 0
+    except OSError:
+        return False
+
+
 def get(k: str, names) -> dict[str, bytes] | None:
     """The figures kept under ``k``, name -> SVG bytes in report order; None if none are (or they fail a check)."""
     if not enabled() or not _KEY.fullmatch(k):
