@@ -254,11 +254,11 @@ def main(argv=None) -> int:
     if args.ablation:
         for key, label, extra in (
                 ("no-a", "  same, stock Pango import (prebuilt bindings off)", {"GENREPORT_STOCK_PANGO": "1"}),
-                ("no-svg", "  same, stock SVG path parsing (fastsvg off)", {"GENREPORT_STOCK_SVG": "1"}),
+                ("no-svg", "  same, stock SVG paths and file writing (fastsvg, fastwrite off)", {"GENREPORT_STOCK_SVG": "1"}),
                 ("no-c", "  same, PDF worker off", {"GENREPORT_PDF_WORKER": "0"}),
                 ("no-early", "  same, early layout off", {"GENREPORT_EARLY_LAYOUT": "0"}),
                 ("no-split", "  same, pages painted by one process", {"GENREPORT_SPLIT_PAINT": "0"}),
-                ("no-ops", "  same, formulas drawn every time (operator cache off)", {"GENREPORT_OPCACHE": "0"}),
+                ("no-ops", "  same, formulas and figures drawn every time (operator cache off)", {"GENREPORT_OPCACHE": "0"}),
                 ("no-layout", "  same, WeasyPrint's own layout passes (fastlayout off)", {"GENREPORT_STOCK_LAYOUT": "1"})):
             measures.append((key, label, lambda e=dict(env, **extra): _run([*base, "--force"], e)))
     if not args.quick:
