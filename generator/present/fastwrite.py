@@ -13,7 +13,6 @@ turns it off with the SVG drawer (the stock pydyf path).
 
 from __future__ import annotations
 
-import os
 import zlib
 
 MIN_BYTES = 4096  # smaller streams are compressed where pydyf compresses them
@@ -26,12 +25,10 @@ def install() -> bool:
     global _installed
     if _installed:
         return True
-    if os.environ.get("GENREPORT_STOCK_SVG"):
-        return False
-    from genreport.present.fastsvg import checked_versions
+    from genreport.present import fastsvg  # its gate: GENREPORT_STOCK_SVG unset, the versions it was checked against
     from genreport.procs import cores
 
-    if not checked_versions() or cores() < 2:
+    if not fastsvg.install() or cores() < 2:
         return False
     import pydyf
 
