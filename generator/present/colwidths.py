@@ -285,7 +285,7 @@ def distribute(cols: list[tuple[float, float]], width: float = TEXT_WIDTH) -> li
     return [b + (width - hi) * b / hi for _, b in cols]  # the excess in proportion to max-content
 
 
-@cache
+@lru_cache(maxsize=256)  # the early and the final print HTML share their tables; a warm process holds a few reports
 def _fixed_table(box: str, attrs: str, body: str) -> str | None:
     if "<table" in body or "<colgroup" in body or "style=" in attrs:
         return None
@@ -313,13 +313,8 @@ def fix_tables(html: str) -> str:
             break
         box = _BOX.search(html, max(0, start - 200), start)  # the <div> the table sits in, right before it
         fixed = _fixed_table(box.group(1), m.group(1), m.group(2)) if box else None
-        if fixed is not None:
-            out.append(html[pos:start])
-            out.append(fixed)
-            pos = m.end()
-        else:
-            out.append(html[pos:m.end()])
-            pos = m.end()
+        out.append(html[pos:start] + fixed if fixed is not None else html[pos:m.end()])
+        pos = m.end()
     out.append(html[pos:])
     return "".join(out)
 

@@ -83,7 +83,7 @@ class Pending:
 
         from genreport.present.figures import store
 
-        self._keys = {kind: store.key(results, baseline, kind == "narrow") for kind in ("wide", "narrow")}
+        self._keys = store.keys(results, baseline)
         results, baseline = store.blind(results), store.blind(baseline)  # what the figures may depend on
         self._args = (results, baseline)
         self._done: dict[str, dict[str, bytes]] = {}

@@ -3,7 +3,7 @@
 Drawing the nine figures twice (the wide layout and the phone one) is 1.3 s of CPU, a third of a full build's; on
 two cores it is the work that keeps both busy. A figure is a function of the evaluated numbers, and those are a
 function of the loaded spec (with the what-if's baseline spec) and of genreport's code and its dependencies'
-versions: :func:`key` hashes :func:`genreport.fingerprint.code_digest` (every code, template and data file of the
+versions: :func:`keys` hashes :func:`genreport.fingerprint.code_digest` (every code, template and data file of the
 package, and the versions of matplotlib, NumPy and the rest) with the ``repr`` of each spec and the layout.
 
 A spec's report title, file name and file digest are left out of the key, and the figures are drawn from results
@@ -50,15 +50,20 @@ def blind(results):
     return out
 
 
-def key(results, baseline, narrow: bool) -> str:
-    """The figures' key: code and versions, each spec (blinded), the layout."""
+def keys(results, baseline) -> dict[str, str]:
+    """The figures' keys, by layout ("wide", "narrow"): code and versions, each spec (blinded), the layout."""
     from genreport.fingerprint import code_digest
 
-    h = hashlib.sha256(f"figures 1\0{code_digest()}\0{'narrow' if narrow else 'wide'}\0".encode())
+    h = hashlib.sha256(f"figures 1\0{code_digest()}\0".encode())
     for r in (results, baseline):
         h.update(repr(None if r is None else blind(r).spec).encode())
         h.update(b"\0")
-    return h.hexdigest()[:40]
+    out = {}
+    for kind in ("wide", "narrow"):
+        layout = h.copy()
+        layout.update(kind.encode())
+        out[kind] = layout.hexdigest()[:40]
+    return out
 
 
 def _folder() -> Path:
