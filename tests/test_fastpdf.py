@@ -104,13 +104,14 @@ def test_an_early_layout_that_does_not_fit_is_redone(tmp_path):
 
     cache = tmp_path / "cache"
     first = _build(["specs/llama8b-h100.yaml", "--format", "html,pdf"], cache, tmp_path / "a",
-                   GENREPORT_EARLY_LAYOUT="1")
+                   GENREPORT_EARLY_LAYOUT="1", GENREPORT_FIGURE_CACHE="0")  # drawn: blank stand-ins of a size
     assert "pdf-early-layout" in first, first  # the built-in reports' sizes ship with the package
     sizes = json.loads(Path(SHIPPED_SIZES).read_text())
     name = sorted(sizes)[0]
     sizes[name] = ["400pt", "300pt", "0 0 400 300"]
     (cache / "figure-sizes.json").write_text(json.dumps(sizes))  # remembered wrong
-    err = _build(["specs/llama8b-h100.yaml", "--format", "html,pdf"], cache, tmp_path / "b", GENREPORT_EARLY_LAYOUT="1")
+    err = _build(["specs/llama8b-h100.yaml", "--format", "html,pdf"], cache, tmp_path / "b", GENREPORT_EARLY_LAYOUT="1",
+                 GENREPORT_FIGURE_CACHE="0")
     assert "pdf-early-layout" not in err, err
     assert (tmp_path / "b" / "llama8b-h100" / "report.pdf").read_bytes() == \
         (tmp_path / "a" / "llama8b-h100" / "report.pdf").read_bytes()

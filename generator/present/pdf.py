@@ -54,15 +54,16 @@ _sizes: dict[str, list[str]] | None = None  # figure name -> [width, height, vie
 _SIZE_VALUE = re.compile(r"[0-9][0-9.]*(pt|px|mm|cm|in)?|[-0-9. ]+")  # nothing that could leave an attribute
 
 
-def prepare(html: str | None = None, marks: dict[str, str] | None = None):
+def prepare(html: str | None = None, marks: dict[str, str] | None = None, figures: dict[str, bytes] | None = None):
     """Import WeasyPrint and set it up; returns the module (None while a PDF worker does that instead).
 
     Given the report's ``html`` with a placeholder ``marks[name]`` where each figure's data URI goes, also
-    start laying it out (see the module's docstring).
+    start laying it out (see the module's docstring); with the ``figures`` themselves where they are at hand
+    (kept from an earlier build), the layout has them in place of blank stand-ins, so the pages need nothing more.
     """
     global _marked
     _marked = (html, dict(marks)) if html is not None and marks else None
-    plan = _plan(marks) if _marked else None
+    plan = _plan(marks, figures) if _marked else None
     if _worker is not None:
         if plan:
             _worker.layout(html, plan)
@@ -73,19 +74,25 @@ def prepare(html: str | None = None, marks: dict[str, str] | None = None):
     return weasyprint
 
 
-def _plan(marks: dict[str, str]) -> dict | None:
-    """name -> (mark, stand-in data URI, size) when every figure's size is known from a previous build."""
+def _plan(marks: dict[str, str], figures: dict[str, bytes] | None = None) -> dict | None:
+    """name -> (mark, stand-in data URI, size) when every figure's size is known from a previous build; the
+    stand-in is the figure itself where ``figures`` has it."""
     if os.environ.get("GENREPORT_EARLY_LAYOUT") == "0":
         return None
-    sizes = _known_sizes()
+    sizes = dict(_known_sizes())
+    real = sizes_of(figures) if figures else {}
+    sizes.update(real)
     if not all(name in sizes for name in marks):
         return None
     plan = {}
     for name, mark in marks.items():
+        if name in real:
+            plan[name] = [mark, _data_uri(figures[name]), real[name], False]
+            continue
         w, h, vb = sizes[name]
         blank = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="{vb}" '
                  f'id="genreport-stand-in-{name}"></svg>').encode()
-        plan[name] = [mark, _data_uri(blank), [w, h, vb]]
+        plan[name] = [mark, _data_uri(blank), [w, h, vb], True]
     return plan
 
 
@@ -98,12 +105,15 @@ def _layout_early(html: str, plan: dict) -> None:
     global _early
     t = time.perf_counter()
     early = html
-    for mark, uri, _size in plan.values():
+    for mark, uri, _size, _blank in plan.values():
         early = early.replace(mark, uri)
 
     try:
         with no_gc():
-            document = _html(early).render()
+            from genreport.present import splitlayout
+
+            blank = {token(uri) for _mark, uri, _size, is_blank in plan.values() if is_blank}
+            document = splitlayout.render(_html(early), blank=blank)
     except Exception:  # noqa: BLE001 - the final HTML is laid out again and any error shows there
         _early = None
         return
@@ -146,35 +156,47 @@ def _from_early(html: str, figures=None):
     early, _early = _early, None
     if early is None:
         return None
-    extracted = _extract(early["html"], {name: mark for name, (mark, _u, _s) in early["plan"].items()}, html)
+    extracted = _extract(early["html"], {name: mark for name, (mark, *_rest) in early["plan"].items()}, html)
     if extracted is None or set(extracted) != set(early["plan"]):
         return None
-    figures = {name: svg for name, (_uri, svg) in extracted.items()}
+    stand_ins = {token(uri): name for name, (_mark, uri, *_rest) in early["plan"].items()}
+    # stand-in token -> (data URI, SVG bytes) of each figure that is not already in place
+    wanted = {t: extracted[name] for t, name in stand_ins.items() if token(extracted[name][0]) != t}
+    document = early["document"]
+    if not put_figures([page._page_box for page in document.pages if hasattr(page, "_page_box")], wanted):
+        return None
+    split = getattr(document, "_genreport_split", None)
+    if split is not None:  # the pages laid out by another process get theirs there (splitlayout)
+        split.figures = wanted
+    return document
+
+
+def put_figures(page_boxes, wanted: dict[str, tuple[str, bytes]]) -> bool:
+    """Put each figure's drawing in place of its stand-in (``wanted``: stand-in token -> data URI, SVG bytes) in
+    ``page_boxes``; False where a drawing's size is not its stand-in's or it cannot be read."""
     from weasyprint.formatting_structure.boxes import ReplacedBox
     from weasyprint.images import ElementTree, SVGImage
 
-    stand_ins = {token(uri): name for name, (_mark, uri, _size) in early["plan"].items()}
     real = {}
-    for page in early["document"].pages:
-        for box in page._page_box.descendants():
+    for page_box in page_boxes:
+        for box in page_box.descendants():
             if not isinstance(box, ReplacedBox) or not isinstance(box.replacement, SVGImage):
                 continue
-            name = stand_ins.get(box.replacement._base_url)
-            if name is None:
+            stand_in = box.replacement._base_url
+            if stand_in not in wanted:
                 continue
-            if name not in real:
-                old = box.replacement
+            if stand_in not in real:
+                old, (uri, svg) = box.replacement, wanted[stand_in]
                 try:
-                    _URIS[token(extracted[name][0])] = extracted[name][0]
-                    image = SVGImage(ElementTree.fromstring(figures[name]), token(extracted[name][0]),
-                                     old._url_fetcher, old._context)
+                    _URIS[token(uri)] = uri
+                    image = SVGImage(ElementTree.fromstring(svg), token(uri), old._url_fetcher, old._context)
                 except Exception:  # noqa: BLE001
-                    return None
+                    return False
                 if _size_of(image) != _size_of(old):
-                    return None
-                real[name] = image
-            box.replacement = real[name]
-    return early["document"]
+                    return False
+                real[stand_in] = image
+            box.replacement = real[stand_in]
+    return True
 
 
 TOKEN = "genreport-data:"
@@ -342,14 +364,20 @@ def html_to_pdf(html: str, figures=None, timer=None) -> bytes:
         timer.t["pdf-import"] = timer.t.get("pdf-import", 0.0) - moved
         timer.t["pdf-early-layout"] = moved
     _used_early = document is not None
-    with no_gc():
-        if document is None:
-            document = _html(html).render()
-        if timer:
-            timer.lap("pdf-layout")
-        from genreport.present import splitpaint
+    from genreport.present import splitlayout, splitpaint
 
-        pdf = splitpaint.write_pdf(document)  # the same bytes as document.write_pdf(pdf_identifier=False)
+    try:
+        with no_gc():
+            if document is None:
+                document = splitlayout.render(_html(html))
+            if timer:
+                timer.lap("pdf-layout")
+            try:
+                pdf = splitpaint.write_pdf(document)  # the same bytes as document.write_pdf(pdf_identifier=False)
+            except splitlayout.Fallback:  # the other process's pages could not be merged: print it all here
+                pdf = splitpaint.write_pdf(splitlayout.render(_html(html), split=False))
+    finally:
+        splitlayout.close_all()
     if timer:
         timer.lap("pdf-draw")
     _remember_marked(html)

@@ -251,8 +251,9 @@ def render_report(r: Results, baseline: Results | None = None, timer=None, overr
     """The report's HTML (self-contained) and its figures (SVG bytes by name).
 
     The figures are drawn in parallel (:func:`genreport.present.figures.start`); the HTML is written with a placeholder
-    per figure, ``meanwhile(html, marks)`` runs (the PDF stage's imports and early layout, given the HTML with
-    ``marks[name]`` in place of each figure's data URI), and then the figures take their places.
+    per figure, ``meanwhile(html, marks, figures)`` runs (the PDF stage's imports and early layout, given the HTML
+    with ``marks[name]`` in place of each figure's data URI, and the figures where they are already at hand, else
+    None), and then the figures take their places.
     ``print_first(html, figures)`` runs as soon as the wide figures are in (the PDF stage: print shows no phone
     layout, whose ``<source>`` elements its HTML leaves out), while the phone-layout figures are still drawn.
     ``want_phone=False`` (no HTML is written): the phone-layout figures are not drawn, and the HTML returned keeps
@@ -274,7 +275,7 @@ def render_report(r: Results, baseline: Results | None = None, timer=None, overr
         if timer:
             timer.lap("html")
         if meanwhile is not None:  # the PDF's HTML: without the phone layout's <source> elements
-            meanwhile(_for_print(html), {name: mark for name, mark in marks.items() if mark in html})
+            meanwhile(_for_print(html), {name: mark for name, mark in marks.items() if mark in html}, pending.ready())
             if timer:
                 timer.lap("pdf-import")
     except BaseException:

@@ -67,6 +67,9 @@ def enabled(n_pages: int) -> bool:
 
 def write_pdf(document) -> bytes:
     """``document.write_pdf(pdf_identifier=False)``, its pages painted by two processes where that pays."""
+    split = getattr(document, "_genreport_split", None)
+    if split is not None:  # laid out by two processes: each paints its own pages (splitlayout)
+        return split.write_pdf(document)
     pages = list(document.pages)
     if not enabled(len(pages)) or any(any(fields) for p in pages for fields in (getattr(p, "forms", None) or {}).values()):
         return document.write_pdf(pdf_identifier=False)
@@ -234,84 +237,14 @@ class _Split:
 
     def _merge(self, stream) -> dict[int, list]:
         """Check everything the child did, then apply it; the child's pages' content by page index."""
-        got = self._receive()
-        try:
-            checked = self._check(got, stream)
-        except _Fallback:
-            raise
-        except Exception as exc:  # noqa: BLE001 - anything unexpected in what the child sent: nothing applied yet
-            raise _Fallback(f"the child's pages could not be checked ({type(exc).__name__}: {exc})") from None
-        return self._apply(got, stream, *checked)
-
-    def _check(self, got: dict, stream) -> tuple:
-        """(states, renames, pages, new fonts) once everything the child did is known to merge exactly."""
-        resources, fonts = stream._resources, stream._fonts
-        base = got["base"]
-        now = {"XObject": len(resources["XObject"]), "Pattern": len(resources["Pattern"]),
-               "Shading": len(resources["Shading"]), "ExtGState": len(resources["ExtGState"]), "fonts": len(fonts),
-               "images": len(stream._images)}
-        if any(now[k] < base[k] for k in base):
-            raise _Fallback("shared resources shrank")  # never: they only grow
-        if got["images"] or got["shading"]:
-            raise _Fallback("the child's pages add images or shadings")
-        states = []
-        for name, values in got["states"]:
-            if not _VALUE_STATE.fullmatch(name) or not all(k in ("ca", "CA") for k in values):
-                raise _Fallback(f"graphics state {name} is not an opacity named by value")
-            states.append((name, values))
-        renames = {}
-        for kind, items in (("x", got["xobject"]), ("p", got["pattern"])):
-            start = len(resources["XObject" if kind == "x" else "Pattern"])
-            for j, (name, _packed) in enumerate(items):
-                if name != f"{kind}{base['XObject' if kind == 'x' else 'Pattern'] + j}":
-                    raise _Fallback(f"{name} was not named by counting")
-                renames[name.encode()] = f"{kind}{start + j}".encode()
-        pages = {}
-        for i, packed in got["pages"].items():
-            pages[i] = [_rename(_unpack(item), renames, base) for item in packed]
-        return states, renames, pages, self._find_fonts(got["fonts"], fonts)
-
-    def _apply(self, got: dict, stream, states, renames, pages, new_fonts) -> dict[int, list]:
-        """Add what the child's pages added, in the order one process would have added it."""
-        import pydyf
-
-        resources, fonts = stream._resources, stream._fonts
-
-        for _layout, pango_font in new_fonts:
-            stream.add_font(pango_font)
-            stats["fonts_made"] += 1
-        for layout, _font in new_fonts:
-            layout.deactivate()
-        for key, widths, to_unicode in got["glyphs"]:
-            font = fonts.get(key)
-            if font is None:
-                raise RuntimeError("genreport: a font the merge made is missing")  # not reached: made above
-            for g, width in widths:
-                font.widths.setdefault(g, width)
-            for g, text in to_unicode:
-                font.to_unicode.setdefault(g, text)
-        for name, values in states:
-            if name not in resources["ExtGState"]:
-                resources["ExtGState"][name] = pydyf.Dictionary(values)
-        for kind, items in (("XObject", got["xobject"]), ("Pattern", got["pattern"])):
-            for name, packed in items:
-                obj = _unpack(packed)
-                new = renames[name.encode()].decode()
-                obj.id = new
-                resources[kind][new] = obj
-        from genreport.present import opcache
-
-        opcache.merge(got["opcache"])
-        return pages
+        return merge(self._receive(), stream, self._find_fonts)
 
     def _find_fonts(self, new: list, fonts: dict) -> list:
         """The Pango fonts of the fonts first used on the child's pages, from the text boxes that used them."""
-        new = [(key, box_id) for key, box_id in new if key not in fonts]  # the others the parent made first
+        new = [(key, box_id) for key, box_id, *_ in new if key not in fonts]  # the others the parent made first
         if not new:
             return []
         from weasyprint.formatting_structure import boxes
-        from weasyprint.text.ffi import ffi, pango
-        from weasyprint.text.fonts import get_pango_font_key
 
         wanted = {box_id for _key, box_id in new}
         found = {}
@@ -326,23 +259,135 @@ class _Split:
                 raise _Fallback("a font first used outside the laid-out text (SVG text)")
             layout = box.pango_layout  # as draw_text and draw_first_line set it up
             layout.reactivate(box.style)
-            pango.pango_layout_set_single_paragraph_mode(layout.layout, True)
-            line, _index = layout.get_first_line()
-            run, pango_font = line.runs[0], None
-            while run != ffi.NULL:
-                candidate = run.data.item.analysis.font
-                run = run.next
-                if get_pango_font_key(candidate)[0] == key:
-                    pango_font = candidate
-                    break
-            out.append((layout, pango_font))
-            if pango_font is None:
-                raise _Fallback("the text box of a new font does not use it")
+            out.append((layout, font_of(layout, key)))
         return out
+
+
+def font_of(layout, key):
+    """The Pango font with ``key`` that the first line of ``layout`` uses; _Fallback where none does."""
+    from weasyprint.text.ffi import ffi, pango
+    from weasyprint.text.fonts import get_pango_font_key
+
+    pango.pango_layout_set_single_paragraph_mode(layout.layout, True)
+    line, _index = layout.get_first_line()
+    run = line.runs[0]
+    while run != ffi.NULL:
+        candidate = run.data.item.analysis.font
+        run = run.next
+        if get_pango_font_key(candidate)[0] == key:
+            return candidate
+    layout.deactivate()
+    raise _Fallback("the text of a new font does not use it")
+
+
+def font_facts(font) -> tuple:
+    """What tells a PDF font apart: its name hash, face, size and metrics, and a digest of its file."""
+    import hashlib
+
+    return (font.hash, font.index, font.font_size, font.ascent, font.descent,
+            hashlib.sha256(bytes(font.file_content)).hexdigest())
+
+
+def merge(got: dict, stream, find_fonts) -> dict[int, list]:
+    """Check everything a painting child did, then apply it to ``stream``'s document; its pages' content by page
+    index. ``find_fonts(new, fonts)`` gives [(layout, Pango font)] for the fonts it made that ``fonts`` lacks."""
+    try:
+        checked = _check(got, stream, find_fonts)
+    except _Fallback:
+        raise
+    except Exception as exc:  # noqa: BLE001 - anything unexpected in what the child sent: nothing applied yet
+        raise _Fallback(f"the child's pages could not be checked ({type(exc).__name__}: {exc})") from None
+    return _apply(got, stream, *checked)
+
+
+def _check(got: dict, stream, find_fonts) -> tuple:
+    """(states, renames, pages, new fonts) once everything the child did is known to merge exactly."""
+    resources, fonts = stream._resources, stream._fonts
+    base = got["base"]
+    now = {"XObject": len(resources["XObject"]), "Pattern": len(resources["Pattern"]),
+           "Shading": len(resources["Shading"]), "ExtGState": len(resources["ExtGState"]), "fonts": len(fonts),
+           "images": len(stream._images)}
+    if any(now[k] < base[k] for k in base):
+        raise _Fallback("shared resources shrank")  # never: they only grow
+    if got["images"] or got["shading"]:
+        raise _Fallback("the child's pages add images or shadings")
+    states = []
+    for name, values in got["states"]:
+        if not _VALUE_STATE.fullmatch(name) or not all(k in ("ca", "CA") for k in values):
+            raise _Fallback(f"graphics state {name} is not an opacity named by value")
+        states.append((name, values))
+    renames = {}
+    for kind, items in (("x", got["xobject"]), ("p", got["pattern"])):
+        start = len(resources["XObject" if kind == "x" else "Pattern"])
+        for j, (name, _packed) in enumerate(items):
+            if name != f"{kind}{base['XObject' if kind == 'x' else 'Pattern'] + j}":
+                raise _Fallback(f"{name} was not named by counting")
+            renames[name.encode()] = f"{kind}{start + j}".encode()
+    pages = {}
+    for i, packed in got["pages"].items():
+        pages[i] = [_rename(_unpack(item), renames, base) for item in packed]
+    return states, renames, pages, _made_fonts(got["fonts"], fonts, find_fonts)
+
+
+def _made_fonts(new: list, fonts: dict, find_fonts) -> list:
+    """[(key, Font)] of the fonts the child made that ``fonts`` lacks, made here from the same Pango fonts and
+    checked to be the child's (name, face, size, metrics, file)."""
+    from weasyprint.pdf.fonts import Font
+    from weasyprint.text.fonts import get_pango_font_key
+
+    facts = {entry[0]: entry[-1] for entry in new}
+    out = []
+    for layout, pango_font in find_fonts(new, fonts):
+        key, description, size = get_pango_font_key(pango_font)
+        font = Font(pango_font, description, size)
+        layout.deactivate()
+        if key not in facts or font_facts(font) != tuple(facts[key]):
+            raise _Fallback("a font made here is not the one the child made")
+        out.append((key, font))
+    return out
+
+
+def _apply(got: dict, stream, states, renames, pages, new_fonts) -> dict[int, list]:
+    """Add what the child's pages added, in the order one process would have added it."""
+    import pydyf
+
+    resources, fonts = stream._resources, stream._fonts
+
+    for key, font in new_fonts:
+        fonts.setdefault(key, font)  # as Stream.add_font does
+        stats["fonts_made"] += 1
+    for key, widths, to_unicode in got["glyphs"]:
+        font = fonts.get(key)
+        if font is None:
+            raise RuntimeError("genreport: a font the merge made is missing")  # not reached: made above
+        for g, width in widths:
+            font.widths.setdefault(g, width)
+        for g, text in to_unicode:
+            font.to_unicode.setdefault(g, text)
+    for name, values in states:
+        if name not in resources["ExtGState"]:
+            resources["ExtGState"][name] = pydyf.Dictionary(values)
+    for kind, items in (("XObject", got["xobject"]), ("Pattern", got["pattern"])):
+        for name, packed in items:
+            obj = _unpack(packed)
+            new = renames[name.encode()].decode()
+            obj.id = new
+            resources[kind][new] = obj
+    from genreport.present import opcache
+
+    opcache.merge(got["opcache"])
+    return pages
 
 
 def _paint_child(pages, k: int, stock, first_stream, scale) -> dict:
     """In the child: paint pages k.. as generate_pdf would, and pack what changed."""
+    return paint_packed([(i, pages[i]) for i in range(k, len(pages))], stock, first_stream, scale)
+
+
+def paint_packed(indexed_pages, stock, first_stream, scale) -> dict:
+    """Paint ``indexed_pages`` ([(index, page)]) as generate_pdf would, into streams sharing ``first_stream``'s
+    fonts and resources, and pack what they added: what :func:`merge` takes. Each font first used here is noted
+    with the text box that used it (its id, its style's id and its text) and the facts of the font it made."""
     from genreport.present import opcache
     from weasyprint.draw import text as wtext
     from weasyprint.pdf.stream import Stream
@@ -369,15 +414,16 @@ def _paint_child(pages, k: int, stock, first_stream, scale) -> dict:
     def tracked_add_font(self, pango_font):
         key = get_pango_font_key(pango_font)[0]
         if key not in self._fonts:
-            new_fonts.append((key, id(current[0]) if current[0] is not None else 0))
+            box = current[0]
+            new_fonts.append([key, id(box) if box is not None else 0, id(box.style) if box is not None else 0,
+                              box.text if box is not None else ""])
         return add_font(self, pango_font)
 
     wtext.draw_first_line = tracked_first_line
     Stream.add_font = tracked_add_font
     recorded = opcache.mark()
     out_pages = {}
-    for i in range(k, len(pages)):
-        page = pages[i]
+    for i, page in indexed_pages:
         s = scale
         width = s * (page.width + page.bleed["left"] + page.bleed["right"])
         height = s * (page.height + page.bleed["top"] + page.bleed["bottom"])
@@ -397,6 +443,9 @@ def _paint_child(pages, k: int, stock, first_stream, scale) -> dict:
         widths, to_unicode = list(font.widths.items())[w0:], list(font.to_unicode.items())[u0:]
         if widths or to_unicode or key not in before:
             glyphs.append((key, widths, to_unicode))
+
+    for entry in new_fonts:
+        entry.append(font_facts(fonts[entry[0]]))
 
     def tail(d, n):
         return list(d.items())[n:]

@@ -87,8 +87,8 @@ def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, 
         if "pdf" in formats:
             from genreport.present.pdf import prepare
 
-            def meanwhile(h, marks):
-                prepared = prepare(without_scripts(h), marks)
+            def meanwhile(h, marks, figures=None):
+                prepared = prepare(without_scripts(h), marks, figures)
                 json_file()  # while the PDF worker lays the pages out: off the path to the PDF
                 return prepared
         printed: dict[str, bytes] = {}

@@ -148,6 +148,13 @@ class Pending:
         ones, so the PDF (which never shows those) can start meanwhile."""
         return self._get("wide")
 
+    def ready(self) -> dict[str, bytes] | None:
+        """The figures (as :meth:`result`) if they are at hand without waiting: kept from an earlier build or
+        already drawn; None while they are still being drawn."""
+        if "wide" in self._done or "wide" in self._kept or "wide" in self._got:
+            return self._get("wide")
+        return None
+
     def narrow(self) -> dict[str, bytes]:
         """The figures in the phone layout, name -> SVG bytes (the HTML shows them below 40rem)."""
         return self._get("narrow")
