@@ -23,8 +23,7 @@ def fresh(tmp_path, monkeypatch):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr("genreport.procs.cores", lambda: 2)
     monkeypatch.setattr(splitlayout, "_memory", None)
-    for key in splitlayout.stats:
-        splitlayout.stats[key] = "" if key == "reason" else 0
+    _reset(splitlayout)
     pdf._import()
     if not splitlayout.enabled():
         pytest.skip("the split does not install on this WeasyPrint")
@@ -32,13 +31,24 @@ def fresh(tmp_path, monkeypatch):
     splitlayout.close_all()
 
 
-def _print(html: str, split: bool = True) -> bytes:
+def _reset(splitlayout) -> None:
+    for key in splitlayout.stats:
+        splitlayout.stats[key] = "" if key == "reason" else 0
+
+
+def _print(html: str, split: bool = True, seed: bool = True) -> bytes:
     from genreport.present import pdf, splitlayout, splitpaint
 
+    was = os.environ.pop("GENREPORT_SEED_PAGES", None)
+    if not seed:
+        os.environ["GENREPORT_SEED_PAGES"] = "0"
     try:
         return splitpaint.write_pdf(splitlayout.render(pdf._html(html), split=split))
     finally:
         splitlayout.close_all()
+        os.environ.pop("GENREPORT_SEED_PAGES", None)
+        if was is not None:
+            os.environ["GENREPORT_SEED_PAGES"] = was
 
 
 def _report(name: str) -> str:
@@ -48,18 +58,18 @@ def _report(name: str) -> str:
     return without_scripts(_for_print((ROOT / "out" / name / "report.html").read_text()))
 
 
-def _synthetic(back_reference: bool = False, sections: int = 14, prefix: str = "s") -> str:
+def _synthetic(back_reference: bool = False, sections: int = 14, prefix: str = "s", words: int = 220) -> str:
     """A document of many pages: a table of contents with page numbers, a running title, 'page N / total'
     footers, headings, long paragraphs, a table, fonts used only on the last pages; with ``back_reference``, the last section cites the page of the
     first (a page-based counter on a late page)."""
     toc = "".join(f'<li><a href="#{prefix}{i}">Section {i}</a></li>' for i in range(sections))
     body = []
     for i in range(sections):
-        words = " ".join(f"word{i}x{j}" for j in range(220))
+        text = " ".join(f"word{i}x{j}" for j in range(words))
         rows = "".join(f"<tr><td>{i}.{r}</td><td>{r * r}</td></tr>" for r in range(8))
         late = "<p><code>only on the last pages</code></p>" if i >= sections - 2 else ""
-        body.append(f'<section id="{prefix}{i}"><h2>Section {i}</h2><p>{words}</p><table>{rows}</table>'
-                    f"<p><i>{words[:400]}</i></p>{late}</section>")
+        body.append(f'<section id="{prefix}{i}"><h2>Section {i}</h2><p>{text}</p><table>{rows}</table>'
+                    f"<p><i>{text[:400]}</i></p>{late}</section>")
     if back_reference:
         body.append(f'<p>See <a class="ref" href="#{prefix}0">the first section</a>.</p>')
     return f"""<!doctype html><html><head><title>t</title><style>
@@ -112,19 +122,33 @@ def test_a_remembered_entry_that_does_not_match_is_abandoned(fresh):
     assert fresh.stats["taken"] == 0 and "not the remembered one" in fresh.stats["reason"], fresh.stats
 
 
-def test_a_document_of_another_shape_finds_no_split(fresh):
+def test_a_document_of_another_shape_finds_nothing_remembered(fresh):
     _print(_synthetic(), split=False)
-    other = _synthetic(prefix="t")  # the remembered break's element path is not in this one
-    assert _print(other) == _print(other, split=False)
-    assert fresh.stats["split"] == 0, fresh.stats
+    other = _synthetic(prefix="t")  # the element the remembered break is before is not in this one
+    _reset(fresh)
+    assert _print(other) == _print(other, split=False, seed=False)
+    assert fresh.stats["split"] == 0 and fresh.stats["seeded"] == 0, fresh.stats
 
 
 def test_a_document_of_the_same_shape_but_other_pages_is_checked(fresh):
+    """Another document with the remembered break's elements: the split's entry and the page numbers it is
+    given are the first one's, not its own. Both are found out: the same bytes as one process without them."""
     _print(_synthetic(), split=False)
-    other = _synthetic(sections=11)  # the same element path, on another page
-    assert _print(other) == _print(other, split=False)
+    other = _synthetic(sections=12)  # a shorter contents, the sections on other pages
+    _reset(fresh)
+    assert _print(other) == _print(other, split=False, seed=False)
     assert fresh.stats["split"] == 1 and fresh.stats["abandoned"] == 1, fresh.stats
     assert "not the remembered one" in fresh.stats["reason"]
+
+
+def test_page_numbers_remembered_for_other_pages_are_corrected(fresh):
+    """The same contents, the sections longer: the numbers given are wrong, found so at the end of the first
+    pass, and the contents is laid out again with its own, as without them."""
+    _print(_synthetic(), split=False)
+    other = _synthetic(words=300)
+    _reset(fresh)
+    assert _print(other, split=False) == _print(other, split=False, seed=False)
+    assert fresh.stats["seeded"] == 1 and fresh.stats["corrected"] >= 1, fresh.stats
 
 
 def test_a_child_that_fails_leaves_the_parent_alone(fresh, monkeypatch):
@@ -145,6 +169,23 @@ def test_child_pages_that_cannot_stand_are_laid_out_again_here(fresh, monkeypatc
     monkeypatch.setattr(fresh._Split, "_check_pages", lambda self, pages, context: "a reason to refuse")
     assert _print(html) == one
     assert fresh.stats["materialized"] == 1 and fresh.stats["reason"] == "a reason to refuse", fresh.stats
+
+
+def test_child_pages_that_cannot_be_finished_are_laid_out_here(fresh, monkeypatch):
+    """The child's pages laid out, but its finished pages (margin boxes, links) never come: this process lays
+    them out and finishes them after its own."""
+    html = _synthetic()
+    one = _print(html, split=False)
+    receive = fresh._Split._receive
+    calls = []
+
+    def second_fails(self):
+        calls.append(1)
+        return receive(self) if len(calls) == 1 else None
+
+    monkeypatch.setattr(fresh._Split, "_receive", second_fails)
+    assert _print(html) == one
+    assert fresh.stats["taken"] == 1 and fresh.stats["materialized"] == 1, fresh.stats
 
 
 def test_a_painting_that_cannot_be_merged_prints_again_in_one_process(fresh, monkeypatch):
@@ -175,6 +216,39 @@ def test_the_remembered_splits_are_data_only(fresh, tmp_path):
     fresh._memory = None
     (cache_dir() / fresh.RECORDS_FILE).write_text("[{'k': 'x'}, 3, {'k': 2, 'sig': (), 'entry': (1, 2, 3, 4)}]")
     assert len(fresh._records()) == 1
+
+
+def test_remembered_page_numbers_make_one_pass_and_the_same_pdf(fresh):
+    """The table of contents given its numbers before the first pass: no second pass, the same bytes."""
+    html = _synthetic()
+    one = _print(html, split=False)
+    assert fresh.stats["laid_out_again"] >= 1 and fresh.stats["seeded"] == 0, fresh.stats  # the contents' page
+    _reset(fresh)
+    assert _print(html, split=False) == one
+    assert fresh.stats["seeded"] == 1 and fresh.stats["laid_out_again"] == 0, fresh.stats
+    _reset(fresh)
+    assert _print(html) == one  # with the split too
+    assert fresh.stats["seeded"] == 1 and fresh.stats["taken"] == 1 and fresh.stats["laid_out_again"] == 0
+
+
+def test_a_remembered_page_number_that_is_wrong_is_laid_out_again(fresh):
+    html = _synthetic()
+    one = _print(html, split=False)
+    record = fresh._records()[0]
+    name = sorted(record["anchors"])[3]
+    record["anchors"][name] = dict(record["anchors"][name], page=[record["anchors"][name]["page"][0] + 1])
+    assert _print(html) == one
+    assert fresh.stats["corrected"] >= 1 and fresh.stats["laid_out_again"] >= 1, fresh.stats
+
+
+def test_content_remembered_on_another_page_is_set_again(fresh):
+    html = _synthetic()
+    one = _print(html, split=False)
+    record = fresh._records()[0]
+    missing, values = record["lookups"][0]
+    record["lookups"][0] = (missing, dict(values, page=[values["page"][0] + 1]))  # as if the contents moved
+    assert _print(html, split=False) == one
+    assert fresh.stats["laid_out_again"] >= 1, fresh.stats
 
 
 def test_the_split_point_shares_the_layout():

@@ -39,6 +39,7 @@ import os
 
 _installed = False
 stats = {"filled": 0}
+end_of_pass: list = []  # called with the layout context at the end of each pass, before the fill-in below
 
 
 def install() -> bool:
@@ -63,6 +64,8 @@ def install() -> bool:
         for page in stock(context, root_box, html, pages):
             made.append(page)
             yield page
+        for hook in end_of_pass:
+            hook(context)
         _fill_in(context, len(made))
 
     make_all_pages.stock = stock

@@ -48,7 +48,8 @@ KEEP = 16  # remembered documents (their split entries) in the cache folder
 CHILD_SHARE = 0.5  # of the measured layout the child is given
 TIMEOUT = 120.0  # seconds the parent waits for the child before going on without it
 RECORDS_FILE = "page-splits-1.txt"
-stats = {"split": 0, "taken": 0, "abandoned": 0, "materialized": 0, "merged": 0, "reason": ""}
+stats = {"split": 0, "taken": 0, "abandoned": 0, "materialized": 0, "merged": 0, "seeded": 0, "corrected": 0,
+         "laid_out_again": 0, "reason": ""}
 
 
 def _mark(label: str) -> None:
@@ -57,6 +58,15 @@ def _mark(label: str) -> None:
 
 class Fallback(Exception):
     """What the child painted cannot be merged exactly: the document is printed again in one process."""
+
+
+def seeding() -> bool:
+    """Whether anchors are given their remembered pages before the first pass (``GENREPORT_SEED_PAGES=0``: no)."""
+    if os.environ.get("GENREPORT_SEED_PAGES") == "0":
+        return False
+    import weasyprint.layout as wlayout
+
+    return hasattr(wlayout.make_all_pages, "stock")  # fastlayout's end of a pass checks what was given
 
 
 def enabled() -> bool:
@@ -84,7 +94,7 @@ def render(html, split: bool = True, blank=frozenset()):
     runs = []
 
     def layout_document(html_, root_box, context, max_loops=8):
-        run = _Run(root_box, context, split and enabled())
+        run = _Run(root_box, context, split and enabled(), seeding())
         if run.split is not None:
             run.split.blank = frozenset(blank)
         runs.append(run)
@@ -101,11 +111,19 @@ def render(html, split: bool = True, blank=frozenset()):
             run.made(index, context, time.perf_counter() - t)
         return made
 
+    def check_seeds(context):
+        if runs:
+            runs[-1].check_seeds(context)
+
+    from genreport.present import fastlayout
+
     wdoc.layout_document, wdoc.Page, wpage.remake_page = layout_document, page, remake_page
+    fastlayout.end_of_pass.append(check_seeds)
     try:
         document = html.render()
     finally:
         wdoc.layout_document, wdoc.Page, wpage.remake_page = stock_layout, stock_page, stock_remake
+        fastlayout.end_of_pass.remove(check_seeds)
     if runs:
         runs[-1].done(document)
     return document
@@ -121,15 +139,31 @@ _live: list = []
 
 
 class _Run:
-    """One document's layout: what it measures for the next build's split, and its split if it has one."""
+    """One document's layout: what it measures for the next build (its split, its anchors' pages), its split if
+    it has one, and the anchors' pages it was given."""
 
-    def __init__(self, root_box, context, may_split: bool):
+    def __init__(self, root_box, context, may_split: bool, seed: bool):
         self.root_box, self.context = root_box, context
         self.costs: dict[int, float] = {}  # page index -> seconds of its first layout
         self.entries: dict[int, tuple] = {}  # page index -> its page-maker entry as the first pass made it
         self.later = 0.0  # seconds of later passes
         self.first_pass = True
-        self.split = _Split.start(root_box, context) if may_split else None
+        self.anchors: dict[str, dict] = {}  # anchor -> its page counters as the first pass noted them
+        self.noted: set[str] = set()
+        record, path = _find(root_box)
+        self.seeded, self.seeded_lookups = _seed(context, record) if record and seed else ({}, [])
+        stats["seeded"] += bool(self.seeded_lookups)
+        self.checked = False
+        self.split = _Split.start(root_box, context, record, path) if record and may_split else None
+        collector = context.target_collector
+        cache = collector.cache_target_page_counters
+
+        def cache_target_page_counters(anchor_name, page_counter_values, page_maker_index, page_maker):
+            self.anchors.setdefault(anchor_name, copy.deepcopy(page_counter_values))
+            self.noted.add(anchor_name)
+            return cache(anchor_name, page_counter_values, page_maker_index, page_maker)
+
+        collector.cache_target_page_counters = cache_target_page_counters
 
     def made(self, index: int, context, seconds: float) -> None:
         if self.first_pass and index not in self.costs:
@@ -137,6 +171,7 @@ class _Run:
             self.entries[index + 1] = copy.deepcopy(tuple(context.page_maker[index + 1][:4]))
         else:
             self.later += seconds
+            stats["laid_out_again"] += 1
 
     def layout(self, html, stock, max_loops):
         if self.split is None:
@@ -150,6 +185,21 @@ class _Run:
                 yield page
         return passes()
 
+    def check_seeds(self, context) -> None:
+        """At the end of the first pass: content with page numbers given ahead that is not what the pages laid
+        out say is set to be laid out again, as WeasyPrint does with content whose numbers changed."""
+        if self.checked:
+            return
+        self.checked = True
+        collector = context.target_collector
+        for name in self.seeded:
+            if name not in self.noted:  # never laid out: no page, as without the guess
+                collector.target_lookup_items[name].cached_page_counter_values = {}
+        for box, item in self.seeded_lookups:
+            if item.page_maker_index is not None and _content(box) != _content_again(box, item):
+                context.page_maker[item.page_maker_index][-1]["content_changed"] = True
+                stats["corrected"] += 1
+
     def done(self, document) -> None:
         split = self.split
         if split is not None and split.taken:
@@ -158,7 +208,82 @@ class _Run:
             self.entries.update(split.child_entries)
         elif split is not None:
             split.close()
-        _remember(self.root_box, self.costs, self.entries, self.later)
+        _remember(self.root_box, self.costs, self.entries, self.later, self.anchors, self._lookups())
+
+    def _lookups(self) -> list | None:
+        """What each piece of content with page numbers (in the order the box tree made them) showed: the page
+        counters it was laid out with in the first pass; None where one was not laid out."""
+        out = []
+        for (_box, css_token), item in self.context.target_collector.counter_lookup_items.items():
+            entry = self.entries.get(item.page_maker_index + 1) if item.page_maker_index is not None else None
+            if css_token != "content" or entry is None:
+                return None
+            out.append((tuple(item.missing_counters), entry[3][1]))
+        return out
+
+
+def _find(root_box) -> tuple[dict | None, list | None]:
+    """The remembered record of a document of this shape (its break's element path is in this box tree)."""
+    for record in _records():
+        path = _path(root_box, record["entry"][0])
+        if path is not None and _signature(path) == record["sig"]:
+            return record, path
+    return None, None
+
+
+def _seed(context, record: dict) -> tuple[dict, list]:
+    """Give each anchor the page counters it had in the first pass of the last build, and each piece of content
+    that shows page numbers (a table of contents' ``target-counter``) its content from them, before the first pass.
+
+    WeasyPrint learns an anchor's page only when it lays the anchor out, so the table of contents, laid out first,
+    is laid out again once the numbers are known: a second pass (0.06 s of the 8B report). Content with page
+    numbers is set again when the counters of the page it is on differ from those it was last set with; given
+    those counters and the anchors' pages, the first pass finds nothing to set again and is the last.
+
+    Nothing is trusted: at the end of the first pass, each such content is made again from what the pass found
+    (an anchor never laid out has no page, as without the guess); where it differs from what was laid out, its
+    page is laid out again, as WeasyPrint does when a number changes (see :meth:`_Run.check_seeds`). Content that
+    shows the page total is left alone. Returns the anchors given a page (name -> counters) and the content
+    given its counters ([(box, lookup item)])."""
+    collector = context.target_collector
+    lookups = [(box, item) for (box, _css_token), item in collector.counter_lookup_items.items()]
+    remembered = record.get("lookups")
+    if not remembered or len(remembered) != len(lookups) or any(
+            tuple(item.missing_counters) != missing or "pages" in missing
+            for (_box, item), (missing, _values) in zip(lookups, remembered, strict=True)):
+        return {}, []
+    seeded = {}
+    for name, values in record.get("anchors", {}).items():
+        item = collector.target_lookup_items.get(name)
+        if item is not None and item.state == "up-to-date" and not item.cached_page_counter_values:
+            item.cached_page_counter_values = copy.deepcopy(values)
+            seeded[name] = values
+    for (_box, item), (_missing, values) in zip(lookups, remembered, strict=True):
+        item.cached_page_counter_values = copy.deepcopy(values)
+        item.parse_again(item.cached_page_counter_values)  # as laying out its page would, with those counters
+    return seeded, lookups
+
+
+def _content(box) -> tuple:
+    """What a generated content box holds: each descendant's kind and text."""
+    return tuple((type(child).__name__, getattr(child, "text", None)) for child in box.descendants())
+
+
+def _content_again(box, item) -> tuple:
+    """:func:`_content` of ``box`` made again from its lookup's counters and its targets' pages as they are now;
+    the box is left as it was."""
+    from weasyprint.formatting_structure.boxes import LineBox
+
+    children = box.children
+    line = children[0] if len(children) == 1 and isinstance(children[0], LineBox) else None
+    inner = line.children if line is not None else None
+    try:
+        item.parse_again(item.cached_page_counter_values)
+        return _content(box)
+    finally:
+        if line is not None:
+            line.children = inner
+        box.children = children
 
 
 # ---------------------------------------------------------------------------------------- stand-in pages
@@ -172,7 +297,7 @@ class StandIn:
         self.split, self.index = split, index
 
     def page(self):
-        return StandInPage(self.split, self.index, self.split.page_data[self.index])
+        return self.split.page(self.index)
 
 
 class _LinkBox:
@@ -213,19 +338,15 @@ class _Split:
         self.n = 0
 
     @classmethod
-    def start(cls, root_box, context):
-        """A split of this document where a remembered entry fits its box tree; None otherwise."""
+    def start(cls, root_box, context, record: dict, path: list):
+        """A split of this document at the remembered ``record``'s break; None where one cannot be made."""
         if any(token != "content" for _box, token in context.target_collector.counter_lookup_items):
             return None  # string-set or bookmark-label with page counters: set after layout, across the break
         if context.footnotes or _has_running(root_box):
             return None
-        for record in _records():
-            path = _path(root_box, record["entry"][0])
-            if path is not None and _signature(path) == record["sig"]:
-                if any(box.bookmark_label for box, _index in path):
-                    return None  # a bookmark on both sides of the break
-                return cls(root_box, record, path)
-        return None
+        if any(box.bookmark_label for box, _index in path):
+            return None  # a bookmark on both sides of the break
+        return cls(root_box, record, path)
 
     # the parent's layout -----------------------------------------------------------------------------------
 
@@ -263,7 +384,30 @@ class _Split:
             why = self._check_pages(pages, context)
             if why:
                 self._materialize(pages, context, root_box, html, why)
+        self._later = (pages, context, root_box, html)  # for page(), should the child's pages fail now
         return _finish(context, pages)
+
+    def page(self, index: int):
+        """The document's page ``index`` of the child's: its stand-in, once the child has finished its pages (it
+        did so while this process finished its own). Should that fail, the child's pages are laid out and
+        finished here after all, from their entries (what the pages before them hold does not depend on them:
+        the child has no fixed box and no page-based counter)."""
+        from weasyprint.document import Page
+
+        if not self.page_data and self.taken:
+            _mark("parent: own pages finished")
+            data = self._receive()
+            _mark("parent: child's pages received")
+            if data is not None and not data.get("refused"):
+                self.page_data = {i: page for i, page in enumerate(data["pages"], self.k)}
+            else:
+                pages, context, root_box, html = self._later
+                self._materialize(pages, context, root_box, html, data["refused"] if data else stats["reason"])
+                finished = list(_finish(context, pages, first=self.k))
+                self.page_data = {i: Page(finished[i]) for i in range(self.k, self.n)}
+        if isinstance(self.page_data[index], dict):
+            return StandInPage(self, index, self.page_data[index])
+        return self.page_data[index]
 
     def _first_pass(self, context, root_box, html):
         import weasyprint.layout as wlayout
@@ -300,6 +444,8 @@ class _Split:
         if hasattr(wlayout.make_all_pages, "stock"):  # fastlayout's end of a pass
             from genreport.present import fastlayout
 
+            for hook in fastlayout.end_of_pass:
+                hook(context)
             fastlayout._fill_in(context, i)
 
     def _take_over(self, context):
@@ -354,11 +500,6 @@ class _Split:
         if self.remade:
             return "a later pass laid out the child's pages again"
         _mark("parent: passes done")
-        data = self._receive()
-        _mark("parent: child's pages received")
-        if data is None or data.get("refused"):
-            return data["refused"] if data else stats["reason"]
-        self.page_data = {i: page for i, page in enumerate(data["pages"], self.k)}
         real = [page for page in pages if not isinstance(page, StandIn)]
         if any(page.fixed_boxes for page in real):
             return "a fixed box, drawn on every page"
@@ -690,6 +831,7 @@ def _finish(context, pages, first: int = 0):
     from weasyprint.layout import layout_fixed_boxes, make_margin_boxes
     from weasyprint.layout.background import layout_backgrounds
 
+    pages = list(pages)  # as they are now: stand-ins laid out here later are finished where that is done
     watch_elements, watch_elements_before, watch_elements_after = [], [], []
     for i, page in enumerate(pages):
         if i < first or isinstance(page, StandIn):
@@ -765,11 +907,17 @@ def _path(root_box, resume_at) -> list | None:
 
 
 def _signature(path: list) -> tuple:
-    """What a remembered break is checked against first: the element path and indices to it."""
-    out = []
-    for box, index in path:
+    """What a remembered break is checked against first: the elements on the path to it, with their indices,
+    and the element it is before."""
+    def name(box):
         element = getattr(box, "element", None)
-        out.append((str(box.element_tag), str(element.get("id") or "") if element is not None else "", index))
+        return str(box.element_tag), str(element.get("id") or "") if element is not None else ""
+
+    out = [(*name(box), index) for box, index in path]
+    box, index = path[-1]
+    children = getattr(box, "children", None)
+    if children is not None:
+        out.append(name(children[index]))
     return tuple(out)
 
 
@@ -825,10 +973,15 @@ def _records() -> list:
 def _valid(record) -> bool:
     return (isinstance(record, dict) and isinstance(record.get("k"), int) and record["k"] >= 1
             and isinstance(record.get("sig"), tuple) and isinstance(record.get("entry"), tuple)
-            and len(record["entry"]) == 4)
+            and len(record["entry"]) == 4 and isinstance(record.get("anchors", {}), dict)
+            and (record.get("lookups") is None or isinstance(record["lookups"], list) and all(
+                isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], tuple)
+                and isinstance(item[1], dict) for item in record["lookups"]))
+            and all(isinstance(name, str) and isinstance(values, dict) and "page" in values
+                    for name, values in record.get("anchors", {}).items()))
 
 
-def _remember(root_box, costs: dict, entries: dict, later: float) -> None:
+def _remember(root_box, costs: dict, entries: dict, later: float, anchors: dict, lookups: list | None) -> None:
     """Note where the next build of a document of this shape should split (its first pass's entries)."""
     n = len(costs)
     if n < MIN_PAGES or sorted(costs) != list(range(n)) or any(i not in entries for i in range(1, n)):
@@ -837,7 +990,7 @@ def _remember(root_box, costs: dict, entries: dict, later: float) -> None:
     for k in _split_points([costs[i] for i in range(n)], later):  # the best first, where its entry can be kept
         path = _path(root_box, entries[k][0])
         if path is not None:
-            record = {"sig": _signature(path), "k": k, "entry": entries[k]}
+            record = {"sig": _signature(path), "k": k, "entry": entries[k], "anchors": anchors, "lookups": lookups}
             try:
                 if ast.literal_eval(repr(record)) == record:
                     break
