@@ -54,12 +54,14 @@ _sizes: dict[str, list[str]] | None = None  # figure name -> [width, height, vie
 _SIZE_VALUE = re.compile(r"[0-9][0-9.]*(pt|px|mm|cm|in)?|[-0-9. ]+")  # nothing that could leave an attribute
 
 
-def prepare(html: str | None = None, marks: dict[str, str] | None = None, figures: dict[str, bytes] | None = None):
+def prepare(html: str | None = None, marks: dict[str, str] | None = None, figures: dict[str, bytes] | None = None,
+            idle=None):
     """Import WeasyPrint and set it up; returns the module (None while a PDF worker does that instead).
 
     Given the report's ``html`` with a placeholder ``marks[name]`` where each figure's data URI goes, also
     start laying it out (see the module's docstring); with the ``figures`` themselves where they are at hand
     (kept from an earlier build), the layout has them in place of blank stand-ins, so the pages need nothing more.
+    ``idle()`` is called where this process would otherwise wait for another during that layout (if it does).
     """
     global _marked
     _marked = (html, dict(marks)) if html is not None and marks else None
@@ -70,7 +72,7 @@ def prepare(html: str | None = None, marks: dict[str, str] | None = None, figure
         return None
     weasyprint = _import()
     if plan:
-        _layout_early(html, plan)
+        _layout_early(html, plan, idle)
     return weasyprint
 
 
@@ -101,7 +103,7 @@ def _data_uri(svg: bytes) -> str:
     return "data:image/svg+xml;base64," + base64.b64encode(svg).decode()
 
 
-def _layout_early(html: str, plan: dict) -> None:
+def _layout_early(html: str, plan: dict, idle=None) -> None:
     global _early
     t = time.perf_counter()
     early = html
@@ -113,7 +115,7 @@ def _layout_early(html: str, plan: dict) -> None:
             from genreport.present import splitlayout
 
             blank = {token(uri) for _mark, uri, _size, is_blank in plan.values() if is_blank}
-            document = splitlayout.render(_html(early), blank=blank)
+            document = splitlayout.render(_html(early), blank=blank, idle=idle)
     except Exception:  # noqa: BLE001 - the final HTML is laid out again and any error shows there
         _early = None
         return

@@ -83,10 +83,11 @@ def enabled() -> bool:
 
 # ------------------------------------------------------------------------------------------------ rendering
 
-def render(html, split: bool = True, blank=frozenset()):
+def render(html, split: bool = True, blank=frozenset(), idle=None):
     """``html.render()`` (a WeasyPrint HTML document), its pages laid out by two processes where a previous build
     of the same shape says where to split; every build notes where the next one should split. ``blank``: the
-    URLs of images that are stand-ins for figures still to come (the child's pages with one wait for them)."""
+    URLs of images that are stand-ins for figures still to come (the child's pages with one wait for them).
+    ``idle()`` runs once, when this process comes to the child's first page before the child is done with it."""
     import weasyprint.document as wdoc
     from weasyprint.layout import page as wpage
 
@@ -96,7 +97,7 @@ def render(html, split: bool = True, blank=frozenset()):
     def layout_document(html_, root_box, context, max_loops=8):
         run = _Run(root_box, context, split and enabled(), seeding())
         if run.split is not None:
-            run.split.blank = frozenset(blank)
+            run.split.blank, run.split.idle = frozenset(blank), idle
         runs.append(run)
         return run.layout(html_, stock_layout, max_loops)
 
@@ -335,6 +336,7 @@ class _Split:
         self.child_entries: dict[int, tuple] = {}
         self.figures = None  # stand-in token -> (data URI, SVG bytes) of the final figures, set by the PDF stage
         self.blank = frozenset()  # the URLs of blank stand-ins, whose figures come later
+        self.idle = None  # something to do while waiting for the child's layout
         self.n = 0
 
     @classmethod
@@ -457,6 +459,10 @@ class _Split:
         if context.broken_out_of_flow or context.reported_footnotes or context.current_page_footnotes:
             return self.abandon("content carried across the break")
         _mark("parent: at page k")
+        if self.idle is not None and self.rfd is not None and not select.select([self.rfd], [], [], 0)[0]:
+            idle, self.idle = self.idle, None
+            idle()
+            _mark("parent: idle work done")
         got = self._receive()
         _mark("parent: child's layout received")
         if got is None or got.get("refused"):

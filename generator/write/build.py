@@ -88,8 +88,9 @@ def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, 
             from genreport.present.pdf import prepare
 
             def meanwhile(h, marks, figures=None):
-                prepared = prepare(without_scripts(h), marks, figures)
-                json_file()  # while the PDF worker lays the pages out: off the path to the PDF
+                # while the PDF worker lays the pages out, or while this process waits for the other half of them
+                prepared = prepare(without_scripts(h), marks, figures, idle=json_file)
+                json_file()
                 return prepared
         printed: dict[str, bytes] = {}
 
