@@ -434,7 +434,7 @@ def paint_packed(indexed_pages, stock, first_stream, scale) -> dict:
                         first_stream._output_intent, compress=first_stream.compress)
         stream.transform(d=-1, f=(page.height * s))
         stock(page, stream, s)
-        out_pages[i] = [_pack(item) for item in stream.stream]
+        out_pages[i] = _compact(stream.stream)
     glyphs = []
     for key, font in fonts.items():
         w0, u0, m0 = before.get(key, (0, 0, 0))
@@ -489,6 +489,30 @@ def _pack(obj):
     if isinstance(obj, tuple):
         return ("U", [_pack(v) for v in obj])
     raise _Fallback(f"cannot carry a {type(obj).__name__} across processes")
+
+
+def _compact(items: list) -> list:
+    """A page's content items, packed, with each run of operators that name nothing counted joined into one
+    (pydyf joins a stream's items with newlines when it writes it, so the file is the same): a few hundred items
+    to carry and rename instead of some 20,000. The first item, which the merge compares, stays as it is."""
+    out, run = [_pack(items[0])] if items else [], []
+    for item in items[1:]:
+        raw = item
+        if isinstance(item, str):  # as pydyf writes it; one it cannot write stays as it is, to fail there
+            try:
+                raw = item.encode("ascii")
+            except UnicodeEncodeError:
+                raw = None
+        if isinstance(raw, bytes) and not _COUNTED.search(raw):
+            run.append(raw)
+            continue
+        if run:
+            out.append(b"\n".join(run))
+            run = []
+        out.append(_pack(item))
+    if run:
+        out.append(b"\n".join(run))
+    return out
 
 
 def _unpack(packed):
