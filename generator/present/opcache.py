@@ -141,27 +141,53 @@ def _key(image, stream, width, height) -> str | None:
     return hashlib.sha256("\0".join((source, *state)).encode()).hexdigest()
 
 
+_sources: dict[str, str | None] = {}  # an image URL (a data URI's token, a digest of it) -> its _source
+_SOURCES_KEPT = 4096
+
+
 def _source(image, url: str) -> str | None:
-    """A digest of the image's SVG, checked once per image object; None when it is never kept."""
+    """A digest of the image's SVG, checked once per image object (and, for the PDF stage's tokens, which
+    name a data URI by its digest, once per process: a warm process's next document has the same images in new
+    objects); None when it is never kept."""
     digest = getattr(image, "_genreport_source", "")
     if digest == "":
-        import base64
-        import binascii
-
-        digest = None
-        head, _, data = url.partition(",")
-        try:
-            svg = base64.b64decode(data, validate=True) if head.endswith(";base64") else data.encode()
-            text = svg.decode("utf-8")
-        except (binascii.Error, UnicodeError, ValueError):
-            text = None
-        if text is not None and not _NOT_KEPT_SOURCE.search(text):
-            digest = ("placed:" if _PLACED_SOURCE.search(text) else "") + hashlib.sha256(svg).hexdigest()
+        token = getattr(image, "_base_url", None)
+        if isinstance(token, str) and token.startswith("genreport-data:") and token in _sources:
+            digest = _sources[token]
+        else:
+            digest = _scan(url)
+            if isinstance(token, str) and token.startswith("genreport-data:"):
+                if len(_sources) >= _SOURCES_KEPT:
+                    _sources.clear()
+                _sources[token] = digest
         try:
             image._genreport_source = digest
         except AttributeError:
             return None
     return digest
+
+
+# Words without which the patterns above cannot match (lower case): most images have none, and a search for
+# each is quicker than the patterns over a large figure.
+_NOT_KEPT_WORDS = ("textpath", "image", "pattern", "gradient", "mask", "marker", "foreignobject", "filter")
+_PLACED_WORDS = ("text", "tspan", "clip", "opacity")
+
+
+def _scan(url: str) -> str | None:
+    import base64
+    import binascii
+
+    head, _, data = url.partition(",")
+    try:
+        svg = base64.b64decode(data, validate=True) if head.endswith(";base64") else data.encode()
+        text = svg.decode("utf-8")
+    except (binascii.Error, UnicodeError, ValueError):
+        return None
+    lower = text.lower()
+    if any(word in lower for word in _NOT_KEPT_WORDS) and _NOT_KEPT_SOURCE.search(text):
+        return None
+    placed = any(word in lower for word in _PLACED_WORDS) and _PLACED_SOURCE.search(text)
+    return ("placed:" if placed else "") + hashlib.sha256(svg).hexdigest()
 
 
 def _replay(stream, entry) -> bool:
