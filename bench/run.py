@@ -257,7 +257,10 @@ def main(argv=None) -> int:
                 ("no-svg", "  same, stock SVG paths and file writing (fastsvg, fastwrite off)", {"GENREPORT_STOCK_SVG": "1"}),
                 ("no-c", "  same, PDF worker off", {"GENREPORT_PDF_WORKER": "0"}),
                 ("no-early", "  same, early layout off", {"GENREPORT_EARLY_LAYOUT": "0"}),
-                ("no-split", "  same, pages painted by one process", {"GENREPORT_SPLIT_PAINT": "0"}),
+                ("no-halves", "  same, pages laid out by one process (splitlayout off)", {"GENREPORT_SPLIT_LAYOUT": "0"}),
+                ("no-seed", "  same, page numbers not given ahead (two layout passes)", {"GENREPORT_SEED_PAGES": "0"}),
+                ("no-split", "  same, splitlayout and splitpaint off (one painter)",
+                 {"GENREPORT_SPLIT_LAYOUT": "0", "GENREPORT_SPLIT_PAINT": "0"}),
                 ("no-ops", "  same, formulas and figures drawn every time (operator cache off)", {"GENREPORT_OPCACHE": "0"}),
                 ("no-layout", "  same, WeasyPrint's own layout passes (fastlayout off)", {"GENREPORT_STOCK_LAYOUT": "1"})):
             measures.append((key, label, lambda e=dict(env, **extra): _run([*base, "--force"], e)))

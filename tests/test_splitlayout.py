@@ -58,7 +58,7 @@ def _report(name: str) -> str:
     return without_scripts(_for_print((ROOT / "out" / name / "report.html").read_text()))
 
 
-def _synthetic(back_reference: bool = False, sections: int = 14, prefix: str = "s", words: int = 220) -> str:
+def _synthetic(back_reference: bool = False, sections: int = 10, prefix: str = "s", words: int = 160) -> str:
     """A document of many pages: a table of contents with page numbers, a running title, 'page N / total'
     footers, headings, long paragraphs, a table, fonts used only on the last pages; with ``back_reference``, the last section cites the page of the
     first (a page-based counter on a late page)."""
@@ -96,9 +96,9 @@ def test_a_synthetic_document_split_in_two_is_the_same_pdf(fresh):
     assert fresh.stats["taken"] == 2, fresh.stats
 
 
-@pytest.mark.parametrize("name", ["llama8b-h100", "deepseek-v3-h200-ep8"])
-def test_a_report_split_in_two_is_the_same_pdf(fresh, name):
-    html = _report(name)
+def test_a_report_split_in_two_is_the_same_pdf(fresh):
+    """DeepSeek V3 on eight H200s (MoE, MLA, 16 pages); tests/test_fastpdf.py builds the 8B report split too."""
+    html = _report("deepseek-v3-h200-ep8")
     one = _print(html, split=False)
     assert _print(html) == one
     assert fresh.stats["taken"] == 1 and fresh.stats["merged"] == 1, fresh.stats
@@ -131,21 +131,21 @@ def test_a_document_of_another_shape_finds_nothing_remembered(fresh):
 
 
 def test_a_document_of_the_same_shape_but_other_pages_is_checked(fresh):
-    """Another document with the remembered break's elements: the split's entry and the page numbers it is
-    given are the first one's, not its own. Both are found out: the same bytes as one process without them."""
+    """Another document with the remembered break's elements (a shorter contents): the split's entry is the first
+    one's, checked against its own at the break; taken where they agree, abandoned where not, the same bytes as one
+    process either way."""
     _print(_synthetic(), split=False)
-    other = _synthetic(sections=12)  # a shorter contents, the sections on other pages
+    other = _synthetic(sections=8)
     _reset(fresh)
     assert _print(other) == _print(other, split=False, seed=False)
-    assert fresh.stats["split"] == 1 and fresh.stats["abandoned"] == 1, fresh.stats
-    assert "not the remembered one" in fresh.stats["reason"]
+    assert fresh.stats["split"] == 1 and fresh.stats["taken"] + fresh.stats["abandoned"] == 1, fresh.stats
 
 
 def test_page_numbers_remembered_for_other_pages_are_corrected(fresh):
     """The same contents, the sections longer: the numbers given are wrong, found so at the end of the first
     pass, and the contents is laid out again with its own, as without them."""
     _print(_synthetic(), split=False)
-    other = _synthetic(words=300)
+    other = _synthetic(words=220)
     _reset(fresh)
     assert _print(other, split=False) == _print(other, split=False, seed=False)
     assert fresh.stats["seeded"] == 1 and fresh.stats["corrected"] >= 1, fresh.stats
