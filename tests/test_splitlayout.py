@@ -58,14 +58,15 @@ def _report(name: str) -> str:
     return without_scripts(_for_print((ROOT / "out" / name / "report.html").read_text()))
 
 
-def _synthetic(back_reference: bool = False, sections: int = 10, prefix: str = "s", words: int = 160) -> str:
+def _synthetic(back_reference: bool = False, sections: int = 10, prefix: str = "s", words: int = 160,
+               word: str = "word") -> str:
     """A document of many pages: a table of contents with page numbers, a running title, 'page N / total'
     footers, headings, long paragraphs, a table, fonts used only on the last pages; with ``back_reference``, the last section cites the page of the
     first (a page-based counter on a late page)."""
     toc = "".join(f'<li><a href="#{prefix}{i}">Section {i}</a></li>' for i in range(sections))
     body = []
     for i in range(sections):
-        text = " ".join(f"word{i}x{j}" for j in range(words))
+        text = " ".join(f"{word}{i}x{j}" for j in range(words))
         rows = "".join(f"<tr><td>{i}.{r}</td><td>{r * r}</td></tr>" for r in range(8))
         late = "<p><code>only on the last pages</code></p>" if i >= sections - 2 else ""
         body.append(f'<section id="{prefix}{i}"><h2>Section {i}</h2><p>{text}</p><table>{rows}</table>'
@@ -149,6 +150,18 @@ def test_page_numbers_remembered_for_other_pages_are_corrected(fresh):
     _reset(fresh)
     assert _print(other, split=False) == _print(other, split=False, seed=False)
     assert fresh.stats["seeded"] == 1 and fresh.stats["corrected"] >= 1, fresh.stats
+
+
+def test_two_documents_built_in_turn_each_keep_their_split(fresh):
+    """A warm process building two reports of the same template in turn (the same elements, other text): each
+    finds its own remembered split and page numbers, not the other's."""
+    first, second = _synthetic(), _synthetic(word="term", words=180)
+    expected = {html: _print(html, split=False) for html in (first, second)}
+    _reset(fresh)
+    for html in (first, second, first, second):
+        assert _print(html) == expected[html]
+    assert fresh.stats["taken"] == 4 and fresh.stats["seeded"] == 4 and fresh.stats["corrected"] == 0, fresh.stats
+    assert fresh.stats["laid_out_again"] == 0, fresh.stats
 
 
 def test_a_child_that_fails_leaves_the_parent_alone(fresh, monkeypatch):

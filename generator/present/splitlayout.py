@@ -914,7 +914,8 @@ def _path(root_box, resume_at) -> list | None:
 
 def _signature(path: list) -> tuple:
     """What a remembered break is checked against first: the elements on the path to it, with their indices,
-    and the element it is before."""
+    and the element it is before with the start of its text (so that another report of the same template, whose
+    numbers differ, is not taken for this one)."""
     def name(box):
         element = getattr(box, "element", None)
         return str(box.element_tag), str(element.get("id") or "") if element is not None else ""
@@ -923,8 +924,21 @@ def _signature(path: list) -> tuple:
     box, index = path[-1]
     children = getattr(box, "children", None)
     if children is not None:
-        out.append(name(children[index]))
+        out.append((*name(children[index]), _text_start(children[index])))
     return tuple(out)
+
+
+def _text_start(box, limit: int = 300) -> str:
+    """The first ``limit`` characters of the text in ``box``."""
+    out, size, stack = [], 0, [box]
+    while stack and size < limit:
+        box = stack.pop()
+        text = getattr(box, "text", None)
+        if isinstance(text, str):
+            out.append(text)
+            size += len(text)
+        stack.extend(reversed(getattr(box, "children", None) or ()))
+    return "".join(out)[:limit]
 
 
 def _strings_before(path: list) -> dict[str, str]:
