@@ -913,22 +913,26 @@ def _path(root_box, resume_at) -> list | None:
 
 
 def _signature(path: list) -> tuple:
-    """What a remembered break is checked against first: the elements on the path to it, with their indices,
-    and the element it is before with the start of its text (so that another report of the same template, whose
-    numbers differ, is not taken for this one)."""
+    """What a remembered break is checked against first: the elements on the path to it, with their indices
+    and (below the root and the body, whose text starts with the title) the start of their text, and the element
+    it is before with the start of its text, or the text it is in: another report of the same template, whose
+    numbers differ, is not taken for this one, and a retitled one still is."""
     def name(box):
         element = getattr(box, "element", None)
         return str(box.element_tag), str(element.get("id") or "") if element is not None else ""
 
-    out = [(*name(box), index) for box, index in path]
+    # below the root and the body, each element on the path with the start of its text too
+    out = [(*name(box), index, _text_start(box) if depth > 1 else "") for depth, (box, index) in enumerate(path)]
     box, index = path[-1]
     children = getattr(box, "children", None)
     if children is not None:
         out.append((*name(children[index]), _text_start(children[index])))
+    else:  # a break inside a text: the text
+        out.append(_text_start(box))
     return tuple(out)
 
 
-def _text_start(box, limit: int = 300) -> str:
+def _text_start(box, limit: int = 200) -> str:
     """The first ``limit`` characters of the text in ``box``."""
     out, size, stack = [], 0, [box]
     while stack and size < limit:
