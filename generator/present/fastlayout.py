@@ -314,6 +314,11 @@ def _swap_backgrounds(fast: bool) -> None:
     _facts.clear()
 
 
+def forget_styles() -> None:
+    """Drop what was found about styles (a document's styles are not kept alive after it)."""
+    _facts.clear()
+
+
 def layout_box_backgrounds(page, box, get_image_from_uri, layout_children=True, style=None):
     """WeasyPrint 70's ``layout.background.layout_box_backgrounds`` (run on every box of every page after the
     layout: 16,000 boxes, 0.1 s for the 8B report), with what a box's style says found once per style: whether

@@ -125,6 +125,7 @@ def render(html, split: bool = True, blank=frozenset(), idle=None):
     finally:
         wdoc.layout_document, wdoc.Page, wpage.remake_page = stock_layout, stock_page, stock_remake
         fastlayout.end_of_pass.remove(check_seeds)
+        fastlayout.forget_styles()
     if runs:
         runs[-1].done(document)
     return document
