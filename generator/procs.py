@@ -33,6 +33,14 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
+def end(pid: int) -> None:
+    """Kill a forked child (SIGKILL) and collect it; nothing if it is gone already."""
+    with contextlib.suppress(ProcessLookupError, ChildProcessError):
+        os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
+
+
 @contextlib.contextmanager
 def no_gc():
     """Python's cycle collector paused for one build: WeasyPrint, matplotlib and the evaluation make some 10^6

@@ -260,12 +260,19 @@ _NOT_KEPT = re.compile(r"@(import|font-face|counter-style|color-profile)\b", re.
 
 def _swap_stylesheets(fast: bool) -> None:
     global _stock_css
-    import weasyprint.css as wcss
-
-    if _stock_css is None:
-        _stock_css = wcss.CSS
-    wcss.CSS = stylesheet if fast else _stock_css
+    _stock_css = _swap("weasyprint.css", "CSS", stylesheet, fast, _stock_css)
     _sheets.clear()
+
+
+def _swap(module: str, name: str, fast_version, fast: bool, stock):
+    """Put ``fast_version`` (``fast``) or the stock function back as ``module.name``; returns the stock one."""
+    import importlib
+
+    mod = importlib.import_module(module)
+    if stock is None:
+        stock = getattr(mod, name)
+    setattr(mod, name, fast_version if fast else stock)
+    return stock
 
 
 def stylesheet(*args, string=None, base_url=None, media_type="print", page_rules=None, layers=None, **kwargs):
@@ -306,11 +313,8 @@ _facts: dict[int, tuple] = {}  # id(style) -> (style, square corners, nothing to
 
 def _swap_backgrounds(fast: bool) -> None:
     global _stock_backgrounds
-    from weasyprint.layout import background
-
-    if _stock_backgrounds is None:
-        _stock_backgrounds = background.layout_box_backgrounds
-    background.layout_box_backgrounds = layout_box_backgrounds if fast else _stock_backgrounds
+    _stock_backgrounds = _swap("weasyprint.layout.background", "layout_box_backgrounds", layout_box_backgrounds,
+                               fast, _stock_backgrounds)
     _facts.clear()
 
 

@@ -19,8 +19,13 @@ folder as plain data, with the element path it points into), and checked, not tr
   links, anchors and bookmarks. WeasyPrint's next pass then runs in the parent as usual.
 * The child finishes its own pages (margin boxes, backgrounds) with the page total and with the running strings
   (``string-set``) set before its first page, taken from the box tree and checked against the parent's pages.
-* Painting works as ``splitpaint`` does: the child paints its pages into streams of its own, and the parent adds
-  the fonts, glyphs, opacity states, groups and patterns they used after its own, with the same names and order.
+* Painting works as ``splitpaint`` does: the child paints its pages into streams of its own (at once when no
+  figure on them is still a blank stand-in, with what a document's painting starts with assumed and checked; else
+  when the parent's painting starts), and the parent adds the fonts, glyphs, opacity states, groups and patterns
+  they used after its own, with the same names and order.
+
+Each build also remembers its anchors' pages and the counters its table of contents was laid out with; the next
+build of the same shape gets them before its first pass (:func:`_seed`), which is then its only pass.
 
 Anything else (a page of the child's laid out again by a later pass, a page-based counter, a fixed box, a form, an
 attachment, an image, a font made outside the laid-out text, a failed or slow child) makes the parent lay out the
@@ -40,7 +45,6 @@ import copy
 import os
 import pickle
 import select
-import signal
 import time
 
 MIN_PAGES = 8
@@ -599,10 +603,9 @@ class _Split:
                     os.close(fd)
                 setattr(self, name, None)
         if self.pid is not None:
-            with contextlib.suppress(ProcessLookupError, ChildProcessError):
-                os.kill(self.pid, signal.SIGKILL)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(self.pid, 0)
+            from genreport.procs import end
+
+            end(self.pid)
             self.pid = None
         if self in _live:
             _live.remove(self)
@@ -611,23 +614,17 @@ class _Split:
 
     def write_pdf(self, document) -> bytes:
         """``document.write_pdf(pdf_identifier=False)``, the child's pages painted by the child."""
-        import weasyprint.document as wdoc
+        from genreport.present.splitpaint import write_painting
 
-        stock = wdoc.Page.paint
         self._merged = None
 
-        def paint(page, stream, scale=1):
+        def paint(stock, page, stream, scale):
             if self._merged is None:
                 self._go(stream, scale)
                 self._merged = False
             return stock(page, stream, scale)
 
-        wdoc.Page.paint = paint
-        try:
-            return document.write_pdf(pdf_identifier=False)
-        finally:
-            wdoc.Page.paint = stock
-            self.close()
+        return write_painting(document, paint, self.close)
 
     def _go(self, stream, scale) -> None:
         """Tell the child to paint, with what the pages share at the start (the first page's stream)."""

@@ -34,7 +34,6 @@ import os
 import pickle
 import re
 import select
-import signal
 
 MIN_PAGES = 8
 CHILD_SHARE = 0.47  # of the estimated painting: the child also packs what it painted, the parent merges it
@@ -76,20 +75,26 @@ def write_pdf(document) -> bytes:
     k = _split_at(pages)
     if not 0 < k < len(pages):
         return document.write_pdf(pdf_identifier=False)
+    split = _Split(pages, k)
+    return write_painting(document, split.paint, split.close)
+
+
+def write_painting(document, paint, close) -> bytes:
+    """``document.write_pdf(pdf_identifier=False)`` with each page painted by ``paint(stock, page, stream,
+    scale)`` (``stock`` is WeasyPrint's ``Page.paint``); ``close()`` after, whatever happens."""
     import weasyprint.document as wdoc
 
-    split = _Split(pages, k)
     stock = wdoc.Page.paint
 
-    def paint(page, stream, scale=1):
-        return split.paint(stock, page, stream, scale)
+    def painted(page, stream, scale=1):
+        return paint(stock, page, stream, scale)
 
-    wdoc.Page.paint = paint
+    wdoc.Page.paint = painted
     try:
         return document.write_pdf(pdf_identifier=False)
     finally:
         wdoc.Page.paint = stock
-        split.close()
+        close()
 
 
 # ------------------------------------------------------------------------------------------- where to split
@@ -227,10 +232,9 @@ class _Split:
             os.close(self.fd)
             self.fd = None
         if self.pid is not None:
-            with contextlib.suppress(ProcessLookupError, ChildProcessError):
-                os.kill(self.pid, signal.SIGKILL)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(self.pid, 0)
+            from genreport.procs import end
+
+            end(self.pid)
             self.pid = None
 
     # the merge ---------------------------------------------------------------------------------------------
