@@ -59,10 +59,11 @@ def _report(name: str) -> str:
 
 
 def _synthetic(back_reference: bool = False, sections: int = 10, prefix: str = "s", words: int = 160,
-               word: str = "word") -> str:
+               word: str = "word", head: str = "") -> str:
     """A document of many pages: a table of contents with page numbers, a running title, 'page N / total'
-    footers, headings, long paragraphs, a table, fonts used only on the last pages; with ``back_reference``, the last section cites the page of the
-    first (a page-based counter on a late page)."""
+    footers, headings, long paragraphs, a table, fonts used only on the last pages; with ``back_reference``, the
+    last section cites the page of the first (a page-based counter on a late page); ``head``: HTML put first in
+    the body (``.running``: a running header element; ``.fixed``: a box drawn on every page)."""
     toc = "".join(f'<li><a href="#{prefix}{i}">Section {i}</a></li>' for i in range(sections))
     body = []
     for i in range(sections):
@@ -79,7 +80,9 @@ def _synthetic(back_reference: bool = False, sections: int = 10, prefix: str = "
 body {{ font-family: "DejaVu Sans"; font-size: 10pt; }} h1 {{ string-set: doctitle content(); }}
 .toc a::after {{ content: leader('.') target-counter(attr(href), page); }}
 a.ref::after {{ content: " (page " target-counter(attr(href), page) ")"; }}
-</style></head><body><h1>A synthetic document</h1><ul class="toc">{toc}</ul>{''.join(body)}</body></html>"""
+.running {{ position: running(header); }} @page {{ @top-center {{ content: element(header); }} }}
+.fixed {{ position: fixed; top: 0; right: 0; }}
+</style></head><body>{head}<h1>A synthetic document</h1><ul class="toc">{toc}</ul>{''.join(body)}</body></html>"""
 
 
 def test_a_synthetic_document_split_in_two_is_the_same_pdf(fresh):
@@ -111,6 +114,17 @@ def test_a_page_based_counter_on_the_childs_pages_keeps_one_process(fresh):
     assert _print(html) == one
     assert fresh.stats["taken"] == 0 and fresh.stats["abandoned"] == 1, fresh.stats
     assert "page-based counter" in fresh.stats["reason"]
+
+
+@pytest.mark.parametrize(("head", "reason"), [('<div class="running">A running header</div>', "running element"),
+                                             ('<div class="fixed">Fixed</div>', "fixed box")])
+def test_what_the_parents_pages_show_on_every_page_keeps_one_process(fresh, head, reason):
+    """A running element or a fixed box on the first pages is drawn on the pages after them too, which the
+    child finished without it: its pages are laid out and finished here instead."""
+    html = _synthetic(head=head)
+    one = _print(html, split=False)
+    assert _print(html) == one
+    assert fresh.stats["materialized"] == 1 and reason in fresh.stats["reason"], fresh.stats
 
 
 def test_a_remembered_entry_that_does_not_match_is_abandoned(fresh):

@@ -153,7 +153,7 @@ class _Run:
         self.costs: dict[int, float] = {}  # page index -> seconds of its first layout
         self.entries: dict[int, tuple] = {}  # page index -> its page-maker entry as the first pass made it
         self.later = 0.0  # seconds of later passes
-        self.first_pass = True
+        self.first_pass = True  # ended by the split's own first pass (pages it lays out later are not first)
         self.anchors: dict[str, dict] = {}  # anchor -> its page counters as the first pass noted them
         self.noted: set[str] = set()
         record, path = _find(root_box)
@@ -180,16 +180,9 @@ class _Run:
             stats["laid_out_again"] += 1
 
     def layout(self, html, stock, max_loops):
-        if self.split is None:
-            return self._stock(html, stock, max_loops)
+        if self.split is None:  # a page laid out again in a later pass is already in costs
+            return stock(html, self.root_box, self.context, max_loops)
         return self.split.layout(self, html, max_loops)
-
-    def _stock(self, html, stock, max_loops):
-        def passes():
-            for page in stock(html, self.root_box, self.context, max_loops):
-                self.first_pass = False
-                yield page
-        return passes()
 
     def check_seeds(self, context) -> None:
         """At the end of the first pass: content with page numbers given ahead that is not what the pages laid
@@ -349,7 +342,7 @@ class _Split:
         """A split of this document at the remembered ``record``'s break; None where one cannot be made."""
         if any(token != "content" for _box, token in context.target_collector.counter_lookup_items):
             return None  # string-set or bookmark-label with page counters: set after layout, across the break
-        if context.footnotes or _has_running(root_box):
+        if context.footnotes:
             return None
         if any(box.bookmark_label for box, _index in path):
             return None  # a bookmark on both sides of the break
@@ -364,7 +357,7 @@ class _Split:
         context, root_box = run.context, run.root_box
         wlayout.initialize_page_maker(context, root_box)
         _mark("parent: boxes built")
-        self._fork(html, root_box, context)
+        self._fork(run, html)
         _mark("parent: forked")
         pages, original_footnotes, total = [], [], 0
         for loop in range(max_loops):
@@ -396,20 +389,27 @@ class _Split:
 
     def page(self, index: int):
         """The document's page ``index`` of the child's: its stand-in, once the child has finished its pages (it
-        did so while this process finished its own). Should that fail, the child's pages are laid out and
-        finished here after all, from their entries (what the pages before them hold does not depend on them:
-        the child has no fixed box and no page-based counter)."""
+        did so while this process finished its own) and the running strings the child was given are those this
+        process's pages set. Should either fail, the child's pages are laid out and finished here after all, from
+        their entries (what the pages before them hold does not depend on them: the child has no fixed box, no
+        running element and no page-based counter)."""
         from weasyprint.document import Page
 
         if not self.page_data and self.taken:
             _mark("parent: own pages finished")
             data = self._receive()
             _mark("parent: child's pages received")
-            if data is not None and not data.get("refused"):
+            pages, context, root_box, html = self._later
+            if data is None or data.get("refused"):
+                why = data["refused"] if data else "the child's finished pages did not come"
+            elif _strings_until(context, self.k) != self.seeds:
+                why = "the running strings before the break are not the ones the child was given"
+            else:
+                why = ""
+            if not why:
                 self.page_data = {i: page for i, page in enumerate(data["pages"], self.k)}
             else:
-                pages, context, root_box, html = self._later
-                self._materialize(pages, context, root_box, html, data["refused"] if data else stats["reason"])
+                self._materialize(pages, context, root_box, html, why)
                 finished = list(_finish(context, pages, first=self.k))
                 self.page_data = {i: Page(finished[i]) for i in range(self.k, self.n)}
         if isinstance(self.page_data[index], dict):
@@ -433,10 +433,7 @@ class _Split:
                     context.broken_out_of_flow.clear()
                     context.reported_footnotes.clear()
                     break
-            remake_state["content_changed"] = False
-            remake_state["pages_wanted"] = False
-            remake_state["anchors"] = []
-            remake_state["content_lookups"] = []
+            remake_state.update(_fresh())  # as make_all_pages resets it
             page, resume_at = wpage.remake_page(i, context, root_box, html)
             reported_footnotes = context.reported_footnotes
             yield page
@@ -485,8 +482,9 @@ class _Split:
             if name not in known:  # in one process, an anchor is noted on the first page it is on
                 collector.cache_target_page_counters(name, values, index, page_maker[:index + 1])
         self.n = self.k + len(got["entries"])
-        self.child_costs = dict(got["costs"])
-        self.child_entries = {index: entry for index, entry in got["snapshots"]}
+        self.child_costs = got["costs"]
+        self.child_entries = {index: copy.deepcopy(entry[:4])  # as the pass made them, before the page total
+                              for index, entry in enumerate(got["entries"], self.k + 1)}
         self.taken = True
         stats["taken"] += 1
 
@@ -511,17 +509,10 @@ class _Split:
         if self.remade:
             return "a later pass laid out the child's pages again"
         _mark("parent: passes done")
-        real = [page for page in pages if not isinstance(page, StandIn)]
-        if any(page.fixed_boxes for page in real):
+        if any(page.fixed_boxes for page in pages):
             return "a fixed box, drawn on every page"
-        last = {}
-        for page in real:
-            for box in page.descendants():
-                if box.string_set and box.string_set != "none":
-                    for name, text in box.string_set:
-                        last[name] = text
-        if last != self.seeds:
-            return "the running strings before the break are not the ones the child was given"
+        if any(context.running_elements.values()):
+            return "a running element, which the pages after it show"
         return ""
 
     def _materialize(self, pages, context, root_box, html, why: str) -> None:
@@ -533,16 +524,12 @@ class _Split:
         stats["materialized"] += 1
         for i, page in enumerate(pages):
             if isinstance(page, StandIn):
-                remake_state = context.page_maker[i][-1]
-                remake_state["content_changed"] = False
-                remake_state["pages_wanted"] = False
-                remake_state["anchors"] = []
-                remake_state["content_lookups"] = []
+                context.page_maker[i][-1].update(_fresh())
                 pages[i], _resume_at = wpage.remake_page(i, context, root_box, html)
 
     # the child ---------------------------------------------------------------------------------------------
 
-    def _fork(self, html, root_box, context) -> None:
+    def _fork(self, run, html) -> None:
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
         parent = os.getpid()
@@ -561,7 +548,7 @@ class _Split:
 
                 die_with_parent(parent)
                 self.rfd, self.wfd = to_child_r, from_child_w
-                _child(self, html, root_box, context)
+                _child(self, run, html)
             except BaseException:  # noqa: BLE001 - the parent finds the pipe closed and goes on alone
                 status = 1
             finally:
@@ -682,8 +669,9 @@ class _Split:
         return out
 
 
-def _child(split: _Split, html, root_box, context) -> None:
-    """In the child: lay out pages k.. from the remembered entry, finish them, paint them when told to."""
+def _child(split: _Split, run: _Run, html) -> None:
+    """In the child: lay out pages k.. from the remembered entry, finish them, paint them when told to (what
+    ``run`` measures of those pages goes to the parent, for the next build)."""
     from genreport.present.pdf import _receive, _send
     from weasyprint.document import Page
     from weasyprint.layout import page as wpage
@@ -691,7 +679,7 @@ def _child(split: _Split, html, root_box, context) -> None:
     def send(obj) -> None:
         _send(split.wfd, pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
 
-    k = split.k
+    k, root_box, context = split.k, run.root_box, run.context
     resume_at, next_page, right_page, page_state = copy.deepcopy(split.entry)
     context.page_maker = (context.page_maker[:1] + [(None, None, None, None, _fresh()) for _ in range(1, k)]
                           + [(resume_at, next_page, right_page, page_state, _fresh())])
@@ -704,16 +692,12 @@ def _child(split: _Split, html, root_box, context) -> None:
         return cache(anchor_name, page_counter_values, page_maker_index, page_maker)
 
     collector.cache_target_page_counters = cache_target_page_counters
-    pages, costs, snapshots = [], {}, []
+    pages = []
     context.rendered_notes = []
     i = k
     while True:
-        remake_state = context.page_maker[i][-1]
-        remake_state.update(_fresh())
-        t = time.perf_counter()
-        page, resume_at = wpage.remake_page(i, context, root_box, html)
-        costs[i] = time.perf_counter() - t
-        snapshots.append((i + 1, copy.deepcopy(tuple(context.page_maker[i + 1][:4]))))
+        context.page_maker[i][-1].update(_fresh())
+        page, resume_at = wpage.remake_page(i, context, root_box, html)  # measured by render()'s wrapper
         pages.append(page)
         reported = context.reported_footnotes
         i += 1
@@ -730,7 +714,7 @@ def _child(split: _Split, html, root_box, context) -> None:
     _mark("child: laid out")
     send({"state_k": copy.deepcopy(context.page_maker[k][-1]),
           "entries": copy.deepcopy([tuple(e) for e in context.page_maker[k + 1:n + 1]]),
-          "anchors": noted, "costs": costs, "snapshots": snapshots})
+          "anchors": noted, "costs": {i: run.costs[i] for i in range(k, n)}})
 
     # finish the pages as layout_document does after its passes, with the total and the strings before them
     for entry in context.page_maker[k:]:
@@ -943,6 +927,16 @@ def _text_start(box, limit: int = 200) -> str:
     return "".join(out)[:limit]
 
 
+def _strings_until(context, page_number: int) -> dict[str, str]:
+    """The last value of each running string set on the pages up to ``page_number`` (1-based), as finished."""
+    last = {}
+    for name, pages in context.string_set.items():
+        numbers = [number for number, texts in pages.items() if number <= page_number and texts]
+        if numbers:
+            last[name] = pages[max(numbers)][-1]
+    return last
+
+
 def _strings_before(path: list) -> dict[str, str]:
     """The last value of each running string (``string-set``) set before the break, in document order: on the
     ancestors of the break and the boxes wholly before it (checked against the parent's pages)."""
@@ -964,10 +958,6 @@ def _strings_before(path: list) -> dict[str, str]:
         for child in (getattr(box, "children", None) or ())[:index]:
             whole(child)
     return last
-
-
-def _has_running(root_box) -> bool:
-    return any(box.is_running() for box in root_box.descendants() if hasattr(box, "is_running"))
 
 
 _memory: list | None = None  # the remembered records, newest first
