@@ -20,7 +20,8 @@ Early layout: the figures are drawn in another process while the HTML is written
 needs only each figure's size, not its drawing. So :func:`prepare` lays out the HTML at once with a blank
 stand-in of the right size for each figure (sizes remembered from the last build, in the cache folder: data
 only; before any build, those of the built-in reports, shipped as ``figure_sizes.json`` by
-``python -m genreport.present.mathship``), on the worker or in this process, while the figures are still being drawn; :func:`html_to_pdf` then puts
+``python -m genreport.present.mathship``), on the worker or in this process, while the figures are still being
+drawn (figures already at hand, kept from the last build, are laid out themselves); :func:`html_to_pdf` then puts
 the real drawings in place of the stand-ins and paints the pages. It does so only when the final HTML is exactly
 the early one with the figures in place and every figure's size (width, height, viewBox, as WeasyPrint reads
 them) is the stand-in's; otherwise the pages are laid out again from the final HTML. Either way the bytes are
