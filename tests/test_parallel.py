@@ -195,7 +195,11 @@ def test_llama70b_bf16_fits_two_h100(tmp_path):
 
 def test_eight_gpus_give_less_than_eight_times_one_ideal_card(tmp_path):
     r = evaluate(spec_for(tmp_path, tp=8))
-    ideal_one_card = entry(r, "decode_tokens_per_s", batch=1, context=1024)  # the single-card bound, fit aside
+    card = evaluate(spec_for(tmp_path, tp=1))  # the single-card bound, fit aside
+    ideal_one_card = entry(card, "decode_tokens_per_s", batch=1, context=1024)
+    # at a layout the documented id is the layout's: a replica's token/s at the strict bound
+    assert entry(r, "decode_tokens_per_s", batch=1, context=1024) == entry(r, "decode_tokens_per_s_replica",
+                                                                            batch=1, context=1024)
     bound = entry(r, "decode_tokens_per_s_replica", batch=1, context=1024)
     serial = 1 / entry(r, "decode_time_serial", batch=1, context=1024)
     assert bound <= 8 * ideal_one_card * (1 + 1e-12)  # the strict bound: at best perfect scaling
@@ -256,7 +260,7 @@ def test_tp_link_bound_degree_and_ridge(tmp_path):
     ridge = entry(r, "link_ridge")
     assert ridge == pytest.approx(989.4e12 / 450e9, rel=1e-12)
     n = entry(r, "tp_link_bound_degree")
-    n_a = r.envs["seed"].values["N_a"]
+    n_a = r.envs["seed"].card["N_a"]  # the whole model's count
     assert n_a / (2 * 80 * (n - 1) * 8192 * 2) == pytest.approx(ridge, rel=1e-9)
 
 
@@ -271,7 +275,7 @@ def test_comm_hbm_crossover_batch(tmp_path):
     r2 = evaluate(spec)
     b = entry(r2, "comm_hbm_crossover_batch", context=128)
     assert b is not None and 1 < b < 1000  # short contexts: the all-reduces catch up with the HBM traffic
-    env = r2.envs["seed"]
+    env = r2.envs["seed"].one_card()  # the layout formulas divide the whole model's values
     par = r2.parallel
     v = layout_values(env.values, spec.model, par.parallelism, par.links, spec.precision, "seed", env.pc)
     v = at_batch(dict(v, S=128.0), spec.model, par.parallelism, env.pc, "seed", b)

@@ -42,7 +42,7 @@ def fit_options(r) -> list[dict]:
             continue
         prec = Precision(fmt_name, spec.precision.kv_cache, spec.precision.compute if fmt_name != "fp8" else "fp8",
                          128 if fmt_name == "int4" else None)
-        w = float(r.q["weight_bytes"](make_env(spec.hardware, spec.model, prec, r.lead).at()))
+        w = float(r.q["weight_bytes"](make_env(spec.hardware, spec.model, prec, r.lead, layout=spec.parallelism).at()))
         out.append({"kind": "precision", "label": f"{fmt_name} weights", "weight_bytes": w, "capacity": cap,
                     "fits": w < cap, "gpus": 1})
     layout = r.many.smallest if r.many is not None else None
@@ -113,9 +113,7 @@ def rows(r) -> list[dict]:
     sc = r.scalars[lead]
     w = spec.workloads
     price = spec.hardware.price_per_hour
-    fits_weights = sc["weight_bytes"] <= sc["capacity"]
-    if r.parallel is not None:  # a many-GPU layout: what matters is each GPU's share of the weights
-        fits_weights = (r.parallel.scalars[lead]["weight_bytes_per_gpu"] or 0) <= sc["capacity"]
+    fits_weights = sc["weight_bytes"] <= sc["capacity"]  # one GPU's share of the weights at the layout
     out = []
     if lead in r.decode and r.parallel is not None and lead in r.parallel.decode:
         out += _parallel_decode_rows(r, price)
@@ -143,9 +141,7 @@ def rows(r) -> list[dict]:
         p = r.prefill[lead]
         for i, t_tok in enumerate(w.prefill_prompt):
             tc, tm = float(p["prefill_time_compute"][i]), float(p["prefill_time_memory"][i])
-            if r.parallel is not None and lead in r.parallel.prefill:  # the layout's bound: per-GPU ledgers
-                n = r.parallel.parallelism.replica_gpus
-                tc, tm = tc / n, tm / n
+            if r.parallel is not None and lead in r.parallel.prefill:  # the layout's bound over one GPU's ledgers
                 t = float(r.parallel.prefill[lead]["prefill_time_bound"][i])
             else:
                 t = max(tc, tm)

@@ -16,69 +16,11 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from genreport.formulas import architecture as arch
 from genreport.formulas.compiled import Compiled, load
-from genreport.load.spec import Hardware, Model, ReportSpec
-from genreport.model.values import Block, Entry, key, physical
+from genreport.load.spec import ReportSpec
+from genreport.model.env import Env, make_env, spec_env  # noqa: F401 - re-exported
+from genreport.model.values import NO_FIT, Block, Entry, key, physical
 
 ACCOUNTINGS = ("seed", "exact")
-
-
-@dataclass
-class Env:
-    """Scalar inputs of one accounting (glossary symbol -> SI value) plus how to vary them."""
-
-    values: dict[str, float]
-    model: Model
-    accounting: str
-    pc: arch.ParameterCount
-
-    def at(self, batch=None, context=None, **extra) -> dict[str, object]:
-        """Inputs at a workload point; arrays broadcast (batch along axis 0, context along axis 1)."""
-        env = {k: np.float64(v) for k, v in self.values.items()}  # numpy semantics: x/0 is inf, not an exception
-        if context is not None:
-            s = np.asarray(context, dtype=float)
-            env["S"] = s
-            env["c"] = arch.kv_bytes_per_token_at(self.model, env["b_kv"], s)
-            if arch.local_layers(self.model):  # windowed layers attend to min(S, w): 4 L H_q d_h S overcounts
-                env["d_h"] = env["d_h"] * arch.attended_fraction(self.model, s)
-        if batch is not None:
-            bt = np.asarray(batch, dtype=float)
-            env["B"] = bt
-            if self.model.moe is not None:  # MoE: the weights read depend on how many experts the batch touches
-                read = arch.parameters_read(self.model, bt, self.pc)
-                if self.accounting == "exact":
-                    env["N"] = read
-                else:  # the declared counts throughout: N_a at batch 1, rising to the declared N when all are read
-                    spare = self.pc.total - self.pc.active  # 0 when every expert is active
-                    idle = (read - self.pc.active) / spare if spare else np.zeros_like(read)
-                    env["N"] = self.values["N_a"] + (self.values["N"] - self.values["N_a"]) * idle
-        env.update({k: np.asarray(v, dtype=float) if isinstance(v, (list, tuple, np.ndarray)) else v
-                    for k, v in extra.items()})
-        return env
-
-
-def make_env(hw: Hardware, model: Model, precision, accounting: str, activation_bytes: float = 0.0) -> Env:
-    pc = arch.parameter_count(model)
-    b = precision.weight_bytes
-    b_kv = precision.kv_bytes
-    if accounting == "seed":  # the declared counts (embeddings included, as published), for FLOPs and bytes alike
-        n = model.declared_parameters or float(pc.total)
-        n_a = (model.declared_active or float(pc.active) * n / pc.total) if model.moe else n
-        n_e = 0.0
-        n_p = n_a - pc.embedding - pc.lm_head
-    else:  # the counts from the shapes
-        n = float(pc.total)
-        n_e = 0.0 if model.tied_embeddings else float(pc.embedding)
-        n_a = float(pc.active) - n_e
-        n_p = float(pc.active - pc.embedding - pc.lm_head)
-    values = {
-        "P": hw.dense[precision.compute], "W": hw.bandwidth, "C": hw.capacity,
-        "N": n, "N_a": n_a, "N_e": n_e, "N_p": n_p, "L": float(model.layers), "d": float(model.hidden_size),
-        "H_q": float(model.heads), "H_kv": float(model.kv_heads),
-        "d_h": arch.attention_head_dim_for_flops(model), "d_ff": float(model.ffn_size),
-        "V": float(model.vocab_size), "G": model.heads / model.kv_heads,
-        "b": b, "b_kv": b_kv, "c": arch.kv_bytes_per_token(model, b_kv), "a": activation_bytes,
-    }
-    return Env(values, model, accounting, pc)
 
 
 @dataclass(frozen=True)
@@ -120,6 +62,8 @@ class Results:
     states: tuple[dict, ...] = ()  # seed 000: the three bottleneck states
     index: dict[tuple, Entry] = field(default_factory=dict, repr=False)
     parallel: object = None  # genreport.model.parallel.ParallelResults, when the spec has 'parallelism'
+    one_card: dict[str, dict[str, float | None]] = field(default_factory=dict)  # accounting -> the whole model on
+    # one card (ONE_CARD_SCALARS), stated once beside a layout's numbers; empty on one card
 
     @property
     def lead(self) -> str:
@@ -190,15 +134,18 @@ PREFILL = ("prefill_flops", "prefill_bytes", "prefill_intensity", "prefill_time_
            "weight_reuse_intensity")
 
 
+ONE_CARD_SCALARS = ("weight_bytes", "weight_stream_time", "kv_capacity_tokens")
+
+
 def _evaluate(spec: ReportSpec) -> Results:
     from genreport.model import shown, tables
 
     q = load()
-    envs = {acc: spec_env(spec, acc) for acc in ACCOUNTINGS}
+    envs = {acc: spec_env(spec, acc) for acc in ACCOUNTINGS}  # one GPU of the spec's layout
     w = spec.workloads
     batch = np.asarray(w.decode_batch, dtype=float)
     ctx = np.asarray(w.decode_context, dtype=float)
-    scalars, per_context, decode, prefill, numeric, reasons = {}, {}, {}, {}, set(), {}
+    scalars, per_context, decode, prefill, numeric, reasons, one_card = {}, {}, {}, {}, set(), {}, {}
     for acc, env in envs.items():
         sc: dict[str, float | None] = {}
         why = reasons.setdefault(acc, {})
@@ -213,11 +160,20 @@ def _evaluate(spec: ReportSpec) -> Results:
         sc["critical_context"], is_numeric = critical_context(q, env)
         if is_numeric:
             numeric.add(acc)
+        if not env.cut.trivial:  # the model's own count; the layout's numbers are one GPU's slice
+            sc["parameters"] = _clean(env.card["N"])
+            card = env.one_card()
+            one_card[acc] = {"weight_bytes": _clean(q["weight_bytes"](card.at())),
+                             "weight_stream_time": _clean(q["weight_stream_time"](card.at(batch=1.0))),
+                             "kv_capacity_tokens": physical("kv_capacity_tokens", q["kv_capacity_tokens"](card.at()))[0]}
         scalars[acc] = sc
         if len(ctx):
             pc_env = env.at(context=ctx)
             per = {qid: np.asarray(q[qid](pc_env), dtype=float) * np.ones_like(ctx)
                    for qid in ("decode_intensity_ceiling", "crossover_batch", "capacity_batch")}
+            if env.cut.pp > 1:  # a full pipeline streams each GPU's slice once per stage's micro-batch
+                per["crossover_batch"] = np.asarray(q["crossover_batch"](env.at(context=ctx, stream=env.cut.pp)),
+                                                    dtype=float) * np.ones_like(ctx)
             per["capacity_batch_raw"] = per["capacity_batch"]
             per["capacity_batch"] = np.maximum(per["capacity_batch"], 0)  # a count of sequences: 0 when none fits
             cap_env = env.at(context=ctx, batch=np.maximum(per["capacity_batch"], 1))
@@ -235,20 +191,19 @@ def _evaluate(spec: ReportSpec) -> Results:
     r = Results(
         spec=spec, envs=envs, q=q, params=envs["exact"].pc, scalars=scalars, per_context=per_context,
         decode=decode, prefill=prefill, gemm=tables.gemms(spec, envs["seed"], q),
-        training=tables.training(spec, envs["seed"], q),
+        training=tables.training(spec, envs["seed"].one_card(), q),
         compare=tables.compare(spec, q, make_env), compare_models=tables.compare_models(spec, q, make_env),
-        verdicts={}, numeric_critical_context=frozenset(numeric), reasons=reasons,
+        verdicts={}, numeric_critical_context=frozenset(numeric), reasons=reasons, one_card=one_card,
     )
-    r = replace(r, verdicts=_verdicts(r))
-    entries = tuple(_entries(r))
-    if spec.parallelism is not None:  # many GPUs: the interconnect ledger (genreport.model.parallel)
+    if spec.parallelism is not None:  # many GPUs: the interconnect ledger, the bound of a round and its rates
         from genreport.model.parallel import evaluate_parallel
 
         r = replace(r, parallel=evaluate_parallel(r))
+        r = replace(r, decode=_at_layout_rates(r))
+    r = replace(r, verdicts=_verdicts(r))
+    entries = tuple(_entries(r))
+    if r.parallel is not None:
         entries += r.parallel.entries
-        per_gpu = r.parallel.scalars[r.lead]["weight_bytes_per_gpu"] or 0.0
-        r = replace(r, verdicts={**r.verdicts, "weights_fit_one_card": r.verdicts["weights_fit"],
-                                 "weights_fit": per_gpu <= spec.hardware.capacity})
     r = replace(r, entries=entries, index={e.key: e for e in entries})
     r = replace(r, blocks=shown.blocks(r), curves=shown.curves(r), levers=tuple(shown.levers(r)),
                 sensitivities=tuple(shown.sensitivities(r)), facts=shown.facts(r))
@@ -263,6 +218,18 @@ def _evaluate(spec: ReportSpec) -> Results:
     r = replace(r, decision=tuple(decision.rows(r)))
     _freeze(r)
     return r
+
+
+def _at_layout_rates(r: Results) -> dict:
+    """The decode grids at a layout: a replica's token/s at the strict bound of a round (compute, HBM and
+    interconnect ledgers overlapped, through the pipeline), not one GPU's ledgers without the links."""
+    out = {}
+    for acc, grid in r.decode.items():
+        par = r.parallel.decode.get(acc)
+        out[acc] = dict(grid)
+        if par is not None:
+            out[acc]["decode_tokens_per_s"] = par["decode_tokens_per_s_replica"].copy()
+    return out
 
 
 def _with_measurements(r: Results) -> Results:
@@ -289,23 +256,33 @@ def _freeze(x) -> None:
 
 
 def _verdicts(r: Results) -> dict[str, object]:
+    """What binds each workload at the spec's layout: one GPU's ledgers (and its links), capacity per replica."""
     lead = r.lead
     sc = r.scalars[lead]
     ridge = sc["ridge_point"]
     v: dict[str, object] = {}
-    weights = sc["weight_bytes"]
-    v["weights_fit"] = weights <= sc["capacity"]
+    v["weights_fit"] = sc["weight_bytes"] <= sc["capacity"]  # one GPU's share of the weights
+    if lead in r.one_card:
+        v["weights_fit_one_card"] = r.one_card[lead]["weight_bytes"] <= sc["capacity"]
+    par = r.parallel
     if lead in r.decode:
         g = r.decode[lead]
         cap = r.per_context[lead]["capacity_batch"]
         batch = np.asarray(r.spec.workloads.decode_batch)
-        binds = np.where(g["decode_time_memory"] >= g["decode_time_compute"], "bandwidth", "compute").astype(object)
+        if par is not None and par.binds is not None:
+            binds = np.where(par.binds == "HBM", "bandwidth", par.binds).astype(object)
+        else:
+            binds = np.where(g["decode_time_memory"] >= g["decode_time_compute"], "bandwidth", "compute").astype(object)
         over = batch[:, None] > cap[None, :]
         binds[over] = "capacity"
         v["decode_binds"] = binds
     if lead in r.prefill:
         p = r.prefill[lead]
-        v["prefill_binds"] = np.where(p["prefill_time_compute"] >= p["prefill_time_memory"], "compute", "bandwidth")
+        binds = np.where(p["prefill_time_compute"] >= p["prefill_time_memory"], "compute", "bandwidth").astype(object)
+        if par is not None and lead in par.prefill:
+            comm = par.prefill[lead]["prefill_time_comm"]
+            binds[comm > np.maximum(p["prefill_time_compute"], p["prefill_time_memory"])] = "interconnect"
+        v["prefill_binds"] = binds
     if r.training:
         t = r.spec.workloads.training_tokens
         v["training_intensity"] = float(r.q["training_weight_reuse_intensity"](r.envs[lead].at(T=float(t))))
@@ -340,6 +317,8 @@ def _entries(r: Results) -> list[Entry]:
             if value is None and qid == "critical_context":
                 reason = critical_reason(r, acc)
             add(qid, {}, value, acc, suffix, reason)
+        for qid, value in r.one_card.get(acc, {}).items():  # the whole model on one card, under its own id
+            add(qid, {}, value, acc, "_one_card" + suffix, NO_FIT if value is None else "")
         for qid, arr in r.per_context.get(acc, {}).items():
             if qid == "capacity_batch_raw":
                 continue
@@ -370,12 +349,6 @@ def _entries(r: Results) -> list[Entry]:
     for tr in r.training:
         add("training_state_bytes", {"recipe": tr["recipe"]}, tr["total"], "seed")
     return out
-
-
-def spec_env(spec: ReportSpec, accounting: str | None = None) -> Env:
-    """The inputs of a report spec in one accounting (the spec's own by default), as :func:`evaluate` uses them."""
-    return make_env(spec.hardware, spec.model, spec.precision, accounting or spec.accounting,
-                    spec.workloads.activation_bytes)
 
 
 def stated_value(q, env: Env, qid: str, values: dict) -> tuple[float | None, str]:

@@ -277,6 +277,7 @@ def _evaluate(r) -> ParallelResults:
     ctx = np.asarray(w.decode_context, dtype=float)
     recipe = w.recipes[0] if w.recipes else "bf16-grads"
     for acc, env in r.envs.items():
+        env = env.one_card()  # the layout's formulas take the whole model's values and divide them themselves
         base = layout_values(env.values, model, par, links, spec.precision, acc, env.pc, recipe)
         sc = {qid: _f(q[qid](base)) for qid in SCALARS if qid not in ("tp_weight_crossover", "tp_link_bound_degree")}
         one = at_batch(base, model, par, env.pc, acc, 1.0)
@@ -310,7 +311,7 @@ def _evaluate(r) -> ParallelResults:
                                 for qid in ("interconnect_bytes_prefill", "prefill_time_comm", "prefill_time_bound",
                                             "prefill_time_serial")}
     if w.training_tokens:
-        env = r.envs["seed"]
+        env = r.envs["seed"].one_card()
         rows: list[tuple[str, dict, float | None]] = []
         for rec in w.recipes:  # the state and the gradient traffic depend on the recipe's bytes per parameter
             base = layout_values(env.values, model, par, links, spec.precision, "seed", env.pc, rec)

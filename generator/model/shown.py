@@ -163,7 +163,8 @@ def _bound_at_batch1(r, hw=None, model=None, precision=None, scale_w: float = 1.
     from genreport.model.evaluate import make_env
 
     spec = r.spec
-    env = make_env(hw or spec.hardware, model or spec.model, precision or spec.precision, r.lead)
+    env = make_env(hw or spec.hardware, model or spec.model, precision or spec.precision, r.lead,
+                   layout=spec.parallelism)  # one GPU of the spec's layout
     e = env.at(batch=1.0)
     e["W"] = e["W"] * scale_w
     e["P"] = e["P"] * scale_p
@@ -202,8 +203,10 @@ def levers(r) -> list[dict]:
             if kv >= model.kv_heads:
                 continue
             m2 = replace(model, kv_heads=kv, attention=replace(model.attention, kind="mqa" if kv == 1 else "gqa"))
-            c1 = float(r.q["decode_intensity_ceiling"](make_env(hw, model, spec.precision, r.lead).at(context=s)))
-            c2 = float(r.q["decode_intensity_ceiling"](make_env(hw, m2, spec.precision, r.lead).at(context=s)))
+            c1 = float(r.q["decode_intensity_ceiling"](
+                make_env(hw, model, spec.precision, r.lead, layout=spec.parallelism).at(context=s)))
+            c2 = float(r.q["decode_intensity_ceiling"](
+                make_env(hw, m2, spec.precision, r.lead, layout=spec.parallelism).at(context=s)))
             fits = r.scalars[r.lead]["kv_capacity_tokens"] is not None
             rows.append({"lever": f"kv-heads-{kv}",
                          "change": f"{'MQA' if kv == 1 else f'GQA-{kv}'} instead of {model.kv_heads} KV heads",

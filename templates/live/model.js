@@ -68,12 +68,6 @@ const GR_MODEL = (function () {
     return pc;
   }
 
-  function parametersRead(m, batch, pc) {
-    if (!m.moe) return pc.total;
-    const touched = m.moe.experts * (1.0 - Math.pow(1.0 - m.moe.active_experts / m.moe.experts, batch));
-    return pc.total - pc.experts_routed + pc.moe_layers * touched * pc.expert_size;
-  }
-
   function kvElementsPerTokenLayer(m) {
     const a = m.attention;
     return a.kind === "mla" ? a.kv_lora_rank + a.qk_rope_head_dim : 2 * m.kv_heads * m.head_dim;
@@ -130,34 +124,89 @@ const GR_MODEL = (function () {
       nA = pc.active - nE;
       nP = pc.active - pc.embedding - pc.lm_head;
     }
-    const values = {P: hw.dense[p.compute], W: hw.bandwidth, C: hw.capacity, N: n, N_a: nA, N_e: nE, N_p: nP,
+    const card = {P: hw.dense[p.compute], W: hw.bandwidth, C: hw.capacity, N: n, N_a: nA, N_e: nE, N_p: nP,
       L: m.layers, d: m.hidden_size, H_q: m.heads, H_kv: m.kv_heads, d_h: headDimForFlops(m), d_ff: m.ffn_size,
       V: m.vocab_size, G: m.heads / m.kv_heads, b: b, b_kv: bKv,
       c: m.layers * kvElementsPerTokenLayer(m) * bKv, a: inp.workloads.activation_bytes || 0.0};
-    return {values: values, model: m, accounting: accounting, pc: pc,
-      at: function (batch, context, extra) { return envAt(this, batch, context, extra); }};
+    const cut = layoutSlice(m, inp.parallelism);
+    return envOf(sliceValues(card, cut, m.moe ? routedParameters(card, pc, accounting) : 0.0), card, cut, m, accounting, pc);
   }
 
-  function envAt(env, batch, context, extra) {
+  function envOf(values, card, cut, m, accounting, pc) {
+    return {values: values, card: card, cut: cut, model: m, accounting: accounting, pc: pc,
+      at: function (batch, context, extra, stream) { return envAt(this, batch, context, extra, stream); },
+      oneCard: function () { return cut.trivial ? this : envOf(Object.assign({}, card), card, ONE_CUT, m, accounting, pc); }};
+  }
+
+  // ------------------------------------------------------------------------------------ one GPU of a layout
+  const ONE_CUT = {tp: 1, pp: 1, ep: 1, s_kv: 1.0, share: 1.0, expertKeep: 0.0, trivial: true};
+
+  /** How one GPU's share follows from the layout (env.layout_slice; formulas/layout.py). */
+  function layoutSlice(m, par) {
+    if (!par) return ONE_CUT;
+    const tp = par.tp || 1, pp = par.pp || 1, ep = par.ep || 1;
+    return {tp: tp, pp: pp, ep: ep, s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(tp, m.kv_heads), share: tp * pp,
+      expertKeep: 1.0 - tp / Math.max(tp, ep), trivial: tp === 1 && pp === 1 && ep === 1};
+  }
+
+  function routedParameters(v, pc, accounting) {
+    if (accounting !== "seed") return pc.experts_routed;
+    const spare = pc.total - pc.active;
+    return pc.experts_routed * (spare ? (v.N - v.N_a) / spare : 0.0);
+  }
+
+  /** One GPU's values (env.slice_values). */
+  function sliceValues(card, cut, nX) {
+    const v = Object.assign({}, card);
+    if (cut.trivial) return v;
+    v.N = (card.N - nX * cut.expertKeep) / cut.share;
+    ["N_a", "N_e", "N_p", "V", "a"].forEach(function (k) { v[k] = card[k] / cut.share; });
+    v.L = card.L / cut.pp;
+    v.H_q = card.H_q / cut.tp;
+    v.H_kv = card.H_kv / cut.s_kv;
+    v.c = card.c / (cut.pp * cut.s_kv);
+    v.G = v.H_q / v.H_kv;
+    return v;
+  }
+
+  /** Whole-model parameters (N) and routed-expert parameters (N_x) read when ``tokens`` pick experts (Env._read). */
+  function readAt(env, tokens) {
+    const pc = env.pc, cut = env.cut, moe = env.model.moe, card = env.card;
+    const group = cut.ep > cut.tp ? tokens * (cut.ep / cut.tp) : tokens;
+    const touched = moe.experts * (1.0 - Math.pow(1.0 - moe.active_experts / moe.experts, group));
+    const read = pc.total - pc.experts_routed + pc.moe_layers * touched * pc.expert_size;
+    const experts = pc.moe_layers * touched * pc.expert_size;
+    if (env.accounting === "exact") return [read, experts];
+    const spare = pc.total - pc.active;
+    const idle = spare ? (read - pc.active) / spare : 0.0;
+    const perRouted = spare ? (card.N - card.N_a) / spare : 0.0;
+    return [card.N_a + (card.N - card.N_a) * idle, experts * perRouted];
+  }
+
+  function envAt(env, batch, context, extra, stream) {
     const e = Object.assign({}, env.values);
-    const m = env.model;
+    const m = env.model, cut = env.cut;
     if (context != null) {
       e.S = context;
       e.c = kvBytesPerTokenAt(m, e.b_kv, context);
+      if (!cut.trivial) e.c = e.c / (cut.pp * cut.s_kv);
       if (localLayers(m)) e.d_h = e.d_h * attendedFraction(m, context);
     }
     if (batch != null) {
       e.B = batch;
+      const micro = cut.pp === 1 ? batch : batch / Math.min(cut.pp, batch);
       if (m.moe) {
-        const read = parametersRead(m, batch, env.pc);
-        if (env.accounting === "exact") {
-          e.N = read;
-        } else {
-          const spare = env.pc.total - env.pc.active;
-          const idle = spare ? (read - env.pc.active) / spare : 0.0;
-          e.N = env.values.N_a + (env.values.N - env.values.N_a) * idle;
-        }
+        const nr = readAt(env, micro);
+        e.N = cut.trivial ? nr[0] : (nr[0] - nr[1] * cut.expertKeep) / cut.share;
       }
+      if (cut.pp > 1) {  // each micro-batch streams the slice again: m = min(n_PP, B)
+        const mb = Math.min(cut.pp, batch);
+        e.N = e.N * mb;
+        e.N_e = e.N_e * mb;
+      }
+    } else if (stream != null && stream !== 1) {
+      e.N = e.N * stream;
+      e.N_e = e.N_e * stream;
     }
     return Object.assign(e, extra || {});
   }
@@ -247,7 +296,7 @@ const GR_MODEL = (function () {
     const lead = inp.accounting || "seed";
     const envs = {seed: makeEnv(inp, t, "seed"), exact: makeEnv(inp, t, "exact")};
     const entries = new Map();
-    const scalars = {}, perContext = {}, decode = {}, prefill = {};
+    const scalars = {}, perContext = {}, decode = {}, prefill = {}, oneCard = {};
 
     function add(qid, params, value, acc, suffix, reason) {
       const meta = t.meta[qid] || ["", ""];
@@ -280,6 +329,13 @@ const GR_MODEL = (function () {
       sc.numeric_critical_context = cc[1];
       scalars[acc] = sc;
       const suffix = acc === "seed" ? "" : "_exact";
+      if (!env.cut.trivial) {  // the model's own count, and the whole model on one card under its own ids
+        sc.parameters = clean(env.card.N);
+        const card = env.oneCard();
+        oneCard[acc] = {weight_bytes: clean(call("weight_bytes", card.at())),
+          weight_stream_time: clean(call("weight_stream_time", card.at(1.0, null))),
+          kv_capacity_tokens: physical("kv_capacity_tokens", call("kv_capacity_tokens", card.at()))[0]};
+      }
       ["peak_flops", "bandwidth", "capacity", "ridge_point", "parameters", "weight_bytes", "kv_bytes_per_token",
         "kv_capacity_tokens", "attention_intensity", "training_flops_per_token", "weight_stream_time",
         "weight_flops_time", "critical_context"].forEach(function (qid) {
@@ -288,12 +344,17 @@ const GR_MODEL = (function () {
         if (sc[qid] === null && qid === "critical_context") reason = criticalReason(sc, inp.model);
         add(qid, {}, sc[qid], acc, suffix, reason);
       });
+      Object.keys(oneCard[acc] || {}).sort().forEach(function (qid) {
+        const x = oneCard[acc][qid];
+        add(qid, {}, x, acc, "_one_card" + suffix, x === null ? NO_FIT : "");
+      });
       const per = {decode_intensity_ceiling: [], crossover_batch: [], capacity_batch: [], capacity_batch_raw: [],
         intensity_at_capacity: []};
       w.decode_context.forEach(function (s) {
         const e = env.at(null, s);
         per.decode_intensity_ceiling.push(call("decode_intensity_ceiling", e));
-        per.crossover_batch.push(call("crossover_batch", e));
+        // a full pipeline streams each GPU's slice once per stage's micro-batch
+        per.crossover_batch.push(call("crossover_batch", env.cut.pp > 1 ? env.at(null, s, null, env.cut.pp) : e));
         const raw = call("capacity_batch", e);
         const cap = Math.max(raw, 0);
         per.capacity_batch_raw.push(raw);
@@ -361,39 +422,54 @@ const GR_MODEL = (function () {
     }
     const training = w.recipes.map(function (recipe) {
       const k = t.recipes[recipe];
-      const total = call("training_state_bytes", seed.at(null, null, {k: k}));
+      const total = call("training_state_bytes", seed.oneCard().at(null, null, {k: k}));  // the whole model
       return {recipe: recipe, bytes_per_param: k, total: total, fits: total <= seed.values.C,
         cards_needed: Math.ceil(total / seed.values.C)};
     });
     training.forEach(function (tr) { add("training_state_bytes", {recipe: tr.recipe}, tr.total, "seed"); });
 
-    const verdicts = verdictsOf(lead, scalars, perContext, decode, prefill, w, envs, training);
     const res = {entries: entries, scalars: scalars, perContext: perContext, decode: decode, prefill: prefill,
-      gemm: gemm, training: training, verdicts: verdicts, envs: envs, lead: lead, parallel: null};
+      gemm: gemm, training: training, verdicts: null, envs: envs, lead: lead, parallel: null, oneCard: oneCard};
     if (inp.parallelism && typeof GR_PARALLEL !== "undefined") {  // many GPUs: the layout's values (parallel.js)
       res.parallel = GR_PARALLEL.evaluate(res, inp, t);
       res.parallel.entries.forEach(function (e) { entries.set(key(e.id, e.params), e); });
-      verdicts.weights_fit_one_card = verdicts.weights_fit;
-      verdicts.weights_fit = (res.parallel.scalars[lead].weight_bytes_per_gpu || 0) <= inp.hardware.capacity;
+      ACCOUNTINGS.forEach(function (acc) {  // a replica's token/s at the strict bound of a round
+        const par = res.parallel.decode[acc];
+        if (!decode[acc] || !par) return;
+        decode[acc].decode_tokens_per_s = par.decode_tokens_per_s_replica;
+        const suffix = acc === "seed" ? "" : "_exact";
+        w.decode_batch.forEach(function (b, i) {
+          w.decode_context.forEach(function (s, j) {
+            entries.delete(key("decode_tokens_per_s" + suffix, {batch: b, context: s}));
+            add("decode_tokens_per_s", {batch: b, context: s}, par.decode_tokens_per_s_replica[i][j], acc, suffix);
+          });
+        });
+      });
     }
+    res.verdicts = verdictsOf(lead, scalars, perContext, decode, prefill, w, envs, training, res);
     return res;
   }
 
-  function verdictsOf(lead, scalars, perContext, decode, prefill, w, envs, training) {
+  function verdictsOf(lead, scalars, perContext, decode, prefill, w, envs, training, res) {
     const sc = scalars[lead];
-    const v = {weights_fit: sc.weight_bytes <= sc.capacity};
+    const par = res.parallel;
+    const v = {weights_fit: sc.weight_bytes <= sc.capacity};  // one GPU's share of the weights
+    if (res.oneCard[lead]) v.weights_fit_one_card = res.oneCard[lead].weight_bytes <= sc.capacity;
     if (decode[lead]) {
       const g = decode[lead], cap = perContext[lead].capacity_batch;
       v.decode_binds = w.decode_batch.map(function (b, i) {
         return w.decode_context.map(function (s, j) {
           if (b > cap[j]) return "capacity";
+          if (par && par.binds) return par.binds[i][j] === "HBM" ? "bandwidth" : par.binds[i][j];
           return g.decode_time_memory[i][j] >= g.decode_time_compute[i][j] ? "bandwidth" : "compute";
         });
       });
     }
     if (prefill[lead]) {
       const p = prefill[lead];
+      const comm = par && par.prefill[lead] ? par.prefill[lead].prefill_time_comm : null;
       v.prefill_binds = p.prefill_time_compute.map(function (tc, i) {
+        if (comm && comm[i] > Math.max(tc, p.prefill_time_memory[i])) return "interconnect";
         return tc >= p.prefill_time_memory[i] ? "compute" : "bandwidth";
       });
     }
@@ -512,8 +588,7 @@ const GR_MODEL = (function () {
   function decisionRows(res, inp, t, lv, price) {
     const lead = res.lead, sc = res.scalars[lead], w = inp.workloads;
     const par = res.parallel;
-    const fitsWeights = par ? (par.scalars[lead].weight_bytes_per_gpu || 0) <= sc.capacity
-      : sc.weight_bytes <= sc.capacity;
+    const fitsWeights = sc.weight_bytes <= sc.capacity;  // one GPU's share of the weights at the layout
     const out = [];
     if (par && par.decode[lead]) {
       GR_PARALLEL.decodeRows(res, inp, price).forEach(function (row) { out.push(row); });
@@ -537,11 +612,7 @@ const GR_MODEL = (function () {
       const p = res.prefill[lead];
       w.prefill_prompt.forEach(function (tk, i) {
         let tc = p.prefill_time_compute[i], tm = p.prefill_time_memory[i], time = Math.max(tc, tm);
-        if (par && par.prefill[lead]) {  // the layout's bound, and the ledgers per GPU
-          tc /= par.replica_gpus;
-          tm /= par.replica_gpus;
-          time = par.prefill[lead].prefill_time_bound[i];
-        }
+        if (par && par.prefill[lead]) time = par.prefill[lead].prefill_time_bound[i];  // over one GPU's ledgers
         out.push({workload: "prefill", label: "prefill P = " + tk.toLocaleString("en-US"), tokens: tk,
           binds: tc >= tm ? "compute" : "bandwidth", roof: tc >= tm ? "compute" : "bandwidth", time: time,
           other_roof: Math.min(tc, tm) > 0 ? time / Math.min(tc, tm) : null, fits: fitsWeights,

@@ -112,7 +112,8 @@ const GR_PARALLEL = (() => {
     const out = {links: links, notes: notes, replica_gpus: par.tp * par.pp, scalars: {}, perContext: {}, decode: {}, prefill: {},
       minGpus: {}, training: []};
     ["seed", "exact"].forEach(acc => {
-      const env = res.envs[acc], pc = env.pc, base = layoutValues(env, inp, par, links, t, recipe), sc = {};
+      // the layout's formulas take the whole model's values and divide them themselves
+      const env = res.envs[acc].oneCard(), pc = env.pc, base = layoutValues(env, inp, par, links, t, recipe), sc = {};
       SCALARS.forEach(q => { sc[q] = finite(call(q, base)); });
       sc.tp_weight_crossover = finite(call("tp_weight_crossover", atBatch(base, m, par, pc, acc, 1.0)));
       sc.kv_capacity_tokens_replica = M.physical("kv_capacity_tokens", call("kv_capacity_tokens_replica", base))[0];
@@ -145,7 +146,7 @@ const GR_PARALLEL = (() => {
       }
     });
     if (w.training_tokens) {
-      const env = res.envs.seed, at = rec => Object.assign(layoutValues(env, inp, par, links, t, rec), {T: w.training_tokens});
+      const env = res.envs.seed.oneCard(), at = rec => Object.assign(layoutValues(env, inp, par, links, t, rec), {T: w.training_tokens});
       // the state and the gradient traffic depend on the recipe; one replica has no gradient exchange to hide
       w.recipes.forEach(rec => TRAINING.forEach(q => out.training.push([q, {recipe: rec},
         q === "training_overlap_tokens" && par.dp === 1 ? null : finite(call(q, at(rec)))])));

@@ -1,0 +1,68 @@
+"""One GPU of a layout: the seeds' inputs replaced by the slice of the model that one GPU holds and computes.
+
+A replica is n_TP x n_PP GPUs (:mod:`.parallel`).  Each GPU holds L/n_PP layers, H_q/n_TP query heads of each,
+its share of the KV heads (H_kv/s_kv, s_kv = min(n_TP, H_kv); MLA's latent is replicated, s_kv = 1), the
+non-expert weights split n_TP n_PP ways and the routed experts max(n_TP, n_EP) n_PP ways.  Substituting these
+slices for the seeds' symbols turns every single-card formula (seed 003: t_mem = Q/W, S_max = (C - N b)/c,
+I_KV, S*, B*(S), ...) into the formula of one GPU of the layout; at n_TP = n_PP = n_EP = 1 (s_kv = 1) each
+slice is the symbol itself, so the seeds' formulas are the layout's at 1 x 1 x 1 x 1.
+
+A decode round of a replica streams each GPU's weight slice once per micro-batch (m = min(n_PP, B)); the
+closed forms in B (the crossover batch) take the pipeline full, m = n_PP.
+
+The numbers are computed from these expressions by :mod:`genreport.model.env` (a test checks the two agree),
+and printed by the report with the per-GPU symbols of :data:`SLICE_LATEX`.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from . import parallel
+from .glossary import sym
+
+n_TP, n_PP, n_EP, N_x, s_kv, m_b = (sym(x) for x in ("n_TP", "n_PP", "n_EP", "N_x", "s_kv", "B"))
+N, N_a, N_e, N_p, L, H_q, H_kv, V, c, a = (sym(x) for x in ("N", "N_a", "N_e", "N_p", "L", "H_q", "H_kv", "V", "c", "a"))
+
+SOURCE = ("Shoeybi et al. 2019, Megatron-LM, section 3 (heads and FFN columns split n_TP ways); Narayanan et al. "
+          "SC'21, section 2.2 (L/n_PP layers per stage)")
+
+
+def replica_share():
+    """Ways the non-expert weights and the FLOPs of a token are split over one replica [1]: n_TP n_PP."""
+    return n_TP * n_PP
+
+
+def slice_inputs() -> dict:
+    """The seeds' symbols -> their per-GPU value at the layout, as SymPy expressions in the layout's symbols."""
+    share = replica_share()
+    return {
+        N: (N - N_x * (1 - n_TP / parallel.expert_split())) / share,  # parameters held: w_g / b
+        N_a: N_a / share, N_e: N_e / share, N_p: N_p / share, V: V / share, a: a / share,
+        L: L / n_PP, H_q: H_q / n_TP, H_kv: H_kv / s_kv, c: c / (n_PP * s_kv),
+    }
+
+
+# The per-GPU symbols the report prints in place of the seeds' at a layout (glossary name -> LaTeX).
+SLICE_LATEX = {
+    "N": r"N_{g}", "N_a": r"N_{a,g}", "N_e": r"N_{e,g}", "N_p": r"N_{p,g}", "V": r"V_{g}", "a": r"a_{g}",
+    "L": r"L_{g}", "H_q": r"H_{q,g}", "H_kv": r"H_{kv,g}", "c": r"c_{g}",
+}
+
+SLICE_MEANING = {
+    "N": "parameters one GPU holds", "N_a": "parameters one GPU computes with per token",
+    "N_e": "input-embedding parameters on one GPU", "N_p": "transformer-block parameters one GPU computes with",
+    "V": "vocabulary rows of the output head on one GPU", "a": "activation bytes per sequence on one GPU",
+    "L": "layers on one GPU (one pipeline stage)", "H_q": "query heads on one GPU",
+    "H_kv": "KV heads on one GPU", "c": "KV bytes per token on one GPU",
+}
+
+
+def sliced(expr):
+    """``expr`` (a single-card formula) for one GPU of the layout."""
+    return expr.xreplace(slice_inputs())
+
+
+def at_one_card(expr):
+    """``expr`` at the layout 1 x 1 x 1 x 1."""
+    return expr.subs({n_TP: 1, n_PP: 1, n_EP: 1, s_kv: 1})

@@ -1,0 +1,195 @@
+"""The inputs of the formulas at one point: a GPU, a model, a precision, an accounting and a layout.
+
+``make_env`` gives the glossary symbols' values for one GPU of the layout (one card is the layout
+1 x 1 x 1 x 1): the seeds' symbols hold that GPU's slice of the model (:mod:`genreport.formulas.layout`),
+so every single-card formula evaluated on it states the layout's number.  ``Env.at`` moves the inputs to a
+workload point: the context (windowed layers), the batch (the experts an MoE batch touches; the weight slice
+streamed once per pipeline micro-batch).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from genreport.formulas import architecture as arch
+from genreport.load.spec import Hardware, Model, Parallelism
+
+ONE_CARD = Parallelism()
+
+# The seeds' symbols whose value is a GPU's share (formulas.layout.slice_inputs), and by what they are divided.
+_BY_SHARE = ("N_a", "N_e", "N_p", "V", "a")
+
+
+@dataclass(frozen=True)
+class Slice:
+    """How one GPU's share of the model follows from the layout (numbers of formulas.layout.slice_inputs)."""
+
+    tp: int = 1
+    pp: int = 1
+    ep: int = 1
+    s_kv: float = 1.0  # ways one layer's KV cache is split over the tp GPUs: min(tp, H_kv); 1 for MLA
+
+    @property
+    def share(self) -> float:
+        return float(self.tp * self.pp)
+
+    @property
+    def expert_keep(self) -> float:
+        """1 - n_TP / max(n_TP, n_EP): the part of the routed experts a GPU does not hold beyond the tp split."""
+        return 1.0 - self.tp / max(self.tp, self.ep)
+
+    @property
+    def trivial(self) -> bool:
+        return self.tp == self.pp == self.ep == 1
+
+
+def layout_slice(model: Model, layout: Parallelism | None) -> Slice:
+    par = layout or ONE_CARD
+    s_kv = 1.0 if model.attention.kind == "mla" else float(min(par.tp, model.kv_heads))
+    return Slice(par.tp, par.pp, par.ep, s_kv)
+
+
+@dataclass
+class Env:
+    """Scalar inputs of one accounting at one GPU of a layout (glossary symbol -> SI value), and how to vary them.
+
+    ``values`` hold the GPU's slice; ``card`` the whole model's values (the layout 1 x 1 x 1 x 1).
+    """
+
+    values: dict[str, float]
+    model: Model
+    accounting: str
+    pc: arch.ParameterCount
+    card: dict[str, float] | None = None
+    layout: Parallelism = ONE_CARD
+    cut: Slice = Slice()
+
+    def one_card(self) -> Env:
+        """The same inputs on one card holding the whole model."""
+        if self.cut.trivial:
+            return self
+        return Env(dict(self.card), self.model, self.accounting, self.pc)
+
+    def at(self, batch=None, context=None, stream=None, **extra) -> dict[str, object]:
+        """Inputs at a workload point; arrays broadcast (batch along axis 0, context along axis 1).
+
+        ``stream``: times the weight slice is streamed, when no batch is given (the crossover batch's closed
+        form takes the pipeline full: n_PP).
+        """
+        env = {k: np.float64(v) for k, v in self.values.items()}  # numpy semantics: x/0 is inf, not an exception
+        cut = self.cut
+        if context is not None:
+            s = np.asarray(context, dtype=float)
+            env["S"] = s
+            env["c"] = arch.kv_bytes_per_token_at(self.model, env["b_kv"], s)
+            if not cut.trivial:
+                env["c"] = env["c"] / (cut.pp * cut.s_kv)
+            if arch.local_layers(self.model):  # windowed layers attend to min(S, w): 4 L H_q d_h S overcounts
+                env["d_h"] = env["d_h"] * arch.attended_fraction(self.model, s)
+        if batch is not None:
+            bt = np.asarray(batch, dtype=float)
+            env["B"] = bt
+            micro = bt if cut.pp == 1 else bt / np.minimum(float(cut.pp), bt)
+            if self.model.moe is not None:  # MoE: the weights read depend on how many experts the batch touches
+                n, n_x = self._read(micro)
+                if cut.trivial:
+                    env["N"] = n
+                else:
+                    env["N"] = (n - n_x * cut.expert_keep) / cut.share
+            if cut.pp > 1:  # each micro-batch streams the slice again: m = min(n_PP, B)
+                m = np.minimum(float(cut.pp), bt)
+                env["N"] = env["N"] * m
+                env["N_e"] = env["N_e"] * m
+        elif stream is not None and stream != 1:
+            env["N"] = env["N"] * stream
+            env["N_e"] = env["N_e"] * stream
+        env.update({k: np.asarray(v, dtype=float) if isinstance(v, (list, tuple, np.ndarray)) else v
+                    for k, v in extra.items()})
+        return env
+
+    def _read(self, tokens):
+        """Whole-model parameters read (N) and routed-expert parameters read (N_x) when ``tokens`` pick experts.
+
+        With n_EP > n_TP the experts of one GPU serve the micro-batches of n_EP/n_TP replicas, so the experts
+        touched are those of all their tokens.
+        """
+        pc, cut, moe = self.pc, self.cut, self.model.moe
+        group = tokens * (cut.ep / cut.tp) if cut.ep > cut.tp else tokens
+        touched = arch.expected_experts_touched(moe.experts, moe.active_experts, group)
+        read = pc.total - pc.experts_routed + pc.moe_layers * touched * pc.expert_size
+        experts = pc.moe_layers * touched * pc.expert_size
+        card = self.card or self.values
+        if self.accounting == "exact":
+            return read, experts
+        # the declared counts throughout: N_a at batch 1, rising to the declared N when all are read
+        spare = pc.total - pc.active  # 0 when every expert is active
+        idle = (read - pc.active) / spare if spare else np.zeros_like(read)
+        per_routed = (card["N"] - card["N_a"]) / spare if spare else 0.0
+        return card["N_a"] + (card["N"] - card["N_a"]) * idle, experts * per_routed
+
+
+def card_values(hw: Hardware, model: Model, precision, accounting: str, activation_bytes: float = 0.0,
+                pc: arch.ParameterCount | None = None) -> dict[str, float]:
+    """The glossary symbols' values on one card holding the whole model."""
+    pc = pc or arch.parameter_count(model)
+    b = precision.weight_bytes
+    b_kv = precision.kv_bytes
+    if accounting == "seed":  # the declared counts (embeddings included, as published), for FLOPs and bytes alike
+        n = model.declared_parameters or float(pc.total)
+        n_a = (model.declared_active or float(pc.active) * n / pc.total) if model.moe else n
+        n_e = 0.0
+        n_p = n_a - pc.embedding - pc.lm_head
+    else:  # the counts from the shapes
+        n = float(pc.total)
+        n_e = 0.0 if model.tied_embeddings else float(pc.embedding)
+        n_a = float(pc.active) - n_e
+        n_p = float(pc.active - pc.embedding - pc.lm_head)
+    return {
+        "P": hw.dense[precision.compute], "W": hw.bandwidth, "C": hw.capacity,
+        "N": n, "N_a": n_a, "N_e": n_e, "N_p": n_p, "L": float(model.layers), "d": float(model.hidden_size),
+        "H_q": float(model.heads), "H_kv": float(model.kv_heads),
+        "d_h": arch.attention_head_dim_for_flops(model), "d_ff": float(model.ffn_size),
+        "V": float(model.vocab_size), "G": model.heads / model.kv_heads,
+        "b": b, "b_kv": b_kv, "c": arch.kv_bytes_per_token(model, b_kv), "a": activation_bytes,
+    }
+
+
+def routed_parameters(values: dict, pc: arch.ParameterCount, accounting: str) -> float:
+    """N_x: the routed experts' parameters, counted as the accounting counts N (declared or from the shapes)."""
+    if accounting != "seed":
+        return float(pc.experts_routed)
+    spare = pc.total - pc.active
+    return float(pc.experts_routed) * ((values["N"] - values["N_a"]) / spare if spare else 0.0)
+
+
+def slice_values(card: dict[str, float], cut: Slice, n_x: float) -> dict[str, float]:
+    """One GPU's values: formulas.layout.slice_inputs evaluated (the test suite checks the two agree)."""
+    if cut.trivial:
+        return dict(card)
+    v = dict(card)
+    v["N"] = (card["N"] - n_x * cut.expert_keep) / cut.share
+    for k in _BY_SHARE:
+        v[k] = card[k] / cut.share
+    v["L"] = card["L"] / cut.pp
+    v["H_q"] = card["H_q"] / cut.tp
+    v["H_kv"] = card["H_kv"] / cut.s_kv
+    v["c"] = card["c"] / (cut.pp * cut.s_kv)
+    v["G"] = v["H_q"] / v["H_kv"]
+    return v
+
+
+def make_env(hw: Hardware, model: Model, precision, accounting: str, activation_bytes: float = 0.0,
+             layout: Parallelism | None = None) -> Env:
+    """The inputs of one GPU of ``layout`` (one card when None)."""
+    pc = arch.parameter_count(model)
+    card = card_values(hw, model, precision, accounting, activation_bytes, pc)
+    cut = layout_slice(model, layout)
+    values = slice_values(card, cut, routed_parameters(card, pc, accounting) if model.moe else 0.0)
+    return Env(values, model, accounting, pc, card, layout or ONE_CARD, cut)
+
+
+def spec_env(spec, accounting: str | None = None, layout: bool = True) -> Env:
+    """The inputs of a report spec in one accounting (the spec's own by default), at its layout."""
+    return make_env(spec.hardware, spec.model, spec.precision, accounting or spec.accounting,
+                    spec.workloads.activation_bytes, spec.parallelism if layout else None)
