@@ -182,14 +182,17 @@ def load() -> dict[str, Compiled]:
     return {e["id"]: _compiled(e) for e in entries}
 
 
-def render_latex(template: str, args: tuple[str, ...], values: dict[str, str] | None = None) -> str:
-    """Fill a placeholder LaTeX string with glossary LaTeX, or with formatted values."""
+def render_latex(template: str, args: tuple[str, ...], values: dict[str, str] | None = None,
+                 names: dict[str, str] | None = None) -> str:
+    """Fill a placeholder LaTeX string with glossary LaTeX (or ``names``' symbol for a name), or with values."""
     from .glossary import BY_NAME
 
     def sub(m: re.Match) -> str:
         name = args[int(m.group(1))]
         if values is not None and name in values:
             return values[name]
+        if names and name in names:
+            return names[name]
         return BY_NAME[name].latex
 
     text = _PLACEHOLDER.sub(sub, template)

@@ -20,6 +20,7 @@ import sympy as sp
 
 from . import parallel
 from .glossary import sym
+from .slices import SLICE_DEFINITION, SLICE_LATEX, SLICE_MEANING  # noqa: F401 - re-exported
 
 n_TP, n_PP, n_EP, N_x, s_kv, m_b = (sym(x) for x in ("n_TP", "n_PP", "n_EP", "N_x", "s_kv", "B"))
 N, N_a, N_e, N_p, L, H_q, H_kv, V, c, a = (sym(x) for x in ("N", "N_a", "N_e", "N_p", "L", "H_q", "H_kv", "V", "c", "a"))
@@ -41,21 +42,6 @@ def slice_inputs() -> dict:
         N_a: N_a / share, N_e: N_e / share, N_p: N_p / share, V: V / share, a: a / share,
         L: L / n_PP, H_q: H_q / n_TP, H_kv: H_kv / s_kv, c: c / (n_PP * s_kv),
     }
-
-
-# The per-GPU symbols the report prints in place of the seeds' at a layout (glossary name -> LaTeX).
-SLICE_LATEX = {
-    "N": r"N_{g}", "N_a": r"N_{a,g}", "N_e": r"N_{e,g}", "N_p": r"N_{p,g}", "V": r"V_{g}", "a": r"a_{g}",
-    "L": r"L_{g}", "H_q": r"H_{q,g}", "H_kv": r"H_{kv,g}", "c": r"c_{g}",
-}
-
-SLICE_MEANING = {
-    "N": "parameters one GPU holds", "N_a": "parameters one GPU computes with per token",
-    "N_e": "input-embedding parameters on one GPU", "N_p": "transformer-block parameters one GPU computes with",
-    "V": "vocabulary rows of the output head on one GPU", "a": "activation bytes per sequence on one GPU",
-    "L": "layers on one GPU (one pipeline stage)", "H_q": "query heads on one GPU",
-    "H_kv": "KV heads on one GPU", "c": "KV bytes per token on one GPU",
-}
 
 
 def sliced(expr):

@@ -301,10 +301,19 @@ def _numbers_header(nums: Numbers, expr, qid: str) -> list[str]:
     where = ", ".join(f"{k} = {v}" for k, v in nums.params.items())
     lines = [f"{spec.name} ({spec.file}): {spec.model.name} on {spec.hardware.name}, {spec.precision.label()}, "
              f"{nums.env_obj.accounting} accounting" + (f"; {where}" if where else "")]
+    from genreport.model.frame import PLAIN
+
+    cut = nums.env_obj.cut
+    sliced = {k for k in PLAIN if nums.env_obj.values.get(k) != (nums.env_obj.card or {}).get(k)}
+    if not cut.trivial:
+        par = spec.parallelism
+        lines.append(f"  at the layout: one GPU of tp {par.tp} x pp {par.pp} x ep {par.ep} x dp {par.dp} "
+                     f"({par.gpus} GPUs); a symbol marked _g holds that GPU's slice of the model")
     shown = []
     for s in sorted(expr.free_symbols, key=lambda s: s.name):
         if s.name in nums.values:
-            shown.append(f"{s.name} = {_fmt(nums.values[s.name], BY_NAME[s.name].unit)}")
+            name = PLAIN[s.name] if s.name in sliced and not cut.trivial else s.name
+            shown.append(f"{name} = {_fmt(nums.values[s.name], BY_NAME[s.name].unit)}")
     if shown:
         lines.append("  inputs: " + ", ".join(shown))
     return lines

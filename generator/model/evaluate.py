@@ -62,6 +62,7 @@ class Results:
     states: tuple[dict, ...] = ()  # seed 000: the three bottleneck states
     index: dict[tuple, Entry] = field(default_factory=dict, repr=False)
     parallel: object = None  # genreport.model.parallel.ParallelResults, when the spec has 'parallelism'
+    frame: object = None  # genreport.model.frame.Frame: whose numbers these are (one card, one GPU of a layout)
     one_card: dict[str, dict[str, float | None]] = field(default_factory=dict)  # accounting -> the whole model on
     # one card (ONE_CARD_SCALARS), stated once beside a layout's numbers; empty on one card
 
@@ -200,7 +201,10 @@ def _evaluate(spec: ReportSpec) -> Results:
 
         r = replace(r, parallel=evaluate_parallel(r))
         r = replace(r, decode=_at_layout_rates(r))
+    from genreport.model.frame import frame
+
     r = replace(r, verdicts=_verdicts(r))
+    r = replace(r, frame=frame(r))
     entries = tuple(_entries(r))
     if r.parallel is not None:
         entries += r.parallel.entries

@@ -26,9 +26,11 @@ def decode_headline(r: Results) -> str:
     t_mem, t_comp = sc["weight_stream_time"], sc["weight_flops_time"]
     if t_mem >= t_comp:
         return (f"Decode at batch 1 is bandwidth-bound: streaming the weights takes {fmt.time(t_mem)} per token "
-                f"({fmt.num(1 / t_mem)} tok/s at most); the card's compute could do {fmt.num(t_mem / t_comp)} "
+                f"({fmt.num(1 / t_mem)} tok/s at most); {'each GPU' if r.frame.many else 'the card'}'s compute could do "
+                f"{fmt.num(t_mem / t_comp)} "
                 f"such tokens in that time, and it does 1.")
-    return (f"Decode at batch 1 is compute-bound on this card: {fmt.time(t_comp)} of arithmetic against "
+    return (f"Decode at batch 1 is compute-bound on {'each GPU' if r.frame.many else 'this card'}: "
+            f"{fmt.time(t_comp)} of arithmetic against "
             f"{fmt.time(t_mem)} of weight traffic, so the compute roof sets {fmt.num(1 / t_comp)} tok/s.")
 
 
@@ -123,8 +125,13 @@ def training_lines(r: Results) -> list[str]:
 def capacity_fact(r: Results) -> str:
     sc = _lead(r)
     if sc["weight_bytes"] > sc["capacity"]:
-        return (f"No KV cache fits: {fmt.gib(sc['weight_bytes'])} of weights against {fmt.gib(sc['capacity'])} "
+        return (f"No KV cache fits: {fmt.gib(sc['weight_bytes'])} of weights{' per GPU' if r.frame.many else ''} "
+                f"against {fmt.gib(sc['capacity'])} "
                 "leaves nothing for it, so the formula has no physical value here (section 0 lists what makes it fit).")
+    if r.frame.many:
+        return (f"Beside each GPU's {fmt.size(sc['weight_bytes'])} of weights, {fmt.gib(sc['capacity'] - sc['weight_bytes'])} "
+                f"per GPU is left for the KV cache: {fmt.integer(sc['kv_capacity_tokens'])} tokens per replica "
+                f"({fmt.kib(sc['kv_bytes_per_token'])} of each token on every GPU).")
     return (f"Beside {fmt.size(sc['weight_bytes'])} of weights, {fmt.gib(sc['capacity'] - sc['weight_bytes'])} is left "
             f"for the KV cache: {fmt.integer(sc['kv_capacity_tokens'])} tokens ({fmt.kib(sc['kv_bytes_per_token'])} each).")
 

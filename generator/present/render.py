@@ -73,7 +73,8 @@ class Formulas:
         e = b.entry
         c = r.q[e.id]
         values = {name: fmt.tex_number(v) for name, v in b.inputs.items()}
-        symbolic = f"{c.symbol} = {render_latex(c.latex[b.variant], c.args)}"
+        names = r.frame.names  # one GPU of a layout: the seeds' symbols name that GPU's slice (N_g, c_g, ...)
+        symbolic = f"{c.symbol} = {render_latex(c.latex[b.variant], c.args, names=names)}"
         substituted = f"= {render_latex(c.latex[b.variant], c.args, values)}"
         params = {k: v for k, v in e.params.items()}
         shown_value = b.closed_form if e.id == "critical_context" and b.note == "numeric" else e.value
@@ -84,7 +85,7 @@ class Formulas:
             "result": live.block_result(r, e, shown_value, format_value(shown_value, c.unit, c.integer)),
             "value": e.value,
             "reason": e.reason if e.value is None else "",
-            "steps": _steps(c, b, symbolic) if b.steps else [],
+            "steps": _steps(c, b, symbolic, names) if b.steps else [],
         }
         if b.note == "numeric":
             _windowed_note(block, r, e)
@@ -93,9 +94,9 @@ class Formulas:
         return block
 
 
-def _steps(c, b: Block, symbolic: str) -> list[dict]:
+def _steps(c, b: Block, symbolic: str, names: dict[str, str]) -> list[dict]:
     """A block's derivation, ending on the form it is evaluated in (the display form, when it differs)."""
-    steps = [{"label": lab, "tex": f"{lhs} = {render_latex(rhs, c.args)}"}
+    steps = [{"label": lab, "tex": f"{lhs} = {render_latex(rhs, c.args, names=names)}"}
              for lab, lhs, rhs in c.steps.get(b.variant, ())]
     named = "R" in c.args or "I_KV" in c.args  # a display form in the ridge and the attention intensity
     if named and steps and steps[-1]["tex"].split(" = ", 1)[1] != symbolic.split(" = ", 1)[1]:
@@ -156,6 +157,23 @@ def _notation() -> list[dict]:
             for e in ENTRIES]
 
 
+def _slice_value(name: str, x: float) -> str:
+    if name in ("N", "N_a", "N_e", "N_p"):
+        return fmt.params(x)
+    if name == "c":
+        return fmt.kib(x)
+    if name == "a":
+        return fmt.size(x)
+    return fmt.num(x)
+
+
+def _frame_rows(r: Results) -> list[dict]:
+    """The slice of the model one GPU of the layout holds (chapter 1's table)."""
+    return [{"math": img(s["definition"], size=13, inline=True), "meaning": s["meaning"],
+             "value": _slice_value(s["name"], s["value"]), "card": _slice_value(s["name"], s["card"])}
+            for s in r.frame.slices]
+
+
 def _inputs(r: Results) -> list[dict]:
     s, hw, m, p = r.spec, r.spec.hardware, r.spec.model, r.spec.precision
     rows = [
@@ -196,6 +214,18 @@ def _inputs(r: Results) -> list[dict]:
                      "symbol": "N_a", "value": f"{declared}; {int(pc.active):,} "
                      f"({int(pc.active - pc.embedding - pc.lm_head):,} without the embedding and the head)",
                      "source": f"{m.source.short()}; formulas.architecture"})
+    if r.parallel is not None:
+        par = r.parallel.parallelism
+        rows.append({"what": "layout (tensor, pipeline, expert, data parallel)", "symbol": "n_TP, n_PP, n_EP, n_DP",
+                     "value": f"{par.tp}, {par.pp}, {par.ep}, {par.dp} ({par.gpus} GPUs)", "source": "spec"})
+        for g, c in sorted(r.parallel.links.items()):
+            if c.tier == "none" or c.span <= 1:
+                continue
+            rows.append({"what": f"{g} group's link ({c.tier}, {c.span} GPUs), per direction and per step",
+                         "symbol": f"W_{g.upper()}, α_{g.upper()}",
+                         "value": f"{fmt.bandwidth(c.bandwidth_per_direction)}, "
+                                  + (f"{fmt.time(c.latency)}" if c.latency_given else "0 (not in the spec)"),
+                         "source": c.name + ("" if c.per_direction_from == "spec" else " (half the datasheet's sum)")})
     if s.efficiency:
         rows.append({"what": "achievable fractions of peak (bandwidth, compute)", "symbol": "η_W, η_P",
                      "value": f"{s.efficiency.bandwidth:g}, {s.efficiency.compute:g}", "source": s.efficiency.source.short()})
@@ -364,6 +394,8 @@ class ReportContext:
     all_formulas: list
     eq: Equations
     many: object
+    frame: object
+    frame_rows: list
     par: object
     par_links: list
     par_table: list
@@ -418,6 +450,7 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
         baseline_overrides=overrides,
         whatif_story=prose.whatif_story(r, baseline, overrides) if baseline else [],
         fx=fx, all_formulas=list(f.used), eq=Equations(), many=r.many, **_parallel_context(r),
+        frame=r.frame, frame_rows=_frame_rows(r),
         live_page=live.page_scripts(r),
     )
 

@@ -19,10 +19,17 @@ def _fit_sentence(r: Results) -> str:
             ways.append(f"{o['label']} ({fmt.gb(o['weight_bytes'])} of weights each{cost})")
         else:
             ways.append(f"one {o['label']}")
-    text = (f"The weights alone, {fmt.gb(sc['weight_bytes'])}, exceed the {fmt.gib(sc['capacity'])} of one "
-            f"{r.spec.hardware.title}: {r.spec.model.title} does not fit at {r.spec.precision.weights}")
+    if r.frame.many:
+        text = (f"Each GPU's share of the weights, {fmt.gb(sc['weight_bytes'])}, exceeds the {fmt.gib(sc['capacity'])} "
+                f"of one {r.spec.hardware.title}: {r.spec.model.title} does not fit on {r.frame.label} at "
+                f"{r.spec.precision.weights}")
+    else:
+        text = (f"The weights alone, {fmt.gb(sc['weight_bytes'])}, exceed the {fmt.gib(sc['capacity'])} of one "
+                f"{r.spec.hardware.title}: {r.spec.model.title} does not fit at {r.spec.precision.weights}")
     if ways:
         text += "; it fits with " + (", ".join(ways[:-1]) + " or " + ways[-1] if len(ways) > 1 else ways[0])
+    if r.frame.many:
+        return text + ". The bounds below are those of one GPU of the layout streaming its slice."
     return text + ". The bounds below are those of one card's bandwidth and compute streaming the whole model."
 
 
@@ -50,8 +57,14 @@ def sentences(r: Results) -> list[str]:
         best = max(decode[1:], key=lambda x: x["tokens_per_s"] if x["fits"] else 0, default=None)
         if best is not None and best["fits"] and best["batch"] > d1["batch"]:
             roof = ("still " if best["roof"] == d1["roof"] else "now ") + f"{best['roof']}-bound"
-            out.append(f"Batching {best['batch']:,} sequences at context {best['context']:,} (the most of the spec's "
-                       f"batches that fit) gives {fmt.num(best['tokens_per_s'])} tok/s in total, "
+            scope = ""
+            if r.frame.many:
+                scope = " per replica"
+                if r.frame.dp > 1:
+                    scope += f" ({fmt.num(best['tokens_per_s'] * r.frame.dp)} on all {r.frame.gpus} GPUs)"
+            out.append(f"Batching {best['batch']:,} sequences{' per replica' if r.frame.many else ''} at context "
+                       f"{best['context']:,} (the most of the spec's batches that fit) gives "
+                       f"{fmt.num(best['tokens_per_s'])} tok/s in total{scope}, "
                        f"{fmt.num(best['tokens_per_s'] / d1['tokens_per_s'])}× batch 1, {roof}.")
         elif r.verdicts.get("weights_fit", True):
             out.append("No batch larger than the first fits in memory at these contexts, so batching cannot raise "
@@ -86,15 +99,22 @@ def terminal_lines(r: Results) -> list[str]:
         lines.append(f"  binds at batch {d1['batch']}: {d1['roof']} ({fmt.time(d1['time'])} per token, "
                      f"{fmt.num(d1['other_roof'])}x from the other roof)")
         best = max(decode, key=lambda x: x["tokens_per_s"] if x["fits"] else 0)
-        lines.append(f"  tokens/s: {fmt.num(d1['tokens_per_s_sequence'])} per sequence; {fmt.num(best['tokens_per_s'])} in "
-                     f"total at batch {best['batch']:,}, context {best['context']:,}" if best["fits"] else
-                     f"  tokens/s: {fmt.num(d1['tokens_per_s_sequence'])} per sequence (bound)")
+        scope = " per replica" if r.frame.many else ""
+
+        def rates(x) -> str:
+            text = (f"{fmt.num(x['tokens_per_s_sequence'])} tok/s per user and {fmt.num(x['tokens_per_s'])} in total"
+                    f"{scope} at batch {x['batch']:,}, context {x['context']:,}")
+            if r.frame.dp > 1:
+                text += f" ({fmt.num(x['tokens_per_s'] * r.frame.dp)} on all {r.frame.gpus} GPUs)"
+            return text
+
+        lines.append(f"  tokens/s: {rates(d1)}" + (f"; {rates(best)}" if best["fits"] and best is not d1 else ""))
     if r.parallel is not None:
-        ps = r.parallel.scalars[r.lead]
         ok = "yes" if r.verdicts.get("weights_fit", True) else "no"
-        lines.append(f"  fits: {ok}, {fmt.gb(ps['weight_bytes_per_gpu'])} of weights per GPU in "
+        kv = sc["kv_capacity_tokens"]
+        lines.append(f"  fits: {ok}, {fmt.gb(sc['weight_bytes'])} of weights per GPU in "
                      f"{fmt.gib(sc['capacity'])} on {r.parallel.parallelism.gpus} GPUs; "
-                     f"{fmt.integer(ps['kv_capacity_tokens_replica'])} KV tokens per replica")
+                     + (f"{fmt.integer(kv)} KV tokens per replica" if kv is not None else "no KV cache fits"))
     elif r.verdicts.get("weights_fit", True):
         kv = sc["kv_capacity_tokens"]
         lines.append(f"  fits: yes, {fmt.gb(sc['weight_bytes'])} of weights in {fmt.gib(sc['capacity'])}; "

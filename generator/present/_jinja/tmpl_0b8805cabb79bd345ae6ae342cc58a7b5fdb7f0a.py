@@ -11,39 +11,64 @@ def root(context, missing=missing):
     l_0_q = resolve('q')
     l_0_precision = resolve('precision')
     l_0_model = resolve('model')
+    l_0_frame = resolve('frame')
     l_0_w = resolve('w')
     l_0_summary = resolve('summary')
     l_0_decision = resolve('decision')
     l_0_formula = l_0_figure = l_0_pill = missing
     try:
-        t_1 = environment.filters['format']
+        t_1 = environment.filters['first']
     except KeyError:
         @internalcode
         def t_1(*unused):
-            raise TemplateRuntimeError("No filter named 'format' found.")
+            raise TemplateRuntimeError("No filter named 'first' found.")
     try:
-        t_2 = environment.filters['integer']
+        t_2 = environment.filters['format']
     except KeyError:
         @internalcode
         def t_2(*unused):
-            raise TemplateRuntimeError("No filter named 'integer' found.")
+            raise TemplateRuntimeError("No filter named 'format' found.")
     try:
-        t_3 = environment.filters['num']
+        t_3 = environment.filters['integer']
     except KeyError:
         @internalcode
         def t_3(*unused):
-            raise TemplateRuntimeError("No filter named 'num' found.")
+            raise TemplateRuntimeError("No filter named 'integer' found.")
     try:
-        t_4 = environment.filters['time']
+        t_4 = environment.filters['kib']
     except KeyError:
         @internalcode
         def t_4(*unused):
-            raise TemplateRuntimeError("No filter named 'time' found.")
+            raise TemplateRuntimeError("No filter named 'kib' found.")
     try:
-        t_5 = environment.tests['none']
+        t_5 = environment.filters['map']
     except KeyError:
         @internalcode
         def t_5(*unused):
+            raise TemplateRuntimeError("No filter named 'map' found.")
+    try:
+        t_6 = environment.filters['num']
+    except KeyError:
+        @internalcode
+        def t_6(*unused):
+            raise TemplateRuntimeError("No filter named 'num' found.")
+    try:
+        t_7 = environment.filters['selectattr']
+    except KeyError:
+        @internalcode
+        def t_7(*unused):
+            raise TemplateRuntimeError("No filter named 'selectattr' found.")
+    try:
+        t_8 = environment.filters['time']
+    except KeyError:
+        @internalcode
+        def t_8(*unused):
+            raise TemplateRuntimeError("No filter named 'time' found.")
+    try:
+        t_9 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_9(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s0_summary.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
@@ -74,7 +99,7 @@ def root(context, missing=missing):
     if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour'):
         pass
         yield '; $'
-        yield escape(t_1('%.2f', environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour')))
+        yield escape(t_2('%.2f', environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour')))
         yield '/h ('
         yield escape(context.call(environment.getattr(context.call(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'source_of'), 'price'), 'short')))
         yield ')'
@@ -99,11 +124,21 @@ def root(context, missing=missing):
         yield escape(environment.getattr(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'moe'), 'active_experts'))
         yield '</span> active)'
     yield ';\n  KV '
+    if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
+        pass
+        yield escape(t_4(t_1(environment, t_5(context, t_7(context, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'slices'), 'name', 'equalto', 'c'), attribute='card'))))
+        yield ' per token, '
     yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'kv_bytes_per_token', 'kib'))
-    yield ' per token</td>\n<td><span data-live="precision.label">'
+    yield ' per token'
+    if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
+        pass
+        yield ' on each GPU'
+    yield ' ('
+    yield escape(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'kv_cache'))
+    yield ')</td>\n<td><span data-live="precision.label">'
     yield escape(context.call(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'label')))
     yield '</span> (<span data-live="precision.weight_bytes">'
-    yield escape(t_3(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes')))
+    yield escape(t_6(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes')))
     yield '</span> B per weight)</td>\n<td data-live="workloads">'
     if environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'decode_batch'):
         pass
@@ -112,7 +147,7 @@ def root(context, missing=missing):
         for l_1_b, l_1_loop in LoopContext(environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'decode_batch'), undefined):
             _loop_vars = {}
             pass
-            yield escape(t_2(l_1_b))
+            yield escape(t_3(l_1_b))
             if (not environment.getattr(l_1_loop, 'last')):
                 pass
                 yield ', '
@@ -122,7 +157,7 @@ def root(context, missing=missing):
         for l_1_s, l_1_loop in LoopContext(environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'decode_context'), undefined):
             _loop_vars = {}
             pass
-            yield escape(t_2(l_1_s))
+            yield escape(t_3(l_1_s))
             if (not environment.getattr(l_1_loop, 'last')):
                 pass
                 yield ', '
@@ -134,7 +169,7 @@ def root(context, missing=missing):
         for l_1_t, l_1_loop in LoopContext(environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'prefill_prompt'), undefined):
             _loop_vars = {}
             pass
-            yield escape(t_2(l_1_t))
+            yield escape(t_3(l_1_t))
             if (not environment.getattr(l_1_loop, 'last')):
                 pass
                 yield ', '
@@ -143,7 +178,7 @@ def root(context, missing=missing):
     if environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'training_tokens'):
         pass
         yield '<br>training: '
-        yield escape(t_2(environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'training_tokens')))
+        yield escape(t_3(environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'training_tokens')))
         yield '-token micro-batch'
     yield '</td></tr></tbody>\n</table></div>\n<div class="summary" data-prose="summary">\n'
     l_1_loop = missing
@@ -174,11 +209,11 @@ def root(context, missing=missing):
         yield '</td><td>'
         yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_x, 'binds'), _loop_vars=_loop_vars))
         yield '</td><td class="n">'
-        yield escape(t_4(environment.getattr(l_1_x, 'time')))
+        yield escape(t_8(environment.getattr(l_1_x, 'time')))
         yield '</td>\n<td class="n">'
         if environment.getattr(l_1_x, 'other_roof'):
             pass
-            yield escape(t_3(environment.getattr(l_1_x, 'other_roof')))
+            yield escape(t_6(environment.getattr(l_1_x, 'other_roof')))
             yield '×'
         else:
             pass
@@ -187,20 +222,20 @@ def root(context, missing=missing):
         if environment.getattr(l_1_x, 'fits'):
             pass
             yield '<span class="ok">yes</span>'
-            if ((environment.getattr(l_1_x, 'workload') == 'decode') and (not t_5(environment.getattr(l_1_x, 'capacity_batch')))):
+            if ((environment.getattr(l_1_x, 'workload') == 'decode') and (not t_9(environment.getattr(l_1_x, 'capacity_batch')))):
                 pass
                 yield ', ≤ '
-                yield escape(t_2(environment.getattr(l_1_x, 'capacity_batch')))
+                yield escape(t_3(environment.getattr(l_1_x, 'capacity_batch')))
         else:
             pass
             yield '<span class="bad">no</span>'
         yield '</td>\n<td class="n">'
         if (environment.getattr(l_1_x, 'workload') == 'decode'):
             pass
-            yield escape(t_3(environment.getattr(l_1_x, 'ms_per_token')))
+            yield escape(t_6(environment.getattr(l_1_x, 'ms_per_token')))
         elif (environment.getattr(l_1_x, 'workload') == 'prefill'):
             pass
-            yield escape(t_3(environment.getattr(l_1_x, 'ms_to_first_token')))
+            yield escape(t_6(environment.getattr(l_1_x, 'ms_to_first_token')))
             yield ' (TTFT)'
         else:
             pass
@@ -208,19 +243,19 @@ def root(context, missing=missing):
         yield '</td>\n<td class="n">'
         if (environment.getattr(l_1_x, 'workload') == 'decode'):
             pass
-            yield escape(t_3(environment.getattr(l_1_x, 'tokens_per_s_sequence')))
+            yield escape(t_6(environment.getattr(l_1_x, 'tokens_per_s_sequence')))
         else:
             pass
             yield '—'
         yield '</td>\n<td class="n">'
-        yield escape(t_3(environment.getattr(l_1_x, 'tokens_per_s')))
+        yield escape(t_6(environment.getattr(l_1_x, 'tokens_per_s')))
         yield '</td>\n'
         if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour'):
             pass
             yield '<td class="n">'
-            if (not t_5(environment.getattr(l_1_x, 'usd_per_mtok'))):
+            if (not t_9(environment.getattr(l_1_x, 'usd_per_mtok'))):
                 pass
-                yield escape(t_1('%.3g', environment.getattr(l_1_x, 'usd_per_mtok')))
+                yield escape(t_2('%.3g', environment.getattr(l_1_x, 'usd_per_mtok')))
             else:
                 pass
                 yield '—'
@@ -232,7 +267,7 @@ def root(context, missing=missing):
             if environment.getattr(environment.getattr(l_1_x, 'lever'), 'gain'):
                 pass
                 yield ': '
-                yield escape(t_3(environment.getattr(environment.getattr(l_1_x, 'lever'), 'gain')))
+                yield escape(t_6(environment.getattr(environment.getattr(l_1_x, 'lever'), 'gain')))
                 yield '× '
                 yield escape(environment.getattr(environment.getattr(l_1_x, 'lever'), 'effect'))
             else:
@@ -251,4 +286,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=49&6=62&7=70&8=82&9=90&10=102&11=104&12=108&13=130&14=143&17=150&22=165&24=169&25=179&26=187&27=198&28=209&29=216&30=218&31=229&35=248'
+debug_info = '1=74&6=87&7=95&8=107&9=115&10=127&11=139&12=143&13=165&14=178&17=185&22=200&24=204&25=214&26=222&27=233&28=244&29=251&30=253&31=264&35=283'

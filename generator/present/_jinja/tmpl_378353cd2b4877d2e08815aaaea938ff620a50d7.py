@@ -10,6 +10,7 @@ def root(context, missing=missing):
     l_0_all_formulas = resolve('all_formulas')
     l_0_notation = resolve('notation')
     l_0_inputs = resolve('inputs')
+    l_0_par = resolve('par')
     l_0_spec = resolve('spec')
     l_0_slips = resolve('slips')
     l_0_version = resolve('version')
@@ -105,7 +106,14 @@ def root(context, missing=missing):
         yield escape(environment.getattr(l_1_row, 'source'))
         yield '</td></tr>'
     l_1_row = missing
-    yield '</tbody></table></div>\n<p class="meta">Conventions: GB = 10⁹ B, GiB = 2³⁰ B, KiB = 1024 B; TB/s = 10¹² B/s; TFLOP/s = 10¹² FLOP/s; token counts\nwritten 1k, 2k, 8k mean 1024, 2048, 8192. The ridge is kept unrounded inside formulas; crossover roots are rounded to the\nnearest integer, capacity batches rounded down. Multi-GPU communication, kernel efficiency and cache hits are out of scope.</p>\n'
+    yield '</tbody></table></div>\n<p class="meta">Conventions: GB = 10⁹ B, GiB = 2³⁰ B, KiB = 1024 B; TB/s = 10¹² B/s; TFLOP/s = 10¹² FLOP/s; token counts\nwritten 1k, 2k, 8k mean 1024, 2048, 8192. The ridge is kept unrounded inside formulas; crossover roots are rounded to the\nnearest integer, capacity batches rounded down. '
+    if (undefined(name='par') if l_0_par is missing else l_0_par):
+        pass
+        yield "The interconnect is an input (its ledger is chapter 7's); kernel efficiency and cache hits are out of scope."
+    else:
+        pass
+        yield 'Multi-GPU communication, kernel efficiency and cache hits are out of scope.'
+    yield '</p>\n'
     if environment.getattr((undefined(name='spec') if l_0_spec is missing else l_0_spec), 'warnings'):
         pass
         yield '<p class="meta">Warnings from the spec: '
@@ -159,4 +167,4 @@ def root(context, missing=missing):
     yield ').</p>\n</section>\n'
 
 blocks = {}
-debug_info = '1=39&8=53&9=65&13=83&17=95&22=109&23=122&26=125&28=127&32=138&33=140&34=152'
+debug_info = '1=40&8=54&9=66&13=84&17=96&21=110&22=117&23=130&26=133&28=135&32=146&33=148&34=160'

@@ -14,6 +14,7 @@ def root(context, missing=missing):
     l_0_sc = resolve('sc')
     l_0_attention_text = resolve('attention_text')
     l_0_capacity_fact = resolve('capacity_fact')
+    l_0_frame = resolve('frame')
     l_0_ctxs = resolve('ctxs')
     l_0_figs = resolve('figs')
     l_0_context_lines = resolve('context_lines')
@@ -113,7 +114,11 @@ def root(context, missing=missing):
         yield escape((undefined(name='capacity_fact') if l_0_capacity_fact is missing else l_0_capacity_fact))
         yield '</p>\n'
         yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'cap_batch')))
-        yield '\n<div class="scroll"><table><thead>\n<tr><th class="n">context</th><th class="n">ceiling</th><th class="n">batch to cross the ridge</th><th class="n">sequences that fit</th><th class="n">intensity there</th></tr></thead><tbody data-rows="context">\n'
+        yield '\n<div class="scroll"><table><thead>\n<tr><th class="n">context</th><th class="n">ceiling</th><th class="n">batch to cross the ridge</th><th class="n">sequences that fit'
+        if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
+            pass
+            yield ' per replica'
+        yield '</th><th class="n">intensity there</th></tr></thead><tbody data-rows="context">\n'
         for l_1_s in (undefined(name='ctxs') if l_0_ctxs is missing else l_0_ctxs):
             l_1_q = resolve('q')
             _loop_vars = {}
@@ -150,9 +155,27 @@ def root(context, missing=missing):
             yield ' except the '
             yield escape(t_4(environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'activation_bytes')))
             yield ' per sequence the spec declares'
-        yield ':\nthey are upper bounds. Runtime activations, workspace and paging metadata also take memory, so fewer sequences fit than the ledger says.</p>\n<h3>Decode token/s bound, by batch and context</h3>\n<p>The step takes at least the larger of its two lower bounds; B sequences each get one token per step.</p>\n'
+        yield ':\nthey are upper bounds. Runtime activations, workspace and paging metadata also take memory, so fewer sequences fit than the ledger says.</p>\n<h3>Decode token/s bound, by batch and context</h3>\n<p>The step takes at least the larger of its two lower bounds; B sequences each get one token per step.'
+        if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
+            pass
+            yield 'On '
+            yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'label'))
+            yield " the formula gives one GPU's ledgers without the links; the table states each replica's token/s at\nthe strict bound of a round, the largest of one GPU's compute, HBM and interconnect ledgers through the pipeline\n(chapter 7)"
+            if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'dp') > 1):
+                pass
+                yield ', B sequences per data-parallel replica ('
+                yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'dp'))
+                yield ' B on all '
+                yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'gpus'))
+                yield ' GPUs)'
+            yield '.'
+        yield '</p>\n'
         yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tps')))
-        yield '\n<div class="scroll"><table><thead>\n<tr data-cols="context"><th class="n">batch</th>'
+        yield '\n<div class="scroll"><table><thead>\n<tr data-cols="context"><th class="n">batch'
+        if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
+            pass
+            yield ' per replica'
+        yield '</th>'
         for l_1_s in (undefined(name='ctxs') if l_0_ctxs is missing else l_0_ctxs):
             _loop_vars = {}
             pass
@@ -219,4 +242,4 @@ def root(context, missing=missing):
     yield '</section>\n\n'
 
 blocks = {}
-debug_info = '1=63&6=76&7=82&8=84&9=86&10=92&11=94&13=96&14=98&15=100&18=103&19=105&20=107&21=109&23=111&24=113&25=115&28=117&29=122&30=128&31=130&34=136&35=138&36=146&37=148&41=154&43=156&44=167&45=171&48=204&49=206&51=209&52=211&53=213&54=215&55=217'
+debug_info = '1=64&6=77&7=83&8=85&9=87&10=93&11=95&13=97&14=99&15=101&18=104&19=106&20=108&21=110&23=112&24=114&25=116&27=118&28=122&29=127&30=133&31=135&34=141&35=143&36=151&37=153&40=159&41=162&43=164&44=173&46=175&47=190&48=194&51=227&52=229&54=232&55=234&56=236&57=238&58=240'

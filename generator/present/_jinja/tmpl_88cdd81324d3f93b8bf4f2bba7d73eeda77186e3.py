@@ -7,6 +7,9 @@ def root(context, missing=missing):
     concat = environment.concat
     cond_expr_undefined = Undefined
     if 0: yield None
+    l_0_frame = resolve('frame')
+    l_0_frame_rows = resolve('frame_rows')
+    l_0_hw = resolve('hw')
     l_0_fx = resolve('fx')
     l_0_moe_text = resolve('moe_text')
     l_0_figs = resolve('figs')
@@ -23,28 +26,52 @@ def root(context, missing=missing):
         def t_1(*unused):
             raise TemplateRuntimeError("No filter named 'bandwidth' found.")
     try:
-        t_2 = environment.filters['memsize']
+        t_2 = environment.filters['gib']
     except KeyError:
         @internalcode
         def t_2(*unused):
-            raise TemplateRuntimeError("No filter named 'memsize' found.")
+            raise TemplateRuntimeError("No filter named 'gib' found.")
     try:
-        t_3 = environment.filters['num']
+        t_3 = environment.filters['integer']
     except KeyError:
         @internalcode
         def t_3(*unused):
-            raise TemplateRuntimeError("No filter named 'num' found.")
+            raise TemplateRuntimeError("No filter named 'integer' found.")
     try:
-        t_4 = environment.filters['pct']
+        t_4 = environment.filters['memsize']
     except KeyError:
         @internalcode
         def t_4(*unused):
-            raise TemplateRuntimeError("No filter named 'pct' found.")
+            raise TemplateRuntimeError("No filter named 'memsize' found.")
     try:
-        t_5 = environment.tests['none']
+        t_5 = environment.filters['num']
     except KeyError:
         @internalcode
         def t_5(*unused):
+            raise TemplateRuntimeError("No filter named 'num' found.")
+    try:
+        t_6 = environment.filters['pct']
+    except KeyError:
+        @internalcode
+        def t_6(*unused):
+            raise TemplateRuntimeError("No filter named 'pct' found.")
+    try:
+        t_7 = environment.filters['safe']
+    except KeyError:
+        @internalcode
+        def t_7(*unused):
+            raise TemplateRuntimeError("No filter named 'safe' found.")
+    try:
+        t_8 = environment.filters['time']
+    except KeyError:
+        @internalcode
+        def t_8(*unused):
+            raise TemplateRuntimeError("No filter named 'time' found.")
+    try:
+        t_9 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_9(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s1_waiting.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
@@ -59,7 +86,73 @@ def root(context, missing=missing):
         l_0_pill = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s1_waiting.html.j2') does not export the requested name 'pill'", name='pill')
     context.vars.update({'formula': l_0_formula, 'figure': l_0_figure, 'pill': l_0_pill})
     context.exported_vars.difference_update(('formula', 'figure', 'pill'))
-    yield '<section id="s1">\n<h2>1. A machine waiting for data</h2>\n<p>One decode step at batch 1 must read every weight once and do about two FLOPs per weight. Each has a lower bound:\nthe bytes over the bandwidth, and the FLOPs over the peak. The step cannot be faster than the larger one.</p>\n'
+    yield '<section id="s1">\n<h2>1. A machine waiting for data</h2>\n'
+    if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
+        pass
+        yield '<h3>One GPU of '
+        yield escape(t_3(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'gpus')))
+        yield '</h3>\n<p data-layout>This report states the numbers of the layout in its title, '
+        yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'label'))
+        yield ' on '
+        yield escape(t_3(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'gpus')))
+        yield ' GPUs'
+        if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'dp') > 1):
+            pass
+            yield ' ('
+            yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'dp'))
+            yield ' data-parallel replicas of '
+            yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus'))
+            yield ' GPU'
+            yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 6 in 'sections/s1_waiting.html.j2' evaluated to false and no else section was defined.")))
+            yield ')'
+        yield '.\nEach GPU holds and computes a slice of the model, so the formulas of chapters 1–6 are the seeds\' single-card ones\nwith that slice in place of the whole model (the symbols with a subscript g):</p>\n<div class="scroll"><table><thead><tr><th>symbol</th><th>one GPU\'s slice</th><th class="n">value</th><th class="n">whole model</th></tr></thead><tbody>\n'
+        for l_1_s in (undefined(name='frame_rows') if l_0_frame_rows is missing else l_0_frame_rows):
+            _loop_vars = {}
+            pass
+            yield '<tr><td>'
+            yield escape(t_7(environment.getattr(l_1_s, 'math')))
+            yield '</td><td>'
+            yield escape(environment.getattr(l_1_s, 'meaning'))
+            yield '</td><td class="n">'
+            yield escape(environment.getattr(l_1_s, 'value'))
+            yield '</td><td class="n">'
+            yield escape(environment.getattr(l_1_s, 'card'))
+            yield '</td></tr>'
+        l_1_s = missing
+        yield "</tbody></table></div>\n<p data-layout>Times, FLOPs, bytes and intensities are one GPU's during a decode round of its replica (the GPUs of a\nreplica work at once); KV capacities and sequences are per replica ("
+        yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus'))
+        yield ' GPU'
+        yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 13 in 'sections/s1_waiting.html.j2' evaluated to false and no else section was defined.")))
+        yield ' holding one copy of the model);\ntoken rates are per replica at the strict bound, the interconnect included (chapter 7)'
+        if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'dp') > 1):
+            pass
+            yield ', and a batch B is per data-parallel replica: the '
+            yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'dp'))
+            yield ' replicas serve '
+            yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'dp'))
+            yield ' B sequences'
+        yield '.\n'
+        if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'):
+            pass
+            yield 'On one card the whole model would need '
+            yield escape(t_8(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'), 'weight_stream_time')))
+            yield ' per batch-1 token'
+            if (not environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'), 'fits')):
+                pass
+                yield ' and would not fit: '
+                yield escape(t_2(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'), 'weight_bytes')))
+                yield ' of weights against '
+                yield escape(t_2(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'capacity')))
+            yield '.'
+        yield '</p>\n'
+    yield '<p>'
+    if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
+        pass
+        yield 'At batch 1 each GPU must read its slice of the weights once per step and do about two FLOPs per weight.'
+    else:
+        pass
+        yield 'One decode step at batch 1 must read every weight once and do about two FLOPs per weight.'
+    yield ' Each has a lower bound:\nthe bytes over the bandwidth, and the FLOPs over the peak. The step cannot be faster than the larger one.</p>\n'
     yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 't_mem')))
     yield '\n'
     yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 't_comp')))
@@ -71,15 +164,15 @@ def root(context, missing=missing):
         yield '</p>'
     yield escape(context.call((undefined(name='figure') if l_0_figure is missing else l_0_figure), (undefined(name='figs') if l_0_figs is missing else l_0_figs), 'fig1-decode-bounds'))
     yield '\n<p>The ratio of the two bounds is <span data-fact="bound_ratio">'
-    yield escape(t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'bound_ratio')))
+    yield escape(t_5(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'bound_ratio')))
     yield '</span>'
-    if ((environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes') == 2) and t_5(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'moe'))):
+    if ((environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes') == 2) and t_9(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'moe'))):
         pass
         yield ', the ridge point itself: at\nbatch 1 in 16-bit weights the intensity is 2N / (2N) = 1 FLOP/B, and a ratio of two lower bounds at intensity 1 is\nP/W'
     yield '.</p>\n<div class="callout">“GPU utilisation 99%” in <code>nvidia-smi</code> means a kernel was running during 99% of the sampling\nwindow. It says nothing about how busy the tensor cores or the memory bus were: a card starved by bandwidth and a\ncard saturating its compute both show 99%. Nor does <span data-fact="bound_ratio">'
-    yield escape(t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'bound_ratio')))
+    yield escape(t_5(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'bound_ratio')))
     yield '</span>:1 mean the tensor cores idle\n<span data-fact="compute_idle_share">'
-    yield escape(t_4(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'compute_idle_share')))
+    yield escape(t_6(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'compute_idle_share')))
     yield '</span> of the wall-clock time: the two bounds overlap, and the ratio compares two lower bounds.</div>\n'
     if (undefined(name='hierarchy') if l_0_hierarchy is missing else l_0_hierarchy):
         pass
@@ -95,7 +188,7 @@ def root(context, missing=missing):
             yield '</td>\n<td class="n">'
             if environment.getattr(l_1_h, 'size'):
                 pass
-                yield escape(t_2(environment.getattr(l_1_h, 'size')))
+                yield escape(t_4(environment.getattr(l_1_h, 'size')))
                 if (environment.getattr(l_1_loop, 'index') <= 2):
                     pass
                     yield ' per SM'
@@ -105,7 +198,7 @@ def root(context, missing=missing):
             yield '</td>\n<td class="n">'
             if environment.getattr(l_1_h, 'total'):
                 pass
-                yield escape(t_2(environment.getattr(l_1_h, 'total')))
+                yield escape(t_4(environment.getattr(l_1_h, 'total')))
             else:
                 pass
                 yield '—'
@@ -121,7 +214,7 @@ def root(context, missing=missing):
     if (undefined(name='states') if l_0_states is missing else l_0_states):
         pass
         yield '<h3>Diagnosing a real run</h3>\n<p>Measure the achieved bandwidth and FLOP/s of a step and compare each with its peak; “near peak” means at least\n'
-        yield escape(t_4(environment.getattr(environment.getitem((undefined(name='states') if l_0_states is missing else l_0_states), 0), 'near_peak'), 0))
+        yield escape(t_6(environment.getattr(environment.getitem((undefined(name='states') if l_0_states is missing else l_0_states), 0), 'near_peak'), 0))
         yield ' of it. Seed 000\'s three states:</p>\n<div class="scroll"><table>\n<thead><tr><th>achieved bandwidth</th><th>achieved compute</th><th>state</th><th>what helps</th></tr></thead>\n<tbody>'
         l_1_loop = missing
         for l_1_st, l_1_loop in LoopContext((undefined(name='states') if l_0_states is missing else l_0_states), undefined):
@@ -151,4 +244,4 @@ def root(context, missing=missing):
     yield '</section>\n\n'
 
 blocks = {}
-debug_info = '1=50&6=63&7=65&8=67&9=72&10=74&15=80&16=82&17=84&22=88&23=96&24=106&25=117&30=121&33=124&36=127&37=140'
+debug_info = '1=77&4=90&5=93&6=95&10=109&13=123&14=127&15=135&17=149&19=156&20=158&21=160&22=165&23=167&28=173&29=175&30=177&35=181&36=189&37=199&38=210&43=214&46=217&49=220&50=233'

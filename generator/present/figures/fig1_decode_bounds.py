@@ -15,12 +15,14 @@ def _streamed(r: Results) -> tuple[str, str, str]:
     """
     sc = _sc(r)
     v = r.envs[r.lead].values
+    n, n_a = r.frame.sym("N"), r.frame.sym("N_a")
     streamed = sc["weight_stream_time"] * sc["bandwidth"]
     if abs(streamed - sc["weight_bytes"]) <= 1e-3 * sc["weight_bytes"]:
-        return "stream every weight once\nN·b / W", f"{gb(sc['weight_bytes'])} of weights", "N·b/W"
+        what = "its slice" if r.frame.many else "every weight"
+        return f"stream {what} once\n{n}·b / W", f"{gb(sc['weight_bytes'])} of weights", f"{n}·b/W"
     b = v["b"]
     head = f"active weights {num(v['N_a'] / 1e9)} B × {num(b)} byte{'' if b == 1 else 's'}"
-    return "stream active weights\nN_a·b / W", head, f"N_a·b/W (the {num(v['N_a'] / 1e9)} B active weights)"
+    return f"stream active weights\n{n_a}·b / W", head, f"{n_a}·b/W (the {num(v['N_a'] / 1e9)} B active weights)"
 
 
 def fig1_decode_bounds(r: Results, baseline: Results | None = None):
@@ -104,15 +106,18 @@ def caption1(r: Results, baseline: Results | None = None) -> str:
     t_mem, t_comp = sc["weight_stream_time"], sc["weight_flops_time"]
     ratio = t_mem / t_comp
     formula = _streamed(r)[2]
+    where = (f"one GPU of {r.frame.gpus} × {r.spec.hardware.title} ({r.frame.label})" if r.frame.many
+             else r.spec.hardware.title)
+    card = "each GPU" if r.frame.many else "the card"
     head = (f"Schematic (cells not to scale): the two lower bounds of one batch-1 decode step of "
-            f"{r.spec.model.title} on {r.spec.hardware.title}. By bandwidth it takes {formula} = {ms(t_mem)}; "
+            f"{r.spec.model.title} on {where}. By bandwidth it takes {formula} = {ms(t_mem)}; "
             f"by compute only 2{formula.split('·')[0]}/P = {ms(t_comp)}. ")
     if ratio >= 1:
-        body = (f"In the time the bandwidth sets, the card's peak compute could do about {num(ratio)} such tokens, "
+        body = (f"In the time the bandwidth sets, {card}'s peak compute could do about {num(ratio)} such tokens, "
                 f"and it has to do 1. ")
     else:
         body = (f"Here compute is the longer bound ({num(1 / ratio)}× the memory time), so batch-1 decode is "
-                f"compute-bound on this card. ")
+                f"compute-bound on {'each GPU' if r.frame.many else 'this card'}. ")
     ridge = sc["ridge_point"]
     if abs(ratio - ridge) <= 1e-9 * ridge:
         body += f"The ratio {num(ratio)} equals the ridge because weights take b = 2 bytes. "

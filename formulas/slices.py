@@ -1,0 +1,34 @@
+"""How the report prints one GPU's slice of the model (no SymPy: the build reads it; formulas.layout holds
+the expressions, and a test checks these texts against them)."""
+
+# The per-GPU symbols the report prints in place of the seeds' at a layout (glossary name -> LaTeX).
+SLICE_LATEX = {
+    "N": r"N_{g}", "N_a": r"N_{a,g}", "N_e": r"N_{e,g}", "N_p": r"N_{p,g}", "V": r"V_{g}", "a": r"a_{g}",
+    "L": r"L_{g}", "H_q": r"H_{q,g}", "H_kv": r"H_{kv,g}", "c": r"c_{g}",
+}
+
+SLICE_MEANING = {
+    "N": "parameters one GPU holds", "N_a": "parameters one GPU computes with per token",
+    "N_e": "input-embedding parameters on one GPU", "N_p": "transformer-block parameters one GPU computes with",
+    "V": "vocabulary rows of the output head on one GPU", "a": "activation bytes per sequence on one GPU",
+    "L": "layers on one GPU (one pipeline stage)", "H_q": "query heads on one GPU",
+    "H_kv": "KV heads on one GPU", "c": "KV bytes per token on one GPU",
+}
+
+
+# What the report prints for each per-GPU symbol: its definition in the layout's symbols (the expressions of
+# slice_inputs; a test checks each against them), dense and with routed experts.
+SLICE_DEFINITION = {
+    "N": (r"N_{g} = \frac{N}{n_{\mathrm{TP}} \, n_{\mathrm{PP}}}",
+          r"N_{g} = \frac{N - N_{x} \left(1 - \frac{n_{\mathrm{TP}}}{\max(n_{\mathrm{TP}}, n_{\mathrm{EP}})}\right)}"
+          r"{n_{\mathrm{TP}} \, n_{\mathrm{PP}}}"),
+    "N_a": (r"N_{a,g} = \frac{N_{a}}{n_{\mathrm{TP}} \, n_{\mathrm{PP}}}",) * 2,
+    "N_e": (r"N_{e,g} = \frac{N_{e}}{n_{\mathrm{TP}} \, n_{\mathrm{PP}}}",) * 2,
+    "N_p": (r"N_{p,g} = \frac{N_{p}}{n_{\mathrm{TP}} \, n_{\mathrm{PP}}}",) * 2,
+    "V": (r"V_{g} = \frac{V}{n_{\mathrm{TP}} \, n_{\mathrm{PP}}}",) * 2,
+    "a": (r"a_{g} = \frac{a}{n_{\mathrm{TP}} \, n_{\mathrm{PP}}}",) * 2,
+    "L": (r"L_{g} = \frac{L}{n_{\mathrm{PP}}}",) * 2,
+    "H_q": (r"H_{q,g} = \frac{H_{q}}{n_{\mathrm{TP}}}",) * 2,
+    "H_kv": (r"H_{kv,g} = \frac{H_{kv}}{s_{\mathrm{kv}}}",) * 2,
+    "c": (r"c_{g} = \frac{c}{n_{\mathrm{PP}} \, s_{\mathrm{kv}}}",) * 2,
+}

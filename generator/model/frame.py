@@ -1,0 +1,63 @@
+"""The frame of a report: whose numbers it states (one card, or one GPU of the spec's layout) and their scopes.
+
+Part of the evaluation stage: the slice each GPU holds, the symbols the printed formulas use for it, and the
+whole model on one card (stated once, labelled).  Presentation chooses the words from these fields.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from genreport.formulas.slices import SLICE_DEFINITION, SLICE_LATEX, SLICE_MEANING
+
+# The order in which the report lists the slice (the symbols the seeds' formulas use most first).
+ORDER = ("N", "N_a", "N_e", "N_p", "V", "a", "L", "H_q", "H_kv", "c")
+PLAIN = {"N": "N_g", "N_a": "N_a,g", "N_e": "N_e,g", "N_p": "N_p,g", "V": "V_g", "a": "a_g", "L": "L_g",
+         "H_q": "H_q,g", "H_kv": "H_kv,g", "c": "c_g"}
+
+
+@dataclass(frozen=True)
+class Frame:
+    """Scope of the report's numbers.
+
+    ``many``: the numbers are one GPU's of a layout of several (else one card's).  ``names``/``plain``: glossary
+    name -> the per-GPU symbol, LaTeX and plain text, for each seed symbol whose value the layout changes.
+    ``slices``: rows (name, definition LaTeX, value, meaning).  ``one_card``: the whole model on one card.
+    """
+
+    many: bool = False
+    gpus: int = 1
+    replica_gpus: int = 1
+    dp: int = 1
+    label: str = "1 GPU"
+    names: dict[str, str] = field(default_factory=dict)
+    plain: dict[str, str] = field(default_factory=dict)
+    slices: tuple[dict, ...] = ()
+    one_card: dict = field(default_factory=dict)
+    kv_card: float = 0.0  # KV bytes per token of the whole model (c), beside each GPU's c_g
+
+    def sym(self, name: str) -> str:
+        """Plain-text symbol of ``name`` at this frame (N -> N_g at a layout)."""
+        return self.plain.get(name, name)
+
+
+def frame(r) -> Frame:
+    par = r.spec.parallelism
+    if par is None:
+        return Frame()
+    lead = r.envs[r.lead]
+    changed = [k for k in ORDER if any(e.values[k] != e.card[k] for e in r.envs.values())
+               and any(e.card[k] for e in r.envs.values())]
+    moe = r.spec.model.moe is not None
+    slices = tuple({"name": k, "definition": SLICE_DEFINITION[k][1 if moe else 0], "value": float(lead.values[k]),
+                    "card": float(lead.card[k]), "meaning": SLICE_MEANING[k]} for k in changed if lead.card[k])
+    one = r.one_card.get(r.lead, {})
+    sc = r.scalars[r.lead]
+    one_card = {}
+    if one:
+        one_card = {**one, "fits": one["weight_bytes"] <= sc["capacity"]}
+    label = " × ".join(f"{k} {v}" for k, v in (("tp", par.tp), ("pp", par.pp), ("ep", par.ep), ("dp", par.dp))
+                       if v > 1) or "one GPU"
+    return Frame(many=par.gpus > 1, gpus=par.gpus, replica_gpus=par.replica_gpus, dp=par.dp, label=label,
+                 names={k: SLICE_LATEX[k] for k in changed}, plain={k: PLAIN[k] for k in changed},
+                 slices=slices, one_card=one_card, kv_card=float(lead.card["c"]))

@@ -1,0 +1,256 @@
+"""One evaluation at a layout: the seeds' formulas on one GPU's slice of the model.
+
+Facts used (copied here with their sources):
+
+* Llama 3.1 70B: 80 layers, hidden size 8192, 64 query heads, 8 KV heads, head dim 128, 70.6e9 parameters
+  (Meta, Llama 3.1 model card and config.json); 320 KiB of bf16 KV per token = 2 x 80 x 8 x 128 x 2 B.
+* H100 SXM: 80 GiB, 3.35 TB/s, 989.4 TFLOP/s dense bf16 (NVIDIA H100 datasheet).
+* Tensor parallelism splits each layer's heads and FFN columns n_TP ways (Shoeybi et al. 2019, Megatron-LM,
+  section 3); a pipeline stage holds L/n_PP layers (Narayanan et al. SC'21, section 2.2).
+
+Hand counts for tp 8 (issue 26's table): 141.2e9 B / 8 = 17.65e9 B of weights per GPU, 17.65e9 / 3.35e12 =
+5.27 ms per batch-1 step; (80 x 2^30 - 17.65e9) / 40,960 = 1,666,243 KV tokens per replica; 1,627 / 203 / 50
+sequences of 1k / 8k / 32k.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+from genreport.commands.cli import main
+from genreport.formulas import layout, parallel
+from genreport.formulas.glossary import sym
+from genreport.formulas.quantities import BY_ID
+from genreport.load.loader import load_report
+from genreport.model.env import Slice, layout_slice, make_env, routed_parameters, slice_values
+from genreport.model.evaluate import evaluate
+
+ROOT = Path(__file__).resolve().parents[1]
+GIB = 2**30
+
+SPEC = """\
+kind: report
+name: {name}
+title: Layout test
+hardware: {hw}
+model: {model}
+precision: {precision}
+parallelism: {{tp: {tp}, pp: {pp}, ep: {ep}, dp: {dp}}}
+workloads:
+  decode: {{batch: [1, 8, 64], context: [1k, 8k, 32k]}}
+  prefill: {{prompt: [2k]}}
+"""
+
+
+def spec_at(tmp_path, model="llama-3.1-70b", hw="h100-sxm", precision="bf16", tp=1, pp=1, ep=1, dp=1):
+    name = f"{model}-{hw}-{precision}-{tp}-{pp}-{ep}-{dp}".replace(".", "")
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(SPEC.format(name=name, model=model, hw=hw, precision=precision, tp=tp, pp=pp, ep=ep, dp=dp),
+                    encoding="utf-8")
+    return load_report(path)
+
+
+def value(r, qid, **params):
+    e = r.entry(qid, **params)
+    assert e is not None, (qid, params)
+    return e.value
+
+
+# ------------------------------------------------------------------------------------------- the formulas
+
+SEED_IDS = ("weight_bytes", "weight_stream_time", "weight_flops_time", "kv_capacity_tokens", "attention_intensity",
+            "critical_context", "decode_flops", "decode_bytes", "decode_time_memory", "decode_time_compute",
+            "decode_intensity", "decode_intensity_ceiling", "crossover_batch", "capacity_batch", "prefill_flops",
+            "prefill_bytes", "prefill_time_compute", "prefill_time_memory")
+
+
+@pytest.mark.parametrize("qid", SEED_IDS)
+def test_each_formula_at_the_layout_reduces_to_the_seeds_on_one_card(qid):
+    expr = BY_ID[qid].expr()
+    at_layout = layout.sliced(expr)
+    assert at_layout.free_symbols & {sym("n_TP"), sym("n_PP")} or not (expr.free_symbols & set(layout.slice_inputs()))
+    assert sp.simplify(layout.at_one_card(at_layout).subs(sym("N_x"), 0) - expr) == 0
+    # with routed experts too: at 1 x 1 x 1 x 1 every GPU holds every expert
+    assert sp.simplify(layout.at_one_card(at_layout) - expr) == 0
+
+
+def test_the_sliced_seed_ledgers_are_the_layout_formulas_of_one_gpu():
+    """t_mem and t_comp of one GPU's slice equal formulas/parallel.py's per-GPU ledgers (one stage: m = 1)."""
+    one_stage = {sym("n_PP"): 1}
+    t_mem = layout.sliced(BY_ID["decode_time_memory"].expr()).subs(one_stage)
+    assert sp.simplify(t_mem - parallel.decode_time_memory_gpu().subs(one_stage).subs(sp.Min(1, sym("B")), 1)) == 0
+    t_comp = layout.sliced(BY_ID["decode_time_compute"].expr())
+    assert sp.simplify(t_comp - parallel.decode_time_compute_gpu()) == 0
+    cap = layout.sliced(BY_ID["kv_capacity_tokens"].expr())
+    assert sp.simplify(cap - parallel.kv_capacity_tokens_replica()) == 0
+    w = layout.sliced(BY_ID["weight_bytes"].expr())
+    assert sp.simplify(w - parallel.weight_bytes_per_gpu()) == 0
+
+
+def test_the_printed_slice_definitions_are_the_expressions():
+    """formulas/slices.py's LaTeX names the same divisions as formulas/layout.slice_inputs."""
+    from genreport.formulas.glossary import latex
+    from genreport.formulas.slices import SLICE_DEFINITION, SLICE_LATEX
+
+    for name, expr in layout.slice_inputs().items():
+        dense, moe = SLICE_DEFINITION[name.name]
+        printed = latex(expr.subs(sym("N_x"), 0) if name.name == "N" else expr)
+        for tex in {dense, moe}:
+            assert tex.startswith(SLICE_LATEX[name.name] + " = ")
+        for part in ("n_{\\mathrm{TP}}", "n_{\\mathrm{PP}}", "s_{\\mathrm{kv}}"):
+            assert (part in printed) == (part in dense), (name, printed, dense)
+
+
+@pytest.mark.parametrize("model,tp,pp,ep,dp", [("llama-3.1-70b", 8, 1, 1, 1), ("llama-3.1-70b", 4, 2, 1, 1),
+                                               ("mixtral-8x22b", 4, 1, 8, 2), ("deepseek-v3", 1, 1, 8, 8),
+                                               ("deepseek-v3", 8, 2, 8, 1)])
+@pytest.mark.parametrize("accounting", ["seed", "exact"])
+def test_the_numeric_slice_is_slice_inputs(model, tp, pp, ep, dp, accounting, tmp_path):
+    spec = spec_at(tmp_path, model=model, hw="h200", precision="fp8", tp=tp, pp=pp, ep=ep, dp=dp)
+    env = make_env(spec.hardware, spec.model, spec.precision, accounting, 0.0, spec.parallelism)
+    cut = env.cut
+    subs = {sym("n_TP"): tp, sym("n_PP"): pp, sym("n_EP"): ep, sym("s_kv"): cut.s_kv,
+            sym("N_x"): routed_parameters(env.card, env.pc, accounting)}
+    subs.update({sym(k): v for k, v in env.card.items()})
+    for name, expr in layout.slice_inputs().items():
+        assert float(expr.subs(subs)) == pytest.approx(env.values[name.name], rel=1e-12), name
+
+
+def test_one_card_is_the_layout_one_by_one(tmp_path):
+    """No separate code path: a spec with parallelism {tp: 1} states the single-card numbers bit for bit."""
+    plain = evaluate(load_report(ROOT / "specs" / "llama8b-h100.yaml"))
+    spec = plain.spec
+    cut = layout_slice(spec.model, spec.parallelism)
+    assert cut == Slice() and cut.trivial
+    assert slice_values(plain.envs["seed"].card, cut, 0.0) == plain.envs["seed"].values
+    one = evaluate(spec_at(tmp_path, model="llama-3.1-8b", tp=1))
+    assert one.frame.many is False and one.one_card == {}
+    ref = evaluate(load_report(_write(tmp_path, "llama-3.1-8b")))
+    for qid in ("weight_bytes", "kv_capacity_tokens", "critical_context", "weight_stream_time"):
+        assert one.scalars["seed"][qid] == ref.scalars["seed"][qid]
+    for qid in ("decode_time_memory", "decode_tokens_per_s", "decode_intensity"):
+        assert np.array_equal(one.decode["seed"][qid], ref.decode["seed"][qid])
+
+
+def _write(tmp_path, model):
+    path = tmp_path / "plain.yaml"
+    text = SPEC.format(name="plain", model=model, hw="h100-sxm", precision="bf16", tp=1, pp=1, ep=1, dp=1)
+    path.write_text(text.replace("parallelism: {tp: 1, pp: 1, ep: 1, dp: 1}\n", ""), encoding="utf-8")
+    return path
+
+
+# ------------------------------------------------------------------------------------------- the numbers
+
+def test_tp8_states_the_layout_numbers_by_hand(tmp_path):
+    r = evaluate(spec_at(tmp_path, tp=8))
+    assert value(r, "weight_bytes") == pytest.approx(141.2e9 / 8, rel=1e-12)
+    assert value(r, "weight_stream_time") == pytest.approx(141.2e9 / 8 / 3.35e12, rel=1e-12)
+    assert value(r, "kv_bytes_per_token") == 2 * 80 * 8 * 128 * 2 / 8
+    assert math.floor(value(r, "kv_capacity_tokens")) == math.floor((80 * GIB - 17.65e9) / 40960) == 1_666_243
+    assert [value(r, "capacity_batch", context=s) for s in (1024, 8192, 32768)] == [1627, 203, 50]
+    assert value(r, "parameters") == 70.6e9  # the model's count, not one GPU's
+    assert value(r, "weight_bytes_one_card") == 141.2e9
+    assert r.entry("kv_capacity_tokens_one_card").value is None  # one card holds no KV beside 141 GB
+    assert value(r, "kv_capacity_tokens") == pytest.approx(value(r, "kv_capacity_tokens_replica"), rel=1e-12)
+    assert r.verdicts["weights_fit"] is True and r.verdicts["weights_fit_one_card"] is False
+    # every documented rate is the layout's: a replica's token/s at the strict bound of a round
+    for b in (1, 8, 64):
+        for s in (1024, 8192):
+            tb = value(r, "decode_time_bound", batch=b, context=s)
+            assert value(r, "decode_tokens_per_s", batch=b, context=s) == pytest.approx(b / tb, rel=1e-12)
+            assert value(r, "decode_time_memory", batch=b, context=s) == pytest.approx(
+                value(r, "decode_time_memory_gpu", batch=b, context=s), rel=1e-12)
+            assert value(r, "decode_time_compute", batch=b, context=s) == pytest.approx(
+                value(r, "decode_time_compute_gpu", batch=b, context=s), rel=1e-12)
+    assert list(r.verdicts["decode_binds"][:, 0]) == ["bandwidth", "bandwidth", "bandwidth"]
+
+
+def test_a_pipeline_streams_each_gpus_slice_once_per_micro_batch(tmp_path):
+    r = evaluate(spec_at(tmp_path, tp=4, pp=2))
+    assert value(r, "weight_bytes") == pytest.approx(141.2e9 / 8, rel=1e-12)
+    assert value(r, "kv_bytes_per_token") == 2 * 80 * 8 * 128 * 2 / 8  # half the layers, a quarter of the heads
+    for b in (1, 8, 64):  # m = min(pp, B) passes over the slice; the HBM ledger equals the layout formula's
+        for s in (1024, 32768):
+            assert value(r, "decode_time_memory", batch=b, context=s) == pytest.approx(
+                value(r, "decode_time_memory_gpu", batch=b, context=s), rel=1e-12)
+    # the crossover of a full pipeline: n_PP times one stage's, where compute meets m = n_PP weight passes
+    tp8 = evaluate(spec_at(tmp_path, tp=8))
+    assert value(r, "crossover_batch", context=1024) == pytest.approx(2 * value(tp8, "crossover_batch", context=1024),
+                                                                      rel=1e-9)
+
+
+@pytest.mark.parametrize("model,hw,precision,tp,pp,ep,dp", [
+    ("llama-3.1-405b", "h100-sxm", "fp8", 8, 2, 1, 1),  # two nodes, pipeline across them
+    ("deepseek-v3", "h200", "fp8", 1, 1, 8, 8),  # MLA, MoE, data-parallel attention over expert parallel
+    ("mixtral-8x22b", "h100-sxm", "bf16", 4, 1, 4, 2),
+    ("gemma-2-27b", "h100-sxm", "bf16", 2, 1, 1, 4),  # sliding windows on every other layer
+])
+def test_hard_layouts_state_one_gpu_and_one_replica(model, hw, precision, tp, pp, ep, dp, tmp_path):
+    r = evaluate(spec_at(tmp_path, model=model, hw=hw, precision=precision, tp=tp, pp=pp, ep=ep, dp=dp))
+    par = r.parallel
+    assert value(r, "weight_bytes") == pytest.approx(value(r, "weight_bytes_per_gpu"), rel=1e-12)
+    assert r.verdicts["weights_fit"] == (value(r, "weight_bytes") <= r.spec.hardware.capacity)
+    cap = value(r, "kv_capacity_tokens")
+    assert cap == pytest.approx(value(r, "kv_capacity_tokens_replica"), rel=1e-9)
+    for s in r.spec.workloads.decode_context:
+        assert value(r, "capacity_batch", context=s) == value(r, "capacity_batch_replica", context=s)
+    binds = r.verdicts["decode_binds"]
+    assert set(binds.ravel()) <= {"compute", "bandwidth", "interconnect", "capacity"}
+    assert np.array_equal(np.where(par.binds == "HBM", "bandwidth", par.binds), binds)
+    for b in r.spec.workloads.decode_batch:
+        for s in r.spec.workloads.decode_context:
+            tps = value(r, "decode_tokens_per_s", batch=b, context=s)
+            assert tps == pytest.approx(value(r, "decode_tokens_per_s_replica", batch=b, context=s), rel=1e-12)
+            assert value(r, "decode_time_memory", batch=b, context=s) == pytest.approx(
+                value(r, "decode_time_memory_gpu", batch=b, context=s), rel=1e-9)
+    # no negative count anywhere, and the one-card counterparts under their own ids
+    assert all(e.value is None or e.value >= 0 for e in r.entries if "capacity" in e.id)
+    assert r.entry("weight_bytes_one_card") is not None
+
+
+def test_mla_latent_is_replicated_over_the_tp_group(tmp_path):
+    one = evaluate(spec_at(tmp_path, model="deepseek-v3", hw="h200", precision="fp8", tp=1, ep=8, dp=8))
+    tp8 = evaluate(spec_at(tmp_path, model="deepseek-v3", hw="h200", precision="fp8", tp=8, ep=8, dp=1))
+    assert value(tp8, "kv_bytes_per_token") == value(one, "kv_bytes_per_token")  # s_kv = 1: every GPU holds it
+    # so one GPU's attention intensity falls n_TP times: each holds the whole latent for 1/8 of the heads
+    assert value(tp8, "attention_intensity") == pytest.approx(value(one, "attention_intensity") / 8, rel=1e-12)
+
+
+# ------------------------------------------------------------------------------------------- the outputs
+
+def test_results_json_derive_and_the_summary_agree_with_the_layout(tmp_path, capsys):
+    spec = spec_at(tmp_path, tp=4)
+    r = evaluate(spec)
+    assert main([str(spec.file), "--format", "json", "-o", str(tmp_path / "out")]) == 0
+    doc = json.loads(next((tmp_path / "out").rglob("results.json")).read_text(encoding="utf-8"))
+    q = {(e["id"], json.dumps(e["params"], sort_keys=True)): e["value"] for e in doc["quantities"]}
+    assert q[("kv_capacity_tokens", "{}")] == pytest.approx(value(r, "kv_capacity_tokens"))
+    assert q[("capacity_batch", json.dumps({"context": 32768}))] == value(r, "capacity_batch", context=32768) > 0
+    assert doc["verdicts"]["weights_fit"] is True and doc["verdicts"]["weights_fit_one_card"] is False
+    assert doc["verdicts"]["decode_binds"] == [[b if b != "HBM" else "bandwidth" for b in row]
+                                               for row in doc["parallel"]["decode_binds"]]
+    out = capsys.readouterr().out
+    assert "per sequence" not in out or "at batch" in out
+    capsys.readouterr()
+    assert main(["derive", "capacity_batch", "--spec", str(spec.file)]) == 0
+    text = capsys.readouterr().out
+    assert "weights alone exceed" not in text
+    context = int(re.search(r"S = (\d+)", text).group(1))
+    assert f"B_cap = {int(value(r, 'capacity_batch', context=context))}" in text
+
+
+def test_the_summary_names_per_user_and_total_rates_at_each_batch(tmp_path):
+    from genreport.present import summary
+
+    r = evaluate(spec_at(tmp_path, tp=8))
+    lines = "\n".join(summary.terminal_lines(r))
+    for m in re.finditer(r"([\d,]+) tok/s per user and ([\d,]+) in total per replica at batch ([\d,]+)", lines):
+        per_user, total, batch = (int(x.replace(",", "")) for x in m.groups())
+        assert per_user * batch == pytest.approx(total, rel=0.01)
+    assert len(re.findall(r"tok/s per user and [\d,]+ in total per replica at batch", lines)) == 2
