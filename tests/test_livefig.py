@@ -316,7 +316,7 @@ def test_browser_model_builds_the_same_input(results, data):
 
     jobs = {key: inputs(r.spec) for key, r in results.items()}
     folder = ROOT / "templates" / "live"
-    source = "\n".join((folder / n).read_text(encoding="utf-8") for n in ("formulas.js", "model.js", "figs.js"))
+    source = "\n".join((folder / n).read_text(encoding="utf-8") for n in ("formulas.js", "model.js", "parallel.js", "figs.js"))
     driver = """
 const INPUT = JSON.parse(require("fs").readFileSync(0, "utf8"));
 const out = {};
@@ -345,7 +345,7 @@ def test_page_hook_swaps_the_figures_and_restores_them(results):
     inp = json.loads(json.dumps(data["inputs"]))
     inp["hardware"]["bandwidth"] = 4.8e12
     folder = ROOT / "templates" / "live"
-    source = "\n".join((folder / n).read_text(encoding="utf-8") for n in ("formulas.js", "model.js", "figs.js"))
+    source = "\n".join((folder / n).read_text(encoding="utf-8") for n in ("formulas.js", "model.js", "parallel.js", "figs.js"))
     driver = """
 const INPUT = JSON.parse(require("fs").readFileSync(0, "utf8"));
 function element(attrs, children) {

@@ -25,7 +25,7 @@ from genreport.commands.cli import main
 from genreport.load.loader import load_hardware, load_model, load_report
 from genreport.load.spec import Link, Node, Parallelism
 from genreport.model.evaluate import evaluate
-from genreport.model.layouts import plan
+from genreport.model.plan import plan
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -266,7 +266,7 @@ def test_tp_link_bound_degree_and_ridge(tmp_path):
 
 def test_comm_hbm_crossover_batch(tmp_path):
     from genreport.formulas.compiled import load
-    from genreport.model.parallel import at_batch, layout_values
+    from genreport.model.layout import at_batch, layout_values
 
     r = evaluate(spec_for(tmp_path, tp=8))
     # at tp 8 and 1k context the KV per sequence (40 KiB per token per GPU) outgrows the all-reduces: no crossing
@@ -278,7 +278,7 @@ def test_comm_hbm_crossover_batch(tmp_path):
     env = r2.envs["seed"].one_card()  # the layout formulas divide the whole model's values
     par = r2.parallel
     v = layout_values(env.values, spec.model, par.parallelism, par.links, spec.precision, "seed", env.pc)
-    v = at_batch(dict(v, S=128.0), spec.model, par.parallelism, env.pc, "seed", b)
+    v = at_batch(dict(v, S=128.0), r2.envs["seed"], b)
     q = load()
     assert float(q["decode_time_comm"](v)) == pytest.approx(float(q["decode_time_memory_gpu"](v)), rel=1e-9)
 
@@ -307,7 +307,7 @@ def test_plan_latency_target_is_met(h100):
     assert result.rows
     assert all(r.time_bound <= 0.02 for r in result.rows)
     assert {r.limit for r in result.rows} <= {"batch", "capacity", "latency"}
-    assert all(r.binds in ("compute", "HBM", "interconnect", "capacity") for r in result.rows)
+    assert all(r.binds in ("compute", "bandwidth", "interconnect", "capacity") for r in result.rows)
 
 
 def test_plan_cli_table_and_json(capsys):
@@ -339,7 +339,7 @@ def test_parallelism_label():
 # ----------------------------------------------------------------------------------------------- report helpers
 
 def test_smallest_layout_of_405b_on_h100(h100):
-    from genreport.model.layouts import smallest
+    from genreport.model.plan import smallest
 
     model = load_model(ROOT / "specs" / "models" / "llama-3.1-405b.yaml")
     best = smallest(plan(model, h100, 1, 8192, precisions=("bf16",)))
@@ -350,7 +350,7 @@ def test_smallest_layout_of_405b_on_h100(h100):
 
 
 def test_scaling_rows_split_the_round(h100):
-    from genreport.model.layouts import scaling
+    from genreport.model.plan import scaling
 
     model = load_model(ROOT / "specs" / "models" / "llama-3.1-70b.yaml")
     from genreport.load.loader import _precision
@@ -369,7 +369,7 @@ def test_scaling_rows_split_the_round(h100):
 
 
 def test_fit_map_of_70b_on_h100(h100):
-    from genreport.model.layouts import fit_map
+    from genreport.model.plan import fit_map
 
     model = load_model(ROOT / "specs" / "models" / "llama-3.1-70b.yaml")
     got = fit_map(model, h100, [1024, 131072], batch=1)
@@ -393,11 +393,11 @@ def test_decode_binds_per_layout(tmp_path):
     binds = r.parallel.binds
     # Llama 3.1 70B on 2 H100: 11 sequences of 8k fit a replica, so batch 64 at 8k is capacity-limited;
     # batch 1 streams 65.8 GiB per GPU: HBM
-    assert binds[0, 0] == "HBM"
+    assert binds[0, 0] == "bandwidth"
     assert binds[2, 2] == "capacity"
     assert r.parallel.as_json()["decode_binds"] == binds.tolist()
     # tp 8 at batch 1: still HBM under the strict bound (5.3 ms of weights against 1.35 ms of all-reduces)
-    assert evaluate(spec_for(tmp_path, tp=8)).parallel.binds[0, 0] == "HBM"
+    assert evaluate(spec_for(tmp_path, tp=8)).parallel.binds[0, 0] == "bandwidth"
 
 
 def test_min_gpus_uses_even_stages(tmp_path):

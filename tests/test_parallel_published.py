@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from genreport.load.loader import _precision, load_hardware, load_model
 from genreport.load.spec import Parallelism
-from genreport.model.layouts import point
-from genreport.model.parallel import tp_choices
+from genreport.model.layout import tp_choices
+from genreport.model.plan import point
 
 ROOT = Path(__file__).resolve().parents[1]
 ROWS = [r for r in csv.DictReader((ROOT / "tests" / "data" / "published.csv").open(encoding="utf-8"))

@@ -34,7 +34,7 @@ DERIVE_SECONDS = 15.0  # the whole command: every solve, simplification and nume
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="genreport derive",
+        prog="genreport derive", allow_abbrev=False,
         description="Print the closed form of a quantity (an id of results.json), solve it for any symbol, "
                     "and evaluate it with a spec's inputs.",
         epilog="examples:\n"
@@ -285,7 +285,7 @@ def _numbers(args, accounting: str | None, qid: str) -> Numbers:
         extra["k"] = float(recipe_bytes_per_param(params["recipe"]))
     env = env_obj.at(batch=params.get("batch"), context=params.get("context"), **extra)
     values = {k: (float(v) if np.ndim(v) == 0 else v) for k, v in env.items()}
-    from genreport.model.layouts import spec_values  # tp, pp, links...: the spec's layout, one GPU by default
+    from genreport.model.plan import spec_values  # tp, pp, links...: the spec's layout, one GPU by default
 
     values.update({k: v for k, v in spec_values(spec, acc, params.get("batch")).items() if k not in values})
     if spec.efficiency is not None:  # achievable fractions, where the spec gives them

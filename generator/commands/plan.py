@@ -8,7 +8,7 @@ Every tensor x pipeline (x expert) layout and weight precision is tried; a layou
 replica holds the weights and at least one sequence of the context.  For each, the batch is the largest
 up to --batch that fits the KV capacity and whose decode round meets --latency; the table says what
 stopped it (the batch asked, capacity, latency) and which roof binds (compute, HBM, interconnect, or
-capacity).  The evaluation is :func:`genreport.model.layouts.plan`.
+capacity).  The evaluation is :func:`genreport.model.plan.plan`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from genreport.errors import Finding, SpecError
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="genreport plan",
+        prog="genreport plan", allow_abbrev=False,
         description="List the tensor/pipeline/expert-parallel layouts and weight precisions on which MODEL fits "
                     "GPU at the batch and context asked, sorted by decode tokens/s per GPU under the latency "
                     "target, with the roof that binds each.",
@@ -44,7 +44,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="what the latency target and the ranking use: the strict bound (default) or the serial "
                         "estimate")
     p.add_argument("--accounting", choices=("seed", "exact"), default="seed", help="parameter accounting (seed)")
-    p.add_argument("--limit", default=30, type=int, metavar="N", help="rows of the table (default 30; json: all)")
+    p.add_argument("--limit", default=30, type=int, metavar="N",
+                   help="rows of the table (default 30; 0: all rows; json: always all)")
     p.add_argument("--format", choices=("table", "json"), default="table", help="output (default table)")
     return p
 
@@ -68,7 +69,7 @@ def main(argv: list[str]) -> int:
     from genreport.load import units
     from genreport.load.loader import tokens
     from genreport.load.spec import PRECISION_BYTES
-    from genreport.model.layouts import plan
+    from genreport.model.plan import plan
 
     try:
         context = tokens(args.context)
@@ -93,6 +94,8 @@ def main(argv: list[str]) -> int:
     if bad or not precisions:
         raise _err(f"--precision {args.precision}", f"unknown format {', '.join(bad) or '(none)'}",
                    f"use a comma-separated subset of {', '.join(PRECISION_BYTES)}")
+    if args.limit < 0:
+        raise _err(f"--limit {args.limit}", "must be 0 (all rows) or more", "e.g. --limit 30")
     if not 1 <= args.max_gpus <= 4096:
         raise _err(f"--max-gpus {args.max_gpus}", "must be between 1 and 4096", "write e.g. 64")
     model = _load("model", args.model, "model")
@@ -111,7 +114,11 @@ def main(argv: list[str]) -> int:
 
 
 def render_table(result, model, hw, batch: int, context: int, latency: float | None, limit: int) -> str:
+    """The table of the first ``limit`` layouts (0: all of them), and how many more there are."""
     from genreport.commands.diff import table
+
+    if limit <= 0:
+        limit = len(result.rows)
 
     target = f", decode round <= {latency * 1e3:g} ms ({result.estimate})" if latency else ""
     lines = [f"{model.title} on {hw.title}: {batch} sequences x {context:,} tokens per replica{target}"]
@@ -126,7 +133,7 @@ def render_table(result, model, hw, batch: int, context: int, latency: float | N
     else:
         lines.append("no layout fits")
     if len(result.rows) > limit:
-        lines.append(f"... {len(result.rows) - limit} more (--limit N, or --format json for all)")
+        lines.append(f"... {len(result.rows) - limit} more (--limit 0 for all rows, or --format json)")
     rejected = ", ".join(f"{n} {why}" for why, n in result.rejected.items() if n)
     if rejected:
         lines.append(f"not listed: {rejected}")

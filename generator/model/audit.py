@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from genreport.formulas.compiled import load as load_compiled
 from genreport.load.spec import PRECISION_BYTES, Hardware, Model, Precision
-from genreport.model.evaluate import make_env
+from genreport.model.env import make_env
 
 METRICS = {
     "tokens_per_s": "token/s",

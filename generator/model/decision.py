@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from genreport.model.env import make_env, spec_env
 from genreport.model.values import physical
 
 
@@ -28,7 +29,6 @@ def fit_options(r) -> list[dict]:
     first context.
     """
     from genreport.load.spec import PRECISION_BYTES, Precision
-    from genreport.model.evaluate import make_env
 
     spec = r.spec
     sc = r.scalars[r.lead]
@@ -87,7 +87,7 @@ def _parallel_decode_rows(r, price) -> list[dict]:
     rows = []
     for i, j in _picks(batch, per["capacity_batch_replica"], len(w.decode_context)):
         b, s = batch[i], w.decode_context[j]
-        ledgers = {"compute": float(g["decode_time_compute_gpu"][i, j]), "HBM": float(g["decode_time_memory_gpu"][i, j]),
+        ledgers = {"compute": float(g["decode_time_compute_gpu"][i, j]), "bandwidth": float(g["decode_time_memory_gpu"][i, j]),
                    "interconnect": float(g["decode_time_comm"][i, j])}
         roof = max(ledgers, key=ledgers.get)
         t = float(g["decode_time_bound"][i, j])
@@ -137,6 +137,7 @@ def rows(r) -> list[dict]:
                 "ms_per_token": t * 1e3, "tokens_per_s_sequence": 1 / t, "tokens_per_s": tps_total,
                 "usd_per_mtok": _usd_per_mtok(price, tps_total) if fits else None,
             })
+    replica = r.parallel.parallelism.replica_gpus if r.parallel is not None else 1  # a prompt occupies a replica
     if lead in r.prefill:
         p = r.prefill[lead]
         for i, t_tok in enumerate(w.prefill_prompt):
@@ -150,7 +151,7 @@ def rows(r) -> list[dict]:
                 "binds": "compute" if tc >= tm else "bandwidth", "roof": "compute" if tc >= tm else "bandwidth",
                 "time": t, "other_roof": t / min(tc, tm) if min(tc, tm) > 0 else None, "fits": fits_weights,
                 "ms_to_first_token": t * 1e3, "tokens_per_s": t_tok / t,
-                "usd_per_mtok": _usd_per_mtok(price, t_tok / t) if fits_weights else None,
+                "usd_per_mtok": _usd_per_mtok(price * replica if price else None, t_tok / t) if fits_weights else None,
             })
     if r.training:
         t_tok = w.training_tokens
@@ -189,14 +190,12 @@ def best_lever(r, row: dict) -> dict | None:
             return {"change": "a smaller batch or context", "gain": None, "effect": "the KV cache fits"}
         return None
     levers = {lv["lever"]: lv for lv in r.levers}
-    if row["workload"] == "decode" and row["binds"] in ("bandwidth", "HBM") and r.parallel is None:
+    if row["workload"] == "decode" and row["binds"] == "bandwidth" and r.parallel is None:
         per = r.per_context[r.lead]
         j = list(r.spec.workloads.decode_context).index(row["context"])
         cap = physical("capacity_batch", per["capacity_batch_raw"][j])[0]
         candidates = []
         if cap and cap > row["batch"]:
-            from genreport.model.evaluate import spec_env
-
             env = spec_env(r.spec).at(batch=float(cap), context=float(row["context"]))
             tps = float(np.asarray(r.q["decode_tokens_per_s"](env)))
             candidates.append({"change": f"batch {int(cap):,}", "gain": tps / row["tokens_per_s"],

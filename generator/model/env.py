@@ -92,7 +92,7 @@ class Env:
             env["B"] = bt
             micro = bt if cut.pp == 1 else bt / np.minimum(float(cut.pp), bt)
             if self.model.moe is not None:  # MoE: the weights read depend on how many experts the batch touches
-                n, n_x = self._read(micro)
+                n, n_x = self.read(micro)
                 if cut.trivial:
                     env["N"] = n
                 else:
@@ -108,7 +108,15 @@ class Env:
                     for k, v in extra.items()})
         return env
 
-    def _read(self, tokens):
+    def with_layout(self, layout: Parallelism | None) -> Env:
+        """The same GPU, model, precision and accounting on one GPU of ``layout``."""
+        cut = layout_slice(self.model, layout)
+        card = self.card if self.card is not None else self.values
+        n_x = routed_parameters(card, self.pc, self.accounting) if self.model.moe else 0.0
+        return Env(slice_values(card, cut, n_x), self.model, self.accounting, self.pc, dict(card),
+                   layout or ONE_CARD, cut)
+
+    def read(self, tokens):
         """Whole-model parameters read (N) and routed-expert parameters read (N_x) when ``tokens`` pick experts.
 
         With n_EP > n_TP the experts of one GPU serve the micro-batches of n_EP/n_TP replicas, so the experts

@@ -10,115 +10,26 @@ Two accountings are evaluated with the same compiled expressions:
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
-from genreport.formulas import architecture as arch
-from genreport.formulas.compiled import Compiled, load
+from genreport.formulas.compiled import load
 from genreport.load.spec import ReportSpec
+from genreport.model import decision, layout, measured, plan, shown, tables
 from genreport.model.env import Env, make_env, spec_env  # noqa: F401 - re-exported
-from genreport.model.values import NO_FIT, Block, Entry, key, physical
+from genreport.model.frame import frame
+from genreport.model.results import Results
+from genreport.model.stated import (  # noqa: F401 - re-exported
+    _clean,
+    critical_context,
+    critical_reason,
+    latex_of,
+    stated_value,
+    variant_of,
+)
+from genreport.model.values import NO_FIT, Entry, physical
 
 ACCOUNTINGS = ("seed", "exact")
-
-
-@dataclass(frozen=True)
-class Results:
-    """The report model: every number a report, its JSON, figures, prose, ``derive`` and ``sweep`` state.
-
-    Built once by :func:`evaluate` and never changed (arrays are read-only). Presentation reads it;
-    nothing downstream calls the compiled formulas (``q`` is kept for their metadata: units, symbols,
-    LaTeX). A quantity with no physical value is ``None`` with a reason (:mod:`.values`).
-    """
-
-    spec: ReportSpec
-    envs: dict[str, Env]
-    q: dict[str, Compiled]
-    params: arch.ParameterCount
-    scalars: dict[str, dict[str, float | None]]  # accounting -> id -> value (None: no physical value)
-    per_context: dict[str, dict[str, np.ndarray]]  # accounting -> id -> (S,) array
-    decode: dict[str, dict[str, np.ndarray]]  # accounting -> id -> (B, S) grid
-    prefill: dict[str, dict[str, np.ndarray]]  # accounting -> id -> (T,) array
-    gemm: tuple[dict, ...]
-    training: tuple[dict, ...]
-    compare: tuple[dict, ...]
-    compare_models: tuple[dict, ...]
-    verdicts: dict[str, object]
-    numeric_critical_context: frozenset[str]  # accountings whose S* lies past a window (a numeric root)
-    reasons: dict[str, dict[str, str]] = field(default_factory=dict)  # accounting -> scalar id -> why it is None
-    entries: tuple[Entry, ...] = ()
-    blocks: dict[str, Block] = field(default_factory=dict)  # the formulas the report shows, by name
-    levers: tuple[dict, ...] = ()  # what would change it: each lever's before and after, computed here
-    measured: tuple[dict, ...] = ()
-    derated: dict | None = None
-    sensitivities: tuple[dict, ...] = ()
-    curves: dict[str, object] = field(default_factory=dict)  # samples the figures draw
-    facts: dict[str, float | None] = field(default_factory=dict)  # derived numbers the prose states
-    decision: tuple[dict, ...] = ()  # page 1: one row per workload (model.decision)
-    fit_options: tuple[dict, ...] = ()  # what makes the weights fit, when they do not
-    many: object = None  # genreport.model.many.ManyGpus: scaling over GPUs, fit map, smallest layout
-    hierarchy: tuple[dict, ...] = ()  # seed 000: the memory levels of this GPU
-    states: tuple[dict, ...] = ()  # seed 000: the three bottleneck states
-    index: dict[tuple, Entry] = field(default_factory=dict, repr=False)
-    parallel: object = None  # genreport.model.parallel.ParallelResults, when the spec has 'parallelism'
-    frame: object = None  # genreport.model.frame.Frame: whose numbers these are (one card, one GPU of a layout)
-    one_card: dict[str, dict[str, float | None]] = field(default_factory=dict)  # accounting -> the whole model on
-    # one card (ONE_CARD_SCALARS), stated once beside a layout's numbers; empty on one card
-
-    @property
-    def lead(self) -> str:
-        return self.spec.accounting
-
-    def s(self, qid: str, accounting: str | None = None):
-        return self.scalars[accounting or self.lead][qid]
-
-    def entry(self, qid: str, accounting: str | None = None, **params) -> Entry | None:
-        """The stated entry of ``qid`` at ``params`` (None when the report states no such number)."""
-        return self.index.get(key(qid, params, accounting or self.lead))
-
-    def value(self, qid: str, accounting: str | None = None, **params) -> float | None:
-        e = self.entry(qid, accounting, **params)
-        return None if e is None else e.value
-
-
-def _clean(x) -> float | None:
-    x = float(x)
-    return x if math.isfinite(x) else None
-
-
-def _root(x) -> float | None:
-    """A crossover root: negative or infinite means the curve never reaches the ridge."""
-    x = float(x)
-    return x if math.isfinite(x) and x > 0 else None
-
-
-def critical_context(q, env: Env) -> tuple[float | None, bool]:
-    """S*, and whether it had to be found numerically because of sliding windows.
-
-    The closed form S* = 2 N W / (P c - 4 H_q L W d_h) assumes every layer attends to all S positions. Windowed
-    layers attend to at most w, which changes nothing up to S = w. When the closed form lands past w, S* is
-    the root of I_inf(S) = P/W with the windows (c and d_h scaled by f(S), see ``Env.at``), found by bisection;
-    None when the ceiling levels off above the ridge (every layer windowed: past w nothing grows with S).
-    """
-    closed = _root(q["critical_context"](env.at()))
-    model = env.model
-    if closed is None or not arch.local_layers(model) or closed <= float(model.attention.sliding_window):
-        return closed, False
-    ridge = env.values["P"] / env.values["W"]
-
-    def excess(s: float) -> float:
-        return float(q["decode_intensity_ceiling"](env.at(context=s))) - ridge
-
-    lo, hi = float(model.attention.sliding_window), 1e15
-    if excess(hi) >= 0:
-        return None, True
-    for _ in range(200):  # log-space bisection: excess(lo) > 0 >= excess(hi)
-        mid = math.sqrt(lo * hi)
-        if mid in (lo, hi):
-            break
-        lo, hi = (mid, hi) if excess(mid) > 0 else (lo, mid)
-    return hi, True
 
 
 def evaluate(spec: ReportSpec) -> Results:
@@ -139,8 +50,6 @@ ONE_CARD_SCALARS = ("weight_bytes", "weight_stream_time", "kv_capacity_tokens")
 
 
 def _evaluate(spec: ReportSpec) -> Results:
-    from genreport.model import shown, tables
-
     q = load()
     envs = {acc: spec_env(spec, acc) for acc in ACCOUNTINGS}  # one GPU of the spec's layout
     w = spec.workloads
@@ -197,12 +106,8 @@ def _evaluate(spec: ReportSpec) -> Results:
         verdicts={}, numeric_critical_context=frozenset(numeric), reasons=reasons, one_card=one_card,
     )
     if spec.parallelism is not None:  # many GPUs: the interconnect ledger, the bound of a round and its rates
-        from genreport.model.parallel import evaluate_parallel
-
-        r = replace(r, parallel=evaluate_parallel(r))
+        r = replace(r, parallel=layout.evaluate_parallel(r))
         r = replace(r, decode=_at_layout_rates(r))
-    from genreport.model.frame import frame
-
     r = replace(r, verdicts=_verdicts(r))
     r = replace(r, frame=frame(r))
     entries = tuple(_entries(r))
@@ -210,12 +115,9 @@ def _evaluate(spec: ReportSpec) -> Results:
         entries += r.parallel.entries
     r = replace(r, entries=entries, index={e.key: e for e in entries})
     r = replace(r, blocks=shown.blocks(r), curves=shown.curves(r), levers=tuple(shown.levers(r)),
-                sensitivities=tuple(shown.sensitivities(r)), facts=shown.facts(r))
+                sensitivities=tuple(shown.sensitivities(r)), facts=shown.facts(r), moe_reads=shown.moe_reads(r))
     r = _with_measurements(r)
-    from genreport.model import decision
-    from genreport.model.many import many_gpus
-
-    r = replace(r, many=many_gpus(r))
+    r = replace(r, many=plan.many_gpus(r))
     r = replace(r, fit_options=tuple(decision.fit_options(r)),
                 hierarchy=tables.memory_hierarchy(spec) if spec.seed == "000" else (),
                 states=tables.diagnosis_states() if spec.seed == "000" else ())
@@ -237,8 +139,6 @@ def _at_layout_rates(r: Results) -> dict:
 
 
 def _with_measurements(r: Results) -> Results:
-    from genreport.model import measured
-
     return replace(r, measured=tuple(measured.analyse(r)) if r.spec.workloads.measured else (),
                    derated=measured.derated(r) if r.spec.efficiency else None)
 
@@ -274,7 +174,7 @@ def _verdicts(r: Results) -> dict[str, object]:
         cap = r.per_context[lead]["capacity_batch"]
         batch = np.asarray(r.spec.workloads.decode_batch)
         if par is not None and par.binds is not None:
-            binds = np.where(par.binds == "HBM", "bandwidth", par.binds).astype(object)
+            binds = par.binds.copy()
         else:
             binds = np.where(g["decode_time_memory"] >= g["decode_time_compute"], "bandwidth", "compute").astype(object)
         over = batch[:, None] > cap[None, :]
@@ -355,39 +255,3 @@ def _entries(r: Results) -> list[Entry]:
     return out
 
 
-def stated_value(q, env: Env, qid: str, values: dict) -> tuple[float | None, str]:
-    """The value a report states for ``qid`` at the inputs ``values`` (an ``env.at(...)`` point, possibly with
-    inputs overridden), and why there is none: the same rules as :func:`evaluate` (``derive`` uses this)."""
-    c = q[qid]
-    if qid == "critical_context":
-        scalar = {k: float(v) for k, v in values.items() if k in env.values and np.ndim(v) == 0}
-        value, _ = critical_context(q, replace(env, values={**env.values, **scalar}))
-        if value is not None:
-            return value, ""
-        return None, physical(qid, -1.0)[1]
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return physical(qid, np.asarray(c(values), dtype=float), c.integer)
-
-
-def critical_reason(r: Results, acc: str) -> str:
-    """Why a report states no critical context."""
-    sc = r.scalars[acc]
-    if sc["attention_intensity"] is not None and sc["attention_intensity"] < sc["ridge_point"]:
-        w = int(r.spec.model.attention.sliding_window or 0)
-        return (f"every layer attends to at most {w:,} positions, so the decode ceiling levels off above the ridge: "
-                "every context can cross it with a large enough batch")
-    return "the attention intensity is at or above the ridge, so every context can cross it with a large enough batch"
-
-
-def variant_of(r: Results, acc: str) -> str:
-    """The printed variant of the formulas for an accounting of this report (:mod:`formulas.variants`)."""
-    from genreport.formulas.variants import variant_for
-
-    return variant_for(acc, r.spec.model.moe is not None, bool(r.spec.workloads.activation_bytes))
-
-
-def latex_of(r: Results, qid: str, acc: str) -> str:
-    from genreport.formulas.compiled import render_latex
-
-    c = r.q[qid]
-    return f"{c.symbol} = {render_latex(c.latex[variant_of(r, acc)], c.args)}"

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 from genreport.errors import Finding, Findings
 from genreport.load.spec import Measurement
-from genreport.model.evaluate import Results
+from genreport.model.results import Results
 
 # ---------------------------------------------------------------------------------------------- thresholds
 

@@ -10,8 +10,11 @@ import math
 from dataclasses import replace
 
 import numpy as np
+from genreport.formulas import architecture as arch
 from genreport.formulas.glossary import PARAM_SYMBOL
 from genreport.formulas.recipes import recipe_bytes_per_param
+from genreport.model.env import make_env
+from genreport.model.stated import critical_reason, latex_of, variant_of
 from genreport.model.values import Block, Entry, physical, sorted_unique
 
 # ----------------------------------------------------------------------------------------------- formula blocks
@@ -64,7 +67,6 @@ def point_env(r, acc: str, params: dict) -> dict:
 
 
 def blocks(r) -> dict[str, Block]:
-    from genreport.model.evaluate import critical_reason, latex_of, variant_of
 
     out = {}
     for name, qid, params, acc, steps in block_points(r):
@@ -113,7 +115,31 @@ def facts(r) -> dict[str, float | None]:
     }
     if m.attention.kind == "mla":
         out["mla_cache_width"] = float(m.attention.kv_lora_rank + m.attention.qk_rope_head_dim)
+    n_local = arch.local_layers(m)
+    out["local_layers"] = float(n_local)
+    longer = [s for s in r.spec.workloads.decode_context if n_local and s > m.attention.sliding_window]
+    if longer:  # the windows' share of S at the longest context: what c and d_h carry there
+        f = float(arch.attended_fraction(m, max(longer)))
+        out["window_fraction"] = f
+        out["window_head_dim"] = f * arch.attention_head_dim_for_flops(m)
     return out
+
+
+def moe_reads(r, batches=(1, 4, 16, 64, 256)) -> tuple[dict, ...]:
+    """A mixture of experts at a few batches: experts touched per layer and the weight bytes streamed (the whole
+    model's on one card; one GPU's per round at a layout), counted from the shapes."""
+    m = r.spec.model
+    if m.moe is None:
+        return ()
+    env = r.envs["exact"]
+    cut = env.cut
+    rows = []
+    for batch in batches:
+        group = batch * (cut.ep / cut.tp) if cut.ep > cut.tp else batch  # tokens that pick one GPU's experts
+        touched = float(arch.expected_experts_touched(m.moe.experts, m.moe.active_experts, group))
+        read = float(arch.parameters_read(m, batch, r.params)) if cut.trivial else float(env.at(batch=batch)["N"])
+        rows.append({"batch": batch, "touched": touched, "bytes": read * r.spec.precision.weight_bytes})
+    return tuple(rows)
 
 
 # ----------------------------------------------------------------------------------------------- figure samples
@@ -160,8 +186,6 @@ def curves(r) -> dict[str, object]:
 
 def _bound_at_batch1(r, hw=None, model=None, precision=None, scale_w: float = 1.0, scale_p: float = 1.0) -> float:
     """The batch-1 step bound, weights only: max(weight streaming, weight FLOPs), with the experts one token reads."""
-    from genreport.model.evaluate import make_env
-
     spec = r.spec
     env = make_env(hw or spec.hardware, model or spec.model, precision or spec.precision, r.lead,
                    layout=spec.parallelism)  # one GPU of the spec's layout
@@ -174,7 +198,6 @@ def _bound_at_batch1(r, hw=None, model=None, precision=None, scale_w: float = 1.
 def levers(r) -> list[dict]:
     """What would change it: each lever's before and after, at batch 1 (weights only) or at the last context."""
     from genreport.load.spec import PRECISION_BYTES, Precision
-    from genreport.model.evaluate import make_env
 
     spec = r.spec
     hw, model = spec.hardware, spec.model

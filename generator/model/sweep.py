@@ -23,7 +23,7 @@ import numpy as np
 from genreport.formulas.compiled import load
 from genreport.load.loader import _precision
 from genreport.load.spec import Hardware, Model, Precision
-from genreport.model.evaluate import make_env
+from genreport.model.env import make_env
 from genreport.present.textcols import format_g6, format_int, join_rows
 
 GRID_QUANTITIES = ("decode_time_memory", "decode_time_compute", "decode_tokens_per_s", "decode_intensity")

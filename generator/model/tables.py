@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 from genreport.formulas.recipes import RECIPE_SOURCE, TRAINING_RECIPES, recipe_bytes_per_param
+from genreport.model.stated import critical_context
 from genreport.model.values import physical, sorted_unique
 
 
@@ -81,7 +82,6 @@ def compare(spec, q, make_env) -> tuple[dict, ...]:
 
 def compare_models(spec, q, make_env) -> tuple[dict, ...]:
     """The spec's model and each comparison model on the spec's GPU: the headline numbers side by side."""
-    from genreport.model.evaluate import critical_context
 
     if not spec.compare_models:
         return ()

@@ -45,7 +45,7 @@ def inputs(spec) -> dict:
 
 
 def _link(link) -> dict | None:
-    """A scale-up or scale-out link as the parallel evaluation reads it (genreport.model.parallel.choose_links)."""
+    """A scale-up or scale-out link as the parallel evaluation reads it (genreport.model.layout.choose_links)."""
     if link is None:
         return None
     return {"name": link.name, "bandwidth_per_direction": link.bandwidth_per_direction, "bandwidth": link.bandwidth,
@@ -92,7 +92,7 @@ def tables() -> dict:
     from genreport.formulas.compiled import load
     from genreport.formulas.recipes import TRAINING_RECIPES, recipe_bytes_per_param
     from genreport.load.spec import INTEGER_FORMATS, PRECISION_BYTES
-    from genreport.model.parallel import TRAINING_SPLIT
+    from genreport.model.layout import TRAINING_SPLIT
 
     return {
         "precision_bytes": dict(PRECISION_BYTES), "integer_formats": list(INTEGER_FORMATS),

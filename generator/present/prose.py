@@ -172,10 +172,8 @@ def attention_text(r: Results) -> str:
 
 def _window_text(r: Results) -> str:
     """Sliding-window layers: what the per-context c and d_h mean (empty for models without windows)."""
-    from genreport.formulas import architecture as arch
-
     m = r.spec.model
-    n = arch.local_layers(m)
+    n = int(r.facts.get("local_layers", 0))
     if not n:
         return ""
     w = int(m.attention.sliding_window)
@@ -187,8 +185,8 @@ def _window_text(r: Results) -> str:
     longer = [s for s in r.spec.workloads.decode_context if s > w]
     if longer:
         s_max = max(longer)
-        f = float(arch.attended_fraction(m, s_max))
-        text += f", at {s_max:,} it is {fmt.num(f)}, so c is {fmt.num(f)}× its full value and d_h reads {fmt.num(f * arch.attention_head_dim_for_flops(m))}"
+        f = r.facts["window_fraction"]
+        text += f", at {s_max:,} it is {fmt.num(f)}, so c is {fmt.num(f)}× its full value and d_h reads {fmt.num(r.facts['window_head_dim'])}"
     return text + "."
 
 
@@ -279,19 +277,14 @@ def whatif_story(r: Results, baseline: Results, overrides: tuple[str, ...]) -> l
 
 def moe_text(r: Results) -> str:
     """What is different about a mixture of experts: the weights a decode step reads grow with the batch."""
-    from genreport.formulas import architecture as arch
-
     m = r.spec.model
     if m.moe is None:
         return ""
     pc = r.params
-    b = r.spec.precision.weight_bytes
     e, k = m.moe.experts, m.moe.active_experts
-    points = []
-    for batch in (1, 4, 16, 64, 256):
-        read = float(arch.parameters_read(m, batch, pc))
-        touched = float(arch.expected_experts_touched(e, k, batch))
-        points.append(f"batch {batch}: {touched:.3g} of {e} experts per layer, {fmt.gb(read * b)}")
+    per_gpu = " per GPU" if r.frame.many else ""
+    points = [f"batch {x['batch']}: {x['touched']:.3g} of {e} experts per layer, {fmt.gb(x['bytes'])}{per_gpu}"
+              for x in r.moe_reads]
     shared = f" plus {m.moe.shared_experts} shared" if m.moe.shared_experts else ""
     dense = f"; the first {m.moe.first_dense_layers} layers are dense" if m.moe.first_dense_layers else ""
     return (f"{m.title} is a mixture of experts: each token uses {k} of {e} routed experts{shared} per layer"

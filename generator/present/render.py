@@ -167,6 +167,31 @@ def _slice_value(name: str, x: float) -> str:
     return fmt.num(x)
 
 
+# The figures in the order the chapters show them (figure numbers follow appearance, like equations).
+REPORT_ORDER = ("fig1-decode-bounds", "fig6-roofline", "fig2-three-modes", "fig3-intensity-ruler",
+                "fig4-decode-intensity", "fig7-serving", "fig5-memory-ledger", "fig8-gpus", "fig9-gpu-rates")
+
+
+def _numbered(caps: dict[str, str], r: Results) -> dict[str, str]:
+    """Captions with '{figure:NAME}' replaced by the number NAME has in this report."""
+    hidden = ({"fig5-memory-ledger"} if not r.training else set()) | \
+        ({"fig8-gpus", "fig9-gpu-rates"} if r.many is None else set())
+    shown = [n for n in REPORT_ORDER if n not in hidden]
+    numbers = {n: str(i + 1) for i, n in enumerate(shown)}
+
+    def fill(m: re.Match) -> str:
+        return numbers.get(m.group(1), "?")
+
+    return {name: re.sub(r"\{figure:([a-z0-9-]+)\}", fill, text) for name, text in caps.items()}
+
+
+def _chapters(r: Results) -> dict[str, int]:
+    """Chapter numbers in order of the chapters this report has (training, many GPUs and measurements are optional)."""
+    present = ["s0", "s1", "s2", "s3", "s4"] + (["s5"] if r.training else []) + ["s6"] + \
+        (["s7"] if r.many is not None else []) + (["s8"] if r.measured else [])
+    return {name: i for i, name in enumerate(present)}
+
+
 def _frame_rows(r: Results) -> list[dict]:
     """The slice of the model one GPU of the layout holds (chapter 1's table)."""
     return [{"math": img(s["definition"], size=13, inline=True), "meaning": s["meaning"],
@@ -396,6 +421,7 @@ class ReportContext:
     many: object
     frame: object
     frame_rows: list
+    ch: dict
     par: object
     par_links: list
     par_table: list
@@ -415,7 +441,7 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
     spec, sc, lead = r.spec, r.scalars[r.lead], r.lead
     w = spec.workloads
     ctxs = list(w.decode_context)
-    caps = captions(r)
+    caps = _numbered(captions(r), r)
     figs = {name: {"src": src, "narrow": (narrow or {}).get(name), "caption": caps.get(name, ""), "name": name}
             for name, src in figures.items()}
     gemm_rows = []
@@ -450,7 +476,7 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
         baseline_overrides=overrides,
         whatif_story=prose.whatif_story(r, baseline, overrides) if baseline else [],
         fx=fx, all_formulas=list(f.used), eq=Equations(), many=r.many, **_parallel_context(r),
-        frame=r.frame, frame_rows=_frame_rows(r),
+        frame=r.frame, frame_rows=_frame_rows(r), ch=_chapters(r),
         live_page=live.page_scripts(r),
     )
 

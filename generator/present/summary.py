@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from genreport.model.evaluate import Results
-from genreport.present import fmt
+from genreport.present import fmt, prose
 
 
 def _fit_sentence(r: Results) -> str:
@@ -21,7 +21,7 @@ def _fit_sentence(r: Results) -> str:
             ways.append(f"one {o['label']}")
     if r.frame.many:
         text = (f"Each GPU's share of the weights, {fmt.gb(sc['weight_bytes'])}, exceeds the {fmt.gib(sc['capacity'])} "
-                f"of one {r.spec.hardware.title}: {r.spec.model.title} does not fit on {r.frame.label} at "
+                f"of one {r.spec.hardware.title}: {r.spec.model.title} does not fit on {r.frame.gpus} GPUs at "
                 f"{r.spec.precision.weights}")
     else:
         text = (f"The weights alone, {fmt.gb(sc['weight_bytes'])}, exceed the {fmt.gib(sc['capacity'])} of one "
@@ -80,7 +80,7 @@ def sentences(r: Results) -> list[str]:
             break
         if x["workload"] == "prefill" and x is max((y for y in rows if y["workload"] == "prefill"),
                                                    key=lambda y: y["tokens"]):
-            out.append(f"A {x['tokens']:,}-token prefill is {x['roof']}-bound: at least {fmt.time(x['time'])} to the "
+            out.append(f"{prose.article(x['tokens']).capitalize()} {x['tokens']:,}-token prefill is {x['roof']}-bound: at least {fmt.time(x['time'])} to the "
                        f"first token.")
         elif x["workload"] == "training":
             out.append(f"Training a {x['tokens']:,}-token micro-batch is {x['roof']}-bound"

@@ -128,8 +128,9 @@ const GR_MODEL = (function () {
       L: m.layers, d: m.hidden_size, H_q: m.heads, H_kv: m.kv_heads, d_h: headDimForFlops(m), d_ff: m.ffn_size,
       V: m.vocab_size, G: m.heads / m.kv_heads, b: b, b_kv: bKv,
       c: m.layers * kvElementsPerTokenLayer(m) * bKv, a: inp.workloads.activation_bytes || 0.0};
-    const cut = layoutSlice(m, inp.parallelism);
-    return envOf(sliceValues(card, cut, m.moe ? routedParameters(card, pc, accounting) : 0.0), card, cut, m, accounting, pc);
+    if (!inp.parallelism || typeof GR_PARALLEL === "undefined") return envOf(Object.assign({}, card), card, ONE_CUT, m, accounting, pc);
+    const cut = GR_PARALLEL.layoutSlice(m, inp.parallelism);  // one GPU of the layout (parallel.js)
+    return envOf(GR_PARALLEL.sliceValues(card, cut, pc, accounting, m), card, cut, m, accounting, pc);
   }
 
   function envOf(values, card, cut, m, accounting, pc) {
@@ -140,34 +141,6 @@ const GR_MODEL = (function () {
 
   // ------------------------------------------------------------------------------------ one GPU of a layout
   const ONE_CUT = {tp: 1, pp: 1, ep: 1, s_kv: 1.0, share: 1.0, expertKeep: 0.0, trivial: true};
-
-  /** How one GPU's share follows from the layout (env.layout_slice; formulas/layout.py). */
-  function layoutSlice(m, par) {
-    if (!par) return ONE_CUT;
-    const tp = par.tp || 1, pp = par.pp || 1, ep = par.ep || 1;
-    return {tp: tp, pp: pp, ep: ep, s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(tp, m.kv_heads), share: tp * pp,
-      expertKeep: 1.0 - tp / Math.max(tp, ep), trivial: tp === 1 && pp === 1 && ep === 1};
-  }
-
-  function routedParameters(v, pc, accounting) {
-    if (accounting !== "seed") return pc.experts_routed;
-    const spare = pc.total - pc.active;
-    return pc.experts_routed * (spare ? (v.N - v.N_a) / spare : 0.0);
-  }
-
-  /** One GPU's values (env.slice_values). */
-  function sliceValues(card, cut, nX) {
-    const v = Object.assign({}, card);
-    if (cut.trivial) return v;
-    v.N = (card.N - nX * cut.expertKeep) / cut.share;
-    ["N_a", "N_e", "N_p", "V", "a"].forEach(function (k) { v[k] = card[k] / cut.share; });
-    v.L = card.L / cut.pp;
-    v.H_q = card.H_q / cut.tp;
-    v.H_kv = card.H_kv / cut.s_kv;
-    v.c = card.c / (cut.pp * cut.s_kv);
-    v.G = v.H_q / v.H_kv;
-    return v;
-  }
 
   /** Whole-model parameters (N) and routed-expert parameters (N_x) read when ``tokens`` pick experts (Env._read). */
   function readAt(env, tokens) {
@@ -329,13 +302,7 @@ const GR_MODEL = (function () {
       sc.numeric_critical_context = cc[1];
       scalars[acc] = sc;
       const suffix = acc === "seed" ? "" : "_exact";
-      if (!env.cut.trivial) {  // the model's own count, and the whole model on one card under its own ids
-        sc.parameters = clean(env.card.N);
-        const card = env.oneCard();
-        oneCard[acc] = {weight_bytes: clean(call("weight_bytes", card.at())),
-          weight_stream_time: clean(call("weight_stream_time", card.at(1.0, null))),
-          kv_capacity_tokens: physical("kv_capacity_tokens", call("kv_capacity_tokens", card.at()))[0]};
-      }
+      if (!env.cut.trivial) oneCard[acc] = GR_PARALLEL.oneCard(env, sc);  // the whole model on one card
       ["peak_flops", "bandwidth", "capacity", "ridge_point", "parameters", "weight_bytes", "kv_bytes_per_token",
         "kv_capacity_tokens", "attention_intensity", "training_flops_per_token", "weight_stream_time",
         "weight_flops_time", "critical_context"].forEach(function (qid) {
@@ -433,18 +400,7 @@ const GR_MODEL = (function () {
     if (inp.parallelism && typeof GR_PARALLEL !== "undefined") {  // many GPUs: the layout's values (parallel.js)
       res.parallel = GR_PARALLEL.evaluate(res, inp, t);
       res.parallel.entries.forEach(function (e) { entries.set(key(e.id, e.params), e); });
-      ACCOUNTINGS.forEach(function (acc) {  // a replica's token/s at the strict bound of a round
-        const par = res.parallel.decode[acc];
-        if (!decode[acc] || !par) return;
-        decode[acc].decode_tokens_per_s = par.decode_tokens_per_s_replica;
-        const suffix = acc === "seed" ? "" : "_exact";
-        w.decode_batch.forEach(function (b, i) {
-          w.decode_context.forEach(function (s, j) {
-            entries.delete(key("decode_tokens_per_s" + suffix, {batch: b, context: s}));
-            add("decode_tokens_per_s", {batch: b, context: s}, par.decode_tokens_per_s_replica[i][j], acc, suffix);
-          });
-        });
-      });
+      GR_PARALLEL.replicaRates(res, w, add);
     }
     res.verdicts = verdictsOf(lead, scalars, perContext, decode, prefill, w, envs, training, res);
     return res;
@@ -460,7 +416,7 @@ const GR_MODEL = (function () {
       v.decode_binds = w.decode_batch.map(function (b, i) {
         return w.decode_context.map(function (s, j) {
           if (b > cap[j]) return "capacity";
-          if (par && par.binds) return par.binds[i][j] === "HBM" ? "bandwidth" : par.binds[i][j];
+          if (par && par.binds) return par.binds[i][j];
           return g.decode_time_memory[i][j] >= g.decode_time_compute[i][j] ? "bandwidth" : "compute";
         });
       });
@@ -617,7 +573,7 @@ const GR_MODEL = (function () {
           binds: tc >= tm ? "compute" : "bandwidth", roof: tc >= tm ? "compute" : "bandwidth", time: time,
           other_roof: Math.min(tc, tm) > 0 ? time / Math.min(tc, tm) : null, fits: fitsWeights,
           ms_to_first_token: time * 1e3, tokens_per_s: tk / time,
-          usd_per_mtok: fitsWeights ? usdPerMtok(price, tk / time) : null});
+          usd_per_mtok: fitsWeights ? usdPerMtok(price && par ? price * par.replica_gpus : price, tk / time) : null});
       });
     }
     if (res.training.length) {
@@ -650,7 +606,7 @@ const GR_MODEL = (function () {
     }
     const byName = {};
     lv.forEach(function (x) { byName[x.lever] = x; });
-    if (row.workload === "decode" && (row.binds === "bandwidth" || row.binds === "HBM") && !res.parallel) {
+    if (row.workload === "decode" && row.binds === "bandwidth" && !res.parallel) {
       const j = inp.workloads.decode_context.indexOf(row.context);
       const cap = physical("capacity_batch", res.perContext[res.lead].capacity_batch_raw[j])[0];
       const candidates = [];
@@ -682,5 +638,6 @@ const GR_MODEL = (function () {
   }
 
   return {evaluate: evaluate, decision: decision, levers: levers, key: key, physical: physical, call: call, makeEnv: makeEnv,
+    readAt: readAt, ONE_CUT: ONE_CUT,
     parameterCount: parameterCount, localLayers: localLayers, picks: picks, usdPerMtok: usdPerMtok, NO_FIT: NO_FIT};
 })();

@@ -141,7 +141,8 @@ const GR_PAGE = (function () {
       + '</td>\n<td class="n">' + ms + '</td>\n<td class="n">'
       + (x.workload === "decode" ? n(x.tokens_per_s_sequence) : "—") + '</td>\n<td class="n">'
       + n(x.tokens_per_s) + "</td>\n"
-      + (priced ? '<td class="n">' + (x.usd_per_mtok !== null ? F.format(x.usd_per_mtok, ".3g") : "—") + "</td>" : "")
+      + (priced ? '<td class="n">' + (x.usd_per_mtok !== null ? F.format(x.usd_per_mtok, ".3g")
+        + (x.workload === "prefill" ? " (prompt)" : "") : "—") + "</td>" : "")
       + "\n<td>" + lever + "</td></tr>\n";
   }
 
@@ -205,6 +206,11 @@ const GR_PAGE = (function () {
     let count = 0;
     const active = overrides.length > applied.errors.length;
     root.querySelectorAll("[data-q], [data-q-gone]").forEach(function (el) {
+      // a dimmed part states the spec as built, its numbers too: no sentence mixes its words with new numbers
+      const still = active && el.closest("[data-static]");
+      if (still) el.setAttribute("data-built", "");
+      else el.removeAttribute("data-built");
+      if (still) return;
       const id = el.getAttribute("data-q") || el.getAttribute("data-q-gone");
       const e = res.entries.get(GR_MODEL.key(id, paramsOf(el)));
       if (!e) {  // not a number of this what-if (e.g. a batch it leaves out)

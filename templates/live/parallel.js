@@ -1,6 +1,6 @@
 /* genreport live what-if: a spec's many-GPU layout, evaluated in the browser.
  *
- * A port of generator/model/parallel.py (evaluate_parallel for the spec's own layout: choose_links,
+ * A port of generator/model/layout.py (evaluate_parallel for the spec's own layout: choose_links,
  * layout_values, at_batch, the scalars, per-context, decode and prefill values, the smallest tp x pp that holds
  * each decode point, training, and the entries) and of page 1's many-GPU rows (generator/model/decision.py:
  * _parallel_decode_rows and the parallel prefill rows). It calls the SymPy-printed formulas (GR_Q) through
@@ -13,7 +13,7 @@ const GR_PARALLEL = (() => {
   "use strict";
 
   const M = GR_MODEL, call = M.call;
-  const GROUPS = ["tp", "pp", "ep", "dp"], BINDS = ["compute", "HBM", "interconnect"];
+  const GROUPS = ["tp", "pp", "ep", "dp"], BINDS = ["compute", "bandwidth", "interconnect"];
   const GRID = ["interconnect_bytes_decode", "decode_time_comm", "decode_time_compute_gpu", "decode_time_memory_gpu",
     "decode_time_bound", "decode_time_serial", "memory_per_gpu"];
   const RATES = ["decode_tokens_per_s_replica", "decode_tokens_per_s_gpu"];
@@ -74,23 +74,67 @@ const GR_PARALLEL = (() => {
     return v;
   }
 
-  /** Values at batch B: for MoE, the weights one micro-batch (B / min(pp, B) sequences) reads; with ep > tp the
-   * experts of one GPU serve ep/tp replicas' micro-batches (at_batch). */
-  function atBatch(values, m, par, pc, acc, b) {
+  /** Values at batch B: for MoE, the whole model's N and N_x one micro-batch (B / min(pp, B) sequences) reads,
+   * as GR_MODEL.readAt counts them for the layout's env (at_batch). */
+  function atBatch(values, env, b) {
     const out = Object.assign({}, values, {B: b});
-    if (!m.moe) return out;
-    const tokens = b / Math.min(par.pp, b) * (par.ep <= par.tp ? 1 : par.ep / par.tp);
-    const touched = m.moe.experts * (1.0 - Math.pow(1.0 - m.moe.active_experts / m.moe.experts, tokens));
-    const experts = pc.moe_layers * touched * pc.expert_size;
-    const read = pc.total - pc.experts_routed + experts, spare = pc.total - pc.active;
-    if (acc === "seed") {
-      out.N = values.N_a + (values.N - values.N_a) * (spare ? (read - pc.active) / spare : 0.0);
-      out.N_x = experts * perRouted(values, pc, acc);
-    } else {
-      out.N = read;
-      out.N_x = experts;
-    }
+    if (!env.model.moe) return out;
+    const nr = M.readAt(env, b / Math.min(env.cut.pp, b));
+    out.N = nr[0];
+    out.N_x = nr[1];
     return out;
+  }
+
+  /** How one GPU's share follows from the layout (env.layout_slice; formulas/layout.py). */
+  function layoutSlice(m, par) {
+    if (!par) return M.ONE_CUT;
+    const tp = par.tp || 1, pp = par.pp || 1, ep = par.ep || 1;
+    return {tp: tp, pp: pp, ep: ep, s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(tp, m.kv_heads), share: tp * pp,
+      expertKeep: 1.0 - tp / Math.max(tp, ep), trivial: tp === 1 && pp === 1 && ep === 1};
+  }
+
+  function routedParameters(v, pc, accounting) {
+    if (accounting !== "seed") return pc.experts_routed;
+    const spare = pc.total - pc.active;
+    return pc.experts_routed * (spare ? (v.N - v.N_a) / spare : 0.0);
+  }
+
+  /** One GPU's values (env.slice_values). */
+  function sliceValues(card, cut, pc, accounting, m) {
+    const v = Object.assign({}, card);
+    if (cut.trivial) return v;
+    const nX = m.moe ? routedParameters(card, pc, accounting) : 0.0;
+    v.N = (card.N - nX * cut.expertKeep) / cut.share;
+    ["N_a", "N_e", "N_p", "V", "a"].forEach(function (k) { v[k] = card[k] / cut.share; });
+    v.L = card.L / cut.pp;
+    v.H_q = card.H_q / cut.tp;
+    v.H_kv = card.H_kv / cut.s_kv;
+    v.c = card.c / (cut.pp * cut.s_kv);
+    v.G = v.H_q / v.H_kv;
+    return v;
+  }
+
+  /** The whole model on one card beside a layout (evaluate's one_card), and the model's own N in ``sc``. */
+  function oneCard(env, sc) {
+    sc.parameters = finite(env.card.N);
+    const card = env.oneCard();
+    return {weight_bytes: finite(call("weight_bytes", card.at())),
+      weight_stream_time: finite(call("weight_stream_time", card.at(1.0, null))),
+      kv_capacity_tokens: M.physical("kv_capacity_tokens", call("kv_capacity_tokens", card.at()))[0]};
+  }
+
+  /** decode_tokens_per_s at a layout: a replica's token/s at the strict bound of a round (_at_layout_rates). */
+  function replicaRates(res, w, add) {
+    ["seed", "exact"].forEach(acc => {
+      const par = res.parallel.decode[acc];
+      if (!res.decode[acc] || !par) return;
+      res.decode[acc].decode_tokens_per_s = par.decode_tokens_per_s_replica;
+      const suffix = acc === "seed" ? "" : "_exact";
+      grid2(w, (b, s, i, j) => {
+        res.entries.delete(M.key("decode_tokens_per_s" + suffix, {batch: b, context: s}));
+        add("decode_tokens_per_s", {batch: b, context: s}, par.decode_tokens_per_s_replica[i][j], acc, suffix);
+      });
+    });
   }
 
   const divisors = (n, limit) => Array.from({length: Math.min(n, limit)}, (_, i) => i + 1).filter(x => n % x === 0);
@@ -109,13 +153,15 @@ const GR_PARALLEL = (() => {
   function evaluate(res, inp, t) {
     const par = inp.parallelism, hw = inp.hardware, m = inp.model, w = inp.workloads;
     const [links, notes] = chooseLinks(hw, par), recipe = w.recipes.length ? w.recipes[0] : "bf16-grads", order = layouts(m);
-    const out = {links: links, notes: notes, replica_gpus: par.tp * par.pp, scalars: {}, perContext: {}, decode: {}, prefill: {},
+    const out = {links: links, notes: notes, replica_gpus: par.tp * par.pp,
+      dp: par.dp || 1, gpus: par.tp * par.pp * (par.dp || 1), scalars: {}, perContext: {}, decode: {}, prefill: {},
       minGpus: {}, training: []};
     ["seed", "exact"].forEach(acc => {
       // the layout's formulas take the whole model's values and divide them themselves
-      const env = res.envs[acc].oneCard(), pc = env.pc, base = layoutValues(env, inp, par, links, t, recipe), sc = {};
+      const atLayout = res.envs[acc], env = atLayout.oneCard(), base = layoutValues(env, inp, par, links, t, recipe);
+      const sc = {};
       SCALARS.forEach(q => { sc[q] = finite(call(q, base)); });
-      sc.tp_weight_crossover = finite(call("tp_weight_crossover", atBatch(base, m, par, pc, acc, 1.0)));
+      sc.tp_weight_crossover = finite(call("tp_weight_crossover", atBatch(base, atLayout, 1.0)));
       sc.kv_capacity_tokens_replica = M.physical("kv_capacity_tokens", call("kv_capacity_tokens_replica", base))[0];
       out.scalars[acc] = sc;
       if (w.decode_context.length) {
@@ -126,7 +172,7 @@ const GR_PARALLEL = (() => {
       }
       if (w.decode_batch.length && w.decode_context.length) {
         const points = grid2(w, (b, s) => {
-          const g = env.at(b, s), v = atBatch(Object.assign({}, base, {S: g.S, c: g.c, d_h: g.d_h}), m, par, pc, acc, b);
+          const g = env.at(b, s), v = atBatch(Object.assign({}, base, {S: g.S, c: g.c, d_h: g.d_h}), atLayout, b);
           const x = {};
           GRID.forEach(q => { x[q] = call(q, v); });
           x.decode_tokens_per_s_replica = b / x.decode_time_bound;
@@ -200,7 +246,7 @@ const GR_PARALLEL = (() => {
     const gpus = p.replica_gpus, weightsFit = (p.scalars[lead].weight_bytes_per_gpu || 0) <= inp.hardware.capacity;
     return M.picks(w.decode_batch, per.capacity_batch_replica, w.decode_context.length).map(ij => {
       const i = ij[0], j = ij[1], b = w.decode_batch[i], s = w.decode_context[j], time = g.decode_time_bound[i][j];
-      const l = {compute: g.decode_time_compute_gpu[i][j], HBM: g.decode_time_memory_gpu[i][j], interconnect: g.decode_time_comm[i][j]};
+      const l = {compute: g.decode_time_compute_gpu[i][j], bandwidth: g.decode_time_memory_gpu[i][j], interconnect: g.decode_time_comm[i][j]};
       const roof = BINDS.reduce((a, k) => l[k] > l[a] ? k : a), second = BINDS.map(k => l[k]).sort((x, y) => x - y)[1];
       const fits = weightsFit && b <= per.capacity_batch_replica[j], tps = b / time;
       return {workload: "decode", label: "decode B = " + b.toLocaleString("en-US") + ", S = " + s.toLocaleString("en-US"),
@@ -212,5 +258,6 @@ const GR_PARALLEL = (() => {
     });
   }
 
-  return {evaluate: evaluate, chooseLinks: chooseLinks, layoutValues: layoutValues, atBatch: atBatch, decodeRows: decodeRows};
+  return {evaluate: evaluate, chooseLinks: chooseLinks, layoutValues: layoutValues, atBatch: atBatch, decodeRows: decodeRows,
+    layoutSlice: layoutSlice, sliceValues: sliceValues, oneCard: oneCard, replicaRates: replicaRates};
 })();

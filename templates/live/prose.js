@@ -47,15 +47,23 @@ const GR_PROSE = (function () {
 
   function leadScalars(res) { return res.scalars[res.lead]; }
 
+  /** The frame (model/frame.py): one GPU of a many-GPU layout, or one card. */
+  function frameOf(res) {
+    const par = res.parallel;
+    return {many: !!par && par.gpus > 1, dp: par ? par.dp : 1};
+  }
+
   function decode_headline(res) {
     const F = GR_FMT, sc = leadScalars(res);
     const tMem = sc.weight_stream_time, tComp = sc.weight_flops_time;
     if (tMem >= tComp) {
       return `Decode at batch 1 is bandwidth-bound: streaming the weights takes ${F.time(tMem)} per token `
-        + `(${F.num(1 / tMem)} tok/s at most); the card's compute could do ${F.num(tMem / tComp)} `
+        + `(${F.num(1 / tMem)} tok/s at most); ${frameOf(res).many ? "each GPU" : "the card"}'s compute could do `
+        + `${F.num(tMem / tComp)} `
         + "such tokens in that time, and it does 1.";
     }
-    return `Decode at batch 1 is compute-bound on this card: ${F.time(tComp)} of arithmetic against `
+    return `Decode at batch 1 is compute-bound on ${frameOf(res).many ? "each GPU" : "this card"}: `
+      + `${F.time(tComp)} of arithmetic against `
       + `${F.time(tMem)} of weight traffic, so the compute roof sets ${F.num(1 / tComp)} tok/s.`;
   }
 
@@ -146,8 +154,14 @@ const GR_PROSE = (function () {
   function capacity_fact(res) {
     const F = GR_FMT, sc = leadScalars(res);
     if (sc.weight_bytes > sc.capacity) {
-      return `No KV cache fits: ${F.gib(sc.weight_bytes)} of weights against ${F.gib(sc.capacity)} `
+      return `No KV cache fits: ${F.gib(sc.weight_bytes)} of weights${frameOf(res).many ? " per GPU" : ""} `
+        + `against ${F.gib(sc.capacity)} `
         + "leaves nothing for it, so the formula has no physical value here (section 0 lists what makes it fit).";
+    }
+    if (frameOf(res).many) {
+      return `Beside each GPU's ${F.size(sc.weight_bytes)} of weights, ${F.gib(sc.capacity - sc.weight_bytes)} `
+        + `per GPU is left for the KV cache: ${F.integer(sc.kv_capacity_tokens)} tokens per replica `
+        + `(${F.kib(sc.kv_bytes_per_token)} of each token on every GPU).`;
     }
     return `Beside ${F.size(sc.weight_bytes)} of weights, ${F.gib(sc.capacity - sc.weight_bytes)} is left `
       + `for the KV cache: ${F.integer(sc.kv_capacity_tokens)} tokens (${F.kib(sc.kv_bytes_per_token)} each).`;
@@ -220,12 +234,17 @@ const GR_PROSE = (function () {
       }
       return `one ${o.label}`;
     });
-    let text = `The weights alone, ${F.gb(sc.weight_bytes)}, exceed the ${F.gib(sc.capacity)} of one `
-      + `${inp.hardware.title}: ${inp.model.title} does not fit at ${inp.precision.weights}`;
+    const many = frameOf(res).many;
+    let text = many
+      ? `Each GPU's share of the weights, ${F.gb(sc.weight_bytes)}, exceeds the ${F.gib(sc.capacity)} of one `
+        + `${inp.hardware.title}: ${inp.model.title} does not fit on ${res.parallel.gpus} GPUs at ${inp.precision.weights}`
+      : `The weights alone, ${F.gb(sc.weight_bytes)}, exceed the ${F.gib(sc.capacity)} of one `
+        + `${inp.hardware.title}: ${inp.model.title} does not fit at ${inp.precision.weights}`;
     if (ways.length) {
       text += "; it fits with " + (ways.length > 1 ? ways.slice(0, -1).join(", ") + " or " + ways[ways.length - 1]
         : ways[0]);
     }
+    if (many) return text + ". The bounds below are those of one GPU of the layout streaming its slice.";
     return text + ". The bounds below are those of one card's bandwidth and compute streaming the whole model.";
   }
 
@@ -257,8 +276,15 @@ const GR_PROSE = (function () {
       const best = maxBy(decode.slice(1), function (x) { return x.fits ? x.tokens_per_s : 0; });
       if (best !== null && best.fits && best.batch > d1.batch) {
         const roof = (best.roof === d1.roof ? "still " : "now ") + `${best.roof}-bound`;
-        out.push(`Batching ${commas(best.batch)} sequences at context ${commas(best.context)} (the most of the spec's `
-          + `batches that fit) gives ${F.num(best.tokens_per_s)} tok/s in total, `
+        const fr = frameOf(res);
+        let scope = "";
+        if (fr.many) {
+          scope = " per replica";
+          if (fr.dp > 1) scope += ` (${F.num(best.tokens_per_s * fr.dp)} on all ${res.parallel.gpus} GPUs)`;
+        }
+        out.push(`Batching ${commas(best.batch)} sequences${fr.many ? " per replica" : ""} at context `
+          + `${commas(best.context)} (the most of the spec's batches that fit) gives `
+          + `${F.num(best.tokens_per_s)} tok/s in total${scope}, `
           + `${F.num(best.tokens_per_s / d1.tokens_per_s)}× batch 1, ${roof}.`);
       } else if (weightsFit) {
         out.push("No batch larger than the first fits in memory at these contexts, so batching cannot raise "
@@ -277,7 +303,7 @@ const GR_PROSE = (function () {
     for (const x of rows) {
       if (out.length >= 3) break;
       if (x.workload === "prefill" && x === longest) {
-        out.push(`A ${commas(x.tokens)}-token prefill is ${x.roof}-bound: at least ${F.time(x.time)} to the `
+        out.push(`${capitalize(article(x.tokens))} ${commas(x.tokens)}-token prefill is ${x.roof}-bound: at least ${F.time(x.time)} to the `
           + "first token.");
       } else if (x.workload === "training") {
         out.push(`Training a ${commas(x.tokens)}-token micro-batch is ${x.roof}-bound`

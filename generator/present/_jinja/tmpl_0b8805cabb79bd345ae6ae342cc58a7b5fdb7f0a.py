@@ -15,60 +15,43 @@ def root(context, missing=missing):
     l_0_w = resolve('w')
     l_0_summary = resolve('summary')
     l_0_decision = resolve('decision')
+    l_0_par = resolve('par')
     l_0_formula = l_0_figure = l_0_pill = missing
     try:
-        t_1 = environment.filters['first']
+        t_1 = environment.filters['format']
     except KeyError:
         @internalcode
         def t_1(*unused):
-            raise TemplateRuntimeError("No filter named 'first' found.")
+            raise TemplateRuntimeError("No filter named 'format' found.")
     try:
-        t_2 = environment.filters['format']
+        t_2 = environment.filters['integer']
     except KeyError:
         @internalcode
         def t_2(*unused):
-            raise TemplateRuntimeError("No filter named 'format' found.")
+            raise TemplateRuntimeError("No filter named 'integer' found.")
     try:
-        t_3 = environment.filters['integer']
+        t_3 = environment.filters['kib']
     except KeyError:
         @internalcode
         def t_3(*unused):
-            raise TemplateRuntimeError("No filter named 'integer' found.")
+            raise TemplateRuntimeError("No filter named 'kib' found.")
     try:
-        t_4 = environment.filters['kib']
+        t_4 = environment.filters['num']
     except KeyError:
         @internalcode
         def t_4(*unused):
-            raise TemplateRuntimeError("No filter named 'kib' found.")
+            raise TemplateRuntimeError("No filter named 'num' found.")
     try:
-        t_5 = environment.filters['map']
+        t_5 = environment.filters['time']
     except KeyError:
         @internalcode
         def t_5(*unused):
-            raise TemplateRuntimeError("No filter named 'map' found.")
+            raise TemplateRuntimeError("No filter named 'time' found.")
     try:
-        t_6 = environment.filters['num']
+        t_6 = environment.tests['none']
     except KeyError:
         @internalcode
         def t_6(*unused):
-            raise TemplateRuntimeError("No filter named 'num' found.")
-    try:
-        t_7 = environment.filters['selectattr']
-    except KeyError:
-        @internalcode
-        def t_7(*unused):
-            raise TemplateRuntimeError("No filter named 'selectattr' found.")
-    try:
-        t_8 = environment.filters['time']
-    except KeyError:
-        @internalcode
-        def t_8(*unused):
-            raise TemplateRuntimeError("No filter named 'time' found.")
-    try:
-        t_9 = environment.tests['none']
-    except KeyError:
-        @internalcode
-        def t_9(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s0_summary.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
@@ -99,7 +82,7 @@ def root(context, missing=missing):
     if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour'):
         pass
         yield '; $'
-        yield escape(t_2('%.2f', environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour')))
+        yield escape(t_1('%.2f', environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour')))
         yield '/h ('
         yield escape(context.call(environment.getattr(context.call(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'source_of'), 'price'), 'short')))
         yield ')'
@@ -126,7 +109,7 @@ def root(context, missing=missing):
     yield ';\n  KV '
     if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
         pass
-        yield escape(t_4(t_1(environment, t_5(context, t_7(context, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'slices'), 'name', 'equalto', 'c'), attribute='card'))))
+        yield escape(t_3(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'kv_card')))
         yield ' per token, '
     yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'kv_bytes_per_token', 'kib'))
     yield ' per token'
@@ -138,7 +121,7 @@ def root(context, missing=missing):
     yield ')</td>\n<td><span data-live="precision.label">'
     yield escape(context.call(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'label')))
     yield '</span> (<span data-live="precision.weight_bytes">'
-    yield escape(t_6(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes')))
+    yield escape(t_4(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes')))
     yield '</span> B per weight)</td>\n<td data-live="workloads">'
     if environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'decode_batch'):
         pass
@@ -147,7 +130,7 @@ def root(context, missing=missing):
         for l_1_b, l_1_loop in LoopContext(environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'decode_batch'), undefined):
             _loop_vars = {}
             pass
-            yield escape(t_3(l_1_b))
+            yield escape(t_2(l_1_b))
             if (not environment.getattr(l_1_loop, 'last')):
                 pass
                 yield ', '
@@ -157,7 +140,7 @@ def root(context, missing=missing):
         for l_1_s, l_1_loop in LoopContext(environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'decode_context'), undefined):
             _loop_vars = {}
             pass
-            yield escape(t_3(l_1_s))
+            yield escape(t_2(l_1_s))
             if (not environment.getattr(l_1_loop, 'last')):
                 pass
                 yield ', '
@@ -169,7 +152,7 @@ def root(context, missing=missing):
         for l_1_t, l_1_loop in LoopContext(environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'prefill_prompt'), undefined):
             _loop_vars = {}
             pass
-            yield escape(t_3(l_1_t))
+            yield escape(t_2(l_1_t))
             if (not environment.getattr(l_1_loop, 'last')):
                 pass
                 yield ', '
@@ -178,7 +161,7 @@ def root(context, missing=missing):
     if environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'training_tokens'):
         pass
         yield '<br>training: '
-        yield escape(t_3(environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'training_tokens')))
+        yield escape(t_2(environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'training_tokens')))
         yield '-token micro-batch'
     yield '</td></tr></tbody>\n</table></div>\n<div class="summary" data-prose="summary">\n'
     l_1_loop = missing
@@ -196,7 +179,11 @@ def root(context, missing=missing):
             yield escape(l_1_s)
         yield '</p>\n'
     l_1_loop = l_1_s = missing
-    yield '</div>\n<div class="scroll"><table class="decision">\n<thead><tr><th>workload</th><th>binds</th><th class="n">bound</th><th class="n">other roof</th><th>fits</th>\n<th class="n">ms/token</th><th class="n">tok/s/seq</th><th class="n">tok/s</th>'
+    yield '</div>\n<div class="scroll"><table class="decision'
+    if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour'):
+        pass
+        yield ' priced'
+    yield '">\n<thead><tr><th>workload</th><th>binds</th><th class="n">bound</th><th class="n">other roof</th><th>fits</th>\n<th class="n">ms/token or TTFT</th><th class="n">tok/s/seq</th><th class="n">tok/s</th>'
     if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour'):
         pass
         yield '<th class="n">$/M tok</th>'
@@ -209,11 +196,11 @@ def root(context, missing=missing):
         yield '</td><td>'
         yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_x, 'binds'), _loop_vars=_loop_vars))
         yield '</td><td class="n">'
-        yield escape(t_8(environment.getattr(l_1_x, 'time')))
+        yield escape(t_5(environment.getattr(l_1_x, 'time')))
         yield '</td>\n<td class="n">'
         if environment.getattr(l_1_x, 'other_roof'):
             pass
-            yield escape(t_6(environment.getattr(l_1_x, 'other_roof')))
+            yield escape(t_4(environment.getattr(l_1_x, 'other_roof')))
             yield '×'
         else:
             pass
@@ -222,20 +209,20 @@ def root(context, missing=missing):
         if environment.getattr(l_1_x, 'fits'):
             pass
             yield '<span class="ok">yes</span>'
-            if ((environment.getattr(l_1_x, 'workload') == 'decode') and (not t_9(environment.getattr(l_1_x, 'capacity_batch')))):
+            if ((environment.getattr(l_1_x, 'workload') == 'decode') and (not t_6(environment.getattr(l_1_x, 'capacity_batch')))):
                 pass
                 yield ', ≤ '
-                yield escape(t_3(environment.getattr(l_1_x, 'capacity_batch')))
+                yield escape(t_2(environment.getattr(l_1_x, 'capacity_batch')))
         else:
             pass
             yield '<span class="bad">no</span>'
         yield '</td>\n<td class="n">'
         if (environment.getattr(l_1_x, 'workload') == 'decode'):
             pass
-            yield escape(t_6(environment.getattr(l_1_x, 'ms_per_token')))
+            yield escape(t_4(environment.getattr(l_1_x, 'ms_per_token')))
         elif (environment.getattr(l_1_x, 'workload') == 'prefill'):
             pass
-            yield escape(t_6(environment.getattr(l_1_x, 'ms_to_first_token')))
+            yield escape(t_4(environment.getattr(l_1_x, 'ms_to_first_token')))
             yield ' (TTFT)'
         else:
             pass
@@ -243,19 +230,22 @@ def root(context, missing=missing):
         yield '</td>\n<td class="n">'
         if (environment.getattr(l_1_x, 'workload') == 'decode'):
             pass
-            yield escape(t_6(environment.getattr(l_1_x, 'tokens_per_s_sequence')))
+            yield escape(t_4(environment.getattr(l_1_x, 'tokens_per_s_sequence')))
         else:
             pass
             yield '—'
         yield '</td>\n<td class="n">'
-        yield escape(t_6(environment.getattr(l_1_x, 'tokens_per_s')))
+        yield escape(t_4(environment.getattr(l_1_x, 'tokens_per_s')))
         yield '</td>\n'
         if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour'):
             pass
             yield '<td class="n">'
-            if (not t_9(environment.getattr(l_1_x, 'usd_per_mtok'))):
+            if (not t_6(environment.getattr(l_1_x, 'usd_per_mtok'))):
                 pass
-                yield escape(t_2('%.3g', environment.getattr(l_1_x, 'usd_per_mtok')))
+                yield escape(t_1('%.3g', environment.getattr(l_1_x, 'usd_per_mtok')))
+                if (environment.getattr(l_1_x, 'workload') == 'prefill'):
+                    pass
+                    yield ' (prompt)'
             else:
                 pass
                 yield '—'
@@ -267,7 +257,7 @@ def root(context, missing=missing):
             if environment.getattr(environment.getattr(l_1_x, 'lever'), 'gain'):
                 pass
                 yield ': '
-                yield escape(t_6(environment.getattr(environment.getattr(l_1_x, 'lever'), 'gain')))
+                yield escape(t_4(environment.getattr(environment.getattr(l_1_x, 'lever'), 'gain')))
                 yield '× '
                 yield escape(environment.getattr(environment.getattr(l_1_x, 'lever'), 'effect'))
             else:
@@ -282,8 +272,12 @@ def root(context, missing=missing):
     yield '</tbody></table></div>\n<p class="meta">Bounds are lower bounds on a step\'s time (the larger of bytes over bandwidth and FLOPs over peak); "other\nroof" is how many times shorter the other bound is. Tokens/s are upper bounds. '
     if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour'):
         pass
-        yield 'Dollars per million\ntokens at the hourly price above, at the bound.'
+        yield 'Dollars per million\ntokens at the hourly price above, at the bound: generated tokens for decode, prompt tokens for prefill'
+        if (undefined(name='par') if l_0_par is missing else l_0_par):
+            pass
+            yield ', for the\nGPUs of one replica'
+        yield '.'
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=74&6=87&7=95&8=107&9=115&10=127&11=139&12=143&13=165&14=178&17=185&22=200&24=204&25=214&26=222&27=233&28=244&29=251&30=253&31=264&35=283'
+debug_info = '1=57&6=70&7=78&8=90&9=98&10=110&11=122&12=126&13=148&14=161&17=168&20=183&22=187&24=191&25=201&26=209&27=220&28=231&29=238&30=240&31=254&35=273&36=276'

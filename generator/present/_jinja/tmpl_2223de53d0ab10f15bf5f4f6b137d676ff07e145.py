@@ -8,6 +8,7 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     l_0_training = resolve('training')
+    l_0_ch = resolve('ch')
     l_0_fx = resolve('fx')
     l_0_range = resolve('range')
     l_0_sc = resolve('sc')
@@ -47,7 +48,9 @@ def root(context, missing=missing):
     context.exported_vars.difference_update(('formula', 'figure', 'pill'))
     if (undefined(name='training') if l_0_training is missing else l_0_training):
         pass
-        yield '<section id="s5">\n<h2>5. Training lacks something else</h2>\n<p>Training does 6N FLOPs per token (forward 2N, backward 4N) and moves the weights about three times per micro-batch, so its\nweight-reuse intensity is the micro-batch size in 16-bit weights. Its problem is memory capacity, not bandwidth.</p>\n'
+        yield '<section id="s5">\n<h2>'
+        yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's5'))
+        yield '. Training lacks something else</h2>\n<p>Training does 6N FLOPs per token (forward 2N, backward 4N) and moves the weights about three times per micro-batch, so its\nweight-reuse intensity is the micro-batch size in 16-bit weights. Its problem is memory capacity, not bandwidth.</p>\n'
         yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'train_iw')))
         yield '\n<div class="scroll"><table><thead>\n<tr><th>state</th>'
         for l_1_tr in (undefined(name='training') if l_0_training is missing else l_0_training):
@@ -139,4 +142,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=36&2=48&7=51&9=53&10=63&11=67&12=77&14=87&15=98&17=115&18=124&19=129&20=131'
+debug_info = '1=37&2=49&4=52&7=54&9=56&10=66&11=70&12=80&14=90&15=101&17=118&18=127&19=132&20=134'

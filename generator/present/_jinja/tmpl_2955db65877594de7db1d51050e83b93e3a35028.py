@@ -8,6 +8,7 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     l_0_measured = resolve('measured')
+    l_0_ch = resolve('ch')
     l_0_formula = l_0_figure = l_0_pill = missing
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s8_measured.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
@@ -24,7 +25,9 @@ def root(context, missing=missing):
     context.exported_vars.difference_update(('formula', 'figure', 'pill'))
     if (undefined(name='measured') if l_0_measured is missing else l_0_measured):
         pass
-        yield '<section id="s8" data-static>\n<h2>8. Measured</h2>\n'
+        yield '<section id="s8" data-static>\n<h2>'
+        yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's8'))
+        yield '. Measured</h2>\n'
         template = environment.get_template('_measured.html.j2', 'sections/s8_measured.html.j2')
         gen = template.root_render_func(template.new_context(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill}))
         try:
@@ -35,4 +38,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=13&2=25&5=28'
+debug_info = '1=14&2=26&4=29&5=31'

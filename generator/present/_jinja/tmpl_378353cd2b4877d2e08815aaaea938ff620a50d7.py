@@ -11,6 +11,7 @@ def root(context, missing=missing):
     l_0_notation = resolve('notation')
     l_0_inputs = resolve('inputs')
     l_0_par = resolve('par')
+    l_0_ch = resolve('ch')
     l_0_spec = resolve('spec')
     l_0_slips = resolve('slips')
     l_0_version = resolve('version')
@@ -109,7 +110,9 @@ def root(context, missing=missing):
     yield '</tbody></table></div>\n<p class="meta">Conventions: GB = 10⁹ B, GiB = 2³⁰ B, KiB = 1024 B; TB/s = 10¹² B/s; TFLOP/s = 10¹² FLOP/s; token counts\nwritten 1k, 2k, 8k mean 1024, 2048, 8192. The ridge is kept unrounded inside formulas; crossover roots are rounded to the\nnearest integer, capacity batches rounded down. '
     if (undefined(name='par') if l_0_par is missing else l_0_par):
         pass
-        yield "The interconnect is an input (its ledger is chapter 7's); kernel efficiency and cache hits are out of scope."
+        yield 'The interconnect is an input (its ledger is chapter '
+        yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's7'))
+        yield "'s); kernel efficiency and cache hits are out of scope."
     else:
         pass
         yield 'Multi-GPU communication, kernel efficiency and cache hits are out of scope.'
@@ -167,4 +170,4 @@ def root(context, missing=missing):
     yield ').</p>\n</section>\n'
 
 blocks = {}
-debug_info = '1=40&8=54&9=66&13=84&17=96&21=110&22=117&23=130&26=133&28=135&32=146&33=148&34=160'
+debug_info = '1=41&8=55&9=67&13=85&17=97&21=111&22=120&23=133&26=136&28=138&32=149&33=151&34=163'

@@ -7,6 +7,7 @@ def root(context, missing=missing):
     concat = environment.concat
     cond_expr_undefined = Undefined
     if 0: yield None
+    l_0_ch = resolve('ch')
     l_0_whatifs = resolve('whatifs')
     l_0_sensitivities = resolve('sensitivities')
     l_0_derated = resolve('derated')
@@ -113,7 +114,9 @@ def root(context, missing=missing):
         l_0_pill = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s6_levers.html.j2') does not export the requested name 'pill'", name='pill')
     context.vars.update({'formula': l_0_formula, 'figure': l_0_figure, 'pill': l_0_pill})
     context.exported_vars.difference_update(('formula', 'figure', 'pill'))
-    yield '<section id="s6">\n<h2>6. What would change it</h2>\n<p>Every optimisation either does more work per trip to memory (batching, longer prompts) or moves fewer bytes per trip\n(quantization, smaller KV caches, fusion, FlashAttention). For this pair, each lever\'s effect on its ledger:</p>\n<div class="scroll"><table><thead>\n<tr><th>change</th><th>lever</th><th class="n">before</th><th class="n">after</th><th class="n">gain</th><th>caveat</th></tr></thead><tbody data-live="levers">\n'
+    yield '<section id="s6">\n<h2>'
+    yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's6'))
+    yield '. What would change it</h2>\n<p>Every optimisation either does more work per trip to memory (batching, longer prompts) or moves fewer bytes per trip\n(quantization, smaller KV caches, fusion, FlashAttention). For this pair, each lever\'s effect on its ledger:</p>\n<div class="scroll"><table><thead>\n<tr><th>change</th><th>lever</th><th class="n">before</th><th class="n">after</th><th class="n">gain</th><th>caveat</th></tr></thead><tbody data-live="levers">\n'
     for l_1_row in (undefined(name='whatifs') if l_0_whatifs is missing else l_0_whatifs):
         _loop_vars = {}
         pass
@@ -303,4 +306,4 @@ def root(context, missing=missing):
     yield '</div>\n</section>\n'
 
 blocks = {}
-debug_info = '1=104&8=117&9=121&10=129&18=135&24=138&25=146&26=150&30=169&32=172&33=174&34=178&35=180&37=183&38=192&39=201&40=211&45=219&49=222&50=224&51=228&52=240&53=247&54=251&57=262&59=266&61=269&64=271&65=275&66=284&67=290&68=294'
+debug_info = '1=105&3=118&8=120&9=124&10=132&18=138&24=141&25=149&26=153&30=172&32=175&33=177&34=181&35=183&37=186&38=195&39=204&40=214&45=222&49=225&50=227&51=231&52=243&53=250&54=254&57=265&59=269&61=272&64=274&65=278&66=287&67=293&68=297'

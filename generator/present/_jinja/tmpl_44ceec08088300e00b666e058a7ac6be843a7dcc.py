@@ -20,6 +20,7 @@ def root(context, missing=missing):
     l_0_context_lines = resolve('context_lines')
     l_0_critical_fact = resolve('critical_fact')
     l_0_w = resolve('w')
+    l_0_ch = resolve('ch')
     l_0_decode_table = resolve('decode_table')
     l_0_r = resolve('r')
     l_0_last_ctx = resolve('last_ctx')
@@ -158,9 +159,11 @@ def root(context, missing=missing):
         yield ':\nthey are upper bounds. Runtime activations, workspace and paging metadata also take memory, so fewer sequences fit than the ledger says.</p>\n<h3>Decode token/s bound, by batch and context</h3>\n<p>The step takes at least the larger of its two lower bounds; B sequences each get one token per step.'
         if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
             pass
-            yield 'On '
+            yield '<span data-static>On '
             yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'label'))
-            yield " the formula gives one GPU's ledgers without the links; the table states each replica's token/s at\nthe strict bound of a round, the largest of one GPU's compute, HBM and interconnect ledgers through the pipeline\n(chapter 7)"
+            yield " the formula gives one GPU's ledgers without the links; the table states each replica's token/s at\nthe strict bound of a round, the largest of one GPU's compute, HBM and interconnect ledgers through the pipeline\n(chapter "
+            yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's7'))
+            yield ')'
             if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'dp') > 1):
                 pass
                 yield ', B sequences per data-parallel replica ('
@@ -168,7 +171,7 @@ def root(context, missing=missing):
                 yield ' B on all '
                 yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'gpus'))
                 yield ' GPUs)'
-            yield '.'
+            yield '.</span>'
         yield '</p>\n'
         yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tps')))
         yield '\n<div class="scroll"><table><thead>\n<tr data-cols="context"><th class="n">batch'
@@ -242,4 +245,4 @@ def root(context, missing=missing):
     yield '</section>\n\n'
 
 blocks = {}
-debug_info = '1=64&6=77&7=83&8=85&9=87&10=93&11=95&13=97&14=99&15=101&18=104&19=106&20=108&21=110&23=112&24=114&25=116&27=118&28=122&29=127&30=133&31=135&34=141&35=143&36=151&37=153&40=159&41=162&43=164&44=173&46=175&47=190&48=194&51=227&52=229&54=232&55=234&56=236&57=238&58=240'
+debug_info = '1=65&6=78&7=84&8=86&9=88&10=94&11=96&13=98&14=100&15=102&18=105&19=107&20=109&21=111&23=113&24=115&25=117&27=119&28=123&29=128&30=134&31=136&34=142&35=144&36=152&37=154&40=160&41=163&43=165&44=176&46=178&47=193&48=197&51=230&52=232&54=235&55=237&56=239&57=241&58=243'

@@ -8,6 +8,7 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     l_0_frame = resolve('frame')
+    l_0_ch = resolve('ch')
     l_0_frame_rows = resolve('frame_rows')
     l_0_hw = resolve('hw')
     l_0_fx = resolve('fx')
@@ -89,9 +90,9 @@ def root(context, missing=missing):
     yield '<section id="s1">\n<h2>1. A machine waiting for data</h2>\n'
     if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
         pass
-        yield '<h3>One GPU of '
+        yield '<div data-static>\n<h3>One GPU of '
         yield escape(t_3(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'gpus')))
-        yield '</h3>\n<p data-layout>This report states the numbers of the layout in its title, '
+        yield '</h3>\n<p>This report states the numbers of the layout in its title, '
         yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'label'))
         yield ' on '
         yield escape(t_3(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'gpus')))
@@ -103,9 +104,11 @@ def root(context, missing=missing):
             yield ' data-parallel replicas of '
             yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus'))
             yield ' GPU'
-            yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 6 in 'sections/s1_waiting.html.j2' evaluated to false and no else section was defined.")))
+            yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 7 in 'sections/s1_waiting.html.j2' evaluated to false and no else section was defined.")))
             yield ')'
-        yield '.\nEach GPU holds and computes a slice of the model, so the formulas of chapters 1–6 are the seeds\' single-card ones\nwith that slice in place of the whole model (the symbols with a subscript g):</p>\n<div class="scroll"><table><thead><tr><th>symbol</th><th>one GPU\'s slice</th><th class="n">value</th><th class="n">whole model</th></tr></thead><tbody>\n'
+        yield '.\nEach GPU holds and computes a slice of the model, so the formulas of chapters 1–'
+        yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's6'))
+        yield ' are the seeds\' single-card ones\nwith that slice in place of the whole model (the symbols with a subscript g):</p>\n<div class="scroll"><table><thead><tr><th>symbol</th><th>one GPU\'s slice</th><th class="n">value</th><th class="n">whole model</th></tr></thead><tbody>\n'
         for l_1_s in (undefined(name='frame_rows') if l_0_frame_rows is missing else l_0_frame_rows):
             _loop_vars = {}
             pass
@@ -119,11 +122,13 @@ def root(context, missing=missing):
             yield escape(environment.getattr(l_1_s, 'card'))
             yield '</td></tr>'
         l_1_s = missing
-        yield "</tbody></table></div>\n<p data-layout>Times, FLOPs, bytes and intensities are one GPU's during a decode round of its replica (the GPUs of a\nreplica work at once); KV capacities and sequences are per replica ("
+        yield "</tbody></table></div>\n<p>Times, FLOPs, bytes and intensities are one GPU's during a decode round of its replica (the GPUs of a\nreplica work at once); KV capacities and sequences are per replica ("
         yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus'))
         yield ' GPU'
-        yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 13 in 'sections/s1_waiting.html.j2' evaluated to false and no else section was defined.")))
-        yield ' holding one copy of the model);\ntoken rates are per replica at the strict bound, the interconnect included (chapter 7)'
+        yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 14 in 'sections/s1_waiting.html.j2' evaluated to false and no else section was defined.")))
+        yield ' holding one copy of the model);\ntoken rates are per replica at the strict bound, the interconnect included (chapter '
+        yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's7'))
+        yield ')'
         if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'dp') > 1):
             pass
             yield ', and a batch B is per data-parallel replica: the '
@@ -144,7 +149,7 @@ def root(context, missing=missing):
                 yield ' of weights against '
                 yield escape(t_2(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'capacity')))
             yield '.'
-        yield '</p>\n'
+        yield '</p>\n</div>\n'
     yield '<p>'
     if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
         pass
@@ -244,4 +249,4 @@ def root(context, missing=missing):
     yield '</section>\n\n'
 
 blocks = {}
-debug_info = '1=77&4=90&5=93&6=95&10=109&13=123&14=127&15=135&17=149&19=156&20=158&21=160&22=165&23=167&28=173&29=175&30=177&35=181&36=189&37=199&38=210&43=214&46=217&49=220&50=233'
+debug_info = '1=78&4=91&6=94&7=96&8=110&11=112&14=126&15=130&16=140&19=154&21=161&22=163&23=165&24=170&25=172&30=178&31=180&32=182&37=186&38=194&39=204&40=215&45=219&48=222&51=225&52=238'

@@ -8,6 +8,7 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     l_0_many = resolve('many')
+    l_0_ch = resolve('ch')
     l_0_par = resolve('par')
     l_0_q = resolve('q')
     l_0_par_links = resolve('par_links')
@@ -62,7 +63,9 @@ def root(context, missing=missing):
     context.exported_vars.difference_update(('formula', 'figure', 'pill'))
     if (undefined(name='many') if l_0_many is missing else l_0_many):
         pass
-        yield '<section id="s7">\n<h2>7. Many GPUs: the interconnect ledger</h2>\n'
+        yield '<section id="s7">\n<h2>'
+        yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's7'))
+        yield '. Many GPUs: the interconnect ledger</h2>\n'
         if (undefined(name='par') if l_0_par is missing else l_0_par):
             pass
             yield '<p data-static>This report lays the model out over <strong>'
@@ -231,4 +234,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=51&2=63&5=66&6=69&7=71&9=82&10=86&11=88&12=100&13=109&19=116&20=126&21=132&25=141&26=143&28=147&29=150&30=154&31=161&32=167&33=171&34=175&35=177&36=182&39=192&40=194&43=196&44=198&47=200&48=208&50=229'
+debug_info = '1=52&2=64&4=67&5=69&6=72&7=74&9=85&10=89&11=91&12=103&13=112&19=119&20=129&21=135&25=144&26=146&28=150&29=153&30=157&31=164&32=170&33=174&34=178&35=180&36=185&39=195&40=197&43=199&44=201&47=203&48=211&50=232'

@@ -78,21 +78,30 @@ def block_toc(context, missing=missing):
     if 0: yield None
     _block_vars = {}
     l_0_training = resolve('training')
+    l_0_ch = resolve('ch')
     l_0_many = resolve('many')
     l_0_measured = resolve('measured')
     pass
     yield '<nav class="toc">\n  <a href="#s0">0. Summary</a><br><a href="#s1">1. A machine waiting for data</a><br>\n  <a href="#s2">2. Intensity and the ridge</a><br><a href="#s3">3. Three modes</a><br>\n  <a href="#s4">4. Why batching only saves half</a><br>'
     if (undefined(name='training') if l_0_training is missing else l_0_training):
         pass
-        yield '<a href="#s5">5. Training lacks something else</a><br>'
-    yield '  <a href="#s6">6. What would change it</a><br>'
+        yield '<a href="#s5">'
+        yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's5'))
+        yield '. Training lacks something else</a><br>'
+    yield '  <a href="#s6">'
+    yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's6'))
+    yield '. What would change it</a><br>'
     if (undefined(name='many') if l_0_many is missing else l_0_many):
         pass
-        yield '<a href="#s7">7. Many GPUs</a><br>'
+        yield '<a href="#s7">'
+        yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's7'))
+        yield '. Many GPUs</a><br>'
     if (undefined(name='measured') if l_0_measured is missing else l_0_measured):
         pass
-        yield '<a href="#s8">8. Measured</a><br>'
+        yield '<a href="#s8">'
+        yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's8'))
+        yield '. Measured</a><br>'
     yield '  <a href="#appendix">Appendix</a>\n</nav>\n'
 
 blocks = {'header': block_header, 'toc': block_toc}
-debug_info = '1=12&2=24&9=26&2=29&3=46&4=52&5=54&6=70&9=73&13=85&14=89'
+debug_info = '1=12&2=24&9=26&2=29&3=46&4=52&5=54&6=70&9=73&13=86&14=92'

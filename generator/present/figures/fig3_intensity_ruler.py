@@ -134,7 +134,8 @@ def caption3(r: Results, baseline: Results | None = None) -> str:
         flips = [p[1] for p in pts if p[3] and (p[2] >= ridge) != (p[3] >= ridge)]
         if flips:
             s += f" With activations counted, {_join(flips)} crosses back to the memory-bound side."
-    s += (" Markers: circle decode, square prefill, triangle training; colour by context length, as in figures 4"
-          " and 6. This figure reads intensity per weight load (top) and per GEMM (bottom); figure 6 places each"
-          " workload at its whole-pass intensity instead.")
+    s += (" Markers: circle decode, square prefill, triangle training; colour by context length, as in figures"
+          " {figure:fig6-roofline} and {figure:fig4-decode-intensity}. This figure reads intensity per weight load"
+          " (top) and per GEMM (bottom); figure {figure:fig6-roofline} places each workload at its whole-pass"
+          " intensity instead.")
     return s

@@ -251,7 +251,7 @@ def caption6(r: Results, baseline: Results | None = None) -> str:
         t = int(next(t for t in r.spec.workloads.prefill_prompt if f"prefill {tokens(t)}" == p[1]))
         iw, full = _gemm_reading(r, t)
         s += (f"Each workload sits at its whole-pass intensity, all FLOPs of the step over all bytes it moves: "
-              f"{p[1]} at {num(p[2])}, where figure 3 reads {num(iw)} per weight load"
+              f"{p[1]} at {num(p[2])}, where figure {{figure:fig3-intensity-ruler}} reads {num(iw)} per weight load"
               + (f" and {num(full)} for one GEMM with its activations" if full else "") + ". ")
     for label, i, f in _measured_points(r):
         s += (f"Star: the measured run ({label.removeprefix('measured').strip()}), {num(f / 1e12)} TFLOP/s achieved at "

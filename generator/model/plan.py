@@ -1,7 +1,9 @@
-"""Layouts on many GPUs: ``plan`` (every tp x pp x ep layout and weight format that fits, ranked by tokens/s per
-GPU), one point's bounds for audits, and the scaling and fit-map samples of the report's many-GPU chapter.
+"""The search over layouts: ``plan`` (every tp x pp x ep layout and weight format that fits, ranked by tokens/s
+per GPU), one point's bounds for audits, and the report's many-GPU view (``many_gpus``: how the decode round
+scales with the tensor-parallel degree, how many GPUs each context needs per weight format, and, when the
+model does not fit the spec's layout, the smallest layout that does).
 
-Built on :mod:`genreport.model.parallel` (the interconnect ledger of one layout)."""
+Built on :mod:`genreport.model.layout` (one evaluation at one layout)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 from genreport.formulas.compiled import load
 from genreport.load.spec import Hardware, Model, Parallelism, Precision
-from genreport.model.parallel import (
+from genreport.model.env import make_env, spec_env
+from genreport.model.layout import (
     BINDS,
     _pp_choices,
     at_batch,
@@ -71,8 +74,6 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
     group (one replica: dp = 1, which changes nothing per GPU).
     """
     from genreport.load.loader import _precision
-    from genreport.model.evaluate import make_env
-
     q = load()
     rows: list[PlanRow] = []
     skipped: list[tuple[str, str]] = []
@@ -114,7 +115,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     if not cap >= 1:
         rejected["no sequence of the context fits"] += 1
         return None
-    v = at_batch(cv, model, par, env.pc, accounting, batches)
+    v = at_batch(cv, env.with_layout(par), batches)
     t_bound = np.asarray(q["decode_time_bound"](v), dtype=float) * np.ones_like(batches)
     t_serial = np.asarray(q["decode_time_serial"](v), dtype=float) * np.ones_like(batches)
     t_use = t_bound if estimate == "bound" else t_serial
@@ -156,8 +157,6 @@ class Point:
 def point(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batch: float, context: float,
           prompt: float | None = None, accounting: str = "seed") -> Point:
     """Decode (and prefill) bounds of ``model`` on ``hw`` laid out as ``par`` at one batch and context."""
-    from genreport.model.evaluate import make_env
-
     q = load()
     env = make_env(hw, model, precision, accounting)
     links, _ = choose_links(hw, par)
@@ -168,7 +167,7 @@ def point(model: Model, hw: Hardware, precision: Precision, par: Parallelism, ba
                   d_h=np.float64(np.ravel(ctx["d_h"])[0]))
         w_gpu = float(q["weight_bytes_per_gpu"](base))
         cap = float(q["capacity_batch_replica"](cv))
-        v = at_batch(cv, model, par, env.pc, accounting, float(batch))
+        v = at_batch(cv, env.with_layout(par), float(batch))
         pre = float(q["prefill_time_bound"](dict(base, T=np.float64(prompt)))) if prompt else math.nan
         return Point(w_gpu <= hw.capacity, max(cap, 0.0), float(q["decode_time_bound"](v)),
                      float(q["decode_time_serial"](v)), float(q["decode_time_comm"](v)), pre)
@@ -190,8 +189,6 @@ def scaling(model: Model, hw: Hardware, precision: Precision, batch: float, cont
     says whether the replica holds the weights and ``batch`` sequences of ``context``.  For the figure of
     the time split into compute / HBM / interconnect against the GPU count.
     """
-    from genreport.model.evaluate import make_env
-
     q = load()
     env = make_env(hw, model, precision, accounting)
     ok = set(tp_choices(model, max(degrees)))
@@ -206,7 +203,7 @@ def scaling(model: Model, hw: Hardware, precision: Precision, batch: float, cont
             base = layout_values(env.values, model, par, links, precision, accounting, env.pc)
             cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(ctx["c"])[0]),
                       d_h=np.float64(np.ravel(ctx["d_h"])[0]))
-            v = at_batch(cv, model, par, env.pc, accounting, float(batch))
+            v = at_batch(cv, env.with_layout(par), float(batch))
             t = {qid: float(q[qid](v)) for qid in ("decode_time_compute_gpu", "decode_time_memory_gpu",
                                                   "decode_time_comm", "decode_time_bound", "decode_time_serial")}
             cap = float(q["capacity_batch_replica"](cv))
@@ -227,8 +224,6 @@ def fit_map(model: Model, hw: Hardware, contexts, precisions=PLAN_PRECISIONS, ba
     For the fit map (minimum GPUs by context x precision); None where nothing up to 4096 GPUs fits.
     """
     from genreport.load.loader import _precision
-    from genreport.model.evaluate import make_env
-
     q = load()
     out: dict[str, list[float | None]] = {}
     ctx = np.asarray(contexts, dtype=float)
@@ -253,14 +248,53 @@ def spec_values(spec, accounting: str, batch=None) -> dict[str, float]:
     Only the symbols the single-card inputs lack: degrees, links, expert counts, b_a, s_kv and the training split
     of the spec's first recipe; at a batch, an MoE model's N_x is what that batch touches.
     """
-    from genreport.model.evaluate import spec_env
-
     par = spec.parallelism or Parallelism()
-    env = spec_env(spec, accounting)
+    env = spec_env(spec, accounting, layout=False)
     links, _ = choose_links(spec.hardware, par)
     recipe = spec.workloads.recipes[0] if spec.workloads.recipes else "bf16-grads"
     values = layout_values(env.values, spec.model, par, links, spec.precision, accounting, env.pc, recipe)
     if batch is not None:
-        values = at_batch(values, spec.model, par, env.pc, accounting, float(batch))
+        values = at_batch(values, env.with_layout(par), float(batch))
     return {k: float(np.ravel(v)[0]) for k, v in values.items() if k not in env.values and k != "B"} | (
         {"N_x": float(np.ravel(values["N_x"])[0])})
+
+
+# ----------------------------------------------------------------------------------------------- the report's view
+
+@dataclass(frozen=True)
+class ManyGpus:
+    batch_large: int  # the large batch of the scaling curves: the spec's largest
+    context: int  # the context of the scaling curves and of the smallest layout: the spec's first
+    scaling_batch1: tuple[dict, ...]  # one row per TP degree (scaling)
+    scaling_large: tuple[dict, ...]
+    fit_contexts: tuple[int, ...]
+    fit_map: dict  # weight format -> minimum GPUs per context (None: nothing up to 4096 fits)
+    smallest: dict | None  # the smallest layout in the spec's weight format that holds one sequence of the
+    # context (a plan row), when one card does not hold the weights
+    smallest_any: dict | None  # the same over every weight format
+    link: str  # the scale-up link, in words ("" when the spec has none)
+
+
+def many_gpus(r) -> ManyGpus | None:
+    """None for a spec without decode, or a GPU whose spec has no interconnect (nothing to price the collectives)."""
+    spec = r.spec
+    w = spec.workloads
+    hw = spec.hardware
+    if not w.decode_context or hw.link is None:
+        return None
+    s0 = int(w.decode_context[0])
+    big = int(max(w.decode_batch or (1,)))
+    degrees = (1, 2, 4, 8, 16, 32, 64)
+    b1 = scaling(spec.model, hw, spec.precision, 1.0, float(s0), degrees, spec.accounting)
+    bl = scaling(spec.model, hw, spec.precision, float(big), float(s0), degrees, spec.accounting)
+    ctxs = tuple(int(s) for s in w.decode_context)
+    fmap = fit_map(spec.model, hw, ctxs, accounting=spec.accounting)
+    smallest_own = smallest_any = None
+    if not r.verdicts.get("weights_fit", True):
+        found = plan(spec.model, hw, 1, s0, accounting=spec.accounting)
+        best = smallest(found)
+        smallest_any = best.as_json() if best is not None else None
+        own = smallest(Plan([x for x in found.rows if x.precision == spec.precision.weights], {}, [], ""))
+        smallest_own = own.as_json() if own is not None else None
+    link = f"{hw.link.name}" if getattr(hw.link, "name", None) else ""
+    return ManyGpus(big, s0, tuple(b1), tuple(bl), ctxs, fmap, smallest_own, smallest_any, link)

@@ -1,4 +1,4 @@
-"""Evaluate a spec on many GPUs: per-GPU memory, the interconnect ledger, the strict bound and the serial estimate.
+"""Evaluate a spec at its layout on many GPUs: per-GPU memory, the interconnect ledger, the strict bound and the serial estimate.
 
 Called by the evaluate stage when the spec has a ``parallelism`` block (``evaluate_parallel``), and by
 ``genreport plan`` for every layout it tries (``Layout``, ``layout_env``).  Only numbers: the formulas
@@ -20,6 +20,7 @@ import numpy as np
 from genreport.formulas import architecture as arch
 from genreport.formulas.compiled import load
 from genreport.load.spec import PRECISION_BYTES, Hardware, Model, Parallelism, Precision
+from genreport.model.env import Env
 from genreport.model.values import NO_FIT, Entry, physical
 
 
@@ -34,7 +35,9 @@ def activation_bytes_per_element(precision: Precision) -> float:
 TRAINING_SPLIT = {"bf16-grads": (2.0, 2.0, 12.0), "fp32-grads": (2.0, 4.0, 12.0)}
 
 GROUPS = ("tp", "pp", "ep", "dp")
-BINDS = ("compute", "HBM", "interconnect")  # the per-GPU ledgers, in the order the bound takes their maximum
+# The per-GPU ledgers, in the order the bound takes their maximum; the HBM ledger binds "bandwidth", the word the
+# single-card verdicts use for the same roof.
+BINDS = ("compute", "bandwidth", "interconnect")
 DECODE_GRID = ("interconnect_bytes_decode", "decode_time_comm", "decode_time_compute_gpu", "decode_time_memory_gpu",
                "decode_time_bound", "decode_time_serial", "memory_per_gpu")
 # Throughputs at the strict bound, from decode_time_bound (their expanded formulas would only repeat it).
@@ -127,7 +130,7 @@ def _declared_per_routed(values: dict, pc: arch.ParameterCount, accounting: str)
     """Parameters counted per routed-expert parameter of the shapes: 1 when counting from the shapes.
 
     The seed accounting uses the declared counts: between N_a (one token) and N (every expert read) it maps
-    the routed experts' shape count linearly, as ``Env.at`` does, so (N - N_a) / (total - active).
+    the routed experts' shape count linearly, as ``Env.read`` does, so (N - N_a) / (total - active).
     """
     if accounting != "seed":
         return 1.0
@@ -135,32 +138,16 @@ def _declared_per_routed(values: dict, pc: arch.ParameterCount, accounting: str)
     return (values["N"] - values["N_a"]) / spare if spare else 0.0
 
 
-def at_batch(values: dict, model: Model, par: Parallelism, pc: arch.ParameterCount, accounting: str, batch) -> dict:
-    """Values at batch B: for MoE, the weights one micro-batch (B / min(pp, B) sequences) reads.
-
-    With ep > tp the experts of one GPU serve the micro-batches of ep/tp replicas, so the experts touched are
-    those of all their tokens.
-    """
+def at_batch(values: dict, env: Env, batch) -> dict:
+    """The layout formulas' values at batch B: for MoE, the whole model's N and N_x that one micro-batch
+    (B / min(pp, B) sequences) reads, as ``Env.read`` counts them for ``env``'s layout (an expert group wider
+    than a replica reads the experts of all its replicas' tokens)."""
     out = dict(values)
     bt = np.asarray(batch, dtype=float)
     out["B"] = bt
-    if model.moe is not None:
-        micro = bt / np.minimum(float(par.pp), bt)
-        if par.ep <= par.tp:  # the expert group lies inside the replica: its micro-batch picks the experts
-            read = arch.parameters_read(model, micro, pc)
-            touched = arch.expected_experts_touched(model.moe.experts, model.moe.active_experts, micro)
-        else:  # an expert group of ep/tp replicas (data-parallel attention): all their tokens pick the experts
-            group = micro * (par.ep / par.tp)
-            touched = arch.expected_experts_touched(model.moe.experts, model.moe.active_experts, group)
-            read = pc.total - pc.experts_routed + pc.moe_layers * touched * pc.expert_size
-        experts = pc.moe_layers * touched * pc.expert_size
-        if accounting == "seed":  # the declared counts, mapped as Env.at maps them (same operations, same bits)
-            spare = pc.total - pc.active
-            idle = (read - pc.active) / spare if spare else np.zeros_like(read)
-            out["N"] = values["N_a"] + (values["N"] - values["N_a"]) * idle
-            out["N_x"] = experts * _declared_per_routed(values, pc, accounting)
-        else:
-            out["N"], out["N_x"] = read, experts
+    if env.model.moe is not None:
+        micro = bt / np.minimum(float(env.cut.pp), bt)
+        out["N"], out["N_x"] = env.read(micro)
     return out
 
 
@@ -178,7 +165,7 @@ class ParallelResults:
     training: dict[str, list[tuple[str, dict, float | None]]] = field(default_factory=dict)  # (id, params, value)
     activation_bytes: float = 2.0
     entries: tuple = ()  # genreport.model.values.Entry, appended to the report's entries by evaluate
-    binds: np.ndarray | None = None  # (B, S) of "compute", "HBM", "interconnect", "capacity", lead accounting
+    binds: np.ndarray | None = None  # (B, S) of "compute", "bandwidth", "interconnect", "capacity", lead accounting
 
     def as_json(self) -> dict:
         p = self.parallelism
@@ -276,11 +263,11 @@ def _evaluate(r) -> ParallelResults:
     batch = np.asarray(w.decode_batch, dtype=float)
     ctx = np.asarray(w.decode_context, dtype=float)
     recipe = w.recipes[0] if w.recipes else "bf16-grads"
-    for acc, env in r.envs.items():
-        env = env.one_card()  # the layout's formulas take the whole model's values and divide them themselves
+    for acc, at_layout in r.envs.items():
+        env = at_layout.one_card()  # the layout's formulas take the whole model's values and divide them themselves
         base = layout_values(env.values, model, par, links, spec.precision, acc, env.pc, recipe)
         sc = {qid: _f(q[qid](base)) for qid in SCALARS if qid not in ("tp_weight_crossover", "tp_link_bound_degree")}
-        one = at_batch(base, model, par, env.pc, acc, 1.0)
+        one = at_batch(base, at_layout, 1.0)
         sc["tp_weight_crossover"] = _f(q["tp_weight_crossover"](one))
         sc["tp_link_bound_degree"] = _f(q["tp_link_bound_degree"](base))
         sc["kv_capacity_tokens_replica"], _ = physical("kv_capacity_tokens", q["kv_capacity_tokens_replica"](base))
@@ -294,7 +281,7 @@ def _evaluate(r) -> ParallelResults:
                                     "comm_hbm_crossover_batch": cross}
         if len(batch) and len(ctx):
             g = env.at(batch=batch[:, None], context=ctx[None, :])
-            v = at_batch(dict(base, S=g["S"], c=g["c"], d_h=g["d_h"]), model, par, env.pc, acc, batch[:, None])
+            v = at_batch(dict(base, S=g["S"], c=g["c"], d_h=g["d_h"]), at_layout, batch[:, None])
             shape = (len(batch), len(ctx))
             grid = {qid: np.broadcast_to(np.asarray(q[qid](v), dtype=float), shape).copy() for qid in DECODE_GRID}
             grid["decode_tokens_per_s_replica"] = batch[:, None] / grid["decode_time_bound"]
@@ -383,35 +370,6 @@ def _entries(r, out: ParallelResults) -> list:
     return entries
 
 
-# ----------------------------------------------------------------------------------------------- planning
-
-
-
-
-
-
-
 def _pp_choices(layers: int, limit: int) -> list[int]:
     return [p for p in range(1, min(layers, limit) + 1) if layers % p == 0]
-
-
-
-
-
-
-
-
-# ----------------------------------------------------------------------------------------------- one point
-
-
-
-
-
-# ----------------------------------------------------------------------------------------------- report helpers
-
-
-
-
-
-
 

@@ -1,0 +1,89 @@
+"""How a report states a value: the critical context (a numeric root past a sliding window), why a value is
+absent, and the printed formula of a quantity in an accounting.  Used by the evaluation stage and ``derive``."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+from genreport.formulas import architecture as arch
+from genreport.model.env import Env
+from genreport.model.values import physical
+
+
+def _clean(x) -> float | None:
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def _root(x) -> float | None:
+    """A crossover root: negative or infinite means the curve never reaches the ridge."""
+    x = float(x)
+    return x if math.isfinite(x) and x > 0 else None
+
+
+def critical_context(q, env: Env) -> tuple[float | None, bool]:
+    """S*, and whether it had to be found numerically because of sliding windows.
+
+    The closed form S* = 2 N W / (P c - 4 H_q L W d_h) assumes every layer attends to all S positions. Windowed
+    layers attend to at most w, which changes nothing up to S = w. When the closed form lands past w, S* is
+    the root of I_inf(S) = P/W with the windows (c and d_h scaled by f(S), see ``Env.at``), found by bisection;
+    None when the ceiling levels off above the ridge (every layer windowed: past w nothing grows with S).
+    """
+    closed = _root(q["critical_context"](env.at()))
+    model = env.model
+    if closed is None or not arch.local_layers(model) or closed <= float(model.attention.sliding_window):
+        return closed, False
+    ridge = env.values["P"] / env.values["W"]
+
+    def excess(s: float) -> float:
+        return float(q["decode_intensity_ceiling"](env.at(context=s))) - ridge
+
+    lo, hi = float(model.attention.sliding_window), 1e15
+    if excess(hi) >= 0:
+        return None, True
+    for _ in range(200):  # log-space bisection: excess(lo) > 0 >= excess(hi)
+        mid = math.sqrt(lo * hi)
+        if mid in (lo, hi):
+            break
+        lo, hi = (mid, hi) if excess(mid) > 0 else (lo, mid)
+    return hi, True
+
+
+def stated_value(q, env: Env, qid: str, values: dict) -> tuple[float | None, str]:
+    """The value a report states for ``qid`` at the inputs ``values`` (an ``env.at(...)`` point, possibly with
+    inputs overridden), and why there is none: the same rules as :func:`evaluate` (``derive`` uses this)."""
+    c = q[qid]
+    if qid == "critical_context":
+        scalar = {k: float(v) for k, v in values.items() if k in env.values and np.ndim(v) == 0}
+        value, _ = critical_context(q, replace(env, values={**env.values, **scalar}))
+        if value is not None:
+            return value, ""
+        return None, physical(qid, -1.0)[1]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return physical(qid, np.asarray(c(values), dtype=float), c.integer)
+
+
+def critical_reason(r, acc: str) -> str:
+    """Why a report states no critical context."""
+    sc = r.scalars[acc]
+    if sc["attention_intensity"] is not None and sc["attention_intensity"] < sc["ridge_point"]:
+        w = int(r.spec.model.attention.sliding_window or 0)
+        return (f"every layer attends to at most {w:,} positions, so the decode ceiling levels off above the ridge: "
+                "every context can cross it with a large enough batch")
+    return "the attention intensity is at or above the ridge, so every context can cross it with a large enough batch"
+
+
+def variant_of(r, acc: str) -> str:
+    """The printed variant of the formulas for an accounting of this report (:mod:`formulas.variants`)."""
+    from genreport.formulas.variants import variant_for
+
+    return variant_for(acc, r.spec.model.moe is not None, bool(r.spec.workloads.activation_bytes))
+
+
+def latex_of(r, qid: str, acc: str) -> str:
+    from genreport.formulas.compiled import render_latex
+
+    c = r.q[qid]
+    return f"{c.symbol} = {render_latex(c.latex[variant_of(r, acc)], c.args)}"
