@@ -253,3 +253,53 @@ def test_the_summary_names_per_user_and_total_rates_at_each_batch(tmp_path):
         per_user, total, batch = (int(x.replace(",", "")) for x in m.groups())
         assert per_user * batch == pytest.approx(total, rel=0.01)
     assert len(re.findall(r"tok/s per user and [\d,]+ in total per replica at batch", lines)) == 2
+
+
+# ------------------------------------------------------------------------------------------- the report's text
+
+def _report_text(spec) -> str:
+    from genreport.write.build import build
+
+    html_text = build(spec.file, formats=("html",)).files["report.html"].decode("utf-8")
+    body = html_text.split("<!-- genreport live what-if -->")[0]
+    body = re.sub(r"<(script|style)[^>]*>.*?</\1>", " ", body, flags=re.S)
+    text = re.sub(r"<[^>]+>", " ", body)
+    import html as _html
+
+    return re.sub(r"\s+", " ", _html.unescape(text))
+
+
+@pytest.mark.parametrize("model,hw,precision,tp,pp,ep,dp", [
+    ("llama-3.1-405b", "h100-sxm", "fp8", 8, 2, 1, 1),  # two nodes, the pipeline across them
+    ("deepseek-v3", "h200", "fp8", 8, 1, 8, 1),  # MLA replicated over tp, MoE over ep
+    ("llama-3.1-70b", "h100-sxm", "bf16", 4, 1, 1, 2),
+])
+def test_every_page_states_the_layouts_numbers(model, hw, precision, tp, pp, ep, dp, tmp_path):
+    from genreport.present import fmt
+
+    spec = spec_at(tmp_path, model=model, hw=hw, precision=precision, tp=tp, pp=pp, ep=ep, dp=dp)
+    r = evaluate(spec)
+    text = _report_text(spec)
+    # the one-card figures appear once, labelled, in chapter 1's frame
+    one = r.one_card[r.lead]
+    for shown in (fmt.time(one["weight_stream_time"]), fmt.gib(one["weight_bytes"])):
+        assert text.count(shown) <= 1, (shown, text.count(shown))
+    assert text.count("On one card the whole model would need") == 1
+    assert "Multi-GPU communication" not in text  # the interconnect is an input, not out of scope
+    assert "one card's bandwidth and compute streaming the whole model" not in text
+    # the layout's numbers, as a hand count gives them, on the pages that state capacity and time
+    assert fmt.time(value(r, "weight_stream_time")) in text
+    assert fmt.integer(value(r, "kv_capacity_tokens")) in text
+    for s in r.spec.workloads.decode_context:
+        assert fmt.integer(value(r, "capacity_batch", context=s)) in text
+    if value(r, "kv_capacity_tokens"):
+        assert "No KV cache fits" not in text
+    assert f"One GPU of {r.frame.gpus}" in text and "per replica" in text
+    # the printed formulas name one GPU's slice
+    assert "N_{g}" in build_tex(spec)
+
+
+def build_tex(spec) -> str:
+    from genreport.write.build import build
+
+    return build(spec.file, formats=("html",)).files["report.html"].decode("utf-8")

@@ -370,6 +370,22 @@ def _entries(r, out: ParallelResults) -> list:
     return entries
 
 
+def round_bound(r, accounting: str, batch, context) -> np.ndarray:
+    """The strict bound of a decode round at the spec's layout over a (batch, context) grid (figure samples)."""
+    spec, par = r.spec, r.parallel
+    at_layout = r.envs[accounting]
+    env = at_layout.one_card()
+    recipe = spec.workloads.recipes[0] if spec.workloads.recipes else "bf16-grads"
+    base = layout_values(env.values, spec.model, par.parallelism, par.links, spec.precision, accounting, env.pc, recipe)
+    batch = np.asarray(batch, dtype=float)
+    context = np.asarray(context, dtype=float)
+    g = env.at(batch=batch[:, None], context=context[None, :])
+    v = at_batch(dict(base, S=g["S"], c=g["c"], d_h=g["d_h"]), at_layout, batch[:, None])
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        t = np.asarray(r.q["decode_time_bound"](v), dtype=float)
+    return np.broadcast_to(t, (len(batch), len(context))).copy()
+
+
 def _pp_choices(layers: int, limit: int) -> list[int]:
     return [p for p in range(1, min(layers, limit) + 1) if layers % p == 0]
 

@@ -14,6 +14,7 @@ from genreport.formulas import architecture as arch
 from genreport.formulas.glossary import PARAM_SYMBOL
 from genreport.formulas.recipes import recipe_bytes_per_param
 from genreport.model.env import make_env
+from genreport.model.layout import round_bound
 from genreport.model.stated import critical_reason, latex_of, variant_of
 from genreport.model.values import Block, Entry, physical, sorted_unique
 
@@ -174,8 +175,14 @@ def curves(r) -> dict[str, object]:
     out["decode_intensity"] = np.broadcast_to(np.asarray(q["decode_intensity"](g), dtype=float),
                                               (len(batch), len(ctx))).copy()
     # the serving view: total tokens/s against the time per token, along the same batch samples
-    tps = np.broadcast_to(np.asarray(q["decode_tokens_per_s"](g), dtype=float), (len(batch), len(ctx))).copy()
+    if r.parallel is not None:  # a replica's token/s at the strict bound of a round, as the decode table states it
+        tps = batch[:, None] / round_bound(r, r.lead, batch, ctx)
+    else:
+        tps = np.broadcast_to(np.asarray(q["decode_tokens_per_s"](g), dtype=float), (len(batch), len(ctx))).copy()
     out["serving_tokens_per_s"] = tps
+    price = r.spec.hardware.price_per_hour
+    if price:  # what the serving figure's dollar axis prices: one replica's GPUs for an hour
+        out["serving_usd_per_hour"] = price * (r.spec.parallelism.replica_gpus if r.spec.parallelism else 1)
     out["serving_ms_per_token"] = batch[:, None] / tps * 1e3
     out["decode_intensity_batch1"] = np.asarray(
         [float(q["decode_intensity"](env.at(batch=1.0, context=float(s)))) for s in ctx])

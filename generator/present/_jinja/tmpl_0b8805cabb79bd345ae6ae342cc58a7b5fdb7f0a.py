@@ -12,6 +12,7 @@ def root(context, missing=missing):
     l_0_precision = resolve('precision')
     l_0_model = resolve('model')
     l_0_frame = resolve('frame')
+    l_0_sc = resolve('sc')
     l_0_w = resolve('w')
     l_0_summary = resolve('summary')
     l_0_decision = resolve('decision')
@@ -107,15 +108,16 @@ def root(context, missing=missing):
         yield escape(environment.getattr(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'moe'), 'active_experts'))
         yield '</span> active)'
     yield ';\n  KV '
-    if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
+    if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many') and (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'kv_card') != environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'kv_bytes_per_token'))):
         pass
         yield escape(t_3(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'kv_card')))
         yield ' per token, '
-    yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'kv_bytes_per_token', 'kib'))
-    yield ' per token'
-    if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
+        yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'kv_bytes_per_token', 'kib'))
+        yield ' per token on each GPU'
+    else:
         pass
-        yield ' on each GPU'
+        yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'kv_bytes_per_token', 'kib'))
+        yield ' per token'
     yield ' ('
     yield escape(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'kv_cache'))
     yield ')</td>\n<td><span data-live="precision.label">'
@@ -269,7 +271,22 @@ def root(context, missing=missing):
             yield '—'
         yield '</td></tr>\n'
     l_1_x = missing
-    yield '</tbody></table></div>\n<p class="meta">Bounds are lower bounds on a step\'s time (the larger of bytes over bandwidth and FLOPs over peak); "other\nroof" is how many times shorter the other bound is. Tokens/s are upper bounds. '
+    yield '</tbody></table></div>\n<p class="meta">Bounds are lower bounds on a step\'s time (the larger of bytes over bandwidth and FLOPs over peak); "other\nroof" is how many times shorter the other bound is. Tokens/s are upper bounds'
+    if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
+        pass
+        yield ', per replica\n('
+        yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus'))
+        yield ' GPU'
+        yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 36 in 'sections/s0_summary.html.j2' evaluated to false and no else section was defined.")))
+        yield '); B is the batch of one replica'
+        if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'dp') > 1):
+            pass
+            yield ', and the '
+            yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'dp'))
+            yield ' data-parallel replicas serve '
+            yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'dp'))
+            yield ' B sequences'
+    yield '. '
     if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour'):
         pass
         yield 'Dollars per million\ntokens at the hourly price above, at the bound: generated tokens for decode, prompt tokens for prefill'
@@ -280,4 +297,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=57&6=70&7=78&8=90&9=98&10=110&11=122&12=126&13=148&14=161&17=168&20=183&22=187&24=191&25=201&26=209&27=220&28=231&29=238&30=240&31=254&35=273&36=276'
+debug_info = '1=58&6=71&7=79&8=91&9=99&10=111&11=124&12=128&13=150&14=163&17=170&20=185&22=189&24=193&25=203&26=211&27=222&28=233&29=240&30=242&31=256&35=275&36=278&37=293'

@@ -12,7 +12,10 @@ def root(context, missing=missing):
     l_0_par = resolve('par')
     l_0_q = resolve('q')
     l_0_par_links = resolve('par_links')
+    l_0_kinds = resolve('kinds')
+    l_0__ = resolve('_')
     l_0_par_table = resolve('par_table')
+    l_0_frame = resolve('frame')
     l_0_verdicts = resolve('verdicts')
     l_0_hw = resolve('hw')
     l_0_precision = resolve('precision')
@@ -31,25 +34,31 @@ def root(context, missing=missing):
         def t_2(*unused):
             raise TemplateRuntimeError("No filter named 'integer' found.")
     try:
-        t_3 = environment.filters['num']
+        t_3 = environment.filters['join']
     except KeyError:
         @internalcode
         def t_3(*unused):
-            raise TemplateRuntimeError("No filter named 'num' found.")
+            raise TemplateRuntimeError("No filter named 'join' found.")
     try:
-        t_4 = environment.filters['time']
+        t_4 = environment.filters['num']
     except KeyError:
         @internalcode
         def t_4(*unused):
-            raise TemplateRuntimeError("No filter named 'time' found.")
+            raise TemplateRuntimeError("No filter named 'num' found.")
     try:
-        t_5 = environment.tests['none']
+        t_5 = environment.filters['time']
     except KeyError:
         @internalcode
         def t_5(*unused):
+            raise TemplateRuntimeError("No filter named 'time' found.")
+    try:
+        t_6 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_6(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
-    included_template = environment.get_template('_macros.html.j2', 'sections/s7_gpus.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
+    included_template = environment.get_template('_macros.html.j2', 'sections/s7_gpus.html.j2').make_module(context.get_all(), True, {'_': l_0__, 'figure': l_0_figure, 'formula': l_0_formula, 'kinds': l_0_kinds, 'pill': l_0_pill})
     l_0_formula = getattr(included_template, 'formula', missing)
     if l_0_formula is missing:
         l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s7_gpus.html.j2') does not export the requested name 'formula'", name='formula')
@@ -105,7 +114,7 @@ def root(context, missing=missing):
                 if environment.getattr(l_1_link, 'latency'):
                     pass
                     yield ', '
-                    yield escape(t_4(environment.getattr(l_1_link, 'latency')))
+                    yield escape(t_5(environment.getattr(l_1_link, 'latency')))
                     yield ' per step'
                 yield '. '
             l_1_g = l_1_link = missing
@@ -115,7 +124,32 @@ def root(context, missing=missing):
                 yield escape(l_1_note)
                 yield ' '
             l_1_note = missing
-            yield '</p>\n<p>Two numbers per point, and they are not the same thing: the <strong>strict bound</strong> is the largest of the three\nper-GPU ledgers (compute, HBM, interconnect perfectly overlapped), which no engine beats; the <strong>serial\nestimate</strong> puts the tensor-parallel all-reduces on the critical path, as real decode does.</p>\n<div class="scroll"><table>\n<thead><tr><th>batch, context</th><th class="n">bound</th><th class="n">serial estimate</th><th class="n">interconnect</th><th>binds</th><th class="n">tok/s per GPU</th></tr></thead>\n<tbody data-live="par_table">'
+            yield '</p>\n<p>Two numbers per point, and they are not the same thing: the <strong>strict bound</strong> is the largest of the three\nper-GPU ledgers (compute, HBM, interconnect perfectly overlapped), which no engine beats; the <strong>serial\nestimate</strong> puts the collectives ('
+            l_0_kinds = []
+            context.vars['kinds'] = l_0_kinds
+            context.exported_vars.add('kinds')
+            if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'tp') > 1):
+                pass
+                l_0__ = context.call(environment.getattr((undefined(name='kinds') if l_0_kinds is missing else l_0_kinds), 'append'), 'tensor-parallel all-reduces')
+                context.vars['_'] = l_0__
+            if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'ep') > 1):
+                pass
+                l_0__ = context.call(environment.getattr((undefined(name='kinds') if l_0_kinds is missing else l_0_kinds), 'append'), 'expert all-to-alls')
+                context.vars['_'] = l_0__
+            if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'pp') > 1):
+                pass
+                l_0__ = context.call(environment.getattr((undefined(name='kinds') if l_0_kinds is missing else l_0_kinds), 'append'), 'stage-to-stage sends')
+                context.vars['_'] = l_0__
+            yield escape((t_3(context.eval_ctx, (undefined(name='kinds') if l_0_kinds is missing else l_0_kinds), ', ') or 'none in this layout'))
+            yield ') on the critical path, as real decode does.\nA batch is per replica'
+            if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'dp') > 1):
+                pass
+                yield ' (data-parallel rank): the '
+                yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'dp'))
+                yield ' replicas serve '
+                yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'dp'))
+                yield ' times as many sequences'
+            yield '.</p>\n<div class="scroll"><table>\n<thead><tr><th>batch, context</th><th class="n">bound</th><th class="n">serial estimate</th><th class="n">interconnect</th><th>binds</th><th class="n">tok/s per GPU</th></tr></thead>\n<tbody data-live="par_table">'
             for l_1_row in (undefined(name='par_table') if l_0_par_table is missing else l_0_par_table):
                 _loop_vars = {}
                 pass
@@ -124,17 +158,17 @@ def root(context, missing=missing):
                 yield ', '
                 yield escape(t_2(environment.getattr(l_1_row, 'context')))
                 yield '</td><td class="n">'
-                yield escape(t_4(environment.getattr(l_1_row, 'bound')))
+                yield escape(t_5(environment.getattr(l_1_row, 'bound')))
                 yield '</td>\n<td class="n">'
-                yield escape(t_4(environment.getattr(l_1_row, 'serial')))
+                yield escape(t_5(environment.getattr(l_1_row, 'serial')))
                 yield '</td><td class="n">'
-                yield escape(t_4(environment.getattr(l_1_row, 'comm')))
+                yield escape(t_5(environment.getattr(l_1_row, 'comm')))
                 yield '</td><td>'
                 yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_row, 'binds'), _loop_vars=_loop_vars))
                 yield '</td>\n<td class="n">'
                 if (environment.getattr(l_1_row, 'binds') != 'capacity'):
                     pass
-                    yield escape(t_3(environment.getattr(l_1_row, 'tps_gpu')))
+                    yield escape(t_4(environment.getattr(l_1_row, 'tps_gpu')))
                 else:
                     pass
                     yield '—'
@@ -144,9 +178,19 @@ def root(context, missing=missing):
             yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'tp_weight_crossover', 'num'))
             yield "; the link's ridge (peak FLOP/s over link bandwidth) is\n"
             yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'link_ridge', 'num'))
-            yield ' FLOP per byte sent, against '
-            yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'tp_link_intensity', 'num'))
-            yield ' for the\ntensor-parallel all-reduces of this model.</p>\n'
+            yield ' FLOP per byte sent'
+            if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'tp') > 1):
+                pass
+                yield ', against '
+                yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'tp_link_intensity', 'num'))
+                yield ' for the\ntensor-parallel all-reduces of this model'
+            yield '.'
+            if ((environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'tp') != environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'gpus')) or (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'ep') > 1)):
+                pass
+                yield "The two figures below sweep tensor parallelism alone (one replica of 1 to 64 GPUs), not this report's layout\n("
+                yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'label'))
+                yield '): they show what a tensor-parallel replica would buy.'
+            yield '</p>\n'
         elif (not environment.getattr((undefined(name='verdicts') if l_0_verdicts is missing else l_0_verdicts), 'weights_fit')):
             pass
             yield '<p data-static>One '
@@ -169,11 +213,11 @@ def root(context, missing=missing):
                 yield '): at batch 1 and context\n'
                 yield escape(t_2(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'context')))
                 yield ' its strict bound is '
-                yield escape(t_4(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_bound')))
+                yield escape(t_5(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_bound')))
                 yield ' per token (serial estimate\n'
-                yield escape(t_4(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_serial')))
+                yield escape(t_5(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_serial')))
                 yield '), '
-                yield escape(t_3(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'tokens_per_s_gpu')))
+                yield escape(t_4(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'tokens_per_s_gpu')))
                 yield ' tok/s per GPU, and one replica holds\n'
                 yield escape(t_2(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'capacity_batch')))
                 yield ' sequences of that context.'
@@ -218,7 +262,7 @@ def root(context, missing=missing):
                 _loop_vars = {}
                 pass
                 yield '<td class="n">'
-                if t_5(l_2_n):
+                if t_6(l_2_n):
                     pass
                     yield 'over 4,096'
                 else:
@@ -234,4 +278,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=52&2=64&4=67&5=69&6=72&7=74&9=85&10=89&11=91&12=103&13=112&19=119&20=129&21=135&25=144&26=146&28=150&29=153&30=157&31=164&32=170&33=174&34=178&35=180&36=185&39=195&40=197&43=199&44=201&47=203&48=211&50=232'
+debug_info = '1=61&2=73&4=76&5=78&6=81&7=83&9=94&10=98&11=100&12=112&13=121&16=128&17=145&20=153&21=163&22=169&26=178&27=180&28=188&30=191&31=194&32=197&33=201&34=208&35=214&36=218&37=222&38=224&39=229&42=239&43=241&46=243&47=245&50=247&51=255&53=276'

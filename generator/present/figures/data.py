@@ -59,3 +59,11 @@ def context_colours(r: Results) -> dict[int, str]:
     lengths = sorted({int(s) for s in _contexts(r)} | {int(t) for t in w.prefill_prompt}
                      | ({int(w.training_tokens)} if w.training_tokens else set()))
     return {n: CONTEXT_COLOURS[k % len(CONTEXT_COLOURS)] for k, n in enumerate(lengths)}
+
+
+def sweep_note(r) -> str:
+    """The many-GPU figures sweep tensor parallelism: said so when the report's own layout is another one."""
+    par = r.spec.parallelism
+    if par is None or (par.pp == 1 and par.ep == 1 and par.dp == 1):
+        return ""
+    return f"A sweep of tensor parallelism alone, not this report's layout ({r.frame.label}). "

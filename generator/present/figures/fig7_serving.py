@@ -72,12 +72,14 @@ def fig7_serving(r: Results, baseline: Results | None = None):
     fit_left(fig, ax)
     ax.grid(True, which="major")
     price = r.spec.hardware.price_per_hour
-    if price:
+    hourly = r.curves.get("serving_usd_per_hour")  # the model's: a replica's price
+    if price and hourly:
         def per_mtok(t):  # its own inverse: $/M tokens = k / (tokens/s)
-            return price / (np.maximum(t, 1e-12) * 3600.0) * 1e6
+            return hourly / (np.maximum(t, 1e-12) * 3600.0) * 1e6
 
+        gpus = r.frame.replica_gpus
         sec = ax.secondary_yaxis("right", functions=(per_mtok, per_mtok))
-        sec.set_ylabel(f"\\$ per million tokens at \\${price:.2f}/h")  # escaped: not mathtext
+        sec.set_ylabel(f"\\$ per million tokens at {f'{gpus} × ' if gpus > 1 else ''}\\${price:.2f}/h")  # not mathtext
         _log_axis(sec.yaxis)
     if narrow():
         handles, names = ax.get_legend_handles_labels()
@@ -107,5 +109,7 @@ def caption7(r: Results, baseline: Results | None = None) -> str:
     text += ("Dotted: past the memory capacity. Hollow circles: the batch that crosses the ridge, where the step turns "
              "compute-bound and the time per token starts to grow with the batch.")
     if price:
-        text += f" Right axis: dollars per million tokens at {r.spec.hardware.title}'s ${price:.2f} per hour."
+        gpus = r.frame.replica_gpus
+        text += (f" Right axis: dollars per million tokens at {r.spec.hardware.title}'s ${price:.2f} per hour"
+                 + (f", {gpus} GPUs a replica." if gpus > 1 else "."))
     return text

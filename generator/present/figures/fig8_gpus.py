@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 from genreport.model.evaluate import Results
+from genreport.present.figures.data import sweep_note
 from genreport.present.figures.style import (
     BLACK,
     BLUE,
@@ -78,11 +79,15 @@ def caption8(r: Results, baseline: Results | None = None) -> str:
     rows = {x["gpus"]: x for x in m.scaling_batch1}
     one = rows.get(1)
     best = min(m.scaling_batch1, key=lambda x: x["bound"])
-    text = (f"The decode round split into its three ledgers per GPU as the model is spread over more GPUs with "
-            f"tensor parallelism ({m.link or 'the scale-up link'}): compute and HBM time shrink as 1/n, the "
-            f"all-reduces grow with n. The bound is the largest ledger (perfect overlap); the serial estimate adds "
-            f"the all-reduces to it, as real decode does. ")
-    if one is not None:
+    text = sweep_note(r) + (
+        f"The decode round split into its three ledgers per GPU as the model is spread over more GPUs with "
+        f"tensor parallelism ({m.link or 'the scale-up link'}): compute and HBM time shrink as 1/n, the "
+        f"all-reduces grow with n. The bound is the largest ledger (perfect overlap); the serial estimate adds "
+        f"the all-reduces to it, as real decode does. ")
+    if one is not None and r.frame.many:  # the one-card time is stated once, in chapter 1
+        text += (f"At batch 1 the bound is {num(best['bound'] * 1e3)} ms at best, on {best['gpus']} GPUs "
+                 f"({num(one['bound'] / best['bound'])}× faster than one GPU for {best['gpus']}× the GPUs). ")
+    elif one is not None:
         text += (f"At batch 1 the bound is {num(one['bound'] * 1e3)} ms on one GPU and "
                  f"{num(best['bound'] * 1e3)} ms at best, on {best['gpus']} GPUs "
                  f"({num(one['bound'] / best['bound'])}× faster for {best['gpus']}× the GPUs). ")
