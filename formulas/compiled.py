@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,7 +22,6 @@ from .variants import VARIANTS, substitutions
 
 HERE = Path(__file__).resolve().parent
 GENERATED = "_generated.py"
-_PLACEHOLDER = re.compile(r"\\mathit\{v(\d+)\}")
 
 
 @dataclass(frozen=True)
@@ -185,19 +183,13 @@ def load() -> dict[str, Compiled]:
 def render_latex(template: str, args: tuple[str, ...], values: dict[str, str] | None = None,
                  names: dict[str, str] | None = None) -> str:
     """Fill a placeholder LaTeX string with glossary LaTeX (or ``names``' symbol for a name), or with values."""
+    from genreport.texfill import fill
+
+    return fill(template, args, {**glossary_latex(), **(names or {})}, values)
+
+
+def glossary_latex() -> dict[str, str]:
+    """Glossary name -> its LaTeX symbol."""
     from .glossary import BY_NAME
 
-    def sub(m: re.Match) -> str:
-        name = args[int(m.group(1))]
-        if values is not None and name in values:
-            return values[name]
-        if names and name in names:
-            return names[name]
-        return BY_NAME[name].latex
-
-    text = _PLACEHOLDER.sub(sub, template)
-    if values is None:
-        text = text.replace(r" \cdot ", r" \, ")
-    else:
-        text = text.replace(r" \cdot ", r" \times ")
-    return text
+    return {name: e.latex for name, e in BY_NAME.items()}

@@ -28,6 +28,8 @@ import re
 import sys
 from pathlib import Path
 
+from genreport.paths import MANY_GPUS_MARKER
+
 from .compiled import HERE, source_digest
 
 # the templates folder: genreport/_templates in a wheel, templates/ in a checkout (as genreport.paths finds it)
@@ -144,7 +146,7 @@ def module_text(pr=None) -> str:
 
 
 # The line before the many-GPU quantities: a single-card report's page carries only what precedes it.
-MANY_GPUS = "// Many GPUs (formulas/parallel.py): only a report with a parallelism block embeds what follows."
+MANY_GPUS = MANY_GPUS_MARKER
 
 
 def header_digests(text: str) -> tuple[str, str] | None:

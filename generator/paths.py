@@ -8,6 +8,10 @@ from pathlib import Path
 
 PKG = Path(__file__).resolve().parent
 
+# The line of templates/live/formulas.js after which come the many-GPU formulas (formulas/jsgen.py writes it; a
+# single-card page leaves what follows out).
+MANY_GPUS_MARKER = "// Many GPUs (formulas/parallel.py): only a report with a parallelism block embeds what follows."
+
 
 @cache
 def _data(name: str) -> Path:

@@ -10,7 +10,8 @@ from genreport.terminal import safe
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="genreport list", description="The catalog of GPUs and models, with key numbers.")
+    p = argparse.ArgumentParser(prog="genreport list", description="The catalog of GPUs and models, with key numbers.",
+                                allow_abbrev=False)
     p.add_argument("what", nargs="?", choices=("hardware", "models"), help="only GPUs or only models (default: both)")
     return p
 
@@ -21,10 +22,12 @@ def _tflops(hw, fmt: str) -> str:
 
 
 def hardware_rows(gpus) -> tuple[list[str], list[list[str]]]:
+    from genreport.model.catalog import hardware_facts
+
     header = ["name", "title", "HBM GiB", "TB/s", "bf16 TFLOP/s", "fp8 TFLOP/s", "ridge bf16", "$/h"]
     rows = []
     for hw in gpus:
-        ridge = hw.dense.get("bf16", 0.0) / hw.bandwidth
+        ridge = hardware_facts(hw)["ridge_bf16"]
         rows.append([hw.name, hw.title, f"{hw.capacity / 2**30:,.0f}", f"{hw.bandwidth / 1e12:.3g}",
                      _tflops(hw, "bf16"), _tflops(hw, "fp8"), f"{ridge:,.0f}" if ridge else "-",
                      f"{hw.price_per_hour:.2f}" if hw.price_per_hour else "-"])
@@ -32,22 +35,15 @@ def hardware_rows(gpus) -> tuple[list[str], list[list[str]]]:
 
 
 def model_rows(models) -> tuple[list[str], list[list[str]]]:
-    from genreport.formulas import architecture as arch
+    from genreport.model.catalog import model_facts
 
     header = ["name", "title", "params", "active", "layers", "d", "heads/kv", "KV KiB/token bf16", "context", "kind"]
     rows = []
     for m in models:
-        pc = arch.parameter_count(m)
-        total = m.declared_parameters or pc.total
-        active = (m.declared_active or pc.active) if m.moe else total
-        kind = [m.attention.kind]
-        if m.moe:
-            kind.append(f"MoE {m.moe.active_experts}/{m.moe.experts}")
-        if arch.local_layers(m):
-            kind.append(f"window {m.attention.sliding_window}")
-        rows.append([m.name, m.title, f"{total / 1e9:,.3g}B", f"{active / 1e9:,.3g}B", str(m.layers),
-                     str(m.hidden_size), f"{m.heads}/{m.kv_heads}", f"{arch.kv_bytes_per_token(m, 2.0) / 1024:,.4g}",
-                     f"{m.max_context:,}" if m.max_context else "-", ", ".join(kind)])
+        f = model_facts(m)
+        rows.append([m.name, m.title, f"{f['parameters'] / 1e9:,.3g}B", f"{f['active'] / 1e9:,.3g}B", str(m.layers),
+                     str(m.hidden_size), f"{m.heads}/{m.kv_heads}", f"{f['kv_bytes_per_token_bf16'] / 1024:,.4g}",
+                     f"{m.max_context:,}" if m.max_context else "-", f["kind"]])
     return header, rows
 
 

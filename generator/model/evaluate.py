@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-from genreport.formulas.compiled import load
+from genreport.formulas.compiled import glossary_latex, load
+from genreport.formulas.glossary import ENTRIES
 from genreport.load.spec import ReportSpec
 from genreport.model import decision, layout, measured, plan, shown, tables
 from genreport.model.env import Env, make_env, spec_env  # noqa: F401 - re-exported
@@ -109,7 +110,7 @@ def _evaluate(spec: ReportSpec) -> Results:
         r = replace(r, parallel=layout.evaluate_parallel(r))
         r = replace(r, decode=_at_layout_rates(r))
     r = replace(r, verdicts=_verdicts(r))
-    r = replace(r, frame=frame(r))
+    r = replace(r, frame=frame(r), symbols_tex=glossary_latex(), notation=tuple(ENTRIES))
     entries = tuple(_entries(r))
     if r.parallel is not None:
         entries += r.parallel.entries

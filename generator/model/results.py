@@ -44,7 +44,9 @@ class Results:
     sensitivities: tuple[dict, ...] = ()
     curves: dict[str, object] = field(default_factory=dict)  # samples the figures draw
     facts: dict[str, float | None] = field(default_factory=dict)  # derived numbers the prose states
-    moe_reads: tuple[dict, ...] = ()  # a mixture of experts: experts touched and bytes read at a few batches
+    moe_reads: tuple[dict, ...] = ()
+    symbols_tex: dict[str, str] = field(default_factory=dict)  # glossary name -> its LaTeX symbol in this report
+    notation: tuple = ()  # formulas.glossary.ENTRIES: the symbols the appendix explains  # a mixture of experts: experts touched and bytes read at a few batches
     decision: tuple[dict, ...] = ()  # page 1: one row per workload (model.decision)
     fit_options: tuple[dict, ...] = ()  # what makes the weights fit, when they do not
     many: object = None  # genreport.model.plan.ManyGpus: scaling over GPUs, fit map, smallest layout

@@ -13,7 +13,8 @@ import json
 from dataclasses import asdict
 from functools import lru_cache
 
-from genreport.paths import templates_dir
+from genreport.model.browser import tables  # noqa: F401 - the browser's constants, re-exported
+from genreport.paths import MANY_GPUS_MARKER, templates_dir
 
 SCRIPTS = ("formulas.js", "fmt.js", "model.js", "parallel.js", "whatif.js", "prose.js", "figs.js", "page.js")  # order: each uses the ones before
 DEFAULT_GEMMS = ("attention projection (d x d)", "FFN matrix (d x d_ff)")
@@ -86,22 +87,6 @@ def compact_tables() -> dict:
     return {**t, **groups}
 
 
-@lru_cache(maxsize=1)
-def tables() -> dict:
-    """Constants of the loader and the formulas the browser needs (precision bytes, recipes, units of quantities)."""
-    from genreport.formulas.compiled import load
-    from genreport.formulas.recipes import TRAINING_RECIPES, recipe_bytes_per_param
-    from genreport.load.spec import INTEGER_FORMATS, PRECISION_BYTES
-    from genreport.model.layout import TRAINING_SPLIT
-
-    return {
-        "precision_bytes": dict(PRECISION_BYTES), "integer_formats": list(INTEGER_FORMATS),
-        "recipes": {name: recipe_bytes_per_param(name) for name in sorted(TRAINING_RECIPES)},
-        "meta": {qid: [c.unit, c.integer] for qid, c in sorted(load().items())},
-        "training_split": {name: list(parts) for name, parts in sorted(TRAINING_SPLIT.items())},
-    }
-
-
 @lru_cache(maxsize=2)
 def scripts(many: bool = True) -> str:
     """The live scripts, concatenated in load order, without their comment lines and indentation (the
@@ -111,9 +96,7 @@ def scripts(many: bool = True) -> str:
     names = [n for n in SCRIPTS if many or n != "parallel.js"]
     texts = {name: (folder / name).read_text(encoding="utf-8") for name in names}
     if not many:  # the many-GPU formulas follow a marker line in formulas.js (formulas/jsgen.py)
-        from genreport.formulas.jsgen import MANY_GPUS
-
-        texts["formulas.js"] = texts["formulas.js"].split("\n" + MANY_GPUS + "\n")[0] + "\n"
+        texts["formulas.js"] = texts["formulas.js"].split("\n" + MANY_GPUS_MARKER + "\n")[0] + "\n"
     return "\n".join(compact(texts[name]) for name in names)
 
 

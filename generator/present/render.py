@@ -13,13 +13,12 @@ from dataclasses import dataclass, fields
 from functools import lru_cache
 
 from genreport import __version__
-from genreport.formulas.compiled import render_latex
-from genreport.formulas.glossary import ENTRIES
 from genreport.model.evaluate import Results
 from genreport.model.values import Block
 from genreport.paths import templates_dir
 from genreport.present import fmt, jinjaship, live, prose, summary
 from genreport.present.mathsvg import img
+from genreport.texfill import fill
 
 UNIT_TEXT = {"FLOP/B": "FLOP/B", "token/s": "tok/s", "token": "tokens", "1": "", "B": "", "s": ""}
 
@@ -73,9 +72,9 @@ class Formulas:
         e = b.entry
         c = r.q[e.id]
         values = {name: fmt.tex_number(v) for name, v in b.inputs.items()}
-        names = r.frame.names  # one GPU of a layout: the seeds' symbols name that GPU's slice (N_g, c_g, ...)
-        symbolic = f"{c.symbol} = {render_latex(c.latex[b.variant], c.args, names=names)}"
-        substituted = f"= {render_latex(c.latex[b.variant], c.args, values)}"
+        names = {**r.symbols_tex, **r.frame.names}  # one GPU of a layout: its slice's symbols (N_g, c_g, ...)
+        symbolic = f"{c.symbol} = {fill(c.latex[b.variant], c.args, names)}"
+        substituted = f"= {fill(c.latex[b.variant], c.args, r.symbols_tex, values)}"
         params = {k: v for k, v in e.params.items()}
         shown_value = b.closed_form if e.id == "critical_context" and b.note == "numeric" else e.value
         block = {
@@ -96,7 +95,7 @@ class Formulas:
 
 def _steps(c, b: Block, symbolic: str, names: dict[str, str]) -> list[dict]:
     """A block's derivation, ending on the form it is evaluated in (the display form, when it differs)."""
-    steps = [{"label": lab, "tex": f"{lhs} = {render_latex(rhs, c.args, names=names)}"}
+    steps = [{"label": lab, "tex": f"{lhs} = {fill(rhs, c.args, names)}"}
              for lab, lhs, rhs in c.steps.get(b.variant, ())]
     named = "R" in c.args or "I_KV" in c.args  # a display form in the ridge and the attention intensity
     if named and steps and steps[-1]["tex"].split(" = ", 1)[1] != symbolic.split(" = ", 1)[1]:
@@ -152,9 +151,9 @@ def _data_uri(svg: bytes) -> str:
     return "data:image/svg+xml;base64," + base64.b64encode(svg).decode()
 
 
-def _notation() -> list[dict]:
+def _notation(r: Results) -> list[dict]:
     return [{"math": img(e.latex, size=14, inline=True), "name": e.name, "unit": e.unit, "meaning": e.meaning}
-            for e in ENTRIES]
+            for e in r.notation]
 
 
 def _slice_value(name: str, x: float) -> str:
@@ -470,7 +469,7 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
         version=__version__, facts=r.facts, hierarchy=r.hierarchy, states=r.states, figs=figs, ctxs=ctxs,
         last_ctx=ctxs[-1] if ctxs else None, decode_table=decode_table,
         prefill=r.prefill.get(lead), gemm_rows=gemm_rows, training=r.training, compare=r.compare,
-        verdicts=r.verdicts, **prose_parts, notation=_notation(), inputs=_inputs(r), slips=_slips(r),
+        verdicts=r.verdicts, **prose_parts, notation=_notation(r), inputs=_inputs(r), slips=_slips(r),
         measured=list(r.measured), derated=r.derated, sensitivities=_sensitivities(r),
         baseline=baseline, baseline_rows=_baseline_rows(r, baseline) if baseline else [],
         baseline_overrides=overrides,
@@ -506,15 +505,13 @@ def _formula_blocks(r: Results, f: Formulas) -> dict:
 
 def _sensitivities(r: Results) -> dict | None:
     """The model's elasticities d ln q / d ln x of the headline quantities, as a table."""
-    from genreport.formulas.glossary import ENTRIES
-
     if not r.sensitivities:
         return None
     rows = [{"label": s["label"], "e": dict(s["e"])} for s in r.sensitivities]
     used = {k for row in rows for k, v in row["e"].items() if v != 0}
-    order = [e.name for e in ENTRIES if e.name in used and e.name not in ("B", "S")] + \
+    order = [e.name for e in r.notation if e.name in used and e.name not in ("B", "S")] + \
             [x for x in ("B", "S") if x in used]
-    latex = {e.name: e.latex for e in ENTRIES}
+    latex = {e.name: e.latex for e in r.notation}
     for row in rows:
         row["values"] = [row["e"].get(k) for k in order]
 

@@ -1,0 +1,21 @@
+"""What the live page's port of the evaluation needs besides the spec: the loader's and the formulas' constants."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+
+@lru_cache(maxsize=1)
+def tables() -> dict:
+    """Constants of the loader and the formulas the browser needs (precision bytes, recipes, units of quantities)."""
+    from genreport.formulas.compiled import load
+    from genreport.formulas.recipes import TRAINING_RECIPES, recipe_bytes_per_param
+    from genreport.load.spec import INTEGER_FORMATS, PRECISION_BYTES
+    from genreport.model.layout import TRAINING_SPLIT
+
+    return {
+        "precision_bytes": dict(PRECISION_BYTES), "integer_formats": list(INTEGER_FORMATS),
+        "recipes": {name: recipe_bytes_per_param(name) for name in sorted(TRAINING_RECIPES)},
+        "meta": {qid: [c.unit, c.integer] for qid, c in sorted(load().items())},
+        "training_split": {name: list(parts) for name, parts in sorted(TRAINING_SPLIT.items())},
+    }
