@@ -93,8 +93,12 @@ def prefill_lines(r: Results) -> list[str]:
             if (full >= ridge) != (iw >= ridge):
                 text += " and falls on the other side"
         bound = "compute" if t_comp >= t_mem else "bandwidth"
-        text += (f". The whole pass is {bound}-bound: at least {fmt.time(max(t_comp, t_mem))} "
-                 f"({fmt.num(t / max(t_comp, t_mem))} prompt tokens/s).")
+        least = max(t_comp, t_mem)
+        if r.parallel is not None and lead in r.parallel.prefill:  # the prompt walks the stages, links included
+            bound = r.verdicts["prefill_binds"][i]
+            least = float(r.parallel.prefill[lead]["prefill_time_bound"][i])
+        text += (f". The whole pass is {bound}-bound{' per GPU' if r.frame.many else ''}: at least "
+                 f"{fmt.time(least)} ({fmt.num(t / least)} prompt tokens/s).")
         out.append(text)
     return out
 
@@ -113,7 +117,7 @@ def training_lines(r: Results) -> list[str]:
             f"{'compute' if iw >= ridge else 'bandwidth'} bounds its GEMMs. ")
     if not any(fits):
         need = min(tr["cards_needed"] for tr in r.training)
-        text += (f"But its state does not fit: {'; '.join(parts)}, against {fmt.gib(cap)} on the card, before "
+        text += (f"But its state does not fit: {'; '.join(parts)}, against {fmt.gib(cap)} on one card, before "
                  f"activations; it needs at least {need} cards' memory (sharding, offload) — computable, but it does not fit.")
     elif all(fits):
         text += f"Its state fits ({'; '.join(parts)}, card {fmt.gib(cap)}), leaving room for activations."

@@ -121,9 +121,15 @@ const GR_PROSE = (function () {
         text += `; counting activations, the ${commas(g.n)}×${commas(g.m)} GEMM reads ${F.num(full)}`;
         if ((full >= ridge) !== (iw >= ridge)) text += " and falls on the other side";
       }
-      const bound = tComp >= tMem ? "compute" : "bandwidth";
-      const time = pyMax(tComp, tMem);
-      return text + `. The whole pass is ${bound}-bound: at least ${F.time(time)} (${F.num(t / time)} prompt tokens/s).`;
+      let bound = tComp >= tMem ? "compute" : "bandwidth";
+      let time = pyMax(tComp, tMem);
+      const par = res.parallel && res.parallel.prefill[lead];
+      if (par) {  // the prompt walks the stages, links included
+        bound = res.verdicts.prefill_binds[i];
+        time = par.prefill_time_bound[i];
+      }
+      return text + `. The whole pass is ${bound}-bound${frameOf(res).many ? " per GPU" : ""}: at least ${F.time(time)} `
+        + `(${F.num(t / time)} prompt tokens/s).`;
     });
   }
 
@@ -141,7 +147,7 @@ const GR_PROSE = (function () {
       + `${where} the ridge: ${iw >= ridge ? "compute" : "bandwidth"} bounds its GEMMs. `;
     if (!fits.some(Boolean)) {
       const need = Math.min.apply(null, res.training.map(function (tr) { return tr.cards_needed; }));
-      text += `But its state does not fit: ${parts}, against ${F.gib(cap)} on the card, before `
+      text += `But its state does not fit: ${parts}, against ${F.gib(cap)} on one card, before `
         + `activations; it needs at least ${need} cards' memory (sharding, offload) — computable, but it does not fit.`;
     } else if (fits.every(Boolean)) {
       text += `Its state fits (${parts}, card ${F.gib(cap)}), leaving room for activations.`;

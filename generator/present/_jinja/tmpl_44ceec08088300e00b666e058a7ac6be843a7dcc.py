@@ -159,7 +159,7 @@ def root(context, missing=missing):
         yield ':\nthey are upper bounds. Runtime activations, workspace and paging metadata also take memory, so fewer sequences fit than the ledger says.</p>\n<h3>Decode token/s bound, by batch and context</h3>\n<p>The step takes at least the larger of its two lower bounds; B sequences each get one token per step.'
         if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
             pass
-            yield '<span data-static>On '
+            yield '<span data-static> On '
             yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'label'))
             yield " the formula gives one GPU's ledgers without the links; the table states each replica's token/s at\nthe strict bound of a round, the largest of one GPU's compute, HBM and interconnect ledgers through the pipeline\n(chapter "
             yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's7'))

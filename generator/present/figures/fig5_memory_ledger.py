@@ -148,11 +148,12 @@ def caption5(r: Results, baseline: Results | None = None) -> str:
         kv = sc["capacity"] - w
         if _contexts(r):
             s += (f"Inference: {gib(w)} GiB of {r.spec.precision.weights} weights plus {gib(kv)} GiB of KV cache "
-                  f"fill the card. ")
+                  f"fill {'each GPU' if r.frame.many else 'the card'}. ")
         else:
             s += f"Inference: {gib(w)} GiB of {r.spec.precision.weights} weights. "
     else:
-        s += (f"Inference: the {r.spec.precision.weights} weights alone ({gib(w)} GiB) overflow the card, "
+        s += (f"Inference: the {r.spec.precision.weights} weights alone ({gib(w)} GiB"
+              f"{' per GPU' if r.frame.many else ''}) overflow {'each GPU' if r.frame.many else 'the card'}, "
               "leaving nothing for a KV cache. ")
     if r.training:
         s += "The bottom segment of every bar is the weights."
