@@ -3,8 +3,10 @@
 Two ways in:
 
 * deterministic: :func:`genreport.write.build.write` runs in a forked
-  child that SIGKILLs itself before its k-th executed line, for every k.  Every state the folder
-  can be left in is checked, then the next write must recover it;
+  child that SIGKILLs itself before its k-th executed line, for every k, with the one-step swap
+  (renameat2's RENAME_EXCHANGE: OUT/NAME always holds the old or the new report) and with the two
+  renames used where there is none.  Every state the folder can be left in is checked, then the
+  next write must recover it;
 * the real command: ``genreport SPEC -o OUT --force`` in a child process, SIGKILLed at random
   moments and the moment its temporary folder appears.  JSON-only by default (quick); the same
   with html,pdf,json is marked ``slow`` (``pytest -m slow``): a full build takes 10-15 s here.
@@ -68,7 +70,7 @@ NEW = Built("small", {
     "figures/roofline.svg": b"<svg>new</svg>\n",
     "figures/decode.svg": b"<svg>new decode</svg>\n",
 })
-TRACED = {B.write.__code__, B._recover.__code__, fileio.remove_tree.__code__}
+TRACED = {B.write.__code__, B._recover.__code__, B._exchange.__code__, fileio.remove_tree.__code__}
 
 
 def _write_and_stamp(out: Path, kill_at: int | None) -> int:
@@ -94,7 +96,21 @@ def _write_and_stamp(out: Path, kill_at: int | None) -> int:
     return count
 
 
-def test_write_killed_before_every_line_leaves_old_or_new(tmp_path):
+def _can_exchange(folder: Path) -> bool:
+    (folder / "a").mkdir(parents=True)
+    (folder / "b").mkdir()
+    try:
+        return B._exchange(folder / "a", folder / "b")
+    finally:
+        shutil.rmtree(folder)
+
+
+@pytest.mark.parametrize("one_step", [True, False], ids=["exchange", "two-renames"])
+def test_write_killed_before_every_line_leaves_old_or_new(tmp_path, monkeypatch, one_step):
+    if not one_step:
+        monkeypatch.setattr(B, "_exchange", lambda a, b: False)  # a system without the one-step swap
+    elif not _can_exchange(tmp_path / "probe"):
+        pytest.skip("no renameat2(RENAME_EXCHANGE) here")
     reference = tmp_path / "reference"
     make_previous(reference, "small")
     lines = _write_and_stamp(reference, None)
@@ -122,13 +138,14 @@ def test_write_killed_before_every_line_leaves_old_or_new(tmp_path):
             assert now in (old, new), f"killed before line {k}: a mixed report"
             states.add("old" if now == old else "new")
         else:  # killed between the two renames: the previous report waits in .small.old
+            assert not one_step, f"killed before line {k}: {dest} missing although the swap is one step"
             assert snapshot(backup) == old, f"killed before line {k}: previous report lost"
             states.add("moved")
 
         B.write(NEW, out, "small")  # the next build recovers
         assert snapshot(dest) == new
         assert leftovers(out, "small") == []
-    assert states == {"old", "moved", "new"}
+    assert states == ({"old", "new"} if one_step else {"old", "moved", "new"})
 
 
 def test_recover_puts_back_a_report_moved_aside(tmp_path):

@@ -30,11 +30,21 @@ UNKNOWN = ("nan", "na", "n/a", "none", "null", "-", "?", "unknown")  # written f
 OUT_COLUMNS = ("id", "verdict", "metric", "value", "bound", "unit", "mbu", "mfu", "why")
 MAX_BYTES = 10_000_000  # a claims file is a few kB a hundred rows
 MAX_ROWS = 10_000  # about 1 ms a row: 10 s
+# The largest whole numbers a claim may state (column -> most): the report schema's bounds (4,096-way tensor and
+# pipeline parallelism, 10^8 tokens or sequences) and a million GPUs. Past them the bound overflows a float
+# (a batch of 1e300 divided by zero; 1e308 everywhere gave "nanx the bound"), and no system is that large.
+MOST = {"gpus": 1_000_000, "tp": 4096, "pp": 4096, "batch": 100_000_000, "input_tokens": 100_000_000,
+        "output_tokens": 100_000_000}
+VALUES = (1e-12, 1e15)  # a claimed value's range in any metric's unit: ratios to the bound stay finite
+# A spreadsheet evaluates a cell that starts with one of these as a formula (=HYPERLINK(...) opens a link,
+# +, - and @ start one too, and a tab or carriage return is skipped before the check); the full-width forms
+# are taken as the same by some. OWASP's "CSV injection" advice: prefix such a cell with a single quote.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="genreport audit",
+        prog="genreport audit", allow_abbrev=False,
         description="Check published measurements against the physical bound. Columns: " + ", ".join(COLUMNS)
         + "; an empty cell means unknown (the loosest bound is used). metric: tokens_per_s (total), "
           "tokens_per_s_per_gpu, ms_per_token, ttft_ms, mbu, mfu. Exit 0 even when rows are impossible.")
@@ -163,6 +173,12 @@ def _claims(path: Path, rows: list[Row]):
             bad(row, "value", f"'{c['value']}' is not a positive number", "write the number alone, e.g. 126.9")
             ok = False
             value = 0.0
+        else:
+            if not VALUES[0] <= value <= VALUES[1]:
+                bad(row, "value", f"'{c['value']}' is out of range: a claimed value is between {VALUES[0]:g} and "
+                    f"{VALUES[1]:g} in the metric's unit", "check the number and its unit: ms, token/s, or a "
+                    "fraction for mbu and mfu")
+                ok = False
         ints: dict[str, int | None] = {}
         for col, least in INTEGERS.items():
             text = c.get(col, "")
@@ -174,11 +190,17 @@ def _claims(path: Path, rows: list[Row]):
                 if not x.is_integer() or x < least:
                     raise ValueError
                 n = int(x)
-                ints[col] = n
             except ValueError:
                 bad(row, col, f"'{text}' is not a whole number{' >= 1' if least else ''}",
                     "write an integer, or leave the cell empty if unknown")
                 ok = False
+                continue
+            if n > MOST[col]:
+                bad(row, col, f"'{text}' is more than {MOST[col]:,}", "check the number, or leave the cell empty if "
+                    "unknown: the loosest bound is then used")
+                ok = False
+                continue
+            ints[col] = n
         precision = c.get("precision", "") or None
         if precision is not None and precision not in PRECISIONS:
             import difflib
@@ -264,12 +286,24 @@ def table(results: list[dict]) -> str:
 
 
 def as_csv(results: list[dict]) -> str:
+    """The rows as CSV for a spreadsheet or a script: numbers as Python writes floats, and every text cell that a
+    spreadsheet would take as a formula (an id ``=HYPERLINK(...)`` or ``-2+3`` from a claims file, a ``why`` that
+    quotes one) behind a single quote, so it is shown as text and never evaluated."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(OUT_COLUMNS)
     for r in results:
-        w.writerow(["" if r[k] is None else (repr(r[k]) if isinstance(r[k], float) else r[k]) for k in OUT_COLUMNS])
+        w.writerow([_cell(r[k]) for k in OUT_COLUMNS])
     return buf.getvalue()
+
+
+def _cell(x) -> str:
+    if x is None:
+        return ""
+    if isinstance(x, float):  # a number genreport computed or read as one (a negative one too) stays a number
+        return repr(x)
+    text = str(x)
+    return "'" + text if text.startswith(FORMULA_START) else text
 
 
 def main(argv: list[str]) -> int:

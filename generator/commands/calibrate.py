@@ -396,7 +396,7 @@ def write_spec(text: str, out: Path) -> None:
 # ---------------------------------------------------------------------------------------------- CLI
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="genreport calibrate", description=USAGE,
+    p = argparse.ArgumentParser(prog="genreport calibrate", description=USAGE, allow_abbrev=False,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="what to measure (default: cpu)")
     p.add_argument("-o", "--output", metavar="PATH",

@@ -48,7 +48,7 @@ Roofline reports for LLM workloads: what limits this model on this GPU, and what
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="genreport", description=DESCRIPTION,
+    p = argparse.ArgumentParser(prog="genreport", description=DESCRIPTION, allow_abbrev=False,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("specs", nargs="+", metavar="SPEC", help="report spec(s), e.g. specs/llama8b-h100.yaml")
     p.add_argument("-o", "--out", default="out", metavar="DIR", help="output folder (default: out)")
@@ -258,15 +258,21 @@ def _resolve_spec(text: str, quiet: bool) -> Path:
 
 def _check(spec_path: Path, out_root: Path, name: str, formats, args) -> int:
     """Compare a fresh in-memory build with the folder, every file of every format (the PDF too); 1 if a
-    file differs, is missing, or is one that a build with these formats would remove."""
-    from genreport.fileio import folder_lock
+    file differs, is missing, or is one that a build with these formats would remove.
+
+    Nothing is written or locked (a read-only output folder can be checked): the folder is read as a whole
+    even while a build swaps a new one in (:func:`genreport.write.build.folder_digests`)."""
     from genreport.write.build import build, folder_digests
 
     built = build(spec_path, formats, args.overrides, args.strict)
     dest = out_root / name
     want = {rel: hashlib.sha256(data).hexdigest() for rel, data in built.files.items()}
-    with folder_lock(out_root, name):
-        have = folder_digests(dest) if os.path.lexists(dest) else {}
+    aside = out_root / f".{name}.old"
+    if not os.path.lexists(dest) and os.path.lexists(aside):  # only where the system has no one-step swap
+        print(safe(f"{dest}: missing: a build killed while swapping folders left the previous report in {aside}; "
+                   f"run 'genreport {spec_path}' (it puts that back first)"), file=sys.stderr)
+        return 1
+    have = folder_digests(dest) if os.path.lexists(dest) else {}
     if have is None:
         print(safe(f"{dest}: not a folder of regular files (a link or a special file is in the way); "
                    f"run 'genreport {spec_path}'"), file=sys.stderr)

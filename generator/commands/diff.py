@@ -24,7 +24,7 @@ from genreport.terminal import safe
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="genreport diff",
+        prog="genreport diff", allow_abbrev=False,
         description="Compare the quantities of two reports (folders, results.json files or REV:PATH git revisions).",
         epilog="example: genreport diff HEAD~3:out/llama8b-h100 out/llama8b-h100")
     p.add_argument("old", metavar="OLD", help="report folder, results.json, or REV:PATH")

@@ -171,7 +171,7 @@ def _check_loads(text: str, config: Path) -> None:
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="genreport import-hf",
+        prog="genreport import-hf", allow_abbrev=False,
         description="Write a genreport model spec from a local Hugging Face config.json (no network).")
     p.add_argument("config", metavar="CONFIG.json", help="path of a config.json")
     p.add_argument("--name", help="catalog name of the model (default: from _name_or_path or the file name)")

@@ -30,8 +30,12 @@ import json
 import shlex
 import sys
 import time
+import traceback
 
 from genreport.commands import cli
+from genreport.terminal import safe
+
+REFUSED = ("--watch", "--help", "--version")
 
 
 def warm_up(pdf: bool = True) -> None:
@@ -58,7 +62,7 @@ def handle(line: str) -> dict:
         argv = shlex.split(line)
     except ValueError as exc:
         return {"status": 1, "seconds": 0.0, "messages": [f"genreport serve: cannot read the request: {exc}"]}
-    bad = [a for a in argv if a in ("--watch", "--help", "-h", "--version")]
+    bad = [a for a in argv if _refused(a)]
     bad += [a for a in argv[:1] if a in cli.SUBCOMMANDS]
     if bad:
         return {"status": 1, "seconds": 0.0,
@@ -74,8 +78,22 @@ def handle(line: str) -> dict:
             status = cli.main(argv)
         except SystemExit as exc:  # argparse: a bad option (its message is on stderr)
             status = exc.code if isinstance(exc.code, int) else 1
+        except Exception as exc:  # noqa: BLE001 - with --debug, cli.main raises instead of answering 3
+            status = 3  # and this server goes on with the next request
+            print(traceback.format_exc(), file=sys.stderr)
+            print(safe(f"genreport: internal error: {type(exc).__name__}: {exc}. Nothing was written; report it "
+                       "with the traceback above."), file=sys.stderr)
     messages = [m for m in (out.getvalue() + err.getvalue()).splitlines() if m.strip()]
     return {"status": status, "seconds": round(time.perf_counter() - t, 3), "messages": messages}
+
+
+def _refused(arg: str) -> bool:
+    """A request that would not end in one build: ``--watch`` (it would never answer), ``--help``, ``--version``,
+    and any beginning of them (``--wat``, ``--w``), refused the same way although no parser takes them either."""
+    if arg == "-h":
+        return True
+    name = arg.split("=", 1)[0]
+    return len(name) > 2 and name.startswith("--") and any(o.startswith(name) for o in REFUSED)
 
 
 def serve(lines, reply, max_requests: int | None = None, idle_exit: float | None = None) -> int:
@@ -111,7 +129,7 @@ def _with_idle_limit(lines, idle_exit: float | None):
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="genreport serve", description=__doc__,
+    ap = argparse.ArgumentParser(prog="genreport serve", description=__doc__, allow_abbrev=False,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--max-requests", type=int, metavar="N", help="stop after answering N requests")
     ap.add_argument("--idle-exit", type=float, metavar="SECONDS", help="stop after SECONDS without a request")

@@ -27,7 +27,7 @@ BYTES_PER_POINT = 95
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="genreport sweep",
+        prog="genreport sweep", allow_abbrev=False,
         description="Evaluate the decode roofline for catalog models x GPUs x precisions over a batch x context "
                     "grid; write one row a point (CSV, JSON) and a heatmap of the best decode tokens/s.",
         formatter_class=argparse.RawDescriptionHelpFormatter,

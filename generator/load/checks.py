@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from genreport.errors import Findings
 from genreport.load import units
+from genreport.load.budget import MAX_POINTS, max_points  # noqa: F401 - where the loader's callers look
 from genreport.load.spec import (
     Hardware,
     Model,
@@ -12,12 +13,7 @@ from genreport.load.spec import (
 )
 from genreport.load.yamlread import Document
 
-# Budget of a report: decode points (batches x contexts), prefill prompts, GEMMs and measurements.  Each
-# costs about 3.9 kB of results.json and 10 ms of layout; 1,024 points build in about 10 s into 4 MB.
-MAX_POINTS = 1024
-
-
-BYTES_PER_POINT = 3900
+BYTES_PER_POINT = 3900  # of results.json (the budget: genreport.load.budget)
 
 
 def check_hardware(doc: Document, hw: Hardware, out: Findings) -> None:
@@ -85,14 +81,6 @@ def format_num(x: float) -> str:
 
 
 _NOT_SHAPE = ("name", "title", "family", "source", "notes", "parameters", "active_parameters", "max_context")
-
-
-def max_points() -> int:
-    """The report budget: GENREPORT_MAX_POINTS (set by ``genreport --max-points N``), else MAX_POINTS."""
-    import os
-
-    text = os.environ.get("GENREPORT_MAX_POINTS", "")
-    return int(text) if text.isdigit() and 0 < len(text) < 12 else MAX_POINTS
 
 
 def _check_budget(doc: Document, workloads: Workloads, findings: Findings) -> None:

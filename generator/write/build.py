@@ -1,8 +1,9 @@
 """The pipeline: load -> evaluate -> draw -> render -> write.  Only :func:`write` touches ``out/``.
 
 A report is built completely in memory, then written into a temporary folder
-beside its destination and swapped in, so a build that fails or is killed
-leaves the previous report as it was.
+beside its destination and swapped in, in one step where the system can, so a
+build that fails or is killed at any instant leaves the previous report or the
+new one at its name.
 """
 
 from __future__ import annotations
@@ -117,8 +118,11 @@ def write(built: Built, out_root: Path, name: str | None = None) -> Path:
 
     The folder then holds this build and nothing else: files of formats not built this time (and figures
     no longer made) are gone, so no report.pdf of another spec sits beside a new report.html.  Whatever was
-    at ``out_root/<name>`` (a folder, a file, a symbolic link) is moved aside, never read or followed, and
-    removed (a link itself, not what it points to).  One build writes a folder at a time (a lock in
+    at ``out_root/<name>`` (a folder, a file, a symbolic link) is swapped out, never read or followed, and
+    removed (a link itself, not what it points to).  The swap is one step (:func:`_exchange`), so a kill at
+    any instant leaves the previous report or this one at ``out_root/<name>``; where the system has no such
+    step it is two renames, and a build killed between them leaves the previous report in ``.<name>.old``,
+    put back by the next write (:func:`_recover`).  One build writes a folder at a time (a lock in
     ``OUT/.stamps``); a failure at any point (a full disk, Ctrl-C) removes the temporary folder and leaves
     the previous report as it was.
     """
@@ -139,7 +143,11 @@ def write(built: Built, out_root: Path, name: str | None = None) -> Path:
                 path = tmp / rel
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_bytes(data)
-            if os.path.lexists(dest):
+            if os.path.lexists(dest) and _exchange(tmp, dest):
+                previous, tmp = tmp, None  # the temporary name now holds the previous report
+                with contextlib.suppress(OSError):  # else removed by the next write, as a dead build's
+                    remove_tree(previous)
+            elif os.path.lexists(dest):
                 backup = out_root / f".{name}.old"
                 if os.path.lexists(backup):
                     remove_tree(backup)
@@ -160,23 +168,62 @@ def write(built: Built, out_root: Path, name: str | None = None) -> Path:
     return dest
 
 
+_RENAME_EXCHANGE = 2  # linux/fs.h
+_AT_FDCWD = -100
+_renameat2 = None  # libc's renameat2 once looked up; False where there is none
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap the entries at ``a`` and ``b`` in one step (Linux's ``renameat2(RENAME_EXCHANGE)``, glibc 2.28+):
+    at no instant is either name missing.  False, with nothing changed, where the C library or the file system
+    cannot (the caller then renames twice); any other failure raises OSError as a rename would."""
+    global _renameat2
+    if _renameat2 is None:
+        try:
+            import ctypes
+
+            _renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+            _renameat2.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint)
+        except (OSError, AttributeError, ImportError):
+            _renameat2 = False
+    if _renameat2 is False:
+        return False
+    import ctypes
+    import errno
+
+    if _renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):  # an old kernel, a file system
+        return False  # (some network and FUSE ones) without the flag
+    raise OSError(code, os.strerror(code), str(b))
+
+
 def _recover(dest: Path) -> None:
-    """A build killed between its two renames left ``.<name>.old``: put it back.  Called under the lock,
-    so every ``.<name>.tmp-*`` left is a dead build's."""
+    """A build killed between its two renames (where there is no one-step swap) left ``.<name>.old``: put it
+    back (or remove it, when the new report did get in).  Called under the lock, so every ``.<name>.tmp-*``
+    left is a dead build's (its new files, or the previous report it swapped out)."""
     backup = dest.parent / f".{dest.name}.old"
     if os.path.lexists(backup) and not os.path.lexists(dest):
         os.replace(backup, dest)
+    elif os.path.lexists(backup):  # the report a build killed after its second rename had moved aside
+        with contextlib.suppress(OSError):
+            remove_tree(backup)
     for stale in dest.parent.glob(f".{dest.name}.tmp-*"):
         with contextlib.suppress(OSError):
             remove_tree(stale)
 
 
 # A stamp per (spec file, formats, overrides, output name) lists every file the loader read or looked for
-# (absolute path -> SHA-256, or null where no file was), the files the build wrote, and the code digest.
-# When no input changed or appeared, the folder holds exactly what was written, and neither did the code,
-# the rebuild is skipped without parsing anything.  Inputs are re-read with the loader's guards.
+# (absolute path -> SHA-256, or null where no file was), the files the build wrote, the code digest and the
+# point budget it was built under.  When no input changed or appeared, the folder holds exactly what was
+# written, neither did the code, and the budget now is no smaller (so the spec still fits it), the rebuild is
+# skipped without parsing anything.  Inputs are re-read with the loader's guards.  A stamp whose folder has
+# since been written by another build can never match again and is removed then, and at most MAX_STAMPS are
+# kept (the newest), so a server answering thousands of what-ifs keeps a bounded folder.
 
 OUTPUT_LIMIT = 1 << 30  # bytes; a report's files are a few MB
+MAX_STAMPS = 256  # stamps kept in OUT/.stamps: one a live (spec, formats, overrides, name); about 2 kB each
 
 
 def _stamp_path(out_root: Path, spec_path: Path, formats, overrides, name: str | None) -> Path:
@@ -196,9 +243,14 @@ def _read_stamp(path: Path) -> dict:
 
 def quick_up_to_date(out_root: Path, spec_path: Path, formats, overrides, name: str | None) -> str | None:
     """The output folder name if the last build from these inputs is still current, else None."""
+    from genreport.load.budget import max_points
+
     stamp = _read_stamp(_stamp_path(out_root, spec_path, formats, overrides, name))
     inputs, outputs, out = stamp.get("inputs"), stamp.get("outputs"), stamp.get("out")
     if stamp.get("code") != code_digest() or not isinstance(inputs, dict) or not isinstance(outputs, dict):
+        return None
+    budget = stamp.get("budget")
+    if type(budget) is not int or budget > max_points():  # built under --max-points: the loader checks again
         return None
     if not isinstance(out, str) or not out or "/" in out or out.startswith("."):
         return None
@@ -207,26 +259,87 @@ def quick_up_to_date(out_root: Path, spec_path: Path, formats, overrides, name: 
     return out if folder_digests(Path(out_root) / out) == outputs else None
 
 
+# opened without following a link, and never blocking (a FIFO in the folder is refused, not waited on)
+_FILE_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_DIR_FLAGS = _FILE_FLAGS | getattr(os, "O_DIRECTORY", 0)
+
+
 def folder_digests(folder: Path) -> dict[str, str] | None:
     """Relative path -> SHA-256 of every file in ``folder``; None if it or anything in it is not a plain
-    folder or regular file (a symbolic link, a FIFO), or a file is too large."""
-    out: dict[str, str] = {}
-    try:
-        if not stat.S_ISDIR(os.lstat(folder).st_mode):
+    folder or regular file (a symbolic link, a FIFO), or a file is too large.
+
+    It takes no lock (``--check`` writes and locks nothing): the folder is read through one open handle, each
+    entry opened relative to its parent without following a link, so a build swapping in a new folder meanwhile
+    cannot mix two reports; when the name no longer holds the folder read, it is read again.
+    """
+    for _attempt in range(5):
+        try:
+            top = os.open(folder, _DIR_FLAGS)
+        except OSError:  # missing, a symbolic link, not a folder
             return None
-        for here, dirs, files in os.walk(folder):
-            for d in dirs:
-                if not stat.S_ISDIR(os.lstat(os.path.join(here, d)).st_mode):
-                    return None  # a link to a folder
-            for f in files:
-                path = os.path.join(here, f)
-                if not stat.S_ISREG(os.lstat(path).st_mode):
-                    return None
-                rel = os.path.relpath(path, folder).replace(os.sep, "/")
-                out[rel] = hashlib.sha256(read_regular(path, OUTPUT_LIMIT)).hexdigest()
-    except (OSError, ReadError):
-        return None
+        try:
+            try:
+                out = _digests(top)
+            except OSError:  # a file gone: a build removing the folder it swapped out, or a real error
+                out = None
+            here = os.fstat(top)
+        finally:
+            os.close(top)
+        try:
+            now = os.lstat(folder)
+        except OSError:
+            return None
+        if (now.st_dev, now.st_ino) == (here.st_dev, here.st_ino):
+            return out
+    return None
+
+
+def _digests(top: int) -> dict[str, str] | None:
+    """The digests of the folder open as ``top`` (see :func:`folder_digests`); subfolders one at a time, no
+    recursion (a folder nested 10,000 deep is read as any other)."""
+    out: dict[str, str] = {}
+    stack = [(top, "")]
+    try:
+        while stack:
+            fd, prefix = stack.pop()
+            try:
+                with os.scandir(fd) as entries:
+                    names = sorted(e.name for e in entries)
+                for name in names:
+                    info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                    if stat.S_ISDIR(info.st_mode):
+                        stack.append((os.open(name, _DIR_FLAGS, dir_fd=fd), f"{prefix}{name}/"))
+                    elif not stat.S_ISREG(info.st_mode):
+                        return None
+                    elif (digest := _file_digest(fd, name)) is None:
+                        return None
+                    else:
+                        out[prefix + name] = digest
+            finally:
+                if fd != top:
+                    os.close(fd)
+    finally:
+        for fd, _ in stack:
+            os.close(fd)
     return out
+
+
+def _file_digest(dir_fd: int, name: str) -> str | None:
+    """SHA-256 of a regular file (checked on the open file: a FIFO swapped in never blocks), or None."""
+    fd = os.open(name, _FILE_FLAGS, dir_fd=dir_fd)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > OUTPUT_LIMIT:
+            return None
+        h, size = hashlib.sha256(), 0
+        while chunk := os.read(fd, 1 << 20):
+            size += len(chunk)
+            if size > OUTPUT_LIMIT:
+                return None
+            h.update(chunk)
+        return h.hexdigest()
+    finally:
+        os.close(fd)
 
 
 def input_files(spec_path: Path, spec) -> list[Path]:
@@ -245,12 +358,38 @@ def stamp_files(out_root: Path, spec_path: Path, formats, overrides, name: str |
 
 def write_quick_stamp(out_root: Path, spec_path: Path, formats, overrides, name: str | None,
                       inputs: dict[str, str | None], built: Built, out: str) -> None:
-    """Record what this build read (``inputs``, from :func:`genreport.fileio.recording`) and wrote."""
+    """Record what this build read (``inputs``, from :func:`genreport.fileio.recording`) and wrote, and drop
+    the stamps that can no longer match (see above)."""
+    from genreport.load.budget import max_points
+
     outputs = {rel: hashlib.sha256(data).hexdigest() for rel, data in built.files.items()}
-    stamp = {"code": code_digest(), "out": out, "inputs": inputs, "outputs": outputs}
+    stamp = {"code": code_digest(), "out": out, "inputs": inputs, "outputs": outputs, "budget": max_points()}
+    path = _stamp_path(out_root, spec_path, formats, overrides, name)
     try:
         private_dir(Path(out_root))
-        write_file(_stamp_path(out_root, spec_path, formats, overrides, name),
-                   json.dumps(stamp, sort_keys=True).encode())
+        write_file(path, json.dumps(stamp, sort_keys=True).encode())
     except BuildError:
-        pass  # no stamp: the next build is not skipped, nothing else
+        return  # no stamp: the next build is not skipped, nothing else
+    with contextlib.suppress(OSError):
+        prune_stamps(path.parent, path.name, out, outputs)
+
+
+def prune_stamps(folder: Path, kept: str, out: str, outputs: dict[str, str]) -> None:
+    """Remove, in ``OUT/.stamps``, every stamp but ``kept`` that records another build of folder ``out`` (whose
+    files that folder no longer holds: it can never match again), every damaged one, and the oldest past
+    MAX_STAMPS.  A stamp is only a hint: one removed by a build racing another costs a rebuild, nothing else."""
+    alive = []
+    with os.scandir(folder) as entries:
+        stamps = [e for e in entries if e.name.startswith("q-") and e.name.endswith(".json") and e.name != kept]
+    for entry in stamps:
+        stamp = _read_stamp(Path(entry.path))
+        try:
+            if not stamp or (stamp.get("out") == out and stamp.get("outputs") != outputs):
+                os.unlink(entry.path)  # a link planted under the name: the link goes, not what it names
+            else:
+                alive.append((entry.stat(follow_symlinks=False).st_mtime_ns, entry.name))
+        except OSError:
+            continue
+    for _mtime, name in sorted(alive)[:max(0, len(alive) + 1 - MAX_STAMPS)]:
+        with contextlib.suppress(OSError):
+            os.unlink(folder / name)
