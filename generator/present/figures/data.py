@@ -61,9 +61,12 @@ def context_colours(r: Results) -> dict[int, str]:
     return {n: CONTEXT_COLOURS[k % len(CONTEXT_COLOURS)] for k, n in enumerate(lengths)}
 
 
-def sweep_note(r) -> str:
-    """The many-GPU figures sweep tensor parallelism: said so when the report's own layout is another one."""
+def sweep_note(r, first: bool = True) -> str:
+    """The many-GPU figures sweep tensor parallelism: said so when the report's own layout is another one
+    (``first``: the first of the two figures; the second refers to it)."""
     par = r.spec.parallelism
     if par is None or (par.pp == 1 and par.ep == 1 and par.dp == 1):
         return ""
-    return f"A sweep of tensor parallelism alone, not this report's layout ({r.frame.label}). "
+    if first:
+        return f"Tensor parallelism alone, not this report's {r.frame.label} layout. "
+    return "The same tensor-parallel sweep. "

@@ -52,7 +52,7 @@ def caption9(r: Results, baseline: Results | None = None) -> str:
     if not rows:
         return "No tensor-parallel layout up to 64 GPUs holds the weights and one sequence at this context."
     first, last = rows[0], max(rows, key=lambda x: x["gpus"])
-    return sweep_note(r) + (f"Tokens/s of one replica (solid) and per GPU (dashed) as the replica grows. At batch 1 one replica of "
+    return sweep_note(r, first=False) + (f"Tokens/s of one replica (solid) and per GPU (dashed) as the replica grows. At batch 1 one replica of "
             f"{first['gpus']} GPU{'s' if first['gpus'] > 1 else ''} gives {num(first['tokens_per_s_replica'])} tok/s; "
             f"{last['gpus']} GPUs give {num(last['tokens_per_s_replica'])} tok/s, "
             f"{num(last['tokens_per_s_gpu'])} per GPU: each GPU added buys less, because the weights it no longer "
