@@ -2,11 +2,13 @@
 
 Reading (:func:`read_regular`): regular files only (a FIFO, a device or a socket is refused before a byte is
 read, and opening never blocks), at most ``limit`` bytes (a file that grows while it is read is still cut off).
+:func:`read_private` reads genreport's own files (its cache) the same way, and refuses a symbolic link.
 
 Writing (:func:`write_file`, :func:`write_chunks`): a temporary file beside the destination, renamed over it,
 so a reader sees the old file or the new one and never half of one; the temporary file is removed on every
 failure (a full disk, Ctrl-C); a symbolic link at the destination is never written through; an existing file
-is replaced only when the caller says so (``overwrite``).
+is replaced only when the caller says so (``overwrite``). A ``private`` file (the cache's) is readable by this
+user only, and so are the folders made for it (:func:`private_folder`).
 
 Locking (:func:`folder_lock`): one writer per output folder at a time; a second waits, bounded, then fails
 with a message that says so.
@@ -37,7 +39,7 @@ LOCK_TIMEOUT = 120.0  # seconds a build waits for another build writing the same
 
 
 class ReadError(Exception):
-    """A file that is not read: ``reason`` is one of missing, folder, special, too_big, os."""
+    """A file that is not read: ``reason`` is one of missing, folder, special, link, too_big, os."""
 
     def __init__(self, reason: str, message: str):
         super().__init__(message)
@@ -65,15 +67,47 @@ def read_regular(path: str | os.PathLike, limit: int = SPEC_LIMIT) -> bytes:
     except (OSError, ValueError) as exc:
         raise ReadError("os", f"cannot read the file: {_reason(exc)}") from None
     _check_kind(info, limit)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    data = _read_open(path, _READ_FLAGS, limit)
+    _note(path, hashlib.sha256(data).hexdigest())
+    return data
+
+
+def read_private(path: str | os.PathLike, limit: int) -> bytes:
+    """The bytes of the regular file at ``path``, one genreport wrote for itself (a cache entry), at most ``limit``.
+
+    As :func:`read_regular`, but a symbolic link at ``path`` is refused, never followed (checked before opening
+    and by the open itself), and the read is not recorded (a cache is not an input). A file of this user's that
+    others may read (an earlier genreport wrote it so) is made private to this user.
+    """
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        raise ReadError("missing", "file not found") from None
+    except (OSError, ValueError) as exc:
+        raise ReadError("os", f"cannot read the file: {_reason(exc)}") from None
+    if stat.S_ISLNK(info.st_mode):
+        raise ReadError("link", "is a symbolic link")
+    _check_kind(info, limit)
+    return _read_open(path, _READ_FLAGS | getattr(os, "O_NOFOLLOW", 0), limit, private=True)
+
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _read_open(path, flags: int, limit: int, private: bool = False) -> bytes:
     try:
         fd = os.open(path, flags)
     except FileNotFoundError:
         raise ReadError("missing", "file not found") from None
     except OSError as exc:
+        if exc.errno == errno.ELOOP:  # O_NOFOLLOW met a link swapped in after the check
+            raise ReadError("link", "is a symbolic link") from None
         raise ReadError("os", f"cannot read the file: {_reason(exc)}") from None
     try:
-        _check_kind(os.fstat(fd), limit)  # the file opened is the file checked
+        info = os.fstat(fd)
+        _check_kind(info, limit)  # the file opened is the file checked
+        if private and info.st_mode & 0o077 and _mine(info):
+            os.fchmod(fd, stat.S_IMODE(info.st_mode) & 0o700)
         chunks, size = [], 0
         while size <= limit:
             chunk = os.read(fd, min(1 << 20, limit + 1 - size))
@@ -87,9 +121,7 @@ def read_regular(path: str | os.PathLike, limit: int = SPEC_LIMIT) -> bytes:
         os.close(fd)
     if size > limit:
         raise ReadError("too_big", f"file is over {limit:,} bytes")
-    data = b"".join(chunks)
-    _note(path, hashlib.sha256(data).hexdigest())
-    return data
+    return b"".join(chunks)
 
 
 def _check_kind(info: os.stat_result, limit: int) -> None:
@@ -156,24 +188,36 @@ def _reason(exc: BaseException) -> str:
     return getattr(exc, "strerror", None) or str(exc)
 
 
-def write_file(path: str | os.PathLike, data: bytes, overwrite: bool = True) -> Path:
+def write_file(path: str | os.PathLike, data: bytes, overwrite: bool = True, private: bool = False) -> Path:
     """Write ``data`` to ``path`` atomically; see :func:`write_chunks`."""
-    return write_chunks(path, [data], overwrite)
+    return write_chunks(path, [data], overwrite, private)
 
 
-def write_chunks(path: str | os.PathLike, chunks: Iterable[bytes], overwrite: bool = True) -> Path:
+def write_chunks(path: str | os.PathLike, chunks: Iterable[bytes], overwrite: bool = True,
+                 private: bool = False) -> Path:
     """Write ``chunks`` to ``path`` atomically: a temporary file beside it, then one rename.
 
     Raises :class:`WriteError` when ``path`` is a symbolic link or a folder (never written through), when it
     exists and ``overwrite`` is false (checked again at the rename, so a file that appears meanwhile is kept),
     and for any OS error (the temporary file is removed on every failure, an interrupt included).
+
+    ``private`` (genreport's own files: its cache): the file is readable and writable by this user only, the
+    folders made for it are this user's only (0700), and a symbolic link or a special file at ``path`` is
+    replaced (the rename replaces the name itself; what a link points to is never opened).
     """
     path = Path(path)
-    _refuse_link_or_folder(path)
+    if not private:
+        _refuse_link_or_folder(path)
+    elif os.path.isdir(path) and not os.path.islink(path):
+        raise WriteError(f"{path} is a folder; name a file")
     if not overwrite and os.path.lexists(path):
         raise WriteError(f"{path} exists; pass --force to replace it")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if private:
+            _make_private_folders(path.parent)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        # mkstemp: a name no one can guess, made with O_EXCL and mode 0600, so nothing planted is written through
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as exc:
         raise WriteError(f"cannot write {path}: {describe(exc)}") from None
@@ -181,7 +225,8 @@ def write_chunks(path: str | os.PathLike, chunks: Iterable[bytes], overwrite: bo
         with os.fdopen(fd, "wb") as fh:
             for chunk in chunks:
                 fh.write(chunk)
-        os.chmod(tmp, 0o666 & ~_umask())
+        if not private:
+            os.chmod(tmp, 0o666 & ~_umask())
         if overwrite:
             os.replace(tmp, path)
         else:
@@ -193,6 +238,64 @@ def write_chunks(path: str | os.PathLike, chunks: Iterable[bytes], overwrite: bo
         _unlink(tmp)
         raise
     return path
+
+
+def private_folder(root: str | os.PathLike, *names: str) -> Path:
+    """``root/names...`` as folders that only this user can open: genreport's cache.
+
+    A missing folder is made with mode 0700 (``root``'s missing parents too). Each of ``names`` must be a folder
+    itself, never a symbolic link (``root`` may be one: where the cache lives is the user's choice), and one of
+    this user's that others may open (an earlier genreport made it so) is made private. Raises
+    :class:`WriteError` where one of them is a link or not a folder, or cannot be made.
+    """
+    folder = Path(root)
+    try:
+        _make_private_folders(folder)
+        for name in names:
+            folder = folder / name
+            try:
+                os.mkdir(folder, 0o700)
+                continue
+            except FileExistsError:
+                pass
+            info = os.lstat(folder)
+            if not stat.S_ISDIR(info.st_mode):
+                kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a folder"
+                raise WriteError(f"{folder} is {kind}; remove it (genreport keeps its cache there)")
+            if info.st_mode & 0o077 and _mine(info):
+                os.chmod(folder, stat.S_IMODE(info.st_mode) & 0o700)
+    except OSError as exc:
+        raise WriteError(f"cannot make {folder}: {describe(exc)}") from None
+    return folder
+
+
+def sweep_temporaries(folder: str | os.PathLike, older_than: float = 3600.0) -> None:
+    """Remove the temporary files (``*.tmp``) that processes killed while writing left in ``folder``, those older
+    than ``older_than`` seconds (one being written now is younger); a link is removed as a link."""
+    now = time.time()
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.name.endswith(".tmp"):
+                with contextlib.suppress(OSError):
+                    if now - entry.stat(follow_symlinks=False).st_mtime > older_than:
+                        os.unlink(entry.path)
+
+
+def _mine(info: os.stat_result) -> bool:
+    return hasattr(os, "getuid") and info.st_uid == os.getuid()
+
+
+def _make_private_folders(folder: Path) -> None:
+    """Make ``folder`` and its missing parents with mode 0700 (``Path.mkdir`` gives parents the default mode)."""
+    missing = []
+    while not os.path.isdir(folder):
+        missing.append(folder)
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    for part in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(part, 0o700)
 
 
 def _link_new(tmp: str, path: Path) -> None:

@@ -117,3 +117,20 @@ def test_random_what_ifs_match(cases):
     got = js_evaluate(specs)
     for spec, g in zip(specs, got, strict=True):
         assert compare(spec, g) == [], (spec.name, spec.overrides)
+
+
+LAYOUTS = [  # what-ifs of the layout itself: every entry (chapters 1-6 included) recomputed at the new layout
+    ("llama70b-h100-tp8.yaml", ["parallelism.tp=4"]),
+    ("llama70b-h100-tp8.yaml", ["parallelism.tp=4", "parallelism.pp=2", "parallelism.dp=2"]),
+    ("mixtral8x22b-h100-tp8-ep8.yaml", ["parallelism.tp=2", "parallelism.dp=4"]),
+    ("deepseek-v3-h200-ep8.yaml", ["parallelism.dp=4", "parallelism.ep=4"]),
+    ("llama8b-h100.yaml", ["parallelism.tp=2", "model=gemma-2-9b"]),  # a layout added to a one-card spec
+]
+
+
+def test_a_layout_what_if_recomputes_every_number_at_the_new_layout():
+    specs = [load_spec(SPECS / n, o) for n, o in LAYOUTS]
+    assert all(s.parallelism is not None for s in specs)
+    got = js_evaluate(specs)
+    for spec, g in zip(specs, got, strict=True):
+        assert compare(spec, g) == [], (spec.name, spec.parallelism)

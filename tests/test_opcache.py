@@ -143,17 +143,17 @@ def test_a_placed_image_is_drawn_where_a_glyph_it_read_has_another_width(widths)
 def test_a_placed_file_that_is_not_as_written_is_ignored(tmp_path, monkeypatch, change):
     monkeypatch.setenv("GENREPORT_CACHE", str(tmp_path))
     monkeypatch.setattr(opcache, "_placed", {})
-    data = {"versions": opcache._versions(), "ops": "q /x0 Do Q", "states": [], "font": "unchanged",
-            "glyphs": [], "ids": ["x0"], "groups": [[[0, 0, 1, 1], "0 0 m", [], []]]}
     key = "1" * 64
+    data = {"versions": opcache._versions(), "key": key, "ops": "q\n/x0 Do\nQ", "states": [], "font": "unchanged",
+            "glyphs": [], "ids": ["x0"], "groups": [[[0, 0, 1, 1], "0 0 m\nh", [], []]]}
     folder = tmp_path / opcache.PLACED_FOLDER
     folder.mkdir()
-    (folder / f"{key}.json").write_text(json.dumps(data))
+    (folder / f"{key}.json").write_text(json.dumps({**data, "digest": opcache._digest(key, data)}))
     assert opcache._placed_entry(key) is not None
     monkeypatch.setattr(opcache, "_placed", {})
-    bad = {"ops": "q /p0 scn /x0 Do Q", "ids": ["../x"], "font": ["f", "big"], "versions": {}}
+    bad = {"ops": "q\n/p0 scn\n/x0 Do\nQ", "ids": ["../x"], "font": ["f", "big"], "versions": {}}
     data[change] = bad[change]
-    (folder / f"{key}.json").write_text(json.dumps(data))
+    (folder / f"{key}.json").write_text(json.dumps({**data, "digest": opcache._digest(key, data)}))
     assert opcache._placed_entry(key) is None
 
 

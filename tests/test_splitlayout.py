@@ -242,7 +242,7 @@ def test_the_remembered_splits_are_data_only(fresh, tmp_path):
     assert not flag.exists()
     fresh._memory = None
     (cache_dir() / fresh.RECORDS_FILE).write_text("[{'k': 'x'}, 3, {'k': 2, 'sig': (), 'entry': (1, 2, 3, 4)}]")
-    assert len(fresh._records()) == 1
+    assert fresh._records() == []  # tests/test_hostile_cache.py damages real records field by field
 
 
 def test_remembered_page_numbers_make_one_pass_and_the_same_pdf(fresh):

@@ -9,6 +9,8 @@ from __future__ import annotations
 import copy
 import difflib
 import hashlib
+import os
+import stat
 from pathlib import Path
 
 from genreport.errors import Finding, Findings, SpecError
@@ -101,7 +103,7 @@ def _read_kind(path: Path, kind: str, overrides=()) -> Document:
         raise SpecError(_relocate(doc, [doc.finding(("kind",), f"this is a {got} spec, but a {kind} spec is "
                                                     "needed here", f"name a {kind} spec")]))
     marker = _valid_marker(doc, kind, overrides)
-    if marker is not None and marker.is_file():
+    if marker is not None and _marked(marker):
         return doc  # this exact text (and these overrides) passed the schema before
     from genreport.load import validate  # jsonschema is imported only when something must be validated
 
@@ -109,12 +111,24 @@ def _read_kind(path: Path, kind: str, overrides=()) -> Document:
     if errs:
         raise SpecError(_relocate(doc, errs))
     if marker is not None:
-        try:
-            marker.parent.mkdir(parents=True, exist_ok=True)
-            marker.touch()
-        except OSError:
+        from genreport.errors import BuildError
+        from genreport.fileio import private_folder, write_file
+        from genreport.paths import cache_dir
+
+        try:  # an empty file, never a link followed or a file touched elsewhere
+            write_file(private_folder(cache_dir(), "valid") / marker.name, b"", private=True)
+        except (BuildError, OSError):
             pass
     return doc
+
+
+def _marked(marker: Path) -> bool:
+    """Whether the validity marker is there: an empty regular file itself (a link or anything else is not one)."""
+    try:
+        info = os.lstat(marker)
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_size == 0
 
 
 def _valid_marker(doc: Document, kind: str, overrides) -> Path | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import os
+import math
 import re
 from functools import lru_cache
 from importlib import metadata
@@ -53,20 +53,19 @@ def _ziamath_version() -> str:
         return "?"
 
 
+LIMIT = 1 << 20  # bytes a kept formula may have (the reports' largest is about 60 kB)
+_TAIL = re.compile(r"\n<!--y:([-+0-9.e]{1,32}) ([0-9a-f]{64})-->")
+
+
 @lru_cache(maxsize=4096)
 def svg(tex: str, size: float = 15.0, inline: bool = False) -> tuple[str, float]:
     """(SVG text, baseline offset in px) of ``tex``; rendered once per content and ziamath version."""
     version = _ziamath_version()
     font = _font()
-    key = hashlib.sha256(f"{version}\0svg1-merged\0{font}\0{size}\0{inline}\0{tex}".encode()).hexdigest()[:24]
-    folder = cache_dir() / "math"
-    path = folder / f"{key}.svg"
-    try:
-        text = path.read_text()
-        body, _, offset = text.rpartition("\n<!--y:")
-        return body, float(offset.rstrip("->\n"))
-    except (OSError, ValueError):
-        pass
+    key = _key(tex, size, inline)
+    kept = _kept(key)
+    if kept is not None:
+        return kept
     from genreport.present import mathship
 
     shipped = mathship.lookup(version, font, size, inline, tex)
@@ -74,14 +73,61 @@ def svg(tex: str, size: float = 15.0, inline: bool = False) -> tuple[str, float]
         body, offset = shipped
     else:
         body, offset = render(tex, size, inline, font)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp")  # two builds sharing a cache never collide
-        tmp.write_text(f"{body}\n<!--y:{offset}-->")
-        tmp.replace(path)
-    except OSError:
-        pass
+    _keep(key, body, offset)
     return body, offset
+
+
+def _key(tex: str, size: float, inline: bool) -> str:
+    """The name of a formula's file in the cache folder: what it is drawn from (content, ziamath, font)."""
+    text = f"{_ziamath_version()}\0svg1-merged\0{_font()}\0{size}\0{inline}\0{tex}"
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def _entry(key: str, body: str, offset: float) -> str:
+    """A kept formula's file: its SVG, its offset and a digest of both with its key (a hand edit is not taken)."""
+    digest = hashlib.sha256(f"math 1 {key}\0{body}\0{offset!r}".encode()).hexdigest()
+    return f"{body}\n<!--y:{offset!r} {digest}-->"
+
+
+def _kept(key: str) -> tuple[str, float] | None:
+    """The formula kept under ``key`` in the cache folder, checked (see :func:`_entry`, and the SVG is one
+    ziamath writes: :mod:`genreport.present.svgcheck`); None when there is none or it fails a check."""
+    from genreport.fileio import ReadError, read_private
+    from genreport.present.svgcheck import ours
+
+    try:
+        text = read_private(cache_dir() / "math" / f"{key}.svg", LIMIT).decode("utf-8")
+    except (ReadError, UnicodeError):
+        return None
+    cut = text.rfind("\n<!--y:")
+    m = _TAIL.fullmatch(text, cut) if cut >= 0 else None
+    try:
+        offset = float(m.group(1)) if m else math.nan
+    except ValueError:
+        return None
+    body = text[:cut]
+    if not math.isfinite(offset) or _entry(key, body, offset) != text or not ours(body.encode()):
+        return None
+    return body, offset
+
+
+_swept = False  # whether this process has removed the temporary files that killed ones left in cache/math
+
+
+def _keep(key: str, body: str, offset: float) -> None:
+    """Write the formula to the cache folder (privately, atomically); a failure costs only the next build's time."""
+    global _swept
+    from genreport.errors import BuildError
+    from genreport.fileio import private_folder, sweep_temporaries, write_file
+
+    try:
+        folder = private_folder(cache_dir(), "math")
+        if not _swept:  # once a process: those of a build killed mid-write, and an earlier genreport's <key>.<pid>.tmp
+            _swept = True
+            sweep_temporaries(folder)
+        write_file(folder / f"{key}.svg", _entry(key, body, offset).encode(), private=True)
+    except (BuildError, OSError):
+        pass
 
 
 def render(tex: str, size: float, inline: bool, font: str | None) -> tuple[str, float]:

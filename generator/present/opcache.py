@@ -30,16 +30,22 @@ and reports with and without it and compares the bytes, and ``tests/test_fastpdf
 reports, replayed, with stock WeasyPrint.
 
 The operators live in memory for a warm process (``genreport serve``, ``--watch``) and in the cache folder between
-runs, as data, checked on reading and ignored when anything in them is unexpected: ``svg-ops-1.json`` for the
-anywhere-images, at most 4 MB, read at once; ``svg-ops-placed-1/<key>.json`` for each placed image, read when it
-is drawn, at most 64 files (the least recently used removed). ``GENREPORT_OPCACHE=0`` turns it off. It installs
-itself only on the WeasyPrint and pydyf versions that ``fastsvg`` was checked against.
+runs, as data: ``svg-ops-1.json`` for the anywhere-images, at most 4 MB, read at once; ``svg-ops-placed-1/<key>.json``
+for each placed image, read when it is drawn, at most 64 files (the least recently used removed). What is read is
+checked before it is replayed, and dropped (the image drawn and recorded again) when anything in it is
+unexpected: each record's shape, types and value ranges; a digest of the record with its key, so a record edited
+or damaged by hand is not taken; and its operators, parsed (:func:`_sound`): only the operators this module keeps,
+each with its operands, the states and groups it names its own, ``q``/``Q`` and ``BT``/``ET`` balanced.
+``GENREPORT_OPCACHE=0`` turns it off. It installs itself only on the WeasyPrint and pydyf versions that ``fastsvg``
+was checked against.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import math
 import os
 import re
 
@@ -65,6 +71,7 @@ PLACED_KEEP = 64  # files (a figure at a place on a page each; the nine figures 
 _CURRENT = ("_current_color", "_current_color_stroke", "_current_alpha", "_current_alpha_stroke", "_current_font")
 
 _entries: dict[str, tuple[bytes, tuple]] | None = None  # key -> (operators, ((state name, {key: value}), ...))
+_unchecked: dict[str, str] = {}  # key -> stated digest of each entry read from the file and not yet checked
 _placed: dict[str, tuple] = {}  # key -> a placed image's entry (see _record_placed), read from its file when used
 _placed_new: list[str] = []  # placed entries recorded by this process (or merged from a painter), to be written
 _used: dict[str, None] = {}  # keys drawn or replayed by this process, the most recent last
@@ -97,7 +104,7 @@ def install() -> bool:
             stats["drawn"] += 1
             return stock(self, stream, concrete_width, concrete_height, style)
         placed = self._genreport_source.startswith("placed:")
-        entry = _placed_entry(key) if placed else _cache().get(key)
+        entry = _placed_entry(key) if placed else _anywhere_entry(key)
         if entry is not None and (_replay_placed(stream, entry) if placed else _replay(stream, entry)):
             _use(key)
             stats["replayed"] += 1
@@ -240,6 +247,7 @@ def _record(key: str, image, stream, width, height) -> None:
             return
         states.append((name, dict(values)))
     _cache()[key] = (ops, tuple(states))
+    _unchecked.pop(key, None)
     _recorded.append(key)
     _use(key)
     _dirty = True
@@ -446,8 +454,7 @@ def _counts(stream) -> tuple:
 
 
 def _plain_state(values: dict) -> bool:
-    return all(k in ("ca", "CA") and isinstance(v, (int, float)) and not isinstance(v, bool)
-               for k, v in values.items())
+    return all(k in ("ca", "CA") and _number(v) and 0 <= v <= 1 for k, v in values.items())
 
 
 def _use(key: str) -> None:
@@ -479,8 +486,9 @@ def merge(items: list) -> None:
                 _placed_new.append(key)
                 _keep_placed(key, entry)
                 _recorded.append(key)
-        elif key not in _cache():
+        elif key not in _cache() or key in _unchecked:  # recorded there: taken in place of one not checked here
             _cache()[key] = entry
+            _unchecked.pop(key, None)
             _recorded.append(key)
             _dirty = True
         _use(key)
@@ -509,33 +517,104 @@ def _cache() -> dict:
 
 
 def _read() -> dict:
-    """The kept operators of earlier runs; empty when the file is missing or anything in it is unexpected."""
-    from genreport.fileio import ReadError, read_regular
+    """The kept operators of earlier runs, each to be checked when it is first used (:func:`_anywhere_entry`);
+    empty when the file is missing or anything in its shape is unexpected."""
+    from genreport.fileio import ReadError, read_private
 
+    _unchecked.clear()
     try:
-        data = json.loads(read_regular(_path(), 4 * MAX_BYTES))
+        data = json.loads(read_private(_path(), 4 * MAX_BYTES))
     except (ReadError, ValueError, RecursionError):
         return {}
-    if not isinstance(data, dict) or data.get("versions") != _versions() or not isinstance(data.get("entries"), list):
+    if not (isinstance(data, dict) and set(data) == {"versions", "entries"} and data["versions"] == _versions()
+            and isinstance(data["entries"], list)):
         return {}
-    out = {}
+    out, digests = {}, {}
     for item in data["entries"]:
-        if not (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str) and len(item[0]) == 64
-                and isinstance(item[1], str) and isinstance(item[2], list)):
+        if not (isinstance(item, list) and len(item) == 4 and isinstance(item[0], str) and _HEX64.fullmatch(item[0])
+                and isinstance(item[1], str) and isinstance(item[2], list) and isinstance(item[3], str)
+                and item[0] not in out):
             return {}
-        states = []
-        for state in item[2]:
-            if not (isinstance(state, list) and len(state) == 2 and isinstance(state[0], str)
-                    and re.fullmatch(r"[A-Za-z][A-Za-z0-9.+-]{0,40}", state[0]) and isinstance(state[1], dict)
-                    and _plain_state(state[1])):
-                return {}
-            states.append((state[0], state[1]))
-        try:  # what was kept passed the checks of _record; scanning 4 MB again would cost 0.07 s
+        try:
+            states = _states_from(item[2])
             ops = item[1].encode("latin-1")
-        except UnicodeError:
+        except (ValueError, TypeError, UnicodeError):
             return {}
-        out[item[0]] = (ops, tuple(states))
+        out[item[0]] = (ops, states)
+        digests[item[0]] = item[3]
+    _unchecked.update(digests)
     return out
+
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+def _digest(key: str, record) -> str:
+    """The digest a kept record (its JSON form, without the digest) states with its key."""
+    text = json.dumps([f"svg-ops 1 {key}", record], separators=(",", ":"), sort_keys=True, allow_nan=False)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def _anywhere_json(entry) -> list:
+    ops, states = entry
+    return [ops.decode("latin-1"), [[name, values] for name, values in states]]
+
+
+def _anywhere_entry(key: str):
+    """The kept entry of an anywhere-image, checked the first time it is used (its digest and its operators,
+    see the module); one that fails is dropped, and the image is drawn and recorded again."""
+    entries = _cache()
+    entry = entries.get(key)
+    if entry is None or key not in _unchecked:
+        return entry
+    stated = _unchecked.pop(key)
+    ops, states = entry
+    try:
+        sound = stated == _digest(key, _anywhere_json(entry)) and _sound(ops, {name for name, _ in states})
+    except ValueError:  # a number JSON cannot hold
+        sound = False
+    if not sound:
+        del entries[key]
+        return None
+    return entry
+
+
+# Operators as WeasyPrint writes them for the images kept here (pydyf's numbers: no exponent, no sign but '-'), one
+# a line with its operands, the most frequent first (matching them takes about 3 ms per 100 kB): paths, painting,
+# graphics state, the opacity states (gs); for a placed image also text state (Tf, Tr, ...), its groups (Do), and
+# text shown (Tm, TJ, ...) only between BT and ET.
+_N = rb"-?[0-9]{1,30}(?:\.[0-9]{0,12})?+(?![0-9.])"  # one number, never two run together
+_NAME = rb"/[A-Za-z0-9.+_-]{1,64}"
+_PAINT_LINE = (rb"(?:" + _N + rb" ){6}c|(?:" + _N + rb" ){2}[ml]|q|Q|h|f\*?|F|B\*?|b\*?|S|s|n|W\*?"
+               + rb"|(?:" + _N + rb" ){6}cm|(?:" + _N + rb" ){4}(?:re|v|y|k|K)|(?:" + _N + rb" ){3}(?:rg|RG)"
+               + rb"|" + _N + rb" [wJjMgG]|\[(?:" + _N + rb"(?: " + _N + rb")*)?\] " + _N + rb" d|" + _NAME + rb" gs")
+_TEXT_STATE = _NAME + rb" " + _N + rb" Tf|" + _N + rb" T[rcwzLs]"
+_TEXT_LINE = (rb"\[(?:<[0-9A-Fa-f]{0,8192}>|" + _N + rb"| )*\] TJ|(?:" + _N + rb" ){6}Tm|" + _TEXT_STATE
+              + rb"|(?:" + _N + rb" ){2}T[dD]|T\*|<[0-9A-Fa-f]{0,8192}> Tj")
+_PAINT_OPS = re.compile(rb"(?:(?:" + _PAINT_LINE + rb")\n)*")
+_PLACED_OPS = re.compile(rb"(?:(?:" + _PAINT_LINE + rb"|" + _NAME + rb" Do|" + _TEXT_STATE + rb")\n"
+                         + rb"|BT\n(?:(?:" + _TEXT_LINE + rb"|" + _PAINT_LINE + rb")\n)*ET\n)*")
+_NAMED = re.compile(rb"^/(\S+) (?:\S+ )?(gs|Do|Tf)$", re.M)
+_Q = re.compile(rb"^[qQ]$", re.M)
+_FONT_NAME = re.compile(rb"[A-Z]{1,40}")
+
+
+def _sound(ops: bytes, states, groups=(), text: bool = False) -> bool:
+    """Whether ``ops`` are operators this module keeps, as WeasyPrint writes them (see the patterns above;
+    ``text``: a placed image's, with text and its groups), naming only the opacity states ``states`` and the
+    groups ``groups``, with ``q``/``Q`` balanced."""
+    if not (_PLACED_OPS if text else _PAINT_OPS).fullmatch(ops + b"\n" if ops else ops):
+        return False
+    for name, op in _NAMED.findall(ops):
+        if not (name.decode() in states if op == b"gs" else name.decode() in groups if op == b"Do"
+                else _FONT_NAME.fullmatch(name)):
+            return False
+    depth = 0
+    for op in _Q.findall(ops):
+        depth += 1 if op == b"q" else -1
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 def save() -> None:
@@ -555,13 +634,15 @@ def save() -> None:
         size += len(ops)
         if size > MAX_BYTES:
             break
-        kept.append([key, ops.decode("latin-1"), [[name, values] for name, values in states]])
+        record = _anywhere_json(_entries[key])
+        # an entry never checked here keeps the digest it came with: writing it again vouches for nothing
+        kept.append([key, *record, _unchecked.get(key) or _digest(key, record)])
     data = json.dumps({"versions": _versions(), "entries": kept}, separators=(",", ":"), sort_keys=True)
     from genreport.errors import BuildError
     from genreport.fileio import write_file
 
     try:
-        write_file(_path(), data.encode("latin-1"))
+        write_file(_path(), data.encode("latin-1"), private=True)
     except BuildError:
         pass
 
@@ -577,75 +658,101 @@ def _placed_folder():
 def _placed_entry(key: str):
     """A placed image's entry: in memory, or read from its file (checked; None if absent or unexpected)."""
     entry = _placed.get(key)
-    if entry is not None or not re.fullmatch(r"[0-9a-f]{64}", key):
+    if entry is not None or not _HEX64.fullmatch(key):
         return entry
-    from genreport.fileio import ReadError, read_regular
+    from genreport.fileio import ReadError, read_private
 
     path = _placed_folder() / f"{key}.json"
     try:
-        data = json.loads(read_regular(path, 8 * MAX_BYTES))
-        entry = _placed_from_json(data) if isinstance(data, dict) and data.get("versions") == _versions() else None
+        data = json.loads(read_private(path, 8 * MAX_BYTES))
+        entry = _placed_from_json(key, data)
     except (ReadError, ValueError, RecursionError, TypeError, KeyError, UnicodeError):
         entry = None
     if entry is not None:
         _keep_placed(key, entry)
-        try:
-            os.utime(path)  # recently used: kept longer
-        except OSError:
-            pass
+        with contextlib.suppress(OSError):
+            os.utime(path, follow_symlinks=False)  # recently used: kept longer
     return entry
 
 
 def _number(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+_STATE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9.+-]{0,40}")
 
 
 def _states_from(items) -> tuple:
+    if not isinstance(items, list):
+        raise ValueError("states")
     out = []
-    for name, values in items:
-        if not (isinstance(name, str) and re.fullmatch(r"[A-Za-z][A-Za-z0-9.+-]{0,40}", name)
-                and isinstance(values, dict) and _plain_state(values)):
+    for item in items:
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)
+                and _STATE_NAME.fullmatch(item[0]) and isinstance(item[1], dict) and _plain_state(item[1])):
             raise ValueError("state")
-        out.append((name, values))
+        out.append((item[0], item[1]))
     return tuple(out)
 
 
-def _group_from(item) -> tuple:
+def _group_from(item, depth: int = 0) -> tuple:
+    if not (isinstance(item, list) and len(item) == 4 and depth < 32):
+        raise ValueError("group")
     box, ops, states, nested = item
     if not (isinstance(box, list) and len(box) == 4 and all(_number(v) for v in box) and isinstance(ops, str)
             and isinstance(nested, list)):
         raise ValueError("group")
     ops = ops.encode("latin-1")
+    states = _states_from(states)
     ids = [f"x{i}" for i in range(len(nested))]
-    if not _placed_ops(ops, ids):
+    if not _sound(ops, {name for name, _ in states}, ids, text=True):
         raise ValueError("group operators")
-    return (tuple(box), ops, _states_from(states), tuple(_group_from(g) for g in nested))
+    return (tuple(box), ops, states, tuple(_group_from(g, depth + 1) for g in nested))
 
 
-def _placed_from_json(data: dict) -> tuple:
-    ops = data["ops"].encode("latin-1")
+_PLACED_KEYS = {"versions", "key", "digest", "ops", "states", "font", "glyphs", "ids", "groups"}
+
+
+def _placed_from_json(key: str, data) -> tuple:
+    """A placed image's entry from its file's JSON: every field's shape, type and range checked, its digest
+    the record's with ``key``, its operators and its groups' sound (:func:`_sound`); ValueError for any other."""
+    if not (isinstance(data, dict) and set(data) == _PLACED_KEYS and data["versions"] == _versions()
+            and data["key"] == key and isinstance(data["digest"], str)):
+        raise ValueError("file")
+    if data["digest"] != _digest(key, {k: v for k, v in data.items() if k != "digest"}):
+        raise ValueError("digest")
     ids = data["ids"]
-    if not (isinstance(ids, list) and all(isinstance(i, str) and re.fullmatch(r"x[0-9]{1,6}", i) for i in ids)):
-        raise ValueError("ids")
-    if not _placed_ops(ops, ids):
+    if not (isinstance(ids, list) and all(isinstance(i, str) and re.fullmatch(r"x[0-9]{1,6}", i) for i in ids)
+            and len(set(ids)) == len(ids) and isinstance(data["ops"], str) and isinstance(data["glyphs"], list)
+            and isinstance(data["groups"], list)):
+        raise ValueError("fields")
+    ops = data["ops"].encode("latin-1")
+    states = _states_from(data["states"])
+    if not _sound(ops, {name for name, _ in states}, ids, text=True):
         raise ValueError("operators")
     glyphs = []
-    for key, to_unicode, widths in data["glyphs"]:
-        if not (isinstance(key, int) and not isinstance(key, bool)):
+    for item in data["glyphs"]:
+        if not (isinstance(item, list) and len(item) == 3 and _int(item[0]) and isinstance(item[1], list)
+                and isinstance(item[2], list)):
             raise ValueError("font")
-        tu = tuple((int(g), str(t)) for g, t in to_unicode if isinstance(g, int) and isinstance(t, str))
-        w = tuple((int(g), int(v), bool(c)) for g, v, c in widths
-                  if isinstance(g, int) and _number(v) and isinstance(c, bool))
-        if len(tu) != len(to_unicode) or len(w) != len(widths):
-            raise ValueError("glyphs")
-        glyphs.append((key, tu, w))
+        font_key, to_unicode, widths = item
+        if not all(isinstance(p, list) and len(p) == 2 and _int(p[0]) and p[0] >= 0 and isinstance(p[1], str)
+                   and len(p[1]) <= 64 for p in to_unicode):
+            raise ValueError("glyph text")
+        if not all(isinstance(t, list) and len(t) == 3 and _int(t[0]) and t[0] >= 0 and _int(t[1])
+                   and isinstance(t[2], bool) for t in widths):
+            raise ValueError("glyph widths")
+        glyphs.append((font_key, tuple((g, t) for g, t in to_unicode), tuple((g, v, c) for g, v, c in widths)))
     groups = tuple(_group_from(g) for g in data["groups"])
     if len(groups) != len(ids):
         raise ValueError("groups")
     font = data["font"]
     if not (font == "unchanged" or isinstance(font, list) and _font_state(tuple(font))):
         raise ValueError("font state")
-    return (ops, _states_from(data["states"]), tuple(glyphs), tuple(ids), groups, font)
+    return (ops, states, tuple(glyphs), tuple(ids), groups, font)
 
 
 def _group_to_json(record) -> list:
@@ -659,23 +766,27 @@ def _save_placed() -> None:
     if not new:
         return
     from genreport.errors import BuildError
-    from genreport.fileio import write_file
+    from genreport.fileio import private_folder, write_file
+    from genreport.paths import cache_dir
 
-    folder = _placed_folder()
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        folder = private_folder(cache_dir(), PLACED_FOLDER)
         for key in dict.fromkeys(new):
             if key not in _placed:
                 continue
             ops, states, glyphs, ids, groups, last_font = _placed[key]
-            data = {"versions": _versions(), "ops": ops.decode("latin-1"), "states": [[n, v] for n, v in states],
-                    "font": last_font,
+            data = {"versions": _versions(), "key": key, "ops": ops.decode("latin-1"),
+                    "states": [[n, v] for n, v in states], "font": last_font,
                     "glyphs": [[k, [list(p) for p in tu], [list(t) for t in w]] for k, tu, w in glyphs],
                     "ids": list(ids), "groups": [_group_to_json(g) for g in groups]}
-            write_file(folder / f"{key}.json", json.dumps(data, separators=(",", ":")).encode("ascii"))
-        kept = sorted((p for p in folder.iterdir() if p.suffix == ".json"), key=lambda p: p.stat().st_mtime,
-                      reverse=True)
-        for old in kept[PLACED_KEEP:]:
+            data["digest"] = _digest(key, data)
+            write_file(folder / f"{key}.json", json.dumps(data, separators=(",", ":")).encode("ascii"), private=True)
+        kept = []
+        for p in folder.iterdir():
+            if p.suffix == ".json":
+                with contextlib.suppress(OSError):
+                    kept.append((p.lstat().st_mtime, p))
+        for _mtime, old in sorted(kept, reverse=True)[PLACED_KEEP:]:
             old.unlink()
-    except (BuildError, OSError):
+    except (BuildError, OSError, ValueError):
         pass

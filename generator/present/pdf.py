@@ -43,7 +43,7 @@ import sys
 import time
 
 from genreport.errors import BuildError
-from genreport.procs import cores, no_gc
+from genreport.procs import Watch, collect, cores, no_gc, read_some, write_all
 
 _worker = None
 _in_process = False  # warm processes print in their own process
@@ -237,10 +237,12 @@ def _fetcher_class():
     from weasyprint.urls import URLFetcher, URLFetcherResponse
 
     class Fetcher(URLFetcher):
+        """Answers the document's own tokens and nothing else: no file, no network, whatever an image names."""
+
         def fetch(self, url, headers=None):
-            uri = _URIS.get(url) if url.startswith(TOKEN) else None
-            if uri is None:
-                return super().fetch(url, headers)
+            uri = _URIS.get(url) if isinstance(url, str) and url.startswith(TOKEN) else None
+            if uri is None:  # WeasyPrint leaves out what it cannot fetch, and goes on
+                raise ValueError(f"genreport fetches no URL: {str(url)[:80]}")
             return URLFetcherResponse(url, base64.b64decode(uri.split(",", 1)[1]), {"Content-Type": "image/svg+xml"})
 
     return Fetcher
@@ -254,13 +256,14 @@ def _size_of(image) -> tuple:
 def _known_sizes() -> dict[str, list[str]]:
     global _sizes
     if _sizes is None:
-        from genreport.fileio import ReadError, read_regular
+        from genreport.fileio import ReadError, read_private, read_regular
 
         data = {}
-        for path in (_sizes_file(), SHIPPED_SIZES):  # a first build: the built-in reports' figure sizes
+        # a first build: the built-in reports' figure sizes, shipped in the package
+        for path, read in ((_sizes_file(), read_private), (SHIPPED_SIZES, read_regular)):
             try:
-                data = json.loads(read_regular(path, 100_000))
-            except (ReadError, ValueError):
+                data = json.loads(read(path, 100_000))
+            except (ReadError, ValueError, RecursionError):
                 continue
             if isinstance(data, dict) and data:
                 break
@@ -316,7 +319,7 @@ def _remember_sizes(figures: dict[str, bytes] | None) -> None:
         from genreport.fileio import write_file
 
         try:
-            write_file(_sizes_file(), json.dumps(sizes, sort_keys=True).encode())
+            write_file(_sizes_file(), json.dumps(sizes, sort_keys=True).encode(), private=True)
         except WriteFailed:
             pass  # no early layout next time, nothing else
 
@@ -455,31 +458,36 @@ def _reap(block: bool = False) -> None:
     """Collect workers that have answered (``block``: wait for them to exit, so their resource use is counted)."""
     for pid in list(_finished):
         try:
-            done, _status = os.waitpid(pid, 0 if block else os.WNOHANG)
+            done, _status = os.waitpid(pid, os.WNOHANG)
+            if block and not done:  # bounded: a worker stopped before it could exit is killed (genreport.procs)
+                collect(pid)
+                done = pid
         except ChildProcessError:
             done = pid
         if done:
             _finished.remove(pid)
 
 
-def _send(fd: int, data: bytes) -> None:
+def _send(fd: int, data: bytes, watch: Watch | None = None) -> None:
     view = memoryview(struct.pack("<Q", len(data)) + data)
+    if watch is not None:  # to a child that may be stopped: bounded
+        return write_all(fd, view, watch)
     while view:
         view = view[os.write(fd, view):]
 
 
-def _receive(fd: int) -> bytes | None:
-    """One message, or None at the end of the pipe."""
-    head = _read_exactly(fd, 8)
+def _receive(fd: int, watch: Watch | None = None) -> bytes | None:
+    """One message, or None at the end of the pipe (from a child: as long as ``watch`` allows, else ChildStuck)."""
+    head = _read_exactly(fd, 8, watch)
     if head is None:
         return None
-    return _read_exactly(fd, struct.unpack("<Q", head)[0])
+    return _read_exactly(fd, struct.unpack("<Q", head)[0], watch)
 
 
-def _read_exactly(fd: int, n: int) -> bytes | None:
+def _read_exactly(fd: int, n: int, watch: Watch | None = None) -> bytes | None:
     chunks, got = [], 0
     while got < n:
-        chunk = os.read(fd, min(n - got, 1 << 20))
+        chunk = os.read(fd, min(n - got, 1 << 20)) if watch is None else read_some(fd, min(n - got, 1 << 20), watch)
         if not chunk:
             return None
         chunks.append(chunk)
@@ -513,21 +521,23 @@ class _Worker:
 
     def layout(self, html: str, plan: dict) -> None:
         """Have the worker start laying out ``html`` with the figures' stand-ins (it answers nothing)."""
+        watch = Watch(self.pid)
         try:
-            _send(self._to, json.dumps({"kind": "layout", "plan": plan}).encode())
-            _send(self._to, html.encode("utf-8"))
+            _send(self._to, json.dumps({"kind": "layout", "plan": plan}).encode(), watch)
+            _send(self._to, html.encode("utf-8"), watch)
         except OSError:
-            pass  # a dead worker: render() finds out and the build prints itself
+            pass  # a dead worker (or a stuck one, killed): render() finds out and the build prints itself
 
     def render(self, html: str, timer=None) -> bytes | None:
         """The PDF of ``html``, or None if the worker failed (the caller then prints it itself)."""
         t = time.perf_counter()
+        watch = Watch(self.pid)
         try:
-            _send(self._to, json.dumps({"kind": "print"}).encode())
-            _send(self._to, html.encode("utf-8"))
-            meta = _receive(self._from)
-            pdf = _receive(self._from)
-        except OSError:
+            _send(self._to, json.dumps({"kind": "print"}).encode(), watch)
+            _send(self._to, html.encode("utf-8"), watch)
+            meta = _receive(self._from, watch)
+            pdf = _receive(self._from, watch)
+        except OSError:  # a dead worker, or a stuck one (killed)
             meta = pdf = None
         self.close()
         if meta is None or pdf is None:

@@ -7,7 +7,8 @@ that to lay out again only the pages whose entry changed. So a process that know
 out pages ``k``, ``k + 1``, ... while another lays out the pages before it.
 
 The entry of page ``k`` is taken from the previous build of a document of the same shape (kept in the cache
-folder as plain data, with the element path it points into), and checked, not trusted:
+folder as plain data, ``page-splits-1.txt``, with the element path it points into; a record of any other shape or
+type is ignored, see :func:`_valid`), and checked, not trusted:
 
 * After the box tree is built, the process forks. The child lays out the pages from the remembered entry of page
   ``k`` to the end, while the parent lays out the pages before ``k``.
@@ -562,12 +563,12 @@ class _Split:
 
     def _receive(self):
         from genreport.present.pdf import _receive
+        from genreport.procs import Watch
 
         if self.rfd is None:
             return None
-        ready, _, _ = select.select([self.rfd], [], [], TIMEOUT)
-        try:
-            data = _receive(self.rfd) if ready else None
+        try:  # bounded: a child stopped, deadlocked or past TIMEOUT is killed (ChildStuck), and this one goes on
+            data = _receive(self.rfd, Watch(self.pid, TIMEOUT))
             got = pickle.loads(data) if data else None  # noqa: S301 - from our own forked child
         except Exception:  # noqa: BLE001
             got = None
@@ -616,13 +617,14 @@ class _Split:
     def _go(self, stream, scale) -> None:
         """Tell the child to paint, with what the pages share at the start (the first page's stream)."""
         from genreport.present.pdf import _send
+        from genreport.procs import Watch
 
         if stream._tags is not None or stream._color_profiles or stream._output_intent:
             raise Fallback("tagged PDF or colour profiles")
         message = {"figures": self.figures, "colorspace": stream._resources["ColorSpace"],
                    "compress": stream.compress, "scale": scale}
         try:
-            _send(self.wfd, pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+            _send(self.wfd, pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL), Watch(self.pid, TIMEOUT))
         except (OSError, TypeError) as exc:
             raise Fallback(f"the child cannot be told to paint ({exc})") from None
 
@@ -972,25 +974,87 @@ def _records_path():
 def _records() -> list:
     global _memory
     if _memory is None:
-        from genreport.fileio import ReadError, read_regular
+        from genreport.fileio import ReadError, read_private
 
         try:
-            data = ast.literal_eval(read_regular(_records_path(), 1_000_000).decode())  # data only, never code
-        except (ReadError, ValueError, SyntaxError, MemoryError, RecursionError, UnicodeDecodeError):
+            data = ast.literal_eval(read_private(_records_path(), 1_000_000).decode())  # data only, never code
+        except (ReadError, ValueError, TypeError, SyntaxError, MemoryError, RecursionError, UnicodeDecodeError):
             data = []
         _memory = [r for r in data if _valid(r)] if isinstance(data, list) else []
     return _memory
 
 
 def _valid(record) -> bool:
-    return (isinstance(record, dict) and isinstance(record.get("k"), int) and record["k"] >= 1
-            and isinstance(record.get("sig"), tuple) and isinstance(record.get("entry"), tuple)
-            and len(record["entry"]) == 4 and isinstance(record.get("anchors", {}), dict)
-            and (record.get("lookups") is None or isinstance(record["lookups"], list) and all(
-                isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], tuple)
-                and isinstance(item[1], dict) for item in record["lookups"]))
-            and all(isinstance(name, str) and isinstance(values, dict) and "page" in values
-                    for name, values in record.get("anchors", {}).items()))
+    """Whether ``record`` is one :func:`_remember` writes, every field of its type, shape and range: anything else
+    in the file (a page set to None, a float, a list of lists, garbage) is ignored, and remembered again."""
+    try:
+        return (isinstance(record, dict) and set(record) == {"sig", "k", "entry", "anchors", "lookups"}
+                and _int(record["k"], 1) and _valid_signature(record["sig"]) and _valid_entry(record["entry"])
+                and isinstance(record["anchors"], dict)
+                and all(isinstance(name, str) and _counters(values) and "page" in values
+                        for name, values in record["anchors"].items())
+                and (record["lookups"] is None or isinstance(record["lookups"], list) and all(
+                    isinstance(item, tuple) and len(item) == 2 and _names(item[0]) and _counters(item[1])
+                    and set(item[0]) <= set(item[1]) for item in record["lookups"])))
+    except RecursionError:
+        return False
+
+
+_MAX = 10**9  # page numbers, counters and indices of a document of any size are below this
+
+
+def _int(value, low: int = 0) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value < _MAX
+
+
+def _names(value) -> bool:
+    return isinstance(value, tuple) and all(isinstance(name, str) for name in value)
+
+
+def _counters(values) -> bool:
+    """Counter values as WeasyPrint keeps them: name -> [value, ...] (one per nesting level), integers."""
+    return isinstance(values, dict) and all(
+        isinstance(name, str) and isinstance(levels, list) and levels
+        and all(isinstance(v, int) and not isinstance(v, bool) and -_MAX < v < _MAX for v in levels)
+        for name, levels in values.items())
+
+
+def _valid_signature(sig) -> bool:
+    """(tag, id, child index, text) for each element on the path, then (tag, id, text) of the element the break
+    is before, or the text it is in (see :func:`_signature`)."""
+    if not (isinstance(sig, tuple) and len(sig) >= 2):
+        return False
+    *path, last = sig
+    return (all(isinstance(item, tuple) and len(item) == 4 and isinstance(item[0], str) and isinstance(item[1], str)
+                and _int(item[2]) and isinstance(item[3], str) for item in path)
+            and (isinstance(last, str) or isinstance(last, tuple) and len(last) == 3
+                 and all(isinstance(v, str) for v in last)))
+
+
+def _resume_at(value, depth: int = 0) -> bool:
+    """WeasyPrint's skip stack: {child index: the child's skip stack, or None}, or None."""
+    return value is None or (isinstance(value, dict) and depth < 1000 and all(
+        _int(index) and _resume_at(inner, depth + 1) for index, inner in value.items()))
+
+
+def _valid_entry(entry) -> bool:
+    """A page-maker entry as WeasyPrint makes it: (resume_at, next_page, right_page, page_state), page_state
+    (quote depths, counter values, counter scopes, page groups)."""
+    if not (isinstance(entry, tuple) and len(entry) == 4):
+        return False
+    resume_at, next_page, right_page, state = entry
+    if not (isinstance(resume_at, dict) and resume_at and _resume_at(resume_at) and isinstance(right_page, bool)
+            and isinstance(next_page, dict) and set(next_page) == {"break", "page"}
+            and isinstance(next_page["break"], str) and isinstance(next_page["page"], (str, type(None)))
+            and isinstance(state, tuple) and len(state) == 4):
+        return False
+    quote_depth, counter_values, scopes, groups = state
+    return (isinstance(quote_depth, list) and all(_int(v) for v in quote_depth) and _counters(counter_values)
+            and isinstance(scopes, list)
+            and all(isinstance(scope, set) and all(isinstance(n, str) for n in scope) for scope in scopes)
+            and isinstance(groups, list) and all(
+                isinstance(g, list) and len(g) == 3 and (g[0] is None or isinstance(g[0], str)) and _int(g[1])
+                and _resume_at(g[2]) for g in groups))
 
 
 def _remember(root_box, costs: dict, entries: dict, later: float, anchors: dict, lookups: list | None) -> None:
@@ -1004,7 +1068,7 @@ def _remember(root_box, costs: dict, entries: dict, later: float, anchors: dict,
         if path is not None:
             record = {"sig": _signature(path), "k": k, "entry": entries[k], "anchors": anchors, "lookups": lookups}
             try:
-                if ast.literal_eval(repr(record)) == record:
+                if ast.literal_eval(repr(record)) == record and _valid(record):
                     break
             except (ValueError, SyntaxError, RecursionError):
                 pass
@@ -1019,7 +1083,7 @@ def _remember(root_box, costs: dict, entries: dict, later: float, anchors: dict,
     from genreport.fileio import write_file
 
     with contextlib.suppress(BuildError, OSError):
-        write_file(_records_path(), repr(records).encode())
+        write_file(_records_path(), repr(records).encode(), private=True)
 
 
 def _split_points(costs: list[float], later: float) -> list[int]:

@@ -33,7 +33,6 @@ import contextlib
 import os
 import pickle
 import re
-import select
 
 MIN_PAGES = 8
 CHILD_SHARE = 0.47  # of the estimated painting: the child also packs what it painted, the parent merges it
@@ -209,12 +208,15 @@ class _Split:
         stats["split"] += 1
 
     def _receive(self):
+        from genreport.procs import Watch
+
         chunks = []
+        watch = Watch(self.pid, TIMEOUT)  # a child stopped, deadlocked or past TIMEOUT is killed
         while True:
-            ready, _, _ = select.select([self.fd], [], [], TIMEOUT)
-            if not ready:
-                raise _Fallback("the second painting process took too long")
+            if not watch.readable(self.fd):
+                raise _Fallback(f"the second painting process: {watch.why}")
             chunk = os.read(self.fd, 1 << 20)
+            watch.heard()
             if not chunk:
                 break
             chunks.append(chunk)

@@ -26,6 +26,7 @@ from genreport.present.figures.fig7_serving import caption7, fig7_serving
 from genreport.present.figures.fig8_gpus import caption8, fig8_gpus
 from genreport.present.figures.fig9_gpu_rates import caption9, fig9_gpu_rates
 from genreport.present.figures.style import RC, _svg, layout, num, tick, tokens  # noqa: F401
+from genreport.procs import POLL, Watch
 
 Drawer = Callable[[Results, "Results | None"], object]
 Caption = Callable[..., str]
@@ -91,7 +92,7 @@ class Pending:
         self._got: dict[str, dict[str, bytes]] = {}
         self._failed: set[str] = set()
         self._covered: set[str] = set()  # the kinds a running child draws
-        self._children: list[tuple] = []  # (process, connection, reader thread)
+        self._children: list[tuple] = []  # (process, connection, reader thread, its Watch: waits are bounded)
         self._cond = threading.Condition()
         kinds = ("wide", "narrow") if phone else ("wide",)
         self._kept = {kind for kind in kinds if store.exists(self._keys[kind])}  # read when asked for (_get)
@@ -114,7 +115,7 @@ class Pending:
             child.close()
             reader = threading.Thread(target=self._read, args=(conn, kinds), name="genreport-figures", daemon=True)
             reader.start()
-            self._children.append((proc, conn, reader))
+            self._children.append((proc, conn, reader, Watch(proc.pid)))
             self._covered.update(kinds)
 
     def _read(self, conn, kinds: tuple[str, ...]) -> None:
@@ -137,7 +138,7 @@ class Pending:
 
     def cancel(self) -> None:
         """Stop the children (the build failed elsewhere)."""
-        for proc, _conn, _reader in self._children:
+        for proc, *_rest in self._children:
             proc.kill()
         self._finish()
         self._done = {"wide": {}, "narrow": {}}
@@ -169,7 +170,9 @@ class Pending:
         if kind not in self._done and kind in self._covered:
             with self._cond:
                 while kind not in self._got and kind not in self._failed:
-                    self._cond.wait()
+                    if not self._cond.wait(POLL):  # a stuck child is killed: its reader then sees the pipe end
+                        for *_rest, watch in self._children:
+                            watch.stuck()
                 self._done.update(self._got)
                 finished = self._covered <= set(self._got) | self._failed
             if finished:
@@ -191,7 +194,9 @@ class Pending:
 
     def _finish(self) -> None:
         children, self._children = self._children, []
-        for proc, conn, reader in children:
+        for proc, conn, reader, watch in children:
+            while proc.is_alive() and not watch.stuck():  # one stopped before it could exit is killed
+                proc.join(POLL)
             proc.join()
             reader.join()
             conn.close()

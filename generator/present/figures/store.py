@@ -11,20 +11,25 @@ whose spec has none of them (:func:`blind`): they cannot depend on them, so reti
 elsewhere, keeps its figures. Anything else changed (a number, a note, the hardware's or model's file) is another
 key.
 
-The kept figures are data (``figures-1/<key>.json`` in the cache folder: SVG text by figure name), read through
-the safe file layer and checked (the figure names of this code, SVG text of bounded size); anything else is
-ignored and the figures are drawn. At most :data:`KEEP` files are kept, the least recently used removed.
+The kept figures are data (``figures-1/<key>.json`` in the cache folder: SVG text by figure name, with the key
+and a digest of both), read through the safe file layer (no link followed, a regular file of bounded size) and
+checked before use: the figure names of this code, the digest (an entry edited or damaged by hand is not
+taken), and each figure parsed as SVG that genreport writes (:mod:`genreport.present.svgcheck`: no script, no
+external reference, no element Matplotlib does not write). Anything else is ignored and the figures are drawn
+(and kept again). At most :data:`KEEP` files are kept, the least recently used removed.
 ``GENREPORT_FIGURE_CACHE=0`` turns it off.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import hashlib
 import json
 import os
 import re
+import stat
 from pathlib import Path
 
 FOLDER = "figures-1"
@@ -77,35 +82,53 @@ def exists(k: str) -> bool:
     if not enabled() or not _KEY.fullmatch(k):
         return False
     try:
-        return os.stat(_folder() / f"{k}.json").st_size > 0
+        info = os.lstat(_folder() / f"{k}.json")
     except OSError:
         return False
+    return stat.S_ISREG(info.st_mode) and info.st_size > 0
+
+
+def _digest(k: str, text: dict) -> str:
+    """What a file kept under ``k`` with figures ``text`` (name -> SVG text) states as its digest."""
+    return hashlib.sha256(json.dumps([f"figures 1 {k}", text], separators=(",", ":")).encode("utf-8")).hexdigest()
+
+
+_checked: dict[str, None] = {}  # digests of kept files whose figures this process has parsed and found sound
 
 
 def get(k: str, names) -> dict[str, bytes] | None:
     """The figures kept under ``k``, name -> SVG bytes in report order; None if none are (or they fail a check)."""
     if not enabled() or not _KEY.fullmatch(k):
         return None
-    from genreport.fileio import ReadError, read_regular
+    from genreport.fileio import ReadError, read_private
 
     path = _folder() / f"{k}.json"
     try:
-        data = json.loads(read_regular(path, LIMIT))
-    except (ReadError, ValueError):
+        data = json.loads(read_private(path, LIMIT))
+    except (ReadError, ValueError, RecursionError):
         return None
     names = list(names)
-    if not isinstance(data, dict) or sorted(data) != sorted(names):
+    if not (isinstance(data, dict) and set(data) == {"key", "digest", "figures"} and data["key"] == k
+            and isinstance(data["figures"], dict) and sorted(data["figures"]) == sorted(names)
+            and all(isinstance(svg, str) for svg in data["figures"].values())):
         return None
-    out = {}
-    for name in names:
-        svg = data[name]
-        if not isinstance(svg, str) or not svg.startswith(("<?xml", "<svg")):
-            return None
-        out[name] = svg.encode("utf-8")
+    digest = _digest(k, data["figures"])
+    if data["digest"] != digest:
+        return None
     try:
-        os.utime(path)  # recently used: kept longer
-    except OSError:
-        pass
+        out = {name: data["figures"][name].encode("utf-8") for name in names}
+    except UnicodeEncodeError:  # a lone surrogate escaped in the JSON
+        return None
+    if digest not in _checked:
+        from genreport.present.svgcheck import ours
+
+        if not all(ours(svg) for svg in out.values()):
+            return None
+        if len(_checked) >= 2 * KEEP:
+            _checked.clear()
+        _checked[digest] = None
+    with contextlib.suppress(OSError):
+        os.utime(path, follow_symlinks=False)  # recently used: kept longer
     return out
 
 
@@ -115,19 +138,24 @@ def put(k: str, figures: dict[str, bytes]) -> None:
     if not enabled() or not _KEY.fullmatch(k) or not figures:
         return
     from genreport.errors import BuildError
-    from genreport.fileio import write_file
+    from genreport.fileio import private_folder, write_file
 
     try:
         text = {name: svg.decode("utf-8") for name, svg in figures.items()}
     except UnicodeDecodeError:
         return
-    folder = _folder()
+    from genreport.paths import cache_dir
+
+    data = {"key": k, "digest": _digest(k, text), "figures": text}
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        write_file(folder / f"{k}.json", json.dumps(text, separators=(",", ":")).encode("utf-8"))
-        kept = sorted((p for p in folder.iterdir() if p.suffix == ".json" and _KEY.fullmatch(p.stem)),
-                      key=lambda p: p.stat().st_mtime, reverse=True)
-        for old in kept[KEEP:]:
+        folder = private_folder(cache_dir(), FOLDER)
+        write_file(folder / f"{k}.json", json.dumps(data, separators=(",", ":")).encode("utf-8"), private=True)
+        kept = []
+        for p in folder.iterdir():
+            if p.suffix == ".json" and _KEY.fullmatch(p.stem):
+                with contextlib.suppress(OSError):
+                    kept.append((p.lstat().st_mtime, p))
+        for _mtime, old in sorted(kept, reverse=True)[KEEP:]:
             old.unlink()
     except (BuildError, OSError):
         pass
