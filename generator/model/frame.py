@@ -35,6 +35,7 @@ class Frame:
     slices: tuple[dict, ...] = ()
     one_card: dict = field(default_factory=dict)
     kv_card: float = 0.0  # KV bytes per token of the whole model (c), beside each GPU's c_g
+    collectives: tuple[str, ...] = ()  # what a decode round of the layout sends between GPUs, in words
 
     def sym(self, name: str) -> str:
         """Plain-text symbol of ``name`` at this frame (N -> N_g at a layout)."""
@@ -60,4 +61,7 @@ def frame(r) -> Frame:
                        if v > 1) or "one GPU"
     return Frame(many=par.gpus > 1, gpus=par.gpus, replica_gpus=par.replica_gpus, dp=par.dp, label=label,
                  names={k: SLICE_LATEX[k] for k in changed}, plain={k: PLAIN[k] for k in changed},
-                 slices=slices, one_card=one_card, kv_card=float(lead.card["c"]))
+                 slices=slices, one_card=one_card, kv_card=float(lead.card["c"]),
+                 collectives=tuple(words for degree, words in ((par.tp, "tensor-parallel all-reduces"),
+                                                             (par.ep, "expert all-to-alls"),
+                                                             (par.pp, "stage-to-stage sends")) if degree > 1))

@@ -12,10 +12,8 @@ def root(context, missing=missing):
     l_0_par = resolve('par')
     l_0_q = resolve('q')
     l_0_par_links = resolve('par_links')
-    l_0_kinds = resolve('kinds')
-    l_0__ = resolve('_')
-    l_0_par_table = resolve('par_table')
     l_0_frame = resolve('frame')
+    l_0_par_table = resolve('par_table')
     l_0_verdicts = resolve('verdicts')
     l_0_hw = resolve('hw')
     l_0_precision = resolve('precision')
@@ -58,7 +56,7 @@ def root(context, missing=missing):
         def t_6(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
-    included_template = environment.get_template('_macros.html.j2', 'sections/s7_gpus.html.j2').make_module(context.get_all(), True, {'_': l_0__, 'figure': l_0_figure, 'formula': l_0_formula, 'kinds': l_0_kinds, 'pill': l_0_pill})
+    included_template = environment.get_template('_macros.html.j2', 'sections/s7_gpus.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
     l_0_formula = getattr(included_template, 'formula', missing)
     if l_0_formula is missing:
         l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s7_gpus.html.j2') does not export the requested name 'formula'", name='formula')
@@ -125,22 +123,7 @@ def root(context, missing=missing):
                 yield ' '
             l_1_note = missing
             yield '</p>\n<p>Two numbers per point, and they are not the same thing: the <strong>strict bound</strong> is the largest of the three\nper-GPU ledgers (compute, HBM, interconnect perfectly overlapped), which no engine beats; the <strong>serial\nestimate</strong> puts the collectives ('
-            l_0_kinds = []
-            context.vars['kinds'] = l_0_kinds
-            context.exported_vars.add('kinds')
-            if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'tp') > 1):
-                pass
-                l_0__ = context.call(environment.getattr((undefined(name='kinds') if l_0_kinds is missing else l_0_kinds), 'append'), 'tensor-parallel all-reduces')
-                context.vars['_'] = l_0__
-            if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'ep') > 1):
-                pass
-                l_0__ = context.call(environment.getattr((undefined(name='kinds') if l_0_kinds is missing else l_0_kinds), 'append'), 'expert all-to-alls')
-                context.vars['_'] = l_0__
-            if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'pp') > 1):
-                pass
-                l_0__ = context.call(environment.getattr((undefined(name='kinds') if l_0_kinds is missing else l_0_kinds), 'append'), 'stage-to-stage sends')
-                context.vars['_'] = l_0__
-            yield escape((t_3(context.eval_ctx, (undefined(name='kinds') if l_0_kinds is missing else l_0_kinds), ', ') or 'none in this layout'))
+            yield escape((t_3(context.eval_ctx, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'collectives'), ', ') or 'none in this layout'))
             yield ') on the critical path, as real decode does.\nA batch is per replica'
             if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'dp') > 1):
                 pass
@@ -278,4 +261,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=61&2=73&4=76&5=78&6=81&7=83&9=94&10=98&11=100&12=112&13=121&16=128&17=145&20=153&21=163&22=169&26=178&27=180&28=188&30=191&31=194&32=197&33=201&34=208&35=214&36=218&37=222&38=224&39=229&42=239&43=241&46=243&47=245&50=247&51=255&53=276'
+debug_info = '1=59&2=71&4=74&5=76&6=79&7=81&9=92&10=96&11=98&12=110&13=119&16=126&17=128&20=136&21=146&22=152&26=161&27=163&28=171&30=174&31=177&32=180&33=184&34=191&35=197&36=201&37=205&38=207&39=212&42=222&43=224&46=226&47=228&50=230&51=238&53=259'
