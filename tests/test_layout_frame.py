@@ -257,10 +257,14 @@ def test_the_summary_names_per_user_and_total_rates_at_each_batch(tmp_path):
 
 # ------------------------------------------------------------------------------------------- the report's text
 
-def _report_text(spec) -> str:
+def _report_html(spec) -> str:
     from genreport.write.build import build
 
-    html_text = build(spec.file, formats=("html",)).files["report.html"].decode("utf-8")
+    return build(spec.file, formats=("html",)).files["report.html"].decode("utf-8")
+
+
+def _report_text(spec, html_text: str | None = None) -> str:
+    html_text = html_text if html_text is not None else _report_html(spec)
     body = html_text.split("<!-- genreport live what-if -->")[0]
     body = re.sub(r"<(script|style)[^>]*>.*?</\1>", " ", body, flags=re.S)
     text = re.sub(r"<[^>]+>", " ", body)
@@ -279,7 +283,8 @@ def test_every_page_states_the_layouts_numbers(model, hw, precision, tp, pp, ep,
 
     spec = spec_at(tmp_path, model=model, hw=hw, precision=precision, tp=tp, pp=pp, ep=ep, dp=dp)
     r = evaluate(spec)
-    text = _report_text(spec)
+    page = _report_html(spec)
+    text = _report_text(spec, page)
     # the one-card figures appear once, labelled, in chapter 1's frame
     one = r.one_card[r.lead]
     for shown in (fmt.time(one["weight_stream_time"]), fmt.gib(one["weight_bytes"])):
@@ -296,10 +301,4 @@ def test_every_page_states_the_layouts_numbers(model, hw, precision, tp, pp, ep,
         assert "No KV cache fits" not in text
     assert f"One GPU of {r.frame.gpus}" in text and "per replica" in text
     # the printed formulas name one GPU's slice
-    assert "N_{g}" in build_tex(spec)
-
-
-def build_tex(spec) -> str:
-    from genreport.write.build import build
-
-    return build(spec.file, formats=("html",)).files["report.html"].decode("utf-8")
+    assert "N_{g}" in page
