@@ -202,6 +202,10 @@ def _bound_at_batch1(r, hw=None, model=None, precision=None, scale_w: float = 1.
     return max(float(r.q["weight_stream_time"](e)), float(r.q["weight_flops_time"](e)))
 
 
+# A GQA/MQA lever at a tensor-parallel degree past the new KV-head count: each GPU keeps a whole head anyway.
+KV_REPLICATED = "each tensor-parallel GPU keeps a whole KV head: none holds or reads less (accuracy cost not modelled)"
+
+
 def levers(r) -> list[dict]:
     """What would change it: each lever's before and after, at batch 1 (weights only) or at the last context."""
     from genreport.load.spec import PRECISION_BYTES, Precision
@@ -242,7 +246,8 @@ def levers(r) -> list[dict]:
                          "change": f"{'MQA' if kv == 1 else f'GQA-{kv}'} instead of {model.kv_heads} KV heads",
                          "what": "fewer KV bytes per token", "kind": "ceiling", "context": s,
                          "before": c1, "after": c2, "gain": c2 / c1,
-                         "note": ("also frees capacity: more sequences fit (accuracy cost not modelled)" if fits else
+                         "note": (KV_REPLICATED if abs(c2 - c1) <= 1e-12 * abs(c1) else
+                                  "also frees capacity: more sequences fit (accuracy cost not modelled)" if fits else
                                   "the KV cache does not fit beside the weights in either case "
                                   "(accuracy cost not modelled)")})
     t = _bound_at_batch1(r, scale_w=1.5)

@@ -480,7 +480,9 @@ const GR_MODEL = (function () {
         rows.push({lever: "kv-heads-" + kv,
           change: (kv === 1 ? "MQA" : "GQA-" + kv) + " instead of " + m.kv_heads + " KV heads",
           what: "fewer KV bytes per token", kind: "ceiling", context: s, before: c1, after: c2, gain: c2 / c1,
-          note: fits ? "also frees capacity: more sequences fit (accuracy cost not modelled)"
+          note: Math.abs(c2 - c1) <= 1e-12 * Math.abs(c1)
+            ? "each tensor-parallel GPU keeps a whole KV head: none holds or reads less (accuracy cost not modelled)"
+            : fits ? "also frees capacity: more sequences fit (accuracy cost not modelled)"
             : "the KV cache does not fit beside the weights in either case (accuracy cost not modelled)"});
       });
     }
