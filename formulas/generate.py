@@ -96,7 +96,7 @@ def numpy_names(code: str) -> list[str]:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m genreport.formulas.generate", description=__doc__)
+    p = argparse.ArgumentParser(allow_abbrev=False, prog="python -m genreport.formulas.generate", description=__doc__)
     p.add_argument("--check", action="store_true", help="exit 1 if the committed files are not current")
     args = p.parse_args(argv)
     path = HERE / GENERATED

@@ -171,7 +171,7 @@ def write(check: bool = False, path: Path = PATH) -> int:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m genreport.formulas.jsgen", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(allow_abbrev=False, prog="python -m genreport.formulas.jsgen", description=__doc__.split("\n\n")[0])
     p.add_argument("--check", action="store_true", help="exit 1 if the committed formulas.js is not current")
     return write(check=p.parse_args(argv).check)
 

@@ -348,7 +348,7 @@ def table_text() -> bytes:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    ap = argparse.ArgumentParser(prog="python -m genreport.present.colwidths", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, prog="python -m genreport.present.colwidths", description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if the shipped widths differ from this machine's fonts")
     args = ap.parse_args(argv)
     data = table_text()

@@ -153,7 +153,7 @@ def check() -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m genreport.present.jinjaship", description=__doc__,
+    ap = argparse.ArgumentParser(allow_abbrev=False, prog="python -m genreport.present.jinjaship", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--check", action="store_true", help="exit 1 if a template's shipped module is missing or outdated")
     args = ap.parse_args(argv)

@@ -115,7 +115,7 @@ def table_text() -> bytes:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m genreport.present.mathship", description=__doc__,
+    ap = argparse.ArgumentParser(allow_abbrev=False, prog="python -m genreport.present.mathship", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--check", action="store_true", help="exit 1 if a built-in report's formula is not shipped")
     args = ap.parse_args(argv)

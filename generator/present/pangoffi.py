@@ -132,7 +132,7 @@ def module_text() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m genreport.present.pangoffi", description=__doc__,
+    ap = argparse.ArgumentParser(allow_abbrev=False, prog="python -m genreport.present.pangoffi", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--check", action="store_true", help="exit 1 if the committed module is not current")
     args = ap.parse_args(argv)
