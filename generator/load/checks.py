@@ -69,7 +69,8 @@ def check_model(doc: Document, m: Model, out: Findings) -> None:
 
 
 def _divisor_near(n: int, k: int) -> int:
-    divisors = [x for x in range(1, n + 1) if n % x == 0]
+    # a count may be a whole float (the schema's integers take 32.0, and --set model.heads=1e3 gives one)
+    divisors = [x for x in range(1, int(n) + 1) if n % x == 0]
     return min(divisors, key=lambda x: abs(x - k))
 
 

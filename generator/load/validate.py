@@ -14,18 +14,16 @@ from functools import cache
 
 from genreport.errors import Finding
 from genreport.load import units
+from genreport.load.schemas import LIMIT_TEXT as _LIMIT_TEXT
+from genreport.load.schemas import LIMITS as _LIMITS
+from genreport.load.schemas import UNIT_DIMS as _UNIT_DIMS
+from genreport.load.schemas import describe as _describe
 from genreport.load.suggest import did_you_mean
 from genreport.load.yamlread import Document, show
 from genreport.paths import schema_dir
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
-
-_UNIT_DIMS = {"B/s": units.RATE_BYTES, "B": units.BYTES, "FLOP/s": units.RATE_FLOP, "s": units.SECONDS}
-# Plausible range of a quantity: outside it the value is a typo (a wrong prefix), not a device.
-_LIMITS = {"B/s": (1.0, 1e15), "B": (1.0, 1e15), "FLOP/s": (1.0, 1e19), "s": (1e-15, 1e6)}
-_LIMIT_TEXT = {"B/s": ("1 B/s", "1 PB/s"), "B": ("1 B", "1 PB"), "FLOP/s": ("1 FLOP/s", "10 EFLOP/s"),
-               "s": ("1 fs", "11 days")}
 
 
 def _unit_keyword(validator, unit, instance, schema):
@@ -221,12 +219,6 @@ def _get(data, path):
     for p in path:
         data = data[p]
     return data
-
-
-def _describe(schema) -> str:
-    text = schema.get("description", "") if isinstance(schema, dict) else ""
-    text = re.sub(r"\s*\[[^\]]*\]\.?$", "", text).strip().rstrip(".")
-    return text[:1].lower() + text[1:] if text else ""
 
 
 def _findings(doc: Document, err) -> list[Finding]:

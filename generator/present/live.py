@@ -18,6 +18,21 @@ from genreport.paths import MANY_GPUS_MARKER, templates_dir
 
 SCRIPTS = ("formulas.js", "fmt.js", "model.js", "parallel.js", "whatif.js", "prose.js", "figs.js", "page.js")  # order: each uses the ones before
 DEFAULT_GEMMS = ("attention projection (d x d)", "FFN matrix (d x d_ff)")
+# The --set paths the page recomputes (whatif.js applies each), as paths of a spec kind's schema ('*': any key its
+# propertyNames allow), and the block a spec must have for them: without it the loader refuses the path (a link's
+# latency needs the link's name, a decode batch its contexts), and so does the page.
+LIVE_PATHS = (
+    (None, "hardware", "memory.bandwidth memory.capacity peak.dense.*"),
+    ("link", "hardware", "interconnect.bandwidth interconnect.bandwidth_per_direction interconnect.latency"),
+    (None, "model", "layers hidden_size heads kv_heads head_dim vocab_size ffn.size parameters active_parameters "
+                    "attention.sliding_window attention.local_layers_per_global attention.kv_lora_rank "
+                    "attention.q_lora_rank attention.qk_rope_head_dim attention.qk_nope_head_dim attention.v_head_dim"),
+    ("moe", "model", "moe.experts moe.active_experts moe.expert_ffn_size moe.shared_experts moe.first_dense_layers"),
+    (None, "report", "precision precision.weights precision.kv_cache precision.compute precision.group_size "
+                     "parallelism.tp parallelism.pp parallelism.ep parallelism.dp "
+                     "workloads.prefill.prompt workloads.training.micro_batch_tokens"),
+    ("decode", "report", "workloads.decode.batch workloads.decode.context workloads.decode.activation_bytes"),
+)
 
 
 def inputs(spec) -> dict:
@@ -72,8 +87,17 @@ def page_data(spec, figs: dict | None = None) -> dict:
         "given": {"head_dim": "head_dim" in spec.model.given, "attention_kind": "attention.kind" in spec.model.given},
         "hardware_title": spec.hardware.title, "hardware_file": spec.hardware.file, "spec_file": spec.file,
         "overrides": list(spec.overrides), "texts": dict(sorted(spec.hardware.texts.items())),
-        "budget": _budget(spec, own["gemms"]),
+        "budget": _budget(spec, own["gemms"]), "rules": set_rules(spec),
     }
+
+
+def set_rules(spec) -> dict:
+    """The value rules of the --set paths the page recomputes for ``spec`` (genreport.load.setrules)."""
+    from genreport.load.setrules import rules
+
+    has = {None: True, "link": spec.hardware.link is not None, "moe": spec.model.moe is not None,
+           "decode": bool(spec.workloads.decode_batch)}
+    return rules(*((kind, path) for block, kind, paths in LIVE_PATHS if has[block] for path in paths.split()))
 
 
 def compact_tables() -> dict:

@@ -399,7 +399,7 @@ const GR_PAGE = (function () {
     panel.querySelectorAll("input[data-path]").forEach(function (el) { el.value = el.getAttribute("data-spec"); });
     overrides.forEach(function (o) {
       let path;
-      try { path = GR_WHATIF.parse(o)[0]; } catch (e) { path = null; }
+      try { path = GR_WHATIF.parse(o, data)[0]; } catch (e) { path = null; }
       const el = path && panel.querySelector('input[data-path="' + path + '"]');
       if (el) el.value = o.slice(o.indexOf("=") + 1).trim(); else other.push(o);
     });
@@ -437,6 +437,11 @@ const GR_PAGE = (function () {
     });
   }
 
+  /** The overrides the page applied, the only ones "Copy as command" offers: each passed the loader's rules. */
+  function applied(overrides, errors) {
+    return overrides.filter(function (o) { return !errors.some(function (e) { return e.text === o; }); });
+  }
+
   function run(panel, overrides, push) {
     let out;
     try {
@@ -445,10 +450,12 @@ const GR_PAGE = (function () {
       update(document, []);
       panel.querySelector("[data-errors]").textContent = "this what-if could not be recomputed in the page ("
         + e.message + "); the page shows the spec as built: run the command for it";
-      panel.querySelector("[data-command]").textContent = GR_WHATIF.command(data.spec_file, data.overrides.concat(overrides));
+      let ok = [];
+      try { ok = applied(overrides, GR_WHATIF.applyAll(data, overrides).errors); } catch (x) { /* offer none */ }
+      panel.querySelector("[data-command]").textContent = GR_WHATIF.command(data.spec_file, data.overrides.concat(ok));
       return null;
     }
-    const ok = overrides.filter(function (o) { return !out.errors.some(function (e) { return e.text === o; }); });
+    const ok = applied(overrides, out.errors);
     panel.querySelector("[data-errors]").textContent = out.errors.map(function (e) {
       return "--set " + e.text + ": " + e.message;
     }).join("\n");

@@ -1,150 +1,181 @@
 /* genreport live what-if: --set overrides, applied to the spec's inputs in the browser.
  *
- * The same paths as `genreport SPEC --set PATH=VALUE` (with its short aliases), the same value rules (one
- * value where a list is expected is a one-element list; quantities with units, token counts like '8k'), and
- * the loader's error texts. No DOM: tests compare the result with Python's loader under node.
+ * The same paths as `genreport SPEC --set PATH=VALUE` and the same value rules: the page data's `rules`
+ * (genreport.load.setrules, read from the schemas and the loader's limits) name each path this page recomputes
+ * and what it takes, so the page refuses what the command line refuses, with the loader's error texts, and "Copy
+ * as command" offers only what it applied. A name the reader gives is looked up only as an own property: no
+ * 'constructor' or '__proto__' is found on Object.prototype. No DOM: tests compare the result with Python's loader
+ * under node.
  */
 const GR_WHATIF = (function () {
   "use strict";
 
   const U = GR_UNITS;
-  const MODEL_COUNTS = {layers: 1, hidden_size: 1, heads: 1, kv_heads: 1, head_dim: 1, vocab_size: 1};
-  const NESTED_COUNTS = {  // path under model -> [field of the model object, minimum]
-    "ffn.size": ["ffn_size", 1], "moe.experts": ["moe.experts", 1], "moe.active_experts": ["moe.active_experts", 1],
-    "moe.expert_ffn_size": ["moe.expert_ffn_size", 1], "moe.shared_experts": ["moe.shared_experts", 0],
-    "moe.first_dense_layers": ["moe.first_dense_layers", 0],
-    "attention.sliding_window": ["attention.sliding_window", 1],
-    "attention.local_layers_per_global": ["attention.local_layers_per_global", 0],
-    "attention.kv_lora_rank": ["attention.kv_lora_rank", 1], "attention.q_lora_rank": ["attention.q_lora_rank", 1],
-    "attention.qk_rope_head_dim": ["attention.qk_rope_head_dim", 1],
-    "attention.qk_nope_head_dim": ["attention.qk_nope_head_dim", 1], "attention.v_head_dim": ["attention.v_head_dim", 1],
-  };
-  const TOKEN_LISTS = {"workloads.decode.batch": "decode_batch", "workloads.decode.context": "decode_context",
-    "workloads.prefill.prompt": "prefill_prompt"};
-  const ALIASES = {"hardware.bandwidth": "hardware.memory.bandwidth", "hardware.capacity": "hardware.memory.capacity"};
+  const own = Object.hasOwn;  // never a name inherited from Object.prototype ('constructor', '__proto__', ...)
 
   class OverrideError extends Error {
     constructor(path, message, hint) {
       super(path + ": " + message + " (hint: " + hint + ")");
       this.path = path;
-      this.reason = message;
-      this.hint = hint;
     }
   }
 
-  /** A --set value read as a spec value is: integers and floats as numbers, [a, b] as a list, else text. */
-  function scalar(raw) {
-    const text = raw.trim();
-    if (/^\[.*\]$/.test(text)) {
-      const inner = text.slice(1, -1).trim();
-      return inner ? inner.split(",").map(scalar) : [];
+  function fail(path, message, hint) { throw new OverrideError(path, message, hint); }
+
+  /** A --set value read as the loader reads it (yamlread.scalar, YAML 1.1): whole and decimal numbers, true and
+   * false (yes, on, ...), 'text' and "text" without escapes, [a, b] lists of these, plain text; undefined for text
+   * that YAML reads some other way or might (010 is octal, '#' starts a comment, ': ' a mapping, '&' an anchor),
+   * which the page refuses. */
+  function scalar(raw, item) {
+    // yamlread reads 4096 characters at most, YAML no control character (nor does it fold lines here)
+    if (raw.length > 4096 || /[\0-\x1f\x7f-\x9f\u2028\u2029\ufeff]/.test(raw)) return undefined;
+    const text = raw.replace(/^ +| +$/g, "");
+    let m = /^\[(.*)\]$/.exec(text);
+    if (m && !item) {
+      const items = /^ *$/.test(m[1]) ? [] : m[1].split(",").map(s => scalar(s, true));
+      return items.indexOf(undefined) < 0 ? items : undefined;
     }
-    if (/^[-+]?\d+$/.test(text)) return parseInt(text, 10);
-    if (/^[-+]?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?$/.test(text) && /[.eE]/.test(text)) return parseFloat(text);
-    if (text === "true" || text === "false") return text === "true";
-    if (/^(['"]).*\1$/.test(text)) return text.slice(1, -1);
-    return text;
+    if (/^[-+]?(0|[1-9]\d*)$/.test(text) || /^[-+]?\d+(\.\d*)?([eE][-+]?\d+)?$/.test(text) && /[.eE]/.test(text)) {
+      return Number(text);
+    }
+    // YAML's other numbers (octal 010, 0x1f, 0b11, 1_000, 1:30, .5, .inf): the page reads none, nor takes one as text
+    if (/^[-+]?(0[0-7_]+|0b[01_]+|0x[\da-fA-F_]+|[1-9][\d_]*(:[0-5]?\d)*|\d[\d_]*((:[0-5]?\d)*\.[\d_]*|(\.[\d_]*)?[eE][-+]?\d+)|\.[\d_]+([eE][-+]\d+)?|\.(inf|Inf|INF|nan|NaN|NAN))$/.test(text)) {
+      return undefined;
+    }
+    if (/^([tT]rue|TRUE|[fF]alse|FALSE|[yY]es|YES|[nN]o|NO|[oO]n|ON|[oO]ff|OFF)$/.test(text)) {
+      return /^(t|y|on)/i.test(text);
+    }
+    if ((m = /^'([^']*)'$|^"([^"\\]*)"$/.exec(text))) return m[1] === undefined ? m[2] : m[1];
+    return /^[-?:,[\]{}#&*!|>'"%@`]|: |:$| #|^$/.test(text) || item && /[[\]{}]/.test(text) ? undefined : text;
   }
 
-  /** 'model.kv_heads=1' -> [['model', 'kv_heads'], 1] (overrides.parse_override). */
-  function parse(text) {
+  /** 'model.kv_heads=1' -> ['model.kv_heads', 1, '1'] (overrides.parse_override, and the short paths of ``live``). */
+  function parse(text, live) {
     const at = text.indexOf("=");
-    if (at < 0) throw new OverrideError("--set " + text, "'" + text + "' is not PATH=VALUE",
-      "write e.g. --set hardware.memory.bandwidth='4.8 TB/s'");
-    const key = text.slice(0, at).trim();
-    const parts = key.split(".");
-    if (!key || parts.some(function (p) { return !/^[A-Za-z_][A-Za-z0-9_]*$/.test(p); })) {
-      throw new OverrideError("--set " + text, "'" + text.slice(0, at) + "' is not a dotted path of keys",
+    if (at < 0) {
+      fail("--set " + text, "'" + text + "' is not PATH=VALUE", "write e.g. --set hardware.memory.bandwidth='4.8 TB/s'");
+    }
+    const key = text.slice(0, at).replace(/^[\t-\r ]+|[\t-\r ]+$/g, ""), parts = key.split(".");
+    if (!key || parts.some(p => !/^[A-Za-z_]\w*$/.test(p))) {
+      fail("--set " + text, "'" + text.slice(0, at) + "' is not a dotted path of keys",
         "write e.g. --set model.kv_heads=1");
     }
-    let path = parts.join(".");
-    const two = parts.slice(0, 2).join(".");
-    if (ALIASES[two]) path = [ALIASES[two]].concat(parts.slice(2)).join(".");
+    const alias = live.rules.aliases, two = parts.slice(0, 2).join(".");
+    if (own(alias, two)) parts.splice(0, 2, alias[two]);
     if (parts.length === 3 && parts[0] === "hardware" && parts[1] === "peak"
-      && ["dense", "sparse", "source"].indexOf(parts[2]) < 0) path = "hardware.peak.dense." + parts[2];
+      && ["dense", "sparse", "source"].indexOf(parts[2]) < 0) parts.splice(2, 0, "dense");
     const raw = text.slice(at + 1);
-    return [path, raw.trim() ? scalar(raw) : ""];
+    return [parts.join("."), raw.trim() ? scalar(raw) : "", raw];
   }
 
-  function show(v) { return typeof v === "string" ? "'" + v + "'" : String(v); }
-
-  function count(field, value, minimum, maximum) {
-    maximum = maximum || 1e8;
-    if (typeof value !== "number" || !Number.isInteger(value)) {
-      throw new OverrideError(field, show(value) + " is not an integer",
-        typeof value === "number" ? "write a whole number" : "write a plain number, without quotes or units");
-    }
-    if (value > maximum) {
-      const most = maximum >= 1e6 ? maximum.toExponential().replace(/e\+(\d)$/, "e+0$1") : String(maximum);
-      throw new OverrideError(field, show(value) + " is too large (at most " + most + ")", "check the order of magnitude");
-    }
-    if (value < minimum) {
-      throw new OverrideError(field, value + " is below the minimum " + minimum,
-        minimum > 0 ? "must be positive" : "must not be negative");
-    }
-    return value;
+  function show(v) {  // yamlread.show
+    return typeof v === "string" ? "'" + v + "'" : Array.isArray(v) ? (v.length ? "a list" : "an empty list []")
+      : typeof v !== "number" || Number.isSafeInteger(v) ? String(v) : Number.isFinite(v) ? GR_FMT.format(v, "")
+        : (v < 0 ? "-" : "") + ".inf";
   }
 
-  // the schema's plausible range of a quantity (load/validate.py _LIMITS): outside it the value is a typo
-  const LIMITS = [[U.RATE_BYTES, 1.0, 1e15, "1 B/s", "1 PB/s"], [U.BYTES, 1.0, 1e15, "1 B", "1 PB"],
-    [U.RATE_FLOP, 1.0, 1e19, "1 FLOP/s", "10 EFLOP/s"], [U.SECONDS, 1e-15, 1e6, "1 fs", "11 days"]];
-  const EXAMPLES = {};  // units.DIM_NAMES: the example of each dimension
-  [[U.BYTES, '"80 GiB"'], [U.RATE_BYTES, '"3.35 TB/s"'], [U.RATE_FLOP, '"989.4 TFLOP/s"'], [U.SECONDS, '"4.79 ms"']]
-    .forEach(function (x) { EXAMPLES[x[0].join()] = x[1]; });
-  // the degrees of parallelism and their schema maxima (specs/schema/report.schema.json)
-  const DEGREES = {dp: 1e6, ep: 4096, pp: 4096, tp: 4096};
-  const LINK = {bandwidth_per_direction: U.RATE_BYTES, bandwidth: U.RATE_BYTES, latency: U.SECONDS};
-
-  function quantity(field, value, dim) {
-    if (typeof value !== "string") {
-      throw new OverrideError(field, show(value) + " is not a string",
-        "write the number with its unit, in quotes, e.g. " + EXAMPLES[dim.join()]);
-    }
-    let q;
-    try {
-      q = U.expect(value, dim);
-    } catch (e) {
-      const m = e.message;
-      const hint = /OPS\s*\//.test(value) ? "FLOPS already means per second: write 'TFLOP/s'"
-        : m.indexOf("needs") >= 0 && m.indexOf("e.g.") >= 0 ? "give the value in the unit this field measures"
-          : m.indexOf("finite") >= 0 ? "write an ordinary number"
-            : "write a number, a space and a unit: B, kB, GB, GiB, TB/s, TiB/s, TFLOP/s, ms";
-      throw new OverrideError(field, m, hint);
-    }
-    const lim = LIMITS.filter(function (l) { return l[0].join() === dim.join(); })[0];
-    if (q.value <= 0) {
-      throw new OverrideError(field, "'" + value + "' must be positive", "a physical quantity is greater than zero");
-    }
-    if (lim && q.value < lim[1]) {
-      throw new OverrideError(field, "'" + value + "' is implausibly small (under " + lim[3] + ")",
-        "check the prefix (k, M, G, T, P) and the unit");
-    }
-    if (lim && q.value > lim[2]) {
-      throw new OverrideError(field, "'" + value + "' is implausibly large (over " + lim[4] + ")",
-        "check the prefix (k, M, G, T, P) and the unit");
-    }
-    return q.value;
-  }
-
-  function tokenList(path, value) {
-    const items = Array.isArray(value) ? value : [value];
-    if (!items.length) throw new OverrideError(path, "[] should be non-empty", "expected token counts");
-    const out = items.map(function (v, i) {
-      const where = path + "[" + i + "]";
-      if (typeof v === "number" && Number.isInteger(v) && v < 1) {
-        throw new OverrideError(where, v + " is below the minimum 1", "must be positive");
+  /** The rule of ``path`` in ``R`` (the page data's rules): its index, or an OverrideError. */
+  function ruleOf(R, path, where) {
+    let node = R.paths;
+    path.split(".").forEach(function (p) {
+      if (own(node, p)) {
+        node = node[p];
+      } else if (own(node, "*")) {  // any key the schema's propertyNames allow: peak.dense.<format>
+        const names = R.rules[node["*"][1]][1];
+        if (names.indexOf(p) < 0) {
+          fail(where, "'" + p + "' is not a known number format", near(p, names) || "use one of " + names.join(", "));
+        }
+        node = node["*"][0];
+      } else {
+        if (own(node, "?")) {  // a mapping whose every key is here (parallelism, precision)
+          fail(where, "unknown key '" + p + "'",
+            "allowed keys: " + Object.keys(node).filter(x => /\w/.test(x)).sort().join(", "));
+        }
+        node = {};
       }
-      if (typeof v === "string" && !/^\d+(\.\d+)?\s*[kKmM]?$/.test(v.trim())) {
-        throw new OverrideError(where, show(v) + " is not in the expected form",
-          "token counts are integers or '1k'-style strings (k = 1024)");
+    });
+    if (own(node, "")) node = node[""];
+    if (typeof node !== "number") {
+      fail(path, "not an input this page recomputes", "use the command below: genreport recomputes every path of a spec");
+    }
+    return node;
+  }
+
+  /** ``v`` judged by rule ``r`` as the loader judges it (validate.check, objects.tokens): its value, or an
+   * OverrideError with the loader's text. */
+  function valid(where, v, r, all) {
+    const kind = r[0];
+    if (kind === "l") {  // one value where a list is expected is a one-element list (overrides._apply_override)
+      const items = Array.isArray(v) ? v : [v];
+      if (items.length < r[1]) fail(where, show(items) + " needs at least one value", "add at least one value");
+      if (items.length > r[2]) fail(where, "too many entries (at most " + r[2] + ")", "split it into several specs");
+      return Array.from(new Set(items.map((x, i) => valid(where + "[" + i + "]", x, all[r[3]], all))))
+        .sort((a, b) => a - b);
+    }
+    if (typeof v === "number" && !Number.isFinite(v)) {
+      fail(where, show(v) + " is not a finite number", "write an ordinary number");
+    }
+    if (kind === "e") {
+      if (r[1].indexOf(v) < 0) {
+        fail(where, show(v) + " is not allowed here", near(String(v), r[1]) || "use one of: " + r[1].join(", "));
+      }
+      return v;
+    }
+    if (kind === "q") {
+      if (typeof v !== "string") {
+        fail(where, show(v) + " is not a string", typeof v === "boolean" ? "quote it: '" + v + "'"
+          : "write the number with its unit, in quotes, e.g. " + r[6]);
+      }
+      let q;
+      try {
+        q = U.expect(v, U.parse_unit(r[1])[1]);
+      } catch (e) {
+        const m = e.message;
+        fail(where, m, /OPS\s*\//.test(v) ? "FLOPS already means per second: write 'TFLOP/s'"
+          : m.indexOf("needs") >= 0 && m.indexOf("e.g.") >= 0 ? "give the value in the unit this field measures"
+            : m.indexOf("finite") >= 0 ? "write an ordinary number"
+              : "write a number, a space and a unit: B, kB, GB, GiB, TB/s, TiB/s, TFLOP/s, ms");
+      }
+      if (q.value <= 0) fail(where, "'" + v + "' must be positive", "a physical quantity is greater than zero");
+      if (q.value < r[2] || q.value > r[3]) {
+        fail(where, "'" + v + "' is implausibly " + (q.value < r[2] ? "small (under " + r[4] : "large (over " + r[5])
+          + ")", "check the prefix (k, M, G, T, P) and the unit");
+      }
+      return q.value;
+    }
+    if (kind === "t") {  // a token count: a whole number in range, or text such as '8k' (k = 1024)
+      if (typeof v === "string") {
+        if (!new RegExp(r[3]).test(v)) {
+          fail(where, show(v) + " is not in the expected form",
+            "token counts are integers or '1k'-style strings (k = 1024)");
+        }
+      } else if (Number.isInteger(v)) {
+        range(where, v, r);
+      } else {
+        fail(where, show(v) + " is not a valid value here", "expected " + r[4]);
       }
       try {
         return U.tokens(v);
-      } catch (e) {
-        throw new OverrideError(where, e.message, "write an integer or '8k' (k = 1024)");
+      } catch (e) {  // objects._workloads reads a single count as a list of one, and says so: [0]
+        fail(/]$/.test(where) ? where : where + "[0]", e.message, "write an integer or '8k' (k = 1024)");
       }
-    });
-    return Array.from(new Set(out)).sort(function (a, b) { return a - b; });
+    }
+    if (typeof v !== "number" || kind === "i" && !Number.isInteger(v)) {
+      fail(where, show(v) + (kind === "i" ? " is not an integer" : " is not a number"), typeof v !== "string"
+        ? "write a whole number" : kind === "i" ? "write a plain number, without quotes or units"
+          : "write a plain number such as 8.03e9, without quotes");
+    }
+    range(where, v, r);
+    return v;
+  }
+
+  function range(where, v, r) {
+    if (v < r[1]) {
+      fail(where, show(v) + " is below the minimum " + r[1], r[1] === 1 ? "must be positive" : "use at least " + r[1]);
+    }
+    if (v > r[2]) {
+      fail(where, show(v) + " is too large (at most " + GR_FMT.format(r[2], "g") + ")", "check the order of magnitude");
+    }
   }
 
   function resolvePrecision(p, t) {  // objects._precision
@@ -154,21 +185,16 @@ const GR_WHATIF = (function () {
     }
     const w = p.weights;
     const compute = p.compute || (w === "int8" || w === "int4" ? "bf16" : w);
-    return {weights: w, kv_cache: p.kv_cache || (compute in t.precision_bytes ? compute : "bf16"), compute: compute,
+    return {weights: w, kv_cache: p.kv_cache || (own(t.precision_bytes, compute) ? compute : "bf16"), compute: compute,
       group_size: p.group_size || null};
   }
 
-  function format(field, value, t) {
-    if (typeof value !== "string" || !(value in t.precision_bytes)) {
-      const names = Object.keys(t.precision_bytes);
-      const near = names.filter(function (n) { return typeof value === "string" && distance(n, value) <= 1; });
-      throw new OverrideError(field, show(value) + " is not allowed here",
-        near.length ? "did you mean '" + near[0] + "'?" : "choose one of " + names.join(", "));
-    }
-    return value;
+  function near(word, names) {  // "did you mean" (suggest.did_you_mean, by edit distance)
+    const w = word.trim().toLowerCase(), hit = names.filter(n => distance(n, w) <= 1)[0];
+    return hit ? "did you mean '" + hit + "'?" : "";
   }
 
-  function distance(a, b) {  // edit distance, for "did you mean"
+  function distance(a, b) {  // edit distance
     const d = [];
     for (let i = 0; i <= a.length; i++) d.push([i]);
     for (let j = 1; j <= b.length; j++) d[0][j] = j;
@@ -180,88 +206,59 @@ const GR_WHATIF = (function () {
     return d[a.length][b.length];
   }
 
-  function setIn(obj, dotted, value) {
-    const keys = dotted.split(".");
-    let node = obj;
-    keys.slice(0, -1).forEach(function (k) { node = node[k]; });
-    node[keys[keys.length - 1]] = value;
-  }
-
   function divisorNear(n, k) {
     let best = 1;
     for (let x = 1; x <= n; x++) if (n % x === 0 && Math.abs(x - k) < Math.abs(best - k)) best = x;
     return best;
   }
 
-  /** Apply one parsed override to ``state`` ({inputs, precision, given}); throws OverrideError. */
-  function apply1(state, path, value, t) {
-    const inp = state.inputs, m = inp.model;
-    const rest = path.split(".").slice(1).join(".");
-    if (path === "hardware.memory.bandwidth") {
-      inp.hardware.bandwidth = quantity("memory.bandwidth", value, U.RATE_BYTES);
-    } else if (path === "hardware.memory.capacity") {
-      inp.hardware.capacity = quantity("memory.capacity", value, U.BYTES);
-    } else if (/^hardware\.peak\.dense\.[a-z0-9]+$/.test(path)) {
-      const f = path.split(".")[3];
-      format("peak.dense." + f, f, t);
-      inp.hardware.dense[f] = quantity("peak.dense." + f, value, U.RATE_FLOP);
-    } else if (path.indexOf("model.") === 0 && (rest in MODEL_COUNTS || rest in NESTED_COUNTS)) {
-      const spec = NESTED_COUNTS[rest] || [rest, 1];
-      if (spec[0].indexOf("moe.") === 0 && !m.moe) {
-        throw new OverrideError(rest, "this model has no experts", "set experts only on a mixture-of-experts model");
+  /** Apply one parsed override to ``state`` ({inputs, precision, given, shape}); throws OverrideError. */
+  function apply1(state, path, v, raw, live) {
+    const inp = state.inputs, m = inp.model, parts = path.split("."), top = parts[0], k = parts[parts.length - 1];
+    const where = top === "hardware" || top === "model" ? parts.slice(1).join(".") : path, R = live.rules;
+    if (top === "parallelism" && typeof GR_PARALLEL === "undefined") {  // a single-card report has no parallel.js
+      fail(path, "this page recomputes its one card; a layout over many GPUs is not in it",
+        "use the command below, or open a report built with a parallelism block");
+    }
+    const r = ruleOf(R, path, where);
+    if (v === undefined) {
+      fail(where, "'" + raw.trim() + "' is written in a form this page does not read", "write a plain number, 'text' or [a, b]");
+    }
+    v = valid(where, v, R.rules[r], R.rules);
+    // the rules name only paths this spec has a place for (a link's, experts' and decode's only where it has them)
+    if (top === "hardware") {
+      const link = inp.hardware.link;
+      if (parts[1] === "memory") {
+        inp.hardware[k] = v;
+      } else if (parts[1] === "peak") {
+        inp.hardware.dense[k] = v;
+      } else {
+        link[k] = v;
+        if (k === "bandwidth" && link.per_direction_from === "bandwidth/2") link.bandwidth_per_direction = v / 2;
+        if (k === "bandwidth_per_direction") link.per_direction_from = "spec";  // no longer half the total
       }
-      setIn(m, spec[0], count(rest, value, spec[1]));
-      if (rest === "head_dim") state.given.head_dim = true;
-      m.declared_parameters = null;  // a what-if of the shapes: the published count no longer applies
-      m.declared_active = null;
-    } else if (path === "model.parameters" || path === "model.active_parameters") {
-      if (typeof value !== "number") {
-        throw new OverrideError(rest, show(value) + " is not of type 'number'", "write a plain number, e.g. 8.03e9");
+    } else if (top === "model") {
+      if (k === "parameters" || k === "active_parameters") {
+        m[k === "parameters" ? "declared_parameters" : "declared_active"] = v;
+      } else {
+        state.shape = true;
+        if (k === "head_dim") state.given.head_dim = true;
+        if (parts.length === 2) m[k] = v; else if (k === "size") m.ffn_size = v; else m[parts[1]][k] = v;
       }
-      m[path === "model.parameters" ? "declared_parameters" : "declared_active"] = value;
-    } else if (path === "precision") {
-      state.precision = format("precision", value, t);
-    } else if (path.indexOf("precision.") === 0 && ["weights", "kv_cache", "compute", "group_size"].indexOf(rest) >= 0) {
-      if (typeof state.precision === "string") {
-        const p = resolvePrecision(state.precision, t);
+    } else if (top === "precision") {
+      if (parts.length > 1 && typeof state.precision === "string") {  // 'bf16' -> its explicit form, to set a part
+        const p = resolvePrecision(state.precision, live.tables);
         state.precision = {weights: p.weights, kv_cache: p.kv_cache, compute: p.compute};
       }
-      state.precision = Object.assign({}, state.precision);
-      state.precision[rest] = rest === "group_size" ? count("precision.group_size", value, 8)
-        : format("precision." + rest, value, t);
-    } else if (path.indexOf("parallelism.") === 0 && path.split(".").length === 2) {
-      if (typeof GR_PARALLEL === "undefined") {  // a single-card report carries no layout code (parallel.js)
-        throw new OverrideError(path, "this page recomputes its one card; a layout over many GPUs is not in it",
-          "use the command below, or open a report built with a parallelism block");
-      }
-      if (!(rest in DEGREES)) {
-        throw new OverrideError(path, "unknown key '" + rest + "'", "allowed keys: " + Object.keys(DEGREES).join(", "));
-      }
-      const degree = count(path, value, 1, DEGREES[rest]);
-      inp.parallelism = Object.assign({tp: 1, pp: 1, ep: 1, dp: 1}, inp.parallelism || {});  // a new block: 1 each
-      inp.parallelism[rest] = degree;
-    } else if (/^hardware\.interconnect\.[a-z_]+$/.test(path) && inp.hardware.link && path.split(".")[2] in LINK) {
-      const k = path.split(".")[2], link = inp.hardware.link;
-      const v = quantity("interconnect." + k, value, LINK[k]);
-      if (k === "latency") {
-        link.latency = v;
-      } else if (k === "bandwidth") {  // the bidirectional total: the per-direction rate follows it when derived
-        link.bandwidth = v;
-        if (link.per_direction_from === "bandwidth/2") link.bandwidth_per_direction = v / 2.0;
-      } else {
-        link.bandwidth_per_direction = v;
-        link.per_direction_from = "spec";
-      }
-    } else if (path in TOKEN_LISTS) {
-      inp.workloads[TOKEN_LISTS[path]] = tokenList(path, value);
-    } else if (path === "workloads.training.micro_batch_tokens") {
-      inp.workloads.training_tokens = tokenList(path, value)[0];
+      if (parts.length > 1) state.precision = Object.assign({}, state.precision, {[k]: v}); else state.precision = v;
+    } else if (top === "parallelism") {
+      inp.parallelism = Object.assign({tp: 1, pp: 1, ep: 1, dp: 1}, inp.parallelism);  // a new block: 1 each
+      inp.parallelism[k] = v;
+    } else if (k === "micro_batch_tokens") {
+      inp.workloads.training_tokens = v;
       if (!inp.workloads.recipes.length) inp.workloads.recipes = ["bf16-grads", "fp32-grads"];
-    } else if (path === "workloads.decode.activation_bytes") {
-      inp.workloads.activation_bytes = quantity("workloads.decode.activation_bytes", value, U.BYTES);
     } else {
-      throw new OverrideError(path, "not an input this page recomputes",
-        "use the command below: genreport recomputes every path of a spec");
+      inp.workloads[k === "activation_bytes" ? k : parts[1] + "_" + k] = v;  // decode_batch, prefill_prompt, ...
     }
   }
 
@@ -274,16 +271,15 @@ const GR_WHATIF = (function () {
   }
 
   function applyWith(live, texts, each) {
-    const t = live.tables;
     const state = {inputs: JSON.parse(JSON.stringify(live.inputs)), precision: live.precision_spec,
-      given: Object.assign({}, live.given)};
+      given: Object.assign({}, live.given), shape: false};
     const errors = [];
     texts.forEach(function (text) {
       try {
-        const pv = parse(text);
+        const pv = parse(text, live);
         const before = JSON.stringify(state);
         try {
-          apply1(state, pv[0], pv[1], t);
+          apply1(state, pv[0], pv[1], pv[2], live);
           if (each) check(state, live);
         } catch (e) {
           Object.assign(state, JSON.parse(before));
@@ -309,12 +305,17 @@ const GR_WHATIF = (function () {
   function check(state, live) {
     const t = live.tables, inp = state.inputs, m = inp.model;
     budget(inp.workloads, live.budget);
+    if (state.shape) m.declared_parameters = m.declared_active = null;  // the published count is of other shapes
     if (!state.given.head_dim) {
       if (m.hidden_size % m.heads) {
         throw new OverrideError("heads", "hidden_size " + m.hidden_size + " is not a multiple of heads " + m.heads,
           "give head_dim explicitly");
       }
       m.head_dim = Math.floor(m.hidden_size / m.heads);
+    } else if (m.attention.kind !== "mla"  // a given head_dim: heads x head_dim within 4x of hidden_size either way
+      && (m.head_dim * m.heads > 4 * m.hidden_size || 4 * m.head_dim * m.heads < m.hidden_size)) {
+      fail("head_dim", "heads x head_dim = " + m.head_dim * m.heads + " is far from hidden_size " + m.hidden_size,
+        "check head_dim");
     }
     if (!state.given.attention_kind) {
       m.attention.kind = m.kv_heads === m.heads ? "mha" : m.kv_heads === 1 ? "mqa" : "gqa";
@@ -332,13 +333,13 @@ const GR_WHATIF = (function () {
     }
     if (inp.parallelism) checkParallelism(inp.parallelism, m, live);
     const p = resolvePrecision(state.precision, t);
-    if (!(p.compute in inp.hardware.dense)) {
+    if (!own(inp.hardware.dense, p.compute)) {
       throw new OverrideError("precision", live.hardware_title + " has no dense " + p.compute + " peak in its spec",
         "choose one of " + Object.keys(inp.hardware.dense).sort().join(", ") + ", or add peak.dense." + p.compute
         + " to " + live.hardware_file);
     }
     inp.precision = p;
-    inp.compare_hardware = inp.compare_hardware.filter(function (h) { return h.formats.indexOf(p.compute) >= 0; });
+    inp.compare_hardware = inp.compare_hardware.filter(h => h.formats.indexOf(p.compute) >= 0);
   }
 
   /** How a layout splits the heads, layers and experts, and whether the GPUs are linked (checks.check_parallelism;
@@ -383,10 +384,10 @@ const GR_WHATIF = (function () {
     const parts = [[nb * nc, g(nb) + " batches x " + g(nc) + " contexts", "workloads.decode"],
       [w.prefill_prompt.length, g(w.prefill_prompt.length) + " prompts", "workloads.prefill.prompt"],
       [b.gemms, g(b.gemms) + " GEMMs", "gemms"], [b.measured, g(b.measured) + " measurements", "workloads"]];
-    const points = parts.reduce(function (a, p) { return a + p[0]; }, 0);
+    const points = parts.reduce((a, p) => a + p[0], 0);
     if (points <= b.limit) return;
-    const what = parts.filter(function (p) { return p[0]; }).map(function (p) { return p[1]; }).join(" + ");
-    const path = parts.reduce(function (a, p) { return p[0] > a[0] ? p : a; })[2];
+    const what = parts.filter(p => p[0]).map(p => p[1]).join(" + ");
+    const path = parts.reduce((a, p) => p[0] > a[0] ? p : a)[2];
     throw new OverrideError(path, what + " = " + g(points) + " points, over the budget of " + g(b.limit)
       + " points a report (about " + GR_FMT.format(points * b.bytes_per_point / 1e6, ",.0f") + " MB of results.json)",
       "use fewer values (a sweep takes larger grids), or raise the budget with --max-points N (GENREPORT_MAX_POINTS)");
@@ -396,7 +397,7 @@ const GR_WHATIF = (function () {
   function fromFragment(hash) {
     const text = (hash || "").replace(/^#/, "");
     if (!text) return [];
-    return text.split("&").filter(function (p) { return p.indexOf("set=") === 0; }).map(function (p) {
+    return text.split("&").filter(p => p.indexOf("set=") === 0).map(function (p) {
       try { return decodeURIComponent(p.slice(4).replace(/\+/g, " ")); } catch (e) { return p.slice(4); }
     });
   }
@@ -410,8 +411,8 @@ const GR_WHATIF = (function () {
 
   /** The shell command that builds the same what-if. */
   function command(specFile, texts) {
-    const quote = function (s) { return /^[A-Za-z0-9_.,=/:@+-]+$/.test(s) ? s : "'" + s.replace(/'/g, "'\\''") + "'"; };
-    return ["genreport", quote(specFile)].concat(texts.map(function (s) { return "--set " + quote(s); })).join(" ");
+    const quote = s => /^[A-Za-z0-9_.,=/:@+-]+$/.test(s) ? s : "'" + s.replace(/'/g, "'\\''") + "'";
+    return ["genreport", quote(specFile)].concat(texts.map(s => "--set " + quote(s))).join(" ");
   }
 
   return {parse: parse, applyAll: applyAll, fromFragment: fromFragment, toFragment: toFragment, command: command,
