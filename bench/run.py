@@ -1,6 +1,6 @@
 """Speed and memory of genreport on this machine, each figure also as a ratio to a yardstick measured in the same run.
 
-    .venv/bin/python bench/run.py [--runs 5] [--quick] [--no-sweep]
+    .venv/bin/python bench/run.py [--runs 5] [--quick] [--no-sweep] [--serve-builds 200] [--only-serve-memory]
 
 The yardstick is stock WeasyPrint printing a frozen copy of the Llama 3.1 8B on H100 report
 (bench/yardstick/, never regenerated) in a fresh process: about 3.9 s on the 2-core development machine. Since
@@ -21,6 +21,10 @@ and the medians printed:
   * CPU seconds of each (all its processes), also as a ratio: steadier than wall time on a busy machine, but
     blind to what runs in parallel;
   * the per-stage breakdown of the last full build (genreport --timings);
+  * ``genreport serve``'s memory over a long run (``--serve-builds``, 200; none with ``--quick`` unless given): one
+    server, each request a full report of a what-if no earlier request asked for; its RSS when ready, after the
+    first 10 builds and after the last, and the growth per build after the first 10 (a warm process must not grow
+    with the number of builds: issue 32);
   * sweep throughput (bench/sweep_bench.py).
 Uses only the standard library, git and the project itself.
 """
@@ -209,6 +213,86 @@ class Watcher:
         self.proc.wait(timeout=60)
 
 
+def _rss_mb(pid: int) -> float:
+    """VmRSS of a running process (Linux), in MB; NaN elsewhere."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
+def _descendants(pid: int) -> list[int]:
+    out = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as fh:
+                for child in fh.read().split():
+                    out += [int(child), *_descendants(int(child))]
+    except OSError:
+        pass
+    return out
+
+
+def _what_if(i: int) -> str:
+    """The ``--set`` options of the i-th distinct what-if: memory bandwidth and BF16 peak both move, so no two
+    requests of a run ask for the same report (and none is the spec as written)."""
+    return (f"--set 'hardware.memory.bandwidth={2.0 + 0.005 * i:.3f} TB/s' "
+            f"--set 'hardware.peak.dense.bf16={700 + (i % 7) * 40:.0f} TFLOP/s'")
+
+
+def serve_memory(env: dict, builds: int, command: list[str] | None = None) -> dict:
+    """RSS of one ``genreport serve`` (``command``: how to start it) answering ``builds`` full-report requests,
+    each a distinct what-if (:func:`_what_if`), measured after each answer (the collector has run: see
+    ``serve.serve``): {"start" (ready), "after10" (after the first ``first`` builds, 10 or fewer), "end", "peak"
+    (MB), "per_build" (MB per build after the first 10: end minus after10), "slope" (least squares over the same
+    builds), "last_half" (MB per build over the second half of the run: the caches are full by then),
+    "children" (the most MB its descendants held at an answer), "seconds" (per build, median), "builds"}."""
+    out = Path(tempfile.mkdtemp(prefix="genreport-bench-serve-memory-"))
+    proc = subprocess.Popen([*(command or GENREPORT), "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, env=env, cwd=ROOT)
+    try:
+        assert json.loads(proc.stdout.readline())["ready"]
+        start, rss, children, seconds = _rss_mb(proc.pid), [], 0.0, []
+        for i in range(builds):
+            proc.stdin.write(f"{SPEC} {_what_if(i)} -o {out} -q\n")
+            proc.stdin.flush()
+            answer = json.loads(proc.stdout.readline())
+            if answer["status"]:
+                raise SystemExit(f"genreport serve: {answer}")
+            rss.append(_rss_mb(proc.pid))
+            children = max(children, sum(_rss_mb(c) for c in _descendants(proc.pid)))
+            seconds.append(answer["seconds"])
+        peak = _peak_rss_mb(proc.pid)
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+        shutil.rmtree(out, ignore_errors=True)
+    first = min(10, builds)
+    after = rss[first - 1:]
+    n = len(after)
+    mean_x, mean_y = (n - 1) / 2, statistics.fmean(after)
+    den = sum((x - mean_x) ** 2 for x in range(n))
+    slope = sum((x - mean_x) * (y - mean_y) for x, y in enumerate(after)) / den if den else float("nan")
+    half = builds // 2
+    return {"start": start, "first": first, "after10": rss[first - 1], "end": rss[-1], "peak": peak,
+            "per_build": (rss[-1] - rss[first - 1]) / (builds - first) if builds > first else float("nan"),
+            "slope": slope, "last_half": (rss[-1] - rss[half - 1]) / (builds - half) if half else float("nan"),
+            "children": children, "seconds": statistics.median(seconds), "builds": builds}
+
+
+def _print_serve_memory(m: dict) -> None:
+    print(f"serve memory, {m['builds']} full builds of distinct what-ifs (one server, {m['seconds']:.2f} s a build): "
+          f"RSS {m['start']:.0f} MB ready, {m['after10']:.0f} MB after {m['first']}, {m['end']:.0f} MB after "
+          f"{m['builds']} (peak {m['peak']:.0f} MB); growth after the first {m['first']}: "
+          f"{m['per_build'] * 1024:+.0f} kB per build "
+          f"(fitted {m['slope'] * 1024:+.0f} kB), over the last {m['builds'] - m['builds'] // 2}: "
+          f"{m['last_half'] * 1024:+.0f} kB per build; its children at an answer: {m['children']:.0f} MB"
+          f"{' (over 300 MB)' if m['peak'] > RSS_MB else ''}")
+
+
 def _fresh_clone(env: dict):
     """A measurement of the first run on a fresh clone: clone (untimed), then time one full build from it."""
     def once() -> tuple[float, float, str, float]:
@@ -233,11 +317,22 @@ def main(argv=None) -> int:
     ap.add_argument("--no-sweep", action="store_true", help="skip the sweep benchmark")
     ap.add_argument("--ablation", action="store_true",
                     help="also a full report with each fast path turned off in turn (what each one gains)")
+    ap.add_argument("--serve-builds", type=int, metavar="N",
+                    help="full builds in the serve memory run (default 200; 0 with --quick; 0: no run)")
+    ap.add_argument("--only-serve-memory", action="store_true", help="only the serve memory run")
     args = ap.parse_args(argv)
     runs = min(3, args.runs) if args.quick else args.runs
+    serve_builds = args.serve_builds
+    if serve_builds is None:
+        serve_builds = 0 if args.quick and not args.only_serve_memory else 200
     out = Path(tempfile.mkdtemp(prefix="genreport-bench-out-"))
     env = dict(os.environ, PYTHONPATH=str(ROOT), SOURCE_DATE_EPOCH="0")
     env.setdefault("GENREPORT_CACHE", tempfile.mkdtemp(prefix="genreport-bench-warm-"))
+    if args.only_serve_memory:
+        if serve_builds < 1:
+            ap.error("--only-serve-memory needs --serve-builds of 1 or more")
+        _print_serve_memory(serve_memory(env, serve_builds))
+        return 0
     base = [*GENREPORT, str(SPEC), "-o", str(out), "-q"]
     out_json = Path(tempfile.mkdtemp(prefix="genreport-bench-json-"))  # beside, so the full report stays current
 
@@ -314,6 +409,8 @@ def main(argv=None) -> int:
         print(f"memory of one full build, all its processes together (sampled every 5 ms, not timed): peak RSS "
               f"{rss:.0f} MB, peak PSS {pss:.0f} MB (shared pages counted once), up to {n} processes"
               f"{' (over 300 MB)' if rss > RSS_MB else ''}")
+    if serve_builds > 0:
+        _print_serve_memory(serve_memory(env, serve_builds))
     sweep = ROOT / "bench" / "sweep_bench.py"
     if sweep.exists() and not args.no_sweep:
         print("--- sweep ---")

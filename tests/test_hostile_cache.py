@@ -43,7 +43,7 @@ def _forget(monkeypatch) -> None:
     mathsvg.svg.cache_clear()
     monkeypatch.setattr(mathsvg, "_swept", False)
     for name, value in (("_entries", None), ("_unchecked", {}), ("_placed", {}), ("_placed_new", []),
-                        ("_used", {}), ("_dirty", False)):
+                        ("_dirty", False)):
         monkeypatch.setattr(opcache, name, value)
     monkeypatch.setattr(splitlayout, "_memory", None)
     monkeypatch.setattr(pdf, "_sizes", None)

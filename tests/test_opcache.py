@@ -42,7 +42,6 @@ def _three_ways(html: str, cache: Path, monkeypatch) -> tuple[bytes, bytes, byte
     """(stock, filling, replaying) PDFs and the replaying run's counts."""
     monkeypatch.setenv("GENREPORT_CACHE", str(cache))
     monkeypatch.setattr(opcache, "_entries", None)
-    monkeypatch.setattr(opcache, "_used", {})
     monkeypatch.setattr(opcache, "_placed", {})
     monkeypatch.setattr(opcache, "_placed_new", [])
     opcache.uninstall()
@@ -173,8 +172,11 @@ def test_a_cache_file_that_is_not_as_written_is_ignored(tmp_path, monkeypatch, c
 
 def test_a_warm_process_holds_a_bounded_number_of_placed_images(monkeypatch):
     monkeypatch.setattr(opcache, "_placed", {})
-    monkeypatch.setattr(opcache, "_placed_new", ["w"])  # recorded, not written yet: kept
+    monkeypatch.setattr(opcache, "_placed_new", ["w", "a"])  # recorded, not written yet: still bounded
     monkeypatch.setattr(opcache, "PLACED_KEEP", 3)
-    for key in ("w", "a", "b", "c", "d"):
+    for key in ("w", "a", "b", "c"):
         opcache._keep_placed(key, (key,))
-    assert list(opcache._placed) == ["w", "c", "d"]
+    opcache._use("a")  # replayed: the most recently used
+    opcache._keep_placed("d", ("d",))
+    assert list(opcache._placed) == ["c", "a", "d"]
+    assert opcache._placed_new == ["a"]  # "w", dropped from memory, is not written

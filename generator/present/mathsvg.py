@@ -57,7 +57,10 @@ LIMIT = 1 << 20  # bytes a kept formula may have (the reports' largest is about 
 _TAIL = re.compile(r"\n<!--y:([-+0-9.e]{1,32}) ([0-9a-f]{64})-->")
 
 
-@lru_cache(maxsize=4096)
+# A report has about 120 formulas of some 20 kB each, and every what-if a warm process builds a few new ones (those
+# with the numbers in them): 4096 held 80 MB. 512 hold the formulas of four reports; one found in the cache folder
+# instead costs a read and a check.
+@lru_cache(maxsize=512)
 def svg(tex: str, size: float = 15.0, inline: bool = False) -> tuple[str, float]:
     """(SVG text, baseline offset in px) of ``tex``; rendered once per content and ziamath version."""
     version = _ziamath_version()

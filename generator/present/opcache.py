@@ -31,7 +31,10 @@ reports, replayed, with stock WeasyPrint.
 
 The operators live in memory for a warm process (``genreport serve``, ``--watch``) and in the cache folder between
 runs, as data: ``svg-ops-1.json`` for the anywhere-images, at most 4 MB, read at once; ``svg-ops-placed-1/<key>.json``
-for each placed image, read when it is drawn, at most 64 files (the least recently used removed). What is read is
+for each placed image, read when it is drawn, at most 64 files (the least recently used removed). The tables in
+memory hold no more than the files do, at all times: each entry added drops the least recently used past the cap
+(every what-if a warm process builds draws new formulas and figures, so a cap applied only when saving let it grow
+by 0.75 MB a build). What is read is
 checked before it is replayed, and dropped (the image drawn and recorded again) when anything in it is
 unexpected: each record's shape, types and value ranges; a digest of the record with its key, so a record edited
 or damaged by hand is not taken; and its operators, parsed (:func:`_sound`): only the operators this module keeps,
@@ -70,12 +73,17 @@ PLACED_FOLDER = "svg-ops-placed-1"
 PLACED_KEEP = 64  # files (a figure at a place on a page each; the nine figures of a report take about 1 MB)
 _CURRENT = ("_current_color", "_current_color_stroke", "_current_alpha", "_current_alpha_stroke", "_current_font")
 
-_entries: dict[str, tuple[bytes, tuple]] | None = None  # key -> (operators, ((state name, {key: value}), ...))
+# key -> (operators, ((state name, {key: value}), ...)), the least recently used first; at most MAX_BYTES of operators
+_entries: dict[str, tuple[bytes, tuple]] | None = None
+_entries_size = 0  # bytes of operators in _entries
 _unchecked: dict[str, str] = {}  # key -> stated digest of each entry read from the file and not yet checked
-_placed: dict[str, tuple] = {}  # key -> a placed image's entry (see _record_placed), read from its file when used
+# key -> a placed image's entry (see _record_placed), read from its file when used; the least recently used first,
+# at most PLACED_KEEP
+_placed: dict[str, tuple] = {}
 _placed_new: list[str] = []  # placed entries recorded by this process (or merged from a painter), to be written
-_used: dict[str, None] = {}  # keys drawn or replayed by this process, the most recent last
-_recorded: list[str] = []  # keys this process recorded, in order
+_recorded: list[str] = []  # the latest keys this process recorded, in order (at most _RECORDED_KEPT)
+_recorded_before = 0  # keys recorded before _recorded[0] (dropped from it)
+_RECORDED_KEPT = 4096  # a forked painter records a report's images (about 100) between mark() and recorded_since()
 _dirty = False
 _installed = False
 stats = {"replayed": 0, "recorded": 0, "drawn": 0}
@@ -160,12 +168,13 @@ def _source(image, url: str) -> str | None:
     if digest == "":
         token = getattr(image, "_base_url", None)
         if isinstance(token, str) and token.startswith("genreport-data:") and token in _sources:
-            digest = _sources[token]
+            digest = _sources.pop(token)
+            _sources[token] = digest  # the most recently used last
         else:
             digest = _scan(url)
             if isinstance(token, str) and token.startswith("genreport-data:"):
-                if len(_sources) >= _SOURCES_KEPT:
-                    _sources.clear()
+                while len(_sources) >= _SOURCES_KEPT:
+                    del _sources[next(iter(_sources))]
                 _sources[token] = digest
         try:
             image._genreport_source = digest
@@ -246,10 +255,8 @@ def _record(key: str, image, stream, width, height) -> None:
         if not isinstance(values, dict) or not _plain_state(values):
             return
         states.append((name, dict(values)))
-    _cache()[key] = (ops, tuple(states))
-    _unchecked.pop(key, None)
-    _recorded.append(key)
-    _use(key)
+    _keep(key, (ops, tuple(states)))
+    _note_recorded(key)
     _dirty = True
     stats["recorded"] += 1
 
@@ -293,8 +300,7 @@ def _record_placed(key: str, image, stream, width, height) -> None:
     _placed_new.append(key)
     _keep_placed(key, (ops, states, glyphs, tuple(new_ids), tuple(groups),
                        "unchanged" if last_font is old_font else list(last_font)))
-    _recorded.append(key)
-    _use(key)
+    _note_recorded(key)
     stats["recorded"] += 1
 
 
@@ -305,14 +311,16 @@ def _font_state(value) -> bool:
 
 
 def _keep_placed(key: str, entry) -> None:
-    """Hold a placed entry in memory; a warm process holds at most PLACED_KEEP of them (the oldest go first,
-    except those not written yet)."""
+    """Hold a placed entry in memory, as the most recently used; at most PLACED_KEEP of them, as on disk: the
+    least recently used go first, even one not written yet (the folder would keep no more than PLACED_KEEP of a
+    document that drew more)."""
     _placed.pop(key, None)
     _placed[key] = entry
     if len(_placed) > PLACED_KEEP:
-        waiting = set(_placed_new)
-        for old in [k for k in _placed if k not in waiting][: len(_placed) - PLACED_KEEP]:
+        for old in list(_placed)[: len(_placed) - PLACED_KEEP]:
             del _placed[old]
+        if _placed_new:
+            _placed_new[:] = [k for k in _placed_new if k in _placed]
 
 
 def _placed_counts(stream) -> tuple:
@@ -458,19 +466,54 @@ def _plain_state(values: dict) -> bool:
 
 
 def _use(key: str) -> None:
-    _used.pop(key, None)
-    _used[key] = None
+    """``key`` drawn or replayed: its entry becomes the most recently used (the last evicted, the first saved)."""
+    for table in (_placed, _entries):
+        if table and key in table:
+            table[key] = table.pop(key)
+
+
+def _keep(key: str, entry) -> None:
+    """Hold an anywhere-image's entry, as the most recently used, then drop the least recently used while the
+    operators held pass MAX_BYTES: what save() would leave out of the file. An entry larger than that alone is not
+    held (it would push out all the others, and no file could hold it)."""
+    global _entries_size
+    entries = _cache()
+    _drop(key)
+    if len(entry[0]) > MAX_BYTES:
+        return
+    entries[key] = entry
+    _entries_size += len(entry[0])
+    while _entries_size > MAX_BYTES:
+        _drop(next(iter(entries)))
+
+
+def _drop(key: str) -> None:
+    global _entries_size
+    entry = _cache().pop(key, None)
+    if entry is not None:
+        _entries_size -= len(entry[0])
+    _unchecked.pop(key, None)
+
+
+def _note_recorded(key: str) -> None:
+    global _recorded_before
+    _recorded.append(key)
+    _use(key)
+    if len(_recorded) > _RECORDED_KEPT:
+        drop = len(_recorded) - _RECORDED_KEPT // 2
+        del _recorded[:drop]
+        _recorded_before += drop
 
 
 def mark() -> int:
     """A point in this process's recording, for :func:`recorded_since` (a forked painter sends its own back)."""
-    return len(_recorded)
+    return _recorded_before + len(_recorded)
 
 
 def recorded_since(point: int) -> list:
-    """[(key, entry), ...] recorded by this process after ``point``."""
+    """[(key, entry), ...] recorded by this process after ``point`` and still held."""
     out = []
-    for key in _recorded[point:]:
+    for key in _recorded[max(0, point - _recorded_before):]:
         entry = _placed.get(key) if key in _placed else (_entries or {}).get(key)
         if entry is not None:
             out.append((key, entry))
@@ -485,11 +528,10 @@ def merge(items: list) -> None:
             if key not in _placed:
                 _placed_new.append(key)
                 _keep_placed(key, entry)
-                _recorded.append(key)
+                _note_recorded(key)
         elif key not in _cache() or key in _unchecked:  # recorded there: taken in place of one not checked here
-            _cache()[key] = entry
-            _unchecked.pop(key, None)
-            _recorded.append(key)
+            _keep(key, entry)
+            _note_recorded(key)
             _dirty = True
         _use(key)
 
@@ -510,15 +552,17 @@ def _versions() -> dict:
 
 
 def _cache() -> dict:
-    global _entries
+    global _entries, _entries_size
     if _entries is None:
         _entries = _read()
+        _entries_size = sum(len(ops) for ops, _states in _entries.values())
     return _entries
 
 
 def _read() -> dict:
     """The kept operators of earlier runs, each to be checked when it is first used (:func:`_anywhere_entry`);
-    empty when the file is missing or anything in its shape is unexpected."""
+    empty when the file is missing or anything in its shape is unexpected. The file lists the most recently used
+    first; the table holds them the other way round, and no more than MAX_BYTES (as save() writes them)."""
     from genreport.fileio import ReadError, read_private
 
     _unchecked.clear()
@@ -542,8 +586,14 @@ def _read() -> dict:
             return {}
         out[item[0]] = (ops, states)
         digests[item[0]] = item[3]
-    _unchecked.update(digests)
-    return out
+    size, kept = 0, []
+    for key, (ops, _states) in out.items():
+        size += len(ops)
+        if size > MAX_BYTES:
+            break
+        kept.append(key)
+    _unchecked.update((key, digests[key]) for key in reversed(kept))
+    return {key: out[key] for key in reversed(kept)}
 
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -574,7 +624,7 @@ def _anywhere_entry(key: str):
     except ValueError:  # a number JSON cannot hold
         sound = False
     if not sound:
-        del entries[key]
+        _drop(key)
         return None
     return entry
 
@@ -618,18 +668,16 @@ def _sound(ops: bytes, states, groups=(), text: bool = False) -> bool:
 
 
 def save() -> None:
-    """Write the kept operators to the cache folder if this process added any: those it used, newest first,
-    then older ones, up to ``MAX_BYTES``; and each placed image recorded since the last save in its own file.
-    A failure to write costs only the next run's time."""
+    """Write the kept operators to the cache folder if this process added any: the most recently used first (those
+    it used, then older ones), up to ``MAX_BYTES`` (what the table holds); and each placed image recorded since the
+    last save in its own file. A failure to write costs only the next run's time."""
     global _dirty
     _save_placed()
     if not _dirty or _entries is None:
         return
     _dirty = False
-    order = [k for k in reversed(_used) if k in _entries]
-    order += [k for k in _entries if k not in _used]
     kept, size = [], 0
-    for key in order:
+    for key in reversed(_entries):  # the most recently used first
         ops, states = _entries[key]
         size += len(ops)
         if size > MAX_BYTES:

@@ -1,0 +1,122 @@
+"""A warm process (``genreport serve``, ``--watch``) holds bounded tables however many builds it answers (issue 32,
+item 11: 0.75 MB more a build). The operator cache's tables are capped whenever an entry is added, with the cap of
+the file each is saved to, the least recently used dropped first. ``bench/run.py --only-serve-memory`` measures the
+process itself over hundreds of full builds; these check the tables over thousands of recordings, in memory.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import types
+
+import pytest
+from genreport.present import opcache
+
+
+@pytest.fixture
+def fresh(tmp_path, monkeypatch):
+    """Empty tables, as a new process has them, over an empty cache folder; a 6 kB cap on the anywhere-images."""
+    monkeypatch.setenv("GENREPORT_CACHE", str(tmp_path))
+    for name, value in (("_entries", None), ("_unchecked", {}), ("_placed", {}), ("_placed_new", []),
+                        ("_recorded", []), ("_recorded_before", 0), ("_sources", {}), ("_dirty", False)):
+        monkeypatch.setattr(opcache, name, value)
+    monkeypatch.setattr(opcache, "MAX_BYTES", 6_000)
+    return tmp_path
+
+
+def _key(i: int) -> str:
+    return hashlib.sha256(f"image {i}".encode()).hexdigest()
+
+
+def _anywhere(lines: int) -> tuple:
+    return (b"\n".join([b"0 0 m"] * lines), ())  # 6 bytes a line, less the last newline
+
+
+def _placed(i: int) -> tuple:
+    return (f"{i} 0 m".encode(), (), (), (), (), "unchanged")
+
+
+def test_the_formula_table_never_holds_more_than_its_file(fresh):
+    """Thousands of recordings (as painters send them back), one image replayed between each: the operators held
+    never pass MAX_BYTES, the least recently used go first, and the one replayed stays."""
+    opcache.merge([(_key(0), _anywhere(100))])
+    for i in range(1, 3000):
+        opcache.merge([(_key(i), _anywhere(50 + i % 100))])
+        opcache._use(_key(0))  # replayed in every build
+        held = opcache._cache()
+        assert opcache._entries_size == sum(len(ops) for ops, _states in held.values()) <= opcache.MAX_BYTES
+        assert _key(0) in held and _key(i) in held
+    assert list(held)[-2:] == [_key(2999), _key(0)]  # the least recently used first
+    assert len(held) < 30
+
+
+def test_an_image_larger_than_the_cap_is_not_held_and_pushes_out_nothing(fresh):
+    opcache.merge([(_key(1), _anywhere(100)), (_key(2), _anywhere(100))])
+    opcache.merge([(_key(3), _anywhere(2000))])
+    assert list(opcache._cache()) == [_key(1), _key(2)]
+    assert opcache.recorded_since(0) == [(_key(1), _anywhere(100)), (_key(2), _anywhere(100))]
+
+
+def test_what_is_held_is_what_is_saved_and_read_back(fresh):
+    """save() writes the table as it is, the most recently used first; a new process reads the same table."""
+    pytest.importorskip("weasyprint")
+    for i in range(200):
+        opcache.merge([(_key(i), _anywhere(40 + i % 30))])
+        if i % 10 == 0:
+            opcache._use(_key(5))
+    held = list(opcache._cache())
+    opcache.save()
+    saved = json.loads((fresh / opcache.FILE).read_text())["entries"]
+    assert [item[0] for item in saved] == held[::-1]
+    opcache._entries = None  # the next process
+    assert list(opcache._cache()) == held and opcache._entries_size <= opcache.MAX_BYTES
+
+
+def test_a_file_over_the_cap_is_read_up_to_it(fresh):
+    """A file written with a larger cap (or by hand) gives a table within this one, its most recent entries."""
+    pytest.importorskip("weasyprint")
+    entries = [[_key(i), (b"\n".join([b"0 0 m"] * 200)).decode(), [], "0" * 64] for i in range(10)]
+    (fresh / opcache.FILE).write_text(json.dumps({"versions": opcache._versions(), "entries": entries}))
+    assert list(opcache._cache()) == [_key(i) for i in (4, 3, 2, 1, 0)]  # 1,199 bytes each, the first most recent
+    assert set(opcache._unchecked) == set(opcache._cache())
+
+
+def test_the_placed_table_never_holds_more_than_its_folder(fresh, monkeypatch):
+    """Even within one build (nothing written yet): at most PLACED_KEEP, the least recently used first; one dropped
+    before it was written is not written."""
+    monkeypatch.setattr(opcache, "PLACED_KEEP", 8)
+    opcache.merge([(_key(0), _placed(0))])
+    for i in range(1, 2000):
+        opcache.merge([(_key(i), _placed(i))])
+        opcache._use(_key(0))
+        assert len(opcache._placed) <= opcache.PLACED_KEEP and _key(0) in opcache._placed
+        assert set(opcache._placed_new) <= set(opcache._placed)
+    assert list(opcache._placed)[-2:] == [_key(1999), _key(0)]
+
+
+def test_what_a_painter_recorded_is_found_after_thousands_of_recordings(fresh, monkeypatch):
+    """The list of recorded keys is trimmed, and a mark taken before a painting still finds what it recorded."""
+    monkeypatch.setattr(opcache, "_RECORDED_KEPT", 64)
+    for i in range(5000):
+        opcache.merge([(_key(i), _anywhere(1))])
+        assert len(opcache._recorded) <= 64
+    point = opcache.mark()
+    assert point == 5000
+    opcache.merge([(_key(-1), _anywhere(2)), (_key(-2), _placed(-2))])
+    assert opcache.recorded_since(point) == [(_key(-1), _anywhere(2)), (_key(-2), _placed(-2))]
+
+
+def test_the_sources_read_once_per_process_are_bounded(fresh, monkeypatch):
+    """The PDF stage names each data URI by a token; a warm process sees new ones with every what-if."""
+    monkeypatch.setattr(opcache, "_SOURCES_KEPT", 16)
+    uri = "data:image/svg+xml;base64," + base64.b64encode(b'<svg xmlns="http://www.w3.org/2000/svg"/>').decode()
+
+    def image(i):
+        return types.SimpleNamespace(_base_url=f"genreport-data:{i:040x}", _genreport_source="")
+
+    for i in range(1000):
+        assert opcache._source(image(i), uri) is not None
+        opcache._source(image(0), uri)  # used again in every build
+        assert len(opcache._sources) <= 16 and image(0)._base_url in opcache._sources
