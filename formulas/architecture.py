@@ -2,16 +2,25 @@
 
 These feed the symbols N, N_a, N_e, d_h and c of the roofline formulas:
 
-* dense: N = L (attention + FFN + norms) + embedding + head (+ final norm);
-* mixture of experts: routed and shared experts, leading dense layers, and the
-  expected number of distinct experts a decode batch touches;
+* dense: N = L (attention + FFN + norms) + embedding + head (+ final norm), with the optional biases
+  (q/k/v, output, FFN), attention sinks, per-head q/k norms and extra norms per layer (Gemma 2/3);
+* mixture of experts: routed and shared experts, leading dense layers, MoE on every k-th layer (Llama 4),
+  router and expert biases (gpt-oss), and the expected number of distinct experts a decode batch touches;
 * multi-head latent attention (DeepSeek-V2/V3): the cached latent plus the
   decoupled RoPE key per layer, and the absorbed attention FLOPs;
-* sliding-window layers (Mistral, Gemma 2/3): a local layer caches at most its window.
+* sliding-window layers (Mistral, Gemma 2/3, gpt-oss): a local layer caches at most its window;
+* chunked layers (Llama 4): a local layer attends only within its own chunk of c tokens, so it caches at
+  most c tokens of a sequence and at context S reads the S mod c tokens of the current chunk.
+
+Layers that attend to the whole context are *global*; windowed and chunked layers are *bounded*: their
+cache per sequence stops growing at the window (chunk).  The KV headline of such a model is two numbers,
+:func:`kv_bytes_per_token_global` (per token of context) and :func:`kv_bytes_per_sequence_windowed`
+(per sequence), and the capacities use both (:func:`kv_sequences_that_fit`, :func:`kv_tokens_that_fit`).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,12 +30,12 @@ import numpy as np
 class ParameterCount:
     embedding: int  # input embedding V d
     lm_head: int  # output head V d (0 when tied)
-    attention: int  # all layers
+    attention: int  # all layers (projections, their biases, attention sinks)
     ffn_dense: int  # dense FFN layers
-    experts_routed: int  # all routed experts, all MoE layers
+    experts_routed: int  # all routed experts, all MoE layers (with their biases)
     experts_shared: int
     router: int
-    norms: int
+    norms: int  # every norm vector, the per-head q/k norms included
     expert_size: int  # parameters of one routed expert
     moe_layers: int
     active_routed: int  # routed experts used per token, all MoE layers
@@ -38,7 +47,7 @@ class ParameterCount:
 
     @property
     def active(self) -> int:
-        """Parameters used for one token (all of them for a dense model)."""
+        """Parameters used for one token (all of them for a dense model), both embedding tables included."""
         return self.total - self.experts_routed + self.active_routed
 
     @property
@@ -55,43 +64,73 @@ def _ffn_matrices(kind: str) -> int:
     return 3 if kind in ("swiglu", "geglu") else 2
 
 
+def _ffn_bias(kind: str, width: int, d: int) -> int:
+    """Bias vectors of one FFN block of width ``width``: gate and up (or the one input matrix), and down."""
+    return (2 if _ffn_matrices(kind) == 3 else 1) * width + d
+
+
 def attention_params_per_layer(m) -> int:
+    """The attention projections of one layer, their biases and the attention sinks (norms: :func:`norm_params`)."""
     d, a = m.hidden_size, m.attention
+    extra = (d if m.o_bias else 0) + (m.heads if a.sinks else 0)  # output bias; one sink logit per query head
     if a.kind == "mla":
         qk = a.qk_nope_head_dim + a.qk_rope_head_dim
         q = (d * a.q_lora_rank + a.q_lora_rank + a.q_lora_rank * m.heads * qk) if a.q_lora_rank else d * m.heads * qk
         kv = d * (a.kv_lora_rank + a.qk_rope_head_dim) + a.kv_lora_rank \
             + a.kv_lora_rank * m.heads * (a.qk_nope_head_dim + a.v_head_dim)
         o = m.heads * a.v_head_dim * d
-        return q + kv + o
+        return q + kv + o + extra
     q = d * m.heads * m.head_dim
     kv = 2 * d * m.kv_heads * m.head_dim
     o = m.heads * m.head_dim * d
     bias = (m.heads + 2 * m.kv_heads) * m.head_dim if m.qkv_bias else 0
-    return q + kv + o + bias
+    return q + kv + o + bias + extra
+
+
+def norm_params(m) -> int:
+    """Every norm's weights: norms_per_layer vectors a layer (2: before attention and FFN; 4 in Gemma 2/3, a
+    post-norm after each too), the per-head q and k norms (2 d_h a layer: Qwen3, Gemma 3), and the final norm.
+    A layernorm has a bias vector too."""
+    per_norm = 2 * m.hidden_size if m.norm == "layernorm" else m.hidden_size
+    qk = m.layers * 2 * m.head_dim if m.attention.qk_norm and m.attention.kind != "mla" else 0
+    return m.layers * m.norms_per_layer * per_norm + per_norm + qk
+
+
+def moe_layer_count(m) -> int:
+    """Layers whose FFN is routed: after ``first_dense_layers`` leading dense ones, every ``layer_step``-th
+    (layers f + k - 1, f + 2k - 1, ... counting from 0, as Llama 4's interleave_moe_layer_step and Qwen's
+    decoder_sparse_step place them); 0 for a dense model."""
+    if m.moe is None:
+        return 0
+    return (m.layers - m.moe.first_dense_layers) // max(1, m.moe.layer_step)
 
 
 def parameter_count(m) -> ParameterCount:
     """Parameters of model spec ``m`` by matrix, from its shapes."""
     d, L = m.hidden_size, m.layers
-    per_norm = 2 * d if m.norm == "layernorm" else d
     emb = m.vocab_size * d
     head = 0 if m.tied_embeddings else m.vocab_size * d
     attn = L * attention_params_per_layer(m)
     mats = _ffn_matrices(m.ffn_kind)
-    norms = L * 2 * per_norm + per_norm
+    norms = norm_params(m)
+    bias = m.ffn_bias
+
+    def block(width: int) -> int:  # one FFN block (a dense layer's, an expert's) of intermediate width ``width``
+        return mats * d * width + (_ffn_bias(m.ffn_kind, width, d) if bias else 0)
+
     if m.moe is None:
-        ffn = L * mats * d * m.ffn_size
+        ffn = L * block(m.ffn_size)
         return ParameterCount(emb, head, attn, ffn, 0, 0, 0, norms, 0, 0, 0)
-    moe_layers = L - m.moe.first_dense_layers
-    expert = mats * d * m.moe.expert_ffn_size
+    moe = m.moe
+    moe_layers = moe_layer_count(m)
+    expert = block(moe.expert_ffn_size)
     return ParameterCount(
         embedding=emb, lm_head=head, attention=attn,
-        ffn_dense=m.moe.first_dense_layers * mats * d * m.ffn_size,
-        experts_routed=moe_layers * m.moe.experts * expert,
-        experts_shared=moe_layers * m.moe.shared_experts * expert,
-        router=moe_layers * d * m.moe.experts, norms=norms, expert_size=expert, moe_layers=moe_layers,
-        active_routed=moe_layers * m.moe.active_experts * expert,
+        ffn_dense=(L - moe_layers) * block(m.ffn_size),
+        experts_routed=moe_layers * moe.experts * expert,
+        experts_shared=moe_layers * moe.shared_experts * block(moe.shared_expert_ffn_size or moe.expert_ffn_size),
+        router=moe_layers * (d * moe.experts + (moe.experts if bias else 0)), norms=norms, expert_size=expert,
+        moe_layers=moe_layers, active_routed=moe_layers * moe.active_experts * expert,
     )
 
 
@@ -113,6 +152,8 @@ def parameters_read(m, batch, pc: ParameterCount | None = None):
     return pc.total - pc.experts_routed + pc.moe_layers * touched * pc.expert_size
 
 
+# ----------------------------------------------------------------------------------------------- KV cache
+
 def kv_elements_per_token_layer(m) -> float:
     """Cached elements per token per layer: 2 H_kv d_h, or the MLA latent plus its RoPE key."""
     a = m.attention
@@ -121,27 +162,90 @@ def kv_elements_per_token_layer(m) -> float:
     return float(2 * m.kv_heads * m.head_dim)
 
 
-def local_layers(m) -> int:
-    """Layers that attend within a sliding window."""
-    a = m.attention
-    if not a.sliding_window:
-        return 0
-    if not a.local_layers_per_global:
+def _pattern(m) -> int:
+    """Local layers of a model whose local (windowed or chunked) layers follow local_layers_per_global: all of
+    them without it, else every layer but each (local_layers_per_global + 1)-th."""
+    per_global = m.attention.local_layers_per_global
+    if not per_global:
         return m.layers
-    period = a.local_layers_per_global + 1
+    period = per_global + 1
     return m.layers - m.layers // period  # every period-th layer is global
 
 
+def local_layers(m) -> int:
+    """Layers that attend within a sliding window (chunked layers are :func:`chunked_layers`)."""
+    if not m.attention.sliding_window:
+        return 0
+    return _pattern(m)
+
+
+def chunked_layers(m) -> int:
+    """Layers that attend only within their own chunk of ``attention.chunk_size`` tokens (Llama 4): every layer
+    but the global ones, one after every ``local_layers_per_global`` chunked layers."""
+    if not m.attention.chunk_size:
+        return 0
+    return _pattern(m)
+
+
+def bounded_layers(m) -> int:
+    """Layers whose cache per sequence is bounded: windowed plus chunked."""
+    return local_layers(m) + chunked_layers(m)
+
+
+def global_layers(m) -> int:
+    """Layers that attend to (and cache) the whole context."""
+    return m.layers - bounded_layers(m)
+
+
+def attended_positions(m, context):
+    """Cached positions a new token at context S reads, summed over the layers.
+
+    A global layer reads S, a windowed layer min(S, w).  A chunked layer attends only to the tokens of its own
+    chunk: at context S (S tokens cached before the new one) those are the S mod c tokens since the chunk
+    began, S itself below the first boundary.  That is exactly what a step at S must read, so the strict
+    bound stays a lower bound at every S (at a multiple of c a chunked layer reads nothing); averaged over the
+    steps of a whole chunk it reads (c - 1) / 2.  The cache a chunked layer must *hold* for a sequence
+    that goes on is the whole chunk: see :func:`kv_positions_held`.
+    """
+    context = np.asarray(context, dtype=float)
+    n_local, n_chunk = local_layers(m), chunked_layers(m)
+    out = (m.layers - n_local - n_chunk) * context
+    if n_local:
+        out = out + n_local * np.minimum(context, float(m.attention.sliding_window))
+    if n_chunk:
+        out = out + n_chunk * np.mod(context, float(m.attention.chunk_size))
+    return out
+
+
+def kv_positions_held(m, context):
+    """Cached positions one sequence at context S holds, summed over the layers, for the memory capacity:
+    S in a global layer, min(S, w) in a windowed one, and min(S, c) in a chunked one (the worst case within
+    a chunk: a sequence that goes on fills its chunk to c before the chunk's cache can be dropped)."""
+    context = np.asarray(context, dtype=float)
+    n_local, n_chunk = local_layers(m), chunked_layers(m)
+    out = (m.layers - n_local - n_chunk) * context
+    if n_local:
+        out = out + n_local * np.minimum(context, float(m.attention.sliding_window))
+    if n_chunk:
+        out = out + n_chunk * np.minimum(context, float(m.attention.chunk_size))
+    return out
+
+
 def kv_bytes_per_token(m, b_kv: float) -> float:
-    """c: KV bytes per token over all layers, at a context within every window."""
+    """c: KV bytes per token over all layers, at a context within every window (and the first chunk)."""
     return m.layers * kv_elements_per_token_layer(m) * b_kv
 
 
 def kv_bytes_per_token_at(m, b_kv: float, context):
-    """Effective c at context S: local layers cache at most their window, so c(S) = KV(S) / S."""
+    """Effective c at context S, the bytes read: c(S) = (cached positions read at S) / S times the bytes per
+    position and layer.  Windowed layers read at most their window, chunked layers the S mod c tokens of the
+    current chunk (:func:`attended_positions`); the decode bytes B S c(S) are then what a step at S must
+    read at least.  For the cache a sequence holds (capacity) see :func:`kv_cache_bytes_per_token_at`."""
     context = np.asarray(context, dtype=float)
     per_layer = kv_elements_per_token_layer(m) * b_kv
     n_local = local_layers(m)
+    if chunked_layers(m):
+        return per_layer * attended_positions(m, context) / context
     if n_local == 0:
         return np.full(context.shape, m.layers * per_layer)
     window = float(m.attention.sliding_window)
@@ -149,20 +253,117 @@ def kv_bytes_per_token_at(m, b_kv: float, context):
     return per_layer * cached / context
 
 
+def kv_cache_bytes_per_token_at(m, b_kv: float, context):
+    """The cache one sequence at context S holds, per token of S: (positions held) / S times the bytes per
+    position and layer (:func:`kv_positions_held`: a chunked layer holds up to its whole chunk).  Equal to
+    :func:`kv_bytes_per_token_at` for models without chunked layers."""
+    context = np.asarray(context, dtype=float)
+    if not chunked_layers(m):
+        return kv_bytes_per_token_at(m, b_kv, context)
+    return kv_elements_per_token_layer(m) * b_kv * kv_positions_held(m, context) / context
+
+
 def attended_fraction(m, context):
-    """f(S): the share of S that a new token attends to, averaged over layers; 1 without sliding windows.
+    """f(S): the share of S that a new token attends to, averaged over layers; 1 without windows or chunks.
 
     A local layer attends to (and caches) at most its window w, so over L layers a token at context S reads
-    sum_l min(S, w_l) = f(S) L S cached positions, f(S) = ((L - n) S + n min(S, w)) / (L S) with n local layers.
+    sum_l min(S, w_l) = f(S) L S cached positions, f(S) = ((L - n) S + n min(S, w)) / (L S) with n local layers;
+    a chunked layer reads S mod c (:func:`attended_positions`).
     The same f scales the KV bytes per token (:func:`kv_bytes_per_token_at`) and the attention FLOPs
     (4 L H_q d_h S, through d_h).
     """
     context = np.asarray(context, dtype=float)
     n_local = local_layers(m)
+    if chunked_layers(m):
+        return attended_positions(m, context) / (m.layers * context)
     if n_local == 0:
         return np.ones(context.shape)
     window = float(m.attention.sliding_window)
     return ((m.layers - n_local) * context + n_local * np.minimum(context, window)) / (m.layers * context)
+
+
+# ----------------------------------------------------------------------------------------------- KV headlines
+
+def kv_bytes_per_token_global(m, b_kv: float) -> float:
+    """KV bytes per token of context in the global layers: what every further token of a long context costs.
+    The whole c (:func:`kv_bytes_per_token`) for a model without windowed or chunked layers."""
+    return global_layers(m) * kv_elements_per_token_layer(m) * b_kv
+
+
+def kv_bytes_per_sequence_windowed(m, b_kv: float) -> float:
+    """KV bytes one sequence holds in its windowed and chunked layers at full window: n_w w + n_c c positions
+    (a chunk at its worst case, full); 0 for a model without them."""
+    a = m.attention
+    positions = local_layers(m) * a.sliding_window + chunked_layers(m) * a.chunk_size
+    return float(positions * kv_elements_per_token_layer(m) * b_kv)
+
+
+def kv_bytes_per_sequence(m, b_kv: float, context) -> np.ndarray | float:
+    """The KV cache one sequence at context S holds: global S + windowed min(S, w) + chunked min(S, c)
+    positions, times the bytes per position and layer."""
+    held = kv_positions_held(m, context)
+    out = kv_elements_per_token_layer(m) * b_kv * held
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def kv_sequences_that_fit(m, b_kv: float, free_bytes: float, context) -> int:
+    """Whole sequences at context S whose KV caches fit in ``free_bytes`` (the capacity left beside the
+    weights); 0 when nothing is free.  ``context`` is a token count, at least 1."""
+    if not context >= 1:
+        raise ValueError(f"context {context!r} is not a token count of at least 1")
+    if not free_bytes > 0:
+        return 0
+    return int(math.floor(free_bytes / kv_bytes_per_sequence(m, b_kv, float(context))))
+
+
+def kv_tokens_that_fit(m, b_kv: float, free_bytes: float) -> int | None:
+    """The longest context one sequence can hold in ``free_bytes``: free / c for a model without bounded layers;
+    with them, each token costs every layer's bytes up to the first window, and past the windows (chunks) only
+    the global layers' bytes per token, on top of the windows' bytes per sequence.  None when every layer is
+    bounded and a full window fits: no context is then too long."""
+    if not free_bytes > 0:
+        return 0
+    per_position = kv_elements_per_token_layer(m) * b_kv
+    if not bounded_layers(m):
+        return int(math.floor(free_bytes / (m.layers * per_position)))
+    a = m.attention
+    lo = 0.0  # the positions held grow piecewise linearly in S, more slowly past each window: find the segment
+    for edge in sorted({float(x) for x in (a.sliding_window, a.chunk_size) if x}):
+        if float(kv_positions_held(m, edge)) * per_position > free_bytes:
+            break
+        lo = edge
+    else:
+        edge = math.inf
+    slope = float(kv_positions_held(m, lo + 1.0) - kv_positions_held(m, lo)) * per_position
+    if edge == math.inf and slope <= 0:
+        return None
+    return int(math.floor(lo + (free_bytes - float(kv_positions_held(m, lo)) * per_position) / slope))
+
+
+def kv_headline(m, b_kv: float, free_bytes: float | None = None, contexts=()) -> dict:
+    """The KV numbers a one-line summary states, computed once for ``genreport list``, the terminal summary and
+    page 1: the global layers' bytes per token, the bounded layers' bytes per sequence at full window, and,
+    given the bytes free beside the weights, the longest context of one sequence and the sequences that fit
+    at each context."""
+    out = {"bytes_per_token_global": kv_bytes_per_token_global(m, b_kv),
+           "bytes_per_sequence_windowed": kv_bytes_per_sequence_windowed(m, b_kv),
+           "bytes_per_token_full": kv_bytes_per_token(m, b_kv),
+           "global_layers": global_layers(m), "windowed_layers": local_layers(m), "chunked_layers": chunked_layers(m)}
+    if free_bytes is not None:
+        out["tokens_one_sequence"] = kv_tokens_that_fit(m, b_kv, free_bytes)
+        out["sequences"] = {int(s): kv_sequences_that_fit(m, b_kv, free_bytes, s) for s in contexts}
+    return out
+
+
+def prefill_head_dim_for_flops(m) -> float:
+    """d_h of a prefill (or any pass over a whole sequence): for MLA the cheaper of the absorbed form and the
+    form engines run prefill in (keys and values decompressed per head: scores over qk_nope + qk_rope, values
+    over v_head_dim, so d_h = (qk_nope + qk_rope + v) / 2; DeepSeek-V3: 160 against the absorbed 544).  The
+    decompression itself is the kv up-projection, already in the 2 N_p T of the blocks.  Other attention: d_h."""
+    a = m.attention
+    if a.kind == "mla":
+        return min(attention_head_dim_for_flops(m), (a.qk_nope_head_dim + a.qk_rope_head_dim + a.v_head_dim) / 2.0)
+    return attention_head_dim_for_flops(m)
 
 
 def attention_head_dim_for_flops(m) -> float:

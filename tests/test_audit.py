@@ -201,7 +201,8 @@ def test_the_verdict_turns_at_the_bound(tmp_path, metric):
               if b]
     past = [r.replace(",1,s", f",{b * (1.001 if rate else 0.999)!r},s") for r, b in zip(rows, bounds.values(), strict=True)
             if b]
-    assert len(inside) >= 3 * len(models) - 3  # a model too big for 4 L40S has no rate
+    # a model too big for 4 L40S has no rate: DeepSeek-V3, Llama 3.1 405B, Llama 4 Maverick, Qwen3 235B at fp8
+    assert len(inside) >= 3 * len(models) - 4
     assert all(r["verdict"] == "ok" for r in audit(claims(tmp_path, *inside)))
     assert all(r["verdict"] == "impossible" for r in audit(claims(tmp_path, *past)))
 

@@ -50,7 +50,8 @@ REQUIRED_HARDWARE = {
 REQUIRED_MODELS = {
     "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "llama-3.2-1b", "llama-3.2-3b", "mistral-7b",
     "mixtral-8x7b", "qwen2.5-7b", "qwen2.5-72b", "qwen3-30b-a3b", "deepseek-v3", "gemma-2-9b", "gemma-2-27b",
-    "phi-3-mini",
+    "phi-3-mini", "gpt-oss-120b", "gpt-oss-20b", "llama-4-scout", "llama-4-maverick", "gemma-3-27b", "qwen3-32b",
+    "qwen3-235b-a22b",
 }
 
 
@@ -354,7 +355,8 @@ def test_parameters_read_moe(models):
 # ----------------------------------------------------------------------------------------------- import-hf
 
 SHAPE_FIELDS = ("layers", "hidden_size", "heads", "kv_heads", "head_dim", "ffn_size", "ffn_kind", "vocab_size",
-                "tied_embeddings", "norm", "qkv_bias", "moe", "attention", "max_context")
+                "tied_embeddings", "norm", "qkv_bias", "moe", "attention", "max_context", "norms_per_layer", "o_bias",
+                "ffn_bias")
 FIXTURES = sorted(p.stem for p in HF_DIR.glob("*.json"))
 CATALOG_FIXTURES = [n for n in FIXTURES if (MODEL_DIR / f"{n}.yaml").is_file()]
 
@@ -394,7 +396,11 @@ def test_import_hf_stdout_and_default_name(capsys):
     assert importhf.main([str(HF_DIR / "mixtral-8x7b.json")]) == 0
     out = capsys.readouterr().out
     assert "name: mixtral-8x7b-v0.1\n" in out and "experts: 8" in out
-    assert out.startswith("# yaml-language-server: $schema=../schema/model.schema.json\n")
+    # standard output may be saved anywhere: the $schema is the installed package's schema, by absolute path
+    first = out.splitlines()[0]
+    schema = Path(first.split("$schema=", 1)[1])
+    assert first.startswith("# yaml-language-server: $schema=/") or schema.is_absolute()
+    assert schema.is_file() and schema.resolve() == (ROOT / "specs" / "schema" / "model.schema.json").resolve()
 
 
 def test_import_hf_layer_types(tmp_path):

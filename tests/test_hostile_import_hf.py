@@ -145,3 +145,63 @@ def test_fuzz_import_hf(tmp_path_factory, text):
 def test_deeply_nested_config_is_a_finding(tmp_path, capsys):
     code, err = run(tmp_path, "[" * 100_000 + "]" * 100_000, capsys)
     assert code == 1 and "the JSON nests too deeply for a config.json" in err and "internal error" not in err
+
+
+# ----------------------------------------------------------------------------------------------- issue 28 families
+
+def _variant(name: str, edit) -> str:
+    data = json.loads((FIXTURES / f"{name}.json").read_text())
+    edit(data)
+    return json.dumps(data, indent=2)
+
+
+@pytest.mark.parametrize("name, edit, key, words", [
+    ("llama-4-maverick", lambda d: d["text_config"].update(moe_layers=[0, 2, 4]), "text_config.moe_layers",
+     "are not every 2nd layer"),
+    ("llama-4-maverick", lambda d: d["text_config"].update(moe_layers="odd"), "text_config.moe_layers",
+     "not a list of layer numbers"),
+    ("llama-4-scout", lambda d: d["text_config"].update(no_rope_layers=[1, 0] + [1] * 46), "text_config.no_rope_layers",
+     "do not follow a regular pattern"),
+    ("llama-4-scout", lambda d: d["text_config"].update(no_rope_layers=[2] * 48), "text_config.no_rope_layers",
+     "1 (RoPE, chunked) or 0"),
+    ("llama-4-scout", lambda d: d["text_config"].update(attention_chunk_size="big"), "text_config.attention_chunk_size",
+     "not a whole number"),
+    ("llama-4-scout", lambda d: d["text_config"].update(interleave_moe_layer_step=64),
+     "text_config.interleave_moe_layer_step", "leaves none of the 48 layers routed"),
+    ("llama-4-scout", lambda d: d.pop("text_config"), "text_config", "needs its 'text_config' object"),
+    ("gpt-oss-120b", lambda d: d["layer_types"].pop(), "layer_types", "once per layer"),
+    ("gpt-oss-120b", lambda d: d["layer_types"].__setitem__(0, "full_attention"), "layer_types", "regular pattern"),
+    ("gpt-oss-120b", lambda d: d.update(num_local_experts=0), "num_local_experts", "not a whole number from 1"),
+    ("gemma-3-27b", lambda d: d["text_config"].update(sliding_window_pattern="six"),
+     "text_config.sliding_window_pattern", "not a whole number from 2"),
+])
+def test_new_families_bad_values_name_file_key_and_fix(tmp_path, capsys, name, edit, key, words):
+    code, err = run(tmp_path, _variant(name, edit), capsys)
+    assert code == 1, err
+    line = next(x for x in err.splitlines() if words in x)
+    assert line.startswith(f"{tmp_path / 'config.json'}:") and f" {key}:" in line and "(hint: " in line
+    assert "internal error" not in err and "Traceback" not in err
+
+
+def test_an_unsupported_architecture_says_how_to_go_round(tmp_path, capsys):
+    code, err = run(tmp_path, edited(LLAMA, "architectures", '["MambaForCausalLM"]'), capsys)
+    assert code == 1 and "write the model spec by hand" in err and "model.schema.json" in err
+
+
+def test_notes_name_the_key_and_line_and_reach_the_yaml(tmp_path, capsys):
+    """What the spec cannot describe is said, with the key's line, on the terminal and in the written YAML."""
+    path = tmp_path / "config.json"
+    path.write_text((FIXTURES / "gpt-oss-120b.json").read_text())
+    out = tmp_path / "oss.yaml"
+    assert main(["import-hf", str(path), "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    text = (FIXTURES / "gpt-oss-120b.json").read_text()
+    line = text[:text.index('"quantization_config"')].count("\n") + 1
+    assert f"config.json:{line}:3: note: quantization_config: " in err and "MXFP4" in err
+    assert "#   quantization_config: the checkpoint stores the routed experts in MXFP4" in out.read_text()
+    # Llama's mlp_bias: biases on the gate, up and down projections, counted
+    path.write_text((FIXTURES / "llama-3.1-8b.json").read_text().replace('"mlp_bias": false', '"mlp_bias": true'))
+    assert main(["import-hf", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert "ffn_bias: true" in captured.out
+    assert f"parameters: {8_030_261_248 + 32 * (2 * 14336 + 4096)}" in captured.out

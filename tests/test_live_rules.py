@@ -161,7 +161,8 @@ ISSUE = [  # (spec, override, the page's message): the issue's cases and every i
     (MANY, "hardware.interconnect.constructor=1 us", "hardware.interconnect.constructor: not an input this page "
      "recomputes (hint: use the command below: genreport recomputes every path of a spec)"),
     (MOE, "model.moe.__defineGetter__=1", "moe.__defineGetter__: unknown key '__defineGetter__' (hint: allowed keys: "
-     "active_experts, expert_ffn_size, experts, first_dense_layers, shared_experts)"),
+     "active_experts, expert_ffn_size, experts, first_dense_layers, layer_step, shared_expert_ffn_size, "
+     "shared_experts)"),
     (ONE, "model.moe.experts=8", "model.moe.experts: not an input this page recomputes "  # the loader wants a moe block
      "(hint: use the command below: genreport recomputes every path of a spec)"),
 ]

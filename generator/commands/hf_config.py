@@ -50,6 +50,21 @@ class _Config:
     data: dict
     prefix: tuple[str, ...] = ()  # e.g. ('text_config',) for a multimodal Gemma 3
     findings: list[Finding] = field(default_factory=list)
+    notes: list[Finding] = field(default_factory=list)  # warnings: what the spec cannot say, what was assumed
+
+    def sub(self, key: str) -> _Config:
+        """The config object under ``key`` (a multimodal config's 'text_config'), sharing findings and notes."""
+        return _Config(self.file, self.text, self.data[key], (*self.prefix, key), self.findings, self.notes)
+
+    def note(self, key: str, message: str, assumed: str = "") -> None:
+        """Something the config holds that the spec cannot describe, or a default taken: a warning with its line."""
+        if key and key in self.data:
+            line, col = self.where(key)
+        else:  # an absent key: point at the object it is missing from (text_config), or the top
+            line, col = self.where(self.prefix[-1]) if self.prefix else (1, 1)
+        finding = Finding(self.file, line, col, self.path(key) if key else "", message, assumed, "warning")
+        if finding not in self.notes:
+            self.notes.append(finding)
 
     def where(self, key: str) -> tuple[int, int]:
         m = re.search(r'"' + re.escape(key) + r'"\s*:', self.text)

@@ -1,4 +1,10 @@
-"""config.json keys to a model spec: the architecture, attention (GQA, MLA, sliding windows), MoE and FFN shapes."""
+"""config.json keys to a model spec: the architecture, attention (GQA, MLA, sliding windows, chunks, sinks), MoE
+and FFN shapes.
+
+Where a config holds something the model spec cannot describe, or leaves out a key whose transformers default
+is taken, the conversion adds a note (a warning naming the key and what was assumed): ``import-hf`` prints the
+notes and writes them into the YAML as comments.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +18,8 @@ _BY_MODEL_TYPE = {
     "qwen2": "Qwen2ForCausalLM", "qwen2_moe": "Qwen2MoeForCausalLM", "qwen3": "Qwen3ForCausalLM",
     "qwen3_moe": "Qwen3MoeForCausalLM", "gemma2": "Gemma2ForCausalLM", "gemma3_text": "Gemma3ForCausalLM",
     "gemma3": "Gemma3ForConditionalGeneration", "phi3": "Phi3ForCausalLM", "deepseek_v2": "DeepseekV2ForCausalLM",
-    "deepseek_v3": "DeepseekV3ForCausalLM",
+    "deepseek_v3": "DeepseekV3ForCausalLM", "gpt_oss": "GptOssForCausalLM", "llama4": "Llama4ForConditionalGeneration",
+    "llama4_text": "Llama4ForCausalLM",
 }
 
 
@@ -31,6 +38,20 @@ ARCHITECTURES: dict[str, tuple[str, bool]] = {
     "Phi3ForCausalLM": ("phi3", False),
     "DeepseekV2ForCausalLM": ("deepseek-v2", False),
     "DeepseekV3ForCausalLM": ("deepseek-v3", False),
+    "GptOssForCausalLM": ("gpt-oss", False),
+    "Llama4ForCausalLM": ("llama4", False),
+    "Llama4ForConditionalGeneration": ("llama4", False),
+}
+
+# multimodal configs: the language model's keys are under text_config
+_MULTIMODAL = ("Gemma3ForConditionalGeneration", "Llama4ForConditionalGeneration")
+
+# transformers' defaults for keys that published configs leave out (Gemma3TextConfig, Llama4TextConfig)
+_DEFAULTS = {
+    "gemma3": {"vocab_size": 262208, "max_position_embeddings": 131072, "sliding_window": 4096},
+    "llama4": {"vocab_size": 202048, "head_dim": 128, "intermediate_size_mlp": 16384, "attention_chunk_size": 8192,
+               "interleave_moe_layer_step": 1},
+    "qwen3": {"head_dim": 128},
 }
 
 
@@ -38,6 +59,9 @@ _SWIGLU_ACTS = ("silu", "swish")
 
 
 _GEGLU_ACTS = ("gelu", "gelu_new", "gelu_fast", "gelu_pytorch_tanh", "gelu_python")
+
+BY_HAND = ("write the model spec by hand instead: the keys are in specs/schema/model.schema.json, "
+           "and docs/import-hf.md shows how")
 
 
 def _architecture(cfg: _Config) -> str:
@@ -53,7 +77,7 @@ def _architecture(cfg: _Config) -> str:
     supported = ", ".join(sorted(ARCHITECTURES))
     if names:
         cfg.error("architectures", f"architecture {', '.join(n[:60] for n in names[:3])} is not supported by import-hf",
-                  f"supported: {supported}")
+                  f"supported: {supported}; or {BY_HAND}")
     else:
         cfg.error("model_type" if model_type else "", "config.json names no architecture"
                   + (f" (model_type {model_type!r} is not supported)" if model_type else ""),
@@ -61,30 +85,45 @@ def _architecture(cfg: _Config) -> str:
     raise SpecError(cfg.findings)
 
 
+def _defaulted(cfg: _Config, family: str, key: str, minimum: int = 1) -> int:
+    """A count that falls back on the transformers default of the family, with a note when it does."""
+    default = _DEFAULTS.get(family, {}).get(key)
+    if default is not None and not cfg.has(key):
+        cfg.note(key, f"config.json has no '{cfg.path(key)}'", f"assumed the transformers default {default}")
+    return cfg.int(key, default=default, minimum=minimum)
+
+
 def convert(cfg: _Config, name: str | None = None) -> tuple[dict, dict[str, str]]:
-    """Model-spec fields (in file order) and per-field comments, from a parsed config.json."""
+    """Model-spec fields (in file order) and per-field comments, from a parsed config.json; notes go to
+    ``cfg.notes``."""
     arch = _architecture(cfg)
     family, tie_default = ARCHITECTURES[arch]
+    base = family.split("-")[0] if family.startswith("qwen3") else family  # qwen3 and qwen3-moe share defaults
     top = cfg
-    if arch == "Gemma3ForConditionalGeneration":
-        text_cfg = cfg.data.get("text_config")
-        if not isinstance(text_cfg, dict):
-            cfg.error("text_config", "a multimodal Gemma 3 config.json needs its 'text_config' object",
+    if arch in _MULTIMODAL:
+        if not isinstance(cfg.data.get("text_config"), dict):
+            cfg.error("text_config", f"a multimodal {arch} config.json needs its 'text_config' object",
                       "use the model's full config.json from its Hugging Face repository")
             raise SpecError(cfg.findings)
-        cfg = _Config(cfg.file, cfg.text, text_cfg, ("text_config",), cfg.findings)
+        cfg = cfg.sub("text_config")
+        top.note("vision_config" if top.has("vision_config") else "text_config",
+                 "the vision tower is not modelled", "the language model (text_config) only")
     comments: dict[str, str] = {}
 
     layers = cfg.int("num_hidden_layers")
     hidden = cfg.int("hidden_size")
     heads = cfg.int("num_attention_heads")
     kv_heads = cfg.int("num_key_value_heads", default=heads)
-    vocab = cfg.int("vocab_size", default=262208 if arch == "Gemma3ForConditionalGeneration" else None)
+    vocab = _defaulted(cfg, base, "vocab_size")
     mla = arch.startswith("Deepseek")
     if mla:
         head_dim = cfg.int("v_head_dim")
         comments["head_dim"] = "v_head_dim; MLA attention FLOPs use the absorbed-latent width instead"
+    elif arch == "Qwen3ForCausalLM" or arch.startswith("Llama4"):
+        head_dim = _defaulted(cfg, base, "head_dim")
     else:
+        if arch == "Qwen3MoeForCausalLM" and not cfg.has("head_dim"):
+            cfg.note("head_dim", "config.json has no 'head_dim'", "assumed hidden_size / num_attention_heads")
         head_dim = cfg.int("head_dim", default=hidden // heads if hidden % heads == 0 else None)
     act = cfg.get("hidden_activation") if arch.startswith("Gemma") else None
     act = act or cfg.get("hidden_act", "gelu_pytorch_tanh" if arch.startswith("Gemma") else "silu")
@@ -96,12 +135,18 @@ def convert(cfg: _Config, name: str | None = None) -> tuple[dict, dict[str, str]
         cfg.error("hidden_act", f"activation {_shown(act)} is not a gated SiLU or GELU",
                   f"import-hf knows {', '.join(_SWIGLU_ACTS + _GEGLU_ACTS)}")
         ffn_kind = "swiglu"
+    if arch == "GptOssForCausalLM" and cfg.has("swiglu_limit"):
+        cfg.note("swiglu_limit", f"the gated SiLU is clamped at {_shown(cfg.get('swiglu_limit'))}",
+                 "no change to the shapes: counted as swiglu")
 
     moe, ffn_size = _moe(cfg, arch, layers, comments)
     if ffn_size is None:
         ffn_size = cfg.int("intermediate_size")
     attention = _attention(cfg, arch, layers, comments)
-    max_context = cfg.int("max_position_embeddings", default=0, minimum=0) or None
+    if arch.startswith("Gemma3"):
+        max_context = _defaulted(cfg, base, "max_position_embeddings")
+    else:
+        max_context = cfg.int("max_position_embeddings", default=0, minimum=0) or None
     if attention.get("sliding_window") and max_context and attention["sliding_window"] >= max_context:
         comments["attention"] = (f"sliding_window {attention['sliding_window']} >= max_position_embeddings "
                                  f"{max_context}: it never limits the cache, so it is left out")
@@ -110,7 +155,9 @@ def convert(cfg: _Config, name: str | None = None) -> tuple[dict, dict[str, str]
     tied = top.bool("tie_word_embeddings", tie_default)  # a text_config may override the top level
     if cfg is not top:
         tied = cfg.bool("tie_word_embeddings", tied)
-    qkv_bias = True if arch.startswith("Qwen2") else cfg.bool("attention_bias", False)
+    qkv_bias, o_bias = _biases(cfg, arch)
+    ffn_bias = arch == "GptOssForCausalLM" or (arch == "LlamaForCausalLM" and cfg.bool("mlp_bias", False))
+    _quantization(top, arch)
     if cfg.findings:
         raise SpecError(cfg.findings)
 
@@ -129,8 +176,17 @@ def convert(cfg: _Config, name: str | None = None) -> tuple[dict, dict[str, str]
         "tied_embeddings": tied,
         "norm": "rmsnorm",
     }
+    if arch.startswith("Gemma"):
+        spec["norms_per_layer"] = 4
+        comments["norms_per_layer"] = "input, post-attention, pre- and post-feed-forward RMSNorms"
     if qkv_bias:
         spec["qkv_bias"] = True
+    if o_bias:
+        spec["o_bias"] = True
+    if ffn_bias:
+        spec["ffn_bias"] = True
+        comments["ffn_bias"] = ("the router and every expert's gate_up and down projections" if moe else
+                                "mlp_bias: gate, up and down projections")
     spec["parameters"] = 0  # filled below, once the shapes are known
     if moe:
         spec["active_parameters"] = 0
@@ -140,31 +196,81 @@ def convert(cfg: _Config, name: str | None = None) -> tuple[dict, dict[str, str]
     if max_context:
         spec["max_context"] = max_context
     _count(spec, comments)
-    if arch == "Gemma3ForConditionalGeneration":
+    if arch in _MULTIMODAL:
         comments["parameters"] += "; the language model only (the vision tower is not counted)"
     return spec, comments
 
 
+def _biases(cfg: _Config, arch: str) -> tuple[bool, bool]:
+    """(q/k/v biases, output-projection bias) as the transformers modeling code builds them."""
+    if arch.startswith("Qwen2"):
+        return True, False  # q, k and v carry biases, o_proj does not
+    if arch == "Phi3ForCausalLM":
+        if cfg.bool("attention_bias", False):
+            cfg.note("attention_bias", "Phi3ForCausalLM builds its qkv_proj and o_proj without biases",
+                     "no attention biases counted")
+        return False, False
+    if arch.startswith("Deepseek") or arch in ("MistralForCausalLM", "MixtralForCausalLM"):
+        return cfg.bool("attention_bias", False), False
+    bias = cfg.bool("attention_bias", False)  # Llama, Qwen3, Gemma, Llama 4, gpt-oss: q, k, v and o alike
+    return bias, bias
+
+
+def _quantization(cfg: _Config, arch: str) -> None:
+    """A quantized checkpoint: the spec's weights have one precision, chosen in the report spec."""
+    q = cfg.get("quantization_config")
+    if not isinstance(q, dict):
+        return
+    method = q.get("quant_method")
+    method = method if isinstance(method, str) else "unknown"
+    if method == "mxfp4":
+        kept = q.get("modules_to_not_convert")
+        rest = "attention, router, embeddings and head" if arch == "GptOssForCausalLM" else \
+            (f"{len(kept)} module patterns" if isinstance(kept, list) else "the modules it lists")
+        cfg.note("quantization_config", "the checkpoint stores the routed experts in MXFP4 (4-bit values with one "
+                 f"8-bit scale per 32: 4.25 bits a weight) and keeps the {rest} in bf16",
+                 "the spec counts parameters only; the weight precision is the report spec's")
+    else:
+        cfg.note("quantization_config", f"the checkpoint is quantized ({method[:40]})",
+                 "the spec counts parameters only; the weight precision is the report spec's")
+
+
 def _moe(cfg: _Config, arch: str, layers: int, comments: dict[str, str]) -> tuple[dict | None, int | None]:
-    """The moe block and, when every layer routes, the FFN size to record (one expert's width)."""
+    """The moe block and the FFN size to record (one expert's width when every layer routes; None: the
+    config's intermediate_size, the dense layers' width)."""
+    shared_size, step, dense_size = 0, 1, None
     if arch == "MixtralForCausalLM":
         experts, active = cfg.int("num_local_experts"), cfg.int("num_experts_per_tok")
         size, shared, dense = cfg.int("intermediate_size"), 0, 0
+    elif arch == "GptOssForCausalLM":
+        experts = cfg.int("num_local_experts")
+        active = cfg.int("num_experts_per_tok" if cfg.has("num_experts_per_tok") or not cfg.has("experts_per_token")
+                         else "experts_per_token")
+        size, shared, dense = cfg.int("intermediate_size"), 0, 0
+        comments["moe"] = "the experts' gate and up projections are fused (gate_up_proj)"
+    elif arch.startswith("Llama4"):
+        experts, active = cfg.int("num_local_experts"), cfg.int("num_experts_per_tok")
+        size, shared, dense = cfg.int("intermediate_size"), 1, 0
+        step = _defaulted(cfg, "llama4", "interleave_moe_layer_step")
+        _check_moe_layers(cfg, layers, step)
+        comments["moe"] = "one shared expert of intermediate_size in every MoE layer; the router has no bias"
+        if step > 1:
+            dense_size = _defaulted(cfg, "llama4", "intermediate_size_mlp")
     elif arch in ("Qwen2MoeForCausalLM", "Qwen3MoeForCausalLM"):
         experts, active = cfg.int("num_experts"), cfg.int("num_experts_per_tok")
         size, shared = cfg.int("moe_intermediate_size"), 0
         if arch == "Qwen2MoeForCausalLM" and cfg.get("shared_expert_intermediate_size", 0):
             width = cfg.int("shared_expert_intermediate_size")
             if width % size:
-                cfg.error("shared_expert_intermediate_size", f"a shared expert of width {width} is not a whole "
-                          f"number of routed experts of width {size}", "the spec counts shared experts in "
-                          "units of moe_intermediate_size")
-            shared = width // size
-            comments["moe"] = (f"shared expert of width {width} = {shared} x {size}; its sigmoid gate "
-                               "(hidden_size weights a layer) is not counted")
-        if cfg.int("decoder_sparse_step", default=1) != 1:
-            cfg.error("decoder_sparse_step", "MoE layers that are not consecutive cannot be described",
-                      "the spec supports leading dense layers, then every layer routed")
+                shared, shared_size = 1, width
+                comments["moe"] = (f"one shared expert of width {width}; its sigmoid gate "
+                                   "(hidden_size weights a layer) is not counted")
+            else:
+                shared = width // size
+                comments["moe"] = (f"shared expert of width {width} = {shared} x {size}; its sigmoid gate "
+                                   "(hidden_size weights a layer) is not counted")
+            cfg.note("shared_expert_intermediate_size", "the shared expert's sigmoid gate is not counted",
+                     "hidden_size parameters a MoE layer left out")
         only = cfg.get("mlp_only_layers", [])
         if not isinstance(only, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in only):
             cfg.error("mlp_only_layers", f"'{cfg.path('mlp_only_layers')}' is {_shown(only)}, not a list of layer "
@@ -174,30 +280,63 @@ def _moe(cfg: _Config, arch: str, layers: int, comments: dict[str, str]) -> tupl
             cfg.error("mlp_only_layers", f"dense layers {_shown(only) if len(only) > 8 else only} are not the leading ones",
                       "the spec supports leading dense layers only")
         dense = len(only)
+        step = cfg.int("decoder_sparse_step", default=1)
+        if step != 1 and dense:
+            cfg.error("decoder_sparse_step", "MoE on every n-th layer together with mlp_only_layers cannot be "
+                      "described", "the spec supports leading dense layers, then MoE on every n-th layer")
     elif arch.startswith("Deepseek"):
         experts, active = cfg.int("n_routed_experts"), cfg.int("num_experts_per_tok")
         size = cfg.int("moe_intermediate_size")
         shared = cfg.int("n_shared_experts", default=0, minimum=0)
         dense = cfg.int("first_k_dense_replace", default=0, minimum=0)
         if cfg.int("moe_layer_freq", default=1) != 1:
-            cfg.error("moe_layer_freq", "MoE on every n-th layer cannot be described",
-                      "the spec supports leading dense layers, then every layer routed")
+            cfg.error("moe_layer_freq", "MoE on every n-th layer counted from the first (DeepSeek's "
+                      "moe_layer_freq) cannot be described",
+                      "the spec supports leading dense layers, then MoE on every layer_step-th layer after them")
     else:
         return None, None
     moe = {"experts": experts, "active_experts": active}
     if shared:
         moe["shared_experts"] = shared
     moe["expert_ffn_size"] = size
+    if shared_size:
+        moe["shared_expert_ffn_size"] = shared_size
     if dense:
         moe["first_dense_layers"] = dense
+    if step > 1:
+        moe["layer_step"] = step
     if dense >= layers:
         cfg.error("first_k_dense_replace" if arch.startswith("Deepseek") else "mlp_only_layers",
                   "every layer is dense", "check the config.json")
-    if dense == 0:
+    elif (layers - dense) // step == 0:
+        cfg.error("interleave_moe_layer_step" if arch.startswith("Llama4") else "decoder_sparse_step",
+                  f"MoE on every {_nth(step)} layer leaves none of the {layers} layers routed", "check the config.json")
+    if dense == 0 and step == 1:
         comments["ffn"] = "every layer is MoE: the width of one expert"
+        if arch.startswith("Llama4") and cfg.has("intermediate_size_mlp"):
+            comments["ffn"] += f" (intermediate_size_mlp {_shown(cfg.get('intermediate_size_mlp'))} is unused)"
         return moe, size
+    if step > 1:
+        n_moe = (layers - dense) // step
+        comments["ffn"] = f"the {layers - n_moe} dense layers (MoE on every {_nth(step)} layer, {n_moe} of them)"
+        return moe, dense_size
     comments["ffn"] = f"the {dense} leading dense layer{'s' if dense != 1 else ''}"
     return moe, None
+
+
+def _check_moe_layers(cfg: _Config, layers: int, step: int) -> None:
+    """Llama 4's explicit moe_layers must be the every-step-th pattern the spec describes."""
+    listed = cfg.get("moe_layers")
+    if listed is None:
+        return
+    want = list(range(step - 1, layers, step))
+    if not isinstance(listed, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in listed):
+        cfg.error("moe_layers", f"'{cfg.path('moe_layers')}' is {_shown(listed)}, not a list of layer numbers",
+                  f"write the MoE layers' numbers, e.g. {want[:3]}..., or remove it")
+    elif listed != want:
+        cfg.error("moe_layers", f"MoE layers {listed if len(listed) <= 8 else _shown(listed)} are not every "
+                  f"{_nth(step)} layer ({want[:4]}...)", "the spec supports MoE on every layer_step-th layer; "
+                  + BY_HAND)
 
 
 def _attention(cfg: _Config, arch: str, layers: int, comments: dict[str, str]) -> dict:
@@ -211,31 +350,106 @@ def _attention(cfg: _Config, arch: str, layers: int, comments: dict[str, str]) -
         out["qk_nope_head_dim"] = cfg.int("qk_nope_head_dim")
         out["v_head_dim"] = cfg.int("v_head_dim")
         return out
-    types = cfg.get("layer_types")
-    if isinstance(types, list) and types:
-        return _from_layer_types(cfg, types, layers, comments)
-    if arch.startswith("Gemma"):
-        window = cfg.int("sliding_window", default=4096)  # the transformers default for Gemma 2 and 3
-        key = "sliding_window_pattern" if cfg.has("sliding_window_pattern") or not cfg.has("_sliding_window_pattern") \
-            else "_sliding_window_pattern"  # older Gemma 3 configs write it with a leading underscore
-        period = 2 if arch == "Gemma2ForCausalLM" else cfg.int(key, default=6, minimum=2)
-        out["sliding_window"] = window
-        out["local_layers_per_global"] = period - 1
-        comments["attention"] = f"{period - 1} local ({window}-token window) layer{'s' if period > 2 else ''} " \
-                                "per global layer"
-        return out
-    if arch.startswith("Qwen") and not cfg.bool("use_sliding_window", False):
-        return out
-    if cfg.has("sliding_window"):
-        window = cfg.int("sliding_window")
-        if arch.startswith("Qwen"):
-            first_full = cfg.int("max_window_layers", default=layers, minimum=0)
-            if first_full < layers:
-                cfg.error("max_window_layers", f"only layers from {first_full} on use the window",
-                          "the spec supports all layers windowed, or a regular local/global pattern")
-        out["sliding_window"] = window
-        comments["attention"] = f"every layer attends to the last {window} tokens"
+    if arch.startswith("Llama4"):
+        out = _llama4_attention(cfg, layers, comments)
+    elif arch == "GptOssForCausalLM":
+        types = cfg.get("layer_types")
+        if not (isinstance(types, list) and types):
+            cfg.note("layer_types", "config.json has no 'layer_types'",
+                     "assumed the transformers default: sliding and full attention alternating, sliding first")
+            types = ["sliding_attention" if (i + 1) % 2 else "full_attention" for i in range(layers)]
+        out = _from_layer_types(cfg, types, layers, comments)
+        out["sinks"] = True
+        comments["attention"] = "; ".join(x for x in (comments.get("attention"), "one learned sink logit per query "
+                                                      "head and layer") if x)
+    else:
+        types = cfg.get("layer_types")
+        if isinstance(types, list) and types:
+            out = _from_layer_types(cfg, types, layers, comments)
+        elif arch.startswith("Gemma"):
+            window = _defaulted(cfg, "gemma3", "sliding_window")  # 4096: the transformers default for Gemma 2 and 3
+            key = "sliding_window_pattern" if cfg.has("sliding_window_pattern") or not cfg.has("_sliding_window_pattern") \
+                else "_sliding_window_pattern"  # older Gemma 3 configs write it with a leading underscore
+            if arch != "Gemma2ForCausalLM" and not cfg.has(key):
+                cfg.note(key, f"config.json has no '{cfg.path(key)}'", "assumed the transformers default 6 "
+                         "(five local layers, then a global one)")
+            period = 2 if arch == "Gemma2ForCausalLM" else cfg.int(key, default=6, minimum=2)
+            out["sliding_window"] = window
+            out["local_layers_per_global"] = period - 1
+            comments["attention"] = f"{period - 1} local ({window}-token window) layer{'s' if period > 2 else ''} " \
+                                    "per global layer"
+        elif arch.startswith("Qwen") and not cfg.bool("use_sliding_window", False):
+            pass
+        elif cfg.has("sliding_window"):
+            window = cfg.int("sliding_window")
+            if arch.startswith("Qwen"):
+                first_full = cfg.int("max_window_layers", default=layers, minimum=0)
+                if first_full < layers:
+                    cfg.error("max_window_layers", f"only layers from {first_full} on use the window",
+                              "the spec supports all layers windowed, or a regular local/global pattern")
+            out["sliding_window"] = window
+            comments["attention"] = f"every layer attends to the last {window} tokens"
+    if arch.startswith("Qwen3") or arch == "Gemma3ForCausalLM" or arch == "Gemma3ForConditionalGeneration":
+        out["qk_norm"] = True
+        comments["attention"] = "; ".join(x for x in (comments.get("attention"), "per-head q and k RMSNorms") if x)
     return out
+
+
+def _llama4_attention(cfg: _Config, layers: int, comments: dict[str, str]) -> dict:
+    """Chunked attention with a global no-RoPE layer every n-th (Llama 4)."""
+    if cfg.bool("use_qk_norm", False):
+        cfg.note("use_qk_norm", "Llama 4's q/k norm is an L2 norm without weights", "no parameters counted")
+    if not cfg.has("attention_chunk_size") and "attention_chunk_size" in cfg.data:  # null: no chunking
+        cfg.note("attention_chunk_size", "attention_chunk_size is null", "every layer attends to the whole context")
+        return {}
+    chunk = _defaulted(cfg, "llama4", "attention_chunk_size")
+    types = cfg.get("layer_types")
+    nope = cfg.get("no_rope_layers")
+    if isinstance(types, list) and types:
+        local = [t == "chunked_attention" for t in types]
+        if len(types) != layers or any(t not in ("chunked_attention", "full_attention") for t in types):
+            cfg.error("layer_types", "layer_types must list 'chunked_attention' or 'full_attention' once per layer",
+                      "check the config.json")
+            return {}
+        key = "layer_types"
+    elif isinstance(nope, list) and nope:  # 1: a RoPE layer, chunked; 0: a global no-RoPE layer
+        if len(nope) != layers or any(v not in (0, 1) or isinstance(v, bool) for v in nope):
+            cfg.error("no_rope_layers", "no_rope_layers must hold 1 (RoPE, chunked) or 0 (no RoPE, global) once per "
+                      "layer", "check the config.json")
+            return {}
+        local, key = [v == 1 for v in nope], "no_rope_layers"
+    else:
+        key = "no_rope_layer_interval" if cfg.has("no_rope_layer_interval") or not cfg.has("nope_layer_interval") \
+            else "nope_layer_interval"
+        if not cfg.has(key):
+            what = "an empty 'no_rope_layers'" if isinstance(nope, list) else "no 'no_rope_layers'"
+            cfg.note("no_rope_layers" if isinstance(nope, list) else key,
+                     f"config.json has {what} and no '{cfg.path(key)}'",
+                     "assumed the transformers default: a global no-RoPE layer every 4th, the others chunked")
+        interval = cfg.int(key, default=4, minimum=1)
+        local = [(i + 1) % interval != 0 for i in range(layers)]
+    n_local = sum(local)
+    if n_local == 0:
+        return {}
+    if n_local == layers:
+        comments["attention"] = f"every layer attends within its own {chunk}-token chunk"
+        return {"chunk_size": chunk}
+    period = layers // (layers - n_local)
+    if local != [(i + 1) % period != 0 for i in range(layers)]:
+        cfg.error(key, "chunked and global layers do not follow a regular pattern (one global layer after every "
+                  "n chunked ones)", "the spec supports only that pattern; " + BY_HAND)
+        return {}
+    comments["attention"] = (f"{period - 1} chunked ({chunk}-token chunks) layer{'s' if period > 2 else ''} per "
+                             f"global no-RoPE layer (from {key})")
+    return {"chunk_size": chunk, "local_layers_per_global": period - 1}
+
+
+def _nth(n: int) -> str:
+    """'2nd', '3rd', '4th': for 'every 2nd layer'."""
+    if n == 1:
+        return "single"
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def _shown(value) -> str:
@@ -259,7 +473,7 @@ def _from_layer_types(cfg: _Config, types: list, layers: int, comments: dict[str
     if local != [(i + 1) % period != 0 for i in range(layers)]:
         cfg.error("layer_types", "local and global layers do not follow a regular pattern "
                   "(one global layer after every n local ones)",
-                  "the spec supports only that pattern")
+                  "the spec supports only that pattern; " + BY_HAND)
         return {}
     comments["attention"] = f"{period - 1} local ({window}-token window) layer{'s' if period > 2 else ''} " \
                             "per global layer (from layer_types)"
@@ -269,7 +483,8 @@ def _from_layer_types(cfg: _Config, types: list, layers: int, comments: dict[str
 def _count(spec: dict, comments: dict[str, str]) -> None:
     """Fill parameters (and active_parameters) from the shapes."""
     from genreport.formulas.architecture import parameter_count
-    from genreport.load.spec import Attention, Model, MoE, Source
+    from genreport.load.objects import moe_from
+    from genreport.load.spec import Attention, Model, Source
 
     att = dict(spec.get("attention") or {})
     heads, kv = spec["heads"], spec["kv_heads"]
@@ -280,14 +495,15 @@ def _count(spec: dict, comments: dict[str, str]) -> None:
         hidden_size=spec["hidden_size"], heads=heads, kv_heads=kv, head_dim=spec["head_dim"],
         ffn_size=spec["ffn"]["size"], ffn_kind=spec["ffn"]["kind"], vocab_size=spec["vocab_size"],
         tied_embeddings=spec["tied_embeddings"], norm=spec["norm"], qkv_bias=bool(spec.get("qkv_bias")),
-        declared_parameters=None, declared_active=None,
-        moe=MoE(moe["experts"], moe["active_experts"], moe["expert_ffn_size"], moe.get("shared_experts", 0),
-                moe.get("first_dense_layers", 0)) if moe else None,
+        declared_parameters=None, declared_active=None, moe=moe_from(moe) if moe else None,
         attention=Attention(kind=kind, **att), source=Source(""),
+        norms_per_layer=spec.get("norms_per_layer", 2), o_bias=bool(spec.get("o_bias")),
+        ffn_bias=bool(spec.get("ffn_bias")),
     )
     pc = parameter_count(m)
     spec["parameters"] = int(pc.total)
     comments["parameters"] = "computed from the shapes (config.json carries no count)"
     if moe:
         spec["active_parameters"] = int(pc.active)
-        comments["active_parameters"] = "computed: all but the routed experts, plus active_experts of them"
+        comments["active_parameters"] = ("computed: all but the routed experts, plus active_experts of them "
+                                         "(both embedding tables included)")

@@ -1,10 +1,22 @@
 """``genreport import-hf CONFIG.json``: a model spec from a local Hugging Face config.json.
 
 No network: the file is read as JSON and mapped, architecture by architecture, to the
-fields of ``specs/schema/model.schema.json``.  Llama, Mistral, Mixtral, Qwen2/2.5/3
-(dense and MoE), Gemma 2/3, Phi-3 and DeepSeek-V2/V3 are understood.  A config.json
-carries no parameter count, so ``parameters`` (and ``active_parameters`` for a mixture
-of experts) is computed from the shapes with :mod:`formulas.architecture`.
+fields of ``specs/schema/model.schema.json``.  Llama (3.x and the DeepSeek-R1 distills),
+Mistral, Mixtral, Qwen2/2.5/3 (dense and MoE, the R1 distills), Gemma 2/3, Phi-3/Phi-4,
+DeepSeek-V2/V3, gpt-oss and Llama 4 (the text model of a multimodal config) are understood.
+A config.json carries no parameter count, so ``parameters`` (and ``active_parameters`` for a
+mixture of experts) is computed from the shapes with :mod:`formulas.architecture`.
+
+What the config holds that the spec cannot describe (a quantized checkpoint, a clamped
+activation, a weightless q/k norm) and every transformers default taken for a key the config
+leaves out are notes: printed with the key's line and written into the YAML as comments.
+
+The name comes from ``_name_or_path``, else from a Hugging Face cache folder
+(``models--org--name/snapshots/<hash>/config.json`` -> ``name``), else from the file
+(``x.config.json`` -> ``x``; ``folder/config.json`` -> ``folder``).  The ``$schema`` line is
+``../schema/model.schema.json`` for a spec written into the installed catalog folder and the
+absolute path of the installed package's schema otherwise, standard output included, so an
+editor finds the schema wherever the file is saved.
 
 Anything missing or not representable is a finding naming the file, the line and the
 key, raised as :class:`~genreport.errors.SpecError`; the CLI prints it, no traceback.
@@ -68,12 +80,43 @@ _NAME_OK = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
 # ----------------------------------------------------------------------------------------------- naming
 
-def default_name(path: Path, data: dict) -> str:
-    """A catalog name: from _name_or_path, else the file (or its folder, for a file called config.json)."""
+_HASH = re.compile(r"^[0-9a-f]{16,64}$")
+
+
+def cache_origin(path: Path | str) -> str:
+    """The repository ('org/name', or a bare name) of a file inside a Hugging Face cache,
+    ``.../models--org--name/snapshots/<hash>/config.json``; '' elsewhere."""
+    parts = Path(path).parts  # as given, not resolved: the cache's files are links into blobs/
+    for i in range(len(parts) - 2, 0, -1):
+        if parts[i] == "snapshots" and parts[i - 1].startswith("models--") and i + 1 < len(parts):
+            repo = parts[i - 1][len("models--"):]
+            return repo.replace("--", "/", 1) if repo else ""
+    return ""
+
+
+def model_origin(path: Path, data: dict) -> str:
+    """Where the config says it comes from: ``_name_or_path`` (a cache path in it read as its repository), else
+    the Hugging Face cache folder the file sits in; '' when neither says."""
     raw = data.get("_name_or_path") if isinstance(data.get("_name_or_path"), str) else ""
-    base = raw.rstrip("/").rsplit("/", 1)[-1] if raw else ""
+    raw = raw.strip().rstrip("/")
+    if raw:
+        return cache_origin(Path(raw) / "config.json") or raw
+    return cache_origin(path)
+
+
+def default_name(path: Path, data: dict) -> str:
+    """A catalog name: the last part of the config's origin (``_name_or_path``, the cache folder's model name),
+    else the file's stem (``phi-4.config.json`` -> ``phi-4``), or its folder's name for a file called
+    config.json."""
+    origin = model_origin(path, data)
+    base = origin.rsplit("/", 1)[-1] if origin else ""
     if not base:
-        base = path.parent.name if path.stem == "config" and path.parent.name else path.stem
+        stem = path.stem[:-len(".config")] if path.stem.lower().endswith(".config") else path.stem
+        folder = path.parent.name
+        base = folder if stem == "config" and folder and not _HASH.match(folder) else stem
+        if base == "config":  # config.json in a folder named by a hash: the model type says more than 'config'
+            kind = data.get("model_type")
+            base = kind if isinstance(kind, str) else ""
     return sanitize(base) or "imported-model"
 
 
@@ -99,9 +142,13 @@ def _scalar(value) -> str:
     return text if _PLAIN.match(text) and text not in _YAML_WORDS else _yaml_str(text)
 
 
-def render(spec: dict, comments: dict[str, str], source: dict, schema_ref: str) -> str:
-    """The spec as YAML in the catalog's layout, with comments."""
+def render(spec: dict, comments: dict[str, str], source: dict, schema_ref: str, notes=()) -> str:
+    """The spec as YAML in the catalog's layout, with comments; ``notes`` (findings of severity warning: what
+    the config holds that the spec cannot describe, what was assumed) as comment lines under the first."""
     lines = [f"# yaml-language-server: $schema={schema_ref}"]
+    if notes:
+        lines.append("# import-hf notes (config.json keys the spec does not describe, and what was assumed):")
+        lines.extend(f"#   {safe(note_text(n))}" for n in notes)
 
     def add(text: str, comment: str = "") -> None:
         lines.append(f"{text}   # {comment}" if comment else text)
@@ -122,36 +169,48 @@ def render(spec: dict, comments: dict[str, str], source: dict, schema_ref: str) 
 
 
 def _schema_ref(out: Path | None) -> str:
-    schema = schema_dir() / "model.schema.json"
-    if out is None:
-        return "../schema/model.schema.json"  # where catalog entries live: specs/models/
-    try:
-        return Path(os.path.relpath(schema.resolve(), out.resolve().parent)).as_posix()
-    except ValueError:  # another drive on Windows
-        return schema.resolve().as_uri()
+    """The ``$schema`` of the written spec: relative inside the installed catalog folder (``specs/models/``, as
+    the catalog's own files), else the absolute path of the installed package's schema, which an editor
+    resolves wherever the spec is saved (standard output included)."""
+    schema = (schema_dir() / "model.schema.json").resolve()
+    if out is not None and out.resolve().parent == (schema_dir().parent / "models").resolve():
+        return "../schema/model.schema.json"
+    return schema.as_posix()
 
 
-def import_config(path: Path, name: str | None = None, out: Path | None = None) -> tuple[str, str]:
-    """The model spec YAML for the config.json at ``path`` and its name; raises SpecError on bad input."""
+def note_text(note: Finding) -> str:
+    """A note in words: the key, what the config holds, what was assumed."""
+    return f"{note.path + ': ' if note.path else ''}{note.message}" + (f"; {note.hint}" if note.hint else "")
+
+
+def import_config(path: Path, name: str | None = None, out: Path | None = None,
+                  notes: list | None = None) -> tuple[str, str]:
+    """The model spec YAML for the config.json at ``path`` and its name; raises SpecError on bad input.
+    ``notes``, a list, receives the warnings (Finding) about keys the spec cannot describe and defaults taken."""
     path = Path(path)
     cfg = read_config(path)
+    raw = cfg.data.get("_name_or_path") if isinstance(cfg.data.get("_name_or_path"), str) else ""
+    if len(raw) > 150 or safe(raw) != raw:
+        cfg.error("_name_or_path", f"'_name_or_path' is {safe(raw[:40])!r}{'...' if len(raw) > 40 else ''}, "
+                  "not a model name", "write the Hugging Face name, e.g. \"meta-llama/Llama-3.1-8B\", or remove it")
+        raise SpecError(cfg.findings)
+    origin = model_origin(path, cfg.data)
+    if len(origin) > 150 or safe(origin) != origin:
+        origin = ""  # a cache folder's name that is no model name: name the spec after the file
     chosen = name or default_name(path, cfg.data)
     if not _NAME_OK.match(chosen) or len(chosen) > 100:
         raise SpecError([Finding("--name", 1, 1, "", f"'{chosen}' is not a catalog name",
                                  "use lowercase letters, digits, '.', '_' and '-', e.g. 'llama-3.1-8b'")])
     spec, comments = convert(cfg, chosen)
-    origin = cfg.data.get("_name_or_path") if isinstance(cfg.data.get("_name_or_path"), str) else ""
-    if len(origin) > 150 or safe(origin) != origin:
-        cfg.error("_name_or_path", f"'_name_or_path' is {safe(origin[:40])!r}{'...' if len(origin) > 40 else ''}, "
-                  "not a model name", "write the Hugging Face name, e.g. \"meta-llama/Llama-3.1-8B\", or remove it")
-        raise SpecError(cfg.findings)
+    if notes is not None:
+        notes.extend(cfg.notes)
     spec["title"] = origin.rsplit("/", 1)[-1] if origin else chosen
     source = {"title": f"{origin or path.name} config.json (imported with genreport import-hf)"}
     if re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", origin or ""):
         source["url"] = f"https://huggingface.co/{origin}"
     source["note"] = (f"Shapes read from {path.name}; parameters computed from the shapes. "
                       "Check the published parameter count and add a date.")
-    return render(spec, comments, source, _schema_ref(out)), chosen
+    return render(spec, comments, source, _schema_ref(out), cfg.notes), chosen
 
 
 def _check_loads(text: str, config: Path) -> None:
@@ -188,8 +247,11 @@ def main(argv: list[str] | None = None) -> int:
         print(safe(f"genreport import-hf: {display(out)} exists; pass --force to replace it (nothing was written)"),
               file=sys.stderr)
         return 1
-    text, name = import_config(Path(args.config), args.name, out)
+    notes: list[Finding] = []
+    text, name = import_config(Path(args.config), args.name, out, notes)
     _check_loads(text, Path(args.config))
+    for n in notes:  # what the spec cannot say and what was assumed, with the key's line; the YAML has them too
+        print(safe(f"{n.file}:{n.line}:{n.col}: note: {note_text(n)}"), file=sys.stderr)
     if out is None:
         sys.stdout.write(safe(text, newlines=True))  # a C1 control in a quoted string stays a YAML escape
         return 0

@@ -37,12 +37,17 @@ def hardware_rows(gpus) -> tuple[list[str], list[list[str]]]:
 def model_rows(models) -> tuple[list[str], list[list[str]]]:
     from genreport.model.catalog import model_facts
 
-    header = ["name", "title", "params", "active", "layers", "d", "heads/kv", "KV KiB/token bf16", "context", "kind"]
+    # KV: what every token of context costs in the layers that attend to all of it, and what a sequence holds in
+    # its windowed or chunked layers once its context passes the window (the whole c for a model without them)
+    header = ["name", "title", "params", "active", "layers", "d", "heads/kv", "KV KiB/token bf16",
+              "+ MiB/seq windows", "context", "kind"]
     rows = []
     for m in models:
         f = model_facts(m)
+        windows = f["kv_bytes_per_sequence_windowed_bf16"]
         rows.append([m.name, m.title, f"{f['parameters'] / 1e9:,.3g}B", f"{f['active'] / 1e9:,.3g}B", str(m.layers),
-                     str(m.hidden_size), f"{m.heads}/{m.kv_heads}", f"{f['kv_bytes_per_token_bf16'] / 1024:,.4g}",
+                     str(m.hidden_size), f"{m.heads}/{m.kv_heads}", f"{f['kv_bytes_per_token_global_bf16'] / 1024:,.4g}",
+                     f"{windows / 2**20:,.4g}" if windows else "-",
                      f"{m.max_context:,}" if m.max_context else "-", f["kind"]])
     return header, rows
 
@@ -68,6 +73,6 @@ def main(argv: list[str]) -> int:
     if args.what in (None, "models"):
         header, rows = model_rows(load_catalog("model", None, root, warn))
         rows = cells(rows)
-        parts.append(f"models ({len(rows)}):\n" + "\n".join(table(rows, header, {2, 3, 4, 5, 6, 7, 8})))
+        parts.append(f"models ({len(rows)}):\n" + "\n".join(table(rows, header, {2, 3, 4, 5, 6, 7, 8, 9})))
     print("\n\n".join(parts))
     return 0

@@ -330,6 +330,9 @@ const GR_WHATIF = (function () {
     }
     if (m.moe && m.moe.first_dense_layers >= m.layers) {
       throw new OverrideError("moe.first_dense_layers", "every layer is dense", "lower first_dense_layers");
+    } else if (m.moe && Math.floor((m.layers - m.moe.first_dense_layers) / Math.max(1, m.moe.layer_step || 1)) === 0) {
+      throw new OverrideError("moe.layer_step", "layer_step " + m.moe.layer_step + " leaves no MoE layer among the "
+        + (m.layers - m.moe.first_dense_layers) + " after the dense ones", "lower moe.layer_step or moe.first_dense_layers");
     }
     if (inp.parallelism) checkParallelism(inp.parallelism, m, live);
     const p = resolvePrecision(state.precision, t);
