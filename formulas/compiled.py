@@ -55,8 +55,9 @@ def source_digest() -> str:
     return h.hexdigest()[:24]
 
 
-def placeholder_latex(expr, args: tuple[str, ...]) -> str:
-    """LaTeX of ``expr`` with each argument symbol printed as ``\\mathit{vK}``, positive terms of a sum first."""
+def placeholder_latex(expr, args: tuple[str, ...], together: bool = True) -> str:
+    """LaTeX of ``expr`` with each argument symbol printed as ``\\mathit{vK}``, positive terms of a sum first;
+    ``together=False`` prints it as built (a sum of named terms stays a sum)."""
     import sympy as sp
 
     from .glossary import sym
@@ -67,7 +68,7 @@ def placeholder_latex(expr, args: tuple[str, ...]) -> str:
     if extra:  # every symbol must be an argument
         raise ValueError(f"symbols {sorted(map(str, extra))} are not arguments")
     printer = _Latex({"symbol_names": names, "mul_symbol": "dot"})
-    if expr.is_Add and expr.free_symbols & {sym("R"), sym("I_KV")}:
+    if not together or (expr.is_Add and expr.free_symbols & {sym("R"), sym("I_KV")}):
         return printer.doprint(expr)  # a display form that is a sum (I_KV + 2 N / (S c)): keep its terms apart
     num, den = sp.fraction(sp.together(expr)) if (expr.is_Mul or expr.is_Add) else (expr, 1)
     zero = {sym("a"): 0, sym("N_e"): 0}
@@ -78,7 +79,7 @@ def placeholder_latex(expr, args: tuple[str, ...]) -> str:
     return printer.doprint(expr)
 
 
-def _variant(expr, variant: str):
+def _variant(expr, variant: str, tidy_it: bool = True):
     """``expr`` with the substitutions of ``variant`` (the table is in :mod:`.variants`)."""
     from .glossary import sym
     from .quantities import tidy
@@ -92,7 +93,7 @@ def _variant(expr, variant: str):
 
     subs = {sym(k): value(v) for k, v in substitutions(variant).items()}
     out = expr.subs(subs) if subs else expr
-    return tidy(out) if out.is_Mul or out.is_Pow or out.is_Add else out
+    return tidy(out) if tidy_it and (out.is_Mul or out.is_Pow or out.is_Add) else out
 
 
 def display_form(q, variant: str, shown):
@@ -123,7 +124,8 @@ def build_entry(q) -> dict:
 
     expr = q.expr()
     steps = q.steps() if q.steps else ()
-    shown = {v: display_form(q, v, _variant(expr, v)) for v in VARIANTS}
+    built = bool(q.extras.get("as_built"))  # printed as the formula is written, not over one denominator
+    shown = {v: display_form(q, v, _variant(expr, v, not built)) for v in VARIANTS}
     shown_steps = {v: [(st.label, st.lhs, _variant(st.expr, v)) for st in steps] for v in VARIANTS}
     free = set(expr.free_symbols)
     for v in VARIANTS:
@@ -135,7 +137,7 @@ def build_entry(q) -> dict:
     fn = sp.lambdify([sp.Symbol(a, positive=True) for a in fn_args], expr, "numpy", cse=True)
     return {
         "id": q.id, "args": list(args), "fn_args": list(fn_args), "fn": fn, "src": inspect.getsource(fn),
-        "latex": {v: placeholder_latex(shown[v], args) for v in VARIANTS},
+        "latex": {v: placeholder_latex(shown[v], args, not built) for v in VARIANTS},
         "steps": {v: [[lab, lhs, placeholder_latex(e, args)] for lab, lhs, e in shown_steps[v]] for v in VARIANTS},
         "symbol": q.symbol, "unit": q.unit, "params": list(q.params), "title": q.title,
         "source": q.source, "integer": q.integer,

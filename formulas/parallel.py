@@ -38,53 +38,115 @@ MEGATRON = "Shoeybi et al. 2019, Megatron-LM, section 3 (two all-reduces per lay
 MEGATRON_PP = "Narayanan et al. SC'21, Megatron-LM, sections 2.2 and 4.1 (pipeline bubble, scatter/gather)"
 GSHARD = "Lepikhin et al. 2020, GShard, section 2.2 (dispatch and combine all-to-all)"
 ZERO = "Rajbhandari et al. SC'20, ZeRO, section 5, figure 1"
+LOWER = "Patarasuk and Yuan 2009, Bandwidth optimal all-reduce algorithms (2 (n-1)/n Z sent at least); NVLink SHARP"
+NCCL_TUNING = "NCCL 2.30 src/graph/tuning.cc (base latency per call; ring steps); nccl-tests busbw as measured"
 
 (n_TP, n_PP, n_EP, n_DP, n_g, Z, W_x, alpha, N_x, L_x, k_e, b_a, s_kv, k_w, k_g, k_o) = (
     sym(x) for x in ("n_TP", "n_PP", "n_EP", "n_DP", "n_g", "Z_g", "W_x", "alpha", "N_x", "L_x", "k_e", "b_a",
                      "s_kv", "k_w", "k_g", "k_o"))
 W_TP, a_TP, W_PP, a_PP, W_EP, a_EP, W_DP, a_DP = (
     sym(x) for x in ("W_TP", "alpha_TP", "W_PP", "alpha_PP", "W_EP", "alpha_EP", "W_DP", "alpha_DP"))
+W_c, tau_c, W_s, tau_s, s_TP, W_cTP, W_sTP, W_cPP, W_cEP, W_cDP, u_x = (
+    sym(x) for x in ("W_c", "tau_c", "W_s", "tau_s", "s_TP", "W_cTP", "W_sTP", "W_cPP", "W_cEP", "W_cDP", "u_x"))
 N, N_a, N_e, L, d, H_kv, b, c, C, P, W, B, S, T, a = (
     sym(x) for x in ("N", "N_a", "N_e", "L", "d", "H_kv", "b", "c", "C", "P", "W", "B", "S", "T", "a"))
 
 
 # ----------------------------------------------------------------------------------------------- collectives
+#
+# Two models of each collective.  The strict bound is what the best algorithm could reach on the link: the fewest
+# bytes any algorithm must send (2 (n-1)/n Z for an all-reduce without in-network reduction, Patarasuk and Yuan
+# 2009; Z with it, NVLink SHARP, since every GPU sends its Z once) at the line rate W, and one step of the link's
+# latency alpha (a one-shot all-reduce: vLLM's, SGLang's and TensorRT-LLM's custom kernels reach 5.7-7.8 us for
+# 0.5-32 KiB on 8 x H100).  The estimate is what the library runs (NCCL, RCCL): a fixed cost tau_c per call, the
+# ring's 2 (n-1) steps of alpha, and the bus bandwidth the library reaches on that link (nccl-tests busbw, below the
+# line rate); NCCL also has its NVLS algorithm where the switch reduces (tau_s, its own bus bandwidth), and picks
+# the faster of the two for each message, as its tuner does (NCCL src/graph/tuning.cc).
 
-def all_reduce_time(n=n_g, Z=Z, W=W_x, alpha=alpha):
-    """Ring all-reduce of Z bytes per GPU over n GPUs [s]: 2 (n-1)/n Z/W + 2 (n-1) alpha.
+def _some(n):
+    """1 for a group of two or more GPUs, 0 for one: a group of one sends nothing and waits for nothing."""
+    return sp.Min(1, n - 1)
 
-    A reduce-scatter then an all-gather, n-1 steps each (Thakur et al. 2005; NCCL's bus bandwidth
-    busBw = algBw 2 (n-1)/n).  Zero for n = 1.
+
+def all_reduce_time(n=n_g, Z=Z, W=W_x, alpha=alpha, s=0):
+    """All-reduce of Z bytes per GPU over n GPUs, at least [s]: (2 (n-1)/n (1 - s) + s) Z/W + alpha.
+
+    Without in-network reduction (s = 0) any algorithm sends at least 2 (n-1)/n Z per GPU (the ring reaches it;
+    NCCL's busBw = algBw 2 (n-1)/n); where the switch reduces (s = 1, NVLink SHARP) each GPU sends its Z once.
+    At least one step of latency.  Zero for n = 1.
 
     >>> t = all_reduce_time().subs({sym('n_g'): 8, sym('Z_g'): 16384, sym('W_x'): 450e9, sym('alpha'): 0.6e-6})
     >>> round(float(t) * 1e6, 3)
-    8.464
+    0.664
     """
-    return 2 * (n - 1) / n * Z / W + 2 * (n - 1) * alpha
+    return (2 * (n - 1) / n * (1 - s) + s * _some(n)) * Z / W + _some(n) * alpha
+
+
+def all_reduce_time_library(n=n_g, Z=Z, W=W_c, alpha=alpha, tau=tau_c):
+    """Ring all-reduce as the library runs it [s]: tau_c + 2 (n-1) alpha + 2 (n-1)/n Z / W_c.
+
+    A reduce-scatter then an all-gather, n-1 steps each (Thakur et al. 2005), after a fixed cost per call (NCCL
+    2.30 src/graph/tuning.cc: 6.6 us base latency of its ring with the LL protocol), at the bus bandwidth nccl-tests
+    measures on the link.
+
+    >>> t = all_reduce_time_library().subs({sym('n_g'): 8, sym('Z_g'): 16384, sym('W_c'): 370e9,
+    ...                                      sym('alpha'): 0.6e-6, sym('tau_c'): 6.6e-6})
+    >>> round(float(t) * 1e6, 2)
+    15.08
+    """
+    return _some(n) * tau + 2 * (n - 1) * alpha + 2 * (n - 1) / n * Z / W
+
+
+def all_reduce_time_switch(n=n_g, Z=Z, W=W_s, tau=tau_s, line=W_x):
+    """All-reduce with the reduction in the switch as the library runs it (NCCL NVLS) [s]:
+    tau_s + max(2 (n-1)/n Z / W_s, Z / W_x).
+
+    W_s is the bus bandwidth nccl-tests measures with NVLS (it reports it with the ring's 2 (n-1)/n, so the
+    algorithm bandwidth is W_s n / (2 (n-1))); measured on the whole domain, it never lets a smaller group send
+    its Z faster than the line rate W_x.
+    """
+    return _some(n) * tau + sp.Max(2 * (n - 1) / n * Z / W, Z / line)
+
+
+def all_reduce_time_estimate(n=n_g, Z=Z):
+    """The tensor-parallel all-reduce the library picks [s]: its ring, or its NVLS algorithm where the switch
+    reduces (s_TP = 1) and that is faster: t_ring + s_TP min(0, t_NVLS - t_ring)."""
+    ring = all_reduce_time_library(n, Z, W_cTP, a_TP, tau_c)
+    return ring + s_TP * sp.Min(0, all_reduce_time_switch(n, Z, W_sTP, tau_s, W_TP) - ring)
 
 
 def all_gather_time(n=n_g, Z=Z, W=W_x, alpha=alpha):
-    """Ring all-gather of Z bytes in total (Z/n from each GPU) [s]: (n-1)/n Z/W + (n-1) alpha.  NCCL; Thakur 2005."""
-    return (n - 1) / n * Z / W + (n - 1) * alpha
+    """All-gather of Z bytes in total (Z/n from each GPU), at least [s]: (n-1)/n Z/W + alpha.  NCCL; Thakur 2005."""
+    return (n - 1) / n * Z / W + _some(n) * alpha
 
 
 def reduce_scatter_time(n=n_g, Z=Z, W=W_x, alpha=alpha):
-    """Ring reduce-scatter of Z bytes per GPU (Z/n kept) [s]: (n-1)/n Z/W + (n-1) alpha.  NCCL; Thakur 2005."""
-    return (n - 1) / n * Z / W + (n - 1) * alpha
+    """Reduce-scatter of Z bytes per GPU (Z/n kept), at least [s]: (n-1)/n Z/W + alpha.  NCCL; Thakur 2005."""
+    return (n - 1) / n * Z / W + _some(n) * alpha
 
 
 def all_to_all_time(n=n_g, Z=Z, W=W_x, alpha=alpha):
-    """All-to-all of Z bytes per GPU [s]: (n-1)/n Z/W + (n-1) alpha.
+    """All-to-all of Z bytes per GPU, at least [s]: (n-1)/n Z/W + alpha.
 
-    Each GPU keeps 1/n of its buffer and sends (n-1)/n, one exchange with each of the n-1 others
-    (NCCL's alltoall bus bandwidth is (n-1)/n times the algorithm bandwidth).
+    Each GPU keeps 1/n of its buffer and sends (n-1)/n (NCCL's alltoall bus bandwidth is (n-1)/n times the
+    algorithm bandwidth); the n-1 exchanges can all be in flight at once.
     """
-    return (n - 1) / n * Z / W + (n - 1) * alpha
+    return (n - 1) / n * Z / W + _some(n) * alpha
+
+
+def all_to_all_time_library(n=n_g, Z=Z, W=W_c, alpha=alpha, tau=tau_c):
+    """All-to-all as the library runs it [s]: tau_c + (n-1) alpha + (n-1)/n Z / W_c, one exchange after another."""
+    return _some(n) * tau + (n - 1) * alpha + (n - 1) / n * Z / W
 
 
 def p2p_time(Z=Z, W=W_x, alpha=alpha):
-    """Point-to-point send of Z bytes [s]: Z/W + alpha (one step)."""
+    """Point-to-point send of Z bytes, at least [s]: Z/W + alpha (one step)."""
     return Z / W + alpha
+
+
+def p2p_time_library(Z=Z, W=W_c, alpha=alpha, tau=tau_c):
+    """Point-to-point send as the library runs it [s]: tau_c + alpha + Z / W_c."""
+    return tau + alpha + Z / W
 
 
 # ----------------------------------------------------------------------------------------------- memory
@@ -178,20 +240,43 @@ def decode_bytes_per_gpu():
     return microbatches() * weights + B * (S * c / (n_PP * s_kv) + a / (n_TP * n_PP))
 
 
+def decode_bytes_busiest_gpu():
+    """HBM bytes of the busiest GPU of the expert group in a decode round [B]: its expert reads u_x times the mean.
+
+    :func:`decode_bytes_per_gpu` + m (u_x - 1) N_x b / (max(n_TP, n_EP) n_PP): the mean GPU streams N_x b /
+    (max(n_TP, n_EP) n_PP) of the experts the batch touches, the busiest u_x times that.  The round ends when the GPU
+    that holds the most of the batch's experts has streamed them (Mixtral 8x22B at tp 8, ep 8, batch 1: the two
+    experts a token picks sit whole on two GPUs).  Equals :func:`decode_bytes_per_gpu` for u_x = 1.
+    """
+    return decode_bytes_per_gpu() + microbatches() * (u_x - 1) * N_x * b / (expert_split() * n_PP)
+
+
+def decode_time_memory_busiest():
+    """HBM ledger of the busiest GPU of the expert group in a decode round [s]: its bytes / W (the estimate's)."""
+    return decode_bytes_busiest_gpu() / W
+
+
 def tp_all_reduce_bytes(tokens=B):
     """Bytes of one tensor-parallel all-reduce [B]: tokens d b_a (B d b_a in decode, T d b_a in prefill)."""
     return tokens * d * b_a
 
 
-def decode_time_tp():
-    """Tensor-parallel all-reduces of one GPU in a decode round [s]: 2 (L/n_PP) m all-reduces of B d b_a / m."""
-    return 2 * L / n_PP * microbatches() * all_reduce_time(n_TP, tp_all_reduce_bytes() / microbatches(), W_TP, a_TP)
+def decode_time_tp(estimate: bool = False):
+    """Tensor-parallel all-reduces of one GPU in a decode round [s]: 2 (L/n_PP) m all-reduces of B d b_a / m.
+
+    At least :func:`all_reduce_time` each for the bound; what the library picks (:func:`all_reduce_time_estimate`)
+    for the estimate.
+    """
+    z = tp_all_reduce_bytes() / microbatches()
+    one = all_reduce_time_estimate(n_TP, z) if estimate else all_reduce_time(n_TP, z, W_TP, a_TP, s_TP)
+    return 2 * L / n_PP * microbatches() * one
 
 
-def decode_time_pp():
+def decode_time_pp(estimate: bool = False):
     """Stage-to-stage sends of one GPU in a decode round [s]: m sends of B d b_a / (m n_TP); none when n_PP = 1."""
-    sends = sp.Min(1, n_PP - 1)  # 0 for one stage, 1 otherwise
-    return sends * microbatches() * p2p_time(B * d * b_a / (microbatches() * n_TP), W_PP, a_PP)
+    z = B * d * b_a / (microbatches() * n_TP)
+    one = p2p_time_library(z, W_cPP, a_PP, tau_c) if estimate else p2p_time(z, W_PP, a_PP)
+    return _some(n_PP) * microbatches() * one
 
 
 def ep_token_split():
@@ -204,30 +289,49 @@ def ep_token_split():
     return sp.Min(n_EP, n_TP)
 
 
-def decode_time_ep():
+def ep_dispatches():
+    """Whether the experts' tokens travel by all-to-all [1]: 1 when the expert group is wider than a replica.
+
+    With n_EP <= n_TP the attention is tensor-parallel: after its all-reduce every GPU of the replica holds all the
+    tokens, runs its own experts on them, and the layer's closing all-reduce sums the experts' outputs as it sums
+    the MLP's: no all-to-all (vLLM and SGLang with expert parallelism inside the tensor-parallel group).  Only a
+    group wider than a replica (data-parallel attention, n_EP > n_TP) dispatches and combines (GShard 2.2).
+    """
+    return sp.Max(0, sp.Min(1, n_EP - n_TP))
+
+
+def decode_time_ep(estimate: bool = False):
     """Expert all-to-alls of one GPU in a decode round [s]: 2 (L_x/n_PP) m all-to-alls of B k_e d b_a / (m min(n_EP, n_TP)).
 
-    Dispatch sends each token's activations to its k_e experts, combine brings them back (GShard 2.2).
+    Dispatch sends each token's activations to its k_e experts, combine brings them back (GShard 2.2); only for
+    an expert group wider than a replica (:func:`ep_dispatches`).
     """
     z = B * k_e * d * b_a / (microbatches() * ep_token_split())
-    return 2 * L_x / n_PP * microbatches() * all_to_all_time(n_EP, z, W_EP, a_EP)
+    one = all_to_all_time_library(n_EP, z, W_cEP, a_EP, tau_c) if estimate else all_to_all_time(n_EP, z, W_EP, a_EP)
+    return ep_dispatches() * 2 * L_x / n_PP * microbatches() * one
 
 
 def decode_interconnect_bytes():
     """Bytes one GPU sends in a decode round [B]: all-reduces 4 (n_TP-1)/n_TP L B d b_a / n_PP, plus all-to-alls and stage sends."""
     tp = 2 * L / n_PP * 2 * (n_TP - 1) / n_TP * tp_all_reduce_bytes()
-    ep = 2 * L_x / n_PP * (n_EP - 1) / n_EP * B * k_e * d * b_a / ep_token_split()
-    pp = sp.Min(1, n_PP - 1) * B * d * b_a / n_TP
+    ep = ep_dispatches() * 2 * L_x / n_PP * (n_EP - 1) / n_EP * B * k_e * d * b_a / ep_token_split()
+    pp = _some(n_PP) * B * d * b_a / n_TP
     return tp + ep + pp
 
 
-def decode_time_comm():
+def decode_time_comm(estimate: bool = False):
     """Interconnect ledger of one GPU in a decode round [s]: the TP, EP and PP collectives, one after another.
 
     Each collective needs the output of the computation before it (layer l's all-reduce, layer l's
     matmul), so within one GPU they add.
     """
-    return decode_time_tp() + decode_time_ep() + decode_time_pp()
+    return decode_time_tp(estimate) + decode_time_ep(estimate) + decode_time_pp(estimate)
+
+
+def decode_time_comm_estimate():
+    """Interconnect of one GPU in a decode round as the library runs it [s]: the same collectives, each at the
+    library's cost (a fixed cost per call, every ring step, the measured bus bandwidth)."""
+    return decode_time_comm(True)
 
 
 def decode_time_compute_gpu():
@@ -240,12 +344,13 @@ def decode_time_memory_gpu():
     return decode_bytes_per_gpu() / W
 
 
-def decode_time_comm_last():
+def decode_time_comm_last(estimate: bool = False):
     """Interconnect ledger of a last-stage GPU in a decode round [s]: no activations to send on.
 
     It returns the sampled token ids to the first stage, a few bytes: one step latency per micro-batch.
     """
-    return decode_time_tp() + decode_time_ep() + sp.Min(1, n_PP - 1) * microbatches() * a_PP
+    back = a_PP + tau_c if estimate else a_PP
+    return decode_time_tp(estimate) + decode_time_ep(estimate) + _some(n_PP) * microbatches() * back
 
 
 def decode_time_bound():
@@ -260,31 +365,37 @@ def decode_time_bound():
 
 
 def decode_time_serial():
-    """Serialized estimate of a decode round [s]: max(compute, HBM) + interconnect per GPU, through the pipeline.
+    """Serialized estimate of a decode round [s]: max(compute, HBM of the busiest GPU) + interconnect as the library
+    runs it, per GPU, through the pipeline.
 
     The all-reduces sit on the critical path (the next layer needs their result), as in real decode
     engines without compute-communication overlap; not a bound, an estimate.
     """
-    work = sp.Max(decode_time_compute_gpu(), decode_time_memory_gpu())
-    return pipelined(work + decode_time_comm(), work + decode_time_comm_last())
+    work = sp.Max(decode_time_compute_gpu(), decode_time_memory_busiest())
+    return pipelined(work + decode_time_comm(True), work + decode_time_comm_last(True))
 
 
 # ----------------------------------------------------------------------------------------------- prefill
 
-def prefill_time_tp():
+def prefill_time_tp(estimate: bool = False):
     """Tensor-parallel all-reduces of one GPU in a prefill of T tokens [s]: 2 L/n_PP all-reduces of T d b_a."""
-    return 2 * L / n_PP * all_reduce_time(n_TP, tp_all_reduce_bytes(T), W_TP, a_TP)
+    z = tp_all_reduce_bytes(T)
+    one = all_reduce_time_estimate(n_TP, z) if estimate else all_reduce_time(n_TP, z, W_TP, a_TP, s_TP)
+    return 2 * L / n_PP * one
 
 
-def prefill_time_comm():
+def prefill_time_comm(estimate: bool = False):
     """Interconnect ledger of a prefill of T tokens on a GPU that sends to the next stage [s]: TP, EP and PP."""
-    return prefill_time_comm_last() + sp.Min(1, n_PP - 1) * p2p_time(T * d * b_a / n_TP, W_PP, a_PP)
+    z = T * d * b_a / n_TP
+    send = p2p_time_library(z, W_cPP, a_PP, tau_c) if estimate else p2p_time(z, W_PP, a_PP)
+    return prefill_time_comm_last(estimate) + _some(n_PP) * send
 
 
-def prefill_time_comm_last():
+def prefill_time_comm_last(estimate: bool = False):
     """Interconnect ledger of a prefill on the last stage (or the only one) [s]: its all-reduces and all-to-alls."""
-    ep = 2 * L_x / n_PP * all_to_all_time(n_EP, T * k_e * d * b_a / ep_token_split(), W_EP, a_EP)
-    return prefill_time_tp() + ep
+    z = T * k_e * d * b_a / ep_token_split()
+    one = all_to_all_time_library(n_EP, z, W_cEP, a_EP, tau_c) if estimate else all_to_all_time(n_EP, z, W_EP, a_EP)
+    return prefill_time_tp(estimate) + ep_dispatches() * 2 * L_x / n_PP * one
 
 
 def _prefill_ledgers():
@@ -309,18 +420,19 @@ def prefill_time_bound():
 def prefill_time_serial():
     """Serialized estimate of a prefill of T tokens [s]: (n_PP - 1) (max(compute, HBM) + x) + max(compute, HBM) + x_L.
 
-    The all-reduces on the critical path, as :func:`decode_time_serial`; an estimate, not a bound.
+    The collectives on the critical path at the library's cost, as :func:`decode_time_serial`; an estimate, not a
+    bound.
     """
     t_comp, t_mem = _prefill_ledgers()
     work = sp.Max(t_comp, t_mem)
-    return (n_PP - 1) * (work + prefill_time_comm()) + work + prefill_time_comm_last()
+    return (n_PP - 1) * (work + prefill_time_comm(True)) + work + prefill_time_comm_last(True)
 
 
 def prefill_interconnect_bytes():
     """Bytes a GPU that sends to the next stage sends in a prefill of T tokens [B]: all-reduces, all-to-alls, one send."""
     tp = 2 * L / n_PP * 2 * (n_TP - 1) / n_TP * tp_all_reduce_bytes(T)
-    ep = 2 * L_x / n_PP * (n_EP - 1) / n_EP * T * k_e * d * b_a / ep_token_split()
-    return tp + ep + sp.Min(1, n_PP - 1) * T * d * b_a / n_TP
+    ep = ep_dispatches() * 2 * L_x / n_PP * (n_EP - 1) / n_EP * T * k_e * d * b_a / ep_token_split()
+    return tp + ep + _some(n_PP) * T * d * b_a / n_TP
 
 
 # ----------------------------------------------------------------------------------------------- training
@@ -374,29 +486,43 @@ def _positive_root(eq, var):
 
 def _dense_one_stage(expr):
     """Dense model, one stage, no experts, no activation traffic, all weights streamed: the closed forms' setting."""
-    return expr.subs({n_PP: 1, N_x: 0, L_x: 0, n_EP: 1, a: 0, N_e: 0}).subs(sp.Min(1, B), 1)  # B >= 1
+    out = expr.subs({n_PP: 1, N_x: 0, L_x: 0, n_EP: 1, a: 0, N_e: 0}).subs(sp.Min(1, B), 1)  # B >= 1
+    return out.subs(_some(n_TP), 1)  # two GPUs or more: the question is how many
+
+
+def decode_time_tp_ring():
+    """Tensor-parallel all-reduces of a decode round as the library's ring runs them [s] (the closed forms' model):
+    2 (L/n_PP) m (tau_c + 2 (n-1) alpha_TP + 2 (n-1)/n B d b_a / (m W_cTP)).
+
+    The ring is what NCCL picks for the small messages of decode (a few KiB to a MiB per call); the strict bound's
+    all-reduce (one step of latency) would put these crossings past hundreds of GPUs, which no engine reaches.
+    """
+    z = tp_all_reduce_bytes() / microbatches()
+    return 2 * L / n_PP * microbatches() * all_reduce_time_library(n_TP, z, W_cTP, a_TP, tau_c)
 
 
 @cache
 def tp_weight_crossover():
-    """TP degree where the batch-1 all-reduces take as long as streaming the weight slice [1].
+    """TP degree where the batch-1 all-reduces, as the library's ring runs them, take as long as streaming the
+    weight slice [1].
 
-    Solve 2 L [2 (n-1)/n d b_a / W_TP + 2 (n-1) alpha_TP] = N b / (n W) for n = n_TP: past it, adding
+    Solve 2 L [tau_c + 2 (n-1) alpha_TP + 2 (n-1)/n d b_a / W_cTP] = N b / (n W) for n = n_TP: past it, adding
     GPUs makes batch-1 decode interconnect-bound (latency-bound all-reduces against a shrinking slice).
     """
-    t_comm = _dense_one_stage(decode_time_tp()).subs(B, 1)
+    t_comm = _dense_one_stage(decode_time_tp_ring()).subs(B, 1)
     t_w = N * b / (n_TP * W)
     return _positive_root(sp.Eq(t_comm, t_w), n_TP)
 
 
 @cache
 def comm_hbm_crossover_batch():
-    """Batch where the interconnect ledger of a decode step reaches the HBM ledger [1] (one stage, dense).
+    """Batch where the all-reduces of a decode step, as the library's ring runs them, reach the HBM ledger [1]
+    (one stage, dense).
 
-    Solve 2 L [2 (n-1)/n B d b_a / W_TP + 2 (n-1) alpha_TP] = (N b / n + B S c / s_kv) / W for B;
+    Solve 2 L [tau_c + 2 (n-1) alpha_TP + 2 (n-1)/n B d b_a / W_cTP] = (N b / n + B S c / s_kv) / W for B;
     negative when the all-reduces never catch up with the HBM traffic.
     """
-    t_comm = _dense_one_stage(decode_time_tp())
+    t_comm = _dense_one_stage(decode_time_tp_ring())
     t_mem = _dense_one_stage(decode_bytes_per_gpu()) / W
     roots = sp.solve(sp.Eq(sp.expand(t_comm), t_mem), B, dict=False)
     if len(roots) != 1:

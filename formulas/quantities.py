@@ -255,9 +255,10 @@ DEFS: tuple[QuantityDef, ...] = (
 
 
 def _tp_crossover_steps():
-    t_comm = parallel._dense_one_stage(parallel.decode_time_tp()).subs(B, 1)
+    t_comm = parallel._dense_one_stage(parallel.decode_time_tp_ring()).subs(B, 1)
     return (
-        Step("batch-1 all-reduces of one GPU, one stage", r"t_{x}(n_{\mathrm{TP}})", t_comm),
+        Step("batch-1 all-reduces of one GPU as the library's ring runs them, one stage", r"\tilde{t}_{x}(n_{\mathrm{TP}})",
+             t_comm),
         Step("weight slice streamed by one GPU", r"t_{W}(n_{\mathrm{TP}})", sym("N") * sym("b") / (sym("n_TP") * W)),
         Step("set them equal and solve for n_TP (the positive root)", r"n_{\mathrm{TP}}^{*}", parallel.tp_weight_crossover()),
     )
@@ -265,8 +266,8 @@ def _tp_crossover_steps():
 
 def _comm_hbm_steps():
     return (
-        Step("interconnect ledger of a decode step, one stage", r"t_{x}(B)",
-             parallel._dense_one_stage(parallel.decode_time_tp())),
+        Step("all-reduces of a decode step as the library's ring runs them, one stage", r"\tilde{t}_{x}(B)",
+             parallel._dense_one_stage(parallel.decode_time_tp_ring())),
         Step("HBM ledger of one GPU", r"t_{\mathrm{mem}}(B)", parallel._dense_one_stage(parallel.decode_bytes_per_gpu()) / W),
         Step("set them equal and solve for B", r"B_{x}^{*}(S)", parallel.comm_hbm_crossover_batch()),
     )
@@ -281,14 +282,26 @@ def _link_bound_steps():
 
 _PAR = "formulas/parallel.py"
 PARALLEL_DEFS: tuple[QuantityDef, ...] = (
-    QuantityDef("all_reduce_time", "ring all-reduce", "s", r"t_{\mathrm{AR}}", (), parallel.all_reduce_time,
-                parallel.NCCL_PERF),
-    QuantityDef("all_gather_time", "ring all-gather", "s", r"t_{\mathrm{AG}}", (), parallel.all_gather_time,
-                parallel.NCCL_PERF),
-    QuantityDef("reduce_scatter_time", "ring reduce-scatter", "s", r"t_{\mathrm{RS}}", (), parallel.reduce_scatter_time,
-                parallel.NCCL_PERF),
-    QuantityDef("all_to_all_time", "all-to-all", "s", r"t_{A2A}", (), parallel.all_to_all_time, parallel.NCCL_PERF),
-    QuantityDef("p2p_time", "point-to-point send", "s", r"t_{P2P}", (), parallel.p2p_time, parallel.NCCL_PERF),
+    QuantityDef("all_reduce_time", "all-reduce, at least (the fewest bytes, one step)", "s", r"t_{\mathrm{AR}}", (),
+                lambda: parallel.all_reduce_time(s=sym("s_TP")), f"{parallel.NCCL_PERF}; {parallel.LOWER}",
+                extras={"as_built": True}),
+    QuantityDef("all_reduce_time_library", "ring all-reduce as the library runs it", "s", r"\tilde{t}_{\mathrm{AR}}", (),
+                parallel.all_reduce_time_library, f"{parallel.NCCL_PERF}; {parallel.NCCL_TUNING}",
+                extras={"as_built": True}),
+    QuantityDef("all_reduce_time_switch", "all-reduce reduced in the switch as the library runs it (NVLS)", "s",
+                r"\tilde{t}_{\mathrm{AR},s}", (), parallel.all_reduce_time_switch, parallel.NCCL_TUNING,
+                extras={"as_built": True}),
+    QuantityDef("all_gather_time", "all-gather, at least", "s", r"t_{\mathrm{AG}}", (), parallel.all_gather_time,
+                parallel.NCCL_PERF, extras={"as_built": True}),
+    QuantityDef("reduce_scatter_time", "reduce-scatter, at least", "s", r"t_{\mathrm{RS}}", (), parallel.reduce_scatter_time,
+                parallel.NCCL_PERF, extras={"as_built": True}),
+    QuantityDef("all_to_all_time", "all-to-all, at least", "s", r"t_{A2A}", (), parallel.all_to_all_time, parallel.NCCL_PERF,
+                extras={"as_built": True}),
+    QuantityDef("all_to_all_time_library", "all-to-all as the library runs it", "s", r"\tilde{t}_{A2A}", (),
+                parallel.all_to_all_time_library, f"{parallel.NCCL_PERF}; {parallel.NCCL_TUNING}",
+                extras={"as_built": True}),
+    QuantityDef("p2p_time", "point-to-point send, at least", "s", r"t_{P2P}", (), parallel.p2p_time, parallel.NCCL_PERF,
+                extras={"as_built": True}),
     QuantityDef("gpus", "GPUs", "1", r"n_{\mathrm{GPU}}", (), lambda: sym("n_TP") * sym("n_PP") * sym("n_DP"),
                 "n_TP n_PP n_DP"),
     QuantityDef("weight_bytes_per_gpu", "weight bytes on one GPU", "B", r"w_{g}", (), parallel.weight_bytes_per_gpu,
@@ -308,6 +321,13 @@ PARALLEL_DEFS: tuple[QuantityDef, ...] = (
                 f"{parallel.MEGATRON}; {parallel.MEGATRON_PP}; {parallel.GSHARD}"),
     QuantityDef("decode_time_comm", "interconnect ledger of a decode round, one GPU", "s", r"t_{x}(B, S)",
                 ("batch", "context"), parallel.decode_time_comm, f"{parallel.MEGATRON}; {parallel.NCCL_PERF}"),
+    QuantityDef("decode_time_comm_estimate", "interconnect of a decode round as the library runs it, one GPU", "s",
+                r"\tilde{t}_{x}(B, S)", ("batch", "context"), parallel.decode_time_comm_estimate,
+                f"{parallel.MEGATRON}; {parallel.NCCL_TUNING}; an estimate, not a bound"),
+    QuantityDef("decode_time_memory_busiest", "HBM ledger of a decode round, the busiest expert GPU", "s",
+                r"\tilde{t}_{\mathrm{mem},g}(B, S)", ("batch", "context"), parallel.decode_time_memory_busiest,
+                f"{parallel.GSHARD}; expected maximum under uniform routing; an estimate, not a bound",
+                extras={"as_built": True}),
     QuantityDef("decode_time_compute_gpu", "compute ledger of a decode round, one GPU", "s",
                 r"t_{\mathrm{comp},g}(B, S)", ("batch", "context"), parallel.decode_time_compute_gpu, f"{SEED_003}, figure 1"),
     QuantityDef("decode_time_memory_gpu", "HBM ledger of a decode round, one GPU", "s",

@@ -205,6 +205,9 @@ def test_the_only_scripts_are_the_live_what_if_and_they_fetch_nothing():
             assert call not in code, (folder, call)
         size = len(tail.encode()) + len("".join(re.findall(r' data-[a-z]+="[^"]*"', body)).encode())
         many = json.loads(data)["inputs"].get("parallelism")
-        # a single-card page stays under 150 KB; a many-GPU page carries the layout's code and formulas too
-        # many GPUs: ~168 KB with the layout slicing in model.js, over the ~150 aimed at
-        assert size < (172_000 if many else 150_000), (folder, size)
+        # a single-card page stays under 150 KB (154 KB since the model families' chunked layers, norms and
+        # biases and the hardware's collectives and memory reserve, issues 27 and 28); a many-GPU page carries
+        # the layout's code and formulas too
+        # many GPUs: ~168 KB with the layout slicing in model.js, ~178 KB with the collectives as the library runs
+        # them and the busiest expert GPU (issue 27), over the ~150 aimed at
+        assert size < (182_000 if many else 154_000), (folder, size)

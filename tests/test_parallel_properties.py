@@ -52,6 +52,11 @@ def setups(draw, single: bool) -> dict:
     for g in ("TP", "PP", "EP", "DP"):
         env[f"W_{g}"] = draw(st.floats(1e9, 2e12))
         env[f"alpha_{g}"] = draw(st.floats(0.0, 2e-5))
+        env[f"W_c{g}"] = env[f"W_{g}"] * draw(st.floats(0.3, 1.0))  # the library reaches at most the line rate
+    # the library's costs (any in-switch bus bandwidth: measured over a whole domain, it may pass the line rate),
+    # and the busiest expert GPU's reads over the mean
+    env.update(tau_c=draw(st.floats(0.0, 3e-5)), tau_s=draw(st.floats(0.0, 3e-5)), s_TP=float(draw(st.integers(0, 1))),
+               W_sTP=draw(st.floats(1e9, 4e12)))
     if single:
         tp = pp = ep = dp = 1
     else:
@@ -59,7 +64,8 @@ def setups(draw, single: bool) -> dict:
         pp = draw(st.integers(1, min(L, 16)))
         ep = draw(st.sampled_from([e for e in (1, 2, 4, 8) if e <= tp])) if moe else 1
         dp = draw(st.integers(1, 8))
-    env.update(n_TP=float(tp), n_PP=float(pp), n_EP=float(ep), n_DP=float(dp), s_kv=float(min(tp, H_kv)))
+    env.update(n_TP=float(tp), n_PP=float(pp), n_EP=float(ep), n_DP=float(dp), s_kv=float(min(tp, H_kv)),
+               u_x=draw(st.floats(1.0, 4.0)) if ep > 1 else 1.0)
     return env
 
 

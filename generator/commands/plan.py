@@ -14,7 +14,9 @@ capacity).  The evaluation is :func:`genreport.model.plan.plan`.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -46,6 +48,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--accounting", choices=("seed", "exact"), default="seed", help="parameter accounting (seed)")
     p.add_argument("--limit", default=30, type=int, metavar="N",
                    help="rows of the table (default 30; 0: all rows; json: always all)")
+    p.add_argument("--memory-reserve", default=None, metavar="FRACTION",
+                   help="share of each GPU the engine keeps for itself (default 0.1, vLLM's gpu_memory_utilization "
+                        "0.9); 0 gives the KV cache everything beside the weights")
     p.add_argument("--format", choices=("table", "json"), default="table", help="output (default table)")
     return p
 
@@ -98,12 +103,24 @@ def main(argv: list[str]) -> int:
         raise _err(f"--limit {args.limit}", "must be 0 (all rows) or more", "e.g. --limit 30")
     if not 1 <= args.max_gpus <= 4096:
         raise _err(f"--max-gpus {args.max_gpus}", "must be between 1 and 4096", "write e.g. 64")
+    from genreport.load.spec import DEFAULT_MEMORY_RESERVE
+
+    reserve = DEFAULT_MEMORY_RESERVE
+    if args.memory_reserve is not None:
+        try:
+            reserve = float(args.memory_reserve.rstrip("%")) / (100.0 if args.memory_reserve.endswith("%") else 1.0)
+        except ValueError:
+            reserve = math.nan
+        if not 0.0 <= reserve <= 0.9:
+            raise _err(f"--memory-reserve {args.memory_reserve}", "must be a fraction from 0 to 0.9 (or 0% to 90%)",
+                       "write e.g. 0.1 or 10%")
     model = _load("model", args.model, "model")
-    hw = _load("hardware", args.hardware, "--hardware")
+    hw = dataclasses.replace(_load("hardware", args.hardware, "--hardware"), memory_reserve=reserve)
     result = plan(model, hw, batch, context, latency, tuple(precisions), args.max_gpus, args.accounting,
                   args.estimate)
     if args.format == "json":
         doc = {"model": model.name, "hardware": hw.name, "context": context, "batch": batch, "latency": latency,
+               "memory_reserve": reserve,
                "estimate": args.estimate, "accounting": args.accounting, "max_gpus": args.max_gpus,
                "rows": [r.as_json() for r in result.rows], "rejected": result.rejected,
                "skipped_precisions": [{"precision": p, "why": w} for p, w in result.skipped_precisions]}
@@ -121,10 +138,11 @@ def render_table(result, model, hw, batch: int, context: int, latency: float | N
         limit = len(result.rows)
 
     target = f", decode round <= {latency * 1e3:g} ms ({result.estimate})" if latency else ""
-    lines = [f"{model.title} on {hw.title}: {batch} sequences x {context:,} tokens per replica{target}"]
-    header = ["precision", "tp", "pp", "ep", "GPUs", "weights/GPU GiB", "batch", "limit", "binds",
+    reserve = f", {hw.memory_reserve:.0%} of each GPU kept by the engine" if hw.memory_reserve else ""
+    lines = [f"{model.title} on {hw.title}: {batch} sequences x {context:,} tokens per replica{target}{reserve}"]
+    header = ["precision", "tp", "pp", "ep", "dp", "GPUs", "weights/GPU GiB", "batch", "limit", "binds",
               "bound ms", "serial ms", "comm ms", "tok/s replica", "tok/s/GPU"]
-    rows = [[r.precision, str(r.tp), str(r.pp), str(r.ep), str(r.gpus), f"{r.weight_bytes_per_gpu / 2**30:,.1f}",
+    rows = [[r.precision, str(r.tp), str(r.pp), str(r.ep), str(r.dp), str(r.gpus), f"{r.weight_bytes_per_gpu / 2**30:,.1f}",
              str(r.batch), r.limit, r.binds, f"{r.time_bound * 1e3:,.2f}", f"{r.time_serial * 1e3:,.2f}",
              f"{r.time_comm * 1e3:,.3f}", f"{r.tokens_per_s_replica:,.0f}", f"{r.tokens_per_s_gpu:,.1f}"]
             for r in result.rows[:limit]]

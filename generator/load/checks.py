@@ -32,6 +32,15 @@ def check_hardware(doc: Document, hw: Hardware, out: Findings) -> None:
     if ridge < 1:
         out.add(doc.finding(("memory", "bandwidth"), f"ridge point {ridge:.3g} FLOP/B is implausibly low",
                             "did you write TB/s for GB/s, or GFLOP/s for TFLOP/s?", severity="warning"))
+    links = [(("interconnect",), hw.link)]
+    if hw.node is not None and hw.node.scale_out is not None:
+        links.append((("node", "scale_out"), hw.node.scale_out))
+    for where, link in links:
+        if link is None:
+            continue
+        if link.topology == "mesh" and link.link_bandwidth_per_direction is None:
+            out.add(doc.finding((*where, "topology"), "a mesh needs the bandwidth of one peer link",
+                                "add link_bandwidth_per_direction (e.g. '64 GB/s' for MI300X)"))
 
 
 def check_model(doc: Document, m: Model, out: Findings) -> None:
@@ -55,6 +64,14 @@ def check_model(doc: Document, m: Model, out: Findings) -> None:
                                 f"{m.moe.experts}", "active_experts must not exceed experts"))
         if m.moe.first_dense_layers >= m.layers:
             out.add(doc.finding(("moe", "first_dense_layers"), "every layer is dense", "lower first_dense_layers"))
+        elif (m.layers - m.moe.first_dense_layers) // max(1, m.moe.layer_step) == 0:
+            out.add(doc.finding(("moe", "layer_step"), f"layer_step {m.moe.layer_step} leaves no MoE layer among "
+                                f"the {m.layers - m.moe.first_dense_layers} after the dense ones",
+                                "lower moe.layer_step or moe.first_dense_layers"))
+    if m.attention.sliding_window and m.attention.chunk_size:
+        out.add(doc.finding(("attention", "chunk_size"), "a sliding window and chunked attention together cannot be "
+                            "described: the local layers are either windowed or chunked",
+                            "keep attention.sliding_window or attention.chunk_size"))
     if m.attention.kind == "mla" and not m.attention.kv_lora_rank:
         out.add(doc.finding(("attention",), "MLA needs kv_lora_rank", "add attention.kv_lora_rank"))
     if out.errors:

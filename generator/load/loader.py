@@ -7,6 +7,7 @@ them.  Only this module reads spec files.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import difflib
 import hashlib
 import os
@@ -38,6 +39,7 @@ from genreport.load.overrides import (
     parse_override,
 )
 from genreport.load.spec import (
+    DEFAULT_MEMORY_RESERVE,
     Efficiency,
     Hardware,
     Model,
@@ -283,6 +285,9 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
         (("attention projection (d x d)", model.hidden_size, model.hidden_size),
          ("FFN matrix (d x d_ff)", model.hidden_size, model.ffn_size)) if model else ())
     eff = d.get("efficiency")
+    reserve = float((d.get("engine") or {}).get("memory_reserve", DEFAULT_MEMORY_RESERVE))
+    hw = dataclasses.replace(hw, memory_reserve=reserve) if hw is not None else hw
+    cmp_hw = [dataclasses.replace(h, memory_reserve=reserve) if h is not None else h for h in cmp_hw]
     return ReportSpec(
         name=d["name"], title=d["title"], hardware=hw, model=model, precision=precision, workloads=workloads,
         gemms=gemms, compare_hardware=tuple(cmp_hw), compare_models=tuple(cmp_models),
@@ -291,6 +296,7 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
         digest=digest.hexdigest(), warnings=tuple(f.format() for f in findings.warnings),
         overrides=tuple(overrides), parallelism=parallelism,
         precision_spec=copy.deepcopy(d["precision"]),
+        engine_reserve_given="memory_reserve" in (d.get("engine") or {}),
     )
 
 

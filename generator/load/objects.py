@@ -9,6 +9,7 @@ from genreport.load import units
 from genreport.load.spec import (
     PRECISION_BYTES,
     Attention,
+    Collectives,
     Hardware,
     Link,
     Measurement,
@@ -59,7 +60,7 @@ def hardware_from(doc: Document) -> Hardware:
     d = doc.data
     mem, peak = d["memory"], d["peak"]
     sources: dict[str, Source] = {}
-    for key in ("memory", "peak", "interconnect", "node", "architecture", "price"):
+    for key in ("memory", "peak", "interconnect", "node", "architecture", "price", "collectives"):
         if isinstance(d.get(key), dict) and "source" in d[key]:
             sources[key] = _source(d[key]["source"])
     arch = {}
@@ -78,6 +79,7 @@ def hardware_from(doc: Document) -> Hardware:
         interconnect=(d["interconnect"]["name"], _q(d["interconnect"]["bandwidth"])) if d.get("interconnect") else None,
         link=_link(d["interconnect"], scale_up=True) if d.get("interconnect") else None,
         node=_node(d["node"]) if d.get("node") else None,
+        collectives=_collectives(d["collectives"]) if d.get("collectives") else None,
         architecture=arch,
         price_per_hour=(d.get("price") or {}).get("usd_per_hour"),
         measured_bandwidth=_q(measured["bandwidth"]) if measured.get("bandwidth") else None,
@@ -91,10 +93,22 @@ def _link(d: dict, scale_up: bool) -> Link:
     """A link; the per-direction rate is the spec's, or half the bidirectional total (datasheets print both ways)."""
     total = _q(d["bandwidth"]) if d.get("bandwidth") else None
     per = _q(d["bandwidth_per_direction"]) if d.get("bandwidth_per_direction") else None
+    def opt(key):
+        return _q(d[key]) if d.get(key) else None
+
     return Link(name=d["name"], bandwidth_per_direction=per if per is not None else total / 2.0,
                 per_direction_from="spec" if per is not None else "bandwidth/2", bandwidth=total,
                 latency=_q(d["latency"]) if d.get("latency") else None,
-                domain=d.get("domain") if scale_up else None)
+                domain=d.get("domain") if scale_up else None,
+                topology=d.get("topology", "switch"), link_bandwidth_per_direction=opt("link_bandwidth_per_direction"),
+                in_network_reduction=bool(d.get("in_network_reduction", False)), bus_bandwidth=opt("bus_bandwidth"),
+                in_network_bus_bandwidth=opt("in_network_bus_bandwidth"))
+
+
+def _collectives(d: dict) -> Collectives:
+    return Collectives(library=d["library"], call_latency=_q(d["call_latency"]),
+                       in_network_call_latency=_q(d["in_network_call_latency"]) if d.get("in_network_call_latency")
+                       else None, source=_source(d["source"]))
 
 
 def _node(d: dict) -> Node:
@@ -117,12 +131,20 @@ def model_from(doc: Document) -> Model:
         qkv_bias=bool(d.get("qkv_bias", False)),
         declared_parameters=float(d["parameters"]) if "parameters" in d else None,
         declared_active=float(d["active_parameters"]) if "active_parameters" in d else None,
-        moe=MoE(moe["experts"], moe["active_experts"], moe["expert_ffn_size"], moe.get("shared_experts", 0),
-                moe.get("first_dense_layers", 0)) if moe else None,
+        moe=moe_from(moe) if moe else None,
         attention=Attention(kind=kind, **{k: v for k, v in att.items() if k != "kind"}),
         source=_source(d["source"]), max_context=d.get("max_context"), notes=d.get("notes", ""), file=doc.file,
         given=tuple(k for k, present in (("head_dim", "head_dim" in d), ("attention.kind", "kind" in att)) if present),
+        norms_per_layer=int(d.get("norms_per_layer", 2)), o_bias=bool(d.get("o_bias", False)),
+        ffn_bias=bool(d.get("ffn_bias", False)),
     )
+
+
+def moe_from(moe: dict) -> MoE:
+    """The moe block of a model spec (or of import-hf's spec dict)."""
+    return MoE(moe["experts"], moe["active_experts"], moe["expert_ffn_size"], moe.get("shared_experts", 0),
+               moe.get("first_dense_layers", 0), layer_step=moe.get("layer_step", 1),
+               shared_expert_ffn_size=moe.get("shared_expert_ffn_size", 0))
 
 
 def _parallelism(d: dict) -> Parallelism | None:

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# vLLM's EngineArgs: gpu_memory_utilization defaults to 0.9 (docs.vllm.ai, engine arguments): 10% of each GPU is
+# left to activations, CUDA graphs and communication buffers; SGLang's mem_fraction_static is of the same order.
+DEFAULT_MEMORY_RESERVE = 0.1
+MEMORY_RESERVE_SOURCE = "vLLM engine arguments: gpu_memory_utilization defaults to 0.9"
+
 PRECISION_BYTES = {
     "fp32": 4.0, "tf32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "fp6": 0.75, "fp4": 0.5, "int8": 1.0, "int4": 0.5,
 }
@@ -34,6 +39,33 @@ class Link:
     bandwidth: float | None = None  # B/s, total bidirectional as datasheets print it (scale-up only)
     latency: float | None = None  # s, fixed cost of one collective step (one ring hop); None: not in the spec
     domain: int | None = None  # GPUs that reach each other over this link at full rate (scale-up only)
+    topology: str = "switch"  # "switch" (any group gets the full rate) or "mesh" (one link to each peer)
+    link_bandwidth_per_direction: float | None = None  # B/s, one peer link of a mesh
+    in_network_reduction: bool = False  # the switch reduces (NVLink SHARP): an all-reduce sends each byte once
+    bus_bandwidth: float | None = None  # B/s, what the library's ring reaches over the whole domain (nccl-tests)
+    in_network_bus_bandwidth: float | None = None  # B/s, the library's in-switch all-reduce (NCCL NVLS)
+
+    def rate(self, n: int) -> float:
+        """Per-direction rate one GPU of a group of ``n`` gets: all its links on a switch, n-1 peer links on a mesh."""
+        if self.topology == "mesh" and self.link_bandwidth_per_direction and n > 1:
+            return min(self.bandwidth_per_direction, (n - 1) * self.link_bandwidth_per_direction)
+        return self.bandwidth_per_direction
+
+    def bus_rate(self, n: int) -> float | None:
+        """The library's bus bandwidth for a group of ``n``: on a mesh, the share of the links the group uses."""
+        if self.bus_bandwidth is None:
+            return None
+        return self.bus_bandwidth * self.rate(n) / self.bandwidth_per_direction
+
+
+@dataclass(frozen=True)
+class Collectives:
+    """The collectives library's own costs (its tuning model), for the estimate."""
+
+    library: str
+    call_latency: float  # s, fixed cost of one call
+    in_network_call_latency: float | None  # s, one all-reduce with the reduction in the switch
+    source: Source
 
 
 @dataclass(frozen=True)
@@ -59,6 +91,7 @@ class Hardware:
     interconnect: tuple[str, float] | None = None
     link: Link | None = None  # the scale-up interconnect with its per-direction rate and latency
     node: Node | None = None
+    collectives: Collectives | None = None
     architecture: dict[str, float] = field(default_factory=dict)
     price_per_hour: float | None = None
     measured_bandwidth: float | None = None
@@ -66,6 +99,12 @@ class Hardware:
     measured_method: str = ""
     notes: str = ""
     file: str = ""
+    memory_reserve: float = 0.0  # fraction of the memory the serving engine keeps (the report spec's engine block)
+
+    @property
+    def usable(self) -> float:
+        """Memory the model may use on one GPU [B]: the capacity less the engine's reserve."""
+        return self.capacity * (1.0 - self.memory_reserve)
 
     def source_of(self, path: str) -> Source:
         for key in (path, path.rsplit(".", 1)[0], path.split(".", 1)[0]):
@@ -81,6 +120,8 @@ class MoE:
     expert_ffn_size: int
     shared_experts: int = 0
     first_dense_layers: int = 0
+    layer_step: int = 1  # MoE on every layer_step-th layer after the leading dense ones (Llama 4: 1 or 2)
+    shared_expert_ffn_size: int = 0  # width of one shared expert; 0: expert_ffn_size
 
 
 @dataclass(frozen=True)
@@ -92,7 +133,10 @@ class Attention:
     qk_nope_head_dim: int = 0
     v_head_dim: int = 0
     sliding_window: int = 0
-    local_layers_per_global: int = 0
+    local_layers_per_global: int = 0  # local (windowed or chunked) layers per global layer
+    chunk_size: int = 0  # chunked attention (Llama 4): a local layer attends within its own chunk of this many tokens
+    sinks: bool = False  # one learned sink logit per query head and layer (gpt-oss)
+    qk_norm: bool = False  # per-head RMSNorm weights on queries and keys, 2 d_h a layer (Qwen3, Gemma 3)
 
 
 @dataclass(frozen=True)
@@ -120,6 +164,9 @@ class Model:
     notes: str = ""
     file: str = ""
     given: tuple[str, ...] = ()  # optional shape keys written in the spec ('head_dim', 'attention.kind'), not derived
+    norms_per_layer: int = 2  # norm vectors a layer: 2 (before attention and FFN), 4 in Gemma 2/3 (post-norms too)
+    o_bias: bool = False  # a bias on the attention output projection (gpt-oss)
+    ffn_bias: bool = False  # biases on every FFN matrix (dense, experts) and the router (gpt-oss, Llama mlp_bias)
 
 
 @dataclass(frozen=True)
@@ -227,4 +274,5 @@ class ReportSpec:
     overrides: tuple[str, ...] = ()  # the --set texts of a what-if, in order; () for the spec as written
     warnings: tuple[str, ...] = ()
     parallelism: Parallelism | None = None  # None: no 'parallelism' block, the single-card report
+    engine_reserve_given: bool = False  # engine.memory_reserve written in the spec (else the default)
     precision_spec: object = None  # 'precision' as written (a format, or weights / kv_cache / compute / group_size)

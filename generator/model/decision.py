@@ -82,7 +82,7 @@ def _parallel_decode_rows(r, price) -> list[dict]:
     lead, w, p = r.lead, r.spec.workloads, r.parallel
     g, per = p.decode[lead], p.per_context[lead]
     gpus = p.parallelism.replica_gpus
-    weights_fit = (p.scalars[lead]["weight_bytes_per_gpu"] or 0) <= r.spec.hardware.capacity
+    weights_fit = (p.scalars[lead]["weight_bytes_per_gpu"] or 0) <= r.spec.hardware.usable
     batch = list(w.decode_batch)
     rows = []
     for i, j in _picks(batch, per["capacity_batch_replica"], len(w.decode_context)):

@@ -20,7 +20,7 @@ import numpy as np
 from genreport.formulas import architecture as arch
 from genreport.formulas.compiled import load
 from genreport.load.spec import PRECISION_BYTES, Hardware, Model, Parallelism, Precision
-from genreport.model.env import Env
+from genreport.model.env import Env, prefill_head_dim
 from genreport.model.values import NO_FIT, Entry, physical
 
 
@@ -39,7 +39,10 @@ GROUPS = ("tp", "pp", "ep", "dp")
 # single-card verdicts use for the same roof.
 BINDS = ("compute", "bandwidth", "interconnect")
 DECODE_GRID = ("interconnect_bytes_decode", "decode_time_comm", "decode_time_compute_gpu", "decode_time_memory_gpu",
-               "decode_time_bound", "decode_time_serial", "memory_per_gpu")
+               "decode_time_bound", "decode_time_comm_estimate", "decode_time_memory_busiest", "decode_time_serial",
+               "memory_per_gpu")
+# Evaluated with the weights the GPU holds, not those a batch reads: every expert stays resident.
+RESIDENT = ("memory_per_gpu",)
 # Throughputs at the strict bound, from decode_time_bound (their expanded formulas would only repeat it).
 RATES = {
     "decode_tokens_per_s_replica": (r"\text{tok/s}_{r}(B, S)", r"\text{tok/s}_{r} = \frac{B}{t_{\mathrm{bound}}}"),
@@ -60,12 +63,25 @@ class LinkChoice:
     bandwidth_per_direction: float  # B/s
     latency: float  # s (0 when the spec gives none: the bound stays a lower bound)
     latency_given: bool
-    per_direction_from: str  # "spec" or "bandwidth/2"
+    per_direction_from: str  # "spec", "bandwidth/2", or "mesh" (n-1 peer links of a mesh)
+    bus_bandwidth: float | None = None  # B/s, what the library reaches on it (nccl-tests busbw); None: not measured
+    in_network: bool = False  # the switch reduces (NVLink SHARP): the bound's all-reduce sends each byte once
+    in_network_bus_bandwidth: float | None = None  # B/s, the library's in-switch all-reduce (NCCL NVLS)
+    call_latency: float = 0.0  # s, the library's fixed cost per call (Hardware.collectives; 0 when not given)
+    in_network_call_latency: float | None = None  # s, the same for its in-switch all-reduce
+
+    @property
+    def estimate_bandwidth(self) -> float:
+        """The rate the estimate charges: the library's measured bus bandwidth, else the line rate."""
+        return self.bandwidth_per_direction if self.bus_bandwidth is None else self.bus_bandwidth
 
     def as_json(self) -> dict:
         return {"group": self.group, "span": self.span, "tier": self.tier, "name": self.name,
                 "bandwidth_per_direction": self.bandwidth_per_direction, "latency": self.latency,
-                "latency_given": self.latency_given, "per_direction_from": self.per_direction_from}
+                "latency_given": self.latency_given, "per_direction_from": self.per_direction_from,
+                "bus_bandwidth": self.bus_bandwidth, "in_network_reduction": self.in_network,
+                "in_network_bus_bandwidth": self.in_network_bus_bandwidth, "call_latency": self.call_latency,
+                "in_network_call_latency": self.in_network_call_latency}
 
 
 def spans(par: Parallelism) -> dict[str, int]:
@@ -86,6 +102,7 @@ def choose_links(hw: Hardware, par: Parallelism) -> tuple[dict[str, LinkChoice],
     out: dict[str, LinkChoice] = {}
     degree = {"tp": par.tp, "pp": par.pp, "ep": par.ep, "dp": par.dp}
     size = scale_up_size(hw)
+    lib = hw.collectives
     for g, span in spans(par).items():
         up, down = hw.link, (hw.node.scale_out if hw.node else None)
         if degree[g] == 1:
@@ -104,8 +121,20 @@ def choose_links(hw: Hardware, par: Parallelism) -> tuple[dict[str, LinkChoice],
         if degree[g] > 1 and link.latency is None:
             notes.append(f"{link.name}: no latency in the spec; 0 is used, so the {g} collectives cost only "
                          "their bytes and the bound stays a lower bound")
-        out[g] = LinkChoice(g, span, tier, link.name, link.bandwidth_per_direction, link.latency or 0.0,
-                            link.latency is not None, link.per_direction_from)
+        n = 2 if g == "pp" else degree[g]  # a stage sends to one peer
+        mesh = link.topology == "mesh" and link.link_bandwidth_per_direction is not None and tier == "scale-up"
+        rate = link.rate(n) if mesh else link.bandwidth_per_direction
+        if mesh and degree[g] > 1 and rate < link.bandwidth_per_direction:
+            notes.append(f"{link.name} is a mesh, one link to each peer: a {g} group of {n} GPUs gets {n - 1} of "
+                         f"them, {rate / 1e9:.0f} GB/s per direction of the {link.bandwidth_per_direction / 1e9:.0f}")
+        bus = link.bus_rate(n) if mesh else link.bus_bandwidth
+        if bus is not None:  # what the library reaches of the link, never more than its line rate (a --set may lower it)
+            bus = min(bus, rate)
+        out[g] = LinkChoice(g, span, tier, link.name, rate, link.latency or 0.0, link.latency is not None,
+                            "mesh" if mesh and rate < link.bandwidth_per_direction else link.per_direction_from,
+                            bus, link.in_network_reduction and tier == "scale-up",
+                            link.in_network_bus_bandwidth if tier == "scale-up" else None,
+                            lib.call_latency if lib else 0.0, lib.in_network_call_latency if lib else None)
     return out, sorted(set(notes))
 
 
@@ -121,9 +150,24 @@ def layout_values(base: dict[str, float], model: Model, par: Parallelism, links:
     for g in GROUPS:
         v[f"W_{g.upper()}"] = links[g].bandwidth_per_direction
         v[f"alpha_{g.upper()}"] = links[g].latency
+        v[f"W_c{g.upper()}"] = links[g].estimate_bandwidth
+    v.update(collective_costs(links["tp"]))
     k_w, k_g, k_o = TRAINING_SPLIT[recipe]
-    v.update({"k_w": k_w, "k_g": k_g, "k_o": k_o})
+    v.update({"k_w": k_w, "k_g": k_g, "k_o": k_o, "u_x": 1.0})  # u_x: the mean GPU until a batch says otherwise
     return {k: np.float64(x) if isinstance(x, float) else x for k, x in v.items()}  # x/0 is inf, not an exception
+
+
+def collective_costs(tp: LinkChoice) -> dict[str, float]:
+    """The library's fixed costs and the tensor-parallel link's in-switch reduction: tau_c, tau_s, s_TP, W_sTP.
+
+    Without a ``collectives`` block in the hardware file the estimate charges no fixed cost per call (what the spec
+    does not say is not invented); an in-switch all-reduce the file gives no measurement of costs what the ring does
+    (the same call latency, the ring's bus bandwidth), and only counts where the switch reduces (s_TP = 1).
+    """
+    return {"tau_c": tp.call_latency,
+            "tau_s": tp.call_latency if tp.in_network_call_latency is None else tp.in_network_call_latency,
+            "s_TP": 1.0 if tp.in_network else 0.0,
+            "W_sTP": tp.estimate_bandwidth if tp.in_network_bus_bandwidth is None else tp.in_network_bus_bandwidth}
 
 
 def _declared_per_routed(values: dict, pc: arch.ParameterCount, accounting: str) -> float:
@@ -148,6 +192,7 @@ def at_batch(values: dict, env: Env, batch) -> dict:
     if env.model.moe is not None:
         micro = bt / np.minimum(float(env.cut.pp), bt)
         out["N"], out["N_x"] = env.read(micro)
+        out["u_x"] = env.busiest(micro)
     return out
 
 
@@ -166,12 +211,14 @@ class ParallelResults:
     activation_bytes: float = 2.0
     entries: tuple = ()  # genreport.model.values.Entry, appended to the report's entries by evaluate
     binds: np.ndarray | None = None  # (B, S) of "compute", "bandwidth", "interconnect", "capacity", lead accounting
+    all_reduce: dict = field(default_factory=dict)  # one tensor-parallel all-reduce at batch 1: see _all_reduce_costs
+    collective_formulas: tuple = ()  # (id, what it is, LaTeX, value or None) of the collectives this layout uses
 
     def as_json(self) -> dict:
         p = self.parallelism
         return {"tp": p.tp, "pp": p.pp, "ep": p.ep, "dp": p.dp, "gpus": p.gpus,
                 "decode_binds": self.binds.tolist() if self.binds is not None else [],
-                "activation_bytes_per_element": self.activation_bytes,
+                "activation_bytes_per_element": self.activation_bytes, "all_reduce_batch1": dict(self.all_reduce),
                 "links": {g: c.as_json() for g, c in sorted(self.links.items())}, "notes": list(self.notes)}
 
 
@@ -226,6 +273,7 @@ def evaluate_parallel(r) -> ParallelResults:
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         out = _evaluate(r)
         out.entries = tuple(_entries(r, out))
+        out.collective_formulas = _collective_formulas(out)
         out.binds = decode_binds(out, r.spec.accounting, r.spec.workloads.decode_batch)
     if out.binds is not None:
         out.binds.flags.writeable = False
@@ -272,6 +320,8 @@ def _evaluate(r) -> ParallelResults:
         sc["tp_link_bound_degree"] = _f(q["tp_link_bound_degree"](base))
         sc["kv_capacity_tokens_replica"], _ = physical("kv_capacity_tokens", q["kv_capacity_tokens_replica"](base))
         out.scalars[acc] = sc
+        if not out.all_reduce:
+            out.all_reduce = _all_reduce_costs(q, base)
         if len(ctx):
             cv = dict(base, S=ctx, c=np.asarray(env.at(context=ctx)["c"], dtype=float))
             cap = np.asarray(q["capacity_batch_replica"](cv), dtype=float) * np.ones_like(ctx)
@@ -283,17 +333,19 @@ def _evaluate(r) -> ParallelResults:
             g = env.at(batch=batch[:, None], context=ctx[None, :])
             v = at_batch(dict(base, S=g["S"], c=g["c"], d_h=g["d_h"]), at_layout, batch[:, None])
             shape = (len(batch), len(ctx))
-            grid = {qid: np.broadcast_to(np.asarray(q[qid](v), dtype=float), shape).copy() for qid in DECODE_GRID}
+            held = dict(v, N=base["N"], N_x=base["N_x"])
+            grid = {qid: np.broadcast_to(np.asarray(q[qid](held if qid in RESIDENT else v), dtype=float), shape).copy()
+                    for qid in DECODE_GRID}
             grid["decode_tokens_per_s_replica"] = batch[:, None] / grid["decode_time_bound"]
             grid["decode_tokens_per_s_gpu"] = batch[:, None] / (grid["decode_time_bound"] * par.replica_gpus)
             out.decode[acc] = grid
-            gpus, tp, pp = min_gpus_to_fit(q, dict(base, c=g["c"]), model, batch, ctx, hw.capacity)
+            gpus, tp, pp = min_gpus_to_fit(q, dict(base, c=g["c"]), model, batch, ctx, hw.usable)
             out.min_gpus[acc] = gpus
             out.min_layout[acc] = [[(int(tp[i, j]), int(pp[i, j])) if tp[i, j] else None for j in range(shape[1])]
                                    for i in range(shape[0])]
         if w.prefill_prompt:
             t = np.asarray(w.prefill_prompt, dtype=float)
-            pv = dict(base, T=t)
+            pv = dict(base, T=t, d_h=prefill_head_dim(model, base["d_h"]))
             out.prefill[acc] = {qid: np.asarray(q[qid](pv), dtype=float) * np.ones_like(t)
                                 for qid in ("interconnect_bytes_prefill", "prefill_time_comm", "prefill_time_bound",
                                             "prefill_time_serial")}
@@ -314,6 +366,45 @@ def _evaluate(r) -> ParallelResults:
         rows.append(("training_backward_time", {"tokens": w.training_tokens}, _f(q["training_backward_time"](tv))))
         out.training["seed"] = rows
     return out
+
+
+def _collective_formulas(p: ParallelResults) -> tuple:
+    """The collective formulas the layout's bound and estimate use, printed symbolically (chapter 6)."""
+    from genreport.formulas.compiled import load, render_latex
+
+    q, ar = load(), p.all_reduce
+    rows = []
+    if p.parallelism.tp > 1:
+        rows += [("all_reduce_time", "the bound: the fewest bytes any algorithm sends, and one step", ar.get("bound")),
+                 ("all_reduce_time_library", "the estimate: the library's ring", ar.get("ring"))]
+    if p.parallelism.tp > 1 and p.links["tp"].in_network:
+        rows.append(("all_reduce_time_switch", "the estimate: the library's in-switch all-reduce (NVLS)",
+                     ar.get("in_switch")))
+    if p.parallelism.ep > p.parallelism.tp:
+        rows.append(("all_to_all_time_library", "the estimate: the experts' all-to-all", None))
+    if p.parallelism.ep > 1:
+        rows.append(("decode_time_memory_busiest", "the estimate: HBM of the busiest expert GPU", None))
+    return tuple((qid, title, f"{q[qid].symbol} = {render_latex(q[qid].latex['full'], q[qid].args)}", value)
+                 for qid, title, value in rows)
+
+
+def _all_reduce_costs(q, v: dict) -> dict:
+    """One tensor-parallel all-reduce of a batch-1 decode step (B d b_a bytes per GPU), per GPU: the strict bound's
+    cost, the library's ring, its in-switch all-reduce (None where the switch does not reduce), and which of the two
+    the library picks (the estimate's).  Empty without tensor parallelism."""
+    n = float(v["n_TP"])
+    if n <= 1:
+        return {}
+    z = float(v["d"] * v["b_a"])
+    bound = float(q["all_reduce_time"]({"n_g": n, "Z_g": z, "W_x": v["W_TP"], "alpha": v["alpha_TP"], "s_TP": v["s_TP"]}))
+    ring = float(q["all_reduce_time_library"]({"n_g": n, "Z_g": z, "W_c": v["W_cTP"], "alpha": v["alpha_TP"],
+                                               "tau_c": v["tau_c"]}))
+    switch = float(q["all_reduce_time_switch"]({"n_g": n, "Z_g": z, "W_s": v["W_sTP"], "tau_s": v["tau_s"],
+                                                "W_x": v["W_TP"]})) if v["s_TP"] else None
+    picked = "in-switch" if switch is not None and switch < ring else "ring"
+    return {"gpus": int(n), "message_bytes": z, "bound": bound, "ring": ring, "in_switch": switch, "picked": picked,
+            "estimate": switch if picked == "in-switch" else ring, "call_latency": float(v["tau_c"]),
+            "bus_bandwidth": float(v["W_cTP"])}
 
 
 def _entries(r, out: ParallelResults) -> list:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from genreport.formulas.compiled import load
 from genreport.load.spec import Hardware, Model, Parallelism, Precision
-from genreport.model.env import make_env, spec_env
+from genreport.model.env import make_env, prefill_head_dim, spec_env
 from genreport.model.layout import (
     BINDS,
     _pp_choices,
@@ -45,6 +45,7 @@ class PlanRow:
     tokens_per_s_replica: float
     tokens_per_s_gpu: float
     links: str  # e.g. "tp: scale-up NVLink 4"
+    dp: int = 1  # replicas; > 1 only with data-parallel attention (ep = tp dp), each serving ``batch`` sequences
 
     def as_json(self) -> dict:
         return dict(self.__dict__)
@@ -64,14 +65,31 @@ def _ep_choices(model: Model, tp: int) -> list[int]:
     return [e for e in range(1, tp + 1) if model.moe.experts % e == 0 and tp % e == 0]
 
 
+def dp_attention_layouts(model: Model, max_gpus: int) -> list[Parallelism]:
+    """Data-parallel attention with expert parallelism (SGLang's DeepSeek layout): dp replicas of a tp group each
+    run attention on their own sequences, and the routed experts are split over all tp x dp GPUs (ep = tp dp).
+    Every GPU then keeps its replica's KV cache alone; one stage.  None for a dense model."""
+    if model.moe is None:
+        return []
+    out = []
+    for tp in tp_choices(model, max_gpus):
+        dp = 2
+        while tp * dp <= max_gpus:
+            if model.moe.experts % (tp * dp) == 0:
+                out.append(Parallelism(tp, 1, tp * dp, dp))
+            dp *= 2
+    return out
+
+
 def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | None = None,
          precisions=PLAN_PRECISIONS, max_gpus: int = 64, accounting: str = "seed", estimate: str = "bound") -> Plan:
     """Every tp x pp (x ep) layout and weight precision whose replica holds at least one sequence of ``context``.
 
     For each, the largest batch up to ``batch`` that fits in the KV capacity and whose decode round (the strict
     bound, or the serialized estimate with ``estimate="serial"``) meets ``latency``; rows sorted by tokens/s per
-    GPU at that batch, best first.  Pipeline stages divide the layers; expert parallelism stays inside the tp
-    group (one replica: dp = 1, which changes nothing per GPU).
+    GPU at that batch, best first.  Pipeline stages divide the layers; expert parallelism inside the tp group
+    (one replica: dp = 1, which changes nothing per GPU), or over tp x dp GPUs with data-parallel attention
+    (:func:`dp_attention_layouts`): ``batch`` is then per replica, each of the dp replicas serving as many.
     """
     from genreport.load.loader import _precision
     q = load()
@@ -91,13 +109,14 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
                 continue
             for acc_env in (make_env(hw, model, prec, accounting),):
                 ctx = acc_env.at(context=s)
-                for tp in tp_choices(model, max_gpus):
-                    for pp in _pp_choices(model.layers, max_gpus // tp):
-                        for ep in _ep_choices(model, tp):
-                            row = _plan_one(q, acc_env, model, hw, prec, name, Parallelism(tp, pp, ep, 1), ctx,
-                                            batches, latency, accounting, estimate, rejected)
-                            if row is not None:
-                                rows.append(row)
+                layouts = [Parallelism(tp, pp, ep, 1) for tp in tp_choices(model, max_gpus)
+                           for pp in _pp_choices(model.layers, max_gpus // tp) for ep in _ep_choices(model, tp)]
+                layouts += dp_attention_layouts(model, max_gpus)
+                for par in layouts:
+                    row = _plan_one(q, acc_env, model, hw, prec, name, par, ctx, batches, latency, accounting,
+                                    estimate, rejected)
+                    if row is not None:
+                        rows.append(row)
     order = {p: i for i, p in enumerate(precisions)}
     rows.sort(key=lambda r: (-r.tokens_per_s_gpu, r.gpus, order.get(r.precision, 99), r.tp, r.pp, r.ep))
     return Plan(rows, rejected, skipped, estimate)
@@ -107,7 +126,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     links, _ = choose_links(hw, par)
     base = layout_values(env.values, model, par, links, prec, accounting, env.pc)
     w_gpu = float(q["weight_bytes_per_gpu"](base))
-    if w_gpu > hw.capacity:
+    if w_gpu > hw.usable:
         rejected["weights do not fit"] += 1
         return None
     cv = dict(base, S=np.float64(ctx["S"]), c=np.float64(np.ravel(ctx["c"])[0]), d_h=np.float64(np.ravel(ctx["d_h"])[0]))
@@ -139,7 +158,8 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     link_text = ", ".join(f"{g}: {c.tier} {c.name}" for g, c in links.items() if c.tier != "none") or "-"
     t = float(t_use[i])
     return PlanRow(name, par.tp, par.pp, par.ep, par.gpus, w_gpu, int(min(cap, 1e9)), b, limit, binds,
-                   float(t_bound[i]), float(t_serial[i]), ledgers[2], b / t, b / (t * par.gpus), link_text)
+                   float(t_bound[i]), float(t_serial[i]), ledgers[2], b / t, b / (t * par.replica_gpus), link_text,
+                   par.dp)
 
 
 @dataclass(frozen=True)
@@ -168,8 +188,9 @@ def point(model: Model, hw: Hardware, precision: Precision, par: Parallelism, ba
         w_gpu = float(q["weight_bytes_per_gpu"](base))
         cap = float(q["capacity_batch_replica"](cv))
         v = at_batch(cv, env.with_layout(par), float(batch))
-        pre = float(q["prefill_time_bound"](dict(base, T=np.float64(prompt)))) if prompt else math.nan
-        return Point(w_gpu <= hw.capacity, max(cap, 0.0), float(q["decode_time_bound"](v)),
+        pre = float(q["prefill_time_bound"](dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"])))) \
+            if prompt else math.nan
+        return Point(w_gpu <= hw.usable, max(cap, 0.0), float(q["decode_time_bound"](v)),
                      float(q["decode_time_serial"](v)), float(q["decode_time_comm"](v)), pre)
 
 
@@ -205,10 +226,13 @@ def scaling(model: Model, hw: Hardware, precision: Precision, batch: float, cont
                       d_h=np.float64(np.ravel(ctx["d_h"])[0]))
             v = at_batch(cv, env.with_layout(par), float(batch))
             t = {qid: float(q[qid](v)) for qid in ("decode_time_compute_gpu", "decode_time_memory_gpu",
-                                                  "decode_time_comm", "decode_time_bound", "decode_time_serial")}
+                                                  "decode_time_comm", "decode_time_bound", "decode_time_serial",
+                                                  "decode_time_comm_estimate", "decode_time_memory_busiest")}
             cap = float(q["capacity_batch_replica"](cv))
             rows.append({"tp": tp, "gpus": tp, "compute": t["decode_time_compute_gpu"],
                          "hbm": t["decode_time_memory_gpu"], "interconnect": t["decode_time_comm"],
+                         "interconnect_estimate": t["decode_time_comm_estimate"],
+                         "hbm_busiest": t["decode_time_memory_busiest"],
                          "bound": t["decode_time_bound"], "serial": t["decode_time_serial"],
                          "tokens_per_s_replica": batch / t["decode_time_bound"],
                          "tokens_per_s_gpu": batch / (t["decode_time_bound"] * tp),
@@ -237,7 +261,7 @@ def fit_map(model: Model, hw: Hardware, contexts, precisions=PLAN_PRECISIONS, ba
             links, _ = choose_links(hw, par)
             base = layout_values(env.values, model, par, links, prec, accounting, env.pc)
             c = np.asarray(env.at(context=ctx)["c"], dtype=float)[None, :]
-            gpus, _, _ = min_gpus_to_fit(q, dict(base, c=c), model, [batch], ctx, hw.capacity)
+            gpus, _, _ = min_gpus_to_fit(q, dict(base, c=c), model, [batch], ctx, hw.usable)
             out[name] = [None if not np.isfinite(g) else float(g) for g in gpus[0]]
     return out
 

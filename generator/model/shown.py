@@ -118,6 +118,12 @@ def facts(r) -> dict[str, float | None]:
         out["mla_cache_width"] = float(m.attention.kv_lora_rank + m.attention.qk_rope_head_dim)
     n_local = arch.local_layers(m)
     out["local_layers"] = float(n_local)
+    if arch.bounded_layers(m):  # the KV headline: per token in the global layers, per sequence in the bounded ones
+        head = arch.kv_headline(m, r.spec.precision.kv_bytes)
+        out["kv_global_per_token"] = float(head["bytes_per_token_global"])
+        out["kv_windowed_per_sequence"] = float(head["bytes_per_sequence_windowed"])
+        out["kv_global_layers"] = float(head["global_layers"])
+        out["kv_bounded_layers"] = float(head["windowed_layers"] + head["chunked_layers"])
     longer = [s for s in r.spec.workloads.decode_context if n_local and s > m.attention.sliding_window]
     if longer:  # the windows' share of S at the longest context: what c and d_h carry there
         f = float(arch.attended_fraction(m, max(longer)))

@@ -72,7 +72,7 @@ def compare(spec, q, make_env) -> tuple[dict, ...]:
             "compute_ratio": hw.dense[fmt] / base_hw.dense[fmt], "bandwidth_ratio": hw.bandwidth / base_hw.bandwidth,
             "decode_speedup": base / bound if bound > 0 else math.inf, "decode_tokens_per_s": tok_s,
             "t_mem": t_mem, "t_comp": t_comp,
-            "fits": n * spec.precision.weight_bytes <= hw.capacity,
+            "fits": n * spec.precision.weight_bytes <= hw.usable,
             "usd_per_hour": price,
             "tokens_per_usd": tok_s * 3600.0 / price if price else None,
             "is_base": hw is base_hw,
@@ -102,7 +102,7 @@ def compare_models(spec, q, make_env) -> tuple[dict, ...]:
             "ceiling": float(q["decode_intensity_ceiling"](es)),
             "critical_context": critical_context(q, env)[0],
             "capacity_batch": max(0.0, float(q["capacity_batch"](es))),
-            "fits": float(q["weight_bytes"](e)) <= hw.capacity, "is_base": model is spec.model,
+            "fits": float(q["weight_bytes"](e)) <= hw.usable, "is_base": model is spec.model,
         })
     return tuple(rows)
 

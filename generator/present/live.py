@@ -27,7 +27,8 @@ LIVE_PATHS = (
     (None, "model", "layers hidden_size heads kv_heads head_dim vocab_size ffn.size parameters active_parameters "
                     "attention.sliding_window attention.local_layers_per_global attention.kv_lora_rank "
                     "attention.q_lora_rank attention.qk_rope_head_dim attention.qk_nope_head_dim attention.v_head_dim"),
-    ("moe", "model", "moe.experts moe.active_experts moe.expert_ffn_size moe.shared_experts moe.first_dense_layers"),
+    ("moe", "model", "moe.experts moe.active_experts moe.expert_ffn_size moe.shared_experts moe.first_dense_layers "
+                     "moe.layer_step moe.shared_expert_ffn_size"),
     (None, "report", "precision precision.weights precision.kv_cache precision.compute precision.group_size "
                      "parallelism.tp parallelism.pp parallelism.ep parallelism.dp "
                      "workloads.prefill.prompt workloads.training.micro_batch_tokens"),
@@ -44,9 +45,13 @@ def inputs(spec) -> dict:
                and tuple(g[1:] for g in spec.gemms) == ((m.hidden_size, m.hidden_size), (m.hidden_size, m.ffn_size)))
     return {
         "hardware": {"dense": dict(sorted(hw.dense.items())), "bandwidth": hw.bandwidth, "capacity": hw.capacity,
+                     "memory_reserve": hw.memory_reserve,
                      "title": hw.title, "price_per_hour": hw.price_per_hour, "link": _link(hw.link),
                      "node": None if hw.node is None else {"gpus_per_node": hw.node.gpus_per_node,
-                                                          "scale_out": _link(hw.node.scale_out)}},
+                                                          "scale_out": _link(hw.node.scale_out)},
+                     "collectives": None if hw.collectives is None else {
+                         "call_latency": hw.collectives.call_latency,
+                         "in_network_call_latency": hw.collectives.in_network_call_latency}},
         "compare_hardware": [{"title": h.title, "capacity": h.capacity, "formats": sorted(h.dense)}
                              for h in spec.compare_hardware],
         "model": model,
@@ -65,7 +70,10 @@ def _link(link) -> dict | None:
     if link is None:
         return None
     return {"name": link.name, "bandwidth_per_direction": link.bandwidth_per_direction, "bandwidth": link.bandwidth,
-            "per_direction_from": link.per_direction_from, "latency": link.latency, "domain": link.domain}
+            "per_direction_from": link.per_direction_from, "latency": link.latency, "domain": link.domain,
+            "topology": link.topology, "link_bandwidth_per_direction": link.link_bandwidth_per_direction,
+            "in_network_reduction": link.in_network_reduction, "bus_bandwidth": link.bus_bandwidth,
+            "in_network_bus_bandwidth": link.in_network_bus_bandwidth}
 
 
 def _budget(spec, explicit: list) -> dict:

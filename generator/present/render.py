@@ -13,6 +13,7 @@ from dataclasses import dataclass, fields
 from functools import lru_cache
 
 from genreport import __version__
+from genreport.load.spec import MEMORY_RESERVE_SOURCE
 from genreport.model.evaluate import Results
 from genreport.model.values import Block
 from genreport.paths import templates_dir
@@ -205,8 +206,12 @@ def _inputs(r: Results) -> list[dict]:
          "source": hw.source_of(f"peak.dense.{p.compute}").short()},
         {"what": "memory bandwidth", "symbol": "W", "value": fmt.bandwidth(hw.bandwidth),
          "source": hw.source_of("memory.bandwidth").short()},
-        {"what": "memory capacity", "symbol": "C", "value": f"{hw.texts.get('memory.capacity', '')} = {fmt.size(hw.capacity)}",
+        {"what": "memory capacity", "symbol": "", "value": f"{hw.texts.get('memory.capacity', '')} = {fmt.size(hw.capacity)}",
          "source": hw.source_of("memory.capacity").short()},
+        {"what": "engine memory reserve", "symbol": "", "value": f"{hw.memory_reserve:.0%}",
+         "source": "the spec (engine.memory_reserve)" if s.engine_reserve_given else MEMORY_RESERVE_SOURCE},
+        {"what": "memory the model may use", "symbol": "C", "value": fmt.size(hw.usable),
+         "source": "the capacity less the engine's reserve: every fit decision uses it"},
     ]
     for fmt_name, sparse in sorted(hw.sparse.items()):
         rows.append({"what": f"sparse {fmt_name} peak (not used)", "symbol": "", "value": fmt.rate(sparse),
@@ -424,6 +429,7 @@ class ReportContext:
     par: object
     par_links: list
     par_table: list
+    par_costs: list
     live_page: str
 
     def variables(self) -> dict:
@@ -484,7 +490,7 @@ def _parallel_context(r: Results) -> dict:
     """The many-GPU chapter's rows, from the report model's parallel results (empty without a layout)."""
     p = r.parallel
     if p is None:
-        return {"par": None, "par_links": [], "par_table": []}
+        return {"par": None, "par_links": [], "par_table": [], "par_costs": []}
     lead, w = r.lead, r.spec.workloads
     links = [(g, c) for g, c in sorted(p.links.items()) if c.span > 1 and c.tier != "none"]
     table = []
@@ -494,8 +500,16 @@ def _parallel_context(r: Results) -> dict:
             for j, s in enumerate(w.decode_context):
                 table.append({"batch": b, "context": s, "bound": g["decode_time_bound"][i, j],
                               "serial": g["decode_time_serial"][i, j], "comm": g["decode_time_comm"][i, j],
+                              "comm_est": g["decode_time_comm_estimate"][i, j],
                               "binds": p.binds[i, j], "tps_gpu": g["decode_tokens_per_s_gpu"][i, j]})
-    return {"par": p, "par_links": links, "par_table": table}
+    return {"par": p, "par_links": links, "par_table": table, "par_costs": _collective_formulas(p)}
+
+
+def _collective_formulas(p) -> list[dict]:
+    """The collective formulas this layout's numbers come from (evaluated with the layout: ``collective_formulas``),
+    each as SymPy prints it, with its value for one batch-1 tensor-parallel all-reduce where it has one."""
+    return [{"id": qid, "title": title, "math": img(tex, size=14), "value": value}
+            for qid, title, tex, value in p.collective_formulas]
 
 
 def _formula_blocks(r: Results, f: Formulas) -> dict:

@@ -112,15 +112,54 @@ def terminal_lines(r: Results) -> list[str]:
     if r.parallel is not None:
         ok = "yes" if r.verdicts.get("weights_fit", True) else "no"
         kv = sc["kv_capacity_tokens"]
+        windowed = _windowed_kv(r, sc, " per replica") if kv is not None else ""
         lines.append(f"  fits: {ok}, {fmt.gb(sc['weight_bytes'])} of weights per GPU in "
-                     f"{fmt.gib(sc['capacity'])} on {r.parallel.parallelism.gpus} GPUs; "
-                     + (f"{fmt.integer(kv)} KV tokens per replica" if kv is not None else "no KV cache fits"))
+                     f"{_usable(r, sc)} on {r.parallel.parallelism.gpus} GPUs; "
+                     + (windowed or (f"{fmt.integer(kv)} KV tokens per replica" if kv is not None
+                                     else "no KV cache fits")))
     elif r.verdicts.get("weights_fit", True):
         kv = sc["kv_capacity_tokens"]
-        lines.append(f"  fits: yes, {fmt.gb(sc['weight_bytes'])} of weights in {fmt.gib(sc['capacity'])}; "
-                     f"{fmt.integer(kv)} KV tokens left")
+        lines.append(f"  fits: yes, {fmt.gb(sc['weight_bytes'])} of weights in {_usable(r, sc)}; "
+                     + (_windowed_kv(r, sc, "") or f"{fmt.integer(kv)} KV tokens left"))
     else:
         opts = [o["label"] for o in r.fit_options if o["fits"]]
-        lines.append(f"  fits: no, {fmt.gb(sc['weight_bytes'])} of weights > {fmt.gib(sc['capacity'])}"
+        lines.append(f"  fits: no, {fmt.gb(sc['weight_bytes'])} of weights > {_usable(r, sc)}"
                      + (f"; fits with {', '.join(opts[:2])}" if opts else ""))
     return lines
+
+
+def _windowed_kv(r: Results, sc: dict, scope: str) -> str:
+    """The KV part of the 'fits' line for a model with windowed or chunked layers ('' for any other): the global
+    layers' bytes per token and the windowed ones' bytes per sequence, and the capacities with both, the longest
+    context of one sequence and the sequences at the spec's contexts (genreport.model.catalog.kv_facts; per GPU
+    of a layout each holds 1 / (n_PP s_kv) of every sequence's cache)."""
+    from genreport.model.catalog import kv_facts
+
+    m, cut = r.spec.model, r.envs[r.lead].cut
+    share = cut.pp * cut.s_kv
+    contexts = sorted(r.spec.workloads.decode_context)
+    if len(contexts) > 3:
+        contexts = [contexts[0], contexts[-1]]
+    kv = kv_facts(m, r.spec.precision.kv_bytes, (sc["capacity"] - sc["weight_bytes"]) * share, contexts)
+    if not kv["bounded"]:
+        return ""
+    parts = []
+    if kv["global_layers"]:
+        parts.append(f"{fmt.kib(kv['bytes_per_token_global'] / share)}/token ({kv['global_layers']} global layers)")
+    local = [f"{n} {what}" for n, what in ((kv["windowed_layers"], "windowed"), (kv["chunked_layers"], "chunked"))
+             if n]
+    parts.append(f"{fmt.memsize(round(kv['bytes_per_sequence_windowed'] / share))}/sequence ({', '.join(local)} "
+                 "at full window)")
+    one = kv["tokens_one_sequence"]
+    fits = [f"{'any context' if one is None else fmt.integer(one) + ' tokens'} for one sequence"]
+    fits += [f"{fmt.integer(n)} sequences at {s:,}" for s, n in kv["sequences"].items()]
+    gpu = " on each GPU" if share != 1 else ""
+    return f"KV {' + '.join(parts)}{gpu}: {', '.join(fits)}{scope}"
+
+
+def _usable(r, sc) -> str:
+    """The memory the fit decisions use: the capacity, or what the engine's reserve leaves of it."""
+    hw = r.spec.hardware
+    if not hw.memory_reserve:
+        return fmt.gib(sc["capacity"])
+    return f"{fmt.gib(sc['capacity'])} usable ({fmt.gib(hw.capacity)} less the engine's {hw.memory_reserve:.0%})"

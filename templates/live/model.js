@@ -26,41 +26,51 @@ const GR_MODEL = (function () {
 
   function attentionParamsPerLayer(m) {
     const d = m.hidden_size, a = m.attention;
+    const extra = (m.o_bias ? d : 0) + (a.sinks ? m.heads : 0);  // output bias; one sink logit per query head
     if (a.kind === "mla") {
       const qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
       const q = a.q_lora_rank ? (d * a.q_lora_rank + a.q_lora_rank + a.q_lora_rank * m.heads * qk) : d * m.heads * qk;
       const kv = d * (a.kv_lora_rank + a.qk_rope_head_dim) + a.kv_lora_rank
         + a.kv_lora_rank * m.heads * (a.qk_nope_head_dim + a.v_head_dim);
       const o = m.heads * a.v_head_dim * d;
-      return q + kv + o;
+      return q + kv + o + extra;
     }
     const q = d * m.heads * m.head_dim;
     const kv = 2 * d * m.kv_heads * m.head_dim;
     const o = m.heads * m.head_dim * d;
     const bias = m.qkv_bias ? (m.heads + 2 * m.kv_heads) * m.head_dim : 0;
-    return q + kv + o + bias;
+    return q + kv + o + bias + extra;
+  }
+
+  /** Every norm's weights (architecture.norm_params): norms_per_layer a layer, the per-head q/k norms, the final one. */
+  function normParams(m) {
+    const perNorm = m.norm === "layernorm" ? 2 * m.hidden_size : m.hidden_size;
+    const qk = m.attention.qk_norm && m.attention.kind !== "mla" ? m.layers * 2 * m.head_dim : 0;
+    return m.layers * (m.norms_per_layer || 2) * perNorm + perNorm + qk;
   }
 
   /** Parameters by matrix, from the shapes (architecture.parameter_count). */
   function parameterCount(m) {
     const d = m.hidden_size, L = m.layers;
-    const perNorm = m.norm === "layernorm" ? 2 * d : d;
     const pc = {embedding: m.vocab_size * d, lm_head: m.tied_embeddings ? 0 : m.vocab_size * d,
       attention: L * attentionParamsPerLayer(m), ffn_dense: 0, experts_routed: 0, experts_shared: 0, router: 0,
-      norms: L * 2 * perNorm + perNorm, expert_size: 0, moe_layers: 0, active_routed: 0};
+      norms: normParams(m), expert_size: 0, moe_layers: 0, active_routed: 0};
     const mats = ffnMatrices(m.ffn_kind);
+    // one FFN block of width w, with its gate/up and down biases where the spec has ffn_bias
+    const block = w => mats * d * w + (m.ffn_bias ? (mats === 3 ? 2 : 1) * w + d : 0);
     if (!m.moe) {
-      pc.ffn_dense = L * mats * d * m.ffn_size;
+      pc.ffn_dense = L * block(m.ffn_size);
     } else {
-      const moeLayers = L - m.moe.first_dense_layers;
-      const expert = mats * d * m.moe.expert_ffn_size;
-      pc.ffn_dense = m.moe.first_dense_layers * mats * d * m.ffn_size;
-      pc.experts_routed = moeLayers * m.moe.experts * expert;
-      pc.experts_shared = moeLayers * m.moe.shared_experts * expert;
-      pc.router = moeLayers * d * m.moe.experts;
+      const e = m.moe;
+      const moeLayers = Math.floor((L - e.first_dense_layers) / Math.max(1, e.layer_step || 1));
+      const expert = block(e.expert_ffn_size);
+      pc.ffn_dense = (L - moeLayers) * block(m.ffn_size);
+      pc.experts_routed = moeLayers * e.experts * expert;
+      pc.experts_shared = moeLayers * e.shared_experts * block(e.shared_expert_ffn_size || e.expert_ffn_size);
+      pc.router = moeLayers * (d * e.experts + (m.ffn_bias ? e.experts : 0));
       pc.expert_size = expert;
       pc.moe_layers = moeLayers;
-      pc.active_routed = moeLayers * m.moe.active_experts * expert;
+      pc.active_routed = moeLayers * e.active_experts * expert;
     }
     pc.total = pc.embedding + pc.lm_head + pc.attention + pc.ffn_dense + pc.experts_routed + pc.experts_shared
       + pc.router + pc.norms;
@@ -73,24 +83,48 @@ const GR_MODEL = (function () {
     return a.kind === "mla" ? a.kv_lora_rank + a.qk_rope_head_dim : 2 * m.kv_heads * m.head_dim;
   }
 
-  function localLayers(m) {
+  function patternLocal(m) {
     const a = m.attention;
-    if (!a.sliding_window) return 0;
     if (!a.local_layers_per_global) return m.layers;
     const period = a.local_layers_per_global + 1;
     return m.layers - Math.floor(m.layers / period);
   }
 
+  function localLayers(m) { return m.attention.sliding_window ? patternLocal(m) : 0; }
+
+  function chunkedLayers(m) { return m.attention.chunk_size ? patternLocal(m) : 0; }
+
+  /** Cached positions a new token at context s reads over all layers (architecture.attended_positions). */
+  function attendedPositions(m, s) {
+    const n = localLayers(m), k = chunkedLayers(m);
+    let out = (m.layers - n - k) * s;
+    if (n) out += n * Math.min(s, m.attention.sliding_window);
+    if (k) out += k * (s % m.attention.chunk_size);
+    return out;
+  }
+
   function kvBytesPerTokenAt(m, bKv, s) {
     const perLayer = kvElementsPerTokenLayer(m) * bKv;
     const n = localLayers(m);
+    if (chunkedLayers(m)) return perLayer * attendedPositions(m, s) / s;
     if (n === 0) return m.layers * perLayer;
     const cached = (m.layers - n) * s + n * Math.min(s, m.attention.sliding_window);
     return perLayer * cached / s;
   }
 
+  /** The cache one sequence at context s holds, per token (architecture.kv_cache_bytes_per_token_at). */
+  function kvCacheBytesPerTokenAt(m, bKv, s) {
+    const k = chunkedLayers(m);
+    if (!k) return kvBytesPerTokenAt(m, bKv, s);
+    const n = localLayers(m);
+    let held = (m.layers - n - k) * s + k * Math.min(s, m.attention.chunk_size);
+    if (n) held += n * Math.min(s, m.attention.sliding_window);
+    return kvElementsPerTokenLayer(m) * bKv * held / s;
+  }
+
   function attendedFraction(m, s) {
     const n = localLayers(m);
+    if (chunkedLayers(m)) return attendedPositions(m, s) / (m.layers * s);
     if (n === 0) return 1.0;
     return ((m.layers - n) * s + n * Math.min(s, m.attention.sliding_window)) / (m.layers * s);
   }
@@ -124,7 +158,7 @@ const GR_MODEL = (function () {
       nA = pc.active - nE;
       nP = pc.active - pc.embedding - pc.lm_head;
     }
-    const card = {P: hw.dense[p.compute], W: hw.bandwidth, C: hw.capacity, N: n, N_a: nA, N_e: nE, N_p: nP,
+    const card = {P: hw.dense[p.compute], W: hw.bandwidth, C: hw.capacity * (1 - (hw.memory_reserve || 0)), N: n, N_a: nA, N_e: nE, N_p: nP,
       L: m.layers, d: m.hidden_size, H_q: m.heads, H_kv: m.kv_heads, d_h: headDimForFlops(m), d_ff: m.ffn_size,
       V: m.vocab_size, G: m.heads / m.kv_heads, b: b, b_kv: bKv,
       c: m.layers * kvElementsPerTokenLayer(m) * bKv, a: inp.workloads.activation_bytes || 0.0};
@@ -161,9 +195,9 @@ const GR_MODEL = (function () {
     const m = env.model, cut = env.cut;
     if (context != null) {
       e.S = context;
-      e.c = kvBytesPerTokenAt(m, e.b_kv, context);
+      e.c = kvCacheBytesPerTokenAt(m, e.b_kv, context);
       if (!cut.trivial) e.c = e.c / (cut.pp * cut.s_kv);
-      if (localLayers(m)) e.d_h = e.d_h * attendedFraction(m, context);
+      if (localLayers(m) || chunkedLayers(m)) e.d_h = e.d_h * attendedFraction(m, context);
     }
     if (batch != null) {
       e.B = batch;
@@ -181,7 +215,16 @@ const GR_MODEL = (function () {
       e.N = e.N * stream;
       e.N_e = e.N_e * stream;
     }
-    return Object.assign(e, extra || {});
+    Object.assign(e, extra || {});
+    if (extra && "T" in extra && context == null && !("d_h" in extra)) e.d_h = prefillHeadDim(m, e.d_h);
+    return e;
+  }
+
+  /** d_h of a pass over a whole prompt: MLA in its cheaper, decompressed form (env.prefill_head_dim). */
+  function prefillHeadDim(m, dH) {
+    const a = m.attention;
+    if (a.kind !== "mla") return dH;
+    return Math.min(headDimForFlops(m), (a.qk_nope_head_dim + a.qk_rope_head_dim + a.v_head_dim) / 2.0);
   }
 
   function call(qid, env) {
@@ -641,5 +684,5 @@ const GR_MODEL = (function () {
 
   return {evaluate: evaluate, decision: decision, levers: levers, key: key, physical: physical, call: call, makeEnv: makeEnv,
     readAt: readAt, ONE_CUT: ONE_CUT,
-    parameterCount: parameterCount, localLayers: localLayers, picks: picks, usdPerMtok: usdPerMtok, NO_FIT: NO_FIT};
+    parameterCount: parameterCount, localLayers: localLayers, prefillHeadDim: prefillHeadDim, picks: picks, usdPerMtok: usdPerMtok, NO_FIT: NO_FIT};
 })();

@@ -162,7 +162,8 @@ const GR_PAGE = (function () {
         const binds = p.binds[i][j];
         out += "<tr><td>" + F.integer(b) + ", " + F.integer(s) + '</td><td class="n">' + cell("decode_time_bound", "time")
           + '</td>\n<td class="n">' + cell("decode_time_serial", "time") + '</td><td class="n">'
-          + cell("decode_time_comm", "time") + "</td><td>" + pill(binds) + '</td>\n<td class="n">'
+          + cell("decode_time_comm", "time") + '</td><td class="n">' + cell("decode_time_comm_estimate", "time")
+          + "</td><td>" + pill(binds) + '</td>\n<td class="n">'
           + (binds !== "capacity" ? cell("decode_tokens_per_s_gpu", "num") : "—") + "</td></tr>\n";
       });
     });

@@ -15,7 +15,9 @@ const GR_PARALLEL = (() => {
   const M = GR_MODEL, call = M.call;
   const GROUPS = ["tp", "pp", "ep", "dp"], BINDS = ["compute", "bandwidth", "interconnect"];
   const GRID = ["interconnect_bytes_decode", "decode_time_comm", "decode_time_compute_gpu", "decode_time_memory_gpu",
-    "decode_time_bound", "decode_time_serial", "memory_per_gpu"];
+    "decode_time_bound", "decode_time_comm_estimate", "decode_time_memory_busiest", "decode_time_serial",
+    "memory_per_gpu"];
+  const RESIDENT = ["memory_per_gpu"];  // evaluated with the weights the GPU holds, not those a batch reads
   const RATES = ["decode_tokens_per_s_replica", "decode_tokens_per_s_gpu"];
   const PREFILL = ["interconnect_bytes_prefill", "prefill_time_comm", "prefill_time_bound", "prefill_time_serial"];
   const SCALARS = ["gpus", "weight_bytes_per_gpu", "kv_bytes_per_token_per_gpu", "kv_capacity_tokens_replica",
@@ -47,10 +49,36 @@ const GR_PARALLEL = (() => {
         notes.add(`${link.name}: no latency in the spec; 0 is used, so the ${g} collectives cost only their bytes and `
           + "the bound stays a lower bound");
       }
-      out[g] = link ? {span: span[g], tier: tier, name: link.name, bandwidth_per_direction: link.bandwidth_per_direction,
-        latency: link.latency || 0.0} : {span: span[g], tier: "none", name: "", bandwidth_per_direction: Infinity, latency: 0.0};
+      if (!link) {
+        out[g] = {span: span[g], tier: "none", name: "", bandwidth_per_direction: Infinity, latency: 0.0,
+          bus_bandwidth: null, in_network: false, in_network_bus_bandwidth: null, call_latency: 0.0,
+          in_network_call_latency: null};
+        return;
+      }
+      const n = g === "pp" ? 2 : par[g];  // a stage sends to one peer
+      const mesh = link.topology === "mesh" && link.link_bandwidth_per_direction != null && tier === "scale-up";
+      const rate = mesh && n > 1 ? Math.min(link.bandwidth_per_direction, (n - 1) * link.link_bandwidth_per_direction)
+        : link.bandwidth_per_direction;
+      if (mesh && par[g] > 1 && rate < link.bandwidth_per_direction) {
+        notes.add(`${link.name} is a mesh, one link to each peer: a ${g} group of ${n} GPUs gets ${n - 1} of them, `
+          + `${(rate / 1e9).toFixed(0)} GB/s per direction of the ${(link.bandwidth_per_direction / 1e9).toFixed(0)}`);
+      }
+      const bus = link.bus_bandwidth == null ? null : mesh ? link.bus_bandwidth * rate / link.bandwidth_per_direction
+        : link.bus_bandwidth;  // never more than the line rate (a what-if may lower it)
+      const lib = hw.collectives;
+      out[g] = {span: span[g], tier: tier, name: link.name, bandwidth_per_direction: rate, latency: link.latency || 0.0,
+        bus_bandwidth: bus == null ? null : Math.min(bus, rate), in_network: !!link.in_network_reduction && tier === "scale-up",
+        in_network_bus_bandwidth: tier === "scale-up" ? link.in_network_bus_bandwidth : null,
+        call_latency: lib ? lib.call_latency : 0.0, in_network_call_latency: lib ? lib.in_network_call_latency : null};
     });
     return [out, Array.from(notes).sort()];
+  }
+
+  /** The library's fixed costs and the tensor-parallel link's in-switch reduction (collective_costs). */
+  function collectiveCosts(tp) {
+    const est = tp.bus_bandwidth == null ? tp.bandwidth_per_direction : tp.bus_bandwidth;
+    return {tau_c: tp.call_latency, tau_s: tp.in_network_call_latency == null ? tp.call_latency : tp.in_network_call_latency,
+      s_TP: tp.in_network ? 1.0 : 0.0, W_sTP: tp.in_network_bus_bandwidth == null ? est : tp.in_network_bus_bandwidth};
   }
 
   // parameters counted per routed-expert parameter of the shapes: the seed accounting maps the declared counts
@@ -66,12 +94,15 @@ const GR_PARALLEL = (() => {
     Object.assign(v, {n_TP: par.tp, n_PP: par.pp, n_EP: par.ep, n_DP: par.dp, L_x: pc.moe_layers,
       N_x: pc.experts_routed * perRouted(v, pc, env.accounting), k_e: m.moe ? m.moe.active_experts : 0.0,
       b_a: (bc === undefined ? 2.0 : bc) >= 4.0 ? 4.0 : 2.0,
-      s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(par.tp, m.kv_heads), k_w: split[0], k_g: split[1], k_o: split[2]});
+      s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(par.tp, m.kv_heads), k_w: split[0], k_g: split[1], k_o: split[2],
+      u_x: 1.0});
     GROUPS.forEach(g => {
-      v["W_" + g.toUpperCase()] = links[g].bandwidth_per_direction;
-      v["alpha_" + g.toUpperCase()] = links[g].latency;
+      const l = links[g], G = g.toUpperCase();
+      v["W_" + G] = l.bandwidth_per_direction;
+      v["alpha_" + G] = l.latency;
+      v["W_c" + G] = l.bus_bandwidth == null ? l.bandwidth_per_direction : l.bus_bandwidth;
     });
-    return v;
+    return Object.assign(v, collectiveCosts(links.tp));
   }
 
   /** Values at batch B: for MoE, the whole model's N and N_x one micro-batch (B / min(pp, B) sequences) reads,
@@ -79,10 +110,50 @@ const GR_PARALLEL = (() => {
   function atBatch(values, env, b) {
     const out = Object.assign({}, values, {B: b});
     if (!env.model.moe) return out;
-    const nr = M.readAt(env, b / Math.min(env.cut.pp, b));
+    const micro = b / Math.min(env.cut.pp, b), nr = M.readAt(env, micro);
     out.N = nr[0];
     out.N_x = nr[1];
+    out.u_x = busiest(env, micro);
     return out;
+  }
+
+  /** u_x: the busiest expert GPU's reads over the mean (Env.busiest, busiest_experts). */
+  const BUSIEST = new Map();
+  function busiestExperts(experts, groups, touched) {
+    const key = experts + "/" + groups + "/" + touched;
+    if (BUSIEST.has(key)) return BUSIEST.get(key);
+    const s = Math.floor(experts / groups), lo = Math.floor(touched), frac = touched - lo;
+    const lchoose = (n, k) => { let r = 0; for (let i = 1; i <= k; i++) r += Math.log(n - k + i) - Math.log(i); return r; };
+    function whole(t) {
+      if (t <= 0) return 0.0;
+      const total = lchoose(experts, t);
+      let out = 0.0;
+      for (let m = 0; m <= s; m++) {
+        const row = [];
+        for (let j = 0; j <= Math.min(m, t); j++) row.push(Math.exp(lchoose(s, j) - total / groups));
+        let acc = [1.0];
+        for (let g = 0; g < groups; g++) {
+          const next = new Array(Math.min(acc.length + row.length - 1, t + 1)).fill(0.0);
+          acc.forEach((a, i) => { if (a) row.forEach((c, j) => { if (i + j <= t) next[i + j] += a * c; }); });
+          acc = next;
+        }
+        const below = t < acc.length ? acc[t] : 0.0;
+        out += 1.0 - below;
+        if (below >= 1.0 - 1e-15) break;
+      }
+      return out;
+    }
+    const value = frac === 0 ? whole(lo) : (1 - frac) * whole(lo) + frac * whole(lo + 1);
+    BUSIEST.set(key, value);
+    return value;
+  }
+
+  function busiest(env, tokens) {
+    const moe = env.model.moe, cut = env.cut;
+    if (!moe || cut.ep <= 1 || moe.experts % cut.ep) return 1.0;
+    const group = cut.ep > cut.tp ? tokens * (cut.ep / cut.tp) : tokens;
+    const touched = moe.experts * (1.0 - Math.pow(1.0 - moe.active_experts / moe.experts, group));
+    return touched > 0 ? busiestExperts(moe.experts, cut.ep, touched) / (touched / cut.ep) : 1.0;
   }
 
   /** How one GPU's share follows from the layout (env.layout_slice; formulas/layout.py). */
@@ -174,11 +245,12 @@ const GR_PARALLEL = (() => {
         const points = grid2(w, (b, s) => {
           const g = env.at(b, s), v = atBatch(Object.assign({}, base, {S: g.S, c: g.c, d_h: g.d_h}), atLayout, b);
           const x = {};
-          GRID.forEach(q => { x[q] = call(q, v); });
+          const held = Object.assign({}, v, {N: base.N, N_x: base.N_x});
+          GRID.forEach(q => { x[q] = call(q, RESIDENT.includes(q) ? held : v); });
           x.decode_tokens_per_s_replica = b / x.decode_time_bound;
           x.decode_tokens_per_s_gpu = b / (x.decode_time_bound * out.replica_gpus);
           const fit = order.find(l => call("memory_per_gpu", Object.assign({}, base, {c: g.c, n_TP: l[2], n_PP: l[1],
-            n_EP: 1.0, s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(l[2], m.kv_heads), B: b, S: s})) <= hw.capacity);
+            n_EP: 1.0, s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(l[2], m.kv_heads), B: b, S: s})) <= hw.capacity * (1 - (hw.memory_reserve || 0)));
           x.min_gpus_to_fit = fit ? fit[0] : null;
           return x;
         });
@@ -188,7 +260,8 @@ const GR_PARALLEL = (() => {
       }
       if (w.prefill_prompt.length) {
         out.prefill[acc] = {};
-        PREFILL.forEach(q => { out.prefill[acc][q] = w.prefill_prompt.map(tk => call(q, Object.assign({}, base, {T: tk}))); });
+        const dH = M.prefillHeadDim(m, base.d_h);
+        PREFILL.forEach(q => { out.prefill[acc][q] = w.prefill_prompt.map(tk => call(q, Object.assign({}, base, {T: tk, d_h: dH}))); });
       }
     });
     if (w.training_tokens) {
@@ -243,7 +316,8 @@ const GR_PARALLEL = (() => {
    * the serial estimate, capacity per replica; the price is the replica's (GPUs x the hourly price). */
   function decodeRows(res, inp, price) {
     const lead = res.lead, w = inp.workloads, p = res.parallel, g = p.decode[lead], per = p.perContext[lead];
-    const gpus = p.replica_gpus, weightsFit = (p.scalars[lead].weight_bytes_per_gpu || 0) <= inp.hardware.capacity;
+    const gpus = p.replica_gpus, weightsFit = (p.scalars[lead].weight_bytes_per_gpu || 0)
+      <= inp.hardware.capacity * (1 - (inp.hardware.memory_reserve || 0));
     return M.picks(w.decode_batch, per.capacity_batch_replica, w.decode_context.length).map(ij => {
       const i = ij[0], j = ij[1], b = w.decode_batch[i], s = w.decode_context[j], time = g.decode_time_bound[i][j];
       const l = {compute: g.decode_time_compute_gpu[i][j], bandwidth: g.decode_time_memory_gpu[i][j], interconnect: g.decode_time_comm[i][j]};

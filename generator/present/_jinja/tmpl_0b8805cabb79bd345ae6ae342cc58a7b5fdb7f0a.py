@@ -13,6 +13,7 @@ def root(context, missing=missing):
     l_0_model = resolve('model')
     l_0_frame = resolve('frame')
     l_0_sc = resolve('sc')
+    l_0_facts = resolve('facts')
     l_0_w = resolve('w')
     l_0_summary = resolve('summary')
     l_0_decision = resolve('decision')
@@ -37,22 +38,28 @@ def root(context, missing=missing):
         def t_3(*unused):
             raise TemplateRuntimeError("No filter named 'kib' found.")
     try:
-        t_4 = environment.filters['num']
+        t_4 = environment.filters['memsize']
     except KeyError:
         @internalcode
         def t_4(*unused):
-            raise TemplateRuntimeError("No filter named 'num' found.")
+            raise TemplateRuntimeError("No filter named 'memsize' found.")
     try:
-        t_5 = environment.filters['time']
+        t_5 = environment.filters['num']
     except KeyError:
         @internalcode
         def t_5(*unused):
-            raise TemplateRuntimeError("No filter named 'time' found.")
+            raise TemplateRuntimeError("No filter named 'num' found.")
     try:
-        t_6 = environment.tests['none']
+        t_6 = environment.filters['time']
     except KeyError:
         @internalcode
         def t_6(*unused):
+            raise TemplateRuntimeError("No filter named 'time' found.")
+    try:
+        t_7 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_7(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s0_summary.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
@@ -120,10 +127,22 @@ def root(context, missing=missing):
         yield ' per token'
     yield ' ('
     yield escape(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'kv_cache'))
-    yield ')</td>\n<td><span data-live="precision.label">'
+    yield ')'
+    if context.call(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'get'), 'kv_windowed_per_sequence'):
+        pass
+        yield '<span data-static>\n  while the context fits every window; past it '
+        yield escape(t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_global_per_token')))
+        yield ' per token in the '
+        yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_global_layers')))
+        yield ' global layers\n  plus '
+        yield escape(t_4(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence')))
+        yield ' per sequence in the '
+        yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_bounded_layers')))
+        yield ' windowed ones</span>'
+    yield '</td>\n<td><span data-live="precision.label">'
     yield escape(context.call(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'label')))
     yield '</span> (<span data-live="precision.weight_bytes">'
-    yield escape(t_4(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes')))
+    yield escape(t_5(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes')))
     yield '</span> B per weight)</td>\n<td data-live="workloads">'
     if environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'decode_batch'):
         pass
@@ -198,11 +217,11 @@ def root(context, missing=missing):
         yield '</td><td>'
         yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_x, 'binds'), _loop_vars=_loop_vars))
         yield '</td><td class="n">'
-        yield escape(t_5(environment.getattr(l_1_x, 'time')))
+        yield escape(t_6(environment.getattr(l_1_x, 'time')))
         yield '</td>\n<td class="n">'
         if environment.getattr(l_1_x, 'other_roof'):
             pass
-            yield escape(t_4(environment.getattr(l_1_x, 'other_roof')))
+            yield escape(t_5(environment.getattr(l_1_x, 'other_roof')))
             yield '×'
         else:
             pass
@@ -211,7 +230,7 @@ def root(context, missing=missing):
         if environment.getattr(l_1_x, 'fits'):
             pass
             yield '<span class="ok">yes</span>'
-            if ((environment.getattr(l_1_x, 'workload') == 'decode') and (not t_6(environment.getattr(l_1_x, 'capacity_batch')))):
+            if ((environment.getattr(l_1_x, 'workload') == 'decode') and (not t_7(environment.getattr(l_1_x, 'capacity_batch')))):
                 pass
                 yield ', ≤ '
                 yield escape(t_2(environment.getattr(l_1_x, 'capacity_batch')))
@@ -221,10 +240,10 @@ def root(context, missing=missing):
         yield '</td>\n<td class="n">'
         if (environment.getattr(l_1_x, 'workload') == 'decode'):
             pass
-            yield escape(t_4(environment.getattr(l_1_x, 'ms_per_token')))
+            yield escape(t_5(environment.getattr(l_1_x, 'ms_per_token')))
         elif (environment.getattr(l_1_x, 'workload') == 'prefill'):
             pass
-            yield escape(t_4(environment.getattr(l_1_x, 'ms_to_first_token')))
+            yield escape(t_5(environment.getattr(l_1_x, 'ms_to_first_token')))
             yield ' (TTFT)'
         else:
             pass
@@ -232,17 +251,17 @@ def root(context, missing=missing):
         yield '</td>\n<td class="n">'
         if (environment.getattr(l_1_x, 'workload') == 'decode'):
             pass
-            yield escape(t_4(environment.getattr(l_1_x, 'tokens_per_s_sequence')))
+            yield escape(t_5(environment.getattr(l_1_x, 'tokens_per_s_sequence')))
         else:
             pass
             yield '—'
         yield '</td>\n<td class="n">'
-        yield escape(t_4(environment.getattr(l_1_x, 'tokens_per_s')))
+        yield escape(t_5(environment.getattr(l_1_x, 'tokens_per_s')))
         yield '</td>\n'
         if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour'):
             pass
             yield '<td class="n">'
-            if (not t_6(environment.getattr(l_1_x, 'usd_per_mtok'))):
+            if (not t_7(environment.getattr(l_1_x, 'usd_per_mtok'))):
                 pass
                 yield escape(t_1('%.3g', environment.getattr(l_1_x, 'usd_per_mtok')))
                 if (environment.getattr(l_1_x, 'workload') == 'prefill'):
@@ -259,7 +278,7 @@ def root(context, missing=missing):
             if environment.getattr(environment.getattr(l_1_x, 'lever'), 'gain'):
                 pass
                 yield ': '
-                yield escape(t_4(environment.getattr(environment.getattr(l_1_x, 'lever'), 'gain')))
+                yield escape(t_5(environment.getattr(environment.getattr(l_1_x, 'lever'), 'gain')))
                 yield '× '
                 yield escape(environment.getattr(environment.getattr(l_1_x, 'lever'), 'effect'))
             else:
@@ -277,7 +296,7 @@ def root(context, missing=missing):
         yield ', per replica\n('
         yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus'))
         yield ' GPU'
-        yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 36 in 'sections/s0_summary.html.j2' evaluated to false and no else section was defined.")))
+        yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 38 in 'sections/s0_summary.html.j2' evaluated to false and no else section was defined.")))
         yield '); B is the batch of one replica'
         if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'dp') > 1):
             pass
@@ -297,4 +316,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=58&6=71&7=79&8=91&9=99&10=111&11=124&12=128&13=150&14=163&17=170&20=185&22=189&24=193&25=203&26=211&27=222&28=233&29=240&30=242&31=256&35=275&36=278&37=293'
+debug_info = '1=65&6=78&7=86&8=98&9=106&10=118&11=134&12=138&13=143&14=147&15=169&16=182&19=189&22=204&24=208&26=212&27=222&28=230&29=241&30=252&31=259&32=261&33=275&37=294&38=297&39=312'

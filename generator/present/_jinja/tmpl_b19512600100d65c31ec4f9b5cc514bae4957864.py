@@ -13,6 +13,7 @@ def root(context, missing=missing):
     l_0_q = resolve('q')
     l_0_par_links = resolve('par_links')
     l_0_frame = resolve('frame')
+    l_0_par_costs = resolve('par_costs')
     l_0_par_table = resolve('par_table')
     l_0_verdicts = resolve('verdicts')
     l_0_hw = resolve('hw')
@@ -38,22 +39,34 @@ def root(context, missing=missing):
         def t_3(*unused):
             raise TemplateRuntimeError("No filter named 'join' found.")
     try:
-        t_4 = environment.filters['num']
+        t_4 = environment.filters['kib']
     except KeyError:
         @internalcode
         def t_4(*unused):
-            raise TemplateRuntimeError("No filter named 'num' found.")
+            raise TemplateRuntimeError("No filter named 'kib' found.")
     try:
-        t_5 = environment.filters['time']
+        t_5 = environment.filters['num']
     except KeyError:
         @internalcode
         def t_5(*unused):
-            raise TemplateRuntimeError("No filter named 'time' found.")
+            raise TemplateRuntimeError("No filter named 'num' found.")
     try:
-        t_6 = environment.tests['none']
+        t_6 = environment.filters['safe']
     except KeyError:
         @internalcode
         def t_6(*unused):
+            raise TemplateRuntimeError("No filter named 'safe' found.")
+    try:
+        t_7 = environment.filters['time']
+    except KeyError:
+        @internalcode
+        def t_7(*unused):
+            raise TemplateRuntimeError("No filter named 'time' found.")
+    try:
+        t_8 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_8(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s7_gpus.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
@@ -112,8 +125,15 @@ def root(context, missing=missing):
                 if environment.getattr(l_1_link, 'latency'):
                     pass
                     yield ', '
-                    yield escape(t_5(environment.getattr(l_1_link, 'latency')))
+                    yield escape(t_7(environment.getattr(l_1_link, 'latency')))
                     yield ' per step'
+                if environment.getattr(l_1_link, 'bus_bandwidth'):
+                    pass
+                    yield ', of which the collectives library reaches '
+                    yield escape(t_1(environment.getattr(l_1_link, 'bus_bandwidth')))
+                if environment.getattr(l_1_link, 'in_network'):
+                    pass
+                    yield '; its switch reduces in the network'
                 yield '. '
             l_1_g = l_1_link = missing
             for l_1_note in environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'notes'):
@@ -132,7 +152,51 @@ def root(context, missing=missing):
                 yield ' replicas serve '
                 yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'dp'))
                 yield ' times as many sequences'
-            yield '.</p>\n<div class="scroll"><table>\n<thead><tr><th>batch, context</th><th class="n">bound</th><th class="n">serial estimate</th><th class="n">interconnect</th><th>binds</th><th class="n">tok/s per GPU</th></tr></thead>\n<tbody data-live="par_table">'
+            yield '.</p>\n'
+            if (undefined(name='par_costs') if l_0_par_costs is missing else l_0_par_costs):
+                pass
+                yield "<p>How a collective is costed. The bound's all-reduce sends the fewest bytes any algorithm must send and waits\none step of the link; the estimate charges what the library runs: a fixed cost per call, every step of its ring, at the\nbus bandwidth it measures on the link"
+                if environment.getattr(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'links'), 'tp'), 'in_network'):
+                    pass
+                    yield ', or its in-switch all-reduce where that is faster'
+                yield '. '
+                if environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'):
+                    pass
+                    yield 'One batch-1 all-reduce of '
+                    yield escape(t_4(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'message_bytes')))
+                    yield ' over the '
+                    yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'gpus'))
+                    yield ' tensor-parallel GPUs costs at least\n'
+                    yield escape(t_7(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'bound')))
+                    yield '; the library takes '
+                    yield escape(t_7(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'estimate')))
+                    yield ' ('
+                    yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'picked'))
+                    if environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency'):
+                        pass
+                        yield ',\n'
+                        yield escape(t_7(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency')))
+                        yield ' of it the fixed cost of the call'
+                    yield ').'
+                if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'ep') > 1):
+                    pass
+                    yield " The estimate's round also waits for the\nGPU that holds the most of the batch's experts: its reads are u<sub>x</sub> times the mean (the expected maximum when\ntokens pick experts uniformly at random)."
+                yield '</p>\n'
+                for l_1_c in (undefined(name='par_costs') if l_0_par_costs is missing else l_0_par_costs):
+                    _loop_vars = {}
+                    pass
+                    yield '<div class="formula"><div class="label">'
+                    yield escape(environment.getattr(l_1_c, 'title'))
+                    if (not t_8(environment.getattr(l_1_c, 'value'))):
+                        pass
+                        yield ': '
+                        yield escape(t_7(environment.getattr(l_1_c, 'value')))
+                        yield ' here'
+                    yield '</div>'
+                    yield escape(t_6(environment.getattr(l_1_c, 'math')))
+                    yield '</div>\n'
+                l_1_c = missing
+            yield '<div class="scroll"><table>\n<thead><tr><th>batch, context</th><th class="n">bound</th><th class="n">serial estimate</th><th class="n">interconnect, at least</th><th class="n">collectives, as run</th><th>binds</th><th class="n">tok/s per GPU</th></tr></thead>\n<tbody data-live="par_table">'
             for l_1_row in (undefined(name='par_table') if l_0_par_table is missing else l_0_par_table):
                 _loop_vars = {}
                 pass
@@ -141,23 +205,25 @@ def root(context, missing=missing):
                 yield ', '
                 yield escape(t_2(environment.getattr(l_1_row, 'context')))
                 yield '</td><td class="n">'
-                yield escape(t_5(environment.getattr(l_1_row, 'bound')))
+                yield escape(t_7(environment.getattr(l_1_row, 'bound')))
                 yield '</td>\n<td class="n">'
-                yield escape(t_5(environment.getattr(l_1_row, 'serial')))
+                yield escape(t_7(environment.getattr(l_1_row, 'serial')))
                 yield '</td><td class="n">'
-                yield escape(t_5(environment.getattr(l_1_row, 'comm')))
+                yield escape(t_7(environment.getattr(l_1_row, 'comm')))
+                yield '</td><td class="n">'
+                yield escape(t_7(environment.getattr(l_1_row, 'comm_est')))
                 yield '</td><td>'
                 yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_row, 'binds'), _loop_vars=_loop_vars))
                 yield '</td>\n<td class="n">'
                 if (environment.getattr(l_1_row, 'binds') != 'capacity'):
                     pass
-                    yield escape(t_4(environment.getattr(l_1_row, 'tps_gpu')))
+                    yield escape(t_5(environment.getattr(l_1_row, 'tps_gpu')))
                 else:
                     pass
                     yield '—'
                 yield '</td></tr>\n'
             l_1_row = missing
-            yield '</tbody>\n</table></div>\n<p>The tensor-parallel degree where the batch-1 all-reduces take as long as streaming the weight slice is\n'
+            yield "</tbody>\n</table></div>\n<p>The tensor-parallel degree where the batch-1 all-reduces, as the library's ring runs them, take as long as streaming the weight slice is\n"
             yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'tp_weight_crossover', 'num'))
             yield "; the link's ridge (peak FLOP/s over link bandwidth) is\n"
             yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'link_ridge', 'num'))
@@ -167,7 +233,7 @@ def root(context, missing=missing):
                 yield ', against '
                 yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'tp_link_intensity', 'num'))
                 yield ' for the\ntensor-parallel all-reduces of this model'
-            yield '.'
+            yield '. '
             if ((environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'tp') != environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'gpus')) or (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'ep') > 1)):
                 pass
                 yield "The two figures below sweep tensor parallelism alone (one replica of 1 to 64 GPUs), not this report's layout\n("
@@ -196,11 +262,11 @@ def root(context, missing=missing):
                 yield '): at batch 1 and context\n'
                 yield escape(t_2(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'context')))
                 yield ' its strict bound is '
-                yield escape(t_5(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_bound')))
+                yield escape(t_7(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_bound')))
                 yield ' per token (serial estimate\n'
-                yield escape(t_5(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_serial')))
+                yield escape(t_7(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_serial')))
                 yield '), '
-                yield escape(t_4(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'tokens_per_s_gpu')))
+                yield escape(t_5(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'tokens_per_s_gpu')))
                 yield ' tok/s per GPU, and one replica holds\n'
                 yield escape(t_2(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'capacity_batch')))
                 yield ' sequences of that context.'
@@ -245,7 +311,7 @@ def root(context, missing=missing):
                 _loop_vars = {}
                 pass
                 yield '<td class="n">'
-                if t_6(l_2_n):
+                if t_8(l_2_n):
                     pass
                     yield 'over 4,096'
                 else:
@@ -257,8 +323,8 @@ def root(context, missing=missing):
         l_1_name = l_1_counts = missing
         yield '</tbody>\n</table></div>\n<p class="meta" data-static>Tensor × pipeline layouts on '
         yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
-        yield "; pipeline stages divide the layers evenly; KV cache for batch 1.\nCollectives in the alpha-beta model with NCCL's conventions (ring all-reduce 2(n−1)/n · S/B + 2(n−1)·α).</p>\n</section>\n"
+        yield "; pipeline stages divide the layers evenly; KV cache for batch 1.\nCollectives in the alpha-beta model with NCCL's conventions: at least the fewest bytes and one step for the bound, the\nlibrary's ring (a fixed cost per call, 2(n−1) steps, its measured bus bandwidth) for the estimate.</p>\n</section>\n"
     yield '\n'
 
 blocks = {}
-debug_info = '1=59&2=71&4=74&5=76&6=79&7=81&9=92&10=96&11=98&12=110&13=119&16=126&17=128&20=136&21=146&22=152&26=161&27=163&28=171&30=174&31=177&32=180&33=184&34=191&35=197&36=201&37=205&38=207&39=212&42=222&43=224&46=226&47=228&50=230&51=238&53=259'
+debug_info = '1=72&2=84&4=87&5=89&6=92&7=94&9=105&10=109&11=111&12=123&13=139&16=146&17=148&18=156&20=159&21=166&22=170&23=178&26=185&30=200&31=210&32=218&36=227&37=229&38=237&40=240&41=243&42=246&43=250&44=257&45=263&46=267&47=271&48=273&49=278&52=288&53=290&56=292&57=294&60=296&61=304&63=325'
