@@ -140,15 +140,20 @@ def _memory_together(args: list[str], env: dict) -> tuple[float, float, int] | N
     return best[0] / 1024, best[1] / 1024, best[2]
 
 
-def _peak_rss_mb(pid: int) -> float:
-    """VmHWM of a running process (Linux), in MB; NaN elsewhere."""
+def _status_mb(pid: int, field: str) -> float:
+    """A memory field of a running process's /proc status (Linux: VmHWM, VmRSS), in MB; NaN elsewhere."""
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
     except OSError:
         pass
     return float("nan")
+
+
+def _peak_rss_mb(pid: int) -> float:
+    """VmHWM of a running process, in MB."""
+    return _status_mb(pid, "VmHWM")
 
 
 def _wait_for(pred, timeout: float = 180.0, step: float = 0.05) -> None:
@@ -214,14 +219,8 @@ class Watcher:
 
 
 def _rss_mb(pid: int) -> float:
-    """VmRSS of a running process (Linux), in MB; NaN elsewhere."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return float("nan")
+    """VmRSS of a running process, in MB."""
+    return _status_mb(pid, "VmRSS")
 
 
 def _descendants(pid: int) -> list[int]:

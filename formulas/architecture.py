@@ -197,38 +197,36 @@ def global_layers(m) -> int:
     return m.layers - bounded_layers(m)
 
 
-def attended_positions(m, context):
-    """Cached positions a new token at context S reads, summed over the layers.
-
-    A global layer reads S, a windowed layer min(S, w).  A chunked layer attends only to the tokens of its own
-    chunk: at context S (S tokens cached before the new one) those are the S mod c tokens since the chunk
-    began, S itself below the first boundary.  That is exactly what a step at S must read, so the strict
-    bound stays a lower bound at every S (at a multiple of c a chunked layer reads nothing); averaged over the
-    steps of a whole chunk it reads (c - 1) / 2.  The cache a chunked layer must *hold* for a sequence
-    that goes on is the whole chunk: see :func:`kv_positions_held`.
-    """
+def _positions(m, context, chunk_part):
+    """Cached positions over the layers at context S: S in a global layer, min(S, w) in a windowed one, and
+    ``chunk_part(S, c)`` in a chunked one."""
     context = np.asarray(context, dtype=float)
     n_local, n_chunk = local_layers(m), chunked_layers(m)
     out = (m.layers - n_local - n_chunk) * context
     if n_local:
         out = out + n_local * np.minimum(context, float(m.attention.sliding_window))
     if n_chunk:
-        out = out + n_chunk * np.mod(context, float(m.attention.chunk_size))
+        out = out + n_chunk * chunk_part(context, float(m.attention.chunk_size))
     return out
+
+
+def attended_positions(m, context):
+    """Cached positions a new token at context S reads, summed over the layers.
+
+    A global layer reads S, a windowed layer min(S, w).  A chunked layer attends only to the tokens of its own
+    chunk: at context S (S tokens cached before the new one) those are the S mod c tokens since the chunk
+    began, S itself below the first boundary.  That is exactly what a step at S must read (at a multiple of c
+    a chunked layer reads nothing); averaged over the steps of a whole chunk it reads (c - 1) / 2.  The cache
+    a chunked layer must *hold* for a sequence that goes on is the whole chunk: see :func:`kv_positions_held`.
+    """
+    return _positions(m, context, np.mod)
 
 
 def kv_positions_held(m, context):
     """Cached positions one sequence at context S holds, summed over the layers, for the memory capacity:
     S in a global layer, min(S, w) in a windowed one, and min(S, c) in a chunked one (the worst case within
     a chunk: a sequence that goes on fills its chunk to c before the chunk's cache can be dropped)."""
-    context = np.asarray(context, dtype=float)
-    n_local, n_chunk = local_layers(m), chunked_layers(m)
-    out = (m.layers - n_local - n_chunk) * context
-    if n_local:
-        out = out + n_local * np.minimum(context, float(m.attention.sliding_window))
-    if n_chunk:
-        out = out + n_chunk * np.minimum(context, float(m.attention.chunk_size))
-    return out
+    return _positions(m, context, np.minimum)
 
 
 def kv_bytes_per_token(m, b_kv: float) -> float:

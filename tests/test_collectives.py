@@ -40,7 +40,7 @@ def _hw(name):
     return load_hardware(ROOT / "specs" / "hardware" / f"{name}.yaml")
 
 
-def _tp(name, hw, tp):
+def _tp(hw, tp):
     links, _ = choose_links(_hw(hw), Parallelism(tp))
     return links["tp"]
 
@@ -74,7 +74,7 @@ def test_the_estimate_explains_the_tensor_parallel_series(model):
 
 def _all_reduce(hw: str, n: int, z: float) -> tuple[float, float]:
     """(bound, estimate) of one all-reduce of z bytes per GPU over n GPUs of ``hw``, as the tensor-parallel group."""
-    q, link = load(), _tp("", hw, n)
+    q, link = load(), _tp(hw, n)
     costs = {"tau_c": link.call_latency, "s_TP": float(link.in_network)}
     bound = float(q["all_reduce_time"]({"n_g": n, "Z_g": z, "W_x": link.bandwidth_per_direction,
                                         "alpha": link.latency, "s_TP": costs["s_TP"]}))
@@ -114,7 +114,7 @@ def test_engine_one_shot_kernels_do_not_beat_the_bound():
 
 
 def test_nvls_is_picked_for_large_messages_only():
-    link = _tp("", "h100-sxm", 8)
+    link = _tp("h100-sxm", 8)
     small, large = 16 * 1024, 256 * 2**20
     _b, e_small = _all_reduce("h100-sxm", 8, small)
     assert e_small == pytest.approx(6.6e-6 + 14 * 0.6e-6 + 1.75 * small / 370e9, rel=1e-12)  # the ring
@@ -124,7 +124,7 @@ def test_nvls_is_picked_for_large_messages_only():
 
 
 def test_a_mesh_gives_a_pair_one_link():
-    pair, node = _tp("", "mi300x", 2), _tp("", "mi300x", 8)
+    pair, node = _tp("mi300x", 2), _tp("mi300x", 8)
     assert pair.bandwidth_per_direction == 64e9 and pair.per_direction_from == "mesh"
     assert pair.bus_bandwidth == pytest.approx(48e9)
     assert node.bandwidth_per_direction == 448e9 and node.bus_bandwidth == pytest.approx(336e9)
