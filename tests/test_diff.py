@@ -58,14 +58,14 @@ def test_cli_folders_and_files(tmp_path, capsys):
     assert cli_main(["diff", str(a), str(b / "results.json")]) == 0
     out = capsys.readouterr().out
     lines = out.splitlines()
-    assert "5 changed (1 unchanged)" in out
+    assert "5 changed (1 unchanged; every accounting)" in out
     row = next(x for x in lines if x.startswith("critical_context"))
     assert "420.56" in row and "606.2" in row and "1.441x" in row
     assert "batch=1" in next(x for x in lines if x.startswith("decode_tokens_per_s"))
-    assert "1 added:" in out and "new_one" in out and "1 removed:" in out and "gone" in out
+    assert "Added (1):" in out and "new_one" in out and "Removed (1):" in out and "gone" in out
     assert cli_main(["diff", str(a), str(a)]) == 0
-    assert "no quantity changed (7 compared)" in capsys.readouterr().out
-    assert cli_main(["diff", "--exit-code", str(a), str(b)]) == 1
+    assert "no quantity changed (7 compared; every accounting)" in capsys.readouterr().out
+    assert cli_main(["diff", "--exit-code", str(a), str(b)]) == 4
     assert cli_main(["diff", str(a), str(tmp_path / "missing")]) == 1
     assert "no report here" in capsys.readouterr().err
 
@@ -95,3 +95,38 @@ def test_cli_git_revision(tmp_path, capsys, monkeypatch):
     assert read_results("HEAD~1:out/llama") == OLD
     assert cli_main(["diff", "HEAD~5:out/llama", "out/llama"]) == 1
     assert "git:" in capsys.readouterr().err
+
+
+def test_review_of_a_real_spec_change(tmp_path, capsys):
+    """Issue 33: the inputs that changed first, the grid change as a grid change, each quantity once (the lead
+    accounting), grouped; Markdown for a pull-request comment; --exit-code 4."""
+    spec = Path(__file__).resolve().parents[1] / "specs" / "llama8b-h100.yaml"
+    common = [str(spec), "--format", "json", "-q", "--name", "r"]
+    assert cli_main([*common, "-o", str(tmp_path / "a")]) == 0
+    assert cli_main([*common, "-o", str(tmp_path / "b"), "--set", "precision.kv_cache=fp8",
+                     "--set", "workloads.decode.batch=[1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 96]"]) == 0
+    capsys.readouterr()
+    a, b = tmp_path / "a" / "r", tmp_path / "b" / "r"
+    assert cli_main(["diff", "--exit-code", str(a), str(b)]) == 4
+    out = capsys.readouterr().out
+    parts = out.split("\n\n")
+    assert parts[1].startswith("Inputs changed (3):")  # the inputs come first
+    assert "precision.kv_cache              bf16" in parts[1] and "fp8" in parts[1]
+    assert parts[2].startswith("Workload grid changed (1):") and "batch  96" in parts[2]
+    assert "_exact" not in out  # one accounting: the lead one (seed)
+    assert "(seed accounting)" not in out and "unchanged; seed accounting" in out
+    # the 3 contexts at batch 96 are a grid change, not 3 x (quantities) added rows
+    assert "Added" not in out and "quantities at grid points added" in out
+    # the KV cache halves: (80 GiB - 8.03e9 x 2 B) / (8192 x 128 KiB) = 65.04 sequences at 8k (seed 003's 65),
+    # floor(2 x 65.04) = 130 in fp8
+    cap = next(line for line in out.splitlines() if line.startswith("capacity_batch ") and "context=8192" in line)
+    assert cap.split()[2:4] == ["65", "130"]
+    assert "attention_intensity" in parts[parts.index(next(p for p in parts if p.startswith("Intensities")))]
+    assert cli_main(["diff", "--format", "md", str(a), str(b)]) == 0
+    md = capsys.readouterr().out
+    assert md.startswith("### genreport diff:") and "| precision.kv\\_cache | bf16 | fp8 |" in md
+    assert cli_main(["diff", "--format", "json", "--accounting", "all", str(a), str(b)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["grid"] == [{"axis": "batch", "added": [96], "removed": []}]
+    assert {c["id"] for c in doc["changed"]} & {"decode_bytes", "decode_bytes_exact"} == {"decode_bytes",
+                                                                                           "decode_bytes_exact"}

@@ -407,12 +407,12 @@ def test_check_compares_the_pdf_and_names_each_file(tmp_path, capsys):
     pdf = out / "small" / "report.pdf"
     good = pdf.read_bytes()
     pdf.write_bytes(good[:1000] + bytes([good[1000] ^ 1]) + good[1001:])
-    assert main(check) == 1
+    assert main(check) == 4  # a difference, not bad input (cli.EXIT)
     err = capsys.readouterr().err
     assert "report.pdf differs" in err and "results.json" not in err
     pdf.unlink()
     (out / "small" / "report.html").write_text("<p>another spec</p>")
-    assert main(check) == 1
+    assert main(check) == 4
     err = capsys.readouterr().err
     assert "report.pdf is missing" in err and "report.html is not part of this build" in err
 

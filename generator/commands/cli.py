@@ -1,9 +1,11 @@
 """Command line: parse arguments, call the library, map its errors to exit codes.
 
-Exit status: 0 success, 1 bad input (specs, overrides), 2 build problem
-(output folder, renderer), 3 internal error, 141 the reader of the output went away
-(``genreport diff ... | head``: quietly, as a command killed by SIGPIPE).  No traceback
-unless ``--debug``.  Messages that can hold user text go through :func:`genreport.terminal.safe`.
+Exit status (:data:`EXIT`, documented in the README): 0 success, 1 bad input (specs, overrides, claims),
+2 build problem (output folder, renderer), 3 internal error, 4 a difference was asked for and found
+(``--check``, ``diff --exit-code``), 64 a usage error (an unknown command or option, a missing argument:
+``EX_USAGE`` of sysexits.h), 130 interrupted, 141 the reader of the output went away (``genreport diff ... |
+head``: quietly, as a command killed by SIGPIPE).  No traceback unless ``--debug``.  Messages that can hold
+user text go through :func:`genreport.terminal.safe`.
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ from genreport import __version__
 from genreport.errors import BuildError, SpecError
 from genreport.procs import no_gc
 from genreport.terminal import safe
+
+EXIT = {"ok": 0, "input": 1, "build": 2, "internal": 3, "differs": 4, "usage": 64, "interrupted": 130,
+        "pipe": 141}
 
 SUBCOMMANDS = {
     "derive": "genreport.commands.derive",
@@ -88,9 +93,17 @@ def main(argv: list[str] | None = None) -> int:
             module = importlib.import_module(SUBCOMMANDS[argv[0]])
             code = module.main([a for a in argv[1:] if a != "--debug"])
         else:
+            unknown = _unknown_command(argv[0]) if argv else None
+            if unknown:
+                print(safe(unknown), file=sys.stderr)
+                return EXIT["usage"]
             code = _build_main(argv)
         sys.stdout.flush()  # a closed pipe shows here, not at exit
         return code
+    except SystemExit as exc:  # argparse: --help and --version (0), a usage error (2; its message is on stderr)
+        if exc.code == 2:
+            return EXIT["usage"]
+        raise
     except BrokenPipeError:
         _silence_stdout()
         return 141
@@ -115,6 +128,33 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if "genreport.present.pdf" in sys.modules:  # a PDF worker a failed build did not use
             sys.modules["genreport.present.pdf"].stop_worker()
+
+
+def _unknown_command(word: str) -> str | None:
+    """The message for a first word that is neither a command nor a spec (``genreport frobnicate``), or None.
+
+    A word is taken for a spec when it names a file or folder, has a path separator or a YAML suffix, or is a
+    built-in spec's name; anything else was meant as a command."""
+    if word.startswith("-") or "/" in word or os.sep in word or "\0" in word:
+        return None
+    if word.lower().endswith((".yaml", ".yml", ".json")):
+        return None
+    try:
+        if os.path.lexists(word):
+            return None
+    except (OSError, ValueError):
+        return None
+    from genreport.paths import specs_dir
+
+    if (specs_dir() / f"{word}.yaml").is_file():
+        return None
+    import difflib
+
+    close = difflib.get_close_matches(word, list(SUBCOMMANDS), n=3, cutoff=0.6)
+    hint = f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
+    shown = word if len(word) <= 60 else word[:57] + "..."
+    return (f"genreport: unknown command '{shown}' (and no spec file of that name); {hint}commands: "
+            f"{', '.join(SUBCOMMANDS)}; a report is built with 'genreport SPEC.yaml' (see 'genreport --help')")
 
 
 def _silence_stdout() -> None:
@@ -169,7 +209,7 @@ def _build_all(args, formats) -> int:
 
         warm_up(pdf="pdf" in formats)  # the warm path of 'genreport serve': every rebuild is only its own work
         return watch(specs, lambda spec_path, force: _build_one(spec_path, args, formats, out_root, force))
-    failures = 0
+    failures = bad = 0
     progress = len(specs) > 1 and not args.quiet and sys.stderr.isatty()
     for i, spec_path in enumerate(specs, 1):
         if progress:
@@ -181,11 +221,13 @@ def _build_all(args, formats) -> int:
         except SpecError:
             if len(specs) == 1:
                 raise
-            failures += 1
+            bad += 1
             exc = sys.exc_info()[1]
             for f in exc.findings:
                 print(f.format(), file=sys.stderr)
-    return 1 if failures else 0
+    if bad:
+        return EXIT["input"]
+    return EXIT["differs"] if failures else EXIT["ok"]  # only --check (or --watch --check) fails without raising
 
 
 def _build_one(spec_path: Path, args, formats, out_root: Path, force: bool = False) -> tuple[bool, list[Path]]:
@@ -271,12 +313,12 @@ def _check(spec_path: Path, out_root: Path, name: str, formats, args) -> int:
     if not os.path.lexists(dest) and os.path.lexists(aside):  # only where the system has no one-step swap
         print(safe(f"{dest}: missing: a build killed while swapping folders left the previous report in {aside}; "
                    f"run 'genreport {spec_path}' (it puts that back first)"), file=sys.stderr)
-        return 1
+        return EXIT["differs"]
     have = folder_digests(dest) if os.path.lexists(dest) else {}
     if have is None:
         print(safe(f"{dest}: not a folder of regular files (a link or a special file is in the way); "
                    f"run 'genreport {spec_path}'"), file=sys.stderr)
-        return 1
+        return EXIT["differs"]
     problems = [f"{rel} differs" for rel in sorted(want) if rel in have and have[rel] != want[rel]]
     problems += [f"{rel} is missing" for rel in sorted(want) if rel not in have]
     problems += [f"{rel} is not part of this build (a build would remove it)" for rel in sorted(have)
@@ -284,7 +326,7 @@ def _check(spec_path: Path, out_root: Path, name: str, formats, args) -> int:
     if problems:
         fmt = "" if set(formats) == {"html", "pdf", "json"} else f" --format {','.join(formats)}"
         print(safe(f"{dest}: out of date: {'; '.join(problems)}; run 'genreport {spec_path}{fmt}'"), file=sys.stderr)
-        return 1
+        return EXIT["differs"]
     if not args.quiet:
         print(safe(f"{dest}: matches a fresh build"))
     return 0

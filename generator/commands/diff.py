@@ -1,10 +1,14 @@
-"""``genreport diff OLD NEW``: which quantities of two reports changed, and by how much.
+"""``genreport diff OLD NEW``: what a change to a spec did to its report, read as a reviewer reads it.
 
 OLD and NEW are each a report folder (holding ``results.json``), a ``results.json`` file, or a
 git revision and path, ``REV:PATH`` (``HEAD~3:out/llama8b-h100``), read with ``git show``.
-Quantities are matched by id and parameters; the table is sorted by |log(new/old)|, largest
-first; added and removed quantities are listed after it.  The exit status is 0 whatever
-changed, unless ``--exit-code`` asks for 1 on a difference.
+The review lists the inputs that changed first (precisions, bandwidth, layout, the spec's digest), then
+the workload grid's points that came or went (not the quantities at them, one by one), the verdicts
+that moved, and the quantities that moved, once each (the lead accounting unless ``--accounting`` says
+otherwise), grouped: bounds and rates, capacity and memory, intensities and crossovers, the rest; each
+group sorted by |log(new/old)|, largest first.  ``--format md`` writes it for a pull-request comment,
+``--format json`` for a script.  The exit status is 0 whatever
+changed, unless ``--exit-code`` asks for 4 on a difference (``cli.EXIT['differs']``, as ``--check``).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import json
 import math
 import re
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from genreport.errors import Finding, SpecError
@@ -32,8 +36,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--threshold", type=float, default=1e-9, metavar="REL",
                    help="report a change only above this relative size |new/old - 1| (default 1e-9)")
     p.add_argument("--limit", type=int, default=0, metavar="N",
-                   help="show at most N changed rows (0, the default: all)")
-    p.add_argument("--exit-code", action="store_true", help="exit 1 when anything changed")
+                   help="show at most N moved quantities in each group, the largest (0, the default: all)")
+    p.add_argument("--exit-code", action="store_true", help="exit 4 when anything changed (as --check does)")
+    p.add_argument("--format", choices=("text", "md", "json"), default="text",
+                   help="text for a terminal (default), md for a pull-request comment, json for a script")
+    p.add_argument("--accounting", choices=("lead", "seed", "exact", "all"), default="lead",
+                   help="which accounting's quantities to compare: the reports' lead one (default: each number "
+                        "once), seed, exact, or all")
     return p
 
 
@@ -225,12 +234,149 @@ class Diff:
     added: list[dict]
     removed: list[dict]
     same: int
+    inputs: list[tuple[str, object, object]] = field(default_factory=list)  # (path, old, new): what the spec changed
+    grid: list[tuple[str, list, list]] = field(default_factory=list)  # (axis, values added, values removed)
+    on_grid: tuple[int, int] = (0, 0)  # quantities added and removed only because a grid point came or went
+    verdicts: list[tuple[str, object, object]] = field(default_factory=list)  # (which, old, new)
+    accounting: str = ""  # the accounting compared ('' : every accounting)
 
 
-def compare(old: dict, new: dict, threshold: float = 1e-9) -> Diff:
-    """Quantities of two results.json documents, matched by id and params."""
-    a = {_key(q): q for q in old.get("quantities", [])}
-    b = {_key(q): q for q in new.get("quantities", [])}
+# The reader's groups, in the order a review reads them.
+GROUPS = (("Bounds and rates", ""), ("Capacity and memory", ""), ("Intensities and crossovers", ""),
+          ("FLOPs and bytes", ""), ("Other quantities", ""))
+
+
+def group_of(qid: str) -> str:
+    """The group a quantity id belongs to (an intensity at capacity is an intensity; a step's bytes a ledger)."""
+    if any(w in qid for w in ("intensity", "crossover", "critical", "ridge", "saturation", "degree")):
+        return "Intensities and crossovers"
+    if "time" in qid or "tokens_per_s" in qid or qid in ("mfu", "mbu"):
+        return "Bounds and rates"
+    if any(w in qid for w in ("capacity", "kv_", "memory", "weight_bytes", "gpus", "fit", "state", "parameters")):
+        return "Capacity and memory"
+    if qid.endswith(("_flops", "_bytes", "_flops_exact", "_bytes_exact")) or "interconnect_bytes" in qid:
+        return "FLOPs and bytes"
+    return "Other quantities"
+
+
+MAX_INPUT_LEAVES = 2000  # a results.json's inputs are a few dozen values; a hostile one is cut short
+
+
+def _flatten(x, prefix: str = "", out: dict | None = None, depth: int = 0) -> dict:
+    """{'precision.kv_cache': 'fp8', ...}: the leaves of a JSON object, at most MAX_INPUT_LEAVES of them."""
+    out = {} if out is None else out
+    if isinstance(x, dict) and depth < 8:
+        for k in sorted(x, key=str):
+            if len(out) >= MAX_INPUT_LEAVES:
+                break
+            _flatten(x[k], f"{prefix}.{k}" if prefix else str(k), out, depth + 1)
+    elif isinstance(x, list) and prefix and depth < 8:  # a verdict grid: decode_binds[batch index][context index]
+        for i, v in enumerate(x[:MAX_INPUT_LEAVES]):
+            if len(out) >= MAX_INPUT_LEAVES:
+                break
+            _flatten(v, f"{prefix}[{i}]", out, depth + 1)
+    elif prefix and len(out) < MAX_INPUT_LEAVES:
+        out[prefix] = x if isinstance(x, (str, int, float, bool, type(None))) else json.dumps(x, sort_keys=True)[:200]
+    return out
+
+
+def _section(doc: dict, name: str) -> dict:
+    x = doc.get(name)
+    return x if isinstance(x, dict) else {}
+
+
+def input_changes(old: dict, new: dict) -> list[tuple[str, object, object]]:
+    """The inputs that differ (results.json 'inputs', the spec's accounting and title, the layout), by path."""
+    def inputs(doc):
+        flat = _flatten({k: v for k, v in _section(doc, "inputs").items() if k != "workloads"})  # the grid's
+        spec = _section(doc, "spec")
+        for k in ("accounting", "title", "sha256"):
+            if k in spec:
+                flat[f"spec.{k}"] = spec[k] if isinstance(spec[k], (str, int, float)) else str(spec[k])[:200]
+        layout = _section(_section(doc, "parallel"), "layout")
+        flat.update(_flatten(layout, "layout"))
+        return flat
+    a, b = inputs(old), inputs(new)
+    out = [(k, a.get(k), b.get(k)) for k in sorted(a.keys() | b.keys()) if a.get(k) != b.get(k)]
+    out = [(k, a_, b_) if k != "spec.sha256" else (k, str(a_)[:12], str(b_)[:12]) for k, a_, b_ in out]
+    digest = [x for x in out if x[0] == "spec.sha256"]
+    rest = [x for x in out if x[0] != "spec.sha256"]
+    return rest + digest if rest else digest  # the spec's digest last: it says the spec text changed at all
+
+
+def _axes(quantities) -> dict[str, set]:
+    axes: dict[str, set] = {}
+    for q in quantities:
+        for k, v in (q.get("params") or {}).items():
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                axes.setdefault(k, set()).add(v)
+    return axes
+
+
+def grid_changes(a_qs, b_qs) -> list[tuple[str, list, list]]:
+    """Workload axes (batch, context, prompt, ...) whose points came or went: (axis, added, removed)."""
+    a, b = _axes(a_qs), _axes(b_qs)
+    out = []
+    for axis in sorted(a.keys() | b.keys()):
+        added, removed = sorted(b.get(axis, set()) - a.get(axis, set())), sorted(a.get(axis, set()) - b.get(axis, set()))
+        if added or removed:
+            out.append((axis, added, removed))
+    return out
+
+
+def _on_changed_grid(q: dict, grid: list[tuple[str, list, list]]) -> bool:
+    params = q.get("params") or {}
+    return any(params.get(axis) in set(added) | set(removed) for axis, added, removed in grid if axis in params)
+
+
+def _axis(doc: dict, name: str) -> list:
+    xs = _section(_section(doc, "inputs"), "workloads").get(name)
+    return xs if isinstance(xs, list) else []
+
+
+def _verdicts(doc: dict) -> dict:
+    """The verdicts by what they are about: 'decode_binds at batch=64, context=8192', 'prefill_binds at
+    prompt=2048' (results.json's inputs.workloads give the axes; without them, the indices)."""
+    flat = {}
+    batch, context, prompt = _axis(doc, "decode_batch"), _axis(doc, "decode_context"), _axis(doc, "prefill_prompt")
+    for k, v in _section(doc, "verdicts").items():
+        if k == "decode_binds" and isinstance(v, list) and batch and context and len(v) == len(batch) and all(
+                isinstance(row, list) and len(row) == len(context) for row in v):
+            for b_, row in zip(batch, v, strict=True):
+                for s_, x in zip(context, row, strict=True):
+                    flat[f"decode_binds at batch={b_}, context={s_}"] = x
+        elif k == "prefill_binds" and isinstance(v, list) and prompt and len(v) == len(prompt):
+            for t_, x in zip(prompt, v, strict=True):
+                flat[f"prefill_binds at prompt={t_}"] = x
+        else:
+            flat.update(_flatten({k: v}))
+    return {k: x if isinstance(x, (str, int, float, bool, type(None))) else str(x)[:200] for k, x in flat.items()}
+
+
+def verdict_changes(old: dict, new: dict) -> list[tuple[str, object, object]]:
+    """Verdicts that moved at the points both reports have (a grid point added or removed is the grid's)."""
+    a, b = _verdicts(old), _verdicts(new)
+    return [(k, a[k], b[k]) for k in sorted(a.keys() & b.keys()) if a[k] != b[k]]
+
+
+def _lead(doc: dict) -> str:
+    acc = _section(doc, "spec").get("accounting")
+    return acc if isinstance(acc, str) else ""
+
+
+def compare(old: dict, new: dict, threshold: float = 1e-9, accounting: str | None = None) -> Diff:
+    """Quantities of two results.json documents, matched by id and params.
+
+    ``accounting``: compare only the quantities of that accounting ('seed', 'exact'); None, the new report's
+    lead accounting where both documents name one (each number once), '' every accounting.
+    """
+    if accounting is None:
+        accounting = _lead(new) if _lead(new) and _lead(new) == _lead(old) else ""
+    keep = (lambda q: q.get("accounting", accounting) == accounting) if accounting else (lambda q: True)
+    a_qs = [q for q in old.get("quantities", []) if keep(q)]
+    b_qs = [q for q in new.get("quantities", []) if keep(q)]
+    a = {_key(q): q for q in a_qs}
+    b = {_key(q): q for q in b_qs}
     changed, same = [], 0
     for key in sorted(a.keys() & b.keys()):
         qa, qb = a[key], b[key]
@@ -247,9 +393,14 @@ def compare(old: dict, new: dict, threshold: float = 1e-9) -> Diff:
             continue
         changed.append(Change(qa["id"], qa.get("params") or {}, va, vb, qb.get("unit") or qa.get("unit") or ""))
     changed.sort(key=lambda c: (-round(c.size, 9), c.id, _params_key(c.params)))
+    grid = grid_changes(a_qs, b_qs)
     added = [b[k] for k in sorted(b.keys() - a.keys())]
     removed = [a[k] for k in sorted(a.keys() - b.keys())]
-    return Diff(changed, added, removed, same)
+    on_grid = (sum(_on_changed_grid(q, grid) for q in added), sum(_on_changed_grid(q, grid) for q in removed))
+    added = [q for q in added if not _on_changed_grid(q, grid)]
+    removed = [q for q in removed if not _on_changed_grid(q, grid)]
+    return Diff(changed, added, removed, same, input_changes(old, new), grid, on_grid, verdict_changes(old, new),
+                accounting)
 
 
 def _params_key(p: dict) -> tuple:
@@ -289,24 +440,109 @@ def table(rows: list[list[str]], header: list[str], right: set[int]) -> list[str
     return out
 
 
-def render(d: Diff, old_name: str, new_name: str, limit: int = 0) -> str:
-    lines = [f"--- {safe(old_name)}", f"+++ {safe(new_name)}"]
-    shown = d.changed[:limit] if limit else d.changed
-    if d.changed:
-        rows = [[safe(c.id), safe(_params(c.params)), _num(c.old), _num(c.new), _ratio(c), safe(c.unit)] for c in shown]
-        lines.append(f"{len(d.changed)} changed ({d.same} unchanged), largest |log ratio| first:")
-        lines += table(rows, ["quantity", "params", "old", "new", "new/old", "unit"], {2, 3, 4})
-        if len(shown) < len(d.changed):
-            lines.append(f"... {len(d.changed) - len(shown)} more (raise --limit)")
-    else:
-        lines.append(f"no quantity changed ({d.same} compared)")
-    for title, items in (("added", d.added), ("removed", d.removed)):
+def _value(v) -> str:
+    if isinstance(v, bool) or v is None:
+        return {True: "yes", False: "no", None: "(none)"}[v]
+    if isinstance(v, (int, float)):
+        return _num(v)
+    return str(v)
+
+
+def _axis_values(xs: list) -> str:
+    return ", ".join(_num(x) for x in xs[:12]) + (f", ... ({len(xs)} in all)" if len(xs) > 12 else "")
+
+
+def sections(d: Diff, limit: int = 0) -> list[tuple[str, list[str], list[list[str]], set[int], int]]:
+    """What a review reads, in order: (title, header, rows, right-aligned columns, rows left out by ``limit``)
+    for each non-empty part; ``limit`` caps each group of moved quantities."""
+    out = []
+    if d.inputs:
+        out.append(("Inputs changed", ["input", "old", "new"],
+                    [[k, _value(a), _value(b)] for k, a, b in d.inputs], set(), 0))
+    if d.grid:
+        rows = [[axis, _axis_values(added) or "-", _axis_values(removed) or "-"] for axis, added, removed in d.grid]
+        out.append(("Workload grid changed", ["axis", "points added", "points removed"], rows, set(), 0))
+    if d.verdicts:
+        out.append(("Verdicts changed", ["verdict", "old", "new"],
+                    [[k, _value(a), _value(b)] for k, a, b in d.verdicts], set(), 0))
+    for title, _test in GROUPS:
+        moved = [c for c in d.changed if group_of(c.id) == title]
+        rows = [[c.id, _params(c.params), _num(c.old), _num(c.new), _ratio(c), c.unit]
+                for c in (moved[:limit] if limit else moved)]
+        if rows:
+            more = len(moved) - len(rows)
+            out.append((title + (f", the {len(rows)} largest" if more else ""),
+                        ["quantity", "params", "old", "new", "new/old", "unit"], rows, {2, 3, 4}, more))
+    for title, items in (("Added", d.added), ("Removed", d.removed)):
         if items:
-            lines.append(f"{len(items)} {title}:")
-            rows = [[safe(q["id"]), safe(_params(q.get("params") or {})), _num(q.get("value")), safe(q.get("unit", ""))]
-                    for q in items]
-            lines += ["  " + r for r in table(rows, ["quantity", "params", "value", "unit"], {2})]
+            rows = [[q["id"], _params(q.get("params") or {}), _num(q.get("value")), q.get("unit", "")] for q in items]
+            out.append((title, ["quantity", "params", "value", "unit"], rows, {2}, 0))
+    return out
+
+
+def _summary(d: Diff, limit: int) -> list[str]:
+    scope = f"{d.accounting} accounting" if d.accounting else "every accounting"
+    lines = []
+    if d.changed:
+        lines.append(f"{len(d.changed)} changed ({d.same} unchanged; {scope}), largest |log ratio| first in each group")
+    else:
+        lines.append(f"no quantity changed ({d.same} compared; {scope})")
+    if any(d.on_grid):
+        lines.append(f"{d.on_grid[0]} quantities at grid points added and {d.on_grid[1]} at grid points removed "
+                     "are not listed one by one")
+    return lines
+
+
+def render(d: Diff, old_name: str, new_name: str, limit: int = 0) -> str:
+    """The review as plain text for a terminal (user text escaped)."""
+    lines = [f"--- {safe(old_name)}", f"+++ {safe(new_name)}"]
+    summary = _summary(d, limit)
+    lines.append(summary[0])
+    for title, header, rows, right, more in sections(d, limit):
+        lines.append("")
+        lines.append(f"{title} ({len(rows) + more}):")
+        lines += table([[safe(str(x)) for x in row] for row in rows], header, right)
+        if more:
+            lines.append(f"... {more} more (raise --limit)")
+    if len(summary) > 1:
+        lines.append("")
+        lines += summary[1:]
     return "\n".join(lines)
+
+
+def _md_cell(x: str) -> str:
+    """A Markdown table cell: user text escaped for the terminal, pipes, backticks and markup neutralised."""
+    text = safe(str(x)).replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
+    return text.replace("<", "&lt;").replace(">", "&gt;").replace("*", "\\*").replace("_", "\\_") or " "
+
+
+def render_markdown(d: Diff, old_name: str, new_name: str, limit: int = 0) -> str:
+    """The review as GitHub-flavoured Markdown, for a pull-request comment."""
+    summary = _summary(d, limit)
+    lines = [f"### genreport diff: {_md_cell(old_name)} → {_md_cell(new_name)}", "", summary[0]]
+    for title, header, rows, right, more in sections(d, limit):
+        lines += ["", f"**{title}** ({len(rows) + more})", "",
+                  "| " + " | ".join(header) + " |",
+                  "|" + "|".join("---:" if j in right else "---" for j in range(len(header))) + "|"]
+        lines += ["| " + " | ".join(_md_cell(x) for x in row) + " |" for row in rows]
+        if more:
+            lines += ["", f"_... {more} more (raise --limit)_"]
+    if len(summary) > 1:
+        lines += [""] + [f"_{_md_cell(x)}_" for x in summary[1:]]
+    return "\n".join(lines)
+
+
+def as_json(d: Diff) -> dict:
+    """The review as data (``--format json``)."""
+    return {"accounting": d.accounting or None, "unchanged": d.same,
+            "inputs": [{"input": k, "old": a, "new": b} for k, a, b in d.inputs],
+            "grid": [{"axis": k, "added": a, "removed": r} for k, a, r in d.grid],
+            "verdicts": [{"verdict": k, "old": a, "new": b} for k, a, b in d.verdicts],
+            "changed": [{"id": c.id, "params": c.params, "old": c.old, "new": c.new, "ratio": c.ratio, "unit": c.unit,
+                         "group": group_of(c.id)} for c in d.changed],
+            "added": [{"id": q["id"], "params": q.get("params") or {}, "value": q.get("value")} for q in d.added],
+            "removed": [{"id": q["id"], "params": q.get("params") or {}, "value": q.get("value")} for q in d.removed],
+            "on_grid": {"added": d.on_grid[0], "removed": d.on_grid[1]}}
 
 
 def main(argv: list[str]) -> int:
@@ -316,8 +552,14 @@ def main(argv: list[str]) -> int:
     if args.limit < 0:
         raise _err(f"--limit {args.limit}", "must be 0 (all rows) or more", "e.g. --limit 20")
     old, new = read_results(args.old), read_results(args.new)
-    d = compare(old, new, args.threshold)
-    print(render(d, args.old, args.new, args.limit))
-    if args.exit_code and (d.changed or d.added or d.removed):
-        return 1
+    accounting = {"lead": None, "all": ""}.get(args.accounting, args.accounting)
+    d = compare(old, new, args.threshold, accounting)
+    if args.format == "json":
+        print(json.dumps(as_json(d), indent=1, sort_keys=True, ensure_ascii=True))
+    elif args.format == "md":
+        print(render_markdown(d, args.old, args.new, args.limit))
+    else:
+        print(render(d, args.old, args.new, args.limit))
+    if args.exit_code and (d.changed or d.added or d.removed or d.inputs or d.grid or d.verdicts):
+        return 4
     return 0

@@ -13,7 +13,8 @@ and its answer::
     {"status": 0, "seconds": 1.52, "messages": ["out/llama8b-h100/: report.html, report.pdf, ..."]}
 
 ``status`` is the exit status ``genreport`` would give (0 built or up to date, 1 bad input, 2 build problem,
-3 internal error) and ``messages`` what it would print. A build request gets the same bytes a one-off
+3 internal error, 4 a ``--check`` that differs, 64 a usage error: the README's "Exit status") and
+``messages`` what it would print. A build request gets the same bytes a one-off
 ``genreport`` run writes, without the start-up: Python, NumPy, Matplotlib, SymPy's generated formulas, the
 math font and WeasyPrint (with its fonts) are loaded once, before the first request. An empty line, ``quit``
 or the end of input stops the server; so do ``--max-requests`` answered requests and ``--idle-exit`` seconds
