@@ -10,6 +10,9 @@ small API below, which is what the CLI itself uses::
     spec = genreport.load_spec("specs/llama8b-h100.yaml", overrides=["hardware.memory.bandwidth=4.8 TB/s"])
     model = genreport.evaluate(spec)              # the frozen report model
     model.s("ridge_point"), model.value("decode_tokens_per_s", batch=1, context=8192)
+    model.value("decode_tokens_per_s", batch=96, context=8192)   # a point off the spec's grid: evaluated
+    model.what_if("precision.kv_cache=fp8")       # another report model, the override checked as --set
+    model                                         # in a notebook: the decision table (_repr_html_)
     built = genreport.build_report("specs/llama8b-h100.yaml", formats=("html", "json"), spec=spec)
     genreport.write_report(built, "out")               # out/<name>/, atomically
 
@@ -19,11 +22,22 @@ Errors: :class:`genreport.errors.SpecError` (bad input, with file, line and fix)
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # for type checkers only: importing this package stays light
+    from pathlib import Path
+
+    from genreport.load.spec import ReportSpec
+    from genreport.model.results import Results
+    from genreport.write.build import Built
+
 __version__ = "0.1.0"
 __all__ = ["__version__", "build_report", "evaluate", "load_spec", "results_document", "write_report"]
 
 
-def load_spec(path, overrides=(), strict: bool = False):
+def load_spec(path: str | os.PathLike[str], overrides: Iterable[str] = (), strict: bool = False) -> ReportSpec:
     """A report spec, its hardware and model resolved and validated (``overrides``: ``PATH=VALUE`` strings)."""
     from pathlib import Path
 
@@ -32,21 +46,22 @@ def load_spec(path, overrides=(), strict: bool = False):
     return load_report(Path(path), overrides=tuple(overrides), strict=strict)
 
 
-def evaluate(spec):
+def evaluate(spec: ReportSpec) -> Results:
     """The report model of a loaded spec: every number of the report, computed once (frozen)."""
     from genreport.model.evaluate import evaluate as _evaluate
 
     return _evaluate(spec)
 
 
-def results_document(model, baseline=None) -> dict:
+def results_document(model: Results, baseline: Results | None = None) -> dict[str, object]:
     """The content of results.json for a report model (documented in docs/results.md)."""
     from genreport.write.results import document
 
     return document(model, baseline)
 
 
-def build_report(path, formats=("html", "pdf", "json"), overrides=(), strict: bool = False, spec=None):
+def build_report(path: str | os.PathLike[str], formats: Iterable[str] = ("html", "pdf", "json"),
+                 overrides: Iterable[str] = (), strict: bool = False, spec: ReportSpec | None = None) -> Built:
     """A whole report in memory (:class:`genreport.write.build.Built`: relative path -> bytes)."""
     from pathlib import Path
 
@@ -55,7 +70,7 @@ def build_report(path, formats=("html", "pdf", "json"), overrides=(), strict: bo
     return _build(Path(path), tuple(formats), tuple(overrides), strict, spec=spec)
 
 
-def write_report(built, out_root="out", name: str | None = None):
+def write_report(built: Built, out_root: str | os.PathLike[str] = "out", name: str | None = None) -> Path:
     """Write a built report to ``out_root/<name>/`` atomically; returns the folder."""
     from pathlib import Path
 

@@ -38,3 +38,119 @@ def test_exit_codes_are_distinct_and_documented():
     readme = (__import__("pathlib").Path(__file__).resolve().parents[1] / "README.md").read_text()
     for name, code in EXIT.items():
         assert f"| {code} |" in readme, (name, code)
+
+
+# ------------------------------------------------------------------------------------------------ tables out
+
+def test_list_formats(capsys):
+    import csv
+    import io
+    import json
+
+    assert main(["list", "hardware", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    h100 = next(x for x in doc["hardware"] if x["name"] == "h100-sxm")
+    # NVIDIA H100 SXM5 datasheet: 80 GB HBM3 (80 GiB addressable), 3.35 TB/s, 989.4 dense bf16 TFLOP/s
+    assert h100["capacity_bytes"] == 80 * 2**30 and h100["bandwidth_bytes_per_s"] == 3.35e12
+    assert h100["peak_bf16_flops"] == 989.4e12
+    assert main(["list", "models", "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    llama = next(r for r in rows if r["name"] == "llama-3.1-8b")
+    assert float(llama["kv_bytes_per_token_bf16"]) == 2 * 32 * 8 * 128 * 2  # 2 (K, V) x L x H_kv x d_h x 2 B
+    assert main(["list", "--format", "md"]) == 0
+    md = capsys.readouterr().out
+    assert "**hardware** (" in md and "**models** (" in md and "| h100-sxm |" in md
+
+
+def test_table_command_gives_page_one(capsys):
+    import json
+
+    assert main(["table", "specs/llama8b-h100.yaml", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    first = doc["decision"][0]
+    # seed 003: 16.06 GB of bf16 weights / 3.35 TB/s = 4.79 ms a token at batch 1 (context 128 adds 17 MB)
+    assert first["workload"] == "decode" and first["batch"] == 1 and abs(first["time"] - 4.8e-3) < 0.02e-3
+    assert doc["summary"][0]["sentence"].startswith("Decode at batch 1")
+    assert main(["table", "specs/llama70b-h100-tp8.yaml"]) == 0
+    out = capsys.readouterr().out
+    assert "on 8 x NVIDIA H100" in out and "tok/s per replica" in out
+
+
+# ------------------------------------------------------------------------------------------------ the API
+
+def test_value_off_the_grid_is_evaluated_and_a_wrong_question_says_why():
+    import genreport
+
+    r = genreport.evaluate(genreport.load_spec("specs/llama70b-h100-tp8.yaml"))
+    off = r.value("decode_tokens_per_s", batch=96, context=8192)
+    assert off is not None and r.entry("decode_tokens_per_s", batch=96, context=8192) is None
+    # the same number a spec with batch 96 on its grid states
+    grid = genreport.evaluate(genreport.load_spec("specs/llama70b-h100-tp8.yaml",
+                                                  overrides=["workloads.decode.batch=[96]"]))
+    assert off == grid.value("decode_tokens_per_s", batch=96, context=8192)
+    with pytest.raises(KeyError, match="did you mean 'decode_tokens_per_s'"):
+        r.value("decode_tokens_per", batch=1, context=1024)
+    with pytest.raises(KeyError, match="takes batch, context, not batch"):
+        r.value("decode_tokens_per_s", batch=1)
+    with pytest.raises(KeyError, match="takes no parameters"):
+        r.value("ridge_point", batch=3)
+    fp8 = r.what_if("precision.kv_cache=fp8")
+    assert fp8.s("kv_bytes_per_token") == r.s("kv_bytes_per_token") / 2
+
+
+def test_notebook_display_is_the_decision_table_escaped(tmp_path):
+    import genreport
+
+    spec = tmp_path / "s.yaml"
+    spec.write_text("kind: report\nname: s\ntitle: '<b>x</b> & y'\nhardware: h100-sxm\nmodel: llama-3.1-8b\n"
+                    "precision: bf16\nworkloads:\n  decode: {batch: [1], context: [1k]}\n")
+    r = genreport.evaluate(genreport.load_spec(spec))
+    html = r._repr_html_()
+    assert "&lt;b&gt;x&lt;/b&gt; &amp; y" in html and "<b>x" not in html
+    assert "<th>tok/s per user</th>" in html and "decode B = 1, S = 1,024" in html
+    assert repr(r).startswith("<genreport Results 's': Llama 3.1 8B on one NVIDIA H100")
+
+
+def _package_tree(tmp_path):
+    """genreport's import layout (package-dir generator/ with formulas/ inside), as an installed copy has it:
+    type checkers do not follow the editable install's import hook."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    pkg = tmp_path / "site" / "genreport"
+    pkg.mkdir(parents=True)
+    for f in (root / "generator").iterdir():
+        (pkg / f.name).symlink_to(f)
+    (pkg / "formulas").symlink_to(root / "formulas")
+    return tmp_path / "site", root
+
+
+def test_the_api_is_typed(tmp_path):
+    """mypy --strict on a script that uses the documented API: clean, and a wrong type is caught."""
+    import os
+    import subprocess
+    import sys
+
+    site, root = _package_tree(tmp_path)
+    assert (root / "generator" / "py.typed").is_file()
+    assert '"genreport" = ["py.typed"]' in (root / "pyproject.toml").read_text()  # shipped in the wheel
+    good = tmp_path / "use.py"
+    good.write_text(
+        "import genreport\n"
+        "spec = genreport.load_spec('specs/llama8b-h100.yaml', overrides=['precision.kv_cache=fp8'])\n"
+        "model = genreport.evaluate(spec)\n"
+        "tok: float | None = model.value('decode_tokens_per_s', batch=96, context=8192)\n"
+        "other = model.what_if('hardware.memory.bandwidth=4.8 TB/s')\n"
+        "built = genreport.build_report('specs/llama8b-h100.yaml', formats=('json',), spec=spec)\n"
+        "folder = genreport.write_report(built, 'out')\n"
+        "print(tok, other.spec.name, folder.name)\n")
+    bad = tmp_path / "bad.py"
+    bad.write_text("import genreport\nn: int = genreport.evaluate(genreport.load_spec('x.yaml'))"
+                   ".value('ridge_point')\n")
+    cmd = [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent", "--no-incremental",
+           "--cache-dir", os.devnull]
+    env = {**os.environ, "MYPYPATH": str(site)}
+    ok = subprocess.run([*cmd, str(good)], capture_output=True, text=True, env=env, cwd=root, timeout=240)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    wrong = subprocess.run([*cmd, str(bad)], capture_output=True, text=True, env=env, cwd=root, timeout=240)
+    assert wrong.returncode == 1 and "float | None" in wrong.stdout, wrong.stdout

@@ -36,6 +36,7 @@ SUBCOMMANDS = {
     "audit": "genreport.commands.audit",
     "plan": "genreport.commands.plan",
     "serve": "genreport.commands.serve",
+    "table": "genreport.commands.table",
 }
 
 DESCRIPTION = """\
@@ -48,7 +49,8 @@ Roofline reports for LLM workloads: what limits this model on this GPU, and what
   genreport audit CLAIMS.csv                   published measurements against the physical bound
   genreport plan llama-3.1-70b --hardware h100-sxm   the multi-GPU layouts that fit, best tok/s per GPU first
   genreport serve                              a warm process: builds on request, one per input line
-  genreport sweep | diff | import-hf | calibrate | list | audit | plan   (see 'genreport COMMAND --help')
+  genreport table SPEC --format md             page 1's summary and decision table, to paste or script
+  genreport sweep | diff | import-hf | calibrate | list | audit | plan | table   (see 'genreport COMMAND --help')
 """
 
 

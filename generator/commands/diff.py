@@ -21,6 +21,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from genreport.commands.tables import md_cell, md_table, text_table
 from genreport.errors import Finding, SpecError
 from genreport.fileio import ReadError, read_regular
 from genreport.terminal import safe
@@ -428,16 +429,7 @@ def _ratio(c: Change) -> str:
     return f"{r:.4g}x"
 
 
-def table(rows: list[list[str]], header: list[str], right: set[int]) -> list[str]:
-    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=True)]
-    out = []
-    for i, row in enumerate([header, *rows]):
-        cells = [str(x).rjust(w) if j in right else str(x).ljust(w) for j, (x, w) in enumerate(zip(row, widths,
-                                                                                                    strict=True))]
-        out.append("  ".join(cells).rstrip())
-        if i == 0:
-            out.append("  ".join("-" * w for w in widths))
-    return out
+table = text_table  # the aligned text table every command prints (genreport.commands.tables)
 
 
 def _value(v) -> str:
@@ -510,10 +502,9 @@ def render(d: Diff, old_name: str, new_name: str, limit: int = 0) -> str:
     return "\n".join(lines)
 
 
-def _md_cell(x: str) -> str:
-    """A Markdown table cell: user text escaped for the terminal, pipes, backticks and markup neutralised."""
-    text = safe(str(x)).replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
-    return text.replace("<", "&lt;").replace(">", "&gt;").replace("*", "\\*").replace("_", "\\_") or " "
+def _md_cell(x) -> str:
+    """A Markdown table cell of user text: control characters escaped, then markup neutralised."""
+    return md_cell(safe(str(x)))
 
 
 def render_markdown(d: Diff, old_name: str, new_name: str, limit: int = 0) -> str:
@@ -521,10 +512,8 @@ def render_markdown(d: Diff, old_name: str, new_name: str, limit: int = 0) -> st
     summary = _summary(d, limit)
     lines = [f"### genreport diff: {_md_cell(old_name)} → {_md_cell(new_name)}", "", summary[0]]
     for title, header, rows, right, more in sections(d, limit):
-        lines += ["", f"**{title}** ({len(rows) + more})", "",
-                  "| " + " | ".join(header) + " |",
-                  "|" + "|".join("---:" if j in right else "---" for j in range(len(header))) + "|"]
-        lines += ["| " + " | ".join(_md_cell(x) for x in row) + " |" for row in rows]
+        lines += ["", f"**{title}** ({len(rows) + more})", ""]
+        lines += md_table([[safe(str(x)) for x in row] for row in rows], header, right)
         if more:
             lines += ["", f"_... {more} more (raise --limit)_"]
     if len(summary) > 1:

@@ -12,7 +12,10 @@ from genreport.model.env import Env
 from genreport.model.values import Block, Entry, key
 
 
-@dataclass(frozen=True)
+_GRID_AXES = {"batch", "context", "tokens"}  # the parameters of a workload point :meth:`Results.at` evaluates
+
+
+@dataclass(frozen=True, repr=False)
 class Results:
     """The report model: every number a report, its JSON, figures, prose, ``derive`` and ``sweep`` state.
 
@@ -70,5 +73,116 @@ class Results:
         return self.index.get(key(qid, params, accounting or self.lead))
 
     def value(self, qid: str, accounting: str | None = None, **params) -> float | None:
+        """The stated value of ``qid`` at ``params``, in ``accounting`` (the lead one by default).
+
+        A point the spec's grid does not hold (``batch=96``) is evaluated on the spot (:meth:`at`); ``None``
+        only where the quantity has no physical value there (:meth:`entry` says why, in ``reason``).  An id
+        the report does not state, or parameters it does not take, raise :class:`KeyError` naming the
+        ids or parameters it does take.
+        """
         e = self.entry(qid, accounting, **params)
-        return None if e is None else e.value
+        if e is not None:
+            return e.value
+        acc = accounting or self.lead
+        taken = self._params_of(qid, acc)
+        if params and set(params) == taken and set(params) <= _GRID_AXES:
+            return self.at(**params).value(qid, acc, **params)
+        raise KeyError(self._why_not(qid, acc, params, taken))
+
+    def _params_of(self, qid: str, accounting: str) -> set[str]:
+        for e in self.entries:
+            if e.id == qid and e.accounting == accounting:
+                return set(e.params)
+        return set()
+
+    def _why_not(self, qid: str, accounting: str, params: dict, taken: set[str]) -> str:
+        ids = sorted({e.id for e in self.entries if e.accounting == accounting})
+        if qid not in ids:
+            import difflib
+
+            close = difflib.get_close_matches(qid, ids, n=3)
+            other = sorted({e.accounting for e in self.entries if e.id == qid})
+            if other:
+                return f"{qid!r} is stated in the {', '.join(other)} accounting, not {accounting!r}"
+            return (f"this report states no quantity {qid!r}" + (f"; did you mean {', '.join(map(repr, close))}?"
+                                                                  if close else " (docs/results.md lists them)"))
+        want = ", ".join(sorted(taken)) or "no parameters"
+        return f"{qid!r} takes {want}, not {', '.join(sorted(params)) or 'no parameters'}"
+
+    def at(self, batch=None, context=None, tokens=None) -> Results:
+        """The report model of the same spec at other workload points: the decode grid ``batch`` x ``context``
+        and the prefill ``tokens`` given (each a number or a list; the spec's own where not given), evaluated
+        from the loaded spec without reading a file again."""
+        import dataclasses
+
+        from genreport.model.evaluate import evaluate
+
+        def axis(x, own):
+            if x is None:
+                return own
+            xs = tuple(int(v) for v in (x if isinstance(x, (list, tuple)) else (x,)))
+            if not xs or any(v < 1 or v > 10**8 for v in xs):
+                raise ValueError(f"workload points are whole numbers from 1 to 1e8, not {x!r}")
+            return xs
+
+        w = self.spec.workloads
+        work = dataclasses.replace(w, decode_batch=axis(batch, w.decode_batch),
+                                   decode_context=axis(context, w.decode_context),
+                                   prefill_prompt=axis(tokens, w.prefill_prompt), measured=())
+        return evaluate(dataclasses.replace(self.spec, workloads=work))
+
+    def what_if(self, *overrides: str) -> Results:
+        """The report model with ``--set`` overrides added (``"precision.kv_cache=fp8"``), validated as on the
+        command line (:class:`~genreport.errors.SpecError` for a bad one); the spec file is read again, so an
+        edit made since shows."""
+        from pathlib import Path
+
+        from genreport.load.loader import load_report
+        from genreport.model.evaluate import evaluate
+
+        if not self.spec.file:
+            raise ValueError("this report model was not loaded from a file: load_spec(path, overrides=...) instead")
+        return evaluate(load_report(Path(self.spec.file), overrides=(*self.spec.overrides, *overrides)))
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: the title, whose numbers these are, and page 1's decision table, escaped."""
+        from html import escape
+
+        header, rows = self.decision_table()
+        head = "".join(f"<th>{escape(h)}</th>" for h in header)
+        body = "".join("<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
+        return (f"<div class='genreport'><strong>{escape(self.spec.title)}</strong><p>{escape(self.frame_text())}; "
+                f"weights {'fit' if self.verdicts.get('weights_fit', True) else 'do not fit'}.</p>"
+                f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
+
+    def __repr__(self) -> str:
+        return f"<genreport Results {self.spec.name!r}: {self.frame_text()}; {len(self.entries)} stated numbers>"
+
+    def frame_text(self) -> str:
+        """Whose numbers these are: one card, or one GPU of the layout."""
+        par = self.spec.parallelism
+        gpu = self.spec.hardware.title
+        if par is None:
+            return f"{self.spec.model.title} on one {gpu}"
+        return (f"{self.spec.model.title} on {par.tp * par.pp * par.dp} x {gpu} (tp {par.tp}, pp {par.pp}, "
+                f"ep {par.ep}, dp {par.dp}); per-GPU and per-replica numbers")
+
+    def decision_table(self) -> tuple[list[str], list[list[str]]]:
+        """Page 1's decision table as text cells: each workload, what binds, its time and rates (the strict
+        bound, at the layout's scope), what fits; the records themselves are :attr:`decision`."""
+        scope = " per replica" if self.frame is not None and self.frame.many else ""
+        header = ["workload", "binds", "time", "tok/s per user", f"tok/s{scope}", "$/M tokens", "fits"]
+
+        def num(x, unit=""):
+            if x is None:
+                return "-"
+            x = float(x)
+            return (f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}") + unit
+
+        rows = []
+        for x in self.decision:
+            t = x.get("time")
+            rows.append([x["label"], x["binds"] or "-", num(t * 1e3 if t is not None else None, " ms"),
+                         num(x.get("tokens_per_s_sequence")), num(x.get("tokens_per_s")), num(x.get("usd_per_mtok")),
+                         "yes" if x.get("fits") else "no"])
+        return header, rows

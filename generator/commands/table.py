@@ -1,0 +1,55 @@
+"""``genreport table SPEC``: a report's summary and decision table, to paste or script, without building it.
+
+The same numbers as page 1 of the report (the strict bound at the spec's layout, its scope named), from one
+evaluation of the spec: ``--format md`` for a pull request or an issue, ``csv`` and ``json`` with the numbers
+in SI units (seconds, token/s, $ per million tokens), ``table`` for a terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from genreport.commands.tables import FORMATS, emit
+from genreport.terminal import safe
+
+RECORD_KEYS = ("workload", "label", "batch", "context", "tokens", "binds", "roof", "time", "serial",
+               "tokens_per_s_sequence", "tokens_per_s", "tokens_per_s_gpu", "usd_per_mtok", "capacity_batch", "fits")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="genreport table", allow_abbrev=False,
+                                description="A report's summary and decision table (page 1), without building it.")
+    p.add_argument("spec", metavar="SPEC", help="report spec, e.g. specs/llama70b-h100-tp8.yaml")
+    p.add_argument("--format", choices=FORMATS, default="table",
+                   help="table (default), md, csv or json (SI units in csv and json)")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="PATH=VALUE",
+                   help="a what-if override, as for a build (repeatable)")
+    return p
+
+
+def _plain(x):
+    if hasattr(x, "item"):  # a NumPy scalar
+        x = x.item()
+    return x
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    import genreport
+    from genreport.present.summary import sentences
+
+    r = genreport.evaluate(genreport.load_spec(Path(args.spec), overrides=args.overrides))
+    header, rows = r.decision_table()
+    records = [{k: _plain(x.get(k)) for k in RECORD_KEYS} for x in r.decision]
+    summary = sentences(r)
+    parts = [("summary", ["sentence"], [[safe(x)] for x in summary], set(), [{"sentence": x} for x in summary]),
+             ("decision", header, [[safe(c) for c in row] for row in rows], {2, 3, 4, 5}, records)]
+    if args.format == "table":
+        print(safe(r.spec.title))
+        print(safe(r.frame_text()) + "\n")
+        print("\n".join(safe(x) for x in summary) + "\n")
+        print(emit(parts[1:], "table"))
+    else:
+        print(emit(parts, args.format))
+    return 0
