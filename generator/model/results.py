@@ -11,7 +11,6 @@ from genreport.load.spec import ReportSpec
 from genreport.model.env import Env
 from genreport.model.values import Block, Entry, key
 
-
 _GRID_AXES = {"batch", "context", "tokens"}  # the parameters of a workload point :meth:`Results.at` evaluates
 
 
