@@ -105,6 +105,7 @@ def _evaluate(spec: ReportSpec) -> Results:
         training=tables.training(spec, envs["seed"].one_card(), q),
         compare=tables.compare(spec, q, make_env), compare_models=tables.compare_models(spec, q, make_env),
         verdicts={}, numeric_critical_context=frozenset(numeric), reasons=reasons, one_card=one_card,
+        evaluator=evaluate,
     )
     if spec.parallelism is not None:  # many GPUs: the interconnect ledger, the bound of a round and its rates
         r = replace(r, parallel=layout.evaluate_parallel(r))
@@ -140,8 +141,22 @@ def _at_layout_rates(r: Results) -> dict:
 
 
 def _with_measurements(r: Results) -> Results:
-    return replace(r, measured=tuple(measured.analyse(r)) if r.spec.workloads.measured else (),
-                   derated=measured.derated(r) if r.spec.efficiency else None)
+    r = replace(r, measured=tuple(measured.analyse(r)) if r.spec.workloads.measured else (),
+                derated=measured.derated(r) if r.spec.efficiency else None)
+    if r.derated is None or r.derated["decode"] is None:
+        return r
+    # the derated decode rate is a documented quantity (docs/results.md), stated at every point of the grid
+    c, dec, acc = r.q["decode_tokens_per_s_derated"], r.derated["decode"], r.derated["accounting"]
+    tex = latex_of(r, "decode_tokens_per_s_derated", acc)
+    suffix = "" if acc == "seed" else "_exact"
+    extra = []
+    for i, b in enumerate(dec["batch"]):
+        for j, s in enumerate(dec["context"]):
+            value, why = physical("decode_tokens_per_s_derated", dec["tokens_per_s"][i, j], c.integer)
+            extra.append(Entry("decode_tokens_per_s_derated" + suffix, {"batch": b, "context": s}, value, c.unit,
+                               c.symbol, tex, acc, why))
+    entries = r.entries + tuple(extra)
+    return replace(r, entries=entries, index={e.key: e for e in entries})
 
 
 def _freeze(x) -> None:

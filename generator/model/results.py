@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -59,6 +60,8 @@ class Results:
     frame: object = None  # genreport.model.frame.Frame: whose numbers these are (one card, one GPU of a layout)
     one_card: dict[str, dict[str, float | None]] = field(default_factory=dict)  # accounting -> the whole model on
     # one card (ONE_CARD_SCALARS), stated once beside a layout's numbers; empty on one card
+    evaluator: Callable[[ReportSpec], Results] | None = field(default=None, compare=False)  # what built this model
+    # (model.evaluate.evaluate), for at() and what_if(): this module does not import it (no import circle)
 
     @property
     def lead(self) -> str:
@@ -114,8 +117,6 @@ class Results:
         from the loaded spec without reading a file again."""
         import dataclasses
 
-        from genreport.model.evaluate import evaluate
-
         def axis(x, own):
             if x is None:
                 return own
@@ -128,7 +129,12 @@ class Results:
         work = dataclasses.replace(w, decode_batch=axis(batch, w.decode_batch),
                                    decode_context=axis(context, w.decode_context),
                                    prefill_prompt=axis(tokens, w.prefill_prompt), measured=())
-        return evaluate(dataclasses.replace(self.spec, workloads=work))
+        return self._evaluate(dataclasses.replace(self.spec, workloads=work))
+
+    def _evaluate(self, spec: ReportSpec) -> Results:
+        if self.evaluator is None:
+            raise ValueError("this report model was not built by genreport.evaluate(), which at() and what_if() use")
+        return self.evaluator(spec)
 
     def what_if(self, *overrides: str) -> Results:
         """The report model with ``--set`` overrides added (``"precision.kv_cache=fp8"``), validated as on the
@@ -137,11 +143,10 @@ class Results:
         from pathlib import Path
 
         from genreport.load.loader import load_report
-        from genreport.model.evaluate import evaluate
 
         if not self.spec.file:
             raise ValueError("this report model was not loaded from a file: load_spec(path, overrides=...) instead")
-        return evaluate(load_report(Path(self.spec.file), overrides=(*self.spec.overrides, *overrides)))
+        return self._evaluate(load_report(Path(self.spec.file), overrides=(*self.spec.overrides, *overrides)))
 
     def _repr_html_(self) -> str:
         """A notebook's view: the title, whose numbers these are, and page 1's decision table, escaped."""

@@ -109,6 +109,13 @@ def terminal_lines(r: Results) -> list[str]:
             return text
 
         lines.append(f"  tokens/s: {rates(d1)}" + (f"; {rates(best)}" if best["fits"] and best is not d1 else ""))
+        derated = r.value("decode_tokens_per_s_derated", batch=d1["batch"], context=d1["context"]) \
+            if r.derated is not None and r.derated["decode"] is not None else None
+        if derated is not None:
+            eff = r.spec.efficiency
+            lines.append(f"  derated: {fmt.num(derated)} tok/s at batch {d1['batch']:,}, context {d1['context']:,} "
+                         f"(the peaks scaled by the spec's efficiency: compute {fmt.num(eff.compute)}, "
+                         f"bandwidth {fmt.num(eff.bandwidth)})")
     if r.parallel is not None:
         ok = "yes" if r.verdicts.get("weights_fit", True) else "no"
         kv = sc["kv_capacity_tokens"]
