@@ -154,3 +154,75 @@ def test_the_api_is_typed(tmp_path):
     assert ok.returncode == 0, ok.stdout + ok.stderr
     wrong = subprocess.run([*cmd, str(bad)], capture_output=True, text=True, env=env, cwd=root, timeout=240)
     assert wrong.returncode == 1 and "float | None" in wrong.stdout, wrong.stdout
+
+
+# ------------------------------------------------------------------------------------------- the terminal
+
+def _complete_in_bash(words: list[str], cwd) -> list[str]:
+    """Drive the bash completion script as bash does at a Tab: COMP_WORDS, COMP_CWORD, then the function."""
+    import os
+    import shlex
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = ("source <(genreport completion bash); COMP_WORDS=(" + " ".join(shlex.quote(w) for w in words)
+              + f"); COMP_CWORD={len(words) - 1}; _genreport; printf '%s\\n' \"${{COMPREPLY[@]}}\"")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, cwd=cwd, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return [x for x in out.stdout.splitlines() if x]
+
+
+def test_bash_completion_of_commands_options_catalog_names_and_paths():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    assert _complete_in_bash(["genreport", "pl"], root) == ["plan"]
+    assert _complete_in_bash(["genreport", "plan", "--hardware", "h1"], root) == ["h100-nvl", "h100-pcie", "h100-sxm"]
+    assert _complete_in_bash(["genreport", "plan", "--hardware", "h100-sxm,b2"], root) == ["h100-sxm,b200"]
+    assert "llama-3.1-70b" in _complete_in_bash(["genreport", "plan", "llama-3.1"], root)
+    assert "specs/llama8b-h100.yaml" in _complete_in_bash(["genreport", "specs/llama8"], root)
+    assert _complete_in_bash(["genreport", "spe"], root) == ["specs/"]  # a folder: completed without a space
+    assert {"--format", "--check", "--verbose"} <= set(_complete_in_bash(["genreport", "specs/x.yaml", "--"], root))
+    assert _complete_in_bash(["genreport", "diff", "--format", ""], root) == ["text", "md", "json"]
+    assert _complete_in_bash(["genreport", "derive", "critical_c"], root) == ["critical_context"]
+
+
+def test_completion_scripts_for_three_shells(capsys):
+    for shell in ("bash", "zsh", "fish"):
+        assert main(["completion", shell]) == 0
+        assert "genreport __complete" in capsys.readouterr().out
+    assert main(["completion", "tcsh"]) == 64
+
+
+def test_quiet_and_verbose(tmp_path, capsys):
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    config = root / "tests" / "fixtures" / "hf" / "gemma-3-27b.json"  # notes what it assumed
+    assert main(["import-hf", str(config), "-o", str(tmp_path / "m.yaml")]) == 0
+    assert "model spec" in capsys.readouterr().err
+    assert main(["import-hf", str(config), "-o", str(tmp_path / "n.yaml"), "-q"]) == 0
+    assert capsys.readouterr().err == ""
+    assert main(["list", "hardware", "-v"]) == 0
+    err = capsys.readouterr().err
+    assert "genreport list:" in err and "read 1" in err and "h100-sxm.yaml" in err
+    assert main(["list", "-q", "-v"]) == 64  # one or the other
+
+
+def test_a_progress_line_on_a_terminal_only(tmp_path, capsys, monkeypatch):
+    import sys
+
+    from genreport.write import build
+
+    monkeypatch.setattr(build.Timer, "PROGRESS_AFTER", 0.0)
+    spec = "specs/llama8b-h100.yaml"
+    assert main([spec, "--format", "json", "-o", str(tmp_path), "--force"]) == 0
+    assert "\r" not in capsys.readouterr().err  # not a terminal: no progress line
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert main([spec, "--format", "json", "-o", str(tmp_path), "--force"]) == 0
+    err = capsys.readouterr().err
+    assert "\r\x1b[Kgenreport: building llama8b-h100: evaluate done" in err and err.endswith("\r\x1b[K")
+    assert main([spec, "--format", "json", "-o", str(tmp_path), "--force", "-q"]) == 0
+    assert capsys.readouterr().err == ""

@@ -17,6 +17,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from genreport.commands.options import add_verbosity
 from genreport.errors import Finding, Findings, SpecError
 from genreport.paths import display, project_root_for
 from genreport.terminal import safe
@@ -51,6 +52,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("claims", metavar="CLAIMS.csv", help="a CSV of published measurements")
     p.add_argument("--format", default="table", metavar="FORMAT",
                    help="table (default), csv or json, on standard output")
+    add_verbosity(p)
     return p
 
 

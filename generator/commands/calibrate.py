@@ -38,6 +38,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
+from genreport.commands.options import add_verbosity
 from genreport.errors import BuildError, SpecError
 from genreport.load.units import format_si
 from genreport.terminal import safe
@@ -407,6 +408,7 @@ def _parser() -> argparse.ArgumentParser:
                    help=f"measuring time budget in seconds, {MIN_SECONDS:g} to {MAX_SECONDS:g} (default: "
                         f"{DEFAULT_SECONDS:g})")
     p.add_argument("--force", action="store_true", help="replace an existing file")
+    add_verbosity(p)
     return p
 
 

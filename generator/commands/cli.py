@@ -19,9 +19,10 @@ import time
 from pathlib import Path
 
 from genreport import __version__
+from genreport.commands.options import add_verbosity, level_of
 from genreport.errors import BuildError, SpecError
 from genreport.procs import no_gc
-from genreport.terminal import safe
+from genreport.terminal import detail, note, progress_done, safe, set_verbosity
 
 EXIT = {"ok": 0, "input": 1, "build": 2, "internal": 3, "differs": 4, "usage": 64, "interrupted": 130,
         "pipe": 141}
@@ -37,6 +38,8 @@ SUBCOMMANDS = {
     "plan": "genreport.commands.plan",
     "serve": "genreport.commands.serve",
     "table": "genreport.commands.table",
+    "completion": "genreport.commands.completion",
+    "__complete": "genreport.commands.completion",  # what the completion scripts call
 }
 
 DESCRIPTION = """\
@@ -50,7 +53,9 @@ Roofline reports for LLM workloads: what limits this model on this GPU, and what
   genreport plan llama-3.1-70b --hardware h100-sxm   the multi-GPU layouts that fit, best tok/s per GPU first
   genreport serve                              a warm process: builds on request, one per input line
   genreport table SPEC --format md             page 1's summary and decision table, to paste or script
-  genreport sweep | diff | import-hf | calibrate | list | audit | plan | table   (see 'genreport COMMAND --help')
+  genreport completion bash|zsh|fish           shell completion: commands, options, catalog names, spec paths
+  genreport sweep | diff | import-hf | calibrate | list | audit | plan | table | completion
+                                               (see 'genreport COMMAND --help')
 """
 
 
@@ -76,8 +81,8 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="rebuild even if nothing changed")
     p.add_argument("--watch", action="store_true",
                    help="stay running and rebuild whenever a spec or a hardware/model file it uses changes")
-    p.add_argument("-q", "--quiet", action="store_true", help="print only errors")
-    p.add_argument("--timings", action="store_true", help="print the time each stage took")
+    add_verbosity(p)
+    p.add_argument("--timings", action="store_true", help="print the time each stage took (also with --verbose)")
     p.add_argument("--open", action="store_true", help="open the HTML report in a browser after the build")
     p.add_argument("--debug", action="store_true", help="show tracebacks")
     p.add_argument("--version", action="version", version=f"genreport {__version__}")
@@ -88,12 +93,18 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
+    set_verbosity(level_of(argv))
     try:
         if argv and argv[0] in SUBCOMMANDS:
             import importlib
 
+            from genreport.fileio import recording
+
+            t = time.perf_counter()
             module = importlib.import_module(SUBCOMMANDS[argv[0]])
-            code = module.main([a for a in argv[1:] if a != "--debug"])
+            with recording() as read:
+                code = module.main([a for a in argv[(argv[0] != "__complete"):] if a != "--debug"])
+            _verbose_footer(argv[0], read, time.perf_counter() - t)
         else:
             unknown = _unknown_command(argv[0]) if argv else None
             if unknown:
@@ -132,6 +143,16 @@ def main(argv: list[str] | None = None) -> int:
             sys.modules["genreport.present.pdf"].stop_worker()
 
 
+def _verbose_footer(command: str, read: dict, seconds: float) -> None:
+    """--verbose: the files a command read (and looked for) and how long it took."""
+    files = sorted(read)
+    found = [f for f in files if read[f] is not None]
+    detail(f"genreport {command}: {seconds:.2f} s; read {len(found)} file{'s' if len(found) != 1 else ''}"
+           + (f", looked for {len(files) - len(found)} more" if len(files) > len(found) else ""))
+    for f in files:
+        detail(f"  {'read' if read[f] is not None else 'absent'}  {f}")
+
+
 def _unknown_command(word: str) -> str | None:
     """The message for a first word that is neither a command nor a spec (``genreport frobnicate``), or None.
 
@@ -152,11 +173,12 @@ def _unknown_command(word: str) -> str | None:
         return None
     import difflib
 
-    close = difflib.get_close_matches(word, list(SUBCOMMANDS), n=3, cutoff=0.6)
+    public = [c for c in SUBCOMMANDS if not c.startswith("_")]
+    close = difflib.get_close_matches(word, public, n=3, cutoff=0.6)
     hint = f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
     shown = word if len(word) <= 60 else word[:57] + "..."
     return (f"genreport: unknown command '{shown}' (and no spec file of that name); {hint}commands: "
-            f"{', '.join(SUBCOMMANDS)}; a report is built with 'genreport SPEC.yaml' (see 'genreport --help')")
+            f"{', '.join(public)}; a report is built with 'genreport SPEC.yaml' (see 'genreport --help')")
 
 
 def _silence_stdout() -> None:
@@ -254,15 +276,20 @@ def _build_one(spec_path: Path, args, formats, out_root: Path, force: bool = Fal
     name = args.name or (f"{spec.name}-whatif" if args.overrides else spec.name)
     if args.check:
         return _check(spec_path, out_root, name, formats, args) == 0, inputs
-    built = genreport.build_report(spec_path, formats, args.overrides, args.strict, spec=spec)
+    try:
+        built = genreport.build_report(spec_path, formats, args.overrides, args.strict, spec=spec)
+    finally:
+        progress_done()
     t_write = time.perf_counter()
     for w in built.warnings:
         print(w, file=sys.stderr)
     dest = genreport.write_report(built, out_root, name)
-    if args.timings:
+    if args.timings or args.verbose:
         built.timings["write"] = time.perf_counter() - t_write
         print("  ".join(f"{k} {v * 1e3:.0f} ms" for k, v in built.timings.items()), file=sys.stderr)
     write_quick_stamp(out_root, spec_path, formats, args.overrides, args.name, read_log, built, name)
+    for f in inputs:  # --verbose: what the report was built from
+        detail(f"  read  {f}")
     if not args.quiet:
         listed = ", ".join(sorted(k for k in built.files if "/" not in k))
         nfig = sum(1 for k in built.files if k.startswith("figures/"))
@@ -295,7 +322,7 @@ def _resolve_spec(text: str, quiet: bool) -> Path:
     for candidate in (specs_dir() / path.name, specs_dir() / f"{path.name}.yaml"):
         if candidate.is_file() and candidate.parent == specs_dir():
             if not quiet:
-                print(safe(f"genreport: no {text} here; using the built-in spec {candidate}"), file=sys.stderr)
+                note(f"genreport: no {text} here; using the built-in spec {candidate}")
             return candidate
     return path
 

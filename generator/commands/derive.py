@@ -26,6 +26,7 @@ from genreport.commands.derive_values import (
     _own_value,
     _solution_lines,
 )
+from genreport.commands.options import add_verbosity
 from genreport.terminal import safe
 
 PARAM_OPTIONS = ("batch", "context", "tokens", "n", "m", "recipe")
@@ -69,6 +70,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--elasticities", action="store_true",
                    help="with --spec: d ln q / d ln x for every input x of the quantity")
     p.add_argument("--list", action="store_true", help="list the quantity ids and their parameters")
+    add_verbosity(p)
     return p
 
 

@@ -21,6 +21,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from genreport.commands.options import add_verbosity
 from genreport.commands.tables import md_cell, md_table, text_table
 from genreport.errors import Finding, SpecError
 from genreport.fileio import ReadError, read_regular
@@ -44,6 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--accounting", choices=("lead", "seed", "exact", "all"), default="lead",
                    help="which accounting's quantities to compare: the reports' lead one (default: each number "
                         "once), seed, exact, or all")
+    add_verbosity(p)
     return p
 
 

@@ -38,10 +38,11 @@ from genreport.commands.hf_config import (
 from genreport.commands.hf_convert import (
     convert,
 )
+from genreport.commands.options import add_verbosity
 from genreport.errors import Finding, SpecError
 from genreport.fileio import write_file
 from genreport.paths import display, schema_dir
-from genreport.terminal import safe
+from genreport.terminal import note, safe
 
 _NAME_OK = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
@@ -237,6 +238,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", metavar="FILE", help="write the spec here (default: standard output); "
                    "an existing file is kept unless --force")
     p.add_argument("--force", action="store_true", help="replace an existing --output file")
+    add_verbosity(p)
     return p
 
 
@@ -251,10 +253,10 @@ def main(argv: list[str] | None = None) -> int:
     text, name = import_config(Path(args.config), args.name, out, notes)
     _check_loads(text, Path(args.config))
     for n in notes:  # what the spec cannot say and what was assumed, with the key's line; the YAML has them too
-        print(safe(f"{n.file}:{n.line}:{n.col}: note: {note_text(n)}"), file=sys.stderr)
+        note(f"{n.file}:{n.line}:{n.col}: note: {note_text(n)}")
     if out is None:
         sys.stdout.write(safe(text, newlines=True))  # a C1 control in a quoted string stays a YAML escape
         return 0
     write_file(out, text.encode("utf-8"), overwrite=args.force)  # atomic; never through a symbolic link
-    print(safe(f"{display(out)}: model spec '{name}' written"), file=sys.stderr)
+    note(f"{display(out)}: model spec '{name}' written")
     return 0

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
+from genreport.commands.options import add_verbosity
 from genreport.commands.tables import FORMATS, emit
-from genreport.terminal import safe
+from genreport.terminal import note, safe
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -17,6 +17,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=FORMATS, default="table",
                    help="table for a terminal (default); md (Markdown), csv or json to paste or script, with "
                         "numbers in SI units in csv and json (bytes, B/s, FLOP/s)")
+    add_verbosity(p)
     return p
 
 
@@ -82,7 +83,7 @@ def main(argv: list[str]) -> int:
     root = Path.cwd() if (Path.cwd() / "specs").is_dir() else None
 
     def warn(msg: str) -> None:
-        print(safe(msg), file=sys.stderr)
+        note(msg)
 
     def cells(rows):  # titles are spec text: show control characters escaped
         return [[safe(c) for c in row] for row in rows]

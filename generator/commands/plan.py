@@ -20,6 +20,7 @@ import math
 import sys
 from pathlib import Path
 
+from genreport.commands.options import add_verbosity
 from genreport.errors import Finding, SpecError
 
 
@@ -52,6 +53,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="share of each GPU the engine keeps for itself (default 0.1, vLLM's gpu_memory_utilization "
                         "0.9); 0 gives the KV cache everything beside the weights")
     p.add_argument("--format", choices=("table", "json"), default="table", help="output (default table)")
+    add_verbosity(p)
     return p
 
 

@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+from genreport.commands.options import add_verbosity
 from genreport.errors import Finding, SpecError
 from genreport.terminal import safe
 
@@ -49,7 +50,7 @@ def _parser() -> argparse.ArgumentParser:
                    help=f"refuse a sweep of more points than this (default {MAX_POINTS:,}; about "
                         f"{BYTES_PER_POINT} bytes of memory a point)")
     p.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
-    p.add_argument("-q", "--quiet", action="store_true", help="print only errors")
+    add_verbosity(p)
     return p
 
 

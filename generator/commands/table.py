@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from genreport.commands.options import add_verbosity
 from genreport.commands.tables import FORMATS, emit
 from genreport.terminal import safe
 
@@ -25,6 +26,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="table (default), md, csv or json (SI units in csv and json)")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="PATH=VALUE",
                    help="a what-if override, as for a build (repeatable)")
+    add_verbosity(p)
     return p
 
 

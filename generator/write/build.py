@@ -45,14 +45,23 @@ class Built:
 
 
 class Timer:
-    def __init__(self):
+    """Each stage's time; past a second, a progress line on a terminal names the stage just done."""
+
+    PROGRESS_AFTER = 1.0  # seconds
+
+    def __init__(self, label: str = ""):
         self.t = {}
-        self._last = time.perf_counter()
+        self._start = self._last = time.perf_counter()
+        self.label = label
 
     def lap(self, name: str) -> None:
         now = time.perf_counter()
         self.t[name] = self.t.get(name, 0.0) + now - self._last
         self._last = now
+        if self.label and now - self._start >= self.PROGRESS_AFTER:
+            from genreport.terminal import progress
+
+            progress(f"genreport: {self.label}: {name} done, {now - self._start:.1f} s")
 
 
 def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, spec=None) -> Built:
@@ -60,7 +69,7 @@ def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, 
 
     ``spec`` is the already loaded spec of ``spec_path`` (with ``overrides``), when the caller has it.
     """
-    timer = Timer()
+    timer = Timer(f"building {Path(spec_path).stem}")
     from genreport.load.loader import load_report
     from genreport.model.evaluate import evaluate
     from genreport.write.results import results_json
