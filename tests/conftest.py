@@ -11,6 +11,10 @@ import os
 
 import pytest
 
+# a developer's own defaults (~/.config/genreport/config.yaml, a .genreport.yaml above the checkout) must not
+# change what the tests build; tests of the config files set their own (genreport.config)
+os.environ["GENREPORT_NO_CONFIG"] = "1"
+
 OPT_IN = {
     "fuzz": ("GENREPORT_FUZZ", "long fuzz run (2,000 examples)"),
     "slow": ("GENREPORT_SLOW", "full html,pdf,json builds"),

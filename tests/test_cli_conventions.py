@@ -226,3 +226,41 @@ def test_a_progress_line_on_a_terminal_only(tmp_path, capsys, monkeypatch):
     assert "\r\x1b[Kgenreport: building llama8b-h100: evaluate done" in err and err.endswith("\r\x1b[K")
     assert main([spec, "--format", "json", "-o", str(tmp_path), "--force", "-q"]) == 0
     assert capsys.readouterr().err == ""
+
+
+# ------------------------------------------------------------------------------------------- user defaults
+
+def test_user_and_project_defaults(tmp_path, monkeypatch, capsys):
+    """The project's .genreport.yaml over the user's config.yaml; the command line over both; a bad file is an
+    error naming file, line and fix."""
+    import json
+
+    from genreport import config
+
+    monkeypatch.delenv("GENREPORT_NO_CONFIG")
+    home = tmp_path / "home"
+    (home / "genreport").mkdir(parents=True)
+    (home / "genreport" / "config.yaml").write_text("prices: {h100-sxm: 2.5, b200: 6}\nmemory_reserve: 0.05\n"
+                                                    "hardware: [h100-sxm]\nout: reports\n")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
+    project = tmp_path / "project" / "sub"
+    project.mkdir(parents=True)
+    (tmp_path / "project" / ".genreport.yaml").write_text("prices: {b200: 5.5}\nout: built\n")
+    monkeypatch.chdir(project)
+    c = config.load()
+    assert c.prices == {"h100-sxm": 2.5, "b200": 5.5} and c.memory_reserve == 0.05 and c.hardware == ("h100-sxm",)
+    assert c.out == tmp_path / "project" / "built"  # relative to the file that sets it
+    assert main(["list", "hardware", "--format", "json"]) == 0
+    prices = {x["name"]: x["price_per_hour_usd"] for x in json.loads(capsys.readouterr().out)["hardware"]}
+    assert prices["b200"] == 5.5 and prices["h100-sxm"] == 2.5
+    spec = str(config.Path(__file__).resolve().parents[1] / "specs" / "llama8b-h100.yaml")
+    assert main([spec, "--format", "json", "-q"]) == 0
+    assert (tmp_path / "project" / "built" / "llama8b-h100" / "results.json").is_file()
+    assert main([spec, "--format", "json", "-q", "-o", str(tmp_path / "given")]) == 0  # the command line wins
+    assert (tmp_path / "given" / "llama8b-h100" / "results.json").is_file()
+    (tmp_path / "project" / ".genreport.yaml").write_text("prices: {b200: -5}\nouts: x\n")
+    assert main(["list", "hardware"]) == 1
+    err = capsys.readouterr().err
+    assert ".genreport.yaml:1:" in err and ".genreport.yaml:2:1" in err and "outs" in err
+    monkeypatch.setenv("GENREPORT_NO_CONFIG", "1")
+    assert config.load() == config.Config()

@@ -63,7 +63,8 @@ def _build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="genreport", description=DESCRIPTION, allow_abbrev=False,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("specs", nargs="+", metavar="SPEC", help="report spec(s), e.g. specs/llama8b-h100.yaml")
-    p.add_argument("-o", "--out", default="out", metavar="DIR", help="output folder (default: out)")
+    p.add_argument("-o", "--out", default=None, metavar="DIR",
+                   help="output folder (default: the 'out' of .genreport.yaml or the user's config, else out)")
     p.add_argument("--format", default="html,pdf,json", metavar="LIST",
                    help="comma-separated subset of html,pdf,json (default: all three)")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="PATH=VALUE",
@@ -225,6 +226,10 @@ def _build_main(argv: list[str]) -> int:
 
 
 def _build_all(args, formats) -> int:
+    if args.out is None:  # the user's or the project's default (genreport.config), else out/
+        from genreport import config
+
+        args.out = str(config.load().out or "out")
     out_root = Path(args.out)
     specs = [_resolve_spec(s, args.quiet) for s in args.specs]
     if args.watch:

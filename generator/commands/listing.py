@@ -90,7 +90,13 @@ def main(argv: list[str]) -> int:
 
     parts = []
     if args.what in (None, "hardware"):
-        gpus = load_catalog("hardware", None, root, warn)
+        import dataclasses
+
+        from genreport import config
+
+        prices = config.load().prices  # your prices, where your config gives them
+        gpus = [dataclasses.replace(hw, price_per_hour=prices[hw.name]) if hw.name in prices else hw
+                for hw in load_catalog("hardware", None, root, warn)]
         header, rows = hardware_rows(gpus)
         parts.append(("hardware", header, cells(rows), {2, 3, 4, 5, 6, 7}, hardware_records(gpus)))
     if args.what in (None, "models"):
