@@ -38,7 +38,14 @@ __all__ = ["__version__", "build_report", "evaluate", "load_spec", "results_docu
 
 
 def load_spec(path: str | os.PathLike[str], overrides: Iterable[str] = (), strict: bool = False) -> ReportSpec:
-    """A report spec, its hardware and model resolved and validated (``overrides``: ``PATH=VALUE`` strings)."""
+    """A report spec, its hardware and model resolved and validated (``overrides``: ``PATH=VALUE`` strings).
+
+    Raises :class:`genreport.errors.SpecError` with every finding (file, line, column, fix) for bad input.
+
+    >>> spec = load_spec("specs/llama8b-h100.yaml", overrides=["precision.kv_cache=fp8"])
+    >>> spec.model.name, spec.hardware.name, spec.precision.kv_cache
+    ('llama-3.1-8b', 'h100-sxm', 'fp8')
+    """
     from pathlib import Path
 
     from genreport.load.loader import load_report
@@ -47,14 +54,26 @@ def load_spec(path: str | os.PathLike[str], overrides: Iterable[str] = (), stric
 
 
 def evaluate(spec: ReportSpec) -> Results:
-    """The report model of a loaded spec: every number of the report, computed once (frozen)."""
+    """The report model of a loaded spec: every number of the report, computed once (frozen).
+
+    >>> model = evaluate(load_spec("specs/llama8b-h100.yaml"))
+    >>> round(model.s("ridge_point"), 1)           # 989.4 TFLOP/s / 3.35 TB/s (seed 003)
+    295.3
+    >>> round(model.value("decode_tokens_per_s", batch=1, context=128))
+    208
+    """
     from genreport.model.evaluate import evaluate as _evaluate
 
     return _evaluate(spec)
 
 
 def results_document(model: Results, baseline: Results | None = None) -> dict[str, object]:
-    """The content of results.json for a report model (documented in docs/results.md)."""
+    """The content of results.json for a report model (documented in docs/results.md).
+
+    >>> doc = results_document(evaluate(load_spec("specs/llama8b-h100.yaml")))
+    >>> sorted(doc["inputs"])
+    ['hardware', 'model', 'precision', 'workloads']
+    """
     from genreport.write.results import document
 
     return document(model, baseline)
@@ -62,7 +81,12 @@ def results_document(model: Results, baseline: Results | None = None) -> dict[st
 
 def build_report(path: str | os.PathLike[str], formats: Iterable[str] = ("html", "pdf", "json"),
                  overrides: Iterable[str] = (), strict: bool = False, spec: ReportSpec | None = None) -> Built:
-    """A whole report in memory (:class:`genreport.write.build.Built`: relative path -> bytes)."""
+    """A whole report in memory (:class:`genreport.write.build.Built`: relative path -> bytes).
+
+    >>> built = build_report("specs/llama8b-h100.yaml", formats=("json",))
+    >>> sorted(built.files)
+    ['results.json']
+    """
     from pathlib import Path
 
     from genreport.write.build import build as _build
@@ -71,7 +95,13 @@ def build_report(path: str | os.PathLike[str], formats: Iterable[str] = ("html",
 
 
 def write_report(built: Built, out_root: str | os.PathLike[str] = "out", name: str | None = None) -> Path:
-    """Write a built report to ``out_root/<name>/`` atomically; returns the folder."""
+    """Write a built report to ``out_root/<name>/`` atomically; returns the folder.
+
+    >>> import tempfile
+    >>> folder = write_report(build_report("specs/llama8b-h100.yaml", formats=("json",)), tempfile.mkdtemp())
+    >>> folder.name, sorted(p.name for p in folder.iterdir())
+    ('llama8b-h100', ['results.json'])
+    """
     from pathlib import Path
 
     from genreport.write.build import write as _write

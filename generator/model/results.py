@@ -81,6 +81,17 @@ class Results:
         only where the quantity has no physical value there (:meth:`entry` says why, in ``reason``).  An id
         the report does not state, or parameters it does not take, raise :class:`KeyError` naming the
         ids or parameters it does take.
+
+        >>> import genreport
+        >>> model = genreport.evaluate(genreport.load_spec("specs/llama8b-h100.yaml"))
+        >>> round(model.value("decode_tokens_per_s", batch=1, context=8192))   # on the grid
+        196
+        >>> # off it, evaluated: 3 / ((16.06 GB + 3 x 8192 x 128 KiB) / 3.35 TB/s)
+        >>> round(model.value("decode_tokens_per_s", batch=3, context=8192))
+        521
+        >>> model.value("decode_tokens_per_second", batch=1, context=8192)
+        Traceback (most recent call last):
+        KeyError: "this report states no quantity 'decode_tokens_per_second'; did you mean 'decode_tokens_per_s'?"
         """
         e = self.entry(qid, accounting, **params)
         if e is not None:
@@ -114,7 +125,14 @@ class Results:
     def at(self, batch=None, context=None, tokens=None) -> Results:
         """The report model of the same spec at other workload points: the decode grid ``batch`` x ``context``
         and the prefill ``tokens`` given (each a number or a list; the spec's own where not given), evaluated
-        from the loaded spec without reading a file again."""
+        from the loaded spec without reading a file again.
+
+        >>> import genreport
+        >>> model = genreport.evaluate(genreport.load_spec("specs/llama8b-h100.yaml"))
+        >>> # 16 / ((16.06 GB + 16 x 4096 x 128 KiB) / 3.35 TB/s)
+        >>> round(model.at(batch=[1, 16], context=4096).value("decode_tokens_per_s", batch=16, context=4096))
+        2174
+        """
         import dataclasses
 
         def axis(x, own):
@@ -139,7 +157,13 @@ class Results:
     def what_if(self, *overrides: str) -> Results:
         """The report model with ``--set`` overrides added (``"precision.kv_cache=fp8"``), validated as on the
         command line (:class:`~genreport.errors.SpecError` for a bad one); the spec file is read again, so an
-        edit made since shows."""
+        edit made since shows.
+
+        >>> import genreport
+        >>> model = genreport.evaluate(genreport.load_spec("specs/llama8b-h100.yaml"))
+        >>> model.what_if("precision.kv_cache=fp8").s("kv_bytes_per_token")   # 32 x 8 x 128 x 2 x 1 B
+        65536.0
+        """
         from pathlib import Path
 
         from genreport.load.loader import load_report
