@@ -97,7 +97,28 @@ PARALLEL_ENTRIES: tuple[Entry, ...] = (
     Entry("k_o", r"k_{o}", "B", "training bytes per parameter for the optimizer state (fp32 master, Adam m, v)"),
 )
 
-ALL_ENTRIES: tuple[Entry, ...] = ENTRIES + PARALLEL_ENTRIES
+# What serving engines do to a step (formulas/techniques.py): speculative decoding, chunked prefill, continuous
+# batching, prefill/decode disaggregation, prefix caching.  Apart from ENTRIES for the same reason as above.
+TECHNIQUE_ENTRIES: tuple[Entry, ...] = (
+    Entry("p_a", r"p_{a}", "1", "probability that a draft token is accepted, given that the ones before it were"),
+    Entry("k_d", r"k_{d}", "token", "draft tokens proposed per verify step (speculation length; MTP depth)"),
+    Entry("t_d", r"t_{d}", "s", "time the draft tokens of one verify step take (a draft model's k_d steps, an MTP head)"),
+    Entry("C_p", r"C_{p}", "token", "prompt tokens a mixed step carries beside its decode tokens (the chunk)"),
+    Entry("s_c", r"s_{c}", "token", "chunk size: prompt tokens of one sequence per step"),
+    Entry("lam", r"\lambda", "1/s", "request arrival rate of one replica"),
+    Entry("T_in", r"T_{\mathrm{in}}", "token", "prompt tokens per request"),
+    Entry("T_out", r"T_{\mathrm{out}}", "token", "tokens generated per request (the first one by the prefill)"),
+    Entry("h_p", r"h_{p}", "1", "prefix-cache hit rate: the part of a prompt whose KV cache is already held"),
+    Entry("n_P", r"n_{P}", "1", "GPUs of the prefill pool (disaggregated serving)"),
+    Entry("n_D", r"n_{D}", "1", "GPUs of the decode pool (disaggregated serving)"),
+    Entry("n_S", r"n_{S}", "1", "GPUs a disaggregated deployment splits into its prefill and decode pools"),
+    Entry("W_kv", r"W_{\mathrm{kv}}", "B/s", "bandwidth that carries a request's KV cache from the prefill pool to the decode pool"),
+    Entry("t_p", r"t_{p}", "s", "prefill time of one prompt on its pool's replica"),
+    Entry("t_s", r"t_{s}", "s", "time of one decode step (one token for each running sequence)"),
+    Entry("theta", r"\theta", "s", "target time per output token (TPOT)"),
+)
+
+ALL_ENTRIES: tuple[Entry, ...] = ENTRIES + PARALLEL_ENTRIES + TECHNIQUE_ENTRIES
 
 BY_NAME: dict[str, Entry] = {e.name: e for e in ALL_ENTRIES}
 

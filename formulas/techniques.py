@@ -1,0 +1,259 @@
+"""What serving engines do to a step, on the roofline: speculative decoding, chunked prefill, continuous batching,
+prefill/decode disaggregation and prefix caching.
+
+Each technique changes how many tokens one pass over the weights serves, so each is the seeds' story again: the
+weight-reuse intensity I_W = 2B/b with B the tokens of the step (seed 003, section 3).  The step's two ledgers are
+the seeds' decode and prefill ledgers of one GPU (``decode.decode_flops``, ``decode.decode_bytes``, the prefill
+FLOPs of ``derive``), so at the limits each formula gives today's numbers: acceptance 0 is plain decode, a chunk of
+0 tokens a plain decode step, a whole prompt as one chunk with no decode tokens a plain prefill.
+
+Sources:
+- speculative decoding: Leviathan, Kalman and Matias, "Fast Inference from Transformers via Speculative Decoding",
+  ICML 2023, section 3.3 and equation (1): a verify step yields (1 - p^(k+1)) / (1 - p) tokens in expectation;
+  Chen et al., "Accelerating Large Language Model Decoding with Speculative Sampling", 2023 (the same for k drafts);
+  DeepSeek-AI, "DeepSeek-V3 Technical Report", arXiv:2412.19437, section 5.4.3 (MTP depth 1: the second token is
+  accepted 85-90% of the time, 1.8x the tokens per second);
+- chunked prefill: Agrawal et al., "Taming Throughput-Latency Tradeoff in LLM Inference with Sarathi-Serve",
+  OSDI 2024, sections 3-4 (stall-free batching: each step carries the decode tokens and a prompt chunk);
+- continuous batching: Yu et al., "Orca", OSDI 2022 (iteration-level scheduling); Little, "A Proof for the
+  Queuing Formula L = lambda W", Operations Research 9(3), 1961;
+- disaggregation: Zhong et al., "DistServe", OSDI 2024, section 3 (prefill and decode pools sized to one rate,
+  the KV cache sent between them); Patel et al., "Splitwise", ISCA 2024;
+- prefix caching: Zheng et al., "SGLang: Efficient Execution of Structured Language Model Programs" (RadixAttention),
+  NeurIPS 2024; Kwon et al., "vLLM" (PagedAttention), SOSP 2023, section 4.4 (shared prefixes held once).
+
+Every function returns a SymPy expression in the glossary's symbols; the closed forms (a sum, a solved balance, a
+solved rate) are SymPy's, checked against the sums and equations they come from in tests/test_techniques.py.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from . import decode
+from .glossary import sym
+
+LEVIATHAN = "Leviathan, Kalman, Matias, ICML 2023, eq. (1); DeepSeek-V3 Technical Report, section 5.4.3 (MTP)"
+SARATHI = "Agrawal et al., Sarathi-Serve, OSDI 2024, sections 3-4 (chunked prefill, stall-free batching)"
+LITTLE = "Yu et al., Orca, OSDI 2022 (continuous batching); Little 1961 (L = lambda W)"
+DISTSERVE = "Zhong et al., DistServe, OSDI 2024, section 3; Patel et al., Splitwise, ISCA 2024"
+PREFIX = "Zheng et al., SGLang RadixAttention, NeurIPS 2024; Kwon et al., vLLM, SOSP 2023, section 4.4"
+
+(N, N_a, N_e, N_p, L, d, H_q, d_h, V, b, c, a, P, W, B, S, C) = (
+    sym(x) for x in ("N", "N_a", "N_e", "N_p", "L", "d", "H_q", "d_h", "V", "b", "c", "a", "P", "W", "B", "S", "C"))
+(p_a, k_d, t_d, C_p, s_c, lam, T_in, T_out, h_p, n_P, n_D, W_kv, t_p, t_s, theta) = (
+    sym(x) for x in ("p_a", "k_d", "t_d", "C_p", "s_c", "lam", "T_in", "T_out", "h_p", "n_P", "n_D", "W_kv",
+                     "t_p", "t_s", "theta"))
+_i = sp.Symbol("i", integer=True, nonnegative=True)  # a summation index, not a glossary symbol
+
+
+def _step_time(flops, nbytes):
+    """The seeds' lower bound of a step: the larger of its compute and memory ledgers [s]."""
+    return sp.Max(flops / P, nbytes / W)
+
+
+def _decode_flops_per_seq(S=S):
+    """FLOPs of one decode token at context S [FLOP]: 2 N_a + 4 L H_q d_h S (seed 003, section 3)."""
+    return 2 * N_a + decode.attention_flops_per_token(S=S)
+
+
+# ----------------------------------------------------------------------------------------------- speculative
+
+def expected_tokens_sum():
+    """Tokens one verify step yields in expectation, as the sum it is [token]: sum_{i=0}^{k_d} p_a^i.
+
+    The i-th draft token counts only if it and every one before it were accepted (probability p_a^i); the step
+    always yields one token of the target model's own (the correction or the bonus token)."""
+    return sp.Sum(p_a**_i, (_i, 0, k_d))
+
+
+def expected_tokens():
+    """E = (1 - p_a^(k_d+1)) / (1 - p_a) [token]: the closed form of :func:`expected_tokens_sum` (Leviathan et
+    al., eq. 1); k_d + 1 when every draft is accepted (p_a -> 1), 1 with none (p_a -> 0)."""
+    return (1 - p_a**(k_d + 1)) / (1 - p_a)
+
+
+def verify_flops(B=B, S=S):
+    """FLOPs of one verify step [FLOP]: every sequence's k_d + 1 tokens through the weights and its cache,
+    B (k_d + 1) (2 N_a + 4 L H_q d_h S)."""
+    return B * (k_d + 1) * _decode_flops_per_seq(S)
+
+
+def verify_bytes(B=B, S=S):
+    """Bytes of one verify step [B]: the weights once and each sequence's cache once (its k_d + 1 queries read it
+    together), (N - N_e) b + B (S c + a): the same as a decode step's."""
+    return decode.decode_bytes(B, S)
+
+
+def verify_time(B=B, S=S):
+    """Lower bound of one verify step [s]: max(F_v / P, Q_v / W)."""
+    return _step_time(verify_flops(B, S), verify_bytes(B, S))
+
+
+def decode_step_time(B=B, S=S):
+    """Lower bound of one plain decode step [s]: max(decode FLOPs / P, decode bytes / W) (seed 003)."""
+    return _step_time(decode.decode_flops(B, S), decode.decode_bytes(B, S))
+
+
+def speculative_tokens_per_s(B=B, S=S):
+    """Tokens per second of speculative decoding at batch B [token/s]: B E / (t_v + t_d), the draft's time t_d
+    (k_d steps of a draft model, or an MTP head) added to the verify step's."""
+    return B * expected_tokens() / (verify_time(B, S) + t_d)
+
+
+def speculative_speedup(B=B, S=S):
+    """Speed-up over plain decode at the same batch [1]: E t(B) / (t_v(B) + t_d).
+
+    While both steps are memory-bound the verify step costs what a decode step costs (the weights are read once
+    either way), so the speed-up is E / (1 + t_d / t(B)): nearly free.  Past the batch where the verify step's
+    k_d + 1 tokens per sequence turn it compute-bound it costs k_d + 1 times the FLOPs, and the speed-up falls
+    towards E / (k_d + 1) < 1."""
+    return expected_tokens() * decode_step_time(B, S) / (verify_time(B, S) + t_d)
+
+
+def verify_crossover_batch(S=S):
+    """Batch where the verify step turns compute-bound [1]: F_v / P = Q_v / W solved for B (SymPy)."""
+    sol = sp.solve(sp.Eq(verify_flops(B, S) / P, verify_bytes(B, S) / W), B)
+    return sp.simplify(sol[0])
+
+
+def speculative_breakeven_batch(S=S):
+    """Batch where speculative decoding stops paying [1]: the speed-up is 1 with the verify step compute-bound
+    and the plain step memory-bound, E Q(B) / W = (k_d + 1) F(B) / P + t_d, solved for B (SymPy); at larger
+    batches speculation costs more than it yields.  The root is positive only where the verify step's intensity
+    ceiling (k_d + 1) I_ceil(S) passes E R: at long contexts the KV reads grow with the batch as fast as the verify
+    FLOPs, the speed-up levels off at E R / ((k_d + 1) I_ceil(S)) and, above 1, never ends (a negative root)."""
+    plain = expected_tokens() * decode.decode_bytes(B, S) / W
+    sol = sp.solve(sp.Eq(plain, verify_flops(B, S) / P + t_d), B)
+    return sp.simplify(sol[0])
+
+
+# ----------------------------------------------------------------------------------------------- chunked prefill
+
+def mixed_flops(B=B, S=S, C_p=C_p):
+    """FLOPs of a mixed step [FLOP]: B decode tokens at context S and C_p prompt tokens of T_in-token prompts.
+
+    2 N_a B + 4 L H_q d_h B S for the decode tokens; for the prompt tokens the blocks 2 N_p C_p, the causal
+    attention 2 L H_q d_h C_p T_in (a prompt's 2 L H_q d_h T_in^2 spread over its tokens) and the head 2 V d
+    once per prompt finished (C_p / T_in of one).  B = 0 and C_p = T_in give a whole prefill's FLOPs."""
+    return (decode.decode_flops(B, S) + 2 * N_p * C_p + 2 * L * H_q * d_h * C_p * T_in
+            + 2 * V * d * C_p / T_in)
+
+
+def mixed_bytes(B=B, S=S, C_p=C_p):
+    """Bytes of a mixed step [B]: the weights once, each decode sequence's cache (S c + a), the chunk's KV written
+    (C_p c) and, for each of its C_p / s_c chunks, the prompt's cache before it read once (on average
+    (T_in - s_c) / 2 tokens).  C_p = 0 is a decode step's bytes; one whole prompt (s_c = C_p = T_in) a prefill's."""
+    return decode.decode_bytes(B, S) + C_p * c + (C_p / s_c) * c * (T_in - s_c) / 2
+
+
+def mixed_intensity(B=B, S=S, C_p=C_p):
+    """Arithmetic intensity of a mixed step [FLOP/B]: the chunk raises the tokens per weight pass, so the step
+    moves right on the roofline (I_W = 2 (B + C_p) / b for the weight GEMMs alone)."""
+    return mixed_flops(B, S, C_p) / mixed_bytes(B, S, C_p)
+
+
+def mixed_time(B=B, S=S, C_p=C_p):
+    """Lower bound of a mixed step [s], and so of every running sequence's time per output token while a chunk
+    rides along: max(F_mix / P, Q_mix / W)."""
+    return _step_time(mixed_flops(B, S, C_p), mixed_bytes(B, S, C_p))
+
+
+def chunked_ttft(B=B, S=S):
+    """Time to first token of a prompt prefilled in chunks of s_c beside B decode sequences [s]:
+    (T_in (1 - h_p) / s_c) mixed steps, the prompt's uncached tokens only."""
+    return T_in * (1 - h_p) / s_c * mixed_time(B, S, s_c)
+
+
+# ----------------------------------------------------------------------------------------------- continuous batching
+
+def mean_decode_context():
+    """Mean context of a request's decode steps [token]: T_in + T_out / 2."""
+    return T_in + T_out / 2
+
+
+def request_bytes():
+    """Cache and activation bytes one request adds to the steps it rides in [B]: its T_out - 1 decode tokens each
+    read its cache (mean context T_in + T_out/2), its T_in (1 - h_p) uncached prompt tokens write theirs and each
+    chunk reads the prompt before it (mean (T_in (1 + h_p) - s_c) / 2 tokens)."""
+    prompt = T_in * (1 - h_p)
+    return ((T_out - 1) * (mean_decode_context() * c + a)
+            + prompt * c * (1 + (T_in * (1 + h_p) - s_c) / (2 * s_c)))
+
+
+def request_flops():
+    """FLOPs of one request [FLOP]: its T_out - 1 decode tokens at the mean context and the prefill of its
+    uncached prompt (2 N_p, the causal attention 2 L H_q d_h T_in^2 (1 - h_p^2), the head once)."""
+    prompt = T_in * (1 - h_p)
+    return ((T_out - 1) * _decode_flops_per_seq(mean_decode_context())
+            + 2 * N_p * prompt + 2 * L * H_q * d_h * T_in**2 * (1 - h_p**2) + 2 * V * d)
+
+
+def steady_step_time():
+    """Time per output token in steady state at arrival rate lam [s] (a lower bound).
+
+    Each step of length t_s carries B = lam (T_out - 1) t_s decode tokens and lam T_in (1 - h_p) t_s prompt
+    tokens (Little's law over the steps), so its memory ledger is (N - N_e) b + lam t_s Q_r and its compute ledger
+    lam t_s F_r: both grow with t_s.  The compute ledger stays below t_s while lam F_r < P (else no steady state);
+    the memory ledger gives t_s = (N - N_e) b / (W - lam Q_r), solved by SymPy."""
+    t = sp.Symbol("t", positive=True)
+    sol = sp.solve(sp.Eq(t * W, (N - N_e) * b + lam * t * request_bytes()), t)
+    return sol[0]
+
+
+def steady_concurrency():
+    """Sequences decoding at once in steady state [1]: B = lam (T_out - 1) t_s (Little's law)."""
+    return lam * (T_out - 1) * steady_step_time()
+
+
+def goodput_rate_tpot():
+    """Highest arrival rate whose time per output token meets the target theta [1/s]: t_s(lam) = theta solved
+    for lam (SymPy); no rate meets it when theta is below the weights' stream time (N - N_e) b / W."""
+    sol = sp.solve(sp.Eq(steady_step_time(), theta), lam)
+    return sp.simplify(sol[0])
+
+
+def goodput_rate_compute():
+    """Highest arrival rate the compute roof allows [1/s]: lam F_r = P."""
+    return P / request_flops()
+
+
+def goodput_rate_capacity():
+    """Highest arrival rate whose running sequences' caches fit beside the weights at the target theta [1/s]:
+    lam (T_out - 1) theta (T_in + T_out) c = C - N b (each sequence holds up to T_in + T_out tokens)."""
+    return (C - N * b) / ((T_out - 1) * theta * (T_in + T_out) * c)
+
+
+# ----------------------------------------------------------------------------------------------- disaggregation
+
+def prefill_pool_rate():
+    """Requests per second a prefill pool of n_P GPUs serves [1/s], per GPU-second of prefill t_p on one GPU's
+    share: n_P / t_p (t_p: a prompt's prefill time on one replica times its GPUs)."""
+    return n_P / t_p
+
+
+def decode_pool_rate(B=B):
+    """Requests per second a decode pool of n_D GPUs serves [1/s] at B sequences per GPU-share and step t_s:
+    n_D B / ((T_out - 1) t_s)."""
+    return n_D * B / ((T_out - 1) * t_s)
+
+
+def balanced_prefill_gpus(B=B):
+    """GPUs of the prefill pool that balance the two pools' rates for n_S = n_P + n_D GPUs [1] (DistServe,
+    section 3), solved by SymPy with n_D = n_S - n_P."""
+    sol = sp.solve(sp.Eq(prefill_pool_rate(), decode_pool_rate(B).subs(n_D, sym("n_S") - n_P)), n_P)
+    return sp.simplify(sol[0])
+
+
+def kv_transfer_time():
+    """Time to send one request's KV cache from the prefill pool to the decode pool [s]: T_in c / W_kv (layer by
+    layer it can overlap the prefill; the estimate adds it to the time to first token)."""
+    return T_in * c / W_kv
+
+
+# ----------------------------------------------------------------------------------------------- prefix caching
+
+def prefix_capacity_batch(S=S):
+    """Sequences of context S that fit when they share a prefix of h_p T_in tokens held once [1]:
+    (C - N b - h_p T_in c) / ((S - h_p T_in) c) (PagedAttention, RadixAttention)."""
+    return (C - N * b - h_p * T_in * c) / ((S - h_p * T_in) * c)

@@ -1,0 +1,163 @@
+"""Issue 30: what serving engines do to the roofline (formulas/techniques.py), checked by hand and at the limits.
+
+Hand counts use Llama 3.1 8B on one H100 SXM in bf16 (seed 003: N = 8.03e9, b = 2 B, c = 128 KiB per token, P =
+989.4 TFLOP/s, W = 3.35 TB/s) and DeepSeek-V3's published speculative-decoding result.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import sympy as sp
+from genreport.formulas import decode
+from genreport.formulas import techniques as t
+from genreport.formulas.glossary import sym
+from genreport.formulas.quantities import _prefill_bytes, _prefill_flops
+
+LLAMA8B_H100 = {  # seed 003's accounting: every parameter read and used, no activation traffic
+    "N": 8.03e9, "N_a": 8.03e9, "N_e": 0.0, "N_p": 8.03e9 - 2 * 128256 * 4096, "L": 32, "d": 4096, "H_q": 32,
+    "d_h": 128, "V": 128256, "b": 2.0, "c": 131072.0, "a": 0.0, "P": 989.4e12, "W": 3.35e12, "C": 80 * 2**30,
+}
+
+
+def at(expr, **values):
+    env = {**LLAMA8B_H100, **values}
+    return float(expr.subs({sym(k): v for k, v in env.items()}))
+
+
+def test_expected_tokens_is_the_closed_form_of_its_sum():
+    """Leviathan et al., eq. (1): sum_{i=0}^{k} p^i = (1 - p^(k+1)) / (1 - p)."""
+    summed = t.expected_tokens_sum().doit()
+    p, k = sym("p_a"), sym("k_d")
+    for pv, kv in ((0.8, 3), (0.5, 1), (0.9, 5)):
+        assert float(summed.subs({p: pv, k: kv})) == pytest.approx(float(t.expected_tokens().subs({p: pv, k: kv})))
+    assert sp.limit(t.expected_tokens(), p, 0) == 1  # nothing accepted: one token per step, plain decode
+    assert sp.limit(t.expected_tokens().subs(k, 3), p, 1) == 4  # every draft accepted: k + 1
+    assert float(t.expected_tokens().subs({p: 0.85, k: 1})) == pytest.approx(1.85)
+
+
+def test_no_drafts_is_todays_decode():
+    """k_d = 0 (or acceptance 0 with a free draft) at any batch: the verify step is a decode step."""
+    k = sym("k_d")
+    for batch in (1, 64, 4096):
+        plain = at(t.decode_step_time(), B=batch, S=1024)
+        assert at(t.verify_time().subs(k, 0), B=batch, S=1024) == pytest.approx(plain)
+        assert at(t.speculative_speedup().subs({k: 0, sym("t_d"): 0}), B=batch, S=1024, p_a=0.7) == pytest.approx(1.0)
+
+
+def test_deepseek_v3_mtp_reproduces_its_published_speedup():
+    """DeepSeek-V3 Technical Report, section 5.4.3: with one MTP module the second token is accepted 85-90% of
+    the time and generation runs 1.8x faster.  At a memory-bound batch the verify step reads what a decode step
+    reads, so the speed-up is E / (1 + t_d / t): the MTP head reads one transformer block with 9 of its experts
+    (MLA attention 187 M, 9 x 3 x 7168 x 2048 = 396 M, the 2 x 7168 x 7168 = 103 M projection) and the shared
+    output head (129,280 x 7,168 = 927 M): 1.61 B parameters against the 37 B the main model reads per token."""
+    draft_over_step = 1.613e9 / 37e9
+    for accept, low, high in ((0.85, 1.76, 1.79), (0.90, 1.81, 1.83)):
+        e = 1 + accept  # k_d = 1
+        speedup = e / (1 + draft_over_step)
+        assert low < speedup < high
+    # the same through the formula, at batch 1 of a model whose step is memory-bound (t_d as that fraction)
+    step = at(t.decode_step_time(), B=1, S=4096)
+    got = at(t.speculative_speedup(), B=1, S=4096, p_a=0.85, k_d=1, t_d=draft_over_step * step)
+    assert got == pytest.approx(1.85 / (1 + draft_over_step), rel=1e-12) and 1.75 < got < 1.8
+
+
+def test_the_benefit_ends_at_the_breakeven_batch():
+    """Llama 3.1 8B on H100, 3 drafts accepted 80% of the time, a free draft: the speed-up is E = 2.952 while the
+    verify step is memory-bound, then falls.  At context 128 it reaches 1 at the solved batch; at 1,024 it never
+    does: the KV reads grow with the batch as fast as the verify FLOPs, and the speed-up levels off at
+    E R / ((k + 1) I_ceil(S)) = 2.952 x 295.3 / (4 x 123.7) = 1.76 (no physical break-even: the solved root is
+    negative)."""
+    values = {"p_a": 0.8, "k_d": 3, "t_d": 0.0}
+    e = at(t.expected_tokens(), **values)
+    assert e == pytest.approx(1 + 0.8 + 0.64 + 0.512)
+    short = {**values, "S": 128}
+    b_verify = at(t.verify_crossover_batch(), **short)
+    b_even = at(t.speculative_breakeven_batch(), **short)
+    assert 1 < b_verify < b_even
+    # hand count of the verify crossover: (N b) / ((k+1) (2 N_a + 4 L H_q d_h S) / R - S c), R = P / W
+    ridge = 989.4e12 / 3.35e12
+    flops_tok = 2 * 8.03e9 + 4 * 32 * 32 * 128 * 128
+    assert b_verify == pytest.approx(8.03e9 * 2 / (4 * flops_tok / ridge - 128 * 131072), rel=1e-9)
+    assert at(t.speculative_speedup(), B=1, **short) == pytest.approx(e)
+    assert at(t.speculative_speedup(), B=b_even, **short) == pytest.approx(1.0, rel=1e-9)
+    assert at(t.speculative_speedup(), B=b_even / 2, **short) > 1 > at(t.speculative_speedup(), B=2 * b_even, **short)
+    long = {**values, "S": 1024}
+    assert at(t.speculative_breakeven_batch(), **long) < 0
+    ceiling = (2 * 8.03e9 + 4 * 32 * 32 * 128 * 1024) / (1024 * 131072)
+    assert at(t.speculative_speedup(), B=1e7, **long) == pytest.approx(e * ridge / (4 * ceiling), rel=1e-3)
+    assert 1.75 < e * ridge / (4 * ceiling) < 1.77
+
+
+def test_chunk_limits_are_todays_decode_and_prefill():
+    T = sym("T")
+    prompt = 2048
+    # a whole prompt as one chunk, no decode tokens: the prefill's FLOPs and bytes
+    assert at(t.mixed_flops(B=0, C_p=prompt), T_in=prompt, S=0) == pytest.approx(at(_prefill_flops().subs(T, prompt)))
+    assert at(t.mixed_bytes(B=0, C_p=prompt), T_in=prompt, s_c=prompt, S=0) == \
+        pytest.approx(at(_prefill_bytes().subs(T, prompt)))
+    # no chunk: a decode step
+    for batch in (1, 256):
+        assert at(t.mixed_flops(C_p=0), B=batch, S=4096, T_in=prompt) == at(decode.decode_flops(), B=batch, S=4096)
+        assert at(t.mixed_bytes(C_p=0), B=batch, S=4096, T_in=prompt, s_c=512) == \
+            at(decode.decode_bytes(), B=batch, S=4096)
+
+
+def test_a_chunk_raises_the_intensity_and_costs_the_running_users():
+    """64 decode sequences at 4k context plus a 512-token chunk of a 4k prompt: the step carries 576 tokens per
+    weight pass instead of 64, its intensity rises, and every running user's token waits for the longer step."""
+    v = {"B": 64, "S": 4096, "T_in": 4096, "s_c": 512}
+    plain = at(decode.decode_intensity(), B=64, S=4096)
+    mixed = at(t.mixed_intensity(C_p=512), **v)
+    assert mixed > 3 * plain
+    t_plain, t_mixed = at(t.decode_step_time(), B=64, S=4096), at(t.mixed_time(C_p=512), **v)
+    assert t_mixed > t_plain
+    # hand count of the mixed bytes: 16.06 GB + 64 x 4096 x 128 KiB + 512 x 128 KiB + (4096 - 512)/2 x 128 KiB
+    assert at(t.mixed_bytes(C_p=512), **v) == pytest.approx(
+        8.03e9 * 2 + 64 * 4096 * 131072 + 512 * 131072 + 1792 * 131072)
+
+
+def test_steady_state_of_continuous_batching():
+    """The step time solves its own ledger (Little's law over the steps); at no load it is the weights' stream
+    time; the goodput rate meets the TPOT target exactly; the balanced pools serve one rate."""
+    lam, theta = sym("lam"), sym("theta")
+    v = {"T_in": 2048, "T_out": 256, "h_p": 0.0, "s_c": 512}
+    ts = t.steady_step_time()
+    stream = 8.03e9 * 2 / 3.35e12
+    assert at(ts, lam=1e-9, **v) == pytest.approx(stream, rel=1e-6)
+    # the solution satisfies t W = N b + lam t Q_r
+    t_at = at(ts, lam=20.0, **v)
+    q_r = at(t.request_bytes(), **v)
+    assert t_at * 3.35e12 == pytest.approx(8.03e9 * 2 + 20.0 * t_at * q_r)
+    # hand count of Q_r: 255 x (2048 + 128) x 128 KiB + 2048 x 128 KiB x (1 + (2048 - 512) / 1024)
+    assert q_r == pytest.approx(255 * 2176 * 131072 + 2048 * 131072 * (1 + 1536 / 1024))
+    target = 0.030
+    rate = at(t.goodput_rate_tpot(), theta=target, **v)
+    assert at(ts, lam=rate, **v) == pytest.approx(target)
+    assert at(t.steady_concurrency(), lam=rate, **v) == pytest.approx(rate * 255 * target)
+    assert at(t.goodput_rate_tpot(), theta=0.9 * stream, **v) < 0  # below the weights' stream time: no rate
+    assert at(t.goodput_rate_compute(), **v) > 0
+    # prefix caching: a 75% hit rate carries fewer prompt bytes, so the same target allows a higher rate
+    assert at(t.goodput_rate_tpot(), theta=target, **{**v, "h_p": 0.75}) > rate
+    # hand count of the compute ceiling: P / (255 (2 N_a + 4 L H_q d_h 2176) + 2 N_p 2048 + 2 L H_q d_h 2048^2 + 2 V d)
+    f_r = (255 * (2 * 8.03e9 + 4 * 32 * 32 * 128 * 2176) + 2 * LLAMA8B_H100["N_p"] * 2048
+           + 2 * 32 * 32 * 128 * 2048**2 + 2 * 128256 * 4096)
+    assert at(t.goodput_rate_compute(), **v) == pytest.approx(989.4e12 / f_r)
+    del lam, theta
+
+
+def test_disaggregated_pools_balance():
+    v = {"B": 128, "t_p": 0.25, "t_s": 0.02, "T_out": 512, "n_S": 16}
+    n_p = at(t.balanced_prefill_gpus(), **v)
+    assert 0 < n_p < 16
+    assert at(t.prefill_pool_rate(), n_P=n_p, **v) == pytest.approx(at(t.decode_pool_rate(), n_D=16 - n_p, **v))
+    # 32k tokens of 128 KiB over a 50 GB/s link: 85.9 ms
+    assert at(t.kv_transfer_time(), T_in=32768, W_kv=50e9) == pytest.approx(32768 * 131072 / 50e9)
+
+
+def test_shared_prefixes_fit_more_sequences():
+    """No hit rate: the seeds' capacity batch (C - N b) / (S c); a shared half of the prompt held once: more."""
+    plain = at(t.prefix_capacity_batch(), S=8192, h_p=0.0, T_in=4096)
+    assert math.floor(plain) == 65  # seed 003's 65 sequences at 8k
+    assert at(t.prefix_capacity_batch(), S=8192, h_p=0.5, T_in=4096) > 1.3 * plain
