@@ -143,9 +143,9 @@ def _values(action: argparse.Action, current: str, command: str | None) -> list[
         names = [f"{done},{n}" if done else n for n in _catalog("models") if n.startswith(last)]
         return names + ([] if done else _paths(current, (".yaml", ".yml")))
     if dest == "quantity":
-        from genreport.formulas.compiled import load
+        from genreport.commands.derive import quantity_ids
 
-        return sorted(load())
+        return quantity_ids()
     if dest in ("specs", "spec") or meta.startswith("SPEC"):
         return _paths(current, (".yaml", ".yml"))
     if dest in ("out", "output") and command in (None, "sweep"):

@@ -78,6 +78,13 @@ def _parser() -> argparse.ArgumentParser:
 
 
 
+def quantity_ids() -> list[str]:
+    """The ids derive takes (shell completion lists them)."""
+    from genreport.formulas.quantities import BY_ID
+
+    return sorted(BY_ID)
+
+
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     from genreport.formulas.quantities import BY_ID, DEFS

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from genreport.errors import BuildError, SpecError
 from genreport.procs import no_gc
-from genreport.terminal import note, safe
+from genreport.terminal import safe
 
 POLL_S = 0.01  # three stat() calls 100 times a second (0.2% of a core), and a save is seen within 10 ms
 SETTLE_S = 0.02  # an editor may write a file in more than one step: rebuilt once it is unchanged this long
@@ -76,7 +76,7 @@ def watch(specs: list[Path], build_one: Callable[[Path, bool], tuple[bool, list[
             with no_gc():
                 ok, files = build_one(spec, False)
             if ok:
-                note(f"genreport: {spec} done in {time.perf_counter() - t:.1f} s")
+                print(safe(f"genreport: {spec} done in {time.perf_counter() - t:.1f} s"), file=sys.stderr)
         except SpecError as exc:
             for f in exc.findings:
                 print(f.format(), file=sys.stderr)
@@ -97,7 +97,8 @@ def watch(specs: list[Path], build_one: Callable[[Path, bool], tuple[bool, list[
             run(spec)
         seen = {f: _stat(f) for files in inputs.values() for f in files}
         n = len(seen)
-        note(f"genreport: watching {n} file{'s' if n != 1 else ''}; Ctrl-C to stop")
+        # watch's own status lines stay with -q, which quiets each build's summary
+        print(f"genreport: watching {n} file{'s' if n != 1 else ''}; Ctrl-C to stop", file=sys.stderr)
         polls = 0
         while rounds is None or polls < rounds:
             polls += 1
@@ -107,7 +108,7 @@ def watch(specs: list[Path], build_one: Callable[[Path, bool], tuple[bool, list[
                 if not changed:
                     continue
                 _settle(inputs[spec])
-                note(f"genreport: {changed[0]} changed; rebuilding {spec}")
+                print(safe(f"genreport: {changed[0]} changed; rebuilding {spec}"), file=sys.stderr)
                 before = {f: _stat(f) for f in inputs[spec]}  # taken first: an edit during the build is not lost
                 run(spec)
                 for f in inputs[spec]:
