@@ -256,6 +256,10 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
     cmp_models = [sub("model", ("compare", "models", i), r)[0] for i, r in enumerate(cmp.get("models", []))]
 
     precision = _precision(d["precision"])
+    if precision.classes and model is not None:  # the mean bytes per weight this model holds at these precisions
+        from genreport.model.env import held_weight_bytes
+
+        precision = dataclasses.replace(precision, held_bytes=held_weight_bytes(precision, model))
     workloads = _workloads(doc, findings)
     _check_budget(doc, workloads, findings)
     if hw is not None:

@@ -8,6 +8,8 @@ from genreport.errors import Findings
 from genreport.load import units
 from genreport.load.spec import (
     PRECISION_BYTES,
+    WEIGHT_CLASSES,
+    WEIGHT_COMPUTE,
     Attention,
     Collectives,
     Hardware,
@@ -155,13 +157,27 @@ def _parallelism(d: dict) -> Parallelism | None:
 
 
 def _precision(p) -> Precision:
+    """A report spec's precision: one format, or weights / kv_cache / compute / group_size, the weights one format
+    or one per tensor class ({experts: mxfp4, default: bf16}; an unnamed class is the default's, bf16 unless given).
+
+    compute defaults to the weights' own format, or for a weight-only format (int8, int4, mxfp4, nvfp4; fp8_block
+    is computed in fp8) to WEIGHT_COMPUTE's: per class, the default class's."""
     if isinstance(p, str):
-        compute = "bf16" if p in ("int8", "int4") else p
-        return Precision(p, compute if p in ("int8", "int4") else p, compute)
+        compute = WEIGHT_COMPUTE.get(p, p)
+        return Precision(p, compute if p in WEIGHT_COMPUTE else p, compute)
     w = p["weights"]
-    compute = p.get("compute") or ("bf16" if w in ("int8", "int4") else w)
+    classes = ()
+    if isinstance(w, dict):
+        rest = w.get("default", "bf16")
+        classes = tuple((c, w.get(c, rest)) for c in WEIGHT_CLASSES)
+        forms = list(dict.fromkeys(f for _, f in classes))
+        w = forms[0] if len(forms) == 1 else "+".join(forms)
+        base = rest
+    else:
+        base = w
+    compute = p.get("compute") or WEIGHT_COMPUTE.get(base, base)
     return Precision(w, p.get("kv_cache") or ("bf16" if compute not in PRECISION_BYTES else compute), compute,
-                     p.get("group_size"))
+                     p.get("group_size"), classes)
 
 
 def _workloads(doc: Document, findings: Findings) -> Workloads:

@@ -51,6 +51,8 @@ def _apply_override(doc: Document, path: tuple[str, ...], value, text: str) -> F
     if path[0] == "precision" and len(path) > 1 and isinstance(node.get("precision"), str):
         p = _precision(node["precision"])  # 'bf16' -> its explicit form, so one part can change
         node["precision"] = {"weights": p.weights, "kv_cache": p.kv_cache, "compute": p.compute}
+    if path[:2] == ("precision", "weights") and len(path) > 2 and isinstance(node["precision"].get("weights"), str):
+        node["precision"]["weights"] = {"default": node["precision"]["weights"]}  # one format: the default class's
     for i, key in enumerate(path[:-1]):
         node = node.setdefault(key, {})
         if not isinstance(node, dict):

@@ -290,11 +290,10 @@ const GR_PAGE = (function () {
 
   function echoInputs(root, inp, t) {
     const m = inp.model, p = inp.precision;
-    const label = p.weights === p.kv_cache && p.kv_cache === p.compute ? p.weights
-      : "weights " + p.weights + (p.group_size ? " (group " + p.group_size + ")" : "") + ", KV " + p.kv_cache
+    const label = p.weights === p.kv_cache && p.kv_cache === p.compute && !p.classes ? p.weights
+      : "weights " + GR_MODEL.weightsLabel(p) + (p.group_size ? " (group " + p.group_size + ")" : "") + ", KV " + p.kv_cache
         + ", compute " + p.compute;
-    let wb = t.precision_bytes[p.weights];
-    if (p.group_size && t.integer_formats.indexOf(p.weights) >= 0) wb += 2.0 / p.group_size;
+    const wb = GR_MODEL.weightBytes(p, t, m);
     const values = {"model.layers": m.layers, "model.hidden_size": m.hidden_size, "model.heads": m.heads,
       "model.kv_heads": m.kv_heads, "model.moe.experts": m.moe ? m.moe.experts : null,
       "model.moe.active_experts": m.moe ? m.moe.active_experts : null, "precision.label": label,
