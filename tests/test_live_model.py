@@ -88,6 +88,8 @@ PER_CLASS = [  # weights per tensor class: b is the mean of what each point read
     ("llama8b-h100.yaml", ["model=gpt-oss-20b", "precision.weights.experts=mxfp4", "precision.weights.embeddings=fp8"]),
     ("llama8b-h100.yaml", ["precision.weights.attention=fp8", "precision.weights.embeddings=int4", "accounting=exact"]),
     ("deepseek-v3-h200-ep8.yaml", ["precision=fp8_block"]),
+    ("deepseek-v3-h200-ep8.yaml", ["precision.weights=checkpoint", "workloads.prefill.prompt=[300, 8k]"]),
+    ("llama8b-h100.yaml", ["model=gpt-oss-20b", "precision.weights=checkpoint", "parallelism.tp=2", "parallelism.ep=2"]),
     ("deepseek-v3-h200-ep8.yaml", ["precision.weights.experts=nvfp4", "precision.weights.default=fp8_block"]),
 ]
 

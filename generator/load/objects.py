@@ -137,6 +137,7 @@ def model_from(doc: Document) -> Model:
         attention=Attention(kind=kind, **{k: v for k, v in att.items() if k != "kind"}),
         source=_source(d["source"]), max_context=d.get("max_context"), notes=d.get("notes", ""), file=doc.file,
         given=tuple(k for k, present in (("head_dim", "head_dim" in d), ("attention.kind", "kind" in att)) if present),
+        checkpoint_weights=checkpoint_weights(d.get("checkpoint_precision")),
         norms_per_layer=int(d.get("norms_per_layer", 2)), o_bias=bool(d.get("o_bias", False)),
         ffn_bias=bool(d.get("ffn_bias", False)),
     )
@@ -154,6 +155,16 @@ def _parallelism(d: dict) -> Parallelism | None:
     if block is None:
         return None
     return Parallelism(**{k: int(block.get(k, 1)) for k in ("tp", "pp", "ep", "dp")})
+
+
+def checkpoint_weights(given) -> tuple[tuple[str, str], ...]:
+    """A model spec's checkpoint_precision as (class, format) for every tensor class: () when not given."""
+    if not given:
+        return ()
+    if isinstance(given, str):
+        return tuple((c, given) for c in WEIGHT_CLASSES)
+    rest = given.get("default", "bf16")
+    return tuple((c, given.get(c, rest)) for c in WEIGHT_CLASSES)
 
 
 def _precision(p) -> Precision:

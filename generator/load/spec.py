@@ -186,6 +186,7 @@ class Model:
     norms_per_layer: int = 2  # norm vectors a layer: 2 (before attention and FFN), 4 in Gemma 2/3 (post-norms too)
     o_bias: bool = False  # a bias on the attention output projection (gpt-oss)
     ffn_bias: bool = False  # biases on every FFN matrix (dense, experts) and the router (gpt-oss, Llama mlp_bias)
+    checkpoint_weights: tuple[tuple[str, str], ...] = ()  # (class, format) of the published checkpoint, if given
 
 
 def format_bytes(fmt: str, group_size: int | None = None) -> float:

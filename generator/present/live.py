@@ -96,7 +96,8 @@ def page_data(spec, figs: dict | None = None) -> dict:
         "figs": figs or {},
         "inputs": own, "tables": compact_tables(), "precision_spec": spec.precision_spec,
         "given": {"head_dim": "head_dim" in spec.model.given, "attention_kind": "attention.kind" in spec.model.given},
-        "hardware_title": spec.hardware.title, "hardware_file": spec.hardware.file, "spec_file": spec.file,
+        "hardware_title": spec.hardware.title, "hardware_file": spec.hardware.file,
+        "model_file": spec.model.file, "spec_file": spec.file,
         "overrides": list(spec.overrides), "texts": dict(sorted(spec.hardware.texts.items())),
         "budget": _budget(spec, own["gemms"]), "rules": set_rules(spec),
     }

@@ -178,8 +178,19 @@ const GR_WHATIF = (function () {
     }
   }
 
-  function resolvePrecision(p, t) {  // objects._precision
+  function resolvePrecision(p, t, m, modelFile) {  // objects._precision (with the loader's weights: checkpoint)
     const wc = t.weight_compute || {};
+    if (typeof p !== "string" && p.weights === "checkpoint") {  // the model spec's checkpoint_precision
+      const given = m && m.checkpoint_weights && m.checkpoint_weights.length ? m.checkpoint_weights : null;
+      if (!given) {
+        throw new OverrideError("precision.weights", (m ? m.title : "the model") + " has no checkpoint_precision in "
+          + "its spec", "name the formats, e.g. weights: {experts: mxfp4, default: bf16}, or add checkpoint_precision "
+          + "to " + (modelFile || "the model spec"));
+      }
+      const w = {};
+      given.forEach(function (pair) { w[pair[0]] = pair[1]; });
+      p = Object.assign({}, p, {weights: w});
+    }
     if (typeof p === "string") {
       const compute = own(wc, p) ? wc[p] : p;
       return {weights: p, kv_cache: own(wc, p) ? compute : p, compute: compute, group_size: null};
@@ -354,7 +365,7 @@ const GR_WHATIF = (function () {
         + (m.layers - m.moe.first_dense_layers) + " after the dense ones", "lower moe.layer_step or moe.first_dense_layers");
     }
     if (inp.parallelism) checkParallelism(inp.parallelism, m, live);
-    const p = resolvePrecision(state.precision, t);
+    const p = resolvePrecision(state.precision, t, m, live.model_file);
     if (!own(inp.hardware.dense, p.compute)) {
       throw new OverrideError("precision", live.hardware_title + " has no dense " + p.compute + " peak in its spec",
         "choose one of " + Object.keys(inp.hardware.dense).sort().join(", ") + ", or add peak.dense." + p.compute
