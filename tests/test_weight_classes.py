@@ -171,3 +171,22 @@ def test_import_hf_writes_the_checkpoint_precision(tmp_path, capsys):
     (tmp_path / "config.json").write_text(json.dumps(cfg, indent=2))
     assert cli_main(["import-hf", str(tmp_path / "config.json"), "-o", str(out), "--force"]) == 0
     assert "only 128 x 128 blocks" in capsys.readouterr().err and load_model(out).checkpoint_weights == ()
+
+
+def test_plan_tries_the_checkpoint_precision(capsys):
+    """`plan --precision checkpoint` lays out the shipped formats: one GPU of gpt-oss-120b holds the 65.19 GB."""
+    from genreport.load.loader import load_model
+    from genreport.model.plan import plan_precision
+
+    model = load_model(__import__("pathlib").Path(__file__).resolve().parent.parent / "specs" / "models"
+                       / "gpt-oss-120b.yaml")
+    prec = plan_precision("checkpoint", model)
+    assert prec.format_of("experts") == "mxfp4" and prec.compute == "bf16"
+    assert prec.weight_bytes == pytest.approx((EXPERTS * MXFP4 + REST * 2.0) / TOTAL, rel=1e-12)
+    assert cli_main(["plan", "gpt-oss-120b", "--hardware", "h100-sxm", "--precision", "checkpoint", "--batch", "1",
+                     "--context", "1k", "--memory-reserve", "0", "--accounting", "exact", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    one = next(r for r in rows if r["gpus"] == 1)
+    assert one["weight_bytes_per_gpu"] == pytest.approx(EXPERTS * MXFP4 + REST * 2.0, rel=1e-12)
+    assert cli_main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--precision", "checkpoint"]) == 1
+    assert "no checkpoint_precision" in capsys.readouterr().err

@@ -7,6 +7,7 @@ Built on :mod:`genreport.model.layout` (one evaluation at one layout)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -81,6 +82,17 @@ def dp_attention_layouts(model: Model, max_gpus: int) -> list[Parallelism]:
     return out
 
 
+def plan_precision(name: str, model: Model) -> Precision:
+    """A precision plan tries: a format, or 'checkpoint', the model spec's checkpoint_precision per tensor class."""
+    from genreport.load.loader import _precision
+    from genreport.model.env import held_weight_bytes
+
+    if name != "checkpoint":
+        return _precision(name)
+    prec = _precision({"weights": dict(model.checkpoint_weights)})
+    return dataclasses.replace(prec, held_bytes=held_weight_bytes(prec, model)) if prec.classes else prec
+
+
 def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | None = None,
          precisions=PLAN_PRECISIONS, max_gpus: int = 64, accounting: str = "seed", estimate: str = "bound") -> Plan:
     """Every tp x pp (x ep) layout and weight precision whose replica holds at least one sequence of ``context``.
@@ -91,7 +103,6 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
     (one replica: dp = 1, which changes nothing per GPU), or over tp x dp GPUs with data-parallel attention
     (:func:`dp_attention_layouts`): ``batch`` is then per replica, each of the dp replicas serving as many.
     """
-    from genreport.load.loader import _precision
     q = load()
     rows: list[PlanRow] = []
     skipped: list[tuple[str, str]] = []
@@ -103,7 +114,7 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
     s = float(context)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for name in precisions:
-            prec = _precision(name)
+            prec = plan_precision(name, model)
             if prec.compute not in hw.dense:
                 skipped.append((name, f"{hw.title} has no dense {prec.compute} peak"))
                 continue
@@ -247,13 +258,12 @@ def fit_map(model: Model, hw: Hardware, contexts, precisions=PLAN_PRECISIONS, ba
 
     For the fit map (minimum GPUs by context x precision); None where nothing up to 4096 GPUs fits.
     """
-    from genreport.load.loader import _precision
     q = load()
     out: dict[str, list[float | None]] = {}
     ctx = np.asarray(contexts, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for name in precisions:
-            prec = _precision(name)
+            prec = plan_precision(name, model)
             if prec.compute not in hw.dense:
                 continue
             env = make_env(hw, model, prec, accounting)
