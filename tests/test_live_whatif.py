@@ -58,6 +58,7 @@ def test_the_issues_examples():
            ("deepseek-v3-h200-ep8.yaml", ["precision=fp8_block"]),
            ("deepseek-v3-h200-ep8.yaml", ["precision.weights=checkpoint"]),
            ("llama8b-h100.yaml", ["precision.weights=checkpoint"]),
+           ("deepseek-v3-h200-ep8.yaml", ["precision.weights=checkpoint", "precision.weights.experts=nvfp4"]),
            ("deepseek-v3-h200-ep8.yaml", ["precision.weights.experts=nvfp4", "precision.weights.default=fp8_block"]),
            ("deepseek-v3-h200-ep8.yaml", ["model.moe.active_experts=4", "workloads.decode.context=[1k, 64k]"]),
            ("llama8b-h100.yaml", ["model.heads=64"]),

@@ -323,7 +323,9 @@ const GR_PAGE = (function () {
       ["Hardware", "hardware.memory.bandwidth", "HBM bandwidth", hw["memory.bandwidth"]],
       ["Hardware", "hardware.memory.capacity", "memory capacity", hw["memory.capacity"]],
       ["Hardware", "hardware.peak.dense." + p.compute, "dense " + p.compute + " peak", hw["peak.dense." + p.compute]],
-      ["Precision", "precision.weights", "weights", p.weights],
+    ].concat(p.classes && typeof (data.precision_spec || {}).weights === "object" ? ["experts", "attention", "embeddings", "default"].map(function (c) {
+      return ["Precision", "precision.weights." + c, "weights: " + (c === "default" ? "the rest" : c), p.classes[c]];
+    }) : [["Precision", "precision.weights", "weights", p.weights]]).concat([
       ["Precision", "precision.kv_cache", "KV cache", p.kv_cache],
       ["Precision", "precision.compute", "compute", p.compute],
       ["Model", "model.layers", "layers L", String(m.layers)],
@@ -332,7 +334,7 @@ const GR_PAGE = (function () {
       ["Model", "model.kv_heads", "KV heads", String(m.kv_heads)],
       ["Model", "model.ffn.size", "FFN size", String(m.ffn_size)],
       ["Model", "model.vocab_size", "vocabulary", String(m.vocab_size)],
-    ];
+    ]);
     const link = data.inputs.hardware.link, par = data.inputs.parallelism;
     if (link && par) {
       out.push(["Hardware", "hardware.interconnect.bandwidth_per_direction", "link, per direction",

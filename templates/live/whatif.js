@@ -274,6 +274,10 @@ const GR_WHATIF = (function () {
       }
       if (parts.length === 3) {  // precision.weights.<class>: one format becomes the default of a mapping
         const w = state.precision.weights;
+        if (w === "checkpoint") {
+          fail(path, "precision.weights in " + live.spec_file + " is 'checkpoint', the model's formats",
+            "set precision.weights itself, or name the formats per class in the spec");
+        }
         state.precision = Object.assign({}, state.precision,
           {weights: Object.assign({}, typeof w === "string" ? {"default": w} : w, {[k]: v})});
       } else if (parts.length > 1) {
