@@ -83,6 +83,11 @@ WINDOWS = [  # sliding windows, with S* past the window (a numeric root, bisecti
     ("llama8b-h100.yaml", ["model=mistral-7b", "precision=fp8"]),
     ("llama8b-h100.yaml", ["model=phi-3-mini", "precision.weights=int4"]),
 ]
+CHUNKED = [  # a decode step reads a chunked layer's S mod chunk tokens; the capacity counts the chunk held
+    ("llama8b-h100.yaml", ["model=llama-4-scout", "precision=int4", "hardware.memory.capacity=141 GiB",
+                           "workloads.decode.context=[1000, 8k, 10000]"]),
+    ("llama70b-h100-tp8.yaml", ["model=llama-4-scout", "workloads.decode.context=[8k, 10000, 32k]"]),
+]
 PER_CLASS = [  # weights per tensor class: b is the mean of what each point reads (the experts a batch touches)
     ("llama8b-h100.yaml", ["model=gpt-oss-120b", "precision.weights.experts=mxfp4", "accounting=exact"]),
     ("llama8b-h100.yaml", ["model=gpt-oss-20b", "precision.weights.experts=mxfp4", "precision.weights.embeddings=fp8"]),
@@ -95,7 +100,7 @@ PER_CLASS = [  # weights per tensor class: b is the mean of what each point read
 
 
 def test_every_committed_spec_matches():
-    specs = [load_spec(SPECS / name) for name in ALL] + [load_spec(SPECS / n, o) for n, o in WINDOWS + PER_CLASS]
+    specs = [load_spec(SPECS / name) for name in ALL] + [load_spec(SPECS / n, o) for n, o in WINDOWS + PER_CLASS + CHUNKED]
     got = js_evaluate(specs)
     for spec, g in zip(specs, got, strict=True):
         assert compare(spec, g) == [], spec.name

@@ -145,10 +145,13 @@ class Env:
         if context is not None:
             s = np.asarray(context, dtype=float)
             env["S"] = s
-            # the cache a sequence holds (a chunked layer: up to its whole chunk), for the capacity and the bytes
-            # read alike; equal to the bytes read for windowed layers (for chunked ones the read at a chunk
-            # boundary is less: S mod chunk)
-            env["c"] = arch.kv_cache_bytes_per_token_at(self.model, env["b_kv"], s)
+            # the cache a sequence holds (a chunked layer: up to its whole chunk), for the capacity; a decode step
+            # (a batch) reads less from a chunked layer: the S mod chunk tokens of its current chunk.  Equal for
+            # models without chunked layers.
+            if batch is not None and arch.chunked_layers(self.model):
+                env["c"] = arch.kv_bytes_per_token_at(self.model, env["b_kv"], s)
+            else:
+                env["c"] = arch.kv_cache_bytes_per_token_at(self.model, env["b_kv"], s)
             if not cut.trivial:
                 env["c"] = env["c"] / (cut.pp * cut.s_kv)
             if arch.bounded_layers(self.model):  # windowed / chunked layers attend to fewer: 4 L H_q d_h S overcounts

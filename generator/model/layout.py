@@ -339,13 +339,14 @@ def _evaluate(r) -> ParallelResults:
             g = env.at(batch=batch[:, None], context=ctx[None, :])
             v = at_batch(dict(base, S=g["S"], c=g["c"], d_h=g["d_h"]), at_layout, batch[:, None])
             shape = (len(batch), len(ctx))
-            held = dict(v, N=base["N"], N_x=base["N_x"], b=base["b"])
+            c_held = np.asarray(env.at(context=ctx[None, :])["c"], dtype=float)  # what the cache holds (chunks)
+            held = dict(v, N=base["N"], N_x=base["N_x"], b=base["b"], c=c_held)
             grid = {qid: np.broadcast_to(np.asarray(q[qid](held if qid in RESIDENT else v), dtype=float), shape).copy()
                     for qid in DECODE_GRID}
             grid["decode_tokens_per_s_replica"] = batch[:, None] / grid["decode_time_bound"]
             grid["decode_tokens_per_s_gpu"] = batch[:, None] / (grid["decode_time_bound"] * par.replica_gpus)
             out.decode[acc] = grid
-            gpus, tp, pp = min_gpus_to_fit(q, dict(base, c=g["c"]), model, batch, ctx, hw.usable)
+            gpus, tp, pp = min_gpus_to_fit(q, dict(base, c=c_held), model, batch, ctx, hw.usable)
             out.min_gpus[acc] = gpus
             out.min_layout[acc] = [[(int(tp[i, j]), int(pp[i, j])) if tp[i, j] else None for j in range(shape[1])]
                                    for i in range(shape[0])]

@@ -82,6 +82,11 @@ def dp_attention_layouts(model: Model, max_gpus: int) -> list[Parallelism]:
     return out
 
 
+def _read_c(env, context) -> np.float64:
+    """c a decode step at ``context`` reads (a chunked layer: the S mod chunk tokens of its chunk), whole model."""
+    return np.float64(np.ravel(env.at(batch=1.0, context=float(context))["c"])[0])
+
+
 def plan_precision(name: str, model: Model) -> Precision:
     """A precision plan tries: a format, or 'checkpoint', the model spec's checkpoint_precision per tensor class."""
     from genreport.load.loader import _precision
@@ -145,7 +150,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     if not cap >= 1:
         rejected["no sequence of the context fits"] += 1
         return None
-    v = at_batch(cv, env.with_layout(par), batches)
+    v = at_batch(dict(cv, c=_read_c(env, cv["S"])), env.with_layout(par), batches)
     t_bound = np.asarray(q["decode_time_bound"](v), dtype=float) * np.ones_like(batches)
     t_serial = np.asarray(q["decode_time_serial"](v), dtype=float) * np.ones_like(batches)
     t_use = t_bound if estimate == "bound" else t_serial
@@ -198,7 +203,7 @@ def point(model: Model, hw: Hardware, precision: Precision, par: Parallelism, ba
                   d_h=np.float64(np.ravel(ctx["d_h"])[0]))
         w_gpu = float(q["weight_bytes_per_gpu"](base))
         cap = float(q["capacity_batch_replica"](cv))
-        v = at_batch(cv, env.with_layout(par), float(batch))
+        v = at_batch(dict(cv, c=_read_c(env, cv["S"])), env.with_layout(par), float(batch))
         pre = float(q["prefill_time_bound"](dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"])))) \
             if prompt else math.nan
         return Point(w_gpu <= hw.usable, max(cap, 0.0), float(q["decode_time_bound"](v)),
@@ -235,7 +240,7 @@ def scaling(model: Model, hw: Hardware, precision: Precision, batch: float, cont
             base = layout_values(env.values, model, par, links, precision, accounting, env.pc)
             cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(ctx["c"])[0]),
                       d_h=np.float64(np.ravel(ctx["d_h"])[0]))
-            v = at_batch(cv, env.with_layout(par), float(batch))
+            v = at_batch(dict(cv, c=_read_c(env, cv["S"])), env.with_layout(par), float(batch))
             t = {qid: float(q[qid](v)) for qid in ("decode_time_compute_gpu", "decode_time_memory_gpu",
                                                   "decode_time_comm", "decode_time_bound", "decode_time_serial",
                                                   "decode_time_comm_estimate", "decode_time_memory_busiest")}

@@ -259,7 +259,8 @@ const GR_MODEL = (function () {
     const m = env.model, cut = env.cut;
     if (context != null) {
       e.S = context;
-      e.c = kvCacheBytesPerTokenAt(m, e.b_kv, context);
+      // the cache held (capacity); a decode step reads a chunked layer's S mod chunk tokens (env.Env.at)
+      e.c = batch != null && chunkedLayers(m) ? kvBytesPerTokenAt(m, e.b_kv, context) : kvCacheBytesPerTokenAt(m, e.b_kv, context);
       if (!cut.trivial) e.c = e.c / (cut.pp * cut.s_kv);
       if (localLayers(m) || chunkedLayers(m)) e.d_h = e.d_h * attendedFraction(m, context);
     }

@@ -254,11 +254,12 @@ const GR_PARALLEL = (() => {
         const points = grid2(w, (b, s) => {
           const g = env.at(b, s), v = atBatch(Object.assign({}, base, {S: g.S, c: g.c, d_h: g.d_h}), atLayout, b);
           const x = {};
-          const held = Object.assign({}, v, {N: base.N, N_x: base.N_x, b: base.b});
+          const cHeld = env.at(null, s).c;  // what the cache holds (a chunked layer: up to its whole chunk)
+          const held = Object.assign({}, v, {N: base.N, N_x: base.N_x, b: base.b, c: cHeld});
           GRID.forEach(q => { x[q] = call(q, RESIDENT.includes(q) ? held : v); });
           x.decode_tokens_per_s_replica = b / x.decode_time_bound;
           x.decode_tokens_per_s_gpu = b / (x.decode_time_bound * out.replica_gpus);
-          const fit = order.find(l => call("memory_per_gpu", Object.assign({}, base, {c: g.c, n_TP: l[2], n_PP: l[1],
+          const fit = order.find(l => call("memory_per_gpu", Object.assign({}, base, {c: cHeld, n_TP: l[2], n_PP: l[1],
             n_EP: 1.0, s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(l[2], m.kv_heads), B: b, S: s})) <= hw.capacity * (1 - (hw.memory_reserve || 0)));
           x.min_gpus_to_fit = fit ? fit[0] : null;
           return x;
