@@ -83,10 +83,24 @@ WINDOWS = [  # sliding windows, with S* past the window (a numeric root, bisecti
     ("llama8b-h100.yaml", ["model=mistral-7b", "precision=fp8"]),
     ("llama8b-h100.yaml", ["model=phi-3-mini", "precision.weights=int4"]),
 ]
+CHUNKED = [  # a decode step reads a chunked layer's S mod chunk tokens; the capacity counts the chunk held
+    ("llama8b-h100.yaml", ["model=llama-4-scout", "precision=int4", "hardware.memory.capacity=141 GiB",
+                           "workloads.decode.context=[1000, 8k, 10000]"]),
+    ("llama70b-h100-tp8.yaml", ["model=llama-4-scout", "workloads.decode.context=[8k, 10000, 32k]"]),
+]
+PER_CLASS = [  # weights per tensor class: b is the mean of what each point reads (the experts a batch touches)
+    ("llama8b-h100.yaml", ["model=gpt-oss-120b", "precision.weights.experts=mxfp4", "accounting=exact"]),
+    ("llama8b-h100.yaml", ["model=gpt-oss-20b", "precision.weights.experts=mxfp4", "precision.weights.embeddings=fp8"]),
+    ("llama8b-h100.yaml", ["precision.weights.attention=fp8", "precision.weights.embeddings=int4", "accounting=exact"]),
+    ("deepseek-v3-h200-ep8.yaml", ["precision=fp8_block"]),
+    ("deepseek-v3-h200-ep8.yaml", ["precision.weights=checkpoint", "workloads.prefill.prompt=[300, 8k]"]),
+    ("llama8b-h100.yaml", ["model=gpt-oss-20b", "precision.weights=checkpoint", "parallelism.tp=2", "parallelism.ep=2"]),
+    ("deepseek-v3-h200-ep8.yaml", ["precision.weights.experts=nvfp4", "precision.weights.default=fp8_block"]),
+]
 
 
 def test_every_committed_spec_matches():
-    specs = [load_spec(SPECS / name) for name in ALL] + [load_spec(SPECS / n, o) for n, o in WINDOWS]
+    specs = [load_spec(SPECS / name) for name in ALL] + [load_spec(SPECS / n, o) for n, o in WINDOWS + PER_CLASS + CHUNKED]
     got = js_evaluate(specs)
     for spec, g in zip(specs, got, strict=True):
         assert compare(spec, g) == [], spec.name
@@ -101,7 +115,8 @@ OVERRIDES = st.one_of(
     st.lists(st.sampled_from([1, 100, 512, "4k", "32k", "128k", 1000000]), min_size=1, max_size=3, unique=True).map(
         lambda xs: "workloads.decode.context=[" + ", ".join(map(str, xs)) + "]"),
     st.sampled_from(["precision=fp8", "precision=int4", "precision=int8", "precision=fp16",
-                     "precision.kv_cache=fp8", "precision.weights=int4"]),
+                     "precision.kv_cache=fp8", "precision.weights=int4",
+                     "precision.weights.experts=mxfp4", "precision.weights.attention=fp8", "precision=nvfp4"]),
     st.sampled_from(["model.kv_heads=1", "model.kv_heads=2", "model.kv_heads=4", "model.layers=48",
                      "model.hidden_size=5120", "model.ffn.size=20480", "model.vocab_size=32000"]),
     st.sampled_from(["workloads.prefill.prompt=[300, 8k]", "workloads.training.micro_batch_tokens=16k"]),
@@ -124,6 +139,9 @@ LAYOUTS = [  # what-ifs of the layout itself: every entry (chapters 1-6 included
     ("llama70b-h100-tp8.yaml", ["parallelism.tp=4", "parallelism.pp=2", "parallelism.dp=2"]),
     ("mixtral8x22b-h100-tp8-ep8.yaml", ["parallelism.tp=2", "parallelism.dp=4"]),
     ("deepseek-v3-h200-ep8.yaml", ["parallelism.dp=4", "parallelism.ep=4"]),
+    ("deepseek-v3-h200-ep8.yaml", ["parallelism.dp=4", "parallelism.ep=4", "precision.weights.experts=nvfp4"]),
+    ("mixtral8x22b-h100-tp8-ep8.yaml", ["parallelism.tp=2", "parallelism.dp=4", "precision.weights.experts=mxfp4",
+                                        "accounting=exact"]),
     ("llama8b-h100.yaml", ["parallelism.tp=2", "model=gemma-2-9b"]),  # a layout added to a one-card spec
 ]
 

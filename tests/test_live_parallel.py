@@ -104,7 +104,8 @@ OVERRIDES = st.one_of(
     st.lists(st.sampled_from([1, 512, "4k", "32k", "128k", 1000000]), min_size=1, max_size=3, unique=True).map(
         lambda xs: "workloads.decode.context=[" + ", ".join(map(str, xs)) + "]"),
     st.sampled_from(["precision=fp8", "precision=int4", "precision=int8", "precision=fp16", "precision=fp32",
-                     "precision.kv_cache=fp8", "workloads.prefill.prompt=[300, 8k]", "hardware=h100-pcie", "hardware=h100-nvl",
+                     "precision.kv_cache=fp8", "workloads.prefill.prompt=[300, 8k]",
+                     "precision.weights.experts=mxfp4", "precision.weights.attention=fp8", "hardware=h100-pcie", "hardware=h100-nvl",
                      "hardware=gb200", "hardware=l4", "workloads.training.micro_batch_tokens=16k"]),
 )
 

@@ -54,6 +54,12 @@ def test_the_issues_examples():
            ("llama8b-h100.yaml", ["hardware.bandwidth=4.8 TB/s", "hardware.peak.bf16=1979 TFLOP/s"]),
            ("llama8b-h100.yaml", ["model.kv_heads=2", "precision=fp8"]),
            ("llama8b-h100.yaml", ["precision.weights=int4", "precision.group_size=64"]),
+           ("llama8b-h100.yaml", ["precision.weights.experts=mxfp4", "precision.weights.embeddings=fp8"]),
+           ("deepseek-v3-h200-ep8.yaml", ["precision=fp8_block"]),
+           ("deepseek-v3-h200-ep8.yaml", ["precision.weights=checkpoint"]),
+           ("llama8b-h100.yaml", ["precision.weights=checkpoint"]),
+           ("deepseek-v3-h200-ep8.yaml", ["precision.weights=checkpoint", "precision.weights.experts=nvfp4"]),
+           ("deepseek-v3-h200-ep8.yaml", ["precision.weights.experts=nvfp4", "precision.weights.default=fp8_block"]),
            ("deepseek-v3-h200-ep8.yaml", ["model.moe.active_experts=4", "workloads.decode.context=[1k, 64k]"]),
            ("llama8b-h100.yaml", ["model.heads=64"]),
            ("llama8b-h100.yaml", ["model.parameters=9e9", "workloads.training.micro_batch_tokens=2k"])])
@@ -138,7 +144,8 @@ OVERRIDE = st.one_of(
         lambda xs: "workloads.decode.batch=" + (str(xs[0]) if len(xs) == 1 else "[" + ", ".join(map(str, xs)) + "]")),
     st.sampled_from(["workloads.decode.context=4k", "workloads.decode.context=[2k, 1M]", "workloads.prefill.prompt=[3, 9k]"]),
     st.sampled_from(["precision=fp8", "precision=int4", "precision=int8", "precision.kv_cache=fp8",
-                     "precision.compute=fp8", "precision.weights=int8", "precision=fp4"]),
+                     "precision.compute=fp8", "precision.weights=int8", "precision=fp4",
+                     "precision.weights.experts=mxfp4", "precision=nvfp4", "precision.weights.attention=fp8"]),
     st.integers(1, 64).map(lambda k: f"model.kv_heads={k}"),
     st.sampled_from(["model.layers=40", "model.heads=40", "model.heads=16", "model.head_dim=96", "model.ffn.size=8192"]),
     st.tuples(st.sampled_from(["tp", "pp", "ep", "dp"]), st.sampled_from([1, 2, 3, 4, 8, 16, 64])).map(

@@ -272,6 +272,31 @@ def test_chunked_kv_reads_and_holds():
     assert arch.attended_fraction(m, 4096.0) == 1.0 and arch.kv_bytes_per_token_at(m, 2.0, 4096.0) == 48 * per
 
 
+def test_a_decode_step_reads_the_chunk_so_far_and_the_capacity_holds_the_chunk(tmp_path):
+    """Llama 4 Scout at S = 8192 (a chunk boundary) and 10000: a decode step reads S mod 8192 tokens of each chunked
+    layer, the cache holds min(S, 8192); the bytes of a step follow the read, the capacity the held."""
+    from genreport import evaluate, load_spec
+
+    spec = tmp_path / "s.yaml"
+    spec.write_text("kind: report\nname: s\ntitle: t\nhardware: h200\nmodel: llama-4-scout\nprecision: int4\n"
+                    "accounting: exact\nengine: {memory_reserve: 0}\n"
+                    "workloads:\n  decode: {batch: [1, 4], context: [8k, 10000]}\n")
+    r = evaluate(load_spec(spec))
+    env = r.envs["exact"]
+    per = 4096  # 2 x 8 KV heads x 128 x 2 B, a position and layer
+    for s in (8192.0, 10000.0):
+        read = float(env.at(batch=1.0, context=s)["c"]) * s
+        held = float(env.at(context=s)["c"]) * s
+        assert read == pytest.approx(per * (12 * s + 36 * (s % 8192)), rel=1e-12)
+        assert held == pytest.approx(per * (12 * s + 36 * min(s, 8192)), rel=1e-12)
+    weights = float(env.at(batch=4.0)["N"] - env.values["N_e"]) * 0.5
+    step = next(e.value for e in r.entries if e.id == "decode_bytes_exact" and e.params == {"batch": 4, "context": 8192})
+    assert step == pytest.approx(weights + 4 * per * 12 * 8192, rel=1e-9)  # the chunked layers start a new chunk
+    cap = next(e.value for e in r.entries if e.id == "capacity_batch_exact" and e.params == {"context": 8192})
+    free = r.scalars["exact"]["capacity"] - r.scalars["exact"]["weight_bytes"]
+    assert cap == int(free // (per * 48 * 8192))  # every layer holds 8192 positions
+
+
 @pytest.mark.parametrize("name, global_b, windows_b", [
     ("gemma-3-27b", 10 * 2 * 16 * 128 * 2, 52 * 1024 * 2 * 16 * 128 * 2),     # 80 KiB/token, 416 MiB/sequence
     ("gpt-oss-120b", 18 * 2 * 8 * 64 * 2, 18 * 128 * 2 * 8 * 64 * 2),         # 36 KiB/token, 4.5 MiB/sequence

@@ -157,7 +157,7 @@ def convert(cfg: _Config, name: str | None = None) -> tuple[dict, dict[str, str]
         tied = cfg.bool("tie_word_embeddings", tied)
     qkv_bias, o_bias = _biases(cfg, arch)
     ffn_bias = arch == "GptOssForCausalLM" or (arch == "LlamaForCausalLM" and cfg.bool("mlp_bias", False))
-    _quantization(top, arch)
+    checkpoint = _quantization(top, arch)
     if cfg.findings:
         raise SpecError(cfg.findings)
 
@@ -195,6 +195,9 @@ def convert(cfg: _Config, name: str | None = None) -> tuple[dict, dict[str, str]
         spec["attention"] = attention
     if max_context:
         spec["max_context"] = max_context
+    if checkpoint:
+        spec["checkpoint_precision"] = checkpoint
+        comments["checkpoint_precision"] = "the checkpoint's formats (quantization_config); precision.weights: checkpoint"
     _count(spec, comments)
     if arch in _MULTIMODAL:
         comments["parameters"] += "; the language model only (the vision tower is not counted)"
@@ -216,11 +219,22 @@ def _biases(cfg: _Config, arch: str) -> tuple[bool, bool]:
     return bias, bias
 
 
-def _quantization(cfg: _Config, arch: str) -> None:
-    """A quantized checkpoint: the spec's weights have one precision, chosen in the report spec."""
+USES_CHECKPOINT = "written as checkpoint_precision; a report spec uses it with precision.weights: checkpoint"
+
+
+def _quantization(cfg: _Config, arch: str) -> dict | None:
+    """A quantized checkpoint's weight formats per tensor class (the model spec's checkpoint_precision), with a note
+    saying what was read; None when the config has no quantization_config or one genreport cannot count.
+
+    - mxfp4 (gpt-oss): transformers' Mxfp4 quantizer converts the routed experts only; modules_to_not_convert
+      (attention, router, embedding, head) stay bf16: {experts: mxfp4, default: bf16}.
+    - fp8 with weight_block_size [128, 128] (DeepSeek-V3): every linear layer in fp8 with an fp32 scale per block;
+      the embedding and the head stay bf16: {default: fp8_block, embeddings: bf16}.  Without a block size the scales
+      are per tensor or per channel (negligible): fp8.
+    """
     q = cfg.get("quantization_config")
     if not isinstance(q, dict):
-        return
+        return None
     method = q.get("quant_method")
     method = method if isinstance(method, str) else "unknown"
     if method == "mxfp4":
@@ -228,11 +242,24 @@ def _quantization(cfg: _Config, arch: str) -> None:
         rest = "attention, router, embeddings and head" if arch == "GptOssForCausalLM" else \
             (f"{len(kept)} module patterns" if isinstance(kept, list) else "the modules it lists")
         cfg.note("quantization_config", "the checkpoint stores the routed experts in MXFP4 (4-bit values with one "
-                 f"8-bit scale per 32: 4.25 bits a weight) and keeps the {rest} in bf16",
-                 "the spec counts parameters only; the weight precision is the report spec's")
-    else:
-        cfg.note("quantization_config", f"the checkpoint is quantized ({method[:40]})",
-                 "the spec counts parameters only; the weight precision is the report spec's")
+                 f"8-bit scale per 32: 4.25 bits a weight) and keeps the {rest} in bf16", USES_CHECKPOINT)
+        return {"experts": "mxfp4", "default": "bf16"}
+    if method == "fp8":
+        block = q.get("weight_block_size")
+        if block == [128, 128]:
+            cfg.note("quantization_config", "the checkpoint stores every linear layer in fp8 with one fp32 scale per "
+                     "128 x 128 block (8.002 bits a weight) and the embedding and head in bf16", USES_CHECKPOINT)
+            return {"default": "fp8_block", "embeddings": "bf16"}
+        if block is None:
+            cfg.note("quantization_config", "the checkpoint stores the linear layers in fp8 (per-tensor or per-channel "
+                     "scales, not counted) and the embedding and head in bf16", USES_CHECKPOINT)
+            return {"default": "fp8", "embeddings": "bf16"}
+        cfg.note("quantization_config", f"fp8 with weight_block_size {_shown(block)}: only 128 x 128 blocks are "
+                 "counted with their scales", "no checkpoint_precision written; the report spec chooses the weights")
+        return None
+    cfg.note("quantization_config", f"the checkpoint is quantized ({method[:40]})",
+             "the spec counts parameters only; the weight precision is the report spec's")
+    return None
 
 
 def _moe(cfg: _Config, arch: str, layers: int, comments: dict[str, str]) -> tuple[dict | None, int | None]:

@@ -40,8 +40,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--batch", default="64", metavar="N", help="sequences per replica wanted (default 64)")
     p.add_argument("--latency", metavar="TIME", help="longest decode round allowed, e.g. 50ms (default: none)")
     p.add_argument("--precision", default="bf16,fp8,int8,int4", metavar="LIST",
-                   help="weight precisions to try (default bf16,fp8,int8,int4; int8/int4 compute in bf16; "
-                        "a format the GPU has no peak for is skipped)")
+                   help="weight precisions to try (default bf16,fp8,int8,int4; int8/int4, mxfp4 and nvfp4 compute "
+                        "in bf16, fp8_block in fp8; 'checkpoint': the model spec's checkpoint_precision; a format the "
+                        "GPU has no peak for is skipped)")
     p.add_argument("--max-gpus", default=64, type=int, metavar="N", help="largest replica tried (default 64)")
     p.add_argument("--estimate", choices=("bound", "serial"), default="bound",
                    help="what the latency target and the ranking use: the strict bound (default) or the serial "
@@ -75,7 +76,7 @@ def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     from genreport.load import units
     from genreport.load.loader import tokens
-    from genreport.load.spec import PRECISION_BYTES
+    from genreport.load.spec import WEIGHT_FORMAT_BYTES
     from genreport.model.plan import plan
 
     try:
@@ -97,10 +98,11 @@ def main(argv: list[str]) -> int:
         if not latency > 0:
             raise _err(f"--latency {args.latency}", "must be positive", "write e.g. 50ms")
     precisions = [p.strip() for p in args.precision.split(",") if p.strip()]
-    bad = [p for p in precisions if p not in PRECISION_BYTES]
+    known = [*WEIGHT_FORMAT_BYTES, "checkpoint"]
+    bad = [p for p in precisions if p not in known]
     if bad or not precisions:
         raise _err(f"--precision {args.precision}", f"unknown format {', '.join(bad) or '(none)'}",
-                   f"use a comma-separated subset of {', '.join(PRECISION_BYTES)}")
+                   f"use a comma-separated subset of {', '.join(known)}")
     if args.limit < 0:
         raise _err(f"--limit {args.limit}", "must be 0 (all rows) or more", "e.g. --limit 30")
     if not 1 <= args.max_gpus <= 4096:
@@ -117,6 +119,9 @@ def main(argv: list[str]) -> int:
             raise _err(f"--memory-reserve {args.memory_reserve}", "must be a fraction from 0 to 0.9 (or 0% to 90%)",
                        "write e.g. 0.1 or 10%")
     model = _load("model", args.model, "model")
+    if "checkpoint" in precisions and not model.checkpoint_weights:
+        raise _err(f"--precision {args.precision}", f"{model.title} has no checkpoint_precision in its spec",
+                   f"name the formats instead, or add checkpoint_precision to {model.file}")
     hw = dataclasses.replace(_load("hardware", args.hardware, "--hardware"), memory_reserve=reserve)
     result = plan(model, hw, batch, context, latency, tuple(precisions), args.max_gpus, args.accounting,
                   args.estimate)

@@ -255,7 +255,22 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
     cmp_hw = [sub("hardware", ("compare", "hardware", i), r)[0] for i, r in enumerate(cmp.get("hardware", []))]
     cmp_models = [sub("model", ("compare", "models", i), r)[0] for i, r in enumerate(cmp.get("models", []))]
 
-    precision = _precision(d["precision"])
+    written = d["precision"]
+    if isinstance(written, dict) and written.get("weights") == "checkpoint" and model is not None:
+        if not model.checkpoint_weights:
+            findings.add(doc.finding(("precision", "weights"), f"{model.title} has no checkpoint_precision in its spec",
+                                     "name the formats, e.g. weights: {experts: mxfp4, default: bf16}, or add "
+                                     f"checkpoint_precision to {model.file}"))
+            written = {**written, "weights": "bf16"}
+        else:
+            written = {**written, "weights": dict(model.checkpoint_weights)}
+    elif isinstance(written, dict) and written.get("weights") == "checkpoint":
+        written = {**written, "weights": "bf16"}  # the model did not load: its error is reported
+    precision = _precision(written)
+    if precision.classes and model is not None:  # the mean bytes per weight this model holds at these precisions
+        from genreport.model.env import held_weight_bytes
+
+        precision = dataclasses.replace(precision, held_bytes=held_weight_bytes(precision, model))
     workloads = _workloads(doc, findings)
     _check_budget(doc, workloads, findings)
     if hw is not None:

@@ -8,6 +8,8 @@ from genreport.errors import Findings
 from genreport.load import units
 from genreport.load.spec import (
     PRECISION_BYTES,
+    WEIGHT_CLASSES,
+    WEIGHT_COMPUTE,
     Attention,
     Collectives,
     Hardware,
@@ -135,6 +137,7 @@ def model_from(doc: Document) -> Model:
         attention=Attention(kind=kind, **{k: v for k, v in att.items() if k != "kind"}),
         source=_source(d["source"]), max_context=d.get("max_context"), notes=d.get("notes", ""), file=doc.file,
         given=tuple(k for k, present in (("head_dim", "head_dim" in d), ("attention.kind", "kind" in att)) if present),
+        checkpoint_weights=checkpoint_weights(d.get("checkpoint_precision")),
         norms_per_layer=int(d.get("norms_per_layer", 2)), o_bias=bool(d.get("o_bias", False)),
         ffn_bias=bool(d.get("ffn_bias", False)),
     )
@@ -154,14 +157,38 @@ def _parallelism(d: dict) -> Parallelism | None:
     return Parallelism(**{k: int(block.get(k, 1)) for k in ("tp", "pp", "ep", "dp")})
 
 
+def checkpoint_weights(given) -> tuple[tuple[str, str], ...]:
+    """A model spec's checkpoint_precision as (class, format) for every tensor class: () when not given."""
+    if not given:
+        return ()
+    if isinstance(given, str):
+        return tuple((c, given) for c in WEIGHT_CLASSES)
+    rest = given.get("default", "bf16")
+    return tuple((c, given.get(c, rest)) for c in WEIGHT_CLASSES)
+
+
 def _precision(p) -> Precision:
+    """A report spec's precision: one format, or weights / kv_cache / compute / group_size, the weights one format
+    or one per tensor class ({experts: mxfp4, default: bf16}; an unnamed class is the default's, bf16 unless given).
+
+    compute defaults to the weights' own format, or for a weight-only format (int8, int4, mxfp4, nvfp4; fp8_block
+    is computed in fp8) to WEIGHT_COMPUTE's: per class, the default class's."""
     if isinstance(p, str):
-        compute = "bf16" if p in ("int8", "int4") else p
-        return Precision(p, compute if p in ("int8", "int4") else p, compute)
+        compute = WEIGHT_COMPUTE.get(p, p)
+        return Precision(p, compute if p in WEIGHT_COMPUTE else p, compute)
     w = p["weights"]
-    compute = p.get("compute") or ("bf16" if w in ("int8", "int4") else w)
+    classes = ()
+    if isinstance(w, dict):
+        rest = w.get("default", "bf16")
+        classes = tuple((c, w.get(c, rest)) for c in WEIGHT_CLASSES)
+        forms = list(dict.fromkeys(f for _, f in classes))
+        w = forms[0] if len(forms) == 1 else "+".join(forms)
+        base = rest
+    else:
+        base = w
+    compute = p.get("compute") or WEIGHT_COMPUTE.get(base, base)
     return Precision(w, p.get("kv_cache") or ("bf16" if compute not in PRECISION_BYTES else compute), compute,
-                     p.get("group_size"))
+                     p.get("group_size"), classes)
 
 
 def _workloads(doc: Document, findings: Findings) -> Workloads:

@@ -14,6 +14,25 @@ PRECISION_BYTES = {
 }
 INTEGER_FORMATS = ("int8", "int4")
 
+# Block-scaled weight formats, at their real bits per value with the scales (weights only: no tensor-core peak of
+# their own; `compute` names the peak that applies, bf16 by default as for int4, fp4 where the GPU has one):
+# - mxfp4: OCP Microscaling Formats (MX) v1.0 spec: blocks of k = 32 FP4 (E2M1) elements share one 8-bit E8M0
+#   scale: 4 + 8/32 = 4.25 bits (gpt-oss ships its routed experts so: its quantization_config, quant_method mxfp4).
+# - nvfp4: NVIDIA, "Introducing NVFP4 for efficient and accurate low-precision inference" (developer blog, 2025):
+#   16 FP4 (E2M1) values share one FP8 (E4M3) scale, plus one FP32 scale per tensor (negligible): 4 + 8/16 = 4.5 bits.
+# - fp8_block: DeepSeek-V3 technical report (arXiv 2412.19437, section 3.3): fp8 (E4M3) weights with one fp32 scale
+#   per 128 x 128 block (config.json: quant_method fp8, weight_block_size [128, 128]): 8 + 32/16384 bits.
+BLOCK_FORMAT_BITS = {"mxfp4": 4.0 + 8.0 / 32, "nvfp4": 4.0 + 8.0 / 16, "fp8_block": 8.0 + 32.0 / (128 * 128)}
+FORMAT_SOURCES = {"mxfp4": "OCP Microscaling Formats (MX) v1.0: 32 E2M1 values share an E8M0 scale, 4.25 bits",
+                  "nvfp4": "NVIDIA NVFP4 (developer blog, 2025): 16 E2M1 values share an E4M3 scale, 4.5 bits",
+                  "fp8_block": "DeepSeek-V3 report sec. 3.3: an fp32 scale per 128x128 block, 8.002 bits"}
+WEIGHT_FORMAT_BYTES = {**PRECISION_BYTES, **{k: v / 8 for k, v in BLOCK_FORMAT_BITS.items()}}
+# the tensor-core format a weight format is computed in unless `compute` says otherwise (dequantized on load)
+WEIGHT_COMPUTE = {"int8": "bf16", "int4": "bf16", "mxfp4": "bf16", "nvfp4": "bf16", "fp8_block": "fp8"}
+# the tensor classes a precision may set apart: routed experts, attention (MLA projections included), the input
+# embedding and the output head, and the rest (dense FFN, shared experts, router, norms)
+WEIGHT_CLASSES = ("experts", "attention", "embeddings", "default")
+
 
 @dataclass(frozen=True)
 class Source:
@@ -167,32 +186,60 @@ class Model:
     norms_per_layer: int = 2  # norm vectors a layer: 2 (before attention and FFN), 4 in Gemma 2/3 (post-norms too)
     o_bias: bool = False  # a bias on the attention output projection (gpt-oss)
     ffn_bias: bool = False  # biases on every FFN matrix (dense, experts) and the router (gpt-oss, Llama mlp_bias)
+    checkpoint_weights: tuple[tuple[str, str], ...] = ()  # (class, format) of the published checkpoint, if given
+
+
+def format_bytes(fmt: str, group_size: int | None = None) -> float:
+    """Bytes per weight of one format: block scales included, one fp16 scale per group for integer formats."""
+    base = WEIGHT_FORMAT_BYTES[fmt]
+    if group_size and fmt in INTEGER_FORMATS:
+        base += 2.0 / group_size
+    return base
 
 
 @dataclass(frozen=True)
 class Precision:
-    weights: str
+    weights: str  # the one weight format; with `classes`, a label of the formats ('mxfp4+bf16')
     kv_cache: str
     compute: str
     group_size: int | None = None
+    classes: tuple[tuple[str, str], ...] = ()  # (class, format) of WEIGHT_CLASSES when weights differ by class
+    held_bytes: float | None = None  # with `classes`: the model's mean bytes per weight held (set by the loader)
+
+    def format_of(self, cls: str) -> str:
+        return dict(self.classes).get(cls, self.weights) if self.classes else self.weights
+
+    def class_bytes(self, cls: str) -> float:
+        return format_bytes(self.format_of(cls), self.group_size)
+
+    @property
+    def uniform(self) -> bool:
+        return len({self.format_of(c) for c in WEIGHT_CLASSES}) == 1
 
     @property
     def weight_bytes(self) -> float:
-        """Bytes per weight, with one fp16 scale per group for integer formats."""
-        base = PRECISION_BYTES[self.weights]
-        if self.group_size and self.weights in INTEGER_FORMATS:
-            base += 2.0 / self.group_size
-        return base
+        """Bytes per weight: of the one format, or the parameter-weighted mean the model holds (per class)."""
+        if self.classes and self.held_bytes is not None:
+            return self.held_bytes
+        return format_bytes(self.format_of("default"), self.group_size)
 
     @property
     def kv_bytes(self) -> float:
         return PRECISION_BYTES[self.kv_cache]
 
+    def weights_label(self) -> str:
+        """'experts mxfp4, rest bf16' for per-class weights; the format otherwise."""
+        if not self.classes:
+            return self.weights
+        rest = self.format_of("default")
+        bits = [f"{c} {self.format_of(c)}" for c in WEIGHT_CLASSES[:-1] if self.format_of(c) != rest]
+        return ", ".join(bits + [f"rest {rest}"]) if bits else rest
+
     def label(self) -> str:
-        if self.weights == self.kv_cache == self.compute:
+        if self.weights == self.kv_cache == self.compute and not self.classes:
             return self.weights
         g = f" (group {self.group_size})" if self.group_size else ""
-        return f"weights {self.weights}{g}, KV {self.kv_cache}, compute {self.compute}"
+        return f"weights {self.weights_label()}{g}, KV {self.kv_cache}, compute {self.compute}"
 
 
 @dataclass(frozen=True)

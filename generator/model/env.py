@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import numpy as np
 from genreport.formulas import architecture as arch
-from genreport.load.spec import Hardware, Model, Parallelism
+from genreport.load.spec import Hardware, Model, Parallelism, Precision
 
 ONE_CARD = Parallelism()
 
@@ -52,6 +52,45 @@ def layout_slice(model: Model, layout: Parallelism | None) -> Slice:
     return Slice(par.tp, par.pp, par.ep, s_kv)
 
 
+@dataclass(frozen=True)
+class WeightBytes:
+    """Bytes per weight of one precision on one model, by tensor class: the routed experts (b_x), the mean over
+    every other weight (attention, embeddings and head, dense FFN, shared experts, router, norms: weighted by their
+    parameters), and the input embedding's (the weights N_e stands for).  ``uniform``: the one value when every
+    class has the same format (then b is that value exactly, as before per-class precisions)."""
+
+    experts: float
+    rest: float
+    embedding: float
+    uniform: float | None
+
+    def mean(self, n_rest, n_x, n_skip=0.0):
+        """b: the mean bytes per weight of n_rest non-expert and n_x routed-expert weights, less n_skip input
+        embedding weights counted in n_rest but not read (N_e)."""
+        if self.uniform is not None:
+            return self.uniform
+        return (n_rest * self.rest + n_x * self.experts - n_skip * self.embedding) / (n_rest + n_x - n_skip)
+
+
+def weight_bytes_of(precision: Precision, pc: arch.ParameterCount) -> WeightBytes:
+    """The tensor classes' bytes per weight (:class:`WeightBytes`) of ``precision`` on a model of ``pc``."""
+    if precision.uniform:
+        b = precision.class_bytes("default")
+        return WeightBytes(b, b, b, b)
+    b_e, b_t, b_d = (precision.class_bytes(c) for c in ("embeddings", "attention", "default"))
+    rest = (pc.embedding + pc.lm_head, pc.attention, pc.ffn_dense + pc.experts_shared + pc.router + pc.norms)
+    n_rest = sum(rest)
+    mean = (rest[0] * b_e + rest[1] * b_t + rest[2] * b_d) / n_rest if n_rest else b_d
+    return WeightBytes(precision.class_bytes("experts"), mean, b_e, None)
+
+
+def held_weight_bytes(precision: Precision, model: Model) -> float:
+    """The mean bytes per weight the whole model holds (Precision.held_bytes): all its parameters, by class."""
+    pc = arch.parameter_count(model)
+    wb = weight_bytes_of(precision, pc)
+    return float(wb.mean(float(pc.total - pc.experts_routed), float(pc.experts_routed)))
+
+
 @dataclass
 class Env:
     """Scalar inputs of one accounting at one GPU of a layout (glossary symbol -> SI value), and how to vary them.
@@ -66,12 +105,34 @@ class Env:
     card: dict[str, float] | None = None
     layout: Parallelism = ONE_CARD
     cut: Slice = Slice()
+    wb: WeightBytes | None = None  # bytes per weight by tensor class (None: b as given)
 
     def one_card(self) -> Env:
         """The same inputs on one card holding the whole model."""
         if self.cut.trivial:
             return self
-        return Env(dict(self.card), self.model, self.accounting, self.pc)
+        return Env(dict(self.card), self.model, self.accounting, self.pc, wb=self.wb)
+
+    @property
+    def per_class(self) -> bool:
+        """Whether the precision differs by tensor class (b then moves with what a point reads)."""
+        return self.wb is not None and self.wb.uniform is None
+
+    def n_routed(self) -> float:
+        """N_x of the whole model, counted as the accounting counts N."""
+        card = self.card if self.card is not None else self.values
+        return routed_parameters(card, self.pc, self.accounting) if self.model.moe else 0.0
+
+    def read_b(self, n=None, n_x=None):
+        """b at a point that reads weights: the mean bytes per weight of what this GPU reads, its slice of n
+        whole-model weights of which n_x routed experts (the held ones by default), less the input embedding (N_e,
+        not streamed).  Equal to the held b unless the precision differs by tensor class."""
+        if not self.per_class:
+            return self.values["b"]
+        card = self.card if self.card is not None else self.values
+        n = card["N"] if n is None else n
+        n_x = self.n_routed() if n_x is None else n_x
+        return self.wb.mean(n - n_x, n_x * (1.0 - self.cut.expert_keep), card["N_e"])
 
     def at(self, batch=None, context=None, stream=None, **extra) -> dict[str, object]:
         """Inputs at a workload point; arrays broadcast (batch along axis 0, context along axis 1).
@@ -84,10 +145,13 @@ class Env:
         if context is not None:
             s = np.asarray(context, dtype=float)
             env["S"] = s
-            # the cache a sequence holds (a chunked layer: up to its whole chunk), for the capacity and the bytes
-            # read alike; equal to the bytes read for windowed layers (for chunked ones the read at a chunk
-            # boundary is less: S mod chunk)
-            env["c"] = arch.kv_cache_bytes_per_token_at(self.model, env["b_kv"], s)
+            # the cache a sequence holds (a chunked layer: up to its whole chunk), for the capacity; a decode step
+            # (a batch) reads less from a chunked layer: the S mod chunk tokens of its current chunk.  Equal for
+            # models without chunked layers.
+            if batch is not None and arch.chunked_layers(self.model):
+                env["c"] = arch.kv_bytes_per_token_at(self.model, env["b_kv"], s)
+            else:
+                env["c"] = arch.kv_cache_bytes_per_token_at(self.model, env["b_kv"], s)
             if not cut.trivial:
                 env["c"] = env["c"] / (cut.pp * cut.s_kv)
             if arch.bounded_layers(self.model):  # windowed / chunked layers attend to fewer: 4 L H_q d_h S overcounts
@@ -102,6 +166,10 @@ class Env:
                     env["N"] = n
                 else:
                     env["N"] = (n - n_x * cut.expert_keep) / cut.share
+                if self.per_class:
+                    env["b"] = np.float64(self.read_b(n, n_x)) if np.ndim(n) == 0 else self.read_b(n, n_x)
+            elif self.per_class:
+                env["b"] = np.float64(self.read_b())
             if cut.pp > 1:  # each micro-batch streams the slice again: m = min(n_PP, B)
                 m = np.minimum(float(cut.pp), bt)
                 env["N"] = env["N"] * m
@@ -109,6 +177,8 @@ class Env:
         elif stream is not None and stream != 1:
             env["N"] = env["N"] * stream
             env["N_e"] = env["N_e"] * stream
+        if batch is None and "T" in extra and self.per_class:  # a pass over T tokens: all but the input embedding
+            env["b"] = np.float64(self.read_b())
         env.update({k: np.asarray(v, dtype=float) if isinstance(v, (list, tuple, np.ndarray)) else v
                     for k, v in extra.items()})
         if "T" in extra and context is None and "d_h" not in extra:  # a pass over T tokens: MLA in its MHA form
@@ -139,8 +209,8 @@ class Env:
         cut = layout_slice(self.model, layout)
         card = self.card if self.card is not None else self.values
         n_x = routed_parameters(card, self.pc, self.accounting) if self.model.moe else 0.0
-        return Env(slice_values(card, cut, n_x), self.model, self.accounting, self.pc, dict(card),
-                   layout or ONE_CARD, cut)
+        return Env(slice_values(card, cut, n_x, self.wb), self.model, self.accounting, self.pc, dict(card),
+                   layout or ONE_CARD, cut, self.wb)
 
     def read(self, tokens):
         """Whole-model parameters read (N) and routed-expert parameters read (N_x) when ``tokens`` pick experts.
@@ -210,7 +280,7 @@ def card_values(hw: Hardware, model: Model, precision, accounting: str, activati
                 pc: arch.ParameterCount | None = None) -> dict[str, float]:
     """The glossary symbols' values on one card holding the whole model."""
     pc = pc or arch.parameter_count(model)
-    b = precision.weight_bytes
+    wb = weight_bytes_of(precision, pc)
     b_kv = precision.kv_bytes
     if accounting == "seed":  # the declared counts (embeddings included, as published), for FLOPs and bytes alike
         n = model.declared_parameters or float(pc.total)
@@ -222,6 +292,8 @@ def card_values(hw: Hardware, model: Model, precision, accounting: str, activati
         n_e = 0.0 if model.tied_embeddings else float(pc.embedding)
         n_a = float(pc.active) - n_e
         n_p = float(pc.active - pc.embedding - pc.lm_head)
+    n_x = routed_parameters({"N": n, "N_a": n_a}, pc, accounting) if model.moe else 0.0
+    b = wb.mean(n - n_x, n_x)  # every weight the card holds
     return {
         "P": hw.dense[precision.compute], "W": hw.bandwidth, "C": hw.usable,
         "N": n, "N_a": n_a, "N_e": n_e, "N_p": n_p, "L": float(model.layers), "d": float(model.hidden_size),
@@ -240,11 +312,14 @@ def routed_parameters(values: dict, pc: arch.ParameterCount, accounting: str) ->
     return float(pc.experts_routed) * ((values["N"] - values["N_a"]) / spare if spare else 0.0)
 
 
-def slice_values(card: dict[str, float], cut: Slice, n_x: float) -> dict[str, float]:
-    """One GPU's values: formulas.layout.slice_inputs evaluated (the test suite checks the two agree)."""
+def slice_values(card: dict[str, float], cut: Slice, n_x: float, wb: WeightBytes | None = None) -> dict[str, float]:
+    """One GPU's values: formulas.layout.slice_inputs evaluated (the test suite checks the two agree); b, with
+    per-class precisions, the mean bytes per weight of the slice the GPU holds."""
     if cut.trivial:
         return dict(card)
     v = dict(card)
+    if wb is not None and wb.uniform is None:
+        v["b"] = wb.mean(card["N"] - n_x, n_x * (1.0 - cut.expert_keep))
     v["N"] = (card["N"] - n_x * cut.expert_keep) / cut.share
     for k in _BY_SHARE:
         v[k] = card[k] / cut.share
@@ -262,8 +337,9 @@ def make_env(hw: Hardware, model: Model, precision, accounting: str, activation_
     pc = arch.parameter_count(model)
     card = card_values(hw, model, precision, accounting, activation_bytes, pc)
     cut = layout_slice(model, layout)
-    values = slice_values(card, cut, routed_parameters(card, pc, accounting) if model.moe else 0.0)
-    return Env(values, model, accounting, pc, card, layout or ONE_CARD, cut)
+    wb = weight_bytes_of(precision, pc)
+    values = slice_values(card, cut, routed_parameters(card, pc, accounting) if model.moe else 0.0, wb)
+    return Env(values, model, accounting, pc, card, layout or ONE_CARD, cut, wb)
 
 
 def spec_env(spec, accounting: str | None = None, layout: bool = True) -> Env:

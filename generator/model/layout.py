@@ -20,7 +20,7 @@ import numpy as np
 from genreport.formulas import architecture as arch
 from genreport.formulas.compiled import load
 from genreport.load.spec import PRECISION_BYTES, Hardware, Model, Parallelism, Precision
-from genreport.model.env import Env, prefill_head_dim
+from genreport.model.env import Env, prefill_head_dim, weight_bytes_of
 from genreport.model.values import NO_FIT, Entry, physical
 
 
@@ -154,6 +154,10 @@ def layout_values(base: dict[str, float], model: Model, par: Parallelism, links:
     v.update(collective_costs(links["tp"]))
     k_w, k_g, k_o = TRAINING_SPLIT[recipe]
     v.update({"k_w": k_w, "k_g": k_g, "k_o": k_o, "u_x": 1.0})  # u_x: the mean GPU until a batch says otherwise
+    wb = weight_bytes_of(precision, pc)
+    if wb.uniform is None:  # per-class precisions: b is the mean bytes per weight of the slice one GPU holds
+        keep = 1.0 - par.tp / max(par.tp, par.ep)
+        v["b"] = wb.mean(v["N"] - v["N_x"], v["N_x"] * (1.0 - keep))
     return {k: np.float64(x) if isinstance(x, float) else x for k, x in v.items()}  # x/0 is inf, not an exception
 
 
@@ -193,6 +197,8 @@ def at_batch(values: dict, env: Env, batch) -> dict:
         micro = bt / np.minimum(float(env.cut.pp), bt)
         out["N"], out["N_x"] = env.read(micro)
         out["u_x"] = env.busiest(micro)
+    if env.per_class:  # b: the mean bytes per weight of what the GPU reads at this batch
+        out["b"] = env.read_b(out["N"], out["N_x"]) if env.model.moe is not None else env.read_b()
     return out
 
 
@@ -333,19 +339,20 @@ def _evaluate(r) -> ParallelResults:
             g = env.at(batch=batch[:, None], context=ctx[None, :])
             v = at_batch(dict(base, S=g["S"], c=g["c"], d_h=g["d_h"]), at_layout, batch[:, None])
             shape = (len(batch), len(ctx))
-            held = dict(v, N=base["N"], N_x=base["N_x"])
+            c_held = np.asarray(env.at(context=ctx[None, :])["c"], dtype=float)  # what the cache holds (chunks)
+            held = dict(v, N=base["N"], N_x=base["N_x"], b=base["b"], c=c_held)
             grid = {qid: np.broadcast_to(np.asarray(q[qid](held if qid in RESIDENT else v), dtype=float), shape).copy()
                     for qid in DECODE_GRID}
             grid["decode_tokens_per_s_replica"] = batch[:, None] / grid["decode_time_bound"]
             grid["decode_tokens_per_s_gpu"] = batch[:, None] / (grid["decode_time_bound"] * par.replica_gpus)
             out.decode[acc] = grid
-            gpus, tp, pp = min_gpus_to_fit(q, dict(base, c=g["c"]), model, batch, ctx, hw.usable)
+            gpus, tp, pp = min_gpus_to_fit(q, dict(base, c=c_held), model, batch, ctx, hw.usable)
             out.min_gpus[acc] = gpus
             out.min_layout[acc] = [[(int(tp[i, j]), int(pp[i, j])) if tp[i, j] else None for j in range(shape[1])]
                                    for i in range(shape[0])]
         if w.prefill_prompt:
             t = np.asarray(w.prefill_prompt, dtype=float)
-            pv = dict(base, T=t, d_h=prefill_head_dim(model, base["d_h"]))
+            pv = dict(base, T=t, d_h=prefill_head_dim(model, base["d_h"]), b=np.float64(at_layout.read_b()))
             out.prefill[acc] = {qid: np.asarray(q[qid](pv), dtype=float) * np.ones_like(t)
                                 for qid in ("interconnect_bytes_prefill", "prefill_time_comm", "prefill_time_bound",
                                             "prefill_time_serial")}

@@ -7,6 +7,7 @@ Built on :mod:`genreport.model.layout` (one evaluation at one layout)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -81,6 +82,22 @@ def dp_attention_layouts(model: Model, max_gpus: int) -> list[Parallelism]:
     return out
 
 
+def _read_c(env, context) -> np.float64:
+    """c a decode step at ``context`` reads (a chunked layer: the S mod chunk tokens of its chunk), whole model."""
+    return np.float64(np.ravel(env.at(batch=1.0, context=float(context))["c"])[0])
+
+
+def plan_precision(name: str, model: Model) -> Precision:
+    """A precision plan tries: a format, or 'checkpoint', the model spec's checkpoint_precision per tensor class."""
+    from genreport.load.loader import _precision
+    from genreport.model.env import held_weight_bytes
+
+    if name != "checkpoint":
+        return _precision(name)
+    prec = _precision({"weights": dict(model.checkpoint_weights)})
+    return dataclasses.replace(prec, held_bytes=held_weight_bytes(prec, model)) if prec.classes else prec
+
+
 def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | None = None,
          precisions=PLAN_PRECISIONS, max_gpus: int = 64, accounting: str = "seed", estimate: str = "bound") -> Plan:
     """Every tp x pp (x ep) layout and weight precision whose replica holds at least one sequence of ``context``.
@@ -91,7 +108,6 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
     (one replica: dp = 1, which changes nothing per GPU), or over tp x dp GPUs with data-parallel attention
     (:func:`dp_attention_layouts`): ``batch`` is then per replica, each of the dp replicas serving as many.
     """
-    from genreport.load.loader import _precision
     q = load()
     rows: list[PlanRow] = []
     skipped: list[tuple[str, str]] = []
@@ -103,7 +119,7 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
     s = float(context)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for name in precisions:
-            prec = _precision(name)
+            prec = plan_precision(name, model)
             if prec.compute not in hw.dense:
                 skipped.append((name, f"{hw.title} has no dense {prec.compute} peak"))
                 continue
@@ -134,7 +150,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     if not cap >= 1:
         rejected["no sequence of the context fits"] += 1
         return None
-    v = at_batch(cv, env.with_layout(par), batches)
+    v = at_batch(dict(cv, c=_read_c(env, cv["S"])), env.with_layout(par), batches)
     t_bound = np.asarray(q["decode_time_bound"](v), dtype=float) * np.ones_like(batches)
     t_serial = np.asarray(q["decode_time_serial"](v), dtype=float) * np.ones_like(batches)
     t_use = t_bound if estimate == "bound" else t_serial
@@ -187,7 +203,7 @@ def point(model: Model, hw: Hardware, precision: Precision, par: Parallelism, ba
                   d_h=np.float64(np.ravel(ctx["d_h"])[0]))
         w_gpu = float(q["weight_bytes_per_gpu"](base))
         cap = float(q["capacity_batch_replica"](cv))
-        v = at_batch(cv, env.with_layout(par), float(batch))
+        v = at_batch(dict(cv, c=_read_c(env, cv["S"])), env.with_layout(par), float(batch))
         pre = float(q["prefill_time_bound"](dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"])))) \
             if prompt else math.nan
         return Point(w_gpu <= hw.usable, max(cap, 0.0), float(q["decode_time_bound"](v)),
@@ -224,7 +240,7 @@ def scaling(model: Model, hw: Hardware, precision: Precision, batch: float, cont
             base = layout_values(env.values, model, par, links, precision, accounting, env.pc)
             cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(ctx["c"])[0]),
                       d_h=np.float64(np.ravel(ctx["d_h"])[0]))
-            v = at_batch(cv, env.with_layout(par), float(batch))
+            v = at_batch(dict(cv, c=_read_c(env, cv["S"])), env.with_layout(par), float(batch))
             t = {qid: float(q[qid](v)) for qid in ("decode_time_compute_gpu", "decode_time_memory_gpu",
                                                   "decode_time_comm", "decode_time_bound", "decode_time_serial",
                                                   "decode_time_comm_estimate", "decode_time_memory_busiest")}
@@ -247,13 +263,12 @@ def fit_map(model: Model, hw: Hardware, contexts, precisions=PLAN_PRECISIONS, ba
 
     For the fit map (minimum GPUs by context x precision); None where nothing up to 4096 GPUs fits.
     """
-    from genreport.load.loader import _precision
     q = load()
     out: dict[str, list[float | None]] = {}
     ctx = np.asarray(contexts, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for name in precisions:
-            prec = _precision(name)
+            prec = plan_precision(name, model)
             if prec.compute not in hw.dense:
                 continue
             env = make_env(hw, model, prec, accounting)

@@ -132,6 +132,15 @@ def facts(r) -> dict[str, float | None]:
     return out
 
 
+def _read_bytes_per_weight(env, batch) -> float:
+    """Bytes per weight of what one GPU reads at ``batch``, the input embedding included (the table counts it):
+    the precision's one value, or with weights per tensor class the mean of the experts touched and the rest."""
+    if not env.per_class:
+        return env.values["b"]
+    n, n_x = env.read(np.float64(batch))
+    return float(env.wb.mean(n - n_x, n_x * (1.0 - env.cut.expert_keep)))
+
+
 def moe_reads(r, batches=(1, 4, 16, 64, 256)) -> tuple[dict, ...]:
     """A mixture of experts at a few batches: experts touched per layer and the weight bytes streamed (the whole
     model's on one card; one GPU's per round at a layout), counted from the shapes."""
@@ -145,7 +154,7 @@ def moe_reads(r, batches=(1, 4, 16, 64, 256)) -> tuple[dict, ...]:
         group = batch * (cut.ep / cut.tp) if cut.ep > cut.tp else batch  # tokens that pick one GPU's experts
         touched = float(arch.expected_experts_touched(m.moe.experts, m.moe.active_experts, group))
         read = float(arch.parameters_read(m, batch, r.params)) if cut.trivial else float(env.at(batch=batch)["N"])
-        rows.append({"batch": batch, "touched": touched, "bytes": read * r.spec.precision.weight_bytes})
+        rows.append({"batch": batch, "touched": touched, "bytes": read * _read_bytes_per_weight(env, batch)})
     return tuple(rows)
 
 

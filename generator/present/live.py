@@ -29,7 +29,9 @@ LIVE_PATHS = (
                     "attention.q_lora_rank attention.qk_rope_head_dim attention.qk_nope_head_dim attention.v_head_dim"),
     ("moe", "model", "moe.experts moe.active_experts moe.expert_ffn_size moe.shared_experts moe.first_dense_layers "
                      "moe.layer_step moe.shared_expert_ffn_size"),
-    (None, "report", "precision precision.weights precision.kv_cache precision.compute precision.group_size "
+    (None, "report", "precision precision.weights precision.weights.experts precision.weights.attention "
+                     "precision.weights.embeddings precision.weights.default "
+                     "precision.kv_cache precision.compute precision.group_size "
                      "parallelism.tp parallelism.pp parallelism.ep parallelism.dp "
                      "workloads.prefill.prompt workloads.training.micro_batch_tokens"),
     ("decode", "report", "workloads.decode.batch workloads.decode.context workloads.decode.activation_bytes"),
@@ -55,7 +57,8 @@ def inputs(spec) -> dict:
         "compare_hardware": [{"title": h.title, "capacity": h.capacity, "formats": sorted(h.dense)}
                              for h in spec.compare_hardware],
         "model": model,
-        "precision": {"weights": p.weights, "kv_cache": p.kv_cache, "compute": p.compute, "group_size": p.group_size},
+        "precision": {"weights": p.weights, "kv_cache": p.kv_cache, "compute": p.compute, "group_size": p.group_size,
+                      **({"classes": dict(p.classes)} if p.classes else {})},
         "workloads": {"decode_batch": list(w.decode_batch), "decode_context": list(w.decode_context),
                       "activation_bytes": w.activation_bytes, "prefill_prompt": list(w.prefill_prompt),
                       "training_tokens": w.training_tokens, "recipes": list(w.recipes)},
@@ -93,7 +96,8 @@ def page_data(spec, figs: dict | None = None) -> dict:
         "figs": figs or {},
         "inputs": own, "tables": compact_tables(), "precision_spec": spec.precision_spec,
         "given": {"head_dim": "head_dim" in spec.model.given, "attention_kind": "attention.kind" in spec.model.given},
-        "hardware_title": spec.hardware.title, "hardware_file": spec.hardware.file, "spec_file": spec.file,
+        "hardware_title": spec.hardware.title, "hardware_file": spec.hardware.file,
+        "model_file": spec.model.file, "spec_file": spec.file,
         "overrides": list(spec.overrides), "texts": dict(sorted(spec.hardware.texts.items())),
         "budget": _budget(spec, own["gemms"]), "rules": set_rules(spec),
     }

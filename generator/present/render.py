@@ -228,7 +228,7 @@ def _inputs(r: Results) -> list[dict]:
         {"what": "FFN", "symbol": "d_ff", "value": f"{m.ffn_size:,} ({m.ffn_kind})", "source": m.source.short()},
         {"what": "vocabulary, embeddings", "symbol": "V", "value": f"{m.vocab_size:,}, {'tied' if m.tied_embeddings else 'untied'}",
          "source": m.source.short()},
-        {"what": "bytes per weight", "symbol": "b", "value": fmt.num(p.weight_bytes) + f" ({p.weights})", "source": "precision"},
+        *_weight_rows(p, r.params),
         {"what": "bytes per KV element", "symbol": "b_kv", "value": fmt.num(p.kv_bytes) + f" ({p.kv_cache})", "source": "precision"},
         {"what": "activation traffic per sequence", "symbol": "a",
          "value": fmt.size(s.workloads.activation_bytes) if s.workloads.activation_bytes else "0 (excluded: intensities are upper bounds)",
@@ -559,4 +559,28 @@ def _baseline_rows(r: Results, b: Results) -> list[dict]:
                      "new": format_value(e.value, e.unit, r.q[e.id].integer if e.id in r.q else ""),
                      "ratio": ratio, "changed": ratio is None or abs(ratio - 1) > 1e-9})
     rows.sort(key=lambda x: (not x["changed"], x["id"]))
+    return rows
+
+
+# What each tensor class holds, for the inputs table (the same split as genreport.model.env.weight_bytes_of).
+_CLASS_WHAT = {"experts": "routed experts", "attention": "attention projections",
+               "embeddings": "embedding and output head", "default": "the rest (dense FFN, shared experts, router, norms)"}
+
+
+def _weight_rows(p, pc) -> list[dict]:
+    from genreport.load.spec import FORMAT_SOURCES
+
+    """The inputs table's weight bytes: one row for one format; per tensor class, a row each (its format, bytes per
+    weight with the block scales, parameters) and the mean the model holds, the b of the weight bytes."""
+    if not p.classes:
+        return [{"what": "bytes per weight", "symbol": "b", "value": fmt.num(p.weight_bytes) + f" ({p.weights})",
+                 "source": "; ".join(x for x in ("precision", FORMAT_SOURCES.get(p.weights)) if x)}]
+    params = {"experts": pc.experts_routed, "attention": pc.attention, "embeddings": pc.embedding + pc.lm_head,
+              "default": pc.ffn_dense + pc.experts_shared + pc.router + pc.norms}
+    rows = [{"what": f"weights: {_CLASS_WHAT[c]}", "symbol": "",
+             "value": f"{p.format_of(c)}, {fmt.num(p.class_bytes(c))} B per weight ({fmt.params(params[c])})",
+             "source": "; ".join(x for x in ("precision.weights." + c, FORMAT_SOURCES.get(p.format_of(c))) if x)}
+            for c, _ in p.classes if params[c]]
+    rows.append({"what": "bytes per weight, mean over the weights held (b at a point: the mean of what it reads)",
+                 "symbol": "b", "value": fmt.num(p.weight_bytes) + f" ({p.weights_label()})", "source": "precision"})
     return rows

@@ -46,7 +46,8 @@ def document(r: Results, baseline: Results | None = None) -> dict:
                       "embeddings_counted": True},
             "precision": {"weights": spec.precision.weights, "kv_cache": spec.precision.kv_cache,
                           "compute": spec.precision.compute, "bytes_per_weight": spec.precision.weight_bytes,
-                          "bytes_per_kv_element": spec.precision.kv_bytes},
+                          "bytes_per_kv_element": spec.precision.kv_bytes,
+                          **_weight_classes(spec.precision, r.params)},
             "workloads": {"decode_batch": list(spec.workloads.decode_batch),
                           "decode_context": list(spec.workloads.decode_context),
                           "prefill_prompt": list(spec.workloads.prefill_prompt),
@@ -76,3 +77,14 @@ def document(r: Results, baseline: Results | None = None) -> dict:
 
 def results_json(r: Results, baseline: Results | None = None) -> str:
     return json.dumps(document(r, baseline), sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+
+
+def _weight_classes(precision, pc) -> dict:
+    """With weights per tensor class: each class's format, bytes per weight (block scales included) and parameters
+    (from the shapes); bytes_per_weight is then the mean the whole model holds.  Nothing for one format."""
+    if not precision.classes:
+        return {}
+    params = {"experts": pc.experts_routed, "attention": pc.attention, "embeddings": pc.embedding + pc.lm_head,
+              "default": pc.ffn_dense + pc.experts_shared + pc.router + pc.norms}
+    return {"weights_by_class": {c: {"format": precision.format_of(c), "bytes_per_weight": precision.class_bytes(c),
+                                     "parameters": params[c]} for c, _ in precision.classes}}

@@ -135,17 +135,63 @@ const GR_MODEL = (function () {
   }
 
   // ------------------------------------------------------------------------------------ inputs of one accounting
-  function weightBytes(p, t) {
-    let base = t.precision_bytes[p.weights];
-    if (p.group_size && t.integer_formats.indexOf(p.weights) >= 0) base += 2.0 / p.group_size;
+  /** Bytes per weight of one format (load.spec.format_bytes): block scales included, a group's fp16 scale for int. */
+  function formatBytes(f, group, t) {
+    const blocks = t.weight_format_bytes || {};
+    let base = Object.prototype.hasOwnProperty.call(blocks, f) ? blocks[f] : t.precision_bytes[f];
+    if (base === undefined) throw new Error("the bytes of " + f + " weights are not in this page");
+    if (group && t.integer_formats.indexOf(f) >= 0) base += 2.0 / group;
     return base;
+  }
+
+  function formatOf(p, cls) { return p.classes ? p.classes[cls] : p.weights; }
+
+  /** The tensor classes' bytes per weight (env.weight_bytes_of): experts, the mean of the rest, the embedding's. */
+  function weightBytesOf(p, pc, t) {
+    const cls = ["experts", "attention", "embeddings", "default"].map(c => formatBytes(formatOf(p, c), p.group_size, t));
+    const forms = ["experts", "attention", "embeddings", "default"].map(c => formatOf(p, c));
+    if (forms.every(f => f === forms[0])) return {experts: cls[3], rest: cls[3], embedding: cls[3], uniform: cls[3]};
+    const rest = [pc.embedding + pc.lm_head, pc.attention, pc.ffn_dense + pc.experts_shared + pc.router + pc.norms];
+    const nRest = rest[0] + rest[1] + rest[2];
+    const mean = nRest ? (rest[0] * cls[2] + rest[1] * cls[1] + rest[2] * cls[3]) / nRest : cls[3];
+    return {experts: cls[0], rest: mean, embedding: cls[2], uniform: null};
+  }
+
+  /** b of n_rest non-expert and n_x routed-expert weights, less n_skip input-embedding weights (WeightBytes.mean). */
+  function meanBytes(wb, nRest, nX, nSkip) {
+    if (wb.uniform !== null) return wb.uniform;
+    const skip = nSkip || 0.0;
+    return (nRest * wb.rest + nX * wb.experts - skip * wb.embedding) / (nRest + nX - skip);
+  }
+
+  /** Bytes per weight the model holds (Precision.weight_bytes: the one format's, or the mean over the classes). */
+  function weightBytes(p, t, m) {
+    if (!p.classes || !m) return formatBytes(formatOf(p, "default"), p.group_size, t);
+    const pc = parameterCount(m), wb = weightBytesOf(p, pc, t);
+    return meanBytes(wb, pc.total - pc.experts_routed, pc.experts_routed);
+  }
+
+  /** 'experts mxfp4, rest bf16' for per-class weights, the format otherwise (Precision.weights_label). */
+  function weightsLabel(p) {
+    if (!p.classes) return p.weights;
+    const rest = p.classes["default"];
+    const bits = ["experts", "attention", "embeddings"].filter(c => p.classes[c] !== rest).map(c => c + " " + p.classes[c]);
+    return bits.length ? bits.concat(["rest " + rest]).join(", ") : rest;
+  }
+
+  /** The routed experts' parameters as the accounting counts N (env.routed_parameters). */
+  function routedParameters(v, pc, accounting, m) {
+    if (!m.moe) return 0.0;
+    if (accounting !== "seed") return pc.experts_routed;
+    const spare = pc.total - pc.active;
+    return pc.experts_routed * (spare ? (v.N - v.N_a) / spare : 0.0);
   }
 
   /** Env: the scalar inputs of one accounting and how to vary them (evaluate.make_env / Env.at). */
   function makeEnv(inp, t, accounting) {
     const hw = inp.hardware, m = inp.model, p = inp.precision;
     const pc = parameterCount(m);
-    const b = weightBytes(p, t), bKv = t.precision_bytes[p.kv_cache];
+    const wb = weightBytesOf(p, pc, t), bKv = t.precision_bytes[p.kv_cache];
     let n, nA, nE, nP;
     if (accounting === "seed") {
       n = m.declared_parameters || pc.total;
@@ -158,19 +204,37 @@ const GR_MODEL = (function () {
       nA = pc.active - nE;
       nP = pc.active - pc.embedding - pc.lm_head;
     }
+    const b = meanBytes(wb, n - routedParameters({N: n, N_a: nA}, pc, accounting, m), routedParameters({N: n, N_a: nA}, pc,
+      accounting, m));  // every weight the card holds
     const card = {P: hw.dense[p.compute], W: hw.bandwidth, C: hw.capacity * (1 - (hw.memory_reserve || 0)), N: n, N_a: nA, N_e: nE, N_p: nP,
       L: m.layers, d: m.hidden_size, H_q: m.heads, H_kv: m.kv_heads, d_h: headDimForFlops(m), d_ff: m.ffn_size,
       V: m.vocab_size, G: m.heads / m.kv_heads, b: b, b_kv: bKv,
       c: m.layers * kvElementsPerTokenLayer(m) * bKv, a: inp.workloads.activation_bytes || 0.0};
-    if (!inp.parallelism || typeof GR_PARALLEL === "undefined") return envOf(Object.assign({}, card), card, ONE_CUT, m, accounting, pc);
+    if (!inp.parallelism || typeof GR_PARALLEL === "undefined") {
+      return envOf(Object.assign({}, card), card, ONE_CUT, m, accounting, pc, wb);
+    }
     const cut = GR_PARALLEL.layoutSlice(m, inp.parallelism);  // one GPU of the layout (parallel.js)
-    return envOf(GR_PARALLEL.sliceValues(card, cut, pc, accounting, m), card, cut, m, accounting, pc);
+    return envOf(GR_PARALLEL.sliceValues(card, cut, pc, accounting, m, wb), card, cut, m, accounting, pc, wb);
   }
 
-  function envOf(values, card, cut, m, accounting, pc) {
-    return {values: values, card: card, cut: cut, model: m, accounting: accounting, pc: pc,
+  function envOf(values, card, cut, m, accounting, pc, wb) {
+    return {values: values, card: card, cut: cut, model: m, accounting: accounting, pc: pc, wb: wb,
+      perClass: wb.uniform === null,
       at: function (batch, context, extra, stream) { return envAt(this, batch, context, extra, stream); },
-      oneCard: function () { return cut.trivial ? this : envOf(Object.assign({}, card), card, ONE_CUT, m, accounting, pc); }};
+      readB: function (n, nX) { return readB(this, n, nX); },
+      oneCard: function () {
+        return cut.trivial ? this : envOf(Object.assign({}, card), card, ONE_CUT, m, accounting, pc, wb);
+      }};
+  }
+
+  /** b at a point that reads weights (Env.read_b): the mean bytes of this GPU's slice of n weights, n_x of them
+   * routed experts (the held ones by default), less the input embedding N_e. */
+  function readB(env, n, nX) {
+    if (!env.perClass) return env.values.b;
+    const card = env.card;
+    const nn = n === undefined ? card.N : n;
+    const x = nX === undefined ? routedParameters(card, env.pc, env.accounting, env.model) : nX;
+    return meanBytes(env.wb, nn - x, x * (1.0 - env.cut.expertKeep), card.N_e);
   }
 
   // ------------------------------------------------------------------------------------ one GPU of a layout
@@ -195,7 +259,8 @@ const GR_MODEL = (function () {
     const m = env.model, cut = env.cut;
     if (context != null) {
       e.S = context;
-      e.c = kvCacheBytesPerTokenAt(m, e.b_kv, context);
+      // the cache held (capacity); a decode step reads a chunked layer's S mod chunk tokens (env.Env.at)
+      e.c = batch != null && chunkedLayers(m) ? kvBytesPerTokenAt(m, e.b_kv, context) : kvCacheBytesPerTokenAt(m, e.b_kv, context);
       if (!cut.trivial) e.c = e.c / (cut.pp * cut.s_kv);
       if (localLayers(m) || chunkedLayers(m)) e.d_h = e.d_h * attendedFraction(m, context);
     }
@@ -205,6 +270,9 @@ const GR_MODEL = (function () {
       if (m.moe) {
         const nr = readAt(env, micro);
         e.N = cut.trivial ? nr[0] : (nr[0] - nr[1] * cut.expertKeep) / cut.share;
+        if (env.perClass) e.b = readB(env, nr[0], nr[1]);
+      } else if (env.perClass) {
+        e.b = readB(env);
       }
       if (cut.pp > 1) {  // each micro-batch streams the slice again: m = min(n_PP, B)
         const mb = Math.min(cut.pp, batch);
@@ -215,6 +283,7 @@ const GR_MODEL = (function () {
       e.N = e.N * stream;
       e.N_e = e.N_e * stream;
     }
+    if (batch == null && extra && "T" in extra && env.perClass) e.b = readB(env);  // a pass: all but N_e
     Object.assign(e, extra || {});
     if (extra && "T" in extra && context == null && !("d_h" in extra)) e.d_h = prefillHeadDim(m, e.d_h);
     return e;
@@ -497,7 +566,7 @@ const GR_MODEL = (function () {
     const rows = [];
     const b0 = boundAtBatch1(inp, t, lead);
     ["int8", "int4"].forEach(function (f) {
-      if (t.precision_bytes[f] >= weightBytes(p, t)) return;
+      if (t.precision_bytes[f] >= weightBytes(p, t, m)) return;
       const prec = {weights: f, kv_cache: p.kv_cache, compute: p.compute, group_size: f === "int4" ? 128 : null};
       const after = boundAtBatch1(withPrecision(inp, prec), t, lead);
       rows.push({lever: "weights-" + f, change: "weights " + f + (f === "int4" ? " (group 128)" : ""),
@@ -547,7 +616,7 @@ const GR_MODEL = (function () {
     if (weights <= cap) return [];
     const out = [];
     ["fp8", "int8", "int4"].forEach(function (f) {
-      if (t.precision_bytes[f] >= weightBytes(p, t) || (f === "fp8" && !("fp8" in inp.hardware.dense))) return;
+      if (t.precision_bytes[f] >= weightBytes(p, t, inp.model) || (f === "fp8" && !("fp8" in inp.hardware.dense))) return;
       const prec = {weights: f, kv_cache: p.kv_cache, compute: f !== "fp8" ? p.compute : "fp8",
         group_size: f === "int4" ? 128 : null};
       const wb = call("weight_bytes", makeEnv(withPrecision(inp, prec), t, res.lead).at());
@@ -683,6 +752,6 @@ const GR_MODEL = (function () {
   }
 
   return {evaluate: evaluate, decision: decision, levers: levers, key: key, physical: physical, call: call, makeEnv: makeEnv,
-    readAt: readAt, ONE_CUT: ONE_CUT,
+    readAt: readAt, ONE_CUT: ONE_CUT, weightBytes: weightBytes, meanBytes: meanBytes, weightsLabel: weightsLabel,
     parameterCount: parameterCount, localLayers: localLayers, prefillHeadDim: prefillHeadDim, picks: picks, usdPerMtok: usdPerMtok, NO_FIT: NO_FIT};
 })();

@@ -290,11 +290,10 @@ const GR_PAGE = (function () {
 
   function echoInputs(root, inp, t) {
     const m = inp.model, p = inp.precision;
-    const label = p.weights === p.kv_cache && p.kv_cache === p.compute ? p.weights
-      : "weights " + p.weights + (p.group_size ? " (group " + p.group_size + ")" : "") + ", KV " + p.kv_cache
+    const label = p.weights === p.kv_cache && p.kv_cache === p.compute && !p.classes ? p.weights
+      : "weights " + GR_MODEL.weightsLabel(p) + (p.group_size ? " (group " + p.group_size + ")" : "") + ", KV " + p.kv_cache
         + ", compute " + p.compute;
-    let wb = t.precision_bytes[p.weights];
-    if (p.group_size && t.integer_formats.indexOf(p.weights) >= 0) wb += 2.0 / p.group_size;
+    const wb = GR_MODEL.weightBytes(p, t, m);
     const values = {"model.layers": m.layers, "model.hidden_size": m.hidden_size, "model.heads": m.heads,
       "model.kv_heads": m.kv_heads, "model.moe.experts": m.moe ? m.moe.experts : null,
       "model.moe.active_experts": m.moe ? m.moe.active_experts : null, "precision.label": label,
@@ -324,7 +323,9 @@ const GR_PAGE = (function () {
       ["Hardware", "hardware.memory.bandwidth", "HBM bandwidth", hw["memory.bandwidth"]],
       ["Hardware", "hardware.memory.capacity", "memory capacity", hw["memory.capacity"]],
       ["Hardware", "hardware.peak.dense." + p.compute, "dense " + p.compute + " peak", hw["peak.dense." + p.compute]],
-      ["Precision", "precision.weights", "weights", p.weights],
+    ].concat(p.classes && typeof (data.precision_spec || {}).weights === "object" ? ["experts", "attention", "embeddings", "default"].map(function (c) {
+      return ["Precision", "precision.weights." + c, "weights: " + (c === "default" ? "the rest" : c), p.classes[c]];
+    }) : [["Precision", "precision.weights", "weights", p.weights]]).concat([
       ["Precision", "precision.kv_cache", "KV cache", p.kv_cache],
       ["Precision", "precision.compute", "compute", p.compute],
       ["Model", "model.layers", "layers L", String(m.layers)],
@@ -333,7 +334,7 @@ const GR_PAGE = (function () {
       ["Model", "model.kv_heads", "KV heads", String(m.kv_heads)],
       ["Model", "model.ffn.size", "FFN size", String(m.ffn_size)],
       ["Model", "model.vocab_size", "vocabulary", String(m.vocab_size)],
-    ];
+    ]);
     const link = data.inputs.hardware.link, par = data.inputs.parallelism;
     if (link && par) {
       out.push(["Hardware", "hardware.interconnect.bandwidth_per_direction", "link, per direction",

@@ -96,6 +96,10 @@ const GR_PARALLEL = (() => {
       b_a: (bc === undefined ? 2.0 : bc) >= 4.0 ? 4.0 : 2.0,
       s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(par.tp, m.kv_heads), k_w: split[0], k_g: split[1], k_o: split[2],
       u_x: 1.0});
+    if (env.perClass) {  // b: the mean bytes per weight of the slice one GPU holds
+      const keep = 1.0 - par.tp / Math.max(par.tp, par.ep);
+      v.b = M.meanBytes(env.wb, v.N - v.N_x, v.N_x * (1.0 - keep));
+    }
     GROUPS.forEach(g => {
       const l = links[g], G = g.toUpperCase();
       v["W_" + G] = l.bandwidth_per_direction;
@@ -109,11 +113,15 @@ const GR_PARALLEL = (() => {
    * as GR_MODEL.readAt counts them for the layout's env (at_batch). */
   function atBatch(values, env, b) {
     const out = Object.assign({}, values, {B: b});
-    if (!env.model.moe) return out;
+    if (!env.model.moe) {
+      if (env.perClass) out.b = env.readB();
+      return out;
+    }
     const micro = b / Math.min(env.cut.pp, b), nr = M.readAt(env, micro);
     out.N = nr[0];
     out.N_x = nr[1];
     out.u_x = busiest(env, micro);
+    if (env.perClass) out.b = env.readB(nr[0], nr[1]);  // the mean bytes of what the GPU reads at this batch
     return out;
   }
 
@@ -171,10 +179,11 @@ const GR_PARALLEL = (() => {
   }
 
   /** One GPU's values (env.slice_values). */
-  function sliceValues(card, cut, pc, accounting, m) {
+  function sliceValues(card, cut, pc, accounting, m, wb) {
     const v = Object.assign({}, card);
     if (cut.trivial) return v;
     const nX = m.moe ? routedParameters(card, pc, accounting) : 0.0;
+    if (wb && wb.uniform === null) v.b = M.meanBytes(wb, card.N - nX, nX * (1.0 - cut.expertKeep));
     v.N = (card.N - nX * cut.expertKeep) / cut.share;
     ["N_a", "N_e", "N_p", "V", "a"].forEach(function (k) { v[k] = card[k] / cut.share; });
     v.L = card.L / cut.pp;
@@ -245,11 +254,12 @@ const GR_PARALLEL = (() => {
         const points = grid2(w, (b, s) => {
           const g = env.at(b, s), v = atBatch(Object.assign({}, base, {S: g.S, c: g.c, d_h: g.d_h}), atLayout, b);
           const x = {};
-          const held = Object.assign({}, v, {N: base.N, N_x: base.N_x});
+          const cHeld = env.at(null, s).c;  // what the cache holds (a chunked layer: up to its whole chunk)
+          const held = Object.assign({}, v, {N: base.N, N_x: base.N_x, b: base.b, c: cHeld});
           GRID.forEach(q => { x[q] = call(q, RESIDENT.includes(q) ? held : v); });
           x.decode_tokens_per_s_replica = b / x.decode_time_bound;
           x.decode_tokens_per_s_gpu = b / (x.decode_time_bound * out.replica_gpus);
-          const fit = order.find(l => call("memory_per_gpu", Object.assign({}, base, {c: g.c, n_TP: l[2], n_PP: l[1],
+          const fit = order.find(l => call("memory_per_gpu", Object.assign({}, base, {c: cHeld, n_TP: l[2], n_PP: l[1],
             n_EP: 1.0, s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(l[2], m.kv_heads), B: b, S: s})) <= hw.capacity * (1 - (hw.memory_reserve || 0)));
           x.min_gpus_to_fit = fit ? fit[0] : null;
           return x;
@@ -261,7 +271,8 @@ const GR_PARALLEL = (() => {
       if (w.prefill_prompt.length) {
         out.prefill[acc] = {};
         const dH = M.prefillHeadDim(m, base.d_h);
-        PREFILL.forEach(q => { out.prefill[acc][q] = w.prefill_prompt.map(tk => call(q, Object.assign({}, base, {T: tk, d_h: dH}))); });
+        const bP = atLayout.readB();
+        PREFILL.forEach(q => { out.prefill[acc][q] = w.prefill_prompt.map(tk => call(q, Object.assign({}, base, {T: tk, d_h: dH, b: bP}))); });
       }
     });
     if (w.training_tokens) {

@@ -178,15 +178,37 @@ const GR_WHATIF = (function () {
     }
   }
 
-  function resolvePrecision(p, t) {  // objects._precision
-    if (typeof p === "string") {
-      const compute = p === "int8" || p === "int4" ? "bf16" : p;
-      return {weights: p, kv_cache: p === "int8" || p === "int4" ? compute : p, compute: compute, group_size: null};
+  function resolvePrecision(p, t, m, modelFile) {  // objects._precision (with the loader's weights: checkpoint)
+    const wc = t.weight_compute || {};
+    if (typeof p !== "string" && p.weights === "checkpoint") {  // the model spec's checkpoint_precision
+      const given = m && m.checkpoint_weights && m.checkpoint_weights.length ? m.checkpoint_weights : null;
+      if (!given) {
+        throw new OverrideError("precision.weights", (m ? m.title : "the model") + " has no checkpoint_precision in "
+          + "its spec", "name the formats, e.g. weights: {experts: mxfp4, default: bf16}, or add checkpoint_precision "
+          + "to " + (modelFile || "the model spec"));
+      }
+      const w = {};
+      given.forEach(function (pair) { w[pair[0]] = pair[1]; });
+      p = Object.assign({}, p, {weights: w});
     }
-    const w = p.weights;
-    const compute = p.compute || (w === "int8" || w === "int4" ? "bf16" : w);
-    return {weights: w, kv_cache: p.kv_cache || (own(t.precision_bytes, compute) ? compute : "bf16"), compute: compute,
+    if (typeof p === "string") {
+      const compute = own(wc, p) ? wc[p] : p;
+      return {weights: p, kv_cache: own(wc, p) ? compute : p, compute: compute, group_size: null};
+    }
+    let w = p.weights, base = w, classes = null;
+    if (w !== null && typeof w === "object") {  // one format per tensor class; an unnamed class is the default's
+      const rest = w["default"] || "bf16";
+      classes = {};
+      ["experts", "attention", "embeddings", "default"].forEach(c => { classes[c] = w[c] || rest; });
+      const forms = Object.keys(classes).map(c => classes[c]).filter((f, i, a) => a.indexOf(f) === i);
+      w = forms.length === 1 ? forms[0] : forms.join("+");
+      base = rest;
+    }
+    const compute = p.compute || (own(wc, base) ? wc[base] : base);
+    const out = {weights: w, kv_cache: p.kv_cache || (own(t.precision_bytes, compute) ? compute : "bf16"), compute: compute,
       group_size: p.group_size || null};
+    if (classes) out.classes = classes;
+    return out;
   }
 
   function near(word, names) {  // "did you mean" (suggest.did_you_mean, by edit distance)
@@ -250,7 +272,19 @@ const GR_WHATIF = (function () {
         const p = resolvePrecision(state.precision, live.tables);
         state.precision = {weights: p.weights, kv_cache: p.kv_cache, compute: p.compute};
       }
-      if (parts.length > 1) state.precision = Object.assign({}, state.precision, {[k]: v}); else state.precision = v;
+      if (parts.length === 3) {  // precision.weights.<class>: one format becomes the default of a mapping
+        const w = state.precision.weights;
+        if (w === "checkpoint") {
+          fail(path, "precision.weights in " + live.spec_file + " is 'checkpoint', the model's formats",
+            "set precision.weights itself, or name the formats per class in the spec");
+        }
+        state.precision = Object.assign({}, state.precision,
+          {weights: Object.assign({}, typeof w === "string" ? {"default": w} : w, {[k]: v})});
+      } else if (parts.length > 1) {
+        state.precision = Object.assign({}, state.precision, {[k]: v});
+      } else {
+        state.precision = v;
+      }
     } else if (top === "parallelism") {
       inp.parallelism = Object.assign({tp: 1, pp: 1, ep: 1, dp: 1}, inp.parallelism);  // a new block: 1 each
       inp.parallelism[k] = v;
@@ -335,7 +369,7 @@ const GR_WHATIF = (function () {
         + (m.layers - m.moe.first_dense_layers) + " after the dense ones", "lower moe.layer_step or moe.first_dense_layers");
     }
     if (inp.parallelism) checkParallelism(inp.parallelism, m, live);
-    const p = resolvePrecision(state.precision, t);
+    const p = resolvePrecision(state.precision, t, m, live.model_file);
     if (!own(inp.hardware.dense, p.compute)) {
       throw new OverrideError("precision", live.hardware_title + " has no dense " + p.compute + " peak in its spec",
         "choose one of " + Object.keys(inp.hardware.dense).sort().join(", ") + ", or add peak.dense." + p.compute
