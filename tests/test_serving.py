@@ -1,0 +1,124 @@
+"""One request at a layout (generator/model/serving.py): TTFT, TPOT, the end-to-end latency's closed form.
+
+Hand counts use the numbers copied here with their sources; the closed form is checked against SymPy's own sum
+and against the decode rounds summed one by one.
+"""
+
+from __future__ import annotations
+
+import csv
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+from genreport.formulas import parallel
+from genreport.formulas.compiled import load
+from genreport.load.loader import _precision, load_hardware, load_model
+from genreport.load.spec import Parallelism
+from genreport.model.env import make_env
+from genreport.model.layout import at_batch, choose_links, layout_values
+from genreport.model.serving import joules_per_token, request, usd_per_mtok
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@cache
+def _model(name):
+    return load_model(ROOT / "specs" / "models" / f"{name}.yaml")
+
+
+@cache
+def _hw(name):
+    return load_hardware(ROOT / "specs" / "hardware" / f"{name}.yaml")
+
+
+@pytest.mark.parametrize("ledger", [parallel.decode_time_compute_gpu, parallel.decode_time_memory_gpu,
+                                    parallel.decode_time_comm, parallel.decode_time_memory_busiest])
+def test_closed_form_is_sympys_sum(ledger):
+    e = ledger()
+    assert sp.simplify(parallel.request_round_sum(e) - parallel._over_request(e)) == 0
+
+
+def _rounds_one_by_one(model, hw, prec, par, batch, prompt, output):
+    """The decode rounds k = 1 .. output - 1 at context prompt + k, each evaluated and summed (the loop the closed
+    form replaces)."""
+    q = load()
+    env = make_env(hw, model, prec, "seed")
+    links, _ = choose_links(hw, par)
+    base = layout_values(env.values, model, par, links, prec, "seed", env.pc)
+    total = 0.0
+    for s in range(prompt + 1, prompt + output):
+        g = env.at(context=float(s))
+        v = at_batch(dict(base, S=np.float64(s), c=np.float64(np.ravel(g["c"])[0]),
+                          d_h=np.float64(np.ravel(g["d_h"])[0])), env.with_layout(par), float(batch))
+        total += float(q["decode_time_bound"](v))
+    return total
+
+
+def test_llama70b_tp4_h100_by_hand():
+    """Llama 3.1 70B (70.6e9 parameters, 80 layers, 8 KV heads of 128: Meta's config.json) on 4 x H100 SXM (3.35 TB/s,
+    989.4 TFLOP/s bf16: NVIDIA's datasheet), bf16, batch 1, 1024-token prompt, 128 generated."""
+    r = request(_model("llama-3.1-70b"), _hw("h100-sxm"), _precision("bf16"), Parallelism(4), 1, 1024, 128)
+    w, p = 3.35e12, 989.4e12
+    c_gpu = 80 * 2 * 8 * 128 * 2 / 4  # KV bytes per token on one GPU: the 8 KV heads split 4 ways
+    weights_gpu = 70.6e9 * 2 / 4
+    # TPOT at the last context 1024 + 127 = 1151: HBM binds (batch 1)
+    assert r.tpot_bound == pytest.approx((weights_gpu + 1151 * c_gpu) / w, rel=2e-3)
+    # 127 rounds after the first token, at the mean context 1024 + 64
+    assert r.decode_bound == pytest.approx(127 * (weights_gpu + 1088 * c_gpu) / w, rel=2e-3)
+    # TTFT: 2 N_p T FLOPs over the 4 GPUs' peak, compute-bound at 1024 tokens (N_p about 68.5e9 without the
+    # embedding and the head: 70.6e9 - 2 x 128,256 x 8192)
+    assert r.ttft_bound == pytest.approx(2 * (70.6e9 - 2 * 128256 * 8192) * 1024 / (4 * p), rel=0.03)
+    assert r.e2e_bound == pytest.approx(r.ttft_bound + r.decode_bound)
+    assert r.per_user() == pytest.approx(127 / r.decode_bound)
+    assert r.per_gpu() == pytest.approx(r.per_user() / 4)
+    # the closed form is the loop's sum: one ledger (HBM) binds every round
+    loop = _rounds_one_by_one(_model("llama-3.1-70b"), _hw("h100-sxm"), _precision("bf16"), Parallelism(4), 1,
+                              1024, 128)
+    assert r.decode_bound == pytest.approx(loop, rel=1e-9)
+
+
+@pytest.mark.parametrize("model,hw,prec,par,batch,prompt,output", [
+    ("gpt-oss-120b", "h100-sxm", "int4", Parallelism(1), 16, 2000, 300),  # sliding window 128 on half the layers
+    ("gemma-2-27b", "h100-sxm", "bf16", Parallelism(2), 8, 3900, 400),  # window 4096 crossed inside the request
+    ("mixtral-8x22b", "h100-sxm", "bf16", Parallelism(8, 1, 8), 32, 4096, 256),
+    ("deepseek-v3", "h200", "fp8", Parallelism(8, 2), 64, 4096, 512),  # two nodes, MLA, MoE
+    ("llama-3.1-70b", "h100-sxm", "bf16", Parallelism(8), 256, 512, 2048),  # compute and HBM cross inside it
+])
+def test_closed_form_never_exceeds_the_rounds(model, hw, prec, par, batch, prompt, output):
+    """The max of the ledgers' sums is at most the sum of the rounds (a lower bound still), and within a few per
+    cent of it on these cases."""
+    r = request(_model(model), _hw(hw), _precision(prec), par, batch, prompt, output)
+    loop = _rounds_one_by_one(_model(model), _hw(hw), _precision(prec), par, batch, prompt, output)
+    assert r.decode_bound <= loop * (1 + 1e-9)
+    assert r.decode_bound >= 0.9 * loop
+    assert r.ttft_bound <= r.ttft_serial and r.decode_bound <= r.decode_serial and r.tpot_bound <= r.tpot_serial
+    assert r.decode_bound <= (output - 1) * r.tpot_bound * (1 + 1e-9)  # every round at most the last one
+
+
+def test_one_token_has_no_decode_round():
+    r = request(_model("llama-3.1-8b"), _hw("h100-sxm"), _precision("bf16"), Parallelism(1), 1, 512, 1)
+    assert r.decode_bound == 0.0 and r.e2e_bound == r.ttft_bound
+
+
+def test_cost_and_energy_by_hand():
+    # $2.99/h at 1,000 tok/s per GPU: 2.99 / 3.6e6 x 1e6 = $0.8306 per million tokens; 700 W at 1,000 tok/s: 0.7 J
+    assert usd_per_mtok(2.99, 1000.0) == pytest.approx(0.830555, rel=1e-5)
+    assert joules_per_token(700.0, 1000.0) == pytest.approx(0.7)
+    assert usd_per_mtok(None, 1000.0) is None and joules_per_token(700.0, 0.0) is None
+
+
+PUBLISHED = [r for r in csv.DictReader((ROOT / "tests" / "data" / "published.csv").open(encoding="utf-8"))
+             if r["metric"] == "ttft_ms" and r["expect"] == "ok"]
+FORMATS = {"bf16": "bf16", "fp16": "fp16", "fp8": "fp8", "int8-weights": "int8", "int4-weights": "int4"}
+
+
+@pytest.mark.parametrize("row", PUBLISHED, ids=[r["id"] for r in PUBLISHED])
+def test_published_ttft_never_beats_the_bound(row):
+    """Published times to first token (tests/data/published.csv, each row's source there) are at or above TTFT."""
+    par = Parallelism(int(row["tp"] or 1), int(row["pp"] or 1))
+    r = request(_model(row["model"]), _hw(row["hardware"]), _precision(FORMATS[row["precision"]]), par,
+                int(row["batch"] or 1), int(row["input_tokens"]), 1)
+    assert r.ttft_bound * 1e3 <= float(row["value"])
