@@ -122,3 +122,20 @@ def test_published_ttft_never_beats_the_bound(row):
     r = request(_model(row["model"]), _hw(row["hardware"]), _precision(FORMATS[row["precision"]]), par,
                 int(row["batch"] or 1), int(row["input_tokens"]), 1)
     assert r.ttft_bound * 1e3 <= float(row["value"])
+
+
+def test_price_and_power_are_overridable(tmp_path):
+    from genreport.errors import SpecError
+    from genreport.load.loader import load_report
+
+    spec = ROOT / "specs" / "llama70b-h100-tp8.yaml"
+    s = load_report(spec, overrides=["hardware.price=5.5", "hardware.power=650"])
+    assert (s.hardware.price_per_hour, s.hardware.power_watts) == (5.5, 650)
+    assert load_report(spec).hardware.price_per_hour == 2.99  # the catalog's, sourced in h100-sxm.yaml
+    with pytest.raises(SpecError, match="usd_per_hour"):
+        load_report(spec, overrides=["hardware.price=-1"])
+    # a GPU file without a price (Gaudi 3: no published rental price found) takes one from --set, its source the option
+    text = spec.read_text().replace("hardware: h100-sxm", f"hardware: {ROOT / 'specs' / 'hardware' / 'gaudi3.yaml'}")
+    (tmp_path / "g.yaml").write_text(text)
+    g = load_report(tmp_path / "g.yaml", overrides=["hardware.price=2.1"])
+    assert g.hardware.price_per_hour == 2.1 and g.hardware.sources["price"].title == "--set hardware.price=2.1"

@@ -24,13 +24,14 @@ def _tflops(hw, fmt: str) -> str:
 def hardware_rows(gpus) -> tuple[list[str], list[list[str]]]:
     from genreport.model.catalog import hardware_facts
 
-    header = ["name", "title", "HBM GiB", "TB/s", "bf16 TFLOP/s", "fp8 TFLOP/s", "ridge bf16", "$/h"]
+    header = ["name", "title", "HBM GiB", "TB/s", "bf16 TFLOP/s", "fp8 TFLOP/s", "ridge bf16", "$/h", "W"]
     rows = []
     for hw in gpus:
         ridge = hardware_facts(hw)["ridge_bf16"]
         rows.append([hw.name, hw.title, f"{hw.capacity / 2**30:,.0f}", f"{hw.bandwidth / 1e12:.3g}",
                      _tflops(hw, "bf16"), _tflops(hw, "fp8"), f"{ridge:,.0f}" if ridge else "-",
-                     f"{hw.price_per_hour:.2f}" if hw.price_per_hour else "-"])
+                     f"{hw.price_per_hour:.2f}" if hw.price_per_hour else "-",
+                     f"{hw.power_watts:,.0f}" if hw.power_watts else "-"])
     return header, rows
 
 

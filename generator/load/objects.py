@@ -60,7 +60,7 @@ def hardware_from(doc: Document) -> Hardware:
     d = doc.data
     mem, peak = d["memory"], d["peak"]
     sources: dict[str, Source] = {}
-    for key in ("memory", "peak", "interconnect", "node", "architecture", "price", "collectives"):
+    for key in ("memory", "peak", "interconnect", "node", "architecture", "price", "power", "collectives"):
         if isinstance(d.get(key), dict) and "source" in d[key]:
             sources[key] = _source(d[key]["source"])
     arch = {}
@@ -82,6 +82,7 @@ def hardware_from(doc: Document) -> Hardware:
         collectives=_collectives(d["collectives"]) if d.get("collectives") else None,
         architecture=arch,
         price_per_hour=(d.get("price") or {}).get("usd_per_hour"),
+        power_watts=(d.get("power") or {}).get("board_watts"),
         measured_bandwidth=_q(measured["bandwidth"]) if measured.get("bandwidth") else None,
         measured_peaks={k: _q(v) for k, v in (measured.get("peak") or {}).items()},
         measured_method=measured.get("method", ""),

@@ -93,7 +93,8 @@ class Hardware:
     node: Node | None = None
     collectives: Collectives | None = None
     architecture: dict[str, float] = field(default_factory=dict)
-    price_per_hour: float | None = None
+    price_per_hour: float | None = None  # USD per device-hour (price.usd_per_hour, or an override)
+    power_watts: float | None = None  # W, board power of one device (power.board_watts)
     measured_bandwidth: float | None = None
     measured_peaks: dict[str, float] = field(default_factory=dict)
     measured_method: str = ""
