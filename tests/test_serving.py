@@ -139,3 +139,41 @@ def test_price_and_power_are_overridable(tmp_path):
     (tmp_path / "g.yaml").write_text(text)
     g = load_report(tmp_path / "g.yaml", overrides=["hardware.price=2.1"])
     assert g.hardware.price_per_hour == 2.1 and g.hardware.sources["price"].title == "--set hardware.price=2.1"
+
+
+def _serving_spec(tmp_path, block: str) -> Path:
+    text = (ROOT / "specs" / "llama70b-h100-tp8.yaml").read_text(encoding="utf-8")
+    text = text.replace("hardware: h100-sxm", f"hardware: {ROOT / 'specs' / 'hardware' / 'h100-sxm.yaml'}")
+    text = text.replace("model: llama-3.1-70b", f"model: {ROOT / 'specs' / 'models' / 'llama-3.1-70b.yaml'}")
+    p = tmp_path / "s.yaml"
+    p.write_text(text + "\n" + block + "\n", encoding="utf-8")
+    return p
+
+
+def test_serving_block_is_read_with_units_and_reachable_by_set(tmp_path):
+    from genreport.load.loader import load_report
+
+    p = _serving_spec(tmp_path, "serving: {prompt: 4k, output: 512, ttft: 2s, tpot: 50ms, users: 128}")
+    s = load_report(p)
+    assert (s.serving.prompt, s.serving.output, s.serving.ttft, s.serving.tpot, s.serving.users) == (
+        4096, 512, 2.0, 0.05, 128)
+    s = load_report(p, overrides=["serving.tpot=20ms", "serving.price=5.5"])
+    assert s.serving.tpot == pytest.approx(0.02) and s.hardware.price_per_hour == 5.5
+
+
+@pytest.mark.parametrize("block,where,words", [
+    ("serving: {prompt: 4k, output: 512, tpot: 50}", "serving.tpot", "not a string"),
+    ("serving: {prompt: 4q, output: 512}", "serving.prompt", "expected form"),
+    ("serving: {prompt: 4k}", "serving", "output"),
+    ("serving: {prompt: 4k, output: 1, users: 0}", "serving.users", "minimum"),
+    ("serving: {prompt: 4k, output: 1, tpot: 5 furlongs}", "serving.tpot", "furlongs"),
+])
+def test_serving_block_errors_name_the_place(tmp_path, block, where, words):
+    from genreport.errors import SpecError
+    from genreport.load.loader import load_report
+
+    p = _serving_spec(tmp_path, block)
+    with pytest.raises(SpecError) as err:
+        load_report(p)
+    text = str(err.value)
+    assert f"{p.name}:" in text and where in text and words in text

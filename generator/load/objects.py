@@ -18,6 +18,7 @@ from genreport.load.spec import (
     Node,
     Parallelism,
     Precision,
+    Serving,
     Source,
     Workloads,
 )
@@ -163,6 +164,28 @@ def _precision(p) -> Precision:
     compute = p.get("compute") or ("bf16" if w in ("int8", "int4") else w)
     return Precision(w, p.get("kv_cache") or ("bf16" if compute not in PRECISION_BYTES else compute), compute,
                      p.get("group_size"))
+
+
+def _serving(doc: Document, findings: Findings) -> Serving | None:
+    """The ``serving`` block: token counts as in workloads ('4k'), times with their units ('50 ms')."""
+    block = doc.data.get("serving")
+    if block is None:
+        return None
+    counts = {}
+    for key in ("prompt", "output"):
+        try:
+            counts[key] = tokens(block[key])
+        except ValueError as exc:
+            findings.add(doc.finding(("serving", key), str(exc), "write an integer or '4k' (k = 1024)"))
+            counts[key] = 1
+    times = {}
+    for key in ("ttft", "tpot"):
+        if block.get(key) is not None:
+            times[key] = _q(block[key])
+            if not times[key] > 0:
+                findings.add(doc.finding(("serving", key), f"{block[key]} is not a positive time", "write e.g. '50 ms'"))
+    return Serving(counts["prompt"], counts["output"], times.get("ttft"), times.get("tpot"), block.get("users"),
+                   block.get("price"))
 
 
 def _workloads(doc: Document, findings: Findings) -> Workloads:
