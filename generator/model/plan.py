@@ -173,9 +173,11 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     if shape.ttft is not None and not ttft <= shape.ttft:
         rejected["misses the TTFT target"] += 1
         return None
-    v = at_batch(cv, env.with_layout(par), batches)
+    lay = env.with_layout(par)
+    serial = estimate != "bound"  # the bound never reads u_x: the estimate's busiest GPU is counted where it is used
+    v = at_batch(cv, lay, batches, busiest=serial)
     t_bound = np.asarray(q["decode_time_bound"](v), dtype=float) * np.ones_like(batches)
-    t_serial = np.asarray(q["decode_time_serial"](v), dtype=float) * np.ones_like(batches)
+    t_serial = np.asarray(q["decode_time_serial"](v), dtype=float) * np.ones_like(batches) if serial else None
     t_use = t_bound if estimate == "bound" else t_serial
     want = int(batches[-1])
     if shape.users:  # the users spread over the dp replicas: no replica is asked for more than its share
@@ -199,10 +201,10 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     binds = "capacity" if limit == "capacity" else BINDS[int(np.argmax(ledgers))]
     link_text = ", ".join(f"{g}: {c.tier} {c.name}" for g, c in links.items() if c.tier != "none") or "-"
     t = float(t_use[i])
+    t_ser = float(t_serial[i]) if serial else float(q["decode_time_serial"](at_batch(cv, lay, float(b))))
     # the request: its output - 1 decode rounds in closed form at the chosen batch (serving.py)
-    lay = env.with_layout(par)
     rv = at_batch(dict(base, T=np.float64(shape.prompt), T_o=np.float64(shape.output), c=np.float64(mean[1]),
-                       d_h=np.float64(mean[2])), lay, float(b))
+                       d_h=np.float64(mean[2])), lay, float(b), busiest=serial)
     dec = float(q["request_decode_time_bound" if estimate == "bound" else "request_decode_time_serial"](rv))
     per_user = (shape.output - 1) / dec if shape.output > 1 and dec > 0 else 1.0 / t
     per_gpu = b * per_user / par.replica_gpus
@@ -212,7 +214,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     users = shape.users or 0
     replicas = -(-users // (b * par.dp)) if users else 0
     return PlanRow(name, par.tp, par.pp, par.ep, par.gpus, w_gpu, int(min(cap, 1e9)), b, limit, binds,
-                   float(t_bound[i]), float(t_serial[i]), ledgers[2], b / t, per_gpu, link_text,
+                   float(t_bound[i]), t_ser, ledgers[2], b / t, per_gpu, link_text,
                    par.dp, hw.name, prec.kv_cache, ttft, t, ttft + dec, per_user, int(min(cap, 1e9)) * par.dp,
                    headroom, usd_per_mtok(price, shape.prompt / (ttft * par.replica_gpus)),
                    usd_per_mtok(price, per_gpu), joules_per_token(hw.power_watts, per_gpu),
