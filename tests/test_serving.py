@@ -177,3 +177,28 @@ def test_serving_block_errors_name_the_place(tmp_path, block, where, words):
         load_report(p)
     text = str(err.value)
     assert f"{p.name}:" in text and where in text and words in text
+
+
+def test_report_serving_chapter(tmp_path):
+    """A spec with a serving block: the evaluation answers it at the spec's layout (one number, one place) and the
+    report prints it; results.json carries it.  Llama 3.1 70B bf16 on 8 x H100 (tp 8), 128 users of 4k + 512."""
+    from genreport.load.loader import load_report
+    from genreport.model.evaluate import evaluate
+    from genreport.present.render import context
+
+    p = _serving_spec(tmp_path, "serving: {prompt: 4k, output: 512, ttft: 2s, tpot: 50ms, users: 128}")
+    r = evaluate(load_report(p))
+    sv = r.serving
+    users = next(x for x in sv["rows"] if x["batch"] == 128)["bound"]
+    # hand count: weights 70.6e9 x 2 B / 8, KV 327,680 B per token / 8 GPUs, 128 sequences at the last context
+    # 4,096 + 511 = 4,607 (TPOT) and at the mean context 4,096 + 256 (the mean round), at 3.35 TB/s
+    assert users["tpot"] == pytest.approx((70.6e9 * 2 / 8 + 40960 * 128 * 4607) / 3.35e12, rel=2e-3)
+    assert users["tokens_per_s_user"] == pytest.approx(3.35e12 / (70.6e9 * 2 / 8 + 40960 * 128 * 4352), rel=2e-3)
+    assert users["e2e"] == pytest.approx(users["ttft"] + 511 / users["tokens_per_s_user"], rel=1e-9)
+    assert sv["ttft_met"] and sv["tpot_batch"] == sv["capacity_batch"]  # capacity stops the batch before 50 ms
+    assert sv["gpus_for_users"] == 8 and sv["cheapest"]["usd_per_mtok_out"] <= users["usd_per_mtok_out"]
+    for row in sv["rows"]:
+        for k in ("ttft", "tpot", "e2e"):
+            assert row["bound"][k] <= row["serial"][k]
+    ctx = context(r, None, {})
+    assert ctx.serving is sv and "s9" in ctx.ch
