@@ -202,3 +202,16 @@ def test_report_serving_chapter(tmp_path):
             assert row["bound"][k] <= row["serial"][k]
     ctx = context(r, None, {})
     assert ctx.serving is sv and "s9" in ctx.ch
+
+
+def test_page_one_names_the_cheapest_layout_meeting_the_targets(tmp_path):
+    from genreport.commands.cli import main
+
+    p = _serving_spec(tmp_path, "serving: {prompt: 4k, output: 512, ttft: 2s, tpot: 50ms, users: 128}")
+    assert main([str(p), "--format", "html", "-o", str(tmp_path / "out"), "-q"]) == 0
+    page = next((tmp_path / "out").rglob("report.html")).read_text(encoding="utf-8")
+    head = page[page.index('<section id="s0"'):page.index('<section id="s1"')]
+    assert "Serving 4,096 + 512-token requests under TTFT 2 s, TPOT 50 ms" in head
+    assert "this layout meets them up to 316 sequences per replica" in head
+    assert "4 GPUs, tp 4, fp8 weights, fp8 KV" in head  # plan's cheapest: half the GPUs in fp8
+    assert 'id="s9"' in page and "Serving: one request, its targets, its cost" in page
