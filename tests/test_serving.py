@@ -215,3 +215,20 @@ def test_page_one_names_the_cheapest_layout_meeting_the_targets(tmp_path):
     assert "this layout meets them up to 316 sequences per replica" in head
     assert "4 GPUs, tp 4, fp8 weights, fp8 KV" in head  # plan's cheapest: half the GPUs in fp8
     assert 'id="s9"' in page and "Serving: one request, its targets, its cost" in page
+
+
+RATES = [r for r in csv.DictReader((ROOT / "tests" / "data" / "published.csv").open(encoding="utf-8"))
+         if r["metric"] == "tokens_per_s" and r["expect"] == "ok" and r["batch"] and r["input_tokens"]
+         and r["output_tokens"] and int(r["gpus"] or 1) == int(r["tp"] or 1) * int(r["pp"] or 1)]
+
+
+@pytest.mark.parametrize("row", RATES, ids=[r["id"] for r in RATES])
+def test_published_request_rates_never_beat_the_bound(row):
+    """Published generation rates (tests/data/published.csv, sources there) at their stated layout, batch, prompt and
+    output: at most the batch times the request's mean rate over its decode rounds (the closed form's), which is
+    stricter than the round at the prompt's context (tests/test_parallel_published.py)."""
+    par = Parallelism(int(row["tp"] or 1), int(row["pp"] or 1))
+    r = request(_model(row["model"]), _hw(row["hardware"]), _precision(FORMATS[row["precision"]]), par,
+                int(row["batch"]), int(row["input_tokens"]), int(row["output_tokens"]))
+    assert float(row["value"]) <= int(row["batch"]) * r.per_user()
+    assert len(RATES) >= 20
