@@ -1,5 +1,6 @@
-"""The search over layouts: ``plan`` (every tp x pp x ep layout and weight format that fits, ranked by tokens/s
-per GPU), one point's bounds for audits, and the report's many-GPU view (``many_gpus``: how the decode round
+"""The search over layouts: ``plan`` (every tp x pp x ep layout, weight and KV-cache format that fits, with one
+request's TTFT, TPOT, end-to-end latency, rates and cost at the batch chosen; ranked by tokens/s per GPU), one
+point's bounds for audits, and the report's many-GPU view (``many_gpus``: how the decode round
 scales with the tensor-parallel degree, how many GPUs each context needs per weight format, and, when the
 model does not fit the spec's layout, the smallest layout that does).
 
@@ -44,7 +45,7 @@ class PlanRow:
     time_bound: float  # s, strict lower bound of a decode round at the chosen batch
     time_serial: float  # s, serialized estimate
     time_comm: float  # s, interconnect ledger
-    tokens_per_s_replica: float
+    tokens_per_s_replica: float  # the batch at the request's mean rate (b / time at one generated token)
     tokens_per_s_gpu: float
     links: str  # e.g. "tp: scale-up NVLink 4"
     dp: int = 1  # replicas; > 1 only with data-parallel attention (ep = tp dp), each serving ``batch`` sequences
@@ -71,7 +72,7 @@ class Plan:
     rows: list[PlanRow]
     rejected: dict[str, int]  # why -> how many layouts
     skipped_precisions: list[tuple[str, str]]  # (precision, why)
-    estimate: str
+    estimate: str  # "bound" or "serial"; in a merged plan of several GPUs (commands.plan.merge) the order, in words
 
 
 def _ep_choices(model: Model, tp: int) -> list[int]:
@@ -214,7 +215,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     users = shape.users or 0
     replicas = -(-users // (b * par.dp)) if users else 0
     return PlanRow(name, par.tp, par.pp, par.ep, par.gpus, w_gpu, int(min(cap, 1e9)), b, limit, binds,
-                   float(t_bound[i]), t_ser, ledgers[2], b / t, per_gpu, link_text,
+                   float(t_bound[i]), t_ser, ledgers[2], b * per_user, per_gpu, link_text,
                    par.dp, hw.name, prec.kv_cache, ttft, t, ttft + dec, per_user, int(min(cap, 1e9)) * par.dp,
                    headroom, usd_per_mtok(price, shape.prompt / (ttft * par.replica_gpus)),
                    usd_per_mtok(price, per_gpu), joules_per_token(hw.power_watts, per_gpu),
