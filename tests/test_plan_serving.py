@@ -32,6 +32,7 @@ def test_four_gpus_ranked_by_cost(capsys):
     assert h["tokens_per_s_gpu"] == pytest.approx(64 / t / 8, rel=1e-3)
     assert h["usd_per_mtok_out"] == pytest.approx(2.99 / (64 / t / 8 * 3600) * 1e6, rel=1e-3)  # $2.99/h, catalog
     assert h["joules_per_token"] == pytest.approx(700 / (64 / t / 8), rel=1e-3)  # 700 W, NVIDIA datasheet
+    assert h["tokens_per_s_node"] == pytest.approx(8 * h["tokens_per_s_gpu"])  # HGX H100: 8 GPUs a node
 
 
 def test_request_shape_users_and_gpus(capsys):

@@ -197,6 +197,7 @@ def test_report_serving_chapter(tmp_path):
     assert users["e2e"] == pytest.approx(users["ttft"] + 511 / users["tokens_per_s_user"], rel=1e-9)
     assert sv["ttft_met"] and sv["tpot_batch"] == sv["capacity_batch"]  # capacity stops the batch before 50 ms
     assert sv["gpus_for_users"] == 8 and sv["cheapest"]["usd_per_mtok_out"] <= users["usd_per_mtok_out"]
+    assert users["tokens_per_s_node"] == pytest.approx(8 * users["tokens_per_s_gpu"])  # DGX H100: 8 GPUs a node
     for row in sv["rows"]:
         for k in ("ttft", "tpot", "e2e"):
             assert row["bound"][k] <= row["serial"][k]

@@ -259,8 +259,8 @@ def merge(results, priced: bool, sort: str = "auto"):
 
 
 _CSV = ("hardware", "precision", "kv_cache", "tp", "pp", "ep", "dp", "gpus", "batch", "limit", "binds", "concurrency",
-        "ttft", "tpot", "e2e", "tokens_per_s_user", "tokens_per_s_gpu", "usd_per_mtok_in", "usd_per_mtok_out",
-        "joules_per_token", "headroom_bytes", "gpus_for_users", "weight_bytes_per_gpu", "time_bound", "time_serial",
+        "ttft", "tpot", "e2e", "tokens_per_s_user", "tokens_per_s_gpu", "tokens_per_s_node", "usd_per_mtok_in",
+        "usd_per_mtok_out", "joules_per_token", "headroom_bytes", "gpus_for_users", "weight_bytes_per_gpu", "time_bound", "time_serial",
         "time_comm", "tokens_per_s_replica", "links")
 
 

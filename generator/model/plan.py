@@ -62,6 +62,7 @@ class PlanRow:
     usd_per_mtok_out: float | None = None  # $ per million generated tokens at tokens_per_s_gpu
     joules_per_token: float | None = None  # J per generated token at the board power
     gpus_for_users: int = 0  # GPUs of the replicas that serve the users asked (0: no users asked)
+    tokens_per_s_node: float | None = None  # output tok/s of one node full of such replicas (None: no node in the spec)
 
     def as_json(self) -> dict:
         return dict(self.__dict__)
@@ -219,7 +220,8 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
                    par.dp, hw.name, prec.kv_cache, ttft, t, ttft + dec, per_user, int(min(cap, 1e9)) * par.dp,
                    headroom, usd_per_mtok(price, shape.prompt / (ttft * par.replica_gpus)),
                    usd_per_mtok(price, per_gpu), joules_per_token(hw.power_watts, per_gpu),
-                   replicas * par.gpus)
+                   replicas * par.gpus,
+                   per_gpu * hw.node.gpus_per_node if hw.node is not None and hw.node.gpus_per_node else None)
 
 
 @dataclass(frozen=True)

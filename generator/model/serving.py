@@ -58,6 +58,11 @@ class Request:
         """Output tok/s of one GPU [token/s per GPU]: B sequences of the replica at the per-user rate, over its GPUs."""
         return self.batch * self.per_user(estimate) / self.replica_gpus
 
+    def per_node(self, gpus_per_node: int | None, estimate: str = "bound") -> float | None:
+        """Output tok/s of one node full of such replicas [token/s per node]: per GPU x the node's GPUs (None when
+        the GPU's spec has no node)."""
+        return self.per_gpu(estimate) * gpus_per_node if gpus_per_node else None
+
     def prefill_per_gpu(self, estimate: str = "bound") -> float:
         """Prompt tok/s of one GPU: one prompt at a time on the replica, over its GPUs."""
         t = self.ttft_bound if estimate == "bound" else self.ttft_serial
@@ -127,13 +132,14 @@ def request(model: Model, hw: Hardware, precision: Precision, par: Parallelism, 
 
 # ----------------------------------------------------------------------------------------------- the report's view
 
-def _row(req: Request, price: float | None, power: float | None, label: str) -> dict:
+def _row(req: Request, price: float | None, power: float | None, label: str, node: int | None = None) -> dict:
     out = {"label": label, "batch": req.batch}
     for est in ("bound", "serial"):
         t = req.ttft_bound if est == "bound" else req.ttft_serial
         out[est] = {"ttft": t, "tpot": req.tpot_bound if est == "bound" else req.tpot_serial,
                     "e2e": req.e2e_bound if est == "bound" else req.e2e_serial,
                     "tokens_per_s_user": req.per_user(est), "tokens_per_s_gpu": req.per_gpu(est),
+                    "tokens_per_s_node": req.per_node(node, est),
                     "usd_per_mtok_in": usd_per_mtok(price, req.prefill_per_gpu(est)),
                     "usd_per_mtok_out": usd_per_mtok(price, req.per_gpu(est)),
                     "joules_per_token": joules_per_token(power, req.per_gpu(est))}
@@ -165,22 +171,23 @@ def report(r) -> dict | None:
     par = spec.parallelism or Parallelism()
     env = make_env(hw, model, prec, acc)
     price, power = hw.price_per_hour, hw.power_watts
+    node = hw.node.gpus_per_node if hw.node is not None else None
     one = request(model, hw, prec, par, 1, sv.prompt, sv.output, acc, env)
     cap = int(min(one.capacity_batch, 65536))
-    rows = [_row(one, price, power, "one request alone")]
+    rows = [_row(one, price, power, "one request alone", node)]
     users_batch = None
     if sv.users:
         users_batch = min(-(-sv.users // par.dp), cap) if cap else 0
         if users_batch > 1:
             rows.append(_row(request(model, hw, prec, par, users_batch, sv.prompt, sv.output, acc, env), price,
                              power, f"{sv.users:,} users" + (f" over {par.dp} replicas" if par.dp > 1 else "")
-                             + (" (as many as fit)" if users_batch < -(-sv.users // par.dp) else "")))
+                             + (" (as many as fit)" if users_batch < -(-sv.users // par.dp) else ""), node))
     tpot_batch = None
     if sv.tpot is not None and cap:
         tpot_batch = _tpot_batch(model, hw, prec, par, sv.prompt, sv.output, acc, cap, sv.tpot, env)
         if tpot_batch > 1 and tpot_batch != users_batch:
             rows.append(_row(request(model, hw, prec, par, tpot_batch, sv.prompt, sv.output, acc, env), price,
-                             power, "the most the TPOT target allows"))
+                             power, "the most the TPOT target allows", node))
     replicas_gpus = par.replica_gpus * par.dp
     per = min(x for x in (cap, tpot_batch if tpot_batch is not None else cap) if x is not None)
     gpus_for_users = (-(-sv.users // (per * par.dp)) * replicas_gpus) if sv.users and per else None
@@ -198,7 +205,7 @@ def report(r) -> dict | None:
     return {"prompt": sv.prompt, "output": sv.output, "context": sv.prompt + sv.output,
             "last_context": sv.prompt + sv.output - 1, "rounds": sv.output - 1, "where": where,
             "concurrency": cap * par.dp, "ttft_target": sv.ttft, "tpot_target": sv.tpot,
-            "users": sv.users, "price_per_hour": price, "board_watts": power, "gpus": replicas_gpus,
+            "users": sv.users, "gpus_per_node": node, "price_per_hour": price, "board_watts": power, "gpus": replicas_gpus,
             "replica_gpus": par.replica_gpus, "dp": par.dp, "capacity_batch": cap,
             "ttft_met": None if sv.ttft is None else bool(one.ttft_bound <= sv.ttft),
             "tpot_batch": tpot_batch, "users_batch": users_batch, "gpus_for_users": gpus_for_users,

@@ -140,7 +140,15 @@ def root(context, missing=missing):
                 yield '</td></tr>\n'
             l_2_est = l_2_x = missing
         l_1_row = missing
-        yield '</tbody>\n</table></div>\n<p>A replica holds '
+        yield '</tbody>\n</table></div>\n<p>'
+        if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node'):
+            pass
+            yield 'A node of '
+            yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
+            yield ' GPUs full of such replicas gives '
+            yield escape(t_3(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), -1), 'bound'), 'tokens_per_s_node')))
+            yield " output tok/s at the last row's batch, at most. "
+        yield 'A replica holds '
         yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'capacity_batch')))
         yield ' sequences of '
         yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'context')))
@@ -240,4 +248,4 @@ def root(context, missing=missing):
         yield '</p>\n</section>\n'
 
 blocks = {}
-debug_info = '1=44&3=47&4=49&5=53&6=61&7=73&9=75&11=79&12=83&16=90&17=108&18=116&19=120&20=127&21=134&24=144&25=156&26=170&27=185&28=191&29=198&30=218'
+debug_info = '1=44&3=47&4=49&5=53&6=61&7=73&9=75&11=79&12=83&16=90&17=108&18=116&19=120&20=127&21=134&24=144&25=164&26=178&27=193&28=199&29=206&30=226'
