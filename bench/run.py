@@ -360,6 +360,10 @@ def main(argv=None) -> int:
             measures.append((key, label, lambda e=dict(env, **extra): _run([*base, "--force"], e)))
     if not args.quick:
         measures.append(("fresh", "first run on a fresh clone, empty cache", _fresh_clone(env)))
+    catalog = ",".join(sorted(p.stem for p in (ROOT / "specs" / "hardware").glob("*.yaml")))
+    measures.append(("plan", "plan: a 70B over every GPU of the catalog (JSON)",
+                     lambda: _run([*GENREPORT, "plan", "llama-3.1-70b", "--hardware", catalog, "--prompt", "4k",
+                                   "--output", "512", "--users", "64", "--format", "json"], env)))
     measures += [
         ("json", "JSON only", lambda: _run([*GENREPORT, str(SPEC), "-o", str(out_json), "-q", "--force", "--format", "json"],
                                          env)),

@@ -95,6 +95,8 @@ PARALLEL_ENTRIES: tuple[Entry, ...] = (
     Entry("k_w", r"k_{w}", "B", "training bytes per parameter for the weights"),
     Entry("k_g", r"k_{g}", "B", "training bytes per parameter for the gradients"),
     Entry("k_o", r"k_{o}", "B", "training bytes per parameter for the optimizer state (fp32 master, Adam m, v)"),
+    Entry("k_t", r"k_{t}", "1", "index of a decode round within one request (k_t = 1 .. T_o - 1)"),
+    Entry("T_o", r"T_{o}", "token", "tokens one request generates (its output; the first comes out of the prefill)"),
 )
 
 # What serving engines do to a step (formulas/techniques.py): speculative decoding, chunked prefill, continuous
@@ -123,7 +125,7 @@ ALL_ENTRIES: tuple[Entry, ...] = ENTRIES + PARALLEL_ENTRIES + TECHNIQUE_ENTRIES
 BY_NAME: dict[str, Entry] = {e.name: e for e in ALL_ENTRIES}
 
 # Workload parameters of results.json and the glossary symbol each one binds (the one table of them).
-PARAM_SYMBOL = {"batch": "B", "context": "S", "tokens": "T", "n": "n", "m": "m", "recipe": "k"}
+PARAM_SYMBOL = {"batch": "B", "context": "S", "tokens": "T", "n": "n", "m": "m", "recipe": "k", "output": "T_o"}
 
 _SYMBOLS: dict = {}
 

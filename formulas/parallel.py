@@ -574,3 +574,59 @@ def memory_per_gpu():
     """Per-GPU memory of a replica at batch B and context S [B]: weights per GPU + B S c / (n_PP s_kv)."""
     return weight_bytes_per_gpu() + B * S * kv_bytes_per_token_per_gpu()
 
+
+
+# ----------------------------------------------------------------------------------------------- one request
+#
+# A request of T prompt tokens and T_o generated ones, decoded in a batch of B: its first token comes out of the
+# prefill (the time to first token, prefill_time_bound at T), each later token out of one decode round at a
+# context one longer, T + k for k = 1 .. T_o - 1.  Every ledger of a decode round is affine in the context S at a
+# fixed batch: the compute ledger through the attention FLOPs 4 L H_q d_h S B, the HBM ledger through the KV
+# reads B S c, the interconnect ledger not at all.  The sum of an affine ledger over the T_o - 1 rounds is closed:
+# (T_o - 1) times the ledger at the mean context T + T_o/2.  The sum of the rounds (each the max of its ledgers,
+# through the pipeline) is at least the max of the ledgers' sums (a sum of maxima is at least the maximum of the
+# sums, and the pipeline's round max(X, ((n_PP - 1) X + X_L)/m) is subadditive), so the bound below is still a
+# strict lower bound; it is exact while one ledger binds every round (no crossover inside the request).
+
+_k = sym("k_t")  # the summation index: the k-th decode round of a request
+T_o = sym("T_o")
+
+
+def request_mean_context():
+    """Mean context of a request's decode rounds [token]: T + T_o/2, the mean of T + k over k = 1 .. T_o - 1."""
+    return T + T_o / 2
+
+
+def request_round_sum(expr):
+    """sum_{k=1}^{T_o-1} expr(S = T + k) as SymPy sums it (for the derivation shown; tests check it equals
+    :func:`_over_request`)."""
+    return sp.summation(sp.expand(expr.subs(S, T + _k)), (_k, 1, T_o - 1))
+
+
+def _over_request(expr):
+    """sum_{k=1}^{T_o-1} expr(S = T + k) in closed form, (T_o - 1) expr(T + T_o/2): expr is affine in S."""
+    return (T_o - 1) * expr.subs(S, request_mean_context())
+
+
+def request_decode_time_bound():
+    """Strict lower bound of the T_o - 1 decode rounds of one request after its prefill [s], at batch B.
+
+    pipelined(max(sum compute, sum HBM, sum interconnect), ...) with every sum over k = 1 .. T_o - 1 of the
+    ledger at context T + k, in closed form: (T_o - 1) times the ledger at T + T_o/2 (the ledgers are affine in
+    S).  The max of the sums, not the sum of the maxima: smaller or equal, so a lower bound still (module note).
+    """
+    comp = _over_request(decode_time_compute_gpu())
+    mem = _over_request(decode_time_memory_gpu())
+    return pipelined(sp.Max(comp, mem, _over_request(decode_time_comm())),
+                     sp.Max(comp, mem, _over_request(decode_time_comm_last())))
+
+
+def request_decode_time_serial():
+    """Serialized estimate of the T_o - 1 decode rounds of one request [s]: max(sum compute, sum HBM of the busiest
+    GPU) + sum of the collectives as the library runs them, through the pipeline.
+
+    The max is taken of the sums, as in :func:`request_decode_time_bound`: when the compute and HBM ledgers cross
+    inside the request this estimate is short of the sum of the rounds by less than the smaller sum.
+    """
+    work = sp.Max(_over_request(decode_time_compute_gpu()), _over_request(decode_time_memory_busiest()))
+    return pipelined(work + _over_request(decode_time_comm(True)), work + _over_request(decode_time_comm_last(True)))

@@ -280,6 +280,21 @@ def _link_bound_steps():
     )
 
 
+def _request_steps():
+    k_t = sym("k_t")
+    mem = parallel.decode_time_memory_gpu()
+    return (
+        Step("HBM ledger of round k (context T + k), affine in the context", r"t_{\mathrm{mem},g}(B, T + k_{t})",
+             mem.subs(S, T + k_t)),
+        Step("summed over the rounds k = 1 .. T_o - 1 (SymPy's closed form)",
+             r"\sum_{k_{t}=1}^{T_{o}-1} t_{\mathrm{mem},g}", parallel.request_round_sum(mem)),
+        Step("the same: T_o - 1 rounds at the mean context T + T_o/2", r"(T_{o}-1)\, t_{\mathrm{mem},g}(B, \bar{S})",
+             parallel._over_request(mem)),
+        Step("max of the ledgers' sums (at most the sum of the rounds' maxima)", r"t_{\mathrm{dec}}(B, T, T_{o})",
+             parallel.request_decode_time_bound()),
+    )
+
+
 _PAR = "formulas/parallel.py"
 PARALLEL_DEFS: tuple[QuantityDef, ...] = (
     QuantityDef("all_reduce_time", "all-reduce, at least (the fewest bytes, one step)", "s", r"t_{\mathrm{AR}}", (),
@@ -347,6 +362,12 @@ PARALLEL_DEFS: tuple[QuantityDef, ...] = (
                 parallel.prefill_interconnect_bytes, f"{parallel.MEGATRON}; {parallel.MEGATRON_PP}; {parallel.GSHARD}"),
     QuantityDef("prefill_time_bound", "strict lower bound of a prefill (ledgers overlapped)", "s",
                 r"t_{\mathrm{bound},\mathrm{pre}}(T)", ("tokens",), parallel.prefill_time_bound, f"{SEED_003}, section 2, per GPU"),
+    QuantityDef("request_decode_time_bound", "decode rounds of one request after its first token, at least", "s",
+                r"t_{\mathrm{dec}}(B, T, T_{o})", ("batch", "tokens", "output"), parallel.request_decode_time_bound,
+                f"{SEED_003}, figure 1, summed over the request's rounds in closed form; {_PAR}", _request_steps),
+    QuantityDef("request_decode_time_serial", "decode rounds of one request after its first token, serialized", "s",
+                r"\tilde{t}_{\mathrm{dec}}(B, T, T_{o})", ("batch", "tokens", "output"),
+                parallel.request_decode_time_serial, f"{parallel.MEGATRON}; an estimate, not a bound"),
     QuantityDef("training_state_per_gpu_zero0", "training state per GPU, plain data parallel", "B", r"M_{0}",
                 (), lambda: parallel.training_state_per_gpu(0), parallel.ZERO),
     QuantityDef("training_state_per_gpu_zero1", "training state per GPU, ZeRO-1 (optimizer sharded)", "B",

@@ -145,7 +145,7 @@ def test_malformed_input_is_an_error_with_file_and_line(tmp_path, capsys):
     assert rc == 1 and out == "" and "Traceback" not in err
     lines = err.splitlines()
     assert any(x.endswith("claims.csv:2:1: metric: 'tok/s' is not a metric (hint: one of tokens_per_s, tokens_per_s_per_gpu, "
-                          "ms_per_token, ttft_ms, mbu, mfu)")
+                          "ms_per_token, ttft_ms, e2e_ms, mbu, mfu)")
                for x in lines), lines
     assert any(":3:1: gpus: 'one' is not a whole number" in x for x in lines)
     assert any(":4:1: precision: 'fp7' is not a precision (hint: did you mean 'fp8'?)" in x for x in lines)
@@ -186,7 +186,7 @@ def test_spelling_as_published(tmp_path):
     assert r["b"]["verdict"] == "ok" and r["b"]["value"] == 1846.0
 
 
-@pytest.mark.parametrize("metric", ["tokens_per_s", "tokens_per_s_per_gpu", "ms_per_token", "ttft_ms"])
+@pytest.mark.parametrize("metric", ["tokens_per_s", "tokens_per_s_per_gpu", "ms_per_token", "ttft_ms", "e2e_ms"])
 def test_the_verdict_turns_at_the_bound(tmp_path, metric):
     """Just inside the bound is ok, just past it impossible, for every catalog model on three GPUs."""
     models = sorted(p.stem for p in (ROOT / "specs" / "models").glob("*.yaml"))
@@ -213,3 +213,18 @@ def test_a_claim_just_inside_the_bound_gets_a_caution(tmp_path):
     (r,) = audit(claims(tmp_path, "pcie,llama-3.1-8b,h100-pcie,1,1,1,bf16,1,5,200,tokens_per_s,126.9,s"))
     assert r["verdict"] == "ok" and r["mbu"] == pytest.approx(0.953, abs=5e-4)
     assert "MBU 0.953" in r["why"] and "GPU variant" in r["why"]
+
+
+def test_end_to_end_is_the_prefill_and_the_decode_steps(tmp_path):
+    """e2e_ms (issue 29): a 2,048-token prompt and 256 generated on one H100 at batch 1, bf16: at least the prefill
+    (as ttft_ms) plus 255 steps at the mean context, each at least the weights over the bandwidth (HBM-bound)."""
+    path = claims(tmp_path, "t,llama-3.1-8b,h100-sxm,1,1,1,bf16,1,2048,1,ttft_ms,1,s",
+                  "e,llama-3.1-8b,h100-sxm,1,1,1,bf16,1,2048,256,e2e_ms,1,s",
+                  "u,llama-3.1-8b,h100-sxm,1,1,1,bf16,,2048,,e2e_ms,1,s")
+    r = {x["id"]: x for x in audit(path)}
+    ttft = r["t"]["bound"]
+    step = (r["e"]["bound"] - ttft) / 255
+    # exact accounting, batch 1: the streamed weights (8.03e9 less the 525M-parameter input embedding, Meta's
+    # config.json) x 2 B plus the KV of ~2,175 tokens x 131,072 B, over 3.35 TB/s (NVIDIA's datasheet)
+    assert step * 1e-3 == pytest.approx((2 * (8.03e9 - 128256 * 4096) + 2175.5 * 131072) / 3.35e12, rel=0.01)
+    assert r["e"]["verdict"] == "impossible" and r["u"]["bound"] == pytest.approx(ttft)  # no output: no step

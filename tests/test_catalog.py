@@ -83,7 +83,10 @@ def test_hardware_spec_loads_cleanly(path):
     assert hw.source.title and hw.source.url and hw.source.date
     assert path.read_text().startswith("# yaml-language-server: $schema=../schema/hardware.schema.json")
     if hw.price_per_hour is not None:
-        assert "indicative" in hw.sources["price"].title
+        assert "indicative" in hw.sources["price"].title.lower()
+        assert hw.sources["price"].date  # a price is only as good as its date
+    if hw.power_watts is not None:
+        assert hw.sources["power"].title and hw.sources["power"].url
 
 
 @pytest.mark.parametrize("path", MODEL_FILES, ids=lambda p: p.stem)
@@ -510,3 +513,14 @@ def test_full_report_json_for_every_model_and_every_gpu(hardware, models):
         doc = json.loads(results_json(evaluate(spec)))
         assert doc["inputs"]["hardware"]["name"] == hw.name
         assert doc["inputs"]["hardware"]["capacity"] == hw.capacity
+
+
+def test_the_serving_gpus_have_a_price_and_a_board_power():
+    """plan ranks by $/M tokens: the GPUs practitioners compare (issue 29) are priced, with their board power."""
+    for name in ("h100-sxm", "h200", "b200", "mi300x", "a100-sxm-80gb", "l40s", "l4"):
+        hw = hardware_from(read_kind(ROOT / "specs" / "hardware" / f"{name}.yaml", "hardware"))
+        assert hw.price_per_hour and hw.power_watts, name
+    # board power as the vendors print it: H100 SXM 700 W, B200 1,000 W, MI300X 750 W (datasheets cited in the files)
+    watts = {n: hardware_from(read_kind(ROOT / "specs" / "hardware" / f"{n}.yaml", "hardware")).power_watts
+             for n in ("h100-sxm", "b200", "mi300x")}
+    assert watts == {"h100-sxm": 700, "b200": 1000, "mi300x": 750}

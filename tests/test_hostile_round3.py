@@ -401,7 +401,7 @@ def test_plan_limit(capsys):
     assert rows(text) == total and "more" not in text and "no layout fits" not in text
     assert main([*args, "--limit", "5"]) == 0
     text = capsys.readouterr().out
-    assert rows(text) == 5 and f"... {total - 5} more (--limit 0 for all rows, or --format json)" in text
+    assert rows(text) == 5 and f"... {total - 5} more (--limit 0 for all rows, or --format json/csv)" in text
     assert main([*args, "--limit", str(10 * total)]) == 0
     assert rows(capsys.readouterr().out) == total
     assert main([*args, "--limit", "-1"]) == 1

@@ -43,7 +43,7 @@ RANGES = {
     "n_g": (1, 1024, True), "Z_g": (1, 1e10, False), "W_x": (1e9, 1e12, False), "alpha": (1e-7, 1e-4, False),
     "W_TP": (1e9, 1e12, False), "W_PP": (1e9, 1e12, False), "W_EP": (1e9, 1e12, False), "W_DP": (1e9, 1e12, False),
     "alpha_TP": (1e-7, 1e-4, False), "alpha_PP": (1e-7, 1e-4, False), "alpha_EP": (1e-7, 1e-4, False),
-    "alpha_DP": (1e-7, 1e-4, False), "k_e": (1, 16, True), "s_kv": (1, 64, True),
+    "alpha_DP": (1e-7, 1e-4, False), "k_e": (1, 16, True), "T_o": (1, 1e5, True), "s_kv": (1, 64, True),
     "k_w": (1, 16, False), "k_g": (1, 16, False), "k_o": (1, 16, False),
     "W_c": (1e9, 1e12, False), "tau_c": (1e-7, 1e-4, False), "W_s": (1e9, 1e12, False), "tau_s": (1e-7, 1e-4, False),
     "s_TP": (1, 1, True), "W_cTP": (1e9, 1e12, False), "W_sTP": (1e9, 1e12, False), "W_cPP": (1e9, 1e12, False),

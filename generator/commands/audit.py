@@ -48,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="genreport audit", allow_abbrev=False,
         description="Check published measurements against the physical bound. Columns: " + ", ".join(COLUMNS)
         + "; an empty cell means unknown (the loosest bound is used). metric: tokens_per_s (total), "
-          "tokens_per_s_per_gpu, ms_per_token, ttft_ms, mbu, mfu. Exit 0 even when rows are impossible.")
+          "tokens_per_s_per_gpu, ms_per_token, ttft_ms, e2e_ms, mbu, mfu. Exit 0 even when rows are impossible.")
     p.add_argument("claims", metavar="CLAIMS.csv", help="a CSV of published measurements")
     p.add_argument("--format", default="table", metavar="FORMAT",
                    help="table (default), csv or json, on standard output")

@@ -32,18 +32,20 @@ def hardware_records(gpus) -> list[dict]:
     return [{"name": hw.name, "title": hw.title, "capacity_bytes": hw.capacity, "bandwidth_bytes_per_s": hw.bandwidth,
              "peak_bf16_flops": hw.dense.get("bf16"), "peak_fp8_flops": hw.dense.get("fp8"),
              "ridge_bf16_flop_per_byte": hardware_facts(hw)["ridge_bf16"] or None,
-             "price_per_hour_usd": hw.price_per_hour or None} for hw in gpus]
+             "price_per_hour_usd": hw.price_per_hour or None, "board_power_watts": hw.power_watts or None}
+            for hw in gpus]
 
 
 def hardware_rows(gpus) -> tuple[list[str], list[list[str]]]:
-    header = ["name", "title", "HBM GiB", "TB/s", "bf16 TFLOP/s", "fp8 TFLOP/s", "ridge bf16", "$/h"]
+    header = ["name", "title", "HBM GiB", "TB/s", "bf16 TFLOP/s", "fp8 TFLOP/s", "ridge bf16", "$/h", "W"]
     rows = []
     for r in hardware_records(gpus):
         ridge = r["ridge_bf16_flop_per_byte"]
         rows.append([r["name"], r["title"], f"{r['capacity_bytes'] / 2**30:,.0f}",
                      f"{r['bandwidth_bytes_per_s'] / 1e12:.3g}", _tflops(r["peak_bf16_flops"]),
                      _tflops(r["peak_fp8_flops"]), f"{ridge:,.0f}" if ridge else "-",
-                     f"{r['price_per_hour_usd']:.2f}" if r["price_per_hour_usd"] else "-"])
+                     f"{r['price_per_hour_usd']:.2f}" if r["price_per_hour_usd"] else "-",
+                     f"{r['board_power_watts']:,.0f}" if r["board_power_watts"] else "-"])
     return header, rows
 
 

@@ -1,20 +1,27 @@
-"""``genreport plan MODEL --hardware GPU``: the multi-GPU layouts that fit, best tokens/s per GPU first.
+"""``genreport plan MODEL --hardware GPU[,GPU...]``: the layouts that serve a request shape under its targets.
 
     genreport plan llama-3.1-70b --hardware h100-sxm
-    genreport plan llama-3.1-405b --hardware h200 --context 32k --batch 128 --latency 50ms --precision fp8
-    genreport plan deepseek-v3 --hardware h200 --format json
+    genreport plan llama-3.1-70b --hardware h100-sxm,h200,b200,mi300x --context 8k --batch 64
+    genreport plan qwen2.5-72b --hardware h100-sxm --max-gpus 4 --prompt 30k --output 2k --users 16
+    genreport plan deepseek-v3 --hardware h200 --weights fp8 --prompt 3k --output 1k --users 128 --tpot 50ms
+    genreport plan gpt-oss-120b --hardware h100-sxm --max-gpus 1 --weights bf16,int4 --kv-cache bf16,fp8
 
-Every tensor x pipeline (x expert) layout and weight precision is tried; a layout is listed when its
-replica holds the weights and at least one sequence of the context.  For each, the batch is the largest
-up to --batch that fits the KV capacity and whose decode round meets --latency; the table says what
-stopped it (the batch asked, capacity, latency) and which roof binds (compute, HBM, interconnect, or
-capacity).  The evaluation is :func:`genreport.model.plan.plan`.
+Every tensor x pipeline (x expert, x data-parallel attention) layout, weight format and KV-cache format is
+tried on every GPU; a layout is listed when its replica holds the weights and at least one sequence of the
+request's last context (prompt + output) and its prefill meets --ttft.  For each, the batch is the largest up to
+--batch (or --users) that fits the KV capacity and whose slowest decode round (TPOT) meets --tpot; the row gives
+the time to first token, TPOT, the end-to-end latency of one request (closed form over its decode rounds),
+tok/s per user and per GPU, $/M tokens in and out at the GPU's price (--price h100-sxm=2.5), J/token at its
+board power, the memory left per GPU, and with --users the GPUs that serve them.  Sorted by $/M output tokens
+when every GPU has a price, else by tok/s per GPU.  The evaluation is :func:`genreport.model.plan.plan`.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import dataclasses
+import io
 import json
 import math
 import sys
@@ -27,33 +34,55 @@ from genreport.errors import Finding, SpecError
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="genreport plan", allow_abbrev=False,
-        description="List the tensor/pipeline/expert-parallel layouts and weight precisions on which MODEL fits "
-                    "GPU at the batch and context asked, sorted by decode tokens/s per GPU under the latency "
-                    "target, with the roof that binds each.",
+        description="List the tensor/pipeline/expert-parallel layouts, weight and KV-cache formats on which MODEL "
+                    "serves a request (prompt + output tokens) on each GPU under the TTFT and TPOT targets, with "
+                    "TTFT, TPOT, end-to-end latency, tok/s per user and per GPU, $/M tokens and the roof that binds.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="times are decode rounds (every sequence advances one token); 'bound' is the strict lower bound "
-               "(compute, HBM and interconnect perfectly overlapped), 'serial' the estimate with the all-reduces "
-               "on the critical path. Data-parallel replicas multiply tokens/s at the same rate per GPU.")
+        epilog="times are the strict bound (compute, HBM and interconnect perfectly overlapped) or, with --estimate "
+               "serial, the estimate with the collectives on the critical path. The bound charges int8/int4 weights "
+               "no dequantization (measured int4 decode reaches 0.19-0.43 of the bandwidth) and --estimate "
+               "serial does not either: compare formats with care. TTFT is one prompt alone on the replica (no queueing); $/M "
+               "input tokens price the prompt at that prefill rate, $/M output tokens the decode rate per GPU.")
     p.add_argument("model", metavar="MODEL", help="catalog name or path of a model spec, e.g. llama-3.1-70b")
-    p.add_argument("--hardware", required=True, metavar="GPU", help="catalog name or path of a GPU, e.g. h100-sxm")
-    p.add_argument("--context", default="8k", metavar="TOKENS", help="context per sequence (default 8k; k = 1024)")
-    p.add_argument("--batch", default="64", metavar="N", help="sequences per replica wanted (default 64)")
-    p.add_argument("--latency", metavar="TIME", help="longest decode round allowed, e.g. 50ms (default: none)")
-    p.add_argument("--precision", default="bf16,fp8,int8,int4", metavar="LIST",
-                   help="weight precisions to try (default bf16,fp8,int8,int4; int8/int4, mxfp4 and nvfp4 compute "
-                        "in bf16, fp8_block in fp8; 'checkpoint': the model spec's checkpoint_precision; a format the "
-                        "GPU has no peak for is skipped)")
+    p.add_argument("--hardware", default=None, metavar="GPU[,GPU]",
+                   help="catalog names or paths of GPUs, comma-separated, e.g. h100-sxm,h200,b200,mi300x (default: "
+                        "the 'hardware' of .genreport.yaml or the user's config)")
+    p.add_argument("--context", default=None, metavar="TOKENS",
+                   help="context per sequence (default 8k, or --prompt + --output; k = 1024)")
+    p.add_argument("--prompt", default=None, metavar="TOKENS", help="prompt tokens of one request (default: the "
+                   "context less the output)")
+    p.add_argument("--output", default=None, metavar="TOKENS", help="tokens one request generates (default 1)")
+    p.add_argument("--batch", default=None, metavar="N", help="sequences per replica wanted (default --users, or 64)")
+    p.add_argument("--users", default=None, metavar="N", help="concurrent requests to serve: the batch per replica "
+                   "is at most this, and the table adds the GPUs that serve them all")
+    p.add_argument("--tpot", "--latency", dest="tpot", metavar="TIME",
+                   help="longest time per output token (the request's slowest decode round), e.g. 50ms (--latency "
+                        "is the same option)")
+    p.add_argument("--ttft", metavar="TIME", help="longest time to first token, e.g. 2s")
+    p.add_argument("--weights", "--precision", dest="weights", default="bf16,fp8,int8,int4", metavar="LIST",
+                   help="weight formats to try (default bf16,fp8,int8,int4; int8/int4, mxfp4 and nvfp4 compute in "
+                        "bf16, fp8_block in fp8; 'checkpoint': the model spec's checkpoint_precision; a format the "
+                        "GPU has no peak for is skipped). --precision is the same option")
+    p.add_argument("--kv-cache", default="auto", metavar="LIST",
+                   help="KV-cache formats to try, e.g. bf16,fp8 (default auto: fp8 for fp8 weights, else bf16)")
+    p.add_argument("--price", default=None, metavar="GPU=USD[,...]",
+                   help="USD per GPU-hour, overriding your config's and the catalog's indicative prices, e.g. "
+                        "b200=5.5,h100-sxm=2.2")
     p.add_argument("--max-gpus", default=64, type=int, metavar="N", help="largest replica tried (default 64)")
+    p.add_argument("--gpus", default=None, type=int, metavar="N",
+                   help="only replicas of exactly N GPUs (\"on 4 x H100\": --gpus 4)")
+    p.add_argument("--sort", choices=("auto", "cost", "speed", "gpus", "user"), default="auto",
+                   help="order: cost ($/M output tokens), speed (tok/s per GPU), gpus (fewest GPUs for --users, then "
+                        "cost), user (tok/s per user); auto: cost when every GPU has a price, else speed")
     p.add_argument("--estimate", choices=("bound", "serial"), default="bound",
-                   help="what the latency target and the ranking use: the strict bound (default) or the serial "
-                        "estimate")
+                   help="what the targets and the ranking use: the strict bound (default) or the serial estimate")
     p.add_argument("--accounting", choices=("seed", "exact"), default="seed", help="parameter accounting (seed)")
     p.add_argument("--limit", default=30, type=int, metavar="N",
-                   help="rows of the table (default 30; 0: all rows; json: always all)")
+                   help="rows of the table (default 30; 0: all rows; json and csv: always all)")
     p.add_argument("--memory-reserve", default=None, metavar="FRACTION",
                    help="share of each GPU the engine keeps for itself (default 0.1, vLLM's gpu_memory_utilization "
                         "0.9); 0 gives the KV cache everything beside the weights")
-    p.add_argument("--format", choices=("table", "json"), default="table", help="output (default table)")
+    p.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output (default table)")
     add_verbosity(p)
     return p
 
@@ -72,44 +101,110 @@ def _load(kind: str, ref: str, option: str):
     return (load_model if kind == "model" else load_hardware)(path)
 
 
+def _time(option: str, text: str | None) -> float | None:
+    from genreport.load import units
+
+    if text is None:
+        return None
+    try:
+        value = units.expect(text, units.SECONDS).value
+    except units.UnitError as exc:
+        raise _err(f"{option} {text}", str(exc), "write a time with its unit, e.g. 50ms") from None
+    if not value > 0:
+        raise _err(f"{option} {text}", "must be positive", "write e.g. 50ms")
+    return value
+
+
+def _count(option: str, text: str | None, hint: str) -> int | None:
+    from genreport.load.loader import tokens
+
+    if text is None:
+        return None
+    try:
+        return tokens(text)
+    except ValueError as exc:
+        raise _err(f"{option} {text}", str(exc), hint) from None
+
+
+def _formats(option: str, text: str, allowed) -> list[str]:
+    out = [p.strip() for p in text.split(",") if p.strip()]
+    bad = [p for p in out if p not in allowed]
+    if bad or not out:
+        raise _err(f"{option} {text}", f"unknown format {', '.join(bad) or '(none)'}",
+                   f"use a comma-separated subset of {', '.join(allowed)}")
+    return out
+
+
+def _prices(text: str | None, names: list[str]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for item in (text or "").split(","):
+        if not item.strip():
+            continue
+        name, eq, value = item.partition("=")
+        try:
+            price = float(value)
+        except ValueError:
+            price = math.nan
+        if not eq or not 0 < price <= 10000:
+            raise _err(f"--price {text}", f"'{item}' is not GPU=USD per hour", "write e.g. --price b200=5.5")
+        if name.strip() not in names:
+            raise _err(f"--price {text}", f"'{name.strip()}' is not one of the GPUs asked ({', '.join(names)})",
+                       "name a GPU of --hardware, e.g. --price b200=5.5")
+        out[name.strip()] = price
+    return out
+
+
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
-    from genreport.load import units
-    from genreport.load.loader import tokens
-    from genreport.load.spec import WEIGHT_FORMAT_BYTES
-    from genreport.model.plan import plan
+    from genreport import config
+    from genreport.load.spec import PRECISION_BYTES, WEIGHT_FORMAT_BYTES
+    from genreport.model.plan import Shape, plan
 
-    try:
-        context = tokens(args.context)
-    except ValueError as exc:
-        raise _err(f"--context {args.context}", str(exc), "write an integer or '8k' (k = 1024)") from None
-    try:
-        batch = tokens(args.batch)
-    except ValueError as exc:
-        raise _err(f"--batch {args.batch}", str(exc), "write a positive integer, e.g. 64") from None
+    defaults = config.load()  # the user's and the project's defaults: GPUs, prices, the memory reserve
+    if args.hardware is None:
+        if not defaults.hardware:
+            raise _err("--hardware", "no GPU given", "name one or more, e.g. --hardware h100-sxm,h200 (or set "
+                       "'hardware' in .genreport.yaml or ~/.config/genreport/config.yaml)")
+        args.hardware = ",".join(defaults.hardware)
+
+    hint = "write a positive integer or '8k' (k = 1024)"
+    context = _count("--context", args.context, "write an integer or '8k' (k = 1024)")
+    prompt = _count("--prompt", args.prompt, hint)
+    output = _count("--output", args.output, hint)
+    users = _count("--users", args.users, "write a positive integer, e.g. 128")
+    batch = _count("--batch", args.batch, "write a positive integer, e.g. 64")
+    if prompt is not None or output is not None:
+        if context is not None and prompt is not None and output is not None and context != prompt + output:
+            raise _err(f"--context {args.context}", f"is not --prompt + --output ({prompt + output:,})",
+                       "leave --context out: a request's last context is its prompt + output")
+        output = output or 1
+        prompt = prompt if prompt is not None else (context or 8192) - output
+        if prompt < 1:
+            raise _err(f"--output {args.output}", "leaves no prompt in the context", "give --prompt as well")
+        context = prompt + output
+    else:
+        context = context or 8192
+        prompt, output = context, 1
+    batch = batch or users or 64
     if batch > 65536:
-        raise _err(f"--batch {args.batch}", "more than 65,536 sequences per replica", "use a smaller batch")
-    latency = None
-    if args.latency is not None:
-        try:
-            latency = units.expect(args.latency, units.SECONDS).value
-        except units.UnitError as exc:
-            raise _err(f"--latency {args.latency}", str(exc), "write a time with its unit, e.g. 50ms") from None
-        if not latency > 0:
-            raise _err(f"--latency {args.latency}", "must be positive", "write e.g. 50ms")
-    precisions = [p.strip() for p in args.precision.split(",") if p.strip()]
-    known = [*WEIGHT_FORMAT_BYTES, "checkpoint"]
-    bad = [p for p in precisions if p not in known]
-    if bad or not precisions:
-        raise _err(f"--precision {args.precision}", f"unknown format {', '.join(bad) or '(none)'}",
-                   f"use a comma-separated subset of {', '.join(known)}")
+        raise _err(f"--batch {batch}", "more than 65,536 sequences per replica", "use a smaller batch")
+    tpot = _time("--latency" if "--latency" in argv else "--tpot", args.tpot)
+    ttft = _time("--ttft", args.ttft)
+    weights = _formats("--weights", args.weights, (*WEIGHT_FORMAT_BYTES, "checkpoint"))
+    kvs = _formats("--kv-cache", args.kv_cache, ("auto", *PRECISION_BYTES))
     if args.limit < 0:
         raise _err(f"--limit {args.limit}", "must be 0 (all rows) or more", "e.g. --limit 30")
     if not 1 <= args.max_gpus <= 4096:
         raise _err(f"--max-gpus {args.max_gpus}", "must be between 1 and 4096", "write e.g. 64")
+    if args.gpus is not None:
+        if not 1 <= args.gpus <= 4096:
+            raise _err(f"--gpus {args.gpus}", "must be between 1 and 4096", "write e.g. 8")
+        args.max_gpus = args.gpus
+    if args.sort == "gpus" and users is None:
+        raise _err("--sort gpus", "needs --users (the GPUs that serve them)", "add e.g. --users 128")
     from genreport.load.spec import DEFAULT_MEMORY_RESERVE
 
-    reserve = DEFAULT_MEMORY_RESERVE
+    reserve = DEFAULT_MEMORY_RESERVE if defaults.memory_reserve is None else defaults.memory_reserve
     if args.memory_reserve is not None:
         try:
             reserve = float(args.memory_reserve.rstrip("%")) / (100.0 if args.memory_reserve.endswith("%") else 1.0)
@@ -119,51 +214,139 @@ def main(argv: list[str]) -> int:
             raise _err(f"--memory-reserve {args.memory_reserve}", "must be a fraction from 0 to 0.9 (or 0% to 90%)",
                        "write e.g. 0.1 or 10%")
     model = _load("model", args.model, "model")
-    if "checkpoint" in precisions and not model.checkpoint_weights:
-        raise _err(f"--precision {args.precision}", f"{model.title} has no checkpoint_precision in its spec",
+    if "checkpoint" in weights and not model.checkpoint_weights:
+        raise _err(f"--weights {args.weights}", f"{model.title} has no checkpoint_precision in its spec",
                    f"name the formats instead, or add checkpoint_precision to {model.file}")
-    hw = dataclasses.replace(_load("hardware", args.hardware, "--hardware"), memory_reserve=reserve)
-    result = plan(model, hw, batch, context, latency, tuple(precisions), args.max_gpus, args.accounting,
-                  args.estimate)
+    refs = [h.strip() for h in args.hardware.split(",") if h.strip()]
+    gpus = [dataclasses.replace(_load("hardware", h, "--hardware"), memory_reserve=reserve) for h in refs]
+    prices = {**defaults.prices, **_prices(args.price, [g.name for g in gpus] + refs)}
+    gpus = [dataclasses.replace(g, price_per_hour=prices.get(g.name, prices.get(ref, g.price_per_hour)))
+            for g, ref in zip(gpus, refs, strict=True)]
+    shape = Shape(prompt, output, ttft, users)
+    results = [plan(model, g, batch, context, tpot, tuple(weights), args.max_gpus, args.accounting, args.estimate,
+                    tuple(kvs), shape) for g in gpus]
+    if args.gpus is not None:
+        for res in results:
+            res.rows = [r for r in res.rows if r.gpus == args.gpus]
+    result = merge(results, all(g.price_per_hour for g in gpus), args.sort)
     if args.format == "json":
-        doc = {"model": model.name, "hardware": hw.name, "context": context, "batch": batch, "latency": latency,
-               "memory_reserve": reserve,
+        doc = {"model": model.name, "hardware": ",".join(g.name for g in gpus), "context": context, "batch": batch,
+               "prompt": prompt, "output": output, "users": users, "tpot": tpot, "latency": tpot, "ttft": ttft,
+               "memory_reserve": reserve, "prices": {g.name: g.price_per_hour for g in gpus},
+               "board_watts": {g.name: g.power_watts for g in gpus}, "sorted_by": result.estimate,
                "estimate": args.estimate, "accounting": args.accounting, "max_gpus": args.max_gpus,
                "rows": [r.as_json() for r in result.rows], "rejected": result.rejected,
                "skipped_precisions": [{"precision": p, "why": w} for p, w in result.skipped_precisions]}
         print(json.dumps(doc, indent=1, sort_keys=True))
         return 0
-    print(render_table(result, model, hw, batch, context, latency, args.limit))
+    if args.format == "csv":
+        print(render_csv(result), end="")
+        return 0
+    print(render_table(result, model, gpus, batch, context, tpot, args.limit, shape, args.estimate))
     return 0
 
 
-def render_table(result, model, hw, batch: int, context: int, latency: float | None, limit: int) -> str:
+def merge(results, priced: bool, sort: str = "auto"):
+    """One plan of several GPUs: every row in the order ``sort`` asks ("auto": $/M output tokens when every GPU is
+    priced, else tok/s per GPU); the rejections added up.  ``estimate`` of the result names the order."""
+    from genreport.model.plan import Plan
+
+    rows = [r for res in results for r in res.rows]
+    sort = ("cost" if priced else "speed") if sort == "auto" else sort
+
+    def tail(r):
+        return (r.gpus, r.hardware, r.precision, r.kv_cache, r.tp, r.pp, r.ep)
+
+    def money(r):
+        return math.inf if r.usd_per_mtok_out is None else r.usd_per_mtok_out
+
+    keys = {"cost": lambda r: (money(r), *tail(r)), "speed": lambda r: (-r.tokens_per_s_gpu, *tail(r)),
+            "gpus": lambda r: (r.gpus_for_users, money(r), *tail(r)),
+            "user": lambda r: (-r.tokens_per_s_user, money(r), *tail(r))}
+    rows.sort(key=keys[sort])
+    rejected: dict[str, int] = {}
+    for res in results:
+        for why, n in res.rejected.items():
+            rejected[why] = rejected.get(why, 0) + n
+    skipped = [(p, w) for res in results for p, w in res.skipped_precisions]
+    return Plan(rows, rejected, skipped, {"cost": "$/M output tokens", "speed": "tok/s per GPU",
+                                          "gpus": "GPUs for the users, then $/M output tokens",
+                                          "user": "tok/s per user"}[sort])
+
+
+_CSV = ("hardware", "precision", "kv_cache", "tp", "pp", "ep", "dp", "gpus", "batch", "limit", "binds", "concurrency",
+        "ttft", "tpot", "e2e", "tokens_per_s_user", "tokens_per_s_gpu", "tokens_per_s_node", "usd_per_mtok_in",
+        "usd_per_mtok_out", "joules_per_token", "headroom_bytes", "gpus_for_users", "weight_bytes_per_gpu", "time_bound", "time_serial",
+        "time_comm", "tokens_per_s_replica", "links")
+
+
+def render_csv(result) -> str:
+    """Every row, one line each, SI units (s, B, token/s, USD): for a spreadsheet."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(_CSV)
+    for r in result.rows:
+        d = r.as_json()
+        w.writerow(["" if d[k] is None else d[k] for k in _CSV])
+    return buf.getvalue()
+
+
+def _money(x) -> str:
+    return "-" if x is None else f"{x:,.3f}" if x < 10 else f"{x:,.1f}"
+
+
+def render_table(result, model, gpus, batch: int, context: int, tpot: float | None, limit: int, shape=None,
+                 estimate: str = "bound") -> str:
     """The table of the first ``limit`` layouts (0: all of them), and how many more there are."""
     from genreport.commands.diff import table
 
     if limit <= 0:
         limit = len(result.rows)
-
-    target = f", decode round <= {latency * 1e3:g} ms ({result.estimate})" if latency else ""
-    reserve = f", {hw.memory_reserve:.0%} of each GPU kept by the engine" if hw.memory_reserve else ""
-    lines = [f"{model.title} on {hw.title}: {batch} sequences x {context:,} tokens per replica{target}{reserve}"]
-    header = ["precision", "tp", "pp", "ep", "dp", "GPUs", "weights/GPU GiB", "batch", "limit", "binds",
-              "bound ms", "serial ms", "comm ms", "tok/s replica", "tok/s/GPU"]
-    rows = [[r.precision, str(r.tp), str(r.pp), str(r.ep), str(r.dp), str(r.gpus), f"{r.weight_bytes_per_gpu / 2**30:,.1f}",
-             str(r.batch), r.limit, r.binds, f"{r.time_bound * 1e3:,.2f}", f"{r.time_serial * 1e3:,.2f}",
-             f"{r.time_comm * 1e3:,.3f}", f"{r.tokens_per_s_replica:,.0f}", f"{r.tokens_per_s_gpu:,.1f}"]
-            for r in result.rows[:limit]]
+    gpus = gpus if isinstance(gpus, list | tuple) else [gpus]
+    shape = shape or type("S", (), {"prompt": context, "output": 1, "ttft": None, "users": None})()
+    targets = [f"TTFT <= {shape.ttft * 1e3:g} ms" if shape.ttft else "", f"TPOT <= {tpot * 1e3:g} ms" if tpot else ""]
+    target = ", ".join(t for t in targets if t)
+    reserve = gpus[0].memory_reserve
+    lines = [f"{model.title} on {', '.join(g.title for g in gpus)}: requests of {shape.prompt:,} prompt + "
+             f"{shape.output:,} generated tokens (context {context:,}), up to {batch:,} per replica"
+             + (f", {shape.users:,} users" if shape.users else "") + (f"; {target}" if target else "")
+             + f"; times: {'the strict bound' if estimate == 'bound' else 'the serial estimate'}"
+             + (f"; {reserve:.0%} of each GPU kept by the engine" if reserve else "")]
+    prices = ", ".join(f"{g.name} ${g.price_per_hour:g}/h" if g.price_per_hour else f"{g.name} no price" for g in gpus)
+    lines.append(f"prices per GPU-hour: {prices}; sorted by {result.estimate}")
+    header = ["weights", "KV", "GPU", "tp", "pp", "ep", "dp", "GPUs", "batch", "limit", "binds", "max conc.",
+              "TTFT ms", "TPOT ms", "E2E s", "tok/s/user", "tok/s/GPU", "$/M in", "$/M out", "J/tok",
+              "free GiB/GPU"]
+    users = bool(shape.users)
+    if users:
+        header.append("GPUs for users")
+    rows = []
+    for r in result.rows[:limit]:
+        row = [r.precision, r.kv_cache, r.hardware, str(r.tp), str(r.pp), str(r.ep), str(r.dp), str(r.gpus),
+               str(r.batch), r.limit, r.binds, f"{r.concurrency:,}", f"{r.ttft * 1e3:,.1f}", f"{r.tpot * 1e3:,.2f}",
+               f"{r.e2e:,.2f}", f"{r.tokens_per_s_user:,.1f}", f"{r.tokens_per_s_gpu:,.1f}",
+               _money(r.usd_per_mtok_in), _money(r.usd_per_mtok_out),
+               "-" if r.joules_per_token is None else f"{r.joules_per_token:,.3f}", f"{r.headroom_bytes / 2**30:,.1f}"]
+        if users:
+            row.append(f"{r.gpus_for_users:,}")
+        rows.append(row)
     if rows:
-        lines += table(rows, header, set(range(1, 8)) | set(range(9, 14)))
+        lines += table(rows, header, set(range(3, 10)) | set(range(11, len(header))))
     else:
         lines.append("no layout fits")
     if len(result.rows) > limit:
-        lines.append(f"... {len(result.rows) - limit} more (--limit 0 for all rows, or --format json)")
+        lines.append(f"... {len(result.rows) - limit} more (--limit 0 for all rows, or --format json/csv)")
     rejected = ", ".join(f"{n} {why}" for why, n in result.rejected.items() if n)
     if rejected:
         lines.append(f"not listed: {rejected}")
     for p, why in result.skipped_precisions:
         lines.append(f"skipped {p}: {why}")
+    if any(r.precision in ("int8", "int4") for r in result.rows[:limit]):
+        lines.append("int8/int4 weights: neither the bound nor the serial estimate charges dequantization (measured "
+                     "int4 decode reaches 0.19-0.43 of the bandwidth): their rows are what the format's bytes allow")
+    lines.append("TTFT: one prompt alone on the replica; TPOT: the request's slowest decode round; E2E: TTFT + the "
+                 "decode rounds (closed form); tok/s/GPU: output tokens; max conc.: sequences of the context all "
+                 "replicas hold")
     return "\n".join(lines)
 
 

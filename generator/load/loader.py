@@ -27,6 +27,7 @@ from genreport.load.checks import (  # noqa: F401 - max_points: callers import i
 from genreport.load.objects import (  # noqa: F401 - tokens: callers import it here
     _parallelism,
     _precision,
+    _serving,
     _source,
     _workloads,
     hardware_from,
@@ -44,6 +45,7 @@ from genreport.load.spec import (
     Hardware,
     Model,
     ReportSpec,
+    Source,
 )
 from genreport.load.yamlread import Document, format_path, read
 from genreport.paths import display, project_root_for
@@ -272,6 +274,7 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
 
         precision = dataclasses.replace(precision, held_bytes=held_weight_bytes(precision, model))
     workloads = _workloads(doc, findings)
+    serving = _serving(doc, findings)
     _check_budget(doc, workloads, findings)
     if hw is not None:
         for fmt in {precision.compute}:
@@ -302,6 +305,9 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
     eff = d.get("efficiency")
     reserve = float((d.get("engine") or {}).get("memory_reserve", DEFAULT_MEMORY_RESERVE))
     hw = dataclasses.replace(hw, memory_reserve=reserve) if hw is not None else hw
+    if hw is not None and serving is not None and serving.price:  # the service's price of a GPU-hour wins
+        hw = dataclasses.replace(hw, price_per_hour=serving.price, sources=hw.sources | {
+            "price": Source("the report spec's serving.price", "", "", "")})
     cmp_hw = [dataclasses.replace(h, memory_reserve=reserve) if h is not None else h for h in cmp_hw]
     return ReportSpec(
         name=d["name"], title=d["title"], hardware=hw, model=model, precision=precision, workloads=workloads,
@@ -312,6 +318,7 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
         overrides=tuple(overrides), parallelism=parallelism,
         precision_spec=copy.deepcopy(d["precision"]),
         engine_reserve_given="memory_reserve" in (d.get("engine") or {}),
+        serving=serving,
     )
 
 

@@ -20,6 +20,7 @@ from genreport.load.spec import (
     Node,
     Parallelism,
     Precision,
+    Serving,
     Source,
     Workloads,
 )
@@ -62,7 +63,7 @@ def hardware_from(doc: Document) -> Hardware:
     d = doc.data
     mem, peak = d["memory"], d["peak"]
     sources: dict[str, Source] = {}
-    for key in ("memory", "peak", "interconnect", "node", "architecture", "price", "collectives"):
+    for key in ("memory", "peak", "interconnect", "node", "architecture", "price", "power", "collectives"):
         if isinstance(d.get(key), dict) and "source" in d[key]:
             sources[key] = _source(d[key]["source"])
     arch = {}
@@ -84,6 +85,7 @@ def hardware_from(doc: Document) -> Hardware:
         collectives=_collectives(d["collectives"]) if d.get("collectives") else None,
         architecture=arch,
         price_per_hour=(d.get("price") or {}).get("usd_per_hour"),
+        power_watts=(d.get("power") or {}).get("board_watts"),
         measured_bandwidth=_q(measured["bandwidth"]) if measured.get("bandwidth") else None,
         measured_peaks={k: _q(v) for k, v in (measured.get("peak") or {}).items()},
         measured_method=measured.get("method", ""),
@@ -189,6 +191,28 @@ def _precision(p) -> Precision:
     compute = p.get("compute") or WEIGHT_COMPUTE.get(base, base)
     return Precision(w, p.get("kv_cache") or ("bf16" if compute not in PRECISION_BYTES else compute), compute,
                      p.get("group_size"), classes)
+
+
+def _serving(doc: Document, findings: Findings) -> Serving | None:
+    """The ``serving`` block: token counts as in workloads ('4k'), times with their units ('50 ms')."""
+    block = doc.data.get("serving")
+    if block is None:
+        return None
+    counts = {}
+    for key in ("prompt", "output"):
+        try:
+            counts[key] = tokens(block[key])
+        except ValueError as exc:
+            findings.add(doc.finding(("serving", key), str(exc), "write an integer or '4k' (k = 1024)"))
+            counts[key] = 1
+    times = {}
+    for key in ("ttft", "tpot"):
+        if block.get(key) is not None:
+            times[key] = _q(block[key])
+            if not times[key] > 0:
+                findings.add(doc.finding(("serving", key), f"{block[key]} is not a positive time", "write e.g. '50 ms'"))
+    return Serving(counts["prompt"], counts["output"], times.get("ttft"), times.get("tpot"), block.get("users"),
+                   block.get("price"))
 
 
 def _workloads(doc: Document, findings: Findings) -> Workloads:

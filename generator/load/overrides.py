@@ -36,9 +36,14 @@ ALIASES = {
     ("hardware", "bandwidth"): ("hardware", "memory", "bandwidth"),
     ("hardware", "capacity"): ("hardware", "memory", "capacity"),
 }
+# Whole short paths: hardware.price=5.5 (USD per GPU-hour), hardware.power=1000 (W).
+EXACT = {("hardware", "price"): ("hardware", "price", "usd_per_hour"),
+         ("hardware", "power"): ("hardware", "power", "board_watts")}
 
 
 def _alias(path: tuple[str, ...]) -> tuple[str, ...]:
+    if path in EXACT:
+        return EXACT[path]
     if path[:2] in ALIASES:
         return ALIASES[path[:2]] + path[2:]
     if len(path) == 3 and path[:2] == ("hardware", "peak") and path[2] not in ("dense", "sparse", "source"):
@@ -66,6 +71,8 @@ def _apply_override(doc: Document, path: tuple[str, ...], value, text: str) -> F
     if not isinstance(value, list) and (isinstance(node.get(path[-1]), list) or _wants_list(doc.data.get("kind"), path)):
         value = [value]  # one value where the spec takes a list: a one-element list (batch=64 -> [64])
     node[path[-1]] = value
+    if path[-2:] in (("price", "usd_per_hour"), ("power", "board_watts")) and "source" not in node:
+        node["source"] = {"title": f"--set {text}"}  # a price or power the user gives: its source is the option
     doc.overrides[path] = text
     return None
 

@@ -112,7 +112,8 @@ class Hardware:
     node: Node | None = None
     collectives: Collectives | None = None
     architecture: dict[str, float] = field(default_factory=dict)
-    price_per_hour: float | None = None
+    price_per_hour: float | None = None  # USD per device-hour (price.usd_per_hour, or an override)
+    power_watts: float | None = None  # W, board power of one device (power.board_watts)
     measured_bandwidth: float | None = None
     measured_peaks: dict[str, float] = field(default_factory=dict)
     measured_method: str = ""
@@ -302,6 +303,18 @@ class Parallelism:
 
 
 @dataclass(frozen=True)
+class Serving:
+    """A service (the report spec's ``serving`` block): a request shape, its targets, the concurrency."""
+
+    prompt: int  # tokens of one request's prompt
+    output: int  # tokens one request generates
+    ttft: float | None = None  # s, longest time to first token allowed
+    tpot: float | None = None  # s, longest time per output token allowed
+    users: int | None = None  # concurrent requests
+    price: float | None = None  # USD per GPU-hour, overriding the GPU file's
+
+
+@dataclass(frozen=True)
 class ReportSpec:
     name: str
     title: str
@@ -322,4 +335,5 @@ class ReportSpec:
     warnings: tuple[str, ...] = ()
     parallelism: Parallelism | None = None  # None: no 'parallelism' block, the single-card report
     engine_reserve_given: bool = False  # engine.memory_reserve written in the spec (else the default)
+    serving: Serving | None = None  # the spec's serving block (None without one)
     precision_spec: object = None  # 'precision' as written (a format, or weights / kv_cache / compute / group_size)

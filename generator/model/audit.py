@@ -1,8 +1,8 @@
 """Published claims against the physical bound: one verdict per claim, and the likely mislabel when it beats it.
 
 A claim is a measurement as published: a model on some GPUs at a precision, batch and prompt/output
-lengths, and one number (tokens/s in total or per GPU, ms per output token, time to first token, MBU or
-MFU).  Its bound is computed with the evaluation code (:func:`genreport.model.evaluate.make_env` and
+lengths, and one number (tokens/s in total or per GPU, ms per output token, time to first token, end-to-end
+latency of one request, MBU or MFU).  Its bound is computed with the evaluation code (:func:`genreport.model.evaluate.make_env` and
 the compiled quantities) in the ``exact`` accounting, which counts what is physically moved and
 computed (the input embedding is a row lookup, the output head runs once per prefill):
 
@@ -38,6 +38,7 @@ METRICS = {
     "tokens_per_s_per_gpu": "token/s",
     "ms_per_token": "ms",
     "ttft_ms": "ms",
+    "e2e_ms": "ms",
     "mbu": "1",
     "mfu": "1",
 }
@@ -166,7 +167,7 @@ def bound(c: Claim) -> Bound:
         out.mbu = c.value if c.metric == "mbu" else None
         out.mfu = c.value if c.metric == "mfu" else None
         return out
-    if c.metric == "ttft_ms":
+    if c.metric in ("ttft_ms", "e2e_ms"):
         t_tok = float(c.input_tokens or 1)
         if c.input_tokens is None:
             assumed["input_tokens"] = "unknown: 1"
@@ -174,6 +175,8 @@ def bound(c: Claim) -> Bound:
         t_comp, t_mem = float(q["prefill_time_compute"](e)), float(q["prefill_time_memory"](e))
         t = max(t_comp, t_mem)
         out.binds = "compute" if t_comp >= t_mem else "bandwidth"
+        if c.metric == "e2e_ms":
+            return _end_to_end(c, q, env, out, t, assumed)
         out.value = t * 1e3
         measured = c.value / 1e3
         out.mfu = float(q["prefill_flops"](e)) / measured / hw.dense[precision.compute]
@@ -209,6 +212,26 @@ def bound(c: Claim) -> Bound:
     out.mfu = float(q["decode_flops"](e)) / step / hw.dense[precision.compute]
     # the weights are shared by the batch: without the batch the bytes of a step, hence MBU, are unknown
     out.mbu = float(q["decode_bytes"](e)) / step / hw.bandwidth if "batch" not in assumed else None
+    return out
+
+
+def _end_to_end(c: Claim, q, env, out: Bound, t_prefill: float, assumed: dict) -> Bound:
+    """End to end of one request: its prefill (as ``ttft_ms``) and its output - 1 decode steps, each at least the step
+    at the mean context (the step is convex in the context: Jensen), at the batch stated (unknown: 1, the shortest
+    steps).  An unknown output is one token: no decode step."""
+    o = float(c.output_tokens or 1)
+    if c.output_tokens is None:
+        assumed["output_tokens"] = "unknown: 1 (no decode step)"
+    b = float(c.batch or 1)
+    if c.batch is None:
+        assumed["batch"] = "unknown: 1 (the shortest step)"
+    s = mean_context(c.input_tokens, c.output_tokens)
+    e = env.at(batch=b, context=s, N=np.asarray(env.at(batch=1.0)["N"]))
+    t_comp, t_mem = float(q["decode_time_compute"](e)), float(q["decode_time_memory"](e))
+    decode = (o - 1.0) * max(t_comp, t_mem)
+    if decode > t_prefill:
+        out.binds = "compute" if t_comp >= t_mem else "bandwidth"
+    out.value = (t_prefill + decode) * 1e3
     return out
 
 

@@ -186,17 +186,18 @@ def _declared_per_routed(values: dict, pc: arch.ParameterCount, accounting: str)
     return (values["N"] - values["N_a"]) / spare if spare else 0.0
 
 
-def at_batch(values: dict, env: Env, batch) -> dict:
+def at_batch(values: dict, env: Env, batch, busiest: bool = True) -> dict:
     """The layout formulas' values at batch B: for MoE, the whole model's N and N_x that one micro-batch
     (B / min(pp, B) sequences) reads, as ``Env.read`` counts them for ``env``'s layout (an expert group wider
-    than a replica reads the experts of all its replicas' tokens)."""
+    than a replica reads the experts of all its replicas' tokens).  ``busiest=False`` leaves u_x at 1: only the
+    estimate's busiest-GPU ledger reads it, and its expected maximum is costly to count at many batches."""
     out = dict(values)
     bt = np.asarray(batch, dtype=float)
     out["B"] = bt
     if env.model.moe is not None:
         micro = bt / np.minimum(float(env.cut.pp), bt)
         out["N"], out["N_x"] = env.read(micro)
-        out["u_x"] = env.busiest(micro)
+        out["u_x"] = env.busiest(micro) if busiest else np.ones(np.shape(micro))
     if env.per_class:  # b: the mean bytes per weight of what the GPU reads at this batch
         out["b"] = env.read_b(out["N"], out["N_x"]) if env.model.moe is not None else env.read_b()
     return out

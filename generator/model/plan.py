@@ -1,5 +1,6 @@
-"""The search over layouts: ``plan`` (every tp x pp x ep layout and weight format that fits, ranked by tokens/s
-per GPU), one point's bounds for audits, and the report's many-GPU view (``many_gpus``: how the decode round
+"""The search over layouts: ``plan`` (every tp x pp x ep layout, weight and KV-cache format that fits, with one
+request's TTFT, TPOT, end-to-end latency, rates and cost at the batch chosen; ranked by tokens/s per GPU), one
+point's bounds for audits, and the report's many-GPU view (``many_gpus``: how the decode round
 scales with the tensor-parallel degree, how many GPUs each context needs per weight format, and, when the
 model does not fit the spec's layout, the smallest layout that does).
 
@@ -24,6 +25,7 @@ from genreport.model.layout import (
     min_gpus_to_fit,
     tp_choices,
 )
+from genreport.model.serving import _mean_context_values, joules_per_token, usd_per_mtok
 
 PLAN_PRECISIONS = ("bf16", "fp8", "int8", "int4")
 
@@ -43,10 +45,24 @@ class PlanRow:
     time_bound: float  # s, strict lower bound of a decode round at the chosen batch
     time_serial: float  # s, serialized estimate
     time_comm: float  # s, interconnect ledger
-    tokens_per_s_replica: float
+    tokens_per_s_replica: float  # the batch at the request's mean rate (b / time at one generated token)
     tokens_per_s_gpu: float
     links: str  # e.g. "tp: scale-up NVLink 4"
     dp: int = 1  # replicas; > 1 only with data-parallel attention (ep = tp dp), each serving ``batch`` sequences
+    # one request of ``prompt`` + ``output`` tokens at this layout and batch (generator/model/serving.py)
+    hardware: str = ""  # the GPU's catalog name
+    kv_cache: str = ""  # the KV-cache format
+    ttft: float = math.nan  # s, time to first token (the estimate's with estimate="serial")
+    tpot: float = math.nan  # s, the request's slowest decode round (at its last context)
+    e2e: float = math.nan  # s, TTFT + the output - 1 decode rounds (closed form)
+    tokens_per_s_user: float = math.nan  # one sequence's mean rate over its output
+    concurrency: int = 0  # sequences of the context all dp replicas hold (capacity_batch x dp)
+    headroom_bytes: float = math.nan  # B per GPU left at the chosen batch and context
+    usd_per_mtok_in: float | None = None  # $ per million prompt tokens (one prompt at a time on the replica)
+    usd_per_mtok_out: float | None = None  # $ per million generated tokens at tokens_per_s_gpu
+    joules_per_token: float | None = None  # J per generated token at the board power
+    gpus_for_users: int = 0  # GPUs of the replicas that serve the users asked (0: no users asked)
+    tokens_per_s_node: float | None = None  # output tok/s of one node full of such replicas (None: no node in the spec)
 
     def as_json(self) -> dict:
         return dict(self.__dict__)
@@ -57,7 +73,7 @@ class Plan:
     rows: list[PlanRow]
     rejected: dict[str, int]  # why -> how many layouts
     skipped_precisions: list[tuple[str, str]]  # (precision, why)
-    estimate: str
+    estimate: str  # "bound" or "serial"; in a merged plan of several GPUs (commands.plan.merge) the order, in words
 
 
 def _ep_choices(model: Model, tp: int) -> list[int]:
@@ -98,47 +114,66 @@ def plan_precision(name: str, model: Model) -> Precision:
     return dataclasses.replace(prec, held_bytes=held_weight_bytes(prec, model)) if prec.classes else prec
 
 
+@dataclass(frozen=True)
+class Shape:
+    """The request ``plan`` serves: prompt and output tokens, the TTFT target, the concurrent users."""
+
+    prompt: int
+    output: int = 1
+    ttft: float | None = None  # s
+    users: int | None = None
+
+
 def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | None = None,
-         precisions=PLAN_PRECISIONS, max_gpus: int = 64, accounting: str = "seed", estimate: str = "bound") -> Plan:
+         precisions=PLAN_PRECISIONS, max_gpus: int = 64, accounting: str = "seed", estimate: str = "bound",
+         kv_caches=("auto",), shape: Shape | None = None) -> Plan:
     """Every tp x pp (x ep) layout and weight precision whose replica holds at least one sequence of ``context``.
 
     For each, the largest batch up to ``batch`` that fits in the KV capacity and whose decode round (the strict
     bound, or the serialized estimate with ``estimate="serial"``) meets ``latency``; rows sorted by tokens/s per
-    GPU at that batch, best first.  Pipeline stages divide the layers; expert parallelism inside the tp group
+    GPU at that batch, best first.  ``kv_caches``: the KV-cache formats to try ("auto": the weights' compute
+    format's, fp8 for fp8 weights, else bf16).  ``shape``: the request (prompt + output = ``context``, the last
+    context a request reaches; ``latency`` is then its TPOT target) with its TTFT target and users; without one,
+    a request of ``context`` prompt tokens and one generated.  Pipeline stages divide the layers; expert parallelism inside the tp group
     (one replica: dp = 1, which changes nothing per GPU), or over tp x dp GPUs with data-parallel attention
     (:func:`dp_attention_layouts`): ``batch`` is then per replica, each of the dp replicas serving as many.
     """
     q = load()
     rows: list[PlanRow] = []
     skipped: list[tuple[str, str]] = []
-    rejected = {"weights do not fit": 0, "no sequence of the context fits": 0, "misses the latency target": 0}
+    rejected = {"weights do not fit": 0, "no sequence of the context fits": 0, "misses the latency target": 0,
+                "misses the TTFT target": 0}
+    shape = shape or Shape(context, 1)
     if hw.link is None and max_gpus > 1:  # no link in the spec: nothing to price the collectives with
         skipped.append(("layouts of more than one GPU", f"{hw.title}'s spec has no interconnect"))
         max_gpus = 1
     batches = np.arange(1, batch + 1, dtype=float)
     s = float(context)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        layouts = [Parallelism(tp, pp, ep, 1) for tp in tp_choices(model, max_gpus)
+                   for pp in _pp_choices(model.layers, max_gpus // tp) for ep in _ep_choices(model, tp)]
+        layouts += dp_attention_layouts(model, max_gpus)
         for name in precisions:
-            prec = plan_precision(name, model)
-            if prec.compute not in hw.dense:
-                skipped.append((name, f"{hw.title} has no dense {prec.compute} peak"))
+            auto = plan_precision(name, model)
+            if auto.compute not in hw.dense:
+                skipped.append((name, f"{hw.title} has no dense {auto.compute} peak"))
                 continue
-            for acc_env in (make_env(hw, model, prec, accounting),):
+            for kv in dict.fromkeys(auto.kv_cache if k == "auto" else k for k in kv_caches):
+                prec = dataclasses.replace(auto, kv_cache=kv)
+                acc_env = make_env(hw, model, prec, accounting)
                 ctx = acc_env.at(context=s)
-                layouts = [Parallelism(tp, pp, ep, 1) for tp in tp_choices(model, max_gpus)
-                           for pp in _pp_choices(model.layers, max_gpus // tp) for ep in _ep_choices(model, tp)]
-                layouts += dp_attention_layouts(model, max_gpus)
+                mean = _mean_context_values(acc_env, shape.prompt, shape.output)
                 for par in layouts:
                     row = _plan_one(q, acc_env, model, hw, prec, name, par, ctx, batches, latency, accounting,
-                                    estimate, rejected)
+                                    estimate, rejected, shape, mean)
                     if row is not None:
                         rows.append(row)
     order = {p: i for i, p in enumerate(precisions)}
-    rows.sort(key=lambda r: (-r.tokens_per_s_gpu, r.gpus, order.get(r.precision, 99), r.tp, r.pp, r.ep))
+    rows.sort(key=lambda r: (-r.tokens_per_s_gpu, r.gpus, order.get(r.precision, 99), r.kv_cache, r.tp, r.pp, r.ep))
     return Plan(rows, rejected, skipped, estimate)
 
 
-def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, accounting, estimate, rejected):
+def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, accounting, estimate, rejected, shape, mean):
     links, _ = choose_links(hw, par)
     base = layout_values(env.values, model, par, links, prec, accounting, env.pc)
     w_gpu = float(q["weight_bytes_per_gpu"](base))
@@ -150,11 +185,21 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     if not cap >= 1:
         rejected["no sequence of the context fits"] += 1
         return None
-    v = at_batch(dict(cv, c=_read_c(env, cv["S"])), env.with_layout(par), batches)
+    pre = dict(base, T=np.float64(shape.prompt), d_h=prefill_head_dim(model, base["d_h"]))
+    ttft = float(q["prefill_time_bound" if estimate == "bound" else "prefill_time_serial"](pre))
+    if shape.ttft is not None and not ttft <= shape.ttft:
+        rejected["misses the TTFT target"] += 1
+        return None
+    lay = env.with_layout(par)
+    serial = estimate != "bound"  # the bound never reads u_x: the estimate's busiest GPU is counted where it is used
+    v = at_batch(dict(cv, c=_read_c(env, cv["S"])), lay, batches, busiest=serial)
     t_bound = np.asarray(q["decode_time_bound"](v), dtype=float) * np.ones_like(batches)
-    t_serial = np.asarray(q["decode_time_serial"](v), dtype=float) * np.ones_like(batches)
+    t_serial = np.asarray(q["decode_time_serial"](v), dtype=float) * np.ones_like(batches) if serial else None
     t_use = t_bound if estimate == "bound" else t_serial
-    ok = batches <= cap
+    want = int(batches[-1])
+    if shape.users:  # the users spread over the dp replicas: no replica is asked for more than its share
+        want = min(want, -(-shape.users // par.dp))
+    ok = (batches <= cap) & (batches <= want)
     if latency is not None:
         ok &= t_use <= latency
     if not ok.any():
@@ -162,7 +207,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         return None
     i = int(np.flatnonzero(ok)[-1])
     b = int(batches[i])
-    if b == int(batches[-1]):
+    if b == want:
         limit = "batch"
     elif b >= cap:
         limit = "capacity"
@@ -173,9 +218,25 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     binds = "capacity" if limit == "capacity" else BINDS[int(np.argmax(ledgers))]
     link_text = ", ".join(f"{g}: {c.tier} {c.name}" for g, c in links.items() if c.tier != "none") or "-"
     t = float(t_use[i])
+    t_ser = float(t_serial[i]) if serial else float(q["decode_time_serial"](at_batch(cv, lay, float(b))))
+    # the request: its output - 1 decode rounds in closed form at the chosen batch (serving.py)
+    rv = at_batch(dict(base, T=np.float64(shape.prompt), T_o=np.float64(shape.output), c=np.float64(mean[1]),
+                       d_h=np.float64(mean[2])), lay, float(b), busiest=serial)
+    dec = float(q["request_decode_time_bound" if estimate == "bound" else "request_decode_time_serial"](rv))
+    per_user = (shape.output - 1) / dec if shape.output > 1 and dec > 0 else 1.0 / t
+    per_gpu = b * per_user / par.replica_gpus
+    held = dict(cv, B=np.float64(b))
+    headroom = hw.usable - float(q["memory_per_gpu"](held))
+    price = hw.price_per_hour
+    users = shape.users or 0
+    replicas = -(-users // (b * par.dp)) if users else 0
     return PlanRow(name, par.tp, par.pp, par.ep, par.gpus, w_gpu, int(min(cap, 1e9)), b, limit, binds,
-                   float(t_bound[i]), float(t_serial[i]), ledgers[2], b / t, b / (t * par.replica_gpus), link_text,
-                   par.dp)
+                   float(t_bound[i]), t_ser, ledgers[2], b * per_user, per_gpu, link_text,
+                   par.dp, hw.name, prec.kv_cache, ttft, t, ttft + dec, per_user, int(min(cap, 1e9)) * par.dp,
+                   headroom, usd_per_mtok(price, shape.prompt / (ttft * par.replica_gpus)),
+                   usd_per_mtok(price, per_gpu), joules_per_token(hw.power_watts, per_gpu),
+                   replicas * par.gpus,
+                   per_gpu * hw.node.gpus_per_node if hw.node is not None and hw.node.gpus_per_node else None)
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,7 @@ class Results:
     decision: tuple[dict, ...] = ()  # page 1: one row per workload (model.decision)
     fit_options: tuple[dict, ...] = ()  # what makes the weights fit, when they do not
     many: object = None  # genreport.model.plan.ManyGpus: scaling over GPUs, fit map, smallest layout
+    serving: dict | None = None  # the spec's serving block answered at its layout (model.serving_report.report)
     hierarchy: tuple[dict, ...] = ()  # seed 000: the memory levels of this GPU
     states: tuple[dict, ...] = ()  # seed 000: the three bottleneck states
     index: dict[tuple, Entry] = field(default_factory=dict, repr=False)

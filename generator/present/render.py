@@ -188,7 +188,7 @@ def _numbered(caps: dict[str, str], r: Results) -> dict[str, str]:
 def _chapters(r: Results) -> dict[str, int]:
     """Chapter numbers in order of the chapters this report has (training, many GPUs and measurements are optional)."""
     present = ["s0", "s1", "s2", "s3", "s4"] + (["s5"] if r.training else []) + ["s6"] + \
-        (["s7"] if r.many is not None else []) + (["s8"] if r.measured else [])
+        (["s7"] if r.many is not None else []) + (["s8"] if r.measured else []) + (["s9"] if r.serving else [])
     return {name: i for i, name in enumerate(present)}
 
 
@@ -255,6 +255,19 @@ def _inputs(r: Results) -> list[dict]:
                          "value": f"{fmt.bandwidth(c.bandwidth_per_direction)}, "
                                   + (f"{fmt.time(c.latency)}" if c.latency_given else "0 (not in the spec)"),
                          "source": c.name + ("" if c.per_direction_from == "spec" else " (half the datasheet's sum)")})
+    if s.serving is not None:
+        sv = s.serving
+        targets = ", ".join(x for x in (f"TTFT {fmt.time(sv.ttft)}" if sv.ttft else "",
+                                         f"TPOT {fmt.time(sv.tpot)}" if sv.tpot else "",
+                                         f"{sv.users:,} users" if sv.users else "") if x) or "none"
+        rows.append({"what": "request (prompt, generated) and targets", "symbol": "T, T_o",
+                     "value": f"{sv.prompt:,}, {sv.output:,}; {targets}", "source": "the spec (serving)"})
+        if hw.price_per_hour:
+            rows.append({"what": "price of one GPU-hour", "symbol": "", "value": f"${hw.price_per_hour:g}",
+                         "source": hw.source_of("price").short()})
+        if hw.power_watts:
+            rows.append({"what": "board power of one GPU", "symbol": "", "value": f"{hw.power_watts:g} W",
+                         "source": hw.source_of("power").short()})
     if s.efficiency:
         rows.append({"what": "achievable fractions of peak (bandwidth, compute)", "symbol": "η_W, η_P",
                      "value": f"{s.efficiency.bandwidth:g}, {s.efficiency.compute:g}", "source": s.efficiency.source.short()})
@@ -431,6 +444,7 @@ class ReportContext:
     par_table: list
     par_costs: list
     live_page: str
+    serving: dict | None = None  # the spec's serving block answered at its layout (chapter 9)
 
     def variables(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -482,7 +496,7 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
         whatif_story=prose.whatif_story(r, baseline, overrides) if baseline else [],
         fx=fx, all_formulas=list(f.used), eq=Equations(), many=r.many, **_parallel_context(r),
         frame=r.frame, frame_rows=_frame_rows(r), ch=_chapters(r),
-        live_page=live.page_scripts(r),
+        live_page=live.page_scripts(r), serving=r.serving,
     )
 
 

@@ -70,6 +70,8 @@ def document(r: Results, baseline: Results | None = None) -> dict:
         doc["derated"] = r.derated
     if r.parallel is not None:
         doc["parallel"] = r.parallel.as_json()
+    if r.serving is not None:
+        doc["serving"] = r.serving
     if baseline is not None:
         doc["baseline"] = {e.id + json.dumps(e.params, sort_keys=True): e.value for e in baseline.entries}
     return _plain(doc)

@@ -16,6 +16,8 @@ def root(context, missing=missing):
     l_0_facts = resolve('facts')
     l_0_w = resolve('w')
     l_0_summary = resolve('summary')
+    l_0_serving = resolve('serving')
+    l_0_ch = resolve('ch')
     l_0_decision = resolve('decision')
     l_0_par = resolve('par')
     l_0_formula = l_0_figure = l_0_pill = missing
@@ -200,7 +202,88 @@ def root(context, missing=missing):
             yield escape(l_1_s)
         yield '</p>\n'
     l_1_loop = l_1_s = missing
-    yield '</div>\n<div class="scroll"><table class="decision'
+    yield '</div>\n'
+    if ((undefined(name='serving') if l_0_serving is missing else l_0_serving) and (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target') or environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target'))):
+        pass
+        yield '<p class="summary" data-static>Serving '
+        yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
+        yield ' + '
+        yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'output')))
+        yield '-token requests under'
+        if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target'):
+            pass
+            yield ' TTFT '
+            yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target')))
+        if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target') and environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')):
+            pass
+            yield ','
+        if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target'):
+            pass
+            yield ' TPOT '
+            yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
+        yield ':\n'
+        if ((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met') == False) or (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch') == 0)):
+            pass
+            yield 'this layout misses them'
+        else:
+            pass
+            yield 'this layout meets them'
+            if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'):
+                pass
+                yield ' up to '
+                yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch')))
+                yield ' sequences per replica'
+            if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users'):
+                pass
+                yield ' ('
+                yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
+                yield ' users: '
+                yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users')))
+                yield ' GPUs)'
+        yield ';\n'
+        if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'):
+            pass
+            yield 'the '
+            yield escape(('cheapest' if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour') else 'fastest per GPU'))
+            yield ' layout that meets them on '
+            yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
+            yield ' is <strong>'
+            yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'gpus'))
+            yield ' GPU'
+            yield escape(('s' if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'gpus') > 1) else ''))
+            yield ', tp '
+            yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tp'))
+            if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'pp') > 1):
+                pass
+                yield ' × pp '
+                yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'pp'))
+            if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'ep') > 1):
+                pass
+                yield ' × ep '
+                yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'ep'))
+            if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'dp') > 1):
+                pass
+                yield ' × dp '
+                yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'dp'))
+            yield ', '
+            yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'precision'))
+            yield ' weights, '
+            yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'kv_cache'))
+            yield ' KV</strong>'
+            if (not t_7(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
+                pass
+                yield ' at $'
+                yield escape(t_1('%.3f', environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out')))
+                yield ' per million output tokens'
+        else:
+            pass
+            yield 'no layout <code>plan</code> tries on '
+            yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
+            yield ' meets them'
+        yield ' (chapter '
+        yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's9'))
+        yield ').</p>\n'
+    yield '<div class="scroll"><table class="decision'
     if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour'):
         pass
         yield ' priced'
@@ -296,7 +379,7 @@ def root(context, missing=missing):
         yield ', per replica\n('
         yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus'))
         yield ' GPU'
-        yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 38 in 'sections/s0_summary.html.j2' evaluated to false and no else section was defined.")))
+        yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 41 in 'sections/s0_summary.html.j2' evaluated to false and no else section was defined.")))
         yield '); B is the batch of one replica'
         if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'dp') > 1):
             pass
@@ -316,4 +399,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=65&6=78&7=86&8=98&9=106&10=118&11=134&12=138&13=143&14=147&15=169&16=182&19=189&22=204&24=208&26=212&27=222&28=230&29=241&30=252&31=259&32=261&33=275&37=294&38=297&39=312'
+debug_info = '1=67&6=80&7=88&8=100&9=108&10=120&11=136&12=140&13=145&14=149&15=171&16=184&19=191&22=206&23=225&24=244&25=287&27=291&29=295&30=305&31=313&32=324&33=335&34=342&35=344&36=358&40=377&41=380&42=395'

@@ -103,6 +103,12 @@ def root(context, missing=missing):
         for event in gen:
             yield event
     finally: gen.close()
+    template = environment.get_template('sections/s9_serving.html.j2', 'report.html.j2')
+    gen = template.root_render_func(template.new_context(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill}))
+    try:
+        for event in gen:
+            yield event
+    finally: gen.close()
     template = environment.get_template('sections/appendix.html.j2', 'report.html.j2')
     gen = template.root_render_func(template.new_context(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill}))
     try:
@@ -113,4 +119,4 @@ def root(context, missing=missing):
     yield '\n</body>\n</html>'
 
 blocks = {}
-debug_info = '1=15&7=28&8=30&10=32&14=39&17=46&18=52&19=58&20=64&21=70&22=76&23=82&24=88&25=94&26=100&27=106&28=112'
+debug_info = '1=15&7=28&8=30&10=32&14=39&17=46&18=52&19=58&20=64&21=70&22=76&23=82&24=88&25=94&26=100&27=106&28=112&29=118'

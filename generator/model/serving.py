@@ -1,0 +1,130 @@
+"""One request at a layout: time to first token, time per output token, end-to-end latency, rates and cost.
+
+A request of ``prompt`` tokens and ``output`` generated ones, decoded with ``batch`` sequences per replica:
+
+- TTFT: the prefill of the prompt at the layout, its communication included (``prefill_time_bound``; the estimate
+  ``prefill_time_serial``), one prompt alone on the replica (no queueing, no other prefill in the way).
+- TPOT: the decode round of the batch at the request's last context, prompt + output - 1 (the slowest of its
+  rounds: a round only grows with the context), ``decode_time_bound`` / ``decode_time_serial``.
+- E2E: TTFT + the output - 1 decode rounds, summed in closed form (``request_decode_time_bound``: the ledgers are
+  affine in the context, so each sums to (T_o - 1) times its value at the mean context T + T_o/2; the bound
+  takes the max of the sums, at most the sum of the rounds' maxima, so it stays a lower bound).
+- Rates, scoped: tok/s per user is one sequence's mean rate over its output (T_o - 1 tokens over the decode
+  rounds), per replica B times that, per GPU over the replica's GPUs, per node over a node's GPUs full of replicas.
+- Cost: output tokens at the decode rate per GPU, prompt tokens at the prefill rate of one prompt on the replica,
+  each at the GPU's hourly price; J/token at the board power (an upper estimate of the draw, not a bound).
+
+Windowed and chunked attention read fewer positions than the context: the compute and HBM ledgers are affine in
+the positions read, so the mean context's values are the mean of the rounds' (``_mean_context_values``).
+Only numbers; the formulas are in :mod:`genreport.formulas.parallel`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from genreport.formulas.compiled import load
+from genreport.load.spec import Hardware, Model, Parallelism, Precision
+from genreport.model.env import make_env, prefill_head_dim
+from genreport.model.layout import at_batch, choose_links, layout_values
+
+
+@dataclass(frozen=True)
+class Request:
+    """The metrics of one request shape at one layout and batch (times in s, rates in token/s)."""
+
+    prompt: int
+    output: int
+    batch: int
+    replica_gpus: int
+    ttft_bound: float  # s, the prefill of the prompt at the layout, at least
+    ttft_serial: float  # s, the same as the library runs the collectives
+    tpot_bound: float  # s, the decode round at the last context (the request's slowest), at least
+    tpot_serial: float
+    decode_bound: float  # s, the output - 1 decode rounds after the first token, at least (closed form)
+    decode_serial: float
+    e2e_bound: float  # s, TTFT + decode, at least
+    e2e_serial: float
+    capacity_batch: float  # sequences of prompt + output tokens one replica holds
+
+    def per_user(self, estimate: str = "bound") -> float:
+        """tok/s one sequence sees over its output: (T_o - 1) / decode time (1 / TPOT for one-token outputs)."""
+        dec, tpot = (self.decode_bound, self.tpot_bound) if estimate == "bound" else (self.decode_serial, self.tpot_serial)
+        return (self.output - 1) / dec if self.output > 1 and dec > 0 else 1.0 / tpot
+
+    def per_gpu(self, estimate: str = "bound") -> float:
+        """Output tok/s of one GPU [token/s per GPU]: B sequences of the replica at the per-user rate, over its GPUs."""
+        return self.batch * self.per_user(estimate) / self.replica_gpus
+
+    def per_node(self, gpus_per_node: int | None, estimate: str = "bound") -> float | None:
+        """Output tok/s of one node full of such replicas [token/s per node]: per GPU x the node's GPUs (None when
+        the GPU's spec has no node)."""
+        return self.per_gpu(estimate) * gpus_per_node if gpus_per_node else None
+
+    def prefill_per_gpu(self, estimate: str = "bound") -> float:
+        """Prompt tok/s of one GPU: one prompt at a time on the replica, over its GPUs."""
+        t = self.ttft_bound if estimate == "bound" else self.ttft_serial
+        return self.prompt / (t * self.replica_gpus)
+
+    def as_json(self, estimate: str = "bound") -> dict:
+        return dict(self.__dict__) | {"tokens_per_s_user": self.per_user(estimate),
+                                      "tokens_per_s_gpu": self.per_gpu(estimate)}
+
+
+def usd_per_mtok(price_per_hour: float | None, tokens_per_s_gpu: float) -> float | None:
+    """$ per million tokens at one GPU's hourly price and its tokens/s; None without a price."""
+    if not price_per_hour or not tokens_per_s_gpu > 0:
+        return None
+    return price_per_hour / (tokens_per_s_gpu * 3600.0) * 1e6
+
+
+def joules_per_token(power: float | None, tokens_per_s_gpu: float) -> float | None:
+    """J per token at one GPU's board power [W] and its tokens/s; None without a power."""
+    if not power or not tokens_per_s_gpu > 0:
+        return None
+    return power / tokens_per_s_gpu
+
+
+def _mean_context_values(env, prompt: int, output: int) -> tuple[float, float, float]:
+    """(S-bar, c-bar, d_h-bar): the mean context T + T_o/2 and the c and d_h whose products with it are the mean
+    over the rounds k = 1 .. T_o - 1 of S c(S) and S d_h(S) at S = T + k (the KV bytes and attention FLOPs a round
+    reads).  With full attention c and d_h do not depend on S and these are their values."""
+    mean = prompt + output / 2.0
+    if output <= 1:
+        g = env.at(context=float(prompt + 1))
+        return mean, float(np.ravel(g["c"])[0]), float(np.ravel(g["d_h"])[0])
+    s = np.arange(prompt + 1, prompt + output, dtype=float)
+    g = env.at(context=s)
+    c = np.asarray(g["c"], dtype=float) * np.ones_like(s)
+    d_h = np.asarray(g["d_h"], dtype=float) * np.ones_like(s)
+    return mean, float(np.mean(s * c) / mean), float(np.mean(s * d_h) / mean)
+
+
+def request(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batch: int, prompt: int,
+            output: int, accounting: str = "seed", env=None, serial: bool = True) -> Request:
+    """The request metrics of ``model`` on ``hw`` laid out as ``par``, ``batch`` sequences per replica.
+    ``serial=False`` skips the estimate's busiest expert GPU (costly to count for an MoE at many batches): the
+    bound's numbers are the same, the estimate's are then not stated (nan)."""
+    q = load()
+    env = env or make_env(hw, model, precision, accounting)
+    links, _ = choose_links(hw, par)
+    base = layout_values(env.values, model, par, links, precision, accounting, env.pc)
+    lay = env.with_layout(par)
+    last = float(prompt + output - 1)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        pre = dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"]))
+        ttft_b, ttft_s = float(q["prefill_time_bound"](pre)), float(q["prefill_time_serial"](pre))
+        g = env.at(context=last)
+        cv = dict(base, S=np.float64(last), c=np.float64(np.ravel(g["c"])[0]), d_h=np.float64(np.ravel(g["d_h"])[0]))
+        v = at_batch(cv, lay, float(batch), busiest=serial)
+        tpot_b, tpot_s = float(q["decode_time_bound"](v)), float(q["decode_time_serial"](v)) if serial else math.nan
+        cap = float(q["capacity_batch_replica"](cv))
+        _, c_bar, d_bar = _mean_context_values(env, prompt, output)
+        rv = at_batch(dict(base, T=np.float64(prompt), T_o=np.float64(output), c=np.float64(c_bar),
+                           d_h=np.float64(d_bar)), lay, float(batch), busiest=serial)
+        dec_b = float(q["request_decode_time_bound"](rv))
+        dec_s = float(q["request_decode_time_serial"](rv)) if serial else math.nan
+    return Request(prompt, output, batch, par.replica_gpus, ttft_b, ttft_s, tpot_b, tpot_s, dec_b, dec_s,
+                   ttft_b + dec_b, ttft_s + dec_s, max(cap, 0.0) if math.isfinite(cap) else 0.0)

@@ -1,0 +1,87 @@
+"""The report's serving chapter: the spec's ``serving`` block answered at its layout (generator/model/serving.py
+for one request) and the cheapest layout ``plan`` finds that meets its targets."""
+
+from __future__ import annotations
+
+from genreport.load.spec import Parallelism
+from genreport.model.env import make_env
+from genreport.model.plan import PLAN_PRECISIONS, Shape, plan
+from genreport.model.serving import Request, joules_per_token, request, usd_per_mtok
+
+
+def _row(req: Request, price: float | None, power: float | None, label: str, node: int | None = None) -> dict:
+    out = {"label": label, "batch": req.batch}
+    for est in ("bound", "serial"):
+        t = req.ttft_bound if est == "bound" else req.ttft_serial
+        out[est] = {"ttft": t, "tpot": req.tpot_bound if est == "bound" else req.tpot_serial,
+                    "e2e": req.e2e_bound if est == "bound" else req.e2e_serial,
+                    "tokens_per_s_user": req.per_user(est), "tokens_per_s_gpu": req.per_gpu(est),
+                    "tokens_per_s_node": req.per_node(node, est),
+                    "usd_per_mtok_in": usd_per_mtok(price, req.prefill_per_gpu(est)),
+                    "usd_per_mtok_out": usd_per_mtok(price, req.per_gpu(est)),
+                    "joules_per_token": joules_per_token(power, req.per_gpu(est))}
+    return out
+
+
+def _tpot_batch(model, hw, precision, par, prompt, output, accounting, cap: int, tpot: float, env) -> int:
+    """The largest batch up to ``cap`` whose slowest decode round (the strict bound at the last context) meets
+    ``tpot``; 0 when batch 1 misses it.  The round only grows with the batch, so a bisection finds it."""
+    lo, hi = 0, cap
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if request(model, hw, precision, par, mid, prompt, output, accounting, env, serial=False).tpot_bound <= tpot:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def report(r) -> dict | None:
+    """The serving chapter's numbers for the spec's ``serving`` block at its layout (None without one): one request
+    at batch 1, at the users' batch per replica and at the largest batch the TPOT target allows; the concurrency
+    each target allows; the GPUs the users take; and the cheapest layout ``plan`` finds that meets the targets."""
+    spec = r.spec
+    sv = spec.serving
+    if sv is None:
+        return None
+    hw, model, prec, acc = spec.hardware, spec.model, spec.precision, spec.accounting
+    par = spec.parallelism or Parallelism()
+    env = make_env(hw, model, prec, acc)
+    price, power = hw.price_per_hour, hw.power_watts
+    node = hw.node.gpus_per_node if hw.node is not None else None
+    one = request(model, hw, prec, par, 1, sv.prompt, sv.output, acc, env)
+    cap = int(min(one.capacity_batch, 65536))
+    rows = [_row(one, price, power, "one request alone", node)]
+    users_batch = None
+    if sv.users:
+        users_batch = min(-(-sv.users // par.dp), cap) if cap else 0
+        if users_batch > 1:
+            rows.append(_row(request(model, hw, prec, par, users_batch, sv.prompt, sv.output, acc, env), price,
+                             power, f"{sv.users:,} users" + (f" over {par.dp} replicas" if par.dp > 1 else "")
+                             + (" (as many as fit)" if users_batch < -(-sv.users // par.dp) else ""), node))
+    tpot_batch = None
+    if sv.tpot is not None and cap:
+        tpot_batch = _tpot_batch(model, hw, prec, par, sv.prompt, sv.output, acc, cap, sv.tpot, env)
+        if tpot_batch > 1 and tpot_batch != users_batch:
+            rows.append(_row(request(model, hw, prec, par, tpot_batch, sv.prompt, sv.output, acc, env), price,
+                             power, "the most the TPOT target allows", node))
+    replicas_gpus = par.replica_gpus * par.dp
+    per = min(x for x in (cap, tpot_batch if tpot_batch is not None else cap) if x is not None)
+    gpus_for_users = (-(-sv.users // (per * par.dp)) * replicas_gpus) if sv.users and per else None
+    cheapest = None
+    if sv.ttft is not None or sv.tpot is not None:
+        found = plan(model, hw, sv.users or 64, sv.prompt + sv.output, sv.tpot, PLAN_PRECISIONS,
+                     64 if hw.link is not None else 1, acc, "bound", ("auto",), Shape(sv.prompt, sv.output, sv.ttft,
+                                                                                      sv.users))
+        if found.rows:
+            key = ((lambda x: (x.usd_per_mtok_out, x.gpus)) if price else (lambda x: (-x.tokens_per_s_gpu, x.gpus)))
+            cheapest = min(found.rows, key=key).as_json()
+    where = f"{par.gpus} x {hw.title} ({par.label()})" if par.gpus > 1 else f"one {hw.title}"
+    return {"prompt": sv.prompt, "output": sv.output, "context": sv.prompt + sv.output,
+            "last_context": sv.prompt + sv.output - 1, "rounds": sv.output - 1, "where": where,
+            "concurrency": cap * par.dp, "ttft_target": sv.ttft, "tpot_target": sv.tpot,
+            "users": sv.users, "gpus_per_node": node, "price_per_hour": price, "board_watts": power, "gpus": replicas_gpus,
+            "replica_gpus": par.replica_gpus, "dp": par.dp, "capacity_batch": cap,
+            "ttft_met": None if sv.ttft is None else bool(one.ttft_bound <= sv.ttft),
+            "tpot_batch": tpot_batch, "users_batch": users_batch, "gpus_for_users": gpus_for_users,
+            "rows": rows, "cheapest": cheapest}

@@ -1,0 +1,251 @@
+from jinja2.runtime import LoopContext, Macro, Markup, Namespace, TemplateNotFound, TemplateReference, TemplateRuntimeError, Undefined, escape, identity, internalcode, markup_join, missing, str_join
+name = 'sections/s9_serving.html.j2'
+
+def root(context, missing=missing):
+    resolve = context.resolve_or_missing
+    undefined = environment.undefined
+    concat = environment.concat
+    cond_expr_undefined = Undefined
+    if 0: yield None
+    l_0_serving = resolve('serving')
+    l_0_ch = resolve('ch')
+    l_0_hw = resolve('hw')
+    try:
+        t_1 = environment.filters['format']
+    except KeyError:
+        @internalcode
+        def t_1(*unused):
+            raise TemplateRuntimeError("No filter named 'format' found.")
+    try:
+        t_2 = environment.filters['integer']
+    except KeyError:
+        @internalcode
+        def t_2(*unused):
+            raise TemplateRuntimeError("No filter named 'integer' found.")
+    try:
+        t_3 = environment.filters['num']
+    except KeyError:
+        @internalcode
+        def t_3(*unused):
+            raise TemplateRuntimeError("No filter named 'num' found.")
+    try:
+        t_4 = environment.filters['time']
+    except KeyError:
+        @internalcode
+        def t_4(*unused):
+            raise TemplateRuntimeError("No filter named 'time' found.")
+    try:
+        t_5 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_5(*unused):
+            raise TemplateRuntimeError("No test named 'none' found.")
+    pass
+    if (undefined(name='serving') if l_0_serving is missing else l_0_serving):
+        pass
+        yield '<section id="s9" data-static>\n<h2>'
+        yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's9'))
+        yield '. Serving: one request, its targets, its cost</h2>\n<p>The spec asks for requests of <strong>'
+        yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
+        yield ' prompt tokens</strong> and <strong>'
+        yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'output')))
+        yield '\ngenerated</strong>'
+        if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users'):
+            pass
+            yield ', '
+            yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
+            yield ' at a time'
+        if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target') or environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')):
+            pass
+            yield ', under\n'
+            if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target'):
+                pass
+                yield 'a time to first token of '
+                yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target')))
+            if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target') and environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')):
+                pass
+                yield ' and '
+            if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target'):
+                pass
+                yield 'a time per output token of '
+                yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
+        yield ',\non '
+        yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'where'))
+        yield ". The time to first token (TTFT) is the prefill of one prompt alone on the replica, its\ncommunication included; the time per output token (TPOT) is the request's slowest decode round, at its last context\n("
+        yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'last_context')))
+        yield ' tokens); the end-to-end latency is TTFT plus the '
+        yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rounds')))
+        yield ' decode rounds after the first\ntoken, summed in closed form: every ledger of a round is affine in the context, so the rounds cost as many rounds at the\nmean context '
+        yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
+        yield ' + '
+        yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'output')))
+        yield "/2, and the bound takes the largest of the ledgers' sums, never more than the sum of the rounds.\nCosts take "
+        yield escape((markup_join((t_1('$%.2f', environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour')), ' per GPU-hour', )) if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour') else 'no price (the GPU file has none: set serving.price)'))
+        if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'board_watts'):
+            pass
+            yield ' and '
+            yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'board_watts')))
+            yield ' W of board power per GPU (an upper estimate of the draw)'
+        yield ';\ninput tokens are priced at the prefill rate, output tokens at the decode rate.</p>\n<div class="scroll"><table>\n<thead><tr><th>point</th><th class="n">batch per replica</th><th class="n">TTFT</th><th class="n">TPOT</th><th class="n">end to end</th><th class="n">tok/s per user</th><th class="n">tok/s per GPU</th><th class="n">$/M in</th><th class="n">$/M out</th><th class="n">J/token</th></tr></thead>\n<tbody>'
+        for l_1_row in environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'):
+            _loop_vars = {}
+            pass
+            for l_2_est in ('bound', 'serial'):
+                l_2_x = missing
+                _loop_vars = {}
+                pass
+                l_2_x = environment.getitem(l_1_row, l_2_est)
+                _loop_vars['x'] = l_2_x
+                yield '<tr><td>'
+                if (l_2_est == 'bound'):
+                    pass
+                    yield escape(environment.getattr(l_1_row, 'label'))
+                    yield ', bound'
+                else:
+                    pass
+                    yield '&nbsp;&nbsp;serial estimate'
+                yield '</td>\n<td class="n">'
+                yield escape(t_2(environment.getattr(l_1_row, 'batch')))
+                yield '</td><td class="n">'
+                yield escape(t_4(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'ttft')))
+                yield '</td><td class="n">'
+                yield escape(t_4(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tpot')))
+                yield '</td><td class="n">'
+                yield escape(t_4(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'e2e')))
+                yield '</td>\n<td class="n">'
+                yield escape(t_3(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tokens_per_s_user')))
+                yield '</td><td class="n">'
+                yield escape(t_3(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tokens_per_s_gpu')))
+                yield '</td>\n<td class="n">'
+                if (not t_5(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in'))):
+                    pass
+                    yield escape(t_1('%.3f', environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in')))
+                else:
+                    pass
+                    yield '—'
+                yield '</td>\n<td class="n">'
+                if (not t_5(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out'))):
+                    pass
+                    yield escape(t_1('%.3f', environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out')))
+                else:
+                    pass
+                    yield '—'
+                yield '</td>\n<td class="n">'
+                if (not t_5(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token'))):
+                    pass
+                    yield escape(t_1('%.3f', environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token')))
+                else:
+                    pass
+                    yield '—'
+                yield '</td></tr>\n'
+            l_2_est = l_2_x = missing
+        l_1_row = missing
+        yield '</tbody>\n</table></div>\n<p>'
+        if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node'):
+            pass
+            yield 'A node of '
+            yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
+            yield ' GPUs full of such replicas gives '
+            yield escape(t_3(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), -1), 'bound'), 'tokens_per_s_node')))
+            yield " output tok/s at the last row's batch, at most. "
+        yield 'A replica holds '
+        yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'capacity_batch')))
+        yield ' sequences of '
+        yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'context')))
+        yield ' tokens'
+        if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp') > 1):
+            pass
+            yield ' ('
+            yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'concurrency')))
+            yield ' over the '
+            yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp'))
+            yield ' replicas)'
+        yield '.\n'
+        if (not t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'))):
+            pass
+            yield 'The TTFT target is '
+            if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'):
+                pass
+                yield 'met: at least '
+                yield escape(t_4(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
+                yield ' at this layout'
+            else:
+                pass
+                yield '<strong>missed</strong>: the prefill alone takes at least '
+                yield escape(t_4(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
+                yield ' at this layout'
+            yield '. '
+        if (not t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'))):
+            pass
+            if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'):
+                pass
+                yield 'The TPOT target allows '
+                yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch')))
+                yield ' sequences per replica'
+                if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch') == environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'capacity_batch')):
+                    pass
+                    yield ' (all that fit: capacity stops the batch first)'
+                yield '.'
+            else:
+                pass
+                yield 'The TPOT target is <strong>missed</strong> even by one request alone.'
+            yield ' '
+        if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users'):
+            pass
+            yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
+            yield ' users take '
+            yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users')))
+            yield ' GPUs of this layout. '
+        if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'):
+            pass
+            yield 'Of every layout and format <code>plan</code> tries on '
+            yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
+            yield ', the '
+            yield escape(('cheapest per million output tokens' if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour') else 'fastest per GPU'))
+            yield ' that meets the targets is\n<strong>'
+            yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'gpus'))
+            yield ' GPU'
+            yield escape(('s' if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'gpus') > 1) else ''))
+            yield ', tp '
+            yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tp'))
+            yield ' × pp '
+            yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'pp'))
+            if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'ep') > 1):
+                pass
+                yield ' × ep '
+                yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'ep'))
+            if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'dp') > 1):
+                pass
+                yield ' × dp '
+                yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'dp'))
+            yield ', '
+            yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'precision'))
+            yield ' weights with a '
+            yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'kv_cache'))
+            yield ' KV cache</strong>:\nTTFT '
+            yield escape(t_4(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'ttft')))
+            yield ', TPOT '
+            yield escape(t_4(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot')))
+            yield ', '
+            yield escape(t_3(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tokens_per_s_gpu')))
+            yield ' tok/s per GPU'
+            if (not t_5(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
+                pass
+                yield ', $'
+                yield escape(t_1('%.3f', environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out')))
+                yield ' per million output tokens'
+            if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'precision') in ('int8', 'int4')):
+                pass
+                yield ' (the bound charges '
+                yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'precision'))
+                yield ' weights no dequantization)'
+            yield '.'
+        elif (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target') or environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')):
+            pass
+            yield 'No layout <code>plan</code> tries on '
+            yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
+            yield ' meets the targets.'
+        yield '</p>\n</section>\n'
+
+blocks = {}
+debug_info = '1=44&3=47&4=49&5=53&6=61&7=73&9=75&11=79&12=83&16=90&17=108&18=116&19=120&20=127&21=134&24=144&25=164&26=178&27=193&28=199&29=206&30=226'

@@ -1,0 +1,118 @@
+"""``plan`` answers a deployment question (issue 29): several GPUs, a request shape, TTFT/TPOT targets, users,
+separate weight and KV-cache formats, prices; sorted by $/M tokens.  Hand counts copied here with their sources."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from genreport.commands.cli import main
+
+
+def _json(capsys, *args):
+    assert main(["plan", *args, "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_four_gpus_ranked_by_cost(capsys):
+    """Question (b): Llama 3.1 70B at batch 64, 8k, on H100, H200, B200 and MI300X: cheapest per million tokens."""
+    doc = _json(capsys, "llama-3.1-70b", "--hardware", "h100-sxm,h200,b200,mi300x", "--batch", "64", "--context", "8k")
+    rows = doc["rows"]
+    assert {r["hardware"] for r in rows} == {"h100-sxm", "h200", "b200", "mi300x"}
+    cost = [r["usd_per_mtok_out"] for r in rows]
+    assert cost == sorted(cost) and doc["sorted_by"] == "$/M output tokens"
+    # hand count, H100 fp8 (fp8 KV) tp 8 at batch 64, context 8,192: weights 70.6e9 B / 8 (Meta's count) and KV
+    # 80 layers x 2 x 8 heads x 128 x 1 B / 8 GPUs = 20,480 B per token per GPU, at 3.35 TB/s (NVIDIA datasheet)
+    h = next(r for r in rows if (r["hardware"], r["precision"], r["tp"], r["pp"]) == ("h100-sxm", "fp8", 8, 1))
+    assert h["kv_cache"] == "fp8" and h["batch"] == 64
+    t = (70.6e9 / 8 + 64 * 8192 * 20480) / 3.35e12
+    assert h["tpot"] == pytest.approx(t, rel=1e-3)
+    assert h["tokens_per_s_gpu"] == pytest.approx(64 / t / 8, rel=1e-3)
+    assert h["usd_per_mtok_out"] == pytest.approx(2.99 / (64 / t / 8 * 3600) * 1e6, rel=1e-3)  # $2.99/h, catalog
+    assert h["joules_per_token"] == pytest.approx(700 / (64 / t / 8), rel=1e-3)  # 700 W, NVIDIA datasheet
+    assert h["tokens_per_s_node"] == pytest.approx(8 * h["tokens_per_s_gpu"])  # HGX H100: 8 GPUs a node
+
+
+def test_request_shape_users_and_gpus(capsys):
+    """Question (a): Qwen2.5-72B at 32k on 4 x H100 for 16 users: bf16 holds 15 sequences of 32k, fp8 all 16."""
+    doc = _json(capsys, "qwen2.5-72b", "--hardware", "h100-sxm", "--gpus", "4", "--context", "32k", "--users", "16")
+    assert doc["rows"] and all(r["gpus"] == 4 for r in doc["rows"])
+    bf16 = next(r for r in doc["rows"] if (r["precision"], r["tp"]) == ("bf16", 4))
+    # 72.7e9 x 2 B / 4 = 36.35e9 B of weights per GPU in 0.9 x 80 GiB; KV 80 x 2 x 8 x 128 x 2 B / 4 per token
+    # (Qwen's config.json): (0.9 x 85.90e9 - 36.35e9) / (81,920 x 32,768) = 15.3 -> 15 sequences
+    assert bf16["capacity_batch"] == 15 and bf16["batch"] == 15 and bf16["limit"] == "capacity"
+    assert bf16["gpus_for_users"] == 8  # 16 users need two such replicas
+    fp8 = next(r for r in doc["rows"] if (r["precision"], r["tp"]) == ("fp8", 4))
+    assert fp8["batch"] == 16 and fp8["gpus_for_users"] == 4
+    assert fp8["tokens_per_s_user"] == pytest.approx(1 / fp8["tpot"])  # one generated token: 1 / TPOT
+
+
+def test_users_are_shared_by_dp_replicas(capsys):
+    """Question (c): DeepSeek-V3 fp8 with 128 concurrent 4k requests: one 8 x H200 node holds them."""
+    doc = _json(capsys, "deepseek-v3", "--hardware", "h200", "--weights", "fp8", "--context", "4k", "--users", "128",
+                "--sort", "gpus")
+    best = doc["rows"][0]
+    assert best["gpus_for_users"] == 8 and best["gpus"] == 8
+    for r in doc["rows"]:
+        assert r["batch"] * r["dp"] <= 128 + r["dp"] - 1  # no replica takes more than its share of the users
+        assert r["gpus_for_users"] >= r["gpus"]
+    assert [r["gpus_for_users"] for r in doc["rows"]] == sorted(r["gpus_for_users"] for r in doc["rows"])
+
+
+def test_weights_and_kv_cache_are_separate(capsys):
+    """Question (d): gpt-oss-120b on one H100: int4 weights with an fp8 KV cache hold more sequences than bf16 KV."""
+    doc = _json(capsys, "gpt-oss-120b", "--hardware", "h100-sxm", "--gpus", "1", "--weights", "bf16,int4",
+                "--kv-cache", "bf16,fp8", "--prompt", "7k", "--output", "1k")
+    kv = {r["kv_cache"]: r for r in doc["rows"] if r["precision"] == "int4"}
+    assert set(kv) == {"bf16", "fp8"}
+    assert kv["fp8"]["concurrency"] >= 2 * kv["bf16"]["concurrency"] - 1  # one byte per element, not two
+    assert doc["prompt"] == 7168 and doc["output"] == 1024 and doc["context"] == 8192
+    r = kv["fp8"]
+    assert r["e2e"] == pytest.approx(r["ttft"] + 1023 / r["tokens_per_s_user"], rel=1e-9)
+    # --precision is the old name of --weights; its KV cache is stated in the KV column
+    doc = _json(capsys, "llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "1", "--precision", "fp8,int4")
+    assert {(r["precision"], r["kv_cache"]) for r in doc["rows"]} == {("fp8", "fp8"), ("int4", "bf16")}
+
+
+def test_targets_reject_layouts(capsys):
+    doc = _json(capsys, "llama-3.1-70b", "--hardware", "h100-sxm", "--prompt", "8k", "--output", "256",
+                "--ttft", "200ms", "--tpot", "20ms")
+    assert doc["rows"] and all(r["ttft"] <= 0.2 and r["tpot"] <= 0.02 for r in doc["rows"])
+    assert doc["rejected"]["misses the TTFT target"] > 0
+
+
+def test_price_override_and_csv(capsys):
+    doc = _json(capsys, "llama-3.1-8b", "--hardware", "h100-sxm,b200", "--gpus", "1", "--weights", "bf16",
+                "--price", "b200=1.0")
+    assert doc["prices"]["b200"] == 1.0 and doc["rows"][0]["hardware"] == "b200"  # the cheap B200 now wins
+    assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "1", "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert rows and {"ttft", "tpot", "e2e", "usd_per_mtok_in", "usd_per_mtok_out", "kv_cache"} <= set(rows[0])
+
+
+def test_unpriced_gpu_sorts_by_speed_and_says_so(capsys):
+    doc = _json(capsys, "llama-3.1-8b", "--hardware", "h100-sxm,gaudi3", "--gpus", "1")
+    assert doc["sorted_by"] == "tok/s per GPU"
+    assert all(r["usd_per_mtok_out"] is None for r in doc["rows"] if r["hardware"] == "gaudi3")
+
+
+def test_table_states_the_int4_caveat(capsys):
+    assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--gpus", "2", "--limit", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "charges dequantization" in out and "TTFT ms" in out and "$/M out" in out and "KV" in out
+
+
+@pytest.mark.parametrize("args, text", [
+    (["--ttft", "2"], "--ttft 2:1:1:"),
+    (["--price", "b200=5"], "not one of the GPUs asked"),
+    (["--price", "h100-sxm=-1"], "is not GPU=USD per hour"),
+    (["--kv-cache", "fp9"], "unknown format fp9"),
+    (["--sort", "gpus"], "needs --users"),
+    (["--prompt", "4k", "--output", "1k", "--context", "8k"], "is not --prompt + --output"),
+])
+def test_bad_options(capsys, args, text):
+    assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", *args]) == 1
+    err = capsys.readouterr().err
+    assert text in err and "hint:" in err and "Traceback" not in err

@@ -1,0 +1,235 @@
+"""One request at a layout (generator/model/serving.py): TTFT, TPOT, the end-to-end latency's closed form.
+
+Hand counts use the numbers copied here with their sources; the closed form is checked against SymPy's own sum
+and against the decode rounds summed one by one.
+"""
+
+from __future__ import annotations
+
+import csv
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+from genreport.formulas import parallel
+from genreport.formulas.compiled import load
+from genreport.load.loader import _precision, load_hardware, load_model
+from genreport.load.spec import Parallelism
+from genreport.model.env import make_env
+from genreport.model.layout import at_batch, choose_links, layout_values
+from genreport.model.serving import joules_per_token, request, usd_per_mtok
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@cache
+def _model(name):
+    return load_model(ROOT / "specs" / "models" / f"{name}.yaml")
+
+
+@cache
+def _hw(name):
+    return load_hardware(ROOT / "specs" / "hardware" / f"{name}.yaml")
+
+
+@pytest.mark.parametrize("ledger", [parallel.decode_time_compute_gpu, parallel.decode_time_memory_gpu,
+                                    parallel.decode_time_comm, parallel.decode_time_memory_busiest])
+def test_closed_form_is_sympys_sum(ledger):
+    e = ledger()
+    assert sp.simplify(parallel.request_round_sum(e) - parallel._over_request(e)) == 0
+
+
+def _rounds_one_by_one(model, hw, prec, par, batch, prompt, output):
+    """The decode rounds k = 1 .. output - 1 at context prompt + k, each evaluated and summed (the loop the closed
+    form replaces)."""
+    q = load()
+    env = make_env(hw, model, prec, "seed")
+    links, _ = choose_links(hw, par)
+    base = layout_values(env.values, model, par, links, prec, "seed", env.pc)
+    total = 0.0
+    for s in range(prompt + 1, prompt + output):
+        g = env.at(context=float(s))
+        v = at_batch(dict(base, S=np.float64(s), c=np.float64(np.ravel(g["c"])[0]),
+                          d_h=np.float64(np.ravel(g["d_h"])[0])), env.with_layout(par), float(batch))
+        total += float(q["decode_time_bound"](v))
+    return total
+
+
+def test_llama70b_tp4_h100_by_hand():
+    """Llama 3.1 70B (70.6e9 parameters, 80 layers, 8 KV heads of 128: Meta's config.json) on 4 x H100 SXM (3.35 TB/s,
+    989.4 TFLOP/s bf16: NVIDIA's datasheet), bf16, batch 1, 1024-token prompt, 128 generated."""
+    r = request(_model("llama-3.1-70b"), _hw("h100-sxm"), _precision("bf16"), Parallelism(4), 1, 1024, 128)
+    w, p = 3.35e12, 989.4e12
+    c_gpu = 80 * 2 * 8 * 128 * 2 / 4  # KV bytes per token on one GPU: the 8 KV heads split 4 ways
+    weights_gpu = 70.6e9 * 2 / 4
+    # TPOT at the last context 1024 + 127 = 1151: HBM binds (batch 1)
+    assert r.tpot_bound == pytest.approx((weights_gpu + 1151 * c_gpu) / w, rel=2e-3)
+    # 127 rounds after the first token, at the mean context 1024 + 64
+    assert r.decode_bound == pytest.approx(127 * (weights_gpu + 1088 * c_gpu) / w, rel=2e-3)
+    # TTFT: 2 N_p T FLOPs over the 4 GPUs' peak, compute-bound at 1024 tokens (N_p about 68.5e9 without the
+    # embedding and the head: 70.6e9 - 2 x 128,256 x 8192)
+    assert r.ttft_bound == pytest.approx(2 * (70.6e9 - 2 * 128256 * 8192) * 1024 / (4 * p), rel=0.03)
+    assert r.e2e_bound == pytest.approx(r.ttft_bound + r.decode_bound)
+    assert r.per_user() == pytest.approx(127 / r.decode_bound)
+    assert r.per_gpu() == pytest.approx(r.per_user() / 4)
+    # the closed form is the loop's sum: one ledger (HBM) binds every round
+    loop = _rounds_one_by_one(_model("llama-3.1-70b"), _hw("h100-sxm"), _precision("bf16"), Parallelism(4), 1,
+                              1024, 128)
+    assert r.decode_bound == pytest.approx(loop, rel=1e-9)
+
+
+@pytest.mark.parametrize("model,hw,prec,par,batch,prompt,output", [
+    ("gpt-oss-120b", "h100-sxm", "int4", Parallelism(1), 16, 2000, 300),  # sliding window 128 on half the layers
+    ("gemma-2-27b", "h100-sxm", "bf16", Parallelism(2), 8, 3900, 400),  # window 4096 crossed inside the request
+    ("mixtral-8x22b", "h100-sxm", "bf16", Parallelism(8, 1, 8), 32, 4096, 256),
+    ("deepseek-v3", "h200", "fp8", Parallelism(8, 2), 64, 4096, 512),  # two nodes, MLA, MoE
+    ("llama-3.1-70b", "h100-sxm", "bf16", Parallelism(8), 256, 512, 2048),  # compute and HBM cross inside it
+])
+def test_closed_form_never_exceeds_the_rounds(model, hw, prec, par, batch, prompt, output):
+    """The max of the ledgers' sums is at most the sum of the rounds (a lower bound still), and within a few per
+    cent of it on these cases."""
+    r = request(_model(model), _hw(hw), _precision(prec), par, batch, prompt, output)
+    loop = _rounds_one_by_one(_model(model), _hw(hw), _precision(prec), par, batch, prompt, output)
+    assert r.decode_bound <= loop * (1 + 1e-9)
+    assert r.decode_bound >= 0.9 * loop
+    assert r.ttft_bound <= r.ttft_serial and r.decode_bound <= r.decode_serial and r.tpot_bound <= r.tpot_serial
+    assert r.decode_bound <= (output - 1) * r.tpot_bound * (1 + 1e-9)  # every round at most the last one
+
+
+def test_one_token_has_no_decode_round():
+    r = request(_model("llama-3.1-8b"), _hw("h100-sxm"), _precision("bf16"), Parallelism(1), 1, 512, 1)
+    assert r.decode_bound == 0.0 and r.e2e_bound == r.ttft_bound
+
+
+def test_cost_and_energy_by_hand():
+    # $2.99/h at 1,000 tok/s per GPU: 2.99 / 3.6e6 x 1e6 = $0.8306 per million tokens; 700 W at 1,000 tok/s: 0.7 J
+    assert usd_per_mtok(2.99, 1000.0) == pytest.approx(0.830555, rel=1e-5)
+    assert joules_per_token(700.0, 1000.0) == pytest.approx(0.7)
+    assert usd_per_mtok(None, 1000.0) is None and joules_per_token(700.0, 0.0) is None
+
+
+PUBLISHED = [r for r in csv.DictReader((ROOT / "tests" / "data" / "published.csv").open(encoding="utf-8"))
+             if r["metric"] == "ttft_ms" and r["expect"] == "ok"]
+FORMATS = {"bf16": "bf16", "fp16": "fp16", "fp8": "fp8", "int8-weights": "int8", "int4-weights": "int4"}
+
+
+@pytest.mark.parametrize("row", PUBLISHED, ids=[r["id"] for r in PUBLISHED])
+def test_published_ttft_never_beats_the_bound(row):
+    """Published times to first token (tests/data/published.csv, each row's source there) are at or above TTFT."""
+    par = Parallelism(int(row["tp"] or 1), int(row["pp"] or 1))
+    r = request(_model(row["model"]), _hw(row["hardware"]), _precision(FORMATS[row["precision"]]), par,
+                int(row["batch"] or 1), int(row["input_tokens"]), 1)
+    assert r.ttft_bound * 1e3 <= float(row["value"])
+
+
+def test_price_and_power_are_overridable(tmp_path):
+    from genreport.errors import SpecError
+    from genreport.load.loader import load_report
+
+    spec = ROOT / "specs" / "llama70b-h100-tp8.yaml"
+    s = load_report(spec, overrides=["hardware.price=5.5", "hardware.power=650"])
+    assert (s.hardware.price_per_hour, s.hardware.power_watts) == (5.5, 650)
+    assert load_report(spec).hardware.price_per_hour == 2.99  # the catalog's, sourced in h100-sxm.yaml
+    with pytest.raises(SpecError, match="usd_per_hour"):
+        load_report(spec, overrides=["hardware.price=-1"])
+    # a GPU file without a price (Gaudi 3: no published rental price found) takes one from --set, its source the option
+    text = spec.read_text().replace("hardware: h100-sxm", f"hardware: {ROOT / 'specs' / 'hardware' / 'gaudi3.yaml'}")
+    (tmp_path / "g.yaml").write_text(text)
+    g = load_report(tmp_path / "g.yaml", overrides=["hardware.price=2.1"])
+    assert g.hardware.price_per_hour == 2.1 and g.hardware.sources["price"].title == "--set hardware.price=2.1"
+
+
+def _serving_spec(tmp_path, block: str) -> Path:
+    text = (ROOT / "specs" / "llama70b-h100-tp8.yaml").read_text(encoding="utf-8")
+    text = text.replace("hardware: h100-sxm", f"hardware: {ROOT / 'specs' / 'hardware' / 'h100-sxm.yaml'}")
+    text = text.replace("model: llama-3.1-70b", f"model: {ROOT / 'specs' / 'models' / 'llama-3.1-70b.yaml'}")
+    p = tmp_path / "s.yaml"
+    p.write_text(text + "\n" + block + "\n", encoding="utf-8")
+    return p
+
+
+def test_serving_block_is_read_with_units_and_reachable_by_set(tmp_path):
+    from genreport.load.loader import load_report
+
+    p = _serving_spec(tmp_path, "serving: {prompt: 4k, output: 512, ttft: 2s, tpot: 50ms, users: 128}")
+    s = load_report(p)
+    assert (s.serving.prompt, s.serving.output, s.serving.ttft, s.serving.tpot, s.serving.users) == (
+        4096, 512, 2.0, 0.05, 128)
+    s = load_report(p, overrides=["serving.tpot=20ms", "serving.price=5.5"])
+    assert s.serving.tpot == pytest.approx(0.02) and s.hardware.price_per_hour == 5.5
+
+
+@pytest.mark.parametrize("block,where,words", [
+    ("serving: {prompt: 4k, output: 512, tpot: 50}", "serving.tpot", "not a string"),
+    ("serving: {prompt: 4q, output: 512}", "serving.prompt", "expected form"),
+    ("serving: {prompt: 4k}", "serving", "output"),
+    ("serving: {prompt: 4k, output: 1, users: 0}", "serving.users", "minimum"),
+    ("serving: {prompt: 4k, output: 1, tpot: 5 furlongs}", "serving.tpot", "furlongs"),
+])
+def test_serving_block_errors_name_the_place(tmp_path, block, where, words):
+    from genreport.errors import SpecError
+    from genreport.load.loader import load_report
+
+    p = _serving_spec(tmp_path, block)
+    with pytest.raises(SpecError) as err:
+        load_report(p)
+    text = str(err.value)
+    assert f"{p.name}:" in text and where in text and words in text
+
+
+def test_report_serving_chapter(tmp_path):
+    """A spec with a serving block: the evaluation answers it at the spec's layout (one number, one place) and the
+    report prints it; results.json carries it.  Llama 3.1 70B bf16 on 8 x H100 (tp 8), 128 users of 4k + 512."""
+    from genreport.load.loader import load_report
+    from genreport.model.evaluate import evaluate
+    from genreport.present.render import context
+
+    p = _serving_spec(tmp_path, "serving: {prompt: 4k, output: 512, ttft: 2s, tpot: 50ms, users: 128}")
+    r = evaluate(load_report(p))
+    sv = r.serving
+    users = next(x for x in sv["rows"] if x["batch"] == 128)["bound"]
+    # hand count: weights 70.6e9 x 2 B / 8, KV 327,680 B per token / 8 GPUs, 128 sequences at the last context
+    # 4,096 + 511 = 4,607 (TPOT) and at the mean context 4,096 + 256 (the mean round), at 3.35 TB/s
+    assert users["tpot"] == pytest.approx((70.6e9 * 2 / 8 + 40960 * 128 * 4607) / 3.35e12, rel=2e-3)
+    assert users["tokens_per_s_user"] == pytest.approx(3.35e12 / (70.6e9 * 2 / 8 + 40960 * 128 * 4352), rel=2e-3)
+    assert users["e2e"] == pytest.approx(users["ttft"] + 511 / users["tokens_per_s_user"], rel=1e-9)
+    assert sv["ttft_met"] and sv["tpot_batch"] == sv["capacity_batch"]  # capacity stops the batch before 50 ms
+    assert sv["gpus_for_users"] == 8 and sv["cheapest"]["usd_per_mtok_out"] <= users["usd_per_mtok_out"]
+    assert users["tokens_per_s_node"] == pytest.approx(8 * users["tokens_per_s_gpu"])  # DGX H100: 8 GPUs a node
+    for row in sv["rows"]:
+        for k in ("ttft", "tpot", "e2e"):
+            assert row["bound"][k] <= row["serial"][k]
+    ctx = context(r, None, {})
+    assert ctx.serving is sv and "s9" in ctx.ch
+
+
+def test_page_one_names_the_cheapest_layout_meeting_the_targets(tmp_path):
+    from genreport.commands.cli import main
+
+    p = _serving_spec(tmp_path, "serving: {prompt: 4k, output: 512, ttft: 2s, tpot: 50ms, users: 128}")
+    assert main([str(p), "--format", "html", "-o", str(tmp_path / "out"), "-q"]) == 0
+    page = next((tmp_path / "out").rglob("report.html")).read_text(encoding="utf-8")
+    head = page[page.index('<section id="s0"'):page.index('<section id="s1"')]
+    assert "Serving 4,096 + 512-token requests under TTFT 2 s, TPOT 50 ms" in head
+    assert "this layout meets them up to 316 sequences per replica" in head
+    assert "4 GPUs, tp 4, fp8 weights, fp8 KV" in head  # plan's cheapest: half the GPUs in fp8
+    assert 'id="s9"' in page and "Serving: one request, its targets, its cost" in page
+
+
+RATES = [r for r in csv.DictReader((ROOT / "tests" / "data" / "published.csv").open(encoding="utf-8"))
+         if r["metric"] == "tokens_per_s" and r["expect"] == "ok" and r["batch"] and r["input_tokens"]
+         and r["output_tokens"] and int(r["gpus"] or 1) == int(r["tp"] or 1) * int(r["pp"] or 1)]
+
+
+@pytest.mark.parametrize("row", RATES, ids=[r["id"] for r in RATES])
+def test_published_request_rates_never_beat_the_bound(row):
+    """Published generation rates (tests/data/published.csv, sources there) at their stated layout, batch, prompt and
+    output: at most the batch times the request's mean rate over its decode rounds (the closed form's), which is
+    stricter than the round at the prompt's context (tests/test_parallel_published.py)."""
+    par = Parallelism(int(row["tp"] or 1), int(row["pp"] or 1))
+    r = request(_model(row["model"]), _hw(row["hardware"]), _precision(FORMATS[row["precision"]]), par,
+                int(row["batch"]), int(row["input_tokens"]), int(row["output_tokens"]))
+    assert float(row["value"]) <= int(row["batch"]) * r.per_user()
+    assert len(RATES) >= 20
