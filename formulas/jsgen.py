@@ -112,10 +112,13 @@ def function_js(expr, fn_args, pr=None) -> str:
 
 def entries(pr=None) -> list[tuple[str, tuple[str, ...], str]]:
     """(id, fn_args, JavaScript function) of every quantity, sorted by id; fn_args as ``build_entry`` names them."""
-    from .quantities import DEFS
+    from .quantities import DEFS, TECHNIQUE_DEFS
 
+    skip = {q.id for q in TECHNIQUE_DEFS}  # the serving chapter is shown as built in the live page
     out = []
     for q in DEFS:
+        if q.id in skip:
+            continue
         expr = q.expr()
         fn_args = tuple(sorted((s.name for s in expr.free_symbols), key=str))
         out.append((q.id, fn_args, function_js(expr, fn_args, pr)))

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from . import SEED_000, SEED_003, decode, derive, gemm, measured, memory, parallel, roofline
+from . import SEED_000, SEED_003, decode, derive, gemm, measured, memory, parallel, roofline, techniques
 from .glossary import (
     PARAM_SYMBOL,  # noqa: F401 - re-exported
     latex,
@@ -397,7 +397,44 @@ PARALLEL_DEFS: tuple[QuantityDef, ...] = (
                 parallel.tp_link_bound_degree, f"{parallel.MEGATRON}; {_PAR}", _link_bound_steps),
 )
 
-DEFS = DEFS + PARALLEL_DEFS
+# What serving engines do to a step (formulas/techniques.py): evaluated for the serving chapter, derivable with
+# 'genreport derive'; not printed as JavaScript (the live page shows that chapter as built).
+_T = techniques
+TECHNIQUE_DEFS: tuple[QuantityDef, ...] = (
+    QuantityDef("speculative_expected_tokens", "tokens one verify step yields, expected", "token",
+                r"E(p_{a}, k_{d})", (), _T.expected_tokens, _T.LEVIATHAN),
+    QuantityDef("speculative_speedup", "speculative decoding over plain decode, same batch", "1",
+                r"\sigma(B, S)", ("batch", "context"), _T.speculative_speedup, _T.LEVIATHAN),
+    QuantityDef("speculative_tokens_per_s", "tokens per second with speculative decoding", "token/s",
+                r"r_{\mathrm{spec}}(B, S)", ("batch", "context"), _T.speculative_tokens_per_s, _T.LEVIATHAN),
+    QuantityDef("verify_crossover_batch", "batch where the verify step turns compute-bound", "1",
+                r"B_{v}^{*}(S)", ("context",), _T.verify_crossover_batch, _T.LEVIATHAN, integer="round"),
+    QuantityDef("speculative_breakeven_batch", "batch where speculative decoding stops paying", "1",
+                r"B_{\sigma=1}(S)", ("context",), _T.speculative_breakeven_batch, _T.LEVIATHAN, integer="round"),
+    QuantityDef("chunked_step_time", "a decode step with one prompt chunk riding along, at least", "s",
+                r"t_{\mathrm{mix}}(B, S)", ("batch", "context"), lambda: _T.mixed_time(C_p=sym("s_c")), _T.SARATHI),
+    QuantityDef("chunked_step_intensity", "intensity of a decode step with one prompt chunk", "FLOP/B",
+                r"I_{\mathrm{mix}}(B, S)", ("batch", "context"), lambda: _T.mixed_intensity(C_p=sym("s_c")),
+                _T.SARATHI),
+    QuantityDef("chunked_ttft", "time to first token of a prompt prefilled in chunks beside the batch, at least", "s",
+                r"t_{\mathrm{TTFT,chunk}}(B, S)", ("batch", "context"), _T.chunked_ttft, _T.SARATHI),
+    QuantityDef("steady_step_time", "time per output token at arrival rate lambda, steady state, at least", "s",
+                r"t_{s}(\lambda)", (), _T.steady_step_time, _T.LITTLE),
+    QuantityDef("goodput_rate_tpot", "highest arrival rate whose TPOT meets the target", "1/s",
+                r"\lambda_{\theta}", (), _T.goodput_rate_tpot, _T.LITTLE),
+    QuantityDef("goodput_rate_compute", "highest arrival rate the compute roof allows", "1/s",
+                r"\lambda_{P}", (), _T.goodput_rate_compute, _T.LITTLE),
+    QuantityDef("goodput_rate_capacity", "highest arrival rate whose sequences fit at the TPOT target", "1/s",
+                r"\lambda_{C}", (), _T.goodput_rate_capacity, _T.LITTLE),
+    QuantityDef("balanced_prefill_gpus", "GPUs of the prefill pool that balance the two pools", "1",
+                r"n_{P}^{*}", ("batch",), _T.balanced_prefill_gpus, _T.DISTSERVE),
+    QuantityDef("kv_transfer_time", "one request's KV cache sent from the prefill to the decode pool", "s",
+                r"t_{\mathrm{kv}}", (), _T.kv_transfer_time, _T.DISTSERVE),
+    QuantityDef("prefix_capacity_batch", "sequences that fit when they share a prefix held once", "1",
+                r"B_{\mathrm{cap},h}(S)", ("context",), _T.prefix_capacity_batch, _T.PREFIX, integer="floor"),
+)
+
+DEFS = DEFS + PARALLEL_DEFS + TECHNIQUE_DEFS
 
 BY_ID: dict[str, QuantityDef] = {q.id: q for q in DEFS}
 

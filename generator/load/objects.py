@@ -22,6 +22,7 @@ from genreport.load.spec import (
     Precision,
     Serving,
     Source,
+    Speculative,
     Workloads,
 )
 from genreport.load.yamlread import Document, format_path
@@ -211,8 +212,19 @@ def _serving(doc: Document, findings: Findings) -> Serving | None:
             times[key] = _q(block[key])
             if not times[key] > 0:
                 findings.add(doc.finding(("serving", key), f"{block[key]} is not a positive time", "write e.g. '50 ms'"))
+    chunk = 512
+    if block.get("chunk") is not None:
+        try:
+            chunk = tokens(block["chunk"])
+        except ValueError as exc:
+            findings.add(doc.finding(("serving", "chunk"), str(exc), "write an integer or '2k' (k = 1024)"))
+    spec = block.get("speculative")
+    speculative = None
+    if spec is not None:
+        speculative = Speculative(spec["draft_tokens"], spec["acceptance"], spec.get("draft_cost", 0.05),
+                                  _source(spec["source"]) if spec.get("source") else None)
     return Serving(counts["prompt"], counts["output"], times.get("ttft"), times.get("tpot"), block.get("users"),
-                   block.get("price"))
+                   block.get("price"), chunk, block.get("rate"), block.get("prefix_hit", 0.0), speculative)
 
 
 def _workloads(doc: Document, findings: Findings) -> Workloads:

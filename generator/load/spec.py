@@ -312,6 +312,20 @@ class Serving:
     tpot: float | None = None  # s, longest time per output token allowed
     users: int | None = None  # concurrent requests
     price: float | None = None  # USD per GPU-hour, overriding the GPU file's
+    chunk: int = 512  # chunked prefill: prompt tokens per step (vLLM's default max_num_batched_tokens with chunking)
+    rate: float | None = None  # requests per second at one replica
+    prefix_hit: float = 0.0  # part of each prompt already cached
+    speculative: Speculative | None = None
+
+
+@dataclass(frozen=True)
+class Speculative:
+    """Speculative decoding (serving.speculative): k draft tokens verified per step, each accepted with p."""
+
+    draft_tokens: int
+    acceptance: float
+    draft_cost: float = 0.05  # the drafts' time over one plain decode step (an MTP head or a small draft model)
+    source: Source | None = None
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import numpy as np
 from genreport.formulas.compiled import glossary_latex, load
 from genreport.formulas.glossary import ENTRIES
 from genreport.load.spec import ReportSpec
-from genreport.model import decision, layout, measured, plan, serving_report, shown, tables
+from genreport.model import decision, layout, measured, plan, serving_report, shown, tables, techniques
 from genreport.model.env import Env, make_env, spec_env  # noqa: F401 - re-exported
 from genreport.model.frame import frame
 from genreport.model.results import Results
@@ -121,6 +121,9 @@ def _evaluate(spec: ReportSpec) -> Results:
     r = _with_measurements(r)
     r = replace(r, many=plan.many_gpus(r))
     r = replace(r, serving=serving_report.report(r))
+    tech, tech_blocks = techniques.report(r)
+    if tech is not None:  # the serving chapter's engine techniques, with their formula blocks
+        r = replace(r, serving={**r.serving, "techniques": tech}, blocks={**r.blocks, **tech_blocks})
     r = replace(r, fit_options=tuple(decision.fit_options(r)),
                 hierarchy=tables.memory_hierarchy(spec) if spec.seed == "000" else (),
                 states=tables.diagnosis_states() if spec.seed == "000" else ())

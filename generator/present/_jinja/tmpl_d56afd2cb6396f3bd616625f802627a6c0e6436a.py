@@ -10,6 +10,9 @@ def root(context, missing=missing):
     l_0_serving = resolve('serving')
     l_0_ch = resolve('ch')
     l_0_hw = resolve('hw')
+    l_0_tq = resolve('tq')
+    l_0_fx = resolve('fx')
+    l_0_formula = resolve('formula')
     try:
         t_1 = environment.filters['format']
     except KeyError:
@@ -35,10 +38,16 @@ def root(context, missing=missing):
         def t_4(*unused):
             raise TemplateRuntimeError("No filter named 'time' found.")
     try:
-        t_5 = environment.tests['none']
+        t_5 = environment.tests['defined']
     except KeyError:
         @internalcode
         def t_5(*unused):
+            raise TemplateRuntimeError("No test named 'defined' found.")
+    try:
+        t_6 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_6(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     if (undefined(name='serving') if l_0_serving is missing else l_0_serving):
@@ -117,21 +126,21 @@ def root(context, missing=missing):
                 yield '</td><td class="n">'
                 yield escape(t_3(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tokens_per_s_gpu')))
                 yield '</td>\n<td class="n">'
-                if (not t_5(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in'))):
+                if (not t_6(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in'))):
                     pass
                     yield escape(t_1('%.3f', environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in')))
                 else:
                     pass
                     yield '—'
                 yield '</td>\n<td class="n">'
-                if (not t_5(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out'))):
+                if (not t_6(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out'))):
                     pass
                     yield escape(t_1('%.3f', environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out')))
                 else:
                     pass
                     yield '—'
                 yield '</td>\n<td class="n">'
-                if (not t_5(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token'))):
+                if (not t_6(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token'))):
                     pass
                     yield escape(t_1('%.3f', environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token')))
                 else:
@@ -161,7 +170,7 @@ def root(context, missing=missing):
             yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp'))
             yield ' replicas)'
         yield '.\n'
-        if (not t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'))):
+        if (not t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'))):
             pass
             yield 'The TTFT target is '
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'):
@@ -175,7 +184,7 @@ def root(context, missing=missing):
                 yield escape(t_4(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
                 yield ' at this layout'
             yield '. '
-        if (not t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'))):
+        if (not t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'))):
             pass
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'):
                 pass
@@ -229,7 +238,7 @@ def root(context, missing=missing):
             yield ', '
             yield escape(t_3(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tokens_per_s_gpu')))
             yield ' tok/s per GPU'
-            if (not t_5(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
+            if (not t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
                 pass
                 yield ', $'
                 yield escape(t_1('%.3f', environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out')))
@@ -245,7 +254,110 @@ def root(context, missing=missing):
             yield 'No layout <code>plan</code> tries on '
             yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
             yield ' meets the targets.'
-        yield '</p>\n</section>\n'
+        yield '</p>\n'
+        if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'):
+            pass
+            l_0_tq = environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques')
+            context.vars['tq'] = l_0_tq
+            context.exported_vars.add('tq')
+            yield "<h3>What serving engines do to it</h3>\n<p>Each technique changes how many tokens one pass over the weights serves, so each moves the step on the roofline. The\nformulas below take one GPU's ledgers at the layout ("
+            yield escape(t_2(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'batch')))
+            yield ' sequences per replica'
+            if environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'context'):
+                pass
+                yield ', context '
+                yield escape(t_2(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'context')))
+            yield ');\ntheir ratios are applied to the bound above. Chunked prefill carries '
+            yield escape(t_2(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'chunk')))
+            yield ' prompt tokens a step ('
+            yield escape(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'chunk_source'))
+            yield ').</p>\n<div class="scroll"><table>\n<thead><tr><th>technique</th><th>setting</th><th class="n">TTFT</th><th class="n">TPOT</th><th class="n">tok/s per GPU</th><th class="n">$/M out</th><th>where it ends</th></tr></thead>\n<tbody>'
+            for l_1_row in environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'rows'):
+                _loop_vars = {}
+                pass
+                yield '<tr><td>'
+                yield escape(environment.getattr(l_1_row, 'technique'))
+                yield '</td><td>'
+                yield escape(environment.getattr(l_1_row, 'setting'))
+                yield '</td>\n<td class="n">'
+                yield escape(t_4(environment.getitem(environment.getattr(l_1_row, 'ttft'), 0)))
+                yield ' → '
+                yield escape(t_4(environment.getitem(environment.getattr(l_1_row, 'ttft'), 1)))
+                yield '</td><td class="n">'
+                yield escape(t_4(environment.getitem(environment.getattr(l_1_row, 'tpot'), 0)))
+                yield ' → '
+                yield escape(t_4(environment.getitem(environment.getattr(l_1_row, 'tpot'), 1)))
+                yield '</td>\n<td class="n">'
+                yield escape(t_3(environment.getitem(environment.getattr(l_1_row, 'per_gpu'), 0)))
+                yield ' → '
+                yield escape(t_3(environment.getitem(environment.getattr(l_1_row, 'per_gpu'), 1)))
+                yield '</td>\n<td class="n">'
+                if (not t_6(environment.getitem(environment.getattr(l_1_row, 'usd'), 0))):
+                    pass
+                    yield escape(t_1('%.3f', environment.getitem(environment.getattr(l_1_row, 'usd'), 0)))
+                    yield ' → '
+                    yield escape(t_1('%.3f', environment.getitem(environment.getattr(l_1_row, 'usd'), 1)))
+                else:
+                    pass
+                    yield '—'
+                yield '</td>\n<td>'
+                yield escape(environment.getattr(l_1_row, 'ends'))
+                yield ' ('
+                yield escape(environment.getattr(l_1_row, 'note'))
+                yield ')</td></tr>\n'
+            l_1_row = missing
+            yield '</tbody>\n</table></div>\n'
+            if t_5(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative')):
+                pass
+                yield "<p>Speculative decoding: a verify step reads the weights and each sequence's cache once for its\nk<sub>d</sub> + 1 tokens and yields E = (1 − p<sub>a</sub><sup>k<sub>d</sub>+1</sup>) / (1 − p<sub>a</sub>) = "
+                yield escape(t_1('%.2f', environment.getattr(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'numbers'), 'expected_tokens')))
+                yield " tokens\n(Leviathan et al.), so while it stays memory-bound the speed-up is E over one plus the drafts' share:</p>\n"
+                yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative'), False))
+            yield '<p>Chunked prefill: a step with B decode tokens and a chunk of s<sub>c</sub> prompt tokens reads the weights once:</p>\n'
+            yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked'), False))
+            yield '\n'
+            if t_5(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')):
+                pass
+                yield "<p>Continuous batching in steady state: requests arriving at λ per second keep\nλ (T<sub>out</sub> − 1) t<sub>s</sub> sequences decoding (Little's law), so the memory ledger of a step grows with its own length; the\nhighest rate whose step meets the TPOT target is</p>\n"
+                yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput'), False))
+                yield '\n<p>With the compute roof ('
+                yield escape(t_3(environment.getattr(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'numbers'), 'goodput_rate_compute')))
+                yield ' requests/s) and the KV capacity\n('
+                yield escape(t_3(environment.getattr(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'numbers'), 'goodput_rate_capacity')))
+                yield ' requests/s) beside it, the goodput of one replica is '
+                if environment.getattr(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'numbers'), 'goodput_rate'):
+                    pass
+                    yield '<strong>'
+                    yield escape(t_3(environment.getattr(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'numbers'), 'goodput_rate')))
+                    yield ' requests/s</strong>, set by the '
+                    yield escape(environment.getattr(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'numbers'), 'goodput_binds'))
+                else:
+                    pass
+                    yield "none: the target is below the weights' stream time"
+                yield '.'
+                if environment.getattr(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'numbers'), 'rate'):
+                    pass
+                    yield " At the spec's "
+                    yield escape(t_3(environment.getattr(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'numbers'), 'rate')))
+                    yield ' requests/s a step takes '
+                    if environment.getattr(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'numbers'), 'steady_step_time'):
+                        pass
+                        yield escape(t_4(environment.getattr(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'numbers'), 'steady_step_time')))
+                        yield ' with '
+                        yield escape(t_3(environment.getattr(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'numbers'), 'steady_concurrency')))
+                        yield ' sequences decoding'
+                    else:
+                        pass
+                        yield 'no steady time: the rate is past what the memory allows'
+                    yield '.'
+                yield '</p>'
+            yield '<p>Disaggregation: pools balanced for this request shape put this share of the GPUs on prefill:</p>\n'
+            yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_pools'), False))
+            yield '\n'
+            if t_5(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv')):
+                pass
+                yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv'), False))
+        yield '</section>\n'
 
 blocks = {}
-debug_info = '1=44&3=47&4=49&5=53&6=61&7=73&9=75&11=79&12=83&16=90&17=108&18=116&19=120&20=127&21=134&24=144&25=164&26=178&27=193&28=199&29=206&30=226'
+debug_info = '1=53&3=56&4=58&5=62&6=70&7=82&9=84&11=88&12=92&16=99&17=117&18=125&19=129&20=136&21=143&24=153&25=173&26=187&27=202&28=208&29=215&30=235&31=258&34=264&35=271&38=275&39=283&40=291&41=295&42=304&45=310&46=313&48=315&50=317&51=319&54=322&55=324&56=326&58=355&59=357'

@@ -1,0 +1,172 @@
+"""What serving engines do, for the spec's ``serving`` block at its layout (formulas/techniques.py).
+
+Each technique is a lever row of the serving chapter: its setting, its effect on the time to first token (TTFT),
+the time per output token (TPOT), the output tokens/s per GPU and the $/M output tokens, and where its benefit
+ends; with the formula it comes from, printed as evaluated.  The formulas take one GPU's ledgers (the layout's
+slice of the model, the GPU's peak and bandwidth), so the ratios they give are applied to the chapter's own TTFT and
+TPOT (those of the strict bound at the layout, its communication included).
+
+Inputs and their defaults (``serving``): ``chunk`` 512 prompt tokens a step (vLLM's default token budget with
+chunked prefill, vLLM pull request 4580: "512 has the best ITL/TTFT balance at various qps on A100"; its V1
+engine defaults to larger budgets, which a spec sets here), ``prefix_hit`` 0, ``rate`` none (the chapter then
+gives the highest rate the TPOT target allows), ``speculative`` none (``draft_cost`` 0.05 of a decode step where
+the spec names no cost: an MTP head of one layer over a 61-layer model, DeepSeek-V3 section 5.4.3, reads about 4%).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from genreport.model.stated import variant_of
+from genreport.model.values import Block, Entry, physical
+
+CHUNK_SOURCE = ("vLLM chunked prefill documentation, pull request 4580 (2024): max_num_batched_tokens 512 by default, "
+                "the best ITL/TTFT balance on A100; Sarathi-Serve, OSDI 2024")
+
+
+def _inputs(r, batch: float, context: float) -> dict:
+    """One GPU's glossary values at (batch, context) with the serving block's technique inputs."""
+    sv = r.spec.serving
+    env = r.envs[r.lead].at(batch=float(batch), context=float(context))
+    env = {k: float(np.ravel(np.asarray(v, dtype=float))[0]) for k, v in env.items()}
+    spec_ = sv.speculative
+    env.update({"s_c": float(sv.chunk), "T_in": float(sv.prompt), "T_out": float(sv.output),
+                "h_p": float(sv.prefix_hit), "C_p": float(sv.chunk), "n_S": 1.0,
+                "p_a": spec_.acceptance if spec_ else 0.5, "k_d": float(spec_.draft_tokens) if spec_ else 1.0})
+    return env
+
+
+def _eval(r, qid: str, env: dict) -> float:
+    return float(np.asarray(r.q[qid](env), dtype=float))
+
+
+def _block(r, name: str, qid: str, env: dict, params: dict) -> Block:
+    c = r.q[qid]
+    value, reason = physical(qid, _eval(r, qid, env), c.integer)
+    inputs = {a: env[a] for a in c.args if a in env}
+    entry = Entry(qid, dict(params), value, c.unit, c.symbol, None, r.lead, reason)
+    return Block(name, entry, inputs, False, variant_of(r, r.lead))
+
+
+def report(r) -> tuple[dict | None, dict[str, Block]]:
+    """(the technique rows and numbers of the serving chapter, their formula blocks); (None, {}) without
+    ``serving``."""
+    sv = r.spec.serving
+    if sv is None or r.serving is None:
+        return None, {}
+    base = r.serving["rows"][-1]  # the chapter's busiest point (the users' batch, or the TPOT target's)
+    batch = float(base["batch"])
+    last = float(sv.prompt + sv.output - 1)
+    mean = float(sv.prompt) + float(sv.output) / 2
+    b = base["bound"]
+    ttft, tpot, per_gpu, usd = b["ttft"], b["tpot"], b["tokens_per_s_gpu"], b["usd_per_mtok_out"]
+    rows, blocks, numbers = [], {}, {}
+    env = _inputs(r, batch, last)
+    t_dec = _eval(r, "decode_time_memory", env), _eval(r, "decode_time_compute", env)
+    t_dec = max(t_dec)
+
+    # speculative decoding, at the chapter's batch and the request's mean context
+    if sv.speculative is not None:
+        sp = sv.speculative
+        env_m = _inputs(r, batch, mean)
+        step = max(_eval(r, "decode_time_memory", env_m), _eval(r, "decode_time_compute", env_m))
+        env_m["t_d"] = sp.draft_cost * step
+        speed = _eval(r, "speculative_speedup", env_m)
+        tokens = _eval(r, "speculative_expected_tokens", env_m)
+        env_l = dict(env_m)
+        breakeven = physical("speculative_breakeven_batch", _eval(r, "speculative_breakeven_batch", env_l), "round")[0]
+        verify_x = physical("verify_crossover_batch", _eval(r, "verify_crossover_batch", env_l), "round")[0]
+        if breakeven is not None:
+            ends = f"ends at batch {breakeven:,.0f} per replica (the verify step turns compute-bound at {verify_x:,.0f})"
+        else:
+            far = _eval(r, "speculative_speedup", {**env_m, "B": 1e9, "t_d": 0.0})
+            ends = (f"does not end at this context: past batch {verify_x:,.0f} the speed-up falls towards {far:.2f}x"
+                    if verify_x is not None else "does not end at this context")
+        rows.append({"technique": "speculative decoding",
+                     "setting": f"{sp.draft_tokens} draft token{'s' if sp.draft_tokens > 1 else ''}, accepted "
+                                f"{sp.acceptance:.0%} each, drafts {sp.draft_cost:.0%} of a step",
+                     "ttft": (ttft, ttft), "tpot": (tpot, tpot / speed), "per_gpu": (per_gpu, per_gpu * speed),
+                     "usd": (usd, usd / speed if usd is not None else None), "gain": speed, "ends": ends,
+                     "note": f"{tokens:.2f} tokens per verify step"})
+        blocks["tech_speculative"] = _block(r, "tech_speculative", "speculative_speedup", env_m,
+                                            {"batch": int(batch), "context": int(mean)})
+        numbers.update({"expected_tokens": tokens, "speedup": speed, "breakeven_batch": breakeven,
+                        "verify_crossover_batch": verify_x})
+
+    # chunked prefill: one chunk rides along each decode step while a prompt is prefilled
+    t_mix = _eval(r, "chunked_step_time", env)
+    i_plain = _eval(r, "decode_intensity", env)
+    i_mix = _eval(r, "chunked_step_intensity", env)
+    cost = t_mix / t_dec
+    ttft_chunk = _eval(r, "chunked_ttft", env)
+    chunk_rate = sv.chunk / (sv.prompt * (1 - sv.prefix_hit) * t_mix)  # prompts a step's chunk admits per second
+    decode_rate = batch / ((sv.output - 1) * t_mix) if sv.output > 1 else math.inf  # requests the batch finishes
+    rows.append({"technique": "chunked prefill",
+                 "setting": f"{sv.chunk:,}-token chunks beside {int(batch):,} decode sequences",
+                 "ttft": (ttft, max(ttft, ttft_chunk)), "tpot": (tpot, tpot * cost), "per_gpu": (per_gpu, per_gpu / cost),
+                 "usd": (usd, usd * cost if usd is not None else None), "gain": 1 / cost,
+                 "ends": f"a step's intensity {i_plain:,.0f} -> {i_mix:,.0f} FLOP/B; the decode users pay {cost:.2f}x per "
+                         f"token while a prompt is prefilled and no step stalls for a whole prompt; one chunk a step "
+                         f"admits {chunk_rate:,.2f} requests/s per replica, the batch retires {decode_rate:,.2f}",
+                 "note": "TPOT while a chunk rides along"})
+    blocks["tech_chunked"] = _block(r, "tech_chunked", "chunked_step_time", env,
+                                    {"batch": int(batch), "context": int(last)})
+    numbers.update({"chunked_step_time": t_mix, "chunked_cost": cost, "chunked_intensity": i_mix,
+                    "chunk_admits_rate": chunk_rate, "batch_retires_rate": decode_rate,
+                    "decode_intensity": i_plain, "chunked_ttft": ttft_chunk})
+
+    # continuous batching in steady state: the rate the TPOT target allows, the rate the spec names
+    env_s = dict(env)
+    if sv.tpot is not None:
+        env_s["theta"] = sv.tpot
+        rates = {k: physical(k, _eval(r, k, env_s), "")[0]
+                 for k in ("goodput_rate_tpot", "goodput_rate_compute", "goodput_rate_capacity")}
+        found = [v for v in rates.values() if v is not None and v > 0]
+        goodput = min(found) if len(found) == 3 else None
+        binding = min(rates, key=lambda k: rates[k] if rates[k] is not None and rates[k] > 0 else math.inf)
+        numbers.update({"goodput_rate": goodput, "goodput_binds": binding.removeprefix("goodput_rate_"), **rates})
+        blocks["tech_goodput"] = _block(r, "tech_goodput", "goodput_rate_tpot", env_s, {})
+    if sv.rate is not None:
+        env_s["lam"] = sv.rate
+        t_s = physical("steady_step_time", _eval(r, "steady_step_time", env_s), "")[0]
+        numbers.update({"rate": sv.rate, "steady_step_time": t_s if t_s is not None and t_s > 0 else None,
+                        "steady_concurrency": sv.rate * (sv.output - 1) * t_s if t_s and t_s > 0 else None})
+
+    # prefix caching
+    if sv.prefix_hit > 0:
+        keep = 1 - sv.prefix_hit
+        cap0 = physical("prefix_capacity_batch", _eval(r, "prefix_capacity_batch", {**env, "h_p": 0.0}), "floor")[0]
+        cap1 = physical("prefix_capacity_batch", _eval(r, "prefix_capacity_batch", env), "floor")[0]
+        rows.append({"technique": "prefix caching", "setting": f"{sv.prefix_hit:.0%} of each prompt cached",
+                     "ttft": (ttft, ttft * keep), "tpot": (tpot, tpot), "per_gpu": (per_gpu, per_gpu),
+                     "usd": (usd, usd), "gain": 1 / keep,
+                     "ends": f"sequences that fit per GPU share: {cap0 or 0:,.0f} -> {cap1 or 0:,.0f} (the shared prefix "
+                             "held once)", "note": "TTFT over the uncached part of the prompt"})
+        numbers.update({"prefix_capacity_before": cap0, "prefix_capacity_after": cap1})
+
+    # prefill/decode disaggregation: pools of the same layout, balanced for the request shape
+    env_d = dict(env, t_p=ttft, t_s=tpot)
+    share = _eval(r, "balanced_prefill_gpus", env_d)
+    link = r.spec.hardware.node.scale_out.bandwidth_per_direction if (
+        r.spec.hardware.node is not None and r.spec.hardware.node.scale_out is not None) else None
+    t_kv = None
+    if link:
+        c_card = r.envs[r.lead].card["c"]
+        t_kv = sv.prompt * c_card / link
+        numbers["kv_transfer_time"] = t_kv
+        blocks["tech_kv"] = _block(r, "tech_kv", "kv_transfer_time", {**env, "W_kv": link, "c": c_card}, {})
+    rows.append({"technique": "prefill/decode disaggregation",
+                 "setting": f"{share:.0%} of the GPUs prefill, {1 - share:.0%} decode, in replicas of this layout",
+                 "ttft": (ttft, ttft + (t_kv or 0.0)), "tpot": (tpot, tpot),
+                 "per_gpu": (per_gpu, per_gpu * (1 - share)), "usd": (usd, usd / (1 - share) if usd is not None else None),
+                 "gain": 1 - share,
+                 "ends": f"balanced: a prefill replica serves {1 / ttft:,.2f} prompts/s, a decode replica retires "
+                         f"{decode_rate:,.2f} requests/s at batch {int(batch):,}"
+                         + (f"; one prompt's KV cache crosses the scale-out link in {t_kv * 1e3:,.1f} ms" if t_kv else ""),
+                 "note": "no chunk rides along a decode step; tok/s per GPU counts the prefill pool's GPUs too"})
+    blocks["tech_pools"] = _block(r, "tech_pools", "balanced_prefill_gpus", env_d, {"batch": int(batch)})
+    numbers.update({"prefill_share": share})
+    out = {"batch": int(batch), "context": int(last), "mean_context": mean, "chunk": sv.chunk,
+           "chunk_source": CHUNK_SOURCE, "rows": rows, "numbers": numbers}
+    return out, blocks
