@@ -39,6 +39,8 @@ MEGATRON_PP = "Narayanan et al. SC'21, Megatron-LM, sections 2.2 and 4.1 (pipeli
 GSHARD = "Lepikhin et al. 2020, GShard, section 2.2 (dispatch and combine all-to-all)"
 ZERO = "Rajbhandari et al. SC'20, ZeRO, section 5, figure 1"
 LOWER = "Patarasuk and Yuan 2009, Bandwidth optimal all-reduce algorithms (2 (n-1)/n Z sent at least); NVLink SHARP"
+KERNELS = ("kernels per layer as vLLM's Llama decoder launches them; launch and CUDA graph replay costs per kernel: "
+           "NVIDIA, Getting Started with CUDA Graphs (2019); pegainfer (3), From Launch Overhead to CUDA Graph")
 NCCL_TUNING = "NCCL 2.30 src/graph/tuning.cc (base latency per call; ring steps); nccl-tests busbw as measured"
 
 (n_TP, n_PP, n_EP, n_DP, n_g, Z, W_x, alpha, N_x, L_x, k_e, b_a, s_kv, k_w, k_g, k_o) = (
@@ -48,6 +50,7 @@ W_TP, a_TP, W_PP, a_PP, W_EP, a_EP, W_DP, a_DP = (
     sym(x) for x in ("W_TP", "alpha_TP", "W_PP", "alpha_PP", "W_EP", "alpha_EP", "W_DP", "alpha_DP"))
 W_c, tau_c, W_s, tau_s, s_TP, W_cTP, W_sTP, W_cPP, W_cEP, W_cDP, u_x = (
     sym(x) for x in ("W_c", "tau_c", "W_s", "tau_s", "s_TP", "W_cTP", "W_sTP", "W_cPP", "W_cEP", "W_cDP", "u_x"))
+k_L, tau_k, tau_l = (sym(x) for x in ("k_L", "tau_k", "tau_l"))
 N, N_a, N_e, L, d, H_kv, b, c, C, P, W, B, S, T, a = (
     sym(x) for x in ("N", "N_a", "N_e", "L", "d", "H_kv", "b", "c", "C", "P", "W", "B", "S", "T", "a"))
 
@@ -364,14 +367,25 @@ def decode_time_bound():
     return pipelined(sp.Max(comp, mem, decode_time_comm()), sp.Max(comp, mem, decode_time_comm_last()))
 
 
+def decode_time_overhead():
+    """Fixed kernel costs of one GPU in a decode round [s]: m (L/n_PP) k_L tau_k.
+
+    Each micro-batch runs the stage's L/n_PP layers, k_L kernels a layer, each paying a fixed cost tau_k that no
+    byte or FLOP explains: its share of a CUDA graph replay where the engine captures decode in graphs (vLLM,
+    SGLang, TensorRT-LLM by default), its launch where it does not.  Seed 000's third state, overhead-bound, is
+    where this term is the largest of the estimate's.  An estimate: an overhead is not a lower bound.
+    """
+    return microbatches() * L / n_PP * k_L * tau_k
+
+
 def decode_time_serial():
     """Serialized estimate of a decode round [s]: max(compute, HBM of the busiest GPU) + interconnect as the library
-    runs it, per GPU, through the pipeline.
+    runs it + the kernels' fixed costs, per GPU, through the pipeline.
 
     The all-reduces sit on the critical path (the next layer needs their result), as in real decode
     engines without compute-communication overlap; not a bound, an estimate.
     """
-    work = sp.Max(decode_time_compute_gpu(), decode_time_memory_busiest())
+    work = sp.Max(decode_time_compute_gpu(), decode_time_memory_busiest()) + decode_time_overhead()
     return pipelined(work + decode_time_comm(True), work + decode_time_comm_last(True))
 
 
@@ -407,6 +421,21 @@ def _prefill_ledgers():
     return t_comp, t_mem
 
 
+def prefill_time_compute_gpu():
+    """Compute ledger of one GPU in a prefill of T tokens [s]: its share of the prefill FLOPs / P."""
+    return _prefill_ledgers()[0]
+
+
+def prefill_time_memory_gpu():
+    """HBM ledger of one GPU in a prefill of T tokens [s]: its weight slice and the prompt's KV cache / W."""
+    return _prefill_ledgers()[1]
+
+
+def prefill_time_comm_estimate():
+    """Interconnect of one GPU in a prefill of T tokens as the library runs it [s] (a stage that sends on)."""
+    return prefill_time_comm(True)
+
+
 def prefill_time_bound():
     """Strict lower bound of a prefill of T tokens [s]: (n_PP - 1) X + X_L, X = max(compute, HBM, interconnect).
 
@@ -417,14 +446,23 @@ def prefill_time_bound():
     return (n_PP - 1) * sp.Max(t_comp, t_mem, prefill_time_comm()) + sp.Max(t_comp, t_mem, prefill_time_comm_last())
 
 
-def prefill_time_serial():
-    """Serialized estimate of a prefill of T tokens [s]: (n_PP - 1) (max(compute, HBM) + x) + max(compute, HBM) + x_L.
+def prefill_time_overhead():
+    """Fixed kernel costs of one stage in a prefill [s]: (L/n_PP) k_L tau_l.
 
-    The collectives on the critical path at the library's cost, as :func:`decode_time_serial`; an estimate, not a
-    bound.
+    A prompt passes each layer once, k_L kernels a layer, each launched on its own (engines capture CUDA graphs
+    for decode batches only), at tau_l each.  An estimate, not a bound.
+    """
+    return L / n_PP * k_L * tau_l
+
+
+def prefill_time_serial():
+    """Serialized estimate of a prefill of T tokens [s]: (n_PP - 1) (w + x) + w + x_L, w = max(compute, HBM) + o.
+
+    The collectives on the critical path at the library's cost, as :func:`decode_time_serial`, and each stage's
+    kernels' fixed costs o (:func:`prefill_time_overhead`); an estimate, not a bound.
     """
     t_comp, t_mem = _prefill_ledgers()
-    work = sp.Max(t_comp, t_mem)
+    work = sp.Max(t_comp, t_mem) + prefill_time_overhead()
     return (n_PP - 1) * (work + prefill_time_comm(True)) + work + prefill_time_comm_last(True)
 
 

@@ -222,3 +222,88 @@ def test_layout_values_carry_the_library_costs():
     got = [float(v[k]) for k in ("tau_c", "tau_s", "s_TP", "W_cTP", "W_sTP")]
     assert got == pytest.approx([6.6e-6, 25e-6, 1.0, 370e9, 480e9], rel=1e-12)
     assert v["u_x"] == 1.0
+
+
+# ----------------------------------------------------------------------------------------------- the kernels' fixed costs
+#
+# Facts copied here, with their sources (generator/load/spec.py, KERNELS_SOURCE):
+# * NVIDIA Technical Blog, "Getting Started with CUDA Graphs" (A. Gray, 2019): 2.9 us kernels take 3.8 us each
+#   launched from a stream, 3.4 us each replayed from a CUDA graph: about 0.5 us per kernel in a graph.
+# * pegainfer (3), "From Launch Overhead to CUDA Graph" (susun-blog.com): a launch costs about 4-6 us.
+# * vLLM's Llama decoder layer (vllm/model_executor/models/llama.py): 10 kernels besides its collectives.
+
+def _kernels_off(hw):
+    import dataclasses
+
+    from genreport.load.spec import Kernels
+    return dataclasses.replace(hw, kernels=Kernels(launch=0.0, graph=0.0))
+
+
+def test_the_kernels_fixed_costs_by_hand():
+    """Llama 3.2 1B (16 layers) at tp 2 on H100: 16 x 10 x 0.5 us = 80 us a decode round with CUDA graphs,
+    16 x 10 x 5 us = 0.8 ms without and in every prefill; the strict bound does not move."""
+    import dataclasses
+
+    from genreport.load.spec import Kernels
+    m, hw, prec = _m("llama-3.2-1b"), _hw("h100-sxm"), _precision("bf16")
+    assert m.layers == 16
+    off = point(m, _kernels_off(hw), prec, Parallelism(2), 1.0, 1024.0, prompt=32.0)
+    graphs = point(m, hw, prec, Parallelism(2), 1.0, 1024.0, prompt=32.0)
+    eager = point(m, dataclasses.replace(hw, kernels=Kernels(cuda_graphs=False)), prec, Parallelism(2), 1.0, 1024.0,
+                  prompt=32.0)
+    assert graphs.time_serial - off.time_serial == pytest.approx(16 * 10 * 0.5e-6, rel=1e-9)
+    assert eager.time_serial - off.time_serial == pytest.approx(16 * 10 * 5e-6, rel=1e-9)
+    assert graphs.prefill_serial - off.prefill_serial == pytest.approx(16 * 10 * 5e-6, rel=1e-9)
+    assert graphs.time_bound == off.time_bound == eager.time_bound  # an overhead is not a lower bound
+    assert graphs.prefill_bound == off.prefill_bound
+
+
+def test_a_pipeline_pays_each_stage_its_layers_per_micro_batch():
+    """70B at tp 2 x pp 4, batch 8: each GPU runs m = min(4, 8) = 4 micro-batches through its 80 / 4 = 20 layers,
+    4 x 20 x 10 x 0.5 us = 0.4 ms; one prompt passes each stage once, 20 x 10 x 5 us = 1 ms a stage."""
+    q = load()
+    m, hw, prec = _m("llama-3.1-70b"), _hw("h100-sxm"), _precision("bf16")
+    par = Parallelism(2, 4)
+    env = make_env(hw, m, prec, "seed")
+    links, _ = choose_links(hw, par)
+    v = layout_values(env.values, m, par, links, prec, "seed", env.pc, kernels=hw.kernels)
+    assert float(q["decode_time_overhead"](dict(v, B=8.0))) == pytest.approx(4 * 20 * 10 * 0.5e-6, rel=1e-12)
+    assert float(q["decode_time_overhead"](dict(v, B=2.0))) == pytest.approx(2 * 20 * 10 * 0.5e-6, rel=1e-12)
+    assert float(q["prefill_time_overhead"](dict(v, T=512.0))) == pytest.approx(20 * 10 * 5e-6, rel=1e-12)
+
+
+@pytest.mark.parametrize("model", sorted(GPT_FAST))
+def test_the_fixed_costs_tighten_the_tensor_parallel_series(model):
+    """gpt-fast runs decode as CUDA graphs (torch.compile, mode reduce-overhead): with the kernels' fixed costs the
+    spread of measured / estimate narrows (Llama-2-7B TP1-8: 0.070 without, 0.048 with; 70B: 0.040, 0.030)."""
+    m, hw, prec = _m(model), _hw("a100-sxm-80gb"), _precision("bf16")
+    spread = []
+    for h in (_kernels_off(hw), hw):
+        spread.append(_cv([measured * point(m, h, prec, Parallelism(tp), 1.0, 5.0).time_serial
+                           for tp, measured in GPT_FAST[model].items()]))
+    assert spread[1] < spread[0]
+
+
+def test_a_small_model_without_cuda_graphs_is_overhead_bound(tmp_path):
+    """The report names seed 000's third state where the kernels' fixed costs are the estimate's largest term: 1B at
+    tp 2 without CUDA graphs spends 0.8 ms on them against 0.37 ms of weights; a 4k prompt is compute-bound."""
+    from genreport.load.loader import load_report
+    from genreport.model.evaluate import evaluate
+
+    spec = tmp_path / "small.yaml"
+    spec.write_text(f"kind: report\nname: small\ntitle: small\nhardware: {ROOT}/specs/hardware/h100-sxm.yaml\n"
+                    f"model: {ROOT}/specs/models/llama-3.2-1b.yaml\nprecision: bf16\nparallelism: {{tp: 2}}\n"
+                    "engine: {cuda_graphs: false, memory_reserve: 0.1}\n"
+                    "workloads:\n  decode: {batch: [1], context: [1k]}\n  prefill: {prompt: [32, 4k]}\n")
+    s = load_report(spec)
+    assert not s.hardware.kernels.cuda_graphs and s.hardware.kernels.decode == 5e-6
+    assert s.engine_given == ("cuda_graphs", "memory_reserve")
+    r = evaluate(s)
+    assert r.parallel.estimate_binds.tolist() == [["overhead"]]
+    assert r.parallel.binds.tolist() == [["bandwidth"]]  # the bound's verdict is the bound's
+    assert r.parallel.prefill_estimate_binds == ("overhead", "compute")
+    assert float(r.parallel.decode["seed"]["decode_time_overhead"][0, 0]) == pytest.approx(16 * 10 * 5e-6, rel=1e-12)
+    (row,) = [x for x in r.decision if x["workload"] == "decode"]
+    assert row["estimate_binds"] == "overhead"
+    from genreport.present.summary import sentences
+    assert "overhead-bound: 0.8 ms of it is the kernels' fixed costs" in sentences(r)[0]

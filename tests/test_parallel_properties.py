@@ -8,6 +8,7 @@ Spec level: catalog models and precisions through the loader and the evaluate st
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from genreport.formulas.compiled import load
 from genreport.load.loader import load_report
 from genreport.model.evaluate import evaluate
@@ -57,6 +58,8 @@ def setups(draw, single: bool) -> dict:
     # and the busiest expert GPU's reads over the mean
     env.update(tau_c=draw(st.floats(0.0, 3e-5)), tau_s=draw(st.floats(0.0, 3e-5)), s_TP=float(draw(st.integers(0, 1))),
                W_sTP=draw(st.floats(1e9, 4e12)))
+    # the engine's fixed costs per kernel: k_L kernels a layer, tau_k each in decode, tau_l in prefill
+    env.update(k_L=float(draw(st.integers(1, 40))), tau_k=draw(st.floats(0.0, 1e-5)), tau_l=draw(st.floats(0.0, 1e-5)))
     if single:
         tp = pp = ep = dp = 1
     else:
@@ -82,11 +85,17 @@ def test_one_gpu_is_the_single_card_formula_exactly(env):
     assert val("decode_time_compute_gpu", env) == val("decode_time_compute", env)
     single = max(val("decode_time_memory", env), val("decode_time_compute", env))
     assert val("decode_time_bound", env) == single
-    assert val("decode_time_serial", env) == single
+    # the estimate adds the kernels' fixed costs, L k_L tau_k on one GPU (one micro-batch, one stage)
+    overhead = env["L"] * env["k_L"] * env["tau_k"]
+    assert val("decode_time_overhead", env) == pytest.approx(overhead, rel=1e-12)
+    assert val("decode_time_serial", env) == pytest.approx(single + overhead, rel=1e-12)
+    assert val("decode_time_serial", dict(env, tau_k=0.0)) == single
     assert env["B"] / val("decode_time_bound", env) == val("decode_tokens_per_s", env)
     single_prefill = max(val("prefill_time_compute", env), val("prefill_time_memory", env))
     assert val("prefill_time_bound", env) == single_prefill
-    assert val("prefill_time_serial", env) == single_prefill
+    launches = env["L"] * env["k_L"] * env["tau_l"]  # each prefill kernel launched on its own
+    assert val("prefill_time_serial", env) == pytest.approx(single_prefill + launches, rel=1e-12)
+    assert val("prefill_time_serial", dict(env, tau_l=0.0)) == single_prefill
     assert val("interconnect_bytes_prefill", env) == 0.0
     assert val("training_state_per_gpu_zero3", env) == 16.0 * env["N"]
 

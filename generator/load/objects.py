@@ -11,6 +11,7 @@ from genreport.load.spec import (
     Attention,
     Collectives,
     Hardware,
+    Kernels,
     Link,
     Measurement,
     Model,
@@ -145,6 +146,15 @@ def moe_from(moe: dict) -> MoE:
     return MoE(moe["experts"], moe["active_experts"], moe["expert_ffn_size"], moe.get("shared_experts", 0),
                moe.get("first_dense_layers", 0), layer_step=moe.get("layer_step", 1),
                shared_expert_ffn_size=moe.get("shared_expert_ffn_size", 0))
+
+
+def engine_kernels(engine: dict) -> Kernels:
+    """The engine block's fixed costs per kernel, its defaults where the spec is silent (spec.KERNELS_SOURCE)."""
+    k = Kernels()
+    return Kernels(per_layer=float(engine.get("kernels_per_layer", k.per_layer)),
+                   launch=_q(engine["kernel_launch"]) if "kernel_launch" in engine else k.launch,
+                   graph=_q(engine["graph_kernel"]) if "graph_kernel" in engine else k.graph,
+                   cuda_graphs=bool(engine.get("cuda_graphs", k.cuda_graphs)))
 
 
 def _parallelism(d: dict) -> Parallelism | None:

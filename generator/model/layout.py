@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from genreport.formulas import architecture as arch
 from genreport.formulas.compiled import load
-from genreport.load.spec import PRECISION_BYTES, Hardware, Model, Parallelism, Precision
+from genreport.load.spec import PRECISION_BYTES, Hardware, Kernels, Model, Parallelism, Precision
 from genreport.model.env import Env, prefill_head_dim
 from genreport.model.values import NO_FIT, Entry, physical
 
@@ -38,9 +38,15 @@ GROUPS = ("tp", "pp", "ep", "dp")
 # The per-GPU ledgers, in the order the bound takes their maximum; the HBM ledger binds "bandwidth", the word the
 # single-card verdicts use for the same roof.
 BINDS = ("compute", "bandwidth", "interconnect")
+# The serial estimate's terms, in the order its largest is named: compute, the busiest GPU's HBM, the collectives as
+# the library runs them, and the kernels' fixed costs; "overhead" is seed 000's third state, overhead-bound.
+ESTIMATE_TERMS = (("compute", "decode_time_compute_gpu"), ("bandwidth", "decode_time_memory_busiest"),
+                  ("interconnect", "decode_time_comm_estimate"), ("overhead", "decode_time_overhead"))
+PREFILL_ESTIMATE_TERMS = (("compute", "prefill_time_compute_gpu"), ("bandwidth", "prefill_time_memory_gpu"),
+                          ("interconnect", "prefill_time_comm_estimate"), ("overhead", "prefill_time_overhead"))
 DECODE_GRID = ("interconnect_bytes_decode", "decode_time_comm", "decode_time_compute_gpu", "decode_time_memory_gpu",
-               "decode_time_bound", "decode_time_comm_estimate", "decode_time_memory_busiest", "decode_time_serial",
-               "memory_per_gpu")
+               "decode_time_bound", "decode_time_comm_estimate", "decode_time_memory_busiest", "decode_time_overhead",
+               "decode_time_serial", "memory_per_gpu")
 # Evaluated with the weights the GPU holds, not those a batch reads: every expert stays resident.
 RESIDENT = ("memory_per_gpu",)
 # Throughputs at the strict bound, from decode_time_bound (their expanded formulas would only repeat it).
@@ -139,9 +145,13 @@ def choose_links(hw: Hardware, par: Parallelism) -> tuple[dict[str, LinkChoice],
 
 
 def layout_values(base: dict[str, float], model: Model, par: Parallelism, links: dict[str, LinkChoice],
-                  precision: Precision, accounting: str, pc: arch.ParameterCount, recipe: str = "bf16-grads") -> dict:
-    """The parallel symbols' values for one layout, on top of a single-card Env's values."""
+                  precision: Precision, accounting: str, pc: arch.ParameterCount, recipe: str = "bf16-grads",
+                  kernels: Kernels | None = None) -> dict:
+    """The parallel symbols' values for one layout, on top of a single-card Env's values; ``kernels`` the engine's
+    fixed costs per kernel (the hardware's, from the report spec's engine block; the defaults without)."""
     v = dict(base)
+    k = kernels or Kernels()
+    v.update({"k_L": float(k.per_layer), "tau_k": k.decode, "tau_l": k.launch})
     v.update({"n_TP": float(par.tp), "n_PP": float(par.pp), "n_EP": float(par.ep), "n_DP": float(par.dp),
               "N_x": float(pc.experts_routed) * _declared_per_routed(v, pc, accounting), "L_x": float(pc.moe_layers),
               "k_e": float(model.moe.active_experts) if model.moe else 0.0,
@@ -211,6 +221,8 @@ class ParallelResults:
     activation_bytes: float = 2.0
     entries: tuple = ()  # genreport.model.values.Entry, appended to the report's entries by evaluate
     binds: np.ndarray | None = None  # (B, S) of "compute", "bandwidth", "interconnect", "capacity", lead accounting
+    estimate_binds: np.ndarray | None = None  # (B, S): the serial estimate's largest term (ESTIMATE_TERMS), or "capacity"
+    prefill_estimate_binds: tuple = ()  # per prompt: the serial prefill's largest term (PREFILL_ESTIMATE_TERMS)
     all_reduce: dict = field(default_factory=dict)  # one tensor-parallel all-reduce at batch 1: see _all_reduce_costs
     collective_formulas: tuple = ()  # (id, what it is, LaTeX, value or None) of the collectives this layout uses
 
@@ -218,6 +230,8 @@ class ParallelResults:
         p = self.parallelism
         return {"tp": p.tp, "pp": p.pp, "ep": p.ep, "dp": p.dp, "gpus": p.gpus,
                 "decode_binds": self.binds.tolist() if self.binds is not None else [],
+                "decode_estimate_binds": self.estimate_binds.tolist() if self.estimate_binds is not None else [],
+                "prefill_estimate_binds": list(self.prefill_estimate_binds),
                 "activation_bytes_per_element": self.activation_bytes, "all_reduce_batch1": dict(self.all_reduce),
                 "links": {g: c.as_json() for g, c in sorted(self.links.items())}, "notes": list(self.notes)}
 
@@ -275,8 +289,14 @@ def evaluate_parallel(r) -> ParallelResults:
         out.entries = tuple(_entries(r, out))
         out.collective_formulas = _collective_formulas(out)
         out.binds = decode_binds(out, r.spec.accounting, r.spec.workloads.decode_batch)
-    if out.binds is not None:
-        out.binds.flags.writeable = False
+        out.estimate_binds = decode_binds(out, r.spec.accounting, r.spec.workloads.decode_batch, estimate=True)
+        pre = out.prefill.get(r.spec.accounting)
+        if pre is not None:
+            terms = np.stack([pre[qid] for _, qid in PREFILL_ESTIMATE_TERMS])
+            out.prefill_estimate_binds = tuple(PREFILL_ESTIMATE_TERMS[k][0] for k in np.argmax(terms, axis=0))
+    for a in (out.binds, out.estimate_binds):
+        if a is not None:
+            a.flags.writeable = False
     for block in (out.per_context, out.decode, out.prefill, out.min_gpus):
         for arrays in block.values():
             for a in (arrays.values() if isinstance(arrays, dict) else [arrays]):
@@ -284,14 +304,20 @@ def evaluate_parallel(r) -> ParallelResults:
     return out
 
 
-def decode_binds(out: ParallelResults, accounting: str, batch) -> np.ndarray | None:
+def decode_binds(out: ParallelResults, accounting: str, batch, estimate: bool = False) -> np.ndarray | None:
     """Which roof binds each decode point of the layout: the largest per-GPU ledger, or "capacity" when the
-    batch is more sequences than one replica holds at that context."""
+    batch is more sequences than one replica holds at that context.  With ``estimate``, the serial estimate's largest
+    term instead (ESTIMATE_TERMS): "overhead" where the kernels' fixed costs outweigh compute, HBM and collectives."""
     grid = out.decode.get(accounting)
     if grid is None:
         return None
-    ledgers = np.stack([grid["decode_time_compute_gpu"], grid["decode_time_memory_gpu"], grid["decode_time_comm"]])
-    binds = np.asarray(BINDS, dtype=object)[np.argmax(ledgers, axis=0)]
+    if estimate:
+        names = tuple(name for name, _ in ESTIMATE_TERMS)
+        ledgers = np.stack([grid[qid] for _, qid in ESTIMATE_TERMS])
+    else:
+        names = BINDS
+        ledgers = np.stack([grid["decode_time_compute_gpu"], grid["decode_time_memory_gpu"], grid["decode_time_comm"]])
+    binds = np.asarray(names, dtype=object)[np.argmax(ledgers, axis=0)]
     cap = out.per_context[accounting]["capacity_batch_replica"]
     binds[np.asarray(batch, dtype=float)[:, None] > cap[None, :]] = "capacity"
     return binds
@@ -313,7 +339,7 @@ def _evaluate(r) -> ParallelResults:
     recipe = w.recipes[0] if w.recipes else "bf16-grads"
     for acc, at_layout in r.envs.items():
         env = at_layout.one_card()  # the layout's formulas take the whole model's values and divide them themselves
-        base = layout_values(env.values, model, par, links, spec.precision, acc, env.pc, recipe)
+        base = layout_values(env.values, model, par, links, spec.precision, acc, env.pc, recipe, spec.hardware.kernels)
         sc = {qid: _f(q[qid](base)) for qid in SCALARS if qid not in ("tp_weight_crossover", "tp_link_bound_degree")}
         one = at_batch(base, at_layout, 1.0)
         sc["tp_weight_crossover"] = _f(q["tp_weight_crossover"](one))
@@ -348,12 +374,14 @@ def _evaluate(r) -> ParallelResults:
             pv = dict(base, T=t, d_h=prefill_head_dim(model, base["d_h"]))
             out.prefill[acc] = {qid: np.asarray(q[qid](pv), dtype=float) * np.ones_like(t)
                                 for qid in ("interconnect_bytes_prefill", "prefill_time_comm", "prefill_time_bound",
+                                            "prefill_time_compute_gpu", "prefill_time_memory_gpu",
+                                            "prefill_time_comm_estimate", "prefill_time_overhead",
                                             "prefill_time_serial")}
     if w.training_tokens:
         env = r.envs["seed"].one_card()
         rows: list[tuple[str, dict, float | None]] = []
         for rec in w.recipes:  # the state and the gradient traffic depend on the recipe's bytes per parameter
-            base = layout_values(env.values, model, par, links, spec.precision, "seed", env.pc, rec)
+            base = layout_values(env.values, model, par, links, spec.precision, "seed", env.pc, rec, spec.hardware.kernels)
             tv = dict(base, T=np.float64(w.training_tokens))
             for qid in [f"training_state_per_gpu_zero{k}" for k in range(4)] + [
                     "training_grad_comm_time", "training_zero3_comm_time", "training_overlap_tokens"]:
@@ -361,7 +389,7 @@ def _evaluate(r) -> ParallelResults:
                 if qid == "training_overlap_tokens" and par.dp == 1:  # one replica: no gradient exchange to hide
                     value = None
                 rows.append((qid, {"recipe": rec}, value))
-        tv = dict(layout_values(env.values, model, par, links, spec.precision, "seed", env.pc, recipe),
+        tv = dict(layout_values(env.values, model, par, links, spec.precision, "seed", env.pc, recipe, spec.hardware.kernels),
                   T=np.float64(w.training_tokens))
         rows.append(("training_backward_time", {"tokens": w.training_tokens}, _f(q["training_backward_time"](tv))))
         out.training["seed"] = rows
@@ -467,7 +495,7 @@ def round_bound(r, accounting: str, batch, context) -> np.ndarray:
     at_layout = r.envs[accounting]
     env = at_layout.one_card()
     recipe = spec.workloads.recipes[0] if spec.workloads.recipes else "bf16-grads"
-    base = layout_values(env.values, spec.model, par.parallelism, par.links, spec.precision, accounting, env.pc, recipe)
+    base = layout_values(env.values, spec.model, par.parallelism, par.links, spec.precision, accounting, env.pc, recipe, spec.hardware.kernels)
     batch = np.asarray(batch, dtype=float)
     context = np.asarray(context, dtype=float)
     g = env.at(batch=batch[:, None], context=context[None, :])

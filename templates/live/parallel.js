@@ -15,11 +15,17 @@ const GR_PARALLEL = (() => {
   const M = GR_MODEL, call = M.call;
   const GROUPS = ["tp", "pp", "ep", "dp"], BINDS = ["compute", "bandwidth", "interconnect"];
   const GRID = ["interconnect_bytes_decode", "decode_time_comm", "decode_time_compute_gpu", "decode_time_memory_gpu",
-    "decode_time_bound", "decode_time_comm_estimate", "decode_time_memory_busiest", "decode_time_serial",
-    "memory_per_gpu"];
+    "decode_time_bound", "decode_time_comm_estimate", "decode_time_memory_busiest", "decode_time_overhead",
+    "decode_time_serial", "memory_per_gpu"];
   const RESIDENT = ["memory_per_gpu"];  // evaluated with the weights the GPU holds, not those a batch reads
   const RATES = ["decode_tokens_per_s_replica", "decode_tokens_per_s_gpu"];
-  const PREFILL = ["interconnect_bytes_prefill", "prefill_time_comm", "prefill_time_bound", "prefill_time_serial"];
+  const PREFILL = ["interconnect_bytes_prefill", "prefill_time_comm", "prefill_time_bound", "prefill_time_compute_gpu",
+    "prefill_time_memory_gpu", "prefill_time_comm_estimate", "prefill_time_overhead", "prefill_time_serial"];
+  // the serial estimate's terms, the first largest named (layout.ESTIMATE_TERMS); "overhead" is overhead-bound
+  const ESTIMATE_TERMS = [["compute", "decode_time_compute_gpu"], ["bandwidth", "decode_time_memory_busiest"],
+    ["interconnect", "decode_time_comm_estimate"], ["overhead", "decode_time_overhead"]];
+  const PREFILL_ESTIMATE_TERMS = [["compute", "prefill_time_compute_gpu"], ["bandwidth", "prefill_time_memory_gpu"],
+    ["interconnect", "prefill_time_comm_estimate"], ["overhead", "prefill_time_overhead"]];
   const SCALARS = ["gpus", "weight_bytes_per_gpu", "kv_bytes_per_token_per_gpu", "kv_capacity_tokens_replica",
     "link_ridge", "tp_link_intensity", "tp_weight_crossover", "tp_link_bound_degree"];
   const TRAINING = ["training_state_per_gpu_zero0", "training_state_per_gpu_zero1", "training_state_per_gpu_zero2",
@@ -96,6 +102,8 @@ const GR_PARALLEL = (() => {
       b_a: (bc === undefined ? 2.0 : bc) >= 4.0 ? 4.0 : 2.0,
       s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(par.tp, m.kv_heads), k_w: split[0], k_g: split[1], k_o: split[2],
       u_x: 1.0});
+    const k = inp.hardware.kernels;  // the engine's fixed costs per kernel (live.py, Hardware.kernels)
+    Object.assign(v, {k_L: k.per_layer, tau_k: k.decode, tau_l: k.launch});
     GROUPS.forEach(g => {
       const l = links[g], G = g.toUpperCase();
       v["W_" + G] = l.bandwidth_per_direction;
@@ -273,12 +281,20 @@ const GR_PARALLEL = (() => {
     }
     const g = out.decode[res.lead];
     // which per-GPU ledger binds (np.argmax: the first largest), or capacity past what one replica holds
-    out.binds = g ? grid2(w, (b, s, i, j) => {
+    const largest = (names, qids) => g ? grid2(w, (b, s, i, j) => {
       if (b > out.perContext[res.lead].capacity_batch_replica[j]) return "capacity";
-      const l = [g.decode_time_compute_gpu[i][j], g.decode_time_memory_gpu[i][j], g.decode_time_comm[i][j]];
+      const l = qids.map(q => g[q][i][j]);
       const nan = l.findIndex(Number.isNaN);
-      return BINDS[nan >= 0 ? nan : l.indexOf(Math.max.apply(null, l))];
+      return names[nan >= 0 ? nan : l.indexOf(Math.max.apply(null, l))];
     }) : null;
+    out.binds = largest(BINDS, ["decode_time_compute_gpu", "decode_time_memory_gpu", "decode_time_comm"]);
+    out.estimate_binds = largest(ESTIMATE_TERMS.map(x => x[0]), ESTIMATE_TERMS.map(x => x[1]));
+    const pre = out.prefill[res.lead];
+    out.prefill_estimate_binds = pre ? w.prefill_prompt.map((tk, i) => {
+      const l = PREFILL_ESTIMATE_TERMS.map(x => pre[x[1]][i]);
+      const nan = l.findIndex(Number.isNaN);
+      return PREFILL_ESTIMATE_TERMS[nan >= 0 ? nan : l.indexOf(Math.max.apply(null, l))][0];
+    }) : [];
     out.entries = entries(out, w, t);
     return out;
   }
@@ -325,6 +341,7 @@ const GR_PARALLEL = (() => {
       const fits = weightsFit && b <= per.capacity_batch_replica[j], tps = b / time;
       return {workload: "decode", label: "decode B = " + b.toLocaleString("en-US") + ", S = " + s.toLocaleString("en-US"),
         batch: b, context: s, binds: fits ? roof : "capacity", roof: roof, time: time, serial: g.decode_time_serial[i][j],
+        estimate_binds: fits ? p.estimate_binds[i][j] : "capacity", overhead: g.decode_time_overhead[i][j],
         comm: l.interconnect, other_roof: second > 0 ? time / second : null, fits: fits,
         capacity_batch: M.physical("capacity_batch", per.capacity_batch_replica_raw[j])[0], ms_per_token: time * 1e3,
         tokens_per_s_sequence: 1 / time, tokens_per_s: tps, tokens_per_s_gpu: tps / gpus,

@@ -13,8 +13,11 @@ def root(context, missing=missing):
     l_0_q = resolve('q')
     l_0_par_links = resolve('par_links')
     l_0_frame = resolve('frame')
+    l_0_par_kernels = resolve('par_kernels')
     l_0_par_costs = resolve('par_costs')
     l_0_par_table = resolve('par_table')
+    l_0_par_overhead = resolve('par_overhead')
+    l_0_par_prefill = resolve('par_prefill')
     l_0_verdicts = resolve('verdicts')
     l_0_hw = resolve('hw')
     l_0_precision = resolve('precision')
@@ -144,7 +147,20 @@ def root(context, missing=missing):
             l_1_note = missing
             yield '</p>\n<p>Two numbers per point, and they are not the same thing: the <strong>strict bound</strong> is the largest of the three\nper-GPU ledgers (compute, HBM, interconnect perfectly overlapped), which no engine beats; the <strong>serial\nestimate</strong> puts the collectives ('
             yield escape((t_3(context.eval_ctx, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'collectives'), ', ') or 'none in this layout'))
-            yield ') on the critical path, as real decode does.\nA batch is per replica'
+            yield ") on the critical path, as real decode does,\nand adds each kernel's fixed cost: "
+            yield escape(t_2(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'per_layer')))
+            yield ' kernels a layer at '
+            yield escape(t_7(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'decode')))
+            yield ' each in decode\n('
+            if environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'cuda_graphs'):
+                pass
+                yield 'its share of a CUDA graph replay'
+            else:
+                pass
+                yield 'a launch: decode runs without CUDA graphs'
+            yield ') and\n'
+            yield escape(t_7(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'launch')))
+            yield " each in prefill (launched one by one). Where those fixed costs are the estimate's largest term the step is\n<strong>overhead-bound</strong>, seed 000's third state: fewer, fused kernels or CUDA graphs help, not a faster GPU.\nA batch is per replica"
             if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'dp') > 1):
                 pass
                 yield ' (data-parallel rank): the '
@@ -196,7 +212,16 @@ def root(context, missing=missing):
                     yield escape(t_6(environment.getattr(l_1_c, 'math')))
                     yield '</div>\n'
                 l_1_c = missing
-            yield '<div class="scroll"><table>\n<thead><tr><th>batch, context</th><th class="n">bound</th><th class="n">serial estimate</th><th class="n">interconnect, at least</th><th class="n">collectives, as run</th><th>binds</th><th class="n">tok/s per GPU</th></tr></thead>\n<tbody data-live="par_table">'
+            yield '<div class="formula"><div class="label">the estimate: the kernels\' fixed costs of a decode round, one GPU'
+            if (undefined(name='par_table') if l_0_par_table is missing else l_0_par_table):
+                pass
+                yield ': '
+                yield escape(t_7(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'overhead')))
+                yield ' at batch '
+                yield escape(t_2(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'batch')))
+            yield '</div>'
+            yield escape(t_6((undefined(name='par_overhead') if l_0_par_overhead is missing else l_0_par_overhead)))
+            yield '</div>\n<div class="scroll"><table>\n<thead><tr><th>batch, context</th><th class="n">bound</th><th class="n">serial estimate</th><th class="n">interconnect, at least</th><th class="n">collectives, as run</th><th class="n">kernels\' fixed costs</th><th>binds</th><th>estimate\'s largest term</th><th class="n">tok/s per GPU</th></tr></thead>\n<tbody data-live="par_table">'
             for l_1_row in (undefined(name='par_table') if l_0_par_table is missing else l_0_par_table):
                 _loop_vars = {}
                 pass
@@ -212,8 +237,12 @@ def root(context, missing=missing):
                 yield escape(t_7(environment.getattr(l_1_row, 'comm')))
                 yield '</td><td class="n">'
                 yield escape(t_7(environment.getattr(l_1_row, 'comm_est')))
+                yield '</td><td class="n">'
+                yield escape(t_7(environment.getattr(l_1_row, 'overhead')))
                 yield '</td><td>'
                 yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_row, 'binds'), _loop_vars=_loop_vars))
+                yield '</td><td>'
+                yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_row, 'estimate_binds'), _loop_vars=_loop_vars))
                 yield '</td>\n<td class="n">'
                 if (environment.getattr(l_1_row, 'binds') != 'capacity'):
                     pass
@@ -223,7 +252,29 @@ def root(context, missing=missing):
                     yield '—'
                 yield '</td></tr>\n'
             l_1_row = missing
-            yield "</tbody>\n</table></div>\n<p>The tensor-parallel degree where the batch-1 all-reduces, as the library's ring runs them, take as long as streaming the weight slice is\n"
+            yield '</tbody>\n</table></div>\n'
+            if (undefined(name='par_prefill') if l_0_par_prefill is missing else l_0_par_prefill):
+                pass
+                yield '<div class="scroll"><table>\n<thead><tr><th>prompt</th><th class="n">bound</th><th class="n">serial estimate</th><th class="n">collectives, as run</th><th class="n">kernels\' fixed costs</th><th>estimate\'s largest term</th></tr></thead>\n<tbody data-live="par_prefill">'
+                for l_1_row in (undefined(name='par_prefill') if l_0_par_prefill is missing else l_0_par_prefill):
+                    _loop_vars = {}
+                    pass
+                    yield '<tr><td>'
+                    yield escape(t_2(environment.getattr(l_1_row, 'tokens')))
+                    yield '</td><td class="n">'
+                    yield escape(t_7(environment.getattr(l_1_row, 'bound')))
+                    yield '</td><td class="n">'
+                    yield escape(t_7(environment.getattr(l_1_row, 'serial')))
+                    yield '</td>\n<td class="n">'
+                    yield escape(t_7(environment.getattr(l_1_row, 'comm_est')))
+                    yield '</td><td class="n">'
+                    yield escape(t_7(environment.getattr(l_1_row, 'overhead')))
+                    yield '</td><td>'
+                    yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_row, 'estimate_binds'), _loop_vars=_loop_vars))
+                    yield '</td></tr>\n'
+                l_1_row = missing
+                yield '</tbody>\n</table></div>'
+            yield "<p>The tensor-parallel degree where the batch-1 all-reduces, as the library's ring runs them, take as long as streaming the weight slice is\n"
             yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'tp_weight_crossover', 'num'))
             yield "; the link's ridge (peak FLOP/s over link bandwidth) is\n"
             yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'link_ridge', 'num'))
@@ -327,4 +378,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=72&2=84&4=87&5=89&6=92&7=94&9=105&10=109&11=111&12=123&13=139&16=146&17=148&18=156&20=159&21=166&22=170&23=178&26=185&30=200&31=210&32=218&36=227&37=229&38=237&40=240&41=243&42=246&43=250&44=257&45=263&46=267&47=271&48=273&49=278&52=288&53=290&56=292&57=294&60=296&61=304&63=325'
+debug_info = '1=75&2=87&4=90&5=92&6=95&7=97&9=108&10=112&11=114&12=126&13=142&16=149&17=151&18=155&19=162&21=164&22=172&24=175&25=182&26=186&27=194&30=201&32=216&35=225&36=235&37=247&40=256&42=259&43=269&47=278&48=280&49=288&51=291&52=294&53=297&54=301&55=308&56=314&57=318&58=322&59=324&60=329&63=339&64=341&67=343&68=345&71=347&72=355&74=376'
