@@ -61,7 +61,8 @@ ENTRIES: tuple[Entry, ...] = (
 # report's notation table prints, so that a report without 'parallelism' is unchanged.
 PARALLEL_ENTRIES: tuple[Entry, ...] = (
     Entry("n_TP", r"n_{\mathrm{TP}}", "1", "tensor-parallel degree: GPUs that split each layer's matrices"),
-    Entry("n_PP", r"n_{\mathrm{PP}}", "1", "pipeline-parallel degree: consecutive stages of L/n_PP layers"),
+    Entry("n_PP", r"n_{\mathrm{PP}}", "1", "pipeline split: L over the busiest stage's ceil(L/pp) layers, so that L/n_PP layers (and their share of the weights and KV cache) sit on its GPUs; the stage count pp when it divides L"),
+    Entry("n_St", r"n_{\mathrm{st}}", "1", "pipeline stages pp: micro-batches in flight, and whether there are stages to send between"),
     Entry("n_EP", r"n_{\mathrm{EP}}", "1", "expert-parallel degree: GPUs of the tp x dp group that split the routed experts"),
     Entry("n_DP", r"n_{\mathrm{DP}}", "1", "data-parallel degree: replicas of the tp x pp group"),
     Entry("n_g", r"n_{g}", "1", "GPUs in one collective group"),

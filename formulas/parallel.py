@@ -46,6 +46,7 @@ NCCL_TUNING = "NCCL 2.30 src/graph/tuning.cc (base latency per call; ring steps)
 (n_TP, n_PP, n_EP, n_DP, n_g, Z, W_x, alpha, N_x, L_x, k_e, b_a, s_kv, k_w, k_g, k_o) = (
     sym(x) for x in ("n_TP", "n_PP", "n_EP", "n_DP", "n_g", "Z_g", "W_x", "alpha", "N_x", "L_x", "k_e", "b_a",
                      "s_kv", "k_w", "k_g", "k_o"))
+n_St = sym("n_St")
 W_TP, a_TP, W_PP, a_PP, W_EP, a_EP, W_DP, a_DP = (
     sym(x) for x in ("W_TP", "alpha_TP", "W_PP", "alpha_PP", "W_EP", "alpha_EP", "W_DP", "alpha_DP"))
 W_c, tau_c, W_s, tau_s, s_TP, W_cTP, W_sTP, W_cPP, W_cEP, W_cDP, u_x = (
@@ -210,20 +211,22 @@ def gpus_ideal():
 # ----------------------------------------------------------------------------------------------- decode
 
 def microbatches():
-    """Micro-batches in flight in the pipeline [1]: min(n_PP, B), one sequence at least in each.
+    """Micro-batches in flight in the pipeline [1]: min(n_st, B), one sequence at least in each, n_st the stages.
 
-    The pipeline is full once B >= n_PP; below that (n_PP - B)/n_PP of each GPU's time is bubble.
+    The pipeline is full once B >= n_st; below that (n_st - B)/n_st of each GPU's time is bubble.
     """
-    return sp.Min(n_PP, B)
+    return sp.Min(n_St, B)
 
 
 def pipelined(busy, busy_last):
     """A round of the pipeline from the per-round ledger of a GPU [s]: max(X, ((n_PP - 1) X + X_L) / m).
 
     Every GPU must do its round's work (X, its busiest ledger; X_L for the last stage, which sends no
-    activations on), and each micro-batch walks the n_PP stages in turn, X/m per stage and X_L/m at the
+    activations on), and each micro-batch walks the stages in turn, X/m per stage and X_L/m at the
     last: with fewer micro-batches than stages (m < n_PP) the walk is longer than the work, the bubble of
-    Narayanan et al. SC'21 section 2.2.  Equals X on one stage.
+    Narayanan et al. SC'21 section 2.2.  Equals X on one stage.  With uneven stages X is the busiest stage's
+    (ceil(L/pp) layers) and the walk passes L layers, n_PP = L / ceil(L/pp) busiest stages' worth: at most the
+    real walk, so the bound stays a bound.
     """
     return sp.Max(busy, ((n_PP - 1) * busy + busy_last) / microbatches())
 
@@ -279,7 +282,7 @@ def decode_time_pp(estimate: bool = False):
     """Stage-to-stage sends of one GPU in a decode round [s]: m sends of B d b_a / (m n_TP); none when n_PP = 1."""
     z = B * d * b_a / (microbatches() * n_TP)
     one = p2p_time_library(z, W_cPP, a_PP, tau_c) if estimate else p2p_time(z, W_PP, a_PP)
-    return _some(n_PP) * microbatches() * one
+    return _some(n_St) * microbatches() * one
 
 
 def ep_token_split():
@@ -318,7 +321,7 @@ def decode_interconnect_bytes():
     """Bytes one GPU sends in a decode round [B]: all-reduces 4 (n_TP-1)/n_TP L B d b_a / n_PP, plus all-to-alls and stage sends."""
     tp = 2 * L / n_PP * 2 * (n_TP - 1) / n_TP * tp_all_reduce_bytes()
     ep = ep_dispatches() * 2 * L_x / n_PP * (n_EP - 1) / n_EP * B * k_e * d * b_a / ep_token_split()
-    pp = _some(n_PP) * B * d * b_a / n_TP
+    pp = _some(n_St) * B * d * b_a / n_TP
     return tp + ep + pp
 
 
@@ -353,7 +356,7 @@ def decode_time_comm_last(estimate: bool = False):
     It returns the sampled token ids to the first stage, a few bytes: one step latency per micro-batch.
     """
     back = a_PP + tau_c if estimate else a_PP
-    return decode_time_tp(estimate) + decode_time_ep(estimate) + _some(n_PP) * microbatches() * back
+    return decode_time_tp(estimate) + decode_time_ep(estimate) + _some(n_St) * microbatches() * back
 
 
 def decode_time_bound():
@@ -402,7 +405,7 @@ def prefill_time_comm(estimate: bool = False):
     """Interconnect ledger of a prefill of T tokens on a GPU that sends to the next stage [s]: TP, EP and PP."""
     z = T * d * b_a / n_TP
     send = p2p_time_library(z, W_cPP, a_PP, tau_c) if estimate else p2p_time(z, W_PP, a_PP)
-    return prefill_time_comm_last(estimate) + _some(n_PP) * send
+    return prefill_time_comm_last(estimate) + _some(n_St) * send
 
 
 def prefill_time_comm_last(estimate: bool = False):
@@ -470,7 +473,7 @@ def prefill_interconnect_bytes():
     """Bytes a GPU that sends to the next stage sends in a prefill of T tokens [B]: all-reduces, all-to-alls, one send."""
     tp = 2 * L / n_PP * 2 * (n_TP - 1) / n_TP * tp_all_reduce_bytes(T)
     ep = ep_dispatches() * 2 * L_x / n_PP * (n_EP - 1) / n_EP * T * k_e * d * b_a / ep_token_split()
-    return tp + ep + _some(n_PP) * T * d * b_a / n_TP
+    return tp + ep + _some(n_St) * T * d * b_a / n_TP
 
 
 # ----------------------------------------------------------------------------------------------- training
@@ -524,7 +527,7 @@ def _positive_root(eq, var):
 
 def _dense_one_stage(expr):
     """Dense model, one stage, no experts, no activation traffic, all weights streamed: the closed forms' setting."""
-    out = expr.subs({n_PP: 1, N_x: 0, L_x: 0, n_EP: 1, a: 0, N_e: 0}).subs(sp.Min(1, B), 1)  # B >= 1
+    out = expr.subs({n_PP: 1, n_St: 1, N_x: 0, L_x: 0, n_EP: 1, a: 0, N_e: 0}).subs(sp.Min(1, B), 1)  # B >= 1
     return out.subs(_some(n_TP), 1)  # two GPUs or more: the question is how many
 
 

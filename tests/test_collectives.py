@@ -307,3 +307,66 @@ def test_a_small_model_without_cuda_graphs_is_overhead_bound(tmp_path):
     assert row["estimate_binds"] == "overhead"
     from genreport.present.summary import sentences
     assert "overhead-bound: 0.8 ms of it is the kernels' fixed costs" in sentences(r)[0]
+
+
+# ----------------------------------------------------------------------------------------------- uneven pipeline stages
+
+def test_uneven_stages_by_hand():
+    """61 layers over 2 stages: 31 and 30 (as vLLM and SGLang split them), the busiest sets the pace; n_PP = 61/31."""
+    from genreport.model.env import pipeline_split
+    from genreport.model.layout import _pp_choices, stage_layers
+
+    assert stage_layers(61, 2) == (31, 30)
+    assert stage_layers(80, 3) == (27, 27, 26)
+    assert stage_layers(80, 4) == (20, 20, 20, 20)
+    assert pipeline_split(61, 2) == 61 / 31 and pipeline_split(80, 4) == 4.0
+    assert _pp_choices(61, 16) == [1, 2, 4, 8, 16]  # 61 is prime: once only pp 1 or 61
+    assert _pp_choices(80, 16) == [1, 2, 4, 5, 8, 10, 16]
+
+
+def test_deepseek_v3_at_tp8_pp2_over_two_h100_nodes():
+    """DeepSeek-V3 in fp8 (671 GB) at tp 8 x pp 2 over two 8-GPU nodes: each GPU holds its tp share of the busiest
+    stage, 671e9 x 31/61 / 8 = 42.6 GB, within the 72 GiB an H100 leaves with the engine's 10%; the stages talk over
+    the scale-out network."""
+    m, hw = _m("deepseek-v3"), _hw("h100-sxm")
+    rows = [r for r in plan(m, hw, 1, 4096, None, ("fp8",), 16).rows if (r.tp, r.pp, r.ep, r.dp) == (8, 2, 1, 1)]
+    assert len(rows) == 1, "tp 8 x pp 2 is tried and fits"
+    (row,) = rows
+    assert row.gpus == 16
+    assert row.weight_bytes_per_gpu == pytest.approx(671e9 * 31 / 61 / 8, rel=1e-12)
+    assert row.weight_bytes_per_gpu < 0.9 * 80 * GIB
+    assert "pp: scale-out" in row.links
+    # with the pipeline full (batch 8, two micro-batches) each GPU's round is its stage's: 31 layers against the
+    # 30.5 an even split would claim, 62/61 of it (every ledger scales with the stage's layers; the sends are tiny)
+    q, prec, par = load(), _precision("fp8"), Parallelism(8, 2)
+    env = make_env(hw, m, prec, "seed")
+    links, _ = choose_links(hw, par)
+    base = layout_values(env.values, m, par, links, prec, "seed", env.pc, kernels=hw.kernels)
+    assert base["n_PP"] == 61 / 31 and base["n_St"] == 2.0
+    ctx = env.at(context=4096.0)
+    from genreport.model.layout import at_batch
+    v = at_batch(dict(base, S=4096.0, c=float(ctx["c"])), env.with_layout(par), 8.0)  # c: the whole model's
+    uneven, even = float(q["decode_time_bound"](v)), float(q["decode_time_bound"](dict(v, n_PP=2.0)))
+    assert uneven / even == pytest.approx(62 / 61, rel=1e-3)
+
+
+def test_uneven_stages_in_a_report(tmp_path):
+    """Llama 3.1 70B (80 layers) at tp 2 x pp 3: stages of 27, 27 and 26 layers; results.json says so and each
+    GPU's KV share is the busiest stage's, c / (80/27 s_kv)."""
+    import json
+
+    from genreport.load.loader import load_report
+    from genreport.model.evaluate import evaluate
+
+    spec = tmp_path / "pp3.yaml"
+    spec.write_text(f"kind: report\nname: pp3\ntitle: pp3\nhardware: {ROOT}/specs/hardware/h100-sxm.yaml\n"
+                    f"model: {ROOT}/specs/models/llama-3.1-70b.yaml\nprecision: bf16\nparallelism: {{tp: 2, pp: 3}}\n"
+                    "workloads:\n  decode: {batch: [1, 8], context: [1k]}\n")
+    s = load_report(spec)
+    assert not s.warnings  # uneven stages are a layout, not a mistake
+    r = evaluate(s)
+    assert r.parallel.stage_layers == (27, 27, 26) and r.parallel.uneven
+    doc = json.loads(json.dumps(r.parallel.as_json()))
+    assert doc["stage_layers"] == [27, 27, 26]
+    c = 80 * 2 * 8 * 128 * 2  # bytes of KV per token: L 2 H_kv d_h b_kv
+    assert r.scalars["seed"]["kv_bytes_per_token"] == pytest.approx(c * 27 / 80 / 2, rel=1e-12)

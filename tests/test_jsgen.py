@@ -39,7 +39,7 @@ RANGES = {
     "T": (1, 1e6, True), "n": (64, 1e5, True), "m": (64, 1e5, True), "c": (1e3, 1e7, False), "a": (1e3, 1e8, False),
     "k": (2, 20, False), "F": (1e9, 1e18, False), "Q": (1e6, 1e13, False), "t": (1e-6, 1e3, False),
     "eta_P": (0.01, 1, False), "eta_W": (0.01, 1, False),
-    "n_TP": (1, 64, True), "n_PP": (1, 64, True), "n_EP": (1, 64, True), "n_DP": (1, 1024, True),
+    "n_TP": (1, 64, True), "n_PP": (1, 64, False), "n_St": (1, 64, True), "n_EP": (1, 64, True), "n_DP": (1, 1024, True),
     "n_g": (1, 1024, True), "Z_g": (1, 1e10, False), "W_x": (1e9, 1e12, False), "alpha": (1e-7, 1e-4, False),
     "W_TP": (1e9, 1e12, False), "W_PP": (1e9, 1e12, False), "W_EP": (1e9, 1e12, False), "W_DP": (1e9, 1e12, False),
     "alpha_TP": (1e-7, 1e-4, False), "alpha_PP": (1e-7, 1e-4, False), "alpha_EP": (1e-7, 1e-4, False),
@@ -151,8 +151,8 @@ EDGES = [
     ({"F": 1.0, "P": 1.0, "Q": 0.0, "W": 0.0, "eta_P": 1.0, "eta_W": 1.0}, "derated_time", math.nan),  # max(1, nan)
     ({"C": 1.0, "N": 3.0, "b": 1.0, "S": 1.0, "c": 4.0}, "capacity_batch", -1.0),  # floor(-0.5) = -1, not 0
     ({"C": 9.0, "N": 1.0, "b": 1.0, "S": 0.0, "c": 4.0}, "capacity_batch", math.inf),  # floor(inf) = inf
-    ({"B": 0.0, "n_PP": 0.0, "n_TP": 1.0, "L": 1.0, "L_x": 0.0, "k_e": 1.0, "n_EP": 1.0, "b_a": 2.0, "d": 8.0},
-     "interconnect_bytes_decode", math.nan),  # 0/min(0, 0) through min(1, n_PP - 1)
+    ({"B": 0.0, "n_PP": 0.0, "n_St": 0.0, "n_TP": 1.0, "L": 1.0, "L_x": 0.0, "k_e": 1.0, "n_EP": 1.0, "b_a": 2.0,
+      "d": 8.0}, "interconnect_bytes_decode", math.nan),  # 0/min(0, 0) through min(1, n_st - 1)
 ]
 
 

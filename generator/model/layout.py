@@ -20,7 +20,7 @@ import numpy as np
 from genreport.formulas import architecture as arch
 from genreport.formulas.compiled import load
 from genreport.load.spec import PRECISION_BYTES, Hardware, Kernels, Model, Parallelism, Precision
-from genreport.model.env import Env, prefill_head_dim
+from genreport.model.env import Env, pipeline_split, prefill_head_dim
 from genreport.model.values import NO_FIT, Entry, physical
 
 
@@ -152,7 +152,8 @@ def layout_values(base: dict[str, float], model: Model, par: Parallelism, links:
     v = dict(base)
     k = kernels or Kernels()
     v.update({"k_L": float(k.per_layer), "tau_k": k.decode, "tau_l": k.launch})
-    v.update({"n_TP": float(par.tp), "n_PP": float(par.pp), "n_EP": float(par.ep), "n_DP": float(par.dp),
+    v.update({"n_TP": float(par.tp), "n_PP": pipeline_split(model.layers, par.pp), "n_St": float(par.pp),
+              "n_EP": float(par.ep), "n_DP": float(par.dp),
               "N_x": float(pc.experts_routed) * _declared_per_routed(v, pc, accounting), "L_x": float(pc.moe_layers),
               "k_e": float(model.moe.active_experts) if model.moe else 0.0,
               "b_a": activation_bytes_per_element(precision),
@@ -223,6 +224,12 @@ class ParallelResults:
     binds: np.ndarray | None = None  # (B, S) of "compute", "bandwidth", "interconnect", "capacity", lead accounting
     estimate_binds: np.ndarray | None = None  # (B, S): the serial estimate's largest term (ESTIMATE_TERMS), or "capacity"
     prefill_estimate_binds: tuple = ()  # per prompt: the serial prefill's largest term (PREFILL_ESTIMATE_TERMS)
+    stage_layers: tuple = ()  # layers of each pipeline stage: ceil(L/pp) for the first L mod pp, floor(L/pp) after
+
+    @property
+    def uneven(self) -> bool:
+        """Stages of different sizes: the busiest, ceil(L/pp) layers, sets each GPU's memory and time."""
+        return len(set(self.stage_layers)) > 1
     all_reduce: dict = field(default_factory=dict)  # one tensor-parallel all-reduce at batch 1: see _all_reduce_costs
     collective_formulas: tuple = ()  # (id, what it is, LaTeX, value or None) of the collectives this layout uses
 
@@ -231,6 +238,7 @@ class ParallelResults:
         return {"tp": p.tp, "pp": p.pp, "ep": p.ep, "dp": p.dp, "gpus": p.gpus,
                 "decode_binds": self.binds.tolist() if self.binds is not None else [],
                 "decode_estimate_binds": self.estimate_binds.tolist() if self.estimate_binds is not None else [],
+                "stage_layers": list(self.stage_layers),
                 "prefill_estimate_binds": list(self.prefill_estimate_binds),
                 "activation_bytes_per_element": self.activation_bytes, "all_reduce_batch1": dict(self.all_reduce),
                 "links": {g: c.as_json() for g, c in sorted(self.links.items())}, "notes": list(self.notes)}
@@ -255,8 +263,8 @@ def tp_choices(model: Model, limit: int = 64) -> list[int]:
 
 
 def min_gpus_to_fit(q, values: dict, model: Model, batch, context, capacity: float, max_gpus: int = 4096):
-    """Smallest tp x pp (then the smaller pp; pp divides the layers) whose per-GPU memory holds the weights and
-    B x S of KV.
+    """Smallest tp x pp (then the smaller pp; pp divides the layers or is a power of two, the busiest stage's
+    ceil(L/pp) layers counted) whose per-GPU memory holds the weights and B x S of KV.
 
     Returns (gpus, tp, pp) arrays over (batch, context); nan / 0 where no layout up to ``max_gpus`` fits.
     """
@@ -267,11 +275,11 @@ def min_gpus_to_fit(q, values: dict, model: Model, batch, context, capacity: flo
     best_tp = np.zeros(shape, dtype=int)
     best_pp = np.zeros(shape, dtype=int)
     layouts = sorted((t * p, p, t) for t in tp_choices(model) for p in _pp_choices(model.layers, max_gpus)
-                      if t * p <= max_gpus)  # even stages only: L/pp layers per GPU is then exact, not an average
+                      if t * p <= max_gpus)
     for g, p, t in layouts:
         if np.all(np.isfinite(best)):
             break
-        v = dict(values, n_TP=float(t), n_PP=float(p), n_EP=1.0,
+        v = dict(values, n_TP=float(t), n_PP=pipeline_split(model.layers, p), n_St=float(p), n_EP=1.0,
                  s_kv=1.0 if model.attention.kind == "mla" else float(min(t, model.kv_heads)), B=batch, S=context)
         mem = np.broadcast_to(np.asarray(q["memory_per_gpu"](v), dtype=float), shape)
         new = np.isnan(best) & (mem <= capacity)
@@ -332,7 +340,8 @@ def _evaluate(r) -> ParallelResults:
     par, hw, model = spec.parallelism, spec.hardware, spec.model
     links, notes = choose_links(hw, par)
     q = load()
-    out = ParallelResults(par, links, notes, activation_bytes=activation_bytes_per_element(spec.precision))
+    out = ParallelResults(par, links, notes, activation_bytes=activation_bytes_per_element(spec.precision),
+                          stage_layers=stage_layers(model.layers, par.pp))
     w = spec.workloads
     batch = np.asarray(w.decode_batch, dtype=float)
     ctx = np.asarray(w.decode_context, dtype=float)
@@ -505,6 +514,16 @@ def round_bound(r, accounting: str, batch, context) -> np.ndarray:
     return np.broadcast_to(t, (len(batch), len(context))).copy()
 
 
+def stage_layers(layers: int, pp: int) -> tuple[int, ...]:
+    """Layers of each pipeline stage [1]: ceil(L/pp) for the first L mod pp stages, floor(L/pp) for the others."""
+    low, extra = divmod(layers, pp)
+    return tuple(low + 1 if i < extra else low for i in range(pp))
+
+
 def _pp_choices(layers: int, limit: int) -> list[int]:
-    return [p for p in range(1, min(layers, limit) + 1) if layers % p == 0]
+    """Pipeline degrees tried: the divisors of the layers (even stages) and the powers of two (stages of ceil(L/pp)
+    and floor(L/pp) layers, as engines split 61 layers over 2 stages: 31 and 30), up to min(layers, limit)."""
+    top = min(layers, limit)
+    twos = {1 << k for k in range(top.bit_length()) if (1 << k) <= top}
+    return sorted({p for p in range(1, top + 1) if layers % p == 0} | twos)
 

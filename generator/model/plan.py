@@ -87,7 +87,8 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
 
     For each, the largest batch up to ``batch`` that fits in the KV capacity and whose decode round (the strict
     bound, or the serialized estimate with ``estimate="serial"``) meets ``latency``; rows sorted by tokens/s per
-    GPU at that batch, best first.  Pipeline stages divide the layers; expert parallelism inside the tp group
+    GPU at that batch, best first.  Pipeline degrees divide the layers or are powers of two (uneven stages: the
+    busiest, ceil(L/pp) layers, counted); expert parallelism inside the tp group
     (one replica: dp = 1, which changes nothing per GPU), or over tp x dp GPUs with data-parallel attention
     (:func:`dp_attention_layouts`): ``batch`` is then per replica, each of the dp replicas serving as many.
     """

@@ -174,7 +174,7 @@ const GR_MODEL = (function () {
   }
 
   // ------------------------------------------------------------------------------------ one GPU of a layout
-  const ONE_CUT = {tp: 1, pp: 1, ep: 1, s_kv: 1.0, share: 1.0, expertKeep: 0.0, trivial: true};
+  const ONE_CUT = {tp: 1, pp: 1, ep: 1, s_kv: 1.0, share: 1.0, split: 1.0, expertKeep: 0.0, trivial: true};
 
   /** Whole-model parameters (N) and routed-expert parameters (N_x) read when ``tokens`` pick experts (Env._read). */
   function readAt(env, tokens) {
@@ -196,7 +196,7 @@ const GR_MODEL = (function () {
     if (context != null) {
       e.S = context;
       e.c = kvCacheBytesPerTokenAt(m, e.b_kv, context);
-      if (!cut.trivial) e.c = e.c / (cut.pp * cut.s_kv);
+      if (!cut.trivial) e.c = e.c / (cut.split * cut.s_kv);
       if (localLayers(m) || chunkedLayers(m)) e.d_h = e.d_h * attendedFraction(m, context);
     }
     if (batch != null) {

@@ -97,7 +97,7 @@ const GR_PARALLEL = (() => {
   function layoutValues(env, inp, par, links, t, recipe) {
     const m = inp.model, pc = env.pc, v = Object.assign({}, env.values), split = t.training_split[recipe];
     const bc = t.precision_bytes[inp.precision.compute];
-    Object.assign(v, {n_TP: par.tp, n_PP: par.pp, n_EP: par.ep, n_DP: par.dp, L_x: pc.moe_layers,
+    Object.assign(v, {n_TP: par.tp, n_PP: pipelineSplit(m.layers, par.pp), n_St: par.pp, n_EP: par.ep, n_DP: par.dp, L_x: pc.moe_layers,
       N_x: pc.experts_routed * perRouted(v, pc, env.accounting), k_e: m.moe ? m.moe.active_experts : 0.0,
       b_a: (bc === undefined ? 2.0 : bc) >= 4.0 ? 4.0 : 2.0,
       s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(par.tp, m.kv_heads), k_w: split[0], k_g: split[1], k_o: split[2],
@@ -164,11 +164,15 @@ const GR_PARALLEL = (() => {
     return touched > 0 ? busiestExperts(moe.experts, cut.ep, touched) / (touched / cut.ep) : 1.0;
   }
 
+  /** n_PP: L over the busiest stage's ceil(L / pp) layers; pp when it divides L (env.pipeline_split). */
+  function pipelineSplit(layers, pp) { return layers % pp === 0 ? pp : layers / Math.ceil(layers / pp); }
+
   /** How one GPU's share follows from the layout (env.layout_slice; formulas/layout.py). */
   function layoutSlice(m, par) {
     if (!par) return M.ONE_CUT;
-    const tp = par.tp || 1, pp = par.pp || 1, ep = par.ep || 1;
-    return {tp: tp, pp: pp, ep: ep, s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(tp, m.kv_heads), share: tp * pp,
+    const tp = par.tp || 1, pp = par.pp || 1, ep = par.ep || 1, split = pipelineSplit(m.layers, pp);
+    return {tp: tp, pp: pp, ep: ep, s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(tp, m.kv_heads), share: tp * split,
+      split: split,
       expertKeep: 1.0 - tp / Math.max(tp, ep), trivial: tp === 1 && pp === 1 && ep === 1};
   }
 
@@ -185,10 +189,10 @@ const GR_PARALLEL = (() => {
     const nX = m.moe ? routedParameters(card, pc, accounting) : 0.0;
     v.N = (card.N - nX * cut.expertKeep) / cut.share;
     ["N_a", "N_e", "N_p", "V", "a"].forEach(function (k) { v[k] = card[k] / cut.share; });
-    v.L = card.L / cut.pp;
+    v.L = card.L / cut.split;
     v.H_q = card.H_q / cut.tp;
     v.H_kv = card.H_kv / cut.s_kv;
-    v.c = card.c / (cut.pp * cut.s_kv);
+    v.c = card.c / (cut.split * cut.s_kv);
     v.G = v.H_q / v.H_kv;
     return v;
   }
@@ -218,12 +222,19 @@ const GR_PARALLEL = (() => {
 
   const divisors = (n, limit) => Array.from({length: Math.min(n, limit)}, (_, i) => i + 1).filter(x => n % x === 0);
 
+  /** Pipeline degrees tried (layout._pp_choices): the divisors of the layers and the powers of two up to min(L, limit). */
+  function ppChoices(layers, limit) {
+    const top = Math.min(layers, limit), out = new Set(divisors(layers, limit));
+    for (let p = 1; p <= top; p *= 2) out.add(p);
+    return Array.from(out).sort((a, b) => a - b);
+  }
+
   /** tp x pp layouts in the order min_gpus_to_fit tries them (fewer GPUs, then fewer stages); tp divides the
-   * query heads and splits the KV heads evenly, pp divides the layers. */
+   * query heads and splits the KV heads evenly, pp divides the layers or is a power of two. */
   function layouts(m) {
     const out = [];
     divisors(m.heads, 64).filter(x => m.attention.kind === "mla" || m.kv_heads % x === 0 || x % m.kv_heads === 0)
-      .forEach(tp => divisors(m.layers, MAX_GPUS).forEach(pp => { if (tp * pp <= MAX_GPUS) out.push([tp * pp, pp, tp]); }));
+      .forEach(tp => ppChoices(m.layers, MAX_GPUS).forEach(pp => { if (tp * pp <= MAX_GPUS) out.push([tp * pp, pp, tp]); }));
     return out.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
   }
 
@@ -257,7 +268,7 @@ const GR_PARALLEL = (() => {
           GRID.forEach(q => { x[q] = call(q, RESIDENT.includes(q) ? held : v); });
           x.decode_tokens_per_s_replica = b / x.decode_time_bound;
           x.decode_tokens_per_s_gpu = b / (x.decode_time_bound * out.replica_gpus);
-          const fit = order.find(l => call("memory_per_gpu", Object.assign({}, base, {c: g.c, n_TP: l[2], n_PP: l[1],
+          const fit = order.find(l => call("memory_per_gpu", Object.assign({}, base, {c: g.c, n_TP: l[2], n_PP: pipelineSplit(m.layers, l[1]), n_St: l[1],
             n_EP: 1.0, s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(l[2], m.kv_heads), B: b, S: s})) <= hw.capacity * (1 - (hw.memory_reserve || 0)));
           x.min_gpus_to_fit = fit ? fit[0] : null;
           return x;
