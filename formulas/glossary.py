@@ -87,6 +87,8 @@ PARALLEL_ENTRIES: tuple[Entry, ...] = (
     Entry("W_cPP", r"\tilde{W}_{\mathrm{PP}}", "B/s", "bus bandwidth the library reaches on the link between pipeline stages"),
     Entry("W_cEP", r"\tilde{W}_{\mathrm{EP}}", "B/s", "bus bandwidth the library reaches on the expert-parallel link"),
     Entry("W_cDP", r"\tilde{W}_{\mathrm{DP}}", "B/s", "bus bandwidth the library reaches on the data-parallel link"),
+    Entry("tau_o", r"\tau_{o}", "s", "fixed cost of the engine's one-shot all-reduce kernel (vLLM, SGLang, TensorRT-LLM custom all-reduce)"),
+    Entry("o_TP", r"o_{\mathrm{TP}}", "1", "1 where the engine runs its one-shot all-reduce on the tensor-parallel link (engine.all_reduce, inside the scale-up domain), else 0"),
     Entry("k_L", r"k_{L}", "1", "kernels the engine launches per layer in one forward pass (norms, GEMMs, rotary, cache write, attention, activation; collectives apart)"),
     Entry("tau_k", r"\tau_{k}", "s", "fixed cost per kernel in a decode step: its share of a CUDA graph replay, or a launch where decode runs without graphs"),
     Entry("tau_l", r"\tau_{l}", "s", "fixed cost of one kernel launched on its own (no CUDA graph): prefill steps"),

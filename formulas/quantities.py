@@ -288,6 +288,8 @@ PARALLEL_DEFS: tuple[QuantityDef, ...] = (
     QuantityDef("all_reduce_time_library", "ring all-reduce as the library runs it", "s", r"\tilde{t}_{\mathrm{AR}}", (),
                 parallel.all_reduce_time_library, f"{parallel.NCCL_PERF}; {parallel.NCCL_TUNING}",
                 extras={"as_built": True}),
+    QuantityDef("all_reduce_time_oneshot", "the engine's one-shot all-reduce", "s", r"\tilde{t}_{\mathrm{AR},o}", (),
+                parallel.all_reduce_time_oneshot, parallel.ONE_SHOT, extras={"as_built": True}),
     QuantityDef("all_reduce_time_switch", "all-reduce reduced in the switch as the library runs it (NVLS)", "s",
                 r"\tilde{t}_{\mathrm{AR},s}", (), parallel.all_reduce_time_switch, parallel.NCCL_TUNING,
                 extras={"as_built": True}),

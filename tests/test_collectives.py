@@ -370,3 +370,39 @@ def test_uneven_stages_in_a_report(tmp_path):
     assert doc["stage_layers"] == [27, 27, 26]
     c = 80 * 2 * 8 * 128 * 2  # bytes of KV per token: L 2 H_kv d_h b_kv
     assert r.scalars["seed"]["kv_bytes_per_token"] == pytest.approx(c * 27 / 80 / 2, rel=1e-12)
+
+
+# ----------------------------------------------------------------------------------------------- the engine's one-shot all-reduce
+
+def _one_shot(hw):
+    import dataclasses
+
+    from genreport.load.spec import Kernels
+    return dataclasses.replace(hw, kernels=Kernels(one_shot=True))
+
+
+@pytest.mark.parametrize("z,low,high", [(512, 5.7e-6, 7.8e-6), (32 * 1024, 5.7e-6, 7.8e-6)])
+def test_the_one_shot_all_reduce_against_the_engines(z, low, high):
+    """5.7-7.8 us for 0.5-32 KiB on 8 x H100 (vLLM, SGLang, TensorRT-LLM): 5.7 us + 7 z / 370 GB/s, above the bound."""
+    q, hw = load(), _one_shot(_hw("h100-sxm"))
+    t = float(q["all_reduce_time_oneshot"]({"n_g": 8.0, "Z_g": float(z), "W_c": 370e9, "tau_o": 5.7e-6}))
+    assert t == pytest.approx(5.7e-6 + 7 * z / 370e9, rel=1e-12)
+    assert low <= t <= high
+    bound, _ = _all_reduce(hw.name, 8, float(z))
+    assert bound < t
+
+
+def test_the_one_shot_all_reduce_by_hand():
+    """70B at tp 8 on H100, batch 1: 160 all-reduces of 16 KiB, 15.08 us each as NCCL's ring runs them (2.41 ms), 5.7 +
+    7 x 16384 / 370e9 = 6.01 us each as the engine's one-shot kernel (0.962 ms); the bound does not move; a tp group
+    that leaves the NVLink domain (tp 16) keeps the library's."""
+    m, prec = _m("llama-3.1-70b"), _precision("bf16")
+    lib = point(m, _hw("h100-sxm"), prec, Parallelism(8), 1.0, 1024.0)
+    one = point(m, _one_shot(_hw("h100-sxm")), prec, Parallelism(8), 1.0, 1024.0)
+    ring = 6.6e-6 + 14 * 0.6e-6 + 14 / 8 * 16384 / 370e9
+    shot = 5.7e-6 + 7 * 16384 / 370e9
+    assert lib.time_serial - one.time_serial == pytest.approx(160 * (ring - shot), rel=1e-9)
+    assert lib.time_bound == one.time_bound
+    wide = [point(m, h, prec, Parallelism(16), 1.0, 1024.0).time_serial for h in (_hw("h100-sxm"),
+                                                                                 _one_shot(_hw("h100-sxm")))]
+    assert wide[0] == wide[1]

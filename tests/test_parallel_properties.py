@@ -64,6 +64,8 @@ def setups(draw, single: bool) -> dict:
                W_sTP=draw(st.floats(1e9, 4e12)))
     # the engine's fixed costs per kernel: k_L kernels a layer, tau_k each in decode, tau_l in prefill
     env.update(k_L=float(draw(st.integers(1, 40))), tau_k=draw(st.floats(0.0, 1e-5)), tau_l=draw(st.floats(0.0, 1e-5)))
+    # the engine's one-shot all-reduce, where it runs one: its call costs at least a step of the link too
+    env.update(o_TP=float(draw(st.integers(0, 1))), tau_o=env["alpha_TP"] + draw(st.floats(0.0, 1e-5)))
     if single:
         tp = pp = ep = dp = 1
     else:

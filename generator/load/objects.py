@@ -154,7 +154,9 @@ def engine_kernels(engine: dict) -> Kernels:
     return Kernels(per_layer=float(engine.get("kernels_per_layer", k.per_layer)),
                    launch=_q(engine["kernel_launch"]) if "kernel_launch" in engine else k.launch,
                    graph=_q(engine["graph_kernel"]) if "graph_kernel" in engine else k.graph,
-                   cuda_graphs=bool(engine.get("cuda_graphs", k.cuda_graphs)))
+                   cuda_graphs=bool(engine.get("cuda_graphs", k.cuda_graphs)),
+                   one_shot=engine.get("all_reduce", "library") == "one-shot",
+                   one_shot_latency=_q(engine["one_shot_latency"]) if "one_shot_latency" in engine else k.one_shot_latency)
 
 
 def _parallelism(d: dict) -> Parallelism | None:

@@ -20,6 +20,11 @@ MEMORY_RESERVE_SOURCE = "vLLM engine arguments: gpu_memory_utilization defaults 
 DEFAULT_KERNEL_LAUNCH = 5e-6
 DEFAULT_GRAPH_KERNEL = 0.5e-6
 DEFAULT_KERNELS_PER_LAYER = 10
+# vLLM's, SGLang's and TensorRT-LLM's one-shot (custom) all-reduce kernels take 5.7-7.8 us for 0.5-32 KiB on
+# 8 x H100 (the measurements gathered in issue 27): a fixed 5.7 us and the n-1 peers' bytes at the bus bandwidth.
+DEFAULT_ONE_SHOT_LATENCY = 5.7e-6
+ONE_SHOT_SOURCE = ("vLLM, SGLang and TensorRT-LLM one-shot all-reduce kernels: 5.7-7.8 us for 0.5-32 KiB on 8 x H100 "
+                   "(measurements gathered in issue 27)")
 KERNELS_SOURCE = ("launch about 4-6 us per kernel (pegainfer (3), From Launch Overhead to CUDA Graph); 0.5 us per "
                   "kernel in a CUDA graph replay (NVIDIA, Getting Started with CUDA Graphs: 3.8 against 3.4 us per "
                   "2.9 us kernel); 10 kernels per layer (vLLM's Llama decoder layer); vLLM, SGLang and TensorRT-LLM "
@@ -33,12 +38,15 @@ INTEGER_FORMATS = ("int8", "int4")
 
 @dataclass(frozen=True)
 class Kernels:
-    """The engine's fixed costs per kernel (the report spec's engine block; the defaults above otherwise)."""
+    """The engine's fixed costs per kernel and its all-reduce (the report spec's engine block; the defaults above
+    otherwise)."""
 
     per_layer: float = DEFAULT_KERNELS_PER_LAYER  # kernels launched per layer, collectives apart
     launch: float = DEFAULT_KERNEL_LAUNCH  # s, one kernel launched on its own
     graph: float = DEFAULT_GRAPH_KERNEL  # s, one kernel's share of a CUDA graph replay
     cuda_graphs: bool = True  # decode runs as CUDA graphs
+    one_shot: bool = False  # the tensor-parallel all-reduce may run as the engine's one-shot kernel (engine.all_reduce)
+    one_shot_latency: float = DEFAULT_ONE_SHOT_LATENCY  # s, that kernel's fixed cost
 
     @property
     def decode(self) -> float:

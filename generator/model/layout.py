@@ -151,7 +151,9 @@ def layout_values(base: dict[str, float], model: Model, par: Parallelism, links:
     fixed costs per kernel (the hardware's, from the report spec's engine block; the defaults without)."""
     v = dict(base)
     k = kernels or Kernels()
-    v.update({"k_L": float(k.per_layer), "tau_k": k.decode, "tau_l": k.launch})
+    v.update({"k_L": float(k.per_layer), "tau_k": k.decode, "tau_l": k.launch, "tau_o": k.one_shot_latency,
+              # the engine's one-shot all-reduce reads its peers over NVLink: inside the scale-up domain only
+              "o_TP": 1.0 if k.one_shot and links["tp"].tier == "scale-up" else 0.0})
     v.update({"n_TP": float(par.tp), "n_PP": pipeline_split(model.layers, par.pp), "n_St": float(par.pp),
               "n_EP": float(par.ep), "n_DP": float(par.dp),
               "N_x": float(pc.experts_routed) * _declared_per_routed(v, pc, accounting), "L_x": float(pc.moe_layers),
@@ -417,6 +419,8 @@ def _collective_formulas(p: ParallelResults) -> tuple:
     if p.parallelism.tp > 1 and p.links["tp"].in_network:
         rows.append(("all_reduce_time_switch", "the estimate: the library's in-switch all-reduce (NVLS)",
                      ar.get("in_switch")))
+    if p.parallelism.tp > 1 and ar.get("one_shot") is not None:
+        rows.append(("all_reduce_time_oneshot", "the estimate: the engine's one-shot all-reduce", ar.get("one_shot")))
     if p.parallelism.ep > p.parallelism.tp:
         rows.append(("all_to_all_time_library", "the estimate: the experts' all-to-all", None))
     if p.parallelism.ep > 1:
@@ -438,9 +442,13 @@ def _all_reduce_costs(q, v: dict) -> dict:
                                                "tau_c": v["tau_c"]}))
     switch = float(q["all_reduce_time_switch"]({"n_g": n, "Z_g": z, "W_s": v["W_sTP"], "tau_s": v["tau_s"],
                                                 "W_x": v["W_TP"]})) if v["s_TP"] else None
-    picked = "in-switch" if switch is not None and switch < ring else "ring"
-    return {"gpus": int(n), "message_bytes": z, "bound": bound, "ring": ring, "in_switch": switch, "picked": picked,
-            "estimate": switch if picked == "in-switch" else ring, "call_latency": float(v["tau_c"]),
+    oneshot = float(q["all_reduce_time_oneshot"]({"n_g": n, "Z_g": z, "W_c": v["W_cTP"], "tau_o": v["tau_o"]})) \
+        if v.get("o_TP") else None
+    costs = {"ring": ring, "in-switch": switch, "one-shot": oneshot}
+    picked = min((k for k in costs if costs[k] is not None), key=lambda k: (costs[k], k != "ring"))
+    return {"gpus": int(n), "message_bytes": z, "bound": bound, "ring": ring, "in_switch": switch,
+            "one_shot": oneshot, "picked": picked, "estimate": costs[picked],
+            "call_latency": float(v["tau_o"] if picked == "one-shot" else v["tau_c"]),
             "bus_bandwidth": float(v["W_cTP"])}
 
 

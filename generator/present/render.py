@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 from functools import lru_cache
 
 from genreport import __version__
-from genreport.load.spec import KERNELS_SOURCE, MEMORY_RESERVE_SOURCE
+from genreport.load.spec import KERNELS_SOURCE, MEMORY_RESERVE_SOURCE, ONE_SHOT_SOURCE
 from genreport.model.evaluate import Results
 from genreport.model.values import Block
 from genreport.paths import templates_dir
@@ -226,6 +226,12 @@ def _inputs(r: Results) -> list[dict]:
              "source": src("cuda_graphs", "graph_kernel" if k.cuda_graphs else "kernel_launch")},
             {"what": "fixed cost per kernel launch, prefill (serial estimate)", "symbol": "τ_l",
              "value": fmt.time(k.launch), "source": src("kernel_launch")},
+            {"what": "tensor-parallel all-reduce (serial estimate)", "symbol": "τ_o" if k.one_shot else "",
+             "value": f"the engine's one-shot kernel where faster, {fmt.time(k.one_shot_latency)} a call" if k.one_shot
+             else "the collectives library's (ring, or in-switch where faster)",
+             "source": (src("all_reduce", "one_shot_latency") + "; " + ONE_SHOT_SOURCE) if k.one_shot
+             else ("the spec (engine.all_reduce)" if "all_reduce" in given
+                   else "the default: the collectives library, as the hardware file's collectives block costs it")},
         ]
     for fmt_name, sparse in sorted(hw.sparse.items()):
         rows.append({"what": f"sparse {fmt_name} peak (not used)", "symbol": "", "value": fmt.rate(sparse),

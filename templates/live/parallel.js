@@ -103,7 +103,8 @@ const GR_PARALLEL = (() => {
       s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(par.tp, m.kv_heads), k_w: split[0], k_g: split[1], k_o: split[2],
       u_x: 1.0});
     const k = inp.hardware.kernels;  // the engine's fixed costs per kernel (live.py, Hardware.kernels)
-    Object.assign(v, {k_L: k.per_layer, tau_k: k.decode, tau_l: k.launch});
+    Object.assign(v, {k_L: k.per_layer, tau_k: k.decode, tau_l: k.launch, tau_o: k.one_shot_latency,
+      o_TP: k.one_shot && links.tp.tier === "scale-up" ? 1.0 : 0.0});  // one-shot: inside the scale-up domain
     GROUPS.forEach(g => {
       const l = links[g], G = g.toUpperCase();
       v["W_" + G] = l.bandwidth_per_direction;

@@ -212,6 +212,9 @@ def root(context, missing=missing):
                 if environment.getattr(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'links'), 'tp'), 'in_network'):
                     pass
                     yield ', or its in-switch all-reduce where that is faster'
+                if (not t_11(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot'))):
+                    pass
+                    yield ", or the engine's one-shot kernel (engine.all_reduce: one-shot) where that is faster still"
                 yield '. '
                 if environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'):
                     pass
@@ -221,7 +224,14 @@ def root(context, missing=missing):
                     yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'gpus'))
                     yield ' tensor-parallel GPUs costs at least\n'
                     yield escape(t_10(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'bound')))
-                    yield '; the library takes '
+                    yield '; '
+                    if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'picked') == 'one-shot'):
+                        pass
+                        yield "the engine's one-shot kernel"
+                    else:
+                        pass
+                        yield 'the library'
+                    yield ' takes '
                     yield escape(t_10(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'estimate')))
                     yield ' ('
                     yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'picked'))
@@ -415,4 +425,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=94&2=106&4=109&5=111&6=114&7=116&8=138&10=145&11=149&12=151&13=163&14=179&17=186&18=188&19=192&20=199&22=201&23=209&25=212&26=219&27=223&28=231&31=238&33=253&36=262&37=272&38=284&41=293&43=296&44=306&48=315&49=317&50=325&52=328&53=331&54=334&55=338&56=345&57=351&58=355&59=359&60=361&61=366&64=376&65=378&68=380&69=382&72=384&73=392&75=413'
+debug_info = '1=94&2=106&4=109&5=111&6=114&7=116&8=138&10=145&11=149&12=151&13=163&14=179&17=186&18=188&19=192&20=199&22=201&23=209&25=212&26=222&27=226&28=241&31=248&33=263&36=272&37=282&38=294&41=303&43=306&44=316&48=325&49=327&50=335&52=338&53=341&54=344&55=348&56=355&57=361&58=365&59=369&60=371&61=376&64=386&65=388&68=390&69=392&72=394&73=402&75=423'
