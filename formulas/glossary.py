@@ -61,7 +61,8 @@ ENTRIES: tuple[Entry, ...] = (
 # report's notation table prints, so that a report without 'parallelism' is unchanged.
 PARALLEL_ENTRIES: tuple[Entry, ...] = (
     Entry("n_TP", r"n_{\mathrm{TP}}", "1", "tensor-parallel degree: GPUs that split each layer's matrices"),
-    Entry("n_PP", r"n_{\mathrm{PP}}", "1", "pipeline-parallel degree: consecutive stages of L/n_PP layers"),
+    Entry("n_PP", r"n_{\mathrm{PP}}", "1", "pipeline split: L over the busiest stage's ceil(L/pp) layers, so that L/n_PP layers (and their share of the weights and KV cache) sit on its GPUs; the stage count pp when it divides L"),
+    Entry("n_St", r"n_{\mathrm{st}}", "1", "pipeline stages pp: micro-batches in flight, and whether there are stages to send between"),
     Entry("n_EP", r"n_{\mathrm{EP}}", "1", "expert-parallel degree: GPUs of the tp x dp group that split the routed experts"),
     Entry("n_DP", r"n_{\mathrm{DP}}", "1", "data-parallel degree: replicas of the tp x pp group"),
     Entry("n_g", r"n_{g}", "1", "GPUs in one collective group"),
@@ -86,6 +87,11 @@ PARALLEL_ENTRIES: tuple[Entry, ...] = (
     Entry("W_cPP", r"\tilde{W}_{\mathrm{PP}}", "B/s", "bus bandwidth the library reaches on the link between pipeline stages"),
     Entry("W_cEP", r"\tilde{W}_{\mathrm{EP}}", "B/s", "bus bandwidth the library reaches on the expert-parallel link"),
     Entry("W_cDP", r"\tilde{W}_{\mathrm{DP}}", "B/s", "bus bandwidth the library reaches on the data-parallel link"),
+    Entry("tau_o", r"\tau_{o}", "s", "fixed cost of the engine's one-shot all-reduce kernel (vLLM, SGLang, TensorRT-LLM custom all-reduce)"),
+    Entry("o_TP", r"o_{\mathrm{TP}}", "1", "1 where the engine runs its one-shot all-reduce on the tensor-parallel link (engine.all_reduce, inside the scale-up domain), else 0"),
+    Entry("k_L", r"k_{L}", "1", "kernels the engine launches per layer in one forward pass (norms, GEMMs, rotary, cache write, attention, activation; collectives apart)"),
+    Entry("tau_k", r"\tau_{k}", "s", "fixed cost per kernel in a decode step: its share of a CUDA graph replay, or a launch where decode runs without graphs"),
+    Entry("tau_l", r"\tau_{l}", "s", "fixed cost of one kernel launched on its own (no CUDA graph): prefill steps"),
     Entry("u_x", r"u_{x}", "1", "routed-expert reads of the busiest GPU of the expert group over the mean (expected maximum under uniform routing; 1 without expert parallelism)"),
     Entry("N_x", r"N_{x}", "1", "routed-expert parameters (all experts, all MoE layers; 0 for dense models)"),
     Entry("L_x", r"L_{x}", "1", "MoE layers (0 for dense models)"),

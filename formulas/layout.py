@@ -49,4 +49,4 @@ def sliced(expr):
 
 def at_one_card(expr):
     """``expr`` at the layout 1 x 1 x 1 x 1."""
-    return expr.subs({n_TP: 1, n_PP: 1, n_EP: 1, s_kv: 1})
+    return expr.subs({n_TP: 1, n_PP: 1, n_EP: 1, s_kv: 1, sym("n_St"): 1})

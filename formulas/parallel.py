@@ -39,15 +39,21 @@ MEGATRON_PP = "Narayanan et al. SC'21, Megatron-LM, sections 2.2 and 4.1 (pipeli
 GSHARD = "Lepikhin et al. 2020, GShard, section 2.2 (dispatch and combine all-to-all)"
 ZERO = "Rajbhandari et al. SC'20, ZeRO, section 5, figure 1"
 LOWER = "Patarasuk and Yuan 2009, Bandwidth optimal all-reduce algorithms (2 (n-1)/n Z sent at least); NVLink SHARP"
+KERNELS = ("kernels per layer as vLLM's Llama decoder launches them; launch and CUDA graph replay costs per kernel: "
+           "NVIDIA, Getting Started with CUDA Graphs (2019); pegainfer (3), From Launch Overhead to CUDA Graph")
+ONE_SHOT = ("vLLM, SGLang and TensorRT-LLM custom (one-shot) all-reduce kernels: 5.7-7.8 us for 0.5-32 KiB on "
+            "8 x H100, as gathered in issue 27")
 NCCL_TUNING = "NCCL 2.30 src/graph/tuning.cc (base latency per call; ring steps); nccl-tests busbw as measured"
 
 (n_TP, n_PP, n_EP, n_DP, n_g, Z, W_x, alpha, N_x, L_x, k_e, b_a, s_kv, k_w, k_g, k_o) = (
     sym(x) for x in ("n_TP", "n_PP", "n_EP", "n_DP", "n_g", "Z_g", "W_x", "alpha", "N_x", "L_x", "k_e", "b_a",
                      "s_kv", "k_w", "k_g", "k_o"))
+n_St = sym("n_St")
 W_TP, a_TP, W_PP, a_PP, W_EP, a_EP, W_DP, a_DP = (
     sym(x) for x in ("W_TP", "alpha_TP", "W_PP", "alpha_PP", "W_EP", "alpha_EP", "W_DP", "alpha_DP"))
 W_c, tau_c, W_s, tau_s, s_TP, W_cTP, W_sTP, W_cPP, W_cEP, W_cDP, u_x = (
     sym(x) for x in ("W_c", "tau_c", "W_s", "tau_s", "s_TP", "W_cTP", "W_sTP", "W_cPP", "W_cEP", "W_cDP", "u_x"))
+k_L, tau_k, tau_l, tau_o, o_TP = (sym(x) for x in ("k_L", "tau_k", "tau_l", "tau_o", "o_TP"))
 N, N_a, N_e, L, d, H_kv, b, c, C, P, W, B, S, T, a = (
     sym(x) for x in ("N", "N_a", "N_e", "L", "d", "H_kv", "b", "c", "C", "P", "W", "B", "S", "T", "a"))
 
@@ -108,11 +114,23 @@ def all_reduce_time_switch(n=n_g, Z=Z, W=W_s, tau=tau_s, line=W_x):
     return _some(n) * tau + sp.Max(2 * (n - 1) / n * Z / W, Z / line)
 
 
+def all_reduce_time_oneshot(n=n_g, Z=Z, W=W_c, tau=tau_o):
+    """The engine's one-shot all-reduce [s]: tau_o + (n-1) Z / W_c.
+
+    vLLM's, SGLang's and TensorRT-LLM's custom kernel: each GPU reads its n-1 peers' Z bytes over NVLink and sums
+    them in one step; 5.7-7.8 us for 0.5-32 KiB on 8 x H100.  Never below the bound's all-reduce while tau_o is at
+    least the link's step: (n-1) Z >= 2 (n-1)/n Z and W_c <= W_x.
+    """
+    return _some(n) * tau + (n - 1) * Z / W
+
+
 def all_reduce_time_estimate(n=n_g, Z=Z):
-    """The tensor-parallel all-reduce the library picks [s]: its ring, or its NVLS algorithm where the switch
-    reduces (s_TP = 1) and that is faster: t_ring + s_TP min(0, t_NVLS - t_ring)."""
+    """The tensor-parallel all-reduce the estimate charges [s]: the library's ring, or its NVLS algorithm where the
+    switch reduces (s_TP = 1) and that is faster, t = t_ring + s_TP min(0, t_NVLS - t_ring); where the engine runs
+    its one-shot kernel (o_TP = 1), that where it is faster still: t + o_TP min(0, t_one-shot - t)."""
     ring = all_reduce_time_library(n, Z, W_cTP, a_TP, tau_c)
-    return ring + s_TP * sp.Min(0, all_reduce_time_switch(n, Z, W_sTP, tau_s, W_TP) - ring)
+    lib = ring + s_TP * sp.Min(0, all_reduce_time_switch(n, Z, W_sTP, tau_s, W_TP) - ring)
+    return lib + o_TP * sp.Min(0, all_reduce_time_oneshot(n, Z, W_cTP, tau_o) - lib)
 
 
 def all_gather_time(n=n_g, Z=Z, W=W_x, alpha=alpha):
@@ -207,20 +225,22 @@ def gpus_ideal():
 # ----------------------------------------------------------------------------------------------- decode
 
 def microbatches():
-    """Micro-batches in flight in the pipeline [1]: min(n_PP, B), one sequence at least in each.
+    """Micro-batches in flight in the pipeline [1]: min(n_st, B), one sequence at least in each, n_st the stages.
 
-    The pipeline is full once B >= n_PP; below that (n_PP - B)/n_PP of each GPU's time is bubble.
+    The pipeline is full once B >= n_st; below that (n_st - B)/n_st of each GPU's time is bubble.
     """
-    return sp.Min(n_PP, B)
+    return sp.Min(n_St, B)
 
 
 def pipelined(busy, busy_last):
     """A round of the pipeline from the per-round ledger of a GPU [s]: max(X, ((n_PP - 1) X + X_L) / m).
 
     Every GPU must do its round's work (X, its busiest ledger; X_L for the last stage, which sends no
-    activations on), and each micro-batch walks the n_PP stages in turn, X/m per stage and X_L/m at the
+    activations on), and each micro-batch walks the stages in turn, X/m per stage and X_L/m at the
     last: with fewer micro-batches than stages (m < n_PP) the walk is longer than the work, the bubble of
-    Narayanan et al. SC'21 section 2.2.  Equals X on one stage.
+    Narayanan et al. SC'21 section 2.2.  Equals X on one stage.  With uneven stages X is the busiest stage's
+    (ceil(L/pp) layers) and the walk passes L layers, n_PP = L / ceil(L/pp) busiest stages' worth: at most the
+    real walk, so the bound stays a bound.
     """
     return sp.Max(busy, ((n_PP - 1) * busy + busy_last) / microbatches())
 
@@ -276,7 +296,7 @@ def decode_time_pp(estimate: bool = False):
     """Stage-to-stage sends of one GPU in a decode round [s]: m sends of B d b_a / (m n_TP); none when n_PP = 1."""
     z = B * d * b_a / (microbatches() * n_TP)
     one = p2p_time_library(z, W_cPP, a_PP, tau_c) if estimate else p2p_time(z, W_PP, a_PP)
-    return _some(n_PP) * microbatches() * one
+    return _some(n_St) * microbatches() * one
 
 
 def ep_token_split():
@@ -315,7 +335,7 @@ def decode_interconnect_bytes():
     """Bytes one GPU sends in a decode round [B]: all-reduces 4 (n_TP-1)/n_TP L B d b_a / n_PP, plus all-to-alls and stage sends."""
     tp = 2 * L / n_PP * 2 * (n_TP - 1) / n_TP * tp_all_reduce_bytes()
     ep = ep_dispatches() * 2 * L_x / n_PP * (n_EP - 1) / n_EP * B * k_e * d * b_a / ep_token_split()
-    pp = _some(n_PP) * B * d * b_a / n_TP
+    pp = _some(n_St) * B * d * b_a / n_TP
     return tp + ep + pp
 
 
@@ -350,7 +370,7 @@ def decode_time_comm_last(estimate: bool = False):
     It returns the sampled token ids to the first stage, a few bytes: one step latency per micro-batch.
     """
     back = a_PP + tau_c if estimate else a_PP
-    return decode_time_tp(estimate) + decode_time_ep(estimate) + _some(n_PP) * microbatches() * back
+    return decode_time_tp(estimate) + decode_time_ep(estimate) + _some(n_St) * microbatches() * back
 
 
 def decode_time_bound():
@@ -364,14 +384,25 @@ def decode_time_bound():
     return pipelined(sp.Max(comp, mem, decode_time_comm()), sp.Max(comp, mem, decode_time_comm_last()))
 
 
+def decode_time_overhead():
+    """Fixed kernel costs of one GPU in a decode round [s]: m (L/n_PP) k_L tau_k.
+
+    Each micro-batch runs the stage's L/n_PP layers, k_L kernels a layer, each paying a fixed cost tau_k that no
+    byte or FLOP explains: its share of a CUDA graph replay where the engine captures decode in graphs (vLLM,
+    SGLang, TensorRT-LLM by default), its launch where it does not.  Seed 000's third state, overhead-bound, is
+    where this term is the largest of the estimate's.  An estimate: an overhead is not a lower bound.
+    """
+    return microbatches() * L / n_PP * k_L * tau_k
+
+
 def decode_time_serial():
     """Serialized estimate of a decode round [s]: max(compute, HBM of the busiest GPU) + interconnect as the library
-    runs it, per GPU, through the pipeline.
+    runs it + the kernels' fixed costs, per GPU, through the pipeline.
 
     The all-reduces sit on the critical path (the next layer needs their result), as in real decode
     engines without compute-communication overlap; not a bound, an estimate.
     """
-    work = sp.Max(decode_time_compute_gpu(), decode_time_memory_busiest())
+    work = sp.Max(decode_time_compute_gpu(), decode_time_memory_busiest()) + decode_time_overhead()
     return pipelined(work + decode_time_comm(True), work + decode_time_comm_last(True))
 
 
@@ -388,7 +419,7 @@ def prefill_time_comm(estimate: bool = False):
     """Interconnect ledger of a prefill of T tokens on a GPU that sends to the next stage [s]: TP, EP and PP."""
     z = T * d * b_a / n_TP
     send = p2p_time_library(z, W_cPP, a_PP, tau_c) if estimate else p2p_time(z, W_PP, a_PP)
-    return prefill_time_comm_last(estimate) + _some(n_PP) * send
+    return prefill_time_comm_last(estimate) + _some(n_St) * send
 
 
 def prefill_time_comm_last(estimate: bool = False):
@@ -407,6 +438,21 @@ def _prefill_ledgers():
     return t_comp, t_mem
 
 
+def prefill_time_compute_gpu():
+    """Compute ledger of one GPU in a prefill of T tokens [s]: its share of the prefill FLOPs / P."""
+    return _prefill_ledgers()[0]
+
+
+def prefill_time_memory_gpu():
+    """HBM ledger of one GPU in a prefill of T tokens [s]: its weight slice and the prompt's KV cache / W."""
+    return _prefill_ledgers()[1]
+
+
+def prefill_time_comm_estimate():
+    """Interconnect of one GPU in a prefill of T tokens as the library runs it [s] (a stage that sends on)."""
+    return prefill_time_comm(True)
+
+
 def prefill_time_bound():
     """Strict lower bound of a prefill of T tokens [s]: (n_PP - 1) X + X_L, X = max(compute, HBM, interconnect).
 
@@ -417,14 +463,23 @@ def prefill_time_bound():
     return (n_PP - 1) * sp.Max(t_comp, t_mem, prefill_time_comm()) + sp.Max(t_comp, t_mem, prefill_time_comm_last())
 
 
-def prefill_time_serial():
-    """Serialized estimate of a prefill of T tokens [s]: (n_PP - 1) (max(compute, HBM) + x) + max(compute, HBM) + x_L.
+def prefill_time_overhead():
+    """Fixed kernel costs of one stage in a prefill [s]: (L/n_PP) k_L tau_l.
 
-    The collectives on the critical path at the library's cost, as :func:`decode_time_serial`; an estimate, not a
-    bound.
+    A prompt passes each layer once, k_L kernels a layer, each launched on its own (engines capture CUDA graphs
+    for decode batches only), at tau_l each.  An estimate, not a bound.
+    """
+    return L / n_PP * k_L * tau_l
+
+
+def prefill_time_serial():
+    """Serialized estimate of a prefill of T tokens [s]: (n_PP - 1) (w + x) + w + x_L, w = max(compute, HBM) + o.
+
+    The collectives on the critical path at the library's cost, as :func:`decode_time_serial`, and each stage's
+    kernels' fixed costs o (:func:`prefill_time_overhead`); an estimate, not a bound.
     """
     t_comp, t_mem = _prefill_ledgers()
-    work = sp.Max(t_comp, t_mem)
+    work = sp.Max(t_comp, t_mem) + prefill_time_overhead()
     return (n_PP - 1) * (work + prefill_time_comm(True)) + work + prefill_time_comm_last(True)
 
 
@@ -432,7 +487,7 @@ def prefill_interconnect_bytes():
     """Bytes a GPU that sends to the next stage sends in a prefill of T tokens [B]: all-reduces, all-to-alls, one send."""
     tp = 2 * L / n_PP * 2 * (n_TP - 1) / n_TP * tp_all_reduce_bytes(T)
     ep = ep_dispatches() * 2 * L_x / n_PP * (n_EP - 1) / n_EP * T * k_e * d * b_a / ep_token_split()
-    return tp + ep + _some(n_PP) * T * d * b_a / n_TP
+    return tp + ep + _some(n_St) * T * d * b_a / n_TP
 
 
 # ----------------------------------------------------------------------------------------------- training
@@ -486,7 +541,7 @@ def _positive_root(eq, var):
 
 def _dense_one_stage(expr):
     """Dense model, one stage, no experts, no activation traffic, all weights streamed: the closed forms' setting."""
-    out = expr.subs({n_PP: 1, N_x: 0, L_x: 0, n_EP: 1, a: 0, N_e: 0}).subs(sp.Min(1, B), 1)  # B >= 1
+    out = expr.subs({n_PP: 1, n_St: 1, N_x: 0, L_x: 0, n_EP: 1, a: 0, N_e: 0}).subs(sp.Min(1, B), 1)  # B >= 1
     return out.subs(_some(n_TP), 1)  # two GPUs or more: the question is how many
 
 

@@ -222,3 +222,187 @@ def test_layout_values_carry_the_library_costs():
     got = [float(v[k]) for k in ("tau_c", "tau_s", "s_TP", "W_cTP", "W_sTP")]
     assert got == pytest.approx([6.6e-6, 25e-6, 1.0, 370e9, 480e9], rel=1e-12)
     assert v["u_x"] == 1.0
+
+
+# ----------------------------------------------------------------------------------------------- the kernels' fixed costs
+#
+# Facts copied here, with their sources (generator/load/spec.py, KERNELS_SOURCE):
+# * NVIDIA Technical Blog, "Getting Started with CUDA Graphs" (A. Gray, 2019): 2.9 us kernels take 3.8 us each
+#   launched from a stream, 3.4 us each replayed from a CUDA graph: about 0.5 us per kernel in a graph.
+# * pegainfer (3), "From Launch Overhead to CUDA Graph" (susun-blog.com): a launch costs about 4-6 us.
+# * vLLM's Llama decoder layer (vllm/model_executor/models/llama.py): 10 kernels besides its collectives.
+
+def _kernels_off(hw):
+    import dataclasses
+
+    from genreport.load.spec import Kernels
+    return dataclasses.replace(hw, kernels=Kernels(launch=0.0, graph=0.0))
+
+
+def test_the_kernels_fixed_costs_by_hand():
+    """Llama 3.2 1B (16 layers) at tp 2 on H100: 16 x 10 x 0.5 us = 80 us a decode round with CUDA graphs,
+    16 x 10 x 5 us = 0.8 ms without and in every prefill; the strict bound does not move."""
+    import dataclasses
+
+    from genreport.load.spec import Kernels
+    m, hw, prec = _m("llama-3.2-1b"), _hw("h100-sxm"), _precision("bf16")
+    assert m.layers == 16
+    off = point(m, _kernels_off(hw), prec, Parallelism(2), 1.0, 1024.0, prompt=32.0)
+    graphs = point(m, hw, prec, Parallelism(2), 1.0, 1024.0, prompt=32.0)
+    eager = point(m, dataclasses.replace(hw, kernels=Kernels(cuda_graphs=False)), prec, Parallelism(2), 1.0, 1024.0,
+                  prompt=32.0)
+    assert graphs.time_serial - off.time_serial == pytest.approx(16 * 10 * 0.5e-6, rel=1e-9)
+    assert eager.time_serial - off.time_serial == pytest.approx(16 * 10 * 5e-6, rel=1e-9)
+    assert graphs.prefill_serial - off.prefill_serial == pytest.approx(16 * 10 * 5e-6, rel=1e-9)
+    assert graphs.time_bound == off.time_bound == eager.time_bound  # an overhead is not a lower bound
+    assert graphs.prefill_bound == off.prefill_bound
+
+
+def test_a_pipeline_pays_each_stage_its_layers_per_micro_batch():
+    """70B at tp 2 x pp 4, batch 8: each GPU runs m = min(4, 8) = 4 micro-batches through its 80 / 4 = 20 layers,
+    4 x 20 x 10 x 0.5 us = 0.4 ms; one prompt passes each stage once, 20 x 10 x 5 us = 1 ms a stage."""
+    q = load()
+    m, hw, prec = _m("llama-3.1-70b"), _hw("h100-sxm"), _precision("bf16")
+    par = Parallelism(2, 4)
+    env = make_env(hw, m, prec, "seed")
+    links, _ = choose_links(hw, par)
+    v = layout_values(env.values, m, par, links, prec, "seed", env.pc, kernels=hw.kernels)
+    assert float(q["decode_time_overhead"](dict(v, B=8.0))) == pytest.approx(4 * 20 * 10 * 0.5e-6, rel=1e-12)
+    assert float(q["decode_time_overhead"](dict(v, B=2.0))) == pytest.approx(2 * 20 * 10 * 0.5e-6, rel=1e-12)
+    assert float(q["prefill_time_overhead"](dict(v, T=512.0))) == pytest.approx(20 * 10 * 5e-6, rel=1e-12)
+
+
+@pytest.mark.parametrize("model", sorted(GPT_FAST))
+def test_the_fixed_costs_tighten_the_tensor_parallel_series(model):
+    """gpt-fast runs decode as CUDA graphs (torch.compile, mode reduce-overhead): with the kernels' fixed costs the
+    spread of measured / estimate narrows (Llama-2-7B TP1-8: 0.070 without, 0.048 with; 70B: 0.040, 0.030)."""
+    m, hw, prec = _m(model), _hw("a100-sxm-80gb"), _precision("bf16")
+    spread = []
+    for h in (_kernels_off(hw), hw):
+        spread.append(_cv([measured * point(m, h, prec, Parallelism(tp), 1.0, 5.0).time_serial
+                           for tp, measured in GPT_FAST[model].items()]))
+    assert spread[1] < spread[0]
+
+
+def test_a_small_model_without_cuda_graphs_is_overhead_bound(tmp_path):
+    """The report names seed 000's third state where the kernels' fixed costs are the estimate's largest term: 1B at
+    tp 2 without CUDA graphs spends 0.8 ms on them against 0.37 ms of weights; a 4k prompt is compute-bound."""
+    from genreport.load.loader import load_report
+    from genreport.model.evaluate import evaluate
+
+    spec = tmp_path / "small.yaml"
+    spec.write_text(f"kind: report\nname: small\ntitle: small\nhardware: {ROOT}/specs/hardware/h100-sxm.yaml\n"
+                    f"model: {ROOT}/specs/models/llama-3.2-1b.yaml\nprecision: bf16\nparallelism: {{tp: 2}}\n"
+                    "engine: {cuda_graphs: false, memory_reserve: 0.1}\n"
+                    "workloads:\n  decode: {batch: [1], context: [1k]}\n  prefill: {prompt: [32, 4k]}\n")
+    s = load_report(spec)
+    assert not s.hardware.kernels.cuda_graphs and s.hardware.kernels.decode == 5e-6
+    assert s.engine_given == ("cuda_graphs", "memory_reserve")
+    r = evaluate(s)
+    assert r.parallel.estimate_binds.tolist() == [["overhead"]]
+    assert r.parallel.binds.tolist() == [["bandwidth"]]  # the bound's verdict is the bound's
+    assert r.parallel.prefill_estimate_binds == ("overhead", "compute")
+    assert float(r.parallel.decode["seed"]["decode_time_overhead"][0, 0]) == pytest.approx(16 * 10 * 5e-6, rel=1e-12)
+    (row,) = [x for x in r.decision if x["workload"] == "decode"]
+    assert row["estimate_binds"] == "overhead"
+    from genreport.present.summary import sentences
+    assert "overhead-bound: 0.8 ms of it is the kernels' fixed costs" in sentences(r)[0]
+
+
+# ----------------------------------------------------------------------------------------------- uneven pipeline stages
+
+def test_uneven_stages_by_hand():
+    """61 layers over 2 stages: 31 and 30 (as vLLM and SGLang split them), the busiest sets the pace; n_PP = 61/31."""
+    from genreport.model.env import pipeline_split
+    from genreport.model.layout import _pp_choices, stage_layers
+
+    assert stage_layers(61, 2) == (31, 30)
+    assert stage_layers(80, 3) == (27, 27, 26)
+    assert stage_layers(80, 4) == (20, 20, 20, 20)
+    assert pipeline_split(61, 2) == 61 / 31 and pipeline_split(80, 4) == 4.0
+    assert _pp_choices(61, 16) == [1, 2, 4, 8, 16]  # 61 is prime: once only pp 1 or 61
+    assert _pp_choices(80, 16) == [1, 2, 4, 5, 8, 10, 16]
+
+
+def test_deepseek_v3_at_tp8_pp2_over_two_h100_nodes():
+    """DeepSeek-V3 in fp8 (671 GB) at tp 8 x pp 2 over two 8-GPU nodes: each GPU holds its tp share of the busiest
+    stage, 671e9 x 31/61 / 8 = 42.6 GB, within the 72 GiB an H100 leaves with the engine's 10%; the stages talk over
+    the scale-out network."""
+    m, hw = _m("deepseek-v3"), _hw("h100-sxm")
+    rows = [r for r in plan(m, hw, 1, 4096, None, ("fp8",), 16).rows if (r.tp, r.pp, r.ep, r.dp) == (8, 2, 1, 1)]
+    assert len(rows) == 1, "tp 8 x pp 2 is tried and fits"
+    (row,) = rows
+    assert row.gpus == 16
+    assert row.weight_bytes_per_gpu == pytest.approx(671e9 * 31 / 61 / 8, rel=1e-12)
+    assert row.weight_bytes_per_gpu < 0.9 * 80 * GIB
+    assert "pp: scale-out" in row.links
+    # with the pipeline full (batch 8, two micro-batches) each GPU's round is its stage's: 31 layers against the
+    # 30.5 an even split would claim, 62/61 of it (every ledger scales with the stage's layers; the sends are tiny)
+    q, prec, par = load(), _precision("fp8"), Parallelism(8, 2)
+    env = make_env(hw, m, prec, "seed")
+    links, _ = choose_links(hw, par)
+    base = layout_values(env.values, m, par, links, prec, "seed", env.pc, kernels=hw.kernels)
+    assert base["n_PP"] == 61 / 31 and base["n_St"] == 2.0
+    ctx = env.at(context=4096.0)
+    from genreport.model.layout import at_batch
+    v = at_batch(dict(base, S=4096.0, c=float(ctx["c"])), env.with_layout(par), 8.0)  # c: the whole model's
+    uneven, even = float(q["decode_time_bound"](v)), float(q["decode_time_bound"](dict(v, n_PP=2.0)))
+    assert uneven / even == pytest.approx(62 / 61, rel=1e-3)
+
+
+def test_uneven_stages_in_a_report(tmp_path):
+    """Llama 3.1 70B (80 layers) at tp 2 x pp 3: stages of 27, 27 and 26 layers; results.json says so and each
+    GPU's KV share is the busiest stage's, c / (80/27 s_kv)."""
+    import json
+
+    from genreport.load.loader import load_report
+    from genreport.model.evaluate import evaluate
+
+    spec = tmp_path / "pp3.yaml"
+    spec.write_text(f"kind: report\nname: pp3\ntitle: pp3\nhardware: {ROOT}/specs/hardware/h100-sxm.yaml\n"
+                    f"model: {ROOT}/specs/models/llama-3.1-70b.yaml\nprecision: bf16\nparallelism: {{tp: 2, pp: 3}}\n"
+                    "workloads:\n  decode: {batch: [1, 8], context: [1k]}\n")
+    s = load_report(spec)
+    assert not s.warnings  # uneven stages are a layout, not a mistake
+    r = evaluate(s)
+    assert r.parallel.stage_layers == (27, 27, 26) and r.parallel.uneven
+    doc = json.loads(json.dumps(r.parallel.as_json()))
+    assert doc["stage_layers"] == [27, 27, 26]
+    c = 80 * 2 * 8 * 128 * 2  # bytes of KV per token: L 2 H_kv d_h b_kv
+    assert r.scalars["seed"]["kv_bytes_per_token"] == pytest.approx(c * 27 / 80 / 2, rel=1e-12)
+
+
+# ----------------------------------------------------------------------------------------------- the engine's one-shot all-reduce
+
+def _one_shot(hw):
+    import dataclasses
+
+    from genreport.load.spec import Kernels
+    return dataclasses.replace(hw, kernels=Kernels(one_shot=True))
+
+
+@pytest.mark.parametrize("z,low,high", [(512, 5.7e-6, 7.8e-6), (32 * 1024, 5.7e-6, 7.8e-6)])
+def test_the_one_shot_all_reduce_against_the_engines(z, low, high):
+    """5.7-7.8 us for 0.5-32 KiB on 8 x H100 (vLLM, SGLang, TensorRT-LLM): 5.7 us + 7 z / 370 GB/s, above the bound."""
+    q, hw = load(), _one_shot(_hw("h100-sxm"))
+    t = float(q["all_reduce_time_oneshot"]({"n_g": 8.0, "Z_g": float(z), "W_c": 370e9, "tau_o": 5.7e-6}))
+    assert t == pytest.approx(5.7e-6 + 7 * z / 370e9, rel=1e-12)
+    assert low <= t <= high
+    bound, _ = _all_reduce(hw.name, 8, float(z))
+    assert bound < t
+
+
+def test_the_one_shot_all_reduce_by_hand():
+    """70B at tp 8 on H100, batch 1: 160 all-reduces of 16 KiB, 15.08 us each as NCCL's ring runs them (2.41 ms), 5.7 +
+    7 x 16384 / 370e9 = 6.01 us each as the engine's one-shot kernel (0.962 ms); the bound does not move; a tp group
+    that leaves the NVLink domain (tp 16) keeps the library's."""
+    m, prec = _m("llama-3.1-70b"), _precision("bf16")
+    lib = point(m, _hw("h100-sxm"), prec, Parallelism(8), 1.0, 1024.0)
+    one = point(m, _one_shot(_hw("h100-sxm")), prec, Parallelism(8), 1.0, 1024.0)
+    ring = 6.6e-6 + 14 * 0.6e-6 + 14 / 8 * 16384 / 370e9
+    shot = 5.7e-6 + 7 * 16384 / 370e9
+    assert lib.time_serial - one.time_serial == pytest.approx(160 * (ring - shot), rel=1e-9)
+    assert lib.time_bound == one.time_bound
+    wide = [point(m, h, prec, Parallelism(16), 1.0, 1024.0).time_serial for h in (_hw("h100-sxm"),
+                                                                                 _one_shot(_hw("h100-sxm")))]
+    assert wide[0] == wide[1]

@@ -25,7 +25,10 @@ from hypothesis import strategies as st
 NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed (Debian package nodejs; scripts/setup "
                                                      "--test installs it): cannot run the report's JavaScript")
-Q = compiled.load()
+# Every quantity the live page recomputes: the serving chapter's engine techniques are shown as built there, so
+# formulas.js leaves them out (formulas/jsgen.py).
+_AS_BUILT = {q.id for q in __import__("genreport.formulas.quantities", fromlist=["TECHNIQUE_DEFS"]).TECHNIQUE_DEFS}
+Q = {qid: c for qid, c in compiled.load().items() if qid not in _AS_BUILT}
 REL = 1e-9
 
 # Every argument of every quantity: (low, high, integer). Realistic magnitudes in SI units, drawn log-uniformly;
@@ -39,13 +42,14 @@ RANGES = {
     "T": (1, 1e6, True), "n": (64, 1e5, True), "m": (64, 1e5, True), "c": (1e3, 1e7, False), "a": (1e3, 1e8, False),
     "k": (2, 20, False), "F": (1e9, 1e18, False), "Q": (1e6, 1e13, False), "t": (1e-6, 1e3, False),
     "eta_P": (0.01, 1, False), "eta_W": (0.01, 1, False),
-    "n_TP": (1, 64, True), "n_PP": (1, 64, True), "n_EP": (1, 64, True), "n_DP": (1, 1024, True),
+    "n_TP": (1, 64, True), "n_PP": (1, 64, False), "n_St": (1, 64, True), "n_EP": (1, 64, True), "n_DP": (1, 1024, True),
     "n_g": (1, 1024, True), "Z_g": (1, 1e10, False), "W_x": (1e9, 1e12, False), "alpha": (1e-7, 1e-4, False),
     "W_TP": (1e9, 1e12, False), "W_PP": (1e9, 1e12, False), "W_EP": (1e9, 1e12, False), "W_DP": (1e9, 1e12, False),
     "alpha_TP": (1e-7, 1e-4, False), "alpha_PP": (1e-7, 1e-4, False), "alpha_EP": (1e-7, 1e-4, False),
     "alpha_DP": (1e-7, 1e-4, False), "k_e": (1, 16, True), "T_o": (1, 1e5, True), "s_kv": (1, 64, True),
     "k_w": (1, 16, False), "k_g": (1, 16, False), "k_o": (1, 16, False),
-    "W_c": (1e9, 1e12, False), "tau_c": (1e-7, 1e-4, False), "W_s": (1e9, 1e12, False), "tau_s": (1e-7, 1e-4, False),
+    "W_c": (1e9, 1e12, False), "tau_c": (1e-7, 1e-4, False), "k_L": (1.0, 40.0, False), "tau_k": (1e-7, 1e-5, False),
+    "tau_l": (1e-7, 1e-5, False), "tau_o": (1e-7, 1e-4, False), "o_TP": (1, 1, True), "W_s": (1e9, 1e12, False), "tau_s": (1e-7, 1e-4, False),
     "s_TP": (1, 1, True), "W_cTP": (1e9, 1e12, False), "W_sTP": (1e9, 1e12, False), "W_cPP": (1e9, 1e12, False),
     "W_cEP": (1e9, 1e12, False), "W_cDP": (1e9, 1e12, False), "u_x": (1, 8, False),
 }
@@ -150,8 +154,8 @@ EDGES = [
     ({"F": 1.0, "P": 1.0, "Q": 0.0, "W": 0.0, "eta_P": 1.0, "eta_W": 1.0}, "derated_time", math.nan),  # max(1, nan)
     ({"C": 1.0, "N": 3.0, "b": 1.0, "S": 1.0, "c": 4.0}, "capacity_batch", -1.0),  # floor(-0.5) = -1, not 0
     ({"C": 9.0, "N": 1.0, "b": 1.0, "S": 0.0, "c": 4.0}, "capacity_batch", math.inf),  # floor(inf) = inf
-    ({"B": 0.0, "n_PP": 0.0, "n_TP": 1.0, "L": 1.0, "L_x": 0.0, "k_e": 1.0, "n_EP": 1.0, "b_a": 2.0, "d": 8.0},
-     "interconnect_bytes_decode", math.nan),  # 0/min(0, 0) through min(1, n_PP - 1)
+    ({"B": 0.0, "n_PP": 0.0, "n_St": 0.0, "n_TP": 1.0, "L": 1.0, "L_x": 0.0, "k_e": 1.0, "n_EP": 1.0, "b_a": 2.0,
+      "d": 8.0}, "interconnect_bytes_decode", math.nan),  # 0/min(0, 0) through min(1, n_st - 1)
 ]
 
 

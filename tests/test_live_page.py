@@ -206,8 +206,10 @@ def test_the_only_scripts_are_the_live_what_if_and_they_fetch_nothing():
         size = len(tail.encode()) + len("".join(re.findall(r' data-[a-z]+="[^"]*"', body)).encode())
         many = json.loads(data)["inputs"].get("parallelism")
         # a single-card page stays under 150 KB (154 KB since the model families' chunked layers, norms and
-        # biases and the hardware's collectives and memory reserve, issues 27 and 28); a many-GPU page carries
+        # biases and the hardware's collectives and memory reserve, issues 27 and 28; 155 KB with the engine's fixed
+        # costs per kernel and their formulas, which a what-if that adds a layout needs); a many-GPU page carries
         # the layout's code and formulas too
         # many GPUs: ~168 KB with the layout slicing in model.js, ~178 KB with the collectives as the library runs
-        # them and the busiest expert GPU (issue 27), over the ~150 aimed at
-        assert size < (182_000 if many else 154_000), (folder, size)
+        # them and the busiest expert GPU (issue 27), ~183 KB with the kernels' fixed costs and the prefill's ledgers
+        # per GPU (issue 27's overhead state), over the ~150 aimed at
+        assert size < (185_000 if many else 156_000), (folder, size)

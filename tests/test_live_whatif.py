@@ -80,7 +80,7 @@ def test_errors_have_the_loaders_text(bad):
 def test_layouts_and_links():
     check([("llama70b-h100-tp2.yaml", ["parallelism.tp=8", "parallelism.pp=4", "parallelism.dp=3"]),
            ("llama70b-h100-tp2.yaml", ["parallelism.tp=16"]),  # above the KV heads: a warning, not an error
-           ("llama70b-h100-tp2.yaml", ["parallelism.pp=3"]),  # uneven stages: a warning
+           ("llama70b-h100-tp2.yaml", ["parallelism.pp=3"]),  # uneven stages: 27, 27, 26 layers
            ("llama8b-h100.yaml", ["parallelism.tp=2"]),  # a block where the spec had none
            ("llama8b-h100.yaml", ["parallelism.tp=1"]),
            ("deepseek-v3-h200-ep8.yaml", ["parallelism.ep=4", "parallelism.dp=2"]),

@@ -212,8 +212,9 @@ def test_eight_gpus_give_less_than_eight_times_one_ideal_card(tmp_path):
     serial = 1 / entry(r, "decode_time_serial", batch=1, context=1024)
     assert bound <= 8 * ideal_one_card * (1 + 1e-12)  # the strict bound: at best perfect scaling
     assert serial < 8 * ideal_one_card
-    # by how much: the 2.41 ms of all-reduces as NCCL runs them on top of 5.28 ms of weight streaming
-    assert serial / ideal_one_card == pytest.approx(5.49, abs=0.05)
+    # by how much: the 2.41 ms of all-reduces as NCCL runs them and 80 layers x 10 kernels x 0.5 us = 0.40 ms of the
+    # kernels' fixed costs (a CUDA graph replay) on top of 5.28 ms of weight streaming: 42.25 / 8.09 = 5.22
+    assert serial / ideal_one_card == pytest.approx(5.22, abs=0.05)
 
 
 def test_pipeline_does_not_speed_up_batch_one(tmp_path):
@@ -381,7 +382,10 @@ def test_scaling_rows_split_the_round(h100):
     assert rows[4]["link"] == "scale-out"  # 16 GPUs leave the 8-GPU NVLink domain
     for r in rows:
         assert r["bound"] == max(r["compute"], r["hbm"], r["interconnect"])
-        assert r["serial"] == pytest.approx(max(r["compute"], r["hbm_busiest"]) + r["interconnect_estimate"], rel=1e-12)
+        # the kernels' fixed costs: 80 layers x 10 kernels x 0.5 us (a CUDA graph replay) = 0.4 ms, whatever the degree
+        assert r["overhead"] == pytest.approx(80 * 10 * 0.5e-6, rel=1e-12)
+        assert r["serial"] == pytest.approx(max(r["compute"], r["hbm_busiest"]) + r["interconnect_estimate"]
+                                            + r["overhead"], rel=1e-12)
 
 
 def test_fit_map_of_70b_on_h100(h100):

@@ -7,7 +7,10 @@ Spec level: catalog models and precisions through the loader and the evaluate st
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+import pytest
 from genreport.formulas.compiled import load
 from genreport.load.loader import load_report
 from genreport.model.evaluate import evaluate
@@ -55,8 +58,14 @@ def setups(draw, single: bool) -> dict:
         env[f"W_c{g}"] = env[f"W_{g}"] * draw(st.floats(0.3, 1.0))  # the library reaches at most the line rate
     # the library's costs (any in-switch bus bandwidth: measured over a whole domain, it may pass the line rate),
     # and the busiest expert GPU's reads over the mean
-    env.update(tau_c=draw(st.floats(0.0, 3e-5)), tau_s=draw(st.floats(0.0, 3e-5)), s_TP=float(draw(st.integers(0, 1))),
+    # a library call costs at least one step of the link (NCCL's 6.6 us ring and 25 us NVLS calls against 0.6 us steps)
+    env.update(tau_c=env["alpha_TP"] + draw(st.floats(0.0, 3e-5)), tau_s=env["alpha_TP"] + draw(st.floats(0.0, 3e-5)),
+               s_TP=float(draw(st.integers(0, 1))),
                W_sTP=draw(st.floats(1e9, 4e12)))
+    # the engine's fixed costs per kernel: k_L kernels a layer, tau_k each in decode, tau_l in prefill
+    env.update(k_L=float(draw(st.integers(1, 40))), tau_k=draw(st.floats(0.0, 1e-5)), tau_l=draw(st.floats(0.0, 1e-5)))
+    # the engine's one-shot all-reduce, where it runs one: its call costs at least a step of the link too
+    env.update(o_TP=float(draw(st.integers(0, 1))), tau_o=env["alpha_TP"] + draw(st.floats(0.0, 1e-5)))
     if single:
         tp = pp = ep = dp = 1
     else:
@@ -64,7 +73,9 @@ def setups(draw, single: bool) -> dict:
         pp = draw(st.integers(1, min(L, 16)))
         ep = draw(st.sampled_from([e for e in (1, 2, 4, 8) if e <= tp])) if moe else 1
         dp = draw(st.integers(1, 8))
-    env.update(n_TP=float(tp), n_PP=float(pp), n_EP=float(ep), n_DP=float(dp), s_kv=float(min(tp, H_kv)),
+    # pp need not divide L: the busiest stage holds ceil(L/pp) layers, n_PP = L / ceil(L/pp); n_st = pp stages
+    env.update(n_TP=float(tp), n_PP=L / math.ceil(L / pp), n_St=float(pp), n_EP=float(ep), n_DP=float(dp),
+               s_kv=float(min(tp, H_kv)),
                u_x=draw(st.floats(1.0, 4.0)) if ep > 1 else 1.0)
     return env
 
@@ -82,11 +93,17 @@ def test_one_gpu_is_the_single_card_formula_exactly(env):
     assert val("decode_time_compute_gpu", env) == val("decode_time_compute", env)
     single = max(val("decode_time_memory", env), val("decode_time_compute", env))
     assert val("decode_time_bound", env) == single
-    assert val("decode_time_serial", env) == single
+    # the estimate adds the kernels' fixed costs, L k_L tau_k on one GPU (one micro-batch, one stage)
+    overhead = env["L"] * env["k_L"] * env["tau_k"]
+    assert val("decode_time_overhead", env) == pytest.approx(overhead, rel=1e-12)
+    assert val("decode_time_serial", env) == pytest.approx(single + overhead, rel=1e-12)
+    assert val("decode_time_serial", dict(env, tau_k=0.0)) == single
     assert env["B"] / val("decode_time_bound", env) == val("decode_tokens_per_s", env)
     single_prefill = max(val("prefill_time_compute", env), val("prefill_time_memory", env))
     assert val("prefill_time_bound", env) == single_prefill
-    assert val("prefill_time_serial", env) == single_prefill
+    launches = env["L"] * env["k_L"] * env["tau_l"]  # each prefill kernel launched on its own
+    assert val("prefill_time_serial", env) == pytest.approx(single_prefill + launches, rel=1e-12)
+    assert val("prefill_time_serial", dict(env, tau_l=0.0)) == single_prefill
     assert val("interconnect_bytes_prefill", env) == 0.0
     assert val("training_state_per_gpu_zero3", env) == 16.0 * env["N"]
 
@@ -96,11 +113,12 @@ def test_one_gpu_is_the_single_card_formula_exactly(env):
 def test_bound_below_serial_and_above_each_ledger(env):
     bound, serial = val("decode_time_bound", env), val("decode_time_serial", env)
     assert bound <= serial * (1 + 1e-12)
-    walk = (env["n_PP"] - 1) / min(env["n_PP"], env["B"])  # stages a micro-batch walks besides the last, per m
+    m = min(env["n_St"], env["B"])  # micro-batches in flight
+    walk = (env["n_PP"] - 1) / m  # busiest stages' worth a micro-batch walks besides the last, per m
     for ledger in ("decode_time_comm", "decode_time_memory_gpu", "decode_time_compute_gpu"):
         assert bound >= val(ledger, env) * (1 - 1e-12)  # every GPU does its round's work
         if ledger != "decode_time_comm":  # and no stage is faster than its compute or HBM traffic
-            assert bound >= (walk + 1 / min(env["n_PP"], env["B"])) * val(ledger, env) * (1 - 1e-12)
+            assert bound >= (walk + 1 / m) * val(ledger, env) * (1 - 1e-12)
 
 
 @SETTINGS

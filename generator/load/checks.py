@@ -145,11 +145,8 @@ def check_parallelism(doc: Document, par: Parallelism, m: Model, hw: Hardware, o
     if par.pp > m.layers:
         out.add(doc.finding(where + ("pp",), f"pp {par.pp} is more pipeline stages than the {m.layers} layers",
                             f"use at most {m.layers}"))
-    elif m.layers % par.pp:
-        out.add(doc.finding(where + ("pp",), f"pp {par.pp} does not divide the {m.layers} layers: the stages are "
-                            "uneven and the slowest one sets the pace; the bounds use L/pp layers per stage",
-                            f"use a divisor of {m.layers}, e.g. {_divisor_near(m.layers, par.pp)}",
-                            severity="warning"))
+    # a pp that does not divide the layers gives stages of ceil(L/pp) and floor(L/pp) layers: the busiest sets each
+    # GPU's memory and time (genreport.model.env.pipeline_split), as engines split them
     if par.ep > 1 and m.moe is None:
         out.add(doc.finding(where + ("ep",), f"ep {par.ep} on {m.title}, a dense model: it has no experts to split",
                             "remove ep (or set it to 1); use tp or pp to spread a dense model"))

@@ -30,6 +30,7 @@ from genreport.load.objects import (  # noqa: F401 - tokens: callers import it h
     _serving,
     _source,
     _workloads,
+    engine_kernels,
     hardware_from,
     model_from,
     tokens,
@@ -303,12 +304,14 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
         (("attention projection (d x d)", model.hidden_size, model.hidden_size),
          ("FFN matrix (d x d_ff)", model.hidden_size, model.ffn_size)) if model else ())
     eff = d.get("efficiency")
-    reserve = float((d.get("engine") or {}).get("memory_reserve", DEFAULT_MEMORY_RESERVE))
-    hw = dataclasses.replace(hw, memory_reserve=reserve) if hw is not None else hw
+    engine = d.get("engine") or {}
+    reserve = float(engine.get("memory_reserve", DEFAULT_MEMORY_RESERVE))
+    kernels = engine_kernels(engine)
+    hw = dataclasses.replace(hw, memory_reserve=reserve, kernels=kernels) if hw is not None else hw
     if hw is not None and serving is not None and serving.price:  # the service's price of a GPU-hour wins
         hw = dataclasses.replace(hw, price_per_hour=serving.price, sources=hw.sources | {
             "price": Source("the report spec's serving.price", "", "", "")})
-    cmp_hw = [dataclasses.replace(h, memory_reserve=reserve) if h is not None else h for h in cmp_hw]
+    cmp_hw = [dataclasses.replace(h, memory_reserve=reserve, kernels=kernels) if h is not None else h for h in cmp_hw]
     return ReportSpec(
         name=d["name"], title=d["title"], hardware=hw, model=model, precision=precision, workloads=workloads,
         gemms=gemms, compare_hardware=tuple(cmp_hw), compare_models=tuple(cmp_models),
@@ -317,7 +320,7 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
         digest=digest.hexdigest(), warnings=tuple(f.format() for f in findings.warnings),
         overrides=tuple(overrides), parallelism=parallelism,
         precision_spec=copy.deepcopy(d["precision"]),
-        engine_reserve_given="memory_reserve" in (d.get("engine") or {}),
+        engine_reserve_given="memory_reserve" in engine, engine_given=tuple(k for k in engine if k != "source"),
         serving=serving,
     )
 

@@ -13,6 +13,7 @@ from genreport.load.spec import (
     Attention,
     Collectives,
     Hardware,
+    Kernels,
     Link,
     Measurement,
     Model,
@@ -151,6 +152,17 @@ def moe_from(moe: dict) -> MoE:
     return MoE(moe["experts"], moe["active_experts"], moe["expert_ffn_size"], moe.get("shared_experts", 0),
                moe.get("first_dense_layers", 0), layer_step=moe.get("layer_step", 1),
                shared_expert_ffn_size=moe.get("shared_expert_ffn_size", 0))
+
+
+def engine_kernels(engine: dict) -> Kernels:
+    """The engine block's fixed costs per kernel, its defaults where the spec is silent (spec.KERNELS_SOURCE)."""
+    k = Kernels()
+    return Kernels(per_layer=float(engine.get("kernels_per_layer", k.per_layer)),
+                   launch=_q(engine["kernel_launch"]) if "kernel_launch" in engine else k.launch,
+                   graph=_q(engine["graph_kernel"]) if "graph_kernel" in engine else k.graph,
+                   cuda_graphs=bool(engine.get("cuda_graphs", k.cuda_graphs)),
+                   one_shot=engine.get("all_reduce", "library") == "one-shot",
+                   one_shot_latency=_q(engine["one_shot_latency"]) if "one_shot_latency" in engine else k.one_shot_latency)
 
 
 def _parallelism(d: dict) -> Parallelism | None:

@@ -9,6 +9,27 @@ from dataclasses import dataclass, field
 DEFAULT_MEMORY_RESERVE = 0.1
 MEMORY_RESERVE_SOURCE = "vLLM engine arguments: gpu_memory_utilization defaults to 0.9"
 
+# The kernels' fixed costs of the serial estimate (formulas.parallel.decode_time_overhead): what an engine pays per
+# kernel beside its bytes and FLOPs.  A kernel launched on its own costs the host about 4-6 us (pegainfer (3), "From
+# Launch Overhead to CUDA Graph", susun-blog.com/blog/pegainfer-3-cuda-graph); inside a CUDA graph replay the
+# per-kernel cost falls to about 0.5 us (NVIDIA Technical Blog, "Getting Started with CUDA Graphs", A. Gray 2019:
+# 2.9 us kernels take 3.8 us each launched from a stream, 3.4 us each replayed from a graph).  vLLM's Llama decoder
+# layer launches 10 kernels besides its collectives (vllm/model_executor/models/llama.py: fused-add RMSNorm, QKV GEMM,
+# rotary embedding, KV-cache write, attention, O GEMM, fused-add RMSNorm, gate-up GEMM, SiLU-and-mul, down GEMM).
+# vLLM, SGLang and TensorRT-LLM capture decode in CUDA graphs by default and launch prefill kernel by kernel.
+DEFAULT_KERNEL_LAUNCH = 5e-6
+DEFAULT_GRAPH_KERNEL = 0.5e-6
+DEFAULT_KERNELS_PER_LAYER = 10
+# vLLM's, SGLang's and TensorRT-LLM's one-shot (custom) all-reduce kernels take 5.7-7.8 us for 0.5-32 KiB on
+# 8 x H100 (the measurements gathered in issue 27): a fixed 5.7 us and the n-1 peers' bytes at the bus bandwidth.
+DEFAULT_ONE_SHOT_LATENCY = 5.7e-6
+ONE_SHOT_SOURCE = ("vLLM, SGLang and TensorRT-LLM one-shot all-reduce kernels: 5.7-7.8 us for 0.5-32 KiB on 8 x H100 "
+                   "(measurements gathered in issue 27)")
+KERNELS_SOURCE = ("launch about 4-6 us per kernel (pegainfer (3), From Launch Overhead to CUDA Graph); 0.5 us per "
+                  "kernel in a CUDA graph replay (NVIDIA, Getting Started with CUDA Graphs: 3.8 against 3.4 us per "
+                  "2.9 us kernel); 10 kernels per layer (vLLM's Llama decoder layer); vLLM, SGLang and TensorRT-LLM "
+                  "capture decode in CUDA graphs by default")
+
 PRECISION_BYTES = {
     "fp32": 4.0, "tf32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "fp6": 0.75, "fp4": 0.5, "int8": 1.0, "int4": 0.5,
 }
@@ -32,6 +53,24 @@ WEIGHT_COMPUTE = {"int8": "bf16", "int4": "bf16", "mxfp4": "bf16", "nvfp4": "bf1
 # the tensor classes a precision may set apart: routed experts, attention (MLA projections included), the input
 # embedding and the output head, and the rest (dense FFN, shared experts, router, norms)
 WEIGHT_CLASSES = ("experts", "attention", "embeddings", "default")
+
+
+@dataclass(frozen=True)
+class Kernels:
+    """The engine's fixed costs per kernel and its all-reduce (the report spec's engine block; the defaults above
+    otherwise)."""
+
+    per_layer: float = DEFAULT_KERNELS_PER_LAYER  # kernels launched per layer, collectives apart
+    launch: float = DEFAULT_KERNEL_LAUNCH  # s, one kernel launched on its own
+    graph: float = DEFAULT_GRAPH_KERNEL  # s, one kernel's share of a CUDA graph replay
+    cuda_graphs: bool = True  # decode runs as CUDA graphs
+    one_shot: bool = False  # the tensor-parallel all-reduce may run as the engine's one-shot kernel (engine.all_reduce)
+    one_shot_latency: float = DEFAULT_ONE_SHOT_LATENCY  # s, that kernel's fixed cost
+
+    @property
+    def decode(self) -> float:
+        """tau_k [s]: the per-kernel cost of a decode step (graph replay, or launch without graphs)."""
+        return self.graph if self.cuda_graphs else self.launch
 
 
 @dataclass(frozen=True)
@@ -120,6 +159,7 @@ class Hardware:
     notes: str = ""
     file: str = ""
     memory_reserve: float = 0.0  # fraction of the memory the serving engine keeps (the report spec's engine block)
+    kernels: Kernels = field(default_factory=Kernels)  # the engine's fixed costs per kernel (the engine block)
 
     @property
     def usable(self) -> float:
@@ -350,4 +390,5 @@ class ReportSpec:
     parallelism: Parallelism | None = None  # None: no 'parallelism' block, the single-card report
     engine_reserve_given: bool = False  # engine.memory_reserve written in the spec (else the default)
     serving: Serving | None = None  # the spec's serving block (None without one)
+    engine_given: tuple[str, ...] = ()  # the engine block's keys written in the spec (the others are defaults)
     precision_spec: object = None  # 'precision' as written (a format, or weights / kv_cache / compute / group_size)

@@ -31,10 +31,11 @@ class Slice:
     pp: int = 1
     ep: int = 1
     s_kv: float = 1.0  # ways one layer's KV cache is split over the tp GPUs: min(tp, H_kv); 1 for MLA
+    split: float = 1.0  # n_PP: L over the busiest stage's ceil(L / pp) layers (pp when it divides L)
 
     @property
     def share(self) -> float:
-        return float(self.tp * self.pp)
+        return self.tp * self.split
 
     @property
     def expert_keep(self) -> float:
@@ -49,7 +50,13 @@ class Slice:
 def layout_slice(model: Model, layout: Parallelism | None) -> Slice:
     par = layout or ONE_CARD
     s_kv = 1.0 if model.attention.kind == "mla" else float(min(par.tp, model.kv_heads))
-    return Slice(par.tp, par.pp, par.ep, s_kv)
+    return Slice(par.tp, par.pp, par.ep, s_kv, pipeline_split(model.layers, par.pp))
+
+
+def pipeline_split(layers: int, pp: int) -> float:
+    """n_PP [1]: L / ceil(L / pp), the layers over the busiest stage's.  Stages of ceil(L/pp) and floor(L/pp) layers
+    (61 layers over 2 stages: 31 and 30); the busiest sets each GPU's memory and time.  pp when it divides L."""
+    return float(pp) if layers % pp == 0 else layers / math.ceil(layers / pp)
 
 
 @dataclass(frozen=True)
@@ -153,7 +160,7 @@ class Env:
             else:
                 env["c"] = arch.kv_cache_bytes_per_token_at(self.model, env["b_kv"], s)
             if not cut.trivial:
-                env["c"] = env["c"] / (cut.pp * cut.s_kv)
+                env["c"] = env["c"] / (cut.split * cut.s_kv)
             if arch.bounded_layers(self.model):  # windowed / chunked layers attend to fewer: 4 L H_q d_h S overcounts
                 env["d_h"] = env["d_h"] * arch.attended_fraction(self.model, s)
         if batch is not None:
@@ -323,10 +330,10 @@ def slice_values(card: dict[str, float], cut: Slice, n_x: float, wb: WeightBytes
     v["N"] = (card["N"] - n_x * cut.expert_keep) / cut.share
     for k in _BY_SHARE:
         v[k] = card[k] / cut.share
-    v["L"] = card["L"] / cut.pp
+    v["L"] = card["L"] / cut.split
     v["H_q"] = card["H_q"] / cut.tp
     v["H_kv"] = card["H_kv"] / cut.s_kv
-    v["c"] = card["c"] / (cut.pp * cut.s_kv)
+    v["c"] = card["c"] / (cut.split * cut.s_kv)
     v["G"] = v["H_q"] / v["H_kv"]
     return v
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from genreport.formulas import architecture as arch
 from genreport.formulas.compiled import load
-from genreport.load.spec import PRECISION_BYTES, Hardware, Model, Parallelism, Precision
-from genreport.model.env import Env, prefill_head_dim, weight_bytes_of
+from genreport.load.spec import PRECISION_BYTES, Hardware, Kernels, Model, Parallelism, Precision
+from genreport.model.env import Env, pipeline_split, prefill_head_dim, weight_bytes_of
 from genreport.model.values import NO_FIT, Entry, physical
 
 
@@ -38,9 +38,15 @@ GROUPS = ("tp", "pp", "ep", "dp")
 # The per-GPU ledgers, in the order the bound takes their maximum; the HBM ledger binds "bandwidth", the word the
 # single-card verdicts use for the same roof.
 BINDS = ("compute", "bandwidth", "interconnect")
+# The serial estimate's terms, in the order its largest is named: compute, the busiest GPU's HBM, the collectives as
+# the library runs them, and the kernels' fixed costs; "overhead" is seed 000's third state, overhead-bound.
+ESTIMATE_TERMS = (("compute", "decode_time_compute_gpu"), ("bandwidth", "decode_time_memory_busiest"),
+                  ("interconnect", "decode_time_comm_estimate"), ("overhead", "decode_time_overhead"))
+PREFILL_ESTIMATE_TERMS = (("compute", "prefill_time_compute_gpu"), ("bandwidth", "prefill_time_memory_gpu"),
+                          ("interconnect", "prefill_time_comm_estimate"), ("overhead", "prefill_time_overhead"))
 DECODE_GRID = ("interconnect_bytes_decode", "decode_time_comm", "decode_time_compute_gpu", "decode_time_memory_gpu",
-               "decode_time_bound", "decode_time_comm_estimate", "decode_time_memory_busiest", "decode_time_serial",
-               "memory_per_gpu")
+               "decode_time_bound", "decode_time_comm_estimate", "decode_time_memory_busiest", "decode_time_overhead",
+               "decode_time_serial", "memory_per_gpu")
 # Evaluated with the weights the GPU holds, not those a batch reads: every expert stays resident.
 RESIDENT = ("memory_per_gpu",)
 # Throughputs at the strict bound, from decode_time_bound (their expanded formulas would only repeat it).
@@ -139,10 +145,17 @@ def choose_links(hw: Hardware, par: Parallelism) -> tuple[dict[str, LinkChoice],
 
 
 def layout_values(base: dict[str, float], model: Model, par: Parallelism, links: dict[str, LinkChoice],
-                  precision: Precision, accounting: str, pc: arch.ParameterCount, recipe: str = "bf16-grads") -> dict:
-    """The parallel symbols' values for one layout, on top of a single-card Env's values."""
+                  precision: Precision, accounting: str, pc: arch.ParameterCount, recipe: str = "bf16-grads",
+                  kernels: Kernels | None = None) -> dict:
+    """The parallel symbols' values for one layout, on top of a single-card Env's values; ``kernels`` the engine's
+    fixed costs per kernel (the hardware's, from the report spec's engine block; the defaults without)."""
     v = dict(base)
-    v.update({"n_TP": float(par.tp), "n_PP": float(par.pp), "n_EP": float(par.ep), "n_DP": float(par.dp),
+    k = kernels or Kernels()
+    v.update({"k_L": float(k.per_layer), "tau_k": k.decode, "tau_l": k.launch, "tau_o": k.one_shot_latency,
+              # the engine's one-shot all-reduce reads its peers over NVLink: inside the scale-up domain only
+              "o_TP": 1.0 if k.one_shot and links["tp"].tier == "scale-up" else 0.0})
+    v.update({"n_TP": float(par.tp), "n_PP": pipeline_split(model.layers, par.pp), "n_St": float(par.pp),
+              "n_EP": float(par.ep), "n_DP": float(par.dp),
               "N_x": float(pc.experts_routed) * _declared_per_routed(v, pc, accounting), "L_x": float(pc.moe_layers),
               "k_e": float(model.moe.active_experts) if model.moe else 0.0,
               "b_a": activation_bytes_per_element(precision),
@@ -218,6 +231,14 @@ class ParallelResults:
     activation_bytes: float = 2.0
     entries: tuple = ()  # genreport.model.values.Entry, appended to the report's entries by evaluate
     binds: np.ndarray | None = None  # (B, S) of "compute", "bandwidth", "interconnect", "capacity", lead accounting
+    estimate_binds: np.ndarray | None = None  # (B, S): the serial estimate's largest term (ESTIMATE_TERMS), or "capacity"
+    prefill_estimate_binds: tuple = ()  # per prompt: the serial prefill's largest term (PREFILL_ESTIMATE_TERMS)
+    stage_layers: tuple = ()  # layers of each pipeline stage: ceil(L/pp) for the first L mod pp, floor(L/pp) after
+
+    @property
+    def uneven(self) -> bool:
+        """Stages of different sizes: the busiest, ceil(L/pp) layers, sets each GPU's memory and time."""
+        return len(set(self.stage_layers)) > 1
     all_reduce: dict = field(default_factory=dict)  # one tensor-parallel all-reduce at batch 1: see _all_reduce_costs
     collective_formulas: tuple = ()  # (id, what it is, LaTeX, value or None) of the collectives this layout uses
 
@@ -225,6 +246,9 @@ class ParallelResults:
         p = self.parallelism
         return {"tp": p.tp, "pp": p.pp, "ep": p.ep, "dp": p.dp, "gpus": p.gpus,
                 "decode_binds": self.binds.tolist() if self.binds is not None else [],
+                "decode_estimate_binds": self.estimate_binds.tolist() if self.estimate_binds is not None else [],
+                "stage_layers": list(self.stage_layers),
+                "prefill_estimate_binds": list(self.prefill_estimate_binds),
                 "activation_bytes_per_element": self.activation_bytes, "all_reduce_batch1": dict(self.all_reduce),
                 "links": {g: c.as_json() for g, c in sorted(self.links.items())}, "notes": list(self.notes)}
 
@@ -248,8 +272,8 @@ def tp_choices(model: Model, limit: int = 64) -> list[int]:
 
 
 def min_gpus_to_fit(q, values: dict, model: Model, batch, context, capacity: float, max_gpus: int = 4096):
-    """Smallest tp x pp (then the smaller pp; pp divides the layers) whose per-GPU memory holds the weights and
-    B x S of KV.
+    """Smallest tp x pp (then the smaller pp; pp divides the layers or is a power of two, the busiest stage's
+    ceil(L/pp) layers counted) whose per-GPU memory holds the weights and B x S of KV.
 
     Returns (gpus, tp, pp) arrays over (batch, context); nan / 0 where no layout up to ``max_gpus`` fits.
     """
@@ -260,11 +284,11 @@ def min_gpus_to_fit(q, values: dict, model: Model, batch, context, capacity: flo
     best_tp = np.zeros(shape, dtype=int)
     best_pp = np.zeros(shape, dtype=int)
     layouts = sorted((t * p, p, t) for t in tp_choices(model) for p in _pp_choices(model.layers, max_gpus)
-                      if t * p <= max_gpus)  # even stages only: L/pp layers per GPU is then exact, not an average
+                      if t * p <= max_gpus)
     for g, p, t in layouts:
         if np.all(np.isfinite(best)):
             break
-        v = dict(values, n_TP=float(t), n_PP=float(p), n_EP=1.0,
+        v = dict(values, n_TP=float(t), n_PP=pipeline_split(model.layers, p), n_St=float(p), n_EP=1.0,
                  s_kv=1.0 if model.attention.kind == "mla" else float(min(t, model.kv_heads)), B=batch, S=context)
         mem = np.broadcast_to(np.asarray(q["memory_per_gpu"](v), dtype=float), shape)
         new = np.isnan(best) & (mem <= capacity)
@@ -282,8 +306,14 @@ def evaluate_parallel(r) -> ParallelResults:
         out.entries = tuple(_entries(r, out))
         out.collective_formulas = _collective_formulas(out)
         out.binds = decode_binds(out, r.spec.accounting, r.spec.workloads.decode_batch)
-    if out.binds is not None:
-        out.binds.flags.writeable = False
+        out.estimate_binds = decode_binds(out, r.spec.accounting, r.spec.workloads.decode_batch, estimate=True)
+        pre = out.prefill.get(r.spec.accounting)
+        if pre is not None:
+            terms = np.stack([pre[qid] for _, qid in PREFILL_ESTIMATE_TERMS])
+            out.prefill_estimate_binds = tuple(PREFILL_ESTIMATE_TERMS[k][0] for k in np.argmax(terms, axis=0))
+    for a in (out.binds, out.estimate_binds):
+        if a is not None:
+            a.flags.writeable = False
     for block in (out.per_context, out.decode, out.prefill, out.min_gpus):
         for arrays in block.values():
             for a in (arrays.values() if isinstance(arrays, dict) else [arrays]):
@@ -291,14 +321,20 @@ def evaluate_parallel(r) -> ParallelResults:
     return out
 
 
-def decode_binds(out: ParallelResults, accounting: str, batch) -> np.ndarray | None:
+def decode_binds(out: ParallelResults, accounting: str, batch, estimate: bool = False) -> np.ndarray | None:
     """Which roof binds each decode point of the layout: the largest per-GPU ledger, or "capacity" when the
-    batch is more sequences than one replica holds at that context."""
+    batch is more sequences than one replica holds at that context.  With ``estimate``, the serial estimate's largest
+    term instead (ESTIMATE_TERMS): "overhead" where the kernels' fixed costs outweigh compute, HBM and collectives."""
     grid = out.decode.get(accounting)
     if grid is None:
         return None
-    ledgers = np.stack([grid["decode_time_compute_gpu"], grid["decode_time_memory_gpu"], grid["decode_time_comm"]])
-    binds = np.asarray(BINDS, dtype=object)[np.argmax(ledgers, axis=0)]
+    if estimate:
+        names = tuple(name for name, _ in ESTIMATE_TERMS)
+        ledgers = np.stack([grid[qid] for _, qid in ESTIMATE_TERMS])
+    else:
+        names = BINDS
+        ledgers = np.stack([grid["decode_time_compute_gpu"], grid["decode_time_memory_gpu"], grid["decode_time_comm"]])
+    binds = np.asarray(names, dtype=object)[np.argmax(ledgers, axis=0)]
     cap = out.per_context[accounting]["capacity_batch_replica"]
     binds[np.asarray(batch, dtype=float)[:, None] > cap[None, :]] = "capacity"
     return binds
@@ -313,14 +349,15 @@ def _evaluate(r) -> ParallelResults:
     par, hw, model = spec.parallelism, spec.hardware, spec.model
     links, notes = choose_links(hw, par)
     q = load()
-    out = ParallelResults(par, links, notes, activation_bytes=activation_bytes_per_element(spec.precision))
+    out = ParallelResults(par, links, notes, activation_bytes=activation_bytes_per_element(spec.precision),
+                          stage_layers=stage_layers(model.layers, par.pp))
     w = spec.workloads
     batch = np.asarray(w.decode_batch, dtype=float)
     ctx = np.asarray(w.decode_context, dtype=float)
     recipe = w.recipes[0] if w.recipes else "bf16-grads"
     for acc, at_layout in r.envs.items():
         env = at_layout.one_card()  # the layout's formulas take the whole model's values and divide them themselves
-        base = layout_values(env.values, model, par, links, spec.precision, acc, env.pc, recipe)
+        base = layout_values(env.values, model, par, links, spec.precision, acc, env.pc, recipe, spec.hardware.kernels)
         sc = {qid: _f(q[qid](base)) for qid in SCALARS if qid not in ("tp_weight_crossover", "tp_link_bound_degree")}
         one = at_batch(base, at_layout, 1.0)
         sc["tp_weight_crossover"] = _f(q["tp_weight_crossover"](one))
@@ -356,12 +393,14 @@ def _evaluate(r) -> ParallelResults:
             pv = dict(base, T=t, d_h=prefill_head_dim(model, base["d_h"]), b=np.float64(at_layout.read_b()))
             out.prefill[acc] = {qid: np.asarray(q[qid](pv), dtype=float) * np.ones_like(t)
                                 for qid in ("interconnect_bytes_prefill", "prefill_time_comm", "prefill_time_bound",
+                                            "prefill_time_compute_gpu", "prefill_time_memory_gpu",
+                                            "prefill_time_comm_estimate", "prefill_time_overhead",
                                             "prefill_time_serial")}
     if w.training_tokens:
         env = r.envs["seed"].one_card()
         rows: list[tuple[str, dict, float | None]] = []
         for rec in w.recipes:  # the state and the gradient traffic depend on the recipe's bytes per parameter
-            base = layout_values(env.values, model, par, links, spec.precision, "seed", env.pc, rec)
+            base = layout_values(env.values, model, par, links, spec.precision, "seed", env.pc, rec, spec.hardware.kernels)
             tv = dict(base, T=np.float64(w.training_tokens))
             for qid in [f"training_state_per_gpu_zero{k}" for k in range(4)] + [
                     "training_grad_comm_time", "training_zero3_comm_time", "training_overlap_tokens"]:
@@ -369,7 +408,7 @@ def _evaluate(r) -> ParallelResults:
                 if qid == "training_overlap_tokens" and par.dp == 1:  # one replica: no gradient exchange to hide
                     value = None
                 rows.append((qid, {"recipe": rec}, value))
-        tv = dict(layout_values(env.values, model, par, links, spec.precision, "seed", env.pc, recipe),
+        tv = dict(layout_values(env.values, model, par, links, spec.precision, "seed", env.pc, recipe, spec.hardware.kernels),
                   T=np.float64(w.training_tokens))
         rows.append(("training_backward_time", {"tokens": w.training_tokens}, _f(q["training_backward_time"](tv))))
         out.training["seed"] = rows
@@ -388,6 +427,8 @@ def _collective_formulas(p: ParallelResults) -> tuple:
     if p.parallelism.tp > 1 and p.links["tp"].in_network:
         rows.append(("all_reduce_time_switch", "the estimate: the library's in-switch all-reduce (NVLS)",
                      ar.get("in_switch")))
+    if p.parallelism.tp > 1 and ar.get("one_shot") is not None:
+        rows.append(("all_reduce_time_oneshot", "the estimate: the engine's one-shot all-reduce", ar.get("one_shot")))
     if p.parallelism.ep > p.parallelism.tp:
         rows.append(("all_to_all_time_library", "the estimate: the experts' all-to-all", None))
     if p.parallelism.ep > 1:
@@ -409,9 +450,13 @@ def _all_reduce_costs(q, v: dict) -> dict:
                                                "tau_c": v["tau_c"]}))
     switch = float(q["all_reduce_time_switch"]({"n_g": n, "Z_g": z, "W_s": v["W_sTP"], "tau_s": v["tau_s"],
                                                 "W_x": v["W_TP"]})) if v["s_TP"] else None
-    picked = "in-switch" if switch is not None and switch < ring else "ring"
-    return {"gpus": int(n), "message_bytes": z, "bound": bound, "ring": ring, "in_switch": switch, "picked": picked,
-            "estimate": switch if picked == "in-switch" else ring, "call_latency": float(v["tau_c"]),
+    oneshot = float(q["all_reduce_time_oneshot"]({"n_g": n, "Z_g": z, "W_c": v["W_cTP"], "tau_o": v["tau_o"]})) \
+        if v.get("o_TP") else None
+    costs = {"ring": ring, "in-switch": switch, "one-shot": oneshot}
+    picked = min((k for k in costs if costs[k] is not None), key=lambda k: (costs[k], k != "ring"))
+    return {"gpus": int(n), "message_bytes": z, "bound": bound, "ring": ring, "in_switch": switch,
+            "one_shot": oneshot, "picked": picked, "estimate": costs[picked],
+            "call_latency": float(v["tau_o"] if picked == "one-shot" else v["tau_c"]),
             "bus_bandwidth": float(v["W_cTP"])}
 
 
@@ -475,7 +520,7 @@ def round_bound(r, accounting: str, batch, context) -> np.ndarray:
     at_layout = r.envs[accounting]
     env = at_layout.one_card()
     recipe = spec.workloads.recipes[0] if spec.workloads.recipes else "bf16-grads"
-    base = layout_values(env.values, spec.model, par.parallelism, par.links, spec.precision, accounting, env.pc, recipe)
+    base = layout_values(env.values, spec.model, par.parallelism, par.links, spec.precision, accounting, env.pc, recipe, spec.hardware.kernels)
     batch = np.asarray(batch, dtype=float)
     context = np.asarray(context, dtype=float)
     g = env.at(batch=batch[:, None], context=context[None, :])
@@ -485,6 +530,16 @@ def round_bound(r, accounting: str, batch, context) -> np.ndarray:
     return np.broadcast_to(t, (len(batch), len(context))).copy()
 
 
+def stage_layers(layers: int, pp: int) -> tuple[int, ...]:
+    """Layers of each pipeline stage [1]: ceil(L/pp) for the first L mod pp stages, floor(L/pp) for the others."""
+    low, extra = divmod(layers, pp)
+    return tuple(low + 1 if i < extra else low for i in range(pp))
+
+
 def _pp_choices(layers: int, limit: int) -> list[int]:
-    return [p for p in range(1, min(layers, limit) + 1) if layers % p == 0]
+    """Pipeline degrees tried: the divisors of the layers (even stages) and the powers of two (stages of ceil(L/pp)
+    and floor(L/pp) layers, as engines split 61 layers over 2 stages: 31 and 30), up to min(layers, limit)."""
+    top = min(layers, limit)
+    twos = {1 << k for k in range(top.bit_length()) if (1 << k) <= top}
+    return sorted({p for p in range(1, top + 1) if layers % p == 0} | twos)
 

@@ -134,7 +134,8 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
     GPU at that batch, best first.  ``kv_caches``: the KV-cache formats to try ("auto": the weights' compute
     format's, fp8 for fp8 weights, else bf16).  ``shape``: the request (prompt + output = ``context``, the last
     context a request reaches; ``latency`` is then its TPOT target) with its TTFT target and users; without one,
-    a request of ``context`` prompt tokens and one generated.  Pipeline stages divide the layers; expert parallelism inside the tp group
+    a request of ``context`` prompt tokens and one generated.  Pipeline degrees divide the layers or are powers of
+    two (uneven stages: the busiest, ceil(L/pp) layers, counted); expert parallelism inside the tp group
     (one replica: dp = 1, which changes nothing per GPU), or over tp x dp GPUs with data-parallel attention
     (:func:`dp_attention_layouts`): ``batch`` is then per replica, each of the dp replicas serving as many.
     """
@@ -175,7 +176,7 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
 
 def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, accounting, estimate, rejected, shape, mean):
     links, _ = choose_links(hw, par)
-    base = layout_values(env.values, model, par, links, prec, accounting, env.pc)
+    base = layout_values(env.values, model, par, links, prec, accounting, env.pc, kernels=hw.kernels)
     w_gpu = float(q["weight_bytes_per_gpu"](base))
     if w_gpu > hw.usable:
         rejected["weights do not fit"] += 1
@@ -249,6 +250,7 @@ class Point:
     time_serial: float  # s, serialized estimate
     time_comm: float  # s, interconnect ledger of a decode round
     prefill_bound: float  # s, strict lower bound of one prefill of ``prompt`` tokens (nan without a prompt)
+    prefill_serial: float = math.nan  # s, serialized estimate of the same prefill (nan without a prompt)
 
 
 def point(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batch: float, context: float,
@@ -257,7 +259,7 @@ def point(model: Model, hw: Hardware, precision: Precision, par: Parallelism, ba
     q = load()
     env = make_env(hw, model, precision, accounting)
     links, _ = choose_links(hw, par)
-    base = layout_values(env.values, model, par, links, precision, accounting, env.pc)
+    base = layout_values(env.values, model, par, links, precision, accounting, env.pc, kernels=hw.kernels)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         ctx = env.at(context=float(context))
         cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(ctx["c"])[0]),
@@ -265,10 +267,11 @@ def point(model: Model, hw: Hardware, precision: Precision, par: Parallelism, ba
         w_gpu = float(q["weight_bytes_per_gpu"](base))
         cap = float(q["capacity_batch_replica"](cv))
         v = at_batch(dict(cv, c=_read_c(env, cv["S"])), env.with_layout(par), float(batch))
-        pre = float(q["prefill_time_bound"](dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"])))) \
-            if prompt else math.nan
+        pv = dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"])) if prompt else None
+        pre, pre_serial = ((float(q["prefill_time_bound"](pv)), float(q["prefill_time_serial"](pv))) if pv
+                           else (math.nan, math.nan))
         return Point(w_gpu <= hw.usable, max(cap, 0.0), float(q["decode_time_bound"](v)),
-                     float(q["decode_time_serial"](v)), float(q["decode_time_comm"](v)), pre)
+                     float(q["decode_time_serial"](v)), float(q["decode_time_comm"](v)), pre, pre_serial)
 
 
 def smallest(result: Plan) -> PlanRow | None:
@@ -298,18 +301,19 @@ def scaling(model: Model, hw: Hardware, precision: Precision, batch: float, cont
                 continue
             par = Parallelism(tp=tp)
             links, _ = choose_links(hw, par)
-            base = layout_values(env.values, model, par, links, precision, accounting, env.pc)
+            base = layout_values(env.values, model, par, links, precision, accounting, env.pc, kernels=hw.kernels)
             cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(ctx["c"])[0]),
                       d_h=np.float64(np.ravel(ctx["d_h"])[0]))
             v = at_batch(dict(cv, c=_read_c(env, cv["S"])), env.with_layout(par), float(batch))
             t = {qid: float(q[qid](v)) for qid in ("decode_time_compute_gpu", "decode_time_memory_gpu",
                                                   "decode_time_comm", "decode_time_bound", "decode_time_serial",
-                                                  "decode_time_comm_estimate", "decode_time_memory_busiest")}
+                                                  "decode_time_comm_estimate", "decode_time_memory_busiest",
+                                                  "decode_time_overhead")}
             cap = float(q["capacity_batch_replica"](cv))
             rows.append({"tp": tp, "gpus": tp, "compute": t["decode_time_compute_gpu"],
                          "hbm": t["decode_time_memory_gpu"], "interconnect": t["decode_time_comm"],
                          "interconnect_estimate": t["decode_time_comm_estimate"],
-                         "hbm_busiest": t["decode_time_memory_busiest"],
+                         "hbm_busiest": t["decode_time_memory_busiest"], "overhead": t["decode_time_overhead"],
                          "bound": t["decode_time_bound"], "serial": t["decode_time_serial"],
                          "tokens_per_s_replica": batch / t["decode_time_bound"],
                          "tokens_per_s_gpu": batch / (t["decode_time_bound"] * tp),
@@ -335,7 +339,7 @@ def fit_map(model: Model, hw: Hardware, contexts, precisions=PLAN_PRECISIONS, ba
             env = make_env(hw, model, prec, accounting)
             par = Parallelism()
             links, _ = choose_links(hw, par)
-            base = layout_values(env.values, model, par, links, prec, accounting, env.pc)
+            base = layout_values(env.values, model, par, links, prec, accounting, env.pc, kernels=hw.kernels)
             c = np.asarray(env.at(context=ctx)["c"], dtype=float)[None, :]
             gpus, _, _ = min_gpus_to_fit(q, dict(base, c=c), model, [batch], ctx, hw.usable)
             out[name] = [None if not np.isfinite(g) else float(g) for g in gpus[0]]
@@ -352,7 +356,7 @@ def spec_values(spec, accounting: str, batch=None) -> dict[str, float]:
     env = spec_env(spec, accounting, layout=False)
     links, _ = choose_links(spec.hardware, par)
     recipe = spec.workloads.recipes[0] if spec.workloads.recipes else "bf16-grads"
-    values = layout_values(env.values, spec.model, par, links, spec.precision, accounting, env.pc, recipe)
+    values = layout_values(env.values, spec.model, par, links, spec.precision, accounting, env.pc, recipe, spec.hardware.kernels)
     if batch is not None:
         values = at_batch(values, env.with_layout(par), float(batch))
     return {k: float(np.ravel(v)[0]) for k, v in values.items() if k not in env.values and k != "B"} | (

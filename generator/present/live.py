@@ -48,6 +48,9 @@ def inputs(spec) -> dict:
     return {
         "hardware": {"dense": dict(sorted(hw.dense.items())), "bandwidth": hw.bandwidth, "capacity": hw.capacity,
                      "memory_reserve": hw.memory_reserve,
+                     "kernels": {"per_layer": hw.kernels.per_layer, "decode": hw.kernels.decode,
+                                 "launch": hw.kernels.launch, "one_shot": hw.kernels.one_shot,
+                                 "one_shot_latency": hw.kernels.one_shot_latency},
                      "title": hw.title, "price_per_hour": hw.price_per_hour, "link": _link(hw.link),
                      "node": None if hw.node is None else {"gpus_per_node": hw.node.gpus_per_node,
                                                           "scale_out": _link(hw.node.scale_out)},

@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 from functools import lru_cache
 
 from genreport import __version__
-from genreport.load.spec import MEMORY_RESERVE_SOURCE
+from genreport.load.spec import KERNELS_SOURCE, MEMORY_RESERVE_SOURCE, ONE_SHOT_SOURCE
 from genreport.model.evaluate import Results
 from genreport.model.values import Block
 from genreport.paths import templates_dir
@@ -213,6 +213,26 @@ def _inputs(r: Results) -> list[dict]:
         {"what": "memory the model may use", "symbol": "C", "value": fmt.size(hw.usable),
          "source": "the capacity less the engine's reserve: every fit decision uses it"},
     ]
+    if s.parallelism is not None:  # the serial estimate's fixed costs per kernel (chapter 6)
+        k, given = hw.kernels, set(s.engine_given)
+
+        def src(*keys):
+            return "the spec (" + ", ".join(f"engine.{x}" for x in keys) + ")" if given & set(keys) else KERNELS_SOURCE
+        rows += [
+            {"what": "kernels per layer (serial estimate)", "symbol": "k_L", "value": f"{k.per_layer:g}",
+             "source": src("kernels_per_layer")},
+            {"what": "fixed cost per kernel, decode (serial estimate)", "symbol": "τ_k",
+             "value": f"{fmt.time(k.decode)} ({'CUDA graph replay' if k.cuda_graphs else 'a launch, no CUDA graphs'})",
+             "source": src("cuda_graphs", "graph_kernel" if k.cuda_graphs else "kernel_launch")},
+            {"what": "fixed cost per kernel launch, prefill (serial estimate)", "symbol": "τ_l",
+             "value": fmt.time(k.launch), "source": src("kernel_launch")},
+            {"what": "tensor-parallel all-reduce (serial estimate)", "symbol": "τ_o" if k.one_shot else "",
+             "value": f"the engine's one-shot kernel where faster, {fmt.time(k.one_shot_latency)} a call" if k.one_shot
+             else "the collectives library's (ring, or in-switch where faster)",
+             "source": (src("all_reduce", "one_shot_latency") + "; " + ONE_SHOT_SOURCE) if k.one_shot
+             else ("the spec (engine.all_reduce)" if "all_reduce" in given
+                   else "the default: the collectives library, as the hardware file's collectives block costs it")},
+        ]
     for fmt_name, sparse in sorted(hw.sparse.items()):
         rows.append({"what": f"sparse {fmt_name} peak (not used)", "symbol": "", "value": fmt.rate(sparse),
                      "source": "2:4 structured sparsity; recorded, never used for the roofline"})
@@ -442,7 +462,10 @@ class ReportContext:
     par: object
     par_links: list
     par_table: list
+    par_prefill: list
     par_costs: list
+    par_kernels: object
+    par_overhead: str
     live_page: str
     serving: dict | None = None  # the spec's serving block answered at its layout (chapter 9)
 
@@ -504,7 +527,8 @@ def _parallel_context(r: Results) -> dict:
     """The many-GPU chapter's rows, from the report model's parallel results (empty without a layout)."""
     p = r.parallel
     if p is None:
-        return {"par": None, "par_links": [], "par_table": [], "par_costs": []}
+        return {"par": None, "par_links": [], "par_table": [], "par_prefill": [], "par_costs": [], "par_kernels": None,
+                "par_overhead": ""}
     lead, w = r.lead, r.spec.workloads
     links = [(g, c) for g, c in sorted(p.links.items()) if c.span > 1 and c.tier != "none"]
     table = []
@@ -514,9 +538,24 @@ def _parallel_context(r: Results) -> dict:
             for j, s in enumerate(w.decode_context):
                 table.append({"batch": b, "context": s, "bound": g["decode_time_bound"][i, j],
                               "serial": g["decode_time_serial"][i, j], "comm": g["decode_time_comm"][i, j],
-                              "comm_est": g["decode_time_comm_estimate"][i, j],
+                              "comm_est": g["decode_time_comm_estimate"][i, j], "overhead": g["decode_time_overhead"][i, j],
+                              "estimate_binds": p.estimate_binds[i, j],
                               "binds": p.binds[i, j], "tps_gpu": g["decode_tokens_per_s_gpu"][i, j]})
-    return {"par": p, "par_links": links, "par_table": table, "par_costs": _collective_formulas(p)}
+    prefill = []
+    if lead in p.prefill:
+        g = p.prefill[lead]
+        prefill = [{"tokens": t, "bound": g["prefill_time_bound"][i], "serial": g["prefill_time_serial"][i],
+                    "comm_est": g["prefill_time_comm_estimate"][i], "overhead": g["prefill_time_overhead"][i],
+                    "estimate_binds": p.prefill_estimate_binds[i]} for i, t in enumerate(w.prefill_prompt)]
+    return {"par": p, "par_links": links, "par_table": table, "par_prefill": prefill, "par_costs": _collective_formulas(p),
+            "par_kernels": r.spec.hardware.kernels, "par_overhead": _overhead_formula()}
+
+
+def _overhead_formula() -> str:
+    """The kernels' fixed costs of a decode round as SymPy prints the expression the estimate evaluates."""
+    from genreport.formulas.compiled import load, render_latex
+    q = load()["decode_time_overhead"]
+    return img(f"{q.symbol} = {render_latex(q.latex['full'], q.args)}", size=14)
 
 
 def _collective_formulas(p) -> list[dict]:

@@ -33,6 +33,13 @@ def _fit_sentence(r: Results) -> str:
     return text + ". The bounds below are those of one card's bandwidth and compute streaming the whole model."
 
 
+def _overhead_clause(row: dict) -> str:
+    """Where the kernels' fixed costs are the serial estimate's largest term: seed 000's third state, named."""
+    if row.get("estimate_binds") != "overhead":
+        return ""
+    return f" (overhead-bound: {fmt.time(row['overhead'])} of it is the kernels' fixed costs, its largest term)"
+
+
 def sentences(r: Results) -> list[str]:
     """Three sentences: what binds at batch 1 (or that it does not fit), what batching gives, the biggest lever."""
     rows = r.decision
@@ -49,7 +56,8 @@ def sentences(r: Results) -> list[str]:
             out.append(f"On {p.gpus} GPUs ({shape}), decode at batch {d1['batch']:,} and context {d1['context']:,} is "
                        f"{d1['roof']}-bound: the strict bound is {fmt.time(d1['time'])} per token (the ledgers "
                        f"overlapped), the serial estimate {fmt.time(d1['serial'])} with {fmt.time(d1['comm'])} of "
-                       f"interconnect on the critical path; {fmt.num(d1['tokens_per_s_gpu'])} tok/s per GPU.")
+                       f"interconnect on the critical path{_overhead_clause(d1)}; {fmt.num(d1['tokens_per_s_gpu'])} "
+                       "tok/s per GPU.")
         elif len(out) < 1:
             out.append(f"Decode at batch {d1['batch']:,} and context {d1['context']:,} is {d1['roof']}-bound: at least "
                        f"{fmt.time(d1['time'])} per token, {fmt.num(d1['tokens_per_s'])} tok/s; the {other} roof "

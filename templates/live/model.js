@@ -238,7 +238,7 @@ const GR_MODEL = (function () {
   }
 
   // ------------------------------------------------------------------------------------ one GPU of a layout
-  const ONE_CUT = {tp: 1, pp: 1, ep: 1, s_kv: 1.0, share: 1.0, expertKeep: 0.0, trivial: true};
+  const ONE_CUT = {tp: 1, pp: 1, ep: 1, s_kv: 1.0, share: 1.0, split: 1.0, expertKeep: 0.0, trivial: true};
 
   /** Whole-model parameters (N) and routed-expert parameters (N_x) read when ``tokens`` pick experts (Env._read). */
   function readAt(env, tokens) {
@@ -261,7 +261,7 @@ const GR_MODEL = (function () {
       e.S = context;
       // the cache held (capacity); a decode step reads a chunked layer's S mod chunk tokens (env.Env.at)
       e.c = batch != null && chunkedLayers(m) ? kvBytesPerTokenAt(m, e.b_kv, context) : kvCacheBytesPerTokenAt(m, e.b_kv, context);
-      if (!cut.trivial) e.c = e.c / (cut.pp * cut.s_kv);
+      if (!cut.trivial) e.c = e.c / (cut.split * cut.s_kv);
       if (localLayers(m) || chunkedLayers(m)) e.d_h = e.d_h * attendedFraction(m, context);
     }
     if (batch != null) {
@@ -652,7 +652,8 @@ const GR_MODEL = (function () {
   }
 
   const ROW_KEYS = ["batch", "context", "tokens", "capacity_batch", "ms_per_token", "ms_to_first_token",
-    "tokens_per_s_sequence", "usd_per_mtok", "state_bytes", "cards_needed", "serial", "comm", "tokens_per_s_gpu"];
+    "tokens_per_s_sequence", "usd_per_mtok", "state_bytes", "cards_needed", "serial", "comm", "tokens_per_s_gpu",
+    "estimate_binds", "overhead"];
 
   /** Page 1: one row per workload (decision.rows), for a single card. */
   function decisionRows(res, inp, t, lv, price) {

@@ -163,11 +163,29 @@ const GR_PAGE = (function () {
         out += "<tr><td>" + F.integer(b) + ", " + F.integer(s) + '</td><td class="n">' + cell("decode_time_bound", "time")
           + '</td>\n<td class="n">' + cell("decode_time_serial", "time") + '</td><td class="n">'
           + cell("decode_time_comm", "time") + '</td><td class="n">' + cell("decode_time_comm_estimate", "time")
-          + "</td><td>" + pill(binds) + '</td>\n<td class="n">'
+          + '</td><td class="n">' + cell("decode_time_overhead", "time") + "</td><td>" + pill(binds) + "</td><td>"
+          + pill(p.estimate_binds[i][j]) + '</td>\n<td class="n">'
           + (binds !== "capacity" ? cell("decode_tokens_per_s_gpu", "num") : "—") + "</td></tr>\n";
       });
     });
     return out;
+  }
+
+  /** The layout's prefill rows (render._parallel_context's par_prefill): bound, estimate, its largest term. */
+  function parPrefillRows(res, inp) {
+    const p = res.parallel, lead = res.lead;
+    if (!p || !p.prefill[lead]) return "";
+    const suffix = lead === "exact" ? "_exact" : "";
+    return inp.workloads.prefill_prompt.map(function (tk, i) {
+      const cell = function (qid) {
+        const e = res.entries.get(GR_MODEL.key(qid + suffix, {tokens: tk}));
+        return e ? qspan(e, "time", F.time(e.value)) : "—";
+      };
+      return "<tr><td>" + F.integer(tk) + '</td><td class="n">' + cell("prefill_time_bound") + '</td><td class="n">'
+        + cell("prefill_time_serial") + '</td>\n<td class="n">' + cell("prefill_time_comm_estimate")
+        + '</td><td class="n">' + cell("prefill_time_overhead") + "</td><td>" + pill(p.prefill_estimate_binds[i])
+        + "</td></tr>\n";
+    }).join("");
   }
 
   /** A row of the levers table (prose.whatif_rows and its template row). */
@@ -256,6 +274,7 @@ const GR_PAGE = (function () {
       body.innerHTML = levers.map(leverRow).join("");
     });
     root.querySelectorAll("[data-live=par_table]").forEach(function (body) { body.innerHTML = parRows(res, inp); });
+    root.querySelectorAll("[data-live=par_prefill]").forEach(function (body) { body.innerHTML = parPrefillRows(res, inp); });
     root.querySelectorAll("[data-live=decision]").forEach(function (body) {
       if (dec) body.innerHTML = dec.rows.map(function (x) { return decisionRow(x, !!inp.hardware.price_per_hour); }).join("");
       else body.classList.toggle("stale", active);  // a many-GPU layout's rows: Python's layout search only

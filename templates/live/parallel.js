@@ -15,11 +15,17 @@ const GR_PARALLEL = (() => {
   const M = GR_MODEL, call = M.call;
   const GROUPS = ["tp", "pp", "ep", "dp"], BINDS = ["compute", "bandwidth", "interconnect"];
   const GRID = ["interconnect_bytes_decode", "decode_time_comm", "decode_time_compute_gpu", "decode_time_memory_gpu",
-    "decode_time_bound", "decode_time_comm_estimate", "decode_time_memory_busiest", "decode_time_serial",
-    "memory_per_gpu"];
+    "decode_time_bound", "decode_time_comm_estimate", "decode_time_memory_busiest", "decode_time_overhead",
+    "decode_time_serial", "memory_per_gpu"];
   const RESIDENT = ["memory_per_gpu"];  // evaluated with the weights the GPU holds, not those a batch reads
   const RATES = ["decode_tokens_per_s_replica", "decode_tokens_per_s_gpu"];
-  const PREFILL = ["interconnect_bytes_prefill", "prefill_time_comm", "prefill_time_bound", "prefill_time_serial"];
+  const PREFILL = ["interconnect_bytes_prefill", "prefill_time_comm", "prefill_time_bound", "prefill_time_compute_gpu",
+    "prefill_time_memory_gpu", "prefill_time_comm_estimate", "prefill_time_overhead", "prefill_time_serial"];
+  // the serial estimate's terms, the first largest named (layout.ESTIMATE_TERMS); "overhead" is overhead-bound
+  const ESTIMATE_TERMS = [["compute", "decode_time_compute_gpu"], ["bandwidth", "decode_time_memory_busiest"],
+    ["interconnect", "decode_time_comm_estimate"], ["overhead", "decode_time_overhead"]];
+  const PREFILL_ESTIMATE_TERMS = [["compute", "prefill_time_compute_gpu"], ["bandwidth", "prefill_time_memory_gpu"],
+    ["interconnect", "prefill_time_comm_estimate"], ["overhead", "prefill_time_overhead"]];
   const SCALARS = ["gpus", "weight_bytes_per_gpu", "kv_bytes_per_token_per_gpu", "kv_capacity_tokens_replica",
     "link_ridge", "tp_link_intensity", "tp_weight_crossover", "tp_link_bound_degree"];
   const TRAINING = ["training_state_per_gpu_zero0", "training_state_per_gpu_zero1", "training_state_per_gpu_zero2",
@@ -91,7 +97,7 @@ const GR_PARALLEL = (() => {
   function layoutValues(env, inp, par, links, t, recipe) {
     const m = inp.model, pc = env.pc, v = Object.assign({}, env.values), split = t.training_split[recipe];
     const bc = t.precision_bytes[inp.precision.compute];
-    Object.assign(v, {n_TP: par.tp, n_PP: par.pp, n_EP: par.ep, n_DP: par.dp, L_x: pc.moe_layers,
+    Object.assign(v, {n_TP: par.tp, n_PP: pipelineSplit(m.layers, par.pp), n_St: par.pp, n_EP: par.ep, n_DP: par.dp, L_x: pc.moe_layers,
       N_x: pc.experts_routed * perRouted(v, pc, env.accounting), k_e: m.moe ? m.moe.active_experts : 0.0,
       b_a: (bc === undefined ? 2.0 : bc) >= 4.0 ? 4.0 : 2.0,
       s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(par.tp, m.kv_heads), k_w: split[0], k_g: split[1], k_o: split[2],
@@ -100,6 +106,9 @@ const GR_PARALLEL = (() => {
       const keep = 1.0 - par.tp / Math.max(par.tp, par.ep);
       v.b = M.meanBytes(env.wb, v.N - v.N_x, v.N_x * (1.0 - keep));
     }
+    const k = inp.hardware.kernels;  // the engine's fixed costs per kernel (live.py, Hardware.kernels)
+    Object.assign(v, {k_L: k.per_layer, tau_k: k.decode, tau_l: k.launch, tau_o: k.one_shot_latency,
+      o_TP: k.one_shot && links.tp.tier === "scale-up" ? 1.0 : 0.0});  // one-shot: inside the scale-up domain
     GROUPS.forEach(g => {
       const l = links[g], G = g.toUpperCase();
       v["W_" + G] = l.bandwidth_per_direction;
@@ -164,11 +173,15 @@ const GR_PARALLEL = (() => {
     return touched > 0 ? busiestExperts(moe.experts, cut.ep, touched) / (touched / cut.ep) : 1.0;
   }
 
+  /** n_PP: L over the busiest stage's ceil(L / pp) layers; pp when it divides L (env.pipeline_split). */
+  function pipelineSplit(layers, pp) { return layers % pp === 0 ? pp : layers / Math.ceil(layers / pp); }
+
   /** How one GPU's share follows from the layout (env.layout_slice; formulas/layout.py). */
   function layoutSlice(m, par) {
     if (!par) return M.ONE_CUT;
-    const tp = par.tp || 1, pp = par.pp || 1, ep = par.ep || 1;
-    return {tp: tp, pp: pp, ep: ep, s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(tp, m.kv_heads), share: tp * pp,
+    const tp = par.tp || 1, pp = par.pp || 1, ep = par.ep || 1, split = pipelineSplit(m.layers, pp);
+    return {tp: tp, pp: pp, ep: ep, s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(tp, m.kv_heads), share: tp * split,
+      split: split,
       expertKeep: 1.0 - tp / Math.max(tp, ep), trivial: tp === 1 && pp === 1 && ep === 1};
   }
 
@@ -186,10 +199,10 @@ const GR_PARALLEL = (() => {
     if (wb && wb.uniform === null) v.b = M.meanBytes(wb, card.N - nX, nX * (1.0 - cut.expertKeep));
     v.N = (card.N - nX * cut.expertKeep) / cut.share;
     ["N_a", "N_e", "N_p", "V", "a"].forEach(function (k) { v[k] = card[k] / cut.share; });
-    v.L = card.L / cut.pp;
+    v.L = card.L / cut.split;
     v.H_q = card.H_q / cut.tp;
     v.H_kv = card.H_kv / cut.s_kv;
-    v.c = card.c / (cut.pp * cut.s_kv);
+    v.c = card.c / (cut.split * cut.s_kv);
     v.G = v.H_q / v.H_kv;
     return v;
   }
@@ -219,12 +232,19 @@ const GR_PARALLEL = (() => {
 
   const divisors = (n, limit) => Array.from({length: Math.min(n, limit)}, (_, i) => i + 1).filter(x => n % x === 0);
 
+  /** Pipeline degrees tried (layout._pp_choices): the divisors of the layers and the powers of two up to min(L, limit). */
+  function ppChoices(layers, limit) {
+    const top = Math.min(layers, limit), out = new Set(divisors(layers, limit));
+    for (let p = 1; p <= top; p *= 2) out.add(p);
+    return Array.from(out).sort((a, b) => a - b);
+  }
+
   /** tp x pp layouts in the order min_gpus_to_fit tries them (fewer GPUs, then fewer stages); tp divides the
-   * query heads and splits the KV heads evenly, pp divides the layers. */
+   * query heads and splits the KV heads evenly, pp divides the layers or is a power of two. */
   function layouts(m) {
     const out = [];
     divisors(m.heads, 64).filter(x => m.attention.kind === "mla" || m.kv_heads % x === 0 || x % m.kv_heads === 0)
-      .forEach(tp => divisors(m.layers, MAX_GPUS).forEach(pp => { if (tp * pp <= MAX_GPUS) out.push([tp * pp, pp, tp]); }));
+      .forEach(tp => ppChoices(m.layers, MAX_GPUS).forEach(pp => { if (tp * pp <= MAX_GPUS) out.push([tp * pp, pp, tp]); }));
     return out.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
   }
 
@@ -259,7 +279,7 @@ const GR_PARALLEL = (() => {
           GRID.forEach(q => { x[q] = call(q, RESIDENT.includes(q) ? held : v); });
           x.decode_tokens_per_s_replica = b / x.decode_time_bound;
           x.decode_tokens_per_s_gpu = b / (x.decode_time_bound * out.replica_gpus);
-          const fit = order.find(l => call("memory_per_gpu", Object.assign({}, base, {c: cHeld, n_TP: l[2], n_PP: l[1],
+          const fit = order.find(l => call("memory_per_gpu", Object.assign({}, base, {c: cHeld, n_TP: l[2], n_PP: pipelineSplit(m.layers, l[1]), n_St: l[1],
             n_EP: 1.0, s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(l[2], m.kv_heads), B: b, S: s})) <= hw.capacity * (1 - (hw.memory_reserve || 0)));
           x.min_gpus_to_fit = fit ? fit[0] : null;
           return x;
@@ -284,12 +304,20 @@ const GR_PARALLEL = (() => {
     }
     const g = out.decode[res.lead];
     // which per-GPU ledger binds (np.argmax: the first largest), or capacity past what one replica holds
-    out.binds = g ? grid2(w, (b, s, i, j) => {
+    const largest = (names, qids) => g ? grid2(w, (b, s, i, j) => {
       if (b > out.perContext[res.lead].capacity_batch_replica[j]) return "capacity";
-      const l = [g.decode_time_compute_gpu[i][j], g.decode_time_memory_gpu[i][j], g.decode_time_comm[i][j]];
+      const l = qids.map(q => g[q][i][j]);
       const nan = l.findIndex(Number.isNaN);
-      return BINDS[nan >= 0 ? nan : l.indexOf(Math.max.apply(null, l))];
+      return names[nan >= 0 ? nan : l.indexOf(Math.max.apply(null, l))];
     }) : null;
+    out.binds = largest(BINDS, ["decode_time_compute_gpu", "decode_time_memory_gpu", "decode_time_comm"]);
+    out.estimate_binds = largest(ESTIMATE_TERMS.map(x => x[0]), ESTIMATE_TERMS.map(x => x[1]));
+    const pre = out.prefill[res.lead];
+    out.prefill_estimate_binds = pre ? w.prefill_prompt.map((tk, i) => {
+      const l = PREFILL_ESTIMATE_TERMS.map(x => pre[x[1]][i]);
+      const nan = l.findIndex(Number.isNaN);
+      return PREFILL_ESTIMATE_TERMS[nan >= 0 ? nan : l.indexOf(Math.max.apply(null, l))][0];
+    }) : [];
     out.entries = entries(out, w, t);
     return out;
   }
@@ -336,6 +364,7 @@ const GR_PARALLEL = (() => {
       const fits = weightsFit && b <= per.capacity_batch_replica[j], tps = b / time;
       return {workload: "decode", label: "decode B = " + b.toLocaleString("en-US") + ", S = " + s.toLocaleString("en-US"),
         batch: b, context: s, binds: fits ? roof : "capacity", roof: roof, time: time, serial: g.decode_time_serial[i][j],
+        estimate_binds: fits ? p.estimate_binds[i][j] : "capacity", overhead: g.decode_time_overhead[i][j],
         comm: l.interconnect, other_roof: second > 0 ? time / second : null, fits: fits,
         capacity_batch: M.physical("capacity_batch", per.capacity_batch_replica_raw[j])[0], ms_per_token: time * 1e3,
         tokens_per_s_sequence: 1 / time, tokens_per_s: tps, tokens_per_s_gpu: tps / gpus,

@@ -257,6 +257,12 @@ const GR_PROSE = (function () {
   /** Three sentences: what binds at batch 1 (or that it does not fit), what batching gives, the biggest lever.
    * Null when the weights do not fit a card with a link (the sentence names the smallest layout, which only
    * Python's layout search finds). */
+  /** Where the kernels' fixed costs are the serial estimate's largest term (summary._overhead_clause). */
+  function overheadClause(row) {
+    if (row.estimate_binds !== "overhead") return "";
+    return ` (overhead-bound: ${GR_FMT.time(row.overhead)} of it is the kernels' fixed costs, its largest term)`;
+  }
+
   function sentences(res, inp, dec) {
     const F = GR_FMT, rows = dec.rows, par = inp.parallelism;
     const weightsFit = res.verdicts.weights_fit !== false;
@@ -273,7 +279,7 @@ const GR_PROSE = (function () {
         out.push(`On ${par.tp * par.pp * par.dp} GPUs (${shape}), decode at batch ${commas(d1.batch)} and context `
           + `${commas(d1.context)} is ${d1.roof}-bound: the strict bound is ${F.time(d1.time)} per token (the ledgers `
           + `overlapped), the serial estimate ${F.time(d1.serial)} with ${F.time(d1.comm)} of interconnect on the `
-          + `critical path; ${F.num(d1.tokens_per_s_gpu)} tok/s per GPU.`);
+          + `critical path${overheadClause(d1)}; ${F.num(d1.tokens_per_s_gpu)} tok/s per GPU.`);
       } else if (out.length < 1) {
         out.push(`Decode at batch ${commas(d1.batch)} and context ${commas(d1.context)} is ${d1.roof}-bound: at least `
           + `${F.time(d1.time)} per token, ${F.num(d1.tokens_per_s)} tok/s; the ${other} roof `

@@ -10,11 +10,15 @@ def root(context, missing=missing):
     l_0_many = resolve('many')
     l_0_ch = resolve('ch')
     l_0_par = resolve('par')
+    l_0_model = resolve('model')
     l_0_q = resolve('q')
     l_0_par_links = resolve('par_links')
     l_0_frame = resolve('frame')
+    l_0_par_kernels = resolve('par_kernels')
     l_0_par_costs = resolve('par_costs')
     l_0_par_table = resolve('par_table')
+    l_0_par_overhead = resolve('par_overhead')
+    l_0_par_prefill = resolve('par_prefill')
     l_0_verdicts = resolve('verdicts')
     l_0_hw = resolve('hw')
     l_0_precision = resolve('precision')
@@ -45,28 +49,46 @@ def root(context, missing=missing):
         def t_4(*unused):
             raise TemplateRuntimeError("No filter named 'kib' found.")
     try:
-        t_5 = environment.filters['num']
+        t_5 = environment.filters['length']
     except KeyError:
         @internalcode
         def t_5(*unused):
-            raise TemplateRuntimeError("No filter named 'num' found.")
+            raise TemplateRuntimeError("No filter named 'length' found.")
     try:
-        t_6 = environment.filters['safe']
+        t_6 = environment.filters['max']
     except KeyError:
         @internalcode
         def t_6(*unused):
-            raise TemplateRuntimeError("No filter named 'safe' found.")
+            raise TemplateRuntimeError("No filter named 'max' found.")
     try:
-        t_7 = environment.filters['time']
+        t_7 = environment.filters['min']
     except KeyError:
         @internalcode
         def t_7(*unused):
-            raise TemplateRuntimeError("No filter named 'time' found.")
+            raise TemplateRuntimeError("No filter named 'min' found.")
     try:
-        t_8 = environment.tests['none']
+        t_8 = environment.filters['num']
     except KeyError:
         @internalcode
         def t_8(*unused):
+            raise TemplateRuntimeError("No filter named 'num' found.")
+    try:
+        t_9 = environment.filters['safe']
+    except KeyError:
+        @internalcode
+        def t_9(*unused):
+            raise TemplateRuntimeError("No filter named 'safe' found.")
+    try:
+        t_10 = environment.filters['time']
+    except KeyError:
+        @internalcode
+        def t_10(*unused):
+            raise TemplateRuntimeError("No filter named 'time' found.")
+    try:
+        t_11 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_11(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s7_gpus.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
@@ -101,7 +123,25 @@ def root(context, missing=missing):
                 yield ', ep '
                 yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'ep'))
                 yield ' inside the tp·dp group'
-            yield ').\nBesides compute and HBM, a step now crosses a third ledger: the interconnect. Each GPU holds\n'
+            yield ').'
+            if environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'uneven'):
+                pass
+                yield ' The '
+                yield escape(t_5(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'stage_layers')))
+                yield ' pipeline stages hold '
+                yield escape(t_6(environment, environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'stage_layers')))
+                yield ' or '
+                yield escape(t_7(environment, environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'stage_layers')))
+                yield ' of the '
+                yield escape(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'layers'))
+                yield " layers;\nthe busiest sets each GPU's memory and time (n<sub>PP</sub> = "
+                yield escape(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'layers'))
+                yield ' / '
+                yield escape(t_6(environment, environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'stage_layers')))
+                yield ' = '
+                yield escape(t_8((environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'layers') / t_6(environment, environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'stage_layers')))))
+                yield ' in the formulas). '
+            yield 'Besides compute and HBM, a step now crosses a third ledger: the interconnect. Each GPU holds\n'
             yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'weight_bytes_per_gpu', 'gb'))
             yield ' of weights and '
             yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'kv_bytes_per_token_per_gpu', 'kib'))
@@ -125,7 +165,7 @@ def root(context, missing=missing):
                 if environment.getattr(l_1_link, 'latency'):
                     pass
                     yield ', '
-                    yield escape(t_7(environment.getattr(l_1_link, 'latency')))
+                    yield escape(t_10(environment.getattr(l_1_link, 'latency')))
                     yield ' per step'
                 if environment.getattr(l_1_link, 'bus_bandwidth'):
                     pass
@@ -144,7 +184,20 @@ def root(context, missing=missing):
             l_1_note = missing
             yield '</p>\n<p>Two numbers per point, and they are not the same thing: the <strong>strict bound</strong> is the largest of the three\nper-GPU ledgers (compute, HBM, interconnect perfectly overlapped), which no engine beats; the <strong>serial\nestimate</strong> puts the collectives ('
             yield escape((t_3(context.eval_ctx, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'collectives'), ', ') or 'none in this layout'))
-            yield ') on the critical path, as real decode does.\nA batch is per replica'
+            yield ") on the critical path, as real decode does,\nand adds each kernel's fixed cost: "
+            yield escape(t_2(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'per_layer')))
+            yield ' kernels a layer at '
+            yield escape(t_10(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'decode')))
+            yield ' each in decode\n('
+            if environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'cuda_graphs'):
+                pass
+                yield 'its share of a CUDA graph replay'
+            else:
+                pass
+                yield 'a launch: decode runs without CUDA graphs'
+            yield ') and\n'
+            yield escape(t_10(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'launch')))
+            yield " each in prefill (launched one by one). Where those fixed costs are the estimate's largest term the step is\n<strong>overhead-bound</strong>, seed 000's third state: fewer, fused kernels or CUDA graphs help, not a faster GPU.\nA batch is per replica"
             if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'dp') > 1):
                 pass
                 yield ' (data-parallel rank): the '
@@ -159,6 +212,9 @@ def root(context, missing=missing):
                 if environment.getattr(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'links'), 'tp'), 'in_network'):
                     pass
                     yield ', or its in-switch all-reduce where that is faster'
+                if (not t_11(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot'))):
+                    pass
+                    yield ", or the engine's one-shot kernel (engine.all_reduce: one-shot) where that is faster still"
                 yield '. '
                 if environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'):
                     pass
@@ -167,15 +223,22 @@ def root(context, missing=missing):
                     yield ' over the '
                     yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'gpus'))
                     yield ' tensor-parallel GPUs costs at least\n'
-                    yield escape(t_7(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'bound')))
-                    yield '; the library takes '
-                    yield escape(t_7(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'estimate')))
+                    yield escape(t_10(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'bound')))
+                    yield '; '
+                    if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'picked') == 'one-shot'):
+                        pass
+                        yield "the engine's one-shot kernel"
+                    else:
+                        pass
+                        yield 'the library'
+                    yield ' takes '
+                    yield escape(t_10(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'estimate')))
                     yield ' ('
                     yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'picked'))
                     if environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency'):
                         pass
                         yield ',\n'
-                        yield escape(t_7(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency')))
+                        yield escape(t_10(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency')))
                         yield ' of it the fixed cost of the call'
                     yield ').'
                 if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'ep') > 1):
@@ -187,16 +250,25 @@ def root(context, missing=missing):
                     pass
                     yield '<div class="formula"><div class="label">'
                     yield escape(environment.getattr(l_1_c, 'title'))
-                    if (not t_8(environment.getattr(l_1_c, 'value'))):
+                    if (not t_11(environment.getattr(l_1_c, 'value'))):
                         pass
                         yield ': '
-                        yield escape(t_7(environment.getattr(l_1_c, 'value')))
+                        yield escape(t_10(environment.getattr(l_1_c, 'value')))
                         yield ' here'
                     yield '</div>'
-                    yield escape(t_6(environment.getattr(l_1_c, 'math')))
+                    yield escape(t_9(environment.getattr(l_1_c, 'math')))
                     yield '</div>\n'
                 l_1_c = missing
-            yield '<div class="scroll"><table>\n<thead><tr><th>batch, context</th><th class="n">bound</th><th class="n">serial estimate</th><th class="n">interconnect, at least</th><th class="n">collectives, as run</th><th>binds</th><th class="n">tok/s per GPU</th></tr></thead>\n<tbody data-live="par_table">'
+            yield '<div class="formula"><div class="label">the estimate: the kernels\' fixed costs of a decode round, one GPU'
+            if (undefined(name='par_table') if l_0_par_table is missing else l_0_par_table):
+                pass
+                yield ': '
+                yield escape(t_10(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'overhead')))
+                yield ' at batch '
+                yield escape(t_2(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'batch')))
+            yield '</div>'
+            yield escape(t_9((undefined(name='par_overhead') if l_0_par_overhead is missing else l_0_par_overhead)))
+            yield '</div>\n<div class="scroll"><table>\n<thead><tr><th>batch, context</th><th class="n">bound</th><th class="n">serial estimate</th><th class="n">interconnect, at least</th><th class="n">collectives, as run</th><th class="n">kernels\' fixed costs</th><th>binds</th><th>estimate\'s largest term</th><th class="n">tok/s per GPU</th></tr></thead>\n<tbody data-live="par_table">'
             for l_1_row in (undefined(name='par_table') if l_0_par_table is missing else l_0_par_table):
                 _loop_vars = {}
                 pass
@@ -205,25 +277,51 @@ def root(context, missing=missing):
                 yield ', '
                 yield escape(t_2(environment.getattr(l_1_row, 'context')))
                 yield '</td><td class="n">'
-                yield escape(t_7(environment.getattr(l_1_row, 'bound')))
+                yield escape(t_10(environment.getattr(l_1_row, 'bound')))
                 yield '</td>\n<td class="n">'
-                yield escape(t_7(environment.getattr(l_1_row, 'serial')))
+                yield escape(t_10(environment.getattr(l_1_row, 'serial')))
                 yield '</td><td class="n">'
-                yield escape(t_7(environment.getattr(l_1_row, 'comm')))
+                yield escape(t_10(environment.getattr(l_1_row, 'comm')))
                 yield '</td><td class="n">'
-                yield escape(t_7(environment.getattr(l_1_row, 'comm_est')))
+                yield escape(t_10(environment.getattr(l_1_row, 'comm_est')))
+                yield '</td><td class="n">'
+                yield escape(t_10(environment.getattr(l_1_row, 'overhead')))
                 yield '</td><td>'
                 yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_row, 'binds'), _loop_vars=_loop_vars))
+                yield '</td><td>'
+                yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_row, 'estimate_binds'), _loop_vars=_loop_vars))
                 yield '</td>\n<td class="n">'
                 if (environment.getattr(l_1_row, 'binds') != 'capacity'):
                     pass
-                    yield escape(t_5(environment.getattr(l_1_row, 'tps_gpu')))
+                    yield escape(t_8(environment.getattr(l_1_row, 'tps_gpu')))
                 else:
                     pass
                     yield '—'
                 yield '</td></tr>\n'
             l_1_row = missing
-            yield "</tbody>\n</table></div>\n<p>The tensor-parallel degree where the batch-1 all-reduces, as the library's ring runs them, take as long as streaming the weight slice is\n"
+            yield '</tbody>\n</table></div>\n'
+            if (undefined(name='par_prefill') if l_0_par_prefill is missing else l_0_par_prefill):
+                pass
+                yield '<div class="scroll"><table>\n<thead><tr><th>prompt</th><th class="n">bound</th><th class="n">serial estimate</th><th class="n">collectives, as run</th><th class="n">kernels\' fixed costs, a stage</th><th>estimate\'s largest term</th></tr></thead>\n<tbody data-live="par_prefill">'
+                for l_1_row in (undefined(name='par_prefill') if l_0_par_prefill is missing else l_0_par_prefill):
+                    _loop_vars = {}
+                    pass
+                    yield '<tr><td>'
+                    yield escape(t_2(environment.getattr(l_1_row, 'tokens')))
+                    yield '</td><td class="n">'
+                    yield escape(t_10(environment.getattr(l_1_row, 'bound')))
+                    yield '</td><td class="n">'
+                    yield escape(t_10(environment.getattr(l_1_row, 'serial')))
+                    yield '</td>\n<td class="n">'
+                    yield escape(t_10(environment.getattr(l_1_row, 'comm_est')))
+                    yield '</td><td class="n">'
+                    yield escape(t_10(environment.getattr(l_1_row, 'overhead')))
+                    yield '</td><td>'
+                    yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_row, 'estimate_binds'), _loop_vars=_loop_vars))
+                    yield '</td></tr>\n'
+                l_1_row = missing
+                yield '</tbody>\n</table></div>'
+            yield "<p>The tensor-parallel degree where the batch-1 all-reduces, as the library's ring runs them, take as long as streaming the weight slice is\n"
             yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'tp_weight_crossover', 'num'))
             yield "; the link's ridge (peak FLOP/s over link bandwidth) is\n"
             yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'link_ridge', 'num'))
@@ -262,11 +360,11 @@ def root(context, missing=missing):
                 yield '): at batch 1 and context\n'
                 yield escape(t_2(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'context')))
                 yield ' its strict bound is '
-                yield escape(t_7(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_bound')))
+                yield escape(t_10(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_bound')))
                 yield ' per token (serial estimate\n'
-                yield escape(t_7(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_serial')))
+                yield escape(t_10(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_serial')))
                 yield '), '
-                yield escape(t_5(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'tokens_per_s_gpu')))
+                yield escape(t_8(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'tokens_per_s_gpu')))
                 yield ' tok/s per GPU, and one replica holds\n'
                 yield escape(t_2(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'capacity_batch')))
                 yield ' sequences of that context.'
@@ -311,7 +409,7 @@ def root(context, missing=missing):
                 _loop_vars = {}
                 pass
                 yield '<td class="n">'
-                if t_8(l_2_n):
+                if t_11(l_2_n):
                     pass
                     yield 'over 4,096'
                 else:
@@ -323,8 +421,8 @@ def root(context, missing=missing):
         l_1_name = l_1_counts = missing
         yield '</tbody>\n</table></div>\n<p class="meta" data-static>Tensor × pipeline layouts on '
         yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
-        yield "; pipeline stages divide the layers evenly; KV cache for batch 1.\nCollectives in the alpha-beta model with NCCL's conventions: at least the fewest bytes and one step for the bound, the\nlibrary's ring (a fixed cost per call, 2(n−1) steps, its measured bus bandwidth) for the estimate.</p>\n</section>\n"
+        yield "; pp divides the layers or is a power of two (uneven stages: the busiest counted); KV cache for batch 1.\nCollectives in the alpha-beta model with NCCL's conventions: at least the fewest bytes and one step for the bound, the\nlibrary's ring (a fixed cost per call, 2(n−1) steps, its measured bus bandwidth) for the estimate.</p>\n</section>\n"
     yield '\n'
 
 blocks = {}
-debug_info = '1=72&2=84&4=87&5=89&6=92&7=94&9=105&10=109&11=111&12=123&13=139&16=146&17=148&18=156&20=159&21=166&22=170&23=178&26=185&30=200&31=210&32=218&36=227&37=229&38=237&40=240&41=243&42=246&43=250&44=257&45=263&46=267&47=271&48=273&49=278&52=288&53=290&56=292&57=294&60=296&61=304&63=325'
+debug_info = '1=94&2=106&4=109&5=111&6=114&7=116&8=138&10=145&11=149&12=151&13=163&14=179&17=186&18=188&19=192&20=199&22=201&23=209&25=212&26=222&27=226&28=241&31=248&33=263&36=272&37=282&38=294&41=303&43=306&44=316&48=325&49=327&50=335&52=338&53=341&54=344&55=348&56=355&57=361&58=365&59=369&60=371&61=376&64=386&65=388&68=390&69=392&72=394&73=402&75=423'

@@ -335,7 +335,7 @@ def root(context, missing=missing):
                     pass
                     yield "none: the target is below the weights' stream time"
                 yield '.'
-                if environment.getattr(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'numbers'), 'rate'):
+                if ('rate' in environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'numbers')):
                     pass
                     yield " At the spec's "
                     yield escape(t_3(environment.getattr(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'numbers'), 'rate')))
