@@ -264,3 +264,12 @@ def test_user_and_project_defaults(tmp_path, monkeypatch, capsys):
     assert ".genreport.yaml:1:" in err and ".genreport.yaml:2:1" in err and "outs" in err
     monkeypatch.setenv("GENREPORT_NO_CONFIG", "1")
     assert config.load() == config.Config()
+
+
+def test_plan_as_markdown(capsys):
+    assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--limit", "2", "--format", "md"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    head = next(i for i, x in enumerate(lines) if x.startswith("| weights | KV | GPU |"))
+    assert lines[head + 1].startswith("|---|---|---|---:|") and len([x for x in lines if x.startswith("| ")]) == 3
+    assert "... " in out and "more" in out  # the rows left out are said, as in the table

@@ -82,7 +82,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--memory-reserve", default=None, metavar="FRACTION",
                    help="share of each GPU the engine keeps for itself (default 0.1, vLLM's gpu_memory_utilization "
                         "0.9); 0 gives the KV cache everything beside the weights")
-    p.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output (default table)")
+    p.add_argument("--format", choices=("table", "md", "json", "csv"), default="table",
+                   help="output: table (default), md (Markdown, for a pull request or an issue), json or csv")
     add_verbosity(p)
     return p
 
@@ -242,7 +243,8 @@ def main(argv: list[str]) -> int:
     if args.format == "csv":
         print(render_csv(result), end="")
         return 0
-    print(render_table(result, model, gpus, batch, context, tpot, args.limit, shape, args.estimate))
+    print(render_table(result, model, gpus, batch, context, tpot, args.limit, shape, args.estimate,
+                       markdown=args.format == "md"))
     return 0
 
 
@@ -296,9 +298,12 @@ def _money(x) -> str:
 
 
 def render_table(result, model, gpus, batch: int, context: int, tpot: float | None, limit: int, shape=None,
-                 estimate: str = "bound") -> str:
-    """The table of the first ``limit`` layouts (0: all of them), and how many more there are."""
-    from genreport.commands.diff import table
+                 estimate: str = "bound", markdown: bool = False) -> str:
+    """The table of the first ``limit`` layouts (0: all of them), and how many more there are; ``markdown``: the
+    same as Markdown (the notes as paragraphs, the table with its numbers right-aligned)."""
+    from genreport.commands.tables import md_cell, md_table, text_table
+
+    table = md_table if markdown else text_table
 
     if limit <= 0:
         limit = len(result.rows)
@@ -347,6 +352,8 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
     lines.append("TTFT: one prompt alone on the replica; TPOT: the request's slowest decode round; E2E: TTFT + the "
                  "decode rounds (closed form); tok/s/GPU: output tokens; max conc.: sequences of the context all "
                  "replicas hold")
+    if markdown:  # the notes around the table as paragraphs, escaped
+        return "\n".join(line if line.startswith("|") else "\n" + md_cell(line) for line in lines).strip()
     return "\n".join(lines)
 
 
