@@ -248,3 +248,27 @@ def test_one_font_configuration_per_process():
 
     pdf._import()
     assert pdf.font_config() is pdf.font_config()
+
+
+def test_the_figure_marks_are_found_as_re_split_finds_them_without_a_pattern_per_build():
+    """pdf._extract split the HTML with a pattern of the build's marks (a new random token each build), and re's
+    module cache kept every one: one more per build of a warm process. _split_at gives re.split's pieces."""
+    import random
+    import re
+
+    from genreport.present import pdf
+
+    rng = random.Random(32)
+    for _ in range(400):
+        token = "".join(rng.choice("0123456789abcdef") for _ in range(4))
+        marks = [f"genreport-figure-{token}-{name}-" for name in rng.sample(["fig1", "fig2", "fig10", "a", "ab"], 3)]
+        if rng.random() < 0.1:
+            marks = ["xy", "z"]  # no shared prefix: re.split itself
+        parts = [*marks, f"genreport-figure-{token}-", "genreport-figure-", "fig1-", "-", "<p>", "x", "é"]
+        text = "".join(rng.choice(parts) for _ in range(rng.randrange(0, 30)))
+        assert pdf._split_at(text, marks) == re.split("(" + "|".join(re.escape(m) for m in marks) + ")", text)
+    before = len(re._cache)
+    for i in range(20):
+        marks = [f"genreport-figure-{i:016x}-fig{k}-" for k in range(9)]
+        pdf._split_at(f"<p>{marks[3]}</p>{marks[0]}", marks)
+    assert len(re._cache) <= before

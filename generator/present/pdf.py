@@ -130,7 +130,7 @@ def _extract(marked: str, marks: dict[str, str], html: str) -> dict[str, tuple[s
     """name -> (data URI, SVG bytes) of each figure, if ``html`` is exactly ``marked`` with an SVG data URI in
     place of every mark (the same one wherever a mark recurs); None otherwise."""
     by_mark = {mark: name for name, mark in marks.items()}
-    pieces = re.split("(" + "|".join(re.escape(m) for m in by_mark) + ")", marked)
+    pieces = _split_at(marked, list(by_mark))
     pos, found = 0, {}
     for i, piece in enumerate(pieces):
         if i % 2 == 0:
@@ -151,6 +151,28 @@ def _extract(marked: str, marks: dict[str, str], html: str) -> dict[str, tuple[s
         return {name: (uri, base64.b64decode(uri.split(",", 1)[1], validate=True)) for name, uri in found.items()}
     except ValueError:
         return None
+
+
+def _split_at(text: str, marks: list[str]) -> list[str]:
+    """``re.split("(m1|m2|...)", text)`` for the fixed strings ``marks``, without compiling a pattern where they
+    share a prefix (the render stage's figure marks share one, with the build's random token): ``re`` kept each
+    build's pattern in its module cache, one more (29 kB to compile) with every build of a warm process up to 512.
+    Every match of the alternation starts with the prefix, so the leftmost one is at the first of its occurrences
+    where a mark starts (the first mark in order, as the alternation tries them)."""
+    prefix = os.path.commonprefix(marks)
+    if not prefix:
+        return re.split("(" + "|".join(re.escape(m) for m in marks) + ")", text)
+    out, start, at = [], 0, text.find(prefix)
+    while at >= 0:
+        mark = next((m for m in marks if text.startswith(m, at)), None)
+        if mark is None:
+            at = text.find(prefix, at + 1)
+            continue
+        out += [text[start:at], mark]
+        start = at + len(mark)
+        at = text.find(prefix, start)
+    out.append(text[start:])
+    return out
 
 
 def _from_early(html: str, figures=None):
