@@ -22,9 +22,10 @@ and the medians printed:
     blind to what runs in parallel;
   * the per-stage breakdown of the last full build (genreport --timings);
   * ``genreport serve``'s memory over a long run (``--serve-builds``, 200; none with ``--quick`` unless given): one
-    server, each request a full report of a what-if no earlier request asked for; its RSS when ready, after the
-    first 10 builds and after the last, and the growth per build after the first 10 (a warm process must not grow
-    with the number of builds: issue 32);
+    server, each request a full report of a what-if no earlier request asked for, its RSS read once it waits for
+    the next request; its RSS when ready, after the first 10 builds and after the last, the growth per build
+    after the first 10, over the second half and fitted over the last 100, and the RSS after every 25th build (a
+    warm process must not grow with the number of builds: issue 32);
   * sweep throughput (bench/sweep_bench.py).
 Uses only the standard library, git and the project itself.
 """
@@ -223,6 +224,20 @@ def _rss_mb(pid: int) -> float:
     return _status_mb(pid, "VmRSS")
 
 
+def _idle(pid: int, timeout: float = 10.0) -> None:
+    """Wait until a server that has answered is back to waiting for its next request (sleeping on its pipe): its
+    collector and its C heap's trim run after the answer is sent (``serve.serve``). Linux; elsewhere no wait."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return
+        if state == "S":
+            return
+        time.sleep(0.002)
+
+
 def _descendants(pid: int) -> list[int]:
     out = []
     try:
@@ -244,11 +259,12 @@ def _what_if(i: int) -> str:
 
 def serve_memory(env: dict, builds: int, command: list[str] | None = None) -> dict:
     """RSS of one ``genreport serve`` (``command``: how to start it) answering ``builds`` full-report requests,
-    each a distinct what-if (:func:`_what_if`), measured after each answer (the collector has run: see
-    ``serve.serve``): {"start" (ready), "after10" (after the first ``first`` builds, 10 or fewer), "end", "peak"
-    (MB), "per_build" (MB per build after the first 10: end minus after10), "slope" (least squares over the same
-    builds), "last_half" (MB per build over the second half of the run: the caches are full by then),
-    "children" (the most MB its descendants held at an answer), "seconds" (per build, median), "builds"}."""
+    each a distinct what-if (:func:`_what_if`), measured after each answer once the server waits again (its
+    collector and its trim have run: see ``serve.serve``): {"start" (ready), "after10" (after the first ``first``
+    builds, 10 or fewer), "end", "peak" (MB), "per_build" (MB per build after the first 10: end minus after10),
+    "slope" (least squares over the same builds), "slope_last" (least squares over the "last" 100 builds, or all
+    after the first 10 where fewer), "last_half" (MB per build over the second half of the run: the caches are
+    full by then), "every25" (RSS after every 25th build), "children" (the most MB its descendants held at an answer), "seconds" (per build, median), "builds"}."""
     out = Path(tempfile.mkdtemp(prefix="genreport-bench-serve-memory-"))
     proc = subprocess.Popen([*(command or GENREPORT), "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True, env=env, cwd=ROOT)
@@ -261,6 +277,7 @@ def serve_memory(env: dict, builds: int, command: list[str] | None = None) -> di
             answer = json.loads(proc.stdout.readline())
             if answer["status"]:
                 raise SystemExit(f"genreport serve: {answer}")
+            _idle(proc.pid)
             rss.append(_rss_mb(proc.pid))
             children = max(children, sum(_rss_mb(c) for c in _descendants(proc.pid)))
             seconds.append(answer["seconds"])
@@ -270,16 +287,24 @@ def serve_memory(env: dict, builds: int, command: list[str] | None = None) -> di
         proc.wait(timeout=60)
         shutil.rmtree(out, ignore_errors=True)
     first = min(10, builds)
-    after = rss[first - 1:]
-    n = len(after)
-    mean_x, mean_y = (n - 1) / 2, statistics.fmean(after)
-    den = sum((x - mean_x) ** 2 for x in range(n))
-    slope = sum((x - mean_x) * (y - mean_y) for x, y in enumerate(after)) / den if den else float("nan")
     half = builds // 2
+    last = min(100, builds - first)
     return {"start": start, "first": first, "after10": rss[first - 1], "end": rss[-1], "peak": peak,
             "per_build": (rss[-1] - rss[first - 1]) / (builds - first) if builds > first else float("nan"),
-            "slope": slope, "last_half": (rss[-1] - rss[half - 1]) / (builds - half) if half else float("nan"),
+            "slope": _slope(rss[first - 1:]), "last": last, "slope_last": _slope(rss[builds - last - 1:]),
+            "last_half": (rss[-1] - rss[half - 1]) / (builds - half) if half else float("nan"),
+            "every25": [round(rss[i], 1) for i in range(24, builds, 25)],
             "children": children, "seconds": statistics.median(seconds), "builds": builds}
+
+
+def _slope(ys: list[float]) -> float:
+    """Least-squares slope of ``ys`` against 0, 1, 2, ... (nan for fewer than two)."""
+    n = len(ys)
+    if n < 2:
+        return float("nan")
+    mean_x, mean_y = (n - 1) / 2, statistics.fmean(ys)
+    return (sum((x - mean_x) * (y - mean_y) for x, y in enumerate(ys))
+            / sum((x - mean_x) ** 2 for x in range(n)))
 
 
 def _print_serve_memory(m: dict) -> None:
@@ -288,8 +313,11 @@ def _print_serve_memory(m: dict) -> None:
           f"{m['builds']} (peak {m['peak']:.0f} MB); growth after the first {m['first']}: "
           f"{m['per_build'] * 1024:+.0f} kB per build "
           f"(fitted {m['slope'] * 1024:+.0f} kB), over the last {m['builds'] - m['builds'] // 2}: "
-          f"{m['last_half'] * 1024:+.0f} kB per build; its children at an answer: {m['children']:.0f} MB"
+          f"{m['last_half'] * 1024:+.0f} kB per build, fitted over the last {m['last']}: "
+          f"{m['slope_last'] * 1024:+.0f} kB per build; its children at an answer: {m['children']:.0f} MB"
           f"{' (over 300 MB)' if m['peak'] > RSS_MB else ''}")
+    if m["every25"]:
+        print("  RSS after every 25th build (MB): " + ", ".join(f"{v:.0f}" for v in m["every25"]))
 
 
 def _fresh_clone(env: dict):

@@ -34,6 +34,7 @@ import time
 import traceback
 
 from genreport.commands import cli
+from genreport.procs import give_back_freed
 from genreport.terminal import safe
 
 REFUSED = ("--watch", "--help", "--version")
@@ -106,6 +107,7 @@ def serve(lines, reply, max_requests: int | None = None, idle_exit: float | None
             break
         reply(json.dumps(handle(text), sort_keys=True))
         gc.collect()  # the build's objects, freed while waiting for the next request (builds pause the collector)
+        give_back_freed()  # and the C heap's free pages returned: the RSS stays flat over thousands of builds
         answered += 1
         if max_requests is not None and answered >= max_requests:
             break

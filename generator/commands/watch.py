@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from genreport.errors import BuildError, SpecError
-from genreport.procs import no_gc
+from genreport.procs import give_back_freed, no_gc
 from genreport.terminal import safe
 
 POLL_S = 0.01  # three stat() calls 100 times a second (0.2% of a core), and a save is seen within 10 ms
@@ -91,6 +91,7 @@ def watch(specs: list[Path], build_one: Callable[[Path, bool], tuple[bool, list[
             files = inputs.get(spec, [])
         inputs[spec] = list(dict.fromkeys([spec, *files]))
         gc.collect()  # the build's objects, freed while waiting for the next edit (not during the next build)
+        give_back_freed()  # and the C heap's free pages returned (see procs.give_back_freed)
 
     try:
         for spec in specs:

@@ -130,7 +130,7 @@ def _extract(marked: str, marks: dict[str, str], html: str) -> dict[str, tuple[s
     """name -> (data URI, SVG bytes) of each figure, if ``html`` is exactly ``marked`` with an SVG data URI in
     place of every mark (the same one wherever a mark recurs); None otherwise."""
     by_mark = {mark: name for name, mark in marks.items()}
-    pieces = re.split("(" + "|".join(re.escape(m) for m in by_mark) + ")", marked)
+    pieces = _split_at(marked, list(by_mark))
     pos, found = 0, {}
     for i, piece in enumerate(pieces):
         if i % 2 == 0:
@@ -151,6 +151,28 @@ def _extract(marked: str, marks: dict[str, str], html: str) -> dict[str, tuple[s
         return {name: (uri, base64.b64decode(uri.split(",", 1)[1], validate=True)) for name, uri in found.items()}
     except ValueError:
         return None
+
+
+def _split_at(text: str, marks: list[str]) -> list[str]:
+    """``re.split("(m1|m2|...)", text)`` for the fixed strings ``marks``, without compiling a pattern where they
+    share a prefix (the render stage's figure marks share one, with the build's random token): ``re`` kept each
+    build's pattern in its module cache, one more (29 kB to compile) with every build of a warm process up to 512.
+    Every match of the alternation starts with the prefix, so the leftmost one is at the first of its occurrences
+    where a mark starts (the first mark in order, as the alternation tries them)."""
+    prefix = os.path.commonprefix(marks)
+    if not prefix:
+        return re.split("(" + "|".join(re.escape(m) for m in marks) + ")", text)
+    out, start, at = [], 0, text.find(prefix)
+    while at >= 0:
+        mark = next((m for m in marks if text.startswith(m, at)), None)
+        if mark is None:
+            at = text.find(prefix, at + 1)
+            continue
+        out += [text[start:at], mark]
+        start = at + len(mark)
+        at = text.find(prefix, start)
+    out.append(text[start:])
+    return out
 
 
 def _from_early(html: str, figures=None):
@@ -404,13 +426,75 @@ def _remember_marked(html: str) -> None:
         _remember_sizes({name: svg for name, (_uri, svg) in extracted.items()})
 
 
+_fonts = None  # the FontConfiguration of every document this process lays out (see font_config)
+
+
+def font_config():
+    """One WeasyPrint ``FontConfiguration`` for every document this process lays out, made on first use.
+
+    Left to itself WeasyPrint makes one per document, and each leaves about 230 kB of fontconfig and Pango memory
+    behind that nothing frees (226 kB per ``FontConfiguration()`` made and dropped, 2 kB per document printed with
+    one kept): a warm process (``serve``, ``--watch``) grew by that much with every build. The fonts, their
+    metrics and the PDF's bytes are the same; what it caches (line struts, font-feature attributes) depends only
+    on the styles. A forked child (the second layout process, the painter) uses its parent's, as it uses the
+    parent's styles."""
+    global _fonts
+    if _fonts is None:
+        from weasyprint.text.fonts import FontConfiguration
+
+        _fonts = FontConfiguration()
+        if _own_feature_lists():
+            _fonts.font_features = _Fresh()
+    return _fonts
+
+
+class _Fresh(dict):
+    """A ``FontConfiguration.font_features`` that keeps nothing: each text layout makes its own attribute."""
+
+    def setdefault(self, key, default=None):
+        return default
+
+
+def _own_feature_lists() -> bool:
+    """Let each text layout own the attribute list it is given for its font features, so that it is freed with it.
+
+    WeasyPrint 70's ``Layout.setup`` gives a layout with font features (the report's numeric cells:
+    ``font-variant-numeric: tabular-nums``) a new ``PangoAttrList`` and never drops its own reference to it, and
+    it puts the same attribute, kept in ``font_config.font_features``, in every such list (which the list would
+    free with itself): some 600 bytes stayed behind for every numeric cell laid out, 300 kB for a table of 480.
+    Here each layout gets its own attribute (:class:`_Fresh`) and the reference is dropped after ``setup``: the
+    same attribute values, the same PDF, nothing left. Only on the WeasyPrint ``fastsvg`` was checked against;
+    False (nothing changed) on any other."""
+    from genreport.present.fastsvg import checked_versions
+    from weasyprint.text import line_break
+
+    if getattr(line_break.Layout.setup, "stock", None) is not None:
+        return True
+    if not checked_versions():
+        return False
+    from weasyprint.text.ffi import ffi, pango
+
+    stock = line_break.Layout.setup
+
+    def setup(self, style):
+        stock(self, style)
+        if isinstance(style.font_config.font_features, _Fresh):  # setup's only list: the features'
+            attrs = pango.pango_layout_get_attributes(self.layout)
+            if attrs != ffi.NULL:
+                pango.pango_attr_list_unref(attrs)  # the layout keeps its own reference
+
+    setup.stock = stock
+    line_break.Layout.setup = setup
+    return True
+
+
 def warm_up() -> None:
     """Import WeasyPrint and print a small page, so fontconfig, Pango and the fonts are loaded (warm processes)."""
     weasyprint = _import()
     html = ('<p style="font-family: DejaVu Sans">warm <b>bold</b> <i>italic</i> <code>mono</code></p>'
             '<img src="data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHdpZHRoPSIx'
             'MCIgaGVpZ2h0PSIxMCI+PHBhdGggZD0iTSAwIDAgTCAxMCAxMCIvPjwvc3ZnPg==">')
-    weasyprint.HTML(string=html, base_url=None).render().write_pdf(pdf_identifier=False)
+    weasyprint.HTML(string=html, base_url=None).render(font_config=font_config()).write_pdf(pdf_identifier=False)
 
 
 # ------------------------------------------------------------------------------------------------ the worker

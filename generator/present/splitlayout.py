@@ -122,11 +122,12 @@ def render(html, split: bool = True, blank=frozenset(), idle=None):
             runs[-1].check_seeds(context)
 
     from genreport.present import fastlayout
+    from genreport.present.pdf import font_config
 
     wdoc.layout_document, wdoc.Page, wpage.remake_page = layout_document, page, remake_page
     fastlayout.end_of_pass.append(check_seeds)
     try:
-        document = html.render()
+        document = html.render(font_config=font_config())  # one per process: each new one leaks 230 kB
     finally:
         wdoc.layout_document, wdoc.Page, wpage.remake_page = stock_layout, stock_page, stock_remake
         fastlayout.end_of_pass.remove(check_seeds)
