@@ -273,3 +273,17 @@ def test_plan_as_markdown(capsys):
     head = next(i for i, x in enumerate(lines) if x.startswith("| weights | KV | GPU |"))
     assert lines[head + 1].startswith("|---|---|---|---:|") and len([x for x in lines if x.startswith("| ")]) == 3
     assert "... " in out and "more" in out  # the rows left out are said, as in the table
+
+
+def test_plan_shows_progress_past_a_second_on_a_terminal(capsys, monkeypatch):
+    import itertools
+    import sys
+
+    from genreport.commands import plan as plan_cmd
+
+    clock = itertools.count(0.0, 2.0)  # every reading two seconds later
+    monkeypatch.setattr(plan_cmd.time, "perf_counter", lambda: next(clock))
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert main(["plan", "llama-3.2-1b", "--hardware", "h100-sxm,h200", "--limit", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "\r\x1b[Kgenreport plan: h200 (2/2)" in err and err.endswith("\r\x1b[K")

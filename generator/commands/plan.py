@@ -25,10 +25,12 @@ import io
 import json
 import math
 import sys
+import time
 from pathlib import Path
 
 from genreport.commands.options import add_verbosity
 from genreport.errors import Finding, SpecError
+from genreport.terminal import progress, progress_done
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -224,8 +226,16 @@ def main(argv: list[str]) -> int:
     gpus = [dataclasses.replace(g, price_per_hour=prices.get(g.name, prices.get(ref, g.price_per_hour)))
             for g, ref in zip(gpus, refs, strict=True)]
     shape = Shape(prompt, output, ttft, users)
-    results = [plan(model, g, batch, context, tpot, tuple(weights), args.max_gpus, args.accounting, args.estimate,
-                    tuple(kvs), shape) for g in gpus]
+    results = []
+    started = time.perf_counter()
+    try:
+        for i, g in enumerate(gpus, 1):
+            if time.perf_counter() - started > 1.0:  # a search past a second shows where it is, on a terminal only
+                progress(f"genreport plan: {g.name} ({i}/{len(gpus)}), {time.perf_counter() - started:.1f} s")
+            results.append(plan(model, g, batch, context, tpot, tuple(weights), args.max_gpus, args.accounting,
+                                args.estimate, tuple(kvs), shape))
+    finally:
+        progress_done()
     if args.gpus is not None:
         for res in results:
             res.rows = [r for r in res.rows if r.gpus == args.gpus]
