@@ -21,10 +21,21 @@ def run(scripts: tuple[str, ...], driver: str, payload) -> object:
     source = "\n".join((folder / name).read_text(encoding="utf-8") for name in scripts)
     program = (source + "\nconst INPUT = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
                "function output(x) { process.stdout.write(JSON.stringify(x)); }\n" + driver)
-    proc = subprocess.run([NODE, "-e", program], input=json.dumps(payload), capture_output=True, text=True,
-                          timeout=60, check=False)
+    proc = run_program(program, json.dumps(payload), timeout=60)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout)
+
+
+def run_program(program: str, stdin: str, timeout: float = 60, args=()) -> subprocess.CompletedProcess:
+    """Run a JavaScript program under node from a file (the live scripts passed with -e would pass the 128 KiB
+    a command-line argument may hold)."""
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", suffix=".js", encoding="utf-8") as f:
+        f.write(program)
+        f.flush()
+        return subprocess.run([NODE, f.name, *map(str, args)], input=stdin, capture_output=True, text=True,
+                              timeout=timeout, check=False)
 
 
 def js_key(qid: str, params: dict) -> str:

@@ -211,5 +211,7 @@ def test_the_only_scripts_are_the_live_what_if_and_they_fetch_nothing():
         # the layout's code and formulas too
         # many GPUs: ~168 KB with the layout slicing in model.js, ~178 KB with the collectives as the library runs
         # them and the busiest expert GPU (issue 27), ~183 KB with the kernels' fixed costs and the prefill's ledgers
-        # per GPU (issue 27's overhead state), over the ~150 aimed at
-        assert size < (185_000 if many else 156_000), (folder, size)
+        # per GPU (issue 27's overhead state), over the ~150 aimed at; ~193 KB many-GPU and ~160 KB single-card with
+        # the weight classes and block-scaled formats (issue 28), the serving block's rules (issues 29, 30) and the
+        # one-shot all-reduce and uneven stages (issue 27): the rules table is the obvious saving still to make
+        assert size < (195_000 if many else 162_000), (folder, size)

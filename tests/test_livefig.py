@@ -26,6 +26,7 @@ from genreport.model.evaluate import evaluate
 from genreport.present.figures.data import _crossovers
 from genreport.present.figures.fig6_roofline import _roof_points
 from genreport.present.figures.live_data import decode_intensity_data, roofline_data
+from livejs import run_program
 
 ROOT = Path(__file__).resolve().parents[1]
 FIGS = ROOT / "templates" / "live" / "figs.js"
@@ -323,8 +324,7 @@ const out = {};
 for (const [key, inp] of Object.entries(INPUT.jobs)) out[key] = GR_FIGS.fromModel(GR_MODEL.evaluate(inp, INPUT.t), inp);
 process.stdout.write(JSON.stringify(out));
 """
-    p = subprocess.run([NODE, "-e", source + driver], input=json.dumps({"jobs": jobs, "t": tables()}),
-                       capture_output=True, text=True, timeout=30, check=False)
+    p = run_program(source + driver, json.dumps({"jobs": jobs, "t": tables()}), timeout=30)  # node -e: 128 KiB at most
     assert p.returncode == 0, p.stderr[-3000:]
     got = json.loads(p.stdout)
     for key, d in data.items():
@@ -366,8 +366,7 @@ const active = snap();
 GR_FIGS.live(root, null);
 process.stdout.write(JSON.stringify({active: active, off: snap()}));
 """
-    p = subprocess.run([NODE, "-e", source + driver], input=json.dumps({"data": data, "inp": inp, "t": tables()}),
-                       capture_output=True, text=True, timeout=30, check=False)
+    p = run_program(source + driver, json.dumps({"data": data, "inp": inp, "t": tables()}), timeout=30)
     assert p.returncode == 0, p.stderr[-3000:]
     out = json.loads(p.stdout)
     from urllib.parse import unquote

@@ -236,6 +236,11 @@ class ParallelResults:
     stage_layers: tuple = ()  # layers of each pipeline stage: ceil(L/pp) for the first L mod pp, floor(L/pp) after
 
     @property
+    def pp_split(self) -> float:
+        """n_PP in the formulas: the layers over the busiest stage's, L / ceil(L/pp) (pp itself for even stages)."""
+        return sum(self.stage_layers) / max(self.stage_layers) if self.stage_layers else 1.0
+
+    @property
     def uneven(self) -> bool:
         """Stages of different sizes: the busiest, ceil(L/pp) layers, sets each GPU's memory and time."""
         return len(set(self.stage_layers)) > 1

@@ -548,14 +548,14 @@ def _parallel_context(r: Results) -> dict:
                     "comm_est": g["prefill_time_comm_estimate"][i], "overhead": g["prefill_time_overhead"][i],
                     "estimate_binds": p.prefill_estimate_binds[i]} for i, t in enumerate(w.prefill_prompt)]
     return {"par": p, "par_links": links, "par_table": table, "par_prefill": prefill, "par_costs": _collective_formulas(p),
-            "par_kernels": r.spec.hardware.kernels, "par_overhead": _overhead_formula()}
+            "par_kernels": r.spec.hardware.kernels, "par_overhead": _overhead_formula(r)}
 
 
-def _overhead_formula() -> str:
-    """The kernels' fixed costs of a decode round as SymPy prints the expression the estimate evaluates."""
-    from genreport.formulas.compiled import load, render_latex
-    q = load()["decode_time_overhead"]
-    return img(f"{q.symbol} = {render_latex(q.latex['full'], q.args)}", size=14)
+def _overhead_formula(r: Results) -> str:
+    """The kernels' fixed costs of a decode round as SymPy prints the expression the estimate evaluates (the
+    report model's compiled metadata; present/ reads no formulas)."""
+    c = r.q["decode_time_overhead"]
+    return img(f"{c.symbol} = {fill(c.latex['full'], c.args, {**r.symbols_tex, **r.frame.names})}", size=14)
 
 
 def _collective_formulas(p) -> list[dict]:

@@ -117,7 +117,8 @@ def terminal_lines(r: Results) -> list[str]:
             return text
 
         lines.append(f"  tokens/s: {rates(d1)}" + (f"; {rates(best)}" if best["fits"] and best is not d1 else ""))
-        derated = r.value("decode_tokens_per_s_derated", batch=d1["batch"], context=d1["context"]) \
+        suffix = "" if r.lead == "seed" else "_exact"  # the id its entry has in the lead accounting
+        derated = r.value("decode_tokens_per_s_derated" + suffix, batch=d1["batch"], context=d1["context"]) \
             if r.derated is not None and r.derated["decode"] is not None else None
         if derated is not None:
             eff = r.spec.efficiency

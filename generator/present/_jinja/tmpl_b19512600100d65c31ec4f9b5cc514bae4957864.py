@@ -139,7 +139,7 @@ def root(context, missing=missing):
                 yield ' / '
                 yield escape(t_6(environment, environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'stage_layers')))
                 yield ' = '
-                yield escape(t_8((environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'layers') / t_6(environment, environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'stage_layers')))))
+                yield escape(t_8(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'pp_split')))
                 yield ' in the formulas). '
             yield ' Besides compute and HBM, a step now crosses a third ledger: the interconnect. Each GPU holds\n'
             yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'weight_bytes_per_gpu', 'gb'))

@@ -10,9 +10,8 @@ def root(context, missing=missing):
     l_0_serving = resolve('serving')
     l_0_ch = resolve('ch')
     l_0_hw = resolve('hw')
-    l_0_tq = resolve('tq')
     l_0_fx = resolve('fx')
-    l_0_formula = resolve('formula')
+    l_0_formula = missing
     try:
         t_1 = environment.filters['format']
     except KeyError:
@@ -50,6 +49,12 @@ def root(context, missing=missing):
         def t_6(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
+    included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'formula': l_0_formula})
+    l_0_formula = getattr(included_template, 'formula', missing)
+    if l_0_formula is missing:
+        l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s9_serving.html.j2') does not export the requested name 'formula'", name='formula')
+    context.vars['formula'] = l_0_formula
+    context.exported_vars.discard('formula')
     if (undefined(name='serving') if l_0_serving is missing else l_0_serving):
         pass
         yield '<section id="s9" data-static>\n<h2>'
@@ -257,22 +262,19 @@ def root(context, missing=missing):
         yield '</p>\n'
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'):
             pass
-            l_0_tq = environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques')
-            context.vars['tq'] = l_0_tq
-            context.exported_vars.add('tq')
             yield "<h3>What serving engines do to it</h3>\n<p>Each technique changes how many tokens one pass over the weights serves, so each moves the step on the roofline. The\nformulas below take one GPU's ledgers at the layout ("
-            yield escape(t_2(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'batch')))
+            yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'batch')))
             yield ' sequences per replica'
-            if environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'context'):
+            if environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'context'):
                 pass
                 yield ', context '
-                yield escape(t_2(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'context')))
+                yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'context')))
             yield ');\ntheir ratios are applied to the bound above. Chunked prefill carries '
-            yield escape(t_2(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'chunk')))
+            yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
             yield ' prompt tokens a step ('
-            yield escape(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'chunk_source'))
+            yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_source'))
             yield ').</p>\n<div class="scroll"><table>\n<thead><tr><th>technique</th><th>setting</th><th class="n">TTFT</th><th class="n">TPOT</th><th class="n">tok/s per GPU</th><th class="n">$/M out</th><th>where it ends</th></tr></thead>\n<tbody>'
-            for l_1_row in environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'rows'):
+            for l_1_row in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'rows'):
                 _loop_vars = {}
                 pass
                 yield '<tr><td>'
@@ -310,7 +312,7 @@ def root(context, missing=missing):
             if t_5(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative')):
                 pass
                 yield "<p>Speculative decoding: a verify step reads the weights and each sequence's cache once for its\nk<sub>d</sub> + 1 tokens and yields E = (1 − p<sub>a</sub><sup>k<sub>d</sub>+1</sup>) / (1 − p<sub>a</sub>) = "
-                yield escape(t_1('%.2f', environment.getattr(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'numbers'), 'expected_tokens')))
+                yield escape(t_1('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'expected_tokens')))
                 yield " tokens\n(Leviathan et al.), so while it stays memory-bound the speed-up is E over one plus the drafts' share:</p>\n"
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative'), False))
             yield '<p>Chunked prefill: a step with B decode tokens and a chunk of s<sub>c</sub> prompt tokens reads the weights once:</p>\n'
@@ -321,30 +323,30 @@ def root(context, missing=missing):
                 yield "<p>Continuous batching in steady state: requests arriving at λ per second keep\nλ (T<sub>out</sub> − 1) t<sub>s</sub> sequences decoding (Little's law), so the memory ledger of a step grows with its own length; the\nhighest rate whose step meets the TPOT target is</p>\n"
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput'), False))
                 yield '\n<p>With the compute roof ('
-                yield escape(t_3(environment.getattr(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'numbers'), 'goodput_rate_compute')))
+                yield escape(t_3(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_compute')))
                 yield ' requests/s) and the KV capacity\n('
-                yield escape(t_3(environment.getattr(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'numbers'), 'goodput_rate_capacity')))
+                yield escape(t_3(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_capacity')))
                 yield ' requests/s) beside it, the goodput of one replica is '
-                if environment.getattr(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'numbers'), 'goodput_rate'):
+                if environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'):
                     pass
                     yield '<strong>'
-                    yield escape(t_3(environment.getattr(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'numbers'), 'goodput_rate')))
+                    yield escape(t_3(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate')))
                     yield ' requests/s</strong>, set by the '
-                    yield escape(environment.getattr(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'numbers'), 'goodput_binds'))
+                    yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_binds'))
                 else:
                     pass
                     yield "none: the target is below the weights' stream time"
                 yield '.'
-                if ('rate' in environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'numbers')):
+                if ('rate' in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers')):
                     pass
                     yield " At the spec's "
-                    yield escape(t_3(environment.getattr(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'numbers'), 'rate')))
+                    yield escape(t_3(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'rate')))
                     yield ' requests/s a step takes '
-                    if environment.getattr(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'numbers'), 'steady_step_time'):
+                    if environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time'):
                         pass
-                        yield escape(t_4(environment.getattr(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'numbers'), 'steady_step_time')))
+                        yield escape(t_4(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time')))
                         yield ' with '
-                        yield escape(t_3(environment.getattr(environment.getattr((undefined(name='tq') if l_0_tq is missing else l_0_tq), 'numbers'), 'steady_concurrency')))
+                        yield escape(t_3(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_concurrency')))
                         yield ' sequences decoding'
                     else:
                         pass
@@ -360,4 +362,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=53&3=56&4=58&5=62&6=70&7=82&9=84&11=88&12=92&16=99&17=117&18=125&19=129&20=136&21=143&24=153&25=173&26=187&27=202&28=208&29=215&30=235&31=258&34=264&35=271&38=275&39=283&40=291&41=295&42=304&45=310&46=313&48=315&50=317&51=319&54=322&55=324&56=326&58=355&59=357'
+debug_info = '1=52&2=58&4=61&5=63&6=67&7=75&8=87&10=89&12=93&13=97&17=104&18=122&19=130&20=134&21=141&22=148&25=158&26=178&27=192&28=207&29=213&30=220&31=240&32=263&35=266&36=273&39=277&40=285&41=293&42=297&43=306&46=312&47=315&49=317&51=319&52=321&55=324&56=326&57=328&59=357&60=359'
