@@ -33,7 +33,8 @@ def test_wheel_carries_data(wheel):
                    "genreport/formulas/quantities.py", "genreport/commands/cli.py", "genreport/__main__.py",
                    "genreport/present/math.json.gz", "genreport/present/_pango_ffi.py",
                    "genreport/present/figure_sizes.json", "genreport/present/font_widths.json.gz",
-                   "genreport/_templates/live/formulas.js"):
+                   "genreport/_templates/live/formulas.js", "genreport/py.typed",
+                   "genreport/_specs/schema/config.schema.json"):
         assert needed in names, needed
     # one top-level package: no 'generator' or 'formulas' (an unrelated package of that name exists on PyPI)
     assert {n.split("/")[0] for n in names if not n.startswith("genreport-")} == {"genreport"}
