@@ -273,7 +273,7 @@ def root(context, missing=missing):
             yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
             yield ' prompt tokens a step ('
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_source'))
-            yield ').</p>\n<div class="scroll"><table>\n<thead><tr><th>technique</th><th>setting</th><th class="n">TTFT</th><th class="n">TPOT</th><th class="n">tok/s per GPU</th><th class="n">$/M out</th><th>where it ends</th></tr></thead>\n<tbody>'
+            yield ').</p>\n<div class="scroll"><table>\n<thead><tr><th>technique</th><th>setting</th><th class="n">TTFT</th><th class="n">TPOT</th><th class="n">tok/s per GPU</th><th class="n">$/M out</th></tr></thead>\n<tbody>'
             for l_1_row in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'rows'):
                 _loop_vars = {}
                 pass
@@ -302,13 +302,21 @@ def root(context, missing=missing):
                 else:
                     pass
                     yield '—'
-                yield '</td>\n<td>'
-                yield escape(environment.getattr(l_1_row, 'ends'))
-                yield ' ('
-                yield escape(environment.getattr(l_1_row, 'note'))
-                yield ')</td></tr>\n'
+                yield '</td></tr>\n'
             l_1_row = missing
-            yield '</tbody>\n</table></div>\n'
+            yield '</tbody>\n</table></div>\n<ul>'
+            for l_1_row in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'rows'):
+                _loop_vars = {}
+                pass
+                yield '<li><strong>'
+                yield escape(environment.getattr(l_1_row, 'technique'))
+                yield '</strong> ('
+                yield escape(environment.getattr(l_1_row, 'note'))
+                yield '): '
+                yield escape(environment.getattr(l_1_row, 'ends'))
+                yield '.</li>\n'
+            l_1_row = missing
+            yield '</ul>\n'
             if t_5(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative')):
                 pass
                 yield "<p>Speculative decoding: a verify step reads the weights and each sequence's cache once for its\nk<sub>d</sub> + 1 tokens and yields E = (1 − p<sub>a</sub><sup>k<sub>d</sub>+1</sup>) / (1 − p<sub>a</sub>) = "
@@ -362,4 +370,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=52&2=58&4=61&5=63&6=67&7=75&8=87&10=89&12=93&13=97&17=104&18=122&19=130&20=134&21=141&22=148&25=158&26=178&27=192&28=207&29=213&30=220&31=240&32=263&35=266&36=273&39=277&40=285&41=293&42=297&43=306&46=312&47=315&49=317&51=319&52=321&55=324&56=326&57=328&59=357&60=359'
+debug_info = '1=52&2=58&4=61&5=63&6=67&7=75&8=87&10=89&12=93&13=97&17=104&18=122&19=130&20=134&21=141&22=148&25=158&26=178&27=192&28=207&29=213&30=220&31=240&32=263&35=266&36=273&39=277&40=285&41=293&42=297&45=308&47=320&48=323&50=325&52=327&53=329&56=332&57=334&58=336&60=365&61=367'
