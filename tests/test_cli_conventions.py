@@ -287,3 +287,12 @@ def test_plan_shows_progress_past_a_second_on_a_terminal(capsys, monkeypatch):
     assert main(["plan", "llama-3.2-1b", "--hardware", "h100-sxm,h200", "--limit", "1"]) == 0
     err = capsys.readouterr().err
     assert "\r\x1b[Kgenreport plan: h200 (2/2)" in err and err.endswith("\r\x1b[K")
+
+
+def test_table_csv_quotes_what_a_spreadsheet_would_evaluate():
+    """One rule for every CSV genreport writes (tables.FORMULA_START, as audit): fullwidth and line-break starts too."""
+    from genreport.commands.tables import csv_cell
+
+    for text in ("=HYPERLINK(1)", "+1", "-2+3", "@x", "\uff1dSUM(1)", "\nx"):
+        assert csv_cell(text) == "'" + text
+    assert csv_cell("h100-sxm") == "h100-sxm" and csv_cell(-2.5) == -2.5 and csv_cell(None) == ""

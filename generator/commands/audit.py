@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from genreport.commands.options import add_verbosity
+from genreport.commands.tables import FORMULA_START
 from genreport.errors import Finding, Findings, SpecError
 from genreport.paths import display, project_root_for
 from genreport.terminal import safe
@@ -40,7 +41,6 @@ VALUES = (1e-12, 1e15)  # a claimed value's range in any metric's unit: ratios t
 # A spreadsheet evaluates a cell that starts with one of these as a formula (=HYPERLINK(...) opens a link,
 # +, - and @ start one too, and a tab or carriage return is skipped before the check); the full-width forms
 # are taken as the same by some. OWASP's "CSV injection" advice: prefix such a cell with a single quote.
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -431,9 +431,6 @@ def _ratio(c: Change) -> str:
     return f"{r:.4g}x"
 
 
-table = text_table  # the aligned text table every command prints (genreport.commands.tables)
-
-
 def _value(v) -> str:
     if isinstance(v, bool) or v is None:
         return {True: "yes", False: "no", None: "(none)"}[v]
@@ -495,7 +492,7 @@ def render(d: Diff, old_name: str, new_name: str, limit: int = 0) -> str:
     for title, header, rows, right, more in sections(d, limit):
         lines.append("")
         lines.append(f"{title} ({len(rows) + more}):")
-        lines += table([[safe(str(x)) for x in row] for row in rows], header, right)
+        lines += text_table([[safe(str(x)) for x in row] for row in rows], header, right)
         if more:
             lines.append(f"... {more} more (raise --limit)")
     if len(summary) > 1:

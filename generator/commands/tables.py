@@ -3,7 +3,8 @@
 ``table`` text is what a terminal shows (the caller escapes user text with :func:`genreport.terminal.safe`);
 ``md`` pastes into a pull request or an issue; ``csv`` and ``json`` carry each table's records with numbers in SI
 units, for a script or a spreadsheet.  A CSV cell that a spreadsheet would read as a formula (``=``, ``+``,
-``-``, ``@``, a tab or a carriage return first) is written behind a single quote, as ``audit`` does.
+``-``, ``@``, a tab, a line break or their fullwidth forms first) is written behind a single quote, as ``audit``
+does (:data:`FORMULA_START`, shared).
 """
 
 from __future__ import annotations
@@ -40,8 +41,14 @@ def md_table(rows: list[list[str]], header: list[str], right: set[int]) -> list[
             + ["| " + " | ".join(md_cell(x) for x in row) + " |" for row in rows])
 
 
+# What a spreadsheet reads as the start of a formula (the fullwidth forms too): such a text cell is written behind
+# a single quote (OWASP, "CSV Injection").
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
 def csv_cell(x):
-    if isinstance(x, str) and x[:1] in ("=", "+", "-", "@", "\t", "\r"):
+    """A CSV cell: numbers as they are, None empty, a text that a spreadsheet would evaluate neutralised."""
+    if isinstance(x, str) and x.startswith(FORMULA_START):
         return "'" + x
     return "" if x is None else x
 

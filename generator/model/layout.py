@@ -234,6 +234,8 @@ class ParallelResults:
     estimate_binds: np.ndarray | None = None  # (B, S): the serial estimate's largest term (ESTIMATE_TERMS), or "capacity"
     prefill_estimate_binds: tuple = ()  # per prompt: the serial prefill's largest term (PREFILL_ESTIMATE_TERMS)
     stage_layers: tuple = ()  # layers of each pipeline stage: ceil(L/pp) for the first L mod pp, floor(L/pp) after
+    all_reduce: dict = field(default_factory=dict)  # one tensor-parallel all-reduce at batch 1: see _all_reduce_costs
+    collective_formulas: tuple = ()  # (id, what it is, LaTeX, value or None) of the collectives this layout uses
 
     @property
     def pp_split(self) -> float:
@@ -244,8 +246,6 @@ class ParallelResults:
     def uneven(self) -> bool:
         """Stages of different sizes: the busiest, ceil(L/pp) layers, sets each GPU's memory and time."""
         return len(set(self.stage_layers)) > 1
-    all_reduce: dict = field(default_factory=dict)  # one tensor-parallel all-reduce at batch 1: see _all_reduce_costs
-    collective_formulas: tuple = ()  # (id, what it is, LaTeX, value or None) of the collectives this layout uses
 
     def as_json(self) -> dict:
         p = self.parallelism

@@ -41,6 +41,11 @@ def _eval(r, qid: str, env: dict) -> float:
     return float(np.asarray(r.q[qid](env), dtype=float))
 
 
+def _step(r, env: dict) -> float:
+    """One plain decode step of the GPU's ledgers, at least: the larger of its memory and compute times [s]."""
+    return max(_eval(r, "decode_time_memory", env), _eval(r, "decode_time_compute", env))
+
+
 def _block(r, name: str, qid: str, env: dict, params: dict) -> Block:
     c = r.q[qid]
     value, reason = physical(qid, _eval(r, qid, env), c.integer)
@@ -63,20 +68,17 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     ttft, tpot, per_gpu, usd = b["ttft"], b["tpot"], b["tokens_per_s_gpu"], b["usd_per_mtok_out"]
     rows, blocks, numbers = [], {}, {}
     env = _inputs(r, batch, last)
-    t_dec = _eval(r, "decode_time_memory", env), _eval(r, "decode_time_compute", env)
-    t_dec = max(t_dec)
+    t_dec = _step(r, env)
 
     # speculative decoding, at the chapter's batch and the request's mean context
     if sv.speculative is not None:
         sp = sv.speculative
         env_m = _inputs(r, batch, mean)
-        step = max(_eval(r, "decode_time_memory", env_m), _eval(r, "decode_time_compute", env_m))
-        env_m["t_d"] = sp.draft_cost * step
+        env_m["t_d"] = sp.draft_cost * _step(r, env_m)
         speed = _eval(r, "speculative_speedup", env_m)
         tokens = _eval(r, "speculative_expected_tokens", env_m)
-        env_l = dict(env_m)
-        breakeven = physical("speculative_breakeven_batch", _eval(r, "speculative_breakeven_batch", env_l), "round")[0]
-        verify_x = physical("verify_crossover_batch", _eval(r, "verify_crossover_batch", env_l), "round")[0]
+        breakeven = physical("speculative_breakeven_batch", _eval(r, "speculative_breakeven_batch", env_m), "round")[0]
+        verify_x = physical("verify_crossover_batch", _eval(r, "verify_crossover_batch", env_m), "round")[0]
         if breakeven is not None:
             ends = f"ends at batch {breakeven:,.0f} per replica (the verify step turns compute-bound at {verify_x:,.0f})"
         else:
