@@ -248,6 +248,39 @@ def prefill_head_dim(model: Model, d_h):
     return np.float64(arch.prefill_head_dim_for_flops(model))
 
 
+@lru_cache(maxsize=64)
+def _busiest_table(experts: int, groups: int) -> tuple[float, ...]:
+    """:func:`busiest_experts` at every whole number t = 0 .. ``experts`` of experts touched, in one pass: the
+    power (sum_{j<=m} C(s, j) x^j)^n truncated at x^experts holds P(max <= m) for every t at once (exact integers;
+    each t's sum stops where its P(max <= m) reaches 1, so each entry is the sum taken for that t alone)."""
+    s = experts // groups
+    top = experts
+    total = [math.comb(experts, t) for t in range(top + 1)]
+    out = [0.0] * (top + 1)
+    done = [False] * (top + 1)
+    done[0] = True
+    for m in range(s + 1):
+        row = [math.comb(s, j) for j in range(min(m, top) + 1)]
+        acc = [1]
+        for _ in range(groups):  # (sum_j C(s, j) x^j)^n, exact integers, truncated at x^experts
+            new = [0] * min(len(acc) + len(row) - 1, top + 1)
+            for i, a in enumerate(acc):
+                if a:
+                    for j, c in enumerate(row[: top + 1 - i]):
+                        new[i + j] += a * c
+            acc = new
+        for t in range(1, top + 1):
+            if done[t]:
+                continue
+            below = acc[t] / total[t] if t < len(acc) else 0.0
+            out[t] += 1.0 - below
+            if acc[t:] and acc[t] == total[t]:
+                done[t] = True
+        if all(done):
+            break
+    return tuple(out)
+
+
 @lru_cache(maxsize=4096)
 def busiest_experts(experts: int, groups: int, touched: float) -> float:
     """Expected largest number of touched experts on one of ``groups`` GPUs holding experts/groups each, when
@@ -256,30 +289,10 @@ def busiest_experts(experts: int, groups: int, touched: float) -> float:
     P(max <= m) = [x^t] (sum_{j<=m} C(s, j) x^j)^n / C(E, t) with s = E/n experts per GPU: the multivariate
     hypergeometric occupancy.  E[max] = sum_{m>=0} (1 - P(max <= m)).
     """
-    s = experts // groups
     lo = int(math.floor(touched))
     frac = touched - lo
-
-    def whole(t: int) -> float:
-        if t <= 0:
-            return 0.0
-        total, out = math.comb(experts, t), 0.0
-        for m in range(s + 1):
-            row = [math.comb(s, j) for j in range(min(m, t) + 1)]
-            acc = [1]
-            for _ in range(groups):  # (sum_j C(s, j) x^j)^n, exact integers, truncated at x^t
-                new = [0] * min(len(acc) + len(row) - 1, t + 1)
-                for i, a in enumerate(acc):
-                    if a:
-                        for j, c in enumerate(row[: t + 1 - i]):
-                            new[i + j] += a * c
-                acc = new
-            below = acc[t] / total if t < len(acc) else 0.0
-            out += 1.0 - below
-            if acc[t:] and acc[t] == total:
-                break
-        return out
-
+    table = _busiest_table(experts, groups)
+    whole = lambda t: table[t] if 0 <= t < len(table) else 0.0  # noqa: E731
     return whole(lo) if frac == 0 else (1 - frac) * whole(lo) + frac * whole(lo + 1)
 
 

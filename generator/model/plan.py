@@ -98,6 +98,14 @@ def dp_attention_layouts(model: Model, max_gpus: int) -> list[Parallelism]:
     return out
 
 
+def plan_layouts(model: Model, max_gpus: int) -> list[Parallelism]:
+    """Every layout ``plan`` tries up to ``max_gpus``: tp x pp (x ep inside the tp group), then data-parallel
+    attention with expert parallelism (:func:`dp_attention_layouts`)."""
+    layouts = [Parallelism(tp, pp, ep, 1) for tp in tp_choices(model, max_gpus)
+               for pp in _pp_choices(model.layers, max_gpus // tp) for ep in _ep_choices(model, tp)]
+    return layouts + dp_attention_layouts(model, max_gpus)
+
+
 def _read_c(env, context) -> np.float64:
     """c a decode step at ``context`` reads (a chunked layer: the S mod chunk tokens of its chunk), whole model."""
     return np.float64(np.ravel(env.at(batch=1.0, context=float(context))["c"])[0])
@@ -151,9 +159,7 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
     batches = np.arange(1, batch + 1, dtype=float)
     s = float(context)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        layouts = [Parallelism(tp, pp, ep, 1) for tp in tp_choices(model, max_gpus)
-                   for pp in _pp_choices(model.layers, max_gpus // tp) for ep in _ep_choices(model, tp)]
-        layouts += dp_attention_layouts(model, max_gpus)
+        layouts = plan_layouts(model, max_gpus)
         for name in precisions:
             auto = plan_precision(name, model)
             if auto.compute not in hw.dense:

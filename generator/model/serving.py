@@ -107,10 +107,41 @@ def request(model: Model, hw: Hardware, precision: Precision, par: Parallelism, 
     """The request metrics of ``model`` on ``hw`` laid out as ``par``, ``batch`` sequences per replica.
     ``serial=False`` skips the estimate's busiest expert GPU (costly to count for an MoE at many batches): the
     bound's numbers are the same, the estimate's are then not stated (nan)."""
+    v = _request_values(model, hw, precision, par, float(batch), prompt, output, accounting, env, serial)
+    ttft_b, ttft_s, cap = v["ttft_bound"], v["ttft_serial"], v["capacity_batch"]
+    tpot_b, tpot_s, dec_b, dec_s = (float(v[k]) for k in ("tpot_bound", "tpot_serial", "decode_bound", "decode_serial"))
+    return Request(prompt, output, batch, par.replica_gpus, ttft_b, ttft_s, tpot_b, tpot_s, dec_b, dec_s,
+                   ttft_b + dec_b, ttft_s + dec_s, cap)
+
+
+def curve(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batches, prompt: int, output: int,
+          accounting: str = "seed", env=None, serial: bool = True) -> dict:
+    """The request metrics of :func:`request` at many batches per replica at once: ``tpot_*`` [s],
+    ``tokens_per_s_user_*`` and ``tokens_per_s_gpu_*`` [token/s] as arrays over ``batches`` (the same numbers
+    :meth:`Request.per_user` and :meth:`Request.per_gpu` give at each), with ``ttft_*`` [s],
+    ``capacity_batch`` and ``weights_fit`` of the layout."""
+    b = np.asarray(batches, dtype=float)
+    v = _request_values(model, hw, precision, par, b, prompt, output, accounting, env, serial)
+    out = {"batch": b, "ttft_bound": v["ttft_bound"], "ttft_serial": v["ttft_serial"],
+           "capacity_batch": v["capacity_batch"], "weights_fit": v["weights_fit"]}
+    for est in ("bound", "serial"):
+        tpot = np.asarray(v[f"tpot_{est}"], dtype=float) * np.ones_like(b)
+        dec = np.asarray(v[f"decode_{est}"], dtype=float) * np.ones_like(b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            user = (output - 1) / dec if output > 1 else 1.0 / tpot
+        out[f"tpot_{est}"] = tpot
+        out[f"tokens_per_s_user_{est}"] = user
+        out[f"tokens_per_s_gpu_{est}"] = b * user / par.replica_gpus
+    return out
+
+
+def _request_values(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batch, prompt: int,
+                    output: int, accounting: str, env, serial: bool) -> dict:
+    """The numbers of :func:`request` at ``batch`` (a float or an array of batches per replica)."""
     q = load()
     env = env or make_env(hw, model, precision, accounting)
     links, _ = choose_links(hw, par)
-    base = layout_values(env.values, model, par, links, precision, accounting, env.pc)
+    base = layout_values(env.values, model, par, links, precision, accounting, env.pc, kernels=hw.kernels)
     lay = env.with_layout(par)
     last = float(prompt + output - 1)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -118,13 +149,16 @@ def request(model: Model, hw: Hardware, precision: Precision, par: Parallelism, 
         ttft_b, ttft_s = float(q["prefill_time_bound"](pre)), float(q["prefill_time_serial"](pre))
         g = env.at(context=last)
         cv = dict(base, S=np.float64(last), c=np.float64(np.ravel(g["c"])[0]), d_h=np.float64(np.ravel(g["d_h"])[0]))
-        v = at_batch(cv, lay, float(batch), busiest=serial)
-        tpot_b, tpot_s = float(q["decode_time_bound"](v)), float(q["decode_time_serial"](v)) if serial else math.nan
+        v = at_batch(cv, lay, batch, busiest=serial)
+        nan = np.full(np.shape(batch), math.nan)
+        tpot_b, tpot_s = q["decode_time_bound"](v), q["decode_time_serial"](v) if serial else nan
         cap = float(q["capacity_batch_replica"](cv))
         _, c_bar, d_bar = _mean_context_values(env, prompt, output)
         rv = at_batch(dict(base, T=np.float64(prompt), T_o=np.float64(output), c=np.float64(c_bar),
-                           d_h=np.float64(d_bar)), lay, float(batch), busiest=serial)
-        dec_b = float(q["request_decode_time_bound"](rv))
-        dec_s = float(q["request_decode_time_serial"](rv)) if serial else math.nan
-    return Request(prompt, output, batch, par.replica_gpus, ttft_b, ttft_s, tpot_b, tpot_s, dec_b, dec_s,
-                   ttft_b + dec_b, ttft_s + dec_s, max(cap, 0.0) if math.isfinite(cap) else 0.0)
+                           d_h=np.float64(d_bar)), lay, batch, busiest=serial)
+        dec_b = q["request_decode_time_bound"](rv)
+        dec_s = q["request_decode_time_serial"](rv) if serial else nan
+        fit = float(q["weight_bytes_per_gpu"](base)) <= hw.usable
+    return {"ttft_bound": ttft_b, "ttft_serial": ttft_s, "tpot_bound": tpot_b, "tpot_serial": tpot_s,
+            "decode_bound": dec_b, "decode_serial": dec_s, "weights_fit": fit,
+            "capacity_batch": max(cap, 0.0) if math.isfinite(cap) else 0.0}

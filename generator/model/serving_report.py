@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from genreport.load.spec import Parallelism
 from genreport.model.env import make_env
+from genreport.model.frontier import frontier
 from genreport.model.plan import PLAN_PRECISIONS, Shape, plan
 from genreport.model.serving import Request, joules_per_token, request, usd_per_mtok
 
@@ -76,6 +77,7 @@ def report(r) -> dict | None:
         if found.rows:
             key = ((lambda x: (x.usd_per_mtok_out, x.gpus)) if price else (lambda x: (-x.tokens_per_s_gpu, x.gpus)))
             cheapest = min(found.rows, key=key).as_json()
+    fig = frontier(spec, tuple(row["batch"] for row in rows), 64 if hw.link is not None else 1)
     where = f"{par.gpus} x {hw.title} ({par.label()})" if par.gpus > 1 else f"one {hw.title}"
     return {"prompt": sv.prompt, "output": sv.output, "context": sv.prompt + sv.output,
             "last_context": sv.prompt + sv.output - 1, "rounds": sv.output - 1, "where": where,
@@ -84,4 +86,4 @@ def report(r) -> dict | None:
             "replica_gpus": par.replica_gpus, "dp": par.dp, "capacity_batch": cap,
             "ttft_met": None if sv.ttft is None else bool(one.ttft_bound <= sv.ttft),
             "tpot_batch": tpot_batch, "users_batch": users_batch, "gpus_for_users": gpus_for_users,
-            "rows": rows, "cheapest": cheapest}
+            "rows": rows, "cheapest": cheapest, "frontier": fig}

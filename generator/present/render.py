@@ -169,13 +169,15 @@ def _slice_value(name: str, x: float) -> str:
 
 # The figures in the order the chapters show them (figure numbers follow appearance, like equations).
 REPORT_ORDER = ("fig1-decode-bounds", "fig6-roofline", "fig2-three-modes", "fig3-intensity-ruler",
-                "fig4-decode-intensity", "fig7-serving", "fig5-memory-ledger", "fig8-gpus", "fig9-gpu-rates")
+                "fig4-decode-intensity", "fig7-serving", "fig5-memory-ledger", "fig8-gpus", "fig9-gpu-rates",
+                "fig10-frontier")
 
 
 def _numbered(caps: dict[str, str], r: Results) -> dict[str, str]:
     """Captions with '{figure:NAME}' replaced by the number NAME has in this report."""
     hidden = ({"fig5-memory-ledger"} if not r.training else set()) | \
-        ({"fig8-gpus", "fig9-gpu-rates"} if r.many is None else set())
+        ({"fig8-gpus", "fig9-gpu-rates"} if r.many is None else set()) | \
+        ({"fig10-frontier"} if r.serving is None else set())
     shown = [n for n in REPORT_ORDER if n not in hidden]
     numbers = {n: str(i + 1) for i, n in enumerate(shown)}
 
@@ -353,12 +355,13 @@ def render_report(r: Results, baseline: Results | None = None, timer=None, overr
     """
     import secrets
 
-    from genreport.present.figures import FIGURES, start
+    from genreport.present.figures import figure_list, start
 
     pending = start(r, baseline, apart=print_first is None, phone=want_phone)  # no PDF: both layouts at once
     token = secrets.token_hex(8)
-    marks = {name: f"genreport-figure-{token}-{name}-" for name, _cap in FIGURES}  # none a prefix of another
-    phone = {name: f"genreport-phone-{token}-{name}-" for name, _cap in FIGURES}  # the narrow layout's
+    shown = figure_list(r)
+    marks = {name: f"genreport-figure-{token}-{name}-" for name, _cap in shown}  # none a prefix of another
+    phone = {name: f"genreport-phone-{token}-{name}-" for name, _cap in shown}  # the narrow layout's
     try:  # on any failure the drawing child is stopped: left alone it would block forever on its full pipe
         ctx = context(r, baseline, marks, tuple(overrides), narrow=phone)
         if timer:

@@ -1,11 +1,12 @@
-"""Draw stage (one module per figure, shared styling in ``style``): a Results object in, the report's six figures out as SVG bytes.  No disk.
+"""Draw stage (one module per figure, shared styling in ``style``): a Results object in, the report's figures out as SVG bytes.  No disk.
 
 matplotlib's object API only (``Figure`` + ``savefig`` into a buffer), never pyplot's global state.
 Every figure is drawn inside one ``rc_context`` with a fixed ``svg.hashsalt`` and saved without a date,
 so two runs in two processes give the same bytes.
 
 Each figure has a caption function: it states the figure's numbers as conditions on the results, so the
-caption stays true for any model/GPU pair.  ``FIGURES`` lists (name, caption) in report order.
+caption stays true for any model/GPU pair.  ``FIGURES`` lists (name, caption) of the figures every report draws;
+``SERVING_FIGURES`` those only a report with a ``serving`` block draws; :func:`figure_list` gives a report's own.
 """
 
 
@@ -25,6 +26,7 @@ from genreport.present.figures.fig6_roofline import caption6, fig6_roofline
 from genreport.present.figures.fig7_serving import caption7, fig7_serving
 from genreport.present.figures.fig8_gpus import caption8, fig8_gpus
 from genreport.present.figures.fig9_gpu_rates import caption9, fig9_gpu_rates
+from genreport.present.figures.fig10_frontier import caption10, fig10_frontier
 from genreport.present.figures.style import RC, _svg, layout, num, tick, tokens  # noqa: F401
 from genreport.procs import POLL, Watch
 
@@ -42,6 +44,9 @@ FIGURES: list[tuple[str, Caption]] = [
     ("fig8-gpus", caption8),
     ("fig9-gpu-rates", caption9),
 ]
+SERVING_FIGURES: list[tuple[str, Caption]] = [
+    ("fig10-frontier", caption10),
+]
 DRAWERS: dict[str, Drawer] = {
     "fig1-decode-bounds": fig1_decode_bounds,
     "fig2-three-modes": fig2_three_modes,
@@ -52,12 +57,19 @@ DRAWERS: dict[str, Drawer] = {
     "fig7-serving": fig7_serving,
     "fig8-gpus": fig8_gpus,
     "fig9-gpu-rates": fig9_gpu_rates,
+    "fig10-frontier": fig10_frontier,
 }
+
+
+def figure_list(results: Results) -> list[tuple[str, Caption]]:
+    """(name, caption) of the figures ``results``' report draws, in report order: every report's, then the serving
+    chapter's when the spec has a ``serving`` block (a report without one draws the same figures as before)."""
+    return FIGURES + (SERVING_FIGURES if results.serving is not None else [])
 
 
 def captions(results: Results, baseline: Results | None = None) -> dict[str, str]:
     """Figure name -> caption, in report order."""
-    return {name: cap(results, baseline) for name, cap in FIGURES}
+    return {name: cap(results, baseline) for name, cap in figure_list(results)}
 
 
 def draw(name: str, results: Results, baseline: Results | None = None, narrow: bool = False) -> bytes:
@@ -164,7 +176,7 @@ class Pending:
         if kind not in self._done and kind in self._kept:
             from genreport.present.figures import store
 
-            kept = store.get(self._keys[kind], [name for name, _cap in FIGURES])
+            kept = store.get(self._keys[kind], [name for name, _cap in figure_list(self._args[0])])
             if kept is not None:  # else (a file gone or spoilt since) drawn here, below
                 self._done[kind] = kept
         if kind not in self._done and kind in self._covered:
@@ -249,7 +261,7 @@ def draw_all(results: Results, baseline: Results | None = None, narrow: bool = F
 
     out: dict[str, bytes] = {}
     with matplotlib.rc_context(RC), layout(narrow):
-        for name, _cap in FIGURES:
+        for name, _cap in figure_list(results):
             out[name] = _svg(DRAWERS[name](results, baseline))
     return out
 

@@ -1,0 +1,98 @@
+"""Throughput per GPU against tokens/s per user: every layout ``plan`` tries for the spec's model and GPU, at the
+spec's precision, each as a curve over its batch per replica (1 ... what it holds), for the serving chapter's figure.
+
+Each point is one request of the spec's ``serving`` shape at one layout and batch (:func:`genreport.model.serving.curve`,
+the numbers the chapter's table gives for its own layout): x is 1 / TPOT (the request's slowest decode round, at its
+last context), y the output tokens/s per GPU (the batch at the request's mean rate over its output, over the
+replica's GPUs), $/M output tokens the GPU's hourly price over y.  The Pareto frontier is the set of points no other
+point beats on both x and y, found for the strict bound and for the serial estimate.  Layouts whose prefill alone
+misses the TTFT target are left out (TTFT does not depend on the batch here); the spec's own layout is always kept.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from genreport.load.spec import Parallelism
+from genreport.model.env import make_env
+from genreport.model.plan import plan_layouts
+from genreport.model.serving import curve
+
+POINTS = 28  # batches per curve, spread evenly on a log scale from 1 to the capacity
+MAX_BATCH = 65536  # the serving chapter's cap on a replica's batch
+
+
+def _batches(cap: int, extra=()) -> np.ndarray:
+    """1 ... ``cap`` on a log scale (integers, the capacity itself included) with ``extra`` batches added."""
+    grid = np.unique(np.round(np.geomspace(1, cap, POINTS)).astype(int)) if cap > 1 else np.array([1])
+    return np.unique(np.concatenate([grid, [b for b in extra if 1 <= b <= cap]])).astype(float)
+
+
+def pareto(xs, ys) -> list[int]:
+    """Indices of the points no other point beats on both x and y (higher is better on both), by x descending."""
+    order = sorted(range(len(xs)), key=lambda i: (-xs[i], -ys[i]))
+    out, best = [], -math.inf
+    for i in order:
+        if ys[i] > best and math.isfinite(xs[i]) and math.isfinite(ys[i]):
+            out.append(i)
+            best = ys[i]
+    return out
+
+
+def frontier(spec, chapter_batches=(), max_gpus: int = 64) -> dict | None:
+    """The figure's curves and frontiers for ``spec`` (None without a ``serving`` block or a decode to serve)."""
+    sv = spec.serving
+    if sv is None:
+        return None
+    hw, model, prec, acc = spec.hardware, spec.model, spec.precision, spec.accounting
+    own = spec.parallelism or Parallelism()
+    if hw.link is None:
+        max_gpus = 1
+    env = make_env(hw, model, prec, acc)
+    layouts = plan_layouts(model, max_gpus)
+    if own not in layouts:
+        layouts.append(own)
+    price = hw.price_per_hour
+    curves, missed_ttft, no_fit = [], 0, 0
+    for par in layouts:
+        titled = par == own
+        probe = curve(model, hw, prec, par, [1.0], sv.prompt, sv.output, acc, env, serial=False)
+        cap = int(min(probe["capacity_batch"], MAX_BATCH))
+        if not titled and (not probe["weights_fit"] or cap < 1):
+            no_fit += 1
+            continue
+        if not titled and sv.ttft is not None and not probe["ttft_bound"] <= sv.ttft:
+            missed_ttft += 1
+            continue
+        if cap < 1:
+            continue
+        c = curve(model, hw, prec, par, _batches(cap, chapter_batches if titled else ()), sv.prompt, sv.output,
+                  acc, env)
+        row = {"label": par.label(), "gpus": par.gpus, "tp": par.tp, "pp": par.pp, "ep": par.ep, "dp": par.dp,
+               "titled": titled, "capacity_batch": cap, "ttft_bound": c["ttft_bound"], "ttft_serial": c["ttft_serial"],
+               "batch": [int(b) for b in c["batch"]]}
+        for est in ("bound", "serial"):
+            row[est] = {"tokens_per_s_user": [float(1.0 / t) for t in c[f"tpot_{est}"]],
+                        "tpot": [float(t) for t in c[f"tpot_{est}"]],
+                        "tokens_per_s_gpu": [float(y) for y in c[f"tokens_per_s_gpu_{est}"]]}
+        curves.append(row)
+    curves.sort(key=lambda x: (x["gpus"], x["tp"], x["pp"], x["ep"], x["dp"]))
+    fronts = {}
+    for est in ("bound", "serial"):
+        pts = [(i, k) for i, row in enumerate(curves) for k in range(len(row["batch"]))]
+        xs = [curves[i][est]["tokens_per_s_user"][k] for i, k in pts]
+        ys = [curves[i][est]["tokens_per_s_gpu"][k] for i, k in pts]
+        fronts[est] = [{"layout": curves[pts[j][0]]["label"], "batch": curves[pts[j][0]]["batch"][pts[j][1]],
+                        "tokens_per_s_user": xs[j], "tokens_per_s_gpu": ys[j],
+                        "usd_per_mtok_out": (price / (ys[j] * 3600.0) * 1e6) if price else None}
+                       for j in pareto(xs, ys)]
+    best = {}  # per estimate: the frontier point with the most tok/s per GPU whose slowest round meets the target
+    for est, pts in fronts.items():
+        ok = [x for x in pts if sv.tpot is None or x["tokens_per_s_user"] >= 1.0 / sv.tpot]
+        best[est] = max(ok, key=lambda x: x["tokens_per_s_gpu"]) if ok else None
+    on_front = sorted({p["layout"] for p in fronts["serial"]},
+                      key=lambda lab: next(i for i, x in enumerate(curves) if x["label"] == lab))
+    return {"precision": prec.label(), "kv_cache": prec.kv_cache, "max_gpus": max_gpus, "layouts": curves,
+            "pareto": fronts, "best_at_target": best, "frontier_layouts": on_front, "left_out_ttft": missed_ttft, "left_out_fit": no_fit,
+            "price_per_hour": price, "tpot_target": sv.tpot, "ttft_target": sv.ttft}

@@ -1,0 +1,156 @@
+"""Figure 10 (reports with a ``serving`` block): output tokens/s per GPU against tokens/s per user, one curve per
+layout ``plan`` tries at the spec's precision over its batch, the serial estimate; the estimate's Pareto frontier,
+the bound's frontier, the spec's layout highlighted, the TPOT target shaded and $/M output tokens on the right
+(generator/model/frontier.py computes every number)."""
+
+from __future__ import annotations
+
+from genreport.model.evaluate import Results
+from genreport.present.figures.style import (
+    BLACK,
+    BLUE,
+    GREEN,
+    GREY,
+    PURPLE,
+    SKY,
+    VERMILION,
+    _figure,
+    _join,
+    _log_axis,
+    _pad,
+    fit_left,
+    legends_below,
+    narrow,
+    num,
+    pick,
+)
+
+LAYOUT_COLOURS = (BLUE, GREEN, PURPLE, SKY, "#882255", "#999933")  # vermilion is the spec's own layout
+SHOWN = len(LAYOUT_COLOURS)  # frontier layouts drawn in colour; the others in grey
+
+
+def _coloured(f: dict) -> list[str]:
+    """The frontier layouts drawn in colour (the spec's own apart): those with the most frontier points."""
+    counts: dict[str, int] = {}
+    for p in f["pareto"]["serial"]:
+        counts[p["layout"]] = counts.get(p["layout"], 0) + 1
+    own = next((x["label"] for x in f["layouts"] if x["titled"]), None)
+    ranked = sorted((lab for lab in counts if lab != own), key=lambda lab: (-counts[lab], f["frontier_layouts"].index(lab)))
+    keep = set(ranked[:SHOWN])
+    return [lab for lab in f["frontier_layouts"] if lab in keep]
+
+
+def fig10_frontier(r: Results, baseline: Results | None = None):
+    fig = _figure()
+    ax = fig.add_axes(pick((0.095, 0.14, 0.53, 0.8), (0.19, 0.43, 0.6, 0.54)))
+    f = (r.serving or {}).get("frontier")
+    if not f or not f["layouts"]:
+        ax.axis("off")
+        ax.text(0.5, 0.5, "No layout holds one request of the serving shape.", ha="center", va="center",
+                transform=ax.transAxes, fontsize=8)
+        return fig
+    colours = dict(zip(_coloured(f), LAYOUT_COLOURS, strict=False))
+    xs_all, ys_all = [], []  # the coloured curves and the frontiers: the axes' range
+    grey_label = "other layouts"
+    for row in f["layouts"]:
+        x, y = row["serial"]["tokens_per_s_user"], row["serial"]["tokens_per_s_gpu"]
+        if row["titled"] or row["label"] in colours:
+            xs_all += x
+            ys_all += y
+        if row["titled"]:
+            ax.plot(x, y, color=VERMILION, lw=2.2, zorder=6, label=f"{row['label']} (this report)")
+        elif row["label"] in colours:
+            ax.plot(x, y, color=colours[row["label"]], lw=1.3, zorder=4, label=row["label"])
+        else:
+            ax.plot(x, y, color=GREY, lw=0.6, alpha=0.55, zorder=2, label=grey_label)
+            grey_label = None
+    own = next(row for row in f["layouts"] if row["titled"])
+    marks = [b for b in (row["batch"] for row in r.serving["rows"]) if b in own["batch"]]
+    ks = [own["batch"].index(b) for b in marks]
+    ax.plot([own["serial"]["tokens_per_s_user"][k] for k in ks], [own["serial"]["tokens_per_s_gpu"][k] for k in ks],
+            ls="none", marker="o", ms=4.5, mfc="white", mec=VERMILION, mew=1.3, zorder=7,
+            label="table's batches")
+    for est, style_ in (("serial", {"color": BLACK, "lw": 5.0, "alpha": 0.18, "solid_capstyle": "round"}),
+                        ("bound", {"color": BLACK, "lw": 1.0, "ls": (0, (4, 2))})):
+        pts = f["pareto"][est]
+        px, py = [p["tokens_per_s_user"] for p in pts], [p["tokens_per_s_gpu"] for p in pts]
+        xs_all += px
+        ys_all += py
+        ax.plot(px, py, zorder=3 if est == "serial" else 5,
+                label="frontier, estimate" if est == "serial" else "frontier, bound", **style_)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    x_lo, x_hi = _pad(min(xs_all), max(xs_all), 0.08, 0.08)
+    y_lo, y_hi = _pad(min(ys_all), max(ys_all), 0.1, 0.15)
+    ax.set_xlim(x_lo, x_hi)
+    ax.set_ylim(y_lo, y_hi)
+    theta = f["tpot_target"]
+    if theta and 1.0 / theta < x_hi:
+        ax.axvspan(max(1.0 / theta, x_lo), x_hi, color=GREEN, alpha=0.09, lw=0, zorder=0,
+                   label=f"TPOT ≤ {num(theta * 1e3)} ms")
+    _log_axis(ax.xaxis, minor=(2.0, 5.0))
+    _log_axis(ax.yaxis, minor=(2.0, 5.0))
+    ax.set_xlabel("tokens/s per user (1 / TPOT), the serial estimate")
+    ax.set_ylabel("output tokens/s per GPU")
+    ax.grid(True, which="major")
+    fit_left(fig, ax)
+    price = f["price_per_hour"]
+    if price:
+        def per_mtok(t):  # its own inverse: $/M tokens = k / (tokens/s)
+            import numpy as np
+
+            return price / (np.maximum(t, 1e-12) * 3600.0) * 1e6
+
+        sec = ax.secondary_yaxis("right", functions=(per_mtok, per_mtok))
+        sec.set_ylabel(pick(f"\\$ per million output tokens at \\${price:.2f}/GPU-h", "\\$ per million output tokens"))
+        _log_axis(sec.yaxis, minor=(2.0, 5.0))
+    handles, names = ax.get_legend_handles_labels()
+    if narrow():
+        legends_below(fig, [{"handles": handles, "labels": names, "fontsize": 7}], 0.32)
+    else:
+        fig.legend(handles, names, loc="upper left", bbox_to_anchor=(0.745 if price else 0.66, 0.97), fontsize=7,
+                   handlelength=1.6)
+    return fig
+
+
+def caption10(r: Results, baseline: Results | None = None) -> str:
+    f = (r.serving or {}).get("frontier")
+    if not f or not f["layouts"]:
+        return "No layout holds one request of the serving shape: no throughput-interactivity view."
+    spec, sv = r.spec, r.serving
+    own = next(row for row in f["layouts"] if row["titled"])
+    n = len(f["layouts"])
+    text = (f"Output tokens/s per GPU against tokens/s per user for {n} layout{'s' if n > 1 else ''} that "
+            f"plan tries for {spec.model.title} on {spec.hardware.title} "
+            f"(up to {f['max_gpus']} GPUs), all at this report's precision ({f['precision']}), each a curve over its "
+            f"batch per replica from 1 (right: fastest per user) to the {num(sv['prompt'] + sv['output'])}-token "
+            "sequences it holds (left). Each point is one request of the serving shape under the serial estimate "
+            "(the collectives as libraries run them: what engines pay); x is 1 / TPOT, the request's slowest round. ")
+    left = []
+    if f["left_out_fit"]:
+        left.append(f"{f['left_out_fit']} that hold{'s' if f['left_out_fit'] == 1 else ''} no such sequence")
+    if f["left_out_ttft"]:
+        left.append(f"{f['left_out_ttft']} whose prefill alone misses the TTFT target")
+    if left:
+        text = text.replace("(up to", f"(left out: {_join(left)}; up to", 1)
+    front = f["frontier_layouts"]
+    text += (f"The estimate's Pareto frontier (thick grey: no point of another layout beats it on both axes) runs "
+             f"through {_join(front[:8]) if len(front) <= 8 else ', '.join(front[:8]) + ' and others'}. The bound's "
+             "frontier (dashed) is what no implementation passes: it overlaps compute, memory and the collectives "
+             "perfectly. ")
+    text += f"This report's layout, {own['label']}, is in vermilion, the serving table's batches circled. "
+    best, theta = f["best_at_target"]["serial"], f["tpot_target"]
+    if theta:
+        if best is not None:
+            usd = f", ${best['usd_per_mtok_out']:.3f} per million output tokens" if best["usd_per_mtok_out"] else ""
+            text += (f"Shaded: the TPOT target of {num(theta * 1e3)} ms; the frontier's best per GPU inside it is "
+                     f"{best['layout']} at batch {best['batch']:,}: {num(best['tokens_per_s_gpu'])} tok/s per GPU at "
+                     f"{num(best['tokens_per_s_user'])} tok/s per user{usd}. ")
+        else:
+            text += f"No point meets the TPOT target of {num(theta * 1e3)} ms. "
+    if f["price_per_hour"]:
+        text += (f"Right axis: $ per million output tokens at {spec.hardware.title}'s "
+                 f"${f['price_per_hour']:.2f} per GPU-hour.")
+    else:
+        text += "No price in the GPU's file or the spec: no $ scale (set serving.price)."
+    return text
