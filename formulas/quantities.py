@@ -447,6 +447,22 @@ TECHNIQUE_DEFS: tuple[QuantityDef, ...] = (
                 r"t_{\mathrm{kv}}", (), _T.kv_transfer_time, _T.DISTSERVE),
     QuantityDef("prefix_capacity_batch", "sequences that fit when they share a prefix held once", "1",
                 r"B_{\mathrm{cap},h}(S)", ("context",), _T.prefix_capacity_batch, _T.PREFIX, integer="floor"),
+    QuantityDef("prefill_alone_time", "prefill of one prompt's uncached tokens alone on the GPU, at least", "s",
+                r"t_{p,1}", (), _T.prefill_alone_time, _T.SARATHI),
+    QuantityDef("steady_rate_memory", "arrival rate where the chunked steady state's step grows without end", "1/s",
+                r"\lambda_{W}", (), _T.steady_rate_memory, _T.LITTLE),
+    QuantityDef("chunk_budget_rate", "highest arrival rate whose prompt tokens fit the chunk budget", "1/s",
+                r"\lambda_{s_{c}}", (), _T.chunk_budget_rate, f"{_T.SARATHI}; {_T.LITTLE}"),
+    QuantityDef("unchunked_step_time", "time per output token at arrival rate lambda without chunked prefill, "
+                "steady state, at least", "s", r"t_{u}(\lambda)", (), _T.unchunked_step_time, _T.LITTLE),
+    QuantityDef("unchunked_stall_time", "a decode round that waits for a whole prefill, without chunked prefill",
+                "s", r"t_{u,\mathrm{stall}}(\lambda)", (), _T.unchunked_stall_time, _T.SARATHI),
+    QuantityDef("unchunked_rate_memory", "arrival rate where the time per output token without chunked prefill "
+                "grows without end", "1/s", r"\lambda_{W,u}", (), _T.unchunked_rate_memory, _T.LITTLE),
+    QuantityDef("unchunked_rate_compute", "highest arrival rate the compute roof allows without chunked prefill",
+                "1/s", r"\lambda_{P,u}", (), _T.unchunked_rate_compute, _T.LITTLE),
+    QuantityDef("goodput_rate_unchunked", "highest arrival rate whose TPOT meets the target without chunked "
+                "prefill", "1/s", r"\lambda_{\theta,u}", (), _T.goodput_rate_unchunked, _T.LITTLE),
 )
 
 DEFS = DEFS + PARALLEL_DEFS + TECHNIQUE_DEFS

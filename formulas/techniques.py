@@ -257,3 +257,67 @@ def prefix_capacity_batch(S=S):
     """Sequences of context S that fit when they share a prefix of h_p T_in tokens held once [1]:
     (C - N b - h_p T_in c) / ((S - h_p T_in) c) (PagedAttention, RadixAttention)."""
     return (C - N * b - h_p * T_in * c) / ((S - h_p * T_in) * c)
+
+
+# ----------------------------------------------------------------------------------------------- the rate figure
+# TTFT and TPOT against the arrival rate, with chunked prefill (the steady state above: every step carries its share
+# of prompt tokens) and without (each prompt prefilled alone, the decode steps waiting for it).
+
+def prefill_alone_time():
+    """Prefill of one prompt's uncached T_in (1 - h_p) tokens alone on the GPU, at least [s]: a mixed step with no
+    decode tokens and the whole prompt as its one chunk (s_c = T_in), max(F / P, Q / W)."""
+    prompt = T_in * (1 - h_p)
+    return _step_time(mixed_flops(0, S, prompt), mixed_bytes(0, S, prompt)).subs(s_c, T_in)
+
+
+def steady_rate_memory():
+    """Arrival rate where the chunked steady state's step time grows without end [1/s]: lam Q_r = W (the requests'
+    own bytes take the whole bandwidth; :func:`steady_step_time` has W - lam Q_r below)."""
+    return W / request_bytes()
+
+
+def chunk_budget_rate():
+    """Highest arrival rate whose prompt tokens fit the chunk budget [1/s]: each step of t_s(lam) carries
+    lam T_in (1 - h_p) t_s prompt tokens, at most s_c; lam T_in (1 - h_p) t_s(lam) = s_c solved for lam (SymPy).
+    Past it the prompts queue without end."""
+    sol = sp.solve(sp.Eq(lam * T_in * (1 - h_p) * steady_step_time(), s_c), lam)
+    return sp.simplify(sol[0])
+
+
+def unchunked_step_time():
+    """Mean time per output token at arrival rate lam without chunked prefill, steady state, at least [s].
+
+    Each prompt is prefilled alone (t_p each), so the decode steps run in the 1 - lam t_p of every second left;
+    they carry B = lam (T_out - 1) t_u sequences at the mean context (Little's law), each step reading the weights
+    and their caches: t_u (1 - lam t_p) = ((N - N_e) b + B (S c + a)) / W at S = T_in + T_out / 2, solved for t_u
+    (SymPy).  lam = 0 gives the weights' stream time, as :func:`steady_step_time` does."""
+    t = sp.Symbol("t", positive=True)
+    batch = lam * (T_out - 1) * t
+    sol = sp.solve(sp.Eq(t * (1 - lam * t_p) * W, decode.decode_bytes(batch, mean_decode_context())), t)
+    return sol[0]
+
+
+def unchunked_stall_time():
+    """The slowest round without chunked prefill [s]: a decode step that waits for one whole prefill,
+    t_u (1 - lam t_p) + t_p (Sarathi-Serve's generation stall)."""
+    return unchunked_step_time() * (1 - lam * t_p) + t_p
+
+
+def unchunked_rate_memory():
+    """Arrival rate where the mean time per output token without chunked prefill grows without end [1/s]: the
+    prefills and the caches take all the time, W (1 - lam t_p) = lam (T_out - 1) (S c + a), solved for lam."""
+    sol = sp.solve(sp.Eq(W * (1 - lam * t_p), lam * (T_out - 1) * (mean_decode_context() * c + a)), lam)
+    return sp.simplify(sol[0])
+
+
+def unchunked_rate_compute():
+    """Highest arrival rate the compute roof allows without chunked prefill [1/s]: each request's prefill t_p and
+    its T_out - 1 decode tokens' FLOPs at the mean context fill one second, lam (t_p + (T_out - 1) F_1 / P) = 1."""
+    return 1 / (t_p + (T_out - 1) * _decode_flops_per_seq(mean_decode_context()) / P)
+
+
+def goodput_rate_unchunked():
+    """Highest arrival rate whose mean time per output token without chunked prefill meets theta [1/s]:
+    t_u(lam) = theta solved for lam (SymPy)."""
+    sol = sp.solve(sp.Eq(unchunked_step_time(), theta), lam)
+    return sp.simplify(sol[0])

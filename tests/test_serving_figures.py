@@ -164,3 +164,84 @@ def test_caption_states_the_frontier(r70, rds):
     assert "TPOT target of 50 ms" in cap
     cap = figures.captions(rds)["fig10-frontier"]
     assert "this report's precision (fp8)" in cap and "ep8 dp8" in cap
+
+
+# -- figure 11: TTFT and TPOT against the arrival rate, with chunked prefill and without ----------------------------
+
+def _num(expr, values: dict) -> float:
+    from genreport.formulas.glossary import sym
+
+    return float(expr.subs({sym(k): v for k, v in values.items()}))
+
+
+# One GPU of Llama 3.1 70B bf16 tp 8 on H100, in round numbers: the formulas' own identities are checked, not values.
+ONE_GPU = {"N": 8.8e9, "N_e": 0.0, "N_a": 8.8e9, "N_p": 8.6e9, "L": 80, "d": 8192, "H_q": 8, "d_h": 128,
+           "V": 16032, "b": 2.0, "c": 40960.0, "a": 16384.0, "P": 989e12, "W": 3.35e12, "C": 77e9,
+           "T_in": 4096, "T_out": 512, "h_p": 0.0, "s_c": 512, "theta": 0.05}
+
+
+def test_unchunked_steady_state_solves_its_balance():
+    from genreport.formulas import techniques as t
+
+    v = dict(ONE_GPU, t_p=0.07, lam=5.0)
+    t_u = _num(t.unchunked_step_time(), v)
+    # t_u (1 - lam t_p) W = (N - N_e) b + lam (T_out - 1) t_u (S c + a), S = T_in + T_out / 2
+    s_mean = v["T_in"] + v["T_out"] / 2
+    lhs = t_u * (1 - v["lam"] * v["t_p"]) * v["W"]
+    rhs = (v["N"] - v["N_e"]) * v["b"] + v["lam"] * (v["T_out"] - 1) * t_u * (s_mean * v["c"] + v["a"])
+    assert lhs == pytest.approx(rhs, rel=1e-12)
+    # no arrivals: the weights' stream time, as with chunked prefill
+    assert _num(t.unchunked_step_time(), dict(v, lam=0.0)) == pytest.approx(v["N"] * v["b"] / v["W"], rel=1e-12)
+    assert _num(t.steady_step_time(), dict(v, lam=0.0)) == pytest.approx(v["N"] * v["b"] / v["W"], rel=1e-12)
+    # the stall: a decode step plus one whole prefill
+    assert _num(t.unchunked_stall_time(), v) == pytest.approx(t_u * (1 - 5.0 * 0.07) + 0.07, rel=1e-12)
+    # the goodput rate gives the target back; past the memory rate the step has no finite time
+    good = _num(t.goodput_rate_unchunked(), dict(ONE_GPU, t_p=0.07))
+    assert _num(t.unchunked_step_time(), dict(v, lam=good)) == pytest.approx(0.05, rel=1e-9)
+    edge = _num(t.unchunked_rate_memory(), dict(ONE_GPU, t_p=0.07))
+    assert v["W"] * (1 - edge * 0.07) == pytest.approx(edge * 511 * (s_mean * v["c"] + v["a"]), rel=1e-12)
+    # the chunk budget: each step of t_s carries lam T_in t_s prompt tokens, s_c at that rate
+    rate = _num(t.chunk_budget_rate(), ONE_GPU)
+    assert rate * 4096 * _num(t.steady_step_time(), dict(ONE_GPU, lam=rate)) == pytest.approx(512, rel=1e-9)
+
+
+def test_prefill_alone_is_the_prefill_ledgers():
+    """Seed 003's prefill of T tokens: FLOPs 2 N_p T + 2 L H_q d_h T^2 + 2 V d (the head once), bytes the weights and
+    the T tokens' cache written; the time is the larger of the two over the roofs."""
+    from genreport.formulas import techniques as t
+
+    v = ONE_GPU
+    T = v["T_in"]
+    flops = 2 * v["N_p"] * T + 2 * v["L"] * v["H_q"] * v["d_h"] * T**2 + 2 * v["V"] * v["d"]
+    nbytes = v["N"] * v["b"] + T * v["c"]
+    assert _num(t.prefill_alone_time(), v) == pytest.approx(max(flops / v["P"], nbytes / v["W"]), rel=1e-12)
+
+
+def test_rate_curves_of_the_70b(r70):
+    ra = r70.serving["techniques"]["rates"]
+    ch, un = ra["chunked"], ra["unchunked"]
+    # no arrivals: one GPU streams its 17.65 GB slice of the 70.6 B bf16 weights at 3.35 TB/s: 5.27 ms a token
+    weights = 70.6e9 * 2 / 8 / 3.35e12
+    assert ch["tpot"][0] == pytest.approx(weights, rel=1e-3) and un["tpot"][0] == pytest.approx(weights, rel=1e-3)
+    # the round that waits for a prefill: that plus the prompt's prefill alone (the TTFT without chunks)
+    assert un["stall"][0] == pytest.approx(weights + ra["prefill_alone_time"], rel=1e-3)
+    assert un["ttft"] == [ra["prefill_alone_time"]] * len(un["ttft"])
+    for c in (ch, un):
+        assert c["rate"][0] == 0 and c["rate"][-1] == pytest.approx(c["stop"], rel=1e-5)
+        assert c["stop"] == pytest.approx(min(x for x in c["limits"].values() if x is not None))
+        assert all(b >= a for a, b in zip(c["tpot"], c["tpot"][1:], strict=False))  # TPOT grows with the rate
+        assert 0 < c["goodput"] <= c["stop"] and c["goodput_tpot"] <= 0.05 * (1 + 1e-9)
+        assert c["goodput_ttft"] <= 2.0
+    # with chunks the prompts ride along memory-bound steps: compute binds first (12 requests/s, the chapter's)
+    assert ch["stops_at"] == "compute" and ch["goodput"] == pytest.approx(
+        r70.serving["techniques"]["numbers"]["goodput_rate_compute"], rel=1e-12)
+    # prefilled alone the decode steps lose the prefill time: the TPOT target binds lower, at exactly 50 ms
+    assert un["goodput_binds"] == "TPOT target" and un["goodput_tpot"] == pytest.approx(0.05, rel=1e-6)
+    assert un["goodput"] < ch["goodput"]
+
+
+def test_rate_caption_states_the_goodput(r70):
+    cap = figures.captions(r70)["fig11-rates"]
+    ra = r70.serving["techniques"]["rates"]
+    assert f"its goodput (star) is {figures.num(ra['unchunked']['goodput'])} requests/s, set by the TPOT target" in cap
+    assert "the compute roof" in cap and "no queueing" in cap

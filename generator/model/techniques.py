@@ -170,5 +170,106 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     blocks["tech_pools"] = _block(r, "tech_pools", "balanced_prefill_gpus", env_d, {"batch": int(batch)})
     numbers.update({"prefill_share": share})
     out = {"batch": int(batch), "context": int(last), "mean_context": mean, "chunk": sv.chunk,
-           "chunk_source": CHUNK_SOURCE, "rows": rows, "numbers": numbers}
+           "chunk_source": CHUNK_SOURCE, "rows": rows, "numbers": numbers, "rates": rate_curves(r)}
     return out, blocks
+
+
+RATE_POINTS = 64  # rates per curve, evenly spaced from 0 to where the curve stops
+
+
+def _highest(ok, hi: float, steps: int = 60) -> float:
+    """The highest rate in [0, ``hi``] where ``ok`` (true at 0, false past some rate) holds, by bisection."""
+    if ok(hi):
+        return hi
+    lo = 0.0
+    for _ in range(steps):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if ok(mid) else (lo, mid)
+    return lo
+
+
+def rate_curves(r) -> dict:
+    """TTFT and TPOT against the arrival rate of one replica, with chunked prefill and without (the serving
+    chapter's figure), from formulas/techniques.py's steady states at the spec's request shape: one GPU's ledgers at
+    the layout (its slice of the model), no queueing and no collectives counted, so every time is at least this.
+
+    With chunked prefill every step carries its share of prompt tokens (``steady_step_time``) and a prompt takes
+    T_in (1 - h_p) / s_c steps with a full chunk beside the running sequences (``chunked_ttft`` at the steady
+    concurrency); without, each prompt is prefilled alone (``prefill_alone_time``, the TTFT) and the decode steps
+    wait for it (``unchunked_step_time``; ``unchunked_stall_time`` the round that waits for a whole prefill).
+    Each curve stops at the first limit it meets: compute, memory, the chunk budget (chunked) or the KV capacity
+    (the running sequences' caches beside the weights); the goodput point is the highest rate whose TPOT and TTFT
+    meet the targets below that."""
+    sv = r.spec.serving
+    mean = float(sv.prompt) + float(sv.output) / 2
+    env = _inputs(r, 1.0, mean)
+    env["S"] = mean
+    t_p = _eval(r, "prefill_alone_time", env)
+    env["t_p"] = t_p
+    cap_env = dict(env, S=float(sv.prompt + sv.output))
+    cap = physical("prefix_capacity_batch", _eval(r, "prefix_capacity_batch", cap_env), "floor")[0] or 0.0
+
+    def at(qid: str, lam, **more) -> np.ndarray:
+        return np.asarray(r.q[qid]({**env, "lam": np.asarray(lam, dtype=float), **more}), dtype=float)
+
+    def chunked(lam):
+        t = at("steady_step_time", lam)
+        busy = np.asarray(lam, dtype=float) * (sv.output - 1) * t  # Little's law: sequences decoding
+        return t, busy, at("chunked_ttft", lam, B=busy)
+
+    def unchunked(lam):
+        t = at("unchunked_step_time", lam)
+        return t, np.asarray(lam, dtype=float) * (sv.output - 1) * t
+
+    def positive(qid: str) -> float:
+        x = _eval(r, qid, env)
+        return x if math.isfinite(x) and x > 0 else 0.0
+
+    curves = {}
+    for kind in ("chunked", "unchunked"):
+        if kind == "chunked":
+            limits = {"compute": positive("goodput_rate_compute"), "memory": positive("steady_rate_memory"),
+                      "chunk budget": positive("chunk_budget_rate")}
+        else:
+            limits = {"compute": positive("unchunked_rate_compute"), "memory": positive("unchunked_rate_memory")}
+        edge = min(limits.values())
+        fn = chunked if kind == "chunked" else unchunked
+        limits["capacity"] = _highest(lambda x, fn=fn: bool(fn(x)[1] <= cap and np.isfinite(fn(x)[0])),
+                                      edge * (1 - 1e-9)) if cap >= 1 else 0.0
+        if limits["capacity"] >= edge * (1 - 1e-9):
+            limits["capacity"] = math.inf  # the caches fit up to the other limits
+        stop_by = min(limits, key=lambda k: limits[k])
+        stop = limits[stop_by]
+        lam = np.linspace(0.0, stop, RATE_POINTS)
+        lam[-1] = stop * (1 - 1e-6) if stop_by == "memory" else stop  # the step time is infinite at the limit
+        if kind == "chunked":
+            tpot, busy, ttft = chunked(lam)
+            stall = tpot
+        else:
+            tpot, busy = unchunked(lam)
+            ttft = np.full(lam.shape, t_p)
+            stall = at("unchunked_stall_time", lam)
+        goodput, binds = stop, stop_by
+        found = {}
+        if sv.tpot is not None:
+            found["TPOT target"] = _highest(lambda x, fn=fn: bool(fn(x)[0] <= sv.tpot), stop) if fn(0.0)[0] <= sv.tpot \
+                else 0.0
+        if sv.ttft is not None:
+            found["TTFT target"] = (_highest(lambda x: bool(chunked(x)[2] <= sv.ttft), stop) if kind == "chunked"
+                                    and chunked(0.0)[2] <= sv.ttft else (stop if kind == "unchunked" and t_p <= sv.ttft
+                                                                          else 0.0))
+        for why, x in found.items():
+            if x < goodput:
+                goodput, binds = x, why
+        at_goodput = fn(min(goodput, float(lam[-1])))  # the memory limit itself has no finite step
+        good_tpot = float(at_goodput[0])
+        good_ttft = float(at_goodput[2]) if kind == "chunked" else t_p
+        curves[kind] = {"rate": [float(x) for x in lam], "tpot": [float(x) for x in tpot],
+                        "ttft": [float(x) for x in ttft], "stall": [float(x) for x in stall],
+                        "running": [float(x) for x in busy], "stop": float(stop), "stops_at": stop_by,
+                        "limits": {k: (float(v) if math.isfinite(v) else None) for k, v in limits.items()},
+                        "goodput": float(goodput), "goodput_binds": binds, "goodput_tpot": good_tpot,
+                        "goodput_ttft": good_ttft}
+    return {"prefill_alone_time": t_p, "capacity_batch": float(cap), "chunk": sv.chunk, "mean_context": mean,
+            "tpot_target": sv.tpot, "ttft_target": sv.ttft, "chunked": curves["chunked"],
+            "unchunked": curves["unchunked"]}

@@ -170,14 +170,14 @@ def _slice_value(name: str, x: float) -> str:
 # The figures in the order the chapters show them (figure numbers follow appearance, like equations).
 REPORT_ORDER = ("fig1-decode-bounds", "fig6-roofline", "fig2-three-modes", "fig3-intensity-ruler",
                 "fig4-decode-intensity", "fig7-serving", "fig5-memory-ledger", "fig8-gpus", "fig9-gpu-rates",
-                "fig10-frontier")
+                "fig10-frontier", "fig11-rates")
 
 
 def _numbered(caps: dict[str, str], r: Results) -> dict[str, str]:
     """Captions with '{figure:NAME}' replaced by the number NAME has in this report."""
     hidden = ({"fig5-memory-ledger"} if not r.training else set()) | \
         ({"fig8-gpus", "fig9-gpu-rates"} if r.many is None else set()) | \
-        ({"fig10-frontier"} if r.serving is None else set())
+        ({"fig10-frontier", "fig11-rates"} if r.serving is None else set())
     shown = [n for n in REPORT_ORDER if n not in hidden]
     numbers = {n: str(i + 1) for i, n in enumerate(shown)}
 

@@ -15,6 +15,8 @@ def root(context, missing=missing):
     l_0_best = resolve('best')
     l_0_figs = resolve('figs')
     l_0_fx = resolve('fx')
+    l_0_ra = resolve('ra')
+    l_0_why = resolve('why')
     l_0_formula = l_0_figure = missing
     try:
         t_1 = environment.filters['first']
@@ -83,7 +85,7 @@ def root(context, missing=missing):
         def t_11(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
-    included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'best': l_0_best, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr})
+    included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'best': l_0_best, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'ra': l_0_ra, 'why': l_0_why})
     l_0_formula = getattr(included_template, 'formula', missing)
     if l_0_formula is missing:
         l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s9_serving.html.j2') does not export the requested name 'formula'", name='formula')
@@ -448,6 +450,55 @@ def root(context, missing=missing):
                         yield 'no steady time: the rate is past what the memory allows'
                     yield '.'
                 yield '</p>'
+            l_0_ra = environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'rates')
+            context.vars['ra'] = l_0_ra
+            context.exported_vars.add('ra')
+            if (undefined(name='ra') if l_0_ra is missing else l_0_ra):
+                pass
+                l_0_why = {'compute': 'the compute roof', 'memory': 'the bandwidth', 'chunk budget': 'the chunk budget', 'capacity': 'the KV capacity', 'TPOT target': 'the TPOT target', 'TTFT target': 'the TTFT target'}
+                context.vars['why'] = l_0_why
+                context.exported_vars.add('why')
+                yield '<p>Figure '
+                yield escape(context.call(environment.getattr((undefined(name='eq') if l_0_eq is missing else l_0_eq), 'figure'), 'fig11-rates'))
+                yield " follows the steady state over the arrival rate at one replica, from one GPU's ledgers (no queueing, no collectives):\nwith "
+                yield escape(t_3(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk')))
+                yield '-token chunks the highest rate meeting the targets is '
+                if (environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'goodput') > 0):
+                    pass
+                    yield '<strong>'
+                    yield escape(t_7(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'goodput')))
+                    yield ' requests/s</strong>, set by '
+                    yield escape(environment.getitem((undefined(name='why') if l_0_why is missing else l_0_why), environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'goodput_binds')))
+                else:
+                    pass
+                    yield 'none ('
+                    yield escape(environment.getitem((undefined(name='why') if l_0_why is missing else l_0_why), environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'goodput_binds')))
+                    yield ')'
+                yield ';\nwith each prompt prefilled alone it is '
+                if (environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput') > 0):
+                    pass
+                    yield '<strong>'
+                    yield escape(t_7(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput')))
+                    yield ' requests/s</strong>, set by '
+                    yield escape(environment.getitem((undefined(name='why') if l_0_why is missing else l_0_why), environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput_binds')))
+                else:
+                    pass
+                    yield 'none ('
+                    yield escape(environment.getitem((undefined(name='why') if l_0_why is missing else l_0_why), environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput_binds')))
+                    yield ')'
+                yield ',\nand a round that waits for a whole prefill takes at least '
+                yield escape(t_9(environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0)))
+                if environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target'):
+                    pass
+                    if (environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0) > environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target')):
+                        pass
+                        yield ', over the TPOT target whenever a prompt arrives'
+                    else:
+                        pass
+                        yield ', within the TPOT target'
+                yield '.</p>\n'
+                yield escape(context.call((undefined(name='figure') if l_0_figure is missing else l_0_figure), (undefined(name='figs') if l_0_figs is missing else l_0_figs), 'fig11-rates'))
+                yield '\n'
             yield '<p>Disaggregation: pools balanced for this request shape put this share of the GPUs on prefill:</p>\n'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_pools'), False))
             yield '\n'
@@ -457,4 +508,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=86&2=95&4=98&5=100&6=104&7=112&8=124&10=126&12=130&13=134&17=141&18=159&19=167&20=171&21=178&22=185&25=195&26=215&27=229&28=244&29=250&30=257&31=277&32=300&33=306&34=312&35=318&36=339&37=348&39=350&42=353&43=360&46=364&47=372&48=380&49=384&52=395&54=407&55=410&57=412&59=414&60=416&63=419&64=421&65=423&67=452&68=454'
+debug_info = '1=88&2=97&4=100&5=102&6=106&7=114&8=126&10=128&12=132&13=136&17=143&18=161&19=169&20=173&21=180&22=187&25=197&26=217&27=231&28=246&29=252&30=259&31=279&32=302&33=308&34=314&35=320&36=341&37=350&39=352&42=355&43=362&46=366&47=374&48=382&49=386&52=397&54=409&55=412&57=414&59=416&60=418&63=421&64=423&65=425&66=453&67=462&68=464&69=478&70=490&71=500&74=503&75=505'

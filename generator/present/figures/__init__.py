@@ -27,6 +27,7 @@ from genreport.present.figures.fig7_serving import caption7, fig7_serving
 from genreport.present.figures.fig8_gpus import caption8, fig8_gpus
 from genreport.present.figures.fig9_gpu_rates import caption9, fig9_gpu_rates
 from genreport.present.figures.fig10_frontier import caption10, fig10_frontier
+from genreport.present.figures.fig11_rates import caption11, fig11_rates
 from genreport.present.figures.style import RC, _svg, layout, num, tick, tokens  # noqa: F401
 from genreport.procs import POLL, Watch
 
@@ -46,6 +47,7 @@ FIGURES: list[tuple[str, Caption]] = [
 ]
 SERVING_FIGURES: list[tuple[str, Caption]] = [
     ("fig10-frontier", caption10),
+    ("fig11-rates", caption11),
 ]
 DRAWERS: dict[str, Drawer] = {
     "fig1-decode-bounds": fig1_decode_bounds,
@@ -58,6 +60,7 @@ DRAWERS: dict[str, Drawer] = {
     "fig8-gpus": fig8_gpus,
     "fig9-gpu-rates": fig9_gpu_rates,
     "fig10-frontier": fig10_frontier,
+    "fig11-rates": fig11_rates,
 }
 
 

@@ -1,0 +1,111 @@
+"""Figure 11 (reports with a ``serving`` block): time to first token and time per output token against the arrival
+rate of one replica, with chunked prefill and without, the goodput points marked and where each curve stops
+(generator/model/techniques.py's ``rate_curves`` computes every number, from formulas/techniques.py)."""
+
+from __future__ import annotations
+
+from genreport.model.evaluate import Results
+from genreport.present.figures.style import (
+    BLUE,
+    GREEN,
+    VERMILION,
+    _figure,
+    _log_axis,
+    _pad,
+    fit_left,
+    legends_below,
+    narrow,
+    num,
+    tick,
+)
+from matplotlib.ticker import FuncFormatter
+
+STOPS = {"compute": "the compute roof", "memory": "the bandwidth (the step grows without end)",
+         "chunk budget": "the chunk budget (prompts queue without end)", "capacity": "the KV capacity"}
+
+
+def _rates(r: Results) -> dict | None:
+    tech = (r.serving or {}).get("techniques")
+    return tech.get("rates") if tech else None
+
+
+def fig11_rates(r: Results, baseline: Results | None = None):
+    fig = _figure()
+    ra = _rates(r)
+    if narrow():
+        top = fig.add_axes((0.17, 0.71, 0.78, 0.26))
+        bottom = fig.add_axes((0.17, 0.37, 0.78, 0.26))
+    else:
+        top = fig.add_axes((0.08, 0.14, 0.36, 0.68))
+        bottom = fig.add_axes((0.56, 0.14, 0.36, 0.68))
+    ttft_ax, tpot_ax = top, bottom
+    if ra is None:
+        for ax in (ttft_ax, tpot_ax):
+            ax.axis("off")
+        return fig
+    styles = {"chunked": (BLUE, f"chunked prefill ({ra['chunk']:,}-token chunks)"),
+              "unchunked": (VERMILION, "prompts prefilled alone")}
+    for kind, (colour, label) in styles.items():
+        c = ra[kind]
+        rate = c["rate"]
+        ttft_ax.plot(rate, [t * 1e3 for t in c["ttft"]], color=colour, label=label)
+        tpot_ax.plot(rate, [t * 1e3 for t in c["tpot"]], color=colour, label=label)
+        if kind == "unchunked":
+            tpot_ax.plot(rate, [t * 1e3 for t in c["stall"]], color=colour, lw=1.0, ls=(0, (1, 1.5)),
+                         label="a round waiting for a prefill")
+        for ax, y in ((ttft_ax, c["ttft"][-1]), (tpot_ax, c["tpot"][-1])):
+            ax.plot([rate[-1]], [y * 1e3], marker="|", ms=9, mew=1.6, color=colour, ls="none", zorder=5)
+        if c["goodput"] > 0:
+            for ax, y in ((ttft_ax, c["goodput_ttft"]), (tpot_ax, c["goodput_tpot"])):
+                ax.plot([c["goodput"]], [y * 1e3], marker="*", ms=10, color=colour, mec="black", mew=0.6, ls="none",
+                        zorder=6, label="goodput" if kind == "chunked" and ax is tpot_ax else None)
+    for ax, target, what, keys in ((ttft_ax, ra["ttft_target"], "TTFT", ("ttft",)),
+                                   (tpot_ax, ra["tpot_target"], "TPOT", ("tpot", "stall"))):
+        if target:
+            ax.axhline(target * 1e3, color=GREEN, lw=1.0, ls=(0, (4, 2)), zorder=1,
+                       label="targets" if ax is tpot_ax else None)
+        ys = [y * 1e3 for k in ("chunked", "unchunked") for key in keys for y in ra[k][key]] + (
+            [target * 1e3] if target else [])
+        ax.set_yscale("log")
+        ax.set_ylim(*_pad(min(ys), max(ys), 0.12, 0.12))
+        _log_axis(ax.yaxis, minor=(2.0, 5.0))
+        if max(ys) / min(ys) < 30:  # less than a decade and a half: the 2s and 5s labelled too
+            ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _pos: tick(v)))
+        ax.set_xlim(left=0)
+        ax.grid(True, which="major")
+        ax.set_ylabel(f"{what} (ms), at least")
+        fit_left(fig, ax)
+    tpot_ax.set_xlabel("requests/s arriving at one replica")
+    if not narrow():
+        ttft_ax.set_xlabel("requests/s arriving at one replica")
+    handles, names = tpot_ax.get_legend_handles_labels()
+    if narrow():
+        legends_below(fig, [{"handles": handles, "labels": names, "fontsize": 7}], 0.28)
+    else:
+        fig.legend(handles, names, loc="upper center", bbox_to_anchor=(0.5, 1.0), ncols=3, fontsize=7,
+                   handlelength=1.8, columnspacing=1.2)
+    return fig
+
+
+def caption11(r: Results, baseline: Results | None = None) -> str:
+    ra = _rates(r)
+    if ra is None:
+        return "No serving techniques at this layout: no rate view."
+    ch, un = ra["chunked"], ra["unchunked"]
+    text = ("Time to first token (left; above on a phone) and time per output token (right; below) against the requests per second arriving "
+            "at one replica, in steady state, at the serving shape, with chunked prefill (blue: every step carries "
+            f"up to {ra['chunk']:,} prompt tokens beside the running sequences) and with each prompt prefilled alone "
+            "(vermilion: the running sequences wait for it; dotted, the round that waits for a whole prefill). "
+            "From one GPU's ledgers at the layout, with no queueing and no collectives counted: every time is at "
+            "least this. ")
+    for name, c in (("With chunked prefill", ch), ("Prefilled alone", un)):
+        text += f"{name} the curve stops at {num(c['stop'])} requests/s, {STOPS[c['stops_at']]}; "
+        if c["goodput"] > 0:
+            text += (f"its goodput (star) is {num(c['goodput'])} requests/s, set by "
+                     f"{STOPS.get(c['goodput_binds'], 'the ' + c['goodput_binds'])}. ")
+        else:
+            text += f"no rate meets the {c['goodput_binds']}. "
+    text += (f"The TTFT of a prompt alone is {num(ra['prefill_alone_time'] * 1e3)} ms; the rates are per replica "
+             f"(Little's law: the sequences running are the rate times the {r.spec.serving.output - 1:,} rounds "
+             "times the step).")
+    return text
