@@ -245,3 +245,29 @@ def test_rate_caption_states_the_goodput(r70):
     ra = r70.serving["techniques"]["rates"]
     assert f"its goodput (star) is {figures.num(ra['unchunked']['goodput'])} requests/s, set by the TPOT target" in cap
     assert "the compute roof" in cap and "no queueing" in cap
+
+
+def test_an_moe_steady_state_reads_the_experts_its_tokens_touch(rds):
+    """DeepSeek-V3: the steps of the rate curves read the experts their own tokens touch (a fixed point: the
+    sequences running depend on the step, the weights read on the sequences), not one sequence's."""
+    import numpy as np
+    from genreport.model.techniques import _inputs
+
+    ra = rds.serving["techniques"]["rates"]
+    ch = ra["chunked"]
+    lead = rds.envs[rds.lead]
+    mean = ra["mean_context"]
+    env = dict(_inputs(rds, 1.0, mean), S=mean, t_p=ra["prefill_alone_time"])
+    one = float(np.ravel(lead.at(batch=1.0, context=mean)["N"])[0])
+    for k in (16, 40, len(ch["rate"]) - 1):
+        lam, t = ch["rate"][k], ch["tpot"][k]
+        tokens = ch["running"][k] + lam * 4096 * t
+        g = lead.at(batch=tokens, context=mean)
+        n = float(np.ravel(g["N"])[0])
+        assert n > 1.5 * one  # many sequences touch far more experts than one
+        again = float(rds.q["steady_step_time"]({**env, "lam": lam, "N": n, "N_e": float(np.ravel(g["N_e"])[0]),
+                                                  "b": float(np.ravel(g["b"])[0])}))
+        assert again == pytest.approx(t, rel=1e-9)
+        assert ch["running"][k] == pytest.approx(lam * 1023 * t, rel=1e-12)  # Little's law
+    # the capacity counts the weights a GPU holds: the serving table's
+    assert ra["capacity_batch"] == pytest.approx(rds.serving["capacity_batch"], abs=1)

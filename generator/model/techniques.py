@@ -204,22 +204,47 @@ def rate_curves(r) -> dict:
     mean = float(sv.prompt) + float(sv.output) / 2
     env = _inputs(r, 1.0, mean)
     env["S"] = mean
-    t_p = _eval(r, "prefill_alone_time", env)
+    lead = r.envs[r.lead]
+    uncached = float(sv.prompt) * (1 - sv.prefix_hit)
+
+    def weights(tokens) -> dict:
+        """N, N_e and b of a step of ``tokens`` tokens: an MoE reads the experts they touch, a pipeline stage its
+        slice once per micro-batch (as the report's decode grid counts them)."""
+        g = lead.at(batch=np.maximum(np.nan_to_num(np.asarray(tokens, dtype=float), nan=1e9, posinf=1e9), 1.0),
+                    context=mean)
+        return {k: np.asarray(g[k], dtype=float) * np.ones(np.shape(tokens)) for k in ("N", "N_e", "b")}
+
+    t_p = _eval(r, "prefill_alone_time", {**env, **{k: float(v) for k, v in weights(uncached).items()}})
     env["t_p"] = t_p
-    cap_env = dict(env, S=float(sv.prompt + sv.output))
+    held = lead.at(context=float(sv.prompt + sv.output))  # the weights a GPU holds, for the capacity
+    cap_env = dict(env, S=float(sv.prompt + sv.output), N=float(held["N"]), b=float(np.ravel(held["b"])[0]))
     cap = physical("prefix_capacity_batch", _eval(r, "prefix_capacity_batch", cap_env), "floor")[0] or 0.0
 
     def at(qid: str, lam, **more) -> np.ndarray:
         return np.asarray(r.q[qid]({**env, "lam": np.asarray(lam, dtype=float), **more}), dtype=float)
 
+    def steady(qid: str, lam, prompts: bool):
+        """The steady step at ``lam`` with the weights its own tokens read: N depends on the sequences running,
+        which depend on the step, so the two are iterated to their fixed point (once for a dense model)."""
+        lam = np.asarray(lam, dtype=float)
+        w = weights(np.ones_like(lam))
+        for _ in range(50):
+            t = at(qid, lam, **w)
+            ok = np.isfinite(t) & (t > 0)
+            busy = np.where(ok, lam * (sv.output - 1) * t, np.inf)  # Little's law: sequences decoding
+            tokens = busy + (np.where(ok, lam * uncached * t, 0.0) if prompts else 0.0)
+            again = weights(tokens)
+            if np.allclose(again["N"], w["N"], rtol=1e-13, atol=0.0) and np.allclose(again["b"], w["b"], rtol=1e-13):
+                break
+            w = again
+        return np.where(ok, t, np.inf), busy, w
+
     def chunked(lam):
-        t = at("steady_step_time", lam)
-        busy = np.asarray(lam, dtype=float) * (sv.output - 1) * t  # Little's law: sequences decoding
-        return t, busy, at("chunked_ttft", lam, B=busy)
+        t, busy, _w = steady("steady_step_time", lam, True)
+        return t, busy, at("chunked_ttft", lam, B=busy, **weights(busy + sv.chunk))
 
     def unchunked(lam):
-        t = at("unchunked_step_time", lam)
-        return t, np.asarray(lam, dtype=float) * (sv.output - 1) * t
+        return steady("unchunked_step_time", lam, False)
 
     def positive(qid: str) -> float:
         x = _eval(r, qid, env)
@@ -228,14 +253,18 @@ def rate_curves(r) -> dict:
     curves = {}
     for kind in ("chunked", "unchunked"):
         if kind == "chunked":
-            limits = {"compute": positive("goodput_rate_compute"), "memory": positive("steady_rate_memory"),
-                      "chunk budget": positive("chunk_budget_rate")}
+            limits = {"compute": positive("goodput_rate_compute"), "memory": positive("steady_rate_memory")}
+            # each step of t_s carries lam T_in (1 - h_p) t_s prompt tokens, at most s_c (chunk_budget_rate in closed
+            # form where the weights read do not depend on the step's tokens)
+            limits["chunk budget"] = _highest(lambda x: bool(x * uncached * chunked(x)[0] <= sv.chunk),
+                                              min(limits.values()) * (1 - 1e-9))
+            if limits["chunk budget"] >= min(limits["compute"], limits["memory"]) * (1 - 1e-9):
+                limits["chunk budget"] = math.inf
         else:
             limits = {"compute": positive("unchunked_rate_compute"), "memory": positive("unchunked_rate_memory")}
         edge = min(limits.values())
         fn = chunked if kind == "chunked" else unchunked
-        limits["capacity"] = _highest(lambda x, fn=fn: bool(fn(x)[1] <= cap and np.isfinite(fn(x)[0])),
-                                      edge * (1 - 1e-9)) if cap >= 1 else 0.0
+        limits["capacity"] = _highest(lambda x, fn=fn: bool(fn(x)[1] <= cap), edge * (1 - 1e-9)) if cap >= 1 else 0.0
         if limits["capacity"] >= edge * (1 - 1e-9):
             limits["capacity"] = math.inf  # the caches fit up to the other limits
         stop_by = min(limits, key=lambda k: limits[k])
@@ -246,9 +275,9 @@ def rate_curves(r) -> dict:
             tpot, busy, ttft = chunked(lam)
             stall = tpot
         else:
-            tpot, busy = unchunked(lam)
+            tpot, busy, w = unchunked(lam)
             ttft = np.full(lam.shape, t_p)
-            stall = at("unchunked_stall_time", lam)
+            stall = at("unchunked_stall_time", lam, **w)
         goodput, binds = stop, stop_by
         found = {}
         if sv.tpot is not None:

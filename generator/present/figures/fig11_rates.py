@@ -52,7 +52,7 @@ def fig11_rates(r: Results, baseline: Results | None = None):
         tpot_ax.plot(rate, [t * 1e3 for t in c["tpot"]], color=colour, label=label)
         if kind == "unchunked":
             tpot_ax.plot(rate, [t * 1e3 for t in c["stall"]], color=colour, lw=1.0, ls=(0, (1, 1.5)),
-                         label="a round waiting for a prefill")
+                         label="a round waiting for one prefill")
         for ax, y in ((ttft_ax, c["ttft"][-1]), (tpot_ax, c["tpot"][-1])):
             ax.plot([rate[-1]], [y * 1e3], marker="|", ms=9, mew=1.6, color=colour, ls="none", zorder=5)
         if c["goodput"] > 0:
@@ -95,7 +95,8 @@ def caption11(r: Results, baseline: Results | None = None) -> str:
     text = ("Time to first token (left; above on a phone) and time per output token (right; below) against the requests per second arriving "
             "at one replica, in steady state, at the serving shape, with chunked prefill (blue: every step carries "
             f"up to {ra['chunk']:,} prompt tokens beside the running sequences) and with each prompt prefilled alone "
-            "(vermilion: the running sequences wait for it; dotted, the round that waits for a whole prefill). "
+            "(vermilion: the running sequences wait for it; dotted, a round that waits for one whole prefill, which "
+            "the mean passes where prefills follow each other closely). "
             "From one GPU's ledgers at the layout, with no queueing and no collectives counted: every time is at "
             "least this. ")
     for name, c in (("With chunked prefill", ch), ("Prefilled alone", un)):
