@@ -9,6 +9,7 @@ table's TPOT and tok/s per GPU exactly.
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -271,3 +272,25 @@ def test_an_moe_steady_state_reads_the_experts_its_tokens_touch(rds):
         assert ch["running"][k] == pytest.approx(lam * 1023 * t, rel=1e-12)  # Little's law
     # the capacity counts the weights a GPU holds: the serving table's
     assert ra["capacity_batch"] == pytest.approx(rds.serving["capacity_batch"], abs=1)
+
+
+def test_the_figure_store_keeps_the_serving_figures(tmp_path, monkeypatch):
+    """A report with a serving block keeps its eleven figures for the next build, which draws none and writes the
+    same bytes; the serving figures are files of the build."""
+    from genreport.present.figures import store
+    from genreport.write.build import build
+
+    monkeypatch.setenv("GENREPORT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("GENREPORT_FIGURE_CACHE", raising=False)
+    spec = tmp_path / "sv70.yaml"
+    spec.write_text(SERVING_70B, encoding="utf-8")
+    first = build(spec, ("html", "json"))
+    assert {f"figures/{n}.svg" for n in SERVING_NAMES} <= set(first.files)
+    kept = list((tmp_path / "cache" / store.FOLDER).glob("*.json"))
+    assert len(kept) == 2 and all(len(json.loads(p.read_text())["figures"]) == 11 for p in kept)
+
+    def refuse(*_a, **_k):
+        raise AssertionError("a figure was drawn")
+
+    monkeypatch.setattr(figures, "draw_all", refuse)
+    assert build(spec, ("html", "json")).files == first.files
