@@ -294,3 +294,38 @@ def test_the_figure_store_keeps_the_serving_figures(tmp_path, monkeypatch):
 
     monkeypatch.setattr(figures, "draw_all", refuse)
     assert build(spec, ("html", "json")).files == first.files
+
+
+# Llama 3.1 70B in bf16 on one L4 (24 GB): the weights alone do not fit, so the spec's layout serves nothing.
+NO_FIT = """\
+kind: report
+name: l4
+title: Llama 3.1 70B on one L4
+hardware: l4
+model: llama-3.1-70b
+precision: bf16
+serving: {prompt: 2k, output: 256, ttft: 1 s, tpot: 50 ms}
+workloads:
+  decode: {batch: [1], context: [2k]}
+"""
+# One generated token: no decode round (T_out - 1 = 0), the division the steady state has is an infinity, not a crash.
+ONE_TOKEN = SERVING_70B.replace("output: 512", "output: 1").replace("users: 128", "users: 4")
+
+
+@pytest.mark.parametrize("text,words", [
+    (NO_FIT, ["This report's layout, 1 GPU, holds no such sequence", "no request is served"]),
+    (ONE_TOKEN, ["the 0 rounds"]),
+])
+def test_awkward_services_draw_and_say_so(tmp_path_factory, text, words):
+    r = _evaluate(tmp_path_factory, text, "awk")
+    caps = figures.captions(r)
+    joined = caps["fig10-frontier"] + caps["fig11-rates"]
+    for w in words:
+        assert w in joined
+    for name in SERVING_NAMES:
+        for narrow in (False, True):
+            with matplotlib.rc_context(figures.RC), style.layout(narrow):
+                fig = figures.DRAWERS[name](r, None)
+            assert _collisions(fig) == []
+            for text_, bb in style.text_boxes(fig):
+                assert bb.x0 >= -1 and bb.x1 <= fig.bbox.x1 + 1, text_

@@ -94,5 +94,6 @@ def frontier(spec, chapter_batches=(), max_gpus: int = 64) -> dict | None:
     on_front = sorted({p["layout"] for p in fronts["serial"]},
                       key=lambda lab: next(i for i, x in enumerate(curves) if x["label"] == lab))
     return {"precision": prec.label(), "kv_cache": prec.kv_cache, "max_gpus": max_gpus, "layouts": curves,
+            "titled": own.label(), "titled_holds": any(x["titled"] for x in curves),
             "pareto": fronts, "best_at_target": best, "frontier_layouts": on_front, "left_out_ttft": missed_ttft, "left_out_fit": no_fit,
             "price_per_hour": price, "tpot_target": sv.tpot, "ttft_target": sv.ttft}

@@ -38,7 +38,11 @@ def _inputs(r, batch: float, context: float) -> dict:
 
 
 def _eval(r, qid: str, env: dict) -> float:
-    return float(np.asarray(r.q[qid](env), dtype=float))
+    """``qid`` at ``env``, in IEEE arithmetic: a division by zero (one generated token: T_out - 1 = 0) is an
+    infinity that :func:`genreport.model.values.physical` then states as absent, not an exception."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return float(np.asarray(r.q[qid]({k: np.float64(v) if isinstance(v, float) else v for k, v in env.items()}),
+                                dtype=float))
 
 
 def _step(r, env: dict) -> float:
@@ -161,7 +165,8 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     rows.append({"technique": "prefill/decode disaggregation",
                  "setting": f"{share:.0%} of the GPUs prefill, {1 - share:.0%} decode, in replicas of this layout",
                  "ttft": (ttft, ttft + (t_kv or 0.0)), "tpot": (tpot, tpot),
-                 "per_gpu": (per_gpu, per_gpu * (1 - share)), "usd": (usd, usd / (1 - share) if usd is not None else None),
+                 "per_gpu": (per_gpu, per_gpu * (1 - share)),
+                 "usd": (usd, usd / (1 - share) if usd is not None and share < 1 else None),
                  "gain": 1 - share,
                  "ends": f"balanced: a prefill replica serves {1 / ttft:,.2f} prompts/s, a decode replica retires "
                          f"{decode_rate:,.2f} requests/s at batch {int(batch):,}"

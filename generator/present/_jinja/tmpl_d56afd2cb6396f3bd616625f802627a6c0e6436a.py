@@ -19,70 +19,52 @@ def root(context, missing=missing):
     l_0_why = resolve('why')
     l_0_formula = l_0_figure = missing
     try:
-        t_1 = environment.filters['first']
+        t_1 = environment.filters['format']
     except KeyError:
         @internalcode
         def t_1(*unused):
-            raise TemplateRuntimeError("No filter named 'first' found.")
+            raise TemplateRuntimeError("No filter named 'format' found.")
     try:
-        t_2 = environment.filters['format']
+        t_2 = environment.filters['integer']
     except KeyError:
         @internalcode
         def t_2(*unused):
-            raise TemplateRuntimeError("No filter named 'format' found.")
+            raise TemplateRuntimeError("No filter named 'integer' found.")
     try:
-        t_3 = environment.filters['integer']
+        t_3 = environment.filters['join']
     except KeyError:
         @internalcode
         def t_3(*unused):
-            raise TemplateRuntimeError("No filter named 'integer' found.")
+            raise TemplateRuntimeError("No filter named 'join' found.")
     try:
-        t_4 = environment.filters['join']
+        t_4 = environment.filters['length']
     except KeyError:
         @internalcode
         def t_4(*unused):
-            raise TemplateRuntimeError("No filter named 'join' found.")
+            raise TemplateRuntimeError("No filter named 'length' found.")
     try:
-        t_5 = environment.filters['length']
+        t_5 = environment.filters['num']
     except KeyError:
         @internalcode
         def t_5(*unused):
-            raise TemplateRuntimeError("No filter named 'length' found.")
+            raise TemplateRuntimeError("No filter named 'num' found.")
     try:
-        t_6 = environment.filters['map']
+        t_6 = environment.filters['time']
     except KeyError:
         @internalcode
         def t_6(*unused):
-            raise TemplateRuntimeError("No filter named 'map' found.")
+            raise TemplateRuntimeError("No filter named 'time' found.")
     try:
-        t_7 = environment.filters['num']
+        t_7 = environment.tests['defined']
     except KeyError:
         @internalcode
         def t_7(*unused):
-            raise TemplateRuntimeError("No filter named 'num' found.")
+            raise TemplateRuntimeError("No test named 'defined' found.")
     try:
-        t_8 = environment.filters['selectattr']
+        t_8 = environment.tests['none']
     except KeyError:
         @internalcode
         def t_8(*unused):
-            raise TemplateRuntimeError("No filter named 'selectattr' found.")
-    try:
-        t_9 = environment.filters['time']
-    except KeyError:
-        @internalcode
-        def t_9(*unused):
-            raise TemplateRuntimeError("No filter named 'time' found.")
-    try:
-        t_10 = environment.tests['defined']
-    except KeyError:
-        @internalcode
-        def t_10(*unused):
-            raise TemplateRuntimeError("No test named 'defined' found.")
-    try:
-        t_11 = environment.tests['none']
-    except KeyError:
-        @internalcode
-        def t_11(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'best': l_0_best, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'ra': l_0_ra, 'why': l_0_why})
@@ -99,14 +81,14 @@ def root(context, missing=missing):
         yield '<section id="s9" data-static>\n<h2>'
         yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's9'))
         yield '. Serving: one request, its targets, its cost</h2>\n<p>The spec asks for requests of <strong>'
-        yield escape(t_3(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
+        yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
         yield ' prompt tokens</strong> and <strong>'
-        yield escape(t_3(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'output')))
+        yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'output')))
         yield '\ngenerated</strong>'
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users'):
             pass
             yield ', '
-            yield escape(t_3(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
+            yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
             yield ' at a time'
         if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target') or environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')):
             pass
@@ -114,30 +96,30 @@ def root(context, missing=missing):
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target'):
                 pass
                 yield 'a time to first token of '
-                yield escape(t_9(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target')))
+                yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target')))
             if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target') and environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')):
                 pass
                 yield ' and '
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target'):
                 pass
                 yield 'a time per output token of '
-                yield escape(t_9(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
+                yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
         yield ',\non '
         yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'where'))
         yield ". The time to first token (TTFT) is the prefill of one prompt alone on the replica, its\ncommunication included; the time per output token (TPOT) is the request's slowest decode round, at its last context\n("
-        yield escape(t_3(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'last_context')))
+        yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'last_context')))
         yield ' tokens); the end-to-end latency is TTFT plus the '
-        yield escape(t_3(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rounds')))
+        yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rounds')))
         yield ' decode rounds after the first\ntoken, summed in closed form: every ledger of a round is affine in the context, so the rounds cost as many rounds at the\nmean context '
-        yield escape(t_3(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
+        yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
         yield ' + '
-        yield escape(t_3(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'output')))
+        yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'output')))
         yield "/2, and the bound takes the largest of the ledgers' sums, never more than the sum of the rounds.\nCosts take "
-        yield escape((markup_join((t_2('$%.2f', environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour')), ' per GPU-hour', )) if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour') else 'no price (the GPU file has none: set serving.price)'))
+        yield escape((markup_join((t_1('$%.2f', environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour')), ' per GPU-hour', )) if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour') else 'no price (the GPU file has none: set serving.price)'))
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'board_watts'):
             pass
             yield ' and '
-            yield escape(t_3(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'board_watts')))
+            yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'board_watts')))
             yield ' W of board power per GPU (an upper estimate of the draw)'
         yield ';\ninput tokens are priced at the prefill rate, output tokens at the decode rate.</p>\n<div class="scroll"><table>\n<thead><tr><th>point</th><th class="n">batch per replica</th><th class="n">TTFT</th><th class="n">TPOT</th><th class="n">end to end</th><th class="n">tok/s per user</th><th class="n">tok/s per GPU</th><th class="n">$/M in</th><th class="n">$/M out</th><th class="n">J/token</th></tr></thead>\n<tbody>'
         for l_1_row in environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'):
@@ -158,35 +140,35 @@ def root(context, missing=missing):
                     pass
                     yield '&nbsp;&nbsp;serial estimate'
                 yield '</td>\n<td class="n">'
-                yield escape(t_3(environment.getattr(l_1_row, 'batch')))
+                yield escape(t_2(environment.getattr(l_1_row, 'batch')))
                 yield '</td><td class="n">'
-                yield escape(t_9(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'ttft')))
+                yield escape(t_6(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'ttft')))
                 yield '</td><td class="n">'
-                yield escape(t_9(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tpot')))
+                yield escape(t_6(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tpot')))
                 yield '</td><td class="n">'
-                yield escape(t_9(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'e2e')))
+                yield escape(t_6(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'e2e')))
                 yield '</td>\n<td class="n">'
-                yield escape(t_7(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tokens_per_s_user')))
+                yield escape(t_5(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tokens_per_s_user')))
                 yield '</td><td class="n">'
-                yield escape(t_7(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tokens_per_s_gpu')))
+                yield escape(t_5(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tokens_per_s_gpu')))
                 yield '</td>\n<td class="n">'
-                if (not t_11(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in'))):
+                if (not t_8(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in'))):
                     pass
-                    yield escape(t_2('%.3f', environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in')))
+                    yield escape(t_1('%.3f', environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in')))
                 else:
                     pass
                     yield '—'
                 yield '</td>\n<td class="n">'
-                if (not t_11(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out'))):
+                if (not t_8(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out'))):
                     pass
-                    yield escape(t_2('%.3f', environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out')))
+                    yield escape(t_1('%.3f', environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out')))
                 else:
                     pass
                     yield '—'
                 yield '</td>\n<td class="n">'
-                if (not t_11(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token'))):
+                if (not t_8(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token'))):
                     pass
-                    yield escape(t_2('%.3f', environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token')))
+                    yield escape(t_1('%.3f', environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token')))
                 else:
                     pass
                     yield '—'
@@ -197,43 +179,43 @@ def root(context, missing=missing):
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node'):
             pass
             yield 'A node of '
-            yield escape(t_3(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
+            yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
             yield ' GPUs full of such replicas gives '
-            yield escape(t_7(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), -1), 'bound'), 'tokens_per_s_node')))
+            yield escape(t_5(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), -1), 'bound'), 'tokens_per_s_node')))
             yield " output tok/s at the last row's batch, at most. "
         yield 'A replica holds '
-        yield escape(t_3(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'capacity_batch')))
+        yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'capacity_batch')))
         yield ' sequences of '
-        yield escape(t_3(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'context')))
+        yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'context')))
         yield ' tokens'
         if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp') > 1):
             pass
             yield ' ('
-            yield escape(t_3(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'concurrency')))
+            yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'concurrency')))
             yield ' over the '
             yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp'))
             yield ' replicas)'
         yield '.\n'
-        if (not t_11(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'))):
+        if (not t_8(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'))):
             pass
             yield 'The TTFT target is '
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'):
                 pass
                 yield 'met: at least '
-                yield escape(t_9(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
+                yield escape(t_6(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
                 yield ' at this layout'
             else:
                 pass
                 yield '<strong>missed</strong>: the prefill alone takes at least '
-                yield escape(t_9(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
+                yield escape(t_6(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
                 yield ' at this layout'
             yield '. '
-        if (not t_11(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'))):
+        if (not t_8(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'))):
             pass
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'):
                 pass
                 yield 'The TPOT target allows '
-                yield escape(t_3(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch')))
+                yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch')))
                 yield ' sequences per replica'
                 if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch') == environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'capacity_batch')):
                     pass
@@ -245,9 +227,9 @@ def root(context, missing=missing):
             yield ' '
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users'):
             pass
-            yield escape(t_3(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
+            yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
             yield ' users take '
-            yield escape(t_3(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users')))
+            yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users')))
             yield ' GPUs of this layout. '
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'):
             pass
@@ -276,16 +258,16 @@ def root(context, missing=missing):
             yield ' weights with a '
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'kv_cache'))
             yield ' KV cache</strong>:\nTTFT '
-            yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'ttft')))
+            yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'ttft')))
             yield ', TPOT '
-            yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot')))
+            yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot')))
             yield ', '
-            yield escape(t_7(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tokens_per_s_gpu')))
+            yield escape(t_5(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tokens_per_s_gpu')))
             yield ' tok/s per GPU'
-            if (not t_11(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
+            if (not t_8(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
                 pass
                 yield ', $'
-                yield escape(t_2('%.3f', environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out')))
+                yield escape(t_1('%.3f', environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out')))
                 yield ' per million output tokens'
             if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'precision') in ('int8', 'int4')):
                 pass
@@ -307,7 +289,7 @@ def root(context, missing=missing):
             yield '<p>Figure '
             yield escape(context.call(environment.getattr((undefined(name='eq') if l_0_eq is missing else l_0_eq), 'figure'), 'fig10-frontier'))
             yield ' sets this layout among the '
-            yield escape(t_5(environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'layouts')))
+            yield escape(t_4(environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'layouts')))
             yield ' that <code>plan</code> tries at '
             yield escape(environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'precision'))
             yield ', under the\nserial estimate: '
@@ -319,16 +301,16 @@ def root(context, missing=missing):
                 yield "inside the TPOT target the frontier's best per GPU is\n<strong>"
                 yield escape(environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'layout'))
                 yield ' at batch '
-                yield escape(t_3(environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'batch')))
+                yield escape(t_2(environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'batch')))
                 yield '</strong>, '
-                yield escape(t_7(environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'tokens_per_s_gpu')))
+                yield escape(t_5(environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'tokens_per_s_gpu')))
                 yield ' tok/s per GPU at '
-                yield escape(t_7(environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'tokens_per_s_user')))
+                yield escape(t_5(environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'tokens_per_s_user')))
                 yield ' tok/s per user'
-                if (not t_11(environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'usd_per_mtok_out'))):
+                if (not t_8(environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'usd_per_mtok_out'))):
                     pass
                     yield ' ($'
-                    yield escape(t_2('%.3f', environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'usd_per_mtok_out')))
+                    yield escape(t_1('%.3f', environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'usd_per_mtok_out')))
                     yield ' per million output tokens)'
             elif environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'tpot_target'):
                 pass
@@ -336,11 +318,14 @@ def root(context, missing=missing):
             else:
                 pass
                 yield 'the frontier runs through '
-                yield escape(t_4(context.eval_ctx, environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'frontier_layouts'), ', '))
+                yield escape(t_3(context.eval_ctx, environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'frontier_layouts'), ', '))
             yield ";\nthis report's "
-            yield escape(t_1(environment, t_6(context, t_8(context, environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'layouts'), 'titled'), attribute='label')))
+            yield escape(environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'titled'))
             yield ' '
-            if (t_1(environment, t_6(context, t_8(context, environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'layouts'), 'titled'), attribute='label')) in environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'frontier_layouts')):
+            if (not environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'titled_holds')):
+                pass
+                yield 'holds no such sequence'
+            elif (environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'titled') in environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'frontier_layouts')):
                 pass
                 yield 'reaches the frontier'
             else:
@@ -352,14 +337,14 @@ def root(context, missing=missing):
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'):
             pass
             yield "<h3>What serving engines do to it</h3>\n<p>Each technique changes how many tokens one pass over the weights serves, so each moves the step on the roofline. The\nformulas below take one GPU's ledgers at the layout ("
-            yield escape(t_3(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'batch')))
+            yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'batch')))
             yield ' sequences per replica'
             if environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'context'):
                 pass
                 yield ', context '
-                yield escape(t_3(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'context')))
+                yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'context')))
             yield ');\ntheir ratios are applied to the bound above. Chunked prefill carries '
-            yield escape(t_3(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
+            yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
             yield ' prompt tokens a step ('
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_source'))
             yield ').</p>\n<div class="scroll"><table>\n<thead><tr><th>technique</th><th>setting</th><th class="n">TTFT</th><th class="n">TPOT</th><th class="n">tok/s per GPU</th><th class="n">$/M out</th></tr></thead>\n<tbody>'
@@ -371,23 +356,28 @@ def root(context, missing=missing):
                 yield '</td><td>'
                 yield escape(environment.getattr(l_1_row, 'setting'))
                 yield '</td>\n<td class="n">'
-                yield escape(t_9(environment.getitem(environment.getattr(l_1_row, 'ttft'), 0)))
+                yield escape(t_6(environment.getitem(environment.getattr(l_1_row, 'ttft'), 0)))
                 yield ' → '
-                yield escape(t_9(environment.getitem(environment.getattr(l_1_row, 'ttft'), 1)))
+                yield escape(t_6(environment.getitem(environment.getattr(l_1_row, 'ttft'), 1)))
                 yield '</td><td class="n">'
-                yield escape(t_9(environment.getitem(environment.getattr(l_1_row, 'tpot'), 0)))
+                yield escape(t_6(environment.getitem(environment.getattr(l_1_row, 'tpot'), 0)))
                 yield ' → '
-                yield escape(t_9(environment.getitem(environment.getattr(l_1_row, 'tpot'), 1)))
+                yield escape(t_6(environment.getitem(environment.getattr(l_1_row, 'tpot'), 1)))
                 yield '</td>\n<td class="n">'
-                yield escape(t_7(environment.getitem(environment.getattr(l_1_row, 'per_gpu'), 0)))
+                yield escape(t_5(environment.getitem(environment.getattr(l_1_row, 'per_gpu'), 0)))
                 yield ' → '
-                yield escape(t_7(environment.getitem(environment.getattr(l_1_row, 'per_gpu'), 1)))
+                yield escape(t_5(environment.getitem(environment.getattr(l_1_row, 'per_gpu'), 1)))
                 yield '</td>\n<td class="n">'
-                if (not t_11(environment.getitem(environment.getattr(l_1_row, 'usd'), 0))):
+                if (not t_8(environment.getitem(environment.getattr(l_1_row, 'usd'), 0))):
                     pass
-                    yield escape(t_2('%.3f', environment.getitem(environment.getattr(l_1_row, 'usd'), 0)))
+                    yield escape(t_1('%.3f', environment.getitem(environment.getattr(l_1_row, 'usd'), 0)))
                     yield ' → '
-                    yield escape(t_2('%.3f', environment.getitem(environment.getattr(l_1_row, 'usd'), 1)))
+                    if (not t_8(environment.getitem(environment.getattr(l_1_row, 'usd'), 1))):
+                        pass
+                        yield escape(t_1('%.3f', environment.getitem(environment.getattr(l_1_row, 'usd'), 1)))
+                    else:
+                        pass
+                        yield '—'
                 else:
                     pass
                     yield '—'
@@ -406,28 +396,28 @@ def root(context, missing=missing):
                 yield '.</li>\n'
             l_1_row = missing
             yield '</ul>\n'
-            if t_10(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative')):
+            if t_7(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative')):
                 pass
                 yield "<p>Speculative decoding: a verify step reads the weights and each sequence's cache once for its\nk<sub>d</sub> + 1 tokens and yields E = (1 − p<sub>a</sub><sup>k<sub>d</sub>+1</sup>) / (1 − p<sub>a</sub>) = "
-                yield escape(t_2('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'expected_tokens')))
+                yield escape(t_1('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'expected_tokens')))
                 yield " tokens\n(Leviathan et al.), so while it stays memory-bound the speed-up is E over one plus the drafts' share:</p>\n"
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative'), False))
             yield '<p>Chunked prefill: a step with B decode tokens and a chunk of s<sub>c</sub> prompt tokens reads the weights once:</p>\n'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked'), False))
             yield '\n'
-            if t_10(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')):
+            if t_7(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')):
                 pass
                 yield "<p>Continuous batching in steady state: requests arriving at λ per second keep\nλ (T<sub>out</sub> − 1) t<sub>s</sub> sequences decoding (Little's law), so the memory ledger of a step grows with its own length; the\nhighest rate whose step meets the TPOT target is</p>\n"
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput'), False))
                 yield '\n<p>With the compute roof ('
-                yield escape(t_7(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_compute')))
+                yield escape(t_5(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_compute')))
                 yield ' requests/s) and the KV capacity\n('
-                yield escape(t_7(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_capacity')))
+                yield escape(t_5(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_capacity')))
                 yield ' requests/s) beside it, the goodput of one replica is '
                 if environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'):
                     pass
                     yield '<strong>'
-                    yield escape(t_7(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate')))
+                    yield escape(t_5(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate')))
                     yield ' requests/s</strong>, set by the '
                     yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_binds'))
                 else:
@@ -437,13 +427,13 @@ def root(context, missing=missing):
                 if ('rate' in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers')):
                     pass
                     yield " At the spec's "
-                    yield escape(t_7(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'rate')))
+                    yield escape(t_5(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'rate')))
                     yield ' requests/s a step takes '
                     if environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time'):
                         pass
-                        yield escape(t_9(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time')))
+                        yield escape(t_6(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time')))
                         yield ' with '
-                        yield escape(t_7(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_concurrency')))
+                        yield escape(t_5(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_concurrency')))
                         yield ' sequences decoding'
                     else:
                         pass
@@ -461,12 +451,12 @@ def root(context, missing=missing):
                 yield '<p>Figure '
                 yield escape(context.call(environment.getattr((undefined(name='eq') if l_0_eq is missing else l_0_eq), 'figure'), 'fig11-rates'))
                 yield " follows the steady state over the arrival rate at one replica, from one GPU's ledgers (no queueing, no collectives):\nwith "
-                yield escape(t_3(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk')))
+                yield escape(t_2(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk')))
                 yield '-token chunks the highest rate meeting the targets is '
                 if (environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'goodput') > 0):
                     pass
                     yield '<strong>'
-                    yield escape(t_7(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'goodput')))
+                    yield escape(t_5(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'goodput')))
                     yield ' requests/s</strong>, set by '
                     yield escape(environment.getitem((undefined(name='why') if l_0_why is missing else l_0_why), environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'goodput_binds')))
                 else:
@@ -478,7 +468,7 @@ def root(context, missing=missing):
                 if (environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput') > 0):
                     pass
                     yield '<strong>'
-                    yield escape(t_7(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput')))
+                    yield escape(t_5(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput')))
                     yield ' requests/s</strong>, set by '
                     yield escape(environment.getitem((undefined(name='why') if l_0_why is missing else l_0_why), environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput_binds')))
                 else:
@@ -487,7 +477,7 @@ def root(context, missing=missing):
                     yield escape(environment.getitem((undefined(name='why') if l_0_why is missing else l_0_why), environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput_binds')))
                     yield ')'
                 yield ',\nand a round that waits for a whole prefill takes at least '
-                yield escape(t_9(environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0)))
+                yield escape(t_6(environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0)))
                 if environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target'):
                     pass
                     if (environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0) > environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target')):
@@ -502,10 +492,10 @@ def root(context, missing=missing):
             yield '<p>Disaggregation: pools balanced for this request shape put this share of the GPUs on prefill:</p>\n'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_pools'), False))
             yield '\n'
-            if t_10(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv')):
+            if t_7(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv')):
                 pass
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv'), False))
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=88&2=97&4=100&5=102&6=106&7=114&8=126&10=128&12=132&13=136&17=143&18=161&19=169&20=173&21=180&22=187&25=197&26=217&27=231&28=246&29=252&30=259&31=279&32=302&33=308&34=314&35=320&36=341&37=350&39=352&42=355&43=362&46=366&47=374&48=382&49=386&52=397&54=409&55=412&57=414&59=416&60=418&63=421&64=423&65=425&66=453&67=462&68=464&69=478&70=490&71=500&74=503&75=505'
+debug_info = '1=70&2=79&4=82&5=84&6=88&7=96&8=108&10=110&12=114&13=118&17=125&18=143&19=151&20=155&21=162&22=169&25=179&26=199&27=213&28=228&29=234&30=241&31=261&32=284&33=290&34=296&35=302&36=323&37=335&39=337&42=340&43=347&46=351&47=359&48=367&49=371&52=387&54=399&55=402&57=404&59=406&60=408&63=411&64=413&65=415&66=443&67=452&68=454&69=468&70=480&71=490&74=493&75=495'

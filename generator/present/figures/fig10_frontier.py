@@ -64,12 +64,12 @@ def fig10_frontier(r: Results, baseline: Results | None = None):
         else:
             ax.plot(x, y, color=GREY, lw=0.6, alpha=0.55, zorder=2, label=grey_label)
             grey_label = None
-    own = next(row for row in f["layouts"] if row["titled"])
-    marks = [b for b in (row["batch"] for row in r.serving["rows"]) if b in own["batch"]]
-    ks = [own["batch"].index(b) for b in marks]
-    ax.plot([own["serial"]["tokens_per_s_user"][k] for k in ks], [own["serial"]["tokens_per_s_gpu"][k] for k in ks],
-            ls="none", marker="o", ms=4.5, mfc="white", mec=VERMILION, mew=1.3, zorder=7,
-            label="table's batches")
+    own = next((row for row in f["layouts"] if row["titled"]), None)  # None: it holds no sequence of the shape
+    if own is not None:
+        ks = [own["batch"].index(b) for b in (row["batch"] for row in r.serving["rows"]) if b in own["batch"]]
+        ax.plot([own["serial"]["tokens_per_s_user"][k] for k in ks],
+                [own["serial"]["tokens_per_s_gpu"][k] for k in ks],
+                ls="none", marker="o", ms=4.5, mfc="white", mec=VERMILION, mew=1.3, zorder=7, label="table's batches")
     for est, style_ in (("serial", {"color": BLACK, "lw": 5.0, "alpha": 0.18, "solid_capstyle": "round"}),
                         ("bound", {"color": BLACK, "lw": 1.0, "ls": (0, (4, 2))})):
         pts = f["pareto"][est]
@@ -118,7 +118,6 @@ def caption10(r: Results, baseline: Results | None = None) -> str:
     if not f or not f["layouts"]:
         return "No layout holds one request of the serving shape: no throughput-interactivity view."
     spec, sv = r.spec, r.serving
-    own = next(row for row in f["layouts"] if row["titled"])
     n = len(f["layouts"])
     text = (f"Output tokens/s per GPU against tokens/s per user for {n} layout{'s' if n > 1 else ''} that "
             f"plan tries for {spec.model.title} on {spec.hardware.title} "
@@ -138,7 +137,8 @@ def caption10(r: Results, baseline: Results | None = None) -> str:
              f"through {_join(front[:8]) if len(front) <= 8 else ', '.join(front[:8]) + ' and others'}. The bound's "
              "frontier (dashed) is what no implementation passes: it overlaps compute, memory and the collectives "
              "perfectly. ")
-    text += f"This report's layout, {own['label']}, is in vermilion, the serving table's batches circled. "
+    text += (f"This report's layout, {f['titled']}, is in vermilion, the serving table's batches circled. "
+             if f["titled_holds"] else f"This report's layout, {f['titled']}, holds no such sequence. ")
     best, theta = f["best_at_target"]["serial"], f["tpot_target"]
     if theta:
         if best is not None:

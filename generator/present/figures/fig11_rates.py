@@ -39,9 +39,12 @@ def fig11_rates(r: Results, baseline: Results | None = None):
         top = fig.add_axes((0.08, 0.14, 0.36, 0.68))
         bottom = fig.add_axes((0.56, 0.14, 0.36, 0.68))
     ttft_ax, tpot_ax = top, bottom
-    if ra is None:
+    if ra is None or max(ra["chunked"]["stop"], ra["unchunked"]["stop"]) <= 0:
         for ax in (ttft_ax, tpot_ax):
             ax.axis("off")
+        if ra is not None:
+            fig.text(0.5, 0.5, "A GPU of this layout holds no request's cache beside its weights: no rate is served.",
+                     ha="center", va="center", fontsize=8, wrap=True)
         return fig
     styles = {"chunked": (BLUE, f"chunked prefill ({ra['chunk']:,}-token chunks)"),
               "unchunked": (VERMILION, "prompts prefilled alone")}
@@ -100,6 +103,9 @@ def caption11(r: Results, baseline: Results | None = None) -> str:
             "From one GPU's ledgers at the layout, with no queueing and no collectives counted: every time is at "
             "least this. ")
     for name, c in (("With chunked prefill", ch), ("Prefilled alone", un)):
+        if c["stop"] <= 0:
+            text += f"{name} no request is served: {STOPS[c['stops_at']]} holds none. "
+            continue
         text += f"{name} the curve stops at {num(c['stop'])} requests/s, {STOPS[c['stops_at']]}; "
         if c["goodput"] > 0:
             text += (f"its goodput (star) is {num(c['goodput'])} requests/s, set by "
