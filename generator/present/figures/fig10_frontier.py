@@ -105,6 +105,9 @@ def fig10_frontier(r: Results, baseline: Results | None = None):
         sec.set_ylabel(pick(f"\\$ per million output tokens at \\${price:.2f}/GPU-h", "\\$ per million output tokens"))
         _log_axis(sec.yaxis, minor=(2.0, 5.0))
     handles, names = ax.get_legend_handles_labels()
+    order = sorted(range(len(names)), key=lambda i: (names[i] != f"{f['titled']} (this report)",
+                                                     names[i] == "other layouts", i))
+    handles, names = [handles[i] for i in order], [names[i] for i in order]
     if narrow():
         legends_below(fig, [{"handles": handles, "labels": names, "fontsize": 7}], 0.32)
     else:
