@@ -274,26 +274,25 @@ def test_an_moe_steady_state_reads_the_experts_its_tokens_touch(rds):
     assert ra["capacity_batch"] == pytest.approx(rds.serving["capacity_batch"], abs=1)
 
 
-def test_the_figure_store_keeps_the_serving_figures(tmp_path, monkeypatch):
-    """A report with a serving block keeps its eleven figures for the next build, which draws none and writes the
-    same bytes; the serving figures are files of the build."""
+def test_the_figure_store_keeps_the_serving_figures(r70, tmp_path, monkeypatch):
+    """A report with a serving block keeps its eleven figures for the next build, which draws none and gets the
+    same bytes."""
     from genreport.present.figures import store
-    from genreport.write.build import build
 
     monkeypatch.setenv("GENREPORT_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv("GENREPORT_FIGURE_CACHE", raising=False)
-    spec = tmp_path / "sv70.yaml"
-    spec.write_text(SERVING_70B, encoding="utf-8")
-    first = build(spec, ("html", "json"))
-    assert {f"figures/{n}.svg" for n in SERVING_NAMES} <= set(first.files)
+    pending = figures.start(r70, None, phone=False)
+    wide = pending.result()
+    pending.keep()
     kept = list((tmp_path / "cache" / store.FOLDER).glob("*.json"))
-    assert len(kept) == 2 and all(len(json.loads(p.read_text())["figures"]) == 11 for p in kept)
+    assert list(wide) == [n for n, _ in figures.FIGURES] + SERVING_NAMES
+    assert len(kept) == 1 and len(json.loads(kept[0].read_text())["figures"]) == 11
 
     def refuse(*_a, **_k):
         raise AssertionError("a figure was drawn")
 
     monkeypatch.setattr(figures, "draw_all", refuse)
-    assert build(spec, ("html", "json")).files == first.files
+    assert figures.start(r70, None, phone=False).result() == wide
 
 
 # Llama 3.1 70B in bf16 on one L4 (24 GB): the weights alone do not fit, so the spec's layout serves nothing.
