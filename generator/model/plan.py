@@ -390,6 +390,71 @@ def point(model: Model, hw: Hardware, precision: Precision, par: Parallelism, ba
                      float(q["decode_time_serial"](v)), float(q["decode_time_comm"](v)), pre, pre_serial)
 
 
+def layouts_of(model: Model, gpus: int, tp: int | None = None, pp: int | None = None) -> list[Parallelism]:
+    """Every layout of exactly ``gpus`` GPUs that ``plan`` considers: tp x pp replicas (dp = gpus / (tp pp) of
+    them, the experts split inside each, ep | tp) and, for an MoE, data-parallel attention with the experts over
+    all of them; only those with the stated ``tp`` / ``pp`` where given."""
+    out: list[Parallelism] = []
+    for t in tp_choices(model, gpus):
+        for p in _pp_choices(model.layers, gpus // t):
+            if gpus % (t * p) or (tp is not None and t != tp) or (pp is not None and p != pp):
+                continue
+            out += [Parallelism(t, p, e, gpus // (t * p)) for e in _ep_choices(model, t)]
+    if pp in (None, 1) and model.moe is not None:  # the experts over all the GPUs, evenly or not (SGLang's
+        # redundant experts place 288 copies of DeepSeek-V3's 256 on 72 GPUs): the mean GPU's share is counted
+        out += [Parallelism(t, 1, gpus, gpus // t) for t in tp_choices(model, gpus)
+                if gpus % t == 0 and gpus // t > 1 and (tp is None or t == tp)]
+    return out
+
+
+@dataclass(frozen=True)
+class LayoutBound:
+    """A strict bound of a group's work at one layout (for ``audit``): the decode round at a batch per replica, the
+    prefill of one prompt on one replica, the fewest expert bytes any routing reads."""
+
+    par: Parallelism
+    fits: bool  # the weights fit in each GPU's memory
+    capacity_batch: float  # sequences of the context one replica holds
+    decode: float  # s, a decode round (nan without a batch)
+    decode_binds: str
+    prefill: float  # s (nan without a prompt)
+    prefill_binds: str
+
+
+def layout_bound(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batch: float | None,
+                 context: float, prompt: float | None, accounting: str = "exact", env=None) -> LayoutBound:
+    """``decode_time_bound`` and ``prefill_time_bound`` at the layout, communication included; an MoE's round
+    reads the experts one token picks (every token of the batch picking the same: the fewest bytes)."""
+    q = load()
+    env = env or make_env(hw, model, precision, accounting)
+    links, _ = choose_links(hw, par)
+    base = layout_values(env.values, model, par, links, precision, accounting, env.pc, kernels=hw.kernels)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        ctx = env.at(context=float(context))
+        cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(ctx["c"])[0]),
+                  d_h=np.float64(np.ravel(ctx["d_h"])[0]))
+        fits = float(q["weight_bytes_per_gpu"](base)) <= hw.usable
+        cap = max(float(q["capacity_batch_replica"](cv)), 0.0)
+        t_dec, binds = math.nan, ""
+        if batch is not None:
+            lay = env.with_layout(par)
+            read = dict(cv, c=_read_c(env, cv["S"]))
+            v = at_batch(read, lay, float(batch), busiest=False)
+            if model.moe is not None:  # the fewest experts: those one token picks
+                one = at_batch(read, lay, 1.0, busiest=False)
+                v.update({k: one[k] for k in ("N", "N_x", "b") if k in one})
+            t_dec = float(q["decode_time_bound"](v))
+            ledgers = [float(q[k](v)) for k in ("decode_time_compute_gpu", "decode_time_memory_gpu", "decode_time_comm")]
+            binds = BINDS[int(np.argmax(ledgers))]
+        t_pre, pre_binds = math.nan, ""
+        if prompt:
+            pv = dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"]))
+            t_pre = float(q["prefill_time_bound"](pv))
+            led = [float(q[k](pv)) for k in ("prefill_time_compute_gpu", "prefill_time_memory_gpu", "prefill_time_comm")]
+            pre_binds = BINDS[int(np.argmax(led))]
+    return LayoutBound(par, fits, cap, t_dec, binds, t_pre, pre_binds)
+
+
 def smallest(result: Plan) -> PlanRow | None:
     """The layout with the fewest GPUs in a plan (then the most tokens/s per GPU): what page 1 names when the
     model does not fit one card."""
