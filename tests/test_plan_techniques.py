@@ -168,3 +168,15 @@ def test_verify_round_limits():
     assert sp.simplify(techniques.verify_time_layout().subs(k, 0) - parallel.decode_time_bound()) == 0
     assert sp.simplify(techniques.verify_time_layout_serial().subs(k, 0) - parallel.decode_time_serial()) == 0
     assert techniques.aggregated_tpot().subs(sym("t_p"), 0) == sym("t_s")
+
+
+def test_nvl72_domain_is_searched_by_default(capsys):
+    """--max-gpus defaults to 72, a GB200 NVL72 domain; tp x pp that fill it are tried with uneven stages: 80 layers
+    over pp 9 are stages of 9 and 8 layers, the busiest holding 9/80 of 70.6e9 fp8 weights over 8 GPUs (seed
+    accounting), pp 18 stages of 5."""
+    doc = _json(capsys, "llama-3.1-70b", "--hardware", "gb200", "--weights", "fp8")
+    assert doc["max_gpus"] == 72 and max(r["gpus"] for r in doc["rows"]) == 72
+    rows = {(r["tp"], r["pp"]): r for r in doc["rows"] if r["gpus"] == 72}
+    assert rows[(8, 9)]["weight_bytes_per_gpu"] == pytest.approx(70.6e9 * 9 / 80 / 8, rel=1e-9)
+    assert rows[(4, 18)]["weight_bytes_per_gpu"] == pytest.approx(70.6e9 * 5 / 80 / 4, rel=1e-9)
+    assert "NVLink" in rows[(8, 9)]["links"] and "scale-out" not in rows[(8, 9)]["links"]  # inside the domain

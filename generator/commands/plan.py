@@ -79,7 +79,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--disaggregate", action="store_true",
                    help="add prefill/decode pools of each row's layout: the balanced split, the KV transfer over the "
                         "link between replicas, and whether the pools beat one pool at the targets")
-    p.add_argument("--max-gpus", default=64, type=int, metavar="N", help="largest replica tried (default 64)")
+    p.add_argument("--max-gpus", default=72, type=int, metavar="N",
+                   help="largest replica tried (default 72, an NVL72 domain: tp x pp that fill it are tried too, "
+                        "e.g. tp 8 x pp 9)")
     p.add_argument("--gpus", default=None, type=int, metavar="N",
                    help="only replicas of exactly N GPUs (\"on 4 x H100\": --gpus 4)")
     p.add_argument("--sort", choices=("auto", "cost", "speed", "gpus", "user"), default="auto",
@@ -228,7 +230,7 @@ def main(argv: list[str]) -> int:
     if args.limit < 0:
         raise _err(f"--limit {args.limit}", "must be 0 (all rows) or more", "e.g. --limit 30")
     if not 1 <= args.max_gpus <= 4096:
-        raise _err(f"--max-gpus {args.max_gpus}", "must be between 1 and 4096", "write e.g. 64")
+        raise _err(f"--max-gpus {args.max_gpus}", "must be between 1 and 4096", "write e.g. 72")
     if args.gpus is not None:
         if not 1 <= args.gpus <= 4096:
             raise _err(f"--gpus {args.gpus}", "must be between 1 and 4096", "write e.g. 8")
@@ -346,6 +348,14 @@ def render_csv(result, speculative: bool = False, disaggregate: bool = False) ->
     return buf.getvalue()
 
 
+def _why_unpriced(g) -> str:
+    """' (the reason the GPU file gives; --price NAME=USD)' for a GPU without a price, '' when it gives none."""
+    if not g.notes.startswith("No price:"):
+        return ""
+    why = " ".join(g.notes.removeprefix("No price:").split()).split(" (")[0].split(". ")[0].rstrip(".")
+    return f" ({why}; --price {g.name}=USD)"
+
+
 def _money(x) -> str:
     return "-" if x is None else f"{x:,.3f}" if x < 10 else f"{x:,.1f}"
 
@@ -370,7 +380,8 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
              + (f", {shape.users:,} users" if shape.users else "") + (f"; {target}" if target else "")
              + f"; times: {'the strict bound' if estimate == 'bound' else 'the serial estimate'}"
              + (f"; {reserve:.0%} of each GPU kept by the engine" if reserve else "")]
-    prices = ", ".join(f"{g.name} ${g.price_per_hour:g}/h" if g.price_per_hour else f"{g.name} no price" for g in gpus)
+    prices = ", ".join(f"{g.name} ${g.price_per_hour:g}/h" if g.price_per_hour else f"{g.name} no price" + _why_unpriced(g)
+                       for g in gpus)
     lines.append(f"prices per GPU-hour: {prices}; sorted by {result.estimate}")
     header = ["weights", "KV", "GPU", "tp", "pp", "ep", "dp", "GPUs", "batch", "limit", "binds", "max conc.",
               "TTFT ms", "TPOT ms", "E2E s", "tok/s/user", "tok/s/GPU", "$/M in", "$/M out", "J/tok",

@@ -114,6 +114,16 @@ def dp_attention_layouts(model: Model, max_gpus: int) -> list[Parallelism]:
     return out
 
 
+def _fill_pp(layers: int, max_gpus: int, tp: int) -> list[int]:
+    """Pipeline degrees tried at tensor degree ``tp``: those of :func:`_pp_choices`, and the one that fills
+    ``max_gpus`` exactly (tp 8 x pp 9 on an NVL72 domain of 72; uneven stages of ceil(L/pp) and floor(L/pp) layers)."""
+    out = _pp_choices(layers, max_gpus // tp)
+    fill = max_gpus // tp
+    if max_gpus % tp == 0 and 1 < fill <= layers and fill not in out:
+        out.append(fill)
+    return out
+
+
 def _read_c(env, context) -> np.float64:
     """c a decode step at ``context`` reads (a chunked layer: the S mod chunk tokens of its chunk), whole model."""
     return np.float64(np.ravel(env.at(batch=1.0, context=float(context))["c"])[0])
@@ -141,7 +151,7 @@ class Shape:
 
 
 def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | None = None,
-         precisions=PLAN_PRECISIONS, max_gpus: int = 64, accounting: str = "seed", estimate: str = "bound",
+         precisions=PLAN_PRECISIONS, max_gpus: int = 72, accounting: str = "seed", estimate: str = "bound",
          kv_caches=("auto",), shape: Shape | None = None, speculative: tuple[int, float, float] | None = None,
          disaggregate: bool = False) -> Plan:
     """Every tp x pp (x ep) layout and weight precision whose replica holds at least one sequence of ``context``.
@@ -173,7 +183,7 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
     s = float(context)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         layouts = [Parallelism(tp, pp, ep, 1) for tp in tp_choices(model, max_gpus)
-                   for pp in _pp_choices(model.layers, max_gpus // tp) for ep in _ep_choices(model, tp)]
+                   for pp in _fill_pp(model.layers, max_gpus, tp) for ep in _ep_choices(model, tp)]
         layouts += dp_attention_layouts(model, max_gpus)
         for name in precisions:
             auto = plan_precision(name, model)
