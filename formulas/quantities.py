@@ -426,6 +426,8 @@ TECHNIQUE_DEFS: tuple[QuantityDef, ...] = (
                 r"B_{v}^{*}(S)", ("context",), _T.verify_crossover_batch, _T.LEVIATHAN, integer="round"),
     QuantityDef("speculative_breakeven_batch", "batch where speculative decoding stops paying", "1",
                 r"B_{\sigma=1}(S)", ("context",), _T.speculative_breakeven_batch, _T.LEVIATHAN, integer="round"),
+    QuantityDef("speculative_speedup_layout", "speculative decoding over plain decode, from the rounds at the layout",
+                "1", r"\sigma_{\mathrm{layout}}", (), _T.speculative_speedup_rounds, _T.LEVIATHAN),
     QuantityDef("verify_time_bound", "strict lower bound of a verify round at the layout", "s",
                 r"t_{v,\mathrm{bound}}(B, S)", ("batch", "context"), _T.verify_time_layout, _T.LEVIATHAN),
     QuantityDef("verify_time_serial", "serialized estimate of a verify round at the layout", "s",

@@ -144,6 +144,13 @@ def _verify_ledgers(busiest: bool = False):
     return comp, mem + extra
 
 
+def speculative_speedup_rounds():
+    """Speed-up of speculative decoding from the two rounds as evaluated [1]: E t_s / (t_v + t_d), t_s the plain
+    round and t_v the verify round at the layout (:func:`verify_time_layout`, the collectives included), t_d the
+    drafts.  One GPU's ledgers for t_s and t_v give :func:`speculative_speedup`."""
+    return expected_tokens() * t_s / (sym("t_v") + t_d)
+
+
 def verify_time_layout():
     """Strict lower bound of a verify round at the layout [s]: the decode round (:func:`parallel.decode_time_bound`)
     with (k_d + 1) B tokens in the FLOPs and the collectives and the B sequences' caches read once.

@@ -167,7 +167,7 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
     (:func:`dp_attention_layouts`): ``batch`` is then per replica, each of the dp replicas serving as many.
 
     ``speculative``: (draft tokens k, acceptance p, the drafts' cost over a plain round) re-times every batch with
-    the verify round at the layout (:func:`_speculate`); ``disaggregate``: adds prefill/decode pools of each
+    the verify round at the layout (:func:`speculate`); ``disaggregate``: adds prefill/decode pools of each
     row's layout (:func:`_pools`).
     """
     q = load()
@@ -205,15 +205,16 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
     return Plan(rows, rejected, skipped, estimate)
 
 
-def _speculate(q, lay, values, batches, t_plain, spec, serial):
+def speculate(q, lay, values, batches, t_plain, spec, serial):
     """Speculative decoding at the layout, per batch: (speed-up, on).  The verify round (k + 1) B tokens, the drafts
-    ``cost`` x the plain round; the speed-up E t / (t_v + t_d), E = (1 - p^(k+1)) / (1 - p); on where it passes 1."""
+    ``cost`` x the plain round; the speed-up E t_s / (t_v + t_d) (``speculative_speedup_layout``), E = (1 - p^(k+1))
+    / (1 - p); on where it passes 1."""
     k, p_acc, cost = spec
-    e = float(q["speculative_expected_tokens"]({"p_a": p_acc, "k_d": float(k)}))
     toks = at_batch(values, lay, batches * (k + 1), busiest=serial)  # the experts the (k + 1) B tokens touch
     v = dict(toks, B=np.asarray(batches, dtype=float), k_d=np.float64(k))
     t_v = np.asarray(q["verify_time_serial" if serial else "verify_time_bound"](v), dtype=float) * np.ones_like(batches)
-    speed = e * t_plain / (t_v + cost * t_plain)
+    speed = np.asarray(q["speculative_speedup_layout"]({"p_a": p_acc, "k_d": float(k), "t_s": t_plain, "t_v": t_v,
+                                                       "t_d": cost * t_plain}), dtype=float) * np.ones_like(batches)
     return speed, speed > 1.0
 
 
@@ -277,7 +278,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     t_use = t_bound if estimate == "bound" else t_serial
     t_plain = t_use
     if speculative is not None:
-        speed, spec_on = _speculate(q, lay, dict(cv, c=_read_c(env, cv["S"])), batches, t_use, speculative, serial)
+        speed, spec_on = speculate(q, lay, dict(cv, c=_read_c(env, cv["S"])), batches, t_use, speculative, serial)
         t_use = np.where(spec_on, t_use / speed, t_use)
     want = int(batches[-1])
     if shape.users:  # the users spread over the dp replicas: no replica is asked for more than its share
@@ -311,7 +312,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         on = bool(spec_on[i])
         if on:  # the request's rounds at its mean context, each yielding the speed-up's tokens
             mv = dict(rv, S=np.float64(shape.prompt + shape.output / 2))
-            m_speed, _ = _speculate(q, lay, mv, np.asarray([float(b)]),
+            m_speed, _ = speculate(q, lay, mv, np.asarray([float(b)]),
                                     np.asarray([float(q["decode_time_bound" if estimate == "bound" else
                                                        "decode_time_serial"](mv))]), speculative, serial)
             dec = dec / max(float(m_speed[0]), 1.0)

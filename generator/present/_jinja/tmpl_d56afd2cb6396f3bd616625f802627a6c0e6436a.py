@@ -262,14 +262,14 @@ def root(context, missing=missing):
         yield '</p>\n'
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'):
             pass
-            yield "<h3>What serving engines do to it</h3>\n<p>Each technique changes how many tokens one pass over the weights serves, so each moves the step on the roofline. The\nformulas below take one GPU's ledgers at the layout ("
+            yield '<h3>What serving engines do to it</h3>\n<p>Each technique changes how many tokens one pass over the weights serves, so each moves the step on the roofline,\nat '
             yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'batch')))
             yield ' sequences per replica'
             if environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'context'):
                 pass
                 yield ', context '
                 yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'context')))
-            yield ');\ntheir ratios are applied to the bound above. Chunked prefill carries '
+            yield ". Speculative decoding and the KV transfer\nare evaluated through the layout (its collectives and pipeline included); chunked prefill, continuous batching and prefix\ncaching take one GPU's ledgers at the layout (its slice of the model, no interconnect), and their ratios are applied to\nthe bound above. Chunked prefill carries "
             yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
             yield ' prompt tokens a step ('
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_source'))
@@ -321,7 +321,7 @@ def root(context, missing=missing):
                 pass
                 yield "<p>Speculative decoding: a verify step reads the weights and each sequence's cache once for its\nk<sub>d</sub> + 1 tokens and yields E = (1 − p<sub>a</sub><sup>k<sub>d</sub>+1</sup>) / (1 − p<sub>a</sub>) = "
                 yield escape(t_1('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'expected_tokens')))
-                yield " tokens\n(Leviathan et al.), so while it stays memory-bound the speed-up is E over one plus the drafts' share:</p>\n"
+                yield ' tokens\n(Leviathan et al.). At the layout the verify round carries k<sub>d</sub> + 1 tokens of each sequence through the weights and\nthe collectives and reads each cache once (t<sub>v</sub>, <code>verify_time_bound</code>), against the plain round t<sub>s</sub>\n(<code>decode_time_bound</code>) and the drafts t<sub>d</sub>:</p>\n'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative'), False))
             yield '<p>Chunked prefill: a step with B decode tokens and a chunk of s<sub>c</sub> prompt tokens reads the weights once:</p>\n'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked'), False))
@@ -370,4 +370,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=52&2=58&4=61&5=63&6=67&7=75&8=87&10=89&12=93&13=97&17=104&18=122&19=130&20=134&21=141&22=148&25=158&26=178&27=192&28=207&29=213&30=220&31=240&32=263&35=266&36=273&39=277&40=285&41=293&42=297&45=308&47=320&48=323&50=325&52=327&53=329&56=332&57=334&58=336&60=365&61=367'
+debug_info = '1=52&2=58&4=61&5=63&6=67&7=75&8=87&10=89&12=93&13=97&17=104&18=122&19=130&20=134&21=141&22=148&25=158&26=178&27=192&28=207&29=213&30=220&31=240&32=263&35=266&38=273&41=277&42=285&43=293&44=297&47=308&49=320&50=323&54=325&56=327&57=329&60=332&61=334&62=336&64=365&65=367'
