@@ -180,3 +180,12 @@ def test_nvl72_domain_is_searched_by_default(capsys):
     assert rows[(8, 9)]["weight_bytes_per_gpu"] == pytest.approx(70.6e9 * 9 / 80 / 8, rel=1e-9)
     assert rows[(4, 18)]["weight_bytes_per_gpu"] == pytest.approx(70.6e9 * 5 / 80 / 4, rel=1e-9)
     assert "NVLink" in rows[(8, 9)]["links"] and "scale-out" not in rows[(8, 9)]["links"]  # inside the domain
+
+
+def test_json_has_no_nan(capsys):
+    """Columns that were not asked for, or have no value, are null: strict JSON parsers refuse NaN."""
+    assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "1", "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    assert "NaN" not in out
+    doc = json.loads(out)
+    assert all(r["spec_speedup"] is None and r["kv_transfer"] is None for r in doc["rows"])

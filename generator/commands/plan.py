@@ -344,7 +344,7 @@ def render_csv(result, speculative: bool = False, disaggregate: bool = False) ->
     w.writerow(cols)
     for r in result.rows:
         d = r.as_json()
-        w.writerow(["" if d[k] is None or d[k] != d[k] else d[k] for k in cols])
+        w.writerow(["" if d[k] is None else d[k] for k in cols])
     return buf.getvalue()
 
 
@@ -407,9 +407,9 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
             row += [f"{r.spec_speedup:.2f}x" if r.speculative == "on" else f"off ({r.spec_speedup:.2f}x)",
                     "-" if r.spec_breakeven_batch is None else f"batch {r.spec_breakeven_batch:,}"]
         if disaggregate:
-            row += [r.pool_split, "-" if r.kv_transfer != r.kv_transfer else f"{r.kv_transfer * 1e3:,.2f}",
+            row += [r.pool_split, "-" if r.kv_transfer is None else f"{r.kv_transfer * 1e3:,.2f}",
                     f"{r.pool_ttft * 1e3:,.1f}",
-                    "-" if r.pool_tokens_per_s_gpu != r.pool_tokens_per_s_gpu else f"{r.pool_tokens_per_s_gpu:,.1f}",
+                    "-" if r.pool_tokens_per_s_gpu is None else f"{r.pool_tokens_per_s_gpu:,.1f}",
                     str(r.one_pool_batch) if r.one_pool_batch else "none", f"{r.one_pool_tokens_per_s_gpu:,.1f}",
                     r.pool_beats]
         rows.append(row)

@@ -65,19 +65,19 @@ class PlanRow:
     tokens_per_s_node: float | None = None  # output tok/s of one node full of such replicas (None: no node in the spec)
     # plan --speculative: the verify round at this layout (formulas/techniques.py, verify_time_bound / _serial)
     speculative: str = ""  # "on", "off" (past the break-even batch: plain decode), "" (not asked)
-    spec_speedup: float = math.nan  # plain round / (verify round + drafts) x expected tokens, at the last context
+    spec_speedup: float | None = None  # plain round / (verify round + drafts) x expected tokens, at the last context
     spec_breakeven_batch: int | None = None  # first batch up to the one asked where speculation stops paying
-    tpot_plain: float = math.nan  # s, TPOT without speculation at the chosen batch
+    tpot_plain: float | None = None  # s, TPOT without speculation at the chosen batch
     # plan --disaggregate: prefill and decode pools of this layout, balanced for the request (DistServe)
-    pool_prefill_share: float = math.nan  # share of the GPUs that prefill (balanced_prefill_gpus)
+    pool_prefill_share: float | None = None  # share of the GPUs that prefill (balanced_prefill_gpus)
     pool_split: str = ""  # "P:D" replicas of this layout: the smallest split near the balanced share
-    kv_transfer: float = math.nan  # s, one prompt's KV cache from a prefill replica to a decode replica
+    kv_transfer: float | None = None  # s, one prompt's KV cache from a prefill replica to a decode replica
     kv_link: str = ""  # the link it crosses
-    pool_ttft: float = math.nan  # s, TTFT + the KV transfer
-    pool_tokens_per_s_gpu: float = math.nan  # output tok/s per GPU of the split, both pools' GPUs counted
+    pool_ttft: float | None = None  # s, TTFT + the KV transfer
+    pool_tokens_per_s_gpu: float | None = None  # output tok/s per GPU of the split, both pools' GPUs counted
     one_pool_batch: int = 0  # batch of one pool prefilling between rounds that meets the TPOT target (0: none)
-    one_pool_tpot: float = math.nan  # s, aggregated_tpot at that batch
-    one_pool_tokens_per_s_gpu: float = math.nan  # output tok/s per GPU of that one pool
+    one_pool_tpot: float | None = None  # s, aggregated_tpot at that batch
+    one_pool_tokens_per_s_gpu: float | None = None  # output tok/s per GPU of that one pool
     pool_beats: str = ""  # "yes", "no", "tie" (same tokens per GPU) or "" (not asked)
 
     def as_json(self) -> dict:
@@ -237,14 +237,14 @@ def _pools(q, par, b, batches, ok, t_use, ttft, tpot, shape, latency, t_kv_link,
             if best is None or per_gpu > best[0] * (1 + 1e-9):
                 best = (per_gpu, pre, n - pre)
     w_kv, link = t_kv_link
-    t_kv = math.nan
+    t_kv = None
     if w_kv:
         t_kv = float(q["kv_transfer_time"]({"T_in": float(shape.prompt), "c": c_tok, "W_kv": w_kv}))
     # one pool that prefills whole prompts between rounds: the largest batch meeting the TPOT target
     agg = np.asarray(q["aggregated_tpot"]({"B": batches, "T_out": float(shape.output), "t_p": ttft, "t_s": t_use}),
                      dtype=float) * np.ones_like(batches)
     fine = ok & (agg <= latency) if latency is not None else ok
-    one_b, one_t, one_gpu = 0, math.nan, 0.0
+    one_b, one_t, one_gpu = 0, None, 0.0
     if fine.any():
         j = int(np.flatnonzero(fine)[-1])
         one_b, one_t = int(batches[j]), float(agg[j])
@@ -331,9 +331,9 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         share, best, t_kv, link, one_b, one_t, one_gpu = _pools(
             q, par, b, batches, (batches <= cap) & (batches <= want), t_use, ttft, t, shape, latency,
             kv_link(hw, par), float(cv["c"]))
-        pool_ttft = ttft + (t_kv if t_kv == t_kv else 0.0)
+        pool_ttft = ttft + (t_kv or 0.0)
         misses = shape.ttft is not None and not pool_ttft <= shape.ttft
-        pool_gpu = math.nan if misses else best[0]
+        pool_gpu = None if misses else best[0]
         if misses:
             beats = "no"  # the KV transfer pushes TTFT past its target
         elif not one_b or pool_gpu > 1.02 * one_gpu:
