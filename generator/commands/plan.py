@@ -440,7 +440,8 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                      "with the most tok/s per GPU near the balanced share; KV: one prompt's cache between replicas "
                      "over the link named in json/csv; pool TTFT adds it; 1-pool: one pool prefilling whole prompts "
                      "between decode rounds (TPOT + batch x TTFT / (output - 1)) at the largest batch meeting --tpot; "
-                     "pools win: yes where the pools serve more tok/s per GPU at the targets")
+                     "both tok/s per GPU at the TPOT round (the last context), all GPUs counted; pools win: yes where "
+                     "the pools serve more tok/s per GPU at the targets")
     lines.append("TTFT: one prompt alone on the replica; TPOT: the request's slowest decode round; E2E: TTFT + the "
                  "decode rounds (closed form); tok/s/GPU: output tokens; max conc.: sequences of the context all "
                  "replicas hold")
