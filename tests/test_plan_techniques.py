@@ -189,3 +189,12 @@ def test_json_has_no_nan(capsys):
     assert "NaN" not in out
     doc = json.loads(out)
     assert all(r["spec_speedup"] is None and r["kv_transfer"] is None for r in doc["rows"])
+
+
+def test_completion_offers_the_new_options_and_quantities():
+    from genreport.commands.completion import candidates
+
+    assert candidates(["plan", "deepseek-v3"], "--spec") == ["--speculative"]
+    assert candidates(["plan", "deepseek-v3"], "--disa") == ["--disaggregate"]
+    assert {"verify_time_bound", "verify_time_serial"} <= set(candidates(["derive"], "verify_"))
+    assert "speculative_speedup_layout" in candidates(["derive"], "speculative_")
