@@ -392,6 +392,10 @@ def main(argv=None) -> int:
     measures.append(("plan", "plan: a 70B over every GPU of the catalog (JSON)",
                      lambda: _run([*GENREPORT, "plan", "llama-3.1-70b", "--hardware", catalog, "--prompt", "4k",
                                    "--output", "512", "--users", "64", "--format", "json"], env)))
+    measures.append(("plan-techniques", "plan: DeepSeek-V3 fp8 on H200, --speculative 1,0.85 --disaggregate (JSON)",
+                     lambda: _run([*GENREPORT, "plan", "deepseek-v3", "--hardware", "h200", "--weights", "fp8",
+                                   "--prompt", "3k", "--output", "1k", "--users", "128", "--speculative", "1,0.85",
+                                   "--disaggregate", "--format", "json"], env)))
     measures += [
         ("json", "JSON only", lambda: _run([*GENREPORT, str(SPEC), "-o", str(out_json), "-q", "--force", "--format", "json"],
                                          env)),

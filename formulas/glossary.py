@@ -123,6 +123,7 @@ TECHNIQUE_ENTRIES: tuple[Entry, ...] = (
     Entry("W_kv", r"W_{\mathrm{kv}}", "B/s", "bandwidth that carries a request's KV cache from the prefill pool to the decode pool"),
     Entry("t_p", r"t_{p}", "s", "prefill time of one prompt on its pool's replica"),
     Entry("t_s", r"t_{s}", "s", "time of one decode step (one token for each running sequence)"),
+    Entry("t_v", r"t_{v}", "s", "time of one verify round: k_d + 1 tokens of each running sequence, its cache read once"),
     Entry("theta", r"\theta", "s", "target time per output token (TPOT)"),
 )
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from . import decode
+from . import decode, parallel
 from .glossary import sym
 
 LEVIATHAN = "Leviathan, Kalman, Matias, ICML 2023, eq. (1); DeepSeek-V3 Technical Report, section 5.4.3 (MTP)"
@@ -126,6 +126,51 @@ def speculative_breakeven_batch(S=S):
     plain = expected_tokens() * decode.decode_bytes(B, S) / W
     sol = sp.solve(sp.Eq(plain, verify_flops(B, S) / P + t_d), B)
     return sp.simplify(sol[0])
+
+
+def _tokens_for_batch(expr, tokens):
+    """``expr`` with the step's tokens in place of B where B counts tokens (FLOPs, activations sent); the
+    micro-batches still count sequences (a sequence's k_d + 1 tokens travel together)."""
+    m = sp.Dummy("m")
+    return expr.xreplace({parallel.microbatches(): m}).subs(B, tokens).xreplace({m: parallel.microbatches()})
+
+
+def _verify_ledgers(busiest: bool = False):
+    """Compute and HBM ledgers of one GPU in a verify round at the layout [s]: (k_d + 1) B tokens through the GPU's
+    slice of the weights (FLOPs and the activations they write), the B sequences' caches read once."""
+    comp = _tokens_for_batch(parallel.decode_time_compute_gpu(), (k_d + 1) * B)
+    mem = parallel.decode_time_memory_busiest() if busiest else parallel.decode_time_memory_gpu()
+    extra = k_d * B * sym("a") / (sym("n_TP") * sym("n_PP") * W)  # the drafts' activations
+    return comp, mem + extra
+
+
+def speculative_speedup_rounds():
+    """Speed-up of speculative decoding from the two rounds as evaluated [1]: E t_s / (t_v + t_d), t_s the plain
+    round and t_v the verify round at the layout (:func:`verify_time_layout`, the collectives included), t_d the
+    drafts.  One GPU's ledgers for t_s and t_v give :func:`speculative_speedup`."""
+    return expected_tokens() * t_s / (sym("t_v") + t_d)
+
+
+def verify_time_layout():
+    """Strict lower bound of a verify round at the layout [s]: the decode round (:func:`parallel.decode_time_bound`)
+    with (k_d + 1) B tokens in the FLOPs and the collectives and the B sequences' caches read once.
+
+    The weights the round streams are those the (k_d + 1) B tokens touch (an MoE's N_x, given by the caller);
+    k_d = 0 is the decode round itself."""
+    comp, mem = _verify_ledgers()
+    comm = _tokens_for_batch(parallel.decode_time_comm(), (k_d + 1) * B)
+    last = _tokens_for_batch(parallel.decode_time_comm_last(), (k_d + 1) * B)
+    return parallel.pipelined(sp.Max(comp, mem, comm), sp.Max(comp, mem, last))
+
+
+def verify_time_layout_serial():
+    """Serialized estimate of a verify round at the layout [s]: :func:`parallel.decode_time_serial` with the verify
+    round's tokens, the busiest GPU's expert reads and the kernels' fixed costs."""
+    comp, mem = _verify_ledgers(busiest=True)
+    work = sp.Max(comp, mem) + parallel.decode_time_overhead()
+    comm = _tokens_for_batch(parallel.decode_time_comm(True), (k_d + 1) * B)
+    last = _tokens_for_batch(parallel.decode_time_comm_last(True), (k_d + 1) * B)
+    return parallel.pipelined(work + comm, work + last)
 
 
 # ----------------------------------------------------------------------------------------------- chunked prefill
@@ -243,6 +288,17 @@ def balanced_prefill_gpus(B=B):
     section 3), solved by SymPy with n_D = n_S - n_P."""
     sol = sp.solve(sp.Eq(prefill_pool_rate(), decode_pool_rate(B).subs(n_D, sym("n_S") - n_P)), n_P)
     return sp.simplify(sol[0])
+
+
+def aggregated_tpot():
+    """Mean time per output token in one pool that prefills whole prompts between decode rounds [s]:
+    t_s + B t_p / (T_out - 1).
+
+    Each of a request's T_out - 1 rounds, B / (T_out - 1) of the running sequences finish and as many prompts
+    are prefilled (t_p each on the replica) while the B users wait.  A disaggregated decode pool pays t_s alone;
+    the two pools balanced (:func:`balanced_prefill_gpus`) serve the same tokens per GPU as this one pool at the
+    same B, so disaggregation gains where the TPOT target holds one pool to a smaller batch (DistServe, section 2)."""
+    return t_s + B * t_p / (T_out - 1)
 
 
 def kv_transfer_time():

@@ -254,13 +254,13 @@ def audit(path: Path) -> list[dict]:
                 "source": cells.get("source", "")}
         if claim is None:
             results.append({**base, "verdict": unknown, "bound": None, "mbu": None, "mfu": None, "why": why,
-                            "binds": "", "assumed": {}})
+                            "binds": "", "layout": "", "assumed": {}})
             continue
         v, b, why = verdict(claim, variants_of(claim.hardware, catalog))
         if v == "ok" and b.value is None:
             why = "no bound: " + "; ".join(str(x) for x in b.assumed.values())
         results.append({**base, "verdict": v, "bound": finite(b.value), "mbu": finite(b.mbu), "mfu": finite(b.mfu),
-                        "why": why, "binds": b.binds, "assumed": dict(b.assumed)})
+                        "why": why, "binds": b.binds, "layout": b.layout, "assumed": dict(b.assumed)})
     return results
 
 

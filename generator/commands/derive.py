@@ -297,10 +297,35 @@ def _numbers(args, accounting: str | None, qid: str) -> Numbers:
     from genreport.model.plan import spec_values  # tp, pp, links...: the spec's layout, one GPU by default
 
     values.update({k: v for k, v in spec_values(spec, acc, params.get("batch")).items() if k not in values})
+    values.update({k: v for k, v in serving_values(spec, values).items() if k not in values})
     if spec.efficiency is not None:  # achievable fractions, where the spec gives them
         values.setdefault("eta_W", float(spec.efficiency.bandwidth))
         values.setdefault("eta_P", float(spec.efficiency.compute))
     return Numbers(spec, env_obj, values, params)
+
+
+def serving_values(spec, values: dict) -> dict[str, float]:
+    """The technique symbols the spec's ``serving`` block gives (formulas/techniques.py): T_in, T_out, h_p, s_c and
+    C_p (the chunk), theta (the TPOT target), lam (the rate), p_a and k_d (speculative), and t_d, the drafts'
+    share of one plain decode step at the point (max of its two ledgers), where the point has a batch and context."""
+    sv = spec.serving
+    if sv is None:
+        return {}
+    out = {"T_in": float(sv.prompt), "T_out": float(sv.output), "h_p": float(sv.prefix_hit), "s_c": float(sv.chunk),
+           "C_p": float(sv.chunk)}
+    if sv.tpot is not None:
+        out["theta"] = float(sv.tpot)
+    if sv.rate is not None:
+        out["lam"] = float(sv.rate)
+    if sv.speculative is not None:
+        out.update({"p_a": float(sv.speculative.acceptance), "k_d": float(sv.speculative.draft_tokens)})
+        if "B" in values and "S" in values:
+            from genreport.formulas.compiled import load
+
+            q = load()
+            step = max(float(np.ravel(q[k](values))[0]) for k in ("decode_time_memory", "decode_time_compute"))
+            out["t_d"] = sv.speculative.draft_cost * step
+    return out
 
 
 def _numbers_header(nums: Numbers, expr, qid: str) -> list[str]:

@@ -70,7 +70,18 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--price", default=None, metavar="GPU=USD[,...]",
                    help="USD per GPU-hour, overriding your config's and the catalog's indicative prices, e.g. "
                         "b200=5.5,h100-sxm=2.2")
-    p.add_argument("--max-gpus", default=64, type=int, metavar="N", help="largest replica tried (default 64)")
+    p.add_argument("--speculative", default=None, metavar="K,P[,COST]",
+                   help="speculative decoding: K draft tokens verified per round, each accepted with probability P "
+                        "(given the ones before it), the drafts taking COST of a plain round (default 0.05), as "
+                        "serving.speculative's draft_tokens, acceptance and draft_cost; e.g. 1,0.85 for DeepSeek-V3's "
+                        "MTP. Each batch is timed with the verify round at the layout; where the batch passes the "
+                        "break-even the row decodes plainly and says so")
+    p.add_argument("--disaggregate", action="store_true",
+                   help="add prefill/decode pools of each row's layout: the balanced split, the KV transfer over the "
+                        "link between replicas, and whether the pools beat one pool at the targets")
+    p.add_argument("--max-gpus", default=72, type=int, metavar="N",
+                   help="largest replica tried (default 72, an NVL72 domain: tp x pp that fill it are tried too, "
+                        "e.g. tp 8 x pp 9)")
     p.add_argument("--gpus", default=None, type=int, metavar="N",
                    help="only replicas of exactly N GPUs (\"on 4 x H100\": --gpus 4)")
     p.add_argument("--sort", choices=("auto", "cost", "speed", "gpus", "user"), default="auto",
@@ -157,6 +168,27 @@ def _prices(text: str | None, names: list[str]) -> dict[str, float]:
     return out
 
 
+def _speculative(text: str | None) -> tuple[int, float, float] | None:
+    """K,P[,COST] -> (draft tokens, acceptance, draft cost), checked as serving.speculative is."""
+    if text is None:
+        return None
+    parts = [x.strip() for x in text.split(",")]
+    hint = "write K,P[,COST], e.g. --speculative 1,0.85 or 3,0.7,0.1"
+    try:
+        k = int(parts[0])
+        p = float(parts[1])
+        cost = float(parts[2]) if len(parts) > 2 else 0.05
+    except (ValueError, IndexError):
+        raise _err(f"--speculative {text}", "is not K,P[,COST]", hint) from None
+    if len(parts) > 3 or not 1 <= k <= 16:
+        raise _err(f"--speculative {text}", "K (draft tokens) must be an integer from 1 to 16", hint)
+    if not 0 <= p < 1:
+        raise _err(f"--speculative {text}", "P (acceptance) must be at least 0 and below 1", hint)
+    if not 0 <= cost <= 10:
+        raise _err(f"--speculative {text}", "COST (the drafts' time over a plain round) must be from 0 to 10", hint)
+    return k, p, cost
+
+
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     from genreport import config
@@ -198,11 +230,14 @@ def main(argv: list[str]) -> int:
     if args.limit < 0:
         raise _err(f"--limit {args.limit}", "must be 0 (all rows) or more", "e.g. --limit 30")
     if not 1 <= args.max_gpus <= 4096:
-        raise _err(f"--max-gpus {args.max_gpus}", "must be between 1 and 4096", "write e.g. 64")
+        raise _err(f"--max-gpus {args.max_gpus}", "must be between 1 and 4096", "write e.g. 72")
     if args.gpus is not None:
         if not 1 <= args.gpus <= 4096:
             raise _err(f"--gpus {args.gpus}", "must be between 1 and 4096", "write e.g. 8")
         args.max_gpus = args.gpus
+    speculative = _speculative(args.speculative)
+    if args.disaggregate and output < 2:
+        raise _err("--disaggregate", "needs a request that decodes (--output 2 or more)", "add e.g. --output 512")
     if args.sort == "gpus" and users is None:
         raise _err("--sort gpus", "needs --users (the GPUs that serve them)", "add e.g. --users 128")
     from genreport.load.spec import DEFAULT_MEMORY_RESERVE
@@ -233,7 +268,7 @@ def main(argv: list[str]) -> int:
             if time.perf_counter() - started > 1.0:  # a search past a second shows where it is, on a terminal only
                 progress(f"genreport plan: {g.name} ({i}/{len(gpus)}), {time.perf_counter() - started:.1f} s")
             results.append(plan(model, g, batch, context, tpot, tuple(weights), args.max_gpus, args.accounting,
-                                args.estimate, tuple(kvs), shape))
+                                args.estimate, tuple(kvs), shape, speculative, args.disaggregate))
     finally:
         progress_done()
     if args.gpus is not None:
@@ -246,15 +281,18 @@ def main(argv: list[str]) -> int:
                "memory_reserve": reserve, "prices": {g.name: g.price_per_hour for g in gpus},
                "board_watts": {g.name: g.power_watts for g in gpus}, "sorted_by": result.estimate,
                "estimate": args.estimate, "accounting": args.accounting, "max_gpus": args.max_gpus,
+               "speculative": None if speculative is None else dict(zip(("draft_tokens", "acceptance", "draft_cost"),
+                                                                        speculative, strict=True)),
+               "disaggregate": args.disaggregate,
                "rows": [r.as_json() for r in result.rows], "rejected": result.rejected,
                "skipped_precisions": [{"precision": p, "why": w} for p, w in result.skipped_precisions]}
         print(json.dumps(doc, indent=1, sort_keys=True))
         return 0
     if args.format == "csv":
-        print(render_csv(result), end="")
+        print(render_csv(result, speculative is not None, args.disaggregate), end="")
         return 0
     print(render_table(result, model, gpus, batch, context, tpot, args.limit, shape, args.estimate,
-                       markdown=args.format == "md"))
+                       markdown=args.format == "md", speculative=speculative, disaggregate=args.disaggregate))
     return 0
 
 
@@ -292,15 +330,30 @@ _CSV = ("hardware", "precision", "kv_cache", "tp", "pp", "ep", "dp", "gpus", "ba
         "time_comm", "tokens_per_s_replica", "links")
 
 
-def render_csv(result) -> str:
-    """Every row, one line each, SI units (s, B, token/s, USD): for a spreadsheet."""
+_CSV_SPEC = ("speculative", "spec_speedup", "spec_breakeven_batch", "tpot_plain")
+_CSV_POOLS = ("pool_prefill_share", "pool_split", "kv_transfer", "kv_link", "pool_ttft", "pool_tokens_per_s_gpu",
+              "one_pool_batch", "one_pool_tpot", "one_pool_tokens_per_s_gpu", "pool_beats")
+
+
+def render_csv(result, speculative: bool = False, disaggregate: bool = False) -> str:
+    """Every row, one line each, SI units (s, B, token/s, USD): for a spreadsheet; the speculative and pool columns
+    when they were asked."""
+    cols = _CSV + (_CSV_SPEC if speculative else ()) + (_CSV_POOLS if disaggregate else ())
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(_CSV)
+    w.writerow(cols)
     for r in result.rows:
         d = r.as_json()
-        w.writerow(["" if d[k] is None else d[k] for k in _CSV])
+        w.writerow(["" if d[k] is None else d[k] for k in cols])
     return buf.getvalue()
+
+
+def _why_unpriced(g) -> str:
+    """' (the reason the GPU file gives; --price NAME=USD)' for a GPU without a price, '' when it gives none."""
+    if not g.notes.startswith("No price:"):
+        return ""
+    why = " ".join(g.notes.removeprefix("No price:").split()).split(" (")[0].split(". ")[0].rstrip(".")
+    return f" ({why}; --price {g.name}=USD)"
 
 
 def _money(x) -> str:
@@ -308,7 +361,7 @@ def _money(x) -> str:
 
 
 def render_table(result, model, gpus, batch: int, context: int, tpot: float | None, limit: int, shape=None,
-                 estimate: str = "bound", markdown: bool = False) -> str:
+                 estimate: str = "bound", markdown: bool = False, speculative=None, disaggregate: bool = False) -> str:
     """The table of the first ``limit`` layouts (0: all of them), and how many more there are; ``markdown``: the
     same as Markdown (the notes as paragraphs, the table with its numbers right-aligned)."""
     from genreport.commands.tables import md_cell, md_table, text_table
@@ -327,7 +380,8 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
              + (f", {shape.users:,} users" if shape.users else "") + (f"; {target}" if target else "")
              + f"; times: {'the strict bound' if estimate == 'bound' else 'the serial estimate'}"
              + (f"; {reserve:.0%} of each GPU kept by the engine" if reserve else "")]
-    prices = ", ".join(f"{g.name} ${g.price_per_hour:g}/h" if g.price_per_hour else f"{g.name} no price" for g in gpus)
+    prices = ", ".join(f"{g.name} ${g.price_per_hour:g}/h" if g.price_per_hour else f"{g.name} no price" + _why_unpriced(g)
+                       for g in gpus)
     lines.append(f"prices per GPU-hour: {prices}; sorted by {result.estimate}")
     header = ["weights", "KV", "GPU", "tp", "pp", "ep", "dp", "GPUs", "batch", "limit", "binds", "max conc.",
               "TTFT ms", "TPOT ms", "E2E s", "tok/s/user", "tok/s/GPU", "$/M in", "$/M out", "J/tok",
@@ -335,6 +389,11 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
     users = bool(shape.users)
     if users:
         header.append("GPUs for users")
+    if speculative:
+        header += ["spec", "spec ends"]
+    if disaggregate:
+        header += ["pools P:D", "KV ms", "pool TTFT ms", "pool tok/s/GPU", "1-pool batch", "1-pool tok/s/GPU",
+                   "pools win"]
     rows = []
     for r in result.rows[:limit]:
         row = [r.precision, r.kv_cache, r.hardware, str(r.tp), str(r.pp), str(r.ep), str(r.dp), str(r.gpus),
@@ -344,9 +403,19 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                "-" if r.joules_per_token is None else f"{r.joules_per_token:,.3f}", f"{r.headroom_bytes / 2**30:,.1f}"]
         if users:
             row.append(f"{r.gpus_for_users:,}")
+        if speculative:
+            row += [f"{r.spec_speedup:.2f}x" if r.speculative == "on" else f"off ({r.spec_speedup:.2f}x)",
+                    "-" if r.spec_breakeven_batch is None else f"batch {r.spec_breakeven_batch:,}"]
+        if disaggregate:
+            row += [r.pool_split, "-" if r.kv_transfer is None else f"{r.kv_transfer * 1e3:,.2f}",
+                    f"{r.pool_ttft * 1e3:,.1f}",
+                    "-" if r.pool_tokens_per_s_gpu is None else f"{r.pool_tokens_per_s_gpu:,.1f}",
+                    str(r.one_pool_batch) if r.one_pool_batch else "none", f"{r.one_pool_tokens_per_s_gpu:,.1f}",
+                    r.pool_beats]
         rows.append(row)
     if rows:
-        lines += table(rows, header, set(range(3, 10)) | set(range(11, len(header))))
+        text_cols = {header.index(h) for h in ("pools P:D", "pools win", "spec", "spec ends") if h in header}
+        lines += table(rows, header, (set(range(3, 10)) | set(range(11, len(header)))) - text_cols)
     else:
         lines.append("no layout fits")
     if len(result.rows) > limit:
@@ -359,6 +428,20 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
     if any(r.precision in ("int8", "int4") for r in result.rows[:limit]):
         lines.append("int8/int4 weights: neither the bound nor the serial estimate charges dequantization (measured "
                      "int4 decode reaches 0.19-0.43 of the bandwidth): their rows are what the format's bytes allow")
+    if speculative:
+        k, p, cost = speculative
+        lines.append(f"speculative decoding: {k} draft token{'s' if k > 1 else ''} a round, each accepted with "
+                     f"p = {p:g}, drafts {cost:g} of a plain round; TPOT and the rates use the verify round at the "
+                     "layout ((k + 1) B tokens through the weights and collectives, the caches read once); spec: the "
+                     "speed-up at the chosen batch, 'off' where it does not pass 1 (the row decodes plainly); spec "
+                     "ends: the first batch up to --batch where it stops paying")
+    if disaggregate:
+        lines.append("pools: prefill and decode replicas of the row's layout, the smallest split (up to 16 replicas) "
+                     "with the most tok/s per GPU near the balanced share; KV: one prompt's cache between replicas "
+                     "over the link named in json/csv; pool TTFT adds it; 1-pool: one pool prefilling whole prompts "
+                     "between decode rounds (TPOT + batch x TTFT / (output - 1)) at the largest batch meeting --tpot; "
+                     "both tok/s per GPU at the TPOT round (the last context), all GPUs counted; pools win: yes where "
+                     "the pools serve more tok/s per GPU at the targets")
     lines.append("TTFT: one prompt alone on the replica; TPOT: the request's slowest decode round; E2E: TTFT + the "
                  "decode rounds (closed form); tok/s/GPU: output tokens; max conc.: sequences of the context all "
                  "replicas hold")

@@ -17,9 +17,13 @@ no bound on the total; no precision -> 4-bit weights and KV and the GPU's highes
 a 1-token context.  A mixture of experts is bounded as if every token of the batch picked the same
 experts (the fewest bytes any routing reads).
 
-Several GPUs are one ideal group (:func:`group`): n times the bandwidth, compute and memory, the weights
-read once per step across the group, no communication.  No real tensor- or pipeline-parallel system
-beats it; a model of parallelism with interconnect can replace :func:`group` and make it tighter.
+Several GPUs are priced through their layout (:func:`_through_layouts`): the stated tp x pp (the replicas
+dp = gpus / (tp pp) sharing the batch), or where the claim does not say, every layout of that many GPUs that
+``plan`` considers, the loosest of them; each round and prefill is the layout's strict bound
+(``decode_time_bound``, ``prefill_time_bound``: compute, HBM and the collectives over the GPU's link, overlapped).
+Where no layout applies (a GPU without an interconnect in its spec, a stated tp x pp that does not divide the
+GPUs) they are one ideal group (:func:`group`): n times the bandwidth, compute and memory, no communication.
+The utilisations (MBU, MFU) are always the group's: what the claim implies of n GPUs' peaks.
 """
 
 from __future__ import annotations
@@ -83,6 +87,7 @@ class Bound:
     assumed: dict[str, object] = field(default_factory=dict)  # what filled an empty cell
     weight_bytes: float = 0.0
     memory: float = 0.0
+    layout: str = ""  # the layout the bound was priced at ("" for one GPU or the ideal group)
 
     def holds(self, metric: str, value: float) -> bool:
         """Whether the claimed value is physically possible under this bound."""
@@ -176,11 +181,14 @@ def bound(c: Claim) -> Bound:
         t = max(t_comp, t_mem)
         out.binds = "compute" if t_comp >= t_mem else "bandwidth"
         if c.metric == "e2e_ms":
-            return _end_to_end(c, q, env, out, t, assumed)
+            return _end_to_end(c, q, env, out, t, assumed, precision)
         out.value = t * 1e3
         measured = c.value / 1e3
         out.mfu = float(q["prefill_flops"](e)) / measured / hw.dense[precision.compute]
         out.mbu = float(q["prefill_bytes"](e)) / measured / hw.bandwidth
+        best = _through_layouts(c, precision, None, float(c.input_tokens or 1), t_tok, out)
+        if best is not None:
+            out.value, out.binds = best.prefill * 1e3, best.prefill_binds
         return out
     # decode
     s = mean_context(c.input_tokens, c.output_tokens)
@@ -212,10 +220,81 @@ def bound(c: Claim) -> Bound:
     out.mfu = float(q["decode_flops"](e)) / step / hw.dense[precision.compute]
     # the weights are shared by the batch: without the batch the bytes of a step, hence MBU, are unknown
     out.mbu = float(q["decode_bytes"](e)) / step / hw.bandwidth if "batch" not in assumed else None
+    if n > 1:  # through the layout: the batch over its replicas (unknown: what they hold), each round its bound
+        given = None if "batch" in assumed and c.metric != "ms_per_token" else b
+        best = _through_layouts(c, precision, given, s, None, out)
+        if best is not None:
+            lb, total = best.par, min(best.capacity_batch, 1e9) * best.par.dp if given is None else b
+            rate = total / best.decode
+            out.value = best.decode * 1e3 if c.metric == "ms_per_token" else rate if c.metric == "tokens_per_s" \
+                else rate / n
+            out.binds = best.decode_binds
+            if given is None and c.metric != "ms_per_token":
+                assumed["batch"] = (f"unknown: {total:,.0f}, the most sequences of context {s:g} the {lb.dp} "
+                                    f"replica{'s' if lb.dp > 1 else ''} of {lb.label()} hold")
     return out
 
 
-def _end_to_end(c: Claim, q, env, out: Bound, t_prefill: float, assumed: dict) -> Bound:
+def _through_layouts(c: Claim, precision: Precision, batch: float | None, context: float, prompt: float | None,
+                     out: Bound, output: float | None = None):
+    """The claim's GPUs at their layout (the stated tp x pp, or the loosest of every layout of that many GPUs):
+    the :class:`genreport.model.plan.LayoutBound` of the layout that bounds the claim least, or None where the
+    group is priced as one ideal device (one GPU, no interconnect in the GPU's spec, no layout of the GPUs).
+
+    ``batch``: the group's sequences (None: each layout's replicas full at ``context``); ``output``: e2e, the
+    prefill then output - 1 rounds at the mean ``context``.  Sets ``out.layout`` and what was assumed."""
+    from genreport.model.plan import layout_bound, layouts_of
+
+    n = c.gpus or 1
+    if n <= 1:
+        return None
+    if c.hardware.link is None:
+        out.assumed["layout"] = f"{c.hardware.title}'s spec has no interconnect: {n} GPUs as one ideal group"
+        return None
+    layouts = layouts_of(c.model, n, c.tp, c.pp)
+    if not layouts:
+        out.assumed["layout"] = (f"no layout of {n} GPUs with tp {c.tp or 'any'} x pp {c.pp or 'any'}: "
+                                 "one ideal group")
+        return None
+    env = make_env(c.hardware, c.model, precision, c.accounting)
+    best, key = None, math.inf
+    for par in layouts:
+        per = None if batch is None else max(batch / par.dp, min(batch, 1.0))  # the busiest replica's share
+        if c.metric in ("ttft_ms",):
+            per = None
+        elif c.metric == "e2e_ms":
+            per = per if per is not None else 1.0
+        lb = layout_bound(c.model, c.hardware, precision, par, per, context, prompt, c.accounting, env)
+        if not lb.fits:
+            continue
+        if per is None and c.metric in RATES:  # the batch unknown: each replica full at the context
+            if lb.capacity_batch < 1:
+                continue
+            lb = layout_bound(c.model, c.hardware, precision, par, min(lb.capacity_batch, 1e9), context, prompt,
+                              c.accounting, env)
+        if c.metric == "ttft_ms":
+            k = lb.prefill
+        elif c.metric == "e2e_ms":
+            k = lb.prefill + (float(output or 1) - 1.0) * lb.decode
+        elif c.metric == "ms_per_token":
+            k = lb.decode
+        else:  # rates: the fewest seconds per token of the group
+            k = lb.decode / (min(lb.capacity_batch, 1e9) * par.dp if batch is None else batch)
+        if k < key:
+            best, key = lb, k
+    if best is None:
+        out.fits = False
+        out.value, out.binds = (0.0 if c.metric in RATES else None), "capacity"
+        out.assumed["layout"] = f"no layout of {n} GPUs holds the weights and a sequence"
+        return None
+    out.layout = best.par.label()
+    stated = c.tp is not None and c.pp is not None
+    out.assumed["layout"] = (f"{best.par.label()}, as stated" if stated and len(layouts) == 1 else
+                             f"{best.par.label()}: the loosest of {len(layouts)} layouts of {n} GPUs")
+    return best
+
+
+def _end_to_end(c: Claim, q, env, out: Bound, t_prefill: float, assumed: dict, precision: Precision) -> Bound:
     """End to end of one request: its prefill (as ``ttft_ms``) and its output - 1 decode steps, each at least the step
     at the mean context (the step is convex in the context: Jensen), at the batch stated (unknown: 1, the shortest
     steps).  An unknown output is one token: no decode step."""
@@ -232,6 +311,11 @@ def _end_to_end(c: Claim, q, env, out: Bound, t_prefill: float, assumed: dict) -
     if decode > t_prefill:
         out.binds = "compute" if t_comp >= t_mem else "bandwidth"
     out.value = (t_prefill + decode) * 1e3
+    best = _through_layouts(c, precision, b, s, float(c.input_tokens or 1), out, o)
+    if best is not None:
+        dec = (o - 1.0) * best.decode
+        out.value = (best.prefill + dec) * 1e3
+        out.binds = best.decode_binds if dec > best.prefill else best.prefill_binds
     return out
 
 

@@ -63,6 +63,22 @@ class PlanRow:
     joules_per_token: float | None = None  # J per generated token at the board power
     gpus_for_users: int = 0  # GPUs of the replicas that serve the users asked (0: no users asked)
     tokens_per_s_node: float | None = None  # output tok/s of one node full of such replicas (None: no node in the spec)
+    # plan --speculative: the verify round at this layout (formulas/techniques.py, verify_time_bound / _serial)
+    speculative: str = ""  # "on", "off" (past the break-even batch: plain decode), "" (not asked)
+    spec_speedup: float | None = None  # plain round / (verify round + drafts) x expected tokens, at the last context
+    spec_breakeven_batch: int | None = None  # first batch up to the one asked where speculation stops paying
+    tpot_plain: float | None = None  # s, TPOT without speculation at the chosen batch
+    # plan --disaggregate: prefill and decode pools of this layout, balanced for the request (DistServe)
+    pool_prefill_share: float | None = None  # share of the GPUs that prefill (balanced_prefill_gpus)
+    pool_split: str = ""  # "P:D" replicas of this layout: the smallest split near the balanced share
+    kv_transfer: float | None = None  # s, one prompt's KV cache from a prefill replica to a decode replica
+    kv_link: str = ""  # the link it crosses
+    pool_ttft: float | None = None  # s, TTFT + the KV transfer
+    pool_tokens_per_s_gpu: float | None = None  # output tok/s per GPU of the split, both pools' GPUs counted
+    one_pool_batch: int = 0  # batch of one pool prefilling between rounds that meets the TPOT target (0: none)
+    one_pool_tpot: float | None = None  # s, aggregated_tpot at that batch
+    one_pool_tokens_per_s_gpu: float | None = None  # output tok/s per GPU of that one pool
+    pool_beats: str = ""  # "yes", "no", "tie" (same tokens per GPU) or "" (not asked)
 
     def as_json(self) -> dict:
         return dict(self.__dict__)
@@ -98,11 +114,22 @@ def dp_attention_layouts(model: Model, max_gpus: int) -> list[Parallelism]:
     return out
 
 
+def _fill_pp(layers: int, max_gpus: int, tp: int) -> list[int]:
+    """Pipeline degrees tried at tensor degree ``tp``: those of :func:`_pp_choices`, and the one that fills
+    ``max_gpus`` exactly (tp 8 x pp 9 on an NVL72 domain of 72; uneven stages of ceil(L/pp) and floor(L/pp) layers)."""
+    out = _pp_choices(layers, max_gpus // tp)
+    fill = max_gpus // tp
+    if max_gpus % tp == 0 and 1 < fill <= layers and fill not in out:
+        out.append(fill)
+    return out
+
+
 def plan_layouts(model: Model, max_gpus: int) -> list[Parallelism]:
-    """Every layout ``plan`` tries up to ``max_gpus``: tp x pp (x ep inside the tp group), then data-parallel
-    attention with expert parallelism (:func:`dp_attention_layouts`)."""
+    """Every layout ``plan`` tries up to ``max_gpus``: tp x pp (x ep inside the tp group; pp including the one
+    that fills ``max_gpus``, :func:`_fill_pp`), then data-parallel attention with expert parallelism
+    (:func:`dp_attention_layouts`)."""
     layouts = [Parallelism(tp, pp, ep, 1) for tp in tp_choices(model, max_gpus)
-               for pp in _pp_choices(model.layers, max_gpus // tp) for ep in _ep_choices(model, tp)]
+               for pp in _fill_pp(model.layers, max_gpus, tp) for ep in _ep_choices(model, tp)]
     return layouts + dp_attention_layouts(model, max_gpus)
 
 
@@ -133,8 +160,9 @@ class Shape:
 
 
 def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | None = None,
-         precisions=PLAN_PRECISIONS, max_gpus: int = 64, accounting: str = "seed", estimate: str = "bound",
-         kv_caches=("auto",), shape: Shape | None = None) -> Plan:
+         precisions=PLAN_PRECISIONS, max_gpus: int = 72, accounting: str = "seed", estimate: str = "bound",
+         kv_caches=("auto",), shape: Shape | None = None, speculative: tuple[int, float, float] | None = None,
+         disaggregate: bool = False) -> Plan:
     """Every tp x pp (x ep) layout and weight precision whose replica holds at least one sequence of ``context``.
 
     For each, the largest batch up to ``batch`` that fits in the KV capacity and whose decode round (the strict
@@ -146,6 +174,10 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
     two (uneven stages: the busiest, ceil(L/pp) layers, counted); expert parallelism inside the tp group
     (one replica: dp = 1, which changes nothing per GPU), or over tp x dp GPUs with data-parallel attention
     (:func:`dp_attention_layouts`): ``batch`` is then per replica, each of the dp replicas serving as many.
+
+    ``speculative``: (draft tokens k, acceptance p, the drafts' cost over a plain round) re-times every batch with
+    the verify round at the layout (:func:`speculate`); ``disaggregate``: adds prefill/decode pools of each
+    row's layout (:func:`_pools`).
     """
     q = load()
     rows: list[PlanRow] = []
@@ -172,7 +204,7 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
                 mean = _mean_context_values(acc_env, shape.prompt, shape.output)
                 for par in layouts:
                     row = _plan_one(q, acc_env, model, hw, prec, name, par, ctx, batches, latency, accounting,
-                                    estimate, rejected, shape, mean)
+                                    estimate, rejected, shape, mean, speculative, disaggregate)
                     if row is not None:
                         rows.append(row)
     order = {p: i for i, p in enumerate(precisions)}
@@ -180,7 +212,55 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
     return Plan(rows, rejected, skipped, estimate)
 
 
-def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, accounting, estimate, rejected, shape, mean):
+def speculate(q, lay, values, batches, t_plain, spec, serial):
+    """Speculative decoding at the layout, per batch: (speed-up, on).  The verify round (k + 1) B tokens, the drafts
+    ``cost`` x the plain round; the speed-up E t_s / (t_v + t_d) (``speculative_speedup_layout``), E = (1 - p^(k+1))
+    / (1 - p); on where it passes 1."""
+    k, p_acc, cost = spec
+    toks = at_batch(values, lay, batches * (k + 1), busiest=serial)  # the experts the (k + 1) B tokens touch
+    v = dict(toks, B=np.asarray(batches, dtype=float), k_d=np.float64(k))
+    t_v = np.asarray(q["verify_time_serial" if serial else "verify_time_bound"](v), dtype=float) * np.ones_like(batches)
+    speed = np.asarray(q["speculative_speedup_layout"]({"p_a": p_acc, "k_d": float(k), "t_s": t_plain, "t_v": t_v,
+                                                       "t_d": cost * t_plain}), dtype=float) * np.ones_like(batches)
+    return speed, speed > 1.0
+
+
+def _pools(q, par, b, batches, ok, t_use, ttft, tpot, shape, latency, t_kv_link, c_tok):
+    """Prefill/decode disaggregation with pools of this layout: the balanced share, the smallest split of
+    replicas near it, the KV transfer, and one pool at the TPOT target (formulas/techniques.py)."""
+    out_rounds = max(shape.output - 1, 1)
+    groups = par.gpus // par.replica_gpus  # prefill replicas in one group of this layout
+    t_p = ttft * par.replica_gpus  # GPU-seconds of one prompt
+    seqs = b * par.dp / par.gpus  # decode sequences per GPU
+    share = float(q["balanced_prefill_gpus"]({"n_S": 1.0, "t_p": t_p, "B": seqs, "T_out": float(shape.output),
+                                              "t_s": tpot}))
+    prefill_rate = groups / ttft  # requests/s one group prefills
+    decode_rate = b * par.dp / (out_rounds * tpot)  # requests/s one group retires
+    best = None
+    for n in range(2, 17):  # groups in all
+        for pre in range(1, n):
+            rate = min(pre * prefill_rate, (n - pre) * decode_rate)
+            per_gpu = rate * out_rounds / (n * par.gpus)
+            if best is None or per_gpu > best[0] * (1 + 1e-9):
+                best = (per_gpu, pre, n - pre)
+    w_kv, link = t_kv_link
+    t_kv = None
+    if w_kv:
+        t_kv = float(q["kv_transfer_time"]({"T_in": float(shape.prompt), "c": c_tok, "W_kv": w_kv}))
+    # one pool that prefills whole prompts between rounds: the largest batch meeting the TPOT target
+    agg = np.asarray(q["aggregated_tpot"]({"B": batches, "T_out": float(shape.output), "t_p": ttft, "t_s": t_use}),
+                     dtype=float) * np.ones_like(batches)
+    fine = ok & (agg <= latency) if latency is not None else ok
+    one_b, one_t, one_gpu = 0, None, 0.0
+    if fine.any():
+        j = int(np.flatnonzero(fine)[-1])
+        one_b, one_t = int(batches[j]), float(agg[j])
+        one_gpu = one_b * par.dp / (par.gpus * one_t)
+    return share, best, t_kv, link, one_b, one_t, one_gpu
+
+
+def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, accounting, estimate, rejected, shape, mean,
+              speculative=None, disaggregate=False):
     links, _ = choose_links(hw, par)
     base = layout_values(env.values, model, par, links, prec, accounting, env.pc, kernels=hw.kernels)
     w_gpu = float(q["weight_bytes_per_gpu"](base))
@@ -203,6 +283,10 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     t_bound = np.asarray(q["decode_time_bound"](v), dtype=float) * np.ones_like(batches)
     t_serial = np.asarray(q["decode_time_serial"](v), dtype=float) * np.ones_like(batches) if serial else None
     t_use = t_bound if estimate == "bound" else t_serial
+    t_plain = t_use
+    if speculative is not None:
+        speed, spec_on = speculate(q, lay, dict(cv, c=_read_c(env, cv["S"])), batches, t_use, speculative, serial)
+        t_use = np.where(spec_on, t_use / speed, t_use)
     want = int(batches[-1])
     if shape.users:  # the users spread over the dp replicas: no replica is asked for more than its share
         want = min(want, -(-shape.users // par.dp))
@@ -230,6 +314,19 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     rv = at_batch(dict(base, T=np.float64(shape.prompt), T_o=np.float64(shape.output), c=np.float64(mean[1]),
                        d_h=np.float64(mean[2])), lay, float(b), busiest=serial)
     dec = float(q["request_decode_time_bound" if estimate == "bound" else "request_decode_time_serial"](rv))
+    spec_fields = {}
+    if speculative is not None:
+        on = bool(spec_on[i])
+        if on:  # the request's rounds at its mean context, each yielding the speed-up's tokens
+            mv = dict(rv, S=np.float64(shape.prompt + shape.output / 2))
+            m_speed, _ = speculate(q, lay, mv, np.asarray([float(b)]),
+                                    np.asarray([float(q["decode_time_bound" if estimate == "bound" else
+                                                       "decode_time_serial"](mv))]), speculative, serial)
+            dec = dec / max(float(m_speed[0]), 1.0)
+        past = np.flatnonzero(~spec_on)
+        spec_fields = {"speculative": "on" if on else "off", "spec_speedup": float(speed[i]),
+                       "spec_breakeven_batch": int(batches[past[0]]) if past.size else None,
+                       "tpot_plain": float(t_plain[i])}
     per_user = (shape.output - 1) / dec if shape.output > 1 and dec > 0 else 1.0 / t
     per_gpu = b * per_user / par.replica_gpus
     held = dict(cv, B=np.float64(b))
@@ -237,13 +334,44 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     price = hw.price_per_hour
     users = shape.users or 0
     replicas = -(-users // (b * par.dp)) if users else 0
+    if disaggregate:
+        share, best, t_kv, link, one_b, one_t, one_gpu = _pools(
+            q, par, b, batches, (batches <= cap) & (batches <= want), t_use, ttft, t, shape, latency,
+            kv_link(hw, par), float(cv["c"]))
+        pool_ttft = ttft + (t_kv or 0.0)
+        misses = shape.ttft is not None and not pool_ttft <= shape.ttft
+        pool_gpu = None if misses else best[0]
+        if misses:
+            beats = "no"  # the KV transfer pushes TTFT past its target
+        elif not one_b or pool_gpu > 1.02 * one_gpu:
+            beats = "yes"  # one pool meets the TPOT target at no batch, or only at a smaller one
+        else:
+            beats = "no" if pool_gpu < 0.98 * one_gpu else "tie"
+        spec_fields.update({"pool_prefill_share": share, "pool_split": f"{best[1]}:{best[2]}", "kv_transfer": t_kv,
+                            "kv_link": link, "pool_ttft": pool_ttft, "pool_tokens_per_s_gpu": pool_gpu,
+                            "one_pool_batch": one_b, "one_pool_tpot": one_t, "one_pool_tokens_per_s_gpu": one_gpu,
+                            "pool_beats": beats})
     return PlanRow(name, par.tp, par.pp, par.ep, par.gpus, w_gpu, int(min(cap, 1e9)), b, limit, binds,
                    float(t_bound[i]), t_ser, ledgers[2], b * per_user, per_gpu, link_text,
                    par.dp, hw.name, prec.kv_cache, ttft, t, ttft + dec, per_user, int(min(cap, 1e9)) * par.dp,
                    headroom, usd_per_mtok(price, shape.prompt / (ttft * par.replica_gpus)),
                    usd_per_mtok(price, per_gpu), joules_per_token(hw.power_watts, per_gpu),
                    replicas * par.gpus,
-                   per_gpu * hw.node.gpus_per_node if hw.node is not None and hw.node.gpus_per_node else None)
+                   per_gpu * hw.node.gpus_per_node if hw.node is not None and hw.node.gpus_per_node else None,
+                   **spec_fields)
+
+
+def kv_link(hw: Hardware, par: Parallelism) -> tuple[float | None, str]:
+    """(B/s, name) of the path one prompt's KV cache takes from a prefill replica to a decode replica: the
+    scale-up link when two replicas fit in its domain (each of the replica's GPUs sends its own slice, all at once),
+    else the scale-out network; (None, reason) when the spec has neither."""
+    g = par.replica_gpus
+    if hw.link is not None and hw.link.domain and 2 * g <= hw.link.domain:
+        return g * hw.link.rate(2), f"scale-up {hw.link.name}"
+    out = hw.node.scale_out if hw.node is not None else None
+    if out is not None:
+        return g * out.bandwidth_per_direction, f"scale-out {out.name}"
+    return None, "no link between replicas in the spec"
 
 
 @dataclass(frozen=True)
@@ -278,6 +406,71 @@ def point(model: Model, hw: Hardware, precision: Precision, par: Parallelism, ba
                            else (math.nan, math.nan))
         return Point(w_gpu <= hw.usable, max(cap, 0.0), float(q["decode_time_bound"](v)),
                      float(q["decode_time_serial"](v)), float(q["decode_time_comm"](v)), pre, pre_serial)
+
+
+def layouts_of(model: Model, gpus: int, tp: int | None = None, pp: int | None = None) -> list[Parallelism]:
+    """Every layout of exactly ``gpus`` GPUs that ``plan`` considers: tp x pp replicas (dp = gpus / (tp pp) of
+    them, the experts split inside each, ep | tp) and, for an MoE, data-parallel attention with the experts over
+    all of them; only those with the stated ``tp`` / ``pp`` where given."""
+    out: list[Parallelism] = []
+    for t in tp_choices(model, gpus):
+        for p in _pp_choices(model.layers, gpus // t):
+            if gpus % (t * p) or (tp is not None and t != tp) or (pp is not None and p != pp):
+                continue
+            out += [Parallelism(t, p, e, gpus // (t * p)) for e in _ep_choices(model, t)]
+    if pp in (None, 1) and model.moe is not None:  # the experts over all the GPUs, evenly or not (SGLang's
+        # redundant experts place 288 copies of DeepSeek-V3's 256 on 72 GPUs): the mean GPU's share is counted
+        out += [Parallelism(t, 1, gpus, gpus // t) for t in tp_choices(model, gpus)
+                if gpus % t == 0 and gpus // t > 1 and (tp is None or t == tp)]
+    return out
+
+
+@dataclass(frozen=True)
+class LayoutBound:
+    """A strict bound of a group's work at one layout (for ``audit``): the decode round at a batch per replica, the
+    prefill of one prompt on one replica, the fewest expert bytes any routing reads."""
+
+    par: Parallelism
+    fits: bool  # the weights fit in each GPU's memory
+    capacity_batch: float  # sequences of the context one replica holds
+    decode: float  # s, a decode round (nan without a batch)
+    decode_binds: str
+    prefill: float  # s (nan without a prompt)
+    prefill_binds: str
+
+
+def layout_bound(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batch: float | None,
+                 context: float, prompt: float | None, accounting: str = "exact", env=None) -> LayoutBound:
+    """``decode_time_bound`` and ``prefill_time_bound`` at the layout, communication included; an MoE's round
+    reads the experts one token picks (every token of the batch picking the same: the fewest bytes)."""
+    q = load()
+    env = env or make_env(hw, model, precision, accounting)
+    links, _ = choose_links(hw, par)
+    base = layout_values(env.values, model, par, links, precision, accounting, env.pc, kernels=hw.kernels)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        ctx = env.at(context=float(context))
+        cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(ctx["c"])[0]),
+                  d_h=np.float64(np.ravel(ctx["d_h"])[0]))
+        fits = float(q["weight_bytes_per_gpu"](base)) <= hw.usable
+        cap = max(float(q["capacity_batch_replica"](cv)), 0.0)
+        t_dec, binds = math.nan, ""
+        if batch is not None:
+            lay = env.with_layout(par)
+            read = dict(cv, c=_read_c(env, cv["S"]))
+            v = at_batch(read, lay, float(batch), busiest=False)
+            if model.moe is not None:  # the fewest experts: those one token picks
+                one = at_batch(read, lay, 1.0, busiest=False)
+                v.update({k: one[k] for k in ("N", "N_x", "b") if k in one})
+            t_dec = float(q["decode_time_bound"](v))
+            ledgers = [float(q[k](v)) for k in ("decode_time_compute_gpu", "decode_time_memory_gpu", "decode_time_comm")]
+            binds = BINDS[int(np.argmax(ledgers))]
+        t_pre, pre_binds = math.nan, ""
+        if prompt:
+            pv = dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"]))
+            t_pre = float(q["prefill_time_bound"](pv))
+            led = [float(q[k](pv)) for k in ("prefill_time_compute_gpu", "prefill_time_memory_gpu", "prefill_time_comm")]
+            pre_binds = BINDS[int(np.argmax(led))]
+    return LayoutBound(par, fits, cap, t_dec, binds, t_pre, pre_binds)
 
 
 def smallest(result: Plan) -> PlanRow | None:

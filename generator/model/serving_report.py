@@ -72,7 +72,7 @@ def report(r) -> dict | None:
     cheapest = None
     if sv.ttft is not None or sv.tpot is not None:
         found = plan(model, hw, sv.users or 64, sv.prompt + sv.output, sv.tpot, PLAN_PRECISIONS,
-                     64 if hw.link is not None else 1, acc, "bound", ("auto",), Shape(sv.prompt, sv.output, sv.ttft,
+                     72 if hw.link is not None else 1, acc, "bound", ("auto",), Shape(sv.prompt, sv.output, sv.ttft,
                                                                                       sv.users))
         if found.rows:
             key = ((lambda x: (x.usd_per_mtok_out, x.gpus)) if price else (lambda x: (-x.tokens_per_s_gpu, x.gpus)))

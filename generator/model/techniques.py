@@ -2,9 +2,12 @@
 
 Each technique is a lever row of the serving chapter: its setting, its effect on the time to first token (TTFT),
 the time per output token (TPOT), the output tokens/s per GPU and the $/M output tokens, and where its benefit
-ends; with the formula it comes from, printed as evaluated.  The formulas take one GPU's ledgers (the layout's
-slice of the model, the GPU's peak and bandwidth), so the ratios they give are applied to the chapter's own TTFT and
-TPOT (those of the strict bound at the layout, its communication included).
+ends; with the formula it comes from, printed as evaluated.  Speculative decoding is evaluated through the layout
+(the verify round ``verify_time_bound`` against the plain round ``decode_time_bound``, both with the collectives
+and the pipeline), and so is the KV transfer of disaggregation (over the link between two replicas,
+plan.kv_link); chunked prefill, continuous batching and prefix caching take one GPU's ledgers (the layout's slice
+of the model, the GPU's peak and bandwidth, no interconnect), and the ratios they give are applied to the
+chapter's own TTFT and TPOT (the strict bound at the layout, its communication included).
 
 Inputs and their defaults (``serving``): ``chunk`` 512 prompt tokens a step (vLLM's default token budget with
 chunked prefill, vLLM pull request 4580: "512 has the best ITL/TTFT balance at various qps on A100"; its V1
@@ -58,6 +61,46 @@ def _block(r, name: str, qid: str, env: dict, params: dict) -> Block:
     return Block(name, entry, inputs, False, variant_of(r, r.lead))
 
 
+def _layout_round(r, batch: float, context: float, sp) -> dict:
+    """Speculative decoding through the spec's layout (generator/model/plan.speculate): the plain round
+    (``decode_time_bound``) and the verify round (``verify_time_bound``, its k + 1 tokens per sequence through the
+    weights and the collectives) at ``batch`` per replica and ``context``, both with the interconnect; the speed-up
+    E t / (t_v + draft_cost t); the first batch up to what a replica holds (4,096 at most) where it falls to 1."""
+    from genreport.formulas.compiled import load
+    from genreport.load.spec import Parallelism
+    from genreport.model.env import make_env
+    from genreport.model.layout import at_batch, choose_links, layout_values
+    from genreport.model.plan import _read_c, speculate
+
+    spec = r.spec
+    hw, model, prec, acc = spec.hardware, spec.model, spec.precision, spec.accounting
+    par = spec.parallelism or Parallelism()
+    q = load()
+    env = make_env(hw, model, prec, acc)
+    links, _ = choose_links(hw, par)
+    base = layout_values(env.values, model, par, links, prec, acc, env.pc, kernels=hw.kernels)
+    lay = env.with_layout(par)
+    k = (sp.draft_tokens, sp.acceptance, sp.draft_cost)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        g = env.at(context=float(context))
+        cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(g["c"])[0]), d_h=np.float64(np.ravel(g["d_h"])[0]))
+        cap = float(q["capacity_batch_replica"](cv))
+        read = dict(cv, c=_read_c(env, cv["S"]))
+        one = np.asarray([float(batch)])
+        plain = float(q["decode_time_bound"](at_batch(read, lay, float(batch), busiest=False)))
+        speed = float(speculate(q, lay, read, one, np.asarray([plain]), k, False)[0][0])
+        values = dict(at_batch(read, lay, float(batch) * (k[0] + 1), busiest=False), B=np.float64(batch),
+                      k_d=np.float64(k[0]))
+        verify = float(q["verify_time_bound"](values))
+        n = int(min(max(cap, 1.0), 4096))
+        batches = np.arange(1, n + 1, dtype=float)
+        t = np.asarray(q["decode_time_bound"](at_batch(read, lay, batches, busiest=False)), dtype=float) * np.ones(n)
+        sig, on = speculate(q, lay, read, batches, t, k, False)
+    off = np.flatnonzero(~on)
+    return {"speedup": speed, "plain": plain, "verify": verify, "scanned": n,
+            "breakeven": int(batches[off[0]]) if off.size else None, "speedup_far": float(sig[-1])}
+
+
 def report(r) -> tuple[dict | None, dict[str, Block]]:
     """(the technique rows and numbers of the serving chapter, their formula blocks); (None, {}) without
     ``serving``."""
@@ -74,31 +117,37 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     env = _inputs(r, batch, last)
     t_dec = _step(r, env)
 
-    # speculative decoding, at the chapter's batch and the request's mean context
+    # speculative decoding, at the chapter's batch and the request's mean context, through the layout
     if sv.speculative is not None:
         sp = sv.speculative
         env_m = _inputs(r, batch, mean)
-        env_m["t_d"] = sp.draft_cost * _step(r, env_m)
-        speed = _eval(r, "speculative_speedup", env_m)
         tokens = _eval(r, "speculative_expected_tokens", env_m)
-        breakeven = physical("speculative_breakeven_batch", _eval(r, "speculative_breakeven_batch", env_m), "round")[0]
+        lay = _layout_round(r, batch, mean, sp)
+        speed = lay["speedup"]
         verify_x = physical("verify_crossover_batch", _eval(r, "verify_crossover_batch", env_m), "round")[0]
+        breakeven = lay["breakeven"]
         if breakeven is not None:
-            ends = f"ends at batch {breakeven:,.0f} per replica (the verify step turns compute-bound at {verify_x:,.0f})"
+            ends = (f"ends at batch {breakeven:,.0f} per replica at this layout (one GPU's verify step turns "
+                    f"compute-bound at {verify_x:,.0f})" if verify_x is not None else
+                    f"ends at batch {breakeven:,.0f} per replica at this layout")
         else:
-            far = _eval(r, "speculative_speedup", {**env_m, "B": 1e9, "t_d": 0.0})
-            ends = (f"does not end at this context: past batch {verify_x:,.0f} the speed-up falls towards {far:.2f}x"
-                    if verify_x is not None else "does not end at this context")
+            far = lay["speedup_far"]
+            ends = (f"does not end up to the {lay['scanned']:,} sequences a replica holds: past batch {verify_x:,.0f} "
+                    f"the speed-up falls towards {far:.2f}x" if verify_x is not None else
+                    f"does not end up to the {lay['scanned']:,} sequences a replica holds")
         rows.append({"technique": "speculative decoding",
                      "setting": f"{sp.draft_tokens} draft token{'s' if sp.draft_tokens > 1 else ''}, accepted "
                                 f"{sp.acceptance:.0%} each, drafts {sp.draft_cost:.0%} of a step",
                      "ttft": (ttft, ttft), "tpot": (tpot, tpot / speed), "per_gpu": (per_gpu, per_gpu * speed),
                      "usd": (usd, usd / speed if usd is not None else None), "gain": speed, "ends": ends,
                      "note": f"{tokens:.2f} tokens per verify step"})
-        blocks["tech_speculative"] = _block(r, "tech_speculative", "speculative_speedup", env_m,
+        blocks["tech_speculative"] = _block(r, "tech_speculative", "speculative_speedup_layout",
+                                            {"p_a": sp.acceptance, "k_d": float(sp.draft_tokens), "t_s": lay["plain"],
+                                             "t_v": lay["verify"], "t_d": sp.draft_cost * lay["plain"]},
                                             {"batch": int(batch), "context": int(mean)})
         numbers.update({"expected_tokens": tokens, "speedup": speed, "breakeven_batch": breakeven,
-                        "verify_crossover_batch": verify_x})
+                        "verify_crossover_batch": verify_x, "verify_round": lay["verify"],
+                        "plain_round": lay["plain"], "draft_time": sp.draft_cost * lay["plain"]})
 
     # chunked prefill: one chunk rides along each decode step while a prompt is prefilled
     t_mix = _eval(r, "chunked_step_time", env)
@@ -154,13 +203,16 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     # prefill/decode disaggregation: pools of the same layout, balanced for the request shape
     env_d = dict(env, t_p=ttft, t_s=tpot)
     share = _eval(r, "balanced_prefill_gpus", env_d)
-    link = r.spec.hardware.node.scale_out.bandwidth_per_direction if (
-        r.spec.hardware.node is not None and r.spec.hardware.node.scale_out is not None) else None
+    from genreport.load.spec import Parallelism
+    from genreport.model.plan import kv_link
+
+    link, link_name = kv_link(r.spec.hardware, r.spec.parallelism or Parallelism())
     t_kv = None
-    if link:
+    if link:  # every GPU of the replica sends its own slice of the prompt's cache at once
         c_card = r.envs[r.lead].card["c"]
         t_kv = sv.prompt * c_card / link
         numbers["kv_transfer_time"] = t_kv
+        numbers["kv_link"] = link_name
         blocks["tech_kv"] = _block(r, "tech_kv", "kv_transfer_time", {**env, "W_kv": link, "c": c_card}, {})
     rows.append({"technique": "prefill/decode disaggregation",
                  "setting": f"{share:.0%} of the GPUs prefill, {1 - share:.0%} decode, in replicas of this layout",
@@ -170,7 +222,8 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                  "gain": 1 - share,
                  "ends": f"balanced: a prefill replica serves {1 / ttft:,.2f} prompts/s, a decode replica retires "
                          f"{decode_rate:,.2f} requests/s at batch {int(batch):,}"
-                         + (f"; one prompt's KV cache crosses the scale-out link in {t_kv * 1e3:,.1f} ms" if t_kv else ""),
+                         + (f"; one prompt's KV cache crosses the {link_name} link in {t_kv * 1e3:,.2f} ms" if t_kv
+                            else ""),
                  "note": "no chunk rides along a decode step; tok/s per GPU counts the prefill pool's GPUs too"})
     blocks["tech_pools"] = _block(r, "tech_pools", "balanced_prefill_gpus", env_d, {"batch": int(batch)})
     numbers.update({"prefill_share": share})

@@ -1,0 +1,118 @@
+"""``derive`` and ``--set`` reach the serving block's technique inputs (issue 30): the rate at which TPOT reaches the
+target, solved by SymPy, printed and evaluated with a spec; every serving input overridable.
+
+Hand counts: Llama 3.1 70B in fp8 at tp 8 on H100 (Meta's 70.6e9 parameters, 80 layers x 2 x 8 KV heads x 128 x 1 B
+of fp8 KV per token, NVIDIA's 3.35 TB/s), per GPU: N b = 70.6e9 / 8 = 8.825e9 B, c = 163,840 / 8 = 20,480 B/token.
+The steady state of continuous batching (Orca; Little's law) t_s = N b / (W - lam Q_r), Q_r a request's bytes
+(formulas/techniques.py request_bytes, seed accounting: a = 0)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from genreport import load_spec
+from genreport.commands.cli import main
+from genreport.errors import SpecError
+
+SPEC = """\
+kind: report
+name: sv
+title: Llama 3.1 70B in fp8 on 8 H100, served
+hardware: h100-sxm
+model: llama-3.1-70b
+precision: fp8
+parallelism: {tp: 8}
+serving:
+  prompt: 4k
+  output: 512
+  tpot: 50 ms
+  rate: 2
+  prefix_hit: 0.5
+  speculative: {draft_tokens: 3, acceptance: 0.8, draft_cost: 0.1}
+workloads:
+  decode: {batch: [1], context: [4k]}
+"""
+NB, C, W = 70.6e9 / 8, 20480.0, 3.35e12
+
+
+def _request_bytes(t_in=4096, t_out=512, h=0.5, s_c=512):
+    prompt = t_in * (1 - h)
+    return (t_out - 1) * (t_in + t_out / 2) * C + prompt * C * (1 + (t_in * (1 + h) - s_c) / (2 * s_c))
+
+
+def _goodput(theta=0.05, **kw):
+    return (W - NB / theta) / _request_bytes(**kw)
+
+
+@pytest.fixture
+def spec(tmp_path):
+    path = tmp_path / "sv.yaml"
+    path.write_text(SPEC)
+    return str(path)
+
+
+def _value(capsys, *args) -> float:
+    assert main(["derive", *args]) == 0
+    out = capsys.readouterr().out
+    line = [x for x in out.splitlines() if x.strip().startswith(("lambda_theta =", "t_s =", "E =",
+                                                                 "lam =", "sigma ="))][-1]
+    return float(line.split("=")[-1].split()[0])
+
+
+def test_goodput_rate_solved_and_evaluated(capsys, spec):
+    assert main(["derive", "goodput_rate_tpot", "--spec", spec]) == 0
+    out = capsys.readouterr().out
+    assert "lambda_theta = (2 N b s_c - 2 W s_c theta)/" in out  # the symbolic solution, printed
+    assert "theta = 0.05 s" in out and "T_in = 4096 token" in out and "h_p = 0.5" in out  # from serving
+    assert _value(capsys, "goodput_rate_tpot", "--spec", spec) == pytest.approx(_goodput(), rel=1e-5)
+    assert _goodput() == pytest.approx(69.2639, rel=1e-5)
+    # the same rate solved from the steady state by derive itself: t_s = theta for lam
+    assert main(["derive", "steady_step_time", "--for", "lam", "--at", "steady_step_time=theta", "--spec", spec]) == 0
+    out = capsys.readouterr().out
+    assert "solved for lam, at t_s = theta" in out
+    assert float(out.strip().splitlines()[-1].split("=")[1].split()[0]) == pytest.approx(_goodput(), rel=1e-5)
+
+
+@pytest.mark.parametrize(("override", "kw"), [
+    ("serving.tpot=40 ms", {"theta": 0.04}),
+    ("serving.prompt=2k", {"t_in": 2048}),
+    ("serving.output=1k", {"t_out": 1024}),
+    ("serving.prefix_hit=0.2", {"h": 0.2}),
+    ("serving.chunk=1024", {"s_c": 1024}),
+])
+def test_set_reaches_the_goodput_inputs(capsys, spec, override, kw):
+    got = _value(capsys, "goodput_rate_tpot", "--spec", spec, "--set", override)
+    assert got == pytest.approx(_goodput(**kw), rel=1e-5)
+    assert got != pytest.approx(_goodput(), rel=1e-3)
+
+
+def test_set_reaches_rate_and_speculative(capsys, spec):
+    # serving.rate: the steady step time N b / (W - lam Q_r)
+    for rate in (2, 5):
+        got = _value(capsys, "steady_step_time", "--spec", spec, "--set", f"serving.rate={rate}")
+        assert got == pytest.approx(NB / (W - rate * _request_bytes()), rel=1e-5)
+    # serving.speculative.*: expected tokens 1 + p + ... + p^k, the drafts' share of a step
+    assert _value(capsys, "speculative_expected_tokens", "--spec", spec) == pytest.approx(1 + .8 + .64 + .512)
+    assert _value(capsys, "speculative_expected_tokens", "--spec", spec, "--set",
+                  "serving.speculative.acceptance=0.9") == pytest.approx(1 + .9 + .81 + .729)
+    assert _value(capsys, "speculative_expected_tokens", "--spec", spec, "--set",
+                  "serving.speculative.draft_tokens=1") == pytest.approx(1.8)
+    # batch 1, memory-bound: sigma = E / (1 + draft_cost)
+    for cost in (0.1, 0.2):
+        got = _value(capsys, "speculative_speedup", "--spec", spec, "--set", f"serving.speculative.draft_cost={cost}")
+        assert got == pytest.approx((1 + .8 + .64 + .512) / (1 + cost), rel=1e-4)
+
+
+def test_set_adds_a_serving_block_and_checks_it(tmp_path):
+    base = Path(__file__).resolve().parent.parent / "specs" / "llama70b-h100-tp8.yaml"
+    spec = load_spec(base, ["serving.prompt=4k", "serving.output=512", "serving.rate=3",
+                            "serving.speculative.draft_tokens=1", "serving.speculative.acceptance=0.85",
+                            "serving.prefix_hit=0.25", "serving.chunk=2k"])
+    sv = spec.serving
+    assert (sv.prompt, sv.output, sv.rate, sv.prefix_hit, sv.chunk) == (4096, 512, 3, 0.25, 2048)
+    assert (sv.speculative.draft_tokens, sv.speculative.acceptance) == (1, 0.85)
+    for bad in ("serving.speculative.acceptance=1.5", "serving.rate=-1", "serving.prefix_hit=2"):
+        with pytest.raises(SpecError, match=bad.split("=")[0].split(".")[-1]):
+            load_spec(base, ["serving.prompt=4k", "serving.output=512", "serving.speculative.draft_tokens=1",
+                             "serving.speculative.acceptance=0.8", bad])

@@ -1,0 +1,200 @@
+"""``plan --speculative`` and ``plan --disaggregate`` (issue 30): the verify round and the pools at each layout.
+
+Hand counts copied here with their sources: Llama 3.1 70B from Meta's config.json (80 layers, d 8192, 64 query and 8
+KV heads of 128, 70.6e9 parameters by Meta's count, vocabulary 128,256), H100 SXM from NVIDIA's datasheet (989.4
+TFLOP/s dense bf16, 3.35 TB/s) and the DGX H100 user guide (one 400 Gb/s ConnectX-7 per GPU, 50 GB/s a direction);
+speculative decoding's expected tokens (1 - p^(k+1)) / (1 - p) from Leviathan, Kalman and Matias, ICML 2023, eq. (1);
+DeepSeek-V3's multi-token prediction from its technical report (arXiv:2412.19437, section 5.4.3: the second token
+accepted 85-90% of the time, 1.8x the generation speed).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from genreport.commands.cli import main
+
+N, L, D, HQ, DH, V = 70.6e9, 80, 8192, 64, 128, 128256
+C = 80 * 2 * 8 * 128 * 2  # bf16 KV bytes per token, whole model
+P, W = 989.4e12, 3.35e12
+
+
+def _json(capsys, *args):
+    assert main(["plan", *args, "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _row(doc, tp, pp=1):
+    return next(r for r in doc["rows"] if (r["tp"], r["pp"], r["ep"], r["dp"]) == (tp, pp, 1, 1))
+
+
+def _hand_round(batch, s, tokens_per_seq=1):
+    """A decode (or verify) round of 70B bf16 at tp 8, one GPU's ledgers: max(F / P, Q / W)."""
+    flops = batch * tokens_per_seq * (2 * (N - V * D) + 4 * L * HQ * DH * s) / 8
+    nbytes = (N * 2 + batch * s * C) / 8
+    return max(flops / P, nbytes / W)
+
+
+def test_speculative_memory_bound_is_nearly_free(capsys):
+    """70B tp 8 on H100 at batch 1: the verify round reads what a decode round reads, so the speed-up is
+    E / (1 + draft cost) with E = (1 - 0.8^4) / 0.2 = 2.952 for k = 3, p = 0.8."""
+    doc = _json(capsys, "llama-3.1-70b", "--hardware", "h100-sxm", "--weights", "bf16", "--gpus", "8",
+                "--prompt", "8k", "--output", "256", "--batch", "1", "--speculative", "3,0.8")
+    r = _row(doc, 8)
+    e = (1 - 0.8**4) / (1 - 0.8)
+    assert e == pytest.approx(2.952)
+    assert r["speculative"] == "on"
+    assert r["spec_speedup"] == pytest.approx(e / 1.05, rel=2e-3)
+    assert r["tpot"] == pytest.approx(r["tpot_plain"] / r["spec_speedup"], rel=1e-9)
+    assert r["tpot_plain"] == pytest.approx(_hand_round(1, 8192 + 256), rel=2e-3)
+    assert doc["speculative"] == {"draft_tokens": 3, "acceptance": 0.8, "draft_cost": 0.05}
+    plain = _row(_json(capsys, "llama-3.1-70b", "--hardware", "h100-sxm", "--weights", "bf16", "--gpus", "8",
+                       "--prompt", "8k", "--output", "256", "--batch", "1"), 8)
+    assert plain["tpot"] == pytest.approx(r["tpot_plain"], rel=1e-12) and plain["speculative"] == ""
+    # the request's rounds at its mean context take the speed-up too: more tokens per user, same TTFT
+    assert r["ttft"] == plain["ttft"]
+    assert r["tokens_per_s_user"] / plain["tokens_per_s_user"] == pytest.approx(e / 1.05, rel=5e-3)
+
+
+def test_speculative_turns_off_past_the_breakeven(capsys):
+    """Short requests at a large batch: the verify round's 4 B tokens make it compute-bound; past the batch where
+    E t(B) = t_v(B) + 0.05 t(B) (counted here by hand, one GPU's ledgers) the row decodes plainly and says so."""
+    doc = _json(capsys, "llama-3.1-70b", "--hardware", "h100-sxm", "--weights", "bf16", "--gpus", "8",
+                "--prompt", "96", "--output", "32", "--batch", "1024", "--speculative", "3,0.8")
+    r = _row(doc, 8)
+    e = (1 - 0.8**4) / (1 - 0.8)
+    s = 128
+    hand = next(b for b in range(1, 1025) if e * _hand_round(b, s) <= _hand_round(b, s, 4) + 0.05 * _hand_round(b, s))
+    assert r["spec_breakeven_batch"] == pytest.approx(hand, rel=0.02)
+    assert r["speculative"] == "off" and r["batch"] == 1024
+    assert r["tpot"] == r["tpot_plain"]  # off: the plain round
+    assert r["spec_speedup"] == pytest.approx(e / 4.05, rel=1e-3)  # both compute-bound: E / (k + 1 + cost)
+    # below the break-even the same layout speculates
+    low = _row(_json(capsys, "llama-3.1-70b", "--hardware", "h100-sxm", "--weights", "bf16", "--gpus", "8",
+                     "--prompt", "96", "--output", "32", "--batch", str(hand - 8), "--speculative", "3,0.8"), 8)
+    assert low["speculative"] == "on" and low["spec_speedup"] > 1 and low["spec_breakeven_batch"] is None
+    # the table says it
+    assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--weights", "bf16", "--gpus", "8", "--prompt",
+                 "96", "--output", "32", "--batch", "1024", "--speculative", "3,0.8", "--limit", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "off (0.73x)" in out and f"batch {r['spec_breakeven_batch']:,}" in out
+
+
+def test_speculative_lets_a_larger_batch_meet_tpot(capsys):
+    """A TPOT target a plain round misses at batch 64 is met with speculation: the batch is chosen on the
+    verify round's time per token."""
+    args = ["llama-3.1-70b", "--hardware", "h100-sxm", "--weights", "bf16", "--gpus", "8", "--prompt", "8k",
+            "--output", "512", "--batch", "64", "--tpot", "12ms"]
+    plain = _row(_json(capsys, *args), 8)
+    spec = _row(_json(capsys, *args, "--speculative", "3,0.8"), 8)
+    assert plain["limit"] == "latency" and plain["batch"] < 64
+    assert spec["batch"] > plain["batch"] and spec["tpot"] <= 0.012
+    assert spec["tokens_per_s_gpu"] > plain["tokens_per_s_gpu"]
+
+
+@pytest.mark.parametrize("acceptance", [0.85, 0.9])
+def test_deepseek_v3_mtp(capsys, acceptance):
+    """DeepSeek-V3 fp8 on H200 with MTP depth 1 at 85-90% acceptance: 1.8x (the report's section 5.4.3).  The MTP
+    head reads one layer of 61 and the embeddings it shares: 1.61e9 of 37e9 active parameters, 0.0435 of a round.
+    With 128 users over a data-parallel-attention layout every expert is touched by the plain round already, so the
+    verify round costs what a decode round costs and the speed-up is (1 + p) / 1.0435, within 2%."""
+    doc = _json(capsys, "deepseek-v3", "--hardware", "h200", "--weights", "fp8", "--prompt", "3k", "--output", "1k",
+                "--users", "128", "--speculative", f"1,{acceptance},0.0435")
+    r = next(x for x in doc["rows"] if (x["tp"], x["dp"], x["ep"]) == (4, 2, 8))
+    assert r["speculative"] == "on"
+    assert r["spec_speedup"] == pytest.approx((1 + acceptance) / 1.0435, rel=0.02)
+    assert 1.7 <= r["spec_speedup"] <= 1.85  # the published 1.8x
+
+
+def test_disaggregate_hand_counts(capsys):
+    """70B tp 8 on H100, 4k + 512 tokens, TPOT <= 40 ms: the balanced share t_p B / (t_p B + (T_out - 1) t_s)
+    (DistServe), one prompt's KV (4,096 x 327,680 B) over 8 GPUs' 50 GB/s scale-out links, and one pool that
+    prefills between rounds: TPOT + B TTFT / 511 <= 40 ms."""
+    doc = _json(capsys, "llama-3.1-70b", "--hardware", "h100-sxm", "--weights", "bf16", "--gpus", "8",
+                "--prompt", "4k", "--output", "512", "--batch", "256", "--tpot", "40ms", "--disaggregate")
+    r = _row(doc, 8)
+    b, ttft, tpot = r["batch"], r["ttft"], r["tpot"]
+    t_p, seqs = ttft * 8, b / 8
+    assert r["pool_prefill_share"] == pytest.approx(t_p * seqs / (t_p * seqs + 511 * tpot), rel=1e-9)
+    assert r["kv_transfer"] == pytest.approx(4096 * C / (8 * 50e9), rel=1e-9)
+    assert "scale-out" in r["kv_link"] and r["pool_ttft"] == pytest.approx(ttft + r["kv_transfer"])
+    b1 = r["one_pool_batch"]
+    assert 0 < b1 < b
+    assert r["one_pool_tpot"] == pytest.approx(_hand_round(b1, 4608) + b1 * ttft / 511, rel=3e-3)
+    assert _hand_round(b1 + 1, 4608) + (b1 + 1) * ttft / 511 > 0.04 * 0.999
+    assert r["one_pool_tokens_per_s_gpu"] == pytest.approx(b1 / (8 * r["one_pool_tpot"]), rel=1e-9)
+    pre, dec = (int(x) for x in r["pool_split"].split(":"))
+    rate = min(pre / ttft, dec * b / (511 * tpot))
+    assert r["pool_tokens_per_s_gpu"] == pytest.approx(rate * 511 / ((pre + dec) * 8), rel=1e-9)
+    assert r["pool_beats"] in ("yes", "tie", "no")
+    # the balanced pools serve what one pool at the same batch serves: the gain is the batch the target allows
+    ideal = (1 - r["pool_prefill_share"]) * b / (8 * tpot)
+    assert ideal == pytest.approx(b / (8 * (tpot + b * ttft / 511)), rel=1e-9)
+    # a pipeline layout, whose prefill is slower, wins: one pool must drop to a much smaller batch
+    r42 = _row(doc, 4, 2)
+    assert r42["pool_beats"] == "yes" and r42["pool_tokens_per_s_gpu"] > r42["one_pool_tokens_per_s_gpu"]
+
+
+def test_disaggregate_columns_and_errors(capsys):
+    args = ["llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "2", "--prompt", "2k", "--output", "256",
+            "--disaggregate", "--speculative", "2,0.7"]
+    assert main(["plan", *args, "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert rows and {"pool_split", "kv_transfer", "pool_beats", "speculative", "spec_speedup"} <= set(rows[0])
+    assert all(r["kv_link"].startswith("scale-up") for r in rows)  # two 2-GPU replicas sit in one NVLink domain
+    assert main(["plan", *args, "--format", "md"]) == 0
+    md = capsys.readouterr().out
+    assert "pools P:D" in md and "pools win" in md
+    assert main(["plan", *args[:-3]]) == 0
+    assert "pools" not in capsys.readouterr().out  # the columns only when asked
+    for bad in ("x", "0,0.8", "2,1", "2,0.8,-1", "2,0.8,0.1,4"):
+        assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--speculative", bad]) == 1
+        assert "--speculative" in capsys.readouterr().err
+    assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--disaggregate"]) == 1
+    assert "--output" in capsys.readouterr().err
+
+
+def test_verify_round_limits():
+    """k_d = 0 is the decode round itself, bound and estimate (formulas/techniques.py); one pool with no prefill
+    (t_p = 0) has the decode pool's TPOT."""
+    import sympy as sp
+    from genreport.formulas import parallel, techniques
+    from genreport.formulas.glossary import sym
+
+    k = sym("k_d")
+    assert sp.simplify(techniques.verify_time_layout().subs(k, 0) - parallel.decode_time_bound()) == 0
+    assert sp.simplify(techniques.verify_time_layout_serial().subs(k, 0) - parallel.decode_time_serial()) == 0
+    assert techniques.aggregated_tpot().subs(sym("t_p"), 0) == sym("t_s")
+
+
+def test_nvl72_domain_is_searched_by_default(capsys):
+    """--max-gpus defaults to 72, a GB200 NVL72 domain; tp x pp that fill it are tried with uneven stages: 80 layers
+    over pp 9 are stages of 9 and 8 layers, the busiest holding 9/80 of 70.6e9 fp8 weights over 8 GPUs (seed
+    accounting), pp 18 stages of 5."""
+    doc = _json(capsys, "llama-3.1-70b", "--hardware", "gb200", "--weights", "fp8")
+    assert doc["max_gpus"] == 72 and max(r["gpus"] for r in doc["rows"]) == 72
+    rows = {(r["tp"], r["pp"]): r for r in doc["rows"] if r["gpus"] == 72}
+    assert rows[(8, 9)]["weight_bytes_per_gpu"] == pytest.approx(70.6e9 * 9 / 80 / 8, rel=1e-9)
+    assert rows[(4, 18)]["weight_bytes_per_gpu"] == pytest.approx(70.6e9 * 5 / 80 / 4, rel=1e-9)
+    assert "NVLink" in rows[(8, 9)]["links"] and "scale-out" not in rows[(8, 9)]["links"]  # inside the domain
+
+
+def test_json_has_no_nan(capsys):
+    """Columns that were not asked for, or have no value, are null: strict JSON parsers refuse NaN."""
+    assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "1", "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    assert "NaN" not in out
+    doc = json.loads(out)
+    assert all(r["spec_speedup"] is None and r["kv_transfer"] is None for r in doc["rows"])
+
+
+def test_completion_offers_the_new_options_and_quantities():
+    from genreport.commands.completion import candidates
+
+    assert candidates(["plan", "deepseek-v3"], "--spec") == ["--speculative"]
+    assert candidates(["plan", "deepseek-v3"], "--disa") == ["--disaggregate"]
+    assert {"verify_time_bound", "verify_time_serial"} <= set(candidates(["derive"], "verify_"))
+    assert "speculative_speedup_layout" in candidates(["derive"], "speculative_")
