@@ -271,10 +271,17 @@ def _inputs(r: Results) -> list[dict]:
             if c.tier == "none" or c.span <= 1:
                 continue
             rows.append({"what": f"{g} group's link ({c.tier}, {c.span} GPUs), per direction and per step",
-                         "symbol": f"W_{g.upper()}, α_{g.upper()}",
+                         "symbol": f"W_o{g.upper()}, α_o{g.upper()}" if c.inner is not None else f"W_{g.upper()}, α_{g.upper()}",
                          "value": f"{fmt.bandwidth(c.bandwidth_per_direction)}, "
                                   + (f"{fmt.time(c.latency)}" if c.latency_given else "0 (not in the spec)"),
                          "source": c.name + ("" if c.per_direction_from == "spec" else " (half the datasheet's sum)")})
+            if c.inner is not None:  # two tiers: the group's GPUs in one scale-up domain, and that domain's link
+                u = c.inner
+                rows.append({"what": f"{g} group's scale-up tier ({c.local} GPUs in each domain), per direction and "
+                                     "per step", "symbol": f"n_u{g.upper()}; W_{g.upper()}, α_{g.upper()}",
+                             "value": f"{c.local}; {fmt.bandwidth(u.bandwidth_per_direction)}, "
+                                      + (f"{fmt.time(u.latency)}" if u.latency_given else "0 (not in the spec)"),
+                             "source": u.name + ("" if u.per_direction_from == "spec" else " (half the datasheet's sum)")})
     if s.serving is not None:
         sv = s.serving
         targets = ", ".join(x for x in (f"TTFT {fmt.time(sv.ttft)}" if sv.ttft else "",

@@ -51,10 +51,6 @@ const GR_PARALLEL = (() => {
           + `spec has no scale-out network (node.scale_out): its ${g} traffic is counted on the scale-up link, so the `
           + "bound stays a lower bound");
       }
-      if (link && par[g] > 1 && link.latency === null) {
-        notes.add(`${link.name}: no latency in the spec; 0 is used, so the ${g} collectives cost only their bytes and `
-          + "the bound stays a lower bound");
-      }
       if (!link) {
         out[g] = {span: span[g], tier: "none", name: "", bandwidth_per_direction: Infinity, latency: 0.0,
           bus_bandwidth: null, in_network: false, in_network_bus_bandwidth: null, call_latency: 0.0,
@@ -62,26 +58,44 @@ const GR_PARALLEL = (() => {
         return;
       }
       const n = g === "pp" ? 2 : par[g];  // a stage sends to one peer
-      const mesh = link.topology === "mesh" && link.link_bandwidth_per_direction != null && tier === "scale-up";
-      const rate = mesh && n > 1 ? Math.min(link.bandwidth_per_direction, (n - 1) * link.link_bandwidth_per_direction)
-        : link.bandwidth_per_direction;
-      if (mesh && par[g] > 1 && rate < link.bandwidth_per_direction) {
-        notes.add(`${link.name} is a mesh, one link to each peer: a ${g} group of ${n} GPUs gets ${n - 1} of them, `
-          + `${(rate / 1e9).toFixed(0)} GB/s per direction of the ${(link.bandwidth_per_direction / 1e9).toFixed(0)}`);
+      out[g] = choice(g, span[g], tier, link, n, par[g], hw.collectives, notes);
+      const local = Math.min(par[g], size);
+      if (tier === "scale-out" && (g === "tp" || g === "ep") && hw.link && local > 1) {
+        // two tiers: the group's `local` GPUs in each domain over the scale-up link, the NICs across domains
+        out[g].local = local;
+        out[g].inner = choice(g, local, "scale-up", hw.link, local, local, hw.collectives, notes);
       }
-      const bus = link.bus_bandwidth == null ? null : mesh ? link.bus_bandwidth * rate / link.bandwidth_per_direction
-        : link.bus_bandwidth;  // never more than the line rate (a what-if may lower it)
-      const lib = hw.collectives;
-      out[g] = {span: span[g], tier: tier, name: link.name, bandwidth_per_direction: rate, latency: link.latency || 0.0,
-        bus_bandwidth: bus == null ? null : Math.min(bus, rate), in_network: !!link.in_network_reduction && tier === "scale-up",
-        in_network_bus_bandwidth: tier === "scale-up" ? link.in_network_bus_bandwidth : null,
-        call_latency: lib ? lib.call_latency : 0.0, in_network_call_latency: lib ? lib.in_network_call_latency : null};
     });
     return [out, Array.from(notes).sort()];
   }
 
+  /** One group's link on one tier (layout._choice). */
+  function choice(g, span, tier, link, n, degree, lib, notes) {
+    if (degree > 1 && link.latency === null) {
+      notes.add(`${link.name}: no latency in the spec; 0 is used, so the ${g} collectives cost only their bytes and `
+        + "the bound stays a lower bound");
+    }
+    const mesh = link.topology === "mesh" && link.link_bandwidth_per_direction != null && tier === "scale-up";
+    const rate = mesh && n > 1 ? Math.min(link.bandwidth_per_direction, (n - 1) * link.link_bandwidth_per_direction)
+      : link.bandwidth_per_direction;
+    if (mesh && degree > 1 && rate < link.bandwidth_per_direction) {
+      notes.add(`${link.name} is a mesh, one link to each peer: a ${g} group of ${n} GPUs gets ${n - 1} of them, `
+        + `${(rate / 1e9).toFixed(0)} GB/s per direction of the ${(link.bandwidth_per_direction / 1e9).toFixed(0)}`);
+    }
+    const bus = link.bus_bandwidth == null ? null : mesh ? link.bus_bandwidth * rate / link.bandwidth_per_direction
+      : link.bus_bandwidth;  // never more than the line rate (a what-if may lower it)
+    return {span: span, tier: tier, name: link.name, bandwidth_per_direction: rate, latency: link.latency || 0.0,
+      bus_bandwidth: bus == null ? null : Math.min(bus, rate), in_network: !!link.in_network_reduction && tier === "scale-up",
+      in_network_bus_bandwidth: tier === "scale-up" ? link.in_network_bus_bandwidth : null,
+      call_latency: lib ? lib.call_latency : 0.0, in_network_call_latency: lib ? lib.in_network_call_latency : null,
+      local: null, inner: null};
+  }
+
+  const busOf = l => l.bus_bandwidth == null ? l.bandwidth_per_direction : l.bus_bandwidth;
+
   /** The library's fixed costs and the tensor-parallel link's in-switch reduction (collective_costs). */
-  function collectiveCosts(tp) {
+  function collectiveCosts(choice) {
+    const tp = choice.inner || choice;  // the in-switch reduction of the group's own domain
     const est = tp.bus_bandwidth == null ? tp.bandwidth_per_direction : tp.bus_bandwidth;
     return {tau_c: tp.call_latency, tau_s: tp.in_network_call_latency == null ? tp.call_latency : tp.in_network_call_latency,
       s_TP: tp.in_network ? 1.0 : 0.0, W_sTP: tp.in_network_bus_bandwidth == null ? est : tp.in_network_bus_bandwidth};
@@ -109,12 +123,19 @@ const GR_PARALLEL = (() => {
     const k = inp.hardware.kernels;  // the engine's fixed costs per kernel (live.py, Hardware.kernels)
     Object.assign(v, {k_L: k.per_layer, tau_k: k.decode, tau_l: k.launch, tau_o: k.one_shot_latency,
       o_TP: k.one_shot && links.tp.tier === "scale-up" ? 1.0 : 0.0});  // one-shot: inside the scale-up domain
-    GROUPS.forEach(g => {
-      const l = links[g], G = g.toUpperCase();
-      v["W_" + G] = l.bandwidth_per_direction;
-      v["alpha_" + G] = l.latency;
-      v["W_c" + G] = l.bus_bandwidth == null ? l.bandwidth_per_direction : l.bus_bandwidth;
+    GROUPS.forEach(g => {  // LinkChoice.tier_values
+      const l = links[g], G = g.toUpperCase(), up = l.inner || l;
+      v["W_" + G] = up.bandwidth_per_direction;
+      v["alpha_" + G] = up.latency;
+      v["W_c" + G] = busOf(up);
+      if (g === "tp" || g === "ep") {
+        v["W_o" + G] = l.bandwidth_per_direction;
+        v["alpha_o" + G] = l.inner ? l.latency : 0.0;
+        v["W_co" + G] = busOf(l);
+      }
     });
+    v.n_uTP = links.tp.local || par.tp;
+    v.n_uEP = links.ep.local || par.ep;
     return Object.assign(v, collectiveCosts(links.tp));
   }
 
