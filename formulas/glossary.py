@@ -101,6 +101,7 @@ PARALLEL_ENTRIES: tuple[Entry, ...] = (
     Entry("W_oEP", r"W_{o,\mathrm{EP}}", "B/s", "scale-out bandwidth per direction per GPU of an expert-parallel group that leaves its domain"),
     Entry("alpha_oEP", r"\alpha_{o,\mathrm{EP}}", "s", "step latency across domains of the expert-parallel group; 0 inside one"),
     Entry("W_coEP", r"\tilde{W}_{o,\mathrm{EP}}", "B/s", "bus bandwidth the library reaches per GPU across domains for the expert-parallel group"),
+    Entry("rho_x", r"\rho_{x}", "1", "redundant expert replicas per routed expert, r/E (engine.redundant_experts; DeepSeek's EPLB); 0 without"),
     Entry("k_L", r"k_{L}", "1", "kernels the engine launches per layer in one forward pass (norms, GEMMs, rotary, cache write, attention, activation; collectives apart)"),
     Entry("tau_k", r"\tau_{k}", "s", "fixed cost per kernel in a decode step: its share of a CUDA graph replay, or a launch where decode runs without graphs"),
     Entry("tau_l", r"\tau_{l}", "s", "fixed cost of one kernel launched on its own (no CUDA graph): prefill steps"),

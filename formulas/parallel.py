@@ -58,6 +58,7 @@ W_c, tau_c, W_s, tau_s, s_TP, W_cTP, W_sTP, W_cPP, W_cEP, W_cDP, u_x = (
     sym(x) for x in ("W_c", "tau_c", "W_s", "tau_s", "s_TP", "W_cTP", "W_sTP", "W_cPP", "W_cEP", "W_cDP", "u_x"))
 k_L, tau_k, tau_l, tau_o, o_TP = (sym(x) for x in ("k_L", "tau_k", "tau_l", "tau_o", "o_TP"))
 n_u, W_o, a_o, W_co = (sym(x) for x in ("n_u", "W_o", "alpha_o", "W_co"))
+rho_x = sym("rho_x")
 n_uTP, W_oTP, a_oTP, W_coTP, n_uEP, W_oEP, a_oEP, W_coEP = (
     sym(x) for x in ("n_uTP", "W_oTP", "alpha_oTP", "W_coTP", "n_uEP", "W_oEP", "alpha_oEP", "W_coEP"))
 N, N_a, N_e, L, d, H_kv, b, c, C, P, W, B, S, T, a = (
@@ -269,13 +270,17 @@ def expert_split():
     return sp.Max(n_TP, n_EP)
 
 
-def weight_bytes_per_gpu(N=N):
-    """Weight bytes on one GPU [B]: (N - N_x (1 - n_TP / max(n_TP, n_EP))) b / (n_TP n_PP).
+def weight_bytes_per_gpu(N=N, redundant: bool = True):
+    """Weight bytes on one GPU [B]: (N - N_x (1 - (1 + rho_x) n_TP / max(n_TP, n_EP))) b / (n_TP n_PP).
 
     Everything but the routed experts is split n_TP n_PP ways, the N_x expert parameters
-    max(n_TP, n_EP) n_PP ways; stages are assumed balanced (L/n_PP layers each).  Equals N b on one GPU.
+    max(n_TP, n_EP) n_PP ways; stages are assumed balanced (L/n_PP layers each).  Redundant experts (DeepSeek's
+    EPLB, SGLang's --ep-num-redundant-experts: r replicas of the E routed experts, rho_x = r/E) add their bytes,
+    r/n_EP more expert slots a GPU.  Equals N b on one GPU.  ``redundant=False``: the experts once, the least a
+    GPU must read.
     """
-    return (N - N_x * (1 - n_TP / expert_split())) * b / (n_TP * n_PP)
+    held = (1 + rho_x) if redundant else 1
+    return (N - N_x * (1 - held * n_TP / expert_split())) * b / (n_TP * n_PP)
 
 
 def kv_split():
@@ -537,7 +542,7 @@ def _prefill_ledgers():
     from .quantities import _prefill_flops  # 2 N_p T + 2 V d + 2 L H_q d_h T^2, the single-card prefill's FLOPs
 
     t_comp = _prefill_flops() / (n_TP * n_PP * P)
-    t_mem = (weight_bytes_per_gpu(N - N_e) + T * kv_bytes_per_token_per_gpu()) / W
+    t_mem = (weight_bytes_per_gpu(N - N_e, redundant=False) + T * kv_bytes_per_token_per_gpu()) / W
     return t_comp, t_mem
 
 

@@ -180,7 +180,7 @@ def layout_values(base: dict[str, float], model: Model, par: Parallelism, links:
     fixed costs per kernel (the hardware's, from the report spec's engine block; the defaults without)."""
     v = dict(base)
     k = kernels or Kernels()
-    v.update({"k_L": float(k.per_layer), "tau_k": k.decode, "tau_l": k.launch, "tau_o": k.one_shot_latency,
+    v.update({"k_L": kernels_per_layer(model, k), "tau_k": k.decode, "tau_l": k.launch, "tau_o": k.one_shot_latency,
               # the engine's one-shot all-reduce reads its peers over NVLink: inside the scale-up domain only
               "o_TP": 1.0 if k.one_shot and links["tp"].tier == "scale-up" else 0.0})
     v.update({"n_TP": float(par.tp), "n_PP": pipeline_split(model.layers, par.pp), "n_St": float(par.pp),
@@ -188,7 +188,9 @@ def layout_values(base: dict[str, float], model: Model, par: Parallelism, links:
               "N_x": float(pc.experts_routed) * _declared_per_routed(v, pc, accounting), "L_x": float(pc.moe_layers),
               "k_e": float(model.moe.active_experts) if model.moe else 0.0,
               "b_a": activation_bytes_per_element(precision),
-              "s_kv": 1.0 if model.attention.kind == "mla" else float(min(par.tp, model.kv_heads))})
+              "s_kv": 1.0 if model.attention.kind == "mla" else float(min(par.tp, model.kv_heads)),
+              # redundant expert replicas per routed expert (engine.redundant_experts)
+              "rho_x": par.redundant_experts / model.moe.experts if model.moe else 0.0})
     for g in GROUPS:
         v.update(links[g].tier_values(g))
     v.update({"n_uTP": float(links["tp"].local or par.tp), "n_uEP": float(links["ep"].local or par.ep)})
@@ -197,9 +199,19 @@ def layout_values(base: dict[str, float], model: Model, par: Parallelism, links:
     v.update({"k_w": k_w, "k_g": k_g, "k_o": k_o, "u_x": 1.0})  # u_x: the mean GPU until a batch says otherwise
     wb = weight_bytes_of(precision, pc)
     if wb.uniform is None:  # per-class precisions: b is the mean bytes per weight of the slice one GPU holds
-        keep = 1.0 - par.tp / max(par.tp, par.ep)
+        keep = 1.0 - (1.0 + v["rho_x"]) * par.tp / max(par.tp, par.ep)  # the experts it holds, replicas and all
         v["b"] = wb.mean(v["N"] - v["N_x"], v["N_x"] * (1.0 - keep))
     return {k: np.float64(x) if isinstance(x, float) else x for k, x in v.items()}  # x/0 is inf, not an exception
+
+
+def kernels_per_layer(model: Model, k: Kernels) -> float:
+    """k_L [1]: the kernels of a layer, the mean over the model's layers: L_x MoE layers at the fused-MoE path's count
+    (Kernels.moe_layer), the others at the dense count.  10 for a dense model; DeepSeek-V3 (58 MoE layers of 61, shared
+    experts) (3 x 10 + 58 x 18) / 61 = 17.61."""
+    if model.moe is None:
+        return float(k.per_layer)
+    moe = arch.moe_layer_count(model)
+    return ((model.layers - moe) * k.per_layer + moe * k.moe_layer(model.moe.shared_experts)) / model.layers
 
 
 def collective_costs(choice: LinkChoice) -> dict[str, float]:
@@ -265,6 +277,7 @@ class ParallelResults:
     stage_layers: tuple = ()  # layers of each pipeline stage: ceil(L/pp) for the first L mod pp, floor(L/pp) after
     all_reduce: dict = field(default_factory=dict)  # one tensor-parallel all-reduce at batch 1: see _all_reduce_costs
     collective_formulas: tuple = ()  # (id, what it is, LaTeX, value or None) of the collectives this layout uses
+    kernels_per_layer: float = 0.0  # k_L: the kernels of a layer, the mean over dense and MoE layers
 
     @property
     def pp_split(self) -> float:
@@ -322,7 +335,7 @@ def min_gpus_to_fit(q, values: dict, model: Model, batch, context, capacity: flo
     for g, p, t in layouts:
         if np.all(np.isfinite(best)):
             break
-        v = dict(values, n_TP=float(t), n_PP=pipeline_split(model.layers, p), n_St=float(p), n_EP=1.0,
+        v = dict(values, n_TP=float(t), n_PP=pipeline_split(model.layers, p), n_St=float(p), n_EP=1.0, rho_x=0.0,
                  s_kv=1.0 if model.attention.kind == "mla" else float(min(t, model.kv_heads)), B=batch, S=context)
         mem = np.broadcast_to(np.asarray(q["memory_per_gpu"](v), dtype=float), shape)
         new = np.isnan(best) & (mem <= capacity)
@@ -384,7 +397,8 @@ def _evaluate(r) -> ParallelResults:
     links, notes = choose_links(hw, par)
     q = load()
     out = ParallelResults(par, links, notes, activation_bytes=activation_bytes_per_element(spec.precision),
-                          stage_layers=stage_layers(model.layers, par.pp))
+                          stage_layers=stage_layers(model.layers, par.pp),
+                          kernels_per_layer=kernels_per_layer(model, spec.hardware.kernels))
     w = spec.workloads
     batch = np.asarray(w.decode_batch, dtype=float)
     ctx = np.asarray(w.decode_context, dtype=float)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 from functools import lru_cache
 
 from genreport import __version__
-from genreport.load.spec import KERNELS_SOURCE, MEMORY_RESERVE_SOURCE, ONE_SHOT_SOURCE
+from genreport.load.spec import KERNELS_SOURCE, MEMORY_RESERVE_SOURCE, MOE_KERNELS_SOURCE, ONE_SHOT_SOURCE
 from genreport.model.evaluate import Results
 from genreport.model.values import Block
 from genreport.paths import templates_dir
@@ -221,6 +221,10 @@ def _inputs(r: Results) -> list[dict]:
         rows += [
             {"what": "kernels per layer (serial estimate)", "symbol": "k_L", "value": f"{k.per_layer:g}",
              "source": src("kernels_per_layer")},
+            *([{"what": "kernels per MoE layer, and per layer on average (serial estimate)", "symbol": "k_L",
+                "value": f"{k.moe_layer(m.moe.shared_experts):g}; {r.parallel.kernels_per_layer:.4g}",
+                "source": src("kernels_per_layer") if "kernels_per_layer" in given else MOE_KERNELS_SOURCE}]
+              if m.moe is not None else []),
             {"what": "fixed cost per kernel, decode (serial estimate)", "symbol": "τ_k",
              "value": f"{fmt.time(k.decode)} ({'CUDA graph replay' if k.cuda_graphs else 'a launch, no CUDA graphs'})",
              "source": src("cuda_graphs", "graph_kernel" if k.cuda_graphs else "kernel_launch")},
@@ -267,6 +271,12 @@ def _inputs(r: Results) -> list[dict]:
         par = r.parallel.parallelism
         rows.append({"what": "layout (tensor, pipeline, expert, data parallel)", "symbol": "n_TP, n_PP, n_EP, n_DP",
                      "value": f"{par.tp}, {par.pp}, {par.ep}, {par.dp} ({par.gpus} GPUs)", "source": "spec"})
+        if par.redundant_experts:
+            rows.append({"what": "redundant expert replicas (held r/ep to a GPU; the estimate's busiest GPU hands a "
+                                 "replicated expert's tokens to the least-loaded holder)", "symbol": "r; ρ_x = r/E",
+                         "value": f"{par.redundant_experts}; {par.redundant_experts / m.moe.experts:.4g}"
+                                  if m.moe else f"{par.redundant_experts}",
+                         "source": "the spec (engine.redundant_experts)"})
         for g, c in sorted(r.parallel.links.items()):
             if c.tier == "none" or c.span <= 1:
                 continue

@@ -115,13 +115,17 @@ const GR_PARALLEL = (() => {
       N_x: pc.experts_routed * perRouted(v, pc, env.accounting), k_e: m.moe ? m.moe.active_experts : 0.0,
       b_a: (bc === undefined ? 2.0 : bc) >= 4.0 ? 4.0 : 2.0,
       s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(par.tp, m.kv_heads), k_w: split[0], k_g: split[1], k_o: split[2],
-      u_x: 1.0});
+      u_x: 1.0, rho_x: m.moe ? (par.redundant_experts || 0) / m.moe.experts : 0.0});
     if (env.perClass) {  // b: the mean bytes per weight of the slice one GPU holds
-      const keep = 1.0 - par.tp / Math.max(par.tp, par.ep);
+      const keep = 1.0 - (1.0 + v.rho_x) * par.tp / Math.max(par.tp, par.ep);  // held: replicas and all
       v.b = M.meanBytes(env.wb, v.N - v.N_x, v.N_x * (1.0 - keep));
     }
     const k = inp.hardware.kernels;  // the engine's fixed costs per kernel (live.py, Hardware.kernels)
-    Object.assign(v, {k_L: k.per_layer, tau_k: k.decode, tau_l: k.launch, tau_o: k.one_shot_latency,
+    // k_L: the mean over the layers, MoE layers at the fused-MoE path's count (layout.kernels_per_layer)
+    const kMoe = k.moe_per_layer != null ? k.moe_per_layer : k.per_layer + k.moe_extra
+      + (m.moe && m.moe.shared_experts ? k.shared_extra : 0);
+    const kL = m.moe ? ((m.layers - pc.moe_layers) * k.per_layer + pc.moe_layers * kMoe) / m.layers : k.per_layer;
+    Object.assign(v, {k_L: kL, tau_k: k.decode, tau_l: k.launch, tau_o: k.one_shot_latency,
       o_TP: k.one_shot && links.tp.tier === "scale-up" ? 1.0 : 0.0});  // one-shot: inside the scale-up domain
     GROUPS.forEach(g => {  // LinkChoice.tier_values
       const l = links[g], G = g.toUpperCase(), up = l.inner || l;
@@ -191,7 +195,15 @@ const GR_PARALLEL = (() => {
     if (!moe || cut.ep <= 1 || moe.experts % cut.ep) return 1.0;
     const group = cut.ep > cut.tp ? tokens * (cut.ep / cut.tp) : tokens;
     const touched = moe.experts * (1.0 - Math.pow(1.0 - moe.active_experts / moe.experts, group));
-    return touched > 0 ? busiestExperts(moe.experts, cut.ep, touched) / (touched / cut.ep) : 1.0;
+    return touched > 0 ? busiestRedundant(moe.experts, cut.ep, cut.redundant || 0, touched) / (touched / cut.ep) : 1.0;
+  }
+
+  /** The busiest GPU with redundant experts handed to the least-loaded holder (env.busiest_experts_redundant). */
+  function busiestRedundant(experts, groups, redundant, touched) {
+    if (redundant <= 0) return busiestExperts(experts, groups, touched);
+    const fixed = experts - Math.min(redundant, experts);
+    if (fixed <= 0 || fixed % groups) return touched / groups;
+    return Math.max(busiestExperts(fixed, groups, touched * fixed / experts), touched / groups);
   }
 
   /** n_PP: L over the busiest stage's ceil(L / pp) layers; pp when it divides L (env.pipeline_split). */
@@ -201,9 +213,11 @@ const GR_PARALLEL = (() => {
   function layoutSlice(m, par) {
     if (!par) return M.ONE_CUT;
     const tp = par.tp || 1, pp = par.pp || 1, ep = par.ep || 1, split = pipelineSplit(m.layers, pp);
+    const red = par.redundant_experts || 0, rho = m.moe ? red / m.moe.experts : 0.0;  // replicas (Slice.rho)
     return {tp: tp, pp: pp, ep: ep, s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(tp, m.kv_heads), share: tp * split,
-      split: split,
-      expertKeep: 1.0 - tp / Math.max(tp, ep), trivial: tp === 1 && pp === 1 && ep === 1};
+      split: split, redundant: red, rho: rho,
+      expertKeep: 1.0 - tp / Math.max(tp, ep), expertHeld: 1.0 - (1.0 + rho) * tp / Math.max(tp, ep),
+      trivial: tp === 1 && pp === 1 && ep === 1};
   }
 
   function routedParameters(v, pc, accounting) {
@@ -217,8 +231,8 @@ const GR_PARALLEL = (() => {
     const v = Object.assign({}, card);
     if (cut.trivial) return v;
     const nX = m.moe ? routedParameters(card, pc, accounting) : 0.0;
-    if (wb && wb.uniform === null) v.b = M.meanBytes(wb, card.N - nX, nX * (1.0 - cut.expertKeep));
-    v.N = (card.N - nX * cut.expertKeep) / cut.share;
+    if (wb && wb.uniform === null) v.b = M.meanBytes(wb, card.N - nX, nX * (1.0 - cut.expertHeld));
+    v.N = (card.N - nX * cut.expertHeld) / cut.share;  // what it holds, replicas and all
     ["N_a", "N_e", "N_p", "V", "a"].forEach(function (k) { v[k] = card[k] / cut.share; });
     v.L = card.L / cut.split;
     v.H_q = card.H_q / cut.tp;
@@ -301,7 +315,7 @@ const GR_PARALLEL = (() => {
           x.decode_tokens_per_s_replica = b / x.decode_time_bound;
           x.decode_tokens_per_s_gpu = b / (x.decode_time_bound * out.replica_gpus);
           const fit = order.find(l => call("memory_per_gpu", Object.assign({}, base, {c: cHeld, n_TP: l[2], n_PP: pipelineSplit(m.layers, l[1]), n_St: l[1],
-            n_EP: 1.0, s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(l[2], m.kv_heads), B: b, S: s})) <= hw.capacity * (1 - (hw.memory_reserve || 0)));
+            n_EP: 1.0, rho_x: 0.0, s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(l[2], m.kv_heads), B: b, S: s})) <= hw.capacity * (1 - (hw.memory_reserve || 0)));
           x.min_gpus_to_fit = fit ? fit[0] : null;
           return x;
         });

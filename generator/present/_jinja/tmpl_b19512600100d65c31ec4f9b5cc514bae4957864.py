@@ -225,8 +225,17 @@ def root(context, missing=missing):
             yield '</p>\n<p>Two numbers per point, and they are not the same thing: the <strong>strict bound</strong> is the largest of the three\nper-GPU ledgers (compute, HBM, interconnect perfectly overlapped), which no engine beats; the <strong>serial\nestimate</strong> puts the collectives ('
             yield escape((t_4(context.eval_ctx, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'collectives'), ', ') or 'none in this layout'))
             yield ") on the critical path, as real decode does,\nand adds each kernel's fixed cost: "
-            yield escape(t_3(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'per_layer')))
-            yield ' kernels a layer at '
+            if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'kernels_per_layer') != environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'per_layer')):
+                pass
+                yield escape(t_9(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'kernels_per_layer')))
+                yield ' kernels a layer on average ('
+                yield escape(t_3(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'per_layer')))
+                yield ' in a dense layer, more in an MoE layer: router, top-k, the grouped GEMMs)'
+            else:
+                pass
+                yield escape(t_3(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'per_layer')))
+                yield ' kernels a layer'
+            yield ' at '
             yield escape(t_12(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'decode')))
             yield ' each in decode\n('
             if environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'cuda_graphs'):
@@ -252,7 +261,7 @@ def root(context, missing=missing):
                 if environment.getattr(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'links'), 'tp'), 'in_network'):
                     pass
                     yield ', or its in-switch all-reduce where that is faster'
-                if (not t_13(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot'))):
+                if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce') and (not t_13(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot')))):
                     pass
                     yield ", or the engine's one-shot kernel (engine.all_reduce: one-shot) where that is faster still"
                 yield '. '
@@ -283,7 +292,15 @@ def root(context, missing=missing):
                     yield ').'
                 if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'ep') > 1):
                     pass
-                    yield " The estimate's round also waits for the\nGPU that holds the most of the batch's experts: its reads are u<sub>x</sub> times the mean (the expected maximum when\ntokens pick experts uniformly at random)."
+                    yield " The estimate's round also waits for the\nGPU that holds the most of the batch's experts: its reads are u<sub>x</sub> times the mean (the expected maximum when\ntokens pick experts uniformly at random)"
+                    if environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_experts'):
+                        pass
+                        yield '; with '
+                        yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_experts'))
+                        yield ' redundant experts (engine.redundant_experts) each GPU holds '
+                        yield escape(t_9((environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_experts') / environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'ep'))))
+                        yield " replica slots more, and the engine hands a replicated expert's tokens to the least-loaded holder, which lowers that maximum"
+                    yield '.'
                 yield '</p>\n'
                 for l_1_c in (undefined(name='par_costs') if l_0_par_costs is missing else l_0_par_costs):
                     _loop_vars = {}
@@ -465,4 +482,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=106&2=118&4=121&5=123&6=126&7=128&8=150&10=157&11=161&12=163&13=175&14=193&15=219&18=226&19=228&20=232&21=239&23=241&24=249&26=252&27=262&28=266&29=281&32=288&34=303&37=312&38=322&39=334&42=343&44=346&45=356&49=365&50=367&51=375&53=378&54=381&55=384&56=388&57=395&58=401&59=405&60=409&61=411&62=416&65=426&66=428&69=430&70=432&73=434&74=442&76=463'
+debug_info = '1=106&2=118&4=121&5=123&6=126&7=128&8=150&10=157&11=161&12=163&13=175&14=193&15=219&18=226&19=228&20=241&21=248&23=250&24=258&26=261&27=271&28=275&29=290&31=296&32=305&34=320&37=329&38=339&39=351&42=360&44=363&45=373&49=382&50=384&51=392&53=395&54=398&55=401&56=405&57=412&58=418&59=422&60=426&61=428&62=433&65=443&66=445&69=447&70=449&73=451&74=459&76=480'
