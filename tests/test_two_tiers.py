@@ -118,3 +118,23 @@ def test_the_experts_all_to_all_over_four_nodes_by_hand():
     assert est == pytest.approx(6.6e-6 + 7 * 0.6e-6 + 24 * 2.7e-6 + 7 / 32 * z / 370e9 + 24 / 32 * z / 47e9,
                                 rel=1e-12)
     assert bound < est
+
+
+def test_the_chapter_prints_the_two_tier_formulas_where_the_layout_uses_them():
+    from genreport.model.layout import ParallelResults, _collective_formulas
+
+    def ids(hw: str, par: Parallelism) -> list[str]:
+        h = load_hardware(ROOT / "specs" / "hardware" / f"{hw}.yaml")
+        links, notes = choose_links(h, par)
+        model = "deepseek-v3" if par.ep > 1 else "llama-3.1-405b"
+        ar = _all_reduce_costs(load(), _values(hw, model, par))
+        return [row[0] for row in _collective_formulas(ParallelResults(par, links, notes, all_reduce=ar))]
+
+    one = ids("h100-sxm", Parallelism(8))
+    assert "all_reduce_time" in one and "all_reduce_time_tiers" not in one
+    two = ids("h100-sxm", Parallelism(16))
+    assert {"all_reduce_time_tiers", "all_reduce_time_ring_tiers", "all_reduce_time_hierarchical"} <= set(two)
+    assert "all_reduce_time" not in two
+    experts = ids("h200", Parallelism(1, dp=32, ep=32))
+    assert {"all_to_all_time_tiers", "all_to_all_time_library_tiers"} <= set(experts)
+    assert "all_to_all_time_library" not in experts
