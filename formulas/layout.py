@@ -20,7 +20,7 @@ from . import parallel
 from .glossary import sym
 from .slices import SLICE_DEFINITION, SLICE_LATEX, SLICE_MEANING  # noqa: F401 - re-exported
 
-n_TP, n_PP, n_EP, N_x, s_kv, m_b = (sym(x) for x in ("n_TP", "n_PP", "n_EP", "N_x", "s_kv", "B"))
+n_TP, n_PP, n_EP, N_x, s_kv, m_b, rho_x = (sym(x) for x in ("n_TP", "n_PP", "n_EP", "N_x", "s_kv", "B", "rho_x"))
 N, N_a, N_e, N_p, L, H_q, H_kv, V, c, a = (sym(x) for x in ("N", "N_a", "N_e", "N_p", "L", "H_q", "H_kv", "V", "c", "a"))
 
 SOURCE = ("Shoeybi et al. 2019, Megatron-LM, section 3 (heads and FFN columns split n_TP ways); Narayanan et al. "
@@ -36,7 +36,7 @@ def slice_inputs() -> dict:
     """The seeds' symbols -> their per-GPU value at the layout, as SymPy expressions in the layout's symbols."""
     share = replica_share()
     return {
-        N: (N - N_x * (1 - n_TP / parallel.expert_split())) / share,  # parameters held: w_g / b
+        N: (N - N_x * (1 - (1 + rho_x) * n_TP / parallel.expert_split())) / share,  # parameters held: w_g / b
         N_a: N_a / share, N_e: N_e / share, N_p: N_p / share, V: V / share, a: a / share,
         L: L / n_PP, H_q: H_q / n_TP, H_kv: H_kv / s_kv, c: c / (n_PP * s_kv),
     }
@@ -48,5 +48,5 @@ def sliced(expr):
 
 
 def at_one_card(expr):
-    """``expr`` at the layout 1 x 1 x 1 x 1."""
-    return expr.subs({n_TP: 1, n_PP: 1, n_EP: 1, s_kv: 1, sym("n_St"): 1})
+    """``expr`` at the layout 1 x 1 x 1 x 1 (no redundant experts)."""
+    return expr.subs({n_TP: 1, n_PP: 1, n_EP: 1, s_kv: 1, sym("n_St"): 1, rho_x: 0})

@@ -44,6 +44,9 @@ KERNELS = ("kernels per layer as vLLM's Llama decoder launches them; launch and 
 ONE_SHOT = ("vLLM, SGLang and TensorRT-LLM custom (one-shot) all-reduce kernels: 5.7-7.8 us for 0.5-32 KiB on "
             "8 x H100, as gathered in issue 27")
 NCCL_TUNING = "NCCL 2.30 src/graph/tuning.cc (base latency per call; ring steps); nccl-tests busbw as measured"
+TIERS = ("two tiers: NCCL's hierarchical all-reduce (reduce-scatter in the node, all-reduce across nodes, all-gather "
+         "in the node; nccl-tests issue 196, NCCL's maintainer) and its ring across nodes, whose bus bandwidth is the "
+         "node's NICs (nccl-tests issues 160 and 290); Patarasuk and Yuan 2009 applied to the nodes")
 
 (n_TP, n_PP, n_EP, n_DP, n_g, Z, W_x, alpha, N_x, L_x, k_e, b_a, s_kv, k_w, k_g, k_o) = (
     sym(x) for x in ("n_TP", "n_PP", "n_EP", "n_DP", "n_g", "Z_g", "W_x", "alpha", "N_x", "L_x", "k_e", "b_a",
@@ -54,6 +57,10 @@ W_TP, a_TP, W_PP, a_PP, W_EP, a_EP, W_DP, a_DP = (
 W_c, tau_c, W_s, tau_s, s_TP, W_cTP, W_sTP, W_cPP, W_cEP, W_cDP, u_x = (
     sym(x) for x in ("W_c", "tau_c", "W_s", "tau_s", "s_TP", "W_cTP", "W_sTP", "W_cPP", "W_cEP", "W_cDP", "u_x"))
 k_L, tau_k, tau_l, tau_o, o_TP = (sym(x) for x in ("k_L", "tau_k", "tau_l", "tau_o", "o_TP"))
+n_u, W_o, a_o, W_co = (sym(x) for x in ("n_u", "W_o", "alpha_o", "W_co"))
+rho_x = sym("rho_x")
+n_uTP, W_oTP, a_oTP, W_coTP, n_uEP, W_oEP, a_oEP, W_coEP = (
+    sym(x) for x in ("n_uTP", "W_oTP", "alpha_oTP", "W_coTP", "n_uEP", "W_oEP", "alpha_oEP", "W_coEP"))
 N, N_a, N_e, L, d, H_kv, b, c, C, P, W, B, S, T, a = (
     sym(x) for x in ("N", "N_a", "N_e", "L", "d", "H_kv", "b", "c", "C", "P", "W", "B", "S", "T", "a"))
 
@@ -125,12 +132,96 @@ def all_reduce_time_oneshot(n=n_g, Z=Z, W=W_c, tau=tau_o):
 
 
 def all_reduce_time_estimate(n=n_g, Z=Z):
-    """The tensor-parallel all-reduce the estimate charges [s]: the library's ring, or its NVLS algorithm where the
-    switch reduces (s_TP = 1) and that is faster, t = t_ring + s_TP min(0, t_NVLS - t_ring); where the engine runs
-    its one-shot kernel (o_TP = 1), that where it is faster still: t + o_TP min(0, t_one-shot - t)."""
-    ring = all_reduce_time_library(n, Z, W_cTP, a_TP, tau_c)
-    lib = ring + s_TP * sp.Min(0, all_reduce_time_switch(n, Z, W_sTP, tau_s, W_TP) - ring)
+    """The tensor-parallel all-reduce the estimate charges [s]: the library's ring (across domains the faster of its
+    ring and its hierarchical form), or its NVLS algorithm where the switch reduces (s_TP = 1) and that is faster
+    (across domains NVLS in the node then the shard across nodes), t = t_ring + s_TP min(0, t_NVLS - t_ring); where
+    the engine runs its one-shot kernel (o_TP = 1, inside one domain), that where it is faster still:
+    t + o_TP min(0, t_one-shot - t)."""
+    ring = sp.Min(all_reduce_time_ring_tiers(n, Z, W_cTP, a_TP, tau_c, n_uTP, W_coTP, a_oTP),
+                  all_reduce_time_hierarchical(n, Z, W_cTP, a_TP, tau_c, n_uTP, W_coTP, a_oTP))
+    m = _domains(n, n_uTP)
+    across = 2 * (m - 1) * a_oTP + 2 * (m - 1) / m * Z / (n_uTP * W_coTP)  # the NVLS tree's step across nodes
+    lib = ring + s_TP * sp.Min(0, all_reduce_time_switch(n_uTP, Z, W_sTP, tau_s, W_TP) + across - ring)
     return lib + o_TP * sp.Min(0, all_reduce_time_oneshot(n, Z, W_cTP, tau_o) - lib)
+
+
+# ----------------------------------------------------------------------------------------------- two tiers
+#
+# A group that leaves the scale-up domain (tp 16 over two 8-GPU nodes, ep 32 over four) has n_u of its n GPUs in each
+# domain and m = n / n_u domains; inside a domain they use the scale-up link (W, alpha), across domains each GPU its
+# own NIC (W_o, alpha_o).  A group inside one domain has n_u = n, m = 1, and every form below is the one-tier form.
+# The bound: the least any algorithm sends, each GPU over all its links together, and each node over its n_u NICs
+# (Patarasuk and Yuan's 2 (m-1)/m Z for the m nodes as units), at line rate.  The estimate: what NCCL runs, the faster
+# of its ring across all n GPUs (one ring per NIC, so its bus bandwidth is the node's NICs, n_u W_co, where that is
+# below the scale-up bus bandwidth; every step waits for the slower link) and its hierarchical form (reduce-scatter in
+# the node, all-reduce of the 1/n_u shard across nodes over each GPU's NIC, all-gather in the node, one after another).
+
+def _domains(n=n_g, n_u=n_u):
+    """Scale-up domains a group of n GPUs spans, n_u in each [1]: m = n / n_u (1 inside one domain)."""
+    return n / n_u
+
+
+def all_reduce_time_tiers(n=n_g, Z=Z, W=W_x, alpha=alpha, s=0, n_u=n_u, W_o=W_o, alpha_o=a_o):
+    """All-reduce of Z bytes per GPU over n GPUs in m = n/n_u domains, at least [s]:
+    max((2 (n-1)/n (1-s) + s) Z / (W + W_o) + alpha, 2 (m-1)/m Z / (n_u W_o) + alpha_o).
+
+    Each GPU sends its least bytes (:func:`all_reduce_time`) over its scale-up link and its NIC together; each node
+    sends at least 2 (m-1)/m Z across its boundary (Patarasuk and Yuan for the m nodes as units, no reduction in the
+    scale-out switches), over its n_u NICs.  Inside one domain (m = 1): :func:`all_reduce_time`.
+
+    >>> t = all_reduce_time_tiers().subs({sym('n_g'): 16, sym('n_u'): 8, sym('Z_g'): 2**30, sym('W_x'): 450e9,
+    ...                                   sym('alpha'): 0.6e-6, sym('W_o'): 50e9, sym('alpha_o'): 2.7e-6})
+    >>> round(float(t) * 1e3, 3)
+    2.687
+    """
+    m = _domains(n, n_u)
+    inner = (2 * (n - 1) / n * (1 - s) + s * _some(n)) * Z / (W + _some(m) * W_o) + _some(n) * alpha
+    outer = 2 * (m - 1) / m * Z / (n_u * W_o) + _some(m) * alpha_o
+    return sp.Max(inner, outer)
+
+
+def all_reduce_time_hierarchical(n=n_g, Z=Z, W=W_c, alpha=alpha, tau=tau_c, n_u=n_u, W_o=W_co, alpha_o=a_o):
+    """Hierarchical all-reduce as the library runs it [s]: tau_c + 2 (n_u-1) alpha + 2 (n_u-1)/n_u Z / W_c
+    + 2 (m-1) alpha_o + 2 (m-1)/m Z / (n_u W_co).
+
+    A reduce-scatter inside the node, an all-reduce of each GPU's Z/n_u shard across the m nodes over its own NIC, an
+    all-gather inside the node, one after another; W_c and W_co the bus bandwidths the library reaches on the two
+    links.  Inside one domain (m = 1): the ring, :func:`all_reduce_time_library`.
+    """
+    m = _domains(n, n_u)
+    return (_some(n) * tau + 2 * (n_u - 1) * alpha + 2 * (n_u - 1) / n_u * Z / W
+            + 2 * (m - 1) * alpha_o + 2 * (m - 1) / m * Z / (n_u * W_o))
+
+
+def all_reduce_time_ring_tiers(n=n_g, Z=Z, W=W_c, alpha=alpha, tau=tau_c, n_u=n_u, W_o=W_co, alpha_o=a_o):
+    """Ring all-reduce across domains as the library runs it [s]: tau_c + 2 (n-1) max(alpha, alpha_o)
+    + 2 (n-1)/n Z / min(W_c, n_u W_co).
+
+    NCCL builds one ring per NIC, so its bus bandwidth across nodes is the node's NICs, n_u W_co (nccl-tests issue
+    160: on two or more nodes the ring's busbw is what crosses the NICs), and each of its 2 (n-1) steps waits for the
+    slower hop.  Inside one domain (m = 1, alpha_o = 0, W_co = W_c): :func:`all_reduce_time_library`.
+    """
+    return _some(n) * tau + 2 * (n - 1) * sp.Max(alpha, alpha_o) + 2 * (n - 1) / n * Z / sp.Min(W, n_u * W_o)
+
+
+def all_to_all_time_tiers(n=n_g, Z=Z, W=W_x, alpha=alpha, n_u=n_u, W_o=W_o, alpha_o=a_o):
+    """All-to-all of Z bytes per GPU over n GPUs in m = n/n_u domains, at least [s]:
+    max((n-1)/n Z / (W + W_o) + alpha, (n - n_u)/n Z / W_o + alpha_o).
+
+    Each GPU sends (n-1)/n of its buffer over all its links; a node sends n_u (n - n_u)/n Z to the other nodes over
+    its n_u NICs.  Inside one domain: :func:`all_to_all_time`.
+    """
+    m = _domains(n, n_u)
+    return sp.Max((n - 1) / n * Z / (W + _some(m) * W_o) + _some(n) * alpha,
+                  (n - n_u) / n * Z / W_o + _some(m) * alpha_o)
+
+
+def all_to_all_time_library_tiers(n=n_g, Z=Z, W=W_c, alpha=alpha, tau=tau_c, n_u=n_u, W_o=W_co, alpha_o=a_o):
+    """All-to-all across domains as the library runs it [s]: tau_c + (n_u-1) alpha + (n-n_u) alpha_o
+    + (n_u-1)/n Z / W_c + (n-n_u)/n Z / W_co: the n_u - 1 peers in the node over the scale-up link, the n - n_u
+    others over the GPU's NIC, one exchange after another.  Inside one domain: :func:`all_to_all_time_library`."""
+    return (_some(n) * tau + (n_u - 1) * alpha + (n - n_u) * alpha_o
+            + (n_u - 1) / n * Z / W + (n - n_u) / n * Z / W_o)
 
 
 def all_gather_time(n=n_g, Z=Z, W=W_x, alpha=alpha):
@@ -179,13 +270,17 @@ def expert_split():
     return sp.Max(n_TP, n_EP)
 
 
-def weight_bytes_per_gpu(N=N):
-    """Weight bytes on one GPU [B]: (N - N_x (1 - n_TP / max(n_TP, n_EP))) b / (n_TP n_PP).
+def weight_bytes_per_gpu(N=N, redundant: bool = True):
+    """Weight bytes on one GPU [B]: (N - N_x (1 - (1 + rho_x) n_TP / max(n_TP, n_EP))) b / (n_TP n_PP).
 
     Everything but the routed experts is split n_TP n_PP ways, the N_x expert parameters
-    max(n_TP, n_EP) n_PP ways; stages are assumed balanced (L/n_PP layers each).  Equals N b on one GPU.
+    max(n_TP, n_EP) n_PP ways; stages are assumed balanced (L/n_PP layers each).  Redundant experts (DeepSeek's
+    EPLB, SGLang's --ep-num-redundant-experts: r replicas of the E routed experts, rho_x = r/E) add their bytes,
+    r/n_EP more expert slots a GPU.  Equals N b on one GPU.  ``redundant=False``: the experts once, the least a
+    GPU must read.
     """
-    return (N - N_x * (1 - n_TP / expert_split())) * b / (n_TP * n_PP)
+    held = (1 + rho_x) if redundant else 1
+    return (N - N_x * (1 - held * n_TP / expert_split())) * b / (n_TP * n_PP)
 
 
 def kv_split():
@@ -281,6 +376,19 @@ def tp_all_reduce_bytes(tokens=B):
     return tokens * d * b_a
 
 
+def _tp_bound(z):
+    """The bound's tensor-parallel all-reduce of z bytes: two tiers where the group leaves its domain."""
+    return all_reduce_time_tiers(n_TP, z, W_TP, a_TP, s_TP, n_uTP, W_oTP, a_oTP)
+
+
+def _ep_all_to_all(z, estimate: bool):
+    """One expert all-to-all of z bytes per GPU, the bound's or the library's, over two tiers where the group leaves
+    its domain."""
+    if estimate:
+        return all_to_all_time_library_tiers(n_EP, z, W_cEP, a_EP, tau_c, n_uEP, W_coEP, a_oEP)
+    return all_to_all_time_tiers(n_EP, z, W_EP, a_EP, n_uEP, W_oEP, a_oEP)
+
+
 def decode_time_tp(estimate: bool = False):
     """Tensor-parallel all-reduces of one GPU in a decode round [s]: 2 (L/n_PP) m all-reduces of B d b_a / m.
 
@@ -288,7 +396,7 @@ def decode_time_tp(estimate: bool = False):
     for the estimate.
     """
     z = tp_all_reduce_bytes() / microbatches()
-    one = all_reduce_time_estimate(n_TP, z) if estimate else all_reduce_time(n_TP, z, W_TP, a_TP, s_TP)
+    one = all_reduce_time_estimate(n_TP, z) if estimate else _tp_bound(z)
     return 2 * L / n_PP * microbatches() * one
 
 
@@ -327,7 +435,7 @@ def decode_time_ep(estimate: bool = False):
     an expert group wider than a replica (:func:`ep_dispatches`).
     """
     z = B * k_e * d * b_a / (microbatches() * ep_token_split())
-    one = all_to_all_time_library(n_EP, z, W_cEP, a_EP, tau_c) if estimate else all_to_all_time(n_EP, z, W_EP, a_EP)
+    one = _ep_all_to_all(z, estimate)
     return ep_dispatches() * 2 * L_x / n_PP * microbatches() * one
 
 
@@ -411,7 +519,7 @@ def decode_time_serial():
 def prefill_time_tp(estimate: bool = False):
     """Tensor-parallel all-reduces of one GPU in a prefill of T tokens [s]: 2 L/n_PP all-reduces of T d b_a."""
     z = tp_all_reduce_bytes(T)
-    one = all_reduce_time_estimate(n_TP, z) if estimate else all_reduce_time(n_TP, z, W_TP, a_TP, s_TP)
+    one = all_reduce_time_estimate(n_TP, z) if estimate else _tp_bound(z)
     return 2 * L / n_PP * one
 
 
@@ -425,7 +533,7 @@ def prefill_time_comm(estimate: bool = False):
 def prefill_time_comm_last(estimate: bool = False):
     """Interconnect ledger of a prefill on the last stage (or the only one) [s]: its all-reduces and all-to-alls."""
     z = T * k_e * d * b_a / ep_token_split()
-    one = all_to_all_time_library(n_EP, z, W_cEP, a_EP, tau_c) if estimate else all_to_all_time(n_EP, z, W_EP, a_EP)
+    one = _ep_all_to_all(z, estimate)
     return prefill_time_tp(estimate) + ep_dispatches() * 2 * L_x / n_PP * one
 
 
@@ -434,7 +542,7 @@ def _prefill_ledgers():
     from .quantities import _prefill_flops  # 2 N_p T + 2 V d + 2 L H_q d_h T^2, the single-card prefill's FLOPs
 
     t_comp = _prefill_flops() / (n_TP * n_PP * P)
-    t_mem = (weight_bytes_per_gpu(N - N_e) + T * kv_bytes_per_token_per_gpu()) / W
+    t_mem = (weight_bytes_per_gpu(N - N_e, redundant=False) + T * kv_bytes_per_token_per_gpu()) / W
     return t_comp, t_mem
 
 

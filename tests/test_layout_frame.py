@@ -82,9 +82,11 @@ def test_each_formula_at_the_layout_reduces_to_the_seeds_on_one_card(qid):
 
 
 def test_the_sliced_seed_ledgers_are_the_layout_formulas_of_one_gpu():
-    """t_mem and t_comp of one GPU's slice equal formulas/parallel.py's per-GPU ledgers (one stage: m = 1)."""
+    """t_mem and t_comp of one GPU's slice equal formulas/parallel.py's per-GPU ledgers (one stage: m = 1).  The slice
+    holds the redundant experts' replicas too (rho_x: its memory and capacity count them); a round reads each expert
+    once, so the HBM ledgers agree without them."""
     one_stage = {sym("n_PP"): 1, sym("n_St"): 1}
-    t_mem = layout.sliced(BY_ID["decode_time_memory"].expr()).subs(one_stage)
+    t_mem = layout.sliced(BY_ID["decode_time_memory"].expr()).subs(one_stage).subs(sym("rho_x"), 0)
     assert sp.simplify(t_mem - parallel.decode_time_memory_gpu().subs(one_stage).subs(sp.Min(1, sym("B")), 1)) == 0
     t_comp = layout.sliced(BY_ID["decode_time_compute"].expr())
     assert sp.simplify(t_comp - parallel.decode_time_compute_gpu()) == 0
@@ -119,7 +121,7 @@ def test_the_numeric_slice_is_slice_inputs(model, tp, pp, ep, dp, accounting, tm
     # n_PP is the layers over the busiest stage's: 61 / 31 for DeepSeek-V3's 61 layers over 2 stages (31 and 30)
     split = {61: {2: 61 / 31}}.get(spec.model.layers, {}).get(pp, pp)
     assert cut.split == pytest.approx(split, rel=1e-15)
-    subs = {sym("n_TP"): tp, sym("n_PP"): split, sym("n_EP"): ep, sym("s_kv"): cut.s_kv,
+    subs = {sym("n_TP"): tp, sym("n_PP"): split, sym("n_EP"): ep, sym("s_kv"): cut.s_kv, sym("rho_x"): cut.rho,
             sym("N_x"): routed_parameters(env.card, env.pc, accounting)}
     subs.update({sym(k): v for k, v in env.card.items()})
     for name, expr in layout.slice_inputs().items():

@@ -76,7 +76,22 @@ def setups(draw, single: bool) -> dict:
     # pp need not divide L: the busiest stage holds ceil(L/pp) layers, n_PP = L / ceil(L/pp); n_st = pp stages
     env.update(n_TP=float(tp), n_PP=L / math.ceil(L / pp), n_St=float(pp), n_EP=float(ep), n_DP=float(dp),
                s_kv=float(min(tp, H_kv)),
-               u_x=draw(st.floats(1.0, 4.0)) if ep > 1 else 1.0)
+               u_x=draw(st.floats(1.0, 4.0)) if ep > 1 else 1.0,
+               # redundant expert replicas per routed expert (engine.redundant_experts): more bytes held, never less
+               rho_x=draw(st.floats(0.0, 0.5)) if ep > 1 else 0.0)
+    # two tiers: a group of n may have n_u < n GPUs in each scale-up domain and cross the NICs between domains (a
+    # scale-out link no faster than the scale-up one, the library reaching at most its line rate); one tier otherwise
+    for g, n in (("TP", tp), ("EP", ep)):
+        u = draw(st.sampled_from([x for x in range(2, n) if n % x == 0] + [n]))
+        env[f"n_u{g}"] = float(u)
+        if u == n:
+            env.update({f"W_o{g}": env[f"W_{g}"], f"alpha_o{g}": 0.0, f"W_co{g}": env[f"W_c{g}"]})
+        else:
+            w_o = env[f"W_{g}"] * draw(st.floats(0.01, 1.0))
+            env.update({f"W_o{g}": w_o, f"alpha_o{g}": draw(st.floats(0.0, 2e-5)),
+                        f"W_co{g}": w_o * draw(st.floats(0.3, 1.0))})
+            if g == "TP":
+                env["o_TP"] = 0.0  # the one-shot kernel reads its peers over the scale-up link only
     return env
 
 

@@ -153,6 +153,12 @@ def check_parallelism(doc: Document, par: Parallelism, m: Model, hw: Hardware, o
     elif m.moe is not None and m.moe.experts % par.ep:
         out.add(doc.finding(where + ("ep",), f"ep {par.ep} does not divide the {m.moe.experts} experts",
                             f"use a divisor of {m.moe.experts}, e.g. {_divisor_near(m.moe.experts, par.ep)}"))
+    elif par.redundant_experts and (par.ep <= 1 or par.redundant_experts % par.ep):
+        out.add(doc.finding(("engine", "redundant_experts"),
+                            f"{par.redundant_experts} redundant experts over ep {par.ep}: the replicas must spread "
+                            "evenly over the expert-parallel GPUs, as SGLang requires",
+                            f"use a multiple of ep {par.ep}, e.g. {max(par.ep, par.ep * round(par.redundant_experts / max(par.ep, 1)))}"
+                            if par.ep > 1 else "set parallelism.ep above 1, or remove engine.redundant_experts"))
     elif par.ep > par.tp * par.dp:
         out.add(doc.finding(where + ("ep",), f"ep {par.ep} is more than the tp x dp = {par.tp * par.dp} GPUs that "
                             "share the experts", f"raise tp or dp, or use ep at most {par.tp * par.dp}"))

@@ -296,8 +296,15 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
                                          f"context {s} exceeds the model's maximum {model.max_context}",
                                          "the numbers are still computed", severity="warning"))
     parallelism = _parallelism(d)
+    redundant = int((d.get("engine") or {}).get("redundant_experts", 0))
+    if parallelism is not None and redundant:
+        parallelism = dataclasses.replace(parallelism, redundant_experts=redundant)
     if parallelism is not None and model is not None and hw is not None:
         check_parallelism(doc, parallelism, model, hw, findings)
+    elif redundant and model is not None:
+        findings.add(doc.finding(("engine", "redundant_experts"), "redundant experts need a layout with expert "
+                                 "parallelism (a parallelism block with ep > 1)",
+                                 "add parallelism: {ep: ...}, or remove engine.redundant_experts"))
     findings.items = _relocate(doc, findings.items)
     findings.raise_if_errors(strict=strict)
     gemms = tuple((g["name"], g["n"], g["m"]) for g in d.get("gemms", [])) or (

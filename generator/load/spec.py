@@ -20,6 +20,15 @@ MEMORY_RESERVE_SOURCE = "vLLM engine arguments: gpu_memory_utilization defaults 
 DEFAULT_KERNEL_LAUNCH = 5e-6
 DEFAULT_GRAPH_KERNEL = 0.5e-6
 DEFAULT_KERNELS_PER_LAYER = 10
+# An MoE layer's MLP as vLLM runs it (vllm/model_executor/layers/fused_moe/fused_moe.py, fused_experts_impl; SGLang's
+# Triton path is the same): the router's GEMM, topk_softmax, moe_align_block_size, the grouped GEMM of the gate and up
+# projections, silu_and_mul, the grouped down GEMM and moe_sum: 7 kernels where a dense MLP runs 3 (GEMM, activation,
+# GEMM), so 4 more; shared experts run as a dense MLP beside them and are added in: 4 more (GEMM, activation, GEMM,
+# the add).
+MOE_EXTRA_KERNELS = 4
+SHARED_EXPERT_KERNELS = 4
+MOE_KERNELS_SOURCE = ("an MoE layer: 4 kernels more than a dense one (router GEMM, topk_softmax, moe_align_block_size, "
+                      "two grouped GEMMs, silu_and_mul, moe_sum: vLLM's fused_moe.py) and 4 more with shared experts")
 # vLLM's, SGLang's and TensorRT-LLM's one-shot (custom) all-reduce kernels take 5.7-7.8 us for 0.5-32 KiB on
 # 8 x H100 (the measurements gathered in issue 27): a fixed 5.7 us and the n-1 peers' bytes at the bus bandwidth.
 DEFAULT_ONE_SHOT_LATENCY = 5.7e-6
@@ -66,6 +75,14 @@ class Kernels:
     cuda_graphs: bool = True  # decode runs as CUDA graphs
     one_shot: bool = False  # the tensor-parallel all-reduce may run as the engine's one-shot kernel (engine.all_reduce)
     one_shot_latency: float = DEFAULT_ONE_SHOT_LATENCY  # s, that kernel's fixed cost
+    moe_per_layer: float | None = None  # kernels of an MoE layer; None: per_layer + MOE_EXTRA_KERNELS (+ shared)
+
+    def moe_layer(self, shared_experts: int) -> float:
+        """Kernels of one MoE layer [1]: the spec's kernels_per_layer where it gives one, else the dense count plus the
+        fused-MoE path's (MOE_EXTRA_KERNELS) and the shared experts' (SHARED_EXPERT_KERNELS)."""
+        if self.moe_per_layer is not None:
+            return self.moe_per_layer
+        return self.per_layer + MOE_EXTRA_KERNELS + (SHARED_EXPERT_KERNELS if shared_experts else 0)
 
     @property
     def decode(self) -> float:
@@ -327,6 +344,7 @@ class Parallelism:
     pp: int = 1
     ep: int = 1
     dp: int = 1
+    redundant_experts: int = 0  # replicas of routed experts beyond the E (engine.redundant_experts; EPLB)
 
     @property
     def gpus(self) -> int:

@@ -32,6 +32,8 @@ class Slice:
     ep: int = 1
     s_kv: float = 1.0  # ways one layer's KV cache is split over the tp GPUs: min(tp, H_kv); 1 for MLA
     split: float = 1.0  # n_PP: L over the busiest stage's ceil(L / pp) layers (pp when it divides L)
+    redundant: int = 0  # redundant expert replicas r (engine.redundant_experts), held r/ep to a GPU
+    experts: int = 0  # the model's routed experts E (0 for a dense model)
 
     @property
     def share(self) -> float:
@@ -43,6 +45,16 @@ class Slice:
         return 1.0 - self.tp / max(self.tp, self.ep)
 
     @property
+    def rho(self) -> float:
+        """rho_x [1]: redundant replicas per routed expert, r/E."""
+        return self.redundant / self.experts if self.experts else 0.0
+
+    @property
+    def expert_held(self) -> float:
+        """1 - (1 + rho_x) n_TP / max(n_TP, n_EP): :attr:`expert_keep` for the experts a GPU holds, replicas and all."""
+        return 1.0 - (1.0 + self.rho) * self.tp / max(self.tp, self.ep)
+
+    @property
     def trivial(self) -> bool:
         return self.tp == self.pp == self.ep == 1
 
@@ -50,7 +62,8 @@ class Slice:
 def layout_slice(model: Model, layout: Parallelism | None) -> Slice:
     par = layout or ONE_CARD
     s_kv = 1.0 if model.attention.kind == "mla" else float(min(par.tp, model.kv_heads))
-    return Slice(par.tp, par.pp, par.ep, s_kv, pipeline_split(model.layers, par.pp))
+    return Slice(par.tp, par.pp, par.ep, s_kv, pipeline_split(model.layers, par.pp), par.redundant_experts,
+                 model.moe.experts if model.moe else 0)
 
 
 def pipeline_split(layers: int, pp: int) -> float:
@@ -207,8 +220,8 @@ class Env:
             return np.ones(tokens.shape)
         group = tokens * (cut.ep / cut.tp) if cut.ep > cut.tp else tokens
         touched = arch.expected_experts_touched(moe.experts, moe.active_experts, group)
-        flat = [busiest_experts(moe.experts, cut.ep, float(t)) / (float(t) / cut.ep) if t > 0 else 1.0
-                for t in np.ravel(touched)]
+        flat = [busiest_experts_redundant(moe.experts, cut.ep, cut.redundant, float(t)) / (float(t) / cut.ep)
+                if t > 0 else 1.0 for t in np.ravel(touched)]
         return np.reshape(np.asarray(flat, dtype=float), np.shape(touched))
 
     def with_layout(self, layout: Parallelism | None) -> Env:
@@ -282,6 +295,24 @@ def _busiest_table(experts: int, groups: int) -> tuple[float, ...]:
 
 
 @lru_cache(maxsize=4096)
+def busiest_experts_redundant(experts: int, groups: int, redundant: int, touched: float) -> float:
+    """Expected touched experts of the busiest of ``groups`` GPUs when ``redundant`` of the experts have a replica
+    (DeepSeek's EPLB) and the engine hands a replicated expert's tokens to the least-loaded holder [experts].
+
+    The E - r experts without a replica sit (E - r)/n to a GPU and are touched in proportion, t (E - r)/E of the t;
+    their busiest GPU holds :func:`busiest_experts` of them.  The replicated experts' t r/E fill the other GPUs up to
+    that level (the balancer's best case: their load taken as divisible), so the busiest holds max(that, t/n): never
+    less than the mean, and the occupancy maximum of :func:`busiest_experts` without replicas (r = 0).
+    An estimate (the replicas' load is not divisible, and each replica sits on one GPU), not a bound.
+    """
+    if redundant <= 0:
+        return busiest_experts(experts, groups, touched)
+    fixed = experts - min(redundant, experts)
+    if fixed <= 0 or fixed % groups:
+        return touched / groups
+    return max(busiest_experts(fixed, groups, touched * fixed / experts), touched / groups)
+
+
 def busiest_experts(experts: int, groups: int, touched: float) -> float:
     """Expected largest number of touched experts on one of ``groups`` GPUs holding experts/groups each, when
     ``touched`` distinct experts of ``experts`` are chosen uniformly at random (interpolated between whole numbers).
@@ -339,8 +370,8 @@ def slice_values(card: dict[str, float], cut: Slice, n_x: float, wb: WeightBytes
         return dict(card)
     v = dict(card)
     if wb is not None and wb.uniform is None:
-        v["b"] = wb.mean(card["N"] - n_x, n_x * (1.0 - cut.expert_keep))
-    v["N"] = (card["N"] - n_x * cut.expert_keep) / cut.share
+        v["b"] = wb.mean(card["N"] - n_x, n_x * (1.0 - cut.expert_held))
+    v["N"] = (card["N"] - n_x * cut.expert_held) / cut.share
     for k in _BY_SHARE:
         v[k] = card[k] / cut.share
     v["L"] = card["L"] / cut.split

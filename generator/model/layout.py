@@ -14,7 +14,7 @@ node's GPUs, whichever is larger) uses the scale-up link; a larger one crosses t
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from genreport.formulas import architecture as arch
@@ -75,6 +75,10 @@ class LinkChoice:
     in_network_bus_bandwidth: float | None = None  # B/s, the library's in-switch all-reduce (NCCL NVLS)
     call_latency: float = 0.0  # s, the library's fixed cost per call (Hardware.collectives; 0 when not given)
     in_network_call_latency: float | None = None  # s, the same for its in-switch all-reduce
+    # a tp or ep group that leaves the scale-up domain: its GPUs in one domain and the scale-up tier they use there
+    # (this choice is then the scale-out tier, the NIC); None for a group in one domain (or one that cannot split)
+    local: int | None = None
+    inner: LinkChoice | None = None
 
     @property
     def estimate_bandwidth(self) -> float:
@@ -87,7 +91,21 @@ class LinkChoice:
                 "latency_given": self.latency_given, "per_direction_from": self.per_direction_from,
                 "bus_bandwidth": self.bus_bandwidth, "in_network_reduction": self.in_network,
                 "in_network_bus_bandwidth": self.in_network_bus_bandwidth, "call_latency": self.call_latency,
-                "in_network_call_latency": self.in_network_call_latency}
+                "in_network_call_latency": self.in_network_call_latency, "local": self.local,
+                "inner": self.inner.as_json() if self.inner is not None else None}
+
+    def tier_values(self, g: str) -> dict[str, float]:
+        """The formulas' values of this group's link: W, alpha, W_c of its scale-up tier and, for tp and ep, n_u, W_o,
+        alpha_o, W_co of its scale-out tier (the one-tier values where the group stays in one domain: n_u = n,
+        alpha_o = 0, W_o = W, W_co = W_c, so every two-tier form is the one-tier one)."""
+        G = g.upper()
+        up = self.inner if self.inner is not None else self
+        v = {f"W_{G}": up.bandwidth_per_direction, f"alpha_{G}": up.latency, f"W_c{G}": up.estimate_bandwidth}
+        if g in ("tp", "ep"):
+            two = self.inner is not None
+            v.update({f"W_o{G}": self.bandwidth_per_direction, f"alpha_o{G}": self.latency if two else 0.0,
+                      f"W_co{G}": self.estimate_bandwidth})
+        return v
 
 
 def spans(par: Parallelism) -> dict[str, int]:
@@ -124,24 +142,35 @@ def choose_links(hw: Hardware, par: Parallelism) -> tuple[dict[str, LinkChoice],
         if link is None:  # one GPU and no interconnect in the spec: nothing is sent
             out[g] = LinkChoice(g, span, "none", "", math.inf, 0.0, False, "")
             continue
-        if degree[g] > 1 and link.latency is None:
-            notes.append(f"{link.name}: no latency in the spec; 0 is used, so the {g} collectives cost only "
-                         "their bytes and the bound stays a lower bound")
         n = 2 if g == "pp" else degree[g]  # a stage sends to one peer
-        mesh = link.topology == "mesh" and link.link_bandwidth_per_direction is not None and tier == "scale-up"
-        rate = link.rate(n) if mesh else link.bandwidth_per_direction
-        if mesh and degree[g] > 1 and rate < link.bandwidth_per_direction:
-            notes.append(f"{link.name} is a mesh, one link to each peer: a {g} group of {n} GPUs gets {n - 1} of "
-                         f"them, {rate / 1e9:.0f} GB/s per direction of the {link.bandwidth_per_direction / 1e9:.0f}")
-        bus = link.bus_rate(n) if mesh else link.bus_bandwidth
-        if bus is not None:  # what the library reaches of the link, never more than its line rate (a --set may lower it)
-            bus = min(bus, rate)
-        out[g] = LinkChoice(g, span, tier, link.name, rate, link.latency or 0.0, link.latency is not None,
-                            "mesh" if mesh and rate < link.bandwidth_per_direction else link.per_direction_from,
-                            bus, link.in_network_reduction and tier == "scale-up",
-                            link.in_network_bus_bandwidth if tier == "scale-up" else None,
-                            lib.call_latency if lib else 0.0, lib.in_network_call_latency if lib else None)
+        choice = _choice(g, span, tier, link, n, degree[g], lib, notes)
+        local = min(degree[g], size)
+        if tier == "scale-out" and g in ("tp", "ep") and up is not None and local > 1:
+            # two tiers: the group's `local` GPUs in each domain over the scale-up link, the NICs across domains
+            inner = _choice(g, local, "scale-up", up, local, local, lib, notes)
+            choice = replace(choice, local=local, inner=inner)
+        out[g] = choice
     return out, sorted(set(notes))
+
+
+def _choice(g: str, span: int, tier: str, link, n: int, degree: int, lib, notes: list[str]) -> LinkChoice:
+    """The LinkChoice of ``link`` for a group of ``n`` GPUs on ``tier``, and the notes on what the spec left out."""
+    if degree > 1 and link.latency is None:
+        notes.append(f"{link.name}: no latency in the spec; 0 is used, so the {g} collectives cost only "
+                     "their bytes and the bound stays a lower bound")
+    mesh = link.topology == "mesh" and link.link_bandwidth_per_direction is not None and tier == "scale-up"
+    rate = link.rate(n) if mesh else link.bandwidth_per_direction
+    if mesh and degree > 1 and rate < link.bandwidth_per_direction:
+        notes.append(f"{link.name} is a mesh, one link to each peer: a {g} group of {n} GPUs gets {n - 1} of "
+                     f"them, {rate / 1e9:.0f} GB/s per direction of the {link.bandwidth_per_direction / 1e9:.0f}")
+    bus = link.bus_rate(n) if mesh else link.bus_bandwidth
+    if bus is not None:  # what the library reaches of the link, never more than its line rate (a --set may lower it)
+        bus = min(bus, rate)
+    return LinkChoice(g, span, tier, link.name, rate, link.latency or 0.0, link.latency is not None,
+                      "mesh" if mesh and rate < link.bandwidth_per_direction else link.per_direction_from,
+                      bus, link.in_network_reduction and tier == "scale-up",
+                      link.in_network_bus_bandwidth if tier == "scale-up" else None,
+                      lib.call_latency if lib else 0.0, lib.in_network_call_latency if lib else None)
 
 
 def layout_values(base: dict[str, float], model: Model, par: Parallelism, links: dict[str, LinkChoice],
@@ -151,7 +180,7 @@ def layout_values(base: dict[str, float], model: Model, par: Parallelism, links:
     fixed costs per kernel (the hardware's, from the report spec's engine block; the defaults without)."""
     v = dict(base)
     k = kernels or Kernels()
-    v.update({"k_L": float(k.per_layer), "tau_k": k.decode, "tau_l": k.launch, "tau_o": k.one_shot_latency,
+    v.update({"k_L": kernels_per_layer(model, k), "tau_k": k.decode, "tau_l": k.launch, "tau_o": k.one_shot_latency,
               # the engine's one-shot all-reduce reads its peers over NVLink: inside the scale-up domain only
               "o_TP": 1.0 if k.one_shot and links["tp"].tier == "scale-up" else 0.0})
     v.update({"n_TP": float(par.tp), "n_PP": pipeline_split(model.layers, par.pp), "n_St": float(par.pp),
@@ -159,28 +188,40 @@ def layout_values(base: dict[str, float], model: Model, par: Parallelism, links:
               "N_x": float(pc.experts_routed) * _declared_per_routed(v, pc, accounting), "L_x": float(pc.moe_layers),
               "k_e": float(model.moe.active_experts) if model.moe else 0.0,
               "b_a": activation_bytes_per_element(precision),
-              "s_kv": 1.0 if model.attention.kind == "mla" else float(min(par.tp, model.kv_heads))})
+              "s_kv": 1.0 if model.attention.kind == "mla" else float(min(par.tp, model.kv_heads)),
+              # redundant expert replicas per routed expert (engine.redundant_experts)
+              "rho_x": par.redundant_experts / model.moe.experts if model.moe else 0.0})
     for g in GROUPS:
-        v[f"W_{g.upper()}"] = links[g].bandwidth_per_direction
-        v[f"alpha_{g.upper()}"] = links[g].latency
-        v[f"W_c{g.upper()}"] = links[g].estimate_bandwidth
+        v.update(links[g].tier_values(g))
+    v.update({"n_uTP": float(links["tp"].local or par.tp), "n_uEP": float(links["ep"].local or par.ep)})
     v.update(collective_costs(links["tp"]))
     k_w, k_g, k_o = TRAINING_SPLIT[recipe]
     v.update({"k_w": k_w, "k_g": k_g, "k_o": k_o, "u_x": 1.0})  # u_x: the mean GPU until a batch says otherwise
     wb = weight_bytes_of(precision, pc)
     if wb.uniform is None:  # per-class precisions: b is the mean bytes per weight of the slice one GPU holds
-        keep = 1.0 - par.tp / max(par.tp, par.ep)
+        keep = 1.0 - (1.0 + v["rho_x"]) * par.tp / max(par.tp, par.ep)  # the experts it holds, replicas and all
         v["b"] = wb.mean(v["N"] - v["N_x"], v["N_x"] * (1.0 - keep))
     return {k: np.float64(x) if isinstance(x, float) else x for k, x in v.items()}  # x/0 is inf, not an exception
 
 
-def collective_costs(tp: LinkChoice) -> dict[str, float]:
+def kernels_per_layer(model: Model, k: Kernels) -> float:
+    """k_L [1]: the kernels of a layer, the mean over the model's layers: L_x MoE layers at the fused-MoE path's count
+    (Kernels.moe_layer), the others at the dense count.  10 for a dense model; DeepSeek-V3 (58 MoE layers of 61, shared
+    experts) (3 x 10 + 58 x 18) / 61 = 17.61."""
+    if model.moe is None:
+        return float(k.per_layer)
+    moe = arch.moe_layer_count(model)
+    return ((model.layers - moe) * k.per_layer + moe * k.moe_layer(model.moe.shared_experts)) / model.layers
+
+
+def collective_costs(choice: LinkChoice) -> dict[str, float]:
     """The library's fixed costs and the tensor-parallel link's in-switch reduction: tau_c, tau_s, s_TP, W_sTP.
 
     Without a ``collectives`` block in the hardware file the estimate charges no fixed cost per call (what the spec
     does not say is not invented); an in-switch all-reduce the file gives no measurement of costs what the ring does
     (the same call latency, the ring's bus bandwidth), and only counts where the switch reduces (s_TP = 1).
     """
+    tp = choice.inner if choice.inner is not None else choice  # the in-switch reduction of the group's own domain
     return {"tau_c": tp.call_latency,
             "tau_s": tp.call_latency if tp.in_network_call_latency is None else tp.in_network_call_latency,
             "s_TP": 1.0 if tp.in_network else 0.0,
@@ -236,6 +277,7 @@ class ParallelResults:
     stage_layers: tuple = ()  # layers of each pipeline stage: ceil(L/pp) for the first L mod pp, floor(L/pp) after
     all_reduce: dict = field(default_factory=dict)  # one tensor-parallel all-reduce at batch 1: see _all_reduce_costs
     collective_formulas: tuple = ()  # (id, what it is, LaTeX, value or None) of the collectives this layout uses
+    kernels_per_layer: float = 0.0  # k_L: the kernels of a layer, the mean over dense and MoE layers
 
     @property
     def pp_split(self) -> float:
@@ -293,7 +335,7 @@ def min_gpus_to_fit(q, values: dict, model: Model, batch, context, capacity: flo
     for g, p, t in layouts:
         if np.all(np.isfinite(best)):
             break
-        v = dict(values, n_TP=float(t), n_PP=pipeline_split(model.layers, p), n_St=float(p), n_EP=1.0,
+        v = dict(values, n_TP=float(t), n_PP=pipeline_split(model.layers, p), n_St=float(p), n_EP=1.0, rho_x=0.0,
                  s_kv=1.0 if model.attention.kind == "mla" else float(min(t, model.kv_heads)), B=batch, S=context)
         mem = np.broadcast_to(np.asarray(q["memory_per_gpu"](v), dtype=float), shape)
         new = np.isnan(best) & (mem <= capacity)
@@ -355,7 +397,8 @@ def _evaluate(r) -> ParallelResults:
     links, notes = choose_links(hw, par)
     q = load()
     out = ParallelResults(par, links, notes, activation_bytes=activation_bytes_per_element(spec.precision),
-                          stage_layers=stage_layers(model.layers, par.pp))
+                          stage_layers=stage_layers(model.layers, par.pp),
+                          kernels_per_layer=kernels_per_layer(model, spec.hardware.kernels))
     w = spec.workloads
     batch = np.asarray(w.decode_batch, dtype=float)
     ctx = np.asarray(w.decode_context, dtype=float)
@@ -426,16 +469,27 @@ def _collective_formulas(p: ParallelResults) -> tuple:
 
     q, ar = load(), p.all_reduce
     rows = []
-    if p.parallelism.tp > 1:
+    tp_two = p.links["tp"].inner is not None
+    if p.parallelism.tp > 1 and not tp_two:
         rows += [("all_reduce_time", "the bound: the fewest bytes any algorithm sends, and one step", ar.get("bound")),
                  ("all_reduce_time_library", "the estimate: the library's ring", ar.get("ring"))]
+    if p.parallelism.tp > 1 and tp_two:
+        rows += [("all_reduce_time_tiers", "the bound over two tiers: the fewest bytes each GPU sends over its links "
+                  "and each node over its NICs", ar.get("bound")),
+                 ("all_reduce_time_ring_tiers", "the estimate: the library's ring across the nodes", ar.get("ring")),
+                 ("all_reduce_time_hierarchical", "the estimate: the library's hierarchical all-reduce (in the node, "
+                  "across the nodes, in the node)", ar.get("hierarchical"))]
     if p.parallelism.tp > 1 and p.links["tp"].in_network:
         rows.append(("all_reduce_time_switch", "the estimate: the library's in-switch all-reduce (NVLS)",
                      ar.get("in_switch")))
     if p.parallelism.tp > 1 and ar.get("one_shot") is not None:
         rows.append(("all_reduce_time_oneshot", "the estimate: the engine's one-shot all-reduce", ar.get("one_shot")))
-    if p.parallelism.ep > p.parallelism.tp:
+    if p.parallelism.ep > p.parallelism.tp and p.links["ep"].inner is None:
         rows.append(("all_to_all_time_library", "the estimate: the experts' all-to-all", None))
+    if p.parallelism.ep > p.parallelism.tp and p.links["ep"].inner is not None:
+        rows += [("all_to_all_time_tiers", "the bound: the experts' all-to-all over two tiers", None),
+                 ("all_to_all_time_library_tiers", "the estimate: the experts' all-to-all, in the node and over the "
+                  "NICs", None)]
     if p.parallelism.ep > 1:
         rows.append(("decode_time_memory_busiest", "the estimate: HBM of the busiest expert GPU", None))
     return tuple((qid, title, f"{q[qid].symbol} = {render_latex(q[qid].latex['full'], q[qid].args)}", value)
@@ -446,23 +500,30 @@ def _all_reduce_costs(q, v: dict) -> dict:
     """One tensor-parallel all-reduce of a batch-1 decode step (B d b_a bytes per GPU), per GPU: the strict bound's
     cost, the library's ring, its in-switch all-reduce (None where the switch does not reduce), and which of the two
     the library picks (the estimate's).  Empty without tensor parallelism."""
-    n = float(v["n_TP"])
+    n, n_u = float(v["n_TP"]), float(v["n_uTP"])
     if n <= 1:
         return {}
     z = float(v["d"] * v["b_a"])
-    bound = float(q["all_reduce_time"]({"n_g": n, "Z_g": z, "W_x": v["W_TP"], "alpha": v["alpha_TP"], "s_TP": v["s_TP"]}))
-    ring = float(q["all_reduce_time_library"]({"n_g": n, "Z_g": z, "W_c": v["W_cTP"], "alpha": v["alpha_TP"],
-                                               "tau_c": v["tau_c"]}))
-    switch = float(q["all_reduce_time_switch"]({"n_g": n, "Z_g": z, "W_s": v["W_sTP"], "tau_s": v["tau_s"],
-                                                "W_x": v["W_TP"]})) if v["s_TP"] else None
+    two = n_u < n  # the group leaves its scale-up domain
+    tiers = {"n_g": n, "Z_g": z, "n_u": n_u, "alpha": v["alpha_TP"], "alpha_o": v["alpha_oTP"]}
+    bound = float(q["all_reduce_time_tiers"](dict(tiers, W_x=v["W_TP"], W_o=v["W_oTP"], s_TP=v["s_TP"])))
+    lib = dict(tiers, W_c=v["W_cTP"], W_co=v["W_coTP"], tau_c=v["tau_c"])
+    ring = float(q["all_reduce_time_ring_tiers"](lib))
+    hier = float(q["all_reduce_time_hierarchical"](lib)) if two else None
+    # NVLS in the node, then (across domains) the hierarchical form's step across nodes
+    in_node = float(q["all_reduce_time_library"]({"n_g": n_u, "Z_g": z, "W_c": v["W_cTP"], "alpha": v["alpha_TP"],
+                                                   "tau_c": v["tau_c"]}))
+    switch = float(q["all_reduce_time_switch"]({"n_g": n_u, "Z_g": z, "W_s": v["W_sTP"], "tau_s": v["tau_s"],
+                                                "W_x": v["W_TP"]})) + ((hier - in_node) if two else 0.0) \
+        if v["s_TP"] else None
     oneshot = float(q["all_reduce_time_oneshot"]({"n_g": n, "Z_g": z, "W_c": v["W_cTP"], "tau_o": v["tau_o"]})) \
         if v.get("o_TP") else None
-    costs = {"ring": ring, "in-switch": switch, "one-shot": oneshot}
+    costs = {"ring": ring, "hierarchical": hier, "in-switch": switch, "one-shot": oneshot}
     picked = min((k for k in costs if costs[k] is not None), key=lambda k: (costs[k], k != "ring"))
-    return {"gpus": int(n), "message_bytes": z, "bound": bound, "ring": ring, "in_switch": switch,
-            "one_shot": oneshot, "picked": picked, "estimate": costs[picked],
-            "call_latency": float(v["tau_o"] if picked == "one-shot" else v["tau_c"]),
-            "bus_bandwidth": float(v["W_cTP"])}
+    return {"gpus": int(n), "gpus_per_domain": int(n_u), "message_bytes": z, "bound": bound, "ring": ring,
+            "hierarchical": hier, "in_switch": switch, "one_shot": oneshot, "picked": picked,
+            "estimate": costs[picked], "call_latency": float(v["tau_o"] if picked == "one-shot" else v["tau_c"]),
+            "bus_bandwidth": float(v["W_cTP"]), "scale_out_bus_bandwidth": float(v["W_coTP"]) if two else None}
 
 
 def _entries(r, out: ParallelResults) -> list:

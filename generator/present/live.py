@@ -13,6 +13,7 @@ import json
 from dataclasses import asdict
 from functools import lru_cache
 
+from genreport.load.spec import MOE_EXTRA_KERNELS, SHARED_EXPERT_KERNELS
 from genreport.model.browser import tables  # noqa: F401 - the browser's constants, re-exported
 from genreport.paths import MANY_GPUS_MARKER, templates_dir
 
@@ -50,7 +51,10 @@ def inputs(spec) -> dict:
                      "memory_reserve": hw.memory_reserve,
                      "kernels": {"per_layer": hw.kernels.per_layer, "decode": hw.kernels.decode,
                                  "launch": hw.kernels.launch, "one_shot": hw.kernels.one_shot,
-                                 "one_shot_latency": hw.kernels.one_shot_latency},
+                                 "one_shot_latency": hw.kernels.one_shot_latency,
+                                 # an MoE layer's kernels: the spec's count, else the dense one plus these (layout)
+                                 "moe_per_layer": hw.kernels.moe_per_layer, "moe_extra": MOE_EXTRA_KERNELS,
+                                 "shared_extra": SHARED_EXPERT_KERNELS},
                      "title": hw.title, "price_per_hour": hw.price_per_hour, "link": _link(hw.link),
                      "node": None if hw.node is None else {"gpus_per_node": hw.node.gpus_per_node,
                                                           "scale_out": _link(hw.node.scale_out)},

@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 from functools import lru_cache
 
 from genreport import __version__
-from genreport.load.spec import KERNELS_SOURCE, MEMORY_RESERVE_SOURCE, ONE_SHOT_SOURCE
+from genreport.load.spec import KERNELS_SOURCE, MEMORY_RESERVE_SOURCE, MOE_KERNELS_SOURCE, ONE_SHOT_SOURCE
 from genreport.model.evaluate import Results
 from genreport.model.values import Block
 from genreport.paths import templates_dir
@@ -223,6 +223,10 @@ def _inputs(r: Results) -> list[dict]:
         rows += [
             {"what": "kernels per layer (serial estimate)", "symbol": "k_L", "value": f"{k.per_layer:g}",
              "source": src("kernels_per_layer")},
+            *([{"what": "kernels per MoE layer, and per layer on average (serial estimate)", "symbol": "k_L",
+                "value": f"{k.moe_layer(m.moe.shared_experts):g}; {r.parallel.kernels_per_layer:.4g}",
+                "source": src("kernels_per_layer") if "kernels_per_layer" in given else MOE_KERNELS_SOURCE}]
+              if m.moe is not None else []),
             {"what": "fixed cost per kernel, decode (serial estimate)", "symbol": "τ_k",
              "value": f"{fmt.time(k.decode)} ({'CUDA graph replay' if k.cuda_graphs else 'a launch, no CUDA graphs'})",
              "source": src("cuda_graphs", "graph_kernel" if k.cuda_graphs else "kernel_launch")},
@@ -269,14 +273,27 @@ def _inputs(r: Results) -> list[dict]:
         par = r.parallel.parallelism
         rows.append({"what": "layout (tensor, pipeline, expert, data parallel)", "symbol": "n_TP, n_PP, n_EP, n_DP",
                      "value": f"{par.tp}, {par.pp}, {par.ep}, {par.dp} ({par.gpus} GPUs)", "source": "spec"})
+        if par.redundant_experts:
+            rows.append({"what": "redundant expert replicas (held r/ep to a GPU; the estimate's busiest GPU hands a "
+                                 "replicated expert's tokens to the least-loaded holder)", "symbol": "r; ρ_x = r/E",
+                         "value": f"{par.redundant_experts}; {par.redundant_experts / m.moe.experts:.4g}"
+                                  if m.moe else f"{par.redundant_experts}",
+                         "source": "the spec (engine.redundant_experts)"})
         for g, c in sorted(r.parallel.links.items()):
             if c.tier == "none" or c.span <= 1:
                 continue
             rows.append({"what": f"{g} group's link ({c.tier}, {c.span} GPUs), per direction and per step",
-                         "symbol": f"W_{g.upper()}, α_{g.upper()}",
+                         "symbol": f"W_o{g.upper()}, α_o{g.upper()}" if c.inner is not None else f"W_{g.upper()}, α_{g.upper()}",
                          "value": f"{fmt.bandwidth(c.bandwidth_per_direction)}, "
                                   + (f"{fmt.time(c.latency)}" if c.latency_given else "0 (not in the spec)"),
                          "source": c.name + ("" if c.per_direction_from == "spec" else " (half the datasheet's sum)")})
+            if c.inner is not None:  # two tiers: the group's GPUs in one scale-up domain, and that domain's link
+                u = c.inner
+                rows.append({"what": f"{g} group's scale-up tier ({c.local} GPUs in each domain), per direction and "
+                                     "per step", "symbol": f"n_u{g.upper()}; W_{g.upper()}, α_{g.upper()}",
+                             "value": f"{c.local}; {fmt.bandwidth(u.bandwidth_per_direction)}, "
+                                      + (f"{fmt.time(u.latency)}" if u.latency_given else "0 (not in the spec)"),
+                             "source": u.name + ("" if u.per_direction_from == "spec" else " (half the datasheet's sum)")})
     if s.serving is not None:
         sv = s.serving
         targets = ", ".join(x for x in (f"TTFT {fmt.time(sv.ttft)}" if sv.ttft else "",

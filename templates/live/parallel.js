@@ -51,10 +51,6 @@ const GR_PARALLEL = (() => {
           + `spec has no scale-out network (node.scale_out): its ${g} traffic is counted on the scale-up link, so the `
           + "bound stays a lower bound");
       }
-      if (link && par[g] > 1 && link.latency === null) {
-        notes.add(`${link.name}: no latency in the spec; 0 is used, so the ${g} collectives cost only their bytes and `
-          + "the bound stays a lower bound");
-      }
       if (!link) {
         out[g] = {span: span[g], tier: "none", name: "", bandwidth_per_direction: Infinity, latency: 0.0,
           bus_bandwidth: null, in_network: false, in_network_bus_bandwidth: null, call_latency: 0.0,
@@ -62,26 +58,44 @@ const GR_PARALLEL = (() => {
         return;
       }
       const n = g === "pp" ? 2 : par[g];  // a stage sends to one peer
-      const mesh = link.topology === "mesh" && link.link_bandwidth_per_direction != null && tier === "scale-up";
-      const rate = mesh && n > 1 ? Math.min(link.bandwidth_per_direction, (n - 1) * link.link_bandwidth_per_direction)
-        : link.bandwidth_per_direction;
-      if (mesh && par[g] > 1 && rate < link.bandwidth_per_direction) {
-        notes.add(`${link.name} is a mesh, one link to each peer: a ${g} group of ${n} GPUs gets ${n - 1} of them, `
-          + `${(rate / 1e9).toFixed(0)} GB/s per direction of the ${(link.bandwidth_per_direction / 1e9).toFixed(0)}`);
+      out[g] = choice(g, span[g], tier, link, n, par[g], hw.collectives, notes);
+      const local = Math.min(par[g], size);
+      if (tier === "scale-out" && (g === "tp" || g === "ep") && hw.link && local > 1) {
+        // two tiers: the group's `local` GPUs in each domain over the scale-up link, the NICs across domains
+        out[g].local = local;
+        out[g].inner = choice(g, local, "scale-up", hw.link, local, local, hw.collectives, notes);
       }
-      const bus = link.bus_bandwidth == null ? null : mesh ? link.bus_bandwidth * rate / link.bandwidth_per_direction
-        : link.bus_bandwidth;  // never more than the line rate (a what-if may lower it)
-      const lib = hw.collectives;
-      out[g] = {span: span[g], tier: tier, name: link.name, bandwidth_per_direction: rate, latency: link.latency || 0.0,
-        bus_bandwidth: bus == null ? null : Math.min(bus, rate), in_network: !!link.in_network_reduction && tier === "scale-up",
-        in_network_bus_bandwidth: tier === "scale-up" ? link.in_network_bus_bandwidth : null,
-        call_latency: lib ? lib.call_latency : 0.0, in_network_call_latency: lib ? lib.in_network_call_latency : null};
     });
     return [out, Array.from(notes).sort()];
   }
 
+  /** One group's link on one tier (layout._choice). */
+  function choice(g, span, tier, link, n, degree, lib, notes) {
+    if (degree > 1 && link.latency === null) {
+      notes.add(`${link.name}: no latency in the spec; 0 is used, so the ${g} collectives cost only their bytes and `
+        + "the bound stays a lower bound");
+    }
+    const mesh = link.topology === "mesh" && link.link_bandwidth_per_direction != null && tier === "scale-up";
+    const rate = mesh && n > 1 ? Math.min(link.bandwidth_per_direction, (n - 1) * link.link_bandwidth_per_direction)
+      : link.bandwidth_per_direction;
+    if (mesh && degree > 1 && rate < link.bandwidth_per_direction) {
+      notes.add(`${link.name} is a mesh, one link to each peer: a ${g} group of ${n} GPUs gets ${n - 1} of them, `
+        + `${(rate / 1e9).toFixed(0)} GB/s per direction of the ${(link.bandwidth_per_direction / 1e9).toFixed(0)}`);
+    }
+    const bus = link.bus_bandwidth == null ? null : mesh ? link.bus_bandwidth * rate / link.bandwidth_per_direction
+      : link.bus_bandwidth;  // never more than the line rate (a what-if may lower it)
+    return {span: span, tier: tier, name: link.name, bandwidth_per_direction: rate, latency: link.latency || 0.0,
+      bus_bandwidth: bus == null ? null : Math.min(bus, rate), in_network: !!link.in_network_reduction && tier === "scale-up",
+      in_network_bus_bandwidth: tier === "scale-up" ? link.in_network_bus_bandwidth : null,
+      call_latency: lib ? lib.call_latency : 0.0, in_network_call_latency: lib ? lib.in_network_call_latency : null,
+      local: null, inner: null};
+  }
+
+  const busOf = l => l.bus_bandwidth == null ? l.bandwidth_per_direction : l.bus_bandwidth;
+
   /** The library's fixed costs and the tensor-parallel link's in-switch reduction (collective_costs). */
-  function collectiveCosts(tp) {
+  function collectiveCosts(choice) {
+    const tp = choice.inner || choice;  // the in-switch reduction of the group's own domain
     const est = tp.bus_bandwidth == null ? tp.bandwidth_per_direction : tp.bus_bandwidth;
     return {tau_c: tp.call_latency, tau_s: tp.in_network_call_latency == null ? tp.call_latency : tp.in_network_call_latency,
       s_TP: tp.in_network ? 1.0 : 0.0, W_sTP: tp.in_network_bus_bandwidth == null ? est : tp.in_network_bus_bandwidth};
@@ -101,20 +115,31 @@ const GR_PARALLEL = (() => {
       N_x: pc.experts_routed * perRouted(v, pc, env.accounting), k_e: m.moe ? m.moe.active_experts : 0.0,
       b_a: (bc === undefined ? 2.0 : bc) >= 4.0 ? 4.0 : 2.0,
       s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(par.tp, m.kv_heads), k_w: split[0], k_g: split[1], k_o: split[2],
-      u_x: 1.0});
+      u_x: 1.0, rho_x: m.moe ? (par.redundant_experts || 0) / m.moe.experts : 0.0});
     if (env.perClass) {  // b: the mean bytes per weight of the slice one GPU holds
-      const keep = 1.0 - par.tp / Math.max(par.tp, par.ep);
+      const keep = 1.0 - (1.0 + v.rho_x) * par.tp / Math.max(par.tp, par.ep);  // held: replicas and all
       v.b = M.meanBytes(env.wb, v.N - v.N_x, v.N_x * (1.0 - keep));
     }
     const k = inp.hardware.kernels;  // the engine's fixed costs per kernel (live.py, Hardware.kernels)
-    Object.assign(v, {k_L: k.per_layer, tau_k: k.decode, tau_l: k.launch, tau_o: k.one_shot_latency,
+    // k_L: the mean over the layers, MoE layers at the fused-MoE path's count (layout.kernels_per_layer)
+    const kMoe = k.moe_per_layer != null ? k.moe_per_layer : k.per_layer + k.moe_extra
+      + (m.moe && m.moe.shared_experts ? k.shared_extra : 0);
+    const kL = m.moe ? ((m.layers - pc.moe_layers) * k.per_layer + pc.moe_layers * kMoe) / m.layers : k.per_layer;
+    Object.assign(v, {k_L: kL, tau_k: k.decode, tau_l: k.launch, tau_o: k.one_shot_latency,
       o_TP: k.one_shot && links.tp.tier === "scale-up" ? 1.0 : 0.0});  // one-shot: inside the scale-up domain
-    GROUPS.forEach(g => {
-      const l = links[g], G = g.toUpperCase();
-      v["W_" + G] = l.bandwidth_per_direction;
-      v["alpha_" + G] = l.latency;
-      v["W_c" + G] = l.bus_bandwidth == null ? l.bandwidth_per_direction : l.bus_bandwidth;
+    GROUPS.forEach(g => {  // LinkChoice.tier_values
+      const l = links[g], G = g.toUpperCase(), up = l.inner || l;
+      v["W_" + G] = up.bandwidth_per_direction;
+      v["alpha_" + G] = up.latency;
+      v["W_c" + G] = busOf(up);
+      if (g === "tp" || g === "ep") {
+        v["W_o" + G] = l.bandwidth_per_direction;
+        v["alpha_o" + G] = l.inner ? l.latency : 0.0;
+        v["W_co" + G] = busOf(l);
+      }
     });
+    v.n_uTP = links.tp.local || par.tp;
+    v.n_uEP = links.ep.local || par.ep;
     return Object.assign(v, collectiveCosts(links.tp));
   }
 
@@ -170,7 +195,15 @@ const GR_PARALLEL = (() => {
     if (!moe || cut.ep <= 1 || moe.experts % cut.ep) return 1.0;
     const group = cut.ep > cut.tp ? tokens * (cut.ep / cut.tp) : tokens;
     const touched = moe.experts * (1.0 - Math.pow(1.0 - moe.active_experts / moe.experts, group));
-    return touched > 0 ? busiestExperts(moe.experts, cut.ep, touched) / (touched / cut.ep) : 1.0;
+    return touched > 0 ? busiestRedundant(moe.experts, cut.ep, cut.redundant || 0, touched) / (touched / cut.ep) : 1.0;
+  }
+
+  /** The busiest GPU with redundant experts handed to the least-loaded holder (env.busiest_experts_redundant). */
+  function busiestRedundant(experts, groups, redundant, touched) {
+    if (redundant <= 0) return busiestExperts(experts, groups, touched);
+    const fixed = experts - Math.min(redundant, experts);
+    if (fixed <= 0 || fixed % groups) return touched / groups;
+    return Math.max(busiestExperts(fixed, groups, touched * fixed / experts), touched / groups);
   }
 
   /** n_PP: L over the busiest stage's ceil(L / pp) layers; pp when it divides L (env.pipeline_split). */
@@ -180,9 +213,11 @@ const GR_PARALLEL = (() => {
   function layoutSlice(m, par) {
     if (!par) return M.ONE_CUT;
     const tp = par.tp || 1, pp = par.pp || 1, ep = par.ep || 1, split = pipelineSplit(m.layers, pp);
+    const red = par.redundant_experts || 0, rho = m.moe ? red / m.moe.experts : 0.0;  // replicas (Slice.rho)
     return {tp: tp, pp: pp, ep: ep, s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(tp, m.kv_heads), share: tp * split,
-      split: split,
-      expertKeep: 1.0 - tp / Math.max(tp, ep), trivial: tp === 1 && pp === 1 && ep === 1};
+      split: split, redundant: red, rho: rho,
+      expertKeep: 1.0 - tp / Math.max(tp, ep), expertHeld: 1.0 - (1.0 + rho) * tp / Math.max(tp, ep),
+      trivial: tp === 1 && pp === 1 && ep === 1};
   }
 
   function routedParameters(v, pc, accounting) {
@@ -196,8 +231,8 @@ const GR_PARALLEL = (() => {
     const v = Object.assign({}, card);
     if (cut.trivial) return v;
     const nX = m.moe ? routedParameters(card, pc, accounting) : 0.0;
-    if (wb && wb.uniform === null) v.b = M.meanBytes(wb, card.N - nX, nX * (1.0 - cut.expertKeep));
-    v.N = (card.N - nX * cut.expertKeep) / cut.share;
+    if (wb && wb.uniform === null) v.b = M.meanBytes(wb, card.N - nX, nX * (1.0 - cut.expertHeld));
+    v.N = (card.N - nX * cut.expertHeld) / cut.share;  // what it holds, replicas and all
     ["N_a", "N_e", "N_p", "V", "a"].forEach(function (k) { v[k] = card[k] / cut.share; });
     v.L = card.L / cut.split;
     v.H_q = card.H_q / cut.tp;
@@ -280,7 +315,7 @@ const GR_PARALLEL = (() => {
           x.decode_tokens_per_s_replica = b / x.decode_time_bound;
           x.decode_tokens_per_s_gpu = b / (x.decode_time_bound * out.replica_gpus);
           const fit = order.find(l => call("memory_per_gpu", Object.assign({}, base, {c: cHeld, n_TP: l[2], n_PP: pipelineSplit(m.layers, l[1]), n_St: l[1],
-            n_EP: 1.0, s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(l[2], m.kv_heads), B: b, S: s})) <= hw.capacity * (1 - (hw.memory_reserve || 0)));
+            n_EP: 1.0, rho_x: 0.0, s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(l[2], m.kv_heads), B: b, S: s})) <= hw.capacity * (1 - (hw.memory_reserve || 0)));
           x.min_gpus_to_fit = fit ? fit[0] : null;
           return x;
         });

@@ -1,0 +1,113 @@
+"""MoE layers as engines run them (issue 27): their kernel count in the serial estimate's fixed costs.
+
+Facts copied here, with their sources:
+* vLLM, vllm/model_executor/layers/fused_moe/fused_moe.py (fused_experts_impl) and the MoE block around it: an MoE
+  layer's MLP runs the router's GEMM, topk_softmax, moe_align_block_size, the grouped gate/up GEMM, silu_and_mul, the
+  grouped down GEMM and moe_sum, 7 kernels where a dense MLP runs 3 (GEMM, activation, GEMM); shared experts run as a
+  dense MLP beside them (GEMM, activation, GEMM) and are added in (one add).
+* vLLM's Llama decoder layer: 10 kernels besides its collectives (the dense default, generator/load/spec.py).
+* DeepSeek-V3 config.json: 61 layers, first_k_dense_replace 3, n_shared_experts 1; Mixtral 8x22B: 56 layers, all MoE,
+  no shared expert.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from genreport.load.loader import load_model, load_report
+from genreport.load.spec import Kernels
+from genreport.model.layout import kernels_per_layer
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _m(name):
+    return load_model(ROOT / "specs" / "models" / f"{name}.yaml")
+
+
+def test_moe_layers_launch_more_kernels_by_hand():
+    k = Kernels()
+    assert kernels_per_layer(_m("llama-3.1-70b"), k) == 10
+    assert kernels_per_layer(_m("mixtral-8x22b"), k) == 10 + 4  # every layer MoE, no shared expert
+    # DeepSeek-V3: 3 dense layers at 10, 58 MoE layers at 10 + 4 + 4 (its shared expert)
+    assert kernels_per_layer(_m("deepseek-v3"), k) == pytest.approx((3 * 10 + 58 * 18) / 61, rel=1e-12)
+
+
+def test_a_spec_kernel_count_is_every_layers():
+    k = Kernels(per_layer=12.0, moe_per_layer=12.0)
+    assert kernels_per_layer(_m("deepseek-v3"), k) == 12.0
+
+
+def test_the_report_charges_the_moe_kernels(tmp_path):
+    spec = load_report(ROOT / "specs" / "deepseek-v3-h200-ep8.yaml")
+    assert spec.hardware.kernels.moe_per_layer is None
+    given = load_report(ROOT / "specs" / "deepseek-v3-h200-ep8.yaml", ["engine.kernels_per_layer=11"])
+    assert given.hardware.kernels.moe_per_layer == 11.0 and given.hardware.kernels.per_layer == 11.0
+
+
+def test_the_layout_values_carry_the_mean_count():
+    from genreport.load.loader import _precision, load_hardware
+    from genreport.load.spec import Parallelism
+    from genreport.model.env import make_env
+    from genreport.model.layout import choose_links, layout_values
+
+    m, hw, prec, par = _m("deepseek-v3"), load_hardware(ROOT / "specs" / "hardware" / "h200.yaml"), \
+        _precision("fp8"), Parallelism(8, ep=8)
+    env = make_env(hw, m, prec, "seed")
+    links, _ = choose_links(hw, par)
+    v = layout_values(env.values, m, par, links, prec, "seed", env.pc, kernels=Kernels())
+    assert float(v["k_L"]) == pytest.approx(1074 / 61, rel=1e-12)
+
+
+# ----------------------------------------------------------------------------------------------- redundant experts
+#
+# DeepSeek-V3 technical report (arXiv 2412.19437, section 3.4.1): for prefill, 32 redundant experts over 32 GPUs (each
+# GPU hosts its 8 experts and one redundant one); SGLang's --ep-num-redundant-experts takes the same count and needs
+# it spread evenly over the expert-parallel GPUs.  DeepSeek-V3 config.json: hidden 7168, moe_intermediate_size 2048,
+# 58 MoE layers of 256 routed experts.
+
+def test_redundant_experts_add_their_bytes_by_hand():
+    from genreport.formulas.compiled import load
+    from genreport.load.loader import _precision, load_hardware
+    from genreport.load.spec import Parallelism
+    from genreport.model.env import make_env
+    from genreport.model.layout import choose_links, layout_values
+
+    m, hw, prec = _m("deepseek-v3"), load_hardware(ROOT / "specs" / "hardware" / "h200.yaml"), _precision("fp8")
+    q, got = load(), {}
+    for r in (0, 32):
+        par = Parallelism(1, dp=32, ep=32, redundant_experts=r)
+        env = make_env(hw, m, prec, "exact", layout=par)
+        links, _ = choose_links(hw, par)
+        v = layout_values(env.one_card().values, m, par, links, prec, "exact", env.pc)
+        assert float(v["rho_x"]) == r / 256
+        got[r] = float(q["weight_bytes_per_gpu"](v))
+        # the slice the GPU holds (env) and the formula agree, replicas and all
+        assert float(env.values["N"]) * float(v["b"]) == pytest.approx(got[r], rel=1e-9)
+    one_expert = 3 * 7168 * 2048  # gate, up and down projections, fp8: one byte each
+    assert got[32] - got[0] == pytest.approx(58 * one_expert * 1.0, rel=1e-9)  # one more expert a layer: 2.55 GB
+
+
+def test_the_busiest_gpu_with_replicas_by_hand():
+    from genreport.model.env import busiest_experts, busiest_experts_redundant
+
+    # 4 experts on 2 GPUs, 2 touched: both on one GPU with probability 2 C(2,2) / C(4,2) = 1/3, so E[max] = 4/3
+    assert busiest_experts(4, 2, 2.0) == pytest.approx(4 / 3, rel=1e-12)
+    assert busiest_experts_redundant(4, 2, 0, 2.0) == pytest.approx(4 / 3, rel=1e-12)
+    # 2 of them replicated: the 2 others one a GPU, 1 of them touched on average: the busiest holds 1, the mean
+    assert busiest_experts_redundant(4, 2, 2, 2.0) == pytest.approx(1.0, rel=1e-12)
+    # DeepSeek-V3 over 32 GPUs: the expected maximum falls with the replicas, never below the mean
+    for t in (8.0, 64.0, 200.0):
+        plain, r32, r64 = (busiest_experts_redundant(256, 32, r, t) for r in (0, 32, 64))
+        assert t / 32 <= r64 <= r32 < plain
+
+
+def test_redundant_experts_must_spread_evenly():
+    from genreport.errors import SpecError
+
+    spec = load_report(ROOT / "specs" / "deepseek-v3-h200-ep8.yaml", ["engine.redundant_experts=32"])
+    assert spec.parallelism.redundant_experts == 32
+    with pytest.raises(SpecError) as exc:
+        load_report(ROOT / "specs" / "deepseek-v3-h200-ep8.yaml", ["engine.redundant_experts=30"])
+    assert "redundant_experts" in str(exc.value) and "multiple of ep 8" in str(exc.value)
