@@ -78,7 +78,20 @@ def font_config():
         _fonts = FontConfiguration()
         if getattr(line_break.Layout.setup, "stock", None) is not None:  # install() below
             _fonts.font_features = _Fresh()
+        import atexit
+
+        atexit.register(_drop_fonts)
     return _fonts
+
+
+def _drop_fonts() -> None:
+    """Free the font configuration while Pango and fontconfig are still loaded: left to the interpreter's last
+    clean-up, it could be freed after the libraries' bindings and crash the process on its way out."""
+    global _fonts
+    _fonts = None
+    import gc
+
+    gc.collect()
 
 
 class _Fresh(dict):
