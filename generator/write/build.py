@@ -97,6 +97,7 @@ def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, 
         pdf = "pdf" in formats
         rendering = Rendering(results, base_results, timer, tuple(overrides), for_print=pdf,
                               want_phone="html" in formats)
+        printed = None
         try:
             if pdf:  # the printer imports WeasyPrint and lays the pages out while the figures are drawn
                 printing.prepare(without_scripts(rendering.print_marked), rendering.print_marks, rendering.ready(),
@@ -105,7 +106,7 @@ def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, 
                 if timer:
                     timer.lap("pdf-import")
                 print_html, figures = rendering.wide()  # printed while the phone-layout figures are drawn
-                files["report.pdf"] = printing.print_pdf(without_scripts(print_html), figures, timer)
+                printed = printing.print_pdf(without_scripts(print_html), figures, timer)
             html, figures = rendering.finish()
         except BaseException:
             rendering.cancel()
@@ -114,6 +115,8 @@ def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, 
             files[f"figures/{name}.svg"] = svg
         if "html" in formats:
             files["report.html"] = html.encode()
+        if printed is not None:
+            files["report.pdf"] = printed
     json_file()
     from genreport.present.summary import terminal_lines
 
