@@ -375,16 +375,18 @@ def main(argv=None) -> int:
     ]
     if args.ablation:
         for key, label, extra in (
-                ("no-a", "  same, stock Pango import (prebuilt bindings off)", {"GENREPORT_STOCK_PANGO": "1"}),
-                ("no-svg", "  same, stock SVG paths and file writing (fastsvg, fastwrite off)", {"GENREPORT_STOCK_SVG": "1"}),
-                ("no-c", "  same, PDF worker off", {"GENREPORT_PDF_WORKER": "0"}),
-                ("no-early", "  same, early layout off", {"GENREPORT_EARLY_LAYOUT": "0"}),
-                ("no-halves", "  same, pages laid out by one process (splitlayout off)", {"GENREPORT_SPLIT_LAYOUT": "0"}),
-                ("no-seed", "  same, page numbers not given ahead (two layout passes)", {"GENREPORT_SEED_PAGES": "0"}),
+                ("no-a", "  same, stock Pango import (prebuilt bindings off)", {"GENREPORT_PDF_OFF": "pango,lazyimports"}),
+                ("no-svg", "  same, stock SVG paths and file writing (fastsvg, fastwrite off)", {"GENREPORT_PDF_OFF": "svg,write"}),
+                ("no-c", "  same, PDF worker off", {"GENREPORT_PDF_OFF": "worker"}),
+                ("no-early", "  same, early layout off", {"GENREPORT_PDF_OFF": "early-layout"}),
+                ("no-halves", "  same, pages laid out by one process (splitlayout off)", {"GENREPORT_PDF_OFF": "split-layout"}),
+                ("no-seed", "  same, page numbers not given ahead (two layout passes)", {"GENREPORT_PDF_OFF": "seed-pages"}),
                 ("no-split", "  same, splitlayout and splitpaint off (one painter)",
-                 {"GENREPORT_SPLIT_LAYOUT": "0", "GENREPORT_SPLIT_PAINT": "0"}),
-                ("no-ops", "  same, formulas and figures drawn every time (operator cache off)", {"GENREPORT_OPCACHE": "0"}),
-                ("no-layout", "  same, WeasyPrint's own layout passes (fastlayout off)", {"GENREPORT_STOCK_LAYOUT": "1"})):
+                 {"GENREPORT_PDF_OFF": "split-layout,split-paint"}),
+                ("no-ops", "  same, formulas and figures drawn every time (operator cache off)", {"GENREPORT_PDF_OFF": "opcache"}),
+                ("stock", "  same, the stock path (GENREPORT_PDF=stock: no fast path, as when the gate is closed)",
+                 {"GENREPORT_PDF": "stock"}),
+                ("no-layout", "  same, WeasyPrint's own layout passes (fastlayout off)", {"GENREPORT_PDF_OFF": "layout"})):
             measures.append((key, label, lambda e=dict(env, **extra): _run([*base, "--force"], e)))
     if not args.quick:
         measures.append(("fresh", "first run on a fresh clone, empty cache", _fresh_clone(env)))

@@ -1,4 +1,4 @@
-"""Printed tables get their column widths from genreport (generator/present/colwidths.py), not from WeasyPrint's
+"""Printed tables get their column widths from genreport (generator/printing/colwidths.py), not from WeasyPrint's
 measurement of every cell: never narrower than a column's longest word, close to what the automatic layout gives,
 and left to the automatic layout when anything in them is not understood."""
 
@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from genreport.present import colwidths as cw
+from genreport.printing import colwidths as cw
 
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = sorted(p.stem for p in (ROOT / "specs").glob("*.yaml"))
@@ -114,7 +114,7 @@ def test_width_is_shared_as_css_automatic_layout_shares_it():
 
 
 def test_the_shipped_widths_are_this_machines_fonts_where_the_font_files_are_the_same():
-    """font_widths.json.gz is written by ``python -m genreport.present.colwidths``; where this machine's DejaVu
+    """font_widths.json.gz is written by ``python -m genreport.printing.colwidths``; where this machine's DejaVu
     files are the ones it was read from (same SHA-256), reading them again gives the same table."""
     if shutil.which("fc-match") is None:
         pytest.skip("no fontconfig")
@@ -134,7 +134,7 @@ def _weasyprint_widths(html: str) -> list[tuple[list[float], list[float], list[f
     computes them, in document order."""
     import weasyprint.layout.preferred as preferred
     import weasyprint.layout.table as table
-    from genreport.present import pdf as pdfstage
+    from genreport.printing import pdf as pdfstage
 
     pdfstage._import()
     stock = preferred.table_and_columns_preferred_widths
@@ -189,8 +189,8 @@ def test_the_print_html_leaves_out_the_live_pages_data_attributes_with_the_same_
     pytest.importorskip("weasyprint")
     import os
 
-    from genreport.present import pdf as pdfstage
     from genreport.present import render
+    from genreport.printing import pdf as pdfstage
 
     pdfstage._import()
     os.environ.setdefault("SOURCE_DATE_EPOCH", "0")

@@ -1,4 +1,4 @@
-"""The table of contents' page laid out one time fewer gives stock WeasyPrint's pages (generator/present/fastlayout.py)."""
+"""The table of contents' page laid out one time fewer gives stock WeasyPrint's pages (generator/printing/fastlayout.py)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ import pytest
 
 weasyprint = pytest.importorskip("weasyprint")
 
-from genreport.present import fastlayout  # noqa: E402
-from genreport.present import pdf as pdfstage  # noqa: E402
 from genreport.present.live import without_scripts  # noqa: E402
 from genreport.present.render import _for_print  # noqa: E402
+from genreport.printing import fastlayout, gate  # noqa: E402
+from genreport.printing import pdf as pdfstage  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-pytestmark = pytest.mark.skipif(not fastlayout.install(), reason="not checked for this WeasyPrint")
+pytestmark = pytest.mark.skipif(not fastlayout.install(), reason=f"the gate is closed: {gate.reason()}")
 
 
 def _both(html: str) -> tuple[tuple[bytes, int], tuple[bytes, int]]:

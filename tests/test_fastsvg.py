@@ -9,10 +9,10 @@ import pytest
 
 weasyprint = pytest.importorskip("weasyprint")
 
-from genreport.present import fastsvg  # noqa: E402
+from genreport.printing import fastsvg, gate  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-pytestmark = pytest.mark.skipif(not fastsvg.install(), reason="fast drawer not checked for this WeasyPrint")
+pytestmark = pytest.mark.skipif(not fastsvg.install(), reason=f"the gate is closed: {gate.reason()}")
 
 # Path data that exercises each branch: absolute and relative forms, implicit repeats after a move and after
 # other commands, exponents, commas and signs as separators, "1.5.5" (two numbers), a close without a segment,

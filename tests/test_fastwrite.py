@@ -1,4 +1,4 @@
-"""The PDF file's streams compressed on two threads give pydyf's own bytes (generator/present/fastwrite.py)."""
+"""The PDF file's streams compressed on two threads give pydyf's own bytes (generator/printing/fastwrite.py)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ import pytest
 
 weasyprint = pytest.importorskip("weasyprint")
 
-from genreport.present import fastwrite  # noqa: E402
-from genreport.present import pdf as pdfstage  # noqa: E402
 from genreport.present.live import without_scripts  # noqa: E402
 from genreport.present.render import _for_print  # noqa: E402
+from genreport.printing import fastwrite, gate  # noqa: E402
+from genreport.printing import pdf as pdfstage  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-pytestmark = pytest.mark.skipif(not fastwrite.install(), reason="not checked for this pydyf, or one core")
+pytestmark = pytest.mark.skipif(not fastwrite.install(), reason=f"one core, or the gate is closed: {gate.reason() or 'open'}")
 
 
 def test_a_report_written_with_threads_is_pydyfs_bytes(monkeypatch):

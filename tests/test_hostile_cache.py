@@ -37,8 +37,9 @@ PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4
 def _forget(monkeypatch) -> None:
     """Drop what this process holds of the cache folder in memory: the next read is from the files, as in a new
     process."""
-    from genreport.present import mathsvg, opcache, pdf, splitlayout
+    from genreport.present import mathsvg
     from genreport.present.figures import store
+    from genreport.printing import opcache, pdf, splitlayout
 
     mathsvg.svg.cache_clear()
     monkeypatch.setattr(mathsvg, "_swept", False)
@@ -54,7 +55,7 @@ def _forget(monkeypatch) -> None:
 def cache(tmp_path, monkeypatch) -> Path:
     folder = tmp_path / "cache"
     monkeypatch.setenv("GENREPORT_CACHE", str(folder))
-    for name in ("GENREPORT_FIGURE_CACHE", "GENREPORT_OPCACHE", "GENREPORT_SPLIT_LAYOUT", "GENREPORT_SERIAL"):
+    for name in ("GENREPORT_FIGURE_CACHE", "GENREPORT_PDF", "GENREPORT_PDF_OFF", "GENREPORT_SERIAL"):
         monkeypatch.delenv(name, raising=False)
     _forget(monkeypatch)
     yield folder
@@ -303,7 +304,7 @@ def test_a_figure_with_text_added_and_a_stale_digest_is_not_taken(kept_figures, 
 def test_the_pdf_stage_fetches_nothing_but_its_own_tokens(outside, monkeypatch):
     """Issue 32.2: the URL fetcher fell back to WeasyPrint's own for any other URL, which reads local files."""
     pytest.importorskip("weasyprint")
-    from genreport.present import pdf
+    from genreport.printing import pdf
 
     pdf._import()
     local = (outside / "local.png").as_uri()
@@ -364,7 +365,7 @@ def _print(html: str) -> bytes:
 
 def _tamper_operators(cache: Path, where: str, change, forge: bool) -> int:
     """Change every record of the operator cache's file (``anywhere``) or folder (``placed``); how many."""
-    from genreport.present import opcache
+    from genreport.printing import opcache
 
     if where == "anywhere":
         path = cache / opcache.FILE
@@ -391,7 +392,7 @@ def test_an_operator_record_that_is_not_as_recorded_is_drawn_again(cache, monkey
     (its digest stale) or forged (its digest stated again) with what genreport never records is dropped: the
     image is drawn and recorded again, the bytes are stock WeasyPrint's."""
     pytest.importorskip("weasyprint")
-    from genreport.present import opcache
+    from genreport.printing import opcache
 
     if not opcache.install():
         pytest.skip("operator cache not checked for this WeasyPrint")
@@ -425,7 +426,7 @@ def test_an_operator_record_that_is_not_as_recorded_is_drawn_again(cache, monkey
 @pytest.mark.parametrize("content", [b'{"versions": 1, "entries": []}', b"[1, 2]", b'{"entries": [[1, 2, 3, 4]]}',
                                      b"NaN", b"\x00" * 64])
 def test_an_operator_file_of_another_shape_is_ignored(cache, content):
-    from genreport.present import opcache
+    from genreport.printing import opcache
 
     cache.mkdir()
     (cache / opcache.FILE).write_bytes(content)
@@ -480,13 +481,13 @@ def split_file(tmp_path_factory):
     """A synthetic document (test_splitlayout's), its PDF and the page-splits file its layout remembered."""
     if not hasattr(os, "fork") or (os.cpu_count() or 1) < 2:
         pytest.skip("needs fork and 2 cores")
-    from genreport.present import pdf, splitlayout
+    from genreport.printing import pdf, splitlayout
     from test_splitlayout import _print as print_split
     from test_splitlayout import _synthetic
 
     with pytest.MonkeyPatch.context() as m:
         m.setenv("GENREPORT_CACHE", str(tmp_path_factory.mktemp("splits") / "cache"))
-        for name in ("GENREPORT_SPLIT_LAYOUT", "GENREPORT_SERIAL", "GENREPORT_STOCK_LAYOUT"):
+        for name in ("GENREPORT_PDF", "GENREPORT_PDF_OFF", "GENREPORT_SERIAL"):
             m.delenv(name, raising=False)
         m.setattr(splitlayout, "_memory", None)
         pdf._import()
@@ -502,7 +503,7 @@ def split_file(tmp_path_factory):
 def test_a_damaged_page_splits_record_is_ignored(split_file, cache, how):
     """Issue 32.5: a record whose anchor's page is None, an int, a float or a list broke every PDF build until the
     cache was deleted ("internal error: TypeError ... not subscriptable")."""
-    from genreport.present import splitlayout
+    from genreport.printing import splitlayout
 
     _html, _one, text = split_file
     records = ast.literal_eval(text)
@@ -517,11 +518,11 @@ def test_a_damaged_page_splits_record_is_ignored(split_file, cache, how):
 def test_a_layout_given_every_damaged_record_prints_the_same_pdf(split_file, cache, monkeypatch):
     """Each damage of the test above, in one file: the document is printed as without a record, then remembered
     again (the next layout splits and seeds from it)."""
-    from genreport.present import splitlayout
+    from genreport.printing import splitlayout
     from test_splitlayout import _print as print_split
 
     monkeypatch.setattr("genreport.procs.cores", lambda: 2)
-    monkeypatch.delenv("GENREPORT_STOCK_LAYOUT", raising=False)
+    monkeypatch.delenv("GENREPORT_PDF_OFF", raising=False)
     html, one, text = split_file
     damaged = []
     for how in SPLIT_DAMAGE:
@@ -556,8 +557,9 @@ def test_a_build_with_every_cache_entry_hostile_gives_the_report_of_a_fresh_cach
     """Every attack of the issue at once, on the cache one build made: the next build succeeds, its files are the
     bytes of the first (the PDF included), nothing outside the output folder is touched, and the cache is private
     (folders 0700, files 0600; issue 32.4)."""
-    from genreport.present import mathsvg, opcache, splitlayout
+    from genreport.present import mathsvg
     from genreport.present.figures import store
+    from genreport.printing import opcache, splitlayout
 
     reference, _err = _build(tmp_path / "out-1", capsys)
     modes = _modes(cache)

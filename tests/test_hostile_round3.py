@@ -552,12 +552,12 @@ def test_a_build_whose_children_stop_finishes_with_the_same_bytes(small, tmp_pat
 PDF_WORKER = """
     import os, signal, time
     import genreport.procs as procs
-    from genreport.present import pdf
+    from genreport.printing import pdf
 
     procs.STALL = 1.0
     real = procs.die_with_parent
     procs.die_with_parent = lambda parent: (real(parent), os.kill(os.getpid(), signal.SIGSTOP))
-    os.environ.pop("GENREPORT_PDF_WORKER", None)
+    os.environ.pop("GENREPORT_PDF_OFF", None)
     assert pdf.start_worker()
     worker, t = pdf._worker, time.monotonic()
     worker.layout("<p>" + "x" * 200000 + "</p>", {})  # more than a pipe holds: a plain write would block

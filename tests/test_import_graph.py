@@ -116,3 +116,26 @@ def test_words_and_formats_do_not_import_sympy(stage):
     assert sympy == []
     formulas = sorted(m for m, deps in graph.items() if any(d.startswith("genreport.formulas") for d in deps))
     assert set(formulas) <= STILL_READ_FORMULAS, set(formulas) - STILL_READ_FORMULAS
+
+
+def test_the_printing_package_imports_no_module_in_a_circle():
+    """Issue 31: four of the PDF modules imported each other in a circle; the package's shared pieces sit below."""
+    printing = {m: deps for m, deps in _graph("generator").items() if m.startswith("genreport.printing")}
+    # ``from genreport.printing import gate`` names the package, whose face imports its modules only when called
+    printing = {m: deps - {"genreport.printing"} for m, deps in printing.items()}
+    assert {"genreport.printing.pdf", "genreport.printing.splitlayout", "genreport.printing.gate"} <= set(printing)
+    assert _cycle(printing) is None, " -> ".join(_cycle(printing))
+
+
+UPSTREAM = ("weasyprint", "pydyf", "cffi", "_cffi_backend", "fontTools", "tinycss2", "cssselect2", "tinyhtml5")
+
+
+def test_nothing_outside_the_printing_package_imports_weasyprint_or_its_libraries():
+    """Issue 31: only genreport.printing reaches into WeasyPrint, pydyf, cffi or fontTools (their internals change
+    with every release, and the package's gate checks what it uses)."""
+    offenders = sorted(f"{m} imports {d}" for m, deps in _graph("generator").items()
+                       if not m.startswith("genreport.printing") for d in deps if d.split(".")[0] in UPSTREAM)
+    assert offenders == []
+    inside = {d.split(".")[0] for m, deps in _graph("generator").items() if m.startswith("genreport.printing")
+              for d in deps}
+    assert {"weasyprint", "pydyf", "cffi", "fontTools"} <= inside  # the test looks at the right names

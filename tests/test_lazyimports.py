@@ -1,4 +1,4 @@
-"""fontTools' subsetter and instancer are imported when first used, not with WeasyPrint (present/lazyimports.py)."""
+"""fontTools' subsetter and instancer are imported when first used, not with WeasyPrint (printing/lazyimports.py)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 PROBE = """
 import os, sys
-os.environ.pop("GENREPORT_STOCK_PANGO", None)
-from genreport.present import lazyimports, pdf
+os.environ.pop("GENREPORT_PDF", None)
+os.environ.pop("GENREPORT_PDF_OFF", None)
+from genreport.printing import lazyimports, pdf
 weasyprint = pdf._import()
 weasyprint.HTML(string="<p>x <b>y</b></p>").render().write_pdf()  # DejaVu, HarfBuzz subsetting: neither is used
 assert all(isinstance(sys.modules[n], lazyimports._Deferred) for n in lazyimports.LAZY), sys.modules
@@ -41,8 +42,8 @@ def test_the_two_modules_load_on_first_use_and_are_the_real_ones_after():
 
 
 def test_stock_import_leaves_them_alone():
-    code = ("import os, sys; os.environ['GENREPORT_STOCK_PANGO'] = '1'\n"
-            "from genreport.present import lazyimports, pdf; pdf._import()\n"
+    code = ("import os, sys; os.environ['GENREPORT_PDF'] = 'stock'\n"
+            "from genreport.printing import lazyimports, pdf; pdf._import()\n"
             "assert not any(isinstance(sys.modules.get(n), lazyimports._Deferred) for n in lazyimports.LAZY)\n"
             "print('ok')")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)

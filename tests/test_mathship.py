@@ -63,10 +63,10 @@ def test_other_versions_or_fonts_are_not_served(tmp_path):
 
 
 def test_shipped_figure_sizes_are_the_built_in_figures():
-    """A first build lays its pages out early with these sizes (genreport.present.pdf); stale ones only cost time."""
+    """A first build lays its pages out early with these sizes (genreport.printing.pdf); stale ones only cost time."""
     import json
 
-    from genreport.present import pdf
+    from genreport.printing import pdf
 
     used_formulas()
     assert len(mathship._FIGURES) >= 6

@@ -1,4 +1,4 @@
-"""Formula images replayed from kept operators give WeasyPrint's own bytes (generator/present/opcache.py).
+"""Formula images replayed from kept operators give WeasyPrint's own bytes (generator/printing/opcache.py).
 
 Each test prints the same HTML three ways: with the cache off, once to fill it, and once replaying it (its file
 read back as a new process would). The committed reports, replayed, are compared with stock WeasyPrint in
@@ -17,10 +17,10 @@ import pytest
 
 weasyprint = pytest.importorskip("weasyprint")
 
-from genreport.present import opcache  # noqa: E402
+from genreport.printing import gate, opcache  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-pytestmark = pytest.mark.skipif(not opcache.install(), reason="operator cache not checked for this WeasyPrint")
+pytestmark = pytest.mark.skipif(not opcache.install(), reason=f"the gate is closed: {gate.reason()}")
 
 
 def _uri(svg: str) -> str:

@@ -89,7 +89,7 @@ def test_long_tables_repeat_their_header(pdf):
 
 def test_the_check_sees_a_blank_page(tmp_path):
     """A PDF whose first page holds one line above a page break is reported (the check can fail)."""
-    from genreport.present.pdf import html_to_pdf
+    from genreport.printing.pdf import html_to_pdf
 
     html = ("<html><body><p>one line</p><p style='break-before: page'>next page</p>"
             "<p>more</p></body></html>")

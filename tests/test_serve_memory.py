@@ -12,7 +12,7 @@ import json
 import types
 
 import pytest
-from genreport.present import opcache
+from genreport.printing import opcache
 
 
 @pytest.fixture
@@ -196,7 +196,7 @@ class Info(ctypes.Structure):
                                                 "fsmblks", "uordblks", "fordblks", "keepcost")]
 libc = ctypes.CDLL(None)
 libc.mallinfo2.restype = Info
-from genreport.present import pdf
+from genreport.printing import pdf
 weasyprint = pdf._import()
 cells = "".join("<tr>" + "".join(f"<td class=n>{i * 7 + j}.{j}5</td>" for j in range(8)) + "</tr>" for i in range(60))
 html = "<style>td.n { font-variant-numeric: tabular-nums }</style><table>" + cells + "</table>"
@@ -232,10 +232,10 @@ def test_printing_a_document_again_leaves_nothing_in_the_c_heap():
 
     if not hasattr(ctypes.CDLL(None), "mallinfo2"):
         pytest.skip("glibc's mallinfo2")
-    from genreport.present import fastsvg
+    from genreport.printing import gate
 
-    if not fastsvg.checked_versions():
-        pytest.skip("another WeasyPrint: its own way is kept")
+    if not gate.is_open():
+        pytest.skip(f"the gate is closed ({gate.reason()}): WeasyPrint's own way is kept")
     stock_kb, stock_pdf = _per_document("stock")
     shared_kb, shared_pdf = _per_document("shared")
     assert stock_kb > 400 and shared_kb < 100, (stock_kb, shared_kb)
@@ -244,7 +244,7 @@ def test_printing_a_document_again_leaves_nothing_in_the_c_heap():
 
 def test_one_font_configuration_per_process():
     pytest.importorskip("weasyprint")
-    from genreport.present import pdf
+    from genreport.printing import pdf
 
     pdf._import()
     assert pdf.font_config() is pdf.font_config()
@@ -256,7 +256,7 @@ def test_the_figure_marks_are_found_as_re_split_finds_them_without_a_pattern_per
     import random
     import re
 
-    from genreport.present import pdf
+    from genreport.printing import pdf
 
     rng = random.Random(32)
     for _ in range(400):

@@ -1,4 +1,4 @@
-"""Pages laid out by two processes (present/splitlayout.py): the same PDF bytes as one process, and every way it
+"""Pages laid out by two processes (printing/splitlayout.py): the same PDF bytes as one process, and every way it
 can refuse or fail ends in those bytes too."""
 
 from __future__ import annotations
@@ -16,17 +16,19 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or (os.cpu_count() or 1)
 @pytest.fixture()
 def fresh(tmp_path, monkeypatch):
     """A cache folder of its own (no remembered splits), the split on, the statistics reset."""
-    from genreport.present import pdf, splitlayout
+    from genreport.printing import pdf, splitlayout
 
     monkeypatch.setenv("GENREPORT_CACHE", str(tmp_path / "cache"))
-    for name in ("GENREPORT_SPLIT_LAYOUT", "GENREPORT_SERIAL", "GENREPORT_STOCK_LAYOUT"):
+    for name in ("GENREPORT_PDF", "GENREPORT_PDF_OFF", "GENREPORT_SERIAL"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr("genreport.procs.cores", lambda: 2)
     monkeypatch.setattr(splitlayout, "_memory", None)
     _reset(splitlayout)
     pdf._import()
     if not splitlayout.enabled():
-        pytest.skip("the split does not install on this WeasyPrint")
+        from genreport.printing import gate
+
+        pytest.skip(f"no split: the gate is closed ({gate.reason()})")
     yield splitlayout
     splitlayout.close_all()
 
@@ -37,18 +39,18 @@ def _reset(splitlayout) -> None:
 
 
 def _print(html: str, split: bool = True, seed: bool = True) -> bytes:
-    from genreport.present import pdf, splitlayout, splitpaint
+    from genreport.printing import pdf, splitlayout, splitpaint
 
-    was = os.environ.pop("GENREPORT_SEED_PAGES", None)
+    was = os.environ.pop("GENREPORT_PDF_OFF", None)
     if not seed:
-        os.environ["GENREPORT_SEED_PAGES"] = "0"
+        os.environ["GENREPORT_PDF_OFF"] = "seed-pages"
     try:
         return splitpaint.write_pdf(splitlayout.render(pdf._html(html), split=split))
     finally:
         splitlayout.close_all()
-        os.environ.pop("GENREPORT_SEED_PAGES", None)
+        os.environ.pop("GENREPORT_PDF_OFF", None)
         if was is not None:
-            os.environ["GENREPORT_SEED_PAGES"] = was
+            os.environ["GENREPORT_PDF_OFF"] = was
 
 
 def _report(name: str) -> str:
@@ -86,7 +88,7 @@ a.ref::after {{ content: " (page " target-counter(attr(href), page) ")"; }}
 
 
 def test_a_synthetic_document_split_in_two_is_the_same_pdf(fresh):
-    from genreport.present import splitpaint
+    from genreport.printing import splitpaint
 
     html = _synthetic()
     one = _print(html, split=False)  # notes where the next build splits
@@ -216,7 +218,7 @@ def test_child_pages_that_cannot_be_finished_are_laid_out_here(fresh, monkeypatc
 
 
 def test_a_painting_that_cannot_be_merged_prints_again_in_one_process(fresh, monkeypatch):
-    from genreport.present import pdf, splitpaint
+    from genreport.printing import pdf, splitpaint
 
     html = _synthetic()
     one = _print(html, split=False)
@@ -279,7 +281,7 @@ def test_content_remembered_on_another_page_is_set_again(fresh):
 
 
 def test_the_split_point_shares_the_layout():
-    from genreport.present.splitlayout import _split_points
+    from genreport.printing.splitlayout import _split_points
 
     assert _split_points([1.0] * 10, 0.0)[:3] == [5, 4, 6]
     assert _split_points([1.0] * 10, 2.0)[0] == 4  # the parent also lays out again what later passes did

@@ -1,4 +1,4 @@
-"""Pages painted by two processes give the bytes one process paints (generator/present/splitpaint.py).
+"""Pages painted by two processes give the bytes one process paints (generator/printing/splitpaint.py).
 
 Each committed report below is laid out once and written with the split off, with it on, and with it on but
 made to fall back (the child failing, or its pages not mergeable): the same bytes each time. The 8B report's
@@ -15,10 +15,10 @@ import pytest
 
 weasyprint = pytest.importorskip("weasyprint")
 
-from genreport.present import pdf as pdfstage  # noqa: E402
-from genreport.present import splitpaint  # noqa: E402
 from genreport.present.live import without_scripts  # noqa: E402
 from genreport.present.render import _for_print  # noqa: E402
+from genreport.printing import pdf as pdfstage  # noqa: E402
+from genreport.printing import splitpaint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or not splitpaint.enabled(99),
@@ -75,7 +75,7 @@ def test_pages_that_cannot_be_merged_are_painted_by_the_parent(laid_out, monkeyp
 
 def test_it_can_be_turned_off(laid_out, monkeypatch):
     _name, document, stock = laid_out
-    monkeypatch.setenv("GENREPORT_SPLIT_PAINT", "0")
+    monkeypatch.setenv("GENREPORT_PDF_OFF", "split-paint")
     pdf, counts = _split(document)
     assert counts["split"] == 0 and pdf == stock
 

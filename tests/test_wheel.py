@@ -31,8 +31,8 @@ def test_wheel_carries_data(wheel):
                    "genreport/_specs/schema/report.schema.json", "genreport/_specs/hardware/h100-sxm.yaml",
                    "genreport/_specs/models/llama-3.1-8b.yaml", "genreport/_specs/llama8b-h100.yaml",
                    "genreport/formulas/quantities.py", "genreport/commands/cli.py", "genreport/__main__.py",
-                   "genreport/present/math.json.gz", "genreport/present/_pango_ffi.py",
-                   "genreport/present/figure_sizes.json", "genreport/present/font_widths.json.gz",
+                   "genreport/present/math.json.gz", "genreport/printing/_pango_ffi.py", "genreport/printing/_upstream.py",
+                   "genreport/printing/figure_sizes.json", "genreport/printing/font_widths.json.gz",
                    "genreport/_templates/live/formulas.js", "genreport/py.typed",
                    "genreport/_specs/schema/config.schema.json"):
         assert needed in names, needed

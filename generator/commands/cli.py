@@ -83,7 +83,7 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--watch", action="store_true",
                    help="stay running and rebuild whenever a spec or a hardware/model file it uses changes")
     add_verbosity(p)
-    p.add_argument("--timings", action="store_true", help="print the time each stage took (also with --verbose)")
+    p.add_argument("--timings", action="store_true", help="print the time each stage took and which PDF paths ran (also with --verbose)")
     p.add_argument("--open", action="store_true", help="open the HTML report in a browser after the build")
     p.add_argument("--debug", action="store_true", help="show tracebacks")
     p.add_argument("--version", action="version", version=f"genreport {__version__}")
@@ -140,8 +140,8 @@ def main(argv: list[str] | None = None) -> int:
                    "Nothing was written. Rerun with --debug and report it."), file=sys.stderr)
         return 3
     finally:
-        if "genreport.present.pdf" in sys.modules:  # a PDF worker a failed build did not use
-            sys.modules["genreport.present.pdf"].stop_worker()
+        if "genreport.printing" in sys.modules:  # a PDF worker a failed build did not use
+            sys.modules["genreport.printing"].stop_worker()
 
 
 def _verbose_footer(command: str, read: dict, seconds: float) -> None:
@@ -272,9 +272,9 @@ def _build_one(spec_path: Path, args, formats, out_root: Path, force: bool = Fal
                 print(safe(f"{out_root / current}: up to date"))
             return True, stamp_files(out_root, spec_path, formats, args.overrides, args.name) or [spec_path]
     if "pdf" in formats:  # WeasyPrint loads in a forked worker while this process loads, evaluates and renders
-        from genreport.present.pdf import start_worker
+        from genreport import printing
 
-        start_worker()
+        printing.start_worker()
     with recording() as read_log:
         spec = genreport.load_spec(spec_path, overrides=args.overrides, strict=args.strict)
     inputs = list(dict.fromkeys([*input_files(spec_path, spec), *map(Path, read_log)]))
@@ -292,6 +292,11 @@ def _build_one(spec_path: Path, args, formats, out_root: Path, force: bool = Fal
     if args.timings or args.verbose:
         built.timings["write"] = time.perf_counter() - t_write
         print("  ".join(f"{k} {v * 1e3:.0f} ms" for k, v in built.timings.items()), file=sys.stderr)
+        if "report.pdf" in built.files:  # which PDF paths ran, and every fallback with its reason
+            from genreport import printing
+
+            for line in printing.paths():
+                print(f"  {line}", file=sys.stderr)
     write_quick_stamp(out_root, spec_path, formats, args.overrides, args.name, read_log, built, name)
     for f in inputs:  # --verbose: what the report was built from
         detail(f"  read  {f}")

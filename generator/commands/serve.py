@@ -47,14 +47,14 @@ def warm_up(pdf: bool = True) -> None:
     import genreport.present.figures  # noqa: F401 - NumPy, Matplotlib
     import genreport.present.render  # noqa: F401
     import genreport.write.build  # noqa: F401
+    from genreport import printing
     from genreport.present import mathsvg
-    from genreport.present import pdf as pdfstage
 
-    pdfstage.keep_in_process()
+    printing.keep_in_process()
     compiled.load()
     mathsvg.warm_up()
     if pdf:
-        pdfstage.warm_up()
+        printing.warm_up()
 
 
 def handle(line: str) -> dict:

@@ -8,7 +8,7 @@ entry is used only when ziamath's version and the SHA-256 of the math font file 
 was rendered with, so it is the very SVG this machine would draw; anything else (another report's formulas,
 another font or ziamath) is rendered as before. ``python -m genreport.present.mathship`` regenerates it after
 a change of formulas or templates (and ``figure_sizes.json``, the built-in figures' sizes for a first build's
-early layout, see :mod:`genreport.present.pdf`) (``--check`` exits 1 when it lacks a formula of a built-in report).
+early layout, see :mod:`genreport.printing.pdf`) (``--check`` exits 1 when it lacks a formula of a built-in report).
 """
 
 from __future__ import annotations
@@ -129,14 +129,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{SHIPPED}: " + (f"{len(missing)} formulas missing, e.g. {missing[0]!r}; run "
                                 "python -m genreport.present.mathship" if missing else "current"))
         return 1 if missing else 0
+    from genreport import printing
     from genreport.fileio import write_file
-    from genreport.present import pdf
 
     write_file(SHIPPED, table_text())
     print(f"wrote {SHIPPED}")
-    sizes = json.dumps(pdf.sizes_of(_FIGURES), sort_keys=True, indent=0).encode() + b"\n"
-    write_file(pdf.SHIPPED_SIZES, sizes)
-    print(f"wrote {pdf.SHIPPED_SIZES} (the figures' sizes, for a first build's early layout)")
+    print(f"wrote {printing.ship_sizes(_FIGURES)} (the figures' sizes, for a first build's early layout)")
     return 0
 
 

@@ -358,54 +358,98 @@ def _slips(r: Results) -> list[dict]:
 
 
 def render_report(r: Results, baseline: Results | None = None, timer=None, overrides: tuple[str, ...] = (),
-                  meanwhile=None, print_first=None, want_phone: bool = True) -> tuple[str, dict[str, bytes]]:
-    """The report's HTML (self-contained) and its figures (SVG bytes by name).
-
-    The figures are drawn in parallel (:func:`genreport.present.figures.start`); the HTML is written with a placeholder
-    per figure, ``meanwhile(html, marks, figures)`` runs (the PDF stage's imports and early layout, given the HTML
-    with ``marks[name]`` in place of each figure's data URI, and the figures where they are already at hand, else
-    None), and then the figures take their places.
-    ``print_first(html, figures)`` runs as soon as the wide figures are in (the PDF stage: print shows no phone
-    layout, whose ``<source>`` elements its HTML leaves out), while the phone-layout figures are still drawn.
-    ``want_phone=False`` (no HTML is written): the phone-layout figures are not drawn, and the HTML returned keeps
-    their placeholders.
-    """
-    import secrets
-
-    from genreport.present.figures import figure_list, start
-
-    pending = start(r, baseline, apart=print_first is None, phone=want_phone)  # no PDF: both layouts at once
-    token = secrets.token_hex(8)
-    shown = figure_list(r)
-    marks = {name: f"genreport-figure-{token}-{name}-" for name, _cap in shown}  # none a prefix of another
-    phone = {name: f"genreport-phone-{token}-{name}-" for name, _cap in shown}  # the narrow layout's
-    try:  # on any failure the drawing child is stopped: left alone it would block forever on its full pipe
-        ctx = context(r, baseline, marks, tuple(overrides), narrow=phone)
-        if timer:
-            timer.lap("math")
-        html = _env().get_template("report.html.j2").render(**ctx.variables())
-        if timer:
-            timer.lap("html")
-        if meanwhile is not None:  # the PDF's HTML: without the phone layout's <source> elements
-            meanwhile(_for_print(html), {name: mark for name, mark in marks.items() if mark in html}, pending.ready())
-            if timer:
-                timer.lap("pdf-import")
+                  want_phone: bool = True) -> tuple[str, dict[str, bytes]]:
+    """The report's HTML (self-contained) and its figures (SVG bytes by name); a build that also prints the report
+    drives the stages itself (:class:`Rendering`)."""
+    rendering = Rendering(r, baseline, timer, overrides, for_print=False, want_phone=want_phone)
+    try:
+        return rendering.finish()
     except BaseException:
-        pending.cancel()
+        rendering.cancel()
         raise
-    figures = pending.result()
-    for name, mark in marks.items():
-        html = html.replace(mark, _data_uri(figures[name]))
-    if timer:
-        timer.lap("figures")
-    if print_first is not None:  # print never shows the phone layout: the PDF goes ahead while it is drawn
-        print_first(_for_print(html), figures)
-    if want_phone:
-        narrow = pending.narrow()
-        for name, mark in phone.items():
-            html = html.replace(mark, _data_uri(narrow[name]))
-    pending.keep()  # for the next build with the same inputs
-    return html, figures  # without want_phone (only the PDF), the phone layout's marks are left in
+
+
+class Rendering:
+    """A report being rendered, in the stages a build that prints it interleaves with the printer.
+
+    The figures are drawn in parallel (:func:`genreport.present.figures.start`) while the HTML is written with a
+    placeholder per figure. Then, in order:
+
+    - :attr:`print_marked`, :attr:`print_marks`, :meth:`ready`: the PDF's HTML with ``print_marks[name]`` in place
+      of each figure's data URI, and the figures where they are already at hand (else None), for the printer to
+      start laying out while the figures are drawn;
+    - :meth:`wide`: the PDF's HTML with the figures in place, and the figures, as soon as the wide figures are in
+      (print shows no phone layout, whose ``<source>`` elements its HTML leaves out) while the phone-layout
+      figures are still drawn;
+    - :meth:`finish`: the report's HTML and its figures. ``want_phone=False`` (no HTML is written): the
+      phone-layout figures are not drawn, and the HTML returned keeps their placeholders.
+
+    On any failure in between, :meth:`cancel` stops the drawing children (left alone they would block forever on
+    their full pipes).
+    """
+
+    def __init__(self, r: Results, baseline: Results | None = None, timer=None, overrides: tuple[str, ...] = (),
+                 for_print: bool = False, want_phone: bool = True):
+        import secrets
+
+        from genreport.present.figures import figure_list, start
+
+        self.timer, self.want_phone = timer, want_phone
+        self.pending = start(r, baseline, apart=not for_print, phone=want_phone)  # no PDF: both layouts at once
+        token = secrets.token_hex(8)
+        shown = figure_list(r)
+        self.marks = {name: f"genreport-figure-{token}-{name}-" for name, _cap in shown}  # none a prefix of another
+        self.phone = {name: f"genreport-phone-{token}-{name}-" for name, _cap in shown}  # the narrow layout's
+        try:
+            ctx = context(r, baseline, self.marks, tuple(overrides), narrow=self.phone)
+            if timer:
+                timer.lap("math")
+            self.html = _env().get_template("report.html.j2").render(**ctx.variables())
+            if timer:
+                timer.lap("html")
+        except BaseException:
+            self.pending.cancel()
+            raise
+        self.figures: dict[str, bytes] | None = None
+
+    @property
+    def print_marked(self) -> str:
+        """The PDF's HTML with a placeholder in place of each figure's data URI."""
+        return _for_print(self.html)
+
+    @property
+    def print_marks(self) -> dict[str, str]:
+        """name -> the placeholder :attr:`print_marked` has for that figure."""
+        return {name: mark for name, mark in self.marks.items() if mark in self.html}
+
+    def ready(self) -> dict[str, bytes] | None:
+        """The figures if they are at hand without waiting (kept from an earlier build), else None."""
+        return self.pending.ready()
+
+    def wide(self) -> tuple[str, dict[str, bytes]]:
+        """The PDF's HTML with the figures in place, and the figures (waits for the wide ones)."""
+        if self.figures is None:
+            self.figures = self.pending.result()
+            for name, mark in self.marks.items():
+                self.html = self.html.replace(mark, _data_uri(self.figures[name]))
+            if self.timer:
+                self.timer.lap("figures")
+        return _for_print(self.html), self.figures
+
+    def finish(self) -> tuple[str, dict[str, bytes]]:
+        """The report's HTML (self-contained) and its figures."""
+        if self.figures is None:
+            self.wide()
+        html = self.html
+        if self.want_phone:
+            narrow = self.pending.narrow()
+            for name, mark in self.phone.items():
+                html = html.replace(mark, _data_uri(narrow[name]))
+        self.pending.keep()  # for the next build with the same inputs
+        return html, self.figures  # without want_phone (only the PDF), the phone layout's marks are left in
+
+    def cancel(self) -> None:
+        self.pending.cancel()
 
 
 def _for_print(html: str) -> str:
@@ -414,10 +458,10 @@ def _for_print(html: str) -> str:
     - without the phone layout's ``<source>`` elements and the ``data-*`` attributes the live page reads (print
       shows neither, runs no script, and no print style selects them: WeasyPrint lays out the same pages, byte
       for byte, 0.05 s sooner; a quoted value can only be an attribute's, as text has its quotes escaped);
-    - with its tables' column widths given (:mod:`genreport.present.colwidths`: WeasyPrint need not measure every
+    - with its tables' column widths given (:mod:`genreport.printing.colwidths`: WeasyPrint need not measure every
       cell).
     """
-    from genreport.present.colwidths import fix_tables
+    from genreport.printing.colwidths import fix_tables
 
     return fix_tables(_DATA_ATTR.sub("", _PHONE_SOURCE.sub("", html)))
 

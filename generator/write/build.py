@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from genreport import printing
 from genreport.errors import BuildError
 from genreport.fileio import (
     SPEC_LIMIT,
@@ -91,31 +92,31 @@ def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, 
 
     if "html" in formats or "pdf" in formats:
         from genreport.present.live import without_scripts  # print runs no scripts: the PDF is made without them
-        from genreport.present.render import render_report
+        from genreport.present.render import Rendering
 
-        meanwhile = None
-        if "pdf" in formats:
-            from genreport.present.pdf import prepare
-
-            def meanwhile(h, marks, figures=None):
-                # while the PDF worker lays the pages out, or while this process waits for the other half of them
-                prepared = prepare(without_scripts(h), marks, figures, idle=json_file)
+        pdf = "pdf" in formats
+        rendering = Rendering(results, base_results, timer, tuple(overrides), for_print=pdf,
+                              want_phone="html" in formats)
+        printed = None
+        try:
+            if pdf:  # the printer imports WeasyPrint and lays the pages out while the figures are drawn
+                printing.prepare(without_scripts(rendering.print_marked), rendering.print_marks, rendering.ready(),
+                                 idle=json_file)
                 json_file()
-                return prepared
-        printed: dict[str, bytes] = {}
-
-        def print_first(print_html, figures):  # while the phone-layout figures are drawn
-            from genreport.present.pdf import html_to_pdf
-
-            printed["report.pdf"] = html_to_pdf(without_scripts(print_html), figures, timer)
-
-        html, figures = render_report(results, base_results, timer, tuple(overrides), meanwhile,
-                                      print_first if "pdf" in formats else None, want_phone="html" in formats)
+                if timer:
+                    timer.lap("pdf-import")
+                print_html, figures = rendering.wide()  # printed while the phone-layout figures are drawn
+                printed = printing.print_pdf(without_scripts(print_html), figures, timer)
+            html, figures = rendering.finish()
+        except BaseException:
+            rendering.cancel()
+            raise
         for name, svg in figures.items():
             files[f"figures/{name}.svg"] = svg
         if "html" in formats:
             files["report.html"] = html.encode()
-        files.update(printed)
+        if printed is not None:
+            files["report.pdf"] = printed
     json_file()
     from genreport.present.summary import terminal_lines
 

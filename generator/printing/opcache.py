@@ -39,8 +39,7 @@ checked before it is replayed, and dropped (the image drawn and recorded again) 
 unexpected: each record's shape, types and value ranges; a digest of the record with its key, so a record edited
 or damaged by hand is not taken; and its operators, parsed (:func:`_sound`): only the operators this module keeps,
 each with its operands, the states and groups it names its own, ``q``/``Q`` and ``BT``/``ET`` balanced.
-``GENREPORT_OPCACHE=0`` turns it off. It installs itself only on the WeasyPrint and pydyf versions that ``fastsvg``
-was checked against.
+``GENREPORT_PDF_OFF=opcache`` turns it off. It installs itself only where the gate (:mod:`genreport.printing.gate`) is open.
 """
 
 from __future__ import annotations
@@ -94,15 +93,13 @@ def install() -> bool:
     global _installed
     if _installed:
         return True
-    if os.environ.get("GENREPORT_OPCACHE") == "0":
+    from genreport.printing import gate
+
+    if not gate.is_open():
         return False
     try:
         from weasyprint import images
     except (ImportError, OSError):
-        return False
-    from genreport.present.fastsvg import checked_versions
-
-    if not checked_versions():
         return False
     stock = images.SVGImage.draw
 
@@ -140,7 +137,7 @@ def _key(image, stream, width, height) -> str | None:
     """The image's key given the stream's state, or None for an image that is always drawn."""
     url = getattr(image, "_base_url", None)
     if isinstance(url, str) and url.startswith("genreport-data:"):  # the PDF stage's stand-in for a data URI
-        from genreport.present.pdf import data_uri
+        from genreport.printing.common import data_uri
 
         url = data_uri(url)
     if not isinstance(url, str) or not url.startswith("data:image/svg+xml"):

@@ -29,13 +29,12 @@ the page out with its final content and finds nothing changed. Where a page's va
 (an earlier page grew), WeasyPrint's check sees the difference and fills the content in again as before, so the
 pages are always those of stock WeasyPrint (``tests/test_fastlayout.py`` compares the PDFs).
 
-Installed only on the WeasyPrint version it was checked against; ``GENREPORT_STOCK_LAYOUT=1`` turns both off.
+Installed only where the gate (:mod:`genreport.printing.gate`) is open; ``GENREPORT_PDF_OFF=layout`` turns both off.
 """
 
 from __future__ import annotations
 
 import copy
-import os
 import re
 
 _installed = False
@@ -48,15 +47,15 @@ def install() -> bool:
     global _installed
     if _installed:
         return True
-    if os.environ.get("GENREPORT_STOCK_LAYOUT"):
+    from genreport.printing import gate
+
+    if not gate.is_open():
         return False
     try:
         import weasyprint.layout as wlayout
     except (ImportError, OSError):
         return False
-    from genreport.present.fastsvg import checked_versions
-
-    if not checked_versions() or not hasattr(wlayout, "make_all_pages"):
+    if not hasattr(wlayout, "make_all_pages"):
         return False
     stock = wlayout.make_all_pages
 

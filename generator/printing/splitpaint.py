@@ -23,8 +23,7 @@ pages itself, as it does when the child fails or cannot be forked: the merge is 
 those of one process either way (``tests/test_splitpaint.py`` and ``tests/test_fastpdf.py`` compare them).
 
 On only where it pays: two or more cores, fork available, eight pages or more, not ``GENREPORT_SERIAL``;
-``GENREPORT_SPLIT_PAINT=0`` turns it off. It installs only on the WeasyPrint and pydyf versions that ``fastsvg``
-was checked against.
+``GENREPORT_PDF_OFF=split-paint`` turns it off. It runs only where the gate (:mod:`genreport.printing.gate`) is open.
 """
 
 from __future__ import annotations
@@ -50,7 +49,9 @@ class _Fallback(Exception):
 
 
 def enabled(n_pages: int) -> bool:
-    if os.environ.get("GENREPORT_SPLIT_PAINT") == "0" or os.environ.get("GENREPORT_SERIAL"):
+    from genreport.printing import gate
+
+    if gate.off("split-paint") or os.environ.get("GENREPORT_SERIAL") or not gate.is_open():
         return False
     if n_pages < MIN_PAGES:
         return False
@@ -58,9 +59,7 @@ def enabled(n_pages: int) -> bool:
 
     if not hasattr(os, "fork") or cores() < 2:
         return False
-    from genreport.present.fastsvg import checked_versions
-
-    return checked_versions()
+    return True
 
 
 def write_pdf(document) -> bytes:
@@ -379,7 +378,7 @@ def _apply(got: dict, stream, states, renames, pages, new_fonts) -> dict[int, li
             new = renames[name.encode()].decode()
             obj.id = new
             resources[kind][new] = obj
-    from genreport.present import opcache
+    from genreport.printing import opcache
 
     opcache.merge(got["opcache"])
     return pages
@@ -394,7 +393,7 @@ def paint_packed(indexed_pages, stock, first_stream, scale) -> dict:
     """Paint ``indexed_pages`` ([(index, page)]) as generate_pdf would, into streams sharing ``first_stream``'s
     fonts and resources, and pack what they added: what :func:`merge` takes. Each font first used here is noted
     with the text box that used it (its id, its style's id and its text) and the facts of the font it made."""
-    from genreport.present import opcache
+    from genreport.printing import opcache
     from weasyprint.draw import text as wtext
     from weasyprint.pdf.stream import Stream
     from weasyprint.text.fonts import get_pango_font_key

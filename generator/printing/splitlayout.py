@@ -34,8 +34,7 @@ child's pages itself from their entries, or print the document again in one proc
 one process either way (``tests/test_splitlayout.py`` and ``tests/test_fastpdf.py`` compare them).
 
 On only where it pays: two or more cores, fork available, eight pages or more, a previous build's entry, not
-``GENREPORT_SERIAL``; ``GENREPORT_SPLIT_LAYOUT=0`` turns it off. It installs only on the WeasyPrint and pydyf
-versions that ``fastsvg`` was checked against.
+``GENREPORT_SERIAL``; ``GENREPORT_PDF_OFF=split-layout`` turns it off. It runs only where the gate (:mod:`genreport.printing.gate`) is open.
 """
 
 from __future__ import annotations
@@ -66,8 +65,10 @@ class Fallback(Exception):
 
 
 def seeding() -> bool:
-    """Whether anchors are given their remembered pages before the first pass (``GENREPORT_SEED_PAGES=0``: no)."""
-    if os.environ.get("GENREPORT_SEED_PAGES") == "0":
+    """Whether anchors are given their remembered pages before the first pass (``GENREPORT_PDF_OFF=seed-pages``: no)."""
+    from genreport.printing import gate
+
+    if gate.off("seed-pages"):
         return False
     import weasyprint.layout as wlayout
 
@@ -75,15 +76,15 @@ def seeding() -> bool:
 
 
 def enabled() -> bool:
-    if os.environ.get("GENREPORT_SPLIT_LAYOUT") == "0" or os.environ.get("GENREPORT_SERIAL"):
+    from genreport.printing import gate
+
+    if gate.off("split-layout") or os.environ.get("GENREPORT_SERIAL") or not gate.is_open():
         return False
     from genreport.procs import cores
 
     if not hasattr(os, "fork") or cores() < 2:
         return False
-    from genreport.present.fastsvg import checked_versions
-
-    return checked_versions()
+    return True
 
 
 # ------------------------------------------------------------------------------------------------ rendering
@@ -121,8 +122,8 @@ def render(html, split: bool = True, blank=frozenset(), idle=None):
         if runs:
             runs[-1].check_seeds(context)
 
-    from genreport.present import fastlayout
-    from genreport.present.pdf import font_config
+    from genreport.printing import fastlayout
+    from genreport.printing.common import font_config
 
     wdoc.layout_document, wdoc.Page, wpage.remake_page = layout_document, page, remake_page
     fastlayout.end_of_pass.append(check_seeds)
@@ -448,7 +449,7 @@ class _Split:
         if not self.taken and self.alive:
             self.abandon("the document ended before the split")
         if hasattr(wlayout.make_all_pages, "stock"):  # fastlayout's end of a pass
-            from genreport.present import fastlayout
+            from genreport.printing import fastlayout
 
             for hook in fastlayout.end_of_pass:
                 hook(context)
@@ -563,7 +564,7 @@ class _Split:
         stats["split"] += 1
 
     def _receive(self):
-        from genreport.present.pdf import _receive
+        from genreport.printing.common import _receive
         from genreport.procs import Watch
 
         if self.rfd is None:
@@ -603,7 +604,7 @@ class _Split:
 
     def write_pdf(self, document) -> bytes:
         """``document.write_pdf(pdf_identifier=False)``, the child's pages painted by the child."""
-        from genreport.present.splitpaint import write_painting
+        from genreport.printing.splitpaint import write_painting
 
         self._merged = None
 
@@ -617,7 +618,7 @@ class _Split:
 
     def _go(self, stream, scale) -> None:
         """Tell the child to paint, with what the pages share at the start (the first page's stream)."""
-        from genreport.present.pdf import _send
+        from genreport.printing.common import _send
         from genreport.procs import Watch
 
         if stream._tags is not None or stream._color_profiles or stream._output_intent:
@@ -630,7 +631,7 @@ class _Split:
             raise Fallback(f"the child cannot be told to paint ({exc})") from None
 
     def paint(self, index: int, stream, scale) -> None:
-        from genreport.present import splitpaint
+        from genreport.printing import splitpaint
 
         if self._merged is False:
             _mark("parent: at the child's first page")
@@ -651,7 +652,7 @@ class _Split:
     def _find_fonts(self, new: list, fonts: dict) -> list:
         """The Pango fonts of the fonts first used on the child's pages, found by shaping the same text in the
         same style (the style objects of the box tree are shared with the child by the fork)."""
-        from genreport.present.splitpaint import _Fallback, font_of
+        from genreport.printing.splitpaint import _Fallback, font_of
         from weasyprint.formatting_structure import boxes
         from weasyprint.text.line_break import create_layout
 
@@ -675,7 +676,7 @@ class _Split:
 def _child(split: _Split, run: _Run, html) -> None:
     """In the child: lay out pages k.. from the remembered entry, finish them, paint them when told to (what
     ``run`` measures of those pages goes to the parent, for the next build)."""
-    from genreport.present.pdf import _receive, _send
+    from genreport.printing.common import _receive, _send
     from weasyprint.document import Page
     from weasyprint.layout import page as wpage
 
@@ -783,10 +784,10 @@ def _assumed() -> dict:
 
 def _paint(documented: list, k: int, go: dict) -> dict:
     import pydyf
-    from genreport.present import pdf as pdfstage
-    from genreport.present.splitpaint import paint_packed
+    from genreport.printing import common
+    from genreport.printing.splitpaint import paint_packed
 
-    if go["figures"] and not pdfstage.put_figures([page._page_box for page in documented], go["figures"]):
+    if go["figures"] and not common.put_figures([page._page_box for page in documented], go["figures"]):
         return {"refused": "a final figure's size is not its stand-in's"}
 
     class Shared:  # what the parent's first stream holds at the start of painting

@@ -8,33 +8,18 @@ PDF bytes do not change (``tests/test_fastsvg.py`` compares them with the stock 
 
 It handles the commands genreport's own SVG uses (M L H V C Q Z in both cases, plain numbers) and gives
 every other path to WeasyPrint's drawer unchanged: arcs, smooth curves, lengths with units, malformed data,
-and any path whose markers need the vertex list. It installs itself only on the WeasyPrint and pydyf
-versions it was checked against; ``GENREPORT_STOCK_SVG=1`` turns it off.
+and any path whose markers need the vertex list. It installs itself only where the gate
+(:mod:`genreport.printing.gate`) is open; ``GENREPORT_PDF_OFF=svg`` turns it off.
 """
 
 from __future__ import annotations
 
-import os
 import re
-
-CHECKED = {"weasyprint": ("70.",), "pydyf": ("0.13.",)}
 
 _TOKEN = re.compile(r"([MmLlHhVvCcQqZz])|([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)|([,\s]+)|(.)", re.S)
 _ARITY = {"m": 2, "l": 2, "h": 1, "v": 1, "c": 6, "q": 4, "z": 0}
 
 _installed = False
-
-
-def checked_versions() -> bool:
-    """Whether the installed WeasyPrint and pydyf are the versions genreport's byte-identical replacements of their
-    internals (this module, ``opcache``, ``splitpaint``, ``fastlayout``) were checked against."""
-    try:
-        import pydyf
-        import weasyprint
-    except (ImportError, OSError):  # missing Pango/HarfBuzz shows up as OSError
-        return False
-    versions = {"weasyprint": weasyprint.__version__, "pydyf": pydyf.__version__}
-    return all(versions[k].startswith(CHECKED[k]) for k in CHECKED)
 
 
 def _num(x) -> bytes:
@@ -146,17 +131,17 @@ def _emit(commands, append) -> None:
 
 
 def install() -> bool:
-    """Swap in the fast drawer if the installed WeasyPrint is one it was checked against."""
+    """Swap in the fast drawer where the gate is open."""
     global _installed
     if _installed:
         return True
-    if os.environ.get("GENREPORT_STOCK_SVG"):
+    from genreport.printing import gate
+
+    if not gate.is_open():
         return False
     try:
         from weasyprint import svg as wsvg
     except (ImportError, OSError):
-        return False
-    if not checked_versions():
         return False
     stock = wsvg.TAGS["path"]
 

@@ -7,8 +7,8 @@ them with zlib at level 9: 0.1 s for the 8B report, the last step of every PDF, 
 ``data`` would) and hand them to two threads that compress them, while the next ones are joined; ``Stream.data``
 then takes the compressed bytes a thread made, with the same zlib calls (``compressobj(level=9)``, ``compress``,
 ``flush``), instead of compressing them itself. The threads live for one ``write`` (a forked process never
-inherits them). Installed only on the pydyf version ``fastsvg`` was checked against; ``GENREPORT_STOCK_SVG=1``
-turns it off with the SVG drawer (the stock pydyf path).
+inherits them). Installed only where the gate (:mod:`genreport.printing.gate`) is open; ``GENREPORT_PDF_OFF=write``
+turns it off (the stock pydyf path).
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ def install() -> bool:
     global _installed
     if _installed:
         return True
-    from genreport.present import fastsvg  # its gate: GENREPORT_STOCK_SVG unset, the versions it was checked against
+    from genreport.printing import gate
     from genreport.procs import cores
 
-    if not fastsvg.install() or cores() < 2:
+    if not gate.is_open() or cores() < 2:
         return False
     import pydyf
 

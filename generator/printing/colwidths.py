@@ -4,7 +4,7 @@ WeasyPrint's automatic table layout measures each cell's widest line and longest
 table out: 0.2 s of the 8B report's 1.2 s layout (some 700 cells). The report's tables are simple (text, numbers,
 pills, inline formula images; no spans, no nested tables), its fonts fixed (DejaVu Sans), and every table is as
 wide as the page's text. So :func:`fix_tables` measures the cells itself, with the fonts' advance widths
-(``font_widths.json.gz`` beside this module, written by ``python -m genreport.present.colwidths`` from the DejaVu
+(``font_widths.json.gz`` beside this module, written by ``python -m genreport.printing.colwidths`` from the DejaVu
 fonts that ``scripts/setup`` installs), distributes the width as CSS's automatic layout does (between the columns'
 min-content and max-content widths, or the excess in proportion to max-content), and writes the result into the
 printed HTML as a ``<colgroup>`` under ``table-layout: fixed``. The screen HTML keeps the browser's layout.
@@ -348,7 +348,7 @@ def table_text() -> bytes:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    ap = argparse.ArgumentParser(allow_abbrev=False, prog="python -m genreport.present.colwidths", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(allow_abbrev=False, prog="python -m genreport.printing.colwidths", description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if the shipped widths differ from this machine's fonts")
     args = ap.parse_args(argv)
     data = table_text()

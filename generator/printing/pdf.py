@@ -1,9 +1,9 @@
 """Print stage: the same HTML, paginated to PDF by WeasyPrint (no MathML: formulas are SVG images).
 
 Two ways to overlap printing with the rest of a build are here, both on by default and giving the same bytes as
-without them. Early layout (``GENREPORT_EARLY_LAYOUT=0`` turns it off): since the PDF no longer waits for the
+without them. Early layout (``GENREPORT_PDF_OFF=early-layout`` turns it off): since the PDF no longer waits for the
 phone-layout figures, laying the pages out while the figures are drawn took a full build of the 8B report from
-3.88 s to 3.27 s on two cores. The PDF worker (``GENREPORT_PDF_WORKER=0`` turns it off): once the figure process
+3.88 s to 3.27 s on two cores. The PDF worker (``GENREPORT_PDF_OFF=worker`` turns it off): once the figure process
 stopped waiting for the build and the pages were painted by two processes, a worker that imports WeasyPrint
 while the build loads and evaluates took the same build from about 2.5 s to 2.3 s (it measured no gain before). What WeasyPrint does is made cheaper in four more ways, each giving its bytes: its Pango bindings
 are prebuilt (``pangoffi``), SVG paths are parsed faster (``fastsvg``), formula images are drawn once and
@@ -25,31 +25,34 @@ drawn (figures already at hand, kept from the last build, are laid out themselve
 the real drawings in place of the stand-ins and paints the pages. It does so only when the final HTML is exactly
 the early one with the figures in place and every figure's size (width, height, viewBox, as WeasyPrint reads
 them) is the stand-in's; otherwise the pages are laid out again from the final HTML. Either way the bytes are
-those of WeasyPrint printing the final HTML (``tests/test_fastpdf.py``). ``GENREPORT_EARLY_LAYOUT=0`` turns
-it off.
+those of WeasyPrint printing the final HTML (``tests/test_fastpdf.py``). ``GENREPORT_PDF_OFF=early-layout`` turns
+it off. Where the gate is closed (:mod:`genreport.printing.gate`) the document is printed by :func:`stock_pdf`:
+WeasyPrint as it is, no early layout, no second process.
 """
 
 from __future__ import annotations
 
 import base64
 import functools
-import hashlib
 import json
 import logging
 import os
 import re
-import struct
 import sys
 import time
 
 from genreport.errors import BuildError
-from genreport.procs import Watch, collect, cores, no_gc, read_some, write_all
+from genreport.printing.common import _URIS, TOKEN, _receive, _send, _size_of, data_uri, font_config, put_figures, token  # noqa: F401 - the names tests and callers know pdf by
+from genreport.procs import Watch, collect, cores, no_gc
 
 _worker = None
 _in_process = False  # warm processes print in their own process
 _finished: list[int] = []  # workers that have answered, to be reaped
 _early: dict | None = None  # the early layout of this process: html (with marks), plan, document, seconds
 _used_early = False  # whether the last PDF printed here was painted from its early layout
+_early_why = ""  # why the last PDF printed here was not painted from an early layout
+_since: dict | None = None  # the fast paths' counts when the early layout began
+_paths: dict = {}  # what the last PDF printed by this process (or its worker) ran: see paths()
 _marked: tuple[str, dict[str, str]] | None = None  # the render stage's HTML with its figure marks, name -> mark
 _sizes: dict[str, list[str]] | None = None  # figure name -> [width, height, viewBox] of its last drawing
 _SIZE_VALUE = re.compile(r"[0-9][0-9.]*(pt|px|mm|cm|in)?|[-0-9. ]+")  # nothing that could leave an attribute
@@ -64,9 +67,10 @@ def prepare(html: str | None = None, marks: dict[str, str] | None = None, figure
     (kept from an earlier build), the layout has them in place of blank stand-ins, so the pages need nothing more.
     ``idle()`` is called where this process would otherwise wait for another during that layout (if it does).
     """
-    global _marked
+    global _marked, _early_why
     _marked = (html, dict(marks)) if html is not None and marks else None
     plan = _plan(marks, figures) if _marked else None
+    _early_why = "" if plan or not _marked else "figure sizes not known from a previous build, or turned off"
     if _worker is not None:
         if plan:
             _worker.layout(html, plan)
@@ -80,7 +84,9 @@ def prepare(html: str | None = None, marks: dict[str, str] | None = None, figure
 def _plan(marks: dict[str, str], figures: dict[str, bytes] | None = None) -> dict | None:
     """name -> (mark, stand-in data URI, size) when every figure's size is known from a previous build; the
     stand-in is the figure itself where ``figures`` has it."""
-    if os.environ.get("GENREPORT_EARLY_LAYOUT") == "0":
+    from genreport.printing import gate
+
+    if gate.off("early-layout") or not gate.is_open():
         return None
     sizes = dict(_known_sizes())
     real = sizes_of(figures) if figures else {}
@@ -105,15 +111,16 @@ def _data_uri(svg: bytes) -> str:
 
 
 def _layout_early(html: str, plan: dict, idle=None) -> None:
-    global _early
+    global _early, _since
     t = time.perf_counter()
+    _since = _counts()
     early = html
     for mark, uri, _size, _blank in plan.values():
         early = early.replace(mark, uri)
 
     try:
         with no_gc():
-            from genreport.present import splitlayout
+            from genreport.printing import splitlayout
 
             blank = {token(uri) for _mark, uri, _size, is_blank in plan.values() if is_blank}
             document = splitlayout.render(_html(early), blank=blank, idle=idle)
@@ -177,65 +184,26 @@ def _split_at(text: str, marks: list[str]) -> list[str]:
 
 def _from_early(html: str, figures=None):
     """The early layout with the real figures in place, or None where it is not exactly the final HTML's."""
-    global _early
+    global _early, _early_why
     early, _early = _early, None
     if early is None:
+        _early_why = _early_why or "no early layout was made (no figure sizes known, or it failed)"
         return None
     extracted = _extract(early["html"], {name: mark for name, (mark, *_rest) in early["plan"].items()}, html)
     if extracted is None or set(extracted) != set(early["plan"]):
+        _early_why = "the final HTML is not the early one with the figures in place"
         return None
     stand_ins = {token(uri): name for name, (_mark, uri, *_rest) in early["plan"].items()}
     # stand-in token -> (data URI, SVG bytes) of each figure that is not already in place
     wanted = {t: extracted[name] for t, name in stand_ins.items() if token(extracted[name][0]) != t}
     document = early["document"]
     if not put_figures([page._page_box for page in document.pages if hasattr(page, "_page_box")], wanted):
+        _early_why = "a figure's size is not its stand-in's"
         return None
     split = getattr(document, "_genreport_split", None)
     if split is not None:  # the pages laid out by another process get theirs there (splitlayout)
         split.figures = wanted
     return document
-
-
-def put_figures(page_boxes, wanted: dict[str, tuple[str, bytes]]) -> bool:
-    """Put each figure's drawing in place of its stand-in (``wanted``: stand-in token -> data URI, SVG bytes) in
-    ``page_boxes``; False where a drawing's size is not its stand-in's or it cannot be read."""
-    from weasyprint.formatting_structure.boxes import ReplacedBox
-    from weasyprint.images import ElementTree, SVGImage
-
-    real = {}
-    for page_box in page_boxes:
-        for box in page_box.descendants():
-            if not isinstance(box, ReplacedBox) or not isinstance(box.replacement, SVGImage):
-                continue
-            stand_in = box.replacement._base_url
-            if stand_in not in wanted:
-                continue
-            if stand_in not in real:
-                old, (uri, svg) = box.replacement, wanted[stand_in]
-                try:
-                    _URIS[token(uri)] = uri
-                    image = SVGImage(ElementTree.fromstring(svg), token(uri), old._url_fetcher, old._context)
-                except Exception:  # noqa: BLE001
-                    return False
-                if _size_of(image) != _size_of(old):
-                    return False
-                real[stand_in] = image
-            box.replacement = real[stand_in]
-    return True
-
-
-TOKEN = "genreport-data:"
-_URIS: dict[str, str] = {}  # token -> the data URI it stands for, for the document being printed
-
-
-def token(uri: str) -> str:
-    """What the printed HTML has in place of an image's data URI: its digest (see :func:`_html`)."""
-    return TOKEN + hashlib.sha256(uri.encode()).hexdigest()[:40]
-
-
-def data_uri(url: str) -> str | None:
-    """The data URI a token stands for (None for any other URL)."""
-    return _URIS.get(url)
 
 
 def _html(html: str):
@@ -268,11 +236,6 @@ def _fetcher_class():
             return URLFetcherResponse(url, base64.b64decode(uri.split(",", 1)[1]), {"Content-Type": "image/svg+xml"})
 
     return Fetcher
-
-
-def _size_of(image) -> tuple:
-    tree = image._svg.tree
-    return tree.get("width"), tree.get("height"), image._svg.get_viewbox()
 
 
 def _known_sizes() -> dict[str, list[str]]:
@@ -348,26 +311,30 @@ def _remember_sizes(figures: dict[str, bytes] | None) -> None:
 
 def _import():
     """Import WeasyPrint (0.15 s with the prebuilt bindings and fontTools' unused modules deferred, 0.5 s without)
-    and set it up; returns the module."""
+    and install the fast paths where the gate is open (:mod:`genreport.printing.gate`); returns the module."""
     os.environ.setdefault("SOURCE_DATE_EPOCH", "0")  # fontTools subsetting stamps the time otherwise
     for name in ("weasyprint", "fontTools"):
         logging.getLogger(name).setLevel(logging.ERROR)
-    try:
-        from genreport.present import lazyimports, pangoffi
+    from genreport.printing import gate
 
-        lazyimports.install()  # fontTools' subsetter and instancer imported only if used (see its docstring)
-        pangoffi.install()  # the same bindings without parsing their C declarations (see its docstring)
+    try:
+        gate.install(before_import=True)  # fontTools' subsetter deferred, the prebuilt Pango bindings
         import weasyprint
     except (ImportError, OSError) as exc:  # missing Pango/HarfBuzz shows up as OSError
         raise BuildError(f"PDF output needs WeasyPrint and its system libraries ({exc}); "
                          "install them as the README says, or use --format html,json") from None
-    from genreport.present import fastlayout, fastsvg, fastwrite, opcache
-
-    fastsvg.install()  # same bytes, a third less time (see its docstring)
-    fastwrite.install()  # the file's streams compressed on two cores (see its docstring)
-    opcache.install()  # formulas drawn once, replayed after (see its docstring)
-    fastlayout.install()  # the table of contents' page laid out twice, not three times (see its docstring)
+    gate.install(before_import=False)  # the SVG paths, the file's streams, formula images, the layout's passes
     return weasyprint
+
+
+def stock_pdf(html: str) -> bytes:
+    """The stock path: WeasyPrint as it is, given the HTML and nothing else (no file, no network: it may read
+    only the document's own data URIs)."""
+    import weasyprint
+    from weasyprint.urls import URLFetcher
+
+    fetcher = URLFetcher(allowed_protocols={"data"})
+    return weasyprint.HTML(string=html, base_url=None, url_fetcher=fetcher).write_pdf(pdf_identifier=False)
 
 
 def html_to_pdf(html: str, figures=None, timer=None) -> bytes:
@@ -382,9 +349,20 @@ def html_to_pdf(html: str, figures=None, timer=None) -> bytes:
         pdf = worker.render(html, timer)
         if pdf is not None:
             _used_early = worker.used_early
+            _paths.clear()
+            _paths.update(worker.paths, process="the PDF worker process")
             _remember_marked(html)
             return pdf
     _import()
+    before = _since if _early is not None and _since is not None else _counts()
+    from genreport.printing import gate
+
+    if not gate.is_open():
+        pdf = stock_pdf(html)
+        if timer:
+            timer.lap("pdf-draw")
+        _note_paths(before, False)
+        return pdf
     early = _early
     document = _from_early(html)
     if timer and early is not None and document is not None:  # it ran inside the render stage's 'pdf-import' lap
@@ -392,7 +370,7 @@ def html_to_pdf(html: str, figures=None, timer=None) -> bytes:
         timer.t["pdf-import"] = timer.t.get("pdf-import", 0.0) - moved
         timer.t["pdf-early-layout"] = moved
     _used_early = document is not None
-    from genreport.present import splitlayout, splitpaint
+    from genreport.printing import splitlayout, splitpaint
 
     try:
         with no_gc():
@@ -409,83 +387,84 @@ def html_to_pdf(html: str, figures=None, timer=None) -> bytes:
     if timer:
         timer.lap("pdf-draw")
     _remember_marked(html)
-    from genreport.present import opcache
+    from genreport.printing import opcache
 
     opcache.save()
+    _note_paths(before, _used_early)
     return pdf
+
+
+def _counts() -> dict:
+    from genreport.printing import fastlayout, opcache, splitlayout, splitpaint
+
+    return {name: dict(mod.stats) for name, mod in (("split-layout", splitlayout), ("split-paint", splitpaint),
+                                                    ("opcache", opcache), ("layout", fastlayout))}
+
+
+def _note_paths(before: dict, used_early: bool) -> None:
+    """What this process's last PDF ran (see :func:`paths`)."""
+    from genreport.printing import gate, pangoffi
+
+    after = _counts()
+    delta = {part: {k: v - before[part].get(k, 0) if isinstance(v, int) else v for k, v in counts.items()}
+             for part, counts in after.items()}
+    _paths.clear()
+    _paths.update(path="fast" if gate.is_open() else "stock", gate=gate.reason(), versions=gate.versions(),
+                  patches=gate.installed(), pango=pangoffi.used(), process="this process",
+                  early="used" if used_early else _early_why, counts=delta,
+                  off=sorted(p for p in gate.PARTS if gate.off(p)))
+
+
+def paths() -> dict:
+    """What the last PDF printed by this process (or its worker) ran, as :func:`describe` words it."""
+    return dict(_paths)
+
+
+def describe() -> list[str]:
+    """Lines saying which paths printed the last PDF, and every fallback with its reason (``--timings``)."""
+    p = _paths
+    if not p:
+        return []
+    versions = ", ".join(f"{k} {v}" for k, v in p["versions"].items())
+    if p["path"] == "stock":
+        return [f"pdf: stock WeasyPrint ({p['gate']}; {versions}), printed by {p['process']}"]
+    c = p["counts"]
+    lines = [f"pdf: fast path (gate open: {versions}), printed by {p['process']}",
+             "pdf: patches: " + ", ".join(p["patches"]) + ("" if p["pango"] else "; Pango bindings: stock (cdef parsed)")]
+    if p["off"]:
+        lines.append("pdf: turned off by GENREPORT_PDF_OFF: " + ", ".join(p["off"]))
+    lines.append("pdf: early layout: " + ("used" if p["early"] == "used" else f"not used ({p['early'] or 'no HTML'})"))
+    sl = c["split-layout"]
+    if sl.get("taken") and not sl.get("materialized"):
+        lines.append("pdf: split layout: the pages after the break laid out by a second process")
+    elif sl.get("split"):
+        lines.append(f"pdf: split layout: fell back to one process ({sl.get('reason') or 'laid out again here'})")
+    else:
+        lines.append("pdf: split layout: not tried (no record of this document's shape yet, one core, or off)")
+    sp = c["split-paint"]
+    if sp.get("fell_back"):
+        lines.append(f"pdf: split paint: fell back to one process ({sp.get('reason')})")
+    elif sp.get("merged") or sl.get("merged"):
+        lines.append("pdf: split paint: pages painted by two processes, merged")
+    else:
+        lines.append("pdf: split paint: one process (few pages, one core, or off)")
+    oc = c["opcache"]
+    lines.append(f"pdf: formula images: {oc.get('replayed', 0)} replayed, {oc.get('recorded', 0)} recorded, "
+                 f"{oc.get('drawn', 0)} drawn by WeasyPrint")
+    return lines
 
 
 def _remember_marked(html: str) -> None:
     """The sizes of every figure in ``html`` (wide and narrow) for the next early layout, if asked for."""
     global _marked
     marked, _marked = _marked, None
-    if marked is None or os.environ.get("GENREPORT_EARLY_LAYOUT") == "0":
+    from genreport.printing import gate
+
+    if marked is None or gate.off("early-layout") or not gate.is_open():
         return
     extracted = _extract(marked[0], marked[1], html)
     if extracted:
         _remember_sizes({name: svg for name, (_uri, svg) in extracted.items()})
-
-
-_fonts = None  # the FontConfiguration of every document this process lays out (see font_config)
-
-
-def font_config():
-    """One WeasyPrint ``FontConfiguration`` for every document this process lays out, made on first use.
-
-    Left to itself WeasyPrint makes one per document, and each leaves about 230 kB of fontconfig and Pango memory
-    behind that nothing frees (226 kB per ``FontConfiguration()`` made and dropped, 2 kB per document printed with
-    one kept): a warm process (``serve``, ``--watch``) grew by that much with every build. The fonts, their
-    metrics and the PDF's bytes are the same; what it caches (line struts, font-feature attributes) depends only
-    on the styles. A forked child (the second layout process, the painter) uses its parent's, as it uses the
-    parent's styles."""
-    global _fonts
-    if _fonts is None:
-        from weasyprint.text.fonts import FontConfiguration
-
-        _fonts = FontConfiguration()
-        if _own_feature_lists():
-            _fonts.font_features = _Fresh()
-    return _fonts
-
-
-class _Fresh(dict):
-    """A ``FontConfiguration.font_features`` that keeps nothing: each text layout makes its own attribute."""
-
-    def setdefault(self, key, default=None):
-        return default
-
-
-def _own_feature_lists() -> bool:
-    """Let each text layout own the attribute list it is given for its font features, so that it is freed with it.
-
-    WeasyPrint 70's ``Layout.setup`` gives a layout with font features (the report's numeric cells:
-    ``font-variant-numeric: tabular-nums``) a new ``PangoAttrList`` and never drops its own reference to it, and
-    it puts the same attribute, kept in ``font_config.font_features``, in every such list (which the list would
-    free with itself): some 600 bytes stayed behind for every numeric cell laid out, 300 kB for a table of 480.
-    Here each layout gets its own attribute (:class:`_Fresh`) and the reference is dropped after ``setup``: the
-    same attribute values, the same PDF, nothing left. Only on the WeasyPrint ``fastsvg`` was checked against;
-    False (nothing changed) on any other."""
-    from genreport.present.fastsvg import checked_versions
-    from weasyprint.text import line_break
-
-    if getattr(line_break.Layout.setup, "stock", None) is not None:
-        return True
-    if not checked_versions():
-        return False
-    from weasyprint.text.ffi import ffi, pango
-
-    stock = line_break.Layout.setup
-
-    def setup(self, style):
-        stock(self, style)
-        if isinstance(style.font_config.font_features, _Fresh):  # setup's only list: the features'
-            attrs = pango.pango_layout_get_attributes(self.layout)
-            if attrs != ffi.NULL:
-                pango.pango_attr_list_unref(attrs)  # the layout keeps its own reference
-
-    setup.stock = stock
-    line_break.Layout.setup = setup
-    return True
 
 
 def warm_up() -> None:
@@ -500,13 +479,15 @@ def warm_up() -> None:
 # ------------------------------------------------------------------------------------------------ the worker
 
 def start_worker() -> bool:
-    """Fork the PDF worker now (two or more cores, not ``GENREPORT_PDF_WORKER=0``); True if one is running."""
+    """Fork the PDF worker now (two or more cores, not ``GENREPORT_PDF_OFF=worker``); True if one is running."""
     global _worker
     _reap()
     if _worker is not None:
         return True
-    if _in_process or os.environ.get("GENREPORT_PDF_WORKER") == "0" or os.environ.get("GENREPORT_SERIAL") \
-            or cores() < 2 or not hasattr(os, "fork") or "weasyprint" in sys.modules:
+    from genreport.printing import gate
+
+    gate.is_open()  # decided (and any warning given) here, not in the worker, whose output goes nowhere
+    if _in_process or gate.off("worker") or os.environ.get("GENREPORT_SERIAL") or cores() < 2 or not hasattr(os, "fork") or "weasyprint" in sys.modules:
         return False
     try:
         _worker = _Worker()
@@ -552,33 +533,6 @@ def _reap(block: bool = False) -> None:
             _finished.remove(pid)
 
 
-def _send(fd: int, data: bytes, watch: Watch | None = None) -> None:
-    view = memoryview(struct.pack("<Q", len(data)) + data)
-    if watch is not None:  # to a child that may be stopped: bounded
-        return write_all(fd, view, watch)
-    while view:
-        view = view[os.write(fd, view):]
-
-
-def _receive(fd: int, watch: Watch | None = None) -> bytes | None:
-    """One message, or None at the end of the pipe (from a child: as long as ``watch`` allows, else ChildStuck)."""
-    head = _read_exactly(fd, 8, watch)
-    if head is None:
-        return None
-    return _read_exactly(fd, struct.unpack("<Q", head)[0], watch)
-
-
-def _read_exactly(fd: int, n: int, watch: Watch | None = None) -> bytes | None:
-    chunks, got = [], 0
-    while got < n:
-        chunk = os.read(fd, min(n - got, 1 << 20)) if watch is None else read_some(fd, min(n - got, 1 << 20), watch)
-        if not chunk:
-            return None
-        chunks.append(chunk)
-        got += len(chunk)
-    return b"".join(chunks)
-
-
 class _Worker:
     """A forked process that imports WeasyPrint at once, then prints one HTML document sent to it."""
 
@@ -586,6 +540,7 @@ class _Worker:
         requests, self._to = os.pipe()
         self._from, replies = os.pipe()
         self.used_early = False
+        self.paths: dict = {}
         parent = os.getpid()
         self.pid = os.fork()
         if self.pid == 0:  # the worker
@@ -630,6 +585,7 @@ class _Worker:
         if not laps.get("ok"):
             return None
         self.used_early = bool(laps.get("early"))
+        self.paths = laps.get("paths") or {}
         if timer:
             timer.lap("pdf-draw")  # all the time waited, split below as the worker measured it
             waited = time.perf_counter() - t
@@ -691,8 +647,8 @@ def _child(requests: int, replies: int) -> None:
     early = _early["seconds"] if _early else 0.0
     try:
         pdf = html_to_pdf(html.decode("utf-8"), timer=laps)
-        meta = {"ok": True, "layout": laps.t["pdf-layout"], "draw": laps.t["pdf-draw"],
-                "early": early if _used_early else 0.0}
+        meta = {"ok": True, "layout": laps.t.get("pdf-layout", 0.0), "draw": laps.t["pdf-draw"],
+                "early": early if _used_early else 0.0, "paths": paths()}
     except BaseException:  # noqa: BLE001 - the build prints it again in its own process and reports the error
         pdf, meta = b"", {"ok": False}
     _send(replies, json.dumps(meta).encode())

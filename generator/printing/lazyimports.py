@@ -9,13 +9,13 @@ the path of every PDF: the PDF worker lays nothing out before WeasyPrint is impo
 :func:`install`, before WeasyPrint is imported, puts a stand-in module under each name. The first attribute read
 from a stand-in imports the real module and hands the attribute over; ``instantiateVariableFont``, which WeasyPrint
 imports by name, is a function that does the same when called. Whatever WeasyPrint does with them, it does with the
-real modules. ``GENREPORT_STOCK_PANGO=1`` (WeasyPrint's stock import) leaves them alone.
+real modules. A closed gate (WeasyPrint's stock import) or
+``GENREPORT_PDF_OFF=lazyimports`` leaves them alone.
 """
 
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 import types
 
@@ -57,7 +57,9 @@ def load(name: str) -> types.ModuleType:
 
 def install() -> list[str]:
     """Stand-ins for the modules of ``LAZY`` not imported yet; returns their names."""
-    if os.environ.get("GENREPORT_STOCK_PANGO") or "weasyprint.pdf.fonts" in sys.modules:
+    from genreport.printing import gate
+
+    if not gate.is_open() or "weasyprint.pdf.fonts" in sys.modules:
         return []
     put = []
     for name, functions in LAZY.items():
