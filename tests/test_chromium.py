@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from genreport.write.build import build
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (scripts/setup --test installs it)")
 

@@ -17,7 +17,6 @@ Facts copied here, with their sources:
 from __future__ import annotations
 
 import statistics
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,8 +26,8 @@ from genreport.load.spec import Parallelism
 from genreport.model.env import busiest_experts, make_env
 from genreport.model.layout import choose_links, layout_values
 from genreport.model.plan import plan, point
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 GIB = 2**30
 
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 from functools import cache
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -30,8 +29,8 @@ from genreport.load.loader import load_hardware, load_model, load_report
 from genreport.load.spec import Precision
 from genreport.model.evaluate import evaluate, make_env
 from genreport.model.measured import analyse
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 SPECS = ROOT / "specs"
 MS = 1e-3
 BF16 = Precision("bf16", "bf16", "bf16")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from pathlib import Path
 
 import matplotlib
 import pytest
@@ -20,8 +19,8 @@ from genreport.load.loader import load_report
 from genreport.model.evaluate import evaluate
 from genreport.present import figures
 from genreport.present.figures import style
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = sorted(p.name for p in (ROOT / "specs").glob("*.yaml"))
 
 # DeepSeek-V3 in fp8 on one MI300X: 671 GB of weights in 192 GiB (does not fit), 37 B active per token.

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from pathlib import Path
 
 import pytest
 from genreport.load.loader import load_report
 from genreport.model.evaluate import evaluate
 from genreport.present import figures
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork here")
 
 

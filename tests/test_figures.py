@@ -16,7 +16,6 @@ import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,8 +23,8 @@ from genreport.load.loader import load_report
 from genreport.load.spec import MoE
 from genreport.model.evaluate import evaluate
 from genreport.present import figures
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "specs" / "llama8b-h100.yaml"
 NAMES = ["fig1-decode-bounds", "fig2-three-modes", "fig3-intensity-ruler", "fig4-decode-intensity",
          "fig5-memory-ledger", "fig6-roofline", "fig7-serving", "fig8-gpus", "fig9-gpu-rates"]

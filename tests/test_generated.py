@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
 import pytest
 from genreport.formulas import compiled, generate
 from genreport.formulas.variants import VARIANTS
-
-ROOT = Path(__file__).resolve().parents[1]
+from shared import ROOT
 
 
 def test_generated_module_is_current():

@@ -7,12 +7,10 @@ tests/test_report.py checks its text, pages and ink instead).  To refresh after 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from genreport.write.build import build
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = sorted(p.stem for p in (ROOT / "specs").glob("*.yaml"))
 
 

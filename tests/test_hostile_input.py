@@ -15,8 +15,8 @@ from genreport.load.loader import load_report
 from genreport.load.validate import ecma_pattern
 from genreport.paths import specs_dir
 from genreport.terminal import safe
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 SCHEMAS = sorted((specs_dir() / "schema").glob("*.schema.json"))
 
 # One valid value per pattern in specs/schema/*.json; a pattern added without a sample fails the test below.

@@ -33,8 +33,8 @@ from genreport.commands import audit, cli, serve
 from genreport.commands.cli import main
 from genreport.fileio import folder_lock
 from genreport.model.audit import METRICS
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
 HEADER = "id,model,hardware,gpus,tp,pp,precision,batch,input_tokens,output_tokens,metric,value,source\n"
 GOOD_ROW = "llama-2-7b,a100-sxm-80gb,1,1,1,bf16,1,5,200,tokens_per_s,{value},src\n"  # gpt-fast's, 104.9 tok/s

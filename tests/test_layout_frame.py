@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -30,8 +29,8 @@ from genreport.formulas.quantities import BY_ID
 from genreport.load.loader import load_report
 from genreport.model.env import Slice, layout_slice, make_env, routed_parameters, slice_values
 from genreport.model.evaluate import evaluate
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 GIB = 2**30
 
 SPEC = """\

@@ -27,8 +27,8 @@ from genreport.present.figures.data import _crossovers
 from genreport.present.figures.fig6_roofline import _roof_points
 from genreport.present.figures.live_data import decode_intensity_data, roofline_data
 from livejs import run_program
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 FIGS = ROOT / "templates" / "live" / "figs.js"
 NODE = shutil.which("node") or ("/usr/bin/node" if Path("/usr/bin/node").exists() else None)
 needs_node = pytest.mark.skipif(NODE is None, reason="node not installed (Debian: apt-get install nodejs)")

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from genreport.load.loader import load_report
 from genreport.model.evaluate import evaluate
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 SPECS = sorted(p for p in (ROOT / "specs").glob("*.yaml") if "parallelism:" in p.read_text())
 
 

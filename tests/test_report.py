@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 from genreport.write.build import build
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "specs" / "llama8b-h100.yaml"
 
 # (text the report must contain, what it is; claim id in seed-claims)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,8 +15,8 @@ from genreport.commands.cli import main as cli_main
 from genreport.load.loader import load_report
 from genreport.model.evaluate import evaluate
 from genreport.write.build import build
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 SPEC_70B = ROOT / "specs" / "seed000-70b-h100.yaml"
 
 

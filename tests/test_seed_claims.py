@@ -27,7 +27,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 
 import pytest
 import sympy as sp
@@ -38,8 +37,8 @@ from genreport.load import units
 from genreport.load.loader import load_hardware, load_model, load_report
 from genreport.load.spec import PRECISION_BYTES, Precision
 from genreport.model.evaluate import Results, evaluate, make_env
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 SPECS = ROOT / "specs"
 
 # Units, through the project's parser (GB = 1e9 B, GiB = 2^30 B, KB = 1e3 B, ...).

@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,8 +14,8 @@ from genreport.load.loader import load_hardware, load_model, load_report
 from genreport.model import sweep as sw
 from genreport.model.evaluate import evaluate
 from genreport.present.textcols import format_g6, format_int, join_rows, text
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "specs" / "llama8b-h100.yaml"
 
 
