@@ -9,6 +9,7 @@ pinned SymPy, so it is the same bytes on every machine.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
 import sys
 from pathlib import Path
@@ -76,12 +77,40 @@ def _quantities(first: int, stop: int) -> list[tuple[str, str]]:
     from .quantities import DEFS
 
     out = []
-    for q in DEFS[first:stop]:
-        e = build_entry(q)
-        name = f"q_{q.id}"
-        fields = ", ".join(f"{k!r}: {e[k]!r}" for k in _FIELDS)
-        out.append((_function(e["src"], name), f"    {{{fields}, 'fn': {name}}},"))
+    with _tidy_once():
+        for q in DEFS[first:stop]:
+            e = build_entry(q)
+            name = f"q_{q.id}"
+            fields = ", ".join(f"{k!r}: {e[k]!r}" for k in _FIELDS)
+            out.append((_function(e["src"], name), f"    {{{fields}, 'fn': {name}}},"))
     return out
+
+
+@contextlib.contextmanager
+def _tidy_once():
+    """``quantities.tidy`` remembers its answers while the entries are built: a variant that substitutes none
+    of a quantity's symbols gives the expression of the variant before, and ``tidy`` (SymPy's factoring) is a
+    pure function of it.  Most of a regeneration was spent factoring the same expressions again."""
+    import os
+    import sys
+
+    from . import quantities
+
+    real, memo, calls = quantities.tidy, {}, [0]
+
+    def tidy(expr):
+        calls[0] += 1
+        if expr not in memo:
+            memo[expr] = real(expr)
+        return memo[expr]
+
+    quantities.tidy = tidy
+    try:
+        yield
+    finally:
+        quantities.tidy = real
+        if os.environ.get("GENREPORT_TIDY_STATS"):
+            print(f"tidy: {calls[0]} calls, {len(memo)} expressions", file=sys.stderr)
 
 
 def _part(bounds: tuple[int, int]) -> list[tuple[str, str]]:
