@@ -34,10 +34,49 @@ def _evaluated(path: Path, overrides: tuple[str, ...]):
     return evaluate(load_report(path, overrides=list(overrides)))
 
 
+def _committed(path: Path) -> bool:
+    """Only the committed specs are remembered: a test's own spec file may be rewritten under the same name."""
+    return path.parent == SPECS
+
+
 def evaluated(spec, overrides=()):
     """``evaluate(load_report(spec, overrides))``, a copy of the one made this session.  ``spec`` is a path, or
-    the file name of a committed spec ("llama8b-h100.yaml")."""
-    return copy.deepcopy(_evaluated(_path(spec), tuple(overrides)))
+    the file name of a committed spec ("llama8b-h100.yaml"); any other file is evaluated afresh every call."""
+    path = _path(spec)
+    if not _committed(path):
+        return _evaluated.__wrapped__(path, tuple(overrides))
+    results = _evaluated(path, tuple(overrides))
+    return copy.deepcopy(results, dict(_read_only(id(results), results)))
+
+
+def _read_only(key: int, results) -> dict:
+    """The read-only NumPy arrays inside ``results`` by id: handed out as they are (they cannot change), so that
+    the copy keeps them read-only as the model made them (``copy.deepcopy`` would make writeable ones)."""
+    if key not in _READ_ONLY:
+        import numpy as np
+
+        found, seen, todo = {}, set(), [results]
+        while todo:
+            obj = todo.pop()
+            if id(obj) in seen or isinstance(obj, (str, bytes, int, float, bool, type(None))):
+                continue
+            seen.add(id(obj))
+            if isinstance(obj, np.ndarray):
+                if not obj.flags.writeable:
+                    found[id(obj)] = obj
+            elif isinstance(obj, dict):
+                todo += [*obj.keys(), *obj.values()]
+            elif isinstance(obj, (list, tuple, set, frozenset)):
+                todo += list(obj)
+            elif dataclasses.is_dataclass(obj):
+                todo += [getattr(obj, f.name) for f in dataclasses.fields(obj)]
+            elif hasattr(obj, "__dict__") and not callable(obj):
+                todo += list(vars(obj).values())
+        _READ_ONLY[key] = (results, found)  # results kept: its id stays its own
+    return _READ_ONLY[key][1]
+
+
+_READ_ONLY: dict[int, tuple] = {}
 
 
 @functools.cache
@@ -49,8 +88,11 @@ def _built(path: Path, formats: tuple[str, ...], overrides: tuple[str, ...]):
 
 def built(spec, formats=("html", "json"), overrides=()):
     """``build(spec, formats, overrides)``, a copy of the one made this session (a new ``Built``, its own
-    ``files`` dict; the bytes are immutable)."""
-    return dataclasses.replace(b := _built(_path(spec), tuple(formats), tuple(overrides)), files=dict(b.files),
+    ``files`` dict; the bytes are immutable); a spec outside ``specs/`` is built afresh every call."""
+    path = _path(spec)
+    if not _committed(path):
+        return _built.__wrapped__(path, tuple(formats), tuple(overrides))
+    return dataclasses.replace(b := _built(path, tuple(formats), tuple(overrides)), files=dict(b.files),
                                timings=dict(b.timings))
 
 

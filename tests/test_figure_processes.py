@@ -6,17 +6,15 @@ import multiprocessing
 import os
 
 import pytest
-from genreport.load.loader import load_report
-from genreport.model.evaluate import evaluate
 from genreport.present import figures
-from shared import ROOT
+from shared import evaluated
 
 pytestmark = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork here")
 
 
 @pytest.fixture(scope="module")
 def results():
-    return evaluate(load_report(ROOT / "specs" / "llama8b-a100.yaml"))
+    return evaluated("llama8b-a100.yaml")
 
 
 @pytest.fixture(scope="module")

@@ -576,4 +576,4 @@ def test_a_stopped_pdf_worker_is_given_up(tmp_path):
     proc = _run(PDF_WORKER, timeout=60, GENREPORT_CACHE=str(tmp_path / "cache"))
     assert proc.returncode == 0, proc.stderr
     gave_up, seconds, reaped = proc.stdout.split()
-    assert gave_up == "True" and float(seconds) < 10 and reaped == "True"
+    assert gave_up == "True" and float(seconds) < 30 and reaped == "True"  # given up (1 s stall), not waited on
