@@ -9,6 +9,7 @@ pinned SymPy, so it is the same bytes on every machine.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
 import sys
 from pathlib import Path
@@ -45,12 +46,10 @@ def module_text() -> str:
         "",
     ]
     funcs, quantities, elasticities = [], [], []
-    for q in DEFS:
-        e = build_entry(q)
-        name = f"q_{q.id}"
-        funcs.append(_function(e["src"], name))
-        fields = ", ".join(f"{k!r}: {e[k]!r}" for k in _FIELDS)
-        quantities.append(f"    {{{fields}, 'fn': {name}}},")
+    for part in _parts(len(DEFS)):
+        for func, line in part:
+            funcs.append(func)
+            quantities.append(line)
     for variant in VARIANTS:
         for qid in HEADLINE:
             el = build(qid, variant)
@@ -71,6 +70,65 @@ def module_text() -> str:
     head = [line.replace("NUMPY_NAMES", ", ".join(numpy_names(body))).split("  #")[0] for line in head]
     return "\n".join([*head, "", body, "", "", "QUANTITIES = (", *quantities, ")", "",
                       "ELASTICITIES = {", *elasticities, "}", ""])
+
+
+def _quantities(first: int, stop: int) -> list[tuple[str, str]]:
+    """(function text, QUANTITIES line) of the quantities ``DEFS[first:stop]``."""
+    from .quantities import DEFS
+
+    out = []
+    with _tidy_once():
+        for q in DEFS[first:stop]:
+            e = build_entry(q)
+            name = f"q_{q.id}"
+            fields = ", ".join(f"{k!r}: {e[k]!r}" for k in _FIELDS)
+            out.append((_function(e["src"], name), f"    {{{fields}, 'fn': {name}}},"))
+    return out
+
+
+@contextlib.contextmanager
+def _tidy_once():
+    """``quantities.tidy`` remembers its answers while the entries are built: a variant that substitutes none
+    of a quantity's symbols gives the expression of the variant before, and ``tidy`` (SymPy's factoring) is a
+    pure function of it.  Most of a regeneration was spent factoring the same expressions again."""
+    import os
+    import sys
+
+    from . import quantities
+
+    real, memo, calls = quantities.tidy, {}, [0]
+
+    def tidy(expr):
+        calls[0] += 1
+        if expr not in memo:
+            memo[expr] = real(expr)
+        return memo[expr]
+
+    quantities.tidy = tidy
+    try:
+        yield
+    finally:
+        quantities.tidy = real
+        if os.environ.get("GENREPORT_TIDY_STATS"):
+            print(f"tidy: {calls[0]} calls, {len(memo)} expressions", file=sys.stderr)
+
+
+def _part(bounds: tuple[int, int]) -> list[tuple[str, str]]:
+    return _quantities(*bounds)
+
+
+def _parts(count: int) -> list[list[tuple[str, str]]]:
+    """The quantities' texts, made by two processes forked here, each making one fixed half in a fresh process
+    (SymPy's factoring of the display forms is most of the 20 s; the same halves on every machine, so the bytes
+    do not depend on the number of cores).  One process where ``fork`` is missing."""
+    import multiprocessing
+
+    half = (count + 1) // 2
+    bounds = [(0, half), (half, count)]
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return [_quantities(*b) for b in bounds]
+    with multiprocessing.get_context("fork").Pool(2, maxtasksperchild=1) as pool:
+        return pool.map(_part, bounds, chunksize=1)
 
 
 def numpy_names(code: str) -> list[str]:

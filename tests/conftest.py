@@ -1,4 +1,6 @@
-"""Shared pytest setup: markers for long-running tests.
+"""Shared pytest setup: markers for long-running tests.  ROOT and the session's evaluated results and built reports are
+in tests/shared.py (``from shared import ROOT, built, evaluated``: plain functions that remember what they made,
+usable where a fixture is not, in a parametrize list or a module constant).
 
 ``fuzz`` (the 2,000-example fuzz of the loader) and ``slow`` (full html,pdf,json builds killed
 mid-way) are skipped unless selected: ``pytest -m fuzz``, ``pytest -m slow``, or the environment
@@ -35,3 +37,4 @@ def pytest_collection_modifyitems(config, items):
         for item in items:
             if marker in item.keywords:
                 item.add_marker(skip)
+

@@ -14,8 +14,8 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from genreport.load.loader import load_report
-from genreport.model.evaluate import Results, evaluate
+from genreport.model.evaluate import Results
+from shared import evaluated
 
 SPEC = Path(__file__).resolve().parents[1] / "specs" / "llama8b-h100.yaml"
 MS = 1e-3
@@ -23,7 +23,7 @@ MS = 1e-3
 
 @cache
 def results() -> Results:
-    return evaluate(load_report(SPEC))
+    return evaluated(SPEC)
 
 
 def at(acc: str, qid: str, batch: int, context: int) -> float:

@@ -5,11 +5,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import genreport
-
-ROOT = Path(__file__).resolve().parents[1]
+from shared import ROOT
 
 
 def test_import_is_light():

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import doctest
 import os
-from pathlib import Path
 
 import genreport
 from genreport import apidoc
-
-ROOT = Path(__file__).resolve().parents[1]
+from shared import ROOT
 
 
 def test_the_reference_is_current():

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 from genreport.commands.audit import audit
 from genreport.commands.cli import main
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 PUBLISHED = ROOT / "tests" / "data" / "published.csv"
 HEADER = "id,model,hardware,gpus,tp,pp,precision,batch,input_tokens,output_tokens,metric,value,source\n"
 

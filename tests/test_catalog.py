@@ -32,8 +32,8 @@ from genreport.load.loader import (
 from genreport.load.spec import Precision, Workloads
 from genreport.model.evaluate import evaluate, make_env
 from genreport.write.results import results_json
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 HW_DIR = ROOT / "specs" / "hardware"
 MODEL_DIR = ROOT / "specs" / "models"
 HF_DIR = Path(__file__).resolve().parent / "fixtures" / "hf"

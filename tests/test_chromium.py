@@ -8,18 +8,16 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from genreport.write.build import build
+from shared import built
 
-ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (scripts/setup --test installs it)")
 
 
 @pytest.fixture(scope="module")
 def html_file(tmp_path_factory):
-    built = build(ROOT / "specs" / "llama8b-h100.yaml", formats=("html",))
     path = tmp_path_factory.mktemp("html") / "report.html"
-    path.write_bytes(built.files["report.html"])
+    path.write_bytes(built("llama8b-h100.yaml").files["report.html"])  # the session's html,json build
     return path
 
 

@@ -17,7 +17,6 @@ Facts copied here, with their sources:
 from __future__ import annotations
 
 import statistics
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,8 +26,8 @@ from genreport.load.spec import Parallelism
 from genreport.model.env import busiest_experts, make_env
 from genreport.model.layout import choose_links, layout_values
 from genreport.model.plan import plan, point
+from shared import ROOT, evaluated
 
-ROOT = Path(__file__).resolve().parents[1]
 GIB = 2**30
 
 
@@ -162,10 +161,8 @@ def test_expert_parallelism_inside_the_replica_sends_no_all_to_all():
 
 
 def test_memory_per_gpu_holds_every_expert():
-    from genreport.load.loader import load_report
-    from genreport.model.evaluate import evaluate
 
-    r = evaluate(load_report(ROOT / "specs" / "mixtral8x22b-h100-tp8-ep8.yaml"))
+    r = evaluated("mixtral8x22b-h100-tp8-ep8.yaml")
     mem = r.parallel.decode[r.lead]["memory_per_gpu"]
     weights = r.parallel.scalars[r.lead]["weight_bytes_per_gpu"]
     assert weights == pytest.approx(35.2e9, rel=0.01)  # resident: all 8 experts of 141B over 8 GPUs

@@ -20,8 +20,8 @@ from genreport.formulas.glossary import sym
 from genreport.formulas.quantities import BY_ID
 from genreport.load.loader import load_report
 from genreport.model.evaluate import make_env
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 SPEC = str(ROOT / "specs" / "llama8b-h100.yaml")
 
 # Hand values (see the module docstring).

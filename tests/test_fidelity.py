@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 from functools import cache
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -30,8 +29,8 @@ from genreport.load.loader import load_hardware, load_model, load_report
 from genreport.load.spec import Precision
 from genreport.model.evaluate import evaluate, make_env
 from genreport.model.measured import analyse
+from shared import ROOT, evaluated
 
-ROOT = Path(__file__).resolve().parents[1]
 SPECS = ROOT / "specs"
 MS = 1e-3
 BF16 = Precision("bf16", "bf16", "bf16")
@@ -39,7 +38,7 @@ BF16 = Precision("bf16", "bf16", "bf16")
 
 @cache
 def llama8b():
-    return evaluate(load_report(SPECS / "llama8b-h100.yaml"))
+    return evaluated("llama8b-h100.yaml")
 
 
 def prefill_ms(acc: str, tokens: int) -> float:
@@ -157,5 +156,5 @@ def test_a_what_if_keeps_and_rechecks_the_measurements(bandwidth, beats):
     assert row["bound_tokens_per_s"] == pytest.approx(float(bandwidth.split()[0]) * 1e12 / 16_073_762_560, rel=1e-9)
     assert f"hardware.bandwidth={bandwidth}" in row["what_if"]
     assert ("could not have produced" in row["what_if"]) is beats
-    (plain,) = analyse(evaluate(load_report(SPECS / "llama8b-h100.yaml")))
+    (plain,) = analyse(evaluated("llama8b-h100.yaml"))
     assert plain["what_if"] == "" and not plain["beats_bound"]

@@ -4,20 +4,17 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from pathlib import Path
 
 import pytest
-from genreport.load.loader import load_report
-from genreport.model.evaluate import evaluate
 from genreport.present import figures
+from shared import evaluated
 
-ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork here")
 
 
 @pytest.fixture(scope="module")
 def results():
-    return evaluate(load_report(ROOT / "specs" / "llama8b-a100.yaml"))
+    return evaluated("llama8b-a100.yaml")
 
 
 @pytest.fixture(scope="module")

@@ -11,8 +11,8 @@ import pytest
 from genreport.present import figures
 from genreport.present.figures import store
 from genreport.write.build import build
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "specs" / "llama8b-a100.yaml"
 FORMATS = ("html", "json")  # the figures are the same with a PDF; this keeps the test quick
 

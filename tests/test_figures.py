@@ -16,7 +16,6 @@ import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,8 +23,8 @@ from genreport.load.loader import load_report
 from genreport.load.spec import MoE
 from genreport.model.evaluate import evaluate
 from genreport.present import figures
+from shared import ROOT, evaluated
 
-ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "specs" / "llama8b-h100.yaml"
 NAMES = ["fig1-decode-bounds", "fig2-three-modes", "fig3-intensity-ruler", "fig4-decode-intensity",
          "fig5-memory-ledger", "fig6-roofline", "fig7-serving", "fig8-gpus", "fig9-gpu-rates"]
@@ -140,7 +139,7 @@ def _draw_and_caption(r, baseline=None):
 
 
 def test_model_too_big_for_the_card():
-    r = evaluate(load_report(SPEC, overrides=["hardware.memory.capacity=8 GiB"]))
+    r = evaluated(SPEC, ["hardware.memory.capacity=8 GiB"])
     assert r.scalars[r.lead]["kv_capacity_tokens"] is None  # no physical value: never a negative count
     assert r.entry("kv_capacity_tokens").reason.startswith("the weights alone exceed")
     assert not r.per_context[r.lead]["capacity_batch"].any()
@@ -173,7 +172,7 @@ def test_mixture_of_experts_that_does_not_fit(spec):
 
 
 def test_what_if_over_baseline(results, drawn):
-    r = evaluate(load_report(SPEC, overrides=["hardware.memory.bandwidth=4.8 TB/s"]))
+    r = evaluated(SPEC, ["hardware.memory.bandwidth=4.8 TB/s"])
     out, caps = _draw_and_caption(r, results)
     for name in ("fig4-decode-intensity", "fig5-memory-ledger", "fig6-roofline"):
         assert out[name] != drawn[name]

@@ -27,8 +27,7 @@ from genreport.paths import specs_dir
 from genreport.write.build import Built
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-ROOT = Path(__file__).resolve().parents[1]
+from shared import ROOT
 
 REPORT = """kind: report
 name: probe

@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
 import pytest
 from genreport.formulas import compiled, generate
 from genreport.formulas.variants import VARIANTS
-
-ROOT = Path(__file__).resolve().parents[1]
+from shared import ROOT
 
 
 def test_generated_module_is_current():
@@ -25,7 +23,7 @@ def test_generated_module_is_current():
 
 
 @pytest.mark.skipif(not os.environ.get("GENREPORT_REGEN"),
-                    reason="regenerates every formula, 20 s (GENREPORT_REGEN=1; the digest test above runs always)")
+                    reason="regenerates every formula (GENREPORT_REGEN=1; CI's python -m genreport.regen --check does it)")
 def test_generated_module_regenerates_to_the_same_bytes():
     assert (ROOT / "formulas" / "_generated.py").read_text() == generate.module_text()
 

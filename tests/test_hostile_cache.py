@@ -24,8 +24,8 @@ from pathlib import Path
 import genreport.fileio as fileio
 import pytest
 from genreport.commands.cli import main
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "specs" / "llama8b-a100.yaml"  # a small report: 9 figures, about 90 formulas, 8 pages or more
 TEX = r"\frac{a}{b} + x^{2}"
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5E"

@@ -14,10 +14,10 @@ import time
 from pathlib import Path
 
 import pytest
+from shared import ROOT
 
 resource = pytest.importorskip("resource")
 
-ROOT = Path(__file__).resolve().parents[1]
 BAD = ROOT / "tests" / "bad_specs"
 LIMIT_BYTES = 2 * 2**30
 SECONDS = 20

@@ -33,8 +33,8 @@ from genreport.commands import audit, cli, serve
 from genreport.commands.cli import main
 from genreport.fileio import folder_lock
 from genreport.model.audit import METRICS
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
 HEADER = "id,model,hardware,gpus,tp,pp,precision,batch,input_tokens,output_tokens,metric,value,source\n"
 GOOD_ROW = "llama-2-7b,a100-sxm-80gb,1,1,1,bf16,1,5,200,tokens_per_s,{value},src\n"  # gpt-fast's, 104.9 tok/s
@@ -576,4 +576,4 @@ def test_a_stopped_pdf_worker_is_given_up(tmp_path):
     proc = _run(PDF_WORKER, timeout=60, GENREPORT_CACHE=str(tmp_path / "cache"))
     assert proc.returncode == 0, proc.stderr
     gave_up, seconds, reaped = proc.stdout.split()
-    assert gave_up == "True" and float(seconds) < 10 and reaped == "True"
+    assert gave_up == "True" and float(seconds) < 30 and reaped == "True"  # given up (1 s stall), not waited on

@@ -10,8 +10,8 @@ import ast
 from pathlib import Path
 
 import pytest
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = {"generator": "genreport", "formulas": "genreport.formulas"}
 
 # present/ and commands/ modules that still read the formulas directly; nothing may join this list. derive and

@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -30,8 +29,8 @@ from genreport.formulas.quantities import BY_ID
 from genreport.load.loader import load_report
 from genreport.model.env import Slice, layout_slice, make_env, routed_parameters, slice_values
 from genreport.model.evaluate import evaluate
+from shared import evaluated
 
-ROOT = Path(__file__).resolve().parents[1]
 GIB = 2**30
 
 SPEC = """\
@@ -130,7 +129,7 @@ def test_the_numeric_slice_is_slice_inputs(model, tp, pp, ep, dp, accounting, tm
 
 def test_one_card_is_the_layout_one_by_one(tmp_path):
     """No separate code path: a spec with parallelism {tp: 1} states the single-card numbers bit for bit."""
-    plain = evaluate(load_report(ROOT / "specs" / "llama8b-h100.yaml"))
+    plain = evaluated("llama8b-h100.yaml")
     spec = plain.spec
     cut = layout_slice(spec.model, spec.parallelism)
     assert cut == Slice() and cut.trivial

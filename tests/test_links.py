@@ -8,12 +8,11 @@ The PDF is printed from the same HTML, so an anchor missing here is a dead link 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from genreport.commands.cli import main
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 HEAD = """\
 kind: report
 name: {name}

@@ -10,15 +10,14 @@ import re
 import shutil
 import subprocess
 import urllib.parse
-from pathlib import Path
 
 import pytest
 from genreport import evaluate, load_spec
 from genreport.present import fmt
 from genreport.present.render import format_value
 from livejs import js_key
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (scripts/setup --test)")
 

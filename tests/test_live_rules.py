@@ -357,10 +357,14 @@ def case(draw) -> tuple[str, list[str]]:
 
 
 def shadowed(overrides: list[str]) -> set[str]:
-    """The overrides a later one replaces (the same path, or a mapping above it): the loader never judges those."""
-    paths = [".".join(_alias(parse_override(o)[0])) for o in overrides]
+    """The overrides a later one replaces (the same path, a mapping above it, or a key below a value that is not a
+    mapping: ``precision.weights=x`` then ``precision.weights.default=fp8`` makes weights a mapping again): the
+    loader never judges those."""
+    parsed = [parse_override(o) for o in overrides]
+    paths = [".".join(_alias(key)) for key, _value in parsed]
     return {o for i, o in enumerate(overrides)
-            if any(paths[i] == q or paths[i].startswith(q + ".") for q in paths[i + 1:])}
+            if any(paths[i] == q or paths[i].startswith(q + ".")
+                   or (q.startswith(paths[i] + ".") and not isinstance(parsed[i][1], dict)) for q in paths[i + 1:])}
 
 
 # the first example is the simplest; a failure is reported as found (shrinking 30 cases takes minutes)

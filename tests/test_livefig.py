@@ -21,14 +21,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from genreport.load.loader import load_report
-from genreport.model.evaluate import evaluate
 from genreport.present.figures.data import _crossovers
 from genreport.present.figures.fig6_roofline import _roof_points
 from genreport.present.figures.live_data import decode_intensity_data, roofline_data
 from livejs import run_program
+from shared import ROOT, evaluated
 
-ROOT = Path(__file__).resolve().parents[1]
 FIGS = ROOT / "templates" / "live" / "figs.js"
 NODE = shutil.which("node") or ("/usr/bin/node" if Path("/usr/bin/node").exists() else None)
 needs_node = pytest.mark.skipif(NODE is None, reason="node not installed (Debian: apt-get install nodejs)")
@@ -48,7 +46,7 @@ process.stdout.write(JSON.stringify(out));
 
 @pytest.fixture(scope="module")
 def results() -> dict:
-    return {key: evaluate(load_report(ROOT / "specs" / name, list(overrides))) for key, (name, overrides) in SPECS.items()}
+    return {key: evaluated(name, overrides) for key, (name, overrides) in SPECS.items()}
 
 
 @pytest.fixture(scope="module")

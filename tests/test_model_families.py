@@ -23,8 +23,8 @@ from genreport.errors import SpecError
 from genreport.formulas import architecture as arch
 from genreport.load.loader import load_hardware, load_model
 from genreport.model.catalog import kv_facts, model_facts
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 HF = Path(__file__).resolve().parent / "fixtures" / "hf"
 MODELS = ROOT / "specs" / "models"
 GiB = 2**30

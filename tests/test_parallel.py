@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,8 +25,7 @@ from genreport.load.loader import load_hardware, load_model, load_report
 from genreport.load.spec import Link, Node, Parallelism
 from genreport.model.evaluate import evaluate
 from genreport.model.plan import plan
-
-ROOT = Path(__file__).resolve().parents[1]
+from shared import ROOT
 
 # NVLink 4 on HGX H100, per direction, and NCCL's LL step latency (see the module docstring).
 NVLINK4 = Link(name="NVLink 4", bandwidth_per_direction=450e9, per_direction_from="spec", bandwidth=900e9,

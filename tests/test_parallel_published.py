@@ -13,15 +13,14 @@ from __future__ import annotations
 import csv
 import math
 from functools import cache
-from pathlib import Path
 
 import pytest
 from genreport.load.loader import _precision, load_hardware, load_model
 from genreport.load.spec import Parallelism
 from genreport.model.layout import tp_choices
 from genreport.model.plan import point
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 ROWS = [r for r in csv.DictReader((ROOT / "tests" / "data" / "published.csv").open(encoding="utf-8"))
         if int(r["gpus"] or 1) > 1 and r["metric"] in ("tokens_per_s", "tokens_per_s_per_gpu", "ms_per_token",
                                                         "ttft_ms")]

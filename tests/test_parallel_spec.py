@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 from genreport.errors import SpecError
 from genreport.load.loader import load_hardware, load_report
-
-ROOT = Path(__file__).resolve().parents[1]
+from shared import ROOT
 
 SPEC = """\
 kind: report

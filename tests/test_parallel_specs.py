@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from genreport.load.loader import load_report
 from genreport.model.evaluate import evaluate
+from shared import ROOT, evaluated
 
-ROOT = Path(__file__).resolve().parents[1]
 SPECS = sorted(p for p in (ROOT / "specs").glob("*.yaml") if "parallelism:" in p.read_text())
 
 
@@ -33,7 +31,7 @@ def test_reference_spec_evaluates(path):
 
 
 def test_eight_h100_give_less_than_eight_times_one_ideal_card():
-    r8 = evaluate(load_report(ROOT / "specs" / "llama70b-h100-tp8.yaml"))
+    r8 = evaluated("llama70b-h100-tp8.yaml")
     one = value(r8, "decode_tokens_per_s", batch=1, context=1024)
     serial = 1 / value(r8, "decode_time_serial", batch=1, context=1024)
     assert serial < 8 * one and value(r8, "decode_tokens_per_s_replica", batch=1, context=1024) <= 8 * one * 1.000001

@@ -35,7 +35,7 @@ def test_child_dies_when_its_parent_is_killed():
     os.kill(child, 0)  # alive, blocked on the pipe
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
-    deadline = time.time() + 5
+    deadline = time.time() + 30  # its death, not its speed: generous for a loaded machine (returns at once)
     while time.time() < deadline:
         try:
             os.kill(child, 0)

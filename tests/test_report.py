@@ -9,12 +9,12 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 from genreport.write.build import build
+from shared import ROOT
+from shared import html as shared_html
 
-ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "specs" / "llama8b-h100.yaml"
 
 # (text the report must contain, what it is; claim id in seed-claims)
@@ -127,7 +127,7 @@ def test_build_twice_same_bytes(built):
 def test_h200_70b_tells_its_own_story():
     """Seed 000's 70B on an H200: ridge ~206, a faster bound than on the H100, no H100 numbers left over."""
     def body(name):  # the argument itself: summary to section 5 (the comparison table names the other card)
-        html = build(ROOT / "specs" / name, formats=("html",)).files["report.html"].decode()
+        html = shared_html(name)
         return _text(html[html.index('id="s0"'):html.index('id="s6"')])
 
     h200, h100 = body("seed000-70b-h200.yaml"), body("seed000-70b-h100.yaml")
@@ -182,10 +182,9 @@ def test_moe_and_mla_reports_explain_what_differs(tmp_path, model, needles):
 
 def test_seed_000_reports_hold_its_tables():
     """Issue 15: seed 000's memory hierarchy (this GPU's sizes) and its three-state diagnosis table."""
-    spec = Path(__file__).resolve().parents[1] / "specs" / "seed000-70b-h100.yaml"
-    text = _text(build(spec, formats=("html",)).files["report.html"].decode())
+    text = _text(shared_html("seed000-70b-h100.yaml"))
     assert "Where the data lives" in text and "256 KiB per SM" in text and "50 MB" in text  # H100 architecture
     assert "Diagnosing a real run" in text
     for state in ("memory-bound", "compute-bound", "overhead-bound"):
         assert state in text
-    assert "Where the data lives" not in _text(build(SPEC, formats=("html",)).files["report.html"].decode())
+    assert "Where the data lives" not in _text(shared_html("llama8b-h100.yaml"))

@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,8 +15,8 @@ from genreport.commands.cli import main as cli_main
 from genreport.load.loader import load_report
 from genreport.model.evaluate import evaluate
 from genreport.write.build import build
+from shared import ROOT, evaluated
 
-ROOT = Path(__file__).resolve().parents[1]
 SPEC_70B = ROOT / "specs" / "seed000-70b-h100.yaml"
 
 
@@ -42,7 +41,7 @@ def test_moe_with_activation_traffic_builds(tmp_path):
 def test_moe_levers_agree_with_the_summary():
     """Defect 2: the Mixtral report said 7.69 ms per token in the summary and 27.9 ms in the levers table
     (the levers retyped the formula with every expert streamed)."""
-    r = evaluate(load_report(ROOT / "specs" / "llama8b-h100.yaml", overrides=["model=mixtral-8x7b"]))
+    r = evaluated("llama8b-h100.yaml", ["model=mixtral-8x7b"])
     t1 = max(r.s("weight_stream_time"), r.s("weight_flops_time"))
     timed = [lv for lv in r.levers if lv["kind"] == "time"]
     assert timed and all(lv["before"] == t1 for lv in timed)
@@ -94,7 +93,7 @@ def test_a_model_that_does_not_fit_states_no_negative_count():
 
 
 def test_the_report_model_is_frozen():
-    r = evaluate(load_report(ROOT / "specs" / "llama8b-h100.yaml"))
+    r = evaluated("llama8b-h100.yaml")
     with pytest.raises(dataclasses.FrozenInstanceError):
         r.entries = ()  # type: ignore[misc]
     grid = r.decode[r.lead]["decode_tokens_per_s"]
@@ -105,7 +104,7 @@ def test_the_report_model_is_frozen():
 
 def test_formula_blocks_state_the_model_value():
     """A formula block shows the entry of the model, never a value of its own."""
-    r = evaluate(load_report(ROOT / "specs" / "llama8b-h100.yaml"))
+    r = evaluated("llama8b-h100.yaml")
     for name, b in r.blocks.items():
         e = r.entry(b.entry.id, b.entry.accounting, **b.entry.params)
         if e is not None and b.entry.id != "critical_context":

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 from genreport.commands.cli import main
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 DOC = (ROOT / "docs" / "results.md").read_text()
 
 MANY = """\

@@ -27,7 +27,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 
 import pytest
 import sympy as sp
@@ -35,11 +34,11 @@ from genreport.formulas import decode, derive, gemm, primer, quantities, rooflin
 from genreport.formulas.compiled import load
 from genreport.formulas.glossary import sym
 from genreport.load import units
-from genreport.load.loader import load_hardware, load_model, load_report
+from genreport.load.loader import load_hardware, load_model
 from genreport.load.spec import PRECISION_BYTES, Precision
-from genreport.model.evaluate import Results, evaluate, make_env
+from genreport.model.evaluate import Results, make_env
+from shared import ROOT, evaluated
 
-ROOT = Path(__file__).resolve().parents[1]
 SPECS = ROOT / "specs"
 
 # Units, through the project's parser (GB = 1e9 B, GiB = 2^30 B, KB = 1e3 B, ...).
@@ -68,7 +67,7 @@ S0_H200 = ("seed000-70b-h200", P989)  # seed 000: H200 989 TFLOP/s, 4.8 TB/s
 
 @cache
 def report(name: str, *overrides: str) -> Results:
-    return evaluate(load_report(SPECS / f"{name}.yaml", overrides=list(overrides)))
+    return evaluated(f"{name}.yaml", overrides)
 
 
 @cache

@@ -3,16 +3,14 @@ central finite differences of the compiled numeric quantity (float64, relative s
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from genreport.formulas.compiled import load
 from genreport.formulas.sensitivity import HEADLINE, at, elasticities
 from genreport.load.loader import load_report
 from genreport.model.evaluate import evaluate, make_env
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "specs" / "llama8b-h100.yaml"
 H = 1e-6
 

@@ -20,8 +20,7 @@ from genreport.load.spec import Parallelism
 from genreport.model.env import make_env
 from genreport.model.layout import at_batch, choose_links, layout_values
 from genreport.model.serving import joules_per_token, request, usd_per_mtok
-
-ROOT = Path(__file__).resolve().parents[1]
+from shared import ROOT
 
 
 @cache

@@ -6,17 +6,15 @@ from __future__ import annotations
 import csv
 import io
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 from genreport.commands.cli import main as cli_main
-from genreport.load.loader import load_hardware, load_model, load_report
+from genreport.load.loader import load_hardware, load_model
 from genreport.model import sweep as sw
-from genreport.model.evaluate import evaluate
 from genreport.present.textcols import format_g6, format_int, join_rows, text
+from shared import ROOT, evaluated
 
-ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "specs" / "llama8b-h100.yaml"
 
 
@@ -61,7 +59,7 @@ def test_gpus_without_the_compute_format_are_skipped(small):
 
 def test_grid_agrees_with_the_report_evaluation(small):
     """The sweep's point (llama-3.1-8b, h100-sxm, bf16) equals evaluate() of specs/llama8b-h100.yaml."""
-    r = evaluate(load_report(SPEC))
+    r = evaluated(SPEC)
     k = next(i for i, c in enumerate(small.configs) if (c.hardware.name, c.precision) == ("h100-sxm", "bf16"))
     batch, ctx = list(r.spec.workloads.decode_batch), list(r.spec.workloads.decode_context)
     for i, b in enumerate(small.batch.tolist()):

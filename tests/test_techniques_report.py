@@ -10,6 +10,7 @@ from genreport.formulas import techniques as t
 from genreport.formulas.glossary import sym
 from genreport.load.loader import load_report
 from genreport.model.evaluate import evaluate
+from shared import evaluated
 
 SPEC = """\
 kind: report
@@ -122,5 +123,5 @@ def test_bad_technique_inputs_name_the_line(tmp_path, capsys, bad, message):
 
 
 def test_no_serving_block_no_techniques(tmp_path):
-    r = evaluate(load_report(__import__("pathlib").Path(__file__).resolve().parents[1] / "specs" / "llama8b-h100.yaml"))
+    r = evaluated("llama8b-h100.yaml")
     assert r.serving is None and not any(k.startswith("tech_") for k in r.blocks)

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 from genreport.commands.cli import main
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "specs" / "llama8b-h100.yaml"
 
 

@@ -10,8 +10,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
+from shared import ROOT
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ entry is used only when ziamath's version and the SHA-256 of the math font file 
 was rendered with, so it is the very SVG this machine would draw; anything else (another report's formulas,
 another font or ziamath) is rendered as before. ``python -m genreport.present.mathship`` regenerates it after
 a change of formulas or templates (and ``figure_sizes.json``, the built-in figures' sizes for a first build's
-early layout, see :mod:`genreport.printing.pdf`) (``--check`` exits 1 when it lacks a formula of a built-in report).
+early layout, see :mod:`genreport.printing.pdf`) (``--check`` exits 1 when it lacks a formula of a built-in report or the sizes differ).
 """
 
 from __future__ import annotations
@@ -128,7 +128,11 @@ def main(argv: list[str] | None = None) -> int:
         missing = [tex for tex, size, inline in used_formulas() if lookup(version, font, size, inline, tex) is None]
         print(f"{SHIPPED}: " + (f"{len(missing)} formulas missing, e.g. {missing[0]!r}; run "
                                 "python -m genreport.present.mathship" if missing else "current"))
-        return 1 if missing else 0
+        from genreport import printing
+
+        path, same = printing.sizes_current(_FIGURES)
+        print(f"{path}: " + ("current" if same else "stale; run python -m genreport.present.mathship"))
+        return 1 if missing or not same else 0
     from genreport import printing
     from genreport.fileio import write_file
 

@@ -77,6 +77,19 @@ def ship_sizes(figures: dict[str, bytes]):
     return pdf.SHIPPED_SIZES
 
 
+def sizes_current(figures: dict[str, bytes]) -> tuple[str, bool]:
+    """The path of the shipped figure sizes and whether it holds ``figures``' sizes (what
+    ``python -m genreport.present.mathship --check`` reports)."""
+    import json
+    from pathlib import Path
+
+    from genreport.printing import pdf
+
+    sizes = json.dumps(pdf.sizes_of(figures), sort_keys=True, indent=0).encode() + b"\n"
+    shipped = Path(pdf.SHIPPED_SIZES)
+    return str(shipped), shipped.is_file() and shipped.read_bytes() == sizes
+
+
 def paths() -> list[str]:
     """Lines saying which paths printed this process's last PDF (the stock path or the fast one, and why; the
     worker, the early layout, the second layout and painting processes, the formula images replayed) and every
