@@ -81,6 +81,7 @@ def block_toc(context, missing=missing):
     l_0_ch = resolve('ch')
     l_0_many = resolve('many')
     l_0_measured = resolve('measured')
+    l_0_serving = resolve('serving')
     pass
     yield '<nav class="toc">\n  <a href="#s0">0. Summary</a><br><a href="#s1">1. A machine waiting for data</a><br>\n  <a href="#s2">2. Intensity and the ridge</a><br><a href="#s3">3. Three modes</a><br>\n  <a href="#s4">4. Why batching only saves half</a><br>'
     if (undefined(name='training') if l_0_training is missing else l_0_training):
@@ -101,7 +102,12 @@ def block_toc(context, missing=missing):
         yield '<a href="#s8">'
         yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's8'))
         yield '. Measured</a><br>'
+    if (undefined(name='serving') if l_0_serving is missing else l_0_serving):
+        pass
+        yield '<a href="#s9">'
+        yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's9'))
+        yield '. Serving</a><br>'
     yield '  <a href="#appendix">Appendix</a>\n</nav>\n'
 
 blocks = {'header': block_header, 'toc': block_toc}
-debug_info = '1=12&2=24&9=26&2=29&3=46&4=52&5=54&6=70&9=73&13=86&14=92'
+debug_info = '1=12&2=24&9=26&2=29&3=46&4=52&5=54&6=70&9=73&13=87&14=93'
