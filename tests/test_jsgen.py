@@ -52,6 +52,12 @@ RANGES = {
     "tau_l": (1e-7, 1e-5, False), "tau_o": (1e-7, 1e-4, False), "o_TP": (1, 1, True), "W_s": (1e9, 1e12, False), "tau_s": (1e-7, 1e-4, False),
     "s_TP": (1, 1, True), "W_cTP": (1e9, 1e12, False), "W_sTP": (1e9, 1e12, False), "W_cPP": (1e9, 1e12, False),
     "W_cEP": (1e9, 1e12, False), "W_cDP": (1e9, 1e12, False), "u_x": (1, 8, False),
+    # two tiers (scale-up domain, then the NICs) and redundant experts
+    "n_u": (1, 1024, True), "n_uTP": (1, 64, True), "n_uEP": (1, 64, True),
+    "W_o": (1e9, 1e12, False), "W_oTP": (1e9, 1e12, False), "W_oEP": (1e9, 1e12, False),
+    "W_co": (1e9, 1e12, False), "W_coTP": (1e9, 1e12, False), "W_coEP": (1e9, 1e12, False),
+    "alpha_o": (1e-7, 1e-4, False), "alpha_oTP": (1e-7, 1e-4, False), "alpha_oEP": (1e-7, 1e-4, False),
+    "rho_x": (1e-3, 1, False),  # 0 (no replicas) is among the zeros drawn below
 }
 NAMES = sorted(RANGES)
 

@@ -142,6 +142,7 @@ def test_price_and_power_are_overridable(tmp_path):
 
 def _serving_spec(tmp_path, block: str) -> Path:
     text = (ROOT / "specs" / "llama70b-h100-tp8.yaml").read_text(encoding="utf-8")
+    text = text.split("\nserving:")[0]  # the committed spec's own block is replaced by the test's
     text = text.replace("hardware: h100-sxm", f"hardware: {ROOT / 'specs' / 'hardware' / 'h100-sxm.yaml'}")
     text = text.replace("model: llama-3.1-70b", f"model: {ROOT / 'specs' / 'models' / 'llama-3.1-70b.yaml'}")
     p = tmp_path / "s.yaml"

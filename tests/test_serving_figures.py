@@ -69,7 +69,7 @@ def rds(tmp_path_factory):
 
 
 def test_serving_figures_only_with_a_serving_block(r70):
-    plain = evaluate(load_report(ROOT / "specs" / "llama70b-h100-tp8.yaml"))
+    plain = evaluate(load_report(ROOT / "specs" / "llama70b-h100-tp2.yaml"))  # a committed spec without serving
     assert [n for n, _ in figures.figure_list(plain)] == [n for n, _ in figures.FIGURES]
     assert list(figures.captions(plain)) == [n for n, _ in figures.FIGURES]
     assert [n for n, _ in figures.figure_list(r70)] == [n for n, _ in figures.FIGURES] + SERVING_NAMES

@@ -347,6 +347,11 @@ class Parallelism:
     redundant_experts: int = 0  # replicas of routed experts beyond the E (engine.redundant_experts; EPLB)
 
     @property
+    def redundant_per_gpu(self) -> float:
+        """Redundant expert replicas each expert-parallel GPU holds, r / ep [1]."""
+        return self.redundant_experts / self.ep
+
+    @property
     def gpus(self) -> int:
         return self.tp * self.pp * self.dp
 

@@ -81,6 +81,11 @@ class LinkChoice:
     inner: LinkChoice | None = None
 
     @property
+    def domains(self) -> int | None:
+        """Scale-up domains a two-tier group spans (span / local); None for a group in one domain."""
+        return None if not self.local else round(self.span / self.local)
+
+    @property
     def estimate_bandwidth(self) -> float:
         """The rate the estimate charges: the library's measured bus bandwidth, else the line rate."""
         return self.bandwidth_per_direction if self.bus_bandwidth is None else self.bus_bandwidth

@@ -286,7 +286,8 @@ const GR_WHATIF = (function () {
         state.precision = v;
       }
     } else if (top === "parallelism") {
-      inp.parallelism = Object.assign({tp: 1, pp: 1, ep: 1, dp: 1}, inp.parallelism);  // a new block: 1 each
+      // a new block: 1 each, and no replicas (the loader reads engine.redundant_experts only with a layout)
+      inp.parallelism = Object.assign({tp: 1, pp: 1, ep: 1, dp: 1, redundant_experts: 0}, inp.parallelism);
       inp.parallelism[k] = v;
     } else if (k === "micro_batch_tokens") {
       inp.workloads.training_tokens = v;

@@ -31,76 +31,64 @@ def root(context, missing=missing):
         def t_1(*unused):
             raise TemplateRuntimeError("No filter named 'bandwidth' found.")
     try:
-        t_2 = environment.filters['int']
+        t_2 = environment.filters['integer']
     except KeyError:
         @internalcode
         def t_2(*unused):
-            raise TemplateRuntimeError("No filter named 'int' found.")
+            raise TemplateRuntimeError("No filter named 'integer' found.")
     try:
-        t_3 = environment.filters['integer']
+        t_3 = environment.filters['join']
     except KeyError:
         @internalcode
         def t_3(*unused):
-            raise TemplateRuntimeError("No filter named 'integer' found.")
+            raise TemplateRuntimeError("No filter named 'join' found.")
     try:
-        t_4 = environment.filters['join']
+        t_4 = environment.filters['kib']
     except KeyError:
         @internalcode
         def t_4(*unused):
-            raise TemplateRuntimeError("No filter named 'join' found.")
+            raise TemplateRuntimeError("No filter named 'kib' found.")
     try:
-        t_5 = environment.filters['kib']
+        t_5 = environment.filters['length']
     except KeyError:
         @internalcode
         def t_5(*unused):
-            raise TemplateRuntimeError("No filter named 'kib' found.")
+            raise TemplateRuntimeError("No filter named 'length' found.")
     try:
-        t_6 = environment.filters['length']
+        t_6 = environment.filters['max']
     except KeyError:
         @internalcode
         def t_6(*unused):
-            raise TemplateRuntimeError("No filter named 'length' found.")
+            raise TemplateRuntimeError("No filter named 'max' found.")
     try:
-        t_7 = environment.filters['max']
+        t_7 = environment.filters['min']
     except KeyError:
         @internalcode
         def t_7(*unused):
-            raise TemplateRuntimeError("No filter named 'max' found.")
+            raise TemplateRuntimeError("No filter named 'min' found.")
     try:
-        t_8 = environment.filters['min']
+        t_8 = environment.filters['num']
     except KeyError:
         @internalcode
         def t_8(*unused):
-            raise TemplateRuntimeError("No filter named 'min' found.")
+            raise TemplateRuntimeError("No filter named 'num' found.")
     try:
-        t_9 = environment.filters['num']
+        t_9 = environment.filters['safe']
     except KeyError:
         @internalcode
         def t_9(*unused):
-            raise TemplateRuntimeError("No filter named 'num' found.")
+            raise TemplateRuntimeError("No filter named 'safe' found.")
     try:
-        t_10 = environment.filters['round']
+        t_10 = environment.filters['time']
     except KeyError:
         @internalcode
         def t_10(*unused):
-            raise TemplateRuntimeError("No filter named 'round' found.")
+            raise TemplateRuntimeError("No filter named 'time' found.")
     try:
-        t_11 = environment.filters['safe']
+        t_11 = environment.tests['none']
     except KeyError:
         @internalcode
         def t_11(*unused):
-            raise TemplateRuntimeError("No filter named 'safe' found.")
-    try:
-        t_12 = environment.filters['time']
-    except KeyError:
-        @internalcode
-        def t_12(*unused):
-            raise TemplateRuntimeError("No filter named 'time' found.")
-    try:
-        t_13 = environment.tests['none']
-    except KeyError:
-        @internalcode
-        def t_13(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s7_gpus.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
@@ -139,19 +127,19 @@ def root(context, missing=missing):
             if environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'uneven'):
                 pass
                 yield ' The '
-                yield escape(t_6(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'stage_layers')))
+                yield escape(t_5(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'stage_layers')))
                 yield ' pipeline stages hold '
-                yield escape(t_7(environment, environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'stage_layers')))
+                yield escape(t_6(environment, environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'stage_layers')))
                 yield ' or '
-                yield escape(t_8(environment, environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'stage_layers')))
+                yield escape(t_7(environment, environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'stage_layers')))
                 yield ' of the '
                 yield escape(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'layers'))
                 yield " layers;\nthe busiest sets each GPU's memory and time (n<sub>PP</sub> = "
                 yield escape(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'layers'))
                 yield ' / '
-                yield escape(t_7(environment, environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'stage_layers')))
+                yield escape(t_6(environment, environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'stage_layers')))
                 yield ' = '
-                yield escape(t_9(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'pp_split')))
+                yield escape(t_8(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'pp_split')))
                 yield ' in the formulas). '
             yield ' Besides compute and HBM, a step now crosses a third ledger: the interconnect. Each GPU holds\n'
             yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'weight_bytes_per_gpu', 'gb'))
@@ -177,7 +165,7 @@ def root(context, missing=missing):
                 if environment.getattr(l_1_link, 'latency'):
                     pass
                     yield ', '
-                    yield escape(t_12(environment.getattr(l_1_link, 'latency')))
+                    yield escape(t_10(environment.getattr(l_1_link, 'latency')))
                     yield ' per step'
                 if environment.getattr(l_1_link, 'bus_bandwidth'):
                     pass
@@ -199,7 +187,7 @@ def root(context, missing=missing):
                     if environment.getattr(environment.getattr(l_1_link, 'inner'), 'latency'):
                         pass
                         yield ', '
-                        yield escape(t_12(environment.getattr(environment.getattr(l_1_link, 'inner'), 'latency')))
+                        yield escape(t_10(environment.getattr(environment.getattr(l_1_link, 'inner'), 'latency')))
                         yield ' per step'
                     if environment.getattr(environment.getattr(l_1_link, 'inner'), 'bus_bandwidth'):
                         pass
@@ -210,7 +198,7 @@ def root(context, missing=missing):
                         pass
                         yield ', its switch reducing'
                     yield ', and the '
-                    yield escape(t_2(t_10((environment.getattr(l_1_link, 'span') / environment.getattr(l_1_link, 'local')))))
+                    yield escape(environment.getattr(l_1_link, 'domains'))
                     yield ' domains exchange over the NICs: the bound counts the fewest bytes each GPU sends over its links and each node over its '
                     yield escape(environment.getattr(l_1_link, 'local'))
                     yield " NICs, the estimate the faster of the library's ring across the nodes (its bus bandwidth the node's NICs) and its hierarchical form (in the node, the shard across the nodes, in the node)."
@@ -223,20 +211,20 @@ def root(context, missing=missing):
                 yield ' '
             l_1_note = missing
             yield '</p>\n<p>Two numbers per point, and they are not the same thing: the <strong>strict bound</strong> is the largest of the three\nper-GPU ledgers (compute, HBM, interconnect perfectly overlapped), which no engine beats; the <strong>serial\nestimate</strong> puts the collectives ('
-            yield escape((t_4(context.eval_ctx, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'collectives'), ', ') or 'none in this layout'))
+            yield escape((t_3(context.eval_ctx, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'collectives'), ', ') or 'none in this layout'))
             yield ") on the critical path, as real decode does,\nand adds each kernel's fixed cost: "
             if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'kernels_per_layer') != environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'per_layer')):
                 pass
-                yield escape(t_9(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'kernels_per_layer')))
+                yield escape(t_8(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'kernels_per_layer')))
                 yield ' kernels a layer on average ('
-                yield escape(t_3(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'per_layer')))
+                yield escape(t_2(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'per_layer')))
                 yield ' in a dense layer, more in an MoE layer: router, top-k, the grouped GEMMs)'
             else:
                 pass
-                yield escape(t_3(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'per_layer')))
+                yield escape(t_2(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'per_layer')))
                 yield ' kernels a layer'
             yield ' at '
-            yield escape(t_12(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'decode')))
+            yield escape(t_10(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'decode')))
             yield ' each in decode\n('
             if environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'cuda_graphs'):
                 pass
@@ -245,7 +233,7 @@ def root(context, missing=missing):
                 pass
                 yield 'a launch: decode runs without CUDA graphs'
             yield ') and\n'
-            yield escape(t_12(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'launch')))
+            yield escape(t_10(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'launch')))
             yield " each in prefill (launched one by one). Where those fixed costs are the estimate's largest term the step is\n<strong>overhead-bound</strong>, seed 000's third state: fewer, fused kernels or CUDA graphs help, not a faster GPU.\nA batch is per replica"
             if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'dp') > 1):
                 pass
@@ -261,18 +249,18 @@ def root(context, missing=missing):
                 if environment.getattr(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'links'), 'tp'), 'in_network'):
                     pass
                     yield ', or its in-switch all-reduce where that is faster'
-                if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce') and (not t_13(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot')))):
+                if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce') and (not t_11(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot')))):
                     pass
                     yield ", or the engine's one-shot kernel (engine.all_reduce: one-shot) where that is faster still"
                 yield '. '
                 if environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'):
                     pass
                     yield 'One batch-1 all-reduce of '
-                    yield escape(t_5(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'message_bytes')))
+                    yield escape(t_4(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'message_bytes')))
                     yield ' over the '
                     yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'gpus'))
                     yield ' tensor-parallel GPUs costs at least\n'
-                    yield escape(t_12(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'bound')))
+                    yield escape(t_10(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'bound')))
                     yield '; '
                     if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'picked') == 'one-shot'):
                         pass
@@ -281,13 +269,13 @@ def root(context, missing=missing):
                         pass
                         yield 'the library'
                     yield ' takes '
-                    yield escape(t_12(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'estimate')))
+                    yield escape(t_10(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'estimate')))
                     yield ' ('
                     yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'picked'))
                     if environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency'):
                         pass
                         yield ',\n'
-                        yield escape(t_12(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency')))
+                        yield escape(t_10(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency')))
                         yield ' of it the fixed cost of the call'
                     yield ').'
                 if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'ep') > 1):
@@ -298,7 +286,7 @@ def root(context, missing=missing):
                         yield '; with '
                         yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_experts'))
                         yield ' redundant experts (engine.redundant_experts) each GPU holds '
-                        yield escape(t_9((environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_experts') / environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'ep'))))
+                        yield escape(t_8(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_per_gpu')))
                         yield " replica slots more, and the engine hands a replicated expert's tokens to the least-loaded holder, which lowers that maximum"
                     yield '.'
                 yield '</p>\n'
@@ -307,42 +295,42 @@ def root(context, missing=missing):
                     pass
                     yield '<div class="formula"><div class="label">'
                     yield escape(environment.getattr(l_1_c, 'title'))
-                    if (not t_13(environment.getattr(l_1_c, 'value'))):
+                    if (not t_11(environment.getattr(l_1_c, 'value'))):
                         pass
                         yield ': '
-                        yield escape(t_12(environment.getattr(l_1_c, 'value')))
+                        yield escape(t_10(environment.getattr(l_1_c, 'value')))
                         yield ' here'
                     yield '</div>'
-                    yield escape(t_11(environment.getattr(l_1_c, 'math')))
+                    yield escape(t_9(environment.getattr(l_1_c, 'math')))
                     yield '</div>\n'
                 l_1_c = missing
             yield '<div class="formula"><div class="label">the estimate: the kernels\' fixed costs of a decode round, one GPU'
             if (undefined(name='par_table') if l_0_par_table is missing else l_0_par_table):
                 pass
                 yield ': '
-                yield escape(t_12(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'overhead')))
+                yield escape(t_10(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'overhead')))
                 yield ' at batch '
-                yield escape(t_3(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'batch')))
+                yield escape(t_2(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'batch')))
             yield '</div>'
-            yield escape(t_11((undefined(name='par_overhead') if l_0_par_overhead is missing else l_0_par_overhead)))
+            yield escape(t_9((undefined(name='par_overhead') if l_0_par_overhead is missing else l_0_par_overhead)))
             yield '</div>\n<div class="scroll"><table>\n<thead><tr><th>batch, context</th><th class="n">bound</th><th class="n">serial estimate</th><th class="n">interconnect, at least</th><th class="n">collectives, as run</th><th class="n">kernels\' fixed costs</th><th>binds</th><th>estimate\'s largest term</th><th class="n">tok/s per GPU</th></tr></thead>\n<tbody data-live="par_table">'
             for l_1_row in (undefined(name='par_table') if l_0_par_table is missing else l_0_par_table):
                 _loop_vars = {}
                 pass
                 yield '<tr><td>'
-                yield escape(t_3(environment.getattr(l_1_row, 'batch')))
+                yield escape(t_2(environment.getattr(l_1_row, 'batch')))
                 yield ', '
-                yield escape(t_3(environment.getattr(l_1_row, 'context')))
+                yield escape(t_2(environment.getattr(l_1_row, 'context')))
                 yield '</td><td class="n">'
-                yield escape(t_12(environment.getattr(l_1_row, 'bound')))
+                yield escape(t_10(environment.getattr(l_1_row, 'bound')))
                 yield '</td>\n<td class="n">'
-                yield escape(t_12(environment.getattr(l_1_row, 'serial')))
+                yield escape(t_10(environment.getattr(l_1_row, 'serial')))
                 yield '</td><td class="n">'
-                yield escape(t_12(environment.getattr(l_1_row, 'comm')))
+                yield escape(t_10(environment.getattr(l_1_row, 'comm')))
                 yield '</td><td class="n">'
-                yield escape(t_12(environment.getattr(l_1_row, 'comm_est')))
+                yield escape(t_10(environment.getattr(l_1_row, 'comm_est')))
                 yield '</td><td class="n">'
-                yield escape(t_12(environment.getattr(l_1_row, 'overhead')))
+                yield escape(t_10(environment.getattr(l_1_row, 'overhead')))
                 yield '</td><td>'
                 yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_row, 'binds'), _loop_vars=_loop_vars))
                 yield '</td><td>'
@@ -350,7 +338,7 @@ def root(context, missing=missing):
                 yield '</td>\n<td class="n">'
                 if (environment.getattr(l_1_row, 'binds') != 'capacity'):
                     pass
-                    yield escape(t_9(environment.getattr(l_1_row, 'tps_gpu')))
+                    yield escape(t_8(environment.getattr(l_1_row, 'tps_gpu')))
                 else:
                     pass
                     yield '—'
@@ -364,15 +352,15 @@ def root(context, missing=missing):
                     _loop_vars = {}
                     pass
                     yield '<tr><td>'
-                    yield escape(t_3(environment.getattr(l_1_row, 'tokens')))
+                    yield escape(t_2(environment.getattr(l_1_row, 'tokens')))
                     yield '</td><td class="n">'
-                    yield escape(t_12(environment.getattr(l_1_row, 'bound')))
+                    yield escape(t_10(environment.getattr(l_1_row, 'bound')))
                     yield '</td><td class="n">'
-                    yield escape(t_12(environment.getattr(l_1_row, 'serial')))
+                    yield escape(t_10(environment.getattr(l_1_row, 'serial')))
                     yield '</td>\n<td class="n">'
-                    yield escape(t_12(environment.getattr(l_1_row, 'comm_est')))
+                    yield escape(t_10(environment.getattr(l_1_row, 'comm_est')))
                     yield '</td><td class="n">'
-                    yield escape(t_12(environment.getattr(l_1_row, 'overhead')))
+                    yield escape(t_10(environment.getattr(l_1_row, 'overhead')))
                     yield '</td><td>'
                     yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_row, 'estimate_binds'), _loop_vars=_loop_vars))
                     yield '</td></tr>\n'
@@ -415,15 +403,15 @@ def root(context, missing=missing):
                     yield ' × pp '
                     yield escape(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'pp'))
                 yield '): at batch 1 and context\n'
-                yield escape(t_3(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'context')))
+                yield escape(t_2(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'context')))
                 yield ' its strict bound is '
-                yield escape(t_12(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_bound')))
+                yield escape(t_10(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_bound')))
                 yield ' per token (serial estimate\n'
-                yield escape(t_12(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_serial')))
+                yield escape(t_10(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_serial')))
                 yield '), '
-                yield escape(t_9(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'tokens_per_s_gpu')))
+                yield escape(t_8(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'tokens_per_s_gpu')))
                 yield ' tok/s per GPU, and one replica holds\n'
-                yield escape(t_3(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'capacity_batch')))
+                yield escape(t_2(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'capacity_batch')))
                 yield ' sequences of that context.'
             if (environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest_any') and (environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest_any'), 'precision') != environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weights'))):
                 pass
@@ -452,7 +440,7 @@ def root(context, missing=missing):
             _loop_vars = {}
             pass
             yield '<th class="n">context '
-            yield escape(t_3(l_1_s))
+            yield escape(t_2(l_1_s))
             yield '</th>'
         l_1_s = missing
         yield '</tr></thead>\n<tbody>'
@@ -466,12 +454,12 @@ def root(context, missing=missing):
                 _loop_vars = {}
                 pass
                 yield '<td class="n">'
-                if t_13(l_2_n):
+                if t_11(l_2_n):
                     pass
                     yield 'over 4,096'
                 else:
                     pass
-                    yield escape(t_3(l_2_n))
+                    yield escape(t_2(l_2_n))
                 yield '</td>'
             l_2_n = missing
             yield '</tr>'
@@ -482,4 +470,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=106&2=118&4=121&5=123&6=126&7=128&8=150&10=157&11=161&12=163&13=175&14=193&15=219&18=226&19=228&20=241&21=248&23=250&24=258&26=261&27=271&28=275&29=290&31=296&32=305&34=320&37=329&38=339&39=351&42=360&44=363&45=373&49=382&50=384&51=392&53=395&54=398&55=401&56=405&57=412&58=418&59=422&60=426&61=428&62=433&65=443&66=445&69=447&70=449&73=451&74=459&76=480'
+debug_info = '1=94&2=106&4=109&5=111&6=114&7=116&8=138&10=145&11=149&12=151&13=163&14=181&15=207&18=214&19=216&20=229&21=236&23=238&24=246&26=249&27=259&28=263&29=278&31=284&32=293&34=308&37=317&38=327&39=339&42=348&44=351&45=361&49=370&50=372&51=380&53=383&54=386&55=389&56=393&57=400&58=406&59=410&60=414&61=416&62=421&65=431&66=433&69=435&70=437&73=439&74=447&76=468'
