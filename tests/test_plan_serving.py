@@ -116,3 +116,17 @@ def test_bad_options(capsys, args, text):
     assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", *args]) == 1
     err = capsys.readouterr().err
     assert text in err and "hint:" in err and "Traceback" not in err
+
+
+def test_plan_the_report_and_its_frontier_search_the_same_gpus():
+    """plan's --max-gpus default, the serving chapter's cheapest layout and its frontier figure search one set of
+    layouts: up to an NVL72 domain (the figure said 'up to 64 GPUs' while plan tried 72)."""
+    import inspect
+
+    from genreport.commands.plan import _parser
+    from genreport.model import frontier, plan
+
+    assert inspect.signature(frontier.frontier).parameters["max_gpus"].default == plan.MAX_GPUS == 72
+    assert inspect.signature(plan.plan).parameters["max_gpus"].default == plan.MAX_GPUS
+    args = _parser().parse_args(["llama-3.1-70b"])
+    assert args.max_gpus == plan.MAX_GPUS

@@ -79,6 +79,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--disaggregate", action="store_true",
                    help="add prefill/decode pools of each row's layout: the balanced split, the KV transfer over the "
                         "link between replicas, and whether the pools beat one pool at the targets")
+    # default: genreport.model.plan.MAX_GPUS (not imported here: it brings numpy at start-up)
     p.add_argument("--max-gpus", default=72, type=int, metavar="N",
                    help="largest replica tried (default 72, an NVL72 domain: tp x pp that fill it are tried too, "
                         "e.g. tp 8 x pp 9)")

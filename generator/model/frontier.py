@@ -16,7 +16,7 @@ import math
 import numpy as np
 from genreport.load.spec import Parallelism
 from genreport.model.env import make_env
-from genreport.model.plan import plan_layouts
+from genreport.model.plan import MAX_GPUS, plan_layouts
 from genreport.model.serving import curve
 
 POINTS = 28  # batches per curve, spread evenly on a log scale from 1 to the capacity
@@ -40,7 +40,7 @@ def pareto(xs, ys) -> list[int]:
     return out
 
 
-def frontier(spec, chapter_batches=(), max_gpus: int = 64) -> dict | None:
+def frontier(spec, chapter_batches=(), max_gpus: int = MAX_GPUS) -> dict | None:
     """The figure's curves and frontiers for ``spec`` (None without a ``serving`` block or a decode to serve)."""
     sv = spec.serving
     if sv is None:

@@ -114,6 +114,10 @@ def dp_attention_layouts(model: Model, max_gpus: int) -> list[Parallelism]:
     return out
 
 
+# the largest replica plan (and the report's cheapest layout and frontier figure) tries: an NVL72 domain
+MAX_GPUS = 72
+
+
 def _fill_pp(layers: int, max_gpus: int, tp: int) -> list[int]:
     """Pipeline degrees tried at tensor degree ``tp``: those of :func:`_pp_choices`, and the one that fills
     ``max_gpus`` exactly (tp 8 x pp 9 on an NVL72 domain of 72; uneven stages of ceil(L/pp) and floor(L/pp) layers)."""
@@ -160,7 +164,7 @@ class Shape:
 
 
 def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | None = None,
-         precisions=PLAN_PRECISIONS, max_gpus: int = 72, accounting: str = "seed", estimate: str = "bound",
+         precisions=PLAN_PRECISIONS, max_gpus: int = MAX_GPUS, accounting: str = "seed", estimate: str = "bound",
          kv_caches=("auto",), shape: Shape | None = None, speculative: tuple[int, float, float] | None = None,
          disaggregate: bool = False) -> Plan:
     """Every tp x pp (x ep) layout and weight precision whose replica holds at least one sequence of ``context``.

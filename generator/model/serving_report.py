@@ -6,7 +6,7 @@ from __future__ import annotations
 from genreport.load.spec import Parallelism
 from genreport.model.env import make_env
 from genreport.model.frontier import frontier
-from genreport.model.plan import PLAN_PRECISIONS, Shape, plan
+from genreport.model.plan import MAX_GPUS, PLAN_PRECISIONS, Shape, plan
 from genreport.model.serving import Request, joules_per_token, request, usd_per_mtok
 
 
@@ -72,12 +72,12 @@ def report(r) -> dict | None:
     cheapest = None
     if sv.ttft is not None or sv.tpot is not None:
         found = plan(model, hw, sv.users or 64, sv.prompt + sv.output, sv.tpot, PLAN_PRECISIONS,
-                     72 if hw.link is not None else 1, acc, "bound", ("auto",), Shape(sv.prompt, sv.output, sv.ttft,
+                     MAX_GPUS if hw.link is not None else 1, acc, "bound", ("auto",), Shape(sv.prompt, sv.output, sv.ttft,
                                                                                       sv.users))
         if found.rows:
             key = ((lambda x: (x.usd_per_mtok_out, x.gpus)) if price else (lambda x: (-x.tokens_per_s_gpu, x.gpus)))
             cheapest = min(found.rows, key=key).as_json()
-    fig = frontier(spec, tuple(row["batch"] for row in rows), 64 if hw.link is not None else 1)
+    fig = frontier(spec, tuple(row["batch"] for row in rows), MAX_GPUS if hw.link is not None else 1)
     where = f"{par.gpus} x {hw.title} ({par.label()})" if par.gpus > 1 else f"one {hw.title}"
     return {"prompt": sv.prompt, "output": sv.output, "context": sv.prompt + sv.output,
             "last_context": sv.prompt + sv.output - 1, "rounds": sv.output - 1, "where": where,
