@@ -21,9 +21,13 @@ activation traffic (seed 003's accounting).
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 from genreport.formulas import techniques as t
 from genreport.formulas.glossary import sym
+from genreport.model.techniques import _layout_round
+from shared import evaluated
 
 H100 = {"P": 989.4e12, "W": 3.35e12, "C": 80 * 2**30}
 A100 = {"P": 312e12, "W": 2.039e12, "C": 80e9}
@@ -276,11 +280,6 @@ def test_deepseek_v3_mtp_through_the_layout_says_at_which_batches_1_8x_is_possib
     reads (draft_cost 0.0435 of a plain round) the estimate is 1.77x at 32-128 sequences, within 2% of 1.8x.  So the
     formula says DeepSeek's 1.8x was measured at a batch where every expert is already read (its deployment decodes
     with large expert-parallel batches, report section 3.4), and that the gain fades both below and above it."""
-    from types import SimpleNamespace
-
-    from genreport.model.techniques import _layout_round
-    from shared import evaluated
-
     measured = 1.8
     r = evaluated("deepseek-v3-h200-ep8.yaml")
     sv = r.spec.serving
