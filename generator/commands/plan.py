@@ -240,7 +240,7 @@ def main(argv: list[str]) -> int:
         raise _err("--disaggregate", "needs a request that decodes (--output 2 or more)", "add e.g. --output 512")
     if args.sort == "gpus" and users is None:
         raise _err("--sort gpus", "needs --users (the GPUs that serve them)", "add e.g. --users 128")
-    from genreport.load.spec import DEFAULT_MEMORY_RESERVE
+    from genreport.load.spec import DEFAULT_MAX_BATCHED_TOKENS, DEFAULT_MAX_SEQUENCES, DEFAULT_MEMORY_RESERVE
 
     reserve = DEFAULT_MEMORY_RESERVE if defaults.memory_reserve is None else defaults.memory_reserve
     if args.memory_reserve is not None:
@@ -256,7 +256,9 @@ def main(argv: list[str]) -> int:
         raise _err(f"--weights {args.weights}", f"{model.title} has no checkpoint_precision in its spec",
                    f"name the formats instead, or add checkpoint_precision to {model.file}")
     refs = [h.strip() for h in args.hardware.split(",") if h.strip()]
-    gpus = [dataclasses.replace(_load("hardware", h, "--hardware"), memory_reserve=reserve) for h in refs]
+    # the engine step's activations (env.usable_at, at each layout's tp) beside the reserve: vLLM's defaults
+    step = {"max_batched_tokens": DEFAULT_MAX_BATCHED_TOKENS, "max_sequences": DEFAULT_MAX_SEQUENCES}
+    gpus = [dataclasses.replace(_load("hardware", h, "--hardware"), memory_reserve=reserve, **step) for h in refs]
     prices = {**defaults.prices, **_prices(args.price, [g.name for g in gpus] + refs)}
     gpus = [dataclasses.replace(g, price_per_hour=prices.get(g.name, prices.get(ref, g.price_per_hour)))
             for g, ref in zip(gpus, refs, strict=True)]

@@ -286,7 +286,7 @@ const GR_WHATIF = (function () {
         state.precision = v;
       }
     } else if (top === "parallelism") {
-      inp.parallelism = Object.assign({tp: 1, pp: 1, ep: 1, dp: 1}, inp.parallelism);  // a new block: 1 each
+      inp.parallelism = Object.assign({tp: 1, pp: 1, ep: 1, dp: 1, redundant_experts: 0}, inp.parallelism);  // a new block: 1 each
       inp.parallelism[k] = v;
     } else if (k === "micro_batch_tokens") {
       inp.workloads.training_tokens = v;
