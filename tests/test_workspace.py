@@ -86,3 +86,23 @@ def test_the_inputs_table_shows_it(tmp_path):
     row = next(x for x in _inputs(r) if x["what"].startswith("engine activation workspace"))
     assert "4,096 tokens, 256 sequences, tp 8" in row["value"]
     assert "engine.max_batched_tokens" in row["source"]
+
+
+def test_plan_counts_it_at_each_layouts_tp(capsys):
+    import json
+
+    from genreport.commands.cli import main
+
+    def rows(*extra):
+        assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--context", "32k", "--gpus", "2",
+                     "--format", "json", *extra]) == 0
+        return {(r["precision"], r["tp"]): r for r in json.loads(capsys.readouterr().out)["rows"]}
+
+    with_ws, without = rows(), rows("--max-batched-tokens", "0")
+    # int4 weights, bf16 KV, tp 2: 70.6e9 x 0.5 B / 2 = 17.65e9 B of weights a GPU; the workspace at tp 2 (8192 tokens,
+    # 256 sequences) is 8192 x 2 x (2 x 8192 + 3 x 28672 / 2) + 256 x 128256 x 4 = 1,104,412,672 B a GPU, and
+    # one sequence of 32k holds 32768 x 80 x 2 x 8 x 128 x 2 / 2 = 5.369e9 B a GPU: (0.9 x 85.90e9 - 17.65e9) /
+    # 5.369e9 = 11.1 -> 11 sequences without it, (77.31e9 - 17.65e9 - 1.104e9) / 5.369e9 = 10.9 -> 10 with it
+    assert 8192 * 2 * (2 * 8192 + 3 * 28672 / 2) + 256 * 128256 * 4 == 1_104_412_672
+    assert without[("int4", 2)]["batch"] == 11 and with_ws[("int4", 2)]["batch"] == 10
+    assert all(with_ws[k]["batch"] <= without[k]["batch"] for k in with_ws)
