@@ -65,6 +65,8 @@ PARALLEL_ENTRIES: tuple[Entry, ...] = (
     Entry("n_St", r"n_{\mathrm{st}}", "1", "pipeline stages pp: micro-batches in flight, and whether there are stages to send between"),
     Entry("n_EP", r"n_{\mathrm{EP}}", "1", "expert-parallel degree: GPUs of the tp x dp group that split the routed experts"),
     Entry("n_DP", r"n_{\mathrm{DP}}", "1", "data-parallel degree: replicas of the tp x pp group"),
+    Entry("T_w", r"T_{w}", "token", "tokens one engine step may batch (vLLM max_num_batched_tokens): the step whose activations the engine sets aside"),
+    Entry("n_sq", r"n_{\mathrm{sq}}", "1", "sequences one engine step may sample (vLLM max_num_seqs): the rows of the step's logits"),
     Entry("n_g", r"n_{g}", "1", "GPUs in one collective group"),
     Entry("Z_g", r"Z_{g}", "B", "message: bytes each GPU contributes to one collective"),
     Entry("W_x", r"W_{x}", "B/s", "link bandwidth per direction per GPU (what one GPU sends while it receives as much)"),

@@ -11,6 +11,28 @@ from .glossary import sym
 from .recipes import RECIPE_SOURCE, TRAINING_RECIPES, recipe_bytes_per_param  # noqa: F401 - re-exported
 
 L, H_kv, d_h, b_kv, C, N, b, c, S, k = (sym(x) for x in ("L", "H_kv", "d_h", "b_kv", "C", "N", "b", "c", "S", "k"))
+T_w, n_sq, d, d_ff, V, n_TP = (sym(x) for x in ("T_w", "n_sq", "d", "d_ff", "V", "n_TP"))
+
+# Bytes of one activation element (bf16/fp16: vLLM runs the activations in the model dtype for every weight format)
+# and of one logit (fp32: vLLM's sampler upcasts the logits to float32).
+ACTIVATION_ELEMENT_BYTES = 2
+LOGIT_BYTES = 4
+
+
+def activation_workspace():
+    """Peak activation bytes one engine step sets aside on one GPU [B]: T_w 2 (2 d + 3 d_ff / n_TP) + n_sq V 4.
+
+    vLLM profiles one forward pass of max_num_batched_tokens (T_w) tokens before it sizes the KV cache and gives
+    the cache only what is left (vLLM V1 gpu_worker.determine_available_memory); the largest tensors live at once
+    are the residual stream and the normed hidden state (2 d per token, replicated on the tensor-parallel GPUs)
+    and the FFN's gate and up outputs with their product (3 d_ff per token, split n_TP ways), in bf16.  The
+    logits are computed only for the sampled positions (vLLM's logits_indices: one per sequence), at most
+    max_num_seqs (n_sq) rows of the whole vocabulary in fp32, gathered on every GPU.  The attention's Q, K, V
+    ((H_q + 2 H_kv) d_h per token) are smaller than 3 d_ff for every dense model here.
+    """
+    return (T_w * ACTIVATION_ELEMENT_BYTES * (2 * d + 3 * d_ff / n_TP)
+            + n_sq * V * LOGIT_BYTES)
+
 
 def kv_bytes_per_token(L=L, H_kv=H_kv, d_h=d_h, b_kv=b_kv):
     """KV-cache bytes per token [B]: c = 2 L H_kv d_h b_kv (K and V, every layer).  Seed 003 section 3."""

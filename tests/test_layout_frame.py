@@ -40,7 +40,7 @@ title: Layout test
 hardware: {hw}
 model: {model}
 precision: {precision}
-engine: {{memory_reserve: 0}}
+engine: {{memory_reserve: 0, max_batched_tokens: 0, max_sequences: 0}}
 parallelism: {{tp: {tp}, pp: {pp}, ep: {ep}, dp: {dp}}}
 workloads:
   decode: {{batch: [1, 8, 64], context: [1k, 8k, 32k]}}

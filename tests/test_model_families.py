@@ -279,7 +279,7 @@ def test_a_decode_step_reads_the_chunk_so_far_and_the_capacity_holds_the_chunk(t
 
     spec = tmp_path / "s.yaml"
     spec.write_text("kind: report\nname: s\ntitle: t\nhardware: h200\nmodel: llama-4-scout\nprecision: int4\n"
-                    "accounting: exact\nengine: {memory_reserve: 0}\n"
+                    "accounting: exact\nengine: {memory_reserve: 0, max_batched_tokens: 0, max_sequences: 0}\n"
                     "workloads:\n  decode: {batch: [1, 4], context: [8k, 10000]}\n")
     r = evaluate(load_spec(spec))
     env = r.envs["exact"]
@@ -358,7 +358,7 @@ def test_the_summary_states_both_kv_parts_and_agrees_with_the_ledger(tmp_path):
 
     spec = tmp_path / "g3.yaml"
     spec.write_text("kind: report\nname: g3\ntitle: Gemma 3 27B on one H100\nhardware: h100-sxm\n"
-                    "model: gemma-3-27b\nprecision: bf16\nengine: {memory_reserve: 0}\nworkloads:\n  decode: {batch: [1, 8], context: [32k, 128k]}\n")
+                    "model: gemma-3-27b\nprecision: bf16\nengine: {memory_reserve: 0, max_batched_tokens: 0, max_sequences: 0}\nworkloads:\n  decode: {batch: [1, 8], context: [32k, 128k]}\n")
     r = evaluate(load_spec(spec))
     line = next(x for x in terminal_lines(r) if "fits:" in x)
     assert "80 KiB/token (10 global layers)" in line and "416 MiB/sequence (52 windowed" in line

@@ -43,7 +43,7 @@ PUBLISHED_CHECKPOINT = 60.8 * 2**30
 def report(tmp_path, precision: str, model="gpt-oss-120b", hardware="h100-sxm", extra="", name="r"):
     path = tmp_path / f"{name}.yaml"
     path.write_text(f"kind: report\nname: {name}\ntitle: t\nhardware: {hardware}\nmodel: {model}\n"
-                    f"precision: {precision}\naccounting: exact\nengine: {{memory_reserve: 0}}\n{extra}"
+                    f"precision: {precision}\naccounting: exact\nengine: {{memory_reserve: 0, max_batched_tokens: 0, max_sequences: 0}}\n{extra}"
                     "workloads:\n  decode: {batch: [1, 64], context: [1k]}\n  prefill: {prompt: [2k]}\n")
     return path
 

@@ -95,7 +95,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="rows of the table (default 30; 0: all rows; json and csv: always all)")
     p.add_argument("--memory-reserve", default=None, metavar="FRACTION",
                    help="share of each GPU the engine keeps for itself (default 0.1, vLLM's gpu_memory_utilization "
-                        "0.9); 0 gives the KV cache everything beside the weights")
+                        "0.9); 0 (with --max-batched-tokens 0) gives the KV cache everything beside the weights")
+    p.add_argument("--max-batched-tokens", default=None, type=int, metavar="N",
+                   help="tokens of the engine step whose activations each GPU sets aside beside the reserve (default "
+                        "8192, vLLM V1's max_num_batched_tokens; logits for 256 sampled sequences); 0: none")
     p.add_argument("--format", choices=("table", "md", "json", "csv"), default="table",
                    help="output: table (default), md (Markdown, for a pull request or an issue), json or csv")
     add_verbosity(p)
@@ -241,7 +244,7 @@ def main(argv: list[str]) -> int:
         raise _err("--disaggregate", "needs a request that decodes (--output 2 or more)", "add e.g. --output 512")
     if args.sort == "gpus" and users is None:
         raise _err("--sort gpus", "needs --users (the GPUs that serve them)", "add e.g. --users 128")
-    from genreport.load.spec import DEFAULT_MEMORY_RESERVE
+    from genreport.load.spec import DEFAULT_MAX_BATCHED_TOKENS, DEFAULT_MAX_SEQUENCES, DEFAULT_MEMORY_RESERVE
 
     reserve = DEFAULT_MEMORY_RESERVE if defaults.memory_reserve is None else defaults.memory_reserve
     if args.memory_reserve is not None:
@@ -257,7 +260,15 @@ def main(argv: list[str]) -> int:
         raise _err(f"--weights {args.weights}", f"{model.title} has no checkpoint_precision in its spec",
                    f"name the formats instead, or add checkpoint_precision to {model.file}")
     refs = [h.strip() for h in args.hardware.split(",") if h.strip()]
-    gpus = [dataclasses.replace(_load("hardware", h, "--hardware"), memory_reserve=reserve) for h in refs]
+    # the engine step's activations (env.usable_at, at each layout's tp) beside the reserve: vLLM's defaults
+    step = {"max_batched_tokens": DEFAULT_MAX_BATCHED_TOKENS, "max_sequences": DEFAULT_MAX_SEQUENCES}
+    if args.max_batched_tokens is not None:
+        if not 0 <= args.max_batched_tokens <= 10_000_000:
+            raise _err(f"--max-batched-tokens {args.max_batched_tokens}", "must be from 0 to 10,000,000",
+                       "write e.g. 8192, or 0 for no activation workspace")
+        step = {"max_batched_tokens": args.max_batched_tokens,
+                "max_sequences": DEFAULT_MAX_SEQUENCES if args.max_batched_tokens else 0}
+    gpus = [dataclasses.replace(_load("hardware", h, "--hardware"), memory_reserve=reserve, **step) for h in refs]
     prices = {**defaults.prices, **_prices(args.price, [g.name for g in gpus] + refs)}
     gpus = [dataclasses.replace(g, price_per_hour=prices.get(g.name, prices.get(ref, g.price_per_hour)))
             for g, ref in zip(gpus, refs, strict=True)]
@@ -380,7 +391,9 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
              f"{shape.output:,} generated tokens (context {context:,}), up to {batch:,} per replica"
              + (f", {shape.users:,} users" if shape.users else "") + (f"; {target}" if target else "")
              + f"; times: {'the strict bound' if estimate == 'bound' else 'the serial estimate'}"
-             + (f"; {reserve:.0%} of each GPU kept by the engine" if reserve else "")]
+             + (f"; {reserve:.0%} of each GPU kept by the engine" if reserve else "")
+             + (f", and one step's activations ({gpus[0].max_batched_tokens:,} tokens, at each layout's tp)"
+                if gpus[0].max_batched_tokens else "")]
     prices = ", ".join(f"{g.name} ${g.price_per_hour:g}/h" if g.price_per_hour else f"{g.name} no price" + _why_unpriced(g)
                        for g in gpus)
     lines.append(f"prices per GPU-hour: {prices}; sorted by {result.estimate}")

@@ -30,7 +30,9 @@ from genreport.load.objects import (  # noqa: F401 - tokens: callers import it h
     _serving,
     _source,
     _workloads,
+    activation_workspace,
     engine_kernels,
+    engine_step,
     hardware_from,
     model_from,
     tokens,
@@ -314,11 +316,16 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
     engine = d.get("engine") or {}
     reserve = float(engine.get("memory_reserve", DEFAULT_MEMORY_RESERVE))
     kernels = engine_kernels(engine)
-    hw = dataclasses.replace(hw, memory_reserve=reserve, kernels=kernels) if hw is not None else hw
+    # one engine step's activations on one GPU of the report's layout (0 without a model: nothing to run)
+    step_tokens, seqs = engine_step(engine)
+    workspace = activation_workspace(model, parallelism.tp if parallelism else 1, step_tokens, seqs) if model is not None else 0.0
+    step = {"workspace": workspace, "max_batched_tokens": step_tokens, "max_sequences": seqs}
+    hw = dataclasses.replace(hw, memory_reserve=reserve, kernels=kernels, **step) if hw is not None else hw
     if hw is not None and serving is not None and serving.price:  # the service's price of a GPU-hour wins
         hw = dataclasses.replace(hw, price_per_hour=serving.price, sources=hw.sources | {
             "price": Source("the report spec's serving.price", "", "", "")})
-    cmp_hw = [dataclasses.replace(h, memory_reserve=reserve, kernels=kernels) if h is not None else h for h in cmp_hw]
+    cmp_hw = [dataclasses.replace(h, memory_reserve=reserve, kernels=kernels, **step) if h is not None else h
+              for h in cmp_hw]
     return ReportSpec(
         name=d["name"], title=d["title"], hardware=hw, model=model, precision=precision, workloads=workloads,
         gemms=gemms, compare_hardware=tuple(cmp_hw), compare_models=tuple(cmp_models),

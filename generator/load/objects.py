@@ -7,6 +7,8 @@ import re
 from genreport.errors import Findings
 from genreport.load import units
 from genreport.load.spec import (
+    DEFAULT_MAX_BATCHED_TOKENS,
+    DEFAULT_MAX_SEQUENCES,
     PRECISION_BYTES,
     WEIGHT_CLASSES,
     WEIGHT_COMPUTE,
@@ -165,6 +167,19 @@ def engine_kernels(engine: dict) -> Kernels:
                    one_shot_latency=_q(engine["one_shot_latency"]) if "one_shot_latency" in engine else k.one_shot_latency,
                    # the spec's count is every layer's, MoE layers' too
                    moe_per_layer=float(engine["kernels_per_layer"]) if "kernels_per_layer" in engine else None)
+
+
+def engine_step(engine: dict) -> tuple[int, int]:
+    """The engine step the activation workspace is sized for: (max_batched_tokens, max_sequences), defaults sourced."""
+    return (int(engine.get("max_batched_tokens", DEFAULT_MAX_BATCHED_TOKENS)),
+            int(engine.get("max_sequences", DEFAULT_MAX_SEQUENCES)))
+
+
+def activation_workspace(model, tp: int, tokens: float, seqs: float) -> float:
+    """One engine step's activations on one GPU [B] (formulas.memory.activation_workspace, numeric; a test checks
+    it against the SymPy expression, the live page mirrors it): T_w 2 (2 d + 3 d_ff / n_TP) + n_sq V 4."""
+    return (float(tokens) * 2.0 * (2.0 * model.hidden_size + 3.0 * model.ffn_size / tp)
+            + float(seqs) * model.vocab_size * 4.0)
 
 
 def _parallelism(d: dict) -> Parallelism | None:

@@ -9,6 +9,16 @@ from dataclasses import dataclass, field
 DEFAULT_MEMORY_RESERVE = 0.1
 MEMORY_RESERVE_SOURCE = "vLLM engine arguments: gpu_memory_utilization defaults to 0.9"
 
+# The activation workspace (formulas.memory.activation_workspace): vLLM profiles one forward pass of
+# max_num_batched_tokens tokens and gives the KV cache what is left of gpu_memory_utilization.  SchedulerConfig's own
+# fallback is 2048 "mainly for convenience when testing" (docs.vllm.ai/en/stable/api/vllm/config/scheduler/);
+# EngineArgs sets the real value per usage context, 8192 for V1's chunked prefill on the OpenAI server; max_num_seqs
+# 256 (docs.vllm.ai engine arguments).  The logits are computed only at the sampled positions (logits_indices).
+DEFAULT_MAX_BATCHED_TOKENS = 8192
+DEFAULT_MAX_SEQUENCES = 256
+WORKSPACE_SOURCE = ("vLLM: one profiled step of max_num_batched_tokens = 8192 tokens (V1 chunked prefill; "
+                    "docs.vllm.ai config/scheduler), logits for max_num_seqs = 256 sampled positions")
+
 # The kernels' fixed costs of the serial estimate (formulas.parallel.decode_time_overhead): what an engine pays per
 # kernel beside its bytes and FLOPs.  A kernel launched on its own costs the host about 4-6 us (pegainfer (3), "From
 # Launch Overhead to CUDA Graph", susun-blog.com/blog/pegainfer-3-cuda-graph); inside a CUDA graph replay the
@@ -177,11 +187,14 @@ class Hardware:
     file: str = ""
     memory_reserve: float = 0.0  # fraction of the memory the serving engine keeps (the report spec's engine block)
     kernels: Kernels = field(default_factory=Kernels)  # the engine's fixed costs per kernel (the engine block)
+    workspace: float = 0.0  # B per GPU: one engine step's activations at the report's layout (activation_workspace)
+    max_batched_tokens: int = 0  # T_w: the tokens of the step the workspace is sized for (engine.max_batched_tokens)
+    max_sequences: int = 0  # n_sq: the sampled positions of that step, the logits' rows (engine.max_sequences)
 
     @property
     def usable(self) -> float:
-        """Memory the model may use on one GPU [B]: the capacity less the engine's reserve."""
-        return self.capacity * (1.0 - self.memory_reserve)
+        """Memory the model may use on one GPU [B]: the capacity less the engine's reserve and activation workspace."""
+        return self.capacity * (1.0 - self.memory_reserve) - self.workspace
 
     def source_of(self, path: str) -> Source:
         for key in (path, path.rsplit(".", 1)[0], path.split(".", 1)[0]):

@@ -15,6 +15,7 @@ from functools import lru_cache
 
 import numpy as np
 from genreport.formulas import architecture as arch
+from genreport.load.objects import activation_workspace
 from genreport.load.spec import Hardware, Model, Parallelism, Precision
 
 ONE_CARD = Parallelism()
@@ -353,6 +354,14 @@ def card_values(hw: Hardware, model: Model, precision, accounting: str, activati
         "V": float(model.vocab_size), "G": model.heads / model.kv_heads,
         "b": b, "b_kv": b_kv, "c": arch.kv_bytes_per_token(model, b_kv), "a": activation_bytes,
     }
+
+
+def usable_at(hw: Hardware, model: Model, tp: int) -> float:
+    """Memory the model may use on one GPU of a layout with tensor-parallel degree ``tp`` [B]: the capacity less the
+    engine's reserve and one step's activations there (formulas.memory.activation_workspace; the FFN's share is
+    split tp ways).  At the report's layout it is ``hw.usable``."""
+    return hw.capacity * (1.0 - hw.memory_reserve) - activation_workspace(model, tp, hw.max_batched_tokens,
+                                                                            hw.max_sequences)
 
 
 def routed_parameters(values: dict, pc: arch.ParameterCount, accounting: str) -> float:

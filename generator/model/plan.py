@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from genreport.formulas.compiled import load
 from genreport.load.spec import Hardware, Model, Parallelism, Precision
-from genreport.model.env import make_env, prefill_head_dim, spec_env
+from genreport.model.env import make_env, prefill_head_dim, spec_env, usable_at
 from genreport.model.layout import (
     BINDS,
     _pp_choices,
@@ -267,8 +267,10 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
               speculative=None, disaggregate=False):
     links, _ = choose_links(hw, par)
     base = layout_values(env.values, model, par, links, prec, accounting, env.pc, kernels=hw.kernels)
+    usable = usable_at(hw, model, par.tp)  # one step's activations at this tp beside the reserve
+    base["C"] = usable
     w_gpu = float(q["weight_bytes_per_gpu"](base))
-    if w_gpu > hw.usable:
+    if w_gpu > usable:
         rejected["weights do not fit"] += 1
         return None
     cv = dict(base, S=np.float64(ctx["S"]), c=np.float64(np.ravel(ctx["c"])[0]), d_h=np.float64(np.ravel(ctx["d_h"])[0]))
@@ -334,7 +336,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     per_user = (shape.output - 1) / dec if shape.output > 1 and dec > 0 else 1.0 / t
     per_gpu = b * per_user / par.replica_gpus
     held = dict(cv, B=np.float64(b))
-    headroom = hw.usable - float(q["memory_per_gpu"](held))
+    headroom = usable - float(q["memory_per_gpu"](held))
     price = hw.price_per_hour
     users = shape.users or 0
     replicas = -(-users // (b * par.dp)) if users else 0
@@ -398,6 +400,7 @@ def point(model: Model, hw: Hardware, precision: Precision, par: Parallelism, ba
     env = make_env(hw, model, precision, accounting)
     links, _ = choose_links(hw, par)
     base = layout_values(env.values, model, par, links, precision, accounting, env.pc, kernels=hw.kernels)
+    base["C"] = usable = usable_at(hw, model, par.tp)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         ctx = env.at(context=float(context))
         cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(ctx["c"])[0]),
@@ -408,7 +411,7 @@ def point(model: Model, hw: Hardware, precision: Precision, par: Parallelism, ba
         pv = dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"])) if prompt else None
         pre, pre_serial = ((float(q["prefill_time_bound"](pv)), float(q["prefill_time_serial"](pv))) if pv
                            else (math.nan, math.nan))
-        return Point(w_gpu <= hw.usable, max(cap, 0.0), float(q["decode_time_bound"](v)),
+        return Point(w_gpu <= usable, max(cap, 0.0), float(q["decode_time_bound"](v)),
                      float(q["decode_time_serial"](v)), float(q["decode_time_comm"](v)), pre, pre_serial)
 
 
@@ -451,11 +454,12 @@ def layout_bound(model: Model, hw: Hardware, precision: Precision, par: Parallel
     env = env or make_env(hw, model, precision, accounting)
     links, _ = choose_links(hw, par)
     base = layout_values(env.values, model, par, links, precision, accounting, env.pc, kernels=hw.kernels)
+    base["C"] = usable = usable_at(hw, model, par.tp)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         ctx = env.at(context=float(context))
         cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(ctx["c"])[0]),
                   d_h=np.float64(np.ravel(ctx["d_h"])[0]))
-        fits = float(q["weight_bytes_per_gpu"](base)) <= hw.usable
+        fits = float(q["weight_bytes_per_gpu"](base)) <= usable
         cap = max(float(q["capacity_batch_replica"](cv)), 0.0)
         t_dec, binds = math.nan, ""
         if batch is not None:
@@ -544,7 +548,7 @@ def fit_map(model: Model, hw: Hardware, contexts, precisions=PLAN_PRECISIONS, ba
             links, _ = choose_links(hw, par)
             base = layout_values(env.values, model, par, links, prec, accounting, env.pc, kernels=hw.kernels)
             c = np.asarray(env.at(context=ctx)["c"], dtype=float)[None, :]
-            gpus, _, _ = min_gpus_to_fit(q, dict(base, c=c), model, [batch], ctx, hw.usable)
+            gpus, _, _ = min_gpus_to_fit(q, dict(base, c=c), model, [batch], ctx, lambda t: usable_at(hw, model, t))
             out[name] = [None if not np.isfinite(g) else float(g) for g in gpus[0]]
     return out
 

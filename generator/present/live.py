@@ -49,6 +49,8 @@ def inputs(spec) -> dict:
     return {
         "hardware": {"dense": dict(sorted(hw.dense.items())), "bandwidth": hw.bandwidth, "capacity": hw.capacity,
                      "memory_reserve": hw.memory_reserve,
+                     # the engine step the activation workspace is sized for (model.js workspace)
+                     "max_batched_tokens": hw.max_batched_tokens, "max_sequences": hw.max_sequences,
                      "kernels": {"per_layer": hw.kernels.per_layer, "decode": hw.kernels.decode,
                                  "launch": hw.kernels.launch, "one_shot": hw.kernels.one_shot,
                                  "one_shot_latency": hw.kernels.one_shot_latency,

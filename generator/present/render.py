@@ -13,7 +13,13 @@ from dataclasses import dataclass, fields
 from functools import lru_cache
 
 from genreport import __version__
-from genreport.load.spec import KERNELS_SOURCE, MEMORY_RESERVE_SOURCE, MOE_KERNELS_SOURCE, ONE_SHOT_SOURCE
+from genreport.load.spec import (
+    KERNELS_SOURCE,
+    MEMORY_RESERVE_SOURCE,
+    MOE_KERNELS_SOURCE,
+    ONE_SHOT_SOURCE,
+    WORKSPACE_SOURCE,
+)
 from genreport.model.evaluate import Results
 from genreport.model.values import Block
 from genreport.paths import templates_dir
@@ -201,6 +207,18 @@ def _frame_rows(r: Results) -> list[dict]:
             for s in r.frame.slices]
 
 
+def _workspace_value(s) -> str:
+    """The activation workspace with the step it is sized for: '0.97 GB (8,192 tokens, 256 sequences, tp 8)'."""
+    hw, tp = s.hardware, s.parallelism.tp if s.parallelism else 1
+    return f"{fmt.size(hw.workspace)} ({hw.max_batched_tokens:,} tokens, {hw.max_sequences:,} sequences, tp {tp})"
+
+
+def _workspace_source(s) -> str:
+    given = [k for k in ("max_batched_tokens", "max_sequences") if k in s.engine_given]
+    spec = "the spec (" + ", ".join(f"engine.{k}" for k in given) + "); " if given else ""
+    return (spec + WORKSPACE_SOURCE + "; T_w 2 B (2 d + 3 d_ff / tp) + n_sq V 4 B (formulas.memory.activation_workspace)")
+
+
 def _inputs(r: Results) -> list[dict]:
     s, hw, m, p = r.spec, r.spec.hardware, r.spec.model, r.spec.precision
     rows = [
@@ -212,8 +230,10 @@ def _inputs(r: Results) -> list[dict]:
          "source": hw.source_of("memory.capacity").short()},
         {"what": "engine memory reserve", "symbol": "", "value": f"{hw.memory_reserve:.0%}",
          "source": "the spec (engine.memory_reserve)" if s.engine_reserve_given else MEMORY_RESERVE_SOURCE},
+        {"what": "engine activation workspace (per GPU)", "symbol": "", "value": _workspace_value(s),
+         "source": _workspace_source(s)},
         {"what": "memory the model may use", "symbol": "C", "value": fmt.size(hw.usable),
-         "source": "the capacity less the engine's reserve: every fit decision uses it"},
+         "source": "the capacity less the engine's reserve and activation workspace: every fit decision uses it"},
     ]
     if s.parallelism is not None:  # the serial estimate's fixed costs per kernel (chapter 6)
         k, given = hw.kernels, set(s.engine_given)

@@ -134,6 +134,17 @@ const GR_MODEL = (function () {
     return a.kind === "mla" ? (2 * a.kv_lora_rank + a.qk_rope_head_dim) / 2.0 : m.head_dim;
   }
 
+  /** One engine step's activations on one GPU of the layout (objects.activation_workspace, formulas.memory):
+   * T_w 2 (2 d + 3 d_ff / n_TP) + n_sq V 4. */
+  function workspace(hw, m, par) {
+    const tp = par ? par.tp : 1;
+    return (hw.max_batched_tokens || 0) * 2.0 * (2.0 * m.hidden_size + 3.0 * m.ffn_size / tp)
+      + (hw.max_sequences || 0) * m.vocab_size * 4.0;
+  }
+
+  /** Memory the model may use on one GPU (Hardware.usable): the capacity less the reserve and the workspace. */
+  function usable(hw, m, par) { return hw.capacity * (1 - (hw.memory_reserve || 0)) - workspace(hw, m, par); }
+
   // ------------------------------------------------------------------------------------ inputs of one accounting
   /** Bytes per weight of one format (load.spec.format_bytes): block scales included, a group's fp16 scale for int. */
   function formatBytes(f, group, t) {
@@ -206,7 +217,7 @@ const GR_MODEL = (function () {
     }
     const b = meanBytes(wb, n - routedParameters({N: n, N_a: nA}, pc, accounting, m), routedParameters({N: n, N_a: nA}, pc,
       accounting, m));  // every weight the card holds
-    const card = {P: hw.dense[p.compute], W: hw.bandwidth, C: hw.capacity * (1 - (hw.memory_reserve || 0)), N: n, N_a: nA, N_e: nE, N_p: nP,
+    const card = {P: hw.dense[p.compute], W: hw.bandwidth, C: usable(hw, m, inp.parallelism), N: n, N_a: nA, N_e: nE, N_p: nP,
       L: m.layers, d: m.hidden_size, H_q: m.heads, H_kv: m.kv_heads, d_h: headDimForFlops(m), d_ff: m.ffn_size,
       V: m.vocab_size, G: m.heads / m.kv_heads, b: b, b_kv: bKv,
       c: m.layers * kvElementsPerTokenLayer(m) * bKv, a: inp.workloads.activation_bytes || 0.0};
@@ -754,5 +765,5 @@ const GR_MODEL = (function () {
 
   return {evaluate: evaluate, decision: decision, levers: levers, key: key, physical: physical, call: call, makeEnv: makeEnv,
     readAt: readAt, ONE_CUT: ONE_CUT, weightBytes: weightBytes, meanBytes: meanBytes, weightsLabel: weightsLabel,
-    parameterCount: parameterCount, localLayers: localLayers, prefillHeadDim: prefillHeadDim, picks: picks, usdPerMtok: usdPerMtok, NO_FIT: NO_FIT};
+    parameterCount: parameterCount, localLayers: localLayers, prefillHeadDim: prefillHeadDim, picks: picks, usdPerMtok: usdPerMtok, usable: usable, NO_FIT: NO_FIT};
 })();

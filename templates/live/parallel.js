@@ -315,7 +315,7 @@ const GR_PARALLEL = (() => {
           x.decode_tokens_per_s_replica = b / x.decode_time_bound;
           x.decode_tokens_per_s_gpu = b / (x.decode_time_bound * out.replica_gpus);
           const fit = order.find(l => call("memory_per_gpu", Object.assign({}, base, {c: cHeld, n_TP: l[2], n_PP: pipelineSplit(m.layers, l[1]), n_St: l[1],
-            n_EP: 1.0, rho_x: 0.0, s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(l[2], m.kv_heads), B: b, S: s})) <= hw.capacity * (1 - (hw.memory_reserve || 0)));
+            n_EP: 1.0, rho_x: 0.0, s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(l[2], m.kv_heads), B: b, S: s})) <= M.usable(hw, m, {tp: l[2]}));
           x.min_gpus_to_fit = fit ? fit[0] : null;
           return x;
         });
@@ -391,7 +391,7 @@ const GR_PARALLEL = (() => {
   function decodeRows(res, inp, price) {
     const lead = res.lead, w = inp.workloads, p = res.parallel, g = p.decode[lead], per = p.perContext[lead];
     const gpus = p.replica_gpus, weightsFit = (p.scalars[lead].weight_bytes_per_gpu || 0)
-      <= inp.hardware.capacity * (1 - (inp.hardware.memory_reserve || 0));
+      <= M.usable(inp.hardware, inp.model, inp.parallelism);
     return M.picks(w.decode_batch, per.capacity_batch_replica, w.decode_context.length).map(ij => {
       const i = ij[0], j = ij[1], b = w.decode_batch[i], s = w.decode_context[j], time = g.decode_time_bound[i][j];
       const l = {compute: g.decode_time_compute_gpu[i][j], bandwidth: g.decode_time_memory_gpu[i][j], interconnect: g.decode_time_comm[i][j]};

@@ -1,0 +1,108 @@
+"""The engine's activation workspace (issue 27, "Headroom"): one step's activations come off the memory the KV cache
+gets, in every fit decision, beside the reserve.
+
+Facts copied here, with their sources:
+* Llama 3.1 70B (meta-llama/Llama-3.1-70B config.json): hidden_size 8192, intermediate_size 28672, vocab_size 128256.
+* vLLM profiles one forward pass of max_num_batched_tokens tokens before it sizes the KV cache (V1
+  gpu_worker.determine_available_memory); the logits are computed only at the sampled positions (logits_indices,
+  one a sequence), at most max_num_seqs rows, upcast to float32 by the sampler.  Defaults taken: 8192 tokens
+  (V1 chunked prefill), 256 sequences (docs.vllm.ai engine arguments).
+"""
+
+from __future__ import annotations
+
+from genreport.formulas import memory
+from genreport.formulas.glossary import sym
+from genreport.load.loader import load_report
+from genreport.load.objects import activation_workspace
+from genreport.model.env import usable_at
+from genreport.model.evaluate import evaluate
+from genreport.model.plan import point
+
+GB = 1e9
+
+SPEC = """\
+kind: report
+name: ws
+title: Workspace test
+hardware: h100-sxm
+model: llama-3.1-70b
+precision: bf16
+engine: {engine}
+parallelism: {{tp: 8}}
+workloads:
+  decode: {{batch: [1, 64], context: [8k]}}
+"""
+
+# Llama 3.1 70B tp 8, bf16, 8192 tokens and 256 sampled sequences, by hand:
+#   residual + normed hidden state  8192 x 2 x 8192 x 2 B            = 268,435,456 B
+#   FFN gate, up and their product  8192 x 3 x 28672 / 8 x 2 B       = 176,160,768 B
+#   logits at the sampled positions 256 x 128256 x 4 B               = 131,334,144 B
+HAND_70B_TP8 = 268_435_456 + 176_160_768 + 131_334_144  # 575,930,368 B = 0.576 GB
+
+
+def _spec(tmp_path, engine="{memory_reserve: 0.1}"):
+    path = tmp_path / "ws.yaml"
+    path.write_text(SPEC.format(engine=engine), encoding="utf-8")
+    return load_report(path)
+
+
+def test_the_formula_is_the_hand_count_and_the_numeric_mirror(tmp_path):
+    expr = memory.activation_workspace()
+    at = {sym("T_w"): 8192, sym("n_sq"): 256, sym("d"): 8192, sym("d_ff"): 28672, sym("V"): 128256, sym("n_TP"): 8}
+    assert float(expr.subs(at)) == HAND_70B_TP8
+    # the logits of every token of the step (8192 x 128256 x 4 B = 4.2 GB) would be 7 times the whole workspace
+    assert 8192 * 128256 * 4 > 7 * HAND_70B_TP8
+    model = _spec(tmp_path).model
+    assert (model.hidden_size, model.ffn_size, model.vocab_size) == (8192, 28672, 128256)
+    assert activation_workspace(model, 8, 8192, 256) == HAND_70B_TP8
+    assert activation_workspace(model, 1, 8192, 256) == float(expr.subs(at | {sym("n_TP"): 1}))
+    assert activation_workspace(model, 1, 8192, 256) > 2 * HAND_70B_TP8  # the FFN's share is split tp ways
+
+
+def test_every_fit_decision_gives_the_cache_what_is_left(tmp_path):
+    spec = _spec(tmp_path)
+    hw = spec.hardware
+    assert hw.workspace == HAND_70B_TP8
+    assert hw.usable == hw.capacity * 0.9 - HAND_70B_TP8
+    assert usable_at(hw, spec.model, 8) == hw.usable
+    r = evaluate(spec)
+    assert r.scalars[r.lead]["capacity"] == hw.usable
+    none = _spec(tmp_path, "{memory_reserve: 0.1, max_batched_tokens: 0, max_sequences: 0}")
+    assert none.hardware.workspace == 0 and none.hardware.usable == none.hardware.capacity * 0.9
+    # the replica's KV tokens: the workspace's bytes fewer on every GPU, at its KV bytes per token per GPU
+    c_gpu = 80 * 2 * 8 * 128 * 2 / 8  # L 2 H_kv d_h b_kv over tp 8 (H_kv = 8 = tp: one KV head a GPU)
+    lost = (none.hardware.usable - hw.usable) / c_gpu
+    assert abs(lost - HAND_70B_TP8 / c_gpu) < 1e-6
+    # the plan's point at the report's layout sees the same memory
+    p_with = point(spec.model, hw, spec.precision, spec.parallelism, 1, 8192)
+    p_without = point(none.model, none.hardware, none.precision, none.parallelism, 1, 8192)
+    assert p_with.capacity_batch < p_without.capacity_batch
+
+
+def test_the_inputs_table_shows_it(tmp_path):
+    from genreport.present.render import _inputs
+    r = evaluate(_spec(tmp_path, "{memory_reserve: 0.1, max_batched_tokens: 4096}"))
+    row = next(x for x in _inputs(r) if x["what"].startswith("engine activation workspace"))
+    assert "4,096 tokens, 256 sequences, tp 8" in row["value"]
+    assert "engine.max_batched_tokens" in row["source"]
+
+
+def test_plan_counts_it_at_each_layouts_tp(capsys):
+    import json
+
+    from genreport.commands.cli import main
+
+    def rows(*extra):
+        assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--context", "32k", "--gpus", "2",
+                     "--format", "json", *extra]) == 0
+        return {(r["precision"], r["tp"]): r for r in json.loads(capsys.readouterr().out)["rows"]}
+
+    with_ws, without = rows(), rows("--max-batched-tokens", "0")
+    # int4 weights, bf16 KV, tp 2: 70.6e9 x 0.5 B / 2 = 17.65e9 B of weights a GPU; the workspace at tp 2 (8192 tokens,
+    # 256 sequences) is 8192 x 2 x (2 x 8192 + 3 x 28672 / 2) + 256 x 128256 x 4 = 1,104,412,672 B a GPU, and
+    # one sequence of 32k holds 32768 x 80 x 2 x 8 x 128 x 2 / 2 = 5.369e9 B a GPU: (0.9 x 85.90e9 - 17.65e9) /
+    # 5.369e9 = 11.1 -> 11 sequences without it, (77.31e9 - 17.65e9 - 1.104e9) / 5.369e9 = 10.9 -> 10 with it
+    assert 8192 * 2 * (2 * 8192 + 3 * 28672 / 2) + 256 * 128256 * 4 == 1_104_412_672
+    assert without[("int4", 2)]["batch"] == 11 and with_ws[("int4", 2)]["batch"] == 10
+    assert all(with_ws[k]["batch"] <= without[k]["batch"] for k in with_ws)
