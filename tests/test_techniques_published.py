@@ -58,6 +58,13 @@ def at(expr, env, **values):
     return float(expr.subs({sym(k): v for k, v in {**env, **values}.items()}))
 
 
+def over(expr, env, *names):
+    """``expr`` with ``env`` substituted, as a function of ``names`` (one substitution, not one per point)."""
+    import sympy as sp
+
+    return sp.lambdify([sym(n) for n in names], expr.subs({sym(k): v for k, v in env.items() if k not in names}))
+
+
 def verify_bound(env, batch, context, width, tokens):
     """The strict bound on a speed-up at ``batch``: ``tokens`` yielded per verify step of ``width`` tokens per
     sequence, the draft free: E t(B) / t_v(B) with t_v the verify step's max(FLOPs / P, bytes / W)."""
@@ -229,8 +236,11 @@ def test_distserve_gain_comes_from_what_the_roofline_leaves_out():
         t_p = at(t.prefill_alone_time(), env, S=0, **v)
         context = prompt + output / 2
         fits = int((env["C"] - env["N"] * env["b"]) / ((prompt + output) * env["c"]))
-        step = {B: at(t.decode_step_time(), env, B=B, S=context) for B in range(1, fits + 1)}
-        agg = max(B for B in step if at(t.aggregated_tpot(), {}, t_s=step[B], B=B, t_p=t_p, T_out=output) <= theta)
+        step_at, tpot_at = over(t.decode_step_time(), {**env, "S": context}, "B"), \
+            over(t.aggregated_tpot(), {"t_p": t_p, "T_out": output}, "t_s", "B")
+        step = {B: float(step_at(B)) for B in range(1, fits + 1)}
+        assert step[fits] == pytest.approx(at(t.decode_step_time(), env, B=fits, S=context), rel=1e-12)
+        agg = max(B for B in step if float(tpot_at(step[B], B)) <= theta)
         dis = max(B for B in step if step[B] <= theta)
         per_gpu_agg = agg / ((output - 1) * at(t.aggregated_tpot(), {}, t_s=step[agg], B=agg, t_p=t_p, T_out=output))
         per_gpu_dis = 1 / (t_p + (output - 1) * step[dis] / dis)  # one request's prefill and decode GPU-seconds
