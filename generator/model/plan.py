@@ -393,11 +393,10 @@ class Point:
     prefill_serial: float = math.nan  # s, serialized estimate of the same prefill (nan without a prompt)
 
 
-def point(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batch: float, context: float,
-          prompt: float | None = None, accounting: str = "seed") -> Point:
-    """Decode (and prefill) bounds of ``model`` on ``hw`` laid out as ``par`` at one batch and context."""
-    q = load()
-    env = make_env(hw, model, precision, accounting)
+def _at_layout(env, model: Model, hw: Hardware, precision: Precision, par: Parallelism, context: float,
+               accounting: str) -> tuple[dict, float, dict]:
+    """The layout's values (``C`` the usable memory per GPU at its tp), that memory, and the values at one
+    context (its KV bytes per token ``c`` and head dimension): what :func:`point` and :func:`layout_bound` read."""
     links, _ = choose_links(hw, par)
     base = layout_values(env.values, model, par, links, precision, accounting, env.pc, kernels=hw.kernels)
     base["C"] = usable = usable_at(hw, model, par.tp)
@@ -405,6 +404,16 @@ def point(model: Model, hw: Hardware, precision: Precision, par: Parallelism, ba
         ctx = env.at(context=float(context))
         cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(ctx["c"])[0]),
                   d_h=np.float64(np.ravel(ctx["d_h"])[0]))
+    return base, usable, cv
+
+
+def point(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batch: float, context: float,
+          prompt: float | None = None, accounting: str = "seed") -> Point:
+    """Decode (and prefill) bounds of ``model`` on ``hw`` laid out as ``par`` at one batch and context."""
+    q = load()
+    env = make_env(hw, model, precision, accounting)
+    base, usable, cv = _at_layout(env, model, hw, precision, par, context, accounting)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         w_gpu = float(q["weight_bytes_per_gpu"](base))
         cap = float(q["capacity_batch_replica"](cv))
         v = at_batch(dict(cv, c=_read_c(env, cv["S"])), env.with_layout(par), float(batch))
@@ -452,13 +461,8 @@ def layout_bound(model: Model, hw: Hardware, precision: Precision, par: Parallel
     reads the experts one token picks (every token of the batch picking the same: the fewest bytes)."""
     q = load()
     env = env or make_env(hw, model, precision, accounting)
-    links, _ = choose_links(hw, par)
-    base = layout_values(env.values, model, par, links, precision, accounting, env.pc, kernels=hw.kernels)
-    base["C"] = usable = usable_at(hw, model, par.tp)
+    base, usable, cv = _at_layout(env, model, hw, precision, par, context, accounting)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        ctx = env.at(context=float(context))
-        cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(ctx["c"])[0]),
-                  d_h=np.float64(np.ravel(ctx["d_h"])[0]))
         fits = float(q["weight_bytes_per_gpu"](base)) <= usable
         cap = max(float(q["capacity_batch_replica"](cv)), 0.0)
         t_dec, binds = math.nan, ""
