@@ -283,6 +283,19 @@ def test_base_specs_build():
         assert check_once(folder, [], ("none", 0, "")) == "report"
 
 
+def test_an_ffn_so_wide_its_workspace_fills_the_gpu_builds():
+    """Found by test_fuzz_full: an FFN of 49,994,710 makes the engine's activation workspace (8,192 tokens of
+    3 d_ff) larger than the H100's memory, so the usable memory per GPU is negative; page 1's "how many GPUs"
+    row divided the weights by ceil(weights / usable) = 0 (ZeroDivisionError). No count of GPUs fits then, and the
+    row is left out."""
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        (folder / "hardware").mkdir()
+        (folder / "models").mkdir()
+        assert check_once(folder, [("model", "plausible", ("ffn", "size"), 49994710, "", "")], ("none", 0, "\t")) \
+            == "report"
+
+
 def test_fuzz_quick():
     outcomes = run_fuzz(int(os.environ.get("GENREPORT_FUZZ_QUICK", "60")), derandomize=True)
     assert outcomes["error"] > 0

@@ -52,7 +52,8 @@ def fit_options(r) -> list[dict]:
                     "weight_bytes": layout["weight_bytes_per_gpu"], "capacity": cap, "fits": True,
                     "gpus": layout["gpus"], "time": layout["time_bound"],
                     "tokens_per_s_gpu": layout["tokens_per_s_gpu"]})
-    else:  # no link in the spec: an even split of the weights, with one sequence of the first context
+    elif cap > 0:  # no link in the spec: an even split of the weights, with one sequence of the first context
+        # (none where the engine's reserve and activation workspace leave a GPU no memory: no count of GPUs fits)
         c = sc["kv_bytes_per_token"] or 0.0
         s0 = spec.workloads.decode_context[0] if spec.workloads.decode_context else 0
         n = math.ceil((weights + c * s0) / cap)
