@@ -392,14 +392,14 @@ TEXT = st.one_of(st.text(alphabet="0123456789.-+eExXbBoO_:[],'\"#&*!|>%@ ~?{}tTr
                  st.text(max_size=6))
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=4, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(st.lists(TEXT, min_size=300, max_size=300))
 def test_a_value_the_page_reads_is_the_value_the_loader_reads(texts):
     """The page reads a --set value as YAML does (yamlread.scalar) or not at all: 010 is octal, 1_000 is 1000, yes is
     true there; the page refuses what it cannot read the same way."""
     fixed = ["010", "1_000", "0x1f", "0b11", "1:30", ".5", ".inf", "-.inf", "yes", "Off", "TRUE", "tRue", "08", "1e3",
              "1.e5", "+.5", "[1, 2]", "[1,2]", "[ ]", "[1, ]", "[1, [2]]", "'a''b'", "\"a\\tb\"", "'a'", " 5 ", "a: b",
-             "a #b", "a#b", "&x 5", "~", "null", "- 5", "[a: 1]", "4.8 TB/s", "1" * 5000, "[" + "1, " * 2000 + "1]"]
+             "a #b", "a#b", "&x 5", "~", "null", "- 5", "\ufeff", " \ufeff ", "\ufeff5", "[a: 1]", "4.8 TB/s", "1" * 5000, "[" + "1, " * 2000 + "1]"]
     texts = fixed + texts
     read = node([], texts)["read"]
     assert len(read) == len(texts)
@@ -426,7 +426,7 @@ def same(js, py) -> bool:
     return js == py
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=4, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(st.lists(st.text(alphabet="abmodelhrwp._ \t\u00a0\ufeff1=", min_size=1, max_size=14), min_size=150,
                 max_size=150))
 def test_a_path_the_page_reads_is_the_path_the_loader_reads(keys):

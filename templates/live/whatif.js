@@ -65,7 +65,9 @@ const GR_WHATIF = (function () {
     if (parts.length === 3 && parts[0] === "hardware" && parts[1] === "peak"
       && ["dense", "sparse", "source"].indexOf(parts[2]) < 0) parts.splice(2, 0, "dense");
     const raw = text.slice(at + 1);
-    return [parts.join("."), raw.trim() ? scalar(raw) : "", raw];
+    // empty as Python's str.strip() sees it: JavaScript's trim() also drops U+FEFF, which Python keeps (and YAML
+    // reads as a byte-order mark), so a lone U+FEFF goes to scalar(), which refuses it
+    return [parts.join("."), raw.replace(/\ufeff/g, "\u0001").trim() ? scalar(raw) : "", raw];
   }
 
   function show(v) {  // yamlread.show
