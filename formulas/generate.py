@@ -30,7 +30,6 @@ def _function(src: str, name: str) -> str:
 
 
 def module_text() -> str:
-    from .quantities import DEFS
     from .sensitivity import HEADLINE, build
 
     head = [
@@ -46,7 +45,7 @@ def module_text() -> str:
         "",
     ]
     funcs, quantities, elasticities = [], [], []
-    for part in _parts(len(DEFS)):
+    for part in _parts():
         for func, line in part:
             funcs.append(func)
             quantities.append(line)
@@ -72,13 +71,15 @@ def module_text() -> str:
                       "ELASTICITIES = {", *elasticities, "}", ""])
 
 
-def _quantities(first: int, stop: int) -> list[tuple[str, str]]:
-    """(function text, QUANTITIES line) of the quantities ``DEFS[first:stop]``."""
+def _quantities(ids: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(function text, QUANTITIES line) of the quantities named ``ids``, in the order of ``DEFS``."""
     from .quantities import DEFS
 
     out = []
     with _tidy_once():
-        for q in DEFS[first:stop]:
+        for q in DEFS:
+            if q.id not in ids:
+                continue
             e = build_entry(q)
             name = f"q_{q.id}"
             fields = ", ".join(f"{k!r}: {e[k]!r}" for k in _FIELDS)
@@ -113,22 +114,33 @@ def _tidy_once():
             print(f"tidy: {calls[0]} calls, {len(memo)} expressions", file=sys.stderr)
 
 
-def _part(bounds: tuple[int, int]) -> list[tuple[str, str]]:
-    return _quantities(*bounds)
+def _estimate(qid: str) -> bool:
+    """The serial estimates and their parts (``*_serial``, ``*_estimate``, ``*_overhead``): the second process's."""
+    return qid.endswith(("_serial", "_estimate", "_overhead"))
 
 
-def _parts(count: int) -> list[list[tuple[str, str]]]:
-    """The quantities' texts, made by two processes forked here, each making one fixed half in a fresh process
-    (SymPy's factoring of the display forms is most of the 20 s; the same halves on every machine, so the bytes
-    do not depend on the number of cores).  One process where ``fork`` is missing."""
+def _parts() -> list[list[tuple[str, str]]]:
+    """The quantities' texts, made by two processes forked here, each in a fresh process: the first makes the
+    bounds and the rest, the second the serial estimates.  The split is by kind, not by position: the pipelined
+    Max of the bounds and the estimates (SymPy's ordering of Max arguments) is most of the time, and each family
+    shares its sub-expressions, so the two halves cost about the same (a split by position gave the second
+    process every pipelined formula: 40 s against 8 s).  The same halves on every machine, so the bytes do not
+    depend on the number of cores; one process where ``fork`` is missing."""
     import multiprocessing
 
-    half = (count + 1) // 2
-    bounds = [(0, half), (half, count)]
+    from .quantities import DEFS
+
+    ids = [q.id for q in DEFS]
+    parts = [tuple(i for i in ids if not _estimate(i)), tuple(i for i in ids if _estimate(i))]
     if "fork" not in multiprocessing.get_all_start_methods():
-        return [_quantities(*b) for b in bounds]
-    with multiprocessing.get_context("fork").Pool(2, maxtasksperchild=1) as pool:
-        return pool.map(_part, bounds, chunksize=1)
+        chunks = [_quantities(p) for p in parts]
+    else:
+        with multiprocessing.get_context("fork").Pool(2, maxtasksperchild=1) as pool:
+            chunks = pool.map(_quantities, parts, chunksize=1)
+    made = {}  # back in the order of DEFS
+    for part, chunk in zip(parts, chunks, strict=True):
+        made.update(zip(part, chunk, strict=True))
+    return [[made[i] for i in ids]]
 
 
 def numpy_names(code: str) -> list[str]:

@@ -5,6 +5,11 @@ usable where a fixture is not, in a parametrize list or a module constant).
 ``fuzz`` (the 2,000-example fuzz of the loader) and ``slow`` (full html,pdf,json builds killed
 mid-way) are skipped unless selected: ``pytest -m fuzz``, ``pytest -m slow``, or the environment
 variables GENREPORT_FUZZ=1 / GENREPORT_SLOW=1.  The default run stays quick; CI runs them as steps.
+
+With ``-n 2 --dist loadfile`` (CI) each test file goes whole to one worker, in the order collected: the slowest
+files are collected first (LONGEST, measured on the 2-core machine), so neither worker is left running one long
+file while the other has finished (longest-first scheduling).  pytest-xdist would otherwise order files by their
+number of tests, which put the five-test, 40-second PDF comparison last.
 """
 
 from __future__ import annotations
@@ -23,12 +28,40 @@ OPT_IN = {
 }
 
 
+# The slowest test files under CI's settings (GENREPORT_SLOW=1 GENREPORT_FUZZ=1), slowest first: seconds of one
+# worker measured on the 2-core machine (pytest --junitxml, summed per file).  Files not named here follow in
+# their usual order.  A stale list only costs balance, never a test.
+LONGEST = (
+    "test_regen.py",  # 40: every committed generated file made afresh (python -m genreport.regen --check)
+    "test_fastpdf.py",  # 40: every committed report printed by the stock and the fast path
+    "test_figure_labels.py",  # 40: every figure of 13 reports, wide and narrow
+    "test_splitlayout.py",  # 30
+    "test_fastlayout.py",  # 25
+    "test_hostile_cache.py",  # 20
+    "test_techniques_published.py",  # 16
+    "test_report.py",  # 15
+    "test_audit.py",  # 15
+    "test_atomic_write.py",  # 15
+    "test_colwidths.py",  # 13
+    "test_figure_processes.py",  # 12
+    "test_mathship.py",  # 12
+    "test_print_layout.py",  # 12
+    "test_fuzz_specs.py",  # 12
+    "test_golden.py",  # 10
+    "test_splitpaint.py",  # 10
+)
+
+
 def pytest_configure(config):
+    if hasattr(config.option, "loadscopereorder"):  # pytest-xdist: keep the order below (see the module's docstring)
+        config.option.loadscopereorder = False
     for marker, (env, what) in OPT_IN.items():
         config.addinivalue_line("markers", f"{marker}: {what}; run with 'pytest -m {marker}' or {env}=1")
 
 
 def pytest_collection_modifyitems(config, items):
+    rank = {name: k for k, name in enumerate(LONGEST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST)))  # stable: each file's own order is kept
     selected = config.getoption("markexpr") or ""
     for marker, (env, what) in OPT_IN.items():
         if marker in selected or os.environ.get(env) == "1":

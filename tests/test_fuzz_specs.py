@@ -303,12 +303,12 @@ def test_fuzz_quick():
 
 @pytest.mark.fuzz
 def test_fuzz_full():
-    """1,200 examples (about 11 s on this 2-core machine; GENREPORT_FUZZ_EXAMPLES sets more); run with ``pytest -m fuzz``.
+    """500 examples (about 10 s on this 2-core machine; GENREPORT_FUZZ_EXAMPLES sets more); run with ``pytest -m fuzz``.
 
     The examples are the same every run (derandomized) so CI is reproducible; GENREPORT_FUZZ_RANDOM=1 draws new
     ones each run, for hunting bugs locally.
     """
-    n = int(os.environ.get("GENREPORT_FUZZ_EXAMPLES", "1200"))
+    n = int(os.environ.get("GENREPORT_FUZZ_EXAMPLES", "500"))
     t = time.perf_counter()
     outcomes = run_fuzz(n, derandomize=os.environ.get("GENREPORT_FUZZ_RANDOM") != "1")
     elapsed = time.perf_counter() - t
