@@ -85,7 +85,8 @@ def test_each_technique_is_a_row_with_its_formula(report):
 def test_goodput_meets_the_target_exactly(report):
     r, _ = report
     n = r.serving["techniques"]["numbers"]
-    assert n["goodput_rate"] == min(n["goodput_rate_tpot"], n["goodput_rate_compute"], n["goodput_rate_capacity"])
+    assert n["goodput_rate"] == min(n["goodput_rate_tpot"], n["goodput_rate_compute"], n["goodput_rate_capacity"],
+                                    n["chunk_budget_rate"])
     # at the TPOT-limited rate the steady step time is the target (50 ms): the solved rate solves its equation
     env = r.envs[r.lead].at(batch=1.0, context=4096.0)
     values = {sym(k): float(v) for k, v in env.items() if k in ("N", "N_e", "b", "c", "a", "W")}
@@ -96,6 +97,47 @@ def test_goodput_meets_the_target_exactly(report):
         2 * 511 * n["steady_step_time"])
 
 
+# Hand counts per GPU of tp 8 (derive's tests use the same): Llama 3.1 70B in fp8, Meta's 70.6e9 parameters at 1 B,
+# 80 layers x 2 x 8 KV heads x 128 x 1 B of KV per token, each GPU holding an eighth of both; H100 SXM 3.35 TB/s;
+# C = 80 GiB less vLLM's 10% reserve and one engine step's activations (8,192 tokens x 2 B x (2 x 8,192 +
+# 3 x 28,672 / 8) + 256 sampled positions x 128,256 x 4 B of fp32 logits = 575,930,368 B, formulas.memory).
+NB, C_KV, W = 70.6e9 / 8, 163840 / 8, 3.35e12
+CAP = 0.9 * 80 * 2**30 - (8192 * 2 * (2 * 8192 + 3 * 28672 / 8) + 256 * 128256 * 4)
+
+
+def _request_bytes(t_in=4096, t_out=512, h=0.5, s_c=512):
+    """Q_r (request_bytes): 511 decode tokens at the mean context 4,096 + 256, the uncached half of the prompt
+    written and each of its chunks reading the prompt before it."""
+    prompt = t_in * (1 - h)
+    return (t_out - 1) * (t_in + t_out / 2) * C_KV + prompt * C_KV * (1 + (t_in * (1 + h) - s_c) / (2 * s_c))
+
+
+def test_the_goodput_takes_the_least_of_four_ceilings_per_replica_and_per_gpu(report):
+    """The chapter's four ceilings by hand, per replica of tp 8 (each GPU's slice of every request): the TPOT
+    target t_s(lam) = theta, the KV capacity (the caches fill at the steady step of that rate) and the chunk budget
+    (lam T_in (1 - h_p) t_s(lam) = s_c), with t_s(lam) = N b / (W - lam Q_r); the goodput per GPU is an eighth."""
+    r, _ = report
+    n = r.serving["techniques"]["numbers"]
+    q_r = _request_bytes()
+    assert n["goodput_rate_tpot"] == pytest.approx((W - NB / 0.050) / q_r, rel=1e-6)
+    room = CAP - NB
+    assert r.envs[r.lead].values["C"] == pytest.approx(CAP, rel=1e-12)
+    assert n["goodput_rate_capacity"] == pytest.approx(room * W / (511 * 4608 * C_KV * NB + room * q_r), rel=1e-6)
+    assert n["chunk_budget_rate"] == pytest.approx(512 * W / (4096 * 0.5 * NB + 512 * q_r), rel=1e-6)
+    # 512-token chunks: the prompts fall behind (41.3 requests/s) just before the compute roof (42.2) is reached,
+    # so the chunk budget sets the goodput (without it the chapter stated the compute roof's rate)
+    assert n["chunk_budget_rate"] == pytest.approx(41.3, abs=0.05)
+    assert n["chunk_budget_rate"] < n["goodput_rate_compute"] < n["goodput_rate_capacity"] < n["goodput_rate_tpot"]
+    assert n["goodput_binds"] == "chunk budget" and n["goodput_rate"] == n["chunk_budget_rate"]
+    assert n["replica_gpus"] == 8 and n["goodput_rate_per_gpu"] == pytest.approx(n["goodput_rate"] / 8, rel=1e-12)
+    # chunks of 2,048 tokens: the budget moves past the compute roof, which binds
+    wide = evaluate(load_report(report[1], overrides=["serving.chunk=2048"]))
+    m = wide.serving["techniques"]["numbers"]
+    assert m["chunk_budget_rate"] == pytest.approx(2048 * W / (4096 * 0.5 * NB + 2048 * _request_bytes(s_c=2048)),
+                                                   rel=1e-6)
+    assert m["goodput_binds"] == "compute roof" and m["goodput_rate"] == m["goodput_rate_compute"]
+
+
 def test_the_chapter_and_results_json_state_them(report, tmp_path):
     _, path = report
     assert main([str(path), "--format", "json,html", "-o", str(tmp_path), "-q"]) == 0
@@ -104,6 +146,11 @@ def test_the_chapter_and_results_json_state_them(report, tmp_path):
     html = (tmp_path / "sv" / "report.html").read_text()
     assert "What serving engines do to it" in html and "speculative decoding" in html
     assert "vLLM chunked prefill documentation" in html
+    assert "the chunk budget\n(41 requests/s" in html  # the fourth ceiling, stated and binding, per replica and GPU
+    assert "(8 GPUs, each computing its slice of every request) is the least of the four: <strong>41 requests/s" \
+           "</strong>, 5.16 per GPU, set by the chunk budget." in html
+    tq = doc["serving"]["techniques"]["numbers"]
+    assert tq["goodput_binds"] == "chunk budget" and tq["chunk_budget_rate"] == tq["goodput_rate"]
 
 
 @pytest.mark.parametrize("bad, message", [

@@ -28,6 +28,20 @@ CHUNK_SOURCE = ("vLLM chunked prefill documentation, pull request 4580 (2024): m
                 "the best ITL/TTFT balance on A100; Sarathi-Serve, OSDI 2024")
 
 
+# The ceilings the chapter's goodput takes the least of (formulas/techniques.py), each with the words that say it binds;
+# all rates of one replica, from one GPU's slice of the layout (every GPU of a replica carries its share of each
+# request).
+CEILINGS = {"goodput_rate_tpot": "TPOT target", "goodput_rate_compute": "compute roof",
+            "goodput_rate_capacity": "KV capacity", "chunk_budget_rate": "chunk budget"}
+
+
+def _replica_gpus(r) -> int:
+    """GPUs of one replica of the spec's layout (tp x pp; 1 without a layout): a replica's rate over these is the
+    rate per GPU."""
+    par = r.spec.parallelism
+    return int(par.replica_gpus) if par is not None else 1
+
+
 def _inputs(r, batch: float, context: float) -> dict:
     """One GPU's glossary values at (batch, context) with the serving block's technique inputs."""
     sv = r.spec.serving
@@ -175,12 +189,15 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     env_s = dict(env)
     if sv.tpot is not None:
         env_s["theta"] = sv.tpot
-        rates = {k: physical(k, _eval(r, k, env_s), "")[0]
-                 for k in ("goodput_rate_tpot", "goodput_rate_compute", "goodput_rate_capacity")}
-        found = [v for v in rates.values() if v is not None and v > 0]
-        goodput = min(found) if len(found) == 3 else None
-        binding = min(rates, key=lambda k: rates[k] if rates[k] is not None and rates[k] > 0 else math.inf)
-        numbers.update({"goodput_rate": goodput, "goodput_binds": binding.removeprefix("goodput_rate_"), **rates})
+        rates = {k: physical(k, _eval(r, k, env_s), "")[0] for k in CEILINGS}
+        rates = {k: v if v is not None and v > 0 else None for k, v in rates.items()}  # none: no rate at all
+        found = [v for v in rates.values() if v is not None]
+        goodput = min(found) if len(found) == len(CEILINGS) else None
+        binding = min(rates, key=lambda k: rates[k] if rates[k] is not None else -math.inf)
+        gpus = _replica_gpus(r)
+        numbers.update({"goodput_rate": goodput, "goodput_binds": CEILINGS[binding], **rates,
+                        "goodput_rate_per_gpu": goodput / gpus if goodput is not None else None,
+                        "replica_gpus": gpus})
         blocks["tech_goodput"] = _block(r, "tech_goodput", "goodput_rate_tpot", env_s, {})
     if sv.rate is not None:
         env_s["lam"] = sv.rate

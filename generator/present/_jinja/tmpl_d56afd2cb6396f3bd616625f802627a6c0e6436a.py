@@ -15,6 +15,7 @@ def root(context, missing=missing):
     l_0_best = resolve('best')
     l_0_figs = resolve('figs')
     l_0_fx = resolve('fx')
+    l_0_tn = resolve('tn')
     l_0_ra = resolve('ra')
     l_0_why = resolve('why')
     l_0_formula = l_0_figure = missing
@@ -67,7 +68,7 @@ def root(context, missing=missing):
         def t_8(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
-    included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'best': l_0_best, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'ra': l_0_ra, 'why': l_0_why})
+    included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'best': l_0_best, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'ra': l_0_ra, 'tn': l_0_tn, 'why': l_0_why})
     l_0_formula = getattr(included_template, 'formula', missing)
     if l_0_formula is missing:
         l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s9_serving.html.j2') does not export the requested name 'formula'", name='formula')
@@ -409,20 +410,68 @@ def root(context, missing=missing):
                 pass
                 yield "<p>Continuous batching in steady state: requests arriving at λ per second keep\nλ (T<sub>out</sub> − 1) t<sub>s</sub> sequences decoding (Little's law), so the memory ledger of a step grows with its own length; the\nhighest rate whose step meets the TPOT target is</p>\n"
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput'), False))
-                yield '\n<p>With the compute roof ('
-                yield escape(t_5(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_compute')))
-                yield ' requests/s) and the KV capacity\n('
-                yield escape(t_5(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_capacity')))
-                yield ' requests/s) beside it, the goodput of one replica is '
-                if environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'):
+                yield '\n'
+                l_0_tn = environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers')
+                context.vars['tn'] = l_0_tn
+                context.exported_vars.add('tn')
+                yield '<p>Beside it stand the compute roof ('
+                if (not t_8(environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'goodput_rate_compute'))):
                     pass
-                    yield '<strong>'
-                    yield escape(t_5(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate')))
-                    yield ' requests/s</strong>, set by the '
-                    yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_binds'))
+                    yield escape(t_5(environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'goodput_rate_compute')))
+                    yield ' requests/s'
                 else:
                     pass
+                    yield 'none'
+                yield '), the KV capacity\n('
+                if (not t_8(environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'goodput_rate_capacity'))):
+                    pass
+                    yield escape(t_5(environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'goodput_rate_capacity')))
+                    yield ' requests/s'
+                else:
+                    pass
+                    yield 'none'
+                yield ": the rate where the running sequences' caches fill, at the steady step of that rate) and the chunk budget\n("
+                if (not t_8(environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'chunk_budget_rate'))):
+                    pass
+                    yield escape(t_5(environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'chunk_budget_rate')))
+                    yield ' requests/s'
+                else:
+                    pass
+                    yield 'none'
+                yield ": past it a step's "
+                yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
+                yield ' prompt tokens fall behind the arrivals and the prompts queue without end).\nThe goodput of one replica'
+                if (environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'replica_gpus') > 1):
+                    pass
+                    yield ' ('
+                    yield escape(environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'replica_gpus'))
+                    yield ' GPUs, each computing its slice of every request)'
+                elif (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp') > 1):
+                    pass
+                    yield ' (one GPU, one of '
+                    yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp'))
+                    yield ' replicas)'
+                yield ' is the least of the four: '
+                if environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'goodput_rate'):
+                    pass
+                    yield '<strong>'
+                    yield escape(t_5(environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'goodput_rate')))
+                    yield ' requests/s</strong>'
+                    if (environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'replica_gpus') > 1):
+                        pass
+                        yield ', '
+                        yield escape(t_5(environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'goodput_rate_per_gpu')))
+                        yield ' per GPU'
+                    yield ', set by the '
+                    yield escape(environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'goodput_binds'))
+                elif (environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'goodput_binds') == 'TPOT target'):
+                    pass
                     yield "none: the target is below the weights' stream time"
+                else:
+                    pass
+                    yield 'none: the '
+                    yield escape(environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'goodput_binds'))
+                    yield ' allows no rate'
                 yield '.'
                 if ('rate' in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers')):
                     pass
@@ -498,4 +547,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=70&2=79&4=82&5=84&6=88&7=96&8=108&10=110&12=114&13=118&17=125&18=143&19=151&20=155&21=162&22=169&25=179&26=199&27=213&28=228&29=234&30=241&31=261&32=284&33=290&34=296&35=302&36=323&37=335&39=337&42=340&45=347&48=351&49=359&50=367&51=371&54=387&56=399&57=402&61=404&63=406&64=408&67=411&68=413&69=415&70=443&71=452&72=454&73=468&74=480&75=490&78=493&79=495'
+debug_info = '1=71&2=80&4=83&5=85&6=89&7=97&8=109&10=111&12=115&13=119&17=126&18=144&19=152&20=156&21=163&22=170&25=180&26=200&27=214&28=229&29=235&30=242&31=262&32=285&33=291&34=297&35=303&36=324&37=336&39=338&42=341&45=348&48=352&49=360&50=368&51=372&54=388&56=400&57=403&61=405&63=407&64=409&67=412&68=414&69=426&70=434&71=444&72=492&73=501&74=503&75=517&76=529&77=539&80=542&81=544'
