@@ -124,6 +124,9 @@ def test_the_goodput_takes_the_least_of_four_ceilings_per_replica_and_per_gpu(re
     assert r.envs[r.lead].values["C"] == pytest.approx(CAP, rel=1e-12)
     assert n["goodput_rate_capacity"] == pytest.approx(room * W / (511 * 4608 * C_KV * NB + room * q_r), rel=1e-6)
     assert n["chunk_budget_rate"] == pytest.approx(512 * W / (4096 * 0.5 * NB + 512 * q_r), rel=1e-6)
+    # prefix caching, per replica as well: the shared half of the prompt held once, at the last context 4,607
+    assert n["prefix_capacity_after"] == int((CAP - NB - 0.5 * 4096 * C_KV) / ((4607 - 2048) * C_KV))
+    assert n["prefix_capacity_before"] == int((CAP - NB) / (4607 * C_KV))
     # 512-token chunks: the prompts fall behind (41.3 requests/s) just before the compute roof (42.2) is reached,
     # so the chunk budget sets the goodput (without it the chapter stated the compute roof's rate)
     assert n["chunk_budget_rate"] == pytest.approx(41.3, abs=0.05)
@@ -172,3 +175,45 @@ def test_bad_technique_inputs_name_the_line(tmp_path, capsys, bad, message):
 def test_no_serving_block_no_techniques(tmp_path):
     r = evaluated("llama8b-h100.yaml")
     assert r.serving is None and not any(k.startswith("tech_") for k in r.blocks)
+
+
+@pytest.fixture(scope="module")
+def ceilings():
+    """The single-card formulas of the chapter's steady state and chunked step, and each put through
+    formulas.layout.sliced, as functions of their symbols' names (solved once for the module)."""
+    import sympy as sp
+    from genreport.formulas.layout import sliced
+
+    exprs = {"goodput_rate_tpot": t.goodput_rate_tpot(), "goodput_rate_compute": t.goodput_rate_compute(),
+             "goodput_rate_capacity": t.goodput_rate_capacity(), "chunk_budget_rate": t.chunk_budget_rate(),
+             "chunked_step_time": t.mixed_time(C_p=sym("s_c"))}
+
+    def fn(expr):
+        names = sorted(x.name for x in expr.free_symbols)
+        f = sp.lambdify([sym(x) for x in names], expr, "math")
+        return lambda known: f(*(known[x] for x in names))
+
+    return {k: (fn(e), fn(sliced(e))) for k, e in exprs.items()}
+
+
+@pytest.mark.parametrize("name", ["llama70b-h100-tp8.yaml", "deepseek-v3-h200-ep8.yaml"])
+def test_the_steady_state_and_chunks_are_one_gpus_slice_of_the_layout(name, ceilings):
+    """Issue 30: chunked prefill, the steady state's ceilings and prefix caching are evaluated at the layout's
+    per-GPU slice, the frame of the report: each equals its single-card formula put through formulas.layout.sliced
+    (N, c, H_q, ... of one GPU: tp 8 splits the 70B's weights and KV heads eight ways; DeepSeek-V3's EP 8 leaves each
+    GPU a replica's attention and an eighth of the routed experts) at the whole model's values, and differs from one
+    card holding everything (but for DeepSeek-V3's compute roof: a replica of one GPU computes every active
+    parameter of its tokens).  Its rates are a replica's; per GPU over the replica's tp x pp GPUs."""
+    r = evaluated(name)
+    sv, env = r.spec.serving, r.envs[r.lead]
+    tq = r.serving["techniques"]
+    n, cut = tq["numbers"], env.cut
+    known = {**env.card, "n_TP": cut.tp, "n_PP": cut.split, "n_EP": cut.ep, "s_kv": cut.s_kv, "rho_x": cut.rho,
+             "N_x": env.n_routed(), "T_in": sv.prompt, "T_out": sv.output, "h_p": sv.prefix_hit, "s_c": sv.chunk,
+             "theta": sv.tpot, "B": tq["batch"], "S": tq["context"]}
+    for qid, (one_card, at_layout) in ceilings.items():
+        assert n[qid] == pytest.approx(at_layout(known), rel=1e-9), qid
+        if cut.share > 1 or qid != "goodput_rate_compute":
+            assert one_card(known) != pytest.approx(at_layout(known), rel=1e-3), qid  # not one card's
+    gpus = 8 if name.startswith("llama") else 1  # tp 8: one replica of 8 GPUs; dp 8 x ep 8: 8 replicas of one
+    assert n["replica_gpus"] == gpus and n["goodput_rate_per_gpu"] == pytest.approx(n["goodput_rate"] / gpus)

@@ -6,8 +6,10 @@ ends; with the formula it comes from, printed as evaluated.  Speculative decodin
 (the verify round ``verify_time_bound`` against the plain round ``decode_time_bound``, both with the collectives
 and the pipeline), and so is the KV transfer of disaggregation (over the link between two replicas,
 plan.kv_link); chunked prefill, continuous batching and prefix caching take one GPU's ledgers (the layout's slice
-of the model, the GPU's peak and bandwidth, no interconnect), and the ratios they give are applied to the
-chapter's own TTFT and TPOT (the strict bound at the layout, its communication included).
+of the model, formulas.layout.sliced of the single-card formulas, with the GPU's peak, bandwidth and memory; no
+interconnect, so still a bound), and the ratios they give are applied to the chapter's own TTFT and TPOT (the
+strict bound at the layout, its communication included).  Their rates and sequence counts are one replica's: each
+of its tp x pp GPUs carries its slice of every request, so the rate per GPU is the replica's over those GPUs.
 
 Inputs and their defaults (``serving``): ``chunk`` 512 prompt tokens a step (vLLM's default token budget with
 chunked prefill, vLLM pull request 4580: "512 has the best ITL/TTFT balance at various qps on A100"; its V1
@@ -65,6 +67,11 @@ def _eval(r, qid: str, env: dict) -> float:
 def _step(r, env: dict) -> float:
     """One plain decode step of the GPU's ledgers, at least: the larger of its memory and compute times [s]."""
     return max(_eval(r, "decode_time_memory", env), _eval(r, "decode_time_compute", env))
+
+
+def _sequences(x: float | None) -> int | None:
+    """A count of sequences that fit: whole ones (floor), 0 where the weights leave no room, None where unknown."""
+    return None if x is None else max(0, math.floor(x))
 
 
 def _block(r, name: str, qid: str, env: dict, params: dict) -> Block:
@@ -208,12 +215,15 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     # prefix caching
     if sv.prefix_hit > 0:
         keep = 1 - sv.prefix_hit
-        cap0 = physical("prefix_capacity_batch", _eval(r, "prefix_capacity_batch", {**env, "h_p": 0.0}), "floor")[0]
-        cap1 = physical("prefix_capacity_batch", _eval(r, "prefix_capacity_batch", env), "floor")[0]
+        # the weights a GPU holds (an MoE's every expert of its slice), not those one step reads
+        held = r.envs[r.lead].at(context=last)
+        env_h = dict(env, N=float(np.ravel(held["N"])[0]), b=float(np.ravel(held["b"])[0]))
+        cap0, cap1 = (_sequences(physical("prefix_capacity_batch", _eval(r, "prefix_capacity_batch", {**env_h, **h}),
+                                          "floor")[0]) for h in ({"h_p": 0.0}, {}))
         rows.append({"technique": "prefix caching", "setting": f"{sv.prefix_hit:.0%} of each prompt cached",
                      "ttft": (ttft, ttft * keep), "tpot": (tpot, tpot), "per_gpu": (per_gpu, per_gpu),
                      "usd": (usd, usd), "gain": 1 / keep,
-                     "ends": f"sequences that fit per GPU share: {cap0 or 0:,.0f} -> {cap1 or 0:,.0f} (the shared prefix "
+                     "ends": f"sequences that fit per replica: {cap0 or 0:,.0f} -> {cap1 or 0:,.0f} (the shared prefix "
                              "held once)", "note": "TTFT over the uncached part of the prompt"})
         numbers.update({"prefix_capacity_before": cap0, "prefix_capacity_after": cap1})
 

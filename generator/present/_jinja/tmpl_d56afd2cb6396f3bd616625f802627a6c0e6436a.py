@@ -344,7 +344,13 @@ def root(context, missing=missing):
                 pass
                 yield ', context '
                 yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'context')))
-            yield ". Speculative decoding and the KV transfer\nare evaluated through the layout (its collectives and pipeline included); chunked prefill, continuous batching and prefix\ncaching take one GPU's ledgers at the layout (its slice of the model, no interconnect), and their ratios are applied to\nthe bound above. Chunked prefill carries "
+            yield ". Speculative decoding and the KV transfer\nare evaluated through the layout (its collectives and pipeline included); chunked prefill, continuous batching and prefix\ncaching take one GPU's ledgers at the layout (its slice of the model, no interconnect), and their ratios are applied to\nthe bound above; their rates and sequence counts are one replica's"
+            if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus') > 1):
+                pass
+                yield ' (its '
+                yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus'))
+                yield ' GPUs each carry their slice of every request)'
+            yield '. Chunked prefill carries '
             yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
             yield ' prompt tokens a step ('
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_source'))
@@ -547,4 +553,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=71&2=80&4=83&5=85&6=89&7=97&8=109&10=111&12=115&13=119&17=126&18=144&19=152&20=156&21=163&22=170&25=180&26=200&27=214&28=229&29=235&30=242&31=262&32=285&33=291&34=297&35=303&36=324&37=336&39=338&42=341&45=348&48=352&49=360&50=368&51=372&54=388&56=400&57=403&61=405&63=407&64=409&67=412&68=414&69=426&70=434&71=444&72=492&73=501&74=503&75=517&76=529&77=539&80=542&81=544'
+debug_info = '1=71&2=80&4=83&5=85&6=89&7=97&8=109&10=111&12=115&13=119&17=126&18=144&19=152&20=156&21=163&22=170&25=180&26=200&27=214&28=229&29=235&30=242&31=262&32=285&33=291&34=297&35=303&36=324&37=336&39=338&42=341&45=348&48=358&49=366&50=374&51=378&54=394&56=406&57=409&61=411&63=413&64=415&67=418&68=420&69=432&70=440&71=450&72=498&73=507&74=509&75=523&76=535&77=545&80=548&81=550'
