@@ -15,7 +15,6 @@ def root(context, missing=missing):
     l_0_best = resolve('best')
     l_0_figs = resolve('figs')
     l_0_fx = resolve('fx')
-    l_0_tn = resolve('tn')
     l_0_ra = resolve('ra')
     l_0_why = resolve('why')
     l_0_formula = l_0_figure = missing
@@ -68,7 +67,7 @@ def root(context, missing=missing):
         def t_8(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
-    included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'best': l_0_best, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'ra': l_0_ra, 'tn': l_0_tn, 'why': l_0_why})
+    included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'best': l_0_best, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'ra': l_0_ra, 'why': l_0_why})
     l_0_formula = getattr(included_template, 'formula', missing)
     if l_0_formula is missing:
         l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s9_serving.html.j2') does not export the requested name 'formula'", name='formula')
@@ -416,30 +415,26 @@ def root(context, missing=missing):
                 pass
                 yield "<p>Continuous batching in steady state: requests arriving at λ per second keep\nλ (T<sub>out</sub> − 1) t<sub>s</sub> sequences decoding (Little's law), so the memory ledger of a step grows with its own length; the\nhighest rate whose step meets the TPOT target is</p>\n"
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput'), False))
-                yield '\n'
-                l_0_tn = environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers')
-                context.vars['tn'] = l_0_tn
-                context.exported_vars.add('tn')
-                yield '<p>Beside it stand the compute roof ('
-                if (not t_8(environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'goodput_rate_compute'))):
+                yield '\n<p>Beside it stand the compute roof ('
+                if (not t_8(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_compute'))):
                     pass
-                    yield escape(t_5(environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'goodput_rate_compute')))
+                    yield escape(t_5(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_compute')))
                     yield ' requests/s'
                 else:
                     pass
                     yield 'none'
                 yield '), the KV capacity\n('
-                if (not t_8(environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'goodput_rate_capacity'))):
+                if (not t_8(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_capacity'))):
                     pass
-                    yield escape(t_5(environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'goodput_rate_capacity')))
+                    yield escape(t_5(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_capacity')))
                     yield ' requests/s'
                 else:
                     pass
                     yield 'none'
                 yield ": the rate where the running sequences' caches fill, at the steady step of that rate) and the chunk budget\n("
-                if (not t_8(environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'chunk_budget_rate'))):
+                if (not t_8(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'chunk_budget_rate'))):
                     pass
-                    yield escape(t_5(environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'chunk_budget_rate')))
+                    yield escape(t_5(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'chunk_budget_rate')))
                     yield ' requests/s'
                 else:
                     pass
@@ -447,10 +442,10 @@ def root(context, missing=missing):
                 yield ": past it a step's "
                 yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
                 yield ' prompt tokens fall behind the arrivals and the prompts queue without end).\nThe goodput of one replica'
-                if (environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'replica_gpus') > 1):
+                if (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'replica_gpus') > 1):
                     pass
                     yield ' ('
-                    yield escape(environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'replica_gpus'))
+                    yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'replica_gpus'))
                     yield ' GPUs, each computing its slice of every request)'
                 elif (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp') > 1):
                     pass
@@ -458,25 +453,25 @@ def root(context, missing=missing):
                     yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp'))
                     yield ' replicas)'
                 yield ' is the least of the four: '
-                if environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'goodput_rate'):
+                if environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'):
                     pass
                     yield '<strong>'
-                    yield escape(t_5(environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'goodput_rate')))
+                    yield escape(t_5(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate')))
                     yield ' requests/s</strong>'
-                    if (environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'replica_gpus') > 1):
+                    if (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'replica_gpus') > 1):
                         pass
                         yield ', '
-                        yield escape(t_5(environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'goodput_rate_per_gpu')))
+                        yield escape(t_5(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_per_gpu')))
                         yield ' per GPU'
                     yield ', set by the '
-                    yield escape(environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'goodput_binds'))
-                elif (environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'goodput_binds') == 'TPOT target'):
+                    yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_binds'))
+                elif (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_binds') == 'TPOT target'):
                     pass
                     yield "none: the target is below the weights' stream time"
                 else:
                     pass
                     yield 'none: the '
-                    yield escape(environment.getattr((undefined(name='tn') if l_0_tn is missing else l_0_tn), 'goodput_binds'))
+                    yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_binds'))
                     yield ' allows no rate'
                 yield '.'
                 if ('rate' in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers')):
@@ -553,4 +548,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=71&2=80&4=83&5=85&6=89&7=97&8=109&10=111&12=115&13=119&17=126&18=144&19=152&20=156&21=163&22=170&25=180&26=200&27=214&28=229&29=235&30=242&31=262&32=285&33=291&34=297&35=303&36=324&37=336&39=338&42=341&45=348&48=358&49=366&50=374&51=378&54=394&56=406&57=409&61=411&63=413&64=415&67=418&68=420&69=432&70=440&71=450&72=498&73=507&74=509&75=523&76=535&77=545&80=548&81=550'
+debug_info = '1=70&2=79&4=82&5=84&6=88&7=96&8=108&10=110&12=114&13=118&17=125&18=143&19=151&20=155&21=162&22=169&25=179&26=199&27=213&28=228&29=234&30=241&31=261&32=284&33=290&34=296&35=302&36=323&37=335&39=337&42=340&45=347&48=357&49=365&50=373&51=377&54=393&56=405&57=408&61=410&63=412&64=414&67=417&68=419&69=427&70=435&71=445&72=493&73=502&74=504&75=518&76=530&77=540&80=543&81=545'
