@@ -281,8 +281,10 @@ def test_the_caches_ceiling_is_an_upper_bound():
     # the old count, lam 255 theta 1280 c = C - N b, sat below a rate an engine reaches
     assert room / (255 * 0.100 * 1280 * env["c"]) == pytest.approx(15.3, abs=0.05)
     assert at(t.goodput_rate_compute(), env, **v) == pytest.approx(16.9, abs=0.05)
-    # no theta in it: a tighter target moves the TPOT ceiling, not the caches'
+    # no theta in it: a tighter target moves the TPOT ceiling, not the caches'; where the step at the caches' rate
+    # (36 ms) is longer than the target (10 ms), the TPOT ceiling is the lower one, so the least of the two binds
     assert at(t.goodput_rate_capacity(), env, **{**v, "theta": 0.010}) == pytest.approx(fill, rel=1e-12)
+    assert at(t.goodput_rate_tpot(), env, **{**v, "theta": 0.010}) < fill < at(t.goodput_rate_tpot(), env, **v)
 
 
 def test_deepseek_v3_mtp_through_the_layout_says_at_which_batches_1_8x_is_possible():
