@@ -461,7 +461,7 @@ TECHNIQUE_DEFS: tuple[QuantityDef, ...] = (
                 r"\lambda_{\theta}", (), _T.goodput_rate_tpot, _T.LITTLE),
     QuantityDef("goodput_rate_compute", "highest arrival rate the compute roof allows", "1/s",
                 r"\lambda_{P}", (), _T.goodput_rate_compute, _T.LITTLE),
-    QuantityDef("goodput_rate_capacity", "highest arrival rate whose sequences fit at the TPOT target", "1/s",
+    QuantityDef("goodput_rate_capacity", "highest arrival rate whose running sequences' caches fit, steady state", "1/s",
                 r"\lambda_{C}", (), _T.goodput_rate_capacity, _T.LITTLE),
     QuantityDef("balanced_prefill_gpus", "GPUs of the prefill pool that balance the two pools", "1",
                 r"n_{P}^{*}", ("batch",), _T.balanced_prefill_gpus, _T.DISTSERVE),

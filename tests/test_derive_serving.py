@@ -55,8 +55,8 @@ def spec(tmp_path):
 def _value(capsys, *args) -> float:
     assert main(["derive", *args]) == 0
     out = capsys.readouterr().out
-    line = [x for x in out.splitlines() if x.strip().startswith(("lambda_theta =", "t_s =", "E =",
-                                                                 "lam =", "sigma ="))][-1]
+    line = [x for x in out.splitlines() if x.strip().startswith(("lambda_theta =", "lambda_C =", "lambda_s_{c} =",
+                                                                 "t_s =", "E =", "lam =", "sigma ="))][-1]
     return float(line.split("=")[-1].split()[0])
 
 
@@ -116,3 +116,19 @@ def test_set_adds_a_serving_block_and_checks_it(tmp_path):
         with pytest.raises(SpecError, match=bad.split("=")[0].split(".")[-1]):
             load_spec(base, ["serving.prompt=4k", "serving.output=512", "serving.speculative.draft_tokens=1",
                              "serving.speculative.acceptance=0.8", bad])
+
+
+def test_the_caches_and_chunk_ceilings_solved_and_evaluated(capsys, spec):
+    """``derive`` gives the goodput's other two memory ceilings (issue 30) per GPU of tp 8, as the chapter does.
+    The KV capacity: the caches fill where lam 511 t_s(lam) 4,608 c = C - N b, t_s(lam) = N b / (W - lam Q_r), so
+    lam = (C - N b) W / (511 x 4,608 c N b + (C - N b) Q_r); C = 80 GiB less vLLM's 10% and one engine step's
+    activations (575,930,368 B, formulas.memory.activation_workspace).  The chunk budget: lam 2,048 t_s(lam) = 512,
+    so lam = 512 W / (2,048 N b + 512 Q_r)."""
+    room = 0.9 * 80 * 2**30 - 575930368 - NB
+    q_r = _request_bytes()
+    assert _value(capsys, "goodput_rate_capacity", "--spec", spec) == pytest.approx(
+        room * W / (511 * 4608 * C * NB + room * q_r), rel=1e-5)
+    assert _value(capsys, "chunk_budget_rate", "--spec", spec) == pytest.approx(
+        512 * W / (2048 * NB + 512 * q_r), rel=1e-5)
+    assert _value(capsys, "chunk_budget_rate", "--spec", spec, "--set", "serving.chunk=1024") == pytest.approx(
+        1024 * W / (2048 * NB + 1024 * _request_bytes(s_c=1024)), rel=1e-5)

@@ -164,9 +164,9 @@ def test_medusa2_on_larger_models_is_not_a_roofline_effect():
 
 def _chunked_vs_unchunked(env, prompt, output, theta):
     """The highest rates a TPOT target theta allows with and without chunked prefill, each the least of its ceilings
-    (the TPOT target, the compute roof, and with chunks the chunk budget; the caches' ceiling is left out of both,
-    see the module's note on ``goodput_rate_capacity``), and the TBT tail and mean TPOT of both at half the
-    unchunked rate."""
+    (the TPOT target, the compute roof, and with chunks the chunk budget; the caches' ceiling is left out of both:
+    the unchunked design has no closed form of it, and the comparison keeps the two alike), and the TBT tail and
+    mean TPOT of both at half the unchunked rate."""
     v = {"T_in": prompt, "T_out": output, "h_p": 0.0, "s_c": 512, "theta": theta}
     v["t_p"] = at(t.prefill_alone_time(), env, S=0, **v)
     chunked = min(at(t.goodput_rate_tpot(), env, **v), at(t.goodput_rate_compute(), env, **v),
@@ -255,26 +255,36 @@ def test_distserve_gain_comes_from_what_the_roofline_leaves_out():
 
 # ----------------------------------------------------------------------------------------------- a finding
 
-@pytest.mark.xfail(strict=True, reason="goodput_rate_capacity holds each sequence for theta a token, not for the step "
-                                       "time at that rate: it is not yet an upper bound (reported, issue 30)")
 def test_the_caches_ceiling_is_an_upper_bound():
-    """Found while checking Sarathi-Serve's shapes: ``goodput_rate_capacity`` counts the sequences running at a rate
-    as lam (T_out - 1) theta, each token taking the whole TPOT target theta.  At that rate the steady step is far
-    shorter than theta (Mistral-7B on A100, 1k prompts, 256 outputs, theta 100 ms: 15.3 requests/s, where the step
-    takes 9 ms), so fewer sequences run and more fit: the caches fill only at the rate where
-    lam (T_out - 1) t_s(lam) (T_in + T_out) c = C - N b, 42.3 requests/s (t_s = 36 ms, below theta).  A ceiling
-    below a rate an engine can reach is not a bound; the serving chapter's goodput takes the least of the three
-    ceilings, so there it may understate the rate (here the compute ceiling, 16.9/s, binds before 42.3/s)."""
+    """Found while checking Sarathi-Serve's shapes (issue 30): ``goodput_rate_capacity`` counted the sequences running
+    at a rate as lam (T_out - 1) theta, each token taking the whole TPOT target theta, and gave 15.3 requests/s for
+    Mistral-7B on A100 (1k prompts, 256 outputs, theta 100 ms), where the steady step takes 9 ms and far fewer
+    sequences run.  The caches fill only where lam (T_out - 1) t_s(lam) (T_in + T_out) c = C - N b: by hand, with
+    t_s(lam) = N b / (W - lam Q_r) (``steady_step_time``), lam = (C - N b) W / (255 x 1280 c N b + (C - N b) Q_r),
+    42.3 requests/s with t_s = 36 ms, below theta.  The ceiling is now that rate, an upper bound whatever theta (the
+    step t_s is a lower bound, so a real engine runs at least as many sequences); here the compute ceiling, 16.9/s,
+    binds first."""
     env = {**MISTRAL_7B, **A100}
     v = {"T_in": 1024, "T_out": 256, "h_p": 0.0, "s_c": 512, "theta": 0.100}
     room = env["C"] - env["N"] * env["b"]
     stream = env["N"] * env["b"]
-    q_r = at(t.request_bytes(), env, **v)
-    # t_s(lam) = N b / (W - lam Q_r) (steady_step_time) put into the caches' equation, solved for lam by hand
+    # Q_r by hand (request_bytes): 255 decode tokens at the mean context 1024 + 128, a 1k prompt written and each of
+    # its two 512-token chunks reading the prompt before it (on average (1024 - 512) / 2 tokens)
+    q_r = 255 * 1152 * env["c"] + 1024 * env["c"] * (1 + (1024 - 512) / (2 * 512))
+    assert at(t.request_bytes(), env, **v) == pytest.approx(q_r, rel=1e-12)
     fill = room * env["W"] / (255 * 1280 * env["c"] * stream + room * q_r)
-    assert at(t.steady_step_time(), env, lam=fill, **v) < 0.100  # the TPOT target still holds there
-    assert fill * 255 * at(t.steady_step_time(), env, lam=fill, **v) * 1280 * env["c"] == pytest.approx(room)
-    assert at(t.goodput_rate_capacity(), env, **v) >= fill * (1 - 1e-9)
+    assert fill == pytest.approx(42.3, abs=0.05)
+    assert at(t.goodput_rate_capacity(), env, **v) == pytest.approx(fill, rel=1e-12)
+    step = at(t.steady_step_time(), env, lam=fill, **v)
+    assert step == pytest.approx(0.036, abs=5e-4) and step < 0.100  # the TPOT target still holds there
+    assert fill * 255 * step * 1280 * env["c"] == pytest.approx(room)  # the caches are full exactly there
+    # the old count, lam 255 theta 1280 c = C - N b, sat below a rate an engine reaches
+    assert room / (255 * 0.100 * 1280 * env["c"]) == pytest.approx(15.3, abs=0.05)
+    assert at(t.goodput_rate_compute(), env, **v) == pytest.approx(16.9, abs=0.05)
+    # no theta in it: a tighter target moves the TPOT ceiling, not the caches'; where the step at the caches' rate
+    # (36 ms) is longer than the target (10 ms), the TPOT ceiling is the lower one, so the least of the two binds
+    assert at(t.goodput_rate_capacity(), env, **{**v, "theta": 0.010}) == pytest.approx(fill, rel=1e-12)
+    assert at(t.goodput_rate_tpot(), env, **{**v, "theta": 0.010}) < fill < at(t.goodput_rate_tpot(), env, **v)
 
 
 def test_deepseek_v3_mtp_through_the_layout_says_at_which_batches_1_8x_is_possible():

@@ -85,7 +85,8 @@ def test_each_technique_is_a_row_with_its_formula(report):
 def test_goodput_meets_the_target_exactly(report):
     r, _ = report
     n = r.serving["techniques"]["numbers"]
-    assert n["goodput_rate"] == min(n["goodput_rate_tpot"], n["goodput_rate_compute"], n["goodput_rate_capacity"])
+    assert n["goodput_rate"] == min(n["goodput_rate_tpot"], n["goodput_rate_compute"], n["goodput_rate_capacity"],
+                                    n["chunk_budget_rate"])
     # at the TPOT-limited rate the steady step time is the target (50 ms): the solved rate solves its equation
     env = r.envs[r.lead].at(batch=1.0, context=4096.0)
     values = {sym(k): float(v) for k, v in env.items() if k in ("N", "N_e", "b", "c", "a", "W")}
@@ -96,6 +97,50 @@ def test_goodput_meets_the_target_exactly(report):
         2 * 511 * n["steady_step_time"])
 
 
+# Hand counts per GPU of tp 8 (derive's tests use the same): Llama 3.1 70B in fp8, Meta's 70.6e9 parameters at 1 B,
+# 80 layers x 2 x 8 KV heads x 128 x 1 B of KV per token, each GPU holding an eighth of both; H100 SXM 3.35 TB/s;
+# C = 80 GiB less vLLM's 10% reserve and one engine step's activations (8,192 tokens x 2 B x (2 x 8,192 +
+# 3 x 28,672 / 8) + 256 sampled positions x 128,256 x 4 B of fp32 logits = 575,930,368 B, formulas.memory).
+NB, C_KV, W = 70.6e9 / 8, 163840 / 8, 3.35e12
+CAP = 0.9 * 80 * 2**30 - (8192 * 2 * (2 * 8192 + 3 * 28672 / 8) + 256 * 128256 * 4)
+
+
+def _request_bytes(t_in=4096, t_out=512, h=0.5, s_c=512):
+    """Q_r (request_bytes): 511 decode tokens at the mean context 4,096 + 256, the uncached half of the prompt
+    written and each of its chunks reading the prompt before it."""
+    prompt = t_in * (1 - h)
+    return (t_out - 1) * (t_in + t_out / 2) * C_KV + prompt * C_KV * (1 + (t_in * (1 + h) - s_c) / (2 * s_c))
+
+
+def test_the_goodput_takes_the_least_of_four_ceilings_per_replica_and_per_gpu(report):
+    """The chapter's four ceilings by hand, per replica of tp 8 (each GPU's slice of every request): the TPOT
+    target t_s(lam) = theta, the KV capacity (the caches fill at the steady step of that rate) and the chunk budget
+    (lam T_in (1 - h_p) t_s(lam) = s_c), with t_s(lam) = N b / (W - lam Q_r); the goodput per GPU is an eighth."""
+    r, _ = report
+    n = r.serving["techniques"]["numbers"]
+    q_r = _request_bytes()
+    assert n["goodput_rate_tpot"] == pytest.approx((W - NB / 0.050) / q_r, rel=1e-6)
+    room = CAP - NB
+    assert r.envs[r.lead].values["C"] == pytest.approx(CAP, rel=1e-12)
+    assert n["goodput_rate_capacity"] == pytest.approx(room * W / (511 * 4608 * C_KV * NB + room * q_r), rel=1e-6)
+    assert n["chunk_budget_rate"] == pytest.approx(512 * W / (4096 * 0.5 * NB + 512 * q_r), rel=1e-6)
+    # prefix caching, per replica as well: the shared half of the prompt held once, at the last context 4,607
+    assert n["prefix_capacity_after"] == int((CAP - NB - 0.5 * 4096 * C_KV) / ((4607 - 2048) * C_KV))
+    assert n["prefix_capacity_before"] == int((CAP - NB) / (4607 * C_KV))
+    # 512-token chunks: the prompts fall behind (41.3 requests/s) just before the compute roof (42.2) is reached,
+    # so the chunk budget sets the goodput (without it the chapter stated the compute roof's rate)
+    assert n["chunk_budget_rate"] == pytest.approx(41.3, abs=0.05)
+    assert n["chunk_budget_rate"] < n["goodput_rate_compute"] < n["goodput_rate_capacity"] < n["goodput_rate_tpot"]
+    assert n["goodput_binds"] == "chunk budget" and n["goodput_rate"] == n["chunk_budget_rate"]
+    assert n["replica_gpus"] == 8 and n["goodput_rate_per_gpu"] == pytest.approx(n["goodput_rate"] / 8, rel=1e-12)
+    # chunks of 2,048 tokens: the budget moves past the compute roof, which binds
+    wide = evaluate(load_report(report[1], overrides=["serving.chunk=2048"]))
+    m = wide.serving["techniques"]["numbers"]
+    assert m["chunk_budget_rate"] == pytest.approx(2048 * W / (4096 * 0.5 * NB + 2048 * _request_bytes(s_c=2048)),
+                                                   rel=1e-6)
+    assert m["goodput_binds"] == "compute roof" and m["goodput_rate"] == m["goodput_rate_compute"]
+
+
 def test_the_chapter_and_results_json_state_them(report, tmp_path):
     _, path = report
     assert main([str(path), "--format", "json,html", "-o", str(tmp_path), "-q"]) == 0
@@ -104,6 +149,11 @@ def test_the_chapter_and_results_json_state_them(report, tmp_path):
     html = (tmp_path / "sv" / "report.html").read_text()
     assert "What serving engines do to it" in html and "speculative decoding" in html
     assert "vLLM chunked prefill documentation" in html
+    assert "the chunk budget\n(41 requests/s" in html  # the fourth ceiling, stated and binding, per replica and GPU
+    assert "(8 GPUs, each computing its slice of every request) is the least of the four: <strong>41 requests/s" \
+           "</strong>, 5.16 per GPU, set by the chunk budget." in html
+    tq = doc["serving"]["techniques"]["numbers"]
+    assert tq["goodput_binds"] == "chunk budget" and tq["chunk_budget_rate"] == tq["goodput_rate"]
 
 
 @pytest.mark.parametrize("bad, message", [
@@ -125,3 +175,45 @@ def test_bad_technique_inputs_name_the_line(tmp_path, capsys, bad, message):
 def test_no_serving_block_no_techniques(tmp_path):
     r = evaluated("llama8b-h100.yaml")
     assert r.serving is None and not any(k.startswith("tech_") for k in r.blocks)
+
+
+@pytest.fixture(scope="module")
+def ceilings():
+    """The single-card formulas of the chapter's steady state and chunked step, and each put through
+    formulas.layout.sliced, as functions of their symbols' names (solved once for the module)."""
+    import sympy as sp
+    from genreport.formulas.layout import sliced
+
+    exprs = {"goodput_rate_tpot": t.goodput_rate_tpot(), "goodput_rate_compute": t.goodput_rate_compute(),
+             "goodput_rate_capacity": t.goodput_rate_capacity(), "chunk_budget_rate": t.chunk_budget_rate(),
+             "chunked_step_time": t.mixed_time(C_p=sym("s_c"))}
+
+    def fn(expr):
+        names = sorted(x.name for x in expr.free_symbols)
+        f = sp.lambdify([sym(x) for x in names], expr, "math")
+        return lambda known: f(*(known[x] for x in names))
+
+    return {k: (fn(e), fn(sliced(e))) for k, e in exprs.items()}
+
+
+@pytest.mark.parametrize("name", ["llama70b-h100-tp8.yaml", "deepseek-v3-h200-ep8.yaml"])
+def test_the_steady_state_and_chunks_are_one_gpus_slice_of_the_layout(name, ceilings):
+    """Issue 30: chunked prefill, the steady state's ceilings and prefix caching are evaluated at the layout's
+    per-GPU slice, the frame of the report: each equals its single-card formula put through formulas.layout.sliced
+    (N, c, H_q, ... of one GPU: tp 8 splits the 70B's weights and KV heads eight ways; DeepSeek-V3's EP 8 leaves each
+    GPU a replica's attention and an eighth of the routed experts) at the whole model's values, and differs from one
+    card holding everything (but for DeepSeek-V3's compute roof: a replica of one GPU computes every active
+    parameter of its tokens).  Its rates are a replica's; per GPU over the replica's tp x pp GPUs."""
+    r = evaluated(name)
+    sv, env = r.spec.serving, r.envs[r.lead]
+    tq = r.serving["techniques"]
+    n, cut = tq["numbers"], env.cut
+    known = {**env.card, "n_TP": cut.tp, "n_PP": cut.split, "n_EP": cut.ep, "s_kv": cut.s_kv, "rho_x": cut.rho,
+             "N_x": env.n_routed(), "T_in": sv.prompt, "T_out": sv.output, "h_p": sv.prefix_hit, "s_c": sv.chunk,
+             "theta": sv.tpot, "B": tq["batch"], "S": tq["context"]}
+    for qid, (one_card, at_layout) in ceilings.items():
+        assert n[qid] == pytest.approx(at_layout(known), rel=1e-9), qid
+        if cut.share > 1 or qid != "goodput_rate_compute":
+            assert one_card(known) != pytest.approx(at_layout(known), rel=1e-3), qid  # not one card's
+    gpus = 8 if name.startswith("llama") else 1  # tp 8: one replica of 8 GPUs; dp 8 x ep 8: 8 replicas of one
+    assert n["replica_gpus"] == gpus and n["goodput_rate_per_gpu"] == pytest.approx(n["goodput_rate"] / gpus)

@@ -6,8 +6,10 @@ ends; with the formula it comes from, printed as evaluated.  Speculative decodin
 (the verify round ``verify_time_bound`` against the plain round ``decode_time_bound``, both with the collectives
 and the pipeline), and so is the KV transfer of disaggregation (over the link between two replicas,
 plan.kv_link); chunked prefill, continuous batching and prefix caching take one GPU's ledgers (the layout's slice
-of the model, the GPU's peak and bandwidth, no interconnect), and the ratios they give are applied to the
-chapter's own TTFT and TPOT (the strict bound at the layout, its communication included).
+of the model, formulas.layout.sliced of the single-card formulas, with the GPU's peak, bandwidth and memory; no
+interconnect, so still a bound), and the ratios they give are applied to the chapter's own TTFT and TPOT (the
+strict bound at the layout, its communication included).  Their rates and sequence counts are one replica's: each
+of its tp x pp GPUs carries its slice of every request, so the rate per GPU is the replica's over those GPUs.
 
 Inputs and their defaults (``serving``): ``chunk`` 512 prompt tokens a step (vLLM's default token budget with
 chunked prefill, vLLM pull request 4580: "512 has the best ITL/TTFT balance at various qps on A100"; its V1
@@ -26,6 +28,20 @@ from genreport.model.values import Block, Entry, physical
 
 CHUNK_SOURCE = ("vLLM chunked prefill documentation, pull request 4580 (2024): max_num_batched_tokens 512 by default, "
                 "the best ITL/TTFT balance on A100; Sarathi-Serve, OSDI 2024")
+
+
+# The ceilings the chapter's goodput takes the least of (formulas/techniques.py), each with the words that say it binds;
+# all rates of one replica, from one GPU's slice of the layout (every GPU of a replica carries its share of each
+# request).
+CEILINGS = {"goodput_rate_tpot": "TPOT target", "goodput_rate_compute": "compute roof",
+            "goodput_rate_capacity": "KV capacity", "chunk_budget_rate": "chunk budget"}
+
+
+def _replica_gpus(r) -> int:
+    """GPUs of one replica of the spec's layout (tp x pp; 1 without a layout): a replica's rate over these is the
+    rate per GPU."""
+    par = r.spec.parallelism
+    return int(par.replica_gpus) if par is not None else 1
 
 
 def _inputs(r, batch: float, context: float) -> dict:
@@ -51,6 +67,11 @@ def _eval(r, qid: str, env: dict) -> float:
 def _step(r, env: dict) -> float:
     """One plain decode step of the GPU's ledgers, at least: the larger of its memory and compute times [s]."""
     return max(_eval(r, "decode_time_memory", env), _eval(r, "decode_time_compute", env))
+
+
+def _sequences(x: float | None) -> int | None:
+    """A count of sequences that fit: whole ones (floor), 0 where the weights leave no room, None where unknown."""
+    return None if x is None else max(0, math.floor(x))
 
 
 def _block(r, name: str, qid: str, env: dict, params: dict) -> Block:
@@ -175,12 +196,15 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     env_s = dict(env)
     if sv.tpot is not None:
         env_s["theta"] = sv.tpot
-        rates = {k: physical(k, _eval(r, k, env_s), "")[0]
-                 for k in ("goodput_rate_tpot", "goodput_rate_compute", "goodput_rate_capacity")}
-        found = [v for v in rates.values() if v is not None and v > 0]
-        goodput = min(found) if len(found) == 3 else None
-        binding = min(rates, key=lambda k: rates[k] if rates[k] is not None and rates[k] > 0 else math.inf)
-        numbers.update({"goodput_rate": goodput, "goodput_binds": binding.removeprefix("goodput_rate_"), **rates})
+        rates = {k: physical(k, _eval(r, k, env_s), "")[0] for k in CEILINGS}
+        rates = {k: v if v is not None and v > 0 else None for k, v in rates.items()}  # none: no rate at all
+        found = [v for v in rates.values() if v is not None]
+        goodput = min(found) if len(found) == len(CEILINGS) else None
+        binding = min(rates, key=lambda k: rates[k] if rates[k] is not None else -math.inf)
+        gpus = _replica_gpus(r)
+        numbers.update({"goodput_rate": goodput, "goodput_binds": CEILINGS[binding], **rates,
+                        "goodput_rate_per_gpu": goodput / gpus if goodput is not None else None,
+                        "replica_gpus": gpus})
         blocks["tech_goodput"] = _block(r, "tech_goodput", "goodput_rate_tpot", env_s, {})
     if sv.rate is not None:
         env_s["lam"] = sv.rate
@@ -191,12 +215,15 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     # prefix caching
     if sv.prefix_hit > 0:
         keep = 1 - sv.prefix_hit
-        cap0 = physical("prefix_capacity_batch", _eval(r, "prefix_capacity_batch", {**env, "h_p": 0.0}), "floor")[0]
-        cap1 = physical("prefix_capacity_batch", _eval(r, "prefix_capacity_batch", env), "floor")[0]
+        # the weights a GPU holds (an MoE's every expert of its slice), not those one step reads
+        held = r.envs[r.lead].at(context=last)
+        env_h = dict(env, N=float(np.ravel(held["N"])[0]), b=float(np.ravel(held["b"])[0]))
+        cap0, cap1 = (_sequences(physical("prefix_capacity_batch", _eval(r, "prefix_capacity_batch", {**env_h, **h}),
+                                          "floor")[0]) for h in ({"h_p": 0.0}, {}))
         rows.append({"technique": "prefix caching", "setting": f"{sv.prefix_hit:.0%} of each prompt cached",
                      "ttft": (ttft, ttft * keep), "tpot": (tpot, tpot), "per_gpu": (per_gpu, per_gpu),
                      "usd": (usd, usd), "gain": 1 / keep,
-                     "ends": f"sequences that fit per GPU share: {cap0 or 0:,.0f} -> {cap1 or 0:,.0f} (the shared prefix "
+                     "ends": f"sequences that fit per replica: {cap0 or 0:,.0f} -> {cap1 or 0:,.0f} (the shared prefix "
                              "held once)", "note": "TTFT over the uncached part of the prompt"})
         numbers.update({"prefix_capacity_before": cap0, "prefix_capacity_after": cap1})
 

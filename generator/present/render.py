@@ -24,6 +24,7 @@ from genreport.model.evaluate import Results
 from genreport.model.values import Block
 from genreport.paths import templates_dir
 from genreport.present import fmt, jinjaship, live, prose, summary
+from genreport.present.mathbreak import fitted
 from genreport.present.mathsvg import img
 from genreport.texfill import fill
 
@@ -87,7 +88,8 @@ class Formulas:
         block = {
             "id": e.id, "anchor": f"fx-{e.id}-{len(self.used)}", "title": c.title, "source": c.source,
             "params": params, "accounting": e.accounting,
-            "symbolic": img(symbolic), "symbolic_tex": symbolic, "substituted": img(substituted, size=13),
+            "symbolic": img(fitted(symbolic)), "symbolic_tex": symbolic,
+            "substituted": img(fitted(substituted, 13.0), size=13),
             "result": live.block_result(r, e, shown_value, format_value(shown_value, c.unit, c.integer)),
             "value": e.value,
             "reason": e.reason if e.value is None else "",

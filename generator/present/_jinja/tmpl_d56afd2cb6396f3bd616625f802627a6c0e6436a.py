@@ -343,7 +343,13 @@ def root(context, missing=missing):
                 pass
                 yield ', context '
                 yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'context')))
-            yield ". Speculative decoding and the KV transfer\nare evaluated through the layout (its collectives and pipeline included); chunked prefill, continuous batching and prefix\ncaching take one GPU's ledgers at the layout (its slice of the model, no interconnect), and their ratios are applied to\nthe bound above. Chunked prefill carries "
+            yield ". Speculative decoding and the KV transfer\nare evaluated through the layout (its collectives and pipeline included); chunked prefill, continuous batching and prefix\ncaching take one GPU's ledgers at the layout (its slice of the model, no interconnect), and their ratios are applied to\nthe bound above; their rates and sequence counts are one replica's"
+            if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus') > 1):
+                pass
+                yield ' (its '
+                yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus'))
+                yield ' GPUs each carry their slice of every request)'
+            yield '. Chunked prefill carries '
             yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
             yield ' prompt tokens a step ('
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_source'))
@@ -409,20 +415,64 @@ def root(context, missing=missing):
                 pass
                 yield "<p>Continuous batching in steady state: requests arriving at λ per second keep\nλ (T<sub>out</sub> − 1) t<sub>s</sub> sequences decoding (Little's law), so the memory ledger of a step grows with its own length; the\nhighest rate whose step meets the TPOT target is</p>\n"
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput'), False))
-                yield '\n<p>With the compute roof ('
-                yield escape(t_5(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_compute')))
-                yield ' requests/s) and the KV capacity\n('
-                yield escape(t_5(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_capacity')))
-                yield ' requests/s) beside it, the goodput of one replica is '
+                yield '\n<p>Beside it stand the compute roof ('
+                if (not t_8(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_compute'))):
+                    pass
+                    yield escape(t_5(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_compute')))
+                    yield ' requests/s'
+                else:
+                    pass
+                    yield 'none'
+                yield '), the KV capacity\n('
+                if (not t_8(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_capacity'))):
+                    pass
+                    yield escape(t_5(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_capacity')))
+                    yield ' requests/s'
+                else:
+                    pass
+                    yield 'none'
+                yield ": the rate where the running sequences' caches fill, at the steady step of that rate) and the chunk budget\n("
+                if (not t_8(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'chunk_budget_rate'))):
+                    pass
+                    yield escape(t_5(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'chunk_budget_rate')))
+                    yield ' requests/s'
+                else:
+                    pass
+                    yield 'none'
+                yield ": past it a step's "
+                yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
+                yield ' prompt tokens fall behind the arrivals and the prompts queue without end).\nThe goodput of one replica'
+                if (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'replica_gpus') > 1):
+                    pass
+                    yield ' ('
+                    yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'replica_gpus'))
+                    yield ' GPUs, each computing its slice of every request)'
+                elif (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp') > 1):
+                    pass
+                    yield ' (one GPU, one of '
+                    yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp'))
+                    yield ' replicas)'
+                yield ' is the least of the four: '
                 if environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'):
                     pass
                     yield '<strong>'
                     yield escape(t_5(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate')))
-                    yield ' requests/s</strong>, set by the '
+                    yield ' requests/s</strong>'
+                    if (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'replica_gpus') > 1):
+                        pass
+                        yield ', '
+                        yield escape(t_5(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_per_gpu')))
+                        yield ' per GPU'
+                    yield ', set by the '
                     yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_binds'))
-                else:
+                elif (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_binds') == 'TPOT target'):
                     pass
                     yield "none: the target is below the weights' stream time"
+                else:
+                    pass
+                    yield 'none: the '
+                    yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_binds'))
+                    yield ' allows no rate'
                 yield '.'
                 if ('rate' in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers')):
                     pass
@@ -498,4 +548,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=70&2=79&4=82&5=84&6=88&7=96&8=108&10=110&12=114&13=118&17=125&18=143&19=151&20=155&21=162&22=169&25=179&26=199&27=213&28=228&29=234&30=241&31=261&32=284&33=290&34=296&35=302&36=323&37=335&39=337&42=340&45=347&48=351&49=359&50=367&51=371&54=387&56=399&57=402&61=404&63=406&64=408&67=411&68=413&69=415&70=443&71=452&72=454&73=468&74=480&75=490&78=493&79=495'
+debug_info = '1=70&2=79&4=82&5=84&6=88&7=96&8=108&10=110&12=114&13=118&17=125&18=143&19=151&20=155&21=162&22=169&25=179&26=199&27=213&28=228&29=234&30=241&31=261&32=284&33=290&34=296&35=302&36=323&37=335&39=337&42=340&45=347&48=357&49=365&50=373&51=377&54=393&56=405&57=408&61=410&63=412&64=414&67=417&68=419&69=427&70=435&71=445&72=493&73=502&74=504&75=518&76=530&77=540&80=543&81=545'

@@ -1,0 +1,138 @@
+"""A displayed formula too wide for the PDF's text column, broken into rows before it is drawn.
+
+The report's formulas are drawn to SVG by ziamath (:mod:`.mathsvg`) and shrunk to the column when wider
+(``max-width: 100%``): a formula twice the column's width prints at half size, over its equation number.  The
+widest are a maximum of two long ledgers (the chunked-prefill step of the serving chapter,
+``max(F_mix / P, Q_mix / W)``, 60-100 ems wide).  :func:`fitted` estimates the width from the LaTeX itself (no
+drawing: a first build must draw only what the package ships, see :mod:`.mathship`) and, past the column, stacks
+the arguments of the top-level ``\\max`` one to a row, as a textbook prints a long maximum.
+
+The estimate counts a character's advance in ems of the formula's size (italic letters 0.7, digits 0.5, a binary
+operator with its spaces 1.25, a fraction as wide as the wider of its numerator and denominator, scripts at 70%):
+for the built-in reports' formulas it is 0.67-1.07 of the width ziamath draws, and 0.88-0.94 for those wider than
+the column, so only those are broken (tests/test_mathbreak.py checks it against the drawn widths).
+"""
+
+from __future__ import annotations
+
+import re
+
+COLUMN_PX = 640.0  # the PDF's text column (A4 less 15 mm margins, 680 px at 96 px/in) less the equation number
+_TOKEN = re.compile(r"\\[a-zA-Z]+|\\.|[{}_^]|[^\s]")
+_SPACE = {r"\,": 0.17, r"\:": 0.22, r"\;": 0.28, r"\ ": 0.25, r"\quad": 1.0, r"\qquad": 2.0, r"\!": -0.17}
+_NAMED = {r"\max": 2.0, r"\min": 1.9, r"\log": 1.6, r"\ln": 1.2, r"\times": 1.2, r"\cdot": 0.8, r"\approx": 1.3,
+          r"\le": 1.3, r"\ge": 1.3, r"\leq": 1.3, r"\geq": 1.3}
+_WORD = (r"\mathrm", r"\mathit", r"\mathbf", r"\text", r"\operatorname")
+
+
+def _width(tokens: list[str], i: int, scale: float) -> tuple[float, int]:
+    """(ems, the index after) of the group or single item at ``tokens[i]``."""
+    if i >= len(tokens):
+        return 0.0, i
+    tok = tokens[i]
+    if tok == "{":
+        return _sequence(tokens, i + 1, scale)
+    return _item(tokens, i, scale)
+
+
+def _sequence(tokens: list[str], i: int, scale: float) -> tuple[float, int]:
+    """(ems, the index after the closing brace or the end) of a run of items."""
+    total = 0.0
+    while i < len(tokens) and tokens[i] != "}":
+        w, i = _width(tokens, i, scale) if tokens[i] == "{" else _item(tokens, i, scale)
+        total += w
+    return total, i + 1
+
+
+def _item(tokens: list[str], i: int, scale: float) -> tuple[float, int]:
+    tok = tokens[i]
+    if tok in ("_", "^"):
+        w, j = _width(tokens, i + 1, scale * 0.7)
+        return w, j
+    if tok == r"\frac":
+        num, j = _width(tokens, i + 1, scale)
+        den, k = _width(tokens, j, scale)
+        return max(num, den) + 0.3 * scale, k
+    if tok in (r"\left", r"\right"):
+        return 0.45 * scale, i + 2
+    if tok in _WORD:
+        inner, j = _width(tokens, i + 1, scale)
+        return inner, j
+    if tok in _SPACE:
+        return _SPACE[tok] * scale, i + 1
+    if tok in _NAMED:
+        return _NAMED[tok] * scale, i + 1
+    if tok.startswith("\\"):  # a Greek letter or another symbol
+        return 0.6 * scale, i + 1
+    if tok in "+-=<>":
+        return 1.25 * scale, i + 1
+    if tok in ",;":
+        return 0.45 * scale, i + 1
+    if tok in "().|[]":
+        return 0.4 * scale, i + 1
+    return (0.5 if tok.isdigit() else 0.7) * scale, i + 1
+
+
+def width_em(tex: str) -> float:
+    """Estimated width of ``tex`` drawn as a display formula [em of its size]."""
+    tokens = _TOKEN.findall(tex)
+    total, i = 0.0, 0
+    while i < len(tokens):
+        if tokens[i] == "}":  # an unbalanced brace: skip it
+            i += 1
+            continue
+        w, i = _width(tokens, i, 1.0)
+        total += w
+    return total
+
+
+def _close(tex: str, start: int) -> int | None:
+    r"""Index of the ``\right)`` closing the ``\left(`` that ends just before ``start``; None if unbalanced."""
+    depth = 1
+    for m in re.finditer(r"\\left\b|\\right\b", tex[start:]):
+        depth += 1 if m.group() == r"\left" else -1
+        if depth == 0:
+            return start + m.start()
+    return None
+
+
+def _split(body: str) -> list[str]:
+    r"""``body`` cut at its top-level commas (outside braces and ``\left``/``\right`` pairs)."""
+    parts, depth, last = [], 0, 0
+    for m in re.finditer(r"\\left\b|\\right\b|[{},]", body):
+        t = m.group()
+        if t in ("{", r"\left"):
+            depth += 1
+        elif t in ("}", r"\right"):
+            depth -= 1
+        elif depth == 0:
+            parts.append(body[last:m.start()].strip())
+            last = m.end()
+    parts.append(body[last:].strip())
+    return parts
+
+
+def stack_max(tex: str) -> str:
+    r"""``tex`` with the arguments of its first ``\max\left( ... \right)`` one to a row (a one-column array in
+    the same parentheses); ``tex`` itself where it has none, or one argument."""
+    head = tex.find(r"\max\left(")
+    if head < 0:
+        return tex
+    start = head + len(r"\max\left(")
+    end = _close(tex, start)
+    if end is None:
+        return tex
+    parts = _split(tex[start:end])
+    if len(parts) < 2:
+        return tex
+    rows = r", \\ ".join(parts)
+    rest = tex[end + len(r"\right)"):]
+    return tex[:start] + r"\begin{array}{l} " + rows + r" \end{array}" + r"\right)" + rest
+
+
+def fitted(tex: str, size: float = 15.0) -> str:
+    """``tex``, its top-level maximum stacked where the estimate says it is wider than the PDF's column at
+    ``size`` px to the em."""
+    if r"\max\left(" not in tex or width_em(tex) * size <= COLUMN_PX:
+        return tex
+    return stack_max(tex)
