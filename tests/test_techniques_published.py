@@ -259,9 +259,10 @@ def test_the_caches_ceiling_is_an_upper_bound():
     """Found while checking Sarathi-Serve's shapes (issue 30): ``goodput_rate_capacity`` counted the sequences running
     at a rate as lam (T_out - 1) theta, each token taking the whole TPOT target theta, and gave 15.3 requests/s for
     Mistral-7B on A100 (1k prompts, 256 outputs, theta 100 ms), where the steady step takes 9 ms and far fewer
-    sequences run.  The caches fill only where lam (T_out - 1) t_s(lam) (T_in + T_out) c = C - N b: by hand, with
-    t_s(lam) = N b / (W - lam Q_r) (``steady_step_time``), lam = (C - N b) W / (255 x 1280 c N b + (C - N b) Q_r),
-    42.3 requests/s with t_s = 36 ms, below theta.  The ceiling is now that rate, an upper bound whatever theta (the
+    sequences run.  The caches fill only where lam (T_out - 1) t_s(lam) (T_in + T_out / 2) c = C - N b (the running
+    sequences hold 1,024 + 128 tokens each on average): by hand, with t_s(lam) = N b / (W - lam Q_r)
+    (``steady_step_time``), lam = (C - N b) W / (255 x 1152 c N b + (C - N b) Q_r), 43.2 requests/s with
+    t_s = 39 ms, below theta.  The ceiling is now that rate, an upper bound whatever theta (the
     step t_s is a lower bound, so a real engine runs at least as many sequences); here the compute ceiling, 16.9/s,
     binds first."""
     env = {**MISTRAL_7B, **A100}
@@ -272,17 +273,17 @@ def test_the_caches_ceiling_is_an_upper_bound():
     # its two 512-token chunks reading the prompt before it (on average (1024 - 512) / 2 tokens)
     q_r = 255 * 1152 * env["c"] + 1024 * env["c"] * (1 + (1024 - 512) / (2 * 512))
     assert at(t.request_bytes(), env, **v) == pytest.approx(q_r, rel=1e-12)
-    fill = room * env["W"] / (255 * 1280 * env["c"] * stream + room * q_r)
-    assert fill == pytest.approx(42.3, abs=0.05)
+    fill = room * env["W"] / (255 * 1152 * env["c"] * stream + room * q_r)
+    assert fill == pytest.approx(43.2, abs=0.05)
     assert at(t.goodput_rate_capacity(), env, **v) == pytest.approx(fill, rel=1e-12)
     step = at(t.steady_step_time(), env, lam=fill, **v)
-    assert step == pytest.approx(0.036, abs=5e-4) and step < 0.100  # the TPOT target still holds there
-    assert fill * 255 * step * 1280 * env["c"] == pytest.approx(room)  # the caches are full exactly there
+    assert step == pytest.approx(0.0394, abs=5e-4) and step < 0.100  # the TPOT target still holds there
+    assert fill * 255 * step * 1152 * env["c"] == pytest.approx(room)  # the caches are full exactly there
     # the old count, lam 255 theta 1280 c = C - N b, sat below a rate an engine reaches
     assert room / (255 * 0.100 * 1280 * env["c"]) == pytest.approx(15.3, abs=0.05)
     assert at(t.goodput_rate_compute(), env, **v) == pytest.approx(16.9, abs=0.05)
     # no theta in it: a tighter target moves the TPOT ceiling, not the caches'; where the step at the caches' rate
-    # (36 ms) is longer than the target (10 ms), the TPOT ceiling is the lower one, so the least of the two binds
+    # (39 ms) is longer than the target (10 ms), the TPOT ceiling is the lower one, so the least of the two binds
     assert at(t.goodput_rate_capacity(), env, **{**v, "theta": 0.010}) == pytest.approx(fill, rel=1e-12)
     assert at(t.goodput_rate_tpot(), env, **{**v, "theta": 0.010}) < fill < at(t.goodput_rate_tpot(), env, **v)
 

@@ -122,7 +122,7 @@ def test_the_goodput_takes_the_least_of_four_ceilings_per_replica_and_per_gpu(re
     assert n["goodput_rate_tpot"] == pytest.approx((W - NB / 0.050) / q_r, rel=1e-6)
     room = CAP - NB
     assert r.envs[r.lead].values["C"] == pytest.approx(CAP, rel=1e-12)
-    assert n["goodput_rate_capacity"] == pytest.approx(room * W / (511 * 4608 * C_KV * NB + room * q_r), rel=1e-6)
+    assert n["goodput_rate_capacity"] == pytest.approx(room * W / (511 * 4352 * C_KV * NB + room * q_r), rel=1e-6)
     assert n["chunk_budget_rate"] == pytest.approx(512 * W / (4096 * 0.5 * NB + 512 * q_r), rel=1e-6)
     # prefix caching, per replica as well: the shared half of the prompt held once, at the last context 4,607
     assert n["prefix_capacity_after"] == int((CAP - NB - 0.5 * 4096 * C_KV) / ((4607 - 2048) * C_KV))
