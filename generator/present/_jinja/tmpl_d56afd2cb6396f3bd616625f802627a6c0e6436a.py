@@ -235,7 +235,9 @@ def root(context, missing=missing):
             pass
             yield 'Of every layout and format <code>plan</code> tries on '
             yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
-            yield ', the '
+            yield ' (weights '
+            yield escape(t_3(context.eval_ctx, environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'formats'), ', '))
+            yield '; int8/int4 change accuracy and are tried only when named), the '
             yield escape(('cheapest per million output tokens' if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour') else 'fastest per GPU'))
             yield ' that meets the targets is\n<strong>'
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'gpus'))
@@ -498,4 +500,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=70&2=79&4=82&5=84&6=88&7=96&8=108&10=110&12=114&13=118&17=125&18=143&19=151&20=155&21=162&22=169&25=179&26=199&27=213&28=228&29=234&30=241&31=261&32=284&33=290&34=296&35=302&36=323&37=335&39=337&42=340&45=347&48=351&49=359&50=367&51=371&54=387&56=399&57=402&61=404&63=406&64=408&67=411&68=413&69=415&70=443&71=452&72=454&73=468&74=480&75=490&78=493&79=495'
+debug_info = '1=70&2=79&4=82&5=84&6=88&7=96&8=108&10=110&12=114&13=118&17=125&18=143&19=151&20=155&21=162&22=169&25=179&26=199&27=213&28=228&29=234&30=243&31=263&32=286&33=292&34=298&35=304&36=325&37=337&39=339&42=342&45=349&48=353&49=361&50=369&51=373&54=389&56=401&57=404&61=406&63=408&64=410&67=413&68=415&69=417&70=445&71=454&72=456&73=470&74=482&75=492&78=495&79=497'
