@@ -457,7 +457,7 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
         lines.append(f"skipped {p}: {why}")
     if left_out:
         lines.append(f"not tried: {', '.join(left_out)} weights (the default tries the checkpoint's format and fp8 "
-                     "for 16-bit models of 8B or more; int8/int4 change the model's accuracy, which a roofline does "
+                     "for 16-bit models from 8B up; int8/int4 change the model's accuracy, which a roofline does "
                      "not price); to include them: --weights " + ",".join(dict.fromkeys((*tried, *left_out))))
     if any(r.precision in ("int8", "int4") for r in result.rows[:limit]):
         lines.append("int8/int4 weights: the bound charges no dequantization (their rows are what the format's bytes "
