@@ -114,6 +114,8 @@ def test_default_weights_leave_int8_int4_out_and_say_how_to_add_them(capsys):
     rows = [line.split()[0] for line in out.splitlines() if line.split()[:1] in (["bf16"], ["fp8"], ["int8"], ["int4"])]
     assert rows and set(rows) <= {"bf16", "fp8"}
     assert "not tried: int8, int4 weights" in out and "--weights bf16,fp8,int8,int4" in out
+    doc = _json(capsys, "llama-3.1-70b", "--hardware", "h100-sxm", "--gpus", "2")
+    assert doc["weights"] == ["bf16", "fp8"] and doc["weights_not_tried"] == ["int8", "int4"]
 
 
 @pytest.mark.parametrize("args, text", [

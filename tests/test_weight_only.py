@@ -15,7 +15,7 @@ import pytest
 from genreport.errors import SpecError
 from genreport.formulas.compiled import load
 from genreport.load.loader import _precision, load_hardware, load_model, load_report
-from genreport.load.spec import Kernels, Parallelism
+from genreport.load.spec import Kernels
 from genreport.model.env import weight_efficiency
 from genreport.model.plan import plan, plan_precisions
 from shared import ROOT
@@ -56,11 +56,9 @@ def test_the_bound_never_reads_e_w():
 
 
 def test_e_w_by_format():
-    k, pc = Kernels(), None
-    m = _m("llama-3.1-70b")
     from genreport.formulas.architecture import parameter_count
 
-    pc = parameter_count(m)
+    k, pc = Kernels(), parameter_count(_m("llama-3.1-70b"))
     assert weight_efficiency(_precision("int4"), pc, k) == 0.53
     assert weight_efficiency(_precision("int8"), pc, k) == 0.80
     for fmt in ("bf16", "fp8", "nvfp4"):

@@ -308,7 +308,7 @@ def main(argv: list[str]) -> int:
                "estimate": args.estimate, "accounting": args.accounting, "max_gpus": args.max_gpus,
                "speculative": None if speculative is None else dict(zip(("draft_tokens", "acceptance", "draft_cost"),
                                                                         speculative, strict=True)),
-               "disaggregate": args.disaggregate,
+               "disaggregate": args.disaggregate, "weights": list(weights), "weights_not_tried": list(left_out),
                "rows": [r.as_json() for r in result.rows], "rejected": result.rejected,
                "skipped_precisions": [{"precision": p, "why": w} for p, w in result.skipped_precisions]}
         print(json.dumps(doc, indent=1, sort_keys=True))

@@ -504,7 +504,8 @@ def _collective_formulas(p: ParallelResults) -> tuple:
                  ("all_to_all_time_library_tiers", "the estimate: the experts' all-to-all, in the node and over the "
                   "NICs", None)]
     if p.parallelism.ep > 1 or p.weight_efficiency < 1:
-        rows.append(("decode_time_memory_busiest", "the estimate: HBM of the busiest expert GPU"
+        rows.append(("decode_time_memory_busiest", ("the estimate: HBM of the busiest expert GPU"
+                     if p.parallelism.ep > 1 else "the estimate: HBM of one GPU")
                      + (f", the weights at e_w = {p.weight_efficiency:.3g} of the bandwidth (weight-only GEMMs)"
                         if p.weight_efficiency < 1 else ""), None))
     return tuple((qid, title, f"{q[qid].symbol} = {render_latex(q[qid].latex['full'], q[qid].args)}", value)
