@@ -59,6 +59,7 @@ W_c, tau_c, W_s, tau_s, s_TP, W_cTP, W_sTP, W_cPP, W_cEP, W_cDP, u_x = (
 k_L, tau_k, tau_l, tau_o, o_TP = (sym(x) for x in ("k_L", "tau_k", "tau_l", "tau_o", "o_TP"))
 n_u, W_o, a_o, W_co = (sym(x) for x in ("n_u", "W_o", "alpha_o", "W_co"))
 rho_x = sym("rho_x")
+e_w = sym("e_w")
 n_uTP, W_oTP, a_oTP, W_coTP, n_uEP, W_oEP, a_oEP, W_coEP = (
     sym(x) for x in ("n_uTP", "W_oTP", "alpha_oTP", "W_coTP", "n_uEP", "W_oEP", "alpha_oEP", "W_coEP"))
 N, N_a, N_e, L, d, H_kv, b, c, C, P, W, B, S, T, a = (
@@ -366,9 +367,24 @@ def decode_bytes_busiest_gpu():
     return decode_bytes_per_gpu() + microbatches() * (u_x - 1) * N_x * b / (expert_split() * n_PP)
 
 
+def decode_weights_busiest_gpu():
+    """Weight bytes the busiest GPU of the expert group streams in a decode round [B]: m (weights streamed per GPU)
+    + m (u_x - 1) N_x b / (max(n_TP, n_EP) n_PP); :func:`decode_bytes_busiest_gpu` less the KV and activations."""
+    weights = (N - N_e - N_x * (1 - n_TP / expert_split())) * b / (n_TP * n_PP)
+    return microbatches() * weights + microbatches() * (u_x - 1) * N_x * b / (expert_split() * n_PP)
+
+
 def decode_time_memory_busiest():
-    """HBM ledger of the busiest GPU of the expert group in a decode round [s]: its bytes / W (the estimate's)."""
-    return decode_bytes_busiest_gpu() / W
+    """HBM ledger of the busiest GPU of the expert group in a decode round as the engine runs it [s]:
+    (weights / e_w + B (S c / (n_PP s_kv) + a / (n_TP n_PP))) / W.
+
+    The weights at e_w of the bandwidth (a weight-only int8/int4 GEMM unpacks every weight on its way to the tensor
+    cores and reaches a lower share of the bandwidth than a bf16 GEMM: spec.WEIGHT_ONLY_EFFICIENCY; 1 for other
+    formats), the KV cache and activations at W.  Equals :func:`decode_bytes_busiest_gpu` / W for e_w = 1.  An
+    estimate: the bound reads every byte at W.
+    """
+    rest = B * (S * c / (n_PP * s_kv) + a / (n_TP * n_PP))
+    return (decode_weights_busiest_gpu() / e_w + rest) / W
 
 
 def tp_all_reduce_bytes(tokens=B):
@@ -556,6 +572,15 @@ def prefill_time_memory_gpu():
     return _prefill_ledgers()[1]
 
 
+def prefill_time_memory_serial():
+    """HBM of one GPU in a prefill of T tokens as the engine runs it [s]: (weight slice / e_w + T c / (n_PP s_kv)) / W.
+
+    The weight slice at e_w of the bandwidth (:func:`decode_time_memory_busiest`); equals
+    :func:`prefill_time_memory_gpu` for e_w = 1.  An estimate, not a bound.
+    """
+    return (weight_bytes_per_gpu(N - N_e, redundant=False) / e_w + T * kv_bytes_per_token_per_gpu()) / W
+
+
 def prefill_time_comm_estimate():
     """Interconnect of one GPU in a prefill of T tokens as the library runs it [s] (a stage that sends on)."""
     return prefill_time_comm(True)
@@ -583,11 +608,11 @@ def prefill_time_overhead():
 def prefill_time_serial():
     """Serialized estimate of a prefill of T tokens [s]: (n_PP - 1) (w + x) + w + x_L, w = max(compute, HBM) + o.
 
-    The collectives on the critical path at the library's cost, as :func:`decode_time_serial`, and each stage's
-    kernels' fixed costs o (:func:`prefill_time_overhead`); an estimate, not a bound.
+    The collectives on the critical path at the library's cost, as :func:`decode_time_serial`, the weights at the
+    engine's share e_w of the bandwidth (:func:`prefill_time_memory_serial`), and each stage's kernels' fixed costs o
+    (:func:`prefill_time_overhead`); an estimate, not a bound.
     """
-    t_comp, t_mem = _prefill_ledgers()
-    work = sp.Max(t_comp, t_mem) + prefill_time_overhead()
+    work = sp.Max(prefill_time_compute_gpu(), prefill_time_memory_serial()) + prefill_time_overhead()
     return (n_PP - 1) * (work + prefill_time_comm(True)) + work + prefill_time_comm_last(True)
 
 

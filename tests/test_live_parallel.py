@@ -26,6 +26,9 @@ FIXED = [  # what-ifs the random ones seldom draw: no layout fits, training on a
     ("llama70b-h100-tp2.yaml", ["workloads.training.micro_batch_tokens=4k", "parallelism.pp=4"]),
     ("llama70b-h100-tp8.yaml", ["parallelism.tp=16", "parallelism.dp=4", "parallelism.pp=2"]),
     ("mixtral8x22b-h100-tp8-ep8.yaml", ["parallelism.tp=2", "parallelism.dp=4", "precision=fp8"]),
+    # weight-only weights: the estimate's e_w, one format and per class (issue 29)
+    ("llama70b-h100-tp2.yaml", ["precision=int4"]),
+    ("mixtral8x22b-h100-tp8-ep8.yaml", ["precision.weights.experts=int4"]),
 ]
 
 EVALUATE = """

@@ -78,7 +78,9 @@ def setups(draw, single: bool) -> dict:
                s_kv=float(min(tp, H_kv)),
                u_x=draw(st.floats(1.0, 4.0)) if ep > 1 else 1.0,
                # redundant expert replicas per routed expert (engine.redundant_experts): more bytes held, never less
-               rho_x=draw(st.floats(0.0, 0.5)) if ep > 1 else 0.0)
+               rho_x=draw(st.floats(0.0, 0.5)) if ep > 1 else 0.0,
+               # the weights' share of the bandwidth in the estimate: below 1 for weight-only int8/int4 GEMMs
+               e_w=1.0 if single else draw(st.sampled_from([1.0, 0.8, 0.53, 0.2])))
     # two tiers: a group of n may have n_u < n GPUs in each scale-up domain and cross the NICs between domains (a
     # scale-out link no faster than the scale-up one, the library reaching at most its line rate); one tier otherwise
     for g, n in (("TP", tp), ("EP", ep)):
@@ -113,6 +115,9 @@ def test_one_gpu_is_the_single_card_formula_exactly(env):
     assert val("decode_time_overhead", env) == pytest.approx(overhead, rel=1e-12)
     assert val("decode_time_serial", env) == pytest.approx(single + overhead, rel=1e-12)
     assert val("decode_time_serial", dict(env, tau_k=0.0)) == single
+    # weight-only weights (e_w < 1) only slow the estimate; the bound never reads e_w
+    assert val("decode_time_serial", dict(env, e_w=0.53)) >= val("decode_time_serial", env)
+    assert val("prefill_time_serial", dict(env, e_w=0.53)) >= val("prefill_time_serial", env)
     assert env["B"] / val("decode_time_bound", env) == val("decode_tokens_per_s", env)
     single_prefill = max(val("prefill_time_compute", env), val("prefill_time_memory", env))
     assert val("prefill_time_bound", env) == single_prefill

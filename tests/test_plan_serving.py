@@ -101,9 +101,21 @@ def test_unpriced_gpu_sorts_by_speed_and_says_so(capsys):
 
 
 def test_table_states_the_int4_caveat(capsys):
-    assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--gpus", "2", "--limit", "50"]) == 0
+    assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--gpus", "2", "--limit", "50",
+                 "--weights", "bf16,fp8,int8,int4"]) == 0
     out = capsys.readouterr().out
-    assert "charges dequantization" in out and "TTFT ms" in out and "$/M out" in out and "KV" in out
+    assert "charges no dequantization" in out and "TTFT ms" in out and "$/M out" in out and "KV" in out
+    assert "not tried" not in out  # the formats were named
+
+
+def test_default_weights_leave_int8_int4_out_and_say_how_to_add_them(capsys):
+    assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--gpus", "2", "--limit", "0"]) == 0
+    out = capsys.readouterr().out
+    rows = [line.split()[0] for line in out.splitlines() if line.split()[:1] in (["bf16"], ["fp8"], ["int8"], ["int4"])]
+    assert rows and set(rows) <= {"bf16", "fp8"}
+    assert "not tried: int8, int4 weights" in out and "--weights bf16,fp8,int8,int4" in out
+    doc = _json(capsys, "llama-3.1-70b", "--hardware", "h100-sxm", "--gpus", "2")
+    assert doc["weights"] == ["bf16", "fp8"] and doc["weights_not_tried"] == ["int8", "int4"]
 
 
 @pytest.mark.parametrize("args, text", [

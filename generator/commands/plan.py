@@ -42,9 +42,14 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="times are the strict bound (compute, HBM and interconnect perfectly overlapped) or, with --estimate "
                "serial, the estimate with the collectives on the critical path. The bound charges int8/int4 weights "
-               "no dequantization (measured int4 decode reaches 0.19-0.43 of the bandwidth) and --estimate "
-               "serial does not either: compare formats with care. TTFT is one prompt alone on the replica (no queueing); $/M "
-               "input tokens price the prompt at that prefill rate, $/M output tokens the decode rate per GPU.")
+               "no dequantization (it holds for any kernel); --estimate serial streams them at the share of the "
+               "bandwidth weight-only kernels reach (int8 0.80, int4 0.53 of a bf16 GEMM's: torchao on A100). "
+               "By default plan tries the checkpoint's own weight format (bf16 unless the model spec gives "
+               "checkpoint_precision) and fp8 for 16-bit models of 8B parameters or more, what practitioners deploy "
+               "without re-validating accuracy; int8/int4 change the model's accuracy, which a roofline does not "
+               "price, and are tried only when named (--weights bf16,fp8,int8,int4). TTFT is one prompt alone on the "
+               "replica (no queueing); $/M input tokens price the prompt at that prefill rate, $/M output tokens the "
+               "decode rate per GPU.")
     p.add_argument("model", metavar="MODEL", help="catalog name or path of a model spec, e.g. llama-3.1-70b")
     p.add_argument("--hardware", default=None, metavar="GPU[,GPU]",
                    help="catalog names or paths of GPUs, comma-separated, e.g. h100-sxm,h200,b200,mi300x (default: "
@@ -61,10 +66,12 @@ def _parser() -> argparse.ArgumentParser:
                    help="longest time per output token (the request's slowest decode round), e.g. 50ms (--latency "
                         "is the same option)")
     p.add_argument("--ttft", metavar="TIME", help="longest time to first token, e.g. 2s")
-    p.add_argument("--weights", "--precision", dest="weights", default="bf16,fp8,int8,int4", metavar="LIST",
-                   help="weight formats to try (default bf16,fp8,int8,int4; int8/int4, mxfp4 and nvfp4 compute in "
-                        "bf16, fp8_block in fp8; 'checkpoint': the model spec's checkpoint_precision; a format the "
-                        "GPU has no peak for is skipped). --precision is the same option")
+    p.add_argument("--weights", "--precision", dest="weights", default=None, metavar="LIST",
+                   help="weight formats to try (default: the checkpoint's own, 'checkpoint' where the model spec "
+                        "gives checkpoint_precision, else bf16, and fp8 for a 16-bit model of 8B parameters or more; "
+                        "int8/int4 change accuracy and are tried only when named, e.g. bf16,fp8,int8,int4; int8/int4, "
+                        "mxfp4 and nvfp4 compute in bf16, fp8_block in fp8; a format the GPU has no peak for is "
+                        "skipped). --precision is the same option")
     p.add_argument("--kv-cache", default="auto", metavar="LIST",
                    help="KV-cache formats to try, e.g. bf16,fp8 (default auto: fp8 for fp8 weights, else bf16)")
     p.add_argument("--price", default=None, metavar="GPU=USD[,...]",
@@ -229,7 +236,7 @@ def main(argv: list[str]) -> int:
         raise _err(f"--batch {batch}", "more than 65,536 sequences per replica", "use a smaller batch")
     tpot = _time("--latency" if "--latency" in argv else "--tpot", args.tpot)
     ttft = _time("--ttft", args.ttft)
-    weights = _formats("--weights", args.weights, (*WEIGHT_FORMAT_BYTES, "checkpoint"))
+    weights = None if args.weights is None else _formats("--weights", args.weights, (*WEIGHT_FORMAT_BYTES, "checkpoint"))
     kvs = _formats("--kv-cache", args.kv_cache, ("auto", *PRECISION_BYTES))
     if args.limit < 0:
         raise _err(f"--limit {args.limit}", "must be 0 (all rows) or more", "e.g. --limit 30")
@@ -256,6 +263,12 @@ def main(argv: list[str]) -> int:
             raise _err(f"--memory-reserve {args.memory_reserve}", "must be a fraction from 0 to 0.9 (or 0% to 90%)",
                        "write e.g. 0.1 or 10%")
     model = _load("model", args.model, "model")
+    from genreport.model.plan import ACCURACY_FORMATS, plan_precisions
+
+    left_out: tuple[str, ...] = ()
+    if weights is None:  # the deployment default: the checkpoint's format and fp8, never a silent int8/int4
+        weights = list(plan_precisions(model))
+        left_out = tuple(f for f in ("bf16", "fp8", *ACCURACY_FORMATS) if f not in weights)
     if "checkpoint" in weights and not model.checkpoint_weights:
         raise _err(f"--weights {args.weights}", f"{model.title} has no checkpoint_precision in its spec",
                    f"name the formats instead, or add checkpoint_precision to {model.file}")
@@ -295,7 +308,7 @@ def main(argv: list[str]) -> int:
                "estimate": args.estimate, "accounting": args.accounting, "max_gpus": args.max_gpus,
                "speculative": None if speculative is None else dict(zip(("draft_tokens", "acceptance", "draft_cost"),
                                                                         speculative, strict=True)),
-               "disaggregate": args.disaggregate,
+               "disaggregate": args.disaggregate, "weights": list(weights), "weights_not_tried": list(left_out),
                "rows": [r.as_json() for r in result.rows], "rejected": result.rejected,
                "skipped_precisions": [{"precision": p, "why": w} for p, w in result.skipped_precisions]}
         print(json.dumps(doc, indent=1, sort_keys=True))
@@ -304,7 +317,8 @@ def main(argv: list[str]) -> int:
         print(render_csv(result, speculative is not None, args.disaggregate), end="")
         return 0
     print(render_table(result, model, gpus, batch, context, tpot, args.limit, shape, args.estimate,
-                       markdown=args.format == "md", speculative=speculative, disaggregate=args.disaggregate))
+                       markdown=args.format == "md", speculative=speculative, disaggregate=args.disaggregate,
+                       left_out=left_out, tried=tuple(weights)))
     return 0
 
 
@@ -373,9 +387,11 @@ def _money(x) -> str:
 
 
 def render_table(result, model, gpus, batch: int, context: int, tpot: float | None, limit: int, shape=None,
-                 estimate: str = "bound", markdown: bool = False, speculative=None, disaggregate: bool = False) -> str:
+                 estimate: str = "bound", markdown: bool = False, speculative=None, disaggregate: bool = False,
+                 left_out: tuple[str, ...] = (), tried: tuple[str, ...] = ()) -> str:
     """The table of the first ``limit`` layouts (0: all of them), and how many more there are; ``markdown``: the
-    same as Markdown (the notes as paragraphs, the table with its numbers right-aligned)."""
+    same as Markdown (the notes as paragraphs, the table with its numbers right-aligned); ``left_out``: the weight
+    formats the default did not try (one line says so and how to include them), ``tried`` those it did."""
     from genreport.commands.tables import md_cell, md_table, text_table
 
     table = md_table if markdown else text_table
@@ -439,9 +455,17 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
         lines.append(f"not listed: {rejected}")
     for p, why in result.skipped_precisions:
         lines.append(f"skipped {p}: {why}")
+    if left_out:
+        lines.append(f"not tried: {', '.join(left_out)} weights (the default tries the checkpoint's format and fp8 "
+                     "for 16-bit models from 8B up; int8/int4 change the model's accuracy, which a roofline does "
+                     "not price); to include them: --weights " + ",".join(dict.fromkeys((*tried, *left_out))))
     if any(r.precision in ("int8", "int4") for r in result.rows[:limit]):
-        lines.append("int8/int4 weights: neither the bound nor the serial estimate charges dequantization (measured "
-                     "int4 decode reaches 0.19-0.43 of the bandwidth): their rows are what the format's bytes allow")
+        lines.append("int8/int4 weights: the bound charges no dequantization (their rows are what the format's bytes "
+                     "allow); --estimate serial streams them at the share of the bandwidth weight-only kernels reach "
+                     "(engine.weight_only_efficiency: int8 0.80, int4 0.53 of a bf16 GEMM's)"
+                     if estimate == "bound" else
+                     "int8/int4 weights: streamed at the share of the bandwidth weight-only kernels reach "
+                     "(engine.weight_only_efficiency: int8 0.80, int4 0.53 of a bf16 GEMM's)")
     if speculative:
         k, p, cost = speculative
         lines.append(f"speculative decoding: {k} draft token{'s' if k > 1 else ''} a round, each accepted with "

@@ -166,7 +166,10 @@ def engine_kernels(engine: dict) -> Kernels:
                    one_shot=engine.get("all_reduce", "library") == "one-shot",
                    one_shot_latency=_q(engine["one_shot_latency"]) if "one_shot_latency" in engine else k.one_shot_latency,
                    # the spec's count is every layer's, MoE layers' too
-                   moe_per_layer=float(engine["kernels_per_layer"]) if "kernels_per_layer" in engine else None)
+                   moe_per_layer=float(engine["kernels_per_layer"]) if "kernels_per_layer" in engine else None,
+                   weight_only=tuple(sorted({**dict(k.weight_only),
+                                             **{f: float(x) for f, x in (engine.get("weight_only_efficiency") or {}).items()}
+                                             }.items())))
 
 
 def engine_step(engine: dict) -> tuple[int, int]:

@@ -44,6 +44,27 @@ MOE_KERNELS_SOURCE = ("an MoE layer: 4 kernels more than a dense one (router GEM
 DEFAULT_ONE_SHOT_LATENCY = 5.7e-6
 ONE_SHOT_SOURCE = ("vLLM, SGLang and TensorRT-LLM one-shot all-reduce kernels: 5.7-7.8 us for 0.5-32 KiB on 8 x H100 "
                    "(measurements gathered in issue 27)")
+# Weight-only quantized GEMMs (int8/int4 weights, bf16 activations and compute: Marlin, AWQ, GPTQ, tinygemm,
+# TensorRT-LLM's weight-only GEMM) read fewer bytes but reach a lower share of the HBM bandwidth than a bf16 GEMM: they
+# unpack and scale every weight on its way to the tensor cores.  The serial estimate divides the weight stream by e_w, the share the
+# format's kernel reaches of what a bf16 GEMM reaches (formulas.parallel.decode_time_memory_busiest); the bound does not
+# (max(F/P, Q/W) holds for any kernel).  Measured at batch 1 on one A100-80GB by torchao (pytorch/ao
+# torchao/quantization/README.md, commit 03d01adc, Benchmarks table, "Memory Bandwidth (GB/s)" column): Llama-2-7B bf16
+# 1418.93 GB/s, int8wo 1131.18 (0.797), int4wo-64 751.42 (0.530); Llama-3-8B bf16 1435.54, int8wo 1150.80 (0.802),
+# int4wo-64 763.33 (0.532).  The same order on H100 with TensorRT-LLM (NVIDIA TensorRT-Model-Optimizer benchmark.md,
+# TRT-LLM 0.9, batch 2): INT4 AWQ over FP8 1.20x (Llama3-70B, 77.36 / 64.35 tok/s) and 1.16x (Llama3-8B, 392.99 /
+# 337.67) where the bytes allow 2x, about 0.6.  Marlin (Frantar et al. 2024, arXiv 2408.11743; IST-DASLab/marlin
+# README, assets/peak.png and models.png) comes closer: 3.87x over fp16 on a 72k x 18k matrix on an A10 up to batch 32,
+# and its fall past that (3.1x at 64, 1.55x at 128, against an ideal 3.27x and 1.64x) is the roofline's own, the
+# bf16 compute that max(F/P, Q/(e_w W)) already charges; on real layer shapes on an A100 at batch 16 it reaches
+# 2.2-3.6x of the 3.87x (0.57-0.94).  So no term grows with the batch beyond the bf16 compute roof; the defaults are
+# torchao's measured shares.  A format computed in its own precision (int8 weights with int8 compute) is not
+# weight-only: e_w = 1, as for bf16, fp8 and the block formats (nvfp4/mxfp4 are not charged: no measurement gathered).
+WEIGHT_ONLY_EFFICIENCY = {"int8": 0.80, "int4": 0.53}
+WEIGHT_ONLY_SOURCE = ("torchao (pytorch/ao quantization README, A100, batch 1): int8 weight-only reaches 1131-1151 GB/s "
+                      "where bf16 reaches 1419-1436 (0.80), int4 (group 64) 751-763 (0.53); TensorRT-LLM INT4 AWQ on "
+                      "H100 1.16-1.20x FP8 at batch 2 where the bytes allow 2x (TensorRT-Model-Optimizer benchmark.md); "
+                      "Marlin's fall past batch 32 is the bf16 compute roof (Frantar et al. 2024, arXiv 2408.11743)")
 KERNELS_SOURCE = ("launch about 4-6 us per kernel (pegainfer (3), From Launch Overhead to CUDA Graph); 0.5 us per "
                   "kernel in a CUDA graph replay (NVIDIA, Getting Started with CUDA Graphs: 3.8 against 3.4 us per "
                   "2.9 us kernel); 10 kernels per layer (vLLM's Llama decoder layer); vLLM, SGLang and TensorRT-LLM "
@@ -86,6 +107,8 @@ class Kernels:
     one_shot: bool = False  # the tensor-parallel all-reduce may run as the engine's one-shot kernel (engine.all_reduce)
     one_shot_latency: float = DEFAULT_ONE_SHOT_LATENCY  # s, that kernel's fixed cost
     moe_per_layer: float | None = None  # kernels of an MoE layer; None: per_layer + MOE_EXTRA_KERNELS (+ shared)
+    # e_w of each weight-only format: the share of a bf16 GEMM's HBM bandwidth its kernel reaches (WEIGHT_ONLY_EFFICIENCY)
+    weight_only: tuple[tuple[str, float], ...] = tuple(sorted(WEIGHT_ONLY_EFFICIENCY.items()))
 
     def moe_layer(self, shared_experts: int) -> float:
         """Kernels of one MoE layer [1]: the spec's kernels_per_layer where it gives one, else the dense count plus the
@@ -98,6 +121,12 @@ class Kernels:
     def decode(self) -> float:
         """tau_k [s]: the per-kernel cost of a decode step (graph replay, or launch without graphs)."""
         return self.graph if self.cuda_graphs else self.launch
+
+    def weight_only_efficiency(self, fmt: str, compute: str) -> float:
+        """e_w of one weight format computed in ``compute`` [1]: the engine's share for a weight-only format (int8 or int4
+        weights computed in another format), 1 otherwise."""
+        table = dict(self.weight_only)
+        return table[fmt] if fmt in table and compute != fmt else 1.0
 
 
 @dataclass(frozen=True)

@@ -105,6 +105,20 @@ def weight_bytes_of(precision: Precision, pc: arch.ParameterCount) -> WeightByte
     return WeightBytes(precision.class_bytes("experts"), mean, b_e, None)
 
 
+def weight_efficiency(precision: Precision, pc: arch.ParameterCount, kernels) -> float:
+    """e_w [1]: the share of a bf16 GEMM's HBM bandwidth the engine's GEMMs reach on the weights (spec.WEIGHT_ONLY_
+    EFFICIENCY; ``kernels``: the engine's Kernels).  One format: its share (1 unless weight-only int8/int4).  Per-class
+    formats: the held bytes over the time to stream them, sum(bytes) / sum(bytes_c / e_c) over the tensor classes."""
+    eff = kernels.weight_only_efficiency
+    if precision.uniform:
+        return eff(precision.format_of("default"), precision.compute)
+    parts = (("embeddings", pc.embedding + pc.lm_head), ("attention", pc.attention),
+             ("default", pc.ffn_dense + pc.experts_shared + pc.router + pc.norms), ("experts", pc.experts_routed))
+    held = [(float(n) * precision.class_bytes(c), eff(precision.format_of(c), precision.compute)) for c, n in parts]
+    total = sum(q for q, _ in held)
+    return total / sum(q / e for q, e in held) if total else 1.0
+
+
 def held_weight_bytes(precision: Precision, model: Model) -> float:
     """The mean bytes per weight the whole model holds (Precision.held_bytes): all its parameters, by class."""
     pc = arch.parameter_count(model)

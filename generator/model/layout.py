@@ -20,7 +20,7 @@ import numpy as np
 from genreport.formulas import architecture as arch
 from genreport.formulas.compiled import load
 from genreport.load.spec import PRECISION_BYTES, Hardware, Kernels, Model, Parallelism, Precision
-from genreport.model.env import Env, pipeline_split, prefill_head_dim, usable_at, weight_bytes_of
+from genreport.model.env import Env, pipeline_split, prefill_head_dim, usable_at, weight_bytes_of, weight_efficiency
 from genreport.model.values import NO_FIT, Entry, physical
 
 
@@ -42,7 +42,7 @@ BINDS = ("compute", "bandwidth", "interconnect")
 # the library runs them, and the kernels' fixed costs; "overhead" is seed 000's third state, overhead-bound.
 ESTIMATE_TERMS = (("compute", "decode_time_compute_gpu"), ("bandwidth", "decode_time_memory_busiest"),
                   ("interconnect", "decode_time_comm_estimate"), ("overhead", "decode_time_overhead"))
-PREFILL_ESTIMATE_TERMS = (("compute", "prefill_time_compute_gpu"), ("bandwidth", "prefill_time_memory_gpu"),
+PREFILL_ESTIMATE_TERMS = (("compute", "prefill_time_compute_gpu"), ("bandwidth", "prefill_time_memory_serial"),
                           ("interconnect", "prefill_time_comm_estimate"), ("overhead", "prefill_time_overhead"))
 DECODE_GRID = ("interconnect_bytes_decode", "decode_time_comm", "decode_time_compute_gpu", "decode_time_memory_gpu",
                "decode_time_bound", "decode_time_comm_estimate", "decode_time_memory_busiest", "decode_time_overhead",
@@ -186,6 +186,8 @@ def layout_values(base: dict[str, float], model: Model, par: Parallelism, links:
     v = dict(base)
     k = kernels or Kernels()
     v.update({"k_L": kernels_per_layer(model, k), "tau_k": k.decode, "tau_l": k.launch, "tau_o": k.one_shot_latency,
+              # the weights' share of the bandwidth in the estimate: below 1 for weight-only int8/int4 GEMMs
+              "e_w": weight_efficiency(precision, pc, k),
               # the engine's one-shot all-reduce reads its peers over NVLink: inside the scale-up domain only
               "o_TP": 1.0 if k.one_shot and links["tp"].tier == "scale-up" else 0.0})
     v.update({"n_TP": float(par.tp), "n_PP": pipeline_split(model.layers, par.pp), "n_St": float(par.pp),
@@ -283,6 +285,7 @@ class ParallelResults:
     all_reduce: dict = field(default_factory=dict)  # one tensor-parallel all-reduce at batch 1: see _all_reduce_costs
     collective_formulas: tuple = ()  # (id, what it is, LaTeX, value or None) of the collectives this layout uses
     kernels_per_layer: float = 0.0  # k_L: the kernels of a layer, the mean over dense and MoE layers
+    weight_efficiency: float = 1.0  # e_w: the weights' share of the bandwidth in the estimate (weight-only GEMMs < 1)
 
     @property
     def pp_split(self) -> float:
@@ -405,7 +408,8 @@ def _evaluate(r) -> ParallelResults:
     q = load()
     out = ParallelResults(par, links, notes, activation_bytes=activation_bytes_per_element(spec.precision),
                           stage_layers=stage_layers(model.layers, par.pp),
-                          kernels_per_layer=kernels_per_layer(model, spec.hardware.kernels))
+                          kernels_per_layer=kernels_per_layer(model, spec.hardware.kernels),
+                          weight_efficiency=weight_efficiency(spec.precision, r.envs["seed"].pc, spec.hardware.kernels))
     w = spec.workloads
     batch = np.asarray(w.decode_batch, dtype=float)
     ctx = np.asarray(w.decode_context, dtype=float)
@@ -450,7 +454,8 @@ def _evaluate(r) -> ParallelResults:
             out.prefill[acc] = {qid: np.asarray(q[qid](pv), dtype=float) * np.ones_like(t)
                                 for qid in ("interconnect_bytes_prefill", "prefill_time_comm", "prefill_time_bound",
                                             "prefill_time_compute_gpu", "prefill_time_memory_gpu",
-                                            "prefill_time_comm_estimate", "prefill_time_overhead",
+                                            "prefill_time_memory_serial", "prefill_time_comm_estimate",
+                                            "prefill_time_overhead",
                                             "prefill_time_serial")}
     if w.training_tokens:
         env = r.envs["seed"].one_card()
@@ -498,8 +503,11 @@ def _collective_formulas(p: ParallelResults) -> tuple:
         rows += [("all_to_all_time_tiers", "the bound: the experts' all-to-all over two tiers", None),
                  ("all_to_all_time_library_tiers", "the estimate: the experts' all-to-all, in the node and over the "
                   "NICs", None)]
-    if p.parallelism.ep > 1:
-        rows.append(("decode_time_memory_busiest", "the estimate: HBM of the busiest expert GPU", None))
+    if p.parallelism.ep > 1 or p.weight_efficiency < 1:
+        rows.append(("decode_time_memory_busiest", ("the estimate: HBM of the busiest expert GPU"
+                     if p.parallelism.ep > 1 else "the estimate: HBM of one GPU")
+                     + (f", the weights at e_w = {p.weight_efficiency:.3g} of the bandwidth (weight-only GEMMs)"
+                        if p.weight_efficiency < 1 else ""), None))
     return tuple((qid, title, f"{q[qid].symbol} = {render_latex(q[qid].latex['full'], q[qid].args)}", value)
                  for qid, title, value in rows)
 

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from genreport.formulas import architecture as arch
 from genreport.formulas.compiled import load
 from genreport.load.spec import Hardware, Model, Parallelism, Precision
 from genreport.model.env import make_env, prefill_head_dim, spec_env, usable_at
@@ -27,7 +28,26 @@ from genreport.model.layout import (
 )
 from genreport.model.serving import _mean_context_values, joules_per_token, usd_per_mtok
 
+# Every uniform weight format plan knows how to try; the default tries fewer (plan_precisions).
 PLAN_PRECISIONS = ("bf16", "fp8", "int8", "int4")
+# Below this many parameters fp8 is not tried by default: the usual practice quantizes to fp8 from 8B up (Meta ships
+# Llama 3.1 405B in FP8 for one 8-GPU node, NVIDIA's ModelOpt and vLLM publish FP8 checkpoints of 8B and larger).
+FP8_FROM_PARAMETERS = 8e9
+# Formats that change the model's accuracy more than a roofline can price: tried only when asked (--weights ...,int4).
+ACCURACY_FORMATS = ("int8", "int4")
+
+
+def plan_precisions(model: Model) -> tuple[str, ...]:
+    """The weight formats plan, the serving chapter's cheapest layout and page 1's smallest layout try by default:
+    the checkpoint's own ('checkpoint' where the model spec gives checkpoint_precision, per tensor class: DeepSeek-V3's
+    fp8_block, gpt-oss's mxfp4 experts; else bf16, the format open checkpoints ship in) and, for a 16-bit checkpoint of
+    FP8_FROM_PARAMETERS or more, fp8, which practitioners treat as quality-preserving (Llama 3.1 405B FP8: Meta's own
+    release for one 8-GPU node).  int8/int4 weight-only formats trade accuracy the roofline does not price: only
+    when asked (``--weights bf16,fp8,int8,int4``)."""
+    own = dict(model.checkpoint_weights)
+    sixteen = not own or set(own.values()) <= {"bf16", "fp16"}
+    params = model.declared_parameters or float(arch.parameter_count(model).total)
+    return ("checkpoint" if own else "bf16",) + (("fp8",) if sixteen and params >= FP8_FROM_PARAMETERS else ())
 
 
 @dataclass(frozen=True)
@@ -153,6 +173,22 @@ def plan_precision(name: str, model: Model) -> Precision:
     return dataclasses.replace(prec, held_bytes=held_weight_bytes(prec, model)) if prec.classes else prec
 
 
+def model_format(model: Model, name: str) -> str:
+    """A format plan tries, in words: 'checkpoint' as the model spec's checkpoint_precision label ('fp8_block, embeddings
+    bf16' style: Precision.weights_label), any other name as itself."""
+    return plan_precision(name, model).weights_label() if name == "checkpoint" else name
+
+
+def report_precisions(spec) -> tuple[str, ...]:
+    """The formats a report's plan answers try (page 1's smallest layout, the serving chapter's cheapest): the
+    default's (:func:`plan_precisions`) and the spec's own weight format, which its author chose."""
+    from genreport.load.spec import WEIGHT_FORMAT_BYTES
+
+    own = spec.precision.weights
+    extra = (own,) if not spec.precision.classes and own in WEIGHT_FORMAT_BYTES else ()
+    return tuple(dict.fromkeys(plan_precisions(spec.model) + extra))
+
+
 @dataclass(frozen=True)
 class Shape:
     """The request ``plan`` serves: prompt and output tokens, the TTFT target, the concurrent users."""
@@ -164,14 +200,15 @@ class Shape:
 
 
 def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | None = None,
-         precisions=PLAN_PRECISIONS, max_gpus: int = MAX_GPUS, accounting: str = "seed", estimate: str = "bound",
+         precisions=None, max_gpus: int = MAX_GPUS, accounting: str = "seed", estimate: str = "bound",
          kv_caches=("auto",), shape: Shape | None = None, speculative: tuple[int, float, float] | None = None,
          disaggregate: bool = False) -> Plan:
     """Every tp x pp (x ep) layout and weight precision whose replica holds at least one sequence of ``context``.
 
     For each, the largest batch up to ``batch`` that fits in the KV capacity and whose decode round (the strict
     bound, or the serialized estimate with ``estimate="serial"``) meets ``latency``; rows sorted by tokens/s per
-    GPU at that batch, best first.  ``kv_caches``: the KV-cache formats to try ("auto": the weights' compute
+    GPU at that batch, best first.  ``precisions``: the weight formats tried (None: :func:`plan_precisions`, the
+    checkpoint's and fp8).  ``kv_caches``: the KV-cache formats to try ("auto": the weights' compute
     format's, fp8 for fp8 weights, else bf16).  ``shape``: the request (prompt + output = ``context``, the last
     context a request reaches; ``latency`` is then its TPOT target) with its TTFT target and users; without one,
     a request of ``context`` prompt tokens and one generated.  Pipeline degrees divide the layers or are powers of
@@ -184,6 +221,7 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
     row's layout (:func:`_pools`).
     """
     q = load()
+    precisions = plan_precisions(model) if precisions is None else tuple(precisions)
     rows: list[PlanRow] = []
     skipped: list[tuple[str, str]] = []
     rejected = {"weights do not fit": 0, "no sequence of the context fits": 0, "misses the latency target": 0,
@@ -606,7 +644,7 @@ def many_gpus(r) -> ManyGpus | None:
     fmap = fit_map(spec.model, hw, ctxs, accounting=spec.accounting)
     smallest_own = smallest_any = None
     if not r.verdicts.get("weights_fit", True):
-        found = plan(spec.model, hw, 1, s0, accounting=spec.accounting)
+        found = plan(spec.model, hw, 1, s0, precisions=report_precisions(spec), accounting=spec.accounting)
         best = smallest(found)
         smallest_any = best.as_json() if best is not None else None
         own = smallest(Plan([x for x in found.rows if x.precision == spec.precision.weights], {}, [], ""))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from genreport.load.spec import Parallelism
 from genreport.model.env import make_env
 from genreport.model.frontier import frontier
-from genreport.model.plan import MAX_GPUS, PLAN_PRECISIONS, Shape, plan
+from genreport.model.plan import MAX_GPUS, Shape, model_format, plan, report_precisions
 from genreport.model.serving import Request, joules_per_token, request, usd_per_mtok
 
 
@@ -71,7 +71,7 @@ def report(r) -> dict | None:
     gpus_for_users = (-(-sv.users // (per * par.dp)) * replicas_gpus) if sv.users and per else None
     cheapest = None
     if sv.ttft is not None or sv.tpot is not None:
-        found = plan(model, hw, sv.users or 64, sv.prompt + sv.output, sv.tpot, PLAN_PRECISIONS,
+        found = plan(model, hw, sv.users or 64, sv.prompt + sv.output, sv.tpot, report_precisions(spec),
                      MAX_GPUS if hw.link is not None else 1, acc, "bound", ("auto",), Shape(sv.prompt, sv.output, sv.ttft,
                                                                                       sv.users))
         if found.rows:
@@ -86,4 +86,5 @@ def report(r) -> dict | None:
             "replica_gpus": par.replica_gpus, "dp": par.dp, "capacity_batch": cap,
             "ttft_met": None if sv.ttft is None else bool(one.ttft_bound <= sv.ttft),
             "tpot_batch": tpot_batch, "users_batch": users_batch, "gpus_for_users": gpus_for_users,
-            "rows": rows, "cheapest": cheapest, "frontier": fig}
+            "rows": rows, "cheapest": cheapest, "frontier": fig,
+            "formats": [model_format(model, f) for f in report_precisions(spec)]}

@@ -56,7 +56,9 @@ def inputs(spec) -> dict:
                                  "one_shot_latency": hw.kernels.one_shot_latency,
                                  # an MoE layer's kernels: the spec's count, else the dense one plus these (layout)
                                  "moe_per_layer": hw.kernels.moe_per_layer, "moe_extra": MOE_EXTRA_KERNELS,
-                                 "shared_extra": SHARED_EXPERT_KERNELS},
+                                 "shared_extra": SHARED_EXPERT_KERNELS,
+                                 # e_w of each weight-only format (env.weight_efficiency)
+                                 "weight_only": dict(hw.kernels.weight_only)},
                      "title": hw.title, "price_per_hour": hw.price_per_hour, "link": _link(hw.link),
                      "node": None if hw.node is None else {"gpus_per_node": hw.node.gpus_per_node,
                                                           "scale_out": _link(hw.node.scale_out)},

@@ -18,6 +18,7 @@ from genreport.load.spec import (
     MEMORY_RESERVE_SOURCE,
     MOE_KERNELS_SOURCE,
     ONE_SHOT_SOURCE,
+    WEIGHT_ONLY_SOURCE,
     WORKSPACE_SOURCE,
 )
 from genreport.model.evaluate import Results
@@ -261,6 +262,12 @@ def _inputs(r: Results) -> list[dict]:
              else ("the spec (engine.all_reduce)" if "all_reduce" in given
                    else "the default: the collectives library, as the hardware file's collectives block costs it")},
         ]
+        if r.parallel.weight_efficiency < 1 or "weight_only_efficiency" in given:  # weight-only GEMMs (int8/int4)
+            rows.append({"what": "weights' share of the bandwidth, weight-only GEMMs (serial estimate)", "symbol": "e_w",
+                         "value": f"{r.parallel.weight_efficiency:.3g} for these weights ("
+                                  + ", ".join(f"{f} {x:g}" for f, x in k.weight_only) + "; 1 for other formats)",
+                         "source": src("weight_only_efficiency") if "weight_only_efficiency" in given
+                         else WEIGHT_ONLY_SOURCE})
     for fmt_name, sparse in sorted(hw.sparse.items()):
         rows.append({"what": f"sparse {fmt_name} peak (not used)", "symbol": "", "value": fmt.rate(sparse),
                      "source": "2:4 structured sparsity; recorded, never used for the roofline"})

@@ -20,11 +20,12 @@ const GR_PARALLEL = (() => {
   const RESIDENT = ["memory_per_gpu"];  // evaluated with the weights the GPU holds, not those a batch reads
   const RATES = ["decode_tokens_per_s_replica", "decode_tokens_per_s_gpu"];
   const PREFILL = ["interconnect_bytes_prefill", "prefill_time_comm", "prefill_time_bound", "prefill_time_compute_gpu",
-    "prefill_time_memory_gpu", "prefill_time_comm_estimate", "prefill_time_overhead", "prefill_time_serial"];
+    "prefill_time_memory_gpu", "prefill_time_memory_serial", "prefill_time_comm_estimate", "prefill_time_overhead",
+    "prefill_time_serial"];
   // the serial estimate's terms, the first largest named (layout.ESTIMATE_TERMS); "overhead" is overhead-bound
   const ESTIMATE_TERMS = [["compute", "decode_time_compute_gpu"], ["bandwidth", "decode_time_memory_busiest"],
     ["interconnect", "decode_time_comm_estimate"], ["overhead", "decode_time_overhead"]];
-  const PREFILL_ESTIMATE_TERMS = [["compute", "prefill_time_compute_gpu"], ["bandwidth", "prefill_time_memory_gpu"],
+  const PREFILL_ESTIMATE_TERMS = [["compute", "prefill_time_compute_gpu"], ["bandwidth", "prefill_time_memory_serial"],
     ["interconnect", "prefill_time_comm_estimate"], ["overhead", "prefill_time_overhead"]];
   const SCALARS = ["gpus", "weight_bytes_per_gpu", "kv_bytes_per_token_per_gpu", "kv_capacity_tokens_replica",
     "link_ridge", "tp_link_intensity", "tp_weight_crossover", "tp_link_bound_degree"];
@@ -126,6 +127,7 @@ const GR_PARALLEL = (() => {
       + (m.moe && m.moe.shared_experts ? k.shared_extra : 0);
     const kL = m.moe ? ((m.layers - pc.moe_layers) * k.per_layer + pc.moe_layers * kMoe) / m.layers : k.per_layer;
     Object.assign(v, {k_L: kL, tau_k: k.decode, tau_l: k.launch, tau_o: k.one_shot_latency,
+      e_w: weightEfficiency(inp.precision, pc, t, k.weight_only || {}),  // weight-only GEMMs' share of the bandwidth
       o_TP: k.one_shot && links.tp.tier === "scale-up" ? 1.0 : 0.0});  // one-shot: inside the scale-up domain
     GROUPS.forEach(g => {  // LinkChoice.tier_values
       const l = links[g], G = g.toUpperCase(), up = l.inner || l;
@@ -141,6 +143,25 @@ const GR_PARALLEL = (() => {
     v.n_uTP = links.tp.local || par.tp;
     v.n_uEP = links.ep.local || par.ep;
     return Object.assign(v, collectiveCosts(links.tp));
+  }
+
+  /** e_w (env.weight_efficiency): the weights' share of the bandwidth in the estimate, the table's for a weight-only
+   * format (int8/int4 weights computed in another format), 1 otherwise; per-class formats: held bytes over the
+   * time to stream them. */
+  function weightEfficiency(p, pc, t, table) {
+    const eff = f => Object.prototype.hasOwnProperty.call(table, f) && p.compute !== f ? table[f] : 1.0;
+    const form = c => p.classes ? p.classes[c] : p.weights;
+    const classes = ["experts", "attention", "embeddings", "default"];
+    if (classes.every(c => form(c) === form("default"))) return eff(form("default"));
+    const parts = [["embeddings", pc.embedding + pc.lm_head], ["attention", pc.attention],
+      ["default", pc.ffn_dense + pc.experts_shared + pc.router + pc.norms], ["experts", pc.experts_routed]];
+    let total = 0.0, time = 0.0;
+    parts.forEach(([c, n]) => {
+      const q = n * M.formatBytes(form(c), p.group_size, t);
+      total += q;
+      time += q / eff(form(c));
+    });
+    return total ? total / time : 1.0;
   }
 
   /** Values at batch B: for MoE, the whole model's N and N_x one micro-batch (B / min(pp, B) sequences) reads,

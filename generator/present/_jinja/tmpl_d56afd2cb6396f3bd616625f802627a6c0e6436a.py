@@ -235,7 +235,9 @@ def root(context, missing=missing):
             pass
             yield 'Of every layout and format <code>plan</code> tries on '
             yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
-            yield ', the '
+            yield ' (weights '
+            yield escape(t_3(context.eval_ctx, environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'formats'), ', '))
+            yield '; int8/int4 change accuracy and are tried only when named), the '
             yield escape(('cheapest per million output tokens' if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour') else 'fastest per GPU'))
             yield ' that meets the targets is\n<strong>'
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'gpus'))
@@ -548,4 +550,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=70&2=79&4=82&5=84&6=88&7=96&8=108&10=110&12=114&13=118&17=125&18=143&19=151&20=155&21=162&22=169&25=179&26=199&27=213&28=228&29=234&30=241&31=261&32=284&33=290&34=296&35=302&36=323&37=335&39=337&42=340&45=347&48=357&49=365&50=373&51=377&54=393&56=405&57=408&61=410&63=412&64=414&67=417&68=419&69=427&70=435&71=445&72=493&73=502&74=504&75=518&76=530&77=540&80=543&81=545'
+debug_info = '1=70&2=79&4=82&5=84&6=88&7=96&8=108&10=110&12=114&13=118&17=125&18=143&19=151&20=155&21=162&22=169&25=179&26=199&27=213&28=228&29=234&30=243&31=263&32=286&33=292&34=298&35=304&36=325&37=337&39=339&42=342&45=349&48=359&49=367&50=375&51=379&54=395&56=407&57=410&61=412&63=414&64=416&67=419&68=421&69=429&70=437&71=447&72=495&73=504&74=506&75=520&76=532&77=542&80=545&81=547'
