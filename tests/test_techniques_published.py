@@ -21,6 +21,7 @@ activation traffic (seed 003's accounting).
 
 from __future__ import annotations
 
+import functools
 from types import SimpleNamespace
 
 import pytest
@@ -55,7 +56,19 @@ OPT_13B = {**shape(12.85e9, 40, 5120, 40, 40, 50272), "N_p": 12.85e9 - 50272 * 5
 
 
 def at(expr, env, **values):
-    return float(expr.subs({sym(k): v for k, v in {**env, **values}.items()}))
+    """``expr`` at ``env`` and ``values`` (each expression compiled once: SymPy's subs of the solved forms took
+    seconds a call)."""
+    names, fn = _compiled(expr)
+    given = {**env, **values}
+    return float(fn(*(given[n] for n in names)))
+
+
+@functools.cache
+def _compiled(expr):
+    import sympy as sp
+
+    names = tuple(sorted(str(x) for x in expr.free_symbols))
+    return names, sp.lambdify([sym(n) for n in names], expr, "math")
 
 
 def over(expr, env, *names):
@@ -168,15 +181,21 @@ def _chunked_vs_unchunked(env, prompt, output, theta):
     the unchunked design has no closed form of it, and the comparison keeps the two alike), and the TBT tail and
     mean TPOT of both at half the unchunked rate."""
     v = {"T_in": prompt, "T_out": output, "h_p": 0.0, "s_c": 512, "theta": theta}
-    v["t_p"] = at(t.prefill_alone_time(), env, S=0, **v)
-    chunked = min(at(t.goodput_rate_tpot(), env, **v), at(t.goodput_rate_compute(), env, **v),
-                  at(t.chunk_budget_rate(), env, **v))
-    unchunked = min(at(t.goodput_rate_unchunked(), env, **v), at(t.unchunked_rate_compute(), env, **v))
+    v["t_p"] = at(_formula("prefill_alone_time"), env, S=0, **v)
+    chunked = min(at(_formula("goodput_rate_tpot"), env, **v), at(_formula("goodput_rate_compute"), env, **v),
+                  at(_formula("chunk_budget_rate"), env, **v))
+    unchunked = min(at(_formula("goodput_rate_unchunked"), env, **v), at(_formula("unchunked_rate_compute"), env, **v))
     lam = 0.5 * unchunked
     return {"t_p": v["t_p"], "ratio": chunked / unchunked,
-            "stall": at(t.unchunked_stall_time(), env, lam=lam, **v),
-            "mixed": at(t.steady_step_time(), env, lam=lam, **v),
-            "unchunked_mean": at(t.unchunked_step_time(), env, lam=lam, **v)}
+            "stall": at(_formula("unchunked_stall_time"), env, lam=lam, **v),
+            "mixed": at(_formula("steady_step_time"), env, lam=lam, **v),
+            "unchunked_mean": at(_formula("unchunked_step_time"), env, lam=lam, **v)}
+
+
+@functools.cache
+def _formula(name: str):
+    """``formulas.techniques.<name>()``, derived once (several are solved by SymPy) for the eight shapes above."""
+    return getattr(t, name)()
 
 
 def test_sarathi_serve_chunked_prefill_lowers_the_tail_and_raises_the_rate():
