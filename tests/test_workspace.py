@@ -95,7 +95,7 @@ def test_plan_counts_it_at_each_layouts_tp(capsys):
 
     def rows(*extra):
         assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--context", "32k", "--gpus", "2",
-                     "--format", "json", *extra]) == 0
+                     "--weights", "bf16,fp8,int4", "--format", "json", *extra]) == 0
         return {(r["precision"], r["tp"]): r for r in json.loads(capsys.readouterr().out)["rows"]}
 
     with_ws, without = rows(), rows("--max-batched-tokens", "0")
