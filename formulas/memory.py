@@ -18,6 +18,10 @@ k_e, d_fx, s_x = (sym(x) for x in ("k_e", "d_fx", "s_x"))
 # and of one logit (fp32: vLLM's sampler upcasts the logits to float32).
 ACTIVATION_ELEMENT_BYTES = 2
 LOGIT_BYTES = 4
+# vLLM's fused MoE runs a step's tokens in chunks of at most this many and sizes its buffers for one chunk
+# (vllm/envs.py VLLM_FUSED_MOE_CHUNK_SIZE, read at run time with the default "32768"; fused_moe.py fused_experts_impl:
+# M = min(num_tokens, CHUNK_SIZE)).
+FUSED_MOE_CHUNK_TOKENS = 32768
 
 
 def activation_workspace():
@@ -37,7 +41,7 @@ def activation_workspace():
 
 def activation_workspace_moe():
     """Peak activation bytes of one engine step in an MoE layer on one GPU [B]:
-    T_w 2 (2 d + k_e (max(2 d_fx / s_x, d) + d_fx / s_x)) + n_sq V 4.
+    2 (2 d T_w + M k_e (max(2 d_fx / s_x, d) + d_fx / s_x)) + n_sq V 4, M = min(T_w, 32768).
 
     vLLM's fused MoE (vllm/model_executor/layers/fused_moe/fused_moe.py, fused_experts_impl) holds, for the M =
     min(T_w, VLLM_FUSED_MOE_CHUNK_SIZE = 32768) tokens of the step and their k_e routed experts each, one buffer
@@ -49,7 +53,8 @@ def activation_workspace_moe():
     layers too (DeepSeek-V3's first three) peaks at the larger of this and :func:`activation_workspace`'s FFN term.
     The logits term is the last pipeline stage's only.
     """
-    return (T_w * ACTIVATION_ELEMENT_BYTES * (2 * d + k_e * (sp.Max(2 * d_fx / s_x, d) + d_fx / s_x))
+    m = sp.Min(T_w, FUSED_MOE_CHUNK_TOKENS)
+    return (ACTIVATION_ELEMENT_BYTES * (2 * d * T_w + m * k_e * (sp.Max(2 * d_fx / s_x, d) + d_fx / s_x))
             + n_sq * V * LOGIT_BYTES)
 
 

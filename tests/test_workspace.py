@@ -192,3 +192,14 @@ def test_the_chunk_is_the_engines_step_budget(tmp_path):
     off = _serving_spec(tmp_path, "{max_batched_tokens: 0, max_sequences: 0}", "  chunk: 512\n")
     assert off.serving.chunk == 512 and off.hardware.workspace == 0
     assert _serving_spec(tmp_path, "{max_batched_tokens: 0, max_sequences: 0}").serving.chunk == 8192
+
+
+def test_the_fused_moe_buffers_stop_at_one_chunk():
+    """vLLM runs the experts over at most 32,768 tokens at a time (VLLM_FUSED_MOE_CHUNK_SIZE): a 65,536-token step's
+    buffers are one chunk's, its residual stream the whole step's.  Mixtral 8x7B, one GPU, no logits rows."""
+    m = _catalog("mixtral-8x7b")
+    assert activation_workspace(m, 1, 65536, 0) == 2 * (2 * 4096 * 65536 + 32768 * 2 * (28672 + 14336))
+    expr = memory.activation_workspace_moe()
+    at = {sym("T_w"): 65536, sym("n_sq"): 0, sym("d"): 4096, sym("d_fx"): 14336, sym("V"): 32000, sym("k_e"): 2,
+          sym("s_x"): 1}
+    assert float(expr.subs(at)) == activation_workspace(m, 1, 65536, 0)
