@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .architecture import FUSED_MOE_CHUNK_TOKENS
 from .glossary import sym
 from .recipes import RECIPE_SOURCE, TRAINING_RECIPES, recipe_bytes_per_param  # noqa: F401 - re-exported
 
@@ -18,10 +19,6 @@ k_e, d_fx, s_x = (sym(x) for x in ("k_e", "d_fx", "s_x"))
 # and of one logit (fp32: vLLM's sampler upcasts the logits to float32).
 ACTIVATION_ELEMENT_BYTES = 2
 LOGIT_BYTES = 4
-# vLLM's fused MoE runs a step's tokens in chunks of at most this many and sizes its buffers for one chunk
-# (vllm/envs.py VLLM_FUSED_MOE_CHUNK_SIZE, read at run time with the default "32768"; fused_moe.py fused_experts_impl:
-# M = min(num_tokens, CHUNK_SIZE)).
-FUSED_MOE_CHUNK_TOKENS = 32768
 
 
 def activation_workspace():

@@ -183,9 +183,7 @@ def activation_workspace(model, tp: int, tokens: float, seqs: float, ep: int = 1
     1)), the larger where the model has both.  The logits (n_sq V 4) sit on the last pipeline stage; they are counted where that stage is one
     of the busiest (pp divides the layers: the GPU whose fit decides), not where an earlier stage holds a layer more
     (61 layers over 2 stages: 31 and 30, the first decides and computes no logits)."""
-    from genreport.formulas.architecture import moe_layer_count  # numeric, no SymPy
-
-    from genreport.formulas.memory import FUSED_MOE_CHUNK_TOKENS
+    from genreport.formulas.architecture import FUSED_MOE_CHUNK_TOKENS, moe_layer_count  # numeric, no SymPy
 
     tokens = float(tokens)
     ffn = 0.0
