@@ -25,6 +25,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+# vLLM's fused MoE runs a step's tokens in chunks of at most this many and sizes its buffers for one chunk
+# (vllm/envs.py VLLM_FUSED_MOE_CHUNK_SIZE, read at run time with the default "32768"; fused_moe.py fused_experts_impl:
+# M = min(num_tokens, CHUNK_SIZE)); formulas.memory.activation_workspace_moe.
+FUSED_MOE_CHUNK_TOKENS = 32768
+
 
 @dataclass(frozen=True)
 class ParameterCount:

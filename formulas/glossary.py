@@ -112,6 +112,8 @@ PARALLEL_ENTRIES: tuple[Entry, ...] = (
     Entry("N_x", r"N_{x}", "1", "routed-expert parameters (all experts, all MoE layers; 0 for dense models)"),
     Entry("L_x", r"L_{x}", "1", "MoE layers (0 for dense models)"),
     Entry("k_e", r"k_{e}", "1", "routed experts each token is sent to (top-k)"),
+    Entry("d_fx", r"d_{\mathrm{ff},x}", "1", "intermediate width of one routed expert"),
+    Entry("s_x", r"s_{x}", "1", "ways one routed expert's intermediate is split over GPUs: n_TP / n_EP, at least 1"),
     Entry("b_a", r"b_{a}", "B", "bytes per activation element sent between GPUs"),
     Entry("s_kv", r"s_{\mathrm{kv}}", "1", "ways one layer's KV cache is split over the tp GPUs: min(n_TP, H_kv); 1 for MLA"),
     Entry("k_w", r"k_{w}", "B", "training bytes per parameter for the weights"),

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .architecture import FUSED_MOE_CHUNK_TOKENS
 from .glossary import sym
 from .recipes import RECIPE_SOURCE, TRAINING_RECIPES, recipe_bytes_per_param  # noqa: F401 - re-exported
 
 L, H_kv, d_h, b_kv, C, N, b, c, S, k = (sym(x) for x in ("L", "H_kv", "d_h", "b_kv", "C", "N", "b", "c", "S", "k"))
 T_w, n_sq, d, d_ff, V, n_TP = (sym(x) for x in ("T_w", "n_sq", "d", "d_ff", "V", "n_TP"))
+k_e, d_fx, s_x = (sym(x) for x in ("k_e", "d_fx", "s_x"))
 
 # Bytes of one activation element (bf16/fp16: vLLM runs the activations in the model dtype for every weight format)
 # and of one logit (fp32: vLLM's sampler upcasts the logits to float32).
@@ -31,6 +33,25 @@ def activation_workspace():
     ((H_q + 2 H_kv) d_h per token) are smaller than 3 d_ff for every dense model here.
     """
     return (T_w * ACTIVATION_ELEMENT_BYTES * (2 * d + 3 * d_ff / n_TP)
+            + n_sq * V * LOGIT_BYTES)
+
+
+def activation_workspace_moe():
+    """Peak activation bytes of one engine step in an MoE layer on one GPU [B]:
+    2 (2 d T_w + M k_e (max(2 d_fx / s_x, d) + d_fx / s_x)) + n_sq V 4, M = min(T_w, 32768).
+
+    vLLM's fused MoE (vllm/model_executor/layers/fused_moe/fused_moe.py, fused_experts_impl) holds, for the M =
+    min(T_w, VLLM_FUSED_MOE_CHUNK_SIZE = 32768) tokens of the step and their k_e routed experts each, one buffer
+    ``cache13`` of M k_e max(N, K) elements (the gate-and-up output, N = 2 d_fx / s_x, and later the down output,
+    K = d, share it) and ``intermediate_cache2`` of M k_e N / 2 (the activated product, live beside the first), in
+    the activation dtype.  s_x: the ways one expert's intermediate is split (n_TP / n_EP with the experts split
+    tensor-parallel, 1 where each GPU holds whole experts).  Every GPU sizes them for all T_w k_e routed pairs,
+    its own experts' or not (the tokens stay on every GPU of the tensor-parallel group).  A model with dense FFN
+    layers too (DeepSeek-V3's first three) peaks at the larger of this and :func:`activation_workspace`'s FFN term.
+    The logits term is the last pipeline stage's only.
+    """
+    m = sp.Min(T_w, FUSED_MOE_CHUNK_TOKENS)
+    return (ACTIVATION_ELEMENT_BYTES * (2 * d * T_w + m * k_e * (sp.Max(2 * d_fx / s_x, d) + d_fx / s_x))
             + n_sq * V * LOGIT_BYTES)
 
 

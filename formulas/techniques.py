@@ -187,9 +187,11 @@ def mixed_flops(B=B, S=S, C_p=C_p):
 
 def mixed_bytes(B=B, S=S, C_p=C_p):
     """Bytes of a mixed step [B]: the weights once, each decode sequence's cache (S c + a), the chunk's KV written
-    (C_p c) and, for each of its C_p / s_c chunks, the prompt's cache before it read once (on average
-    (T_in - s_c) / 2 tokens).  C_p = 0 is a decode step's bytes; one whole prompt (s_c = C_p = T_in) a prefill's."""
-    return decode.decode_bytes(B, S) + C_p * c + (C_p / s_c) * c * (T_in - s_c) / 2
+    (C_p c) and, for each of its C_p / s chunks, the prompt's cache before it read once (on average (T_in - s) / 2
+    tokens), s = min(s_c, T_in): a budget of a whole prompt or more takes it in one chunk, which reads nothing
+    before it.  C_p = 0 is a decode step's bytes; one whole prompt (s_c = C_p = T_in) a prefill's."""
+    s = sp.Min(s_c, T_in)
+    return decode.decode_bytes(B, S) + C_p * c + (C_p / s) * c * (T_in - s) / 2
 
 
 def mixed_intensity(B=B, S=S, C_p=C_p):
@@ -204,10 +206,18 @@ def mixed_time(B=B, S=S, C_p=C_p):
     return _step_time(mixed_flops(B, S, C_p), mixed_bytes(B, S, C_p))
 
 
+def prompt_chunk():
+    """Tokens of one prompt a step carries [token]: min(s_c, T_in (1 - h_p)), the step's budget (vLLM's
+    max_num_batched_tokens) or, where the budget holds the whole uncached prompt, that prompt in one chunk."""
+    return sp.Min(s_c, T_in * (1 - h_p))
+
+
 def chunked_ttft(B=B, S=S):
-    """Time to first token of a prompt prefilled in chunks of s_c beside B decode sequences [s]:
-    (T_in (1 - h_p) / s_c) mixed steps, the prompt's uncached tokens only."""
-    return T_in * (1 - h_p) / s_c * mixed_time(B, S, s_c)
+    """Time to first token of a prompt prefilled in chunks of s = min(s_c, T_in (1 - h_p)) beside B decode
+    sequences [s]: (T_in (1 - h_p) / s) mixed steps, the prompt's uncached tokens only (one step where the budget
+    holds them all)."""
+    s = prompt_chunk()
+    return T_in * (1 - h_p) / s * mixed_time(B, S, s)
 
 
 # ----------------------------------------------------------------------------------------------- continuous batching
@@ -220,10 +230,11 @@ def mean_decode_context():
 def request_bytes():
     """Cache and activation bytes one request adds to the steps it rides in [B]: its T_out - 1 decode tokens each
     read its cache (mean context T_in + T_out/2), its T_in (1 - h_p) uncached prompt tokens write theirs and each
-    chunk reads the prompt before it (mean (T_in (1 + h_p) - s_c) / 2 tokens)."""
-    prompt = T_in * (1 - h_p)
+    chunk reads the prompt before it (mean (T_in (1 + h_p) - s) / 2 tokens, s = min(s_c, T_in (1 - h_p)): one
+    chunk reads the cached prefix h_p T_in once)."""
+    prompt, s = T_in * (1 - h_p), prompt_chunk()
     return ((T_out - 1) * (mean_decode_context() * c + a)
-            + prompt * c * (1 + (T_in * (1 + h_p) - s_c) / (2 * s_c)))
+            + prompt * c * (1 + (T_in * (1 + h_p) - s) / (2 * s)))
 
 
 def request_flops():

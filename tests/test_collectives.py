@@ -407,3 +407,74 @@ def test_the_one_shot_all_reduce_by_hand():
     wide = [point(m, h, prec, Parallelism(16), 1.0, 1024.0).time_serial for h in (_hw("h100-sxm"),
                                                                                  _one_shot(_hw("h100-sxm")))]
     assert wide[0] == wide[1]
+
+
+# ----------------------------------------------------------------------------------------------- TensorRT-LLM's TTFT series
+#
+# tests/data/published.csv holds every first-token latency of TensorRT-LLM's performance.md "Low Latency" tables for
+# the catalog's models (v0.5 at commit 138f96d, v0.8.0 and v0.9.0: LLaMA 7B, LLaMA 70B at TP 4 / 8, Mistral 7B,
+# Mixtral 8x7B at TP 2 / 4; 128- and 2048-token prompts; batch 1; GPT-J 6B and Falcon 180B have no catalog spec).
+# A series is one table: one release, one GPU, its precision.
+
+def _ttft_rows():
+    import csv
+    rows = csv.DictReader((ROOT / "tests" / "data" / "published.csv").open(encoding="utf-8"))
+    return [r for r in rows if r["metric"] == "ttft_ms" and "TensorRT-LLM" in r["source"] and "Low Latency" in r["source"]]
+
+
+def _ttft_series():
+    out: dict[tuple[str, str], list[dict]] = {}
+    for r in _ttft_rows():
+        out.setdefault((r["source"].split(" (")[0].split("/blob/")[1].split("/")[0], r["hardware"]), []).append(r)
+    return out
+
+
+# The series whose spread measured / estimate is still above 0.10 (the estimate has no achieved fraction of peak:
+# A100 FP16 GEMMs run at about 71% of peak in the 2048-token rows, L40S and Hopper FP8 ones at about 53%, the slope of
+# each table's 128 -> 2048 rows; no published GEMM efficiency per GPU and precision is in the catalog yet).
+TTFT_UNEXPLAINED = {("138f96d45f90b9667426f7c47297d8c06bafac73", "l40s"): 0.112,
+                    ("138f96d45f90b9667426f7c47297d8c06bafac73", "a100-sxm-80gb"): 0.145,
+                    ("v0.8.0", "l40s"): 0.121, ("v0.8.0", "a100-sxm-80gb"): 0.180,
+                    ("v0.9.0", "l40s"): 0.221, ("v0.9.0", "a100-sxm-80gb"): 0.198}
+
+
+def _fp8_experts_doubtful(r):
+    """Mixtral on Hopper: the table says FP8 but gives no Mixtral recipe, and its 2048-token TTFT is only 1.8x A100
+    FP16's (LLaMA 7B's: 4.3x in the same document); TensorRT-LLM's release notes add FP8 to its MoE in 0.12."""
+    return r["model"] == "mixtral-8x7b" and r["hardware"] in ("h100-sxm", "h200")
+
+
+def test_no_published_ttft_beats_the_bound():
+    rows = _ttft_rows()
+    assert len(rows) == 66  # 10 from v0.5, 24 from v0.8.0, 32 from v0.9.0
+    for r in rows:
+        p = point(_m(r["model"]), _hw(r["hardware"]), _precision(r["precision"]), Parallelism(int(r["tp"])), 1.0,
+                  float(r["input_tokens"]), prompt=float(r["input_tokens"]))
+        assert float(r["value"]) * 1e-3 >= p.prefill_bound, r["id"]
+
+
+@pytest.mark.parametrize("key", sorted(_ttft_series()), ids=lambda k: f"{k[0][:8]}-{k[1]}")
+def test_the_estimate_explains_the_ttft_series(key):
+    """measured / prefill_time_serial within a coefficient of variation of 0.10 over each table (the Hopper tables:
+    0.058-0.098); the A100 and L40S tables are not yet explained (TTFT_UNEXPLAINED: 0.11-0.22)."""
+    if key in TTFT_UNEXPLAINED:
+        pytest.xfail(f"spread {TTFT_UNEXPLAINED[key]}: the estimate has no achieved fraction of peak")
+    ratios = []
+    for r in _ttft_series()[key]:
+        if _fp8_experts_doubtful(r):
+            continue
+        p = point(_m(r["model"]), _hw(r["hardware"]), _precision(r["precision"]), Parallelism(int(r["tp"])), 1.0,
+                  float(r["input_tokens"]), prompt=float(r["input_tokens"]))
+        ratios.append(float(r["value"]) * 1e-3 / p.prefill_serial)
+    assert len(ratios) >= 2 and _cv(ratios) <= 0.10, ratios
+
+
+@pytest.mark.parametrize("key", sorted(TTFT_UNEXPLAINED), ids=lambda k: f"{k[0][:8]}-{k[1]}")
+def test_the_unexplained_ttft_spreads_are_as_recorded(key):
+    """The open series' spreads as stated above (so a change to the estimate that moves them is seen)."""
+    ratios = []
+    for r in _ttft_series()[key]:
+        p = point(_m(r["model"]), _hw(r["hardware"]), _precision(r["precision"]), Parallelism(int(r["tp"])), 1.0,
+                  float(r["input_tokens"]), prompt=float(r["input_tokens"]))
+        ratios.append(float(r["value"]) * 1e-3 / p.prefill_serial)
+    assert _cv(ratios) == pytest.approx(TTFT_UNEXPLAINED[key], abs=0.0015)

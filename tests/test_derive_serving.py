@@ -29,6 +29,7 @@ serving:
   tpot: 50 ms
   rate: 2
   prefix_hit: 0.5
+  chunk: 512
   speculative: {draft_tokens: 3, acceptance: 0.8, draft_cost: 0.1}
 workloads:
   decode: {batch: [1], context: [4k]}
@@ -63,7 +64,7 @@ def _value(capsys, *args) -> float:
 def test_goodput_rate_solved_and_evaluated(capsys, spec):
     assert main(["derive", "goodput_rate_tpot", "--spec", spec]) == 0
     out = capsys.readouterr().out
-    assert "lambda_theta = (2 N b s_c - 2 W s_c theta)/" in out  # the symbolic solution, printed
+    assert "lambda_theta = 2 (N b - W theta) Min(s_c, T_in - T_in h_p)/" in out  # the symbolic solution, printed
     assert "theta = 0.05 s" in out and "T_in = 4096 token" in out and "h_p = 0.5" in out  # from serving
     assert _value(capsys, "goodput_rate_tpot", "--spec", spec) == pytest.approx(_goodput(), rel=1e-5)
     assert _goodput() == pytest.approx(69.2639, rel=1e-5)
@@ -71,7 +72,10 @@ def test_goodput_rate_solved_and_evaluated(capsys, spec):
     assert main(["derive", "steady_step_time", "--for", "lam", "--at", "steady_step_time=theta", "--spec", spec]) == 0
     out = capsys.readouterr().out
     assert "solved for lam, at t_s = theta" in out
-    assert float(out.strip().splitlines()[-1].split("=")[1].split()[0]) == pytest.approx(_goodput(), rel=1e-5)
+    # min(s_c, T_in (1 - h_p)) splits the solution in two branches; the valid one is the rate (512 < 2048: the chunk)
+    at_theta = out.split("t_s = theta = ")[-1].splitlines()
+    valid = [x for x in at_theta if "lam = " in x and "1/s" in x and "not valid" not in x]
+    assert len(valid) == 1 and float(valid[0].split("=")[1].split()[0]) == pytest.approx(_goodput(), rel=1e-5)
 
 
 @pytest.mark.parametrize(("override", "kw"), [

@@ -25,6 +25,7 @@ serving:
   output: 512
   tpot: 50 ms
   users: 128
+  chunk: 512
   rate: 2
   prefix_hit: 0.5
   speculative: {draft_tokens: 3, acceptance: 0.8, draft_cost: 0.1}
@@ -45,7 +46,7 @@ def test_each_technique_is_a_row_with_its_formula(report):
     tq = r.serving["techniques"]
     assert [row["technique"] for row in tq["rows"]] == ["speculative decoding", "chunked prefill", "prefix caching",
                                                          "prefill/decode disaggregation"]
-    assert tq["chunk"] == 512  # the default: vLLM's chunked-prefill token budget
+    assert tq["chunk"] == 512  # as written (V0's chunked-prefill budget); the default is the engine's 8192
     for name in ("tech_speculative", "tech_chunked", "tech_goodput", "tech_pools", "tech_kv"):
         assert name in r.blocks
     n = tq["numbers"]
@@ -148,12 +149,12 @@ def test_the_chapter_and_results_json_state_them(report, tmp_path):
     assert doc["serving"]["techniques"]["rows"][0]["technique"] == "speculative decoding"
     html = (tmp_path / "sv" / "report.html").read_text()
     assert "What serving engines do to it" in html and "speculative decoding" in html
-    assert "vLLM chunked prefill documentation" in html
     assert "the chunk budget\n(41 requests/s" in html  # the fourth ceiling, stated and binding, per replica and GPU
     assert "(8 GPUs, each computing its slice of every request) is the least of the four: <strong>41 requests/s" \
            "</strong>, 5.16 per GPU, set by the chunk budget." in html
     tq = doc["serving"]["techniques"]["numbers"]
     assert tq["goodput_binds"] == "chunk budget" and tq["chunk_budget_rate"] == tq["goodput_rate"]
+    assert "max_num_batched_tokens (engine.max_batched_tokens" in html
 
 
 @pytest.mark.parametrize("bad, message", [

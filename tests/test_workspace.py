@@ -106,3 +106,100 @@ def test_plan_counts_it_at_each_layouts_tp(capsys):
     assert 8192 * 2 * (2 * 8192 + 3 * 28672 / 2) + 256 * 128256 * 4 == 1_104_412_672
     assert without[("int4", 2)]["batch"] == 11 and with_ws[("int4", 2)]["batch"] == 10
     assert all(with_ws[k]["batch"] <= without[k]["batch"] for k in with_ws)
+
+
+# ----------------------------------------------------------------------------------------------- MoE layers
+#
+# vLLM's fused MoE (vllm/model_executor/layers/fused_moe/fused_moe.py, fused_experts_impl): for M = min(tokens,
+# VLLM_FUSED_MOE_CHUNK_SIZE) tokens and top_k experts each, cache13 = M top_k max(N, K) elements (N = w1's rows, the
+# gate and up projections of one expert's slice: 2 x intermediate / split; K = hidden) and intermediate_cache2 =
+# M top_k N / 2, in the activation dtype.  Mixtral 8x7B (mistralai config.json): hidden 4096, intermediate 14336,
+# 8 experts, top-2, vocab 32000, 32 layers.  DeepSeek-V3 (deepseek-ai config.json): hidden 7168, moe_intermediate
+# 2048, dense intermediate 18432 (first 3 layers), top-8, vocab 129280, 61 layers.
+
+def _catalog(name):
+    from genreport.load.loader import load_model
+    from shared import ROOT
+    return load_model(ROOT / "specs" / "models" / f"{name}.yaml")
+
+
+def test_mixtral_workspace_by_hand():
+    m = _catalog("mixtral-8x7b")
+    logits = 256 * 32000 * 4  # 32,768,000 B
+    # tp 8, the experts split tensor-parallel: N = 2 x 14336 / 8 = 3584 < K = 4096, so cache13 is K wide
+    # 8192 x 2 B x (2 x 4096 + 2 x (4096 + 1792)) = 327,155,712 B (the dense formula's 3 x 14336 / 8 gave 222,298,112)
+    assert activation_workspace(m, 8, 8192, 256) == 327_155_712 + logits
+    # tp 8 ep 8: each GPU holds whole experts and sizes the buffers for every routed pair, 2 x (28672 + 14336)
+    assert activation_workspace(m, 8, 8192, 256, ep=8) == 8192 * 2 * (8192 + 2 * (28672 + 14336)) + logits
+    assert activation_workspace(m, 8, 8192, 256, ep=8) == 1_576_271_872
+    # one GPU: the same as whole experts (s_x = 1); the dense formula said 871,628,800
+    assert activation_workspace(m, 1, 8192, 256) == 1_576_271_872
+
+
+def test_deepseek_v3_workspace_by_hand():
+    m = _catalog("deepseek-v3")
+    logits = 256 * 129280 * 4  # 132,382,720 B
+    # tp 8: the dense layers' 3 x 18432 / 8 = 6912 against the MoE layers' 8 x (max(2 x 2048 / 8, 7168) + 2048 / 8)
+    # = 8 x 7424 = 59,392 a token: the MoE layers peak; 8192 x 2 x (2 x 7168 + 59392) = 1,207,959,552 B
+    assert activation_workspace(m, 8, 8192, 256) == 1_207_959_552 + logits
+    # tp 8 ep 8 (whole experts): 8 x (7168 + 2048) = 73,728 a token
+    assert activation_workspace(m, 8, 8192, 256, ep=8) == 8192 * 2 * (14336 + 73728) + logits == 1_575_223_296
+    # tp 8 pp 2: 61 layers as 31 + 30, the first stage decides the fit and computes no logits
+    assert activation_workspace(m, 8, 8192, 256, pp=2) == 1_207_959_552
+
+
+def test_the_logits_sit_on_the_last_stage():
+    m = _catalog("llama-3.1-70b")
+    one = activation_workspace(m, 2, 8192, 256)
+    assert activation_workspace(m, 2, 8192, 256, pp=4) == one  # 4 x 20 layers: the last stage is one of the busiest
+    assert activation_workspace(m, 2, 8192, 256, pp=3) == one - 256 * 128256 * 4  # 27, 27, 26: an earlier one decides
+
+
+def test_the_moe_formula_is_the_numeric_mirror():
+    expr = memory.activation_workspace_moe()
+    m = _catalog("mixtral-8x7b")
+    at = {sym("T_w"): 8192, sym("n_sq"): 256, sym("d"): 4096, sym("d_fx"): 14336, sym("V"): 32000, sym("k_e"): 2}
+    for tp, ep in ((8, 1), (8, 8), (2, 1), (4, 2)):
+        s_x = max(tp / ep, 1)
+        assert float(expr.subs(at | {sym("s_x"): s_x})) == activation_workspace(m, tp, 8192, 256, ep=ep)
+
+
+def test_an_moe_report_counts_the_experts_buffers(tmp_path):
+    path = tmp_path / "mx.yaml"
+    path.write_text(SPEC.replace("llama-3.1-70b", "mixtral-8x7b").format(engine="{memory_reserve: 0.1}")
+                    .replace("{tp: 8}", "{tp: 8, ep: 8}"), encoding="utf-8")
+    spec = load_report(path)
+    assert spec.hardware.workspace == 1_576_271_872
+    assert usable_at(spec.hardware, spec.model, 8, 8) == spec.hardware.usable
+
+
+# ----------------------------------------------------------------------------------------------- one step budget
+
+def _serving_spec(tmp_path, engine: str, chunk: str = ""):
+    path = tmp_path / "sv.yaml"
+    path.write_text(SPEC.format(engine=engine) + "serving:\n  prompt: 2k\n  output: 256\n" + chunk, encoding="utf-8")
+    return load_report(path)
+
+
+def test_the_chunk_is_the_engines_step_budget(tmp_path):
+    """serving.chunk and engine.max_batched_tokens are vLLM's one max_num_batched_tokens: the chunk takes the
+    engine's number, the default 8192 where the engine block is silent or sets 0 (no workspace)."""
+    assert _serving_spec(tmp_path, "{memory_reserve: 0.1}").serving.chunk == 8192
+    s = _serving_spec(tmp_path, "{memory_reserve: 0.1, max_batched_tokens: 2048}")
+    assert s.serving.chunk == 2048 == s.hardware.max_batched_tokens
+    same = _serving_spec(tmp_path, "{max_batched_tokens: 2048}", "  chunk: 2k\n")
+    assert same.serving.chunk == 2048
+    off = _serving_spec(tmp_path, "{max_batched_tokens: 0, max_sequences: 0}", "  chunk: 512\n")
+    assert off.serving.chunk == 512 and off.hardware.workspace == 0
+    assert _serving_spec(tmp_path, "{max_batched_tokens: 0, max_sequences: 0}").serving.chunk == 8192
+
+
+def test_the_fused_moe_buffers_stop_at_one_chunk():
+    """vLLM runs the experts over at most 32,768 tokens at a time (VLLM_FUSED_MOE_CHUNK_SIZE): a 65,536-token step's
+    buffers are one chunk's, its residual stream the whole step's.  Mixtral 8x7B, one GPU, no logits rows."""
+    m = _catalog("mixtral-8x7b")
+    assert activation_workspace(m, 1, 65536, 0) == 2 * (2 * 4096 * 65536 + 32768 * 2 * (28672 + 14336))
+    expr = memory.activation_workspace_moe()
+    at = {sym("T_w"): 65536, sym("n_sq"): 0, sym("d"): 4096, sym("d_fx"): 14336, sym("V"): 32000, sym("k_e"): 2,
+          sym("s_x"): 1}
+    assert float(expr.subs(at)) == activation_workspace(m, 1, 65536, 0)

@@ -47,6 +47,7 @@ from genreport.load.spec import (
     Efficiency,
     Hardware,
     Model,
+    Parallelism,
     ReportSpec,
     Source,
 )
@@ -318,7 +319,9 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
     kernels = engine_kernels(engine)
     # one engine step's activations on one GPU of the report's layout (0 without a model: nothing to run)
     step_tokens, seqs = engine_step(engine)
-    workspace = activation_workspace(model, parallelism.tp if parallelism else 1, step_tokens, seqs) if model is not None else 0.0
+    lay = parallelism or Parallelism()
+    workspace = (activation_workspace(model, lay.tp, step_tokens, seqs, lay.ep, lay.pp) if model is not None
+                 else 0.0)
     step = {"workspace": workspace, "max_batched_tokens": step_tokens, "max_sequences": seqs}
     hw = dataclasses.replace(hw, memory_reserve=reserve, kernels=kernels, **step) if hw is not None else hw
     if hw is not None and serving is not None and serving.price:  # the service's price of a GPU-hour wins

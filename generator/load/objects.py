@@ -178,11 +178,27 @@ def engine_step(engine: dict) -> tuple[int, int]:
             int(engine.get("max_sequences", DEFAULT_MAX_SEQUENCES)))
 
 
-def activation_workspace(model, tp: int, tokens: float, seqs: float) -> float:
-    """One engine step's activations on one GPU [B] (formulas.memory.activation_workspace, numeric; a test checks
-    it against the SymPy expression, the live page mirrors it): T_w 2 (2 d + 3 d_ff / n_TP) + n_sq V 4."""
-    return (float(tokens) * 2.0 * (2.0 * model.hidden_size + 3.0 * model.ffn_size / tp)
-            + float(seqs) * model.vocab_size * 4.0)
+def activation_workspace(model, tp: int, tokens: float, seqs: float, ep: int = 1, pp: int = 1) -> float:
+    """One engine step's activations on one GPU [B] (formulas.memory.activation_workspace and
+    activation_workspace_moe, numeric; a test checks it against the SymPy expressions, the live page mirrors it):
+    2 (2 d T_w + f) + n_sq V 4, f the FFN's peak on the GPU: T_w 3 d_ff / tp in a dense layer, M k_e (max(2 d_fx /
+    s_x, d) + d_fx / s_x) in an MoE layer (vLLM's fused-MoE buffers for M = min(T_w, 32768) tokens, s_x = max(tp / ep,
+    1)), the larger where the model has both.  The logits (n_sq V 4) sit on the last pipeline stage; they are counted where that stage is one
+    of the busiest (pp divides the layers: the GPU whose fit decides), not where an earlier stage holds a layer more
+    (61 layers over 2 stages: 31 and 30, the first decides and computes no logits)."""
+    from genreport.formulas.architecture import FUSED_MOE_CHUNK_TOKENS, moe_layer_count  # numeric, no SymPy
+
+    tokens = float(tokens)
+    ffn = 0.0
+    moe = getattr(model, "moe", None)
+    if moe is None or moe_layer_count(model) < model.layers:
+        ffn = tokens * 3.0 * model.ffn_size / tp
+    if moe is not None:
+        s_x = max(tp / max(ep, 1), 1.0)
+        ffn = max(ffn, min(tokens, FUSED_MOE_CHUNK_TOKENS) * moe.active_experts
+                  * (max(2.0 * moe.expert_ffn_size / s_x, float(model.hidden_size)) + moe.expert_ffn_size / s_x))
+    logits = float(seqs) * model.vocab_size * 4.0 if pp <= 1 or model.layers % pp == 0 else 0.0
+    return 2.0 * (2.0 * model.hidden_size * tokens + ffn) + logits
 
 
 def _parallelism(d: dict) -> Parallelism | None:
@@ -244,12 +260,7 @@ def _serving(doc: Document, findings: Findings) -> Serving | None:
             times[key] = _q(block[key])
             if not times[key] > 0:
                 findings.add(doc.finding(("serving", key), f"{block[key]} is not a positive time", "write e.g. '50 ms'"))
-    chunk = 512
-    if block.get("chunk") is not None:
-        try:
-            chunk = tokens(block["chunk"])
-        except ValueError as exc:
-            findings.add(doc.finding(("serving", "chunk"), str(exc), "write an integer or '2k' (k = 1024)"))
+    chunk = _step_budget(doc, block, findings)
     spec = block.get("speculative")
     speculative = None
     if spec is not None:
@@ -257,6 +268,31 @@ def _serving(doc: Document, findings: Findings) -> Serving | None:
                                   _source(spec["source"]) if spec.get("source") else None)
     return Serving(counts["prompt"], counts["output"], times.get("ttft"), times.get("tpot"), block.get("users"),
                    block.get("price"), chunk, block.get("rate"), block.get("prefix_hit", 0.0), speculative)
+
+
+def _step_budget(doc: Document, block: dict, findings: Findings) -> int:
+    """serving.chunk, the prompt tokens one engine step may batch: vLLM's one max_num_batched_tokens, which
+    engine.max_batched_tokens also states (it sizes the activation workspace).  The engine's number is the source:
+    chunk defaults to it (to its default, 8192, where the engine block is silent or sets 0 for no workspace); both
+    given and different is an error naming both."""
+    engine = doc.data.get("engine")
+    step = engine.get("max_batched_tokens") if isinstance(engine, dict) else None
+    step = step if isinstance(step, int) and not isinstance(step, bool) and step > 0 else None
+    if block.get("chunk") is None:
+        return step or DEFAULT_MAX_BATCHED_TOKENS
+    try:
+        chunk = tokens(block["chunk"])
+    except ValueError as exc:
+        findings.add(doc.finding(("serving", "chunk"), str(exc), "write an integer or '2k' (k = 1024)"))
+        return step or DEFAULT_MAX_BATCHED_TOKENS
+    if step is not None and chunk != step:
+        line, _col = doc.where(("engine", "max_batched_tokens"))
+        findings.add(doc.finding(("serving", "chunk"), f"serving.chunk {chunk:,} differs from engine.max_batched_tokens "
+                                 f"{step:,} (line {line}): both are vLLM's max_num_batched_tokens, the tokens one step "
+                                 "may batch",
+                                 "remove serving.chunk (it takes engine.max_batched_tokens), or write the same number "
+                                 "in both"))
+    return chunk
 
 
 def _workloads(doc: Document, findings: Findings) -> Workloads:

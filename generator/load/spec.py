@@ -417,7 +417,7 @@ class Serving:
     tpot: float | None = None  # s, longest time per output token allowed
     users: int | None = None  # concurrent requests
     price: float | None = None  # USD per GPU-hour, overriding the GPU file's
-    chunk: int = 512  # chunked prefill: prompt tokens per step (vLLM's default max_num_batched_tokens with chunking)
+    chunk: int = 8192  # chunked prefill: tokens per step (vLLM's max_num_batched_tokens: engine.max_batched_tokens's)
     rate: float | None = None  # requests per second at one replica
     prefix_hit: float = 0.0  # part of each prompt already cached
     speculative: Speculative | None = None

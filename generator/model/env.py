@@ -370,12 +370,13 @@ def card_values(hw: Hardware, model: Model, precision, accounting: str, activati
     }
 
 
-def usable_at(hw: Hardware, model: Model, tp: int) -> float:
-    """Memory the model may use on one GPU of a layout with tensor-parallel degree ``tp`` [B]: the capacity less the
-    engine's reserve and one step's activations there (formulas.memory.activation_workspace; the FFN's share is
-    split tp ways).  At the report's layout it is ``hw.usable``."""
+def usable_at(hw: Hardware, model: Model, tp: int, ep: int = 1, pp: int = 1) -> float:
+    """Memory the model may use on one GPU of a layout with tensor-, expert- and pipeline-parallel degrees ``tp``,
+    ``ep``, ``pp`` [B]: the capacity less the engine's reserve and one step's activations there
+    (formulas.memory.activation_workspace / activation_workspace_moe: the FFN's share split tp ways, an expert's
+    intermediate max(tp / ep, 1) ways; the logits on the last stage).  At the report's layout it is ``hw.usable``."""
     return hw.capacity * (1.0 - hw.memory_reserve) - activation_workspace(model, tp, hw.max_batched_tokens,
-                                                                            hw.max_sequences)
+                                                                            hw.max_sequences, ep, pp)
 
 
 def routed_parameters(values: dict, pc: arch.ParameterCount, accounting: str) -> float:

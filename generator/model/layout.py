@@ -330,9 +330,9 @@ def min_gpus_to_fit(q, values: dict, model: Model, batch, context, capacity, max
     """Smallest tp x pp (then the smaller pp; pp divides the layers or is a power of two, the busiest stage's
     ceil(L/pp) layers counted) whose per-GPU memory holds the weights and B x S of KV.
 
-    ``capacity``: the memory per GPU [B], or a function of tp giving it (the activation workspace's FFN share
-    splits tp ways: env.usable_at).  Returns (gpus, tp, pp) arrays over (batch, context); nan / 0 where no layout up
-    to ``max_gpus`` fits.
+    ``capacity``: the memory per GPU [B], or a function of (tp, pp) giving it (the activation workspace's FFN share
+    splits tp ways, the logits sit on the last stage: env.usable_at).  Returns (gpus, tp, pp) arrays over (batch,
+    context); nan / 0 where no layout up to ``max_gpus`` fits.
     """
     batch = np.asarray(batch, dtype=float)[:, None]
     context = np.asarray(context, dtype=float)[None, :]
@@ -348,7 +348,7 @@ def min_gpus_to_fit(q, values: dict, model: Model, batch, context, capacity, max
         v = dict(values, n_TP=float(t), n_PP=pipeline_split(model.layers, p), n_St=float(p), n_EP=1.0, rho_x=0.0,
                  s_kv=1.0 if model.attention.kind == "mla" else float(min(t, model.kv_heads)), B=batch, S=context)
         mem = np.broadcast_to(np.asarray(q["memory_per_gpu"](v), dtype=float), shape)
-        new = np.isnan(best) & (mem <= (capacity(t) if callable(capacity) else capacity))
+        new = np.isnan(best) & (mem <= (capacity(t, p) if callable(capacity) else capacity))
         best[new], best_tp[new], best_pp[new] = g, t, p
     return best, best_tp, best_pp
 
@@ -444,7 +444,7 @@ def _evaluate(r) -> ParallelResults:
             grid["decode_tokens_per_s_gpu"] = batch[:, None] / (grid["decode_time_bound"] * par.replica_gpus)
             out.decode[acc] = grid
             gpus, tp, pp = min_gpus_to_fit(q, dict(base, c=c_held), model, batch, ctx,
-                                           lambda t: usable_at(hw, model, t))
+                                           lambda t, p: usable_at(hw, model, t, 1, p))
             out.min_gpus[acc] = gpus
             out.min_layout[acc] = [[(int(tp[i, j]), int(pp[i, j])) if tp[i, j] else None for j in range(shape[1])]
                                    for i in range(shape[0])]

@@ -305,7 +305,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
               speculative=None, disaggregate=False):
     links, _ = choose_links(hw, par)
     base = layout_values(env.values, model, par, links, prec, accounting, env.pc, kernels=hw.kernels)
-    usable = usable_at(hw, model, par.tp)  # one step's activations at this tp beside the reserve
+    usable = usable_at(hw, model, par.tp, par.ep, par.pp)  # one step's activations at this layout beside the reserve
     base["C"] = usable
     w_gpu = float(q["weight_bytes_per_gpu"](base))
     if w_gpu > usable:
@@ -437,7 +437,7 @@ def _at_layout(env, model: Model, hw: Hardware, precision: Precision, par: Paral
     context (its KV bytes per token ``c`` and head dimension): what :func:`point` and :func:`layout_bound` read."""
     links, _ = choose_links(hw, par)
     base = layout_values(env.values, model, par, links, precision, accounting, env.pc, kernels=hw.kernels)
-    base["C"] = usable = usable_at(hw, model, par.tp)
+    base["C"] = usable = usable_at(hw, model, par.tp, par.ep, par.pp)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         ctx = env.at(context=float(context))
         cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(ctx["c"])[0]),
@@ -590,7 +590,8 @@ def fit_map(model: Model, hw: Hardware, contexts, precisions=PLAN_PRECISIONS, ba
             links, _ = choose_links(hw, par)
             base = layout_values(env.values, model, par, links, prec, accounting, env.pc, kernels=hw.kernels)
             c = np.asarray(env.at(context=ctx)["c"], dtype=float)[None, :]
-            gpus, _, _ = min_gpus_to_fit(q, dict(base, c=c), model, [batch], ctx, lambda t: usable_at(hw, model, t))
+            gpus, _, _ = min_gpus_to_fit(q, dict(base, c=c), model, [batch], ctx,
+                                         lambda t, p: usable_at(hw, model, t, 1, p))
             out[name] = [None if not np.isfinite(g) else float(g) for g in gpus[0]]
     return out
 

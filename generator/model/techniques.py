@@ -11,9 +11,10 @@ interconnect, so still a bound), and the ratios they give are applied to the cha
 strict bound at the layout, its communication included).  Their rates and sequence counts are one replica's: each
 of its tp x pp GPUs carries its slice of every request, so the rate per GPU is the replica's over those GPUs.
 
-Inputs and their defaults (``serving``): ``chunk`` 512 prompt tokens a step (vLLM's default token budget with
-chunked prefill, vLLM pull request 4580: "512 has the best ITL/TTFT balance at various qps on A100"; its V1
-engine defaults to larger budgets, which a spec sets here), ``prefix_hit`` 0, ``rate`` none (the chapter then
+Inputs and their defaults (``serving``): ``chunk`` the tokens one step may batch, vLLM's max_num_batched_tokens,
+the one number ``engine.max_batched_tokens`` also states (it sizes the activation workspace): 8192 by default
+(vLLM V1's chunked prefill on the OpenAI server, docs.vllm.ai config/scheduler; V0's chunked prefill took 512, vLLM
+pull request 4580), a spec writes it in either place, not two different numbers, ``prefix_hit`` 0, ``rate`` none (the chapter then
 gives the highest rate the TPOT target allows), ``speculative`` none (``draft_cost`` 0.05 of a decode step where
 the spec names no cost: an MTP head of one layer over a 61-layer model, DeepSeek-V3 section 5.4.3, reads about 4%).
 """
@@ -26,8 +27,8 @@ import numpy as np
 from genreport.model.stated import variant_of
 from genreport.model.values import Block, Entry, physical
 
-CHUNK_SOURCE = ("vLLM chunked prefill documentation, pull request 4580 (2024): max_num_batched_tokens 512 by default, "
-                "the best ITL/TTFT balance on A100; Sarathi-Serve, OSDI 2024")
+CHUNK_SOURCE = ("vLLM's max_num_batched_tokens (engine.max_batched_tokens, 8192 by default: V1 chunked prefill, "
+                "docs.vllm.ai config/scheduler; V0 took 512, pull request 4580); Sarathi-Serve, OSDI 2024")
 
 
 # The ceilings the chapter's goodput takes the least of (formulas/techniques.py), each with the words that say it binds;
@@ -179,7 +180,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     chunk_rate = sv.chunk / (sv.prompt * (1 - sv.prefix_hit) * t_mix)  # prompts a step's chunk admits per second
     decode_rate = batch / ((sv.output - 1) * t_mix) if sv.output > 1 else math.inf  # requests the batch finishes
     rows.append({"technique": "chunked prefill",
-                 "setting": f"{sv.chunk:,}-token chunks beside {int(batch):,} decode sequences",
+                 "setting": f"a {sv.chunk:,}-token step budget beside {int(batch):,} decode sequences",
                  "ttft": (ttft, max(ttft, ttft_chunk)), "tpot": (tpot, tpot * cost), "per_gpu": (per_gpu, per_gpu / cost),
                  "usd": (usd, usd * cost if usd is not None else None), "gain": 1 / cost,
                  "ends": f"a step's intensity {i_plain:,.0f} -> {i_mix:,.0f} FLOP/B; the decode users pay {cost:.2f}x per "
@@ -326,7 +327,7 @@ def rate_curves(r) -> dict:
 
     def chunked(lam):
         t, busy, _w = steady("steady_step_time", lam, True)
-        return t, busy, at("chunked_ttft", lam, B=busy, **weights(busy + sv.chunk))
+        return t, busy, at("chunked_ttft", lam, B=busy, **weights(busy + min(sv.chunk, uncached)))
 
     def unchunked(lam):
         return steady("unchunked_step_time", lam, False)

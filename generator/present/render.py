@@ -219,7 +219,13 @@ def _workspace_value(s) -> str:
 def _workspace_source(s) -> str:
     given = [k for k in ("max_batched_tokens", "max_sequences") if k in s.engine_given]
     spec = "the spec (" + ", ".join(f"engine.{k}" for k in given) + "); " if given else ""
-    return (spec + WORKSPACE_SOURCE + "; T_w 2 B (2 d + 3 d_ff / tp) + n_sq V 4 B (formulas.memory.activation_workspace)")
+    if s.model is not None and s.model.moe is not None:
+        ffn = ("an MoE layer's k_e (max(2 d_fx / s_x, d) + d_fx / s_x), vLLM's fused-MoE buffers "
+               "(formulas.memory.activation_workspace_moe)")
+    else:
+        ffn = "3 d_ff / tp (formulas.memory.activation_workspace)"
+    return (spec + WORKSPACE_SOURCE + f"; T_w 2 B (2 d + FFN) + n_sq V 4 B, the FFN's {ffn}; the logits on the last "
+            "pipeline stage")
 
 
 def _inputs(r: Results) -> list[dict]:

@@ -336,7 +336,7 @@ const GR_PARALLEL = (() => {
           x.decode_tokens_per_s_replica = b / x.decode_time_bound;
           x.decode_tokens_per_s_gpu = b / (x.decode_time_bound * out.replica_gpus);
           const fit = order.find(l => call("memory_per_gpu", Object.assign({}, base, {c: cHeld, n_TP: l[2], n_PP: pipelineSplit(m.layers, l[1]), n_St: l[1],
-            n_EP: 1.0, rho_x: 0.0, s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(l[2], m.kv_heads), B: b, S: s})) <= M.usable(hw, m, {tp: l[2]}));
+            n_EP: 1.0, rho_x: 0.0, s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(l[2], m.kv_heads), B: b, S: s})) <= M.usable(hw, m, {tp: l[2], pp: l[1]}));
           x.min_gpus_to_fit = fit ? fit[0] : null;
           return x;
         });

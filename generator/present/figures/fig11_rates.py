@@ -46,7 +46,7 @@ def fig11_rates(r: Results, baseline: Results | None = None):
             fig.text(0.5, 0.5, "A GPU of this layout holds no request's cache beside its weights: no rate is served.",
                      ha="center", va="center", fontsize=8, wrap=True)
         return fig
-    styles = {"chunked": (BLUE, f"chunked prefill ({ra['chunk']:,}-token chunks)"),
+    styles = {"chunked": (BLUE, f"chunked prefill ({ra['chunk']:,}-token step budget)"),
               "unchunked": (VERMILION, "prompts prefilled alone")}
     for kind, (colour, label) in styles.items():
         c = ra[kind]
