@@ -358,10 +358,12 @@ def steady_rate_memory():
 
 
 def chunk_budget_rate():
-    """Highest arrival rate whose prompt tokens fit the chunk budget [1/s]: each step of t_s(lam) carries
-    lam T_in (1 - h_p) t_s prompt tokens, at most s_c; lam T_in (1 - h_p) t_s(lam) = s_c solved for lam (SymPy).
-    Past it the prompts queue without end."""
-    sol = sp.solve(sp.Eq(lam * T_in * (1 - h_p) * steady_step_time(), s_c), lam)
+    """Highest arrival rate whose tokens fit the step's budget [1/s]: each step of t_s(lam) carries
+    lam T_in (1 - h_p) t_s prompt tokens beside its B = lam (T_out - 1) t_s decode tokens, and the budget s_c holds
+    both (vLLM's max_num_batched_tokens and Sarathi-Serve's token budget count the decode tokens first, the prompt
+    chunks fill the rest); lam (T_in (1 - h_p) + T_out - 1) t_s(lam) = s_c solved for lam (SymPy).  Past it the
+    prompts queue without end."""
+    sol = sp.solve(sp.Eq(lam * (T_in * (1 - h_p) + T_out - 1) * steady_step_time(), s_c), lam)
     return sp.simplify(sol[0])
 
 

@@ -201,9 +201,9 @@ def test_unchunked_steady_state_solves_its_balance():
     assert _num(t.unchunked_step_time(), dict(v, lam=good)) == pytest.approx(0.05, rel=1e-9)
     edge = _num(t.unchunked_rate_memory(), dict(ONE_GPU, t_p=0.07))
     assert v["W"] * (1 - edge * 0.07) == pytest.approx(edge * 511 * (s_mean * v["c"] + v["a"]), rel=1e-12)
-    # the chunk budget: each step of t_s carries lam T_in t_s prompt tokens, s_c at that rate
+    # the chunk budget: each step of t_s carries lam T_in t_s prompt tokens and lam 511 t_s decode ones, s_c at that rate
     rate = _num(t.chunk_budget_rate(), ONE_GPU)
-    assert rate * 4096 * _num(t.steady_step_time(), dict(ONE_GPU, lam=rate)) == pytest.approx(512, rel=1e-9)
+    assert rate * (4096 + 511) * _num(t.steady_step_time(), dict(ONE_GPU, lam=rate)) == pytest.approx(512, rel=1e-9)
 
 
 def test_prefill_alone_is_the_prefill_ledgers():

@@ -441,9 +441,9 @@ def root(context, missing=missing):
                 else:
                     pass
                     yield 'none'
-                yield ": past it a step's "
+                yield ": past it a step's budget of "
                 yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
-                yield ' prompt tokens fall behind the arrivals and the prompts queue without end).\nThe goodput of one replica'
+                yield ' tokens, its decode tokens and the prompt chunks together, falls behind the arrivals and the prompts queue without end).\nThe goodput of one replica'
                 if (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'replica_gpus') > 1):
                     pass
                     yield ' ('
