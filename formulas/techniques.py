@@ -208,16 +208,17 @@ def mixed_time(B=B, S=S, C_p=C_p):
 
 def prompt_chunk():
     """Tokens of one prompt a step carries [token]: min(s_c, T_in (1 - h_p)), the step's budget (vLLM's
-    max_num_batched_tokens) or, where the budget holds the whole uncached prompt, that prompt in one chunk."""
+    max_num_batched_tokens) or, where the budget holds the whole uncached prompt, that prompt in one chunk.
+    The formulas below take it as the symbol C_p, its value computed once from this (genreport.model.techniques
+    ``prompt_chunk``), so they print as a textbook does, with the chunk named."""
     return sp.Min(s_c, T_in * (1 - h_p))
 
 
 def chunked_ttft(B=B, S=S):
-    """Time to first token of a prompt prefilled in chunks of s = min(s_c, T_in (1 - h_p)) beside B decode
-    sequences [s]: (T_in (1 - h_p) / s) mixed steps, the prompt's uncached tokens only (one step where the budget
+    """Time to first token of a prompt prefilled in chunks of C_p = min(s_c, T_in (1 - h_p)) tokens beside B decode
+    sequences [s]: (T_in (1 - h_p) / C_p) mixed steps, the prompt's uncached tokens only (one step where the budget
     holds them all)."""
-    s = prompt_chunk()
-    return T_in * (1 - h_p) / s * mixed_time(B, S, s)
+    return T_in * (1 - h_p) / C_p * mixed_time(B, S, C_p)
 
 
 # ----------------------------------------------------------------------------------------------- continuous batching
@@ -230,11 +231,11 @@ def mean_decode_context():
 def request_bytes():
     """Cache and activation bytes one request adds to the steps it rides in [B]: its T_out - 1 decode tokens each
     read its cache (mean context T_in + T_out/2), its T_in (1 - h_p) uncached prompt tokens write theirs and each
-    chunk reads the prompt before it (mean (T_in (1 + h_p) - s) / 2 tokens, s = min(s_c, T_in (1 - h_p)): one
+    chunk reads the prompt before it (mean (T_in (1 + h_p) - C_p) / 2 tokens, C_p = min(s_c, T_in (1 - h_p)): one
     chunk reads the cached prefix h_p T_in once)."""
-    prompt, s = T_in * (1 - h_p), prompt_chunk()
+    prompt = T_in * (1 - h_p)
     return ((T_out - 1) * (mean_decode_context() * c + a)
-            + prompt * c * (1 + (T_in * (1 + h_p) - s) / (2 * s)))
+            + prompt * c * (1 + (T_in * (1 + h_p) - C_p) / (2 * C_p)))
 
 
 def request_flops():

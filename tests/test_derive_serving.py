@@ -64,7 +64,7 @@ def _value(capsys, *args) -> float:
 def test_goodput_rate_solved_and_evaluated(capsys, spec):
     assert main(["derive", "goodput_rate_tpot", "--spec", spec]) == 0
     out = capsys.readouterr().out
-    assert "lambda_theta = 2 (N b - W theta) Min(s_c, T_in - T_in h_p)/" in out  # the symbolic solution, printed
+    assert "lambda_theta = (2 C_p N b - 2 C_p W theta)/" in out  # the symbolic solution, printed (C_p the chunk)
     assert "theta = 0.05 s" in out and "T_in = 4096 token" in out and "h_p = 0.5" in out  # from serving
     assert _value(capsys, "goodput_rate_tpot", "--spec", spec) == pytest.approx(_goodput(), rel=1e-5)
     assert _goodput() == pytest.approx(69.2639, rel=1e-5)

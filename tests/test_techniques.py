@@ -122,7 +122,7 @@ def test_steady_state_of_continuous_batching():
     """The step time solves its own ledger (Little's law over the steps); at no load it is the weights' stream
     time; the goodput rate meets the TPOT target exactly; the balanced pools serve one rate."""
     lam, theta = sym("lam"), sym("theta")
-    v = {"T_in": 2048, "T_out": 256, "h_p": 0.0, "s_c": 512}
+    v = {"T_in": 2048, "T_out": 256, "h_p": 0.0, "s_c": 512, "C_p": 512}
     ts = t.steady_step_time()
     stream = 8.03e9 * 2 / 3.35e12
     assert at(ts, lam=1e-9, **v) == pytest.approx(stream, rel=1e-6)

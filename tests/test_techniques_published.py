@@ -180,7 +180,7 @@ def _chunked_vs_unchunked(env, prompt, output, theta):
     (the TPOT target, the compute roof, and with chunks the chunk budget; the caches' ceiling is left out of both:
     the unchunked design has no closed form of it, and the comparison keeps the two alike), and the TBT tail and
     mean TPOT of both at half the unchunked rate."""
-    v = {"T_in": prompt, "T_out": output, "h_p": 0.0, "s_c": 512, "theta": theta}
+    v = {"T_in": prompt, "T_out": output, "h_p": 0.0, "s_c": 512, "C_p": min(512, prompt), "theta": theta}
     v["t_p"] = at(_formula("prefill_alone_time"), env, S=0, **v)
     chunked = min(at(_formula("goodput_rate_tpot"), env, **v), at(_formula("goodput_rate_compute"), env, **v),
                   at(_formula("chunk_budget_rate"), env, **v))
@@ -251,7 +251,7 @@ def test_distserve_gain_comes_from_what_the_roofline_leaves_out():
     out = {}
     for theta in (0.100, 0.020):
         prompt, output = 750, 200
-        v = {"T_in": prompt, "T_out": output, "h_p": 0.0, "s_c": 512}
+        v = {"T_in": prompt, "T_out": output, "h_p": 0.0, "s_c": 512, "C_p": 512}
         t_p = at(t.prefill_alone_time(), env, S=0, **v)
         context = prompt + output / 2
         fits = int((env["C"] - env["N"] * env["b"]) / ((prompt + output) * env["c"]))
@@ -285,7 +285,7 @@ def test_the_caches_ceiling_is_an_upper_bound():
     step t_s is a lower bound, so a real engine runs at least as many sequences); here the compute ceiling, 16.9/s,
     binds first."""
     env = {**MISTRAL_7B, **A100}
-    v = {"T_in": 1024, "T_out": 256, "h_p": 0.0, "s_c": 512, "theta": 0.100}
+    v = {"T_in": 1024, "T_out": 256, "h_p": 0.0, "s_c": 512, "C_p": 512, "theta": 0.100}
     room = env["C"] - env["N"] * env["b"]
     stream = env["N"] * env["b"]
     # Q_r by hand (request_bytes): 255 decode tokens at the mean context 1024 + 128, a 1k prompt written and each of

@@ -91,7 +91,7 @@ def test_goodput_meets_the_target_exactly(report):
     # at the TPOT-limited rate the steady step time is the target (50 ms): the solved rate solves its equation
     env = r.envs[r.lead].at(batch=1.0, context=4096.0)
     values = {sym(k): float(v) for k, v in env.items() if k in ("N", "N_e", "b", "c", "a", "W")}
-    values.update({sym("T_in"): 4096, sym("T_out"): 512, sym("h_p"): 0.5, sym("s_c"): 512,
+    values.update({sym("T_in"): 4096, sym("T_out"): 512, sym("h_p"): 0.5, sym("s_c"): 512, sym("C_p"): 512,
                    sym("lam"): n["goodput_rate_tpot"]})
     assert float(t.steady_step_time().subs(values)) == pytest.approx(0.050, rel=1e-9)
     assert n["rate"] == 2 and n["steady_step_time"] > 0 and n["steady_concurrency"] == pytest.approx(
@@ -212,6 +212,7 @@ def test_the_steady_state_and_chunks_are_one_gpus_slice_of_the_layout(name, ceil
     n, cut = tq["numbers"], env.cut
     known = {**env.card, "n_TP": cut.tp, "n_PP": cut.split, "n_EP": cut.ep, "s_kv": cut.s_kv, "rho_x": cut.rho,
              "N_x": env.n_routed(), "T_in": sv.prompt, "T_out": sv.output, "h_p": sv.prefix_hit, "s_c": sv.chunk,
+             "C_p": min(sv.chunk, sv.prompt * (1 - sv.prefix_hit)),
              "theta": sv.tpot, "B": tq["batch"], "S": tq["context"]}
     for qid, (one_card, at_layout) in ceilings.items():
         assert n[qid] == pytest.approx(at_layout(known), rel=1e-9), qid

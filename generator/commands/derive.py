@@ -306,13 +306,14 @@ def _numbers(args, accounting: str | None, qid: str) -> Numbers:
 
 def serving_values(spec, values: dict) -> dict[str, float]:
     """The technique symbols the spec's ``serving`` block gives (formulas/techniques.py): T_in, T_out, h_p, s_c and
-    C_p (the chunk), theta (the TPOT target), lam (the rate), p_a and k_d (speculative), and t_d, the drafts'
+    C_p (the prompt tokens of a mixed step, min(s_c, T_in (1 - h_p))), theta (the TPOT target), lam (the rate), p_a and k_d (speculative), and t_d, the drafts'
     share of one plain decode step at the point (max of its two ledgers), where the point has a batch and context."""
     sv = spec.serving
     if sv is None:
         return {}
-    out = {"T_in": float(sv.prompt), "T_out": float(sv.output), "h_p": float(sv.prefix_hit), "s_c": float(sv.chunk),
-           "C_p": float(sv.chunk)}
+    from genreport.model.techniques import request_inputs
+
+    out = request_inputs(sv)
     if sv.tpot is not None:
         out["theta"] = float(sv.tpot)
     if sv.rate is not None:

@@ -51,10 +51,21 @@ def _inputs(r, batch: float, context: float) -> dict:
     env = r.envs[r.lead].at(batch=float(batch), context=float(context))
     env = {k: float(np.ravel(np.asarray(v, dtype=float))[0]) for k, v in env.items()}
     spec_ = sv.speculative
-    env.update({"s_c": float(sv.chunk), "T_in": float(sv.prompt), "T_out": float(sv.output),
-                "h_p": float(sv.prefix_hit), "C_p": float(sv.chunk), "n_S": 1.0,
+    env.update({**request_inputs(sv), "n_S": 1.0,
                 "p_a": spec_.acceptance if spec_ else 0.5, "k_d": float(spec_.draft_tokens) if spec_ else 1.0})
     return env
+
+
+def request_inputs(sv) -> dict[str, float]:
+    """The request's technique symbols of a ``serving`` block: T_in, T_out, h_p, s_c (the step's token budget) and
+    C_p, the prompt tokens a mixed step carries, min(s_c, T_in (1 - h_p)) (formulas.techniques.prompt_chunk),
+    computed here once for the chapter, ``derive`` and ``plan``."""
+    from genreport.formulas.compiled import load
+
+    out = {"T_in": float(sv.prompt), "T_out": float(sv.output), "h_p": float(sv.prefix_hit), "s_c": float(sv.chunk)}
+    chunk = load()["prompt_chunk"]
+    out["C_p"] = float(chunk.fn(*(out[a] for a in chunk.fn_args)))
+    return out
 
 
 def _eval(r, qid: str, env: dict) -> float:
