@@ -36,6 +36,10 @@ LIVE_PATHS = (
                      "parallelism.tp parallelism.pp parallelism.ep parallelism.dp "
                      "workloads.prefill.prompt workloads.training.micro_batch_tokens"),
     ("decode", "report", "workloads.decode.batch workloads.decode.context workloads.decode.activation_bytes"),
+    ("serving", "report", "serving.prompt serving.output serving.ttft serving.tpot serving.users serving.price "
+                          "serving.chunk serving.rate serving.prefix_hit"),
+    ("speculative", "report", "serving.speculative.draft_tokens serving.speculative.acceptance "
+                              "serving.speculative.draft_cost"),
 )
 
 
@@ -76,7 +80,19 @@ def inputs(spec) -> dict:
         "gemms": [] if default else [list(g) for g in spec.gemms],
         "accounting": spec.accounting,
         "parallelism": None if spec.parallelism is None else dict(asdict(spec.parallelism)),
+        "serving": _serving(spec.serving),
     }
+
+
+def _serving(sv) -> dict | None:
+    """The serving block as the page's serving chapter reads it (techniques.js; None without one)."""
+    if sv is None:
+        return None
+    sp = sv.speculative
+    return {"prompt": sv.prompt, "output": sv.output, "ttft": sv.ttft, "tpot": sv.tpot, "users": sv.users,
+            "price": sv.price, "chunk": sv.chunk, "rate": sv.rate, "prefix_hit": sv.prefix_hit,
+            "speculative": None if sp is None else {"draft_tokens": sp.draft_tokens, "acceptance": sp.acceptance,
+                                                    "draft_cost": sp.draft_cost}}
 
 
 def _link(link) -> dict | None:
@@ -119,7 +135,8 @@ def set_rules(spec) -> dict:
     from genreport.load.setrules import rules
 
     has = {None: True, "link": spec.hardware.link is not None, "moe": spec.model.moe is not None,
-           "decode": bool(spec.workloads.decode_batch)}
+           "decode": bool(spec.workloads.decode_batch), "serving": spec.serving is not None,
+           "speculative": spec.serving is not None and spec.serving.speculative is not None}
     return rules(*((kind, path) for block, kind, paths in LIVE_PATHS if has[block] for path in paths.split()))
 
 
