@@ -184,8 +184,52 @@ def compact(code: str) -> str:
         if at > 0 and all(text[:at].count(q) % 2 == 0 for q in "'\"`"):
             text = text[:at]
         if text and not text.startswith("//"):
-            out.append(text)
+            out.append(_squeeze(text))
     return "\n".join(out)
+
+
+_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+
+
+def _squeeze(line: str) -> str:
+    """``line`` without the spaces JavaScript does not need: those outside strings, template literals and regular
+    expressions that do not stand between two word characters, between two of '+' and '-' (``a - -b``) or beside
+    a '/'.
+
+    >>> _squeeze('if (a === "x , y") { return b - -c / 2; }')
+    'if(a==="x , y"){return b- -c / 2;}'
+    >>> _squeeze('s.replace(/"/g, "&quot;").split(", ")')
+    's.replace(/"/g,"&quot;").split(", ")'
+    """
+    out: list[str] = []
+    i, n = 0, len(line)
+    while i < n:
+        ch = line[i]
+        if ch in "'\"`":
+            j = i + 1
+            while j < n and line[j] != ch:
+                j += 2 if line[j] == "\\" else 1
+            out.append(line[i:j + 1])
+            i = j + 1
+            continue
+        if ch == "/":
+            before = "".join(out).rstrip()
+            if not before or before[-1] in "(,=:[!&|?{};" or before.endswith("return"):  # a regular expression
+                j, klass = i + 1, False
+                while j < n and (line[j] != "/" or klass):
+                    klass = (klass or line[j] == "[") and line[j] != "]"
+                    j += 2 if line[j] == "\\" else 1
+                out.append(line[i:j + 1])
+                i = j + 1
+                continue
+        if ch == " ":
+            p, q = (out[-1][-1] if out and out[-1] else ""), (line[i + 1] if i + 1 < n else "")
+            if not ((p in _WORD and q in _WORD) or (p in "+-" and q in "+-") or "/" in (p, q)):
+                i += 1
+                continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
 
 
 LIVE_MARK = "<!-- genreport live what-if -->"
