@@ -17,7 +17,9 @@ from genreport.load.spec import MOE_EXTRA_KERNELS, SHARED_EXPERT_KERNELS
 from genreport.model.browser import tables  # noqa: F401 - the browser's constants, re-exported
 from genreport.paths import MANY_GPUS_MARKER, templates_dir
 
-SCRIPTS = ("formulas.js", "fmt.js", "model.js", "parallel.js", "whatif.js", "prose.js", "figs.js", "page.js")  # order: each uses the ones before
+SCRIPTS = ("formulas.js", "fmt.js", "model.js", "parallel.js", "techniques.js", "whatif.js", "prose.js", "figs.js",
+           "page.js")  # order: each uses the ones before
+MANY_ONLY = ("parallel.js", "techniques.js")  # the layout's code: only a report with a parallelism block carries it
 DEFAULT_GEMMS = ("attention projection (d x d)", "FFN matrix (d x d_ff)")
 # The --set paths the page recomputes (whatif.js applies each), as paths of a spec kind's schema ('*': any key its
 # propertyNames allow), and the block a spec must have for them: without it the loader refuses the path (a link's
@@ -157,7 +159,7 @@ def scripts(many: bool = True) -> str:
     readable sources are in templates/live/; a report carries about 20% fewer bytes). ``many``: with the
     many-GPU layout (parallel.js), which a report carries when its spec has a ``parallelism`` block."""
     folder = templates_dir() / "live"
-    names = [n for n in SCRIPTS if many or n != "parallel.js"]
+    names = [n for n in SCRIPTS if many or n not in MANY_ONLY]
     texts = {name: (folder / name).read_text(encoding="utf-8") for name in names}
     if not many:  # the many-GPU formulas follow a marker line in formulas.js (formulas/jsgen.py)
         texts["formulas.js"] = texts["formulas.js"].split("\n" + MANY_GPUS_MARKER + "\n")[0] + "\n"
