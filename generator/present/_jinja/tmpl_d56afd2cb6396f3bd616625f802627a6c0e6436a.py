@@ -8,6 +8,9 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     l_0_serving = resolve('serving')
+    l_0_par = resolve('par')
+    l_0_svs = resolve('svs')
+    l_0_n = resolve('n')
     l_0_ch = resolve('ch')
     l_0_hw = resolve('hw')
     l_0_fr = resolve('fr')
@@ -49,25 +52,31 @@ def root(context, missing=missing):
         def t_5(*unused):
             raise TemplateRuntimeError("No filter named 'num' found.")
     try:
-        t_6 = environment.filters['time']
+        t_6 = environment.filters['safe']
     except KeyError:
         @internalcode
         def t_6(*unused):
-            raise TemplateRuntimeError("No filter named 'time' found.")
+            raise TemplateRuntimeError("No filter named 'safe' found.")
     try:
-        t_7 = environment.tests['defined']
+        t_7 = environment.filters['time']
     except KeyError:
         @internalcode
         def t_7(*unused):
-            raise TemplateRuntimeError("No test named 'defined' found.")
+            raise TemplateRuntimeError("No filter named 'time' found.")
     try:
-        t_8 = environment.tests['none']
+        t_8 = environment.tests['defined']
     except KeyError:
         @internalcode
         def t_8(*unused):
+            raise TemplateRuntimeError("No test named 'defined' found.")
+    try:
+        t_9 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_9(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
-    included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'best': l_0_best, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'ra': l_0_ra, 'why': l_0_why})
+    included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'best': l_0_best, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'n': l_0_n, 'ra': l_0_ra, 'svs': l_0_svs, 'why': l_0_why})
     l_0_formula = getattr(included_template, 'formula', missing)
     if l_0_formula is missing:
         l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s9_serving.html.j2') does not export the requested name 'formula'", name='formula')
@@ -78,9 +87,17 @@ def root(context, missing=missing):
     context.exported_vars.difference_update(('formula', 'figure'))
     if (undefined(name='serving') if l_0_serving is missing else l_0_serving):
         pass
-        yield '<section id="s9" data-static>\n<h2>'
+        l_0_svs = ('' if (undefined(name='par') if l_0_par is missing else l_0_par) else ' data-static')
+        context.vars['svs'] = l_0_svs
+        context.exported_vars.add('svs')
+        l_0_n = (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers') if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques') else {})
+        context.vars['n'] = l_0_n
+        context.exported_vars.add('n')
+        yield '<section id="s9"'
+        yield escape(t_6((undefined(name='svs') if l_0_svs is missing else l_0_svs)))
+        yield '>\n<h2>'
         yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's9'))
-        yield '. Serving: one request, its targets, its cost</h2>\n<p>The spec asks for requests of <strong>'
+        yield '. Serving: one request, its targets, its cost</h2>\n<div data-static>\n<p>The spec asks for requests of <strong>'
         yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
         yield ' prompt tokens</strong> and <strong>'
         yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'output')))
@@ -96,14 +113,14 @@ def root(context, missing=missing):
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target'):
                 pass
                 yield 'a time to first token of '
-                yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target')))
+                yield escape(t_7(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target')))
             if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target') and environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')):
                 pass
                 yield ' and '
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target'):
                 pass
                 yield 'a time per output token of '
-                yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
+                yield escape(t_7(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
         yield ',\non '
         yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'where'))
         yield ". The time to first token (TTFT) is the prefill of one prompt alone on the replica, its\ncommunication included; the time per output token (TPOT) is the request's slowest decode round, at its last context\n("
@@ -142,31 +159,31 @@ def root(context, missing=missing):
                 yield '</td>\n<td class="n">'
                 yield escape(t_2(environment.getattr(l_1_row, 'batch')))
                 yield '</td><td class="n">'
-                yield escape(t_6(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'ttft')))
+                yield escape(t_7(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'ttft')))
                 yield '</td><td class="n">'
-                yield escape(t_6(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tpot')))
+                yield escape(t_7(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tpot')))
                 yield '</td><td class="n">'
-                yield escape(t_6(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'e2e')))
+                yield escape(t_7(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'e2e')))
                 yield '</td>\n<td class="n">'
                 yield escape(t_5(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tokens_per_s_user')))
                 yield '</td><td class="n">'
                 yield escape(t_5(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tokens_per_s_gpu')))
                 yield '</td>\n<td class="n">'
-                if (not t_8(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in'))):
+                if (not t_9(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in'))):
                     pass
                     yield escape(t_1('%.3f', environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in')))
                 else:
                     pass
                     yield '—'
                 yield '</td>\n<td class="n">'
-                if (not t_8(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out'))):
+                if (not t_9(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out'))):
                     pass
                     yield escape(t_1('%.3f', environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out')))
                 else:
                     pass
                     yield '—'
                 yield '</td>\n<td class="n">'
-                if (not t_8(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token'))):
+                if (not t_9(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token'))):
                     pass
                     yield escape(t_1('%.3f', environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token')))
                 else:
@@ -196,21 +213,21 @@ def root(context, missing=missing):
             yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp'))
             yield ' replicas)'
         yield '.\n'
-        if (not t_8(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'))):
+        if (not t_9(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'))):
             pass
             yield 'The TTFT target is '
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'):
                 pass
                 yield 'met: at least '
-                yield escape(t_6(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
+                yield escape(t_7(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
                 yield ' at this layout'
             else:
                 pass
                 yield '<strong>missed</strong>: the prefill alone takes at least '
-                yield escape(t_6(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
+                yield escape(t_7(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
                 yield ' at this layout'
             yield '. '
-        if (not t_8(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'))):
+        if (not t_9(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'))):
             pass
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'):
                 pass
@@ -260,13 +277,13 @@ def root(context, missing=missing):
             yield ' weights with a '
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'kv_cache'))
             yield ' KV cache</strong>:\nTTFT '
-            yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'ttft')))
+            yield escape(t_7(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'ttft')))
             yield ', TPOT '
-            yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot')))
+            yield escape(t_7(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot')))
             yield ', '
             yield escape(t_5(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tokens_per_s_gpu')))
             yield ' tok/s per GPU'
-            if (not t_8(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
+            if (not t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
                 pass
                 yield ', $'
                 yield escape(t_1('%.3f', environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out')))
@@ -282,13 +299,13 @@ def root(context, missing=missing):
             yield 'No layout <code>plan</code> tries on '
             yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
             yield ' meets the targets.'
-        yield '</p>\n'
+        yield '</p>\n</div>\n'
         l_0_fr = environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'frontier')
         context.vars['fr'] = l_0_fr
         context.exported_vars.add('fr')
         if ((undefined(name='fr') if l_0_fr is missing else l_0_fr) and environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'layouts')):
             pass
-            yield '<p>Figure '
+            yield '<p data-static>Figure '
             yield escape(context.call(environment.getattr((undefined(name='eq') if l_0_eq is missing else l_0_eq), 'figure'), 'fig10-frontier'))
             yield ' sets this layout among the '
             yield escape(t_4(environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'layouts')))
@@ -309,7 +326,7 @@ def root(context, missing=missing):
                 yield ' tok/s per GPU at '
                 yield escape(t_5(environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'tokens_per_s_user')))
                 yield ' tok/s per user'
-                if (not t_8(environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'usd_per_mtok_out'))):
+                if (not t_9(environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'usd_per_mtok_out'))):
                     pass
                     yield ' ($'
                     yield escape(t_1('%.3f', environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'usd_per_mtok_out')))
@@ -338,24 +355,25 @@ def root(context, missing=missing):
             yield '\n'
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'):
             pass
-            yield '<h3>What serving engines do to it</h3>\n<p>Each technique changes how many tokens one pass over the weights serves, so each moves the step on the roofline,\nat '
+            yield '<h3>What serving engines do to it</h3>\n<p>Each technique changes how many tokens one pass over the weights serves, so each moves the step on the roofline,\nat <span data-sv="batch" data-f="integer">'
             yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'batch')))
-            yield ' sequences per replica'
+            yield '</span> sequences per replica'
             if environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'context'):
                 pass
-                yield ', context '
+                yield ', context <span data-sv="context" data-f="integer">'
                 yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'context')))
+                yield '</span>'
             yield ". Speculative decoding and the KV transfer\nare evaluated through the layout (its collectives and pipeline included); chunked prefill, continuous batching and prefix\ncaching take one GPU's ledgers at the layout (its slice of the model, no interconnect), and their ratios are applied to\nthe bound above; their rates and sequence counts are one replica's"
             if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus') > 1):
                 pass
-                yield ' (its '
+                yield ' (its <span data-sv="numbers.replica_gpus" data-f="integer">'
                 yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus'))
-                yield ' GPUs each carry their slice of every request)'
-            yield '. Chunked prefill carries '
+                yield '</span> GPUs each carry their slice of every request)'
+            yield '. Chunked prefill carries <span data-sv="chunk" data-f="integer">'
             yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
-            yield ' prompt tokens a step ('
+            yield '</span> prompt tokens a step ('
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_source'))
-            yield ').</p>\n<div class="scroll"><table>\n<thead><tr><th>technique</th><th>setting</th><th class="n">TTFT</th><th class="n">TPOT</th><th class="n">tok/s per GPU</th><th class="n">$/M out</th></tr></thead>\n<tbody>'
+            yield ').</p>\n<div class="scroll"><table>\n<thead><tr><th>technique</th><th>setting</th><th class="n">TTFT</th><th class="n">TPOT</th><th class="n">tok/s per GPU</th><th class="n">$/M out</th></tr></thead>\n<tbody data-live="sv_levers">'
             for l_1_row in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'rows'):
                 _loop_vars = {}
                 pass
@@ -364,23 +382,23 @@ def root(context, missing=missing):
                 yield '</td><td>'
                 yield escape(environment.getattr(l_1_row, 'setting'))
                 yield '</td>\n<td class="n">'
-                yield escape(t_6(environment.getitem(environment.getattr(l_1_row, 'ttft'), 0)))
+                yield escape(t_7(environment.getitem(environment.getattr(l_1_row, 'ttft'), 0)))
                 yield ' → '
-                yield escape(t_6(environment.getitem(environment.getattr(l_1_row, 'ttft'), 1)))
+                yield escape(t_7(environment.getitem(environment.getattr(l_1_row, 'ttft'), 1)))
                 yield '</td><td class="n">'
-                yield escape(t_6(environment.getitem(environment.getattr(l_1_row, 'tpot'), 0)))
+                yield escape(t_7(environment.getitem(environment.getattr(l_1_row, 'tpot'), 0)))
                 yield ' → '
-                yield escape(t_6(environment.getitem(environment.getattr(l_1_row, 'tpot'), 1)))
+                yield escape(t_7(environment.getitem(environment.getattr(l_1_row, 'tpot'), 1)))
                 yield '</td>\n<td class="n">'
                 yield escape(t_5(environment.getitem(environment.getattr(l_1_row, 'per_gpu'), 0)))
                 yield ' → '
                 yield escape(t_5(environment.getitem(environment.getattr(l_1_row, 'per_gpu'), 1)))
                 yield '</td>\n<td class="n">'
-                if (not t_8(environment.getitem(environment.getattr(l_1_row, 'usd'), 0))):
+                if (not t_9(environment.getitem(environment.getattr(l_1_row, 'usd'), 0))):
                     pass
                     yield escape(t_1('%.3f', environment.getitem(environment.getattr(l_1_row, 'usd'), 0)))
                     yield ' → '
-                    if (not t_8(environment.getitem(environment.getattr(l_1_row, 'usd'), 1))):
+                    if (not t_9(environment.getitem(environment.getattr(l_1_row, 'usd'), 1))):
                         pass
                         yield escape(t_1('%.3f', environment.getitem(environment.getattr(l_1_row, 'usd'), 1)))
                     else:
@@ -391,7 +409,7 @@ def root(context, missing=missing):
                     yield '—'
                 yield '</td></tr>\n'
             l_1_row = missing
-            yield '</tbody>\n</table></div>\n<ul>'
+            yield '</tbody>\n</table></div>\n<ul data-live="sv_ends">'
             for l_1_row in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'rows'):
                 _loop_vars = {}
                 pass
@@ -404,46 +422,47 @@ def root(context, missing=missing):
                 yield '.</li>\n'
             l_1_row = missing
             yield '</ul>\n'
-            if t_7(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative')):
+            if t_8(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative')):
                 pass
-                yield "<p>Speculative decoding: a verify step reads the weights and each sequence's cache once for its\nk<sub>d</sub> + 1 tokens and yields E = (1 − p<sub>a</sub><sup>k<sub>d</sub>+1</sup>) / (1 − p<sub>a</sub>) = "
+                yield '<p>Speculative decoding: a verify step reads the weights and each sequence\'s cache once for its\nk<sub>d</sub> + 1 tokens and yields E = (1 − p<sub>a</sub><sup>k<sub>d</sub>+1</sup>) / (1 − p<sub>a</sub>) = <span data-sv="numbers.expected_tokens" data-f="f2">'
                 yield escape(t_1('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'expected_tokens')))
-                yield ' tokens\n(Leviathan et al.). At the layout the verify round carries k<sub>d</sub> + 1 tokens of each sequence through the weights and\nthe collectives and reads each cache once (t<sub>v</sub>, <code>verify_time_bound</code>), against the plain round t<sub>s</sub>\n(<code>decode_time_bound</code>) and the drafts t<sub>d</sub>:</p>\n'
+                yield '</span> tokens\n(Leviathan et al.). At the layout the verify round carries k<sub>d</sub> + 1 tokens of each sequence through the weights and\nthe collectives and reads each cache once (t<sub>v</sub>, <code>verify_time_bound</code>), against the plain round t<sub>s</sub>\n(<code>decode_time_bound</code>) and the drafts t<sub>d</sub>:</p>\n<div data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative'), False))
-            yield '<p>Chunked prefill: a step with B decode tokens and a chunk of s<sub>c</sub> prompt tokens reads the weights once:</p>\n'
+                yield '</div>'
+            yield '<p>Chunked prefill: a step with B decode tokens and a chunk of s<sub>c</sub> prompt tokens reads the weights once:</p>\n<div data-static>'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked'), False))
-            yield '\n'
-            if t_7(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')):
+            yield '</div>\n'
+            if t_8(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')):
                 pass
-                yield "<p>Continuous batching in steady state: requests arriving at λ per second keep\nλ (T<sub>out</sub> − 1) t<sub>s</sub> sequences decoding (Little's law), so the memory ledger of a step grows with its own length; the\nhighest rate whose step meets the TPOT target is</p>\n"
+                yield "<p>Continuous batching in steady state: requests arriving at λ per second keep\nλ (T<sub>out</sub> − 1) t<sub>s</sub> sequences decoding (Little's law), so the memory ledger of a step grows with its own length; the\nhighest rate whose step meets the TPOT target is</p>\n<div data-static>"
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput'), False))
-                yield '\n<p>Beside it stand the compute roof ('
-                if (not t_8(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_compute'))):
+                yield '</div>\n<p>Beside it stand the compute roof (<span data-sv="numbers.goodput_rate_compute" data-f="rps" data-none="none">'
+                if (not t_9(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_compute'))):
                     pass
-                    yield escape(t_5(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_compute')))
+                    yield escape(t_5(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_compute')))
                     yield ' requests/s'
                 else:
                     pass
                     yield 'none'
-                yield '), the KV capacity\n('
-                if (not t_8(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_capacity'))):
+                yield '</span>), the KV capacity\n(<span data-sv="numbers.goodput_rate_capacity" data-f="rps" data-none="none">'
+                if (not t_9(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_capacity'))):
                     pass
-                    yield escape(t_5(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_capacity')))
+                    yield escape(t_5(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_capacity')))
                     yield ' requests/s'
                 else:
                     pass
                     yield 'none'
-                yield ": the rate where the running sequences' caches fill, at the steady step of that rate) and the chunk budget\n("
-                if (not t_8(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'chunk_budget_rate'))):
+                yield '</span>: the rate where the running sequences\' caches fill, at the steady step of that rate) and the chunk budget\n(<span data-sv="numbers.chunk_budget_rate" data-f="rps" data-none="none">'
+                if (not t_9(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate'))):
                     pass
-                    yield escape(t_5(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'chunk_budget_rate')))
+                    yield escape(t_5(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate')))
                     yield ' requests/s'
                 else:
                     pass
                     yield 'none'
-                yield ": past it a step's "
+                yield '</span>: past it a step\'s <span data-sv="chunk" data-f="integer">'
                 yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
-                yield ' prompt tokens fall behind the arrivals and the prompts queue without end).\nThe goodput of one replica'
+                yield '</span> prompt tokens fall behind the arrivals and the prompts queue without end).\n<span data-live="sv_goodput">The goodput of one replica'
                 if (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'replica_gpus') > 1):
                     pass
                     yield ' ('
@@ -483,7 +502,7 @@ def root(context, missing=missing):
                     yield ' requests/s a step takes '
                     if environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time'):
                         pass
-                        yield escape(t_6(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time')))
+                        yield escape(t_7(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time')))
                         yield ' with '
                         yield escape(t_5(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_concurrency')))
                         yield ' sequences decoding'
@@ -491,7 +510,7 @@ def root(context, missing=missing):
                         pass
                         yield 'no steady time: the rate is past what the memory allows'
                     yield '.'
-                yield '</p>'
+                yield '</span></p>'
             l_0_ra = environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'rates')
             context.vars['ra'] = l_0_ra
             context.exported_vars.add('ra')
@@ -500,7 +519,7 @@ def root(context, missing=missing):
                 l_0_why = {'compute': 'the compute roof', 'memory': 'the bandwidth', 'chunk budget': 'the chunk budget', 'capacity': 'the KV capacity', 'TPOT target': 'the TPOT target', 'TTFT target': 'the TTFT target'}
                 context.vars['why'] = l_0_why
                 context.exported_vars.add('why')
-                yield '<p>Figure '
+                yield '<p data-static>Figure '
                 yield escape(context.call(environment.getattr((undefined(name='eq') if l_0_eq is missing else l_0_eq), 'figure'), 'fig11-rates'))
                 yield " follows the steady state over the arrival rate at one replica, from one GPU's ledgers (no queueing, no collectives):\nwith "
                 yield escape(t_2(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk')))
@@ -529,7 +548,7 @@ def root(context, missing=missing):
                     yield escape(environment.getitem((undefined(name='why') if l_0_why is missing else l_0_why), environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput_binds')))
                     yield ')'
                 yield ',\nand a round that waits for a whole prefill takes at least '
-                yield escape(t_6(environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0)))
+                yield escape(t_7(environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0)))
                 if environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target'):
                     pass
                     if (environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0) > environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target')):
@@ -541,13 +560,15 @@ def root(context, missing=missing):
                 yield '.</p>\n'
                 yield escape(context.call((undefined(name='figure') if l_0_figure is missing else l_0_figure), (undefined(name='figs') if l_0_figs is missing else l_0_figs), 'fig11-rates'))
                 yield '\n'
-            yield '<p>Disaggregation: pools balanced for this request shape put this share of the GPUs on prefill:</p>\n'
+            yield '<p>Disaggregation: pools balanced for this request shape put this share of the GPUs on prefill:</p>\n<div data-static>'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_pools'), False))
-            yield '\n'
-            if t_7(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv')):
+            yield '</div>\n'
+            if t_8(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv')):
                 pass
+                yield '<div data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv'), False))
+                yield '</div>'
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=70&2=79&4=82&5=84&6=88&7=96&8=108&10=110&12=114&13=118&17=125&18=143&19=151&20=155&21=162&22=169&25=179&26=199&27=213&28=228&29=234&30=243&31=263&32=286&33=292&34=298&35=304&36=325&37=337&39=339&42=342&45=349&48=359&49=367&50=375&51=379&54=395&56=407&57=410&61=412&63=414&64=416&67=419&68=421&69=429&70=437&71=447&72=495&73=504&74=506&75=520&76=532&77=542&80=545&81=547'
+debug_info = '1=79&2=88&3=90&4=97&5=99&7=101&8=105&9=113&10=125&12=127&14=131&15=135&19=142&20=160&21=168&22=172&23=179&24=186&27=196&28=216&29=230&30=245&31=251&32=260&33=280&35=303&36=309&37=315&38=321&39=342&40=354&42=356&45=359&48=367&51=377&52=385&53=393&54=397&57=413&59=425&60=428&64=430&66=433&67=435&70=438&71=440&72=448&73=456&74=466&75=514&76=523&77=525&78=539&79=551&80=561&83=564&84=566'
