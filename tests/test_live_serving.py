@@ -101,3 +101,40 @@ def test_a_page_without_a_layout_or_a_serving_block_recomputes_no_chapter():
     spec = load_spec(SPECS / "llama8b-h100.yaml")
     assert js([spec]) == [None]
     assert "const GR_SERVING" in live.scripts(True) and "const GR_SERVING" not in live.scripts(False)  # one card
+
+
+def test_the_chapter_in_chromium_follows_a_serving_what_if(tmp_path):
+    """The 70B report at 1280 px with serving.tpot=15 ms: every data-sv number of the chapter and the lever rows are
+    Python's for that spec, formatted as the template formats them; the request table stays as built, dimmed."""
+    import re
+
+    from genreport.present import fmt
+    from shared import html
+    from test_live_page import CHROMIUM, chromium
+
+    if CHROMIUM is None:
+        import pytest
+
+        pytest.skip("chromium is not installed (scripts/setup --test)")
+    page = tmp_path / "report.html"
+    page.write_text(html(SERVING[0]), encoding="utf-8")
+    dom = chromium(page.as_uri() + "#set=serving.tpot=15%20ms")
+    chapter = dom[dom.index('<section id="s9"'):]
+    chapter = chapter[:chapter.index("</section>")]
+    r = evaluate(load_spec(SPECS / SERVING[0], ["serving.tpot=15 ms"]))
+    tech = r.serving["techniques"]
+    show = {"integer": fmt.integer, "num": fmt.num, "time": fmt.time, "f2": lambda x: "%.2f" % x,
+            "rps": lambda x: fmt.num(x) + " requests/s"}
+    spans = re.findall(r'<span data-sv="([^"]+)" data-f="(\w+)"[^>]*>([^<]*)</span>', chapter)
+    assert len(spans) >= 8
+    for path, f, text in spans:
+        value = tech
+        for k in path.split("."):
+            value = value[k]
+        assert text == show[f](value), (path, text)
+    assert tech["batch"] < 313 and f">{tech['batch']}</span> sequences per replica" in chapter  # the target binds
+    levers = chapter[chapter.index('data-live="sv_levers"'):]
+    levers = levers[:levers.index("</tbody>")]
+    for row in tech["rows"]:
+        assert f"{fmt.time(row['tpot'][0])} → {fmt.time(row['tpot'][1])}" in levers, row["technique"]
+    assert re.search(r'<div data-static="" class="stale"[^>]*>\s*<p>The spec asks', chapter)
