@@ -8,9 +8,8 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     l_0_serving = resolve('serving')
-    l_0_par = resolve('par')
-    l_0_svs = resolve('svs')
     l_0_n = resolve('n')
+    l_0_par = resolve('par')
     l_0_ch = resolve('ch')
     l_0_hw = resolve('hw')
     l_0_fr = resolve('fr')
@@ -52,31 +51,25 @@ def root(context, missing=missing):
         def t_5(*unused):
             raise TemplateRuntimeError("No filter named 'num' found.")
     try:
-        t_6 = environment.filters['safe']
+        t_6 = environment.filters['time']
     except KeyError:
         @internalcode
         def t_6(*unused):
-            raise TemplateRuntimeError("No filter named 'safe' found.")
+            raise TemplateRuntimeError("No filter named 'time' found.")
     try:
-        t_7 = environment.filters['time']
+        t_7 = environment.tests['defined']
     except KeyError:
         @internalcode
         def t_7(*unused):
-            raise TemplateRuntimeError("No filter named 'time' found.")
+            raise TemplateRuntimeError("No test named 'defined' found.")
     try:
-        t_8 = environment.tests['defined']
+        t_8 = environment.tests['none']
     except KeyError:
         @internalcode
         def t_8(*unused):
-            raise TemplateRuntimeError("No test named 'defined' found.")
-    try:
-        t_9 = environment.tests['none']
-    except KeyError:
-        @internalcode
-        def t_9(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
-    included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'best': l_0_best, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'n': l_0_n, 'ra': l_0_ra, 'svs': l_0_svs, 'why': l_0_why})
+    included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'best': l_0_best, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'n': l_0_n, 'ra': l_0_ra, 'why': l_0_why})
     l_0_formula = getattr(included_template, 'formula', missing)
     if l_0_formula is missing:
         l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s9_serving.html.j2') does not export the requested name 'formula'", name='formula')
@@ -87,14 +80,13 @@ def root(context, missing=missing):
     context.exported_vars.difference_update(('formula', 'figure'))
     if (undefined(name='serving') if l_0_serving is missing else l_0_serving):
         pass
-        l_0_svs = ('' if (undefined(name='par') if l_0_par is missing else l_0_par) else ' data-static')
-        context.vars['svs'] = l_0_svs
-        context.exported_vars.add('svs')
         l_0_n = (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers') if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques') else {})
         context.vars['n'] = l_0_n
         context.exported_vars.add('n')
         yield '<section id="s9"'
-        yield escape(t_6((undefined(name='svs') if l_0_svs is missing else l_0_svs)))
+        if (not (undefined(name='par') if l_0_par is missing else l_0_par)):
+            pass
+            yield ' data-static'
         yield '>\n<h2>'
         yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's9'))
         yield '. Serving: one request, its targets, its cost</h2>\n<div data-static>\n<p>The spec asks for requests of <strong>'
@@ -113,14 +105,14 @@ def root(context, missing=missing):
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target'):
                 pass
                 yield 'a time to first token of '
-                yield escape(t_7(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target')))
+                yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target')))
             if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target') and environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')):
                 pass
                 yield ' and '
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target'):
                 pass
                 yield 'a time per output token of '
-                yield escape(t_7(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
+                yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
         yield ',\non '
         yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'where'))
         yield ". The time to first token (TTFT) is the prefill of one prompt alone on the replica, its\ncommunication included; the time per output token (TPOT) is the request's slowest decode round, at its last context\n("
@@ -159,31 +151,31 @@ def root(context, missing=missing):
                 yield '</td>\n<td class="n">'
                 yield escape(t_2(environment.getattr(l_1_row, 'batch')))
                 yield '</td><td class="n">'
-                yield escape(t_7(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'ttft')))
+                yield escape(t_6(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'ttft')))
                 yield '</td><td class="n">'
-                yield escape(t_7(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tpot')))
+                yield escape(t_6(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tpot')))
                 yield '</td><td class="n">'
-                yield escape(t_7(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'e2e')))
+                yield escape(t_6(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'e2e')))
                 yield '</td>\n<td class="n">'
                 yield escape(t_5(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tokens_per_s_user')))
                 yield '</td><td class="n">'
                 yield escape(t_5(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tokens_per_s_gpu')))
                 yield '</td>\n<td class="n">'
-                if (not t_9(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in'))):
+                if (not t_8(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in'))):
                     pass
                     yield escape(t_1('%.3f', environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in')))
                 else:
                     pass
                     yield '—'
                 yield '</td>\n<td class="n">'
-                if (not t_9(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out'))):
+                if (not t_8(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out'))):
                     pass
                     yield escape(t_1('%.3f', environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out')))
                 else:
                     pass
                     yield '—'
                 yield '</td>\n<td class="n">'
-                if (not t_9(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token'))):
+                if (not t_8(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token'))):
                     pass
                     yield escape(t_1('%.3f', environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token')))
                 else:
@@ -213,21 +205,21 @@ def root(context, missing=missing):
             yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp'))
             yield ' replicas)'
         yield '.\n'
-        if (not t_9(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'))):
+        if (not t_8(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'))):
             pass
             yield 'The TTFT target is '
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'):
                 pass
                 yield 'met: at least '
-                yield escape(t_7(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
+                yield escape(t_6(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
                 yield ' at this layout'
             else:
                 pass
                 yield '<strong>missed</strong>: the prefill alone takes at least '
-                yield escape(t_7(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
+                yield escape(t_6(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
                 yield ' at this layout'
             yield '. '
-        if (not t_9(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'))):
+        if (not t_8(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'))):
             pass
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'):
                 pass
@@ -277,13 +269,13 @@ def root(context, missing=missing):
             yield ' weights with a '
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'kv_cache'))
             yield ' KV cache</strong>:\nTTFT '
-            yield escape(t_7(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'ttft')))
+            yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'ttft')))
             yield ', TPOT '
-            yield escape(t_7(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot')))
+            yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot')))
             yield ', '
             yield escape(t_5(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tokens_per_s_gpu')))
             yield ' tok/s per GPU'
-            if (not t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
+            if (not t_8(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
                 pass
                 yield ', $'
                 yield escape(t_1('%.3f', environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out')))
@@ -326,7 +318,7 @@ def root(context, missing=missing):
                 yield ' tok/s per GPU at '
                 yield escape(t_5(environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'tokens_per_s_user')))
                 yield ' tok/s per user'
-                if (not t_9(environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'usd_per_mtok_out'))):
+                if (not t_8(environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'usd_per_mtok_out'))):
                     pass
                     yield ' ($'
                     yield escape(t_1('%.3f', environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'usd_per_mtok_out')))
@@ -382,23 +374,23 @@ def root(context, missing=missing):
                 yield '</td><td>'
                 yield escape(environment.getattr(l_1_row, 'setting'))
                 yield '</td>\n<td class="n">'
-                yield escape(t_7(environment.getitem(environment.getattr(l_1_row, 'ttft'), 0)))
+                yield escape(t_6(environment.getitem(environment.getattr(l_1_row, 'ttft'), 0)))
                 yield ' → '
-                yield escape(t_7(environment.getitem(environment.getattr(l_1_row, 'ttft'), 1)))
+                yield escape(t_6(environment.getitem(environment.getattr(l_1_row, 'ttft'), 1)))
                 yield '</td><td class="n">'
-                yield escape(t_7(environment.getitem(environment.getattr(l_1_row, 'tpot'), 0)))
+                yield escape(t_6(environment.getitem(environment.getattr(l_1_row, 'tpot'), 0)))
                 yield ' → '
-                yield escape(t_7(environment.getitem(environment.getattr(l_1_row, 'tpot'), 1)))
+                yield escape(t_6(environment.getitem(environment.getattr(l_1_row, 'tpot'), 1)))
                 yield '</td>\n<td class="n">'
                 yield escape(t_5(environment.getitem(environment.getattr(l_1_row, 'per_gpu'), 0)))
                 yield ' → '
                 yield escape(t_5(environment.getitem(environment.getattr(l_1_row, 'per_gpu'), 1)))
                 yield '</td>\n<td class="n">'
-                if (not t_9(environment.getitem(environment.getattr(l_1_row, 'usd'), 0))):
+                if (not t_8(environment.getitem(environment.getattr(l_1_row, 'usd'), 0))):
                     pass
                     yield escape(t_1('%.3f', environment.getitem(environment.getattr(l_1_row, 'usd'), 0)))
                     yield ' → '
-                    if (not t_9(environment.getitem(environment.getattr(l_1_row, 'usd'), 1))):
+                    if (not t_8(environment.getitem(environment.getattr(l_1_row, 'usd'), 1))):
                         pass
                         yield escape(t_1('%.3f', environment.getitem(environment.getattr(l_1_row, 'usd'), 1)))
                     else:
@@ -422,7 +414,7 @@ def root(context, missing=missing):
                 yield '.</li>\n'
             l_1_row = missing
             yield '</ul>\n'
-            if t_8(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative')):
+            if t_7(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative')):
                 pass
                 yield '<p>Speculative decoding: a verify step reads the weights and each sequence\'s cache once for its\nk<sub>d</sub> + 1 tokens and yields E = (1 − p<sub>a</sub><sup>k<sub>d</sub>+1</sup>) / (1 − p<sub>a</sub>) = <span data-sv="numbers.expected_tokens" data-f="f2">'
                 yield escape(t_1('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'expected_tokens')))
@@ -432,12 +424,12 @@ def root(context, missing=missing):
             yield '<p>Chunked prefill: a step with B decode tokens and a chunk of s<sub>c</sub> prompt tokens reads the weights once:</p>\n<div data-static>'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked'), False))
             yield '</div>\n'
-            if t_8(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')):
+            if t_7(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')):
                 pass
                 yield "<p>Continuous batching in steady state: requests arriving at λ per second keep\nλ (T<sub>out</sub> − 1) t<sub>s</sub> sequences decoding (Little's law), so the memory ledger of a step grows with its own length; the\nhighest rate whose step meets the TPOT target is</p>\n<div data-static>"
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput'), False))
                 yield '</div>\n<p>Beside it stand the compute roof (<span data-sv="numbers.goodput_rate_compute" data-f="rps" data-none="none">'
-                if (not t_9(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_compute'))):
+                if (not t_8(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_compute'))):
                     pass
                     yield escape(t_5(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_compute')))
                     yield ' requests/s'
@@ -445,7 +437,7 @@ def root(context, missing=missing):
                     pass
                     yield 'none'
                 yield '</span>), the KV capacity\n(<span data-sv="numbers.goodput_rate_capacity" data-f="rps" data-none="none">'
-                if (not t_9(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_capacity'))):
+                if (not t_8(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_capacity'))):
                     pass
                     yield escape(t_5(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_capacity')))
                     yield ' requests/s'
@@ -453,7 +445,7 @@ def root(context, missing=missing):
                     pass
                     yield 'none'
                 yield '</span>: the rate where the running sequences\' caches fill, at the steady step of that rate) and the chunk budget\n(<span data-sv="numbers.chunk_budget_rate" data-f="rps" data-none="none">'
-                if (not t_9(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate'))):
+                if (not t_8(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate'))):
                     pass
                     yield escape(t_5(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate')))
                     yield ' requests/s'
@@ -502,7 +494,7 @@ def root(context, missing=missing):
                     yield ' requests/s a step takes '
                     if environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time'):
                         pass
-                        yield escape(t_7(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time')))
+                        yield escape(t_6(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time')))
                         yield ' with '
                         yield escape(t_5(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_concurrency')))
                         yield ' sequences decoding'
@@ -548,7 +540,7 @@ def root(context, missing=missing):
                     yield escape(environment.getitem((undefined(name='why') if l_0_why is missing else l_0_why), environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput_binds')))
                     yield ')'
                 yield ',\nand a round that waits for a whole prefill takes at least '
-                yield escape(t_7(environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0)))
+                yield escape(t_6(environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0)))
                 if environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target'):
                     pass
                     if (environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0) > environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target')):
@@ -563,7 +555,7 @@ def root(context, missing=missing):
             yield '<p>Disaggregation: pools balanced for this request shape put this share of the GPUs on prefill:</p>\n<div data-static>'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_pools'), False))
             yield '</div>\n'
-            if t_8(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv')):
+            if t_7(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv')):
                 pass
                 yield '<div data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv'), False))
@@ -571,4 +563,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=79&2=88&3=90&4=97&5=99&7=101&8=105&9=113&10=125&12=127&14=131&15=135&19=142&20=160&21=168&22=172&23=179&24=186&27=196&28=216&29=230&30=245&31=251&32=260&33=280&35=303&36=309&37=315&38=321&39=342&40=354&42=356&45=359&48=367&51=377&52=385&53=393&54=397&57=413&59=425&60=428&64=430&66=433&67=435&70=438&71=440&72=448&73=456&74=466&75=514&76=523&77=525&78=539&79=551&80=561&83=564&84=566'
+debug_info = '1=72&2=81&3=83&4=87&5=91&7=93&8=97&9=105&10=117&12=119&14=123&15=127&19=134&20=152&21=160&22=164&23=171&24=178&27=188&28=208&29=222&30=237&31=243&32=252&33=272&35=295&36=301&37=307&38=313&39=334&40=346&42=348&45=351&48=359&51=369&52=377&53=385&54=389&57=405&59=417&60=420&64=422&66=425&67=427&70=430&71=432&72=440&73=448&74=458&75=506&76=515&77=517&78=531&79=543&80=553&83=556&84=558'
