@@ -183,7 +183,7 @@ def python_parts(spec_name: str, overrides: list[str]) -> dict[str, str]:
     page = _env().get_template("report.html.j2").render(
         **context(r, None, {name: "" for name, _ in FIGURES}).variables())
     return {m.group(2): words(m.group(3)) for m in PART.finditer(page.split("<!-- genreport live what-if -->")[0])
-            if m.group(2) in ("decision", "levers", "sv_levers")
+            if m.group(2) in ("decision", "levers", "sv_levers", "sv_rows")
             or m.group(1) not in ("tbody", "span") or m.group(2) == "sv_goodput"}
 
 

@@ -65,7 +65,8 @@ def inputs(spec) -> dict:
                                  "shared_extra": SHARED_EXPERT_KERNELS,
                                  # e_w of each weight-only format (env.weight_efficiency)
                                  "weight_only": dict(hw.kernels.weight_only)},
-                     "title": hw.title, "price_per_hour": hw.price_per_hour, "link": _link(hw.link),
+                     "title": hw.title, "price_per_hour": hw.price_per_hour, "power_watts": hw.power_watts,
+                     "link": _link(hw.link),
                      "node": None if hw.node is None else {"gpus_per_node": hw.node.gpus_per_node,
                                                           "scale_out": _link(hw.node.scale_out)},
                      "collectives": None if hw.collectives is None else {

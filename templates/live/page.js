@@ -326,6 +326,16 @@ const GR_PAGE = (function () {
         + arrow(x.per_gpu, F.num) + '</td>\n<td class="n">' + (x.usd[0] !== null ? arrow(x.usd, usd) : "—")
         + "</td></tr>").join("\n");
     });
+    const cell = x => '<td class="n">' + x + "</td>";
+    root.querySelectorAll("[data-live=sv_rows]").forEach(function (body) {
+      body.innerHTML = sv.rows.map(r => ["bound", "serial"].map(function (est) {
+        const x = r[est];
+        return "<tr><td>" + (est === "bound" ? esc(r.label) + ", bound" : "&nbsp;&nbsp;serial estimate") + "</td>\n"
+          + cell(F.integer(r.batch)) + cell(F.time(x.ttft)) + cell(F.time(x.tpot)) + cell(F.time(x.e2e)) + "\n"
+          + cell(F.num(x.tokens_per_s_user)) + cell(F.num(x.tokens_per_s_gpu)) + "\n" + cell(usd(x.usd_per_mtok_in))
+          + "\n" + cell(usd(x.usd_per_mtok_out)) + "\n" + cell(usd(x.joules_per_token)) + "</tr>";
+      }).join("\n")).join("\n");
+    });
     root.querySelectorAll("[data-live=sv_ends]").forEach(function (body) {
       body.innerHTML = sv.levers.map(x => "<li><strong>" + esc(x.technique) + "</strong> (" + esc(x.note) + "): "
         + esc(x.ends) + ".</li>").join("\n");

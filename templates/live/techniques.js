@@ -48,23 +48,34 @@ const GR_SERVING = (() => {
     const at = (v, b) => P.atBatch(v, lay, b, true);
     const last = sv.prompt + sv.output - 1, mean = sv.prompt + sv.output / 2.0;
     const g = env.at(null, last), cv = Object.assign({}, base, {S: last, c: g.c, d_h: g.d_h});
-    const ttft = call("prefill_time_bound", Object.assign({}, base, {T: sv.prompt, d_h: M.prefillHeadDim(m, base.d_h)}));
+    const pre = Object.assign({}, base, {T: sv.prompt, d_h: M.prefillHeadDim(m, base.d_h)});
+    const ttft = call("prefill_time_bound", pre), ttftSerial = call("prefill_time_serial", pre);
+    const power = hw.power_watts, node = hw.node ? hw.node.gpus_per_node : null;
     const capRaw = call("capacity_batch_replica", cv), cap = Math.trunc(Math.min(Number.isFinite(capRaw)
       ? Math.max(capRaw, 0) : 0, 65536));
     const cd = meanContext(env, m, sv.prompt, sv.output);
     const rv = Object.assign({}, base, {T: sv.prompt, T_o: sv.output, c: cd[0], d_h: cd[1]});
     const tpotAt = b => call("decode_time_bound", at(cv, b));
-    function row(b) {  // the strict bound of one request at b sequences per replica (serving_report._row)
-      const tpot = tpotAt(b), dec = call("request_decode_time_bound", at(rv, b));
-      const user = sv.output > 1 && dec > 0 ? (sv.output - 1) / dec : 1.0 / tpot, perGpu = b * user / gpus;
-      return {batch: b, ttft: ttft, tpot: tpot, e2e: ttft + dec, tokens_per_s_user: user, tokens_per_s_gpu: perGpu,
-        usd_per_mtok_out: usd(price, perGpu)};
+    function row(b, label) {  // one request at b sequences per replica, the bound and the serial estimate (_row)
+      const one = (t0, tpot, dec) => {
+        const user = sv.output > 1 && dec > 0 ? (sv.output - 1) / dec : 1.0 / tpot, perGpu = b * user / gpus;
+        return {ttft: t0, tpot: tpot, e2e: t0 + dec, tokens_per_s_user: user, tokens_per_s_gpu: perGpu,
+          tokens_per_s_node: node ? perGpu * node : null, usd_per_mtok_in: usd(price, sv.prompt / (t0 * gpus)),
+          usd_per_mtok_out: usd(price, perGpu), joules_per_token: power && perGpu > 0 ? power / perGpu : null};
+      };
+      const v = P.atBatch(cv, lay, b), w = P.atBatch(rv, lay, b);
+      return {label: label, batch: b, bound: one(ttft, tpotAt(b), call("request_decode_time_bound", at(rv, b))),
+        serial: one(ttftSerial, call("decode_time_serial", v), call("request_decode_time_serial", w))};
     }
-    const rows = [row(1)];
+    const rows = [row(1, "one request alone")];
     let usersBatch = null, tpotBatch = null;
     if (sv.users) {
-      usersBatch = cap ? Math.min(Math.ceil(sv.users / dp), cap) : 0;
-      if (usersBatch > 1) rows.push(row(usersBatch));
+      const want = Math.ceil(sv.users / dp);
+      usersBatch = cap ? Math.min(want, cap) : 0;
+      if (usersBatch > 1) {
+        rows.push(row(usersBatch, commas(sv.users) + " users" + (dp > 1 ? " over " + dp + " replicas" : "")
+          + (usersBatch < want ? " (as many as fit)" : "")));
+      }
     }
     if (sv.tpot !== null && cap) {
       let lo = 0, hi = cap;
@@ -73,9 +84,10 @@ const GR_SERVING = (() => {
         if (tpotAt(mid) <= sv.tpot) lo = mid; else hi = mid - 1;
       }
       tpotBatch = lo;
-      if (tpotBatch > 1 && tpotBatch !== usersBatch) rows.push(row(tpotBatch));
+      if (tpotBatch > 1 && tpotBatch !== usersBatch) rows.push(row(tpotBatch, "the most the TPOT target allows"));
     }
-    const b0 = rows[rows.length - 1], batch = b0.batch, tp0 = b0.tpot, gpu0 = b0.tokens_per_s_gpu, usd0 = b0.usd_per_mtok_out;
+    const b0 = rows[rows.length - 1].bound, batch = rows[rows.length - 1].batch, tp0 = b0.tpot,
+      gpu0 = b0.tokens_per_s_gpu, usd0 = b0.usd_per_mtok_out;
     const per = Math.min(cap, tpotBatch !== null ? tpotBatch : cap);
     const out = {batch: batch, context: last, chunk: sv.chunk, capacity_batch: cap, tpot_batch: tpotBatch,
       users_batch: usersBatch, ttft_met: sv.ttft === null ? null : ttft <= sv.ttft, rows: rows,

@@ -89,7 +89,7 @@ def root(context, missing=missing):
             yield ' data-static'
         yield '>\n<h2>'
         yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's9'))
-        yield '. Serving: one request, its targets, its cost</h2>\n<div data-static>\n<p>The spec asks for requests of <strong>'
+        yield '. Serving: one request, its targets, its cost</h2>\n<p data-static>The spec asks for requests of <strong>'
         yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
         yield ' prompt tokens</strong> and <strong>'
         yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'output')))
@@ -130,7 +130,7 @@ def root(context, missing=missing):
             yield ' and '
             yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'board_watts')))
             yield ' W of board power per GPU (an upper estimate of the draw)'
-        yield ';\ninput tokens are priced at the prefill rate, output tokens at the decode rate.</p>\n<div class="scroll"><table>\n<thead><tr><th>point</th><th class="n">batch per replica</th><th class="n">TTFT</th><th class="n">TPOT</th><th class="n">end to end</th><th class="n">tok/s per user</th><th class="n">tok/s per GPU</th><th class="n">$/M in</th><th class="n">$/M out</th><th class="n">J/token</th></tr></thead>\n<tbody>'
+        yield ';\ninput tokens are priced at the prefill rate, output tokens at the decode rate.</p>\n<div class="scroll"><table>\n<thead><tr><th>point</th><th class="n">batch per replica</th><th class="n">TTFT</th><th class="n">TPOT</th><th class="n">end to end</th><th class="n">tok/s per user</th><th class="n">tok/s per GPU</th><th class="n">$/M in</th><th class="n">$/M out</th><th class="n">J/token</th></tr></thead>\n<tbody data-live="sv_rows">'
         for l_1_row in environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'):
             _loop_vars = {}
             pass
@@ -184,7 +184,7 @@ def root(context, missing=missing):
                 yield '</td></tr>\n'
             l_2_est = l_2_x = missing
         l_1_row = missing
-        yield '</tbody>\n</table></div>\n<p>'
+        yield '</tbody>\n</table></div>\n<p data-static>'
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node'):
             pass
             yield 'A node of '
@@ -291,7 +291,7 @@ def root(context, missing=missing):
             yield 'No layout <code>plan</code> tries on '
             yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
             yield ' meets the targets.'
-        yield '</p>\n</div>\n'
+        yield '</p>\n'
         l_0_fr = environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'frontier')
         context.vars['fr'] = l_0_fr
         context.exported_vars.add('fr')
@@ -563,4 +563,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=72&2=81&3=83&4=87&5=91&7=93&8=97&9=105&10=117&12=119&14=123&15=127&19=134&20=152&21=160&22=164&23=171&24=178&27=188&28=208&29=222&30=237&31=243&32=252&33=272&35=295&36=301&37=307&38=313&39=334&40=346&42=348&45=351&48=359&51=369&52=377&53=385&54=389&57=405&59=417&60=420&64=422&66=425&67=427&70=430&71=432&72=440&73=448&74=458&75=506&76=515&77=517&78=531&79=543&80=553&83=556&84=558'
+debug_info = '1=72&2=81&3=83&4=87&5=91&6=93&7=97&8=105&9=117&11=119&13=123&14=127&18=134&19=152&20=160&21=164&22=171&23=178&26=188&27=208&28=222&29=237&30=243&31=252&32=272&33=295&34=301&35=307&36=313&37=334&38=346&40=348&43=351&46=359&49=369&50=377&51=385&52=389&55=405&57=417&58=420&62=422&64=425&65=427&68=430&69=432&70=440&71=448&72=458&73=506&74=515&75=517&76=531&77=543&78=553&81=556&82=558'
