@@ -423,6 +423,15 @@ const GR_PAGE = (function () {
     if (w.training_tokens) {
       out.push(["Workload", "workloads.training.micro_batch_tokens", "training tokens", tok(w.training_tokens)]);
     }
+    const sv = data.inputs.serving;
+    if (sv && par) {  // the serving chapter's inputs (techniques.js needs the layout's code)
+      out.push(["Serving", "serving.prompt", "prompt tokens", tok(sv.prompt)], ["Serving", "serving.output", "output tokens", tok(sv.output)]);
+      if (sv.ttft) out.push(["Serving", "serving.ttft", "TTFT target", F.time(sv.ttft)]);
+      if (sv.tpot) out.push(["Serving", "serving.tpot", "TPOT target", F.time(sv.tpot)]);
+      if (sv.users) out.push(["Serving", "serving.users", "users", String(sv.users)]);
+      out.push(["Serving", "serving.chunk", "prefill chunk", tok(sv.chunk)], ["Serving", "serving.prefix_hit", "prefix cached", String(sv.prefix_hit)]);
+      if (sv.speculative) out.push(["Serving", "serving.speculative.acceptance", "draft acceptance", String(sv.speculative.acceptance)]);
+    }
     return out;
   }
 
