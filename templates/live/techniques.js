@@ -1,10 +1,10 @@
 /* genreport live what-if: the serving chapter's numbers, recomputed in the browser.
  *
- * A port of generator/model/serving_report.py (the request's strict bound at the layout: the rows' batches, TTFT,
- * TPOT, tok/s per GPU, $/M out) and generator/model/techniques.py (the lever rows, the goodput ceilings), calling
- * the compiled formulas (GR_Q) with the values Python uses: the layout's (parallel.js) for the request and
- * speculative decoding, one GPU's slice of the layout (the lead Env) for the other techniques. What it does not
- * port (the serial estimate, the cheapest layout, the frontier and rate figures) the chapter marks data-static.
+ * A port of generator/model/serving_report.py (the request table at the layout: the rows' batches, TTFT, TPOT, end
+ * to end, rates, $/M and J/token, bound and serial estimate) and generator/model/techniques.py (the lever rows, the
+ * goodput ceilings), calling the compiled formulas (GR_Q) with the values Python uses: the layout's (parallel.js)
+ * for the request and speculative decoding, one GPU's slice of the layout (the lead Env) for the other techniques.
+ * What it does not port (the cheapest layout, the frontier and rate figures) the chapter marks data-static.
  * No DOM: tests run it under node against Python.
  */
 const GR_SERVING = (() => {
