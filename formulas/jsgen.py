@@ -110,11 +110,20 @@ def function_js(expr, fn_args, pr=None) -> str:
     return "\n".join([head, *body, f"    return {pr.doprint(reduced)};", "  }"])
 
 
+# The technique quantities the live page's serving chapter recomputes (templates/live/techniques.js), in the many-GPU
+# part: the chapter's numbers are evaluated through the layout.
+LIVE_TECHNIQUES = frozenset((
+    "speculative_expected_tokens verify_crossover_batch speculative_speedup_layout verify_time_bound chunked_step_time "
+    "chunked_step_intensity chunked_ttft steady_step_time goodput_rate_tpot goodput_rate_compute goodput_rate_capacity "
+    "chunk_budget_rate balanced_prefill_gpus kv_transfer_time prefix_capacity_batch prompt_chunk").split())
+
+
 def entries(pr=None) -> list[tuple[str, tuple[str, ...], str]]:
     """(id, fn_args, JavaScript function) of every quantity, sorted by id; fn_args as ``build_entry`` names them."""
     from .quantities import DEFS, TECHNIQUE_DEFS
 
-    skip = {q.id for q in TECHNIQUE_DEFS}  # the serving chapter is shown as built in the live page
+    # the serving chapter's rate figure is shown as built in the live page; its numbers it recomputes (techniques.js)
+    skip = {q.id for q in TECHNIQUE_DEFS} - LIVE_TECHNIQUES
     out = []
     for q in DEFS:
         if q.id in skip:
@@ -137,7 +146,7 @@ def module_text(pr=None) -> str:
     ]
     from .quantities import PARALLEL_DEFS
 
-    many = {q.id for q in PARALLEL_DEFS}
+    many = {q.id for q in PARALLEL_DEFS} | LIVE_TECHNIQUES  # the serving chapter's: at the layout
     every = entries(pr)
     for qid, fn_args, fn in (e for e in every if e[0] not in many):
         lines.append(f"  {json.dumps(qid)}: {{a: {json.dumps(list(fn_args))}, f: {fn}}},")

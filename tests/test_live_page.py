@@ -118,7 +118,7 @@ CASES.forEach(function (c) {
         return a;
       });
       const parts = {};
-      doc.querySelectorAll("[data-live=decision], [data-live=levers], [data-prose]").forEach(function (el) {
+      doc.querySelectorAll("[data-live=decision], [data-live=levers], [data-live^=sv_], [data-prose]").forEach(function (el) {
         parts[el.getAttribute("data-live") || el.getAttribute("data-prose")] = {
           text: el.innerHTML, stale: el.classList.contains("stale")};
       });
@@ -136,9 +136,11 @@ RUNS = {
                      ["model.kv_heads=1", "workloads.decode.context=[2k, 32k]"], ["hardware.peak.bf16=500 TFLOP/s"],
                      ["precision.weights=int4", "hardware.capacity=24 GiB"], []],
     "seed000-70b-h100": [["hardware.capacity=192 GiB"], ["precision=fp8", "workloads.decode.batch=[1, 8]"]],
-    "deepseek-v3-h200-ep8": [["hardware.memory.bandwidth=8 TB/s", "workloads.decode.context=128k"]],
+    "deepseek-v3-h200-ep8": [["hardware.memory.bandwidth=8 TB/s", "workloads.decode.context=128k"],
+                             ["serving.speculative.acceptance=0.6", "serving.users=1000", "precision.kv_cache=fp8"]],
     "llama70b-h100-tp8": [["parallelism.tp=4", "hardware.interconnect.bandwidth_per_direction=900 GB/s"],
-                          ["parallelism.tp=2", "parallelism.pp=2", "workloads.decode.batch=[1, 32]"]],
+                          ["parallelism.tp=2", "parallelism.pp=2", "workloads.decode.batch=[1, 32]"],
+                          ["serving.tpot=15 ms", "serving.prefix_hit=0.5", "serving.rate=3", "serving.price=2.5"]],
 }
 
 
@@ -165,7 +167,7 @@ def test_random_overrides_in_one_browser(tmp_path):
             assert words(have["text"]) == want, (run["spec"], run["overrides"], name)
 
 
-PART = re.compile(r'<(tbody|ul|p|div)[^>]* data-(?:live|prose)="([a-z_]+)"[^>]*>(.*?)</\1>', re.S)
+PART = re.compile(r'<(tbody|ul|p|div|span)[^>]* data-(?:live|prose)="([a-z_]+)"[^>]*>(.*?)</\1>', re.S)
 
 
 def words(text: str) -> str:
@@ -181,7 +183,8 @@ def python_parts(spec_name: str, overrides: list[str]) -> dict[str, str]:
     page = _env().get_template("report.html.j2").render(
         **context(r, None, {name: "" for name, _ in FIGURES}).variables())
     return {m.group(2): words(m.group(3)) for m in PART.finditer(page.split("<!-- genreport live what-if -->")[0])
-            if m.group(2) in ("decision", "levers") or m.group(1) != "tbody"}
+            if m.group(2) in ("decision", "levers", "sv_levers", "sv_rows")
+            or m.group(1) not in ("tbody", "span") or m.group(2) == "sv_goodput"}
 
 
 def live_part(page: str) -> tuple[str, str]:

@@ -167,6 +167,10 @@ ISSUE = [  # (spec, override, the page's message): the issue's cases and every i
     (MOE, "model.moe.__defineGetter__=1", "moe.__defineGetter__: unknown key '__defineGetter__' (hint: allowed keys: "
      "active_experts, expert_ffn_size, experts, first_dense_layers, layer_step, shared_expert_ffn_size, "
      "shared_experts)"),
+    (MOE, "serving.prefix_hit=1", "serving.prefix_hit: 1 is too large (at most 1) (hint: check the order of magnitude)"),
+    (MOE, "serving.rate=0", "serving.rate: 0 must be greater than 0 (hint: must be positive)"),
+    (ONE, "serving.tpot=30 ms", "serving.tpot: not an input this page recomputes "  # the loader wants a serving block
+     "(hint: use the command below: genreport recomputes every path of a spec)"),
     (ONE, "model.moe.experts=8", "model.moe.experts: not an input this page recomputes "  # the loader wants a moe block
      "(hint: use the command below: genreport recomputes every path of a spec)"),
 ]
@@ -196,6 +200,8 @@ VALID = [
     (MANY, ["hardware.interconnect.latency=1e-15 s", "hardware.interconnect.bandwidth_per_direction=1 PB/s"]),
     (MOE, ["model.moe.active_experts=4", "model.moe.shared_experts=64", "model.moe.first_dense_layers=0"]),
     (MOE, ["model.attention.kv_lora_rank=1024", "parallelism.ep=1"]),
+    (MOE, ["serving.tpot=30 ms", "serving.prefix_hit=0.5", "serving.speculative.acceptance=0.6", "serving.rate=2",
+           "serving.price=2.5", "serving.prompt=8k", "serving.chunk=2048", "serving.users=1"]),
 ]
 
 

@@ -24,7 +24,8 @@ def rules(*paths: tuple[str, str]) -> dict:
     they are, a hardware or model spec's under 'hardware' or 'model'), each leaf an index into ``rules``, a '*'
     leaf the pair [value rule, key rule], a node's '' the rule of its own value (``precision`` is a format, or a
     mapping of formats), and its '?' a mark that it holds every key its mapping allows. A rule is
-    ``["i" | "n", minimum, maximum]``: an integer or a number; ``["q", unit, low, high, low text, high text,
+    ``["i" | "n", minimum, maximum]``: an integer or a number (``["n", minimum, maximum, 1, 0]``: the minimum is
+    exclusive, ``.., 0, 1]`` the maximum); ``["q", unit, low, high, low text, high text,
     example]``: a quantity in ``unit`` within the loader's plausible range (schemas.LIMITS); ``["e", names]``: one
     of the names; ``["t", minimum, maximum, pattern, what]``: a token count, a whole number or text matching the
     pattern; ``["l", fewest, most, item rule]``: a list. ``aliases``: the short paths (overrides.ALIASES)."""
@@ -108,6 +109,12 @@ def _rule(at: tuple[dict, dict], where: str) -> list:
     keys = set(node) - {"description"}
     if keys == {"type", "minimum", "maximum"} and node["type"] in ("integer", "number"):
         return ["i" if node["type"] == "integer" else "n", node["minimum"], node["maximum"]]
+    low = keys & {"minimum", "exclusiveMinimum"}
+    high = keys & {"maximum", "exclusiveMaximum"}
+    if node.get("type") == "number" and len(low) == 1 and len(high) == 1 and keys == {"type"} | low | high:
+        # a bound the value may not reach: its flag 1 (validate.check's words for exclusiveMinimum, 'must be greater')
+        (lo,), (hi,) = low, high
+        return ["n", node[lo], node[hi], int(lo == "exclusiveMinimum"), int(hi == "exclusiveMaximum")]
     if keys == {"type", "unit"} and node["type"] == "string":
         unit = node["unit"]
         return ["q", unit, *schemas.LIMITS[unit], *schemas.LIMIT_TEXT[unit],

@@ -188,7 +188,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     i_mix = _eval(r, "chunked_step_intensity", env)
     cost = t_mix / t_dec
     ttft_chunk = _eval(r, "chunked_ttft", env)
-    chunk_rate = sv.chunk / (sv.prompt * (1 - sv.prefix_hit) * t_mix)  # prompts a step's chunk admits per second
+    chunk_rate = env["C_p"] / (sv.prompt * (1 - sv.prefix_hit) * t_mix)  # prompts a step's chunk admits per second
     decode_rate = batch / ((sv.output - 1) * t_mix) if sv.output > 1 else math.inf  # requests the batch finishes
     rows.append({"technique": "chunked prefill",
                  "setting": f"a {sv.chunk:,}-token step budget beside {int(batch):,} decode sequences",

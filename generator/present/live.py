@@ -17,7 +17,9 @@ from genreport.load.spec import MOE_EXTRA_KERNELS, SHARED_EXPERT_KERNELS
 from genreport.model.browser import tables  # noqa: F401 - the browser's constants, re-exported
 from genreport.paths import MANY_GPUS_MARKER, templates_dir
 
-SCRIPTS = ("formulas.js", "fmt.js", "model.js", "parallel.js", "whatif.js", "prose.js", "figs.js", "page.js")  # order: each uses the ones before
+SCRIPTS = ("formulas.js", "fmt.js", "model.js", "parallel.js", "techniques.js", "whatif.js", "prose.js", "figs.js",
+           "page.js")  # order: each uses the ones before
+MANY_ONLY = ("parallel.js", "techniques.js")  # the layout's code: only a report with a parallelism block carries it
 DEFAULT_GEMMS = ("attention projection (d x d)", "FFN matrix (d x d_ff)")
 # The --set paths the page recomputes (whatif.js applies each), as paths of a spec kind's schema ('*': any key its
 # propertyNames allow), and the block a spec must have for them: without it the loader refuses the path (a link's
@@ -36,6 +38,10 @@ LIVE_PATHS = (
                      "parallelism.tp parallelism.pp parallelism.ep parallelism.dp "
                      "workloads.prefill.prompt workloads.training.micro_batch_tokens"),
     ("decode", "report", "workloads.decode.batch workloads.decode.context workloads.decode.activation_bytes"),
+    ("serving", "report", "serving.prompt serving.output serving.ttft serving.tpot serving.users serving.price "
+                          "serving.chunk serving.rate serving.prefix_hit"),
+    ("speculative", "report", "serving.speculative.draft_tokens serving.speculative.acceptance "
+                              "serving.speculative.draft_cost"),
 )
 
 
@@ -59,7 +65,8 @@ def inputs(spec) -> dict:
                                  "shared_extra": SHARED_EXPERT_KERNELS,
                                  # e_w of each weight-only format (env.weight_efficiency)
                                  "weight_only": dict(hw.kernels.weight_only)},
-                     "title": hw.title, "price_per_hour": hw.price_per_hour, "link": _link(hw.link),
+                     "title": hw.title, "price_per_hour": hw.price_per_hour, "power_watts": hw.power_watts,
+                     "link": _link(hw.link),
                      "node": None if hw.node is None else {"gpus_per_node": hw.node.gpus_per_node,
                                                           "scale_out": _link(hw.node.scale_out)},
                      "collectives": None if hw.collectives is None else {
@@ -76,7 +83,19 @@ def inputs(spec) -> dict:
         "gemms": [] if default else [list(g) for g in spec.gemms],
         "accounting": spec.accounting,
         "parallelism": None if spec.parallelism is None else dict(asdict(spec.parallelism)),
+        "serving": _serving(spec.serving),
     }
+
+
+def _serving(sv) -> dict | None:
+    """The serving block as the page's serving chapter reads it (techniques.js; None without one)."""
+    if sv is None:
+        return None
+    sp = sv.speculative
+    return {"prompt": sv.prompt, "output": sv.output, "ttft": sv.ttft, "tpot": sv.tpot, "users": sv.users,
+            "price": sv.price, "chunk": sv.chunk, "rate": sv.rate, "prefix_hit": sv.prefix_hit,
+            "speculative": None if sp is None else {"draft_tokens": sp.draft_tokens, "acceptance": sp.acceptance,
+                                                    "draft_cost": sp.draft_cost}}
 
 
 def _link(link) -> dict | None:
@@ -119,7 +138,8 @@ def set_rules(spec) -> dict:
     from genreport.load.setrules import rules
 
     has = {None: True, "link": spec.hardware.link is not None, "moe": spec.model.moe is not None,
-           "decode": bool(spec.workloads.decode_batch)}
+           "decode": bool(spec.workloads.decode_batch), "serving": spec.serving is not None,
+           "speculative": spec.serving is not None and spec.serving.speculative is not None}
     return rules(*((kind, path) for block, kind, paths in LIVE_PATHS if has[block] for path in paths.split()))
 
 
@@ -140,7 +160,7 @@ def scripts(many: bool = True) -> str:
     readable sources are in templates/live/; a report carries about 20% fewer bytes). ``many``: with the
     many-GPU layout (parallel.js), which a report carries when its spec has a ``parallelism`` block."""
     folder = templates_dir() / "live"
-    names = [n for n in SCRIPTS if many or n != "parallel.js"]
+    names = [n for n in SCRIPTS if many or n not in MANY_ONLY]
     texts = {name: (folder / name).read_text(encoding="utf-8") for name in names}
     if not many:  # the many-GPU formulas follow a marker line in formulas.js (formulas/jsgen.py)
         texts["formulas.js"] = texts["formulas.js"].split("\n" + MANY_GPUS_MARKER + "\n")[0] + "\n"
@@ -167,8 +187,52 @@ def compact(code: str) -> str:
         if at > 0 and all(text[:at].count(q) % 2 == 0 for q in "'\"`"):
             text = text[:at]
         if text and not text.startswith("//"):
-            out.append(text)
+            out.append(_squeeze(text))
     return "\n".join(out)
+
+
+_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+
+
+def _squeeze(line: str) -> str:
+    """``line`` without the spaces JavaScript does not need: those outside strings, template literals and regular
+    expressions that do not stand between two word characters, between two of '+' and '-' (``a - -b``) or beside
+    a '/'.
+
+    >>> _squeeze('if (a === "x , y") { return b - -c / 2; }')
+    'if(a==="x , y"){return b- -c / 2;}'
+    >>> _squeeze('s.replace(/"/g, "&quot;").split(", ")')
+    's.replace(/"/g,"&quot;").split(", ")'
+    """
+    out: list[str] = []
+    i, n = 0, len(line)
+    while i < n:
+        ch = line[i]
+        if ch in "'\"`":
+            j = i + 1
+            while j < n and line[j] != ch:
+                j += 2 if line[j] == "\\" else 1
+            out.append(line[i:j + 1])
+            i = j + 1
+            continue
+        if ch == "/":
+            before = "".join(out).rstrip()
+            if not before or before[-1] in "(,=:[!&|?{};" or before.endswith("return"):  # a regular expression
+                j, klass = i + 1, False
+                while j < n and (line[j] != "/" or klass):
+                    klass = (klass or line[j] == "[") and line[j] != "]"
+                    j += 2 if line[j] == "\\" else 1
+                out.append(line[i:j + 1])
+                i = j + 1
+                continue
+        if ch == " ":
+            p, q = (out[-1][-1] if out and out[-1] else ""), (line[i + 1] if i + 1 < n else "")
+            if not ((p in _WORD and q in _WORD) or (p in "+-" and q in "+-") or "/" in (p, q)):
+                i += 1
+                continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
 
 
 LIVE_MARK = "<!-- genreport live what-if -->"

@@ -297,6 +297,7 @@ const GR_PAGE = (function () {
         }
       });
     }
+    serving(root, res, inp, t, active);
     if (typeof GR_FIGS !== "undefined" && GR_FIGS.live) GR_FIGS.live(root, active ? {res: res, inp: inp, t: t} : null);
     root.querySelectorAll("[data-static]").forEach(function (el) {
       el.classList.toggle("stale", active);
@@ -305,6 +306,50 @@ const GR_PAGE = (function () {
     });
     root.documentElement.classList.toggle("whatif-live", active);
     return {errors: applied.errors, inputs: inp, results: res, count: count};
+  }
+
+  /** The serving chapter's numbers (techniques.js): its data-sv spans, lever rows and goodput sentence. */
+  function serving(root, res, inp, t, active) {
+    const sv = typeof GR_SERVING !== "undefined" ? GR_SERVING.compute(res, inp, t) : null;
+    if (!sv) return;
+    const n = sv.numbers, fmt = {integer: F.integer, num: F.num, time: F.time, f2: x => F.format(x, ".2f"),
+      rps: x => F.num(x) + " requests/s"}, usd = x => x !== null ? F.format(x, ".3f") : "—";
+    root.querySelectorAll("[data-sv]").forEach(function (el) {
+      if (active && el.closest("[data-static]")) return;
+      const v = el.getAttribute("data-sv").split(".").reduce((o, k) => o == null ? null : o[k], sv);
+      el.textContent = v == null ? el.getAttribute("data-none") || "n/a" : fmt[el.getAttribute("data-f")](v);
+    });
+    const arrow = (x, f) => f(x[0]) + " → " + f(x[1]);
+    root.querySelectorAll("[data-live=sv_levers]").forEach(function (body) {
+      body.innerHTML = sv.levers.map(x => "<tr><td>" + esc(x.technique) + "</td><td>" + esc(x.setting) + '</td>\n<td class="n">'
+        + arrow(x.ttft, F.time) + '</td><td class="n">' + arrow(x.tpot, F.time) + '</td>\n<td class="n">'
+        + arrow(x.per_gpu, F.num) + '</td>\n<td class="n">' + (x.usd[0] !== null ? arrow(x.usd, usd) : "—")
+        + "</td></tr>").join("\n");
+    });
+    const cell = x => '<td class="n">' + x + "</td>";
+    root.querySelectorAll("[data-live=sv_rows]").forEach(function (body) {
+      body.innerHTML = sv.rows.map(r => ["bound", "serial"].map(function (est) {
+        const x = r[est];
+        return "<tr><td>" + (est === "bound" ? esc(r.label) + ", bound" : "&nbsp;&nbsp;serial estimate") + "</td>\n"
+          + cell(F.integer(r.batch)) + cell(F.time(x.ttft)) + cell(F.time(x.tpot)) + cell(F.time(x.e2e)) + "\n"
+          + cell(F.num(x.tokens_per_s_user)) + cell(F.num(x.tokens_per_s_gpu)) + "\n" + cell(usd(x.usd_per_mtok_in))
+          + "\n" + cell(usd(x.usd_per_mtok_out)) + "\n" + cell(usd(x.joules_per_token)) + "</tr>";
+      }).join("\n")).join("\n");
+    });
+    root.querySelectorAll("[data-live=sv_ends]").forEach(function (body) {
+      body.innerHTML = sv.levers.map(x => "<li><strong>" + esc(x.technique) + "</strong> (" + esc(x.note) + "): "
+        + esc(x.ends) + ".</li>").join("\n");
+    });
+    const gpus = n.replica_gpus, dp = inp.parallelism.dp || 1, g = n.goodput_rate, st = n.steady_step_time;
+    const clause = "The goodput of one replica" + (gpus > 1 ? " (" + gpus + " GPUs, each computing its slice of every "
+      + "request)" : dp > 1 ? " (one GPU, one of " + dp + " replicas)" : "") + " is the least of the four: "
+      + (g ? "<strong>" + F.num(g) + " requests/s</strong>" + (gpus > 1 ? ", " + F.num(n.goodput_rate_per_gpu)
+        + " per GPU" : "") + ", set by the " + n.goodput_binds : n.goodput_binds === "TPOT target"
+        ? "none: the target is below the weights' stream time" : "none: the " + n.goodput_binds + " allows no rate")
+      + "." + ("rate" in n ? " At the spec's " + F.num(n.rate) + " requests/s a step takes " + (st ? F.time(st) + " with "
+        + F.num(n.steady_concurrency) + " sequences decoding" : "no steady time: the rate is past what the memory allows")
+        + "." : "");
+    root.querySelectorAll("[data-live=sv_goodput]").forEach(function (el) { el.innerHTML = clause; });
   }
 
   function echoInputs(root, inp, t) {
@@ -377,6 +422,15 @@ const GR_PAGE = (function () {
     if (w.prefill_prompt.length) out.push(["Workload", "workloads.prefill.prompt", "prompt", list(w.prefill_prompt)]);
     if (w.training_tokens) {
       out.push(["Workload", "workloads.training.micro_batch_tokens", "training tokens", tok(w.training_tokens)]);
+    }
+    const sv = data.inputs.serving;
+    if (sv && par) {  // the serving chapter's inputs (techniques.js needs the layout's code)
+      out.push(["Serving", "serving.prompt", "prompt tokens", tok(sv.prompt)], ["Serving", "serving.output", "output tokens", tok(sv.output)]);
+      if (sv.ttft) out.push(["Serving", "serving.ttft", "TTFT target", F.time(sv.ttft)]);
+      if (sv.tpot) out.push(["Serving", "serving.tpot", "TPOT target", F.time(sv.tpot)]);
+      if (sv.users) out.push(["Serving", "serving.users", "users", String(sv.users)]);
+      out.push(["Serving", "serving.chunk", "prefill chunk", tok(sv.chunk)], ["Serving", "serving.prefix_hit", "prefix cached", String(sv.prefix_hit)]);
+      if (sv.speculative) out.push(["Serving", "serving.speculative.acceptance", "draft acceptance", String(sv.speculative.acceptance)]);
     }
     return out;
   }

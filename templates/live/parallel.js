@@ -166,7 +166,7 @@ const GR_PARALLEL = (() => {
 
   /** Values at batch B: for MoE, the whole model's N and N_x one micro-batch (B / min(pp, B) sequences) reads,
    * as GR_MODEL.readAt counts them for the layout's env (at_batch). */
-  function atBatch(values, env, b) {
+  function atBatch(values, env, b, bound) {  // bound: u_x 1 (at_batch(busiest=False): only the estimate reads it)
     const out = Object.assign({}, values, {B: b});
     if (!env.model.moe) {
       if (env.perClass) out.b = env.readB();
@@ -175,7 +175,7 @@ const GR_PARALLEL = (() => {
     const micro = b / Math.min(env.cut.pp, b), nr = M.readAt(env, micro);
     out.N = nr[0];
     out.N_x = nr[1];
-    out.u_x = busiest(env, micro);
+    out.u_x = bound ? 1.0 : busiest(env, micro);
     if (env.perClass) out.b = env.readB(nr[0], nr[1]);  // the mean bytes of what the GPU reads at this batch
     return out;
   }

@@ -172,6 +172,11 @@ const GR_WHATIF = (function () {
   }
 
   function range(where, v, r) {
+    const open = r[0] === "n";  // ["n", min, max, 1, 0]: a bound it may not reach (exclusiveMinimum, exclusiveMaximum)
+    if (open && r[3] && v <= r[1]) fail(where, show(v) + " must be greater than " + r[1], r[1] === 0 ? "must be positive" : "raise it");
+    if (open && r[4] && v >= r[2]) {
+      fail(where, show(v) + " is too large (at most " + GR_FMT.format(r[2], "g") + ")", "check the order of magnitude");
+    }
     if (v < r[1]) {
       fail(where, show(v) + " is below the minimum " + r[1], r[1] === 1 ? "must be positive" : "use at least " + r[1]);
     }
@@ -291,6 +296,9 @@ const GR_WHATIF = (function () {
       // a new block: 1 each, and no replicas (the loader reads engine.redundant_experts only with a layout)
       inp.parallelism = Object.assign({tp: 1, pp: 1, ep: 1, dp: 1, redundant_experts: 0}, inp.parallelism);
       inp.parallelism[k] = v;
+    } else if (top === "serving") {  // the serving chapter's inputs (techniques.js); its price is the GPU-hour's
+      if (parts.length === 3) inp.serving.speculative[k] = v; else inp.serving[k] = v;
+      if (k === "price") inp.hardware.price_per_hour = v;
     } else if (k === "micro_batch_tokens") {
       inp.workloads.training_tokens = v;
       if (!inp.workloads.recipes.length) inp.workloads.recipes = ["bf16-grads", "fp32-grads"];

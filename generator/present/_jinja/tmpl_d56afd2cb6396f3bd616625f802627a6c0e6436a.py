@@ -8,6 +8,8 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     l_0_serving = resolve('serving')
+    l_0_n = resolve('n')
+    l_0_par = resolve('par')
     l_0_ch = resolve('ch')
     l_0_hw = resolve('hw')
     l_0_fr = resolve('fr')
@@ -67,7 +69,7 @@ def root(context, missing=missing):
         def t_8(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
-    included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'best': l_0_best, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'ra': l_0_ra, 'why': l_0_why})
+    included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'best': l_0_best, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'n': l_0_n, 'ra': l_0_ra, 'why': l_0_why})
     l_0_formula = getattr(included_template, 'formula', missing)
     if l_0_formula is missing:
         l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s9_serving.html.j2') does not export the requested name 'formula'", name='formula')
@@ -78,9 +80,16 @@ def root(context, missing=missing):
     context.exported_vars.difference_update(('formula', 'figure'))
     if (undefined(name='serving') if l_0_serving is missing else l_0_serving):
         pass
-        yield '<section id="s9" data-static>\n<h2>'
+        l_0_n = (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers') if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques') else {})
+        context.vars['n'] = l_0_n
+        context.exported_vars.add('n')
+        yield '<section id="s9"'
+        if (not (undefined(name='par') if l_0_par is missing else l_0_par)):
+            pass
+            yield ' data-static'
+        yield '>\n<h2>'
         yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's9'))
-        yield '. Serving: one request, its targets, its cost</h2>\n<p>The spec asks for requests of <strong>'
+        yield '. Serving: one request, its targets, its cost</h2>\n<p data-static>The spec asks for requests of <strong>'
         yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
         yield ' prompt tokens</strong> and <strong>'
         yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'output')))
@@ -121,7 +130,7 @@ def root(context, missing=missing):
             yield ' and '
             yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'board_watts')))
             yield ' W of board power per GPU (an upper estimate of the draw)'
-        yield ';\ninput tokens are priced at the prefill rate, output tokens at the decode rate.</p>\n<div class="scroll"><table>\n<thead><tr><th>point</th><th class="n">batch per replica</th><th class="n">TTFT</th><th class="n">TPOT</th><th class="n">end to end</th><th class="n">tok/s per user</th><th class="n">tok/s per GPU</th><th class="n">$/M in</th><th class="n">$/M out</th><th class="n">J/token</th></tr></thead>\n<tbody>'
+        yield ';\ninput tokens are priced at the prefill rate, output tokens at the decode rate.</p>\n<div class="scroll"><table>\n<thead><tr><th>point</th><th class="n">batch per replica</th><th class="n">TTFT</th><th class="n">TPOT</th><th class="n">end to end</th><th class="n">tok/s per user</th><th class="n">tok/s per GPU</th><th class="n">$/M in</th><th class="n">$/M out</th><th class="n">J/token</th></tr></thead>\n<tbody data-live="sv_rows">'
         for l_1_row in environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'):
             _loop_vars = {}
             pass
@@ -175,7 +184,7 @@ def root(context, missing=missing):
                 yield '</td></tr>\n'
             l_2_est = l_2_x = missing
         l_1_row = missing
-        yield '</tbody>\n</table></div>\n<p>'
+        yield '</tbody>\n</table></div>\n<p data-static>'
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node'):
             pass
             yield 'A node of '
@@ -288,7 +297,7 @@ def root(context, missing=missing):
         context.exported_vars.add('fr')
         if ((undefined(name='fr') if l_0_fr is missing else l_0_fr) and environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'layouts')):
             pass
-            yield '<p>Figure '
+            yield '<p data-static>Figure '
             yield escape(context.call(environment.getattr((undefined(name='eq') if l_0_eq is missing else l_0_eq), 'figure'), 'fig10-frontier'))
             yield ' sets this layout among the '
             yield escape(t_4(environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'layouts')))
@@ -338,24 +347,25 @@ def root(context, missing=missing):
             yield '\n'
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'):
             pass
-            yield '<h3>What serving engines do to it</h3>\n<p>Each technique changes how many tokens one pass over the weights serves, so each moves the step on the roofline,\nat '
+            yield '<h3>What serving engines do to it</h3>\n<p>Each technique changes how many tokens one pass over the weights serves, so each moves the step on the roofline,\nat <span data-sv="batch" data-f="integer">'
             yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'batch')))
-            yield ' sequences per replica'
+            yield '</span> sequences per replica'
             if environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'context'):
                 pass
-                yield ', context '
+                yield ', context <span data-sv="context" data-f="integer">'
                 yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'context')))
+                yield '</span>'
             yield ". Speculative decoding and the KV transfer\nare evaluated through the layout (its collectives and pipeline included); chunked prefill, continuous batching and prefix\ncaching take one GPU's ledgers at the layout (its slice of the model, no interconnect), and their ratios are applied to\nthe bound above; their rates and sequence counts are one replica's"
             if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus') > 1):
                 pass
-                yield ' (its '
+                yield ' (its <span data-sv="numbers.replica_gpus" data-f="integer">'
                 yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus'))
-                yield ' GPUs each carry their slice of every request)'
-            yield '. Chunked prefill carries '
+                yield '</span> GPUs each carry their slice of every request)'
+            yield '. Chunked prefill carries <span data-sv="chunk" data-f="integer">'
             yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
-            yield ' prompt tokens a step ('
+            yield '</span> prompt tokens a step ('
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_source'))
-            yield ').</p>\n<div class="scroll"><table>\n<thead><tr><th>technique</th><th>setting</th><th class="n">TTFT</th><th class="n">TPOT</th><th class="n">tok/s per GPU</th><th class="n">$/M out</th></tr></thead>\n<tbody>'
+            yield ').</p>\n<div class="scroll"><table>\n<thead><tr><th>technique</th><th>setting</th><th class="n">TTFT</th><th class="n">TPOT</th><th class="n">tok/s per GPU</th><th class="n">$/M out</th></tr></thead>\n<tbody data-live="sv_levers">'
             for l_1_row in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'rows'):
                 _loop_vars = {}
                 pass
@@ -391,7 +401,7 @@ def root(context, missing=missing):
                     yield '—'
                 yield '</td></tr>\n'
             l_1_row = missing
-            yield '</tbody>\n</table></div>\n<ul>'
+            yield '</tbody>\n</table></div>\n<ul data-live="sv_ends">'
             for l_1_row in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'rows'):
                 _loop_vars = {}
                 pass
@@ -406,44 +416,45 @@ def root(context, missing=missing):
             yield '</ul>\n'
             if t_7(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative')):
                 pass
-                yield "<p>Speculative decoding: a verify step reads the weights and each sequence's cache once for its\nk<sub>d</sub> + 1 tokens and yields E = (1 − p<sub>a</sub><sup>k<sub>d</sub>+1</sup>) / (1 − p<sub>a</sub>) = "
+                yield '<p>Speculative decoding: a verify step reads the weights and each sequence\'s cache once for its\nk<sub>d</sub> + 1 tokens and yields E = (1 − p<sub>a</sub><sup>k<sub>d</sub>+1</sup>) / (1 − p<sub>a</sub>) = <span data-sv="numbers.expected_tokens" data-f="f2">'
                 yield escape(t_1('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'expected_tokens')))
-                yield ' tokens\n(Leviathan et al.). At the layout the verify round carries k<sub>d</sub> + 1 tokens of each sequence through the weights and\nthe collectives and reads each cache once (t<sub>v</sub>, <code>verify_time_bound</code>), against the plain round t<sub>s</sub>\n(<code>decode_time_bound</code>) and the drafts t<sub>d</sub>:</p>\n'
+                yield '</span> tokens\n(Leviathan et al.). At the layout the verify round carries k<sub>d</sub> + 1 tokens of each sequence through the weights and\nthe collectives and reads each cache once (t<sub>v</sub>, <code>verify_time_bound</code>), against the plain round t<sub>s</sub>\n(<code>decode_time_bound</code>) and the drafts t<sub>d</sub>:</p>\n<div data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative'), False))
-            yield '<p>Chunked prefill: a step with B decode tokens and a chunk of s<sub>c</sub> prompt tokens reads the weights once:</p>\n'
+                yield '</div>'
+            yield '<p>Chunked prefill: a step with B decode tokens and a chunk of s<sub>c</sub> prompt tokens reads the weights once:</p>\n<div data-static>'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked'), False))
-            yield '\n'
+            yield '</div>\n'
             if t_7(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')):
                 pass
-                yield "<p>Continuous batching in steady state: requests arriving at λ per second keep\nλ (T<sub>out</sub> − 1) t<sub>s</sub> sequences decoding (Little's law), so the memory ledger of a step grows with its own length; the\nhighest rate whose step meets the TPOT target is</p>\n"
+                yield "<p>Continuous batching in steady state: requests arriving at λ per second keep\nλ (T<sub>out</sub> − 1) t<sub>s</sub> sequences decoding (Little's law), so the memory ledger of a step grows with its own length; the\nhighest rate whose step meets the TPOT target is</p>\n<div data-static>"
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput'), False))
-                yield '\n<p>Beside it stand the compute roof ('
-                if (not t_8(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_compute'))):
+                yield '</div>\n<p>Beside it stand the compute roof (<span data-sv="numbers.goodput_rate_compute" data-f="rps" data-none="none">'
+                if (not t_8(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_compute'))):
                     pass
-                    yield escape(t_5(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_compute')))
+                    yield escape(t_5(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_compute')))
                     yield ' requests/s'
                 else:
                     pass
                     yield 'none'
-                yield '), the KV capacity\n('
-                if (not t_8(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_capacity'))):
+                yield '</span>), the KV capacity\n(<span data-sv="numbers.goodput_rate_capacity" data-f="rps" data-none="none">'
+                if (not t_8(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_capacity'))):
                     pass
-                    yield escape(t_5(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_capacity')))
+                    yield escape(t_5(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_capacity')))
                     yield ' requests/s'
                 else:
                     pass
                     yield 'none'
-                yield ": the rate where the running sequences' caches fill, at the steady step of that rate) and the chunk budget\n("
-                if (not t_8(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'chunk_budget_rate'))):
+                yield '</span>: the rate where the running sequences\' caches fill, at the steady step of that rate) and the chunk budget\n(<span data-sv="numbers.chunk_budget_rate" data-f="rps" data-none="none">'
+                if (not t_8(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate'))):
                     pass
-                    yield escape(t_5(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'chunk_budget_rate')))
+                    yield escape(t_5(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate')))
                     yield ' requests/s'
                 else:
                     pass
                     yield 'none'
-                yield ": past it a step's budget of "
+                yield '</span>: past it a step\'s budget of <span data-sv="chunk" data-f="integer">'
                 yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
-                yield ' tokens, its decode tokens and the prompt chunks together, falls behind the arrivals and the prompts queue without end).\nThe goodput of one replica'
+                yield '</span> tokens, its decode tokens and the prompt chunks together, falls behind the arrivals and the prompts queue without end).\n<span data-live="sv_goodput">The goodput of one replica'
                 if (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'replica_gpus') > 1):
                     pass
                     yield ' ('
@@ -491,7 +502,7 @@ def root(context, missing=missing):
                         pass
                         yield 'no steady time: the rate is past what the memory allows'
                     yield '.'
-                yield '</p>'
+                yield '</span></p>'
             l_0_ra = environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'rates')
             context.vars['ra'] = l_0_ra
             context.exported_vars.add('ra')
@@ -500,7 +511,7 @@ def root(context, missing=missing):
                 l_0_why = {'compute': 'the compute roof', 'memory': 'the bandwidth', 'chunk budget': 'the chunk budget', 'capacity': 'the KV capacity', 'TPOT target': 'the TPOT target', 'TTFT target': 'the TTFT target'}
                 context.vars['why'] = l_0_why
                 context.exported_vars.add('why')
-                yield '<p>Figure '
+                yield '<p data-static>Figure '
                 yield escape(context.call(environment.getattr((undefined(name='eq') if l_0_eq is missing else l_0_eq), 'figure'), 'fig11-rates'))
                 yield " follows the steady state over the arrival rate at one replica, from one GPU's ledgers (no queueing, no collectives):\nwith "
                 yield escape(t_2(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk')))
@@ -541,13 +552,15 @@ def root(context, missing=missing):
                 yield '.</p>\n'
                 yield escape(context.call((undefined(name='figure') if l_0_figure is missing else l_0_figure), (undefined(name='figs') if l_0_figs is missing else l_0_figs), 'fig11-rates'))
                 yield '\n'
-            yield '<p>Disaggregation: pools balanced for this request shape put this share of the GPUs on prefill:</p>\n'
+            yield '<p>Disaggregation: pools balanced for this request shape put this share of the GPUs on prefill:</p>\n<div data-static>'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_pools'), False))
-            yield '\n'
+            yield '</div>\n'
             if t_7(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv')):
                 pass
+                yield '<div data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv'), False))
+                yield '</div>'
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=70&2=79&4=82&5=84&6=88&7=96&8=108&10=110&12=114&13=118&17=125&18=143&19=151&20=155&21=162&22=169&25=179&26=199&27=213&28=228&29=234&30=243&31=263&32=286&33=292&34=298&35=304&36=325&37=337&39=339&42=342&45=349&48=359&49=367&50=375&51=379&54=395&56=407&57=410&61=412&63=414&64=416&67=419&68=421&69=429&70=437&71=447&72=495&73=504&74=506&75=520&76=532&77=542&80=545&81=547'
+debug_info = '1=72&2=81&3=83&4=87&5=91&6=93&7=97&8=105&9=117&11=119&13=123&14=127&18=134&19=152&20=160&21=164&22=171&23=178&26=188&27=208&28=222&29=237&30=243&31=252&32=272&33=295&34=301&35=307&36=313&37=334&38=346&40=348&43=351&46=359&49=369&50=377&51=385&52=389&55=405&57=417&58=420&62=422&64=425&65=427&68=430&69=432&70=440&71=448&72=458&73=506&74=515&75=517&76=531&77=543&78=553&81=556&82=558'

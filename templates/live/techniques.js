@@ -1,0 +1,218 @@
+/* genreport live what-if: the serving chapter's numbers, recomputed in the browser.
+ *
+ * A port of generator/model/serving_report.py (the request table at the layout: the rows' batches, TTFT, TPOT, end
+ * to end, rates, $/M and J/token, bound and serial estimate) and generator/model/techniques.py (the lever rows, the
+ * goodput ceilings), calling the compiled formulas (GR_Q) with the values Python uses: the layout's (parallel.js)
+ * for the request and speculative decoding, one GPU's slice of the layout (the lead Env) for the other techniques.
+ * What it does not port (the cheapest layout, the frontier and rate figures) the chapter marks data-static.
+ * No DOM: tests run it under node against Python.
+ */
+const GR_SERVING = (() => {
+  "use strict";
+  const M = GR_MODEL, P = GR_PARALLEL, call = M.call, F = GR_FMT;
+  const CEILINGS = [["goodput_rate_tpot", "TPOT target"], ["goodput_rate_compute", "compute roof"],
+    ["goodput_rate_capacity", "KV capacity"], ["chunk_budget_rate", "chunk budget"]];
+
+  function usd(price, tps) { return price && tps > 0 ? price / (tps * 3600.0) * 1e6 : null; }
+  function pyMax(a, b) { return b > a ? b : a; }  // Python's max(a, b): a unless b is larger
+  function phys(qid, x) { return M.physical(qid, x, "")[0]; }
+  function pct(x) { return F.format(100 * x, ".0f") + "%"; }  // Python's {:.0%}
+  function commas(x, p) { return F.format(x, "," + (p || ".0f")); }
+
+  /** The mean context and the c, d_h whose products with it are the means over the decode rounds
+   * (serving._mean_context_values). */
+  function meanContext(env, m, prompt, output) {
+    const mean = prompt + output / 2.0;
+    const a = m.attention;
+    if (output <= 1 || !(a.sliding_window || a.chunk_size)) {  // c, d_h do not depend on the context
+      const g = env.at(null, output <= 1 ? prompt + 1 : prompt + output - 1);
+      return [g.c, g.d_h];
+    }
+    let sc = 0, sd = 0;
+    for (let s = prompt + 1; s < prompt + output; s++) {
+      const g = env.at(null, s);
+      sc += s * g.c;
+      sd += s * g.d_h;
+    }
+    return [sc / (output - 1) / mean, sd / (output - 1) / mean];
+  }
+
+  /** The chapter's numbers for ``inp.serving`` at ``inp.parallelism``: {batch, context, rows, numbers}; null without
+   * a serving block or a layout (a single-card page has no layout formulas). */
+  function compute(res, inp, t) {
+    const sv = inp.serving, par = inp.parallelism;
+    if (!sv || !par || typeof P === "undefined") return null;
+    const hw = inp.hardware, m = inp.model, lay = res.envs[inp.accounting], env = lay.oneCard();
+    const base = P.layoutValues(env, inp, par, P.chooseLinks(hw, par)[0], t, "bf16-grads");
+    const gpus = par.tp * par.pp, dp = par.dp || 1, price = hw.price_per_hour;
+    const at = (v, b) => P.atBatch(v, lay, b, true);
+    const last = sv.prompt + sv.output - 1, mean = sv.prompt + sv.output / 2.0;
+    const g = env.at(null, last), cv = Object.assign({}, base, {S: last, c: g.c, d_h: g.d_h});
+    const pre = Object.assign({}, base, {T: sv.prompt, d_h: M.prefillHeadDim(m, base.d_h)});
+    const ttft = call("prefill_time_bound", pre), ttftSerial = call("prefill_time_serial", pre);
+    const power = hw.power_watts, node = hw.node ? hw.node.gpus_per_node : null;
+    const capRaw = call("capacity_batch_replica", cv), cap = Math.trunc(Math.min(Number.isFinite(capRaw)
+      ? Math.max(capRaw, 0) : 0, 65536));
+    const cd = meanContext(env, m, sv.prompt, sv.output);
+    const rv = Object.assign({}, base, {T: sv.prompt, T_o: sv.output, c: cd[0], d_h: cd[1]});
+    const tpotAt = b => call("decode_time_bound", at(cv, b));
+    function row(b, label) {  // one request at b sequences per replica, the bound and the serial estimate (_row)
+      const one = (t0, tpot, dec) => {
+        const user = sv.output > 1 && dec > 0 ? (sv.output - 1) / dec : 1.0 / tpot, perGpu = b * user / gpus;
+        return {ttft: t0, tpot: tpot, e2e: t0 + dec, tokens_per_s_user: user, tokens_per_s_gpu: perGpu,
+          tokens_per_s_node: node ? perGpu * node : null, usd_per_mtok_in: usd(price, sv.prompt / (t0 * gpus)),
+          usd_per_mtok_out: usd(price, perGpu), joules_per_token: power && perGpu > 0 ? power / perGpu : null};
+      };
+      const v = P.atBatch(cv, lay, b), w = P.atBatch(rv, lay, b);
+      return {label: label, batch: b, bound: one(ttft, tpotAt(b), call("request_decode_time_bound", at(rv, b))),
+        serial: one(ttftSerial, call("decode_time_serial", v), call("request_decode_time_serial", w))};
+    }
+    const rows = [row(1, "one request alone")];
+    let usersBatch = null, tpotBatch = null;
+    if (sv.users) {
+      const want = Math.ceil(sv.users / dp);
+      usersBatch = cap ? Math.min(want, cap) : 0;
+      if (usersBatch > 1) {
+        rows.push(row(usersBatch, commas(sv.users) + " users" + (dp > 1 ? " over " + dp + " replicas" : "")
+          + (usersBatch < want ? " (as many as fit)" : "")));
+      }
+    }
+    if (sv.tpot !== null && cap) {
+      let lo = 0, hi = cap;
+      while (lo < hi) {
+        const mid = Math.floor((lo + hi + 1) / 2);
+        if (tpotAt(mid) <= sv.tpot) lo = mid; else hi = mid - 1;
+      }
+      tpotBatch = lo;
+      if (tpotBatch > 1 && tpotBatch !== usersBatch) rows.push(row(tpotBatch, "the most the TPOT target allows"));
+    }
+    const b0 = rows[rows.length - 1].bound, batch = rows[rows.length - 1].batch, tp0 = b0.tpot,
+      gpu0 = b0.tokens_per_s_gpu, usd0 = b0.usd_per_mtok_out;
+    const per = Math.min(cap, tpotBatch !== null ? tpotBatch : cap);
+    const out = {batch: batch, context: last, chunk: sv.chunk, capacity_batch: cap, tpot_batch: tpotBatch,
+      users_batch: usersBatch, ttft_met: sv.ttft === null ? null : ttft <= sv.ttft, rows: rows,
+      gpus_for_users: sv.users && per ? Math.ceil(sv.users / (per * dp)) * gpus * dp : null};
+    const n = {replica_gpus: gpus}, levers = [];
+    out.numbers = n;
+    out.levers = levers;
+
+    // one GPU's slice of the layout at (batch, context), with the serving block's technique inputs (_inputs)
+    const lead = res.envs[res.lead], sp = sv.speculative;
+    const request = {s_c: sv.chunk, T_in: sv.prompt, T_out: sv.output, h_p: sv.prefix_hit};  // request_inputs
+    request.C_p = call("prompt_chunk", request);
+    const inputs = (b, s) => Object.assign(lead.at(b, s), request, {n_S: 1.0, p_a: sp ? sp.acceptance : 0.5,
+      k_d: sp ? sp.draft_tokens : 1.0});
+    const e = inputs(batch, last);
+    const tDec = pyMax(call("decode_time_memory", e), call("decode_time_compute", e));
+
+    if (sp) {  // speculative decoding through the layout, at the mean context (techniques._layout_round)
+      const k = sp.draft_tokens, em = inputs(batch, mean), gm = env.at(null, mean);
+      const read = Object.assign({}, base, {S: mean, c: env.at(1.0, mean).c, d_h: gm.d_h});
+      const cap2 = call("capacity_batch_replica", Object.assign({}, read, {c: gm.c}));
+      const speed = function (b) {
+        const plain = call("decode_time_bound", at(read, b));
+        const tv = call("verify_time_bound", Object.assign(at(read, b * (k + 1)), {B: b, k_d: k}));
+        return [call("speculative_speedup_layout", {p_a: sp.acceptance, k_d: k, t_s: plain, t_v: tv,
+          t_d: sp.draft_cost * plain}), plain, tv];
+      };
+      const here = speed(batch), tokens = call("speculative_expected_tokens", em);
+      const verifyX = M.physical("verify_crossover_batch", call("verify_crossover_batch", em), "round")[0];
+      const scanned = Math.trunc(Math.min(pyMax(cap2, 1.0), 4096));
+      let breakeven = null, far = NaN;
+      for (let b = 1; b <= scanned; b++) {
+        far = speed(b)[0];
+        if (!(far > 1.0)) { breakeven = b; break; }
+      }
+      if (breakeven === null) far = speed(scanned)[0];
+      const s = here[0];
+      const ends = breakeven !== null ? "ends at batch " + commas(breakeven) + " per replica at this layout"
+          + (verifyX !== null ? " (one GPU's verify step turns compute-bound at " + commas(verifyX) + ")" : "")
+        : "does not end up to the " + commas(scanned) + " sequences a replica holds"
+          + (verifyX !== null ? ": past batch " + commas(verifyX) + " the speed-up falls towards " + F.format(far, ".2f") + "x" : "");
+      levers.push({technique: "speculative decoding", setting: k + " draft token" + (k > 1 ? "s" : "") + ", accepted "
+        + pct(sp.acceptance) + " each, drafts " + pct(sp.draft_cost) + " of a step",
+        ttft: [ttft, ttft], tpot: [tp0, tp0 / s], per_gpu: [gpu0, gpu0 * s], usd: [usd0, usd0 !== null ? usd0 / s : null],
+        ends: ends, note: F.format(tokens, ".2f") + " tokens per verify step"});
+      Object.assign(n, {expected_tokens: tokens, speedup: s, breakeven_batch: breakeven, verify_crossover_batch: verifyX,
+        verify_round: here[2], plain_round: here[1], draft_time: sp.draft_cost * here[1]});
+    }
+
+    // chunked prefill: one chunk rides along each decode step while a prompt is prefilled
+    const tMix = call("chunked_step_time", e), iPlain = call("decode_intensity", e), iMix = call("chunked_step_intensity", e);
+    const cost = tMix / tDec, ttftChunk = call("chunked_ttft", e);
+    const chunkRate = request.C_p / (sv.prompt * (1 - sv.prefix_hit) * tMix);
+    const decodeRate = sv.output > 1 ? batch / ((sv.output - 1) * tMix) : Infinity;
+    levers.push({technique: "chunked prefill", setting: commas(sv.chunk) + "-token chunks beside " + commas(batch)
+      + " decode sequences", ttft: [ttft, pyMax(ttft, ttftChunk)], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / cost],
+      usd: [usd0, usd0 !== null ? usd0 * cost : null], ends: "a step's intensity " + commas(iPlain) + " -> " + commas(iMix)
+        + " FLOP/B; the decode users pay " + F.format(cost, ".2f") + "x per token while a prompt is prefilled and no step "
+        + "stalls for a whole prompt; one chunk a step admits " + commas(chunkRate, ".2f") + " requests/s per replica, "
+        + "the batch retires " + commas(decodeRate, ".2f"), note: "TPOT while a chunk rides along"});
+    Object.assign(n, {chunked_step_time: tMix, chunked_cost: cost, chunked_intensity: iMix, chunk_admits_rate: chunkRate,
+      batch_retires_rate: decodeRate, decode_intensity: iPlain, chunked_ttft: ttftChunk});
+
+    // continuous batching in steady state: the ceilings the goodput takes the least of, one replica's
+    const es = Object.assign({}, e);
+    if (sv.tpot !== null) {
+      es.theta = sv.tpot;
+      let goodput = null, binds = null, low = Infinity, all = true;
+      CEILINGS.forEach(function (c) {
+        const x = phys(c[0], call(c[0], es)), v = x !== null && x > 0 ? x : null;
+        n[c[0]] = v;
+        const key = v === null ? -Infinity : v;
+        if (binds === null || key < low) { low = key; binds = c[1]; }
+        if (v === null) all = false; else goodput = goodput === null ? v : Math.min(goodput, v);
+      });
+      Object.assign(n, {goodput_rate: all ? goodput : null, goodput_binds: binds,
+        goodput_rate_per_gpu: all ? goodput / gpus : null});
+    }
+    if (sv.rate !== null) {
+      es.lam = sv.rate;
+      const ts = phys("steady_step_time", call("steady_step_time", es)), ok = ts !== null && ts > 0;
+      Object.assign(n, {rate: sv.rate, steady_step_time: ok ? ts : null,
+        steady_concurrency: ok ? sv.rate * (sv.output - 1) * ts : null});
+    }
+
+    if (sv.prefix_hit > 0) {  // prefix caching: the weights a GPU holds, the shared prefix held once
+      const keep = 1 - sv.prefix_hit, held = lead.at(null, last);
+      const fits = h => {
+        const x = M.physical("prefix_capacity_batch", call("prefix_capacity_batch", Object.assign({}, e,
+          {N: held.N, b: held.b}, h)), "floor")[0];
+        return x === null ? null : Math.max(0, Math.floor(x));
+      };
+      const c0 = fits({h_p: 0.0}), c1 = fits({});
+      levers.push({technique: "prefix caching", setting: pct(sv.prefix_hit) + " of each prompt cached",
+        ttft: [ttft, ttft * keep], tpot: [tp0, tp0], per_gpu: [gpu0, gpu0], usd: [usd0, usd0],
+        ends: "sequences that fit per replica: " + commas(c0 || 0) + " -> " + commas(c1 || 0) + " (the shared prefix held once)",
+        note: "TTFT over the uncached part of the prompt"});
+      Object.assign(n, {prefix_capacity_before: c0, prefix_capacity_after: c1});
+    }
+
+    // prefill/decode disaggregation: pools of this layout balanced for the request shape; the KV cache's link
+    const share = call("balanced_prefill_gpus", Object.assign({}, e, {t_p: ttft, t_s: tp0}));
+    const link = hw.link, scale = hw.node && hw.node.scale_out;
+    let wKv = null, name = null, tKv = null;
+    if (link && link.domain && 2 * gpus <= link.domain) {
+      const rate = link.topology === "mesh" && link.link_bandwidth_per_direction
+        ? Math.min(link.bandwidth_per_direction, link.link_bandwidth_per_direction) : link.bandwidth_per_direction;
+      [wKv, name] = [gpus * rate, "scale-up " + link.name];
+    } else if (scale) {
+      [wKv, name] = [gpus * scale.bandwidth_per_direction, "scale-out " + scale.name];
+    }
+    if (wKv) {
+      tKv = sv.prompt * lead.card.c / wKv;
+      Object.assign(n, {kv_transfer_time: tKv, kv_link: name});
+    }
+    levers.push({technique: "prefill/decode disaggregation", setting: pct(share) + " of the GPUs prefill, " + pct(1 - share)
+      + " decode, in replicas of this layout", ttft: [ttft, ttft + (tKv || 0.0)], tpot: [tp0, tp0],
+      per_gpu: [gpu0, gpu0 * (1 - share)], usd: [usd0, usd0 !== null && share < 1 ? usd0 / (1 - share) : null],
+      ends: "balanced: a prefill replica serves " + commas(1 / ttft, ".2f") + " prompts/s, a decode replica retires "
+        + commas(decodeRate, ".2f") + " requests/s at batch " + commas(batch)
+        + (tKv ? "; one prompt's KV cache crosses the " + name + " link in " + commas(tKv * 1e3, ".2f") + " ms" : ""),
+      note: "no chunk rides along a decode step; tok/s per GPU counts the prefill pool's GPUs too"});
+    n.prefill_share = share;
+    return out;
+  }
+
+  return {compute: compute};
+})();
