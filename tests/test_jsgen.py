@@ -59,7 +59,7 @@ RANGES = {
     "alpha_o": (1e-7, 1e-4, False), "alpha_oTP": (1e-7, 1e-4, False), "alpha_oEP": (1e-7, 1e-4, False),
     "rho_x": (1e-3, 1, False),  # 0 (no replicas) is among the zeros drawn below
     # the serving chapter's techniques (jsgen.LIVE_TECHNIQUES)
-    "T_in": (1, 1e6, True), "T_out": (1, 1e5, True), "s_c": (16, 8192, True), "h_p": (1e-3, 0.99, False),
+    "T_in": (1, 1e6, True), "T_out": (1, 1e5, True), "s_c": (16, 8192, True), "C_p": (1, 8192, True), "h_p": (1e-3, 0.99, False),
     "k_d": (1, 16, True), "p_a": (0.01, 0.99, False), "n_S": (1, 8, True), "lam": (1e-3, 1e3, False),
     "theta": (1e-3, 1, False), "t_s": (1e-4, 1, False), "t_v": (1e-4, 1, False), "t_d": (1e-6, 1, False),
     "t_p": (1e-4, 10, False), "W_kv": (1e9, 1e12, False),
@@ -185,7 +185,7 @@ def test_formulas_js_is_one_global_and_small():
     text = committed_js()
     top = [line for line in text.splitlines() if line and not line.startswith((" ", "//"))]
     assert top == ["const GR_Q = {", "};", "Object.assign(GR_Q, {", "});"], top  # one card, then many GPUs
-    assert len(text.encode()) < 40_000  # the four live scripts together stay under ~150 KB
+    assert len(text.encode()) < 41_000  # the live scripts together stay under ~150 KB
 
 
 @needs_node

@@ -150,7 +150,7 @@ def test_the_chapter_and_results_json_state_them(report, tmp_path):
     assert doc["serving"]["techniques"]["rows"][0]["technique"] == "speculative decoding"
     html = (tmp_path / "sv" / "report.html").read_text()
     assert "What serving engines do to it" in html and "speculative decoding" in html
-    assert "the chunk budget\n(37 requests/s" in html  # the fourth ceiling, stated and binding, per replica and GPU
+    assert 'the chunk budget\n(<span data-sv="numbers.chunk_budget_rate" data-f="rps" data-none="none">37 requests/s' in html  # the fourth ceiling, stated and binding, per replica and GPU
     assert "(8 GPUs, each computing its slice of every request) is the least of the four: <strong>37 requests/s" \
            "</strong>, 4.66 per GPU, set by the chunk budget." in html
     tq = doc["serving"]["techniques"]["numbers"]
