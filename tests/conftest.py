@@ -32,8 +32,8 @@ OPT_IN = {
 # worker measured on the 2-core machine (pytest --junitxml, summed per file).  Files not named here follow in
 # their usual order.  A stale list only costs balance, never a test.
 LONGEST = (
-    "test_regen.py",  # 40: every committed generated file made afresh (python -m genreport.regen --check)
-    "test_fastpdf.py",  # 40: every committed report printed by the stock and the fast path
+    "test_regen.py",  # 43: every committed generated file made afresh (python -m genreport.regen --check)
+    "test_fastpdf.py",  # 45: every committed report printed by the stock and the fast path
     "test_figure_labels.py",  # 40: every figure of 13 reports, wide and narrow
     "test_splitlayout.py",  # 30
     "test_fastlayout.py",  # 25
@@ -46,7 +46,7 @@ LONGEST = (
     "test_figure_processes.py",  # 12
     "test_mathship.py",  # 12
     "test_print_layout.py",  # 12
-    "test_fuzz_specs.py",  # 12
+    "test_fuzz_specs.py",  # 6
     "test_golden.py",  # 10
     "test_splitpaint.py",  # 10
 )

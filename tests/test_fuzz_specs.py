@@ -303,7 +303,7 @@ def test_fuzz_quick():
 
 @pytest.mark.fuzz
 def test_fuzz_full():
-    """500 examples (about 10 s on this 2-core machine; GENREPORT_FUZZ_EXAMPLES sets more); run with ``pytest -m fuzz``.
+    """500 examples (about 5 s on this 2-core machine; GENREPORT_FUZZ_EXAMPLES sets more); run with ``pytest -m fuzz``.
 
     The examples are the same every run (derandomized) so CI is reproducible; GENREPORT_FUZZ_RANDOM=1 draws new
     ones each run, for hunting bugs locally.
