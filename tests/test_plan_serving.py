@@ -9,6 +9,7 @@ import json
 
 import pytest
 from genreport.commands.cli import main
+from shared import ROOT
 
 
 def _json(capsys, *args):
@@ -116,6 +117,21 @@ def test_default_weights_leave_int8_int4_out_and_say_how_to_add_them(capsys):
     assert "not tried: int8, int4 weights" in out and "--weights bf16,fp8,int8,int4" in out
     doc = _json(capsys, "llama-3.1-70b", "--hardware", "h100-sxm", "--gpus", "2")
     assert doc["weights"] == ["bf16", "fp8"] and doc["weights_not_tried"] == ["int8", "int4"]
+
+
+def test_an_fp8_checkpoint_leaves_out_only_narrower_formats():
+    """DeepSeek-V3 ships fp8 weights with a scale per 128 x 128 block (its config.json): bf16, fp8 and int8 store those
+    values in as many bytes or more, so only int4 is a format the default left out; gpt-oss's default tensors are bf16
+    (its experts mxfp4), so fp8, int8 and int4 are."""
+    from genreport.load.loader import load_model
+    from genreport.model.plan import formats_not_tried
+
+    def model(name):
+        return load_model(ROOT / "specs" / "models" / f"{name}.yaml")
+
+    assert formats_not_tried(model("deepseek-v3"), ("checkpoint",)) == ("int4",)
+    assert formats_not_tried(model("gpt-oss-120b"), ("checkpoint",)) == ("fp8", "int8", "int4")
+    assert formats_not_tried(model("llama-3.1-8b"), ("bf16", "fp8")) == ("int8", "int4")
 
 
 @pytest.mark.parametrize("args, text", [

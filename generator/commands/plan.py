@@ -263,12 +263,12 @@ def main(argv: list[str]) -> int:
             raise _err(f"--memory-reserve {args.memory_reserve}", "must be a fraction from 0 to 0.9 (or 0% to 90%)",
                        "write e.g. 0.1 or 10%")
     model = _load("model", args.model, "model")
-    from genreport.model.plan import ACCURACY_FORMATS, plan_precisions
+    from genreport.model.plan import formats_not_tried, plan_precisions
 
     left_out: tuple[str, ...] = ()
     if weights is None:  # the deployment default: the checkpoint's format and fp8, never a silent int8/int4
         weights = list(plan_precisions(model))
-        left_out = tuple(f for f in ("bf16", "fp8", *ACCURACY_FORMATS) if f not in weights)
+        left_out = formats_not_tried(model, weights)
     if "checkpoint" in weights and not model.checkpoint_weights:
         raise _err(f"--weights {args.weights}", f"{model.title} has no checkpoint_precision in its spec",
                    f"name the formats instead, or add checkpoint_precision to {model.file}")
@@ -457,8 +457,8 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
         lines.append(f"skipped {p}: {why}")
     if left_out:
         lines.append(f"not tried: {', '.join(left_out)} weights (the default tries the checkpoint's format and fp8 "
-                     "for 16-bit models from 8B up; int8/int4 change the model's accuracy, which a roofline does "
-                     "not price); to include them: --weights " + ",".join(dict.fromkeys((*tried, *left_out))))
+                     "for 16-bit models from 8B up; narrower formats change the model's accuracy, which a roofline "
+                     "does not price); to include them: --weights " + ",".join(dict.fromkeys((*tried, *left_out))))
     if any(r.precision in ("int8", "int4") for r in result.rows[:limit]):
         lines.append("int8/int4 weights: the bound charges no dequantization (their rows are what the format's bytes "
                      "allow); --estimate serial streams them at the share of the bandwidth weight-only kernels reach "

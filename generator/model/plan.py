@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from genreport.formulas import architecture as arch
 from genreport.formulas.compiled import load
-from genreport.load.spec import Hardware, Model, Parallelism, Precision
+from genreport.load.spec import WEIGHT_FORMAT_BYTES, Hardware, Model, Parallelism, Precision
 from genreport.model.env import make_env, prefill_head_dim, spec_env, usable_at
 from genreport.model.layout import (
     BINDS,
@@ -48,6 +48,15 @@ def plan_precisions(model: Model) -> tuple[str, ...]:
     sixteen = not own or set(own.values()) <= {"bf16", "fp16"}
     params = model.declared_parameters or float(arch.parameter_count(model).total)
     return ("checkpoint" if own else "bf16",) + (("fp8",) if sixteen and params >= FP8_FROM_PARAMETERS else ())
+
+
+def formats_not_tried(model: Model, tried) -> tuple[str, ...]:
+    """The uniform formats of PLAN_PRECISIONS that the default leaves out and a user could still ask for: those
+    narrower than the values of the checkpoint's default tensor class (one as wide or wider stores the same weights in
+    as many bytes or more: bf16, fp8 and int8 for DeepSeek-V3's fp8_block checkpoint) and not tried."""
+    own = dict(model.checkpoint_weights).get("default", "bf16")
+    element = math.floor(WEIGHT_FORMAT_BYTES[own] * 8) / 8  # the value's own bytes, without its block scales
+    return tuple(f for f in PLAN_PRECISIONS if f not in tried and WEIGHT_FORMAT_BYTES[f] < element)
 
 
 @dataclass(frozen=True)
