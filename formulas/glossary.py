@@ -114,6 +114,7 @@ PARALLEL_ENTRIES: tuple[Entry, ...] = (
     Entry("k_e", r"k_{e}", "1", "routed experts each token is sent to (top-k)"),
     Entry("d_fx", r"d_{\mathrm{ff},x}", "1", "intermediate width of one routed expert"),
     Entry("s_x", r"s_{x}", "1", "ways one routed expert's intermediate is split over GPUs: n_TP / n_EP, at least 1"),
+    Entry("g_x", r"g_{x}", "1", "replicas whose tokens reach one GPU's MoE layer: n_EP / n_TP with data-parallel attention (the ranks' tokens gathered), at least 1"),
     Entry("b_a", r"b_{a}", "B", "bytes per activation element sent between GPUs"),
     Entry("s_kv", r"s_{\mathrm{kv}}", "1", "ways one layer's KV cache is split over the tp GPUs: min(n_TP, H_kv); 1 for MLA"),
     Entry("k_w", r"k_{w}", "B", "training bytes per parameter for the weights"),

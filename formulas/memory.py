@@ -13,7 +13,7 @@ from .recipes import RECIPE_SOURCE, TRAINING_RECIPES, recipe_bytes_per_param  # 
 
 L, H_kv, d_h, b_kv, C, N, b, c, S, k = (sym(x) for x in ("L", "H_kv", "d_h", "b_kv", "C", "N", "b", "c", "S", "k"))
 T_w, n_sq, d, d_ff, V, n_TP = (sym(x) for x in ("T_w", "n_sq", "d", "d_ff", "V", "n_TP"))
-k_e, d_fx, s_x = (sym(x) for x in ("k_e", "d_fx", "s_x"))
+k_e, d_fx, s_x, g_x = (sym(x) for x in ("k_e", "d_fx", "s_x", "g_x"))
 
 # Bytes of one activation element (bf16/fp16: vLLM runs the activations in the model dtype for every weight format)
 # and of one logit (fp32: vLLM's sampler upcasts the logits to float32).
@@ -38,20 +38,32 @@ def activation_workspace():
 
 def activation_workspace_moe():
     """Peak activation bytes of one engine step in an MoE layer on one GPU [B]:
-    2 (2 d T_w + M k_e (max(2 d_fx / s_x, d) + d_fx / s_x)) + n_sq V 4, M = min(T_w, 32768).
+    2 (d T_w + d g_x T_w + M k_e (max(2 d_fx / s_x, d) + d_fx / s_x)) + n_sq V 4, M = min(g_x T_w, 32768).
 
     vLLM's fused MoE (vllm/model_executor/layers/fused_moe/fused_moe.py, fused_experts_impl) holds, for the M =
-    min(T_w, VLLM_FUSED_MOE_CHUNK_SIZE = 32768) tokens of the step and their k_e routed experts each, one buffer
-    ``cache13`` of M k_e max(N, K) elements (the gate-and-up output, N = 2 d_fx / s_x, and later the down output,
-    K = d, share it) and ``intermediate_cache2`` of M k_e N / 2 (the activated product, live beside the first), in
-    the activation dtype.  s_x: the ways one expert's intermediate is split (n_TP / n_EP with the experts split
-    tensor-parallel, 1 where each GPU holds whole experts).  Every GPU sizes them for all T_w k_e routed pairs,
-    its own experts' or not (the tokens stay on every GPU of the tensor-parallel group).  A model with dense FFN
+    min(tokens, VLLM_FUSED_MOE_CHUNK_SIZE = 32768) tokens the layer runs on and their k_e routed experts each, one
+    buffer ``cache13`` of M k_e max(N, K) elements (the gate-and-up output, N = 2 d_fx / s_x, and later the down
+    output, K = d, share it) and ``intermediate_cache2`` of M k_e N / 2 (the activated product, live beside the
+    first), in the activation dtype.  s_x: the ways one expert's intermediate is split (n_TP / n_EP with the experts
+    split tensor-parallel, 1 where each GPU holds whole experts).  Every GPU sizes them for all the routed pairs of
+    the tokens that reach it, its own experts' or not.  Beside them live the step's residual stream (d T_w, the
+    rank's own tokens) and the normed hidden state the layer runs on (d g_x T_w).
+
+    g_x: the replicas whose tokens reach one GPU's MoE layer, max(n_EP / n_TP, 1).  Inside a replica (n_EP <= n_TP)
+    the tokens stay on every GPU of the tensor-parallel group: g_x = 1.  With data-parallel attention (n_EP > n_TP,
+    SGLang's DeepSeek layout) every rank's tokens are gathered before a sparse layer and each GPU runs its experts
+    on all of them (SGLang python/sglang/srt/layers/communicator.py, commit fd3907ee, LayerScatterModes: a sparse
+    layer's mlp_mode is ScatterMode.FULL, "[abcd, abcd, abcd, abcd]" for TP=4, DP=2, unless a MoE all-to-all backend
+    dispatches; layers/dp_attention.py, commit 00161092, get_global_dp_buffer: (global_dp_buffer_len, hidden_size)
+    in the model dtype, the ranks' tokens summed or padded to the longest); so the layer's buffers grow with the
+    n_EP / n_TP replicas' tokens, not the rank's own (SGLang divides its --chunked-prefill-size by dp_size for
+    this reason, "to avoid MoE kernel issues", server_args.py: T_w here is the rank's step).  A model with dense FFN
     layers too (DeepSeek-V3's first three) peaks at the larger of this and :func:`activation_workspace`'s FFN term.
     The logits term is the last pipeline stage's only.
     """
-    m = sp.Min(T_w, FUSED_MOE_CHUNK_TOKENS)
-    return (ACTIVATION_ELEMENT_BYTES * (2 * d * T_w + m * k_e * (sp.Max(2 * d_fx / s_x, d) + d_fx / s_x))
+    m = sp.Min(g_x * T_w, FUSED_MOE_CHUNK_TOKENS)
+    return (ACTIVATION_ELEMENT_BYTES * (d * T_w + d * g_x * T_w
+                                        + m * k_e * (sp.Max(2 * d_fx / s_x, d) + d_fx / s_x))
             + n_sq * V * LOGIT_BYTES)
 
 

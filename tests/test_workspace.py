@@ -159,9 +159,10 @@ def test_the_moe_formula_is_the_numeric_mirror():
     expr = memory.activation_workspace_moe()
     m = _catalog("mixtral-8x7b")
     at = {sym("T_w"): 8192, sym("n_sq"): 256, sym("d"): 4096, sym("d_fx"): 14336, sym("V"): 32000, sym("k_e"): 2}
-    for tp, ep in ((8, 1), (8, 8), (2, 1), (4, 2)):
-        s_x = max(tp / ep, 1)
-        assert float(expr.subs(at | {sym("s_x"): s_x})) == activation_workspace(m, tp, 8192, 256, ep=ep)
+    for tp, ep in ((8, 1), (8, 8), (2, 1), (4, 2), (1, 8), (2, 8)):
+        s_x, g_x = max(tp / ep, 1), max(ep / tp, 1)
+        assert float(expr.subs(at | {sym("s_x"): s_x, sym("g_x"): g_x})) == activation_workspace(m, tp, 8192, 256,
+                                                                                                 ep=ep)
 
 
 def test_an_moe_report_counts_the_experts_buffers(tmp_path):
@@ -201,5 +202,55 @@ def test_the_fused_moe_buffers_stop_at_one_chunk():
     assert activation_workspace(m, 1, 65536, 0) == 2 * (2 * 4096 * 65536 + 32768 * 2 * (28672 + 14336))
     expr = memory.activation_workspace_moe()
     at = {sym("T_w"): 65536, sym("n_sq"): 0, sym("d"): 4096, sym("d_fx"): 14336, sym("V"): 32000, sym("k_e"): 2,
-          sym("s_x"): 1}
+          sym("s_x"): 1, sym("g_x"): 1}
     assert float(expr.subs(at)) == activation_workspace(m, 1, 65536, 0)
+
+
+# ----------------------------------------------------------------------------------------------- data-parallel attention
+#
+# SGLang with --enable-dp-attention and no MoE all-to-all backend gathers every rank's tokens before a sparse layer and
+# runs each GPU's experts on all of them (python/sglang/srt/layers/communicator.py, commit fd3907ee, LayerScatterModes:
+# a sparse layer's mlp_mode is ScatterMode.FULL, "[abcd, abcd, abcd, abcd]" for TP=4, DP=2; layers/dp_attention.py,
+# commit 00161092, get_global_dp_buffer: (global_dp_buffer_len, hidden_size) in the model dtype).  DeepSeek-V3
+# (deepseek-ai config.json): hidden 7168, moe_intermediate 2048, top-8, vocab 129280.  H200: 141 GB (the catalog's
+# capacity), the default 10% reserve.
+
+def test_deepseek_v3_dp_attention_workspace_by_hand():
+    m = _catalog("deepseek-v3")
+    logits = 256 * 129280 * 4  # 132,382,720 B
+    # tp 1, dp 8, ep 8 on 8 x H200: each rank's step is 8192 tokens; the MoE layer of every GPU runs on the 8 ranks'
+    # 65,536 tokens (g_x = ep / tp = 8), so the fused-MoE buffers stop at one 32,768-token chunk:
+    residual = 8192 * 7168 * 2  # the rank's own residual stream, 117,440,512 B
+    gathered = 8 * 8192 * 7168 * 2  # the gathered hidden state, 939,524,096 B
+    buffers = 32768 * 8 * (7168 + 2048) * 2  # cache13 (K = 7168 > N = 4096) and intermediate_cache2, 4,831,838,208 B
+    assert residual + gathered + buffers + logits == 6_021_185_536
+    assert activation_workspace(m, 1, 8192, 256, ep=8) == 6_021_185_536
+    # the rank's own batch alone (the rule before: 8192 x 8 routed pairs) was 1,575,223,296 B, as tp 8 ep 8 still is
+    assert activation_workspace(m, 8, 8192, 256, ep=8) == 1_575_223_296
+    # SGLang divides --chunked-prefill-size by dp_size: 1024 tokens a rank gather to 8192, under one chunk
+    assert activation_workspace(m, 1, 1024, 256, ep=8) == (2 * (1024 * 7168 + 8192 * 7168 + 8192 * 8 * (7168 + 2048))
+                                                           + logits)
+    # tp 2, dp 4, ep 8: the experts' group holds 4 replicas' tokens (g_x = 4), 32,768 of them
+    assert activation_workspace(m, 2, 8192, 256, ep=8) == 2 * (2 * 8192 * 7168 + 3 * 8192 * 7168
+                                                               + 32768 * 8 * (7168 + 2048)) + logits
+
+
+def test_dp_attention_workspace_decides_the_fit(tmp_path):
+    """The report, plan's point and the live page's usable memory all take the gathered workspace."""
+    from genreport.load.loader import _precision
+    from genreport.load.spec import Parallelism
+    from shared import ROOT
+
+    spec = load_report(ROOT / "specs" / "deepseek-v3-h200-ep8.yaml")
+    hw, m = spec.hardware, spec.model
+    assert spec.parallelism.tp == 1 and spec.parallelism.ep == 8 and spec.parallelism.dp == 8
+    assert hw.workspace == 6_021_185_536
+    assert usable_at(hw, m, 1, 8) == hw.usable == hw.capacity * 0.9 - 6_021_185_536
+    # plan's point at the layout holds fewer sequences than the rank's own batch alone would allow
+    par = Parallelism(1, 1, 8, 8)
+    p = point(m, hw, _precision("fp8"), par, 1, 8192)
+    c = 61 * (512 + 64) * 1 * 8192  # one fp8 latent sequence of 8k, 287,834,112 B
+    lost = (6_021_185_536 - 1_575_223_296) / c  # 15.4 sequences of 8k a GPU
+    import dataclasses
+    flat = dataclasses.replace(hw, max_batched_tokens=1024)  # SGLang's own division: 8192 gathered
+    assert point(m, flat, _precision("fp8"), par, 1, 8192).capacity_batch - p.capacity_batch > lost - 1

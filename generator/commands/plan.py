@@ -408,7 +408,8 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
              + (f", {shape.users:,} users" if shape.users else "") + (f"; {target}" if target else "")
              + f"; times: {'the strict bound' if estimate == 'bound' else 'the serial estimate'}"
              + (f"; {reserve:.0%} of each GPU kept by the engine" if reserve else "")
-             + (f", and one step's activations ({gpus[0].max_batched_tokens:,} tokens, at each layout's tp)"
+             + (f", and one step's activations ({gpus[0].max_batched_tokens:,} tokens a rank, at each layout's tp; with "
+                "data-parallel attention an MoE layer runs on the ep / tp ranks' tokens)"
                 if gpus[0].max_batched_tokens else "")]
     prices = ", ".join(f"{g.name} ${g.price_per_hour:g}/h" if g.price_per_hour else f"{g.name} no price" + _why_unpriced(g)
                        for g in gpus)

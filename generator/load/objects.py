@@ -181,11 +181,13 @@ def engine_step(engine: dict) -> tuple[int, int]:
 def activation_workspace(model, tp: int, tokens: float, seqs: float, ep: int = 1, pp: int = 1) -> float:
     """One engine step's activations on one GPU [B] (formulas.memory.activation_workspace and
     activation_workspace_moe, numeric; a test checks it against the SymPy expressions, the live page mirrors it):
-    2 (2 d T_w + f) + n_sq V 4, f the FFN's peak on the GPU: T_w 3 d_ff / tp in a dense layer, M k_e (max(2 d_fx /
-    s_x, d) + d_fx / s_x) in an MoE layer (vLLM's fused-MoE buffers for M = min(T_w, 32768) tokens, s_x = max(tp / ep,
-    1)), the larger where the model has both.  The logits (n_sq V 4) sit on the last pipeline stage; they are counted where that stage is one
-    of the busiest (pp divides the layers: the GPU whose fit decides), not where an earlier stage holds a layer more
-    (61 layers over 2 stages: 31 and 30, the first decides and computes no logits)."""
+    2 (2 d T_w + f) + n_sq V 4, f the FFN's peak on the GPU: T_w 3 d_ff / tp in a dense layer; in an MoE layer
+    d (g_x - 1) T_w + M k_e (max(2 d_fx / s_x, d) + d_fx / s_x), vLLM's fused-MoE buffers for M = min(g_x T_w, 32768)
+    tokens beside the gathered hidden state, s_x = max(tp / ep, 1) and g_x = max(ep / tp, 1) the replicas whose
+    tokens a GPU's MoE layer runs on (data-parallel attention gathers them: SGLang's ScatterMode.FULL); the larger
+    where the model has both.  The logits (n_sq V 4) sit on the last pipeline stage; they are counted where that
+    stage is one of the busiest (pp divides the layers: the GPU whose fit decides), not where an earlier stage holds
+    a layer more (61 layers over 2 stages: 31 and 30, the first decides and computes no logits)."""
     from genreport.formulas.architecture import FUSED_MOE_CHUNK_TOKENS, moe_layer_count  # numeric, no SymPy
 
     tokens = float(tokens)
@@ -195,7 +197,9 @@ def activation_workspace(model, tp: int, tokens: float, seqs: float, ep: int = 1
         ffn = tokens * 3.0 * model.ffn_size / tp
     if moe is not None:
         s_x = max(tp / max(ep, 1), 1.0)
-        ffn = max(ffn, min(tokens, FUSED_MOE_CHUNK_TOKENS) * moe.active_experts
+        g_x = max(max(ep, 1) / tp, 1.0)
+        ffn = max(ffn, model.hidden_size * (g_x - 1.0) * tokens
+                  + min(g_x * tokens, FUSED_MOE_CHUNK_TOKENS) * moe.active_experts
                   * (max(2.0 * moe.expert_ffn_size / s_x, float(model.hidden_size)) + moe.expert_ffn_size / s_x))
     logits = float(seqs) * model.vocab_size * 4.0 if pp <= 1 or model.layers % pp == 0 else 0.0
     return 2.0 * (2.0 * model.hidden_size * tokens + ffn) + logits

@@ -213,15 +213,20 @@ def _frame_rows(r: Results) -> list[dict]:
 def _workspace_value(s) -> str:
     """The activation workspace with the step it is sized for: '0.97 GB (8,192 tokens, 256 sequences, tp 8)'."""
     hw, tp = s.hardware, s.parallelism.tp if s.parallelism else 1
-    return f"{fmt.size(hw.workspace)} ({hw.max_batched_tokens:,} tokens, {hw.max_sequences:,} sequences, tp {tp})"
+    ep = s.parallelism.ep if s.parallelism else 1
+    gathered = (f"; the MoE layer runs on {ep // tp} ranks' tokens, {ep // tp * hw.max_batched_tokens:,} (g_x = ep / tp)"
+                if s.model is not None and s.model.moe is not None and ep > tp else "")
+    return (f"{fmt.size(hw.workspace)} ({hw.max_batched_tokens:,} tokens, {hw.max_sequences:,} sequences, tp {tp}"
+            f"{gathered})")
 
 
 def _workspace_source(s) -> str:
     given = [k for k in ("max_batched_tokens", "max_sequences") if k in s.engine_given]
     spec = "the spec (" + ", ".join(f"engine.{k}" for k in given) + "); " if given else ""
     if s.model is not None and s.model.moe is not None:
-        ffn = ("an MoE layer's k_e (max(2 d_fx / s_x, d) + d_fx / s_x), vLLM's fused-MoE buffers "
-               "(formulas.memory.activation_workspace_moe)")
+        ffn = ("an MoE layer's k_e (max(2 d_fx / s_x, d) + d_fx / s_x), vLLM's fused-MoE buffers, for the g_x T_w "
+               "tokens that reach the GPU (data-parallel attention gathers the ranks' tokens: SGLang's "
+               "ScatterMode.FULL; formulas.memory.activation_workspace_moe)")
     else:
         ffn = "3 d_ff / tp (formulas.memory.activation_workspace)"
     return (spec + WORKSPACE_SOURCE + f"; T_w 2 B (2 d + FFN) + n_sq V 4 B, the FFN's {ffn}; the logits on the last "

@@ -135,17 +135,19 @@ const GR_MODEL = (function () {
   }
 
   /** One engine step's activations on one GPU of the layout (objects.activation_workspace, formulas.memory):
-   * 2 (2 d T_w + f) + n_sq V 4, f = T_w 3 d_ff / n_TP in a dense layer, min(T_w, 32768) k_e (max(2 d_fx / s_x, d)
-   * + d_fx / s_x) in an MoE layer (s_x = max(tp / ep, 1)), the larger where both; the logits where the last stage is
-   * one of the busiest. */
+   * 2 (2 d T_w + f) + n_sq V 4, f = T_w 3 d_ff / n_TP in a dense layer, d (g_x - 1) T_w + min(g_x T_w, 32768) k_e
+   * (max(2 d_fx / s_x, d) + d_fx / s_x) in an MoE layer (s_x = max(tp / ep, 1); g_x = max(ep / tp, 1): data-parallel
+   * attention gathers the replicas' tokens), the larger where both; the logits where the last stage is one of the
+   * busiest. */
   function workspace(hw, m, par) {
     const tp = par ? par.tp : 1, ep = par && par.ep ? par.ep : 1, pp = par && par.pp ? par.pp : 1;
     const tokens = hw.max_batched_tokens || 0;
     let ffn = 0.0;
     if (!m.moe || parameterCount(m).moe_layers < m.layers) ffn = tokens * 3.0 * m.ffn_size / tp;
     if (m.moe) {
-      const sx = Math.max(tp / ep, 1.0), w = m.moe.expert_ffn_size;
-      ffn = Math.max(ffn, Math.min(tokens, 32768) * m.moe.active_experts * (Math.max(2.0 * w / sx, m.hidden_size) + w / sx));
+      const sx = Math.max(tp / ep, 1.0), gx = Math.max(ep / tp, 1.0), w = m.moe.expert_ffn_size;
+      ffn = Math.max(ffn, m.hidden_size * (gx - 1.0) * tokens
+        + Math.min(gx * tokens, 32768) * m.moe.active_experts * (Math.max(2.0 * w / sx, m.hidden_size) + w / sx));
     }
     const logits = pp <= 1 || m.layers % pp === 0 ? (hw.max_sequences || 0) * m.vocab_size * 4.0 : 0.0;
     return 2.0 * (2.0 * m.hidden_size * tokens + ffn) + logits;
