@@ -273,6 +273,36 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
 
 RATE_POINTS = 64  # rates per curve, evenly spaced from 0 to where the curve stops
 
+# The tail the serving chapter's capacity is judged at: the P99 time between tokens (TBT), as Sarathi-Serve measures
+# capacity (its artifact, sarathi/benchmark/capacity_search/main.py: tbt_slo_quantile 0.99), the spec's TPOT target
+# read as the TBT target.
+TAIL = 0.99
+STALL_MOST = 4096  # prompts one stall is followed to; past it (lam t_p near 1) the tail is taken as unbounded
+
+
+def stall_pmf(k: int, a: float, rho: float) -> float:
+    """P(K = k) of formulas.techniques.stall_prompts_pmf, the generalized Poisson law of a = lam t_r and rho = lam t_p,
+    a (a + rho k)^(k - 1) e^(-a - rho k) / k!, in logarithms (k! overflows a float past k = 170)."""
+    if k == 0:
+        return math.exp(-a)
+    return math.exp(math.log(a) + (k - 1) * math.log(a + rho * k) - a - rho * k - math.lgamma(k + 1))
+
+
+def stall_quantile(a: float, rho: float, q: float = TAIL) -> float:
+    """The fewest prompts k with P(K <= k) >= q: the prompts prefilled in the q-th percentile gap between tokens
+    without chunked prefill (formulas.techniques.stall_tail_share); infinite where lam t_p >= 1 (the prefills alone
+    take all the time) or past STALL_MOST."""
+    if a <= 0:
+        return 0.0
+    if rho >= 1:
+        return math.inf
+    total = 0.0
+    for k in range(STALL_MOST + 1):
+        total += stall_pmf(k, a, rho)
+        if total >= q:
+            return float(k)
+    return math.inf
+
 
 def _highest(ok, hi: float, steps: int = 60) -> float:
     """The highest rate in [0, ``hi``] where ``ok`` (true at 0, false past some rate) holds, by bisection."""
@@ -347,6 +377,26 @@ def rate_curves(r) -> dict:
         x = _eval(r, qid, env)
         return x if math.isfinite(x) and x > 0 else 0.0
 
+    def tail_chunked(lam: float) -> float:
+        """The P99 time between tokens with chunked prefill at ``lam``: a step with a full chunk of C_p prompt tokens
+        beside the running sequences (the chunked TTFT over its T_in (1 - h_p) / C_p steps) where more than 1 - TAIL
+        of the steps carry one (``chunk_step_share``), else the steady step."""
+        t, busy, ttft = chunked(lam)
+        t, busy, ttft = float(t), float(busy), float(ttft)
+        if not math.isfinite(t):
+            return math.inf
+        share = _eval(r, "chunk_step_share", {**env, "lam": lam, "t_s": t})
+        return ttft * env["C_p"] / uncached if share > 1 - TAIL else t
+
+    def tail_unchunked(lam: float) -> float:
+        """The P99 time between tokens without chunked prefill at ``lam``: t_r + k t_p, the round alone
+        (``unchunked_round_time``) and k the prompts of the TAIL-th percentile stall (:func:`stall_quantile`)."""
+        w = unchunked(lam)[2]  # the weights the round's sequences read (an MoE's touched experts)
+        t_r = float(np.ravel(at("unchunked_round_time", lam, **w))[0])
+        if not (math.isfinite(t_r) and t_r > 0):
+            return math.inf
+        return t_r + stall_quantile(lam * t_r, lam * t_p) * t_p
+
     curves = {}
     for kind in ("chunked", "unchunked"):
         if kind == "chunked":
@@ -375,6 +425,8 @@ def rate_curves(r) -> dict:
             tpot, busy, w = unchunked(lam)
             ttft = np.full(lam.shape, t_p)
             stall = at("unchunked_stall_time", lam, **w)
+        tail = tail_chunked if kind == "chunked" else tail_unchunked
+        p99 = np.array([tail(float(x)) for x in lam])
         goodput, binds = stop, stop_by
         found = {}
         if sv.tpot is not None:
@@ -390,12 +442,19 @@ def rate_curves(r) -> dict:
         at_goodput = fn(min(goodput, float(lam[-1])))  # the memory limit itself has no finite step
         good_tpot = float(at_goodput[0])
         good_ttft = float(at_goodput[2]) if kind == "chunked" else t_p
-        curves[kind] = {"rate": [float(x) for x in lam], "tpot": [float(x) for x in tpot],
+        if sv.tpot is not None:  # the P99 capacity: the highest rate, up to where the curve stops, whose tail meets it
+            p99_rate = _highest(lambda x, tail=tail: bool(tail(x) <= sv.tpot), stop) if tail(0.0) <= sv.tpot else 0.0
+            p99_binds = "P99 TBT target" if p99_rate < stop else stop_by
+        else:
+            p99_rate, p99_binds = None, None
+        curves[kind] = {"p99": [float(x) for x in p99], "p99_rate": p99_rate, "p99_binds": p99_binds,
+                        "rate": [float(x) for x in lam], "tpot": [float(x) for x in tpot],
                         "ttft": [float(x) for x in ttft], "stall": [float(x) for x in stall],
                         "running": [float(x) for x in busy], "stop": float(stop), "stops_at": stop_by,
                         "limits": {k: (float(v) if math.isfinite(v) else None) for k, v in limits.items()},
                         "goodput": float(goodput), "goodput_binds": binds, "goodput_tpot": good_tpot,
                         "goodput_ttft": good_ttft}
     return {"prefill_alone_time": t_p, "capacity_batch": float(cap), "chunk": sv.chunk, "mean_context": mean,
+            "tail": TAIL,
             "tpot_target": sv.tpot, "ttft_target": sv.ttft, "chunked": curves["chunked"],
             "unchunked": curves["unchunked"]}
