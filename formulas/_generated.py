@@ -6,7 +6,7 @@ from functools import reduce
 import numpy
 from numpy import floor, log, maximum, minimum, sqrt
 
-DIGEST = '3267974d24018826bfaee688'
+DIGEST = 'f3a10d5a1cccbb1842941a5e'
 
 
 def q_peak_flops(P):
@@ -917,42 +917,18 @@ def q_chunk_step_share(C_p, T_in, h_p, lam, t_s):
 
 
 def q_stall_free_rate(N, N_e, T_in, T_out, W, a, b, c, q_p, t_p):
-    x0 = 2*b
-    x1 = log(q_p)
-    x2 = 2*a
-    x3 = W*t_p
+    x0 = b*t_p
+    x1 = 4*x0
+    x2 = 8*x0
+    x3 = log(q_p)
     x4 = 2*x3
-    x5 = T_out**2
-    x6 = c*x5
-    x7 = T_out*c
-    x8 = 2*T_in
-    x9 = b**2
-    x10 = 4*x9
-    x11 = x1**2
-    x12 = a**2*x11
-    x13 = 4*x12
-    x14 = a*x11
-    x15 = 8*T_in
-    x16 = c*x15
-    x17 = 4*x11
-    x18 = a*x17
-    x19 = 8*x14
-    x20 = 8*T_out
-    x21 = x11*x3
-    x22 = x17*x3
-    x23 = c**2*x11
-    x24 = x23*x5
-    x25 = 4*T_in
-    x26 = T_out**3
-    x27 = T_in**2
-    x28 = x23*x27
-    x29 = x23*x26
-    x30 = N*x2
-    x31 = N_e*x2
-    x32 = N_e*x7
-    x33 = c*x8
-    x34 = N*x7
-    return (1/4)*(N*x0 - N_e*x0 + x1*(2*T_in*c + T_out*c - T_out*x2 + 2*a - x4 - x6 - x7*x8) - sqrt(N**2*x10 - 8*N*N_e*x9 + N_e**2*x10 - 16*T_in*x14*x7 + T_out**4*x23 + T_out*x23*x25 + W**2*t_p**2*x17 - 4*b*x1*(-N*x33 - N*x4 + N*x6 + N_e*x33 + N_e*x4 - N_e*x6 + T_out*x30 - T_out*x31 - x30 + x31 - x32*x8 + x32 + x34*x8 - x34) + c*x18*x26 - x12*x20 + x13*x5 + x13 + x14*x15*x6 + x14*x16 + x14*x20*x3 + x15*x21*x7 - x15*x24 - x16*x21 + x18*x7 - x19*x3 - x19*x6 - x20*x28 + x22*x6 - x22*x7 + 4*x24*x27 + x24 + x25*x29 + 4*x28 - 2*x29))/(b*t_p*(N - N_e))
+    x5 = W*x4
+    x6 = 2*b
+    x7 = a*x4
+    x8 = T_in*c*x4
+    x9 = c*x3
+    x10 = -N*x6 + N_e*x6 + T_out**2*x9 + T_out*x7 + T_out*x8 - T_out*x9 + t_p*x5 - x7 - x8
+    return (-x10 - sqrt(x10**2 + x5*(N*x2 - N_e*x2)))/(N*x1 - N_e*x1)
 
 
 def e_ridge_point__full__0(P, W):

@@ -475,12 +475,15 @@ def stall_free_rate():
     (m_s = 0: t_p > theta - t_r, every stall misses) [1/s]: the share of stall-free gaps e^(-lam t_r(lam)) is q_p,
     lam t_r(lam) = -ln q_p with t_r(lam) the round alone (:func:`unchunked_round_time`), solved for lam by SymPy.
     Where a gap holds one prefill or more (m_s >= 1) the rate is higher (:func:`stall_tail_share`)."""
-    sol = sp.solve(sp.Eq(lam * unchunked_round_time(), -sp.log(q_p)), lam)
+    num, den = sp.fraction(sp.together(unchunked_round_time()))
+    z = sp.Dummy("z", positive=True)  # -ln q_p, kept whole through the solve (SymPy would fold it into powers of q_p)
+    qa, qb, qc = sp.Poly(sp.expand(lam * num - z * den), lam).all_coeffs()  # a quadratic in lam
+    sol = [((-qb + sign * sp.sqrt(qb**2 - 4 * qa * qc)) / (2 * qa)).subs(z, -sp.log(q_p)) for sign in (1, -1)]
     # two roots of a quadratic: lam t_r(lam) rises from 0 and meets -ln q_p first at the smaller one (the larger lies
     # past the rate where the rounds take all the time the prefills leave); told apart at one sample point
-    sample = {sym(k): v for k, v in (("N", 7e9), ("N_e", 0), ("b", 2), ("W", 2e12), ("t_p", 0.05), ("T_in", 1024),
-                                     ("T_out", 256), ("c", 131072), ("a", 0), ("q_p", 0.99))}
-    return sp.simplify(min(sol, key=lambda x: float(x.subs(sample))))
+    names = ("N", "N_e", "b", "W", "t_p", "T_in", "T_out", "c", "a", "q_p")
+    sample = (7e9, 0.0, 2.0, 2e12, 0.05, 1024.0, 256.0, 131072.0, 0.0, 0.99)
+    return min(sol, key=lambda x: float(sp.lambdify([sym(k) for k in names], x, "math")(*sample)))
 
 
 def chunk_step_share():

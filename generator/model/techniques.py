@@ -288,6 +288,31 @@ def stall_pmf(k: int, a: float, rho: float) -> float:
     return math.exp(math.log(a) + (k - 1) * math.log(a + rho * k) - a - rho * k - math.lgamma(k + 1))
 
 
+def stall_share_mixed(lam: float, t_r: float, prefills, shares, within: float, grid: float = 2.5e-4) -> float:
+    """P(stall <= ``within``) without chunked prefill when the prompts' lengths vary [1]: the prefills are of
+    ``prefills`` seconds with probabilities ``shares`` (one class per length), arrivals Poisson at ``lam``, a round of
+    ``t_r``.  The gap between two tokens is the first passage to 0 of t_r + A(u) - u, A(u) the prefill work arriving by
+    u (a compound Poisson process), so Kendall's identity (Takacs, "Introduction to the Theory of Queues", 1962,
+    chapter 1) gives P(stall = y) = t_r / (t_r + y) P(A(t_r + y) = y); with one length it is the generalized Poisson
+    law of :func:`stall_pmf`.  The law of A(u) is computed on a grid of ``grid`` seconds by Panjer's recursion
+    (Panjer, ASTIN Bulletin 12, 1981), every prefill rounded down to the grid (a stall is then still at least as
+    long as counted), for all u = t_r + y at once."""
+    steps = int(math.floor(within / grid + 1e-9))
+    jumps = [max(1, int(math.floor(t / grid))) for t in prefills]
+    y = np.arange(steps + 1)
+    mean = lam * (t_r + y * grid)  # arrivals expected by u = t_r + y, one per candidate stall y
+    f = np.zeros((steps + 1, steps + 1))  # f[j, i]: P(A(u_i) = j grid)
+    f[0] = np.exp(-mean)
+    for j in range(1, steps + 1):
+        acc = np.zeros(steps + 1)
+        for size, share in zip(jumps, shares, strict=True):
+            if size <= j:
+                acc += share * size * f[j - size]
+        f[j] = mean / j * acc
+    at_own = f[y, y]  # P(A(t_r + y) = y)
+    return float(np.sum(t_r / (t_r + y * grid) * at_own))
+
+
 def stall_quantile(a: float, rho: float, q: float = TAIL) -> float:
     """The fewest prompts k with P(K <= k) >= q: the prompts prefilled in the q-th percentile gap between tokens
     without chunked prefill (formulas.techniques.stall_tail_share); infinite where lam t_p >= 1 (the prefills alone
