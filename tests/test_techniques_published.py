@@ -8,7 +8,8 @@ claims for it:
   the verify step is compute-bound it can never pass E t(B) / t_v(B);
 - the **direction**: speculation helps at batch 1 and helps less once the verify step turns compute-bound; chunked
   prefill lowers the time-between-tokens tail at load and raises the rate a TPOT target allows;
-- the **size**, only where the formula claims to predict it (DeepSeek-V3's MTP at a memory-bound batch).  Where the
+- the **size**, only where the formula claims to predict it (DeepSeek-V3's MTP at a memory-bound batch; Sarathi-Serve's
+  P99 capacity gains within a factor 1.5, from the queueing model of the prefill stalls).  Where the
   measured size lies outside what the roofline gives, the test asserts what the formula says and the docstring
   reports the disagreement (docs/measurements.md, "Serving techniques against published results"); no test is tuned
   to pass.
