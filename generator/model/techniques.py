@@ -451,7 +451,14 @@ def rate_curves(r) -> dict:
             ttft = np.full(lam.shape, t_p)
             stall = at("unchunked_stall_time", lam, **w)
         tail = tail_chunked if kind == "chunked" else tail_unchunked
-        p99 = np.array([tail(float(x)) for x in lam])
+        if kind == "chunked":  # the same numbers as tail_chunked, over the whole grid at once
+            with np.errstate(invalid="ignore"):
+                share = at("chunk_step_share", lam, t_s=np.where(np.isfinite(tpot), tpot, 0.0))
+            p99 = np.where(np.isfinite(tpot), np.where(share > 1 - TAIL, ttft * env["C_p"] / uncached, tpot), np.inf)
+        else:  # tail_unchunked over the grid: the rounds at once, each one's stall quantile
+            rounds = np.broadcast_to(at("unchunked_round_time", lam, **w), lam.shape)
+            p99 = np.array([t + stall_quantile(x * t, x * t_p) * t_p if math.isfinite(t) and t > 0 else math.inf
+                            for x, t in zip(lam, rounds, strict=True)])
         goodput, binds = stop, stop_by
         found = {}
         if sv.tpot is not None:
@@ -468,7 +475,18 @@ def rate_curves(r) -> dict:
         good_tpot = float(at_goodput[0])
         good_ttft = float(at_goodput[2]) if kind == "chunked" else t_p
         if sv.tpot is not None:  # the P99 capacity: the highest rate, up to where the curve stops, whose tail meets it
-            p99_rate = _highest(lambda x, tail=tail: bool(tail(x) <= sv.tpot), stop) if tail(0.0) <= sv.tpot else 0.0
+            # the tail grows with the rate: bisect between the last grid rate that meets the target and the next
+            over = [i for i, x in enumerate(p99) if not x <= sv.tpot]
+            if not over:
+                p99_rate = stop
+            elif over[0] == 0:
+                p99_rate = 0.0
+            else:
+                lo, hi = float(lam[over[0] - 1]), float(lam[over[0]])
+                for _ in range(24):  # a 64th of the curve's span over 2^24
+                    mid = (lo + hi) / 2
+                    lo, hi = (mid, hi) if tail(mid) <= sv.tpot else (lo, mid)
+                p99_rate = lo
             p99_binds = "P99 TBT target" if p99_rate < stop else stop_by
         else:
             p99_rate, p99_binds = None, None
