@@ -20,7 +20,12 @@ Sources:
 - disaggregation: Zhong et al., "DistServe", OSDI 2024, section 3 (prefill and decode pools sized to one rate,
   the KV cache sent between them); Patel et al., "Splitwise", ISCA 2024;
 - prefix caching: Zheng et al., "SGLang: Efficient Execution of Structured Language Model Programs" (RadixAttention),
-  NeurIPS 2024; Kwon et al., "vLLM" (PagedAttention), SOSP 2023, section 4.4 (shared prefixes held once).
+  NeurIPS 2024; Kwon et al., "vLLM" (PagedAttention), SOSP 2023, section 4.4 (shared prefixes held once);
+- the tail (P99 time between tokens): vLLM v0's scheduler, vllm/core/scheduler.py ``_schedule_default`` (prefills
+  first), and Sarathi-Serve's artifact (github.com/microsoft/sarathi-serve: its vLLM baseline
+  sarathi/core/scheduler/vllm_scheduler.py, capacity at the P99 TBT); Tanner, "A derivation of the Borel
+  distribution", Biometrika 48, 1961; Consul and Jain, "A generalization of the Poisson distribution",
+  Technometrics 15, 1973.
 
 Every function returns a SymPy expression in the glossary's symbols; the closed forms (a sum, a solved balance, a
 solved rate) are SymPy's, checked against the sums and equations they come from in tests/test_techniques.py.
