@@ -491,6 +491,27 @@ def stall_free_rate():
     return min(sol, key=lambda x: float(sp.lambdify([sym(k) for k in names], x, "math")(*sample)))
 
 
+def unchunked_ttft():
+    """Mean time to first token without chunked prefill at arrival rate lam, at least [s]:
+    (t_r + t_p) / 2 + t_p / (2 (1 - lam t_p)).
+
+    Prefills first (vLLM v0), Poisson arrivals (each sees the time average): a prompt that arrives during a round
+    (a share t_r / t_c of the time, t_c = t_r + t_p a / (1 - rho) the mean cycle of a round and its stall, a = lam t_r,
+    rho = lam t_p) waits for the round to end (t_r / 2) and for its own prefill and those of the prompts that arrived
+    before it in the round (1 + a / 2 of them); one that arrives during a prefill step of S prompts waits for the step
+    to end (S t_p / 2) and for its prefill and the ones ahead of it (1 + rho S / 2).  The steps of a stall are the
+    generations of the branching process of :func:`stall_prompts_pmf`: S_1 ~ Poisson(a), S_(i+1) ~ Poisson(rho S_i),
+    so sum E[S_i] = a / (1 - rho) and sum E[S_i^2] = (a + a^2 + rho a / (1 - rho)) / (1 - rho^2); weighting each
+    step by its time and simplifying (SymPy) gives the closed form.  Only the prompts ahead are counted (a batched
+    prefill ends all its prompts together, later), so it is at least what the scheduler gives; lam = 0 gives
+    t_r / 2 + t_p, the round in progress and the prefill."""
+    a, rho = lam * t_r, lam * t_p
+    squares = (a + a**2 + rho * a / (1 - rho)) / (1 - rho**2)
+    cycle = t_r + t_p * a / (1 - rho)
+    waited = (t_r * (t_r / 2 + t_p * (1 + a / 2)) + t_p**2 * a / (1 - rho) + (1 + rho) * t_p**2 * squares / 2)
+    return sp.factor(sp.simplify(waited / cycle))
+
+
 def chunk_step_share():
     """Share of the steps that carry a prompt chunk with chunked prefill, steady state [1]: lam T_in (1 - h_p) t_s / C_p
     (Little's law: the prompt tokens arriving per step over the chunk a step carries), at most 1.  Where it passes

@@ -159,3 +159,10 @@ def test_the_stall_free_rate_solved_and_evaluated(capsys, spec):
     n_p = (70.6e9 - 2 * 128256 * 8192) / 8
     flops = 2 * n_p * 2048 + 2 * 80 * 8 * 128 * 2048 * 4096 + 2 * 128256 * 8192 / 8 * 2048 / 4096
     assert t_p == pytest.approx(flops / 1979e12, rel=1e-3)
+    # the mean TTFT without chunks at the spec's 2 requests/s: t_r at that rate by hand, then (t_r + t_p) / 2 +
+    # t_p / (2 (1 - lam t_p))
+    t_r = NB * (1 - 2 * t_p) / (W * (1 - 2 * t_p) - 2 * 511 * 4352 * C)
+    assert main(["derive", "unchunked_ttft", "--spec", spec]) == 0
+    out = capsys.readouterr().out
+    got = float(out.strip().splitlines()[-1].split("=")[-1].split()[0])
+    assert got == pytest.approx((t_r + t_p) / 2 + t_p / (2 * (1 - 2 * t_p)), rel=1e-5)

@@ -459,6 +459,8 @@ def rate_curves(r) -> dict:
             rounds = np.broadcast_to(at("unchunked_round_time", lam, **w), lam.shape)
             p99 = np.array([t + stall_quantile(x * t, x * t_p) * t_p if math.isfinite(t) and t > 0 else math.inf
                             for x, t in zip(lam, rounds, strict=True)])
+            good = np.isfinite(rounds) & (rounds > 0)
+            queued = np.where(good, at("unchunked_ttft", lam, t_r=np.where(good, rounds, 0.0)), np.inf)
         goodput, binds = stop, stop_by
         found = {}
         if sv.tpot is not None:
@@ -490,6 +492,8 @@ def rate_curves(r) -> dict:
             p99_binds = "P99 TBT target" if p99_rate < stop else stop_by
         else:
             p99_rate, p99_binds = None, None
+        if kind == "unchunked":  # the mean TTFT with the prefills queued first (``unchunked_ttft``)
+            curves["ttft_queued"] = [float(x) for x in queued]
         curves[kind] = {"p99": [float(x) for x in p99], "p99_rate": p99_rate, "p99_binds": p99_binds,
                         "rate": [float(x) for x in lam], "tpot": [float(x) for x in tpot],
                         "ttft": [float(x) for x in ttft], "stall": [float(x) for x in stall],
@@ -500,4 +504,4 @@ def rate_curves(r) -> dict:
     return {"prefill_alone_time": t_p, "capacity_batch": float(cap), "chunk": sv.chunk, "mean_context": mean,
             "tail": TAIL,
             "tpot_target": sv.tpot, "ttft_target": sv.ttft, "chunked": curves["chunked"],
-            "unchunked": curves["unchunked"]}
+            "unchunked": {**curves["unchunked"], "ttft_queued": curves["ttft_queued"]}}
