@@ -263,6 +263,9 @@ def test_the_p99_tail_of_the_70b(r70):
     for c in (ch, un):  # past the capacity the tail is a whole prefill or more: over the target
         past = [p for x, p in zip(c["rate"], c["p99"], strict=True) if x > c["p99_rate"] * 1.01]
         assert past and min(past) > 0.05 and min(past) >= t_p
+    # the queued mean TTFT without chunks: no arrivals, half a round and the prefill; then it grows with the rate
+    assert un["ttft_queued"][0] == pytest.approx(weights / 2 + t_p, rel=1e-3)
+    assert all(b >= a for a, b in zip(un["ttft_queued"], un["ttft_queued"][1:], strict=False))
     # without chunks the tail is the round plus whole prefills: (p99 - t_r) / t_p is a whole number
     t_r = [u * (1 - x * t_p) for x, u in zip(un["rate"], un["tpot"], strict=True)]
     for tail, rnd in zip(un["p99"], t_r, strict=True):

@@ -351,7 +351,14 @@ def rate_curves(r) -> dict:
     wait for it (``unchunked_step_time``; ``unchunked_stall_time`` the round that waits for a whole prefill).
     Each curve stops at the first limit it meets: compute, memory, the chunk budget (chunked) or the KV capacity
     (the running sequences' caches beside the weights); the goodput point is the highest rate whose TPOT and TTFT
-    meet the targets below that."""
+    meet the targets below that.
+
+    The tail (formulas/techniques.py, "the tail"): each curve's P99 time between tokens, with chunks a step with a
+    full chunk once more than 1 - TAIL of the steps carry one (``chunk_step_share``), without the round alone
+    (``unchunked_round_time``) plus the whole prefills of the TAIL-th percentile stall (prefills first, Poisson
+    arrivals: :func:`stall_quantile`); the P99 capacity, the highest rate whose tail meets the TPOT target (read as
+    the TBT target); and without chunks the mean TTFT with the prompts queued for their prefills
+    (``unchunked_ttft``)."""
     sv = r.spec.serving
     mean = float(sv.prompt) + float(sv.output) / 2
     env = _inputs(r, 1.0, mean)
@@ -492,9 +499,9 @@ def rate_curves(r) -> dict:
             p99_binds = "P99 TBT target" if p99_rate < stop else stop_by
         else:
             p99_rate, p99_binds = None, None
-        if kind == "unchunked":  # the mean TTFT with the prefills queued first (``unchunked_ttft``)
-            curves["ttft_queued"] = [float(x) for x in queued]
-        curves[kind] = {"p99": [float(x) for x in p99], "p99_rate": p99_rate, "p99_binds": p99_binds,
+        # without chunks, also the mean TTFT with the prompts queued for their prefills (``unchunked_ttft``)
+        extra = {"ttft_queued": [float(x) for x in queued]} if kind == "unchunked" else {}
+        curves[kind] = {**extra, "p99": [float(x) for x in p99], "p99_rate": p99_rate, "p99_binds": p99_binds,
                         "rate": [float(x) for x in lam], "tpot": [float(x) for x in tpot],
                         "ttft": [float(x) for x in ttft], "stall": [float(x) for x in stall],
                         "running": [float(x) for x in busy], "stop": float(stop), "stops_at": stop_by,
@@ -504,4 +511,4 @@ def rate_curves(r) -> dict:
     return {"prefill_alone_time": t_p, "capacity_batch": float(cap), "chunk": sv.chunk, "mean_context": mean,
             "tail": TAIL,
             "tpot_target": sv.tpot, "ttft_target": sv.ttft, "chunked": curves["chunked"],
-            "unchunked": {**curves["unchunked"], "ttft_queued": curves["ttft_queued"]}}
+            "unchunked": curves["unchunked"]}
