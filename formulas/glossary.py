@@ -144,6 +144,10 @@ TECHNIQUE_ENTRIES: tuple[Entry, ...] = (
     Entry("t_s", r"t_{s}", "s", "time of one decode step (one token for each running sequence)"),
     Entry("t_v", r"t_{v}", "s", "time of one verify round: k_d + 1 tokens of each running sequence, its cache read once"),
     Entry("theta", r"\theta", "s", "target time per output token (TPOT)"),
+    Entry("t_r", r"t_{r}", "s", "time of one decode round alone without chunked prefill (the prefills between rounds apart)"),
+    Entry("k_s", r"k_{s}", "1", "prompts prefilled between two decode rounds without chunked prefill (one stall)"),
+    Entry("m_s", r"m_{s}", "1", "most whole prefills one gap between tokens can hold within the target: floor((theta - t_r) / t_p)"),
+    Entry("q_p", r"q_{p}", "1", "the percentile of a tail target, as a fraction (0.99 for a P99 time between tokens)"),
 )
 
 ALL_ENTRIES: tuple[Entry, ...] = ENTRIES + PARALLEL_ENTRIES + TECHNIQUE_ENTRIES

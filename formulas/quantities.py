@@ -492,6 +492,15 @@ TECHNIQUE_DEFS: tuple[QuantityDef, ...] = (
                 "1/s", r"\lambda_{P,u}", (), _T.unchunked_rate_compute, _T.LITTLE),
     QuantityDef("goodput_rate_unchunked", "highest arrival rate whose TPOT meets the target without chunked "
                 "prefill", "1/s", r"\lambda_{\theta,u}", (), _T.goodput_rate_unchunked, _T.LITTLE),
+    QuantityDef("unchunked_round_time", "a decode round alone at arrival rate lambda without chunked prefill, "
+                "the prefills apart, at least", "s", r"t_{r}(\lambda)", (), _T.unchunked_round_time, _T.LITTLE),
+    QuantityDef("unchunked_ttft", "mean time to first token at arrival rate lambda without chunked prefill, "
+                "prefills first, at least", "s", r"t_{\mathrm{TTFT},u}(\lambda)", (), _T.unchunked_ttft, _T.STALLS),
+    QuantityDef("chunk_step_share", "share of the steps that carry a prompt chunk, chunked prefill, steady state",
+                "1", r"f_{c}(\lambda)", (), _T.chunk_step_share, _T.SARATHI),
+    QuantityDef("stall_free_rate", "highest arrival rate whose P-q_p time between tokens meets the target without "
+                "chunked prefill where no whole prefill fits a gap", "1/s", r"\lambda_{q,u}", (), _T.stall_free_rate,
+                _T.STALLS),
 )
 
 DEFS = DEFS + PARALLEL_DEFS + TECHNIQUE_DEFS

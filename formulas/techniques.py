@@ -20,7 +20,12 @@ Sources:
 - disaggregation: Zhong et al., "DistServe", OSDI 2024, section 3 (prefill and decode pools sized to one rate,
   the KV cache sent between them); Patel et al., "Splitwise", ISCA 2024;
 - prefix caching: Zheng et al., "SGLang: Efficient Execution of Structured Language Model Programs" (RadixAttention),
-  NeurIPS 2024; Kwon et al., "vLLM" (PagedAttention), SOSP 2023, section 4.4 (shared prefixes held once).
+  NeurIPS 2024; Kwon et al., "vLLM" (PagedAttention), SOSP 2023, section 4.4 (shared prefixes held once);
+- the tail (P99 time between tokens): vLLM v0's scheduler, vllm/core/scheduler.py ``_schedule_default`` (prefills
+  first), and Sarathi-Serve's artifact (github.com/microsoft/sarathi-serve: its vLLM baseline
+  sarathi/core/scheduler/vllm_scheduler.py, capacity at the P99 TBT); Tanner, "A derivation of the Borel
+  distribution", Biometrika 48, 1961; Consul and Jain, "A generalization of the Poisson distribution",
+  Technometrics 15, 1973.
 
 Every function returns a SymPy expression in the glossary's symbols; the closed forms (a sum, a solved balance, a
 solved rate) are SymPy's, checked against the sums and equations they come from in tests/test_techniques.py.
@@ -38,12 +43,17 @@ SARATHI = "Agrawal et al., Sarathi-Serve, OSDI 2024, sections 3-4 (chunked prefi
 LITTLE = "Yu et al., Orca, OSDI 2022 (continuous batching); Little 1961 (L = lambda W)"
 DISTSERVE = "Zhong et al., DistServe, OSDI 2024, section 3; Patel et al., Splitwise, ISCA 2024"
 PREFIX = "Zheng et al., SGLang RadixAttention, NeurIPS 2024; Kwon et al., vLLM, SOSP 2023, section 4.4"
+STALLS = ("vLLM v0 vllm/core/scheduler.py _schedule_default and Sarathi-Serve's baseline "
+          "sarathi/core/scheduler/vllm_scheduler.py (prefills first, every waiting prompt the budget holds, no decodes "
+          "in that step); Tanner, Biometrika 48, 1961 (Borel-Tanner law); Consul and Jain, Technometrics 15, 1973 "
+          "(generalized Poisson law)")
 
 (N, N_a, N_e, N_p, L, d, H_q, d_h, V, b, c, a, P, W, B, S, C) = (
     sym(x) for x in ("N", "N_a", "N_e", "N_p", "L", "d", "H_q", "d_h", "V", "b", "c", "a", "P", "W", "B", "S", "C"))
 (p_a, k_d, t_d, C_p, s_c, lam, T_in, T_out, h_p, n_P, n_D, W_kv, t_p, t_s, theta) = (
     sym(x) for x in ("p_a", "k_d", "t_d", "C_p", "s_c", "lam", "T_in", "T_out", "h_p", "n_P", "n_D", "W_kv",
                      "t_p", "t_s", "theta"))
+(t_r, k_s, m_s, q_p) = (sym(x) for x in ("t_r", "k_s", "m_s", "q_p"))
 _i = sp.Symbol("i", integer=True, nonnegative=True)  # a summation index, not a glossary symbol
 
 
@@ -405,3 +415,105 @@ def goodput_rate_unchunked():
     t_u(lam) = theta solved for lam (SymPy)."""
     sol = sp.solve(sp.Eq(unchunked_step_time(), theta), lam)
     return sp.simplify(sol[0])
+
+
+# ----------------------------------------------------------------------------------------------- the tail: P99 TBT
+# Sarathi-Serve measures capacity as the highest rate whose P99 time between tokens (TBT) meets a target (its
+# artifact, sarathi/benchmark/capacity_search: tbt_slo_quantile 0.99; the strict targets 0.1 s for Mistral-7B, 0.2 s
+# for Yi-34B, osdi-experiments/figure-5-6/README.md).  The steady state above gives the mean; the tail is where the
+# prefills fall.  Without chunked prefill the engines' scheduler runs prefills first: vLLM v0's _schedule_default
+# (vllm/core/scheduler.py: "Don't schedule decodes if prefills are scheduled") and the vLLM baseline Sarathi-Serve
+# measured (sarathi/core/scheduler/vllm_scheduler.py) admit, before each round, every waiting prompt that fits the
+# token budget (max_num_batched_tokens: the longest prompt allowed, 8,192 or 16,384 in Sarathi-Serve's runs) and the
+# sequence limit (max_num_seqs, 128), and prefill them in a step with no decode tokens; prompts that arrive during
+# that prefill are admitted the same way before the next round.  With Poisson arrivals at lam, the prompts waiting
+# after a round of t_r are Poisson of mean lam t_r, and each prefill of t_p lets a Poisson(lam t_p) number more
+# arrive: the prompts prefilled in one gap are the customers served in a busy period of a queue with constant
+# service t_p started by a Poisson(lam t_r) number (Borel-Tanner, mixed over a Poisson start: the generalized
+# Poisson law).  A prefill is compute-bound, its time linear in its prompts (t_p each, the batch of k taking k t_p
+# at least), so the gap between two tokens of a running sequence is t_r + k_s t_p, whatever the budget splits the
+# k_s prompts into.
+
+def unchunked_round_time():
+    """One decode round alone without chunked prefill, at arrival rate lam [s]: t_r = t_u (1 - lam t_p), the
+    memory ledger of the lam (T_out - 1) t_u sequences running at the mean context (:func:`unchunked_step_time`: the
+    rounds run in the 1 - lam t_p of every second the prefills leave).  lam = 0 gives the weights' stream time."""
+    return sp.simplify(unchunked_step_time() * (1 - lam * t_p))
+
+
+def stall_prompts_given(n):
+    """P(K = k_s | n prompts waiting after a round) [1], the Borel-Tanner law (Tanner 1961): the customers served in
+    a busy period of a queue with constant service t_p and Poisson arrivals (lam t_p per service) started by n,
+    (n / k_s) e^(-lam t_p k_s) (lam t_p k_s)^(k_s - n) / (k_s - n)! for k_s >= n."""
+    rho = lam * t_p
+    return n / k_s * sp.exp(-rho * k_s) * (rho * k_s)**(k_s - n) / sp.factorial(k_s - n)
+
+
+def stall_prompts_pmf():
+    """P(K = k_s) [1]: the prompts prefilled between two decode rounds without chunked prefill, with Poisson arrivals
+    at lam, a round of t_r and t_p a prefill: the generalized Poisson law (Consul and Jain 1973) of a = lam t_r and
+    rho = lam t_p, a (a + rho k_s)^(k_s - 1) e^(-a - rho k_s) / k_s!: the Borel-Tanner law of
+    :func:`stall_prompts_given` mixed over the Poisson(a) prompts waiting after the round (tests/test_techniques.py
+    checks the two agree).  k_s = 0 (no prompt arrived: no stall) has e^(-lam t_r); its mean is lam t_r / (1 - lam t_p),
+    finite below lam t_p = 1."""
+    a, rho = lam * t_r, lam * t_p
+    return a * (a + rho * k_s)**(k_s - 1) * sp.exp(-a - rho * k_s) / sp.factorial(k_s)
+
+
+def stall_gap_prompts():
+    """Most whole prefills one gap between tokens can hold within the target [1]: m_s = floor((theta - t_r) / t_p);
+    a gap of t_r + k_s t_p meets theta exactly when k_s <= m_s (none where theta < t_r)."""
+    return sp.floor((theta - t_r) / t_p)
+
+
+def stall_tail_share():
+    """P(K <= m_s) [1]: the share of the gaps between tokens that meet the target without chunked prefill,
+    sum_{k=0}^{m_s} P(K = k) (:func:`stall_prompts_pmf`).  Every running sequence sees every gap, so this is the
+    share of its tokens too: the P-q_p time between tokens meets theta while it is at least q_p (the rate where it
+    falls to q_p is solved numerically, genreport.model.techniques ``rate_curves``: m_s and t_r move with lam)."""
+    i = sp.Symbol("i", integer=True, nonnegative=True)
+    return sp.Sum(stall_prompts_pmf().subs(k_s, i), (i, 0, m_s))
+
+
+def stall_free_rate():
+    """Highest arrival rate whose P-q_p time between tokens meets the target when no whole prefill fits a gap
+    (m_s = 0: t_p > theta - t_r, every stall misses) [1/s]: the share of stall-free gaps e^(-lam t_r(lam)) is q_p,
+    lam t_r(lam) = -ln q_p with t_r(lam) the round alone (:func:`unchunked_round_time`), solved for lam by SymPy.
+    Where a gap holds one prefill or more (m_s >= 1) the rate is higher (:func:`stall_tail_share`)."""
+    num, den = sp.fraction(sp.together(unchunked_round_time()))
+    z = sp.Dummy("z", positive=True)  # -ln q_p, kept whole through the solve (SymPy would fold it into powers of q_p)
+    qa, qb, qc = sp.Poly(sp.expand(lam * num - z * den), lam).all_coeffs()  # a quadratic in lam
+    sol = [((-qb + sign * sp.sqrt(qb**2 - 4 * qa * qc)) / (2 * qa)).subs(z, -sp.log(q_p)) for sign in (1, -1)]
+    # two roots of a quadratic: lam t_r(lam) rises from 0 and meets -ln q_p first at the smaller one (the larger lies
+    # past the rate where the rounds take all the time the prefills leave); told apart at one sample point
+    names = ("N", "N_e", "b", "W", "t_p", "T_in", "T_out", "c", "a", "q_p")
+    sample = (7e9, 0.0, 2.0, 2e12, 0.05, 1024.0, 256.0, 131072.0, 0.0, 0.99)
+    return min(sol, key=lambda x: float(sp.lambdify([sym(k) for k in names], x, "math")(*sample)))
+
+
+def unchunked_ttft():
+    """Mean time to first token without chunked prefill at arrival rate lam, at least [s]:
+    (t_r + t_p) / 2 + t_p / (2 (1 - lam t_p)).
+
+    Prefills first (vLLM v0), Poisson arrivals (each sees the time average): a prompt that arrives during a round
+    (a share t_r / t_c of the time, t_c = t_r + t_p a / (1 - rho) the mean cycle of a round and its stall, a = lam t_r,
+    rho = lam t_p) waits for the round to end (t_r / 2) and for its own prefill and those of the prompts that arrived
+    before it in the round (1 + a / 2 of them); one that arrives during a prefill step of S prompts waits for the step
+    to end (S t_p / 2) and for its prefill and the ones ahead of it (1 + rho S / 2).  The steps of a stall are the
+    generations of the branching process of :func:`stall_prompts_pmf`: S_1 ~ Poisson(a), S_(i+1) ~ Poisson(rho S_i),
+    so sum E[S_i] = a / (1 - rho) and sum E[S_i^2] = (a + a^2 + rho a / (1 - rho)) / (1 - rho^2); weighting each
+    step by its time and simplifying (SymPy) gives the closed form.  Only the prompts ahead are counted (a batched
+    prefill ends all its prompts together, later), so it is at least what the scheduler gives; lam = 0 gives
+    t_r / 2 + t_p, the round in progress and the prefill."""
+    a, rho = lam * t_r, lam * t_p
+    squares = (a + a**2 + rho * a / (1 - rho)) / (1 - rho**2)
+    cycle = t_r + t_p * a / (1 - rho)
+    waited = (t_r * (t_r / 2 + t_p * (1 + a / 2)) + t_p**2 * a / (1 - rho) + (1 + rho) * t_p**2 * squares / 2)
+    return sp.factor(sp.simplify(waited / cycle))
+
+
+def chunk_step_share():
+    """Share of the steps that carry a prompt chunk with chunked prefill, steady state [1]: lam T_in (1 - h_p) t_s / C_p
+    (Little's law: the prompt tokens arriving per step over the chunk a step carries), at most 1.  Where it passes
+    1 - q_p the P-q_p time between tokens is a step with a full chunk (:func:`mixed_time`), else a plain step."""
+    return lam * T_in * (1 - h_p) * t_s / C_p

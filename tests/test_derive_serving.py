@@ -8,6 +8,7 @@ The steady state of continuous batching (Orca; Little's law) t_s = N b / (W - la
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -57,7 +58,7 @@ def _value(capsys, *args) -> float:
     assert main(["derive", *args]) == 0
     out = capsys.readouterr().out
     line = [x for x in out.splitlines() if x.strip().startswith(("lambda_theta =", "lambda_C =", "lambda_s_{c} =",
-                                                                 "t_s =", "E =", "lam =", "sigma ="))][-1]
+                                                                 "t_s =", "E =", "lam =", "sigma =", "lambda_q,u ="))][-1]
     return float(line.split("=")[-1].split()[0])
 
 
@@ -136,3 +137,32 @@ def test_the_caches_and_chunk_ceilings_solved_and_evaluated(capsys, spec):
         512 * W / (2559 * NB + 512 * q_r), rel=1e-5)
     assert _value(capsys, "chunk_budget_rate", "--spec", spec, "--set", "serving.chunk=1024") == pytest.approx(
         1024 * W / (2559 * NB + 1024 * _request_bytes(s_c=1024)), rel=1e-5)
+
+
+def test_the_stall_free_rate_solved_and_evaluated(capsys, spec):
+    """``derive stall_free_rate`` (issue 30, the tail): without chunked prefill, where no whole prefill fits a gap
+    between tokens, the P99 time between tokens meets the target only while no prompt arrives during a round,
+    e^(-lam t_r(lam)) >= 0.99 (Poisson arrivals; vLLM v0 prefills every waiting prompt first).  The spec gives t_p,
+    the 2,048 uncached prompt tokens prefilled alone on one GPU, and q_p = 0.99; by hand the round alone is
+    t_r = N b (1 - lam t_p) / (W (1 - lam t_p) - lam 511 x 4,352 c) (the rounds run in the time the prefills leave),
+    and the rate solves lam t_r = -ln 0.99."""
+    assert main(["derive", "stall_free_rate", "--spec", spec]) == 0
+    out = capsys.readouterr().out
+    assert "q_p = 0.99" in out and "log(q_p)" in out
+    t_p = float(out.split("t_p = ")[-1].split()[0])
+    lam = _value(capsys, "stall_free_rate", "--spec", spec)
+    t_r = NB * (1 - lam * t_p) / (W * (1 - lam * t_p) - lam * 511 * 4352 * C)
+    assert lam * t_r == pytest.approx(-math.log(0.99), rel=1e-5)
+    assert lam == pytest.approx(3.6143, abs=1e-4)
+    # t_p by hand, compute-bound at fp8 (1,979 TFLOP/s dense): 2 N_p 2,048 + the causal attention 2 L H_q d_h 2,048
+    # x 4,096 (each uncached token against the whole prompt) + the head 2 V d / 2, per GPU of tp 8
+    n_p = (70.6e9 - 2 * 128256 * 8192) / 8
+    flops = 2 * n_p * 2048 + 2 * 80 * 8 * 128 * 2048 * 4096 + 2 * 128256 * 8192 / 8 * 2048 / 4096
+    assert t_p == pytest.approx(flops / 1979e12, rel=1e-3)
+    # the mean TTFT without chunks at the spec's 2 requests/s: t_r at that rate by hand, then (t_r + t_p) / 2 +
+    # t_p / (2 (1 - lam t_p))
+    t_r = NB * (1 - 2 * t_p) / (W * (1 - 2 * t_p) - 2 * 511 * 4352 * C)
+    assert main(["derive", "unchunked_ttft", "--spec", spec]) == 0
+    out = capsys.readouterr().out
+    got = float(out.strip().splitlines()[-1].split("=")[-1].split()[0])
+    assert got == pytest.approx((t_r + t_p) / 2 + t_p / (2 * (1 - 2 * t_p)), rel=1e-5)

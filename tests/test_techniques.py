@@ -161,3 +161,79 @@ def test_shared_prefixes_fit_more_sequences():
     plain = at(t.prefix_capacity_batch(), S=8192, h_p=0.0, T_in=4096)
     assert math.floor(plain) == 65  # seed 003's 65 sequences at 8k
     assert at(t.prefix_capacity_batch(), S=8192, h_p=0.5, T_in=4096) > 1.3 * plain
+
+
+def test_the_prompts_of_one_stall_follow_the_generalized_poisson_law():
+    """The tail without chunked prefill (formulas/techniques.py): vLLM v0 prefills every waiting prompt before the
+    next round, so the prompts K prefilled in one gap are a busy period of a queue with constant service t_p started
+    by the Poisson(lam t_r) prompts of the round.  Given n to start, K is Borel-Tanner (Tanner, Biometrika 48, 1961);
+    mixed over the Poisson start it is the generalized Poisson law a (a + rho k)^(k-1) e^(-a - rho k) / k! (Consul
+    and Jain, Technometrics 15, 1973), a = lam t_r, rho = lam t_p.  Checked: the closed form against the mixture, its
+    total and mean a / (1 - rho), the report's float form, and Kendall's identity over two prompt lengths by hand."""
+    from genreport.model.techniques import stall_pmf, stall_quantile, stall_share_mixed
+
+    lam, t_r, t_p = 4.0, 0.012, 0.08
+    a, rho = lam * t_r, lam * t_p
+    pmf = t.stall_prompts_pmf()
+    k, n = sym("k_s"), sp.Symbol("n")
+    given = t.stall_prompts_given(n)
+    values = {sym("lam"): lam, sym("t_r"): t_r, sym("t_p"): t_p}
+    for kv in range(1, 7):  # P(K = k) = sum_n Poisson(a)(n) BorelTanner(k | n); no start (n = 0) gives K = 0
+        mixed = sum(math.exp(-a) * a**nv / math.factorial(nv) * float(given.subs({**values, n: nv, k: kv}))
+                    for nv in range(1, kv + 1))
+        closed = float(pmf.subs({**values, k: kv}))
+        assert closed == pytest.approx(mixed, rel=1e-12) and stall_pmf(kv, a, rho) == pytest.approx(closed, rel=1e-12)
+    assert float(pmf.subs({**values, k: 0})) == pytest.approx(math.exp(-a), rel=1e-12) == stall_pmf(0, a, rho)
+    probs = [stall_pmf(kv, a, rho) for kv in range(400)]
+    assert sum(probs) == pytest.approx(1.0, abs=1e-12)
+    assert sum(kv * p for kv, p in enumerate(probs)) == pytest.approx(a / (1 - rho), rel=1e-9)
+    # the P99 gap: e^(-a) = 0.953 < 0.99; with one prefill 0.953 + 0.048 e^(-0.368) = 0.986; two, + 0.048 (0.688)
+    # e^(-0.688) / 2 = 0.995: two prefills
+    assert stall_pmf(1, a, rho) == pytest.approx(0.048 * math.exp(-0.368), rel=1e-12)
+    assert stall_pmf(2, a, rho) == pytest.approx(0.048 * 0.688 * math.exp(-0.688) / 2, rel=1e-12)
+    assert stall_quantile(a, rho) == 2.0 and stall_quantile(0.005, rho) == 0.0  # e^(-0.005) = 0.995 >= 0.99
+    assert stall_quantile(a, 1.0) == math.inf  # the prefills alone take all the time
+    # one length through Kendall's identity is the same law
+    for m in range(4):
+        assert stall_share_mixed(lam, t_r, [t_p], [1.0], m * t_p, grid=t_p / 8) == pytest.approx(
+            sum(probs[: m + 1]), rel=1e-12)
+    # two lengths by hand (10 ms and 150 ms, 30% and 70%), a gap of 10 ms: none arrived (e^(-lam t_r)), or one short
+    # one arrived and nothing during it: P(stall = y) = t_r / (t_r + y) P(A(t_r + y) = y), one short prompt in
+    # t_r + y = 22 ms and no long one, t_r / 0.022 x (lam 0.3 x 0.022) e^(-lam 0.022)
+    by_hand = math.exp(-lam * t_r) + t_r * lam * 0.3 * math.exp(-lam * (t_r + 0.010))
+    assert stall_share_mixed(lam, t_r, [0.010, 0.150], [0.3, 0.7], 0.0105, grid=1e-3) == pytest.approx(by_hand,
+                                                                                                        rel=1e-12)
+
+
+def test_the_stall_free_rate_solves_its_balance():
+    """Where no whole prefill fits a gap (m_s = 0), the P-q_p time between tokens meets the target while
+    e^(-lam t_r(lam)) >= q_p: the closed form of ``stall_free_rate`` gives lam t_r(lam) = -ln q_p, t_r the round alone
+    (``unchunked_round_time``, t_u (1 - lam t_p)).  Llama 3.1 8B on H100, 4k prompts, 512 outputs, t_p 70 ms: by hand
+    t_r = N b (1 - lam t_p) / (W (1 - lam t_p) - lam 511 (4,096 + 256) c)."""
+    v = {"T_in": 4096, "T_out": 512, "t_p": 0.07, "q_p": 0.99}
+    lam = at(t.stall_free_rate(), **v)
+    nb, c, w = 8.03e9 * 2, 131072.0, 3.35e12
+    t_r = nb * (1 - lam * 0.07) / (w * (1 - lam * 0.07) - lam * 511 * 4352 * c)
+    assert at(t.unchunked_round_time(), lam=lam, **v) == pytest.approx(t_r, rel=1e-12)
+    assert lam * t_r == pytest.approx(-math.log(0.99), rel=1e-12)
+    assert 0 < lam < at(t.unchunked_rate_memory(), **v)  # the smaller root, where the rounds still fit
+    assert at(t.unchunked_round_time(), lam=0.0, **v) == pytest.approx(nb / w, rel=1e-12)  # no arrivals
+    # the m_s of a gap: (50 ms - 4.8 ms) / 70 ms holds no whole prefill
+    assert float(t.stall_gap_prompts().subs({sym("theta"): 0.05, sym("t_r"): 0.0048, sym("t_p"): 0.07})) == 0
+    # chunked prefill: the share of steps with a chunk, lam T_in t_s / C_p (Little's law over the prompt tokens)
+    assert at(t.chunk_step_share(), lam=2.0, t_s=0.01, C_p=512, h_p=0.0, **v) == pytest.approx(2 * 4096 * 0.01 / 512)
+
+
+def test_the_mean_ttft_with_the_prefills_queued_first():
+    """``unchunked_ttft``: (t_r + t_p) / 2 + t_p / (2 (1 - lam t_p)), the mean over the branching steps of a stall
+    (S_1 ~ Poisson(lam t_r), S_(i+1) ~ Poisson(lam t_p S_i)) weighted by their time.  By hand at lam 5/s, t_r 20 ms,
+    t_p 60 ms: a = 0.1, rho = 0.3, the cycle 0.02 + 0.06 x 0.1 / 0.7 = 28.571 ms, sum E[S_i^2] = (0.1 + 0.01 +
+    0.03 / 0.7) / 0.91 = 0.16797; (0.02 (0.01 + 0.06 x 1.05) + 0.0036 x 0.1 / 0.7 + 1.3 x 0.0036 x 0.16797 / 2) /
+    0.028571 = 82.857 ms (a simulation of the scheduler, 100,000 prompts, gave 82.88 ms)."""
+    v = {sym("lam"): 5.0, sym("t_r"): 0.02, sym("t_p"): 0.06}
+    got = float(t.unchunked_ttft().subs(v))
+    squares = (0.1 + 0.01 + 0.03 / 0.7) / 0.91
+    by_hand = (0.02 * (0.01 + 0.06 * 1.05) + 0.0036 * 0.1 / 0.7 + 1.3 * 0.0036 * squares / 2) / (0.02 + 0.006 / 0.7)
+    assert got == pytest.approx(by_hand, rel=1e-12) == pytest.approx(0.082857, abs=1e-6)
+    assert got == pytest.approx((0.02 + 0.06) / 2 + 0.06 / (2 * 0.7), rel=1e-12)
+    assert float(t.unchunked_ttft().subs({**v, sym("lam"): 0})) == pytest.approx(0.01 + 0.06)  # t_r / 2 + t_p

@@ -307,13 +307,31 @@ def _numbers(args, accounting: str | None, qid: str) -> Numbers:
 def serving_values(spec, values: dict) -> dict[str, float]:
     """The technique symbols the spec's ``serving`` block gives (formulas/techniques.py): T_in, T_out, h_p, s_c and
     C_p (the prompt tokens of a mixed step, min(s_c, T_in (1 - h_p))), theta (the TPOT target), lam (the rate), p_a and k_d (speculative), and t_d, the drafts'
-    share of one plain decode step at the point (max of its two ledgers), where the point has a batch and context."""
+    share of one plain decode step at the point (max of its two ledgers), where the point has a batch and context;
+    t_p, the uncached prompt prefilled alone on one GPU (``prefill_alone_time``), t_r the decode round alone at the
+    rate without chunked prefill (``unchunked_round_time``), and q_p = 0.99, the tail of the time between tokens
+    (``stall_free_rate``)."""
     sv = spec.serving
     if sv is None:
         return {}
     from genreport.model.techniques import request_inputs
 
     out = request_inputs(sv)
+    from genreport.model.techniques import TAIL
+
+    out["q_p"] = TAIL  # the P99 of the time between tokens (Sarathi-Serve's capacity)
+    if all(k in values for k in ("N_p", "P", "W", "c")):  # t_p: the uncached prompt prefilled alone on one GPU
+        from genreport.formulas.compiled import load
+
+        pre = load()["prefill_alone_time"]
+        given = {**values, **out, "S": 0.0}
+        if all(a in given for a in pre.fn_args):
+            out["t_p"] = float(np.ravel(pre.fn(*(given[a] for a in pre.fn_args)))[0])
+        rnd = load()["unchunked_round_time"]  # t_r: the decode round alone at the spec's rate, without chunks
+        given = {**values, **out, "S": float(sv.prompt) + float(sv.output) / 2,
+                 **({"lam": float(sv.rate)} if sv.rate is not None else {})}
+        if sv.rate is not None and all(a in given for a in rnd.fn_args):
+            out["t_r"] = float(np.ravel(rnd.fn(*(given[a] for a in rnd.fn_args)))[0])
     if sv.tpot is not None:
         out["theta"] = float(sv.tpot)
     if sv.rate is not None:

@@ -273,6 +273,61 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
 
 RATE_POINTS = 64  # rates per curve, evenly spaced from 0 to where the curve stops
 
+# The tail the serving chapter's capacity is judged at: the P99 time between tokens (TBT), as Sarathi-Serve measures
+# capacity (its artifact, sarathi/benchmark/capacity_search/main.py: tbt_slo_quantile 0.99), the spec's TPOT target
+# read as the TBT target.
+TAIL = 0.99
+STALL_MOST = 4096  # prompts one stall is followed to; past it (lam t_p near 1) the tail is taken as unbounded
+
+
+def stall_pmf(k: int, a: float, rho: float) -> float:
+    """P(K = k) of formulas.techniques.stall_prompts_pmf, the generalized Poisson law of a = lam t_r and rho = lam t_p,
+    a (a + rho k)^(k - 1) e^(-a - rho k) / k!, in logarithms (k! overflows a float past k = 170)."""
+    if k == 0:
+        return math.exp(-a)
+    return math.exp(math.log(a) + (k - 1) * math.log(a + rho * k) - a - rho * k - math.lgamma(k + 1))
+
+
+def stall_share_mixed(lam: float, t_r: float, prefills, shares, within: float, grid: float = 2.5e-4) -> float:
+    """P(stall <= ``within``) without chunked prefill when the prompts' lengths vary [1]: the prefills are of
+    ``prefills`` seconds with probabilities ``shares`` (one class per length), arrivals Poisson at ``lam``, a round of
+    ``t_r``.  The gap between two tokens is the first passage to 0 of t_r + A(u) - u, A(u) the prefill work arriving by
+    u (a compound Poisson process), so Kendall's identity (Takacs, "Introduction to the Theory of Queues", 1962,
+    chapter 1) gives P(stall = y) = t_r / (t_r + y) P(A(t_r + y) = y); with one length it is the generalized Poisson
+    law of :func:`stall_pmf`.  The law of A(u) is computed on a grid of ``grid`` seconds by Panjer's recursion
+    (Panjer, ASTIN Bulletin 12, 1981), every prefill rounded down to the grid (a stall is then still at least as
+    long as counted), for all u = t_r + y at once."""
+    steps = int(math.floor(within / grid + 1e-9))
+    jumps = [max(1, int(math.floor(t / grid))) for t in prefills]
+    y = np.arange(steps + 1)
+    mean = lam * (t_r + y * grid)  # arrivals expected by u = t_r + y, one per candidate stall y
+    f = np.zeros((steps + 1, steps + 1))  # f[j, i]: P(A(u_i) = j grid)
+    f[0] = np.exp(-mean)
+    for j in range(1, steps + 1):
+        acc = np.zeros(steps + 1)
+        for size, share in zip(jumps, shares, strict=True):
+            if size <= j:
+                acc += share * size * f[j - size]
+        f[j] = mean / j * acc
+    at_own = f[y, y]  # P(A(t_r + y) = y)
+    return float(np.sum(t_r / (t_r + y * grid) * at_own))
+
+
+def stall_quantile(a: float, rho: float, q: float = TAIL) -> float:
+    """The fewest prompts k with P(K <= k) >= q: the prompts prefilled in the q-th percentile gap between tokens
+    without chunked prefill (formulas.techniques.stall_tail_share); infinite where lam t_p >= 1 (the prefills alone
+    take all the time) or past STALL_MOST."""
+    if a <= 0:
+        return 0.0
+    if rho >= 1:
+        return math.inf
+    total = 0.0
+    for k in range(STALL_MOST + 1):
+        total += stall_pmf(k, a, rho)
+        if total >= q:
+            return float(k)
+    return math.inf
+
 
 def _highest(ok, hi: float, steps: int = 60) -> float:
     """The highest rate in [0, ``hi``] where ``ok`` (true at 0, false past some rate) holds, by bisection."""
@@ -296,7 +351,14 @@ def rate_curves(r) -> dict:
     wait for it (``unchunked_step_time``; ``unchunked_stall_time`` the round that waits for a whole prefill).
     Each curve stops at the first limit it meets: compute, memory, the chunk budget (chunked) or the KV capacity
     (the running sequences' caches beside the weights); the goodput point is the highest rate whose TPOT and TTFT
-    meet the targets below that."""
+    meet the targets below that.
+
+    The tail (formulas/techniques.py, "the tail"): each curve's P99 time between tokens, with chunks a step with a
+    full chunk once more than 1 - TAIL of the steps carry one (``chunk_step_share``), without the round alone
+    (``unchunked_round_time``) plus the whole prefills of the TAIL-th percentile stall (prefills first, Poisson
+    arrivals: :func:`stall_quantile`); the P99 capacity, the highest rate whose tail meets the TPOT target (read as
+    the TBT target); and without chunks the mean TTFT with the prompts queued for their prefills
+    (``unchunked_ttft``)."""
     sv = r.spec.serving
     mean = float(sv.prompt) + float(sv.output) / 2
     env = _inputs(r, 1.0, mean)
@@ -347,6 +409,26 @@ def rate_curves(r) -> dict:
         x = _eval(r, qid, env)
         return x if math.isfinite(x) and x > 0 else 0.0
 
+    def tail_chunked(lam: float) -> float:
+        """The P99 time between tokens with chunked prefill at ``lam``: a step with a full chunk of C_p prompt tokens
+        beside the running sequences (the chunked TTFT over its T_in (1 - h_p) / C_p steps) where more than 1 - TAIL
+        of the steps carry one (``chunk_step_share``), else the steady step."""
+        t, busy, ttft = chunked(lam)
+        t, busy, ttft = float(t), float(busy), float(ttft)
+        if not math.isfinite(t):
+            return math.inf
+        share = _eval(r, "chunk_step_share", {**env, "lam": lam, "t_s": t})
+        return ttft * env["C_p"] / uncached if share > 1 - TAIL else t
+
+    def tail_unchunked(lam: float) -> float:
+        """The P99 time between tokens without chunked prefill at ``lam``: t_r + k t_p, the round alone
+        (``unchunked_round_time``) and k the prompts of the TAIL-th percentile stall (:func:`stall_quantile`)."""
+        w = unchunked(lam)[2]  # the weights the round's sequences read (an MoE's touched experts)
+        t_r = float(np.ravel(at("unchunked_round_time", lam, **w))[0])
+        if not (math.isfinite(t_r) and t_r > 0):
+            return math.inf
+        return t_r + stall_quantile(lam * t_r, lam * t_p) * t_p
+
     curves = {}
     for kind in ("chunked", "unchunked"):
         if kind == "chunked":
@@ -375,6 +457,17 @@ def rate_curves(r) -> dict:
             tpot, busy, w = unchunked(lam)
             ttft = np.full(lam.shape, t_p)
             stall = at("unchunked_stall_time", lam, **w)
+        tail = tail_chunked if kind == "chunked" else tail_unchunked
+        if kind == "chunked":  # the same numbers as tail_chunked, over the whole grid at once
+            with np.errstate(invalid="ignore"):
+                share = at("chunk_step_share", lam, t_s=np.where(np.isfinite(tpot), tpot, 0.0))
+            p99 = np.where(np.isfinite(tpot), np.where(share > 1 - TAIL, ttft * env["C_p"] / uncached, tpot), np.inf)
+        else:  # tail_unchunked over the grid: the rounds at once, each one's stall quantile
+            rounds = np.broadcast_to(at("unchunked_round_time", lam, **w), lam.shape)
+            p99 = np.array([t + stall_quantile(x * t, x * t_p) * t_p if math.isfinite(t) and t > 0 else math.inf
+                            for x, t in zip(lam, rounds, strict=True)])
+            good = np.isfinite(rounds) & (rounds > 0)
+            queued = np.where(good, at("unchunked_ttft", lam, t_r=np.where(good, rounds, 0.0)), np.inf)
         goodput, binds = stop, stop_by
         found = {}
         if sv.tpot is not None:
@@ -390,12 +483,32 @@ def rate_curves(r) -> dict:
         at_goodput = fn(min(goodput, float(lam[-1])))  # the memory limit itself has no finite step
         good_tpot = float(at_goodput[0])
         good_ttft = float(at_goodput[2]) if kind == "chunked" else t_p
-        curves[kind] = {"rate": [float(x) for x in lam], "tpot": [float(x) for x in tpot],
+        if sv.tpot is not None:  # the P99 capacity: the highest rate, up to where the curve stops, whose tail meets it
+            # the tail grows with the rate: bisect between the last grid rate that meets the target and the next
+            over = [i for i, x in enumerate(p99) if not x <= sv.tpot]
+            if not over:
+                p99_rate = stop
+            elif over[0] == 0:
+                p99_rate = 0.0
+            else:
+                lo, hi = float(lam[over[0] - 1]), float(lam[over[0]])
+                for _ in range(24):  # a 64th of the curve's span over 2^24
+                    mid = (lo + hi) / 2
+                    lo, hi = (mid, hi) if tail(mid) <= sv.tpot else (lo, mid)
+                p99_rate = lo
+            p99_binds = "P99 TBT target" if p99_rate < stop else stop_by
+        else:
+            p99_rate, p99_binds = None, None
+        # without chunks, also the mean TTFT with the prompts queued for their prefills (``unchunked_ttft``)
+        extra = {"ttft_queued": [float(x) for x in queued]} if kind == "unchunked" else {}
+        curves[kind] = {**extra, "p99": [float(x) for x in p99], "p99_rate": p99_rate, "p99_binds": p99_binds,
+                        "rate": [float(x) for x in lam], "tpot": [float(x) for x in tpot],
                         "ttft": [float(x) for x in ttft], "stall": [float(x) for x in stall],
                         "running": [float(x) for x in busy], "stop": float(stop), "stops_at": stop_by,
                         "limits": {k: (float(v) if math.isfinite(v) else None) for k, v in limits.items()},
                         "goodput": float(goodput), "goodput_binds": binds, "goodput_tpot": good_tpot,
                         "goodput_ttft": good_ttft}
     return {"prefill_alone_time": t_p, "capacity_batch": float(cap), "chunk": sv.chunk, "mean_context": mean,
+            "tail": TAIL,
             "tpot_target": sv.tpot, "ttft_target": sv.ttft, "chunked": curves["chunked"],
             "unchunked": curves["unchunked"]}

@@ -4,6 +4,8 @@ rate of one replica, with chunked prefill and without, the goodput points marked
 
 from __future__ import annotations
 
+import math
+
 from genreport.model.evaluate import Results
 from genreport.present.figures.style import (
     BLUE,
@@ -53,22 +55,32 @@ def fig11_rates(r: Results, baseline: Results | None = None):
         rate = c["rate"]
         ttft_ax.plot(rate, [t * 1e3 for t in c["ttft"]], color=colour, label=label)
         tpot_ax.plot(rate, [t * 1e3 for t in c["tpot"]], color=colour, label=label)
-        if kind == "unchunked":
-            tpot_ax.plot(rate, [t * 1e3 for t in c["stall"]], color=colour, lw=1.0, ls=(0, (1, 1.5)),
-                         label="a round waiting for one prefill")
+        if kind == "unchunked":  # the mean TTFT with the prompts queued for their prefills (prefills first)
+            queued = [(x, t * 1e3) for x, t in zip(rate, c.get("ttft_queued", []), strict=False) if math.isfinite(t)]
+            if queued:
+                ttft_ax.plot([x for x, _ in queued], [y for _, y in queued], color=colour, lw=1.0, ls=(0, (1, 1.5)))
+        # the P99 time between tokens (a staircase without chunks: whole prefills in the gap), where it is finite
+        tail = [(x, t * 1e3) for x, t in zip(rate, c["p99"], strict=True) if math.isfinite(t)]
+        if tail:
+            tpot_ax.plot([x for x, _ in tail], [y for _, y in tail], color=colour, lw=1.0, ls=(0, (1, 1.5)),
+                         drawstyle="steps-post" if kind == "unchunked" else "default",
+                         label="P99 time between tokens" if kind == "chunked" else None)
+        if c.get("p99_rate"):
+            tpot_ax.plot([c["p99_rate"]], [ra["tpot_target"] * 1e3], marker="D", ms=6, color=colour, mec="black",
+                         mew=0.6, ls="none", zorder=6, label="P99 capacity" if kind == "chunked" else None)
         for ax, y in ((ttft_ax, c["ttft"][-1]), (tpot_ax, c["tpot"][-1])):
             ax.plot([rate[-1]], [y * 1e3], marker="|", ms=9, mew=1.6, color=colour, ls="none", zorder=5)
         if c["goodput"] > 0:
             for ax, y in ((ttft_ax, c["goodput_ttft"]), (tpot_ax, c["goodput_tpot"])):
                 ax.plot([c["goodput"]], [y * 1e3], marker="*", ms=10, color=colour, mec="black", mew=0.6, ls="none",
                         zorder=6, label="goodput" if kind == "chunked" and ax is tpot_ax else None)
-    for ax, target, what, keys in ((ttft_ax, ra["ttft_target"], "TTFT", ("ttft",)),
-                                   (tpot_ax, ra["tpot_target"], "TPOT", ("tpot", "stall"))):
+    for ax, target, what, keys in ((ttft_ax, ra["ttft_target"], "TTFT", ("ttft", "ttft_queued")),
+                                   (tpot_ax, ra["tpot_target"], "TPOT", ("tpot", "p99"))):
         if target:
             ax.axhline(target * 1e3, color=GREEN, lw=1.0, ls=(0, (4, 2)), zorder=1,
                        label="targets" if ax is tpot_ax else None)
-        ys = [y * 1e3 for k in ("chunked", "unchunked") for key in keys for y in ra[k][key]] + (
-            [target * 1e3] if target else [])
+        ys = [y * 1e3 for k in ("chunked", "unchunked") for key in keys for y in ra[k].get(key, [])
+              if math.isfinite(y)] + ([target * 1e3] if target else [])
         ax.set_yscale("log")
         ax.set_ylim(*_pad(min(ys), max(ys), 0.12, 0.12))
         _log_axis(ax.yaxis, minor=(2.0, 5.0))
@@ -76,7 +88,7 @@ def fig11_rates(r: Results, baseline: Results | None = None):
             ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _pos: tick(v)))
         ax.set_xlim(left=0)
         ax.grid(True, which="major")
-        ax.set_ylabel(f"{what} (ms), at least")
+        ax.set_ylabel(f"{what} (ms), at least" if ax is ttft_ax else "TPOT and P99 TBT (ms), at least")
         fit_left(fig, ax)
     tpot_ax.set_xlabel("requests/s arriving at one replica")
     if not narrow():
@@ -98,8 +110,12 @@ def caption11(r: Results, baseline: Results | None = None) -> str:
     text = ("Time to first token (left; above on a phone) and time per output token (right; below) against the requests per second arriving "
             "at one replica, in steady state, at the serving shape, with chunked prefill (blue: every step carries "
             f"up to {ra['chunk']:,} prompt tokens beside the running sequences) and with each prompt prefilled alone "
-            "(vermilion: the running sequences wait for it; dotted, a round that waits for one whole prefill, which "
-            "the mean passes where prefills follow each other closely). "
+            "(vermilion: the running sequences wait for it). Dotted, the P99 time between tokens: with chunks a step "
+            "carrying a full chunk, once more than 1% of the steps carry one; without, the round plus the prefills "
+            "of the prompts that arrived during it and during each other (Poisson arrivals, prefills first as vLLM "
+            "v0 schedules them), whole prefills, so a staircase; the diamonds mark the P99 capacity, the highest rate "
+            "whose P99 time between tokens meets the TPOT target. Dotted on the left, the mean TTFT without chunks "
+            "with the prompts queued for their prefills (the round in progress and the prompts ahead). "
             "From one GPU's ledgers at the layout, with no queueing and no collectives counted: every time is at "
             "least this. ")
     for name, c in (("With chunked prefill", ch), ("Prefilled alone", un)):
@@ -112,6 +128,8 @@ def caption11(r: Results, baseline: Results | None = None) -> str:
                      f"{STOPS.get(c['goodput_binds'], 'the ' + c['goodput_binds'])}. ")
         else:
             text += f"no rate meets the {c['goodput_binds']}. "
+    if ra["tpot_target"] and un.get("p99_rate") is not None:
+        text += (f"P99 capacity: {num(ch['p99_rate'])} requests/s with chunks, {num(un['p99_rate'])} without. ")
     text += (f"The TTFT of a prompt alone is {num(ra['prefill_alone_time'] * 1e3)} ms; the rates are per replica "
              f"(Little's law: the sequences running are the rate times the {r.spec.serving.output - 1:,} rounds "
              "times the step).")
