@@ -343,7 +343,8 @@ def _highest(ok, hi: float, steps: int = 60) -> float:
 def rate_curves(r) -> dict:
     """TTFT and TPOT against the arrival rate of one replica, with chunked prefill and without (the serving
     chapter's figure), from formulas/techniques.py's steady states at the spec's request shape: one GPU's ledgers at
-    the layout (its slice of the model), no queueing and no collectives counted, so every time is at least this.
+    the layout (its slice of the model), no collectives counted; the steady state has no queueing, and the P99 time
+    between tokens and the queued TTFT (the dotted curves) take the prefill stalls' queue (``stall_pmf``, ``stall_quantile``).
 
     With chunked prefill every step carries its share of prompt tokens (``steady_step_time``) and a prompt takes
     T_in (1 - h_p) / s_c steps with a full chunk beside the running sequences (``chunked_ttft`` at the steady

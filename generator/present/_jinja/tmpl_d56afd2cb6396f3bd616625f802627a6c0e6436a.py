@@ -513,7 +513,7 @@ def root(context, missing=missing):
                 context.exported_vars.add('why')
                 yield '<p data-static>Figure '
                 yield escape(context.call(environment.getattr((undefined(name='eq') if l_0_eq is missing else l_0_eq), 'figure'), 'fig11-rates'))
-                yield " follows the steady state over the arrival rate at one replica, from one GPU's ledgers (no queueing, no collectives):\nwith "
+                yield " follows the arrival rate at one replica, from one GPU's ledgers (no collectives); in the steady state\nwith "
                 yield escape(t_2(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk')))
                 yield '-token chunks the highest rate meeting the targets is '
                 if (environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'goodput') > 0):

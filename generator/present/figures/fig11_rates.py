@@ -107,17 +107,13 @@ def caption11(r: Results, baseline: Results | None = None) -> str:
     if ra is None:
         return "No serving techniques at this layout: no rate view."
     ch, un = ra["chunked"], ra["unchunked"]
-    text = ("Time to first token (left; above on a phone) and time per output token (right; below) against the requests per second arriving "
-            "at one replica, in steady state, at the serving shape, with chunked prefill (blue: every step carries "
-            f"up to {ra['chunk']:,} prompt tokens beside the running sequences) and with each prompt prefilled alone "
-            "(vermilion: the running sequences wait for it). Dotted, the P99 time between tokens: with chunks a step "
-            "carrying a full chunk, once more than 1% of the steps carry one; without, the round plus the prefills "
-            "of the prompts that arrived during it and during each other (Poisson arrivals, prefills first as vLLM "
-            "v0 schedules them), whole prefills, so a staircase; the diamonds mark the P99 capacity, the highest rate "
-            "whose P99 time between tokens meets the TPOT target. Dotted on the left, the mean TTFT without chunks "
-            "with the prompts queued for their prefills (the round in progress and the prompts ahead). "
-            "From one GPU's ledgers at the layout, with no queueing and no collectives counted: every time is at "
-            "least this. ")
+    text = ("Time to first token (left; above on a phone) and time per output token (right; below) against the "
+            "requests per second arriving at one replica, at the serving shape, with chunked prefill (blue: every "
+            f"step carries up to {ra['chunk']:,} prompt tokens beside the running sequences) and with each prompt "
+            "prefilled alone (vermilion: the running sequences wait for it). Solid: the steady state. Dotted: the P99 "
+            "time between tokens (without chunks a staircase of whole prefills, Poisson arrivals, prefills first as "
+            "vLLM v0 schedules them) and, left, the mean TTFT with the prompts queued; diamonds: the P99 capacity. "
+            "From one GPU's ledgers at the layout, no collectives counted. ")
     for name, c in (("With chunked prefill", ch), ("Prefilled alone", un)):
         if c["stop"] <= 0:
             text += f"{name} no request is served: {STOPS[c['stops_at']]} holds none. "
