@@ -429,13 +429,20 @@ def _ttft_series():
     return out
 
 
-# The series whose spread measured / estimate is still above 0.10 (the estimate has no achieved fraction of peak:
-# A100 FP16 GEMMs run at about 71% of peak in the 2048-token rows, L40S and Hopper FP8 ones at about 53%, the slope of
-# each table's 128 -> 2048 rows; no published GEMM efficiency per GPU and precision is in the catalog yet).
+# The series whose spread measured / estimate is above 0.10.  The serial prefill charges its FLOPs at e_m of the peak,
+# the hardware file's measured matmul share (stas00/ml-engineering's MAMF table at commit 744d01e: H100 fp8 0.709,
+# H200 fp8 0.734, A100 bf16 0.869; none published for fp16 or for L40S, so the A100 FP16 and L40S tables keep the peak).
+# That made the Hopper tables' spreads larger, not smaller (before: 0.098, 0.064, 0.058 for v0.5 H100, v0.8.0 and
+# v0.9.0 H200; v0.8.0 and v0.9.0 H100 0.072 -> 0.081, 0.077): with the FLOPs at the measured rate the 2048-token rows
+# take 1.4-1.7 x the estimate and the 128-token rows 1.6-2.1 x.  The short prompts miss more: measured - estimate for
+# a 7B is 2.7-2.9 ms at 128 tokens on H100/H200 FP8 (its weights stream in 2.0 ms) and 7.6-8.0 ms on A100 FP16
+# (6.6 ms), a cost that falls per token as the prompt grows, which no share of the peak supplies (a share moves only
+# the compute-bound long rows; an A100 fp16 share of 0.869 would raise its spreads to 0.21-0.24).
 TTFT_UNEXPLAINED = {("138f96d45f90b9667426f7c47297d8c06bafac73", "l40s"): 0.112,
                     ("138f96d45f90b9667426f7c47297d8c06bafac73", "a100-sxm-80gb"): 0.145,
-                    ("v0.8.0", "l40s"): 0.121, ("v0.8.0", "a100-sxm-80gb"): 0.180,
-                    ("v0.9.0", "l40s"): 0.221, ("v0.9.0", "a100-sxm-80gb"): 0.198}
+                    ("138f96d45f90b9667426f7c47297d8c06bafac73", "h100-sxm"): 0.146,
+                    ("v0.8.0", "l40s"): 0.121, ("v0.8.0", "a100-sxm-80gb"): 0.180, ("v0.8.0", "h200"): 0.124,
+                    ("v0.9.0", "l40s"): 0.221, ("v0.9.0", "a100-sxm-80gb"): 0.198, ("v0.9.0", "h200"): 0.129}
 
 
 def _fp8_experts_doubtful(r):
@@ -453,12 +460,8 @@ def test_no_published_ttft_beats_the_bound():
         assert float(r["value"]) * 1e-3 >= p.prefill_bound, r["id"]
 
 
-@pytest.mark.parametrize("key", sorted(_ttft_series()), ids=lambda k: f"{k[0][:8]}-{k[1]}")
-def test_the_estimate_explains_the_ttft_series(key):
-    """measured / prefill_time_serial within a coefficient of variation of 0.10 over each table (the Hopper tables:
-    0.058-0.098); the A100 and L40S tables are not yet explained (TTFT_UNEXPLAINED: 0.11-0.22)."""
-    if key in TTFT_UNEXPLAINED:
-        pytest.xfail(f"spread {TTFT_UNEXPLAINED[key]}: the estimate has no achieved fraction of peak")
+def _ttft_ratios(key):
+    """measured / prefill_time_serial over one table's rows (Mixtral's doubtful Hopper FP8 rows left out)."""
     ratios = []
     for r in _ttft_series()[key]:
         if _fp8_experts_doubtful(r):
@@ -466,15 +469,20 @@ def test_the_estimate_explains_the_ttft_series(key):
         p = point(_m(r["model"]), _hw(r["hardware"]), _precision(r["precision"]), Parallelism(int(r["tp"])), 1.0,
                   float(r["input_tokens"]), prompt=float(r["input_tokens"]))
         ratios.append(float(r["value"]) * 1e-3 / p.prefill_serial)
+    return ratios
+
+
+@pytest.mark.parametrize("key", sorted(_ttft_series()), ids=lambda k: f"{k[0][:8]}-{k[1]}")
+def test_the_estimate_explains_the_ttft_series(key):
+    """measured / prefill_time_serial within a coefficient of variation of 0.10 over each table (v0.8.0 and v0.9.0
+    H100: 0.081, 0.077); the others are not yet explained (TTFT_UNEXPLAINED: 0.11-0.22)."""
+    if key in TTFT_UNEXPLAINED:
+        pytest.xfail(f"spread {TTFT_UNEXPLAINED[key]}: a short-prompt cost the estimate lacks")
+    ratios = _ttft_ratios(key)
     assert len(ratios) >= 2 and _cv(ratios) <= 0.10, ratios
 
 
 @pytest.mark.parametrize("key", sorted(TTFT_UNEXPLAINED), ids=lambda k: f"{k[0][:8]}-{k[1]}")
 def test_the_unexplained_ttft_spreads_are_as_recorded(key):
     """The open series' spreads as stated above (so a change to the estimate that moves them is seen)."""
-    ratios = []
-    for r in _ttft_series()[key]:
-        p = point(_m(r["model"]), _hw(r["hardware"]), _precision(r["precision"]), Parallelism(int(r["tp"])), 1.0,
-                  float(r["input_tokens"]), prompt=float(r["input_tokens"]))
-        ratios.append(float(r["value"]) * 1e-3 / p.prefill_serial)
-    assert _cv(ratios) == pytest.approx(TTFT_UNEXPLAINED[key], abs=0.0015)
+    assert _cv(_ttft_ratios(key)) == pytest.approx(TTFT_UNEXPLAINED[key], abs=0.0015)

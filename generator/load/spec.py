@@ -211,6 +211,9 @@ class Hardware:
     power_watts: float | None = None  # W, board power of one device (power.board_watts)
     measured_bandwidth: float | None = None
     measured_peaks: dict[str, float] = field(default_factory=dict)
+    # e_m per compute format: a large matmul's measured share of the dense peak (achieved_matmul.dense); the serial
+    # estimate divides its compute by it, the bound keeps the peak; a format without a measurement is absent (1)
+    achieved_matmul: dict[str, float] = field(default_factory=dict)
     measured_method: str = ""
     notes: str = ""
     file: str = ""

@@ -55,6 +55,8 @@ def inputs(spec) -> dict:
     return {
         "hardware": {"dense": dict(sorted(hw.dense.items())), "bandwidth": hw.bandwidth, "capacity": hw.capacity,
                      "memory_reserve": hw.memory_reserve,
+                     # e_m per compute format: a large matmul's measured share of the peak (env.card_values)
+                     "achieved_matmul": dict(sorted(hw.achieved_matmul.items())),
                      # the engine step the activation workspace is sized for (model.js workspace)
                      "max_batched_tokens": hw.max_batched_tokens, "max_sequences": hw.max_sequences,
                      "kernels": {"per_layer": hw.kernels.per_layer, "decode": hw.kernels.decode,
