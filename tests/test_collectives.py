@@ -486,3 +486,46 @@ def test_the_estimate_explains_the_ttft_series(key):
 def test_the_unexplained_ttft_spreads_are_as_recorded(key):
     """The open series' spreads as stated above (so a change to the estimate that moves them is seen)."""
     assert _cv(_ttft_ratios(key)) == pytest.approx(TTFT_UNEXPLAINED[key], abs=0.0015)
+
+
+# ----------------------------------------------------------------------------------------------- the matmul share e_m
+
+def test_the_measured_matmul_share_by_hand():
+    """Llama 2 7B on one H100 in fp8, a 2048-token prefill (seed accounting: N_p = 6.7384e9 declared less the
+    2 x 32000 x 4096 embedding and head = 6,476,256,000): F = 2 N_p T + 2 V d + 2 L H_q d_h T^2 = 27,626,518,347,776
+    FLOP.  The bound keeps the peak, F / 1978.9 TFLOP/s = 13.96 ms; the estimate charges the FLOPs at e_m = 0.709
+    (stas00/ml-engineering's MAMF table: 1402.6 of 1979 TFLOPS for fp8 on H100 SXM), 19.69 ms, plus 32 layers x 10
+    kernels x 5 us of launches: 21.29 ms (15.56 ms at the peak).  The weights stream in 2.2 ms: compute binds."""
+    m, hw, prec = _m("llama-2-7b"), _hw("h100-sxm"), _precision("fp8")
+    assert hw.achieved_matmul == {"bf16": 0.803, "fp8": 0.709}
+    flops = 2 * 6_476_256_000 * 2048 + 2 * 32000 * 4096 + 2 * 32 * 32 * 128 * 2048**2
+    assert flops == 27_626_518_347_776
+    launches = 32 * 10 * 5e-6
+    p = point(m, hw, prec, Parallelism(1), 1.0, 2048.0, prompt=2048.0)
+    assert p.prefill_bound == pytest.approx(flops / 1978.9e12, rel=1e-12)
+    assert p.prefill_serial == pytest.approx(flops / (0.709 * 1978.9e12) + launches, rel=1e-12)
+    import dataclasses
+    peak = point(m, dataclasses.replace(hw, achieved_matmul={}), prec, Parallelism(1), 1.0, 2048.0, prompt=2048.0)
+    assert peak.prefill_serial == pytest.approx(flops / 1978.9e12 + launches, rel=1e-12)
+    assert peak.prefill_bound == p.prefill_bound
+    # no fp16 measurement is published for the A100 (the table measures bf16): its fp16 estimate keeps the peak
+    a100 = _hw("a100-sxm-80gb")
+    assert "fp16" not in a100.achieved_matmul and a100.achieved_matmul["bf16"] == 0.869
+    e = make_env(a100, m, _precision("fp16"), "seed")
+    assert e.values["e_m"] == 1.0
+
+
+def test_the_report_shows_e_m_where_the_estimate_is():
+    """The inputs table names e_m with its source beside the serial estimate's other inputs, and chapter 6 prints
+    the compute term it enters; a --set of the share reaches the estimate, never the bound."""
+    from genreport.present.render import _inputs
+
+    r = evaluated("llama70b-h100-tp2.yaml")
+    row = next(x for x in _inputs(r) if x["symbol"] == "e_m")
+    assert row["value"].startswith("0.803 (bf16: ") and "Maximum Achievable Matmul" in row["source"]
+    assert r.parallel.matmul_share == 0.803
+    assert any(f[0] == "prefill_time_compute_serial" and "e_m = 0.803" in f[1] for f in r.parallel.collective_formulas)
+    half = evaluated("llama70b-h100-tp2.yaml", ["hardware.achieved_matmul.dense.bf16=0.5"])
+    pre, pre_half = r.parallel.prefill[r.spec.accounting], half.parallel.prefill[r.spec.accounting]
+    assert np.allclose(pre_half["prefill_time_compute_serial"], pre["prefill_time_compute_gpu"] / 0.5, rtol=1e-12)
+    assert np.array_equal(pre_half["prefill_time_bound"], pre["prefill_time_bound"])
