@@ -27,6 +27,8 @@ DEFAULT_GEMMS = ("attention projection (d x d)", "FFN matrix (d x d_ff)")
 LIVE_PATHS = (
     (None, "hardware", "memory.bandwidth memory.capacity peak.dense.*"),
     ("link", "hardware", "interconnect.bandwidth interconnect.bandwidth_per_direction interconnect.latency"),
+    # the serial estimate's measured matmul share: where the file gives one (the block needs its source)
+    ("matmul", "hardware", "achieved_matmul.dense.*"),
     (None, "model", "layers hidden_size heads kv_heads head_dim vocab_size ffn.size parameters active_parameters "
                     "attention.sliding_window attention.local_layers_per_global attention.kv_lora_rank "
                     "attention.q_lora_rank attention.qk_rope_head_dim attention.qk_nope_head_dim attention.v_head_dim"),
@@ -140,6 +142,7 @@ def set_rules(spec) -> dict:
     from genreport.load.setrules import rules
 
     has = {None: True, "link": spec.hardware.link is not None, "moe": spec.model.moe is not None,
+           "matmul": bool(spec.hardware.achieved_matmul),
            "decode": bool(spec.workloads.decode_batch), "serving": spec.serving is not None,
            "speculative": spec.serving is not None and spec.serving.speculative is not None}
     return rules(*((kind, path) for block, kind, paths in LIVE_PATHS if has[block] for path in paths.split()))
