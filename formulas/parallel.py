@@ -43,6 +43,9 @@ KERNELS = ("kernels per layer as vLLM's Llama decoder launches them; launch and 
            "NVIDIA, Getting Started with CUDA Graphs (2019); pegainfer (3), From Launch Overhead to CUDA Graph")
 ONE_SHOT = ("vLLM, SGLang and TensorRT-LLM custom (one-shot) all-reduce kernels: 5.7-7.8 us for 0.5-32 KiB on "
             "8 x H100, as gathered in issue 27")
+SMALL_GEMM = ("NVIDIA/cutlass issue 1139 (2023-10, 'Skinny fp8 gemm on H100'): the best CUTLASS fp8 kernel streams an "
+              "M = 16-64, N = 14336, K = 4096 GEMM's weights at about 2.2 TB/s, about 68% of the HBM bandwidth by Nsight "
+              "Compute; measured per GPU and format in the hardware files' achieved_bandwidth")
 MAMF = ("Bekman, Machine Learning Engineering, Maximum Achievable Matmul FLOPS table (stas00/ml-engineering "
         "compute/accelerator/README.md, commit 744d01e): measured matmul TFLOPS per accelerator and format")
 NCCL_TUNING = "NCCL 2.30 src/graph/tuning.cc (base latency per call; ring steps); nccl-tests busbw as measured"
@@ -63,6 +66,7 @@ n_u, W_o, a_o, W_co = (sym(x) for x in ("n_u", "W_o", "alpha_o", "W_co"))
 rho_x = sym("rho_x")
 e_w = sym("e_w")
 e_m = sym("e_m")
+e_g = sym("e_g")
 n_uTP, W_oTP, a_oTP, W_coTP, n_uEP, W_oEP, a_oEP, W_coEP = (
     sym(x) for x in ("n_uTP", "W_oTP", "alpha_oTP", "W_coTP", "n_uEP", "W_oEP", "alpha_oEP", "W_coEP"))
 N, N_a, N_e, L, d, H_kv, b, c, C, P, W, B, S, T, a = (
@@ -595,12 +599,17 @@ def prefill_time_memory_gpu():
 
 
 def prefill_time_memory_serial():
-    """HBM of one GPU in a prefill of T tokens as the engine runs it [s]: (weight slice / e_w + T c / (n_PP s_kv)) / W.
+    """HBM of one GPU in a prefill of T tokens as the engine runs it [s]:
+    (weight slice / (e_w e_g) + T c / (n_PP s_kv)) / W.
 
-    The weight slice at e_w of the bandwidth (:func:`decode_time_memory_busiest`); equals
-    :func:`prefill_time_memory_gpu` for e_w = 1.  An estimate, not a bound.
+    The weight slice at e_w of the bandwidth (:func:`decode_time_memory_busiest`) and at e_g, the share of the HBM
+    bandwidth a GEMM with few rows (few prompt tokens) is measured to stream its weights at on this GPU in the
+    compute format (the hardware file's achieved_bandwidth; NVIDIA/cutlass issue 1139: about 2.2 of 3.35 TB/s for
+    fp8 on H100); e_g is 1 where none is published.  It matters only where the weights bind, short prompts; the
+    cache the prompt writes stays at W.  Equals :func:`prefill_time_memory_gpu` for e_w = e_g = 1.  An estimate, not a
+    bound: the bound reads every byte at W.
     """
-    return (weight_bytes_per_gpu(N - N_e, redundant=False) / e_w + T * kv_bytes_per_token_per_gpu()) / W
+    return (weight_bytes_per_gpu(N - N_e, redundant=False) / (e_w * e_g) + T * kv_bytes_per_token_per_gpu()) / W
 
 
 def prefill_time_comm_estimate():
@@ -632,7 +641,8 @@ def prefill_time_serial():
 
     The collectives on the critical path at the library's cost, as :func:`decode_time_serial`, the FLOPs at the
     measured matmul share e_m of the peak (:func:`prefill_time_compute_serial`), the weights at the engine's share
-    e_w of the bandwidth (:func:`prefill_time_memory_serial`), and each stage's kernels' fixed costs o
+    e_w of the bandwidth and the measured small-GEMM share e_g (:func:`prefill_time_memory_serial`), and each stage's
+    kernels' fixed costs o
     (:func:`prefill_time_overhead`); an estimate, not a bound.
     """
     work = sp.Max(prefill_time_compute_serial(), prefill_time_memory_serial()) + prefill_time_overhead()

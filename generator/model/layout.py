@@ -287,6 +287,8 @@ class ParallelResults:
     kernels_per_layer: float = 0.0  # k_L: the kernels of a layer, the mean over dense and MoE layers
     weight_efficiency: float = 1.0  # e_w: the weights' share of the bandwidth in the estimate (weight-only GEMMs < 1)
     matmul_share: float = 1.0  # e_m: a large matmul's measured share of the peak in the estimate (achieved_matmul)
+    # e_g: a small-M GEMM's measured share of the bandwidth on its weights in the serial prefill (achieved_bandwidth)
+    small_gemm_share: float = 1.0
 
     @property
     def pp_split(self) -> float:
@@ -411,7 +413,8 @@ def _evaluate(r) -> ParallelResults:
                           stage_layers=stage_layers(model.layers, par.pp),
                           kernels_per_layer=kernels_per_layer(model, spec.hardware.kernels),
                           weight_efficiency=weight_efficiency(spec.precision, r.envs["seed"].pc, spec.hardware.kernels),
-                          matmul_share=float(r.envs["seed"].values["e_m"]))
+                          matmul_share=float(r.envs["seed"].values["e_m"]),
+                          small_gemm_share=float(r.envs["seed"].values["e_g"]))
     w = spec.workloads
     batch = np.asarray(w.decode_batch, dtype=float)
     ctx = np.asarray(w.decode_context, dtype=float)
@@ -509,6 +512,9 @@ def _collective_formulas(p: ParallelResults) -> tuple:
     if p.matmul_share < 1:
         rows.append(("prefill_time_compute_serial", f"the estimate: the FLOPs at e_m = {p.matmul_share:.3g} of the "
                      "peak, as large matmuls are measured to reach on this GPU (decode's likewise)", None))
+    if p.small_gemm_share < 1:
+        rows.append(("prefill_time_memory_serial", f"the estimate: the weights at e_g = {p.small_gemm_share:.3g} of the "
+                     "bandwidth, as GEMMs with few rows are measured to stream them on this GPU (short prompts)", None))
     if p.parallelism.ep > 1 or p.weight_efficiency < 1:
         rows.append(("decode_time_memory_busiest", ("the estimate: HBM of the busiest expert GPU"
                      if p.parallelism.ep > 1 else "the estimate: HBM of one GPU")
