@@ -43,6 +43,11 @@ KERNELS = ("kernels per layer as vLLM's Llama decoder launches them; launch and 
            "NVIDIA, Getting Started with CUDA Graphs (2019); pegainfer (3), From Launch Overhead to CUDA Graph")
 ONE_SHOT = ("vLLM, SGLang and TensorRT-LLM custom (one-shot) all-reduce kernels: 5.7-7.8 us for 0.5-32 KiB on "
             "8 x H100, as gathered in issue 27")
+SMALL_GEMM = ("NVIDIA/cutlass issue 1139 (2023-10, 'Skinny fp8 gemm on H100'): the best CUTLASS fp8 kernel streams an "
+              "M = 16-64, N = 14336, K = 4096 GEMM's weights at about 2.2 TB/s, about 68% of the HBM bandwidth by Nsight "
+              "Compute; measured per GPU and format in the hardware files' achieved_bandwidth")
+MAMF = ("Bekman, Machine Learning Engineering, Maximum Achievable Matmul FLOPS table (stas00/ml-engineering "
+        "compute/accelerator/README.md, commit 744d01e): measured matmul TFLOPS per accelerator and format")
 NCCL_TUNING = "NCCL 2.30 src/graph/tuning.cc (base latency per call; ring steps); nccl-tests busbw as measured"
 TIERS = ("two tiers: NCCL's hierarchical all-reduce (reduce-scatter in the node, all-reduce across nodes, all-gather "
          "in the node; nccl-tests issue 196, NCCL's maintainer) and its ring across nodes, whose bus bandwidth is the "
@@ -60,6 +65,8 @@ k_L, tau_k, tau_l, tau_o, o_TP = (sym(x) for x in ("k_L", "tau_k", "tau_l", "tau
 n_u, W_o, a_o, W_co = (sym(x) for x in ("n_u", "W_o", "alpha_o", "W_co"))
 rho_x = sym("rho_x")
 e_w = sym("e_w")
+e_m = sym("e_m")
+e_g = sym("e_g")
 n_uTP, W_oTP, a_oTP, W_coTP, n_uEP, W_oEP, a_oEP, W_coEP = (
     sym(x) for x in ("n_uTP", "W_oTP", "alpha_oTP", "W_coTP", "n_uEP", "W_oEP", "alpha_oEP", "W_coEP"))
 N, N_a, N_e, L, d, H_kv, b, c, C, P, W, B, S, T, a = (
@@ -483,6 +490,16 @@ def decode_time_compute_gpu():
     return decode_flops_per_gpu() / P
 
 
+def decode_time_compute_serial():
+    """Compute of one GPU in a decode round as the engine runs it [s]: FLOPs per GPU / (e_m P).
+
+    e_m is the share of the dense peak a large matmul reaches on this GPU in the compute format, as measured (the
+    hardware file's achieved_matmul: Maximum Achievable Matmul FLOPS over the peak); 1 where none is published, so
+    that this equals :func:`decode_time_compute_gpu`.  An estimate: the bound keeps the peak.
+    """
+    return decode_time_compute_gpu() / e_m
+
+
 def decode_time_memory_gpu():
     """HBM ledger of one GPU in a decode round [s]: bytes per GPU / W."""
     return decode_bytes_per_gpu() / W
@@ -520,13 +537,13 @@ def decode_time_overhead():
 
 
 def decode_time_serial():
-    """Serialized estimate of a decode round [s]: max(compute, HBM of the busiest GPU) + interconnect as the library
-    runs it + the kernels' fixed costs, per GPU, through the pipeline.
+    """Serialized estimate of a decode round [s]: max(compute at e_m of the peak, HBM of the busiest GPU) +
+    interconnect as the library runs it + the kernels' fixed costs, per GPU, through the pipeline.
 
     The all-reduces sit on the critical path (the next layer needs their result), as in real decode
     engines without compute-communication overlap; not a bound, an estimate.
     """
-    work = sp.Max(decode_time_compute_gpu(), decode_time_memory_busiest()) + decode_time_overhead()
+    work = sp.Max(decode_time_compute_serial(), decode_time_memory_busiest()) + decode_time_overhead()
     return pipelined(work + decode_time_comm(True), work + decode_time_comm_last(True))
 
 
@@ -567,18 +584,32 @@ def prefill_time_compute_gpu():
     return _prefill_ledgers()[0]
 
 
+def prefill_time_compute_serial():
+    """Compute of one GPU in a prefill of T tokens as the engine runs it [s]: its share of the prefill FLOPs / (e_m P).
+
+    e_m as in :func:`decode_time_compute_serial`; equals :func:`prefill_time_compute_gpu` for e_m = 1.  An
+    estimate, not a bound.
+    """
+    return prefill_time_compute_gpu() / e_m
+
+
 def prefill_time_memory_gpu():
     """HBM ledger of one GPU in a prefill of T tokens [s]: its weight slice and the prompt's KV cache / W."""
     return _prefill_ledgers()[1]
 
 
 def prefill_time_memory_serial():
-    """HBM of one GPU in a prefill of T tokens as the engine runs it [s]: (weight slice / e_w + T c / (n_PP s_kv)) / W.
+    """HBM of one GPU in a prefill of T tokens as the engine runs it [s]:
+    (weight slice / (e_w e_g) + T c / (n_PP s_kv)) / W.
 
-    The weight slice at e_w of the bandwidth (:func:`decode_time_memory_busiest`); equals
-    :func:`prefill_time_memory_gpu` for e_w = 1.  An estimate, not a bound.
+    The weight slice at e_w of the bandwidth (:func:`decode_time_memory_busiest`) and at e_g, the share of the HBM
+    bandwidth a GEMM with few rows (few prompt tokens) is measured to stream its weights at on this GPU in the
+    compute format (the hardware file's achieved_bandwidth; NVIDIA/cutlass issue 1139: about 2.2 of 3.35 TB/s for
+    fp8 on H100); e_g is 1 where none is published.  It matters only where the weights bind, short prompts; the
+    cache the prompt writes stays at W.  Equals :func:`prefill_time_memory_gpu` for e_w = e_g = 1.  An estimate, not a
+    bound: the bound reads every byte at W.
     """
-    return (weight_bytes_per_gpu(N - N_e, redundant=False) / e_w + T * kv_bytes_per_token_per_gpu()) / W
+    return (weight_bytes_per_gpu(N - N_e, redundant=False) / (e_w * e_g) + T * kv_bytes_per_token_per_gpu()) / W
 
 
 def prefill_time_comm_estimate():
@@ -608,11 +639,13 @@ def prefill_time_overhead():
 def prefill_time_serial():
     """Serialized estimate of a prefill of T tokens [s]: (n_PP - 1) (w + x) + w + x_L, w = max(compute, HBM) + o.
 
-    The collectives on the critical path at the library's cost, as :func:`decode_time_serial`, the weights at the
-    engine's share e_w of the bandwidth (:func:`prefill_time_memory_serial`), and each stage's kernels' fixed costs o
+    The collectives on the critical path at the library's cost, as :func:`decode_time_serial`, the FLOPs at the
+    measured matmul share e_m of the peak (:func:`prefill_time_compute_serial`), the weights at the engine's share
+    e_w of the bandwidth and the measured small-GEMM share e_g (:func:`prefill_time_memory_serial`), and each stage's
+    kernels' fixed costs o
     (:func:`prefill_time_overhead`); an estimate, not a bound.
     """
-    work = sp.Max(prefill_time_compute_gpu(), prefill_time_memory_serial()) + prefill_time_overhead()
+    work = sp.Max(prefill_time_compute_serial(), prefill_time_memory_serial()) + prefill_time_overhead()
     return (n_PP - 1) * (work + prefill_time_comm(True)) + work + prefill_time_comm_last(True)
 
 
@@ -810,11 +843,11 @@ def request_decode_time_bound():
 
 
 def request_decode_time_serial():
-    """Serialized estimate of the T_o - 1 decode rounds of one request [s]: max(sum compute, sum HBM of the busiest
-    GPU) + sum of the collectives as the library runs them, through the pipeline.
+    """Serialized estimate of the T_o - 1 decode rounds of one request [s]: max(sum compute at e_m of the peak, sum HBM
+    of the busiest GPU) + sum of the collectives as the library runs them, through the pipeline.
 
     The max is taken of the sums, as in :func:`request_decode_time_bound`: when the compute and HBM ledgers cross
     inside the request this estimate is short of the sum of the rounds by less than the smaller sum.
     """
-    work = sp.Max(_over_request(decode_time_compute_gpu()), _over_request(decode_time_memory_busiest()))
+    work = sp.Max(_over_request(decode_time_compute_serial()), _over_request(decode_time_memory_busiest()))
     return pipelined(work + _over_request(decode_time_comm(True)), work + _over_request(decode_time_comm_last(True)))

@@ -362,6 +362,10 @@ PARALLEL_DEFS: tuple[QuantityDef, ...] = (
                 extras={"as_built": True}),
     QuantityDef("decode_time_compute_gpu", "compute ledger of a decode round, one GPU", "s",
                 r"t_{\mathrm{comp},g}(B, S)", ("batch", "context"), parallel.decode_time_compute_gpu, f"{SEED_003}, figure 1"),
+    QuantityDef("decode_time_compute_serial", "compute of a decode round as the engine runs it, one GPU", "s",
+                r"\tilde{t}_{\mathrm{comp},g}(B, S)", ("batch", "context"), parallel.decode_time_compute_serial,
+                f"{SEED_003}, figure 1; matmuls at e_m of the peak as measured: {parallel.MAMF}; an estimate, "
+                "not a bound", extras={"as_built": True}),
     QuantityDef("decode_time_memory_gpu", "HBM ledger of a decode round, one GPU", "s",
                 r"t_{\mathrm{mem},g}(B, S)", ("batch", "context"), parallel.decode_time_memory_gpu, f"{SEED_003}, figure 1"),
     QuantityDef("decode_time_bound", "strict lower bound of a decode round (ledgers overlapped)", "s",
@@ -380,11 +384,16 @@ PARALLEL_DEFS: tuple[QuantityDef, ...] = (
                 parallel.prefill_time_comm, f"{parallel.MEGATRON}; {parallel.NCCL_PERF}"),
     QuantityDef("prefill_time_compute_gpu", "compute ledger of a prefill, one GPU", "s", r"t_{\mathrm{comp},g,\mathrm{pre}}(T)",
                 ("tokens",), parallel.prefill_time_compute_gpu, f"{SEED_003}, section 2, per GPU"),
+    QuantityDef("prefill_time_compute_serial", "compute of a prefill as the engine runs it, one GPU", "s",
+                r"\tilde{t}_{\mathrm{comp},g,\mathrm{pre}}(T)", ("tokens",), parallel.prefill_time_compute_serial,
+                f"{SEED_003}, section 2, per GPU; matmuls at e_m of the peak as measured: {parallel.MAMF}; an "
+                "estimate, not a bound", extras={"as_built": True}),
     QuantityDef("prefill_time_memory_gpu", "HBM ledger of a prefill, one GPU", "s", r"t_{\mathrm{mem},g,\mathrm{pre}}(T)",
                 ("tokens",), parallel.prefill_time_memory_gpu, f"{SEED_003}, section 2, per GPU"),
     QuantityDef("prefill_time_memory_serial", "HBM of a prefill as the engine runs it, one GPU", "s",
                 r"\tilde{t}_{\mathrm{mem},g,\mathrm{pre}}(T)", ("tokens",), parallel.prefill_time_memory_serial,
-                f"{SEED_003}, section 2, per GPU; weight-only GEMMs at e_w of the bandwidth; an estimate, not a bound"),
+                f"{SEED_003}, section 2, per GPU; weight-only GEMMs at e_w of the bandwidth; the weights at the measured "
+                f"small-GEMM share e_g: {parallel.SMALL_GEMM}; an estimate, not a bound"),
     QuantityDef("prefill_time_comm_estimate", "interconnect of a prefill as the library runs it, one GPU", "s",
                 r"\tilde{t}_{x,\mathrm{pre}}(T)", ("tokens",), parallel.prefill_time_comm_estimate,
                 f"{parallel.MEGATRON}; {parallel.NCCL_TUNING}; an estimate, not a bound"),

@@ -149,6 +149,8 @@ def _verify_ledgers(busiest: bool = False):
     """Compute and HBM ledgers of one GPU in a verify round at the layout [s]: (k_d + 1) B tokens through the GPU's
     slice of the weights (FLOPs and the activations they write), the B sequences' caches read once."""
     comp = _tokens_for_batch(parallel.decode_time_compute_gpu(), (k_d + 1) * B)
+    if busiest:  # the estimate's: the FLOPs at the measured matmul share e_m of the peak
+        comp = comp / parallel.e_m
     mem = parallel.decode_time_memory_busiest() if busiest else parallel.decode_time_memory_gpu()
     extra = k_d * B * sym("a") / (sym("n_TP") * sym("n_PP") * W)  # the drafts' activations
     return comp, mem + extra
@@ -175,7 +177,7 @@ def verify_time_layout():
 
 def verify_time_layout_serial():
     """Serialized estimate of a verify round at the layout [s]: :func:`parallel.decode_time_serial` with the verify
-    round's tokens, the busiest GPU's expert reads and the kernels' fixed costs."""
+    round's tokens (their FLOPs at e_m of the peak), the busiest GPU's expert reads and the kernels' fixed costs."""
     comp, mem = _verify_ledgers(busiest=True)
     work = sp.Max(comp, mem) + parallel.decode_time_overhead()
     comm = _tokens_for_batch(parallel.decode_time_comm(True), (k_d + 1) * B)

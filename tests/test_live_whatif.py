@@ -88,6 +88,8 @@ def test_layouts_and_links():
            ("llama70b-h100-tp2.yaml", ["hardware.interconnect.bandwidth_per_direction=100 GB/s",
                                        "hardware.interconnect.latency=2 us"]),
            ("llama70b-h100-tp2.yaml", ["hardware.interconnect.bandwidth=1.8 TB/s"]),
+           ("llama70b-h100-tp2.yaml", ["hardware.achieved_matmul.dense.bf16=0.5"]),  # e_m: the estimate's FLOPs
+           ("llama70b-h100-tp2.yaml", ["hardware.achieved_bandwidth.small_gemm.bf16=0.5"]),  # e_g: the weights
            ("llama8b-a100.yaml", ["hardware.interconnect.latency=1e-9 us", "model.kv_heads=4"])])
 
 
@@ -109,6 +111,9 @@ def test_layouts_and_links():
     ("llama70b-h100-tp2.yaml", ["hardware.interconnect.bandwidth_per_direction=100"]),
     ("llama70b-h100-tp2.yaml", ["hardware.interconnect.bandwidth_per_direction=2 PB/s"]),
     ("llama70b-h100-tp2.yaml", ["hardware.interconnect.bandwidth=9 TFLOP/s"]),
+    ("llama70b-h100-tp2.yaml", ["hardware.achieved_matmul.dense.bf16=80.3"]),  # a share in percent
+    ("llama70b-h100-tp2.yaml", ["hardware.achieved_matmul.dense.fp9=0.5"]),
+    ("llama70b-h100-tp2.yaml", ["hardware.achieved_bandwidth.small_gemm.fp8=65.7"]),  # a share in percent
 ])
 def test_layout_and_link_errors_have_the_loaders_text(name, bad):
     check([(name, bad)])

@@ -80,7 +80,11 @@ def setups(draw, single: bool) -> dict:
                # redundant expert replicas per routed expert (engine.redundant_experts): more bytes held, never less
                rho_x=draw(st.floats(0.0, 0.5)) if ep > 1 else 0.0,
                # the weights' share of the bandwidth in the estimate: below 1 for weight-only int8/int4 GEMMs
-               e_w=1.0 if single else draw(st.sampled_from([1.0, 0.8, 0.53, 0.2])))
+               e_w=1.0 if single else draw(st.sampled_from([1.0, 0.8, 0.53, 0.2])),
+               # a large matmul's measured share of the peak in the estimate (MAMF: 0.51-0.87 in the catalog)
+               e_m=1.0 if single else draw(st.sampled_from([1.0, 0.869, 0.709, 0.511])),
+               # a small-M GEMM's measured share of the bandwidth on its weights in the serial prefill (0.657: H100 fp8)
+               e_g=1.0 if single else draw(st.sampled_from([1.0, 0.657, 0.4])))
     # two tiers: a group of n may have n_u < n GPUs in each scale-up domain and cross the NICs between domains (a
     # scale-out link no faster than the scale-up one, the library reaching at most its line rate); one tier otherwise
     for g, n in (("TP", tp), ("EP", ep)):
@@ -118,6 +122,14 @@ def test_one_gpu_is_the_single_card_formula_exactly(env):
     # weight-only weights (e_w < 1) only slow the estimate; the bound never reads e_w
     assert val("decode_time_serial", dict(env, e_w=0.53)) >= val("decode_time_serial", env)
     assert val("prefill_time_serial", dict(env, e_w=0.53)) >= val("prefill_time_serial", env)
+    # so does a matmul share below the peak (e_m < 1); the bound keeps the peak
+    for q in ("decode_time_serial", "prefill_time_serial"):
+        assert val(q, dict(env, e_m=0.709)) >= val(q, env)
+    assert val("decode_time_bound", dict(env, e_m=0.709)) == val("decode_time_bound", env)
+    assert val("prefill_time_bound", dict(env, e_m=0.709)) == val("prefill_time_bound", env)
+    # and a small-GEMM share below the bandwidth (e_g < 1): the serial prefill's weights only, never the bound
+    assert val("prefill_time_serial", dict(env, e_g=0.657)) >= val("prefill_time_serial", env)
+    assert val("prefill_time_bound", dict(env, e_g=0.657)) == val("prefill_time_bound", env)
     assert env["B"] / val("decode_time_bound", env) == val("decode_tokens_per_s", env)
     single_prefill = max(val("prefill_time_compute", env), val("prefill_time_memory", env))
     assert val("prefill_time_bound", env) == single_prefill

@@ -22,7 +22,7 @@ from shared import ROOT
 
 # one GPU of a tp 8 replica of a 70B dense model, int4 weights: the symbols of decode_time_memory_busiest
 HAND = {"N": 70e9, "N_e": 0.0, "N_x": 0.0, "b": 0.5, "n_TP": 8.0, "n_PP": 1.0, "n_St": 1.0, "n_EP": 1.0, "u_x": 1.0,
-        "B": 16.0, "S": 4096.0, "c": 327680.0, "s_kv": 8.0, "a": 0.0, "W": 3.35e12, "e_w": 0.53}
+        "B": 16.0, "S": 4096.0, "c": 327680.0, "s_kv": 8.0, "a": 0.0, "W": 3.35e12, "e_w": 0.53, "e_g": 1.0}
 
 
 def _m(name):
@@ -50,9 +50,10 @@ def test_the_estimate_streams_weight_only_weights_at_e_w_by_hand():
 def test_the_bound_never_reads_e_w():
     q = load()
     for qid in ("decode_time_bound", "decode_time_memory_gpu", "prefill_time_bound", "request_decode_time_bound"):
-        assert "e_w" not in q[qid].args, qid
+        assert "e_w" not in q[qid].args and "e_g" not in q[qid].args, qid
     for qid in ("decode_time_serial", "prefill_time_serial", "request_decode_time_serial"):
         assert "e_w" in q[qid].args, qid
+    assert "e_g" in q["prefill_time_serial"].args and "e_g" not in q["decode_time_serial"].args  # prefill's weights
 
 
 def test_e_w_by_format():

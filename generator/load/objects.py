@@ -67,7 +67,8 @@ def hardware_from(doc: Document) -> Hardware:
     d = doc.data
     mem, peak = d["memory"], d["peak"]
     sources: dict[str, Source] = {}
-    for key in ("memory", "peak", "interconnect", "node", "architecture", "price", "power", "collectives"):
+    for key in ("memory", "peak", "interconnect", "node", "architecture", "price", "power", "collectives",
+                "achieved_matmul", "achieved_bandwidth"):
         if isinstance(d.get(key), dict) and "source" in d[key]:
             sources[key] = _source(d[key]["source"])
     arch = {}
@@ -93,6 +94,9 @@ def hardware_from(doc: Document) -> Hardware:
         measured_bandwidth=_q(measured["bandwidth"]) if measured.get("bandwidth") else None,
         measured_peaks={k: _q(v) for k, v in (measured.get("peak") or {}).items()},
         measured_method=measured.get("method", ""),
+        achieved_matmul={k: float(v) for k, v in ((d.get("achieved_matmul") or {}).get("dense") or {}).items()},
+        achieved_bandwidth={k: float(v)
+                            for k, v in ((d.get("achieved_bandwidth") or {}).get("small_gemm") or {}).items()},
         notes=d.get("notes", ""), file=doc.file,
     )
 

@@ -211,6 +211,13 @@ class Hardware:
     power_watts: float | None = None  # W, board power of one device (power.board_watts)
     measured_bandwidth: float | None = None
     measured_peaks: dict[str, float] = field(default_factory=dict)
+    # e_m per compute format: a large matmul's measured share of the dense peak (achieved_matmul.dense); the serial
+    # estimate divides its compute by it, the bound keeps the peak; a format without a measurement is absent (1)
+    achieved_matmul: dict[str, float] = field(default_factory=dict)
+    # e_g per compute format: the share of the HBM bandwidth a GEMM with few rows (a short prompt) is measured to stream
+    # its weights at (achieved_bandwidth.small_gemm); the serial prefill reads its weights at e_w e_g W, the bound at W;
+    # a format without a measurement is absent (1)
+    achieved_bandwidth: dict[str, float] = field(default_factory=dict)
     measured_method: str = ""
     notes: str = ""
     file: str = ""

@@ -40,13 +40,13 @@ GROUPS = ("tp", "pp", "ep", "dp")
 BINDS = ("compute", "bandwidth", "interconnect")
 # The serial estimate's terms, in the order its largest is named: compute, the busiest GPU's HBM, the collectives as
 # the library runs them, and the kernels' fixed costs; "overhead" is seed 000's third state, overhead-bound.
-ESTIMATE_TERMS = (("compute", "decode_time_compute_gpu"), ("bandwidth", "decode_time_memory_busiest"),
+ESTIMATE_TERMS = (("compute", "decode_time_compute_serial"), ("bandwidth", "decode_time_memory_busiest"),
                   ("interconnect", "decode_time_comm_estimate"), ("overhead", "decode_time_overhead"))
-PREFILL_ESTIMATE_TERMS = (("compute", "prefill_time_compute_gpu"), ("bandwidth", "prefill_time_memory_serial"),
+PREFILL_ESTIMATE_TERMS = (("compute", "prefill_time_compute_serial"), ("bandwidth", "prefill_time_memory_serial"),
                           ("interconnect", "prefill_time_comm_estimate"), ("overhead", "prefill_time_overhead"))
 DECODE_GRID = ("interconnect_bytes_decode", "decode_time_comm", "decode_time_compute_gpu", "decode_time_memory_gpu",
                "decode_time_bound", "decode_time_comm_estimate", "decode_time_memory_busiest", "decode_time_overhead",
-               "decode_time_serial", "memory_per_gpu")
+               "decode_time_compute_serial", "decode_time_serial", "memory_per_gpu")
 # Evaluated with the weights the GPU holds, not those a batch reads: every expert stays resident.
 RESIDENT = ("memory_per_gpu",)
 # Throughputs at the strict bound, from decode_time_bound (their expanded formulas would only repeat it).
@@ -286,6 +286,9 @@ class ParallelResults:
     collective_formulas: tuple = ()  # (id, what it is, LaTeX, value or None) of the collectives this layout uses
     kernels_per_layer: float = 0.0  # k_L: the kernels of a layer, the mean over dense and MoE layers
     weight_efficiency: float = 1.0  # e_w: the weights' share of the bandwidth in the estimate (weight-only GEMMs < 1)
+    matmul_share: float = 1.0  # e_m: a large matmul's measured share of the peak in the estimate (achieved_matmul)
+    # e_g: a small-M GEMM's measured share of the bandwidth on its weights in the serial prefill (achieved_bandwidth)
+    small_gemm_share: float = 1.0
 
     @property
     def pp_split(self) -> float:
@@ -409,7 +412,9 @@ def _evaluate(r) -> ParallelResults:
     out = ParallelResults(par, links, notes, activation_bytes=activation_bytes_per_element(spec.precision),
                           stage_layers=stage_layers(model.layers, par.pp),
                           kernels_per_layer=kernels_per_layer(model, spec.hardware.kernels),
-                          weight_efficiency=weight_efficiency(spec.precision, r.envs["seed"].pc, spec.hardware.kernels))
+                          weight_efficiency=weight_efficiency(spec.precision, r.envs["seed"].pc, spec.hardware.kernels),
+                          matmul_share=float(r.envs["seed"].values["e_m"]),
+                          small_gemm_share=float(r.envs["seed"].values["e_g"]))
     w = spec.workloads
     batch = np.asarray(w.decode_batch, dtype=float)
     ctx = np.asarray(w.decode_context, dtype=float)
@@ -454,6 +459,7 @@ def _evaluate(r) -> ParallelResults:
             out.prefill[acc] = {qid: np.asarray(q[qid](pv), dtype=float) * np.ones_like(t)
                                 for qid in ("interconnect_bytes_prefill", "prefill_time_comm", "prefill_time_bound",
                                             "prefill_time_compute_gpu", "prefill_time_memory_gpu",
+                                            "prefill_time_compute_serial",
                                             "prefill_time_memory_serial", "prefill_time_comm_estimate",
                                             "prefill_time_overhead",
                                             "prefill_time_serial")}
@@ -503,6 +509,12 @@ def _collective_formulas(p: ParallelResults) -> tuple:
         rows += [("all_to_all_time_tiers", "the bound: the experts' all-to-all over two tiers", None),
                  ("all_to_all_time_library_tiers", "the estimate: the experts' all-to-all, in the node and over the "
                   "NICs", None)]
+    if p.matmul_share < 1:
+        rows.append(("prefill_time_compute_serial", f"the estimate: the FLOPs at e_m = {p.matmul_share:.3g} of the "
+                     "peak, as large matmuls are measured to reach on this GPU (decode's likewise)", None))
+    if p.small_gemm_share < 1:
+        rows.append(("prefill_time_memory_serial", f"the estimate: the weights at e_g = {p.small_gemm_share:.3g} of the "
+                     "bandwidth, as GEMMs with few rows are measured to stream them on this GPU (short prompts)", None))
     if p.parallelism.ep > 1 or p.weight_efficiency < 1:
         rows.append(("decode_time_memory_busiest", ("the estimate: HBM of the busiest expert GPU"
                      if p.parallelism.ep > 1 else "the estimate: HBM of one GPU")

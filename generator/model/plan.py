@@ -566,12 +566,13 @@ def scaling(model: Model, hw: Hardware, precision: Precision, batch: float, cont
             t = {qid: float(q[qid](v)) for qid in ("decode_time_compute_gpu", "decode_time_memory_gpu",
                                                   "decode_time_comm", "decode_time_bound", "decode_time_serial",
                                                   "decode_time_comm_estimate", "decode_time_memory_busiest",
-                                                  "decode_time_overhead")}
+                                                  "decode_time_overhead", "decode_time_compute_serial")}
             cap = float(q["capacity_batch_replica"](cv))
             rows.append({"tp": tp, "gpus": tp, "compute": t["decode_time_compute_gpu"],
                          "hbm": t["decode_time_memory_gpu"], "interconnect": t["decode_time_comm"],
                          "interconnect_estimate": t["decode_time_comm_estimate"],
                          "hbm_busiest": t["decode_time_memory_busiest"], "overhead": t["decode_time_overhead"],
+                         "compute_estimate": t["decode_time_compute_serial"],  # the FLOPs at e_m of the peak
                          "bound": t["decode_time_bound"], "serial": t["decode_time_serial"],
                          "tokens_per_s_replica": batch / t["decode_time_bound"],
                          "tokens_per_s_gpu": batch / (t["decode_time_bound"] * tp),

@@ -27,6 +27,10 @@ DEFAULT_GEMMS = ("attention projection (d x d)", "FFN matrix (d x d_ff)")
 LIVE_PATHS = (
     (None, "hardware", "memory.bandwidth memory.capacity peak.dense.*"),
     ("link", "hardware", "interconnect.bandwidth interconnect.bandwidth_per_direction interconnect.latency"),
+    # the serial estimate's measured matmul share: where the file gives one (the block needs its source)
+    ("matmul", "hardware", "achieved_matmul.dense.*"),
+    # the serial prefill's measured small-GEMM share of the bandwidth: likewise
+    ("small_gemm", "hardware", "achieved_bandwidth.small_gemm.*"),
     (None, "model", "layers hidden_size heads kv_heads head_dim vocab_size ffn.size parameters active_parameters "
                     "attention.sliding_window attention.local_layers_per_global attention.kv_lora_rank "
                     "attention.q_lora_rank attention.qk_rope_head_dim attention.qk_nope_head_dim attention.v_head_dim"),
@@ -55,6 +59,10 @@ def inputs(spec) -> dict:
     return {
         "hardware": {"dense": dict(sorted(hw.dense.items())), "bandwidth": hw.bandwidth, "capacity": hw.capacity,
                      "memory_reserve": hw.memory_reserve,
+                     # e_m per compute format: a large matmul's measured share of the peak (env.card_values)
+                     "achieved_matmul": dict(sorted(hw.achieved_matmul.items())),
+                     # e_g per compute format: a small-M GEMM's measured share of the bandwidth (env.card_values)
+                     "achieved_bandwidth": dict(sorted(hw.achieved_bandwidth.items())),
                      # the engine step the activation workspace is sized for (model.js workspace)
                      "max_batched_tokens": hw.max_batched_tokens, "max_sequences": hw.max_sequences,
                      "kernels": {"per_layer": hw.kernels.per_layer, "decode": hw.kernels.decode,
@@ -138,6 +146,7 @@ def set_rules(spec) -> dict:
     from genreport.load.setrules import rules
 
     has = {None: True, "link": spec.hardware.link is not None, "moe": spec.model.moe is not None,
+           "matmul": bool(spec.hardware.achieved_matmul), "small_gemm": bool(spec.hardware.achieved_bandwidth),
            "decode": bool(spec.workloads.decode_batch), "serving": spec.serving is not None,
            "speculative": spec.serving is not None and spec.serving.speculative is not None}
     return rules(*((kind, path) for block, kind, paths in LIVE_PATHS if has[block] for path in paths.split()))

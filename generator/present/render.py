@@ -273,6 +273,21 @@ def _inputs(r: Results) -> list[dict]:
              else ("the spec (engine.all_reduce)" if "all_reduce" in given
                    else "the default: the collectives library, as the hardware file's collectives block costs it")},
         ]
+        e_m = hw.achieved_matmul.get(p.compute)  # a large matmul's measured share of the peak (achieved_matmul)
+        rows.append({"what": "a large matmul's share of the peak, measured (serial estimate)", "symbol": "e_m",
+                     "value": (f"{e_m:g} ({p.compute}: {fmt.rate(e_m * hw.dense[p.compute])} of "
+                               f"{fmt.rate(hw.dense[p.compute])})") if e_m is not None
+                     else f"1: no measurement of {p.compute} matmuls on this GPU in its file, so the peak",
+                     "source": hw.source_of("achieved_matmul").short() if e_m is not None
+                     else "the hardware file (achieved_matmul.dense) gives none for this format"})
+        e_g = hw.achieved_bandwidth.get(p.compute)  # a small-M GEMM's measured share of the bandwidth (achieved_bandwidth)
+        rows.append({"what": "a small-M GEMM's share of the bandwidth on its weights, measured (serial prefill)",
+                     "symbol": "e_g",
+                     "value": (f"{e_g:g} ({p.compute}: {fmt.bandwidth(e_g * hw.bandwidth)} of "
+                               f"{fmt.bandwidth(hw.bandwidth)})") if e_g is not None
+                     else f"1: no measurement of {p.compute} GEMMs with few rows on this GPU in its file, so the bandwidth",
+                     "source": hw.source_of("achieved_bandwidth").short() if e_g is not None
+                     else "the hardware file (achieved_bandwidth.small_gemm) gives none for this format"})
         if r.parallel.weight_efficiency < 1 or "weight_only_efficiency" in given:  # weight-only GEMMs (int8/int4)
             rows.append({"what": "weights' share of the bandwidth, weight-only GEMMs (serial estimate)", "symbol": "e_w",
                          "value": f"{r.parallel.weight_efficiency:.3g} for these weights ("

@@ -229,6 +229,10 @@ const GR_MODEL = (function () {
     const b = meanBytes(wb, n - routedParameters({N: n, N_a: nA}, pc, accounting, m), routedParameters({N: n, N_a: nA}, pc,
       accounting, m));  // every weight the card holds
     const card = {P: hw.dense[p.compute], W: hw.bandwidth, C: usable(hw, m, inp.parallelism), N: n, N_a: nA, N_e: nE, N_p: nP,
+      // e_m: a large matmul's measured share of the peak in the compute format (card_values; 1 where none is given)
+      e_m: Object.prototype.hasOwnProperty.call(hw.achieved_matmul || {}, p.compute) ? hw.achieved_matmul[p.compute] : 1.0,
+      // e_g: a small-M GEMM's measured share of the bandwidth on its weights (card_values; 1 where none is given)
+      e_g: Object.prototype.hasOwnProperty.call(hw.achieved_bandwidth || {}, p.compute) ? hw.achieved_bandwidth[p.compute] : 1.0,
       L: m.layers, d: m.hidden_size, H_q: m.heads, H_kv: m.kv_heads, d_h: headDimForFlops(m), d_ff: m.ffn_size,
       V: m.vocab_size, G: m.heads / m.kv_heads, b: b, b_kv: bKv,
       c: m.layers * kvElementsPerTokenLayer(m) * bKv, a: inp.workloads.activation_bytes || 0.0};

@@ -16,16 +16,16 @@ const GR_PARALLEL = (() => {
   const GROUPS = ["tp", "pp", "ep", "dp"], BINDS = ["compute", "bandwidth", "interconnect"];
   const GRID = ["interconnect_bytes_decode", "decode_time_comm", "decode_time_compute_gpu", "decode_time_memory_gpu",
     "decode_time_bound", "decode_time_comm_estimate", "decode_time_memory_busiest", "decode_time_overhead",
-    "decode_time_serial", "memory_per_gpu"];
+    "decode_time_compute_serial", "decode_time_serial", "memory_per_gpu"];
   const RESIDENT = ["memory_per_gpu"];  // evaluated with the weights the GPU holds, not those a batch reads
   const RATES = ["decode_tokens_per_s_replica", "decode_tokens_per_s_gpu"];
   const PREFILL = ["interconnect_bytes_prefill", "prefill_time_comm", "prefill_time_bound", "prefill_time_compute_gpu",
-    "prefill_time_memory_gpu", "prefill_time_memory_serial", "prefill_time_comm_estimate", "prefill_time_overhead",
-    "prefill_time_serial"];
+    "prefill_time_memory_gpu", "prefill_time_compute_serial", "prefill_time_memory_serial", "prefill_time_comm_estimate",
+    "prefill_time_overhead", "prefill_time_serial"];
   // the serial estimate's terms, the first largest named (layout.ESTIMATE_TERMS); "overhead" is overhead-bound
-  const ESTIMATE_TERMS = [["compute", "decode_time_compute_gpu"], ["bandwidth", "decode_time_memory_busiest"],
+  const ESTIMATE_TERMS = [["compute", "decode_time_compute_serial"], ["bandwidth", "decode_time_memory_busiest"],
     ["interconnect", "decode_time_comm_estimate"], ["overhead", "decode_time_overhead"]];
-  const PREFILL_ESTIMATE_TERMS = [["compute", "prefill_time_compute_gpu"], ["bandwidth", "prefill_time_memory_serial"],
+  const PREFILL_ESTIMATE_TERMS = [["compute", "prefill_time_compute_serial"], ["bandwidth", "prefill_time_memory_serial"],
     ["interconnect", "prefill_time_comm_estimate"], ["overhead", "prefill_time_overhead"]];
   const SCALARS = ["gpus", "weight_bytes_per_gpu", "kv_bytes_per_token_per_gpu", "kv_capacity_tokens_replica",
     "link_ridge", "tp_link_intensity", "tp_weight_crossover", "tp_link_bound_degree"];

@@ -261,6 +261,10 @@ const GR_WHATIF = (function () {
         inp.hardware[k] = v;
       } else if (parts[1] === "peak") {
         inp.hardware.dense[k] = v;
+      } else if (parts[1] === "achieved_matmul") {  // e_m of one compute format (model.js card)
+        inp.hardware.achieved_matmul = Object.assign({}, inp.hardware.achieved_matmul, {[k]: v});
+      } else if (parts[1] === "achieved_bandwidth") {  // e_g of one compute format (model.js card)
+        inp.hardware.achieved_bandwidth = Object.assign({}, inp.hardware.achieved_bandwidth, {[k]: v});
       } else {
         link[k] = v;
         if (k === "bandwidth" && link.per_direction_from === "bandwidth/2") link.bandwidth_per_direction = v / 2;
