@@ -124,9 +124,6 @@ def caption11(r: Results, baseline: Results | None = None) -> str:
                      f"{STOPS.get(c['goodput_binds'], 'the ' + c['goodput_binds'])}. ")
         else:
             text += f"no rate meets the {c['goodput_binds']}. "
-    if ra["tpot_target"] and un.get("p99_rate") is not None:
-        text += (f"P99 capacity: {num(ch['p99_rate'])} requests/s with chunks, {num(un['p99_rate'])} without. ")
-    text += (f"The TTFT of a prompt alone is {num(ra['prefill_alone_time'] * 1e3)} ms; the rates are per replica "
-             f"(Little's law: the sequences running are the rate times the {r.spec.serving.output - 1:,} rounds "
-             "times the step).")
+    text += (f"Rates are per replica (Little's law: the sequences running are the rate times the "
+             f"{r.spec.serving.output - 1:,} rounds times the step).")
     return text
