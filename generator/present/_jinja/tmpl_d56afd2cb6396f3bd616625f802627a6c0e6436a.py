@@ -563,7 +563,7 @@ def root(context, missing=missing):
                         pass
                         yield ', here a whole prompt: the '
                         yield escape(t_2(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk')))
-                        yield '-token budget holds it, so chunking changes nothing'
+                        yield '-token budget holds it, so the chunk is a whole prefill run beside the decode tokens'
                     yield '.\nP99 capacity: <strong>'
                     yield escape(t_5(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_rate')))
                     yield ' requests/s</strong> with chunks, <strong>'
