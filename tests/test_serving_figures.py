@@ -274,6 +274,39 @@ def test_the_p99_tail_of_the_70b(r70):
             assert k == pytest.approx(round(k), abs=1e-6)
 
 
+def test_the_p90_ttft_tail(r70, rds):
+    """The TTFT tail (formulas/techniques.py, "the tail: P90 TTFT"): the prompts queue for their prefills, an M/D/1
+    queue whose server leaves for a round (without chunks) or a plain step (with chunks) whenever none waits.  With no
+    arrivals the P90 is the prefill and 90% of the round in progress (the round's residual is uniform): for the 70B at
+    tp 8, t_p + 0.9 x 70.6e9 x 2 / 8 / 3.35e12 (5.27 ms a round), to a grid step t_p / 64 below; at every rate the
+    P90 is at least the prefill itself, and the mean of the inverted law is the closed form ``unchunked_ttft``.  The
+    2 s TTFT target binds neither design before its curve stops (the P90 there: 284 ms without chunks, 815 ms with:
+    a chunked prompt's steps carry the running sequences too, so its service is longer and its queue fuller).
+    DeepSeek-V3 (MoE, MLA, fp8, 8 H200) has no TTFT target: curves, no capacity."""
+    import numpy as np
+    from genreport.model.techniques import ttft_law
+
+    ra = r70.serving["techniques"]["rates"]
+    ch, un = ra["chunked"], ra["unchunked"]
+    t_p, weights = ra["prefill_alone_time"], 70.6e9 * 2 / 8 / 3.35e12
+    assert ra["ttft_tail"] == 0.9
+    for c, service in ((un, t_p), (ch, ch["ttft"][0])):
+        assert service + 0.9 * weights * (1 - 1e-3) - t_p / 64 <= c["ttft_p90"][0] <= service + 0.9 * weights * 1.001
+        assert all(p >= f * (1 - 1e-12) for p, f in zip(c["ttft_p90"], c["ttft"], strict=True))
+        assert c["ttft_tail_rate"] == c["stop"] and c["ttft_tail_binds"] == c["stops_at"]
+    assert max(un["ttft_p90"]) == pytest.approx(0.284, abs=1e-3) and max(ch["ttft_p90"]) == pytest.approx(0.815, abs=1e-3)
+    i = len(un["rate"]) // 2  # half way up the curve: the inverted law's mean against the closed form
+    lam = un["rate"][i]
+    t_r = un["tpot"][i] * (1 - lam * t_p)
+    grid, cdf = ttft_law(lam, t_p, t_r)
+    mean = t_p + grid * float(np.sum(1 - cdf[:-1]))
+    assert un["ttft_queued"][i] - grid * (1 + lam * t_p / (1 - lam * t_p)) <= mean <= un["ttft_queued"][i] * (1 + 1e-9)
+    ds = rds.serving["techniques"]["rates"]
+    for kind in ("chunked", "unchunked"):
+        c = ds[kind]
+        assert c["ttft_tail_rate"] is None and math.isfinite(c["ttft_p90"][0]) and c["ttft_p90"][0] >= c["ttft"][0]
+
+
 def test_rate_caption_states_the_goodput(r70):
     cap = figures.captions(r70)["fig11-rates"]
     ra = r70.serving["techniques"]["rates"]
