@@ -416,7 +416,10 @@ def rate_curves(r) -> dict:
     (``unchunked_round_time``) plus the whole prefills of the TAIL-th percentile stall (prefills first, Poisson
     arrivals: :func:`stall_quantile`); the P99 capacity, the highest rate whose tail meets the TPOT target (read as
     the TBT target); and without chunks the mean TTFT with the prompts queued for their prefills
-    (``unchunked_ttft``)."""
+    (``unchunked_ttft``).  The TTFT tail: each curve's TTFT_TAIL-th percentile TTFT with the prompts queued first come
+    first served for their prefills (:func:`ttft_quantile`: without chunks a prefill of t_p and a round of t_r while
+    none waits, with chunks the chunked prefill at the steady concurrency and a steady step), and the TTFT tail
+    capacity, the highest rate whose P90 TTFT meets the TTFT target."""
     sv = r.spec.serving
     mean = float(sv.prompt) + float(sv.output) / 2
     env = _inputs(r, 1.0, mean)
