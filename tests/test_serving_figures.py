@@ -307,6 +307,17 @@ def test_the_p90_ttft_tail(r70, rds):
         assert c["ttft_tail_rate"] is None and math.isfinite(c["ttft_p90"][0]) and c["ttft_p90"][0] >= c["ttft"][0]
 
 
+def test_the_chapter_states_the_ttft_tail_capacity():
+    """The serving chapter's one sentence on the TTFT tail (specs/llama70b-h100-tp8.yaml, TTFT target 2 s): the
+    highest rate whose P90 TTFT meets it, with and without chunks, here where the curves stop (the session's build,
+    which the golden test makes anyway)."""
+    from shared import html
+
+    page = " ".join(html("llama70b-h100-tp8.yaml").split())
+    assert ("the P90 TTFT meets 2 s up to <strong>12 requests/s</strong> with chunks and <strong>9.14</strong> without, "
+            "where the curves stop: the TTFT tail does not bind.") in page
+
+
 def test_rate_caption_states_the_goodput(r70):
     cap = figures.captions(r70)["fig11-rates"]
     ra = r70.serving["techniques"]["rates"]
