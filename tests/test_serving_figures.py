@@ -307,6 +307,33 @@ def test_the_p90_ttft_tail(r70, rds):
         assert c["ttft_tail_rate"] is None and math.isfinite(c["ttft_p90"][0]) and c["ttft_p90"][0] >= c["ttft"][0]
 
 
+def test_a_tight_ttft_target_binds_the_tail(tmp_path_factory):
+    """The 70B at tp 8 with a TTFT target of 150 ms (the prefill alone 73.7 ms): the P90 TTFT passes it below where
+    the curves stop, so the TTFT tail capacity binds: 5.32 requests/s without chunks, 5.25 with (the 8,192-token
+    budget holds the whole 4k prompt, so the two queues nearly agree), far below the steady goodputs (8.87 and 12);
+    there the P90 is the target (to the bisection), and figure 11 marks it (a diamond on the TTFT panel) without a
+    collision."""
+    r = _evaluate(tmp_path_factory, SERVING_70B.replace("ttft: 2 s", "ttft: 150 ms"), "sv70t")
+    ra = r.serving["techniques"]["rates"]
+    from genreport.model.techniques import ttft_quantile
+
+    for kind in ("chunked", "unchunked"):
+        c = ra[kind]
+        assert c["ttft_tail_binds"] == "P90 TTFT target" and 0 < c["ttft_tail_rate"] < c["stop"]
+        below = [p for x, p in zip(c["rate"], c["ttft_p90"], strict=True) if x <= c["ttft_tail_rate"]]
+        above = [p for x, p in zip(c["rate"], c["ttft_p90"], strict=True) if x > c["ttft_tail_rate"] * 1.01]
+        assert max(below) <= 0.15 < min(above)
+    un = ra["unchunked"]
+    assert (un["ttft_tail_rate"], ra["chunked"]["ttft_tail_rate"]) == (pytest.approx(5.32, abs=0.01),
+                                                                       pytest.approx(5.25, abs=0.01))
+    lam = un["ttft_tail_rate"]
+    i = max(j for j, x in enumerate(un["rate"]) if x <= lam)  # the round at the grid rate below, a little shorter
+    assert ttft_quantile(lam, ra["prefill_alone_time"], un["tpot"][i] * (1 - lam * ra["prefill_alone_time"])) <= 0.15
+    with matplotlib.rc_context(figures.RC):
+        fig = figures.DRAWERS["fig11-rates"](r, None)
+    assert _collisions(fig) == []
+
+
 def test_the_chapter_states_the_ttft_tail_capacity():
     """The serving chapter's one sentence on the TTFT tail (specs/llama70b-h100-tp8.yaml, TTFT target 2 s): the
     highest rate whose P90 TTFT meets it, with and without chunks, here where the curves stop (the session's build,
