@@ -25,7 +25,13 @@ Sources:
   first), and Sarathi-Serve's artifact (github.com/microsoft/sarathi-serve: its vLLM baseline
   sarathi/core/scheduler/vllm_scheduler.py, capacity at the P99 TBT); Tanner, "A derivation of the Borel
   distribution", Biometrika 48, 1961; Consul and Jain, "A generalization of the Poisson distribution",
-  Technometrics 15, 1973.
+  Technometrics 15, 1973;
+- the TTFT tail (the time to first token's law under Poisson arrivals): Erlang, "Sandsynlighedsregning og
+  Telefonsamtaler", Nyt Tidsskrift for Matematik B 20, 1909, and Crommelin, "Delay probability formulae when the
+  holding times are constant", P.O. Elec. Engrs. J. 25, 1932 (the M/D/1 waiting time); Pollaczek 1930 and
+  Khinchine 1932 (the M/G/1 waiting time's transform); Fuhrmann and Cooper, "Stochastic decompositions in the M/G/1
+  queue with generalized vacations", Operations Research 33(5), 1985 (a server that leaves on a vacation whenever
+  its queue empties adds the vacation's residual to the wait, independent of it).
 
 Every function returns a SymPy expression in the glossary's symbols; the closed forms (a sum, a solved balance, a
 solved rate) are SymPy's, checked against the sums and equations they come from in tests/test_techniques.py.
@@ -54,6 +60,7 @@ STALLS = ("vLLM v0 vllm/core/scheduler.py _schedule_default and Sarathi-Serve's 
     sym(x) for x in ("p_a", "k_d", "t_d", "C_p", "s_c", "lam", "T_in", "T_out", "h_p", "n_P", "n_D", "W_kv",
                      "t_p", "t_s", "theta"))
 (t_r, k_s, m_s, q_p) = (sym(x) for x in ("t_r", "k_s", "m_s", "q_p"))
+_s = sp.Symbol("s", positive=True)  # a transform's argument, not a glossary symbol
 _i = sp.Symbol("i", integer=True, nonnegative=True)  # a summation index, not a glossary symbol
 
 
@@ -519,3 +526,54 @@ def chunk_step_share():
     (Little's law: the prompt tokens arriving per step over the chunk a step carries), at most 1.  Where it passes
     1 - q_p the P-q_p time between tokens is a step with a full chunk (:func:`mixed_time`), else a plain step."""
     return lam * T_in * (1 - h_p) * t_s / C_p
+
+
+# ----------------------------------------------------------------------------------------------- the tail: P90 TTFT
+# DistServe judges a design by the rate at which 90% of the requests meet both the TTFT and the TPOT target (Zhong et
+# al., OSDI 2024, section 2.2: goodput at an SLO attainment of 90%).  The prompts queue for their prefills:
+# - prefilled alone, prefills first (vLLM v0): the prefill server takes the prompts first come first served, t_p each,
+#   and whenever none waits it leaves for a decode round of t_r (an M/D/1 queue with exhaustive service and multiple
+#   vacations).  Fuhrmann and Cooper's decomposition: the wait is the M/D/1 wait (Erlang, Crommelin) plus the residual
+#   of the round in progress, uniform on (0, t_r), the two independent; the TTFT is that plus the prompt's own t_p.
+#   A batched prefill ends all its prompts together, later than one at a time, so this is at least what vLLM gives;
+# - with chunked prefill: the same queue, its service the prompt's chunked prefill (``chunked_ttft``: T_in (1 - h_p) /
+#   C_p mixed steps, the next prompt's chunk packed into the budget a prompt leaves), its vacation one plain step;
+# - a disaggregated prefill pool: no decode rounds, no vacation: the plain M/D/1 queue.
+# The law of the sum is the Pollaczek-Khinchine transform below times the vacation's; genreport.model.techniques
+# ``ttft_law`` inverts it numerically on a grid (every length rounded down to the grid: a quantile at least as long
+# as counted is never claimed).
+
+def prefill_wait_share(x):
+    """P(W <= x) [1]: the share of prompts that wait at most ``x`` for the prefills ahead of them in an M/D/1 queue
+    (Poisson arrivals at lam, each prefill t_p, first come first served, lam t_p < 1), Erlang's formula (Erlang 1909,
+    Crommelin 1932): (1 - rho) sum_{i=0}^{floor(x / t_p)} (lam (i t_p - x))^i / i! e^(-lam (i t_p - x)), rho = lam t_p.
+    The terms alternate in sign and grow like e^(x / t_p): a float evaluates it only for a wait of a few prefills
+    (genreport.model.techniques ``ttft_law`` takes the transform instead)."""
+    i = sp.Symbol("i", integer=True, nonnegative=True)
+    u = lam * (i * t_p - x)
+    return (1 - lam * t_p) * sp.Sum(u**i / sp.factorial(i) * sp.exp(-u), (i, 0, sp.floor(x / t_p)))
+
+
+def queued_ttft_transform(service=t_p, vacation=t_r):
+    """E[e^(-s TTFT)] [1]: the Laplace transform of the time to first token of a prompt queued for its prefill, the
+    product of three independent parts: the Pollaczek-Khinchine transform of the M/D/1 wait,
+    (1 - rho) s / (s - lam (1 - e^(-s t_p))), the residual of the vacation in progress (Fuhrmann and Cooper),
+    (1 - e^(-s v)) / (s v), and the prompt's own prefill e^(-s t_p); ``service`` t_p and ``vacation`` v (t_r prefilled
+    alone, one plain step with chunks; 0 for a disaggregated prefill pool, where the residual is 1)."""
+    rho = lam * service
+    wait = (1 - rho) * _s / (_s - lam * (1 - sp.exp(-_s * service)))
+    rest = 1 if vacation == 0 else (1 - sp.exp(-_s * vacation)) / (_s * vacation)
+    return wait * rest * sp.exp(-_s * service)
+
+
+def queued_ttft_mean(service=t_p, vacation=t_r):
+    """Mean time to first token of a prompt queued for its prefill [s]: t_p + lam t_p^2 / (2 (1 - lam t_p)) + v / 2,
+    minus the derivative of :func:`queued_ttft_transform` at s = 0 (SymPy); at (t_p, t_r) it is
+    :func:`unchunked_ttft`, derived there from the branching steps of a stall (tests/test_techniques.py)."""
+    # e^(-s x) by its first terms (enough for the first derivative at 0): a rational function of s, whose derivative
+    # SymPy takes at 0 at once (a limit of the exponentials took seconds)
+    def poly(e):
+        return sum(e.args[0]**n / sp.factorial(n) for n in range(5))
+
+    expr = queued_ttft_transform(service, vacation).replace(lambda e: isinstance(e, sp.exp), poly)
+    return sp.factor(sp.cancel(-sp.diff(sp.cancel(expr), _s).subs(_s, 0)))

@@ -274,6 +274,77 @@ def test_the_p99_tail_of_the_70b(r70):
             assert k == pytest.approx(round(k), abs=1e-6)
 
 
+def test_the_p90_ttft_tail(r70, rds):
+    """The TTFT tail (formulas/techniques.py, "the tail: P90 TTFT"): the prompts queue for their prefills, an M/D/1
+    queue whose server leaves for a round (without chunks) or a plain step (with chunks) whenever none waits.  With no
+    arrivals the P90 is the prefill and 90% of the round in progress (the round's residual is uniform): for the 70B at
+    tp 8, t_p + 0.9 x 70.6e9 x 2 / 8 / 3.35e12 (5.27 ms a round), to a grid step t_p / 64 below; at every rate the
+    P90 is at least the prefill itself, and the mean of the inverted law is the closed form ``unchunked_ttft``.  The
+    2 s TTFT target binds neither design before its curve stops (the P90 there: 284 ms without chunks, 815 ms with:
+    a chunked prompt's steps carry the running sequences too, so its service is longer and its queue fuller).
+    DeepSeek-V3 (MoE, MLA, fp8, 8 H200) has no TTFT target: curves, no capacity."""
+    import numpy as np
+    from genreport.model.techniques import ttft_law
+
+    ra = r70.serving["techniques"]["rates"]
+    ch, un = ra["chunked"], ra["unchunked"]
+    t_p, weights = ra["prefill_alone_time"], 70.6e9 * 2 / 8 / 3.35e12
+    assert ra["ttft_tail"] == 0.9
+    for c, service in ((un, t_p), (ch, ch["ttft"][0])):
+        assert service + 0.9 * weights * (1 - 1e-3) - t_p / 64 <= c["ttft_p90"][0] <= service + 0.9 * weights * 1.001
+        assert all(p >= f * (1 - 1e-12) for p, f in zip(c["ttft_p90"], c["ttft"], strict=True))
+        assert c["ttft_tail_rate"] == c["stop"] and c["ttft_tail_binds"] == c["stops_at"]
+    assert max(un["ttft_p90"]) == pytest.approx(0.284, abs=1e-3) and max(ch["ttft_p90"]) == pytest.approx(0.815, abs=1e-3)
+    i = len(un["rate"]) // 2  # half way up the curve: the inverted law's mean against the closed form
+    lam = un["rate"][i]
+    t_r = un["tpot"][i] * (1 - lam * t_p)
+    grid, cdf = ttft_law(lam, t_p, t_r)
+    mean = t_p + grid * float(np.sum(1 - cdf[:-1]))
+    assert un["ttft_queued"][i] - grid * (1 + lam * t_p / (1 - lam * t_p)) <= mean <= un["ttft_queued"][i] * (1 + 1e-9)
+    ds = rds.serving["techniques"]["rates"]
+    for kind in ("chunked", "unchunked"):
+        c = ds[kind]
+        assert c["ttft_tail_rate"] is None and math.isfinite(c["ttft_p90"][0]) and c["ttft_p90"][0] >= c["ttft"][0]
+
+
+def test_a_tight_ttft_target_binds_the_tail(tmp_path_factory):
+    """The 70B at tp 8 with a TTFT target of 150 ms (the prefill alone 73.7 ms): the P90 TTFT passes it below where
+    the curves stop, so the TTFT tail capacity binds: 5.32 requests/s without chunks, 5.25 with (the 8,192-token
+    budget holds the whole 4k prompt, so the two queues nearly agree), far below the steady goodputs (8.87 and 12);
+    there the P90 is the target (to the bisection), and figure 11 marks it (a diamond on the TTFT panel) without a
+    collision."""
+    r = _evaluate(tmp_path_factory, SERVING_70B.replace("ttft: 2 s", "ttft: 150 ms"), "sv70t")
+    ra = r.serving["techniques"]["rates"]
+    from genreport.model.techniques import ttft_quantile
+
+    for kind in ("chunked", "unchunked"):
+        c = ra[kind]
+        assert c["ttft_tail_binds"] == "P90 TTFT target" and 0 < c["ttft_tail_rate"] < c["stop"]
+        below = [p for x, p in zip(c["rate"], c["ttft_p90"], strict=True) if x <= c["ttft_tail_rate"]]
+        above = [p for x, p in zip(c["rate"], c["ttft_p90"], strict=True) if x > c["ttft_tail_rate"] * 1.01]
+        assert max(below) <= 0.15 < min(above)
+    un = ra["unchunked"]
+    assert (un["ttft_tail_rate"], ra["chunked"]["ttft_tail_rate"]) == (pytest.approx(5.32, abs=0.01),
+                                                                       pytest.approx(5.25, abs=0.01))
+    lam = un["ttft_tail_rate"]
+    i = max(j for j, x in enumerate(un["rate"]) if x <= lam)  # the round at the grid rate below, a little shorter
+    assert ttft_quantile(lam, ra["prefill_alone_time"], un["tpot"][i] * (1 - lam * ra["prefill_alone_time"])) <= 0.15
+    with matplotlib.rc_context(figures.RC):
+        fig = figures.DRAWERS["fig11-rates"](r, None)
+    assert _collisions(fig) == []
+
+
+def test_the_chapter_states_the_ttft_tail_capacity():
+    """The serving chapter's one sentence on the TTFT tail (specs/llama70b-h100-tp8.yaml, TTFT target 2 s): the
+    highest rate whose P90 TTFT meets it, with and without chunks, here where the curves stop (the session's build,
+    which the golden test makes anyway)."""
+    from shared import html
+
+    page = " ".join(html("llama70b-h100-tp8.yaml").split())
+    assert ("the P90 TTFT meets 2 s up to <strong>12 requests/s</strong> with chunks and <strong>9.14</strong> without, "
+            "where the curves stop: the TTFT tail does not bind.") in page
+
+
 def test_rate_caption_states_the_goodput(r70):
     cap = figures.captions(r70)["fig11-rates"]
     ra = r70.serving["techniques"]["rates"]

@@ -237,3 +237,45 @@ def test_the_mean_ttft_with_the_prefills_queued_first():
     assert got == pytest.approx(by_hand, rel=1e-12) == pytest.approx(0.082857, abs=1e-6)
     assert got == pytest.approx((0.02 + 0.06) / 2 + 0.06 / (2 * 0.7), rel=1e-12)
     assert float(t.unchunked_ttft().subs({**v, sym("lam"): 0})) == pytest.approx(0.01 + 0.06)  # t_r / 2 + t_p
+
+
+def test_the_ttft_tail_erlang_and_the_transform():
+    """The TTFT tail (formulas/techniques.py, "the tail: P90 TTFT").  Erlang's M/D/1 waiting time (Erlang 1909,
+    Crommelin 1932) by hand at lam 5/s, t_p 60 ms (rho 0.3), a wait of 100 ms (floor(0.1 / 0.06) = 1: two terms):
+    0.7 (e^0.5 - 0.2 e^0.2) = 0.98311.  The Pollaczek-Khinchine transform with the round's residual (Fuhrmann and
+    Cooper 1985) gives the mean t_p + lam t_p^2 / (2 (1 - rho)) + t_r / 2, which is ``unchunked_ttft`` (derived from
+    the branching steps of a stall) exactly.  The numerical inversion (genreport.model.techniques ``ttft_law``, every
+    length rounded down to a grid of t_p / 64) never passes the exact share and stays within 1% of it; its mean
+    is within a grid step of the closed form; and a simulation of the prefills-first scheduler (vLLM v0: the waiting
+    prompts prefilled one at a time, first come first served, a round of t_r whenever none waits; 40,000 prompts)
+    lands within 3% of its P90 (by the run below: 203.4 ms simulated, 202.5 ms from the transform)."""
+    import numpy as np
+    from genreport.model.techniques import ttft_law, ttft_quantile
+
+    lam, t_p, t_r = sym("lam"), sym("t_p"), sym("t_r")
+    share = float(t.prefill_wait_share(sp.Rational(1, 10)).subs({lam: 5, t_p: sp.Rational(3, 50)}).doit())
+    by_hand = 0.7 * (math.exp(0.5) - 0.2 * math.exp(0.2))
+    assert share == pytest.approx(by_hand, rel=1e-12) == pytest.approx(0.98311, abs=1e-5)
+    assert sp.cancel(t.queued_ttft_mean() - t.unchunked_ttft()) == 0
+    assert sp.cancel(t.queued_ttft_mean(vacation=0) - (t_p + lam * t_p**2 / (2 * (1 - lam * t_p)))) == 0
+    grid, cdf = ttft_law(5.0, 0.06, 0.0)
+    assert grid == pytest.approx(0.06 / 64) and cdf[int(round(0.1 / grid))] >= share - 1e-12
+    assert cdf[int(round(0.1 / grid))] == pytest.approx(share, abs=0.01)
+    for rho in (0.3, 0.9):  # the mean of the inverted law against the closed form
+        grid, cdf = ttft_law(rho / 0.06, 0.06, 0.036)
+        mean = 0.06 + grid * float(np.sum(1 - cdf[:-1]))
+        closed = float(t.queued_ttft_mean().subs({lam: rho / 0.06, t_p: 0.06, t_r: 0.036}))
+        assert closed - grid * (1 + rho / (1 - rho)) <= mean <= closed + 1e-9
+    # the scheduler, simulated: prefills first, one prompt at a time, rounds of 36 ms whenever none waits (rho 0.6)
+    rng = np.random.default_rng(30)
+    arrive = np.cumsum(rng.exponential(0.06 / 0.6, 40_000))
+    now, ttft = 0.0, []
+    for x in arrive:
+        if x > now:  # the server was on its rounds: it comes back at the end of the round in progress
+            now += math.ceil((x - now) / 0.036) * 0.036
+        now += 0.06
+        ttft.append(now - x)
+    simulated = float(np.quantile(ttft, 0.9))
+    assert simulated == pytest.approx(ttft_quantile(0.6 / 0.06, 0.06, 0.036), rel=0.03)
+    assert ttft_quantile(0.6 / 0.06, 0.06, 0.036) == pytest.approx(0.2025, abs=5e-4)
+    assert ttft_quantile(1 / 0.06, 0.06, 0.036) == math.inf  # rho 1: the queue grows without end

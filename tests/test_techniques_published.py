@@ -29,7 +29,7 @@ from types import SimpleNamespace
 import pytest
 from genreport.formulas import techniques as t
 from genreport.formulas.glossary import sym
-from genreport.model.techniques import _layout_round, stall_share_mixed
+from genreport.model.techniques import _layout_round, stall_share_mixed, ttft_quantile
 from shared import evaluated
 
 H100 = {"P": 989.4e12, "W": 3.35e12, "C": 80 * 2**30}
@@ -345,8 +345,8 @@ def test_distserve_tail_of_the_prefill_stalls_does_not_bind():
     its spread over 199 gaps is small (variance a / (1 - rho)^3 a gap; the 90th percentile of the mean by the
     central limit, + 1.28 sigma / sqrt(199)).  At the rate where the caches fill (69 sequences of 950 tokens, 6.04
     requests/s; t_p 61 ms, t_r 36 ms) the P90 TPOT is 62.6 ms, within 0.1 s: the stalls do not bind the aggregated
-    pool either, and the model leaves the 4.48x unexplained (the TTFT queue at P90 is not modelled here; the prefills
-    take 37% of the time at that rate)."""
+    pool either, and the model leaves the 4.48x unexplained (the prefills take 37% of the time at that rate; the TTFT
+    queue at P90: :func:`test_distserve_goodput_with_the_ttft_tail`)."""
     env = {**OPT_13B, **A100}
     v = {"T_in": 750, "T_out": 200, "h_p": 0.0, "s_c": 512, "C_p": 512, "theta": 0.1, "q_p": 0.99}
     v["t_p"] = t_p = at(_formula("prefill_alone_time"), env, S=0, **v)
@@ -361,6 +361,68 @@ def test_distserve_tail_of_the_prefill_stalls_does_not_bind():
     p90 = t_u + 1.2816 * t_p * math.sqrt(a / (1 - rho) ** 3 / 199)
     assert fits == 69 and lam == pytest.approx(6.04, abs=0.01) and rho == pytest.approx(0.37, abs=0.005)
     assert p90 == pytest.approx(0.0626, abs=5e-4) and p90 < 0.1  # the TPOT target does not bind
+
+
+def test_distserve_goodput_with_the_ttft_tail():
+    """DistServe's goodput (Zhong et al., OSDI 2024, section 2.2 and Table 1: the highest rate at which 90% of the
+    requests meet both the TTFT target, 0.25 s, and the TPOT target, 0.1 s, for the chatbot, OPT-13B on A100s),
+    aggregated against disaggregated, with the TTFT tail (formulas/techniques.py, "the tail: P90 TTFT") beside the
+    stalls' TPOT tail (:func:`test_distserve_tail_of_the_prefill_stalls_does_not_bind`).  Read as: the highest rate
+    whose P90 TTFT and P90 TPOT both meet the targets (each request's TPOT its mean gap, the P90 by the central limit
+    as there); 750-token prompts, 200 outputs; t_p 61.3 ms, 69 sequences fit beside the weights.
+
+    Aggregated (vLLM v0, prefills first): the TTFT is the M/D/1 wait of the prefills with the round t_r(lam) as the
+    server's vacation (Fuhrmann and Cooper) plus t_p; alone its P90 meets 0.25 s up to 7.43 requests/s; the P90
+    TPOT meets 0.1 s up to 6.68; the caches fill at 6.04, which binds (the P90 TTFT there is 141 ms).
+    Disaggregated: a prefill GPU is the plain M/D/1 queue (no rounds), its P90 TTFT meets 0.25 s up to 11.49
+    requests/s (rho 0.70); a decode GPU has no stalls and its caches bind at 69 sequences, a step of 36.2 ms:
+    69 / (199 x 36.2 ms) = 9.59 requests/s; balanced pools (DistServe sizes them to the rate, section 4; fractional
+    GPUs here, the KV transfer over NVLink not counted, which favours disaggregation) serve 1 / (1 / 11.49 + 1 / 9.59)
+    = 5.23 requests/s per GPU: 0.87x the aggregated GPU's 6.04.
+
+    So the model, with the TTFT queue in, still gives disaggregation no gain at DistServe's chatbot conditions: the
+    direction disagrees with the measured up-to 4.48x (and its 10.2x tighter SLO is not computed here).  Step times
+    k times the bound (an engine slower than the roofline; no measured k is used) do not turn it: the ratio stays
+    between 0.76 and 0.91 for k from 1.5 to 3 (the same model, run while writing this test).  What is left out is what DistServe
+    measures: ShareGPT's spread of prompt lengths (a long prompt's prefill stalls every running request and queues
+    every prompt behind it), vLLM's batched prefills and preemption of running sequences when the caches fill, the
+    joint 90% attainment (a request must meet both targets, stricter than two separate P90s), and the tensor-parallel
+    prefill pool DistServe places.  The gap is recorded in docs/measurements.md; the model is not tuned to close it."""
+    env = {**OPT_13B, **A100}
+    v = {"T_in": 750, "T_out": 200, "h_p": 0.0, "s_c": 512, "C_p": 512, "theta": 0.1, "q_p": 0.99}
+    v["t_p"] = t_p = at(_formula("prefill_alone_time"), env, S=0, **v)
+    fits = int((env["C"] - env["N"] * env["b"]) / ((750 + 200) * env["c"]))
+    edge = min(at(_formula(k), env, **v) for k in ("unchunked_rate_compute", "unchunked_rate_memory")) * 0.999999
+
+    def t_r(lam):
+        return at(_formula("unchunked_round_time"), env, lam=lam, **v)
+
+    def t_u(lam):
+        return at(_formula("unchunked_step_time"), env, lam=lam, **v)
+
+    def tpot_p90(lam):
+        a, rho = lam * t_r(lam), lam * t_p
+        return t_u(lam) + 1.2816 * t_p * math.sqrt(a / (1 - rho) ** 3 / 199)
+
+    caches = _highest(lambda x: x * 199 * t_u(x) <= fits, edge, steps=40)
+    ttft_only = _highest(lambda x: ttft_quantile(x, t_p, t_r(x)) <= 0.25, edge, steps=40)
+    tpot_only = _highest(lambda x: tpot_p90(x) <= 0.1, edge, steps=40)
+    aggregated = min(caches, ttft_only, tpot_only)
+    assert (t_p, fits) == (pytest.approx(0.0613, abs=1e-4), 69)
+    assert (caches, ttft_only, tpot_only) == (pytest.approx(6.04, abs=0.01), pytest.approx(7.43, abs=0.01),
+                                              pytest.approx(6.68, abs=0.01))
+    assert aggregated == caches and ttft_quantile(caches, t_p, t_r(caches)) == pytest.approx(0.141, abs=1e-3)
+    prefill = _highest(lambda x: ttft_quantile(x, t_p, 0.0) <= 0.25, 0.999999 / t_p, steps=40)
+    step = at(t.decode_step_time(), env, B=fits, S=850)
+    decode = fits / (199 * step)
+    assert prefill == pytest.approx(11.49, abs=0.01) and prefill * t_p == pytest.approx(0.70, abs=0.01)
+    assert step == pytest.approx(0.0362, abs=1e-4) and decode == pytest.approx(9.59, abs=0.01)
+    per_gpu = 1 / (1 / prefill + 1 / decode)
+    assert per_gpu == pytest.approx(5.23, abs=0.01)
+    ratio = per_gpu / aggregated
+    assert ratio == pytest.approx(0.87, abs=0.01) and ratio < 1 < 4.48  # the measured direction is not given
+    # bound: the aggregated GPU's rate is below what its compute and bandwidth allow, and so is the disaggregated one's
+    assert aggregated < edge and per_gpu < 1 / (t_p + 199 * step / fits)
 
 
 # ----------------------------------------------------------------------------------------------- a finding

@@ -329,6 +329,63 @@ def stall_quantile(a: float, rho: float, q: float = TAIL) -> float:
     return math.inf
 
 
+# The TTFT tail the serving chapter's TTFT capacity is judged at: DistServe's SLO attainment, 90% of the requests
+# (Zhong et al., OSDI 2024, section 2.2).
+TTFT_TAIL = 0.90
+TTFT_GRID = (64, 16)  # grid points per prefill in ``ttft_law``: as many as TTFT_POINTS allow, at least the second
+TTFT_POINTS = (2**15, 2**17)  # grid points of one law: the grid is coarsened past the first, no law past the second
+
+
+def _floor_uniform(length: float, grid: float) -> np.ndarray:
+    """The law of floor(U / grid), U uniform on (0, ``length``), on the grid: 1 / m at 0 .. floor(m) - 1 and the rest
+    at floor(m), m = length / grid."""
+    m = length / grid
+    whole = int(math.floor(m))
+    out = np.full(whole + 1, 1.0 / m)
+    out[whole] = (m - whole) / m
+    return out
+
+
+def ttft_law(lam: float, service: float, vacation: float) -> tuple[float, np.ndarray] | None:
+    """(grid step g, P(TTFT - service <= j g) for j = 0, 1, ...): the law of the time to first token of a prompt queued
+    for its prefill (formulas.techniques, "the tail: P90 TTFT"): the M/D/1 wait of Poisson arrivals at ``lam`` for a
+    prefill of ``service`` seconds plus the residual of a ``vacation`` in progress (uniform, Fuhrmann and Cooper),
+    ``vacation`` 0 for a pool that does only prefills.  The wait is the Pollaczek-Khinchine sum of a geometric number
+    (P(n) = (1 - rho) rho^n) of residual prefills, each uniform on (0, service): its transform
+    (1 - rho) / (1 - rho R(z)) (formulas.techniques.queued_ttft_transform) inverted by the discrete Fourier transform on
+    a grid that reaches far enough for the aliased tail to be below e^-24 (the wait's tail falls like
+    e^(-2 (1 - rho) x / (rho t_p)) or faster), every length rounded down to the grid (so a quantile read from it is at
+    most the true one), 64 grid points a prefill (16 at least where rho nears 1).  None where lam service >= 1 (the
+    queue grows without end) or within about 0.15% of it (the P90 wait past 500 prefills; taken as unbounded)."""
+    rho = lam * service
+    if not (math.isfinite(rho) and rho < 1 and service > 0):
+        return None
+    reach = service * (4 + 12 / max(1 - rho, 1e-12)) + vacation
+    grid = max(service / TTFT_GRID[0], reach / TTFT_POINTS[0])
+    if grid > service / TTFT_GRID[1] * (1 + 1e-12):  # rho within about 0.1% of 1
+        grid = service / TTFT_GRID[1]
+        if reach / grid > TTFT_POINTS[1]:
+            return None
+    n = 1 << max(10, math.ceil(math.log2(reach / grid)))
+    spectrum = np.fft.rfft(_floor_uniform(service, grid), n)
+    law = (1 - rho) / (1 - rho * spectrum)
+    if vacation > 0:
+        law = law * np.fft.rfft(_floor_uniform(vacation, grid), n)
+    pmf = np.clip(np.fft.irfft(law, n), 0.0, None)
+    return grid, np.cumsum(pmf)
+
+
+def ttft_quantile(lam: float, service: float, vacation: float, q: float = TTFT_TAIL) -> float:
+    """The ``q``-th percentile time to first token of a prompt queued for its prefill (:func:`ttft_law`): the prompt's
+    own ``service`` plus the least grid wait whose share reaches ``q``; infinite where lam service >= 1."""
+    law = ttft_law(lam, service, vacation)
+    if law is None:
+        return math.inf
+    grid, cdf = law
+    j = int(np.searchsorted(cdf, q - 1e-12))
+    return service + j * grid if j < len(cdf) else math.inf
+
+
 def _highest(ok, hi: float, steps: int = 60) -> float:
     """The highest rate in [0, ``hi``] where ``ok`` (true at 0, false past some rate) holds, by bisection."""
     if ok(hi):
@@ -359,7 +416,10 @@ def rate_curves(r) -> dict:
     (``unchunked_round_time``) plus the whole prefills of the TAIL-th percentile stall (prefills first, Poisson
     arrivals: :func:`stall_quantile`); the P99 capacity, the highest rate whose tail meets the TPOT target (read as
     the TBT target); and without chunks the mean TTFT with the prompts queued for their prefills
-    (``unchunked_ttft``)."""
+    (``unchunked_ttft``).  The TTFT tail: each curve's TTFT_TAIL-th percentile TTFT with the prompts queued first come
+    first served for their prefills (:func:`ttft_quantile`: without chunks a prefill of t_p and a round of t_r while
+    none waits, with chunks the chunked prefill at the steady concurrency and a steady step), and the TTFT tail
+    capacity, the highest rate whose P90 TTFT meets the TTFT target."""
     sv = r.spec.serving
     mean = float(sv.prompt) + float(sv.output) / 2
     env = _inputs(r, 1.0, mean)
@@ -421,6 +481,31 @@ def rate_curves(r) -> dict:
         share = _eval(r, "chunk_step_share", {**env, "lam": lam, "t_s": t})
         return ttft * env["C_p"] / uncached if share > 1 - TAIL else t
 
+    def ttft_tail(kind: str, lam: float) -> float:
+        """The TTFT_TAIL-th percentile time to first token at ``lam`` with the prompts queued for their prefills
+        (:func:`ttft_quantile`): without chunks a prefill of t_p and a round of t_r between (``unchunked_round_time``),
+        with chunks the chunked prefill at the steady concurrency and a steady step between."""
+        if kind == "chunked":
+            t, _busy, ttft = (float(np.ravel(x)[0]) for x in chunked(lam))
+            return ttft_quantile(lam, ttft, t) if math.isfinite(t) and math.isfinite(ttft) else math.inf
+        w = unchunked(lam)[2]
+        t_r = float(np.ravel(at("unchunked_round_time", lam, **w))[0])
+        return ttft_quantile(lam, t_p, t_r) if math.isfinite(t_r) and t_r > 0 else math.inf
+
+    def highest_under(values, lam, fn, target) -> float:
+        """The highest rate of the curve whose ``fn`` (rising with the rate) meets ``target``: bisected between the
+        last grid rate that meets it and the next."""
+        over = [i for i, x in enumerate(values) if not x <= target]
+        if not over:
+            return float(lam[-1])
+        if over[0] == 0:
+            return 0.0
+        lo, hi = float(lam[over[0] - 1]), float(lam[over[0]])
+        for _ in range(24):  # a 64th of the curve's span over 2^24
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if fn(mid) <= target else (lo, mid)
+        return lo
+
     def tail_unchunked(lam: float) -> float:
         """The P99 time between tokens without chunked prefill at ``lam``: t_r + k t_p, the round alone
         (``unchunked_round_time``) and k the prompts of the TAIL-th percentile stall (:func:`stall_quantile`)."""
@@ -469,6 +554,13 @@ def rate_curves(r) -> dict:
                             for x, t in zip(lam, rounds, strict=True)])
             good = np.isfinite(rounds) & (rounds > 0)
             queued = np.where(good, at("unchunked_ttft", lam, t_r=np.where(good, rounds, 0.0)), np.inf)
+        ttft_p90 = [ttft_tail(kind, float(x)) for x in lam]
+        if sv.ttft is not None:  # the TTFT tail capacity: the highest rate whose P90 TTFT meets the TTFT target
+            ttft_rate = highest_under(ttft_p90, lam, lambda x, kind=kind: ttft_tail(kind, x), sv.ttft)
+            ttft_rate = stop if ttft_rate >= float(lam[-1]) else ttft_rate
+            ttft_binds = "P90 TTFT target" if ttft_rate < stop else stop_by
+        else:
+            ttft_rate, ttft_binds = None, None
         goodput, binds = stop, stop_by
         found = {}
         if sv.tpot is not None:
@@ -486,23 +578,16 @@ def rate_curves(r) -> dict:
         good_ttft = float(at_goodput[2]) if kind == "chunked" else t_p
         if sv.tpot is not None:  # the P99 capacity: the highest rate, up to where the curve stops, whose tail meets it
             # the tail grows with the rate: bisect between the last grid rate that meets the target and the next
-            over = [i for i, x in enumerate(p99) if not x <= sv.tpot]
-            if not over:
-                p99_rate = stop
-            elif over[0] == 0:
-                p99_rate = 0.0
-            else:
-                lo, hi = float(lam[over[0] - 1]), float(lam[over[0]])
-                for _ in range(24):  # a 64th of the curve's span over 2^24
-                    mid = (lo + hi) / 2
-                    lo, hi = (mid, hi) if tail(mid) <= sv.tpot else (lo, mid)
-                p99_rate = lo
+            p99_rate = highest_under(p99, lam, tail, sv.tpot)
+            p99_rate = stop if p99_rate >= float(lam[-1]) else p99_rate
             p99_binds = "P99 TBT target" if p99_rate < stop else stop_by
         else:
             p99_rate, p99_binds = None, None
         # without chunks, also the mean TTFT with the prompts queued for their prefills (``unchunked_ttft``)
         extra = {"ttft_queued": [float(x) for x in queued]} if kind == "unchunked" else {}
         curves[kind] = {**extra, "p99": [float(x) for x in p99], "p99_rate": p99_rate, "p99_binds": p99_binds,
+                        "ttft_p90": [float(x) for x in ttft_p90], "ttft_tail_rate": ttft_rate,
+                        "ttft_tail_binds": ttft_binds,
                         "rate": [float(x) for x in lam], "tpot": [float(x) for x in tpot],
                         "ttft": [float(x) for x in ttft], "stall": [float(x) for x in stall],
                         "running": [float(x) for x in busy], "stop": float(stop), "stops_at": stop_by,
@@ -510,6 +595,6 @@ def rate_curves(r) -> dict:
                         "goodput": float(goodput), "goodput_binds": binds, "goodput_tpot": good_tpot,
                         "goodput_ttft": good_ttft}
     return {"prefill_alone_time": t_p, "capacity_batch": float(cap), "chunk": sv.chunk, "mean_context": mean,
-            "tail": TAIL,
+            "tail": TAIL, "ttft_tail": TTFT_TAIL,
             "tpot_target": sv.tpot, "ttft_target": sv.ttft, "chunked": curves["chunked"],
             "unchunked": curves["unchunked"]}

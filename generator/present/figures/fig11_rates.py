@@ -55,16 +55,19 @@ def fig11_rates(r: Results, baseline: Results | None = None):
         rate = c["rate"]
         ttft_ax.plot(rate, [t * 1e3 for t in c["ttft"]], color=colour, label=label)
         tpot_ax.plot(rate, [t * 1e3 for t in c["tpot"]], color=colour, label=label)
-        if kind == "unchunked":  # the mean TTFT with the prompts queued for their prefills (prefills first)
-            queued = [(x, t * 1e3) for x, t in zip(rate, c.get("ttft_queued", []), strict=False) if math.isfinite(t)]
-            if queued:
-                ttft_ax.plot([x for x, _ in queued], [y for _, y in queued], color=colour, lw=1.0, ls=(0, (1, 1.5)))
+        # the P90 TTFT with the prompts queued for their prefills (Poisson arrivals), where it is finite
+        queued = [(x, t * 1e3) for x, t in zip(rate, c.get("ttft_p90", []), strict=False) if math.isfinite(t)]
+        if queued:
+            ttft_ax.plot([x for x, _ in queued], [y for _, y in queued], color=colour, lw=1.0, ls=(0, (1, 1.5)))
+        if c.get("ttft_tail_binds") == "P90 TTFT target" and c.get("ttft_tail_rate"):
+            ttft_ax.plot([c["ttft_tail_rate"]], [ra["ttft_target"] * 1e3], marker="D", ms=6, color=colour,
+                         mec="black", mew=0.6, ls="none", zorder=6)
         # the P99 time between tokens (a staircase without chunks: whole prefills in the gap), where it is finite
         tail = [(x, t * 1e3) for x, t in zip(rate, c["p99"], strict=True) if math.isfinite(t)]
         if tail:
             tpot_ax.plot([x for x, _ in tail], [y for _, y in tail], color=colour, lw=1.0, ls=(0, (1, 1.5)),
                          drawstyle="steps-post" if kind == "unchunked" else "default",
-                         label="P99 time between tokens" if kind == "chunked" else None)
+                         label="P99 TBT, P90 TTFT" if kind == "chunked" else None)
         if c.get("p99_rate"):
             tpot_ax.plot([c["p99_rate"]], [ra["tpot_target"] * 1e3], marker="D", ms=6, color=colour, mec="black",
                          mew=0.6, ls="none", zorder=6, label="P99 capacity" if kind == "chunked" else None)
@@ -74,7 +77,7 @@ def fig11_rates(r: Results, baseline: Results | None = None):
             for ax, y in ((ttft_ax, c["goodput_ttft"]), (tpot_ax, c["goodput_tpot"])):
                 ax.plot([c["goodput"]], [y * 1e3], marker="*", ms=10, color=colour, mec="black", mew=0.6, ls="none",
                         zorder=6, label="goodput" if kind == "chunked" and ax is tpot_ax else None)
-    for ax, target, what, keys in ((ttft_ax, ra["ttft_target"], "TTFT", ("ttft", "ttft_queued")),
+    for ax, target, what, keys in ((ttft_ax, ra["ttft_target"], "TTFT", ("ttft", "ttft_p90")),
                                    (tpot_ax, ra["tpot_target"], "TPOT", ("tpot", "p99"))):
         if target:
             ax.axhline(target * 1e3, color=GREEN, lw=1.0, ls=(0, (4, 2)), zorder=1,
@@ -112,7 +115,8 @@ def caption11(r: Results, baseline: Results | None = None) -> str:
             f"step carries up to {ra['chunk']:,} prompt tokens beside the running sequences) and with each prompt "
             "prefilled alone (vermilion: the running sequences wait for it). Solid: the steady state. Dotted: the P99 "
             "time between tokens (without chunks a staircase of whole prefills, Poisson arrivals, prefills first as "
-            "vLLM v0 schedules them) and, left, the mean TTFT with the prompts queued; diamonds: the P99 capacity. "
+            "vLLM v0 schedules them) and, left, the P90 TTFT with the prompts queued for their prefills; diamonds: the "
+            "P99 capacity (and, left, the P90 TTFT capacity where it binds). "
             "From one GPU's ledgers at the layout, no collectives counted. ")
     for name, c in (("With chunked prefill", ch), ("Prefilled alone", un)):
         if c["stop"] <= 0:
