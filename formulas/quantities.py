@@ -322,6 +322,8 @@ PARALLEL_DEFS: tuple[QuantityDef, ...] = (
     QuantityDef("all_to_all_time_library_tiers", "all-to-all across domains as the library runs it", "s",
                 r"\tilde{t}_{A2A,2}", (), parallel.all_to_all_time_library_tiers,
                 f"{parallel.TIERS}; {parallel.NCCL_TUNING}", extras={"as_built": True}),
+    QuantityDef("all_to_all_time_deepep", "all-to-all as DeepEP's kernels run it", "s", r"\tilde{t}_{A2A,D}", (),
+                parallel.all_to_all_time_deepep, parallel.DEEPEP, extras={"as_built": True}),
     QuantityDef("all_gather_time", "all-gather, at least", "s", r"t_{\mathrm{AG}}", (), parallel.all_gather_time,
                 parallel.NCCL_PERF, extras={"as_built": True}),
     QuantityDef("reduce_scatter_time", "reduce-scatter, at least", "s", r"t_{\mathrm{RS}}", (), parallel.reduce_scatter_time,

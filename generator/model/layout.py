@@ -19,7 +19,17 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from genreport.formulas import architecture as arch
 from genreport.formulas.compiled import load
-from genreport.load.spec import PRECISION_BYTES, Hardware, Kernels, Model, Parallelism, Precision
+from genreport.load.spec import (
+    DEEPEP_LOW_LATENCY_SHARE,
+    DEEPEP_NVLINK_SHARE,
+    DEEPEP_RDMA_SHARE,
+    PRECISION_BYTES,
+    Hardware,
+    Kernels,
+    Model,
+    Parallelism,
+    Precision,
+)
 from genreport.model.env import Env, pipeline_split, prefill_head_dim, usable_at, weight_bytes_of, weight_efficiency
 from genreport.model.values import NO_FIT, Entry, physical
 
@@ -189,7 +199,10 @@ def layout_values(base: dict[str, float], model: Model, par: Parallelism, links:
               # the weights' share of the bandwidth in the estimate: below 1 for weight-only int8/int4 GEMMs
               "e_w": weight_efficiency(precision, pc, k),
               # the engine's one-shot all-reduce reads its peers over NVLink: inside the scale-up domain only
-              "o_TP": 1.0 if k.one_shot and links["tp"].tier == "scale-up" else 0.0})
+              "o_TP": 1.0 if k.one_shot and links["tp"].tier == "scale-up" else 0.0,
+              # the experts' all-to-all as DeepEP runs it (engine.all_to_all: deepep), at its published shares
+              "o_EP": 1.0 if k.all_to_all == "deepep" else 0.0, "e_Du": DEEPEP_NVLINK_SHARE,
+              "e_Do": DEEPEP_RDMA_SHARE, "e_Dl": DEEPEP_LOW_LATENCY_SHARE})
     v.update({"n_TP": float(par.tp), "n_PP": pipeline_split(model.layers, par.pp), "n_St": float(par.pp),
               "n_EP": float(par.ep), "n_DP": float(par.dp),
               "N_x": float(pc.experts_routed) * _declared_per_routed(v, pc, accounting), "L_x": float(pc.moe_layers),
