@@ -302,6 +302,7 @@ class ParallelResults:
     matmul_share: float = 1.0  # e_m: a large matmul's measured share of the peak in the estimate (achieved_matmul)
     # e_g: a small-M GEMM's measured share of the bandwidth on its weights in the serial prefill (achieved_bandwidth)
     small_gemm_share: float = 1.0
+    all_to_all: str = "nccl"  # the experts' all-to-all the estimate charges (engine.all_to_all): "nccl" or "deepep"
 
     @property
     def pp_split(self) -> float:
@@ -427,7 +428,8 @@ def _evaluate(r) -> ParallelResults:
                           kernels_per_layer=kernels_per_layer(model, spec.hardware.kernels),
                           weight_efficiency=weight_efficiency(spec.precision, r.envs["seed"].pc, spec.hardware.kernels),
                           matmul_share=float(r.envs["seed"].values["e_m"]),
-                          small_gemm_share=float(r.envs["seed"].values["e_g"]))
+                          small_gemm_share=float(r.envs["seed"].values["e_g"]),
+                          all_to_all=spec.hardware.kernels.all_to_all)
     w = spec.workloads
     batch = np.asarray(w.decode_batch, dtype=float)
     ctx = np.asarray(w.decode_context, dtype=float)
@@ -516,12 +518,18 @@ def _collective_formulas(p: ParallelResults) -> tuple:
                      ar.get("in_switch")))
     if p.parallelism.tp > 1 and ar.get("one_shot") is not None:
         rows.append(("all_reduce_time_oneshot", "the estimate: the engine's one-shot all-reduce", ar.get("one_shot")))
-    if p.parallelism.ep > p.parallelism.tp and p.links["ep"].inner is None:
+    deepep = p.all_to_all == "deepep"
+    if p.parallelism.ep > p.parallelism.tp and p.links["ep"].inner is None and not deepep:
         rows.append(("all_to_all_time_library", "the estimate: the experts' all-to-all", None))
     if p.parallelism.ep > p.parallelism.tp and p.links["ep"].inner is not None:
-        rows += [("all_to_all_time_tiers", "the bound: the experts' all-to-all over two tiers", None),
-                 ("all_to_all_time_library_tiers", "the estimate: the experts' all-to-all, in the node and over the "
-                  "NICs", None)]
+        rows.append(("all_to_all_time_tiers", "the bound: the experts' all-to-all over two tiers, one byte an element",
+                     None))
+        if not deepep:
+            rows.append(("all_to_all_time_library_tiers", "the estimate: the experts' all-to-all, in the node and over "
+                         "the NICs", None))
+    if p.parallelism.ep > p.parallelism.tp and deepep:
+        rows.append(("all_to_all_time_deepep", "the estimate: the experts' all-to-all as DeepEP's kernels run it, every "
+                     "peer at once (FP8 dispatch, BF16 combine; e_Dl in decode, e_Do in prefill)", None))
     if p.matmul_share < 1:
         rows.append(("prefill_time_compute_serial", f"the estimate: the FLOPs at e_m = {p.matmul_share:.3g} of the "
                      "peak, as large matmuls are measured to reach on this GPU (decode's likewise)", None))
