@@ -127,15 +127,17 @@ def test_deepeps_all_to_all_by_hand():
 @pytest.mark.parametrize("ep,dispatch,combine", [(64, 173e-6, 314e-6), (128, 192e-6, 369e-6), (256, 194e-6, 360e-6)])
 def test_deepeps_published_kernel_times(ep, dispatch, combine):
     """DeepEP's low-latency table (docs/legacy.md: 128 tokens, top-8, H800 with 200 GB/s NVLink a direction and one
-    CX7 400 Gb/s NIC a GPU, 8 GPUs a node): the model's kernel times within 12% of each published one, and never under
-    the strict bound's all-to-all (one byte an element at line rate), which none of the published times beats."""
+    CX7 400 Gb/s NIC a GPU, 8 GPUs a node): the model's kernel times within 10% of each published one (dispatch 164-182
+    against 173-194 us, combine 316-350 against 314-369), and never under the strict bound's all-to-all (one byte an
+    element at line rate, 131-145 us), which none of the published times beats; at two bytes (bf16, the bound before)
+    it was 260 us at EP64, above DeepEP's published 173 us dispatch."""
     q = load()
     per = 128 * 8 * 7168
     at = {"n_g": float(ep), "n_u": 8.0, "W_x": 200e9, "alpha": 0.6e-6, "W_o": 50e9, "alpha_o": 2.7e-6}
     for x, published in ((33 / 32, dispatch), (2, combine)):
         model = float(q["all_to_all_time_deepep"](dict(at, Z_g=per * x, e_Du=0.765, e_Do=0.82)))
         bound = float(q["all_to_all_time_tiers"](dict(at, Z_g=per * 1.0)))
-        assert abs(model / published - 1) <= 0.12, (ep, x, model, published)
+        assert abs(model / published - 1) <= 0.10, (ep, x, model, published)
         assert bound < published and bound < model
 
 
