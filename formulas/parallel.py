@@ -236,6 +236,31 @@ def all_to_all_time_tiers(n=n_g, Z=Z, W=W_x, alpha=alpha, n_u=n_u, W_o=W_o, alph
                   (n - n_u) / n * Z / W_o + _some(m) * alpha_o)
 
 
+def distinct_peers(n=n_g, k=k_e):
+    """Other GPUs (or domains) of n that a token's k experts fall on, at least, on average [1]: (n-1) (1 - (1 - 1/n)^k).
+
+    A token goes to each GPU that holds one of its experts once, whatever the number of its experts there (DeepEP's
+    normal kernels send it once a rank, and across nodes once a node, forwarding it over NVLink), and comes back
+    once, summed there.  With its k experts spread uniformly (the busiest-GPU model's routing), a given other GPU holds
+    none of them with probability C(E - E/n, k) / C(E, k) <= (1 - 1/n)^k, so the expected count is at least this; at
+    most k (n-1)/n, the copies of a kernel that sends each token-expert on its own.  0 for n = 1.
+    """
+    return (n - 1) * (1 - (1 - 1 / n) ** k)
+
+
+def all_to_all_time_experts(n=n_g, Z=Z, W=W_x, alpha=alpha, n_u=n_u, W_o=W_o, alpha_o=a_o, k=k_e):
+    """The experts' dispatch (or combine) of Z bytes a GPU (its tokens once) over n GPUs in m = n/n_u domains, at
+    least [s]: max(c_n Z / (W + W_o) + alpha, c_m Z / W_o + alpha_o), c the :func:`distinct_peers` of k experts.
+
+    Each GPU sends its tokens once to each other GPU that holds one of their experts, over all its links; once to
+    each other domain over the NICs (forwarded inside it).  :func:`all_to_all_time_tiers` of the k copies, less the
+    copies a rank or a node needs once.  Inside one domain: c_n Z / W + alpha.
+    """
+    m = _domains(n, n_u)
+    return sp.Max(distinct_peers(n, k) * Z / (W + _some(m) * W_o) + _some(n) * alpha,
+                  distinct_peers(m, k) * Z / W_o + _some(m) * alpha_o)
+
+
 def all_to_all_time_library_tiers(n=n_g, Z=Z, W=W_c, alpha=alpha, tau=tau_c, n_u=n_u, W_o=W_co, alpha_o=a_o):
     """All-to-all across domains as the library runs it [s]: tau_c + (n_u-1) alpha + (n-n_u) alpha_o
     + (n_u-1)/n Z / W_c + (n-n_u)/n Z / W_co: the n_u - 1 peers in the node over the scale-up link, the n - n_u
@@ -434,17 +459,19 @@ def _tp_bound(z):
     return all_reduce_time_tiers(n_TP, z, W_TP, a_TP, s_TP, n_uTP, W_oTP, a_oTP)
 
 
-def ep_layer_time(elements, estimate: bool, low_latency: bool = True):
-    """Dispatch and combine of one MoE layer, ``elements`` activation elements a GPU sends in each [s].
+def ep_layer_time(tokens, estimate: bool, low_latency: bool = True):
+    """Dispatch and combine of one MoE layer for the ``tokens`` a GPU dispatches [s].
 
-    The bound: two all-to-alls at the least bytes a published kernel sends, one an element (:data:`A2A_LEAST`), at
-    line rate over two tiers where the group leaves its domain (:func:`all_to_all_time_tiers`).  The estimate: the
+    The bound: two all-to-alls of each token once to each other GPU (and domain) that holds one of its k_e experts
+    (:func:`all_to_all_time_experts`), at the least bytes a published kernel sends, one an element
+    (:data:`A2A_LEAST`), at line rate over two tiers where the group leaves its domain.  The estimate: the
     library's two all-to-alls in the activations' b_a (:func:`all_to_all_time_library_tiers`), or where the engine
     runs DeepEP (o_EP = 1) its FP8 dispatch and BF16 combine (:func:`all_to_all_time_deepep`), the low-latency kernels'
     RDMA share e_Dl in decode, the normal kernels' e_Do in prefill: t_NCCL + o_EP (t_DeepEP - t_NCCL).
     """
     if not estimate:
-        return 2 * all_to_all_time_tiers(n_EP, elements * A2A_LEAST, W_EP, a_EP, n_uEP, W_oEP, a_oEP)
+        return 2 * all_to_all_time_experts(n_EP, tokens * d * A2A_LEAST, W_EP, a_EP, n_uEP, W_oEP, a_oEP, k_e)
+    elements = tokens * k_e * d  # every token-expert on its own
     nccl = 2 * all_to_all_time_library_tiers(n_EP, elements * b_a, W_cEP, a_EP, tau_c, n_uEP, W_coEP, a_oEP)
     rdma = e_Dl if low_latency else e_Do
     # two calls of the mean of the dispatch's and the combine's bytes: past its one step, DeepEP's time is the bytes
@@ -501,15 +528,16 @@ def decode_time_ep(estimate: bool = False):
     Dispatch sends each token's activations to its k_e experts, combine brings them back (GShard 2.2); only for
     an expert group wider than a replica (:func:`ep_dispatches`).
     """
-    elements = B * k_e * d / (microbatches() * ep_token_split())
-    return ep_dispatches() * L_x / n_PP * microbatches() * ep_layer_time(elements, estimate, low_latency=True)
+    tokens = B / (microbatches() * ep_token_split())
+    return ep_dispatches() * L_x / n_PP * microbatches() * ep_layer_time(tokens, estimate, low_latency=True)
 
 
 def decode_interconnect_bytes():
-    """Bytes one GPU sends in a decode round [B]: all-reduces 4 (n_TP-1)/n_TP L B d b_a / n_PP, plus all-to-alls (at the
-    least a published kernel sends, one byte an element: the bound's) and stage sends."""
+    """Bytes one GPU sends in a decode round [B]: all-reduces 4 (n_TP-1)/n_TP L B d b_a / n_PP, plus all-to-alls (the
+    bound's: each token once to each other GPU that holds one of its experts, :func:`distinct_peers`, at the least a
+    published kernel sends, one byte an element) and stage sends."""
     tp = 2 * L / n_PP * 2 * (n_TP - 1) / n_TP * tp_all_reduce_bytes()
-    ep = ep_dispatches() * 2 * L_x / n_PP * (n_EP - 1) / n_EP * B * k_e * d * A2A_LEAST / ep_token_split()
+    ep = ep_dispatches() * 2 * L_x / n_PP * distinct_peers(n_EP) * B * d * A2A_LEAST / ep_token_split()
     pp = _some(n_St) * B * d * b_a / n_TP
     return tp + ep + pp
 
@@ -609,8 +637,8 @@ def prefill_time_comm(estimate: bool = False):
 
 def prefill_time_comm_last(estimate: bool = False):
     """Interconnect ledger of a prefill on the last stage (or the only one) [s]: its all-reduces and all-to-alls."""
-    elements = T * k_e * d / ep_token_split()
-    return prefill_time_tp(estimate) + ep_dispatches() * L_x / n_PP * ep_layer_time(elements, estimate, low_latency=False)
+    tokens = T / ep_token_split()
+    return prefill_time_tp(estimate) + ep_dispatches() * L_x / n_PP * ep_layer_time(tokens, estimate, low_latency=False)
 
 
 def _prefill_ledgers():
@@ -693,10 +721,10 @@ def prefill_time_serial():
 
 
 def prefill_interconnect_bytes():
-    """Bytes a GPU that sends to the next stage sends in a prefill of T tokens [B]: all-reduces, all-to-alls (one byte an
-    element, the bound's), one send."""
+    """Bytes a GPU that sends to the next stage sends in a prefill of T tokens [B]: all-reduces, all-to-alls (the
+    bound's: each token once to each GPU that holds one of its experts, one byte an element), one send."""
     tp = 2 * L / n_PP * 2 * (n_TP - 1) / n_TP * tp_all_reduce_bytes(T)
-    ep = ep_dispatches() * 2 * L_x / n_PP * (n_EP - 1) / n_EP * T * k_e * d * A2A_LEAST / ep_token_split()
+    ep = ep_dispatches() * 2 * L_x / n_PP * distinct_peers(n_EP) * T * d * A2A_LEAST / ep_token_split()
     return tp + ep + _some(n_St) * T * d * b_a / n_TP
 
 

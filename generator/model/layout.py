@@ -521,9 +521,10 @@ def _collective_formulas(p: ParallelResults) -> tuple:
     deepep = p.all_to_all == "deepep"
     if p.parallelism.ep > p.parallelism.tp and p.links["ep"].inner is None and not deepep:
         rows.append(("all_to_all_time_library", "the estimate: the experts' all-to-all", None))
+    if p.parallelism.ep > p.parallelism.tp:
+        rows.append(("all_to_all_time_experts", "the bound: the experts' all-to-all, each token once to each GPU (and "
+                     "domain) that holds one of its experts, one byte an element", None))
     if p.parallelism.ep > p.parallelism.tp and p.links["ep"].inner is not None:
-        rows.append(("all_to_all_time_tiers", "the bound: the experts' all-to-all over two tiers, one byte an element",
-                     None))
         if not deepep:
             rows.append(("all_to_all_time_library_tiers", "the estimate: the experts' all-to-all, in the node and over "
                          "the NICs", None))

@@ -280,7 +280,7 @@ def root(context, missing=missing):
                     yield ').'
                 if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'ep') > environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'tp')):
                     pass
-                    yield " The experts' all-to-alls: the bound sends one byte an element, the least a\npublished kernel sends (DeepEP's FP8 dispatch), at line rate; the estimate charges "
+                    yield " The experts' all-to-alls: the bound sends each token once to each GPU (and node)\nthat holds one of its experts, one byte an element, the least a published kernel sends (DeepEP's FP8 dispatch), at line rate; the estimate charges "
                     if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_to_all') == 'deepep'):
                         pass
                         yield "DeepEP's kernels (engine.all_to_all: deepep):\nthe dispatch in FP8 and its scales, the combine in BF16, every peer posted at once, at DeepEP's published shares of the line rate,\nits low-latency kernels in decode and its normal ones in prefill"
