@@ -245,7 +245,7 @@ def distinct_peers(n=n_g, k=k_e):
     none of them with probability C(E - E/n, k) / C(E, k) <= (1 - 1/n)^k, so the expected count is at least this; at
     most k (n-1)/n, the copies of a kernel that sends each token-expert on its own.  0 for n = 1.
     """
-    return (n - 1) * (1 - (1 - 1 / n) ** k)
+    return (n - 1) * (1 - sp.Max(0, 1 - 1 / n) ** k)  # Max: never a negative base (n >= 1 in any layout)
 
 
 def all_to_all_time_experts(n=n_g, Z=Z, W=W_x, alpha=alpha, n_u=n_u, W_o=W_o, alpha_o=a_o, k=k_e):
