@@ -277,7 +277,10 @@ def all_to_all_time_deepep(n=n_g, Z=Z, W=W_x, alpha=alpha, n_u=n_u, W_o=W_o, alp
     DeepEP is published to reach: its normal kernels 153-158 GB/s of H800's 200 GB/s NVLink a direction (e_u = 0.765)
     and 50-51 GB/s of the CX7's ~50 GB/s RDMA at EP64 (e_o = 1); its low-latency kernels 39-46 GB/s at EP64-EP256, 41
     GB/s on average (e_o = 0.82; deepseek-ai/DeepEP docs/legacy.md).  Never below :func:`all_to_all_time_tiers` for
-    the same bytes while e_u, e_o <= 1: (a + c)/(W + W_o) <= max(a/W, c/W_o).
+    the same bytes while e_u, e_o <= 1: (a + c)/(W + W_o) <= max(a/W, c/W_o); nor below
+    :func:`all_to_all_time_experts`, whose copies are fewer and a byte at most.  The low-latency kernels' published
+    figures are pure RDMA; inside a node this charges NVLink at the normal kernels' share, for which no low-latency
+    figure is published.
 
     >>> t = all_to_all_time_deepep().subs({sym('n_g'): 64, sym('n_u'): 8, sym('Z_g'): 128 * 8 * 7392, sym('W_x'): 200e9,
     ...     sym('alpha'): 0.6e-6, sym('W_o'): 50e9, sym('alpha_o'): 2.7e-6, sym('e_Du'): 0.765, sym('e_Do'): 0.82})
@@ -521,12 +524,13 @@ def ep_dispatches():
 
 
 def decode_time_ep(estimate: bool = False):
-    """Expert all-to-alls of one GPU in a decode round [s]: (L_x/n_PP) m layers' dispatch and combine of
-    B k_e d / (m min(n_EP, n_TP)) elements each (:func:`ep_layer_time`; DeepEP's low-latency kernels where the engine
+    """Expert all-to-alls of one GPU in a decode round [s]: (L_x/n_PP) m layers' dispatch and combine of the
+    B / (m min(n_EP, n_TP)) tokens it dispatches (:func:`ep_layer_time`; DeepEP's low-latency kernels where the engine
     runs DeepEP).
 
-    Dispatch sends each token's activations to its k_e experts, combine brings them back (GShard 2.2); only for
-    an expert group wider than a replica (:func:`ep_dispatches`).
+    Dispatch sends each token's activations to its k_e experts, combine brings them back (GShard 2.2); the bound
+    sends each token once to each GPU that holds one of them; only for an expert group wider than a replica
+    (:func:`ep_dispatches`).
     """
     tokens = B / (microbatches() * ep_token_split())
     return ep_dispatches() * L_x / n_PP * microbatches() * ep_layer_time(tokens, estimate, low_latency=True)
