@@ -118,12 +118,24 @@ LIVE_TECHNIQUES = frozenset((
     "chunk_budget_rate balanced_prefill_gpus kv_transfer_time prefix_capacity_batch prompt_chunk").split())
 
 
-def entries(pr=None) -> list[tuple[str, tuple[str, ...], str]]:
-    """(id, fn_args, JavaScript function) of every quantity, sorted by id; fn_args as ``build_entry`` names them."""
-    from .quantities import DEFS, TECHNIQUE_DEFS
+def printed_only() -> frozenset[str]:
+    """The quantities the live page never evaluates: the serving chapter's techniques its numbers do not take (the
+    rate figure is shown as built) and the collectives of a generic group of n_g GPUs (chapter 6 prints them; the page
+    evaluates the ledgers that use them, at the layout's groups)."""
+    from .glossary import sym
+    from .quantities import PARALLEL_DEFS, TECHNIQUE_DEFS
 
-    # the serving chapter's rate figure is shown as built in the live page; its numbers it recomputes (techniques.js)
-    skip = {q.id for q in TECHNIQUE_DEFS} - LIVE_TECHNIQUES
+    group = sym("n_g")
+    return frozenset({q.id for q in TECHNIQUE_DEFS} - LIVE_TECHNIQUES
+                     | {q.id for q in PARALLEL_DEFS if group in q.expr().free_symbols})
+
+
+def entries(pr=None) -> list[tuple[str, tuple[str, ...], str]]:
+    """(id, fn_args, JavaScript function) of every quantity the live page evaluates, sorted by id; fn_args as
+    ``build_entry`` names them."""
+    from .quantities import DEFS
+
+    skip = printed_only()
     out = []
     for q in DEFS:
         if q.id in skip:

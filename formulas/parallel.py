@@ -49,6 +49,11 @@ SMALL_GEMM = ("NVIDIA/cutlass issue 1139 (2023-10, 'Skinny fp8 gemm on H100'): t
 MAMF = ("Bekman, Machine Learning Engineering, Maximum Achievable Matmul FLOPS table (stas00/ml-engineering "
         "compute/accelerator/README.md, commit 744d01e): measured matmul TFLOPS per accelerator and format")
 NCCL_TUNING = "NCCL 2.30 src/graph/tuning.cc (base latency per call; ring steps); nccl-tests busbw as measured"
+DEEPEP = ("deepseek-ai/DeepEP docs/legacy.md (V1), Performance: normal kernels on H800 (~160 GB/s NVLink, one CX7 "
+          "400 Gb/s NIC, ~50 GB/s, a GPU), 4096 tokens, FP8 dispatch, BF16 combine: 153-158 GB/s NVLink in the node, 43-58 "
+          "GB/s RDMA (50-51 at EP64); low-latency kernels, pure RDMA, 128 tokens: 39-46 GB/s at EP64-EP256 (dispatch 173 "
+          "us at EP64, 192 at EP128; combine 314, 369); tests/legacy/test_low_latency.py: hidden + hidden/128 x 4 B a "
+          "token-expert in FP8, 10 bits an element with LogFMT combine")
 TIERS = ("two tiers: NCCL's hierarchical all-reduce (reduce-scatter in the node, all-reduce across nodes, all-gather "
          "in the node; nccl-tests issue 196, NCCL's maintainer) and its ring across nodes, whose bus bandwidth is the "
          "node's NICs (nccl-tests issues 160 and 290); Patarasuk and Yuan 2009 applied to the nodes")
@@ -64,6 +69,13 @@ W_c, tau_c, W_s, tau_s, s_TP, W_cTP, W_sTP, W_cPP, W_cEP, W_cDP, u_x = (
 k_L, tau_k, tau_l, tau_o, o_TP = (sym(x) for x in ("k_L", "tau_k", "tau_l", "tau_o", "o_TP"))
 n_u, W_o, a_o, W_co = (sym(x) for x in ("n_u", "W_o", "alpha_o", "W_co"))
 rho_x = sym("rho_x")
+o_EP, e_Du, e_Do, e_Dl = (sym(x) for x in ("o_EP", "e_Du", "e_Do", "e_Dl"))
+# Bytes an element of an expert all-to-all: the least a published kernel sends (DeepEP's FP8 dispatch, one byte and
+# its scales; its LogFMT combine, 10 bits), which the bound charges; DeepEP's FP8 dispatch with one fp32 scale per 128
+# channels (1 + 4/128 B) and its BF16 combine (2 B), which the estimate charges where the engine runs DeepEP.
+A2A_LEAST = 1
+DEEPEP_DISPATCH = sp.Rational(33, 32)
+DEEPEP_COMBINE = 2
 e_w = sym("e_w")
 e_m = sym("e_m")
 e_g = sym("e_g")
@@ -224,12 +236,58 @@ def all_to_all_time_tiers(n=n_g, Z=Z, W=W_x, alpha=alpha, n_u=n_u, W_o=W_o, alph
                   (n - n_u) / n * Z / W_o + _some(m) * alpha_o)
 
 
+def distinct_peers(n=n_g, k=k_e):
+    """Other GPUs (or domains) of n that a token's k experts fall on, at least, on average [1]: (n-1) (1 - (1 - 1/n)^k).
+
+    A token goes to each GPU that holds one of its experts once, whatever the number of its experts there (DeepEP's
+    normal kernels send it once a rank, and across nodes once a node, forwarding it over NVLink), and comes back
+    once, summed there.  With its k experts spread uniformly (the busiest-GPU model's routing), a given other GPU holds
+    none of them with probability C(E - E/n, k) / C(E, k) <= (1 - 1/n)^k, so the expected count is at least this; at
+    most k (n-1)/n, the copies of a kernel that sends each token-expert on its own.  0 for n = 1.
+    """
+    return (n - 1) * (1 - sp.Max(0, 1 - 1 / n) ** k)  # Max: never a negative base (n >= 1 in any layout)
+
+
+def all_to_all_time_experts(n=n_g, Z=Z, W=W_x, alpha=alpha, n_u=n_u, W_o=W_o, alpha_o=a_o, k=k_e):
+    """The experts' dispatch (or combine) of Z bytes a GPU (its tokens once) over n GPUs in m = n/n_u domains, at
+    least [s]: max(c_n Z / (W + W_o) + alpha, c_m Z / W_o + alpha_o), c the :func:`distinct_peers` of k experts.
+
+    Each GPU sends its tokens once to each other GPU that holds one of their experts, over all its links; once to
+    each other domain over the NICs (forwarded inside it).  :func:`all_to_all_time_tiers` of the k copies, less the
+    copies a rank or a node needs once.  Inside one domain: c_n Z / W + alpha.
+    """
+    m = _domains(n, n_u)
+    return sp.Max(distinct_peers(n, k) * Z / (W + _some(m) * W_o) + _some(n) * alpha,
+                  distinct_peers(m, k) * Z / W_o + _some(m) * alpha_o)
+
+
 def all_to_all_time_library_tiers(n=n_g, Z=Z, W=W_c, alpha=alpha, tau=tau_c, n_u=n_u, W_o=W_co, alpha_o=a_o):
     """All-to-all across domains as the library runs it [s]: tau_c + (n_u-1) alpha + (n-n_u) alpha_o
     + (n_u-1)/n Z / W_c + (n-n_u)/n Z / W_co: the n_u - 1 peers in the node over the scale-up link, the n - n_u
     others over the GPU's NIC, one exchange after another.  Inside one domain: :func:`all_to_all_time_library`."""
     return (_some(n) * tau + (n_u - 1) * alpha + (n - n_u) * alpha_o
             + (n_u - 1) / n * Z / W + (n - n_u) / n * Z / W_o)
+
+
+def all_to_all_time_deepep(n=n_g, Z=Z, W=W_x, alpha=alpha, n_u=n_u, W_o=W_o, alpha_o=a_o, e_u=e_Du, e_o=e_Do):
+    """All-to-all as DeepEP's kernels run it [s]: max(alpha, alpha_o) + max((n_u-1)/n Z / (e_u W), (n-n_u)/n Z / (e_o W_o)).
+
+    Every peer's writes are posted at once (NVLink stores in the node, RDMA writes across nodes, no step per peer), so
+    the call waits one step of the slower link and the busier of its two tiers, each at the share e of its line rate
+    DeepEP is published to reach: its normal kernels 153-158 GB/s of H800's 200 GB/s NVLink a direction (e_u = 0.765)
+    and 50-51 GB/s of the CX7's ~50 GB/s RDMA at EP64 (e_o = 1); its low-latency kernels 39-46 GB/s at EP64-EP256, 41
+    GB/s on average (e_o = 0.82; deepseek-ai/DeepEP docs/legacy.md).  Never below :func:`all_to_all_time_tiers` for
+    the same bytes while e_u, e_o <= 1: (a + c)/(W + W_o) <= max(a/W, c/W_o); nor below
+    :func:`all_to_all_time_experts`, whose copies are fewer and a byte at most.  The low-latency kernels' published
+    figures are pure RDMA; inside a node this charges NVLink at the normal kernels' share, for which no low-latency
+    figure is published.
+
+    >>> t = all_to_all_time_deepep().subs({sym('n_g'): 64, sym('n_u'): 8, sym('Z_g'): 128 * 8 * 7392, sym('W_x'): 200e9,
+    ...     sym('alpha'): 0.6e-6, sym('W_o'): 50e9, sym('alpha_o'): 2.7e-6, sym('e_Du'): 0.765, sym('e_Do'): 0.82})
+    >>> round(float(t) * 1e6, 1)  # DeepEP's low-latency dispatch, 128 tokens at EP64: 173 us published
+    164.2
+    """
+    return _some(n) * sp.Max(alpha, alpha_o) + sp.Max((n_u - 1) / n * Z / (e_u * W), (n - n_u) / n * Z / (e_o * W_o))
 
 
 def all_gather_time(n=n_g, Z=Z, W=W_x, alpha=alpha):
@@ -404,12 +462,26 @@ def _tp_bound(z):
     return all_reduce_time_tiers(n_TP, z, W_TP, a_TP, s_TP, n_uTP, W_oTP, a_oTP)
 
 
-def _ep_all_to_all(z, estimate: bool):
-    """One expert all-to-all of z bytes per GPU, the bound's or the library's, over two tiers where the group leaves
-    its domain."""
-    if estimate:
-        return all_to_all_time_library_tiers(n_EP, z, W_cEP, a_EP, tau_c, n_uEP, W_coEP, a_oEP)
-    return all_to_all_time_tiers(n_EP, z, W_EP, a_EP, n_uEP, W_oEP, a_oEP)
+def ep_layer_time(tokens, estimate: bool, low_latency: bool = True):
+    """Dispatch and combine of one MoE layer for the ``tokens`` a GPU dispatches [s].
+
+    The bound: two all-to-alls of each token once to each other GPU (and domain) that holds one of its k_e experts
+    (:func:`all_to_all_time_experts`), at the least bytes a published kernel sends, one an element
+    (:data:`A2A_LEAST`), at line rate over two tiers where the group leaves its domain.  The estimate: the
+    library's two all-to-alls in the activations' b_a (:func:`all_to_all_time_library_tiers`), or where the engine
+    runs DeepEP (o_EP = 1) its FP8 dispatch and BF16 combine (:func:`all_to_all_time_deepep`), the low-latency kernels'
+    RDMA share e_Dl in decode, the normal kernels' e_Do in prefill: t_NCCL + o_EP (t_DeepEP - t_NCCL).
+    """
+    if not estimate:
+        return 2 * all_to_all_time_experts(n_EP, tokens * d * A2A_LEAST, W_EP, a_EP, n_uEP, W_oEP, a_oEP, k_e)
+    elements = tokens * k_e * d  # every token-expert on its own
+    nccl = 2 * all_to_all_time_library_tiers(n_EP, elements * b_a, W_cEP, a_EP, tau_c, n_uEP, W_coEP, a_oEP)
+    rdma = e_Dl if low_latency else e_Do
+    # two calls of the mean of the dispatch's and the combine's bytes: past its one step, DeepEP's time is the bytes
+    # over the busier tier, the same tier for both (their bytes split over the tiers alike), so linear in the bytes
+    mean = (DEEPEP_DISPATCH + DEEPEP_COMBINE) / 2
+    deep = 2 * all_to_all_time_deepep(n_EP, elements * mean, W_EP, a_EP, n_uEP, W_oEP, a_oEP, e_Du, rdma)
+    return nccl + o_EP * (deep - nccl)
 
 
 def decode_time_tp(estimate: bool = False):
@@ -452,20 +524,24 @@ def ep_dispatches():
 
 
 def decode_time_ep(estimate: bool = False):
-    """Expert all-to-alls of one GPU in a decode round [s]: 2 (L_x/n_PP) m all-to-alls of B k_e d b_a / (m min(n_EP, n_TP)).
+    """Expert all-to-alls of one GPU in a decode round [s]: (L_x/n_PP) m layers' dispatch and combine of the
+    B / (m min(n_EP, n_TP)) tokens it dispatches (:func:`ep_layer_time`; DeepEP's low-latency kernels where the engine
+    runs DeepEP).
 
-    Dispatch sends each token's activations to its k_e experts, combine brings them back (GShard 2.2); only for
-    an expert group wider than a replica (:func:`ep_dispatches`).
+    Dispatch sends each token's activations to its k_e experts, combine brings them back (GShard 2.2); the bound
+    sends each token once to each GPU that holds one of them; only for an expert group wider than a replica
+    (:func:`ep_dispatches`).
     """
-    z = B * k_e * d * b_a / (microbatches() * ep_token_split())
-    one = _ep_all_to_all(z, estimate)
-    return ep_dispatches() * 2 * L_x / n_PP * microbatches() * one
+    tokens = B / (microbatches() * ep_token_split())
+    return ep_dispatches() * L_x / n_PP * microbatches() * ep_layer_time(tokens, estimate, low_latency=True)
 
 
 def decode_interconnect_bytes():
-    """Bytes one GPU sends in a decode round [B]: all-reduces 4 (n_TP-1)/n_TP L B d b_a / n_PP, plus all-to-alls and stage sends."""
+    """Bytes one GPU sends in a decode round [B]: all-reduces 4 (n_TP-1)/n_TP L B d b_a / n_PP, plus all-to-alls (the
+    bound's: each token once to each other GPU that holds one of its experts, :func:`distinct_peers`, at the least a
+    published kernel sends, one byte an element) and stage sends."""
     tp = 2 * L / n_PP * 2 * (n_TP - 1) / n_TP * tp_all_reduce_bytes()
-    ep = ep_dispatches() * 2 * L_x / n_PP * (n_EP - 1) / n_EP * B * k_e * d * b_a / ep_token_split()
+    ep = ep_dispatches() * 2 * L_x / n_PP * distinct_peers(n_EP) * B * d * A2A_LEAST / ep_token_split()
     pp = _some(n_St) * B * d * b_a / n_TP
     return tp + ep + pp
 
@@ -565,9 +641,8 @@ def prefill_time_comm(estimate: bool = False):
 
 def prefill_time_comm_last(estimate: bool = False):
     """Interconnect ledger of a prefill on the last stage (or the only one) [s]: its all-reduces and all-to-alls."""
-    z = T * k_e * d * b_a / ep_token_split()
-    one = _ep_all_to_all(z, estimate)
-    return prefill_time_tp(estimate) + ep_dispatches() * 2 * L_x / n_PP * one
+    tokens = T / ep_token_split()
+    return prefill_time_tp(estimate) + ep_dispatches() * L_x / n_PP * ep_layer_time(tokens, estimate, low_latency=False)
 
 
 def _prefill_ledgers():
@@ -650,9 +725,10 @@ def prefill_time_serial():
 
 
 def prefill_interconnect_bytes():
-    """Bytes a GPU that sends to the next stage sends in a prefill of T tokens [B]: all-reduces, all-to-alls, one send."""
+    """Bytes a GPU that sends to the next stage sends in a prefill of T tokens [B]: all-reduces, all-to-alls (the
+    bound's: each token once to each GPU that holds one of its experts, one byte an element), one send."""
     tp = 2 * L / n_PP * 2 * (n_TP - 1) / n_TP * tp_all_reduce_bytes(T)
-    ep = ep_dispatches() * 2 * L_x / n_PP * (n_EP - 1) / n_EP * T * k_e * d * b_a / ep_token_split()
+    ep = ep_dispatches() * 2 * L_x / n_PP * distinct_peers(n_EP) * T * d * A2A_LEAST / ep_token_split()
     return tp + ep + _some(n_St) * T * d * b_a / n_TP
 
 

@@ -595,3 +595,72 @@ def test_the_report_shows_e_m_where_the_estimate_is():
     pre, pre_half = r.parallel.prefill[r.spec.accounting], half.parallel.prefill[r.spec.accounting]
     assert np.allclose(pre_half["prefill_time_compute_serial"], pre["prefill_time_compute_gpu"] / 0.5, rtol=1e-12)
     assert np.array_equal(pre_half["prefill_time_bound"], pre["prefill_time_bound"])
+
+
+# ----------------------------------------------------------------------------------------------- DeepEP's all-to-all
+
+def _hit(r, qid, **params):
+    hits = [e.value for e in r.entries if e.id == qid and e.params == params]
+    assert len(hits) == 1, (qid, params, hits)
+    return hits[0]
+
+
+def test_deepeps_prefill_all_to_all_by_hand():
+    """DeepSeek-V3 fp8 on 8 x H200, dp 8, ep 8 (one NVLink domain), a 2k prompt: each GPU sends its 2,048 x 8
+    token-experts of 7168 elements, 7/8 of them to its peers.  With engine.all_to_all: deepep the estimate charges
+    DeepEP's normal kernels (deepseek-ai/DeepEP docs/legacy.md: 153 of H800's 200 GB/s NVLink, 0.765 of the line):
+    the dispatch in FP8 and its scales (33/32 B an element), the combine in BF16 (2 B), every peer at once after one
+    0.6 us step, 2 x (0.6 us + 7/8 E (97/64) / (0.765 x 450 GB/s)) = 2 x 0.453 ms a layer; NCCL's (the default) the
+    peers one after another in bf16 at 370 GB/s: 2 x (6.6 + 7 x 0.6 us + 7/8 E 2 / 370 GB/s) = 2 x 0.566 ms; 58 MoE
+    layers.  The bound (each token once to each of the 7 (1 - (7/8)^8) = 4.595 other GPUs that hold one of its
+    experts, one byte an element at 450 GB/s, one step) is below both and does not move."""
+    e = 2048 * 8 * 7168
+    deep = 2 * (0.6e-6 + 7 / 8 * e * (97 / 64) / (0.765 * 450e9))
+    nccl = 2 * (6.6e-6 + 7 * 0.6e-6 + 7 / 8 * e * 2 / 370e9)
+    peers = 7 * (1 - (7 / 8) ** 8)
+    bound = 2 * (0.6e-6 + peers * 2048 * 7168 * 1 / 450e9)
+    assert (deep * 1e3, nccl * 1e3) == (pytest.approx(0.9060, abs=1e-4), pytest.approx(1.1325, abs=1e-4))
+    lib = evaluated("deepseek-v3-h200-ep8.yaml")
+    dee = evaluated("deepseek-v3-h200-ep8.yaml", ("engine.all_to_all=deepep",))
+    assert _hit(lib, "prefill_time_comm_estimate", tokens=2048) == pytest.approx(58 * nccl, rel=1e-9)
+    assert _hit(dee, "prefill_time_comm_estimate", tokens=2048) == pytest.approx(58 * deep, rel=1e-9)
+    for r in (lib, dee):
+        assert _hit(r, "prefill_time_comm", tokens=2048) == pytest.approx(58 * bound, rel=1e-9)
+        assert _hit(r, "interconnect_bytes_prefill", tokens=2048) == pytest.approx(58 * 2 * peers * 2048 * 7168, rel=1e-12)
+    assert _hit(dee, "prefill_time_bound", tokens=2048) == _hit(lib, "prefill_time_bound", tokens=2048)
+    assert dee.spec.hardware.kernels.all_to_all == "deepep" and lib.spec.hardware.kernels.all_to_all == "nccl"
+
+
+def test_deepep_across_nodes_stays_above_the_bound():
+    """DeepSeek-V3 fp8 on 64 H100s (dp 64, ep 64: eight nodes), decode at batch 64: DeepEP's low-latency kernels
+    (0.82 of the 50 GB/s NIC, every peer at once) charge less than NCCL's 63 peers one after another, the serial
+    estimate stays above the strict bound, and the bound is the same whichever backend the engine runs."""
+    m, prec, par = _m("deepseek-v3"), _precision("fp8"), Parallelism(1, 1, 64, 64)
+    hw = _hw("h100-sxm")
+    import dataclasses
+
+    from genreport.load.spec import Kernels
+    deep_hw = dataclasses.replace(hw, kernels=Kernels(all_to_all="deepep"))
+    lib, deep = (point(m, h, prec, par, 64.0, 2048.0) for h in (hw, deep_hw))
+    assert deep.time_bound == lib.time_bound < deep.time_serial < lib.time_serial
+    # one MoE layer's all-to-alls at batch 64, by hand: 64 x 8 token-experts of 7168 elements a GPU, 56/64 across nodes
+    e = 64 * 8 * 7168
+    ll = 2 * (2.7e-6 + 56 / 64 * e * (97 / 64) / (0.82 * 50e9))
+    nc = 2 * (6.6e-6 + 7 * 0.6e-6 + 56 * 2.7e-6 + 7 / 64 * e * 2 / 370e9 + 56 / 64 * e * 2 / 47e9)
+    assert lib.time_serial - deep.time_serial == pytest.approx(58 * (nc - ll), rel=1e-6)
+
+
+@pytest.mark.parametrize("experts,n,k", [(256, 8, 8), (256, 64, 8), (256, 32, 8), (8, 8, 2), (128, 16, 8), (64, 2, 6)])
+def test_the_bounds_distinct_peers_are_at_most_the_expected_count(experts, n, k):
+    """formulas.parallel.distinct_peers, (n-1)(1 - (1-1/n)^k), is at most the expected number of the n-1 other GPUs
+    that hold one of a token's k distinct experts picked uniformly from E spread evenly (1 - C(E - E/n, k) / C(E, k)
+    each), so the bound's all-to-all stays below any kernel's that sends a token once a GPU; and at most the k (n-1)/n
+    copies of a kernel that sends every token-expert on its own (DeepEP's low-latency kernels, NCCL's)."""
+    from math import comb
+
+    q = load()
+    got = float(q["all_to_all_time_experts"]({"n_g": float(n), "n_u": float(n), "Z_g": 1e9, "W_x": 1e9, "W_o": 1e9,
+                                               "alpha": 0.0, "alpha_o": 0.0, "k_e": float(k)}))
+    exact = (n - 1) * (1 - comb(experts - experts // n, k) / comb(experts, k))
+    assert got == pytest.approx((n - 1) * (1 - (1 - 1 / n) ** k), rel=1e-12)
+    assert got <= exact + 1e-12 and got <= k * (n - 1) / n + 1e-12

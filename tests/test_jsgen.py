@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import shutil
 import subprocess
 
@@ -25,9 +24,9 @@ NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed (Debian package nodejs; scripts/setup "
                                                      "--test installs it): cannot run the report's JavaScript")
 # Every quantity the live page recomputes: of the serving chapter's engine techniques only those its numbers take
-# (jsgen.LIVE_TECHNIQUES; the rate figure is shown as built), so formulas.js leaves the others out.
-_AS_BUILT = {q.id for q in __import__("genreport.formulas.quantities", fromlist=["TECHNIQUE_DEFS"]).TECHNIQUE_DEFS} \
-    - jsgen.LIVE_TECHNIQUES
+# (jsgen.LIVE_TECHNIQUES; the rate figure is shown as built), and no collective of a generic group (n_g: chapter 6
+# prints them, the page evaluates the ledgers that use them), so formulas.js leaves the others out.
+_AS_BUILT = jsgen.printed_only()
 Q = {qid: c for qid, c in compiled.load().items() if qid not in _AS_BUILT}
 REL = 1e-9
 
@@ -59,6 +58,8 @@ RANGES = {
     "W_co": (1e9, 1e12, False), "W_coTP": (1e9, 1e12, False), "W_coEP": (1e9, 1e12, False),
     "alpha_o": (1e-7, 1e-4, False), "alpha_oTP": (1e-7, 1e-4, False), "alpha_oEP": (1e-7, 1e-4, False),
     "rho_x": (1e-3, 1, False),  # 0 (no replicas) is among the zeros drawn below
+    # the experts' all-to-all as DeepEP runs it: its switch and its shares of the line rate
+    "o_EP": (1, 1, True), "e_Du": (0.05, 1, False), "e_Do": (0.05, 1, False), "e_Dl": (0.05, 1, False),
     # the serving chapter's techniques (jsgen.LIVE_TECHNIQUES)
     "T_in": (1, 1e6, True), "T_out": (1, 1e5, True), "s_c": (16, 8192, True), "C_p": (1, 8192, True), "h_p": (1e-3, 0.99, False),
     "k_d": (1, 16, True), "p_a": (0.01, 0.99, False), "n_S": (1, 8, True), "lam": (1e-3, 1e3, False),

@@ -29,6 +29,9 @@ FIXED = [  # what-ifs the random ones seldom draw: no layout fits, training on a
     # weight-only weights: the estimate's e_w, one format and per class (issue 29)
     ("llama70b-h100-tp2.yaml", ["precision=int4"]),
     ("mixtral8x22b-h100-tp8-ep8.yaml", ["precision.weights.experts=int4"]),
+    # the experts' all-to-all as DeepEP runs it, in one node and across two (issue 27)
+    ("deepseek-v3-h200-ep8.yaml", ["engine.all_to_all=deepep"]),
+    ("deepseek-v3-h200-ep8.yaml", ["engine.all_to_all=deepep", "parallelism.dp=16", "parallelism.ep=16"]),
 ]
 
 EVALUATE = """

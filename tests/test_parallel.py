@@ -155,12 +155,16 @@ def test_moe_experts_split_over_ep(tmp_path):
 
 def test_data_parallel_attention_with_expert_parallelism_hand_count(tmp_path):
     # DeepSeek-V3 (config.json): hidden 7168, 8 routed experts per token, 61 layers of which the first 3 are dense.
-    # tp 1, dp 8, ep 8: every GPU dispatches its own replica's tokens, 1 x 8 x 7168 x 2 B per all-to-all at batch 1
+    # tp 1, dp 8, ep 8: every GPU dispatches its own replica's token, once to each other GPU that holds one of its 8
+    # experts: 7 (1 - (7/8)^8) = 4.595 GPUs on average (uniform routing, formulas.parallel.distinct_peers), 7168
+    # elements at least one byte each (the bound's: DeepEP's FP8 dispatch, deepseek-ai/DeepEP docs/legacy.md)
     r = evaluate(spec_for(tmp_path, model="deepseek-v3", precision="fp8", tp=1, ep=8, dp=8))
-    per_all_to_all = 1 * 8 * 7168 * 2
-    sent = 2 * 58 * 7 / 8 * per_all_to_all  # dispatch and combine in 58 MoE layers, 7/8 of it leaves the GPU
+    peers = 7 * (1 - (7 / 8) ** 8)
+    assert peers == pytest.approx(4.595, abs=1e-3)
+    per_all_to_all = peers * 1 * 7168 * 1
+    sent = 2 * 58 * per_all_to_all  # dispatch and combine in 58 MoE layers
     assert entry(r, "interconnect_bytes_decode", batch=1, context=1024) == pytest.approx(sent, rel=1e-12)
-    t = 2 * 58 * (7 / 8 * per_all_to_all / 450e9 + 0.6e-6)  # at least one step of latency each
+    t = 2 * 58 * (per_all_to_all / 450e9 + 0.6e-6)  # at least one step of latency each
     assert entry(r, "decode_time_comm", batch=1, context=1024) == pytest.approx(t, rel=1e-12)
 
 

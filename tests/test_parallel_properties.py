@@ -66,13 +66,18 @@ def setups(draw, single: bool) -> dict:
     env.update(k_L=float(draw(st.integers(1, 40))), tau_k=draw(st.floats(0.0, 1e-5)), tau_l=draw(st.floats(0.0, 1e-5)))
     # the engine's one-shot all-reduce, where it runs one: its call costs at least a step of the link too
     env.update(o_TP=float(draw(st.integers(0, 1))), tau_o=env["alpha_TP"] + draw(st.floats(0.0, 1e-5)))
+    # the experts' all-to-all as DeepEP runs it (engine.all_to_all: deepep), at shares of the line rate up to 1
+    env.update(o_EP=float(draw(st.integers(0, 1))), e_Du=draw(st.floats(0.1, 1.0)), e_Do=draw(st.floats(0.1, 1.0)),
+               e_Dl=draw(st.floats(0.1, 1.0)))
     if single:
         tp = pp = ep = dp = 1
     else:
         tp = draw(st.sampled_from([t for t in (1, 2, 4, 8, 16, 32) if H_q % t == 0]))
         pp = draw(st.integers(1, min(L, 16)))
-        ep = draw(st.sampled_from([e for e in (1, 2, 4, 8) if e <= tp])) if moe else 1
         dp = draw(st.integers(1, 8))
+        # experts over the tp x dp group: wider than a replica (ep > tp) is data-parallel attention, with all-to-alls
+        ep = draw(st.sampled_from([e for e in (1, 2, 4, 8, 16, 32) if e <= tp * dp and (tp * dp) % e == 0])) \
+            if moe else 1
     # pp need not divide L: the busiest stage holds ceil(L/pp) layers, n_PP = L / ceil(L/pp); n_st = pp stages
     env.update(n_TP=float(tp), n_PP=L / math.ceil(L / pp), n_St=float(pp), n_EP=float(ep), n_DP=float(dp),
                s_kv=float(min(tp, H_kv)),

@@ -118,6 +118,14 @@ def test_the_experts_all_to_all_over_four_nodes_by_hand():
     assert est == pytest.approx(6.6e-6 + 7 * 0.6e-6 + 24 * 2.7e-6 + 7 / 32 * z / 370e9 + 24 / 32 * z / 47e9,
                                 rel=1e-12)
     assert bound < est
+    # the ledger's bound: each of the 64 tokens once (7168 elements, one byte each) to each of the 31 (1 - (31/32)^8) =
+    # 6.95 other GPUs and 3 (1 - (3/4)^8) = 2.70 other nodes that hold one of its 8 experts, on average
+    once = 7168 * 1 * 64.0
+    experts = float(q["all_to_all_time_experts"](dict(args, Z_g=once, k_e=8.0, W_x=float(v["W_EP"]), W_o=50e9)))
+    gpus, nodes = 31 * (1 - (31 / 32) ** 8), 3 * (1 - (3 / 4) ** 8)
+    assert (gpus, nodes) == (pytest.approx(6.953, abs=1e-3), pytest.approx(2.700, abs=1e-3))
+    assert experts == pytest.approx(max(gpus * once / 500e9 + 0.6e-6, nodes * once / 50e9 + 2.7e-6), rel=1e-12)
+    assert experts < bound
 
 
 def test_the_chapter_prints_the_two_tier_formulas_where_the_layout_uses_them():
@@ -136,5 +144,5 @@ def test_the_chapter_prints_the_two_tier_formulas_where_the_layout_uses_them():
     assert {"all_reduce_time_tiers", "all_reduce_time_ring_tiers", "all_reduce_time_hierarchical"} <= set(two)
     assert "all_reduce_time" not in two
     experts = ids("h200", Parallelism(1, dp=32, ep=32))
-    assert {"all_to_all_time_tiers", "all_to_all_time_library_tiers"} <= set(experts)
+    assert {"all_to_all_time_experts", "all_to_all_time_library_tiers"} <= set(experts)
     assert "all_to_all_time_library" not in experts

@@ -106,6 +106,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--max-batched-tokens", default=None, type=int, metavar="N",
                    help="tokens of the engine step whose activations each GPU sets aside beside the reserve (default "
                         "8192, vLLM V1's max_num_batched_tokens; logits for 256 sampled sequences); 0: none")
+    p.add_argument("--all-to-all", choices=("nccl", "deepep"), default="nccl", dest="all_to_all",
+                   help="the experts' all-to-all the serial estimate charges where experts span replicas: nccl (the "
+                        "collectives library, default) or deepep (DeepEP's kernels: FP8 dispatch, every peer at once)")
     p.add_argument("--format", choices=("table", "md", "json", "csv"), default="table",
                    help="output: table (default), md (Markdown, for a pull request or an issue), json or csv")
     add_verbosity(p)
@@ -282,6 +285,7 @@ def main(argv: list[str]) -> int:
         step = {"max_batched_tokens": args.max_batched_tokens,
                 "max_sequences": DEFAULT_MAX_SEQUENCES if args.max_batched_tokens else 0}
     gpus = [dataclasses.replace(_load("hardware", h, "--hardware"), memory_reserve=reserve, **step) for h in refs]
+    gpus = [dataclasses.replace(g, kernels=dataclasses.replace(g.kernels, all_to_all=args.all_to_all)) for g in gpus]
     prices = {**defaults.prices, **_prices(args.price, [g.name for g in gpus] + refs)}
     gpus = [dataclasses.replace(g, price_per_hour=prices.get(g.name, prices.get(ref, g.price_per_hour)))
             for g, ref in zip(gpus, refs, strict=True)]

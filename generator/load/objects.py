@@ -168,6 +168,7 @@ def engine_kernels(engine: dict) -> Kernels:
                    graph=_q(engine["graph_kernel"]) if "graph_kernel" in engine else k.graph,
                    cuda_graphs=bool(engine.get("cuda_graphs", k.cuda_graphs)),
                    one_shot=engine.get("all_reduce", "library") == "one-shot",
+                   all_to_all=str(engine.get("all_to_all", k.all_to_all)),
                    one_shot_latency=_q(engine["one_shot_latency"]) if "one_shot_latency" in engine else k.one_shot_latency,
                    # the spec's count is every layer's, MoE layers' too
                    moe_per_layer=float(engine["kernels_per_layer"]) if "kernels_per_layer" in engine else None,

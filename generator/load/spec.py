@@ -44,6 +44,24 @@ MOE_KERNELS_SOURCE = ("an MoE layer: 4 kernels more than a dense one (router GEM
 DEFAULT_ONE_SHOT_LATENCY = 5.7e-6
 ONE_SHOT_SOURCE = ("vLLM, SGLang and TensorRT-LLM one-shot all-reduce kernels: 5.7-7.8 us for 0.5-32 KiB on 8 x H100 "
                    "(measurements gathered in issue 27)")
+# The experts' all-to-all (formulas.parallel.ep_layer_time): the collectives library's by default (NCCL, as vLLM's and
+# SGLang's default all-to-all backends run it), or DeepEP's kernels (engine.all_to_all: deepep, as SGLang's
+# --moe-a2a-backend deepep, vLLM's deepep_low_latency / deepep_high_throughput and TensorRT-LLM run DeepSeek-style MoE
+# at scale).  DeepEP's shares of the line rate, from its published tables (deepseek-ai/DeepEP docs/legacy.md, V1, H800
+# with ~160 GB/s NVLink, 200 GB/s a direction at line rate, and one CX7 400 Gb/s NIC, ~50 GB/s, a GPU; FP8 dispatch,
+# BF16 combine): normal kernels 153 (dispatch) and 158 GB/s (combine) NVLink in the node, 153/200 = 0.765; 43-58 GB/s
+# RDMA across nodes, 51 and 50 at EP64, the NIC's line rate (1); low-latency kernels 43/46, 39/39 and 39/40 GB/s
+# (dispatch/combine) at EP64, EP128 and EP256, 41 GB/s on average, 41/50 = 0.82.
+ALL_TO_ALL_BACKENDS = ("nccl", "deepep")
+DEEPEP_NVLINK_SHARE = 0.765
+DEEPEP_RDMA_SHARE = 1.0
+DEEPEP_LOW_LATENCY_SHARE = 0.82
+DEEPEP_SOURCE = ("DeepEP's kernels (deepseek-ai/DeepEP docs/legacy.md, V1 on H800 + CX7 400 Gb/s): FP8 dispatch and "
+                 "BF16 combine, every peer posted at once; normal kernels (prefill) 153-158 GB/s NVLink (0.765 of "
+                 "200 GB/s) and 50-51 GB/s RDMA at EP64 (the NIC's line rate); low-latency kernels (decode) 39-46 GB/s "
+                 "at EP64-EP256 (0.82 of ~50 GB/s)")
+NCCL_A2A_SOURCE = ("the default: the collectives library's all-to-all (NCCL, RCCL), the peers one after another, as "
+                   "the hardware file's collectives block costs it")
 # Weight-only quantized GEMMs (int8/int4 weights, bf16 activations and compute: Marlin, AWQ, GPTQ, tinygemm,
 # TensorRT-LLM's weight-only GEMM) read fewer bytes but reach a lower share of the HBM bandwidth than a bf16 GEMM: they
 # unpack and scale every weight on its way to the tensor cores.  The serial estimate divides the weight stream by e_w, the share the
@@ -106,6 +124,7 @@ class Kernels:
     cuda_graphs: bool = True  # decode runs as CUDA graphs
     one_shot: bool = False  # the tensor-parallel all-reduce may run as the engine's one-shot kernel (engine.all_reduce)
     one_shot_latency: float = DEFAULT_ONE_SHOT_LATENCY  # s, that kernel's fixed cost
+    all_to_all: str = "nccl"  # the experts' all-to-all backend (engine.all_to_all): "nccl" or "deepep"
     moe_per_layer: float | None = None  # kernels of an MoE layer; None: per_layer + MOE_EXTRA_KERNELS (+ shared)
     # e_w of each weight-only format: the share of a bf16 GEMM's HBM bandwidth its kernel reaches (WEIGHT_ONLY_EFFICIENCY)
     weight_only: tuple[tuple[str, float], ...] = tuple(sorted(WEIGHT_ONLY_EFFICIENCY.items()))

@@ -19,7 +19,17 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from genreport.formulas import architecture as arch
 from genreport.formulas.compiled import load
-from genreport.load.spec import PRECISION_BYTES, Hardware, Kernels, Model, Parallelism, Precision
+from genreport.load.spec import (
+    DEEPEP_LOW_LATENCY_SHARE,
+    DEEPEP_NVLINK_SHARE,
+    DEEPEP_RDMA_SHARE,
+    PRECISION_BYTES,
+    Hardware,
+    Kernels,
+    Model,
+    Parallelism,
+    Precision,
+)
 from genreport.model.env import Env, pipeline_split, prefill_head_dim, usable_at, weight_bytes_of, weight_efficiency
 from genreport.model.values import NO_FIT, Entry, physical
 
@@ -189,7 +199,10 @@ def layout_values(base: dict[str, float], model: Model, par: Parallelism, links:
               # the weights' share of the bandwidth in the estimate: below 1 for weight-only int8/int4 GEMMs
               "e_w": weight_efficiency(precision, pc, k),
               # the engine's one-shot all-reduce reads its peers over NVLink: inside the scale-up domain only
-              "o_TP": 1.0 if k.one_shot and links["tp"].tier == "scale-up" else 0.0})
+              "o_TP": 1.0 if k.one_shot and links["tp"].tier == "scale-up" else 0.0,
+              # the experts' all-to-all as DeepEP runs it (engine.all_to_all: deepep), at its published shares
+              "o_EP": 1.0 if k.all_to_all == "deepep" else 0.0, "e_Du": DEEPEP_NVLINK_SHARE,
+              "e_Do": DEEPEP_RDMA_SHARE, "e_Dl": DEEPEP_LOW_LATENCY_SHARE})
     v.update({"n_TP": float(par.tp), "n_PP": pipeline_split(model.layers, par.pp), "n_St": float(par.pp),
               "n_EP": float(par.ep), "n_DP": float(par.dp),
               "N_x": float(pc.experts_routed) * _declared_per_routed(v, pc, accounting), "L_x": float(pc.moe_layers),
@@ -289,6 +302,7 @@ class ParallelResults:
     matmul_share: float = 1.0  # e_m: a large matmul's measured share of the peak in the estimate (achieved_matmul)
     # e_g: a small-M GEMM's measured share of the bandwidth on its weights in the serial prefill (achieved_bandwidth)
     small_gemm_share: float = 1.0
+    all_to_all: str = "nccl"  # the experts' all-to-all the estimate charges (engine.all_to_all): "nccl" or "deepep"
 
     @property
     def pp_split(self) -> float:
@@ -414,7 +428,8 @@ def _evaluate(r) -> ParallelResults:
                           kernels_per_layer=kernels_per_layer(model, spec.hardware.kernels),
                           weight_efficiency=weight_efficiency(spec.precision, r.envs["seed"].pc, spec.hardware.kernels),
                           matmul_share=float(r.envs["seed"].values["e_m"]),
-                          small_gemm_share=float(r.envs["seed"].values["e_g"]))
+                          small_gemm_share=float(r.envs["seed"].values["e_g"]),
+                          all_to_all=spec.hardware.kernels.all_to_all)
     w = spec.workloads
     batch = np.asarray(w.decode_batch, dtype=float)
     ctx = np.asarray(w.decode_context, dtype=float)
@@ -503,12 +518,19 @@ def _collective_formulas(p: ParallelResults) -> tuple:
                      ar.get("in_switch")))
     if p.parallelism.tp > 1 and ar.get("one_shot") is not None:
         rows.append(("all_reduce_time_oneshot", "the estimate: the engine's one-shot all-reduce", ar.get("one_shot")))
-    if p.parallelism.ep > p.parallelism.tp and p.links["ep"].inner is None:
+    deepep = p.all_to_all == "deepep"
+    if p.parallelism.ep > p.parallelism.tp and p.links["ep"].inner is None and not deepep:
         rows.append(("all_to_all_time_library", "the estimate: the experts' all-to-all", None))
+    if p.parallelism.ep > p.parallelism.tp:
+        rows.append(("all_to_all_time_experts", "the bound: the experts' all-to-all, each token once to each GPU (and "
+                     "domain) that holds one of its experts, one byte an element", None))
     if p.parallelism.ep > p.parallelism.tp and p.links["ep"].inner is not None:
-        rows += [("all_to_all_time_tiers", "the bound: the experts' all-to-all over two tiers", None),
-                 ("all_to_all_time_library_tiers", "the estimate: the experts' all-to-all, in the node and over the "
-                  "NICs", None)]
+        if not deepep:
+            rows.append(("all_to_all_time_library_tiers", "the estimate: the experts' all-to-all, in the node and over "
+                         "the NICs", None))
+    if p.parallelism.ep > p.parallelism.tp and deepep:
+        rows.append(("all_to_all_time_deepep", "the estimate: the experts' all-to-all as DeepEP's kernels run it, every "
+                     "peer at once (FP8 dispatch, BF16 combine; e_Dl in decode, e_Do in prefill)", None))
     if p.matmul_share < 1:
         rows.append(("prefill_time_compute_serial", f"the estimate: the FLOPs at e_m = {p.matmul_share:.3g} of the "
                      "peak, as large matmuls are measured to reach on this GPU (decode's likewise)", None))

@@ -13,7 +13,13 @@ import json
 from dataclasses import asdict
 from functools import lru_cache
 
-from genreport.load.spec import MOE_EXTRA_KERNELS, SHARED_EXPERT_KERNELS
+from genreport.load.spec import (
+    DEEPEP_LOW_LATENCY_SHARE,
+    DEEPEP_NVLINK_SHARE,
+    DEEPEP_RDMA_SHARE,
+    MOE_EXTRA_KERNELS,
+    SHARED_EXPERT_KERNELS,
+)
 from genreport.model.browser import tables  # noqa: F401 - the browser's constants, re-exported
 from genreport.paths import MANY_GPUS_MARKER, templates_dir
 
@@ -68,6 +74,9 @@ def inputs(spec) -> dict:
                      "kernels": {"per_layer": hw.kernels.per_layer, "decode": hw.kernels.decode,
                                  "launch": hw.kernels.launch, "one_shot": hw.kernels.one_shot,
                                  "one_shot_latency": hw.kernels.one_shot_latency,
+                                 # DeepEP's shares of the line rate where the engine runs it (layout: o_EP, e_D*)
+                                 "deepep": [DEEPEP_NVLINK_SHARE, DEEPEP_RDMA_SHARE, DEEPEP_LOW_LATENCY_SHARE]
+                                 if hw.kernels.all_to_all == "deepep" else None,
                                  # an MoE layer's kernels: the spec's count, else the dense one plus these (layout)
                                  "moe_per_layer": hw.kernels.moe_per_layer, "moe_extra": MOE_EXTRA_KERNELS,
                                  "shared_extra": SHARED_EXPERT_KERNELS,

@@ -14,9 +14,14 @@ from functools import lru_cache
 
 from genreport import __version__
 from genreport.load.spec import (
+    DEEPEP_LOW_LATENCY_SHARE,
+    DEEPEP_NVLINK_SHARE,
+    DEEPEP_RDMA_SHARE,
+    DEEPEP_SOURCE,
     KERNELS_SOURCE,
     MEMORY_RESERVE_SOURCE,
     MOE_KERNELS_SOURCE,
+    NCCL_A2A_SOURCE,
     ONE_SHOT_SOURCE,
     WEIGHT_ONLY_SOURCE,
     WORKSPACE_SOURCE,
@@ -272,6 +277,14 @@ def _inputs(r: Results) -> list[dict]:
              "source": (src("all_reduce", "one_shot_latency") + "; " + ONE_SHOT_SOURCE) if k.one_shot
              else ("the spec (engine.all_reduce)" if "all_reduce" in given
                    else "the default: the collectives library, as the hardware file's collectives block costs it")},
+            *([{"what": "experts' all-to-all (serial estimate)", "symbol": "o_EP" if k.all_to_all == "deepep" else "",
+                "value": ("DeepEP: FP8 dispatch, BF16 combine, every peer at once; decode its low-latency kernels "
+                          f"(e_Dl = {DEEPEP_LOW_LATENCY_SHARE:g} of the NIC), prefill its normal ones (e_Du = "
+                          f"{DEEPEP_NVLINK_SHARE:g} of NVLink, e_Do = {DEEPEP_RDMA_SHARE:g} of the NIC)")
+                if k.all_to_all == "deepep" else "the collectives library's (NCCL, RCCL): the peers one after another",
+                "source": ("the spec (engine.all_to_all); " + DEEPEP_SOURCE) if k.all_to_all == "deepep"
+                else ("the spec (engine.all_to_all); " if "all_to_all" in given else "") + NCCL_A2A_SOURCE}]
+              if m.moe is not None else []),
         ]
         e_m = hw.achieved_matmul.get(p.compute)  # a large matmul's measured share of the peak (achieved_matmul)
         rows.append({"what": "a large matmul's share of the peak, measured (serial estimate)", "symbol": "e_m",

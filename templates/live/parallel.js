@@ -128,7 +128,9 @@ const GR_PARALLEL = (() => {
     const kL = m.moe ? ((m.layers - pc.moe_layers) * k.per_layer + pc.moe_layers * kMoe) / m.layers : k.per_layer;
     Object.assign(v, {k_L: kL, tau_k: k.decode, tau_l: k.launch, tau_o: k.one_shot_latency,
       e_w: weightEfficiency(inp.precision, pc, t, k.weight_only || {}),  // weight-only GEMMs' share of the bandwidth
-      o_TP: k.one_shot && links.tp.tier === "scale-up" ? 1.0 : 0.0});  // one-shot: inside the scale-up domain
+      o_TP: k.one_shot && links.tp.tier === "scale-up" ? 1.0 : 0.0,  // one-shot: inside the scale-up domain
+      o_EP: k.deepep ? 1.0 : 0.0, e_Du: k.deepep ? k.deepep[0] : 1.0, e_Do: k.deepep ? k.deepep[1] : 1.0,
+      e_Dl: k.deepep ? k.deepep[2] : 1.0});  // the experts' all-to-all as DeepEP runs it (engine.all_to_all)
     GROUPS.forEach(g => {  // LinkChoice.tier_values
       const l = links[g], G = g.toUpperCase(), up = l.inner || l;
       v["W_" + G] = up.bandwidth_per_direction;

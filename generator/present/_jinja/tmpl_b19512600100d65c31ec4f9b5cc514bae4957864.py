@@ -278,6 +278,18 @@ def root(context, missing=missing):
                         yield escape(t_10(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency')))
                         yield ' of it the fixed cost of the call'
                     yield ').'
+                if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'ep') > environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'tp')):
+                    pass
+                    yield " The experts' all-to-alls: the bound sends each token once to each GPU (and node)\nthat holds one of its experts, one byte an element, the least a published kernel sends (DeepEP's FP8 dispatch), at line rate; the estimate charges "
+                    if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_to_all') == 'deepep'):
+                        pass
+                        yield "DeepEP's kernels (engine.all_to_all: deepep):\nthe dispatch in FP8 and its scales, the combine in BF16, every peer posted at once, at DeepEP's published shares of the line rate,\nits low-latency kernels in decode and its normal ones in prefill"
+                    else:
+                        pass
+                        yield "the library's, the activations in "
+                        yield escape(t_2(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'activation_bytes')))
+                        yield " bytes an element and the peers\none after another (engine.all_to_all: deepep charges DeepEP's kernels)"
+                    yield '.'
                 if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'ep') > 1):
                     pass
                     yield " The estimate's round also waits for the\nGPU that holds the most of the batch's experts: its reads are u<sub>x</sub> times the mean (the expected maximum when\ntokens pick experts uniformly at random)"
@@ -470,4 +482,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=94&2=106&4=109&5=111&6=114&7=116&8=138&10=145&11=149&12=151&13=163&14=181&15=207&18=214&19=216&20=229&21=236&23=238&24=246&26=249&27=259&28=263&29=278&31=284&32=293&34=308&37=317&38=327&39=339&42=348&44=351&45=361&49=370&50=372&51=380&53=383&54=386&55=389&56=393&57=400&58=406&59=410&60=414&61=416&62=421&65=431&66=433&69=435&70=437&73=439&74=447&76=468'
+debug_info = '1=94&2=106&4=109&5=111&6=114&7=116&8=138&10=145&11=149&12=151&13=163&14=181&15=207&18=214&19=216&20=229&21=236&23=238&24=246&26=249&27=259&28=263&29=278&30=284&32=290&33=293&35=296&36=305&38=320&41=329&42=339&43=351&46=360&48=363&49=373&53=382&54=384&55=392&57=395&58=398&59=401&60=405&61=412&62=418&63=422&64=426&65=428&66=433&69=443&70=445&73=447&74=449&77=451&78=459&80=480'
