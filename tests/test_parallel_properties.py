@@ -14,7 +14,7 @@ import pytest
 from genreport.formulas.compiled import load
 from genreport.load.loader import load_report
 from genreport.model.evaluate import evaluate
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 Q = load()
@@ -161,7 +161,10 @@ def test_bound_below_serial_and_above_each_ledger(env):
 @SETTINGS
 @given(setups(single=False))
 def test_no_layout_beats_one_ideal_card_per_gpu(env):
-    # with the experts inside the replica (ep <= tp), every GPU still streams at least its share of N b
+    # with the experts inside the replica (ep <= tp), every GPU still streams at least its share of N b; with
+    # data-parallel attention (ep > tp) the ep / tp replicas' tokens share each expert read, so a GPU may pass one
+    # card at the replica's batch (setups draws such layouts since the experts' all-to-all tests, issue 27)
+    assume(env["n_EP"] <= env["n_TP"])
     per_gpu = env["B"] / (val("decode_time_bound", env) * env["n_TP"] * env["n_PP"])
     assert per_gpu <= val("decode_tokens_per_s", env) * (1 + 1e-12)
 
