@@ -29,10 +29,27 @@ OPT_IN = {
 
 
 # The slowest test files under CI's settings (GENREPORT_SLOW=1 GENREPORT_FUZZ=1), slowest first: seconds of one
-# worker measured on the 2-core machine (pytest --junitxml, summed per file).  Files not named here follow in
+# worker measured on the 2-core machine (pytest --junitxml, summed per file; stop 39).  Files not named here follow in
 # their usual order.  A stale list only costs balance, never a test.
 LONGEST = (
-    "test_regen.py",  # 43: every committed generated file made afresh (python -m genreport.regen --check)
+    "test_regen.py",  # 63: every committed generated file made afresh (python -m genreport.regen --check)
+    "test_fastpdf.py",  # 56: every committed report printed by the stock and the fast path
+    "test_figure_labels.py",  # 32: every figure of 13 reports, wide and narrow
+    "test_splitlayout.py",  # 30
+    "test_colwidths.py",  # 19
+    "test_hostile_round3.py",  # 16
+    "test_live_page.py",  # 15
+    "test_atomic_write.py",  # 13
+    "test_hostile_cache.py",  # 13
+    "test_fastlayout.py",  # 13
+    "test_print_layout.py",  # 11
+    "test_chromium.py",  # 10
+    "test_report.py",  # 10
+    "test_live_model.py",  # 10
+    "test_splitpaint.py",  # 8
+    "test_cli_conventions.py",  # 8
+    "test_serving_figures.py",  # 8
+)
     "test_fastpdf.py",  # 45: every committed report printed by the stock and the fast path
     "test_figure_labels.py",  # 40: every figure of 13 reports, wide and narrow
     "test_splitlayout.py",  # 30
