@@ -50,23 +50,6 @@ LONGEST = (
     "test_cli_conventions.py",  # 8
     "test_serving_figures.py",  # 8
 )
-    "test_fastpdf.py",  # 45: every committed report printed by the stock and the fast path
-    "test_figure_labels.py",  # 40: every figure of 13 reports, wide and narrow
-    "test_splitlayout.py",  # 30
-    "test_fastlayout.py",  # 25
-    "test_hostile_cache.py",  # 20
-    "test_techniques_published.py",  # 16
-    "test_report.py",  # 15
-    "test_audit.py",  # 15
-    "test_atomic_write.py",  # 15
-    "test_colwidths.py",  # 13
-    "test_figure_processes.py",  # 12
-    "test_mathship.py",  # 12
-    "test_print_layout.py",  # 12
-    "test_fuzz_specs.py",  # 6
-    "test_golden.py",  # 10
-    "test_splitpaint.py",  # 10
-)
 
 
 def pytest_configure(config):
