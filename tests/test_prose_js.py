@@ -77,6 +77,7 @@ WINDOWS = [  # sliding windows: all layers (Mistral), every other layer (Gemma 2
     ("llama8b-h100.yaml", ["hardware.memory.capacity=17 GiB", "workloads.decode.context=[1k, 32k]",
                            "workloads.decode.batch=[1, 2, 1024]"]),  # the fastest row (1,024 at 32k) does not fit
     ("llama8b-h100.yaml", ["hardware.memory.capacity=125 GiB"]),  # training state fits at 16 B/param, not at 18
+    ("llama70b-h100-tp8.yaml", ["parallelism.pp=2"]),  # two nodes: the estimate's collectives per stage's round
 ]
 NUMBERS = [1, 8, 11, 18, 80, 110, 180, 800, 1024, 1100, 1800, 2048, 8192, 11000, 18000, 80000, 110000, 118000,
            810000, 1100000, 18000000] + list(range(0, 200, 7))
@@ -92,14 +93,18 @@ def test_committed_specs_windows_and_moe_match():
     assert by_name[("seed000-70b-h100", ())]["sentences"] is None  # names the smallest layout: Python's alone
     assert by_name[("llama8b-h100", ())]["sentences"][0].startswith("Decode at batch 1")
     assert by_name[("llama70b-h100-tp8", ())]["sentences"][0].startswith("On 8 GPUs (tp 8), decode at batch 1")
-    assert sum(w["sentences"][0].startswith("On ") for w in wants if w["sentences"]) == 5  # the many-GPU specs
+    assert sum(w["sentences"][0].startswith("On ") for w in wants if w["sentences"]) == 6  # the many-GPU specs
+    # page 1 names the serial estimate's own collectives, never the bound's interconnect ledger beside it
+    staged = by_name[("llama70b-h100-tp8", tuple(WINDOWS[-1][1]))]["sentences"][0]
+    assert staged.startswith("On 16 GPUs (tp 8, pp 2)") and "through 2 stages, each GPU's round spending" in staged
+    assert "of it in the collectives on its critical path" in by_name[("llama70b-h100-tp8", ())]["sentences"][0]
     assert all("sliding window" in by_name[("llama8b-h100", tuple(o))]["attention_text"] for _, o in WINDOWS[:5])
     assert by_name[("llama8b-h100", tuple(WINDOWS[0][1]))]["critical_fact"].startswith("Critical context S*")
     assert by_name[("llama8b-h100", tuple(WINDOWS[1][1]))]["critical_fact"].startswith("No critical context")
     assert by_name[("llama8b-h100", tuple(WINDOWS[2][1]))]["critical_fact"].startswith("The attention intensity")
     assert "compute-bound on this card" in by_name[("llama8b-h100", tuple(WINDOWS[2][1]))]["decode_headline"]
-    assert by_name[("llama8b-h100", tuple(WINDOWS[-2][1]))]["sentences"][1].startswith("Batching 2 sequences")
-    assert "only in the leaner recipe" in by_name[("llama8b-h100", tuple(WINDOWS[-1][1]))]["training_lines"][0]
+    assert by_name[("llama8b-h100", tuple(WINDOWS[-3][1]))]["sentences"][1].startswith("Batching 2 sequences")
+    assert "only in the leaner recipe" in by_name[("llama8b-h100", tuple(WINDOWS[-2][1]))]["training_lines"][0]
     assert all(w["prefill_lines"] and w["context_lines"] for w in wants)
     training = " ".join(line for w in wants for line in w["training_lines"])
     assert "Its state fits (" in training and "But its state does not fit" in training

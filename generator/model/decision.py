@@ -99,6 +99,7 @@ def _parallel_decode_rows(r, price) -> list[dict]:
             "workload": "decode", "label": f"decode B = {b:,}, S = {s:,}", "batch": b, "context": s,
             "binds": roof if fits else "capacity", "roof": roof, "time": t,
             "serial": float(g["decode_time_serial"][i, j]), "comm": ledgers["interconnect"],
+            "comm_est": float(g["decode_time_comm_estimate"][i, j]),
             "estimate_binds": str(p.estimate_binds[i, j]) if fits else "capacity",
             "overhead": float(g["decode_time_overhead"][i, j]),
             "other_roof": t / second if second > 0 else None, "fits": fits,
@@ -170,7 +171,7 @@ def rows(r) -> list[dict]:
             "tokens_per_s": t_tok / step if step else None,
         })
     keys = ("batch", "context", "tokens", "capacity_batch", "ms_per_token", "ms_to_first_token",
-            "tokens_per_s_sequence", "usd_per_mtok", "state_bytes", "cards_needed", "serial", "comm",
+            "tokens_per_s_sequence", "usd_per_mtok", "state_bytes", "cards_needed", "serial", "comm", "comm_est",
             "tokens_per_s_gpu", "estimate_binds", "overhead")
     for row in out:  # every row has every key: the table reads them by workload kind
         for k in keys:

@@ -40,6 +40,16 @@ def _overhead_clause(row: dict) -> str:
     return f" (overhead-bound: {fmt.time(row['overhead'])} of it is the kernels' fixed costs, its largest term)"
 
 
+def _collectives_clause(row: dict, stages: int) -> str:
+    """The serial estimate's own collectives (not the bound's interconnect ledger: bound and estimate never mixed),
+    at their scope: one GPU's round, which is one pipeline stage's share where there are several."""
+    if not row.get("comm_est"):
+        return "with no collective on its critical path"
+    if stages > 1:
+        return f"through {stages} stages, each GPU's round spending {fmt.time(row['comm_est'])} in collectives"
+    return f"{fmt.time(row['comm_est'])} of it in the collectives on its critical path"
+
+
 def sentences(r: Results) -> list[str]:
     """Three sentences: what binds at batch 1 (or that it does not fit), what batching gives, the biggest lever."""
     rows = r.decision
@@ -55,9 +65,8 @@ def sentences(r: Results) -> list[str]:
             shape = ", ".join(f"{k} {v}" for k, v in (("tp", p.tp), ("pp", p.pp), ("ep", p.ep), ("dp", p.dp)) if v > 1)
             out.append(f"On {p.gpus} GPUs ({shape}), decode at batch {d1['batch']:,} and context {d1['context']:,} is "
                        f"{d1['roof']}-bound: the strict bound is {fmt.time(d1['time'])} per token (the ledgers "
-                       f"overlapped), the serial estimate {fmt.time(d1['serial'])} with {fmt.time(d1['comm'])} of "
-                       f"interconnect on the critical path{_overhead_clause(d1)}; {fmt.num(d1['tokens_per_s_gpu'])} "
-                       "tok/s per GPU.")
+                       f"overlapped), at most {fmt.num(d1['tokens_per_s_gpu'])} tok/s per GPU; the serial estimate is "
+                       f"{fmt.time(d1['serial'])}, {_collectives_clause(d1, p.pp)}{_overhead_clause(d1)}.")
         elif len(out) < 1:
             out.append(f"Decode at batch {d1['batch']:,} and context {d1['context']:,} is {d1['roof']}-bound: at least "
                        f"{fmt.time(d1['time'])} per token, {fmt.num(d1['tokens_per_s'])} tok/s; the {other} roof "

@@ -678,7 +678,7 @@ const GR_MODEL = (function () {
   }
 
   const ROW_KEYS = ["batch", "context", "tokens", "capacity_batch", "ms_per_token", "ms_to_first_token",
-    "tokens_per_s_sequence", "usd_per_mtok", "state_bytes", "cards_needed", "serial", "comm", "tokens_per_s_gpu",
+    "tokens_per_s_sequence", "usd_per_mtok", "state_bytes", "cards_needed", "serial", "comm", "comm_est", "tokens_per_s_gpu",
     "estimate_binds", "overhead"];
 
   /** Page 1: one row per workload (decision.rows), for a single card. */

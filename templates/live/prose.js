@@ -254,15 +254,22 @@ const GR_PROSE = (function () {
     return text + ". The bounds below are those of one card's bandwidth and compute streaming the whole model.";
   }
 
-  /** Three sentences: what binds at batch 1 (or that it does not fit), what batching gives, the biggest lever.
-   * Null when the weights do not fit a card with a link (the sentence names the smallest layout, which only
-   * Python's layout search finds). */
   /** Where the kernels' fixed costs are the serial estimate's largest term (summary._overhead_clause). */
   function overheadClause(row) {
     if (row.estimate_binds !== "overhead") return "";
     return ` (overhead-bound: ${GR_FMT.time(row.overhead)} of it is the kernels' fixed costs, its largest term)`;
   }
 
+  /** The serial estimate's own collectives, not the bound's interconnect ledger (summary._collectives_clause). */
+  function collectivesClause(row, stages) {
+    if (!row.comm_est) return "with no collective on its critical path";
+    return stages > 1 ? `through ${stages} stages, each GPU's round spending ${GR_FMT.time(row.comm_est)} in collectives`
+      : `${GR_FMT.time(row.comm_est)} of it in the collectives on its critical path`;
+  }
+
+  /** Three sentences: what binds at batch 1 (or that it does not fit), what batching gives, the biggest lever.
+   * Null when the weights do not fit a card with a link (the sentence names the smallest layout, which only
+   * Python's layout search finds). */
   function sentences(res, inp, dec) {
     const F = GR_FMT, rows = dec.rows, par = inp.parallelism;
     const weightsFit = res.verdicts.weights_fit !== false;
@@ -278,8 +285,8 @@ const GR_PROSE = (function () {
           .map(function (k) { return k + " " + par[k]; }).join(", ");
         out.push(`On ${par.tp * par.pp * par.dp} GPUs (${shape}), decode at batch ${commas(d1.batch)} and context `
           + `${commas(d1.context)} is ${d1.roof}-bound: the strict bound is ${F.time(d1.time)} per token (the ledgers `
-          + `overlapped), the serial estimate ${F.time(d1.serial)} with ${F.time(d1.comm)} of interconnect on the `
-          + `critical path${overheadClause(d1)}; ${F.num(d1.tokens_per_s_gpu)} tok/s per GPU.`);
+          + `overlapped), at most ${F.num(d1.tokens_per_s_gpu)} tok/s per GPU; the serial estimate is `
+          + `${F.time(d1.serial)}, ${collectivesClause(d1, par.pp)}${overheadClause(d1)}.`);
       } else if (out.length < 1) {
         out.push(`Decode at batch ${commas(d1.batch)} and context ${commas(d1.context)} is ${d1.roof}-bound: at least `
           + `${F.time(d1.time)} per token, ${F.num(d1.tokens_per_s)} tok/s; the ${other} roof `
