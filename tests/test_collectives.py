@@ -601,6 +601,7 @@ def test_the_fp16_matmul_shares_of_the_a100_and_the_l40s_by_hand():
     m, flops, launches = _m("llama-2-7b"), 27_626_518_347_776, 32 * 10 * 5e-6
     l40s = _hw("l40s")
     assert l40s.achieved_matmul == {"bf16": 0.743, "fp16": 0.729}
+    assert _hw("a100-sxm-40gb").achieved_matmul == _hw("a100-sxm-80gb").achieved_matmul  # the same GA100 and clock
     cases = [("a100-sxm-80gb", "fp16", 0.829, 312e12, 108.41e-3), ("l40s", "fp16", 0.729, 362.05e12, 106.27e-3),
              ("l40s", "bf16", 0.743, 362.05e12, 104.30e-3)]
     for name, prec, share, peak, total in cases:
