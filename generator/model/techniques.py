@@ -386,6 +386,94 @@ def ttft_quantile(lam: float, service: float, vacation: float, q: float = TTFT_T
     return service + j * grid if j < len(cdf) else math.inf
 
 
+def ttft_law_mixed(lam: float, services, shares, vacation: float, stages: int = 1):
+    """(grid step g, offset o, P(TTFT - o <= j g) for j = 0, 1, ...): the law of the time to first token when the
+    prompts' prefills differ in length (an M/G/1 queue; :func:`ttft_law` is its one-length case).  ``services`` are the
+    prefill times of the prompt-length classes, ``shares`` their probabilities (normalized here), ``vacation`` the
+    round the server leaves for whenever no prompt waits (0 for a disaggregated prefill pool), ``stages`` the
+    pipeline stages of the prefill instance (DistServe, Zhong et al., OSDI 2024, section 3.1: a pipeline of ``stages``
+    equal stages admits the next prompt after t_p / stages, and each prompt still takes its whole t_p).
+
+    The wait is Pollaczek-Khinchine's: a geometric number (P(n) = (1 - rho) rho^n, rho = lam E[t_p] / stages) of
+    residual services, each drawn from the equilibrium law of the service, here a mixture of uniforms on
+    (0, t_i / stages) weighted by p_i t_i (its mean: formulas.techniques.queued_ttft_mean_spread); the vacation's residual
+    is uniform (Fuhrmann and Cooper 1985); the prompt's own prefill is its class's t_i, independent of the wait (Poisson
+    arrivals, first come first served).  The sum is inverted by the discrete Fourier transform as in :func:`ttft_law`,
+    every length rounded down to the grid (a quantile read from it is at most the true one); the offset o is the
+    shortest prefill, added exactly, so one class with one stage gives :func:`ttft_law`'s law.  None where
+    lam E[t_p] / stages >= 1 or the grid would need more than TTFT_POINTS[1] points."""
+    s = np.asarray(services, dtype=float)
+    p = np.asarray(shares, dtype=float)
+    p = p / p.sum()
+    q = s / stages
+    mean_q = float(p @ q)
+    rho = lam * mean_q
+    if not (math.isfinite(rho) and rho < 1 and mean_q > 0):
+        return None
+    shortest = float(s.min())
+    reach = float(q.max()) * (4 + 12 / max(1 - rho, 1e-12)) + vacation + float(s.max()) - shortest
+    grid = max(mean_q / TTFT_GRID[0], reach / TTFT_POINTS[0])
+    if grid > mean_q / TTFT_GRID[1] * (1 + 1e-12):
+        grid = mean_q / TTFT_GRID[1]
+        if reach / grid > TTFT_POINTS[1]:
+            return None
+    n = 1 << max(10, math.ceil(math.log2(reach / grid)))
+    residual = sum(pi * qi / mean_q * np.fft.rfft(_floor_uniform(qi, grid), n) for pi, qi in zip(p, q, strict=True))
+    law = (1 - rho) / (1 - rho * residual)
+    if vacation > 0:
+        law = law * np.fft.rfft(_floor_uniform(vacation, grid), n)
+    own = np.zeros(n)
+    for pi, si in zip(p, s, strict=True):
+        own[int(math.floor((si - shortest) / grid + 1e-9))] += pi
+    law = law * np.fft.rfft(own, n)
+    pmf = np.clip(np.fft.irfft(law, n), 0.0, None)
+    return grid, shortest, np.cumsum(pmf)
+
+
+def ttft_quantile_mixed(lam: float, services, shares, vacation: float, stages: int = 1, q: float = TTFT_TAIL) -> float:
+    """The ``q``-th percentile time to first token over the prompt-length classes (:func:`ttft_law_mixed`); infinite
+    where the queue grows without end."""
+    law = ttft_law_mixed(lam, services, shares, vacation, stages)
+    if law is None:
+        return math.inf
+    grid, offset, cdf = law
+    j = int(np.searchsorted(cdf, q - 1e-12))
+    return offset + j * grid if j < len(cdf) else math.inf
+
+
+def ttft_share_mixed(lam: float, services, shares, vacation: float, target: float, stages: int = 1) -> float:
+    """P(TTFT <= ``target``) over the prompt-length classes (:func:`ttft_law_mixed`, every length rounded down, so the
+    share is at least the true one); 0 where the queue grows without end."""
+    law = ttft_law_mixed(lam, services, shares, vacation, stages)
+    if law is None:
+        return 0.0
+    grid, offset, cdf = law
+    if target < offset:
+        return 0.0
+    j = int(math.floor((target - offset) / grid + 1e-9))
+    return float(cdf[min(j, len(cdf) - 1)])
+
+
+def tpot_share(lam: float, t_r: float, services, shares, gaps: float, target: float) -> float:
+    """P(a request's time per output token <= ``target``) without chunked prefill, prefills first (vLLM v0), when the
+    prompts' prefills are ``services`` with probabilities ``shares``: a request's TPOT is the mean of its ``gaps``
+    gaps, each the round t_r and the busy period of the prefills that arrive during it and during each other (an M/G/1
+    busy period started by the work arriving in t_r: mean t_r / (1 - rho), variance lam t_r E[t_p^2] / (1 - rho)^3,
+    rho = lam E[t_p]; formulas.techniques.stall_gap_variance), taken as independent, so the mean
+    of ``gaps`` of them is normal by the central limit theorem.  0 where rho >= 1."""
+    from statistics import NormalDist
+
+    s = np.asarray(services, dtype=float)
+    p = np.asarray(shares, dtype=float)
+    p = p / p.sum()
+    rho = lam * float(p @ s)
+    if not (rho < 1 and t_r > 0):
+        return 0.0 if rho >= 1 else 1.0
+    mean = t_r / (1 - rho)
+    spread = math.sqrt(lam * t_r * float(p @ s**2) / (1 - rho) ** 3 / gaps)
+    return NormalDist(mean, spread).cdf(target) if spread > 0 else float(mean <= target)
+
+
 def _highest(ok, hi: float, steps: int = 60) -> float:
     """The highest rate in [0, ``hi``] where ``ok`` (true at 0, false past some rate) holds, by bisection."""
     if ok(hi):
