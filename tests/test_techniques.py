@@ -292,10 +292,17 @@ def test_the_prompt_spread_m_g_1_queue_and_its_limits():
     its grid rounding of it, and a simulation (first come first served, 40,000 prompts) lands within 3% of its P90.
     The TPOT share with one length is the central limit of the generalized Poisson gaps the DistServe test takes
     (variance a t_p^2 / (1 - rho)^3 a gap: ``stall_gap_variance`` at c_v = 0)."""
-    import numpy as np
-    from genreport.model.techniques import (tpot_share, ttft_law, ttft_law_mixed, ttft_quantile, ttft_quantile_mixed,
-                                            ttft_share_mixed)
     from statistics import NormalDist
+
+    import numpy as np
+    from genreport.model.techniques import (
+        tpot_share,
+        ttft_law,
+        ttft_law_mixed,
+        ttft_quantile,
+        ttft_quantile_mixed,
+        ttft_share_mixed,
+    )
 
     lam, t_p, t_r = sym("lam"), sym("t_p"), sym("t_r")
     # the closed forms' limits

@@ -29,8 +29,13 @@ from types import SimpleNamespace
 import pytest
 from genreport.formulas import techniques as t
 from genreport.formulas.glossary import sym
-from genreport.model.techniques import (_layout_round, stall_share_mixed, tpot_share, ttft_quantile, ttft_quantile_mixed,
-                                        ttft_share_mixed)
+from genreport.model.techniques import (
+    _layout_round,
+    stall_share_mixed,
+    tpot_share,
+    ttft_quantile,
+    ttft_share_mixed,
+)
 from shared import evaluated
 
 H100 = {"P": 989.4e12, "W": 3.35e12, "C": 80 * 2**30}
