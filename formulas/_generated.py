@@ -6,7 +6,7 @@ from functools import reduce
 import numpy
 from numpy import floor, log, maximum, minimum, sqrt
 
-DIGEST = '9e62bd73b91bbcde30e11513'
+DIGEST = '0ec0a7fe4bfbae89ea758733'
 
 
 def q_peak_flops(P):

@@ -346,3 +346,35 @@ def test_the_prompt_spread_m_g_1_queue_and_its_limits():
     sd = tp * math.sqrt(x * tr / (1 - x * tp) ** 3 / gaps)
     assert tpot_share(x, tr, [tp], [1.0], gaps, 0.08) == pytest.approx(NormalDist(tr / (1 - x * tp), sd).cdf(0.08),
                                                                        rel=1e-12)
+
+
+def test_the_prompt_spread_in_the_serving_chapter():
+    """``serving.prompt_spread: sharegpt`` (genreport.model.techniques.PROMPT_SPREADS: the ShareGPT chat trace's ten
+    tenths over their mean, Sarathi-Serve's sharegpt_8k trace) on the 70B at tp 8 (4k prompts, 512 outputs, TTFT 2 s,
+    TPOT 50 ms): ten prompt lengths whose mean is the spec's 4,096 tokens, 58 to 11,569 tokens (4,096 x 33 / 2,339.9
+    and x 6,609 / 2,339.9); the queue's t_p is the mean of their prefills (76.3 ms, longer than the 4k prompt's
+    73.7 ms: attention grows with the square of the length).  Without chunks the P99 capacity rises from 1.80 to 3.21
+    requests/s: every 4k prefill (73.7 ms) passes the 50 ms target in a gap, while the short half of the chat prompts
+    fit one; the P90 TTFT at the curve's end rises from 284 to 501 ms (the long prompts queue everyone behind them).
+    The stall law over one length is the generalized Poisson law's k t_p (within the grid)."""
+    from genreport.model.techniques import PROMPT_SPREADS, stall_quantile, stall_quantile_mixed
+    from shared import evaluated
+
+    assert sum(PROMPT_SPREADS["sharegpt"]) / 10 == pytest.approx(1.0, rel=1e-12) and PROMPT_SPREADS["none"] == (1.0,)
+    base = evaluated("llama70b-h100-tp8.yaml").serving["techniques"]["rates"]
+    ra = evaluated("llama70b-h100-tp8.yaml", ("serving.prompt_spread=sharegpt",)).serving["techniques"]["rates"]
+    assert "prompt_classes" not in base  # none: the one-length laws, as before
+    classes = ra["prompt_classes"]
+    assert sum(classes) / 10 == pytest.approx(4096, rel=1e-12)
+    assert classes[0] == pytest.approx(4096 * 33 / 2339.9, rel=1e-12) and round(classes[-1]) == 11569
+    assert ra["prefill_alone_time"] == pytest.approx(sum(ra["prefill_classes"]) / 10, rel=1e-12)
+    assert base["prefill_alone_time"] == pytest.approx(0.0737, abs=1e-4) and ra["prefill_alone_time"] == \
+        pytest.approx(0.0763, abs=1e-4)
+    assert base["unchunked"]["p99_rate"] == pytest.approx(1.80, abs=0.01)
+    assert ra["unchunked"]["p99_rate"] == pytest.approx(3.21, abs=0.01)
+    assert base["unchunked"]["ttft_p90"][-1] == pytest.approx(0.284, abs=1e-3)
+    assert ra["unchunked"]["ttft_p90"][-1] == pytest.approx(0.501, abs=1e-3)
+    # the stall law over one length: k t_p of the generalized Poisson law, up to the grid (t_p / 32)
+    for lam, t_r in ((2.0, 0.04), (8.0, 0.03)):
+        one = stall_quantile(lam * t_r, lam * 0.0737) * 0.0737
+        assert one - 0.0737 / 32 - 1e-12 <= stall_quantile_mixed(lam, t_r, [0.0737], [1.0]) <= one + 1e-12

@@ -30,6 +30,7 @@ import pytest
 from genreport.formulas import techniques as t
 from genreport.formulas.glossary import sym
 from genreport.model.techniques import (
+    PROMPT_SPREADS,
     _layout_round,
     stall_share_mixed,
     tpot_share,
@@ -441,9 +442,10 @@ def test_distserve_goodput_with_the_ttft_tail():
 DISTSERVE_PREFILL_STAGES = 2
 DISTSERVE_INSTANCE_GPUS = 3
 DISTSERVE_RATES_RUN = 3.0  # the highest per-GPU rate either design was run at (so its goodput is below it)
-# the chat trace's shape: Sarathi-Serve's ShareGPT tenths over their mean (CHAT_DECILES / 2,340), the same spread at
-# any mean prompt (genreport's ``serving.prompt_spread: sharegpt``)
-SHAREGPT_SHAPE = tuple(x / CHAT_PROMPT for x in CHAT_DECILES)
+# the chat trace's shape: Sarathi-Serve's ShareGPT tenths over their mean (CHAT_DECILES / 2,339.9), the same spread
+# at any mean prompt: genreport's ``serving.prompt_spread: sharegpt``
+SHAREGPT_SHAPE = PROMPT_SPREADS["sharegpt"]
+assert SHAREGPT_SHAPE == pytest.approx([x / (sum(CHAT_DECILES) / 10) for x in CHAT_DECILES], rel=1e-12)
 
 
 def _distserve(lengths, output=200, stages=DISTSERVE_PREFILL_STAGES):
@@ -497,8 +499,8 @@ def test_distserve_with_the_prompt_spread_the_joint_attainment_and_its_placement
     TPOT 0.1 s; up to 4.48x vLLM's goodput per GPU, hao-ai-lab.github.io/blogs/distserve) with what
     :func:`test_distserve_goodput_with_the_ttft_tail` left out and the sources let the model take in:
     - the prompts' spread: the chat trace's shape (ShareGPT's tenths over their mean, :data:`SHAREGPT_SHAPE`, from
-      33/2,340 to 6,609/2,340) at the 750-token mean (11 to 2,118 tokens), so prefills of 12.6 ms to 177 ms; the TTFT queue is then M/G/1
-      and a gap's stall an M/G/1 busy period (formulas/techniques.py, "the spread of prompts");
+      33/2,339.9 to 6,609/2,339.9) at the 750-token mean (11 to 2,118 tokens), so prefills of 12.6 ms to 177 ms;
+      the TTFT queue is then M/G/1 and a gap's stall an M/G/1 busy period (formulas/techniques.py, "the spread of prompts");
     - the joint attainment (DistServe's _plot.py counts a request only if it meets both targets): the product of the
       TTFT and TPOT shares;
     - DistServe's own placement (its artifact): a prefill instance of 2 pipeline stages on 2 GPUs and a decode
@@ -534,7 +536,7 @@ def test_distserve_with_the_prompt_spread_the_joint_attainment_and_its_placement
     assert min(got["prefills"]) == pytest.approx(0.0126, abs=2e-4) and max(got["prefills"]) == pytest.approx(0.177,
                                                                                                           abs=1e-3)
     # hand count of the longest tenth's prefill, compute-bound: (2 N_p T + 2 L H_q d_h T^2 + 2 V d) / P, T = 2,118.2
-    longest = 750 * 6609 / 2340
+    longest = 750 * 6609 / 2339.9
     flops = 2 * OPT_13B["N_p"] * longest + 2 * 40 * 40 * 128 * longest**2 + 2 * 50272 * 5120
     assert max(got["prefills"]) == pytest.approx(flops / 312e12, rel=1e-9)
     assert got["t_p"] == pytest.approx(0.0638, abs=1e-4) and got["fits"] == 69
