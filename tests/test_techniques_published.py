@@ -394,7 +394,9 @@ def test_distserve_goodput_with_the_ttft_tail():
     measures: ShareGPT's spread of prompt lengths (a long prompt's prefill stalls every running request and queues
     every prompt behind it), vLLM's batched prefills and preemption of running sequences when the caches fill, the
     joint 90% attainment (a request must meet both targets, stricter than two separate P90s), and the tensor-parallel
-    prefill pool DistServe places.  The gap is recorded in docs/measurements.md; the model is not tuned to close it."""
+    prefill pool DistServe places (the spread, the joint attainment and DistServe's placement are taken in by
+    :func:`test_distserve_with_the_prompt_spread_the_joint_attainment_and_its_placement`).  The gap is recorded in
+    docs/measurements.md; the model is not tuned to close it."""
     env = {**OPT_13B, **A100}
     v = {"T_in": 750, "T_out": 200, "h_p": 0.0, "s_c": 512, "C_p": 512, "theta": 0.1, "q_p": 0.99}
     v["t_p"] = t_p = at(_formula("prefill_alone_time"), env, S=0, **v)

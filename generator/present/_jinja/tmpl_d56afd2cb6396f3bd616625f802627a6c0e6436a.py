@@ -565,7 +565,7 @@ def root(context, missing=missing):
                         yield escape(t_2(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk')))
                         yield '-token budget holds it, so the chunk is a whole prefill run beside the decode tokens'
                     yield '.\n'
-                    if environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes'):
+                    if t_7(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
                         pass
                         yield "The prompts' lengths spread ("
                         yield escape(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_spread_source'))
@@ -590,7 +590,7 @@ def root(context, missing=missing):
                     if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target') and (not t_8(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_rate')))):
                         pass
                         yield 'With the prompts queued for their prefills (an '
-                        if environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes'):
+                        if t_7(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
                             pass
                             yield 'M/G/1'
                         else:
