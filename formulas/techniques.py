@@ -587,8 +587,7 @@ def queued_ttft_mean(service=t_p, vacation=t_r):
 # instance of k_pp pipeline stages admits the next prompt after t / k_pp and still takes t for each (DistServe, Zhong
 # et al., OSDI 2024, section 3.1, "inter-op parallelism": Avg_TTFT_inter = D + R D^2 / (4 (2 - R D)) for two stages
 # and one prompt length); genreport.model.techniques ``ttft_law_mixed`` inverts the whole law over the length classes.
-c_v = sp.Symbol("c_v", nonnegative=True)  # coefficient of variation of the prefill time (not a glossary input)
-k_pp = sp.Symbol("k_pp", positive=True, integer=True)  # pipeline stages of a prefill instance (not a glossary input)
+c_v, k_pp = sym("c_v"), sym("k_pp")  # the prefill times' coefficient of variation; a prefill instance's stages
 SPREAD = ("Pollaczek 1930, Khinchine 1932 (the M/G/1 mean wait); Takacs 1962, chapter 1 (the busy period); "
           "Zhong et al., DistServe, OSDI 2024, section 3.1 (a pipelined prefill instance as a queue)")
 
