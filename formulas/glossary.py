@@ -154,6 +154,8 @@ TECHNIQUE_ENTRIES: tuple[Entry, ...] = (
     Entry("k_s", r"k_{s}", "1", "prompts prefilled between two decode rounds without chunked prefill (one stall)"),
     Entry("m_s", r"m_{s}", "1", "most whole prefills one gap between tokens can hold within the target: floor((theta - t_r) / t_p)"),
     Entry("q_p", r"q_{p}", "1", "the percentile of a tail target, as a fraction (0.99 for a P99 time between tokens)"),
+    Entry("c_v", r"c_{v}", "1", "coefficient of variation of the prompts' prefill times (0: every prompt alike)"),
+    Entry("k_pp", r"k_{\mathrm{pp}}", "1", "pipeline stages of a prefill instance: it admits the next prompt after t_p / k_pp"),
 )
 
 ALL_ENTRIES: tuple[Entry, ...] = ENTRIES + PARALLEL_ENTRIES + TECHNIQUE_ENTRIES

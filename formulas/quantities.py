@@ -523,6 +523,9 @@ TECHNIQUE_DEFS: tuple[QuantityDef, ...] = (
     QuantityDef("stall_free_rate", "highest arrival rate whose P-q_p time between tokens meets the target without "
                 "chunked prefill where no whole prefill fits a gap", "1/s", r"\lambda_{q,u}", (), _T.stall_free_rate,
                 _T.STALLS),
+    QuantityDef("queued_ttft_mean_spread", "mean time to first token of a prompt queued for its prefill when the "
+                "prefill times spread (M/G/1), a prefill instance of k_pp pipeline stages", "s",
+                r"t_{\mathrm{TTFT},G}(\lambda)", (), _T.queued_ttft_mean_spread, _T.SPREAD),
 )
 
 DEFS = DEFS + PARALLEL_DEFS + TECHNIQUE_DEFS

@@ -577,3 +577,38 @@ def queued_ttft_mean(service=t_p, vacation=t_r):
 
     expr = queued_ttft_transform(service, vacation).replace(lambda e: isinstance(e, sp.exp), poly)
     return sp.factor(sp.cancel(-sp.diff(sp.cancel(expr), _s).subs(_s, 0)))
+
+
+# ----------------------------------------------------------------------------------------------- the spread of prompts
+# Prompts differ in length (a chat trace's prompts run from tens to thousands of tokens), so their prefills differ in
+# time: the prefill queue is an M/G/1 queue, not an M/D/1 one, and the stalls of the decode rounds are M/G/1 busy
+# periods.  Pollaczek-Khinchine's mean wait takes the service's second moment, E[t^2] = t_p^2 (1 + c_v^2), t_p the
+# mean prefill and c_v its coefficient of variation (0: every prompt alike, today's one-length numbers).  A prefill
+# instance of k_pp pipeline stages admits the next prompt after t / k_pp and still takes t for each (DistServe, Zhong
+# et al., OSDI 2024, section 3.1, "inter-op parallelism": Avg_TTFT_inter = D + R D^2 / (4 (2 - R D)) for two stages
+# and one prompt length); genreport.model.techniques ``ttft_law_mixed`` inverts the whole law over the length classes.
+c_v, k_pp = sym("c_v"), sym("k_pp")  # the prefill times' coefficient of variation; a prefill instance's stages
+SPREAD = ("Pollaczek 1930, Khinchine 1932 (the M/G/1 mean wait); Takacs 1962, chapter 1 (the busy period); "
+          "Zhong et al., DistServe, OSDI 2024, section 3.1 (a pipelined prefill instance as a queue)")
+
+
+def queued_ttft_mean_spread(stages=k_pp, vacation=t_r):
+    """Mean time to first token of a prompt queued for its prefill when the prefill times spread [s]:
+    t_p + lam E[(t / k_pp)^2] / (2 (1 - lam t_p / k_pp)) + v / 2, with E[t^2] = t_p^2 (1 + c_v^2) (Pollaczek-
+    Khinchine), the queue's service the pipeline's stage t / k_pp, each prompt's own prefill t_p on average, the
+    vacation's residual v / 2 (Fuhrmann and Cooper; v = 0 for a disaggregated prefill pool).  At c_v = 0 and one
+    stage it is :func:`queued_ttft_mean`; at c_v = 0, two stages and v = 0 DistServe's D + R D^2 / (4 (2 - R D))."""
+    second = t_p**2 * (1 + c_v**2) / stages**2
+    rho = lam * t_p / stages
+    return t_p + lam * second / (2 * (1 - rho)) + vacation / 2
+
+
+def stall_gap_variance():
+    """Variance of one gap between tokens without chunked prefill, prefills first, when the prefill times spread
+    [s^2]: the gap is the round t_r and the busy period of the prefills that arrive during it and during each other,
+    an M/G/1 busy period started by the compound-Poisson work A(t_r) (Takacs 1962): given the work x, mean x / (1 - rho)
+    and variance x lam E[t^2] / (1 - rho)^3; with E[x] = lam t_r t_p and Var x = lam t_r E[t^2],
+    lam t_r t_p^2 (1 + c_v^2) / (1 - rho)^3, rho = lam t_p.  Its mean, t_r / (1 - rho), is ``unchunked_step_time``
+    (the steady mean gap); at c_v = 0 the variance is the generalized Poisson law's a t_p^2 / (1 - rho)^3."""
+    rho = lam * t_p
+    return lam * t_r * t_p**2 * (1 + c_v**2) / (1 - rho) ** 3

@@ -166,3 +166,33 @@ def test_the_stall_free_rate_solved_and_evaluated(capsys, spec):
     out = capsys.readouterr().out
     got = float(out.strip().splitlines()[-1].split("=")[-1].split()[0])
     assert got == pytest.approx((t_r + t_p) / 2 + t_p / (2 * (1 - 2 * t_p)), rel=1e-5)
+
+
+def test_the_prompt_spread_through_derive_is_the_chapters(capsys, tmp_path):
+    """``derive queued_ttft_mean_spread`` (formulas/techniques.py: the M/G/1 mean TTFT, Pollaczek-Khinchine) takes
+    t_p and c_v over ``serving.prompt_spread``'s lengths, the same t_p the serving chapter's rate figure states
+    (``prefill_alone_time``: one number, one place); with no spread c_v = 0 and it is ``unchunked_ttft`` (M/D/1)."""
+    from shared import evaluated
+
+    def derived(spread: str) -> dict:
+        path = tmp_path / f"sv-{spread}.yaml"
+        path.write_text(SPEC.replace("  chunk: 512\n", f"  chunk: 512\n  prompt_spread: {spread}\n"))
+        assert main(["derive", "queued_ttft_mean_spread", "--spec", str(path)]) == 0
+        out = capsys.readouterr().out
+        inputs = out.split("inputs: ")[1].splitlines()[0]
+        got = {k: float(v.split()[0]) for k, v in (x.split(" = ") for x in inputs.split(", "))}
+        got["value"] = float(out.strip().splitlines()[-1].split("=")[-1].split()[0])
+        got["path"] = path
+        return got
+
+    one, spread = derived("none"), derived("sharegpt")
+    assert one["c_v"] == 0 and spread["c_v"] == pytest.approx(0.879, abs=1e-3)
+    rates = evaluated(spread["path"]).serving["techniques"]["rates"]
+    assert spread["t_p"] == pytest.approx(rates["prefill_alone_time"], rel=1e-5)
+    for got in (one, spread):  # by hand: t_p + lam t_p^2 (1 + c_v^2) / (2 (1 - lam t_p)) + t_r / 2
+        lam, t_p, t_r, c_v = got["lam"], got["t_p"], got["t_r"], got["c_v"]
+        hand = t_p + lam * t_p**2 * (1 + c_v**2) / (2 * (1 - lam * t_p)) + t_r / 2
+        assert got["value"] == pytest.approx(hand, rel=1e-5)
+    assert main(["derive", "unchunked_ttft", "--spec", str(one["path"])]) == 0
+    mdl = float(capsys.readouterr().out.strip().splitlines()[-1].split("=")[-1].split()[0])
+    assert one["value"] == pytest.approx(mdl, rel=1e-5)

@@ -279,3 +279,102 @@ def test_the_ttft_tail_erlang_and_the_transform():
     assert simulated == pytest.approx(ttft_quantile(0.6 / 0.06, 0.06, 0.036), rel=0.03)
     assert ttft_quantile(0.6 / 0.06, 0.06, 0.036) == pytest.approx(0.2025, abs=5e-4)
     assert ttft_quantile(1 / 0.06, 0.06, 0.036) == math.inf  # rho 1: the queue grows without end
+
+
+def test_the_prompt_spread_m_g_1_queue_and_its_limits():
+    """The spread of prompts (formulas/techniques.py, "the spread of prompts"; genreport.model.techniques
+    ``ttft_law_mixed``, ``tpot_share``).  Limits: one length and one stage give ``ttft_law``'s law exactly; a
+    pipeline of 2 stages is the M/D/1 queue of t_p / 2 plus the prompt's whole t_p; the Pollaczek-Khinchine mean at
+    c_v = 0 is ``queued_ttft_mean`` and, with two stages and no vacation, DistServe's D + R D^2 / (4 (2 - R D))
+    (Zhong et al., OSDI 2024, section 3.1), by hand 0.06 + 10 x 0.0036 / (4 x 1.4) = 66.43 ms at R 10/s, D 60 ms.
+    Two lengths by hand: prefills of 20 and 100 ms, equally likely, at 8 prompts/s: E[t] 60 ms, E[t^2] 0.0052 s^2,
+    rho 0.48, so the mean TTFT 0.06 + 8 x 0.0052 / (2 x 0.52) = 100 ms exactly; the inverted law's mean is within
+    its grid rounding of it, and a simulation (first come first served, 40,000 prompts) lands within 3% of its P90.
+    The TPOT share with one length is the central limit of the generalized Poisson gaps the DistServe test takes
+    (variance a t_p^2 / (1 - rho)^3 a gap: ``stall_gap_variance`` at c_v = 0)."""
+    from statistics import NormalDist
+
+    import numpy as np
+    from genreport.model.techniques import (
+        tpot_share,
+        ttft_law,
+        ttft_law_mixed,
+        ttft_quantile,
+        ttft_quantile_mixed,
+        ttft_share_mixed,
+    )
+
+    lam, t_p, t_r = sym("lam"), sym("t_p"), sym("t_r")
+    # the closed forms' limits
+    assert sp.cancel(t.queued_ttft_mean_spread(1).subs(t.c_v, 0) - t.queued_ttft_mean()) == 0
+    distserve = t_p + lam * t_p**2 / (4 * (2 - lam * t_p))
+    assert sp.cancel(t.queued_ttft_mean_spread(2, 0).subs(t.c_v, 0) - distserve) == 0
+    assert float(distserve.subs({lam: 10, t_p: 0.06})) == pytest.approx(0.06 + 0.036 / 5.6, rel=1e-12)
+    assert float(distserve.subs({lam: 10, t_p: 0.06})) == pytest.approx(0.06643, abs=1e-5)
+    a, rho = lam * t_r, lam * t_p
+    assert sp.cancel(t.stall_gap_variance().subs(t.c_v, 0) - a * t_p**2 / (1 - rho) ** 3) == 0
+    # one length, one stage: ttft_law's law and quantile exactly; two stages: the M/D/1 of t_p / 2 and the whole t_p
+    for x, v in ((5.0, 0.0), (10.0, 0.036)):
+        grid, offset, cdf = ttft_law_mixed(x, [0.06], [1.0], v)
+        assert offset == 0.06 and np.array_equal(cdf, ttft_law(x, 0.06, v)[1])
+        assert ttft_quantile_mixed(x, [0.06], [1.0], v) == ttft_quantile(x, 0.06, v)
+    assert ttft_quantile_mixed(20.0, [0.06], [1.0], 0.0, stages=2) == pytest.approx(
+        ttft_quantile(20.0, 0.03, 0.0) + 0.03, rel=1e-12)
+    assert ttft_quantile_mixed(1 / 0.06, [0.06], [1.0], 0.0) == math.inf  # rho 1
+    # two lengths by hand
+    mean_hand = 0.06 + 8 * 0.0052 / (2 * 0.52)
+    assert mean_hand == pytest.approx(0.100, rel=1e-12)
+    c2 = 0.0052 / 0.06**2 - 1
+    assert float(t.queued_ttft_mean_spread(1, 0).subs({lam: 8, t_p: 0.06, t.c_v: math.sqrt(c2)})) == pytest.approx(
+        mean_hand, rel=1e-12)
+    grid, offset, cdf = ttft_law_mixed(8.0, [0.02, 0.1], [0.5, 0.5], 0.0)
+    mean = offset + grid * float(np.sum(1 - cdf[:-1]))
+    assert mean_hand - grid * (2 + 0.48 / 0.52) <= mean <= mean_hand + 1e-9  # every length rounded down
+    rng = np.random.default_rng(30)
+    arrive = np.cumsum(rng.exponential(1 / 8.0, 40_000))
+    service = rng.choice([0.02, 0.1], 40_000)
+    now, ttft = 0.0, np.empty(40_000)
+    for i, (x, s) in enumerate(zip(arrive, service, strict=True)):
+        now = max(now, x) + s
+        ttft[i] = now - x
+    assert float(np.quantile(ttft, 0.9)) == pytest.approx(ttft_quantile_mixed(8.0, [0.02, 0.1], [0.5, 0.5], 0.0),
+                                                          rel=0.03)
+    share = ttft_share_mixed(8.0, [0.02, 0.1], [0.5, 0.5], 0.0, 0.2)
+    assert share == pytest.approx(float(np.mean(ttft <= 0.2)), abs=0.01)
+    # the TPOT share with one length: the generalized Poisson gaps' central limit
+    x, tr, tp, gaps = 6.0, 0.036, 0.061, 199
+    sd = tp * math.sqrt(x * tr / (1 - x * tp) ** 3 / gaps)
+    assert tpot_share(x, tr, [tp], [1.0], gaps, 0.08) == pytest.approx(NormalDist(tr / (1 - x * tp), sd).cdf(0.08),
+                                                                       rel=1e-12)
+
+
+def test_the_prompt_spread_in_the_serving_chapter():
+    """``serving.prompt_spread: sharegpt`` (genreport.model.techniques.PROMPT_SPREADS: the ShareGPT chat trace's ten
+    tenths over their mean, Sarathi-Serve's sharegpt_8k trace) on the 70B at tp 8 (4k prompts, 512 outputs, TTFT 2 s,
+    TPOT 50 ms): ten prompt lengths whose mean is the spec's 4,096 tokens, 58 to 11,569 tokens (4,096 x 33 / 2,339.9
+    and x 6,609 / 2,339.9); the queue's t_p is the mean of their prefills (76.3 ms, longer than the 4k prompt's
+    73.7 ms: attention grows with the square of the length).  Without chunks the P99 capacity rises from 1.80 to 3.21
+    requests/s: every 4k prefill (73.7 ms) passes the 50 ms target in a gap, while the short half of the chat prompts
+    fit one; the P90 TTFT at the curve's end rises from 284 to 501 ms (the long prompts queue everyone behind them).
+    The stall law over one length is the generalized Poisson law's k t_p (within the grid)."""
+    from genreport.model.techniques import PROMPT_SPREADS, stall_quantile, stall_quantile_mixed
+    from shared import evaluated
+
+    assert sum(PROMPT_SPREADS["sharegpt"]) / 10 == pytest.approx(1.0, rel=1e-12) and PROMPT_SPREADS["none"] == (1.0,)
+    base = evaluated("llama70b-h100-tp8.yaml").serving["techniques"]["rates"]
+    ra = evaluated("llama70b-h100-tp8.yaml", ("serving.prompt_spread=sharegpt",)).serving["techniques"]["rates"]
+    assert "prompt_classes" not in base  # none: the one-length laws, as before
+    classes = ra["prompt_classes"]
+    assert sum(classes) / 10 == pytest.approx(4096, rel=1e-12)
+    assert classes[0] == pytest.approx(4096 * 33 / 2339.9, rel=1e-12) and round(classes[-1]) == 11569
+    assert ra["prefill_alone_time"] == pytest.approx(sum(ra["prefill_classes"]) / 10, rel=1e-12)
+    assert base["prefill_alone_time"] == pytest.approx(0.0737, abs=1e-4) and ra["prefill_alone_time"] == \
+        pytest.approx(0.0763, abs=1e-4)
+    assert base["unchunked"]["p99_rate"] == pytest.approx(1.80, abs=0.01)
+    assert ra["unchunked"]["p99_rate"] == pytest.approx(3.21, abs=0.01)
+    assert base["unchunked"]["ttft_p90"][-1] == pytest.approx(0.284, abs=1e-3)
+    assert ra["unchunked"]["ttft_p90"][-1] == pytest.approx(0.501, abs=1e-3)
+    # the stall law over one length: k t_p of the generalized Poisson law, up to the grid (t_p / 32)
+    for lam, t_r in ((2.0, 0.04), (8.0, 0.03)):
+        one = stall_quantile(lam * t_r, lam * 0.0737) * 0.0737
+        assert one - 0.0737 / 32 - 1e-12 <= stall_quantile_mixed(lam, t_r, [0.0737], [1.0]) <= one + 1e-12

@@ -308,7 +308,9 @@ def serving_values(spec, values: dict) -> dict[str, float]:
     """The technique symbols the spec's ``serving`` block gives (formulas/techniques.py): T_in, T_out, h_p, s_c and
     C_p (the prompt tokens of a mixed step, min(s_c, T_in (1 - h_p))), theta (the TPOT target), lam (the rate), p_a and k_d (speculative), and t_d, the drafts'
     share of one plain decode step at the point (max of its two ledgers), where the point has a batch and context;
-    t_p, the uncached prompt prefilled alone on one GPU (``prefill_alone_time``), t_r the decode round alone at the
+    t_p, the uncached prompt prefilled alone on one GPU (``prefill_alone_time``; the mean over the prompts' lengths
+    where ``serving.prompt_spread`` names a spread, c_v the prefills' coefficient of variation, 0 for one length, and
+    k_pp = 1, one prefill stage), t_r the decode round alone at the
     rate without chunked prefill (``unchunked_round_time``), and q_p = 0.99, the tail of the time between tokens
     (``stall_free_rate``)."""
     sv = spec.serving
@@ -326,7 +328,15 @@ def serving_values(spec, values: dict) -> dict[str, float]:
         pre = load()["prefill_alone_time"]
         given = {**values, **out, "S": 0.0}
         if all(a in given for a in pre.fn_args):
-            out["t_p"] = float(np.ravel(pre.fn(*(given[a] for a in pre.fn_args)))[0])
+            # over the prompts' lengths (serving.prompt_spread): t_p their prefills' mean, c_v its coefficient of
+            # variation, as the serving chapter's tails take them (genreport.model.techniques.rate_curves)
+            from genreport.model.techniques import prompt_classes
+
+            each = [float(np.ravel(pre.fn(*({**given, "T_in": x}[a] for a in pre.fn_args)))[0])
+                    for x in prompt_classes(sv)]
+            out["t_p"] = sum(each) / len(each)
+            out["c_v"] = float(np.std(each)) / out["t_p"] if out["t_p"] > 0 else 0.0
+            out["k_pp"] = 1.0  # one stage: the queue as the serving chapter counts it (--at k_pp=2 for a pipeline)
         rnd = load()["unchunked_round_time"]  # t_r: the decode round alone at the spec's rate, without chunks
         given = {**values, **out, "S": float(sv.prompt) + float(sv.output) / 2,
                  **({"lam": float(sv.rate)} if sv.rate is not None else {})}

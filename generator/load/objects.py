@@ -276,7 +276,8 @@ def _serving(doc: Document, findings: Findings) -> Serving | None:
         speculative = Speculative(spec["draft_tokens"], spec["acceptance"], spec.get("draft_cost", 0.05),
                                   _source(spec["source"]) if spec.get("source") else None)
     return Serving(counts["prompt"], counts["output"], times.get("ttft"), times.get("tpot"), block.get("users"),
-                   block.get("price"), chunk, block.get("rate"), block.get("prefix_hit", 0.0), speculative)
+                   block.get("price"), chunk, block.get("rate"), block.get("prefix_hit", 0.0), speculative,
+                   block.get("prompt_spread", "none"))
 
 
 def _step_budget(doc: Document, block: dict, findings: Findings) -> int:

@@ -447,6 +447,7 @@ class Serving:
     rate: float | None = None  # requests per second at one replica
     prefix_hit: float = 0.0  # part of each prompt already cached
     speculative: Speculative | None = None
+    prompt_spread: str = "none"  # the prompts' lengths around `prompt` (techniques.PROMPT_SPREADS): none, sharegpt
 
 
 @dataclass(frozen=True)

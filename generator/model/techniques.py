@@ -16,7 +16,9 @@ the one number ``engine.max_batched_tokens`` also states (it sizes the activatio
 (vLLM V1's chunked prefill on the OpenAI server, docs.vllm.ai config/scheduler; V0's chunked prefill took 512, vLLM
 pull request 4580), a spec writes it in either place, not two different numbers, ``prefix_hit`` 0, ``rate`` none (the chapter then
 gives the highest rate the TPOT target allows), ``speculative`` none (``draft_cost`` 0.05 of a decode step where
-the spec names no cost: an MTP head of one layer over a 61-layer model, DeepSeek-V3 section 5.4.3, reads about 4%).
+the spec names no cost: an MTP head of one layer over a 61-layer model, DeepSeek-V3 section 5.4.3, reads about 4%),
+``prompt_spread`` none (every prompt ``prompt`` tokens; ``sharegpt``: the chat trace's ten lengths around it, which
+the tails of :func:`rate_curves` take: :data:`PROMPT_SPREADS`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,25 @@ from genreport.model.values import Block, Entry, physical
 
 CHUNK_SOURCE = ("vLLM's max_num_batched_tokens (engine.max_batched_tokens, 8192 by default: V1 chunked prefill, "
                 "docs.vllm.ai config/scheduler; V0 took 512, pull request 4580); Sarathi-Serve, OSDI 2024")
+
+# The prompts' lengths a spec may name for the tails (``serving.prompt_spread``), each as equally likely lengths over
+# their mean, so that the mean prompt is the spec's ``serving.prompt`` whatever the spread (one number, one place):
+# - none: every prompt ``serving.prompt`` tokens (the one-length laws: generalized Poisson stalls, M/D/1 TTFT);
+# - sharegpt: the ShareGPT chat trace as Sarathi-Serve's artifact ships it (github.com/microsoft/sarathi-serve,
+#   data/processed_traces/sharegpt_8k_filtered_stats_llama2_tokenizer.csv, 30,731 requests): the mean prompt of each
+#   tenth of the prompts sorted by length, 33 to 6,609 tokens around a mean of 2,340 (median 1,730), as
+#   tests/test_techniques_published.py counts them for Sarathi-Serve's and DistServe's chat workloads.
+SHAREGPT_TENTHS = (33, 198, 580, 979, 1457, 2060, 2805, 3737, 4941, 6609)
+PROMPT_SPREADS = {"none": (1.0,), "sharegpt": tuple(x * len(SHAREGPT_TENTHS) / sum(SHAREGPT_TENTHS)
+                                                     for x in SHAREGPT_TENTHS)}
+PROMPT_SPREAD_SOURCE = {"none": "every prompt serving.prompt tokens",
+                        "sharegpt": "ShareGPT chat trace, Sarathi-Serve's sharegpt_8k_filtered_stats_llama2_tokenizer.csv "
+                                    "(30,731 requests): the ten tenths' mean prompts over their mean"}
+
+
+def prompt_classes(sv) -> tuple[float, ...]:
+    """The prompt lengths of the serving block's spread, equally likely, their mean ``serving.prompt`` [tokens]."""
+    return tuple(float(sv.prompt) * x for x in PROMPT_SPREADS[getattr(sv, "prompt_spread", "none")])
 
 
 # The ceilings the chapter's goodput takes the least of (formulas/techniques.py), each with the words that say it binds;
@@ -329,6 +350,46 @@ def stall_quantile(a: float, rho: float, q: float = TAIL) -> float:
     return math.inf
 
 
+STALL_POINTS = 1024  # grid points of one stall law over the prompt-length classes (``stall_quantile_mixed``)
+
+
+def stall_quantile_mixed(lam: float, t_r: float, prefills, shares, q: float = TAIL) -> float:
+    """The ``q``-th percentile stall [s] without chunked prefill when the prompts' prefills are ``prefills`` seconds
+    with probabilities ``shares``: the least y with P(stall <= y) >= q, the law of :func:`stall_share_mixed`
+    (Kendall's identity, Panjer's recursion, every prefill rounded down to the grid, at least one grid step) over
+    STALL_POINTS grid points reaching the busy period's mean and 8 standard deviations past it (mean
+    lam t_r E[t] / (1 - rho), variance lam t_r E[t^2] / (1 - rho)^3, formulas.techniques.stall_gap_variance).  With
+    one length it is :func:`stall_quantile`'s k t_p up to the grid; infinite where rho = lam E[t] >= 1 or the
+    quantile lies past the grid."""
+    s = np.asarray(prefills, dtype=float)
+    p = np.asarray(shares, dtype=float)
+    p = p / p.sum()
+    a = lam * t_r
+    if a <= 0:
+        return 0.0
+    rho = lam * float(p @ s)
+    if rho >= 1:
+        return math.inf
+    mean = a * float(p @ s) / (1 - rho)
+    spread = math.sqrt(a * float(p @ s**2) / (1 - rho) ** 3)
+    grid = max(float(p @ s) / 32, (mean + 8 * spread + float(s.max())) / STALL_POINTS)
+    steps = int(math.ceil((mean + 8 * spread + float(s.max())) / grid))
+    jumps = [max(1, int(math.floor(x / grid))) for x in s]
+    y = np.arange(steps + 1)
+    expect = lam * (t_r + y * grid)
+    f = np.zeros((steps + 1, steps + 1))
+    f[0] = np.exp(-expect)
+    for j in range(1, steps + 1):
+        acc = np.zeros(steps + 1)
+        for size, share in zip(jumps, p, strict=True):
+            if size <= j:
+                acc += share * size * f[j - size]
+        f[j] = expect / j * acc
+    cdf = np.cumsum(t_r / (t_r + y * grid) * f[y, y])
+    k = int(np.searchsorted(cdf, q - 1e-12))
+    return k * grid if k <= steps else math.inf
+
+
 # The TTFT tail the serving chapter's TTFT capacity is judged at: DistServe's SLO attainment, 90% of the requests
 # (Zhong et al., OSDI 2024, section 2.2).
 TTFT_TAIL = 0.90
@@ -386,6 +447,94 @@ def ttft_quantile(lam: float, service: float, vacation: float, q: float = TTFT_T
     return service + j * grid if j < len(cdf) else math.inf
 
 
+def ttft_law_mixed(lam: float, services, shares, vacation: float, stages: int = 1):
+    """(grid step g, offset o, P(TTFT - o <= j g) for j = 0, 1, ...): the law of the time to first token when the
+    prompts' prefills differ in length (an M/G/1 queue; :func:`ttft_law` is its one-length case).  ``services`` are the
+    prefill times of the prompt-length classes, ``shares`` their probabilities (normalized here), ``vacation`` the
+    round the server leaves for whenever no prompt waits (0 for a disaggregated prefill pool), ``stages`` the
+    pipeline stages of the prefill instance (DistServe, Zhong et al., OSDI 2024, section 3.1: a pipeline of ``stages``
+    equal stages admits the next prompt after t_p / stages, and each prompt still takes its whole t_p).
+
+    The wait is Pollaczek-Khinchine's: a geometric number (P(n) = (1 - rho) rho^n, rho = lam E[t_p] / stages) of
+    residual services, each drawn from the equilibrium law of the service, here a mixture of uniforms on
+    (0, t_i / stages) weighted by p_i t_i (its mean: formulas.techniques.queued_ttft_mean_spread); the vacation's residual
+    is uniform (Fuhrmann and Cooper 1985); the prompt's own prefill is its class's t_i, independent of the wait (Poisson
+    arrivals, first come first served).  The sum is inverted by the discrete Fourier transform as in :func:`ttft_law`,
+    every length rounded down to the grid (a quantile read from it is at most the true one); the offset o is the
+    shortest prefill, added exactly, so one class with one stage gives :func:`ttft_law`'s law.  None where
+    lam E[t_p] / stages >= 1 or the grid would need more than TTFT_POINTS[1] points."""
+    s = np.asarray(services, dtype=float)
+    p = np.asarray(shares, dtype=float)
+    p = p / p.sum()
+    q = s / stages
+    mean_q = float(p @ q)
+    rho = lam * mean_q
+    if not (math.isfinite(rho) and rho < 1 and mean_q > 0):
+        return None
+    shortest = float(s.min())
+    reach = float(q.max()) * (4 + 12 / max(1 - rho, 1e-12)) + vacation + float(s.max()) - shortest
+    grid = max(mean_q / TTFT_GRID[0], reach / TTFT_POINTS[0])
+    if grid > mean_q / TTFT_GRID[1] * (1 + 1e-12):
+        grid = mean_q / TTFT_GRID[1]
+        if reach / grid > TTFT_POINTS[1]:
+            return None
+    n = 1 << max(10, math.ceil(math.log2(reach / grid)))
+    residual = sum(pi * qi / mean_q * np.fft.rfft(_floor_uniform(qi, grid), n) for pi, qi in zip(p, q, strict=True))
+    law = (1 - rho) / (1 - rho * residual)
+    if vacation > 0:
+        law = law * np.fft.rfft(_floor_uniform(vacation, grid), n)
+    own = np.zeros(n)
+    for pi, si in zip(p, s, strict=True):
+        own[int(math.floor((si - shortest) / grid + 1e-9))] += pi
+    law = law * np.fft.rfft(own, n)
+    pmf = np.clip(np.fft.irfft(law, n), 0.0, None)
+    return grid, shortest, np.cumsum(pmf)
+
+
+def ttft_quantile_mixed(lam: float, services, shares, vacation: float, stages: int = 1, q: float = TTFT_TAIL) -> float:
+    """The ``q``-th percentile time to first token over the prompt-length classes (:func:`ttft_law_mixed`); infinite
+    where the queue grows without end."""
+    law = ttft_law_mixed(lam, services, shares, vacation, stages)
+    if law is None:
+        return math.inf
+    grid, offset, cdf = law
+    j = int(np.searchsorted(cdf, q - 1e-12))
+    return offset + j * grid if j < len(cdf) else math.inf
+
+
+def ttft_share_mixed(lam: float, services, shares, vacation: float, target: float, stages: int = 1) -> float:
+    """P(TTFT <= ``target``) over the prompt-length classes (:func:`ttft_law_mixed`, every length rounded down, so the
+    share is at least the true one); 0 where the queue grows without end."""
+    law = ttft_law_mixed(lam, services, shares, vacation, stages)
+    if law is None:
+        return 0.0
+    grid, offset, cdf = law
+    if target < offset:
+        return 0.0
+    j = int(math.floor((target - offset) / grid + 1e-9))
+    return float(cdf[min(j, len(cdf) - 1)])
+
+
+def tpot_share(lam: float, t_r: float, services, shares, gaps: float, target: float) -> float:
+    """P(a request's time per output token <= ``target``) without chunked prefill, prefills first (vLLM v0), when the
+    prompts' prefills are ``services`` with probabilities ``shares``: a request's TPOT is the mean of its ``gaps``
+    gaps, each the round t_r and the busy period of the prefills that arrive during it and during each other (an M/G/1
+    busy period started by the work arriving in t_r: mean t_r / (1 - rho), variance lam t_r E[t_p^2] / (1 - rho)^3,
+    rho = lam E[t_p]; formulas.techniques.stall_gap_variance), taken as independent, so the mean
+    of ``gaps`` of them is normal by the central limit theorem.  0 where rho >= 1."""
+    from statistics import NormalDist
+
+    s = np.asarray(services, dtype=float)
+    p = np.asarray(shares, dtype=float)
+    p = p / p.sum()
+    rho = lam * float(p @ s)
+    if not (rho < 1 and t_r > 0):
+        return 0.0 if rho >= 1 else 1.0
+    mean = t_r / (1 - rho)
+    spread = math.sqrt(lam * t_r * float(p @ s**2) / (1 - rho) ** 3 / gaps)
+    return NormalDist(mean, spread).cdf(target) if spread > 0 else float(mean <= target)
+
+
 def _highest(ok, hi: float, steps: int = 60) -> float:
     """The highest rate in [0, ``hi``] where ``ok`` (true at 0, false past some rate) holds, by bisection."""
     if ok(hi):
@@ -436,6 +585,16 @@ def rate_curves(r) -> dict:
 
     t_p = _eval(r, "prefill_alone_time", {**env, **{k: float(v) for k, v in weights(uncached).items()}})
     env["t_p"] = t_p
+    classes = prompt_classes(sv)  # the prompts' lengths (serving.prompt_spread), equally likely, their mean T_in
+    spread = len(classes) > 1
+    shares = [1.0 / len(classes)] * len(classes)
+    prefills = [t_p]
+    if spread:  # each length's prefill alone; the queue's t_p is their mean (the mean prompt's is shorter: T_in^2)
+        prefills = [_eval(r, "prefill_alone_time",
+                          {**env, "T_in": x, **{k: float(v) for k, v in weights(x * (1 - sv.prefix_hit)).items()}})
+                    for x in classes]
+        t_p = sum(prefills) / len(prefills)
+        env["t_p"] = t_p
     held = lead.at(context=float(sv.prompt + sv.output))  # the weights a GPU holds, for the capacity
     cap_env = dict(env, S=float(sv.prompt + sv.output), N=float(held["N"]), b=float(np.ravel(held["b"])[0]))
     cap = physical("prefix_capacity_batch", _eval(r, "prefix_capacity_batch", cap_env), "floor")[0] or 0.0
@@ -486,11 +645,22 @@ def rate_curves(r) -> dict:
         (:func:`ttft_quantile`): without chunks a prefill of t_p and a round of t_r between (``unchunked_round_time``),
         with chunks the chunked prefill at the steady concurrency and a steady step between."""
         if kind == "chunked":
-            t, _busy, ttft = (float(np.ravel(x)[0]) for x in chunked(lam))
-            return ttft_quantile(lam, ttft, t) if math.isfinite(t) and math.isfinite(ttft) else math.inf
+            t, busy, ttft = (float(np.ravel(x)[0]) for x in chunked(lam))
+            if not (math.isfinite(t) and math.isfinite(ttft)):
+                return math.inf
+            if spread:  # each length's chunked prefill beside the running sequences, the queue over the lengths
+                services = []
+                for x in classes:
+                    part = min(float(sv.chunk), x * (1 - sv.prefix_hit))
+                    services.append(float(np.ravel(at("chunked_ttft", lam, B=busy, T_in=x, C_p=part,
+                                                      **weights(busy + part)))[0]))
+                return ttft_quantile_mixed(lam, services, shares, t)
+            return ttft_quantile(lam, ttft, t)
         w = unchunked(lam)[2]
         t_r = float(np.ravel(at("unchunked_round_time", lam, **w))[0])
-        return ttft_quantile(lam, t_p, t_r) if math.isfinite(t_r) and t_r > 0 else math.inf
+        if not (math.isfinite(t_r) and t_r > 0):
+            return math.inf
+        return ttft_quantile_mixed(lam, prefills, shares, t_r) if spread else ttft_quantile(lam, t_p, t_r)
 
     def highest_under(values, lam, fn, target) -> float:
         """The highest rate of the curve whose ``fn`` (rising with the rate) meets ``target``: bisected between the
@@ -513,7 +683,14 @@ def rate_curves(r) -> dict:
         t_r = float(np.ravel(at("unchunked_round_time", lam, **w))[0])
         if not (math.isfinite(t_r) and t_r > 0):
             return math.inf
-        return t_r + stall_quantile(lam * t_r, lam * t_p) * t_p
+        return t_r + stall_of(lam, t_r)
+
+    def stall_of(lam: float, t_r: float) -> float:
+        """The TAIL-th percentile stall after a round of ``t_r`` at ``lam`` [s]: k t_p with one prompt length
+        (:func:`stall_quantile`), the law over the lengths otherwise (:func:`stall_quantile_mixed`)."""
+        if spread:
+            return stall_quantile_mixed(lam, t_r, prefills, shares)
+        return stall_quantile(lam * t_r, lam * t_p) * t_p
 
     curves = {}
     for kind in ("chunked", "unchunked"):
@@ -550,7 +727,7 @@ def rate_curves(r) -> dict:
             p99 = np.where(np.isfinite(tpot), np.where(share > 1 - TAIL, ttft * env["C_p"] / uncached, tpot), np.inf)
         else:  # tail_unchunked over the grid: the rounds at once, each one's stall quantile
             rounds = np.broadcast_to(at("unchunked_round_time", lam, **w), lam.shape)
-            p99 = np.array([t + stall_quantile(x * t, x * t_p) * t_p if math.isfinite(t) and t > 0 else math.inf
+            p99 = np.array([t + stall_of(float(x), float(t)) if math.isfinite(t) and t > 0 else math.inf
                             for x, t in zip(lam, rounds, strict=True)])
             good = np.isfinite(rounds) & (rounds > 0)
             queued = np.where(good, at("unchunked_ttft", lam, t_r=np.where(good, rounds, 0.0)), np.inf)
@@ -594,7 +771,10 @@ def rate_curves(r) -> dict:
                         "limits": {k: (float(v) if math.isfinite(v) else None) for k, v in limits.items()},
                         "goodput": float(goodput), "goodput_binds": binds, "goodput_tpot": good_tpot,
                         "goodput_ttft": good_ttft}
-    return {"prefill_alone_time": t_p, "capacity_batch": float(cap), "chunk": sv.chunk, "mean_context": mean,
+    lengths = {"prompt_spread": sv.prompt_spread, "prompt_classes": [float(x) for x in classes],
+               "prefill_classes": [float(x) for x in prefills],
+               "prompt_spread_source": PROMPT_SPREAD_SOURCE[sv.prompt_spread]} if spread else {}
+    return {**lengths, "prefill_alone_time": t_p, "capacity_batch": float(cap), "chunk": sv.chunk, "mean_context": mean,
             "tail": TAIL, "ttft_tail": TTFT_TAIL,
             "tpot_target": sv.tpot, "ttft_target": sv.ttft, "chunked": curves["chunked"],
             "unchunked": curves["unchunked"]}

@@ -564,14 +564,39 @@ def root(context, missing=missing):
                         yield ', here a whole prompt: the '
                         yield escape(t_2(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk')))
                         yield '-token budget holds it, so the chunk is a whole prefill run beside the decode tokens'
-                    yield '.\nP99 capacity: <strong>'
+                    yield '.\n'
+                    if t_7(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
+                        pass
+                        yield "The prompts' lengths spread ("
+                        yield escape(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_spread_source'))
+                        yield '): '
+                        yield escape(t_4(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')))
+                        yield ' equally likely lengths from '
+                        yield escape(t_2(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes'), 0)))
+                        yield ' to '
+                        yield escape(t_2(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes'), -1)))
+                        yield ' tokens around the mean '
+                        yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
+                        yield ', prefilled in '
+                        yield escape(t_6(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_classes'), 0)))
+                        yield ' to '
+                        yield escape(t_6(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_classes'), -1)))
+                        yield ", so t<sub>p</sub> above is their mean, a gap's prefills are summed over the lengths (Kendall's identity) and the prefill queue is an M/G/1 queue (Pollaczek-Khinchine).\n"
+                    yield 'P99 capacity: <strong>'
                     yield escape(t_5(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_rate')))
                     yield ' requests/s</strong> with chunks, <strong>'
                     yield escape(t_5(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'p99_rate')))
                     yield '</strong> without. '
                     if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target') and (not t_8(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_rate')))):
                         pass
-                        yield 'With the prompts queued for their prefills (an M/D/1 queue whose server leaves for a round, or a plain step with chunks, whenever none waits) the P90 TTFT meets '
+                        yield 'With the prompts queued for their prefills (an '
+                        if t_7(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
+                            pass
+                            yield 'M/G/1'
+                        else:
+                            pass
+                            yield 'M/D/1'
+                        yield ' queue whose server leaves for a round, or a plain step with chunks, whenever none waits) the P90 TTFT meets '
                         yield escape(t_6(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target')))
                         yield '\nup to <strong>'
                         yield escape(t_5(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'ttft_tail_rate')))
@@ -594,4 +619,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=72&2=81&3=83&4=87&5=91&6=93&7=97&8=105&9=117&11=119&13=123&14=127&18=134&19=152&20=160&21=164&22=171&23=178&26=188&27=208&28=222&29=237&30=243&31=252&32=272&33=295&34=301&35=307&36=313&37=334&38=346&40=348&43=351&46=359&49=369&50=377&51=385&52=389&55=405&57=417&58=420&62=422&64=425&65=427&68=430&69=432&70=440&71=448&72=458&73=506&74=515&75=517&76=531&77=543&78=553&79=555&82=560&84=562&85=568&86=575&87=577&91=587&92=589'
+debug_info = '1=72&2=81&3=83&4=87&5=91&6=93&7=97&8=105&9=117&11=119&13=123&14=127&18=134&19=152&20=160&21=164&22=171&23=178&26=188&27=208&28=222&29=237&30=243&31=252&32=272&33=295&34=301&35=307&36=313&37=334&38=346&40=348&43=351&46=359&49=369&50=377&51=385&52=389&55=405&57=417&58=420&62=422&64=425&65=427&68=430&69=432&70=440&71=448&72=458&73=506&74=515&75=517&76=531&77=543&78=553&79=555&82=560&84=562&85=568&86=586&87=593&88=602&92=612&93=614'
