@@ -48,7 +48,8 @@ def _speedup(env, tokens, draft_share, context=512, width=1):
     drafts ``draft_share`` of a plain step; the verify step ``width`` tokens per sequence."""
     p_a = _acceptance(width - 1, tokens) if width > 1 else 0.0
     plain = at(t.decode_step_time(), env, B=1, S=context)
-    return at(t.speculative_speedup(), env, B=1, S=context, p_a=p_a, k_d=width - 1, t_d=draft_share * plain)
+    return at(t.speculative_speedup(), env, B=1, S=context, p_a=p_a, k_d=width - 1, n_v=width,
+              t_d=draft_share * plain)
 
 
 def _acceptance(k, tau):
@@ -69,9 +70,9 @@ def test_spec_bench_on_a100_never_beats_its_accepted_length():
         model, _ = VICUNAS[size]
         env = {**model, **A100}
         plain = at(t.decode_step_time(), env, B=1, S=512)
-        assert at(t.verify_time(), env, B=1, S=512, k_d=119) == pytest.approx(plain, rel=1e-12)
+        assert at(t.verify_time(), env, B=1, S=512, n_v=120) == pytest.approx(plain, rel=1e-12)
         for method, (measured, tau) in rows.items():
-            bound = tau * plain / at(t.verify_time(), env, B=1, S=512, k_d=63)
+            bound = tau * plain / at(t.verify_time(), env, B=1, S=512, n_v=64)
             assert bound == pytest.approx(tau, rel=1e-12)
             assert measured < bound, (size, method)
     shares = [m / tau for rows in SPEC_BENCH.values() for m, tau in rows.values()]
@@ -145,7 +146,7 @@ def test_sglang_eagle_tokens_per_second_stay_under_the_roofline():
     assert 1 / at(t.decode_step_time(), env, B=1, S=1024) == pytest.approx(206.9, abs=0.05)
     plain, eagle2, eagle3 = 158.34, 244.10, 373.25
     assert plain < roof and plain / roof == pytest.approx(0.759, abs=1e-3)
-    verify = at(t.verify_time(), env, B=1, S=1024, k_d=7)  # 8 tokens verified: memory-bound, one plain step
+    verify = at(t.verify_time(), env, B=1, S=1024, n_v=8)  # 8 tokens verified: memory-bound, one plain step
     assert verify == pytest.approx(at(t.decode_step_time(), env, B=1, S=1024), rel=1e-12)
     for measured in (eagle2, eagle3):
         assert measured < 6 / verify  # none beats E_max t / t_v
@@ -257,12 +258,12 @@ def test_eagle3_speedup_falls_with_the_batch_faster_than_the_roofline():
     kept = {}
     for batch in measured:
         plain = at(t.decode_step_time(), env, B=batch, S=1024)
-        verify = at(t.verify_time(), env, B=batch, S=1024, k_d=15)
+        verify = at(t.verify_time(), env, B=batch, S=1024, n_v=16)
         kept[batch] = plain / verify
         assert kept[batch] == pytest.approx(1.0, rel=1e-12)  # memory-bound: the bound does not fall
         assert measured[batch] < 2 * 5 * kept[batch]
     assert list(measured.values()) == sorted(measured.values(), reverse=True)  # the measurement falls
     flops = 2 * 8.19e9 + 4 * 36 * 32 * 128 * 1024
     by_hand = 8.19e9 / (16 * flops / (1978.9e12 / 3.35e12) - 1024 * 36 * 8 * 128 * 2)
-    assert at(t.verify_crossover_batch(), env, S=1024, k_d=15) == pytest.approx(by_hand, rel=1e-9)
+    assert at(t.verify_crossover_batch(), env, S=1024, n_v=16) == pytest.approx(by_hand, rel=1e-9)
     assert by_hand == pytest.approx(21.3, abs=0.05)

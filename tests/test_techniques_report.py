@@ -72,7 +72,7 @@ def test_each_technique_is_a_row_with_its_formula(report):
     step = max(float(r.q["decode_time_memory"](env)), float(r.q["decode_time_compute"](env)))
     values = {sym(k): float(v) for k, v in env.items() if k in ("N", "N_a", "N_e", "L", "H_q", "d_h", "b", "c", "a",
                                                                 "P", "W", "B", "S")}
-    values.update({sym("p_a"): 0.8, sym("k_d"): 3, sym("t_d"): 0.1 * step})
+    values.update({sym("p_a"): 0.8, sym("k_d"): 3, sym("n_v"): 4, sym("t_d"): 0.1 * step})
     assert n["speedup"] == pytest.approx(float(t.speculative_speedup().subs(values)), rel=0.01)
     # the KV transfer between two replicas of tp 8 (16 GPUs, past the 8-GPU NVLink domain): each GPU sends its
     # eighth of the prompt's 4,096 x 163,840 B over its own 50 GB/s ConnectX-7 (DGX H100 user guide)

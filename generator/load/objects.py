@@ -274,8 +274,16 @@ def _serving(doc: Document, findings: Findings) -> Serving | None:
     speculative = None
     if spec is not None:
         acceptance = _acceptance(doc, spec, findings)
+        verify = spec.get("verify_tokens")
+        if verify is not None and verify < spec["draft_tokens"] + 1:
+            findings.add(doc.finding(("serving", "speculative", "verify_tokens"), f"verify_tokens {verify} is fewer "
+                                     f"than draft_tokens + 1 = {spec['draft_tokens'] + 1}: a verify step runs every "
+                                     "draft of the deepest branch and the sequence's own token",
+                                     "write the tree's nodes with its root (SGLang's speculative_num_draft_tokens), "
+                                     "or leave it out for a chain"))
+            verify = None
         speculative = Speculative(spec["draft_tokens"], acceptance, spec.get("draft_cost", 0.05),
-                                  _source(spec["source"]) if spec.get("source") else None)
+                                  _source(spec["source"]) if spec.get("source") else None, verify)
     return Serving(counts["prompt"], counts["output"], times.get("ttft"), times.get("tpot"), block.get("users"),
                    block.get("price"), chunk, block.get("rate"), block.get("prefix_hit", 0.0), speculative)
 

@@ -51,7 +51,7 @@ LIVE_PATHS = (
     ("serving", "report", "serving.prompt serving.output serving.ttft serving.tpot serving.users serving.price "
                           "serving.chunk serving.rate serving.prefix_hit"),
     ("speculative", "report", "serving.speculative.draft_tokens serving.speculative.acceptance "
-                              "serving.speculative.draft_cost"),
+                              "serving.speculative.draft_cost serving.speculative.verify_tokens"),
 )
 
 
@@ -112,7 +112,8 @@ def _serving(sv) -> dict | None:
     return {"prompt": sv.prompt, "output": sv.output, "ttft": sv.ttft, "tpot": sv.tpot, "users": sv.users,
             "price": sv.price, "chunk": sv.chunk, "rate": sv.rate, "prefix_hit": sv.prefix_hit,
             "speculative": None if sp is None else {"draft_tokens": sp.draft_tokens, "acceptance": sp.acceptance,
-                                                    "draft_cost": sp.draft_cost}}
+                                                    "draft_cost": sp.draft_cost,
+                                                    "verify_tokens": sp.verify_tokens}}
 
 
 def _link(link) -> dict | None:

@@ -384,6 +384,12 @@ const GR_WHATIF = (function () {
         + (m.layers - m.moe.first_dense_layers) + " after the dense ones", "lower moe.layer_step or moe.first_dense_layers");
     }
     if (inp.parallelism) checkParallelism(inp.parallelism, m, live);
+    const sp = inp.serving && inp.serving.speculative;  // objects._serving: a tree verifies its depth at least
+    if (sp && sp.verify_tokens !== null && sp.verify_tokens !== undefined && sp.verify_tokens < sp.draft_tokens + 1) {
+      fail("serving.speculative.verify_tokens", "verify_tokens " + sp.verify_tokens + " is fewer than draft_tokens + 1 = "
+        + (sp.draft_tokens + 1) + ": a verify step runs every draft of the deepest branch and the sequence's own token",
+        "write the tree's nodes with its root (SGLang's speculative_num_draft_tokens), or leave it out for a chain");
+    }
     const p = resolvePrecision(state.precision, t, m, live.model_file);
     if (!own(inp.hardware.dense, p.compute)) {
       throw new OverrideError("precision", live.hardware_title + " has no dense " + p.compute + " peak in its spec",
