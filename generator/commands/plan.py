@@ -482,9 +482,9 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
         k, p, cost, n = speculative
         lines.append(f"speculative decoding: {k} draft token{'s' if k > 1 else ''} a round, each accepted with "
                      f"p = {p:g}, drafts {cost:g} of a plain round; TPOT and the rates use the verify round at the "
-                     f"layout ({n} B tokens through the weights and collectives, the caches read once); spec: the "
-                     "speed-up at the chosen batch, 'off' where it does not pass 1 (the row decodes plainly); spec "
-                     "ends: the first batch up to --batch where it stops paying")
+                     f"layout ({n} tokens of each sequence through the weights and collectives, the caches read once); "
+                     "spec: the speed-up at the chosen batch, 'off' where it does not pass 1 (the row decodes "
+                     "plainly); spec ends: the first batch up to --batch where it stops paying")
     if disaggregate:
         lines.append("pools: prefill and decode replicas of the row's layout, the smallest split (up to 16 replicas) "
                      "with the most tok/s per GPU near the balanced share; KV: one prompt's cache between replicas "
