@@ -114,6 +114,10 @@ def test_layouts_and_links():
     ("llama70b-h100-tp2.yaml", ["hardware.achieved_matmul.dense.bf16=80.3"]),  # a share in percent
     ("llama70b-h100-tp2.yaml", ["hardware.achieved_matmul.dense.fp9=0.5"]),
     ("llama70b-h100-tp2.yaml", ["hardware.achieved_bandwidth.small_gemm.fp8=65.7"]),  # a share in percent
+    # a draft tree verifies its depth at least: draft_tokens + 1 (3 drafts in the spec), also after draft_tokens moves
+    ("llama70b-h100-tp8.yaml", ["serving.speculative.verify_tokens=3"]),
+    ("llama70b-h100-tp8.yaml", ["serving.speculative.verify_tokens=8", "serving.speculative.draft_tokens=9"]),
+    ("llama70b-h100-tp8.yaml", ["serving.speculative.verify_tokens=8", "serving.speculative.draft_tokens=7"]),
 ])
 def test_layout_and_link_errors_have_the_loaders_text(name, bad):
     check([(name, bad)])
