@@ -283,7 +283,8 @@ def _serving(doc: Document, findings: Findings) -> Serving | None:
                                      "or leave it out for a chain"))
             verify = None
         speculative = Speculative(spec["draft_tokens"], acceptance, spec.get("draft_cost", 0.05),
-                                  _source(spec["source"]) if spec.get("source") else None, verify)
+                                  _source(spec["source"]) if spec.get("source") else None, verify,
+                                  spec.get("accepted_length"), spec.get("acceptance") is not None)
     return Serving(counts["prompt"], counts["output"], times.get("ttft"), times.get("tpot"), block.get("users"),
                    block.get("price"), chunk, block.get("rate"), block.get("prefix_hit", 0.0), speculative)
 
