@@ -164,7 +164,8 @@ def test_the_chapter_and_results_json_state_them(report, tmp_path):
     ("prefix_hit: 1", "prefix_hit"),
     ("rate: -3", "rate"),
     ("speculative: {draft_tokens: 3}", "neither acceptance nor accepted_length"),
-    ("speculative: {draft_tokens: 3, accepted_length: 4.5}", "yields at most 4"),
+    ("speculative: {draft_tokens: 3, accepted_length: 4.5}", "is not below draft_tokens + 1 = 4"),
+    ("speculative: {draft_tokens: 3, acceptance: 0.8, verify_tokens: 3}", "fewer than draft_tokens + 1 = 4"),
     ("speculative: {draft_tokens: 3, accepted_length: 1}", "accepted_length"),
     ("speculative: {draft_tokens: 3, acceptance: 0.5, accepted_length: 3.2}", "not accepted_length 3.2"),
 ])

@@ -277,10 +277,8 @@ def _serving(doc: Document, findings: Findings) -> Serving | None:
         verify = spec.get("verify_tokens")
         if verify is not None and verify < spec["draft_tokens"] + 1:
             findings.add(doc.finding(("serving", "speculative", "verify_tokens"), f"verify_tokens {verify} is fewer "
-                                     f"than draft_tokens + 1 = {spec['draft_tokens'] + 1}: a verify step runs every "
-                                     "draft of the deepest branch and the sequence's own token",
-                                     "write the tree's nodes with its root (SGLang's speculative_num_draft_tokens), "
-                                     "or leave it out for a chain"))
+                                     f"than draft_tokens + 1 = {spec['draft_tokens'] + 1}",
+                                     "a tree's nodes with its root; leave it out for a chain"))
             verify = None
         speculative = Speculative(spec["draft_tokens"], acceptance, spec.get("draft_cost", 0.05),
                                   _source(spec["source"]) if spec.get("source") else None, verify,
@@ -319,9 +317,7 @@ def _acceptance(doc: Document, spec: dict, findings: Findings) -> float:
         return given
     if not length < k + 1:
         findings.add(doc.finding(path + ("accepted_length",), f"accepted_length {length:g} is not below draft_tokens"
-                                 f" + 1 = {k + 1}: a verify step of {k} draft tokens yields at most {k + 1}",
-                                 "raise draft_tokens to the tree's depth (or the chain's length), or check the "
-                                 "accepted length"))
+                                 f" + 1 = {k + 1}", "raise draft_tokens to the tree's depth"))
         return 0.5
     derived = acceptance_for_length(k, length)
     if given is not None:

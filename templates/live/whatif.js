@@ -389,8 +389,7 @@ const GR_WHATIF = (function () {
     if (sp && sp.accepted_length !== null && sp.accepted_length !== undefined) acceptance(sp, state.given.acceptance);
     if (sp && sp.verify_tokens !== null && sp.verify_tokens !== undefined && sp.verify_tokens < sp.draft_tokens + 1) {
       fail("serving.speculative.verify_tokens", "verify_tokens " + sp.verify_tokens + " is fewer than draft_tokens + 1 = "
-        + (sp.draft_tokens + 1) + ": a verify step runs every draft of the deepest branch and the sequence's own token",
-        "write the tree's nodes with its root (SGLang's speculative_num_draft_tokens), or leave it out for a chain");
+        + (sp.draft_tokens + 1), "a tree's nodes with its root; leave it out for a chain");
     }
     const p = resolvePrecision(state.precision, t, m, live.model_file);
     if (!own(inp.hardware.dense, p.compute)) {
@@ -410,8 +409,7 @@ const GR_WHATIF = (function () {
     const expected = p => GR_Q.speculative_expected_tokens.f(k, p);
     if (!(tau < k + 1)) {
       fail("serving.speculative.accepted_length", "accepted_length " + fmt(tau, "g") + " is not below draft_tokens + 1 = "
-        + (k + 1) + ": a verify step of " + k + " draft tokens yields at most " + (k + 1),
-        "raise draft_tokens to the tree's depth (or the chain's length), or check the accepted length");
+        + (k + 1), "raise draft_tokens to the tree's depth");
     }
     let lo = 0.0, hi = 1.0;
     for (let i = 0; i < 60; i++) {
