@@ -12,7 +12,10 @@ Sources:
   ICML 2023, section 3.3 and equation (1): a verify step yields (1 - p^(k+1)) / (1 - p) tokens in expectation;
   Chen et al., "Accelerating Large Language Model Decoding with Speculative Sampling", 2023 (the same for k drafts);
   DeepSeek-AI, "DeepSeek-V3 Technical Report", arXiv:2412.19437, section 5.4.3 (MTP depth 1: the second token is
-  accepted 85-90% of the time, 1.8x the tokens per second);
+  accepted 85-90% of the time, 1.8x the tokens per second); tree verification: Miao et al., "SpecInfer", ASPLOS
+  2024, section 4 (a token tree verified in one pass, every node a token of the step), Cai et al., "Medusa", ICML
+  2024, section 2.1.2 (tree attention), Li et al., "EAGLE", ICML 2024 (a draft tree): a step verifies n_v tokens
+  per sequence, the tree's nodes, while at most its depth k_d + 1 are accepted;
 - chunked prefill: Agrawal et al., "Taming Throughput-Latency Tradeoff in LLM Inference with Sarathi-Serve",
   OSDI 2024, sections 3-4 (stall-free batching: each step carries the decode tokens and a prompt chunk);
 - continuous batching: Yu et al., "Orca", OSDI 2022 (iteration-level scheduling); Little, "A Proof for the
@@ -59,7 +62,7 @@ STALLS = ("vLLM v0 vllm/core/scheduler.py _schedule_default and Sarathi-Serve's 
 (p_a, k_d, t_d, C_p, s_c, lam, T_in, T_out, h_p, n_P, n_D, W_kv, t_p, t_s, theta) = (
     sym(x) for x in ("p_a", "k_d", "t_d", "C_p", "s_c", "lam", "T_in", "T_out", "h_p", "n_P", "n_D", "W_kv",
                      "t_p", "t_s", "theta"))
-(t_r, k_s, m_s, q_p) = (sym(x) for x in ("t_r", "k_s", "m_s", "q_p"))
+(t_r, k_s, m_s, q_p, n_v) = (sym(x) for x in ("t_r", "k_s", "m_s", "q_p", "n_v"))
 _s = sp.Symbol("s", positive=True)  # a transform's argument, not a glossary symbol
 _i = sp.Symbol("i", integer=True, nonnegative=True)  # a summation index, not a glossary symbol
 
@@ -91,13 +94,14 @@ def expected_tokens():
 
 
 def verify_flops(B=B, S=S):
-    """FLOPs of one verify step [FLOP]: every sequence's k_d + 1 tokens through the weights and its cache,
-    B (k_d + 1) (2 N_a + 4 L H_q d_h S)."""
-    return B * (k_d + 1) * _decode_flops_per_seq(S)
+    """FLOPs of one verify step [FLOP]: every sequence's n_v tokens through the weights and its cache,
+    B n_v (2 N_a + 4 L H_q d_h S); n_v = k_d + 1 for a chain of drafts, a tree's nodes for a draft tree (SpecInfer,
+    Medusa, EAGLE: 8 in SGLang's default tree of depth 5, 64 in Medusa's)."""
+    return B * n_v * _decode_flops_per_seq(S)
 
 
 def verify_bytes(B=B, S=S):
-    """Bytes of one verify step [B]: the weights once and each sequence's cache once (its k_d + 1 queries read it
+    """Bytes of one verify step [B]: the weights once and each sequence's cache once (its n_v queries read it
     together), (N - N_e) b + B (S c + a): the same as a decode step's."""
     return decode.decode_bytes(B, S)
 
@@ -123,8 +127,8 @@ def speculative_speedup(B=B, S=S):
 
     While both steps are memory-bound the verify step costs what a decode step costs (the weights are read once
     either way), so the speed-up is E / (1 + t_d / t(B)): nearly free.  Past the batch where the verify step's
-    k_d + 1 tokens per sequence turn it compute-bound it costs k_d + 1 times the FLOPs, and the speed-up falls
-    towards E / (k_d + 1) < 1."""
+    n_v tokens per sequence turn it compute-bound it costs n_v times the FLOPs, and the speed-up falls towards
+    E / n_v < 1 (a tree's n_v passes its depth k_d + 1, so it turns compute-bound at a smaller batch)."""
     return expected_tokens() * decode_step_time(B, S) / (verify_time(B, S) + t_d)
 
 
@@ -136,10 +140,10 @@ def verify_crossover_batch(S=S):
 
 def speculative_breakeven_batch(S=S):
     """Batch where speculative decoding stops paying [1]: the speed-up is 1 with the verify step compute-bound
-    and the plain step memory-bound, E Q(B) / W = (k_d + 1) F(B) / P + t_d, solved for B (SymPy); at larger
+    and the plain step memory-bound, E Q(B) / W = n_v F(B) / P + t_d, solved for B (SymPy); at larger
     batches speculation costs more than it yields.  The root is positive only where the verify step's intensity
-    ceiling (k_d + 1) I_ceil(S) passes E R: at long contexts the KV reads grow with the batch as fast as the verify
-    FLOPs, the speed-up levels off at E R / ((k_d + 1) I_ceil(S)) and, above 1, never ends (a negative root)."""
+    ceiling n_v I_ceil(S) passes E R: at long contexts the KV reads grow with the batch as fast as the verify
+    FLOPs, the speed-up levels off at E R / (n_v I_ceil(S)) and, above 1, never ends (a negative root)."""
     plain = expected_tokens() * decode.decode_bytes(B, S) / W
     sol = sp.solve(sp.Eq(plain, verify_flops(B, S) / P + t_d), B)
     return sp.simplify(sol[0])
@@ -147,19 +151,19 @@ def speculative_breakeven_batch(S=S):
 
 def _tokens_for_batch(expr, tokens):
     """``expr`` with the step's tokens in place of B where B counts tokens (FLOPs, activations sent); the
-    micro-batches still count sequences (a sequence's k_d + 1 tokens travel together)."""
+    micro-batches still count sequences (a sequence's n_v tokens travel together)."""
     m = sp.Dummy("m")
     return expr.xreplace({parallel.microbatches(): m}).subs(B, tokens).xreplace({m: parallel.microbatches()})
 
 
 def _verify_ledgers(busiest: bool = False):
-    """Compute and HBM ledgers of one GPU in a verify round at the layout [s]: (k_d + 1) B tokens through the GPU's
+    """Compute and HBM ledgers of one GPU in a verify round at the layout [s]: n_v B tokens through the GPU's
     slice of the weights (FLOPs and the activations they write), the B sequences' caches read once."""
-    comp = _tokens_for_batch(parallel.decode_time_compute_gpu(), (k_d + 1) * B)
+    comp = _tokens_for_batch(parallel.decode_time_compute_gpu(), n_v * B)
     if busiest:  # the estimate's: the FLOPs at the measured matmul share e_m of the peak
         comp = comp / parallel.e_m
     mem = parallel.decode_time_memory_busiest() if busiest else parallel.decode_time_memory_gpu()
-    extra = k_d * B * sym("a") / (sym("n_TP") * sym("n_PP") * W)  # the drafts' activations
+    extra = (n_v - 1) * B * sym("a") / (sym("n_TP") * sym("n_PP") * W)  # the drafts' activations
     return comp, mem + extra
 
 
@@ -172,13 +176,13 @@ def speculative_speedup_rounds():
 
 def verify_time_layout():
     """Strict lower bound of a verify round at the layout [s]: the decode round (:func:`parallel.decode_time_bound`)
-    with (k_d + 1) B tokens in the FLOPs and the collectives and the B sequences' caches read once.
+    with n_v B tokens in the FLOPs and the collectives and the B sequences' caches read once.
 
-    The weights the round streams are those the (k_d + 1) B tokens touch (an MoE's N_x, given by the caller);
-    k_d = 0 is the decode round itself."""
+    The weights the round streams are those the n_v B tokens touch (an MoE's N_x, given by the caller);
+    n_v = 1 is the decode round itself."""
     comp, mem = _verify_ledgers()
-    comm = _tokens_for_batch(parallel.decode_time_comm(), (k_d + 1) * B)
-    last = _tokens_for_batch(parallel.decode_time_comm_last(), (k_d + 1) * B)
+    comm = _tokens_for_batch(parallel.decode_time_comm(), n_v * B)
+    last = _tokens_for_batch(parallel.decode_time_comm_last(), n_v * B)
     return parallel.pipelined(sp.Max(comp, mem, comm), sp.Max(comp, mem, last))
 
 
@@ -187,8 +191,8 @@ def verify_time_layout_serial():
     round's tokens (their FLOPs at e_m of the peak), the busiest GPU's expert reads and the kernels' fixed costs."""
     comp, mem = _verify_ledgers(busiest=True)
     work = sp.Max(comp, mem) + parallel.decode_time_overhead()
-    comm = _tokens_for_batch(parallel.decode_time_comm(True), (k_d + 1) * B)
-    last = _tokens_for_batch(parallel.decode_time_comm_last(True), (k_d + 1) * B)
+    comm = _tokens_for_batch(parallel.decode_time_comm(True), n_v * B)
+    last = _tokens_for_batch(parallel.decode_time_comm_last(True), n_v * B)
     return parallel.pipelined(work + comm, work + last)
 
 

@@ -85,6 +85,8 @@ WHATIFS = [
     (SERVING[0], ["parallelism.tp=16", "precision.weights=int4"]),  # two nodes of 8: the KV cache goes scale-out
     (SERVING[1], ["serving.speculative.draft_tokens=4", "serving.speculative.acceptance=0.5", "serving.users=1000"]),
     (SERVING[1], ["hardware.memory.bandwidth=2 TB/s", "serving.prompt=32k", "serving.prefix_hit=0.9"]),
+    # a draft tree: 64 tokens a sequence verified (Medusa's tree), the verify round compute-bound sooner
+    (SERVING[0], ["serving.speculative.verify_tokens=64", "serving.users=256"]),
 ]
 
 

@@ -114,6 +114,10 @@ def test_layouts_and_links():
     ("llama70b-h100-tp2.yaml", ["hardware.achieved_matmul.dense.bf16=80.3"]),  # a share in percent
     ("llama70b-h100-tp2.yaml", ["hardware.achieved_matmul.dense.fp9=0.5"]),
     ("llama70b-h100-tp2.yaml", ["hardware.achieved_bandwidth.small_gemm.fp8=65.7"]),  # a share in percent
+    # a draft tree verifies its depth at least: draft_tokens + 1 (3 drafts in the spec), also after draft_tokens moves
+    ("llama70b-h100-tp8.yaml", ["serving.speculative.verify_tokens=3"]),
+    ("llama70b-h100-tp8.yaml", ["serving.speculative.verify_tokens=8", "serving.speculative.draft_tokens=9"]),
+    ("llama70b-h100-tp8.yaml", ["serving.speculative.verify_tokens=8", "serving.speculative.draft_tokens=7"]),
 ])
 def test_layout_and_link_errors_have_the_loaders_text(name, bad):
     check([(name, bad)])
@@ -196,3 +200,31 @@ output(INPUT.texts.map(function (t) {
 """, {"live": live.page_data(load_spec(SPECS / "llama8b-h100.yaml")), "texts": texts, "tables": live.tables()})
     assert all(ok for _, _, ok in got)
     assert all(n > 100 for _, n, _ in got)
+
+
+def test_an_accepted_length_spec_rederives_its_acceptance(tmp_path):
+    """serving.speculative.accepted_length (tau) in place of the acceptance: the page derives the acceptance as the
+    loader does (bisection on the expected tokens), again after draft_tokens moves, and refuses what the loader
+    refuses (tau at or past draft_tokens + 1; an acceptance written beside tau that disagrees), with its text."""
+    spec = (SPECS / "llama70b-h100-tp8.yaml").read_text().replace(
+        "speculative: {draft_tokens: 3, acceptance: 0.8, draft_cost: 0.05}",
+        "speculative: {draft_tokens: 3, accepted_length: 2.952, draft_cost: 0.05}")
+    assert "accepted_length" in spec
+    path = tmp_path / "tau.yaml"
+    path.write_text(spec)
+    cases = [[], ["serving.speculative.draft_tokens=5"], ["serving.speculative.draft_tokens=1"],
+             ["serving.speculative.acceptance=0.5"], ["serving.speculative.acceptance=0.8"]]
+    payload = {"cases": [{"live": live.page_data(load_spec(path)), "overrides": ov} for ov in cases]}
+    got = run(SCRIPTS, APPLY, payload)
+    for ov, js in zip(cases, got, strict=True):
+        try:
+            want = load_spec(path, ov)
+        except SpecError as exc:
+            errors = [f"{f.path}: {f.message}" + (f" (hint: {f.hint})" if f.hint else "") for f in exc.findings]
+            assert js["errors"] and js["errors"][0] in errors, (ov, js["errors"], errors)
+            continue
+        assert js["errors"] == [], ov
+        sp = js["inputs"]["serving"]["speculative"]
+        assert sp["acceptance"] == pytest.approx(want.serving.speculative.acceptance, abs=1e-12), ov
+    assert [bool(js["errors"]) for js in got] == [False, False, True, True, False]
+    assert got[0]["inputs"]["serving"]["speculative"]["acceptance"] == pytest.approx(0.8, abs=1e-12)

@@ -50,7 +50,7 @@ def test_speculative_memory_bound_is_nearly_free(capsys):
     assert r["spec_speedup"] == pytest.approx(e / 1.05, rel=2e-3)
     assert r["tpot"] == pytest.approx(r["tpot_plain"] / r["spec_speedup"], rel=1e-9)
     assert r["tpot_plain"] == pytest.approx(_hand_round(1, 8192 + 256), rel=2e-3)
-    assert doc["speculative"] == {"draft_tokens": 3, "acceptance": 0.8, "draft_cost": 0.05}
+    assert doc["speculative"] == {"draft_tokens": 3, "acceptance": 0.8, "draft_cost": 0.05, "verify_tokens": 4}
     plain = _row(_json(capsys, "llama-3.1-70b", "--hardware", "h100-sxm", "--weights", "bf16", "--gpus", "8",
                        "--prompt", "8k", "--output", "256", "--batch", "1"), 8)
     assert plain["tpot"] == pytest.approx(r["tpot_plain"], rel=1e-12) and plain["speculative"] == ""
@@ -150,7 +150,7 @@ def test_disaggregate_columns_and_errors(capsys):
     assert "pools P:D" in md and "pools win" in md
     assert main(["plan", *args[:-3]]) == 0
     assert "pools" not in capsys.readouterr().out  # the columns only when asked
-    for bad in ("x", "0,0.8", "2,1", "2,0.8,-1", "2,0.8,0.1,4"):
+    for bad in ("x", "0,0.8", "2,1", "2,0.8,-1", "2,0.8,0.1,2", "2,0.8,0.1,4,5", "2,0.8,0.1,4.5"):
         assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--speculative", bad]) == 1
         assert "--speculative" in capsys.readouterr().err
     assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--disaggregate"]) == 1
@@ -158,7 +158,7 @@ def test_disaggregate_columns_and_errors(capsys):
 
 
 def test_verify_round_limits():
-    """k_d = 0 is the decode round itself, bound and estimate (formulas/techniques.py); one pool with no prefill
+    """n_v = 1 (k_d = 0: one token a sequence) is the decode round itself, bound and estimate (formulas/techniques.py); one pool with no prefill
     (t_p = 0) has the decode pool's TPOT.  The rounds are compared as the report computes them (the compiled
     formulas) at random positive inputs, in each regime the Max picks: SymPy's simplify of the two pipelined Max
     expressions took 21 s for the same answer."""
@@ -171,10 +171,10 @@ def test_verify_round_limits():
     rng = np.random.default_rng(7)
     for verify, plain in (("verify_time_bound", "decode_time_bound"), ("verify_time_serial", "decode_time_serial")):
         v, d = q[verify], q[plain]
-        assert set(d.fn_args) <= set(v.fn_args) and "k_d" in v.fn_args
+        assert set(d.fn_args) <= set(v.fn_args) and "n_v" in v.fn_args
         for _ in range(200):  # inputs over six decades, so each term of the Max leads somewhere
             x = {a: 10.0 ** rng.uniform(-3, 3) for a in v.fn_args}
-            x.update(k_d=0.0, n_TP=float(rng.integers(1, 9)), n_PP=float(rng.integers(1, 5)))
+            x.update(n_v=1.0, n_TP=float(rng.integers(1, 9)), n_PP=float(rng.integers(1, 5)))
             assert v.fn(*(x[a] for a in v.fn_args)) == pytest.approx(d.fn(*(x[a] for a in d.fn_args)), rel=1e-12)
     assert techniques.aggregated_tpot().subs(sym("t_p"), 0) == sym("t_s")
 

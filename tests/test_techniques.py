@@ -38,12 +38,18 @@ def test_expected_tokens_is_the_closed_form_of_its_sum():
 
 
 def test_no_drafts_is_todays_decode():
-    """k_d = 0 (or acceptance 0 with a free draft) at any batch: the verify step is a decode step."""
-    k = sym("k_d")
+    """k_d = 0 (n_v = 1: one token per sequence verified; or acceptance 0 with a free draft) at any batch: the
+    verify step is a decode step."""
+    k, n = sym("k_d"), sym("n_v")
     for batch in (1, 64, 4096):
         plain = at(t.decode_step_time(), B=batch, S=1024)
-        assert at(t.verify_time().subs(k, 0), B=batch, S=1024) == pytest.approx(plain)
-        assert at(t.speculative_speedup().subs({k: 0, sym("t_d"): 0}), B=batch, S=1024, p_a=0.7) == pytest.approx(1.0)
+        assert at(t.verify_time().subs({k: 0, n: 1}), B=batch, S=1024) == pytest.approx(plain)
+        assert at(t.speculative_speedup().subs({k: 0, n: 1, sym("t_d"): 0}), B=batch, S=1024, p_a=0.7) == \
+            pytest.approx(1.0)
+        # acceptance 0 with a free draft: one token per step, and the verify step costs a plain one while it is
+        # memory-bound (batch 1 and 64 here), more past the crossover
+        got = at(t.speculative_speedup().subs(sym("t_d"), 0), B=batch, S=1024, p_a=1e-12, k_d=3, n_v=4)
+        assert got == pytest.approx(1.0) if batch < 100 else got < 1.0
 
 
 def test_deepseek_v3_mtp_reproduces_its_published_speedup():
@@ -59,7 +65,7 @@ def test_deepseek_v3_mtp_reproduces_its_published_speedup():
         assert low < speedup < high
     # the same through the formula, at batch 1 of a model whose step is memory-bound (t_d as that fraction)
     step = at(t.decode_step_time(), B=1, S=4096)
-    got = at(t.speculative_speedup(), B=1, S=4096, p_a=0.85, k_d=1, t_d=draft_over_step * step)
+    got = at(t.speculative_speedup(), B=1, S=4096, p_a=0.85, k_d=1, n_v=2, t_d=draft_over_step * step)
     assert got == pytest.approx(1.85 / (1 + draft_over_step), rel=1e-12) and 1.75 < got < 1.8
 
 
@@ -69,7 +75,7 @@ def test_the_benefit_ends_at_the_breakeven_batch():
     does: the KV reads grow with the batch as fast as the verify FLOPs, and the speed-up levels off at
     E R / ((k + 1) I_ceil(S)) = 2.952 x 295.3 / (4 x 123.7) = 1.76 (no physical break-even: the solved root is
     negative)."""
-    values = {"p_a": 0.8, "k_d": 3, "t_d": 0.0}
+    values = {"p_a": 0.8, "k_d": 3, "n_v": 4, "t_d": 0.0}
     e = at(t.expected_tokens(), **values)
     assert e == pytest.approx(1 + 0.8 + 0.64 + 0.512)
     short = {**values, "S": 128}
@@ -88,6 +94,27 @@ def test_the_benefit_ends_at_the_breakeven_batch():
     ceiling = (2 * 8.03e9 + 4 * 32 * 32 * 128 * 1024) / (1024 * 131072)
     assert at(t.speculative_speedup(), B=1e7, **long) == pytest.approx(e * ridge / (4 * ceiling), rel=1e-3)
     assert 1.75 < e * ridge / (4 * ceiling) < 1.77
+
+
+def test_a_draft_tree_verifies_its_nodes():
+    """A draft tree (SpecInfer, Medusa, EAGLE) runs n_v tokens of each sequence through the target, its nodes, while
+    at most its depth k_d + 1 are accepted: SGLang's default EAGLE tree, 5 steps deep with 8 tokens verified.  The
+    verify FLOPs are B n_v F_1, so the crossover batch moves down from the chain's (n_v = k_d + 1 = 6) to
+    N b / (8 F_1 / R - S c); a tree of k_d + 1 nodes is the chain itself.  Hand counts at context 1,024: the chain
+    turns compute-bound at 79.1 sequences, the 8-node tree at 50.9."""
+    ridge = 989.4e12 / 3.35e12
+    flops_tok = 2 * 8.03e9 + 4 * 32 * 32 * 128 * 1024
+    crossover = {}
+    for n in (6, 8):
+        crossover[n] = at(t.verify_crossover_batch(), S=1024, k_d=5, n_v=n)
+        assert crossover[n] == pytest.approx(8.03e9 * 2 / (n * flops_tok / ridge - 1024 * 131072), rel=1e-9)
+    assert (crossover[6], crossover[8]) == (pytest.approx(79.1, abs=0.05), pytest.approx(50.9, abs=0.05))
+    # the FLOPs: n_v tokens a sequence; the bytes: the weights and each cache once, whatever the tree
+    assert at(t.verify_flops(), B=16, S=1024, n_v=8) == pytest.approx(16 * 8 * flops_tok, rel=1e-12)
+    assert at(t.verify_bytes(), B=16, S=1024) == pytest.approx(at(t.decode_step_time(), B=16, S=1024) * 3.35e12)
+    # past both crossovers the tree costs 8/6 of the chain's verify time at the same accepted tokens
+    big = {"B": 512, "S": 1024, "p_a": 0.8, "k_d": 5, "t_d": 0.0}
+    assert at(t.speculative_speedup(), **big, n_v=6) == pytest.approx(8 / 6 * at(t.speculative_speedup(), **big, n_v=8))
 
 
 def test_chunk_limits_are_todays_decode_and_prefill():

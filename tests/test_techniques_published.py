@@ -91,7 +91,7 @@ def verify_bound(env, batch, context, width, tokens):
     """The strict bound on a speed-up at ``batch``: ``tokens`` yielded per verify step of ``width`` tokens per
     sequence, the draft free: E t(B) / t_v(B) with t_v the verify step's max(FLOPs / P, bytes / W)."""
     plain = at(t.decode_step_time(), env, B=batch, S=context)
-    verify = at(t.verify_time(), env, B=batch, S=context, k_d=width - 1)
+    verify = at(t.verify_time(), env, B=batch, S=context, n_v=width)
     return tokens * plain / verify
 
 
@@ -131,7 +131,7 @@ def test_eagle3_in_sglang_stays_under_the_bound_and_falls_with_the_batch():
         assert measured_64 / measured_1 < kept[context]  # the measurement falls at least as far as the roofline
     assert kept[128] == pytest.approx(0.613, abs=1e-3) and kept[1024] == pytest.approx(0.857, abs=1e-3)
     assert kept[128] == pytest.approx(measured_64 / measured_1, rel=0.05)  # the size, at the shortest turns
-    crossover = at(t.verify_crossover_batch(), env, S=1024, k_d=7)
+    crossover = at(t.verify_crossover_batch(), env, S=1024, n_v=8)
     # hand count: 16.06 GB / (8 x 16.6 GFLOP / 295.3 FLOP/B - 1,024 x 128 KiB) = 50.9 sequences
     flops_tok = 2 * 8.03e9 + 4 * 32 * 32 * 128 * 1024
     assert crossover == pytest.approx(8.03e9 * 2 / (8 * flops_tok / (989.4e12 / 3.35e12) - 1024 * 131072), rel=1e-9)
@@ -153,7 +153,7 @@ def test_deepseek_v3_mtp_is_predicted_and_never_beats_its_expected_tokens():
     for accept in (0.85, 0.90):
         tokens = at(t.expected_tokens(), {}, p_a=accept, k_d=1)
         assert measured < tokens
-        estimates.append(at(t.speculative_speedup(), env, B=1, S=4096, p_a=accept, k_d=1,
+        estimates.append(at(t.speculative_speedup(), env, B=1, S=4096, p_a=accept, k_d=1, n_v=2,
                             t_d=draft_over_step * step))
     assert estimates[0] < measured < estimates[1]
     assert estimates[0] == pytest.approx(measured, rel=0.02) and estimates[1] == pytest.approx(measured, rel=0.02)
@@ -174,10 +174,11 @@ def test_medusa2_on_larger_models_is_not_a_roofline_effect():
     for name, model, d in (("7B", VICUNA_7B, 4096), ("33B", VICUNA_33B, 6656)):
         env = {**model, **A100}
         plain = at(t.decode_step_time(), env, B=1, S=1024)
-        verify = at(t.verify_time(), env, B=1, S=1024, k_d=63)
+        verify = at(t.verify_time(), env, B=1, S=1024, n_v=64)
         assert verify == pytest.approx(plain)  # the tree rides free at batch 1
         head_share = (d * d + d * 32000) / model["N"]  # one head: a d x d block and its own output layer
-        out[name] = at(t.speculative_speedup(), env, B=1, S=1024, p_a=0.7, k_d=4, t_d=4 * head_share * plain)
+        out[name] = at(t.speculative_speedup(), env, B=1, S=1024, p_a=0.7, k_d=4, n_v=64,
+                        t_d=4 * head_share * plain)
     assert out["33B"] > out["7B"]  # equal acceptance: the roofline favours the larger model ...
     assert measured["33B"] < measured["7B"]  # ... the measurement does not
 

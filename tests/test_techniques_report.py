@@ -72,7 +72,7 @@ def test_each_technique_is_a_row_with_its_formula(report):
     step = max(float(r.q["decode_time_memory"](env)), float(r.q["decode_time_compute"](env)))
     values = {sym(k): float(v) for k, v in env.items() if k in ("N", "N_a", "N_e", "L", "H_q", "d_h", "b", "c", "a",
                                                                 "P", "W", "B", "S")}
-    values.update({sym("p_a"): 0.8, sym("k_d"): 3, sym("t_d"): 0.1 * step})
+    values.update({sym("p_a"): 0.8, sym("k_d"): 3, sym("n_v"): 4, sym("t_d"): 0.1 * step})
     assert n["speedup"] == pytest.approx(float(t.speculative_speedup().subs(values)), rel=0.01)
     # the KV transfer between two replicas of tp 8 (16 GPUs, past the 8-GPU NVLink domain): each GPU sends its
     # eighth of the prompt's 4,096 x 163,840 B over its own 50 GB/s ConnectX-7 (DGX H100 user guide)
@@ -163,6 +163,11 @@ def test_the_chapter_and_results_json_state_them(report, tmp_path):
     ("speculative: {draft_tokens: 0, acceptance: 0.8}", "draft_tokens"),
     ("prefix_hit: 1", "prefix_hit"),
     ("rate: -3", "rate"),
+    ("speculative: {draft_tokens: 3}", "neither acceptance nor accepted_length"),
+    ("speculative: {draft_tokens: 3, accepted_length: 4.5}", "is not below draft_tokens + 1 = 4"),
+    ("speculative: {draft_tokens: 3, acceptance: 0.8, verify_tokens: 3}", "fewer than draft_tokens + 1 = 4"),
+    ("speculative: {draft_tokens: 3, accepted_length: 1}", "accepted_length"),
+    ("speculative: {draft_tokens: 3, acceptance: 0.5, accepted_length: 3.2}", "not accepted_length 3.2"),
 ])
 def test_bad_technique_inputs_name_the_line(tmp_path, capsys, bad, message):
     path = tmp_path / "bad.yaml"
@@ -172,6 +177,26 @@ def test_bad_technique_inputs_name_the_line(tmp_path, capsys, bad, message):
     err = capsys.readouterr().err
     assert "bad.yaml:" in err and message in err and "Traceback" not in err
     assert not (tmp_path / "out").exists()
+
+
+def test_the_mean_accepted_length_gives_the_acceptance(tmp_path):
+    """serving.speculative.accepted_length (tau, the tokens a verify step yields, as EAGLE, Spec-Bench, vLLM and
+    SGLang report it) in place of the acceptance: p_a solves (1 - p_a^(k+1)) / (1 - p_a) = tau.  Hand counts:
+    one draft token yields 1 + p_a (tau 1.85 is DeepSeek-V3's 85%); two yield 1 + p + p^2 (p = 0.5: 1.75); near
+    tau = 1 nothing is accepted and near k + 1 everything is.  Both given and agreeing (within 1%) is accepted."""
+    from genreport.load.objects import acceptance_for_length
+
+    assert acceptance_for_length(1, 1.85) == pytest.approx(0.85, abs=1e-12)
+    assert acceptance_for_length(2, 1.75) == pytest.approx(0.5, abs=1e-12)
+    assert acceptance_for_length(3, 1.0 + 1e-9) < 1e-8 and acceptance_for_length(3, 4.0 - 1e-9) > 1 - 1e-8
+    rows = {}
+    for name, block in (("tau", "{draft_tokens: 3, accepted_length: 2.952, draft_cost: 0.1}"),
+                        ("both", "{draft_tokens: 3, acceptance: 0.8, accepted_length: 2.95, draft_cost: 0.1}")):
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(SPEC.replace("{draft_tokens: 3, acceptance: 0.8, draft_cost: 0.1}", block))
+        rows[name] = load_report(path).serving.speculative
+    assert rows["tau"].acceptance == pytest.approx(0.8, abs=1e-12)  # 1 + 0.8 + 0.64 + 0.512 = 2.952
+    assert rows["both"].acceptance == 0.8  # the acceptance as given where the two agree
 
 
 def test_no_serving_block_no_techniques(tmp_path):

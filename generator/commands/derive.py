@@ -306,13 +306,13 @@ def _numbers(args, accounting: str | None, qid: str) -> Numbers:
 
 def serving_values(spec, values: dict) -> dict[str, float]:
     """The technique symbols the spec's ``serving`` block gives (formulas/techniques.py): T_in, T_out, h_p, s_c and
-    C_p (the prompt tokens of a mixed step, min(s_c, T_in (1 - h_p))), theta (the TPOT target), lam (the rate), p_a and k_d (speculative), and t_d, the drafts'
-    share of one plain decode step at the point (max of its two ledgers), where the point has a batch and context;
-    t_p, the uncached prompt prefilled alone on one GPU (``prefill_alone_time``; the mean over the prompts' lengths
-    where ``serving.prompt_spread`` names a spread, c_v the prefills' coefficient of variation, 0 for one length, and
-    k_pp = 1, one prefill stage), t_r the decode round alone at the
-    rate without chunked prefill (``unchunked_round_time``), and q_p = 0.99, the tail of the time between tokens
-    (``stall_free_rate``)."""
+    C_p (the prompt tokens of a mixed step, min(s_c, T_in (1 - h_p))), theta (the TPOT target), lam (the rate), p_a,
+    k_d and n_v (speculative), and t_d, the drafts' share of one plain decode step at the point (max of its two
+    ledgers), where the point has a batch and context; t_p, the uncached prompt prefilled alone on one GPU
+    (``prefill_alone_time``; the mean over the prompts' lengths where ``serving.prompt_spread`` names a spread, c_v
+    the prefills' coefficient of variation, 0 for one length, and k_pp = 1, one prefill stage), t_r the decode round
+    alone at the rate without chunked prefill (``unchunked_round_time``), and q_p = 0.99, the tail of the time
+    between tokens (``stall_free_rate``)."""
     sv = spec.serving
     if sv is None:
         return {}
@@ -347,7 +347,8 @@ def serving_values(spec, values: dict) -> dict[str, float]:
     if sv.rate is not None:
         out["lam"] = float(sv.rate)
     if sv.speculative is not None:
-        out.update({"p_a": float(sv.speculative.acceptance), "k_d": float(sv.speculative.draft_tokens)})
+        out.update({"p_a": float(sv.speculative.acceptance), "k_d": float(sv.speculative.draft_tokens),
+                    "n_v": float(sv.speculative.verified)})
         if "B" in values and "S" in values:
             from genreport.formulas.compiled import load
 

@@ -77,11 +77,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--price", default=None, metavar="GPU=USD[,...]",
                    help="USD per GPU-hour, overriding your config's and the catalog's indicative prices, e.g. "
                         "b200=5.5,h100-sxm=2.2")
-    p.add_argument("--speculative", default=None, metavar="K,P[,COST]",
+    p.add_argument("--speculative", default=None, metavar="K,P[,COST[,N]]",
                    help="speculative decoding: K draft tokens verified per round, each accepted with probability P "
-                        "(given the ones before it), the drafts taking COST of a plain round (default 0.05), as "
-                        "serving.speculative's draft_tokens, acceptance and draft_cost; e.g. 1,0.85 for DeepSeek-V3's "
-                        "MTP. Each batch is timed with the verify round at the layout; where the batch passes the "
+                        "(given the ones before it), the drafts taking COST of a plain round (default 0.05), N tokens "
+                        "of each sequence verified per round (a draft tree's nodes; default K + 1, a chain), as "
+                        "serving.speculative's draft_tokens, acceptance, draft_cost and verify_tokens; e.g. 1,0.85 "
+                        "for DeepSeek-V3's MTP, 5,0.7,0.2,8 for SGLang's default EAGLE tree. Each batch is timed with the verify round at the layout; where the batch passes the "
                         "break-even the row decodes plainly and says so")
     p.add_argument("--disaggregate", action="store_true",
                    help="add prefill/decode pools of each row's layout: the balanced split, the KV transfer over the "
@@ -182,25 +183,31 @@ def _prices(text: str | None, names: list[str]) -> dict[str, float]:
     return out
 
 
-def _speculative(text: str | None) -> tuple[int, float, float] | None:
-    """K,P[,COST] -> (draft tokens, acceptance, draft cost), checked as serving.speculative is."""
+def _speculative(text: str | None) -> tuple[int, float, float, int] | None:
+    """K,P[,COST[,N]] -> (draft tokens, acceptance, draft cost, tokens verified per sequence), checked as
+    serving.speculative is."""
     if text is None:
         return None
     parts = [x.strip() for x in text.split(",")]
-    hint = "write K,P[,COST], e.g. --speculative 1,0.85 or 3,0.7,0.1"
+    hint = "write K,P[,COST[,N]], e.g. --speculative 1,0.85 or 3,0.7,0.1 or 5,0.7,0.2,8"
     try:
         k = int(parts[0])
         p = float(parts[1])
         cost = float(parts[2]) if len(parts) > 2 else 0.05
+        n = int(parts[3]) if len(parts) > 3 else k + 1
     except (ValueError, IndexError):
-        raise _err(f"--speculative {text}", "is not K,P[,COST]", hint) from None
-    if len(parts) > 3 or not 1 <= k <= 16:
+        raise _err(f"--speculative {text}", "is not K,P[,COST[,N]]", hint) from None
+    if len(parts) > 4:
+        raise _err(f"--speculative {text}", "is not K,P[,COST[,N]]", hint)
+    if not k + 1 <= n <= 1024:
+        raise _err(f"--speculative {text}", "N (tokens verified per sequence) must be from K + 1 to 1024", hint)
+    if not 1 <= k <= 16:
         raise _err(f"--speculative {text}", "K (draft tokens) must be an integer from 1 to 16", hint)
     if not 0 <= p < 1:
         raise _err(f"--speculative {text}", "P (acceptance) must be at least 0 and below 1", hint)
     if not 0 <= cost <= 10:
         raise _err(f"--speculative {text}", "COST (the drafts' time over a plain round) must be from 0 to 10", hint)
-    return k, p, cost
+    return k, p, cost, n
 
 
 def main(argv: list[str]) -> int:
@@ -310,7 +317,7 @@ def main(argv: list[str]) -> int:
                "memory_reserve": reserve, "prices": {g.name: g.price_per_hour for g in gpus},
                "board_watts": {g.name: g.power_watts for g in gpus}, "sorted_by": result.estimate,
                "estimate": args.estimate, "accounting": args.accounting, "max_gpus": args.max_gpus,
-               "speculative": None if speculative is None else dict(zip(("draft_tokens", "acceptance", "draft_cost"),
+               "speculative": None if speculative is None else dict(zip(("draft_tokens", "acceptance", "draft_cost", "verify_tokens"),
                                                                         speculative, strict=True)),
                "disaggregate": args.disaggregate, "weights": list(weights), "weights_not_tried": list(left_out),
                "rows": [r.as_json() for r in result.rows], "rejected": result.rejected,
@@ -472,12 +479,12 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                      "int8/int4 weights: streamed at the share of the bandwidth weight-only kernels reach "
                      "(engine.weight_only_efficiency: int8 0.80, int4 0.53 of a bf16 GEMM's)")
     if speculative:
-        k, p, cost = speculative
+        k, p, cost, n = speculative
         lines.append(f"speculative decoding: {k} draft token{'s' if k > 1 else ''} a round, each accepted with "
                      f"p = {p:g}, drafts {cost:g} of a plain round; TPOT and the rates use the verify round at the "
-                     "layout ((k + 1) B tokens through the weights and collectives, the caches read once); spec: the "
-                     "speed-up at the chosen batch, 'off' where it does not pass 1 (the row decodes plainly); spec "
-                     "ends: the first batch up to --batch where it stops paying")
+                     f"layout ({n} tokens of each sequence through the weights and collectives, the caches read once); "
+                     "spec: the speed-up at the chosen batch, 'off' where it does not pass 1 (the row decodes "
+                     "plainly); spec ends: the first batch up to --batch where it stops paying")
     if disaggregate:
         lines.append("pools: prefill and decode replicas of the row's layout, the smallest split (up to 16 replicas) "
                      "with the most tok/s per GPU near the balanced share; KV: one prompt's cache between replicas "

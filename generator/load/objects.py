@@ -273,11 +273,63 @@ def _serving(doc: Document, findings: Findings) -> Serving | None:
     spec = block.get("speculative")
     speculative = None
     if spec is not None:
-        speculative = Speculative(spec["draft_tokens"], spec["acceptance"], spec.get("draft_cost", 0.05),
-                                  _source(spec["source"]) if spec.get("source") else None)
+        acceptance = _acceptance(doc, spec, findings)
+        verify = spec.get("verify_tokens")
+        if verify is not None and verify < spec["draft_tokens"] + 1:
+            findings.add(doc.finding(("serving", "speculative", "verify_tokens"), f"verify_tokens {verify} is fewer "
+                                     f"than draft_tokens + 1 = {spec['draft_tokens'] + 1}",
+                                     "a tree's nodes with its root; leave it out for a chain"))
+            verify = None
+        speculative = Speculative(spec["draft_tokens"], acceptance, spec.get("draft_cost", 0.05),
+                                  _source(spec["source"]) if spec.get("source") else None, verify,
+                                  spec.get("accepted_length"), spec.get("acceptance") is not None)
     return Serving(counts["prompt"], counts["output"], times.get("ttft"), times.get("tpot"), block.get("users"),
                    block.get("price"), chunk, block.get("rate"), block.get("prefix_hit", 0.0), speculative,
                    block.get("prompt_spread", "none"))
+
+
+def acceptance_for_length(draft_tokens: int, length: float) -> float:
+    """The acceptance p_a whose expected tokens per verify step E(p_a, k_d) = (1 - p_a^(k_d+1)) / (1 - p_a) is
+    ``length`` (formulas/techniques.py ``expected_tokens``, the compiled quantity), 1 < length < k_d + 1: E rises
+    from 1 to k_d + 1 as p_a goes from 0 to 1, so the root is one and bisection finds it (to 1e-12; no closed form
+    for k_d > 3)."""
+    from genreport.formulas.compiled import load
+
+    expected = load()["speculative_expected_tokens"]
+    lo, hi = 0.0, 1.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if float(expected({"k_d": float(draft_tokens), "p_a": mid})) < length else (lo, mid)
+    return (lo + hi) / 2
+
+
+def _acceptance(doc: Document, spec: dict, findings: Findings) -> float:
+    """serving.speculative's acceptance p_a: given, or derived from the mean accepted length tau (papers and engines
+    report tau: EAGLE's and Spec-Bench's tables, vLLM's and SGLang's logs).  Both given must agree (E(p_a, k_d)
+    within 1% of tau); tau must lie between 1 (nothing accepted) and k_d + 1 (every draft accepted)."""
+    k, given, length = spec["draft_tokens"], spec.get("acceptance"), spec.get("accepted_length")
+    path = ("serving", "speculative")
+    if length is None:
+        if given is None:
+            findings.add(doc.finding(path, "serving.speculative gives neither acceptance nor accepted_length",
+                                     "write acceptance: 0.8 (per draft token) or accepted_length: 3.2 (tokens per "
+                                     "verify step)", key=True))
+            return 0.5
+        return given
+    if not length < k + 1:
+        findings.add(doc.finding(path + ("accepted_length",), f"accepted_length {length:g} is not below draft_tokens"
+                                 f" + 1 = {k + 1}", "raise draft_tokens to the tree's depth"))
+        return 0.5
+    derived = acceptance_for_length(k, length)
+    if given is not None:
+        implied = (1 - given ** (k + 1)) / (1 - given)
+        if abs(implied - length) > 0.01 * length:
+            findings.add(doc.finding(path + ("accepted_length",), f"acceptance {given:g} with {k} draft tokens gives "
+                                     f"{implied:.3g} tokens per verify step, not accepted_length {length:g} "
+                                     f"(that is acceptance {derived:.4f})",
+                                     "give one of the two, or make them agree"))
+        return given
+    return derived
 
 
 def _step_budget(doc: Document, block: dict, findings: Findings) -> int:

@@ -458,6 +458,14 @@ class Speculative:
     acceptance: float
     draft_cost: float = 0.05  # the drafts' time over one plain decode step (an MTP head or a small draft model)
     source: Source | None = None
+    verify_tokens: int | None = None  # tokens of each sequence one verify step runs (a tree's nodes); None: a chain
+    accepted_length: float | None = None  # tau as the spec wrote it (None: not given)
+    acceptance_given: bool = True  # whether the spec wrote the acceptance (False: derived from accepted_length)
+
+    @property
+    def verified(self) -> int:
+        """n_v: the tokens of each sequence one verify step runs through the target, draft_tokens + 1 for a chain."""
+        return self.verify_tokens if self.verify_tokens is not None else self.draft_tokens + 1
 
 
 @dataclass(frozen=True)

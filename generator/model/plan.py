@@ -210,7 +210,7 @@ class Shape:
 
 def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | None = None,
          precisions=None, max_gpus: int = MAX_GPUS, accounting: str = "seed", estimate: str = "bound",
-         kv_caches=("auto",), shape: Shape | None = None, speculative: tuple[int, float, float] | None = None,
+         kv_caches=("auto",), shape: Shape | None = None, speculative: tuple[int, float, float, int] | None = None,
          disaggregate: bool = False) -> Plan:
     """Every tp x pp (x ep) layout and weight precision whose replica holds at least one sequence of ``context``.
 
@@ -264,12 +264,14 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
 
 
 def speculate(q, lay, values, batches, t_plain, spec, serial):
-    """Speculative decoding at the layout, per batch: (speed-up, on).  The verify round (k + 1) B tokens, the drafts
+    """Speculative decoding at the layout, per batch: (speed-up, on).  The verify round n B tokens (k + 1 for a
+    chain, a tree's nodes: ``spec``'s fourth entry, k + 1 where it has three), the drafts
     ``cost`` x the plain round; the speed-up E t_s / (t_v + t_d) (``speculative_speedup_layout``), E = (1 - p^(k+1))
     / (1 - p); on where it passes 1."""
-    k, p_acc, cost = spec
-    toks = at_batch(values, lay, batches * (k + 1), busiest=serial)  # the experts the (k + 1) B tokens touch
-    v = dict(toks, B=np.asarray(batches, dtype=float), k_d=np.float64(k))
+    k, p_acc, cost = spec[:3]
+    n = spec[3] if len(spec) > 3 else k + 1
+    toks = at_batch(values, lay, batches * n, busiest=serial)  # the experts the n B tokens touch
+    v = dict(toks, B=np.asarray(batches, dtype=float), k_d=np.float64(k), n_v=np.float64(n))
     t_v = np.asarray(q["verify_time_serial" if serial else "verify_time_bound"](v), dtype=float) * np.ones_like(batches)
     speed = np.asarray(q["speculative_speedup_layout"]({"p_a": p_acc, "k_d": float(k), "t_s": t_plain, "t_v": t_v,
                                                        "t_d": cost * t_plain}), dtype=float) * np.ones_like(batches)

@@ -73,7 +73,8 @@ def _inputs(r, batch: float, context: float) -> dict:
     env = {k: float(np.ravel(np.asarray(v, dtype=float))[0]) for k, v in env.items()}
     spec_ = sv.speculative
     env.update({**request_inputs(sv), "n_S": 1.0,
-                "p_a": spec_.acceptance if spec_ else 0.5, "k_d": float(spec_.draft_tokens) if spec_ else 1.0})
+                "p_a": spec_.acceptance if spec_ else 0.5, "k_d": float(spec_.draft_tokens) if spec_ else 1.0,
+                "n_v": float(spec_.verified) if spec_ else 2.0})
     return env
 
 
@@ -117,7 +118,7 @@ def _block(r, name: str, qid: str, env: dict, params: dict) -> Block:
 
 def _layout_round(r, batch: float, context: float, sp) -> dict:
     """Speculative decoding through the spec's layout (generator/model/plan.speculate): the plain round
-    (``decode_time_bound``) and the verify round (``verify_time_bound``, its k + 1 tokens per sequence through the
+    (``decode_time_bound``) and the verify round (``verify_time_bound``, its n_v tokens per sequence (k + 1 for a chain) through the
     weights and the collectives) at ``batch`` per replica and ``context``, both with the interconnect; the speed-up
     E t / (t_v + draft_cost t); the first batch up to what a replica holds (4,096 at most) where it falls to 1."""
     from genreport.formulas.compiled import load
@@ -134,7 +135,7 @@ def _layout_round(r, batch: float, context: float, sp) -> dict:
     links, _ = choose_links(hw, par)
     base = layout_values(env.values, model, par, links, prec, acc, env.pc, kernels=hw.kernels)
     lay = env.with_layout(par)
-    k = (sp.draft_tokens, sp.acceptance, sp.draft_cost)
+    k = (sp.draft_tokens, sp.acceptance, sp.draft_cost, getattr(sp, "verified", sp.draft_tokens + 1))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         g = env.at(context=float(context))
         cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(g["c"])[0]), d_h=np.float64(np.ravel(g["d_h"])[0]))
@@ -143,8 +144,8 @@ def _layout_round(r, batch: float, context: float, sp) -> dict:
         one = np.asarray([float(batch)])
         plain = float(q["decode_time_bound"](at_batch(read, lay, float(batch), busiest=False)))
         speed = float(speculate(q, lay, read, one, np.asarray([plain]), k, False)[0][0])
-        values = dict(at_batch(read, lay, float(batch) * (k[0] + 1), busiest=False), B=np.float64(batch),
-                      k_d=np.float64(k[0]))
+        values = dict(at_batch(read, lay, float(batch) * k[3], busiest=False), B=np.float64(batch),
+                      k_d=np.float64(k[0]), n_v=np.float64(k[3]))
         verify = float(q["verify_time_bound"](values))
         n = int(min(max(cap, 1.0), 4096))
         batches = np.arange(1, n + 1, dtype=float)
@@ -191,7 +192,8 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                     f"does not end up to the {lay['scanned']:,} sequences a replica holds")
         rows.append({"technique": "speculative decoding",
                      "setting": f"{sp.draft_tokens} draft token{'s' if sp.draft_tokens > 1 else ''}, accepted "
-                                f"{sp.acceptance:.0%} each, drafts {sp.draft_cost:.0%} of a step",
+                                f"{sp.acceptance:.0%} each, drafts {sp.draft_cost:.0%} of a step"
+                                + (f", a tree of {sp.verified} tokens verified" if sp.verify_tokens is not None else ""),
                      "ttft": (ttft, ttft), "tpot": (tpot, tpot / speed), "per_gpu": (per_gpu, per_gpu * speed),
                      "usd": (usd, usd / speed if usd is not None else None), "gain": speed, "ends": ends,
                      "note": f"{tokens:.2f} tokens per verify step"})

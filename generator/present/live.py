@@ -51,7 +51,7 @@ LIVE_PATHS = (
     ("serving", "report", "serving.prompt serving.output serving.ttft serving.tpot serving.users serving.price "
                           "serving.chunk serving.rate serving.prefix_hit"),
     ("speculative", "report", "serving.speculative.draft_tokens serving.speculative.acceptance "
-                              "serving.speculative.draft_cost"),
+                              "serving.speculative.draft_cost serving.speculative.verify_tokens"),
 )
 
 
@@ -112,7 +112,9 @@ def _serving(sv) -> dict | None:
     return {"prompt": sv.prompt, "output": sv.output, "ttft": sv.ttft, "tpot": sv.tpot, "users": sv.users,
             "price": sv.price, "chunk": sv.chunk, "rate": sv.rate, "prefix_hit": sv.prefix_hit,
             "speculative": None if sp is None else {"draft_tokens": sp.draft_tokens, "acceptance": sp.acceptance,
-                                                    "draft_cost": sp.draft_cost}}
+                                                    "draft_cost": sp.draft_cost,
+                                                    "verify_tokens": sp.verify_tokens,
+                                                    "accepted_length": sp.accepted_length}}
 
 
 def _link(link) -> dict | None:
@@ -142,7 +144,10 @@ def page_data(spec, figs: dict | None = None) -> dict:
     return {
         "figs": figs or {},
         "inputs": own, "tables": compact_tables(), "precision_spec": spec.precision_spec,
-        "given": {"head_dim": "head_dim" in spec.model.given, "attention_kind": "attention.kind" in spec.model.given},
+        "given": {"head_dim": "head_dim" in spec.model.given, "attention_kind": "attention.kind" in spec.model.given,
+                  # whether serving.speculative wrote its acceptance (whatif.js: else it follows accepted_length)
+                  "acceptance": spec.serving is None or spec.serving.speculative is None
+                  or spec.serving.speculative.acceptance_given},
         "hardware_title": spec.hardware.title, "hardware_file": spec.hardware.file,
         "model_file": spec.model.file, "spec_file": spec.file,
         "overrides": list(spec.overrides), "texts": dict(sorted(spec.hardware.texts.items())),

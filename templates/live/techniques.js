@@ -100,8 +100,11 @@ const GR_SERVING = (() => {
     const lead = res.envs[res.lead], sp = sv.speculative;
     const request = {s_c: sv.chunk, T_in: sv.prompt, T_out: sv.output, h_p: sv.prefix_hit};  // request_inputs
     request.C_p = call("prompt_chunk", request);
+    // n_v: the tokens of each sequence a verify step runs, a tree's nodes where the spec gives them, else k + 1
+    const nV = sp ? (sp.verify_tokens !== null && sp.verify_tokens !== undefined ? sp.verify_tokens
+      : sp.draft_tokens + 1) : 2.0;
     const inputs = (b, s) => Object.assign(lead.at(b, s), request, {n_S: 1.0, p_a: sp ? sp.acceptance : 0.5,
-      k_d: sp ? sp.draft_tokens : 1.0});
+      k_d: sp ? sp.draft_tokens : 1.0, n_v: nV});
     const e = inputs(batch, last);
     const tDec = pyMax(call("decode_time_memory", e), call("decode_time_compute", e));
 
@@ -111,7 +114,7 @@ const GR_SERVING = (() => {
       const cap2 = call("capacity_batch_replica", Object.assign({}, read, {c: gm.c}));
       const speed = function (b) {
         const plain = call("decode_time_bound", at(read, b));
-        const tv = call("verify_time_bound", Object.assign(at(read, b * (k + 1)), {B: b, k_d: k}));
+        const tv = call("verify_time_bound", Object.assign(at(read, b * nV), {B: b, k_d: k, n_v: nV}));
         return [call("speculative_speedup_layout", {p_a: sp.acceptance, k_d: k, t_s: plain, t_v: tv,
           t_d: sp.draft_cost * plain}), plain, tv];
       };
@@ -130,7 +133,9 @@ const GR_SERVING = (() => {
         : "does not end up to the " + commas(scanned) + " sequences a replica holds"
           + (verifyX !== null ? ": past batch " + commas(verifyX) + " the speed-up falls towards " + F.format(far, ".2f") + "x" : "");
       levers.push({technique: "speculative decoding", setting: k + " draft token" + (k > 1 ? "s" : "") + ", accepted "
-        + pct(sp.acceptance) + " each, drafts " + pct(sp.draft_cost) + " of a step",
+        + pct(sp.acceptance) + " each, drafts " + pct(sp.draft_cost) + " of a step"
+        + (sp.verify_tokens !== null && sp.verify_tokens !== undefined ? ", a tree of " + sp.verify_tokens
+          + " tokens verified" : ""),
         ttft: [ttft, ttft], tpot: [tp0, tp0 / s], per_gpu: [gpu0, gpu0 * s], usd: [usd0, usd0 !== null ? usd0 / s : null],
         ends: ends, note: F.format(tokens, ".2f") + " tokens per verify step"});
       Object.assign(n, {expected_tokens: tokens, speedup: s, breakeven_batch: breakeven, verify_crossover_batch: verifyX,

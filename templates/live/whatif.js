@@ -302,6 +302,7 @@ const GR_WHATIF = (function () {
       inp.parallelism[k] = v;
     } else if (top === "serving") {  // the serving chapter's inputs (techniques.js); its price is the GPU-hour's
       if (parts.length === 3) inp.serving.speculative[k] = v; else inp.serving[k] = v;
+      if (parts.length === 3 && k === "acceptance") state.given.acceptance = true;
       if (k === "price") inp.hardware.price_per_hour = v;
     } else if (k === "micro_batch_tokens") {
       inp.workloads.training_tokens = v;
@@ -384,6 +385,12 @@ const GR_WHATIF = (function () {
         + (m.layers - m.moe.first_dense_layers) + " after the dense ones", "lower moe.layer_step or moe.first_dense_layers");
     }
     if (inp.parallelism) checkParallelism(inp.parallelism, m, live);
+    const sp = inp.serving && inp.serving.speculative;  // objects._serving: a tree verifies its depth at least
+    if (sp && sp.accepted_length !== null && sp.accepted_length !== undefined) acceptance(sp, state.given.acceptance);
+    if (sp && sp.verify_tokens !== null && sp.verify_tokens !== undefined && sp.verify_tokens < sp.draft_tokens + 1) {
+      fail("serving.speculative.verify_tokens", "verify_tokens " + sp.verify_tokens + " is fewer than draft_tokens + 1 = "
+        + (sp.draft_tokens + 1), "a tree's nodes with its root; leave it out for a chain");
+    }
     const p = resolvePrecision(state.precision, t, m, live.model_file);
     if (!own(inp.hardware.dense, p.compute)) {
       throw new OverrideError("precision", live.hardware_title + " has no dense " + p.compute + " peak in its spec",
@@ -392,6 +399,31 @@ const GR_WHATIF = (function () {
     }
     inp.precision = p;
     inp.compare_hardware = inp.compare_hardware.filter(h => h.formats.indexOf(p.compute) >= 0);
+  }
+
+  /** objects._acceptance: with an accepted length tau the acceptance is the p_a whose expected tokens per verify
+   * step are tau (bisection on the formula, as objects.acceptance_for_length), or, where it is written too, must
+   * agree with it within 1%. */
+  function acceptance(sp, given) {
+    const k = sp.draft_tokens, tau = sp.accepted_length, fmt = GR_FMT.format;
+    const expected = p => GR_Q.speculative_expected_tokens.f(k, p);
+    if (!(tau < k + 1)) {
+      fail("serving.speculative.accepted_length", "accepted_length " + fmt(tau, "g") + " is not below draft_tokens + 1 = "
+        + (k + 1), "raise draft_tokens to the tree's depth");
+    }
+    let lo = 0.0, hi = 1.0;
+    for (let i = 0; i < 60; i++) {
+      const mid = (lo + hi) / 2;
+      if (expected(mid) < tau) lo = mid; else hi = mid;
+    }
+    const derived = (lo + hi) / 2;
+    if (!given) { sp.acceptance = derived; return; }
+    const implied = (1 - Math.pow(sp.acceptance, k + 1)) / (1 - sp.acceptance);
+    if (Math.abs(implied - tau) > 0.01 * tau) {
+      fail("serving.speculative.accepted_length", "acceptance " + fmt(sp.acceptance, "g") + " with " + k
+        + " draft tokens gives " + fmt(implied, ".3g") + " tokens per verify step, not accepted_length " + fmt(tau, "g")
+        + " (that is acceptance " + fmt(derived, ".4f") + ")", "give one of the two, or make them agree");
+    }
   }
 
   /** How a layout splits the heads, layers and experts, and whether the GPUs are linked (checks.check_parallelism;
