@@ -89,8 +89,8 @@ const GR_SERVING = (() => {
     const b0 = rows[rows.length - 1].bound, batch = rows[rows.length - 1].batch, tp0 = b0.tpot,
       gpu0 = b0.tokens_per_s_gpu, usd0 = b0.usd_per_mtok_out;
     const per = Math.min(cap, tpotBatch !== null ? tpotBatch : cap);
-    const out = {batch: batch, context: last, chunk: sv.chunk, capacity_batch: cap, tpot_batch: tpotBatch,
-      users_batch: usersBatch, ttft_met: sv.ttft === null ? null : ttft <= sv.ttft, rows: rows,
+    const out = {batch: batch, context: last, mean_context: mean, chunk: sv.chunk, capacity_batch: cap,
+      tpot_batch: tpotBatch, users_batch: usersBatch, ttft_met: sv.ttft === null ? null : ttft <= sv.ttft, rows: rows,
       gpus_for_users: sv.users && per ? Math.ceil(sv.users / (per * dp)) * gpus * dp : null};
     const n = {replica_gpus: gpus}, levers = [];
     out.numbers = n;

@@ -354,7 +354,12 @@ def root(context, missing=missing):
                 pass
                 yield ', context <span data-sv="context" data-f="integer">'
                 yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'context')))
-                yield '</span>'
+                yield "</span> (a request's last token)"
+            if ('speedup' in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers')):
+                pass
+                yield '; speculative decoding\'s speed-up is taken at a request\'s mean context, <span data-sv="mean_context" data-f="integer">'
+                yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'mean_context')))
+                yield '</span>, and divides the TPOT above'
             yield ". Speculative decoding and the KV transfer\nare evaluated through the layout (its collectives and pipeline included); chunked prefill, continuous batching and prefix\ncaching take one GPU's ledgers at the layout (its slice of the model, no interconnect), and their ratios are applied to\nthe bound above; their rates and sequence counts are one replica's"
             if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus') > 1):
                 pass
@@ -619,4 +624,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=72&2=81&3=83&4=87&5=91&6=93&7=97&8=105&9=117&11=119&13=123&14=127&18=134&19=152&20=160&21=164&22=171&23=178&26=188&27=208&28=222&29=237&30=243&31=252&32=272&33=295&34=301&35=307&36=313&37=334&38=346&40=348&43=351&46=359&49=369&50=377&51=385&52=389&55=405&57=417&58=420&62=422&64=425&65=427&68=430&69=432&70=440&71=448&72=458&73=506&74=515&75=517&76=531&77=543&78=553&79=555&82=560&84=562&85=568&86=586&87=593&88=602&92=612&93=614'
+debug_info = '1=72&2=81&3=83&4=87&5=91&6=93&7=97&8=105&9=117&11=119&13=123&14=127&18=134&19=152&20=160&21=164&22=171&23=178&26=188&27=208&28=222&29=237&30=243&31=252&32=272&33=295&34=301&35=307&36=313&37=334&38=346&40=348&43=351&46=364&49=374&50=382&51=390&52=394&55=410&57=422&58=425&62=427&64=430&65=432&68=435&69=437&70=445&71=453&72=463&73=511&74=520&75=522&76=536&77=548&78=558&79=560&82=565&84=567&85=573&86=591&87=598&88=607&92=617&93=619'
