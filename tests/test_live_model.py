@@ -152,3 +152,23 @@ def test_a_layout_what_if_recomputes_every_number_at_the_new_layout():
     got = js_evaluate(specs)
     for spec, g in zip(specs, got, strict=True):
         assert compare(spec, g) == [], (spec.name, spec.parallelism)
+
+
+def test_the_pages_compacted_bundle_evaluates_as_the_readable_sources():
+    """The bundle a report carries (live.scripts: const as let, lines joined, formulas without their argument
+    lists, which model.js reads off each function) gives the same entries, bit for bit, as templates/live/: a
+    many-GPU MoE + MLA fp8 spec with a serving block, and a one-card spec."""
+    import json
+
+    from livejs import run_program
+
+    for name, many in (("deepseek-v3-h200-ep8", True), ("llama8b-h100", False)):
+        payload = {"cases": [live.inputs(load_spec(SPECS / f"{name}.yaml"))], "tables": live.tables()}
+        scripts = ("formulas.js", "model.js") + (("parallel.js",) if many else ())
+        readable = run(scripts, EVALUATE, payload)
+        program = (live.scripts(many) + "\nconst INPUT = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
+                   "function output(x) { process.stdout.write(JSON.stringify(x)); }\n" + EVALUATE)
+        proc = run_program(program, json.dumps(payload))
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        page = json.loads(proc.stdout)
+        assert len(page[0]["entries"]) > 100 and page == readable, name

@@ -106,7 +106,7 @@ def test_serving_what_ifs_as_python_computes_them():
 def test_a_page_without_a_layout_or_a_serving_block_recomputes_no_chapter():
     spec = load_spec(SPECS / "llama8b-h100.yaml")
     assert js([spec]) == [None]
-    assert "const GR_SERVING" in live.scripts(True) and "const GR_SERVING" not in live.scripts(False)  # one card
+    assert "let GR_SERVING=" in live.scripts(True) and "GR_SERVING=" not in live.scripts(False)  # one card
 
 
 def test_the_chapter_in_chromium_follows_a_serving_what_if(tmp_path):

@@ -324,6 +324,8 @@ const GR_MODEL = (function () {
 
   function call(qid, env) {
     const q = GR_Q[qid];
+    // the page's copy of formulas.js leaves out the argument names that are the function's parameters (live.py)
+    if (!q.a.length && q.f.length) q.a = String(q.f).slice(1, String(q.f).indexOf(")")).split(",");
     return q.f.apply(null, q.a.map(function (k) { return env[k]; }));
   }
 
