@@ -1,12 +1,14 @@
 """What many test files share, made once per test session: the checkout's paths, the evaluated results of a
-spec and the built reports.
+spec, the built reports and the committed reports printed by the fast path.
 
 ``ROOT`` is the checkout (every file used to compute its own).  ``evaluated`` and ``built`` remember what
 they made, keyed by the spec file and the overrides, so that the nine committed reports are evaluated and built
 once per run, not once per file.  Tests stay independent of order: ``evaluated`` hands out a deep copy of the
 remembered results (0.04 s against 0.1-0.2 s to evaluate) and ``built`` a fresh ``Built`` with its own dict of
 the (immutable) file bytes, so a test that changes what it got changes nothing another test sees.
-The fixtures of the same names in ``conftest.py`` return these functions.
+``printed`` lays a committed report's printed HTML out once and keeps the document and its PDF: each fast-path
+component's test writes it again with its own switch off and compares. The fixtures of the same names in
+``conftest.py`` return these functions.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+
 SPECS = ROOT / "specs"
 COMMITTED = tuple(sorted(p.name for p in SPECS.glob("*.yaml")))  # the committed reports' spec files
 

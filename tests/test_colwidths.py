@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 from genreport.printing import colwidths as cw
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 SPECS = sorted(p.stem for p in (ROOT / "specs").glob("*.yaml"))
 
 

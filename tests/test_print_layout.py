@@ -14,9 +14,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from shared import built
+from shared import (
+    ROOT,  # noqa: E402
+    built,
+)
 
-ROOT = Path(__file__).resolve().parents[1]
 SPECS = sorted(p.name for p in (ROOT / "specs").glob("*.yaml"))
 BLANK_LIMIT = 0.40  # issue 15: "no page more than 40% blank except a chapter's last"
 TOP, BOTTOM = 0.06, 0.90  # the body band of an A4 page (the 18 mm bottom margin holds the footer)

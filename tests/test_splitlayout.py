@@ -4,11 +4,9 @@ can refuse or fail ends in those bytes too."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
+from shared import ROOT
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or (os.cpu_count() or 1) < 2, reason="needs fork and 2 cores")
 

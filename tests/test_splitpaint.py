@@ -10,15 +10,14 @@ painting included, and by stock WeasyPrint in tests/test_fastpdf.py.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
 weasyprint = pytest.importorskip("weasyprint")
 
 from genreport.printing import splitpaint  # noqa: E402
+from shared import ROOT  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or not splitpaint.enabled(99),
                                 reason="needs fork, two cores and the checked WeasyPrint")
 
