@@ -14,10 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from shared import (
-    ROOT,  # noqa: E402
-    built,
-)
+from shared import ROOT, built
 
 SPECS = sorted(p.name for p in (ROOT / "specs").glob("*.yaml"))
 BLANK_LIMIT = 0.40  # issue 15: "no page more than 40% blank except a chapter's last"
