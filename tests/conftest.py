@@ -29,27 +29,54 @@ OPT_IN = {
 
 
 # The slowest test files under CI's settings (GENREPORT_SLOW=1 GENREPORT_FUZZ=1), slowest first: seconds of one
-# worker measured on the 2-core machine (pytest --junitxml, summed per file; stop 39).  Files not named here follow in
+# worker measured on the 2-core machine (pytest --junitxml, summed per file; stop 39), the files made faster since
+# (issue 31, h31b) at their new share (CPU-seconds of the file run alone, scaled).  Files not named here follow in
 # their usual order.  A stale list only costs balance, never a test.
 LONGEST = (
     "test_regen.py",  # 63: every committed generated file made afresh (python -m genreport.regen --check)
     "test_fastpdf.py",  # 56: every committed report printed by the stock and the fast path
     "test_figure_labels.py",  # 32: every figure of 13 reports, wide and narrow
-    "test_splitlayout.py",  # 30
-    "test_colwidths.py",  # 19
+    "test_splitlayout.py",  # 25 (30): the synthetic document's first print made once
+    "test_colwidths.py",  # 17 (19)
     "test_hostile_round3.py",  # 16
     "test_live_page.py",  # 15
     "test_atomic_write.py",  # 13
     "test_hostile_cache.py",  # 13
-    "test_fastlayout.py",  # 13
-    "test_print_layout.py",  # 11
     "test_chromium.py",  # 10
-    "test_report.py",  # 10
     "test_live_model.py",  # 10
-    "test_splitpaint.py",  # 8
+    "test_print_layout.py",  # 9 (11): the 8B report's build shared with test_report
+    "test_report.py",  # 8 (10)
+    "test_jsgen.py",  # 8: its SymPy work now runs here, not while every worker collects
     "test_cli_conventions.py",  # 8
     "test_serving_figures.py",  # 8
+    "test_audit.py",  # 7 (8): the layouts of a claim priced in one call
+    "test_fastlayout.py",  # 7 (13): one report, its fast print shared (tests/shared.py printed())
+    "test_splitpaint.py",  # 5 (8): one report, the shared print
 )
+
+
+@pytest.fixture(scope="session")
+def evaluated():
+    """``shared.evaluated``: the session's evaluated results of a spec (a copy each call)."""
+    import shared
+
+    return shared.evaluated
+
+
+@pytest.fixture(scope="session")
+def built():
+    """``shared.built``: the session's build of a spec (its own dict of files each call)."""
+    import shared
+
+    return shared.built
+
+
+@pytest.fixture(scope="session")
+def printed():
+    """``shared.printed``: a committed report's printed HTML, laid out and written by the fast path once a session."""
+    import shared
+
+    return shared.printed
 
 
 def pytest_configure(config):

@@ -1,12 +1,14 @@
 """What many test files share, made once per test session: the checkout's paths, the evaluated results of a
-spec and the built reports.
+spec, the built reports and the committed reports printed by the fast path.
 
 ``ROOT`` is the checkout (every file used to compute its own).  ``evaluated`` and ``built`` remember what
 they made, keyed by the spec file and the overrides, so that the nine committed reports are evaluated and built
 once per run, not once per file.  Tests stay independent of order: ``evaluated`` hands out a deep copy of the
 remembered results (0.04 s against 0.1-0.2 s to evaluate) and ``built`` a fresh ``Built`` with its own dict of
 the (immutable) file bytes, so a test that changes what it got changes nothing another test sees.
-The fixtures of the same names in ``conftest.py`` return these functions.
+``printed`` lays a committed report's printed HTML out once and keeps the document and its PDF: each fast-path
+component's test writes it again with its own switch off and compares. The fixtures of the same names in
+``conftest.py`` return these functions.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+
 SPECS = ROOT / "specs"
 COMMITTED = tuple(sorted(p.name for p in SPECS.glob("*.yaml")))  # the committed reports' spec files
 
@@ -99,3 +102,50 @@ def built(spec, formats=("html", "json"), overrides=()):
 def html(spec, overrides=()) -> str:
     """The screen HTML of a built report (from the html,json build the golden test compares with out/)."""
     return built(spec, ("html", "json"), overrides).files["report.html"].decode("utf-8")
+
+
+@dataclasses.dataclass(frozen=True)
+class Printed:
+    """A committed report's printed HTML laid out and written by the fast path as this session installs it."""
+
+    html: str  # report.html as a build prints it (render._for_print, live.without_scripts)
+    document: object  # WeasyPrint's laid-out Document: write it with ``write()``, never change its pages
+    pdf: bytes  # its PDF (pdf_identifier=False): out/NAME/report.pdf where this machine's fonts are the committed ones
+    pages_laid_out: int  # calls of WeasyPrint's remake_page in the layout (tests/test_fastlayout.py)
+
+
+@functools.cache
+def printed(name: str) -> Printed:
+    """The committed report ``name`` ("llama8b-h100") printed once per session by the fast path: the reference each
+    fast-path component's test compares its own switch turned off with (tests/test_fastpdf.py compares the whole
+    fast path with stock WeasyPrint on every report, in fresh processes).  Tests share the laid-out document:
+    ``write()`` it, which starts from no fonts as a first write does."""
+    import os
+
+    import weasyprint.layout.page as wpage
+    from genreport.present.live import without_scripts
+    from genreport.present.render import _for_print
+    from genreport.printing import pdf as pdfstage
+
+    os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
+    pdfstage._import()
+    html = without_scripts(_for_print((ROOT / "out" / name / "report.html").read_text(encoding="utf-8")))
+    stock_remake, made = wpage.remake_page, [0]
+
+    def counting(*args):
+        made[0] += 1
+        return stock_remake(*args)
+
+    wpage.remake_page = counting
+    try:
+        document = pdfstage._html(html).render()
+    finally:
+        wpage.remake_page = stock_remake
+    return Printed(html, document, write(document), made[0])
+
+
+def write(document) -> bytes:
+    """``document.write_pdf(pdf_identifier=False)`` as a first write: a write keeps the fonts it made (with their
+    glyphs) in the document for the next, so they are cleared first."""
+    document.fonts.clear()
+    return document.write_pdf(pdf_identifier=False)

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 from genreport.printing import colwidths as cw
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 SPECS = sorted(p.stem for p in (ROOT / "specs").glob("*.yaml"))
 
 
@@ -185,25 +185,19 @@ def test_measures_are_never_below_weasyprints_on_every_other_report(name):
 
 def test_the_print_html_leaves_out_the_live_pages_data_attributes_with_the_same_pdf():
     """render._for_print drops ``data-*="..."`` (the live page's marks): no print style selects them, so the
-    pages are the same bytes, laid out sooner. A quoted value in text is escaped, so only attributes go."""
+    pages are the same bytes, laid out sooner. A quoted value in text is escaped, so only attributes go. (The
+    print without them is the session's print of the report, tests/shared.py.)"""
     pytest.importorskip("weasyprint")
-    import os
-
     from genreport.present import render
-    from genreport.printing import pdf as pdfstage
-
-    pdfstage._import()
-    os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
-    html = (ROOT / "out" / "llama8b-h100" / "report.html").read_text(encoding="utf-8")
     from genreport.present.live import without_scripts
+    from genreport.printing import pdf as pdfstage
+    from shared import printed, write
 
-    printed = without_scripts(render._for_print(html))
-    assert ' data-q="' in html and ' data-q="' not in printed
+    reference = printed("llama8b-h100")
+    html = (ROOT / "out" / "llama8b-h100" / "report.html").read_text(encoding="utf-8")
+    assert reference.html == without_scripts(render._for_print(html))
+    assert ' data-q="' in html and ' data-q="' not in reference.html
     assert 'data-q=&#34;' in render._for_print('<p>data-q=&#34;x&#34;</p>')  # text is left alone
     kept = without_scripts(cw.fix_tables(render._PHONE_SOURCE.sub("", html)))
-    assert kept != printed
-
-    def pdf_of(h):
-        return pdfstage._html(h).render().write_pdf(pdf_identifier=False)
-
-    assert pdf_of(printed) == pdf_of(kept)
+    assert kept != reference.html
+    assert write(pdfstage._html(kept).render()) == reference.pdf

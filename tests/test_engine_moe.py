@@ -12,14 +12,11 @@ Facts copied here, with their sources:
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from genreport.load.loader import load_model, load_report
 from genreport.load.spec import Kernels
 from genreport.model.layout import kernels_per_layer
-
-ROOT = Path(__file__).resolve().parents[1]
+from shared import ROOT
 
 
 def _m(name):

@@ -20,7 +20,8 @@ import pytest
 
 pytest.importorskip("weasyprint")
 
-ROOT = Path(__file__).resolve().parents[1]
+from shared import ROOT
+
 ALL_REPORTS = sorted(p.parent.name for p in (ROOT / "out").glob("*/report.html"))
 REPORTS = ALL_REPORTS if os.environ.get("GENREPORT_SLOW") else [
     n for n in ALL_REPORTS if n in ("llama8b-h100", "seed000-70b-h100")]

@@ -2,29 +2,21 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 weasyprint = pytest.importorskip("weasyprint")
 
-from genreport.present.live import without_scripts  # noqa: E402
-from genreport.present.render import _for_print  # noqa: E402
 from genreport.printing import fastwrite, gate  # noqa: E402
-from genreport.printing import pdf as pdfstage  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(not fastwrite.install(), reason=f"one core, or the gate is closed: {gate.reason() or 'open'}")
 
 
 def test_a_report_written_with_threads_is_pydyfs_bytes(monkeypatch):
+    """The 8B report as a build prints it, laid out once this session (tests/shared.py), written both ways."""
     import pydyf
+    from shared import printed, write
 
-    pdfstage._import()
-    os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
-    html = without_scripts(_for_print((ROOT / "out" / "llama8b-h100" / "report.html").read_text(encoding="utf-8")))
-    document = pdfstage._html(html).render()
+    reference = printed("llama8b-h100")
     used = []
     submit = fastwrite._compress
 
@@ -33,12 +25,12 @@ def test_a_report_written_with_threads_is_pydyfs_bytes(monkeypatch):
         return submit(raw)
 
     monkeypatch.setattr(fastwrite, "_compress", counting)
-    fast = document.write_pdf(pdf_identifier=False)
+    fast = write(reference.document)
     fastwrite.uninstall()
     try:
         assert not hasattr(pydyf.PDF.write, "stock")
-        stock = document.write_pdf(pdf_identifier=False)
+        stock = write(reference.document)
     finally:
         fastwrite.install()
-    assert fast == stock
+    assert fast == stock == reference.pdf
     assert len(used) >= 19 and min(used) >= fastwrite.MIN_BYTES  # every page's content, at least

@@ -7,12 +7,11 @@ import hashlib
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("weasyprint")
-ROOT = Path(__file__).resolve().parents[1]
+from shared import ROOT
 
 
 def _env(**extra) -> dict:

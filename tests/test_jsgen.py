@@ -8,6 +8,7 @@ per example and hypothesis can still shrink a failure to a small example.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import shutil
@@ -26,8 +27,16 @@ needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed (Deb
 # Every quantity the live page recomputes: of the serving chapter's engine techniques only those its numbers take
 # (jsgen.LIVE_TECHNIQUES; the rate figure is shown as built), and no collective of a generic group (n_g: chapter 6
 # prints them, the page evaluates the ledgers that use them), so formulas.js leaves the others out.
-_AS_BUILT = jsgen.printed_only()
-Q = {qid: c for qid, c in compiled.load().items() if qid not in _AS_BUILT}
+# Made when a test first asks (not at import: jsgen.printed_only builds the SymPy expressions of the parallel
+# quantities, some 6 s that every pytest worker paid while collecting, whatever files it ran).
+
+
+@functools.cache
+def quantities() -> dict:
+    as_built = jsgen.printed_only()
+    return {qid: c for qid, c in compiled.load().items() if qid not in as_built}
+
+
 REL = 1e-9
 
 # Every argument of every quantity: (low, high, integer). Realistic magnitudes in SI units, drawn log-uniformly;
@@ -128,7 +137,7 @@ def python_values(env: dict, ids=None) -> dict[str, float]:
     """Every compiled quantity at ``env``, with NumPy float64 semantics as the report evaluates them."""
     with np.errstate(all="ignore"):
         return {qid: float(c.fn(*(np.float64(env[a]) for a in c.fn_args)))
-                for qid, c in Q.items() if ids is None or qid in ids}
+                for qid, c in quantities().items() if ids is None or qid in ids}
 
 
 def same(js: float, py: float) -> bool:
@@ -173,7 +182,7 @@ EDGES = [
 
 
 def test_every_argument_has_a_range():
-    missing = {a for c in Q.values() for a in c.fn_args} - set(RANGES)
+    missing = {a for c in quantities().values() for a in c.fn_args} - set(RANGES)
     assert not missing, f"add realistic ranges for {sorted(missing)} to RANGES"
 
 
@@ -194,8 +203,8 @@ def test_formulas_js_is_one_global_and_small():
 @needs_node
 def test_quantities_and_arguments_match_the_compiled_ones(node):
     a = node.ask(None)
-    assert sorted(a) == sorted(Q) and len(a) == len(Q), "GR_Q holds every compiled quantity"
-    assert a == {qid: list(c.fn_args) for qid, c in Q.items()}
+    assert sorted(a) == sorted(quantities()) and len(a) == len(quantities()), "GR_Q holds every compiled quantity"
+    assert a == {qid: list(c.fn_args) for qid, c in quantities().items()}
 
 
 @needs_node
@@ -234,8 +243,8 @@ def test_a_wrong_printer_is_caught(tmp_path):
 
     ids = {"ridge_point", "derated_time", "capacity_batch"}
     pr = _NaNDroppingPrinter({"strict": True})
-    body = [f"  {json.dumps(q.id)}: {{a: {json.dumps(list(Q[q.id].fn_args))}, "
-            f"f: {jsgen.function_js(q.expr(), Q[q.id].fn_args, pr)}}}," for q in DEFS if q.id in ids]
+    body = [f"  {json.dumps(q.id)}: {{a: {json.dumps(list(quantities()[q.id].fn_args))}, "
+            f"f: {jsgen.function_js(q.expr(), quantities()[q.id].fn_args, pr)}}}," for q in DEFS if q.id in ids]
     wrong = Node("const GR_Q = {\n" + "\n".join(body) + "\n};\n", tmp_path)
     try:
         found = set()

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("weasyprint")
-ROOT = Path(__file__).resolve().parents[1]
+from shared import ROOT
 
 PROBE = """
 import os, sys

@@ -18,8 +18,8 @@ import pytest
 weasyprint = pytest.importorskip("weasyprint")
 
 from genreport.printing import gate, opcache  # noqa: E402
+from shared import ROOT  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(not opcache.install(), reason=f"the gate is closed: {gate.reason()}")
 
 

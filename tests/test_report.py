@@ -13,6 +13,7 @@ import subprocess
 import pytest
 from genreport.write.build import build
 from shared import ROOT
+from shared import built as shared_built
 from shared import html as shared_html
 
 SPEC = ROOT / "specs" / "llama8b-h100.yaml"
@@ -53,7 +54,8 @@ SEED_003_NUMBERS = [
 
 @pytest.fixture(scope="module")
 def built():
-    return build(SPEC, formats=("html", "pdf", "json"))
+    """The session's build of the 8B report (tests/shared.py; tests/test_print_layout.py reads its PDF too)."""
+    return shared_built(SPEC.name, ("html", "pdf", "json"))
 
 
 def _text(html: str) -> str:

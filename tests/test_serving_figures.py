@@ -12,7 +12,6 @@ import itertools
 import json
 import math
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import matplotlib
 import pytest
@@ -22,8 +21,8 @@ from genreport.model.evaluate import evaluate
 from genreport.model.frontier import pareto
 from genreport.present import figures
 from genreport.present.figures import style
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 SERVING_70B = """\
 kind: report
 name: sv70

@@ -4,11 +4,9 @@ can refuse or fail ends in those bytes too."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
+from shared import ROOT
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or (os.cpu_count() or 1) < 2, reason="needs fork and 2 cores")
 
@@ -51,6 +49,30 @@ def _print(html: str, split: bool = True, seed: bool = True) -> bytes:
         os.environ.pop("GENREPORT_PDF_OFF", None)
         if was is not None:
             os.environ["GENREPORT_PDF_OFF"] = was
+
+
+_FIRST: dict[str, tuple[bytes, bytes, dict]] = {}  # html -> (one-process PDF, records file, statistics it added)
+
+
+def _first_print(splitlayout, html: str) -> bytes:
+    """``_print(html, split=False)`` in a fresh cache folder: the one-process PDF, and what it leaves remembered (where
+    the next print splits, its page numbers) and counted. Printed once per session; later tests get its bytes, its
+    records file written into their own cache folder (read back as a new process reads it) and its counts."""
+    from genreport.fileio import write_file
+
+    assert splitlayout._memory in (None, []) and not splitlayout._records_path().exists()
+    if html not in _FIRST:
+        before = {k: v for k, v in splitlayout.stats.items() if isinstance(v, int)}
+        one = _print(html, split=False)
+        _FIRST[html] = (one, splitlayout._records_path().read_bytes(),
+                        {k: splitlayout.stats[k] - v for k, v in before.items()})
+        return one
+    one, records, counts = _FIRST[html]
+    write_file(splitlayout._records_path(), records, private=True)
+    splitlayout._memory = None
+    for key, n in counts.items():
+        splitlayout.stats[key] += n
+    return one
 
 
 def _report(name: str) -> str:
@@ -131,7 +153,7 @@ def test_what_the_parents_pages_show_on_every_page_keeps_one_process(fresh, head
 
 def test_a_remembered_entry_that_does_not_match_is_abandoned(fresh):
     html = _synthetic()
-    one = _print(html, split=False)
+    one = _first_print(fresh, html)
     record = fresh._records()[0]
     resume_at, next_page, right_page, state = record["entry"]
     record["entry"] = (resume_at, next_page, not right_page, state)  # a page side it will not have
@@ -140,7 +162,7 @@ def test_a_remembered_entry_that_does_not_match_is_abandoned(fresh):
 
 
 def test_a_document_of_another_shape_finds_nothing_remembered(fresh):
-    _print(_synthetic(), split=False)
+    _first_print(fresh, _synthetic())
     other = _synthetic(prefix="t")  # the element the remembered break is before is not in this one
     _reset(fresh)
     assert _print(other) == _print(other, split=False, seed=False)
@@ -151,7 +173,7 @@ def test_a_document_of_the_same_shape_but_other_pages_is_checked(fresh):
     """Another document with the remembered break's elements (a shorter contents): the split's entry is the first
     one's, checked against its own at the break; taken where they agree, abandoned where not, the same bytes as one
     process either way."""
-    _print(_synthetic(), split=False)
+    _first_print(fresh, _synthetic())
     other = _synthetic(sections=8)
     _reset(fresh)
     assert _print(other) == _print(other, split=False, seed=False)
@@ -161,7 +183,7 @@ def test_a_document_of_the_same_shape_but_other_pages_is_checked(fresh):
 def test_page_numbers_remembered_for_other_pages_are_corrected(fresh):
     """The same contents, the sections longer: the numbers given are wrong, found so at the end of the first
     pass, and the contents is laid out again with its own, as without them."""
-    _print(_synthetic(), split=False)
+    _first_print(fresh, _synthetic())
     other = _synthetic(words=220)
     _reset(fresh)
     assert _print(other, split=False) == _print(other, split=False, seed=False)
@@ -182,7 +204,7 @@ def test_two_documents_built_in_turn_each_keep_their_split(fresh):
 
 def test_a_child_that_fails_leaves_the_parent_alone(fresh, monkeypatch):
     html = _synthetic()
-    one = _print(html, split=False)
+    one = _first_print(fresh, html)
 
     def broken(*args):
         raise RuntimeError("a child that fails")
@@ -194,7 +216,7 @@ def test_a_child_that_fails_leaves_the_parent_alone(fresh, monkeypatch):
 
 def test_child_pages_that_cannot_stand_are_laid_out_again_here(fresh, monkeypatch):
     html = _synthetic()
-    one = _print(html, split=False)
+    one = _first_print(fresh, html)
     monkeypatch.setattr(fresh._Split, "_check_pages", lambda self, pages, context: "a reason to refuse")
     assert _print(html) == one
     assert fresh.stats["materialized"] == 1 and fresh.stats["reason"] == "a reason to refuse", fresh.stats
@@ -204,7 +226,7 @@ def test_child_pages_that_cannot_be_finished_are_laid_out_here(fresh, monkeypatc
     """The child's pages laid out, but its finished pages (margin boxes, links) never come: this process lays
     them out and finishes them after its own."""
     html = _synthetic()
-    one = _print(html, split=False)
+    one = _first_print(fresh, html)
     receive = fresh._Split._receive
     calls = []
 
@@ -221,7 +243,7 @@ def test_a_painting_that_cannot_be_merged_prints_again_in_one_process(fresh, mon
     from genreport.printing import pdf, splitpaint
 
     html = _synthetic()
-    one = _print(html, split=False)
+    one = _first_print(fresh, html)
 
     def refuse(*args):
         raise splitpaint._Fallback("a merge refused")
@@ -262,7 +284,7 @@ def test_remembered_page_numbers_make_one_pass_and_the_same_pdf(fresh):
 
 def test_a_remembered_page_number_that_is_wrong_is_laid_out_again(fresh):
     html = _synthetic()
-    one = _print(html, split=False)
+    one = _first_print(fresh, html)
     record = fresh._records()[0]
     name = sorted(record["anchors"])[3]
     record["anchors"][name] = dict(record["anchors"][name], page=[record["anchors"][name]["page"][0] + 1])
@@ -272,7 +294,7 @@ def test_a_remembered_page_number_that_is_wrong_is_laid_out_again(fresh):
 
 def test_content_remembered_on_another_page_is_set_again(fresh):
     html = _synthetic()
-    one = _print(html, split=False)
+    one = _first_print(fresh, html)
     record = fresh._records()[0]
     missing, values = record["lookups"][0]
     record["lookups"][0] = (missing, dict(values, page=[values["page"][0] + 1]))  # as if the contents moved

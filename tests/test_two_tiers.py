@@ -14,16 +14,14 @@ Facts copied here, with their sources:
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from genreport.formulas.compiled import load
 from genreport.load.loader import _precision, load_hardware, load_model
 from genreport.load.spec import Parallelism
 from genreport.model.env import make_env
 from genreport.model.layout import _all_reduce_costs, choose_links, layout_values
+from shared import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 GIB = 2**30
 
 

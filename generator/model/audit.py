@@ -243,7 +243,7 @@ def _through_layouts(c: Claim, precision: Precision, batch: float | None, contex
 
     ``batch``: the group's sequences (None: each layout's replicas full at ``context``); ``output``: e2e, the
     prefill then output - 1 rounds at the mean ``context``.  Sets ``out.layout`` and what was assumed."""
-    from genreport.model.plan import layout_bound, layouts_of
+    from genreport.model.plan import layout_bounds, layouts_of
 
     n = c.gpus or 1
     if n <= 1:
@@ -257,21 +257,28 @@ def _through_layouts(c: Claim, precision: Precision, batch: float | None, contex
                                  "one ideal group")
         return None
     env = make_env(c.hardware, c.model, precision, c.accounting)
-    best, key = None, math.inf
+    pers = []
     for par in layouts:
         per = None if batch is None else max(batch / par.dp, min(batch, 1.0))  # the busiest replica's share
         if c.metric in ("ttft_ms",):
             per = None
         elif c.metric == "e2e_ms":
             per = per if per is not None else 1.0
-        lb = layout_bound(c.model, c.hardware, precision, par, per, context, prompt, c.accounting, env)
+        pers.append(per)
+    # every layout at once (layout_bounds evaluates each formula over them all)
+    bounds = layout_bounds(c.model, c.hardware, precision, layouts, pers, context, prompt, c.accounting, env)
+    full = [i for i, (lb, per) in enumerate(zip(bounds, pers, strict=True)) if lb.fits and per is None
+            and c.metric in RATES and lb.capacity_batch >= 1]  # the batch unknown: each replica full at the context
+    again = layout_bounds(c.model, c.hardware, precision, [layouts[i] for i in full],
+                          [min(bounds[i].capacity_batch, 1e9) for i in full], context, prompt, c.accounting, env)
+    for i, lb in zip(full, again, strict=True):
+        bounds[i] = lb
+    best, key = None, math.inf
+    for par, per, lb in zip(layouts, pers, bounds, strict=True):
         if not lb.fits:
             continue
-        if per is None and c.metric in RATES:  # the batch unknown: each replica full at the context
-            if lb.capacity_batch < 1:
-                continue
-            lb = layout_bound(c.model, c.hardware, precision, par, min(lb.capacity_batch, 1e9), context, prompt,
-                              c.accounting, env)
+        if per is None and c.metric in RATES and lb.capacity_batch < 1:
+            continue
         if c.metric == "ttft_ms":
             k = lb.prefill
         elif c.metric == "e2e_ms":

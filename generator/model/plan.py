@@ -508,30 +508,61 @@ def layout_bound(model: Model, hw: Hardware, precision: Precision, par: Parallel
                  context: float, prompt: float | None, accounting: str = "exact", env=None) -> LayoutBound:
     """``decode_time_bound`` and ``prefill_time_bound`` at the layout, communication included; an MoE's round
     reads the experts one token picks (every token of the batch picking the same: the fewest bytes)."""
+    return layout_bounds(model, hw, precision, [par], [batch], context, prompt, accounting, env)[0]
+
+
+def layout_bounds(model: Model, hw: Hardware, precision: Precision, pars: list[Parallelism],
+                  batches: list[float | None], context: float, prompt: float | None, accounting: str = "exact",
+                  env=None) -> list[LayoutBound]:
+    """:func:`layout_bound` of each layout of ``pars`` at its batch per replica (``batches``, None: no decode round):
+    each layout's values made one at a time, each formula evaluated once over all the layouts (the generated NumPy
+    functions take arrays, element by element), as ``audit`` prices every layout of a claim's GPUs."""
     q = load()
     env = env or make_env(hw, model, precision, accounting)
-    base, usable, cv = _at_layout(env, model, hw, precision, par, context, accounting)
+    if not pars:
+        return []
+    bases, usables, cvs, decode = [], [], [], {}
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        fits = float(q["weight_bytes_per_gpu"](base)) <= usable
-        cap = max(float(q["capacity_batch_replica"](cv)), 0.0)
-        t_dec, binds = math.nan, ""
-        if batch is not None:
-            lay = env.with_layout(par)
-            read = dict(cv, c=_read_c(env, cv["S"]))
-            v = at_batch(read, lay, float(batch), busiest=False)
-            if model.moe is not None:  # the fewest experts: those one token picks
-                one = at_batch(read, lay, 1.0, busiest=False)
-                v.update({k: one[k] for k in ("N", "N_x", "b") if k in one})
-            t_dec = float(q["decode_time_bound"](v))
-            ledgers = [float(q[k](v)) for k in ("decode_time_compute_gpu", "decode_time_memory_gpu", "decode_time_comm")]
-            binds = BINDS[int(np.argmax(ledgers))]
-        t_pre, pre_binds = math.nan, ""
+        for i, (par, batch) in enumerate(zip(pars, batches, strict=True)):
+            base, usable, cv = _at_layout(env, model, hw, precision, par, context, accounting)
+            bases.append(base)
+            usables.append(usable)
+            cvs.append(cv)
+            if batch is not None:
+                lay = env.with_layout(par)
+                read = dict(cv, c=_read_c(env, cv["S"]))
+                v = at_batch(read, lay, float(batch), busiest=False)
+                if model.moe is not None:  # the fewest experts: those one token picks
+                    one = at_batch(read, lay, 1.0, busiest=False)
+                    v.update({k: one[k] for k in ("N", "N_x", "b") if k in one})
+                decode[i] = v
+        weights = _over(q["weight_bytes_per_gpu"], bases)
+        caps = _over(q["capacity_batch_replica"], cvs)
+        t_dec, dec_binds = [math.nan] * len(pars), [""] * len(pars)
+        if decode:
+            rows, values = list(decode), list(decode.values())
+            times = _over(q["decode_time_bound"], values)
+            ledgers = np.stack([_over(q[k], values) for k in
+                                ("decode_time_compute_gpu", "decode_time_memory_gpu", "decode_time_comm")])
+            for j, i in enumerate(rows):
+                t_dec[i], dec_binds[i] = float(times[j]), BINDS[int(np.argmax(ledgers[:, j]))]
+        t_pre, pre_binds = [math.nan] * len(pars), [""] * len(pars)
         if prompt:
-            pv = dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"]))
-            t_pre = float(q["prefill_time_bound"](pv))
-            led = [float(q[k](pv)) for k in ("prefill_time_compute_gpu", "prefill_time_memory_gpu", "prefill_time_comm")]
-            pre_binds = BINDS[int(np.argmax(led))]
-    return LayoutBound(par, fits, cap, t_dec, binds, t_pre, pre_binds)
+            pvs = [dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"])) for base in bases]
+            times = _over(q["prefill_time_bound"], pvs)
+            ledgers = np.stack([_over(q[k], pvs) for k in
+                                ("prefill_time_compute_gpu", "prefill_time_memory_gpu", "prefill_time_comm")])
+            t_pre = [float(t) for t in times]
+            pre_binds = [BINDS[int(np.argmax(ledgers[:, j]))] for j in range(len(pars))]
+    return [LayoutBound(par, float(weights[i]) <= usables[i], max(float(caps[i]), 0.0), t_dec[i], dec_binds[i],
+                        t_pre[i], pre_binds[i]) for i, par in enumerate(pars)]
+
+
+def _over(formula, values: list[dict]) -> np.ndarray:
+    """``formula`` evaluated once over several dicts of values (each argument stacked into a float64 array): one
+    result per dict, as one call per dict gives."""
+    args = {a: np.array([np.float64(v[a]) for v in values]) for a in formula.fn_args}
+    return np.broadcast_to(np.asarray(formula(args), dtype=np.float64), (len(values),))
 
 
 def smallest(result: Plan) -> PlanRow | None:
