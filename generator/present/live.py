@@ -100,15 +100,23 @@ def inputs(spec) -> dict:
         "gemms": [] if default else [list(g) for g in spec.gemms],
         "accounting": spec.accounting,
         "parallelism": None if spec.parallelism is None else dict(asdict(spec.parallelism)),
-        "serving": _serving(spec.serving),
+        "serving": _serving(spec.serving, spec),
     }
 
 
-def _serving(sv) -> dict | None:
-    """The serving block as the page's serving chapter reads it (techniques.js; None without one)."""
+def _serving(sv, spec=None) -> dict | None:
+    """The serving block as the page's serving chapter reads it (techniques.js; None without one).  A draft model's
+    time goes to the page as its share of the plain round at the built point (draft_cost = t_d / t_s there): the page
+    does not re-run the draft's passes, so a what-if there scales the drafts with the plain round."""
     if sv is None:
         return None
     sp = sv.speculative
+    if sp is not None and sp.draft is not None and spec is not None:
+        import dataclasses
+
+        from genreport.model.techniques import built_draft_share
+
+        sp = dataclasses.replace(sp, draft_cost=built_draft_share(spec))
     return {"prompt": sv.prompt, "output": sv.output, "ttft": sv.ttft, "tpot": sv.tpot, "users": sv.users,
             "price": sv.price, "chunk": sv.chunk, "rate": sv.rate, "prefix_hit": sv.prefix_hit,
             "speculative": None if sp is None else {"draft_tokens": sp.draft_tokens, "acceptance": sp.acceptance,
