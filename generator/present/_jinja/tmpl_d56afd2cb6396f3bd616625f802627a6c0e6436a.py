@@ -421,6 +421,13 @@ def root(context, missing=missing):
                 yield '</span> tokens\n(Leviathan et al.). At the layout the verify round carries k<sub>d</sub> + 1 tokens of each sequence through the weights and\nthe collectives and reads each cache once (t<sub>v</sub>, <code>verify_time_bound</code>), against the plain round t<sub>s</sub>\n(<code>decode_time_bound</code>) and the drafts t<sub>d</sub>:</p>\n<div data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative'), False))
                 yield '</div>'
+            if t_7(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_draft')):
+                pass
+                yield '<p>The drafts: '
+                yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'draft_model'))
+                yield " proposes the k<sub>d</sub> tokens one\nafter another, each pass at least its own roofline step over the replica's GPUs (its FLOPs F<sub>d</sub> over their peak, its weights\nand each sequence's draft cache Q<sub>d</sub> over their bandwidth; <code>draft_time_bound</code>, a lower bound however the engine\nsplits the draft):</p>\n<div data-static>"
+                yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_draft'), False))
+                yield '</div>'
             yield "<p>Chunked prefill: a step with B decode tokens and a chunk of C<sub>p</sub> = min(s<sub>c</sub>, T<sub>in</sub> (1 − h<sub>p</sub>)) prompt tokens (the step's budget s<sub>c</sub>, or the whole uncached prompt where the budget holds it) reads the weights once:</p>\n<div data-static>"
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked'), False))
             yield '</div>\n'
@@ -619,4 +626,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=72&2=81&3=83&4=87&5=91&6=93&7=97&8=105&9=117&11=119&13=123&14=127&18=134&19=152&20=160&21=164&22=171&23=178&26=188&27=208&28=222&29=237&30=243&31=252&32=272&33=295&34=301&35=307&36=313&37=334&38=346&40=348&43=351&46=359&49=369&50=377&51=385&52=389&55=405&57=417&58=420&62=422&64=425&65=427&68=430&69=432&70=440&71=448&72=458&73=506&74=515&75=517&76=531&77=543&78=553&79=555&82=560&84=562&85=568&86=586&87=593&88=602&92=612&93=614'
+debug_info = '1=72&2=81&3=83&4=87&5=91&6=93&7=97&8=105&9=117&11=119&13=123&14=127&18=134&19=152&20=160&21=164&22=171&23=178&26=188&27=208&28=222&29=237&30=243&31=252&32=272&33=295&34=301&35=307&36=313&37=334&38=346&40=348&43=351&46=359&49=369&50=377&51=385&52=389&55=405&57=417&58=420&62=422&63=424&67=429&69=432&70=434&73=437&74=439&75=447&76=455&77=465&78=513&79=522&80=524&81=538&82=550&83=560&84=562&87=567&89=569&90=575&91=593&92=600&93=609&97=619&98=621'
