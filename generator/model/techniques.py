@@ -171,17 +171,6 @@ def _layout_round(r, batch: float, context: float, sp) -> dict:
             "breakeven": int(batches[off[0]]) if off.size else None, "speedup_far": float(sig[-1])}
 
 
-def built_draft_share(spec) -> float:
-    """t_d / t_s of a draft model at the serving chapter's busiest batch and the request's mean context (the live
-    page's draft_cost, generator/present/live.py)."""
-    from genreport.model.evaluate import evaluate
-
-    r = evaluate(spec)
-    numbers = (r.serving or {}).get("techniques") or {}
-    numbers = numbers.get("numbers", {})
-    return float(numbers["draft_time"] / numbers["plain_round"])
-
-
 def report(r) -> tuple[dict | None, dict[str, Block]]:
     """(the technique rows and numbers of the serving chapter, their formula blocks); (None, {}) without
     ``serving``."""
