@@ -16,7 +16,9 @@ the one number ``engine.max_batched_tokens`` also states (it sizes the activatio
 (vLLM V1's chunked prefill on the OpenAI server, docs.vllm.ai config/scheduler; V0's chunked prefill took 512, vLLM
 pull request 4580), a spec writes it in either place, not two different numbers, ``prefix_hit`` 0, ``rate`` none (the chapter then
 gives the highest rate the TPOT target allows), ``speculative`` none (``draft_cost`` 0.05 of a decode step where
-the spec names no cost: an MTP head of one layer over a 61-layer model, DeepSeek-V3 section 5.4.3, reads about 4%),
+the spec names no cost: an MTP head of one layer over a 61-layer model, DeepSeek-V3 section 5.4.3, reads about 4%;
+``draft_model`` instead derives the drafts' time from a catalog model's k_d passes, generator/model/draft.py, and its
+weights and cache shrink the replica's capacity),
 ``prompt_spread`` none (every prompt ``prompt`` tokens; ``sharegpt``: the chat trace's ten lengths around it, which
 the tails of :func:`rate_curves` take: :data:`PROMPT_SPREADS`).
 """
