@@ -146,3 +146,24 @@ def test_tensorrt_llm_draft_target_on_h200_with_the_derived_drafts():
     needed = 181.74 * (t_s + t_d)
     assert needed == pytest.approx(2.86, abs=0.01) and needed < 5
     assert 181.74 / (5 / (t_s + t_d)) == pytest.approx(0.572, abs=2e-3)
+
+
+def test_plan_fits_the_draft_beside_the_target():
+    """plan with the 1B draft (fp8 rows: the draft in fp8 too): each layout holds fewer sequences and keeps less free
+    memory than with a typed draft_cost; at tp 2 the draft takes 1.2358 GB / 2 of weights and 64 x 4,608 tokens x
+    16,384 B / 2 of cache, 3.0 GB = 2.8 GiB a GPU."""
+    from genreport.model.plan import Shape, plan
+
+    spec = evaluated(SPEC).spec
+    d = _draft()
+    kw = dict(precisions=("fp8",), max_gpus=2, shape=Shape(4096, 512, None, None))
+    typed = plan(spec.model, spec.hardware, 64, 4608, 0.05, speculative=(4, 0.8, 0.05, 5), **kw)
+    drafted = plan(spec.model, spec.hardware, 64, 4608, 0.05, speculative=(4, 0.8, d.model, 5), **kw)
+    a = {(r.tp, r.pp): r for r in typed.rows}
+    b = {(r.tp, r.pp): r for r in drafted.rows}
+    assert a.keys() == b.keys() and (2, 1) in a
+    for key in a:
+        assert b[key].concurrency < a[key].concurrency
+        assert b[key].spec_speedup < a[key].spec_speedup
+    freed = a[2, 1].headroom_bytes - b[2, 1].headroom_bytes
+    assert freed == pytest.approx(1.2358e9 / 2 + 64 * 4608 * 16384 / 2, rel=1e-6)

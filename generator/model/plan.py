@@ -407,6 +407,8 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     per_gpu = b * per_user / par.replica_gpus
     held = dict(cv, B=np.float64(b))
     headroom = usable - float(q["memory_per_gpu"](held))
+    if draft is not None:  # the draft's weights and its cache of the b sequences
+        headroom -= m_d + b * float(cv["S"]) * c_d
     price = hw.price_per_hour
     users = shape.users or 0
     replicas = -(-users // (b * par.dp)) if users else 0
