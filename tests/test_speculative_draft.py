@@ -9,8 +9,6 @@ KV 16 x 2 x 8 x 64 x 2 B = 32,768 B per token in bf16.  H100 SXM: 3.35 TB/s, 989
 
 from __future__ import annotations
 
-import textwrap
-
 import numpy as np
 import pytest
 from genreport.errors import SpecError

@@ -125,9 +125,9 @@ def _layout_round(r, batch: float, context: float, sp) -> dict:
     E t / (t_v + draft_cost t); the first batch up to what a replica holds (4,096 at most) where it falls to 1."""
     from genreport.formulas.compiled import load
     from genreport.load.spec import Parallelism
+    from genreport.model.draft import of_spec
     from genreport.model.env import make_env
     from genreport.model.layout import at_batch, choose_links, layout_values
-    from genreport.model.draft import of_spec
     from genreport.model.plan import _read_c, draft_time, speculate
 
     spec = r.spec
@@ -232,7 +232,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
             blocks["tech_draft"] = _block(r, "tech_draft", "draft_time_bound",
                                           {"k_d": float(sp.draft_tokens), "F_d": lay["draft_flops_pass"],
                                            "Q_d": lay["draft_bytes_pass"], "P": lay["draft_P"], "W": lay["draft_W"],
-                                           "n_TP": float((r.spec.parallelism.tp if r.spec.parallelism else 1)),
+                                           "n_TP": float(r.spec.parallelism.tp if r.spec.parallelism else 1),
                                            "n_PP": lay["draft_gpus"] / (r.spec.parallelism.tp if r.spec.parallelism else 1)},
                                           {"batch": int(batch), "context": int(mean)})
             numbers.update({k: lay[k] for k in ("draft_model", "draft_weights_gpu", "draft_kv_token_gpu",
