@@ -47,6 +47,9 @@ import sympy as sp
 from . import decode, parallel
 from .glossary import sym
 
+DRAFT = ("Leviathan, Kalman, Matias, ICML 2023, section 3 (the draft model's k_d sequential passes); seed 003's "
+         "decode roofline at the draft's shapes; vLLM vllm/config/speculative.py _verify_and_get_draft_tp (the draft "
+         "at the target's tp)")
 LEVIATHAN = "Leviathan, Kalman, Matias, ICML 2023, eq. (1); DeepSeek-V3 Technical Report, section 5.4.3 (MTP)"
 SARATHI = "Agrawal et al., Sarathi-Serve, OSDI 2024, sections 3-4 (chunked prefill, stall-free batching)"
 LITTLE = "Yu et al., Orca, OSDI 2022 (continuous batching); Little 1961 (L = lambda W)"
@@ -114,6 +117,36 @@ def verify_time(B=B, S=S):
 def decode_step_time(B=B, S=S):
     """Lower bound of one plain decode step [s]: max(decode FLOPs / P, decode bytes / W) (seed 003)."""
     return _step_time(decode.decode_flops(B, S), decode.decode_bytes(B, S))
+
+
+def draft_time_bound():
+    """Strict lower bound of the drafts of one verify step, a draft model's k_d forward passes [s]:
+    k_d max(F_d / (n_TP n_PP P), Q_d / (n_TP n_PP W)).
+
+    The drafts run one after another (each pass needs the token the previous one proposed), so their times add; each
+    pass is at least its own roofline step (seed 003): the draft's FLOPs F_d = B (2 N_a + 4 L H_q d_h S) and bytes
+    Q_d = (N - N_e) b + B (S c + a) of ``decode.decode_flops`` / ``decode.decode_bytes`` at the draft model's shapes
+    and precision, its KV cache of S tokens per sequence read once per pass.  The engines run the draft on the
+    target's GPUs at the target's tensor-parallel degree (vLLM vllm/config/speculative.py
+    ``SpeculativeConfig._verify_and_get_draft_tp``: draft_tensor_parallel_size unset is the target's, and only 1 or
+    the target's is accepted; vllm/v1/spec_decode/draft_model.py refuses another; V1 builds the drafter on the last
+    pipeline stage, vllm/v1/worker/gpu_model_runner.py); however it is split over the replica's n_TP n_PP GPUs,
+    their peak and bandwidth add up to at most n_TP n_PP times one GPU's, so dividing the whole pass by that keeps
+    the bound (no collective counted; a draft at tp 1 only takes longer).  F_d = Q_d = 0 (no draft model) gives
+    t_d = 0."""
+    n = sym("n_TP") * sym("n_PP")
+    return k_d * sp.Max(sym("F_d") / (n * P), sym("Q_d") / (n * W))
+
+
+def capacity_batch_draft():
+    """Sequences of context S one replica holds beside a draft model [1]:
+    floor((C - w_g - M_d) / ((c_g + c_d) S)), :func:`parallel.capacity_batch_replica` with the draft's weights M_d
+    and its KV cache c_d per token on each GPU (the draft keeps a cache of every sequence's tokens as the target does:
+    vLLM V1's get_kv_cache_spec in vllm/v1/worker/gpu_model_runner.py walks every attention layer, the drafter's
+    included, so one memory pool holds both caches).  M_d = c_d = 0 gives
+    the replica's capacity without a draft."""
+    room = C - parallel.weight_bytes_per_gpu() - sym("M_d")
+    return sp.floor(room / ((parallel.kv_bytes_per_token_per_gpu() + sym("c_d")) * S))
 
 
 def speculative_tokens_per_s(B=B, S=S):

@@ -355,6 +355,17 @@ def serving_values(spec, values: dict) -> dict[str, float]:
             q = load()
             step = max(float(np.ravel(q[k](values))[0]) for k in ("decode_time_memory", "decode_time_compute"))
             out["t_d"] = sv.speculative.draft_cost * step
+            from genreport.model.draft import of_spec
+
+            draft = of_spec(spec)
+            if draft is not None:  # t_d from the draft model's k_d passes (draft_time_bound), not a fraction
+                b_, s_ = (float(np.ravel(values[k])[0]) for k in ("B", "S"))
+                n_tp = float(np.ravel(values.get("n_TP", 1.0))[0])
+                n_pp = float(np.ravel(values.get("n_PP", 1.0))[0])
+                f_d, q_d = draft.ledgers(q, np.asarray([b_]), s_)
+                out.update({"F_d": float(f_d[0]), "Q_d": float(q_d[0])})
+                out["t_d"] = float(draft.time(q, sv.speculative.draft_tokens, np.asarray([b_]), s_, n_tp, n_pp)[0])
+                out["M_d"], out["c_d"] = draft.memory(q, s_, int(n_tp), n_pp)
     return out
 
 

@@ -183,17 +183,20 @@ def _prices(text: str | None, names: list[str]) -> dict[str, float]:
     return out
 
 
-def _speculative(text: str | None) -> tuple[int, float, float, int] | None:
+def _speculative(text: str | None) -> tuple[int, float, float | str, int] | None:
     """K,P[,COST[,N]] -> (draft tokens, acceptance, draft cost, tokens verified per sequence), checked as
-    serving.speculative is."""
+    serving.speculative is; COST may name a draft model (a catalog name such as llama-3.2-1b, serving.speculative's
+    draft_model), returned as that name for :func:`_draft` to load."""
     if text is None:
         return None
     parts = [x.strip() for x in text.split(",")]
-    hint = "write K,P[,COST[,N]], e.g. --speculative 1,0.85 or 3,0.7,0.1 or 5,0.7,0.2,8"
+    hint = ("write K,P[,COST[,N]], COST a fraction or a draft model, e.g. --speculative 1,0.85 or 3,0.7,0.1 or "
+            "5,0.7,0.2,8 or 4,0.7,llama-3.2-1b")
     try:
         k = int(parts[0])
         p = float(parts[1])
-        cost = float(parts[2]) if len(parts) > 2 else 0.05
+        named = len(parts) > 2 and parts[2] != "" and not parts[2][0].isdigit() and parts[2][0] not in "+-."
+        cost = parts[2] if named else float(parts[2]) if len(parts) > 2 else 0.05
         n = int(parts[3]) if len(parts) > 3 else k + 1
     except (ValueError, IndexError):
         raise _err(f"--speculative {text}", "is not K,P[,COST[,N]]", hint) from None
@@ -205,9 +208,25 @@ def _speculative(text: str | None) -> tuple[int, float, float, int] | None:
         raise _err(f"--speculative {text}", "K (draft tokens) must be an integer from 1 to 16", hint)
     if not 0 <= p < 1:
         raise _err(f"--speculative {text}", "P (acceptance) must be at least 0 and below 1", hint)
-    if not 0 <= cost <= 10:
+    if not isinstance(cost, str) and not 0 <= cost <= 10:
         raise _err(f"--speculative {text}", "COST (the drafts' time over a plain round) must be from 0 to 10", hint)
     return k, p, cost, n
+
+
+def _draft(speculative, model, text: str):
+    """--speculative's draft model loaded from the catalog (the tuple unchanged where COST is a fraction); its
+    vocabulary must be the target's, as serving.speculative.draft_model's (load.loader._draft)."""
+    if speculative is None or not isinstance(speculative[2], str):
+        return speculative
+    draft = _load("model", speculative[2], f"--speculative {text}")
+    if draft.vocab_size != model.vocab_size:
+        raise _err(f"--speculative {text}", f"the draft {draft.title} has a vocabulary of {draft.vocab_size:,} "
+                   f"tokens, the target {model.title} {model.vocab_size:,}: the target cannot verify its tokens",
+                   "name a draft with the target's tokenizer (e.g. llama-3.2-1b for llama-3.1-70b)")
+    if draft.moe:
+        raise _err(f"--speculative {text}", f"the draft {draft.title} is a mixture of experts",
+                   "name a dense draft model, or give COST")
+    return (speculative[0], speculative[1], draft, *speculative[3:])
 
 
 def main(argv: list[str]) -> int:
@@ -273,6 +292,7 @@ def main(argv: list[str]) -> int:
             raise _err(f"--memory-reserve {args.memory_reserve}", "must be a fraction from 0 to 0.9 (or 0% to 90%)",
                        "write e.g. 0.1 or 10%")
     model = _load("model", args.model, "model")
+    speculative = _draft(speculative, model, args.speculative)
     from genreport.model.plan import formats_not_tried, plan_precisions
 
     left_out: tuple[str, ...] = ()
@@ -317,8 +337,10 @@ def main(argv: list[str]) -> int:
                "memory_reserve": reserve, "prices": {g.name: g.price_per_hour for g in gpus},
                "board_watts": {g.name: g.power_watts for g in gpus}, "sorted_by": result.estimate,
                "estimate": args.estimate, "accounting": args.accounting, "max_gpus": args.max_gpus,
-               "speculative": None if speculative is None else dict(zip(("draft_tokens", "acceptance", "draft_cost", "verify_tokens"),
-                                                                        speculative, strict=True)),
+               "speculative": None if speculative is None else dict(zip(
+                   ("draft_tokens", "acceptance", "draft_model" if hasattr(speculative[2], "vocab_size") else "draft_cost",
+                    "verify_tokens"),
+                   (*speculative[:2], getattr(speculative[2], "name", speculative[2]), speculative[3]), strict=True)),
                "disaggregate": args.disaggregate, "weights": list(weights), "weights_not_tried": list(left_out),
                "rows": [r.as_json() for r in result.rows], "rejected": result.rejected,
                "skipped_precisions": [{"precision": p, "why": w} for p, w in result.skipped_precisions]}
@@ -480,8 +502,11 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                      "(engine.weight_only_efficiency: int8 0.80, int4 0.53 of a bf16 GEMM's)")
     if speculative:
         k, p, cost, n = speculative
+        drafts = (f"drafts {cost:g} of a plain round" if isinstance(cost, (int, float)) else
+                  f"drafts by {cost.title} in the row's precision, {k} passes each at least its roofline step on the "
+                  "replica's GPUs, its weights and KV cache taken from the capacity")
         lines.append(f"speculative decoding: {k} draft token{'s' if k > 1 else ''} a round, each accepted with "
-                     f"p = {p:g}, drafts {cost:g} of a plain round; TPOT and the rates use the verify round at the "
+                     f"p = {p:g}, {drafts}; TPOT and the rates use the verify round at the "
                      f"layout ({n} tokens of each sequence through the weights and collectives, the caches read once); "
                      "spec: the speed-up at the chosen batch, 'off' where it does not pass 1 (the row decodes "
                      "plainly); spec ends: the first batch up to --batch where it stops paying")

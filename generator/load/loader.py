@@ -214,6 +214,29 @@ def load_model(path: Path, overrides=()) -> Model:
 
 
 
+def _draft(doc, serving, model, precision, sub, findings):
+    """serving.speculative.draft_model resolved as a catalog model (``sub``), its precision the target's unless
+    draft_precision names one; its vocabulary must be the target's (vLLM refuses another:
+    vllm/config/speculative.py verify_equal_vocab_size_if_draft_model, called by vllm/v1/spec_decode/draft_model.py)."""
+    spec_ = serving.speculative if serving is not None else None
+    if spec_ is None or spec_.draft_model is None:
+        return serving
+    path = ("serving", "speculative", "draft_model")
+    draft, _ = sub("model", path, spec_.draft_model)
+    if draft is None:
+        return serving
+    if model is not None and draft.vocab_size != model.vocab_size:
+        findings.add(doc.finding(path, f"the draft {draft.title} has a vocabulary of {draft.vocab_size:,} tokens, the "
+                                 f"target {model.title} {model.vocab_size:,}: the target cannot verify its tokens",
+                                 f"name a draft of {model.title}'s family with the same tokenizer (e.g. "
+                                 "llama-3.2-1b for llama-3.1-70b), or give draft_cost for a head"))
+    if draft.moe:
+        findings.add(doc.finding(path, f"the draft {draft.title} is a mixture of experts: its passes' expert reads "
+                                 "are not modelled", "name a dense draft model, or give draft_cost"))
+    prec = spec_.draft_precision or precision
+    return dataclasses.replace(serving, speculative=dataclasses.replace(spec_, draft=draft, draft_precision=prec))
+
+
 def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict: bool = False) -> ReportSpec:
     """Load a report spec and everything it references; raise SpecError listing every problem."""
     path = Path(path)
@@ -279,6 +302,7 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
         precision = dataclasses.replace(precision, held_bytes=held_weight_bytes(precision, model))
     workloads = _workloads(doc, findings)
     serving = _serving(doc, findings)
+    serving = _draft(doc, serving, model, precision, sub, findings)
     _check_budget(doc, workloads, findings)
     if hw is not None:
         for fmt in {precision.compute}:

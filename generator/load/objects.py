@@ -280,9 +280,19 @@ def _serving(doc: Document, findings: Findings) -> Serving | None:
                                      f"than draft_tokens + 1 = {spec['draft_tokens'] + 1}",
                                      "a tree's nodes with its root; leave it out for a chain"))
             verify = None
+        if spec.get("draft_model") is not None and spec.get("draft_cost") is not None:
+            findings.add(doc.finding(("serving", "speculative", "draft_cost"), "serving.speculative gives both "
+                                     "draft_model and draft_cost: the draft model's passes give the drafts' time",
+                                     "keep draft_model (a catalog model: its time is derived) or draft_cost (a "
+                                     "fraction of a decode step, for an MTP or EAGLE head), not both"))
+        if spec.get("draft_precision") is not None and spec.get("draft_model") is None:
+            findings.add(doc.finding(("serving", "speculative", "draft_precision"), "draft_precision without "
+                                     "draft_model", "name the draft: draft_model: llama-3.2-1b"))
         speculative = Speculative(spec["draft_tokens"], acceptance, spec.get("draft_cost", 0.05),
                                   _source(spec["source"]) if spec.get("source") else None, verify,
-                                  spec.get("accepted_length"), spec.get("acceptance") is not None)
+                                  spec.get("accepted_length"), spec.get("acceptance") is not None,
+                                  spec.get("draft_model"), None,
+                                  _precision(spec["draft_precision"]) if spec.get("draft_precision") else None)
     return Serving(counts["prompt"], counts["output"], times.get("ttft"), times.get("tpot"), block.get("users"),
                    block.get("price"), chunk, block.get("rate"), block.get("prefix_hit", 0.0), speculative,
                    block.get("prompt_spread", "none"))

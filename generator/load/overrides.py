@@ -71,6 +71,11 @@ def _apply_override(doc: Document, path: tuple[str, ...], value, text: str) -> F
     if not isinstance(value, list) and (isinstance(node.get(path[-1]), list) or _wants_list(doc.data.get("kind"), path)):
         value = [value]  # one value where the spec takes a list: a one-element list (batch=64 -> [64])
     node[path[-1]] = value
+    if path == ("serving", "speculative", "draft_model"):  # a what-if draft model replaces the written fraction
+        node.pop("draft_cost", None)
+    elif path == ("serving", "speculative", "draft_cost"):  # and a what-if fraction the written draft model
+        node.pop("draft_model", None)
+        node.pop("draft_precision", None)
     if path[-2:] in (("price", "usd_per_hour"), ("power", "board_watts")) and "source" not in node:
         node["source"] = {"title": f"--set {text}"}  # a price or power the user gives: its source is the option
     doc.overrides[path] = text

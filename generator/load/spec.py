@@ -461,6 +461,9 @@ class Speculative:
     verify_tokens: int | None = None  # tokens of each sequence one verify step runs (a tree's nodes); None: a chain
     accepted_length: float | None = None  # tau as the spec wrote it (None: not given)
     acceptance_given: bool = True  # whether the spec wrote the acceptance (False: derived from accepted_length)
+    draft_model: str | None = None  # the catalog name of a draft model (serving.speculative.draft_model); None: draft_cost
+    draft: Model | None = None  # that draft model, loaded (its k_d passes give t_d: formulas/techniques.draft_time_bound)
+    draft_precision: Precision | None = None  # the draft's precision (serving.speculative.draft_precision; None: the target's)
 
     @property
     def verified(self) -> int:

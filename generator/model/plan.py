@@ -253,9 +253,15 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
                 acc_env = make_env(hw, model, prec, accounting)
                 ctx = acc_env.at(context=s)
                 mean = _mean_context_values(acc_env, shape.prompt, shape.output)
+                spec_here = speculative
+                if speculative is not None and not isinstance(speculative[2], (int, float)):  # a draft model
+                    from genreport.model.draft import Draft
+
+                    spec_here = (speculative[0], speculative[1], Draft(speculative[2], prec, hw, accounting),
+                                 *speculative[3:])
                 for par in layouts:
                     row = _plan_one(q, acc_env, model, hw, prec, name, par, ctx, batches, latency, accounting,
-                                    estimate, rejected, shape, mean, speculative, disaggregate)
+                                    estimate, rejected, shape, mean, spec_here, disaggregate)
                     if row is not None:
                         rows.append(row)
     order = {p: i for i, p in enumerate(precisions)}
@@ -273,9 +279,20 @@ def speculate(q, lay, values, batches, t_plain, spec, serial):
     toks = at_batch(values, lay, batches * n, busiest=serial)  # the experts the n B tokens touch
     v = dict(toks, B=np.asarray(batches, dtype=float), k_d=np.float64(k), n_v=np.float64(n))
     t_v = np.asarray(q["verify_time_serial" if serial else "verify_time_bound"](v), dtype=float) * np.ones_like(batches)
+    t_d = draft_time(q, cost, k, values, batches, t_plain)
     speed = np.asarray(q["speculative_speedup_layout"]({"p_a": p_acc, "k_d": float(k), "t_s": t_plain, "t_v": t_v,
-                                                       "t_d": cost * t_plain}), dtype=float) * np.ones_like(batches)
+                                                       "t_d": t_d}), dtype=float) * np.ones_like(batches)
     return speed, speed > 1.0
+
+
+def draft_time(q, cost, k, values, batches, t_plain):
+    """t_d per batch: a draft model's k passes on the replica's GPUs (``cost`` a :class:`genreport.model.draft.Draft`:
+    ``draft_time_bound`` at the layout's n_TP n_PP and context S), else ``cost`` x the plain round (draft_cost)."""
+    if hasattr(cost, "time"):
+        s = float(np.ravel(np.asarray(values["S"], dtype=float))[0])
+        return cost.time(q, k, np.asarray(batches, dtype=float), s, float(np.ravel(values["n_TP"])[0]),
+                         float(np.ravel(values["n_PP"])[0]))
+    return cost * t_plain
 
 
 def _pools(q, par, b, batches, ok, t_use, ttft, tpot, shape, latency, t_kv_link, c_tok):
@@ -324,6 +341,10 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         return None
     cv = dict(base, S=np.float64(ctx["S"]), c=np.float64(np.ravel(ctx["c"])[0]), d_h=np.float64(np.ravel(ctx["d_h"])[0]))
     cap = float(q["capacity_batch_replica"](cv))
+    draft = speculative[2] if speculative is not None and hasattr(speculative[2], "memory") else None
+    if draft is not None:  # the draft's weights and KV cache share the replica's memory (capacity_batch_draft)
+        m_d, c_d = draft.memory(q, float(cv["S"]), par.tp, float(np.ravel(cv["n_PP"])[0]))
+        cap = float(q["capacity_batch_draft"](dict(cv, M_d=np.float64(m_d), c_d=np.float64(c_d))))
     if not cap >= 1:
         rejected["no sequence of the context fits"] += 1
         return None
@@ -386,6 +407,8 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     per_gpu = b * per_user / par.replica_gpus
     held = dict(cv, B=np.float64(b))
     headroom = usable - float(q["memory_per_gpu"](held))
+    if draft is not None:  # the draft's weights and its cache of the b sequences
+        headroom -= m_d + b * float(cv["S"]) * c_d
     price = hw.price_per_hour
     users = shape.users or 0
     replicas = -(-users // (b * par.dp)) if users else 0

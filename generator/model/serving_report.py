@@ -52,6 +52,10 @@ def report(r) -> dict | None:
     node = hw.node.gpus_per_node if hw.node is not None else None
     one = request(model, hw, prec, par, 1, sv.prompt, sv.output, acc, env)
     cap = int(min(one.capacity_batch, 65536))
+    if sv.speculative is not None and sv.speculative.draft is not None:  # the draft's weights and cache share it
+        from genreport.model.draft import replica_capacity
+
+        cap = int(min(cap, max(replica_capacity(spec, float(sv.prompt + sv.output - 1))[1], 0.0)))
     rows = [_row(one, price, power, "one request alone", node)]
     users_batch = None
     if sv.users:

@@ -16,7 +16,9 @@ the one number ``engine.max_batched_tokens`` also states (it sizes the activatio
 (vLLM V1's chunked prefill on the OpenAI server, docs.vllm.ai config/scheduler; V0's chunked prefill took 512, vLLM
 pull request 4580), a spec writes it in either place, not two different numbers, ``prefix_hit`` 0, ``rate`` none (the chapter then
 gives the highest rate the TPOT target allows), ``speculative`` none (``draft_cost`` 0.05 of a decode step where
-the spec names no cost: an MTP head of one layer over a 61-layer model, DeepSeek-V3 section 5.4.3, reads about 4%),
+the spec names no cost: an MTP head of one layer over a 61-layer model, DeepSeek-V3 section 5.4.3, reads about 4%;
+``draft_model`` instead derives the drafts' time from a catalog model's k_d passes, generator/model/draft.py, and its
+weights and cache shrink the replica's capacity),
 ``prompt_spread`` none (every prompt ``prompt`` tokens; ``sharegpt``: the chat trace's ten lengths around it, which
 the tails of :func:`rate_curves` take: :data:`PROMPT_SPREADS`).
 """
@@ -123,9 +125,10 @@ def _layout_round(r, batch: float, context: float, sp) -> dict:
     E t / (t_v + draft_cost t); the first batch up to what a replica holds (4,096 at most) where it falls to 1."""
     from genreport.formulas.compiled import load
     from genreport.load.spec import Parallelism
+    from genreport.model.draft import of_spec
     from genreport.model.env import make_env
     from genreport.model.layout import at_batch, choose_links, layout_values
-    from genreport.model.plan import _read_c, speculate
+    from genreport.model.plan import _read_c, draft_time, speculate
 
     spec = r.spec
     hw, model, prec, acc = spec.hardware, spec.model, spec.precision, spec.accounting
@@ -135,15 +138,29 @@ def _layout_round(r, batch: float, context: float, sp) -> dict:
     links, _ = choose_links(hw, par)
     base = layout_values(env.values, model, par, links, prec, acc, env.pc, kernels=hw.kernels)
     lay = env.with_layout(par)
-    k = (sp.draft_tokens, sp.acceptance, sp.draft_cost, getattr(sp, "verified", sp.draft_tokens + 1))
+    draft = of_spec(spec)
+    k = (sp.draft_tokens, sp.acceptance, draft if draft is not None else sp.draft_cost,
+         getattr(sp, "verified", sp.draft_tokens + 1))
+    out = {}
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         g = env.at(context=float(context))
         cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(g["c"])[0]), d_h=np.float64(np.ravel(g["d_h"])[0]))
         cap = float(q["capacity_batch_replica"](cv))
+        if draft is not None:  # the draft's weights and KV cache take the target's room (capacity_batch_draft)
+            n_pp = float(np.ravel(cv["n_PP"])[0])
+            m_d, c_d = draft.memory(q, float(context), par.tp, n_pp)
+            cap_d = float(q["capacity_batch_draft"](dict(cv, M_d=np.float64(m_d), c_d=np.float64(c_d))))
+            f_d, q_d = draft.ledgers(q, np.asarray([float(batch)]), float(context))
+            out.update({"draft_model": draft.model.title, "draft_weights_gpu": m_d, "draft_kv_token_gpu": c_d,
+                        "capacity_plain": cap, "capacity_with_draft": cap_d, "draft_flops_pass": float(f_d[0]),
+                        "draft_bytes_pass": float(q_d[0]), "draft_gpus": par.tp * n_pp, "draft_P": draft.env.values["P"],
+                        "draft_W": draft.env.values["W"]})
+            cap = cap_d
         read = dict(cv, c=_read_c(env, cv["S"]))
         one = np.asarray([float(batch)])
         plain = float(q["decode_time_bound"](at_batch(read, lay, float(batch), busiest=False)))
         speed = float(speculate(q, lay, read, one, np.asarray([plain]), k, False)[0][0])
+        t_d = float(np.ravel(draft_time(q, k[2], k[0], read, one, np.asarray([plain])))[0])
         values = dict(at_batch(read, lay, float(batch) * k[3], busiest=False), B=np.float64(batch),
                       k_d=np.float64(k[0]), n_v=np.float64(k[3]))
         verify = float(q["verify_time_bound"](values))
@@ -152,7 +169,7 @@ def _layout_round(r, batch: float, context: float, sp) -> dict:
         t = np.asarray(q["decode_time_bound"](at_batch(read, lay, batches, busiest=False)), dtype=float) * np.ones(n)
         sig, on = speculate(q, lay, read, batches, t, k, False)
     off = np.flatnonzero(~on)
-    return {"speedup": speed, "plain": plain, "verify": verify, "scanned": n,
+    return {"speedup": speed, "plain": plain, "verify": verify, "scanned": n, "draft": t_d, **out,
             "breakeven": int(batches[off[0]]) if off.size else None, "speedup_far": float(sig[-1])}
 
 
@@ -190,20 +207,37 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
             ends = (f"does not end up to the {lay['scanned']:,} sequences a replica holds: past batch {verify_x:,.0f} "
                     f"the speed-up falls towards {far:.2f}x" if verify_x is not None else
                     f"does not end up to the {lay['scanned']:,} sequences a replica holds")
+        t_d = lay["draft"]
+        drafts = (f"drafts {sp.draft_cost:.0%} of a step" if sp.draft is None else
+                  f"drafted by {sp.draft.title} ({sp.draft_tokens} passes, at least {t_d * 1e3:.3g} ms: "
+                  f"{t_d / lay['plain']:.0%} of a step)")
+        if sp.draft is not None:
+            ends += (f"; the draft's weights and KV cache leave room for {lay['capacity_with_draft']:,.0f} sequences "
+                     f"of {int(mean):,} tokens per replica, {lay['capacity_plain']:,.0f} without it")
         rows.append({"technique": "speculative decoding",
                      "setting": f"{sp.draft_tokens} draft token{'s' if sp.draft_tokens > 1 else ''}, accepted "
-                                f"{sp.acceptance:.0%} each, drafts {sp.draft_cost:.0%} of a step"
+                                f"{sp.acceptance:.0%} each, {drafts}"
                                 + (f", a tree of {sp.verified} tokens verified" if sp.verify_tokens is not None else ""),
                      "ttft": (ttft, ttft), "tpot": (tpot, tpot / speed), "per_gpu": (per_gpu, per_gpu * speed),
                      "usd": (usd, usd / speed if usd is not None else None), "gain": speed, "ends": ends,
                      "note": f"{tokens:.2f} tokens per verify step"})
         blocks["tech_speculative"] = _block(r, "tech_speculative", "speculative_speedup_layout",
                                             {"p_a": sp.acceptance, "k_d": float(sp.draft_tokens), "t_s": lay["plain"],
-                                             "t_v": lay["verify"], "t_d": sp.draft_cost * lay["plain"]},
+                                             "t_v": lay["verify"], "t_d": t_d},
                                             {"batch": int(batch), "context": int(mean)})
         numbers.update({"expected_tokens": tokens, "speedup": speed, "breakeven_batch": breakeven,
                         "verify_crossover_batch": verify_x, "verify_round": lay["verify"],
-                        "plain_round": lay["plain"], "draft_time": sp.draft_cost * lay["plain"]})
+                        "plain_round": lay["plain"], "draft_time": t_d})
+        if sp.draft is not None:
+            blocks["tech_draft"] = _block(r, "tech_draft", "draft_time_bound",
+                                          {"k_d": float(sp.draft_tokens), "F_d": lay["draft_flops_pass"],
+                                           "Q_d": lay["draft_bytes_pass"], "P": lay["draft_P"], "W": lay["draft_W"],
+                                           "n_TP": float(r.spec.parallelism.tp if r.spec.parallelism else 1),
+                                           "n_PP": lay["draft_gpus"] / (r.spec.parallelism.tp if r.spec.parallelism else 1)},
+                                          {"batch": int(batch), "context": int(mean)})
+            numbers.update({k: lay[k] for k in ("draft_model", "draft_weights_gpu", "draft_kv_token_gpu",
+                                                "capacity_plain", "capacity_with_draft", "draft_flops_pass",
+                                                "draft_bytes_pass")})
 
     # chunked prefill: one chunk rides along each decode step while a prompt is prefilled
     t_mix = _eval(r, "chunked_step_time", env)

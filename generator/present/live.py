@@ -56,7 +56,7 @@ LIVE_PATHS = (
 )
 
 
-def inputs(spec) -> dict:
+def inputs(spec, draft_share: float | None = None) -> dict:
     """What the browser's evaluation reads of a loaded spec (the fields of ``make_env`` and the workloads)."""
     hw, m, w, p = spec.hardware, spec.model, spec.workloads, spec.precision
     model = {k: v for k, v in asdict(m).items()
@@ -101,15 +101,22 @@ def inputs(spec) -> dict:
         "gemms": [] if default else [list(g) for g in spec.gemms],
         "accounting": spec.accounting,
         "parallelism": None if spec.parallelism is None else dict(asdict(spec.parallelism)),
-        "serving": _serving(spec.serving),
+        "serving": _serving(spec.serving, draft_share),
     }
 
 
-def _serving(sv) -> dict | None:
-    """The serving block as the page's serving chapter reads it (techniques.js; None without one)."""
+def _serving(sv, draft_share: float | None = None) -> dict | None:
+    """The serving block as the page's serving chapter reads it (techniques.js; None without one).  A draft model's
+    time goes to the page as ``draft_share``, its share of the plain round at the built point (draft_cost = t_d / t_s
+    there, results' serving.techniques.numbers): the page does not re-run the draft's passes, so a what-if there
+    scales the drafts with the plain round."""
     if sv is None:
         return None
     sp = sv.speculative
+    if sp is not None and sp.draft is not None and draft_share is not None:
+        import dataclasses
+
+        sp = dataclasses.replace(sp, draft_cost=draft_share)
     return {"prompt": sv.prompt, "output": sv.output, "ttft": sv.ttft, "tpot": sv.tpot, "users": sv.users,
             "price": sv.price, "chunk": sv.chunk, "rate": sv.rate, "prefix_hit": sv.prefix_hit,
             "speculative": None if sp is None else {"draft_tokens": sp.draft_tokens, "acceptance": sp.acceptance,
@@ -138,10 +145,19 @@ def _budget(spec, explicit: list) -> dict:
             "measured": len(spec.workloads.measured)}
 
 
-def page_data(spec, figs: dict | None = None) -> dict:
+def _draft_share(r) -> float | None:
+    """t_d / t_s of a spec's draft model as the serving chapter evaluated it (None without a draft model)."""
+    sp = r.spec.serving.speculative if r.spec.serving is not None else None
+    nums = ((r.serving or {}).get("techniques") or {}).get("numbers") or {}
+    if sp is None or sp.draft is None or not nums.get("plain_round"):
+        return None
+    return float(nums["draft_time"] / nums["plain_round"])
+
+
+def page_data(spec, figs: dict | None = None, draft_share: float | None = None) -> dict:
     """The data of the live what-if: the spec's inputs, how they were written, and the constants (``figs``:
     what figure 6 draws that the page does not recompute: other GPUs' roofs, measurements)."""
-    own = inputs(spec)
+    own = inputs(spec, draft_share)
     return {
         "figs": figs or {},
         "inputs": own, "tables": compact_tables(), "precision_spec": spec.precision_spec,
@@ -377,7 +393,7 @@ def page_scripts(r):
     code = scripts(many=r.spec.parallelism is not None)
     if "</script" in code.lower():
         raise ValueError("a live script contains '</script'")
-    return Markup(f'{LIVE_MARK}\n<script type="application/json" id="genreport-live">{data_json(page_data(r.spec, figs))}'
+    return Markup(f'{LIVE_MARK}\n<script type="application/json" id="genreport-live">{data_json(page_data(r.spec, figs, _draft_share(r)))}'
                   f'</script>\n<script>\n{code}</script>')
 
 

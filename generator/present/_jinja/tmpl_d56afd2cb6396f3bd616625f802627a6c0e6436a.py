@@ -426,6 +426,13 @@ def root(context, missing=missing):
                 yield '</span> tokens\n(Leviathan et al.). At the layout the verify round carries k<sub>d</sub> + 1 tokens of each sequence through the weights and\nthe collectives and reads each cache once (t<sub>v</sub>, <code>verify_time_bound</code>), against the plain round t<sub>s</sub>\n(<code>decode_time_bound</code>) and the drafts t<sub>d</sub>:</p>\n<div data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative'), False))
                 yield '</div>'
+            if t_7(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_draft')):
+                pass
+                yield '<p>The drafts: '
+                yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'draft_model'))
+                yield " proposes the k<sub>d</sub> tokens one\nafter another, each pass at least its own roofline step over the replica's GPUs (its FLOPs F<sub>d</sub> over their peak, its weights\nand each sequence's draft cache Q<sub>d</sub> over their bandwidth; <code>draft_time_bound</code>, a lower bound however the engine\nsplits the draft):</p>\n<div data-static>"
+                yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_draft'), False))
+                yield '</div>'
             yield "<p>Chunked prefill: a step with B decode tokens and a chunk of C<sub>p</sub> = min(s<sub>c</sub>, T<sub>in</sub> (1 − h<sub>p</sub>)) prompt tokens (the step's budget s<sub>c</sub>, or the whole uncached prompt where the budget holds it) reads the weights once:</p>\n<div data-static>"
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked'), False))
             yield '</div>\n'
@@ -624,4 +631,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=72&2=81&3=83&4=87&5=91&6=93&7=97&8=105&9=117&11=119&13=123&14=127&18=134&19=152&20=160&21=164&22=171&23=178&26=188&27=208&28=222&29=237&30=243&31=252&32=272&33=295&34=301&35=307&36=313&37=334&38=346&40=348&43=351&46=364&49=374&50=382&51=390&52=394&55=410&57=422&58=425&62=427&64=430&65=432&68=435&69=437&70=445&71=453&72=463&73=511&74=520&75=522&76=536&77=548&78=558&79=560&82=565&84=567&85=573&86=591&87=598&88=607&92=617&93=619'
+debug_info = '1=72&2=81&3=83&4=87&5=91&6=93&7=97&8=105&9=117&11=119&13=123&14=127&18=134&19=152&20=160&21=164&22=171&23=178&26=188&27=208&28=222&29=237&30=243&31=252&32=272&33=295&34=301&35=307&36=313&37=334&38=346&40=348&43=351&46=364&49=374&50=382&51=390&52=394&55=410&57=422&58=425&62=427&63=429&67=434&69=437&70=439&73=442&74=444&75=452&76=460&77=470&78=518&79=527&80=529&81=543&82=555&83=565&84=567&87=572&89=574&90=580&91=598&92=605&93=614&97=624&98=626'

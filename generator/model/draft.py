@@ -1,0 +1,90 @@
+"""A draft model of speculative decoding (``serving.speculative.draft_model``, ``plan --speculative K,P,MODEL``):
+its ledgers on the target's GPUs, the drafts' time t_d and the memory it takes from the target's KV cache.
+
+Every number comes from formulas/techniques.py and the seeds' decode ledgers at the draft's own shapes and
+precision (``decode_flops``, ``decode_bytes``, ``weight_bytes_per_gpu``, ``kv_bytes_per_token_per_gpu`` of the draft
+model on one card): ``draft_time_bound`` turns k_d passes into t_d, ``capacity_batch_draft`` the room the draft
+leaves into the sequences a replica holds.  Scope: one replica (the draft is split over its n_TP n_PP GPUs as the
+engines split it: formulas/techniques.draft_time_bound)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class Draft:
+    """A draft model on the target's hardware at ``precision`` (the target's where the spec names none)."""
+
+    def __init__(self, model, precision, hardware, accounting: str):
+        from genreport.model.env import make_env
+
+        self.model, self.precision, self.hardware, self.accounting = model, precision, hardware, accounting
+        self.env = make_env(hardware, model, precision, accounting)
+
+    @property
+    def name(self) -> str:
+        return self.model.name
+
+    def _at(self, batches, context: float) -> dict:
+        g = self.env.at(context=float(context))
+        v = {k: np.float64(np.ravel(np.asarray(x, dtype=float))[0]) for k, x in g.items()}
+        v["B"] = np.asarray(batches, dtype=float)
+        return v
+
+    def ledgers(self, q, batches, context: float) -> tuple[np.ndarray, np.ndarray]:
+        """(F_d, Q_d): one draft pass's FLOPs and bytes over ``batches`` sequences at ``context`` (the seeds' decode
+        step at the draft's shapes, the whole model)."""
+        v = self._at(batches, context)
+        one = np.ones_like(v["B"])
+        return (np.asarray(q["decode_flops"](v), dtype=float) * one, np.asarray(q["decode_bytes"](v), dtype=float) * one)
+
+    def time(self, q, k: int, batches, context: float, n_tp: float, n_pp: float) -> np.ndarray:
+        """t_d: the strict lower bound of the k draft passes at each batch (``draft_time_bound``) [s]."""
+        f, b = self.ledgers(q, batches, context)
+        v = {"k_d": np.float64(k), "F_d": f, "Q_d": b, "P": self.env.values["P"], "W": self.env.values["W"],
+             "n_TP": np.float64(n_tp), "n_PP": np.float64(n_pp)}
+        return np.asarray(q["draft_time_bound"](v), dtype=float) * np.ones_like(f)
+
+    def memory(self, q, context: float, tp: int, n_pp: float) -> tuple[float, float]:
+        """(M_d, c_d): the draft's weight bytes on one GPU of a tp x pp replica and its KV bytes per token there."""
+        v = self._at(1.0, context)
+        s_kv = 1.0 if self.model.attention.kind == "mla" else float(min(tp, self.model.kv_heads))
+        dense = {"N_x": np.float64(0.0), "rho_x": np.float64(0.0), "n_EP": np.float64(1.0)}  # a dense draft (loader)
+        w = float(q["weight_bytes_per_gpu"](dict(v, **dense, n_TP=np.float64(tp), n_PP=np.float64(n_pp))))
+        c = float(q["kv_bytes_per_token_per_gpu"](dict(v, n_PP=np.float64(n_pp), s_kv=np.float64(s_kv))))
+        return w, c
+
+
+def of_spec(spec) -> Draft | None:
+    """The spec's draft model (None where serving.speculative names none)."""
+    sv = spec.serving
+    sp_ = sv.speculative if sv is not None else None
+    if sp_ is None or sp_.draft is None:
+        return None
+    return Draft(sp_.draft, sp_.draft_precision or spec.precision, spec.hardware, spec.accounting)
+
+
+def replica_capacity(spec, context: float) -> tuple[float, float, float, float]:
+    """(capacity without the draft, with it, M_d, c_d): sequences of ``context`` one replica of the spec's layout
+    holds (``capacity_batch_replica``, ``capacity_batch_draft``) and the draft's bytes on each of its GPUs."""
+    from genreport.formulas.compiled import load
+    from genreport.load.spec import Parallelism
+    from genreport.model.env import make_env
+    from genreport.model.layout import choose_links, layout_values
+
+    q = load()
+    hw, model, prec, acc = spec.hardware, spec.model, spec.precision, spec.accounting
+    par = spec.parallelism or Parallelism()
+    env = make_env(hw, model, prec, acc)
+    links, _ = choose_links(hw, par)
+    base = layout_values(env.values, model, par, links, prec, acc, env.pc, kernels=hw.kernels)
+    g = env.at(context=float(context))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(g["c"])[0]),
+                  d_h=np.float64(np.ravel(g["d_h"])[0]))
+        cap = float(q["capacity_batch_replica"](cv))
+        draft = of_spec(spec)
+        if draft is None:
+            return cap, cap, 0.0, 0.0
+        m_d, c_d = draft.memory(q, float(context), par.tp, float(np.ravel(cv["n_PP"])[0]))
+        return cap, float(q["capacity_batch_draft"](dict(cv, M_d=np.float64(m_d), c_d=np.float64(c_d)))), m_d, c_d
