@@ -91,8 +91,9 @@ def _variant(expr, variant: str, tidy_it: bool = True):
             return sym("N") - sym("N_e")
         return sym(text)
 
-    subs = {sym(k): value(v) for k, v in substitutions(variant).items()}
-    out = expr.subs(subs) if subs else expr
+    free = expr.free_symbols
+    subs = {s: value(v) for k, v in substitutions(variant).items() if (s := sym(k)) in free}
+    out = expr.subs(subs) if subs else expr  # a variant that touches none of its symbols: the expression itself
     return tidy(out) if tidy_it and (out.is_Mul or out.is_Pow or out.is_Add) else out
 
 
@@ -135,10 +136,18 @@ def build_entry(q) -> dict:
     args = tuple(sorted((s.name for s in free), key=str))
     fn_args = tuple(sorted((s.name for s in expr.free_symbols), key=str))
     fn = sp.lambdify([sp.Symbol(a, positive=True) for a in fn_args], expr, "numpy", cse=True)
+    printed: dict = {}  # the variants often give one expression: printed once (a pure function of it)
+
+    def latex(e, together: bool = True) -> str:
+        key = (e, together)
+        if key not in printed:
+            printed[key] = placeholder_latex(e, args, together)
+        return printed[key]
+
     return {
         "id": q.id, "args": list(args), "fn_args": list(fn_args), "fn": fn, "src": inspect.getsource(fn),
-        "latex": {v: placeholder_latex(shown[v], args, not built) for v in VARIANTS},
-        "steps": {v: [[lab, lhs, placeholder_latex(e, args)] for lab, lhs, e in shown_steps[v]] for v in VARIANTS},
+        "latex": {v: latex(shown[v], not built) for v in VARIANTS},
+        "steps": {v: [[lab, lhs, latex(e)] for lab, lhs, e in shown_steps[v]] for v in VARIANTS},
         "symbol": q.symbol, "unit": q.unit, "params": list(q.params), "title": q.title,
         "source": q.source, "integer": q.integer,
     }

@@ -181,9 +181,10 @@ def header_digests(text: str) -> tuple[str, str] | None:
     return (m.group(1), m.group(2)) if m else None
 
 
-def write(check: bool = False, path: Path = PATH) -> int:
-    """Write ``path`` (or, with ``check``, report whether it is current); 0 when done or current, 1 when stale."""
-    text = module_text()
+def write(check: bool = False, path: Path = PATH, text: str | None = None) -> int:
+    """Write ``path`` (or, with ``check``, report whether it is current); 0 when done or current, 1 when stale.
+    ``text``: the module's text where the caller made it already (``generate`` makes it beside the NumPy module)."""
+    text = module_text() if text is None else text
     if check:
         current = path.read_text() if path.is_file() else ""
         if current != text:
