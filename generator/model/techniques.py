@@ -77,7 +77,26 @@ def _inputs(r, batch: float, context: float) -> dict:
     env.update({**request_inputs(sv), "n_S": 1.0,
                 "p_a": spec_.acceptance if spec_ else 0.5, "k_d": float(spec_.draft_tokens) if spec_ else 1.0,
                 "n_v": float(spec_.verified) if spec_ else 2.0})
+    env["M_d"], env["c_d"] = draft_memory(r.spec, context)
     return env
+
+
+def draft_memory(spec, context: float) -> tuple[float, float]:
+    """(M_d, c_d): a draft model's weight bytes and KV bytes per token on one GPU of the spec's layout
+    (generator/model/draft.Draft.memory, split at the target's tp and pp), (0, 0) without a draft: the one place the
+    serving chapter's capacities (``capacity_batch_draft``, ``goodput_rate_capacity``, ``prefix_capacity_batch``)
+    and derive take the draft's memory from."""
+    from genreport.model.draft import of_spec
+
+    draft = of_spec(spec)
+    if draft is None:
+        return 0.0, 0.0
+    from genreport.formulas.compiled import load
+    from genreport.model.layout import pipeline_split
+
+    par = spec.parallelism
+    tp, n_pp = (par.tp, float(pipeline_split(spec.model.layers, par.pp))) if par is not None else (1, 1.0)
+    return draft.memory(load(), float(context), tp, n_pp)
 
 
 def request_inputs(sv) -> dict[str, float]:

@@ -51,7 +51,9 @@ const GR_SERVING = (() => {
     const pre = Object.assign({}, base, {T: sv.prompt, d_h: M.prefillHeadDim(m, base.d_h)});
     const ttft = call("prefill_time_bound", pre), ttftSerial = call("prefill_time_serial", pre);
     const power = hw.power_watts, node = hw.node ? hw.node.gpus_per_node : null;
-    const capRaw = call("capacity_batch_replica", cv), cap = Math.trunc(Math.min(Number.isFinite(capRaw)
+    // a draft model's weights and KV bytes per token on one GPU, as built (techniques.draft_memory; 0 without one)
+    const dm = (sv.speculative && sv.speculative.draft_memory) || [0, 0], mem = {M_d: dm[0], c_d: dm[1]};
+    const capRaw = call("capacity_batch_draft", Object.assign({}, cv, mem)), cap = Math.trunc(Math.min(Number.isFinite(capRaw)
       ? Math.max(capRaw, 0) : 0, 65536));
     const cd = meanContext(env, m, sv.prompt, sv.output);
     const rv = Object.assign({}, base, {T: sv.prompt, T_o: sv.output, c: cd[0], d_h: cd[1]});
@@ -104,14 +106,14 @@ const GR_SERVING = (() => {
     const nV = sp ? (sp.verify_tokens !== null && sp.verify_tokens !== undefined ? sp.verify_tokens
       : sp.draft_tokens + 1) : 2.0;
     const inputs = (b, s) => Object.assign(lead.at(b, s), request, {n_S: 1.0, p_a: sp ? sp.acceptance : 0.5,
-      k_d: sp ? sp.draft_tokens : 1.0, n_v: nV});
+      k_d: sp ? sp.draft_tokens : 1.0, n_v: nV}, mem);
     const e = inputs(batch, last);
     const tDec = pyMax(call("decode_time_memory", e), call("decode_time_compute", e));
 
     if (sp) {  // speculative decoding through the layout, at the mean context (techniques._layout_round)
       const k = sp.draft_tokens, em = inputs(batch, mean), gm = env.at(null, mean);
       const read = Object.assign({}, base, {S: mean, c: env.at(1.0, mean).c, d_h: gm.d_h});
-      const cap2 = call("capacity_batch_replica", Object.assign({}, read, {c: gm.c}));
+      const cap2 = call("capacity_batch_draft", Object.assign({}, read, {c: gm.c}, mem));
       const speed = function (b) {
         const plain = call("decode_time_bound", at(read, b));
         const tv = call("verify_time_bound", Object.assign(at(read, b * nV), {B: b, k_d: k, n_v: nV}));
