@@ -221,3 +221,46 @@ def test_every_capacity_of_a_report_takes_the_draft(capsys):
     out = capsys.readouterr().out
     line = [x for x in out.splitlines() if x.strip().startswith("lambda_C =")][-1]
     assert float(line.split("=")[-1].split()[0]) == pytest.approx(ceiling, rel=1e-3)
+
+
+HEAD = ("serving.speculative.draft_layers=1", "serving.speculative.draft_tokens=1")
+
+
+def test_an_eagle_head_of_one_layer_by_hand():
+    """``draft_layers: 1`` (EAGLE, Li et al. ICML 2024 section 3: one decoder layer and the target's LM head;
+    DeepSeek-V3 report 2.2: an MTP module one Transformer block sharing embedding and output head) for the 70B at
+    tp 8: one Llama 3.1 70B layer holds 2 x 8,192^2 + 2 x 8,192 x 1,024 + 3 x 8,192 x 28,672 + 2 x 8,192 =
+    855,654,400 weights (and the final norm's 8,192), 213,915,648 B on each of 8 GPUs in bf16, the head's
+    128,256 x 8,192 held once by the target; its cache 2 x 8 x 128 x 2 B / 8 = 512 B a token on a GPU.  A pass at
+    batch B reads the layer, the norm and the head, 2 x (855,662,592 + 1,050,673,152) B, and B x 4,352 x 4,096 B of
+    its cache (4,096 B a token over the replica): t_d >= Q_d / (8 x 3.35 TB/s)."""
+    r = evaluated(SPEC, HEAD)
+    n = r.serving["techniques"]["numbers"]
+    layer = 2 * 8192**2 + 2 * 8192 * 1024 + 3 * 8192 * 28672 + 2 * 8192
+    assert layer == 855_654_400
+    assert n["draft_weights_gpu"] == pytest.approx((layer + 8192) * 2 / 8, rel=1e-12)
+    assert n["draft_kv_token_gpu"] == 512
+    b = r.serving["techniques"]["batch"]
+    weights = (layer + 8192 + 128256 * 8192) * 2
+    assert n["draft_bytes_pass"] == pytest.approx(weights + b * 4352 * 4096, rel=1e-9)
+    assert n["draft_time"] == pytest.approx(n["draft_bytes_pass"] / (8 * 3.35e12), rel=1e-9)
+    room = n["capacity_plain"], n["capacity_with_draft"]
+    assert room == (331, int((CAP_GPU - W_GPU - (layer + 8192) * 2 / 8) / ((C_GPU + 512) * 4352)))
+    row = next(x for x in r.serving["techniques"]["rows"] if x["technique"] == "speculative decoding")
+    assert "drafted by an EAGLE/MTP head of 1 Llama 3.1 70B layer (1 pass" in row["setting"]
+
+
+@pytest.mark.parametrize("speculative, words", [
+    ("speculative: {draft_tokens: 1, acceptance: 0.8, draft_layers: 1, draft_model: llama-3.2-1b}", "draft_model"),
+    ("speculative: {draft_tokens: 1, acceptance: 0.8, draft_layers: 1, draft_cost: 0.05}", "draft_cost"),
+])
+def test_draft_layers_excludes_a_draft_model_and_a_cost(tmp_path, speculative, words):
+    path = _spec(tmp_path, speculative)
+    with pytest.raises(SpecError) as exc:
+        load_report(path)
+    text = str(exc.value)
+    assert "draft_layers and " + words in text and "s.yaml" in text and "Traceback" not in text
+    assert any("keep draft_layers" in (f.hint or "") for f in exc.value.findings)
+    # --set draft_layers replaces a written draft model or fraction
+    spec = load_report(ROOT / "specs" / SPEC, [*DRAFT, "serving.speculative.draft_layers=2"])
+    assert spec.serving.speculative.draft_layers == 2 and spec.serving.speculative.draft.layers == 2

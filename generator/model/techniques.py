@@ -228,7 +228,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                     f"does not end up to the {lay['scanned']:,} sequences a replica holds")
         t_d = lay["draft"]
         drafts = (f"drafts {sp.draft_cost:.0%} of a step" if sp.draft is None else
-                  f"drafted by {sp.draft.title} ({sp.draft_tokens} passes, at least {t_d * 1e3:.3g} ms: "
+                  f"drafted by {sp.draft.title} ({sp.draft_tokens} pass{'es' if sp.draft_tokens > 1 else ''}, at least {t_d * 1e3:.3g} ms: "
                   f"{t_d / lay['plain']:.0%} of a step)")
         if sp.draft is not None:
             ends += (f"; the draft's weights and KV cache leave room for {lay['capacity_with_draft']:,.0f} sequences "
