@@ -167,3 +167,11 @@ def test_the_page_takes_the_drafts_memory_as_built():
               "speedup", "breakeven_batch"):
         assert same(n[k], got["numbers"][k]), k
     assert got["capacity_batch"] == 283 and n["prefix_capacity_after"] == 508
+    # the lever row says the drafts' share is the built one; a what-if of draft_tokens scales it by the passes
+    setting = next(x for x in got["levers"] if x["technique"] == "speculative decoding")["setting"]
+    assert "drafted by Llama 3.2 1B (4 passes, each its share as built: 31% of a step)" in setting
+    assert same(n["draft_time"], got["numbers"]["draft_time"])
+    inp = live.inputs(r.spec, share)
+    inp["serving"]["speculative"]["draft_tokens"] = 2  # as the page's what-if writes it
+    two = run(SCRIPTS, DRIVER, {"cases": [inp], "tables": live.tables()})[0]["numbers"]
+    assert math.isclose(two["draft_time"], share / 2 * two["plain_round"], rel_tol=1e-12)

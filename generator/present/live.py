@@ -120,7 +120,8 @@ def _serving(sv, draft_share: float | None = None, draft_memory: list[float] | N
     """The serving block as the page's serving chapter reads it (techniques.js; None without one).  A draft model's
     time goes to the page as ``draft_share``, its share of the plain round at the built point (draft_cost = t_d / t_s
     there, results' serving.techniques.numbers): the page does not re-run the draft's passes, so a what-if there
-    scales the drafts with the plain round.  Its memory goes as ``draft_memory``, [M_d, c_d] on one GPU as built
+    scales the drafts with the plain round, and one of draft_tokens with the passes (``draft_passes``, the built
+    k_d: each pass keeps its built share).  Its memory goes as ``draft_memory``, [M_d, c_d] on one GPU as built
     (the capacities take them; a what-if of the layout keeps them)."""
     if sv is None:
         return None
@@ -135,7 +136,11 @@ def _serving(sv, draft_share: float | None = None, draft_memory: list[float] | N
                                                     "draft_cost": sp.draft_cost,
                                                     "verify_tokens": sp.verify_tokens,
                                                     "accepted_length": sp.accepted_length,
-                                                    **({"draft_memory": draft_memory} if draft_memory else {})}}
+                                                    **({"draft_memory": draft_memory} if draft_memory else {}),
+                                                    # the passes the built share counts and the draft's name: a what-if
+                                                    # of draft_tokens scales the share per pass (techniques.js)
+                                                    **({"draft_passes": sp.draft_tokens, "draft_name": sp.draft.title}
+                                                       if sp.draft is not None and draft_share is not None else {})}}
 
 
 def _link(link) -> dict | None:

@@ -112,13 +112,15 @@ const GR_SERVING = (() => {
 
     if (sp) {  // speculative decoding through the layout, at the mean context (techniques._layout_round)
       const k = sp.draft_tokens, em = inputs(batch, mean), gm = env.at(null, mean);
+      // a draft model's (or head's) passes: each its share of the plain round as built (live._serving), k of them
+      const dc = sp.draft_passes ? sp.draft_cost * k / sp.draft_passes : sp.draft_cost;
       const read = Object.assign({}, base, {S: mean, c: env.at(1.0, mean).c, d_h: gm.d_h});
       const cap2 = call("capacity_batch_draft", Object.assign({}, read, {c: gm.c}, mem));
       const speed = function (b) {
         const plain = call("decode_time_bound", at(read, b));
         const tv = call("verify_time_bound", Object.assign(at(read, b * nV), {B: b, k_d: k, n_v: nV}));
         return [call("speculative_speedup_layout", {p_a: sp.acceptance, k_d: k, t_s: plain, t_v: tv,
-          t_d: sp.draft_cost * plain}), plain, tv];
+          t_d: dc * plain}), plain, tv];
       };
       const here = speed(batch), tokens = call("speculative_expected_tokens", em);
       const verifyX = M.physical("verify_crossover_batch", call("verify_crossover_batch", em), "round")[0];
@@ -135,13 +137,14 @@ const GR_SERVING = (() => {
         : "does not end up to the " + commas(scanned) + " sequences a replica holds"
           + (verifyX !== null ? ": past batch " + commas(verifyX) + " the speed-up falls towards " + F.format(far, ".2f") + "x" : "");
       levers.push({technique: "speculative decoding", setting: k + " draft token" + (k > 1 ? "s" : "") + ", accepted "
-        + pct(sp.acceptance) + " each, drafts " + pct(sp.draft_cost) + " of a step"
+        + pct(sp.acceptance) + " each, " + (sp.draft_name ? "drafted by " + sp.draft_name + " (" + k + " pass"
+          + (k > 1 ? "es" : "") + ", each its share as built: " + pct(dc) + " of a step)" : "drafts " + pct(dc) + " of a step")
         + (sp.verify_tokens !== null && sp.verify_tokens !== undefined ? ", a tree of " + sp.verify_tokens
           + " tokens verified" : ""),
         ttft: [ttft, ttft], tpot: [tp0, tp0 / s], per_gpu: [gpu0, gpu0 * s], usd: [usd0, usd0 !== null ? usd0 / s : null],
         ends: ends, note: F.format(tokens, ".2f") + " tokens per verify step"});
       Object.assign(n, {expected_tokens: tokens, speedup: s, breakeven_batch: breakeven, verify_crossover_batch: verifyX,
-        verify_round: here[2], plain_round: here[1], draft_time: sp.draft_cost * here[1]});
+        verify_round: here[2], plain_round: here[1], draft_time: dc * here[1]});
     }
 
     // chunked prefill: one chunk rides along each decode step while a prompt is prefilled
