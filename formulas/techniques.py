@@ -49,7 +49,8 @@ from .glossary import sym
 
 DRAFT = ("Leviathan, Kalman, Matias, ICML 2023, section 3 (the draft model's k_d sequential passes); seed 003's "
          "decode roofline at the draft's shapes; vLLM vllm/config/speculative.py _verify_and_get_draft_tp (the draft "
-         "at the target's tp)")
+         "at the target's tp); for a head of the target's layers (draft_layers) EAGLE, Li et al., ICML 2024, section 3 "
+         "and the DeepSeek-V3 Technical Report, section 2.2 (MTP modules sharing the output head)")
 LEVIATHAN = "Leviathan, Kalman, Matias, ICML 2023, eq. (1); DeepSeek-V3 Technical Report, section 5.4.3 (MTP)"
 SARATHI = "Agrawal et al., Sarathi-Serve, OSDI 2024, sections 3-4 (chunked prefill, stall-free batching)"
 LITTLE = "Yu et al., Orca, OSDI 2022 (continuous batching); Little 1961 (L = lambda W)"
