@@ -264,3 +264,14 @@ def test_draft_layers_excludes_a_draft_model_and_a_cost(tmp_path, speculative, w
     # --set draft_layers replaces a written draft model or fraction
     spec = load_report(ROOT / "specs" / SPEC, [*DRAFT, "serving.speculative.draft_layers=2"])
     assert spec.serving.speculative.draft_layers == 2 and spec.serving.speculative.draft.layers == 2
+
+
+def test_plan_takes_a_head_of_layers():
+    """``plan --speculative 1,0.85,layers:1``: the draft an EAGLE/MTP head of one target layer (as draft_layers)."""
+    from genreport.commands.plan import _draft, _speculative
+
+    target = evaluated(SPEC).spec.model
+    k = _draft(_speculative("1,0.85,layers:1"), target, "1,0.85,layers:1")
+    assert k[2].layers == 1 and k[2].hidden_size == target.hidden_size and k[2].name == "llama-3.1-70b-head-1"
+    with pytest.raises(SpecError, match="layers:x"):
+        _draft(_speculative("1,0.85,layers:x"), target, "1,0.85,layers:x")
