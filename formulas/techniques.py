@@ -49,7 +49,8 @@ from .glossary import sym
 
 DRAFT = ("Leviathan, Kalman, Matias, ICML 2023, section 3 (the draft model's k_d sequential passes); seed 003's "
          "decode roofline at the draft's shapes; vLLM vllm/config/speculative.py _verify_and_get_draft_tp (the draft "
-         "at the target's tp)")
+         "at the target's tp); for a head of the target's layers (draft_layers) EAGLE, Li et al., ICML 2024, section 3 "
+         "and the DeepSeek-V3 Technical Report, section 2.2 (MTP modules sharing the output head)")
 LEVIATHAN = "Leviathan, Kalman, Matias, ICML 2023, eq. (1); DeepSeek-V3 Technical Report, section 5.4.3 (MTP)"
 SARATHI = "Agrawal et al., Sarathi-Serve, OSDI 2024, sections 3-4 (chunked prefill, stall-free batching)"
 LITTLE = "Yu et al., Orca, OSDI 2022 (continuous batching); Little 1961 (L = lambda W)"
@@ -346,8 +347,13 @@ def goodput_rate_capacity():
     reaches.)  It does not depend on theta: where the step at this rate is longer
     than theta, the TPOT ceiling (:func:`goodput_rate_tpot`) is the lower of the two (t_s grows with lam), so the
     least of the ceilings is the goodput either way.  (Counting lam (T_out - 1) theta sequences, a token each theta,
-    held the caches full at a rate where the step is shorter than theta and fewer sequences run.)"""
-    sol = sp.solve(sp.Eq(lam * (T_out - 1) * steady_step_time() * mean_decode_context() * c, C - N * b), lam)
+    held the caches full at a rate where the step is shorter than theta and fewer sequences run.)
+
+    With a draft model (``serving.speculative.draft_model``) its weights M_d take the room too and every sequence
+    keeps the draft's cache c_d per token beside the target's (:func:`capacity_batch_draft`: one pool holds both
+    caches in vLLM V1): C - N b - M_d over (c + c_d); M_d = c_d = 0 without a draft."""
+    sol = sp.solve(sp.Eq(lam * (T_out - 1) * steady_step_time() * mean_decode_context() * (c + sym("c_d")),
+                         C - N * b - sym("M_d")), lam)
     return sp.simplify(sol[0])
 
 
@@ -393,8 +399,12 @@ def kv_transfer_time():
 
 def prefix_capacity_batch(S=S):
     """Sequences of context S that fit when they share a prefix of h_p T_in tokens held once [1]:
-    (C - N b - h_p T_in c) / ((S - h_p T_in) c) (PagedAttention, RadixAttention)."""
-    return (C - N * b - h_p * T_in * c) / ((S - h_p * T_in) * c)
+    (C - N b - M_d - h_p T_in (c + c_d)) / ((S - h_p T_in) (c + c_d)) (PagedAttention, RadixAttention); M_d and c_d
+    a draft model's weights and KV bytes per token on the GPU (:func:`capacity_batch_draft`; vLLM V1's prefix cache
+    hashes the blocks of every KV cache group, the drafter's included, so the draft's prefix is held once too),
+    0 without a draft."""
+    kv = c + sym("c_d")
+    return (C - N * b - sym("M_d") - h_p * T_in * kv) / ((S - h_p * T_in) * kv)
 
 
 # ----------------------------------------------------------------------------------------------- the rate figure

@@ -74,6 +74,7 @@ RANGES = {
     "k_d": (1, 16, True), "n_v": (2, 64, True), "p_a": (0.01, 0.99, False), "n_S": (1, 8, True), "lam": (1e-3, 1e3, False),
     "theta": (1e-3, 1, False), "t_s": (1e-4, 1, False), "t_v": (1e-4, 1, False), "t_d": (1e-6, 1, False),
     "t_p": (1e-4, 10, False), "W_kv": (1e9, 1e12, False),
+    "M_d": (1e6, 2e10, False), "c_d": (64, 1e5, False),  # a draft model's weights and KV per token on one GPU
 }
 NAMES = sorted(RANGES)
 

@@ -149,3 +149,29 @@ def test_the_chapter_in_chromium_follows_a_serving_what_if(tmp_path):
     rows = rows[:rows.index("</tbody>")]
     for row in r.serving["rows"]:
         assert f">{row['label']}, bound</td>" in rows and f">{fmt.time(row['serial']['tpot'])}</td>" in rows
+
+
+def test_the_page_takes_the_drafts_memory_as_built():
+    """A draft model (Llama 3.2 1B for the 70B at tp 8, half of each prompt cached): the page carries its weights and
+    cache per GPU as built (live.inputs: serving.speculative.draft_memory) and its capacities are Python's, the batch
+    limit, the KV ceiling of the goodput and the prefix cache's (tests/test_speculative_draft.py counts them by hand)."""
+    sets = ["serving.speculative.draft_model=llama-3.2-1b", "serving.speculative.draft_tokens=4",
+            "serving.prefix_hit=0.5", "serving.chunk=512"]
+    r = evaluated(SERVING[0], sets)
+    share = live._draft_share(r)
+    got = run(SCRIPTS, DRIVER, {"cases": [live.inputs(r.spec, share)], "tables": live.tables()})[0]
+    n = r.serving["techniques"]["numbers"]
+    for k in ("capacity_batch", "tpot_batch", "users_batch"):
+        assert got[k] == r.serving[k], k
+    for k in ("goodput_rate_capacity", "goodput_rate", "prefix_capacity_before", "prefix_capacity_after",
+              "speedup", "breakeven_batch"):
+        assert same(n[k], got["numbers"][k]), k
+    assert got["capacity_batch"] == 283 and n["prefix_capacity_after"] == 508
+    # the lever row says the drafts' share is the built one; a what-if of draft_tokens scales it by the passes
+    setting = next(x for x in got["levers"] if x["technique"] == "speculative decoding")["setting"]
+    assert "drafted by Llama 3.2 1B (4 passes, each its share as built: 31% of a step)" in setting
+    assert same(n["draft_time"], got["numbers"]["draft_time"])
+    inp = live.inputs(r.spec, share)
+    inp["serving"]["speculative"]["draft_tokens"] = 2  # as the page's what-if writes it
+    two = run(SCRIPTS, DRIVER, {"cases": [inp], "tables": live.tables()})[0]["numbers"]
+    assert math.isclose(two["draft_time"], share / 2 * two["plain_round"], rel_tol=1e-12)

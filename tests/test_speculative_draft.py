@@ -165,3 +165,113 @@ def test_plan_fits_the_draft_beside_the_target():
         assert b[key].spec_speedup < a[key].spec_speedup
     freed = a[2, 1].headroom_bytes - b[2, 1].headroom_bytes
     assert freed == pytest.approx(1.2358e9 / 2 + 64 * 4608 * 16384 / 2, rel=1e-6)
+
+
+# Every capacity one report states with a draft, by hand: Llama 3.1 70B in bf16 at tp 8 on H100 SXM with Llama 3.2 1B
+# drafting 4 tokens, half of each prompt cached and a 512-token step budget (4k prompts, 512 outputs).  Per GPU of the
+# replica: C = 0.9 x 80 GiB less one engine step's activations (8,192 x 2 B x (2 x 8,192 + 3 x 28,672 / 8) +
+# 256 x 128,256 x 4 B = 575,930,368 B; tests/test_techniques_report.py) = 76,733,480,960 B; the target's weights
+# 70.6e9 x 2 B / 8 = 17.65 GB and KV 80 x 2 x 8 x 128 x 2 B / 8 = 40,960 B a token; the draft's weights
+# 1.2358e9 x 2 B / 8 = 308.95 MB and KV 32,768 B / 8 = 4,096 B a token (the catalog's config.json numbers above).
+CAP_GPU = 0.9 * 80 * 2**30 - (8192 * 2 * (2 * 8192 + 3 * 28672 / 8) + 256 * 128256 * 4)
+W_GPU, C_GPU, M_D, C_D = 70.6e9 * 2 / 8, 40960, 1.2358e9 * 2 / 8, 4096
+ROOM, KV = CAP_GPU - W_GPU - M_D, C_GPU + C_D  # 58,774,530,960 B beside both models' weights; 45,056 B a token
+CAPACITY = ("serving.speculative.draft_model=llama-3.2-1b", "serving.speculative.draft_tokens=4",
+            "serving.prefix_hit=0.5", "serving.chunk=512")
+
+
+def test_every_capacity_of_a_report_takes_the_draft(capsys):
+    """One number, one place: the serving chapter's batch limit, the lever row's fit, the KV-capacity ceiling of the
+    goodput, the prefix-cache capacities, the rate figure's capacity, the memory ledger (figure 5) and ``derive``
+    all take the draft's weights and cache.  Hand counts (the room 58,774,530,960 B, 45,056 B a token):
+    - the chapter's batch limit at the last context 4,607: floor(room / (45,056 x 4,607)) = 283 (331 -> 299 at the
+      mean context 4,352: room / (45,056 x 4,352) = 299.7);
+    - the KV ceiling: room W / (511 x 4,352 x 45,056 x 17.65e9 + room Q_r), Q_r = 511 x 4,352 x 40,960 +
+      2,048 x 40,960 x (1 + (6,144 - 512) / 1,024) (request_bytes: the draft's cache takes room, the target's
+      reads time) = 27.52 requests/s per replica (28.19 without the draft);
+    - the prefix cache, 2,048 tokens held once: floor((room - 2,048 x 45,056) / (2,559 x 45,056)) = 508 (before:
+      floor(room / (4,607 x 45,056)) = 283), the rate figure's at 4,608 tokens (room - 2,048 x 45,056) /
+      (2,560 x 45,056) = 508.76."""
+    r = evaluated(SPEC, CAPACITY)
+    assert r.envs[r.lead].values["C"] == pytest.approx(CAP_GPU, rel=1e-12)
+    n = r.serving["techniques"]["numbers"]
+    assert n["draft_weights_gpu"] == pytest.approx(M_D) and n["draft_kv_token_gpu"] == C_D
+    assert r.serving["capacity_batch"] == int(ROOM / (KV * 4607)) == 283
+    assert n["capacity_with_draft"] == int(ROOM / (KV * 4352)) == 299
+    assert n["capacity_plain"] == int((CAP_GPU - W_GPU) / (C_GPU * 4352)) == 331
+    q_r = 511 * 4352 * C_GPU + 2048 * C_GPU * (1 + (4096 * 1.5 - 512) / 1024)
+    ceiling = ROOM * 3.35e12 / (511 * 4352 * KV * W_GPU + ROOM * q_r)
+    assert n["goodput_rate_capacity"] == pytest.approx(ceiling, rel=1e-9) and ceiling == pytest.approx(27.52, abs=0.01)
+    plain = (CAP_GPU - W_GPU) * 3.35e12 / (511 * 4352 * C_GPU * W_GPU + (CAP_GPU - W_GPU) * q_r)
+    assert plain == pytest.approx(28.19, abs=0.01)  # the ceiling the chapter stated before the draft took its room
+    assert n["prefix_capacity_after"] == int((ROOM - 2048 * KV) / (2559 * KV)) == 508
+    assert n["prefix_capacity_before"] == int(ROOM / (4607 * KV)) == 283
+    rates = r.serving["techniques"]["rates"]
+    assert rates["capacity_batch"] == pytest.approx((ROOM - 2048 * KV) / (2560 * KV), rel=1e-12)
+    from genreport.present.figures.fig5_memory_ledger import _ledger
+
+    name, parts = _ledger(r)[-1]
+    assert [p[0] for p in parts] == ["bf16 weights", "draft Llama 3.2 1B", "KV cache"]
+    assert [p[1] for p in parts] == pytest.approx([W_GPU, M_D, ROOM], rel=1e-12)
+    from genreport.commands.cli import main
+
+    spec = str(ROOT / "specs" / SPEC)
+    sets = [x for o in CAPACITY for x in ("--set", o)]
+    assert main(["derive", "goodput_rate_capacity", "--spec", spec, *sets]) == 0
+    out = capsys.readouterr().out
+    line = [x for x in out.splitlines() if x.strip().startswith("lambda_C =")][-1]
+    assert float(line.split("=")[-1].split()[0]) == pytest.approx(ceiling, rel=1e-3)
+
+
+HEAD = ("serving.speculative.draft_layers=1", "serving.speculative.draft_tokens=1")
+
+
+def test_an_eagle_head_of_one_layer_by_hand():
+    """``draft_layers: 1`` (EAGLE, Li et al. ICML 2024 section 3: one decoder layer and the target's LM head;
+    DeepSeek-V3 report 2.2: an MTP module one Transformer block sharing embedding and output head) for the 70B at
+    tp 8: one Llama 3.1 70B layer holds 2 x 8,192^2 + 2 x 8,192 x 1,024 + 3 x 8,192 x 28,672 + 2 x 8,192 =
+    855,654,400 weights (and the final norm's 8,192), 213,915,648 B on each of 8 GPUs in bf16, the head's
+    128,256 x 8,192 held once by the target; its cache 2 x 8 x 128 x 2 B / 8 = 512 B a token on a GPU.  A pass at
+    batch B reads the layer, the norm and the head, 2 x (855,662,592 + 1,050,673,152) B, and B x 4,352 x 4,096 B of
+    its cache (4,096 B a token over the replica): t_d >= Q_d / (8 x 3.35 TB/s)."""
+    r = evaluated(SPEC, HEAD)
+    n = r.serving["techniques"]["numbers"]
+    layer = 2 * 8192**2 + 2 * 8192 * 1024 + 3 * 8192 * 28672 + 2 * 8192
+    assert layer == 855_654_400
+    assert n["draft_weights_gpu"] == pytest.approx((layer + 8192) * 2 / 8, rel=1e-12)
+    assert n["draft_kv_token_gpu"] == 512
+    b = r.serving["techniques"]["batch"]
+    weights = (layer + 8192 + 128256 * 8192) * 2
+    assert n["draft_bytes_pass"] == pytest.approx(weights + b * 4352 * 4096, rel=1e-9)
+    assert n["draft_time"] == pytest.approx(n["draft_bytes_pass"] / (8 * 3.35e12), rel=1e-9)
+    room = n["capacity_plain"], n["capacity_with_draft"]
+    assert room == (331, int((CAP_GPU - W_GPU - (layer + 8192) * 2 / 8) / ((C_GPU + 512) * 4352)))
+    row = next(x for x in r.serving["techniques"]["rows"] if x["technique"] == "speculative decoding")
+    assert "drafted by an EAGLE/MTP head of 1 Llama 3.1 70B layer (1 pass" in row["setting"]
+
+
+@pytest.mark.parametrize("speculative, words", [
+    ("speculative: {draft_tokens: 1, acceptance: 0.8, draft_layers: 1, draft_model: llama-3.2-1b}", "draft_model"),
+    ("speculative: {draft_tokens: 1, acceptance: 0.8, draft_layers: 1, draft_cost: 0.05}", "draft_cost"),
+])
+def test_draft_layers_excludes_a_draft_model_and_a_cost(tmp_path, speculative, words):
+    path = _spec(tmp_path, speculative)
+    with pytest.raises(SpecError) as exc:
+        load_report(path)
+    text = str(exc.value)
+    assert "draft_layers and " + words in text and "s.yaml" in text and "Traceback" not in text
+    assert any("keep draft_layers" in (f.hint or "") for f in exc.value.findings)
+    # --set draft_layers replaces a written draft model or fraction
+    spec = load_report(ROOT / "specs" / SPEC, [*DRAFT, "serving.speculative.draft_layers=2"])
+    assert spec.serving.speculative.draft_layers == 2 and spec.serving.speculative.draft.layers == 2
+
+
+def test_plan_takes_a_head_of_layers():
+    """``plan --speculative 1,0.85,layers:1``: the draft an EAGLE/MTP head of one target layer (as draft_layers)."""
+    from genreport.commands.plan import _draft, _speculative
+
+    target = evaluated(SPEC).spec.model
+    k = _draft(_speculative("1,0.85,layers:1"), target, "1,0.85,layers:1")
+    assert k[2].layers == 1 and k[2].hidden_size == target.hidden_size and k[2].name == "llama-3.1-70b-head-1"
+    with pytest.raises(SpecError, match="layers:x"):
+        _draft(_speculative("1,0.85,layers:x"), target, "1,0.85,layers:x")

@@ -185,9 +185,9 @@ def test_disaggregated_pools_balance():
 
 def test_shared_prefixes_fit_more_sequences():
     """No hit rate: the seeds' capacity batch (C - N b) / (S c); a shared half of the prompt held once: more."""
-    plain = at(t.prefix_capacity_batch(), S=8192, h_p=0.0, T_in=4096)
+    plain = at(t.prefix_capacity_batch(), S=8192, h_p=0.0, T_in=4096, M_d=0, c_d=0)  # no draft model
     assert math.floor(plain) == 65  # seed 003's 65 sequences at 8k
-    assert at(t.prefix_capacity_batch(), S=8192, h_p=0.5, T_in=4096) > 1.3 * plain
+    assert at(t.prefix_capacity_batch(), S=8192, h_p=0.5, T_in=4096, M_d=0, c_d=0) > 1.3 * plain
 
 
 def test_the_prompts_of_one_stall_follow_the_generalized_poisson_law():

@@ -572,7 +572,7 @@ def test_the_caches_ceiling_is_an_upper_bound():
     step t_s is a lower bound, so a real engine runs at least as many sequences); here the compute ceiling, 16.9/s,
     binds first."""
     env = {**MISTRAL_7B, **A100}
-    v = {"T_in": 1024, "T_out": 256, "h_p": 0.0, "s_c": 512, "C_p": 512, "theta": 0.100}
+    v = {"T_in": 1024, "T_out": 256, "h_p": 0.0, "s_c": 512, "C_p": 512, "theta": 0.100, "M_d": 0.0, "c_d": 0.0}
     room = env["C"] - env["N"] * env["b"]
     stream = env["N"] * env["b"]
     # Q_r by hand (request_bytes): 255 decode tokens at the mean context 1024 + 128, a 1k prompt written and each of
@@ -620,3 +620,43 @@ def test_deepseek_v3_mtp_through_the_layout_says_at_which_batches_1_8x_is_possib
         assert bound[b] == pytest.approx(1.85, rel=1e-3) and measured < bound[b]
         assert estimate[b] == pytest.approx(measured, rel=0.02)
     assert bound[210] < measured < bound[128]  # past the compute crossover the gain fades
+
+
+def test_deepseek_v3_mtp_with_the_head_derived_from_its_layer():
+    """The same measurement (DeepSeek-V3 technical report, arXiv:2412.19437, section 5.4.3: one MTP module, the second
+    token accepted 85-90%, 1.8x TPS) with t_d derived rather than typed: ``serving.speculative.draft_layers: 1`` makes
+    the draft one decoder layer shaped as the target's plus its shared output head (section 2.2: each MTP module one
+    Transformer block sharing the embedding and output head; its block an MoE layer as the model's).  At batch 1 and
+    4k context in fp8 the head's pass reads its layer's attention, shared expert and the 8 routed experts its token
+    picks, 0.585 B, and the head's 129,280 x 7,168 = 0.927 B (1.512 B weights, 1 B each) against the target's
+    37.6 B a token: t_d / t = 0.0405 (the typed 1.613 / 37 was 0.0436), so E / (1 + t_d / t) = 1.778 (p 0.85) to
+    1.826 (p 0.90): the measured 1.8x lies inside, within 1.5% of either end; it never beats E = 1.85-1.90, the bound."""
+    import numpy as np
+    from genreport.formulas.compiled import load
+    from genreport.model.draft import Draft, of_spec
+
+    r = evaluated("deepseek-v3-h200-ep8.yaml", ("serving.speculative.draft_layers=1",
+                                                  "serving.speculative.draft_tokens=1"))
+    q, head = load(), of_spec(r.spec)
+    one = Draft(head.model, head.precision, head.hardware, head.accounting, head=True)  # the ratio on one GPU, ep 1
+    target = Draft(r.spec.model, r.spec.precision, r.spec.hardware, r.spec.accounting)
+    f_d, q_d = one.ledgers(q, np.asarray([1.0]), 4096.0)
+    f_t, q_t = target.ledgers(q, np.asarray([1.0]), 4096.0)
+    assert float(one.env.values["N"]) == pytest.approx(12.434e9, rel=1e-3)  # the layer 11.5 B + the head 0.93 B
+    assert q_d[0] == pytest.approx(1.512e9 + 4096 * 576, rel=1e-3)  # one MLA layer's 576 B a token in fp8
+    w, p = one.env.values["W"], one.env.values["P"]
+    t_d = float(one.time(q, 1, np.asarray([1.0]), 4096.0, 1.0, 1.0)[0])
+    t = max(f_t[0] / p, q_t[0] / w)
+    assert t_d == pytest.approx(q_d[0] / w) and t == pytest.approx(q_t[0] / w)  # both memory-bound
+    assert t_d / t == pytest.approx(0.0405, abs=5e-4)
+    measured, est = 1.8, []
+    for accept in (0.85, 0.90):
+        tokens = 1 + accept
+        assert measured < tokens  # the bound: E tokens a verify step, never beaten
+        est.append(tokens / (1 + t_d / t))
+    assert est[0] < measured < est[1]
+    assert est[0] == pytest.approx(1.778, abs=2e-3) and est[1] == pytest.approx(1.826, abs=2e-3)
+    # the serving chapter at its own batch and layout (ep 8) with the derived head: under E as well
+    n = r.serving["techniques"]["numbers"]
+    assert n["draft_model"] == "an EAGLE/MTP head of 1 DeepSeek-V3 (671B) layer"
+    assert 1.0 < n["speedup"] < 1 + 0.85

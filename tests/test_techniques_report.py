@@ -238,7 +238,7 @@ def test_the_steady_state_and_chunks_are_one_gpus_slice_of_the_layout(name, ceil
     known = {**env.card, "n_TP": cut.tp, "n_PP": cut.split, "n_EP": cut.ep, "s_kv": cut.s_kv, "rho_x": cut.rho,
              "N_x": env.n_routed(), "T_in": sv.prompt, "T_out": sv.output, "h_p": sv.prefix_hit, "s_c": sv.chunk,
              "C_p": min(sv.chunk, sv.prompt * (1 - sv.prefix_hit)),
-             "theta": sv.tpot, "B": tq["batch"], "S": tq["context"]}
+             "theta": sv.tpot, "B": tq["batch"], "S": tq["context"], "M_d": 0.0, "c_d": 0.0}  # no draft model
     for qid, (one_card, at_layout) in ceilings.items():
         assert n[qid] == pytest.approx(at_layout(known), rel=1e-9), qid
         # a replica of one GPU computes every active parameter of its tokens: the compute roof, and the mixed step

@@ -311,8 +311,9 @@ def serving_values(spec, values: dict) -> dict[str, float]:
     ledgers), where the point has a batch and context; t_p, the uncached prompt prefilled alone on one GPU
     (``prefill_alone_time``; the mean over the prompts' lengths where ``serving.prompt_spread`` names a spread, c_v
     the prefills' coefficient of variation, 0 for one length, and k_pp = 1, one prefill stage), t_r the decode round
-    alone at the rate without chunked prefill (``unchunked_round_time``), and q_p = 0.99, the tail of the time
-    between tokens (``stall_free_rate``)."""
+    alone at the rate without chunked prefill (``unchunked_round_time``), q_p = 0.99, the tail of the time
+    between tokens (``stall_free_rate``), and M_d, c_d, a draft model's weights and KV bytes per token on one GPU
+    (0 without a draft model)."""
     sv = spec.serving
     if sv is None:
         return {}
@@ -322,6 +323,12 @@ def serving_values(spec, values: dict) -> dict[str, float]:
     from genreport.model.techniques import TAIL
 
     out["q_p"] = TAIL  # the P99 of the time between tokens (Sarathi-Serve's capacity)
+    from genreport.model.techniques import draft_memory
+
+    # M_d, c_d: a draft model's weights and KV bytes per token on one GPU of the layout (0 without one), the memory
+    # the capacities take (capacity_batch_draft, goodput_rate_capacity, prefix_capacity_batch)
+    context = float(np.ravel(values["S"])[0]) if "S" in values else float(sv.prompt + sv.output - 1)
+    out["M_d"], out["c_d"] = draft_memory(spec, context)
     if all(k in values for k in ("N_p", "P", "W", "c")):  # t_p: the uncached prompt prefilled alone on one GPU
         from genreport.formulas.compiled import load
 

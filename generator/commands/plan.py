@@ -190,8 +190,8 @@ def _speculative(text: str | None) -> tuple[int, float, float | str, int] | None
     if text is None:
         return None
     parts = [x.strip() for x in text.split(",")]
-    hint = ("write K,P[,COST[,N]], COST a fraction or a draft model, e.g. --speculative 1,0.85 or 3,0.7,0.1 or "
-            "5,0.7,0.2,8 or 4,0.7,llama-3.2-1b")
+    hint = ("write K,P[,COST[,N]], COST a fraction, a draft model or layers:N (an EAGLE/MTP head), e.g. "
+            "--speculative 1,0.85 or 3,0.7,0.1 or 5,0.7,0.2,8 or 4,0.7,llama-3.2-1b or 1,0.85,layers:1")
     try:
         k = int(parts[0])
         p = float(parts[1])
@@ -218,6 +218,14 @@ def _draft(speculative, model, text: str):
     vocabulary must be the target's, as serving.speculative.draft_model's (load.loader._draft)."""
     if speculative is None or not isinstance(speculative[2], str):
         return speculative
+    if speculative[2].startswith("layers:"):  # an EAGLE / MTP head of N target-shaped layers (draft_layers)
+        from genreport.load.loader import head_layers
+
+        n = speculative[2][len("layers:"):]
+        if not n.isdigit() or not 1 <= int(n) <= 16:
+            raise _err(f"--speculative {text}", f"layers:{n} is not a head of 1 to 16 layers",
+                       "write e.g. 1,0.85,layers:1 (an MTP or EAGLE head of one layer)")
+        return (speculative[0], speculative[1], head_layers(model, int(n)), *speculative[3:])
     draft = _load("model", speculative[2], f"--speculative {text}")
     if draft.vocab_size != model.vocab_size:
         raise _err(f"--speculative {text}", f"the draft {draft.title} has a vocabulary of {draft.vocab_size:,} "

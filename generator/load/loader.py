@@ -214,11 +214,27 @@ def load_model(path: Path, overrides=()) -> Model:
 
 
 
+def head_layers(model, n: int):
+    """An EAGLE or MTP head of ``n`` decoder layers shaped as ``model``'s (serving.speculative.draft_layers) as a
+    model: the target's shapes at ``n`` layers, every one of them an MoE layer where the target has experts
+    (DeepSeek-V3's MTP module's block is), its embedding and output head the target's (tied: counted once, the head
+    a pass reads; generator/model/draft.Draft.memory takes it off the memory, the target holds it).  EAGLE (Li et al.,
+    ICML 2024, section 3): one decoder layer over the target's features and its LM head; DeepSeek-V3 technical
+    report, section 2.2: each MTP module one Transformer block sharing the embedding and output head."""
+    moe = dataclasses.replace(model.moe, first_dense_layers=0, layer_step=1) if model.moe else None
+    return dataclasses.replace(model, name=f"{model.name}-head-{n}", title=f"an EAGLE/MTP head of {n} {model.title} "
+                               f"layer{'s' if n > 1 else ''}", layers=n, declared_parameters=None,
+                               declared_active=None, tied_embeddings=True, moe=moe)
+
+
 def _draft(doc, serving, model, precision, sub, findings):
     """serving.speculative.draft_model resolved as a catalog model (``sub``), its precision the target's unless
     draft_precision names one; its vocabulary must be the target's (vLLM refuses another:
     vllm/config/speculative.py verify_equal_vocab_size_if_draft_model, called by vllm/v1/spec_decode/draft_model.py)."""
     spec_ = serving.speculative if serving is not None else None
+    if spec_ is not None and spec_.draft_layers is not None and model is not None:
+        return dataclasses.replace(serving, speculative=dataclasses.replace(
+            spec_, draft=head_layers(model, spec_.draft_layers), draft_precision=precision))
     if spec_ is None or spec_.draft_model is None:
         return serving
     path = ("serving", "speculative", "draft_model")

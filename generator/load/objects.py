@@ -285,6 +285,13 @@ def _serving(doc: Document, findings: Findings) -> Serving | None:
                                      "draft_model and draft_cost: the draft model's passes give the drafts' time",
                                      "keep draft_model (a catalog model: its time is derived) or draft_cost (a "
                                      "fraction of a decode step, for an MTP or EAGLE head), not both"))
+        if spec.get("draft_layers") is not None:
+            for other, what in (("draft_model", "a draft model"), ("draft_cost", "a typed fraction")):
+                if spec.get(other) is not None:
+                    findings.add(doc.finding(("serving", "speculative", "draft_layers"), "serving.speculative gives "
+                                             f"both draft_layers and {other}: the head's layers give the drafts' "
+                                             "time", f"keep draft_layers (an EAGLE or MTP head of the target's "
+                                             f"layers) or {other} ({what}), not both"))
         if spec.get("draft_precision") is not None and spec.get("draft_model") is None:
             findings.add(doc.finding(("serving", "speculative", "draft_precision"), "draft_precision without "
                                      "draft_model", "name the draft: draft_model: llama-3.2-1b"))
@@ -292,7 +299,8 @@ def _serving(doc: Document, findings: Findings) -> Serving | None:
                                   _source(spec["source"]) if spec.get("source") else None, verify,
                                   spec.get("accepted_length"), spec.get("acceptance") is not None,
                                   spec.get("draft_model"), None,
-                                  _precision(spec["draft_precision"]) if spec.get("draft_precision") else None)
+                                  _precision(spec["draft_precision"]) if spec.get("draft_precision") else None,
+                                  spec.get("draft_layers"))
     return Serving(counts["prompt"], counts["output"], times.get("ttft"), times.get("tpot"), block.get("users"),
                    block.get("price"), chunk, block.get("rate"), block.get("prefix_hit", 0.0), speculative,
                    block.get("prompt_spread", "none"))

@@ -73,9 +73,15 @@ def _apply_override(doc: Document, path: tuple[str, ...], value, text: str) -> F
     node[path[-1]] = value
     if path == ("serving", "speculative", "draft_model"):  # a what-if draft model replaces the written fraction
         node.pop("draft_cost", None)
+        node.pop("draft_layers", None)
     elif path == ("serving", "speculative", "draft_cost"):  # and a what-if fraction the written draft model
         node.pop("draft_model", None)
         node.pop("draft_precision", None)
+        node.pop("draft_layers", None)
+    elif path == ("serving", "speculative", "draft_layers"):  # a what-if head replaces a written draft or fraction
+        node.pop("draft_model", None)
+        node.pop("draft_precision", None)
+        node.pop("draft_cost", None)
     if path[-2:] in (("price", "usd_per_hour"), ("power", "board_watts")) and "source" not in node:
         node["source"] = {"title": f"--set {text}"}  # a price or power the user gives: its source is the option
     doc.overrides[path] = text

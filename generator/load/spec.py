@@ -464,6 +464,7 @@ class Speculative:
     draft_model: str | None = None  # the catalog name of a draft model (serving.speculative.draft_model); None: draft_cost
     draft: Model | None = None  # that draft model, loaded (its k_d passes give t_d: formulas/techniques.draft_time_bound)
     draft_precision: Precision | None = None  # the draft's precision (serving.speculative.draft_precision; None: the target's)
+    draft_layers: int | None = None  # an EAGLE / MTP head: N decoder layers shaped as the target's, its head shared
 
     @property
     def verified(self) -> int:

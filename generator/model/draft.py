@@ -13,12 +13,16 @@ import numpy as np
 
 
 class Draft:
-    """A draft model on the target's hardware at ``precision`` (the target's where the spec names none)."""
+    """A draft model on the target's hardware at ``precision`` (the target's where the spec names none).  ``head``:
+    an EAGLE or MTP head (serving.speculative.draft_layers, generator/load/loader.head_layers): its output head is
+    the target's, read by each pass but held once (by the target); its experts, if any, split over the layout's
+    ``ep`` GPUs as the target's."""
 
-    def __init__(self, model, precision, hardware, accounting: str):
+    def __init__(self, model, precision, hardware, accounting: str, head: bool = False, ep: int = 1):
         from genreport.model.env import make_env
 
         self.model, self.precision, self.hardware, self.accounting = model, precision, hardware, accounting
+        self.head, self.ep = head, ep
         self.env = make_env(hardware, model, precision, accounting)
 
     @property
@@ -29,6 +33,11 @@ class Draft:
         g = self.env.at(context=float(context))
         v = {k: np.float64(np.ravel(np.asarray(x, dtype=float))[0]) for k, x in g.items()}
         v["B"] = np.asarray(batches, dtype=float)
+        if self.model.moe:  # an MoE head reads the experts its batch picks (the env's N and b at each batch)
+            g = self.env.at(batch=np.atleast_1d(v["B"]), context=float(context))
+            for k in ("N", "b"):
+                x = np.ravel(np.asarray(g[k], dtype=float))
+                v[k] = x.reshape(np.shape(v["B"])) if x.size == np.size(v["B"]) > 1 else np.float64(x[0])
         return v
 
     def ledgers(self, q, batches, context: float) -> tuple[np.ndarray, np.ndarray]:
@@ -36,7 +45,16 @@ class Draft:
         step at the draft's shapes, the whole model)."""
         v = self._at(batches, context)
         one = np.ones_like(v["B"])
-        return (np.asarray(q["decode_flops"](v), dtype=float) * one, np.asarray(q["decode_bytes"](v), dtype=float) * one)
+        flops, reads = (np.asarray(q["decode_flops"](v), dtype=float) * one,
+                        np.asarray(q["decode_bytes"](v), dtype=float) * one)
+        if self.model.moe and self.ep > 1:
+            # a head's MoE layers over the layout's ep GPUs: each GPU reads its own experts, those the tokens of all
+            # the group's replicas touch, at least the ones this replica's batch touches over ep; the bound keeps a
+            # replica's share of the routed reads, 1/ep of them (what draft_time_bound then divides by n_TP n_PP)
+            held = float(self.env.values["N"]) - self.env.n_routed()  # the weights no router picks
+            routed = np.maximum(np.asarray(v["N"], dtype=float) * one - held, 0.0)
+            reads = reads - routed * np.asarray(v["b"], dtype=float) * (1.0 - 1.0 / self.ep)
+        return flops, reads
 
     def time(self, q, k: int, batches, context: float, n_tp: float, n_pp: float) -> np.ndarray:
         """t_d: the strict lower bound of the k draft passes at each batch (``draft_time_bound``) [s]."""
@@ -48,9 +66,16 @@ class Draft:
     def memory(self, q, context: float, tp: int, n_pp: float) -> tuple[float, float]:
         """(M_d, c_d): the draft's weight bytes on one GPU of a tp x pp replica and its KV bytes per token there."""
         v = self._at(1.0, context)
+        held = self.env.at(context=float(context))  # the weights held, every expert (not those a batch reads)
+        v.update({k: np.float64(np.ravel(held[k])[0]) for k in ("N", "b")})
         s_kv = 1.0 if self.model.attention.kind == "mla" else float(min(tp, self.model.kv_heads))
         dense = {"N_x": np.float64(0.0), "rho_x": np.float64(0.0), "n_EP": np.float64(1.0)}  # a dense draft (loader)
+        if self.model.moe:  # a head's MoE layers: their routed experts over the layout's ep GPUs (weight_bytes_per_gpu)
+            dense = dict(dense, N_x=np.float64(self.env.n_routed()), n_EP=np.float64(self.ep))
         w = float(q["weight_bytes_per_gpu"](dict(v, **dense, n_TP=np.float64(tp), n_PP=np.float64(n_pp))))
+        if self.head:  # the output head V d is the target's, held once: the head's own weights are its layers'
+            m = self.model
+            w -= m.vocab_size * m.hidden_size * float(v["b"]) / (tp * n_pp)
         c = float(q["kv_bytes_per_token_per_gpu"](dict(v, n_PP=np.float64(n_pp), s_kv=np.float64(s_kv))))
         return w, c
 
@@ -61,7 +86,9 @@ def of_spec(spec) -> Draft | None:
     sp_ = sv.speculative if sv is not None else None
     if sp_ is None or sp_.draft is None:
         return None
-    return Draft(sp_.draft, sp_.draft_precision or spec.precision, spec.hardware, spec.accounting)
+    par = spec.parallelism
+    return Draft(sp_.draft, sp_.draft_precision or spec.precision, spec.hardware, spec.accounting,
+                 head=getattr(sp_, "draft_layers", None) is not None, ep=par.ep if par is not None else 1)
 
 
 def replica_capacity(spec, context: float) -> tuple[float, float, float, float]:

@@ -259,7 +259,13 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
 
                     spec_here = (speculative[0], speculative[1], Draft(speculative[2], prec, hw, accounting),
                                  *speculative[3:])
+                head = spec_here is not None and hasattr(spec_here[2], "memory") and \
+                    spec_here[2].model.name.startswith(f"{model.name}-head-")  # an EAGLE/MTP head (head_layers)
                 for par in layouts:
+                    if head:  # its output head the target's, its experts over this layout's ep GPUs
+                        d = spec_here[2]
+                        spec_here = (spec_here[0], spec_here[1], Draft(d.model, prec, hw, accounting, head=True,
+                                                                       ep=par.ep), *spec_here[3:])
                     row = _plan_one(q, acc_env, model, hw, prec, name, par, ctx, batches, latency, accounting,
                                     estimate, rejected, shape, mean, spec_here, disaggregate)
                     if row is not None:

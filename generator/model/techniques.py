@@ -77,7 +77,27 @@ def _inputs(r, batch: float, context: float) -> dict:
     env.update({**request_inputs(sv), "n_S": 1.0,
                 "p_a": spec_.acceptance if spec_ else 0.5, "k_d": float(spec_.draft_tokens) if spec_ else 1.0,
                 "n_v": float(spec_.verified) if spec_ else 2.0})
+    env["M_d"], env["c_d"] = draft_memory(r.spec, context)
     return env
+
+
+def draft_memory(spec, context: float) -> tuple[float, float]:
+    """(M_d, c_d): a draft model's weight bytes and KV bytes per token on one GPU of the spec's layout
+    (generator/model/draft.Draft.memory, split at the target's tp and pp), (0, 0) without a draft: what the
+    chapter's ceilings (``goodput_rate_capacity``), the prefix cache (``prefix_capacity_batch``), the rate figure,
+    derive and the live page take; the batch limit (``capacity_batch_draft``, draft.replica_capacity) calls the same
+    Draft.memory at the same layout."""
+    from genreport.model.draft import of_spec
+
+    draft = of_spec(spec)
+    if draft is None:
+        return 0.0, 0.0
+    from genreport.formulas.compiled import load
+    from genreport.model.layout import pipeline_split
+
+    par = spec.parallelism
+    tp, n_pp = (par.tp, float(pipeline_split(spec.model.layers, par.pp))) if par is not None else (1, 1.0)
+    return draft.memory(load(), float(context), tp, n_pp)
 
 
 def request_inputs(sv) -> dict[str, float]:
@@ -209,7 +229,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                     f"does not end up to the {lay['scanned']:,} sequences a replica holds")
         t_d = lay["draft"]
         drafts = (f"drafts {sp.draft_cost:.0%} of a step" if sp.draft is None else
-                  f"drafted by {sp.draft.title} ({sp.draft_tokens} passes, at least {t_d * 1e3:.3g} ms: "
+                  f"drafted by {sp.draft.title} ({sp.draft_tokens} pass{'es' if sp.draft_tokens > 1 else ''}, at least {t_d * 1e3:.3g} ms: "
                   f"{t_d / lay['plain']:.0%} of a step)")
         if sp.draft is not None:
             ends += (f"; the draft's weights and KV cache leave room for {lay['capacity_with_draft']:,.0f} sequences "

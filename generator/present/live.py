@@ -101,15 +101,28 @@ def inputs(spec, draft_share: float | None = None) -> dict:
         "gemms": [] if default else [list(g) for g in spec.gemms],
         "accounting": spec.accounting,
         "parallelism": None if spec.parallelism is None else dict(asdict(spec.parallelism)),
-        "serving": _serving(spec.serving, draft_share),
+        "serving": _serving(spec.serving, draft_share, _draft_memory(spec)),
     }
 
 
-def _serving(sv, draft_share: float | None = None) -> dict | None:
+def _draft_memory(spec) -> list[float] | None:
+    """[M_d, c_d] of a spec's draft model on one GPU of its layout at the request's last context
+    (techniques.draft_memory, the numbers the chapter's capacities take), None without a draft model."""
+    sv = spec.serving
+    if sv is None or sv.speculative is None or sv.speculative.draft is None:
+        return None
+    from genreport.model.techniques import draft_memory
+
+    return list(draft_memory(spec, float(sv.prompt + sv.output - 1)))
+
+
+def _serving(sv, draft_share: float | None = None, draft_memory: list[float] | None = None) -> dict | None:
     """The serving block as the page's serving chapter reads it (techniques.js; None without one).  A draft model's
     time goes to the page as ``draft_share``, its share of the plain round at the built point (draft_cost = t_d / t_s
     there, results' serving.techniques.numbers): the page does not re-run the draft's passes, so a what-if there
-    scales the drafts with the plain round."""
+    scales the drafts with the plain round, and one of draft_tokens with the passes (``draft_passes``, the built
+    k_d: each pass keeps its built share).  Its memory goes as ``draft_memory``, [M_d, c_d] on one GPU as built
+    (the capacities take them; a what-if of the layout keeps them)."""
     if sv is None:
         return None
     sp = sv.speculative
@@ -122,7 +135,12 @@ def _serving(sv, draft_share: float | None = None) -> dict | None:
             "speculative": None if sp is None else {"draft_tokens": sp.draft_tokens, "acceptance": sp.acceptance,
                                                     "draft_cost": sp.draft_cost,
                                                     "verify_tokens": sp.verify_tokens,
-                                                    "accepted_length": sp.accepted_length}}
+                                                    "accepted_length": sp.accepted_length,
+                                                    **({"draft_memory": draft_memory} if draft_memory else {}),
+                                                    # the passes the built share counts and the draft's name: a what-if
+                                                    # of draft_tokens scales the share per pass (techniques.js)
+                                                    **({"draft_passes": sp.draft_tokens, "draft_name": sp.draft.title}
+                                                       if sp.draft is not None and draft_share is not None else {})}}
 
 
 def _link(link) -> dict | None:

@@ -51,7 +51,9 @@ const GR_SERVING = (() => {
     const pre = Object.assign({}, base, {T: sv.prompt, d_h: M.prefillHeadDim(m, base.d_h)});
     const ttft = call("prefill_time_bound", pre), ttftSerial = call("prefill_time_serial", pre);
     const power = hw.power_watts, node = hw.node ? hw.node.gpus_per_node : null;
-    const capRaw = call("capacity_batch_replica", cv), cap = Math.trunc(Math.min(Number.isFinite(capRaw)
+    // a draft model's weights and KV bytes per token on one GPU, as built (techniques.draft_memory; 0 without one)
+    const dm = (sv.speculative && sv.speculative.draft_memory) || [0, 0], mem = {M_d: dm[0], c_d: dm[1]};
+    const capRaw = call("capacity_batch_draft", Object.assign({}, cv, mem)), cap = Math.trunc(Math.min(Number.isFinite(capRaw)
       ? Math.max(capRaw, 0) : 0, 65536));
     const cd = meanContext(env, m, sv.prompt, sv.output);
     const rv = Object.assign({}, base, {T: sv.prompt, T_o: sv.output, c: cd[0], d_h: cd[1]});
@@ -104,19 +106,21 @@ const GR_SERVING = (() => {
     const nV = sp ? (sp.verify_tokens !== null && sp.verify_tokens !== undefined ? sp.verify_tokens
       : sp.draft_tokens + 1) : 2.0;
     const inputs = (b, s) => Object.assign(lead.at(b, s), request, {n_S: 1.0, p_a: sp ? sp.acceptance : 0.5,
-      k_d: sp ? sp.draft_tokens : 1.0, n_v: nV});
+      k_d: sp ? sp.draft_tokens : 1.0, n_v: nV}, mem);
     const e = inputs(batch, last);
     const tDec = pyMax(call("decode_time_memory", e), call("decode_time_compute", e));
 
     if (sp) {  // speculative decoding through the layout, at the mean context (techniques._layout_round)
       const k = sp.draft_tokens, em = inputs(batch, mean), gm = env.at(null, mean);
+      // a draft model's (or head's) passes: each its share of the plain round as built (live._serving), k of them
+      const dc = sp.draft_passes ? sp.draft_cost * k / sp.draft_passes : sp.draft_cost;
       const read = Object.assign({}, base, {S: mean, c: env.at(1.0, mean).c, d_h: gm.d_h});
-      const cap2 = call("capacity_batch_replica", Object.assign({}, read, {c: gm.c}));
+      const cap2 = call("capacity_batch_draft", Object.assign({}, read, {c: gm.c}, mem));
       const speed = function (b) {
         const plain = call("decode_time_bound", at(read, b));
         const tv = call("verify_time_bound", Object.assign(at(read, b * nV), {B: b, k_d: k, n_v: nV}));
         return [call("speculative_speedup_layout", {p_a: sp.acceptance, k_d: k, t_s: plain, t_v: tv,
-          t_d: sp.draft_cost * plain}), plain, tv];
+          t_d: dc * plain}), plain, tv];
       };
       const here = speed(batch), tokens = call("speculative_expected_tokens", em);
       const verifyX = M.physical("verify_crossover_batch", call("verify_crossover_batch", em), "round")[0];
@@ -133,13 +137,14 @@ const GR_SERVING = (() => {
         : "does not end up to the " + commas(scanned) + " sequences a replica holds"
           + (verifyX !== null ? ": past batch " + commas(verifyX) + " the speed-up falls towards " + F.format(far, ".2f") + "x" : "");
       levers.push({technique: "speculative decoding", setting: k + " draft token" + (k > 1 ? "s" : "") + ", accepted "
-        + pct(sp.acceptance) + " each, drafts " + pct(sp.draft_cost) + " of a step"
+        + pct(sp.acceptance) + " each, " + (sp.draft_name ? "drafted by " + sp.draft_name + " (" + k + " pass"
+          + (k > 1 ? "es" : "") + ", each its share as built: " + pct(dc) + " of a step)" : "drafts " + pct(dc) + " of a step")
         + (sp.verify_tokens !== null && sp.verify_tokens !== undefined ? ", a tree of " + sp.verify_tokens
           + " tokens verified" : ""),
         ttft: [ttft, ttft], tpot: [tp0, tp0 / s], per_gpu: [gpu0, gpu0 * s], usd: [usd0, usd0 !== null ? usd0 / s : null],
         ends: ends, note: F.format(tokens, ".2f") + " tokens per verify step"});
       Object.assign(n, {expected_tokens: tokens, speedup: s, breakeven_batch: breakeven, verify_crossover_batch: verifyX,
-        verify_round: here[2], plain_round: here[1], draft_time: sp.draft_cost * here[1]});
+        verify_round: here[2], plain_round: here[1], draft_time: dc * here[1]});
     }
 
     // chunked prefill: one chunk rides along each decode step while a prompt is prefilled

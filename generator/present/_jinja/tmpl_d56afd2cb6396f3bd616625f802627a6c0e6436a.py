@@ -456,7 +456,11 @@ def root(context, missing=missing):
                 else:
                     pass
                     yield 'none'
-                yield '</span>: the rate where the running sequences\' caches fill, at the steady step of that rate) and the chunk budget\n(<span data-sv="numbers.chunk_budget_rate" data-f="rps" data-none="none">'
+                yield "</span>: the rate where the running sequences' caches fill, at the steady step of that rate"
+                if context.call(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'get'), 'draft_model'):
+                    pass
+                    yield ", each beside its draft's cache and the draft's weights beside the target's"
+                yield ') and the chunk budget\n(<span data-sv="numbers.chunk_budget_rate" data-f="rps" data-none="none">'
                 if (not t_8(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate'))):
                     pass
                     yield escape(t_5(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate')))
@@ -631,4 +635,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=72&2=81&3=83&4=87&5=91&6=93&7=97&8=105&9=117&11=119&13=123&14=127&18=134&19=152&20=160&21=164&22=171&23=178&26=188&27=208&28=222&29=237&30=243&31=252&32=272&33=295&34=301&35=307&36=313&37=334&38=346&40=348&43=351&46=364&49=374&50=382&51=390&52=394&55=410&57=422&58=425&62=427&63=429&67=434&69=437&70=439&73=442&74=444&75=452&76=460&77=470&78=518&79=527&80=529&81=543&82=555&83=565&84=567&87=572&89=574&90=580&91=598&92=605&93=614&97=624&98=626'
+debug_info = '1=72&2=81&3=83&4=87&5=91&6=93&7=97&8=105&9=117&11=119&13=123&14=127&18=134&19=152&20=160&21=164&22=171&23=178&26=188&27=208&28=222&29=237&30=243&31=252&32=272&33=295&34=301&35=307&36=313&37=334&38=346&40=348&43=351&46=364&49=374&50=382&51=390&52=394&55=410&57=422&58=425&62=427&63=429&67=434&69=437&70=439&73=442&74=444&75=452&76=464&77=474&78=522&79=531&80=533&81=547&82=559&83=569&84=571&87=576&89=578&90=584&91=602&92=609&93=618&97=628&98=630'

@@ -1,4 +1,5 @@
-"""Figure 5: the memory ledger: weights, KV cache and training state against the card's capacity."""
+"""Figure 5: the memory ledger: weights, KV cache and training state against the card's capacity (and a draft
+model's weights where serving.speculative names one: its KV cache shares the KV segment)."""
 
 from __future__ import annotations
 
@@ -46,8 +47,12 @@ def _ledger(r: Results) -> list[tuple[str, list[tuple[str, float]]]]:
     for t in r.training:
         bars.append((f"training\n{t['recipe']}\n({num(t['bytes_per_param'])} B/param)", list(t["parts"])))
     weights = sc["weight_bytes"]
-    kv = max(sc["capacity"] - weights, 0.0)
+    nums = (((r.serving or {}).get("techniques") or {}).get("numbers") or {})
+    draft = float(nums.get("draft_weights_gpu") or 0.0)  # a draft model's weights on the GPU (techniques.draft_memory)
+    kv = max(sc["capacity"] - weights - draft, 0.0)
     inf = [(f"{r.spec.precision.weights} weights", weights)]
+    if draft > 0:
+        inf.append((f"draft {nums['draft_model']}", draft))
     if kv > 0 and _contexts(r):
         inf.append(("KV cache", kv))
     bars.append(("inference\nweights + KV" if len(inf) > 1 else "inference\nweights", inf))
