@@ -19,7 +19,6 @@ docs/measurements.md ("Serving techniques against published results") tables eve
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from genreport.formulas import techniques as t
 from shared import evaluated
@@ -182,23 +181,10 @@ def test_tensorrt_llm_draft_target_on_one_h200_stays_under_the_roofline():
 def _layout_rounds(r, batch, context):
     """The plain round's strict bound and serial estimate at the spec's layout (genreport.model.plan's inputs, as
     genreport.model.techniques._layout_round builds them) [s]."""
-    from genreport.formulas.compiled import load
-    from genreport.load.spec import Parallelism
-    from genreport.model.env import make_env
-    from genreport.model.layout import at_batch, choose_links, layout_values
-    from genreport.model.plan import _read_c
+    from genreport.model.layout import at_batch
+    from genreport.model.techniques import layout_inputs
 
-    spec = r.spec
-    hw, model, prec, acc = spec.hardware, spec.model, spec.precision, spec.accounting
-    par = spec.parallelism or Parallelism()
-    q = load()
-    env = make_env(hw, model, prec, acc)
-    links, _ = choose_links(hw, par)
-    base = layout_values(env.values, model, par, links, prec, acc, env.pc, kernels=hw.kernels)
-    lay = env.with_layout(par)
-    g = env.at(context=float(context))
-    cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(g["c"])[0]), d_h=np.float64(np.ravel(g["d_h"])[0]))
-    read = dict(cv, c=_read_c(env, cv["S"]))
+    _, q, _, lay, _, read = layout_inputs(r.spec, context)
     bound = float(q["decode_time_bound"](at_batch(read, lay, float(batch), busiest=False)))
     serial = float(q["decode_time_serial"](at_batch(read, lay, float(batch), busiest=True)))
     return bound, serial

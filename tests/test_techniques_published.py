@@ -196,13 +196,10 @@ CHAT_PROMPT, CHAT_OUTPUT = 2340, 439
 
 
 def _highest(ok, hi, steps=28):
-    if ok(hi):
-        return hi
-    lo = 0.0
-    for _ in range(steps):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if ok(mid) else (lo, mid)
-    return lo
+    """The model's bisection (genreport.model.techniques._highest), 28 halvings unless a test asks for more."""
+    from genreport.model.techniques import _highest as highest
+
+    return highest(ok, hi, steps)
 
 
 def _p99_capacities(env, theta, lengths=CHAT_DECILES, prompt=CHAT_PROMPT, output=CHAT_OUTPUT):

@@ -138,19 +138,16 @@ def _block(r, name: str, qid: str, env: dict, params: dict) -> Block:
     return Block(name, entry, inputs, False, variant_of(r, r.lead))
 
 
-def _layout_round(r, batch: float, context: float, sp) -> dict:
-    """Speculative decoding through the spec's layout (generator/model/plan.speculate): the plain round
-    (``decode_time_bound``) and the verify round (``verify_time_bound``, its n_v tokens per sequence (k + 1 for a chain) through the
-    weights and the collectives) at ``batch`` per replica and ``context``, both with the interconnect; the speed-up
-    E t / (t_v + draft_cost t); the first batch up to what a replica holds (4,096 at most) where it falls to 1."""
+def layout_inputs(spec, context: float):
+    """What a round at the spec's layout is evaluated from (generator/model/plan's inputs): the layout, the compiled
+    formulas, the one-card environment, the layout's, the values at ``context`` per GPU (``cv``) and the same with
+    the cache each step reads (``read``)."""
     from genreport.formulas.compiled import load
     from genreport.load.spec import Parallelism
-    from genreport.model.draft import of_spec
     from genreport.model.env import make_env
-    from genreport.model.layout import at_batch, choose_links, layout_values
-    from genreport.model.plan import _read_c, draft_time, speculate
+    from genreport.model.layout import choose_links, layout_values
+    from genreport.model.plan import _read_c
 
-    spec = r.spec
     hw, model, prec, acc = spec.hardware, spec.model, spec.precision, spec.accounting
     par = spec.parallelism or Parallelism()
     q = load()
@@ -158,13 +155,29 @@ def _layout_round(r, batch: float, context: float, sp) -> dict:
     links, _ = choose_links(hw, par)
     base = layout_values(env.values, model, par, links, prec, acc, env.pc, kernels=hw.kernels)
     lay = env.with_layout(par)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        g = env.at(context=float(context))
+        cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(g["c"])[0]), d_h=np.float64(np.ravel(g["d_h"])[0]))
+        read = dict(cv, c=_read_c(env, cv["S"]))
+    return par, q, env, lay, cv, read
+
+
+def _layout_round(r, batch: float, context: float, sp) -> dict:
+    """Speculative decoding through the spec's layout (generator/model/plan.speculate): the plain round
+    (``decode_time_bound``) and the verify round (``verify_time_bound``, its n_v tokens per sequence (k + 1 for a chain) through the
+    weights and the collectives) at ``batch`` per replica and ``context``, both with the interconnect; the speed-up
+    E t / (t_v + draft_cost t); the first batch up to what a replica holds (4,096 at most) where it falls to 1."""
+    from genreport.model.draft import of_spec
+    from genreport.model.layout import at_batch
+    from genreport.model.plan import draft_time, speculate
+
+    spec = r.spec
+    par, q, _, lay, cv, read = layout_inputs(spec, context)
     draft = of_spec(spec)
     k = (sp.draft_tokens, sp.acceptance, draft if draft is not None else sp.draft_cost,
          getattr(sp, "verified", sp.draft_tokens + 1))
     out = {}
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        g = env.at(context=float(context))
-        cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(g["c"])[0]), d_h=np.float64(np.ravel(g["d_h"])[0]))
         cap = float(q["capacity_batch_replica"](cv))
         if draft is not None:  # the draft's weights and KV cache take the target's room (capacity_batch_draft)
             n_pp = float(np.ravel(cv["n_PP"])[0])
@@ -176,7 +189,6 @@ def _layout_round(r, batch: float, context: float, sp) -> dict:
                         "draft_bytes_pass": float(q_d[0]), "draft_gpus": par.tp * n_pp, "draft_P": draft.env.values["P"],
                         "draft_W": draft.env.values["W"]})
             cap = cap_d
-        read = dict(cv, c=_read_c(env, cv["S"]))
         one = np.asarray([float(batch)])
         plain = float(q["decode_time_bound"](at_batch(read, lay, float(batch), busiest=False)))
         speed = float(speculate(q, lay, read, one, np.asarray([plain]), k, False)[0][0])
@@ -375,6 +387,12 @@ def stall_share_mixed(lam: float, t_r: float, prefills, shares, within: float, g
     (Panjer, ASTIN Bulletin 12, 1981), every prefill rounded down to the grid (a stall is then still at least as
     long as counted), for all u = t_r + y at once."""
     steps = int(math.floor(within / grid + 1e-9))
+    return float(np.sum(_stall_law(lam, t_r, prefills, shares, steps, grid)))
+
+
+def _stall_law(lam: float, t_r: float, prefills, shares, steps: int, grid: float) -> np.ndarray:
+    """P(stall = y grid) for y = 0 .. ``steps`` (Kendall's identity over Panjer's recursion, as
+    :func:`stall_share_mixed` says), every prefill rounded down to the grid and at least one step."""
     jumps = [max(1, int(math.floor(t / grid))) for t in prefills]
     y = np.arange(steps + 1)
     mean = lam * (t_r + y * grid)  # arrivals expected by u = t_r + y, one per candidate stall y
@@ -386,8 +404,7 @@ def stall_share_mixed(lam: float, t_r: float, prefills, shares, within: float, g
             if size <= j:
                 acc += share * size * f[j - size]
         f[j] = mean / j * acc
-    at_own = f[y, y]  # P(A(t_r + y) = y)
-    return float(np.sum(t_r / (t_r + y * grid) * at_own))
+    return t_r / (t_r + y * grid) * f[y, y]  # f[y, y] = P(A(t_r + y) = y)
 
 
 def stall_quantile(a: float, rho: float, q: float = TAIL) -> float:
@@ -430,18 +447,7 @@ def stall_quantile_mixed(lam: float, t_r: float, prefills, shares, q: float = TA
     spread = math.sqrt(a * float(p @ s**2) / (1 - rho) ** 3)
     grid = max(float(p @ s) / 32, (mean + 8 * spread + float(s.max())) / STALL_POINTS)
     steps = int(math.ceil((mean + 8 * spread + float(s.max())) / grid))
-    jumps = [max(1, int(math.floor(x / grid))) for x in s]
-    y = np.arange(steps + 1)
-    expect = lam * (t_r + y * grid)
-    f = np.zeros((steps + 1, steps + 1))
-    f[0] = np.exp(-expect)
-    for j in range(1, steps + 1):
-        acc = np.zeros(steps + 1)
-        for size, share in zip(jumps, p, strict=True):
-            if size <= j:
-                acc += share * size * f[j - size]
-        f[j] = expect / j * acc
-    cdf = np.cumsum(t_r / (t_r + y * grid) * f[y, y])
+    cdf = np.cumsum(_stall_law(lam, t_r, s, p, steps, grid))
     k = int(np.searchsorted(cdf, q - 1e-12))
     return k * grid if k <= steps else math.inf
 
