@@ -6,7 +6,7 @@ from functools import reduce
 import numpy
 from numpy import floor, log, maximum, minimum, sqrt
 
-DIGEST = 'ae99341bb1dd753b41537981'
+DIGEST = 'e09981761defbb2e01f2b195'
 
 
 def q_peak_flops(P):

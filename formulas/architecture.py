@@ -24,6 +24,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from genreport.formulas import portable
 
 # vLLM's fused MoE runs a step's tokens in chunks of at most this many and sizes its buffers for one chunk
 # (vllm/envs.py VLLM_FUSED_MOE_CHUNK_SIZE, read at run time with the default "32768"; fused_moe.py fused_experts_impl:
@@ -145,7 +146,7 @@ def expected_experts_touched(experts: int, active: int, batch):
     E (1 - (1 - k/E)^B): one token touches k, a large batch touches all E.
     """
     batch = np.asarray(batch, dtype=float)
-    return experts * (1.0 - (1.0 - active / experts) ** batch)
+    return experts * (1.0 - portable.power(1.0 - active / experts, batch))  # the same bits on every CPU
 
 
 def parameters_read(m, batch, pc: ParameterCount | None = None):

@@ -38,6 +38,7 @@ from sympy.printing.latex import LatexPrinter
 from sympy.printing.pretty.pretty import PrettyPrinter
 from sympy.printing.str import StrPrinter
 
+from . import portable
 from .glossary import BY_NAME, LATEX_NAMES, sym
 from .memory import kv_bytes_per_token
 from .variants import accounting_note, variant_for  # noqa: F401 - re-exported
@@ -488,7 +489,7 @@ def numeric_roots(f, lo: float = 1e-9, hi: float = 1e24, points: int = 3001, ite
     >>> [round(r, 6) for r in numeric_roots(lambda x: x**2 - 2.0)]
     [1.414214]
     """
-    x = np.geomspace(lo, hi, points)
+    x = portable.geomspace(lo, hi, points)  # the same bits on every CPU
     with np.errstate(all="ignore"):
         y = np.asarray(f(x), dtype=float) * np.ones_like(x)
     ok = np.isfinite(y)
@@ -496,19 +497,19 @@ def numeric_roots(f, lo: float = 1e-9, hi: float = 1e24, points: int = 3001, ite
     idx = np.nonzero(ok[:-1] & ok[1:] & (s[:-1] * s[1:] <= 0) & ~((s[:-1] == 0) & (s[1:] == 0)))[0]
     if not len(idx):
         return []
-    a, b = np.log(x[idx]), np.log(x[idx + 1])
+    a, b = portable.log(x[idx]), portable.log(x[idx + 1])
     fa = y[idx]
     with np.errstate(all="ignore"):
         for _ in range(iterations):
             mid = 0.5 * (a + b)
-            fm = np.asarray(f(np.exp(mid)), dtype=float) * np.ones_like(mid)
+            fm = np.asarray(f(portable.exp(mid)), dtype=float) * np.ones_like(mid)
             left = np.sign(fm) == np.sign(fa)
             a = np.where(left, mid, a)
             fa = np.where(left, fm, fa)
             b = np.where(left, b, mid)
             if np.all(b - a < rtol):
                 break
-        roots = np.exp(0.5 * (a + b))
+        roots = portable.exp(0.5 * (a + b))
         at_root = np.abs(np.asarray(f(roots), dtype=float) * np.ones_like(roots))
         scale = np.maximum(np.abs(y[idx]), np.abs(y[idx + 1]))
     keep = np.isfinite(at_root) & (at_root <= scale)  # a pole's |f| grows as the bracket closes

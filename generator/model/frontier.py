@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from genreport.formulas import portable
 from genreport.load.spec import Parallelism
 from genreport.model.env import make_env
 from genreport.model.plan import MAX_GPUS, plan_layouts
@@ -25,7 +26,7 @@ MAX_BATCH = 65536  # the serving chapter's cap on a replica's batch
 
 def _batches(cap: int, extra=()) -> np.ndarray:
     """1 ... ``cap`` on a log scale (integers, the capacity itself included) with ``extra`` batches added."""
-    grid = np.unique(np.round(np.geomspace(1, cap, POINTS)).astype(int)) if cap > 1 else np.array([1])
+    grid = np.unique(np.round(portable.geomspace(1, cap, POINTS)).astype(int)) if cap > 1 else np.array([1])
     return np.unique(np.concatenate([grid, [b for b in extra if 1 <= b <= cap]])).astype(float)
 
 

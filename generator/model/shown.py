@@ -11,6 +11,7 @@ from dataclasses import replace
 
 import numpy as np
 from genreport.formulas import architecture as arch
+from genreport.formulas import portable
 from genreport.formulas.glossary import PARAM_SYMBOL
 from genreport.formulas.recipes import recipe_bytes_per_param
 from genreport.model.env import make_env
@@ -183,7 +184,7 @@ def curves(r) -> dict[str, object]:
     env = r.envs[r.lead]
     q = r.q
     bmax = batch_range(r)
-    batch = sorted_unique(np.concatenate([np.logspace(0, math.log10(bmax), 200), np.asarray(w.decode_batch, dtype=float)]))
+    batch = sorted_unique(np.concatenate([portable.logspace(0, math.log10(bmax), 200), np.asarray(w.decode_batch, dtype=float)]))
     g = env.at(batch=batch[:, None], context=ctx[None, :])
     out["decode_batch"] = batch
     out["decode_batch_max"] = bmax

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
+from genreport.formulas import portable
 from genreport.formulas.compiled import load
 from genreport.load.loader import _precision
 from genreport.load.spec import Hardware, Model, Precision
@@ -254,7 +255,7 @@ def json_bytes(sw: Sweep, extra: dict | None = None, chunk: int = 64) -> bytes:
 
 def nearest(values: np.ndarray, want: float) -> int:
     """Index of the grid value nearest to ``want`` in log."""
-    return int(np.argmin(np.abs(np.log(np.asarray(values, dtype=float)) - math.log(want))))
+    return int(np.argmin(np.abs(portable.log(values) - math.log(want))))
 
 
 def best_per_pair(sw: Sweep, context: float = 8192) -> dict:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from genreport.formulas import portable
 from genreport.formulas.recipes import RECIPE_SOURCE, TRAINING_RECIPES, recipe_bytes_per_param
 from genreport.model.stated import critical_context
 from genreport.model.values import physical, sorted_unique
@@ -18,7 +19,7 @@ def _clean(x) -> float | None:
 def gemms(spec, env, q) -> tuple[dict, ...]:
     w = spec.workloads
     tokens = sorted({1, *w.prefill_prompt, *([w.training_tokens] if w.training_tokens else [])})
-    curve_t = sorted_unique(np.round(np.logspace(0, 14, 57, base=2)))
+    curve_t = sorted_unique(np.round(portable.logspace(0, 14, 57, base=2)))
     rows = []
     for name, n, m in spec.gemms:
         e = env.at(n=float(n), m=float(m))

@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from genreport.formulas import portable
 from genreport.model.stated import variant_of
 from genreport.model.values import Block, Entry, physical
 
@@ -397,7 +398,7 @@ def _stall_law(lam: float, t_r: float, prefills, shares, steps: int, grid: float
     y = np.arange(steps + 1)
     mean = lam * (t_r + y * grid)  # arrivals expected by u = t_r + y, one per candidate stall y
     f = np.zeros((steps + 1, steps + 1))  # f[j, i]: P(A(u_i) = j grid)
-    f[0] = np.exp(-mean)
+    f[0] = portable.exp(-mean)  # the same bits on every CPU
     for j in range(1, steps + 1):
         acc = np.zeros(steps + 1)
         for size, share in zip(jumps, shares, strict=True):
