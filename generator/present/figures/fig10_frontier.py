@@ -205,14 +205,19 @@ def _speculation(r: Results, f: dict) -> str:
             "past the break-even batch below it (plan then decodes plainly)")
     own = next((x for x in f["layouts"] if x["titled"]), None)
     if own is not None and own["speculative"]["capacity_batch"] != own["capacity_batch"]:
-        text += (f"; beside the draft a replica of {own['label']} holds {own['speculative']['capacity_batch']:,} "
-                 f"sequences, not {own['capacity_batch']:,}")
+        cap = own["speculative"]["capacity_batch"]
+        text += (f"; beside the draft a replica of {own['label']} holds {cap:,} sequences, not "
+                 f"{own['capacity_batch']:,}" if cap >= 1 else
+                 f"; beside the draft a replica of {own['label']} holds no sequence ({own['capacity_batch']:,} "
+                 "without it)")
     numbers = ((r.serving or {}).get("techniques") or {}).get("numbers") or {}
     if "speedup" in numbers and own is not None:
         be = numbers.get("breakeven_batch")
         text += (f"; at {own['label']} speculating stops paying at batch {be:,} per replica (the lever row's)"
                  if be is not None else f"; at {own['label']} it pays at every batch a replica holds (the lever row's)")
     front = f["frontier_layouts_speculative"]
+    if not front:
+        return text + ". No layout holds a sequence of the serving shape beside the draft: no frontier with speculation. "
     text += (f". The estimate's frontier with speculation (grey dots, spec. frontier) runs through "
              f"{_join(front[:8]) if len(front) <= 8 else ', '.join(front[:8]) + ' and others'}; the bound's "
              "(dash-dot) is a bound given the acceptance: each verify round's and the drafts' strict bounds over "
