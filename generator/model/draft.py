@@ -79,16 +79,35 @@ class Draft:
         c = float(q["kv_bytes_per_token_per_gpu"](dict(v, n_PP=np.float64(n_pp), s_kv=np.float64(s_kv))))
         return w, c
 
+    def capacity(self, q, cv: dict, tp: int) -> tuple[float, float, float]:
+        """(sequences one replica holds beside the draft, M_d, c_d): ``capacity_batch_draft`` at the layout's values
+        ``cv`` (its context S and pipeline share n_PP) with this draft's :meth:`memory` on each of its GPUs; the one
+        place plan, the frontier figure and the chapter's capacity take the draft's room from."""
+        m_d, c_d = self.memory(q, float(np.ravel(cv["S"])[0]), tp, float(np.ravel(cv["n_PP"])[0]))
+        return float(q["capacity_batch_draft"](dict(cv, M_d=np.float64(m_d), c_d=np.float64(c_d)))), m_d, c_d
 
-def of_spec(spec) -> Draft | None:
-    """The spec's draft model (None where serving.speculative names none)."""
+
+def of_spec(spec, par=None) -> Draft | None:
+    """The spec's draft model (None where serving.speculative names none), a head's experts over the ep GPUs of
+    ``par`` (None: the spec's layout)."""
     sv = spec.serving
     sp_ = sv.speculative if sv is not None else None
     if sp_ is None or sp_.draft is None:
         return None
-    par = spec.parallelism
+    par = par if par is not None else spec.parallelism
     return Draft(sp_.draft, sp_.draft_precision or spec.precision, spec.hardware, spec.accounting,
                  head=getattr(sp_, "draft_layers", None) is not None, ep=par.ep if par is not None else 1)
+
+
+def speculative_inputs(spec, par=None) -> tuple | None:
+    """serving.speculative as plan.speculate takes it, (k_d, p_a, the draft: a :class:`Draft` or draft_cost, n_v) at
+    the layout ``par`` (None: the spec's); None without speculative decoding."""
+    sv = spec.serving
+    sp_ = sv.speculative if sv is not None else None
+    if sp_ is None:
+        return None
+    draft = of_spec(spec, par)
+    return (sp_.draft_tokens, sp_.acceptance, draft if draft is not None else sp_.draft_cost, sp_.verified)
 
 
 def replica_capacity(spec, context: float) -> tuple[float, float, float, float]:
@@ -113,5 +132,5 @@ def replica_capacity(spec, context: float) -> tuple[float, float, float, float]:
         draft = of_spec(spec)
         if draft is None:
             return cap, cap, 0.0, 0.0
-        m_d, c_d = draft.memory(q, float(context), par.tp, float(np.ravel(cv["n_PP"])[0]))
-        return cap, float(q["capacity_batch_draft"](dict(cv, M_d=np.float64(m_d), c_d=np.float64(c_d)))), m_d, c_d
+        cap_d, m_d, c_d = draft.capacity(q, cv, par.tp)
+        return cap, cap_d, m_d, c_d

@@ -16,6 +16,7 @@ import math
 import numpy as np
 from genreport.formulas import portable
 from genreport.load.spec import Parallelism
+from genreport.model.draft import speculative_inputs
 from genreport.model.env import make_env
 from genreport.model.plan import MAX_GPUS, plan_layouts
 from genreport.model.serving import curve
@@ -56,9 +57,13 @@ def frontier(spec, chapter_batches=(), max_gpus: int = MAX_GPUS) -> dict | None:
         layouts.append(own)
     price = hw.price_per_hour
     curves, missed_ttft, no_fit = [], 0, 0
+    heads: dict = {}  # serving.speculative at each layout, one per ep (a head's experts over the layout's ep GPUs)
     for par in layouts:
         titled = par == own
-        probe = curve(model, hw, prec, par, [1.0], sv.prompt, sv.output, acc, env, serial=False)
+        spec_in = None
+        if sv.speculative is not None:
+            spec_in = heads.setdefault(par.ep, speculative_inputs(spec, par))
+        probe = curve(model, hw, prec, par, [1.0], sv.prompt, sv.output, acc, env, serial=False, speculative=spec_in)
         cap = int(min(probe["capacity_batch"], MAX_BATCH))
         if not titled and (not probe["weights_fit"] or cap < 1):
             no_fit += 1
@@ -77,24 +82,85 @@ def frontier(spec, chapter_batches=(), max_gpus: int = MAX_GPUS) -> dict | None:
             row[est] = {"tokens_per_s_user": [float(1.0 / t) for t in c[f"tpot_{est}"]],
                         "tpot": [float(t) for t in c[f"tpot_{est}"]],
                         "tokens_per_s_gpu": [float(y) for y in c[f"tokens_per_s_gpu_{est}"]]}
+        if spec_in is not None:
+            row["speculative"] = _speculative_curve(spec, par, env, spec_in, probe, titled, chapter_batches)
         curves.append(row)
     curves.sort(key=lambda x: (x["gpus"], x["tp"], x["pp"], x["ep"], x["dp"]))
     fronts = {}
     for est in ("bound", "serial"):
-        pts = [(i, k) for i, row in enumerate(curves) for k in range(len(row["batch"]))]
-        xs = [curves[i][est]["tokens_per_s_user"][k] for i, k in pts]
-        ys = [curves[i][est]["tokens_per_s_gpu"][k] for i, k in pts]
-        fronts[est] = [{"layout": curves[pts[j][0]]["label"], "batch": curves[pts[j][0]]["batch"][pts[j][1]],
-                        "tokens_per_s_user": xs[j], "tokens_per_s_gpu": ys[j],
-                        "usd_per_mtok_out": (price / (ys[j] * 3600.0) * 1e6) if price else None}
-                       for j in pareto(xs, ys)]
-    best = {}  # per estimate: the frontier point with the most tok/s per GPU whose slowest round meets the target
-    for est, pts in fronts.items():
-        ok = [x for x in pts if sv.tpot is None or x["tokens_per_s_user"] >= 1.0 / sv.tpot]
-        best[est] = max(ok, key=lambda x: x["tokens_per_s_gpu"]) if ok else None
-    on_front = sorted({p["layout"] for p in fronts["serial"]},
-                      key=lambda lab: next(i for i, x in enumerate(curves) if x["label"] == lab))
-    return {"precision": prec.label(), "kv_cache": prec.kv_cache, "max_gpus": max_gpus, "layouts": curves,
-            "titled": own.label(), "titled_holds": any(x["titled"] for x in curves),
-            "pareto": fronts, "best_at_target": best, "frontier_layouts": on_front, "left_out_ttft": missed_ttft, "left_out_fit": no_fit,
-            "price_per_hour": price, "tpot_target": sv.tpot, "ttft_target": sv.ttft}
+        fronts[est] = _front(curves, lambda row, est=est: row, est, price)
+    best = {est: _best(pts, sv.tpot) for est, pts in fronts.items()}
+    on_front = _layouts_on(fronts["serial"], curves)
+    out = {"precision": prec.label(), "kv_cache": prec.kv_cache, "max_gpus": max_gpus, "layouts": curves,
+           "titled": own.label(), "titled_holds": any(x["titled"] for x in curves),
+           "pareto": fronts, "best_at_target": best, "frontier_layouts": on_front, "left_out_ttft": missed_ttft,
+           "left_out_fit": no_fit, "price_per_hour": price, "tpot_target": sv.tpot, "ttft_target": sv.ttft}
+    if sv.speculative is not None:
+        out.update(_with_speculation(curves, fronts, sv, price))
+    return out
+
+
+def _front(curves: list[dict], part, est: str, price: float | None) -> list[dict]:
+    """The Pareto frontier of ``est`` over every layout's points, ``part(row)`` the curve of a layout's row (its
+    plain curve, or its speculative one; None: no such curve)."""
+    pts = [(i, k) for i, row in enumerate(curves) if part(row) is not None for k in range(len(part(row)["batch"]))]
+    xs = [part(curves[i])[est]["tokens_per_s_user"][k] for i, k in pts]
+    ys = [part(curves[i])[est]["tokens_per_s_gpu"][k] for i, k in pts]
+    return [{"layout": curves[pts[j][0]]["label"], "batch": part(curves[pts[j][0]])["batch"][pts[j][1]],
+             "tokens_per_s_user": xs[j], "tokens_per_s_gpu": ys[j],
+             "usd_per_mtok_out": (price / (ys[j] * 3600.0) * 1e6) if price else None}
+            for j in pareto(xs, ys)]
+
+
+def _best(pts: list[dict], tpot: float | None) -> dict | None:
+    """The frontier point with the most tok/s per GPU whose slowest round meets the TPOT target (None: none)."""
+    ok = [x for x in pts if tpot is None or x["tokens_per_s_user"] >= 1.0 / tpot]
+    return max(ok, key=lambda x: x["tokens_per_s_gpu"]) if ok else None
+
+
+def _layouts_on(front: list[dict], curves: list[dict]) -> list[str]:
+    """The layouts a frontier runs through, in the curves' order."""
+    return sorted({p["layout"] for p in front}, key=lambda lab: next(i for i, x in enumerate(curves) if x["label"] == lab))
+
+
+def _speculative_curve(spec, par, env, spec_in, probe: dict, titled: bool, chapter_batches) -> dict:
+    """A layout's curve with serving.speculative at every batch (serving.curve's ``spec_*``, the numbers plan
+    --speculative gives where it speculates) from 1 to what a replica holds beside the draft model
+    (``capacity_batch``: the plain one with a draft_cost); no batch where the draft leaves no room."""
+    sv = spec.serving
+    cap = int(min(probe["capacity_batch_speculative"], MAX_BATCH))
+    out = {"capacity_batch": cap, "batch": []}
+    for est in ("bound", "serial"):
+        out[est] = {"tokens_per_s_user": [], "tpot": [], "tokens_per_s_gpu": [], "speedup": []}
+    if cap < 1:
+        return out
+    c = curve(spec.model, spec.hardware, spec.precision, par, _batches(cap, chapter_batches if titled else ()),
+              sv.prompt, sv.output, spec.accounting, env, speculative=spec_in)
+    out["batch"] = [int(b) for b in c["batch"]]
+    for est in ("bound", "serial"):
+        out[est] = {"tokens_per_s_user": [float(1.0 / t) for t in c[f"spec_tpot_{est}"]],
+                    "tpot": [float(t) for t in c[f"spec_tpot_{est}"]],
+                    "tokens_per_s_gpu": [float(y) for y in c[f"spec_tokens_per_s_gpu_{est}"]],
+                    "speedup": [float(x) for x in c[f"spec_speedup_{est}"]]}
+    return out
+
+
+def _with_speculation(curves: list[dict], fronts: dict, sv, price: float | None) -> dict:
+    """The frontier's numbers with serving.speculative: each estimate's frontier of the layouts' speculative curves
+    (``pareto_speculative``), the best point at the TPOT target over both curves of every layout
+    (``best_at_target``, its ``speculative`` saying which; the plain curves' best stays in
+    ``best_at_target_plain``) and the layouts the estimate's speculative frontier runs through."""
+    sp = sv.speculative
+    spec_fronts = {est: _front(curves, lambda row: row.get("speculative"), est, price) for est in ("bound", "serial")}
+    best, plain = {}, {}
+    for est in ("bound", "serial"):
+        a, b = _best(fronts[est], sv.tpot), _best(spec_fronts[est], sv.tpot)
+        plain[est] = None if a is None else dict(a, speculative=False)
+        cands = [x for x in (plain[est], None if b is None else dict(b, speculative=True)) if x is not None]
+        best[est] = max(cands, key=lambda x: x["tokens_per_s_gpu"]) if cands else None  # a tie: the plain one
+    return {"speculative": {"draft_tokens": sp.draft_tokens, "acceptance": sp.acceptance,
+                            "verify_tokens": sp.verified,
+                            "draft": sp.draft.title if sp.draft is not None else None,
+                            "draft_cost": sp.draft_cost if sp.draft is None else None},
+            "pareto_speculative": spec_fronts, "best_at_target": best, "best_at_target_plain": plain,
+            "frontier_layouts_speculative": _layouts_on(spec_fronts["serial"], curves)}

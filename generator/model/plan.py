@@ -291,6 +291,16 @@ def speculate(q, lay, values, batches, t_plain, spec, serial):
     return speed, speed > 1.0
 
 
+def mean_speedup(q, lay, rv, mean: float, batches, spec, serial) -> np.ndarray:
+    """The speed-up of a request's rounds at its mean context ``mean`` (what its decode time, summed over the rounds,
+    is divided by: plan's tok/s per user and per GPU, the frontier figure's): :func:`speculate` at the request's
+    values ``rv`` (at ``batches``, the mean context's c and d_h) against the plain round there, the strict bound or
+    (``serial``) the estimate."""
+    mv = dict(rv, S=np.float64(mean))
+    t = np.asarray(q["decode_time_serial" if serial else "decode_time_bound"](mv), dtype=float) * np.ones_like(batches)
+    return speculate(q, lay, mv, batches, t, spec, serial)[0]
+
+
 def draft_time(q, cost, k, values, batches, t_plain):
     """t_d per batch: a draft model's k passes on the replica's GPUs (``cost`` a :class:`genreport.model.draft.Draft`:
     ``draft_time_bound`` at the layout's n_TP n_PP and context S), else ``cost`` x the plain round (draft_cost)."""
@@ -349,8 +359,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     cap = float(q["capacity_batch_replica"](cv))
     draft = speculative[2] if speculative is not None and hasattr(speculative[2], "memory") else None
     if draft is not None:  # the draft's weights and KV cache share the replica's memory (capacity_batch_draft)
-        m_d, c_d = draft.memory(q, float(cv["S"]), par.tp, float(np.ravel(cv["n_PP"])[0]))
-        cap = float(q["capacity_batch_draft"](dict(cv, M_d=np.float64(m_d), c_d=np.float64(c_d))))
+        cap, m_d, c_d = draft.capacity(q, cv, par.tp)
     if not cap >= 1:
         rejected["no sequence of the context fits"] += 1
         return None
@@ -400,10 +409,8 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     if speculative is not None:
         on = bool(spec_on[i])
         if on:  # the request's rounds at its mean context, each yielding the speed-up's tokens
-            mv = dict(rv, S=np.float64(shape.prompt + shape.output / 2))
-            m_speed, _ = speculate(q, lay, mv, np.asarray([float(b)]),
-                                    np.asarray([float(q["decode_time_bound" if estimate == "bound" else
-                                                       "decode_time_serial"](mv))]), speculative, serial)
+            m_speed = mean_speedup(q, lay, rv, shape.prompt + shape.output / 2, np.asarray([float(b)]), speculative,
+                                   serial)
             dec = dec / max(float(m_speed[0]), 1.0)
         past = np.flatnonzero(~spec_on)
         spec_fields = {"speculative": "on" if on else "off", "spec_speedup": float(speed[i]),

@@ -115,15 +115,24 @@ def request(model: Model, hw: Hardware, precision: Precision, par: Parallelism, 
 
 
 def curve(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batches, prompt: int, output: int,
-          accounting: str = "seed", env=None, serial: bool = True) -> dict:
+          accounting: str = "seed", env=None, serial: bool = True, speculative: tuple | None = None) -> dict:
     """The request metrics of :func:`request` at many batches per replica at once: ``tpot_*`` [s],
     ``tokens_per_s_user_*`` and ``tokens_per_s_gpu_*`` [token/s] as arrays over ``batches`` (the same numbers
     :meth:`Request.per_user` and :meth:`Request.per_gpu` give at each), with ``ttft_*`` [s],
-    ``capacity_batch`` and ``weights_fit`` of the layout."""
+    ``capacity_batch`` and ``weights_fit`` of the layout.
+
+    ``speculative`` (plan.speculate's (k_d, p_a, draft or draft_cost, n_v)): also the same with speculative decoding
+    at every batch, as ``plan --speculative`` times a batch where it speculates: ``spec_tpot_*`` the plain round at
+    the last context over the speed-up there (``spec_speedup_*``, plan's spec_speedup), the decode time over the
+    speed-up at the mean context (plan.mean_speedup), whence ``spec_tokens_per_s_user_*`` and ``_gpu_*``; and
+    ``capacity_batch_speculative``, what the replica holds beside a draft model (Draft.capacity; the plain capacity
+    with a draft_cost).  Past the break-even batch the numbers show what speculating costs (plan then turns it off)."""
     b = np.asarray(batches, dtype=float)
-    v = _request_values(model, hw, precision, par, b, prompt, output, accounting, env, serial)
+    v = _request_values(model, hw, precision, par, b, prompt, output, accounting, env, serial, speculative)
     out = {"batch": b, "ttft_bound": v["ttft_bound"], "ttft_serial": v["ttft_serial"],
            "capacity_batch": v["capacity_batch"], "weights_fit": v["weights_fit"]}
+    if speculative is not None:
+        out["capacity_batch_speculative"] = v["capacity_speculative"]
     for est in ("bound", "serial"):
         tpot = np.asarray(v[f"tpot_{est}"], dtype=float) * np.ones_like(b)
         dec = np.asarray(v[f"decode_{est}"], dtype=float) * np.ones_like(b)
@@ -132,12 +141,22 @@ def curve(model: Model, hw: Hardware, precision: Precision, par: Parallelism, ba
         out[f"tpot_{est}"] = tpot
         out[f"tokens_per_s_user_{est}"] = user
         out[f"tokens_per_s_gpu_{est}"] = b * user / par.replica_gpus
+        if speculative is not None:
+            last, mean = v[f"spec_last_{est}"], v[f"spec_mean_{est}"]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                tpot_s = tpot / last
+                user_s = (output - 1) / (dec / mean) if output > 1 else 1.0 / tpot_s
+            out[f"spec_speedup_{est}"] = last
+            out[f"spec_tpot_{est}"] = tpot_s
+            out[f"spec_tokens_per_s_user_{est}"] = user_s
+            out[f"spec_tokens_per_s_gpu_{est}"] = b * user_s / par.replica_gpus
     return out
 
 
 def _request_values(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batch, prompt: int,
-                    output: int, accounting: str, env, serial: bool) -> dict:
-    """The numbers of :func:`request` at ``batch`` (a float or an array of batches per replica)."""
+                    output: int, accounting: str, env, serial: bool, speculative: tuple | None = None) -> dict:
+    """The numbers of :func:`request` at ``batch`` (a float or an array of batches per replica); with
+    ``speculative``, :func:`curve`'s speed-ups at the last and the mean context and the capacity beside a draft."""
     q = load()
     env = env or make_env(hw, model, precision, accounting)
     links, _ = choose_links(hw, par)
@@ -159,6 +178,34 @@ def _request_values(model: Model, hw: Hardware, precision: Precision, par: Paral
         dec_b = q["request_decode_time_bound"](rv)
         dec_s = q["request_decode_time_serial"](rv) if serial else nan
         fit = float(q["weight_bytes_per_gpu"](base)) <= hw.usable
+        spec = _speculative_values(q, env, lay, cv, rv, batch, prompt + output / 2.0, par, speculative,
+                                   {"bound": tpot_b, "serial": tpot_s if serial else None}, cap)
     return {"ttft_bound": ttft_b, "ttft_serial": ttft_s, "tpot_bound": tpot_b, "tpot_serial": tpot_s,
             "decode_bound": dec_b, "decode_serial": dec_s, "weights_fit": fit,
-            "capacity_batch": max(cap, 0.0) if math.isfinite(cap) else 0.0}
+            "capacity_batch": max(cap, 0.0) if math.isfinite(cap) else 0.0, **spec}
+
+
+def _speculative_values(q, env, lay, cv, rv, batch, mean: float, par: Parallelism, speculative, plain: dict,
+                        cap: float) -> dict:
+    """:func:`curve`'s speculative numbers ({} without ``speculative``): per estimate the speed-up of the round at
+    the last context (plan.speculate against ``plain``, the plain round there) and at the mean context
+    (plan.mean_speedup), nan where the estimate is not stated; the capacity beside a draft model."""
+    if speculative is None:
+        return {}
+    from genreport.model.plan import _read_c, mean_speedup, speculate
+
+    b = np.atleast_1d(np.asarray(batch, dtype=float))
+    out = {}
+    for est, t in plain.items():
+        if t is None:
+            out[f"spec_last_{est}"] = out[f"spec_mean_{est}"] = np.full(b.shape, math.nan)
+            continue
+        t = np.asarray(t, dtype=float) * np.ones_like(b)
+        serial = est == "serial"
+        out[f"spec_last_{est}"] = speculate(q, lay, dict(cv, c=_read_c(env, cv["S"])), b, t, speculative, serial)[0]
+        out[f"spec_mean_{est}"] = mean_speedup(q, lay, rv, mean, b, speculative, serial)
+    draft = speculative[2] if hasattr(speculative[2], "capacity") else None
+    if draft is not None:  # the draft's weights and KV cache share the replica's memory (capacity_batch_draft)
+        cap = draft.capacity(q, cv, par.tp)[0]
+    out["capacity_speculative"] = max(cap, 0.0) if math.isfinite(cap) else 0.0
+    return out

@@ -37,6 +37,29 @@ def _tpot_batch(model, hw, precision, par, prompt, output, accounting, cap: int,
     return lo
 
 
+def _cheapest(spec) -> dict | None:
+    """The cheapest layout per million output tokens (the most tok/s per GPU without a price) that ``plan`` finds
+    meeting the serving block's targets, the strict bound, as ``plan`` prints it; with serving.speculative also
+    what ``plan --speculative`` finds (the spec's draft tokens, acceptance, draft and verify tokens), the cheaper of
+    the two taken (a tie: without), its ``speculative`` field saying whether it speculates ("on"; "off": past its
+    break-even batch, plain decode beside the draft; "": the plan without speculation).  None where none meets them."""
+    sv, hw, model, acc = spec.serving, spec.hardware, spec.model, spec.accounting
+    price = hw.price_per_hour
+    shape = Shape(sv.prompt, sv.output, sv.ttft, sv.users)
+    asks = [None]
+    if sv.speculative is not None:
+        sp = sv.speculative
+        asks.append((sp.draft_tokens, sp.acceptance, sp.draft if sp.draft is not None else sp.draft_cost, sp.verified))
+    rows = []
+    for ask in asks:
+        rows += plan(model, hw, sv.users or 64, sv.prompt + sv.output, sv.tpot, report_precisions(spec),
+                     MAX_GPUS if hw.link is not None else 1, acc, "bound", ("auto",), shape, speculative=ask).rows
+    if not rows:
+        return None
+    key = ((lambda x: (x.usd_per_mtok_out, x.gpus)) if price else (lambda x: (-x.tokens_per_s_gpu, x.gpus)))
+    return min(rows, key=key).as_json()
+
+
 def report(r) -> dict | None:
     """The serving chapter's numbers for the spec's ``serving`` block at its layout (None without one): one request
     at batch 1, at the users' batch per replica and at the largest batch the TPOT target allows; the concurrency
@@ -75,12 +98,7 @@ def report(r) -> dict | None:
     gpus_for_users = (-(-sv.users // (per * par.dp)) * replicas_gpus) if sv.users and per else None
     cheapest = None
     if sv.ttft is not None or sv.tpot is not None:
-        found = plan(model, hw, sv.users or 64, sv.prompt + sv.output, sv.tpot, report_precisions(spec),
-                     MAX_GPUS if hw.link is not None else 1, acc, "bound", ("auto",), Shape(sv.prompt, sv.output, sv.ttft,
-                                                                                      sv.users))
-        if found.rows:
-            key = ((lambda x: (x.usd_per_mtok_out, x.gpus)) if price else (lambda x: (-x.tokens_per_s_gpu, x.gpus)))
-            cheapest = min(found.rows, key=key).as_json()
+        cheapest = _cheapest(spec)
     fig = frontier(spec, tuple(row["batch"] for row in rows), MAX_GPUS if hw.link is not None else 1)
     where = f"{par.gpus} x {hw.title} ({par.label()})" if par.gpus > 1 else f"one {hw.title}"
     return {"prompt": sv.prompt, "output": sv.output, "context": sv.prompt + sv.output,

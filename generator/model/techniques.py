@@ -168,22 +168,20 @@ def _layout_round(r, batch: float, context: float, sp) -> dict:
     (``decode_time_bound``) and the verify round (``verify_time_bound``, its n_v tokens per sequence (k + 1 for a chain) through the
     weights and the collectives) at ``batch`` per replica and ``context``, both with the interconnect; the speed-up
     E t / (t_v + draft_cost t); the first batch up to what a replica holds (4,096 at most) where it falls to 1."""
-    from genreport.model.draft import of_spec
+    from genreport.model.draft import speculative_inputs
     from genreport.model.layout import at_batch
     from genreport.model.plan import draft_time, speculate
 
     spec = r.spec
     par, q, _, lay, cv, read = layout_inputs(spec, context)
-    draft = of_spec(spec)
-    k = (sp.draft_tokens, sp.acceptance, draft if draft is not None else sp.draft_cost,
-         getattr(sp, "verified", sp.draft_tokens + 1))
+    k = speculative_inputs(spec)
+    draft = k[2] if not isinstance(k[2], (int, float)) else None
     out = {}
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         cap = float(q["capacity_batch_replica"](cv))
         if draft is not None:  # the draft's weights and KV cache take the target's room (capacity_batch_draft)
             n_pp = float(np.ravel(cv["n_PP"])[0])
-            m_d, c_d = draft.memory(q, float(context), par.tp, n_pp)
-            cap_d = float(q["capacity_batch_draft"](dict(cv, M_d=np.float64(m_d), c_d=np.float64(c_d))))
+            cap_d, m_d, c_d = draft.capacity(q, cv, par.tp)
             f_d, q_d = draft.ledgers(q, np.asarray([float(batch)]), float(context))
             out.update({"draft_model": draft.model.title, "draft_weights_gpu": m_d, "draft_kv_token_gpu": c_d,
                         "capacity_plain": cap, "capacity_with_draft": cap_d, "draft_flops_pass": float(f_d[0]),

@@ -269,7 +269,12 @@ def root(context, missing=missing):
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'precision'))
             yield ' weights, '
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'kv_cache'))
-            yield ' KV</strong>'
+            yield ' KV'
+            if context.call(environment.getattr((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'frontier') or {}), 'get'), 'speculative'):
+                pass
+                yield ', '
+                yield escape(('speculating' if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'speculative') == 'on') else 'not speculating'))
+            yield '</strong>'
             if (not t_7(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
                 pass
                 yield ' at $'
@@ -399,4 +404,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=67&6=80&7=88&8=100&9=108&10=120&11=136&12=140&13=145&14=149&15=171&16=184&19=191&22=206&23=225&24=244&25=287&27=291&29=295&30=305&31=313&32=324&33=335&34=342&35=344&36=358&40=377&41=380&42=395'
+debug_info = '1=67&6=80&7=88&8=100&9=108&10=120&11=136&12=140&13=145&14=149&15=171&16=184&19=191&22=206&23=225&24=244&25=292&27=296&29=300&30=310&31=318&32=329&33=340&34=347&35=349&36=363&40=382&41=385&42=400'

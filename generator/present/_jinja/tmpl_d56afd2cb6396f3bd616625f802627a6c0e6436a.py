@@ -12,9 +12,11 @@ def root(context, missing=missing):
     l_0_par = resolve('par')
     l_0_ch = resolve('ch')
     l_0_hw = resolve('hw')
+    l_0_spx = resolve('spx')
     l_0_fr = resolve('fr')
     l_0_eq = resolve('eq')
     l_0_best = resolve('best')
+    l_0_plain = resolve('plain')
     l_0_figs = resolve('figs')
     l_0_fx = resolve('fx')
     l_0_ra = resolve('ra')
@@ -69,7 +71,7 @@ def root(context, missing=missing):
         def t_8(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
-    included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'best': l_0_best, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'n': l_0_n, 'ra': l_0_ra, 'why': l_0_why})
+    included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'best': l_0_best, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'n': l_0_n, 'plain': l_0_plain, 'ra': l_0_ra, 'spx': l_0_spx, 'why': l_0_why})
     l_0_formula = getattr(included_template, 'formula', missing)
     if l_0_formula is missing:
         l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s9_serving.html.j2') does not export the requested name 'formula'", name='formula')
@@ -286,6 +288,40 @@ def root(context, missing=missing):
                 yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'precision'))
                 yield ' weights no dequantization)'
             yield '.'
+            l_0_spx = context.call(environment.getattr((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'frontier') or {}), 'get'), 'speculative')
+            context.vars['spx'] = l_0_spx
+            context.exported_vars.add('spx')
+            if (undefined(name='spx') if l_0_spx is missing else l_0_spx):
+                pass
+                if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'speculative') == 'on'):
+                    pass
+                    yield " It speculates (<code>plan --speculative</code> with this spec's "
+                    yield escape(environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'draft_tokens'))
+                    yield ' draft token'
+                    yield escape(('s' if (environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'draft_tokens') > 1) else ''))
+                    yield ', each accepted '
+                    yield escape(t_1('%.0f', (environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'acceptance') * 100)))
+                    yield '%'
+                    if environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'draft'):
+                        pass
+                        yield ', drafted by '
+                        yield escape(environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'draft'))
+                    yield '): its round yields '
+                    yield escape(t_1('%.2f', environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'spec_speedup')))
+                    yield 'x the tokens per second of a plain one at batch '
+                    yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'batch')))
+                    yield ', TPOT '
+                    yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot_plain')))
+                    yield ' without.'
+                else:
+                    pass
+                    yield " It does not speculate: with this spec's speculative decoding ("
+                    yield escape(environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'draft_tokens'))
+                    yield ' draft token'
+                    yield escape(('s' if (environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'draft_tokens') > 1) else ''))
+                    yield ', each accepted '
+                    yield escape(t_1('%.0f', (environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'acceptance') * 100)))
+                    yield '%) no layout <code>plan --speculative</code> finds is cheaper.'
         elif (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target') or environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')):
             pass
             yield 'No layout <code>plan</code> tries on '
@@ -309,10 +345,19 @@ def root(context, missing=missing):
             context.exported_vars.add('best')
             if (environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'tpot_target') and (undefined(name='best') if l_0_best is missing else l_0_best)):
                 pass
-                yield "inside the TPOT target the frontier's best per GPU is\n<strong>"
+                yield "inside the TPOT target the frontier's best per GPU"
+                if context.call(environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'get'), 'speculative'):
+                    pass
+                    yield ', with speculative decoding or without,'
+                yield ' is\n<strong>'
                 yield escape(environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'layout'))
                 yield ' at batch '
                 yield escape(t_2(environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'batch')))
+                if context.call(environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'get'), 'speculative'):
+                    pass
+                    yield ' '
+                    yield escape(('with' if environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'speculative') else 'without'))
+                    yield ' speculative decoding'
                 yield '</strong>, '
                 yield escape(t_5(environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'tokens_per_s_gpu')))
                 yield ' tok/s per GPU at '
@@ -323,6 +368,21 @@ def root(context, missing=missing):
                     yield ' ($'
                     yield escape(t_1('%.3f', environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'usd_per_mtok_out')))
                     yield ' per million output tokens)'
+                l_0_plain = (environment.getattr(environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'best_at_target_plain'), 'serial') if context.call(environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'get'), 'speculative') else None)
+                context.vars['plain'] = l_0_plain
+                context.exported_vars.add('plain')
+                if ((undefined(name='plain') if l_0_plain is missing else l_0_plain) and environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'speculative')):
+                    pass
+                    yield '; without it '
+                    yield escape(environment.getattr((undefined(name='plain') if l_0_plain is missing else l_0_plain), 'layout'))
+                    yield ' at batch '
+                    yield escape(t_2(environment.getattr((undefined(name='plain') if l_0_plain is missing else l_0_plain), 'batch')))
+                    yield ', '
+                    yield escape(t_5(environment.getattr((undefined(name='plain') if l_0_plain is missing else l_0_plain), 'tokens_per_s_gpu')))
+                    yield ' tok/s per GPU'
+                elif (context.call(environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'get'), 'speculative') and (not environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'speculative'))):
+                    pass
+                    yield '; no point with speculative decoding beats it'
             elif environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'tpot_target'):
                 pass
                 yield 'no layout meets the TPOT target at any batch'
@@ -635,4 +695,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=72&2=81&3=83&4=87&5=91&6=93&7=97&8=105&9=117&11=119&13=123&14=127&18=134&19=152&20=160&21=164&22=171&23=178&26=188&27=208&28=222&29=237&30=243&31=252&32=272&33=295&34=301&35=307&36=313&37=334&38=346&40=348&43=351&46=364&49=374&50=382&51=390&52=394&55=410&57=422&58=425&62=427&63=429&67=434&69=437&70=439&73=442&74=444&75=452&76=464&77=474&78=522&79=531&80=533&81=547&82=559&83=569&84=571&87=576&89=578&90=584&91=602&92=609&93=618&97=628&98=630'
+debug_info = '1=74&2=83&3=85&4=89&5=93&6=95&7=99&8=107&9=119&11=121&13=125&14=129&18=136&19=154&20=162&21=166&22=173&23=180&26=190&27=210&28=224&29=239&30=245&31=254&32=274&33=331&34=337&35=343&36=353&37=394&38=406&40=408&43=411&46=424&49=434&50=442&51=450&52=454&55=470&57=482&58=485&62=487&63=489&67=494&69=497&70=499&73=502&74=504&75=512&76=524&77=534&78=582&79=591&80=593&81=607&82=619&83=629&84=631&87=636&89=638&90=644&91=662&92=669&93=678&97=688&98=690'

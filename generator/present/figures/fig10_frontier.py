@@ -27,6 +27,7 @@ from genreport.present.figures.style import (
 
 LAYOUT_COLOURS = (BLUE, GREEN, PURPLE, SKY, "#882255", "#999933")  # vermilion is the spec's own layout
 SHOWN = len(LAYOUT_COLOURS)  # frontier layouts drawn in colour; the others in grey
+SPEC_LS = (0, (1.0, 1.3))  # a layout's curve with serving.speculative: dotted in the layout's colour
 
 
 def _coloured(f: dict) -> list[str]:
@@ -64,20 +65,40 @@ def fig10_frontier(r: Results, baseline: Results | None = None):
         else:
             ax.plot(x, y, color=GREY, lw=0.6, alpha=0.55, zorder=2, label=grey_label)
             grey_label = None
+    spec_ = f.get("speculative")  # serving.speculative: each drawn layout's curve with it, dotted
+    if spec_:
+        for row in f["layouts"]:
+            sp = row["speculative"]
+            if not sp["batch"] or not (row["titled"] or row["label"] in colours):
+                continue
+            x, y = sp["serial"]["tokens_per_s_user"], sp["serial"]["tokens_per_s_gpu"]
+            xs_all += x
+            ys_all += y
+            if row["titled"]:
+                ax.plot(x, y, color=VERMILION, lw=1.8, ls=SPEC_LS, zorder=6,
+                        label=f"{row['label']} with speculation")
+            else:
+                ax.plot(x, y, color=colours[row["label"]], lw=1.1, ls=SPEC_LS, zorder=4)
     own = next((row for row in f["layouts"] if row["titled"]), None)  # None: it holds no sequence of the shape
     if own is not None:
         ks = [own["batch"].index(b) for b in (row["batch"] for row in r.serving["rows"]) if b in own["batch"]]
         ax.plot([own["serial"]["tokens_per_s_user"][k] for k in ks],
                 [own["serial"]["tokens_per_s_gpu"][k] for k in ks],
                 ls="none", marker="o", ms=4.5, mfc="white", mec=VERMILION, mew=1.3, zorder=7, label="table's batches")
-    for est, style_ in (("serial", {"color": BLACK, "lw": 5.0, "alpha": 0.18, "solid_capstyle": "round"}),
-                        ("bound", {"color": BLACK, "lw": 1.0, "ls": (0, (4, 2))})):
-        pts = f["pareto"][est]
+    fronts = [("pareto", "serial", "frontier, estimate",
+               {"color": BLACK, "lw": 5.0, "alpha": 0.18, "solid_capstyle": "round"}),
+              ("pareto", "bound", "frontier, bound", {"color": BLACK, "lw": 1.0, "ls": (0, (4, 2))})]
+    if spec_:
+        fronts[1:1] = [("pareto_speculative", "serial", "spec. frontier, estimate",
+                        {"color": BLACK, "lw": 4.0, "alpha": 0.35, "ls": (0, (0.1, 1.7)), "dash_capstyle": "round"})]
+        fronts.append(("pareto_speculative", "bound", "spec. frontier, bound",
+                       {"color": BLACK, "lw": 1.0, "ls": (0, (5, 1.5, 1, 1.5))}))
+    for key, est, label, style_ in fronts:
+        pts = f[key][est]
         px, py = [p["tokens_per_s_user"] for p in pts], [p["tokens_per_s_gpu"] for p in pts]
         xs_all += px
         ys_all += py
-        ax.plot(px, py, zorder=3 if est == "serial" else 5,
-                label="frontier, estimate" if est == "serial" else "frontier, bound", **style_)
+        ax.plot(px, py, zorder=3 if est == "serial" else 5, label=label, **style_)
     ax.set_xscale("log")
     ax.set_yscale("log")
     x_lo, x_hi = _pad(min(xs_all), max(xs_all), 0.08, 0.08)
@@ -142,18 +163,63 @@ def caption10(r: Results, baseline: Results | None = None) -> str:
              "perfectly. ")
     text += (f"This report's layout, {f['titled']}, is in vermilion, the serving table's batches circled. "
              if f["titled_holds"] else f"This report's layout, {f['titled']}, holds no such sequence. ")
+    if f.get("speculative"):
+        text += _speculation(r, f)
     best, theta = f["best_at_target"]["serial"], f["tpot_target"]
     if theta:
         if best is not None:
             usd = f", ${best['usd_per_mtok_out']:.3f} per million output tokens" if best["usd_per_mtok_out"] else ""
-            text += (f"Shaded: the TPOT target of {num(theta * 1e3)} ms; the frontier's best per GPU inside it is "
-                     f"{best['layout']} at batch {best['batch']:,}: {num(best['tokens_per_s_gpu'])} tok/s per GPU at "
-                     f"{num(best['tokens_per_s_user'])} tok/s per user{usd}. ")
+            which, plain = "", None
+            if f.get("speculative"):
+                which = " with speculative decoding" if best["speculative"] else " without speculative decoding"
+                plain = f["best_at_target_plain"]["serial"]
+            text += (f"Shaded: the TPOT target of {num(theta * 1e3)} ms; the frontier's best per GPU inside it"
+                     f"{', with speculation or without,' if f.get('speculative') else ''} is "
+                     f"{best['layout']} at batch {best['batch']:,}{which}: {num(best['tokens_per_s_gpu'])} tok/s per GPU "
+                     f"at {num(best['tokens_per_s_user'])} tok/s per user{usd}")
+            if plain is not None and best["speculative"]:
+                text += (f" (without it {plain['layout']} at batch {plain['batch']:,}: {num(plain['tokens_per_s_gpu'])} "
+                         "tok/s per GPU)")
+            text += ". "
         else:
-            text += f"No point meets the TPOT target of {num(theta * 1e3)} ms. "
+            text += (f"No point{', with speculative decoding or without,' if f.get('speculative') else ''} meets the "
+                     f"TPOT target of {num(theta * 1e3)} ms. ")
     if f["price_per_hour"]:
         text += (f"Right axis: $ per million output tokens at {spec.hardware.title}'s "
                  f"${f['price_per_hour']:.2f} per GPU-hour.")
     else:
         text += "No price in the GPU's file or the spec: no $ scale (set serving.price)."
+    return text
+
+
+def _speculation(r: Results, f: dict) -> str:
+    """The caption's sentences on serving.speculative's curves (frontier.py's ``speculative`` numbers)."""
+    sp = f["speculative"]
+    k, p = sp["draft_tokens"], sp["acceptance"]
+    drafts = (f"drafted by {sp['draft']}" if sp["draft"] else f"the drafts {sp['draft_cost']:.0%} of a plain round")
+    tree = f", {sp['verify_tokens']} tokens verified per sequence" if sp["verify_tokens"] != k + 1 else ""
+    text = (f"Dotted, in each drawn layout's colour: the same layout with this spec's speculative decoding at every "
+            f"batch ({k} draft token{'s' if k > 1 else ''}, each accepted {p:.0%}, {drafts}{tree}), timed as "
+            "plan --speculative times a round that speculates: the expected tokens of a verify round over the verify "
+            "round and the drafts; where the verify round stays memory-bound the curve lies right of the plain one, "
+            "past the break-even batch below it (plan then decodes plainly)")
+    own = next((x for x in f["layouts"] if x["titled"]), None)
+    if own is not None and own["speculative"]["capacity_batch"] != own["capacity_batch"]:
+        cap = own["speculative"]["capacity_batch"]
+        text += (f"; beside the draft a replica of {own['label']} holds {cap:,} sequences, not "
+                 f"{own['capacity_batch']:,}" if cap >= 1 else
+                 f"; beside the draft a replica of {own['label']} holds no sequence ({own['capacity_batch']:,} "
+                 "without it)")
+    numbers = ((r.serving or {}).get("techniques") or {}).get("numbers") or {}
+    if "speedup" in numbers and own is not None:
+        be = numbers.get("breakeven_batch")
+        text += (f"; at {own['label']} speculating stops paying at batch {be:,} per replica (the lever row's)"
+                 if be is not None else f"; at {own['label']} it pays at every batch a replica holds (the lever row's)")
+    front = f["frontier_layouts_speculative"]
+    if not front:
+        return text + ". No layout holds a sequence of the serving shape beside the draft: no frontier with speculation. "
+    text += (f". The estimate's frontier with speculation (grey dots, spec. frontier) runs through "
+             f"{_join(front[:8]) if len(front) <= 8 else ', '.join(front[:8]) + ' and others'}; the bound's "
+             "(dash-dot) is a bound given the acceptance: each verify round's and the drafts' strict bounds over "
+             "the expected tokens. ")
     return text
