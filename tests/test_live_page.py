@@ -223,5 +223,7 @@ def test_the_only_scripts_are_the_live_what_if_and_they_fetch_nothing():
         # (rules 2.2 KB, all of it 9.5 KB) was 5% of a page and the scripts 91%: the bundle went leaner instead
         # (const as let, joined lines, merged declarations, formulas without their argument lists), ~190.5 KB
         # many-GPU and ~147.6 KB one card (-14.0 KB, -5.8 KB); ~190.6 KB (70B tp 8) with a draft model's share
-        # (issue 30), ~191.4 KB with its memory in the capacities and its passes (issue 30). The budget: those sizes and 4 KB, so that the next input is seen as it lands
-        assert size < (195_000 if many else 152_000), (folder, size)
+        # (issue 30), ~191.4 KB with its memory in the capacities and its passes (issue 30), ~194.2 KB with the draft's
+        # passes and memory evaluated in the page (the draft's shapes and the port of draft.Draft, issue 30). The
+        # budget: those sizes and 4 KB, so that the next input is seen as it lands
+        assert size < (198_000 if many else 152_000), (folder, size)

@@ -151,27 +151,66 @@ def test_the_chapter_in_chromium_follows_a_serving_what_if(tmp_path):
         assert f">{row['label']}, bound</td>" in rows and f">{fmt.time(row['serial']['tpot'])}</td>" in rows
 
 
-def test_the_page_takes_the_drafts_memory_as_built():
-    """A draft model (Llama 3.2 1B for the 70B at tp 8, half of each prompt cached): the page carries its weights and
-    cache per GPU as built (live.inputs: serving.speculative.draft_memory) and its capacities are Python's, the batch
-    limit, the KV ceiling of the goodput and the prefix cache's (tests/test_speculative_draft.py counts them by hand)."""
-    sets = ["serving.speculative.draft_model=llama-3.2-1b", "serving.speculative.draft_tokens=4",
-            "serving.prefix_hit=0.5", "serving.chunk=512"]
-    r = evaluated(SERVING[0], sets)
-    share = live._draft_share(r)
-    got = run(SCRIPTS, DRIVER, {"cases": [live.inputs(r.spec, share)], "tables": live.tables()})[0]
-    n = r.serving["techniques"]["numbers"]
-    for k in ("capacity_batch", "tpot_batch", "users_batch"):
-        assert got[k] == r.serving[k], k
-    for k in ("goodput_rate_capacity", "goodput_rate", "prefix_capacity_before", "prefix_capacity_after",
-              "speedup", "breakeven_batch"):
-        assert same(n[k], got["numbers"][k]), k
-    assert got["capacity_batch"] == 283 and n["prefix_capacity_after"] == 508
-    # the lever row says the drafts' share is the built one; a what-if of draft_tokens scales it by the passes
-    setting = next(x for x in got["levers"] if x["technique"] == "speculative decoding")["setting"]
-    assert "drafted by Llama 3.2 1B (4 passes, each its share as built: 31% of a step)" in setting
-    assert same(n["draft_time"], got["numbers"]["draft_time"])
-    inp = live.inputs(r.spec, share)
-    inp["serving"]["speculative"]["draft_tokens"] = 2  # as the page's what-if writes it
-    two = run(SCRIPTS, DRIVER, {"cases": [inp], "tables": live.tables()})[0]["numbers"]
-    assert math.isclose(two["draft_time"], share / 2 * two["plain_round"], rel_tol=1e-12)
+# what-ifs of a draft model (Llama 3.2 1B for the 70B at tp 8, tests/test_speculative_draft.py) and of an EAGLE/MTP head
+# (the committed DeepSeek-V3 spec's one MTP layer): the page runs the draft's passes and holds its memory at each point
+DRAFTS = [
+    (SERVING[0], ["serving.speculative.draft_model=llama-3.2-1b", "serving.speculative.draft_tokens=4",
+                  "serving.prefix_hit=0.5", "serving.chunk=512"]),
+    # the batch falls to 8: a 1B draft is memory-bound longer than the 70B, its share of the round grows
+    (SERVING[0], ["serving.speculative.draft_model=llama-3.2-1b", "serving.users=8", "serving.tpot=1 ms"]),
+    # fp8 and a longer request: the draft follows the target's precision, its cache the context
+    (SERVING[0], ["serving.speculative.draft_model=llama-3.2-1b", "precision=fp8", "serving.prompt=32k"]),
+    # a draft precision of its own stays when the target's moves; a pipeline splits the draft as the target
+    (SERVING[0], ["serving.speculative.draft_model=llama-3.2-3b", "serving.speculative.draft_precision=fp8",
+                  "parallelism.tp=4", "parallelism.pp=2", "precision.weights=int4"]),
+    (SERVING[0], ["serving.speculative.draft_layers=2", "model.hidden_size=4096", "serving.users=16"]),
+    (SERVING[1], ["serving.speculative.draft_layers=2", "serving.speculative.draft_tokens=2", "serving.users=1000"]),
+    (SERVING[1], ["parallelism.ep=4", "parallelism.dp=4", "precision.weights.experts=nvfp4"]),
+    (SERVING[1], ["serving.tpot=1 ms", "serving.users=8", "workloads.decode.context=[128k]", "serving.prompt=64k"]),
+]
+
+
+def test_the_page_runs_the_drafts_passes_at_each_what_if():
+    specs = [load_spec(SPECS / name, overrides) for name, overrides in DRAFTS]
+    got = js(specs)
+    for (name, overrides), spec, have in zip(DRAFTS, specs, got, strict=True):
+        assert differences(evaluate(spec), have) == [], (name, overrides)
+    # hand counts (tests/test_speculative_draft.py): 283 sequences per replica beside the 1B draft, 508 with half of
+    # each prompt cached; the lever row names the draft and its passes' time
+    n = got[0]["numbers"]
+    assert got[0]["capacity_batch"] == 283 and n["prefix_capacity_after"] == 508
+    setting = next(x for x in got[0]["levers"] if x["technique"] == "speculative decoding")["setting"]
+    assert setting.startswith("4 draft tokens, accepted 80% each, drafted by Llama 3.2 1B (4 passes, at least ")
+    # the drafts' time is the draft's own passes at the what-if's batch, not the built share of the plain round: at batch
+    # 8 and the mean context 4,096 + 512 / 2 = 4,352 the 1B draft's three passes each stream its bf16 weights
+    # (specs/models/llama-3.2-1b.yaml: 1.2358e9 parameters) and 8 caches of 16 layers x 8 KV heads x 64 x 2 x 2 B =
+    # 32,768 B a token over the 8 GPUs' 3.35 TB/s (H100 SXM), memory-bound: 0.404 ms, 7% of the 70B's round, where at
+    # batch 283 the draft's cache reads make it 31%
+    low = got[1]["numbers"]
+    assert got[1]["batch"] == 8 and math.isclose(
+        low["draft_time"], 3 * (2 * 1.2358e9 + 8 * 4352 * 32768) / (8 * 3.35e12), rel_tol=1e-12)
+    assert low["draft_time"] / low["plain_round"] < 0.08 < 0.3 < n["draft_time"] / n["plain_round"]
+    assert got[1]["numbers"]["draft_weights_gpu"] == n["draft_weights_gpu"]  # the same draft, the same layout
+    assert got[2]["numbers"]["draft_weights_gpu"] == n["draft_weights_gpu"] / 2  # fp8: one byte a weight
+    # DeepSeek-V3's MTP layer, shaped by the target: a head of 2 of the 4,096-wide layers reads less than of 8,192
+    assert got[4]["numbers"]["draft_model"] == "an EAGLE/MTP head of 2 Llama 3.1 70B layers"
+
+
+def test_a_draft_follows_the_pages_what_ifs():
+    """Through the page's own what-if (whatif.js applies the overrides to the built inputs): the head follows the
+    target's shapes and precision, draft_cost replaces it with a fraction, and the chapter is Python's for each."""
+    cases = [(SERVING[1], ["precision=fp8_block", "serving.users=32"]),
+             (SERVING[1], ["model.moe.active_experts=4", "serving.speculative.draft_tokens=3"]),
+             (SERVING[1], ["serving.speculative.draft_cost=0.1"]),
+             (SERVING[0], ["serving.speculative.draft_layers=1", "hardware.memory.bandwidth=2 TB/s"])]
+    driver = """
+output(INPUT.cases.map(function (c) {
+  const inp = GR_WHATIF.applyAll(c.live, c.overrides).inputs;
+  return GR_SERVING.compute(GR_MODEL.evaluate(inp, INPUT.tables), inp, INPUT.tables);
+}));"""
+    got = run(SCRIPTS + ("whatif.js",), driver, {"cases": [{"live": live.page_data(load_spec(SPECS / name)),
+                                                            "overrides": ov} for name, ov in cases],
+                                                 "tables": live.tables()})
+    for (name, ov), have in zip(cases, got, strict=True):
+        assert differences(evaluate(load_spec(SPECS / name, ov)), have) == [], (name, ov)
+    assert "draft_model" not in got[2]["numbers"] and "drafts 10% of a step" in got[2]["levers"][0]["setting"]

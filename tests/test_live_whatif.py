@@ -118,6 +118,13 @@ def test_layouts_and_links():
     ("llama70b-h100-tp8.yaml", ["serving.speculative.verify_tokens=3"]),
     ("llama70b-h100-tp8.yaml", ["serving.speculative.verify_tokens=8", "serving.speculative.draft_tokens=9"]),
     ("llama70b-h100-tp8.yaml", ["serving.speculative.verify_tokens=8", "serving.speculative.draft_tokens=7"]),
+    # a draft's what-ifs as the loader takes them (overrides.apply): a head replaces a written fraction, a fraction the
+    # written head (DeepSeek-V3's MTP layer), and the head follows the target's shapes
+    ("llama70b-h100-tp8.yaml", ["serving.speculative.draft_layers=1"]),
+    ("deepseek-v3-h200-ep8.yaml", ["serving.speculative.draft_cost=0.05"]),
+    ("deepseek-v3-h200-ep8.yaml", ["serving.speculative.draft_layers=3", "model.hidden_size=4096"]),
+    ("deepseek-v3-h200-ep8.yaml", ["serving.speculative.draft_layers=0"]),
+    ("deepseek-v3-h200-ep8.yaml", ["serving.speculative.draft_layers=17"]),
 ])
 def test_layout_and_link_errors_have_the_loaders_text(name, bad):
     check([(name, bad)])

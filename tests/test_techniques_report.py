@@ -10,6 +10,7 @@ from genreport.formulas import techniques as t
 from genreport.formulas.glossary import sym
 from genreport.load.loader import load_report
 from genreport.model.evaluate import evaluate
+from genreport.model.techniques import draft_memory
 from shared import evaluated
 
 SPEC = """\
@@ -238,7 +239,11 @@ def test_the_steady_state_and_chunks_are_one_gpus_slice_of_the_layout(name, ceil
     known = {**env.card, "n_TP": cut.tp, "n_PP": cut.split, "n_EP": cut.ep, "s_kv": cut.s_kv, "rho_x": cut.rho,
              "N_x": env.n_routed(), "T_in": sv.prompt, "T_out": sv.output, "h_p": sv.prefix_hit, "s_c": sv.chunk,
              "C_p": min(sv.chunk, sv.prompt * (1 - sv.prefix_hit)),
-             "theta": sv.tpot, "B": tq["batch"], "S": tq["context"], "M_d": 0.0, "c_d": 0.0}  # no draft model
+             "theta": sv.tpot, "B": tq["batch"], "S": tq["context"]}
+    # the draft's weights and KV bytes a token per GPU (DeepSeek-V3's MTP head, draft_layers: 1; 0 for the 70B's
+    # typed draft_cost), from the one place the chapter takes them
+    known["M_d"], known["c_d"] = draft_memory(r.spec, tq["context"])
+    assert (known["M_d"] > 0) == name.startswith("deepseek")
     for qid, (one_card, at_layout) in ceilings.items():
         assert n[qid] == pytest.approx(at_layout(known), rel=1e-9), qid
         # a replica of one GPU computes every active parameter of its tokens: the compute roof, and the mixed step

@@ -5,7 +5,9 @@ Every number comes from formulas/techniques.py and the seeds' decode ledgers at 
 precision (``decode_flops``, ``decode_bytes``, ``weight_bytes_per_gpu``, ``kv_bytes_per_token_per_gpu`` of the draft
 model on one card): ``draft_time_bound`` turns k_d passes into t_d, ``capacity_batch_draft`` the room the draft
 leaves into the sequences a replica holds.  Scope: one replica (the draft is split over its n_TP n_PP GPUs as the
-engines split it: formulas/techniques.draft_time_bound)."""
+engines split it: formulas/techniques.draft_time_bound).  The live page ports this class (templates/live/techniques.js
+draftOf, draftLedgers, draftTime, draftMemory) to run the draft's passes at a what-if; tests/test_live_serving.py holds
+the two equal."""
 
 from __future__ import annotations
 

@@ -85,9 +85,9 @@ def _inputs(r, batch: float, context: float) -> dict:
 def draft_memory(spec, context: float) -> tuple[float, float]:
     """(M_d, c_d): a draft model's weight bytes and KV bytes per token on one GPU of the spec's layout
     (generator/model/draft.Draft.memory, split at the target's tp and pp), (0, 0) without a draft: what the
-    chapter's ceilings (``goodput_rate_capacity``), the prefix cache (``prefix_capacity_batch``), the rate figure,
-    derive and the live page take; the batch limit (``capacity_batch_draft``, draft.replica_capacity) calls the same
-    Draft.memory at the same layout."""
+    chapter's ceilings (``goodput_rate_capacity``), the prefix cache (``prefix_capacity_batch``), the rate figure
+    and derive take (the live page its port, templates/live/techniques.js draftMemory); the batch limit
+    (``capacity_batch_draft``, draft.replica_capacity) calls the same Draft.memory at the same layout."""
     from genreport.model.draft import of_spec
 
     draft = of_spec(spec)

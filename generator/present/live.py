@@ -52,15 +52,29 @@ LIVE_PATHS = (
     ("serving", "report", "serving.prompt serving.output serving.ttft serving.tpot serving.users serving.price "
                           "serving.chunk serving.rate serving.prefix_hit"),
     ("speculative", "report", "serving.speculative.draft_tokens serving.speculative.acceptance "
-                              "serving.speculative.draft_cost serving.speculative.verify_tokens"),
+                              "serving.speculative.draft_cost serving.speculative.verify_tokens "
+                              "serving.speculative.draft_layers"),
 )
 
 
-def inputs(spec, draft_share: float | None = None) -> dict:
+MODEL_LEFT_OUT = ("source", "notes", "file", "name", "family", "given")  # a model's fields the page does not read
+
+
+def _model(m) -> dict:
+    """A model as the browser's evaluation reads it (model.js makeEnv): its fields, less what it does not read."""
+    return {k: v for k, v in asdict(m).items() if k not in MODEL_LEFT_OUT}
+
+
+def _precision(p) -> dict:
+    """A precision as the browser's evaluation reads it (model.js makeEnv)."""
+    return {"weights": p.weights, "kv_cache": p.kv_cache, "compute": p.compute, "group_size": p.group_size,
+            **({"classes": dict(p.classes)} if p.classes else {})}
+
+
+def inputs(spec) -> dict:
     """What the browser's evaluation reads of a loaded spec (the fields of ``make_env`` and the workloads)."""
     hw, m, w, p = spec.hardware, spec.model, spec.workloads, spec.precision
-    model = {k: v for k, v in asdict(m).items()
-             if k not in ("source", "notes", "file", "name", "family", "given")}
+    model = _model(m)
     default = (tuple(g[0] for g in spec.gemms) == DEFAULT_GEMMS
                and tuple(g[1:] for g in spec.gemms) == ((m.hidden_size, m.hidden_size), (m.hidden_size, m.ffn_size)))
     return {
@@ -93,54 +107,43 @@ def inputs(spec, draft_share: float | None = None) -> dict:
         "compare_hardware": [{"title": h.title, "capacity": h.capacity, "formats": sorted(h.dense)}
                              for h in spec.compare_hardware],
         "model": model,
-        "precision": {"weights": p.weights, "kv_cache": p.kv_cache, "compute": p.compute, "group_size": p.group_size,
-                      **({"classes": dict(p.classes)} if p.classes else {})},
+        "precision": _precision(p),
         "workloads": {"decode_batch": list(w.decode_batch), "decode_context": list(w.decode_context),
                       "activation_bytes": w.activation_bytes, "prefill_prompt": list(w.prefill_prompt),
                       "training_tokens": w.training_tokens, "recipes": list(w.recipes)},
         "gemms": [] if default else [list(g) for g in spec.gemms],
         "accounting": spec.accounting,
         "parallelism": None if spec.parallelism is None else dict(asdict(spec.parallelism)),
-        "serving": _serving(spec.serving, draft_share, _draft_memory(spec)),
+        "serving": _serving(spec),
     }
 
 
-def _draft_memory(spec) -> list[float] | None:
-    """[M_d, c_d] of a spec's draft model on one GPU of its layout at the request's last context
-    (techniques.draft_memory, the numbers the chapter's capacities take), None without a draft model."""
+def _serving(spec) -> dict | None:
+    """The serving block as the page's serving chapter reads it (techniques.js; None without one).  A draft goes as
+    what the page needs to run its passes and hold its memory at any what-if (techniques.js draftOf, a port of
+    generator/model/draft.Draft): a catalog draft model as ``draft_model`` (its fields, as ``model``) with
+    ``draft_precision`` where the spec wrote one (else it takes the target's precision, what-ifs included, as the
+    loader gives it); an EAGLE/MTP head as ``draft_layers``, which the page shapes from the target's model as
+    loader.head_layers does, so a what-if of the model's shapes moves the head too."""
     sv = spec.serving
-    if sv is None or sv.speculative is None or sv.speculative.draft is None:
-        return None
-    from genreport.model.techniques import draft_memory
-
-    return list(draft_memory(spec, float(sv.prompt + sv.output - 1)))
-
-
-def _serving(sv, draft_share: float | None = None, draft_memory: list[float] | None = None) -> dict | None:
-    """The serving block as the page's serving chapter reads it (techniques.js; None without one).  A draft model's
-    time goes to the page as ``draft_share``, its share of the plain round at the built point (draft_cost = t_d / t_s
-    there, results' serving.techniques.numbers): the page does not re-run the draft's passes, so a what-if there
-    scales the drafts with the plain round, and one of draft_tokens with the passes (``draft_passes``, the built
-    k_d: each pass keeps its built share).  Its memory goes as ``draft_memory``, [M_d, c_d] on one GPU as built
-    (the capacities take them; a what-if of the layout keeps them)."""
     if sv is None:
         return None
     sp = sv.speculative
-    if sp is not None and sp.draft is not None and draft_share is not None:
-        import dataclasses
-
-        sp = dataclasses.replace(sp, draft_cost=draft_share)
+    draft = {}
+    if sp is not None and sp.draft_layers is not None:
+        draft = {"draft_layers": sp.draft_layers}
+    elif sp is not None and sp.draft is not None:
+        draft = {"draft_model": _model(sp.draft)}
+        # the loader gives a draft without draft_precision the target's precision object itself (loader._draft)
+        if sp.draft_precision is not None and sp.draft_precision is not spec.precision:
+            draft["draft_precision"] = _precision(sp.draft_precision)
     return {"prompt": sv.prompt, "output": sv.output, "ttft": sv.ttft, "tpot": sv.tpot, "users": sv.users,
             "price": sv.price, "chunk": sv.chunk, "rate": sv.rate, "prefix_hit": sv.prefix_hit,
             "speculative": None if sp is None else {"draft_tokens": sp.draft_tokens, "acceptance": sp.acceptance,
-                                                    "draft_cost": sp.draft_cost,
+                                                    # a draft's passes give its time: no fraction then
+                                                    "draft_cost": None if draft else sp.draft_cost,
                                                     "verify_tokens": sp.verify_tokens,
-                                                    "accepted_length": sp.accepted_length,
-                                                    **({"draft_memory": draft_memory} if draft_memory else {}),
-                                                    # the passes the built share counts and the draft's name: a what-if
-                                                    # of draft_tokens scales the share per pass (techniques.js)
-                                                    **({"draft_passes": sp.draft_tokens, "draft_name": sp.draft.title}
-                                                       if sp.draft is not None and draft_share is not None else {})}}
+                                                    "accepted_length": sp.accepted_length, **draft}}
 
 
 def _link(link) -> dict | None:
@@ -163,19 +166,10 @@ def _budget(spec, explicit: list) -> dict:
             "measured": len(spec.workloads.measured)}
 
 
-def _draft_share(r) -> float | None:
-    """t_d / t_s of a spec's draft model as the serving chapter evaluated it (None without a draft model)."""
-    sp = r.spec.serving.speculative if r.spec.serving is not None else None
-    nums = ((r.serving or {}).get("techniques") or {}).get("numbers") or {}
-    if sp is None or sp.draft is None or not nums.get("plain_round"):
-        return None
-    return float(nums["draft_time"] / nums["plain_round"])
-
-
-def page_data(spec, figs: dict | None = None, draft_share: float | None = None) -> dict:
+def page_data(spec, figs: dict | None = None) -> dict:
     """The data of the live what-if: the spec's inputs, how they were written, and the constants (``figs``:
     what figure 6 draws that the page does not recompute: other GPUs' roofs, measurements)."""
-    own = inputs(spec, draft_share)
+    own = inputs(spec)
     return {
         "figs": figs or {},
         "inputs": own, "tables": compact_tables(), "precision_spec": spec.precision_spec,
@@ -411,7 +405,7 @@ def page_scripts(r):
     code = scripts(many=r.spec.parallelism is not None)
     if "</script" in code.lower():
         raise ValueError("a live script contains '</script'")
-    return Markup(f'{LIVE_MARK}\n<script type="application/json" id="genreport-live">{data_json(page_data(r.spec, figs, _draft_share(r)))}'
+    return Markup(f'{LIVE_MARK}\n<script type="application/json" id="genreport-live">{data_json(page_data(r.spec, figs))}'
                   f'</script>\n<script>\n{code}</script>')
 
 

@@ -37,6 +37,62 @@ const GR_SERVING = (() => {
     return [sc / (output - 1) / mean, sd / (output - 1) / mean];
   }
 
+  /** The spec's draft on the target's GPUs (generator/model/draft.Draft; null without one): a catalog draft model
+   * (``draft_model``) at its precision, the target's unless the spec wrote one, or an EAGLE/MTP head of
+   * ``draft_layers`` layers shaped as the target's (loader.head_layers: every layer an MoE one where the target has
+   * experts, the embedding and output head the target's), with its one-card Env (env.make_env, no activations). */
+  function draftOf(inp, t) {
+    const sp = inp.serving && inp.serving.speculative;
+    if (!sp || !(sp.draft_model || sp.draft_layers)) return null;
+    let m = sp.draft_model;
+    if (sp.draft_layers) {
+      const tm = inp.model, n = sp.draft_layers;
+      m = Object.assign({}, tm, {layers: n, declared_parameters: null, declared_active: null, tied_embeddings: true,
+        title: "an EAGLE/MTP head of " + n + " " + tm.title + " layer" + (n > 1 ? "s" : ""),
+        moe: tm.moe ? Object.assign({}, tm.moe, {first_dense_layers: 0, layer_step: 1}) : null});
+    }
+    const card = Object.assign({}, inp, {model: m, precision: sp.draft_precision || inp.precision, parallelism: null,
+      workloads: {activation_bytes: 0.0}});
+    return {model: m, env: M.makeEnv(card, t, inp.accounting), head: !!sp.draft_layers,
+      ep: inp.parallelism ? inp.parallelism.ep || 1 : 1};
+  }
+
+  /** [F_d, Q_d]: one draft pass's FLOPs and bytes over b sequences at context s, the whole draft (Draft.ledgers):
+   * an MoE head reads the experts its batch picks, its routed reads over the layout's ep GPUs a replica's share. */
+  function draftLedgers(d, b, s) {
+    const v = d.env.at(null, s);
+    v.B = b;
+    if (d.model.moe) {
+      const g = d.env.at(b, s);
+      [v.N, v.b] = [g.N, g.b];
+    }
+    let reads = call("decode_bytes", v);
+    if (d.model.moe && d.ep > 1) {
+      const held = d.env.values.N - M.routedParameters(d.env.card, d.env.pc, d.env.accounting, d.model);
+      reads = reads - pyMax(v.N - held, 0.0) * v.b * (1.0 - 1.0 / d.ep);
+    }
+    return [call("decode_flops", v), reads];
+  }
+
+  /** t_d: the strict lower bound of k draft passes over b sequences at context s on n_TP x n_PP GPUs (Draft.time). */
+  function draftTime(d, k, b, s, nTP, nPP) {
+    const fq = draftLedgers(d, b, s);
+    return call("draft_time_bound", {k_d: k, F_d: fq[0], Q_d: fq[1], P: d.env.values.P, W: d.env.values.W, n_TP: nTP,
+      n_PP: nPP});
+  }
+
+  /** [M_d, c_d]: the draft's weight bytes on one GPU of a tp x pp replica and its KV bytes per token there at context
+   * s (Draft.memory; a head's output head is the target's, held once); [0, 0] without a draft. */
+  function draftMemory(d, s, tp, nPP) {
+    if (!d) return [0.0, 0.0];
+    const v = d.env.at(null, s), m = d.model;
+    const sKv = m.attention.kind === "mla" ? 1.0 : Math.min(tp, m.kv_heads);
+    const x = m.moe ? {N_x: M.routedParameters(d.env.card, d.env.pc, d.env.accounting, m), n_EP: d.ep} : {N_x: 0.0, n_EP: 1.0};
+    let w = call("weight_bytes_per_gpu", Object.assign({}, v, {rho_x: 0.0, n_TP: tp, n_PP: nPP}, x));
+    if (d.head) w -= m.vocab_size * m.hidden_size * v.b / (tp * nPP);
+    return [w, call("kv_bytes_per_token_per_gpu", Object.assign({}, v, {n_PP: nPP, s_kv: sKv}))];
+  }
+
   /** The chapter's numbers for ``inp.serving`` at ``inp.parallelism``: {batch, context, rows, numbers}; null without
    * a serving block or a layout (a single-card page has no layout formulas). */
   function compute(res, inp, t) {
@@ -51,8 +107,8 @@ const GR_SERVING = (() => {
     const pre = Object.assign({}, base, {T: sv.prompt, d_h: M.prefillHeadDim(m, base.d_h)});
     const ttft = call("prefill_time_bound", pre), ttftSerial = call("prefill_time_serial", pre);
     const power = hw.power_watts, node = hw.node ? hw.node.gpus_per_node : null;
-    // a draft model's weights and KV bytes per token on one GPU, as built (techniques.draft_memory; 0 without one)
-    const dm = (sv.speculative && sv.speculative.draft_memory) || [0, 0], mem = {M_d: dm[0], c_d: dm[1]};
+    // a draft's weights and KV bytes per token on one GPU at the request's last context (techniques.draft_memory)
+    const draft = draftOf(inp, t), dm = draftMemory(draft, last, par.tp, base.n_PP), mem = {M_d: dm[0], c_d: dm[1]};
     const capRaw = call("capacity_batch_draft", Object.assign({}, cv, mem)), cap = Math.trunc(Math.min(Number.isFinite(capRaw)
       ? Math.max(capRaw, 0) : 0, 65536));
     const cd = meanContext(env, m, sv.prompt, sv.output);
@@ -112,15 +168,18 @@ const GR_SERVING = (() => {
 
     if (sp) {  // speculative decoding through the layout, at the mean context (techniques._layout_round)
       const k = sp.draft_tokens, em = inputs(batch, mean), gm = env.at(null, mean);
-      // a draft model's (or head's) passes: each its share of the plain round as built (live._serving), k of them
-      const dc = sp.draft_passes ? sp.draft_cost * k / sp.draft_passes : sp.draft_cost;
       const read = Object.assign({}, base, {S: mean, c: env.at(1.0, mean).c, d_h: gm.d_h});
-      const cap2 = call("capacity_batch_draft", Object.assign({}, read, {c: gm.c}, mem));
+      // the draft's weights and cache at the mean context take the target's room (capacity_batch_draft)
+      const dmm = draftMemory(draft, mean, par.tp, base.n_PP), held = Object.assign({}, read, {c: gm.c});
+      const cap2 = call("capacity_batch_draft", Object.assign({}, held, {M_d: dmm[0], c_d: dmm[1]}));
+      // t_d: a draft's k passes at each batch (plan.draft_time), else draft_cost of the plain round
+      const tD = (b, plain) => draft ? draftTime(draft, k, b, mean, base.n_TP, base.n_PP) : sp.draft_cost * plain;
       const speed = function (b) {
         const plain = call("decode_time_bound", at(read, b));
         const tv = call("verify_time_bound", Object.assign(at(read, b * nV), {B: b, k_d: k, n_v: nV}));
-        return [call("speculative_speedup_layout", {p_a: sp.acceptance, k_d: k, t_s: plain, t_v: tv,
-          t_d: dc * plain}), plain, tv];
+        const td = tD(b, plain);
+        return [call("speculative_speedup_layout", {p_a: sp.acceptance, k_d: k, t_s: plain, t_v: tv, t_d: td}),
+          plain, tv, td];
       };
       const here = speed(batch), tokens = call("speculative_expected_tokens", em);
       const verifyX = M.physical("verify_crossover_batch", call("verify_crossover_batch", em), "round")[0];
@@ -131,20 +190,31 @@ const GR_SERVING = (() => {
         if (!(far > 1.0)) { breakeven = b; break; }
       }
       if (breakeven === null) far = speed(scanned)[0];
-      const s = here[0];
-      const ends = breakeven !== null ? "ends at batch " + commas(breakeven) + " per replica at this layout"
+      const s = here[0], td = here[3];
+      let ends = breakeven !== null ? "ends at batch " + commas(breakeven) + " per replica at this layout"
           + (verifyX !== null ? " (one GPU's verify step turns compute-bound at " + commas(verifyX) + ")" : "")
         : "does not end up to the " + commas(scanned) + " sequences a replica holds"
           + (verifyX !== null ? ": past batch " + commas(verifyX) + " the speed-up falls towards " + F.format(far, ".2f") + "x" : "");
+      if (draft) {
+        ends += "; the draft's weights and KV cache leave room for " + commas(cap2) + " sequences of "
+          + commas(Math.trunc(mean)) + " tokens per replica, " + commas(call("capacity_batch_replica", held)) + " without it";
+      }
       levers.push({technique: "speculative decoding", setting: k + " draft token" + (k > 1 ? "s" : "") + ", accepted "
-        + pct(sp.acceptance) + " each, " + (sp.draft_name ? "drafted by " + sp.draft_name + " (" + k + " pass"
-          + (k > 1 ? "es" : "") + ", each its share as built: " + pct(dc) + " of a step)" : "drafts " + pct(dc) + " of a step")
+        + pct(sp.acceptance) + " each, " + (draft ? "drafted by " + draft.model.title + " (" + k + " pass"
+          + (k > 1 ? "es" : "") + ", at least " + F.format(td * 1e3, ".3g") + " ms: " + pct(td / here[1]) + " of a step)"
+          : "drafts " + pct(sp.draft_cost) + " of a step")
         + (sp.verify_tokens !== null && sp.verify_tokens !== undefined ? ", a tree of " + sp.verify_tokens
           + " tokens verified" : ""),
         ttft: [ttft, ttft], tpot: [tp0, tp0 / s], per_gpu: [gpu0, gpu0 * s], usd: [usd0, usd0 !== null ? usd0 / s : null],
         ends: ends, note: F.format(tokens, ".2f") + " tokens per verify step"});
       Object.assign(n, {expected_tokens: tokens, speedup: s, breakeven_batch: breakeven, verify_crossover_batch: verifyX,
-        verify_round: here[2], plain_round: here[1], draft_time: dc * here[1]});
+        verify_round: here[2], plain_round: here[1], draft_time: td});
+      if (draft) {
+        const fq = draftLedgers(draft, batch, mean);
+        Object.assign(n, {draft_model: draft.model.title, draft_weights_gpu: dmm[0], draft_kv_token_gpu: dmm[1],
+          capacity_plain: call("capacity_batch_replica", held), capacity_with_draft: cap2, draft_flops_pass: fq[0],
+          draft_bytes_pass: fq[1]});
+      }
     }
 
     // chunked prefill: one chunk rides along each decode step while a prompt is prefilled

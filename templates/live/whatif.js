@@ -302,6 +302,13 @@ const GR_WHATIF = (function () {
       inp.parallelism[k] = v;
     } else if (top === "serving") {  // the serving chapter's inputs (techniques.js); its price is the GPU-hour's
       if (parts.length === 3) inp.serving.speculative[k] = v; else inp.serving[k] = v;
+      // a what-if fraction replaces the written draft, a what-if head a written draft or fraction (overrides.apply)
+      if (parts.length === 3 && (k === "draft_cost" || k === "draft_layers")) {
+        ["draft_model", "draft_precision"].concat(k === "draft_cost" ? ["draft_layers"] : []).forEach(x => {
+          delete inp.serving.speculative[x];
+        });
+        if (k === "draft_layers") inp.serving.speculative.draft_cost = null;  // the head's passes give its time
+      }
       if (parts.length === 3 && k === "acceptance") state.given.acceptance = true;
       if (k === "price") inp.hardware.price_per_hour = v;
     } else if (k === "micro_batch_tokens") {
