@@ -52,7 +52,10 @@ def _ledger(r: Results) -> list[tuple[str, list[tuple[str, float]]]]:
     kv = max(sc["capacity"] - weights - draft, 0.0)
     inf = [(f"{r.spec.precision.weights} weights", weights)]
     if draft > 0:
-        inf.append((f"draft {nums['draft_model']}", draft))
+        sp = r.spec.serving.speculative
+        head = sp.draft_layers if sp is not None else None  # an EAGLE/MTP head: its layers, not the long title
+        inf.append((f"draft head ({head} layer{'s' if head > 1 else ''})" if head else f"draft {nums['draft_model']}",
+                    draft))
     if kv > 0 and _contexts(r):
         inf.append(("KV cache", kv))
     bars.append(("inference\nweights + KV" if len(inf) > 1 else "inference\nweights", inf))
