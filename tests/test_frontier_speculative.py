@@ -1,7 +1,7 @@
 """The frontier figure and the serving chapter's cheapest layout with ``serving.speculative`` (issue 30).
 
 Each layout's curve with speculative decoding is timed as ``plan --speculative`` times a batch where it speculates
-(generator/model/plan.speculate and mean_speedup), its capacity beside a draft model is Draft.capacity's, and the
+(generator/model/serving.speculate and mean_speedup), its capacity beside a draft model is Draft.capacity's, and the
 best point at the TPOT target is taken over both curves.  Without ``speculative`` the figure and the chapter are
 those of before (the plain curves and frontiers do not move, the figure's bytes do not change).
 

@@ -102,7 +102,7 @@ def of_spec(spec, par=None) -> Draft | None:
 
 
 def speculative_inputs(spec, par=None) -> tuple | None:
-    """serving.speculative as plan.speculate takes it, (k_d, p_a, the draft: a :class:`Draft` or draft_cost, n_v) at
+    """serving.speculative as serving.speculate takes it, (k_d, p_a, the draft: a :class:`Draft` or draft_cost, n_v) at
     the layout ``par`` (None: the spec's); None without speculative decoding."""
     sv = spec.serving
     sp_ = sv.speculative if sv is not None else None

@@ -26,7 +26,14 @@ from genreport.model.layout import (
     min_gpus_to_fit,
     tp_choices,
 )
-from genreport.model.serving import _mean_context_values, joules_per_token, usd_per_mtok
+from genreport.model.serving import (
+    _mean_context_values,
+    _read_c,
+    joules_per_token,
+    mean_speedup,
+    speculate,
+    usd_per_mtok,
+)
 
 # Every uniform weight format plan knows how to try; the default tries fewer (plan_precisions).
 PLAN_PRECISIONS = ("bf16", "fp8", "int8", "int4")
@@ -166,11 +173,6 @@ def plan_layouts(model: Model, max_gpus: int) -> list[Parallelism]:
     return layouts + dp_attention_layouts(model, max_gpus)
 
 
-def _read_c(env, context) -> np.float64:
-    """c a decode step at ``context`` reads (a chunked layer: the S mod chunk tokens of its chunk), whole model."""
-    return np.float64(np.ravel(env.at(batch=1.0, context=float(context))["c"])[0])
-
-
 def plan_precision(name: str, model: Model) -> Precision:
     """A precision plan tries: a format, or 'checkpoint', the model spec's checkpoint_precision per tensor class."""
     from genreport.load.loader import _precision
@@ -273,42 +275,6 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
     order = {p: i for i, p in enumerate(precisions)}
     rows.sort(key=lambda r: (-r.tokens_per_s_gpu, r.gpus, order.get(r.precision, 99), r.kv_cache, r.tp, r.pp, r.ep))
     return Plan(rows, rejected, skipped, estimate)
-
-
-def speculate(q, lay, values, batches, t_plain, spec, serial):
-    """Speculative decoding at the layout, per batch: (speed-up, on).  The verify round n B tokens (k + 1 for a
-    chain, a tree's nodes: ``spec``'s fourth entry, k + 1 where it has three), the drafts
-    ``cost`` x the plain round; the speed-up E t_s / (t_v + t_d) (``speculative_speedup_layout``), E = (1 - p^(k+1))
-    / (1 - p); on where it passes 1."""
-    k, p_acc, cost = spec[:3]
-    n = spec[3] if len(spec) > 3 else k + 1
-    toks = at_batch(values, lay, batches * n, busiest=serial)  # the experts the n B tokens touch
-    v = dict(toks, B=np.asarray(batches, dtype=float), k_d=np.float64(k), n_v=np.float64(n))
-    t_v = np.asarray(q["verify_time_serial" if serial else "verify_time_bound"](v), dtype=float) * np.ones_like(batches)
-    t_d = draft_time(q, cost, k, values, batches, t_plain)
-    speed = np.asarray(q["speculative_speedup_layout"]({"p_a": p_acc, "k_d": float(k), "t_s": t_plain, "t_v": t_v,
-                                                       "t_d": t_d}), dtype=float) * np.ones_like(batches)
-    return speed, speed > 1.0
-
-
-def mean_speedup(q, lay, rv, mean: float, batches, spec, serial) -> np.ndarray:
-    """The speed-up of a request's rounds at its mean context ``mean`` (what its decode time, summed over the rounds,
-    is divided by: plan's tok/s per user and per GPU, the frontier figure's): :func:`speculate` at the request's
-    values ``rv`` (at ``batches``, the mean context's c and d_h) against the plain round there, the strict bound or
-    (``serial``) the estimate."""
-    mv = dict(rv, S=np.float64(mean))
-    t = np.asarray(q["decode_time_serial" if serial else "decode_time_bound"](mv), dtype=float) * np.ones_like(batches)
-    return speculate(q, lay, mv, batches, t, spec, serial)[0]
-
-
-def draft_time(q, cost, k, values, batches, t_plain):
-    """t_d per batch: a draft model's k passes on the replica's GPUs (``cost`` a :class:`genreport.model.draft.Draft`:
-    ``draft_time_bound`` at the layout's n_TP n_PP and context S), else ``cost`` x the plain round (draft_cost)."""
-    if hasattr(cost, "time"):
-        s = float(np.ravel(np.asarray(values["S"], dtype=float))[0])
-        return cost.time(q, k, np.asarray(batches, dtype=float), s, float(np.ravel(values["n_TP"])[0]),
-                         float(np.ravel(values["n_PP"])[0]))
-    return cost * t_plain
 
 
 def _pools(q, par, b, batches, ok, t_use, ttft, tpot, shape, latency, t_kv_link, c_tok):

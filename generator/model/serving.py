@@ -121,10 +121,10 @@ def curve(model: Model, hw: Hardware, precision: Precision, par: Parallelism, ba
     :meth:`Request.per_user` and :meth:`Request.per_gpu` give at each), with ``ttft_*`` [s],
     ``capacity_batch`` and ``weights_fit`` of the layout.
 
-    ``speculative`` (plan.speculate's (k_d, p_a, draft or draft_cost, n_v)): also the same with speculative decoding
+    ``speculative`` (speculate's (k_d, p_a, draft or draft_cost, n_v)): also the same with speculative decoding
     at every batch, as ``plan --speculative`` times a batch where it speculates: ``spec_tpot_*`` the plain round at
     the last context over the speed-up there (``spec_speedup_*``, plan's spec_speedup), the decode time over the
-    speed-up at the mean context (plan.mean_speedup), whence ``spec_tokens_per_s_user_*`` and ``_gpu_*``; and
+    speed-up at the mean context (mean_speedup), whence ``spec_tokens_per_s_user_*`` and ``_gpu_*``; and
     ``capacity_batch_speculative``, what the replica holds beside a draft model (Draft.capacity; the plain capacity
     with a draft_cost).  Past the break-even batch the numbers show what speculating costs (plan then turns it off)."""
     b = np.asarray(batches, dtype=float)
@@ -188,11 +188,10 @@ def _request_values(model: Model, hw: Hardware, precision: Precision, par: Paral
 def _speculative_values(q, env, lay, cv, rv, batch, mean: float, par: Parallelism, speculative, plain: dict,
                         cap: float) -> dict:
     """:func:`curve`'s speculative numbers ({} without ``speculative``): per estimate the speed-up of the round at
-    the last context (plan.speculate against ``plain``, the plain round there) and at the mean context
-    (plan.mean_speedup), nan where the estimate is not stated; the capacity beside a draft model."""
+    the last context (speculate against ``plain``, the plain round there) and at the mean context
+    (mean_speedup), nan where the estimate is not stated; the capacity beside a draft model."""
     if speculative is None:
         return {}
-    from genreport.model.plan import _read_c, mean_speedup, speculate
 
     b = np.atleast_1d(np.asarray(batch, dtype=float))
     out = {}
@@ -209,3 +208,44 @@ def _speculative_values(q, env, lay, cv, rv, batch, mean: float, par: Parallelis
         cap = draft.capacity(q, cv, par.tp)[0]
     out["capacity_speculative"] = max(cap, 0.0) if math.isfinite(cap) else 0.0
     return out
+
+
+def _read_c(env, context) -> np.float64:
+    """c a decode step at ``context`` reads (a chunked layer: the S mod chunk tokens of its chunk), whole model."""
+    return np.float64(np.ravel(env.at(batch=1.0, context=float(context))["c"])[0])
+
+
+def speculate(q, lay, values, batches, t_plain, spec, serial):
+    """Speculative decoding at the layout, per batch: (speed-up, on).  The verify round n B tokens (k + 1 for a
+    chain, a tree's nodes: ``spec``'s fourth entry, k + 1 where it has three), the drafts
+    ``cost`` x the plain round; the speed-up E t_s / (t_v + t_d) (``speculative_speedup_layout``), E = (1 - p^(k+1))
+    / (1 - p); on where it passes 1."""
+    k, p_acc, cost = spec[:3]
+    n = spec[3] if len(spec) > 3 else k + 1
+    toks = at_batch(values, lay, batches * n, busiest=serial)  # the experts the n B tokens touch
+    v = dict(toks, B=np.asarray(batches, dtype=float), k_d=np.float64(k), n_v=np.float64(n))
+    t_v = np.asarray(q["verify_time_serial" if serial else "verify_time_bound"](v), dtype=float) * np.ones_like(batches)
+    t_d = draft_time(q, cost, k, values, batches, t_plain)
+    speed = np.asarray(q["speculative_speedup_layout"]({"p_a": p_acc, "k_d": float(k), "t_s": t_plain, "t_v": t_v,
+                                                       "t_d": t_d}), dtype=float) * np.ones_like(batches)
+    return speed, speed > 1.0
+
+
+def mean_speedup(q, lay, rv, mean: float, batches, spec, serial) -> np.ndarray:
+    """The speed-up of a request's rounds at its mean context ``mean`` (what its decode time, summed over the rounds,
+    is divided by: plan's tok/s per user and per GPU, the frontier figure's): :func:`speculate` at the request's
+    values ``rv`` (at ``batches``, the mean context's c and d_h) against the plain round there, the strict bound or
+    (``serial``) the estimate."""
+    mv = dict(rv, S=np.float64(mean))
+    t = np.asarray(q["decode_time_serial" if serial else "decode_time_bound"](mv), dtype=float) * np.ones_like(batches)
+    return speculate(q, lay, mv, batches, t, spec, serial)[0]
+
+
+def draft_time(q, cost, k, values, batches, t_plain):
+    """t_d per batch: a draft model's k passes on the replica's GPUs (``cost`` a :class:`genreport.model.draft.Draft`:
+    ``draft_time_bound`` at the layout's n_TP n_PP and context S), else ``cost`` x the plain round (draft_cost)."""
+    if hasattr(cost, "time"):
+        s = float(np.ravel(np.asarray(values["S"], dtype=float))[0])
+        return cost.time(q, k, np.asarray(batches, dtype=float), s, float(np.ravel(values["n_TP"])[0]),
+                         float(np.ravel(values["n_PP"])[0]))
+    return cost * t_plain

@@ -147,7 +147,7 @@ def layout_inputs(spec, context: float):
     from genreport.load.spec import Parallelism
     from genreport.model.env import make_env
     from genreport.model.layout import choose_links, layout_values
-    from genreport.model.plan import _read_c
+    from genreport.model.serving import _read_c
 
     hw, model, prec, acc = spec.hardware, spec.model, spec.precision, spec.accounting
     par = spec.parallelism or Parallelism()
@@ -164,13 +164,13 @@ def layout_inputs(spec, context: float):
 
 
 def _layout_round(r, batch: float, context: float, sp) -> dict:
-    """Speculative decoding through the spec's layout (generator/model/plan.speculate): the plain round
+    """Speculative decoding through the spec's layout (generator/model/serving.speculate): the plain round
     (``decode_time_bound``) and the verify round (``verify_time_bound``, its n_v tokens per sequence (k + 1 for a chain) through the
     weights and the collectives) at ``batch`` per replica and ``context``, both with the interconnect; the speed-up
     E t / (t_v + draft_cost t); the first batch up to what a replica holds (4,096 at most) where it falls to 1."""
     from genreport.model.draft import speculative_inputs
     from genreport.model.layout import at_batch
-    from genreport.model.plan import draft_time, speculate
+    from genreport.model.serving import draft_time, speculate
 
     spec = r.spec
     par, q, _, lay, cv, read = layout_inputs(spec, context)

@@ -172,7 +172,7 @@ const GR_SERVING = (() => {
       // the draft's weights and cache at the mean context take the target's room (capacity_batch_draft)
       const dmm = draftMemory(draft, mean, par.tp, base.n_PP), held = Object.assign({}, read, {c: gm.c});
       const cap2 = call("capacity_batch_draft", Object.assign({}, held, {M_d: dmm[0], c_d: dmm[1]}));
-      // t_d: a draft's k passes at each batch (plan.draft_time), else draft_cost of the plain round
+      // t_d: a draft's k passes at each batch (serving.draft_time), else draft_cost of the plain round
       const tD = (b, plain) => draft ? draftTime(draft, k, b, mean, base.n_TP, base.n_PP) : sp.draft_cost * plain;
       const speed = function (b) {
         const plain = call("decode_time_bound", at(read, b));
