@@ -14,6 +14,7 @@ library's functions on every machine, so the same spec gives the same bytes wher
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -47,9 +48,15 @@ def _log(v: float) -> float:
 
 
 def power(base: float, exponents) -> np.ndarray:
-    """``base ** x`` for each x of ``exponents``."""
-    b = float(base)
-    return _each(lambda e: _pow(b, e), exponents)
+    """``base ** x`` for each x of ``exponents`` (a new array each call; the same call twice is computed once)."""
+    a = np.asarray(exponents, dtype=float)
+    return _power(float(base), a.tobytes(), a.shape).copy()
+
+
+@functools.lru_cache(maxsize=4096)
+def _power(base: float, data: bytes, shape: tuple[int, ...]) -> np.ndarray:
+    # plan and the frontier ask the same powers for every layout (the experts a batch touches)
+    return _each(lambda e: _pow(base, e), np.frombuffer(data, dtype=float).reshape(shape))
 
 
 def exp(x) -> np.ndarray:
