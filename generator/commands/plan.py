@@ -420,7 +420,7 @@ _CSV = ("hardware", "precision", "kv_cache", "tp", "pp", "ep", "dp", "gpus", "ba
         "time_comm", "tokens_per_s_replica", "links")
 
 
-_CSV_SPEC = ("speculative", "spec_speedup", "spec_breakeven_batch", "tpot_plain")
+_CSV_SPEC = ("speculative", "spec_speedup", "spec_speedup_mean", "spec_breakeven_batch", "tpot_plain")
 _CSV_POOLS = ("pool_prefill_share", "pool_split", "kv_transfer", "kv_link", "pool_ttft", "pool_tokens_per_s_gpu",
               "one_pool_batch", "one_pool_tpot", "one_pool_tokens_per_s_gpu", "pool_beats")
 
