@@ -90,6 +90,32 @@ def test_a_point_by_hand_and_as_plan_and_the_lever_row_give_it(r70):
     lever = next(x for x in r70.serving["techniques"]["rows"] if x["technique"] == "speculative decoding")
     assert r70.serving["techniques"]["batch"] == busiest
     assert sp["bound"]["tokens_per_s_gpu"][sp["batch"].index(busiest)] == pytest.approx(lever["per_gpu"][1], rel=1e-12)
+    # and its TPOT: the plain round at the last context over the speed-up there, as plan's (one function,
+    # serving.speculative_request); tok/s per GPU the plain one times the speed-up at the mean context
+    n = r70.serving["techniques"]["numbers"]
+    kb = sp["batch"].index(busiest)
+    assert sp["bound"]["tpot"][kb] == pytest.approx(lever["tpot"][1], rel=1e-12)
+    assert sp["bound"]["speedup"][kb] == pytest.approx(n["speedup_last"], rel=1e-12)
+    assert lever["tpot"][1] == pytest.approx(lever["tpot"][0] / n["speedup_last"], rel=1e-12)
+    assert lever["per_gpu"][1] == pytest.approx(lever["per_gpu"][0] * n["speedup_mean"], rel=1e-12)
+
+
+def test_nothing_accepted_nothing_drafted_changes_nothing():
+    """The limit: acceptance 0 (E = 1 token a verify round) and drafts that take no time, on one GPU at batch 1,
+    where the verify round reads the weights and the cache once, as a plain round does, and stays memory-bound: the
+    speed-up is 1 at both contexts, so TPOT, tok/s per user and per GPU are plain decode's (Llama 3.1 8B in bf16
+    on one H100 SXM)."""
+    from genreport.load.spec import Parallelism
+    from genreport.model.serving import curve
+
+    spec = evaluated("llama8b-h100.yaml").spec
+    c = curve(spec.model, spec.hardware, spec.precision, Parallelism(), [1.0], 4096, 512, spec.accounting,
+              speculative=(3, 0.0, 0.0, 4))
+    for est in ("bound", "serial"):
+        assert c[f"spec_speedup_{est}"][0] == pytest.approx(1.0, rel=1e-12)
+        assert c[f"spec_speedup_mean_{est}"][0] == pytest.approx(1.0, rel=1e-12)
+        for key in ("tpot", "tokens_per_s_user", "tokens_per_s_gpu"):
+            assert c[f"spec_{key}_{est}"][0] == pytest.approx(c[f"{key}_{est}"][0], rel=1e-12)
 
 
 def test_speculative_frontiers_dominate_and_the_bound_stays_a_bound(r70):

@@ -63,17 +63,19 @@ def test_limits_and_the_bound_holds_for_any_split():
 
 def test_the_report_derives_t_d_and_the_fit_sees_the_draft():
     """The lever row at the serving chapter's busiest batch: t_d from the draft (not 0.05 of a step), the printed
-    formula's t_d that number, and the draft's weights and cache leave fewer sequences (331 -> 299 of 4,352 tokens
-    per replica: (C - w_g - 309 MB) / ((40,960 + 4,096) B x 4,352)); the serving chapter's batches stay within it."""
+    formula's t_d that number (at the mean context, the tok/s' speed-up), and the draft's weights and cache leave
+    fewer sequences (313 -> 283 of the last context's 4,607 tokens per replica, as plan counts them:
+    (C - w_g - 309 MB) / ((40,960 + 4,096) B x 4,607)); the serving chapter's batches stay within it."""
     r = evaluated(SPEC, DRAFT)
     n = r.serving["techniques"]["numbers"]
     assert n["draft_model"] == "Llama 3.2 1B"
     assert n["capacity_with_draft"] < n["capacity_plain"]
-    assert n["capacity_plain"] == 331 and n["capacity_with_draft"] == 299
+    assert n["capacity_plain"] == 313 and n["capacity_with_draft"] == 283
     t_d = 4 * max(n["draft_flops_pass"] / (8 * 989.4e12), n["draft_bytes_pass"] / (8 * 3.35e12))
-    assert n["draft_time"] == pytest.approx(t_d)
-    assert n["draft_time"] / n["plain_round"] != pytest.approx(0.05, abs=0.01)
-    assert r.blocks["tech_speculative"].inputs["t_d"] == pytest.approx(t_d)
+    assert n["draft_time_mean"] == pytest.approx(t_d)
+    assert n["draft_time_mean"] / n["plain_round_mean"] != pytest.approx(0.05, abs=0.01)
+    assert r.blocks["tech_speculative_mean"].inputs["t_d"] == pytest.approx(t_d)
+    assert r.blocks["tech_speculative"].inputs["t_d"] == n["draft_time_last"] > t_d  # its cache reads grow with S
     assert r.blocks["tech_draft"].entry.value == pytest.approx(t_d)
     assert max(row["batch"] for row in r.serving["rows"]) <= r.serving["capacity_batch"] <= 283
     row = next(x for x in r.serving["techniques"]["rows"] if x["technique"] == "speculative decoding")
@@ -119,7 +121,7 @@ def test_plan_takes_a_draft_model():
     k = _speculative("4,0.8,llama-3.2-1b")
     assert k == (4, 0.8, "llama-3.2-1b", 5)
     target = evaluated(SPEC).spec.model
-    assert _draft(k, target, "4,0.8,llama-3.2-1b")[2].name == "llama-3.2-1b"
+    assert _draft(k, target, "4,0.8,llama-3.2-1b")[0][2].name == "llama-3.2-1b"
     with pytest.raises(SpecError, match="vocabulary"):
         _draft(_speculative("4,0.8,llama-2-7b"), target, "4,0.8,llama-2-7b")
     assert _speculative("3,0.7,0.1") == (3, 0.7, 0.1, 4)
@@ -184,8 +186,8 @@ def test_every_capacity_of_a_report_takes_the_draft(capsys):
     """One number, one place: the serving chapter's batch limit, the lever row's fit, the KV-capacity ceiling of the
     goodput, the prefix-cache capacities, the rate figure's capacity, the memory ledger (figure 5) and ``derive``
     all take the draft's weights and cache.  Hand counts (the room 58,774,530,960 B, 45,056 B a token):
-    - the chapter's batch limit at the last context 4,607: floor(room / (45,056 x 4,607)) = 283 (331 -> 299 at the
-      mean context 4,352: room / (45,056 x 4,352) = 299.7);
+    - the chapter's batch limit at the last context 4,607: floor(room / (45,056 x 4,607)) = 283, the lever row's
+      and plan's too (313 without the draft: (C - w_g) / (40,960 x 4,607) = 313.1);
     - the KV ceiling: room W / (511 x 4,352 x 45,056 x 17.65e9 + room Q_r), Q_r = 511 x 4,352 x 40,960 +
       2,048 x 40,960 x (1 + (6,144 - 512) / 1,024) (request_bytes: the draft's cache takes room, the target's
       reads time) = 27.52 requests/s per replica (28.19 without the draft);
@@ -197,8 +199,8 @@ def test_every_capacity_of_a_report_takes_the_draft(capsys):
     n = r.serving["techniques"]["numbers"]
     assert n["draft_weights_gpu"] == pytest.approx(M_D) and n["draft_kv_token_gpu"] == C_D
     assert r.serving["capacity_batch"] == int(ROOM / (KV * 4607)) == 283
-    assert n["capacity_with_draft"] == int(ROOM / (KV * 4352)) == 299
-    assert n["capacity_plain"] == int((CAP_GPU - W_GPU) / (C_GPU * 4352)) == 331
+    assert n["capacity_with_draft"] == int(ROOM / (KV * 4607)) == 283
+    assert n["capacity_plain"] == int((CAP_GPU - W_GPU) / (C_GPU * 4607)) == 313
     q_r = 511 * 4352 * C_GPU + 2048 * C_GPU * (1 + (4096 * 1.5 - 512) / 1024)
     ceiling = ROOM * 3.35e12 / (511 * 4352 * KV * W_GPU + ROOM * q_r)
     assert n["goodput_rate_capacity"] == pytest.approx(ceiling, rel=1e-9) and ceiling == pytest.approx(27.52, abs=0.01)
@@ -243,9 +245,9 @@ def test_an_eagle_head_of_one_layer_by_hand():
     b = r.serving["techniques"]["batch"]
     weights = (layer + 8192 + 128256 * 8192) * 2
     assert n["draft_bytes_pass"] == pytest.approx(weights + b * 4352 * 4096, rel=1e-9)
-    assert n["draft_time"] == pytest.approx(n["draft_bytes_pass"] / (8 * 3.35e12), rel=1e-9)
+    assert n["draft_time_mean"] == pytest.approx(n["draft_bytes_pass"] / (8 * 3.35e12), rel=1e-9)
     room = n["capacity_plain"], n["capacity_with_draft"]
-    assert room == (331, int((CAP_GPU - W_GPU - (layer + 8192) * 2 / 8) / ((C_GPU + 512) * 4352)))
+    assert room == (313, int((CAP_GPU - W_GPU - (layer + 8192) * 2 / 8) / ((C_GPU + 512) * 4607)))
     row = next(x for x in r.serving["techniques"]["rows"] if x["technique"] == "speculative decoding")
     assert "drafted by an EAGLE/MTP head of 1 Llama 3.1 70B layer (1 pass" in row["setting"]
 
@@ -271,7 +273,81 @@ def test_plan_takes_a_head_of_layers():
     from genreport.commands.plan import _draft, _speculative
 
     target = evaluated(SPEC).spec.model
-    k = _draft(_speculative("1,0.85,layers:1"), target, "1,0.85,layers:1")
-    assert k[2].layers == 1 and k[2].hidden_size == target.hidden_size and k[2].name == "llama-3.1-70b-head-1"
+    k, own = _draft(_speculative("1,0.85,layers:1"), target, "1,0.85,layers:1")
+    assert own is None and k[2].layers == 1 and k[2].hidden_size == target.hidden_size and k[2].name == "llama-3.1-70b-head-1"
     with pytest.raises(SpecError, match="layers:x"):
         _draft(_speculative("1,0.85,layers:x"), target, "1,0.85,layers:x")
+
+
+def test_plan_runs_a_draft_at_its_own_precision():
+    """serving.speculative.draft_precision (plan --speculative K,P,MODEL@FORMAT) in plan, as the report's own
+    evaluation takes it: fp8 target rows with the 1B draft in bf16 keep less free memory than with the draft in the
+    row's fp8, by the draft's second byte a weight and a KV value at tp 2: 1.2358e9 x (2 - 1) B / 2 + 64 sequences
+    x 4,608 tokens x (32,768 - 16,384) B / 2 a GPU; every speed-up falls (its passes read twice the bytes)."""
+    from genreport.model.plan import Shape, plan, plan_precision
+
+    spec = evaluated(SPEC).spec
+    d = _draft()
+    kw = dict(precisions=("fp8",), max_gpus=2, shape=Shape(4096, 512, None, None), speculative=(4, 0.8, d.model, 5))
+    own = plan(spec.model, spec.hardware, 64, 4608, 0.05, **kw)
+    wide = plan(spec.model, spec.hardware, 64, 4608, 0.05, draft_precision=plan_precision("bf16", d.model), **kw)
+    a = {(r.tp, r.pp): r for r in own.rows}
+    b = {(r.tp, r.pp): r for r in wide.rows}
+    assert a.keys() == b.keys() and (2, 1) in a and a[2, 1].batch == b[2, 1].batch == 64
+    for key in a:
+        assert b[key].spec_speedup < a[key].spec_speedup and b[key].concurrency <= a[key].concurrency
+    assert a[2, 1].headroom_bytes - b[2, 1].headroom_bytes == pytest.approx(
+        1.2358e9 / 2 + 64 * 4608 * 16384 / 2, rel=1e-6)
+    # on a GPU without an fp8 peak a draft declared in fp8 cannot run: the GPU is skipped, and says why
+    from genreport.load.loader import load_hardware
+
+    a100 = load_hardware(ROOT / "specs" / "hardware" / "a100-sxm-80gb.yaml")
+    none = plan(spec.model, a100, 64, 4608, 0.05, draft_precision=plan_precision("fp8", d.model),
+                **dict(kw, precisions=("bf16",)))
+    assert none.rows == [] and ("the draft at fp8", f"{a100.title} has no dense fp8 peak") in none.skipped_precisions
+
+
+def test_the_report_plans_with_the_declared_draft_precision():
+    """The serving chapter's cheapest layout (plan over layouts and weight formats) takes the spec's draft_precision;
+    without one (the loader then gives the draft the target's precision object itself) each row's, and a head is
+    the target's own layers, always in the row's."""
+    from genreport.model.draft import declared_precision
+
+    assert declared_precision(evaluated(SPEC, DRAFT).spec) is None
+    assert declared_precision(evaluated(SPEC, ("serving.speculative.draft_layers=1",)).spec) is None
+    # bf16 written: the target's format, but the draft's own, kept in the fp8 rows plan finds cheapest
+    r = evaluated(SPEC, (*DRAFT, "serving.speculative.draft_precision=bf16"))
+    assert declared_precision(r.spec).weights == "bf16"
+    cheap = r.serving["cheapest"]
+    assert cheap["precision"] == "fp8"
+    from genreport.model.plan import Shape, plan
+
+    spec, sv = r.spec, r.spec.serving
+    found = plan(spec.model, spec.hardware, sv.users, sv.prompt + sv.output, sv.tpot, (cheap["precision"],), 72,
+                 spec.accounting, shape=Shape(sv.prompt, sv.output, sv.ttft, sv.users),
+                 speculative=(4, 0.8, sv.speculative.draft, 5), draft_precision=declared_precision(spec))
+    row = next(x for x in found.rows if (x.tp, x.pp, x.ep, x.dp, x.kv_cache) == (
+        cheap["tp"], cheap["pp"], cheap["ep"], cheap["dp"], cheap["kv_cache"]))
+    assert cheap["speculative"] == "on" and row.as_json() == cheap
+    kw = dict(shape=Shape(sv.prompt, sv.output, sv.ttft, sv.users), speculative=(4, 0.8, sv.speculative.draft, 5))
+    rows = plan(spec.model, spec.hardware, sv.users, sv.prompt + sv.output, sv.tpot, ("fp8",), 72, spec.accounting,
+                **kw).rows
+    same = next(x for x in rows if (x.tp, x.pp, x.ep, x.dp, x.kv_cache) == (row.tp, row.pp, row.ep, row.dp, row.kv_cache))
+    assert same.headroom_bytes > row.headroom_bytes and same.spec_speedup > row.spec_speedup  # the draft in fp8
+
+
+def test_plan_reads_model_at_format(capsys):
+    """``--speculative K,P,MODEL@FORMAT``: the draft's own format, as serving.speculative.draft_precision; a bad format
+    or a head with one is a clear error naming the option, with a fix."""
+    from genreport.commands.cli import main
+    from genreport.commands.plan import _draft, _speculative
+
+    target = evaluated(SPEC).spec.model
+    k, own = _draft(_speculative("4,0.8,llama-3.2-1b@fp8"), target, "4,0.8,llama-3.2-1b@fp8")
+    assert k[2].name == "llama-3.2-1b" and (own.weights, own.kv_cache, own.compute) == ("fp8", "fp8", "fp8")
+    assert _draft(_speculative("4,0.8,llama-3.2-1b"), target, "4,0.8,llama-3.2-1b")[1] is None
+    for text, words, hint in (("4,0.8,llama-3.2-1b@fp9", "unknown draft format 'fp9'", "llama-3.2-1b@fp8"),
+                              ("1,0.85,layers:1@fp8", "has no precision of its own", "leave out @fp8")):
+        assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--speculative", text]) == 1
+        err = capsys.readouterr().err
+        assert f"--speculative {text}" in err and words in err and hint in err and "Traceback" not in err

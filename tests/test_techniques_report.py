@@ -53,28 +53,41 @@ def test_each_technique_is_a_row_with_its_formula(report):
     n = tq["numbers"]
     assert n["expected_tokens"] == pytest.approx(1 + 0.8 + 0.64 + 0.512)
     # the speed-up is E t_s / (t_v + t_d) from the rounds at the layout (tp 8, the all-reduces included), at the
-    # chapter's batch and the request's mean context, drafts 10% of a plain round
+    # chapter's batch, drafts 10% of a plain round; at the request's last context (the one that divides the TPOT)
+    # and at its mean context (the one that divides the decode time: tok/s and $/M)
     e = 1 + 0.8 + 0.64 + 0.512
-    assert n["draft_time"] == pytest.approx(0.1 * n["plain_round"], rel=1e-12)
-    assert n["speedup"] == pytest.approx(e * n["plain_round"] / (n["verify_round"] + n["draft_time"]), rel=1e-9)
-    block = r.blocks["tech_speculative"]
-    assert block.entry.value == pytest.approx(n["speedup"], rel=1e-12)  # the printed formula is the number used
-    assert block.inputs["t_v"] == n["verify_round"] and block.inputs["t_s"] == n["plain_round"]
     # hand count, per GPU of tp 8 (Meta's 70.6e9 parameters in fp8, 163,840 B of fp8 KV per token; H100 at
     # 1,979 TFLOP/s fp8 dense and 3.35 TB/s): at the chapter's batch the plain round streams the weights and the
     # caches; the verify round's 4 B tokens make it compute-bound
-    batch, mean = tq["batch"], 4096 + 512 / 2
-    plain = (70.6e9 + batch * mean * 163840) / 8 / 3.35e12
-    verify = 4 * batch * (2 * 70.6e9 + 4 * 80 * 64 * 128 * mean) / 8 / 1979e12
-    assert n["plain_round"] == pytest.approx(plain, rel=2e-3)
-    assert n["verify_round"] == pytest.approx(max(plain, verify), rel=2e-3)
+    batch = tq["batch"]
+    for ctx, context in (("last", 4096 + 512 - 1), ("mean", 4096 + 512 / 2)):
+        plain = (70.6e9 + batch * context * 163840) / 8 / 3.35e12
+        verify = 4 * batch * (2 * 70.6e9 + 4 * 80 * 64 * 128 * context) / 8 / 1979e12
+        assert n[f"plain_round_{ctx}"] == pytest.approx(plain, rel=2e-3)
+        assert n[f"verify_round_{ctx}"] == pytest.approx(max(plain, verify), rel=2e-3)
+        assert n[f"draft_time_{ctx}"] == pytest.approx(0.1 * n[f"plain_round_{ctx}"], rel=1e-12)
+        assert n[f"speedup_{ctx}"] == pytest.approx(e * n[f"plain_round_{ctx}"] / (n[f"verify_round_{ctx}"]
+                                                                                   + n[f"draft_time_{ctx}"]), rel=1e-9)
+        block = r.blocks["tech_speculative" if ctx == "last" else "tech_speculative_mean"]
+        assert block.entry.value == pytest.approx(n[f"speedup_{ctx}"], rel=1e-12)  # the printed formula is the number
+        assert block.inputs["t_v"] == n[f"verify_round_{ctx}"] and block.inputs["t_s"] == n[f"plain_round_{ctx}"]
+        assert block.entry.params == {"batch": batch, "context": int(context)}
+    # the lever row: TPOT (a time per token at the last token) over the last context's speed-up, the chapter's TPOT
+    # being that plain round; tok/s per GPU and $/M with the mean context's, the decode rounds summed there
+    spec_row, busiest = tq["rows"][0], r.serving["rows"][-1]["bound"]
+    assert spec_row["tpot"][0] == busiest["tpot"] == pytest.approx(n["plain_round_last"], rel=1e-12)
+    assert spec_row["tpot"][1] == pytest.approx(n["plain_round_last"] / n["speedup_last"], rel=1e-12)
+    assert spec_row["per_gpu"][1] == pytest.approx(busiest["tokens_per_s_gpu"] * n["speedup_mean"], rel=1e-12)
+    assert spec_row["usd"][1] == pytest.approx(busiest["usd_per_mtok_out"] / n["speedup_mean"], rel=1e-12)
+    assert n["speedup_last"] > n["speedup_mean"]  # the longer context's caches keep the verify round memory-bound longer
+    mean = 4096 + 512 / 2
     # one GPU's ledgers (no interconnect) give the formula speculative_speedup: the layout's is within 1% of it here
     env = r.envs[r.lead].at(batch=float(batch), context=mean)
     step = max(float(r.q["decode_time_memory"](env)), float(r.q["decode_time_compute"](env)))
     values = {sym(k): float(v) for k, v in env.items() if k in ("N", "N_a", "N_e", "L", "H_q", "d_h", "b", "c", "a",
                                                                 "P", "W", "B", "S")}
     values.update({sym("p_a"): 0.8, sym("k_d"): 3, sym("n_v"): 4, sym("t_d"): 0.1 * step})
-    assert n["speedup"] == pytest.approx(float(t.speculative_speedup().subs(values)), rel=0.01)
+    assert n["speedup_mean"] == pytest.approx(float(t.speculative_speedup().subs(values)), rel=0.01)
     # the KV transfer between two replicas of tp 8 (16 GPUs, past the 8-GPU NVLink domain): each GPU sends its
     # eighth of the prompt's 4,096 x 163,840 B over its own 50 GB/s ConnectX-7 (DGX H100 user guide)
     assert n["kv_transfer_time"] == pytest.approx(4096 * 163840 / (8 * 50e9), rel=1e-12)
@@ -156,6 +169,12 @@ def test_the_chapter_and_results_json_state_them(report, tmp_path):
            "</strong>, 4.66 per GPU, set by the chunk budget." in html
     tq = doc["serving"]["techniques"]["numbers"]
     assert tq["goodput_binds"] == "chunk budget" and tq["chunk_budget_rate"] == tq["goodput_rate"]
+    # speculative decoding's two speed-ups, each named by its context, in results.json and in the prose
+    assert tq["speedup_last"] > tq["speedup_mean"] > 1 and "speedup" not in tq
+    assert ("TPOT is the TPOT above over its speed-up at that last token (<span data-sv=\"numbers.speedup_last\" "
+            f'data-f="f2">{tq["speedup_last"]:.2f}</span>x)') in html
+    assert f'mean context, <span data-sv="mean_context" data-f="integer">4,352</span> (<span ' \
+           f'data-sv="numbers.speedup_mean" data-f="f2">{tq["speedup_mean"]:.2f}</span>x' in html
     assert "max_num_batched_tokens (engine.max_batched_tokens" in html
 
 

@@ -82,8 +82,12 @@ def _parser() -> argparse.ArgumentParser:
                         "(given the ones before it), the drafts taking COST of a plain round (default 0.05), N tokens "
                         "of each sequence verified per round (a draft tree's nodes; default K + 1, a chain), as "
                         "serving.speculative's draft_tokens, acceptance, draft_cost and verify_tokens; e.g. 1,0.85 "
-                        "for DeepSeek-V3's MTP, 5,0.7,0.2,8 for SGLang's default EAGLE tree. Each batch is timed with the verify round at the layout; where the batch passes the "
-                        "break-even the row decodes plainly and says so")
+                        "for DeepSeek-V3's MTP, 5,0.7,0.2,8 for SGLang's default EAGLE tree. COST may instead name "
+                        "a catalog draft model, in each row's precision (4,0.7,llama-3.2-1b) or in its own, as "
+                        "serving.speculative.draft_precision (4,0.7,llama-3.2-1b@fp8), or an EAGLE/MTP head of N "
+                        "target layers (1,0.85,layers:1). Each batch is timed with the verify round at the layout; "
+                        "TPOT divides by the speed-up at the last context, tok/s by the one at the mean context; "
+                        "where the batch passes the break-even the row decodes plainly and says so")
     p.add_argument("--disaggregate", action="store_true",
                    help="add prefill/decode pools of each row's layout: the balanced split, the KV transfer over the "
                         "link between replicas, and whether the pools beat one pool at the targets")
@@ -191,7 +195,8 @@ def _speculative(text: str | None) -> tuple[int, float, float | str, int] | None
         return None
     parts = [x.strip() for x in text.split(",")]
     hint = ("write K,P[,COST[,N]], COST a fraction, a draft model or layers:N (an EAGLE/MTP head), e.g. "
-            "--speculative 1,0.85 or 3,0.7,0.1 or 5,0.7,0.2,8 or 4,0.7,llama-3.2-1b or 1,0.85,layers:1")
+            "--speculative 1,0.85 or 3,0.7,0.1 or 5,0.7,0.2,8 or 4,0.7,llama-3.2-1b or 4,0.7,llama-3.2-1b@fp8 "
+            "or 1,0.85,layers:1")
     try:
         k = int(parts[0])
         p = float(parts[1])
@@ -214,19 +219,35 @@ def _speculative(text: str | None) -> tuple[int, float, float | str, int] | None
 
 
 def _draft(speculative, model, text: str):
-    """--speculative's draft model loaded from the catalog (the tuple unchanged where COST is a fraction); its
-    vocabulary must be the target's, as serving.speculative.draft_model's (load.loader._draft)."""
+    """(the tuple with --speculative's draft model loaded from the catalog, the draft's own precision or None):
+    the tuple unchanged where COST is a fraction; MODEL@FORMAT runs the draft in FORMAT (serving.speculative's
+    draft_precision), MODEL alone in each row's precision.  Its vocabulary must be the target's, as
+    serving.speculative.draft_model's (load.loader._draft)."""
     if speculative is None or not isinstance(speculative[2], str):
-        return speculative
+        return speculative, None
+    name, at, fmt = speculative[2].partition("@")
     if speculative[2].startswith("layers:"):  # an EAGLE / MTP head of N target-shaped layers (draft_layers)
         from genreport.load.loader import head_layers
 
+        if at:
+            raise _err(f"--speculative {text}", "an EAGLE/MTP head (layers:N) has no precision of its own: it is "
+                       "the target's layers, in each row's precision", "leave out @" + fmt)
         n = speculative[2][len("layers:"):]
         if not n.isdigit() or not 1 <= int(n) <= 16:
             raise _err(f"--speculative {text}", f"layers:{n} is not a head of 1 to 16 layers",
                        "write e.g. 1,0.85,layers:1 (an MTP or EAGLE head of one layer)")
-        return (speculative[0], speculative[1], head_layers(model, int(n)), *speculative[3:])
-    draft = _load("model", speculative[2], f"--speculative {text}")
+        return (speculative[0], speculative[1], head_layers(model, int(n)), *speculative[3:]), None
+    precision = None
+    if at:
+        from genreport.load.spec import WEIGHT_FORMAT_BYTES
+        from genreport.model.plan import plan_precision
+
+        if fmt.strip() not in WEIGHT_FORMAT_BYTES:
+            raise _err(f"--speculative {text}", f"unknown draft format '{fmt}' after @",
+                       f"write MODEL@FORMAT, FORMAT one of {', '.join(WEIGHT_FORMAT_BYTES)}, e.g. "
+                       f"{name.strip() or 'llama-3.2-1b'}@fp8")
+        precision = plan_precision(fmt.strip(), model)
+    draft = _load("model", name.strip(), f"--speculative {text}")
     if draft.vocab_size != model.vocab_size:
         raise _err(f"--speculative {text}", f"the draft {draft.title} has a vocabulary of {draft.vocab_size:,} "
                    f"tokens, the target {model.title} {model.vocab_size:,}: the target cannot verify its tokens",
@@ -234,7 +255,7 @@ def _draft(speculative, model, text: str):
     if draft.moe:
         raise _err(f"--speculative {text}", f"the draft {draft.title} is a mixture of experts",
                    "name a dense draft model, or give COST")
-    return (speculative[0], speculative[1], draft, *speculative[3:])
+    return (speculative[0], speculative[1], draft, *speculative[3:]), precision
 
 
 def main(argv: list[str]) -> int:
@@ -300,7 +321,7 @@ def main(argv: list[str]) -> int:
             raise _err(f"--memory-reserve {args.memory_reserve}", "must be a fraction from 0 to 0.9 (or 0% to 90%)",
                        "write e.g. 0.1 or 10%")
     model = _load("model", args.model, "model")
-    speculative = _draft(speculative, model, args.speculative)
+    speculative, draft_precision = _draft(speculative, model, args.speculative)
     from genreport.model.plan import formats_not_tried, plan_precisions
 
     left_out: tuple[str, ...] = ()
@@ -332,7 +353,7 @@ def main(argv: list[str]) -> int:
             if time.perf_counter() - started > 1.0:  # a search past a second shows where it is, on a terminal only
                 progress(f"genreport plan: {g.name} ({i}/{len(gpus)}), {time.perf_counter() - started:.1f} s")
             results.append(plan(model, g, batch, context, tpot, tuple(weights), args.max_gpus, args.accounting,
-                                args.estimate, tuple(kvs), shape, speculative, args.disaggregate))
+                                args.estimate, tuple(kvs), shape, speculative, args.disaggregate, draft_precision))
     finally:
         progress_done()
     if args.gpus is not None:
@@ -348,7 +369,8 @@ def main(argv: list[str]) -> int:
                "speculative": None if speculative is None else dict(zip(
                    ("draft_tokens", "acceptance", "draft_model" if hasattr(speculative[2], "vocab_size") else "draft_cost",
                     "verify_tokens"),
-                   (*speculative[:2], getattr(speculative[2], "name", speculative[2]), speculative[3]), strict=True)),
+                   (*speculative[:2], getattr(speculative[2], "name", speculative[2]), speculative[3]), strict=True))
+               | ({"draft_precision": draft_precision.label()} if draft_precision is not None else {}),
                "disaggregate": args.disaggregate, "weights": list(weights), "weights_not_tried": list(left_out),
                "rows": [r.as_json() for r in result.rows], "rejected": result.rejected,
                "skipped_precisions": [{"precision": p, "why": w} for p, w in result.skipped_precisions]}
@@ -359,6 +381,7 @@ def main(argv: list[str]) -> int:
         return 0
     print(render_table(result, model, gpus, batch, context, tpot, args.limit, shape, args.estimate,
                        markdown=args.format == "md", speculative=speculative, disaggregate=args.disaggregate,
+                       draft_precision=draft_precision,
                        left_out=left_out, tried=tuple(weights)))
     return 0
 
@@ -397,7 +420,7 @@ _CSV = ("hardware", "precision", "kv_cache", "tp", "pp", "ep", "dp", "gpus", "ba
         "time_comm", "tokens_per_s_replica", "links")
 
 
-_CSV_SPEC = ("speculative", "spec_speedup", "spec_breakeven_batch", "tpot_plain")
+_CSV_SPEC = ("speculative", "spec_speedup", "spec_speedup_mean", "spec_breakeven_batch", "tpot_plain")
 _CSV_POOLS = ("pool_prefill_share", "pool_split", "kv_transfer", "kv_link", "pool_ttft", "pool_tokens_per_s_gpu",
               "one_pool_batch", "one_pool_tpot", "one_pool_tokens_per_s_gpu", "pool_beats")
 
@@ -429,7 +452,7 @@ def _money(x) -> str:
 
 def render_table(result, model, gpus, batch: int, context: int, tpot: float | None, limit: int, shape=None,
                  estimate: str = "bound", markdown: bool = False, speculative=None, disaggregate: bool = False,
-                 left_out: tuple[str, ...] = (), tried: tuple[str, ...] = ()) -> str:
+                 left_out: tuple[str, ...] = (), tried: tuple[str, ...] = (), draft_precision=None) -> str:
     """The table of the first ``limit`` layouts (0: all of them), and how many more there are; ``markdown``: the
     same as Markdown (the notes as paragraphs, the table with its numbers right-aligned); ``left_out``: the weight
     formats the default did not try (one line says so and how to include them), ``tried`` those it did."""
@@ -510,14 +533,16 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                      "(engine.weight_only_efficiency: int8 0.80, int4 0.53 of a bf16 GEMM's)")
     if speculative:
         k, p, cost, n = speculative
+        own = "the row's precision" if draft_precision is None else draft_precision.label()
         drafts = (f"drafts {cost:g} of a plain round" if isinstance(cost, (int, float)) else
-                  f"drafts by {cost.title} in the row's precision, {k} passes each at least its roofline step on the "
+                  f"drafts by {cost.title} in {own}, {k} passes each at least its roofline step on the "
                   "replica's GPUs, its weights and KV cache taken from the capacity")
         lines.append(f"speculative decoding: {k} draft token{'s' if k > 1 else ''} a round, each accepted with "
                      f"p = {p:g}, {drafts}; TPOT and the rates use the verify round at the "
-                     f"layout ({n} tokens of each sequence through the weights and collectives, the caches read once); "
-                     "spec: the speed-up at the chosen batch, 'off' where it does not pass 1 (the row decodes "
-                     "plainly); spec ends: the first batch up to --batch where it stops paying")
+                     f"layout ({n} tokens of each sequence through the weights and collectives, the caches read once): "
+                     "TPOT over the speed-up at the last context, tok/s and $/M with the one at the mean context; "
+                     "spec: the speed-up at the chosen batch and the last context, 'off' where it does not pass 1 "
+                     "(the row decodes plainly); spec ends: the first batch up to --batch where it stops paying")
     if disaggregate:
         lines.append("pools: prefill and decode replicas of the row's layout, the smallest split (up to 16 replicas) "
                      "with the most tok/s per GPU near the balanced share; KV: one prompt's cache between replicas "

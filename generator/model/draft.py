@@ -89,6 +89,18 @@ class Draft:
         return float(q["capacity_batch_draft"](dict(cv, M_d=np.float64(m_d), c_d=np.float64(c_d)))), m_d, c_d
 
 
+def declared_precision(spec):
+    """The precision serving.speculative.draft_precision names for a catalog draft model, None where the spec names
+    none (the loader then gives the draft the target's precision object itself, loader._draft) or drafts with a
+    head or a fraction: what ``plan`` runs the draft at in every row (None: each row's own precision)."""
+    sv = spec.serving
+    sp_ = sv.speculative if sv is not None else None
+    if sp_ is None or sp_.draft is None or sp_.draft_layers is not None:
+        return None
+    return sp_.draft_precision if sp_.draft_precision is not None and sp_.draft_precision is not spec.precision \
+        else None
+
+
 def of_spec(spec, par=None) -> Draft | None:
     """The spec's draft model (None where serving.speculative names none), a head's experts over the ep GPUs of
     ``par`` (None: the spec's layout)."""

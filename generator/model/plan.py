@@ -30,8 +30,7 @@ from genreport.model.serving import (
     _mean_context_values,
     _read_c,
     joules_per_token,
-    mean_speedup,
-    speculate,
+    speculative_request,
     usd_per_mtok,
 )
 
@@ -102,6 +101,7 @@ class PlanRow:
     # plan --speculative: the verify round at this layout (formulas/techniques.py, verify_time_bound / _serial)
     speculative: str = ""  # "on", "off" (past the break-even batch: plain decode), "" (not asked)
     spec_speedup: float | None = None  # plain round / (verify round + drafts) x expected tokens, at the last context
+    spec_speedup_mean: float | None = None  # the same at the request's mean context: divides its decode time
     spec_breakeven_batch: int | None = None  # first batch up to the one asked where speculation stops paying
     tpot_plain: float | None = None  # s, TPOT without speculation at the chosen batch
     # plan --disaggregate: prefill and decode pools of this layout, balanced for the request (DistServe)
@@ -213,7 +213,7 @@ class Shape:
 def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | None = None,
          precisions=None, max_gpus: int = MAX_GPUS, accounting: str = "seed", estimate: str = "bound",
          kv_caches=("auto",), shape: Shape | None = None, speculative: tuple[int, float, float, int] | None = None,
-         disaggregate: bool = False) -> Plan:
+         disaggregate: bool = False, draft_precision: Precision | None = None) -> Plan:
     """Every tp x pp (x ep) layout and weight precision whose replica holds at least one sequence of ``context``.
 
     For each, the largest batch up to ``batch`` that fits in the KV capacity and whose decode round (the strict
@@ -227,9 +227,11 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
     (one replica: dp = 1, which changes nothing per GPU), or over tp x dp GPUs with data-parallel attention
     (:func:`dp_attention_layouts`): ``batch`` is then per replica, each of the dp replicas serving as many.
 
-    ``speculative``: (draft tokens k, acceptance p, the drafts' cost over a plain round) re-times every batch with
-    the verify round at the layout (:func:`speculate`); ``disaggregate``: adds prefill/decode pools of each
-    row's layout (:func:`_pools`).
+    ``speculative``: (draft tokens k, acceptance p, the drafts' cost over a plain round or a draft model, tokens
+    verified) re-times every batch with the verify round at the layout (serving.speculative_request); a draft model
+    runs at ``draft_precision`` (serving.speculative.draft_precision, ``plan --speculative K,P,MODEL@FORMAT``), else
+    at each row's precision (an EAGLE/MTP head always at the row's: it is the target's own layers);
+    ``disaggregate``: adds prefill/decode pools of each row's layout (:func:`_pools`).
     """
     q = load()
     precisions = plan_precisions(model) if precisions is None else tuple(precisions)
@@ -243,6 +245,12 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
         max_gpus = 1
     batches = np.arange(1, batch + 1, dtype=float)
     s = float(context)
+    draft_model = speculative is not None and not isinstance(speculative[2], (int, float)) and \
+        not speculative[2].name.startswith(f"{model.name}-head-")  # a catalog draft, not an EAGLE/MTP head
+    if draft_model and draft_precision is not None and draft_precision.compute not in hw.dense:
+        skipped.append((f"the draft at {draft_precision.label()}",
+                        f"{hw.title} has no dense {draft_precision.compute} peak"))
+        precisions = ()
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         layouts = plan_layouts(model, max_gpus)
         for name in precisions:
@@ -259,7 +267,8 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
                 if speculative is not None and not isinstance(speculative[2], (int, float)):  # a draft model
                     from genreport.model.draft import Draft
 
-                    spec_here = (speculative[0], speculative[1], Draft(speculative[2], prec, hw, accounting),
+                    own = draft_precision if draft_model and draft_precision is not None else prec
+                    spec_here = (speculative[0], speculative[1], Draft(speculative[2], own, hw, accounting),
                                  *speculative[3:])
                 head = spec_here is not None and hasattr(spec_here[2], "memory") and \
                     spec_here[2].model.name.startswith(f"{model.name}-head-")  # an EAGLE/MTP head (head_layers)
@@ -341,9 +350,18 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     t_serial = np.asarray(q["decode_time_serial"](v), dtype=float) * np.ones_like(batches) if serial else None
     t_use = t_bound if estimate == "bound" else t_serial
     t_plain = t_use
-    if speculative is not None:
-        speed, spec_on = speculate(q, lay, dict(cv, c=_read_c(env, cv["S"])), batches, t_use, speculative, serial)
-        t_use = np.where(spec_on, t_use / speed, t_use)
+    # the request's rounds summed in closed form at the mean context (serving.py), the values at each batch
+    req = dict(base, T=np.float64(shape.prompt), T_o=np.float64(shape.output), c=np.float64(mean[1]),
+               d_h=np.float64(mean[2]))
+    dec_qid = "request_decode_time_bound" if estimate == "bound" else "request_decode_time_serial"
+    if speculative is not None:  # serving.speculative_request: TPOT at the last context's speed-up, rates the mean's
+        rv_all = at_batch(req, lay, batches, busiest=serial)
+        dec_all = np.asarray(q[dec_qid](rv_all), dtype=float) * np.ones_like(batches)
+        sr = speculative_request(q, env, lay, cv, rv_all, shape.prompt + shape.output / 2, batches, t_use, dec_all,
+                                 shape.output, speculative, serial)
+        speed = sr["last"]["speedup"]
+        spec_on = speed > 1.0
+        t_use = np.where(spec_on, sr["tpot"], t_use)
     want = int(batches[-1])
     if shape.users:  # the users spread over the dp replicas: no replica is asked for more than its share
         want = min(want, -(-shape.users // par.dp))
@@ -368,21 +386,21 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     t = float(t_use[i])
     t_ser = float(t_serial[i]) if serial else float(q["decode_time_serial"](at_batch(cv, lay, float(b))))
     # the request: its output - 1 decode rounds in closed form at the chosen batch (serving.py)
-    rv = at_batch(dict(base, T=np.float64(shape.prompt), T_o=np.float64(shape.output), c=np.float64(mean[1]),
-                       d_h=np.float64(mean[2])), lay, float(b), busiest=serial)
-    dec = float(q["request_decode_time_bound" if estimate == "bound" else "request_decode_time_serial"](rv))
     spec_fields = {}
-    if speculative is not None:
+    if speculative is None:
+        dec = float(q[dec_qid](at_batch(req, lay, float(b), busiest=serial)))
+        per_user = (shape.output - 1) / dec if shape.output > 1 and dec > 0 else 1.0 / t
+    else:
         on = bool(spec_on[i])
-        if on:  # the request's rounds at its mean context, each yielding the speed-up's tokens
-            m_speed = mean_speedup(q, lay, rv, shape.prompt + shape.output / 2, np.asarray([float(b)]), speculative,
-                                   serial)
-            dec = dec / max(float(m_speed[0]), 1.0)
+        # speculating, the rounds at the mean context yield its speed-up's tokens; off, plain rounds
+        dec = float(sr["decode"][i] if on else dec_all[i])
+        per_user = float(sr["tokens_per_s_user"][i]) if on else \
+            (shape.output - 1) / dec if shape.output > 1 and dec > 0 else 1.0 / t
         past = np.flatnonzero(~spec_on)
         spec_fields = {"speculative": "on" if on else "off", "spec_speedup": float(speed[i]),
+                       "spec_speedup_mean": float(sr["mean"]["speedup"][i]),
                        "spec_breakeven_batch": int(batches[past[0]]) if past.size else None,
                        "tpot_plain": float(t_plain[i])}
-    per_user = (shape.output - 1) / dec if shape.output > 1 and dec > 0 else 1.0 / t
     per_gpu = b * per_user / par.replica_gpus
     held = dict(cv, B=np.float64(b))
     headroom = usable - float(q["memory_per_gpu"](held))

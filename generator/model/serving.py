@@ -122,9 +122,10 @@ def curve(model: Model, hw: Hardware, precision: Precision, par: Parallelism, ba
     ``capacity_batch`` and ``weights_fit`` of the layout.
 
     ``speculative`` (speculate's (k_d, p_a, draft or draft_cost, n_v)): also the same with speculative decoding
-    at every batch, as ``plan --speculative`` times a batch where it speculates: ``spec_tpot_*`` the plain round at
-    the last context over the speed-up there (``spec_speedup_*``, plan's spec_speedup), the decode time over the
-    speed-up at the mean context (mean_speedup), whence ``spec_tokens_per_s_user_*`` and ``_gpu_*``; and
+    at every batch, as ``plan --speculative`` times a batch where it speculates (:func:`speculative_request`):
+    ``spec_tpot_*`` the plain round at the last context over the speed-up there (``spec_speedup_*``, plan's
+    spec_speedup), the decode time over the speed-up at the mean context (``spec_speedup_mean_*``), whence
+    ``spec_tokens_per_s_user_*`` and ``_gpu_*``; and
     ``capacity_batch_speculative``, what the replica holds beside a draft model (Draft.capacity; the plain capacity
     with a draft_cost).  Past the break-even batch the numbers show what speculating costs (plan then turns it off)."""
     b = np.asarray(batches, dtype=float)
@@ -141,16 +142,34 @@ def curve(model: Model, hw: Hardware, precision: Precision, par: Parallelism, ba
         out[f"tpot_{est}"] = tpot
         out[f"tokens_per_s_user_{est}"] = user
         out[f"tokens_per_s_gpu_{est}"] = b * user / par.replica_gpus
-        if speculative is not None:
-            last, mean = v[f"spec_last_{est}"], v[f"spec_mean_{est}"]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                tpot_s = tpot / last
-                user_s = (output - 1) / (dec / mean) if output > 1 else 1.0 / tpot_s
-            out[f"spec_speedup_{est}"] = last
-            out[f"spec_tpot_{est}"] = tpot_s
-            out[f"spec_tokens_per_s_user_{est}"] = user_s
-            out[f"spec_tokens_per_s_gpu_{est}"] = b * user_s / par.replica_gpus
+        if speculative is not None:  # speculative_request: TPOT over the last context's speed-up, rates the mean's
+            sr = v[f"spec_{est}"]
+            nan = np.full(b.shape, math.nan)
+            out[f"spec_speedup_{est}"] = sr["last"]["speedup"] if sr else nan
+            out[f"spec_speedup_mean_{est}"] = sr["mean"]["speedup"] if sr else nan
+            out[f"spec_tpot_{est}"] = sr["tpot"] if sr else nan
+            out[f"spec_tokens_per_s_user_{est}"] = sr["tokens_per_s_user"] if sr else nan
+            out[f"spec_tokens_per_s_gpu_{est}"] = b * out[f"spec_tokens_per_s_user_{est}"] / par.replica_gpus
     return out
+
+
+def speculative_at(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batch: float, prompt: int,
+                   output: int, accounting: str, speculative: tuple, env=None) -> dict:
+    """:func:`speculative_request`, the strict bound, at one ``batch`` per replica, as floats (the serving chapter's
+    speculative lever row, generator/model/techniques.py): ``tpot_plain`` and ``decode_plain`` (the request's TPOT
+    and decode time without it, :func:`request`'s), ``last`` and ``mean`` (each context's plain round, verify round,
+    drafts and speed-up), ``tpot``, ``decode`` and ``tokens_per_s_user`` with it; the numbers :func:`curve` and
+    ``plan --speculative`` give at that batch."""
+    v = _request_values(model, hw, precision, par, np.asarray([float(batch)]), prompt, output, accounting, env, False,
+                        speculative)
+    sr = v["spec_bound"]
+
+    def one(x) -> float:
+        return float(np.ravel(np.asarray(x, dtype=float))[0])
+
+    return {"tpot_plain": one(v["tpot_bound"]), "decode_plain": one(v["decode_bound"]),
+            **{k: {n: one(x) for n, x in sr[k].items()} for k in ("last", "mean")},
+            **{k: one(sr[k]) for k in ("tpot", "decode", "tokens_per_s_user")}}
 
 
 def _request_values(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batch, prompt: int,
@@ -178,31 +197,30 @@ def _request_values(model: Model, hw: Hardware, precision: Precision, par: Paral
         dec_b = q["request_decode_time_bound"](rv)
         dec_s = q["request_decode_time_serial"](rv) if serial else nan
         fit = float(q["weight_bytes_per_gpu"](base)) <= hw.usable
-        spec = _speculative_values(q, env, lay, cv, rv, batch, prompt + output / 2.0, par, speculative,
-                                   {"bound": tpot_b, "serial": tpot_s if serial else None}, cap)
+        spec = _speculative_values(q, env, lay, cv, rv, batch, prompt + output / 2.0, output, par, speculative,
+                                   {"bound": (tpot_b, dec_b), "serial": (tpot_s, dec_s) if serial else None}, cap)
     return {"ttft_bound": ttft_b, "ttft_serial": ttft_s, "tpot_bound": tpot_b, "tpot_serial": tpot_s,
             "decode_bound": dec_b, "decode_serial": dec_s, "weights_fit": fit,
             "capacity_batch": max(cap, 0.0) if math.isfinite(cap) else 0.0, **spec}
 
 
-def _speculative_values(q, env, lay, cv, rv, batch, mean: float, par: Parallelism, speculative, plain: dict,
-                        cap: float) -> dict:
-    """:func:`curve`'s speculative numbers ({} without ``speculative``): per estimate the speed-up of the round at
-    the last context (speculate against ``plain``, the plain round there) and at the mean context
-    (mean_speedup), nan where the estimate is not stated; the capacity beside a draft model."""
+def _speculative_values(q, env, lay, cv, rv, batch, mean: float, output: int, par: Parallelism, speculative,
+                        plain: dict, cap: float) -> dict:
+    """:func:`curve`'s speculative numbers ({} without ``speculative``): per estimate :func:`speculative_request`
+    (``spec_<est>``) against ``plain``'s (TPOT, decode time), None where the estimate is not stated; the capacity
+    beside a draft model."""
     if speculative is None:
         return {}
 
     b = np.atleast_1d(np.asarray(batch, dtype=float))
     out = {}
-    for est, t in plain.items():
-        if t is None:
-            out[f"spec_last_{est}"] = out[f"spec_mean_{est}"] = np.full(b.shape, math.nan)
+    for est, pair in plain.items():
+        if pair is None:
+            out[f"spec_{est}"] = None
             continue
-        t = np.asarray(t, dtype=float) * np.ones_like(b)
-        serial = est == "serial"
-        out[f"spec_last_{est}"] = speculate(q, lay, dict(cv, c=_read_c(env, cv["S"])), b, t, speculative, serial)[0]
-        out[f"spec_mean_{est}"] = mean_speedup(q, lay, rv, mean, b, speculative, serial)
+        t, dec = (np.asarray(x, dtype=float) * np.ones_like(b) for x in pair)
+        out[f"spec_{est}"] = speculative_request(q, env, lay, cv, rv, mean, b, t, dec, output, speculative,
+                                                 est == "serial")
     draft = speculative[2] if hasattr(speculative[2], "capacity") else None
     if draft is not None:  # the draft's weights and KV cache share the replica's memory (capacity_batch_draft)
         cap = draft.capacity(q, cv, par.tp)[0]
@@ -215,30 +233,65 @@ def _read_c(env, context) -> np.float64:
     return np.float64(np.ravel(env.at(batch=1.0, context=float(context))["c"])[0])
 
 
-def speculate(q, lay, values, batches, t_plain, spec, serial):
-    """Speculative decoding at the layout, per batch: (speed-up, on).  The verify round n B tokens (k + 1 for a
-    chain, a tree's nodes: ``spec``'s fourth entry, k + 1 where it has three), the drafts
-    ``cost`` x the plain round; the speed-up E t_s / (t_v + t_d) (``speculative_speedup_layout``), E = (1 - p^(k+1))
-    / (1 - p); on where it passes 1."""
+def speculative_rounds(q, lay, values, batches, t_plain, spec, serial) -> dict[str, np.ndarray]:
+    """Speculative decoding at the layout at ``values``' context, per batch: the plain round ``plain`` (``t_plain``),
+    the verify round ``verify`` (n B tokens: k + 1 for a chain, a tree's nodes: ``spec``'s fourth entry, k + 1 where
+    it has three), the drafts ``draft`` (:func:`draft_time`) and the speed-up ``speedup`` E t_s / (t_v + t_d)
+    (``speculative_speedup_layout``), E = (1 - p^(k+1)) / (1 - p); the strict bound or (``serial``) the estimate."""
     k, p_acc, cost = spec[:3]
     n = spec[3] if len(spec) > 3 else k + 1
     toks = at_batch(values, lay, batches * n, busiest=serial)  # the experts the n B tokens touch
     v = dict(toks, B=np.asarray(batches, dtype=float), k_d=np.float64(k), n_v=np.float64(n))
     t_v = np.asarray(q["verify_time_serial" if serial else "verify_time_bound"](v), dtype=float) * np.ones_like(batches)
-    t_d = draft_time(q, cost, k, values, batches, t_plain)
+    t_d = np.asarray(draft_time(q, cost, k, values, batches, t_plain), dtype=float) * np.ones_like(batches)
     speed = np.asarray(q["speculative_speedup_layout"]({"p_a": p_acc, "k_d": float(k), "t_s": t_plain, "t_v": t_v,
                                                        "t_d": t_d}), dtype=float) * np.ones_like(batches)
+    return {"plain": np.asarray(t_plain, dtype=float) * np.ones_like(batches), "verify": t_v, "draft": t_d,
+            "speedup": speed}
+
+
+def speculate(q, lay, values, batches, t_plain, spec, serial):
+    """Speculative decoding at the layout, per batch: (speed-up, on), :func:`speculative_rounds`' speed-up and where
+    it passes 1."""
+    speed = speculative_rounds(q, lay, values, batches, t_plain, spec, serial)["speedup"]
     return speed, speed > 1.0
 
 
-def mean_speedup(q, lay, rv, mean: float, batches, spec, serial) -> np.ndarray:
-    """The speed-up of a request's rounds at its mean context ``mean`` (what its decode time, summed over the rounds,
-    is divided by: plan's tok/s per user and per GPU, the frontier figure's): :func:`speculate` at the request's
-    values ``rv`` (at ``batches``, the mean context's c and d_h) against the plain round there, the strict bound or
-    (``serial``) the estimate."""
+def mean_rounds(q, lay, rv, mean: float, batches, spec, serial) -> dict[str, np.ndarray]:
+    """:func:`speculative_rounds` of a request's rounds at its mean context ``mean``: at the request's values ``rv``
+    (at ``batches``, the mean context's c and d_h, :func:`_mean_context_values`) against the plain round there, the
+    strict bound or (``serial``) the estimate."""
     mv = dict(rv, S=np.float64(mean))
     t = np.asarray(q["decode_time_serial" if serial else "decode_time_bound"](mv), dtype=float) * np.ones_like(batches)
-    return speculate(q, lay, mv, batches, t, spec, serial)[0]
+    return speculative_rounds(q, lay, mv, batches, t, spec, serial)
+
+
+def mean_speedup(q, lay, rv, mean: float, batches, spec, serial) -> np.ndarray:
+    """The speed-up of a request's rounds at its mean context (:func:`mean_rounds`)."""
+    return mean_rounds(q, lay, rv, mean, batches, spec, serial)["speedup"]
+
+
+def speculative_request(q, env, lay, cv, rv, mean: float, batches, t_last, dec, output: int, spec,
+                        serial: bool) -> dict:
+    """A request with speculative decoding, per batch: the one place ``plan --speculative``, the frontier's curves
+    (:func:`curve`) and the serving chapter's lever row (generator/model/techniques.py; its port
+    templates/live/techniques.js) take it from.  Two speed-ups, each at its own context:
+
+    - ``last``: :func:`speculative_rounds` at the request's last context (``cv``, the cache a step reads there)
+      against ``t_last``, the plain round there; its speed-up divides the TPOT (a time per token at the last token):
+      ``tpot`` = t_last / sigma_last;
+    - ``mean``: :func:`mean_rounds` at the mean context; its speed-up divides the request's decode time ``dec`` (the
+      output - 1 rounds, summed in closed form at the mean context): ``decode`` = dec / sigma_mean, whence
+      ``tokens_per_s_user`` = (output - 1) / decode (1 / tpot for a one-token output), and per GPU B / GPUs times it.
+
+    Where a speed-up is under 1 the numbers show what speculating costs (plan then decodes plainly)."""
+    last = speculative_rounds(q, lay, dict(cv, c=_read_c(env, cv["S"])), batches, t_last, spec, serial)
+    avg = mean_rounds(q, lay, rv, mean, batches, spec, serial)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tpot = last["plain"] / last["speedup"]
+        decode = np.asarray(dec, dtype=float) * np.ones_like(batches) / avg["speedup"]
+        user = (output - 1) / decode if output > 1 else 1.0 / tpot
+    return {"last": last, "mean": avg, "tpot": tpot, "decode": decode, "tokens_per_s_user": user}
 
 
 def draft_time(q, cost, k, values, batches, t_plain):

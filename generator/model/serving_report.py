@@ -47,13 +47,17 @@ def _cheapest(spec) -> dict | None:
     price = hw.price_per_hour
     shape = Shape(sv.prompt, sv.output, sv.ttft, sv.users)
     asks = [None]
+    from genreport.model.draft import declared_precision
+
+    own = declared_precision(spec)  # a draft model at its own precision where the spec names one
     if sv.speculative is not None:
         sp = sv.speculative
         asks.append((sp.draft_tokens, sp.acceptance, sp.draft if sp.draft is not None else sp.draft_cost, sp.verified))
     rows = []
     for ask in asks:
         rows += plan(model, hw, sv.users or 64, sv.prompt + sv.output, sv.tpot, report_precisions(spec),
-                     MAX_GPUS if hw.link is not None else 1, acc, "bound", ("auto",), shape, speculative=ask).rows
+                     MAX_GPUS if hw.link is not None else 1, acc, "bound", ("auto",), shape, speculative=ask,
+                     draft_precision=own).rows
     if not rows:
         return None
     key = ((lambda x: (x.usd_per_mtok_out, x.gpus)) if price else (lambda x: (-x.tokens_per_s_gpu, x.gpus)))

@@ -163,45 +163,42 @@ def layout_inputs(spec, context: float):
     return par, q, env, lay, cv, read
 
 
-def _layout_round(r, batch: float, context: float, sp) -> dict:
-    """Speculative decoding through the spec's layout (generator/model/serving.speculate): the plain round
-    (``decode_time_bound``) and the verify round (``verify_time_bound``, its n_v tokens per sequence (k + 1 for a chain) through the
-    weights and the collectives) at ``batch`` per replica and ``context``, both with the interconnect; the speed-up
-    E t / (t_v + draft_cost t); the first batch up to what a replica holds (4,096 at most) where it falls to 1."""
+def _layout_round(r, batch: float) -> dict:
+    """Speculative decoding through the spec's layout at ``batch`` per replica (generator/model/serving.speculative_at,
+    the numbers plan --speculative and the frontier's curves give there): each context's plain round
+    (``decode_time_bound``), verify round (``verify_time_bound``, its n_v tokens per sequence (k + 1 for a chain)
+    through the weights and the collectives), drafts and speed-up E t / (t_v + t_d), at the request's last context
+    (``last``: it divides the TPOT) and its mean context (``mean``: it divides the decode time, whence tok/s); the
+    first batch up to what a replica holds at the last context (4,096 at most) where the last context's speed-up falls
+    to 1 (plan's ``spec_breakeven_batch``: where plan stops speculating)."""
     from genreport.model.draft import speculative_inputs
     from genreport.model.layout import at_batch
-    from genreport.model.serving import draft_time, speculate
+    from genreport.model.serving import speculate, speculative_at
 
-    spec = r.spec
-    par, q, _, lay, cv, read = layout_inputs(spec, context)
+    spec, sv = r.spec, r.spec.serving
+    last, mean = float(sv.prompt + sv.output - 1), float(sv.prompt) + float(sv.output) / 2
+    par, q, env, lay, cv, read = layout_inputs(spec, last)
     k = speculative_inputs(spec)
     draft = k[2] if not isinstance(k[2], (int, float)) else None
-    out = {}
+    out = speculative_at(spec.model, spec.hardware, spec.precision, par, batch, sv.prompt, sv.output, spec.accounting,
+                         k, env)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         cap = float(q["capacity_batch_replica"](cv))
         if draft is not None:  # the draft's weights and KV cache take the target's room (capacity_batch_draft)
             n_pp = float(np.ravel(cv["n_PP"])[0])
             cap_d, m_d, c_d = draft.capacity(q, cv, par.tp)
-            f_d, q_d = draft.ledgers(q, np.asarray([float(batch)]), float(context))
+            f_d, q_d = draft.ledgers(q, np.asarray([float(batch)]), mean)  # one pass at the mean context (tech_draft)
             out.update({"draft_model": draft.model.title, "draft_weights_gpu": m_d, "draft_kv_token_gpu": c_d,
                         "capacity_plain": cap, "capacity_with_draft": cap_d, "draft_flops_pass": float(f_d[0]),
                         "draft_bytes_pass": float(q_d[0]), "draft_gpus": par.tp * n_pp, "draft_P": draft.env.values["P"],
                         "draft_W": draft.env.values["W"]})
             cap = cap_d
-        one = np.asarray([float(batch)])
-        plain = float(q["decode_time_bound"](at_batch(read, lay, float(batch), busiest=False)))
-        speed = float(speculate(q, lay, read, one, np.asarray([plain]), k, False)[0][0])
-        t_d = float(np.ravel(draft_time(q, k[2], k[0], read, one, np.asarray([plain])))[0])
-        values = dict(at_batch(read, lay, float(batch) * k[3], busiest=False), B=np.float64(batch),
-                      k_d=np.float64(k[0]), n_v=np.float64(k[3]))
-        verify = float(q["verify_time_bound"](values))
         n = int(min(max(cap, 1.0), 4096))
         batches = np.arange(1, n + 1, dtype=float)
         t = np.asarray(q["decode_time_bound"](at_batch(read, lay, batches, busiest=False)), dtype=float) * np.ones(n)
         sig, on = speculate(q, lay, read, batches, t, k, False)
     off = np.flatnonzero(~on)
-    return {"speedup": speed, "plain": plain, "verify": verify, "scanned": n, "draft": t_d, **out,
-            "breakeven": int(batches[off[0]]) if off.size else None, "speedup_far": float(sig[-1])}
+    return {**out, "scanned": n, "breakeven": int(batches[off[0]]) if off.size else None, "speedup_far": float(sig[-1])}
 
 
 def report(r) -> tuple[dict | None, dict[str, Block]]:
@@ -220,45 +217,52 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     env = _inputs(r, batch, last)
     t_dec = _step(r, env)
 
-    # speculative decoding, at the chapter's batch and the request's mean context, through the layout
+    # speculative decoding at the chapter's batch through the layout (serving.speculative_request, as plan and the
+    # frontier take it): the TPOT over the speed-up at the last context, tok/s and $/M with the mean context's
     if sv.speculative is not None:
         sp = sv.speculative
-        env_m = _inputs(r, batch, mean)
-        tokens = _eval(r, "speculative_expected_tokens", env_m)
-        lay = _layout_round(r, batch, mean, sp)
-        speed = lay["speedup"]
-        verify_x = physical("verify_crossover_batch", _eval(r, "verify_crossover_batch", env_m), "round")[0]
+        tokens = _eval(r, "speculative_expected_tokens", env)
+        lay = _layout_round(r, batch)
+        from genreport.model.serving import usd_per_mtok
+
+        at_last, at_mean = lay["last"], lay["mean"]
+        gpus = _replica_gpus(r)
+        per_gpu_s = batch * lay["tokens_per_s_user"] / gpus
+        verify_x = physical("verify_crossover_batch", _eval(r, "verify_crossover_batch", env), "round")[0]
         breakeven = lay["breakeven"]
         if breakeven is not None:
-            ends = (f"ends at batch {breakeven:,.0f} per replica at this layout (one GPU's verify step turns "
-                    f"compute-bound at {verify_x:,.0f})" if verify_x is not None else
-                    f"ends at batch {breakeven:,.0f} per replica at this layout")
+            ends = (f"ends at batch {breakeven:,.0f} per replica at this layout, at the last token (one GPU's verify "
+                    f"step turns compute-bound at {verify_x:,.0f})" if verify_x is not None else
+                    f"ends at batch {breakeven:,.0f} per replica at this layout, at the last token")
         else:
             far = lay["speedup_far"]
             ends = (f"does not end up to the {lay['scanned']:,} sequences a replica holds: past batch {verify_x:,.0f} "
-                    f"the speed-up falls towards {far:.2f}x" if verify_x is not None else
+                    f"the speed-up at the last token falls towards {far:.2f}x" if verify_x is not None else
                     f"does not end up to the {lay['scanned']:,} sequences a replica holds")
-        t_d = lay["draft"]
+        t_d = at_mean["draft"]
         drafts = (f"drafts {sp.draft_cost:.0%} of a step" if sp.draft is None else
                   f"drafted by {sp.draft.title} ({sp.draft_tokens} pass{'es' if sp.draft_tokens > 1 else ''}, at least {t_d * 1e3:.3g} ms: "
-                  f"{t_d / lay['plain']:.0%} of a step)")
+                  f"{t_d / at_mean['plain']:.0%} of a step)")
         if sp.draft is not None:
             ends += (f"; the draft's weights and KV cache leave room for {lay['capacity_with_draft']:,.0f} sequences "
-                     f"of {int(mean):,} tokens per replica, {lay['capacity_plain']:,.0f} without it")
+                     f"of {int(last):,} tokens per replica, {lay['capacity_plain']:,.0f} without it")
         rows.append({"technique": "speculative decoding",
                      "setting": f"{sp.draft_tokens} draft token{'s' if sp.draft_tokens > 1 else ''}, accepted "
                                 f"{sp.acceptance:.0%} each, {drafts}"
                                 + (f", a tree of {sp.verified} tokens verified" if sp.verify_tokens is not None else ""),
-                     "ttft": (ttft, ttft), "tpot": (tpot, tpot / speed), "per_gpu": (per_gpu, per_gpu * speed),
-                     "usd": (usd, usd / speed if usd is not None else None), "gain": speed, "ends": ends,
-                     "note": f"{tokens:.2f} tokens per verify step"})
-        blocks["tech_speculative"] = _block(r, "tech_speculative", "speculative_speedup_layout",
-                                            {"p_a": sp.acceptance, "k_d": float(sp.draft_tokens), "t_s": lay["plain"],
-                                             "t_v": lay["verify"], "t_d": t_d},
-                                            {"batch": int(batch), "context": int(mean)})
-        numbers.update({"expected_tokens": tokens, "speedup": speed, "breakeven_batch": breakeven,
-                        "verify_crossover_batch": verify_x, "verify_round": lay["verify"],
-                        "plain_round": lay["plain"], "draft_time": t_d})
+                     "ttft": (ttft, ttft), "tpot": (tpot, lay["tpot"]), "per_gpu": (per_gpu, per_gpu_s),
+                     "usd": (usd, usd_per_mtok(r.spec.hardware.price_per_hour, per_gpu_s) if usd is not None else None),
+                     "gain": at_mean["speedup"], "ends": ends,
+                     "note": f"{tokens:.2f} tokens per verify step; TPOT {at_last['speedup']:.2f}x faster at the last "
+                             f"token, tok/s {at_mean['speedup']:.2f}x at the mean context"})
+        for name, ctx, x in (("tech_speculative", last, at_last), ("tech_speculative_mean", mean, at_mean)):
+            blocks[name] = _block(r, name, "speculative_speedup_layout",
+                                  {"p_a": sp.acceptance, "k_d": float(sp.draft_tokens), "t_s": x["plain"],
+                                   "t_v": x["verify"], "t_d": x["draft"]}, {"batch": int(batch), "context": int(ctx)})
+        numbers.update({"expected_tokens": tokens, "breakeven_batch": breakeven, "verify_crossover_batch": verify_x,
+                        **{f"{n}_{c}": x[k] for c, x in (("last", at_last), ("mean", at_mean))
+                           for n, k in (("speedup", "speedup"), ("plain_round", "plain"), ("verify_round", "verify"),
+                                        ("draft_time", "draft"))}})
         if sp.draft is not None:
             blocks["tech_draft"] = _block(r, "tech_draft", "draft_time_bound",
                                           {"k_d": float(sp.draft_tokens), "F_d": lay["draft_flops_pass"],

@@ -129,14 +129,16 @@ def _serving(spec) -> dict | None:
     if sv is None:
         return None
     sp = sv.speculative
+    from genreport.model.draft import declared_precision
+
     draft = {}
     if sp is not None and sp.draft_layers is not None:
         draft = {"draft_layers": sp.draft_layers}
     elif sp is not None and sp.draft is not None:
         draft = {"draft_model": _model(sp.draft)}
-        # the loader gives a draft without draft_precision the target's precision object itself (loader._draft)
-        if sp.draft_precision is not None and sp.draft_precision is not spec.precision:
-            draft["draft_precision"] = _precision(sp.draft_precision)
+        own = declared_precision(spec)  # None where the spec wrote none: the target's, what-ifs included
+        if own is not None:
+            draft["draft_precision"] = _precision(own)
     return {"prompt": sv.prompt, "output": sv.output, "ttft": sv.ttft, "tpot": sv.tpot, "users": sv.users,
             "price": sv.price, "chunk": sv.chunk, "rate": sv.rate, "prefix_hit": sv.prefix_hit,
             "speculative": None if sp is None else {"draft_tokens": sp.draft_tokens, "acceptance": sp.acceptance,

@@ -166,54 +166,66 @@ const GR_SERVING = (() => {
     const e = inputs(batch, last);
     const tDec = pyMax(call("decode_time_memory", e), call("decode_time_compute", e));
 
-    if (sp) {  // speculative decoding through the layout, at the mean context (techniques._layout_round)
-      const k = sp.draft_tokens, em = inputs(batch, mean), gm = env.at(null, mean);
-      const read = Object.assign({}, base, {S: mean, c: env.at(1.0, mean).c, d_h: gm.d_h});
-      // the draft's weights and cache at the mean context take the target's room (capacity_batch_draft)
-      const dmm = draftMemory(draft, mean, par.tp, base.n_PP), held = Object.assign({}, read, {c: gm.c});
-      const cap2 = call("capacity_batch_draft", Object.assign({}, held, {M_d: dmm[0], c_d: dmm[1]}));
-      // t_d: a draft's k passes at each batch (serving.draft_time), else draft_cost of the plain round
-      const tD = (b, plain) => draft ? draftTime(draft, k, b, mean, base.n_TP, base.n_PP) : sp.draft_cost * plain;
-      const speed = function (b) {
-        const plain = call("decode_time_bound", at(read, b));
-        const tv = call("verify_time_bound", Object.assign(at(read, b * nV), {B: b, k_d: k, n_v: nV}));
-        const td = tD(b, plain);
-        return [call("speculative_speedup_layout", {p_a: sp.acceptance, k_d: k, t_s: plain, t_v: tv, t_d: td}),
-          plain, tv, td];
+    if (sp) {  // speculative decoding through the layout (serving.speculative_request, techniques._layout_round)
+      const k = sp.draft_tokens;
+      // t_d: a draft's k passes at each batch at the values' context (serving.draft_time), else draft_cost of the plain
+      const tD = (b, s, plain) => draft ? draftTime(draft, k, b, s, base.n_TP, base.n_PP) : sp.draft_cost * plain;
+      const rounds = function (v, b, plain) {  // serving.speculative_rounds at v's context against the plain round
+        const tv = call("verify_time_bound", Object.assign(at(v, b * nV), {B: b, k_d: k, n_v: nV}));
+        const td = tD(b, v.S, plain);
+        return {speedup: call("speculative_speedup_layout", {p_a: sp.acceptance, k_d: k, t_s: plain, t_v: tv, t_d: td}),
+          plain: plain, verify: tv, draft: td};
       };
-      const here = speed(batch), tokens = call("speculative_expected_tokens", em);
-      const verifyX = M.physical("verify_crossover_batch", call("verify_crossover_batch", em), "round")[0];
-      const scanned = Math.trunc(Math.min(pyMax(cap2, 1.0), 4096));
+      // the last context, the cache a step reads there, against the request's TPOT round: it divides the TPOT
+      const read = Object.assign({}, base, {S: last, c: env.at(1.0, last).c, d_h: g.d_h});
+      const aLast = rounds(read, batch, tp0);
+      // the mean context, the request's rounds summed (mean_rounds): it divides the decode time, whence tok/s
+      const mv = Object.assign({}, rv, {S: mean}), aMean = rounds(mv, batch, call("decode_time_bound", at(mv, batch)));
+      const dec = call("request_decode_time_bound", at(rv, batch)) / aMean.speedup;
+      const tpotS = tp0 / aLast.speedup, userS = sv.output > 1 ? (sv.output - 1) / dec : 1.0 / tpotS;
+      const gpuS = batch * userS / gpus;
+      const tokens = call("speculative_expected_tokens", e);
+      const verifyX = M.physical("verify_crossover_batch", call("verify_crossover_batch", e), "round")[0];
+      // the break-even as plan finds it: the last context's speed-up against its plain round, up to what a replica
+      // holds beside the draft there (capacity_batch_draft at the last context)
+      const scanned = Math.trunc(Math.min(pyMax(capRaw, 1.0), 4096));
+      const scan = b => rounds(read, b, call("decode_time_bound", at(read, b))).speedup;
       let breakeven = null, far = NaN;
       for (let b = 1; b <= scanned; b++) {
-        far = speed(b)[0];
+        far = scan(b);
         if (!(far > 1.0)) { breakeven = b; break; }
       }
-      if (breakeven === null) far = speed(scanned)[0];
-      const s = here[0], td = here[3];
-      let ends = breakeven !== null ? "ends at batch " + commas(breakeven) + " per replica at this layout"
+      if (breakeven === null) far = scan(scanned);
+      const td = aMean.draft, plainCap = call("capacity_batch_replica", cv);
+      let ends = breakeven !== null ? "ends at batch " + commas(breakeven) + " per replica at this layout, at the last token"
           + (verifyX !== null ? " (one GPU's verify step turns compute-bound at " + commas(verifyX) + ")" : "")
         : "does not end up to the " + commas(scanned) + " sequences a replica holds"
-          + (verifyX !== null ? ": past batch " + commas(verifyX) + " the speed-up falls towards " + F.format(far, ".2f") + "x" : "");
+          + (verifyX !== null ? ": past batch " + commas(verifyX) + " the speed-up at the last token falls towards "
+            + F.format(far, ".2f") + "x" : "");
       if (draft) {
-        ends += "; the draft's weights and KV cache leave room for " + commas(cap2) + " sequences of "
-          + commas(Math.trunc(mean)) + " tokens per replica, " + commas(call("capacity_batch_replica", held)) + " without it";
+        ends += "; the draft's weights and KV cache leave room for " + commas(capRaw) + " sequences of "
+          + commas(Math.trunc(last)) + " tokens per replica, " + commas(plainCap) + " without it";
       }
       levers.push({technique: "speculative decoding", setting: k + " draft token" + (k > 1 ? "s" : "") + ", accepted "
         + pct(sp.acceptance) + " each, " + (draft ? "drafted by " + draft.model.title + " (" + k + " pass"
-          + (k > 1 ? "es" : "") + ", at least " + F.format(td * 1e3, ".3g") + " ms: " + pct(td / here[1]) + " of a step)"
+          + (k > 1 ? "es" : "") + ", at least " + F.format(td * 1e3, ".3g") + " ms: " + pct(td / aMean.plain) + " of a step)"
           : "drafts " + pct(sp.draft_cost) + " of a step")
         + (sp.verify_tokens !== null && sp.verify_tokens !== undefined ? ", a tree of " + sp.verify_tokens
           + " tokens verified" : ""),
-        ttft: [ttft, ttft], tpot: [tp0, tp0 / s], per_gpu: [gpu0, gpu0 * s], usd: [usd0, usd0 !== null ? usd0 / s : null],
-        ends: ends, note: F.format(tokens, ".2f") + " tokens per verify step"});
-      Object.assign(n, {expected_tokens: tokens, speedup: s, breakeven_batch: breakeven, verify_crossover_batch: verifyX,
-        verify_round: here[2], plain_round: here[1], draft_time: td});
+        ttft: [ttft, ttft], tpot: [tp0, tpotS], per_gpu: [gpu0, gpuS], usd: [usd0, usd0 !== null ? usd(price, gpuS) : null],
+        ends: ends, note: F.format(tokens, ".2f") + " tokens per verify step; TPOT " + F.format(aLast.speedup, ".2f")
+          + "x faster at the last token, tok/s " + F.format(aMean.speedup, ".2f") + "x at the mean context"});
+      Object.assign(n, {expected_tokens: tokens, breakeven_batch: breakeven, verify_crossover_batch: verifyX});
+      [["last", aLast], ["mean", aMean]].forEach(function (cx) {
+        n["speedup_" + cx[0]] = cx[1].speedup;
+        n["plain_round_" + cx[0]] = cx[1].plain;
+        n["verify_round_" + cx[0]] = cx[1].verify;
+        n["draft_time_" + cx[0]] = cx[1].draft;
+      });
       if (draft) {
         const fq = draftLedgers(draft, batch, mean);
-        Object.assign(n, {draft_model: draft.model.title, draft_weights_gpu: dmm[0], draft_kv_token_gpu: dmm[1],
-          capacity_plain: call("capacity_batch_replica", held), capacity_with_draft: cap2, draft_flops_pass: fq[0],
-          draft_bytes_pass: fq[1]});
+        Object.assign(n, {draft_model: draft.model.title, draft_weights_gpu: dm[0], draft_kv_token_gpu: dm[1],
+          capacity_plain: plainCap, capacity_with_draft: capRaw, draft_flops_pass: fq[0], draft_bytes_pass: fq[1]});
       }
     }
 

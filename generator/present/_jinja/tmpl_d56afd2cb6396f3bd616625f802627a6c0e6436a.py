@@ -415,11 +415,15 @@ def root(context, missing=missing):
                 yield ', context <span data-sv="context" data-f="integer">'
                 yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'context')))
                 yield "</span> (a request's last token)"
-            if ('speedup' in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers')):
+            if ('speedup_last' in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers')):
                 pass
-                yield '; speculative decoding\'s speed-up is taken at a request\'s mean context, <span data-sv="mean_context" data-f="integer">'
+                yield '; speculative decoding\'s TPOT is the TPOT above over its speed-up at that last token (<span data-sv="numbers.speedup_last" data-f="f2">'
+                yield escape(t_1('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'speedup_last')))
+                yield '</span>x), its tok/s and $/M the ones above with its speed-up at a request\'s mean context, <span data-sv="mean_context" data-f="integer">'
                 yield escape(t_2(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'mean_context')))
-                yield '</span>, and divides the TPOT above'
+                yield '</span> (<span data-sv="numbers.speedup_mean" data-f="f2">'
+                yield escape(t_1('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'speedup_mean')))
+                yield '</span>x: the decode rounds summed), as <code>plan --speculative</code> and the frontier take them'
             yield ". Speculative decoding and the KV transfer\nare evaluated through the layout (its collectives and pipeline included); chunked prefill, continuous batching and prefix\ncaching take one GPU's ledgers at the layout (its slice of the model, no interconnect), and their ratios are applied to\nthe bound above; their rates and sequence counts are one replica's"
             if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus') > 1):
                 pass
@@ -483,9 +487,14 @@ def root(context, missing=missing):
                 pass
                 yield '<p>Speculative decoding: a verify step reads the weights and each sequence\'s cache once for its\nk<sub>d</sub> + 1 tokens and yields E = (1 − p<sub>a</sub><sup>k<sub>d</sub>+1</sup>) / (1 − p<sub>a</sub>) = <span data-sv="numbers.expected_tokens" data-f="f2">'
                 yield escape(t_1('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'expected_tokens')))
-                yield '</span> tokens\n(Leviathan et al.). At the layout the verify round carries k<sub>d</sub> + 1 tokens of each sequence through the weights and\nthe collectives and reads each cache once (t<sub>v</sub>, <code>verify_time_bound</code>), against the plain round t<sub>s</sub>\n(<code>decode_time_bound</code>) and the drafts t<sub>d</sub>:</p>\n<div data-static>'
+                yield '</span> tokens\n(Leviathan et al.). At the layout the verify round carries k<sub>d</sub> + 1 tokens of each sequence through the weights and\nthe collectives and reads each cache once (t<sub>v</sub>, <code>verify_time_bound</code>), against the plain round t<sub>s</sub>\n(<code>decode_time_bound</code>) and the drafts t<sub>d</sub>, at the last token (the speed-up that divides the TPOT) and at the mean context (the one the tok/s take):</p>\n<div data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative'), False))
-                yield '</div>'
+                yield '</div>\n'
+                if t_7(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative_mean')):
+                    pass
+                    yield '<div data-static>'
+                    yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative_mean'), False))
+                    yield '</div>'
             if t_7(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_draft')):
                 pass
                 yield '<p>The drafts: '
@@ -695,4 +704,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=74&2=83&3=85&4=89&5=93&6=95&7=99&8=107&9=119&11=121&13=125&14=129&18=136&19=154&20=162&21=166&22=173&23=180&26=190&27=210&28=224&29=239&30=245&31=254&32=274&33=331&34=337&35=343&36=353&37=394&38=406&40=408&43=411&46=424&49=434&50=442&51=450&52=454&55=470&57=482&58=485&62=487&63=489&67=494&69=497&70=499&73=502&74=504&75=512&76=524&77=534&78=582&79=591&80=593&81=607&82=619&83=629&84=631&87=636&89=638&90=644&91=662&92=669&93=678&97=688&98=690'
+debug_info = '1=74&2=83&3=85&4=89&5=93&6=95&7=99&8=107&9=119&11=121&13=125&14=129&18=136&19=154&20=162&21=166&22=173&23=180&26=190&27=210&28=224&29=239&30=245&31=254&32=274&33=331&34=337&35=343&36=353&37=394&38=406&40=408&43=411&46=428&49=438&50=446&51=454&52=458&55=474&57=486&58=489&62=491&63=493&64=498&68=503&70=506&71=508&74=511&75=513&76=521&77=533&78=543&79=591&80=600&81=602&82=616&83=628&84=638&85=640&88=645&90=647&91=653&92=671&93=678&94=687&98=697&99=699'

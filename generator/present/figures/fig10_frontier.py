@@ -211,7 +211,7 @@ def _speculation(r: Results, f: dict) -> str:
                  f"; beside the draft a replica of {own['label']} holds no sequence ({own['capacity_batch']:,} "
                  "without it)")
     numbers = ((r.serving or {}).get("techniques") or {}).get("numbers") or {}
-    if "speedup" in numbers and own is not None:
+    if "speedup_last" in numbers and own is not None:
         be = numbers.get("breakeven_batch")
         text += (f"; at {own['label']} speculating stops paying at batch {be:,} per replica (the lever row's)"
                  if be is not None else f"; at {own['label']} it pays at every batch a replica holds (the lever row's)")
