@@ -87,6 +87,10 @@ WHATIFS = [
     (SERVING[1], ["hardware.memory.bandwidth=2 TB/s", "serving.prompt=32k", "serving.prefix_hit=0.9"]),
     # a draft tree: 64 tokens a sequence verified (Medusa's tree), the verify round compute-bound sooner
     (SERVING[0], ["serving.speculative.verify_tokens=64", "serving.users=256"]),
+    # Llama 4 Scout's chunked layers past the first 8,192-token chunk: a round reads S mod chunk, a sequence holds
+    # the chunk (TPOT, the request's rounds, the prefix row's capacity); an EAGLE head of 4 of its layers drafts
+    (SERVING[0], ["model=llama-4-scout", "serving.prompt=12k", "serving.users=16", "serving.prefix_hit=0.5"]),
+    (SERVING[0], ["model=llama-4-scout", "serving.prompt=12k", "serving.speculative.draft_layers=4"]),
 ]
 
 

@@ -46,6 +46,10 @@ class Draft:
         """(F_d, Q_d): one draft pass's FLOPs and bytes over ``batches`` sequences at ``context`` (the seeds' decode
         step at the draft's shapes, the whole model)."""
         v = self._at(batches, context)
+        # a pass reads the cache a step reads (a chunked layer: its current chunk), not the one a sequence holds
+        from genreport.model.serving import _read_c
+
+        v["c"] = _read_c(self.env, float(context))
         one = np.ones_like(v["B"])
         flops, reads = (np.asarray(q["decode_flops"](v), dtype=float) * one,
                         np.asarray(q["decode_bytes"](v), dtype=float) * one)

@@ -384,7 +384,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     binds = "capacity" if limit == "capacity" else BINDS[int(np.argmax(ledgers))]
     link_text = ", ".join(f"{g}: {c.tier} {c.name}" for g, c in links.items() if c.tier != "none") or "-"
     t = float(t_use[i])
-    t_ser = float(t_serial[i]) if serial else float(q["decode_time_serial"](at_batch(cv, lay, float(b))))
+    t_ser = float(t_serial[i]) if serial else float(q["decode_time_serial"](at_batch(dict(cv, c=_read_c(env, cv["S"])), lay, float(b))))
     # the request: its output - 1 decode rounds in closed form at the chosen batch (serving.py)
     spec_fields = {}
     if speculative is None:

@@ -90,14 +90,14 @@ def joules_per_token(power: float | None, tokens_per_s_gpu: float) -> float | No
 def _mean_context_values(env, prompt: int, output: int) -> tuple[float, float, float]:
     """(S-bar, c-bar, d_h-bar): the mean context T + T_o/2 and the c and d_h whose products with it are the mean
     over the rounds k = 1 .. T_o - 1 of S c(S) and S d_h(S) at S = T + k (the KV bytes and attention FLOPs a round
-    reads).  With full attention c and d_h do not depend on S and these are their values."""
+    reads: c the cache a step reads, :func:`_read_c`, not the one a sequence holds).  With full attention c and d_h do not depend on S and these are their values."""
     mean = prompt + output / 2.0
     if output <= 1:
         g = env.at(context=float(prompt + 1))
-        return mean, float(np.ravel(g["c"])[0]), float(np.ravel(g["d_h"])[0])
+        return mean, float(_read_c(env, prompt + 1)), float(np.ravel(g["d_h"])[0])
     s = np.arange(prompt + 1, prompt + output, dtype=float)
     g = env.at(context=s)
-    c = np.asarray(g["c"], dtype=float) * np.ones_like(s)
+    c = _read_c(env, s) * np.ones_like(s)  # what each round reads (a chunked layer: its current chunk)
     d_h = np.asarray(g["d_h"], dtype=float) * np.ones_like(s)
     return mean, float(np.mean(s * c) / mean), float(np.mean(s * d_h) / mean)
 
@@ -187,7 +187,7 @@ def _request_values(model: Model, hw: Hardware, precision: Precision, par: Paral
         ttft_b, ttft_s = float(q["prefill_time_bound"](pre)), float(q["prefill_time_serial"](pre))
         g = env.at(context=last)
         cv = dict(base, S=np.float64(last), c=np.float64(np.ravel(g["c"])[0]), d_h=np.float64(np.ravel(g["d_h"])[0]))
-        v = at_batch(cv, lay, batch, busiest=serial)
+        v = at_batch(dict(cv, c=_read_c(env, last)), lay, batch, busiest=serial)  # the step reads; cv holds
         nan = np.full(np.shape(batch), math.nan)
         tpot_b, tpot_s = q["decode_time_bound"](v), q["decode_time_serial"](v) if serial else nan
         cap = float(q["capacity_batch_replica"](cv))
@@ -228,9 +228,14 @@ def _speculative_values(q, env, lay, cv, rv, batch, mean: float, output: int, pa
     return out
 
 
-def _read_c(env, context) -> np.float64:
-    """c a decode step at ``context`` reads (a chunked layer: the S mod chunk tokens of its chunk), whole model."""
-    return np.float64(np.ravel(env.at(batch=1.0, context=float(context))["c"])[0])
+def _read_c(env, context):
+    """c a decode step at ``context`` reads (a chunked layer: the S mod chunk tokens of its chunk), whole model: the
+    one place every step time (TPOT, the request's rounds, plan, the frontier, speculative rounds, a draft's passes)
+    takes its KV bytes per token from; the capacity takes the cache a sequence holds (``env.at(context=...)``).  A
+    float64 for a scalar ``context``, an array for an array."""
+    s = np.asarray(context, dtype=float)
+    c = np.asarray(env.at(batch=1.0, context=s)["c"], dtype=float) * np.ones_like(s)
+    return np.float64(c) if c.ndim == 0 else c
 
 
 def speculative_rounds(q, lay, values, batches, t_plain, spec, serial) -> dict[str, np.ndarray]:

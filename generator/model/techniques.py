@@ -319,9 +319,11 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     # prefix caching
     if sv.prefix_hit > 0:
         keep = 1 - sv.prefix_hit
-        # the weights a GPU holds (an MoE's every expert of its slice), not those one step reads
+        # the weights a GPU holds (an MoE's every expert of its slice) and the cache a sequence holds (a chunked
+        # layer: its whole chunk), not those one step reads
         held = r.envs[r.lead].at(context=last)
-        env_h = dict(env, N=float(np.ravel(held["N"])[0]), b=float(np.ravel(held["b"])[0]))
+        env_h = dict(env, N=float(np.ravel(held["N"])[0]), b=float(np.ravel(held["b"])[0]),
+                     c=float(np.ravel(held["c"])[0]))
         cap0, cap1 = (_sequences(physical("prefix_capacity_batch", _eval(r, "prefix_capacity_batch", {**env_h, **h}),
                                           "floor")[0]) for h in ({"h_p": 0.0}, {}))
         rows.append({"technique": "prefix caching", "setting": f"{sv.prefix_hit:.0%} of each prompt cached",
@@ -660,8 +662,9 @@ def rate_curves(r) -> dict:
                     for x in classes]
         t_p = sum(prefills) / len(prefills)
         env["t_p"] = t_p
-    held = lead.at(context=float(sv.prompt + sv.output))  # the weights a GPU holds, for the capacity
-    cap_env = dict(env, S=float(sv.prompt + sv.output), N=float(held["N"]), b=float(np.ravel(held["b"])[0]))
+    held = lead.at(context=float(sv.prompt + sv.output))  # the weights and the cache a GPU holds, for the capacity
+    cap_env = dict(env, S=float(sv.prompt + sv.output), N=float(held["N"]), b=float(np.ravel(held["b"])[0]),
+                   c=float(np.ravel(held["c"])[0]))
     cap = physical("prefix_capacity_batch", _eval(r, "prefix_capacity_batch", cap_env), "floor")[0] or 0.0
 
     def at(qid: str, lam, **more) -> np.ndarray:

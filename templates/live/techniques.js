@@ -20,17 +20,17 @@ const GR_SERVING = (() => {
   function commas(x, p) { return F.format(x, "," + (p || ".0f")); }
 
   /** The mean context and the c, d_h whose products with it are the means over the decode rounds
-   * (serving._mean_context_values). */
+   * (serving._mean_context_values): c the cache a step reads (env.at with a batch: a chunked layer its chunk). */
   function meanContext(env, m, prompt, output) {
     const mean = prompt + output / 2.0;
     const a = m.attention;
     if (output <= 1 || !(a.sliding_window || a.chunk_size)) {  // c, d_h do not depend on the context
-      const g = env.at(null, output <= 1 ? prompt + 1 : prompt + output - 1);
+      const g = env.at(1.0, output <= 1 ? prompt + 1 : prompt + output - 1);
       return [g.c, g.d_h];
     }
     let sc = 0, sd = 0;
     for (let s = prompt + 1; s < prompt + output; s++) {
-      const g = env.at(null, s);
+      const g = env.at(1.0, s);
       sc += s * g.c;
       sd += s * g.d_h;
     }
@@ -62,6 +62,7 @@ const GR_SERVING = (() => {
   function draftLedgers(d, b, s) {
     const v = d.env.at(null, s);
     v.B = b;
+    v.c = d.env.at(1.0, s).c;  // a pass reads the cache a step reads (serving._read_c), not the one held
     if (d.model.moe) {
       const g = d.env.at(b, s);
       [v.N, v.b] = [g.N, g.b];
@@ -104,6 +105,8 @@ const GR_SERVING = (() => {
     const at = (v, b) => P.atBatch(v, lay, b, true);
     const last = sv.prompt + sv.output - 1, mean = sv.prompt + sv.output / 2.0;
     const g = env.at(null, last), cv = Object.assign({}, base, {S: last, c: g.c, d_h: g.d_h});
+    // a step reads less than a sequence holds (a chunked layer: its current chunk): times at read, capacity at cv
+    const read = Object.assign({}, cv, {c: env.at(1.0, last).c});
     const pre = Object.assign({}, base, {T: sv.prompt, d_h: M.prefillHeadDim(m, base.d_h)});
     const ttft = call("prefill_time_bound", pre), ttftSerial = call("prefill_time_serial", pre);
     const power = hw.power_watts, node = hw.node ? hw.node.gpus_per_node : null;
@@ -113,7 +116,7 @@ const GR_SERVING = (() => {
       ? Math.max(capRaw, 0) : 0, 65536));
     const cd = meanContext(env, m, sv.prompt, sv.output);
     const rv = Object.assign({}, base, {T: sv.prompt, T_o: sv.output, c: cd[0], d_h: cd[1]});
-    const tpotAt = b => call("decode_time_bound", at(cv, b));
+    const tpotAt = b => call("decode_time_bound", at(read, b));
     function row(b, label) {  // one request at b sequences per replica, the bound and the serial estimate (_row)
       const one = (t0, tpot, dec) => {
         const user = sv.output > 1 && dec > 0 ? (sv.output - 1) / dec : 1.0 / tpot, perGpu = b * user / gpus;
@@ -121,7 +124,7 @@ const GR_SERVING = (() => {
           tokens_per_s_node: node ? perGpu * node : null, usd_per_mtok_in: usd(price, sv.prompt / (t0 * gpus)),
           usd_per_mtok_out: usd(price, perGpu), joules_per_token: power && perGpu > 0 ? power / perGpu : null};
       };
-      const v = P.atBatch(cv, lay, b), w = P.atBatch(rv, lay, b);
+      const v = P.atBatch(read, lay, b), w = P.atBatch(rv, lay, b);
       return {label: label, batch: b, bound: one(ttft, tpotAt(b), call("request_decode_time_bound", at(rv, b))),
         serial: one(ttftSerial, call("decode_time_serial", v), call("request_decode_time_serial", w))};
     }
@@ -177,7 +180,6 @@ const GR_SERVING = (() => {
           plain: plain, verify: tv, draft: td};
       };
       // the last context, the cache a step reads there, against the request's TPOT round: it divides the TPOT
-      const read = Object.assign({}, base, {S: last, c: env.at(1.0, last).c, d_h: g.d_h});
       const aLast = rounds(read, batch, tp0);
       // the mean context, the request's rounds summed (mean_rounds): it divides the decode time, whence tok/s
       const mv = Object.assign({}, rv, {S: mean}), aMean = rounds(mv, batch, call("decode_time_bound", at(mv, batch)));
@@ -265,11 +267,11 @@ const GR_SERVING = (() => {
         steady_concurrency: ok ? sv.rate * (sv.output - 1) * ts : null});
     }
 
-    if (sv.prefix_hit > 0) {  // prefix caching: the weights a GPU holds, the shared prefix held once
+    if (sv.prefix_hit > 0) {  // prefix caching: the weights and the cache a GPU holds, the shared prefix held once
       const keep = 1 - sv.prefix_hit, held = lead.at(null, last);
       const fits = h => {
         const x = M.physical("prefix_capacity_batch", call("prefix_capacity_batch", Object.assign({}, e,
-          {N: held.N, b: held.b}, h)), "floor")[0];
+          {N: held.N, b: held.b, c: held.c}, h)), "floor")[0];
         return x === null ? null : Math.max(0, Math.floor(x));
       };
       const c0 = fits({h_p: 0.0}), c1 = fits({});

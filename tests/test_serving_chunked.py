@@ -1,0 +1,111 @@
+"""A decode round of a model with chunked attention layers (Llama 4, issue 30/27): every step time takes the cache a
+step reads (serving._read_c: a chunked layer the S mod chunk tokens of its current chunk), every capacity the cache a
+sequence holds (up to the whole chunk).  The serving chapter's TPOT rows, the lever row, ``plan`` and the frontier's
+point at the same batch are one number.
+
+Llama 4 Scout (meta-llama/Llama-4-Scout-17B-16E config.json, text_config,
+https://huggingface.co/meta-llama/Llama-4-Scout-17B-16E/blob/main/config.json): 48 layers, attention_chunk_size
+8192, no_rope_layers every 4th layer (the global ones: 12 global, 36 chunked), 8 KV heads of head_dim 128; a bf16 KV
+cache holds K and V, 2 x 8 x 128 x 2 B = 4,096 B per position and layer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from genreport.model.env import make_env
+from genreport.model.plan import Shape, plan
+from genreport.model.serving import _mean_context_values, _read_c
+from shared import evaluated
+
+SPEC = "llama70b-h100-tp8.yaml"  # 8 H100 over NVLink, tp 8; the model swapped for Scout
+PROMPT, OUTPUT = 12 * 1024, 512  # the last context 12,799: 4,607 tokens into the second chunk, not min(S, chunk)
+OVERRIDES = ("model=llama-4-scout", f"serving.prompt={PROMPT}", f"serving.output={OUTPUT}", "serving.users=16",
+             "serving.prefix_hit=0.5")
+CHUNK, POSITION = 8192, 2 * 8 * 128 * 2  # tokens; B per position and layer (K and V, 8 KV heads x 128, bf16)
+GLOBAL, CHUNKED = 12, 36
+
+
+def _read(s: float) -> float:
+    """KV bytes a step at context s reads, by hand: s positions in each global layer, s mod 8192 in each chunked."""
+    return POSITION * (GLOBAL * s + CHUNKED * (s % CHUNK))
+
+
+def _held(s: float) -> float:
+    """KV bytes one sequence at context s holds, by hand: s in each global layer, min(s, 8192) in each chunked."""
+    return POSITION * (GLOBAL * s + CHUNKED * min(s, CHUNK))
+
+
+@pytest.fixture(scope="module")
+def r():
+    return evaluated(SPEC, OVERRIDES)
+
+
+def test_the_cache_a_step_reads_and_a_sequence_holds_by_hand(r):
+    spec = r.spec
+    env = make_env(spec.hardware, spec.model, spec.precision, spec.accounting)
+    last = float(PROMPT + OUTPUT - 1)
+    assert _read(last) == 4096 * (12 * 12799 + 36 * 4607) == 1_308_426_240
+    assert _held(last) == 4096 * (12 * 12799 + 36 * 8192) == 1_837_056_000
+    assert float(_read_c(env, last)) * last == pytest.approx(_read(last), rel=1e-12)
+    assert float(np.ravel(env.at(context=last)["c"])[0]) * last == pytest.approx(_held(last), rel=1e-12)
+    # the request's rounds at S = T + 1 .. T + T_o - 1, each reading its own chunk: their mean S c(S) over the mean
+    # context is the c the closed form of the decode time takes
+    rounds = [_read(float(s)) for s in range(PROMPT + 1, PROMPT + OUTPUT)]
+    mean, c_bar, _ = _mean_context_values(env, PROMPT, OUTPUT)
+    assert mean == PROMPT + OUTPUT / 2
+    assert c_bar * mean == pytest.approx(sum(rounds) / len(rounds), rel=1e-12)
+
+
+def test_chapter_lever_plan_and_frontier_time_one_round(r):
+    sv, spec = r.spec.serving, r.spec
+    rows = r.serving["rows"]
+    batches = [row["batch"] for row in rows]
+    assert batches[:2] == [1, 16] and len(batches) == 3  # one request, the users, the most the TPOT target allows
+    own = next(x for x in r.serving["frontier"]["layouts"] if x["titled"])
+    for row in rows[1:]:
+        b = row["batch"]
+        k = own["batch"].index(b)
+        for est in ("bound", "serial"):
+            found = plan(spec.model, spec.hardware, b, sv.prompt + sv.output - 1, None, ("bf16",), 8, spec.accounting,
+                         est, shape=Shape(sv.prompt, sv.output))
+            p = next(x for x in found.rows if (x.tp, x.pp, x.ep, x.dp) == (8, 1, 1, 1))
+            assert p.batch == b
+            assert row[est]["tpot"] == pytest.approx(p.tpot, rel=1e-12), (b, est)
+            assert row[est]["tokens_per_s_gpu"] == pytest.approx(p.tokens_per_s_gpu, rel=1e-12), (b, est)
+            assert row[est]["tpot"] == pytest.approx(own[est]["tpot"][k], rel=1e-12), (b, est)
+            assert row[est]["tokens_per_s_gpu"] == pytest.approx(own[est]["tokens_per_s_gpu"][k], rel=1e-12)
+    tech = r.serving["techniques"]
+    assert tech["batch"] == batches[-1]
+    for lever in tech["rows"]:  # every lever row starts from the chapter's busiest TPOT
+        assert lever["tpot"][0] == rows[-1]["bound"]["tpot"], lever["technique"]
+
+
+def test_a_step_reads_less_than_the_cache_holds(r):
+    """The round at the last context is faster than one that read the whole held cache (what the chapter timed before
+    this fix): the HBM ledger of a memory-bound round at 16 sequences drops by 16 x (held - read) / 8 GPUs / W."""
+    from genreport.formulas.compiled import load
+    from genreport.model.layout import at_batch
+    from genreport.model.techniques import layout_inputs
+
+    last = float(PROMPT + OUTPUT - 1)
+    _par, q, _env, lay, cv, read = layout_inputs(r.spec, last)
+    assert float(read["c"]) * last == pytest.approx(_read(last), rel=1e-12)
+    assert float(cv["c"]) * last == pytest.approx(_held(last), rel=1e-12)
+    row = r.serving["rows"][1]
+    t_read = float(q["decode_time_bound"](at_batch(read, lay, 16.0, busiest=False)))
+    t_held = float(q["decode_time_bound"](at_batch(cv, lay, 16.0, busiest=False)))
+    assert row["bound"]["tpot"] == pytest.approx(t_read, rel=1e-12)
+    assert t_held > t_read
+    mem = load()["decode_time_memory_gpu"]
+    drop = float(mem(at_batch(cv, lay, 16.0, busiest=False))) - float(mem(at_batch(read, lay, 16.0, busiest=False)))
+    w = float(np.ravel(read["W"])[0])
+    assert drop == pytest.approx(16 * (_held(last) - _read(last)) / 8 / w, rel=1e-9)
+
+
+def test_capacities_take_the_cache_a_sequence_holds(r):
+    """The prefix-caching row's capacity without a shared prefix is the chapter's: sequences of the last context whose
+    whole chunks fit (a step's smaller read would let more in, and they would not fit as they go on)."""
+    tech = r.serving["techniques"]
+    assert tech["numbers"]["prefix_capacity_before"] == int(r.serving["capacity_batch"])
+    assert tech["numbers"]["prefix_capacity_after"] > tech["numbers"]["prefix_capacity_before"]
