@@ -17,7 +17,7 @@ import pytest
 from genreport import load_spec
 from genreport.errors import SpecError
 from genreport.load import setrules
-from genreport.load.overrides import _alias, parse_override
+from genreport.load.overrides import REPLACES, _alias, parse_override
 from genreport.load.yamlread import MAX_DEPTH, scalar
 from genreport.present import live
 from hypothesis import HealthCheck, Phase, given, settings
@@ -367,11 +367,23 @@ def shadowed(overrides: list[str]) -> set[str]:
     mapping: ``precision.weights=x`` then ``precision.weights.default=fp8`` makes weights a mapping again): the
     loader never judges those."""
     parsed = [parse_override(o) for o in overrides]
-    paths = [".".join(_alias(key)) for key, _value in parsed]
+    keys = [tuple(_alias(key)) for key, _value in parsed]
+    paths = [".".join(k) for k in keys]
+    removed = [{".".join((*k[:-1], x)) for x in REPLACES.get(k, ())} for k in keys]  # one way of drafting, the others
     return {o for i, o in enumerate(overrides)
-            if any(paths[i] == q or paths[i].startswith(q + ".")
-                   or (q.startswith(paths[i] + ".") and not isinstance(parsed[i][1], dict)) for q in paths[i + 1:])}
+            if any(paths[i] == q or paths[i].startswith(q + ".") or paths[i] in gone
+                   or (q.startswith(paths[i] + ".") and not isinstance(parsed[i][1], dict))
+                   for q, gone in zip(paths[i + 1:], removed[i + 1:], strict=True))}
 
+
+
+def test_a_way_of_drafting_replaces_the_others():
+    """A draft fraction the loader never judges (a later head replaces it: overrides.REPLACES) is shadowed; the page
+    judges it as given (found by the random test below: draft_cost=314 then draft_layers=8 on DeepSeek-V3)."""
+    cost, head = "serving.speculative.draft_cost=314", "serving.speculative.draft_layers=8"
+    assert shadowed([cost, head]) == {cost} and shadowed([head, cost]) == {head}
+    assert shadowed(["serving.speculative.acceptance=0.7", head]) == set()
+    assert cli(MOE, (cost, head))[0] is not None
 
 # the first example is the simplest; a failure is reported as found (shrinking 30 cases takes minutes)
 @settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck),

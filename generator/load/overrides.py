@@ -10,6 +10,12 @@ from genreport.load.objects import (
 )
 from genreport.load.yamlread import MAX_DEPTH, Document, scalar, show
 
+# serving.speculative: a what-if draft model replaces the written fraction or head, a what-if fraction the written draft
+# model or head, a what-if head a written draft model or fraction (the keys each --set removes beside it)
+REPLACES = {("serving", "speculative", "draft_model"): ("draft_cost", "draft_layers"),
+            ("serving", "speculative", "draft_cost"): ("draft_model", "draft_precision", "draft_layers"),
+            ("serving", "speculative", "draft_layers"): ("draft_model", "draft_precision", "draft_cost")}
+
 
 def parse_override(text: str) -> tuple[tuple[str, ...], object]:
     """``model.kv_heads=1`` -> (('model', 'kv_heads'), 1); values are read as spec values are, safely."""
@@ -71,17 +77,8 @@ def _apply_override(doc: Document, path: tuple[str, ...], value, text: str) -> F
     if not isinstance(value, list) and (isinstance(node.get(path[-1]), list) or _wants_list(doc.data.get("kind"), path)):
         value = [value]  # one value where the spec takes a list: a one-element list (batch=64 -> [64])
     node[path[-1]] = value
-    if path == ("serving", "speculative", "draft_model"):  # a what-if draft model replaces the written fraction
-        node.pop("draft_cost", None)
-        node.pop("draft_layers", None)
-    elif path == ("serving", "speculative", "draft_cost"):  # and a what-if fraction the written draft model
-        node.pop("draft_model", None)
-        node.pop("draft_precision", None)
-        node.pop("draft_layers", None)
-    elif path == ("serving", "speculative", "draft_layers"):  # a what-if head replaces a written draft or fraction
-        node.pop("draft_model", None)
-        node.pop("draft_precision", None)
-        node.pop("draft_cost", None)
+    for key in REPLACES.get(path, ()):  # one way of drafting replaces the others
+        node.pop(key, None)
     if path[-2:] in (("price", "usd_per_hour"), ("power", "board_watts")) and "source" not in node:
         node["source"] = {"title": f"--set {text}"}  # a price or power the user gives: its source is the option
     doc.overrides[path] = text
