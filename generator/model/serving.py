@@ -25,6 +25,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from genreport.formulas.architecture import chunked_layers
 from genreport.formulas.compiled import load
 from genreport.load.spec import Hardware, Model, Parallelism, Precision
 from genreport.model.env import make_env, prefill_head_dim
@@ -234,7 +235,10 @@ def _read_c(env, context):
     takes its KV bytes per token from; the capacity takes the cache a sequence holds (``env.at(context=...)``).  A
     float64 for a scalar ``context``, an array for an array."""
     s = np.asarray(context, dtype=float)
-    c = np.asarray(env.at(batch=1.0, context=s)["c"], dtype=float) * np.ones_like(s)
+    # Env.at takes the read cache where a batch is given; without chunked layers it is the held one, and no batch's
+    # experts need counting
+    batch = 1.0 if chunked_layers(env.model) else None
+    c = np.asarray(env.at(batch=batch, context=s)["c"], dtype=float) * np.ones_like(s)
     return np.float64(c) if c.ndim == 0 else c
 
 
