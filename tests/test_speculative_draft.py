@@ -96,6 +96,10 @@ def _spec(tmp_path, speculative: str):
     ("speculative: {draft_tokens: 3, acceptance: 0.8, draft_model: llama-2-7b}", "vocabulary of 32,000"),
     ("speculative: {draft_tokens: 3, acceptance: 0.8, draft_model: llama-9-1b}", "llama-9-1b"),
     ("speculative: {draft_tokens: 3, acceptance: 0.8, draft_precision: fp8}", "draft_precision without"),
+    # draft_layers (an EAGLE/MTP head) excludes a draft model and a cost
+    ("speculative: {draft_tokens: 1, acceptance: 0.8, draft_layers: 1, draft_model: llama-3.2-1b}",
+     "draft_layers and draft_model"),
+    ("speculative: {draft_tokens: 1, acceptance: 0.8, draft_layers: 1, draft_cost: 0.05}", "draft_layers and draft_cost"),
 ])
 def test_bad_draft_specs_name_the_line_and_the_fix(tmp_path, speculative, words):
     path = _spec(tmp_path, speculative)
@@ -104,6 +108,8 @@ def test_bad_draft_specs_name_the_line_and_the_fix(tmp_path, speculative, words)
     text = str(exc.value)
     assert words in text and "s.yaml" in text and "Traceback" not in text
     assert any(f.hint for f in exc.value.findings)
+    if words.startswith("draft_layers and "):
+        assert any("keep draft_layers" in (f.hint or "") for f in exc.value.findings)
 
 
 def test_set_swaps_draft_cost_for_a_draft_model():
@@ -252,18 +258,8 @@ def test_an_eagle_head_of_one_layer_by_hand():
     assert "drafted by an EAGLE/MTP head of 1 Llama 3.1 70B layer (1 pass" in row["setting"]
 
 
-@pytest.mark.parametrize("speculative, words", [
-    ("speculative: {draft_tokens: 1, acceptance: 0.8, draft_layers: 1, draft_model: llama-3.2-1b}", "draft_model"),
-    ("speculative: {draft_tokens: 1, acceptance: 0.8, draft_layers: 1, draft_cost: 0.05}", "draft_cost"),
-])
-def test_draft_layers_excludes_a_draft_model_and_a_cost(tmp_path, speculative, words):
-    path = _spec(tmp_path, speculative)
-    with pytest.raises(SpecError) as exc:
-        load_report(path)
-    text = str(exc.value)
-    assert "draft_layers and " + words in text and "s.yaml" in text and "Traceback" not in text
-    assert any("keep draft_layers" in (f.hint or "") for f in exc.value.findings)
-    # --set draft_layers replaces a written draft model or fraction
+def test_set_draft_layers_replaces_a_written_draft_model():
+    """--set draft_layers replaces a written draft model or fraction (overrides.REPLACES)."""
     spec = load_report(ROOT / "specs" / SPEC, [*DRAFT, "serving.speculative.draft_layers=2"])
     assert spec.serving.speculative.draft_layers == 2 and spec.serving.speculative.draft.layers == 2
 

@@ -227,6 +227,11 @@ def head_layers(model, n: int):
                                declared_active=None, tied_embeddings=True, moe=moe)
 
 
+
+def is_head(draft, model) -> bool:
+    """Whether ``draft`` is :func:`head_layers` of ``model`` (an EAGLE/MTP head, not a catalog draft model)."""
+    return draft.name.startswith(f"{model.name}-head-")
+
 def _draft(doc, serving, model, precision, sub, findings):
     """serving.speculative.draft_model resolved as a catalog model (``sub``), its precision the target's unless
     draft_precision names one; its vocabulary must be the target's (vLLM refuses another:

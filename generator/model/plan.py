@@ -233,6 +233,8 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
     at each row's precision (an EAGLE/MTP head always at the row's: it is the target's own layers);
     ``disaggregate``: adds prefill/decode pools of each row's layout (:func:`_pools`).
     """
+    from genreport.load.loader import is_head
+
     q = load()
     precisions = plan_precisions(model) if precisions is None else tuple(precisions)
     rows: list[PlanRow] = []
@@ -246,7 +248,7 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
     batches = np.arange(1, batch + 1, dtype=float)
     s = float(context)
     draft_model = speculative is not None and not isinstance(speculative[2], (int, float)) and \
-        not speculative[2].name.startswith(f"{model.name}-head-")  # a catalog draft, not an EAGLE/MTP head
+        not is_head(speculative[2], model)  # a catalog draft, not an EAGLE/MTP head
     if draft_model and draft_precision is not None and draft_precision.compute not in hw.dense:
         skipped.append((f"the draft at {draft_precision.label()}",
                         f"{hw.title} has no dense {draft_precision.compute} peak"))
@@ -271,7 +273,7 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
                     spec_here = (speculative[0], speculative[1], Draft(speculative[2], own, hw, accounting),
                                  *speculative[3:])
                 head = spec_here is not None and hasattr(spec_here[2], "memory") and \
-                    spec_here[2].model.name.startswith(f"{model.name}-head-")  # an EAGLE/MTP head (head_layers)
+                    is_head(spec_here[2].model, model)  # an EAGLE/MTP head (head_layers)
                 for par in layouts:
                     if head:  # its output head the target's, its experts over this layout's ep GPUs
                         d = spec_here[2]
