@@ -307,3 +307,58 @@ def test_every_page_states_the_layouts_numbers(model, hw, precision, tp, pp, ep,
     assert f"One GPU of {r.frame.gpus}" in text and "per replica" in text
     # the printed formulas name one GPU's slice
     assert "N_{g}" in page
+
+
+@pytest.mark.parametrize("model,precision,tp,ep,dp,symbol", [
+    ("llama-3.1-70b", "bf16", 8, 1, 1, None),  # dense: the slice it holds, N_g
+    ("qwen3-30b-a3b", "bf16", 1, 1, 1, "N_{a}"),  # one card, batch 1: the active weights
+    ("mixtral-8x7b", "bf16", 4, 4, 1, "N_{a,g}"),  # tp = ep: each GPU a share of every active weight
+    ("deepseek-v3", "fp8", 1, 8, 8, "N_{s,g}"),  # data-parallel attention: the experts the replicas' tokens touch
+])
+def test_the_memory_bound_names_the_weights_it_streams(model, precision, tp, ep, dp, symbol, tmp_path):
+    """Formula (1) substitutes the parameters one GPU streams in a batch-1 step; its symbol says which they are.
+    The glossary's N_g is what a GPU holds (DeepSeek-V3 at ep 8 x dp 8: 98.35e9); a mixture of experts streams less:
+    its active N_a,g where one token's experts are what the GPU reads, else N_s,g (DeepSeek-V3: 8 tokens, one a
+    replica, touch 256 (1 - (1 - 8/256)^8) = 57.4 experts a layer, 7.18 of each GPU's 32).  Figure 1's bar and
+    caption state the same parameters, whose bytes over W are the bound's time."""
+    from genreport.present import figures
+    from genreport.present.figures.style import num
+
+    r = evaluate(spec_at(tmp_path, model=model, precision=precision, tp=tp, ep=ep, dp=dp))
+    block = r.blocks["t_mem"]
+    assert block.symbols.get("N") == symbol
+    streamed = block.inputs["N"] - block.inputs.get("N_e", 0.0)
+    b, w = r.envs[r.lead].values["b"], r.scalars[r.lead]["bandwidth"]
+    assert streamed * b / w == pytest.approx(value(r, "weight_stream_time"), rel=1e-12)
+    fig = figures.DRAWERS["fig1-decode-bounds"](r, None)
+    texts = " ".join(t.get_text() for t in fig.axes[0].texts)
+    caption = figures.captions(r)["fig1-decode-bounds"]
+    if symbol is None:
+        assert "N_g·b / W" in texts
+        return
+    plain = symbol.replace("{", "").replace("}", "")
+    assert f"{plain}·b / W" in texts and f"{plain}·b/W" in caption
+    assert f"{num(streamed / 1e9)} B × {num(b)} byte" in texts  # the bar's weights are the streamed ones
+    if symbol == "N_{s,g}":
+        assert num(streamed / 1e9) != num(r.envs[r.lead].values["N_a"] / 1e9)  # 34.9 B, not the 37 B active
+        assert "2N_a/P" in caption  # the compute bound keeps the active weights
+
+
+def test_a_layout_sweep_with_no_fitting_layout_says_so(tmp_path):
+    """Llama 4 Maverick in bf16 (about 802 GB of weights) on H100s: no tensor-parallel layout of the sweep's up to 8
+    GPUs holds it, so figure 9 draws no curve on a log axis (that raised "Data cannot be log-scaled") but says so."""
+    from genreport.present import figures
+
+    import matplotlib
+    from genreport.present.figures import style
+
+    r = evaluate(spec_at(tmp_path, model="llama-4-maverick", tp=8, pp=2, ep=8))
+    assert r.many.scaling_batch1 and not any(x["fits"] for x in r.many.scaling_batch1)
+    fig = figures.DRAWERS["fig9-gpu-rates"](r, None)
+    widest = max(x["gpus"] for x in r.many.scaling_batch1)
+    assert [t.get_text() for t in fig.axes[0].texts] == [
+        f"No tensor-parallel layout up to {widest:,} GPUs holds the weights and one sequence."]
+    assert f"up to {widest:,} GPUs" in figures.captions(r)["fig9-gpu-rates"]
+    with matplotlib.rc_context(figures.RC), style.layout(True):  # the phone's figure keeps it on the canvas
+        fig = figures.DRAWERS["fig9-gpu-rates"](r, None)
+    assert [bb.x1 <= fig.bbox.x1 for _, bb in style.text_boxes(fig)] == [True]

@@ -98,8 +98,27 @@ def blocks(r) -> dict[str, Block]:
         if stated is not None and qid != "critical_context":
             value, reason = stated.value, stated.reason  # one number, one place
         entry = Entry(qid, dict(params), value, c.unit, c.symbol, latex_of(r, qid, acc), acc, reason)
-        out[name] = Block(name, entry, inputs, steps, variant_of(r, acc), note, closed)
+        symbols = {}
+        if qid == "weight_stream_time" and "N" in inputs:
+            symbols = {"N": streamed_symbol(r, inputs["N"])[1]}
+        out[name] = Block(name, entry, inputs, steps, variant_of(r, acc), note, closed, {k: v for k, v in
+                                                                                        symbols.items() if v})
     return out
+
+
+def streamed_symbol(r, streamed: float) -> tuple[str, str]:
+    """(plain, LaTeX) symbol of the parameters one GPU streams in a batch-1 decode step, where that is not what
+    the glossary's N (N_g at a layout) means: a mixture of experts streams the experts its batch touches.  Where
+    they are its active parameters (one card, or tensor and expert parallel with one token) the symbol is N_a
+    (N_a,g), the one the compute bound uses; where the GPU's share differs (data-parallel attention: the experts
+    one GPU holds that the replicas' tokens touch) it is N_s (N_s,g).  Empty strings: N itself."""
+    if r.spec.model.moe is None:
+        return "", ""
+    n_a = float(r.envs[r.lead].values["N_a"])
+    many = r.frame.many
+    if abs(streamed - n_a) <= 1e-9 * n_a:
+        return ("N_a,g", r"N_{a,g}") if many else ("N_a", r"N_{a}")
+    return ("N_s,g", r"N_{s,g}") if many else ("N_s", r"N_{s}")
 
 
 # ----------------------------------------------------------------------------------------------- facts

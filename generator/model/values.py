@@ -48,6 +48,7 @@ class Block:
     variant: str = "seed"
     note: str = ""  # e.g. S* found numerically past a sliding window
     closed_form: float | None = None  # the closed form's own value where the stated one is a numeric root
+    symbols: dict[str, str] = field(default_factory=dict)  # glossary name -> LaTeX this block prints it as
 
 
 def key(qid: str, params: dict, accounting: str) -> tuple:

@@ -279,6 +279,22 @@ def whatif_story(r: Results, baseline: Results, overrides: tuple[str, ...]) -> l
     return out
 
 
+def _streamed_sentence(r: Results) -> str:
+    """Where the memory bound's batch-1 weights are not the active ones (data-parallel attention), what its
+    symbol N_s (N_s,g) stands for, at the report's accounting."""
+    block = r.blocks.get("t_mem")
+    tex = block.symbols.get("N", "") if block is not None else ""
+    if not tex.startswith("N_{s"):
+        return ""
+    n_s = tex.replace("{", "").replace("}", "")
+    streamed = block.inputs["N"] - block.inputs.get("N_e", 0.0)
+    dp = r.frame.dp
+    return (f" In the memory bound above, {n_s} is the parameters one GPU streams in a batch-1 round: "
+            f"{fmt.params(streamed)} at the report's accounting (its dense weights and the experts it holds that "
+            f"the {dp} replicas' tokens touch), not {r.frame.sym('N_a')} = "
+            f"{fmt.params(float(r.envs[r.lead].values['N_a']))}, what one token computes with.")
+
+
 def moe_text(r: Results) -> str:
     """What is different about a mixture of experts: the weights a decode step reads grow with the batch."""
     m = r.spec.model
@@ -296,6 +312,7 @@ def moe_text(r: Results) -> str:
             f"(counted from the shapes, input embedding and output head included; "
             f"{fmt.params(pc.active - pc.embedding - pc.lm_head)} without them). "
             f"A decode step streams the experts its batch touches, E (1 − (1 − k/E)^B) per layer in expectation "
-            f"under uniform routing: {'; '.join(points)}. The weight bytes therefore grow with the batch until "
+            f"under uniform routing (counted from the shapes, the input embedding's rows included): "
+            f"{'; '.join(points)}.{_streamed_sentence(r)} The weight bytes therefore grow with the batch until "
             f"every expert is read, and the weight-reuse intensity rises more slowly than for a dense model; the "
             f"capacity ledger always holds all {fmt.params(pc.total)} parameters.")

@@ -86,7 +86,8 @@ class Formulas:
         e = b.entry
         c = r.q[e.id]
         values = {name: fmt.tex_number(v) for name, v in b.inputs.items()}
-        names = {**r.symbols_tex, **r.frame.names}  # one GPU of a layout: its slice's symbols (N_g, c_g, ...)
+        # one GPU of a layout: its slice's symbols (N_g, c_g, ...); a block's own (the weights a step streams)
+        names = {**r.symbols_tex, **r.frame.names, **b.symbols}
         symbolic = f"{c.symbol} = {fill(c.latex[b.variant], c.args, names)}"
         substituted = f"= {fill(c.latex[b.variant], c.args, r.symbols_tex, values)}"
         params = {k: v for k, v in e.params.items()}

@@ -7,11 +7,13 @@ from genreport.present.figures.data import _sc
 from genreport.present.figures.style import BLUE, VERMILION, _figure, _note, gb, ms, num, pick
 
 
-def _streamed(r: Results) -> tuple[str, str, str]:
-    """What the memory bound streams: (row note, bar text head, caption's formula).
+def _streamed(r: Results) -> tuple[str, str, str, str]:
+    """What the memory bound streams: (row note, bar text head, caption's formula, the compute bound's symbol).
 
-    A mixture of experts streams only its active weights at batch 1, so the bar must not quote the whole model's
-    bytes beside a time computed from the active ones (DeepSeek-V3 on MI300X: 7 ms is 37 B active, not 671 GB).
+    A mixture of experts streams only the experts its batch touches, so the bar must not quote the whole model's
+    bytes beside a time computed from the streamed ones (DeepSeek-V3 on MI300X: 7 ms is 37 B active, not 671 GB).
+    At batch 1 those are its active weights, except where one GPU holds a share of the experts that the tokens of
+    several data-parallel replicas touch: the parameters it streams (N_s,g) are then not the N_a,g it computes with.
     """
     sc = _sc(r)
     v = r.envs[r.lead].values
@@ -19,10 +21,18 @@ def _streamed(r: Results) -> tuple[str, str, str]:
     streamed = sc["weight_stream_time"] * sc["bandwidth"]
     if abs(streamed - sc["weight_bytes"]) <= 1e-3 * sc["weight_bytes"]:
         what = "its slice" if r.frame.many else "every weight"
-        return f"stream {what} once\n{n}·b / W", f"{gb(sc['weight_bytes'])} of weights", f"{n}·b/W"
+        return f"stream {what} once\n{n}·b / W", f"{gb(sc['weight_bytes'])} of weights", f"{n}·b/W", n
     b = v["b"]
-    head = f"active weights {num(v['N_a'] / 1e9)} B × {num(b)} byte{'' if b == 1 else 's'}"
-    return f"stream active weights\n{n_a}·b / W", head, f"{n_a}·b/W (the {num(v['N_a'] / 1e9)} B active weights)"
+    block = r.blocks.get("t_mem")
+    tex = block.symbols.get("N", "") if block is not None else ""
+    n_s = tex.replace("{", "").replace("}", "") or n_a
+    per_byte = f"× {num(b)} byte{'' if b == 1 else 's'}"
+    if n_s == n_a:
+        head = f"active weights {num(v['N_a'] / 1e9)} B {per_byte}"
+        return f"stream active weights\n{n_a}·b / W", head, f"{n_a}·b/W (the {num(v['N_a'] / 1e9)} B active weights)", n_a
+    params = block.inputs["N"] - block.inputs.get("N_e", 0.0)  # what (1) streams, as its substitution
+    return (f"stream touched weights\n{n_s}·b / W", f"streamed weights {num(params / 1e9)} B {per_byte}",
+            f"{n_s}·b/W (the {num(params / 1e9)} B of weights one GPU streams)", n_a)
 
 
 def fig1_decode_bounds(r: Results, baseline: Results | None = None):
@@ -39,8 +49,7 @@ def fig1_decode_bounds(r: Results, baseline: Results | None = None):
     # wide: row labels left of the bars; phone: above them, bars across the whole width
     x0, x1 = pick((2.35, 9.75), (0.2, 9.8))
     y_mem, y_cmp, h = pick((3.65, 1.4, 0.8), (3.55, 1.0, 0.7))
-    row_note, bar_head, formula = _streamed(r)
-    n_sym = formula.split("·")[0]  # N, or N_a for the active weights of a mixture of experts
+    row_note, bar_head, formula, n_sym = _streamed(r)  # n_sym: N, or N_a for a mixture of experts
     cmp_note = f"one token at peak\n2{n_sym} / P"
     sep = pick("\n", ": ")
     for y, title, note in ((y_mem, "memory bound", row_note), (y_cmp, "compute bound", cmp_note)):
@@ -105,13 +114,13 @@ def caption1(r: Results, baseline: Results | None = None) -> str:
     sc = _sc(r)
     t_mem, t_comp = sc["weight_stream_time"], sc["weight_flops_time"]
     ratio = t_mem / t_comp
-    formula = _streamed(r)[2]
+    _, _, formula, n_sym = _streamed(r)
     where = (f"one GPU of {r.frame.gpus} × {r.spec.hardware.title} ({r.frame.label})" if r.frame.many
              else r.spec.hardware.title)
     card = "each GPU" if r.frame.many else "the card"
     head = (f"Schematic (cells not to scale): the two lower bounds of one batch-1 decode step of "
             f"{r.spec.model.title} on {where}. By bandwidth it takes {formula} = {ms(t_mem)}; "
-            f"by compute only 2{formula.split('·')[0]}/P = {ms(t_comp)}. ")
+            f"by compute only 2{n_sym}/P = {ms(t_comp)}. ")
     if ratio >= 1:
         body = (f"In the time the bandwidth sets, {card}'s peak compute could do about {num(ratio)} such tokens, "
                 f"and it has to do 1. ")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from genreport.model.evaluate import Results
 from genreport.present.figures.data import sweep_note
-from genreport.present.figures.style import BLUE, VERMILION, _figure, _log_axis, _note, fit_left, narrow, num, tokens
+from genreport.present.figures.style import BLUE, VERMILION, _figure, _log_axis, _note, fit_left, narrow, num, pick, tokens
 
 
 def fig9_gpu_rates(r: Results, baseline: Results | None = None):
@@ -16,6 +16,11 @@ def fig9_gpu_rates(r: Results, baseline: Results | None = None):
     if m is None or not m.scaling_batch1:
         ax.axis("off")
         _note(ax, "No decode workload, or no interconnect in the GPU's spec.", x=0.5, y=0.5, ha="center", va="center")
+        return fig
+    if not any(x["fits"] for x in (*m.scaling_batch1, *m.scaling_large)):
+        ax.axis("off")
+        _note(ax, f"No tensor-parallel layout up to {_widest(m):,} GPUs{pick(' ', chr(10))}holds the weights and one "
+                  "sequence.", x=0.5, y=0.5, ha="center", va="center")
         return fig
     for rows, colour, label in ((m.scaling_batch1, BLUE, "batch 1"),
                                 (m.scaling_large, VERMILION, f"batch {m.batch_large:,}")):
@@ -50,10 +55,16 @@ def caption9(r: Results, baseline: Results | None = None) -> str:
         return "No decode workload, or no interconnect in the GPU's spec: no many-GPU view."
     rows = [x for x in m.scaling_batch1 if x["fits"]]
     if not rows:
-        return "No tensor-parallel layout up to 64 GPUs holds the weights and one sequence at this context."
+        return (f"No tensor-parallel layout up to {_widest(m):,} GPUs holds the weights and one sequence at this "
+                "context.")
     first, last = rows[0], max(rows, key=lambda x: x["gpus"])
     return sweep_note(r, first=False) + (f"Tokens/s of one replica (solid) and per GPU (dashed) as the replica grows. At batch 1 one replica of "
             f"{first['gpus']} GPU{'s' if first['gpus'] > 1 else ''} gives {num(first['tokens_per_s_replica'])} tok/s; "
             f"{last['gpus']} GPUs give {num(last['tokens_per_s_replica'])} tok/s, "
             f"{num(last['tokens_per_s_gpu'])} per GPU: each GPU added buys less, because the weights it no longer "
             "streams are traded for all-reduces. Only layouts whose replica holds the batch are drawn.")
+
+
+def _widest(m) -> int:
+    """The most GPUs the tensor-parallel sweep tried."""
+    return max(int(x["gpus"]) for x in m.scaling_batch1)
