@@ -358,7 +358,11 @@ def test_a_layout_sweep_with_no_fitting_layout_says_so(tmp_path):
     widest = max(x["gpus"] for x in r.many.scaling_batch1)
     assert [t.get_text() for t in fig.axes[0].texts] == [
         f"No tensor-parallel layout up to {widest:,} GPUs holds the weights and one sequence."]
-    assert f"up to {widest:,} GPUs" in figures.captions(r)["fig9-gpu-rates"]
+    captions = figures.captions(r)
+    assert f"up to {widest:,} GPUs" in captions["fig9-gpu-rates"]
+    # figure 8 (the ledgers against the degree) claims no best layout among replicas that cannot hold the model
+    assert "No replica of the sweep (1, 2, 4, 8 GPUs) holds the weights" in captions["fig8-gpus"]
+    assert "at best" not in captions["fig8-gpus"]
     with matplotlib.rc_context(figures.RC), style.layout(True):  # the phone's figure keeps it on the canvas
         fig = figures.DRAWERS["fig9-gpu-rates"](r, None)
     assert [bb.x1 <= fig.bbox.x1 for _, bb in style.text_boxes(fig)] == [True]

@@ -48,6 +48,20 @@ serving: {prompt: 4k, output: 1k, tpot: 50 ms}
 workloads:
   decode: {batch: [1, 64], context: [4k]}
 """
+# Two nodes (tp 8 x pp 2 x ep 8), an MoE that no 8-GPU replica holds, with an MTP-style draft: the longest layout
+# names of the key ("tp8 pp2 ep8 with speculation"), which ran off a wide figure's right edge.
+SERVING_MAVERICK = """\
+kind: report
+name: svmav
+title: Llama 4 Maverick in bf16 on 16 H100, served
+hardware: h100-sxm
+model: llama-4-maverick
+precision: bf16
+parallelism: {tp: 8, pp: 2, ep: 8}
+serving: {prompt: 4k, output: 512, ttft: 2 s, tpot: 50 ms, speculative: {draft_tokens: 3, acceptance: 0.7, draft_layers: 1}}
+workloads:
+  decode: {batch: [1, 64], context: [4k]}
+"""
 SERVING_NAMES = [name for name, _cap in figures.SERVING_FIGURES]
 
 
@@ -65,6 +79,11 @@ def r70(tmp_path_factory):
 @pytest.fixture(scope="module")
 def rds(tmp_path_factory):
     return _evaluate(tmp_path_factory, SERVING_DSV3, "svds")
+
+
+@pytest.fixture(scope="module")
+def rmav(tmp_path_factory):
+    return _evaluate(tmp_path_factory, SERVING_MAVERICK, "svmav")
 
 
 def test_serving_figures_only_with_a_serving_block(r70):
@@ -144,7 +163,7 @@ def _collisions(fig) -> list[str]:
 
 
 @pytest.mark.parametrize("narrow", [False, True], ids=["wide", "narrow"])
-@pytest.mark.parametrize("which", ["r70", "rds"])
+@pytest.mark.parametrize("which", ["r70", "rds", "rmav"])
 @pytest.mark.parametrize("name", SERVING_NAMES)
 def test_serving_figure_labels_read(which, name, narrow, request):
     r = request.getfixturevalue(which)

@@ -391,7 +391,9 @@ def root(context, missing=missing):
             yield '. '
             if ((environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'tp') != environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'gpus')) or (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'ep') > 1)):
                 pass
-                yield "The two figures below sweep tensor parallelism alone (one replica of 1 to 64 GPUs), not this report's layout\n("
+                yield 'The two figures below sweep tensor parallelism alone (one replica of 1 to '
+                yield escape(environment.getattr(environment.getitem(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'scaling_batch1'), -1), 'gpus'))
+                yield " GPUs, the degrees up to 64 that split the model's heads), not this report's layout\n("
                 yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'label'))
                 yield '): they show what a tensor-parallel replica would buy.'
             yield '</p>\n'
@@ -482,4 +484,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=94&2=106&4=109&5=111&6=114&7=116&8=138&10=145&11=149&12=151&13=163&14=181&15=207&18=214&19=216&20=229&21=236&23=238&24=246&26=249&27=259&28=263&29=278&30=284&32=290&33=293&35=296&36=305&38=320&41=329&42=339&43=351&46=360&48=363&49=373&53=382&54=384&55=392&57=395&58=398&59=401&60=405&61=412&62=418&63=422&64=426&65=428&66=433&69=443&70=445&73=447&74=449&77=451&78=459&80=480'
+debug_info = '1=94&2=106&4=109&5=111&6=114&7=116&8=138&10=145&11=149&12=151&13=163&14=181&15=207&18=214&19=216&20=229&21=236&23=238&24=246&26=249&27=259&28=263&29=278&30=284&32=290&33=293&35=296&36=305&38=320&41=329&42=339&43=351&46=360&48=363&49=373&53=382&54=384&55=392&56=395&57=397&58=400&59=403&60=407&61=414&62=420&63=424&64=428&65=430&66=435&69=445&70=447&73=449&74=451&77=453&78=461&80=482'

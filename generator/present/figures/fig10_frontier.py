@@ -23,6 +23,7 @@ from genreport.present.figures.style import (
     narrow,
     num,
     pick,
+    renderer,
 )
 
 LAYOUT_COLOURS = (BLUE, GREEN, PURPLE, SKY, "#882255", "#999933")  # vermilion is the spec's own layout
@@ -132,8 +133,16 @@ def fig10_frontier(r: Results, baseline: Results | None = None):
     if narrow():
         legends_below(fig, [{"handles": handles, "labels": names, "fontsize": 7}], 0.32)
     else:
-        fig.legend(handles, names, loc="upper left", bbox_to_anchor=(0.745 if price else 0.66, 0.97), fontsize=7,
-                   handlelength=1.6)
+        x = 0.745 if price else 0.66
+        legend = fig.legend(handles, names, loc="upper left", bbox_to_anchor=(x, 0.97), fontsize=7,
+                            handlelength=1.6)
+        # a long layout name (a two-node layout "with speculation") would push the key off the canvas: the axes
+        # give up the width the key lacks, and the key moves left by as much
+        over = (legend.get_window_extent(renderer(fig)).x1 + 4) / fig.bbox.width - 1
+        if over > 0:
+            box = ax.get_position()
+            ax.set_position((box.x0, box.y0, box.width - over, box.height))
+            legend.set_bbox_to_anchor((x - over, 0.97), transform=fig.transFigure)
     return fig
 
 

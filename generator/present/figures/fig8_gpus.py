@@ -78,13 +78,17 @@ def caption8(r: Results, baseline: Results | None = None) -> str:
         return "No decode workload, or no interconnect in the GPU's spec: no many-GPU view."
     rows = {x["gpus"]: x for x in m.scaling_batch1}
     one = rows.get(1)
-    best = min(m.scaling_batch1, key=lambda x: x["bound"])
+    fitting = [x for x in m.scaling_batch1 if x["fits"]]
+    best = min(fitting or m.scaling_batch1, key=lambda x: x["bound"])
     text = sweep_note(r) + (
         f"The decode round split into its three ledgers per GPU as the model is spread over more GPUs with "
         f"tensor parallelism ({m.link or 'the scale-up link'}): compute and HBM time shrink as 1/n, the "
         f"all-reduces grow with n. The bound is the largest ledger (perfect overlap); the serial estimate adds "
         f"the all-reduces to it, as real decode does. ")
-    if one is not None and r.frame.many:  # the one-card time is stated once, in chapter 1
+    if not fitting:
+        text += (f"No replica of the sweep ({', '.join(str(x['gpus']) for x in m.scaling_batch1)} GPUs) holds the "
+                 "weights: the times are what it would take if it did. ")
+    elif one is not None and r.frame.many:  # the one-card time is stated once, in chapter 1
         text += (f"At batch 1 the bound is {num(best['bound'] * 1e3)} ms at best, on {best['gpus']} GPUs "
                  f"({num(one['bound'] / best['bound'])}× faster than one GPU for {best['gpus']}× the GPUs). ")
     elif one is not None:
