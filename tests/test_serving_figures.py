@@ -450,3 +450,23 @@ def test_awkward_services_draw_and_say_so(tmp_path_factory, text, words):
             assert _collisions(fig) == []
             for text_, bb in style.text_boxes(fig):
                 assert bb.x0 >= -1 and bb.x1 <= fig.bbox.x1 + 1, text_
+
+
+def test_speculation_that_pays_again_says_where_it_does_not(rmav):
+    """A mixture of experts' verify step touches more experts than a plain step while the batch is small, so
+    speculative decoding stops paying past a break-even batch, and pays again once the plain step reads every expert
+    too (Llama 4 Maverick, 128 experts, top-1: the plain step at batch B touches 128 (1 - (127/128)^B) experts a layer,
+    the verify step 4 B tokens' worth).  The row states the window, not "ends at" a batch below the chapter's where
+    the speed-up is 2x; the speed-up crosses 1 at both ends of it (generator/model/techniques._layout_round)."""
+    from genreport.model import techniques
+
+    numbers = rmav.serving["techniques"]["numbers"]
+    low, high = numbers["breakeven_batch"], numbers["resumes_batch"]
+    assert low is not None and high is not None and 1 < low < high < rmav.serving["rows"][-1]["batch"]
+    speedup = {b: techniques._layout_round(rmav, float(b))["last"]["speedup"] for b in (low - 1, low, high - 1, high)}
+    assert speedup[low - 1] > 1 >= speedup[low] and speedup[high - 1] <= 1 < speedup[high], speedup
+    row = next(x for x in rmav.serving["techniques"]["rows"] if x["technique"] == "speculative decoding")
+    assert row["ends"].startswith(f"does not pay from batch {low:,} to {high - 1:,} per replica")
+    assert f"pays again from batch {high:,}" in row["ends"] and row["gain"] > 1
+    assert f"does not pay from batch {low:,} to {high - 1:,} per replica and pays again from {high:,}" in \
+        figures.captions(rmav)["fig10-frontier"]

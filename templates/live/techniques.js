@@ -192,14 +192,22 @@ const GR_SERVING = (() => {
       // holds beside the draft there (capacity_batch_draft at the last context)
       const scanned = Math.trunc(Math.min(pyMax(capRaw, 1.0), 4096));
       const scan = b => rounds(read, b, call("decode_time_bound", at(read, b))).speedup;
-      let breakeven = null, far = NaN;
+      let breakeven = null, resumes = null, far = NaN;
       for (let b = 1; b <= scanned; b++) {
         far = scan(b);
         if (!(far > 1.0)) { breakeven = b; break; }
       }
+      // a mixture of experts can pay again once the plain step reads every expert too
+      for (let b = breakeven === null ? scanned + 1 : breakeven + 1; b <= scanned; b++) {
+        if (scan(b) > 1.0) { resumes = b; break; }
+      }
       if (breakeven === null) far = scan(scanned);
       const td = aMean.draft, plainCap = call("capacity_batch_replica", cv);
-      let ends = breakeven !== null ? "ends at batch " + commas(breakeven) + " per replica at this layout, at the last token"
+      let ends = breakeven !== null && resumes !== null ? "does not pay from batch " + commas(breakeven) + " to "
+          + commas(resumes - 1) + " per replica at this layout, at the last token"
+          + (m.moe ? " (the verify step's tokens touch more experts than a plain step's)" : "")
+          + ", and pays again from batch " + commas(resumes)
+        : breakeven !== null ? "ends at batch " + commas(breakeven) + " per replica at this layout, at the last token"
           + (verifyX !== null ? " (one GPU's verify step turns compute-bound at " + commas(verifyX) + ")" : "")
         : "does not end up to the " + commas(scanned) + " sequences a replica holds"
           + (verifyX !== null ? ": past batch " + commas(verifyX) + " the speed-up at the last token falls towards "
@@ -217,7 +225,8 @@ const GR_SERVING = (() => {
         ttft: [ttft, ttft], tpot: [tp0, tpotS], per_gpu: [gpu0, gpuS], usd: [usd0, usd0 !== null ? usd(price, gpuS) : null],
         ends: ends, note: F.format(tokens, ".2f") + " tokens per verify step; TPOT " + F.format(aLast.speedup, ".2f")
           + "x faster at the last token, tok/s " + F.format(aMean.speedup, ".2f") + "x at the mean context"});
-      Object.assign(n, {expected_tokens: tokens, breakeven_batch: breakeven, verify_crossover_batch: verifyX});
+      Object.assign(n, {expected_tokens: tokens, breakeven_batch: breakeven, resumes_batch: resumes,
+        verify_crossover_batch: verifyX});
       [["last", aLast], ["mean", aMean]].forEach(function (cx) {
         n["speedup_" + cx[0]] = cx[1].speedup;
         n["plain_round_" + cx[0]] = cx[1].plain;

@@ -221,8 +221,10 @@ def _speculation(r: Results, f: dict) -> str:
                  "without it)")
     numbers = ((r.serving or {}).get("techniques") or {}).get("numbers") or {}
     if "speedup_last" in numbers and own is not None:
-        be = numbers.get("breakeven_batch")
-        text += (f"; at {own['label']} speculating stops paying at batch {be:,} per replica (the lever row's)"
+        be, again = numbers.get("breakeven_batch"), numbers.get("resumes_batch")
+        text += (f"; at {own['label']} speculating does not pay from batch {be:,} to {again - 1:,} per replica and pays "
+                 f"again from {again:,} (the lever row's)" if be is not None and again is not None else
+                 f"; at {own['label']} speculating stops paying at batch {be:,} per replica (the lever row's)"
                  if be is not None else f"; at {own['label']} it pays at every batch a replica holds (the lever row's)")
     front = f["frontier_layouts_speculative"]
     if not front:
