@@ -305,6 +305,9 @@ def test_every_page_states_the_layouts_numbers(model, hw, precision, tp, pp, ep,
     if value(r, "kv_capacity_tokens"):
         assert "No KV cache fits" not in text
     assert f"One GPU of {r.frame.gpus}" in text and "per replica" in text
+    # a pipeline's round streams each GPU's slice once per micro-batch: the text says the formulas count it so
+    assert (f"With {pp} pipeline stages a round passes min(n" in text) == (pp > 1)
+    assert (f"the weights in a round's formulas are the slice min({pp}, B) times" in text) == (pp > 1)
     # the printed formulas name one GPU's slice
     assert "N_{g}" in page
 
@@ -347,9 +350,8 @@ def test_the_memory_bound_names_the_weights_it_streams(model, precision, tp, ep,
 def test_a_layout_sweep_with_no_fitting_layout_says_so(tmp_path):
     """Llama 4 Maverick in bf16 (about 802 GB of weights) on H100s: no tensor-parallel layout of the sweep's up to 8
     GPUs holds it, so figure 9 draws no curve on a log axis (that raised "Data cannot be log-scaled") but says so."""
-    from genreport.present import figures
-
     import matplotlib
+    from genreport.present import figures
     from genreport.present.figures import style
 
     r = evaluate(spec_at(tmp_path, model="llama-4-maverick", tp=8, pp=2, ep=8))

@@ -29,6 +29,7 @@ class Frame:
     gpus: int = 1
     replica_gpus: int = 1
     dp: int = 1
+    pp: int = 1  # pipeline stages: a round passes min(n_PP, B) micro-batches through each GPU
     label: str = "1 GPU"
     names: dict[str, str] = field(default_factory=dict)
     plain: dict[str, str] = field(default_factory=dict)
@@ -59,7 +60,7 @@ def frame(r) -> Frame:
         one_card = {**one, "fits": one["weight_bytes"] <= sc["capacity"]}
     label = " × ".join(f"{k} {v}" for k, v in (("tp", par.tp), ("pp", par.pp), ("ep", par.ep), ("dp", par.dp))
                        if v > 1) or "one GPU"
-    return Frame(many=par.gpus > 1, gpus=par.gpus, replica_gpus=par.replica_gpus, dp=par.dp, label=label,
+    return Frame(many=par.gpus > 1, gpus=par.gpus, replica_gpus=par.replica_gpus, dp=par.dp, pp=par.pp, label=label,
                  names={k: SLICE_LATEX[k] for k in changed}, plain={k: PLAIN[k] for k in changed},
                  slices=slices, one_card=one_card, kv_card=float(lead.card["c"]),
                  collectives=tuple(words for degree, words in ((par.tp, "tensor-parallel all-reduces"),

@@ -137,6 +137,15 @@ def root(context, missing=missing):
             yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'dp'))
             yield ' B sequences'
         yield '.\n'
+        if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp') > 1):
+            pass
+            yield 'With '
+            yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
+            yield " pipeline stages a round passes min(n<sub>PP</sub>, B) micro-batches through each GPU, and each streams the GPU's slice again: at a batch B ≥ 2 the weights in a round's formulas are the slice min("
+            yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
+            yield ', B) times ('
+            yield escape((environment.getitem(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'plain'), 'N') if ('N' in environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'plain')) else 'N_g'))
+            yield ' · min(n<sub>PP</sub>, B)).\n'
         if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'):
             pass
             yield 'On one card the whole model would need '
@@ -249,4 +258,4 @@ def root(context, missing=missing):
     yield '</section>\n\n'
 
 blocks = {}
-debug_info = '1=78&4=91&6=94&7=96&8=110&11=112&14=126&15=130&16=140&19=154&21=161&22=163&23=165&24=170&25=172&30=178&31=180&32=182&37=186&38=194&39=204&40=215&45=219&48=222&51=225&52=238'
+debug_info = '1=78&4=91&6=94&7=96&8=110&11=112&14=126&15=130&16=140&17=149&20=163&22=170&23=172&24=174&25=179&26=181&31=187&32=189&33=191&38=195&39=203&40=213&41=224&46=228&49=231&52=234&53=247'

@@ -6,7 +6,18 @@ from __future__ import annotations
 import numpy as np
 from genreport.model.evaluate import Results
 from genreport.present.figures.data import sweep_note
-from genreport.present.figures.style import BLUE, VERMILION, _figure, _log_axis, _note, fit_left, narrow, num, pick, tokens
+from genreport.present.figures.style import (
+    BLUE,
+    VERMILION,
+    _figure,
+    _log_axis,
+    _note,
+    fit_left,
+    narrow,
+    num,
+    pick,
+    tokens,
+)
 
 
 def fig9_gpu_rates(r: Results, baseline: Results | None = None):
