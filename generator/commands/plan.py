@@ -8,7 +8,10 @@
 
 Every tensor x pipeline (x expert, x data-parallel attention) layout, weight format and KV-cache format is
 tried on every GPU; a layout is listed when its replica holds the weights and at least one sequence of the
-request's last context (prompt + output) and its prefill meets --ttft.  For each, the batch is the largest up to
+request's last context and its prefill meets --ttft.  The last context is prompt + output - 1 tokens, what the step
+that makes the last token reads (the serving chapter's, serving.last_context): TPOT and the capacity are counted
+there.  --context names it: alone, a request of that prompt and one generated token (decode at that context); with
+--output or --prompt, the other is what makes it (prompt = context - output + 1).  For each, the batch is the largest up to
 --batch (or --users) that fits the KV capacity and whose slowest decode round (TPOT) meets --tpot; the row gives
 the time to first token, TPOT, the end-to-end latency of one request (closed form over its decode rounds),
 tok/s per user and per GPU, $/M tokens in and out at the GPU's price (--price h100-sxm=2.5), J/token at its
@@ -55,10 +58,12 @@ def _parser() -> argparse.ArgumentParser:
                    help="catalog names or paths of GPUs, comma-separated, e.g. h100-sxm,h200,b200,mi300x (default: "
                         "the 'hardware' of .genreport.yaml or the user's config)")
     p.add_argument("--context", default=None, metavar="TOKENS",
-                   help="context per sequence (default 8k, or --prompt + --output; k = 1024)")
+                   help="the request's last context, the tokens its last decode step reads: prompt + output - 1 "
+                        "(default 8k; alone, a prompt of that many tokens and one generated; k = 1024)")
     p.add_argument("--prompt", default=None, metavar="TOKENS", help="prompt tokens of one request (default: the "
-                   "context less the output)")
-    p.add_argument("--output", default=None, metavar="TOKENS", help="tokens one request generates (default 1)")
+                   "context - output + 1)")
+    p.add_argument("--output", default=None, metavar="TOKENS", help="tokens one request generates (default 1, or "
+                   "the context - prompt + 1 with --context and --prompt)")
     p.add_argument("--batch", default=None, metavar="N", help="sequences per replica wanted (default --users, or 64)")
     p.add_argument("--users", default=None, metavar="N", help="concurrent requests to serve: the batch per replica "
                    "is at most this, and the table adds the GPUs that serve them all")
@@ -277,18 +282,26 @@ def main(argv: list[str]) -> int:
     output = _count("--output", args.output, hint)
     users = _count("--users", args.users, "write a positive integer, e.g. 128")
     batch = _count("--batch", args.batch, "write a positive integer, e.g. 64")
-    if prompt is not None or output is not None:
-        if context is not None and prompt is not None and output is not None and context != prompt + output:
-            raise _err(f"--context {args.context}", f"is not --prompt + --output ({prompt + output:,})",
-                       "leave --context out: a request's last context is its prompt + output")
-        output = output or 1
-        prompt = prompt if prompt is not None else (context or 8192) - output
+    # --context is the request's last context, prompt + output - 1 (serving.last_context): any two of the three
+    # give the third; all three must agree
+    if prompt is not None and output is not None:
+        if context is not None and context != prompt + output - 1:
+            raise _err(f"--context {args.context}", f"is not the last context of --prompt {args.prompt} and --output "
+                       f"{args.output} (prompt + output - 1 = {prompt + output - 1:,} tokens)",
+                       "leave --context out, or give only two of --context, --prompt and --output")
+    elif prompt is not None:
+        output = context - prompt + 1 if context is not None else 1
+        if output < 1:
+            raise _err(f"--context {args.context}", f"is shorter than --prompt {args.prompt}: the last context "
+                       "is prompt + output - 1 tokens", f"give --context {prompt} or more, or --output instead")
+    elif output is not None:
+        prompt = (context or 8192) - output + 1
         if prompt < 1:
-            raise _err(f"--output {args.output}", "leaves no prompt in the context", "give --prompt as well")
-        context = prompt + output
+            raise _err(f"--output {args.output}", f"leaves no prompt in the last context of {context or 8192:,} "
+                       "tokens (prompt = context - output + 1)", "give --prompt as well, or a longer --context")
     else:
-        context = context or 8192
-        prompt, output = context, 1
+        prompt, output = context or 8192, 1
+    context = prompt + output - 1
     batch = batch or users or 64
     if batch > 65536:
         raise _err(f"--batch {batch}", "more than 65,536 sequences per replica", "use a smaller batch")
@@ -468,7 +481,7 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
     target = ", ".join(t for t in targets if t)
     reserve = gpus[0].memory_reserve
     lines = [f"{model.title} on {', '.join(g.title for g in gpus)}: requests of {shape.prompt:,} prompt + "
-             f"{shape.output:,} generated tokens (context {context:,}), up to {batch:,} per replica"
+             f"{shape.output:,} generated tokens (last context {context:,}: TPOT and capacity there), up to {batch:,} per replica"
              + (f", {shape.users:,} users" if shape.users else "") + (f"; {target}" if target else "")
              + f"; times: {'the strict bound' if estimate == 'bound' else 'the serial estimate'}"
              + (f"; {reserve:.0%} of each GPU kept by the engine" if reserve else "")
@@ -551,7 +564,7 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                      "both tok/s per GPU at the TPOT round (the last context), all GPUs counted; pools win: yes where "
                      "the pools serve more tok/s per GPU at the targets")
     lines.append("TTFT: one prompt alone on the replica; TPOT: the request's slowest decode round; E2E: TTFT + the "
-                 "decode rounds (closed form); tok/s/GPU: output tokens; max conc.: sequences of the context all "
+                 "decode rounds (closed form); tok/s/GPU: output tokens; max conc.: sequences of the last context all "
                  "replicas hold")
     if markdown:  # the notes around the table as paragraphs, escaped
         return "\n".join(line if line.startswith("|") else "\n" + md_cell(line) for line in lines).strip()

@@ -30,6 +30,7 @@ from genreport.model.serving import (
     _mean_context_values,
     _read_c,
     joules_per_token,
+    last_context,
     speculative_request,
     usd_per_mtok,
 )
@@ -73,7 +74,7 @@ class PlanRow:
     ep: int
     gpus: int
     weight_bytes_per_gpu: float
-    capacity_batch: int  # sequences of the context one replica holds
+    capacity_batch: int  # sequences of the request's last context (Shape.last_context) one replica holds
     batch: int  # the batch chosen: the largest up to the one asked that fits and meets the latency target
     limit: str  # what stopped the batch: "batch" (the one asked), "capacity" or "latency"
     binds: str  # compute, HBM, interconnect; "capacity" when the KV cache limits the batch
@@ -91,7 +92,7 @@ class PlanRow:
     tpot: float = math.nan  # s, the request's slowest decode round (at its last context)
     e2e: float = math.nan  # s, TTFT + the output - 1 decode rounds (closed form)
     tokens_per_s_user: float = math.nan  # one sequence's mean rate over its output
-    concurrency: int = 0  # sequences of the context all dp replicas hold (capacity_batch x dp)
+    concurrency: int = 0  # sequences of the last context all dp replicas hold (capacity_batch x dp)
     headroom_bytes: float = math.nan  # B per GPU left at the chosen batch and context
     usd_per_mtok_in: float | None = None  # $ per million prompt tokens (one prompt at a time on the replica)
     usd_per_mtok_out: float | None = None  # $ per million generated tokens at tokens_per_s_gpu
@@ -209,20 +210,29 @@ class Shape:
     ttft: float | None = None  # s
     users: int | None = None
 
+    @property
+    def last_context(self) -> int:
+        """The context the request's last decode step reads, prompt + output - 1 (serving.last_context): where
+        ``plan`` times its TPOT round and counts the sequences a replica holds, as the serving chapter does."""
+        return last_context(self.prompt, self.output)
 
-def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | None = None,
+
+def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: float | None = None,
          precisions=None, max_gpus: int = MAX_GPUS, accounting: str = "seed", estimate: str = "bound",
          kv_caches=("auto",), shape: Shape | None = None, speculative: tuple[int, float, float, int] | None = None,
          disaggregate: bool = False, draft_precision: Precision | None = None) -> Plan:
-    """Every tp x pp (x ep) layout and weight precision whose replica holds at least one sequence of ``context``.
+    """Every tp x pp (x ep) layout and weight precision whose replica holds at least one sequence of the request's
+    last context.
 
     For each, the largest batch up to ``batch`` that fits in the KV capacity and whose decode round (the strict
     bound, or the serialized estimate with ``estimate="serial"``) meets ``latency``; rows sorted by tokens/s per
     GPU at that batch, best first.  ``precisions``: the weight formats tried (None: :func:`plan_precisions`, the
     checkpoint's and fp8).  ``kv_caches``: the KV-cache formats to try ("auto": the weights' compute
-    format's, fp8 for fp8 weights, else bf16).  ``shape``: the request (prompt + output = ``context``, the last
-    context a request reaches; ``latency`` is then its TPOT target) with its TTFT target and users; without one,
-    a request of ``context`` prompt tokens and one generated.  Pipeline degrees divide the layers or are powers of
+    format's, fp8 for fp8 weights, else bf16).  ``shape``: the request (``latency`` is then its TPOT target)
+    with its TTFT target and users; its last context, ``Shape.last_context`` = prompt + output - 1, is where the TPOT
+    round and the capacity are counted, as the serving chapter counts them (``context`` may then be None; given, it
+    must be that last context); without a shape, a request of ``context`` prompt tokens and one generated (last
+    context ``context``).  Pipeline degrees divide the layers or are powers of
     two (uneven stages: the busiest, ceil(L/pp) layers, counted); expert parallelism inside the tp group
     (one replica: dp = 1, which changes nothing per GPU), or over tp x dp GPUs with data-parallel attention
     (:func:`dp_attention_layouts`): ``batch`` is then per replica, each of the dp replicas serving as many.
@@ -241,7 +251,12 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
     skipped: list[tuple[str, str]] = []
     rejected = {"weights do not fit": 0, "no sequence of the context fits": 0, "misses the latency target": 0,
                 "misses the TTFT target": 0}
-    shape = shape or Shape(context, 1)
+    if shape is None:
+        shape = Shape(int(context), 1)
+    elif context is not None and context != shape.last_context:
+        raise ValueError(f"plan: context {context} is not the request's last context {shape.last_context} "
+                         f"(prompt {shape.prompt} + output {shape.output} - 1)")
+    context = shape.last_context
     if hw.link is None and max_gpus > 1:  # no link in the spec: nothing to price the collectives with
         skipped.append(("layouts of more than one GPU", f"{hw.title}'s spec has no interconnect"))
         max_gpus = 1

@@ -173,10 +173,10 @@ def _layout_round(r, batch: float) -> dict:
     to 1 (plan's ``spec_breakeven_batch``: where plan stops speculating)."""
     from genreport.model.draft import speculative_inputs
     from genreport.model.layout import at_batch
-    from genreport.model.serving import speculate, speculative_at
+    from genreport.model.serving import last_context, speculate, speculative_at
 
     spec, sv = r.spec, r.spec.serving
-    last, mean = float(sv.prompt + sv.output - 1), float(sv.prompt) + float(sv.output) / 2
+    last, mean = float(last_context(sv.prompt, sv.output)), float(sv.prompt) + float(sv.output) / 2
     par, q, env, lay, cv, read = layout_inputs(spec, last)
     k = speculative_inputs(spec)
     draft = k[2] if not isinstance(k[2], (int, float)) else None
@@ -209,7 +209,9 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
         return None, {}
     base = r.serving["rows"][-1]  # the chapter's busiest point (the users' batch, or the TPOT target's)
     batch = float(base["batch"])
-    last = float(sv.prompt + sv.output - 1)
+    from genreport.model.serving import last_context
+
+    last = float(last_context(sv.prompt, sv.output))
     mean = float(sv.prompt) + float(sv.output) / 2
     b = base["bound"]
     ttft, tpot, per_gpu, usd = b["ttft"], b["tpot"], b["tokens_per_s_gpu"], b["usd_per_mtok_out"]
@@ -662,8 +664,12 @@ def rate_curves(r) -> dict:
                     for x in classes]
         t_p = sum(prefills) / len(prefills)
         env["t_p"] = t_p
-    held = lead.at(context=float(sv.prompt + sv.output))  # the weights and the cache a GPU holds, for the capacity
-    cap_env = dict(env, S=float(sv.prompt + sv.output), N=float(held["N"]), b=float(np.ravel(held["b"])[0]),
+    from genreport.model.serving import last_context
+
+    # the weights and the cache a GPU holds at the request's last context, for the capacity (the chapter's)
+    last = float(last_context(sv.prompt, sv.output))
+    held = lead.at(context=last)
+    cap_env = dict(env, S=last, N=float(held["N"]), b=float(np.ravel(held["b"])[0]),
                    c=float(np.ravel(held["c"])[0]))
     cap = physical("prefix_capacity_batch", _eval(r, "prefix_capacity_batch", cap_env), "floor")[0] or 0.0
 
