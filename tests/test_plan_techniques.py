@@ -143,6 +143,43 @@ def test_disaggregate_hand_counts(capsys):
     assert r42["pool_beats"] == "yes" and r42["pool_tokens_per_s_gpu"] > r42["one_pool_tokens_per_s_gpu"]
 
 
+# The cache a 12k prompt leaves after its prefill, by hand, whole model, bf16: Llama 4 Scout (config.json text_config,
+# https://huggingface.co/meta-llama/Llama-4-Scout-17B-16E/blob/main/config.json: 48 layers, every 4th global, 36
+# chunked at attention_chunk_size 8,192, 8 KV heads of 128: 4,096 B a position and layer) and Gemma 3 27B
+# (https://huggingface.co/google/gemma-3-27b-pt/blob/main/config.json: 62 layers, five local of window 1,024 to one
+# global, 52 local and 10 global, 16 KV heads of 128: 8,192 B a position and layer).  A prefill replica sends what
+# the prompt's T_in tokens hold, not T_in times the cache per token at the request's last context (12,799), which
+# counted the chunked and local layers' bounded cache over more tokens (Scout 4.409 ms, Gemma 3.564 ms).
+PROMPT_CACHE = {"llama-4-scout": 4096 * (12 * 12288 + 36 * 8192), "gemma-3-27b": 8192 * (10 * 12288 + 52 * 1024),
+                "llama-3.1-70b": 12288 * C}
+
+
+@pytest.mark.parametrize("model", sorted(PROMPT_CACHE))
+def test_disaggregate_sends_the_cache_the_prompt_leaves(capsys, model):
+    """plan --disaggregate, 12k + 512 on 8 H100 (replicas of 8 GPUs: two do not share one 8-GPU NVLink domain, so
+    the cache crosses the scale-out network, 8 GPUs x 50 GB/s, DGX H100 user guide): T_in c at T_in."""
+    doc = _json(capsys, model, "--hardware", "h100-sxm", "--weights", "bf16", "--gpus", "8", "--prompt", "12k",
+                "--output", "512", "--batch", "16", "--disaggregate")
+    rows = [r for r in doc["rows"] if r["tp"] * r["pp"] == 8]  # not data-parallel attention's 1-GPU replicas
+    assert rows and all("scale-out" in r["kv_link"] for r in rows)
+    for r in rows:
+        assert r["kv_transfer"] == pytest.approx(PROMPT_CACHE[model] / (8 * 50e9), rel=1e-12)
+    assert PROMPT_CACHE["llama-4-scout"] / 400e9 == pytest.approx(4.530e-3, abs=1e-6)
+    assert PROMPT_CACHE["gemma-3-27b"] / 400e9 == pytest.approx(3.607e-3, abs=1e-6)
+
+
+def test_chapter_and_plan_send_one_prompt_cache():
+    """The serving chapter's disaggregation row (Scout swapped into the 70B tp-8 report, 12k + 512) sends the cache
+    plan sends: one number."""
+    from shared import evaluated
+
+    r = evaluated("llama70b-h100-tp8.yaml", ("model=llama-4-scout", "serving.prompt=12288", "serving.output=512",
+                                             "serving.users=16"))
+    n = r.serving["techniques"]["numbers"]
+    assert "scale-out" in n["kv_link"]
+    assert n["kv_transfer_time"] == pytest.approx(PROMPT_CACHE["llama-4-scout"] / (8 * 50e9), rel=1e-12)
+
+
 def test_disaggregate_columns_and_errors(capsys):
     args = ["llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "2", "--prompt", "2k", "--output", "256",
             "--disaggregate", "--speculative", "2,0.7"]

@@ -31,6 +31,7 @@ from genreport.model.serving import (
     _read_c,
     joules_per_token,
     last_context,
+    prompt_cache_c,
     speculative_request,
     usd_per_mtok,
 )
@@ -280,6 +281,7 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
                 acc_env = make_env(hw, model, prec, accounting)
                 ctx = acc_env.at(context=s)
                 mean = _mean_context_values(acc_env, shape.prompt, shape.output)
+                c_prompt = prompt_cache_c(acc_env, shape.prompt) if disaggregate else math.nan  # the KV sent
                 spec_here = speculative
                 if speculative is not None and not isinstance(speculative[2], (int, float)):  # a draft model
                     from genreport.model.draft import Draft
@@ -295,7 +297,7 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
                         spec_here = (spec_here[0], spec_here[1], Draft(d.model, prec, hw, accounting, head=True,
                                                                        ep=par.ep), *spec_here[3:])
                     row = _plan_one(q, acc_env, model, hw, prec, name, par, ctx, batches, latency, accounting,
-                                    estimate, rejected, shape, mean, spec_here, disaggregate)
+                                    estimate, rejected, shape, mean, spec_here, disaggregate, c_prompt)
                     if row is not None:
                         rows.append(row)
     order = {p: i for i, p in enumerate(precisions)}
@@ -305,7 +307,8 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
 
 def _pools(q, par, b, batches, ok, t_use, ttft, tpot, shape, latency, t_kv_link, c_tok):
     """Prefill/decode disaggregation with pools of this layout: the balanced share, the smallest split of
-    replicas near it, the KV transfer, and one pool at the TPOT target (formulas/techniques.py)."""
+    replicas near it, the KV transfer (``c_tok`` the cache the prompt leaves, serving.prompt_cache_c: T_in c is what
+    crosses the link), and one pool at the TPOT target (formulas/techniques.py)."""
     out_rounds = max(shape.output - 1, 1)
     groups = par.gpus // par.replica_gpus  # prefill replicas in one group of this layout
     t_p = ttft * par.replica_gpus  # GPU-seconds of one prompt
@@ -338,7 +341,7 @@ def _pools(q, par, b, batches, ok, t_use, ttft, tpot, shape, latency, t_kv_link,
 
 
 def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, accounting, estimate, rejected, shape, mean,
-              speculative=None, disaggregate=False):
+              speculative=None, disaggregate=False, c_prompt=math.nan):
     links, _ = choose_links(hw, par)
     base = layout_values(env.values, model, par, links, prec, accounting, env.pc, kernels=hw.kernels)
     usable = usable_at(hw, model, par.tp, par.ep, par.pp)  # one step's activations at this layout beside the reserve
@@ -429,7 +432,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     if disaggregate:
         share, best, t_kv, link, one_b, one_t, one_gpu = _pools(
             q, par, b, batches, (batches <= cap) & (batches <= want), t_use, ttft, t, shape, latency,
-            kv_link(hw, par), float(cv["c"]))
+            kv_link(hw, par), c_prompt)
         pool_ttft = ttft + (t_kv or 0.0)
         misses = shape.ttft is not None and not pool_ttft <= shape.ttft
         pool_gpu = None if misses else best[0]

@@ -251,6 +251,16 @@ def _read_c(env, context):
     return np.float64(c) if c.ndim == 0 else c
 
 
+def prompt_cache_c(env, prompt) -> float:
+    """c of the cache one prompt of ``prompt`` tokens leaves after its prefill, whole model [B per token]: the cache a
+    sequence holds at context T_in (``env.at(context=T_in)``; a sliding-window or chunked layer keeps at most its
+    window or chunk), so that T_in c is what a prefill replica sends a decode replica (``kv_transfer_time``), not the
+    cache held at the request's last context.  The one place ``plan --disaggregate`` and the serving chapter's
+    disaggregation row take it from.  ``env``: any Env of the model; a GPU's slice is taken back to the whole model
+    (``Env.one_card``), as every GPU of the replica sends its own slice at once (``kv_link``'s rate is the replica's)."""
+    return float(np.ravel(np.asarray(env.one_card().at(context=float(prompt))["c"], dtype=float))[0])
+
+
 def speculative_rounds(q, lay, values, batches, t_plain, spec, serial) -> dict[str, np.ndarray]:
     """Speculative decoding at the layout at ``values``' context, per batch: the plain round ``plain`` (``t_plain``),
     the verify round ``verify`` (n B tokens: k + 1 for a chain, a tree's nodes: ``spec``'s fourth entry, k + 1 where

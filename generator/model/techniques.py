@@ -344,7 +344,9 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     link, link_name = kv_link(r.spec.hardware, r.spec.parallelism or Parallelism())
     t_kv = None
     if link:  # every GPU of the replica sends its own slice of the prompt's cache at once
-        c_card = r.envs[r.lead].card["c"]
+        from genreport.model.serving import prompt_cache_c
+
+        c_card = prompt_cache_c(r.envs[r.lead], sv.prompt)  # the cache the prompt leaves: held at T_in
         t_kv = sv.prompt * c_card / link
         numbers["kv_transfer_time"] = t_kv
         numbers["kv_link"] = link_name

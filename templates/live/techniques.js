@@ -294,7 +294,8 @@ const GR_SERVING = (() => {
       [wKv, name] = [gpus * scale.bandwidth_per_direction, "scale-out " + scale.name];
     }
     if (wKv) {
-      tKv = sv.prompt * lead.card.c / wKv;
+      // the cache the prompt leaves, whole model: held at T_in (serving.prompt_cache_c)
+      tKv = sv.prompt * lead.oneCard().at(null, sv.prompt).c / wKv;
       Object.assign(n, {kv_transfer_time: tKv, kv_link: name});
     }
     levers.push({technique: "prefill/decode disaggregation", setting: pct(share) + " of the GPUs prefill, " + pct(1 - share)
