@@ -180,6 +180,61 @@ def test_chapter_and_plan_send_one_prompt_cache():
     assert n["kv_transfer_time"] == pytest.approx(PROMPT_CACHE["llama-4-scout"] / (8 * 50e9), rel=1e-12)
 
 
+def test_disaggregate_pipelines_the_prefill_of_a_pipeline_layout(capsys):
+    """DistServe's prefill instance (Zhong et al., OSDI 2024, section 3.1; its artifact runs OPT-13B's prefill on
+    2 pipeline stages): a replica of pp stages admits a prompt every TTFT / pp and each prompt still takes the TTFT.
+    70B on 8 H100 at tp 4 x pp 2, 4k + 512, batch 256: by hand the best split of whole replicas (one prompt at a
+    time) and of 2-stage pipelines over up to 16 replicas; plan takes the better, the pipeline, and says so."""
+    doc = _json(capsys, "llama-3.1-70b", "--hardware", "h100-sxm", "--weights", "bf16", "--gpus", "8",
+                "--prompt", "4k", "--output", "512", "--batch", "256", "--disaggregate")
+    r = _row(doc, 4, 2)
+    b, ttft, tpot = r["batch"], r["ttft"], r["tpot"]
+    decode = b / (511 * tpot)  # requests/s a decode replica retires
+
+    def best(stages):
+        return max((min(pre * stages / ttft, (n - pre) * decode) * 511 / (n * 8), -n, pre, stages)
+                   for n in range(2, 17) for pre in range(1, n))
+
+    whole, piped = best(1), best(2)
+    assert piped[0] > 1.5 * whole[0]  # 512.9 against 320.5 tok/s per GPU
+    assert r["pool_prefill_stages"] == 2 and r["pool_split"] == f"{piped[2]}:{-piped[1] - piped[2]}" == "3:2"
+    assert r["pool_tokens_per_s_gpu"] == pytest.approx(piped[0], rel=1e-12)
+    assert r["pool_tokens_per_s_gpu"] == pytest.approx(512.87, abs=0.01)
+    t_p, seqs = ttft * 8, b / 8  # the balanced share with k_pp = 2: t_p B / (t_p B + 2 x 511 t_s)
+    assert r["pool_prefill_share"] == pytest.approx(t_p * seqs / (t_p * seqs + 2 * 511 * tpot), rel=1e-12)
+    assert r["pool_ttft"] == pytest.approx(ttft + r["kv_transfer"], rel=1e-12)  # each prompt still takes the TTFT
+    assert _row(doc, 8)["pool_prefill_stages"] == 1  # no stages: whole replicas
+    assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--weights", "bf16", "--gpus", "8", "--prompt",
+                 "4k", "--output", "512", "--batch", "256", "--disaggregate", "--limit", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "2 stages" in out and "replicas" in out and "admitting a prompt every TTFT / pp" in out
+
+
+def test_chapter_pools_pipeline_the_prefill_as_plan_does():
+    """The serving chapter at tp 4 x pp 2 (the 70B report's layout changed): its disaggregation row balances prefill
+    pipelines of 2 stages, as plan's row for that layout at the chapter's batch does (one share, to 1e-12), says so,
+    and prints the balanced share with k_pp."""
+    from genreport.model.plan import Shape, plan
+    from shared import evaluated
+
+    r = evaluated("llama70b-h100-tp8.yaml", ("parallelism.tp=4", "parallelism.pp=2"))
+    spec, sv, tech = r.spec, r.spec.serving, r.serving["techniques"]
+    n = tech["numbers"]
+    assert n["prefill_stages"] == 2
+    found = plan(spec.model, spec.hardware, tech["batch"], None, None, ("bf16",), 8, spec.accounting,
+                 shape=Shape(sv.prompt, sv.output), disaggregate=True)
+    p = next(x for x in found.rows if (x.tp, x.pp, x.ep, x.dp) == (4, 2, 1, 1))
+    assert p.batch == tech["batch"] and p.pool_prefill_stages == 2
+    assert p.pool_prefill_share == pytest.approx(n["prefill_share"], rel=1e-12)
+    row = next(x for x in tech["rows"] if x["technique"] == "prefill/decode disaggregation")
+    assert "each prefill replica a pipeline of 2 stages" in row["setting"]
+    assert f"serves {2 / p.ttft:,.2f} prompts/s (a prompt every TTFT / 2" in row["ends"]
+    assert row["per_gpu"][1] == pytest.approx(row["per_gpu"][0] * (1 - n["prefill_share"]), rel=1e-12)
+    from genreport.formulas.compiled import load
+
+    assert "k_pp" in load()["balanced_prefill_gpus"].fn_args
+
+
 def test_disaggregate_columns_and_errors(capsys):
     args = ["llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "2", "--prompt", "2k", "--output", "256",
             "--disaggregate", "--speculative", "2,0.7"]

@@ -434,7 +434,7 @@ _CSV = ("hardware", "precision", "kv_cache", "tp", "pp", "ep", "dp", "gpus", "ba
 
 
 _CSV_SPEC = ("speculative", "spec_speedup", "spec_speedup_mean", "spec_breakeven_batch", "tpot_plain")
-_CSV_POOLS = ("pool_prefill_share", "pool_split", "kv_transfer", "kv_link", "pool_ttft", "pool_tokens_per_s_gpu",
+_CSV_POOLS = ("pool_prefill_share", "pool_split", "pool_prefill_stages", "kv_transfer", "kv_link", "pool_ttft", "pool_tokens_per_s_gpu",
               "one_pool_batch", "one_pool_tpot", "one_pool_tokens_per_s_gpu", "pool_beats")
 
 
@@ -500,7 +500,7 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
     if speculative:
         header += ["spec", "spec ends"]
     if disaggregate:
-        header += ["pools P:D", "KV ms", "pool TTFT ms", "pool tok/s/GPU", "1-pool batch", "1-pool tok/s/GPU",
+        header += ["pools P:D", "prefill in", "KV ms", "pool TTFT ms", "pool tok/s/GPU", "1-pool batch", "1-pool tok/s/GPU",
                    "pools win"]
     rows = []
     for r in result.rows[:limit]:
@@ -515,14 +515,16 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
             row += [f"{r.spec_speedup:.2f}x" if r.speculative == "on" else f"off ({r.spec_speedup:.2f}x)",
                     "-" if r.spec_breakeven_batch is None else f"batch {r.spec_breakeven_batch:,}"]
         if disaggregate:
-            row += [r.pool_split, "-" if r.kv_transfer is None else f"{r.kv_transfer * 1e3:,.2f}",
+            row += [r.pool_split, f"{r.pool_prefill_stages} stages" if r.pool_prefill_stages > 1 else "replicas",
+                    "-" if r.kv_transfer is None else f"{r.kv_transfer * 1e3:,.2f}",
                     f"{r.pool_ttft * 1e3:,.1f}",
                     "-" if r.pool_tokens_per_s_gpu is None else f"{r.pool_tokens_per_s_gpu:,.1f}",
                     str(r.one_pool_batch) if r.one_pool_batch else "none", f"{r.one_pool_tokens_per_s_gpu:,.1f}",
                     r.pool_beats]
         rows.append(row)
     if rows:
-        text_cols = {header.index(h) for h in ("pools P:D", "pools win", "spec", "spec ends") if h in header}
+        text_cols = {header.index(h) for h in ("pools P:D", "prefill in", "pools win", "spec", "spec ends")
+                     if h in header}
         lines += table(rows, header, (set(range(3, 10)) | set(range(11, len(header)))) - text_cols)
     else:
         lines.append("no layout fits")
@@ -558,7 +560,9 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                      "(the row decodes plainly); spec ends: the first batch up to --batch where it stops paying")
     if disaggregate:
         lines.append("pools: prefill and decode replicas of the row's layout, the smallest split (up to 16 replicas) "
-                     "with the most tok/s per GPU near the balanced share; KV: one prompt's cache between replicas "
+                     "with the most tok/s per GPU near the balanced share; prefill in: whole replicas, one prompt at a "
+                     "time, or, where the layout has pipeline stages and it serves more, each replica a pipeline "
+                     "admitting a prompt every TTFT / pp, each prompt still taking TTFT (DistServe, section 3.1); KV: one prompt's cache between replicas "
                      "over the link named in json/csv; pool TTFT adds it; 1-pool: one pool prefilling whole prompts "
                      "between decode rounds (TPOT + batch x TTFT / (output - 1)) at the largest batch meeting --tpot; "
                      "both tok/s per GPU at the TPOT round (the last context), all GPUs counted; pools win: yes where "

@@ -107,8 +107,9 @@ class PlanRow:
     spec_breakeven_batch: int | None = None  # first batch up to the one asked where speculation stops paying
     tpot_plain: float | None = None  # s, TPOT without speculation at the chosen batch
     # plan --disaggregate: prefill and decode pools of this layout, balanced for the request (DistServe)
-    pool_prefill_share: float | None = None  # share of the GPUs that prefill (balanced_prefill_gpus)
+    pool_prefill_share: float | None = None  # share of the GPUs that prefill (balanced_prefill_gpus at the stages')
     pool_split: str = ""  # "P:D" replicas of this layout: the smallest split near the balanced share
+    pool_prefill_stages: int | None = None  # each prefill replica's instance: 1 a whole replica, pp its pipeline
     kv_transfer: float | None = None  # s, one prompt's KV cache from a prefill replica to a decode replica
     kv_link: str = ""  # the link it crosses
     pool_ttft: float | None = None  # s, TTFT + the KV transfer
@@ -310,20 +311,23 @@ def _pools(q, par, b, batches, ok, t_use, ttft, tpot, shape, latency, t_kv_link,
     replicas near it, the KV transfer (``c_tok`` the cache the prompt leaves, serving.prompt_cache_c: T_in c is what
     crosses the link), and one pool at the TPOT target (formulas/techniques.py)."""
     out_rounds = max(shape.output - 1, 1)
-    groups = par.gpus // par.replica_gpus  # prefill replicas in one group of this layout
     t_p = ttft * par.replica_gpus  # GPU-seconds of one prompt
     seqs = b * par.dp / par.gpus  # decode sequences per GPU
-    share = float(q["balanced_prefill_gpus"]({"n_S": 1.0, "t_p": t_p, "B": seqs, "T_out": float(shape.output),
-                                              "t_s": tpot}))
-    prefill_rate = groups / ttft  # requests/s one group prefills
-    decode_rate = b * par.dp / (out_rounds * tpot)  # requests/s one group retires
+    pools = {"t_p": t_p, "B": seqs, "T_out": float(shape.output), "t_s": tpot}
+    decode_rate = float(q["decode_pool_rate"]({**pools, "n_D": float(par.gpus)}))  # requests/s one group retires
+    # the prefill instances: whole replicas (one prompt at a time), or, where the layout has pipeline stages, each
+    # replica a pipeline admitting a prompt every t_p / pp (DistServe, section 3.1); the better split of either, a
+    # tie to whole replicas
     best = None
-    for n in range(2, 17):  # groups in all
-        for pre in range(1, n):
-            rate = min(pre * prefill_rate, (n - pre) * decode_rate)
-            per_gpu = rate * out_rounds / (n * par.gpus)
-            if best is None or per_gpu > best[0] * (1 + 1e-9):
-                best = (per_gpu, pre, n - pre)
+    for k in dict.fromkeys((1, par.pp)):
+        prefill_rate = float(q["prefill_pool_rate"]({**pools, "k_pp": float(k), "n_P": float(par.gpus)}))
+        for n in range(2, 17):  # groups in all
+            for pre in range(1, n):
+                rate = min(pre * prefill_rate, (n - pre) * decode_rate)
+                per_gpu = rate * out_rounds / (n * par.gpus)
+                if best is None or per_gpu > best[0] * (1 + 1e-9):
+                    best = (per_gpu, pre, n - pre, k)
+    share = float(q["balanced_prefill_gpus"]({**pools, "n_S": 1.0, "k_pp": float(best[3])}))
     w_kv, link = t_kv_link
     t_kv = None
     if w_kv:
@@ -442,7 +446,8 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
             beats = "yes"  # one pool meets the TPOT target at no batch, or only at a smaller one
         else:
             beats = "no" if pool_gpu < 0.98 * one_gpu else "tie"
-        spec_fields.update({"pool_prefill_share": share, "pool_split": f"{best[1]}:{best[2]}", "kv_transfer": t_kv,
+        spec_fields.update({"pool_prefill_share": share, "pool_split": f"{best[1]}:{best[2]}",
+                            "pool_prefill_stages": best[3], "kv_transfer": t_kv,
                             "kv_link": link, "pool_ttft": pool_ttft, "pool_tokens_per_s_gpu": pool_gpu,
                             "one_pool_batch": one_b, "one_pool_tpot": one_t, "one_pool_tokens_per_s_gpu": one_gpu,
                             "pool_beats": beats})

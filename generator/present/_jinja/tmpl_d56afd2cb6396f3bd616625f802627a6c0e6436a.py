@@ -693,7 +693,13 @@ def root(context, missing=missing):
                             yield ', where the curves stop: the TTFT tail does not bind'
                         yield '.'
                     yield '</p>\n'
-            yield '<p>Disaggregation: pools balanced for this request shape put this share of the GPUs on prefill:</p>\n<div data-static>'
+            yield '<p>Disaggregation: pools balanced for this request shape put this share of the GPUs on prefill'
+            if (environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefill_stages') > 1):
+                pass
+                yield ', each\nprefill replica a pipeline of k<sub>pp</sub> = '
+                yield escape(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefill_stages'))
+                yield ' stages that admits a prompt every t<sub>p</sub> / k<sub>pp</sub> while each prompt still takes\nt<sub>p</sub>, its TTFT (DistServe, section 3.1; a whole replica, k<sub>pp</sub> = 1, admits one every t<sub>p</sub>)'
+            yield ':</p>\n<div data-static>'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_pools'), False))
             yield '</div>\n'
             if t_7(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv')):
@@ -704,4 +710,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=74&2=83&3=85&4=89&5=93&6=95&7=99&8=107&9=119&11=121&13=125&14=129&18=136&19=154&20=162&21=166&22=173&23=180&26=190&27=210&28=224&29=239&30=245&31=254&32=274&33=331&34=337&35=343&36=353&37=394&38=406&40=408&43=411&46=428&49=438&50=446&51=454&52=458&55=474&57=486&58=489&62=491&63=493&64=498&68=503&70=506&71=508&74=511&75=513&76=521&77=533&78=543&79=591&80=600&81=602&82=616&83=628&84=638&85=640&88=645&90=647&91=653&92=671&93=678&94=687&98=697&99=699'
+debug_info = '1=74&2=83&3=85&4=89&5=93&6=95&7=99&8=107&9=119&11=121&13=125&14=129&18=136&19=154&20=162&21=166&22=173&23=180&26=190&27=210&28=224&29=239&30=245&31=254&32=274&33=331&34=337&35=343&36=353&37=394&38=406&40=408&43=411&46=428&49=438&50=446&51=454&52=458&55=474&57=486&58=489&62=491&63=493&64=498&68=503&70=506&71=508&74=511&75=513&76=521&77=533&78=543&79=591&80=600&81=602&82=616&83=628&84=638&85=640&88=645&90=647&91=653&92=671&93=678&94=687&97=697&98=700&100=703&101=705'
