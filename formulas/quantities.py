@@ -494,8 +494,13 @@ TECHNIQUE_DEFS: tuple[QuantityDef, ...] = (
                 r"\lambda_{P}", (), _T.goodput_rate_compute, _T.LITTLE),
     QuantityDef("goodput_rate_capacity", "highest arrival rate whose running sequences' caches fit, steady state", "1/s",
                 r"\lambda_{C}", (), _T.goodput_rate_capacity, _T.LITTLE),
-    QuantityDef("balanced_prefill_gpus", "GPUs of the prefill pool that balance the two pools", "1",
+    QuantityDef("balanced_prefill_gpus", "GPUs of the prefill pool that balance the two pools, its instances "
+                "pipelines of k_pp stages", "1",
                 r"n_{P}^{*}", ("batch",), _T.balanced_prefill_gpus, _T.DISTSERVE),
+    QuantityDef("prefill_pool_rate", "requests per second a prefill pool serves, its instances pipelines of k_pp "
+                "stages, at most", "1/s", r"\lambda_{P,\mathrm{pool}}", (), _T.prefill_pool_rate, _T.DISTSERVE),
+    QuantityDef("decode_pool_rate", "requests per second a decode pool retires", "1/s",
+                r"\lambda_{D,\mathrm{pool}}(B)", ("batch",), _T.decode_pool_rate, _T.DISTSERVE),
     QuantityDef("aggregated_tpot", "time per output token of one pool that prefills between decode rounds", "s",
                 r"t_{\mathrm{agg}}(B)", ("batch",), _T.aggregated_tpot, _T.DISTSERVE),
     QuantityDef("kv_transfer_time", "one request's KV cache sent from the prefill to the decode pool", "s",

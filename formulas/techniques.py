@@ -67,6 +67,7 @@ STALLS = ("vLLM v0 vllm/core/scheduler.py _schedule_default and Sarathi-Serve's 
     sym(x) for x in ("p_a", "k_d", "t_d", "C_p", "s_c", "lam", "T_in", "T_out", "h_p", "n_P", "n_D", "W_kv",
                      "t_p", "t_s", "theta"))
 (t_r, k_s, m_s, q_p, n_v) = (sym(x) for x in ("t_r", "k_s", "m_s", "q_p", "n_v"))
+k_pp = sym("k_pp")  # pipeline stages of a prefill instance (DistServe, section 3.1): the pools and the queue below
 _s = sp.Symbol("s", positive=True)  # a transform's argument, not a glossary symbol
 _i = sp.Symbol("i", integer=True, nonnegative=True)  # a summation index, not a glossary symbol
 
@@ -360,9 +361,13 @@ def goodput_rate_capacity():
 # ----------------------------------------------------------------------------------------------- disaggregation
 
 def prefill_pool_rate():
-    """Requests per second a prefill pool of n_P GPUs serves [1/s], per GPU-second of prefill t_p on one GPU's
-    share: n_P / t_p (t_p: a prompt's prefill time on one replica times its GPUs)."""
-    return n_P / t_p
+    """Requests per second a prefill pool of n_P GPUs serves [1/s]: k_pp n_P / t_p (t_p: a prompt's prefill time on
+    one replica times its GPUs).  Each prefill instance is a replica of k_pp pipeline stages: it admits the next
+    prompt after t_p / k_pp of its time and each prompt still takes t_p, its time to first token (DistServe, Zhong et
+    al., OSDI 2024, section 3.1, "inter-op parallelism"); k_pp = 1 is a replica that prefills one prompt at a time.
+    Where the stages are uneven or send to each other the busiest stage takes more than t_p / k_pp, so the rate is
+    at most this: the side a bound takes."""
+    return k_pp * n_P / t_p
 
 
 def decode_pool_rate(B=B):
@@ -373,7 +378,8 @@ def decode_pool_rate(B=B):
 
 def balanced_prefill_gpus(B=B):
     """GPUs of the prefill pool that balance the two pools' rates for n_S = n_P + n_D GPUs [1] (DistServe,
-    section 3), solved by SymPy with n_D = n_S - n_P."""
+    section 3), solved by SymPy with n_D = n_S - n_P; the prefill instances pipelines of k_pp stages
+    (:func:`prefill_pool_rate`; 1: whole replicas)."""
     sol = sp.solve(sp.Eq(prefill_pool_rate(), decode_pool_rate(B).subs(n_D, sym("n_S") - n_P)), n_P)
     return sp.simplify(sol[0])
 
@@ -634,7 +640,7 @@ def queued_ttft_mean(service=t_p, vacation=t_r):
 # instance of k_pp pipeline stages admits the next prompt after t / k_pp and still takes t for each (DistServe, Zhong
 # et al., OSDI 2024, section 3.1, "inter-op parallelism": Avg_TTFT_inter = D + R D^2 / (4 (2 - R D)) for two stages
 # and one prompt length); genreport.model.techniques ``ttft_law_mixed`` inverts the whole law over the length classes.
-c_v, k_pp = sym("c_v"), sym("k_pp")  # the prefill times' coefficient of variation; a prefill instance's stages
+c_v = sym("c_v")  # the prefill times' coefficient of variation (k_pp, a prefill instance's stages: above)
 SPREAD = ("Pollaczek 1930, Khinchine 1932 (the M/G/1 mean wait); Takacs 1962, chapter 1 (the busy period); "
           "Zhong et al., DistServe, OSDI 2024, section 3.1 (a pipelined prefill instance as a queue)")
 

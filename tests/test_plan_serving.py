@@ -4,6 +4,7 @@ separate weight and KV-cache formats, prices; sorted by $/M tokens.  Hand counts
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 
@@ -71,7 +72,7 @@ def test_weights_and_kv_cache_are_separate(capsys):
     kv = {r["kv_cache"]: r for r in doc["rows"] if r["precision"] == "int4"}
     assert set(kv) == {"bf16", "fp8"}
     assert kv["fp8"]["concurrency"] >= 2 * kv["bf16"]["concurrency"] - 1  # one byte per element, not two
-    assert doc["prompt"] == 7168 and doc["output"] == 1024 and doc["context"] == 8192
+    assert doc["prompt"] == 7168 and doc["output"] == 1024 and doc["context"] == 8191  # the last: P + T - 1
     r = kv["fp8"]
     assert r["e2e"] == pytest.approx(r["ttft"] + 1023 / r["tokens_per_s_user"], rel=1e-9)
     # --precision is the old name of --weights; its KV cache is stated in the KV column
@@ -140,7 +141,9 @@ def test_an_fp8_checkpoint_leaves_out_only_narrower_formats():
     (["--price", "h100-sxm=-1"], "is not GPU=USD per hour"),
     (["--kv-cache", "fp9"], "unknown format fp9"),
     (["--sort", "gpus"], "needs --users"),
-    (["--prompt", "4k", "--output", "1k", "--context", "8k"], "is not --prompt + --output"),
+    (["--prompt", "4k", "--output", "1k", "--context", "8k"], "is not the last context of --prompt 4k and --output 1k"),
+    (["--prompt", "4k", "--context", "1k"], "is shorter than --prompt 4k"),
+    (["--output", "9k"], "leaves no prompt in the last context of 8,192 tokens"),
 ])
 def test_bad_options(capsys, args, text):
     assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", *args]) == 1
@@ -160,3 +163,66 @@ def test_plan_the_report_and_its_frontier_search_the_same_gpus():
     assert inspect.signature(plan.plan).parameters["max_gpus"].default == plan.MAX_GPUS
     args = _parser().parse_args(["llama-3.1-70b"])
     assert args.max_gpus == plan.MAX_GPUS
+
+
+# Llama 3.1 70B in bf16 at tp 8 on H100 SXM, plan's defaults (10% reserve, one 8,192-token step's activations): per GPU
+# 0.9 x 80 GiB - 8,192 x 2 B x (2 x 8,192 + 3 x 28,672 / 8) - 256 x 128,256 x 4 B = 76,733,480,960 B (Meta's
+# config.json, NVIDIA's datasheet; tests/test_speculative_draft.py), the weights 70.6e9 x 2 B / 8 and 40,960 B of KV a
+# token (80 layers x 2 x 8 KV heads x 128 x 2 B / 8): room for 1,442,467.8 tokens a GPU.
+ROOM_TOKENS = (0.9 * 80 * 2**30 - (8192 * 2 * (2 * 8192 + 3 * 28672 / 8) + 256 * 128256 * 4) - 70.6e9 * 2 / 8) / 40960
+
+
+@pytest.mark.parametrize("args", [("--prompt", "4k", "--output", "513"), ("--context", "4608", "--output", "513"),
+                                  ("--context", "4608", "--prompt", "4k"),
+                                  ("--context", "4608", "--prompt", "4k", "--output", "513")])
+def test_context_is_the_last_context(capsys, args):
+    """Issue 30: --context is the request's last context, prompt + output - 1 (the step that makes the last token
+    reads the prompt and the output - 1 tokens before it), what the serving chapter times TPOT and counts capacity at;
+    any two of the three give the third.  4,096 + 513 tokens: last context 4,608, where a tp-8 replica holds
+    floor(1,442,467.8 / 4,608) = 313 sequences (prompt + output, 4,609 tokens, held 312)."""
+    assert int(ROOM_TOKENS / 4608) == 313 and int(ROOM_TOKENS / 4609) == 312
+    base = ("llama-3.1-70b", "--hardware", "h100-sxm", "--weights", "bf16", "--gpus", "8", "--batch", "1")
+    doc = _json(capsys, *base, *args)
+    assert (doc["prompt"], doc["output"], doc["context"]) == (4096, 513, 4608)
+    row = next(r for r in doc["rows"] if (r["tp"], r["pp"], r["ep"], r["dp"]) == (8, 1, 1, 1))
+    assert row["capacity_batch"] == 313
+    assert main(["plan", *base, *args]) == 0
+    assert "4,096 prompt + 513 generated tokens (last context 4,608: TPOT and capacity there)" in capsys.readouterr().out
+
+
+def test_context_alone_decodes_at_that_context(capsys):
+    """--context S alone: a prompt of S tokens and one generated, the last context S (decode at context S)."""
+    doc = _json(capsys, "llama-3.1-70b", "--hardware", "h100-sxm", "--weights", "bf16", "--gpus", "8", "--batch", "1",
+                "--context", "4608")
+    assert (doc["prompt"], doc["output"], doc["context"]) == (4608, 1, 4608)
+    assert next(r for r in doc["rows"] if (r["tp"], r["pp"]) == (8, 1))["capacity_batch"] == 313
+
+
+def test_plan_row_at_the_chapter_layout_is_the_chapter(capsys):
+    """One number: plan's row for the serving chapter's layout (Llama 3.1 70B bf16 at tp 8 on H100, 4k + 512) has the
+    chapter's TPOT, tok/s per GPU and capacity at each of its batches, to 1e-12; the cheapest layout the chapter names
+    is timed as serving.request times that layout (both at the last context 4,607)."""
+    from genreport.load.spec import Parallelism
+    from genreport.model.plan import Shape, plan, plan_precision
+    from genreport.model.serving import request
+    from shared import evaluated
+
+    r = evaluated("llama70b-h100-tp8.yaml")
+    spec, sv, ch = r.spec, r.spec.serving, r.serving
+    shape = Shape(sv.prompt, sv.output)
+    assert shape.last_context == ch["last_context"] == 4607
+    for row in ch["rows"]:
+        b = row["batch"]
+        found = plan(spec.model, spec.hardware, b, None, None, ("bf16",), 8, spec.accounting, shape=shape)
+        p = next(x for x in found.rows if (x.tp, x.pp, x.ep, x.dp) == (8, 1, 1, 1))
+        assert p.batch == b and p.capacity_batch == ch["capacity_batch"] == int(ROOM_TOKENS / 4607) == 313
+        assert p.tpot == pytest.approx(row["bound"]["tpot"], rel=1e-12, abs=0)
+        assert p.tokens_per_s_gpu == pytest.approx(row["bound"]["tokens_per_s_gpu"], rel=1e-12, abs=0)
+        assert p.ttft == pytest.approx(row["bound"]["ttft"], rel=1e-12, abs=0)
+    cheap = ch["cheapest"]
+    prec = plan_precision(cheap["precision"], spec.model)
+    prec = dataclasses.replace(prec, kv_cache=cheap["kv_cache"])
+    par = Parallelism(cheap["tp"], cheap["pp"], cheap["ep"], cheap["dp"])
+    one = request(spec.model, spec.hardware, prec, par, cheap["batch"], sv.prompt, sv.output, spec.accounting)
+    plain = cheap["tpot_plain"] if cheap["speculative"] else cheap["tpot"]
+    assert plain == pytest.approx(one.tpot_bound, rel=1e-12, abs=0)

@@ -143,6 +143,98 @@ def test_disaggregate_hand_counts(capsys):
     assert r42["pool_beats"] == "yes" and r42["pool_tokens_per_s_gpu"] > r42["one_pool_tokens_per_s_gpu"]
 
 
+# The cache a 12k prompt leaves after its prefill, by hand, whole model, bf16: Llama 4 Scout (config.json text_config,
+# https://huggingface.co/meta-llama/Llama-4-Scout-17B-16E/blob/main/config.json: 48 layers, every 4th global, 36
+# chunked at attention_chunk_size 8,192, 8 KV heads of 128: 4,096 B a position and layer) and Gemma 3 27B
+# (https://huggingface.co/google/gemma-3-27b-pt/blob/main/config.json: 62 layers, five local of window 1,024 to one
+# global, 52 local and 10 global, 16 KV heads of 128: 8,192 B a position and layer).  A prefill replica sends what
+# the prompt's T_in tokens hold, not T_in times the cache per token at the request's last context (12,799), which
+# counted the chunked and local layers' bounded cache over more tokens (Scout 4.409 ms, Gemma 3.564 ms).
+PROMPT_CACHE = {"llama-4-scout": 4096 * (12 * 12288 + 36 * 8192), "gemma-3-27b": 8192 * (10 * 12288 + 52 * 1024),
+                "llama-3.1-70b": 12288 * C}
+
+
+@pytest.mark.parametrize("model", sorted(PROMPT_CACHE))
+def test_disaggregate_sends_the_cache_the_prompt_leaves(capsys, model):
+    """plan --disaggregate, 12k + 512 on 8 H100 (replicas of 8 GPUs: two do not share one 8-GPU NVLink domain, so
+    the cache crosses the scale-out network, 8 GPUs x 50 GB/s, DGX H100 user guide): T_in c at T_in."""
+    doc = _json(capsys, model, "--hardware", "h100-sxm", "--weights", "bf16", "--gpus", "8", "--prompt", "12k",
+                "--output", "512", "--batch", "16", "--disaggregate")
+    rows = [r for r in doc["rows"] if r["tp"] * r["pp"] == 8]  # not data-parallel attention's 1-GPU replicas
+    assert rows and all("scale-out" in r["kv_link"] for r in rows)
+    for r in rows:
+        assert r["kv_transfer"] == pytest.approx(PROMPT_CACHE[model] / (8 * 50e9), rel=1e-12)
+    assert PROMPT_CACHE["llama-4-scout"] / 400e9 == pytest.approx(4.530e-3, abs=1e-6)
+    assert PROMPT_CACHE["gemma-3-27b"] / 400e9 == pytest.approx(3.607e-3, abs=1e-6)
+
+
+def test_chapter_and_plan_send_one_prompt_cache():
+    """The serving chapter's disaggregation row (Scout swapped into the 70B tp-8 report, 12k + 512) sends the cache
+    plan sends: one number."""
+    from shared import evaluated
+
+    r = evaluated("llama70b-h100-tp8.yaml", ("model=llama-4-scout", "serving.prompt=12288", "serving.output=512",
+                                             "serving.users=16"))
+    n = r.serving["techniques"]["numbers"]
+    assert "scale-out" in n["kv_link"]
+    assert n["kv_transfer_time"] == pytest.approx(PROMPT_CACHE["llama-4-scout"] / (8 * 50e9), rel=1e-12)
+
+
+def test_disaggregate_pipelines_the_prefill_of_a_pipeline_layout(capsys):
+    """DistServe's prefill instance (Zhong et al., OSDI 2024, section 3.1; its artifact runs OPT-13B's prefill on
+    2 pipeline stages): a replica of pp stages admits a prompt every TTFT / pp and each prompt still takes the TTFT.
+    70B on 8 H100 at tp 4 x pp 2, 4k + 512, batch 256: by hand the best split of whole replicas (one prompt at a
+    time) and of 2-stage pipelines over up to 16 replicas; plan takes the better, the pipeline, and says so."""
+    doc = _json(capsys, "llama-3.1-70b", "--hardware", "h100-sxm", "--weights", "bf16", "--gpus", "8",
+                "--prompt", "4k", "--output", "512", "--batch", "256", "--disaggregate")
+    r = _row(doc, 4, 2)
+    b, ttft, tpot = r["batch"], r["ttft"], r["tpot"]
+    decode = b / (511 * tpot)  # requests/s a decode replica retires
+
+    def best(stages):
+        return max((min(pre * stages / ttft, (n - pre) * decode) * 511 / (n * 8), -n, pre, stages)
+                   for n in range(2, 17) for pre in range(1, n))
+
+    whole, piped = best(1), best(2)
+    assert piped[0] > 1.5 * whole[0]  # 512.9 against 320.5 tok/s per GPU
+    assert r["pool_prefill_stages"] == 2 and r["pool_split"] == f"{piped[2]}:{-piped[1] - piped[2]}" == "3:2"
+    assert r["pool_tokens_per_s_gpu"] == pytest.approx(piped[0], rel=1e-12)
+    assert r["pool_tokens_per_s_gpu"] == pytest.approx(512.87, abs=0.01)
+    t_p, seqs = ttft * 8, b / 8  # the balanced share with k_pp = 2: t_p B / (t_p B + 2 x 511 t_s)
+    assert r["pool_prefill_share"] == pytest.approx(t_p * seqs / (t_p * seqs + 2 * 511 * tpot), rel=1e-12)
+    assert r["pool_ttft"] == pytest.approx(ttft + r["kv_transfer"], rel=1e-12)  # each prompt still takes the TTFT
+    assert _row(doc, 8)["pool_prefill_stages"] == 1  # no stages: whole replicas
+    assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--weights", "bf16", "--gpus", "8", "--prompt",
+                 "4k", "--output", "512", "--batch", "256", "--disaggregate", "--limit", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "2 stages" in out and "replicas" in out and "admitting a prompt every TTFT / pp" in out
+
+
+def test_chapter_pools_pipeline_the_prefill_as_plan_does():
+    """The serving chapter at tp 4 x pp 2 (the 70B report's layout changed): its disaggregation row balances prefill
+    pipelines of 2 stages, as plan's row for that layout at the chapter's batch does (one share, to 1e-12), says so,
+    and prints the balanced share with k_pp."""
+    from genreport.model.plan import Shape, plan
+    from shared import evaluated
+
+    r = evaluated("llama70b-h100-tp8.yaml", ("parallelism.tp=4", "parallelism.pp=2"))
+    spec, sv, tech = r.spec, r.spec.serving, r.serving["techniques"]
+    n = tech["numbers"]
+    assert n["prefill_stages"] == 2
+    found = plan(spec.model, spec.hardware, tech["batch"], None, None, ("bf16",), 8, spec.accounting,
+                 shape=Shape(sv.prompt, sv.output), disaggregate=True)
+    p = next(x for x in found.rows if (x.tp, x.pp, x.ep, x.dp) == (4, 2, 1, 1))
+    assert p.batch == tech["batch"] and p.pool_prefill_stages == 2
+    assert p.pool_prefill_share == pytest.approx(n["prefill_share"], rel=1e-12)
+    row = next(x for x in tech["rows"] if x["technique"] == "prefill/decode disaggregation")
+    assert "each prefill replica a pipeline of 2 stages" in row["setting"]
+    assert f"serves {2 / p.ttft:,.2f} prompts/s (a prompt every TTFT / 2" in row["ends"]
+    assert row["per_gpu"][1] == pytest.approx(row["per_gpu"][0] * (1 - n["prefill_share"]), rel=1e-12)
+    from genreport.formulas.compiled import load
+
+    assert "k_pp" in load()["balanced_prefill_gpus"].fn_args
+
+
 def test_disaggregate_columns_and_errors(capsys):
     args = ["llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "2", "--prompt", "2k", "--output", "256",
             "--disaggregate", "--speculative", "2,0.7"]

@@ -156,15 +156,15 @@ def test_tensorrt_llm_draft_target_on_h200_with_the_derived_drafts():
 
 def test_plan_fits_the_draft_beside_the_target():
     """plan with the 1B draft (fp8 rows: the draft in fp8 too): each layout holds fewer sequences and keeps less free
-    memory than with a typed draft_cost; at tp 2 the draft takes 1.2358 GB / 2 of weights and 64 x 4,608 tokens x
+    memory than with a typed draft_cost; at tp 2 the draft takes 1.2358 GB / 2 of weights and 64 x 4,607 tokens x
     16,384 B / 2 of cache, 3.0 GB = 2.8 GiB a GPU."""
     from genreport.model.plan import Shape, plan
 
     spec = evaluated(SPEC).spec
     d = _draft()
     kw = dict(precisions=("fp8",), max_gpus=2, shape=Shape(4096, 512, None, None))
-    typed = plan(spec.model, spec.hardware, 64, 4608, 0.05, speculative=(4, 0.8, 0.05, 5), **kw)
-    drafted = plan(spec.model, spec.hardware, 64, 4608, 0.05, speculative=(4, 0.8, d.model, 5), **kw)
+    typed = plan(spec.model, spec.hardware, 64, 4607, 0.05, speculative=(4, 0.8, 0.05, 5), **kw)
+    drafted = plan(spec.model, spec.hardware, 64, 4607, 0.05, speculative=(4, 0.8, d.model, 5), **kw)
     a = {(r.tp, r.pp): r for r in typed.rows}
     b = {(r.tp, r.pp): r for r in drafted.rows}
     assert a.keys() == b.keys() and (2, 1) in a
@@ -172,7 +172,7 @@ def test_plan_fits_the_draft_beside_the_target():
         assert b[key].concurrency < a[key].concurrency
         assert b[key].spec_speedup < a[key].spec_speedup
     freed = a[2, 1].headroom_bytes - b[2, 1].headroom_bytes
-    assert freed == pytest.approx(1.2358e9 / 2 + 64 * 4608 * 16384 / 2, rel=1e-6)
+    assert freed == pytest.approx(1.2358e9 / 2 + 64 * 4607 * 16384 / 2, rel=1e-6)
 
 
 # Every capacity one report states with a draft, by hand: Llama 3.1 70B in bf16 at tp 8 on H100 SXM with Llama 3.2 1B
@@ -198,8 +198,8 @@ def test_every_capacity_of_a_report_takes_the_draft(capsys):
       2,048 x 40,960 x (1 + (6,144 - 512) / 1,024) (request_bytes: the draft's cache takes room, the target's
       reads time) = 27.52 requests/s per replica (28.19 without the draft);
     - the prefix cache, 2,048 tokens held once: floor((room - 2,048 x 45,056) / (2,559 x 45,056)) = 508 (before:
-      floor(room / (4,607 x 45,056)) = 283), the rate figure's at 4,608 tokens (room - 2,048 x 45,056) /
-      (2,560 x 45,056) = 508.76."""
+      floor(room / (4,607 x 45,056)) = 283), the rate figure's at the same last context 4,607 (room - 2,048 x
+      45,056) / (2,559 x 45,056) = 508.96 (issue 30: it took 4,608, one token past the last step's context)."""
     r = evaluated(SPEC, CAPACITY)
     assert r.envs[r.lead].values["C"] == pytest.approx(CAP_GPU, rel=1e-12)
     n = r.serving["techniques"]["numbers"]
@@ -215,7 +215,7 @@ def test_every_capacity_of_a_report_takes_the_draft(capsys):
     assert n["prefix_capacity_after"] == int((ROOM - 2048 * KV) / (2559 * KV)) == 508
     assert n["prefix_capacity_before"] == int(ROOM / (4607 * KV)) == 283
     rates = r.serving["techniques"]["rates"]
-    assert rates["capacity_batch"] == pytest.approx((ROOM - 2048 * KV) / (2560 * KV), rel=1e-12)
+    assert rates["capacity_batch"] == pytest.approx((ROOM - 2048 * KV) / (2559 * KV), rel=1e-12)
     from genreport.present.figures.fig5_memory_ledger import _ledger
 
     name, parts = _ledger(r)[-1]
@@ -279,26 +279,26 @@ def test_plan_runs_a_draft_at_its_own_precision():
     """serving.speculative.draft_precision (plan --speculative K,P,MODEL@FORMAT) in plan, as the report's own
     evaluation takes it: fp8 target rows with the 1B draft in bf16 keep less free memory than with the draft in the
     row's fp8, by the draft's second byte a weight and a KV value at tp 2: 1.2358e9 x (2 - 1) B / 2 + 64 sequences
-    x 4,608 tokens x (32,768 - 16,384) B / 2 a GPU; every speed-up falls (its passes read twice the bytes)."""
+    x 4,607 tokens x (32,768 - 16,384) B / 2 a GPU; every speed-up falls (its passes read twice the bytes)."""
     from genreport.model.plan import Shape, plan, plan_precision
 
     spec = evaluated(SPEC).spec
     d = _draft()
     kw = dict(precisions=("fp8",), max_gpus=2, shape=Shape(4096, 512, None, None), speculative=(4, 0.8, d.model, 5))
-    own = plan(spec.model, spec.hardware, 64, 4608, 0.05, **kw)
-    wide = plan(spec.model, spec.hardware, 64, 4608, 0.05, draft_precision=plan_precision("bf16", d.model), **kw)
+    own = plan(spec.model, spec.hardware, 64, 4607, 0.05, **kw)
+    wide = plan(spec.model, spec.hardware, 64, 4607, 0.05, draft_precision=plan_precision("bf16", d.model), **kw)
     a = {(r.tp, r.pp): r for r in own.rows}
     b = {(r.tp, r.pp): r for r in wide.rows}
     assert a.keys() == b.keys() and (2, 1) in a and a[2, 1].batch == b[2, 1].batch == 64
     for key in a:
         assert b[key].spec_speedup < a[key].spec_speedup and b[key].concurrency <= a[key].concurrency
     assert a[2, 1].headroom_bytes - b[2, 1].headroom_bytes == pytest.approx(
-        1.2358e9 / 2 + 64 * 4608 * 16384 / 2, rel=1e-6)
+        1.2358e9 / 2 + 64 * 4607 * 16384 / 2, rel=1e-6)
     # on a GPU without an fp8 peak a draft declared in fp8 cannot run: the GPU is skipped, and says why
     from genreport.load.loader import load_hardware
 
     a100 = load_hardware(ROOT / "specs" / "hardware" / "a100-sxm-80gb.yaml")
-    none = plan(spec.model, a100, 64, 4608, 0.05, draft_precision=plan_precision("fp8", d.model),
+    none = plan(spec.model, a100, 64, 4607, 0.05, draft_precision=plan_precision("fp8", d.model),
                 **dict(kw, precisions=("bf16",)))
     assert none.rows == [] and ("the draft at fp8", f"{a100.title} has no dense fp8 peak") in none.skipped_precisions
 
@@ -319,14 +319,14 @@ def test_the_report_plans_with_the_declared_draft_precision():
     from genreport.model.plan import Shape, plan
 
     spec, sv = r.spec, r.spec.serving
-    found = plan(spec.model, spec.hardware, sv.users, sv.prompt + sv.output, sv.tpot, (cheap["precision"],), 72,
+    found = plan(spec.model, spec.hardware, sv.users, sv.prompt + sv.output - 1, sv.tpot, (cheap["precision"],), 72,
                  spec.accounting, shape=Shape(sv.prompt, sv.output, sv.ttft, sv.users),
                  speculative=(4, 0.8, sv.speculative.draft, 5), draft_precision=declared_precision(spec))
     row = next(x for x in found.rows if (x.tp, x.pp, x.ep, x.dp, x.kv_cache) == (
         cheap["tp"], cheap["pp"], cheap["ep"], cheap["dp"], cheap["kv_cache"]))
     assert cheap["speculative"] == "on" and row.as_json() == cheap
     kw = dict(shape=Shape(sv.prompt, sv.output, sv.ttft, sv.users), speculative=(4, 0.8, sv.speculative.draft, 5))
-    rows = plan(spec.model, spec.hardware, sv.users, sv.prompt + sv.output, sv.tpot, ("fp8",), 72, spec.accounting,
+    rows = plan(spec.model, spec.hardware, sv.users, sv.prompt + sv.output - 1, sv.tpot, ("fp8",), 72, spec.accounting,
                 **kw).rows
     same = next(x for x in rows if (x.tp, x.pp, x.ep, x.dp, x.kv_cache) == (row.tp, row.pp, row.ep, row.dp, row.kv_cache))
     assert same.headroom_bytes > row.headroom_bytes and same.spec_speedup > row.spec_speedup  # the draft in fp8

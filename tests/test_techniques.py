@@ -174,11 +174,17 @@ def test_steady_state_of_continuous_batching():
     del lam, theta
 
 
-def test_disaggregated_pools_balance():
-    v = {"B": 128, "t_p": 0.25, "t_s": 0.02, "T_out": 512, "n_S": 16}
+@pytest.mark.parametrize("stages", [1, 2])
+def test_disaggregated_pools_balance(stages):
+    """Balanced pools (DistServe, section 3): n_P k_pp / t_p = (n_S - n_P) B / ((T_out - 1) t_s), so n_P = n_S t_p B /
+    (t_p B + k_pp (T_out - 1) t_s); by hand 16 x 32 / (32 + 10.22) = 12.13 GPUs for whole replicas, 16 x 32 /
+    (32 + 20.44) = 9.76 for prefill instances of two pipeline stages (a prompt admitted every t_p / 2, section 3.1)."""
+    v = {"B": 128, "t_p": 0.25, "t_s": 0.02, "T_out": 512, "n_S": 16, "k_pp": stages}
     n_p = at(t.balanced_prefill_gpus(), **v)
-    assert 0 < n_p < 16
+    assert n_p == pytest.approx(16 * 32 / (32 + stages * 511 * 0.02), rel=1e-12)
+    assert n_p == pytest.approx({1: 12.127, 2: 9.7635}[stages], abs=1e-3)
     assert at(t.prefill_pool_rate(), n_P=n_p, **v) == pytest.approx(at(t.decode_pool_rate(), n_D=16 - n_p, **v))
+    assert at(t.prefill_pool_rate(), n_P=1, **v) == pytest.approx(stages / 0.25)
     # 32k tokens of 128 KiB over a 50 GB/s link: 85.9 ms
     assert at(t.kv_transfer_time(), T_in=32768, W_kv=50e9) == pytest.approx(32768 * 131072 / 50e9)
 

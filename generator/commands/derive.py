@@ -323,11 +323,12 @@ def serving_values(spec, values: dict) -> dict[str, float]:
     from genreport.model.techniques import TAIL
 
     out["q_p"] = TAIL  # the P99 of the time between tokens (Sarathi-Serve's capacity)
+    from genreport.model.serving import last_context
     from genreport.model.techniques import draft_memory
 
     # M_d, c_d: a draft model's weights and KV bytes per token on one GPU of the layout (0 without one), the memory
     # the capacities take (capacity_batch_draft, goodput_rate_capacity, prefix_capacity_batch)
-    context = float(np.ravel(values["S"])[0]) if "S" in values else float(sv.prompt + sv.output - 1)
+    context = float(np.ravel(values["S"])[0]) if "S" in values else float(last_context(sv.prompt, sv.output))
     out["M_d"], out["c_d"] = draft_memory(spec, context)
     if all(k in values for k in ("N_p", "P", "W", "c")):  # t_p: the uncached prompt prefilled alone on one GPU
         from genreport.formulas.compiled import load

@@ -8,7 +8,10 @@
 
 Every tensor x pipeline (x expert, x data-parallel attention) layout, weight format and KV-cache format is
 tried on every GPU; a layout is listed when its replica holds the weights and at least one sequence of the
-request's last context (prompt + output) and its prefill meets --ttft.  For each, the batch is the largest up to
+request's last context and its prefill meets --ttft.  The last context is prompt + output - 1 tokens, what the step
+that makes the last token reads (the serving chapter's, serving.last_context): TPOT and the capacity are counted
+there.  --context names it: alone, a request of that prompt and one generated token (decode at that context); with
+--output or --prompt, the other is what makes it (prompt = context - output + 1).  For each, the batch is the largest up to
 --batch (or --users) that fits the KV capacity and whose slowest decode round (TPOT) meets --tpot; the row gives
 the time to first token, TPOT, the end-to-end latency of one request (closed form over its decode rounds),
 tok/s per user and per GPU, $/M tokens in and out at the GPU's price (--price h100-sxm=2.5), J/token at its
@@ -55,10 +58,12 @@ def _parser() -> argparse.ArgumentParser:
                    help="catalog names or paths of GPUs, comma-separated, e.g. h100-sxm,h200,b200,mi300x (default: "
                         "the 'hardware' of .genreport.yaml or the user's config)")
     p.add_argument("--context", default=None, metavar="TOKENS",
-                   help="context per sequence (default 8k, or --prompt + --output; k = 1024)")
+                   help="the request's last context, the tokens its last decode step reads: prompt + output - 1 "
+                        "(default 8k; alone, a prompt of that many tokens and one generated; k = 1024)")
     p.add_argument("--prompt", default=None, metavar="TOKENS", help="prompt tokens of one request (default: the "
-                   "context less the output)")
-    p.add_argument("--output", default=None, metavar="TOKENS", help="tokens one request generates (default 1)")
+                   "context - output + 1)")
+    p.add_argument("--output", default=None, metavar="TOKENS", help="tokens one request generates (default 1, or "
+                   "the context - prompt + 1 with --context and --prompt)")
     p.add_argument("--batch", default=None, metavar="N", help="sequences per replica wanted (default --users, or 64)")
     p.add_argument("--users", default=None, metavar="N", help="concurrent requests to serve: the batch per replica "
                    "is at most this, and the table adds the GPUs that serve them all")
@@ -277,18 +282,26 @@ def main(argv: list[str]) -> int:
     output = _count("--output", args.output, hint)
     users = _count("--users", args.users, "write a positive integer, e.g. 128")
     batch = _count("--batch", args.batch, "write a positive integer, e.g. 64")
-    if prompt is not None or output is not None:
-        if context is not None and prompt is not None and output is not None and context != prompt + output:
-            raise _err(f"--context {args.context}", f"is not --prompt + --output ({prompt + output:,})",
-                       "leave --context out: a request's last context is its prompt + output")
-        output = output or 1
-        prompt = prompt if prompt is not None else (context or 8192) - output
+    # --context is the request's last context, prompt + output - 1 (serving.last_context): any two of the three
+    # give the third; all three must agree
+    if prompt is not None and output is not None:
+        if context is not None and context != prompt + output - 1:
+            raise _err(f"--context {args.context}", f"is not the last context of --prompt {args.prompt} and --output "
+                       f"{args.output} (prompt + output - 1 = {prompt + output - 1:,} tokens)",
+                       "leave --context out, or give only two of --context, --prompt and --output")
+    elif prompt is not None:
+        output = context - prompt + 1 if context is not None else 1
+        if output < 1:
+            raise _err(f"--context {args.context}", f"is shorter than --prompt {args.prompt}: the last context "
+                       "is prompt + output - 1 tokens", f"give --context {prompt} or more, or --output instead")
+    elif output is not None:
+        prompt = (context or 8192) - output + 1
         if prompt < 1:
-            raise _err(f"--output {args.output}", "leaves no prompt in the context", "give --prompt as well")
-        context = prompt + output
+            raise _err(f"--output {args.output}", f"leaves no prompt in the last context of {context or 8192:,} "
+                       "tokens (prompt = context - output + 1)", "give --prompt as well, or a longer --context")
     else:
-        context = context or 8192
-        prompt, output = context, 1
+        prompt, output = context or 8192, 1
+    context = prompt + output - 1
     batch = batch or users or 64
     if batch > 65536:
         raise _err(f"--batch {batch}", "more than 65,536 sequences per replica", "use a smaller batch")
@@ -421,7 +434,7 @@ _CSV = ("hardware", "precision", "kv_cache", "tp", "pp", "ep", "dp", "gpus", "ba
 
 
 _CSV_SPEC = ("speculative", "spec_speedup", "spec_speedup_mean", "spec_breakeven_batch", "tpot_plain")
-_CSV_POOLS = ("pool_prefill_share", "pool_split", "kv_transfer", "kv_link", "pool_ttft", "pool_tokens_per_s_gpu",
+_CSV_POOLS = ("pool_prefill_share", "pool_split", "pool_prefill_stages", "kv_transfer", "kv_link", "pool_ttft", "pool_tokens_per_s_gpu",
               "one_pool_batch", "one_pool_tpot", "one_pool_tokens_per_s_gpu", "pool_beats")
 
 
@@ -468,7 +481,7 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
     target = ", ".join(t for t in targets if t)
     reserve = gpus[0].memory_reserve
     lines = [f"{model.title} on {', '.join(g.title for g in gpus)}: requests of {shape.prompt:,} prompt + "
-             f"{shape.output:,} generated tokens (context {context:,}), up to {batch:,} per replica"
+             f"{shape.output:,} generated tokens (last context {context:,}: TPOT and capacity there), up to {batch:,} per replica"
              + (f", {shape.users:,} users" if shape.users else "") + (f"; {target}" if target else "")
              + f"; times: {'the strict bound' if estimate == 'bound' else 'the serial estimate'}"
              + (f"; {reserve:.0%} of each GPU kept by the engine" if reserve else "")
@@ -487,7 +500,7 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
     if speculative:
         header += ["spec", "spec ends"]
     if disaggregate:
-        header += ["pools P:D", "KV ms", "pool TTFT ms", "pool tok/s/GPU", "1-pool batch", "1-pool tok/s/GPU",
+        header += ["pools P:D", "prefill in", "KV ms", "pool TTFT ms", "pool tok/s/GPU", "1-pool batch", "1-pool tok/s/GPU",
                    "pools win"]
     rows = []
     for r in result.rows[:limit]:
@@ -502,14 +515,16 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
             row += [f"{r.spec_speedup:.2f}x" if r.speculative == "on" else f"off ({r.spec_speedup:.2f}x)",
                     "-" if r.spec_breakeven_batch is None else f"batch {r.spec_breakeven_batch:,}"]
         if disaggregate:
-            row += [r.pool_split, "-" if r.kv_transfer is None else f"{r.kv_transfer * 1e3:,.2f}",
+            row += [r.pool_split, f"{r.pool_prefill_stages} stages" if r.pool_prefill_stages > 1 else "replicas",
+                    "-" if r.kv_transfer is None else f"{r.kv_transfer * 1e3:,.2f}",
                     f"{r.pool_ttft * 1e3:,.1f}",
                     "-" if r.pool_tokens_per_s_gpu is None else f"{r.pool_tokens_per_s_gpu:,.1f}",
                     str(r.one_pool_batch) if r.one_pool_batch else "none", f"{r.one_pool_tokens_per_s_gpu:,.1f}",
                     r.pool_beats]
         rows.append(row)
     if rows:
-        text_cols = {header.index(h) for h in ("pools P:D", "pools win", "spec", "spec ends") if h in header}
+        text_cols = {header.index(h) for h in ("pools P:D", "prefill in", "pools win", "spec", "spec ends")
+                     if h in header}
         lines += table(rows, header, (set(range(3, 10)) | set(range(11, len(header)))) - text_cols)
     else:
         lines.append("no layout fits")
@@ -545,13 +560,15 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                      "(the row decodes plainly); spec ends: the first batch up to --batch where it stops paying")
     if disaggregate:
         lines.append("pools: prefill and decode replicas of the row's layout, the smallest split (up to 16 replicas) "
-                     "with the most tok/s per GPU near the balanced share; KV: one prompt's cache between replicas "
+                     "with the most tok/s per GPU near the balanced share; prefill in: whole replicas, one prompt at a "
+                     "time, or, where the layout has pipeline stages and it serves more, each replica a pipeline "
+                     "admitting a prompt every TTFT / pp, each prompt still taking TTFT (DistServe, section 3.1); KV: one prompt's cache between replicas "
                      "over the link named in json/csv; pool TTFT adds it; 1-pool: one pool prefilling whole prompts "
                      "between decode rounds (TPOT + batch x TTFT / (output - 1)) at the largest batch meeting --tpot; "
                      "both tok/s per GPU at the TPOT round (the last context), all GPUs counted; pools win: yes where "
                      "the pools serve more tok/s per GPU at the targets")
     lines.append("TTFT: one prompt alone on the replica; TPOT: the request's slowest decode round; E2E: TTFT + the "
-                 "decode rounds (closed form); tok/s/GPU: output tokens; max conc.: sequences of the context all "
+                 "decode rounds (closed form); tok/s/GPU: output tokens; max conc.: sequences of the last context all "
                  "replicas hold")
     if markdown:  # the notes around the table as paragraphs, escaped
         return "\n".join(line if line.startswith("|") else "\n" + md_cell(line) for line in lines).strip()

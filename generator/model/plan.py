@@ -30,6 +30,8 @@ from genreport.model.serving import (
     _mean_context_values,
     _read_c,
     joules_per_token,
+    last_context,
+    prompt_cache_c,
     speculative_request,
     usd_per_mtok,
 )
@@ -73,7 +75,7 @@ class PlanRow:
     ep: int
     gpus: int
     weight_bytes_per_gpu: float
-    capacity_batch: int  # sequences of the context one replica holds
+    capacity_batch: int  # sequences of the request's last context (Shape.last_context) one replica holds
     batch: int  # the batch chosen: the largest up to the one asked that fits and meets the latency target
     limit: str  # what stopped the batch: "batch" (the one asked), "capacity" or "latency"
     binds: str  # compute, HBM, interconnect; "capacity" when the KV cache limits the batch
@@ -91,7 +93,7 @@ class PlanRow:
     tpot: float = math.nan  # s, the request's slowest decode round (at its last context)
     e2e: float = math.nan  # s, TTFT + the output - 1 decode rounds (closed form)
     tokens_per_s_user: float = math.nan  # one sequence's mean rate over its output
-    concurrency: int = 0  # sequences of the context all dp replicas hold (capacity_batch x dp)
+    concurrency: int = 0  # sequences of the last context all dp replicas hold (capacity_batch x dp)
     headroom_bytes: float = math.nan  # B per GPU left at the chosen batch and context
     usd_per_mtok_in: float | None = None  # $ per million prompt tokens (one prompt at a time on the replica)
     usd_per_mtok_out: float | None = None  # $ per million generated tokens at tokens_per_s_gpu
@@ -105,8 +107,9 @@ class PlanRow:
     spec_breakeven_batch: int | None = None  # first batch up to the one asked where speculation stops paying
     tpot_plain: float | None = None  # s, TPOT without speculation at the chosen batch
     # plan --disaggregate: prefill and decode pools of this layout, balanced for the request (DistServe)
-    pool_prefill_share: float | None = None  # share of the GPUs that prefill (balanced_prefill_gpus)
+    pool_prefill_share: float | None = None  # share of the GPUs that prefill (balanced_prefill_gpus at the stages')
     pool_split: str = ""  # "P:D" replicas of this layout: the smallest split near the balanced share
+    pool_prefill_stages: int | None = None  # each prefill replica's instance: 1 a whole replica, pp its pipeline
     kv_transfer: float | None = None  # s, one prompt's KV cache from a prefill replica to a decode replica
     kv_link: str = ""  # the link it crosses
     pool_ttft: float | None = None  # s, TTFT + the KV transfer
@@ -209,20 +212,29 @@ class Shape:
     ttft: float | None = None  # s
     users: int | None = None
 
+    @property
+    def last_context(self) -> int:
+        """The context the request's last decode step reads, prompt + output - 1 (serving.last_context): where
+        ``plan`` times its TPOT round and counts the sequences a replica holds, as the serving chapter does."""
+        return last_context(self.prompt, self.output)
 
-def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | None = None,
+
+def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: float | None = None,
          precisions=None, max_gpus: int = MAX_GPUS, accounting: str = "seed", estimate: str = "bound",
          kv_caches=("auto",), shape: Shape | None = None, speculative: tuple[int, float, float, int] | None = None,
          disaggregate: bool = False, draft_precision: Precision | None = None) -> Plan:
-    """Every tp x pp (x ep) layout and weight precision whose replica holds at least one sequence of ``context``.
+    """Every tp x pp (x ep) layout and weight precision whose replica holds at least one sequence of the request's
+    last context.
 
     For each, the largest batch up to ``batch`` that fits in the KV capacity and whose decode round (the strict
     bound, or the serialized estimate with ``estimate="serial"``) meets ``latency``; rows sorted by tokens/s per
     GPU at that batch, best first.  ``precisions``: the weight formats tried (None: :func:`plan_precisions`, the
     checkpoint's and fp8).  ``kv_caches``: the KV-cache formats to try ("auto": the weights' compute
-    format's, fp8 for fp8 weights, else bf16).  ``shape``: the request (prompt + output = ``context``, the last
-    context a request reaches; ``latency`` is then its TPOT target) with its TTFT target and users; without one,
-    a request of ``context`` prompt tokens and one generated.  Pipeline degrees divide the layers or are powers of
+    format's, fp8 for fp8 weights, else bf16).  ``shape``: the request (``latency`` is then its TPOT target)
+    with its TTFT target and users; its last context, ``Shape.last_context`` = prompt + output - 1, is where the TPOT
+    round and the capacity are counted, as the serving chapter counts them (``context`` may then be None; given, it
+    must be that last context); without a shape, a request of ``context`` prompt tokens and one generated (last
+    context ``context``).  Pipeline degrees divide the layers or are powers of
     two (uneven stages: the busiest, ceil(L/pp) layers, counted); expert parallelism inside the tp group
     (one replica: dp = 1, which changes nothing per GPU), or over tp x dp GPUs with data-parallel attention
     (:func:`dp_attention_layouts`): ``batch`` is then per replica, each of the dp replicas serving as many.
@@ -241,7 +253,12 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
     skipped: list[tuple[str, str]] = []
     rejected = {"weights do not fit": 0, "no sequence of the context fits": 0, "misses the latency target": 0,
                 "misses the TTFT target": 0}
-    shape = shape or Shape(context, 1)
+    if shape is None:
+        shape = Shape(int(context), 1)
+    elif context is not None and context != shape.last_context:
+        raise ValueError(f"plan: context {context} is not the request's last context {shape.last_context} "
+                         f"(prompt {shape.prompt} + output {shape.output} - 1)")
+    context = shape.last_context
     if hw.link is None and max_gpus > 1:  # no link in the spec: nothing to price the collectives with
         skipped.append(("layouts of more than one GPU", f"{hw.title}'s spec has no interconnect"))
         max_gpus = 1
@@ -265,6 +282,7 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
                 acc_env = make_env(hw, model, prec, accounting)
                 ctx = acc_env.at(context=s)
                 mean = _mean_context_values(acc_env, shape.prompt, shape.output)
+                c_prompt = prompt_cache_c(acc_env, shape.prompt) if disaggregate else math.nan  # the KV sent
                 spec_here = speculative
                 if speculative is not None and not isinstance(speculative[2], (int, float)):  # a draft model
                     from genreport.model.draft import Draft
@@ -280,7 +298,7 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
                         spec_here = (spec_here[0], spec_here[1], Draft(d.model, prec, hw, accounting, head=True,
                                                                        ep=par.ep), *spec_here[3:])
                     row = _plan_one(q, acc_env, model, hw, prec, name, par, ctx, batches, latency, accounting,
-                                    estimate, rejected, shape, mean, spec_here, disaggregate)
+                                    estimate, rejected, shape, mean, spec_here, disaggregate, c_prompt)
                     if row is not None:
                         rows.append(row)
     order = {p: i for i, p in enumerate(precisions)}
@@ -290,22 +308,26 @@ def plan(model: Model, hw: Hardware, batch: int, context: int, latency: float | 
 
 def _pools(q, par, b, batches, ok, t_use, ttft, tpot, shape, latency, t_kv_link, c_tok):
     """Prefill/decode disaggregation with pools of this layout: the balanced share, the smallest split of
-    replicas near it, the KV transfer, and one pool at the TPOT target (formulas/techniques.py)."""
+    replicas near it, the KV transfer (``c_tok`` the cache the prompt leaves, serving.prompt_cache_c: T_in c is what
+    crosses the link), and one pool at the TPOT target (formulas/techniques.py)."""
     out_rounds = max(shape.output - 1, 1)
-    groups = par.gpus // par.replica_gpus  # prefill replicas in one group of this layout
     t_p = ttft * par.replica_gpus  # GPU-seconds of one prompt
     seqs = b * par.dp / par.gpus  # decode sequences per GPU
-    share = float(q["balanced_prefill_gpus"]({"n_S": 1.0, "t_p": t_p, "B": seqs, "T_out": float(shape.output),
-                                              "t_s": tpot}))
-    prefill_rate = groups / ttft  # requests/s one group prefills
-    decode_rate = b * par.dp / (out_rounds * tpot)  # requests/s one group retires
+    pools = {"t_p": t_p, "B": seqs, "T_out": float(shape.output), "t_s": tpot}
+    decode_rate = float(q["decode_pool_rate"]({**pools, "n_D": float(par.gpus)}))  # requests/s one group retires
+    # the prefill instances: whole replicas (one prompt at a time), or, where the layout has pipeline stages, each
+    # replica a pipeline admitting a prompt every t_p / pp (DistServe, section 3.1); the better split of either, a
+    # tie to whole replicas
     best = None
-    for n in range(2, 17):  # groups in all
-        for pre in range(1, n):
-            rate = min(pre * prefill_rate, (n - pre) * decode_rate)
-            per_gpu = rate * out_rounds / (n * par.gpus)
-            if best is None or per_gpu > best[0] * (1 + 1e-9):
-                best = (per_gpu, pre, n - pre)
+    for k in dict.fromkeys((1, par.pp)):
+        prefill_rate = float(q["prefill_pool_rate"]({**pools, "k_pp": float(k), "n_P": float(par.gpus)}))
+        for n in range(2, 17):  # groups in all
+            for pre in range(1, n):
+                rate = min(pre * prefill_rate, (n - pre) * decode_rate)
+                per_gpu = rate * out_rounds / (n * par.gpus)
+                if best is None or per_gpu > best[0] * (1 + 1e-9):
+                    best = (per_gpu, pre, n - pre, k)
+    share = float(q["balanced_prefill_gpus"]({**pools, "n_S": 1.0, "k_pp": float(best[3])}))
     w_kv, link = t_kv_link
     t_kv = None
     if w_kv:
@@ -323,7 +345,7 @@ def _pools(q, par, b, batches, ok, t_use, ttft, tpot, shape, latency, t_kv_link,
 
 
 def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, accounting, estimate, rejected, shape, mean,
-              speculative=None, disaggregate=False):
+              speculative=None, disaggregate=False, c_prompt=math.nan):
     links, _ = choose_links(hw, par)
     base = layout_values(env.values, model, par, links, prec, accounting, env.pc, kernels=hw.kernels)
     usable = usable_at(hw, model, par.tp, par.ep, par.pp)  # one step's activations at this layout beside the reserve
@@ -414,7 +436,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     if disaggregate:
         share, best, t_kv, link, one_b, one_t, one_gpu = _pools(
             q, par, b, batches, (batches <= cap) & (batches <= want), t_use, ttft, t, shape, latency,
-            kv_link(hw, par), float(cv["c"]))
+            kv_link(hw, par), c_prompt)
         pool_ttft = ttft + (t_kv or 0.0)
         misses = shape.ttft is not None and not pool_ttft <= shape.ttft
         pool_gpu = None if misses else best[0]
@@ -424,7 +446,8 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
             beats = "yes"  # one pool meets the TPOT target at no batch, or only at a smaller one
         else:
             beats = "no" if pool_gpu < 0.98 * one_gpu else "tie"
-        spec_fields.update({"pool_prefill_share": share, "pool_split": f"{best[1]}:{best[2]}", "kv_transfer": t_kv,
+        spec_fields.update({"pool_prefill_share": share, "pool_split": f"{best[1]}:{best[2]}",
+                            "pool_prefill_stages": best[3], "kv_transfer": t_kv,
                             "kv_link": link, "pool_ttft": pool_ttft, "pool_tokens_per_s_gpu": pool_gpu,
                             "one_pool_batch": one_b, "one_pool_tpot": one_t, "one_pool_tokens_per_s_gpu": one_gpu,
                             "pool_beats": beats})

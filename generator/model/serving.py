@@ -48,7 +48,7 @@ class Request:
     decode_serial: float
     e2e_bound: float  # s, TTFT + decode, at least
     e2e_serial: float
-    capacity_batch: float  # sequences of prompt + output tokens one replica holds
+    capacity_batch: float  # sequences of the last context (last_context: prompt + output - 1) one replica holds
 
     def per_user(self, estimate: str = "bound") -> float:
         """tok/s one sequence sees over its output: (T_o - 1) / decode time (1 / TPOT for one-token outputs)."""
@@ -86,6 +86,15 @@ def joules_per_token(power: float | None, tokens_per_s_gpu: float) -> float | No
     if not power or not tokens_per_s_gpu > 0:
         return None
     return power / tokens_per_s_gpu
+
+
+def last_context(prompt: int, output: int) -> int:
+    """A request's last context, prompt + output - 1 tokens: the step that makes its last token reads the prompt and
+    the output - 1 tokens before it (the first token comes from the prefill).  The one definition every place takes
+    its TPOT round and its capacity at: :func:`request` (the serving chapter), ``plan`` (``Shape.last_context``), the
+    frontier's curves, the technique rows and ``derive``'s serving context.  A request of one generated token (``plan
+    --context S``) has last context S, its prompt."""
+    return int(prompt) + int(output) - 1
 
 
 def _mean_context_values(env, prompt: int, output: int) -> tuple[float, float, float]:
@@ -182,7 +191,7 @@ def _request_values(model: Model, hw: Hardware, precision: Precision, par: Paral
     links, _ = choose_links(hw, par)
     base = layout_values(env.values, model, par, links, precision, accounting, env.pc, kernels=hw.kernels)
     lay = env.with_layout(par)
-    last = float(prompt + output - 1)
+    last = float(last_context(prompt, output))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         pre = dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"]))
         ttft_b, ttft_s = float(q["prefill_time_bound"](pre)), float(q["prefill_time_serial"](pre))
@@ -240,6 +249,16 @@ def _read_c(env, context):
     batch = 1.0 if chunked_layers(env.model) else None
     c = np.asarray(env.at(batch=batch, context=s)["c"], dtype=float) * np.ones_like(s)
     return np.float64(c) if c.ndim == 0 else c
+
+
+def prompt_cache_c(env, prompt) -> float:
+    """c of the cache one prompt of ``prompt`` tokens leaves after its prefill, whole model [B per token]: the cache a
+    sequence holds at context T_in (``env.at(context=T_in)``; a sliding-window or chunked layer keeps at most its
+    window or chunk), so that T_in c is what a prefill replica sends a decode replica (``kv_transfer_time``), not the
+    cache held at the request's last context.  The one place ``plan --disaggregate`` and the serving chapter's
+    disaggregation row take it from.  ``env``: any Env of the model; a GPU's slice is taken back to the whole model
+    (``Env.one_card``), as every GPU of the replica sends its own slice at once (``kv_link``'s rate is the replica's)."""
+    return float(np.ravel(np.asarray(env.one_card().at(context=float(prompt))["c"], dtype=float))[0])
 
 
 def speculative_rounds(q, lay, values, batches, t_plain, spec, serial) -> dict[str, np.ndarray]:

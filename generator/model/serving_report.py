@@ -7,7 +7,7 @@ from genreport.load.spec import Parallelism
 from genreport.model.env import make_env
 from genreport.model.frontier import frontier
 from genreport.model.plan import MAX_GPUS, Shape, model_format, plan, report_precisions
-from genreport.model.serving import Request, joules_per_token, request, usd_per_mtok
+from genreport.model.serving import Request, joules_per_token, last_context, request, usd_per_mtok
 
 
 def _row(req: Request, price: float | None, power: float | None, label: str, node: int | None = None) -> dict:
@@ -55,7 +55,7 @@ def _cheapest(spec) -> dict | None:
         asks.append((sp.draft_tokens, sp.acceptance, sp.draft if sp.draft is not None else sp.draft_cost, sp.verified))
     rows = []
     for ask in asks:
-        rows += plan(model, hw, sv.users or 64, sv.prompt + sv.output, sv.tpot, report_precisions(spec),
+        rows += plan(model, hw, sv.users or 64, shape.last_context, sv.tpot, report_precisions(spec),
                      MAX_GPUS if hw.link is not None else 1, acc, "bound", ("auto",), shape, speculative=ask,
                      draft_precision=own).rows
     if not rows:
@@ -82,7 +82,7 @@ def report(r) -> dict | None:
     if sv.speculative is not None and sv.speculative.draft is not None:  # the draft's weights and cache share it
         from genreport.model.draft import replica_capacity
 
-        cap = int(min(cap, max(replica_capacity(spec, float(sv.prompt + sv.output - 1))[1], 0.0)))
+        cap = int(min(cap, max(replica_capacity(spec, float(last_context(sv.prompt, sv.output)))[1], 0.0)))
     rows = [_row(one, price, power, "one request alone", node)]
     users_batch = None
     if sv.users:
@@ -106,7 +106,7 @@ def report(r) -> dict | None:
     fig = frontier(spec, tuple(row["batch"] for row in rows), MAX_GPUS if hw.link is not None else 1)
     where = f"{par.gpus} x {hw.title} ({par.label()})" if par.gpus > 1 else f"one {hw.title}"
     return {"prompt": sv.prompt, "output": sv.output, "context": sv.prompt + sv.output,
-            "last_context": sv.prompt + sv.output - 1, "rounds": sv.output - 1, "where": where,
+            "last_context": last_context(sv.prompt, sv.output), "rounds": sv.output - 1, "where": where,
             "concurrency": cap * par.dp, "ttft_target": sv.ttft, "tpot_target": sv.tpot,
             "users": sv.users, "gpus_per_node": node, "price_per_hour": price, "board_watts": power, "gpus": replicas_gpus,
             "replica_gpus": par.replica_gpus, "dp": par.dp, "capacity_batch": cap,

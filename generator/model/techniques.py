@@ -173,10 +173,10 @@ def _layout_round(r, batch: float) -> dict:
     to 1 (plan's ``spec_breakeven_batch``: where plan stops speculating)."""
     from genreport.model.draft import speculative_inputs
     from genreport.model.layout import at_batch
-    from genreport.model.serving import speculate, speculative_at
+    from genreport.model.serving import last_context, speculate, speculative_at
 
     spec, sv = r.spec, r.spec.serving
-    last, mean = float(sv.prompt + sv.output - 1), float(sv.prompt) + float(sv.output) / 2
+    last, mean = float(last_context(sv.prompt, sv.output)), float(sv.prompt) + float(sv.output) / 2
     par, q, env, lay, cv, read = layout_inputs(spec, last)
     k = speculative_inputs(spec)
     draft = k[2] if not isinstance(k[2], (int, float)) else None
@@ -213,7 +213,9 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
         return None, {}
     base = r.serving["rows"][-1]  # the chapter's busiest point (the users' batch, or the TPOT target's)
     batch = float(base["batch"])
-    last = float(sv.prompt + sv.output - 1)
+    from genreport.model.serving import last_context
+
+    last = float(last_context(sv.prompt, sv.output))
     mean = float(sv.prompt) + float(sv.output) / 2
     b = base["bound"]
     ttft, tpot, per_gpu, usd = b["ttft"], b["tpot"], b["tokens_per_s_gpu"], b["usd_per_mtok_out"]
@@ -344,33 +346,43 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                              "held once)", "note": "TTFT over the uncached part of the prompt"})
         numbers.update({"prefix_capacity_before": cap0, "prefix_capacity_after": cap1})
 
-    # prefill/decode disaggregation: pools of the same layout, balanced for the request shape
-    env_d = dict(env, t_p=ttft, t_s=tpot)
-    share = _eval(r, "balanced_prefill_gpus", env_d)
+    # prefill/decode disaggregation: pools of the same layout, balanced for the request shape; where the layout has
+    # pipeline stages each prefill replica is a pipeline admitting a prompt every TTFT / pp (DistServe, section 3.1),
+    # which admits pp times the prompts of a whole replica and so always needs fewer prefill GPUs (plan's search
+    # takes it there too)
     from genreport.load.spec import Parallelism
     from genreport.model.plan import kv_link
 
+    stages = (r.spec.parallelism or Parallelism()).pp
+    env_d = dict(env, t_p=ttft, t_s=tpot, k_pp=float(stages))
+    share = _eval(r, "balanced_prefill_gpus", env_d)
+    piped = f", each prefill replica a pipeline of {stages} stages" if stages > 1 else ""
     link, link_name = kv_link(r.spec.hardware, r.spec.parallelism or Parallelism())
     t_kv = None
     if link:  # every GPU of the replica sends its own slice of the prompt's cache at once
-        c_card = r.envs[r.lead].card["c"]
+        from genreport.model.serving import prompt_cache_c
+
+        c_card = prompt_cache_c(r.envs[r.lead], sv.prompt)  # the cache the prompt leaves: held at T_in
         t_kv = sv.prompt * c_card / link
         numbers["kv_transfer_time"] = t_kv
         numbers["kv_link"] = link_name
         blocks["tech_kv"] = _block(r, "tech_kv", "kv_transfer_time", {**env, "W_kv": link, "c": c_card}, {})
     rows.append({"technique": "prefill/decode disaggregation",
-                 "setting": f"{share:.0%} of the GPUs prefill, {1 - share:.0%} decode, in replicas of this layout",
+                 "setting": f"{share:.0%} of the GPUs prefill, {1 - share:.0%} decode, in replicas of this layout"
+                            + piped,
                  "ttft": (ttft, ttft + (t_kv or 0.0)), "tpot": (tpot, tpot),
                  "per_gpu": (per_gpu, per_gpu * (1 - share)),
                  "usd": (usd, usd / (1 - share) if usd is not None and share < 1 else None),
                  "gain": 1 - share,
-                 "ends": f"balanced: a prefill replica serves {1 / ttft:,.2f} prompts/s, a decode replica retires "
+                 "ends": f"balanced: a prefill replica serves {stages / ttft:,.2f} prompts/s"
+                         + (f" (a prompt every TTFT / {stages}, each still taking the TTFT)" if stages > 1 else "")
+                         + ", a decode replica retires "
                          f"{decode_rate:,.2f} requests/s at batch {int(batch):,}"
                          + (f"; one prompt's KV cache crosses the {link_name} link in {t_kv * 1e3:,.2f} ms" if t_kv
                             else ""),
                  "note": "no chunk rides along a decode step; tok/s per GPU counts the prefill pool's GPUs too"})
     blocks["tech_pools"] = _block(r, "tech_pools", "balanced_prefill_gpus", env_d, {"batch": int(batch)})
-    numbers.update({"prefill_share": share})
+    numbers.update({"prefill_share": share, "prefill_stages": stages})
     out = {"batch": int(batch), "context": int(last), "mean_context": mean, "chunk": sv.chunk,
            "chunk_source": CHUNK_SOURCE, "rows": rows, "numbers": numbers, "rates": rate_curves(r)}
     return out, blocks
@@ -673,8 +685,12 @@ def rate_curves(r) -> dict:
                     for x in classes]
         t_p = sum(prefills) / len(prefills)
         env["t_p"] = t_p
-    held = lead.at(context=float(sv.prompt + sv.output))  # the weights and the cache a GPU holds, for the capacity
-    cap_env = dict(env, S=float(sv.prompt + sv.output), N=float(held["N"]), b=float(np.ravel(held["b"])[0]),
+    from genreport.model.serving import last_context
+
+    # the weights and the cache a GPU holds at the request's last context, for the capacity (the chapter's)
+    last = float(last_context(sv.prompt, sv.output))
+    held = lead.at(context=last)
+    cap_env = dict(env, S=last, N=float(held["N"]), b=float(np.ravel(held["b"])[0]),
                    c=float(np.ravel(held["c"])[0]))
     cap = physical("prefix_capacity_batch", _eval(r, "prefix_capacity_batch", cap_env), "floor")[0] or 0.0
 

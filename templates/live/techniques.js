@@ -292,7 +292,10 @@ const GR_SERVING = (() => {
     }
 
     // prefill/decode disaggregation: pools of this layout balanced for the request shape; the KV cache's link
-    const share = call("balanced_prefill_gpus", Object.assign({}, e, {t_p: ttft, t_s: tp0}));
+    // where the layout has pipeline stages each prefill replica is a pipeline admitting a prompt every TTFT / pp
+    const stages = par.pp || 1;
+    const share = call("balanced_prefill_gpus", Object.assign({}, e, {t_p: ttft, t_s: tp0, k_pp: stages}));
+    const piped = stages > 1 ? ", each prefill replica a pipeline of " + stages + " stages" : "";
     const link = hw.link, scale = hw.node && hw.node.scale_out;
     let wKv = null, name = null, tKv = null;
     if (link && link.domain && 2 * gpus <= link.domain) {
@@ -303,17 +306,21 @@ const GR_SERVING = (() => {
       [wKv, name] = [gpus * scale.bandwidth_per_direction, "scale-out " + scale.name];
     }
     if (wKv) {
-      tKv = sv.prompt * lead.card.c / wKv;
+      // the cache the prompt leaves, whole model: held at T_in (serving.prompt_cache_c)
+      tKv = sv.prompt * lead.oneCard().at(null, sv.prompt).c / wKv;
       Object.assign(n, {kv_transfer_time: tKv, kv_link: name});
     }
     levers.push({technique: "prefill/decode disaggregation", setting: pct(share) + " of the GPUs prefill, " + pct(1 - share)
-      + " decode, in replicas of this layout", ttft: [ttft, ttft + (tKv || 0.0)], tpot: [tp0, tp0],
+      + " decode, in replicas of this layout" + piped, ttft: [ttft, ttft + (tKv || 0.0)], tpot: [tp0, tp0],
       per_gpu: [gpu0, gpu0 * (1 - share)], usd: [usd0, usd0 !== null && share < 1 ? usd0 / (1 - share) : null],
-      ends: "balanced: a prefill replica serves " + commas(1 / ttft, ".2f") + " prompts/s, a decode replica retires "
+      ends: "balanced: a prefill replica serves " + commas(stages / ttft, ".2f") + " prompts/s"
+        + (stages > 1 ? " (a prompt every TTFT / " + stages + ", each still taking the TTFT)" : "")
+        + ", a decode replica retires "
         + commas(decodeRate, ".2f") + " requests/s at batch " + commas(batch)
         + (tKv ? "; one prompt's KV cache crosses the " + name + " link in " + commas(tKv * 1e3, ".2f") + " ms" : ""),
       note: "no chunk rides along a decode step; tok/s per GPU counts the prefill pool's GPUs too"});
     n.prefill_share = share;
+    n.prefill_stages = stages;
     return out;
   }
 

@@ -715,7 +715,13 @@ def root(context, missing=missing):
                             yield ', where the curves stop: the TTFT tail does not bind'
                         yield '.'
                     yield '</p>\n'
-            yield '<p>Disaggregation: pools balanced for this request shape put this share of the GPUs on prefill:</p>\n<div data-static>'
+            yield '<p>Disaggregation: pools balanced for this request shape put this share of the GPUs on prefill'
+            if (environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefill_stages') > 1):
+                pass
+                yield ', each\nprefill replica a pipeline of k<sub>pp</sub> = '
+                yield escape(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefill_stages'))
+                yield ' stages that admits a prompt every t<sub>p</sub> / k<sub>pp</sub> while each prompt still takes\nt<sub>p</sub>, its TTFT (DistServe, section 3.1; a whole replica, k<sub>pp</sub> = 1, admits one every t<sub>p</sub>)'
+            yield ':</p>\n<div data-static>'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_pools'), False))
             yield '</div>\n'
             if t_9(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv')):
@@ -726,4 +732,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=86&2=95&3=97&4=101&5=105&6=107&7=111&8=119&9=131&11=133&13=137&14=141&18=148&19=166&20=174&21=178&22=185&23=192&26=202&27=232&28=246&29=261&30=267&31=276&32=296&33=353&34=359&35=365&36=375&37=416&38=428&40=430&43=433&46=450&49=460&50=468&51=476&52=480&55=496&57=508&58=511&62=513&63=515&64=520&68=525&70=528&71=530&74=533&75=535&76=543&77=555&78=565&79=613&80=622&81=624&82=638&83=650&84=660&85=662&88=667&90=669&91=675&92=693&93=700&94=709&98=719&99=721'
+debug_info = '1=86&2=95&3=97&4=101&5=105&6=107&7=111&8=119&9=131&11=133&13=137&14=141&18=148&19=166&20=174&21=178&22=185&23=192&26=202&27=232&28=246&29=261&30=267&31=276&32=296&33=353&34=359&35=365&36=375&37=416&38=428&40=430&43=433&46=450&49=460&50=468&51=476&52=480&55=496&57=508&58=511&62=513&63=515&64=520&68=525&70=528&71=530&74=533&75=535&76=543&77=555&78=565&79=613&80=622&81=624&82=638&83=650&84=660&85=662&88=667&90=669&91=675&92=693&93=700&94=709&97=719&98=722&100=725&101=727'
