@@ -470,3 +470,27 @@ def test_speculation_that_pays_again_says_where_it_does_not(rmav):
     assert f"pays again from batch {high:,}" in row["ends"] and row["gain"] > 1
     assert f"does not pay from batch {low:,} to {high - 1:,} per replica and pays again from {high:,}" in \
         figures.captions(rmav)["fig10-frontier"]
+
+
+def test_the_kv_capacity_ceiling_counts_the_weights_a_gpu_holds(rmav):
+    """``goodput_rate_capacity`` solves lam (T_out - 1) t_s(lam) (T_in + T_out / 2) (c + c_d) = C - N b - M_d
+    (formulas/techniques.py): N b there is what a GPU holds, while the steady step t_s streams what a round reads.
+    At tp 8 x pp 2 x ep 8 a round at the chapter's batch streams each GPU's slice once per micro-batch (40.9e9
+    parameters against the 25.0e9 it holds), which left no room and no ceiling ("none: the KV capacity allows no
+    rate") though 400-odd sequences fit.  At the ceiling the running sequences' caches fill the held room."""
+    import numpy as np
+    from genreport.model import techniques
+
+    n = rmav.serving["techniques"]["numbers"]
+    lam = n["goodput_rate_capacity"]
+    assert lam is not None and lam > 0
+    sv, lead = rmav.spec.serving, rmav.envs[rmav.lead]
+    last = sv.prompt + sv.output - 1
+    env = techniques._inputs(rmav, float(rmav.serving["rows"][-1]["batch"]), float(last))
+    held = lead.at(context=float(last))
+    n_held, b_held = float(np.ravel(held["N"])[0]), float(np.ravel(held["b"])[0])
+    assert env["N"] > 1.5 * n_held  # what a round reads is not what a GPU holds
+    t_s = techniques._eval(rmav, "steady_step_time", {**env, "lam": lam})
+    room = env["C"] - n_held * b_held - env["M_d"]
+    caches = lam * (sv.output - 1) * t_s * (sv.prompt + sv.output / 2) * (env["c"] + env["c_d"])
+    assert caches == pytest.approx(room, rel=1e-9)

@@ -108,7 +108,9 @@ def report(r) -> dict | None:
     return {"prompt": sv.prompt, "output": sv.output, "context": sv.prompt + sv.output,
             "last_context": last_context(sv.prompt, sv.output), "rounds": sv.output - 1, "where": where,
             "concurrency": cap * par.dp, "ttft_target": sv.ttft, "tpot_target": sv.tpot,
-            "users": sv.users, "gpus_per_node": node, "price_per_hour": price, "board_watts": power, "gpus": replicas_gpus,
+            "users": sv.users, "gpus_per_node": node,
+            "replica_nodes": -(-par.replica_gpus // node) if node else None,  # nodes one replica spans
+            "price_per_hour": price, "board_watts": power, "gpus": replicas_gpus,
             "replica_gpus": par.replica_gpus, "dp": par.dp, "capacity_batch": cap,
             "ttft_met": None if sv.ttft is None else bool(one.ttft_bound <= sv.ttft),
             "tpot_batch": tpot_batch, "users_batch": users_batch, "gpus_for_users": gpus_for_users,

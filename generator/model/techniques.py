@@ -82,6 +82,18 @@ def _inputs(r, batch: float, context: float) -> dict:
     return env
 
 
+def _held_room(r, env: dict, last: float) -> dict:
+    """``env`` with C lowered so that C - N b is the room beside the weights a GPU holds, while N stays the weights a
+    step reads: ``goodput_rate_capacity`` counts both through N, and they differ for a mixture of experts (a step
+    reads the experts its batch touches) and a pipeline (a round streams each GPU's slice once per micro-batch: Llama
+    3.1 405B in bf16 at tp 8 x pp 2 reads 2 x 50.7 GB a round from the 50.7 GB a GPU holds, which left no room)."""
+    held = r.envs[r.lead].at(context=last)
+    n_h, b_h = float(np.ravel(held["N"])[0]), float(np.ravel(held["b"])[0])
+    if n_h * b_h == env["N"] * env["b"]:  # a dense model on one stage: the same weights (and the same digits)
+        return env
+    return dict(env, C=env["C"] - n_h * b_h + env["N"] * env["b"])
+
+
 def draft_memory(spec, context: float) -> tuple[float, float]:
     """(M_d, c_d): a draft model's weight bytes and KV bytes per token on one GPU of the spec's layout
     (generator/model/draft.Draft.memory, split at the target's tp and pp), (0, 0) without a draft: what the
@@ -313,7 +325,8 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     env_s = dict(env)
     if sv.tpot is not None:
         env_s["theta"] = sv.tpot
-        rates = {k: physical(k, _eval(r, k, env_s), "")[0] for k in CEILINGS}
+        rates = {k: physical(k, _eval(r, k, _held_room(r, env_s, last) if k == "goodput_rate_capacity" else env_s),
+                             "")[0] for k in CEILINGS}
         rates = {k: v if v is not None and v > 0 else None for k, v in rates.items()}  # none: no rate at all
         found = [v for v in rates.values() if v is not None]
         goodput = min(found) if len(found) == len(CEILINGS) else None

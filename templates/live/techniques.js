@@ -259,8 +259,11 @@ const GR_SERVING = (() => {
     if (sv.tpot !== null) {
       es.theta = sv.tpot;
       let goodput = null, binds = null, low = Infinity, all = true;
+      // the KV capacity's room is beside the weights a GPU holds, its step reads those a batch touches (_held_room)
+      const held = lead.at(null, last), same = held.N * held.b === es.N * es.b;
+      const room = same ? es : Object.assign({}, es, {C: es.C - held.N * held.b + es.N * es.b});
       CEILINGS.forEach(function (c) {
-        const x = phys(c[0], call(c[0], es)), v = x !== null && x > 0 ? x : null;
+        const x = phys(c[0], call(c[0], c[0] === "goodput_rate_capacity" ? room : es)), v = x !== null && x > 0 ? x : null;
         n[c[0]] = v;
         const key = v === null ? -Infinity : v;
         if (binds === null || key < low) { low = key; binds = c[1]; }
