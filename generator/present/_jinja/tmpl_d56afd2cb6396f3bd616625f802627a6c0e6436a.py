@@ -207,7 +207,7 @@ def root(context, missing=missing):
         yield 'A replica holds '
         yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'capacity_batch')))
         yield ' sequences of '
-        yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'context')))
+        yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'last_context')))
         yield ' tokens'
         if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp') > 1):
             pass
