@@ -29,29 +29,39 @@ OPT_IN = {
 
 
 # The slowest test files under CI's settings (GENREPORT_SLOW=1 GENREPORT_FUZZ=1), slowest first: seconds of one
-# worker measured on the 2-core machine (pytest --junitxml, summed per file; stop 39), the files made faster since
-# (issue 31, h31b) at their new share (CPU-seconds of the file run alone, scaled).  Files not named here follow in
-# their usual order.  A stale list only costs balance, never a test.
+# worker measured on the 2-core machine (pytest --junitxml, summed per file, the whole suite run with -n 2; stop 42).
+# Files not named here follow in their usual order.  A stale list only costs balance, never a test.
 LONGEST = (
-    "test_regen.py",  # 63: every committed generated file made afresh (python -m genreport.regen --check)
-    "test_fastpdf.py",  # 56: every committed report printed by the stock and the fast path
-    "test_figure_labels.py",  # 32: every figure of 13 reports, wide and narrow
-    "test_splitlayout.py",  # 25 (30): the synthetic document's first print made once
-    "test_colwidths.py",  # 17 (19)
-    "test_hostile_round3.py",  # 16
-    "test_live_page.py",  # 15
-    "test_atomic_write.py",  # 13
-    "test_hostile_cache.py",  # 13
-    "test_chromium.py",  # 10
-    "test_live_model.py",  # 10
-    "test_print_layout.py",  # 9 (11): the 8B report's build shared with test_report
-    "test_report.py",  # 8 (10)
-    "test_jsgen.py",  # 8: its SymPy work now runs here, not while every worker collects
-    "test_cli_conventions.py",  # 8
-    "test_serving_figures.py",  # 8
-    "test_audit.py",  # 7 (8): the layouts of a claim priced in one call
-    "test_fastlayout.py",  # 7 (13): one report, its fast print shared (tests/shared.py printed())
-    "test_splitpaint.py",  # 5 (8): one report, the shared print
+    "test_regen.py",  # 98: every committed generated file made afresh (python -m genreport.regen --check)
+    "test_fastpdf.py",  # 99: every committed report printed by the stock and the fast path
+    "test_figure_labels.py",  # 56: every figure of 13 reports, wide and narrow
+    "test_live_serving.py",  # 40
+    "test_live_page.py",  # 39
+    "test_splitlayout.py",  # 37: the synthetic document's first print made once
+    "test_colwidths.py",  # 32
+    "test_golden.py",  # 26: the nine committed reports built (tests/shared.py built(), which other files reuse)
+    "test_hostile_cache.py",  # 25
+    "test_hostile_round3.py",  # 25
+    "test_atomic_write.py",  # 23
+    "test_live_model.py",  # 20
+    "test_live_parallel.py",  # 20
+    "test_fuzz_specs.py",  # 17
+    "test_chromium.py",  # 17
+    "test_print_layout.py",  # 15: the 8B report's build shared with test_report
+    "test_report.py",  # 14
+    "test_gate.py",  # 14
+    "test_jsgen.py",  # 14: its SymPy work runs here, not while every worker collects
+    "test_figure_processes.py",  # 13
+    "test_live_whatif.py",  # 13
+    "test_figure_store.py",  # 12
+    "test_figures.py",  # 12
+    "test_file_safety.py",  # 12
+    "test_audit.py",  # 12: the layouts of a claim priced in one call
+    "test_techniques.py",  # 12
+    "test_serve.py",  # 12
+    "test_serving_figures.py",  # 11 (more since: a two-node MoE with a draft)
+    "test_live_rules.py",  # 11
+    "test_import_graph.py",  # 11
 )
 
 
