@@ -196,3 +196,44 @@ def test_the_prompt_spread_through_derive_is_the_chapters(capsys, tmp_path):
     assert main(["derive", "unchunked_ttft", "--spec", str(one["path"])]) == 0
     mdl = float(capsys.readouterr().out.strip().splitlines()[-1].split("=")[-1].split()[0])
     assert one["value"] == pytest.approx(mdl, rel=1e-5)
+
+
+MAVERICK = """\
+kind: report
+name: svmav
+title: Llama 4 Maverick in bf16 on 16 H100, served
+hardware: h100-sxm
+model: llama-4-maverick
+precision: bf16
+parallelism: {tp: 8, pp: 2, ep: 8}
+serving: {prompt: 4k, output: 512, ttft: 2 s, tpot: 50 ms}
+workloads:
+  decode: {batch: [1], context: [4k]}
+"""
+
+
+def test_derive_gives_the_chapters_ceilings_at_a_two_node_moe(capsys, tmp_path):
+    """One number in one place: at a layout where a round reads other weights than a GPU holds (Llama 4 Maverick at
+    tp 8 x pp 2 x ep 8: a round streams each GPU's slice once per micro-batch, an MoE step the experts its batch
+    touches), ``derive`` states the serving chapter's goodput ceilings, at the chapter's point (its last row's batch,
+    a request's last context), to the digits it prints; the KV capacity's room beside the weights a GPU holds, which
+    derive says.  Before, derive took the weights a GPU holds for the step (85.3 against the chapter's 62.3
+    requests/s for the TPOT ceiling) and, given the chapter's batch, a negative KV capacity ceiling (-11.6 1/s)."""
+    from genreport.load.loader import load_report
+    from genreport.model.evaluate import evaluate
+
+    path = tmp_path / "svmav.yaml"
+    path.write_text(MAVERICK)
+    numbers = evaluate(load_report(path)).serving["techniques"]["numbers"]
+    for qid in ("goodput_rate_tpot", "goodput_rate_capacity", "chunk_budget_rate", "goodput_rate_compute"):
+        assert main(["derive", qid, "--spec", str(path), "--no-latex"]) == 0
+        out = capsys.readouterr().out
+        assert "the serving chapter's point" in out
+        assert float(out.strip().splitlines()[-1].split("=")[-1].split()[0]) == pytest.approx(numbers[qid], rel=1e-5)
+        if qid == "goodput_rate_capacity":
+            assert "C - N b is the room beside the weights it holds" in out
+    # a batch where the weights leave no room: no rate, with the reason, never a negative one
+    assert main(["derive", "goodput_rate_capacity", "--spec", str(path), "--no-latex", "--batch", "422",
+                 "--context", "4607", "--at", "C=1e9"]) == 0
+    out = capsys.readouterr().out
+    assert "no arrival rate fits" in out and "= -" not in out

@@ -160,6 +160,7 @@ def derive_text(qid: str, args, accounting: str | None) -> str:
         for k, (v, _) in input_overrides.items():
             nums.values[k] = float(v)
             nums.overridden.add(k)
+        _hold(nums)
         out.append("")
         out += _numbers_header(nums, expr, qid)
         own, why = _own_value(qid, nums)
@@ -289,6 +290,15 @@ def _numbers(args, accounting: str | None, qid: str) -> Numbers:
                 params[name] = tokens(given) if isinstance(given, str) else given
             except ValueError as exc:
                 raise _err(f"--{name} {given}", str(exc), "write an integer or '8k' (k = 1024)") from None
+    point = ""
+    from genreport.model.techniques import AT_CHAPTER_POINT
+
+    if spec.serving is not None and qid in AT_CHAPTER_POINT and args.batch is None and args.context is None:
+        # the serving chapter states it at its last row's batch and a request's last context: so does derive
+        from genreport.model.serving_report import chapter_point
+
+        params["batch"], params["context"] = chapter_point(spec)
+        point = "the serving chapter's point, its last row's batch per replica at a request's last context"
     extra = {symbol_of[k]: float(v) for k, v in params.items() if k in ("tokens", "n", "m")}
     if "recipe" in params:
         extra["k"] = float(recipe_bytes_per_param(params["recipe"]))
@@ -301,7 +311,29 @@ def _numbers(args, accounting: str | None, qid: str) -> Numbers:
     if spec.efficiency is not None:  # achievable fractions, where the spec gives them
         values.setdefault("eta_W", float(spec.efficiency.bandwidth))
         values.setdefault("eta_P", float(spec.efficiency.compute))
-    return Numbers(spec, env_obj, values, params)
+    held = None
+    if qid == "goodput_rate_capacity" and "B" in env and "S" in env:  # the room beside what a GPU holds
+        from genreport.model.techniques import held_room
+
+        roomy = held_room(env_obj, values, float(np.ravel(env["S"])[0]))
+        if roomy is not values:
+            held = values["C"] - roomy["C"] + values["N"] * values["b"]  # the weight bytes a GPU holds
+    return Numbers(spec, env_obj, values, params, point=point, held=held)
+
+
+def _hold(nums: Numbers) -> None:
+    """Where the point's step reads other weights than a GPU holds (``Numbers.held``), C lowered by the difference
+    (genreport.model.techniques.held_room, after any --at), with a line saying so."""
+    if nums.held is None:
+        return
+    from genreport.present import fmt
+
+    v = nums.values
+    read = v["N"] * v["b"]
+    nums.note = (f"C is the {fmt.gb(v['C'])} a GPU can use less the {fmt.gb(nums.held)} of weights it holds, plus the "
+                 f"{fmt.gb(read)} a step at the point reads (N b): so C - N b is the room beside the weights it holds, "
+                 "and the step streams what it reads")
+    v["C"] = v["C"] - nums.held + read
 
 
 def serving_values(spec, values: dict) -> dict[str, float]:
@@ -383,7 +415,8 @@ def _numbers_header(nums: Numbers, expr, qid: str) -> list[str]:
     spec = nums.spec
     where = ", ".join(f"{k} = {v}" for k, v in nums.params.items())
     lines = [f"{spec.name} ({spec.file}): {spec.model.name} on {spec.hardware.name}, {spec.precision.label()}, "
-             f"{nums.env_obj.accounting} accounting" + (f"; {where}" if where else "")]
+             f"{nums.env_obj.accounting} accounting" + (f"; {where}" if where else "")
+             + (f": {nums.point}" if nums.point else "")]
     from genreport.model.frame import PLAIN
 
     cut = nums.env_obj.cut
@@ -399,6 +432,8 @@ def _numbers_header(nums: Numbers, expr, qid: str) -> list[str]:
             shown.append(f"{name} = {_fmt(nums.values[s.name], BY_NAME[s.name].unit)}")
     if shown:
         lines.append("  inputs: " + ", ".join(shown))
+    if nums.note:
+        lines.append(f"  ({nums.note})")
     return lines
 
 

@@ -22,6 +22,9 @@ class Numbers:
     values: dict
     params: dict
     overridden: set = field(default_factory=set)  # input symbols set with --at
+    point: str = ""  # where the point comes from, when not the command line's or the workloads' first
+    note: str = ""  # a line after the inputs: what an input stands for where it is not its glossary meaning
+    held: float | None = None  # weight bytes a GPU holds, where a step at the point reads other (N b)
 
 
 def _indent(text: str, n: int = 2) -> list[str]:

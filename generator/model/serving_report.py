@@ -64,6 +64,40 @@ def _cheapest(spec) -> dict | None:
     return min(rows, key=key).as_json()
 
 
+def batches(spec, env=None) -> tuple:
+    """(the request alone, the capacity, the users' batch, the TPOT target's batch) per replica of the spec's
+    ``serving`` block at its layout, as the chapter's rows take them; the users' and the TPOT's batch None where the
+    block names no users or TPOT target."""
+    sv, hw, model, prec, acc = spec.serving, spec.hardware, spec.model, spec.precision, spec.accounting
+    par = spec.parallelism or Parallelism()
+    env = env if env is not None else make_env(hw, model, prec, acc)
+    one = request(model, hw, prec, par, 1, sv.prompt, sv.output, acc, env)
+    cap = int(min(one.capacity_batch, 65536))
+    if sv.speculative is not None and sv.speculative.draft is not None:  # the draft's weights and cache share it
+        from genreport.model.draft import replica_capacity
+
+        cap = int(min(cap, max(replica_capacity(spec, float(last_context(sv.prompt, sv.output)))[1], 0.0)))
+    users_batch = (min(-(-sv.users // par.dp), cap) if cap else 0) if sv.users else None
+    tpot_batch = None
+    if sv.tpot is not None and cap:
+        tpot_batch = _tpot_batch(model, hw, prec, par, sv.prompt, sv.output, acc, cap, sv.tpot, env)
+    return one, cap, users_batch, tpot_batch
+
+
+def chapter_point(spec) -> tuple[int, int]:
+    """(batch per replica, context) where the serving chapter states its techniques (generator/model/techniques.py):
+    its last row's batch (the TPOT target's, else the users', else 1) at a request's last context; ``derive``
+    evaluates the chapter's quantities there."""
+    sv = spec.serving
+    _, _, users_batch, tpot_batch = batches(spec)
+    batch = 1
+    if users_batch is not None and users_batch > 1:
+        batch = users_batch
+    if tpot_batch is not None and tpot_batch > 1 and tpot_batch != users_batch:
+        batch = tpot_batch
+    return batch, last_context(sv.prompt, sv.output)
+
+
 def report(r) -> dict | None:
     """The serving chapter's numbers for the spec's ``serving`` block at its layout (None without one): one request
     at batch 1, at the users' batch per replica and at the largest batch the TPOT target allows; the concurrency
@@ -77,26 +111,15 @@ def report(r) -> dict | None:
     env = make_env(hw, model, prec, acc)
     price, power = hw.price_per_hour, hw.power_watts
     node = hw.node.gpus_per_node if hw.node is not None else None
-    one = request(model, hw, prec, par, 1, sv.prompt, sv.output, acc, env)
-    cap = int(min(one.capacity_batch, 65536))
-    if sv.speculative is not None and sv.speculative.draft is not None:  # the draft's weights and cache share it
-        from genreport.model.draft import replica_capacity
-
-        cap = int(min(cap, max(replica_capacity(spec, float(last_context(sv.prompt, sv.output)))[1], 0.0)))
+    one, cap, users_batch, tpot_batch = batches(spec, env)
     rows = [_row(one, price, power, "one request alone", node)]
-    users_batch = None
-    if sv.users:
-        users_batch = min(-(-sv.users // par.dp), cap) if cap else 0
-        if users_batch > 1:
-            rows.append(_row(request(model, hw, prec, par, users_batch, sv.prompt, sv.output, acc, env), price,
-                             power, f"{sv.users:,} users" + (f" over {par.dp} replicas" if par.dp > 1 else "")
-                             + (" (as many as fit)" if users_batch < -(-sv.users // par.dp) else ""), node))
-    tpot_batch = None
-    if sv.tpot is not None and cap:
-        tpot_batch = _tpot_batch(model, hw, prec, par, sv.prompt, sv.output, acc, cap, sv.tpot, env)
-        if tpot_batch > 1 and tpot_batch != users_batch:
-            rows.append(_row(request(model, hw, prec, par, tpot_batch, sv.prompt, sv.output, acc, env), price,
-                             power, "the most the TPOT target allows", node))
+    if users_batch is not None and users_batch > 1:
+        rows.append(_row(request(model, hw, prec, par, users_batch, sv.prompt, sv.output, acc, env), price,
+                         power, f"{sv.users:,} users" + (f" over {par.dp} replicas" if par.dp > 1 else "")
+                         + (" (as many as fit)" if users_batch < -(-sv.users // par.dp) else ""), node))
+    if tpot_batch is not None and tpot_batch > 1 and tpot_batch != users_batch:
+        rows.append(_row(request(model, hw, prec, par, tpot_batch, sv.prompt, sv.output, acc, env), price,
+                         power, "the most the TPOT target allows", node))
     replicas_gpus = par.replica_gpus * par.dp
     per = min(x for x in (cap, tpot_batch if tpot_batch is not None else cap) if x is not None)
     gpus_for_users = (-(-sv.users // (per * par.dp)) * replicas_gpus) if sv.users and per else None

@@ -82,16 +82,24 @@ def _inputs(r, batch: float, context: float) -> dict:
     return env
 
 
-def _held_room(r, env: dict, last: float) -> dict:
+# The quantities the serving chapter states at its point (its last row's batch, a request's last context: _inputs),
+# where ``derive`` evaluates them too unless given a batch or context.
+AT_CHAPTER_POINT = frozenset(CEILINGS) | {"steady_step_time", "chunked_step_time", "chunked_step_intensity",
+                                         "chunked_ttft"}
+
+
+def held_room(lead, env: dict, last: float) -> dict:
     """``env`` with C lowered so that C - N b is the room beside the weights a GPU holds, while N stays the weights a
     step reads: ``goodput_rate_capacity`` counts both through N, and they differ for a mixture of experts (a step
     reads the experts its batch touches) and a pipeline (a round streams each GPU's slice once per micro-batch: Llama
-    3.1 405B in bf16 at tp 8 x pp 2 reads 2 x 50.7 GB a round from the 50.7 GB a GPU holds, which left no room)."""
-    held = r.envs[r.lead].at(context=last)
+    3.1 405B in bf16 at tp 8 x pp 2 reads 2 x 50.7 GB a round from the 50.7 GB a GPU holds, which left no room).
+    ``lead``: the report's Env (its ``at`` without a batch gives what a GPU holds)."""
+    held = lead.at(context=last)
     n_h, b_h = float(np.ravel(held["N"])[0]), float(np.ravel(held["b"])[0])
-    if n_h * b_h == env["N"] * env["b"]:  # a dense model on one stage: the same weights (and the same digits)
+    n_r, b_r = float(np.ravel(env["N"])[0]), float(np.ravel(env["b"])[0])
+    if n_h * b_h == n_r * b_r:  # a dense model on one stage: the same weights (and the same digits)
         return env
-    return dict(env, C=env["C"] - n_h * b_h + env["N"] * env["b"])
+    return dict(env, C=float(np.ravel(env["C"])[0]) - n_h * b_h + n_r * b_r)
 
 
 def draft_memory(spec, context: float) -> tuple[float, float]:
@@ -325,8 +333,9 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     env_s = dict(env)
     if sv.tpot is not None:
         env_s["theta"] = sv.tpot
-        rates = {k: physical(k, _eval(r, k, _held_room(r, env_s, last) if k == "goodput_rate_capacity" else env_s),
-                             "")[0] for k in CEILINGS}
+        room = held_room(r.envs[r.lead], env_s, last)
+        rates = {k: physical(k, _eval(r, k, room if k == "goodput_rate_capacity" else env_s), "")[0]
+                 for k in CEILINGS}
         rates = {k: v if v is not None and v > 0 else None for k, v in rates.items()}  # none: no rate at all
         found = [v for v in rates.values() if v is not None]
         goodput = min(found) if len(found) == len(CEILINGS) else None

@@ -58,6 +58,14 @@ def key(qid: str, params: dict, accounting: str) -> tuple:
 
 NO_FIT = "the weights alone exceed the memory capacity, so no KV cache fits"
 
+# The serving chapter's goodput ceilings (formulas/techniques.py): a rate at or below 0 is no rate at all.
+NO_RATE = {
+    "goodput_rate_tpot": "no arrival rate meets the TPOT target: a step's weights alone take longer",
+    "goodput_rate_capacity": "no arrival rate fits: the weights leave no room for the running sequences' caches",
+    "goodput_rate_compute": "no arrival rate is within the compute roof",
+    "chunk_budget_rate": "no arrival rate fits the step budget: the decode tokens leave no room for a prompt chunk",
+}
+
 
 def physical(qid: str, raw, integer: str = "") -> tuple[float | None, str]:
     """(value, reason): the stated value of ``qid`` from its formula's raw output.
@@ -91,6 +99,8 @@ def physical(qid: str, raw, integer: str = "") -> tuple[float | None, str]:
         if not math.isfinite(x) or x <= 0:
             return None, "the decode ceiling never falls below the ridge: every context can cross it"
         return x, ""
+    if qid in NO_RATE and x <= 0:
+        return None, NO_RATE[qid]
     if not math.isfinite(x):
         return None, "infinite at these inputs"
     if integer == "round" and x <= 0:

@@ -259,7 +259,7 @@ const GR_SERVING = (() => {
     if (sv.tpot !== null) {
       es.theta = sv.tpot;
       let goodput = null, binds = null, low = Infinity, all = true;
-      // the KV capacity's room is beside the weights a GPU holds, its step reads those a batch touches (_held_room)
+      // the KV capacity's room is beside the weights a GPU holds, its step reads those a batch touches (held_room)
       const held = lead.at(null, last), same = held.N * held.b === es.N * es.b;
       const room = same ? es : Object.assign({}, es, {C: es.C - held.N * held.b + es.N * es.b});
       CEILINGS.forEach(function (c) {
