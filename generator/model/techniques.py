@@ -126,6 +126,18 @@ def _step(r, env: dict) -> float:
     return max(_eval(r, "decode_time_memory", env), _eval(r, "decode_time_compute", env))
 
 
+def _capacity_env(r, env: dict, context: float) -> dict:
+    """``env`` with the room beside the weights a GPU holds for ``goodput_rate_capacity``: its C - N b takes the
+    weights held (the GPU's slice once; an MoE's every expert of it), while its steady step streams the N of ``env``,
+    the weights one round reads (a pipeline stage's slice once per micro-batch, min(n_PP, B) times; an MoE's experts
+    the batch touches).  C is shifted by the difference, C - N_held b_held + N b, so that C - N b is the room and the
+    step the round's, one symbol each as the formula prints them (the chapter's capacity, ``capacity_batch_replica``,
+    and its prefix cache count the same held weights)."""
+    held = r.envs[r.lead].at(context=float(context))
+    n_h, b_h = float(np.ravel(held["N"])[0]), float(np.ravel(held["b"])[0])
+    return dict(env, C=env["C"] - n_h * b_h + env["N"] * env["b"])
+
+
 def _sequences(x: float | None) -> int | None:
     """A count of sequences that fit: whole ones (floor), 0 where the weights leave no room, None where unknown."""
     return None if x is None else max(0, math.floor(x))
@@ -313,7 +325,8 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     env_s = dict(env)
     if sv.tpot is not None:
         env_s["theta"] = sv.tpot
-        rates = {k: physical(k, _eval(r, k, env_s), "")[0] for k in CEILINGS}
+        rates = {k: physical(k, _eval(r, k, _capacity_env(r, env_s, last) if k == "goodput_rate_capacity" else env_s),
+                             "")[0] for k in CEILINGS}
         rates = {k: v if v is not None and v > 0 else None for k, v in rates.items()}  # none: no rate at all
         found = [v for v in rates.values() if v is not None]
         goodput = min(found) if len(found) == len(CEILINGS) else None

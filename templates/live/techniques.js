@@ -259,8 +259,10 @@ const GR_SERVING = (() => {
     if (sv.tpot !== null) {
       es.theta = sv.tpot;
       let goodput = null, binds = null, low = Infinity, all = true;
+      // the KV capacity's room is beside the weights a GPU holds, its step streams the round's (techniques._capacity_env)
+      const kept = lead.at(null, last), room = Object.assign({}, es, {C: es.C - kept.N * kept.b + es.N * es.b});
       CEILINGS.forEach(function (c) {
-        const x = phys(c[0], call(c[0], es)), v = x !== null && x > 0 ? x : null;
+        const x = phys(c[0], call(c[0], c[0] === "goodput_rate_capacity" ? room : es)), v = x !== null && x > 0 ? x : null;
         n[c[0]] = v;
         const key = v === null ? -Infinity : v;
         if (binds === null || key < low) { low = key; binds = c[1]; }
