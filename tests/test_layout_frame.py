@@ -388,3 +388,17 @@ def test_page_one_other_roof_is_a_ratio_of_ledgers_not_of_the_pipelines_wait(tmp
     tc, tm = value(r, "prefill_time_compute", tokens=2048), value(r, "prefill_time_memory", tokens=2048)
     assert pre["time"] == pytest.approx(2 * tc, rel=1e-2)
     assert pre["other_roof"] == pytest.approx(tc / tm, rel=1e-12)
+
+
+def test_the_link_notes_of_chapter_6_are_sentences():
+    """A layout wider than the scale-up domain on a GPU whose spec names no scale-out network (the L4: PCIe, one GPU
+    a domain, NVIDIA L4 datasheet) gets a note per group; they ran together without a capital or a full stop ("...
+    so the bound stays a lower bound the tp group spans 2 GPUs ...")."""
+    from shared import html
+
+    page = " ".join(html("llama8b-a100.yaml", ["hardware=l4", "parallelism.tp=2", "parallelism.pp=2"]).split())
+    for g, n in (("pp", 4), ("tp", 2)):
+        assert (f". The {g} group spans {n} GPUs, more than the 1 of one scale-up domain, but NVIDIA L4 24GB&#39;s "
+                f"spec has no scale-out network (node.scale_out): its {g} traffic is counted on the scale-up link, so "
+                f"the bound stays a lower bound.") in page
+    assert "lower bound the" not in page
