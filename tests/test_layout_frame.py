@@ -368,3 +368,37 @@ def test_a_layout_sweep_with_no_fitting_layout_says_so(tmp_path):
     with matplotlib.rc_context(figures.RC), style.layout(True):  # the phone's figure keeps it on the canvas
         fig = figures.DRAWERS["fig9-gpu-rates"](r, None)
     assert [bb.x1 <= fig.bbox.x1 for _, bb in style.text_boxes(fig)] == [True]
+
+
+def test_page_one_other_roof_is_a_ratio_of_ledgers_not_of_the_pipelines_wait(tmp_path):
+    """Page 1's "other roof" is how many times shorter the next ledger is than the binding one, both one GPU's.
+    At batch 1 over 2 stages the strict bound is twice one GPU's HBM time (each stage waits for the other; Narayanan
+    et al. SC'21, section 2.2), so the bound over the next ledger doubled the ratio chapter 1 states (tp 2 x pp 2:
+    541x for a 271x ratio of ledgers); a prefill over 2 stages likewise."""
+    r = evaluate(spec_at(tmp_path, tp=4, pp=2))
+    rows = r.decision
+    d1 = next(x for x in rows if x["workload"] == "decode")
+    assert (d1["batch"], d1["roof"]) == (1, "bandwidth")
+    t_mem = value(r, "decode_time_memory_gpu", batch=1, context=1024)
+    assert d1["time"] == pytest.approx(2 * t_mem, rel=1e-3)  # the pipeline's wait: the old ratio was twice
+    nxt = max(value(r, "decode_time_compute_gpu", batch=1, context=1024), value(r, "decode_time_comm", batch=1,
+                                                                                    context=1024))
+    assert d1["other_roof"] == pytest.approx(t_mem / nxt, rel=1e-12)
+    pre = next(x for x in rows if x["workload"] == "prefill")
+    tc, tm = value(r, "prefill_time_compute", tokens=2048), value(r, "prefill_time_memory", tokens=2048)
+    assert pre["time"] == pytest.approx(2 * tc, rel=1e-2)
+    assert pre["other_roof"] == pytest.approx(tc / tm, rel=1e-12)
+
+
+def test_the_link_notes_of_chapter_6_are_sentences():
+    """A layout wider than the scale-up domain on a GPU whose spec names no scale-out network (the L4: PCIe, one GPU
+    a domain, NVIDIA L4 datasheet) gets a note per group; they ran together without a capital or a full stop ("...
+    so the bound stays a lower bound the tp group spans 2 GPUs ...")."""
+    from shared import html
+
+    page = " ".join(html("llama8b-a100.yaml", ["hardware=l4", "parallelism.tp=2", "parallelism.pp=2"]).split())
+    for g, n in (("pp", 4), ("tp", 2)):
+        assert (f". The {g} group spans {n} GPUs, more than the 1 of one scale-up domain, but NVIDIA L4 24GB&#39;s "
+                f"spec has no scale-out network (node.scale_out): its {g} traffic is counted on the scale-up link, so "
+                f"the bound stays a lower bound.") in page
+    assert "lower bound the" not in page

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from genreport.commands.cli import main
 from genreport.formulas import techniques as t
@@ -271,3 +272,26 @@ def test_the_steady_state_and_chunks_are_one_gpus_slice_of_the_layout(name, ceil
             assert one_card(known) != pytest.approx(at_layout(known), rel=1e-3), qid  # not one card's
     gpus = 8 if name.startswith("llama") else 1  # tp 8: one replica of 8 GPUs; dp 8 x ep 8: 8 replicas of one
     assert n["replica_gpus"] == gpus and n["goodput_rate_per_gpu"] == pytest.approx(n["goodput_rate"] / gpus)
+
+
+def test_the_kv_capacity_rate_fills_the_room_beside_the_weights_held_once():
+    """A pipeline stage holds its slice once but a round streams it once per micro-batch, min(n_PP, B) times
+    (Narayanan et al. SC'21, section 2.2): the KV capacity's rate is where Little's law's running sequences,
+    lam (T_out - 1) t_s(lam) of them at the mean context, fill C - N_held b, with t_s(lam) the round's steady step.
+    Taking the streamed N for the held one left Llama 3.1 70B bf16 on pp 2 (65.7 GiB of weights a GPU, streamed
+    twice a round) no room at all: "none: the KV capacity allows no rate" beside a figure whose curve ran on."""
+    from genreport.model.techniques import _inputs
+
+    r = evaluated("llama70b-h100-tp8.yaml", ["parallelism.tp=1", "parallelism.pp=2"])
+    sv, tq = r.spec.serving, r.serving["techniques"]
+    n, batch, last = tq["numbers"], float(tq["batch"]), float(sv.prompt + sv.output - 1)
+    env = _inputs(r, batch, last)
+    held = r.envs[r.lead].at(context=last)
+    n_h, b_h = float(np.ravel(held["N"])[0]), float(np.ravel(held["b"])[0])
+    assert env["N"] == pytest.approx(2 * n_h, rel=1e-12)  # two micro-batches a round: the slice streamed twice
+    lam = n["goodput_rate_capacity"]
+    assert lam is not None and lam > 0
+    t_s = float(r.q["steady_step_time"]({**env, "lam": lam}))
+    running = lam * (sv.output - 1) * t_s
+    assert running * (sv.prompt + sv.output / 2) * env["c"] == pytest.approx(env["C"] - n_h * b_h, rel=1e-9)
+    assert n["goodput_rate"] == min(n["goodput_rate_tpot"], n["goodput_rate_compute"], lam, n["chunk_budget_rate"])

@@ -102,7 +102,9 @@ def _parallel_decode_rows(r, price) -> list[dict]:
             "comm_est": float(g["decode_time_comm_estimate"][i, j]),
             "estimate_binds": str(p.estimate_binds[i, j]) if fits else "capacity",
             "overhead": float(g["decode_time_overhead"][i, j]),
-            "other_roof": t / second if second > 0 else None, "fits": fits,
+            # the binding ledger over the next one, both one GPU's in a round: the bound t also holds a pipeline's
+            # idle stages (batch 1 over pp stages waits pp slices), which is no roof's time
+            "other_roof": ledgers[roof] / second if second > 0 else None, "fits": fits,
             "capacity_batch": physical("capacity_batch", per["capacity_batch_replica_raw"][j])[0],
             "ms_per_token": t * 1e3, "tokens_per_s_sequence": 1 / t, "tokens_per_s": tps,
             "tokens_per_s_gpu": tps / gpus,
@@ -153,7 +155,7 @@ def rows(r) -> list[dict]:
             out.append({
                 "workload": "prefill", "label": f"prefill P = {t_tok:,}", "tokens": t_tok,
                 "binds": "compute" if tc >= tm else "bandwidth", "roof": "compute" if tc >= tm else "bandwidth",
-                "time": t, "other_roof": t / min(tc, tm) if min(tc, tm) > 0 else None, "fits": fits_weights,
+                "time": t, "other_roof": max(tc, tm) / min(tc, tm) if min(tc, tm) > 0 else None, "fits": fits_weights,
                 "ms_to_first_token": t * 1e3, "tokens_per_s": t_tok / t,
                 "usd_per_mtok": _usd_per_mtok(price * replica if price else None, t_tok / t) if fits_weights else None,
             })

@@ -714,7 +714,7 @@ const GR_MODEL = (function () {
         if (par && par.prefill[lead]) time = par.prefill[lead].prefill_time_bound[i];  // over one GPU's ledgers
         out.push({workload: "prefill", label: "prefill P = " + tk.toLocaleString("en-US"), tokens: tk,
           binds: tc >= tm ? "compute" : "bandwidth", roof: tc >= tm ? "compute" : "bandwidth", time: time,
-          other_roof: Math.min(tc, tm) > 0 ? time / Math.min(tc, tm) : null, fits: fitsWeights,
+          other_roof: Math.min(tc, tm) > 0 ? Math.max(tc, tm) / Math.min(tc, tm) : null, fits: fitsWeights,
           ms_to_first_token: time * 1e3, tokens_per_s: tk / time,
           usd_per_mtok: fitsWeights ? usdPerMtok(price && par ? price * par.replica_gpus : price, tk / time) : null});
       });

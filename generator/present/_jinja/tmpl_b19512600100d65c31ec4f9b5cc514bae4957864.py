@@ -85,10 +85,16 @@ def root(context, missing=missing):
         def t_10(*unused):
             raise TemplateRuntimeError("No filter named 'time' found.")
     try:
-        t_11 = environment.tests['none']
+        t_11 = environment.filters['upper']
     except KeyError:
         @internalcode
         def t_11(*unused):
+            raise TemplateRuntimeError("No filter named 'upper' found.")
+    try:
+        t_12 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_12(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s7_gpus.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
@@ -207,7 +213,11 @@ def root(context, missing=missing):
             for l_1_note in environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'notes'):
                 _loop_vars = {}
                 pass
-                yield escape(l_1_note)
+                yield escape(t_11(l_1_note[:1]))
+                yield escape(l_1_note[1:])
+                if (not context.call(environment.getattr(l_1_note, 'endswith'), '.', _loop_vars=_loop_vars)):
+                    pass
+                    yield '.'
                 yield ' '
             l_1_note = missing
             yield '</p>\n<p>Two numbers per point, and they are not the same thing: the <strong>strict bound</strong> is the largest of the three\nper-GPU ledgers (compute, HBM, interconnect perfectly overlapped), which no engine beats; the <strong>serial\nestimate</strong> puts the collectives ('
@@ -249,7 +259,7 @@ def root(context, missing=missing):
                 if environment.getattr(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'links'), 'tp'), 'in_network'):
                     pass
                     yield ', or its in-switch all-reduce where that is faster'
-                if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce') and (not t_11(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot')))):
+                if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce') and (not t_12(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot')))):
                     pass
                     yield ", or the engine's one-shot kernel (engine.all_reduce: one-shot) where that is faster still"
                 yield '. '
@@ -307,7 +317,7 @@ def root(context, missing=missing):
                     pass
                     yield '<div class="formula"><div class="label">'
                     yield escape(environment.getattr(l_1_c, 'title'))
-                    if (not t_11(environment.getattr(l_1_c, 'value'))):
+                    if (not t_12(environment.getattr(l_1_c, 'value'))):
                         pass
                         yield ': '
                         yield escape(t_10(environment.getattr(l_1_c, 'value')))
@@ -468,7 +478,7 @@ def root(context, missing=missing):
                 _loop_vars = {}
                 pass
                 yield '<td class="n">'
-                if t_11(l_2_n):
+                if t_12(l_2_n):
                     pass
                     yield 'over 4,096'
                 else:
@@ -484,4 +494,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=94&2=106&4=109&5=111&6=114&7=116&8=138&10=145&11=149&12=151&13=163&14=181&15=207&18=214&19=216&20=229&21=236&23=238&24=246&26=249&27=259&28=263&29=278&30=284&32=290&33=293&35=296&36=305&38=320&41=329&42=339&43=351&46=360&48=363&49=373&53=382&54=384&55=392&56=395&57=397&58=400&59=403&60=407&61=414&62=420&63=424&64=428&65=430&66=435&69=445&70=447&73=449&74=451&77=453&78=461&80=482'
+debug_info = '1=100&2=112&4=115&5=117&6=120&7=122&8=144&10=151&11=155&12=157&13=169&14=187&15=213&18=224&19=226&20=239&21=246&23=248&24=256&26=259&27=269&28=273&29=288&30=294&32=300&33=303&35=306&36=315&38=330&41=339&42=349&43=361&46=370&48=373&49=383&53=392&54=394&55=402&56=405&57=407&58=410&59=413&60=417&61=424&62=430&63=434&64=438&65=440&66=445&69=455&70=457&73=459&74=461&77=463&78=471&80=492'
