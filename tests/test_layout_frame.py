@@ -308,6 +308,14 @@ def test_every_page_states_the_layouts_numbers(model, hw, precision, tp, pp, ep,
     # a pipeline's round streams each GPU's slice once per micro-batch: the text says the formulas count it so
     assert (f"With {pp} pipeline stages a round passes min(n" in text) == (pp > 1)
     assert (f"the weights in a round's formulas are the slice min({pp}, B) times" in text) == (pp > 1)
+    # the token/s formula substitutes one GPU's ledgers: its printed result is theirs, and the replica's (a batch-1
+    # token through the stages one after another) is said beside it, not printed as the formula's result
+    tps = r.blocks["tps"]
+    if pp > 1:
+        assert tps.note == "layout" and tps.closed_form == pytest.approx(pp * tps.entry.value, rel=0.02)
+        assert (f"That is one GPU's pair of ledgers, without the links. The report states the replica's decode token/s "
+                f"ceiling, the strict bound of a round through {r.frame.label} with its collectives and its {pp} "
+                f"pipeline stages one after another at batch 1: {fmt.num(tps.entry.value)} tok/s.") in text
     # the printed formulas name one GPU's slice
     assert "N_{g}" in page
 

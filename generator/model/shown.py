@@ -96,6 +96,11 @@ def blocks(r) -> dict[str, Block]:
                 note = "numeric"
         stated = r.entry(qid, acc, **params)
         if stated is not None and qid != "critical_context":
+            if (r.frame.many and value is not None and stated.value is not None
+                    and abs(stated.value - value) > 1e-9 * abs(value)):
+                # at a layout the report states the replica's number (a round through the pipeline and the links),
+                # the printed formula one GPU's ledgers: the block shows the formula's own result and says which
+                note, closed = "layout", value
             value, reason = stated.value, stated.reason  # one number, one place
         entry = Entry(qid, dict(params), value, c.unit, c.symbol, latex_of(r, qid, acc), acc, reason)
         symbols = {}

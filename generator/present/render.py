@@ -91,7 +91,8 @@ class Formulas:
         symbolic = f"{c.symbol} = {fill(c.latex[b.variant], c.args, names)}"
         substituted = f"= {fill(c.latex[b.variant], c.args, r.symbols_tex, values)}"
         params = {k: v for k, v in e.params.items()}
-        shown_value = b.closed_form if e.id == "critical_context" and b.note == "numeric" else e.value
+        shown_value = (b.closed_form if (e.id == "critical_context" and b.note == "numeric") or b.note == "layout"
+                       else e.value)
         block = {
             "id": e.id, "anchor": f"fx-{e.id}-{len(self.used)}", "title": c.title, "source": c.source,
             "params": params, "accounting": e.accounting,
@@ -104,6 +105,12 @@ class Formulas:
         }
         if b.note == "numeric":
             _windowed_note(block, r, e)
+        if b.note == "layout":
+            block["note"] = (f"That is one GPU's pair of ledgers, without the links. The report states the replica's "
+                             f"{c.title}, the strict bound of a round through {r.frame.label} with its collectives"
+                             + (f" and its {r.frame.pp} pipeline stages one after another at batch 1" if
+                                r.frame.pp > 1 and e.params.get("batch") == 1.0 else "")
+                             + f": {format_value(e.value, c.unit, c.integer) if e.value is not None else 'none'}.")
         if not any(u["id"] == e.id and u["params"] == params and u["accounting"] == e.accounting for u in self.used):
             self.used.append(block)
         return block
