@@ -316,7 +316,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     chunk_rate = env["C_p"] / (sv.prompt * (1 - sv.prefix_hit) * t_mix)  # prompts a step's chunk admits per second
     decode_rate = batch / ((sv.output - 1) * t_mix) if sv.output > 1 else math.inf  # requests the batch finishes
     rows.append({"technique": "chunked prefill",
-                 "setting": f"a {sv.chunk:,}-token step budget beside {int(batch):,} decode sequences",
+                 "setting": f"a step budget of {sv.chunk:,} tokens beside {int(batch):,} decode sequences",
                  "ttft": (ttft, max(ttft, ttft_chunk)), "tpot": (tpot, tpot * cost), "per_gpu": (per_gpu, per_gpu / cost),
                  "usd": (usd, usd * cost if usd is not None else None), "gain": 1 / cost,
                  "ends": f"a step's intensity {i_plain:,.0f} -> {i_mix:,.0f} FLOP/B; the decode users pay {cost:.2f}x per "

@@ -245,7 +245,7 @@ const GR_SERVING = (() => {
     const cost = tMix / tDec, ttftChunk = call("chunked_ttft", e);
     const chunkRate = request.C_p / (sv.prompt * (1 - sv.prefix_hit) * tMix);
     const decodeRate = sv.output > 1 ? batch / ((sv.output - 1) * tMix) : Infinity;
-    levers.push({technique: "chunked prefill", setting: "a " + commas(sv.chunk) + "-token step budget beside " + commas(batch)
+    levers.push({technique: "chunked prefill", setting: "a step budget of " + commas(sv.chunk) + " tokens beside " + commas(batch)
       + " decode sequences", ttft: [ttft, pyMax(ttft, ttftChunk)], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / cost],
       usd: [usd0, usd0 !== null ? usd0 * cost : null], ends: "a step's intensity " + commas(iPlain) + " -> " + commas(iMix)
         + " FLOP/B; the decode users pay " + F.format(cost, ".2f") + "x per token while a prompt is prefilled and no step "
