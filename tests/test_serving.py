@@ -235,3 +235,29 @@ def test_published_request_rates_never_beat_the_bound(row):
                 int(row["batch"]), int(row["input_tokens"]), int(row["output_tokens"]))
     assert float(row["value"]) <= int(row["batch"]) * r.per_user()
     assert len(RATES) >= 20
+
+
+def test_a_layout_that_holds_no_request_serves_none(tmp_path):
+    """Llama 3.1 70B in bf16 on one H100 (tp 1): 141.2 GB of weights against 80 GB, so the replica holds no
+    sequence.  The serving chapter states no TTFT, TPOT or cost for it and page 1 says it cannot serve the
+    targets, never "meets them" (it did: ttft_met was True from the prefill bound of a model that does not fit);
+    the techniques, applied to nothing, are absent; plan's cheapest layout is still named."""
+    from genreport.commands.cli import main
+    from genreport.load.loader import load_report
+    from genreport.model.evaluate import evaluate
+
+    p = _serving_spec(tmp_path, "serving: {prompt: 2k, output: 512, ttft: 2s, tpot: 50ms, users: 16}")
+    p.write_text(p.read_text(encoding="utf-8").replace("parallelism: {tp: 8}", "parallelism: {tp: 1}"),
+                 encoding="utf-8")
+    sv = evaluate(load_report(p)).serving
+    assert sv["capacity_batch"] == 0 and sv["holds"] is False
+    assert sv["ttft_met"] is None and sv["techniques"] is None and sv["cheapest"] is not None
+    assert main([str(p), "--format", "html", "-o", str(tmp_path / "out"), "-q"]) == 0
+    page = next((tmp_path / "out").rglob("report.html")).read_text(encoding="utf-8")
+    head = page[page.index('<section id="s0"'):page.index('<section id="s1"')]
+    assert "this layout cannot serve them: its weights alone exceed the card's memory" in head
+    assert "meets them up to" not in head and "this layout meets them" not in head
+    s9 = page[page.index('<section id="s9"'):]
+    assert "This layout cannot serve the request: its weights alone" in s9
+    assert "The TTFT target is met" not in s9 and "What serving engines do to it" not in s9
+    assert "A node of 8 GPUs full of such replicas" not in s9

@@ -207,9 +207,9 @@ def _layout_round(r, batch: float) -> dict:
 
 def report(r) -> tuple[dict | None, dict[str, Block]]:
     """(the technique rows and numbers of the serving chapter, their formula blocks); (None, {}) without
-    ``serving``."""
+    ``serving`` or where the layout holds no sequence of the request (nothing to serve, no technique to apply)."""
     sv = r.spec.serving
-    if sv is None or r.serving is None:
+    if sv is None or r.serving is None or not r.serving["holds"]:
         return None, {}
     base = r.serving["rows"][-1]  # the chapter's busiest point (the users' batch, or the TPOT target's)
     batch = float(base["batch"])

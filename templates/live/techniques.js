@@ -151,7 +151,8 @@ const GR_SERVING = (() => {
       gpu0 = b0.tokens_per_s_gpu, usd0 = b0.usd_per_mtok_out;
     const per = Math.min(cap, tpotBatch !== null ? tpotBatch : cap);
     const out = {batch: batch, context: last, mean_context: mean, chunk: sv.chunk, capacity_batch: cap,
-      tpot_batch: tpotBatch, users_batch: usersBatch, ttft_met: sv.ttft === null ? null : ttft <= sv.ttft, rows: rows,
+      tpot_batch: tpotBatch, users_batch: usersBatch, holds: cap >= 1,
+      ttft_met: sv.ttft === null || cap < 1 ? null : ttft <= sv.ttft, rows: rows,
       gpus_for_users: sv.users && per ? Math.ceil(sv.users / (per * dp)) * gpus * dp : null};
     const n = {replica_gpus: gpus}, levers = [];
     out.numbers = n;
