@@ -455,3 +455,16 @@ def test_page_one_rows_of_a_pipeline_name_the_verdict_and_one_gpus_ledgers(tmp_p
     i, j = 0, list(r.spec.workloads.decode_context).index(one["context"])
     assert one["time"] == pytest.approx(2 * dec["decode_time_memory_gpu"][i, j])  # one micro-batch walks 2 stages
     assert one["other_roof"] == pytest.approx(dec["decode_time_memory_gpu"][i, j] / dec["decode_time_comm"][i, j])
+
+
+def test_chapter_six_counts_a_groups_members_not_the_gpus_it_spans(tmp_path):
+    """Llama 3.1 70B on tp 8 x pp 2: the pipeline group is the 2 GPUs that hold one shard's two stages, 8 GPUs
+    apart, within 16; chapter 6 said "The pp group (16 GPUs)", its span (LinkChoice.span) read as its size."""
+    import re
+
+    from genreport.present.render import _env, context
+
+    r = evaluate(spec_for(tmp_path, tp=8, pp=2))
+    assert r.parallel.links["pp"].span == 16
+    html = _env().get_template("sections/s7_gpus.html.j2").render(**context(r, None, {}).variables())
+    assert re.findall(r"The (\w+) group \(([^)]*)\)", html) == [("pp", "2 GPUs, spread over 16"), ("tp", "8 GPUs")]

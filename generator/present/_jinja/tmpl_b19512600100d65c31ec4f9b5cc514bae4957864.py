@@ -149,13 +149,21 @@ def root(context, missing=missing):
             yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'kv_capacity_tokens_replica', 'integer', 'no'))
             yield ' KV tokens.\n'
             for (l_1_g, l_1_link) in (undefined(name='par_links') if l_0_par_links is missing else l_0_par_links):
+                l_1_members = missing
                 _loop_vars = {}
                 pass
+                l_1_members = environment.getitem(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), l_1_g)
+                _loop_vars['members'] = l_1_members
                 yield 'The '
                 yield escape(l_1_g)
                 yield ' group ('
-                yield escape(environment.getattr(l_1_link, 'span'))
-                yield ' GPUs) crosses '
+                yield escape((undefined(name='members') if l_1_members is missing else l_1_members))
+                yield ' GPUs'
+                if (environment.getattr(l_1_link, 'span') > (undefined(name='members') if l_1_members is missing else l_1_members)):
+                    pass
+                    yield ', spread over '
+                    yield escape(environment.getattr(l_1_link, 'span'))
+                yield ') crosses '
                 yield escape(environment.getattr(l_1_link, 'tier'))
                 yield ': '
                 yield escape(environment.getattr(l_1_link, 'name'))
@@ -203,7 +211,7 @@ def root(context, missing=missing):
                     yield escape(environment.getattr(l_1_link, 'local'))
                     yield " NICs, the estimate the faster of the library's ring across the nodes (its bus bandwidth the node's NICs) and its hierarchical form (in the node, the shard across the nodes, in the node)."
                 yield ' '
-            l_1_g = l_1_link = missing
+            l_1_g = l_1_link = l_1_members = missing
             for l_1_note in environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'notes'):
                 _loop_vars = {}
                 pass
@@ -484,4 +492,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=94&2=106&4=109&5=111&6=114&7=116&8=138&10=145&11=149&12=151&13=163&14=181&15=207&18=214&19=216&20=229&21=236&23=238&24=246&26=249&27=259&28=263&29=278&30=284&32=290&33=293&35=296&36=305&38=320&41=329&42=339&43=351&46=360&48=363&49=373&53=382&54=384&55=392&56=395&57=397&58=400&59=403&60=407&61=414&62=420&63=424&64=428&65=430&66=435&69=445&70=447&73=449&74=451&77=453&78=461&80=482'
+debug_info = '1=94&2=106&4=109&5=111&6=114&7=116&8=138&10=145&11=149&12=151&13=171&14=189&15=215&18=222&19=224&20=237&21=244&23=246&24=254&26=257&27=267&28=271&29=286&30=292&32=298&33=301&35=304&36=313&38=328&41=337&42=347&43=359&46=368&48=371&49=381&53=390&54=392&55=400&56=403&57=405&58=408&59=411&60=415&61=422&62=428&63=432&64=436&65=438&66=443&69=453&70=455&73=457&74=459&77=461&78=469&80=490'
