@@ -205,6 +205,12 @@ def _layout_round(r, batch: float) -> dict:
             "resumes": int(batches[off[0] + again[0]]) if again.size else None, "speedup_far": float(sig[-1])}
 
 
+def _share(x: float) -> str:
+    """A share of a step in percent: two significant digits under 10% (a one-layer draft's 0.39%, never "0%"),
+    whole percents above."""
+    return f"{100 * x:.2g}%" if 0 < x < 0.1 else f"{x:.0%}"
+
+
 def report(r) -> tuple[dict | None, dict[str, Block]]:
     """(the technique rows and numbers of the serving chapter, their formula blocks); (None, {}) without
     ``serving`` or where the layout holds no sequence of the request (nothing to serve, no technique to apply)."""
@@ -248,13 +254,13 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                     f"ends at batch {breakeven:,.0f} per replica at this layout, at the last token")
         else:
             far = lay["speedup_far"]
-            ends = (f"does not end up to the {lay['scanned']:,} sequences a replica holds: past batch {verify_x:,.0f} "
+            ends = (f"pays at every batch up to the {lay['scanned']:,} sequences a replica holds: past batch {verify_x:,.0f} "
                     f"the speed-up at the last token falls towards {far:.2f}x" if verify_x is not None else
-                    f"does not end up to the {lay['scanned']:,} sequences a replica holds")
+                    f"pays at every batch up to the {lay['scanned']:,} sequences a replica holds")
         t_d = at_mean["draft"]
         drafts = (f"drafts {sp.draft_cost:.0%} of a step" if sp.draft is None else
                   f"drafted by {sp.draft.title} ({sp.draft_tokens} pass{'es' if sp.draft_tokens > 1 else ''}, at least {t_d * 1e3:.3g} ms: "
-                  f"{t_d / at_mean['plain']:.0%} of a step)")
+                  f"{_share(t_d / at_mean['plain'])} of a step)")
         if sp.draft is not None:
             ends += (f"; the draft's weights and KV cache leave room for {lay['capacity_with_draft']:,.0f} sequences "
                      f"of {int(last):,} tokens per replica, {lay['capacity_plain']:,.0f} without it")

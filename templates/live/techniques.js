@@ -17,6 +17,8 @@ const GR_SERVING = (() => {
   function pyMax(a, b) { return b > a ? b : a; }  // Python's max(a, b): a unless b is larger
   function phys(qid, x) { return M.physical(qid, x, "")[0]; }
   function pct(x) { return F.format(100 * x, ".0f") + "%"; }  // Python's {:.0%}
+  // techniques._share: two significant digits under 10%, whole percents above
+  function share(x) { return x > 0 && x < 0.1 ? F.format(100 * x, ".2g") + "%" : pct(x); }
   function commas(x, p) { return F.format(x, "," + (p || ".0f")); }
 
   /** The mean context and the c, d_h whose products with it are the means over the decode rounds
@@ -210,7 +212,7 @@ const GR_SERVING = (() => {
           + ", and pays again from batch " + commas(resumes)
         : breakeven !== null ? "ends at batch " + commas(breakeven) + " per replica at this layout, at the last token"
           + (verifyX !== null ? " (one GPU's verify step turns compute-bound at " + commas(verifyX) + ")" : "")
-        : "does not end up to the " + commas(scanned) + " sequences a replica holds"
+        : "pays at every batch up to the " + commas(scanned) + " sequences a replica holds"
           + (verifyX !== null ? ": past batch " + commas(verifyX) + " the speed-up at the last token falls towards "
             + F.format(far, ".2f") + "x" : "");
       if (draft) {
@@ -219,7 +221,7 @@ const GR_SERVING = (() => {
       }
       levers.push({technique: "speculative decoding", setting: k + " draft token" + (k > 1 ? "s" : "") + ", accepted "
         + pct(sp.acceptance) + " each, " + (draft ? "drafted by " + draft.model.title + " (" + k + " pass"
-          + (k > 1 ? "es" : "") + ", at least " + F.format(td * 1e3, ".3g") + " ms: " + pct(td / aMean.plain) + " of a step)"
+          + (k > 1 ? "es" : "") + ", at least " + F.format(td * 1e3, ".3g") + " ms: " + share(td / aMean.plain) + " of a step)"
           : "drafts " + pct(sp.draft_cost) + " of a step")
         + (sp.verify_tokens !== null && sp.verify_tokens !== undefined ? ", a tree of " + sp.verify_tokens
           + " tokens verified" : ""),
