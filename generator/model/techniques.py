@@ -205,6 +205,12 @@ def _layout_round(r, batch: float) -> dict:
             "resumes": int(batches[off[0] + again[0]]) if again.size else None, "speedup_far": float(sig[-1])}
 
 
+def _faster(x: float) -> str:
+    """A speed-up of the TPOT in words: "1.79x faster", or past the break-even batch "1.10x slower" (never "0.91x
+    faster")."""
+    return f"{x:.2f}x faster" if x >= 1 else f"{1 / x:.2f}x slower"
+
+
 def _share(x: float) -> str:
     """A share of a step in percent: two significant digits under 10% (a one-layer draft's 0.39%, never "0%"),
     whole percents above."""
@@ -271,7 +277,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                      "ttft": (ttft, ttft), "tpot": (tpot, lay["tpot"]), "per_gpu": (per_gpu, per_gpu_s),
                      "usd": (usd, usd_per_mtok(r.spec.hardware.price_per_hour, per_gpu_s) if usd is not None else None),
                      "gain": at_mean["speedup"], "ends": ends,
-                     "note": f"{tokens:.2f} tokens per verify step; TPOT {at_last['speedup']:.2f}x faster at the last "
+                     "note": f"{tokens:.2f} tokens per verify step; TPOT {_faster(at_last['speedup'])} at the last "
                              f"token, tok/s {at_mean['speedup']:.2f}x at the mean context"})
         for name, ctx, x in (("tech_speculative", last, at_last), ("tech_speculative_mean", mean, at_mean)):
             blocks[name] = _block(r, name, "speculative_speedup_layout",
@@ -362,6 +368,9 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     stages = (r.spec.parallelism or Parallelism()).pp
     env_d = dict(env, t_p=ttft, t_s=tpot, k_pp=float(stages))
     share = _eval(r, "balanced_prefill_gpus", env_d)
+    # what one decode replica retires in the pools: its plain round t_s, no chunk riding along (the chunked row's
+    # batch_retires_rate takes the step with a chunk)
+    pool_rate = _eval(r, "decode_pool_rate", {**env_d, "n_D": 1.0})
     piped = f", each prefill replica a pipeline of {stages} stages" if stages > 1 else ""
     link, link_name = kv_link(r.spec.hardware, r.spec.parallelism or Parallelism())
     t_kv = None
@@ -383,7 +392,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                  "ends": f"balanced: a prefill replica serves {stages / ttft:,.2f} prompts/s"
                          + (f" (a prompt every TTFT / {stages}, each still taking the TTFT)" if stages > 1 else "")
                          + ", a decode replica retires "
-                         f"{decode_rate:,.2f} requests/s at batch {int(batch):,}"
+                         f"{pool_rate:,.2f} requests/s at batch {int(batch):,}"
                          + (f"; one prompt's KV cache crosses the {link_name} link in {t_kv * 1e3:,.2f} ms" if t_kv
                             else ""),
                  "note": "no chunk rides along a decode step; tok/s per GPU counts the prefill pool's GPUs too"})
