@@ -468,3 +468,25 @@ def test_chapter_six_counts_a_groups_members_not_the_gpus_it_spans(tmp_path):
     assert r.parallel.links["pp"].span == 16
     html = _env().get_template("sections/s7_gpus.html.j2").render(**context(r, None, {}).variables())
     assert re.findall(r"The (\w+) group \(([^)]*)\)", html) == [("pp", "2 GPUs, spread over 16"), ("tp", "8 GPUs")]
+
+
+def test_the_rate_formula_at_a_layout_equals_its_own_arithmetic(tmp_path):
+    """Qwen3 235B-A22B in fp8 on tp 8 x pp 2 x ep 8 (its model file's shapes): formula (16) substitutes one GPU's
+    ledgers, B / max((B S c_g + N_g b) / W, ...), which at batch 1 and context 32k give 1,881 tok/s, and printed
+    "= 940 tok/s", the replica's round through the two stages the table states.  The block now prints its own
+    arithmetic and says where the table's 940 comes from."""
+    from genreport.present.render import _env, context
+
+    path = tmp_path / "qwen.yaml"
+    path.write_text(SPEC.format(model="qwen3-235b-a22b", hw="h100-sxm", precision="fp8", tp=8, pp=2, ep=8, dp=1)
+                    .replace("context: [128, 1k, 8k]", "context: [1k, 32k]")
+                    .replace("  training: {micro_batch_tokens: 4k}\n", ""), encoding="utf-8")
+    r = evaluate(load_report(path))
+    b = r.blocks["tps"]
+    env = {k: float(v) for k, v in b.inputs.items()}
+    own = 1 / max((env["S"] * env["c"] + env["N"] * env["b"]) / env["W"],
+                  (4 * env["S"] * env["H_q"] * env["L"] * env["d_h"] + 2 * env["N_a"]) / env["P"])
+    assert b.closed_form == pytest.approx(own, rel=1e-9) and b.entry.value == pytest.approx(own / 2, rel=1e-9)
+    html = _env().get_template("sections/s4_batching.html.j2").render(**context(r, None, {}).variables())
+    assert "= <strong>1,881 tok/s</strong>" in html and "= <strong>940 tok/s" not in html
+    assert "through its 2 pipeline stages, gives 940 tok/s: the number the table states" in html

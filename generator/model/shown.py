@@ -97,6 +97,11 @@ def blocks(r) -> dict[str, Block]:
         stated = r.entry(qid, acc, **params)
         if stated is not None and qid != "critical_context":
             value, reason = stated.value, stated.reason  # one number, one place
+        if (qid == "decode_tokens_per_s" and r.parallel is not None and value is not None
+                and not np.isclose(raw, value, rtol=1e-9)):
+            # at a layout the table states a replica's round (links and pipeline included); the formula, one GPU's
+            # ledgers, is shown with its own value and the stated one beside it (render.block)
+            note, closed = "layout", raw
         entry = Entry(qid, dict(params), value, c.unit, c.symbol, latex_of(r, qid, acc), acc, reason)
         symbols = {}
         if qid == "weight_stream_time" and "N" in inputs:

@@ -91,7 +91,8 @@ class Formulas:
         symbolic = f"{c.symbol} = {fill(c.latex[b.variant], c.args, names)}"
         substituted = f"= {fill(c.latex[b.variant], c.args, r.symbols_tex, values)}"
         params = {k: v for k, v in e.params.items()}
-        shown_value = b.closed_form if e.id == "critical_context" and b.note == "numeric" else e.value
+        shown_value = (b.closed_form if (e.id == "critical_context" and b.note == "numeric") or b.note == "layout"
+                       else e.value)
         block = {
             "id": e.id, "anchor": f"fx-{e.id}-{len(self.used)}", "title": c.title, "source": c.source,
             "params": params, "accounting": e.accounting,
@@ -104,6 +105,8 @@ class Formulas:
         }
         if b.note == "numeric":
             _windowed_note(block, r, e)
+        if b.note == "layout":
+            _layout_note(block, r, e)
         if not any(u["id"] == e.id and u["params"] == params and u["accounting"] == e.accounting for u in self.used):
             self.used.append(block)
         return block
@@ -146,6 +149,16 @@ class Equations:
         if first == anchor:
             return None
         return {"number": self.number(first), "anchor": first}
+
+
+def _layout_note(block: dict, r: Results, e) -> None:
+    """A rate at a layout: the formula's arithmetic is one GPU's ledgers without the links; the number the report
+    states is the replica's round (compute, HBM and interconnect overlapped, through the pipeline)."""
+    par = r.spec.parallelism
+    walk = f", through its {par.pp} pipeline stages" if par is not None and par.pp > 1 else ""
+    stated = format_value(e.value, e.unit, r.q[e.id].integer)
+    block["note"] = (f"That is one GPU's compute and HBM ledgers alone. The replica's round, with the interconnect "
+                     f"ledger and the strict bound of a round{walk}, gives {stated}: the number the table states.")
 
 
 def _windowed_note(block: dict, r: Results, e) -> None:
