@@ -312,3 +312,17 @@ def test_speculation_past_its_break_even_is_slower_not_faster():
     assert row["technique"] == "speculative decoding" and 0.85 < speedup < 0.95
     assert row["tpot"][1] == pytest.approx(row["tpot"][0] / speedup) and row["tpot"][1] > row["tpot"][0]
     assert f"TPOT {1 / speedup:.2f}x slower at the last token" in row["note"] and "x faster" not in row["note"]
+
+
+def test_the_kv_transfer_formula_names_the_whole_models_cache():
+    """Llama 3.1 70B on 8 H100 (tp 8, the committed spec): the KV transfer substitutes the whole model's 327,680 B
+    a token (80 layers x 8 KV heads x 128 x 2 x 2 B; every GPU sends its eighth at once over the replica's links),
+    and printed it as c_g, which the slice table defines as one GPU's 40,960 B.  It prints c."""
+    from genreport.present.render import Formulas
+    from shared import evaluated
+
+    r = evaluated("llama70b-h100-tp8.yaml")
+    b = r.blocks["tech_kv"]
+    assert b.inputs["c"] == 80 * 8 * 128 * 2 * 2 and r.frame.names["c"] == "c_{g}"
+    tex = Formulas(r).block(b)["symbolic_tex"]
+    assert "c_{g}" not in tex and r"T_{\mathrm{in}} \, c}" in tex

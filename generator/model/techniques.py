@@ -26,6 +26,7 @@ the tails of :func:`rate_curves` take: :data:`PROMPT_SPREADS`).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 from genreport.formulas import portable
@@ -381,7 +382,10 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
         t_kv = sv.prompt * c_card / link
         numbers["kv_transfer_time"] = t_kv
         numbers["kv_link"] = link_name
-        blocks["tech_kv"] = _block(r, "tech_kv", "kv_transfer_time", {**env, "W_kv": link, "c": c_card}, {})
+        # c is the whole model's (every GPU sends its slice at once over W_kv, the replica's links): printed c, as
+        # the glossary defines it, not the c_g ("KV bytes per token on one GPU") a layout's other formulas print
+        blocks["tech_kv"] = replace(_block(r, "tech_kv", "kv_transfer_time", {**env, "W_kv": link, "c": c_card}, {}),
+                                    symbols={"c": r.symbols_tex["c"]})
     rows.append({"technique": "prefill/decode disaggregation",
                  "setting": f"{share:.0%} of the GPUs prefill, {1 - share:.0%} decode, in replicas of this layout"
                             + piped,
