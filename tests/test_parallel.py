@@ -490,3 +490,27 @@ def test_the_rate_formula_at_a_layout_equals_its_own_arithmetic(tmp_path):
     html = _env().get_template("sections/s4_batching.html.j2").render(**context(r, None, {}).variables())
     assert "= <strong>1,881 tok/s</strong>" in html and "= <strong>940 tok/s" not in html
     assert "through its 2 pipeline stages, gives 940 tok/s: the number the table states" in html
+
+
+def test_formulas_that_substitute_the_streamed_experts_do_not_call_them_n_g(tmp_path):
+    """Qwen3 235B-A22B in fp8 on tp 8 x pp 2 x ep 8 (8 of 128 experts a token, its model file): the slice table
+    defines N_g as the 14.69B parameters one GPU holds.  The decode intensity (10), the rate (16) and the memory
+    bound (17) substitute the 1.387B a batch-1 step streams, the active slice, and printed them as N_g (formula (1)
+    was fixed alone); they print N_a,g, and the exact accounting's (18) (N_a,g + N_e,g), the rows it then subtracts."""
+    from genreport.present.render import Formulas
+
+    path = tmp_path / "qwen.yaml"
+    path.write_text(SPEC.format(model="qwen3-235b-a22b", hw="h100-sxm", precision="fp8", tp=8, pp=2, ep=8, dp=1)
+                    .replace("  training: {micro_batch_tokens: 4k}\n", ""), encoding="utf-8")
+    r = evaluate(load_report(path))
+    held = float(r.envs[r.lead].values["N"])
+    forms = Formulas(r)
+    shown = {k: (b, forms.block(b)["symbolic_tex"]) for k, b in r.blocks.items() if "N" in b.inputs}
+    for name in ("t_mem", "intensity", "tps", "seed_tmem"):
+        b, tex = shown[name]
+        assert b.inputs["N"] == pytest.approx(float(r.envs[r.lead].values["N_a"])) and b.inputs["N"] < held / 10
+        assert "N_{a,g}" in tex and "N_{g}" not in tex, (name, tex)
+    assert r"\left(N_{a,g} + N_{e,g}\right) \, b - N_{e,g} \, b" in shown["exact_tmem"][1]
+    for name in ("cap_tokens", "cap_batch"):  # the capacity holds every expert: N_g
+        b, tex = shown[name]
+        assert b.inputs["N"] == held and "N_{g}" in tex
