@@ -514,3 +514,22 @@ def test_formulas_that_substitute_the_streamed_experts_do_not_call_them_n_g(tmp_
     for name in ("cap_tokens", "cap_batch"):  # the capacity holds every expert: N_g
         b, tex = shown[name]
         assert b.inputs["N"] == held and "N_{g}" in tex
+
+
+def test_the_experts_a_pipelines_round_touches_are_one_micro_batchs(tmp_path):
+    """Qwen3 235B-A22B on tp 8 x pp 2 x ep 8: a round at batch 4 passes 2 micro-batches of 2 tokens, each streaming
+    the experts its own 2 tokens touch, 128 (1 - (1 - 8/128)^2) = 15.5 a layer, twice: 4.437 GB a GPU.  Chapter 1
+    said "batch 4: 29.1 of 128 experts per layer, 4.437 GB per GPU" (29.1: four tokens at once) and at batch 256
+    "29.38 GB per GPU" beside the 14.69 GB the GPU holds, without saying the slice is streamed once per micro-batch."""
+    from genreport.present.prose import moe_text
+
+    path = tmp_path / "qwen.yaml"
+    path.write_text(SPEC.format(model="qwen3-235b-a22b", hw="h100-sxm", precision="fp8", tp=8, pp=2, ep=8, dp=1)
+                    .replace("  training: {micro_batch_tokens: 4k}\n", ""), encoding="utf-8")
+    r = evaluate(load_report(path))
+    four = next(x for x in r.moe_reads if x["batch"] == 4)
+    assert four["microbatches"] == 2 and four["touched"] == pytest.approx(128 * (1 - (1 - 8 / 128) ** 2))
+    text = moe_text(r)
+    assert "batch 1: 8 of 128 experts per layer, 1.387 GB per GPU;" in text
+    assert "batch 4: 15.5 of 128 experts per layer in each of its 2 micro-batches of 2, 4.437 GB per GPU a round" in text
+    assert "batch 256: 128 of 128 experts per layer in each of its 2 micro-batches of 128, 29.38 GB per GPU a round" in text

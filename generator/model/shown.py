@@ -182,12 +182,18 @@ def moe_reads(r, batches=(1, 4, 16, 64, 256)) -> tuple[dict, ...]:
         return ()
     env = r.envs["exact"]
     cut = env.cut
+    stages = r.spec.parallelism.pp if r.spec.parallelism is not None else 1
     rows = []
     for batch in batches:
-        group = batch * (cut.ep / cut.tp) if cut.ep > cut.tp else batch  # tokens that pick one GPU's experts
+        # a pipeline's round passes min(stages, B) micro-batches, each streaming what its own tokens touch (the
+        # round's bytes, formulas.parallel.microbatches): the experts touched are one micro-batch's
+        micro = min(stages, batch)
+        tokens = batch / micro
+        group = tokens * (cut.ep / cut.tp) if cut.ep > cut.tp else tokens  # tokens that pick one GPU's experts
         touched = float(arch.expected_experts_touched(m.moe.experts, m.moe.active_experts, group))
         read = float(arch.parameters_read(m, batch, r.params)) if cut.trivial else float(env.at(batch=batch)["N"])
-        rows.append({"batch": batch, "touched": touched, "bytes": read * _read_bytes_per_weight(env, batch)})
+        rows.append({"batch": batch, "touched": touched, "bytes": read * _read_bytes_per_weight(env, batch),
+                     "microbatches": micro})
     return tuple(rows)
 
 
