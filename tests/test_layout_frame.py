@@ -368,3 +368,18 @@ def test_a_layout_sweep_with_no_fitting_layout_says_so(tmp_path):
     with matplotlib.rc_context(figures.RC), style.layout(True):  # the phone's figure keeps it on the canvas
         fig = figures.DRAWERS["fig9-gpu-rates"](r, None)
     assert [bb.x1 <= fig.bbox.x1 for _, bb in style.text_boxes(fig)] == [True]
+
+
+def test_the_summarys_lever_sentence_states_the_time_its_numbers_are():
+    """Llama 3.1 8B in bf16 on one H100 (the committed spec): the biggest lever's 4.79 ms -> 1.24 ms are the
+    batch-1 time to stream the weights (chapter 5's lever table), not a decode step's; page 1 called them "the
+    time per token", beside a first sentence that gives the step at context 128 (4.8 ms) and, on an L4 at 8k
+    context, 28.6 ms against the lever's 26.8."""
+    from genreport.present.summary import sentences
+    from shared import evaluated
+
+    r = evaluated("llama8b-h100.yaml")
+    lever = next(s for s in sentences(r) if s.startswith("Beyond batching"))
+    assert lever.startswith("Beyond batching, the biggest lever on the time to stream the weights is weights int4")
+    assert "4.79 ms to 1.24 ms at batch 1" in lever and "time per token" not in lever
+    assert r.blocks["t_mem"].entry.value == pytest.approx(4.79e-3, rel=2e-3)  # formula (1): 16.06 GB / 3.35 TB/s
