@@ -326,3 +326,22 @@ def test_the_kv_transfer_formula_names_the_whole_models_cache():
     assert b.inputs["c"] == 80 * 8 * 128 * 2 * 2 and r.frame.names["c"] == "c_{g}"
     tex = Formulas(r).block(b)["symbolic_tex"]
     assert "c_{g}" not in tex and r"T_{\mathrm{in}} \, c}" in tex
+
+
+def test_chapter_six_of_a_model_that_does_not_fit_reads_as_sentences(tmp_path):
+    """Llama 3.1 70B in bf16 on one H100: chapter 6 read "... one replica holds 33 sequences of that context.With
+    fp8 weights 1 GPU suffice.The chart ..." (no space after either sentence; "1 GPU suffice")."""
+    import re
+
+    from genreport.load.loader import load_report
+    from genreport.model.evaluate import evaluate
+    from genreport.present.render import _env, context
+
+    p = _serving_spec(tmp_path, "serving: {prompt: 2k, output: 512, tpot: 50ms}")
+    p.write_text(p.read_text(encoding="utf-8").replace("parallelism: {tp: 8}\n", ""),
+                 encoding="utf-8")
+    r = evaluate(load_report(p))
+    html = _env().get_template("sections/s7_gpus.html.j2").render(**context(r, None, {}).variables())
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html))
+    assert "that context. With fp8 weights 1 GPU suffices. The chart and the fit map" in text
+    assert not re.search(r"[a-z]\.[A-Z]", text)

@@ -434,7 +434,7 @@ def root(context, missing=missing):
                 yield escape(t_8(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'tokens_per_s_gpu')))
                 yield ' tok/s per GPU, and one replica holds\n'
                 yield escape(t_2(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'capacity_batch')))
-                yield ' sequences of that context.'
+                yield ' sequences of that context. '
             if (environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest_any') and (environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest_any'), 'precision') != environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weights'))):
                 pass
                 yield 'With '
@@ -444,8 +444,11 @@ def root(context, missing=missing):
                 yield ' GPU'
                 if (environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest_any'), 'gpus') > 1):
                     pass
-                    yield 's'
-                yield ' suffice.'
+                    yield 's suffice'
+                else:
+                    pass
+                    yield ' suffices'
+                yield '. '
             yield 'The chart and the fit map below show what more GPUs buy.</p>\n'
         else:
             pass
@@ -492,4 +495,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=94&2=106&4=109&5=111&6=114&7=116&8=138&10=145&11=149&12=151&13=171&14=189&15=215&18=222&19=224&20=237&21=244&23=246&24=254&26=257&27=267&28=271&29=286&30=292&32=298&33=301&35=304&36=313&38=328&41=337&42=347&43=359&46=368&48=371&49=381&53=390&54=392&55=400&56=403&57=405&58=408&59=411&60=415&61=422&62=428&63=432&64=436&65=438&66=443&69=453&70=455&73=457&74=459&77=461&78=469&80=490'
+debug_info = '1=94&2=106&4=109&5=111&6=114&7=116&8=138&10=145&11=149&12=151&13=171&14=189&15=215&18=222&19=224&20=237&21=244&23=246&24=254&26=257&27=267&28=271&29=286&30=292&32=298&33=301&35=304&36=313&38=328&41=337&42=347&43=359&46=368&48=371&49=381&53=390&54=392&55=400&56=403&57=405&58=408&59=411&60=415&61=422&62=428&63=432&64=436&65=438&66=443&69=456&70=458&73=460&74=462&77=464&78=472&80=493'
