@@ -36,7 +36,7 @@ def differences(r, got: dict) -> list[str]:
     tech, bad = r.serving["techniques"], []
     if got["batch"] != tech["batch"] or got["context"] != tech["context"]:
         bad.append(f"point: python {tech['batch']}, {tech['context']}; js {got['batch']}, {got['context']}")
-    for k in ("capacity_batch", "tpot_batch", "users_batch", "gpus_for_users", "ttft_met"):
+    for k in ("capacity_batch", "tpot_batch", "users_batch", "gpus_for_users", "holds", "ttft_met"):
         if not same(r.serving[k], got[k]):
             bad.append(f"{k}: python {r.serving[k]!r}, js {got[k]!r}")
     for k, v in tech["numbers"].items():

@@ -430,3 +430,106 @@ def test_min_gpus_uses_even_stages(tmp_path):
     r = evaluate(spec_for(tmp_path, model="deepseek-v3", precision="fp8", tp=8, hw="h200"))
     assert entry(r, "min_gpus_to_fit", batch=1, context=1024) == 8
     assert r.parallel.min_layout["seed"][0][0] == (8, 1)
+
+
+def test_page_one_rows_of_a_pipeline_name_the_verdict_and_one_gpus_ledgers(tmp_path):
+    """Qwen3 235B-A22B in fp8 on 16 H100 (tp 8 x pp 2 x ep 8; shapes from its model file): an 8k prompt's stage
+    spends more on its all-reduces and all-to-alls than on its FLOPs, so page 1's row names the interconnect, as
+    chapter 3 and the verdicts do (it said "compute", its one-GPU FLOPs against HBM alone).  "Other roof" is how
+    many times shorter one GPU's next ledger is than its largest: it was the bound of the whole walk through the
+    two stages over one GPU's ledger, twice too large (batch-1 decode 14x for 6.9x, a 512-token prompt 13x for
+    its HBM over its links, 4.6x)."""
+    path = tmp_path / "qwen.yaml"
+    path.write_text(SPEC.format(model="qwen3-235b-a22b", hw="h100-sxm", precision="fp8", tp=8, pp=2, ep=8, dp=1)
+                    .replace("prompt: [2k]", "prompt: [512, 8k]").replace("  training: {micro_batch_tokens: 4k}\n", ""),
+                    encoding="utf-8")
+    r = evaluate(load_report(path))
+    pre = r.parallel.prefill[r.lead]
+    rows = [x for x in r.decision if x["workload"] == "prefill"]
+    assert [x["binds"] for x in rows] == list(r.verdicts["prefill_binds"]) == ["bandwidth", "interconnect"]
+    assert pre["prefill_time_comm"][1] > pre["prefill_time_compute_gpu"][1] > pre["prefill_time_memory_gpu"][1]
+    assert rows[0]["other_roof"] == pytest.approx(pre["prefill_time_memory_gpu"][0] / pre["prefill_time_comm"][0])
+    assert rows[1]["other_roof"] == pytest.approx(pre["prefill_time_comm"][1] / pre["prefill_time_compute_gpu"][1])
+    dec = r.parallel.decode[r.lead]
+    one = next(x for x in r.decision if x["workload"] == "decode" and x["batch"] == 1)
+    i, j = 0, list(r.spec.workloads.decode_context).index(one["context"])
+    assert one["time"] == pytest.approx(2 * dec["decode_time_memory_gpu"][i, j])  # one micro-batch walks 2 stages
+    assert one["other_roof"] == pytest.approx(dec["decode_time_memory_gpu"][i, j] / dec["decode_time_comm"][i, j])
+
+
+def test_chapter_six_counts_a_groups_members_not_the_gpus_it_spans(tmp_path):
+    """Llama 3.1 70B on tp 8 x pp 2: the pipeline group is the 2 GPUs that hold one shard's two stages, 8 GPUs
+    apart, within 16; chapter 6 said "The pp group (16 GPUs)", its span (LinkChoice.span) read as its size."""
+    import re
+
+    from genreport.present.render import _env, context
+
+    r = evaluate(spec_for(tmp_path, tp=8, pp=2))
+    assert r.parallel.links["pp"].span == 16
+    html = _env().get_template("sections/s7_gpus.html.j2").render(**context(r, None, {}).variables())
+    assert re.findall(r"The (\w+) group \(([^)]*)\)", html) == [("pp", "2 GPUs, spread over 16"), ("tp", "8 GPUs")]
+
+
+def test_the_rate_formula_at_a_layout_equals_its_own_arithmetic(tmp_path):
+    """Qwen3 235B-A22B in fp8 on tp 8 x pp 2 x ep 8 (its model file's shapes): formula (16) substitutes one GPU's
+    ledgers, B / max((B S c_g + N_g b) / W, ...), which at batch 1 and context 32k give 1,881 tok/s, and printed
+    "= 940 tok/s", the replica's round through the two stages the table states.  The block now prints its own
+    arithmetic and says where the table's 940 comes from."""
+    from genreport.present.render import _env, context
+
+    path = tmp_path / "qwen.yaml"
+    path.write_text(SPEC.format(model="qwen3-235b-a22b", hw="h100-sxm", precision="fp8", tp=8, pp=2, ep=8, dp=1)
+                    .replace("context: [128, 1k, 8k]", "context: [1k, 32k]")
+                    .replace("  training: {micro_batch_tokens: 4k}\n", ""), encoding="utf-8")
+    r = evaluate(load_report(path))
+    b = r.blocks["tps"]
+    env = {k: float(v) for k, v in b.inputs.items()}
+    own = 1 / max((env["S"] * env["c"] + env["N"] * env["b"]) / env["W"],
+                  (4 * env["S"] * env["H_q"] * env["L"] * env["d_h"] + 2 * env["N_a"]) / env["P"])
+    assert b.closed_form == pytest.approx(own, rel=1e-9) and b.entry.value == pytest.approx(own / 2, rel=1e-9)
+    html = _env().get_template("sections/s4_batching.html.j2").render(**context(r, None, {}).variables())
+    assert "= <strong>1,881 tok/s</strong>" in html and "= <strong>940 tok/s" not in html
+    assert "through its 2 pipeline stages, gives 940 tok/s: the number the table states" in html
+
+
+def test_formulas_that_substitute_the_streamed_experts_do_not_call_them_n_g(tmp_path):
+    """Qwen3 235B-A22B in fp8 on tp 8 x pp 2 x ep 8 (8 of 128 experts a token, its model file): the slice table
+    defines N_g as the 14.69B parameters one GPU holds.  The decode intensity (10), the rate (16) and the memory
+    bound (17) substitute the 1.387B a batch-1 step streams, the active slice, and printed them as N_g (formula (1)
+    was fixed alone); they print N_a,g, and the exact accounting's (18) (N_a,g + N_e,g), the rows it then subtracts."""
+    from genreport.present.render import Formulas
+
+    path = tmp_path / "qwen.yaml"
+    path.write_text(SPEC.format(model="qwen3-235b-a22b", hw="h100-sxm", precision="fp8", tp=8, pp=2, ep=8, dp=1)
+                    .replace("  training: {micro_batch_tokens: 4k}\n", ""), encoding="utf-8")
+    r = evaluate(load_report(path))
+    held = float(r.envs[r.lead].values["N"])
+    forms = Formulas(r)
+    shown = {k: (b, forms.block(b)["symbolic_tex"]) for k, b in r.blocks.items() if "N" in b.inputs}
+    for name in ("t_mem", "intensity", "tps", "seed_tmem"):
+        b, tex = shown[name]
+        assert b.inputs["N"] == pytest.approx(float(r.envs[r.lead].values["N_a"])) and b.inputs["N"] < held / 10
+        assert "N_{a,g}" in tex and "N_{g}" not in tex, (name, tex)
+    assert r"\left(N_{a,g} + N_{e,g}\right) \, b - N_{e,g} \, b" in shown["exact_tmem"][1]
+    for name in ("cap_tokens", "cap_batch"):  # the capacity holds every expert: N_g
+        b, tex = shown[name]
+        assert b.inputs["N"] == held and "N_{g}" in tex
+
+
+def test_the_experts_a_pipelines_round_touches_are_one_micro_batchs(tmp_path):
+    """Qwen3 235B-A22B on tp 8 x pp 2 x ep 8: a round at batch 4 passes 2 micro-batches of 2 tokens, each streaming
+    the experts its own 2 tokens touch, 128 (1 - (1 - 8/128)^2) = 15.5 a layer, twice: 4.437 GB a GPU.  Chapter 1
+    said "batch 4: 29.1 of 128 experts per layer, 4.437 GB per GPU" (29.1: four tokens at once) and at batch 256
+    "29.38 GB per GPU" beside the 14.69 GB the GPU holds, without saying the slice is streamed once per micro-batch."""
+    from genreport.present.prose import moe_text
+
+    path = tmp_path / "qwen.yaml"
+    path.write_text(SPEC.format(model="qwen3-235b-a22b", hw="h100-sxm", precision="fp8", tp=8, pp=2, ep=8, dp=1)
+                    .replace("  training: {micro_batch_tokens: 4k}\n", ""), encoding="utf-8")
+    r = evaluate(load_report(path))
+    four = next(x for x in r.moe_reads if x["batch"] == 4)
+    assert four["microbatches"] == 2 and four["touched"] == pytest.approx(128 * (1 - (1 - 8 / 128) ** 2))
+    text = moe_text(r)
+    assert "batch 1: 8 of 128 experts per layer, 1.387 GB per GPU;" in text
+    assert "batch 4: 15.5 of 128 experts per layer in each of its 2 micro-batches of 2, 4.437 GB per GPU a round" in text
+    assert "batch 256: 128 of 128 experts per layer in each of its 2 micro-batches of 128, 29.38 GB per GPU a round" in text

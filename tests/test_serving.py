@@ -235,3 +235,113 @@ def test_published_request_rates_never_beat_the_bound(row):
                 int(row["batch"]), int(row["input_tokens"]), int(row["output_tokens"]))
     assert float(row["value"]) <= int(row["batch"]) * r.per_user()
     assert len(RATES) >= 20
+
+
+def test_a_layout_that_holds_no_request_serves_none(tmp_path):
+    """Llama 3.1 70B in bf16 on one H100 (tp 1): 141.2 GB of weights against 80 GB, so the replica holds no
+    sequence.  The serving chapter states no TTFT, TPOT or cost for it and page 1 says it cannot serve the
+    targets, never "meets them" (it did: ttft_met was True from the prefill bound of a model that does not fit);
+    the techniques, applied to nothing, are absent; plan's cheapest layout is still named."""
+    from genreport.commands.cli import main
+    from genreport.load.loader import load_report
+    from genreport.model.evaluate import evaluate
+
+    p = _serving_spec(tmp_path, "serving: {prompt: 2k, output: 512, ttft: 2s, tpot: 50ms, users: 16}")
+    p.write_text(p.read_text(encoding="utf-8").replace("parallelism: {tp: 8}", "parallelism: {tp: 1}"),
+                 encoding="utf-8")
+    sv = evaluate(load_report(p)).serving
+    assert sv["capacity_batch"] == 0 and sv["holds"] is False
+    assert sv["ttft_met"] is None and sv["techniques"] is None and sv["cheapest"] is not None
+    assert main([str(p), "--format", "html", "-o", str(tmp_path / "out"), "-q"]) == 0
+    page = next((tmp_path / "out").rglob("report.html")).read_text(encoding="utf-8")
+    head = page[page.index('<section id="s0"'):page.index('<section id="s1"')]
+    assert "this layout cannot serve them: its weights alone exceed the card's memory" in head
+    assert "meets them up to" not in head and "this layout meets them" not in head
+    s9 = page[page.index('<section id="s9"'):]
+    assert "This layout cannot serve the request: its weights alone" in s9
+    assert "The TTFT target is met" not in s9 and "What serving engines do to it" not in s9
+    assert "A node of 8 GPUs full of such replicas" not in s9
+
+
+def test_the_drafts_share_and_speculation_that_pays_throughout_read_plainly():
+    """DeepSeek-V3's one-layer MTP draft on 8 H200 (the committed spec): its pass is 0.625 ms of a 26.06 ms mean
+    round, 2.4%, printed "2%" (and a Qwen3 235B one-layer head at tp 8 x pp 2 "0% of a step"); speculation that
+    pays up to every sequence the replica holds read "does not end up to the 165 sequences"."""
+    from shared import evaluated
+
+    tech = evaluated("deepseek-v3-h200-ep8.yaml").serving["techniques"]
+    n, row = tech["numbers"], tech["rows"][0]
+    assert row["technique"] == "speculative decoding"
+    share = n["draft_time_mean"] / n["plain_round_mean"]
+    assert 0.02 < share < 0.03 and f"(1 pass, at least 0.625 ms: {100 * share:.2g}% of a step)" in row["setting"]
+    assert "2.4% of a step" in row["setting"]
+    assert row["ends"].startswith("pays at every batch up to the 165 sequences a replica holds")
+
+
+def test_the_pools_decode_replica_retires_at_its_plain_round():
+    """Disaggregated pools (DistServe, section 3): a decode replica runs plain rounds, no prompt chunk rides along,
+    so it retires B / ((T_out - 1) t_s) requests/s, the rate balanced_prefill_gpus balances against the prefill
+    replica's.  DeepSeek-V3 on 8 H200 (the committed spec), 165 sequences a replica: 6.05 requests/s; the bullet
+    printed 0.70, the chunked row's batch, whose every step carries a chunk (8.66x the round)."""
+    import re
+
+    from shared import evaluated
+
+    r = evaluated("deepseek-v3-h200-ep8.yaml")
+    tech, sv = r.serving["techniques"], r.spec.serving
+    n, row = tech["numbers"], tech["rows"][-1]
+    assert row["technique"] == "prefill/decode disaggregation" and n["chunked_cost"] > 8
+    tpot = r.serving["rows"][-1]["bound"]["tpot"]
+    retires = tech["batch"] / ((sv.output - 1) * tpot)
+    prompts, said = (float(x) for x in re.search(
+        r"a prefill replica serves ([\d.]+) prompts/s, a decode replica retires ([\d.]+) requests/s", row["ends"]).groups())
+    assert said == pytest.approx(retires, abs=0.005) and said > 6
+    assert n["prefill_share"] == pytest.approx(retires / (retires + prompts), rel=2e-3)  # the pools balance
+
+
+def test_speculation_past_its_break_even_is_slower_not_faster():
+    """DeepSeek-V3 with int4 weights (group 128) on 8 MI300X, ep 8 x dp 8 (the committed spec's layout and MTP
+    draft): at the chapter's 699 sequences a replica, past the break-even batch, the verify round and the draft
+    outlast the plain round's 1.85 expected tokens, so the TPOT grows.  The note said "TPOT 0.91x faster"; it says
+    how much slower."""
+    from shared import evaluated
+
+    r = evaluated("deepseek-v3-h200-ep8.yaml", ("hardware=mi300x", "precision.weights=int4", "precision.group_size=128"))
+    tech = r.serving["techniques"]
+    speedup, row = tech["numbers"]["speedup_last"], tech["rows"][0]
+    assert row["technique"] == "speculative decoding" and 0.85 < speedup < 0.95
+    assert row["tpot"][1] == pytest.approx(row["tpot"][0] / speedup) and row["tpot"][1] > row["tpot"][0]
+    assert f"TPOT {1 / speedup:.2f}x slower at the last token" in row["note"] and "x faster" not in row["note"]
+
+
+def test_the_kv_transfer_formula_names_the_whole_models_cache():
+    """Llama 3.1 70B on 8 H100 (tp 8, the committed spec): the KV transfer substitutes the whole model's 327,680 B
+    a token (80 layers x 8 KV heads x 128 x 2 x 2 B; every GPU sends its eighth at once over the replica's links),
+    and printed it as c_g, which the slice table defines as one GPU's 40,960 B.  It prints c."""
+    from genreport.present.render import Formulas
+    from shared import evaluated
+
+    r = evaluated("llama70b-h100-tp8.yaml")
+    b = r.blocks["tech_kv"]
+    assert b.inputs["c"] == 80 * 8 * 128 * 2 * 2 and r.frame.names["c"] == "c_{g}"
+    tex = Formulas(r).block(b)["symbolic_tex"]
+    assert "c_{g}" not in tex and r"T_{\mathrm{in}} \, c}" in tex
+
+
+def test_chapter_six_of_a_model_that_does_not_fit_reads_as_sentences(tmp_path):
+    """Llama 3.1 70B in bf16 on one H100: chapter 6 read "... one replica holds 33 sequences of that context.With
+    fp8 weights 1 GPU suffice.The chart ..." (no space after either sentence; "1 GPU suffice")."""
+    import re
+
+    from genreport.load.loader import load_report
+    from genreport.model.evaluate import evaluate
+    from genreport.present.render import _env, context
+
+    p = _serving_spec(tmp_path, "serving: {prompt: 2k, output: 512, tpot: 50ms}")
+    p.write_text(p.read_text(encoding="utf-8").replace("parallelism: {tp: 8}\n", ""),
+                 encoding="utf-8")
+    r = evaluate(load_report(p))
+    html = _env().get_template("sections/s7_gpus.html.j2").render(**context(r, None, {}).variables())
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html))
+    assert "that context. With fp8 weights 1 GPU suffices. The chart and the fit map" in text
+    assert not re.search(r"[a-z]\.[A-Z]", text)

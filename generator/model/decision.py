@@ -102,8 +102,7 @@ def _parallel_decode_rows(r, price) -> list[dict]:
             "comm_est": float(g["decode_time_comm_estimate"][i, j]),
             "estimate_binds": str(p.estimate_binds[i, j]) if fits else "capacity",
             "overhead": float(g["decode_time_overhead"][i, j]),
-            # the binding ledger over the next one, both one GPU's in a round: the bound t also holds a pipeline's
-            # idle stages (batch 1 over pp stages waits pp slices), which is no roof's time
+            # the ledgers of one GPU's round, not the round through the pipeline (at batch 1 it is n_PP of them)
             "other_roof": ledgers[roof] / second if second > 0 else None, "fits": fits,
             "capacity_batch": physical("capacity_batch", per["capacity_batch_replica_raw"][j])[0],
             "ms_per_token": t * 1e3, "tokens_per_s_sequence": 1 / t, "tokens_per_s": tps,
@@ -148,14 +147,20 @@ def rows(r) -> list[dict]:
         p = r.prefill[lead]
         for i, t_tok in enumerate(w.prefill_prompt):
             tc, tm = float(p["prefill_time_compute"][i]), float(p["prefill_time_memory"][i])
+            ledgers = [tc, tm]
             if r.parallel is not None and lead in r.parallel.prefill:  # the layout's bound over one GPU's ledgers
                 t = float(r.parallel.prefill[lead]["prefill_time_bound"][i])
+                ledgers.append(float(r.parallel.prefill[lead]["prefill_time_comm"][i]))
             else:
                 t = max(tc, tm)
+            # what binds is the verdict's (its links included), the other roof one GPU's next ledger: the prompt's
+            # walk through the stages multiplies them all
+            roof = str(r.verdicts["prefill_binds"][i])
+            second = sorted(ledgers)[-2]
             out.append({
                 "workload": "prefill", "label": f"prefill P = {t_tok:,}", "tokens": t_tok,
-                "binds": "compute" if tc >= tm else "bandwidth", "roof": "compute" if tc >= tm else "bandwidth",
-                "time": t, "other_roof": max(tc, tm) / min(tc, tm) if min(tc, tm) > 0 else None, "fits": fits_weights,
+                "binds": roof, "roof": roof,
+                "time": t, "other_roof": max(ledgers) / second if second > 0 else None, "fits": fits_weights,
                 "ms_to_first_token": t * 1e3, "tokens_per_s": t_tok / t,
                 "usd_per_mtok": _usd_per_mtok(price * replica if price else None, t_tok / t) if fits_weights else None,
             })

@@ -122,7 +122,7 @@ def _evaluate(spec: ReportSpec) -> Results:
     r = replace(r, many=plan.many_gpus(r))
     r = replace(r, serving=serving_report.report(r))
     tech, tech_blocks = techniques.report(r)
-    if tech is not None:  # the serving chapter's engine techniques, with their formula blocks
+    if r.serving is not None:  # the serving chapter's engine techniques (None: the layout holds no request), their blocks
         r = replace(r, serving={**r.serving, "techniques": tech}, blocks={**r.blocks, **tech_blocks})
     r = replace(r, fit_options=tuple(decision.fit_options(r)),
                 hierarchy=tables.memory_hierarchy(spec) if spec.seed == "000" else (),

@@ -127,6 +127,7 @@ def report(r) -> dict | None:
     if sv.ttft is not None or sv.tpot is not None:
         cheapest = _cheapest(spec)
     fig = frontier(spec, tuple(row["batch"] for row in rows), MAX_GPUS if hw.link is not None else 1)
+    holds = cap >= 1  # a replica that holds no sequence of the request serves it at no time: no target is met
     where = f"{par.gpus} x {hw.title} ({par.label()})" if par.gpus > 1 else f"one {hw.title}"
     return {"prompt": sv.prompt, "output": sv.output, "context": sv.prompt + sv.output,
             "last_context": last_context(sv.prompt, sv.output), "rounds": sv.output - 1, "where": where,
@@ -135,7 +136,7 @@ def report(r) -> dict | None:
             "replica_nodes": -(-par.replica_gpus // node) if node else None,  # nodes one replica spans
             "price_per_hour": price, "board_watts": power, "gpus": replicas_gpus,
             "replica_gpus": par.replica_gpus, "dp": par.dp, "capacity_batch": cap,
-            "ttft_met": None if sv.ttft is None else bool(one.ttft_bound <= sv.ttft),
+            "holds": holds, "ttft_met": None if sv.ttft is None or not holds else bool(one.ttft_bound <= sv.ttft),
             "tpot_batch": tpot_batch, "users_batch": users_batch, "gpus_for_users": gpus_for_users,
             "rows": rows, "cheapest": cheapest, "frontier": fig,
             "formats": [model_format(model, f) for f in report_precisions(spec)]}

@@ -96,33 +96,41 @@ def blocks(r) -> dict[str, Block]:
                 note = "numeric"
         stated = r.entry(qid, acc, **params)
         if stated is not None and qid != "critical_context":
-            if (r.frame.many and value is not None and stated.value is not None
-                    and abs(stated.value - value) > 1e-9 * abs(value)):
-                # at a layout the report states the replica's number (a round through the pipeline and the links),
-                # the printed formula one GPU's ledgers: the block shows the formula's own result and says which
-                note, closed = "layout", value
             value, reason = stated.value, stated.reason  # one number, one place
+        if (qid == "decode_tokens_per_s" and r.parallel is not None and value is not None
+                and not np.isclose(raw, value, rtol=1e-9)):
+            # at a layout the table states a replica's round (links and pipeline included); the formula, one GPU's
+            # ledgers, is shown with its own value and the stated one beside it (render.block)
+            note, closed = "layout", raw
         entry = Entry(qid, dict(params), value, c.unit, c.symbol, latex_of(r, qid, acc), acc, reason)
         symbols = {}
-        if qid == "weight_stream_time" and "N" in inputs:
-            symbols = {"N": streamed_symbol(r, inputs["N"])[1]}
+        held = float(np.ravel(r.envs[acc].values["N"])[0])
+        if "N" in inputs and not np.isclose(inputs["N"], held, rtol=1e-9):
+            # a step that streams other weights than those the GPU holds (an MoE's touched experts): every formula
+            # that substitutes them names them so, not N (N_g), which the glossary and slice table define as held
+            symbols = {"N": streamed_symbol(r, inputs["N"], acc)[1]}
         out[name] = Block(name, entry, inputs, steps, variant_of(r, acc), note, closed, {k: v for k, v in
                                                                                         symbols.items() if v})
     return out
 
 
-def streamed_symbol(r, streamed: float) -> tuple[str, str]:
+def streamed_symbol(r, streamed: float, acc: str | None = None) -> tuple[str, str]:
     """(plain, LaTeX) symbol of the parameters one GPU streams in a batch-1 decode step, where that is not what
     the glossary's N (N_g at a layout) means: a mixture of experts streams the experts its batch touches.  Where
     they are its active parameters (one card, or tensor and expert parallel with one token) the symbol is N_a
     (N_a,g), the one the compute bound uses; where the GPU's share differs (data-parallel attention: the experts
-    one GPU holds that the replicas' tokens touch) it is N_s (N_s,g).  Empty strings: N itself."""
+    one GPU holds that the replicas' tokens touch) it is N_s (N_s,g).  Empty strings: N itself.  ``acc``: the
+    accounting whose N_a it is compared with (the lead's by default)."""
     if r.spec.model.moe is None:
         return "", ""
-    n_a = float(r.envs[r.lead].values["N_a"])
+    values = r.envs[acc or r.lead].values
+    n_a, n_e = float(values["N_a"]), float(values["N_e"])
     many = r.frame.many
     if abs(streamed - n_a) <= 1e-9 * n_a:
         return ("N_a,g", r"N_{a,g}") if many else ("N_a", r"N_{a}")
+    if n_e and abs(streamed - n_a - n_e) <= 1e-9 * n_a:  # the exact accounting: the rows looked up subtracted after
+        return (("(N_a,g + N_e,g)", r"\left(N_{a,g} + N_{e,g}\right)") if many
+                else ("(N_a + N_e)", r"\left(N_{a} + N_{e}\right)"))
     return ("N_s,g", r"N_{s,g}") if many else ("N_s", r"N_{s}")
 
 
@@ -174,12 +182,18 @@ def moe_reads(r, batches=(1, 4, 16, 64, 256)) -> tuple[dict, ...]:
         return ()
     env = r.envs["exact"]
     cut = env.cut
+    stages = r.spec.parallelism.pp if r.spec.parallelism is not None else 1
     rows = []
     for batch in batches:
-        group = batch * (cut.ep / cut.tp) if cut.ep > cut.tp else batch  # tokens that pick one GPU's experts
+        # a pipeline's round passes min(stages, B) micro-batches, each streaming what its own tokens touch (the
+        # round's bytes, formulas.parallel.microbatches): the experts touched are one micro-batch's
+        micro = min(stages, batch)
+        tokens = batch / micro
+        group = tokens * (cut.ep / cut.tp) if cut.ep > cut.tp else tokens  # tokens that pick one GPU's experts
         touched = float(arch.expected_experts_touched(m.moe.experts, m.moe.active_experts, group))
         read = float(arch.parameters_read(m, batch, r.params)) if cut.trivial else float(env.at(batch=batch)["N"])
-        rows.append({"batch": batch, "touched": touched, "bytes": read * _read_bytes_per_weight(env, batch)})
+        rows.append({"batch": batch, "touched": touched, "bytes": read * _read_bytes_per_weight(env, batch),
+                     "microbatches": micro})
     return tuple(rows)
 
 

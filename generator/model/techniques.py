@@ -26,6 +26,7 @@ the tails of :func:`rate_curves` take: :data:`PROMPT_SPREADS`).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 from genreport.formulas import portable
@@ -225,11 +226,23 @@ def _layout_round(r, batch: float) -> dict:
             "resumes": int(batches[off[0] + again[0]]) if again.size else None, "speedup_far": float(sig[-1])}
 
 
+def _faster(x: float) -> str:
+    """A speed-up of the TPOT in words: "1.79x faster", or past the break-even batch "1.10x slower" (never "0.91x
+    faster")."""
+    return f"{x:.2f}x faster" if x >= 1 else f"{1 / x:.2f}x slower"
+
+
+def _share(x: float) -> str:
+    """A share of a step in percent: two significant digits under 10% (a one-layer draft's 0.39%, never "0%"),
+    whole percents above."""
+    return f"{100 * x:.2g}%" if 0 < x < 0.1 else f"{x:.0%}"
+
+
 def report(r) -> tuple[dict | None, dict[str, Block]]:
     """(the technique rows and numbers of the serving chapter, their formula blocks); (None, {}) without
-    ``serving``."""
+    ``serving`` or where the layout holds no sequence of the request (nothing to serve, no technique to apply)."""
     sv = r.spec.serving
-    if sv is None or r.serving is None:
+    if sv is None or r.serving is None or not r.serving["holds"]:
         return None, {}
     base = r.serving["rows"][-1]  # the chapter's busiest point (the users' batch, or the TPOT target's)
     batch = float(base["batch"])
@@ -268,13 +281,13 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                     f"ends at batch {breakeven:,.0f} per replica at this layout, at the last token")
         else:
             far = lay["speedup_far"]
-            ends = (f"does not end up to the {lay['scanned']:,} sequences a replica holds: past batch {verify_x:,.0f} "
+            ends = (f"pays at every batch up to the {lay['scanned']:,} sequences a replica holds: past batch {verify_x:,.0f} "
                     f"the speed-up at the last token falls towards {far:.2f}x" if verify_x is not None else
-                    f"does not end up to the {lay['scanned']:,} sequences a replica holds")
+                    f"pays at every batch up to the {lay['scanned']:,} sequences a replica holds")
         t_d = at_mean["draft"]
         drafts = (f"drafts {sp.draft_cost:.0%} of a step" if sp.draft is None else
                   f"drafted by {sp.draft.title} ({sp.draft_tokens} pass{'es' if sp.draft_tokens > 1 else ''}, at least {t_d * 1e3:.3g} ms: "
-                  f"{t_d / at_mean['plain']:.0%} of a step)")
+                  f"{_share(t_d / at_mean['plain'])} of a step)")
         if sp.draft is not None:
             ends += (f"; the draft's weights and KV cache leave room for {lay['capacity_with_draft']:,.0f} sequences "
                      f"of {int(last):,} tokens per replica, {lay['capacity_plain']:,.0f} without it")
@@ -285,7 +298,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                      "ttft": (ttft, ttft), "tpot": (tpot, lay["tpot"]), "per_gpu": (per_gpu, per_gpu_s),
                      "usd": (usd, usd_per_mtok(r.spec.hardware.price_per_hour, per_gpu_s) if usd is not None else None),
                      "gain": at_mean["speedup"], "ends": ends,
-                     "note": f"{tokens:.2f} tokens per verify step; TPOT {at_last['speedup']:.2f}x faster at the last "
+                     "note": f"{tokens:.2f} tokens per verify step; TPOT {_faster(at_last['speedup'])} at the last "
                              f"token, tok/s {at_mean['speedup']:.2f}x at the mean context"})
         for name, ctx, x in (("tech_speculative", last, at_last), ("tech_speculative_mean", mean, at_mean)):
             blocks[name] = _block(r, name, "speculative_speedup_layout",
@@ -378,6 +391,9 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     stages = (r.spec.parallelism or Parallelism()).pp
     env_d = dict(env, t_p=ttft, t_s=tpot, k_pp=float(stages))
     share = _eval(r, "balanced_prefill_gpus", env_d)
+    # what one decode replica retires in the pools: its plain round t_s, no chunk riding along (the chunked row's
+    # batch_retires_rate takes the step with a chunk)
+    pool_rate = _eval(r, "decode_pool_rate", {**env_d, "n_D": 1.0})
     piped = f", each prefill replica a pipeline of {stages} stages" if stages > 1 else ""
     link, link_name = kv_link(r.spec.hardware, r.spec.parallelism or Parallelism())
     t_kv = None
@@ -388,7 +404,10 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
         t_kv = sv.prompt * c_card / link
         numbers["kv_transfer_time"] = t_kv
         numbers["kv_link"] = link_name
-        blocks["tech_kv"] = _block(r, "tech_kv", "kv_transfer_time", {**env, "W_kv": link, "c": c_card}, {})
+        # c is the whole model's (every GPU sends its slice at once over W_kv, the replica's links): printed c, as
+        # the glossary defines it, not the c_g ("KV bytes per token on one GPU") a layout's other formulas print
+        blocks["tech_kv"] = replace(_block(r, "tech_kv", "kv_transfer_time", {**env, "W_kv": link, "c": c_card}, {}),
+                                    symbols={"c": r.symbols_tex["c"]})
     rows.append({"technique": "prefill/decode disaggregation",
                  "setting": f"{share:.0%} of the GPUs prefill, {1 - share:.0%} decode, in replicas of this layout"
                             + piped,
@@ -399,7 +418,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                  "ends": f"balanced: a prefill replica serves {stages / ttft:,.2f} prompts/s"
                          + (f" (a prompt every TTFT / {stages}, each still taking the TTFT)" if stages > 1 else "")
                          + ", a decode replica retires "
-                         f"{decode_rate:,.2f} requests/s at batch {int(batch):,}"
+                         f"{pool_rate:,.2f} requests/s at batch {int(batch):,}"
                          + (f"; one prompt's KV cache crosses the {link_name} link in {t_kv * 1e3:,.2f} ms" if t_kv
                             else ""),
                  "note": "no chunk rides along a decode step; tok/s per GPU counts the prefill pool's GPUs too"})

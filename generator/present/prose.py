@@ -304,6 +304,9 @@ def moe_text(r: Results) -> str:
     e, k = m.moe.experts, m.moe.active_experts
     per_gpu = " per GPU" if r.frame.many else ""
     points = [f"batch {x['batch']}: {x['touched']:.3g} of {e} experts per layer, {fmt.gb(x['bytes'])}{per_gpu}"
+              if x.get("microbatches", 1) == 1 else
+              f"batch {x['batch']}: {x['touched']:.3g} of {e} experts per layer in each of its {x['microbatches']} "
+              f"micro-batches of {x['batch'] // x['microbatches']:,}, {fmt.gb(x['bytes'])}{per_gpu} a round"
               for x in r.moe_reads]
     shared = f" plus {m.moe.shared_experts} shared" if m.moe.shared_experts else ""
     dense = f"; the first {m.moe.first_dense_layers} layers are dense" if m.moe.first_dense_layers else ""

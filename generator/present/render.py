@@ -106,11 +106,7 @@ class Formulas:
         if b.note == "numeric":
             _windowed_note(block, r, e)
         if b.note == "layout":
-            block["note"] = (f"That is one GPU's pair of ledgers, without the links. The report states the replica's "
-                             f"{c.title}, the strict bound of a round through {r.frame.label} with its collectives"
-                             + (f" and its {r.frame.pp} pipeline stages one after another at batch 1" if
-                                r.frame.pp > 1 and e.params.get("batch") == 1.0 else "")
-                             + f": {format_value(e.value, c.unit, c.integer) if e.value is not None else 'none'}.")
+            _layout_note(block, r, e)
         if not any(u["id"] == e.id and u["params"] == params and u["accounting"] == e.accounting for u in self.used):
             self.used.append(block)
         return block
@@ -153,6 +149,16 @@ class Equations:
         if first == anchor:
             return None
         return {"number": self.number(first), "anchor": first}
+
+
+def _layout_note(block: dict, r: Results, e) -> None:
+    """A rate at a layout: the formula's arithmetic is one GPU's ledgers without the links; the number the report
+    states is the replica's round (compute, HBM and interconnect overlapped, through the pipeline)."""
+    par = r.spec.parallelism
+    walk = f", through its {par.pp} pipeline stages" if par is not None and par.pp > 1 else ""
+    stated = format_value(e.value, e.unit, r.q[e.id].integer)
+    block["note"] = (f"That is one GPU's compute and HBM ledgers alone. The replica's round, with the interconnect "
+                     f"ledger and the strict bound of a round{walk}, gives {stated}: the number the table states.")
 
 
 def _windowed_note(block: dict, r: Results, e) -> None:

@@ -89,7 +89,8 @@ def sentences(r: Results) -> list[str]:
         timed = [lv for lv in r.levers if lv["kind"] == "time" and lv["gain"] > 1 + 1e-9]
         if timed and len(out) < 3 and r.verdicts.get("weights_fit", True) and r.parallel is None:
             lv = max(timed, key=lambda x: x["gain"])
-            out.append(f"Beyond batching, the biggest lever on the time per token is {lv['change']}: "
+            # the lever's times are the weights' stream time at batch 1 (chapter 5), not the step's: no KV cache
+            out.append(f"Beyond batching, the biggest lever on the time to stream the weights is {lv['change']}: "
                        f"{fmt.time(lv['before'])} to {fmt.time(lv['after'])} at batch 1, {fmt.num(lv['gain'])}× "
                        f"({lv['note'].split(':')[0] if lv['note'] else 'ideal'}).")
     for x in rows:

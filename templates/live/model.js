@@ -711,10 +711,15 @@ const GR_MODEL = (function () {
       const p = res.prefill[lead];
       w.prefill_prompt.forEach(function (tk, i) {
         let tc = p.prefill_time_compute[i], tm = p.prefill_time_memory[i], time = Math.max(tc, tm);
-        if (par && par.prefill[lead]) time = par.prefill[lead].prefill_time_bound[i];  // over one GPU's ledgers
+        const ledgers = [tc, tm];
+        if (par && par.prefill[lead]) {  // over one GPU's ledgers, its links included
+          time = par.prefill[lead].prefill_time_bound[i];
+          ledgers.push(par.prefill[lead].prefill_time_comm[i]);
+        }
+        const roof = res.verdicts.prefill_binds[i], second = ledgers.slice().sort((x, y) => x - y)[ledgers.length - 2];
         out.push({workload: "prefill", label: "prefill P = " + tk.toLocaleString("en-US"), tokens: tk,
-          binds: tc >= tm ? "compute" : "bandwidth", roof: tc >= tm ? "compute" : "bandwidth", time: time,
-          other_roof: Math.min(tc, tm) > 0 ? Math.max(tc, tm) / Math.min(tc, tm) : null, fits: fitsWeights,
+          binds: roof, roof: roof, time: time,
+          other_roof: second > 0 ? Math.max.apply(null, ledgers) / second : null, fits: fitsWeights,
           ms_to_first_token: time * 1e3, tokens_per_s: tk / time,
           usd_per_mtok: fitsWeights ? usdPerMtok(price && par ? price * par.replica_gpus : price, tk / time) : null});
       });

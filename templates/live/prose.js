@@ -312,7 +312,7 @@ const GR_PROSE = (function () {
       const timed = dec.levers.filter(function (lv) { return lv.kind === "time" && lv.gain > 1 + 1e-9; });
       if (timed.length && out.length < 3 && weightsFit && !par) {
         const lv = maxBy(timed, function (x) { return x.gain; });
-        out.push(`Beyond batching, the biggest lever on the time per token is ${lv.change}: `
+        out.push(`Beyond batching, the biggest lever on the time to stream the weights is ${lv.change}: `
           + `${F.time(lv.before)} to ${F.time(lv.after)} at batch 1, ${F.num(lv.gain)}× `
           + `(${lv.note ? lv.note.split(":")[0] : "ideal"}).`);
       }

@@ -17,6 +17,10 @@ const GR_SERVING = (() => {
   function pyMax(a, b) { return b > a ? b : a; }  // Python's max(a, b): a unless b is larger
   function phys(qid, x) { return M.physical(qid, x, "")[0]; }
   function pct(x) { return F.format(100 * x, ".0f") + "%"; }  // Python's {:.0%}
+  // techniques._share: two significant digits under 10%, whole percents above
+  // techniques._faster: the TPOT's speed-up in words, "1.10x slower" past the break-even batch
+  function faster(x) { return x >= 1 ? F.format(x, ".2f") + "x faster" : F.format(1 / x, ".2f") + "x slower"; }
+  function stepShare(x) { return x > 0 && x < 0.1 ? F.format(100 * x, ".2g") + "%" : pct(x); }
   function commas(x, p) { return F.format(x, "," + (p || ".0f")); }
 
   /** The mean context and the c, d_h whose products with it are the means over the decode rounds
@@ -151,7 +155,8 @@ const GR_SERVING = (() => {
       gpu0 = b0.tokens_per_s_gpu, usd0 = b0.usd_per_mtok_out;
     const per = Math.min(cap, tpotBatch !== null ? tpotBatch : cap);
     const out = {batch: batch, context: last, mean_context: mean, chunk: sv.chunk, capacity_batch: cap,
-      tpot_batch: tpotBatch, users_batch: usersBatch, ttft_met: sv.ttft === null ? null : ttft <= sv.ttft, rows: rows,
+      tpot_batch: tpotBatch, users_batch: usersBatch, holds: cap >= 1,
+      ttft_met: sv.ttft === null || cap < 1 ? null : ttft <= sv.ttft, rows: rows,
       gpus_for_users: sv.users && per ? Math.ceil(sv.users / (per * dp)) * gpus * dp : null};
     const n = {replica_gpus: gpus}, levers = [];
     out.numbers = n;
@@ -209,7 +214,7 @@ const GR_SERVING = (() => {
           + ", and pays again from batch " + commas(resumes)
         : breakeven !== null ? "ends at batch " + commas(breakeven) + " per replica at this layout, at the last token"
           + (verifyX !== null ? " (one GPU's verify step turns compute-bound at " + commas(verifyX) + ")" : "")
-        : "does not end up to the " + commas(scanned) + " sequences a replica holds"
+        : "pays at every batch up to the " + commas(scanned) + " sequences a replica holds"
           + (verifyX !== null ? ": past batch " + commas(verifyX) + " the speed-up at the last token falls towards "
             + F.format(far, ".2f") + "x" : "");
       if (draft) {
@@ -218,13 +223,13 @@ const GR_SERVING = (() => {
       }
       levers.push({technique: "speculative decoding", setting: k + " draft token" + (k > 1 ? "s" : "") + ", accepted "
         + pct(sp.acceptance) + " each, " + (draft ? "drafted by " + draft.model.title + " (" + k + " pass"
-          + (k > 1 ? "es" : "") + ", at least " + F.format(td * 1e3, ".3g") + " ms: " + pct(td / aMean.plain) + " of a step)"
+          + (k > 1 ? "es" : "") + ", at least " + F.format(td * 1e3, ".3g") + " ms: " + stepShare(td / aMean.plain) + " of a step)"
           : "drafts " + pct(sp.draft_cost) + " of a step")
         + (sp.verify_tokens !== null && sp.verify_tokens !== undefined ? ", a tree of " + sp.verify_tokens
           + " tokens verified" : ""),
         ttft: [ttft, ttft], tpot: [tp0, tpotS], per_gpu: [gpu0, gpuS], usd: [usd0, usd0 !== null ? usd(price, gpuS) : null],
-        ends: ends, note: F.format(tokens, ".2f") + " tokens per verify step; TPOT " + F.format(aLast.speedup, ".2f")
-          + "x faster at the last token, tok/s " + F.format(aMean.speedup, ".2f") + "x at the mean context"});
+        ends: ends, note: F.format(tokens, ".2f") + " tokens per verify step; TPOT " + faster(aLast.speedup)
+          + " at the last token, tok/s " + F.format(aMean.speedup, ".2f") + "x at the mean context"});
       Object.assign(n, {expected_tokens: tokens, breakeven_batch: breakeven, resumes_batch: resumes,
         verify_crossover_batch: verifyX});
       [["last", aLast], ["mean", aMean]].forEach(function (cx) {
@@ -298,6 +303,8 @@ const GR_SERVING = (() => {
     // where the layout has pipeline stages each prefill replica is a pipeline admitting a prompt every TTFT / pp
     const stages = par.pp || 1;
     const share = call("balanced_prefill_gpus", Object.assign({}, e, {t_p: ttft, t_s: tp0, k_pp: stages}));
+    // one decode replica of the pools: its plain round, no chunk riding along (techniques.report's pool_rate)
+    const poolRate = sv.output > 1 ? batch / ((sv.output - 1) * tp0) : Infinity;  // decode_pool_rate, n_D = 1
     const piped = stages > 1 ? ", each prefill replica a pipeline of " + stages + " stages" : "";
     const link = hw.link, scale = hw.node && hw.node.scale_out;
     let wKv = null, name = null, tKv = null;
@@ -319,7 +326,7 @@ const GR_SERVING = (() => {
       ends: "balanced: a prefill replica serves " + commas(stages / ttft, ".2f") + " prompts/s"
         + (stages > 1 ? " (a prompt every TTFT / " + stages + ", each still taking the TTFT)" : "")
         + ", a decode replica retires "
-        + commas(decodeRate, ".2f") + " requests/s at batch " + commas(batch)
+        + commas(poolRate, ".2f") + " requests/s at batch " + commas(batch)
         + (tKv ? "; one prompt's KV cache crosses the " + name + " link in " + commas(tKv * 1e3, ".2f") + " ms" : ""),
       note: "no chunk rides along a decode step; tok/s per GPU counts the prefill pool's GPUs too"});
     n.prefill_share = share;

@@ -17,6 +17,7 @@ def root(context, missing=missing):
     l_0_w = resolve('w')
     l_0_summary = resolve('summary')
     l_0_serving = resolve('serving')
+    l_0_verdicts = resolve('verdicts')
     l_0_ch = resolve('ch')
     l_0_decision = resolve('decision')
     l_0_par = resolve('par')
@@ -222,7 +223,24 @@ def root(context, missing=missing):
             yield ' TPOT '
             yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
         yield ':\n'
-        if ((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met') == False) or (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch') == 0)):
+        if (not environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'holds')):
+            pass
+            yield 'this layout cannot serve them: '
+            if (environment.getattr((undefined(name='verdicts') if l_0_verdicts is missing else l_0_verdicts), 'weights_fit') == False):
+                pass
+                yield 'its weights alone exceed '
+                if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus') > 1):
+                    pass
+                    yield "each GPU's memory"
+                else:
+                    pass
+                    yield "the card's memory"
+            else:
+                pass
+                yield 'no sequence of '
+                yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'context')))
+                yield ' tokens fits beside its weights'
+        elif ((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met') == False) or (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch') == 0)):
             pass
             yield 'this layout misses them'
         else:
@@ -404,4 +422,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=67&6=80&7=88&8=100&9=108&10=120&11=136&12=140&13=145&14=149&15=171&16=184&19=191&22=206&23=225&24=244&25=292&27=296&29=300&30=310&31=318&32=329&33=340&34=347&35=349&36=363&40=382&41=385&42=400'
+debug_info = '1=68&6=81&7=89&8=101&9=109&10=121&11=137&12=141&13=146&14=150&15=172&16=185&19=192&22=207&23=226&24=262&25=310&27=314&29=318&30=328&31=336&32=347&33=358&34=365&35=367&36=381&40=400&41=403&42=418'

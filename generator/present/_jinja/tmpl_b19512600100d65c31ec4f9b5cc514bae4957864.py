@@ -155,13 +155,21 @@ def root(context, missing=missing):
             yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'kv_capacity_tokens_replica', 'integer', 'no'))
             yield ' KV tokens.\n'
             for (l_1_g, l_1_link) in (undefined(name='par_links') if l_0_par_links is missing else l_0_par_links):
+                l_1_members = missing
                 _loop_vars = {}
                 pass
+                l_1_members = environment.getitem(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), l_1_g)
+                _loop_vars['members'] = l_1_members
                 yield 'The '
                 yield escape(l_1_g)
                 yield ' group ('
-                yield escape(environment.getattr(l_1_link, 'span'))
-                yield ' GPUs) crosses '
+                yield escape((undefined(name='members') if l_1_members is missing else l_1_members))
+                yield ' GPUs'
+                if (environment.getattr(l_1_link, 'span') > (undefined(name='members') if l_1_members is missing else l_1_members)):
+                    pass
+                    yield ', spread over '
+                    yield escape(environment.getattr(l_1_link, 'span'))
+                yield ') crosses '
                 yield escape(environment.getattr(l_1_link, 'tier'))
                 yield ': '
                 yield escape(environment.getattr(l_1_link, 'name'))
@@ -209,7 +217,7 @@ def root(context, missing=missing):
                     yield escape(environment.getattr(l_1_link, 'local'))
                     yield " NICs, the estimate the faster of the library's ring across the nodes (its bus bandwidth the node's NICs) and its hierarchical form (in the node, the shard across the nodes, in the node)."
                 yield ' '
-            l_1_g = l_1_link = missing
+            l_1_g = l_1_link = l_1_members = missing
             for l_1_note in environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'notes'):
                 _loop_vars = {}
                 pass
@@ -436,7 +444,7 @@ def root(context, missing=missing):
                 yield escape(t_8(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'tokens_per_s_gpu')))
                 yield ' tok/s per GPU, and one replica holds\n'
                 yield escape(t_2(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'capacity_batch')))
-                yield ' sequences of that context.'
+                yield ' sequences of that context. '
             if (environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest_any') and (environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest_any'), 'precision') != environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weights'))):
                 pass
                 yield 'With '
@@ -446,8 +454,11 @@ def root(context, missing=missing):
                 yield ' GPU'
                 if (environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest_any'), 'gpus') > 1):
                     pass
-                    yield 's'
-                yield ' suffice.'
+                    yield 's suffice'
+                else:
+                    pass
+                    yield ' suffices'
+                yield '. '
             yield 'The chart and the fit map below show what more GPUs buy.</p>\n'
         else:
             pass
@@ -494,4 +505,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=100&2=112&4=115&5=117&6=120&7=122&8=144&10=151&11=155&12=157&13=169&14=187&15=213&18=224&19=226&20=239&21=246&23=248&24=256&26=259&27=269&28=273&29=288&30=294&32=300&33=303&35=306&36=315&38=330&41=339&42=349&43=361&46=370&48=373&49=383&53=392&54=394&55=402&56=405&57=407&58=410&59=413&60=417&61=424&62=430&63=434&64=438&65=440&66=445&69=455&70=457&73=459&74=461&77=463&78=471&80=492'
+debug_info = '1=100&2=112&4=115&5=117&6=120&7=122&8=144&10=151&11=155&12=157&13=177&14=195&15=221&18=232&19=234&20=247&21=254&23=256&24=264&26=267&27=277&28=281&29=296&30=302&32=308&33=311&35=314&36=323&38=338&41=347&42=357&43=369&46=378&48=381&49=391&53=400&54=402&55=410&56=413&57=415&58=418&59=421&60=425&61=432&62=438&63=442&64=446&65=448&66=453&69=466&70=468&73=470&74=472&77=474&78=482&80=503'
