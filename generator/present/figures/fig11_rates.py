@@ -108,6 +108,9 @@ def fig11_rates(r: Results, baseline: Results | None = None):
 def caption11(r: Results, baseline: Results | None = None) -> str:
     ra = _rates(r)
     if ra is None:
+        if (r.serving or {}).get("holds") is False:
+            return ("This layout holds no sequence of the serving shape beside its weights: no request is served, so "
+                    "there is no rate view.")
         return "No serving techniques at this layout: no rate view."
     ch, un = ra["chunked"], ra["unchunked"]
     text = ("Time to first token (left; above on a phone) and time per output token (right; below) against the "
