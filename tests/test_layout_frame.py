@@ -374,7 +374,7 @@ def test_page_one_other_roof_is_a_ratio_of_ledgers_not_of_the_pipelines_wait(tmp
     """Page 1's "other roof" is how many times shorter the next ledger is than the binding one, both one GPU's.
     At batch 1 over 2 stages the strict bound is twice one GPU's HBM time (each stage waits for the other; Narayanan
     et al. SC'21, section 2.2), so the bound over the next ledger doubled the ratio chapter 1 states (tp 2 x pp 2:
-    541x for a 271x ratio of ledgers); a prefill over 2 stages likewise."""
+    541x for a 271x ratio of ledgers); a prefill over 2 stages likewise, its links one of its ledgers."""
     r = evaluate(spec_at(tmp_path, tp=4, pp=2))
     rows = r.decision
     d1 = next(x for x in rows if x["workload"] == "decode")
@@ -387,7 +387,8 @@ def test_page_one_other_roof_is_a_ratio_of_ledgers_not_of_the_pipelines_wait(tmp
     pre = next(x for x in rows if x["workload"] == "prefill")
     tc, tm = value(r, "prefill_time_compute", tokens=2048), value(r, "prefill_time_memory", tokens=2048)
     assert pre["time"] == pytest.approx(2 * tc, rel=1e-2)
-    assert pre["other_roof"] == pytest.approx(tc / tm, rel=1e-12)
+    comm = float(r.parallel.prefill[r.lead]["prefill_time_comm"][0])  # its all-reduces: a ledger beside the two
+    assert pre["other_roof"] == pytest.approx(tc / sorted((tc, tm, comm))[-2], rel=1e-12)
 
 
 def test_the_link_notes_of_chapter_6_are_sentences():
