@@ -24,6 +24,23 @@ SPECS = ROOT / "specs"
 COMMITTED = tuple(sorted(p.name for p in SPECS.glob("*.yaml")))  # the committed reports' spec files
 
 
+# Llama 4 Maverick in bf16 over two nodes (tp 8 x pp 2 x ep 8) with an MTP-style draft: an MoE that no 8-GPU
+# replica holds, a pipeline whose rounds stream each slice once per micro-batch (tests/test_serving_figures.py,
+# tests/test_derive_serving.py).
+MAVERICK_TWO_NODES = """\
+kind: report
+name: svmav
+title: Llama 4 Maverick in bf16 on 16 H100, served
+hardware: h100-sxm
+model: llama-4-maverick
+precision: bf16
+parallelism: {tp: 8, pp: 2, ep: 8}
+serving: {prompt: 4k, output: 512, ttft: 2 s, tpot: 50 ms, speculative: {draft_tokens: 3, acceptance: 0.7, draft_layers: 1}}
+workloads:
+  decode: {batch: [1, 64], context: [4k]}
+"""
+
+
 def _path(spec) -> Path:
     path = Path(spec)
     return path if path.is_absolute() or path.parent != Path(".") else SPECS / path

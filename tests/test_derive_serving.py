@@ -15,6 +15,7 @@ import pytest
 from genreport import load_spec
 from genreport.commands.cli import main
 from genreport.errors import SpecError
+from shared import MAVERICK_TWO_NODES
 
 SPEC = """\
 kind: report
@@ -198,18 +199,6 @@ def test_the_prompt_spread_through_derive_is_the_chapters(capsys, tmp_path):
     assert one["value"] == pytest.approx(mdl, rel=1e-5)
 
 
-MAVERICK = """\
-kind: report
-name: svmav
-title: Llama 4 Maverick in bf16 on 16 H100, served
-hardware: h100-sxm
-model: llama-4-maverick
-precision: bf16
-parallelism: {tp: 8, pp: 2, ep: 8}
-serving: {prompt: 4k, output: 512, ttft: 2 s, tpot: 50 ms}
-workloads:
-  decode: {batch: [1], context: [4k]}
-"""
 
 
 def test_derive_gives_the_chapters_ceilings_at_a_two_node_moe(capsys, tmp_path):
@@ -223,7 +212,7 @@ def test_derive_gives_the_chapters_ceilings_at_a_two_node_moe(capsys, tmp_path):
     from genreport.model.evaluate import evaluate
 
     path = tmp_path / "svmav.yaml"
-    path.write_text(MAVERICK)
+    path.write_text(MAVERICK_TWO_NODES)
     numbers = evaluate(load_report(path)).serving["techniques"]["numbers"]
     for qid in ("goodput_rate_tpot", "goodput_rate_capacity", "chunk_budget_rate", "goodput_rate_compute"):
         assert main(["derive", qid, "--spec", str(path), "--no-latex"]) == 0

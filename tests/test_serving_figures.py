@@ -21,7 +21,7 @@ from genreport.model.evaluate import evaluate
 from genreport.model.frontier import pareto
 from genreport.present import figures
 from genreport.present.figures import style
-from shared import ROOT
+from shared import MAVERICK_TWO_NODES, ROOT
 
 SERVING_70B = """\
 kind: report
@@ -48,20 +48,9 @@ serving: {prompt: 4k, output: 1k, tpot: 50 ms}
 workloads:
   decode: {batch: [1, 64], context: [4k]}
 """
-# Two nodes (tp 8 x pp 2 x ep 8), an MoE that no 8-GPU replica holds, with an MTP-style draft: the longest layout
-# names of the key ("tp8 pp2 ep8 with speculation"), which ran off a wide figure's right edge.
-SERVING_MAVERICK = """\
-kind: report
-name: svmav
-title: Llama 4 Maverick in bf16 on 16 H100, served
-hardware: h100-sxm
-model: llama-4-maverick
-precision: bf16
-parallelism: {tp: 8, pp: 2, ep: 8}
-serving: {prompt: 4k, output: 512, ttft: 2 s, tpot: 50 ms, speculative: {draft_tokens: 3, acceptance: 0.7, draft_layers: 1}}
-workloads:
-  decode: {batch: [1, 64], context: [4k]}
-"""
+# shared.MAVERICK_TWO_NODES: the longest layout names of the key ("tp8 pp2 ep8 with speculation"), which ran off a
+# wide figure's right edge.
+
 SERVING_NAMES = [name for name, _cap in figures.SERVING_FIGURES]
 
 
@@ -83,7 +72,7 @@ def rds(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def rmav(tmp_path_factory):
-    return _evaluate(tmp_path_factory, SERVING_MAVERICK, "svmav")
+    return _evaluate(tmp_path_factory, MAVERICK_TWO_NODES, "svmav")
 
 
 def test_serving_figures_only_with_a_serving_block(r70):
