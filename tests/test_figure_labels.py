@@ -83,8 +83,8 @@ def _roofline(r, baseline, narrow):
     return _ROOFLINES[key][1]
 
 
-def _collisions(fig) -> list[str]:
-    boxes = style.text_boxes(fig)
+def _collisions(fig, boxes=None) -> list[str]:
+    boxes = style.text_boxes(fig) if boxes is None else boxes
     return [f"{a!r} overlaps {b!r}" for (a, ba), (b, bb) in itertools.combinations(boxes, 2)
             if ba.overlaps(bb)]
 
@@ -94,9 +94,10 @@ def _collisions(fig) -> list[str]:
 def test_no_two_labels_overlap(case, name, narrow):
     r, baseline = case
     fig = _roofline(r, baseline, narrow) if name == "fig6-roofline" else _drawn(r, baseline, name, narrow)
-    assert _collisions(fig) == []
+    boxes = style.text_boxes(fig)  # measured once (a draw of the figure): both checks read them
+    assert _collisions(fig, boxes) == []
     # and every text lies on the canvas (a label pushed off the edge is as unreadable as one under another)
-    for text, bb in style.text_boxes(fig):
+    for text, bb in boxes:
         assert bb.x0 >= -1 and bb.x1 <= fig.bbox.x1 + 1 and bb.y0 >= -1 and bb.y1 <= fig.bbox.y1 + 1, text
 
 
