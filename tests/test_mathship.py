@@ -19,9 +19,10 @@ pytestmark = pytest.mark.skipif(FONT is None or mathship._table().get("font_sha2
 
 @functools.cache
 def used_formulas():
-    """The formulas one built-in report draws (its HTML built in memory, 2 s).  Every built-in report's formulas
-    are checked by ``python -m genreport.present.mathship --check`` (tests/test_regen.py in CI): each shipped, and
-    every sixth drawn again and compared."""
+    """The formulas one built-in report draws (its HTML built in memory, 2 s), each call of ``mathsvg.svg`` seen, and
+    the same as the build's own record of them.  Every built-in report's formulas are checked by
+    ``python -m genreport.present.mathship --check`` (tests/test_golden.py, on the session's builds): each shipped,
+    and every sixth drawn again and compared."""
     from unittest import mock
 
     from genreport.paths import specs_dir
@@ -35,7 +36,9 @@ def used_formulas():
         return real(tex, size, inline)
 
     with mock.patch.object(mathsvg, "svg", record):
-        build(specs_dir() / "llama8b-h100.yaml", formats=("html",))
+        built = build(specs_dir() / "llama8b-h100.yaml", formats=("html",))
+    # what the build records (Built.formulas, which the shipped table's check reads) is every formula drawn
+    assert sorted(built.formulas) == sorted(seen) and len(built.formulas) == len(seen)
     return sorted(seen)
 
 

@@ -67,27 +67,23 @@ def lookup(version: str, font: str | None, size: float, inline: bool, tex: str) 
     return entry[0], float(entry[1])
 
 
-def used_formulas() -> list[tuple[str, float, bool]]:
-    """Every (tex, size, inline) the built-in reports draw, found by building their HTML in memory."""
-    from unittest import mock
-
+def builds() -> list:
+    """The built-in reports (``specs/*.yaml``) built in memory as HTML: the formulas and figures they draw."""
     from genreport.paths import specs_dir
-    from genreport.present import mathsvg
     from genreport.write.build import build
 
+    return [build(spec, formats=("html",)) for spec in sorted(specs_dir().glob("*.yaml"))]
+
+
+def used_formulas(built: list | None = None) -> list[tuple[str, float, bool]]:
+    """Every (tex, size, inline) the built-in reports draw (``Built.formulas``), from ``built`` (their HTML builds;
+    made here when not given: tests/test_golden.py passes the session's)."""
     seen: dict[tuple[str, float, bool], None] = {}
-    real = mathsvg.svg
-
-    def record(tex, size=15.0, inline=False):
-        seen.setdefault((tex, size, inline), None)
-        return real(tex, size, inline)
-
     figures: dict[str, bytes] = {}
-    with mock.patch.object(mathsvg, "svg", record):
-        for spec in sorted(specs_dir().glob("*.yaml")):
-            built = build(spec, formats=("html",))
-            figures.update({k[len("figures/"):-len(".svg")]: v for k, v in built.files.items()
-                            if k.startswith("figures/") and k.endswith(".svg")})
+    for one in builds() if built is None else built:
+        seen.update(dict.fromkeys(one.formulas))
+        figures.update({k[len("figures/"):-len(".svg")]: v for k, v in one.files.items()
+                        if k.startswith("figures/") and k.endswith(".svg")})
     _FIGURES.clear()
     _FIGURES.update(figures)
     return sorted(seen)
@@ -114,31 +110,38 @@ def table_text() -> bytes:
     return gzip.compress(text, compresslevel=9, mtime=0)
 
 
+def check(built: list | None = None) -> tuple[int, list[str]]:
+    """``--check``: (exit code, lines to print): every formula of the built-in reports (``built``, their HTML builds,
+    made here when not given) is shipped, every sixth is what ziamath draws here, and the figure sizes are current."""
+    from importlib import metadata
+
+    from genreport import printing
+    from genreport.present import mathsvg
+
+    version, font = metadata.version("ziamath"), mathsvg._font()
+    used = used_formulas(built)
+    missing = [tex for tex, size, inline in used if lookup(version, font, size, inline, tex) is None]
+    # and what is shipped is what ziamath draws here: every sixth formula drawn again (all of them: 30 s more)
+    drawn = [tex for tex, size, inline in used[::6] if tex not in missing
+             and lookup(version, font, size, inline, tex) != mathsvg.render(tex, size, inline, font)]
+    lines = [f"{SHIPPED}: " + (f"{len(missing)} formulas missing, e.g. {missing[0]!r}; run "
+                               "python -m genreport.present.mathship" if missing else
+                               f"{len(drawn)} formulas drawn otherwise here, e.g. {drawn[0]!r}; run "
+                               "python -m genreport.present.mathship" if drawn else "current")]
+    path, same = printing.sizes_current(_FIGURES)
+    lines.append(f"{path}: " + ("current" if same else "stale; run python -m genreport.present.mathship"))
+    return (1 if missing or drawn or not same else 0), lines
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(allow_abbrev=False, prog="python -m genreport.present.mathship", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--check", action="store_true", help="exit 1 if a built-in report's formula is not shipped")
     args = ap.parse_args(argv)
     if args.check:
-        from importlib import metadata
-
-        from genreport.present import mathsvg
-
-        version, font = metadata.version("ziamath"), mathsvg._font()
-        used = used_formulas()
-        missing = [tex for tex, size, inline in used if lookup(version, font, size, inline, tex) is None]
-        # and what is shipped is what ziamath draws here: every sixth formula drawn again (all of them: 30 s more)
-        drawn = [tex for tex, size, inline in used[::6] if tex not in missing
-                 and lookup(version, font, size, inline, tex) != mathsvg.render(tex, size, inline, font)]
-        print(f"{SHIPPED}: " + (f"{len(missing)} formulas missing, e.g. {missing[0]!r}; run "
-                                "python -m genreport.present.mathship" if missing else
-                                f"{len(drawn)} formulas drawn otherwise here, e.g. {drawn[0]!r}; run "
-                                "python -m genreport.present.mathship" if drawn else "current"))
-        from genreport import printing
-
-        path, same = printing.sizes_current(_FIGURES)
-        print(f"{path}: " + ("current" if same else "stale; run python -m genreport.present.mathship"))
-        return 1 if missing or drawn or not same else 0
+        code, lines = check()
+        print("\n".join(lines))
+        return code
     from genreport import printing
     from genreport.fileio import write_file
 

@@ -6,6 +6,7 @@ import base64
 import hashlib
 import math
 import re
+from contextlib import contextmanager
 from functools import lru_cache
 from importlib import metadata
 
@@ -150,10 +151,27 @@ def warm_up() -> None:
     render("x", 15.0, False, _font())
 
 
+_RECORDERS: list[dict] = []  # the open recordings (:func:`recording`)
+
+
+@contextmanager
+def recording():
+    """The (tex, size, inline) of every formula :func:`img` draws in the block, once each, in the order drawn: what a
+    build records in ``Built.formulas`` (the shipped table's check reads them, genreport.present.mathship)."""
+    seen: dict[tuple, None] = {}
+    _RECORDERS.append(seen)
+    try:
+        yield seen
+    finally:
+        _RECORDERS.remove(seen)
+
+
 def img(tex: str, size: float = 15.0, inline: bool = False, alt: str | None = None) -> str:
     """An <img> tag with the formula as a data URI; alt text is the LaTeX (escaped)."""
     from markupsafe import escape
 
+    for seen in _RECORDERS:
+        seen.setdefault((tex, size, inline), None)
     body, offset = svg(tex, size, inline)
     data = base64.b64encode(body.encode()).decode()
     style = f' style="vertical-align:{offset:.2f}px"' if inline else ""

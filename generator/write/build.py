@@ -43,6 +43,7 @@ class Built:
     warnings: tuple[str, ...] = ()
     timings: dict[str, float] = field(default_factory=dict)
     summary: tuple[str, ...] = ()  # three lines for the terminal: what binds, tokens/s, fits
+    formulas: tuple[tuple[str, float, bool], ...] = ()  # (tex, size, inline) of each formula drawn, in order
 
 
 class Timer:
@@ -85,32 +86,36 @@ def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, 
         base_results = evaluate(load_report(spec_path, strict=False))
     timer.lap("evaluate")
     files: dict[str, bytes] = {}
+    formulas: tuple[tuple[str, float, bool], ...] = ()
 
     def json_file():
         if "json" in formats and "results.json" not in files:
             files["results.json"] = results_json(results, base_results).encode()
 
     if "html" in formats or "pdf" in formats:
+        from genreport.present import mathsvg
         from genreport.present.live import without_scripts  # print runs no scripts: the PDF is made without them
         from genreport.present.render import Rendering
 
         pdf = "pdf" in formats
-        rendering = Rendering(results, base_results, timer, tuple(overrides), for_print=pdf,
-                              want_phone="html" in formats)
-        printed = None
-        try:
-            if pdf:  # the printer imports WeasyPrint and lays the pages out while the figures are drawn
-                printing.prepare(without_scripts(rendering.print_marked), rendering.print_marks, rendering.ready(),
-                                 idle=json_file)
-                json_file()
-                if timer:
-                    timer.lap("pdf-import")
-                print_html, figures = rendering.wide()  # printed while the phone-layout figures are drawn
-                printed = printing.print_pdf(without_scripts(print_html), figures, timer)
-            html, figures = rendering.finish()
-        except BaseException:
-            rendering.cancel()
-            raise
+        with mathsvg.recording() as drawn:
+            rendering = Rendering(results, base_results, timer, tuple(overrides), for_print=pdf,
+                                  want_phone="html" in formats)
+            printed = None
+            try:
+                if pdf:  # the printer imports WeasyPrint and lays the pages out while the figures are drawn
+                    printing.prepare(without_scripts(rendering.print_marked), rendering.print_marks, rendering.ready(),
+                                     idle=json_file)
+                    json_file()
+                    if timer:
+                        timer.lap("pdf-import")
+                    print_html, figures = rendering.wide()  # printed while the phone-layout figures are drawn
+                    printed = printing.print_pdf(without_scripts(print_html), figures, timer)
+                html, figures = rendering.finish()
+            except BaseException:
+                rendering.cancel()
+                raise
+        formulas = tuple(drawn)
         for name, svg in figures.items():
             files[f"figures/{name}.svg"] = svg
         if "html" in formats:
@@ -120,7 +125,7 @@ def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, 
     json_file()
     from genreport.present.summary import terminal_lines
 
-    return Built(spec.name, files, spec.warnings, timer.t, tuple(terminal_lines(results)))
+    return Built(spec.name, files, spec.warnings, timer.t, tuple(terminal_lines(results)), formulas)
 
 
 def write(built: Built, out_root: Path, name: str | None = None) -> Path:
