@@ -37,7 +37,8 @@ def _hw(name):
                                     parallel.decode_time_comm, parallel.decode_time_memory_busiest])
 def test_closed_form_is_sympys_sum(ledger):
     e = ledger()
-    assert sp.simplify(parallel.request_round_sum(e) - parallel._over_request(e)) == 0
+    # over one denominator and expanded, the difference is 0: a proof as simplify's (which took 8 s on the collectives)
+    assert sp.expand(sp.together(parallel.request_round_sum(e) - parallel._over_request(e))) == 0
 
 
 def _rounds_one_by_one(model, hw, prec, par, batch, prompt, output):
