@@ -158,6 +158,27 @@ def test_the_goodput_takes_the_least_of_four_ceilings_per_replica_and_per_gpu(re
     assert m["goodput_binds"] == "compute roof" and m["goodput_rate"] == m["goodput_rate_compute"]
 
 
+def test_the_rate_figure_stops_at_the_chapters_chunk_budget(report):
+    """One number, one place (issue 30's review): the rate figure's chunked curve stops at the chunk budget the
+    chapter states (``chunk_budget_rate``, evaluated once), not at a second count of its own.  The figure's own
+    bisection counted the prompt tokens alone against the 512-token budget, 2,048 lam t_s = 512, so it stopped later
+    (41.3 requests/s, its goodput star there) than the chapter's 37.3, where the 511 lam t_s decode tokens share the
+    budget (vLLM's max_num_batched_tokens counts the running decodes first: vllm/v1/core/sched/scheduler.py,
+    token_budget)."""
+    r, _ = report
+    tq = r.serving["techniques"]
+    n, ch = tq["numbers"], tq["rates"]["chunked"]
+    assert ch["stops_at"] == "chunk budget" and ch["limits"]["chunk budget"] == n["chunk_budget_rate"]
+    assert ch["stop"] == n["chunk_budget_rate"] == ch["goodput"] == n["goodput_rate"]
+    # hand count at the curve's last rate: the decode tokens (Little's law) and the uncached half of the 4,096-token
+    # prompts a step of t_s carries fill the 512-token budget exactly (a dense model: its step reads all its weights)
+    lam, t_s = ch["rate"][-1], ch["tpot"][-1]
+    assert ch["running"][-1] == pytest.approx(lam * 511 * t_s, rel=1e-12)
+    assert lam * (511 + 4096 * 0.5) * t_s == pytest.approx(512, rel=1e-9)
+    # and by hand from the step t_s = N b / (W - lam Q_r) of one GPU's slice (tp 8, fp8)
+    assert lam == pytest.approx(512 * W / ((4096 * 0.5 + 511) * NB + 512 * _request_bytes()), rel=1e-6)
+
+
 def test_the_chapter_and_results_json_state_them(report, tmp_path):
     _, path = report
     assert main([str(path), "--format", "json,html", "-o", str(tmp_path), "-q"]) == 0

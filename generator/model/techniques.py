@@ -226,6 +226,11 @@ def _layout_round(r, batch: float) -> dict:
             "resumes": int(batches[off[0] + again[0]]) if again.size else None, "speedup_far": float(sig[-1])}
 
 
+def _rate_or_none(x: float | None) -> float | None:
+    """A ceiling's rate, None where there is none (absent, or at or below 0: no rate at all)."""
+    return x if x is not None and x > 0 else None
+
+
 def _faster(x: float) -> str:
     """A speed-up of the TPOT in words: "1.79x faster", or past the break-even batch "1.10x slower" (never "0.91x
     faster")."""
@@ -342,13 +347,16 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                     "chunk_admits_rate": chunk_rate, "batch_retires_rate": decode_rate,
                     "decode_intensity": i_plain, "chunked_ttft": ttft_chunk})
 
-    # continuous batching in steady state: the rate the TPOT target allows, the rate the spec names
+    # continuous batching in steady state: the rate the TPOT target allows, the rate the spec names; the chunk
+    # budget's rate once, here, for the ceilings and the rate figure's chunked curve alike (it does not take theta)
     env_s = dict(env)
+    budget = _rate_or_none(physical("chunk_budget_rate", _eval(r, "chunk_budget_rate", env_s), "")[0])
     if sv.tpot is not None:
         env_s["theta"] = sv.tpot
         room = held_room(r.envs[r.lead], env_s, last)
         rates = {k: physical(k, _eval(r, k, room if k == "goodput_rate_capacity" else env_s), "")[0]
-                 for k in CEILINGS}
+                 for k in CEILINGS if k != "chunk_budget_rate"}
+        rates["chunk_budget_rate"] = budget
         rates = {k: v if v is not None and v > 0 else None for k, v in rates.items()}  # none: no rate at all
         found = [v for v in rates.values() if v is not None]
         goodput = min(found) if len(found) == len(CEILINGS) else None
@@ -425,7 +433,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     blocks["tech_pools"] = _block(r, "tech_pools", "balanced_prefill_gpus", env_d, {"batch": int(batch)})
     numbers.update({"prefill_share": share, "prefill_stages": stages})
     out = {"batch": int(batch), "context": int(last), "mean_context": mean, "chunk": sv.chunk,
-           "chunk_source": CHUNK_SOURCE, "rows": rows, "numbers": numbers, "rates": rate_curves(r)}
+           "chunk_source": CHUNK_SOURCE, "rows": rows, "numbers": numbers, "rates": rate_curves(r, budget)}
     return out, blocks
 
 
@@ -677,7 +685,7 @@ def _highest(ok, hi: float, steps: int = 60) -> float:
     return lo
 
 
-def rate_curves(r) -> dict:
+def rate_curves(r, budget: float | None) -> dict:
     """TTFT and TPOT against the arrival rate of one replica, with chunked prefill and without (the serving
     chapter's figure), from formulas/techniques.py's steady states at the spec's request shape: one GPU's ledgers at
     the layout (its slice of the model), no collectives counted; the steady state has no queueing, and the P99 time
@@ -687,7 +695,8 @@ def rate_curves(r) -> dict:
     T_in (1 - h_p) / s_c steps with a full chunk beside the running sequences (``chunked_ttft`` at the steady
     concurrency); without, each prompt is prefilled alone (``prefill_alone_time``, the TTFT) and the decode steps
     wait for it (``unchunked_step_time``; ``unchunked_stall_time`` the round that waits for a whole prefill).
-    Each curve stops at the first limit it meets: compute, memory, the chunk budget (chunked) or the KV capacity
+    Each curve stops at the first limit it meets: compute, memory, the chunk budget (chunked: ``budget``, the
+    chapter's ``chunk_budget_rate`` as :func:`report` evaluated it, None where no rate fits) or the KV capacity
     (the running sequences' caches beside the weights); the goodput point is the highest rate whose TPOT and TTFT
     meet the targets below that.
 
@@ -832,10 +841,10 @@ def rate_curves(r) -> dict:
     for kind in ("chunked", "unchunked"):
         if kind == "chunked":
             limits = {"compute": positive("goodput_rate_compute"), "memory": positive("steady_rate_memory")}
-            # each step of t_s carries lam T_in (1 - h_p) t_s prompt tokens, at most s_c (chunk_budget_rate in closed
-            # form where the weights read do not depend on the step's tokens)
-            limits["chunk budget"] = _highest(lambda x: bool(x * uncached * chunked(x)[0] <= sv.chunk),
-                                              min(limits.values()) * (1 - 1e-9))
+            # the chapter's chunk budget (``budget``: chunk_budget_rate, its decode tokens and prompt chunks
+            # together within s_c, evaluated once in :func:`report`), the one number the text, results.json, derive
+            # and the live page state; none: the decode tokens leave no room for a chunk
+            limits["chunk budget"] = budget if budget is not None else 0.0
             if limits["chunk budget"] >= min(limits["compute"], limits["memory"]) * (1 - 1e-9):
                 limits["chunk budget"] = math.inf
         else:
