@@ -334,28 +334,37 @@ def goodput_rate_compute():
 
 
 def goodput_rate_capacity():
-    """Highest arrival rate whose running sequences' caches fit beside the weights [1/s]: the rate where they fill,
-    lam (T_out - 1) t_s(lam) (T_in + T_out / 2) c = C - N b with t_s(lam) the steady step time
-    (:func:`steady_step_time`), solved for lam by SymPy: W (C - N b) / ((T_out - 1) (T_in + T_out / 2) c (N - N_e) b
-    + (C - N b) Q_r), Q_r a request's bytes (:func:`request_bytes`).
+    """Highest arrival rate the KV caches allow, steady state [1/s]: the rate where the running sequences' caches fill
+    the room beside the weights, lam (T_out - 1) t_s(lam) (T_in (1 - h_p) + T_out / 2) (c + c_d)
+    = C - N b - M_d - h_p T_in (c + c_d) = R, with t_s(lam) = (N - N_e) b / (W - lam Q_r) the steady step time
+    (:func:`steady_step_time`), linear in lam once multiplied out: lam = R W / (K (N - N_e) b + R Q_r), K the
+    tokens' bytes (T_out - 1) (T_in (1 - h_p) + T_out / 2) (c + c_d) (tests/test_techniques.py solves the balance
+    with SymPy and finds this; the expanded solution printed three times as long).
 
     Little's law counts lam (T_out - 1) t_s sequences decoding; at steady state their progress is spread evenly over
-    the output, so together they hold T_in + T_out / 2 tokens each (:func:`mean_decode_context`): the least an
-    engine that allocates its cache as tokens come (PagedAttention) needs.  The step t_s(lam) is a lower bound, so
-    at any rate past this one even the fastest engine runs more sequences than the caches hold: the ceiling is an
-    upper bound whatever the TPOT target.  (Each sequence charged its final T_in + T_out tokens gave a lower ceiling,
-    42.3 requests/s against 43.2 for Mistral-7B on A100 with 1k prompts and 256 outputs: below rates a paged engine
-    reaches.)  It does not depend on theta: where the step at this rate is longer
-    than theta, the TPOT ceiling (:func:`goodput_rate_tpot`) is the lower of the two (t_s grows with lam), so the
-    least of the ceilings is the goodput either way.  (Counting lam (T_out - 1) theta sequences, a token each theta,
-    held the caches full at a rate where the step is shorter than theta and fewer sequences run.)
+    the output, so together they hold T_in + T_out / 2 tokens each (:func:`mean_decode_context`, the time average):
+    the least an engine that allocates its cache as tokens come (PagedAttention) needs.  A prefix of h_p T_in tokens
+    shared by every request is held once (:func:`prefix_capacity_batch`: PagedAttention's shared blocks,
+    RadixAttention), so each sequence holds its own T_in (1 - h_p) + T_out / 2 tokens beside it: the balance is
+    B_h(S) of :func:`prefix_capacity_batch` at the mean context S = T_in + T_out / 2, where the chapter's count of
+    the sequences that fit takes the last context.  The step t_s(lam) is a lower bound, so at any rate past this
+    one even the fastest engine runs more sequences than the caches hold: the ceiling is an upper bound whatever the
+    TPOT target.  (Each sequence charged its final T_in + T_out tokens gave a lower ceiling, 42.3 requests/s against
+    43.2 for Mistral-7B on A100 with 1k prompts and 256 outputs: below rates a paged engine reaches.)  It does not
+    depend on theta: where the step at this rate is longer than theta, the TPOT ceiling (:func:`goodput_rate_tpot`)
+    is the lower of the two (t_s grows with lam), so the least of the ceilings is the goodput either way.  (Counting
+    lam (T_out - 1) theta sequences, a token each theta, held the caches full at a rate where the step is shorter
+    than theta and fewer sequences run.)
 
     With a draft model (``serving.speculative.draft_model``) its weights M_d take the room too and every sequence
     keeps the draft's cache c_d per token beside the target's (:func:`capacity_batch_draft`: one pool holds both
-    caches in vLLM V1): C - N b - M_d over (c + c_d); M_d = c_d = 0 without a draft."""
-    sol = sp.solve(sp.Eq(lam * (T_out - 1) * steady_step_time() * mean_decode_context() * (c + sym("c_d")),
-                         C - N * b - sym("M_d")), lam)
-    return sp.simplify(sol[0])
+    caches in vLLM V1): C - N b - M_d over (c + c_d); M_d = c_d = 0 without a draft.  h_p = 0 holds no prefix
+    once."""
+    kv = c + sym("c_d")
+    room = C - N * b - sym("M_d") - h_p * T_in * kv
+    tokens = (T_out - 1) * (mean_decode_context() - h_p * T_in) * kv
+    return room * W / (tokens * (N - N_e) * b + room * request_bytes())
+
 
 
 # ----------------------------------------------------------------------------------------------- disaggregation

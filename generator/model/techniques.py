@@ -60,7 +60,7 @@ def prompt_classes(sv) -> tuple[float, ...]:
 # all rates of one replica, from one GPU's slice of the layout (every GPU of a replica carries its share of each
 # request).
 CEILINGS = {"goodput_rate_tpot": "TPOT target", "goodput_rate_compute": "compute roof",
-            "goodput_rate_capacity": "KV capacity", "chunk_budget_rate": "chunk budget"}
+            "goodput_rate_capacity": "KV cache room", "chunk_budget_rate": "chunk budget"}
 
 
 def _replica_gpus(r) -> int:
@@ -351,12 +351,18 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     # budget's rate once, here, for the ceilings and the rate figure's chunked curve alike (it does not take theta)
     env_s = dict(env)
     budget = _rate_or_none(physical("chunk_budget_rate", _eval(r, "chunk_budget_rate", env_s), "")[0])
+    # the rate the KV caches allow, once too (nor does it take theta): the running sequences at the mean context
+    # beside the weights a GPU holds, a shared prefix held once; and the sequences its balance counts, B_h at the mean
+    # context (the rate figure's unchunked curve stops where its own running sequences reach them)
+    room = held_room(r.envs[r.lead], env_s, last)
+    kv_rate = _rate_or_none(physical("goodput_rate_capacity", _eval(r, "goodput_rate_capacity", room), "")[0])
+    held_mean = max(0.0, _eval(r, "prefix_capacity_batch", {**room, "S": mean}))
     if sv.tpot is not None:
         env_s["theta"] = sv.tpot
-        room = held_room(r.envs[r.lead], env_s, last)
-        rates = {k: physical(k, _eval(r, k, room if k == "goodput_rate_capacity" else env_s), "")[0]
-                 for k in CEILINGS if k != "chunk_budget_rate"}
-        rates["chunk_budget_rate"] = budget
+        rates = {k: physical(k, _eval(r, k, env_s), "")[0] for k in CEILINGS
+                 if k not in ("chunk_budget_rate", "goodput_rate_capacity")}
+        rates.update({"goodput_rate_capacity": kv_rate, "chunk_budget_rate": budget})
+        rates = {k: rates[k] for k in CEILINGS}
         rates = {k: v if v is not None and v > 0 else None for k, v in rates.items()}  # none: no rate at all
         found = [v for v in rates.values() if v is not None]
         goodput = min(found) if len(found) == len(CEILINGS) else None
@@ -385,8 +391,9 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
         rows.append({"technique": "prefix caching", "setting": f"{sv.prefix_hit:.0%} of each prompt cached",
                      "ttft": (ttft, ttft * keep), "tpot": (tpot, tpot), "per_gpu": (per_gpu, per_gpu),
                      "usd": (usd, usd), "gain": 1 / keep,
-                     "ends": f"sequences that fit per replica: {cap0 or 0:,.0f} -> {cap1 or 0:,.0f} (the shared prefix "
-                             "held once)", "note": "TTFT over the uncached part of the prompt"})
+                     "ends": f"sequences that fit per replica at the last context ({int(last):,} tokens): {cap0 or 0:,.0f} "
+                             f"-> {cap1 or 0:,.0f} (the shared prefix held once)",
+                     "note": "TTFT over the uncached part of the prompt"})
         numbers.update({"prefix_capacity_before": cap0, "prefix_capacity_after": cap1})
 
     # prefill/decode disaggregation: pools of the same layout, balanced for the request shape; where the layout has
@@ -433,7 +440,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     blocks["tech_pools"] = _block(r, "tech_pools", "balanced_prefill_gpus", env_d, {"batch": int(batch)})
     numbers.update({"prefill_share": share, "prefill_stages": stages})
     out = {"batch": int(batch), "context": int(last), "mean_context": mean, "chunk": sv.chunk,
-           "chunk_source": CHUNK_SOURCE, "rows": rows, "numbers": numbers, "rates": rate_curves(r, budget)}
+           "chunk_source": CHUNK_SOURCE, "rows": rows, "numbers": numbers, "rates": rate_curves(r, budget, kv_rate, held_mean)}
     return out, blocks
 
 
@@ -685,7 +692,7 @@ def _highest(ok, hi: float, steps: int = 60) -> float:
     return lo
 
 
-def rate_curves(r, budget: float | None) -> dict:
+def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float) -> dict:
     """TTFT and TPOT against the arrival rate of one replica, with chunked prefill and without (the serving
     chapter's figure), from formulas/techniques.py's steady states at the spec's request shape: one GPU's ledgers at
     the layout (its slice of the model), no collectives counted; the steady state has no queueing, and the P99 time
@@ -696,9 +703,11 @@ def rate_curves(r, budget: float | None) -> dict:
     concurrency); without, each prompt is prefilled alone (``prefill_alone_time``, the TTFT) and the decode steps
     wait for it (``unchunked_step_time``; ``unchunked_stall_time`` the round that waits for a whole prefill).
     Each curve stops at the first limit it meets: compute, memory, the chunk budget (chunked: ``budget``, the
-    chapter's ``chunk_budget_rate`` as :func:`report` evaluated it, None where no rate fits) or the KV capacity
-    (the running sequences' caches beside the weights); the goodput point is the highest rate whose TPOT and TTFT
-    meet the targets below that.
+    chapter's ``chunk_budget_rate`` as :func:`report` evaluated it, None where no rate fits) or the KV cache room:
+    with chunks the chapter's ``goodput_rate_capacity`` (``kv_rate``), without them the rate where the curve's own
+    running sequences reach ``held_mean``, the sequences the caches hold at a request's mean context with a shared
+    prefix held once (``prefix_capacity_batch`` there: the same balance, Little's law's time average); the goodput
+    point is the highest rate whose TPOT and TTFT meet the targets below that.
 
     The tail (formulas/techniques.py, "the tail"): each curve's P99 time between tokens, with chunks a step with a
     full chunk once more than 1 - TAIL of the steps carry one (``chunk_step_share``), without the round alone
@@ -735,14 +744,6 @@ def rate_curves(r, budget: float | None) -> dict:
                     for x in classes]
         t_p = sum(prefills) / len(prefills)
         env["t_p"] = t_p
-    from genreport.model.serving import last_context
-
-    # the weights and the cache a GPU holds at the request's last context, for the capacity (the chapter's)
-    last = float(last_context(sv.prompt, sv.output))
-    held = lead.at(context=last)
-    cap_env = dict(env, S=last, N=float(held["N"]), b=float(np.ravel(held["b"])[0]),
-                   c=float(np.ravel(held["c"])[0]))
-    cap = physical("prefix_capacity_batch", _eval(r, "prefix_capacity_batch", cap_env), "floor")[0] or 0.0
 
     def at(qid: str, lam, **more) -> np.ndarray:
         return np.asarray(r.q[qid]({**env, "lam": np.asarray(lam, dtype=float), **more}), dtype=float)
@@ -851,7 +852,11 @@ def rate_curves(r, budget: float | None) -> dict:
             limits = {"compute": positive("unchunked_rate_compute"), "memory": positive("unchunked_rate_memory")}
         edge = min(limits.values())
         fn = chunked if kind == "chunked" else unchunked
-        limits["capacity"] = _highest(lambda x, fn=fn: bool(fn(x)[1] <= cap), edge * (1 - 1e-9)) if cap >= 1 else 0.0
+        if kind == "chunked":
+            limits["capacity"] = kv_rate if kv_rate is not None else 0.0
+        else:
+            limits["capacity"] = _highest(lambda x: bool(unchunked(x)[1] <= held_mean), edge * (1 - 1e-9)) \
+                if held_mean > 0 else 0.0
         if limits["capacity"] >= edge * (1 - 1e-9):
             limits["capacity"] = math.inf  # the caches fit up to the other limits
         stop_by = min(limits, key=lambda k: limits[k])
@@ -919,7 +924,7 @@ def rate_curves(r, budget: float | None) -> dict:
     lengths = {"prompt_spread": sv.prompt_spread, "prompt_classes": [float(x) for x in classes],
                "prefill_classes": [float(x) for x in prefills],
                "prompt_spread_source": PROMPT_SPREAD_SOURCE[sv.prompt_spread]} if spread else {}
-    return {**lengths, "prefill_alone_time": t_p, "capacity_batch": float(cap), "chunk": sv.chunk, "mean_context": mean,
+    return {**lengths, "prefill_alone_time": t_p, "held_sequences_mean": float(held_mean), "chunk": sv.chunk, "mean_context": mean,
             "tail": TAIL, "ttft_tail": TTFT_TAIL,
             "tpot_target": sv.tpot, "ttft_target": sv.ttft, "chunked": curves["chunked"],
             "unchunked": curves["unchunked"]}
