@@ -67,6 +67,7 @@ STALLS = ("vLLM v0 vllm/core/scheduler.py _schedule_default and Sarathi-Serve's 
     sym(x) for x in ("p_a", "k_d", "t_d", "C_p", "s_c", "lam", "T_in", "T_out", "h_p", "n_P", "n_D", "W_kv",
                      "t_p", "t_s", "theta"))
 (t_r, k_s, m_s, q_p, n_v) = (sym(x) for x in ("t_r", "k_s", "m_s", "q_p", "n_v"))
+t_pr = sym("t_pr")  # a whole prompt's prefill at a prefill replica of the layout (its TTFT there): the pools'
 k_pp = sym("k_pp")  # pipeline stages of a prefill instance (DistServe, section 3.1): the pools and the queue below
 _s = sp.Symbol("s", positive=True)  # a transform's argument, not a glossary symbol
 _i = sp.Symbol("i", integer=True, nonnegative=True)  # a summation index, not a glossary symbol
@@ -370,13 +371,14 @@ def goodput_rate_capacity():
 # ----------------------------------------------------------------------------------------------- disaggregation
 
 def prefill_pool_rate():
-    """Requests per second a prefill pool of n_P GPUs serves [1/s]: k_pp n_P / t_p (t_p: a prompt's prefill time on
-    one replica times its GPUs).  Each prefill instance is a replica of k_pp pipeline stages: it admits the next
-    prompt after t_p / k_pp of its time and each prompt still takes t_p, its time to first token (DistServe, Zhong et
-    al., OSDI 2024, section 3.1, "inter-op parallelism"); k_pp = 1 is a replica that prefills one prompt at a time.
-    Where the stages are uneven or send to each other the busiest stage takes more than t_p / k_pp, so the rate is
-    at most this: the side a bound takes."""
-    return k_pp * n_P / t_p
+    """Requests per second a prefill pool of n_P GPUs serves [1/s]: k_pp n_P / t_pr (t_pr: a whole prompt's prefill
+    time at a prefill replica of the layout, its collectives included, times its GPUs where n_P counts GPUs; not
+    t_p, the uncached prompt on one GPU's slice that the rate figure's queues take).  Each prefill instance is a
+    replica of k_pp pipeline stages: it admits the next prompt after t_pr / k_pp of its time and each prompt still
+    takes t_pr, its time to first token (DistServe, Zhong et al., OSDI 2024, section 3.1, "inter-op parallelism");
+    k_pp = 1 is a replica that prefills one prompt at a time.  Where the stages are uneven or send to each other
+    the busiest stage takes more than t_pr / k_pp, so the rate is at most this: the side a bound takes."""
+    return k_pp * n_P / t_pr
 
 
 def decode_pool_rate(B=B):
@@ -395,13 +397,13 @@ def balanced_prefill_gpus(B=B):
 
 def aggregated_tpot():
     """Mean time per output token in one pool that prefills whole prompts between decode rounds [s]:
-    t_s + B t_p / (T_out - 1).
+    t_s + B t_pr / (T_out - 1).
 
     Each of a request's T_out - 1 rounds, B / (T_out - 1) of the running sequences finish and as many prompts
-    are prefilled (t_p each on the replica) while the B users wait.  A disaggregated decode pool pays t_s alone;
+    are prefilled (t_pr each, a whole prompt at the replica) while the B users wait.  A disaggregated decode pool pays t_s alone;
     the two pools balanced (:func:`balanced_prefill_gpus`) serve the same tokens per GPU as this one pool at the
     same B, so disaggregation gains where the TPOT target holds one pool to a smaller batch (DistServe, section 2)."""
-    return t_s + B * t_p / (T_out - 1)
+    return t_s + B * t_pr / (T_out - 1)
 
 
 def kv_transfer_time():

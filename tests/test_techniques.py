@@ -176,10 +176,10 @@ def test_steady_state_of_continuous_batching():
 
 @pytest.mark.parametrize("stages", [1, 2])
 def test_disaggregated_pools_balance(stages):
-    """Balanced pools (DistServe, section 3): n_P k_pp / t_p = (n_S - n_P) B / ((T_out - 1) t_s), so n_P = n_S t_p B /
-    (t_p B + k_pp (T_out - 1) t_s); by hand 16 x 32 / (32 + 10.22) = 12.13 GPUs for whole replicas, 16 x 32 /
-    (32 + 20.44) = 9.76 for prefill instances of two pipeline stages (a prompt admitted every t_p / 2, section 3.1)."""
-    v = {"B": 128, "t_p": 0.25, "t_s": 0.02, "T_out": 512, "n_S": 16, "k_pp": stages}
+    """Balanced pools (DistServe, section 3): n_P k_pp / t_pr = (n_S - n_P) B / ((T_out - 1) t_s), so n_P = n_S t_pr B /
+    (t_pr B + k_pp (T_out - 1) t_s); by hand 16 x 32 / (32 + 10.22) = 12.13 GPUs for whole replicas, 16 x 32 /
+    (32 + 20.44) = 9.76 for prefill instances of two pipeline stages (a prompt admitted every t_pr / 2, section 3.1)."""
+    v = {"B": 128, "t_pr": 0.25, "t_s": 0.02, "T_out": 512, "n_S": 16, "k_pp": stages}
     n_p = at(t.balanced_prefill_gpus(), **v)
     assert n_p == pytest.approx(16 * 32 / (32 + stages * 511 * 0.02), rel=1e-12)
     assert n_p == pytest.approx({1: 12.127, 2: 9.7635}[stages], abs=1e-3)
@@ -422,9 +422,9 @@ def test_the_kv_cache_room_is_the_prefix_capacity_at_the_mean_context():
     2,048 x 128 KiB) over (4,352 - 2,048) x 128 KiB per sequence is 230.4 sequences."""
     lam = sym("lam")
     v = {"T_in": 4096, "T_out": 512, "h_p": 0.5, "s_c": 8192, "C_p": 2048, "M_d": 0.0, "c_d": 0.0}
-    balance = sp.Eq(lam * (sym("T_out") - 1) * t.steady_step_time() * (t.mean_decode_context()
-                                                                       - sym("h_p") * sym("T_in")) * (sym("c") + sym("c_d")),
-                    sym("C") - sym("N") * sym("b") - sym("M_d") - sym("h_p") * sym("T_in") * (sym("c") + sym("c_d")))
+    kv, prefix = sym("c") + sym("c_d"), sym("h_p") * sym("T_in")
+    balance = sp.Eq(lam * (sym("T_out") - 1) * t.steady_step_time() * (t.mean_decode_context() - prefix) * kv,
+                    sym("C") - sym("N") * sym("b") - sym("M_d") - prefix * kv)
     (solved,) = sp.solve(balance, lam)
     assert sp.simplify(solved - t.goodput_rate_capacity()) == 0
     rate = at(t.goodput_rate_capacity(), **v)

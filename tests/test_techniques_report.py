@@ -186,6 +186,29 @@ def test_the_rate_figure_stops_at_the_chapters_chunk_budget(report):
     assert lam == pytest.approx(512 * W / ((4096 * 0.5 + 511) * NB + 512 * _request_bytes()), rel=1e-6)
 
 
+def test_one_symbol_for_each_prefill_time(report):
+    """t_p meant two times with prefix caching (issue 30's review): the rate figure's tail took t_p, half of the
+    4,096-token prompt prefilled alone on one GPU's slice of tp 8 (no collectives), and the disaggregation row's
+    printed formula t_p = the chapter's TTFT, the whole prompt at the replica with its all-reduces.  Now the pools
+    take t_pr (printed t_{p,R}); the glossary defines both, each once."""
+    from genreport.formulas.glossary import BY_NAME
+
+    r, _ = report
+    tq = r.serving["techniques"]
+    ttft = r.serving["rows"][-1]["bound"]["ttft"]
+    pools = r.blocks["tech_pools"]
+    assert "t_pr" in pools.inputs and "t_p" not in pools.inputs and pools.inputs["t_pr"] == ttft
+    # the two are different numbers here: half the prompt against the whole, so about half the time at most
+    t_p = tq["rates"]["prefill_alone_time"]
+    assert t_p < 0.6 * ttft
+    # by hand, the uncached 2,048 tokens on one GPU of tp 8 are compute-bound: 2 x 70.6e9 / 8 x 2,048 FLOPs and
+    # more (attention, the head) at 1,979 TFLOP/s fp8
+    assert t_p > 2 * 70.6e9 / 8 * 2048 / 1979e12
+    assert BY_NAME["t_pr"].latex == r"t_{p,\mathrm{R}}" and BY_NAME["t_p"].latex == "t_{p}"
+    assert "uncached" in BY_NAME["t_p"].meaning and "whole prompt" in BY_NAME["t_pr"].meaning
+    assert sym("t_p") not in t.balanced_prefill_gpus().free_symbols
+
+
 def test_the_chapter_and_results_json_state_them(report, tmp_path):
     _, path = report
     assert main([str(path), "--format", "json,html", "-o", str(tmp_path), "-q"]) == 0
@@ -205,6 +228,10 @@ def test_the_chapter_and_results_json_state_them(report, tmp_path):
     assert f'mean context, <span data-sv="mean_context" data-f="integer">4,352</span> (<span ' \
            f'data-sv="numbers.speedup_mean" data-f="f2">{tq["speedup_mean"]:.2f}</span>x' in html
     assert "max_num_batched_tokens (engine.max_batched_tokens" in html
+    # the two prefill times in words: the disaggregation's t_p,R the whole prompt at the replica, the tail's t_p not
+    assert ("each prompt taking\nt<sub>p,R</sub> at a prefill replica: the whole prompt with the layout's "
+            "collectives") in html
+    assert "a prefill of the uncached prompt alone on one GPU's slice, no collectives" in html
 
 
 @pytest.mark.parametrize("bad, message", [

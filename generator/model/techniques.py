@@ -404,7 +404,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     from genreport.model.plan import kv_link
 
     stages = (r.spec.parallelism or Parallelism()).pp
-    env_d = dict(env, t_p=ttft, t_s=tpot, k_pp=float(stages))
+    env_d = dict(env, t_pr=ttft, t_s=tpot, k_pp=float(stages))
     share = _eval(r, "balanced_prefill_gpus", env_d)
     # what one decode replica retires in the pools: its plain round t_s, no chunk riding along (the chunked row's
     # batch_retires_rate takes the step with a chunk)

@@ -303,7 +303,7 @@ const GR_SERVING = (() => {
     // prefill/decode disaggregation: pools of this layout balanced for the request shape; the KV cache's link
     // where the layout has pipeline stages each prefill replica is a pipeline admitting a prompt every TTFT / pp
     const stages = par.pp || 1;
-    const share = call("balanced_prefill_gpus", Object.assign({}, e, {t_p: ttft, t_s: tp0, k_pp: stages}));
+    const share = call("balanced_prefill_gpus", Object.assign({}, e, {t_pr: ttft, t_s: tp0, k_pp: stages}));
     // one decode replica of the pools: its plain round, no chunk riding along (techniques.report's pool_rate)
     const poolRate = sv.output > 1 ? batch / ((sv.output - 1) * tp0) : Infinity;  // decode_pool_rate, n_D = 1
     const piped = stages > 1 ? ", each prefill replica a pipeline of " + stages + " stages" : "";
