@@ -151,7 +151,8 @@ TECHNIQUE_ENTRIES: tuple[Entry, ...] = (
     Entry("n_D", r"n_{D}", "1", "GPUs of the decode pool (disaggregated serving)"),
     Entry("n_S", r"n_{S}", "1", "GPUs a disaggregated deployment splits into its prefill and decode pools"),
     Entry("W_kv", r"W_{\mathrm{kv}}", "B/s", "bandwidth that carries a request's KV cache from the prefill pool to the decode pool"),
-    Entry("t_p", r"t_{p}", "s", "prefill time of one prompt on its pool's replica"),
+    Entry("t_p", r"t_{p}", "s", "prefill time of one prompt's uncached tokens alone on one GPU's slice of the layout, no collectives (the rate figure's queues and tails)"),
+    Entry("t_pr", r"t_{p,\mathrm{R}}", "s", "prefill time of one whole prompt at a prefill replica of the layout, its collectives included: its TTFT there (disaggregation's pools)"),
     Entry("t_s", r"t_{s}", "s", "time of one decode step (one token for each running sequence)"),
     Entry("t_v", r"t_{v}", "s", "time of one verify round: n_v tokens of each running sequence, its cache read once"),
     Entry("theta", r"\theta", "s", "target time per output token (TPOT)"),
@@ -160,7 +161,7 @@ TECHNIQUE_ENTRIES: tuple[Entry, ...] = (
     Entry("m_s", r"m_{s}", "1", "most whole prefills one gap between tokens can hold within the target: floor((theta - t_r) / t_p)"),
     Entry("q_p", r"q_{p}", "1", "the percentile of a tail target, as a fraction (0.99 for a P99 time between tokens)"),
     Entry("c_v", r"c_{v}", "1", "coefficient of variation of the prompts' prefill times (0: every prompt alike)"),
-    Entry("k_pp", r"k_{\mathrm{pp}}", "1", "pipeline stages of a prefill instance: it admits the next prompt after t_p / k_pp"),
+    Entry("k_pp", r"k_{\mathrm{pp}}", "1", "pipeline stages of a prefill instance: it admits the next prompt after t_pr / k_pp"),
 )
 
 ALL_ENTRIES: tuple[Entry, ...] = ENTRIES + PARALLEL_ENTRIES + TECHNIQUE_ENTRIES

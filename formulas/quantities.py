@@ -492,8 +492,9 @@ TECHNIQUE_DEFS: tuple[QuantityDef, ...] = (
                 r"\lambda_{\theta}", (), _T.goodput_rate_tpot, _T.LITTLE),
     QuantityDef("goodput_rate_compute", "highest arrival rate the compute roof allows", "1/s",
                 r"\lambda_{P}", (), _T.goodput_rate_compute, _T.LITTLE),
-    QuantityDef("goodput_rate_capacity", "highest arrival rate whose running sequences' caches fit, steady state", "1/s",
-                r"\lambda_{C}", (), _T.goodput_rate_capacity, _T.LITTLE),
+    QuantityDef("goodput_rate_capacity", "highest arrival rate the KV caches allow, steady state: the running "
+                "sequences at the mean context, a shared prefix held once", "1/s",
+                r"\lambda_{C}", (), _T.goodput_rate_capacity, f"{_T.LITTLE}; {_T.PREFIX}"),
     QuantityDef("balanced_prefill_gpus", "GPUs of the prefill pool that balance the two pools, its instances "
                 "pipelines of k_pp stages", "1",
                 r"n_{P}^{*}", ("batch",), _T.balanced_prefill_gpus, _T.DISTSERVE),
@@ -505,7 +506,7 @@ TECHNIQUE_DEFS: tuple[QuantityDef, ...] = (
                 r"t_{\mathrm{agg}}(B)", ("batch",), _T.aggregated_tpot, _T.DISTSERVE),
     QuantityDef("kv_transfer_time", "one request's KV cache sent from the prefill to the decode pool", "s",
                 r"t_{\mathrm{kv}}", (), _T.kv_transfer_time, _T.DISTSERVE),
-    QuantityDef("prefix_capacity_batch", "sequences that fit when they share a prefix held once", "1",
+    QuantityDef("prefix_capacity_batch", "sequences of context S that fit when they share a prefix held once", "1",
                 r"B_{\mathrm{cap},h}(S)", ("context",), _T.prefix_capacity_batch, _T.PREFIX, integer="floor"),
     QuantityDef("prefill_alone_time", "prefill of one prompt's uncached tokens alone on the GPU, at least", "s",
                 r"t_{p,1}", (), _T.prefill_alone_time, _T.SARATHI),

@@ -67,6 +67,7 @@ STALLS = ("vLLM v0 vllm/core/scheduler.py _schedule_default and Sarathi-Serve's 
     sym(x) for x in ("p_a", "k_d", "t_d", "C_p", "s_c", "lam", "T_in", "T_out", "h_p", "n_P", "n_D", "W_kv",
                      "t_p", "t_s", "theta"))
 (t_r, k_s, m_s, q_p, n_v) = (sym(x) for x in ("t_r", "k_s", "m_s", "q_p", "n_v"))
+t_pr = sym("t_pr")  # a whole prompt's prefill at a prefill replica of the layout (its TTFT there): the pools'
 k_pp = sym("k_pp")  # pipeline stages of a prefill instance (DistServe, section 3.1): the pools and the queue below
 _s = sp.Symbol("s", positive=True)  # a transform's argument, not a glossary symbol
 _i = sp.Symbol("i", integer=True, nonnegative=True)  # a summation index, not a glossary symbol
@@ -334,40 +335,50 @@ def goodput_rate_compute():
 
 
 def goodput_rate_capacity():
-    """Highest arrival rate whose running sequences' caches fit beside the weights [1/s]: the rate where they fill,
-    lam (T_out - 1) t_s(lam) (T_in + T_out / 2) c = C - N b with t_s(lam) the steady step time
-    (:func:`steady_step_time`), solved for lam by SymPy: W (C - N b) / ((T_out - 1) (T_in + T_out / 2) c (N - N_e) b
-    + (C - N b) Q_r), Q_r a request's bytes (:func:`request_bytes`).
+    """Highest arrival rate the KV caches allow, steady state [1/s]: the rate where the running sequences' caches fill
+    the room beside the weights, lam (T_out - 1) t_s(lam) (T_in (1 - h_p) + T_out / 2) (c + c_d)
+    = C - N b - M_d - h_p T_in (c + c_d) = R, with t_s(lam) = (N - N_e) b / (W - lam Q_r) the steady step time
+    (:func:`steady_step_time`), linear in lam once multiplied out: lam = R W / (K (N - N_e) b + R Q_r), K the
+    tokens' bytes (T_out - 1) (T_in (1 - h_p) + T_out / 2) (c + c_d) (tests/test_techniques.py solves the balance
+    with SymPy and finds this; the expanded solution printed three times as long).
 
     Little's law counts lam (T_out - 1) t_s sequences decoding; at steady state their progress is spread evenly over
-    the output, so together they hold T_in + T_out / 2 tokens each (:func:`mean_decode_context`): the least an
-    engine that allocates its cache as tokens come (PagedAttention) needs.  The step t_s(lam) is a lower bound, so
-    at any rate past this one even the fastest engine runs more sequences than the caches hold: the ceiling is an
-    upper bound whatever the TPOT target.  (Each sequence charged its final T_in + T_out tokens gave a lower ceiling,
-    42.3 requests/s against 43.2 for Mistral-7B on A100 with 1k prompts and 256 outputs: below rates a paged engine
-    reaches.)  It does not depend on theta: where the step at this rate is longer
-    than theta, the TPOT ceiling (:func:`goodput_rate_tpot`) is the lower of the two (t_s grows with lam), so the
-    least of the ceilings is the goodput either way.  (Counting lam (T_out - 1) theta sequences, a token each theta,
-    held the caches full at a rate where the step is shorter than theta and fewer sequences run.)
+    the output, so together they hold T_in + T_out / 2 tokens each (:func:`mean_decode_context`, the time average):
+    the least an engine that allocates its cache as tokens come (PagedAttention) needs.  A prefix of h_p T_in tokens
+    shared by every request is held once (:func:`prefix_capacity_batch`: PagedAttention's shared blocks,
+    RadixAttention), so each sequence holds its own T_in (1 - h_p) + T_out / 2 tokens beside it: the balance is
+    B_h(S) of :func:`prefix_capacity_batch` at the mean context S = T_in + T_out / 2, where the chapter's count of
+    the sequences that fit takes the last context.  The step t_s(lam) is a lower bound, so at any rate past this
+    one even the fastest engine runs more sequences than the caches hold: the ceiling is an upper bound whatever the
+    TPOT target.  (Each sequence charged its final T_in + T_out tokens gave a lower ceiling, 42.3 requests/s against
+    43.2 for Mistral-7B on A100 with 1k prompts and 256 outputs: below rates a paged engine reaches.)  It does not
+    depend on theta: where the step at this rate is longer than theta, the TPOT ceiling (:func:`goodput_rate_tpot`)
+    is the lower of the two (t_s grows with lam), so the least of the ceilings is the goodput either way.  (Counting
+    lam (T_out - 1) theta sequences, a token each theta, held the caches full at a rate where the step is shorter
+    than theta and fewer sequences run.)
 
     With a draft model (``serving.speculative.draft_model``) its weights M_d take the room too and every sequence
     keeps the draft's cache c_d per token beside the target's (:func:`capacity_batch_draft`: one pool holds both
-    caches in vLLM V1): C - N b - M_d over (c + c_d); M_d = c_d = 0 without a draft."""
-    sol = sp.solve(sp.Eq(lam * (T_out - 1) * steady_step_time() * mean_decode_context() * (c + sym("c_d")),
-                         C - N * b - sym("M_d")), lam)
-    return sp.simplify(sol[0])
+    caches in vLLM V1): C - N b - M_d over (c + c_d); M_d = c_d = 0 without a draft.  h_p = 0 holds no prefix
+    once."""
+    kv = c + sym("c_d")
+    room = C - N * b - sym("M_d") - h_p * T_in * kv
+    tokens = (T_out - 1) * (mean_decode_context() - h_p * T_in) * kv
+    return room * W / (tokens * (N - N_e) * b + room * request_bytes())
+
 
 
 # ----------------------------------------------------------------------------------------------- disaggregation
 
 def prefill_pool_rate():
-    """Requests per second a prefill pool of n_P GPUs serves [1/s]: k_pp n_P / t_p (t_p: a prompt's prefill time on
-    one replica times its GPUs).  Each prefill instance is a replica of k_pp pipeline stages: it admits the next
-    prompt after t_p / k_pp of its time and each prompt still takes t_p, its time to first token (DistServe, Zhong et
-    al., OSDI 2024, section 3.1, "inter-op parallelism"); k_pp = 1 is a replica that prefills one prompt at a time.
-    Where the stages are uneven or send to each other the busiest stage takes more than t_p / k_pp, so the rate is
-    at most this: the side a bound takes."""
-    return k_pp * n_P / t_p
+    """Requests per second a prefill pool of n_P GPUs serves [1/s]: k_pp n_P / t_pr (t_pr: a whole prompt's prefill
+    time at a prefill replica of the layout, its collectives included, times its GPUs where n_P counts GPUs; not
+    t_p, the uncached prompt on one GPU's slice that the rate figure's queues take).  Each prefill instance is a
+    replica of k_pp pipeline stages: it admits the next prompt after t_pr / k_pp of its time and each prompt still
+    takes t_pr, its time to first token (DistServe, Zhong et al., OSDI 2024, section 3.1, "inter-op parallelism");
+    k_pp = 1 is a replica that prefills one prompt at a time.  Where the stages are uneven or send to each other
+    the busiest stage takes more than t_pr / k_pp, so the rate is at most this: the side a bound takes."""
+    return k_pp * n_P / t_pr
 
 
 def decode_pool_rate(B=B):
@@ -386,13 +397,13 @@ def balanced_prefill_gpus(B=B):
 
 def aggregated_tpot():
     """Mean time per output token in one pool that prefills whole prompts between decode rounds [s]:
-    t_s + B t_p / (T_out - 1).
+    t_s + B t_pr / (T_out - 1).
 
     Each of a request's T_out - 1 rounds, B / (T_out - 1) of the running sequences finish and as many prompts
-    are prefilled (t_p each on the replica) while the B users wait.  A disaggregated decode pool pays t_s alone;
+    are prefilled (t_pr each, a whole prompt at the replica) while the B users wait.  A disaggregated decode pool pays t_s alone;
     the two pools balanced (:func:`balanced_prefill_gpus`) serve the same tokens per GPU as this one pool at the
     same B, so disaggregation gains where the TPOT target holds one pool to a smaller batch (DistServe, section 2)."""
-    return t_s + B * t_p / (T_out - 1)
+    return t_s + B * t_pr / (T_out - 1)
 
 
 def kv_transfer_time():

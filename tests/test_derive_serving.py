@@ -126,14 +126,15 @@ def test_set_adds_a_serving_block_and_checks_it(tmp_path):
 
 def test_the_caches_and_chunk_ceilings_solved_and_evaluated(capsys, spec):
     """``derive`` gives the goodput's other two memory ceilings (issue 30) per GPU of tp 8, as the chapter does.
-    The KV capacity: the caches fill where lam 511 t_s(lam) 4,352 c = C - N b, t_s(lam) = N b / (W - lam Q_r), so
-    lam = (C - N b) W / (511 x 4,352 c N b + (C - N b) Q_r); C = 80 GiB less vLLM's 10% and one engine step's
-    activations (575,930,368 B, formulas.memory.activation_workspace).  The chunk budget: lam (2,048 + 511) t_s(lam) = 512
+    The KV cache room: the caches fill where lam 511 t_s(lam) (4,352 - 2,048) c = C - N b - 2,048 c (the shared half
+    of the prompt held once), t_s(lam) = N b / (W - lam Q_r), so lam = R W / (511 x 2,304 c N b + R Q_r), R = C - N b
+    - 2,048 c; C = 80 GiB less vLLM's 10% and one engine step's activations (575,930,368 B,
+    formulas.memory.activation_workspace).  The chunk budget: lam (2,048 + 511) t_s(lam) = 512
     (the step's budget holds its 511 decode tokens per request too), so lam = 512 W / (2,559 N b + 512 Q_r)."""
-    room = 0.9 * 80 * 2**30 - 575930368 - NB
+    room = 0.9 * 80 * 2**30 - 575930368 - NB - 2048 * C
     q_r = _request_bytes()
     assert _value(capsys, "goodput_rate_capacity", "--spec", spec) == pytest.approx(
-        room * W / (511 * 4352 * C * NB + room * q_r), rel=1e-5)
+        room * W / (511 * 2304 * C * NB + room * q_r), rel=1e-5)
     assert _value(capsys, "chunk_budget_rate", "--spec", spec) == pytest.approx(
         512 * W / (2559 * NB + 512 * q_r), rel=1e-5)
     assert _value(capsys, "chunk_budget_rate", "--spec", spec, "--set", "serving.chunk=1024") == pytest.approx(

@@ -73,7 +73,7 @@ RANGES = {
     "T_in": (1, 1e6, True), "T_out": (1, 1e5, True), "s_c": (16, 8192, True), "C_p": (1, 8192, True), "h_p": (1e-3, 0.99, False),
     "k_d": (1, 16, True), "n_v": (2, 64, True), "p_a": (0.01, 0.99, False), "n_S": (1, 8, True), "k_pp": (1, 16, True), "lam": (1e-3, 1e3, False),
     "theta": (1e-3, 1, False), "t_s": (1e-4, 1, False), "t_v": (1e-4, 1, False), "t_d": (1e-6, 1, False),
-    "t_p": (1e-4, 10, False), "W_kv": (1e9, 1e12, False),
+    "t_p": (1e-4, 10, False), "t_pr": (1e-4, 10, False), "W_kv": (1e9, 1e12, False),
     "M_d": (1e6, 2e10, False), "c_d": (64, 1e5, False),  # a draft model's weights and KV per token on one GPU
     "F_d": (1e6, 1e16, False), "Q_d": (1e6, 1e12, False),  # one draft pass's FLOPs and bytes (draft_time_bound)
 }

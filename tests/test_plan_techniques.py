@@ -273,7 +273,7 @@ def test_verify_round_limits():
             x = {a: 10.0 ** rng.uniform(-3, 3) for a in v.fn_args}
             x.update(n_v=1.0, n_TP=float(rng.integers(1, 9)), n_PP=float(rng.integers(1, 5)))
             assert v.fn(*(x[a] for a in v.fn_args)) == pytest.approx(d.fn(*(x[a] for a in d.fn_args)), rel=1e-12)
-    assert techniques.aggregated_tpot().subs(sym("t_p"), 0) == sym("t_s")
+    assert techniques.aggregated_tpot().subs(sym("t_pr"), 0) == sym("t_s")
 
 
 def test_nvl72_domain_is_searched_by_default(capsys):

@@ -189,17 +189,20 @@ CAPACITY = ("serving.speculative.draft_model=llama-3.2-1b", "serving.speculative
 
 
 def test_every_capacity_of_a_report_takes_the_draft(capsys):
-    """One number, one place: the serving chapter's batch limit, the lever row's fit, the KV-capacity ceiling of the
+    """One number, one place: the serving chapter's batch limit, the lever row's fit, the KV cache room of the
     goodput, the prefix-cache capacities, the rate figure's capacity, the memory ledger (figure 5) and ``derive``
     all take the draft's weights and cache.  Hand counts (the room 58,774,530,960 B, 45,056 B a token):
     - the chapter's batch limit at the last context 4,607: floor(room / (45,056 x 4,607)) = 283, the lever row's
       and plan's too (313 without the draft: (C - w_g) / (40,960 x 4,607) = 313.1);
-    - the KV ceiling: room W / (511 x 4,352 x 45,056 x 17.65e9 + room Q_r), Q_r = 511 x 4,352 x 40,960 +
-      2,048 x 40,960 x (1 + (6,144 - 512) / 1,024) (request_bytes: the draft's cache takes room, the target's
-      reads time) = 27.52 requests/s per replica (28.19 without the draft);
+    - the KV cache room: R W / (511 x 2,304 x 45,056 x 17.65e9 + R Q_r), R = room - 2,048 x 45,056 (the shared
+      half of the prompt held once, each running sequence its own 4,352 - 2,048 tokens on average), Q_r = 511 x
+      4,352 x 40,960 + 2,048 x 40,960 x (1 + (6,144 - 512) / 1,024) (request_bytes: the draft's cache takes room,
+      the target's reads time) = 31.14 requests/s per replica (31.59 without the draft);
     - the prefix cache, 2,048 tokens held once: floor((room - 2,048 x 45,056) / (2,559 x 45,056)) = 508 (before:
-      floor(room / (4,607 x 45,056)) = 283), the rate figure's at the same last context 4,607 (room - 2,048 x
-      45,056) / (2,559 x 45,056) = 508.96 (issue 30: it took 4,608, one token past the last step's context)."""
+      floor(room / (4,607 x 45,056)) = 283), sequences that fit at the last context 4,607; the rate figure's
+      sequences held at the mean context 4,352, as the KV cache room counts them (issue 30's review: it took the
+      last context's 508.96 where the chapter's ceiling took the mean), (room - 2,048 x 45,056) / (2,304 x 45,056)
+      = 565.3."""
     r = evaluated(SPEC, CAPACITY)
     assert r.envs[r.lead].values["C"] == pytest.approx(CAP_GPU, rel=1e-12)
     n = r.serving["techniques"]["numbers"]
@@ -208,14 +211,16 @@ def test_every_capacity_of_a_report_takes_the_draft(capsys):
     assert n["capacity_with_draft"] == int(ROOM / (KV * 4607)) == 283
     assert n["capacity_plain"] == int((CAP_GPU - W_GPU) / (C_GPU * 4607)) == 313
     q_r = 511 * 4352 * C_GPU + 2048 * C_GPU * (1 + (4096 * 1.5 - 512) / 1024)
-    ceiling = ROOM * 3.35e12 / (511 * 4352 * KV * W_GPU + ROOM * q_r)
-    assert n["goodput_rate_capacity"] == pytest.approx(ceiling, rel=1e-9) and ceiling == pytest.approx(27.52, abs=0.01)
-    plain = (CAP_GPU - W_GPU) * 3.35e12 / (511 * 4352 * C_GPU * W_GPU + (CAP_GPU - W_GPU) * q_r)
-    assert plain == pytest.approx(28.19, abs=0.01)  # the ceiling the chapter stated before the draft took its room
+    room = ROOM - 2048 * KV
+    ceiling = room * 3.35e12 / (511 * 2304 * KV * W_GPU + room * q_r)
+    assert n["goodput_rate_capacity"] == pytest.approx(ceiling, rel=1e-9) and ceiling == pytest.approx(31.14, abs=0.01)
+    plain = CAP_GPU - W_GPU - 2048 * C_GPU
+    plain = plain * 3.35e12 / (511 * 2304 * C_GPU * W_GPU + plain * q_r)
+    assert plain == pytest.approx(31.59, abs=0.01)  # the ceiling without the draft's room
     assert n["prefix_capacity_after"] == int((ROOM - 2048 * KV) / (2559 * KV)) == 508
     assert n["prefix_capacity_before"] == int(ROOM / (4607 * KV)) == 283
     rates = r.serving["techniques"]["rates"]
-    assert rates["capacity_batch"] == pytest.approx((ROOM - 2048 * KV) / (2559 * KV), rel=1e-12)
+    assert rates["held_sequences_mean"] == pytest.approx((ROOM - 2048 * KV) / (2304 * KV), rel=1e-12)
     from genreport.present.figures.fig5_memory_ledger import _ledger
 
     name, parts = _ledger(r)[-1]

@@ -176,10 +176,10 @@ def test_steady_state_of_continuous_batching():
 
 @pytest.mark.parametrize("stages", [1, 2])
 def test_disaggregated_pools_balance(stages):
-    """Balanced pools (DistServe, section 3): n_P k_pp / t_p = (n_S - n_P) B / ((T_out - 1) t_s), so n_P = n_S t_p B /
-    (t_p B + k_pp (T_out - 1) t_s); by hand 16 x 32 / (32 + 10.22) = 12.13 GPUs for whole replicas, 16 x 32 /
-    (32 + 20.44) = 9.76 for prefill instances of two pipeline stages (a prompt admitted every t_p / 2, section 3.1)."""
-    v = {"B": 128, "t_p": 0.25, "t_s": 0.02, "T_out": 512, "n_S": 16, "k_pp": stages}
+    """Balanced pools (DistServe, section 3): n_P k_pp / t_pr = (n_S - n_P) B / ((T_out - 1) t_s), so n_P = n_S t_pr B /
+    (t_pr B + k_pp (T_out - 1) t_s); by hand 16 x 32 / (32 + 10.22) = 12.13 GPUs for whole replicas, 16 x 32 /
+    (32 + 20.44) = 9.76 for prefill instances of two pipeline stages (a prompt admitted every t_pr / 2, section 3.1)."""
+    v = {"B": 128, "t_pr": 0.25, "t_s": 0.02, "T_out": 512, "n_S": 16, "k_pp": stages}
     n_p = at(t.balanced_prefill_gpus(), **v)
     assert n_p == pytest.approx(16 * 32 / (32 + stages * 511 * 0.02), rel=1e-12)
     assert n_p == pytest.approx({1: 12.127, 2: 9.7635}[stages], abs=1e-3)
@@ -388,7 +388,7 @@ def test_the_prompt_spread_in_the_serving_chapter():
     and x 6,609 / 2,339.9); the queue's t_p is the mean of their prefills (76.3 ms, longer than the 4k prompt's
     73.7 ms: attention grows with the square of the length).  Without chunks the P99 capacity rises from 1.80 to 3.21
     requests/s: every 4k prefill (73.7 ms) passes the 50 ms target in a gap, while the short half of the chat prompts
-    fit one; the P90 TTFT at the curve's end rises from 284 to 501 ms (the long prompts queue everyone behind them).
+    fit one; the P90 TTFT at the curve's end rises from 287 to 506 ms (the long prompts queue everyone behind them).
     The stall law over one length is the generalized Poisson law's k t_p (within the grid)."""
     from genreport.model.techniques import PROMPT_SPREADS, stall_quantile, stall_quantile_mixed
     from shared import evaluated
@@ -405,9 +405,33 @@ def test_the_prompt_spread_in_the_serving_chapter():
         pytest.approx(0.0763, abs=1e-4)
     assert base["unchunked"]["p99_rate"] == pytest.approx(1.80, abs=0.01)
     assert ra["unchunked"]["p99_rate"] == pytest.approx(3.21, abs=0.01)
-    assert base["unchunked"]["ttft_p90"][-1] == pytest.approx(0.284, abs=1e-3)
-    assert ra["unchunked"]["ttft_p90"][-1] == pytest.approx(0.501, abs=1e-3)
+    assert base["unchunked"]["ttft_p90"][-1] == pytest.approx(0.287, abs=1e-3)
+    assert ra["unchunked"]["ttft_p90"][-1] == pytest.approx(0.506, abs=1e-3)
     # the stall law over one length: k t_p of the generalized Poisson law, up to the grid (t_p / 32)
     for lam, t_r in ((2.0, 0.04), (8.0, 0.03)):
         one = stall_quantile(lam * t_r, lam * 0.0737) * 0.0737
         assert one - 0.0737 / 32 - 1e-12 <= stall_quantile_mixed(lam, t_r, [0.0737], [1.0]) <= one + 1e-12
+
+
+def test_the_kv_cache_room_is_the_prefix_capacity_at_the_mean_context():
+    """``goodput_rate_capacity`` solves lam (T_out - 1) t_s(lam) (T_in (1 - h_p) + T_out / 2) (c + c_d) = C - N b
+    - M_d - h_p T_in (c + c_d) (SymPy's solution of that balance is its closed form), so at its rate Little's law's
+    running sequences are exactly those ``prefix_capacity_batch`` fits at the mean context T_in + T_out / 2: one
+    counting of the caches, the shared prefix held once in both (PagedAttention, RadixAttention).  Llama 3.1 8B on
+    an H100 (seed 003), 4k prompts, 512 outputs, half of each prompt shared: by hand the room (80 GiB - 16.06 GB -
+    2,048 x 128 KiB) over (4,352 - 2,048) x 128 KiB per sequence is 230.4 sequences."""
+    lam = sym("lam")
+    v = {"T_in": 4096, "T_out": 512, "h_p": 0.5, "s_c": 8192, "C_p": 2048, "M_d": 0.0, "c_d": 0.0}
+    kv, prefix = sym("c") + sym("c_d"), sym("h_p") * sym("T_in")
+    balance = sp.Eq(lam * (sym("T_out") - 1) * t.steady_step_time() * (t.mean_decode_context() - prefix) * kv,
+                    sym("C") - sym("N") * sym("b") - sym("M_d") - prefix * kv)
+    (solved,) = sp.solve(balance, lam)
+    assert sp.simplify(solved - t.goodput_rate_capacity()) == 0
+    rate = at(t.goodput_rate_capacity(), **v)
+    running = rate * 511 * at(t.steady_step_time(), lam=rate, **v)
+    held = (80 * 2**30 - 8.03e9 * 2 - 2048 * 131072) / ((4352 - 2048) * 131072)
+    assert held == pytest.approx(230.4, abs=0.05)
+    assert running == pytest.approx(held, rel=1e-12)
+    assert at(t.prefix_capacity_batch(), S=4352, **v) == pytest.approx(held, rel=1e-12)
+    # no prefix shared: the whole mean context per sequence, as before
+    assert at(t.goodput_rate_capacity(), **{**v, "h_p": 0.0}) < rate

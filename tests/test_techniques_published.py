@@ -323,12 +323,12 @@ def test_distserve_gain_comes_from_what_the_roofline_leaves_out():
         context = prompt + output / 2
         fits = int((env["C"] - env["N"] * env["b"]) / ((prompt + output) * env["c"]))
         step_at, tpot_at = over(t.decode_step_time(), {**env, "S": context}, "B"), \
-            over(t.aggregated_tpot(), {"t_p": t_p, "T_out": output}, "t_s", "B")
+            over(t.aggregated_tpot(), {"t_pr": t_p, "T_out": output}, "t_s", "B")  # one GPU, no prefix: t_pr = t_p
         step = {B: float(step_at(B)) for B in range(1, fits + 1)}
         assert step[fits] == pytest.approx(at(t.decode_step_time(), env, B=fits, S=context), rel=1e-12)
         agg = max(B for B in step if float(tpot_at(step[B], B)) <= theta)
         dis = max(B for B in step if step[B] <= theta)
-        per_gpu_agg = agg / ((output - 1) * at(t.aggregated_tpot(), {}, t_s=step[agg], B=agg, t_p=t_p, T_out=output))
+        per_gpu_agg = agg / ((output - 1) * at(t.aggregated_tpot(), {}, t_s=step[agg], B=agg, t_pr=t_p, T_out=output))
         per_gpu_dis = 1 / (t_p + (output - 1) * step[dis] / dis)  # one request's prefill and decode GPU-seconds
         out[theta] = (agg, dis, per_gpu_dis / per_gpu_agg, fits)
     agg, dis, ratio, fits = out[0.100]

@@ -130,15 +130,22 @@ def _request_bytes(t_in=4096, t_out=512, h=0.5, s_c=512):
 
 def test_the_goodput_takes_the_least_of_four_ceilings_per_replica_and_per_gpu(report):
     """The chapter's four ceilings by hand, per replica of tp 8 (each GPU's slice of every request): the TPOT
-    target t_s(lam) = theta, the KV capacity (the caches fill at the steady step of that rate) and the chunk budget
-    (lam T_in (1 - h_p) t_s(lam) = s_c), with t_s(lam) = N b / (W - lam Q_r); the goodput per GPU is an eighth."""
+    target t_s(lam) = theta, the KV cache room (the caches fill at the steady step of that rate, each running
+    sequence at the mean context 4,352 less the shared half of the prompt, which is held once) and the chunk budget
+    (lam (T_in (1 - h_p) + T_out - 1) t_s(lam) = s_c), with t_s(lam) = N b / (W - lam Q_r); the goodput per GPU is
+    an eighth."""
     r, _ = report
     n = r.serving["techniques"]["numbers"]
     q_r = _request_bytes()
     assert n["goodput_rate_tpot"] == pytest.approx((W - NB / 0.050) / q_r, rel=1e-6)
-    room = CAP - NB
     assert r.envs[r.lead].values["C"] == pytest.approx(CAP, rel=1e-12)
-    assert n["goodput_rate_capacity"] == pytest.approx(room * W / (511 * 4352 * C_KV * NB + room * q_r), rel=1e-6)
+    # the room beside the weights and the 2,048-token prefix all share (PagedAttention's shared blocks, SGLang's
+    # RadixAttention: held once, as the prefix-caching row counts it); each running sequence holds its own
+    # 4,352 - 2,048 = 2,304 tokens on average (Little's law's time average over its 511 decode steps).  Charging
+    # each sequence the whole 4,352 with no prefix shared said 64.8 requests/s.
+    room = CAP - NB - 2048 * C_KV
+    assert n["goodput_rate_capacity"] == pytest.approx(room * W / (511 * 2304 * C_KV * NB + room * q_r), rel=1e-6)
+    assert n["goodput_rate_capacity"] == pytest.approx(68.4, abs=0.05)
     assert n["chunk_budget_rate"] == pytest.approx(512 * W / ((4096 * 0.5 + 511) * NB + 512 * q_r), rel=1e-6)
     # prefix caching, per replica as well: the shared half of the prompt held once, at the last context 4,607
     assert n["prefix_capacity_after"] == int((CAP - NB - 0.5 * 4096 * C_KV) / ((4607 - 2048) * C_KV))
@@ -156,6 +163,50 @@ def test_the_goodput_takes_the_least_of_four_ceilings_per_replica_and_per_gpu(re
     assert m["chunk_budget_rate"] == pytest.approx(2048 * W / ((4096 * 0.5 + 511) * NB + 2048 * _request_bytes(s_c=2048)),
                                                    rel=1e-6)
     assert m["goodput_binds"] == "compute roof" and m["goodput_rate"] == m["goodput_rate_compute"]
+
+
+def test_the_rate_figure_stops_at_the_chapters_chunk_budget(report):
+    """One number, one place (issue 30's review): the rate figure's chunked curve stops at the chunk budget the
+    chapter states (``chunk_budget_rate``, evaluated once), not at a second count of its own.  The figure's own
+    bisection counted the prompt tokens alone against the 512-token budget, 2,048 lam t_s = 512, so it stopped later
+    (41.3 requests/s, its goodput star there) than the chapter's 37.3, where the 511 lam t_s decode tokens share the
+    budget (vLLM's max_num_batched_tokens counts the running decodes first: vllm/v1/core/sched/scheduler.py,
+    token_budget)."""
+    r, _ = report
+    tq = r.serving["techniques"]
+    n, ch = tq["numbers"], tq["rates"]["chunked"]
+    assert ch["stops_at"] == "chunk budget" and ch["limits"]["chunk budget"] == n["chunk_budget_rate"]
+    assert ch["stop"] == n["chunk_budget_rate"] == ch["goodput"] == n["goodput_rate"]
+    # hand count at the curve's last rate: the decode tokens (Little's law) and the uncached half of the 4,096-token
+    # prompts a step of t_s carries fill the 512-token budget exactly (a dense model: its step reads all its weights)
+    lam, t_s = ch["rate"][-1], ch["tpot"][-1]
+    assert ch["running"][-1] == pytest.approx(lam * 511 * t_s, rel=1e-12)
+    assert lam * (511 + 4096 * 0.5) * t_s == pytest.approx(512, rel=1e-9)
+    # and by hand from the step t_s = N b / (W - lam Q_r) of one GPU's slice (tp 8, fp8)
+    assert lam == pytest.approx(512 * W / ((4096 * 0.5 + 511) * NB + 512 * _request_bytes()), rel=1e-6)
+
+
+def test_one_symbol_for_each_prefill_time(report):
+    """t_p meant two times with prefix caching (issue 30's review): the rate figure's tail took t_p, half of the
+    4,096-token prompt prefilled alone on one GPU's slice of tp 8 (no collectives), and the disaggregation row's
+    printed formula t_p = the chapter's TTFT, the whole prompt at the replica with its all-reduces.  Now the pools
+    take t_pr (printed t_{p,R}); the glossary defines both, each once."""
+    from genreport.formulas.glossary import BY_NAME
+
+    r, _ = report
+    tq = r.serving["techniques"]
+    ttft = r.serving["rows"][-1]["bound"]["ttft"]
+    pools = r.blocks["tech_pools"]
+    assert "t_pr" in pools.inputs and "t_p" not in pools.inputs and pools.inputs["t_pr"] == ttft
+    # the two are different numbers here: half the prompt against the whole, so about half the time at most
+    t_p = tq["rates"]["prefill_alone_time"]
+    assert t_p < 0.6 * ttft
+    # by hand, the uncached 2,048 tokens on one GPU of tp 8 are compute-bound: 2 x 70.6e9 / 8 x 2,048 FLOPs and
+    # more (attention, the head) at 1,979 TFLOP/s fp8
+    assert t_p > 2 * 70.6e9 / 8 * 2048 / 1979e12
+    assert BY_NAME["t_pr"].latex == r"t_{p,\mathrm{R}}" and BY_NAME["t_p"].latex == "t_{p}"
+    assert "uncached" in BY_NAME["t_p"].meaning and "whole prompt" in BY_NAME["t_pr"].meaning
+    assert sym("t_p") not in t.balanced_prefill_gpus().free_symbols
 
 
 def test_the_chapter_and_results_json_state_them(report, tmp_path):
@@ -177,6 +228,10 @@ def test_the_chapter_and_results_json_state_them(report, tmp_path):
     assert f'mean context, <span data-sv="mean_context" data-f="integer">4,352</span> (<span ' \
            f'data-sv="numbers.speedup_mean" data-f="f2">{tq["speedup_mean"]:.2f}</span>x' in html
     assert "max_num_batched_tokens (engine.max_batched_tokens" in html
+    # the two prefill times in words: the disaggregation's t_p,R the whole prompt at the replica, the tail's t_p not
+    assert ("each prompt taking\nt<sub>p,R</sub> at a prefill replica: the whole prompt with the layout's "
+            "collectives") in html
+    assert "a prefill of the uncached prompt alone on one GPU's slice, no collectives" in html
 
 
 @pytest.mark.parametrize("bad, message", [

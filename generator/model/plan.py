@@ -311,12 +311,12 @@ def _pools(q, par, b, batches, ok, t_use, ttft, tpot, shape, latency, t_kv_link,
     replicas near it, the KV transfer (``c_tok`` the cache the prompt leaves, serving.prompt_cache_c: T_in c is what
     crosses the link), and one pool at the TPOT target (formulas/techniques.py)."""
     out_rounds = max(shape.output - 1, 1)
-    t_p = ttft * par.replica_gpus  # GPU-seconds of one prompt
+    t_pr = ttft * par.replica_gpus  # GPU-seconds of one prompt
     seqs = b * par.dp / par.gpus  # decode sequences per GPU
-    pools = {"t_p": t_p, "B": seqs, "T_out": float(shape.output), "t_s": tpot}
+    pools = {"t_pr": t_pr, "B": seqs, "T_out": float(shape.output), "t_s": tpot}
     decode_rate = float(q["decode_pool_rate"]({**pools, "n_D": float(par.gpus)}))  # requests/s one group retires
     # the prefill instances: whole replicas (one prompt at a time), or, where the layout has pipeline stages, each
-    # replica a pipeline admitting a prompt every t_p / pp (DistServe, section 3.1); the better split of either, a
+    # replica a pipeline admitting a prompt every t_pr / pp (DistServe, section 3.1); the better split of either, a
     # tie to whole replicas
     best = None
     for k in dict.fromkeys((1, par.pp)):
@@ -333,7 +333,7 @@ def _pools(q, par, b, batches, ok, t_use, ttft, tpot, shape, latency, t_kv_link,
     if w_kv:
         t_kv = float(q["kv_transfer_time"]({"T_in": float(shape.prompt), "c": c_tok, "W_kv": w_kv}))
     # one pool that prefills whole prompts between rounds: the largest batch meeting the TPOT target
-    agg = np.asarray(q["aggregated_tpot"]({"B": batches, "T_out": float(shape.output), "t_p": ttft, "t_s": t_use}),
+    agg = np.asarray(q["aggregated_tpot"]({"B": batches, "T_out": float(shape.output), "t_pr": ttft, "t_s": t_use}),
                      dtype=float) * np.ones_like(batches)
     fine = ok & (agg <= latency) if latency is not None else ok
     one_b, one_t, one_gpu = 0, None, 0.0

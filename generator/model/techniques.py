@@ -60,7 +60,7 @@ def prompt_classes(sv) -> tuple[float, ...]:
 # all rates of one replica, from one GPU's slice of the layout (every GPU of a replica carries its share of each
 # request).
 CEILINGS = {"goodput_rate_tpot": "TPOT target", "goodput_rate_compute": "compute roof",
-            "goodput_rate_capacity": "KV capacity", "chunk_budget_rate": "chunk budget"}
+            "goodput_rate_capacity": "KV cache room", "chunk_budget_rate": "chunk budget"}
 
 
 def _replica_gpus(r) -> int:
@@ -226,6 +226,11 @@ def _layout_round(r, batch: float) -> dict:
             "resumes": int(batches[off[0] + again[0]]) if again.size else None, "speedup_far": float(sig[-1])}
 
 
+def _rate_or_none(x: float | None) -> float | None:
+    """A ceiling's rate, None where there is none (absent, or at or below 0: no rate at all)."""
+    return x if x is not None and x > 0 else None
+
+
 def _faster(x: float) -> str:
     """A speed-up of the TPOT in words: "1.79x faster", or past the break-even batch "1.10x slower" (never "0.91x
     faster")."""
@@ -342,13 +347,22 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                     "chunk_admits_rate": chunk_rate, "batch_retires_rate": decode_rate,
                     "decode_intensity": i_plain, "chunked_ttft": ttft_chunk})
 
-    # continuous batching in steady state: the rate the TPOT target allows, the rate the spec names
+    # continuous batching in steady state: the rate the TPOT target allows, the rate the spec names; the chunk
+    # budget's rate once, here, for the ceilings and the rate figure's chunked curve alike (it does not take theta)
     env_s = dict(env)
+    budget = _rate_or_none(physical("chunk_budget_rate", _eval(r, "chunk_budget_rate", env_s), "")[0])
+    # the rate the KV caches allow, once too (nor does it take theta): the running sequences at the mean context
+    # beside the weights a GPU holds, a shared prefix held once; and the sequences its balance counts, B_h at the mean
+    # context (the rate figure's unchunked curve stops where its own running sequences reach them)
+    room = held_room(r.envs[r.lead], env_s, last)
+    kv_rate = _rate_or_none(physical("goodput_rate_capacity", _eval(r, "goodput_rate_capacity", room), "")[0])
+    held_mean = max(0.0, _eval(r, "prefix_capacity_batch", {**room, "S": mean}))
     if sv.tpot is not None:
         env_s["theta"] = sv.tpot
-        room = held_room(r.envs[r.lead], env_s, last)
-        rates = {k: physical(k, _eval(r, k, room if k == "goodput_rate_capacity" else env_s), "")[0]
-                 for k in CEILINGS}
+        rates = {k: physical(k, _eval(r, k, env_s), "")[0] for k in CEILINGS
+                 if k not in ("chunk_budget_rate", "goodput_rate_capacity")}
+        rates.update({"goodput_rate_capacity": kv_rate, "chunk_budget_rate": budget})
+        rates = {k: rates[k] for k in CEILINGS}
         rates = {k: v if v is not None and v > 0 else None for k, v in rates.items()}  # none: no rate at all
         found = [v for v in rates.values() if v is not None]
         goodput = min(found) if len(found) == len(CEILINGS) else None
@@ -377,8 +391,9 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
         rows.append({"technique": "prefix caching", "setting": f"{sv.prefix_hit:.0%} of each prompt cached",
                      "ttft": (ttft, ttft * keep), "tpot": (tpot, tpot), "per_gpu": (per_gpu, per_gpu),
                      "usd": (usd, usd), "gain": 1 / keep,
-                     "ends": f"sequences that fit per replica: {cap0 or 0:,.0f} -> {cap1 or 0:,.0f} (the shared prefix "
-                             "held once)", "note": "TTFT over the uncached part of the prompt"})
+                     "ends": f"sequences that fit per replica at the last context ({int(last):,} tokens): {cap0 or 0:,.0f} "
+                             f"-> {cap1 or 0:,.0f} (the shared prefix held once)",
+                     "note": "TTFT over the uncached part of the prompt"})
         numbers.update({"prefix_capacity_before": cap0, "prefix_capacity_after": cap1})
 
     # prefill/decode disaggregation: pools of the same layout, balanced for the request shape; where the layout has
@@ -389,7 +404,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     from genreport.model.plan import kv_link
 
     stages = (r.spec.parallelism or Parallelism()).pp
-    env_d = dict(env, t_p=ttft, t_s=tpot, k_pp=float(stages))
+    env_d = dict(env, t_pr=ttft, t_s=tpot, k_pp=float(stages))
     share = _eval(r, "balanced_prefill_gpus", env_d)
     # what one decode replica retires in the pools: its plain round t_s, no chunk riding along (the chunked row's
     # batch_retires_rate takes the step with a chunk)
@@ -425,7 +440,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     blocks["tech_pools"] = _block(r, "tech_pools", "balanced_prefill_gpus", env_d, {"batch": int(batch)})
     numbers.update({"prefill_share": share, "prefill_stages": stages})
     out = {"batch": int(batch), "context": int(last), "mean_context": mean, "chunk": sv.chunk,
-           "chunk_source": CHUNK_SOURCE, "rows": rows, "numbers": numbers, "rates": rate_curves(r)}
+           "chunk_source": CHUNK_SOURCE, "rows": rows, "numbers": numbers, "rates": rate_curves(r, budget, kv_rate, held_mean)}
     return out, blocks
 
 
@@ -677,7 +692,7 @@ def _highest(ok, hi: float, steps: int = 60) -> float:
     return lo
 
 
-def rate_curves(r) -> dict:
+def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float) -> dict:
     """TTFT and TPOT against the arrival rate of one replica, with chunked prefill and without (the serving
     chapter's figure), from formulas/techniques.py's steady states at the spec's request shape: one GPU's ledgers at
     the layout (its slice of the model), no collectives counted; the steady state has no queueing, and the P99 time
@@ -687,9 +702,12 @@ def rate_curves(r) -> dict:
     T_in (1 - h_p) / s_c steps with a full chunk beside the running sequences (``chunked_ttft`` at the steady
     concurrency); without, each prompt is prefilled alone (``prefill_alone_time``, the TTFT) and the decode steps
     wait for it (``unchunked_step_time``; ``unchunked_stall_time`` the round that waits for a whole prefill).
-    Each curve stops at the first limit it meets: compute, memory, the chunk budget (chunked) or the KV capacity
-    (the running sequences' caches beside the weights); the goodput point is the highest rate whose TPOT and TTFT
-    meet the targets below that.
+    Each curve stops at the first limit it meets: compute, memory, the chunk budget (chunked: ``budget``, the
+    chapter's ``chunk_budget_rate`` as :func:`report` evaluated it, None where no rate fits) or the KV cache room:
+    with chunks the chapter's ``goodput_rate_capacity`` (``kv_rate``), without them the rate where the curve's own
+    running sequences reach ``held_mean``, the sequences the caches hold at a request's mean context with a shared
+    prefix held once (``prefix_capacity_batch`` there: the same balance, Little's law's time average); the goodput
+    point is the highest rate whose TPOT and TTFT meet the targets below that.
 
     The tail (formulas/techniques.py, "the tail"): each curve's P99 time between tokens, with chunks a step with a
     full chunk once more than 1 - TAIL of the steps carry one (``chunk_step_share``), without the round alone
@@ -726,14 +744,6 @@ def rate_curves(r) -> dict:
                     for x in classes]
         t_p = sum(prefills) / len(prefills)
         env["t_p"] = t_p
-    from genreport.model.serving import last_context
-
-    # the weights and the cache a GPU holds at the request's last context, for the capacity (the chapter's)
-    last = float(last_context(sv.prompt, sv.output))
-    held = lead.at(context=last)
-    cap_env = dict(env, S=last, N=float(held["N"]), b=float(np.ravel(held["b"])[0]),
-                   c=float(np.ravel(held["c"])[0]))
-    cap = physical("prefix_capacity_batch", _eval(r, "prefix_capacity_batch", cap_env), "floor")[0] or 0.0
 
     def at(qid: str, lam, **more) -> np.ndarray:
         return np.asarray(r.q[qid]({**env, "lam": np.asarray(lam, dtype=float), **more}), dtype=float)
@@ -832,17 +842,21 @@ def rate_curves(r) -> dict:
     for kind in ("chunked", "unchunked"):
         if kind == "chunked":
             limits = {"compute": positive("goodput_rate_compute"), "memory": positive("steady_rate_memory")}
-            # each step of t_s carries lam T_in (1 - h_p) t_s prompt tokens, at most s_c (chunk_budget_rate in closed
-            # form where the weights read do not depend on the step's tokens)
-            limits["chunk budget"] = _highest(lambda x: bool(x * uncached * chunked(x)[0] <= sv.chunk),
-                                              min(limits.values()) * (1 - 1e-9))
+            # the chapter's chunk budget (``budget``: chunk_budget_rate, its decode tokens and prompt chunks
+            # together within s_c, evaluated once in :func:`report`), the one number the text, results.json, derive
+            # and the live page state; none: the decode tokens leave no room for a chunk
+            limits["chunk budget"] = budget if budget is not None else 0.0
             if limits["chunk budget"] >= min(limits["compute"], limits["memory"]) * (1 - 1e-9):
                 limits["chunk budget"] = math.inf
         else:
             limits = {"compute": positive("unchunked_rate_compute"), "memory": positive("unchunked_rate_memory")}
         edge = min(limits.values())
         fn = chunked if kind == "chunked" else unchunked
-        limits["capacity"] = _highest(lambda x, fn=fn: bool(fn(x)[1] <= cap), edge * (1 - 1e-9)) if cap >= 1 else 0.0
+        if kind == "chunked":
+            limits["capacity"] = kv_rate if kv_rate is not None else 0.0
+        else:
+            limits["capacity"] = _highest(lambda x: bool(unchunked(x)[1] <= held_mean), edge * (1 - 1e-9)) \
+                if held_mean > 0 else 0.0
         if limits["capacity"] >= edge * (1 - 1e-9):
             limits["capacity"] = math.inf  # the caches fit up to the other limits
         stop_by = min(limits, key=lambda k: limits[k])
@@ -910,7 +924,7 @@ def rate_curves(r) -> dict:
     lengths = {"prompt_spread": sv.prompt_spread, "prompt_classes": [float(x) for x in classes],
                "prefill_classes": [float(x) for x in prefills],
                "prompt_spread_source": PROMPT_SPREAD_SOURCE[sv.prompt_spread]} if spread else {}
-    return {**lengths, "prefill_alone_time": t_p, "capacity_batch": float(cap), "chunk": sv.chunk, "mean_context": mean,
+    return {**lengths, "prefill_alone_time": t_p, "held_sequences_mean": float(held_mean), "chunk": sv.chunk, "mean_context": mean,
             "tail": TAIL, "ttft_tail": TTFT_TAIL,
             "tpot_target": sv.tpot, "ttft_target": sv.ttft, "chunked": curves["chunked"],
             "unchunked": curves["unchunked"]}

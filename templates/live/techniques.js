@@ -11,7 +11,7 @@ const GR_SERVING = (() => {
   "use strict";
   const M = GR_MODEL, P = GR_PARALLEL, call = M.call, F = GR_FMT;
   const CEILINGS = [["goodput_rate_tpot", "TPOT target"], ["goodput_rate_compute", "compute roof"],
-    ["goodput_rate_capacity", "KV capacity"], ["chunk_budget_rate", "chunk budget"]];
+    ["goodput_rate_capacity", "KV cache room"], ["chunk_budget_rate", "chunk budget"]];
 
   function usd(price, tps) { return price && tps > 0 ? price / (tps * 3600.0) * 1e6 : null; }
   function pyMax(a, b) { return b > a ? b : a; }  // Python's max(a, b): a unless b is larger
@@ -264,7 +264,7 @@ const GR_SERVING = (() => {
     if (sv.tpot !== null) {
       es.theta = sv.tpot;
       let goodput = null, binds = null, low = Infinity, all = true;
-      // the KV capacity's room is beside the weights a GPU holds, its step reads those a batch touches (held_room)
+      // the KV cache room is beside the weights a GPU holds, its step reads those a batch touches (held_room)
       const held = lead.at(null, last), same = held.N * held.b === es.N * es.b;
       const room = same ? es : Object.assign({}, es, {C: es.C - held.N * held.b + es.N * es.b});
       CEILINGS.forEach(function (c) {
@@ -294,7 +294,8 @@ const GR_SERVING = (() => {
       const c0 = fits({h_p: 0.0}), c1 = fits({});
       levers.push({technique: "prefix caching", setting: pct(sv.prefix_hit) + " of each prompt cached",
         ttft: [ttft, ttft * keep], tpot: [tp0, tp0], per_gpu: [gpu0, gpu0], usd: [usd0, usd0],
-        ends: "sequences that fit per replica: " + commas(c0 || 0) + " -> " + commas(c1 || 0) + " (the shared prefix held once)",
+        ends: "sequences that fit per replica at the last context (" + commas(last) + " tokens): " + commas(c0 || 0) + " -> "
+          + commas(c1 || 0) + " (the shared prefix held once)",
         note: "TTFT over the uncached part of the prompt"});
       Object.assign(n, {prefix_capacity_before: c0, prefix_capacity_after: c1});
     }
@@ -302,7 +303,7 @@ const GR_SERVING = (() => {
     // prefill/decode disaggregation: pools of this layout balanced for the request shape; the KV cache's link
     // where the layout has pipeline stages each prefill replica is a pipeline admitting a prompt every TTFT / pp
     const stages = par.pp || 1;
-    const share = call("balanced_prefill_gpus", Object.assign({}, e, {t_p: ttft, t_s: tp0, k_pp: stages}));
+    const share = call("balanced_prefill_gpus", Object.assign({}, e, {t_pr: ttft, t_s: tp0, k_pp: stages}));
     // one decode replica of the pools: its plain round, no chunk riding along (techniques.report's pool_rate)
     const poolRate = sv.output > 1 ? batch / ((sv.output - 1) * tp0) : Infinity;  // decode_pool_rate, n_D = 1
     const piped = stages > 1 ? ", each prefill replica a pipeline of " + stages + " stages" : "";

@@ -570,7 +570,7 @@ def root(context, missing=missing):
                 else:
                     pass
                     yield 'none'
-                yield '</span>), the KV capacity\n(<span data-sv="numbers.goodput_rate_capacity" data-f="rps" data-none="none">'
+                yield '</span>), the KV cache room\n(<span data-sv="numbers.goodput_rate_capacity" data-f="rps" data-none="none">'
                 if (not t_10(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_capacity'))):
                     pass
                     yield escape(t_7(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_capacity')))
@@ -578,7 +578,13 @@ def root(context, missing=missing):
                 else:
                     pass
                     yield 'none'
-                yield "</span>: the rate where the running sequences' caches fill, at the steady step of that rate"
+                yield '</span>: the rate the caches allow, where the running sequences, each at a request\'s mean context of <span data-sv="mean_context" data-f="integer">'
+                yield escape(t_4(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'mean_context')))
+                yield '</span> tokens'
+                if ('prefix_capacity_after' in (undefined(name='n') if l_0_n is missing else l_0_n)):
+                    pass
+                    yield ' with the shared prefix held once'
+                yield ', fill the room beside the weights at the steady step of that rate'
                 if context.call(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'get'), 'draft_model'):
                     pass
                     yield ", each beside its draft's cache and the draft's weights beside the target's"
@@ -646,7 +652,7 @@ def root(context, missing=missing):
             context.exported_vars.add('ra')
             if (undefined(name='ra') if l_0_ra is missing else l_0_ra):
                 pass
-                l_0_why = {'compute': 'the compute roof', 'memory': 'the bandwidth', 'chunk budget': 'the chunk budget', 'capacity': 'the KV capacity', 'TPOT target': 'the TPOT target', 'TTFT target': 'the TTFT target'}
+                l_0_why = {'compute': 'the compute roof', 'memory': 'the bandwidth', 'chunk budget': 'the chunk budget', 'capacity': 'the KV cache room', 'TPOT target': 'the TPOT target', 'TTFT target': 'the TTFT target'}
                 context.vars['why'] = l_0_why
                 context.exported_vars.add('why')
                 yield '<p data-static>Figure '
@@ -696,7 +702,7 @@ def root(context, missing=missing):
                     yield escape(t_8(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target')))
                     yield '.\nWithout chunks the scheduler prefills every waiting prompt before the next round (vLLM v0), so with Poisson arrivals the prompts K\nprefilled in one gap follow the generalized Poisson law P(K = k) = a (a + ρk)<sup>k−1</sup> e<sup>−a−ρk</sup> / k!, a = λ t<sub>r</sub>,\nρ = λ t<sub>p</sub> (t<sub>r</sub> the round alone, t<sub>p</sub> = '
                     yield escape(t_8(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_alone_time')))
-                    yield ' a prefill); a gap of t<sub>r</sub> + k t<sub>p</sub> meets θ while\nk ≤ m<sub>s</sub> = ⌊(θ − t<sub>r</sub>) / t<sub>p</sub>⌋, so the P99 capacity is the highest λ with P(K ≤ m<sub>s</sub>) ≥ 0.99, solved numerically\n(where no prefill fits a gap it is λ t<sub>r</sub>(λ) = −ln 0.99). With chunks the tail is a step with a full chunk'
+                    yield " a prefill of the uncached prompt alone on one GPU's slice, no collectives); a gap of t<sub>r</sub> + k t<sub>p</sub> meets θ while\nk ≤ m<sub>s</sub> = ⌊(θ − t<sub>r</sub>) / t<sub>p</sub>⌋, so the P99 capacity is the highest λ with P(K ≤ m<sub>s</sub>) ≥ 0.99, solved numerically\n(where no prefill fits a gap it is λ t<sub>r</sub>(λ) = −ln 0.99). With chunks the tail is a step with a full chunk"
                     if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk') >= environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')):
                         pass
                         yield ', here a whole prompt: the '
@@ -746,12 +752,12 @@ def root(context, missing=missing):
                             yield ', where the curves stop: the TTFT tail does not bind'
                         yield '.'
                     yield '</p>\n'
-            yield '<p>Disaggregation: pools balanced for this request shape put this share of the GPUs on prefill'
+            yield "<p>Disaggregation: pools balanced for this request shape put this share of the GPUs on prefill, each prompt taking\nt<sub>p,R</sub> at a prefill replica: the whole prompt with the layout's collectives, the TTFT above (not the rate figure's\nt<sub>p</sub>, the uncached prompt on one GPU's slice)"
             if (environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefill_stages') > 1):
                 pass
-                yield ', each\nprefill replica a pipeline of k<sub>pp</sub> = '
+                yield '; each\nprefill replica a pipeline of k<sub>pp</sub> = '
                 yield escape(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefill_stages'))
-                yield ' stages that admits a prompt every t<sub>p</sub> / k<sub>pp</sub> while each prompt still takes\nt<sub>p</sub>, its TTFT (DistServe, section 3.1; a whole replica, k<sub>pp</sub> = 1, admits one every t<sub>p</sub>)'
+                yield ' stages that admits a prompt every t<sub>p,R</sub> / k<sub>pp</sub> while each prompt still takes\nt<sub>p,R</sub>, its TTFT (DistServe, section 3.1; a whole replica, k<sub>pp</sub> = 1, admits one every t<sub>p,R</sub>)'
             yield ':</p>\n<div data-static>'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_pools'), False))
             yield '</div>\n'
@@ -763,4 +769,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=88&2=97&3=99&4=103&5=107&6=109&7=113&8=121&9=133&11=135&13=139&14=143&16=150&17=156&18=173&21=179&22=197&23=205&24=209&25=216&26=223&29=233&30=263&31=277&32=292&34=298&35=307&36=327&37=384&38=390&39=396&40=406&41=447&42=459&44=461&47=464&50=481&53=491&54=499&55=507&56=511&59=527&61=539&62=542&66=544&67=546&68=551&72=556&74=559&75=561&78=564&79=566&80=574&81=586&82=596&83=644&84=653&85=655&86=669&87=681&88=691&89=693&92=698&94=700&95=706&96=724&97=731&98=740&101=750&102=753&104=756&105=758'
+debug_info = '1=88&2=97&3=99&4=103&5=107&6=109&7=113&8=121&9=133&11=135&13=139&14=143&16=150&17=156&18=173&21=179&22=197&23=205&24=209&25=216&26=223&29=233&30=263&31=277&32=292&34=298&35=307&36=327&37=384&38=390&39=396&40=406&41=447&42=459&44=461&47=464&50=481&53=491&54=499&55=507&56=511&59=527&61=539&62=542&66=544&67=546&68=551&72=556&74=559&75=561&78=564&79=566&80=574&81=592&82=602&83=650&84=659&85=661&86=675&87=687&88=697&89=699&92=704&94=706&95=712&96=730&97=737&98=746&103=756&104=759&106=762&107=764'

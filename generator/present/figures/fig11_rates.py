@@ -23,7 +23,7 @@ from genreport.present.figures.style import (
 from matplotlib.ticker import FuncFormatter
 
 STOPS = {"compute": "the compute roof", "memory": "the bandwidth (the step grows without end)",
-         "chunk budget": "the chunk budget (prompts queue without end)", "capacity": "the KV capacity"}
+         "chunk budget": "the chunk budget (prompts queue without end)", "capacity": "the KV cache room (the caches fill at the mean context)"}
 
 
 def _rates(r: Results) -> dict | None:
