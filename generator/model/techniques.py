@@ -420,7 +420,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                          + ", a decode replica retires "
                          f"{pool_rate:,.2f} requests/s at batch {int(batch):,}"
                          + (f"; one prompt's KV cache crosses the {link_name} link in {t_kv * 1e3:,.2f} ms" if t_kv
-                            else ""),
+                            else f"; one prompt's KV cache transfer is not counted in the TTFT: {link_name}"),
                  "note": "no chunk rides along a decode step; tok/s per GPU counts the prefill pool's GPUs too"})
     blocks["tech_pools"] = _block(r, "tech_pools", "balanced_prefill_gpus", env_d, {"batch": int(batch)})
     numbers.update({"prefill_share": share, "prefill_stages": stages})

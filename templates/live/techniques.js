@@ -327,7 +327,8 @@ const GR_SERVING = (() => {
         + (stages > 1 ? " (a prompt every TTFT / " + stages + ", each still taking the TTFT)" : "")
         + ", a decode replica retires "
         + commas(poolRate, ".2f") + " requests/s at batch " + commas(batch)
-        + (tKv ? "; one prompt's KV cache crosses the " + name + " link in " + commas(tKv * 1e3, ".2f") + " ms" : ""),
+        + (tKv ? "; one prompt's KV cache crosses the " + name + " link in " + commas(tKv * 1e3, ".2f") + " ms"
+          : "; one prompt's KV cache transfer is not counted in the TTFT: no link between replicas in the spec"),
       note: "no chunk rides along a decode step; tok/s per GPU counts the prefill pool's GPUs too"});
     n.prefill_share = share;
     n.prefill_stages = stages;
