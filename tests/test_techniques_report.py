@@ -320,6 +320,10 @@ def test_the_chunk_is_what_the_budget_leaves_beside_the_decode_tokens():
     tail = tq["rates"]["chunked"]
     assert not tail["p99_whole_prompt"] and 0 < tail["p99_chunk"] < 512
     assert evaluated("llama70b-h100-tp8.yaml").serving["techniques"]["rates"]["chunked"]["p99_whole_prompt"]
+    from genreport.present import figures
+
+    assert ("every step carries up to 512 tokens, the running sequences' decode tokens and a prompt chunk in what they "
+            "leave") in " ".join(figures.captions(r)["fig11-rates"].split())
 
     r = evaluated("llama70b-h100-tp8.yaml", ("serving.chunk=128",))
     tq = r.serving["techniques"]
