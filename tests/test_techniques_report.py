@@ -259,7 +259,7 @@ def test_the_steady_state_and_chunks_are_one_gpus_slice_of_the_layout(name, ceil
     known = {**env.card, "n_TP": cut.tp, "n_PP": cut.split, "n_EP": cut.ep, "s_kv": cut.s_kv, "rho_x": cut.rho,
              "N_x": env.n_routed(), "T_in": sv.prompt, "T_out": sv.output, "h_p": sv.prefix_hit, "s_c": sv.chunk,
              "C_p": min(sv.chunk, sv.prompt * (1 - sv.prefix_hit)),
-             "theta": sv.tpot, "B": tq["batch"], "S": tq["context"]}
+             "theta": sv.tpot, "B": tq["batch"], "S": tq["context"], "n_St": float(r.spec.parallelism.pp)}
     # the draft's weights and KV bytes a token per GPU (DeepSeek-V3's MTP head, draft_layers: 1; 0 for the 70B's
     # typed draft_cost), from the one place the chapter takes them
     known["M_d"], known["c_d"] = draft_memory(r.spec, tq["context"])
@@ -324,6 +324,12 @@ def test_the_chunk_is_what_the_budget_leaves_beside_the_decode_tokens():
 
     assert ("every step carries up to 512 tokens, the running sequences' decode tokens and a prompt chunk in what they "
             "leave") in " ".join(figures.captions(r)["fig11-rates"].split())
+
+    # a pipeline of 2 stages runs a step per micro-batch in flight, each with its own budget: the round leaves
+    # 2 x 512 - B prompt tokens beside its B decode tokens
+    tq = evaluated("llama70b-h100-tp8.yaml", ("parallelism.tp=4", "parallelism.pp=2", "serving.chunk=512")) \
+        .serving["techniques"]
+    assert 512 < tq["numbers"]["chunk_tokens"] == 2 * 512 - tq["batch"] < 4096
 
     r = evaluated("llama70b-h100-tp8.yaml", ("serving.chunk=128",))
     tq = r.serving["techniques"]

@@ -355,7 +355,8 @@ def serving_values(spec, values: dict, mixed: bool = False) -> dict[str, float]:
     from genreport.model.techniques import request_inputs
 
     batch = float(np.ravel(values["B"])[0]) if mixed and "B" in values else 0.0
-    out = request_inputs(sv, batch)
+    stages = spec.parallelism.pp if mixed and spec.parallelism is not None else 1
+    out = request_inputs(sv, batch, stages)
     from genreport.model.techniques import TAIL
 
     out["q_p"] = TAIL  # the P99 of the time between tokens (Sarathi-Serve's capacity)

@@ -125,17 +125,17 @@ def draft_memory(spec, context: float) -> tuple[float, float]:
     return draft.memory(load(), float(context), tp, n_pp)
 
 
-def request_inputs(sv, batch: float = 0.0) -> dict[str, float]:
+def request_inputs(sv, batch: float = 0.0, stages: int = 1) -> dict[str, float]:
     """The request's technique symbols of a ``serving`` block: T_in, T_out, h_p, s_c (the step's token budget) and
-    C_p, the prompt tokens a mixed step carries beside ``batch`` decode tokens, min(max(s_c - B, 0), T_in (1 - h_p))
-    (formulas.techniques.prompt_chunk), computed here once for the chapter, ``derive`` and ``plan``: at the
-    chapter's batch for its mixed step (``mixed_inputs``), at B = 0, the budget's whole width, for the steady
-    state."""
+    C_p, the prompt tokens a mixed round carries beside ``batch`` decode tokens, min(max(n_st s_c - B, 0),
+    T_in (1 - h_p)) over its ``stages`` steps (formulas.techniques.prompt_chunk), computed here once for the
+    chapter, ``derive`` and ``plan``: at the chapter's batch and the layout's stages for its mixed step
+    (``MIXED_STEP``), at B = 0 and one step, the budget's whole width, for the steady state."""
     from genreport.formulas.compiled import load
 
     out = {"T_in": float(sv.prompt), "T_out": float(sv.output), "h_p": float(sv.prefix_hit), "s_c": float(sv.chunk)}
     chunk = load()["prompt_chunk"]
-    out["C_p"] = float(chunk.fn(*({**out, "B": float(batch)}[a] for a in chunk.fn_args)))
+    out["C_p"] = float(chunk.fn(*({**out, "B": float(batch), "n_St": float(stages)}[a] for a in chunk.fn_args)))
     return out
 
 
@@ -328,7 +328,8 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
 
     # chunked prefill: one chunk rides along each decode step while a prompt is prefilled, in what the step's
     # budget leaves beside the batch's decode tokens (vLLM and Sarathi-Serve schedule the decode tokens first)
-    mix = {**env, "C_p": request_inputs(sv, batch)["C_p"]}
+    stages = r.spec.parallelism.pp if r.spec.parallelism is not None else 1
+    mix = {**env, "C_p": request_inputs(sv, batch, stages)["C_p"]}
     t_mix = _eval(r, "chunked_step_time", mix)
     i_plain = _eval(r, "decode_intensity", mix)
     i_mix = _eval(r, "chunked_step_intensity", mix)
@@ -337,7 +338,9 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     chunk_rate = mix["C_p"] / (sv.prompt * (1 - sv.prefix_hit) * t_mix)  # prompts a step's chunk admits per second
     decode_rate = batch / ((sv.output - 1) * t_mix) if sv.output > 1 else math.inf  # requests the batch finishes
     rows.append({"technique": "chunked prefill",
-                 "setting": f"a step budget of {sv.chunk:,} tokens: {int(batch):,} decode tokens"
+                 "setting": f"a step budget of {sv.chunk:,} tokens"
+                            + (f", {stages} steps a round (one per micro-batch)" if stages > 1 else "")
+                            + f": {int(batch):,} decode tokens"
                             + (f" and a prompt chunk of {mix['C_p']:,.0f}" if mix["C_p"] > 0
                                else ", no room for a prompt chunk"),
                  "ttft": (ttft, max(ttft, ttft_chunk) if ttft_chunk is not None else None), "tpot": (tpot, tpot * cost),
@@ -438,7 +441,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                  "note": "no chunk rides along a decode step; tok/s per GPU counts the prefill pool's GPUs too"})
     blocks["tech_pools"] = _block(r, "tech_pools", "balanced_prefill_gpus", env_d, {"batch": int(batch)})
     numbers.update({"prefill_share": share, "prefill_stages": stages})
-    out = {"batch": int(batch), "context": int(last), "mean_context": mean, "chunk": sv.chunk,
+    out = {"batch": int(batch), "context": int(last), "mean_context": mean, "chunk": sv.chunk, "chunk_steps": stages,
            "chunk_source": CHUNK_SOURCE, "rows": rows, "numbers": numbers, "rates": rate_curves(r)}
     return out, blocks
 
@@ -768,10 +771,12 @@ def rate_curves(r) -> dict:
             w = again
         return np.where(ok, t, np.inf), busy, w
 
+    stages = float(r.spec.parallelism.pp if r.spec.parallelism is not None else 1)
+
     def part_of(busy, prompt=uncached):
-        """A prompt's chunk beside ``busy`` decode tokens: what the step's budget leaves (prompt_chunk), 0 where
-        they fill it (its chunked TTFT an infinity)."""
-        return np.minimum(np.maximum(float(sv.chunk) - np.asarray(busy, dtype=float), 0.0), prompt)
+        """A prompt's chunk beside ``busy`` decode tokens: what the round's budgets leave (prompt_chunk), 0 where
+        they fill them (its chunked TTFT an infinity)."""
+        return np.minimum(np.maximum(stages * float(sv.chunk) - np.asarray(busy, dtype=float), 0.0), prompt)
 
     def chunked(lam):
         t, busy, _w = steady("steady_step_time", lam, True)

@@ -165,7 +165,7 @@ const GR_SERVING = (() => {
     // one GPU's slice of the layout at (batch, context), with the serving block's technique inputs (_inputs)
     const lead = res.envs[res.lead], sp = sv.speculative;
     const request = {s_c: sv.chunk, T_in: sv.prompt, T_out: sv.output, h_p: sv.prefix_hit};  // request_inputs
-    request.C_p = call("prompt_chunk", Object.assign({B: 0.0}, request));  // the budget's whole width: the steady state's
+    request.C_p = call("prompt_chunk", Object.assign({B: 0.0, n_St: 1.0}, request));  // the budget's whole width: the steady state's
     // n_v: the tokens of each sequence a verify step runs, a tree's nodes where the spec gives them, else k + 1
     const nV = sp ? (sp.verify_tokens !== null && sp.verify_tokens !== undefined ? sp.verify_tokens
       : sp.draft_tokens + 1) : 2.0;
@@ -247,13 +247,14 @@ const GR_SERVING = (() => {
 
     // chunked prefill: one chunk rides along each decode step while a prompt is prefilled, in what the step's
     // budget leaves beside the batch's decode tokens (techniques.report's mix: prompt_chunk at the batch)
-    const mix = Object.assign({}, e, {C_p: call("prompt_chunk", Object.assign({}, request, {B: batch}))}), cp = mix.C_p;
+    const mix = Object.assign({}, e, {C_p: call("prompt_chunk", Object.assign({}, request, {B: batch, n_St: par.pp || 1}))}), cp = mix.C_p;
     const tMix = call("chunked_step_time", mix), iPlain = call("decode_intensity", mix);
     const iMix = call("chunked_step_intensity", mix);
     const cost = tMix / tDec, ttftChunk = cp > 0 ? call("chunked_ttft", mix) : null;
     const chunkRate = cp / (sv.prompt * (1 - sv.prefix_hit) * tMix);
     const decodeRate = sv.output > 1 ? batch / ((sv.output - 1) * tMix) : Infinity;
-    levers.push({technique: "chunked prefill", setting: "a step budget of " + commas(sv.chunk) + " tokens: " + commas(batch)
+    levers.push({technique: "chunked prefill", setting: "a step budget of " + commas(sv.chunk) + " tokens"
+      + ((par.pp || 1) > 1 ? ", " + par.pp + " steps a round (one per micro-batch)" : "") + ": " + commas(batch)
       + " decode tokens" + (cp > 0 ? " and a prompt chunk of " + commas(cp) : ", no room for a prompt chunk"),
       ttft: [ttft, ttftChunk !== null ? pyMax(ttft, ttftChunk) : null], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / cost],
       usd: [usd0, usd0 !== null ? usd0 * cost : null], ends: cp > 0 ? "a step's intensity " + commas(iPlain) + " -> "

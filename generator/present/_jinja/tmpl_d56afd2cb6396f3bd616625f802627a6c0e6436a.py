@@ -555,7 +555,24 @@ def root(context, missing=missing):
                 yield " proposes the k<sub>d</sub> tokens one\nafter another, each pass at least its own roofline step over the replica's GPUs (its FLOPs F<sub>d</sub> over their peak, its weights\nand each sequence's draft cache Q<sub>d</sub> over their bandwidth; <code>draft_time_bound</code>, a lower bound however the engine\nsplits the draft):</p>\n<div data-static>"
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_draft'), False))
                 yield '</div>'
-            yield '<p>Chunked prefill: a step with B decode tokens and a chunk of C<sub>p</sub> = min(max(s<sub>c</sub> − B, 0), T<sub>in</sub> (1 − h<sub>p</sub>)) prompt tokens (what the step\'s budget s<sub>c</sub> leaves beside the decode tokens, or the whole uncached prompt where that holds it; here <span data-sv="numbers.chunk_tokens" data-f="integer">'
+            yield '<p>Chunked prefill: a '
+            if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
+                pass
+                yield 'round'
+            else:
+                pass
+                yield 'step'
+            yield ' with B decode tokens and a chunk of C<sub>p</sub> = min(max('
+            if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
+                pass
+                yield 'n<sub>st</sub> '
+            yield "s<sub>c</sub> − B, 0), T<sub>in</sub> (1 − h<sub>p</sub>)) prompt tokens (what the step's budget s<sub>c</sub> leaves beside the decode tokens"
+            if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
+                pass
+                yield ", over the round's n<sub>st</sub> = "
+                yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps'))
+                yield ' steps, one per micro-batch in flight'
+            yield ', or the whole uncached prompt where that holds it; here <span data-sv="numbers.chunk_tokens" data-f="integer">'
             yield escape(t_4(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'chunk_tokens')))
             yield '</span>) reads the weights once:</p>\n<div data-static>'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked'), False))
@@ -772,4 +789,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=88&2=97&3=99&4=103&5=107&6=109&7=113&8=121&9=133&11=135&13=139&14=143&16=150&17=156&18=173&21=179&22=197&23=205&24=209&25=216&26=223&29=233&30=263&31=277&32=292&34=298&35=307&36=327&37=384&38=390&39=396&40=406&41=447&42=459&44=461&47=464&50=481&53=491&54=499&55=507&56=511&59=527&61=539&62=542&66=544&67=546&68=551&72=556&73=559&74=561&75=563&78=566&79=568&80=576&81=588&82=598&83=646&84=655&85=657&86=671&87=683&88=693&89=695&92=700&94=702&95=715&96=733&97=740&98=749&101=759&102=762&104=765&105=767'
+debug_info = '1=88&2=97&3=99&4=103&5=107&6=109&7=113&8=121&9=133&11=135&13=139&14=143&16=150&17=156&18=173&21=179&22=197&23=205&24=209&25=216&26=223&29=233&30=263&31=277&32=292&34=298&35=307&36=327&37=384&38=390&39=396&40=406&41=447&42=459&44=461&47=464&50=481&53=491&54=499&55=507&56=511&59=527&61=539&62=542&66=544&67=546&68=551&72=556&73=559&74=578&75=580&78=583&79=585&80=593&81=605&82=615&83=663&84=672&85=674&86=688&87=700&88=710&89=712&92=717&94=719&95=732&96=750&97=757&98=766&101=776&102=779&104=782&105=784'
