@@ -265,18 +265,23 @@ def mixed_time(B=B, S=S, C_p=C_p):
     return _step_time(mixed_flops(B, S, C_p), mixed_bytes(B, S, C_p))
 
 
-def prompt_chunk():
-    """Tokens of one prompt a step carries [token]: min(s_c, T_in (1 - h_p)), the step's budget (vLLM's
-    max_num_batched_tokens) or, where the budget holds the whole uncached prompt, that prompt in one chunk.
+def prompt_chunk(B=B):
+    """Tokens of one prompt a round carries beside its B decode tokens [token]: min(max(n_st s_c - B, 0),
+    T_in (1 - h_p)), what the steps' budgets leave once the decode tokens are in (n_st = pp steps a round, one per
+    micro-batch in flight, each with its own budget; one without a pipeline) (vLLM's max_num_batched_tokens and Sarathi-Serve's
+    token budget count the running sequences' decode tokens first and fill the rest with a prompt chunk: vLLM v1
+    vllm/v1/core/sched/scheduler.py schedules the running requests, then the waiting ones from the token budget
+    left) or, where that holds the whole uncached prompt, the prompt in one chunk; 0 where the decode tokens fill
+    the budget. B = 0 is the budget's whole width, the chunk of the steady state (``request_bytes``).
     The formulas below take it as the symbol C_p, its value computed once from this (genreport.model.techniques
     ``prompt_chunk``), so they print as a textbook does, with the chunk named."""
-    return sp.Min(s_c, T_in * (1 - h_p))
+    return sp.Min(sp.Max(parallel.n_St * s_c - B, 0), T_in * (1 - h_p))
 
 
 def chunked_ttft(B=B, S=S):
-    """Time to first token of a prompt prefilled in chunks of C_p = min(s_c, T_in (1 - h_p)) tokens beside B decode
-    sequences [s]: (T_in (1 - h_p) / C_p) mixed steps, the prompt's uncached tokens only (one step where the budget
-    holds them all)."""
+    """Time to first token of a prompt prefilled in chunks of C_p = min(max(n_st s_c - B, 0), T_in (1 - h_p)) tokens
+    beside B decode sequences [s]: (T_in (1 - h_p) / C_p) mixed steps, the prompt's uncached tokens only (one step
+    where the budget left beside the decode tokens holds them all; none, an infinity, where they fill it)."""
     return T_in * (1 - h_p) / C_p * mixed_time(B, S, C_p)
 
 
@@ -290,8 +295,9 @@ def mean_decode_context():
 def request_bytes():
     """Cache and activation bytes one request adds to the steps it rides in [B]: its T_out - 1 decode tokens each
     read its cache (mean context T_in + T_out/2), its T_in (1 - h_p) uncached prompt tokens write theirs and each
-    chunk reads the prompt before it (mean (T_in (1 + h_p) - C_p) / 2 tokens, C_p = min(s_c, T_in (1 - h_p)): one
-    chunk reads the cached prefix h_p T_in once)."""
+    chunk reads the prompt before it (mean (T_in (1 + h_p) - C_p) / 2 tokens, C_p the budget's whole width,
+    prompt_chunk at B = 0 and one step, min(s_c, T_in (1 - h_p)): the widest chunk reads the least, so the steady state's rates
+    stay upper bounds; one chunk reads the cached prefix h_p T_in once)."""
     prompt = T_in * (1 - h_p)
     return ((T_out - 1) * (mean_decode_context() * c + a)
             + prompt * c * (1 + (T_in * (1 + h_p) - C_p) / (2 * C_p)))

@@ -83,6 +83,10 @@ WHATIFS = [
     (SERVING[0], ["parallelism.tp=4", "parallelism.pp=2", "precision=fp8"]),  # a pipeline; fp8
     (SERVING[0], ["parallelism.dp=2", "serving.output=1", "serving.chunk=8k"]),  # one token out; replicas
     (SERVING[0], ["parallelism.tp=16", "precision.weights=int4"]),  # two nodes of 8: the KV cache goes scale-out
+    (SERVING[0], ["hardware=l40s"]),  # no link between replicas in the spec: the KV transfer left out, said so
+    (SERVING[0], ["serving.chunk=512"]),  # the budget's decode tokens first: a chunk of 512 - B prompt tokens
+    (SERVING[0], ["serving.chunk=128"]),  # the decode tokens fill the budget: no prompt chunk rides along
+    (SERVING[0], ["parallelism.tp=4", "parallelism.pp=2", "serving.chunk=512"]),  # a budget per micro-batch
     (SERVING[1], ["serving.speculative.draft_tokens=4", "serving.speculative.acceptance=0.5", "serving.users=1000"]),
     (SERVING[1], ["hardware.memory.bandwidth=2 TB/s", "serving.prompt=32k", "serving.prefix_hit=0.9"]),
     # a draft tree: 64 tokens a sequence verified (Medusa's tree), the verify round compute-bound sooner

@@ -180,6 +180,20 @@ def test_chapter_and_plan_send_one_prompt_cache():
     assert n["kv_transfer_time"] == pytest.approx(PROMPT_CACHE["llama-4-scout"] / (8 * 50e9), rel=1e-12)
 
 
+def test_chapter_says_when_no_link_carries_the_prompt_cache():
+    """On 8 L40S (specs/hardware/l40s.yaml: PCIe, a scale-up domain of 1 GPU, no node.scale_out) no link between a
+    prefill and a decode replica is in the spec: the disaggregation row's TTFT leaves the transfer out and says so,
+    as plan's kv_link reason does, instead of a TTFT that silently equals the aggregated one."""
+    from shared import evaluated
+
+    r = evaluated("llama70b-h100-tp8.yaml", ("hardware=l40s",))
+    n = r.serving["techniques"]["numbers"]
+    row = next(x for x in r.serving["techniques"]["rows"] if x["technique"] == "prefill/decode disaggregation")
+    assert "kv_transfer_time" not in n and row["ttft"][0] == row["ttft"][1]
+    assert row["ends"].endswith("; one prompt's KV cache transfer is not counted in the TTFT: no link between "
+                                "replicas in the spec")
+
+
 def test_disaggregate_pipelines_the_prefill_of_a_pipeline_layout(capsys):
     """DistServe's prefill instance (Zhong et al., OSDI 2024, section 3.1; its artifact runs OPT-13B's prefill on
     2 pipeline stages): a replica of pp stages admits a prompt every TTFT / pp and each prompt still takes the TTFT.

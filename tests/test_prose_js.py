@@ -136,3 +136,19 @@ def test_random_what_ifs_match(cases):
     assert len(load_cases(SPECS, [(b, []) for b in BASES])) == len(BASES)  # every base is a case of its own
     bad, _ = differences(specs)
     assert bad == [], "\n".join(bad)
+
+
+def test_an_moe_prefill_says_what_a_routed_experts_load_serves():
+    """Mixtral 8x22B (mistralai/Mixtral-8x22B-v0.1 config.json: num_local_experts 8, num_experts_per_tok 2) on H100
+    in bf16: a 512-token prefill's weight-reuse intensity 2 T / b = 512 FLOP/B is right of the ridge (989.4 TFLOP/s
+    over 3.35 TB/s, 295 FLOP/B; NVIDIA H100 datasheet, SXM), but one load of a routed expert serves about
+    512 x 2 / 8 = 128 of its tokens, 2 x 128 / 2 = 128 FLOP/B, left of it: the sentence says so beside the verdict
+    (bandwidth-bound) it would otherwise contradict; the browser says the same (test above)."""
+    from shared import evaluated
+
+    lines = prose.prefill_lines(evaluated("mixtral8x22b-h100-tp8-ep8.yaml"))
+    assert ("right of the ridge 295; counting activations, the 6,144×6,144 GEMM reads 439; a routed expert's weights "
+            "serve about 128 of the 512 tokens (T k / E, uniform routing), 128 FLOP/B, left of the ridge. The whole "
+            "pass is bandwidth-bound per GPU") in lines[0]
+    assert "a routed expert's weights serve about 2,048 of the 8,192 tokens" in lines[-1]
+    assert not any("routed expert" in x for x in prose.prefill_lines(evaluated("llama70b-h100-tp8.yaml")))

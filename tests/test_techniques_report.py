@@ -314,7 +314,7 @@ def test_the_steady_state_and_chunks_are_one_gpus_slice_of_the_layout(name, ceil
     known = {**env.card, "n_TP": cut.tp, "n_PP": cut.split, "n_EP": cut.ep, "s_kv": cut.s_kv, "rho_x": cut.rho,
              "N_x": env.n_routed(), "T_in": sv.prompt, "T_out": sv.output, "h_p": sv.prefix_hit, "s_c": sv.chunk,
              "C_p": min(sv.chunk, sv.prompt * (1 - sv.prefix_hit)),
-             "theta": sv.tpot, "B": tq["batch"], "S": tq["context"]}
+             "theta": sv.tpot, "B": tq["batch"], "S": tq["context"], "n_St": float(r.spec.parallelism.pp)}
     # the draft's weights and KV bytes a token per GPU (DeepSeek-V3's MTP head, draft_layers: 1; 0 for the 70B's
     # typed draft_cost), from the one place the chapter takes them
     known["M_d"], known["c_d"] = draft_memory(r.spec, tq["context"])
@@ -350,3 +350,45 @@ def test_the_kv_capacity_rate_fills_the_room_beside_the_weights_held_once():
     running = lam * (sv.output - 1) * t_s
     assert running * (sv.prompt + sv.output / 2) * env["c"] == pytest.approx(env["C"] - n_h * b_h, rel=1e-9)
     assert n["goodput_rate"] == min(n["goodput_rate_tpot"], n["goodput_rate_compute"], lam, n["chunk_budget_rate"])
+
+
+def test_the_chunk_is_what_the_budget_leaves_beside_the_decode_tokens():
+    """A chunked-prefill step's budget holds the running sequences' decode tokens first and a prompt chunk in what is
+    left (vLLM v1, vllm/v1/core/sched/scheduler.py Scheduler.schedule: the running requests are scheduled from
+    token_budget = max_num_batched_tokens before the waiting ones; Sarathi-Serve, Agrawal et al., OSDI 2024,
+    section 4: the token budget counts the decode tokens and the prefill chunk together), as the chapter's own chunk
+    budget rate counts them.  The lever row took a whole budget of prompt tokens beside the batch (Mixtral 8x22B on
+    8 MI300X, a 2,048-token budget beside 2,024 decode sequences: a 2,048-token prompt in one step, TTFT 34.7 ms,
+    where 24 tokens a step take 86 steps, 2.96 s).  The 70B on 8 H100 at a 512-token budget: the chunk is 512 - B
+    and the prompt takes 4,096 / (512 - B) mixed steps; at a budget under the batch no prompt chunk rides along."""
+    r = evaluated("llama70b-h100-tp8.yaml", ("serving.chunk=512",))
+    tq = r.serving["techniques"]
+    n, batch = tq["numbers"], tq["batch"]
+    row = next(x for x in tq["rows"] if x["technique"] == "chunked prefill")
+    assert 0 < batch < 512 and n["chunk_tokens"] == 512 - batch
+    assert n["chunked_ttft"] == pytest.approx(4096 / (512 - batch) * n["chunked_step_time"], rel=1e-12)
+    assert row["ttft"][1] == pytest.approx(n["chunked_ttft"], rel=1e-12)
+    assert row["setting"] == f"a step budget of 512 tokens: {batch:,} decode tokens and a prompt chunk of {512 - batch}"
+    assert n["chunk_admits_rate"] == pytest.approx((512 - batch) / (4096 * n["chunked_step_time"]), rel=1e-12)
+    # the rate figure's tail step at the P99 capacity: a chunk of what the budget leaves beside the running
+    # sequences there, not "a whole prompt: the 512-token budget holds it" (the 4,096-token prompt)
+    tail = tq["rates"]["chunked"]
+    assert not tail["p99_whole_prompt"] and 0 < tail["p99_chunk"] < 512
+    assert evaluated("llama70b-h100-tp8.yaml").serving["techniques"]["rates"]["chunked"]["p99_whole_prompt"]
+    from genreport.present import figures
+
+    assert ("every step carries up to 512 tokens, the running sequences' decode tokens and a prompt chunk in what they "
+            "leave") in " ".join(figures.captions(r)["fig11-rates"].split())
+
+    # a pipeline of 2 stages runs a step per micro-batch in flight, each with its own budget: the round leaves
+    # 2 x 512 - B prompt tokens beside its B decode tokens
+    tq = evaluated("llama70b-h100-tp8.yaml", ("parallelism.tp=4", "parallelism.pp=2", "serving.chunk=512")) \
+        .serving["techniques"]
+    assert 512 < tq["numbers"]["chunk_tokens"] == 2 * 512 - tq["batch"] < 4096
+
+    r = evaluated("llama70b-h100-tp8.yaml", ("serving.chunk=128",))
+    tq = r.serving["techniques"]
+    n, batch = tq["numbers"], tq["batch"]
+    row = next(x for x in tq["rows"] if x["technique"] == "chunked prefill")
+    assert batch >= 128 and n["chunk_tokens"] == 0 and n["chunked_ttft"] is None and row["ttft"][1] is None
+    assert row["ends"].startswith(f"the {batch:,} decode tokens fill the budget of 128: no prompt is admitted")

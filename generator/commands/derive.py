@@ -307,7 +307,9 @@ def _numbers(args, accounting: str | None, qid: str) -> Numbers:
     from genreport.model.plan import spec_values  # tp, pp, links...: the spec's layout, one GPU by default
 
     values.update({k: v for k, v in spec_values(spec, acc, params.get("batch")).items() if k not in values})
-    values.update({k: v for k, v in serving_values(spec, values).items() if k not in values})
+    from genreport.model.techniques import MIXED_STEP
+
+    values.update({k: v for k, v in serving_values(spec, values, mixed=qid in MIXED_STEP).items() if k not in values})
     if spec.efficiency is not None:  # achievable fractions, where the spec gives them
         values.setdefault("eta_W", float(spec.efficiency.bandwidth))
         values.setdefault("eta_P", float(spec.efficiency.compute))
@@ -336,9 +338,10 @@ def _hold(nums: Numbers) -> None:
     v["C"] = v["C"] - nums.held + read
 
 
-def serving_values(spec, values: dict) -> dict[str, float]:
+def serving_values(spec, values: dict, mixed: bool = False) -> dict[str, float]:
     """The technique symbols the spec's ``serving`` block gives (formulas/techniques.py): T_in, T_out, h_p, s_c and
-    C_p (the prompt tokens of a mixed step, min(s_c, T_in (1 - h_p))), theta (the TPOT target), lam (the rate), p_a,
+    C_p (the prompt tokens of a mixed step, min(max(s_c - B, 0), T_in (1 - h_p)): with ``mixed``, a mixed step's
+    quantity, at the point's batch B, else at B = 0, the budget's whole width the steady state takes), theta (the TPOT target), lam (the rate), p_a,
     k_d and n_v (speculative), and t_d, the drafts' share of one plain decode step at the point (max of its two
     ledgers), where the point has a batch and context; t_p, the uncached prompt prefilled alone on one GPU
     (``prefill_alone_time``; the mean over the prompts' lengths where ``serving.prompt_spread`` names a spread, c_v
@@ -351,7 +354,9 @@ def serving_values(spec, values: dict) -> dict[str, float]:
         return {}
     from genreport.model.techniques import request_inputs
 
-    out = request_inputs(sv)
+    batch = float(np.ravel(values["B"])[0]) if mixed and "B" in values else 0.0
+    stages = spec.parallelism.pp if mixed and spec.parallelism is not None else 1
+    out = request_inputs(sv, batch, stages)
     from genreport.model.techniques import TAIL
 
     out["q_p"] = TAIL  # the P99 of the time between tokens (Sarathi-Serve's capacity)

@@ -83,10 +83,13 @@ def _inputs(r, batch: float, context: float) -> dict:
     return env
 
 
+# The quantities of one mixed step at a batch: their chunk C_p is what the budget leaves beside that batch's decode
+# tokens (request_inputs at the batch), where the steady state's is the budget's whole width.
+MIXED_STEP = frozenset({"prompt_chunk", "chunked_step_time", "chunked_step_intensity", "chunked_ttft"})
+
 # The quantities the serving chapter states at its point (its last row's batch, a request's last context: _inputs),
 # where ``derive`` evaluates them too unless given a batch or context.
-AT_CHAPTER_POINT = frozenset(CEILINGS) | {"steady_step_time", "chunked_step_time", "chunked_step_intensity",
-                                         "chunked_ttft"}
+AT_CHAPTER_POINT = frozenset(CEILINGS) | {"steady_step_time"} | MIXED_STEP
 
 
 def held_room(lead, env: dict, last: float) -> dict:
@@ -122,16 +125,19 @@ def draft_memory(spec, context: float) -> tuple[float, float]:
     return draft.memory(load(), float(context), tp, n_pp)
 
 
-def request_inputs(sv) -> dict[str, float]:
+def request_inputs(sv, batch: float = 0.0, stages: int = 1) -> dict[str, float]:
     """The request's technique symbols of a ``serving`` block: T_in, T_out, h_p, s_c (the step's token budget) and
-    C_p, the prompt tokens a mixed step carries, min(s_c, T_in (1 - h_p)) (formulas.techniques.prompt_chunk),
-    computed here once for the chapter, ``derive`` and ``plan``."""
+    C_p, the prompt tokens a mixed round carries beside ``batch`` decode tokens, min(max(n_st s_c - B, 0),
+    T_in (1 - h_p)) over its ``stages`` steps (formulas.techniques.prompt_chunk), computed here once for the
+    chapter, ``derive`` and ``plan``: at the chapter's batch and the layout's stages for its mixed step
+    (``MIXED_STEP``), at B = 0 and one step, the budget's whole width, for the steady state."""
     from genreport.formulas.compiled import load
 
     out = {"T_in": float(sv.prompt), "T_out": float(sv.output), "h_p": float(sv.prefix_hit), "s_c": float(sv.chunk)}
     chunk = load()["prompt_chunk"]
-    out["C_p"] = float(chunk.fn(*(out[a] for a in chunk.fn_args)))
+    out["C_p"] = float(chunk.fn(*({**out, "B": float(batch), "n_St": float(stages)}[a] for a in chunk.fn_args)))
     return out
+
 
 
 def _eval(r, qid: str, env: dict) -> float:
@@ -325,27 +331,38 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                                                 "capacity_plain", "capacity_with_draft", "draft_flops_pass",
                                                 "draft_bytes_pass")})
 
-    # chunked prefill: one chunk rides along each decode step while a prompt is prefilled
-    t_mix = _eval(r, "chunked_step_time", env)
-    i_plain = _eval(r, "decode_intensity", env)
-    i_mix = _eval(r, "chunked_step_intensity", env)
+    # chunked prefill: one chunk rides along each decode step while a prompt is prefilled, in what the step's
+    # budget leaves beside the batch's decode tokens (vLLM and Sarathi-Serve schedule the decode tokens first)
+    stages = r.spec.parallelism.pp if r.spec.parallelism is not None else 1
+    mix = {**env, "C_p": request_inputs(sv, batch, stages)["C_p"]}
+    t_mix = _eval(r, "chunked_step_time", mix)
+    i_plain = _eval(r, "decode_intensity", mix)
+    i_mix = _eval(r, "chunked_step_intensity", mix)
     cost = t_mix / t_dec
-    ttft_chunk = _eval(r, "chunked_ttft", env)
-    chunk_rate = env["C_p"] / (sv.prompt * (1 - sv.prefix_hit) * t_mix)  # prompts a step's chunk admits per second
+    ttft_chunk = _eval(r, "chunked_ttft", mix) if mix["C_p"] > 0 else None  # none: the decode tokens fill the budget
+    chunk_rate = mix["C_p"] / (sv.prompt * (1 - sv.prefix_hit) * t_mix)  # prompts a step's chunk admits per second
     decode_rate = batch / ((sv.output - 1) * t_mix) if sv.output > 1 else math.inf  # requests the batch finishes
     rows.append({"technique": "chunked prefill",
-                 "setting": f"a step budget of {sv.chunk:,} tokens beside {int(batch):,} decode sequences",
-                 "ttft": (ttft, max(ttft, ttft_chunk)), "tpot": (tpot, tpot * cost), "per_gpu": (per_gpu, per_gpu / cost),
-                 "usd": (usd, usd * cost if usd is not None else None), "gain": 1 / cost,
-                 "ends": f"a step's intensity {i_plain:,.0f} -> {i_mix:,.0f} FLOP/B; the decode users pay {cost:.2f}x per "
-                         f"token while a prompt is prefilled and no step stalls for a whole prompt; one chunk a step "
-                         f"admits {chunk_rate:,.2f} requests/s per replica, the batch retires {decode_rate:,.2f}",
+                 "setting": f"a step budget of {sv.chunk:,} tokens"
+                            + (f", {stages} steps a round (one per micro-batch)" if stages > 1 else "")
+                            + f": {int(batch):,} decode tokens"
+                            + (f" and a prompt chunk of {mix['C_p']:,.0f}" if mix["C_p"] > 0
+                               else ", no room for a prompt chunk"),
+                 "ttft": (ttft, max(ttft, ttft_chunk) if ttft_chunk is not None else None), "tpot": (tpot, tpot * cost),
+                 "per_gpu": (per_gpu, per_gpu / cost), "usd": (usd, usd * cost if usd is not None else None),
+                 "gain": 1 / cost,
+                 "ends": (f"a step's intensity {i_plain:,.0f} -> {i_mix:,.0f} FLOP/B; the decode users pay {cost:.2f}x per "
+                          f"token while a prompt is prefilled and no step stalls for a whole prompt; one chunk a step "
+                          f"admits {chunk_rate:,.2f} requests/s per replica, the batch retires {decode_rate:,.2f}")
+                 if mix["C_p"] > 0 else
+                 (f"the {int(batch):,} decode tokens fill the budget of {sv.chunk:,}: no prompt is admitted while the "
+                  f"batch runs; the batch retires {decode_rate:,.2f} requests/s per replica"),
                  "note": "TPOT while a chunk rides along"})
-    blocks["tech_chunked"] = _block(r, "tech_chunked", "chunked_step_time", env,
+    blocks["tech_chunked"] = _block(r, "tech_chunked", "chunked_step_time", mix,
                                     {"batch": int(batch), "context": int(last)})
     numbers.update({"chunked_step_time": t_mix, "chunked_cost": cost, "chunked_intensity": i_mix,
                     "chunk_admits_rate": chunk_rate, "batch_retires_rate": decode_rate,
-                    "decode_intensity": i_plain, "chunked_ttft": ttft_chunk})
+                    "decode_intensity": i_plain, "chunked_ttft": ttft_chunk, "chunk_tokens": mix["C_p"]})
 
     # continuous batching in steady state: the rate the TPOT target allows, the rate the spec names; the chunk
     # budget's rate once, here, for the ceilings and the rate figure's chunked curve alike (it does not take theta)
@@ -435,12 +452,13 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                          + ", a decode replica retires "
                          f"{pool_rate:,.2f} requests/s at batch {int(batch):,}"
                          + (f"; one prompt's KV cache crosses the {link_name} link in {t_kv * 1e3:,.2f} ms" if t_kv
-                            else ""),
+                            else f"; one prompt's KV cache transfer is not counted in the TTFT: {link_name}"),
                  "note": "no chunk rides along a decode step; tok/s per GPU counts the prefill pool's GPUs too"})
     blocks["tech_pools"] = _block(r, "tech_pools", "balanced_prefill_gpus", env_d, {"batch": int(batch)})
     numbers.update({"prefill_share": share, "prefill_stages": stages})
-    out = {"batch": int(batch), "context": int(last), "mean_context": mean, "chunk": sv.chunk,
-           "chunk_source": CHUNK_SOURCE, "rows": rows, "numbers": numbers, "rates": rate_curves(r, budget, kv_rate, held_mean)}
+    out = {"batch": int(batch), "context": int(last), "mean_context": mean, "chunk": sv.chunk, "chunk_steps": stages,
+           "chunk_source": CHUNK_SOURCE, "rows": rows, "numbers": numbers,
+           "rates": rate_curves(r, budget, kv_rate, held_mean)}
     return out, blocks
 
 
@@ -764,9 +782,19 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
             w = again
         return np.where(ok, t, np.inf), busy, w
 
+    stages = float(r.spec.parallelism.pp if r.spec.parallelism is not None else 1)
+
+    def part_of(busy, prompt=uncached):
+        """A prompt's chunk beside ``busy`` decode tokens: what the round's budgets leave (prompt_chunk), 0 where
+        they fill them (its chunked TTFT an infinity)."""
+        return np.minimum(np.maximum(stages * float(sv.chunk) - np.asarray(busy, dtype=float), 0.0), prompt)
+
     def chunked(lam):
         t, busy, _w = steady("steady_step_time", lam, True)
-        return t, busy, at("chunked_ttft", lam, B=busy, **weights(busy + min(sv.chunk, uncached)))
+        part = part_of(busy)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ttft = at("chunked_ttft", lam, B=busy, C_p=part, **weights(busy + part))
+        return t, busy, np.where(part > 0, ttft, np.inf)
 
     def unchunked(lam):
         return steady("unchunked_step_time", lam, False)
@@ -784,7 +812,7 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
         if not math.isfinite(t):
             return math.inf
         share = _eval(r, "chunk_step_share", {**env, "lam": lam, "t_s": t})
-        return ttft * env["C_p"] / uncached if share > 1 - TAIL else t
+        return ttft * float(part_of(busy)) / uncached if share > 1 - TAIL else t
 
     def ttft_tail(kind: str, lam: float) -> float:
         """The TTFT_TAIL-th percentile time to first token at ``lam`` with the prompts queued for their prefills
@@ -797,7 +825,9 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
             if spread:  # each length's chunked prefill beside the running sequences, the queue over the lengths
                 services = []
                 for x in classes:
-                    part = min(float(sv.chunk), x * (1 - sv.prefix_hit))
+                    part = float(part_of(busy, x * (1 - sv.prefix_hit)))
+                    if part <= 0:
+                        return math.inf
                     services.append(float(np.ravel(at("chunked_ttft", lam, B=busy, T_in=x, C_p=part,
                                                       **weights(busy + part)))[0]))
                 return ttft_quantile_mixed(lam, services, shares, t)
@@ -874,7 +904,7 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
         if kind == "chunked":  # the same numbers as tail_chunked, over the whole grid at once
             with np.errstate(invalid="ignore"):
                 share = at("chunk_step_share", lam, t_s=np.where(np.isfinite(tpot), tpot, 0.0))
-            p99 = np.where(np.isfinite(tpot), np.where(share > 1 - TAIL, ttft * env["C_p"] / uncached, tpot), np.inf)
+            p99 = np.where(np.isfinite(tpot), np.where(share > 1 - TAIL, ttft * part_of(busy) / uncached, tpot), np.inf)
         else:  # tail_unchunked over the grid: the rounds at once, each one's stall quantile
             rounds = np.broadcast_to(at("unchunked_round_time", lam, **w), lam.shape)
             p99 = np.array([t + stall_of(float(x), float(t)) if math.isfinite(t) and t > 0 else math.inf
@@ -910,8 +940,14 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
             p99_binds = "P99 TBT target" if p99_rate < stop else stop_by
         else:
             p99_rate, p99_binds = None, None
-        # without chunks, also the mean TTFT with the prompts queued for their prefills (``unchunked_ttft``)
+        # without chunks, also the mean TTFT with the prompts queued for their prefills (``unchunked_ttft``); with
+        # chunks, whether the chunk beside the running sequences at the P99 capacity holds the whole uncached prompt
         extra = {"ttft_queued": [float(x) for x in queued]} if kind == "unchunked" else {}
+        if kind == "chunked":
+            running = float(np.ravel(chunked(min(p99_rate, float(lam[-1])))[1])[0]) if p99_rate is not None \
+                else math.inf
+            extra["p99_chunk"] = float(part_of(running)) if math.isfinite(running) else None
+            extra["p99_whole_prompt"] = extra["p99_chunk"] is not None and extra["p99_chunk"] >= uncached
         curves[kind] = {**extra, "p99": [float(x) for x in p99], "p99_rate": p99_rate, "p99_binds": p99_binds,
                         "ttft_p90": [float(x) for x in ttft_p90], "ttft_tail_rate": ttft_rate,
                         "ttft_tail_binds": ttft_binds,

@@ -121,6 +121,12 @@ const GR_PROSE = (function () {
         text += `; counting activations, the ${commas(g.n)}×${commas(g.m)} GEMM reads ${F.num(full)}`;
         if ((full >= ridge) !== (iw >= ridge)) text += " and falls on the other side";
       }
+      const moe = inp.model.moe;
+      if (moe && moe.active_experts < moe.experts) {  // a routed expert's load serves T k / E tokens in expectation
+        const share = moe.active_experts / moe.experts;
+        text += `; a routed expert's weights serve about ${F.num(t * share)} of the ${commas(t)} tokens (T k / E, `
+          + `uniform routing), ${F.num(iw * share)} FLOP/B, ${iw * share >= ridge ? "right" : "left"} of the ridge`;
+      }
       let bound = tComp >= tMem ? "compute" : "bandwidth";
       let time = pyMax(tComp, tMem);
       const par = res.parallel && res.parallel.prefill[lead];

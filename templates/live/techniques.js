@@ -165,7 +165,7 @@ const GR_SERVING = (() => {
     // one GPU's slice of the layout at (batch, context), with the serving block's technique inputs (_inputs)
     const lead = res.envs[res.lead], sp = sv.speculative;
     const request = {s_c: sv.chunk, T_in: sv.prompt, T_out: sv.output, h_p: sv.prefix_hit};  // request_inputs
-    request.C_p = call("prompt_chunk", request);
+    request.C_p = call("prompt_chunk", Object.assign({B: 0.0, n_St: 1.0}, request));  // the budget's whole width: the steady state's
     // n_v: the tokens of each sequence a verify step runs, a tree's nodes where the spec gives them, else k + 1
     const nV = sp ? (sp.verify_tokens !== null && sp.verify_tokens !== undefined ? sp.verify_tokens
       : sp.draft_tokens + 1) : 2.0;
@@ -245,19 +245,27 @@ const GR_SERVING = (() => {
       }
     }
 
-    // chunked prefill: one chunk rides along each decode step while a prompt is prefilled
-    const tMix = call("chunked_step_time", e), iPlain = call("decode_intensity", e), iMix = call("chunked_step_intensity", e);
-    const cost = tMix / tDec, ttftChunk = call("chunked_ttft", e);
-    const chunkRate = request.C_p / (sv.prompt * (1 - sv.prefix_hit) * tMix);
+    // chunked prefill: one chunk rides along each decode step while a prompt is prefilled, in what the step's
+    // budget leaves beside the batch's decode tokens (techniques.report's mix: prompt_chunk at the batch)
+    const mix = Object.assign({}, e, {C_p: call("prompt_chunk", Object.assign({}, request, {B: batch, n_St: par.pp || 1}))}), cp = mix.C_p;
+    const tMix = call("chunked_step_time", mix), iPlain = call("decode_intensity", mix);
+    const iMix = call("chunked_step_intensity", mix);
+    const cost = tMix / tDec, ttftChunk = cp > 0 ? call("chunked_ttft", mix) : null;
+    const chunkRate = cp / (sv.prompt * (1 - sv.prefix_hit) * tMix);
     const decodeRate = sv.output > 1 ? batch / ((sv.output - 1) * tMix) : Infinity;
-    levers.push({technique: "chunked prefill", setting: "a step budget of " + commas(sv.chunk) + " tokens beside " + commas(batch)
-      + " decode sequences", ttft: [ttft, pyMax(ttft, ttftChunk)], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / cost],
-      usd: [usd0, usd0 !== null ? usd0 * cost : null], ends: "a step's intensity " + commas(iPlain) + " -> " + commas(iMix)
-        + " FLOP/B; the decode users pay " + F.format(cost, ".2f") + "x per token while a prompt is prefilled and no step "
-        + "stalls for a whole prompt; one chunk a step admits " + commas(chunkRate, ".2f") + " requests/s per replica, "
-        + "the batch retires " + commas(decodeRate, ".2f"), note: "TPOT while a chunk rides along"});
+    levers.push({technique: "chunked prefill", setting: "a step budget of " + commas(sv.chunk) + " tokens"
+      + ((par.pp || 1) > 1 ? ", " + par.pp + " steps a round (one per micro-batch)" : "") + ": " + commas(batch)
+      + " decode tokens" + (cp > 0 ? " and a prompt chunk of " + commas(cp) : ", no room for a prompt chunk"),
+      ttft: [ttft, ttftChunk !== null ? pyMax(ttft, ttftChunk) : null], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / cost],
+      usd: [usd0, usd0 !== null ? usd0 * cost : null], ends: cp > 0 ? "a step's intensity " + commas(iPlain) + " -> "
+        + commas(iMix) + " FLOP/B; the decode users pay " + F.format(cost, ".2f") + "x per token while a prompt is "
+        + "prefilled and no step stalls for a whole prompt; one chunk a step admits " + commas(chunkRate, ".2f")
+        + " requests/s per replica, the batch retires " + commas(decodeRate, ".2f")
+        : "the " + commas(batch) + " decode tokens fill the budget of " + commas(sv.chunk) + ": no prompt is admitted "
+        + "while the batch runs; the batch retires " + commas(decodeRate, ".2f") + " requests/s per replica",
+      note: "TPOT while a chunk rides along"});
     Object.assign(n, {chunked_step_time: tMix, chunked_cost: cost, chunked_intensity: iMix, chunk_admits_rate: chunkRate,
-      batch_retires_rate: decodeRate, decode_intensity: iPlain, chunked_ttft: ttftChunk});
+      batch_retires_rate: decodeRate, decode_intensity: iPlain, chunked_ttft: ttftChunk, chunk_tokens: cp});
 
     // continuous batching in steady state: the ceilings the goodput takes the least of, one replica's
     const es = Object.assign({}, e);
@@ -328,7 +336,8 @@ const GR_SERVING = (() => {
         + (stages > 1 ? " (a prompt every TTFT / " + stages + ", each still taking the TTFT)" : "")
         + ", a decode replica retires "
         + commas(poolRate, ".2f") + " requests/s at batch " + commas(batch)
-        + (tKv ? "; one prompt's KV cache crosses the " + name + " link in " + commas(tKv * 1e3, ".2f") + " ms" : ""),
+        + (tKv ? "; one prompt's KV cache crosses the " + name + " link in " + commas(tKv * 1e3, ".2f") + " ms"
+          : "; one prompt's KV cache transfer is not counted in the TTFT: no link between replicas in the spec"),
       note: "no chunk rides along a decode step; tok/s per GPU counts the prefill pool's GPUs too"});
     n.prefill_share = share;
     n.prefill_stages = stages;

@@ -483,9 +483,9 @@ def root(context, missing=missing):
                 yield ' (its <span data-sv="numbers.replica_gpus" data-f="integer">'
                 yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus'))
                 yield '</span> GPUs each carry their slice of every request)'
-            yield '. Chunked prefill carries <span data-sv="chunk" data-f="integer">'
+            yield '. A chunked-prefill step takes at most <span data-sv="chunk" data-f="integer">'
             yield escape(t_4(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
-            yield '</span> prompt tokens a step ('
+            yield "</span> tokens, the running sequences' decode tokens first and a prompt chunk in what they leave ("
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_source'))
             yield ').</p>\n<div class="scroll"><table>\n<thead><tr><th>technique</th><th>setting</th><th class="n">TTFT</th><th class="n">TPOT</th><th class="n">tok/s per GPU</th><th class="n">$/M out</th></tr></thead>\n<tbody data-live="sv_levers">'
             for l_1_row in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'rows'):
@@ -555,7 +555,26 @@ def root(context, missing=missing):
                 yield " proposes the k<sub>d</sub> tokens one\nafter another, each pass at least its own roofline step over the replica's GPUs (its FLOPs F<sub>d</sub> over their peak, its weights\nand each sequence's draft cache Q<sub>d</sub> over their bandwidth; <code>draft_time_bound</code>, a lower bound however the engine\nsplits the draft):</p>\n<div data-static>"
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_draft'), False))
                 yield '</div>'
-            yield "<p>Chunked prefill: a step with B decode tokens and a chunk of C<sub>p</sub> = min(s<sub>c</sub>, T<sub>in</sub> (1 − h<sub>p</sub>)) prompt tokens (the step's budget s<sub>c</sub>, or the whole uncached prompt where the budget holds it) reads the weights once:</p>\n<div data-static>"
+            yield '<p>Chunked prefill: a '
+            if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
+                pass
+                yield 'round'
+            else:
+                pass
+                yield 'step'
+            yield ' with B decode tokens and a chunk of C<sub>p</sub> = min(max('
+            if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
+                pass
+                yield 'n<sub>st</sub> '
+            yield "s<sub>c</sub> − B, 0), T<sub>in</sub> (1 − h<sub>p</sub>)) prompt tokens (what the step's budget s<sub>c</sub> leaves beside the decode tokens"
+            if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
+                pass
+                yield ", over the round's n<sub>st</sub> = "
+                yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps'))
+                yield ' steps, one per micro-batch in flight'
+            yield ', or the whole uncached prompt where that holds it; here <span data-sv="numbers.chunk_tokens" data-f="integer">'
+            yield escape(t_4(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'chunk_tokens')))
+            yield '</span>) reads the weights once:</p>\n<div data-static>'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked'), False))
             yield '</div>\n'
             if t_9(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')):
@@ -703,11 +722,18 @@ def root(context, missing=missing):
                     yield '.\nWithout chunks the scheduler prefills every waiting prompt before the next round (vLLM v0), so with Poisson arrivals the prompts K\nprefilled in one gap follow the generalized Poisson law P(K = k) = a (a + ρk)<sup>k−1</sup> e<sup>−a−ρk</sup> / k!, a = λ t<sub>r</sub>,\nρ = λ t<sub>p</sub> (t<sub>r</sub> the round alone, t<sub>p</sub> = '
                     yield escape(t_8(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_alone_time')))
                     yield " a prefill of the uncached prompt alone on one GPU's slice, no collectives); a gap of t<sub>r</sub> + k t<sub>p</sub> meets θ while\nk ≤ m<sub>s</sub> = ⌊(θ − t<sub>r</sub>) / t<sub>p</sub>⌋, so the P99 capacity is the highest λ with P(K ≤ m<sub>s</sub>) ≥ 0.99, solved numerically\n(where no prefill fits a gap it is λ t<sub>r</sub>(λ) = −ln 0.99). With chunks the tail is a step with a full chunk"
-                    if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk') >= environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')):
+                    if environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_whole_prompt'):
                         pass
                         yield ', here a whole prompt: the '
                         yield escape(t_4(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk')))
-                        yield '-token budget holds it, so the chunk is a whole prefill run beside the decode tokens'
+                        yield "-token budget holds it beside the running sequences' decode tokens, so the chunk is a whole prefill run beside them"
+                    elif (t_9(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')) and (not t_10(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')))):
+                        pass
+                        yield ', here '
+                        yield escape(t_4(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')))
+                        yield ' prompt tokens: what the '
+                        yield escape(t_4(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk')))
+                        yield "-token budget leaves beside the running sequences' decode tokens at the P99 capacity"
                     yield '.\n'
                     if t_9(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
                         pass
@@ -769,4 +795,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=88&2=97&3=99&4=103&5=107&6=109&7=113&8=121&9=133&11=135&13=139&14=143&16=150&17=156&18=173&21=179&22=197&23=205&24=209&25=216&26=223&29=233&30=263&31=277&32=292&34=298&35=307&36=327&37=384&38=390&39=396&40=406&41=447&42=459&44=461&47=464&50=481&53=491&54=499&55=507&56=511&59=527&61=539&62=542&66=544&67=546&68=551&72=556&74=559&75=561&78=564&79=566&80=574&81=592&82=602&83=650&84=659&85=661&86=675&87=687&88=697&89=699&92=704&94=706&95=712&96=730&97=737&98=746&103=756&104=759&106=762&107=764'
+debug_info = '1=88&2=97&3=99&4=103&5=107&6=109&7=113&8=121&9=133&11=135&13=139&14=143&16=150&17=156&18=173&21=179&22=197&23=205&24=209&25=216&26=223&29=233&30=263&31=277&32=292&34=298&35=307&36=327&37=384&38=390&39=396&40=406&41=447&42=459&44=461&47=464&50=481&53=491&54=499&55=507&56=511&59=527&61=539&62=542&66=544&67=546&68=551&72=556&73=559&74=578&75=580&78=583&79=585&80=593&81=611&82=621&83=669&84=678&85=680&86=694&87=706&88=716&89=718&92=723&94=725&95=738&96=756&97=763&98=772&103=782&104=785&106=788&107=790'

@@ -115,7 +115,8 @@ def caption11(r: Results, baseline: Results | None = None) -> str:
     ch, un = ra["chunked"], ra["unchunked"]
     text = ("Time to first token (left; above on a phone) and time per output token (right; below) against the "
             "requests per second arriving at one replica, at the serving shape, with chunked prefill (blue: every "
-            f"step carries up to {ra['chunk']:,} prompt tokens beside the running sequences) and with each prompt "
+            f"step carries up to {ra['chunk']:,} tokens, the running sequences' decode tokens and a prompt chunk in "
+            "what they leave) and with each prompt "
             "prefilled alone (vermilion: the running sequences wait for it). Solid: the steady state. Dotted: the P99 "
             "time between tokens (without chunks a staircase of whole prefills, Poisson arrivals, prefills first as "
             "vLLM v0 schedules them) and, left, the P90 TTFT with the prompts queued for their prefills; diamonds: the "
