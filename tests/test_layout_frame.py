@@ -280,7 +280,7 @@ def _report_text(spec, html_text: str | None = None) -> str:
 
 @pytest.mark.parametrize("model,hw,precision,tp,pp,ep,dp", [
     ("llama-3.1-405b", "h100-sxm", "fp8", 8, 2, 1, 1),  # two nodes, the pipeline across them
-    ("deepseek-v3", "h200", "fp8", 8, 1, 8, 1),  # MLA replicated over tp, MoE over ep
+    ("deepseek-v3", "h200", "fp8", 8, 2, 8, 1),  # MLA replicated over tp, MoE over ep, two stages over two nodes
     ("llama-3.1-70b", "h100-sxm", "bf16", 4, 1, 1, 2),
 ])
 def test_every_page_states_the_layouts_numbers(model, hw, precision, tp, pp, ep, dp, tmp_path):
@@ -310,6 +310,13 @@ def test_every_page_states_the_layouts_numbers(model, hw, precision, tp, pp, ep,
     assert (f"the weights in a round's formulas are the slice min({pp}, B) times" in text) == (pp > 1)
     # the printed formulas name one GPU's slice
     assert "N_{g}" in page
+    if r.spec.model.attention.kind == "mla":  # c = L (r + rho) b_kv with the whole model's L is the whole model's c
+        a = r.spec.model.attention
+        width = a.kv_lora_rank + a.qk_rope_head_dim  # DeepSeek-V3: 512 + 64 (config.json)
+        c = r.spec.model.layers * width * r.spec.precision.kv_bytes  # 61 x 576 x 1 = 35,136 B
+        assert f"= {r.spec.model.layers} × {width} × {fmt.num(r.spec.precision.kv_bytes)} = {fmt.integer(c)} B" in text
+        if pp > 1:  # one stage's GPU caches its 31 layers' share: 31 x 576 = 17,856 B, stated as c_g, not as c
+            assert f"c g = {fmt.integer(value(r, 'kv_bytes_per_token'))} B" in text
 
 
 @pytest.mark.parametrize("model,precision,tp,ep,dp,symbol", [
