@@ -471,3 +471,19 @@ def test_primer_doctests():
 
     result = doctest.testmod(primer)
     assert result.attempted > 10 and result.failed == 0
+
+
+@pytest.mark.parametrize("overrides", [("precision=fp8",), ("model=gpt-oss-20b", "precision.weights=checkpoint")])
+def test_training_intensity_takes_the_recipes_bf16_weights(overrides):
+    """Seed 003, section 2: a training step does 6 N T FLOPs and streams the weights three times, 2T/b FLOP/B, which
+    is T for the 16-bit weights every recipe holds (TRAINING_RECIPES: "bf16 weights", 2 B a parameter; chapter 5's
+    state table). A report that serves fp8 or mxfp4 weights trains the same bf16 ones: Llama 3.1 8B in fp8 read
+    16,384 FLOP/B for an 8,192-token micro-batch, gpt-oss-20b at its checkpoint's formats (0.658 B a weight) 24,917."""
+    r = evaluated("llama8b-h100.yaml", overrides)
+    t = r.spec.workloads.training_tokens
+    assert r.spec.precision.weight_bytes != 2
+    assert r.verdicts["training_intensity"] == t
+    assert r.entry("training_weight_reuse_intensity", "seed", tokens=t).value == t
+    assert r.blocks["train_iw"].inputs["b"] == 2
+    row = next(row for row in r.decision if row["workload"] == "training")
+    assert row["other_roof"] == pytest.approx(t / r.scalars[r.lead]["ridge_point"], rel=1e-12)

@@ -13,7 +13,7 @@ import numpy as np
 from genreport.formulas import architecture as arch
 from genreport.formulas import portable
 from genreport.formulas.glossary import PARAM_SYMBOL
-from genreport.formulas.recipes import recipe_bytes_per_param
+from genreport.formulas.recipes import TRAINING_WEIGHT_BYTES, recipe_bytes_per_param
 from genreport.model.env import make_env
 from genreport.model.layout import round_bound
 from genreport.model.stated import critical_reason, latex_of, variant_of
@@ -75,6 +75,8 @@ def blocks(r) -> dict[str, Block]:
         acc = acc or r.lead
         c = r.q[qid]
         env = point_env(r, acc, params)
+        if qid == "training_weight_reuse_intensity":  # the recipes' bf16 weights, not the served format's
+            env = {**env, "b": np.float64(TRAINING_WEIGHT_BYTES)}
         inputs = {}
         for a in c.args:
             if a in env:

@@ -524,8 +524,9 @@ const GR_MODEL = (function () {
     if (w.training_tokens) {
       const e = seed.at(null, null, {T: w.training_tokens});
       add("training_step_time_compute", {tokens: w.training_tokens}, call("training_step_time_compute", e), "seed");
-      add("training_weight_reuse_intensity", {tokens: w.training_tokens},
-        call("training_weight_reuse_intensity", e), "seed");
+      add("training_weight_reuse_intensity", {tokens: w.training_tokens},  // the recipes' bf16 weights
+        call("training_weight_reuse_intensity", seed.at(null, null, {T: w.training_tokens, b: t.training_weight_bytes})),
+        "seed");
     }
     const training = w.recipes.map(function (recipe) {
       const k = t.recipes[recipe];
@@ -542,11 +543,11 @@ const GR_MODEL = (function () {
       res.parallel.entries.forEach(function (e) { entries.set(key(e.id, e.params), e); });
       GR_PARALLEL.replicaRates(res, w, add);
     }
-    res.verdicts = verdictsOf(lead, scalars, perContext, decode, prefill, w, envs, training, res);
+    res.verdicts = verdictsOf(lead, scalars, perContext, decode, prefill, w, envs, training, res, t);
     return res;
   }
 
-  function verdictsOf(lead, scalars, perContext, decode, prefill, w, envs, training, res) {
+  function verdictsOf(lead, scalars, perContext, decode, prefill, w, envs, training, res, t) {
     const sc = scalars[lead];
     const par = res.parallel;
     const v = {weights_fit: sc.weight_bytes <= sc.capacity};  // one GPU's share of the weights
@@ -570,7 +571,8 @@ const GR_MODEL = (function () {
       });
     }
     if (training.length) {
-      v.training_intensity = call("training_weight_reuse_intensity", envs[lead].at(null, null, {T: w.training_tokens}));
+      v.training_intensity = call("training_weight_reuse_intensity",
+        envs[lead].at(null, null, {T: w.training_tokens, b: t.training_weight_bytes}));
       v.training_binds = v.training_intensity >= sc.ridge_point ? "compute" : "bandwidth";
     }
     return v;
