@@ -744,6 +744,21 @@ const GR_MODEL = (function () {
     return out;
   }
 
+  /** [precision, bandwidth scale] of a decode lever (decision._lever_change). */
+  function leverChange(inp, key) {
+    const p = inp.precision;
+    if (key === "weights-int4") return [{weights: "int4", kv_cache: p.kv_cache, compute: p.compute, group_size: 128}, 1.0];
+    if (key === "weights-int8") return [{weights: "int8", kv_cache: p.kv_cache, compute: p.compute, group_size: null}, 1.0];
+    return [null, 1.5];
+  }
+
+  /** One card's decode step bound at (batch, context) (decision._decode_bound). */
+  function decodeBound(inp, t, lead, batch, context, scaleW) {
+    const e = makeEnv(inp, t, lead).at(batch, context);
+    e.W = e.W * scaleW;
+    return Math.max(call("decode_time_memory", e), call("decode_time_compute", e));
+  }
+
   function bestLever(res, inp, t, row, lv, fo) {
     if (!row.fits) {
       const opts = fo.filter(function (o) { return o.fits; });
@@ -765,10 +780,13 @@ const GR_MODEL = (function () {
         candidates.push({change: "batch " + Math.trunc(cap).toLocaleString("en-US"), gain: tps / row.tokens_per_s,
           effect: "tok/s"});
       }
+      const before = decodeBound(inp, t, res.lead, row.batch, row.context, 1.0);
       for (const k of ["weights-int4", "weights-int8", "bandwidth-1.5"]) {
-        if (byName[k]) {
-          candidates.push({change: byName[k].change, gain: byName[k].gain, effect: "latency"});
-          break;
+        if (byName[k] && !(k === "weights-int8" && byName["weights-int4"])) {
+          // its gain at this row's batch and context, not the batch-1 weights-only lever's (decision.best_lever)
+          const ch = leverChange(inp, k);
+          const after = decodeBound(ch[0] ? withPrecision(inp, ch[0]) : inp, t, res.lead, row.batch, row.context, ch[1]);
+          candidates.push({change: byName[k].change, gain: before / after, effect: "latency"});
         }
       }
       if (!candidates.length) return null;
