@@ -345,3 +345,17 @@ def test_chapter_six_of_a_model_that_does_not_fit_reads_as_sentences(tmp_path):
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html))
     assert "that context. With fp8 weights 1 GPU suffices. The chart and the fit map" in text
     assert not re.search(r"[a-z]\.[A-Z]", text)
+
+
+def test_users_that_one_gpu_serves_take_one_gpu_not_one_gpus(tmp_path):
+    """gpt-oss-20b on one H20 served 8 users "(8 users: 1 GPUs)" on page 1 and "8 users take 1 GPUs" in chapter 8.
+    Llama 3.1 8B bf16 on one H100 holds 8 sequences of 2k + 256 tokens beside its 16 GB of weights (80 GiB)."""
+    from shared import html
+
+    p = tmp_path / "one.yaml"
+    p.write_text("kind: report\nname: one\ntitle: one\nhardware: h100-sxm\nmodel: llama-3.1-8b\nprecision: bf16\n"
+                 "workloads: {decode: {batch: [1, 8], context: [2k]}}\n"
+                 "serving: {prompt: 2k, output: 256, ttft: 2s, tpot: 50ms, users: 8}\n")
+    page = html(p)
+    assert "(8 users: 1 GPU)" in page and "8 users take 1 GPU of this layout." in page
+    assert "1 GPUs" not in page

@@ -294,7 +294,11 @@ def root(context, missing=missing):
                 yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
                 yield ' users take '
                 yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users')))
-                yield ' GPUs of this layout. '
+                yield ' GPU'
+                if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users') != 1):
+                    pass
+                    yield 's'
+                yield ' of this layout. '
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'):
             pass
             yield 'Of every layout and format <code>plan</code> tries on '
@@ -763,4 +767,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=88&2=97&3=99&4=103&5=107&6=109&7=113&8=121&9=133&11=135&13=139&14=143&16=150&17=156&18=173&21=179&22=197&23=205&24=209&25=216&26=223&29=233&30=263&31=277&32=292&34=298&35=307&36=327&37=384&38=390&39=396&40=406&41=447&42=459&44=461&47=464&50=481&53=491&54=499&55=507&56=511&59=527&61=539&62=542&66=544&67=546&68=551&72=556&74=559&75=561&78=564&79=566&80=574&81=586&82=596&83=644&84=653&85=655&86=669&87=681&88=691&89=693&92=698&94=700&95=706&96=724&97=731&98=740&101=750&102=753&104=756&105=758'
+debug_info = '1=88&2=97&3=99&4=103&5=107&6=109&7=113&8=121&9=133&11=135&13=139&14=143&16=150&17=156&18=173&21=179&22=197&23=205&24=209&25=216&26=223&29=233&30=263&31=277&32=292&34=302&35=311&36=331&37=388&38=394&39=400&40=410&41=451&42=463&44=465&47=468&50=485&53=495&54=503&55=511&56=515&59=531&61=543&62=546&66=548&67=550&68=555&72=560&74=563&75=565&78=568&79=570&80=578&81=590&82=600&83=648&84=657&85=659&86=673&87=685&88=695&89=697&92=702&94=704&95=710&96=728&97=735&98=744&101=754&102=757&104=760&105=762'
