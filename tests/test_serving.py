@@ -359,3 +359,27 @@ def test_users_that_one_gpu_serves_take_one_gpu_not_one_gpus(tmp_path):
     page = html(p)
     assert "(8 users: 1 GPU)" in page and "8 users take 1 GPU of this layout." in page
     assert "1 GPUs" not in page
+
+
+def test_rates_below_one_a_second_keep_their_digits(tmp_path):
+    """gpt-oss-20b at its checkpoint's formats on one RTX 4090, requests of 60k + 4k tokens: 5 sequences fit, and a
+    step with an 8,192-token chunk beside them takes 0.6 s, so the batch retires 5 / (4,095 x 0.6 s) = 0.002 requests
+    a second. The chunked row read "the batch retires 0.00", the pools' row "a decode replica retires 0.07"."""
+    import re
+
+    from shared import evaluated
+
+    p = tmp_path / "g.yaml"
+    p.write_text("kind: report\nname: g\ntitle: g\nhardware: rtx-4090\nmodel: gpt-oss-20b\n"
+                 "precision: {weights: checkpoint}\nworkloads: {decode: {batch: [1], context: [1k]}}\n"
+                 "serving: {prompt: 60k, output: 4k, ttft: 10 s, tpot: 50 ms, users: 8}\n")
+    tech = evaluated(p).serving["techniques"]
+    n = tech["numbers"]
+    assert n["batch_retires_rate"] == pytest.approx(tech["batch"] / (4095 * n["chunked_step_time"]), rel=1e-12)
+    assert n["batch_retires_rate"] < 0.01
+    chunked, pools = (next(x["ends"] for x in tech["rows"] if x["technique"] == t)
+                      for t in ("chunked prefill", "prefill/decode disaggregation"))
+    assert f"the batch retires {n['batch_retires_rate']:.3g}" in chunked
+    assert not re.search(r"retires 0\.0\d?(?!\d)", chunked + pools)
+    for number in re.findall(r"(\d[\d,]*\.\d+) (?:requests|prompts)/s", chunked + pools):
+        assert float(number.replace(",", "")) > 0 and len(number.lstrip("0.")) >= 2, number
