@@ -383,3 +383,19 @@ def test_rates_below_one_a_second_keep_their_digits(tmp_path):
     assert not re.search(r"retires 0\.0\d?(?!\d)", chunked + pools)
     for number in re.findall(r"(\d[\d,]*\.\d+) (?:requests|prompts)/s", chunked + pools):
         assert float(number.replace(",", "")) > 0 and len(number.lstrip("0.")) >= 2, number
+
+
+def test_the_formats_plan_tries_are_the_ones_the_gpu_computes(tmp_path):
+    """Gemma 2 27B bf16 on 4 TPU v5p: plan tries bf16 and, for a 16-bit model from 8B up, fp8, but a v5p has no fp8
+    peak (Google Cloud TPU v5p: bf16 459 TFLOP/s, int8 918 TOP/s; specs/hardware/tpu-v5p.yaml), so plan skips it.
+    The serving chapter said it tried "weights bf16, fp8"."""
+    from shared import evaluated
+
+    p = tmp_path / "v5p.yaml"
+    p.write_text("kind: report\nname: v5p\ntitle: v5p\nhardware: tpu-v5p\nmodel: gemma-2-27b\nprecision: bf16\n"
+                 "parallelism: {tp: 4}\nworkloads: {decode: {batch: [1], context: [1k]}}\n"
+                 "serving: {prompt: 2k, output: 512, ttft: 1 s, tpot: 30 ms, users: 64}\n")
+    r = evaluated(p)
+    assert "fp8" not in r.spec.hardware.dense
+    assert r.serving["formats"] == ["bf16"]
+    assert r.serving["cheapest"] is not None
