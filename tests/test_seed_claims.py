@@ -487,3 +487,17 @@ def test_training_intensity_takes_the_recipes_bf16_weights(overrides):
     assert r.blocks["train_iw"].inputs["b"] == 2
     row = next(row for row in r.decision if row["workload"] == "training")
     assert row["other_roof"] == pytest.approx(t / r.scalars[r.lead]["ridge_point"], rel=1e-12)
+
+
+def test_chapter_threes_training_column_and_figure_take_the_bf16_weights():
+    """The training column of chapter 3 and the ruler's training marker state the intensity chapter 5 does: 2T/b with
+    the recipes' b = 2, and the 4,096 x 4,096 GEMM with its activations at that b, 2 n m T / (2 (n m + T n + T m)) =
+    1,638 for T = 8,192 (seed 003, section 2: "about 1,638"), for Llama 3.1 8B in fp8 as in bf16."""
+    from genreport.present import figures
+    from genreport.present.figures.fig3_intensity_ruler import _ruler_points
+
+    for overrides in ((), ("precision=fp8",)):
+        r = evaluated("llama8b-h100.yaml", overrides)
+        train = [p for p in _ruler_points(r) if p[0] == "training"]
+        assert [(p[2], round(p[3], 1)) for p in train] == [(8192.0, 1638.4)]
+        assert "training 8k at 8,192" in figures.captions(r)["fig3-intensity-ruler"]

@@ -159,6 +159,14 @@ def facts(r) -> dict[str, float | None]:
         out["kv_windowed_per_sequence"] = float(head["bytes_per_sequence_windowed"])
         out["kv_global_layers"] = float(head["global_layers"])
         out["kv_bounded_layers"] = float(head["windowed_layers"] + head["chunked_layers"])
+    t_train = r.spec.workloads.training_tokens
+    if t_train and r.gemm and t_train in r.gemm[0]["tokens"] and "training_intensity" in r.verdicts:
+        # training streams the recipes' bf16 weights: the first GEMM with its activations at that b, both
+        # intensities 1/b (a served mxfp4 or fp8 model trains bf16 weights)
+        g, i = r.gemm[0], r.gemm[0]["tokens"].index(t_train)
+        out["training_weight_reuse"] = float(r.verdicts["training_intensity"])
+        out["training_gemm_intensity"] = float(g["intensity"][i]) * out["training_weight_reuse"] / float(
+            g["weight_reuse"][i])
     longer = [s for s in r.spec.workloads.decode_context if n_local and s > m.attention.sliding_window]
     if longer:  # the windows' share of S at the longest context: what c and d_h carry there
         f = float(arch.attended_fraction(m, max(longer)))
