@@ -207,3 +207,23 @@ def test_the_memory_bars_arithmetic_is_its_result(text, tmp_path):
     assert m, bar[0]
     params, b, w, t = (float(g) for g in m.groups())
     assert params * 1e9 * b / (w * 1e12) * 1e3 == pytest.approx(t, rel=0.012), bar[0]
+
+
+@pytest.mark.parametrize("narrow", [False, True])
+def test_the_weight_blocks_label_stays_inside_the_block(narrow, tmp_path):
+    """Figure 3's white label on the blue weight block: gpt-oss-20b's "mxfp4+bf16 weights" was wider than the block
+    and read "xfp4+bf16 weigh" on the page, white beyond the blue. Every white label lies inside a block."""
+    from matplotlib.patches import Rectangle
+
+    path = tmp_path / "fig2.yaml"
+    path.write_text(GPT_OSS_4090)
+    fig = _drawn(evaluated(path), None, "fig2-three-modes", narrow)
+    rend = style.renderer(fig)
+    ax = fig.axes[0]
+    blocks = [p.get_window_extent(rend) for p in ax.patches if isinstance(p, Rectangle)]
+    white = [t for t in ax.texts if t.get_color() == "white"]
+    assert white and "mxfp4+bf16" in white[0].get_text()
+    for t in white:
+        box = t.get_window_extent(rend)
+        assert any(b.x0 <= box.x0 and box.x1 <= b.x1 and b.y0 <= box.y0 and box.y1 <= b.y1 for b in blocks), (
+            t.get_text(), box)
