@@ -501,3 +501,16 @@ def test_chapter_threes_training_column_and_figure_take_the_bf16_weights():
         train = [p for p in _ruler_points(r) if p[0] == "training"]
         assert [(p[2], round(p[3], 1)) for p in train] == [(8192.0, 1638.4)]
         assert "training 8k at 8,192" in figures.captions(r)["fig3-intensity-ruler"]
+
+
+def test_derive_states_the_training_intensity_the_report_does(capsys):
+    """``derive training_weight_reuse_intensity --spec`` at the spec's micro-batch and the recipes' bf16 weights, as
+    chapter 5 and results.json state it: Llama 3.1 8B served in fp8 trains bf16 weights, 2 x 8,192 / 2 = 8,192
+    FLOP/B (derive said 16,384, and at the first prompt, 256 tokens, unless --tokens was given)."""
+    from genreport.commands.cli import main
+
+    spec = str(ROOT / "specs" / "llama8b-h100.yaml")
+    assert main(["derive", "training_weight_reuse_intensity", "--spec", spec, "--set", "precision=fp8",
+                 "--no-latex"]) == 0
+    out = capsys.readouterr().out
+    assert "T = 8192 token, b = 2 B" in out and out.rstrip().endswith("= 8192 FLOP/B")

@@ -266,7 +266,9 @@ def _numbers(args, accounting: str | None, qid: str) -> Numbers:
     defaults = {
         "batch": w.decode_batch[0] if w.decode_batch else None,
         "context": w.decode_context[0] if w.decode_context else None,
-        "tokens": (w.prefill_prompt or ((w.training_tokens,) if w.training_tokens else (None,)))[0],
+        # a training quantity at the spec's micro-batch, as the report states it; the rest at its first prompt
+        "tokens": (((w.training_tokens,) if w.training_tokens and qid.startswith("training") else ())
+                   or w.prefill_prompt or ((w.training_tokens,) if w.training_tokens else (None,)))[0],
         "n": spec.gemms[0][1] if spec.gemms else None,
         "m": spec.gemms[0][2] if spec.gemms else None,
         "recipe": w.recipes[0] if w.recipes else "bf16-grads",
@@ -320,6 +322,12 @@ def _numbers(args, accounting: str | None, qid: str) -> Numbers:
             point = "batch 1, the experts one token touches, as the report states it"
     else:
         env = env_obj.at(batch=params.get("batch"), context=params.get("context"), **extra)
+    if qid == "training_weight_reuse_intensity":  # a training step streams the recipes' bf16 weights, as chapter 5
+        from genreport.formulas.recipes import TRAINING_WEIGHT_BYTES
+
+        env = dict(env, b=np.float64(TRAINING_WEIGHT_BYTES))
+        if spec.precision.weight_bytes != TRAINING_WEIGHT_BYTES:
+            point = (point + "; " if point else "") + "b: the recipes' bf16 weights, which training streams"
     values = {k: (float(v) if np.ndim(v) == 0 else v) for k, v in env.items()}
     from genreport.model.plan import spec_values  # tp, pp, links...: the spec's layout, one GPU by default
 
