@@ -9,6 +9,10 @@ TRAINING_RECIPES: dict[str, tuple[tuple[str, int], ...]] = {
     "fp32-grads": (("bf16 weights", 2), ("fp32 gradients", 4), ("fp32 master weights", 4),
                    ("Adam m (fp32)", 4), ("Adam v (fp32)", 4)),
 }
+# Bytes per weight a training step streams: every recipe holds bf16 weights (its first part, 2 B a parameter),
+# whatever format the report serves them in, so the training intensity 6 N T / (3 N b) takes b = 2.
+TRAINING_WEIGHT_BYTES = 2
+
 RECIPE_SOURCE = {
     "bf16-grads": "ZeRO mixed-precision Adam (Rajbhandari et al. 2020), seed 003 section 4",
     "fp32-grads": "Megatron Core BF16 with fp32 gradients, seed 003 section 4",

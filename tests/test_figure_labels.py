@@ -11,6 +11,7 @@ markers do not overlap, and a spec with a measured run shows it as a star at (in
 from __future__ import annotations
 
 import itertools
+import re
 import math
 
 import matplotlib
@@ -175,3 +176,55 @@ def test_moe_bound_names_the_active_weights(tmp_path):
     assert not any("671 GB" in t for t in texts), texts
     assert any(t.startswith("active weights 37 B") for t in texts), texts
     assert "N_a·b/W (the 37 B active weights)" in figures.captions(r)["fig1-decode-bounds"]
+
+
+# gpt-oss-20b at its checkpoint's formats on one RTX 4090: routed experts in MXFP4 (4.25 bits), the rest in bf16
+# (openai/gpt-oss-20b config.json, quantization_config; specs/models/gpt-oss-20b.yaml).
+GPT_OSS_4090 = """\
+kind: report
+name: gptoss-4090
+title: gpt-oss-20b on one RTX 4090
+hardware: rtx-4090
+model: gpt-oss-20b
+precision: {weights: checkpoint}
+workloads:
+  decode: {batch: [1, 8], context: [1k]}
+"""
+
+
+@pytest.mark.parametrize("text", [GPT_OSS_4090, DEEPSEEK_MI300X])
+def test_the_memory_bars_arithmetic_is_its_result(text, tmp_path):
+    """The bar's 'P B x b bytes / W TB/s = t ms' multiplies out to t. gpt-oss-20b's batch-1 active weights are
+    4.187e9 parameters at a mean 1.16 B (bf16 attention, embeddings and head beside 4 of 32 mxfp4 experts), 4.865 GB,
+    4.83 ms at 1.008 TB/s; the bar once printed the whole model's mean, 0.658 B, beside the same 4.83 ms
+    (4.187e9 x 0.658 / 1.008e12 = 2.73 ms)."""
+    path = tmp_path / "fig1.yaml"
+    path.write_text(text)
+    r = evaluated(path)
+    fig = _drawn(r, None, "fig1-decode-bounds", False)
+    bar = [t.get_text() for t in fig.axes[0].texts if "TB/s" in t.get_text() and "=" in t.get_text()]
+    assert len(bar) == 1, bar
+    m = re.search(r"([\d.]+) B × ([\d.]+) bytes? / ([\d.]+) TB/s\s*=\s*([\d.]+) ms", bar[0])
+    assert m, bar[0]
+    params, b, w, t = (float(g) for g in m.groups())
+    assert params * 1e9 * b / (w * 1e12) * 1e3 == pytest.approx(t, rel=0.012), bar[0]
+
+
+@pytest.mark.parametrize("narrow", [False, True])
+def test_the_weight_blocks_label_stays_inside_the_block(narrow, tmp_path):
+    """Figure 3's white label on the blue weight block: gpt-oss-20b's "mxfp4+bf16 weights" was wider than the block
+    and read "xfp4+bf16 weigh" on the page, white beyond the blue. Every white label lies inside a block."""
+    from matplotlib.patches import Rectangle
+
+    path = tmp_path / "fig2.yaml"
+    path.write_text(GPT_OSS_4090)
+    fig = _drawn(evaluated(path), None, "fig2-three-modes", narrow)
+    rend = style.renderer(fig)
+    ax = fig.axes[0]
+    blocks = [p.get_window_extent(rend) for p in ax.patches if isinstance(p, Rectangle)]
+    white = [t for t in ax.texts if t.get_color() == "white"]
+    assert white and "mxfp4+bf16" in white[0].get_text()
+    for t in white:
+        box = t.get_window_extent(rend)
+        assert any(b.x0 <= box.x0 and box.x1 <= b.x1 and b.y0 <= box.y0 and box.y1 <= b.y1 for b in blocks), (
+            t.get_text(), box)

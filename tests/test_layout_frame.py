@@ -29,6 +29,7 @@ from genreport.formulas.quantities import BY_ID
 from genreport.load.loader import load_report
 from genreport.model.env import Slice, layout_slice, make_env, routed_parameters, slice_values
 from genreport.model.evaluate import evaluate
+from shared import SPECS as ROOT_SPECS
 from shared import evaluated
 
 GIB = 2**30
@@ -280,7 +281,7 @@ def _report_text(spec, html_text: str | None = None) -> str:
 
 @pytest.mark.parametrize("model,hw,precision,tp,pp,ep,dp", [
     ("llama-3.1-405b", "h100-sxm", "fp8", 8, 2, 1, 1),  # two nodes, the pipeline across them
-    ("deepseek-v3", "h200", "fp8", 8, 1, 8, 1),  # MLA replicated over tp, MoE over ep
+    ("deepseek-v3", "h200", "fp8", 8, 2, 8, 1),  # MLA replicated over tp, MoE over ep, two stages over two nodes
     ("llama-3.1-70b", "h100-sxm", "bf16", 4, 1, 1, 2),
 ])
 def test_every_page_states_the_layouts_numbers(model, hw, precision, tp, pp, ep, dp, tmp_path):
@@ -310,6 +311,13 @@ def test_every_page_states_the_layouts_numbers(model, hw, precision, tp, pp, ep,
     assert (f"the weights in a round's formulas are the slice min({pp}, B) times" in text) == (pp > 1)
     # the printed formulas name one GPU's slice
     assert "N_{g}" in page
+    if r.spec.model.attention.kind == "mla":  # c = L (r + rho) b_kv with the whole model's L is the whole model's c
+        a = r.spec.model.attention
+        width = a.kv_lora_rank + a.qk_rope_head_dim  # DeepSeek-V3: 512 + 64 (config.json)
+        c = r.spec.model.layers * width * r.spec.precision.kv_bytes  # 61 x 576 x 1 = 35,136 B
+        assert f"= {r.spec.model.layers} × {width} × {fmt.num(r.spec.precision.kv_bytes)} = {fmt.integer(c)} B" in text
+        if pp > 1:  # one stage's GPU caches its 31 layers' share: 31 x 576 = 17,856 B, stated as c_g, not as c
+            assert f"c g = {fmt.integer(value(r, 'kv_bytes_per_token'))} B" in text
 
 
 @pytest.mark.parametrize("model,precision,tp,ep,dp,symbol", [
@@ -418,3 +426,34 @@ def test_the_summarys_lever_sentence_states_the_time_its_numbers_are():
     assert lever.startswith("Beyond batching, the biggest lever on the time to stream the weights is weights int4")
     assert "4.79 ms to 1.24 ms at batch 1" in lever and "time per token" not in lever
     assert r.blocks["t_mem"].entry.value == pytest.approx(4.79e-3, rel=2e-3)  # formula (1): 16.06 GB / 3.35 TB/s
+
+
+@pytest.mark.parametrize("spec_name,qid,params", [
+    ("llama70b-h100-tp8.yaml", "weight_bytes_per_gpu", {}),  # 70.6e9 x 2 B / 8 = 17.65e9 B (derive said 2.2e9)
+    ("deepseek-v3-h200-ep8.yaml", "weight_bytes_per_gpu", {}),  # derive said -474 GB
+    ("deepseek-v3-h200-ep8.yaml", "kv_capacity_tokens_replica", {}),
+    ("deepseek-v3-h200-ep8.yaml", "decode_time_bound", {"batch": 1, "context": 1024}),
+    ("deepseek-v3-h200-ep8.yaml", "memory_per_gpu", {"batch": 1, "context": 1024}),
+    ("deepseek-v3-h200-ep8.yaml", "prefill_time_memory_gpu", {"tokens": 2048}),
+    ("deepseek-v3-h200-ep8.yaml", "capacity_batch_replica", {"context": 1024}),
+    ("deepseek-v3-h200-ep8.yaml", "kv_bytes_per_token", {}),  # MLA: 61 x 576 x 1 B, not 2 H_kv d_h L b_kv (8.5 MB)
+    ("deepseek-v3-h200-ep8.yaml", "weight_stream_time", {}),  # at batch 1: the experts one token touches
+    ("deepseek-v3-h200-ep8.yaml", "parameters", {}),  # the model's 671e9, not one GPU's slice
+])
+def test_derive_states_the_layouts_value(spec_name, qid, params, capsys):
+    """``derive QID --spec`` at a layout gives the value results.json states (one number, one place). The layout's
+    formulas (chapter 6) take the whole model and divide it themselves; derive fed them one GPU's slice and divided
+    twice: w_g of Llama 3.1 70B bf16 on tp 8 came out 2.2 GB (70.6e9 x 2 B / 8 = 17.65 GB, Llama 3.1 config.json), of
+    DeepSeek-V3 on tp 1 x ep 8 x dp 8 -474 GB."""
+    r = evaluated(spec_name)
+    args = ["derive", qid, "--spec", str(ROOT_SPECS / spec_name), "--no-latex"]
+    for k, v in params.items():
+        args += [f"--{k}", str(v)]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    got = float(re.search(r"^  \S+ = ([-\d.e+]+)", out.rsplit("\n  inputs:", 1)[-1], re.M).group(1))
+    assert got == pytest.approx(value(r, qid, **params), rel=1e-5)
+    if spec_name.startswith("llama70b") and qid == "weight_bytes_per_gpu":
+        assert got == pytest.approx(70.6e9 * 2 / 8, rel=1e-9)
+    if qid == "kv_bytes_per_token":
+        assert got == 61 * (512 + 64) * 1 and "c_g = L_g (r + rho) b_kv = 61 x 576 x 1 B" in out

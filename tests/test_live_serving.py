@@ -95,6 +95,8 @@ WHATIFS = [
     # the chunk (TPOT, the request's rounds, the prefix row's capacity); an EAGLE head of 4 of its layers drafts
     (SERVING[0], ["model=llama-4-scout", "serving.prompt=12k", "serving.users=16", "serving.prefix_hit=0.5"]),
     (SERVING[0], ["model=llama-4-scout", "serving.prompt=12k", "serving.speculative.draft_layers=4"]),
+    # long requests: the chunked row's and the pools' rates below one a second, to three significant digits
+    (SERVING[0], ["serving.prompt=60k", "serving.output=4k", "serving.users=8"]),
 ]
 
 

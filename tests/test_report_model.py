@@ -145,3 +145,22 @@ def test_template_context_is_typed_and_every_field_is_used():
         for expr in re.findall(r"\{\{(.*?)\}\}", source, re.S):
             code = re.sub(r"\"[^\"]*\"|'[^']*'", "''", expr).split("|")[0]  # string literals are text, not sums
             assert not re.search(r"[\w)\]]\s*[-+*/]\s*[\w(]", code), expr
+
+
+def test_page_ones_lever_is_the_rows_gain_not_the_batch_one_levers():
+    """Page 1's "best lever" stated the batch-1, weights-only gain of int4 weights beside every bandwidth-bound decode
+    row: "weights int4 (group 128): 3.88× latency" on Llama 3.1 8B bf16 at batch 512, context 1,024 on one H100, where
+    the step reads 16.06 GB of weights and 512 x 1,024 x 128 KiB = 68.7 GB of KV cache (2 x 32 layers x 8 KV heads x
+    128 x 2 B a token: Meta, Llama 3.1 config.json). int4 (0.5 B + a 2 B scale per 128 weights) leaves the cache as
+    it is: (16.06 + 68.72) / (4.14 + 68.72) = 1.16x, less than the 1.5x that 1.5 times the bandwidth gives there."""
+    r = evaluated("llama8b-h100.yaml")
+    row = next(row for row in r.decision if row["label"] == "decode B = 512, S = 1,024")
+    weights = r.s("weight_bytes")
+    kv = 512 * 1024 * r.s("kv_bytes_per_token")
+    assert kv == pytest.approx(68.72e9, rel=1e-3)
+    int4 = (weights + kv) / (weights * (0.5 + 2 / 128) / 2 + kv)
+    assert int4 == pytest.approx(1.16, abs=0.005)
+    assert row["lever"] == {"change": "bandwidth ×1.5", "gain": pytest.approx(1.5, rel=1e-9), "effect": "latency"}
+    batch1 = next(lv for lv in r.levers if lv["lever"] == "weights-int4")["gain"]
+    assert batch1 == pytest.approx(3.88, abs=0.005) and all(
+        (row["lever"] or {}).get("gain") != batch1 for row in r.decision if row["batch"] != 1)

@@ -471,3 +471,46 @@ def test_primer_doctests():
 
     result = doctest.testmod(primer)
     assert result.attempted > 10 and result.failed == 0
+
+
+@pytest.mark.parametrize("overrides", [("precision=fp8",), ("model=gpt-oss-20b", "precision.weights=checkpoint")])
+def test_training_intensity_takes_the_recipes_bf16_weights(overrides):
+    """Seed 003, section 2: a training step does 6 N T FLOPs and streams the weights three times, 2T/b FLOP/B, which
+    is T for the 16-bit weights every recipe holds (TRAINING_RECIPES: "bf16 weights", 2 B a parameter; chapter 5's
+    state table). A report that serves fp8 or mxfp4 weights trains the same bf16 ones: Llama 3.1 8B in fp8 read
+    16,384 FLOP/B for an 8,192-token micro-batch, gpt-oss-20b at its checkpoint's formats (0.658 B a weight) 24,917."""
+    r = evaluated("llama8b-h100.yaml", overrides)
+    t = r.spec.workloads.training_tokens
+    assert r.spec.precision.weight_bytes != 2
+    assert r.verdicts["training_intensity"] == t
+    assert r.entry("training_weight_reuse_intensity", "seed", tokens=t).value == t
+    assert r.blocks["train_iw"].inputs["b"] == 2
+    row = next(row for row in r.decision if row["workload"] == "training")
+    assert row["other_roof"] == pytest.approx(t / r.scalars[r.lead]["ridge_point"], rel=1e-12)
+
+
+def test_chapter_threes_training_column_and_figure_take_the_bf16_weights():
+    """The training column of chapter 3 and the ruler's training marker state the intensity chapter 5 does: 2T/b with
+    the recipes' b = 2, and the 4,096 x 4,096 GEMM with its activations at that b, 2 n m T / (2 (n m + T n + T m)) =
+    1,638 for T = 8,192 (seed 003, section 2: "about 1,638"), for Llama 3.1 8B in fp8 as in bf16."""
+    from genreport.present import figures
+    from genreport.present.figures.fig3_intensity_ruler import _ruler_points
+
+    for overrides in ((), ("precision=fp8",)):
+        r = evaluated("llama8b-h100.yaml", overrides)
+        train = [p for p in _ruler_points(r) if p[0] == "training"]
+        assert [(p[2], round(p[3], 1)) for p in train] == [(8192.0, 1638.4)]
+        assert "training 8k at 8,192" in figures.captions(r)["fig3-intensity-ruler"]
+
+
+def test_derive_states_the_training_intensity_the_report_does(capsys):
+    """``derive training_weight_reuse_intensity --spec`` at the spec's micro-batch and the recipes' bf16 weights, as
+    chapter 5 and results.json state it: Llama 3.1 8B served in fp8 trains bf16 weights, 2 x 8,192 / 2 = 8,192
+    FLOP/B (derive said 16,384, and at the first prompt, 256 tokens, unless --tokens was given)."""
+    from genreport.commands.cli import main
+
+    spec = str(ROOT / "specs" / "llama8b-h100.yaml")
+    assert main(["derive", "training_weight_reuse_intensity", "--spec", spec, "--set", "precision=fp8",
+                 "--no-latex"]) == 0
+    out = capsys.readouterr().out
+    assert "T = 8192 token, b = 2 B" in out and out.rstrip().endswith("= 8192 FLOP/B")

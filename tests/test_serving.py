@@ -346,3 +346,57 @@ def test_chapter_six_of_a_model_that_does_not_fit_reads_as_sentences(tmp_path):
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html))
     assert "that context. With fp8 weights 1 GPU suffices. The chart and the fit map" in text
     assert not re.search(r"[a-z]\.[A-Z]", text)
+
+
+def test_users_that_one_gpu_serves_take_one_gpu_not_one_gpus(tmp_path):
+    """gpt-oss-20b on one H20 served 8 users "(8 users: 1 GPUs)" on page 1 and "8 users take 1 GPUs" in chapter 8.
+    Llama 3.1 8B bf16 on one H100 holds 8 sequences of 2k + 256 tokens beside its 16 GB of weights (80 GiB)."""
+    from shared import html
+
+    p = tmp_path / "one.yaml"
+    p.write_text("kind: report\nname: one\ntitle: one\nhardware: h100-sxm\nmodel: llama-3.1-8b\nprecision: bf16\n"
+                 "workloads: {decode: {batch: [1, 8], context: [2k]}}\n"
+                 "serving: {prompt: 2k, output: 256, ttft: 2s, tpot: 50ms, users: 8}\n")
+    page = html(p)
+    assert "(8 users: 1 GPU)" in page and "8 users take 1 GPU of this layout." in page
+    assert "1 GPUs" not in page
+
+
+def test_rates_below_one_a_second_keep_their_digits(tmp_path):
+    """gpt-oss-20b at its checkpoint's formats on one RTX 4090, requests of 60k + 4k tokens: 5 sequences fit, and a
+    step with an 8,192-token chunk beside them takes 0.6 s, so the batch retires 5 / (4,095 x 0.6 s) = 0.002 requests
+    a second. The chunked row read "the batch retires 0.00", the pools' row "a decode replica retires 0.07"."""
+    import re
+
+    from shared import evaluated
+
+    p = tmp_path / "g.yaml"
+    p.write_text("kind: report\nname: g\ntitle: g\nhardware: rtx-4090\nmodel: gpt-oss-20b\n"
+                 "precision: {weights: checkpoint}\nworkloads: {decode: {batch: [1], context: [1k]}}\n"
+                 "serving: {prompt: 60k, output: 4k, ttft: 10 s, tpot: 50 ms, users: 8}\n")
+    tech = evaluated(p).serving["techniques"]
+    n = tech["numbers"]
+    assert n["batch_retires_rate"] == pytest.approx(tech["batch"] / (4095 * n["chunked_step_time"]), rel=1e-12)
+    assert n["batch_retires_rate"] < 0.01
+    chunked, pools = (next(x["ends"] for x in tech["rows"] if x["technique"] == t)
+                      for t in ("chunked prefill", "prefill/decode disaggregation"))
+    assert f"the batch retires {n['batch_retires_rate']:.3g}" in chunked
+    assert not re.search(r"retires 0\.0\d?(?!\d)", chunked + pools)
+    for number in re.findall(r"(\d[\d,]*\.\d+) (?:requests|prompts)/s", chunked + pools):
+        assert float(number.replace(",", "")) > 0 and len(number.lstrip("0.")) >= 2, number
+
+
+def test_the_formats_plan_tries_are_the_ones_the_gpu_computes(tmp_path):
+    """Gemma 2 27B bf16 on 4 TPU v5p: plan tries bf16 and, for a 16-bit model from 8B up, fp8, but a v5p has no fp8
+    peak (Google Cloud TPU v5p: bf16 459 TFLOP/s, int8 918 TOP/s; specs/hardware/tpu-v5p.yaml), so plan skips it.
+    The serving chapter said it tried "weights bf16, fp8"."""
+    from shared import evaluated
+
+    p = tmp_path / "v5p.yaml"
+    p.write_text("kind: report\nname: v5p\ntitle: v5p\nhardware: tpu-v5p\nmodel: gemma-2-27b\nprecision: bf16\n"
+                 "parallelism: {tp: 4}\nworkloads: {decode: {batch: [1], context: [1k]}}\n"
+                 "serving: {prompt: 2k, output: 512, ttft: 1 s, tpot: 30 ms, users: 64}\n")
+    r = evaluated(p)
+    assert "fp8" not in r.spec.hardware.dense
+    assert r.serving["formats"] == ["bf16"]
+    assert r.serving["cheapest"] is not None

@@ -266,7 +266,9 @@ def _numbers(args, accounting: str | None, qid: str) -> Numbers:
     defaults = {
         "batch": w.decode_batch[0] if w.decode_batch else None,
         "context": w.decode_context[0] if w.decode_context else None,
-        "tokens": (w.prefill_prompt or ((w.training_tokens,) if w.training_tokens else (None,)))[0],
+        # a training quantity at the spec's micro-batch, as the report states it; the rest at its first prompt
+        "tokens": (((w.training_tokens,) if w.training_tokens and qid.startswith("training") else ())
+                   or w.prefill_prompt or ((w.training_tokens,) if w.training_tokens else (None,)))[0],
         "n": spec.gemms[0][1] if spec.gemms else None,
         "m": spec.gemms[0][2] if spec.gemms else None,
         "recipe": w.recipes[0] if w.recipes else "bf16-grads",
@@ -302,7 +304,30 @@ def _numbers(args, accounting: str | None, qid: str) -> Numbers:
     extra = {symbol_of[k]: float(v) for k, v in params.items() if k in ("tokens", "n", "m")}
     if "recipe" in params:
         extra["k"] = float(recipe_bytes_per_param(params["recipe"]))
-    env = env_obj.at(batch=params.get("batch"), context=params.get("context"), **extra)
+    from genreport.model.layout import point_values
+
+    # a layout quantity (chapter 6's ledgers, capacities, the per-GPU weights) takes the whole model and divides it
+    # itself, as the report evaluates it: one GPU's sliced inputs would divide twice (w_g of DeepSeek-V3 on tp 1 x
+    # ep 8 x dp 8 came out -474 GB, of Llama 3.1 70B on tp 8 2.2 GB for 17.65)
+    whole = point_values(spec, acc, qid, params.get("batch"), params.get("context"), params.get("tokens"),
+                         params.get("recipe"))
+    if whole is None and qid == "parameters" and not env_obj.cut.trivial:  # the model's count, as the report states
+        whole = env_obj.one_card().at()
+    if whole is not None:
+        env = dict(whole, **{k: v for k, v in extra.items() if k != "T"})
+    elif qid in ("weight_stream_time", "weight_flops_time") and params.get("batch") is None:
+        # the report states them at batch 1: a mixture of experts streams the experts one token touches
+        env = env_obj.at(batch=1.0, **extra)
+        if spec.model.moe is not None:
+            point = "batch 1, the experts one token touches, as the report states it"
+    else:
+        env = env_obj.at(batch=params.get("batch"), context=params.get("context"), **extra)
+    if qid == "training_weight_reuse_intensity":  # a training step streams the recipes' bf16 weights, as chapter 5
+        from genreport.formulas.recipes import TRAINING_WEIGHT_BYTES
+
+        env = dict(env, b=np.float64(TRAINING_WEIGHT_BYTES))
+        if spec.precision.weight_bytes != TRAINING_WEIGHT_BYTES:
+            point = (point + "; " if point else "") + "b: the recipes' bf16 weights, which training streams"
     values = {k: (float(v) if np.ndim(v) == 0 else v) for k, v in env.items()}
     from genreport.model.plan import spec_values  # tp, pp, links...: the spec's layout, one GPU by default
 
@@ -320,7 +345,16 @@ def _numbers(args, accounting: str | None, qid: str) -> Numbers:
         roomy = held_room(env_obj, values, float(np.ravel(env["S"])[0]))
         if roomy is not values:
             held = values["C"] - roomy["C"] + values["N"] * values["b"]  # the weight bytes a GPU holds
-    return Numbers(spec, env_obj, values, params, point=point, held=held)
+    nums = Numbers(spec, env_obj, values, params, point=point, held=held, whole=whole is not None)
+    a = spec.model.attention
+    if qid == "kv_bytes_per_token" and a.kind == "mla":
+        layers = float(np.ravel(values["L"])[0])
+        nums.note = (f"multi-head latent attention caches one latent of r = {a.kv_lora_rank} and a RoPE key of rho = "
+                     f"{a.qk_rope_head_dim} per layer, not 2 H_kv d_h: "
+                     + ("c = L (r + rho) b_kv" if env_obj.cut.trivial else "c_g = L_g (r + rho) b_kv") + f" = {layers:g} x "
+                     f"{a.kv_lora_rank + a.qk_rope_head_dim} x {float(np.ravel(values['b_kv'])[0]):g} B"
+                     + ("" if env_obj.cut.trivial else " on one GPU"))
+    return nums
 
 
 def _hold(nums: Numbers) -> None:
@@ -429,11 +463,12 @@ def _numbers_header(nums: Numbers, expr, qid: str) -> list[str]:
     if not cut.trivial:
         par = spec.parallelism
         lines.append(f"  at the layout: one GPU of tp {par.tp} x pp {par.pp} x ep {par.ep} x dp {par.dp} "
-                     f"({par.gpus} GPUs); a symbol marked _g holds that GPU's slice of the model")
+                     f"({par.gpus} GPUs); " + ("the formula takes the whole model and divides it itself" if nums.whole
+                                               else "a symbol marked _g holds that GPU's slice of the model"))
     shown = []
     for s in sorted(expr.free_symbols, key=lambda s: s.name):
         if s.name in nums.values:
-            name = PLAIN[s.name] if s.name in sliced and not cut.trivial else s.name
+            name = PLAIN[s.name] if s.name in sliced and not cut.trivial and not nums.whole else s.name
             shown.append(f"{name} = {_fmt(nums.values[s.name], BY_NAME[s.name].unit)}")
     if shown:
         lines.append("  inputs: " + ", ".join(shown))

@@ -25,6 +25,7 @@ class Numbers:
     point: str = ""  # where the point comes from, when not the command line's or the workloads' first
     note: str = ""  # a line after the inputs: what an input stands for where it is not its glossary meaning
     held: float | None = None  # weight bytes a GPU holds, where a step at the point reads other (N b)
+    whole: bool = False  # a layout quantity: its inputs are the whole model's (N, L, c), which its formula divides
 
 
 def _indent(text: str, n: int = 2) -> list[str]:

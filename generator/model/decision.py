@@ -187,6 +187,29 @@ def rows(r) -> list[dict]:
     return out
 
 
+def _lever_change(r, key: str) -> tuple:
+    """(precision, bandwidth scale) of a decode lever of shown.levers: int8 or int4 (group 128) weights, the
+    spec's KV cache and compute kept, or 1.5 times the bandwidth."""
+    from genreport.load.spec import Precision
+
+    p = r.spec.precision
+    if key == "weights-int4":
+        return Precision("int4", p.kv_cache, p.compute, 128), 1.0
+    if key == "weights-int8":
+        return Precision("int8", p.kv_cache, p.compute, None), 1.0
+    return None, 1.5
+
+
+def _decode_bound(r, batch, context, precision=None, scale_w: float = 1.0) -> float:
+    """One card's decode step bound at (batch, context), weights, KV and activations: with another weight format or
+    a faster memory, what a page-1 row's lever does to that row (its KV cache read unchanged)."""
+    s = r.spec
+    env = make_env(s.hardware, s.model, precision or s.precision, r.lead, s.workloads.activation_bytes).at(
+        batch=float(batch), context=float(context))
+    env["W"] = env["W"] * scale_w
+    return max(float(np.asarray(r.q["decode_time_memory"](env))), float(np.asarray(r.q["decode_time_compute"](env))))
+
+
 def best_lever(r, row: dict) -> dict | None:
     """The lever that helps this row most, from the model's levers (and batching for decode)."""
     if not row["fits"]:
@@ -211,11 +234,13 @@ def best_lever(r, row: dict) -> dict | None:
             tps = float(np.asarray(r.q["decode_tokens_per_s"](env)))
             candidates.append({"change": f"batch {int(cap):,}", "gain": tps / row["tokens_per_s"],
                                "effect": "tok/s"})
+        before = _decode_bound(r, row["batch"], row["context"])
         for key in ("weights-int4", "weights-int8", "bandwidth-1.5"):
-            if key in levers:
-                candidates.append({"change": levers[key]["change"], "gain": levers[key]["gain"],
-                                   "effect": "latency"})
-                break
+            if key in levers and not (key == "weights-int8" and "weights-int4" in levers):
+                # its gain at this row's batch and context, not the batch-1 weights-only lever's: where the KV cache
+                # dominates the step, fewer weight bytes gain little and the faster memory more
+                after = _decode_bound(r, row["batch"], row["context"], *_lever_change(r, key))
+                candidates.append({"change": levers[key]["change"], "gain": before / after, "effect": "latency"})
         return max(candidates, key=lambda c: c["gain"] or 0) if candidates else None
     if row["roof"] == "compute" and "compute-fp8" in levers:
         return {"change": levers["compute-fp8"]["change"], "gain": levers["compute-fp8"]["gain"],

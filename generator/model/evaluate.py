@@ -15,6 +15,7 @@ from dataclasses import replace
 import numpy as np
 from genreport.formulas.compiled import glossary_latex, load
 from genreport.formulas.glossary import ENTRIES
+from genreport.formulas.recipes import TRAINING_WEIGHT_BYTES
 from genreport.load.spec import ReportSpec
 from genreport.model import decision, layout, measured, plan, serving_report, shown, tables, techniques
 from genreport.model.env import Env, make_env, spec_env  # noqa: F401 - re-exported
@@ -209,7 +210,8 @@ def _verdicts(r: Results) -> dict[str, object]:
         v["prefill_binds"] = binds
     if r.training:
         t = r.spec.workloads.training_tokens
-        v["training_intensity"] = float(r.q["training_weight_reuse_intensity"](r.envs[lead].at(T=float(t))))
+        v["training_intensity"] = float(r.q["training_weight_reuse_intensity"](
+            r.envs[lead].at(T=float(t), b=TRAINING_WEIGHT_BYTES)))
         v["training_binds"] = "compute" if v["training_intensity"] >= ridge else "bandwidth"
     return v
 
@@ -269,7 +271,7 @@ def _entries(r: Results) -> list[Entry]:
         add("training_step_time_compute", {"tokens": w.training_tokens},
             r.q["training_step_time_compute"](r.envs["seed"].at(T=t)), "seed")
         add("training_weight_reuse_intensity", {"tokens": w.training_tokens},
-            r.q["training_weight_reuse_intensity"](r.envs["seed"].at(T=t)), "seed")
+            r.q["training_weight_reuse_intensity"](r.envs["seed"].at(T=t, b=TRAINING_WEIGHT_BYTES)), "seed")
     for tr in r.training:
         add("training_state_bytes", {"recipe": tr["recipe"]}, tr["total"], "seed")
     return out

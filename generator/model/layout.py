@@ -418,6 +418,51 @@ def decode_binds(out: ParallelResults, accounting: str, batch, estimate: bool = 
 _LIKE = {"kv_capacity_tokens_replica": "kv_capacity_tokens", "capacity_batch_replica": "capacity_batch"}
 
 
+PREFILL = ("interconnect_bytes_prefill", "prefill_time_comm", "prefill_time_bound", "prefill_time_compute_gpu",
+           "prefill_time_memory_gpu", "prefill_time_compute_serial", "prefill_time_memory_serial",
+           "prefill_time_comm_estimate", "prefill_time_overhead", "prefill_time_serial")
+PER_CONTEXT = ("capacity_batch_replica", "comm_hbm_crossover_batch")
+TRAINING = tuple(f"training_state_per_gpu_zero{k}" for k in range(4)) + (
+    "training_grad_comm_time", "training_zero3_comm_time", "training_overlap_tokens", "training_backward_time")
+# the quantities this module evaluates at a layout, from the whole model's values (its formulas divide them)
+LAYOUT_IDS = frozenset(SCALARS + PER_CONTEXT + DECODE_GRID + PREFILL + TRAINING)
+
+
+def point_values(spec, accounting: str, qid: str, batch=None, context=None, tokens=None,
+                 recipe: str | None = None) -> dict | None:
+    """The inputs at which :func:`_evaluate` evaluates the layout quantity ``qid`` of ``spec`` at a point (for
+    ``derive``, one number in one place); None for a quantity this module does not evaluate.  The layout's formulas
+    take the whole model (N, L, c ...) and divide it themselves: the sliced inputs of one GPU would divide twice."""
+    from genreport.model.env import spec_env
+
+    par = spec.parallelism
+    if par is None or qid not in LAYOUT_IDS:
+        return None
+    model = spec.model
+    links, _ = choose_links(spec.hardware, par)
+    at_layout = spec_env(spec, accounting)
+    env = at_layout.one_card()
+    recipe = recipe or (spec.workloads.recipes[0] if spec.workloads.recipes else "bf16-grads")
+    base = layout_values(env.values, model, par, links, spec.precision, accounting, env.pc, recipe,
+                         spec.hardware.kernels)
+    if qid == "tp_weight_crossover":
+        return at_batch(base, at_layout, 1.0)
+    if qid in TRAINING:
+        return dict(base, T=np.float64(tokens if tokens is not None else spec.workloads.training_tokens or 0))
+    if qid in PREFILL:
+        return dict(base, T=np.float64(tokens), d_h=prefill_head_dim(model, base["d_h"]),
+                    b=np.float64(at_layout.read_b()))
+    if qid in DECODE_GRID:
+        g = env.at(batch=float(batch), context=float(context))
+        v = at_batch(dict(base, S=g["S"], c=g["c"], d_h=g["d_h"]), at_layout, float(batch))
+        if qid in RESIDENT:
+            return dict(v, N=base["N"], N_x=base["N_x"], b=base["b"], c=env.at(context=float(context))["c"])
+        return v
+    if qid in PER_CONTEXT:
+        return dict(base, S=np.float64(context), c=env.at(context=float(context))["c"])
+    return base
+
+
 def _evaluate(r) -> ParallelResults:
     spec = r.spec
     par, hw, model = spec.parallelism, spec.hardware, spec.model

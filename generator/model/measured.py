@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 from genreport.errors import Finding, Findings
+from genreport.formulas.recipes import TRAINING_WEIGHT_BYTES
 from genreport.load.spec import Measurement
 from genreport.model.results import Results
 
@@ -422,7 +423,7 @@ def derated(results: Results) -> dict | None:
     if w.training_tokens:
         t_tok = float(w.training_tokens)
         flops = float(q["training_flops_per_token"](base)) * t_tok
-        nbytes = flops / float(q["training_weight_reuse_intensity"](env.at(T=t_tok)))
+        nbytes = flops / float(q["training_weight_reuse_intensity"](env.at(T=t_tok, b=TRAINING_WEIGHT_BYTES)))
         derated_t, ideal_t = float(step(flops, nbytes)), float(step(flops, nbytes, scale=False))
         out["training"] = {"tokens": w.training_tokens, "flops": flops, "bytes": nbytes, "time": derated_t,
                            "ideal_time": ideal_t, "ratio": ideal_t / derated_t,

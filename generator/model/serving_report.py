@@ -6,7 +6,7 @@ from __future__ import annotations
 from genreport.load.spec import Parallelism
 from genreport.model.env import make_env
 from genreport.model.frontier import frontier
-from genreport.model.plan import MAX_GPUS, Shape, model_format, plan, report_precisions
+from genreport.model.plan import MAX_GPUS, Shape, model_format, plan, plan_precision, report_precisions
 from genreport.model.serving import Request, joules_per_token, last_context, request, usd_per_mtok
 
 
@@ -139,4 +139,6 @@ def report(r) -> dict | None:
             "holds": holds, "ttft_met": None if sv.ttft is None or not holds else bool(one.ttft_bound <= sv.ttft),
             "tpot_batch": tpot_batch, "users_batch": users_batch, "gpus_for_users": gpus_for_users,
             "rows": rows, "cheapest": cheapest, "frontier": fig,
-            "formats": [model_format(model, f) for f in report_precisions(spec)]}
+            # the formats plan tries: not one whose compute format the GPU has no peak for (fp8 on a TPU v5p)
+            "formats": [model_format(model, f) for f in report_precisions(spec)
+                        if plan_precision(f, model).compute in hw.dense]}

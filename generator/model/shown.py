@@ -13,7 +13,7 @@ import numpy as np
 from genreport.formulas import architecture as arch
 from genreport.formulas import portable
 from genreport.formulas.glossary import PARAM_SYMBOL
-from genreport.formulas.recipes import recipe_bytes_per_param
+from genreport.formulas.recipes import TRAINING_WEIGHT_BYTES, recipe_bytes_per_param
 from genreport.model.env import make_env
 from genreport.model.layout import round_bound
 from genreport.model.stated import critical_reason, latex_of, variant_of
@@ -75,6 +75,8 @@ def blocks(r) -> dict[str, Block]:
         acc = acc or r.lead
         c = r.q[qid]
         env = point_env(r, acc, params)
+        if qid == "training_weight_reuse_intensity":  # the recipes' bf16 weights, not the served format's
+            env = {**env, "b": np.float64(TRAINING_WEIGHT_BYTES)}
         inputs = {}
         for a in c.args:
             if a in env:
@@ -157,6 +159,14 @@ def facts(r) -> dict[str, float | None]:
         out["kv_windowed_per_sequence"] = float(head["bytes_per_sequence_windowed"])
         out["kv_global_layers"] = float(head["global_layers"])
         out["kv_bounded_layers"] = float(head["windowed_layers"] + head["chunked_layers"])
+    t_train = r.spec.workloads.training_tokens
+    if t_train and r.gemm and t_train in r.gemm[0]["tokens"] and "training_intensity" in r.verdicts:
+        # training streams the recipes' bf16 weights: the first GEMM with its activations at that b, both
+        # intensities 1/b (a served mxfp4 or fp8 model trains bf16 weights)
+        g, i = r.gemm[0], r.gemm[0]["tokens"].index(t_train)
+        out["training_weight_reuse"] = float(r.verdicts["training_intensity"])
+        out["training_gemm_intensity"] = float(g["intensity"][i]) * out["training_weight_reuse"] / float(
+            g["weight_reuse"][i])
     longer = [s for s in r.spec.workloads.decode_context if n_local and s > m.attention.sliding_window]
     if longer:  # the windows' share of S at the longest context: what c and d_h carry there
         f = float(arch.attended_fraction(m, max(longer)))

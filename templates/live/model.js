@@ -524,8 +524,9 @@ const GR_MODEL = (function () {
     if (w.training_tokens) {
       const e = seed.at(null, null, {T: w.training_tokens});
       add("training_step_time_compute", {tokens: w.training_tokens}, call("training_step_time_compute", e), "seed");
-      add("training_weight_reuse_intensity", {tokens: w.training_tokens},
-        call("training_weight_reuse_intensity", e), "seed");
+      add("training_weight_reuse_intensity", {tokens: w.training_tokens},  // the recipes' bf16 weights
+        call("training_weight_reuse_intensity", seed.at(null, null, {T: w.training_tokens, b: t.training_weight_bytes})),
+        "seed");
     }
     const training = w.recipes.map(function (recipe) {
       const k = t.recipes[recipe];
@@ -542,11 +543,11 @@ const GR_MODEL = (function () {
       res.parallel.entries.forEach(function (e) { entries.set(key(e.id, e.params), e); });
       GR_PARALLEL.replicaRates(res, w, add);
     }
-    res.verdicts = verdictsOf(lead, scalars, perContext, decode, prefill, w, envs, training, res);
+    res.verdicts = verdictsOf(lead, scalars, perContext, decode, prefill, w, envs, training, res, t);
     return res;
   }
 
-  function verdictsOf(lead, scalars, perContext, decode, prefill, w, envs, training, res) {
+  function verdictsOf(lead, scalars, perContext, decode, prefill, w, envs, training, res, t) {
     const sc = scalars[lead];
     const par = res.parallel;
     const v = {weights_fit: sc.weight_bytes <= sc.capacity};  // one GPU's share of the weights
@@ -570,7 +571,8 @@ const GR_MODEL = (function () {
       });
     }
     if (training.length) {
-      v.training_intensity = call("training_weight_reuse_intensity", envs[lead].at(null, null, {T: w.training_tokens}));
+      v.training_intensity = call("training_weight_reuse_intensity",
+        envs[lead].at(null, null, {T: w.training_tokens, b: t.training_weight_bytes}));
       v.training_binds = v.training_intensity >= sc.ridge_point ? "compute" : "bandwidth";
     }
     return v;
@@ -742,6 +744,21 @@ const GR_MODEL = (function () {
     return out;
   }
 
+  /** [precision, bandwidth scale] of a decode lever (decision._lever_change). */
+  function leverChange(inp, key) {
+    const p = inp.precision;
+    if (key === "weights-int4") return [{weights: "int4", kv_cache: p.kv_cache, compute: p.compute, group_size: 128}, 1.0];
+    if (key === "weights-int8") return [{weights: "int8", kv_cache: p.kv_cache, compute: p.compute, group_size: null}, 1.0];
+    return [null, 1.5];
+  }
+
+  /** One card's decode step bound at (batch, context) (decision._decode_bound). */
+  function decodeBound(inp, t, lead, batch, context, scaleW) {
+    const e = makeEnv(inp, t, lead).at(batch, context);
+    e.W = e.W * scaleW;
+    return Math.max(call("decode_time_memory", e), call("decode_time_compute", e));
+  }
+
   function bestLever(res, inp, t, row, lv, fo) {
     if (!row.fits) {
       const opts = fo.filter(function (o) { return o.fits; });
@@ -763,10 +780,13 @@ const GR_MODEL = (function () {
         candidates.push({change: "batch " + Math.trunc(cap).toLocaleString("en-US"), gain: tps / row.tokens_per_s,
           effect: "tok/s"});
       }
+      const before = decodeBound(inp, t, res.lead, row.batch, row.context, 1.0);
       for (const k of ["weights-int4", "weights-int8", "bandwidth-1.5"]) {
-        if (byName[k]) {
-          candidates.push({change: byName[k].change, gain: byName[k].gain, effect: "latency"});
-          break;
+        if (byName[k] && !(k === "weights-int8" && byName["weights-int4"])) {
+          // its gain at this row's batch and context, not the batch-1 weights-only lever's (decision.best_lever)
+          const ch = leverChange(inp, k);
+          const after = decodeBound(ch[0] ? withPrecision(inp, ch[0]) : inp, t, res.lead, row.batch, row.context, ch[1]);
+          candidates.push({change: byName[k].change, gain: before / after, effect: "latency"});
         }
       }
       if (!candidates.length) return null;

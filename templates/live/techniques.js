@@ -22,6 +22,8 @@ const GR_SERVING = (() => {
   function faster(x) { return x >= 1 ? F.format(x, ".2f") + "x faster" : F.format(1 / x, ".2f") + "x slower"; }
   function stepShare(x) { return x > 0 && x < 0.1 ? F.format(100 * x, ".2g") + "%" : pct(x); }
   function commas(x, p) { return F.format(x, "," + (p || ".0f")); }
+  // to the hundredth, below 1 to three significant digits (techniques._hundredths)
+  function hundredths(x) { return !(Math.abs(x) < 1) || x === 0 ? commas(x, ".2f") : F.format(x, ".3g"); }
 
   /** The mean context and the c, d_h whose products with it are the means over the decode rounds
    * (serving._mean_context_values): c the cache a step reads (env.at with a batch: a chunked layer its chunk). */
@@ -259,10 +261,10 @@ const GR_SERVING = (() => {
       ttft: [ttft, ttftChunk !== null ? pyMax(ttft, ttftChunk) : null], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / cost],
       usd: [usd0, usd0 !== null ? usd0 * cost : null], ends: cp > 0 ? "a step's intensity " + commas(iPlain) + " -> "
         + commas(iMix) + " FLOP/B; the decode users pay " + F.format(cost, ".2f") + "x per token while a prompt is "
-        + "prefilled and no step stalls for a whole prompt; one chunk a step admits " + commas(chunkRate, ".2f")
-        + " requests/s per replica, the batch retires " + commas(decodeRate, ".2f")
+        + "prefilled and no step stalls for a whole prompt; one chunk a step admits " + hundredths(chunkRate)
+        + " requests/s per replica, the batch retires " + hundredths(decodeRate)
         : "the " + commas(batch) + " decode tokens fill the budget of " + commas(sv.chunk) + ": no prompt is admitted "
-        + "while the batch runs; the batch retires " + commas(decodeRate, ".2f") + " requests/s per replica",
+        + "while the batch runs; the batch retires " + hundredths(decodeRate) + " requests/s per replica",
       note: "TPOT while a chunk rides along"});
     Object.assign(n, {chunked_step_time: tMix, chunked_cost: cost, chunked_intensity: iMix, chunk_admits_rate: chunkRate,
       batch_retires_rate: decodeRate, decode_intensity: iPlain, chunked_ttft: ttftChunk, chunk_tokens: cp});
@@ -332,11 +334,11 @@ const GR_SERVING = (() => {
     levers.push({technique: "prefill/decode disaggregation", setting: pct(share) + " of the GPUs prefill, " + pct(1 - share)
       + " decode, in replicas of this layout" + piped, ttft: [ttft, ttft + (tKv || 0.0)], tpot: [tp0, tp0],
       per_gpu: [gpu0, gpu0 * (1 - share)], usd: [usd0, usd0 !== null && share < 1 ? usd0 / (1 - share) : null],
-      ends: "balanced: a prefill replica serves " + commas(stages / ttft, ".2f") + " prompts/s"
+      ends: "balanced: a prefill replica serves " + hundredths(stages / ttft) + " prompts/s"
         + (stages > 1 ? " (a prompt every TTFT / " + stages + ", each still taking the TTFT)" : "")
         + ", a decode replica retires "
-        + commas(poolRate, ".2f") + " requests/s at batch " + commas(batch)
-        + (tKv ? "; one prompt's KV cache crosses the " + name + " link in " + commas(tKv * 1e3, ".2f") + " ms"
+        + hundredths(poolRate) + " requests/s at batch " + commas(batch)
+        + (tKv ? "; one prompt's KV cache crosses the " + name + " link in " + hundredths(tKv * 1e3) + " ms"
           : "; one prompt's KV cache transfer is not counted in the TTFT: no link between replicas in the spec"),
       note: "no chunk rides along a decode step; tok/s per GPU counts the prefill pool's GPUs too"});
     n.prefill_share = share;

@@ -257,7 +257,11 @@ def root(context, missing=missing):
                 yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
                 yield ' users: '
                 yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users')))
-                yield ' GPUs)'
+                yield ' GPU'
+                if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users') != 1):
+                    pass
+                    yield 's'
+                yield ')'
         yield ';\n'
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'):
             pass
@@ -422,4 +426,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=68&6=81&7=89&8=101&9=109&10=121&11=137&12=141&13=146&14=150&15=172&16=185&19=192&22=207&23=226&24=262&25=310&27=314&29=318&30=328&31=336&32=347&33=358&34=365&35=367&36=381&40=400&41=403&42=418'
+debug_info = '1=68&6=81&7=89&8=101&9=109&10=121&11=137&12=141&13=146&14=150&15=172&16=185&19=192&22=207&23=226&24=266&25=314&27=318&29=322&30=332&31=340&32=351&33=362&34=369&35=371&36=385&40=404&41=407&42=422'

@@ -11,10 +11,10 @@ def root(context, missing=missing):
     l_0_model = resolve('model')
     l_0_facts = resolve('facts')
     l_0_precision = resolve('precision')
+    l_0_frame = resolve('frame')
     l_0_sc = resolve('sc')
     l_0_attention_text = resolve('attention_text')
     l_0_capacity_fact = resolve('capacity_fact')
-    l_0_frame = resolve('frame')
     l_0_ctxs = resolve('ctxs')
     l_0_figs = resolve('figs')
     l_0_context_lines = resolve('context_lines')
@@ -91,8 +91,14 @@ def root(context, missing=missing):
         yield ' × '
         yield escape(t_2(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'kv_bytes')))
         yield ' =\n'
-        yield escape(t_1(environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'kv_bytes_per_token')))
-        yield ' B. With the projections absorbed, each cached token costs 2 H<sub>q</sub> (2r + ρ) FLOPs per\nlayer, which the formulas count as an effective head dimension d<sub>h</sub> = (2r + ρ)/2 = '
+        yield escape(t_1((environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'kv_card') if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many') else environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'kv_bytes_per_token'))))
+        yield ' B'
+        if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many') and (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'kv_card') != environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'kv_bytes_per_token'))):
+            pass
+            yield ' for\nthe whole model, of which one GPU caches c<sub>g</sub> = '
+            yield escape(t_1(environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'kv_bytes_per_token')))
+            yield " B (chapter 1's slice)"
+        yield '. With the projections absorbed, each cached token costs 2 H<sub>q</sub> (2r + ρ) FLOPs per\nlayer, which the formulas count as an effective head dimension d<sub>h</sub> = (2r + ρ)/2 = '
         yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'effective_head_dim')))
         yield '.</p>\n'
     yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'ikv')))
@@ -245,4 +251,4 @@ def root(context, missing=missing):
     yield '</section>\n\n'
 
 blocks = {}
-debug_info = '1=65&6=78&7=84&8=86&9=88&10=94&11=96&13=98&14=100&15=102&18=105&19=107&20=109&21=111&23=113&24=115&25=117&27=119&28=123&29=128&30=134&31=136&34=142&35=144&36=152&37=154&40=160&41=163&43=165&44=176&46=178&47=193&48=197&51=230&52=232&54=235&55=237&56=239&57=241&58=243'
+debug_info = '1=65&6=78&7=84&8=86&9=88&10=94&11=99&12=102&14=104&15=106&16=108&19=111&20=113&21=115&22=117&24=119&25=121&26=123&28=125&29=129&30=134&31=140&32=142&35=148&36=150&37=158&38=160&41=166&42=169&44=171&45=182&47=184&48=199&49=203&52=236&53=238&55=241&56=243&57=245&58=247&59=249'

@@ -15,9 +15,9 @@ def root(context, missing=missing):
     l_0_q = resolve('q')
     l_0_gemm_rows = resolve('gemm_rows')
     l_0_g = resolve('g')
+    l_0_facts = resolve('facts')
     l_0_verdicts = resolve('verdicts')
     l_0_sc = resolve('sc')
-    l_0_facts = resolve('facts')
     l_0_prefill_lines = resolve('prefill_lines')
     l_0_formula = l_0_figure = l_0_pill = missing
     try:
@@ -86,6 +86,9 @@ def root(context, missing=missing):
         pass
         yield '<td class="n">'
         yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'training_weight_reuse_intensity', 'num', tokens=environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'training_tokens')))
+        if (environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes') != 2):
+            pass
+            yield ' (bf16 weights)'
         yield '</td>'
     if (not t_3((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
         pass
@@ -115,9 +118,16 @@ def root(context, missing=missing):
         yield ' matrix)</td>\n'
         if (undefined(name='training') if l_0_training is missing else l_0_training):
             pass
-            yield '<td class="n">'
-            yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'gemm_intensity', 'num', n=environment.getattr((undefined(name='g') if l_0_g is missing else l_0_g), 'n'), m=environment.getattr((undefined(name='g') if l_0_g is missing else l_0_g), 'm'), tokens=environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'training_tokens')))
-            yield '</td>'
+            if ((environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes') != 2) and (not t_3(context.call(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'get'), 'training_gemm_intensity')))):
+                pass
+                yield '<td class="n" data-static>'
+                yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'training_gemm_intensity')))
+                yield ' (bf16 weights)</td>'
+            else:
+                pass
+                yield '<td class="n">'
+                yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'gemm_intensity', 'num', n=environment.getattr((undefined(name='g') if l_0_g is missing else l_0_g), 'n'), m=environment.getattr((undefined(name='g') if l_0_g is missing else l_0_g), 'm'), tokens=environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'training_tokens')))
+                yield '</td>'
         if (not t_3((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
             pass
             yield '<td class="n">'
@@ -198,4 +208,4 @@ def root(context, missing=missing):
     yield '</ul>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=42&5=55&7=57&8=64&9=69&10=83&11=90&12=104&13=106&14=108&15=112&16=116&17=121&18=135&20=138&21=140&22=145&23=159&25=161&26=166&27=180&28=182&29=185&31=189&32=191'
+debug_info = '1=42&5=55&7=57&8=64&9=69&10=83&11=93&12=107&13=109&14=111&15=115&16=119&17=131&18=145&20=148&21=150&22=155&23=169&25=171&26=176&27=190&28=192&29=195&31=199&32=201'

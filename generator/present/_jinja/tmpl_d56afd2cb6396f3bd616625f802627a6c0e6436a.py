@@ -294,7 +294,11 @@ def root(context, missing=missing):
                 yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
                 yield ' users take '
                 yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users')))
-                yield ' GPUs of this layout. '
+                yield ' GPU'
+                if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users') != 1):
+                    pass
+                    yield 's'
+                yield ' of this layout. '
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'):
             pass
             yield 'Of every layout and format <code>plan</code> tries on '
@@ -795,4 +799,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=88&2=97&3=99&4=103&5=107&6=109&7=113&8=121&9=133&11=135&13=139&14=143&16=150&17=156&18=173&21=179&22=197&23=205&24=209&25=216&26=223&29=233&30=263&31=277&32=292&34=298&35=307&36=327&37=384&38=390&39=396&40=406&41=447&42=459&44=461&47=464&50=481&53=491&54=499&55=507&56=511&59=527&61=539&62=542&66=544&67=546&68=551&72=556&73=559&74=578&75=580&78=583&79=585&80=593&81=611&82=621&83=669&84=678&85=680&86=694&87=706&88=716&89=718&92=723&94=725&95=738&96=756&97=763&98=772&103=782&104=785&106=788&107=790'
+debug_info = '1=88&2=97&3=99&4=103&5=107&6=109&7=113&8=121&9=133&11=135&13=139&14=143&16=150&17=156&18=173&21=179&22=197&23=205&24=209&25=216&26=223&29=233&30=263&31=277&32=292&34=302&35=311&36=331&37=388&38=394&39=400&40=410&41=451&42=463&44=465&47=468&50=485&53=495&54=503&55=511&56=515&59=531&61=543&62=546&66=548&67=550&68=555&72=560&73=563&74=582&75=584&78=587&79=589&80=597&81=615&82=625&83=673&84=682&85=684&86=698&87=710&88=720&89=722&92=727&94=729&95=742&96=760&97=767&98=776&103=786&104=789&106=792&107=794'

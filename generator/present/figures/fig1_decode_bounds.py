@@ -22,8 +22,10 @@ def _streamed(r: Results) -> tuple[str, str, str, str]:
     if abs(streamed - sc["weight_bytes"]) <= 1e-3 * sc["weight_bytes"]:
         what = "its slice" if r.frame.many else "every weight"
         return f"stream {what} once\n{n}·b / W", f"{gb(sc['weight_bytes'])} of weights", f"{n}·b/W", n
-    b = v["b"]
     block = r.blocks.get("t_mem")
+    # the bytes per weight (1) substitutes: with weights per tensor class, the mean of what it streams (gpt-oss's
+    # batch-1 active weights at 1.16 B: bf16 attention and head beside mxfp4 experts), not the whole model's 0.658
+    b = block.inputs.get("b", v["b"]) if block is not None else v["b"]
     tex = block.symbols.get("N", "") if block is not None else ""
     n_s = tex.replace("{", "").replace("}", "") or n_a
     per_byte = f"× {num(b)} byte{'' if b == 1 else 's'}"

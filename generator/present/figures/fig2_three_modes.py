@@ -6,7 +6,8 @@ import math
 
 from genreport.model.evaluate import Results
 from genreport.present.figures.data import _modes, _sc
-from genreport.present.figures.style import BLUE, MODE_COLOURS, _figure, _join, _note, gb, narrow, pick, tokens
+from genreport.present.figures.style import (BLUE, MODE_COLOURS, _figure, _join, _note, gb, narrow, pick, renderer,
+                                             tokens)
 
 
 def fig2_three_modes(r: Results, baseline: Results | None = None):
@@ -33,8 +34,9 @@ def fig2_three_modes(r: Results, baseline: Results | None = None):
             ax.text(0.2, y + 0.42, name.replace("\n", " "), va="bottom", fontsize=8.5, weight="bold", color=c)
         else:
             ax.text(0.2, y, name, va="center", fontsize=8.5, weight="bold", color=c, linespacing=1.2)
-        ax.add_patch(Rectangle((xb0, y - 0.32), xb1 - xb0, 0.64, facecolor=BLUE, edgecolor="none"))
-        ax.text((xb0 + xb1) / 2, y, wb, ha="center", va="center", color="white", fontsize=7.5)
+        box = ax.add_patch(Rectangle((xb0, y - 0.32), xb1 - xb0, 0.64, facecolor=BLUE, edgecolor="none"))
+        _inside(fig, box, ax.text((xb0 + xb1) / 2, y, wb, ha="center", va="center", color="white", fontsize=7.5),
+                r.spec.precision.weights, gb(sc["weight_bytes"]))
         ax.add_patch(FancyArrowPatch((xb1 + 0.1, y), (x_tok - 0.15, y), arrowstyle="-|>", mutation_scale=9,
                                      color="#444444", lw=0.9))
         ax.text((xb1 + x_tok) / 2, y + 0.08, "one load", ha="center", va="bottom", fontsize=7, color="#555555")
@@ -50,6 +52,24 @@ def fig2_three_modes(r: Results, baseline: Results | None = None):
             fontsize=7.5, color="#555555", linespacing=1.1)
     _note(ax, "Schematic: token strips not to scale.", x=0.5, y=0.02, ha="center")
     return fig
+
+
+def _inside(fig, box, text, weights: str, size: str) -> None:
+    """White on the weight block, so a label wider than the block is cut off where it leaves it ("xfp4+bf16 weigh"
+    for gpt-oss-20b's mxfp4+bf16): the format on a line of its own, then split at its '+', then a smaller font,
+    until the label fits inside the block with a little room."""
+    rend = renderer(fig)
+    inner = box.get_window_extent(rend).padded(-2.0)
+    lines = [f"{weights} weights\n{size}", f"{weights}\nweights\n{size}"]
+    if "+" in weights:
+        lines.append(weights.replace("+", "+\n") + f"\nweights\n{size}")
+    for fontsize in (7.5, 6.5, 5.5):
+        for label in lines:
+            text.set_text(label)
+            text.set_fontsize(fontsize)
+            got = text.get_window_extent(rend)
+            if got.x0 >= inner.x0 and got.x1 <= inner.x1 and got.y0 >= inner.y0 and got.y1 <= inner.y1:
+                return
 
 
 def caption2(r: Results, baseline: Results | None = None) -> str:

@@ -31,6 +31,8 @@ def _ruler_points(r: Results) -> list[tuple[str, str, float, float | None]]:
     out = []
     for kind, label, t in _modes(r):
         iw, full = _gemm_reading(r, t)
+        if kind == "training" and "training_weight_reuse" in r.facts:  # the recipes' bf16 weights, as chapter 5
+            iw, full = r.facts["training_weight_reuse"], r.facts.get("training_gemm_intensity", full)
         out.append((kind, label, iw, full))
     return out
 
@@ -113,7 +115,9 @@ def caption3(r: Results, baseline: Results | None = None) -> str:
     iws = [p[2] for p in pts]
     left = [f"{p[1]} at {num(p[2])}" for p in pts if p[2] < ridge]
     right = [f"{p[1]} at {num(p[2])}" for p in pts if p[2] >= ridge]
-    s = f"Weight-reuse intensity I_W = 2T/b of {r.spec.model.title}, {r.spec.precision.weights} weights, "
+    s = f"Weight-reuse intensity I_W = 2T/b of {r.spec.model.title}, {r.spec.precision.weights} weights" + (
+        " (training streams the recipes' bf16 weights, b = 2)"
+        if r.spec.workloads.training_tokens and r.spec.precision.weight_bytes != 2 else "") + ", "
     if len(pts) > 1:
         s += f"for {len(pts)} ways of running the same weights, spanning {math.log10(max(iws) / min(iws)):.1f} " \
              "orders of magnitude. "
