@@ -296,6 +296,9 @@ def test_every_page_states_the_layouts_numbers(model, hw, precision, tp, pp, ep,
     for shown in (fmt.time(one["weight_stream_time"]), fmt.gib(one["weight_bytes"])):
         assert text.count(shown) <= 1, (shown, text.count(shown))
     assert text.count("On one card the whole model would need") == 1
+    # "would not fit" against the capacity the verdict takes (C: the card less the engine's reserve), not the label
+    if not r.verdicts["weights_fit_one_card"]:
+        assert f"of weights against the {fmt.gib(value(r, 'capacity'))} a card keeps for them" in text
     assert "Multi-GPU communication" not in text  # the interconnect is an input, not out of scope
     assert "one card's bandwidth and compute streaming the whole model" not in text
     # the layout's numbers, as a hand count gives them, on the pages that state capacity and time

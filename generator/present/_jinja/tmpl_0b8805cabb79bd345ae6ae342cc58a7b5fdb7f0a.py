@@ -87,7 +87,7 @@ def root(context, missing=missing):
     yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'bandwidth', 'bandwidth'))
     yield ',\n  '
     yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'capacity', 'gib'))
-    yield '; ridge <strong>'
+    yield ' usable; ridge <strong>'
     yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'ridge_point', 'num'))
     yield '</strong> FLOP/B'
     if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour'):
