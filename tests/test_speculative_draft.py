@@ -352,3 +352,14 @@ def test_plan_reads_model_at_format(capsys):
         assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--speculative", text]) == 1
         err = capsys.readouterr().err
         assert f"--speculative {text}" in err and words in err and hint in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("k,passes", [(1, "one pass, at least"), (3, "3 passes, each at least")])
+def test_plan_counts_the_drafts_passes_in_words(k, passes, capsys):
+    """plan's note on a draft model: "one pass", not "1 passes each" (a review of plan's output, stop 43)."""
+    from genreport.commands.cli import main
+
+    assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--max-gpus", "1", "--weights", "bf16",
+                 "--speculative", f"{k},0.7,llama-3.2-1b"]) == 0
+    out = capsys.readouterr().out
+    assert f"drafts by Llama 3.2 1B in the row's precision, {passes} its roofline step" in " ".join(out.split())

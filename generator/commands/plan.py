@@ -550,7 +550,8 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
         k, p, cost, n = speculative
         own = "the row's precision" if draft_precision is None else draft_precision.label()
         drafts = (f"drafts {cost:g} of a plain round" if isinstance(cost, (int, float)) else
-                  f"drafts by {cost.title} in {own}, {k} passes each at least its roofline step on the "
+                  f"drafts by {cost.title} in {own}, " + (f"{k} passes, each" if k > 1 else "one pass,")
+                  + " at least its roofline step on the "
                   "replica's GPUs, its weights and KV cache taken from the capacity")
         lines.append(f"speculative decoding: {k} draft token{'s' if k > 1 else ''} a round, each accepted with "
                      f"p = {p:g}, {drafts}; TPOT and the rates use the verify round at the "
