@@ -164,3 +164,17 @@ def test_page_ones_lever_is_the_rows_gain_not_the_batch_one_levers():
     batch1 = next(lv for lv in r.levers if lv["lever"] == "weights-int4")["gain"]
     assert batch1 == pytest.approx(3.88, abs=0.005) and all(
         (row["lever"] or {}).get("gain") != batch1 for row in r.decision if row["batch"] != 1)
+
+
+def test_chapter_3s_table_says_where_a_routed_experts_load_sits():
+    """Chapter 3's table once said "right / right / right" of Mixtral 8x22B's 512, 2k and 8k prefills on H100 (2T/b =
+    512, 2,048, 8,192 against the ridge 295) beside the sentence that one load of a routed expert serves T k / E
+    tokens (k 2 of E 8: 128, 512, 2,048 FLOP/B; the first left of the ridge). The table now has a row for the routed
+    experts' load and says their side; a dense model's table has no such row."""
+    from shared import html
+
+    page = re.sub(r"\s+", " ", html("mixtral8x22b-h100-tp8-ep8.yaml"))
+    assert ("<td>a routed expert's weights (T k / E tokens per load)</td><td class=\"n\">128 / 512 / 2,048</td>"
+            in page), page[page.find("tokens per load"):][:400]
+    assert "right / right / right; routed experts left / right / right" in page
+    assert "routed experts" not in re.sub(r"\s+", " ", html("llama8b-h100.yaml"))
