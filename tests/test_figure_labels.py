@@ -285,3 +285,17 @@ def test_the_ruler_places_a_routed_experts_load_beside_the_dense_reading(case, t
     assert want[1] in caption, caption
     assert "A routed expert's weights serve only the tokens routed to it" in caption
 
+
+def test_the_ruler_places_decode_batch_1_at_the_bytes_the_step_streams(tmp_path):
+    """gpt-oss-20b at its checkpoint's formats (mxfp4 routed experts, bf16 rest; openai/gpt-oss-20b config.json):
+    the batch-1 step streams 4.187e9 active weights at a mean 1.16 B (formula (1); the memory bar's test above),
+    so decode batch 1 sits at 2 x 1 / 1.16 = 1.72 FLOP/B, not at the whole model's mean 0.658 B (2 / 0.658 = 3.04)."""
+    path = tmp_path / "gptoss.yaml"
+    path.write_text(GPT_OSS_4090)
+    r = evaluated(path)
+    streamed = float(r.envs[r.lead].at(batch=1.0)["b"])
+    assert streamed == pytest.approx(1.16, abs=0.005)
+    assert r.value("weight_reuse_intensity", "seed", tokens=1) == pytest.approx(2 / streamed, rel=1e-9)
+    texts = [t.get_text() for t in _drawn(r, None, "fig3-intensity-ruler", False).axes[0].texts]
+    assert "decode batch 1\n1.72" in texts, texts
+    assert "decode batch 1 at 1.72 on the memory-bound left" in figures.captions(r)["fig3-intensity-ruler"]
