@@ -163,8 +163,10 @@ def facts(r) -> dict[str, float | None]:
     if t_train and r.gemm and t_train in r.gemm[0]["tokens"] and "training_intensity" in r.verdicts:
         # training streams the recipes' bf16 weights: the first GEMM with its activations at that b, both
         # intensities 1/b (a served mxfp4 or fp8 model trains bf16 weights)
+        # (2T/b at b = 2: the step's intensity, verdicts' training_intensity, also carries N_a / N for an MoE)
         g, i = r.gemm[0], r.gemm[0]["tokens"].index(t_train)
-        out["training_weight_reuse"] = float(r.verdicts["training_intensity"])
+        out["training_weight_reuse"] = float(r.q["weight_reuse_intensity"](
+            r.envs[r.lead].at(T=float(t_train), b=TRAINING_WEIGHT_BYTES)))
         out["training_gemm_intensity"] = float(g["intensity"][i]) * out["training_weight_reuse"] / float(
             g["weight_reuse"][i])
     if m.moe is not None and m.moe.active_experts < m.moe.experts and (r.lead in r.prefill or t_train):
