@@ -246,8 +246,9 @@ DEFS: tuple[QuantityDef, ...] = (
     QuantityDef("training_step_time_compute", "compute lower bound of a training micro-batch", "s",
                 r"t_{\mathrm{train}}(T)", ("tokens",), lambda: 6 * sym("N_a") * T / P, f"{SEED_003}, section 2"),
     QuantityDef("training_weight_reuse_intensity", "training weight-reuse intensity", "FLOP/B", "I_{W,train}(T)",
-                ("tokens",), lambda: sp.cancel(6 * sym("N") * T / (3 * sym("N") * sym("b"))),
-                f"{SEED_003}, section 2 (6N FLOPs, 3 weight passes)"),
+                ("tokens",), lambda: 6 * sym("N_a") * T / (3 * sym("N") * sym("b")),
+                f"{SEED_003}, section 2 (6 N_a FLOPs a token, 3 passes over all N weights: an MoE reads every "
+                "expert, each token computes with k of them)"),
     QuantityDef("training_state_bytes", "training state before activations", "B", "k N", ("recipe",),
                 memory.training_state_bytes, f"{SEED_003}, section 4"),
     QuantityDef("mfu", "model FLOPs utilisation of a measured step", "1", r"\mathrm{MFU}", (), measured.mfu,

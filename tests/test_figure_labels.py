@@ -228,3 +228,74 @@ def test_the_weight_blocks_label_stays_inside_the_block(narrow, tmp_path):
         box = t.get_window_extent(rend)
         assert any(b.x0 <= box.x0 and box.x1 <= b.x1 and b.y0 <= box.y0 and box.y1 <= b.y1 for b in blocks), (
             t.get_text(), box)
+
+
+# Qwen3-30B-A3B (Qwen/Qwen3-30B-A3B config.json: num_experts 128, num_experts_per_tok 8) in bf16 on one H100 with a
+# prefill and a training micro-batch: an MoE whose routed experts' load serves T k / E = T / 16 tokens.
+QWEN3_MOE_H100 = """\
+kind: report
+name: q3moe
+title: Qwen3 30B-A3B on one H100
+hardware: h100-sxm
+model: qwen3-30b-a3b
+precision: bf16
+workloads:
+  decode: {batch: [1, 8], context: [1k]}
+  prefill: {prompt: [512, 8k]}
+  training: {micro_batch_tokens: 4k, recipes: [bf16-grads]}
+"""
+
+
+@pytest.mark.parametrize("case", ["mixtral", "deepseek", "qwen3", "dense"])
+def test_the_ruler_places_a_routed_experts_load_beside_the_dense_reading(case, tmp_path):
+    """Figure 4 (the intensity ruler) once placed an MoE prefill only at 2T/b ("prefill 512 at 512 on the
+    compute-bound right" for Mixtral 8x22B) while chapter 3's sentence says one load of a routed expert serves
+    T k / E tokens, 2 T k / (E b). Mixtral 8x22B (k 2 of E 8; mistralai/Mixtral-8x22B-v0.1 config.json), bf16 on
+    H100 (ridge 989.4 / 3.35 = 295): 2 x 512 x 2 / (8 x 2) = 128, left. DeepSeek-V3 (k 8 of E 256;
+    deepseek-ai/DeepSeek-V3 config.json), fp8 (b = 1) on H200 (ridge 412): 2 x 512 x 8 / 256 = 32 and 2 x 2,048 x
+    8 / 256 = 128 left, 2 x 8,192 x 8 / 256 = 512 right. Qwen3-30B-A3B (k 8 of E 128) bf16 on H100: 512 x 8 / 128
+    = 32, left, 8,192 / 16 = 512, right; training 4k at bf16: 4,096 / 16 = 256, left. A dense model keeps its two
+    rows."""
+    if case == "qwen3":
+        path = tmp_path / "q3.yaml"
+        path.write_text(QWEN3_MOE_H100)
+        r = evaluated(path)
+    else:
+        r = evaluated({"mixtral": "mixtral8x22b-h100-tp8-ep8.yaml", "deepseek": "deepseek-v3-h200-ep8.yaml",
+                       "dense": "llama8b-h100.yaml"}[case])
+    fig = _drawn(r, None, "fig3-intensity-ruler", False)
+    ticks = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    caption = figures.captions(r)["fig3-intensity-ruler"]
+    if case == "dense":
+        assert not any("routed" in t for t in ticks) and "routed" not in caption, (ticks, caption)
+        assert len(ticks) == 2 and "prefill 256 at 256 on the memory-bound left" in caption, caption
+        return
+    assert ticks[0] == "routed expert\n2T k / (E b)", ticks
+    want = {"mixtral": (["prefill 512\n128", "prefill 2k\n512", "prefill 8k\n2,048"],
+                        "prefill 512 at 128 on the memory-bound left"),
+            "deepseek": (["prefill 512\n32", "prefill 2k\n128", "prefill 8k\n512"],
+                         "prefill 512 at 32 and prefill 2k at 128 on the memory-bound left; prefill 8k at 512 on "
+                         "the compute-bound right"),
+            "qwen3": (["prefill 512\n32", "training 4k\n256"],
+                      "prefill 512 at 32 and training 4k at 256 on the memory-bound left; prefill 8k at 512 on the "
+                      "compute-bound right")}[case]
+    for label in want[0]:
+        assert label in texts, (label, texts)
+    assert want[1] in caption, caption
+    assert "A routed expert's weights serve only the tokens routed to it" in caption
+
+
+def test_the_ruler_places_decode_batch_1_at_the_bytes_the_step_streams(tmp_path):
+    """gpt-oss-20b at its checkpoint's formats (mxfp4 routed experts, bf16 rest; openai/gpt-oss-20b config.json):
+    the batch-1 step streams 4.187e9 active weights at a mean 1.16 B (formula (1); the memory bar's test above),
+    so decode batch 1 sits at 2 x 1 / 1.16 = 1.72 FLOP/B, not at the whole model's mean 0.658 B (2 / 0.658 = 3.04)."""
+    path = tmp_path / "gptoss.yaml"
+    path.write_text(GPT_OSS_4090)
+    r = evaluated(path)
+    streamed = float(r.envs[r.lead].at(batch=1.0)["b"])
+    assert streamed == pytest.approx(1.16, abs=0.005)
+    assert r.value("weight_reuse_intensity", "seed", tokens=1) == pytest.approx(2 / streamed, rel=1e-9)
+    texts = [t.get_text() for t in _drawn(r, None, "fig3-intensity-ruler", False).axes[0].texts]
+    assert "decode batch 1\n1.72" in texts, texts
+    assert "decode batch 1 at 1.72 on the memory-bound left" in figures.captions(r)["fig3-intensity-ruler"]

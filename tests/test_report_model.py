@@ -164,3 +164,38 @@ def test_page_ones_lever_is_the_rows_gain_not_the_batch_one_levers():
     batch1 = next(lv for lv in r.levers if lv["lever"] == "weights-int4")["gain"]
     assert batch1 == pytest.approx(3.88, abs=0.005) and all(
         (row["lever"] or {}).get("gain") != batch1 for row in r.decision if row["batch"] != 1)
+
+
+def test_an_moe_trainings_intensity_counts_what_a_token_computes(tmp_path):
+    """Chapter 3 counts a training step's compute as 6 N_a T (each token computes with k of E routed experts) and
+    its weight traffic as three passes over all N weights (every expert is read): I = 6 N_a T / (3 N b) = 2T N_a /
+    (N b), the intensity the "other roof" compares with the ridge. Qwen3-30B-A3B (Qwen/Qwen3-30B-A3B model card:
+    30.5B total, 3.3B activated) training 4,096 tokens at bf16: 4,096 x 3.3 / 30.5 ~ 443 FLOP/B, not 4,096; a dense
+    model (Llama 3.1 8B, N_a = N at seed 003's accounting) keeps 2T/b = 8,192."""
+    from genreport.model import decision
+
+    path = tmp_path / "q3.yaml"
+    path.write_text("kind: report\nname: q3t\ntitle: Qwen3 30B-A3B training on one H100\nhardware: h100-sxm\n"
+                    "model: qwen3-30b-a3b\nprecision: bf16\nworkloads:\n  decode: {batch: [1], context: [1k]}\n"
+                    "  training: {micro_batch_tokens: 4k, recipes: [bf16-grads]}\n")
+    r = evaluated(path)
+    v = r.envs[r.lead].values
+    assert r.verdicts["training_intensity"] == pytest.approx(4096 * float(v["N_a"]) / float(v["N"]), rel=1e-9)
+    assert r.verdicts["training_intensity"] == pytest.approx(4096 * 3.3 / 30.5, rel=0.03)
+    row = next(x for x in decision.rows(r) if x["workload"] == "training")
+    assert row["other_roof"] == pytest.approx(r.verdicts["training_intensity"] / r.scalars[r.lead]["ridge_point"])
+    assert evaluated("llama8b-h100.yaml").verdicts["training_intensity"] == 8192
+
+
+def test_chapter_3s_table_says_where_a_routed_experts_load_sits():
+    """Chapter 3's table once said "right / right / right" of Mixtral 8x22B's 512, 2k and 8k prefills on H100 (2T/b =
+    512, 2,048, 8,192 against the ridge 295) beside the sentence that one load of a routed expert serves T k / E
+    tokens (k 2 of E 8: 128, 512, 2,048 FLOP/B; the first left of the ridge). The table now has a row for the routed
+    experts' load and says their side; a dense model's table has no such row."""
+    from shared import html
+
+    page = re.sub(r"\s+", " ", html("mixtral8x22b-h100-tp8-ep8.yaml"))
+    assert ("<td>a routed expert's weights (T k / E tokens per load)</td><td class=\"n\">128 / 512 / 2,048</td>"
+            in page), page[page.find("tokens per load"):][:400]
+    assert "right / right / right; routed experts left / right / right" in page
+    assert "routed experts" not in re.sub(r"\s+", " ", html("llama8b-h100.yaml"))

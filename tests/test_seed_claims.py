@@ -159,6 +159,12 @@ L, d, S, c, H_q, H_kv, d_h, b_kv = (sym(x) for x in ("L", "d", "S", "c", "H_q", 
 SEED_ACCOUNTING = {N_a: N, N_e: 0, a: 0}  # seed 003: all N weights read and used every step, no activations
 
 
+def _dense(expr: sp.Expr) -> sp.Expr:
+    """A formula of a dense model, seed 003's (Llama 3.1 8B): every parameter computes for every token, N_a = N."""
+    names = {s.name: s for s in expr.free_symbols}
+    return sp.simplify(expr.subs(names["N_a"], names["N"])) if "N_a" in names and "N" in names else expr
+
+
 def decode_ratio_symbolic():
     """t_mem / t_comp of a batch-1 step without attention (weights only), bf16, seed accounting."""
     t_mem = roofline.time_memory(decode.decode_bytes(B=1, S=0))
@@ -253,7 +259,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("s003-prefill-256-left-of-ridge", lambda: gemm_at(L8, 4096, 4096, 256) < sc(L8, "ridge_point"),
           True, {"exact": True}),
     Claim("s003-training-weight-reuse-equals-T",
-          lambda: quantities.BY_ID["training_weight_reuse_intensity"].expr().subs(b, nbytes("bf16")),
+          lambda: _dense(quantities.BY_ID["training_weight_reuse_intensity"].expr().subs(b, nbytes("bf16"))),
           T, {"exact": True}),
     Claim("s003-training-microbatch-8k-full", lambda: gemm_at(L8, 4096, 4096, 8192), 1638, {"abs": 0.5}),
     Claim("s003-training-weight-reuse-range", lambda: report(*L8).verdicts["training_intensity"], "1e3 .. 1e4",
@@ -478,15 +484,20 @@ def test_training_intensity_takes_the_recipes_bf16_weights(overrides):
     """Seed 003, section 2: a training step does 6 N T FLOPs and streams the weights three times, 2T/b FLOP/B, which
     is T for the 16-bit weights every recipe holds (TRAINING_RECIPES: "bf16 weights", 2 B a parameter; chapter 5's
     state table). A report that serves fp8 or mxfp4 weights trains the same bf16 ones: Llama 3.1 8B in fp8 read
-    16,384 FLOP/B for an 8,192-token micro-batch, gpt-oss-20b at its checkpoint's formats (0.658 B a weight) 24,917."""
+    16,384 FLOP/B for an 8,192-token micro-batch, gpt-oss-20b at its checkpoint's formats (0.658 B a weight) 24,917.
+    An MoE computes with N_a of its N weights a token (6 N_a T FLOPs over 3 N b bytes): T N_a / N for gpt-oss-20b,
+    T for the dense Llama (N_a = N at seed 003's accounting)."""
     r = evaluated("llama8b-h100.yaml", overrides)
     t = r.spec.workloads.training_tokens
+    v = r.envs[r.lead].values
+    want = t * float(v["N_a"]) / float(v["N"])
     assert r.spec.precision.weight_bytes != 2
-    assert r.verdicts["training_intensity"] == t
-    assert r.entry("training_weight_reuse_intensity", "seed", tokens=t).value == t
+    assert (want == t) == (r.spec.model.moe is None)
+    assert r.verdicts["training_intensity"] == pytest.approx(want, rel=1e-12)
+    assert r.entry("training_weight_reuse_intensity", "seed", tokens=t).value == pytest.approx(want, rel=1e-12)
     assert r.blocks["train_iw"].inputs["b"] == 2
     row = next(row for row in r.decision if row["workload"] == "training")
-    assert row["other_roof"] == pytest.approx(t / r.scalars[r.lead]["ridge_point"], rel=1e-12)
+    assert row["other_roof"] == pytest.approx(want / r.scalars[r.lead]["ridge_point"], rel=1e-12)
 
 
 def test_chapter_threes_training_column_and_figure_take_the_bf16_weights():

@@ -264,7 +264,7 @@ def _entries(r: Results) -> list[Entry]:
         add("gemm_saturation", {"n": g["n"], "m": g["m"]}, g["saturation"], "seed")
         add("gemm_crossover_tokens", {"n": g["n"], "m": g["m"]}, g["crossover"], "seed")
     for t in sorted({1, *w.prefill_prompt, *([w.training_tokens] if w.training_tokens else [])}):
-        add("weight_reuse_intensity", {"tokens": t}, r.q["weight_reuse_intensity"](r.envs["seed"].at(T=float(t))),
+        add("weight_reuse_intensity", {"tokens": t}, r.q["weight_reuse_intensity"](tables.per_load(r.envs["seed"], t)),
             "seed")
     if w.training_tokens:
         t = float(w.training_tokens)

@@ -163,10 +163,27 @@ def facts(r) -> dict[str, float | None]:
     if t_train and r.gemm and t_train in r.gemm[0]["tokens"] and "training_intensity" in r.verdicts:
         # training streams the recipes' bf16 weights: the first GEMM with its activations at that b, both
         # intensities 1/b (a served mxfp4 or fp8 model trains bf16 weights)
+        # (2T/b at b = 2: the step's intensity, verdicts' training_intensity, also carries N_a / N for an MoE)
         g, i = r.gemm[0], r.gemm[0]["tokens"].index(t_train)
-        out["training_weight_reuse"] = float(r.verdicts["training_intensity"])
+        out["training_weight_reuse"] = float(r.q["weight_reuse_intensity"](
+            r.envs[r.lead].at(T=float(t_train), b=TRAINING_WEIGHT_BYTES)))
         out["training_gemm_intensity"] = float(g["intensity"][i]) * out["training_weight_reuse"] / float(
             g["weight_reuse"][i])
+    if m.moe is not None and m.moe.active_experts < m.moe.experts and (r.lead in r.prefill or t_train):
+        # one load of a routed expert's weights serves only the tokens routed to it, T k / E in expectation
+        # (uniform routing): its intensity is 2 T k / (E b_x), b_x the routed experts' bytes per weight (mxfp4 for
+        # gpt-oss at its checkpoint's formats, not the whole model's mean)
+        share = m.moe.active_experts / m.moe.experts
+        env = r.envs[r.lead]
+        b_x = env.wb.experts if env.per_class else None
+        out["routed_share"] = share
+        if r.lead in r.prefill:
+            out["routed_weight_reuse"] = [
+                share * float(r.q["weight_reuse_intensity"](env.at(T=float(t), **({} if b_x is None else {"b": b_x}))))
+                for t in r.spec.workloads.prefill_prompt]
+        if t_train:
+            out["training_routed_weight_reuse"] = share * float(r.q["weight_reuse_intensity"](
+                r.envs[r.lead].at(T=float(t_train), b=TRAINING_WEIGHT_BYTES)))
     longer = [s for s in r.spec.workloads.decode_context if n_local and s > m.attention.sliding_window]
     if longer:  # the windows' share of S at the longest context: what c and d_h carry there
         f = float(arch.attended_fraction(m, max(longer)))

@@ -16,6 +16,15 @@ def _clean(x) -> float | None:
     return x if math.isfinite(x) else None
 
 
+def per_load(env, t, **extra) -> dict:
+    """Inputs where one load of the weights serves ``t`` tokens: at T = 1 the decode step of batch 1, which streams
+    what one token reads (formula (1): with per-tensor precisions the active weights' bytes, mostly bf16 attention
+    beside mxfp4 experts for gpt-oss); a pass over T > 1 tokens reads every weight but the input embedding."""
+    if float(t) == 1.0:
+        return env.at(batch=1.0, T=1.0, **extra)
+    return env.at(T=float(t), **extra)
+
+
 def gemms(spec, env, q) -> tuple[dict, ...]:
     w = spec.workloads
     tokens = sorted({1, *w.prefill_prompt, *([w.training_tokens] if w.training_tokens else [])})
@@ -28,8 +37,8 @@ def gemms(spec, env, q) -> tuple[dict, ...]:
             "saturation": _clean(q["gemm_saturation"](e)),
             "crossover": physical("gemm_crossover_tokens", q["gemm_crossover_tokens"](e))[0],
             "tokens": tokens,
-            "intensity": [float(q["gemm_intensity"](env.at(n=float(n), m=float(m), T=float(t)))) for t in tokens],
-            "weight_reuse": [float(q["weight_reuse_intensity"](env.at(T=float(t)))) for t in tokens],
+            "intensity": [float(q["gemm_intensity"](per_load(env, t, n=float(n), m=float(m)))) for t in tokens],
+            "weight_reuse": [float(q["weight_reuse_intensity"](per_load(env, t))) for t in tokens],
             "curve_tokens": curve_t,
             "curve": np.asarray(q["gemm_intensity"](env.at(n=float(n), m=float(m), T=curve_t)), dtype=float),
         })

@@ -92,13 +92,12 @@ def prefill_lines(r: Results) -> list[str]:
             text += f"; counting activations, the {g['n']:,}×{g['m']:,} GEMM reads {fmt.num(full)}"
             if (full >= ridge) != (iw >= ridge):
                 text += " and falls on the other side"
-        moe = r.spec.model.moe
-        if moe is not None and moe.active_experts < moe.experts:
+        if "routed_weight_reuse" in r.facts:
             # one load of a routed expert's weights serves only the tokens routed to it: T k / E in expectation
-            share = moe.active_experts / moe.experts
-            text += (f"; a routed expert's weights serve about {fmt.num(t * share)} of the {t:,} tokens (T k / E, "
-                     f"uniform routing), {fmt.num(iw * share)} FLOP/B, {'right' if iw * share >= ridge else 'left'} "
-                     "of the ridge")
+            routed = r.facts["routed_weight_reuse"][i]
+            text += (f"; a routed expert's weights serve about {fmt.num(t * r.facts['routed_share'])} of the {t:,} "
+                     f"tokens (T k / E, uniform routing), {fmt.num(routed)} FLOP/B, "
+                     f"{'right' if routed >= ridge else 'left'} of the ridge")
         bound = "compute" if t_comp >= t_mem else "bandwidth"
         least = max(t_comp, t_mem)
         if r.parallel is not None and lead in r.parallel.prefill:  # the prompt walks the stages, links included

@@ -280,6 +280,14 @@ const GR_MODEL = (function () {
     return [card.N_a + (card.N - card.N_a) * idle, experts * perRouted];
   }
 
+  /** Inputs where one weight load serves tk tokens (tables.per_load): tk = 1 is decode at batch 1, which streams
+   * what one token reads (per-tensor precisions: the active weights' bytes); a pass over tk > 1 tokens reads all
+   * but the input embedding. */
+  function perLoad(env, tk, extra) {
+    const x = Object.assign({}, extra || {}, {T: tk});
+    return tk === 1 ? env.at(1, null, x) : env.at(null, null, x);
+  }
+
   function envAt(env, batch, context, extra, stream) {
     const e = Object.assign({}, env.values);
     const m = env.model, cut = env.cut;
@@ -511,7 +519,7 @@ const GR_MODEL = (function () {
       const e = seed.at(null, null, nm);
       return {name: g[0], n: g[1], m: g[2], saturation: clean(call("gemm_saturation", e)),
         crossover: physical("gemm_crossover_tokens", call("gemm_crossover_tokens", e))[0], tokens: tokens,
-        intensity: tokens.map(function (tk) { return call("gemm_intensity", seed.at(null, null, {n: g[1], m: g[2], T: tk})); })};
+        intensity: tokens.map(function (tk) { return call("gemm_intensity", perLoad(seed, tk, {n: g[1], m: g[2]})); })};
     });
     gemm.forEach(function (g) {
       g.tokens.forEach(function (tk, i) { add("gemm_intensity", {n: g.n, m: g.m, tokens: tk}, g.intensity[i], "seed"); });
@@ -519,7 +527,7 @@ const GR_MODEL = (function () {
       add("gemm_crossover_tokens", {n: g.n, m: g.m}, g.crossover, "seed");
     });
     tokens.forEach(function (tk) {
-      add("weight_reuse_intensity", {tokens: tk}, call("weight_reuse_intensity", seed.at(null, null, {T: tk})), "seed");
+      add("weight_reuse_intensity", {tokens: tk}, call("weight_reuse_intensity", perLoad(seed, tk)), "seed");
     });
     if (w.training_tokens) {
       const e = seed.at(null, null, {T: w.training_tokens});

@@ -123,9 +123,11 @@ const GR_PROSE = (function () {
       }
       const moe = inp.model.moe;
       if (moe && moe.active_experts < moe.experts) {  // a routed expert's load serves T k / E tokens in expectation
-        const share = moe.active_experts / moe.experts;
+        const share = moe.active_experts / moe.experts, env = res.envs[lead];
+        // 2 T k / (E b_x): b_x the routed experts' bytes per weight where the precision differs by tensor class
+        const routed = env.perClass ? 2 * t / env.wb.experts * share : iw * share;
         text += `; a routed expert's weights serve about ${F.num(t * share)} of the ${commas(t)} tokens (T k / E, `
-          + `uniform routing), ${F.num(iw * share)} FLOP/B, ${iw * share >= ridge ? "right" : "left"} of the ridge`;
+          + `uniform routing), ${F.num(routed)} FLOP/B, ${routed >= ridge ? "right" : "left"} of the ridge`;
       }
       let bound = tComp >= tMem ? "compute" : "bandwidth";
       let time = pyMax(tComp, tMem);

@@ -13,9 +13,9 @@ def root(context, missing=missing):
     l_0_w = resolve('w')
     l_0_precision = resolve('precision')
     l_0_q = resolve('q')
+    l_0_facts = resolve('facts')
     l_0_gemm_rows = resolve('gemm_rows')
     l_0_g = resolve('g')
-    l_0_facts = resolve('facts')
     l_0_verdicts = resolve('verdicts')
     l_0_sc = resolve('sc')
     l_0_prefill_lines = resolve('prefill_lines')
@@ -33,10 +33,16 @@ def root(context, missing=missing):
         def t_2(*unused):
             raise TemplateRuntimeError("No filter named 'num' found.")
     try:
-        t_3 = environment.tests['none']
+        t_3 = environment.tests['defined']
     except KeyError:
         @internalcode
         def t_3(*unused):
+            raise TemplateRuntimeError("No test named 'defined' found.")
+    try:
+        t_4 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_4(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s3_modes.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'g': l_0_g, 'pill': l_0_pill})
@@ -57,7 +63,7 @@ def root(context, missing=missing):
     if (undefined(name='training') if l_0_training is missing else l_0_training):
         pass
         yield '<th>training</th>'
-    if (not t_3((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
+    if (not t_4((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
         pass
         yield '<th>prefill</th>'
     yield '<th>decode (batch 1)</th></tr></thead><tbody>\n<tr><td>tokens per weight load</td>'
@@ -66,7 +72,7 @@ def root(context, missing=missing):
         yield '<td>the micro-batch, '
         yield escape(t_1(environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'training_tokens')))
         yield '</td>'
-    if (not t_3((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
+    if (not t_4((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
         pass
         yield '<td>the prompt, '
         l_1_loop = missing
@@ -90,7 +96,7 @@ def root(context, missing=missing):
             pass
             yield ' (bf16 weights)'
         yield '</td>'
-    if (not t_3((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
+    if (not t_4((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
         pass
         yield '<td class="n">'
         l_1_loop = missing
@@ -106,6 +112,36 @@ def root(context, missing=missing):
     yield '  <td class="n">'
     yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'weight_reuse_intensity', 'num', tokens=1))
     yield '</td></tr>\n'
+    if t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'routed_share')):
+        pass
+        yield "<tr data-static><td>a routed expert's weights (T k / E tokens per load)</td>"
+        if (undefined(name='training') if l_0_training is missing else l_0_training):
+            pass
+            yield '<td class="n">'
+            if t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'training_routed_weight_reuse')):
+                pass
+                yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'training_routed_weight_reuse')))
+                if (environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes') != 2):
+                    pass
+                    yield ' (bf16 weights)'
+            else:
+                pass
+                yield '—'
+            yield '</td>'
+        if (not t_4((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
+            pass
+            yield '<td class="n">'
+            l_1_loop = missing
+            for l_1_v, l_1_loop in LoopContext(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'routed_weight_reuse'), undefined):
+                _loop_vars = {}
+                pass
+                yield escape(t_2(l_1_v))
+                if (not environment.getattr(l_1_loop, 'last')):
+                    pass
+                    yield ' / '
+            l_1_loop = l_1_v = missing
+            yield '</td>'
+        yield '  <td>—</td></tr>\n'
     if (undefined(name='gemm_rows') if l_0_gemm_rows is missing else l_0_gemm_rows):
         pass
         l_0_g = environment.getitem((undefined(name='gemm_rows') if l_0_gemm_rows is missing else l_0_gemm_rows), 0)
@@ -118,7 +154,7 @@ def root(context, missing=missing):
         yield ' matrix)</td>\n'
         if (undefined(name='training') if l_0_training is missing else l_0_training):
             pass
-            if ((environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes') != 2) and (not t_3(context.call(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'get'), 'training_gemm_intensity')))):
+            if ((environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes') != 2) and (not t_4(context.call(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'get'), 'training_gemm_intensity')))):
                 pass
                 yield '<td class="n" data-static>'
                 yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'training_gemm_intensity')))
@@ -128,7 +164,7 @@ def root(context, missing=missing):
                 yield '<td class="n">'
                 yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'gemm_intensity', 'num', n=environment.getattr((undefined(name='g') if l_0_g is missing else l_0_g), 'n'), m=environment.getattr((undefined(name='g') if l_0_g is missing else l_0_g), 'm'), tokens=environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'training_tokens')))
                 yield '</td>'
-        if (not t_3((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
+        if (not t_4((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
             pass
             yield '<td class="n">'
             l_1_loop = missing
@@ -152,7 +188,7 @@ def root(context, missing=missing):
         yield '<td>'
         yield escape(('right' if (environment.getattr((undefined(name='verdicts') if l_0_verdicts is missing else l_0_verdicts), 'training_intensity') >= environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'ridge_point')) else 'left'))
         yield '</td>'
-    if (not t_3((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
+    if (not t_4((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
         pass
         yield '<td>'
         l_1_loop = missing
@@ -164,6 +200,18 @@ def root(context, missing=missing):
                 pass
                 yield ' / '
         l_1_loop = l_1_v = missing
+        if t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'routed_weight_reuse')):
+            pass
+            yield '; routed experts '
+            l_1_loop = missing
+            for l_1_v, l_1_loop in LoopContext(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'routed_weight_reuse'), undefined):
+                _loop_vars = {}
+                pass
+                yield escape(('right' if (l_1_v >= environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'ridge_point')) else 'left'))
+                if (not environment.getattr(l_1_loop, 'last')):
+                    pass
+                    yield ' / '
+            l_1_loop = l_1_v = missing
         yield '</td>'
     yield '  <td>left, '
     yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'ridge_reuses')))
@@ -173,7 +221,7 @@ def root(context, missing=missing):
         yield '<td>'
         yield escape(environment.getattr((undefined(name='verdicts') if l_0_verdicts is missing else l_0_verdicts), 'training_binds'))
         yield '</td>'
-    if (not t_3((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
+    if (not t_4((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
         pass
         yield '<td>'
         l_1_loop = missing
@@ -192,7 +240,7 @@ def root(context, missing=missing):
     if (undefined(name='training') if l_0_training is missing else l_0_training):
         pass
         yield '<td>optimizer state + activations</td>'
-    if (not t_3((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
+    if (not t_4((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
         pass
         yield '<td>weights + activations</td>'
     yield '<td>weights + KV cache</td></tr>\n</tbody></table></div>\n'
@@ -208,4 +256,4 @@ def root(context, missing=missing):
     yield '</ul>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=42&5=55&7=57&8=64&9=69&10=83&11=93&12=107&13=109&14=111&15=115&16=119&17=131&18=145&20=148&21=150&22=155&23=169&25=171&26=176&27=190&28=192&29=195&31=199&32=201'
+debug_info = '1=48&5=61&7=63&8=70&9=75&10=89&11=99&12=113&13=115&14=118&15=131&18=145&19=147&20=151&21=155&22=167&23=181&25=184&26=186&27=191&28=217&30=219&31=224&32=238&33=240&34=243&36=247&37=249'
