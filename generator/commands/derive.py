@@ -23,8 +23,8 @@ from genreport.commands.derive_values import (
     _err,
     _fmt,
     _indent,
-    _own_value,
     _solution_lines,
+    stated_at_point,
 )
 from genreport.commands.options import add_verbosity
 from genreport.terminal import safe
@@ -163,8 +163,9 @@ def derive_text(qid: str, args, accounting: str | None) -> str:
         _hold(nums)
         out.append("")
         out += _numbers_header(nums, expr, qid)
-        own, why = _own_value(qid, nums)
+        own, why, scope = stated_at_point(qid, nums, q.unit, q.integer)
         out.append(f"  {so.expr_text(qsym)} = " + (_fmt(own, q.unit, q.integer) if own is not None else f"none: {why}"))
+        out += scope
     if args.elasticities:
         out += _elasticity_lines(qid, nums, variant)
 
