@@ -239,7 +239,7 @@ def test_exact_suffix_selects_the_exact_accounting(capsys):
 # DeepSeek-V3 fp8 on 16 H200 at tp 8 x pp 2 (the committed ep8 spec's model, another layout), and gpt-oss-20b at its
 # checkpoint's formats (MXFP4 experts, bf16 rest: openai/gpt-oss-20b config.json quantization_config) on one H20 in
 # the exact accounting: the layouts where rev4 found derive stating another number than results.json (task h30p).
-PP2 = ("parallelism.tp=8", "parallelism.pp=2", "parallelism.dp=1", "parallelism.ep=1")
+PP2 = ("parallelism.tp=8", "parallelism.pp=2", "parallelism.dp=1", "parallelism.ep=1", "serving.chunk=2048")
 OSS = ("model=gpt-oss-20b", "precision.weights=checkpoint", "hardware=h20", "accounting=exact")
 
 

@@ -358,8 +358,10 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                  "per_gpu": (per_gpu, per_gpu / cost), "usd": (usd, usd * cost if usd is not None else None),
                  "gain": 1 / cost,
                  "ends": (f"a step's intensity {i_plain:,.0f} -> {i_mix:,.0f} FLOP/B; the decode users pay {cost:.2f}x per "
-                          f"token while a prompt is prefilled and no step stalls for a whole prompt; one chunk a step "
-                          f"admits {_hundredths(chunk_rate)} requests/s per replica, the batch retires {_hundredths(decode_rate)}")
+                          f"token while a prompt is prefilled and no step stalls for a whole prompt; at this batch one "
+                          f"chunk a step admits {_hundredths(chunk_rate)} requests/s per replica and the batch retires "
+                          f"{_hundredths(decode_rate)} (admission at the chapter's batch, not the chunk budget's "
+                          "steady-state ceiling the goodput takes)")
                  if mix["C_p"] > 0 else
                  (f"the {int(batch):,} decode tokens fill the budget of {sv.chunk:,}: no prompt is admitted while the "
                   f"batch runs; the batch retires {_hundredths(decode_rate)} requests/s per replica"),

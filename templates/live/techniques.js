@@ -261,8 +261,9 @@ const GR_SERVING = (() => {
       ttft: [ttft, ttftChunk !== null ? pyMax(ttft, ttftChunk) : null], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / cost],
       usd: [usd0, usd0 !== null ? usd0 * cost : null], ends: cp > 0 ? "a step's intensity " + commas(iPlain) + " -> "
         + commas(iMix) + " FLOP/B; the decode users pay " + F.format(cost, ".2f") + "x per token while a prompt is "
-        + "prefilled and no step stalls for a whole prompt; one chunk a step admits " + hundredths(chunkRate)
-        + " requests/s per replica, the batch retires " + hundredths(decodeRate)
+        + "prefilled and no step stalls for a whole prompt; at this batch one chunk a step admits " + hundredths(chunkRate)
+        + " requests/s per replica and the batch retires " + hundredths(decodeRate) + " (admission at the chapter's "
+        + "batch, not the chunk budget's steady-state ceiling the goodput takes)"
         : "the " + commas(batch) + " decode tokens fill the budget of " + commas(sv.chunk) + ": no prompt is admitted "
         + "while the batch runs; the batch retires " + hundredths(decodeRate) + " requests/s per replica",
       note: "TPOT while a chunk rides along"});
