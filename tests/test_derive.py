@@ -20,7 +20,7 @@ from genreport.formulas.glossary import sym
 from genreport.formulas.quantities import BY_ID
 from genreport.load.loader import load_report
 from genreport.model.evaluate import make_env
-from shared import ROOT
+from shared import ROOT, SPECS
 
 SPEC = str(ROOT / "specs" / "llama8b-h100.yaml")
 
@@ -234,3 +234,43 @@ def test_exact_suffix_selects_the_exact_accounting(capsys):
     spec = load_report(Path(SPEC))
     env = make_env(spec.hardware, spec.model, spec.precision, "exact").at()
     assert exact == pytest.approx(float(np.asarray(load()["critical_context"](env))), rel=1e-5)
+
+
+# DeepSeek-V3 fp8 on 16 H200 at tp 8 x pp 2 (the committed ep8 spec's model, another layout), and gpt-oss-20b at its
+# checkpoint's formats (MXFP4 experts, bf16 rest: openai/gpt-oss-20b config.json quantization_config) on one H20 in
+# the exact accounting: the layouts where rev4 found derive stating another number than results.json (task h30p).
+PP2 = ("parallelism.tp=8", "parallelism.pp=2", "parallelism.dp=1", "parallelism.ep=1", "serving.chunk=2048")
+OSS = ("model=gpt-oss-20b", "precision.weights=checkpoint", "hardware=h20", "accounting=exact")
+
+
+def _stated(capsys, qid: str, spec: str, sets: tuple, *args) -> tuple[float, str]:
+    from genreport.commands.cli import main
+
+    argv = ["derive", qid, "--spec", spec, "--no-latex", *args]
+    for s in sets:
+        argv += ["--set", s]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    line = [x for x in out.splitlines() if x.startswith("  ") and x.split("=")[0].strip() in ("tok_s", "I")][-1]
+    return float(line.split("=")[-1].split()[0]), out
+
+
+@pytest.mark.parametrize("spec, sets, qid, acc, args, params", [
+    ("deepseek-v3-h200-ep8.yaml", PP2, "decode_tokens_per_s", "seed", ("--batch", "1", "--context", "1k"),
+     {"batch": 1, "context": 1024}),
+    ("deepseek-v3-h200-ep8.yaml", PP2, "intensity_at_capacity", "seed", ("--context", "1k"), {"context": 1024}),
+    ("llama8b-h100.yaml", OSS, "intensity_at_capacity", "exact", ("--context", "1k"), {"context": 1024}),
+])
+def test_derive_states_the_reports_number_at_its_scope(capsys, spec, sets, qid, acc, args, params):
+    """At pp 2 derive stated one GPU's step (2,026 token/s at batch 1) for the replica's round rate the report
+    states (1,030: the token passes both stages), and the closed form's intensity at capacity with the held N b for
+    the bytes read (217 FLOP/B; the report's 165 reads what the capacity batch reads, each micro-batch streaming
+    the slice again); gpt-oss-20b's 224.5 against 226.4 (mixed formats: a step reads the MXFP4 experts' bytes and
+    not the input embedding).  derive now prints the report's value and says its scope."""
+    from shared import evaluated
+
+    r = evaluated(spec, sets)
+    want = r.value(qid if acc == "seed" else qid + "_exact", acc, **params)
+    got, out = _stated(capsys, qid, str(SPECS / spec), sets, *args)
+    assert got == pytest.approx(want, rel=1e-5)
+    assert "scope: the report's value" in out

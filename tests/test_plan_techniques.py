@@ -117,27 +117,34 @@ def test_deepseek_v3_mtp(capsys, acceptance):
 def test_disaggregate_hand_counts(capsys):
     """70B tp 8 on H100, 4k + 512 tokens, TPOT <= 40 ms: the balanced share t_p B / (t_p B + (T_out - 1) t_s)
     (DistServe), one prompt's KV (4,096 x 327,680 B) over 8 GPUs' 50 GB/s scale-out links, and one pool that
-    prefills between rounds: TPOT + B TTFT / 511 <= 40 ms."""
+    prefills between rounds: TPOT + B TTFT / 511 <= 40 ms.  The rates (the pools' balance, tok/s per GPU) take the
+    steady state's mean round t_s = 1 / tok/s per user, the round at the mean context 4,096 + 256, as the row's
+    tok/s per GPU does; the TPOT round, at the last context, is the latency the target bounds."""
     doc = _json(capsys, "llama-3.1-70b", "--hardware", "h100-sxm", "--weights", "bf16", "--gpus", "8",
                 "--prompt", "4k", "--output", "512", "--batch", "256", "--tpot", "40ms", "--disaggregate")
     r = _row(doc, 8)
     b, ttft, tpot = r["batch"], r["ttft"], r["tpot"]
+    t_s = 1 / r["tokens_per_s_user"]  # the mean round
+    assert t_s == pytest.approx(_hand_round(b, 4096 + 256), rel=3e-3) and t_s < tpot
+    assert r["tokens_per_s_gpu"] == pytest.approx(b / (8 * t_s), rel=1e-9)
     t_p, seqs = ttft * 8, b / 8
-    assert r["pool_prefill_share"] == pytest.approx(t_p * seqs / (t_p * seqs + 511 * tpot), rel=1e-9)
+    assert r["pool_prefill_share"] == pytest.approx(t_p * seqs / (t_p * seqs + 511 * t_s), rel=1e-9)
     assert r["kv_transfer"] == pytest.approx(4096 * C / (8 * 50e9), rel=1e-9)
     assert "scale-out" in r["kv_link"] and r["pool_ttft"] == pytest.approx(ttft + r["kv_transfer"])
     b1 = r["one_pool_batch"]
     assert 0 < b1 < b
     assert r["one_pool_tpot"] == pytest.approx(_hand_round(b1, 4608) + b1 * ttft / 511, rel=3e-3)
     assert _hand_round(b1 + 1, 4608) + (b1 + 1) * ttft / 511 > 0.04 * 0.999
-    assert r["one_pool_tokens_per_s_gpu"] == pytest.approx(b1 / (8 * r["one_pool_tpot"]), rel=1e-9)
+    assert r["one_pool_tokens_per_s_gpu"] == pytest.approx(
+        b1 / (8 * (_hand_round(b1, 4096 + 256) + b1 * ttft / 511)), rel=3e-3)
     pre, dec = (int(x) for x in r["pool_split"].split(":"))
-    rate = min(pre / ttft, dec * b / (511 * tpot))
+    rate = min(pre / ttft, dec * b / (511 * t_s))
     assert r["pool_tokens_per_s_gpu"] == pytest.approx(rate * 511 / ((pre + dec) * 8), rel=1e-9)
     assert r["pool_beats"] in ("yes", "tie", "no")
     # the balanced pools serve what one pool at the same batch serves: the gain is the batch the target allows
-    ideal = (1 - r["pool_prefill_share"]) * b / (8 * tpot)
-    assert ideal == pytest.approx(b / (8 * (tpot + b * ttft / 511)), rel=1e-9)
+    ideal = (1 - r["pool_prefill_share"]) * b / (8 * t_s)
+    assert ideal == pytest.approx(b / (8 * (t_s + b * ttft / 511)), rel=1e-9)
+    assert ideal == pytest.approx(r["tokens_per_s_gpu"] * (1 - r["pool_prefill_share"]), rel=1e-9)
     # a pipeline layout, whose prefill is slower, wins: one pool must drop to a much smaller batch
     r42 = _row(doc, 4, 2)
     assert r42["pool_beats"] == "yes" and r42["pool_tokens_per_s_gpu"] > r42["one_pool_tokens_per_s_gpu"]
@@ -202,20 +209,21 @@ def test_disaggregate_pipelines_the_prefill_of_a_pipeline_layout(capsys):
     doc = _json(capsys, "llama-3.1-70b", "--hardware", "h100-sxm", "--weights", "bf16", "--gpus", "8",
                 "--prompt", "4k", "--output", "512", "--batch", "256", "--disaggregate")
     r = _row(doc, 4, 2)
-    b, ttft, tpot = r["batch"], r["ttft"], r["tpot"]
-    decode = b / (511 * tpot)  # requests/s a decode replica retires
+    b, ttft = r["batch"], r["ttft"]
+    t_s = 1 / r["tokens_per_s_user"]  # the steady state's mean round
+    decode = b / (511 * t_s)  # requests/s a decode replica retires
 
     def best(stages):
         return max((min(pre * stages / ttft, (n - pre) * decode) * 511 / (n * 8), -n, pre, stages)
                    for n in range(2, 17) for pre in range(1, n))
 
     whole, piped = best(1), best(2)
-    assert piped[0] > 1.5 * whole[0]  # 512.9 against 320.5 tok/s per GPU
+    assert piped[0] > 1.5 * whole[0]  # the pipelines: 520.2 tok/s per GPU
     assert r["pool_prefill_stages"] == 2 and r["pool_split"] == f"{piped[2]}:{-piped[1] - piped[2]}" == "3:2"
     assert r["pool_tokens_per_s_gpu"] == pytest.approx(piped[0], rel=1e-12)
-    assert r["pool_tokens_per_s_gpu"] == pytest.approx(512.87, abs=0.01)
+    assert r["pool_tokens_per_s_gpu"] == pytest.approx(520.21, abs=0.01)  # 512.87 at the TPOT round
     t_p, seqs = ttft * 8, b / 8  # the balanced share with k_pp = 2: t_p B / (t_p B + 2 x 511 t_s)
-    assert r["pool_prefill_share"] == pytest.approx(t_p * seqs / (t_p * seqs + 2 * 511 * tpot), rel=1e-12)
+    assert r["pool_prefill_share"] == pytest.approx(t_p * seqs / (t_p * seqs + 2 * 511 * t_s), rel=1e-12)
     assert r["pool_ttft"] == pytest.approx(ttft + r["kv_transfer"], rel=1e-12)  # each prompt still takes the TTFT
     assert _row(doc, 8)["pool_prefill_stages"] == 1  # no stages: whole replicas
     assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--weights", "bf16", "--gpus", "8", "--prompt",
@@ -318,3 +326,42 @@ def test_completion_offers_the_new_options_and_quantities():
     assert candidates(["plan", "deepseek-v3"], "--disa") == ["--disaggregate"]
     assert {"verify_time_bound", "verify_time_serial"} <= set(candidates(["derive"], "verify_"))
     assert "speculative_speedup_layout" in candidates(["derive"], "speculative_")
+
+
+def test_chapter_pools_take_the_mean_round_as_their_tok_s_per_gpu():
+    """Mixtral 8x22B bf16 on 8 MI300X (tp 8 x ep 8), sharegpt prompts, chunk 2048, TPOT 40 ms: the disaggregation
+    row's pool split and 'a decode replica retires N requests/s' took the TPOT round (the last context's) while its
+    tok/s per GPU (6,226 -> 1,413) took the mean round; at the TPOT round it would have been 1,342 (rev4).  A rate is a
+    steady state: a decode replica's batch holds sequences at every point of their output, so one request's T_o - 1
+    rounds take (T_o - 1) / tok/s per user.  Now one round for all three, plan's (to 1e-12)."""
+    from genreport.model.plan import Shape, plan
+    from shared import evaluated
+
+    r = evaluated("mixtral8x22b-h100-tp8-ep8.yaml", (
+        "hardware=mi300x", "serving={prompt: 4k, output: 1k, ttft: 3 s, tpot: 40 ms, users: 512, chunk: 2048, "
+        "prompt_spread: sharegpt}"))
+    spec, sv, tech = r.spec, r.spec.serving, r.serving["techniques"]
+    n, base = tech["numbers"], r.serving["rows"][-1]["bound"]
+    row = next(x for x in tech["rows"] if x["technique"] == "prefill/decode disaggregation")
+    t_s = 1 / base["tokens_per_s_user"]
+    assert n["pool_round"] == pytest.approx(t_s, rel=1e-12) and t_s < base["tpot"]
+    # what a decode replica retires, over its GPUs, is the row's tok/s per GPU before the split
+    assert n["pool_rate"] * (sv.output - 1) / 8 == pytest.approx(row["per_gpu"][0], rel=1e-12)
+    assert row["per_gpu"][1] == pytest.approx(row["per_gpu"][0] * (1 - n["prefill_share"]), rel=1e-12)
+    assert f"a decode replica retires {n['pool_rate']:,.2f} requests/s" in row["ends"]
+    found = plan(spec.model, spec.hardware, tech["batch"], None, None, ("bf16",), 8, spec.accounting,
+                 shape=Shape(sv.prompt, sv.output), disaggregate=True)
+    p = next(x for x in found.rows if (x.tp, x.pp, x.ep, x.dp) == (8, 1, 8, 1))
+    assert p.batch == tech["batch"]
+    assert p.pool_prefill_share == pytest.approx(n["prefill_share"], rel=1e-12)
+    # derive evaluates the pools at the row's point: the same share and rate
+    from genreport.commands.derive import _pool_point
+
+    pools = _pool_point(spec)
+    assert pools["t_s"] == pytest.approx(t_s, rel=1e-12)
+    from genreport.formulas.compiled import load
+
+    q = load()
+    given = {**pools, "T_out": float(sv.output)}
+    for qid, want in (("balanced_prefill_gpus", n["prefill_share"]), ("decode_pool_rate", n["pool_rate"])):
+        assert float(q[qid](given)) == pytest.approx(want, rel=1e-12)

@@ -392,3 +392,24 @@ def test_the_chunk_is_what_the_budget_leaves_beside_the_decode_tokens():
     row = next(x for x in tq["rows"] if x["technique"] == "chunked prefill")
     assert batch >= 128 and n["chunk_tokens"] == 0 and n["chunked_ttft"] is None and row["ttft"][1] is None
     assert row["ends"].startswith(f"the {batch:,} decode tokens fill the budget of 128: no prompt is admitted")
+
+
+def test_chunk_budget_ceiling_is_one_number_and_the_lever_rows_admission_says_it_is_another():
+    """DeepSeek-V3 fp8 on 16 H200 at tp 8 x pp 2, chunk 2048, its MTP draft (the committed spec's serving block):
+    the goodput text's chunk-budget rate and figure 10's chunked stop are one quantity, the steady state's ceiling
+    (16.1 requests/s); the lever row's 'one chunk a step admits 20.77 requests/s' is admission at the chapter's
+    batch (986 running, a chunk of 3,110 over the round's 2 steps), while that batch retires 26.37: no steady
+    state.  Its words now say so, in the report and on the live page (rev4, task h30p)."""
+    from shared import evaluated
+
+    r = evaluated("deepseek-v3-h200-ep8.yaml", ("parallelism.tp=8", "parallelism.pp=2", "parallelism.dp=1",
+                                                "parallelism.ep=1", "serving.chunk=2048"))
+    tech = r.serving["techniques"]
+    n, chunked = tech["numbers"], tech["rates"]["chunked"]
+    assert chunked["stops_at"] == "chunk budget" and chunked["stop"] == n["chunk_budget_rate"]
+    assert n["goodput_binds"] == "chunk budget" and n["goodput_rate"] == n["chunk_budget_rate"]
+    assert n["chunk_admits_rate"] > 1.2 * n["chunk_budget_rate"]  # another quantity, another value
+    row = next(x for x in tech["rows"] if x["technique"] == "chunked prefill")
+    assert (f"at this batch one chunk a step admits {n['chunk_admits_rate']:,.2f} requests/s per replica and the "
+            f"batch retires {n['batch_retires_rate']:,.2f} (admission at the chapter's batch, not the chunk budget's "
+            "steady-state ceiling the goodput takes)") in row["ends"]

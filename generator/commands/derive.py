@@ -23,8 +23,8 @@ from genreport.commands.derive_values import (
     _err,
     _fmt,
     _indent,
-    _own_value,
     _solution_lines,
+    stated_at_point,
 )
 from genreport.commands.options import add_verbosity
 from genreport.terminal import safe
@@ -163,8 +163,9 @@ def derive_text(qid: str, args, accounting: str | None) -> str:
         _hold(nums)
         out.append("")
         out += _numbers_header(nums, expr, qid)
-        own, why = _own_value(qid, nums)
+        own, why, scope = stated_at_point(qid, nums, q.unit, q.integer)
         out.append(f"  {so.expr_text(qsym)} = " + (_fmt(own, q.unit, q.integer) if own is not None else f"none: {why}"))
+        out += scope
     if args.elasticities:
         out += _elasticity_lines(qid, nums, variant)
 
@@ -335,6 +336,14 @@ def _numbers(args, accounting: str | None, qid: str) -> Numbers:
     from genreport.model.techniques import MIXED_STEP
 
     values.update({k: v for k, v in serving_values(spec, values, mixed=qid in MIXED_STEP).items() if k not in values})
+    if qid in POOLS and spec.serving is not None and args.batch is None:
+        pools = _pool_point(spec)
+        if pools is not None:
+            values.update(pools)
+            if "batch" in params:
+                params["batch"] = int(pools["B"])
+            point = ("the serving chapter's disaggregation row: its batch per replica, t_pr its TTFT, t_s a decode "
+                     "replica's mean round (the steady state's, (T_o - 1) / tok/s per user), one replica a pool")
     if spec.efficiency is not None:  # achievable fractions, where the spec gives them
         values.setdefault("eta_W", float(spec.efficiency.bandwidth))
         values.setdefault("eta_P", float(spec.efficiency.compute))
@@ -355,6 +364,23 @@ def _numbers(args, accounting: str | None, qid: str) -> Numbers:
                      f"{a.kv_lora_rank + a.qk_rope_head_dim} x {float(np.ravel(values['b_kv'])[0]):g} B"
                      + ("" if env_obj.cut.trivial else " on one GPU"))
     return nums
+
+
+POOLS = ("balanced_prefill_gpus", "decode_pool_rate", "prefill_pool_rate")
+
+
+def _pool_point(spec) -> dict | None:
+    """The inputs the serving chapter's disaggregation row evaluates its pools at (genreport.model.techniques: one
+    replica a pool, n_S = n_P = n_D = 1), None where the chapter has no such row."""
+    from genreport.model.evaluate import evaluate
+
+    tech = (evaluate(spec).serving or {}).get("techniques")
+    if not tech:
+        return None
+    n = tech["numbers"]
+    row = next(x for x in tech["rows"] if x["technique"] == "prefill/decode disaggregation")
+    return {"B": float(tech["batch"]), "t_pr": float(row["ttft"][0]), "t_s": float(n["pool_round"]),
+            "k_pp": float(n["prefill_stages"]), "n_S": 1.0, "n_P": 1.0, "n_D": 1.0}
 
 
 def _hold(nums: Numbers) -> None:

@@ -46,6 +46,57 @@ def _own_value(qid: str, nums: Numbers) -> tuple[float | None, str]:
     return stated_value(q, nums.env_obj, qid, nums.values)
 
 
+def stated_at_point(qid: str, nums: Numbers, unit: str, integer: str = "") -> tuple[float | None, str, list[str]]:
+    """The value the report states at this point, why there is none, and lines saying its scope where the formula
+    printed above, evaluated with one GPU's inputs, is another quantity: at a layout the report's decode token/s is
+    a replica's over a pipeline round, and its intensity at capacity reads the weights the capacity batch reads."""
+    from genreport.formulas.compiled import load
+    from genreport.model.stated import intensity_at_capacity
+
+    own, why = _own_value(qid, nums)
+    spec, env_obj, v = nums.spec, nums.env_obj, nums.values
+    if qid == "decode_tokens_per_s" and spec.parallelism is not None:
+        if nums.overridden:
+            return own, why, ["  scope: one GPU's step over its slice at the inputs set with --at, not the report's "
+                              "rate, a replica's over a pipeline round (run without --at for it)"]
+        from genreport.model.layout import decode_rates_at
+
+        b, s = nums.params["batch"], nums.params["context"]
+        replica, gpu = decode_rates_at(spec, env_obj.accounting, b, s)
+        par = spec.parallelism
+        if own is not None and abs(own - replica) <= 1e-9 * max(abs(replica), 1.0) and par.replica_gpus == 1:
+            return replica, "", []  # one GPU a replica, no links in its round: the formula's value is the report's
+        return replica, "", [
+            f"  scope: the report's value, one replica's ({par.replica_gpus} GPU{'s' if par.replica_gpus > 1 else ''}) over a round: B / t_bound "
+            "(decode_time_bound: the compute, HBM and interconnect ledgers overlapped, through "
+            f"{par.pp} pipeline stage{'s' if par.pp > 1 else ''}); per GPU of the replica {_fmt(gpu, unit)} "
+            "(decode_tokens_per_s_gpu)",
+            f"  the formula above with one GPU's inputs, its own step over its slice without the links or the "
+            f"pipeline: {_fmt(own, unit)}, not a rate the report states"]
+    if qid == "intensity_at_capacity" and "S" in v:
+        from genreport.model.values import physical
+        from genreport.present import fmt
+
+        value, cap, at_cap = intensity_at_capacity(load(), env_obj, float(np.ravel(v["S"])[0]),
+                                                   {k: v[k] for k in nums.overridden})
+        stated, why_not = physical(qid, float(np.ravel(value)[0]))
+        cap = float(np.ravel(cap)[0])
+        if stated is None or cap < 1:
+            return stated, why_not or why, []
+        if own is not None and abs(own - stated) <= 1e-9 * max(abs(stated), 1.0):
+            return stated, "", []  # the weights a step reads are those held: the closed form is the report's
+        read = float(np.ravel(at_cap["N"])[0] * np.ravel(at_cap["b"])[0])
+        pp = env_obj.cut.pp
+        lines = [f"  scope: the report's value, decode_intensity at B_cap = {cap:,.0f} with the weights a step at "
+                 f"that batch reads, N b = {fmt.gb(read)}"
+                 + (" (each of the pipeline's micro-batches streams the slice again)" if pp > 1 else "")
+                 + f", where the closed form above takes the {fmt.gb(v['N'] * v['b'])} held for both"]
+        if own is not None:
+            lines.append(f"  the closed form above at these inputs: {_fmt(own, unit)}")
+        return stated, "", lines
+    return own, why, []
+
+
 def _fmt(v, unit: str, integer: str = "") -> str:
     if v is None or not np.isfinite(v):
         return "none (no finite value)"

@@ -566,7 +566,8 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                      "admitting a prompt every TTFT / pp, each prompt still taking TTFT (DistServe, section 3.1); KV: one prompt's cache between replicas "
                      "over the link named in json/csv; pool TTFT adds it; 1-pool: one pool prefilling whole prompts "
                      "between decode rounds (TPOT + batch x TTFT / (output - 1)) at the largest batch meeting --tpot; "
-                     "both tok/s per GPU at the TPOT round (the last context), all GPUs counted; pools win: yes where "
+                     "both tok/s per GPU and the pools' balance at the steady state's mean round ((output - 1) / "
+                     "tok/s per user), --tpot checking the last context's round, all GPUs counted; pools win: yes where "
                      "the pools serve more tok/s per GPU at the targets")
     lines.append("TTFT: one prompt alone on the replica; TPOT: the request's slowest decode round; E2E: TTFT + the "
                  "decode rounds (closed form); tok/s/GPU: output tokens; max conc.: sequences of the last context all "

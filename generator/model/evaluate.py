@@ -25,6 +25,7 @@ from genreport.model.stated import (  # noqa: F401 - re-exported
     _clean,
     critical_context,
     critical_reason,
+    intensity_at_capacity,
     latex_of,
     stated_value,
     variant_of,
@@ -88,9 +89,8 @@ def _evaluate(spec: ReportSpec) -> Results:
                                                     dtype=float) * np.ones_like(ctx)
             per["capacity_batch_raw"] = per["capacity_batch"]
             per["capacity_batch"] = np.maximum(per["capacity_batch"], 0)  # a count of sequences: 0 when none fits
-            cap_env = env.at(context=ctx, batch=np.maximum(per["capacity_batch"], 1))
-            per["intensity_at_capacity"] = np.where(
-                per["capacity_batch"] >= 1, q["decode_intensity"](cap_env), np.nan)
+            # at the batch's own reads (stated.intensity_at_capacity: derive states the same number)
+            per["intensity_at_capacity"] = intensity_at_capacity(q, env, ctx)[0] * np.ones_like(ctx)
             per_context[acc] = per
         if len(batch) and len(ctx):
             g = env.at(batch=batch[:, None], context=ctx[None, :])

@@ -306,8 +306,9 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
     return Plan(rows, rejected, skipped, estimate)
 
 
-def _pools(q, par, b, batches, ok, t_use, ttft, tpot, shape, latency, t_kv_link, c_tok):
-    """Prefill/decode disaggregation with pools of this layout: the balanced share, the smallest split of
+def _pools(q, par, b, batches, ok, t_use, ttft, tpot, shape, latency, t_kv_link, c_tok, mean_round=None):
+    """Prefill/decode disaggregation with pools of this layout (``tpot``: a decode replica's mean round, the steady
+    state's): the balanced share, the smallest split of
     replicas near it, the KV transfer (``c_tok`` the cache the prompt leaves, serving.prompt_cache_c: T_in c is what
     crosses the link), and one pool at the TPOT target (formulas/techniques.py)."""
     out_rounds = max(shape.output - 1, 1)
@@ -340,7 +341,10 @@ def _pools(q, par, b, batches, ok, t_use, ttft, tpot, shape, latency, t_kv_link,
     if fine.any():
         j = int(np.flatnonzero(fine)[-1])
         one_b, one_t = int(batches[j]), float(agg[j])
-        one_gpu = one_b * par.dp / (par.gpus * one_t)
+        # its rate at the steady state's mean round (``mean_round``, as the pools'), its TPOT at the last context's
+        t_rate = one_t if mean_round is None else float(q["aggregated_tpot"](
+            {"B": float(one_b), "T_out": float(shape.output), "t_pr": ttft, "t_s": float(mean_round[j])}))
+        one_gpu = one_b * par.dp / (par.gpus * t_rate)
     return share, best, t_kv, link, one_b, one_t, one_gpu
 
 
@@ -434,9 +438,17 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     users = shape.users or 0
     replicas = -(-users // (b * par.dp)) if users else 0
     if disaggregate:
+        # the pools at the steady state's mean round, (T_o - 1) / tok/s per user, as per_gpu above and the serving
+        # chapter's disaggregation row take it, not the TPOT round at the last context (a latency, not a rate)
+        rounds = max(shape.output - 1, 1)
+        if speculative is not None:
+            mean_round = np.where(spec_on, 1.0 / sr["tokens_per_s_user"], dec_all / rounds)
+        else:
+            mean_round = np.asarray(q[dec_qid](at_batch(req, lay, batches, busiest=serial)), dtype=float) / rounds
+        mean_round = mean_round * np.ones_like(batches)
         share, best, t_kv, link, one_b, one_t, one_gpu = _pools(
-            q, par, b, batches, (batches <= cap) & (batches <= want), t_use, ttft, t, shape, latency,
-            kv_link(hw, par), c_prompt)
+            q, par, b, batches, (batches <= cap) & (batches <= want), t_use, ttft, 1.0 / per_user, shape, latency,
+            kv_link(hw, par), c_prompt, mean_round)
         pool_ttft = ttft + (t_kv or 0.0)
         misses = shape.ttft is not None and not pool_ttft <= shape.ttft
         pool_gpu = None if misses else best[0]

@@ -51,6 +51,22 @@ def critical_context(q, env: Env) -> tuple[float | None, bool]:
     return hi, True
 
 
+def intensity_at_capacity(q, env: Env, context, overrides: dict | None = None):
+    """The decode intensity at the capacity-limited batch, as a report states it: B_cap from the weights a GPU holds
+    (capacity_batch at ``context``), then decode_intensity at B_cap with the weights a step at B_cap reads (an MoE
+    batch touches only some experts; at pp > 1 each stage's micro-batch streams the slice again; mixed formats read
+    their own bytes per weight), not the closed form's one N b for both.  ``overrides``: inputs set by derive's
+    --at, at both steps.  Returns (intensity, B_cap, the inputs at B_cap); the intensity is NaN where no sequence
+    fits."""
+    ctx = np.asarray(context, dtype=float)
+    given = dict(overrides or {})
+    cap = np.maximum(np.asarray(q["capacity_batch"]({**env.at(context=ctx), **given}), dtype=float), 0)
+    at_cap = {**env.at(context=ctx, batch=np.maximum(cap, 1)), **given}
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = np.where(cap >= 1, q["decode_intensity"](at_cap), np.nan)
+    return value, cap, at_cap
+
+
 def stated_value(q, env: Env, qid: str, values: dict) -> tuple[float | None, str]:
     """The value a report states for ``qid`` at the inputs ``values`` (an ``env.at(...)`` point, possibly with
     inputs overridden), and why there is none: the same rules as :func:`evaluate` (``derive`` uses this)."""

@@ -358,8 +358,10 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                  "per_gpu": (per_gpu, per_gpu / cost), "usd": (usd, usd * cost if usd is not None else None),
                  "gain": 1 / cost,
                  "ends": (f"a step's intensity {i_plain:,.0f} -> {i_mix:,.0f} FLOP/B; the decode users pay {cost:.2f}x per "
-                          f"token while a prompt is prefilled and no step stalls for a whole prompt; one chunk a step "
-                          f"admits {_hundredths(chunk_rate)} requests/s per replica, the batch retires {_hundredths(decode_rate)}")
+                          f"token while a prompt is prefilled and no step stalls for a whole prompt; at this batch one "
+                          f"chunk a step admits {_hundredths(chunk_rate)} requests/s per replica and the batch retires "
+                          f"{_hundredths(decode_rate)} (admission at the chapter's batch, not the chunk budget's "
+                          "steady-state ceiling the goodput takes)")
                  if mix["C_p"] > 0 else
                  (f"the {int(batch):,} decode tokens fill the budget of {sv.chunk:,}: no prompt is admitted while the "
                   f"batch runs; the batch retires {_hundredths(decode_rate)} requests/s per replica"),
@@ -427,10 +429,15 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     from genreport.model.plan import kv_link
 
     stages = (r.spec.parallelism or Parallelism()).pp
-    env_d = dict(env, t_pr=ttft, t_s=tpot, k_pp=float(stages))
+    # the pools' rates are steady-state rates: a decode replica's batch holds sequences at every point of their
+    # output, so a round reads the cache of the mean context, and a request's T_o - 1 rounds take its decode time,
+    # (T_o - 1) / tok/s per user: t_s is that mean round, as the row's tok/s per GPU takes it (and plan
+    # --disaggregate); the TPOT round, at the last context, bounds each sequence's slowest round, not the rate
+    t_round = 1.0 / b["tokens_per_s_user"] if b["tokens_per_s_user"] else tpot
+    env_d = dict(env, t_pr=ttft, t_s=t_round, k_pp=float(stages))
     share = _eval(r, "balanced_prefill_gpus", env_d)
-    # what one decode replica retires in the pools: its plain round t_s, no chunk riding along (the chunked row's
-    # batch_retires_rate takes the step with a chunk)
+    # what one decode replica retires in the pools: its plain mean round t_s, no chunk riding along (the chunked
+    # row's batch_retires_rate takes the step with a chunk)
     pool_rate = _eval(r, "decode_pool_rate", {**env_d, "n_D": 1.0})
     piped = f", each prefill replica a pipeline of {stages} stages" if stages > 1 else ""
     link, link_name = kv_link(r.spec.hardware, r.spec.parallelism or Parallelism())
@@ -459,9 +466,10 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                          f"{_hundredths(pool_rate)} requests/s at batch {int(batch):,}"
                          + (f"; one prompt's KV cache crosses the {link_name} link in {_hundredths(t_kv * 1e3)} ms" if t_kv
                             else f"; one prompt's KV cache transfer is not counted in the TTFT: {link_name}"),
-                 "note": "no chunk rides along a decode step; tok/s per GPU counts the prefill pool's GPUs too"})
+                 "note": "no chunk rides along a decode step; the pools balanced at the mean round, the steady "
+                         "state's; tok/s per GPU counts the prefill pool's GPUs too"})
     blocks["tech_pools"] = _block(r, "tech_pools", "balanced_prefill_gpus", env_d, {"batch": int(batch)})
-    numbers.update({"prefill_share": share, "prefill_stages": stages})
+    numbers.update({"prefill_share": share, "prefill_stages": stages, "pool_round": t_round, "pool_rate": pool_rate})
     out = {"batch": int(batch), "context": int(last), "mean_context": mean, "chunk": sv.chunk, "chunk_steps": stages,
            "chunk_source": CHUNK_SOURCE, "rows": rows, "numbers": numbers,
            "rates": rate_curves(r, budget, kv_rate, held_mean)}

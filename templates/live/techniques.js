@@ -261,8 +261,9 @@ const GR_SERVING = (() => {
       ttft: [ttft, ttftChunk !== null ? pyMax(ttft, ttftChunk) : null], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / cost],
       usd: [usd0, usd0 !== null ? usd0 * cost : null], ends: cp > 0 ? "a step's intensity " + commas(iPlain) + " -> "
         + commas(iMix) + " FLOP/B; the decode users pay " + F.format(cost, ".2f") + "x per token while a prompt is "
-        + "prefilled and no step stalls for a whole prompt; one chunk a step admits " + hundredths(chunkRate)
-        + " requests/s per replica, the batch retires " + hundredths(decodeRate)
+        + "prefilled and no step stalls for a whole prompt; at this batch one chunk a step admits " + hundredths(chunkRate)
+        + " requests/s per replica and the batch retires " + hundredths(decodeRate) + " (admission at the chapter's "
+        + "batch, not the chunk budget's steady-state ceiling the goodput takes)"
         : "the " + commas(batch) + " decode tokens fill the budget of " + commas(sv.chunk) + ": no prompt is admitted "
         + "while the batch runs; the batch retires " + hundredths(decodeRate) + " requests/s per replica",
       note: "TPOT while a chunk rides along"});
@@ -313,9 +314,11 @@ const GR_SERVING = (() => {
     // prefill/decode disaggregation: pools of this layout balanced for the request shape; the KV cache's link
     // where the layout has pipeline stages each prefill replica is a pipeline admitting a prompt every TTFT / pp
     const stages = par.pp || 1;
-    const share = call("balanced_prefill_gpus", Object.assign({}, e, {t_pr: ttft, t_s: tp0, k_pp: stages}));
-    // one decode replica of the pools: its plain round, no chunk riding along (techniques.report's pool_rate)
-    const poolRate = sv.output > 1 ? batch / ((sv.output - 1) * tp0) : Infinity;  // decode_pool_rate, n_D = 1
+    // the pools' steady state: a decode replica's mean round, (T_o - 1) / tok/s per user (techniques.report's t_round)
+    const tRound = b0.tokens_per_s_user ? 1 / b0.tokens_per_s_user : tp0;
+    const share = call("balanced_prefill_gpus", Object.assign({}, e, {t_pr: ttft, t_s: tRound, k_pp: stages}));
+    // one decode replica of the pools: its plain mean round, no chunk riding along (techniques.report's pool_rate)
+    const poolRate = sv.output > 1 ? batch / ((sv.output - 1) * tRound) : Infinity;  // decode_pool_rate, n_D = 1
     const piped = stages > 1 ? ", each prefill replica a pipeline of " + stages + " stages" : "";
     const link = hw.link, scale = hw.node && hw.node.scale_out;
     let wKv = null, name = null, tKv = null;
@@ -340,9 +343,12 @@ const GR_SERVING = (() => {
         + hundredths(poolRate) + " requests/s at batch " + commas(batch)
         + (tKv ? "; one prompt's KV cache crosses the " + name + " link in " + hundredths(tKv * 1e3) + " ms"
           : "; one prompt's KV cache transfer is not counted in the TTFT: no link between replicas in the spec"),
-      note: "no chunk rides along a decode step; tok/s per GPU counts the prefill pool's GPUs too"});
+      note: "no chunk rides along a decode step; the pools balanced at the mean round, the steady state's; tok/s per GPU "
+        + "counts the prefill pool's GPUs too"});
     n.prefill_share = share;
     n.prefill_stages = stages;
+    n.pool_round = tRound;
+    n.pool_rate = poolRate;
     return out;
   }
 

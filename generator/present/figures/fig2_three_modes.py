@@ -6,8 +6,18 @@ import math
 
 from genreport.model.evaluate import Results
 from genreport.present.figures.data import _modes, _sc
-from genreport.present.figures.style import (BLUE, MODE_COLOURS, _figure, _join, _note, gb, narrow, pick, renderer,
-                                             tokens)
+from genreport.present.figures.style import (
+    BLUE,
+    MODE_COLOURS,
+    _figure,
+    _join,
+    _note,
+    gb,
+    narrow,
+    pick,
+    renderer,
+    tokens,
+)
 
 
 def fig2_three_modes(r: Results, baseline: Results | None = None):
