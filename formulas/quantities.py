@@ -510,7 +510,7 @@ TECHNIQUE_DEFS: tuple[QuantityDef, ...] = (
     QuantityDef("prefix_capacity_batch", "sequences of context S that fit when they share a prefix held once", "1",
                 r"B_{\mathrm{cap},h}(S)", ("context",), _T.prefix_capacity_batch, _T.PREFIX, integer="floor"),
     QuantityDef("prefill_alone_time", "prefill of one prompt's uncached tokens alone on the GPU, at least", "s",
-                r"t_{p,1}", (), _T.prefill_alone_time, _T.SARATHI),
+                r"t_{p}", (), _T.prefill_alone_time, _T.SARATHI),
     QuantityDef("steady_rate_memory", "arrival rate where the chunked steady state's step grows without end", "1/s",
                 r"\lambda_{W}", (), _T.steady_rate_memory, _T.LITTLE),
     QuantityDef("chunk_budget_rate", "highest arrival rate whose prompt tokens fit the chunk budget", "1/s",

@@ -342,10 +342,10 @@ def goodput_rate_compute():
 
 def goodput_rate_capacity():
     """Highest arrival rate the KV caches allow, steady state [1/s]: the rate where the running sequences' caches fill
-    the room beside the weights, lam (T_out - 1) t_s(lam) (T_in (1 - h_p) + T_out / 2) (c + c_d)
-    = C - N b - M_d - h_p T_in (c + c_d) = R, with t_s(lam) = (N - N_e) b / (W - lam Q_r) the steady step time
+    the room beside the weights, lam (T_out - 1) t_s(lam) (T_in (1 - h_p) + T_out / 2) (c_h + c_d)
+    = C - N b - M_d - h_p T_in (c_h + c_d) = R, with t_s(lam) = (N - N_e) b / (W - lam Q_r) the steady step time
     (:func:`steady_step_time`), linear in lam once multiplied out: lam = R W / (K (N - N_e) b + R Q_r), K the
-    tokens' bytes (T_out - 1) (T_in (1 - h_p) + T_out / 2) (c + c_d) (tests/test_techniques.py solves the balance
+    tokens' bytes (T_out - 1) (T_in (1 - h_p) + T_out / 2) (c_h + c_d) (tests/test_techniques.py solves the balance
     with SymPy and finds this; the expanded solution printed three times as long).
 
     Little's law counts lam (T_out - 1) t_s sequences decoding; at steady state their progress is spread evenly over
@@ -365,9 +365,15 @@ def goodput_rate_capacity():
 
     With a draft model (``serving.speculative.draft_model``) its weights M_d take the room too and every sequence
     keeps the draft's cache c_d per token beside the target's (:func:`capacity_batch_draft`: one pool holds both
-    caches in vLLM V1): C - N b - M_d over (c + c_d); M_d = c_d = 0 without a draft.  h_p = 0 holds no prefix
-    once."""
-    kv = c + sym("c_d")
+    caches in vLLM V1): C - N b - M_d over (c_h + c_d); M_d = c_d = 0 without a draft.  h_p = 0 holds no prefix
+    once.
+
+    The caches the balance counts are what the sequences hold, c_h per token (the held cache S c_held(S) averaged
+    over a request's decode contexts, serving.held_mean_c), while the step's bytes Q_r read c: the two differ past
+    a chunked layer's chunk (Llama 4: a sequence holds up to its whole chunk of 8,192 tokens, a step reads the
+    S mod 8,192 of the current one) and, against the last context's c, past a sliding window (the held cache per
+    token falls with S).  c_h = c for a model with no windowed or chunked layers."""
+    kv = sym("c_h") + sym("c_d")
     room = C - N * b - sym("M_d") - h_p * T_in * kv
     tokens = (T_out - 1) * (mean_decode_context() - h_p * T_in) * kv
     return room * W / (tokens * (N - N_e) * b + room * request_bytes())

@@ -109,3 +109,49 @@ def test_capacities_take_the_cache_a_sequence_holds(r):
     tech = r.serving["techniques"]
     assert tech["numbers"]["prefix_capacity_before"] == int(r.serving["capacity_batch"])
     assert tech["numbers"]["prefix_capacity_after"] > tech["numbers"]["prefix_capacity_before"]
+
+
+def _balance(r, rate: float, c_h: float) -> tuple[float, float]:
+    """(the caches Little's law's running sequences hold at ``rate``, the room beside the weights a GPU holds): the
+    sequences lam (T_out - 1) t_s(lam) at the steady step, each holding its T_in (1 - h_p) + T_out / 2 tokens at c_h
+    per token, the shared h_p T_in prefix held once; the room C less the weights one GPU holds (no draft here)."""
+    from genreport.model.techniques import _inputs
+
+    sv = r.spec.serving
+    env = _inputs(r, r.serving["techniques"]["batch"], float(sv.prompt + sv.output - 1))
+    t_s = float(np.ravel(r.q["steady_step_time"]({**env, "lam": rate}))[0])
+    running = rate * (sv.output - 1) * t_s
+    held = r.envs[r.lead].at(context=float(sv.prompt + sv.output - 1))
+    room = env["C"] - float(np.ravel(held["N"])[0]) * float(np.ravel(held["b"])[0])
+    prefix = sv.prefix_hit * sv.prompt
+    return running * (sv.prompt - prefix + sv.output / 2) * c_h + prefix * c_h, room
+
+
+def test_the_kv_cache_room_counts_the_cache_a_sequence_holds(r):
+    """Issue 30: ``goodput_rate_capacity`` fills the room with what the running sequences hold, c_h a token, while
+    their steps read c.  Scout's decode contexts 12,289 .. 12,799 all lie in the second chunk: a sequence holds all
+    8,192 positions of a chunked layer's first chunk's worth (min(S, 8192)) and S in a global one, so by hand
+    S c_held(S) = 4,096 (12 S + 36 x 8,192), affine in S: its mean over the rounds is its value at the mean context
+    12,544, and at tp 8 each GPU holds an eighth (8 KV heads over 8 GPUs: s_kv = 8)."""
+    from genreport.model.serving import held_mean_c
+    from genreport.model.techniques import _inputs
+
+    mean = PROMPT + OUTPUT / 2
+    c_h = _held(mean) / mean / 8
+    assert c_h * 8 * mean == 4096 * (12 * 12544 + 36 * 8192) == 1_824_522_240
+    assert held_mean_c(r.envs[r.lead], PROMPT, OUTPUT) == pytest.approx(c_h, rel=1e-12)
+    n = r.serving["techniques"]["numbers"]
+    held, room = _balance(r, n["goodput_rate_capacity"], c_h)
+    assert held == pytest.approx(room, rel=1e-9)  # the ceiling's running sequences fill the room exactly
+    # the cache a step reads at the last context, 4,607 tokens into its chunk, is less: counted as held it let a
+    # higher rate through, whose sequences hold more than the room
+    env = _inputs(r, r.serving["techniques"]["batch"], float(PROMPT + OUTPUT - 1))
+    assert env["c"] * 8 * (PROMPT + OUTPUT - 1) == pytest.approx(_read(PROMPT + OUTPUT - 1), rel=1e-12)
+    assert env["c"] < 0.75 * c_h
+    old = float(np.ravel(r.q["goodput_rate_capacity"]({**env, "c_h": env["c"],
+                                                        "C": room + env["N"] * env["b"]}))[0])
+    assert old > 1.08 * n["goodput_rate_capacity"]  # 32.0 against 29.3 requests/s per replica
+    assert _balance(r, old, c_h)[0] > room
+    # the rate figure's unchunked stop counts the same sequences: B_h at the mean context with c_h
+    assert r.serving["techniques"]["rates"]["held_sequences_mean"] == pytest.approx(
+        (room - 0.5 * PROMPT * c_h) / ((mean - 0.5 * PROMPT) * c_h), rel=1e-12)

@@ -17,7 +17,7 @@ from genreport.formulas.quantities import _prefill_bytes, _prefill_flops
 
 LLAMA8B_H100 = {  # seed 003's accounting: every parameter read and used, no activation traffic
     "N": 8.03e9, "N_a": 8.03e9, "N_e": 0.0, "N_p": 8.03e9 - 2 * 128256 * 4096, "L": 32, "d": 4096, "H_q": 32,
-    "d_h": 128, "V": 128256, "b": 2.0, "c": 131072.0, "a": 0.0, "P": 989.4e12, "W": 3.35e12, "C": 80 * 2**30,
+    "d_h": 128, "V": 128256, "b": 2.0, "c": 131072.0, "c_h": 131072.0, "a": 0.0, "P": 989.4e12, "W": 3.35e12, "C": 80 * 2**30,
 }
 
 
@@ -414,15 +414,16 @@ def test_the_prompt_spread_in_the_serving_chapter():
 
 
 def test_the_kv_cache_room_is_the_prefix_capacity_at_the_mean_context():
-    """``goodput_rate_capacity`` solves lam (T_out - 1) t_s(lam) (T_in (1 - h_p) + T_out / 2) (c + c_d) = C - N b
-    - M_d - h_p T_in (c + c_d) (SymPy's solution of that balance is its closed form), so at its rate Little's law's
-    running sequences are exactly those ``prefix_capacity_batch`` fits at the mean context T_in + T_out / 2: one
-    counting of the caches, the shared prefix held once in both (PagedAttention, RadixAttention).  Llama 3.1 8B on
-    an H100 (seed 003), 4k prompts, 512 outputs, half of each prompt shared: by hand the room (80 GiB - 16.06 GB -
+    """``goodput_rate_capacity`` solves lam (T_out - 1) t_s(lam) (T_in (1 - h_p) + T_out / 2) (c_h + c_d) = C - N b
+    - M_d - h_p T_in (c_h + c_d) (SymPy's solution of that balance is its closed form; c_h the cache a sequence
+    holds, while the step's bytes in t_s read c), so at its rate Little's law's running sequences are exactly those
+    ``prefix_capacity_batch`` fits at the mean context T_in + T_out / 2: one counting of the caches, the shared
+    prefix held once in both (PagedAttention, RadixAttention).  Llama 3.1 8B on an H100 (seed 003; full attention,
+    so c_h = c = 128 KiB), 4k prompts, 512 outputs, half of each prompt shared: by hand the room (80 GiB - 16.06 GB -
     2,048 x 128 KiB) over (4,352 - 2,048) x 128 KiB per sequence is 230.4 sequences."""
     lam = sym("lam")
     v = {"T_in": 4096, "T_out": 512, "h_p": 0.5, "s_c": 8192, "C_p": 2048, "M_d": 0.0, "c_d": 0.0}
-    kv, prefix = sym("c") + sym("c_d"), sym("h_p") * sym("T_in")
+    kv, prefix = sym("c_h") + sym("c_d"), sym("h_p") * sym("T_in")
     balance = sp.Eq(lam * (sym("T_out") - 1) * t.steady_step_time() * (t.mean_decode_context() - prefix) * kv,
                     sym("C") - sym("N") * sym("b") - sym("M_d") - prefix * kv)
     (solved,) = sp.solve(balance, lam)

@@ -318,6 +318,8 @@ def test_the_steady_state_and_chunks_are_one_gpus_slice_of_the_layout(name, ceil
     # the draft's weights and KV bytes a token per GPU (DeepSeek-V3's MTP head, draft_layers: 1; 0 for the 70B's
     # typed draft_cost), from the one place the chapter takes them
     known["M_d"], known["c_d"] = draft_memory(r.spec, tq["context"])
+    # c_h is one GPU's, as c_d: full attention (the 70B's GQA, DeepSeek-V3's MLA) holds what a step reads, c_g
+    known["c_h"] = known["c"] / (cut.split * cut.s_kv)
     assert (known["M_d"] > 0) == name.startswith("deepseek")
     for qid, (one_card, at_layout) in ceilings.items():
         assert n[qid] == pytest.approx(at_layout(known), rel=1e-9), qid

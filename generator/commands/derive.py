@@ -335,7 +335,8 @@ def _numbers(args, accounting: str | None, qid: str) -> Numbers:
     values.update({k: v for k, v in spec_values(spec, acc, params.get("batch")).items() if k not in values})
     from genreport.model.techniques import MIXED_STEP
 
-    values.update({k: v for k, v in serving_values(spec, values, mixed=qid in MIXED_STEP).items() if k not in values})
+    values.update({k: v for k, v in serving_values(spec, values, mixed=qid in MIXED_STEP, env=env_obj).items()
+                   if k not in values})
     if qid in POOLS and spec.serving is not None and args.batch is None:
         pools = _pool_point(spec)
         if pools is not None:
@@ -398,7 +399,7 @@ def _hold(nums: Numbers) -> None:
     v["C"] = v["C"] - nums.held + read
 
 
-def serving_values(spec, values: dict, mixed: bool = False) -> dict[str, float]:
+def serving_values(spec, values: dict, mixed: bool = False, env=None) -> dict[str, float]:
     """The technique symbols the spec's ``serving`` block gives (formulas/techniques.py): T_in, T_out, h_p, s_c and
     C_p (the prompt tokens of a mixed step, min(max(s_c - B, 0), T_in (1 - h_p)): with ``mixed``, a mixed step's
     quantity, at the point's batch B, else at B = 0, the budget's whole width the steady state takes), theta (the TPOT target), lam (the rate), p_a,
@@ -407,8 +408,10 @@ def serving_values(spec, values: dict, mixed: bool = False) -> dict[str, float]:
     (``prefill_alone_time``; the mean over the prompts' lengths where ``serving.prompt_spread`` names a spread, c_v
     the prefills' coefficient of variation, 0 for one length, and k_pp = 1, one prefill stage), t_r the decode round
     alone at the rate without chunked prefill (``unchunked_round_time``), q_p = 0.99, the tail of the time
-    between tokens (``stall_free_rate``), and M_d, c_d, a draft model's weights and KV bytes per token on one GPU
-    (0 without a draft model)."""
+    between tokens (``stall_free_rate``), M_d, c_d, a draft model's weights and KV bytes per token on one GPU
+    (0 without a draft model), and with ``env`` (the spec's Env at its layout) c_h, the KV bytes per token a sequence
+    of the request holds at its mean context (serving.held_mean_c, as the serving chapter's KV cache room takes it;
+    c for a model without windowed or chunked layers)."""
     sv = spec.serving
     if sv is None:
         return {}
@@ -427,6 +430,10 @@ def serving_values(spec, values: dict, mixed: bool = False) -> dict[str, float]:
     # the capacities take (capacity_batch_draft, goodput_rate_capacity, prefix_capacity_batch)
     context = float(np.ravel(values["S"])[0]) if "S" in values else float(last_context(sv.prompt, sv.output))
     out["M_d"], out["c_d"] = draft_memory(spec, context)
+    if env is not None:
+        from genreport.model.serving import held_mean_c
+
+        out["c_h"] = held_mean_c(env, sv.prompt, sv.output)
     if all(k in values for k in ("N_p", "P", "W", "c")):  # t_p: the uncached prompt prefilled alone on one GPU
         from genreport.formulas.compiled import load
 

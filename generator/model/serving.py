@@ -25,7 +25,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from genreport.formulas.architecture import chunked_layers
+from genreport.formulas.architecture import bounded_layers, chunked_layers
 from genreport.formulas.compiled import load
 from genreport.load.spec import Hardware, Model, Parallelism, Precision
 from genreport.model.env import make_env, prefill_head_dim
@@ -110,6 +110,21 @@ def _mean_context_values(env, prompt: int, output: int) -> tuple[float, float, f
     c = _read_c(env, s) * np.ones_like(s)  # what each round reads (a chunked layer: its current chunk)
     d_h = np.asarray(g["d_h"], dtype=float) * np.ones_like(s)
     return mean, float(np.mean(s * c) / mean), float(np.mean(s * d_h) / mean)
+
+
+def held_mean_c(env, prompt: int, output: int) -> float:
+    """c_h: the KV bytes per token a sequence holds, averaged over a request's decode contexts as
+    :func:`_mean_context_values` averages the cache a step reads: (T + T_o/2) c_h is the mean over the rounds
+    k = 1 .. T_o - 1 of S c_held(S) at S = T + k, c_held the cache a sequence holds at S (``env.at(context=S)``: a
+    windowed layer its window, a chunked layer up to its whole chunk), so that the running sequences at the mean
+    context hold what they hold on average (``goodput_rate_capacity``'s balance).  A model with no windowed or
+    chunked layer holds the same c at every context: that c, exactly, at the request's last context."""
+    mean = prompt + output / 2.0
+    if output <= 1 or not bounded_layers(env.model):
+        return float(np.ravel(np.asarray(env.at(context=float(prompt + max(output, 2) - 1))["c"], dtype=float))[0])
+    s = np.arange(prompt + 1, prompt + output, dtype=float)
+    c = np.asarray(env.at(context=s)["c"], dtype=float) * np.ones_like(s)
+    return float(np.mean(s * c) / mean)
 
 
 def request(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batch: int, prompt: int,

@@ -71,7 +71,8 @@ def _replica_gpus(r) -> int:
 
 
 def _inputs(r, batch: float, context: float) -> dict:
-    """One GPU's glossary values at (batch, context) with the serving block's technique inputs."""
+    """One GPU's glossary values at (batch, context) with the serving block's technique inputs; c the cache a step
+    at ``context`` reads, c_h the cache a sequence of the request holds at its mean context (serving.held_mean_c)."""
     sv = r.spec.serving
     env = r.envs[r.lead].at(batch=float(batch), context=float(context))
     env = {k: float(np.ravel(np.asarray(v, dtype=float))[0]) for k, v in env.items()}
@@ -80,6 +81,9 @@ def _inputs(r, batch: float, context: float) -> dict:
                 "p_a": spec_.acceptance if spec_ else 0.5, "k_d": float(spec_.draft_tokens) if spec_ else 1.0,
                 "n_v": float(spec_.verified) if spec_ else 2.0})
     env["M_d"], env["c_d"] = draft_memory(r.spec, context)
+    from genreport.model.serving import held_mean_c
+
+    env["c_h"] = held_mean_c(r.envs[r.lead], sv.prompt, sv.output)  # what a sequence holds, the KV cache room's
     return env
 
 
@@ -376,12 +380,13 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     # budget's rate once, here, for the ceilings and the rate figure's chunked curve alike (it does not take theta)
     env_s = dict(env)
     budget = _rate_or_none(physical("chunk_budget_rate", _eval(r, "chunk_budget_rate", env_s), "")[0])
-    # the rate the KV caches allow, once too (nor does it take theta): the running sequences at the mean context
-    # beside the weights a GPU holds, a shared prefix held once; and the sequences its balance counts, B_h at the mean
-    # context (the rate figure's unchunked curve stops where its own running sequences reach them)
+    # the rate the KV caches allow, once too (nor does it take theta): the running sequences at the mean context,
+    # holding c_h a token, beside the weights a GPU holds, a shared prefix held once; and the sequences its balance
+    # counts, B_h at the mean context with the same c_h (the rate figure's unchunked curve stops where its own running
+    # sequences reach them)
     room = held_room(r.envs[r.lead], env_s, last)
     kv_rate = _rate_or_none(physical("goodput_rate_capacity", _eval(r, "goodput_rate_capacity", room), "")[0])
-    held_mean = max(0.0, _eval(r, "prefix_capacity_batch", {**room, "S": mean}))
+    held_mean = max(0.0, _eval(r, "prefix_capacity_batch", {**room, "S": mean, "c": room["c_h"]}))
     if sv.tpot is not None:
         env_s["theta"] = sv.tpot
         rates = {k: physical(k, _eval(r, k, env_s), "")[0] for k in CEILINGS

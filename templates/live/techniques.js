@@ -43,6 +43,19 @@ const GR_SERVING = (() => {
     return [sc / (output - 1) / mean, sd / (output - 1) / mean];
   }
 
+  /** c_h: the KV bytes per token a sequence holds, averaged over the decode contexts as meanContext averages the read
+   * c (serving.held_mean_c): env.at without a batch, a windowed layer its window, a chunked layer up to its chunk;
+   * the held c at the last context, exactly, for a model with no windowed or chunked layer. */
+  function heldMeanC(env, m, prompt, output) {
+    const a = m.attention;
+    if (output <= 1 || !(a.sliding_window || a.chunk_size)) {
+      return env.at(null, prompt + Math.max(output, 2) - 1).c;
+    }
+    let sc = 0;
+    for (let s = prompt + 1; s < prompt + output; s++) sc += s * env.at(null, s).c;
+    return sc / (output - 1) / (prompt + output / 2.0);
+  }
+
   /** The spec's draft on the target's GPUs (generator/model/draft.Draft; null without one): a catalog draft model
    * (``draft_model``) at its precision, the target's unless the spec wrote one, or an EAGLE/MTP head of
    * ``draft_layers`` layers shaped as the target's (loader.head_layers: every layer an MoE one where the target has
@@ -171,8 +184,9 @@ const GR_SERVING = (() => {
     // n_v: the tokens of each sequence a verify step runs, a tree's nodes where the spec gives them, else k + 1
     const nV = sp ? (sp.verify_tokens !== null && sp.verify_tokens !== undefined ? sp.verify_tokens
       : sp.draft_tokens + 1) : 2.0;
+    const cH = heldMeanC(lead, m, sv.prompt, sv.output);  // what a sequence holds: the KV cache room's c_h
     const inputs = (b, s) => Object.assign(lead.at(b, s), request, {n_S: 1.0, p_a: sp ? sp.acceptance : 0.5,
-      k_d: sp ? sp.draft_tokens : 1.0, n_v: nV}, mem);
+      k_d: sp ? sp.draft_tokens : 1.0, n_v: nV}, mem, {c_h: cH});
     const e = inputs(batch, last);
     const tDec = pyMax(call("decode_time_memory", e), call("decode_time_compute", e));
 

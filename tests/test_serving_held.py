@@ -1,0 +1,66 @@
+"""The KV cache room holds c_h, the cache a sequence holds, while a step reads c (issue 30): a sliding-window model's
+held cache per token falls with the context, so the request's mean over its decode contexts is more than the last
+context's c; a model with full attention holds c at every context, and its ceiling is what it was.
+
+Gemma 3 27B (specs/models/gemma-3-27b.yaml; google/gemma-3-27b-pt config.json, text_config,
+https://huggingface.co/google/gemma-3-27b-pt/blob/main/config.json): 62 layers, sliding_window 1024, the pattern of
+five local layers then a global one (10 global, 52 local), 16 KV heads of head_dim 128: a bf16 cache holds
+2 x 16 x 128 x 2 B = 8,192 B per position and layer.  Llama 3.1 70B (specs/models/llama-3.1-70b.yaml): every layer
+global.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from genreport.model.serving import held_mean_c
+from genreport.model.techniques import _inputs
+from shared import evaluated
+
+SPEC = "llama70b-h100-tp8.yaml"  # 4k prompts, 512 outputs, tp 8 on H100; the model swapped for Gemma 3 27B
+POSITION, GLOBAL, LOCAL, WINDOW = 2 * 16 * 128 * 2, 10, 52, 1024
+
+
+def _held(s: float) -> float:
+    """KV bytes one Gemma 3 27B sequence at context s holds, by hand: s in a global layer, min(s, 1024) in a local one."""
+    return POSITION * (GLOBAL * s + LOCAL * min(s, WINDOW))
+
+
+def test_gemma_holds_more_per_token_at_the_mean_context_than_at_the_last():
+    r = evaluated(SPEC, ("model=gemma-3-27b", "serving.users=16"))
+    sv = r.spec.serving
+    prompt, output = sv.prompt, sv.output
+    mean, last = prompt + output / 2, float(prompt + output - 1)
+    # every decode context 4,097 .. 4,607 is past the window: S c_held(S) = 8,192 (10 S + 52 x 1,024), affine, so
+    # its mean over the rounds is its value at the mean context 4,352; tp 8 over 16 KV heads: each GPU an eighth
+    c_h = _held(mean) / mean / 8
+    assert c_h * 8 * mean == 8192 * (10 * 4352 + 52 * 1024) == 792_723_456
+    assert held_mean_c(r.envs[r.lead], prompt, output) == pytest.approx(c_h, rel=1e-12)
+    env = _inputs(r, r.serving["techniques"]["batch"], last)
+    assert env["c_h"] == pytest.approx(c_h, rel=1e-12)
+    assert env["c"] * 8 * last == pytest.approx(_held(last), rel=1e-12)  # the step's c: the last context's
+    assert c_h / env["c"] == pytest.approx(_held(mean) / mean / (_held(last) / last), rel=1e-12) and c_h > env["c"]
+    # the ceiling by hand: at its rate Little's law's running sequences, each holding 4,352 tokens at c_h, fill the
+    # room beside the weights a GPU holds (no prefix shared, no draft)
+    n = r.serving["techniques"]["numbers"]
+    rate = n["goodput_rate_capacity"]
+    t_s = float(np.ravel(r.q["steady_step_time"]({**env, "lam": rate}))[0])
+    room = env["C"] - env["N"] * env["b"]
+    assert rate * (output - 1) * t_s * mean * c_h == pytest.approx(room, rel=1e-9)
+    # the last context's c counted as held let a higher rate through
+    assert float(np.ravel(r.q["goodput_rate_capacity"]({**env, "c_h": env["c"]}))[0]) > rate
+    assert r.serving["techniques"]["rates"]["held_sequences_mean"] == pytest.approx(room / (mean * c_h), rel=1e-12)
+
+
+def test_full_attention_holds_what_a_step_reads():
+    """Llama 3.1 70B: c_h is c, exactly, so the ceiling is the balance with the step's c (to 1e-12)."""
+    r = evaluated(SPEC)
+    sv = r.spec.serving
+    last = float(sv.prompt + sv.output - 1)
+    env = _inputs(r, r.serving["techniques"]["batch"], last)
+    assert held_mean_c(r.envs[r.lead], sv.prompt, sv.output) == env["c"] == env["c_h"]
+    assert env["c"] * 8 == 2 * 8 * 128 * 2 * 80  # 80 layers, 8 KV heads of 128 in bf16, over 8 GPUs
+    n = r.serving["techniques"]["numbers"]
+    with_c = float(np.ravel(r.q["goodput_rate_capacity"]({**{k: v for k, v in env.items() if k != "c_h"},
+                                                          "c_h": env["c"]}))[0])
+    assert n["goodput_rate_capacity"] == pytest.approx(with_c, rel=1e-12)
