@@ -224,6 +224,8 @@ def test_the_only_scripts_are_the_live_what_if_and_they_fetch_nothing():
         # (const as let, joined lines, merged declarations, formulas without their argument lists), ~190.5 KB
         # many-GPU and ~147.6 KB one card (-14.0 KB, -5.8 KB); ~190.6 KB (70B tp 8) with a draft model's share
         # (issue 30), ~191.4 KB with its memory in the capacities and its passes (issue 30), ~194.2 KB with the draft's
-        # passes and memory evaluated in the page (the draft's shapes and the port of draft.Draft, issue 30). The
-        # budget: those sizes and 4 KB, so that the next input is seen as it lands
-        assert size < (198_000 if many else 152_000), (folder, size)
+        # passes and memory evaluated in the page (the draft's shapes and the port of draft.Draft, issue 30), ~198.2 KB
+        # (DeepSeek-V3 with a serving block) with the held cache c_h apart from the read c, the routed experts' load on
+        # the ruler, the chunk beside the decode tokens and derive's scopes (issue 30, stop 43). The budget: those
+        # sizes and 4 KB, so that the next input is seen as it lands
+        assert size < (202_000 if many else 152_000), (folder, size)
