@@ -11,8 +11,8 @@ markers do not overlap, and a spec with a measured run shows it as a star at (in
 from __future__ import annotations
 
 import itertools
-import re
 import math
+import re
 
 import matplotlib
 import pytest
