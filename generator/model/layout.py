@@ -705,7 +705,6 @@ def _pp_choices(layers: int, limit: int) -> list[int]:
     return sorted({p for p in range(1, top + 1) if layers % p == 0} | twos)
 
 
-
 def decode_rates_at(spec, accounting: str, batch: float, context: float) -> tuple[float, float]:
     """``decode_tokens_per_s`` at a layout as the report states it, a replica's rate over a round (B over the strict
     bound of a round, decode_time_bound: compute, HBM and interconnect ledgers overlapped, through the pipeline),

@@ -143,7 +143,6 @@ def request_inputs(sv, batch: float = 0.0, stages: int = 1) -> dict[str, float]:
     return out
 
 
-
 def _eval(r, qid: str, env: dict) -> float:
     """``qid`` at ``env``, in IEEE arithmetic: a division by zero (one generated token: T_out - 1 = 0) is an
     infinity that :func:`genreport.model.values.physical` then states as absent, not an exception."""
@@ -803,10 +802,12 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
 
     stages = float(r.spec.parallelism.pp if r.spec.parallelism is not None else 1)
 
-    def part_of(busy, prompt=uncached):
-        """A prompt's chunk beside ``busy`` decode tokens: what the round's budgets leave (prompt_chunk), 0 where
-        they fill them (its chunked TTFT an infinity)."""
-        return np.minimum(np.maximum(stages * float(sv.chunk) - np.asarray(busy, dtype=float), 0.0), prompt)
+    def part_of(busy, prompt=float(sv.prompt)):
+        """A ``prompt``-token prompt's chunk beside ``busy`` decode tokens: what the round's budgets leave
+        (prompt_chunk, the formula the chapter's row takes), 0 where they fill them (its chunked TTFT an infinity)."""
+        busy = np.asarray(busy, dtype=float)
+        return np.asarray(r.q["prompt_chunk"]({**env, "B": busy, "n_St": stages, "T_in": float(prompt)}),
+                          dtype=float) * np.ones_like(busy)
 
     def chunked(lam):
         t, busy, _w = steady("steady_step_time", lam, True)
@@ -844,7 +845,7 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
             if spread:  # each length's chunked prefill beside the running sequences, the queue over the lengths
                 services = []
                 for x in classes:
-                    part = float(part_of(busy, x * (1 - sv.prefix_hit)))
+                    part = float(part_of(busy, x))
                     if part <= 0:
                         return math.inf
                     services.append(float(np.ravel(at("chunked_ttft", lam, B=busy, T_in=x, C_p=part,
