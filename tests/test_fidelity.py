@@ -158,3 +158,16 @@ def test_a_what_if_keeps_and_rechecks_the_measurements(bandwidth, beats):
     assert ("could not have produced" in row["what_if"]) is beats
     (plain,) = analyse(evaluated("llama8b-h100.yaml"))
     assert plain["what_if"] == "" and not plain["beats_bound"]
+
+
+def test_results_json_active_parameters_are_the_whole_models_at_a_layout():
+    """`inputs.model` is the whole model's: at tp 8 x ep 8 the count without the input embedding was one GPU's
+    slice (4.87e9 of Mixtral 8x22B's 38.96e9), beside the whole model's active count.  Mixtral 8x22B from its
+    config.json shapes (specs/models/mixtral-8x22b.yaml): 39,152,031,744 active, a 32,000 x 6,144 input embedding."""
+    import json
+
+    from genreport.write.results import results_json
+
+    doc = json.loads(results_json(evaluated("mixtral8x22b-h100-tp8-ep8.yaml")))["inputs"]["model"]
+    assert doc["active_parameters"] == 39_152_031_744
+    assert doc["active_parameters_without_input_embedding"] == 39_152_031_744 - 32_000 * 6_144

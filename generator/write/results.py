@@ -42,7 +42,8 @@ def document(r: Results, baseline: Results | None = None) -> dict:
                       "parameters_computed": r.params.total, "active_parameters": r.params.active,
                       "active_parameters_declared": spec.model.declared_active,
                       "active_parameters_non_embedding": r.params.active - r.params.embedding - r.params.lm_head,
-                      "active_parameters_without_input_embedding": r.envs["exact"].values["N_a"],
+                      # the whole model's, as its siblings (at a layout the env's values are one GPU's slice)
+                      "active_parameters_without_input_embedding": r.envs["exact"].one_card().values["N_a"],
                       "embeddings_counted": True},
             "precision": {"weights": spec.precision.weights, "kv_cache": spec.precision.kv_cache,
                           "compute": spec.precision.compute, "bytes_per_weight": spec.precision.weight_bytes,
