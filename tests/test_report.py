@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 from genreport.write.build import build
-from shared import ROOT
+from shared import ROOT, evaluated
 from shared import built as shared_built
 from shared import html as shared_html
 
@@ -190,3 +190,19 @@ def test_seed_000_reports_hold_its_tables():
     for state in ("memory-bound", "compute-bound", "overhead-bound"):
         assert state in text
     assert "Where the data lives" not in _text(shared_html("llama8b-h100.yaml"))
+
+
+def test_moe_sentence_exponent_counts_the_tokens_an_ep_group_gathers():
+    """Chapter 1 wrote E (1 - (1 - k/E)^B) beside values taken at 8 B tokens: DeepSeek-V3 at tp 1 x ep 8 x dp 8
+    said "batch 1: 57.4 of 256 experts", which is 256 (1 - (1 - 8/256)^8), not the 8 one token touches.  The
+    exponent the sentence prints must give the values it lists (k 8 of E 256: DeepSeek-V3 config.json)."""
+    import re
+
+    from genreport.present import prose
+
+    text = prose.moe_text(evaluated("deepseek-v3-h200-ep8.yaml"))
+    (gather,) = re.findall(r"\(1 − k/E\)\^\((\d+) B\)", text)
+    points = re.findall(r"batch (\d+): ([\d.]+) of 256 experts", text)
+    assert gather == "8" and points
+    for batch, touched in points:
+        assert float(touched) == pytest.approx(256 * (1 - (1 - 8 / 256) ** (8 * int(batch))), rel=5e-3)

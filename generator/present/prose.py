@@ -314,13 +314,20 @@ def moe_text(r: Results) -> str:
               f"batch {x['batch']}: {x['touched']:.3g} of {e} experts per layer in each of its {x['microbatches']} "
               f"micro-batches of {x['batch'] // x['microbatches']:,}, {fmt.gb(x['bytes'])}{per_gpu} a round"
               for x in r.moe_reads]
+    # the tokens that pick one GPU's experts: an ep group wider than tp gathers ep / tp tensor-parallel groups'
+    # tokens (data-parallel attention; shown.moe_reads counts them so), which the exponent must say
+    cut = r.envs["exact"].cut
+    gather = cut.ep / cut.tp if cut.ep > cut.tp else 1.0
+    touch = ("E (1 − (1 − k/E)^B)" if gather == 1.0 else
+             f"E (1 − (1 − k/E)^({fmt.num(gather)} B)) (the ep group of {cut.ep} GPUs gathers the B tokens of "
+             f"{fmt.num(gather)} replicas)")
     shared = f" plus {m.moe.shared_experts} shared" if m.moe.shared_experts else ""
     dense = f"; the first {m.moe.first_dense_layers} layers are dense" if m.moe.first_dense_layers else ""
     return (f"{m.title} is a mixture of experts: each token uses {k} of {e} routed experts{shared} per layer"
             f"{dense}, so {fmt.params(pc.active)} of its {fmt.params(pc.total)} parameters do arithmetic for one token "
             f"(counted from the shapes, input embedding and output head included; "
             f"{fmt.params(pc.active - pc.embedding - pc.lm_head)} without them). "
-            f"A decode step streams the experts its batch touches, E (1 − (1 − k/E)^B) per layer in expectation "
+            f"A decode step streams the experts its batch touches, {touch} per layer in expectation "
             f"under uniform routing (counted from the shapes, the input embedding's rows included): "
             f"{'; '.join(points)}.{_streamed_sentence(r)} The weight bytes therefore grow with the batch until "
             f"every expert is read, and the weight-reuse intensity rises more slowly than for a dense model; the "
