@@ -274,3 +274,18 @@ def test_derive_states_the_reports_number_at_its_scope(capsys, spec, sets, qid, 
     got, out = _stated(capsys, qid, str(SPECS / spec), sets, *args)
     assert got == pytest.approx(want, rel=1e-5)
     assert "scope: the report's value" in out
+
+
+@pytest.mark.parametrize("qid,argv,prefix", [("kv_capacity_tokens", ("--batch", "1"), "S_max ="),
+                                              ("capacity_batch", ("--batch", "1", "--context", "8k"), "B_cap =")])
+def test_a_batch_beside_a_capacity_keeps_every_expert_held(capsys, qid, argv, prefix):
+    """A capacity holds every weight a GPU keeps: `--batch 1` beside it made DeepSeek-V3's N the experts one
+    token reads at tp 1 x ep 8 x dp 8 (kv_capacity_tokens 8.1% above the report's).  derive states the report's."""
+    from shared import evaluated
+
+    r = evaluated("deepseek-v3-h200-ep8.yaml")
+    params = {} if qid == "kv_capacity_tokens" else {"context": 8192}
+    (want,) = [e.value for e in r.entries if e.id == qid and e.params == params]
+    rc, out, _ = run(capsys, qid, "--spec", str(SPECS / "deepseek-v3-h200-ep8.yaml"), "--no-latex", *argv)
+    assert rc == 0 and "the batch does not enter" in out
+    assert number_after(out, prefix) == pytest.approx(want, rel=1e-5)

@@ -322,7 +322,14 @@ def _numbers(args, accounting: str | None, qid: str) -> Numbers:
         if spec.model.moe is not None:
             point = "batch 1, the experts one token touches, as the report states it"
     else:
-        env = env_obj.at(batch=params.get("batch"), context=params.get("context"), **extra)
+        # a quantity without a batch (the capacities, the weight bytes) holds every weight a GPU keeps: a --batch
+        # given beside it must not make a mixture of experts' N the experts that batch reads (DeepSeek-V3 at tp 8 x
+        # ep 32 x dp 4: kv_capacity_tokens --batch 1 gave 6,754,640 for the report's 6,241,989)
+        # (the serving chapter's quantities keep the point's batch: their steps read at it)
+        read = params.get("batch") if "batch" in needed or qid in AT_CHAPTER_POINT or qid in POOLS else None
+        env = env_obj.at(batch=read, context=params.get("context"), **extra)
+        if read is None and params.get("batch") is not None and spec.model.moe is not None:
+            point = "N the weights a GPU holds, every expert: the batch does not enter this quantity"
     if qid == "training_weight_reuse_intensity":  # a training step streams the recipes' bf16 weights, as chapter 5
         from genreport.formulas.recipes import TRAINING_WEIGHT_BYTES
 
