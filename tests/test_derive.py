@@ -287,5 +287,24 @@ def test_a_batch_beside_a_capacity_keeps_every_expert_held(capsys, qid, argv, pr
     params = {} if qid == "kv_capacity_tokens" else {"context": 8192}
     (want,) = [e.value for e in r.entries if e.id == qid and e.params == params]
     rc, out, _ = run(capsys, qid, "--spec", str(SPECS / "deepseek-v3-h200-ep8.yaml"), "--no-latex", *argv)
-    assert rc == 0 and "the batch does not enter" in out
+    assert rc == 0 and "the batch given does not enter" in out
     assert number_after(out, prefix) == pytest.approx(want, rel=1e-5)
+
+
+def test_critical_context_past_a_window_says_the_closed_form_does_not_hold(capsys, tmp_path):
+    """gpt-oss-20b (24 layers, 12 of them windowed at 128; specs/models/gpt-oss-20b.yaml from its config.json) on
+    one H100: the report states S* solved numerically with the windows; derive printed that value under the
+    closed form and inputs that give another, and a --context shrank c before solving (a third value)."""
+    from shared import evaluated
+
+    spec = tmp_path / "oss.yaml"
+    spec.write_text("kind: report\nname: oss\ntitle: t\nhardware: h100-sxm\nmodel: gpt-oss-20b\nprecision: bf16\n"
+                    "workloads:\n  decode: {batch: [1], context: [1k]}\n")
+    (want,) = [e.value for e in evaluated(spec).entries if e.id == "critical_context"]
+    rc, out, _ = run(capsys, "critical_context", "--spec", str(spec), "--no-latex")
+    value = re.compile(r"^  S\* = ([0-9.e+]+) token", re.M)
+    assert rc == 0 and float(value.search(out).group(1)) == pytest.approx(want, rel=1e-5)
+    closed = number_after(out, "the closed form above at these inputs gives")
+    assert closed < want and "sliding window" in out
+    rc, out, _ = run(capsys, "critical_context", "--spec", str(spec), "--no-latex", "--context", "1k")
+    assert rc == 0 and float(value.search(out).group(1)) == pytest.approx(want, rel=1e-5)

@@ -178,3 +178,22 @@ def test_what_if_over_baseline(results, drawn):
         assert out[name] != drawn[name]
         assert b"#7f7f7f" in out[name] and b"#7f7f7f" not in drawn[name], name  # the faded grey baseline
     assert "ridge (dotted) is at 206" in caps["fig6-roofline"]
+
+
+def test_figure9_caption_does_not_say_less_per_gpu_where_the_bound_scales(tmp_path):
+    """Phi-3 mini on RTX 4090 over PCIe: the bound overlaps the all-reduces, so at batch 1 every tensor-parallel
+    degree gives 125 tok/s per GPU; the caption said "each GPU added buys less" beside "32 GPUs give 4,010 tok/s,
+    125 per GPU".  Llama 3.1 70B on H100 (23.7 per GPU on 2, 23.3 on 64) still buys less."""
+    from genreport.present.figures.fig9_gpu_rates import caption9
+    from shared import evaluated
+
+    spec = tmp_path / "phi.yaml"
+    spec.write_text("kind: report\nname: phi\ntitle: t\nhardware: rtx-4090\nmodel: phi-3-mini\nprecision: bf16\n"
+                    "workloads:\n  decode: {batch: [1, 8], context: [1k]}\n")
+    r = evaluated(spec)
+    rows = [x for x in r.many.scaling_batch1 if x["fits"]]
+    first, last = rows[0], rows[-1]
+    assert last["tokens_per_s_gpu"] >= 0.995 * first["tokens_per_s_gpu"]
+    text = caption9(r)
+    assert "buys less" not in text and "as many as on 1 GPU" in text
+    assert "buys less" in caption9(evaluated("llama70b-h100-tp8.yaml"))

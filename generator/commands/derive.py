@@ -325,11 +325,18 @@ def _numbers(args, accounting: str | None, qid: str) -> Numbers:
         # a quantity without a batch (the capacities, the weight bytes) holds every weight a GPU keeps: a --batch
         # given beside it must not make a mixture of experts' N the experts that batch reads (DeepSeek-V3 at tp 8 x
         # ep 32 x dp 4: kv_capacity_tokens --batch 1 gave 6,754,640 for the report's 6,241,989)
-        # (the serving chapter's quantities keep the point's batch: their steps read at it)
-        read = params.get("batch") if "batch" in needed or qid in AT_CHAPTER_POINT or qid in POOLS else None
-        env = env_obj.at(batch=read, context=params.get("context"), **extra)
-        if read is None and params.get("batch") is not None and spec.model.moe is not None:
-            point = "N the weights a GPU holds, every expert: the batch does not enter this quantity"
+        # (the serving chapter's quantities keep the point's batch: their steps read at it); likewise a --context
+        # beside a quantity without one (kv_capacity_tokens, critical_context) must not shrink a windowed model's c
+        keep = qid in AT_CHAPTER_POINT or qid in POOLS
+        read = params.get("batch") if "batch" in needed or keep else None
+        at = params.get("context") if "context" in needed or keep else None
+        env = env_obj.at(batch=read, context=at, **extra)
+        ignored = [name for name, used in (("batch", read), ("context", at))
+                   if used is None and params.get(name) is not None
+                   and (name == "context" or spec.model.moe is not None)]
+        if ignored:
+            point = (f"the {' and the '.join(ignored)} given do{'es' if len(ignored) == 1 else ''} not enter this "
+                     "quantity" + ("; N is the weights a GPU holds, every expert" if "batch" in ignored else ""))
     if qid == "training_weight_reuse_intensity":  # a training step streams the recipes' bf16 weights, as chapter 5
         from genreport.formulas.recipes import TRAINING_WEIGHT_BYTES
 

@@ -73,6 +73,17 @@ def stated_at_point(qid: str, nums: Numbers, unit: str, integer: str = "") -> tu
             "(decode_tokens_per_s_gpu)",
             f"  the formula above with one GPU's inputs, its own step over its slice without the links or the "
             f"pipeline: {_fmt(own, unit)}, not a rate the report states"]
+    if qid == "critical_context" and own is not None and not nums.overridden:
+        # past a sliding window the report states the numeric root with the windows, not the closed form printed
+        # above at these inputs (gpt-oss-120b: 890 tokens, where the closed form gives 509)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            closed = float(np.ravel(np.asarray(load()[qid](v), dtype=float))[0])
+        if np.isfinite(closed) and abs(closed - own) > 1e-9 * max(abs(own), 1.0):
+            w = int(spec.model.attention.sliding_window or 0)
+            return own, why, [f"  the closed form above at these inputs gives {_fmt(closed, unit)}, past the "
+                              f"{w:,}-token sliding window, where it no longer holds (it assumes every layer attends "
+                              "to all S positions); the value is where the ceiling with the windowed layers meets "
+                              "the ridge, solved numerically, as the report states it"]
     if qid == "intensity_at_capacity" and "S" in v:
         from genreport.model.values import physical
         from genreport.present import fmt

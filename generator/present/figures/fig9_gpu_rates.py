@@ -69,11 +69,16 @@ def caption9(r: Results, baseline: Results | None = None) -> str:
         return (f"No tensor-parallel layout up to {_widest(m):,} GPUs holds the weights and one sequence at this "
                 "context.")
     first, last = rows[0], max(rows, key=lambda x: x["gpus"])
+    if last["gpus"] > first["gpus"] and last["tokens_per_s_gpu"] < 0.995 * first["tokens_per_s_gpu"]:
+        why = (": each GPU added buys less, because the weights it no longer streams are traded for all-reduces")
+    else:  # the bound overlaps the all-reduces: where they stay under each GPU's weight stream, per GPU holds
+        why = (f", as many as on {first['gpus']} GPU{'s' if first['gpus'] > 1 else ''}: the bound overlaps the "
+               "all-reduces, which stay under each GPU's weight stream (the serial estimate of the figure before "
+               "pays them)")
     return sweep_note(r, first=False) + (f"Tokens/s of one replica (solid) and per GPU (dashed) as the replica grows. At batch 1 one replica of "
             f"{first['gpus']} GPU{'s' if first['gpus'] > 1 else ''} gives {num(first['tokens_per_s_replica'])} tok/s; "
             f"{last['gpus']} GPUs give {num(last['tokens_per_s_replica'])} tok/s, "
-            f"{num(last['tokens_per_s_gpu'])} per GPU: each GPU added buys less, because the weights it no longer "
-            "streams are traded for all-reduces. Only layouts whose replica holds the batch are drawn.")
+            f"{num(last['tokens_per_s_gpu'])} per GPU{why}. Only layouts whose replica holds the batch are drawn.")
 
 
 def _widest(m) -> int:
