@@ -402,3 +402,19 @@ def test_the_formats_plan_tries_are_the_ones_the_gpu_computes(tmp_path):
     assert "fp8" not in r.spec.hardware.dense
     assert r.serving["formats"] == ["bf16"]
     assert r.serving["cheapest"] is not None
+
+
+@pytest.mark.parametrize("batch", [1.0, 64.0])
+def test_serial_request_rounds_pay_the_kernels_fixed_costs_as_the_tpot_does(batch):
+    """A request of two output tokens decodes one round, at its last context (prompt + 1), which is also its mean
+    context: the serial estimate's summed rounds must equal its TPOT round.  They were short by the kernels' fixed
+    costs (Llama 3.1 70B on 8 H100, 80 layers x 10 kernels x 0.5 us = 0.4 ms), so the serial tok/s per user,
+    end-to-end latency and $/M out of every serving table counted rounds without them."""
+    from genreport.load.loader import load_report
+    from genreport.model.serving import _request_values
+    from shared import SPECS
+
+    s = load_report(SPECS / "llama70b-h100-tp8.yaml")
+    x = _request_values(s.model, s.hardware, s.precision, s.parallelism, batch, 4096, 2, s.accounting, None, True)
+    assert x["decode_serial"] == pytest.approx(x["tpot_serial"], rel=1e-12)
+    assert x["decode_bound"] == pytest.approx(x["tpot_bound"], rel=1e-12)
