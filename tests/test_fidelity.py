@@ -171,3 +171,18 @@ def test_results_json_active_parameters_are_the_whole_models_at_a_layout():
     doc = json.loads(results_json(evaluated("mixtral8x22b-h100-tp8-ep8.yaml")))["inputs"]["model"]
     assert doc["active_parameters"] == 39_152_031_744
     assert doc["active_parameters_without_input_embedding"] == 39_152_031_744 - 32_000 * 6_144
+
+
+def test_fp8_compute_is_no_lever_where_fp8_runs_at_the_bf16_rate(tmp_path):
+    """Gaudi 3's matrix engines run fp8 at the bf16 rate (1,835 TFLOP/s both, specs/hardware/gaudi3.yaml): page 1
+    named "FP8 compute: 1x roof" the best lever of a compute-bound prefill and chapter 5 tabled ridge 496 -> 496.
+    On H100 (989.4 -> 1,978.9 TFLOP/s) it stays a 2x lever."""
+    spec = tmp_path / "g.yaml"
+    spec.write_text("kind: report\nname: g\ntitle: t\nhardware: gaudi3\nmodel: llama-3.1-8b\nprecision: bf16\n"
+                    "workloads:\n  prefill: {prompt: [4k]}\n")
+    r = evaluated(spec)
+    assert "compute-fp8" not in {lv["lever"] for lv in r.levers}
+    (row,) = [x for x in r.decision if x["workload"] == "prefill"]
+    assert row["roof"] == "compute" and (row["lever"] is None or "FP8" not in row["lever"]["change"])
+    (h100,) = [lv for lv in evaluated("llama8b-h100.yaml").levers if lv["lever"] == "compute-fp8"]
+    assert h100["gain"] == pytest.approx(2.0, rel=1e-3)

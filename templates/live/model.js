@@ -611,7 +611,7 @@ const GR_MODEL = (function () {
         what: "fewer bytes per step", kind: "time", before: b0, after: after, gain: b0 / after,
         note: "ideal: KV and activation traffic are unchanged and dequantization costs time, so the real gain is smaller"});
     });
-    if ("fp8" in hw.dense && p.compute !== "fp8") {
+    if ("fp8" in hw.dense && p.compute !== "fp8" && hw.dense.fp8 > hw.dense[p.compute]) {  // only where fp8 raises the roof
       const r8 = hw.dense.fp8 / hw.bandwidth;
       rows.push({lever: "compute-fp8", change: "FP8 compute", what: "higher compute roof", kind: "ridge",
         before: ridge, after: r8, gain: r8 / ridge,
