@@ -197,3 +197,15 @@ def test_figure9_caption_does_not_say_less_per_gpu_where_the_bound_scales(tmp_pa
     text = caption9(r)
     assert "buys less" not in text and "as many as on 1 GPU" in text
     assert "buys less" in caption9(evaluated("llama70b-h100-tp8.yaml"))
+
+
+def test_figure8_caption_says_one_gpu_does_not_hold_the_weights():
+    """Llama 3.1 70B in bf16 (141 GB) on H100 (80 GB): figure 7's caption said "7.7x faster than one GPU" of a card
+    that cannot hold the model (chapter 1: "would not fit"); the ratio is now said to be to what it would take."""
+    from genreport.present.figures.fig8_gpus import caption8
+    from shared import evaluated
+
+    r = evaluated("llama70b-h100-tp8.yaml")
+    (one,) = [x for x in r.many.scaling_batch1 if x["gpus"] == 1]
+    assert not one["fits"]
+    assert "than one GPU would be if it held the weights, which it does not" in caption8(r)

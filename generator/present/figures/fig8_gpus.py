@@ -89,8 +89,12 @@ def caption8(r: Results, baseline: Results | None = None) -> str:
         text += (f"No replica of the sweep ({', '.join(str(x['gpus']) for x in m.scaling_batch1)} GPUs) holds the "
                  "weights: the times are what it would take if it did. ")
     elif one is not None and r.frame.many:  # the one-card time is stated once, in chapter 1
-        text += (f"At batch 1 the bound is {num(best['bound'] * 1e3)} ms at best, on {best['gpus']} GPUs "
-                 f"({num(one['bound'] / best['bound'])}× faster than one GPU for {best['gpus']}× the GPUs). ")
+        # one card that cannot hold the weights has no speed of its own: the ratio is to what it would take
+        ratio = num(one['bound'] / best['bound'])
+        than = (f"{ratio}× faster than one GPU for {best['gpus']}× the GPUs" if one["fits"] else
+                f"{ratio}× faster, for {best['gpus']}× the GPUs, than one GPU would be if it held the weights, "
+                "which it does not")
+        text += f"At batch 1 the bound is {num(best['bound'] * 1e3)} ms at best, on {best['gpus']} GPUs ({than}). "
     elif one is not None:
         text += (f"At batch 1 the bound is {num(one['bound'] * 1e3)} ms on one GPU and "
                  f"{num(best['bound'] * 1e3)} ms at best, on {best['gpus']} GPUs "
