@@ -206,3 +206,18 @@ def test_moe_sentence_exponent_counts_the_tokens_an_ep_group_gathers():
     assert gather == "8" and points
     for batch, touched in points:
         assert float(touched) == pytest.approx(256 * (1 - (1 - 8 / 256) ** (8 * int(batch))), rel=5e-3)
+
+
+def test_page1_kv_headline_of_a_model_windowed_in_every_layer(tmp_path):
+    """Phi-3 mini (sliding_window 2047 in all 32 layers, specs/models/phi-3-mini.yaml): page 1 said "past it 0 KiB
+    per token in the 0 global layers plus 767.6 MiB per sequence"; with no global layer it states the fixed cache."""
+    import re
+
+    from shared import html
+
+    spec = tmp_path / "phi.yaml"
+    spec.write_text("kind: report\nname: phi\ntitle: t\nhardware: rtx-4090\nmodel: phi-3-mini\nprecision: bf16\n"
+                    "workloads:\n  decode: {batch: [1], context: [4k]}\n")
+    text = re.sub(r"<[^>]+>", "", html(spec))
+    assert "0 global layers" not in text
+    assert "past it a fixed 767.6 MiB per sequence, every one of the 32 layers windowed" in text

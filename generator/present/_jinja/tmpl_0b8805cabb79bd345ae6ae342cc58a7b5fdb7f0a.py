@@ -134,14 +134,24 @@ def root(context, missing=missing):
     if context.call(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'get'), 'kv_windowed_per_sequence'):
         pass
         yield '<span data-static>\n  while the context fits every window; past it '
-        yield escape(t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_global_per_token')))
-        yield ' per token in the '
-        yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_global_layers')))
-        yield ' global layers\n  plus '
-        yield escape(t_4(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence')))
-        yield ' per sequence in the '
-        yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_bounded_layers')))
-        yield ' windowed ones</span>'
+        if environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_global_layers'):
+            pass
+            yield escape(t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_global_per_token')))
+            yield ' per token in the '
+            yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_global_layers')))
+            yield ' global layers\n  plus '
+            yield escape(t_4(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence')))
+            yield ' per sequence in the '
+            yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_bounded_layers')))
+            yield ' windowed ones'
+        else:
+            pass
+            yield 'a fixed '
+            yield escape(t_4(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence')))
+            yield ' per sequence, every one of the '
+            yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_bounded_layers')))
+            yield ' layers windowed'
+        yield '</span>'
     yield '</td>\n<td><span data-live="precision.label">'
     yield escape(context.call(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'label')))
     yield '</span> (<span data-live="precision.weight_bytes">'
@@ -426,4 +436,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=68&6=81&7=89&8=101&9=109&10=121&11=137&12=141&13=146&14=150&15=172&16=185&19=192&22=207&23=226&24=266&25=314&27=318&29=322&30=332&31=340&32=351&33=362&34=369&35=371&36=385&40=404&41=407&42=422'
+debug_info = '1=68&6=81&7=89&8=101&9=109&10=121&11=137&12=143&13=156&14=160&15=182&16=195&19=202&22=217&23=236&24=276&25=324&27=328&29=332&30=342&31=350&32=361&33=372&34=379&35=381&36=395&40=414&41=417&42=432'
