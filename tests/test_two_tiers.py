@@ -144,3 +144,20 @@ def test_the_chapter_prints_the_two_tier_formulas_where_the_layout_uses_them():
     experts = ids("h200", Parallelism(1, dp=32, ep=32))
     assert {"all_to_all_time_experts", "all_to_all_time_library_tiers"} <= set(experts)
     assert "all_to_all_time_library" not in experts
+
+
+def test_the_two_tier_sentence_is_its_own_sentence():
+    """Chapter 6 printed "... 9.5 us per step.It is two tiers" (the template's line break after the block tag is
+    trimmed): the sentence of the group's links, rendered alone with a two-tier ep group, keeps its space."""
+    from types import SimpleNamespace as NS
+
+    from genreport.present.render import _env
+
+    src = (ROOT / "templates" / "sections" / "s7_gpus.html.j2").read_text(encoding="utf-8")
+    start = src.index("{% for g, link in par_links %}")
+    fragment = src[start:src.index("{% endfor %}", start) + len("{% endfor %}")]
+    inner = NS(name="NVLink", bandwidth_per_direction=450e9, latency=0.6e-6, bus_bandwidth=None, in_network=False)
+    link = NS(span=32, tier="scale-out", name="NICs", bandwidth_per_direction=50e9, latency=9.5e-6,
+              bus_bandwidth=None, in_network=False, inner=inner, local=8, domains=4)
+    text = _env().from_string(fragment).render(par_links=[("ep", link)], par=NS(parallelism={"ep": 32}))
+    assert "per step. It is two tiers" in " ".join(text.split())

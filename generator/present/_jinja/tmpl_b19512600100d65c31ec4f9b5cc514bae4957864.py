@@ -191,7 +191,7 @@ def root(context, missing=missing):
                 yield '.'
                 if environment.getattr(l_1_link, 'inner'):
                     pass
-                    yield 'It is two tiers: '
+                    yield ' It is two tiers: '
                     yield escape(environment.getattr(l_1_link, 'local'))
                     yield ' of its GPUs share each scale-up domain, '
                     yield escape(environment.getattr(environment.getattr(l_1_link, 'inner'), 'name'))
