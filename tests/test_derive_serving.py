@@ -227,3 +227,20 @@ def test_derive_gives_the_chapters_ceilings_at_a_two_node_moe(capsys, tmp_path):
                  "--context", "4607", "--at", "C=1e9"]) == 0
     out = capsys.readouterr().out
     assert "no arrival rate fits" in out and "= -" not in out
+
+
+@pytest.mark.parametrize("name,c", [("deepseek-v3-h200-ep8.yaml", 35_136), ("llama70b-h100-tp8.yaml", 327_680)])
+def test_kv_transfer_time_is_the_disaggregation_rows(capsys, name, c):
+    """The serving chapter states one prompt's KV transfer (every GPU of the replica sending its slice at once);
+    derive asked for --at W_kv and, given c, printed the whole model's cache as c_g, one GPU's.  It now takes the
+    row's link and the whole model's cache the prompt leaves, and states the row's value.  c: DeepSeek-V3 61 x 576 x
+    1 B (MLA, fp8 KV); Llama 3.1 70B 2 x 80 x 8 x 128 x 2 B (config.json shapes in specs/models)."""
+    import re
+
+    from shared import SPECS, evaluated
+
+    want = evaluated(name).serving["techniques"]["numbers"]["kv_transfer_time"]
+    assert main(["derive", "kv_transfer_time", "--spec", str(SPECS / name), "--no-latex"]) == 0
+    out = capsys.readouterr().out
+    assert float(re.search(r"^  t_kv = ([0-9.e+-]+) s", out, re.M).group(1)) == pytest.approx(want, rel=1e-5)
+    assert re.search(rf"inputs: .*\bc = {c} B/token", out) and "c_g" not in out

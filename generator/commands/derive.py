@@ -359,6 +359,21 @@ def _numbers(args, accounting: str | None, qid: str) -> Numbers:
                 params["batch"] = int(pools["B"])
             point = ("the serving chapter's disaggregation row: its batch per replica, t_pr its TTFT, t_s a decode "
                      "replica's mean round (the steady state's, (T_o - 1) / tok/s per user), one replica a pool")
+    unsliced: frozenset = frozenset()
+    if qid == "kv_transfer_time" and spec.serving is not None:
+        # the serving chapter's disaggregation row: the prompt's cache over the link between replicas, every GPU of
+        # the replica sending its slice at once (W_kv), c the whole model's held at T_in (techniques.py)
+        from genreport.load.spec import Parallelism
+        from genreport.model.plan import kv_link
+        from genreport.model.serving import prompt_cache_c
+
+        link, name = kv_link(spec.hardware, spec.parallelism or Parallelism())
+        if link:
+            unsliced = frozenset({"c"})  # the whole model's c, as the report prints it, not c_g
+            values["W_kv"] = float(link)
+            values["c"] = prompt_cache_c(env_obj, spec.serving.prompt)
+            point = (f"the serving chapter's disaggregation row: one prompt's cache over the {name} link, W_kv the "
+                     "replica's GPUs sending at once, c the whole model's cache the prompt leaves")
     if spec.efficiency is not None:  # achievable fractions, where the spec gives them
         values.setdefault("eta_W", float(spec.efficiency.bandwidth))
         values.setdefault("eta_P", float(spec.efficiency.compute))
@@ -369,7 +384,8 @@ def _numbers(args, accounting: str | None, qid: str) -> Numbers:
         roomy = held_room(env_obj, values, float(np.ravel(env["S"])[0]))
         if roomy is not values:
             held = values["C"] - roomy["C"] + values["N"] * values["b"]  # the weight bytes a GPU holds
-    nums = Numbers(spec, env_obj, values, params, point=point, held=held, whole=whole is not None)
+    nums = Numbers(spec, env_obj, values, params, point=point, held=held, whole=whole is not None,
+                   unsliced=unsliced)
     a = spec.model.attention
     if qid == "kv_bytes_per_token" and a.kind == "mla":
         layers = float(np.ravel(values["L"])[0])
@@ -515,7 +531,8 @@ def _numbers_header(nums: Numbers, expr, qid: str) -> list[str]:
     shown = []
     for s in sorted(expr.free_symbols, key=lambda s: s.name):
         if s.name in nums.values:
-            name = PLAIN[s.name] if s.name in sliced and not cut.trivial and not nums.whole else s.name
+            name = (PLAIN[s.name] if s.name in sliced and not cut.trivial and not nums.whole
+                    and s.name not in nums.unsliced else s.name)
             shown.append(f"{name} = {_fmt(nums.values[s.name], BY_NAME[s.name].unit)}")
     if shown:
         lines.append("  inputs: " + ", ".join(shown))

@@ -26,6 +26,7 @@ class Numbers:
     note: str = ""  # a line after the inputs: what an input stands for where it is not its glossary meaning
     held: float | None = None  # weight bytes a GPU holds, where a step at the point reads other (N b)
     whole: bool = False  # a layout quantity: its inputs are the whole model's (N, L, c), which its formula divides
+    unsliced: frozenset = frozenset()  # inputs set to the whole model's value at a layout: printed without _g
 
 
 def _indent(text: str, n: int = 2) -> list[str]:
