@@ -365,3 +365,23 @@ def test_chapter_pools_take_the_mean_round_as_their_tok_s_per_gpu():
     given = {**pools, "T_out": float(sv.output)}
     for qid, want in (("balanced_prefill_gpus", n["prefill_share"]), ("decode_pool_rate", n["pool_rate"])):
         assert float(q[qid](given)) == pytest.approx(want, rel=1e-12)
+
+
+def test_a_mixture_of_experts_that_speculates_again_past_the_breakeven_says_so(capsys):
+    """gpt-oss-120b (4 of 128 experts) on 4 GB200, tp 4 x ep 4, an MTP-style head: at batches 2-6 the verify round's
+    4 B tokens touch so many more experts than the plain round's B that speculation does not pay; from 7 on it does
+    again (every expert read either way), so at batch 256 it speculates 2.46x.  The table said "spec ends: batch 2"
+    beside "2.46x"; it names the batches where it does not pay."""
+    args = ("gpt-oss-120b", "--hardware", "gb200", "--prompt", "4k", "--output", "1k", "--gpus", "4",
+            "--speculative", "3,0.7,layers:1")
+    doc = _json(capsys, *args, "--batch", "256")
+    (r,) = [x for x in doc["rows"] if (x["tp"], x["pp"], x["ep"], x["dp"]) == (4, 1, 4, 1)]
+    assert r["speculative"] == "on" and r["batch"] == 256
+    off, again = r["spec_breakeven_batch"], r["spec_resumes_batch"]
+    assert off is not None and again is not None and off < again <= 256
+    for b, on in ((off, False), (again - 1, False), (again, True)):
+        (x,) = [y for y in _json(capsys, *args, "--batch", str(b))["rows"]
+                if (y["tp"], y["pp"], y["ep"], y["dp"]) == (4, 1, 4, 1)]
+        assert x["batch"] == b and (x["speculative"] == "on") is on
+    assert main(["plan", *args, "--batch", "256", "--limit", "0"]) == 0
+    assert f"off at {off}-{again - 1}" in capsys.readouterr().out
