@@ -221,3 +221,23 @@ def test_page1_kv_headline_of_a_model_windowed_in_every_layer(tmp_path):
     text = re.sub(r"<[^>]+>", "", html(spec))
     assert "0 global layers" not in text
     assert "past it a fixed 767.6 MiB per sequence, every one of the 32 layers windowed" in text
+
+
+def test_page1_kv_headline_past_the_window_has_each_gpus_share_at_a_layout(tmp_path):
+    """gpt-oss-120b at tp 4 (8 KV heads of 64, bf16; 18 global and 18 windowed layers of 128, config.json): page 1
+    read "18 KiB per token on each GPU ... past it 36 KiB per token", the whole model's beside a GPU's, as if a GPU's
+    cache grew past the window.  Each GPU's share is stated beside it: 36 / 4 = 9 KiB, 4.5 / 4 = 1.125 MiB."""
+    from genreport.present.render import _env
+
+    spec = tmp_path / "oss.yaml"
+    spec.write_text("kind: report\nname: oss\ntitle: t\nhardware: h100-sxm\nmodel: gpt-oss-120b\n"
+                    "precision: {weights: checkpoint, kv_cache: bf16, compute: bf16}\nparallelism: {tp: 4}\n"
+                    "workloads:\n  decode: {batch: [1], context: [1k]}\n")
+    facts = evaluated(spec).facts
+    assert facts["kv_global_per_token"] == 18 * 2 * 8 * 64 * 2
+    assert facts["kv_global_per_token_gpu"] == 18 * 2 * 2 * 64 * 2
+    assert facts["kv_windowed_per_sequence_gpu"] == 18 * 128 * 2 * 2 * 64 * 2
+    src = (ROOT / "templates" / "sections" / "s0_summary.html.j2").read_text(encoding="utf-8")
+    start = src.index("past it {% if facts.kv_global_layers %}")
+    text = _env().from_string(src[start:src.index("</span>", start)]).render(facts=facts)
+    assert "(9 KiB and 1.125 MiB on each GPU)" in text

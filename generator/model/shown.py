@@ -159,6 +159,11 @@ def facts(r) -> dict[str, float | None]:
         out["kv_windowed_per_sequence"] = float(head["bytes_per_sequence_windowed"])
         out["kv_global_layers"] = float(head["global_layers"])
         out["kv_bounded_layers"] = float(head["windowed_layers"] + head["chunked_layers"])
+        cut = r.envs[r.lead].cut
+        share = cut.pp * cut.s_kv  # a GPU of a layout holds 1 / (n_PP s_kv) of every sequence's cache
+        if share > 1:  # page 1 states both scopes, as it does the per-token c beside c_g
+            out["kv_global_per_token_gpu"] = out["kv_global_per_token"] / share
+            out["kv_windowed_per_sequence_gpu"] = out["kv_windowed_per_sequence"] / share
     t_train = r.spec.workloads.training_tokens
     if t_train and r.gemm and t_train in r.gemm[0]["tokens"] and "training_intensity" in r.verdicts:
         # training streams the recipes' bf16 weights: the first GEMM with its activations at that b, both

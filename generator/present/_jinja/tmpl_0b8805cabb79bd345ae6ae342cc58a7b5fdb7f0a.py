@@ -144,6 +144,13 @@ def root(context, missing=missing):
             yield ' per sequence in the '
             yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_bounded_layers')))
             yield ' windowed ones'
+            if context.call(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'get'), 'kv_global_per_token_gpu'):
+                pass
+                yield ' ('
+                yield escape(t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_global_per_token_gpu')))
+                yield ' and '
+                yield escape(t_4(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence_gpu')))
+                yield ' on each GPU)'
         else:
             pass
             yield 'a fixed '
@@ -151,6 +158,11 @@ def root(context, missing=missing):
             yield ' per sequence, every one of the '
             yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_bounded_layers')))
             yield ' layers windowed'
+            if context.call(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'get'), 'kv_windowed_per_sequence_gpu'):
+                pass
+                yield ' ('
+                yield escape(t_4(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence_gpu')))
+                yield ' on each GPU)'
         yield '</span>'
     yield '</td>\n<td><span data-live="precision.label">'
     yield escape(context.call(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'label')))
@@ -436,4 +448,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=68&6=81&7=89&8=101&9=109&10=121&11=137&12=143&13=156&14=160&15=182&16=195&19=202&22=217&23=236&24=276&25=324&27=328&29=332&30=342&31=350&32=361&33=372&34=379&35=381&36=395&40=414&41=417&42=432'
+debug_info = '1=68&6=81&7=89&8=101&9=109&10=121&11=137&12=143&13=168&14=172&15=194&16=207&19=214&22=229&23=248&24=288&25=336&27=340&29=344&30=354&31=362&32=373&33=384&34=391&35=393&36=407&40=426&41=429&42=444'
