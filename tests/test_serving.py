@@ -418,3 +418,20 @@ def test_serial_request_rounds_pay_the_kernels_fixed_costs_as_the_tpot_does(batc
     x = _request_values(s.model, s.hardware, s.precision, s.parallelism, batch, 4096, 2, s.accounting, None, True)
     assert x["decode_serial"] == pytest.approx(x["tpot_serial"], rel=1e-12)
     assert x["decode_bound"] == pytest.approx(x["tpot_bound"], rel=1e-12)
+
+
+def test_a_node_is_not_full_of_replicas_whose_experts_span_nodes():
+    """DeepSeek-V3 at tp 1 x ep 16 x dp 16 on H200 (8 GPUs a node): a replica is one GPU, but its MoE layers run
+    over the 16 GPUs of the ep group, two nodes; the chapter said "A node of 8 GPUs full of such replicas gives ...",
+    as if a node served them alone.  It now says the ep group spans two nodes and gives each node's share."""
+    from genreport.present.render import _env
+    from shared import ROOT, evaluated
+
+    sv = evaluated("deepseek-v3-h200-ep8.yaml", ("parallelism.dp=16", "parallelism.ep=16")).serving
+    assert (sv["replica_nodes"], sv["ep_nodes"]) == (1, 2)
+    src = (ROOT / "templates" / "sections" / "s9_serving.html.j2").read_text(encoding="utf-8")
+    start = src.index("{% if serving.gpus_per_node %}")
+    text = _env().from_string(src[start:src.index("at most. {% endif %}", start) + len("at most. {% endif %}")]
+                              ).render(serving=sv)
+    assert "full of such replicas" not in text
+    assert "The expert-parallel group spans 2 nodes of 8 GPUs" in text and "each node's share gives" in text

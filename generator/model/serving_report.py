@@ -134,6 +134,9 @@ def report(r) -> dict | None:
             "concurrency": cap * par.dp, "ttft_target": sv.ttft, "tpot_target": sv.tpot,
             "users": sv.users, "gpus_per_node": node,
             "replica_nodes": -(-par.replica_gpus // node) if node else None,  # nodes one replica spans
+            # nodes the expert-parallel group spans: wider than a replica (data-parallel attention), its replicas'
+            # MoE layers run across all of them, so no node holds such replicas alone
+            "ep_nodes": -(-max(par.ep, par.replica_gpus) // node) if node else None,
             "price_per_hour": price, "board_watts": power, "gpus": replicas_gpus,
             "replica_gpus": par.replica_gpus, "dp": par.dp, "capacity_batch": cap,
             "holds": holds, "ttft_met": None if sv.ttft is None or not holds else bool(one.ttft_bound <= sv.ttft),

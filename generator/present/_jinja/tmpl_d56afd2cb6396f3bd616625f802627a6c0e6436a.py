@@ -232,7 +232,14 @@ def root(context, missing=missing):
             yield '</tbody>\n</table></div>\n<p data-static>'
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node'):
                 pass
-                if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_nodes') > 1):
+                if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ep_nodes') > environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_nodes')):
+                    pass
+                    yield 'The expert-parallel group spans '
+                    yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ep_nodes'))
+                    yield ' nodes of '
+                    yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
+                    yield " GPUs, its replicas' MoE layers running across all of them; each node's share gives"
+                elif (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_nodes') > 1):
                     pass
                     yield 'A replica spans '
                     yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_nodes'))
@@ -799,4 +806,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=88&2=97&3=99&4=103&5=107&6=109&7=113&8=121&9=133&11=135&13=139&14=143&16=150&17=156&18=173&21=179&22=197&23=205&24=209&25=216&26=223&29=233&30=263&31=277&32=292&34=302&35=311&36=331&37=388&38=394&39=400&40=410&41=451&42=463&44=465&47=468&50=485&53=495&54=503&55=511&56=515&59=531&61=543&62=546&66=548&67=550&68=555&72=560&73=563&74=582&75=584&78=587&79=589&80=597&81=615&82=625&83=673&84=682&85=684&86=698&87=710&88=720&89=722&92=727&94=729&95=742&96=760&97=767&98=776&103=786&104=789&106=792&107=794'
+debug_info = '1=88&2=97&3=99&4=103&5=107&6=109&7=113&8=121&9=133&11=135&13=139&14=143&16=150&17=156&18=173&21=179&22=197&23=205&24=209&25=216&26=223&29=233&30=270&31=284&32=299&34=309&35=318&36=338&37=395&38=401&39=407&40=417&41=458&42=470&44=472&47=475&50=492&53=502&54=510&55=518&56=522&59=538&61=550&62=553&66=555&67=557&68=562&72=567&73=570&74=589&75=591&78=594&79=596&80=604&81=622&82=632&83=680&84=689&85=691&86=705&87=717&88=727&89=729&92=734&94=736&95=749&96=767&97=774&98=783&103=793&104=796&106=799&107=801'
