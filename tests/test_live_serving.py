@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import random
 
-from genreport import evaluate, load_spec
+from genreport import load_spec
 from genreport.present import live
 from livejs import needs_node, run
 from shared import SPECS, evaluated
@@ -109,8 +109,8 @@ def test_serving_what_ifs_as_python_computes_them():
                                                f"serving.prefix_hit={rng.choice([0, 0.25, 0.7])}",
                                                f"serving.users={rng.choice([1, 17, 5000])}"]) for i in range(3)]
     specs = [load_spec(SPECS / name, overrides) for name, overrides in cases]
-    for (name, overrides), spec, got in zip(cases, specs, js(specs), strict=True):
-        assert differences(evaluate(spec), got) == [], (name, overrides)
+    for (name, overrides), got in zip(cases, js(specs), strict=True):
+        assert differences(evaluated(name, overrides), got) == [], (name, overrides)
 
 
 def test_a_page_without_a_layout_or_a_serving_block_recomputes_no_chapter():
@@ -138,7 +138,7 @@ def test_the_chapter_in_chromium_follows_a_serving_what_if(tmp_path):
     dom = chromium(page.as_uri() + "#set=serving.tpot=15%20ms")
     chapter = dom[dom.index('<section id="s9"'):]
     chapter = chapter[:chapter.index("</section>")]
-    r = evaluate(load_spec(SPECS / SERVING[0], ["serving.tpot=15 ms"]))
+    r = evaluated(SERVING[0], ["serving.tpot=15 ms"])  # the what-if test_serving_what_ifs_... evaluated
     tech = r.serving["techniques"]
     show = {"integer": fmt.integer, "num": fmt.num, "time": fmt.time, "f2": lambda x: f"{x:.2f}",
             "rps": lambda x: fmt.num(x) + " requests/s"}
@@ -183,8 +183,8 @@ DRAFTS = [
 def test_the_page_runs_the_drafts_passes_at_each_what_if():
     specs = [load_spec(SPECS / name, overrides) for name, overrides in DRAFTS]
     got = js(specs)
-    for (name, overrides), spec, have in zip(DRAFTS, specs, got, strict=True):
-        assert differences(evaluate(spec), have) == [], (name, overrides)
+    for (name, overrides), have in zip(DRAFTS, got, strict=True):
+        assert differences(evaluated(name, overrides), have) == [], (name, overrides)
     # hand counts (tests/test_speculative_draft.py): 283 sequences per replica beside the 1B draft, 508 with half of
     # each prompt cached; the lever row names the draft and its passes' time
     n = got[0]["numbers"]
@@ -222,5 +222,5 @@ output(INPUT.cases.map(function (c) {
                                                             "overrides": ov} for name, ov in cases],
                                                  "tables": live.tables()})
     for (name, ov), have in zip(cases, got, strict=True):
-        assert differences(evaluate(load_spec(SPECS / name, ov)), have) == [], (name, ov)
+        assert differences(evaluated(name, ov), have) == [], (name, ov)
     assert "draft_model" not in got[2]["numbers"] and "drafts 10% of a step" in got[2]["levers"][0]["setting"]
