@@ -713,3 +713,18 @@ def decode_rates_at(spec, accounting: str, batch: float, context: float) -> tupl
     v = point_values(spec, accounting, "decode_time_bound", batch, context)
     t = float(np.ravel(np.asarray(load()["decode_time_bound"](v), dtype=float))[0])
     return float(batch) / t, float(batch) / (t * spec.parallelism.replica_gpus)
+
+
+def decode_bound_at(spec, accounting: str, batch: float, context: float, precision: Precision | None = None,
+                    bandwidth_scale: float = 1.0) -> float:
+    """The strict bound of a decode round at the spec's layout at one (batch, context), decode_time_bound as the
+    decode grid evaluates it (compute, the busiest GPU's HBM and the interconnect ledgers, through the pipeline),
+    with another weight format or HBM ``bandwidth_scale`` times faster: what a page-1 lever does to a layout's row
+    (its KV cache, activations and links unchanged)."""
+    if precision is not None:
+        spec = replace(spec, precision=precision)
+    v = point_values(spec, accounting, "decode_time_bound", batch, context)
+    if bandwidth_scale != 1.0:
+        v = dict(v, W=v["W"] * bandwidth_scale)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return float(np.ravel(np.asarray(load()["decode_time_bound"](v), dtype=float))[0])

@@ -779,22 +779,27 @@ const GR_MODEL = (function () {
     }
     const byName = {};
     lv.forEach(function (x) { byName[x.lever] = x; });
-    if (row.workload === "decode" && row.binds === "bandwidth" && !res.parallel) {
+    if (row.workload === "decode" && row.binds === "bandwidth") {
+      // at a layout each lever on the row's own round (decision._lever_bound), else on one card
+      const atLayout = !!(res.parallel && res.parallel.decode[res.lead]);
+      const bound = (i, b, prec, scaleW) => atLayout ? GR_PARALLEL.roundBound(inp, t, res.lead, b, row.context, prec, scaleW)
+        : decodeBound(prec ? withPrecision(i, prec) : i, t, res.lead, b, row.context, scaleW);
       const j = inp.workloads.decode_context.indexOf(row.context);
-      const cap = physical("capacity_batch", res.perContext[res.lead].capacity_batch_raw[j])[0];
+      const cap = physical("capacity_batch", atLayout ? res.parallel.perContext[res.lead].capacity_batch_replica_raw[j]
+        : res.perContext[res.lead].capacity_batch_raw[j])[0];
       const candidates = [];
       if (cap && cap > row.batch) {
-        const tps = call("decode_tokens_per_s", res.envs[res.lead].at(cap, row.context));
+        const tps = atLayout ? cap / bound(inp, cap, null, 1.0)
+          : call("decode_tokens_per_s", res.envs[res.lead].at(cap, row.context));
         candidates.push({change: "batch " + Math.trunc(cap).toLocaleString("en-US"), gain: tps / row.tokens_per_s,
           effect: "tok/s"});
       }
-      const before = decodeBound(inp, t, res.lead, row.batch, row.context, 1.0);
+      const before = bound(inp, row.batch, null, 1.0);
       for (const k of ["weights-int4", "weights-int8", "bandwidth-1.5"]) {
         if (byName[k] && !(k === "weights-int8" && byName["weights-int4"])) {
           // its gain at this row's batch and context, not the batch-1 weights-only lever's (decision.best_lever)
           const ch = leverChange(inp, k);
-          const after = decodeBound(ch[0] ? withPrecision(inp, ch[0]) : inp, t, res.lead, row.batch, row.context, ch[1]);
-          candidates.push({change: byName[k].change, gain: before / after, effect: "latency"});
+          candidates.push({change: byName[k].change, gain: before / bound(inp, row.batch, ch[0], ch[1]), effect: "latency"});
         }
       }
       if (!candidates.length) return null;
