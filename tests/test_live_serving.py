@@ -39,6 +39,9 @@ def differences(r, got: dict) -> list[str]:
     for k in ("capacity_batch", "tpot_batch", "users_batch", "gpus_for_users", "holds", "ttft_met"):
         if not same(r.serving[k], got[k]):
             bad.append(f"{k}: python {r.serving[k]!r}, js {got[k]!r}")
+    for k in ("kv_held_per_token", "kv_read_per_token", "kv_held_apart"):  # the KV cache room's c_h and c, one GPU's
+        if not same(tech[k], got.get(k)):
+            bad.append(f"{k}: python {tech[k]!r}, js {got.get(k)!r}")
     for k, v in tech["numbers"].items():
         if k not in got["numbers"] or not same(v, got["numbers"][k]):
             bad.append(f"numbers.{k}: python {v!r}, js {got['numbers'].get(k, 'missing')!r}")
@@ -141,7 +144,7 @@ def test_the_chapter_in_chromium_follows_a_serving_what_if(tmp_path):
     r = evaluated(SERVING[0], ["serving.tpot=15 ms"])  # the what-if test_serving_what_ifs_... evaluated
     tech = r.serving["techniques"]
     show = {"integer": fmt.integer, "num": fmt.num, "time": fmt.time, "f2": lambda x: f"{x:.2f}",
-            "rps": lambda x: fmt.num(x) + " requests/s"}
+            "rps": lambda x: fmt.num(x) + " requests/s", "kib": fmt.kib}
     spans = re.findall(r'<span data-sv="([^"]+)" data-f="(\w+)"[^>]*>([^<]*)</span>', chapter)
     assert len(spans) >= 8
     for path, f, text in spans:
