@@ -98,6 +98,12 @@ WHATIFS = [
     # the chunk (TPOT, the request's rounds, the prefix row's capacity); an EAGLE head of 4 of its layers drafts
     (SERVING[0], ["model=llama-4-scout", "serving.prompt=12k", "serving.users=16", "serving.prefix_hit=0.5"]),
     (SERVING[0], ["model=llama-4-scout", "serving.prompt=12k", "serving.speculative.draft_layers=4"]),
+    # Gemma 3 27B's sliding-window layers (5 local of 1,024 tokens to each global): a sequence holds c_h, averaged over
+    # the request's contexts, below the c a step at the last context reads; the KV cache room counts c_h, one GPU's,
+    # at tp 8, over a pipeline of 2, and on two nodes
+    (SERVING[0], ["model=gemma-3-27b"]),
+    (SERVING[0], ["model=gemma-3-27b", "parallelism.tp=4", "parallelism.pp=2", "serving.prefix_hit=0.5"]),
+    (SERVING[0], ["model=gemma-3-27b", "parallelism.tp=16", "serving.prompt=16k"]),
     # long requests: the chunked row's and the pools' rates below one a second, to three significant digits
     (SERVING[0], ["serving.prompt=60k", "serving.output=4k", "serving.users=8"]),
 ]
