@@ -705,16 +705,6 @@ def _pp_choices(layers: int, limit: int) -> list[int]:
     return sorted({p for p in range(1, top + 1) if layers % p == 0} | twos)
 
 
-def decode_rates_at(spec, accounting: str, batch: float, context: float) -> tuple[float, float]:
-    """``decode_tokens_per_s`` at a layout as the report states it, a replica's rate over a round (B over the strict
-    bound of a round, decode_time_bound: compute, HBM and interconnect ledgers overlapped, through the pipeline),
-    and the same per GPU of the replica (decode_tokens_per_s_gpu): the decode grid's numbers at one point, for
-    ``derive``."""
-    v = point_values(spec, accounting, "decode_time_bound", batch, context)
-    t = float(np.ravel(np.asarray(load()["decode_time_bound"](v), dtype=float))[0])
-    return float(batch) / t, float(batch) / (t * spec.parallelism.replica_gpus)
-
-
 def decode_bound_at(spec, accounting: str, batch: float, context: float, precision: Precision | None = None,
                     bandwidth_scale: float = 1.0) -> float:
     """The strict bound of a decode round at the spec's layout at one (batch, context), decode_time_bound as the
