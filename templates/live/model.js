@@ -811,6 +811,26 @@ const GR_MODEL = (function () {
     return null;
   }
 
+  /** A routed expert's weight-reuse intensities (shown.facts: routed_weight_reuse per prompt,
+   * training_routed_weight_reuse): one load of its weights serves T k / E tokens in expectation (uniform routing),
+   * at the routed experts' bytes per weight; training at the recipes' bf16 weights.  {} for a dense model. */
+  function routedFacts(res, inp, t) {
+    const m = inp.model, w = inp.workloads, out = {};
+    if (!m.moe || m.moe.active_experts >= m.moe.experts) return out;
+    const share = m.moe.active_experts / m.moe.experts, env = res.envs[res.lead];
+    const bx = env.perClass ? {b: env.wb.experts} : {};
+    if (res.prefill[res.lead]) {
+      w.prefill_prompt.forEach(function (tk, i) {
+        out["routed_weight_reuse_" + i] = share * call("weight_reuse_intensity", env.at(null, null, Object.assign({T: tk}, bx)));
+      });
+    }
+    if (w.training_tokens) {
+      out.training_routed_weight_reuse = share * call("weight_reuse_intensity",
+        env.at(null, null, {T: w.training_tokens, b: t.training_weight_bytes}));
+    }
+    return out;
+  }
+
   /** Page 1 and the levers of a single-card report: {rows, levers, fit_options}. */
   function decision(res, inp, t) {
     const lv = levers(res, inp, t);
@@ -818,7 +838,7 @@ const GR_MODEL = (function () {
       fit_options: fitOptions(res, inp, t)};
   }
 
-  return {evaluate: evaluate, decision: decision, levers: levers, key: key, physical: physical, call: call, makeEnv: makeEnv,
+  return {evaluate: evaluate, decision: decision, levers: levers, routedFacts: routedFacts, key: key, physical: physical, call: call, makeEnv: makeEnv,
     readAt: readAt, routedParameters: routedParameters, ONE_CUT: ONE_CUT, weightBytes: weightBytes, meanBytes: meanBytes, formatBytes: formatBytes,
     weightsLabel: weightsLabel,
     parameterCount: parameterCount, localLayers: localLayers, prefillHeadDim: prefillHeadDim, picks: picks, usdPerMtok: usdPerMtok, usable: usable, NO_FIT: NO_FIT};

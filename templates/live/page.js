@@ -262,8 +262,9 @@ const GR_PAGE = (function () {
         : qspan(e, "num", F.num(e.value)) + " tok/s " + pill(kind);
     });
     const sc = res.scalars[res.lead];
-    const facts = {bound_ratio: sc.weight_flops_time ? sc.weight_stream_time / sc.weight_flops_time : null,
-      compute_idle_share: sc.weight_stream_time ? 1 - sc.weight_flops_time / sc.weight_stream_time : null};
+    const facts = Object.assign({bound_ratio: sc.weight_flops_time ? sc.weight_stream_time / sc.weight_flops_time : null,
+      compute_idle_share: sc.weight_stream_time ? 1 - sc.weight_flops_time / sc.weight_stream_time : null},
+      GR_MODEL.routedFacts(res, inp, t));  // chapter 3's routed-expert row
     root.querySelectorAll("[data-fact]").forEach(function (el) {
       const k = el.getAttribute("data-fact");
       if (k in facts) el.textContent = k === "compute_idle_share" ? F.pct(facts[k]) : F.num(facts[k]);
