@@ -83,3 +83,20 @@ def test_the_kv_cache_room_sentence_names_the_bytes_it_counts():
     full = html(SPEC)
     full = full[full.index("the KV cache room\n"):]
     assert "c<sub>h</sub>" not in full[:full.index("fill the room")]
+
+
+@pytest.mark.parametrize("layout, ways", [(("parallelism.tp=8",), 8), (("parallelism.tp=4", "parallelism.pp=2"), 8),
+                                          (("parallelism.tp=16",), 16)])
+def test_c_h_at_a_layout_is_the_slice_of_the_held_cache(layout, ways):
+    """c_h (glossary: one GPU's) at a layout is the whole model's held cache over n_PP s_kv, as c_g is c's
+    (formulas.layout.slice_inputs): Gemma 3 27B's 16 KV heads split min(tp, 16) ways, its 62 layers 31 to a stage."""
+    from genreport import load_spec
+    from genreport.model.env import spec_env
+    from shared import SPECS
+
+    spec = load_spec(SPECS / SPEC, ("model=gemma-3-27b", *layout))
+    env = spec_env(spec)
+    sv = spec.serving
+    whole = held_mean_c(env.one_card(), sv.prompt, sv.output)
+    assert whole * 4352 == pytest.approx(_held(4352), rel=1e-12)  # the one card's by hand, at the mean context
+    assert held_mean_c(env, sv.prompt, sv.output) == pytest.approx(whole / ways, rel=1e-12)
