@@ -194,13 +194,29 @@ def load() -> dict[str, Compiled]:
 def render_latex(template: str, args: tuple[str, ...], values: dict[str, str] | None = None,
                  names: dict[str, str] | None = None) -> str:
     """Fill a placeholder LaTeX string with glossary LaTeX (or ``names``' symbol for a name), or with values."""
+    if values is None and names is None:
+        return _symbols_latex(template, args)
     from genreport.texfill import fill
 
-    return fill(template, args, {**glossary_latex(), **(names or {})}, values)
+    return fill(template, args, {**_glossary_latex(), **(names or {})}, values)
+
+
+@functools.lru_cache(maxsize=4096)
+def _symbols_latex(template: str, args: tuple[str, ...]) -> str:
+    """A formula's LaTeX in the glossary's symbols: the same for every point a quantity is stated at (an evaluation
+    states one formula at each batch and context), so filled once."""
+    from genreport.texfill import fill
+
+    return fill(template, args, _glossary_latex())
 
 
 def glossary_latex() -> dict[str, str]:
-    """Glossary name -> its LaTeX symbol."""
+    """Glossary name -> its LaTeX symbol (a new dict each call)."""
+    return dict(_glossary_latex())
+
+
+@functools.cache
+def _glossary_latex() -> dict[str, str]:
     from .glossary import BY_NAME
 
     return {name: e.latex for name, e in BY_NAME.items()}

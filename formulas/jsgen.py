@@ -26,6 +26,7 @@ import hashlib
 import json
 import re
 import sys
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from genreport.paths import MANY_GPUS_MARKER
@@ -119,16 +120,23 @@ LIVE_TECHNIQUES = frozenset((
     "draft_time_bound").split())
 
 
-def printed_only() -> frozenset[str]:
+def printed_only(arguments: Mapping[str, Iterable[str]] | None = None) -> frozenset[str]:
     """The quantities the live page never evaluates: the serving chapter's techniques its numbers do not take (the
     rate figure is shown as built) and the collectives of a generic group of n_g GPUs (chapter 6 prints them; the page
-    evaluates the ledgers that use them, at the layout's groups)."""
-    from .glossary import sym
+    evaluates the ledgers that use them, at the layout's groups).  ``arguments``: each quantity's argument names by
+    id where the caller has them (the compiled quantities' ``fn_args``, its expression's free symbols), so that no
+    expression is built; otherwise each parallel quantity's expression is built to read them."""
     from .quantities import PARALLEL_DEFS, TECHNIQUE_DEFS
 
-    group = sym("n_g")
+    def takes_a_group(q) -> bool:
+        if arguments is not None:
+            return "n_g" in arguments[q.id]
+        from .glossary import sym
+
+        return sym("n_g") in q.expr().free_symbols
+
     return frozenset({q.id for q in TECHNIQUE_DEFS} - LIVE_TECHNIQUES
-                     | {q.id for q in PARALLEL_DEFS if group in q.expr().free_symbols})
+                     | {q.id for q in PARALLEL_DEFS if takes_a_group(q)})
 
 
 def entries(pr=None) -> list[tuple[str, tuple[str, ...], str]]:

@@ -108,3 +108,25 @@ def pytest_collection_modifyitems(config, items):
             if marker in item.keywords:
                 item.add_marker(skip)
 
+
+
+def pytest_sessionstart(session):
+    """Under pytest-xdist, the folder where the workers share what tests/shared.py makes (made by the controlling
+    process before the workers start, removed when the run ends)."""
+    import tempfile
+
+    import shared
+
+    if os.environ.get("PYTEST_XDIST_WORKER") or session.config.getoption("numprocesses", None) in (None, 0):
+        return
+    folder = tempfile.mkdtemp(prefix="genreport-tests-")
+    os.environ[shared.PIPE_DIR] = folder
+    session.config._genreport_shared = folder
+
+
+def pytest_sessionfinish(session):
+    import shutil
+
+    folder = getattr(session.config, "_genreport_shared", None)
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)

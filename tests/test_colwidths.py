@@ -155,11 +155,48 @@ def _weasyprint_widths(html: str) -> list[tuple[list[float], list[float], list[f
     return [(mins, maxs, list(t.column_widths)) for t, mins, maxs in seen.values()]
 
 
+def _tables_only(html: str) -> str:
+    """``html`` with each table alone in a copy of the elements it sits in (its section, its box), in document
+    order, and nothing else of the body: WeasyPrint gives its columns the widths it gives them in the whole report
+    (they depend on the cells and on the width the ancestors leave), in a third of the time of laying the report
+    out.  (Checked on the nine committed reports: the same widths, table by table.)"""
+    from html.parser import HTMLParser
+
+    void = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+    found: list[tuple[tuple[int, int], list[tuple[str, str]]]] = []
+
+    class Ancestors(HTMLParser):
+        stack: list[tuple[str, str]] = []
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "table":
+                found.append((self.getpos(), [a for a in self.stack if a[0] not in ("html", "body")]))
+            if tag not in void:
+                self.stack = [*self.stack, (tag, self.get_starttag_text())]
+
+        def handle_endtag(self, tag):
+            at = max((i for i, (t, _) in enumerate(self.stack) if t == tag), default=None)
+            if at is not None:
+                self.stack = self.stack[:at]
+
+    Ancestors(convert_charrefs=False).feed(html)
+    starts = [0]
+    for line in html.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    body = html.index("<body")
+    parts = [html[:html.index(">", body) + 1]]
+    for (line, column), chain in found:
+        at = starts[line - 1] + column
+        parts += [*(text for _, text in chain), html[at:html.index("</table>", at) + 8],
+                  *(f"</{tag}>" for tag, _ in reversed(chain))]
+    return "".join(parts) + "</body></html>"
+
+
 def _compare(name: str) -> None:
     html = _print_html(name)
     ours = [cw._columns(m.group(1), *cw._TABLE.match(html, m.end()).groups())
             for m in re.finditer(r'<div\b([^>]*)>\s*(?=<table\b)', html)]
-    theirs = _weasyprint_widths(html)
+    theirs = _weasyprint_widths(_tables_only(html))
     assert len(ours) == len(theirs)
     for cols, (mins, maxs, used) in zip(ours, theirs, strict=True):
         for (lo, hi), mn, mx in zip(cols, mins, maxs, strict=True):

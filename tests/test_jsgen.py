@@ -27,14 +27,15 @@ needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed (Deb
 # Every quantity the live page recomputes: of the serving chapter's engine techniques only those its numbers take
 # (jsgen.LIVE_TECHNIQUES; the rate figure is shown as built), and no collective of a generic group (n_g: chapter 6
 # prints them, the page evaluates the ledgers that use them), so formulas.js leaves the others out.
-# Made when a test first asks (not at import: jsgen.printed_only builds the SymPy expressions of the parallel
-# quantities, some 6 s that every pytest worker paid while collecting, whatever files it ran).
+# Made when a test first asks, from the compiled quantities' arguments (their expressions' free symbols): building
+# the parallel quantities' SymPy expressions to read them took 13 s of the suite.
 
 
 @functools.cache
 def quantities() -> dict:
-    as_built = jsgen.printed_only()
-    return {qid: c for qid, c in compiled.load().items() if qid not in as_built}
+    every = compiled.load()
+    as_built = jsgen.printed_only({qid: c.fn_args for qid, c in every.items()})
+    return {qid: c for qid, c in every.items() if qid not in as_built}
 
 
 REL = 1e-9

@@ -10,6 +10,7 @@ from genreport.present import live
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from livejs import close, entry_differences, js_key, load_cases, needs_node, run
+from shared import evaluated
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 pytestmark = needs_node
@@ -30,8 +31,10 @@ def js_evaluate(specs) -> list[dict]:
                                                       "tables": live.tables()})
 
 
-def compare(spec, got: dict) -> list[str]:
-    r = evaluate(spec)
+def compare(spec, got: dict, r=None) -> list[str]:
+    """What differs between the page's evaluation ``got`` and Python's (``r``: the spec's results where the caller
+    has them)."""
+    r = evaluate(spec) if r is None else r
     want = {js_key(e.id, e.params): (e.value, e.reason) for e in r.entries}  # many-GPU entries included
     bad = []
     missing = sorted(set(want) - set(got["entries"]))
@@ -100,10 +103,11 @@ PER_CLASS = [  # weights per tensor class: b is the mean of what each point read
 
 
 def test_every_committed_spec_matches():
-    specs = [load_spec(SPECS / name) for name in ALL] + [load_spec(SPECS / n, o) for n, o in WINDOWS + PER_CLASS + CHUNKED]
-    got = js_evaluate(specs)
-    for spec, g in zip(specs, got, strict=True):
-        assert compare(spec, g) == [], spec.name
+    cases = [(name, []) for name in ALL] + WINDOWS + PER_CLASS + CHUNKED
+    results = [evaluated(name, overrides) for name, overrides in cases]  # the session's, shared with other files
+    got = js_evaluate([r.spec for r in results])
+    for r, g in zip(results, got, strict=True):
+        assert compare(r.spec, g, r) == [], r.spec.name
 
 
 OVERRIDES = st.one_of(
@@ -172,3 +176,32 @@ def test_the_pages_compacted_bundle_evaluates_as_the_readable_sources():
         assert proc.returncode == 0, proc.stderr[-3000:]
         page = json.loads(proc.stdout)
         assert len(page[0]["entries"]) > 100 and page == readable, name
+
+
+ROUTED = """
+output(INPUT.cases.map(function (inp) {
+  return GR_MODEL.routedFacts(GR_MODEL.evaluate(inp, INPUT.tables), inp, INPUT.tables);
+}));
+"""
+
+
+def test_the_routed_expert_row_follows_a_what_if():
+    """Chapter 3's routed-expert row (a routed expert's weight-reuse intensity, T k / E tokens a load) in the page as
+    Python states it (shown.facts), for the MoE specs and what-ifs of the prompts, the weight format, the model and the
+    layout: Mixtral 8x22B (2 of 8 experts), DeepSeek-V3 (8 of 256, fp8), gpt-oss-20b's MXFP4 experts (4 of 32)."""
+    cases = [("mixtral8x22b-h100-tp8-ep8.yaml", []), ("deepseek-v3-h200-ep8.yaml", []),
+             ("mixtral8x22b-h100-tp8-ep8.yaml", ["workloads.prefill.prompt=[100, 3000]", "precision=int4"]),
+             ("deepseek-v3-h200-ep8.yaml", ["parallelism.tp=8", "parallelism.pp=2", "parallelism.dp=1"]),
+             ("llama8b-h100.yaml", ["model=gpt-oss-20b", "precision.weights=checkpoint"]),
+             ("llama8b-h100.yaml", [])]  # dense: no row
+    specs = [load_spec(SPECS / name, overrides) for name, overrides in cases]
+    got = run(("formulas.js", "model.js", "parallel.js"), ROUTED, {"cases": [live.inputs(s) for s in specs],
+                                                                   "tables": live.tables()})
+    for (name, overrides), spec, have in zip(cases, specs, got, strict=True):
+        f = evaluate(spec).facts
+        want = {f"routed_weight_reuse_{i}": v for i, v in enumerate(f.get("routed_weight_reuse", []))}
+        if "training_routed_weight_reuse" in f:
+            want["training_routed_weight_reuse"] = f["training_routed_weight_reuse"]
+        assert set(have) == set(want), (name, overrides)
+        assert all(close(have[k], want[k]) for k in want), (name, overrides, have, want)
+        assert bool(want) == (spec.model.moe is not None), (name, overrides)

@@ -12,11 +12,10 @@ import subprocess
 import urllib.parse
 
 import pytest
-from genreport import evaluate, load_spec
 from genreport.present import fmt
 from genreport.present.render import format_value
 from livejs import js_key
-from shared import ROOT
+from shared import ROOT, evaluated
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (scripts/setup --test)")
@@ -44,7 +43,7 @@ def marked(dom: str) -> list[dict]:
 
 
 def expected(spec_name: str, overrides: list[str]) -> tuple[dict, object]:
-    r = evaluate(load_spec(ROOT / "specs" / f"{spec_name}.yaml", overrides))
+    r = evaluated(f"{spec_name}.yaml", overrides)  # the session's evaluation: a run's baseline is evaluated once
     return {js_key(e.id, e.params): e for e in r.entries}, r
 
 
@@ -179,7 +178,7 @@ def python_parts(spec_name: str, overrides: list[str]) -> dict[str, str]:
     from genreport.present.figures import FIGURES
     from genreport.present.render import _env, context
 
-    r = evaluate(load_spec(ROOT / "specs" / f"{spec_name}.yaml", overrides))
+    r = evaluated(f"{spec_name}.yaml", overrides)
     page = _env().get_template("report.html.j2").render(
         **context(r, None, {name: "" for name, _ in FIGURES}).variables())
     return {m.group(2): words(m.group(3)) for m in PART.finditer(page.split("<!-- genreport live what-if -->")[0])

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import random
 
-from genreport import evaluate, load_spec
+from genreport import load_spec
 from genreport.present import live
 from livejs import needs_node, run
 from shared import SPECS, evaluated
@@ -39,6 +39,9 @@ def differences(r, got: dict) -> list[str]:
     for k in ("capacity_batch", "tpot_batch", "users_batch", "gpus_for_users", "holds", "ttft_met"):
         if not same(r.serving[k], got[k]):
             bad.append(f"{k}: python {r.serving[k]!r}, js {got[k]!r}")
+    for k in ("kv_held_per_token", "kv_read_per_token", "kv_held_apart"):  # the KV cache room's c_h and c, one GPU's
+        if not same(tech[k], got.get(k)):
+            bad.append(f"{k}: python {tech[k]!r}, js {got.get(k)!r}")
     for k, v in tech["numbers"].items():
         if k not in got["numbers"] or not same(v, got["numbers"][k]):
             bad.append(f"numbers.{k}: python {v!r}, js {got['numbers'].get(k, 'missing')!r}")
@@ -95,6 +98,12 @@ WHATIFS = [
     # the chunk (TPOT, the request's rounds, the prefix row's capacity); an EAGLE head of 4 of its layers drafts
     (SERVING[0], ["model=llama-4-scout", "serving.prompt=12k", "serving.users=16", "serving.prefix_hit=0.5"]),
     (SERVING[0], ["model=llama-4-scout", "serving.prompt=12k", "serving.speculative.draft_layers=4"]),
+    # Gemma 3 27B's sliding-window layers (5 local of 1,024 tokens to each global): a sequence holds c_h, averaged over
+    # the request's contexts, below the c a step at the last context reads; the KV cache room counts c_h, one GPU's,
+    # at tp 8, over a pipeline of 2, and on two nodes
+    (SERVING[0], ["model=gemma-3-27b"]),
+    (SERVING[0], ["model=gemma-3-27b", "parallelism.tp=4", "parallelism.pp=2", "serving.prefix_hit=0.5"]),
+    (SERVING[0], ["model=gemma-3-27b", "parallelism.tp=16", "serving.prompt=16k"]),
     # long requests: the chunked row's and the pools' rates below one a second, to three significant digits
     (SERVING[0], ["serving.prompt=60k", "serving.output=4k", "serving.users=8"]),
 ]
@@ -109,8 +118,8 @@ def test_serving_what_ifs_as_python_computes_them():
                                                f"serving.prefix_hit={rng.choice([0, 0.25, 0.7])}",
                                                f"serving.users={rng.choice([1, 17, 5000])}"]) for i in range(3)]
     specs = [load_spec(SPECS / name, overrides) for name, overrides in cases]
-    for (name, overrides), spec, got in zip(cases, specs, js(specs), strict=True):
-        assert differences(evaluate(spec), got) == [], (name, overrides)
+    for (name, overrides), got in zip(cases, js(specs), strict=True):
+        assert differences(evaluated(name, overrides), got) == [], (name, overrides)
 
 
 def test_a_page_without_a_layout_or_a_serving_block_recomputes_no_chapter():
@@ -138,10 +147,10 @@ def test_the_chapter_in_chromium_follows_a_serving_what_if(tmp_path):
     dom = chromium(page.as_uri() + "#set=serving.tpot=15%20ms")
     chapter = dom[dom.index('<section id="s9"'):]
     chapter = chapter[:chapter.index("</section>")]
-    r = evaluate(load_spec(SPECS / SERVING[0], ["serving.tpot=15 ms"]))
+    r = evaluated(SERVING[0], ["serving.tpot=15 ms"])  # the what-if test_serving_what_ifs_... evaluated
     tech = r.serving["techniques"]
     show = {"integer": fmt.integer, "num": fmt.num, "time": fmt.time, "f2": lambda x: f"{x:.2f}",
-            "rps": lambda x: fmt.num(x) + " requests/s"}
+            "rps": lambda x: fmt.num(x) + " requests/s", "kib": fmt.kib}
     spans = re.findall(r'<span data-sv="([^"]+)" data-f="(\w+)"[^>]*>([^<]*)</span>', chapter)
     assert len(spans) >= 8
     for path, f, text in spans:
@@ -183,8 +192,8 @@ DRAFTS = [
 def test_the_page_runs_the_drafts_passes_at_each_what_if():
     specs = [load_spec(SPECS / name, overrides) for name, overrides in DRAFTS]
     got = js(specs)
-    for (name, overrides), spec, have in zip(DRAFTS, specs, got, strict=True):
-        assert differences(evaluate(spec), have) == [], (name, overrides)
+    for (name, overrides), have in zip(DRAFTS, got, strict=True):
+        assert differences(evaluated(name, overrides), have) == [], (name, overrides)
     # hand counts (tests/test_speculative_draft.py): 283 sequences per replica beside the 1B draft, 508 with half of
     # each prompt cached; the lever row names the draft and its passes' time
     n = got[0]["numbers"]
@@ -222,5 +231,5 @@ output(INPUT.cases.map(function (c) {
                                                             "overrides": ov} for name, ov in cases],
                                                  "tables": live.tables()})
     for (name, ov), have in zip(cases, got, strict=True):
-        assert differences(evaluate(load_spec(SPECS / name, ov)), have) == [], (name, ov)
+        assert differences(evaluated(name, ov), have) == [], (name, ov)
     assert "draft_model" not in got[2]["numbers"] and "drafts 10% of a step" in got[2]["levers"][0]["setting"]

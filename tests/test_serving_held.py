@@ -64,3 +64,39 @@ def test_full_attention_holds_what_a_step_reads():
     with_c = float(np.ravel(r.q["goodput_rate_capacity"]({**{k: v for k, v in env.items() if k != "c_h"},
                                                           "c_h": env["c"]}))[0])
     assert n["goodput_rate_capacity"] == pytest.approx(with_c, rel=1e-12)
+
+
+def test_the_kv_cache_room_sentence_names_the_bytes_it_counts():
+    """The serving chapter says which bytes per token the KV cache room counts: c_h, held, averaged over the request's
+    contexts, beside the c a step at the last context reads, for Gemma 3 27B (one GPU's of tp 8: by hand above);
+    for Llama 3.1 70B, whose c_h is c, it names neither."""
+    from genreport.present import fmt
+    from shared import html
+
+    c_h, c = _held(4352) / 4352 / 8, _held(4607) / 4607 / 8
+    page = html(SPEC, ("model=gemma-3-27b", "serving.users=16"))
+    room = page[page.index("the KV cache room\n"):]
+    room = room[:room.index("fill the room")]
+    assert (f'c<sub>h</sub> = <span data-sv="kv_held_per_token" data-f="kib">{fmt.kib(c_h)}</span> per GPU (held, '
+            "averaged over the request's contexts") in room
+    assert f'not the c = <span data-sv="kv_read_per_token" data-f="kib">{fmt.kib(c)}</span> a step at the last' in room
+    full = html(SPEC)
+    full = full[full.index("the KV cache room\n"):]
+    assert "c<sub>h</sub>" not in full[:full.index("fill the room")]
+
+
+@pytest.mark.parametrize("layout, ways", [(("parallelism.tp=8",), 8), (("parallelism.tp=4", "parallelism.pp=2"), 8),
+                                          (("parallelism.tp=16",), 16)])
+def test_c_h_at_a_layout_is_the_slice_of_the_held_cache(layout, ways):
+    """c_h (glossary: one GPU's) at a layout is the whole model's held cache over n_PP s_kv, as c_g is c's
+    (formulas.layout.slice_inputs): Gemma 3 27B's 16 KV heads split min(tp, 16) ways, its 62 layers 31 to a stage."""
+    from genreport import load_spec
+    from genreport.model.env import spec_env
+    from shared import SPECS
+
+    spec = load_spec(SPECS / SPEC, ("model=gemma-3-27b", *layout))
+    env = spec_env(spec)
+    sv = spec.serving
+    whole = held_mean_c(env.one_card(), sv.prompt, sv.output)
+    assert whole * 4352 == pytest.approx(_held(4352), rel=1e-12)  # the one card's by hand, at the mean context
+    assert held_mean_c(env, sv.prompt, sv.output) == pytest.approx(whole / ways, rel=1e-12)

@@ -249,13 +249,15 @@ def _at(items: list[str], qid: str, variant: str):
 
 # ----------------------------------------------------------------------------------------------- numbers
 
-def _numbers(args, accounting: str | None, qid: str) -> Numbers:
+def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
+    """derive's inputs at its point: the spec's (``spec``, else loaded from ``args.spec`` with its --set)."""
     from genreport.formulas.memory import TRAINING_RECIPES, recipe_bytes_per_param
     from genreport.formulas.quantities import BY_ID
     from genreport.load.loader import load_report, tokens
     from genreport.model.evaluate import spec_env
 
-    spec = load_report(Path(args.spec), overrides=tuple(getattr(args, "overrides", ()) or ()))
+    if spec is None:
+        spec = load_report(Path(args.spec), overrides=tuple(getattr(args, "overrides", ()) or ()))
     acc = accounting or spec.accounting
     env_obj = spec_env(spec, acc)
     needed = set(BY_ID[qid].params)
@@ -403,9 +405,9 @@ POOLS = ("balanced_prefill_gpus", "decode_pool_rate", "prefill_pool_rate")
 def _pool_point(spec) -> dict | None:
     """The inputs the serving chapter's disaggregation row evaluates its pools at (genreport.model.techniques: one
     replica a pool, n_S = n_P = n_D = 1), None where the chapter has no such row."""
-    from genreport.model.evaluate import evaluate
+    from genreport.commands.derive_values import report_of
 
-    tech = (evaluate(spec).serving or {}).get("techniques")
+    tech = (report_of(spec).serving or {}).get("techniques")
     if not tech:
         return None
     n = tech["numbers"]

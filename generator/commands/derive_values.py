@@ -44,69 +44,93 @@ def _own_value(qid: str, nums: Numbers) -> tuple[float | None, str]:
     if missing:
         raise _err(nums.spec.file or "--spec", f"{qid} needs {', '.join(missing)}, which the spec does not give",
                    "set " + " ".join(f"--at {m}=NUMBER" for m in missing))
-    return stated_value(q, nums.env_obj, qid, nums.values)
+    try:
+        return stated_value(q, nums.env_obj, qid, nums.values)
+    except ZeroDivisionError:  # scalar inputs: tp_link_intensity at n_TP = 1 divides by n_TP - 1
+        return None, "the formula divides by zero at these inputs"
+
+
+_REPORTS: dict = {}  # (spec file, digest, overrides) -> the evaluated report: one evaluation per spec in a process
+
+
+def report_of(spec, results=None):
+    """The evaluation of ``spec`` (genreport.model.evaluate.evaluate), made once per spec and overrides in this
+    process: the numbers derive states at the report's point are its entries.  ``results``: that evaluation, made
+    already (kept for the calls after)."""
+    k = (spec.file, spec.digest, tuple(spec.overrides))
+    if results is not None or k not in _REPORTS:
+        from genreport.model.evaluate import evaluate
+
+        _REPORTS.clear()
+        _REPORTS[k] = results if results is not None else evaluate(spec)
+    return _REPORTS[k]
+
+
+def report_entry(qid: str, nums: Numbers):
+    """The evaluation's entry of ``qid`` at derive's point (its parameters, its accounting): the number results.json
+    states there; None where the report states none at that point."""
+    from genreport.model.values import key
+
+    acc = nums.env_obj.accounting
+    return report_of(nums.spec).index.get(key(qid + ("" if acc == "seed" else "_exact"), nums.params, acc))
+
+
+def scope_of(spec, entry_id: str) -> str:
+    """Whose number an entry is: one card's; at a layout one replica's (its decode token/s, a round through the
+    pipeline, and the *_replica quantities) or one GPU's."""
+    par = spec.parallelism
+    if par is None:
+        return "one card's"
+    base = entry_id.removesuffix("_exact")
+    shape = f"tp {par.tp} x pp {par.pp} x ep {par.ep} x dp {par.dp}"
+    if base == "decode_tokens_per_s" or base.endswith("_replica"):
+        gpus = par.replica_gpus
+        return (f"one replica's ({gpus} GPU{'s' if gpus > 1 else ''} of {shape}), over a round through "
+                f"{par.pp} pipeline stage{'s' if par.pp > 1 else ''}")
+    return f"one GPU's of {shape}"
+
+
+def _window_lines(qid: str, nums: Numbers, own, unit: str) -> list[str]:
+    """Past a sliding window the report states S* solved numerically with the windows, not the closed form printed
+    above at these inputs (gpt-oss-120b: 890 tokens, where the closed form gives 509): a line saying so."""
+    if qid != "critical_context" or own is None or nums.overridden:
+        return []
+    from genreport.formulas.compiled import load
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        closed = float(np.ravel(np.asarray(load()[qid](nums.values), dtype=float))[0])
+    if not np.isfinite(closed) or abs(closed - own) <= 1e-9 * max(abs(own), 1.0):
+        return []
+    w = int(nums.spec.model.attention.sliding_window or 0)
+    return [f"  the closed form above at these inputs gives {_fmt(closed, unit)}, past the {w:,}-token sliding "
+            "window, where it no longer holds (it assumes every layer attends to all S positions); the value is "
+            "where the ceiling with the windowed layers meets the ridge, solved numerically, as the report states it"]
 
 
 def stated_at_point(qid: str, nums: Numbers, unit: str, integer: str = "") -> tuple[float | None, str, list[str]]:
-    """The value the report states at this point, why there is none, and lines saying its scope where the formula
-    printed above, evaluated with one GPU's inputs, is another quantity: at a layout the report's decode token/s is
-    a replica's over a pipeline round, and its intensity at capacity reads the weights the capacity batch reads."""
-    from genreport.formulas.compiled import load
-    from genreport.model.stated import intensity_at_capacity
-
+    """The value derive states, why there is none, and lines saying its scope.  At the report's own point (no
+    input set with --at) it is the evaluation's entry there, the number results.json states; where the formula
+    printed above, at derive's inputs, gives another number, the lines say whose the report's is and what the
+    formula gives.  Away from the point (--at), or where the report states nothing there, the formula."""
     own, why = _own_value(qid, nums)
-    spec, env_obj, v = nums.spec, nums.env_obj, nums.values
-    if qid == "decode_tokens_per_s" and spec.parallelism is not None:
-        if nums.overridden:
-            return own, why, ["  scope: one GPU's step over its slice at the inputs set with --at, not the report's "
-                              "rate, a replica's over a pipeline round (run without --at for it)"]
-        from genreport.model.layout import decode_rates_at
-
-        b, s = nums.params["batch"], nums.params["context"]
-        replica, gpu = decode_rates_at(spec, env_obj.accounting, b, s)
-        par = spec.parallelism
-        if own is not None and abs(own - replica) <= 1e-9 * max(abs(replica), 1.0) and par.replica_gpus == 1:
-            return replica, "", []  # one GPU a replica, no links in its round: the formula's value is the report's
-        return replica, "", [
-            f"  scope: the report's value, one replica's ({par.replica_gpus} GPU{'s' if par.replica_gpus > 1 else ''}) over a round: B / t_bound "
-            "(decode_time_bound: the compute, HBM and interconnect ledgers overlapped, through "
-            f"{par.pp} pipeline stage{'s' if par.pp > 1 else ''}); per GPU of the replica {_fmt(gpu, unit)} "
-            "(decode_tokens_per_s_gpu)",
-            f"  the formula above with one GPU's inputs, its own step over its slice without the links or the "
-            f"pipeline: {_fmt(own, unit)}, not a rate the report states"]
-    if qid == "critical_context" and own is not None and not nums.overridden:
-        # past a sliding window the report states the numeric root with the windows, not the closed form printed
-        # above at these inputs (gpt-oss-120b: 890 tokens, where the closed form gives 509)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            closed = float(np.ravel(np.asarray(load()[qid](v), dtype=float))[0])
-        if np.isfinite(closed) and abs(closed - own) > 1e-9 * max(abs(own), 1.0):
-            w = int(spec.model.attention.sliding_window or 0)
-            return own, why, [f"  the closed form above at these inputs gives {_fmt(closed, unit)}, past the "
-                              f"{w:,}-token sliding window, where it no longer holds (it assumes every layer attends "
-                              "to all S positions); the value is where the ceiling with the windowed layers meets "
-                              "the ridge, solved numerically, as the report states it"]
-    if qid == "intensity_at_capacity" and "S" in v:
-        from genreport.model.values import physical
-        from genreport.present import fmt
-
-        value, cap, at_cap = intensity_at_capacity(load(), env_obj, float(np.ravel(v["S"])[0]),
-                                                   {k: v[k] for k in nums.overridden})
-        stated, why_not = physical(qid, float(np.ravel(value)[0]))
-        cap = float(np.ravel(cap)[0])
-        if stated is None or cap < 1:
-            return stated, why_not or why, []
-        if own is not None and abs(own - stated) <= 1e-9 * max(abs(stated), 1.0):
-            return stated, "", []  # the weights a step reads are those held: the closed form is the report's
-        read = float(np.ravel(at_cap["N"])[0] * np.ravel(at_cap["b"])[0])
-        pp = env_obj.cut.pp
-        lines = [f"  scope: the report's value, decode_intensity at B_cap = {cap:,.0f} with the weights a step at "
-                 f"that batch reads, N b = {fmt.gb(read)}"
-                 + (" (each of the pipeline's micro-batches streams the slice again)" if pp > 1 else "")
-                 + f", where the closed form above takes the {fmt.gb(v['N'] * v['b'])} held for both"]
-        if own is not None:
-            lines.append(f"  the closed form above at these inputs: {_fmt(own, unit)}")
-        return stated, "", lines
-    return own, why, []
+    window = _window_lines(qid, nums, own, unit)
+    entry = None if nums.overridden else report_entry(qid, nums)
+    if entry is None:
+        lines = []
+        if nums.overridden and nums.spec.parallelism is not None and not nums.whole:
+            lines.append("  scope: the formula above at the inputs set with --at, one GPU's step over its slice "
+                         "(the report's numbers are at its own point: run without --at for them)")
+        return own, why, lines + window
+    stated = entry.value
+    if (own is None and stated is None) or (own is not None and stated is not None
+                                            and abs(own - stated) <= 1e-9 * max(abs(stated), 1e-300)):
+        return stated, entry.reason or why, window
+    where = ", ".join(f"{k} = {v}" for k, v in entry.params.items())
+    return stated, entry.reason, [
+        f"  scope: the report's value, {scope_of(nums.spec, entry.id)} (results.json: {entry.id}"
+        + (f" at {where}" if where else "") + ")",
+        f"  the formula above at these inputs: {_fmt(own, unit, integer) if own is not None else 'none: ' + why}, "
+        "not a number the report states"]
 
 
 def _fmt(v, unit: str, integer: str = "") -> str:

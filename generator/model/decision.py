@@ -210,8 +210,35 @@ def _decode_bound(r, batch, context, precision=None, scale_w: float = 1.0) -> fl
     return max(float(np.asarray(r.q["decode_time_memory"](env))), float(np.asarray(r.q["decode_time_compute"](env))))
 
 
+def _lever_bound(r, batch, context, precision=None, scale_w: float = 1.0) -> float:
+    """The step bound a page-1 decode row states, with a lever's change: at a layout the round's strict bound
+    (layout.decode_bound_at: the busiest GPU's ledgers and the links, through the pipeline), on one card the card's."""
+    if r.parallel is not None and r.lead in r.parallel.decode:
+        from genreport.model.layout import decode_bound_at
+
+        return decode_bound_at(r.spec, r.lead, float(batch), float(context), precision, scale_w)
+    return _decode_bound(r, batch, context, precision, scale_w)
+
+
+def _capacity_rate(r, context) -> tuple[float | None, float | None]:
+    """(sequences that fit at ``context``, tok/s there): a replica's and its round's rate at a layout, one card's
+    otherwise; (None, None) where none fits."""
+    j = list(r.spec.workloads.decode_context).index(context)
+    if r.parallel is not None and r.lead in r.parallel.decode:
+        cap = physical("capacity_batch", r.parallel.per_context[r.lead]["capacity_batch_replica_raw"][j])[0]
+        if not cap:
+            return None, None
+        return cap, cap / _lever_bound(r, cap, context)
+    cap = physical("capacity_batch", r.per_context[r.lead]["capacity_batch_raw"][j])[0]
+    if not cap:
+        return None, None
+    env = spec_env(r.spec).at(batch=float(cap), context=float(context))
+    return cap, float(np.asarray(r.q["decode_tokens_per_s"](env)))
+
+
 def best_lever(r, row: dict) -> dict | None:
-    """The lever that helps this row most, from the model's levers (and batching for decode)."""
+    """The lever that helps this row most, from the model's levers (and batching for decode); at a layout each
+    decode lever is priced on the row's own round (the bound it states, with the lever's change)."""
     if not row["fits"]:
         opts = [o for o in fit_options(r) if o["fits"]]
         if row["workload"] == "training" and r.spec.workloads.recipes:
@@ -224,22 +251,18 @@ def best_lever(r, row: dict) -> dict | None:
             return {"change": "a smaller batch or context", "gain": None, "effect": "the KV cache fits"}
         return None
     levers = {lv["lever"]: lv for lv in r.levers}
-    if row["workload"] == "decode" and row["binds"] == "bandwidth" and r.parallel is None:
-        per = r.per_context[r.lead]
-        j = list(r.spec.workloads.decode_context).index(row["context"])
-        cap = physical("capacity_batch", per["capacity_batch_raw"][j])[0]
+    if row["workload"] == "decode" and row["binds"] == "bandwidth":
         candidates = []
+        cap, tps = _capacity_rate(r, row["context"])
         if cap and cap > row["batch"]:
-            env = spec_env(r.spec).at(batch=float(cap), context=float(row["context"]))
-            tps = float(np.asarray(r.q["decode_tokens_per_s"](env)))
             candidates.append({"change": f"batch {int(cap):,}", "gain": tps / row["tokens_per_s"],
                                "effect": "tok/s"})
-        before = _decode_bound(r, row["batch"], row["context"])
+        before = _lever_bound(r, row["batch"], row["context"])
         for key in ("weights-int4", "weights-int8", "bandwidth-1.5"):
             if key in levers and not (key == "weights-int8" and "weights-int4" in levers):
                 # its gain at this row's batch and context, not the batch-1 weights-only lever's: where the KV cache
                 # dominates the step, fewer weight bytes gain little and the faster memory more
-                after = _decode_bound(r, row["batch"], row["context"], *_lever_change(r, key))
+                after = _lever_bound(r, row["batch"], row["context"], *_lever_change(r, key))
                 candidates.append({"change": levers[key]["change"], "gain": before / after, "effect": "latency"})
         return max(candidates, key=lambda c: c["gain"] or 0) if candidates else None
     if row["roof"] == "compute" and "compute-fp8" in levers:

@@ -705,11 +705,16 @@ def _pp_choices(layers: int, limit: int) -> list[int]:
     return sorted({p for p in range(1, top + 1) if layers % p == 0} | twos)
 
 
-def decode_rates_at(spec, accounting: str, batch: float, context: float) -> tuple[float, float]:
-    """``decode_tokens_per_s`` at a layout as the report states it, a replica's rate over a round (B over the strict
-    bound of a round, decode_time_bound: compute, HBM and interconnect ledgers overlapped, through the pipeline),
-    and the same per GPU of the replica (decode_tokens_per_s_gpu): the decode grid's numbers at one point, for
-    ``derive``."""
+def decode_bound_at(spec, accounting: str, batch: float, context: float, precision: Precision | None = None,
+                    bandwidth_scale: float = 1.0) -> float:
+    """The strict bound of a decode round at the spec's layout at one (batch, context), decode_time_bound as the
+    decode grid evaluates it (compute, the busiest GPU's HBM and the interconnect ledgers, through the pipeline),
+    with another weight format or HBM ``bandwidth_scale`` times faster: what a page-1 lever does to a layout's row
+    (its KV cache, activations and links unchanged)."""
+    if precision is not None:
+        spec = replace(spec, precision=precision)
     v = point_values(spec, accounting, "decode_time_bound", batch, context)
-    t = float(np.ravel(np.asarray(load()["decode_time_bound"](v), dtype=float))[0])
-    return float(batch) / t, float(batch) / (t * spec.parallelism.replica_gpus)
+    if bandwidth_scale != 1.0:
+        v = dict(v, W=v["W"] * bandwidth_scale)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return float(np.ravel(np.asarray(load()["decode_time_bound"](v), dtype=float))[0])

@@ -71,9 +71,6 @@ def stated_value(q, env: Env, qid: str, values: dict) -> tuple[float | None, str
     """The value a report states for ``qid`` at the inputs ``values`` (an ``env.at(...)`` point, possibly with
     inputs overridden), and why there is none: the same rules as :func:`evaluate` (``derive`` uses this)."""
     c = q[qid]
-    if qid == "kv_bytes_per_token" and env.model.attention.kind == "mla":
-        # MLA caches a latent and a RoPE key per layer, L (r + rho) b_kv, not 2 H_kv d_h L b_kv: the architecture's c
-        return physical(qid, float(np.ravel(values["c"])[0]))
     if qid == "critical_context":
         scalar = {k: float(v) for k, v in values.items() if k in env.values and np.ndim(v) == 0}
         value, _ = critical_context(q, replace(env, values={**env.values, **scalar}))

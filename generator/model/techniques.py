@@ -474,7 +474,13 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                          "state's; tok/s per GPU counts the prefill pool's GPUs too"})
     blocks["tech_pools"] = _block(r, "tech_pools", "balanced_prefill_gpus", env_d, {"batch": int(batch)})
     numbers.update({"prefill_share": share, "prefill_stages": stages, "pool_round": t_round, "pool_rate": pool_rate})
+    from genreport.formulas.architecture import bounded_layers
+
+    # the KV cache room's bytes per token (one GPU's): c_h what a sequence holds, averaged over the request's
+    # contexts, beside c what a step at the last context reads; they differ where layers are windowed or chunked
     out = {"batch": int(batch), "context": int(last), "mean_context": mean, "chunk": sv.chunk, "chunk_steps": stages,
+           "kv_held_per_token": env["c_h"], "kv_read_per_token": env["c"],
+           "kv_held_apart": bool(bounded_layers(r.spec.model)),
            "chunk_source": CHUNK_SOURCE, "rows": rows, "numbers": numbers,
            "rates": rate_curves(r, budget, kv_rate, held_mean)}
     return out, blocks

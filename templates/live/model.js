@@ -779,22 +779,27 @@ const GR_MODEL = (function () {
     }
     const byName = {};
     lv.forEach(function (x) { byName[x.lever] = x; });
-    if (row.workload === "decode" && row.binds === "bandwidth" && !res.parallel) {
+    if (row.workload === "decode" && row.binds === "bandwidth") {
+      // at a layout each lever on the row's own round (decision._lever_bound), else on one card
+      const atLayout = !!(res.parallel && res.parallel.decode[res.lead]);
+      const bound = (i, b, prec, scaleW) => atLayout ? GR_PARALLEL.roundBound(inp, t, res.lead, b, row.context, prec, scaleW)
+        : decodeBound(prec ? withPrecision(i, prec) : i, t, res.lead, b, row.context, scaleW);
       const j = inp.workloads.decode_context.indexOf(row.context);
-      const cap = physical("capacity_batch", res.perContext[res.lead].capacity_batch_raw[j])[0];
+      const cap = physical("capacity_batch", atLayout ? res.parallel.perContext[res.lead].capacity_batch_replica_raw[j]
+        : res.perContext[res.lead].capacity_batch_raw[j])[0];
       const candidates = [];
       if (cap && cap > row.batch) {
-        const tps = call("decode_tokens_per_s", res.envs[res.lead].at(cap, row.context));
+        const tps = atLayout ? cap / bound(inp, cap, null, 1.0)
+          : call("decode_tokens_per_s", res.envs[res.lead].at(cap, row.context));
         candidates.push({change: "batch " + Math.trunc(cap).toLocaleString("en-US"), gain: tps / row.tokens_per_s,
           effect: "tok/s"});
       }
-      const before = decodeBound(inp, t, res.lead, row.batch, row.context, 1.0);
+      const before = bound(inp, row.batch, null, 1.0);
       for (const k of ["weights-int4", "weights-int8", "bandwidth-1.5"]) {
         if (byName[k] && !(k === "weights-int8" && byName["weights-int4"])) {
           // its gain at this row's batch and context, not the batch-1 weights-only lever's (decision.best_lever)
           const ch = leverChange(inp, k);
-          const after = decodeBound(ch[0] ? withPrecision(inp, ch[0]) : inp, t, res.lead, row.batch, row.context, ch[1]);
-          candidates.push({change: byName[k].change, gain: before / after, effect: "latency"});
+          candidates.push({change: byName[k].change, gain: before / bound(inp, row.batch, ch[0], ch[1]), effect: "latency"});
         }
       }
       if (!candidates.length) return null;
@@ -806,6 +811,26 @@ const GR_MODEL = (function () {
     return null;
   }
 
+  /** A routed expert's weight-reuse intensities (shown.facts: routed_weight_reuse per prompt,
+   * training_routed_weight_reuse): one load of its weights serves T k / E tokens in expectation (uniform routing),
+   * at the routed experts' bytes per weight; training at the recipes' bf16 weights.  {} for a dense model. */
+  function routedFacts(res, inp, t) {
+    const m = inp.model, w = inp.workloads, out = {};
+    if (!m.moe || m.moe.active_experts >= m.moe.experts) return out;
+    const share = m.moe.active_experts / m.moe.experts, env = res.envs[res.lead];
+    const bx = env.perClass ? {b: env.wb.experts} : {};
+    if (res.prefill[res.lead]) {
+      w.prefill_prompt.forEach(function (tk, i) {
+        out["routed_weight_reuse_" + i] = share * call("weight_reuse_intensity", env.at(null, null, Object.assign({T: tk}, bx)));
+      });
+    }
+    if (w.training_tokens) {
+      out.training_routed_weight_reuse = share * call("weight_reuse_intensity",
+        env.at(null, null, {T: w.training_tokens, b: t.training_weight_bytes}));
+    }
+    return out;
+  }
+
   /** Page 1 and the levers of a single-card report: {rows, levers, fit_options}. */
   function decision(res, inp, t) {
     const lv = levers(res, inp, t);
@@ -813,7 +838,7 @@ const GR_MODEL = (function () {
       fit_options: fitOptions(res, inp, t)};
   }
 
-  return {evaluate: evaluate, decision: decision, levers: levers, key: key, physical: physical, call: call, makeEnv: makeEnv,
+  return {evaluate: evaluate, decision: decision, levers: levers, routedFacts: routedFacts, key: key, physical: physical, call: call, makeEnv: makeEnv,
     readAt: readAt, routedParameters: routedParameters, ONE_CUT: ONE_CUT, weightBytes: weightBytes, meanBytes: meanBytes, formatBytes: formatBytes,
     weightsLabel: weightsLabel,
     parameterCount: parameterCount, localLayers: localLayers, prefillHeadDim: prefillHeadDim, picks: picks, usdPerMtok: usdPerMtok, usable: usable, NO_FIT: NO_FIT};

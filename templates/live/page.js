@@ -262,8 +262,9 @@ const GR_PAGE = (function () {
         : qspan(e, "num", F.num(e.value)) + " tok/s " + pill(kind);
     });
     const sc = res.scalars[res.lead];
-    const facts = {bound_ratio: sc.weight_flops_time ? sc.weight_stream_time / sc.weight_flops_time : null,
-      compute_idle_share: sc.weight_stream_time ? 1 - sc.weight_flops_time / sc.weight_stream_time : null};
+    const facts = Object.assign({bound_ratio: sc.weight_flops_time ? sc.weight_stream_time / sc.weight_flops_time : null,
+      compute_idle_share: sc.weight_stream_time ? 1 - sc.weight_flops_time / sc.weight_stream_time : null},
+      GR_MODEL.routedFacts(res, inp, t));  // chapter 3's routed-expert row
     root.querySelectorAll("[data-fact]").forEach(function (el) {
       const k = el.getAttribute("data-fact");
       if (k in facts) el.textContent = k === "compute_idle_share" ? F.pct(facts[k]) : F.num(facts[k]);
@@ -313,7 +314,7 @@ const GR_PAGE = (function () {
     const sv = typeof GR_SERVING !== "undefined" ? GR_SERVING.compute(res, inp, t) : null;
     if (!sv) return;
     const n = sv.numbers, fmt = {integer: F.integer, num: F.num, time: F.time, f2: x => F.format(x, ".2f"),
-      rps: x => F.num(x) + " requests/s"}, usd = x => x !== null ? F.format(x, ".3f") : "—";
+      rps: x => F.num(x) + " requests/s", kib: F.kib}, usd = x => x !== null ? F.format(x, ".3f") : "—";
     root.querySelectorAll("[data-sv]").forEach(function (el) {
       if (active && el.closest("[data-static]")) return;
       const v = el.getAttribute("data-sv").split(".").reduce((o, k) => o == null ? null : o[k], sv);

@@ -409,6 +409,17 @@ const GR_PARALLEL = (() => {
     return list;
   }
 
+  /** The strict bound of a decode round at the layout at one (batch, context), with another precision (null: the
+   * spec's) or an HBM ``scaleW`` times faster (layout.decode_bound_at): what a page-1 lever does to a row. */
+  function roundBound(inp, t, acc, b, s, precision, scaleW) {
+    const i = precision ? Object.assign({}, inp, {precision: precision}) : inp, par = i.parallelism;
+    const atLayout = M.makeEnv(i, t, acc), env = atLayout.oneCard(), w = i.workloads;
+    const base = layoutValues(env, i, par, chooseLinks(i.hardware, par)[0], t, w.recipes.length ? w.recipes[0] : "bf16-grads");
+    const g = env.at(b, s), v = atBatch(Object.assign({}, base, {S: g.S, c: g.c, d_h: g.d_h}), atLayout, b);
+    v.W = v.W * scaleW;
+    return call("decode_time_bound", v);
+  }
+
   /** Decode rows of the layout (decision._parallel_decode_rows): the strict bound (the largest per-GPU ledger),
    * the serial estimate, capacity per replica; the price is the replica's (GPUs x the hourly price). */
   function decodeRows(res, inp, price) {
@@ -431,5 +442,6 @@ const GR_PARALLEL = (() => {
   }
 
   return {evaluate: evaluate, chooseLinks: chooseLinks, layoutValues: layoutValues, atBatch: atBatch, decodeRows: decodeRows,
+    roundBound: roundBound,
     layoutSlice: layoutSlice, sliceValues: sliceValues, oneCard: oneCard, replicaRates: replicaRates};
 })();

@@ -188,6 +188,9 @@ const GR_SERVING = (() => {
     const inputs = (b, s) => Object.assign(lead.at(b, s), request, {n_S: 1.0, p_a: sp ? sp.acceptance : 0.5,
       k_d: sp ? sp.draft_tokens : 1.0, n_v: nV}, mem, {c_h: cH});
     const e = inputs(batch, last);
+    // the KV cache room's bytes per token, one GPU's: held (c_h) and read by a step at the last context (c)
+    Object.assign(out, {kv_held_per_token: cH, kv_read_per_token: e.c,
+      kv_held_apart: !!(m.attention.sliding_window || m.attention.chunk_size)});
     const tDec = pyMax(call("decode_time_memory", e), call("decode_time_compute", e));
 
     if (sp) {  // speculative decoding through the layout (serving.speculative_request, techniques._layout_round)

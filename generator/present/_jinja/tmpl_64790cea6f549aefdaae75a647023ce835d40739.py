@@ -114,13 +114,15 @@ def root(context, missing=missing):
     yield '</td></tr>\n'
     if t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'routed_share')):
         pass
-        yield "<tr data-static><td>a routed expert's weights (T k / E tokens per load)</td>"
+        yield "<tr><td>a routed expert's weights (T k / E tokens per load)</td>"
         if (undefined(name='training') if l_0_training is missing else l_0_training):
             pass
             yield '<td class="n">'
             if t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'training_routed_weight_reuse')):
                 pass
+                yield '<span data-fact="training_routed_weight_reuse">'
                 yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'training_routed_weight_reuse')))
+                yield '</span>'
                 if (environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes') != 2):
                     pass
                     yield ' (bf16 weights)'
@@ -135,7 +137,11 @@ def root(context, missing=missing):
             for l_1_v, l_1_loop in LoopContext(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'routed_weight_reuse'), undefined):
                 _loop_vars = {}
                 pass
+                yield '<span data-fact="routed_weight_reuse_'
+                yield escape(environment.getattr(l_1_loop, 'index0'))
+                yield '">'
                 yield escape(t_2(l_1_v))
+                yield '</span>'
                 if (not environment.getattr(l_1_loop, 'last')):
                     pass
                     yield ' / '
@@ -256,4 +262,4 @@ def root(context, missing=missing):
     yield '</ul>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=48&5=61&7=63&8=70&9=75&10=89&11=99&12=113&13=115&14=118&15=131&18=145&19=147&20=151&21=155&22=167&23=181&25=184&26=186&27=191&28=217&30=219&31=224&32=238&33=240&34=243&36=247&37=249'
+debug_info = '1=48&5=61&7=63&8=70&9=75&10=89&11=99&12=113&13=115&14=118&15=133&18=151&19=153&20=157&21=161&22=173&23=187&25=190&26=192&27=197&28=223&30=225&31=230&32=244&33=246&34=249&36=253&37=255'

@@ -1,0 +1,88 @@
+"""Page 1's best lever at a layout: each decode lever priced on the row's own round (the strict bound the row states,
+decode_time_bound at the layout), with the lever's change: int4/int8 weights, HBM bandwidth x1.5, the batch a
+replica holds.  The hard regimes: DeepSeek-V3 (MoE, MLA, ep 8), Llama 3 70B over tp 8, Llama 4 Maverick over
+tp 8 x pp 2 x ep 8 on two nodes (tests/shared.py MAVERICK_TWO_NODES)."""
+
+from __future__ import annotations
+
+import pytest
+from genreport.load.spec import format_bytes
+from genreport.model import decision
+from genreport.model.decision import _lever_change
+from genreport.model.layout import decode_bound_at
+from shared import MAVERICK_TWO_NODES
+
+LEVERS = {"weights-int4": "weights int4", "weights-int8": "weights int8", "bandwidth-1.5": "bandwidth"}
+
+
+def _results(evaluated, spec, tmp_path):
+    if spec == "maverick-tp8-pp2-ep8":
+        path = tmp_path / "svmav.yaml"
+        path.write_text(MAVERICK_TWO_NODES)
+        return evaluated(path)
+    return evaluated(spec)
+
+
+def _decode_rows(r):
+    return [row for row in decision.rows(r) if row["workload"] == "decode"]
+
+
+@pytest.mark.parametrize("spec", ["deepseek-v3-h200-ep8.yaml", "llama70b-h100-tp8.yaml", "maverick-tp8-pp2-ep8"])
+def test_a_layout_rows_lever_is_priced_on_its_round(evaluated, spec, tmp_path):
+    """Every bandwidth-bound decode row that fits gets a lever, whose gain is the row's bound over the bound after
+    the change (a batch lever: tok/s at the replica's capacity over the row's), and the bound before is the row's."""
+    r = _results(evaluated, spec, tmp_path)
+    assert r.parallel is not None
+    levers = {lv["lever"]: lv for lv in r.levers}
+    seen = 0
+    for row in _decode_rows(r):
+        b, s = row["batch"], row["context"]
+        assert decode_bound_at(r.spec, r.lead, b, s) == pytest.approx(row["time"], rel=1e-12)
+        if row["binds"] != "bandwidth":
+            continue
+        seen += 1
+        gains = {}
+        for key in ("weights-int4", "weights-int8", "bandwidth-1.5"):
+            if key in levers and not (key == "weights-int8" and "weights-int4" in levers):
+                gains[levers[key]["change"]] = row["time"] / decode_bound_at(r.spec, r.lead, b, s,
+                                                                             *_lever_change(r, key))
+        j = list(r.spec.workloads.decode_context).index(s)
+        cap = int(r.parallel.per_context[r.lead]["capacity_batch_replica"][j])
+        if cap > b:
+            gains[f"batch {cap:,}"] = (cap / decode_bound_at(r.spec, r.lead, cap, s)) / (b / row["time"])
+        lever = row["lever"]
+        assert lever is not None, row["label"]
+        assert lever["gain"] == pytest.approx(gains[lever["change"]], rel=1e-12)
+        assert lever["gain"] == pytest.approx(max(gains.values()), rel=1e-12)
+        assert lever["gain"] > 1
+    assert seen
+
+
+@pytest.mark.parametrize("sets, pp", [((), 1), (("parallelism.pp=2",), 2)])
+def test_llama70b_levers_by_hand(evaluated, sets, pp):
+    """Llama 3.1 70B over tp 8, and over tp 8 x pp 2 on two nodes of 8 H100 (the stages cross the scale-out network).
+    Where the HBM ledger binds, before and after the change, the round is that ledger through the pipeline:
+    max(t, n_PP t / m), m = min(n_PP, B) micro-batches (at batch 1 the token passes both stages, 2 t).  int4 weights
+    (0.5 + 2/128 B: a bf16 scale per group of 128) take (1 - b_int4 / b) of the weights a GPU streams off that
+    ledger, once per micro-batch; x1.5 bandwidth divides it by 1.5."""
+    r = evaluated("llama70b-h100-tp8.yaml", sets)
+    g, w = r.parallel.decode[r.lead], r.spec.workloads
+    per_gpu = r.parallel.scalars[r.lead]["weight_bytes_per_gpu"]  # a dense model streams every weight it holds
+    assert per_gpu == pytest.approx(70.6e9 * 2 / 8 / pp, rel=1e-12)  # N = 70.6B declared (specs/models/llama-3.1-70b.yaml, seed accounting), bf16
+    bw, b = r.spec.hardware.bandwidth, r.spec.precision.weight_bytes
+    for row in _decode_rows(r):
+        i, j = list(w.decode_batch).index(row["batch"]), list(w.decode_context).index(row["context"])
+        tc, tm, tx = (float(g[k][i, j]) for k in ("decode_time_compute_gpu", "decode_time_memory_gpu",
+                                                   "decode_time_comm"))
+        m = min(pp, row["batch"])
+        tm4 = tm - m * per_gpu * (1 - format_bytes("int4", 128) / b) / bw
+        assert min(tm4, tm / 1.5) > max(tc, tx)  # HBM binds before and after either change
+        through = lambda t, m=m: max(t, pp * t / m)  # noqa: E731 - the pipeline's round of a ledger t
+        assert row["time"] == pytest.approx(through(tm), rel=1e-12)
+        assert decode_bound_at(r.spec, r.lead, row["batch"], row["context"], *_lever_change(r, "weights-int4")) \
+            == pytest.approx(through(tm4), rel=1e-12)
+        assert decode_bound_at(r.spec, r.lead, row["batch"], row["context"], None, 1.5) \
+            == pytest.approx(through(tm / 1.5), rel=1e-12)
+        lever = row["lever"]
+        if lever["effect"] == "latency":
+            assert lever["gain"] == pytest.approx(row["time"] / through(min(tm4, tm / 1.5)), rel=1e-12)
