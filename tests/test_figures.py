@@ -178,3 +178,20 @@ def test_what_if_over_baseline(results, drawn):
         assert out[name] != drawn[name]
         assert b"#7f7f7f" in out[name] and b"#7f7f7f" not in drawn[name], name  # the faded grey baseline
     assert "ridge (dotted) is at 206" in caps["fig6-roofline"]
+
+
+def test_the_serving_views_capacity_point_is_at_the_capacity_batch():
+    """Mistral 7B in bf16 on one A100 SXM 40GB (7,241,732,096 parameters, 128 KiB of KV a token: mistralai/Mistral-7B-v0.1
+    config.json; 1.555 TB/s: NVIDIA A100 datasheet) at context 1,024 holds 173 sequences; figure 6's caption once
+    gave "7,044 tok/s (batch 173)", the curve's nearest sample below it (batch 167.4). At batch 173 the step streams the
+    weights and 173 caches of 1,024 tokens: 173 / ((N b + B S c) / W), bandwidth-bound (the step's FLOPs take 8 ms)."""
+    from genreport.present.figures.fig7_serving import caption7
+
+    r = evaluated("llama8b-a100.yaml", ["model=mistral-7b", "hardware=a100-sxm-40gb"])
+    v = r.envs[r.lead].values
+    j = list(r.spec.workloads.decode_context).index(1024)
+    cap = float(r.per_context[r.lead]["capacity_batch"][j])
+    assert cap == 173
+    step = (float(v["N"]) * 2 + cap * 1024 * 131072) / float(v["W"])
+    assert r.curves["serving_tokens_per_s_at_capacity"][j] == pytest.approx(cap / step, rel=1e-9)
+    assert f"{cap / step:,.0f} tok/s at S = 1k (batch 173)" in caption7(r)

@@ -261,6 +261,17 @@ def curves(r) -> dict[str, object]:
     else:
         tps = np.broadcast_to(np.asarray(q["decode_tokens_per_s"](g), dtype=float), (len(batch), len(ctx))).copy()
     out["serving_tokens_per_s"] = tps
+    # the capacity limit's point on each curve, at the capacity batch itself (figure 6 states its tok/s; the
+    # nearest sample below it was once printed as the capacity batch's: 7,044 tok/s for Mistral 7B on an A100 40 GB
+    # at batch 167.4, labelled batch 173)
+    caps = np.asarray(r.per_context[r.lead]["capacity_batch"], dtype=float)
+    at = np.where(caps >= 1, caps, 1.0)
+    if r.parallel is not None:
+        cap_tps = np.diagonal(at[:, None] / round_bound(r, r.lead, at, ctx)).copy()
+    else:
+        cap_tps = np.diagonal(np.broadcast_to(np.asarray(q["decode_tokens_per_s"](
+            env.at(batch=at[:, None], context=ctx[None, :])), dtype=float), (len(at), len(ctx)))).copy()
+    out["serving_tokens_per_s_at_capacity"] = np.where(caps >= 1, cap_tps, np.nan)
     price = r.spec.hardware.price_per_hour
     if price:  # what the serving figure's dollar axis prices: one replica's GPUs for an hour
         out["serving_usd_per_hour"] = price * (r.spec.parallelism.replica_gpus if r.spec.parallelism else 1)
