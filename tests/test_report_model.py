@@ -199,3 +199,19 @@ def test_chapter_3s_table_says_where_a_routed_experts_load_sits():
             in page), page[page.find("tokens per load"):][:400]
     assert "right / right / right; routed experts left / right / right" in page
     assert "routed experts" not in re.sub(r"\s+", " ", html("llama8b-h100.yaml"))
+
+
+def test_chapter_3s_training_column_is_the_rows_2t_over_b():
+    """Qwen3 30B-A3B (N 30.5B, N_a 3.3B: Qwen/Qwen3-30B-A3B model card) trained on 8,192-token micro-batches: chapter
+    3's "weight-reuse intensity" row once gave training 886 FLOP/B (2T/b times N_a / N, the step's intensity) beside
+    the prefills' 2T/b and figure 4's training 8,192 (2T/b at the recipes' b = 2): one row, two definitions. The
+    cell is now 2T/b = 8,192 as the row and the figure define it, and chapter 5 says the step's 886 is the micro-batch
+    times N_a / N (its text once said "the micro-batch size" beside the formula's 886)."""
+    from shared import html
+
+    page = re.sub(r"\s+", " ", html("llama8b-h100.yaml", ["model=qwen3-30b-a3b"]))
+    row = page[page.find("<td>weight-reuse intensity ("):][:200]
+    assert row.startswith("<td>weight-reuse intensity (bf16, upper bound)</td><td class=\"n\" data-static>8,192</td>"), row
+    assert "the micro-batch size times N<sub>a</sub> / N in 16-bit weights" in page
+    dense = re.sub(r"\s+", " ", html("llama8b-h100.yaml"))
+    assert "N<sub>a</sub> / N in 16-bit" not in dense and "weight-reuse intensity is the micro-batch size in" in dense
