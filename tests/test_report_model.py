@@ -215,3 +215,19 @@ def test_chapter_3s_training_column_is_the_rows_2t_over_b():
     assert "the micro-batch size times N<sub>a</sub> / N in 16-bit weights" in page
     dense = re.sub(r"\s+", " ", html("llama8b-h100.yaml"))
     assert "N<sub>a</sub> / N in 16-bit" not in dense and "weight-reuse intensity is the micro-batch size in" in dense
+
+
+def test_the_gemm_crossover_is_set_beside_the_tokens_2t_over_b_needs():
+    """Gemma 3 27B in fp8 on H100 NVL (1,671 TFLOP/s dense fp8, 3.9 TB/s: NVIDIA H100 NVL datasheet; ridge 428): chapter
+    2 said one load must serve 233 tokens "to reach the ridge, not 428", but at b = 1 B the weight-reuse intensity 2T/b
+    reaches 428 at T = 214; 428 is the token count only at b = 2. The sentence now names R b / 2."""
+    from shared import html
+
+    r = evaluated("llama8b-h100.yaml", ["precision=fp8", "model=gemma-3-27b", "hardware=h100-nvl"])
+    g = r.gemm[0]
+    ridge = r.scalars[r.lead]["ridge_point"]
+    assert ridge == pytest.approx(1670.5e12 / 3.9e12, rel=1e-3)
+    assert g["weight_crossover"] == pytest.approx(ridge / 2, rel=1e-12)
+    page = re.sub(r"\s+", " ", html("llama8b-h100.yaml", ["precision=fp8", "model=gemma-3-27b", "hardware=h100-nvl"]))
+    assert "to reach the ridge, not 214 (the T of 2T/b = 428 at b = 1 B): activations add traffic" in page
+    assert "to reach the ridge, not 295: activations add traffic" in re.sub(r"\s+", " ", html("llama8b-h100.yaml"))

@@ -36,6 +36,9 @@ def gemms(spec, env, q) -> tuple[dict, ...]:
             "name": name, "n": n, "m": m,
             "saturation": _clean(q["gemm_saturation"](e)),
             "crossover": physical("gemm_crossover_tokens", q["gemm_crossover_tokens"](e))[0],
+            # the tokens 2T/b alone needs to reach the ridge, T = R b / 2 (the ridge itself only at b = 2): what the
+            # crossover with activations is set beside
+            "weight_crossover": float(e["P"] / e["W"] * e["b"] / 2), "b": float(e["b"]),
             "tokens": tokens,
             "intensity": [float(q["gemm_intensity"](per_load(env, t, n=float(n), m=float(m)))) for t in tokens],
             "weight_reuse": [float(q["weight_reuse_intensity"](per_load(env, t))) for t in tokens],
