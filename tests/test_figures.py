@@ -195,3 +195,21 @@ def test_the_serving_views_capacity_point_is_at_the_capacity_batch():
     step = (float(v["N"]) * 2 + cap * 1024 * 131072) / float(v["W"])
     assert r.curves["serving_tokens_per_s_at_capacity"][j] == pytest.approx(cap / step, rel=1e-9)
     assert f"{cap / step:,.0f} tok/s at S = 1k (batch 173)" in caption7(r)
+
+
+def test_the_decode_intensity_curves_common_point_is_where_2b_over_b_meets_i_kv():
+    """Llama 3.1 8B (32 query, 8 KV heads: meta-llama/Llama-3.1-8B config.json) in fp8 weights and KV: the weights'
+    intensity 2B/b equals the attention intensity 2G/b_kv = 8 at B = 4, so every context's curve passes through (4, 8);
+    figure 5's caption said (G, G) = (4, 4), true only at b = b_kv = 2. With pipeline stages the rounds stream the
+    slice min(n_PP, B) times and the curves share no point: the caption said (16, 16) of Llama 3.1 405B on tp 8 x
+    pp 4, where the curves pass 4.03 to 4.92."""
+    from genreport.present.figures.fig4_decode_intensity import caption4
+
+    r = evaluated("llama8b-h100.yaml", ["precision=fp8"])
+    env = r.envs[r.lead]
+    for s in r.spec.workloads.decode_context:
+        assert float(r.q["decode_intensity"](env.at(batch=4.0, context=float(s)))) == pytest.approx(8, rel=1e-12)
+    assert "Every curve passes through (B, I) = (4, 8), where" in caption4(r)
+    assert "Every curve passes through (B, I) = (4, 4), G = H_q/H_kv." in caption4(evaluated("llama8b-h100.yaml"))
+    pp = evaluated("llama8b-h100.yaml", ["model=llama-3.1-70b", "parallelism.tp=2", "parallelism.pp=2"])
+    assert "Every curve passes through" not in caption4(pp)

@@ -276,6 +276,15 @@ def curves(r) -> dict[str, object]:
     if price:  # what the serving figure's dollar axis prices: one replica's GPUs for an hour
         out["serving_usd_per_hour"] = price * (r.spec.parallelism.replica_gpus if r.spec.parallelism else 1)
     out["serving_ms_per_token"] = batch[:, None] / tps * 1e3
+    # the point every context's curve passes through: where the weights' intensity 2 N_a B / (N b) equals the
+    # attention intensity I_KV, the step's is I_KV whatever the context; B = I_KV b / 2 (G, G only at b = b_kv = 2:
+    # Gemma 3 27B in fp8 passes through (2, 4)); stated only where the curves do pass through it (a pipeline's rounds
+    # stream the slice min(n_PP, B) times, and no single point is common then)
+    i_kv = float(r.scalars[r.lead]["attention_intensity"])
+    b_pinch = i_kv * float(np.asarray(env.values["b"], dtype=float)) / 2
+    at_pinch = np.asarray(q["decode_intensity"](env.at(batch=b_pinch, context=ctx)), dtype=float)
+    if b_pinch >= 1 and np.all(np.abs(at_pinch / i_kv - 1) < 1e-9):
+        out["decode_intensity_common_point"] = (b_pinch, i_kv)
     out["decode_intensity_batch1"] = np.asarray(
         [float(q["decode_intensity"](env.at(batch=1.0, context=float(s)))) for s in ctx])
     return out
