@@ -506,3 +506,18 @@ def test_the_rate_figure_counts_the_kv_cache_room_as_the_chapter_does(r70, rmav)
     assert ra["held_sequences_mean"] == pytest.approx(room / (4352 * 327680 / 8), rel=2e-3)
     assert un["stops_at"] == "capacity" and un["running"][-1] == pytest.approx(ra["held_sequences_mean"], rel=1e-9)
     assert ra["held_sequences_mean"] > r70.serving["capacity_batch"]  # more fit on average than at the last token
+
+
+def test_the_frontier_caption_names_the_sequences_length_its_capacity_counts():
+    """Llama 3.1 70B on 8 H100 serving 4,096 + 512-token requests (specs/llama70b-h100-tp8.yaml): a replica holds
+    sequences of the last context, 4,096 + 512 - 1 = 4,607 tokens (the last token is sampled, never cached), as the
+    chapter's "A replica holds N sequences of 4,607 tokens" says; figure 9's caption said "the 4,608-token sequences
+    it holds"."""
+    from shared import evaluated
+
+    r = evaluated("llama70b-h100-tp8.yaml")
+    assert r.serving["last_context"] == 4096 + 512 - 1
+    own = next(x for x in r.serving["frontier"]["layouts"] if x["titled"])
+    assert own["capacity_batch"] == r.serving["capacity_batch"]
+    text = figures.captions(r)["fig10-frontier"]
+    assert "to the 4,607-token sequences it holds" in text and "4,608" not in text
