@@ -213,3 +213,22 @@ def test_the_decode_intensity_curves_common_point_is_where_2b_over_b_meets_i_kv(
     assert "Every curve passes through (B, I) = (4, 4), G = H_q/H_kv." in caption4(evaluated("llama8b-h100.yaml"))
     pp = evaluated("llama8b-h100.yaml", ["model=llama-3.1-70b", "parallelism.tp=2", "parallelism.pp=2"])
     assert "Every curve passes through" not in caption4(pp)
+
+
+def test_the_three_modes_training_row_holds_the_recipes_bf16_weights():
+    """Qwen3 30B-A3B served in int4 on 2 L4 (tp 2) with a training workload: figure 3 drew training's weight block as
+    "int4 weights 7.86 GB", the served slice, beside chapter 3's table and figure 4 ("bf16 weights": a step trains
+    the recipes' bf16 copy, seed 003 section 4). Its block is bf16, N_g 2 B: the slice's 15.25B parameters in 30.5 GB (Qwen/Qwen3-30B-A3B model card: 30.5B)."""
+    from genreport.present.figures.fig2_three_modes import caption2
+
+    r = evaluated("llama8b-h100.yaml", ["model=qwen3-30b-a3b", "hardware=l4", "parallelism.tp=2",
+                                        "precision.weights=int4"])
+    svg = figures.draw("fig2-three-modes", r, None, False).decode()
+    n_g = float(r.scalars[r.lead]["weight_bytes"]) / float(r.envs[r.lead].values["b"])
+    assert n_g == pytest.approx(30.5e9 / 2, rel=0.01)
+    served = float(r.scalars[r.lead]["weight_bytes"]) / 1e9
+    assert svg.count(f"{served:.3g} GB") == 2 and svg.count(f"{n_g * 2 / 1e9:.3g} GB") == 1  # decode, prefill; training
+    text = caption2(r)
+    assert f"training streams the recipes' bf16 copy of them ({n_g * 2 / 1e9:.3g} GB)" in text, text
+    assert "identical in every row" not in text
+    assert "identical in every row" in caption2(evaluated("llama8b-h100.yaml"))
