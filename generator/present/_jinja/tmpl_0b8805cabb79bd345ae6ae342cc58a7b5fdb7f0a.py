@@ -134,14 +134,26 @@ def root(context, missing=missing):
     if context.call(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'get'), 'kv_windowed_per_sequence'):
         pass
         yield '<span data-static>\n  while the context fits every window; past it '
-        yield escape(t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_global_per_token')))
-        yield ' per token in the '
-        yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_global_layers')))
-        yield ' global layers\n  plus '
-        yield escape(t_4(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence')))
-        yield ' per sequence in the '
-        yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_bounded_layers')))
-        yield ' windowed ones</span>'
+        if environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_global_layers'):
+            pass
+            yield escape(t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_global_per_token')))
+            yield ' per token in the '
+            yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_global_layers')))
+            yield ' global layers\n  plus '
+            yield escape(t_4(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence')))
+            yield ' per sequence in the '
+            yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_bounded_layers')))
+            yield ' windowed ones'
+        else:
+            pass
+            yield escape(t_4(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence')))
+            yield ' per sequence, all '
+            yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_bounded_layers')))
+            yield ' layers windowed'
+        if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
+            pass
+            yield " (the whole model's)"
+        yield '</span>'
     yield '</td>\n<td><span data-live="precision.label">'
     yield escape(context.call(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'label')))
     yield '</span> (<span data-live="precision.weight_bytes">'
@@ -426,4 +438,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=68&6=81&7=89&8=101&9=109&10=121&11=137&12=141&13=146&14=150&15=172&16=185&19=192&22=207&23=226&24=266&25=314&27=318&29=322&30=332&31=340&32=351&33=362&34=369&35=371&36=385&40=404&41=407&42=422'
+debug_info = '1=68&6=81&7=89&8=101&9=109&10=121&11=137&12=143&13=158&14=162&15=184&16=197&19=204&22=219&23=238&24=278&25=326&27=330&29=334&30=344&31=352&32=363&33=374&34=381&35=383&36=397&40=416&41=419&42=434'
