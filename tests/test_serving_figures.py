@@ -521,3 +521,19 @@ def test_the_frontier_caption_names_the_sequences_length_its_capacity_counts():
     assert own["capacity_batch"] == r.serving["capacity_batch"]
     text = figures.captions(r)["fig10-frontier"]
     assert "to the 4,607-token sequences it holds" in text and "4,608" not in text
+
+
+def test_the_cheapest_layout_sentence_names_the_batch_it_was_planned_at():
+    """Gemma 3 27B in fp8 on H100 NVL with 64 users: the chapter named 1 GPU "the cheapest per million output tokens
+    that meets the targets" at $0.094, and the next sentence gave the frontier's pp31 at batch 4,765 at $0.068 inside
+    the same TPOT target. The first is plan's row at the strict bound with at most the spec's users a replica; the
+    sentence now says so (specs/llama70b-h100-tp8.yaml: 128 users)."""
+    import re
+
+    from shared import evaluated, html
+
+    r = evaluated("llama70b-h100-tp8.yaml")
+    assert r.serving["cheapest"]["batch"] <= r.spec.serving.users == 128
+    page = re.sub(r"\s+", " ", html("llama70b-h100-tp8.yaml"))
+    assert ("that meets the targets at the strict bound with at most 128 sequences a replica (the spec's users) is "
+            "<strong>") in page.replace("&#39;", "'")

@@ -313,7 +313,13 @@ def root(context, missing=missing):
             yield escape(t_5(context.eval_ctx, environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'formats'), ', '))
             yield '; int8/int4 change accuracy and are tried only when named), the '
             yield escape(('cheapest per million output tokens' if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour') else 'fastest per GPU'))
-            yield ' that meets the targets is\n<strong>'
+            yield ' that meets the targets at the strict bound with at most '
+            yield escape(t_4((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users') or 64)))
+            yield ' sequences a replica'
+            if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users'):
+                pass
+                yield " (the spec's users)"
+            yield ' is\n<strong>'
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'gpus'))
             yield ' GPU'
             yield escape(('s' if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'gpus') > 1) else ''))
@@ -805,4 +811,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=94&2=103&3=105&4=109&5=113&6=115&7=119&8=127&9=139&11=141&13=145&14=149&16=156&17=162&18=179&21=185&22=203&23=211&24=215&25=222&26=229&29=239&30=269&31=283&32=298&34=308&35=317&36=337&37=394&38=400&39=406&40=416&41=457&42=469&44=471&47=474&50=491&53=501&54=509&55=517&56=521&59=537&61=549&62=552&66=554&67=556&68=561&72=566&73=569&74=588&75=590&78=593&79=595&80=603&81=621&82=631&83=679&84=688&85=690&86=704&87=716&88=726&89=728&92=733&94=735&95=748&96=766&97=773&98=782&103=792&104=795&106=798&107=800'
+debug_info = '1=94&2=103&3=105&4=109&5=113&6=115&7=119&8=127&9=139&11=141&13=145&14=149&16=156&17=162&18=179&21=185&22=203&23=211&24=215&25=222&26=229&29=239&30=269&31=283&32=298&34=308&35=323&36=343&37=400&38=406&39=412&40=422&41=463&42=475&44=477&47=480&50=497&53=507&54=515&55=523&56=527&59=543&61=555&62=558&66=560&67=562&68=567&72=572&73=575&74=594&75=596&78=599&79=601&80=609&81=627&82=637&83=685&84=694&85=696&86=710&87=722&88=732&89=734&92=739&94=741&95=754&96=772&97=779&98=788&103=798&104=801&106=804&107=806'
