@@ -63,7 +63,7 @@ def root(context, missing=missing):
             yield "<p>Training does 6N<sub>a</sub> FLOPs per token (forward 2N<sub>a</sub>, backward 4N<sub>a</sub>: each token computes\nwith its routed experts only) and moves all N weights, every expert, about three times per micro-batch, so its\nweight-reuse intensity is the micro-batch size times N<sub>a</sub> / N in 16-bit weights, not the micro-batch size that chapter 3's\n2T/b counts against every weight. Its problem is memory capacity, not bandwidth.</p>\n"
         else:
             pass
-            yield '<p>Training does 6N FLOPs per token (forward 2N, backward 4N) and moves the weights about three times per micro-batch, so its\nweight-reuse intensity is the micro-batch size in 16-bit weights. Its problem is memory capacity, not bandwidth.</p>'
+            yield '<p>Training does 6N FLOPs per token (forward 2N, backward 4N) and moves the weights about three times per micro-batch, so its\nweight-reuse intensity is the micro-batch size in 16-bit weights. Its problem is memory capacity, not bandwidth.</p>\n'
         yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'train_iw')))
         yield '\n<div class="scroll"><table><thead>\n<tr><th>state</th>'
         for l_1_tr in (undefined(name='training') if l_0_training is missing else l_0_training):
@@ -155,4 +155,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=44&2=56&4=59&5=61&11=67&13=69&14=79&15=83&16=93&18=103&19=114&21=131&22=140&23=145&24=147'
+debug_info = '1=44&2=56&4=59&5=61&12=67&14=69&15=79&16=83&17=93&19=103&20=114&22=131&23=140&24=145&25=147'
