@@ -248,3 +248,20 @@ def test_page_1s_kv_headline_of_a_model_windowed_in_every_layer():
                                                           "parallelism.tp=2"]))
     assert ("past it 40 KiB per token in the 10 global layers plus 208 MiB per sequence in the 52 windowed ones "
             "(the whole model's)</span>") in two
+
+
+def test_a_per_class_models_gemm_rows_take_each_matrix_at_its_own_bytes():
+    """gpt-oss-20b at its checkpoint's formats (openai/gpt-oss-20b config.json: hidden 2,880, expert width 2,880;
+    experts mxfp4, 4.25 bits, the rest bf16) on H100: chapter 2's 2,880 x 2,880 attention projection is bf16, so with
+    its activations it reads 2nmT / (2 (nm + T (n + m))) = 256 x 2,880 / (2,880 + 512) = 217 FLOP/B at 256 tokens and
+    saturates at nm / (n + m) = 1,440; the report took the model's mean 0.658 B (661 and 4,380). The FFN matrix is an
+    expert's, at mxfp4's 0.531 B. Chapter 3's weight-reuse row keeps 2T/b over all the weights."""
+    r = evaluated("llama8b-h100.yaml", ["model=gpt-oss-20b", "precision.weights=checkpoint"])
+    att, ffn = r.gemm
+    i = att["tokens"].index(256)
+    assert att["intensity"][i] == pytest.approx(256 * 2880 / (2880 + 512), rel=1e-12)
+    assert att["saturation"] == pytest.approx(1440, rel=1e-12) and att["b"] == 2
+    assert ffn["b"] == pytest.approx(4.25 / 8) and ffn["intensity"][i] == pytest.approx(
+        2 * 2880 * 2880 * 256 / (4.25 / 8 * (2880 * 2880 + 256 * 5760)), rel=1e-12)
+    assert att["weight_reuse"][i] == pytest.approx(r.value("weight_reuse_intensity", "seed", tokens=256), rel=1e-12)
+    assert r.blocks["gemm_sat_0"].inputs["b"] == 2

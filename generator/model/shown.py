@@ -17,6 +17,7 @@ from genreport.formulas.recipes import TRAINING_WEIGHT_BYTES, recipe_bytes_per_p
 from genreport.model.env import make_env
 from genreport.model.layout import round_bound
 from genreport.model.stated import critical_reason, latex_of, variant_of
+from genreport.model.tables import gemm_class_bytes
 from genreport.model.values import Block, Entry, physical, sorted_unique
 
 # ----------------------------------------------------------------------------------------------- formula blocks
@@ -77,6 +78,8 @@ def blocks(r) -> dict[str, Block]:
         env = point_env(r, acc, params)
         if qid == "training_weight_reuse_intensity":  # the recipes' bf16 weights, not the served format's
             env = {**env, "b": np.float64(TRAINING_WEIGHT_BYTES)}
+        if name in ("gemm", "gemm_sat_0", "gemm_cross_0"):  # the first matrix at its own class's bytes, as its row
+            env = {**env, **{k: np.float64(v) for k, v in gemm_class_bytes(r.spec, r.gemm[0]["name"]).items()}}
         inputs = {}
         for a in c.args:
             if a in env:
@@ -168,7 +171,7 @@ def facts(r) -> dict[str, float | None]:
         out["training_weight_reuse"] = float(r.q["weight_reuse_intensity"](
             r.envs[r.lead].at(T=float(t_train), b=TRAINING_WEIGHT_BYTES)))
         out["training_gemm_intensity"] = float(g["intensity"][i]) * out["training_weight_reuse"] / float(
-            g["weight_reuse"][i])
+            g["weight_reuse_own"][i])
     if m.moe is not None and m.moe.active_experts < m.moe.experts and (r.lead in r.prefill or t_train):
         # one load of a routed expert's weights serves only the tokens routed to it, T k / E in expectation
         # (uniform routing): its intensity is 2 T k / (E b_x), b_x the routed experts' bytes per weight (mxfp4 for
