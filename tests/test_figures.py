@@ -209,3 +209,57 @@ def test_figure8_caption_says_one_gpu_does_not_hold_the_weights():
     (one,) = [x for x in r.many.scaling_batch1 if x["gpus"] == 1]
     assert not one["fits"]
     assert "than one GPU would be if it held the weights, which it does not" in caption8(r)
+
+
+def test_the_serving_views_capacity_point_is_at_the_capacity_batch():
+    """Mistral 7B in bf16 on one A100 SXM 40GB (7,241,732,096 parameters, 128 KiB of KV a token: mistralai/Mistral-7B-v0.1
+    config.json; 1.555 TB/s: NVIDIA A100 datasheet) at context 1,024 holds 173 sequences; figure 6's caption once
+    gave "7,044 tok/s (batch 173)", the curve's nearest sample below it (batch 167.4). At batch 173 the step streams the
+    weights and 173 caches of 1,024 tokens: 173 / ((N b + B S c) / W), bandwidth-bound (the step's FLOPs take 8 ms)."""
+    from genreport.present.figures.fig7_serving import caption7
+
+    r = evaluated("llama8b-a100.yaml", ["model=mistral-7b", "hardware=a100-sxm-40gb"])
+    v = r.envs[r.lead].values
+    j = list(r.spec.workloads.decode_context).index(1024)
+    cap = float(r.per_context[r.lead]["capacity_batch"][j])
+    assert cap == 173
+    step = (float(v["N"]) * 2 + cap * 1024 * 131072) / float(v["W"])
+    assert r.curves["serving_tokens_per_s_at_capacity"][j] == pytest.approx(cap / step, rel=1e-9)
+    assert f"{cap / step:,.0f} tok/s at S = 1k (batch 173)" in caption7(r)
+
+
+def test_the_decode_intensity_curves_common_point_is_where_2b_over_b_meets_i_kv():
+    """Llama 3.1 8B (32 query, 8 KV heads: meta-llama/Llama-3.1-8B config.json) in fp8 weights and KV: the weights'
+    intensity 2B/b equals the attention intensity 2G/b_kv = 8 at B = 4, so every context's curve passes through (4, 8);
+    figure 5's caption said (G, G) = (4, 4), true only at b = b_kv = 2. With pipeline stages the rounds stream the
+    slice min(n_PP, B) times and the curves share no point: the caption said (16, 16) of Llama 3.1 405B on tp 8 x
+    pp 4, where the curves pass 4.03 to 4.92."""
+    from genreport.present.figures.fig4_decode_intensity import caption4
+
+    r = evaluated("llama8b-h100.yaml", ["precision=fp8"])
+    env = r.envs[r.lead]
+    for s in r.spec.workloads.decode_context:
+        assert float(r.q["decode_intensity"](env.at(batch=4.0, context=float(s)))) == pytest.approx(8, rel=1e-12)
+    assert "Every curve passes through (B, I) = (4, 8), where" in caption4(r)
+    assert "Every curve passes through (B, I) = (4, 4), G = H_q/H_kv." in caption4(evaluated("llama8b-h100.yaml"))
+    pp = evaluated("llama8b-h100.yaml", ["model=llama-3.1-70b", "parallelism.tp=2", "parallelism.pp=2"])
+    assert "Every curve passes through" not in caption4(pp)
+
+
+def test_the_three_modes_training_row_holds_the_recipes_bf16_weights():
+    """Qwen3 30B-A3B served in int4 on 2 L4 (tp 2) with a training workload: figure 3 drew training's weight block as
+    "int4 weights 7.86 GB", the served slice, beside chapter 3's table and figure 4 ("bf16 weights": a step trains
+    the recipes' bf16 copy, seed 003 section 4). Its block is bf16, N_g 2 B: the slice's 15.25B parameters in 30.5 GB (Qwen/Qwen3-30B-A3B model card: 30.5B)."""
+    from genreport.present.figures.fig2_three_modes import caption2
+
+    r = evaluated("llama8b-h100.yaml", ["model=qwen3-30b-a3b", "hardware=l4", "parallelism.tp=2",
+                                        "precision.weights=int4"])
+    svg = figures.draw("fig2-three-modes", r, None, False).decode()
+    n_g = float(r.scalars[r.lead]["weight_bytes"]) / float(r.envs[r.lead].values["b"])
+    assert n_g == pytest.approx(30.5e9 / 2, rel=0.01)
+    served = float(r.scalars[r.lead]["weight_bytes"]) / 1e9
+    assert svg.count(f"{served:.3g} GB") == 2 and svg.count(f"{n_g * 2 / 1e9:.3g} GB") == 1  # decode, prefill; training
+    text = caption2(r)
+    assert f"training streams the recipes' bf16 copy of them ({n_g * 2 / 1e9:.3g} GB)" in text, text
+    assert "identical in every row" not in text
+    assert "identical in every row" in caption2(evaluated("llama8b-h100.yaml"))

@@ -112,7 +112,7 @@ TIES = [1e-4, 999.96, 0.5, 1.5, 2.5, -2.5, 1234.5, 0.125, 0.375, 10.5, 99.5, 100
         1.2e-5, 1e15, 1e16, 9999.5, 99950.0, 1e300, 5e-324, -0.0, 0.0, math.inf, -math.inf, math.nan, None]
 
 FILTERS = {**fmt.FILTERS, "sig4": fmt.sig4, "tex_number": fmt.tex_number}
-SPECS = [".0f", ".1f", ".2f", ".4f", ",.0f", ",.2f", ".0e", ".2e", ".6e", ".0g", ".1g", ".3g", ".4g", ",.4g", ".6g",
+SPECS = [".0f", ".1f", ".2f", ".4f", ",.0f", ",.2f", ".0e", ".2e", ".6e", ".0g", ".1g", ".3g", "#.3g", ".4g", ",.4g", ".6g",
          ".17g", "", ","]
 
 
@@ -217,3 +217,13 @@ def test_dotless_i_is_not_a_number():
     for text in ("ınf TB/s", "İnf GB"):
         with pytest.raises(units.UnitError, match="write a number and a unit"):
             units.parse(text)
+
+
+def test_time_kept_keeps_the_third_digit():
+    """The serving chapter's lever rows print before -> after; a disaggregation TTFT read "24.8 ms → 25 ms" (24.98 ms
+    at three significant digits is 25.0: the '25' drops a digit the other side of the arrow shows)."""
+    assert fmt.time(0.02498) == "25 ms" and fmt.time_kept(0.02498) == "25.0 ms"
+    assert [fmt.time_kept(x) for x in (0.0248, 0.136, 2.0, 1.5e-5, None)] == ["24.8 ms", "136 ms", "2.00 s", "0.0150 ms",
+                                                                             "n/a"]
+    src = (Path(__file__).resolve().parents[1] / "templates" / "sections" / "s9_serving.html.j2").read_text()
+    assert "row.ttft[1] | time_kept" in src and "row.tpot[1] | time_kept" in src

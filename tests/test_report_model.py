@@ -200,3 +200,69 @@ def test_chapter_3s_table_says_where_a_routed_experts_load_sits():
             in page), page[page.find("tokens per load"):][:400]
     assert "right / right / right; routed experts left / right / right" in page
     assert "routed experts" not in re.sub(r"\s+", " ", html("llama8b-h100.yaml"))
+
+
+def test_chapter_3s_training_column_is_the_rows_2t_over_b():
+    """Qwen3 30B-A3B (N 30.5B, N_a 3.3B: Qwen/Qwen3-30B-A3B model card) trained on 8,192-token micro-batches: chapter
+    3's "weight-reuse intensity" row once gave training 886 FLOP/B (2T/b times N_a / N, the step's intensity) beside
+    the prefills' 2T/b and figure 4's training 8,192 (2T/b at the recipes' b = 2): one row, two definitions. The
+    cell is now 2T/b = 8,192 as the row and the figure define it, and chapter 5 says the step's 886 is the micro-batch
+    times N_a / N (its text once said "the micro-batch size" beside the formula's 886)."""
+    from shared import html
+
+    page = re.sub(r"\s+", " ", html("llama8b-h100.yaml", ["model=qwen3-30b-a3b"]))
+    row = page[page.find("<td>weight-reuse intensity ("):][:200]
+    assert row.startswith("<td>weight-reuse intensity (bf16, upper bound)</td><td class=\"n\" data-static>8,192</td>"), row
+    assert "the micro-batch size times N<sub>a</sub> / N in 16-bit weights" in page
+    dense = re.sub(r"\s+", " ", html("llama8b-h100.yaml"))
+    assert "N<sub>a</sub> / N in 16-bit" not in dense and "weight-reuse intensity is the micro-batch size in" in dense
+
+
+def test_the_gemm_crossover_is_set_beside_the_tokens_2t_over_b_needs():
+    """Gemma 3 27B in fp8 on H100 NVL (1,671 TFLOP/s dense fp8, 3.9 TB/s: NVIDIA H100 NVL datasheet; ridge 428): chapter
+    2 said one load must serve 233 tokens "to reach the ridge, not 428", but at b = 1 B the weight-reuse intensity 2T/b
+    reaches 428 at T = 214; 428 is the token count only at b = 2. The sentence now names R b / 2."""
+    from shared import html
+
+    r = evaluated("llama8b-h100.yaml", ["precision=fp8", "model=gemma-3-27b", "hardware=h100-nvl"])
+    g = r.gemm[0]
+    ridge = r.scalars[r.lead]["ridge_point"]
+    assert ridge == pytest.approx(1670.5e12 / 3.9e12, rel=1e-3)
+    assert g["weight_crossover"] == pytest.approx(ridge / 2, rel=1e-12)
+    page = re.sub(r"\s+", " ", html("llama8b-h100.yaml", ["precision=fp8", "model=gemma-3-27b", "hardware=h100-nvl"]))
+    assert "to reach the ridge, not 214 (the T of 2T/b = 428 at b = 1 B): activations add traffic" in page
+    assert "to reach the ridge, not 295: activations add traffic" in re.sub(r"\s+", " ", html("llama8b-h100.yaml"))
+
+
+def test_page_1s_kv_headline_of_a_model_windowed_in_every_layer():
+    """Mistral 7B v0.1 (32 layers, 8 KV heads of 128, sliding window 4,096: mistralai/Mistral-7B-v0.1 config.json) keeps
+    at most 32 x 4,096 x 2 x 8 x 128 x 2 B = 512 MiB a sequence in bf16. Page 1 said "past it 0 KiB per token in the 0
+    global layers plus 512 MiB per sequence in the 32 windowed ones"; it says every layer is windowed. On several GPUs
+    the figures past the window are the whole model's (Gemma 3 27B on 2 H100 NVL: 40 KiB a token in its 10 global
+    layers, 20 on each GPU), beside a per-GPU KV figure, and the sentence says so."""
+    from shared import html
+
+    page = re.sub(r"\s+", " ", html("llama8b-h100.yaml", ["model=mistral-7b"]))
+    assert "past it 512 MiB per sequence, all 32 layers windowed</span>" in page
+    assert "0 global layers" not in page
+    two = re.sub(r"\s+", " ", html("llama8b-h100.yaml", ["model=gemma-3-27b", "hardware=h100-nvl", "precision=fp8",
+                                                          "parallelism.tp=2"]))
+    assert ("past it 40 KiB per token in the 10 global layers plus 208 MiB per sequence in the 52 windowed ones "
+            "(the whole model's)</span>") in two
+
+
+def test_a_per_class_models_gemm_rows_take_each_matrix_at_its_own_bytes():
+    """gpt-oss-20b at its checkpoint's formats (openai/gpt-oss-20b config.json: hidden 2,880, expert width 2,880;
+    experts mxfp4, 4.25 bits, the rest bf16) on H100: chapter 2's 2,880 x 2,880 attention projection is bf16, so with
+    its activations it reads 2nmT / (2 (nm + T (n + m))) = 256 x 2,880 / (2,880 + 512) = 217 FLOP/B at 256 tokens and
+    saturates at nm / (n + m) = 1,440; the report took the model's mean 0.658 B (661 and 4,380). The FFN matrix is an
+    expert's, at mxfp4's 0.531 B. Chapter 3's weight-reuse row keeps 2T/b over all the weights."""
+    r = evaluated("llama8b-h100.yaml", ["model=gpt-oss-20b", "precision.weights=checkpoint"])
+    att, ffn = r.gemm
+    i = att["tokens"].index(256)
+    assert att["intensity"][i] == pytest.approx(256 * 2880 / (2880 + 512), rel=1e-12)
+    assert att["saturation"] == pytest.approx(1440, rel=1e-12) and att["b"] == 2
+    assert ffn["b"] == pytest.approx(4.25 / 8) and ffn["intensity"][i] == pytest.approx(
+        2 * 2880 * 2880 * 256 / (4.25 / 8 * (2880 * 2880 + 256 * 5760)), rel=1e-12)
+    assert att["weight_reuse"][i] == pytest.approx(r.value("weight_reuse_intensity", "seed", tokens=256), rel=1e-12)
+    assert r.blocks["gemm_sat_0"].inputs["b"] == 2

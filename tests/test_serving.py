@@ -435,3 +435,19 @@ def test_a_node_is_not_full_of_replicas_whose_experts_span_nodes():
                               ).render(serving=sv)
     assert "full of such replicas" not in text
     assert "The expert-parallel group spans 2 nodes of 8 GPUs" in text and "each node's share gives" in text
+
+
+def test_the_serial_estimates_decode_sum_counts_each_rounds_kernel_costs():
+    """Mistral 7B in bf16 on one A100 SXM 40GB, 2,048 + 512-token requests: the serial estimate's TPOT adds each round's
+    kernels' fixed costs, 32 layers x 10 kernels x 0.5 us = 0.16 ms (the engine defaults: vLLM's decoder layer, a CUDA
+    graph replay's share, NVIDIA "Getting Started with CUDA Graphs"), to the bound's 9.53 ms, but its end-to-end
+    latency summed the 511 rounds without them (4.97 s, 82 ms short). On one GPU, bandwidth-bound, the two sums now
+    differ by 511 x 0.16 ms."""
+    from shared import evaluated
+
+    r = evaluated("llama8b-a100.yaml", ["model=mistral-7b", "hardware=a100-sxm-40gb", "serving.prompt=2k",
+                                        "serving.output=512", "serving.tpot=50 ms"])
+    for row in r.serving["rows"]:
+        b, s = row["bound"], row["serial"]
+        assert s["tpot"] - b["tpot"] == pytest.approx(32 * 10 * 0.5e-6, rel=1e-9)
+        assert (s["e2e"] - s["ttft"]) - (b["e2e"] - b["ttft"]) == pytest.approx(511 * 32 * 10 * 0.5e-6, rel=1e-9)

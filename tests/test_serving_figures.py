@@ -506,3 +506,34 @@ def test_the_rate_figure_counts_the_kv_cache_room_as_the_chapter_does(r70, rmav)
     assert ra["held_sequences_mean"] == pytest.approx(room / (4352 * 327680 / 8), rel=2e-3)
     assert un["stops_at"] == "capacity" and un["running"][-1] == pytest.approx(ra["held_sequences_mean"], rel=1e-9)
     assert ra["held_sequences_mean"] > r70.serving["capacity_batch"]  # more fit on average than at the last token
+
+
+def test_the_frontier_caption_names_the_sequences_length_its_capacity_counts():
+    """Llama 3.1 70B on 8 H100 serving 4,096 + 512-token requests (specs/llama70b-h100-tp8.yaml): a replica holds
+    sequences of the last context, 4,096 + 512 - 1 = 4,607 tokens (the last token is sampled, never cached), as the
+    chapter's "A replica holds N sequences of 4,607 tokens" says; figure 9's caption said "the 4,608-token sequences
+    it holds"."""
+    from shared import evaluated
+
+    r = evaluated("llama70b-h100-tp8.yaml")
+    assert r.serving["last_context"] == 4096 + 512 - 1
+    own = next(x for x in r.serving["frontier"]["layouts"] if x["titled"])
+    assert own["capacity_batch"] == r.serving["capacity_batch"]
+    text = figures.captions(r)["fig10-frontier"]
+    assert "to the 4,607-token sequences it holds" in text and "4,608" not in text
+
+
+def test_the_cheapest_layout_sentence_names_the_batch_it_was_planned_at():
+    """Gemma 3 27B in fp8 on H100 NVL with 64 users: the chapter named 1 GPU "the cheapest per million output tokens
+    that meets the targets" at $0.094, and the next sentence gave the frontier's pp31 at batch 4,765 at $0.068 inside
+    the same TPOT target. The first is plan's row at the strict bound with at most the spec's users a replica; the
+    sentence now says so (specs/llama70b-h100-tp8.yaml: 128 users)."""
+    import re
+
+    from shared import evaluated, html
+
+    r = evaluated("llama70b-h100-tp8.yaml")
+    assert r.serving["cheapest"]["batch"] <= r.spec.serving.users == 128
+    page = re.sub(r"\s+", " ", html("llama70b-h100-tp8.yaml"))
+    assert ("that meets the targets at the strict bound with at most 128 sequences a replica (the spec's users) is "
+            "<strong>") in page.replace("&#39;", "'")

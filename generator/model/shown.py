@@ -17,6 +17,7 @@ from genreport.formulas.recipes import TRAINING_WEIGHT_BYTES, recipe_bytes_per_p
 from genreport.model.env import make_env
 from genreport.model.layout import round_bound
 from genreport.model.stated import critical_reason, latex_of, variant_of
+from genreport.model.tables import gemm_class_bytes
 from genreport.model.values import Block, Entry, physical, sorted_unique
 
 # ----------------------------------------------------------------------------------------------- formula blocks
@@ -77,6 +78,8 @@ def blocks(r) -> dict[str, Block]:
         env = point_env(r, acc, params)
         if qid == "training_weight_reuse_intensity":  # the recipes' bf16 weights, not the served format's
             env = {**env, "b": np.float64(TRAINING_WEIGHT_BYTES)}
+        if name in ("gemm", "gemm_sat_0", "gemm_cross_0"):  # the first matrix at its own class's bytes, as its row
+            env = {**env, **{k: np.float64(v) for k, v in gemm_class_bytes(r.spec, r.gemm[0]["name"]).items()}}
         inputs = {}
         for a in c.args:
             if a in env:
@@ -173,7 +176,7 @@ def facts(r) -> dict[str, float | None]:
         out["training_weight_reuse"] = float(r.q["weight_reuse_intensity"](
             r.envs[r.lead].at(T=float(t_train), b=TRAINING_WEIGHT_BYTES)))
         out["training_gemm_intensity"] = float(g["intensity"][i]) * out["training_weight_reuse"] / float(
-            g["weight_reuse"][i])
+            g["weight_reuse_own"][i])
     if m.moe is not None and m.moe.active_experts < m.moe.experts and (r.lead in r.prefill or t_train):
         # one load of a routed expert's weights serves only the tokens routed to it, T k / E in expectation
         # (uniform routing): its intensity is 2 T k / (E b_x), b_x the routed experts' bytes per weight (mxfp4 for
@@ -266,10 +269,30 @@ def curves(r) -> dict[str, object]:
     else:
         tps = np.broadcast_to(np.asarray(q["decode_tokens_per_s"](g), dtype=float), (len(batch), len(ctx))).copy()
     out["serving_tokens_per_s"] = tps
+    # the capacity limit's point on each curve, at the capacity batch itself (figure 6 states its tok/s; the
+    # nearest sample below it was once printed as the capacity batch's: 7,044 tok/s for Mistral 7B on an A100 40 GB
+    # at batch 167.4, labelled batch 173)
+    caps = np.asarray(r.per_context[r.lead]["capacity_batch"], dtype=float)
+    at = np.where(caps >= 1, caps, 1.0)
+    if r.parallel is not None:
+        cap_tps = np.diagonal(at[:, None] / round_bound(r, r.lead, at, ctx)).copy()
+    else:
+        cap_tps = np.diagonal(np.broadcast_to(np.asarray(q["decode_tokens_per_s"](
+            env.at(batch=at[:, None], context=ctx[None, :])), dtype=float), (len(at), len(ctx)))).copy()
+    out["serving_tokens_per_s_at_capacity"] = np.where(caps >= 1, cap_tps, np.nan)
     price = r.spec.hardware.price_per_hour
     if price:  # what the serving figure's dollar axis prices: one replica's GPUs for an hour
         out["serving_usd_per_hour"] = price * (r.spec.parallelism.replica_gpus if r.spec.parallelism else 1)
     out["serving_ms_per_token"] = batch[:, None] / tps * 1e3
+    # the point every context's curve passes through: where the weights' intensity 2 N_a B / (N b) equals the
+    # attention intensity I_KV, the step's is I_KV whatever the context; B = I_KV b / 2 (G, G only at b = b_kv = 2:
+    # Gemma 3 27B in fp8 passes through (2, 4)); stated only where the curves do pass through it (a pipeline's rounds
+    # stream the slice min(n_PP, B) times, and no single point is common then)
+    i_kv = float(r.scalars[r.lead]["attention_intensity"])
+    b_pinch = i_kv * float(np.asarray(env.values["b"], dtype=float)) / 2
+    at_pinch = np.asarray(q["decode_intensity"](env.at(batch=b_pinch, context=ctx)), dtype=float)
+    if b_pinch >= 1 and np.all(np.abs(at_pinch / i_kv - 1) < 1e-9):
+        out["decode_intensity_common_point"] = (b_pinch, i_kv)
     out["decode_intensity_batch1"] = np.asarray(
         [float(q["decode_intensity"](env.at(batch=1.0, context=float(s)))) for s in ctx])
     return out

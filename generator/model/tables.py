@@ -25,22 +25,46 @@ def per_load(env, t, **extra) -> dict:
     return env.at(T=float(t), **extra)
 
 
+def gemm_class_bytes(spec, name: str) -> dict:
+    """``{"b": ...}`` for one of the default matrices where the weights' formats differ by tensor class: the
+    attention projection at the attention class's bytes, the FFN matrix at the routed experts' where it is an
+    expert's (every FFN of the model one expert wide: gpt-oss, Qwen3 MoE, Mixtral), else at the default class's;
+    {} (the mean b) for one format, or a matrix the spec names (its class unknown).  gpt-oss-20b at its checkpoint's
+    formats once took its bf16 2,880 x 2,880 attention projection at the mean 0.658 B: 661 FLOP/B at 256 tokens
+    where the matrix reads 217."""
+    p, m = spec.precision, spec.model
+    if p.uniform or m is None:
+        return {}
+    if name == "attention projection (d x d)":
+        return {"b": float(p.class_bytes("attention"))}
+    if name == "FFN matrix (d x d_ff)":
+        expert = m.moe is not None and m.ffn_size == m.moe.expert_ffn_size
+        return {"b": float(p.class_bytes("experts" if expert else "default"))}
+    return {}
+
+
 def gemms(spec, env, q) -> tuple[dict, ...]:
     w = spec.workloads
     tokens = sorted({1, *w.prefill_prompt, *([w.training_tokens] if w.training_tokens else [])})
     curve_t = sorted_unique(np.round(portable.logspace(0, 14, 57, base=2)))
     rows = []
     for name, n, m in spec.gemms:
-        e = env.at(n=float(n), m=float(m))
+        cls = gemm_class_bytes(spec, name)
+        e = env.at(n=float(n), m=float(m), **cls)
         rows.append({
             "name": name, "n": n, "m": m,
             "saturation": _clean(q["gemm_saturation"](e)),
             "crossover": physical("gemm_crossover_tokens", q["gemm_crossover_tokens"](e))[0],
+            # the tokens 2T/b alone needs to reach the ridge, T = R b / 2 (the ridge itself only at b = 2): what the
+            # crossover with activations is set beside
+            "weight_crossover": float(e["P"] / e["W"] * e["b"] / 2), "b": float(e["b"]),
             "tokens": tokens,
-            "intensity": [float(q["gemm_intensity"](per_load(env, t, n=float(n), m=float(m)))) for t in tokens],
+            "intensity": [float(q["gemm_intensity"](per_load(env, t, n=float(n), m=float(m), **cls))) for t in tokens],
+            # 2T/b over all the weights (figure 4's top row, chapter 3's), and at this matrix's own bytes
             "weight_reuse": [float(q["weight_reuse_intensity"](per_load(env, t))) for t in tokens],
+            "weight_reuse_own": [float(q["weight_reuse_intensity"](per_load(env, t, **cls))) for t in tokens],
             "curve_tokens": curve_t,
-            "curve": np.asarray(q["gemm_intensity"](env.at(n=float(n), m=float(m), T=curve_t)), dtype=float),
+            "curve": np.asarray(q["gemm_intensity"](env.at(n=float(n), m=float(m), T=curve_t, **cls)), dtype=float),
         })
     return tuple(rows)
 

@@ -76,6 +76,23 @@ def time(t) -> str:
     return f"{ms:.3g} ms" if ms >= 0.01 else f"{ms * 1e3:.3g} µs"
 
 
+def _kept(x: float) -> str:
+    """Three significant digits with their trailing zeros ('25.0', not '25'; '136', '4.79')."""
+    s = f"{x:#.3g}"
+    return f"{x:.3g}" if "e" in s else s.rstrip(".")
+
+
+def time_kept(t) -> str:
+    """``time`` keeping a third digit that is a zero: a before -> after pair reads '24.8 ms → 25.0 ms', not '25 ms'."""
+    if t is None:
+        return "n/a"
+    t = float(t)
+    if t >= 1:
+        return f"{_kept(t)} s"
+    ms = t * 1e3
+    return f"{_kept(ms)} ms" if ms >= 0.01 else f"{_kept(ms * 1e3)} µs"
+
+
 def rate(x, unit: str = "FLOP/s") -> str:
     x = float(x)
     for scale, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
@@ -148,5 +165,6 @@ def nearest(x) -> str:
 
 FILTERS = {
     "memsize": memsize, "nearest": nearest, "num": num, "exact": exact, "integer": integer, "gb": gb, "gib": gib, "size": size, "kib": kib, "time": time,
+    "time_kept": time_kept,
     "rate": rate, "bandwidth": bandwidth, "flops": flops, "params": params, "pct": pct, "times": times,
 }

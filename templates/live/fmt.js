@@ -48,7 +48,7 @@ const GR_FMT = (() => {
   /* format(x, spec) is Python's format(x, spec) for a float and the specs the report uses: '.Nf', '.Ne',
      '.Ng', each with an optional ',' before the '.', and '' or ',' (str(x), repr). */
   function format(x, spec) {
-    const [, comma, p, type] = /^(,?)(?:\.(\d+))?([efg]?)$/.exec(spec);
+    const [, comma, alt, p, type] = /^(,?)(#?)(?:\.(\d+))?([efg]?)$/.exec(spec);
     if (Number.isNaN(x)) return "nan";
     const sign = x < 0 || Object.is(x, -0) ? "-" : "";
     if (!Number.isFinite(x)) return sign + "inf";
@@ -71,11 +71,11 @@ const GR_FMT = (() => {
       } else {
         [int, frac] = ["0", "0".repeat(-e - 1) + digits];
       }
-      frac = frac.replace(/0+$/, "");
+      if (!alt) frac = frac.replace(/0+$/, "");  // '#': Python's alternate form keeps them
       if (type === "" && exp === undefined && !frac) frac = "0";  // repr keeps '.0' on a whole number
     }
     const tail = exp === undefined ? "" : "e" + (exp < 0 ? "-" : "+") + String(Math.abs(exp)).padStart(2, "0");
-    return sign + (comma ? group(int) : int) + (frac ? "." + frac : "") + tail;
+    return sign + (comma ? group(int) : int) + (frac || alt ? "." + frac : "") + tail;
   }
 
   // Python's float(x) for a number (or None), and int(x) / round(x) of a float, as text.
@@ -133,6 +133,19 @@ const GR_FMT = (() => {
     return ms >= 0.01 ? `${format(ms, ".3g")} ms` : `${format(ms * 1e3, ".3g")} µs`;
   }
 
+  // time() keeping a third digit that is a zero (fmt.time_kept): '24.8 ms → 25.0 ms', not '25 ms'
+  function kept(x) {
+    const s = format(x, "#.3g");
+    return s.includes("e") ? format(x, ".3g") : s.replace(/\.$/, "");
+  }
+  function timeKept(t) {
+    if (none(t)) return "n/a";
+    t = float(t);
+    if (t >= 1) return `${kept(t)} s`;
+    const ms = t * 1e3;
+    return ms >= 0.01 ? `${kept(ms)} ms` : `${kept(ms * 1e3)} µs`;
+  }
+
   function rate(x, unit = "FLOP/s") {
     x = float(x);
     for (const [scale, prefix] of [[1e15, "P"], [1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"]]) {
@@ -181,7 +194,7 @@ const GR_FMT = (() => {
   const nearest = x => (none(x) || !Number.isFinite(float(x)) ? "n/a" : group(roundText(float(x))));
 
   return {
-    num, exact, integer, sig4, gb, gib, size, kib, time, rate, bandwidth: x => rate(x, "B/s"), flops: x => rate(x, "FLOP"),
+    num, exact, integer, sig4, gb, gib, size, kib, time, timeKept, time_kept: timeKept, rate, bandwidth: x => rate(x, "B/s"), flops: x => rate(x, "FLOP"),
     params, pct, times, memsize, nearest, tex_number, format, GB, GiB,
   };
 })();

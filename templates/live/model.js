@@ -400,6 +400,18 @@ const GR_MODEL = (function () {
     return id + "|" + Object.keys(params).sort().map(function (k) { return k + "=" + params[k]; }).join(",");
   }
 
+  /** {b} of a default matrix where the weights' formats differ by class (tables.gemm_class_bytes): the attention
+   * projection at the attention class's bytes, the FFN matrix at the experts' where it is one expert wide, else the
+   * default class's; {} (the mean b) for one format or a matrix the spec names. */
+  function gemmClassBytes(inp, t, name) {
+    const p = inp.precision, m = inp.model;
+    const forms = ["experts", "attention", "embeddings", "default"].map(c => formatOf(p, c));
+    if (!m || forms.every(f => f === forms[0])) return {};
+    const cls = name === "attention projection (d x d)" ? "attention" : name === "FFN matrix (d x d_ff)"
+      ? (m.moe && m.ffn_size === m.moe.expert_ffn_size ? "experts" : "default") : null;
+    return cls === null ? {} : {b: formatBytes(formatOf(p, cls), p.group_size, t)};
+  }
+
   function defaultGemms(inp) {
     if (inp.gemms && inp.gemms.length) return inp.gemms;
     const m = inp.model;
@@ -515,11 +527,11 @@ const GR_MODEL = (function () {
     const seed = envs.seed;
     const tokens = sortedUnique([1].concat(w.prefill_prompt, w.training_tokens ? [w.training_tokens] : []));
     const gemm = defaultGemms(inp).map(function (g) {
-      const nm = {n: g[1], m: g[2]};
+      const nm = Object.assign({n: g[1], m: g[2]}, gemmClassBytes(inp, t, g[0]));
       const e = seed.at(null, null, nm);
       return {name: g[0], n: g[1], m: g[2], saturation: clean(call("gemm_saturation", e)),
         crossover: physical("gemm_crossover_tokens", call("gemm_crossover_tokens", e))[0], tokens: tokens,
-        intensity: tokens.map(function (tk) { return call("gemm_intensity", perLoad(seed, tk, {n: g[1], m: g[2]})); })};
+        intensity: tokens.map(function (tk) { return call("gemm_intensity", perLoad(seed, tk, nm)); })};
     });
     gemm.forEach(function (g) {
       g.tokens.forEach(function (tk, i) { add("gemm_intensity", {n: g.n, m: g.m, tokens: tk}, g.intensity[i], "seed"); });

@@ -9,6 +9,7 @@ def root(context, missing=missing):
     if 0: yield None
     l_0_training = resolve('training')
     l_0_ch = resolve('ch')
+    l_0_facts = resolve('facts')
     l_0_fx = resolve('fx')
     l_0_range = resolve('range')
     l_0_sc = resolve('sc')
@@ -33,6 +34,12 @@ def root(context, missing=missing):
         @internalcode
         def t_3(*unused):
             raise TemplateRuntimeError("No filter named 'num' found.")
+    try:
+        t_4 = environment.tests['defined']
+    except KeyError:
+        @internalcode
+        def t_4(*unused):
+            raise TemplateRuntimeError("No test named 'defined' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s5_training.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
     l_0_formula = getattr(included_template, 'formula', missing)
@@ -50,7 +57,13 @@ def root(context, missing=missing):
         pass
         yield '<section id="s5">\n<h2>'
         yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's5'))
-        yield '. Training lacks something else</h2>\n<p>Training does 6N FLOPs per token (forward 2N, backward 4N) and moves the weights about three times per micro-batch, so its\nweight-reuse intensity is the micro-batch size in 16-bit weights. Its problem is memory capacity, not bandwidth.</p>\n'
+        yield '. Training lacks something else</h2>\n'
+        if t_4(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'routed_share')):
+            pass
+            yield "<p>Training does 6N<sub>a</sub> FLOPs per token (forward 2N<sub>a</sub>, backward 4N<sub>a</sub>: each token computes\nwith its routed experts only) and moves all N weights, every expert, about three times per micro-batch, so its\nweight-reuse intensity is the micro-batch size times N<sub>a</sub> / N in 16-bit weights, not the micro-batch size that chapter 3's\n2T/b counts against every weight. Its problem is memory capacity, not bandwidth.</p>\n"
+        else:
+            pass
+            yield '<p>Training does 6N FLOPs per token (forward 2N, backward 4N) and moves the weights about three times per micro-batch, so its\nweight-reuse intensity is the micro-batch size in 16-bit weights. Its problem is memory capacity, not bandwidth.</p>\n'
         yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'train_iw')))
         yield '\n<div class="scroll"><table><thead>\n<tr><th>state</th>'
         for l_1_tr in (undefined(name='training') if l_0_training is missing else l_0_training):
@@ -142,4 +155,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=37&2=49&4=52&7=54&9=56&10=66&11=70&12=80&14=90&15=101&17=118&18=127&19=132&20=134'
+debug_info = '1=44&2=56&4=59&5=61&12=67&14=69&15=79&16=83&17=93&19=103&20=114&22=131&23=140&24=145&25=147'

@@ -12,12 +12,12 @@ def root(context, missing=missing):
     l_0_prefill = resolve('prefill')
     l_0_w = resolve('w')
     l_0_precision = resolve('precision')
-    l_0_q = resolve('q')
     l_0_facts = resolve('facts')
+    l_0_q = resolve('q')
     l_0_gemm_rows = resolve('gemm_rows')
     l_0_g = resolve('g')
-    l_0_verdicts = resolve('verdicts')
     l_0_sc = resolve('sc')
+    l_0_verdicts = resolve('verdicts')
     l_0_prefill_lines = resolve('prefill_lines')
     l_0_formula = l_0_figure = l_0_pill = missing
     try:
@@ -90,8 +90,14 @@ def root(context, missing=missing):
     yield ', upper bound)</td>'
     if (undefined(name='training') if l_0_training is missing else l_0_training):
         pass
-        yield '<td class="n">'
-        yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'training_weight_reuse_intensity', 'num', tokens=environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'training_tokens')))
+        if (t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'routed_share')) and (not t_4(context.call(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'get'), 'training_weight_reuse')))):
+            pass
+            yield '<td class="n" data-static>'
+            yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'training_weight_reuse')))
+        else:
+            pass
+            yield '<td class="n">'
+            yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'training_weight_reuse_intensity', 'num', tokens=environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'training_tokens')))
         if (environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes') != 2):
             pass
             yield ' (bf16 weights)'
@@ -192,7 +198,16 @@ def root(context, missing=missing):
     if (undefined(name='training') if l_0_training is missing else l_0_training):
         pass
         yield '<td>'
-        yield escape(('right' if (environment.getattr((undefined(name='verdicts') if l_0_verdicts is missing else l_0_verdicts), 'training_intensity') >= environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'ridge_point')) else 'left'))
+        if (t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'routed_share')) and (not t_4(context.call(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'get'), 'training_weight_reuse')))):
+            pass
+            yield escape(('right' if (environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'training_weight_reuse') >= environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'ridge_point')) else 'left'))
+            if t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'training_routed_weight_reuse')):
+                pass
+                yield '; routed experts '
+                yield escape(('right' if (environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'training_routed_weight_reuse') >= environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'ridge_point')) else 'left'))
+        else:
+            pass
+            yield escape(('right' if (environment.getattr((undefined(name='verdicts') if l_0_verdicts is missing else l_0_verdicts), 'training_intensity') >= environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'ridge_point')) else 'left'))
         yield '</td>'
     if (not t_4((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
         pass
@@ -262,4 +277,4 @@ def root(context, missing=missing):
     yield '</ul>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=48&5=61&7=63&8=70&9=75&10=89&11=99&12=113&13=115&14=118&15=133&18=151&19=153&20=157&21=161&22=173&23=187&25=190&26=192&27=197&28=223&30=225&31=230&32=244&33=246&34=249&36=253&37=255'
+debug_info = '1=48&5=61&7=63&8=70&9=75&10=89&11=105&12=119&13=121&14=124&15=139&18=157&19=159&20=163&21=167&22=179&23=193&25=196&26=198&27=212&28=238&30=240&31=245&32=259&33=261&34=264&36=268&37=270'

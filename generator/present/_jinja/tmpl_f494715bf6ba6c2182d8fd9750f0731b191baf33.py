@@ -138,7 +138,14 @@ def root(context, missing=missing):
                 yield 'So one weight load must serve about '
                 yield escape(t_4(environment.getattr(l_1_g, 'crossover')))
                 yield ' tokens for this matrix to reach the ridge, not\n'
-                yield escape(t_5(environment.getattr((undefined(name='sc') if l_1_sc is missing else l_1_sc), 'ridge_point')))
+                yield escape(t_5(environment.getattr(l_1_g, 'weight_crossover')))
+                if (environment.getattr(l_1_g, 'b') != 2):
+                    pass
+                    yield ' (the T of 2T/b = '
+                    yield escape(t_5(environment.getattr((undefined(name='sc') if l_1_sc is missing else l_1_sc), 'ridge_point')))
+                    yield ' at b = '
+                    yield escape(t_5(environment.getattr(l_1_g, 'b')))
+                    yield ' B)'
                 yield ': activations add traffic, and the real root is rounded to the nearest token.'
             else:
                 pass
@@ -151,4 +158,4 @@ def root(context, missing=missing):
     yield '\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=59&5=72&6=74&8=80&9=82&14=85&15=87&17=91&18=101&19=106&20=114&21=116&24=128&25=132&26=134&27=136&28=141&29=146&32=150'
+debug_info = '1=59&5=72&6=74&8=80&9=82&14=85&15=87&17=91&18=101&19=106&20=114&21=116&24=128&25=132&26=134&27=136&28=141&29=153&32=157'

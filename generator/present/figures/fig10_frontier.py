@@ -155,7 +155,7 @@ def caption10(r: Results, baseline: Results | None = None) -> str:
     text = (f"Output tokens/s per GPU against tokens/s per user for {n} layout{'s' if n > 1 else ''} that "
             f"plan tries for {spec.model.title} on {spec.hardware.title} "
             f"(up to {f['max_gpus']} GPUs), all at this report's precision ({f['precision']}), each a curve over its "
-            f"batch per replica from 1 (right: fastest per user) to the {num(sv['prompt'] + sv['output'])}-token "
+            f"batch per replica from 1 (right: fastest per user) to the {num(sv['last_context'])}-token "
             "sequences it holds (left). Each point is one request of the serving shape under the serial estimate "
             "(the collectives as libraries run them: what engines pay); x is 1 / TPOT, the request's slowest round. ")
     left = []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from genreport.formulas.recipes import TRAINING_WEIGHT_BYTES
 from genreport.model.evaluate import Results
 from genreport.present.figures.data import _modes, _sc
 from genreport.present.figures.style import (
@@ -29,9 +30,7 @@ def fig2_three_modes(r: Results, baseline: Results | None = None):
     ax.set_xlim(0, 10)
     ax.set_ylim(-0.85, pick(2.75, 3.0))
     ax.axis("off")
-    sc = _sc(r)
     n = len(rows)
-    wb = f"{r.spec.precision.weights} weights\n{gb(sc['weight_bytes'])}"
     xb0, xb1 = pick((2.45, 3.85), (0.2, 2.4))  # phone: each row's name above it, not left of it
     x_tok, x_end, max_cells = pick((5.0, 8.3), (3.55, 7.3)) + (16,)
     cw = (x_end - x_tok) / max_cells
@@ -45,8 +44,9 @@ def fig2_three_modes(r: Results, baseline: Results | None = None):
         else:
             ax.text(0.2, y, name, va="center", fontsize=8.5, weight="bold", color=c, linespacing=1.2)
         box = ax.add_patch(Rectangle((xb0, y - 0.32), xb1 - xb0, 0.64, facecolor=BLUE, edgecolor="none"))
-        _inside(fig, box, ax.text((xb0 + xb1) / 2, y, wb, ha="center", va="center", color="white", fontsize=7.5),
-                r.spec.precision.weights, gb(sc["weight_bytes"]))
+        fmt_, size = _weights(r, kind)
+        _inside(fig, box, ax.text((xb0 + xb1) / 2, y, f"{fmt_} weights\n{size}", ha="center", va="center",
+                                  color="white", fontsize=7.5), fmt_, size)
         ax.add_patch(FancyArrowPatch((xb1 + 0.1, y), (x_tok - 0.15, y), arrowstyle="-|>", mutation_scale=9,
                                      color="#444444", lw=0.9))
         ax.text((xb1 + x_tok) / 2, y + 0.08, "one load", ha="center", va="bottom", fontsize=7, color="#555555")
@@ -62,6 +62,22 @@ def fig2_three_modes(r: Results, baseline: Results | None = None):
             fontsize=7.5, color="#555555", linespacing=1.1)
     _note(ax, "Schematic: token strips not to scale.", x=0.5, y=0.02, ha="center")
     return fig
+
+
+def _trains_bf16(r: Results) -> bool:
+    """Training streams the recipes' bf16 weights (chapter 5), not the served format's: another block where the
+    served weights are not 16-bit."""
+    return bool(r.spec.workloads.training_tokens) and r.spec.precision.weight_bytes != TRAINING_WEIGHT_BYTES
+
+
+def _weights(r: Results, kind: str) -> tuple[str, str]:
+    """The weight block's format and size for a row: the slice each GPU holds, in the served format, or for training
+    the same parameters in the recipes' bf16 (N_g 2 B: the served bytes over b, times 2)."""
+    sc = _sc(r)
+    if kind == "training" and _trains_bf16(r):
+        b = float(r.envs[r.lead].values["b"])
+        return "bf16", gb(sc["weight_bytes"] / b * TRAINING_WEIGHT_BYTES)
+    return r.spec.precision.weights, gb(sc["weight_bytes"])
 
 
 def _inside(fig, box, text, weights: str, size: str) -> None:
@@ -95,6 +111,11 @@ def caption2(r: Results, baseline: Results | None = None) -> str:
             parts.append(f"training serves the whole micro-batch ({t:,} tokens)")
     k = len(parts)
     what = {1: "one way", 2: "two ways", 3: "three ways"}.get(k, f"{k} ways")
+    if any(kind == "training" for kind, _label, _t in rows) and _trains_bf16(r):
+        fmt_, size = _weights(r, "training")
+        return (f"The same weights ({r.spec.precision.weights}, {gb(sc['weight_bytes'])}), {what} to run them; "
+                f"training streams the recipes' {fmt_} copy of them ({size}). The right side shows what one load "
+                f"serves: {_join(parts)}. Schematic: the token strips are not to scale.")
     return (f"The same weights ({r.spec.precision.weights}, {gb(sc['weight_bytes'])}), {what} to run them. "
             f"The weight block is identical in every row; only the right side differs: {_join(parts)}. "
             "Schematic: the token strips are not to scale.")

@@ -180,9 +180,12 @@ def caption4(r: Results, baseline: Results | None = None) -> str:
     else:
         s += (f"The weights alone ({gib(sc['weight_bytes'])} GiB) leave no room for a KV cache on "
               f"{cap_gib} GiB, so no batch fits: the curves are dotted and no diamonds are drawn. ")
-    G = r.envs[r.lead].values["G"]
-    if r.spec.model.moe is None and r.spec.model.attention.kind in ("gqa", "mqa", "mha") and G >= 1:
-        s += f"Every curve passes through (B, I) = ({num(G)}, {num(G)}), G = H_q/H_kv."
+    point = r.curves.get("decode_intensity_common_point")
+    if r.spec.model.moe is None and r.spec.model.attention.kind in ("gqa", "mqa", "mha") and point is not None:
+        B, i_kv = point
+        s += (f"Every curve passes through (B, I) = ({num(B)}, {num(i_kv)}), where the weights' 2B/b meets the attention "
+              f"intensity I_KV = 2G/b_kv, G = H_q/H_kv." if B != i_kv or i_kv != r.envs[r.lead].values["G"] else
+              f"Every curve passes through (B, I) = ({num(B)}, {num(i_kv)}), G = H_q/H_kv.")
     if baseline is not None:
         s += " Faded grey: the baseline spec."
     return s.strip()

@@ -52,8 +52,8 @@ def fig7_serving(r: Results, baseline: Results | None = None):
             t_spec = grid[:, j]
             ax.plot(spec_batch[ok] / t_spec[ok] * 1e3, t_spec[ok], ls="none", marker="o", ms=3.5, color=c)
         if 1 <= cap <= batch[-1]:
-            k = int(np.searchsorted(batch, cap, side="right")) - 1
-            ax.plot([ms[k, j]], [tps[k, j]], marker="D", ms=6, ls="none", color=ORANGE, zorder=5,
+            t_cap = float(r.curves["serving_tokens_per_s_at_capacity"][j])
+            ax.plot([cap / t_cap * 1e3], [t_cap], marker="D", ms=6, ls="none", color=ORANGE, zorder=5,
                     label="capacity limit" if j == 0 else None)
         b_star = physical("crossover_batch", per["crossover_batch"][j])[0]
         if b_star is not None and b_star <= batch[-1]:
@@ -94,14 +94,12 @@ def caption7(r: Results, baseline: Results | None = None) -> str:
     if not ctx:
         return "No decode workload: no serving view."
     per = r.per_context[r.lead]
-    tps = r.curves["serving_tokens_per_s"]
-    batch = r.curves["decode_batch"]
     bits = []
     for j, s in enumerate(ctx):
         cap = float(per["capacity_batch"][j]) if r.verdicts.get("weights_fit", True) else 0.0
         if cap >= 1:
-            k = int(np.searchsorted(batch, cap, side="right")) - 1
-            bits.append(f"{num(tps[k, j])} tok/s at S = {tokens(s)} (batch {int(cap):,})")
+            bits.append(f"{num(r.curves['serving_tokens_per_s_at_capacity'][j])} tok/s at S = {tokens(s)} "
+                        f"(batch {int(cap):,})")
     price = r.spec.hardware.price_per_hour
     text = ("The serving view of the batch × context table: each curve runs from batch 1 (left: fastest per token, "
             "fewest tokens in total) to larger batches (up and right). ")
