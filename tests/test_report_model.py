@@ -239,16 +239,16 @@ def test_page_1s_kv_headline_of_a_model_windowed_in_every_layer():
     at most 32 x 4,096 x 2 x 8 x 128 x 2 B = 512 MiB a sequence in bf16. Page 1 said "past it 0 KiB per token in the 0
     global layers plus 512 MiB per sequence in the 32 windowed ones"; it says every layer is windowed. On several GPUs
     the figures past the window are the whole model's (Gemma 3 27B on 2 H100 NVL: 40 KiB a token in its 10 global
-    layers, 20 on each GPU), beside a per-GPU KV figure, and the sentence says so."""
+    layers, 20 on each GPU), beside a per-GPU KV figure, and each GPU's share follows them."""
     from shared import html
 
     page = re.sub(r"\s+", " ", html("llama8b-h100.yaml", ["model=mistral-7b"]))
-    assert "past it 512 MiB per sequence, all 32 layers windowed</span>" in page
+    assert "past it a fixed 512 MiB per sequence, every one of the 32 layers windowed</span>" in page
     assert "0 global layers" not in page
     two = re.sub(r"\s+", " ", html("llama8b-h100.yaml", ["model=gemma-3-27b", "hardware=h100-nvl", "precision=fp8",
                                                           "parallelism.tp=2"]))
     assert ("past it 40 KiB per token in the 10 global layers plus 208 MiB per sequence in the 52 windowed ones "
-            "(the whole model's)</span>") in two
+            "(20 KiB and 104 MiB on each GPU)</span>") in two
 
 
 def test_a_per_class_models_gemm_rows_take_each_matrix_at_its_own_bytes():

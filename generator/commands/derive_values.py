@@ -95,10 +95,9 @@ def _window_lines(qid: str, nums: Numbers, own, unit: str) -> list[str]:
     above at these inputs (gpt-oss-120b: 890 tokens, where the closed form gives 509): a line saying so."""
     if qid != "critical_context" or own is None or nums.overridden:
         return []
-    from genreport.formulas.compiled import load
+    from genreport.model.stated import closed_form
 
-    with np.errstate(divide="ignore", invalid="ignore"):
-        closed = float(np.ravel(np.asarray(load()[qid](nums.values), dtype=float))[0])
+    closed = closed_form(qid, nums.values)
     if not np.isfinite(closed) or abs(closed - own) <= 1e-9 * max(abs(own), 1.0):
         return []
     w = int(nums.spec.model.attention.sliding_window or 0)

@@ -81,6 +81,15 @@ def stated_value(q, env: Env, qid: str, values: dict) -> tuple[float | None, str
         return physical(qid, np.asarray(c(values), dtype=float), c.integer)
 
 
+def closed_form(qid: str, values: dict) -> float:
+    """The printed closed form of ``qid`` at ``values`` as it stands (NaN where it has no value): what ``derive``
+    sets beside a stated value the closed form does not give (S* past a sliding window)."""
+    from genreport.formulas.compiled import load
+
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return float(np.ravel(np.asarray(load()[qid](values), dtype=float))[0])
+
+
 def critical_reason(r, acc: str) -> str:
     """Why a report states no critical context."""
     sc = r.scalars[acc]
