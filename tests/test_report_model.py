@@ -266,3 +266,17 @@ def test_a_per_class_models_gemm_rows_take_each_matrix_at_its_own_bytes():
         2 * 2880 * 2880 * 256 / (4.25 / 8 * (2880 * 2880 + 256 * 5760)), rel=1e-12)
     assert att["weight_reuse"][i] == pytest.approx(r.value("weight_reuse_intensity", "seed", tokens=256), rel=1e-12)
     assert r.blocks["gemm_sat_0"].inputs["b"] == 2
+
+
+def test_a_graph_replay_is_named_as_the_vendors_stack_names_it():
+    """Chapter 6 and the inputs table called decode's captured kernels a "CUDA graph replay" on every GPU, Gaudi 3 and
+    MI300X included: ROCm captures hipGraphs (HIP graphs), Intel Gaudi's PyTorch bridge HPU Graphs."""
+    from genreport.present.render import _inputs
+
+    for hardware, name in (("mi300x", "HIP graph"), ("gaudi3", "HPU graph"), ("h100-sxm", "CUDA graph")):
+        r = evaluated("llama70b-h100-tp8.yaml", [f"hardware={hardware}"])
+        assert r.spec.hardware.graph == name
+        (row,) = [x for x in _inputs(r) if x["symbol"] == "τ_k"]
+        assert f"({name} replay)" in row["value"], row
+    text = (ROOT / "templates" / "sections" / "s7_gpus.html.j2").read_text()
+    assert "CUDA graph" not in text and "{{ hw.graph }}" in text

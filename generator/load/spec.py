@@ -113,6 +113,9 @@ WEIGHT_COMPUTE = {"int8": "bf16", "int4": "bf16", "mxfp4": "bf16", "nvfp4": "bf1
 WEIGHT_CLASSES = ("experts", "attention", "embeddings", "default")
 
 
+GRAPHS = {"AMD": "HIP graph", "Intel": "HPU graph"}  # Hardware.graph; NVIDIA and any other: "CUDA graph"
+
+
 @dataclass(frozen=True)
 class Kernels:
     """The engine's fixed costs per kernel and its all-reduce (the report spec's engine block; the defaults above
@@ -245,6 +248,12 @@ class Hardware:
     workspace: float = 0.0  # B per GPU: one engine step's activations at the report's layout (activation_workspace)
     max_batched_tokens: int = 0  # T_w: the tokens of the step the workspace is sized for (engine.max_batched_tokens)
     max_sequences: int = 0  # n_sq: the sampled positions of that step, the logits' rows (engine.max_sequences)
+
+    @property
+    def graph(self) -> str:
+        """What the vendor's stack calls a captured sequence of kernels replayed at once: "CUDA graph" (NVIDIA),
+        "HIP graph" (AMD ROCm, hipGraph), "HPU graph" (Intel Gaudi, Habana's HPU Graphs)."""
+        return GRAPHS.get(self.vendor, "CUDA graph")
 
     @property
     def usable(self) -> float:

@@ -281,7 +281,7 @@ def _inputs(r: Results) -> list[dict]:
                 "source": src("kernels_per_layer") if "kernels_per_layer" in given else MOE_KERNELS_SOURCE}]
               if m.moe is not None else []),
             {"what": "fixed cost per kernel, decode (serial estimate)", "symbol": "τ_k",
-             "value": f"{fmt.time(k.decode)} ({'CUDA graph replay' if k.cuda_graphs else 'a launch, no CUDA graphs'})",
+             "value": f"{fmt.time(k.decode)} ({f'{hw.graph} replay' if k.cuda_graphs else f'a launch, no {hw.graph}s'})",
              "source": src("cuda_graphs", "graph_kernel" if k.cuda_graphs else "kernel_launch")},
             {"what": "fixed cost per kernel launch, prefill (serial estimate)", "symbol": "τ_l",
              "value": fmt.time(k.launch), "source": src("kernel_launch")},

@@ -15,12 +15,12 @@ def root(context, missing=missing):
     l_0_par_links = resolve('par_links')
     l_0_frame = resolve('frame')
     l_0_par_kernels = resolve('par_kernels')
+    l_0_hw = resolve('hw')
     l_0_par_costs = resolve('par_costs')
     l_0_par_table = resolve('par_table')
     l_0_par_overhead = resolve('par_overhead')
     l_0_par_prefill = resolve('par_prefill')
     l_0_verdicts = resolve('verdicts')
-    l_0_hw = resolve('hw')
     l_0_precision = resolve('precision')
     l_0_figs = resolve('figs')
     l_0_formula = l_0_figure = l_0_pill = missing
@@ -246,13 +246,19 @@ def root(context, missing=missing):
             yield ' each in decode\n('
             if environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'cuda_graphs'):
                 pass
-                yield 'its share of a CUDA graph replay'
+                yield 'its share of a '
+                yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'graph'))
+                yield ' replay'
             else:
                 pass
-                yield 'a launch: decode runs without CUDA graphs'
+                yield 'a launch: decode runs without '
+                yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'graph'))
+                yield 's'
             yield ') and\n'
             yield escape(t_10(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'launch')))
-            yield " each in prefill (launched one by one). Where those fixed costs are the estimate's largest term the step is\n<strong>overhead-bound</strong>, seed 000's third state: fewer, fused kernels or CUDA graphs help, not a faster GPU.\nA batch is per replica"
+            yield " each in prefill (launched one by one). Where those fixed costs are the estimate's largest term the step is\n<strong>overhead-bound</strong>, seed 000's third state: fewer, fused kernels or "
+            yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'graph'))
+            yield 's help, not a faster GPU.\nA batch is per replica'
             if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'dp') > 1):
                 pass
                 yield ' (data-parallel rank): the '
@@ -505,4 +511,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=100&2=112&4=115&5=117&6=120&7=122&8=144&10=151&11=155&12=157&13=177&14=195&15=221&18=232&19=234&20=247&21=254&23=256&24=264&26=267&27=277&28=281&29=296&30=302&32=308&33=311&35=314&36=323&38=338&41=347&42=357&43=369&46=378&48=381&49=391&53=400&54=402&55=410&56=413&57=415&58=418&59=421&60=425&61=432&62=438&63=442&64=446&65=448&66=453&69=466&70=468&73=470&74=472&77=474&78=482&80=503'
+debug_info = '1=100&2=112&4=115&5=117&6=120&7=122&8=144&10=151&11=155&12=157&13=177&14=195&15=221&18=232&19=234&20=247&21=258&22=260&23=262&24=270&26=273&27=283&28=287&29=302&30=308&32=314&33=317&35=320&36=329&38=344&41=353&42=363&43=375&46=384&48=387&49=397&53=406&54=408&55=416&56=419&57=421&58=424&59=427&60=431&61=438&62=444&63=448&64=452&65=454&66=459&69=472&70=474&73=476&74=478&77=480&78=488&80=509'
