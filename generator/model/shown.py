@@ -119,6 +119,15 @@ def blocks(r) -> dict[str, Block]:
     return out
 
 
+def training_weights(r) -> float | None:
+    """The bytes of one GPU's slice as training streams it, the recipes' bf16 copy (N_g 2 B: the served bytes over
+    b, times 2), where the served weights are not 16-bit and the spec trains; None otherwise (figure 3's block)."""
+    if not r.spec.workloads.training_tokens or r.spec.precision.weight_bytes == TRAINING_WEIGHT_BYTES:
+        return None
+    b = float(r.envs[r.lead].values["b"])
+    return float(r.scalars[r.lead]["weight_bytes"]) / b * TRAINING_WEIGHT_BYTES
+
+
 def streamed_symbol(r, streamed: float, acc: str | None = None) -> tuple[str, str]:
     """(plain, LaTeX) symbol of the parameters one GPU streams in a batch-1 decode step, where that is not what
     the glossary's N (N_g at a layout) means: a mixture of experts streams the experts its batch touches.  Where

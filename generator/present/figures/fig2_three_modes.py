@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from genreport.formulas.recipes import TRAINING_WEIGHT_BYTES
 from genreport.model.evaluate import Results
+from genreport.model.shown import training_weights
 from genreport.present.figures.data import _modes, _sc
 from genreport.present.figures.style import (
     BLUE,
@@ -67,7 +67,7 @@ def fig2_three_modes(r: Results, baseline: Results | None = None):
 def _trains_bf16(r: Results) -> bool:
     """Training streams the recipes' bf16 weights (chapter 5), not the served format's: another block where the
     served weights are not 16-bit."""
-    return bool(r.spec.workloads.training_tokens) and r.spec.precision.weight_bytes != TRAINING_WEIGHT_BYTES
+    return training_weights(r) is not None
 
 
 def _weights(r: Results, kind: str) -> tuple[str, str]:
@@ -75,8 +75,7 @@ def _weights(r: Results, kind: str) -> tuple[str, str]:
     the same parameters in the recipes' bf16 (N_g 2 B: the served bytes over b, times 2)."""
     sc = _sc(r)
     if kind == "training" and _trains_bf16(r):
-        b = float(r.envs[r.lead].values["b"])
-        return "bf16", gb(sc["weight_bytes"] / b * TRAINING_WEIGHT_BYTES)
+        return "bf16", gb(training_weights(r))
     return r.spec.precision.weights, gb(sc["weight_bytes"])
 
 
