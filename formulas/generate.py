@@ -35,17 +35,19 @@ def module_text() -> str:
 
 def module_texts() -> tuple[str, str]:
     """The NumPy module's text and formulas.js's (:mod:`.jsgen`), made together."""
-    with _max_ordering_without_factoring():
+    with max_ordering_without_factoring():
         return _module_text()
 
 
 @contextlib.contextmanager
-def _max_ordering_without_factoring():
+def max_ordering_without_factoring():
     """SymPy's Max and Min drop an argument they can order against another (``MinMaxBase._is_connected``): first by
     comparing the two, then by comparing ``factor_terms(x - y)`` with zero.  For these formulas the second attempt
     never orders anything (the generated files are the same bytes with and without it, which ``regen --check``
     confirms on every run) and factoring the difference of two whole ledgers was 60% of a regeneration, each variant's
-    pipelined Max rebuilt by ``subs`` (35 s -> 14 s).  While the files are made, only the first attempt is made."""
+    pipelined Max rebuilt by ``subs`` (35 s -> 14 s).  While the files are made, only the first attempt is made;
+    ``derive`` builds, substitutes and solves the same expressions under it (a layout's decode_time_bound took 12-17
+    s on the 2-core machine, past derive's 15 s limit under load, and takes 2-4 s)."""
     from sympy import Max, Min
     from sympy.functions.elementary.miscellaneous import MinMaxBase
 

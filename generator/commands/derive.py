@@ -102,10 +102,11 @@ def main(argv: list[str]) -> int:
         close = difflib.get_close_matches(qid, list(BY_ID), n=1, cutoff=0.5)
         raise _err("derive", f"no quantity '{args.quantity}'",
                    f"did you mean '{close[0]}'?" if close else "see 'genreport derive --list'")
+    from genreport.formulas.generate import max_ordering_without_factoring
     from genreport.formulas.solve import TimeLimit, time_limit
 
     try:
-        with time_limit(DERIVE_SECONDS) as deadline:
+        with time_limit(DERIVE_SECONDS) as deadline, max_ordering_without_factoring():
             text = derive_text(qid, args, accounting)
     except TimeLimit as exc:
         if exc.deadline != deadline:
