@@ -67,13 +67,7 @@ def kib(x) -> str:
 
 def time(t) -> str:
     """Seconds to '4.79 ms', '0.0162 ms', '1.23 s'."""
-    if t is None:
-        return "n/a"
-    t = float(t)
-    if t >= 1:
-        return f"{t:.3g} s"
-    ms = t * 1e3
-    return f"{ms:.3g} ms" if ms >= 0.01 else f"{ms * 1e3:.3g} µs"
+    return _time(t, lambda x: f"{x:.3g}")
 
 
 def _kept(x: float) -> str:
@@ -84,13 +78,18 @@ def _kept(x: float) -> str:
 
 def time_kept(t) -> str:
     """``time`` keeping a third digit that is a zero: a before -> after pair reads '24.8 ms → 25.0 ms', not '25 ms'."""
+    return _time(t, _kept)
+
+
+def _time(t, digits) -> str:
+    """Seconds in s, ms or µs, the number written by ``digits``."""
     if t is None:
         return "n/a"
     t = float(t)
     if t >= 1:
-        return f"{_kept(t)} s"
+        return f"{digits(t)} s"
     ms = t * 1e3
-    return f"{_kept(ms)} ms" if ms >= 0.01 else f"{_kept(ms * 1e3)} µs"
+    return f"{digits(ms)} ms" if ms >= 0.01 else f"{digits(ms * 1e3)} µs"
 
 
 def rate(x, unit: str = "FLOP/s") -> str:
