@@ -243,6 +243,10 @@ def _build_all(args, formats) -> int:
     for i, spec_path in enumerate(specs, 1):
         if progress:
             print(safe(f"[{i}/{len(specs)}] {spec_path}"), file=sys.stderr)
+        if i == 2 and set(formats) != {"json"}:  # the figure children of the builds after the first start warm
+            from genreport.present import figures
+
+            figures.preload()
         try:
             with no_gc():  # the figure child, forked inside, inherits it
                 ok, _inputs = _build_one(spec_path, args, formats, out_root)

@@ -48,11 +48,12 @@ def warm_up(pdf: bool = True) -> None:
     import genreport.present.render  # noqa: F401
     import genreport.write.build  # noqa: F401
     from genreport import printing
-    from genreport.present import mathsvg
+    from genreport.present import figures, mathsvg
 
     printing.keep_in_process()
     compiled.load()
     mathsvg.warm_up()
+    figures.preload()  # each rebuild's figure children start with Matplotlib and the fonts loaded
     if pdf:
         printing.warm_up()
 
