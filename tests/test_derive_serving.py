@@ -244,3 +244,21 @@ def test_kv_transfer_time_is_the_disaggregation_rows(capsys, name, c):
     out = capsys.readouterr().out
     assert float(re.search(r"^  t_kv = ([0-9.e+-]+) s", out, re.M).group(1)) == pytest.approx(want, rel=1e-5)
     assert re.search(rf"inputs: .*\bc = {c} B/token", out) and "c_g" not in out
+
+
+def test_capacity_beside_the_draft_is_the_chapters(capsys):
+    """derive capacity_batch_draft at a layout gave one GPU's slice (N_g, c_g) to a formula that divides the whole
+    model over the layout itself: DeepSeek-V3 on 8 H200 (tp 1 x ep 8 x dp 8, an MTP head of one layer) held 16,486
+    sequences of 1,024 tokens beside the draft, the weights term negative, where the serving chapter holds 165 of
+    5,119 tokens (177 without the draft).  It now takes the whole model's values, as the chapter does, at the
+    chapter's context (a request's last, 4k + 1k - 1, specs/deepseek-v3-h200-ep8.yaml), and states its value."""
+    import re
+
+    from shared import SPECS, evaluated
+
+    numbers = evaluated("deepseek-v3-h200-ep8.yaml").serving["techniques"]["numbers"]
+    assert main(["derive", "capacity_batch_draft", "--spec", str(SPECS / "deepseek-v3-h200-ep8.yaml"),
+                 "--no-latex"]) == 0
+    out = capsys.readouterr().out
+    assert "context = 5119" in out and "takes the whole model" in out and "N_g" not in out
+    assert int(re.search(r"^  B_cap,d = (\d+)$", out, re.M).group(1)) == numbers["capacity_with_draft"] == 165

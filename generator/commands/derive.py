@@ -277,6 +277,11 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
         "m": spec.gemms[0][2] if spec.gemms else None,
         "recipe": w.recipes[0] if w.recipes else "bf16-grads",
     }
+    if qid in DRAFT_ROOM and spec.serving is not None:
+        # the serving chapter states what a replica holds beside the draft at a request's last context
+        from genreport.model.serving import last_context
+
+        defaults["context"] = last_context(spec.serving.prompt, spec.serving.output)
     params: dict[str, object] = {}
     from genreport.formulas.glossary import PARAM_SYMBOL as symbol_of
     for name in PARAM_OPTIONS:
@@ -401,6 +406,9 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
 
 
 POOLS = ("balanced_prefill_gpus", "decode_pool_rate", "prefill_pool_rate")
+# the sequences a replica holds beside a draft: the serving chapter's, at a request's last context (its formula takes
+# the whole model and divides it over the layout, genreport.model.layout.point_values)
+DRAFT_ROOM = ("capacity_batch_draft",)
 
 
 def _pool_point(spec) -> dict | None:

@@ -426,6 +426,9 @@ TRAINING = tuple(f"training_state_per_gpu_zero{k}" for k in range(4)) + (
     "training_grad_comm_time", "training_zero3_comm_time", "training_overlap_tokens", "training_backward_time")
 # the quantities this module evaluates at a layout, from the whole model's values (its formulas divide them)
 LAYOUT_IDS = frozenset(SCALARS + PER_CONTEXT + DECODE_GRID + PREFILL + TRAINING)
+# what a replica holds beside a draft (draft.Draft.capacity, the serving chapter's): the whole model's values at the
+# layout too, its M_d and c_d one GPU's (derive adds them)
+DRAFT_CONTEXT = ("capacity_batch_draft",)
 
 
 def point_values(spec, accounting: str, qid: str, batch=None, context=None, tokens=None,
@@ -436,7 +439,7 @@ def point_values(spec, accounting: str, qid: str, batch=None, context=None, toke
     from genreport.model.env import spec_env
 
     par = spec.parallelism
-    if par is None or qid not in LAYOUT_IDS:
+    if par is None or (qid not in LAYOUT_IDS and qid not in DRAFT_CONTEXT):
         return None
     model = spec.model
     links, _ = choose_links(spec.hardware, par)
@@ -458,7 +461,7 @@ def point_values(spec, accounting: str, qid: str, batch=None, context=None, toke
         if qid in RESIDENT:
             return dict(v, N=base["N"], N_x=base["N_x"], b=base["b"], c=env.at(context=float(context))["c"])
         return v
-    if qid in PER_CONTEXT:
+    if qid in PER_CONTEXT or qid in DRAFT_CONTEXT:
         return dict(base, S=np.float64(context), c=env.at(context=float(context))["c"])
     return base
 
