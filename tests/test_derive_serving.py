@@ -262,3 +262,23 @@ def test_capacity_beside_the_draft_is_the_chapters(capsys):
     out = capsys.readouterr().out
     assert "context = 5119" in out and "takes the whole model" in out and "N_g" not in out
     assert int(re.search(r"^  B_cap,d = (\d+)$", out, re.M).group(1)) == numbers["capacity_with_draft"] == 165
+
+
+@pytest.mark.parametrize("name", ["deepseek-v3-h200-ep8.yaml", "llama70b-h100-tp8.yaml"])
+def test_verify_round_is_the_chapters(capsys, name):
+    """derive verify_time_bound at a layout gave one GPU's slice to a formula that divides the whole model over the
+    layout itself (and at the spec's first batch and context): on DeepSeek-V3 fp8 at tp 8 x pp 2 over 16 B200 a
+    verify round of 2 tokens a sequence at batch 1 came out 0.0446 ms, against the plain round's 0.605 ms.  It now
+    takes the whole model at the layout, the experts n_v B tokens touch, at the serving chapter's point (its last
+    row's batch, a request's last context), and states the chapter's verify round."""
+    import re
+
+    from shared import SPECS, evaluated
+
+    numbers = evaluated(name).serving["techniques"]["numbers"]
+    assert main(["derive", "verify_time_bound", "--spec", str(SPECS / name), "--no-latex"]) == 0
+    out = capsys.readouterr().out
+    assert "the serving chapter's point" in out and "takes the whole model" in out
+    got = float(re.search(r"^  t_v,bound = ([0-9.e+-]+) s", out, re.M).group(1))
+    assert got == pytest.approx(numbers["verify_round_last"], rel=1e-5)
+    assert got >= numbers["plain_round_last"] * (1 - 1e-9)  # n_v tokens a sequence cost at least one

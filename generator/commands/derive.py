@@ -304,7 +304,8 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
     point = ""
     from genreport.model.techniques import AT_CHAPTER_POINT
 
-    if spec.serving is not None and qid in AT_CHAPTER_POINT and args.batch is None and args.context is None:
+    verify = qid in VERIFY and spec.serving is not None and spec.serving.speculative is not None
+    if spec.serving is not None and (qid in AT_CHAPTER_POINT or verify) and args.batch is None and args.context is None:
         # the serving chapter states it at its last row's batch and a request's last context: so does derive
         from genreport.model.serving_report import chapter_point
 
@@ -409,6 +410,8 @@ POOLS = ("balanced_prefill_gpus", "decode_pool_rate", "prefill_pool_rate")
 # the sequences a replica holds beside a draft: the serving chapter's, at a request's last context (its formula takes
 # the whole model and divides it over the layout, genreport.model.layout.point_values)
 DRAFT_ROOM = ("capacity_batch_draft",)
+# a speculative verify round: the serving chapter's, at its point (its last row's batch, a request's last context)
+VERIFY = ("verify_time_bound", "verify_time_serial")
 
 
 def _pool_point(spec) -> dict | None:

@@ -429,6 +429,8 @@ LAYOUT_IDS = frozenset(SCALARS + PER_CONTEXT + DECODE_GRID + PREFILL + TRAINING)
 # what a replica holds beside a draft (draft.Draft.capacity, the serving chapter's): the whole model's values at the
 # layout too, its M_d and c_d one GPU's (derive adds them)
 DRAFT_CONTEXT = ("capacity_batch_draft",)
+# a speculative verify round at the layout (serving.speculative_rounds): the whole model's values at n_v B tokens
+VERIFY = ("verify_time_bound", "verify_time_serial")
 
 
 def point_values(spec, accounting: str, qid: str, batch=None, context=None, tokens=None,
@@ -439,7 +441,7 @@ def point_values(spec, accounting: str, qid: str, batch=None, context=None, toke
     from genreport.model.env import spec_env
 
     par = spec.parallelism
-    if par is None or (qid not in LAYOUT_IDS and qid not in DRAFT_CONTEXT):
+    if par is None or (qid not in LAYOUT_IDS and qid not in DRAFT_CONTEXT and qid not in VERIFY):
         return None
     model = spec.model
     links, _ = choose_links(spec.hardware, par)
@@ -461,6 +463,17 @@ def point_values(spec, accounting: str, qid: str, batch=None, context=None, toke
         if qid in RESIDENT:
             return dict(v, N=base["N"], N_x=base["N_x"], b=base["b"], c=env.at(context=float(context))["c"])
         return v
+    if qid in VERIFY:
+        sp = spec.serving.speculative if spec.serving is not None else None
+        if sp is None:  # k_d and n_v are the spec's speculative decoding's
+            return None
+        from genreport.model.serving import _read_c
+
+        g = env.at(context=float(context))
+        read = dict(base, S=np.float64(context), c=_read_c(env, float(context)), d_h=np.float64(np.ravel(g["d_h"])[0]))
+        n_v = float(sp.verified)  # the verify round runs n_v tokens of each sequence: the experts n_v B tokens touch
+        toks = at_batch(read, at_layout, float(batch) * n_v, busiest=qid.endswith("_serial"))
+        return dict(toks, B=np.float64(batch), k_d=np.float64(sp.draft_tokens), n_v=np.float64(n_v))
     if qid in PER_CONTEXT or qid in DRAFT_CONTEXT:
         return dict(base, S=np.float64(context), c=env.at(context=float(context))["c"])
     return base
