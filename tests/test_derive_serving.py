@@ -282,3 +282,23 @@ def test_verify_round_is_the_chapters(capsys, name):
     got = float(re.search(r"^  t_v,bound = ([0-9.e+-]+) s", out, re.M).group(1))
     assert got == pytest.approx(numbers["verify_round_last"], rel=1e-5)
     assert got >= numbers["plain_round_last"] * (1 - 1e-9)  # n_v tokens a sequence cost at least one
+
+
+@pytest.mark.parametrize("qid,estimate", [("request_decode_time_bound", "bound"),
+                                          ("request_decode_time_serial", "serial")])
+def test_a_requests_rounds_are_the_chapters(capsys, qid, estimate):
+    """derive request_decode_time_bound asked for T_o although the spec's serving block gives the output, and given
+    it with --at put one GPU's slice into a formula that divides the whole model over the layout (DeepSeek-V3 fp8 at
+    tp 8 x pp 2 over 16 B200, batch 1,392: 9.17 s against the chapter's 26.5 s).  It now takes the serving block's
+    request (4k prompt, 512 output in specs/llama70b-h100-tp8.yaml) and the whole model at the layout, at the
+    chapter's last row's batch, and states that row's end to end less its TTFT, for the serial estimate too."""
+    import re
+
+    from shared import SPECS, evaluated
+
+    row = evaluated("llama70b-h100-tp8.yaml").serving["rows"][-1][estimate]
+    assert main(["derive", qid, "--spec", str(SPECS / "llama70b-h100-tp8.yaml"), "--no-latex"]) == 0
+    out = capsys.readouterr().out
+    assert "the serving chapter's request" in out and "takes the whole model" in out and "T_o = 512 token" in out
+    got = float(re.search(r"^  (?:tilde\{t\}_dec|t_dec) = ([0-9.e+-]+) s", out, re.M).group(1))
+    assert got == pytest.approx(row["e2e"] - row["ttft"], rel=1e-5)

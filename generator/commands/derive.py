@@ -277,6 +277,8 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
         "m": spec.gemms[0][2] if spec.gemms else None,
         "recipe": w.recipes[0] if w.recipes else "bf16-grads",
     }
+    if qid in REQUEST and spec.serving is not None:  # the serving chapter's request: its prompt, its output
+        defaults["tokens"] = spec.serving.prompt
     if qid in DRAFT_ROOM and spec.serving is not None:
         # the serving chapter states what a replica holds beside the draft at a request's last context
         from genreport.model.serving import last_context
@@ -311,6 +313,12 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
 
         params["batch"], params["context"] = chapter_point(spec)
         point = "the serving chapter's point, its last row's batch per replica at a request's last context"
+    elif spec.serving is not None and qid in REQUEST and args.batch is None:
+        from genreport.model.serving_report import chapter_point
+
+        params["batch"] = chapter_point(spec)[0]
+        point = ("the serving chapter's request at its last row's batch per replica: its end to end less its TTFT, "
+                 "the rounds at a request's mean context")
     extra = {symbol_of[k]: float(v) for k, v in params.items() if k in ("tokens", "n", "m")}
     if "recipe" in params:
         extra["k"] = float(recipe_bytes_per_param(params["recipe"]))
@@ -412,6 +420,8 @@ POOLS = ("balanced_prefill_gpus", "decode_pool_rate", "prefill_pool_rate")
 DRAFT_ROOM = ("capacity_batch_draft",)
 # a speculative verify round: the serving chapter's, at its point (its last row's batch, a request's last context)
 VERIFY = ("verify_time_bound", "verify_time_serial")
+# a request's decode rounds summed: the serving chapter's end to end less its TTFT, at its last row's batch
+REQUEST = ("request_decode_time_bound", "request_decode_time_serial")
 
 
 def _pool_point(spec) -> dict | None:
@@ -498,6 +508,7 @@ def serving_values(spec, values: dict, mixed: bool = False, env=None) -> dict[st
                  **({"lam": float(sv.rate)} if sv.rate is not None else {})}
         if sv.rate is not None and all(a in given for a in rnd.fn_args):
             out["t_r"] = float(np.ravel(rnd.fn(*(given[a] for a in rnd.fn_args)))[0])
+    out["T_o"] = float(sv.output)  # a request's output tokens (request_decode_time_*), the serving block's
     if sv.tpot is not None:
         out["theta"] = float(sv.tpot)
     if sv.rate is not None:

@@ -431,6 +431,8 @@ LAYOUT_IDS = frozenset(SCALARS + PER_CONTEXT + DECODE_GRID + PREFILL + TRAINING)
 DRAFT_CONTEXT = ("capacity_batch_draft",)
 # a speculative verify round at the layout (serving.speculative_rounds): the whole model's values at n_v B tokens
 VERIFY = ("verify_time_bound", "verify_time_serial")
+# a request's decode rounds summed (serving._request_values): the whole model's values at the serving block's request
+REQUEST = ("request_decode_time_bound", "request_decode_time_serial")
 
 
 def point_values(spec, accounting: str, qid: str, batch=None, context=None, tokens=None,
@@ -441,7 +443,7 @@ def point_values(spec, accounting: str, qid: str, batch=None, context=None, toke
     from genreport.model.env import spec_env
 
     par = spec.parallelism
-    if par is None or (qid not in LAYOUT_IDS and qid not in DRAFT_CONTEXT and qid not in VERIFY):
+    if par is None or (qid not in LAYOUT_IDS and qid not in DRAFT_CONTEXT and qid not in VERIFY + REQUEST):
         return None
     model = spec.model
     links, _ = choose_links(spec.hardware, par)
@@ -463,6 +465,16 @@ def point_values(spec, accounting: str, qid: str, batch=None, context=None, toke
         if qid in RESIDENT:
             return dict(v, N=base["N"], N_x=base["N_x"], b=base["b"], c=env.at(context=float(context))["c"])
         return v
+    if qid in REQUEST:
+        sv = spec.serving
+        if sv is None:  # T_o, the request's output, is the serving block's
+            return None
+        from genreport.model.serving import _mean_context_values
+
+        prompt = int(tokens) if tokens is not None else sv.prompt
+        _, c_bar, d_bar = _mean_context_values(env, prompt, sv.output)  # the rounds' mean c and d_h, what they read
+        rv = dict(base, T=np.float64(prompt), T_o=np.float64(sv.output), c=np.float64(c_bar), d_h=np.float64(d_bar))
+        return at_batch(rv, at_layout, float(batch), busiest=qid.endswith("_serial"))
     if qid in VERIFY:
         sp = spec.serving.speculative if spec.serving is not None else None
         if sp is None:  # k_d and n_v are the spec's speculative decoding's
