@@ -257,6 +257,10 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
     from genreport.load.loader import load_report, tokens
     from genreport.model.evaluate import spec_env
 
+    # a speculative verify round: the serving chapter's, at its point (its last row's batch, a request's last
+    # context); a request's decode rounds summed: its end to end less its TTFT, at its last row's batch
+    from genreport.model.serving import REQUEST, VERIFY
+
     if spec is None:
         spec = load_report(Path(args.spec), overrides=tuple(getattr(args, "overrides", ()) or ()))
     acc = accounting or spec.accounting
@@ -329,6 +333,10 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
     # ep 8 x dp 8 came out -474 GB, of Llama 3.1 70B on tp 8 2.2 GB for 17.65)
     whole = point_values(spec, acc, qid, params.get("batch"), params.get("context"), params.get("tokens"),
                          params.get("recipe"))
+    if whole is None and qid in VERIFY + REQUEST:  # a round the serving chapter states at the layout
+        from genreport.model.serving import round_point_values
+
+        whole = round_point_values(spec, acc, qid, params.get("batch"), params.get("context"), params.get("tokens"))
     if whole is None and qid == "parameters" and not env_obj.cut.trivial:  # the model's count, as the report states
         whole = env_obj.one_card().at()
     if whole is not None:
@@ -418,10 +426,6 @@ POOLS = ("balanced_prefill_gpus", "decode_pool_rate", "prefill_pool_rate")
 # the sequences a replica holds beside a draft: the serving chapter's, at a request's last context (its formula takes
 # the whole model and divides it over the layout, genreport.model.layout.point_values)
 DRAFT_ROOM = ("capacity_batch_draft",)
-# a speculative verify round: the serving chapter's, at its point (its last row's batch, a request's last context)
-VERIFY = ("verify_time_bound", "verify_time_serial")
-# a request's decode rounds summed: the serving chapter's end to end less its TTFT, at its last row's batch
-REQUEST = ("request_decode_time_bound", "request_decode_time_serial")
 
 
 def _pool_point(spec) -> dict | None:

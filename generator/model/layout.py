@@ -429,10 +429,20 @@ LAYOUT_IDS = frozenset(SCALARS + PER_CONTEXT + DECODE_GRID + PREFILL + TRAINING)
 # what a replica holds beside a draft (draft.Draft.capacity, the serving chapter's): the whole model's values at the
 # layout too, its M_d and c_d one GPU's (derive adds them)
 DRAFT_CONTEXT = ("capacity_batch_draft",)
-# a speculative verify round at the layout (serving.speculative_rounds): the whole model's values at n_v B tokens
-VERIFY = ("verify_time_bound", "verify_time_serial")
-# a request's decode rounds summed (serving._request_values): the whole model's values at the serving block's request
-REQUEST = ("request_decode_time_bound", "request_decode_time_serial")
+
+
+def point_base(spec, accounting: str, recipe: str | None = None) -> tuple[dict, Env, Env]:
+    """(the layout formulas' values of ``spec``'s whole model at its layout, the layout's Env, the one-card Env):
+    what :func:`point_values` and ``serving.round_point_values`` evaluate a point from."""
+    from genreport.model.env import spec_env
+
+    links, _ = choose_links(spec.hardware, spec.parallelism)
+    at_layout = spec_env(spec, accounting)
+    env = at_layout.one_card()
+    recipe = recipe or (spec.workloads.recipes[0] if spec.workloads.recipes else "bf16-grads")
+    base = layout_values(env.values, spec.model, spec.parallelism, links, spec.precision, accounting, env.pc, recipe,
+                         spec.hardware.kernels)
+    return base, at_layout, env
 
 
 def point_values(spec, accounting: str, qid: str, batch=None, context=None, tokens=None,
@@ -440,18 +450,11 @@ def point_values(spec, accounting: str, qid: str, batch=None, context=None, toke
     """The inputs at which :func:`_evaluate` evaluates the layout quantity ``qid`` of ``spec`` at a point (for
     ``derive``, one number in one place); None for a quantity this module does not evaluate.  The layout's formulas
     take the whole model (N, L, c ...) and divide it themselves: the sliced inputs of one GPU would divide twice."""
-    from genreport.model.env import spec_env
-
     par = spec.parallelism
-    if par is None or (qid not in LAYOUT_IDS and qid not in DRAFT_CONTEXT and qid not in VERIFY + REQUEST):
+    if par is None or (qid not in LAYOUT_IDS and qid not in DRAFT_CONTEXT):
         return None
     model = spec.model
-    links, _ = choose_links(spec.hardware, par)
-    at_layout = spec_env(spec, accounting)
-    env = at_layout.one_card()
-    recipe = recipe or (spec.workloads.recipes[0] if spec.workloads.recipes else "bf16-grads")
-    base = layout_values(env.values, model, par, links, spec.precision, accounting, env.pc, recipe,
-                         spec.hardware.kernels)
+    base, at_layout, env = point_base(spec, accounting, recipe)
     if qid == "tp_weight_crossover":
         return at_batch(base, at_layout, 1.0)
     if qid in TRAINING:
@@ -465,27 +468,6 @@ def point_values(spec, accounting: str, qid: str, batch=None, context=None, toke
         if qid in RESIDENT:
             return dict(v, N=base["N"], N_x=base["N_x"], b=base["b"], c=env.at(context=float(context))["c"])
         return v
-    if qid in REQUEST:
-        sv = spec.serving
-        if sv is None:  # T_o, the request's output, is the serving block's
-            return None
-        from genreport.model.serving import _mean_context_values
-
-        prompt = int(tokens) if tokens is not None else sv.prompt
-        _, c_bar, d_bar = _mean_context_values(env, prompt, sv.output)  # the rounds' mean c and d_h, what they read
-        rv = dict(base, T=np.float64(prompt), T_o=np.float64(sv.output), c=np.float64(c_bar), d_h=np.float64(d_bar))
-        return at_batch(rv, at_layout, float(batch), busiest=qid.endswith("_serial"))
-    if qid in VERIFY:
-        sp = spec.serving.speculative if spec.serving is not None else None
-        if sp is None:  # k_d and n_v are the spec's speculative decoding's
-            return None
-        from genreport.model.serving import _read_c
-
-        g = env.at(context=float(context))
-        read = dict(base, S=np.float64(context), c=_read_c(env, float(context)), d_h=np.float64(np.ravel(g["d_h"])[0]))
-        n_v = float(sp.verified)  # the verify round runs n_v tokens of each sequence: the experts n_v B tokens touch
-        toks = at_batch(read, at_layout, float(batch) * n_v, busiest=qid.endswith("_serial"))
-        return dict(toks, B=np.float64(batch), k_d=np.float64(sp.draft_tokens), n_v=np.float64(n_v))
     if qid in PER_CONTEXT or qid in DRAFT_CONTEXT:
         return dict(base, S=np.float64(context), c=env.at(context=float(context))["c"])
     return base
