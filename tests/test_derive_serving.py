@@ -302,3 +302,44 @@ def test_a_requests_rounds_are_the_chapters(capsys, qid, estimate):
     assert "the serving chapter's request" in out and "takes the whole model" in out and "T_o = 512 token" in out
     got = float(re.search(r"^  (?:tilde\{t\}_dec|t_dec) = ([0-9.e+-]+) s", out, re.M).group(1))
     assert got == pytest.approx(row["e2e"] - row["ttft"], rel=1e-5)
+
+
+SCOUT = """\
+kind: report
+name: scout1
+title: Llama 4 Scout in int4 on one H100, an EAGLE head
+hardware: h100-sxm
+model: llama-4-scout
+precision: int4
+workloads:
+  decode: {batch: [1], context: [1k]}
+serving:
+  prompt: 2k
+  output: 512
+  tpot: 30 ms
+  users: 32
+  speculative: {draft_tokens: 3, acceptance: 0.7, draft_layers: 1}
+"""
+
+
+def test_one_gpu_moes_verify_round_reads_the_experts_its_tokens_touch(capsys, tmp_path):
+    """On one GPU (no parallelism block) derive verify_time_bound took the experts the batch's B tokens touch, the
+    plain round's (Llama 4 Scout, 16 experts, one a token, specs/models/llama-4-scout.yaml: 21.2 ms at batch 41), where
+    the verify round runs n_v B = 4 x 41 tokens through the experts (the chapter's 22.2 ms); it now states the
+    chapter's verify round, and request_decode_time_bound its rounds summed."""
+    import re
+
+    from genreport.load.loader import load_report
+    from genreport.model.evaluate import evaluate
+
+    path = tmp_path / "scout1.yaml"
+    path.write_text(SCOUT)
+    sv = evaluate(load_report(path)).serving
+    numbers, row = sv["techniques"]["numbers"], sv["rows"][-1]["bound"]
+    assert numbers["verify_round_last"] > numbers["plain_round_last"] * 1.02
+    for qid, symbol, want in (("verify_time_bound", "t_v,bound", numbers["verify_round_last"]),
+                              ("request_decode_time_bound", "t_dec", row["e2e"] - row["ttft"])):
+        assert main(["derive", qid, "--spec", str(path), "--no-latex"]) == 0
+        out = capsys.readouterr().out
+        got = float(re.search(rf"^  {re.escape(symbol)} = ([0-9.e+-]+) s", out, re.M).group(1))
+        assert got == pytest.approx(want, rel=1e-5), qid

@@ -434,13 +434,15 @@ DRAFT_CONTEXT = ("capacity_batch_draft",)
 def point_base(spec, accounting: str, recipe: str | None = None) -> tuple[dict, Env, Env]:
     """(the layout formulas' values of ``spec``'s whole model at its layout, the layout's Env, the one-card Env):
     what :func:`point_values` and ``serving.round_point_values`` evaluate a point from."""
+    from genreport.load.spec import Parallelism
     from genreport.model.env import spec_env
 
-    links, _ = choose_links(spec.hardware, spec.parallelism)
+    par = spec.parallelism or Parallelism()  # one GPU: the layout formulas at tp = pp = 1
+    links, _ = choose_links(spec.hardware, par)
     at_layout = spec_env(spec, accounting)
     env = at_layout.one_card()
     recipe = recipe or (spec.workloads.recipes[0] if spec.workloads.recipes else "bf16-grads")
-    base = layout_values(env.values, spec.model, spec.parallelism, links, spec.precision, accounting, env.pc, recipe,
+    base = layout_values(env.values, spec.model, par, links, spec.precision, accounting, env.pc, recipe,
                          spec.hardware.kernels)
     return base, at_layout, env
 

@@ -356,12 +356,13 @@ REQUEST = ("request_decode_time_bound", "request_decode_time_serial")
 def round_point_values(spec, accounting: str, qid: str, batch, context=None, tokens=None) -> dict | None:
     """The inputs at which the serving chapter evaluates the layout round ``qid`` (:data:`VERIFY`, :data:`REQUEST`)
     at ``batch`` per replica (for ``derive``, one number in one place): the whole model at the layout, which its
-    formula divides (one GPU's slice would divide twice); None without a layout, or without the serving block's
-    request (REQUEST: its output) or speculative decoding (VERIFY: k_d, n_v)."""
+    formula divides (one GPU's slice would divide twice; on one GPU, the layout formulas at tp = pp = 1, a verify
+    round reading the experts its n_v B tokens touch); None without the serving block's request (REQUEST: its
+    output) or speculative decoding (VERIFY: k_d, n_v)."""
     from genreport.model.layout import point_base
 
     sv = spec.serving
-    if spec.parallelism is None or sv is None or qid not in VERIFY + REQUEST:
+    if sv is None or qid not in VERIFY + REQUEST:
         return None
     base, at_layout, env = point_base(spec, accounting)
     serial = qid.endswith("_serial")
