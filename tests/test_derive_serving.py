@@ -244,3 +244,102 @@ def test_kv_transfer_time_is_the_disaggregation_rows(capsys, name, c):
     out = capsys.readouterr().out
     assert float(re.search(r"^  t_kv = ([0-9.e+-]+) s", out, re.M).group(1)) == pytest.approx(want, rel=1e-5)
     assert re.search(rf"inputs: .*\bc = {c} B/token", out) and "c_g" not in out
+
+
+def test_capacity_beside_the_draft_is_the_chapters(capsys):
+    """derive capacity_batch_draft at a layout gave one GPU's slice (N_g, c_g) to a formula that divides the whole
+    model over the layout itself: DeepSeek-V3 on 8 H200 (tp 1 x ep 8 x dp 8, an MTP head of one layer) held 16,486
+    sequences of 1,024 tokens beside the draft, the weights term negative, where the serving chapter holds 165 of
+    5,119 tokens (177 without the draft).  It now takes the whole model's values, as the chapter does, at the
+    chapter's context (a request's last, 4k + 1k - 1, specs/deepseek-v3-h200-ep8.yaml), and states its value."""
+    import re
+
+    from shared import SPECS, evaluated
+
+    numbers = evaluated("deepseek-v3-h200-ep8.yaml").serving["techniques"]["numbers"]
+    assert main(["derive", "capacity_batch_draft", "--spec", str(SPECS / "deepseek-v3-h200-ep8.yaml"),
+                 "--no-latex"]) == 0
+    out = capsys.readouterr().out
+    assert "context = 5119" in out and "takes the whole model" in out and "N_g" not in out
+    assert int(re.search(r"^  B_cap,d = (\d+)$", out, re.M).group(1)) == numbers["capacity_with_draft"] == 165
+
+
+@pytest.mark.parametrize("name", ["deepseek-v3-h200-ep8.yaml", "llama70b-h100-tp8.yaml"])
+def test_verify_round_is_the_chapters(capsys, name):
+    """derive verify_time_bound at a layout gave one GPU's slice to a formula that divides the whole model over the
+    layout itself (and at the spec's first batch and context): on DeepSeek-V3 fp8 at tp 8 x pp 2 over 16 B200 a
+    verify round of 2 tokens a sequence at batch 1 came out 0.0446 ms, against the plain round's 0.605 ms.  It now
+    takes the whole model at the layout, the experts n_v B tokens touch, at the serving chapter's point (its last
+    row's batch, a request's last context), and states the chapter's verify round."""
+    import re
+
+    from shared import SPECS, evaluated
+
+    numbers = evaluated(name).serving["techniques"]["numbers"]
+    assert main(["derive", "verify_time_bound", "--spec", str(SPECS / name), "--no-latex"]) == 0
+    out = capsys.readouterr().out
+    assert "the serving chapter's point" in out and "takes the whole model" in out
+    got = float(re.search(r"^  t_v,bound = ([0-9.e+-]+) s", out, re.M).group(1))
+    assert got == pytest.approx(numbers["verify_round_last"], rel=1e-5)
+    assert got >= numbers["plain_round_last"] * (1 - 1e-9)  # n_v tokens a sequence cost at least one
+
+
+@pytest.mark.parametrize("qid,estimate", [("request_decode_time_bound", "bound"),
+                                          ("request_decode_time_serial", "serial")])
+def test_a_requests_rounds_are_the_chapters(capsys, qid, estimate):
+    """derive request_decode_time_bound asked for T_o although the spec's serving block gives the output, and given
+    it with --at put one GPU's slice into a formula that divides the whole model over the layout (DeepSeek-V3 fp8 at
+    tp 8 x pp 2 over 16 B200, batch 1,392: 9.17 s against the chapter's 26.5 s).  It now takes the serving block's
+    request (4k prompt, 512 output in specs/llama70b-h100-tp8.yaml) and the whole model at the layout, at the
+    chapter's last row's batch, and states that row's end to end less its TTFT, for the serial estimate too."""
+    import re
+
+    from shared import SPECS, evaluated
+
+    row = evaluated("llama70b-h100-tp8.yaml").serving["rows"][-1][estimate]
+    assert main(["derive", qid, "--spec", str(SPECS / "llama70b-h100-tp8.yaml"), "--no-latex"]) == 0
+    out = capsys.readouterr().out
+    assert "the serving chapter's request" in out and "takes the whole model" in out and "T_o = 512 token" in out
+    got = float(re.search(r"^  (?:tilde\{t\}_dec|t_dec) = ([0-9.e+-]+) s", out, re.M).group(1))
+    assert got == pytest.approx(row["e2e"] - row["ttft"], rel=1e-5)
+
+
+SCOUT = """\
+kind: report
+name: scout1
+title: Llama 4 Scout in int4 on one H100, an EAGLE head
+hardware: h100-sxm
+model: llama-4-scout
+precision: int4
+workloads:
+  decode: {batch: [1], context: [1k]}
+serving:
+  prompt: 2k
+  output: 512
+  tpot: 30 ms
+  users: 32
+  speculative: {draft_tokens: 3, acceptance: 0.7, draft_layers: 1}
+"""
+
+
+def test_one_gpu_moes_verify_round_reads_the_experts_its_tokens_touch(capsys, tmp_path):
+    """On one GPU (no parallelism block) derive verify_time_bound took the experts the batch's B tokens touch, the
+    plain round's (Llama 4 Scout, 16 experts, one a token, specs/models/llama-4-scout.yaml: 21.2 ms at batch 41), where
+    the verify round runs n_v B = 4 x 41 tokens through the experts (the chapter's 22.2 ms); it now states the
+    chapter's verify round, and request_decode_time_bound its rounds summed."""
+    import re
+
+    from genreport.load.loader import load_report
+    from genreport.model.evaluate import evaluate
+
+    path = tmp_path / "scout1.yaml"
+    path.write_text(SCOUT)
+    sv = evaluate(load_report(path)).serving
+    numbers, row = sv["techniques"]["numbers"], sv["rows"][-1]["bound"]
+    assert numbers["verify_round_last"] > numbers["plain_round_last"] * 1.02
+    for qid, symbol, want in (("verify_time_bound", "t_v,bound", numbers["verify_round_last"]),
+                              ("request_decode_time_bound", "t_dec", row["e2e"] - row["ttft"])):
+        assert main(["derive", qid, "--spec", str(path), "--no-latex"]) == 0
+        out = capsys.readouterr().out
+        got = float(re.search(rf"^  {re.escape(symbol)} = ([0-9.e+-]+) s", out, re.M).group(1))
+        assert got == pytest.approx(want, rel=1e-5), qid

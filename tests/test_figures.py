@@ -263,3 +263,18 @@ def test_the_three_modes_training_row_holds_the_recipes_bf16_weights():
     assert f"training streams the recipes' bf16 copy of them ({n_g * 2 / 1e9:.3g} GB)" in text, text
     assert "identical in every row" not in text
     assert "identical in every row" in caption2(evaluated("llama8b-h100.yaml"))
+
+
+def test_the_serving_views_caption_names_hollow_circles_only_where_drawn():
+    """Figure 7 (the serving view) circles the batch that crosses the ridge, B*, where one does within its batches:
+    Llama 3.1 8B on H100 at context 128 crosses at batch 425 (the claim above); at 32k the ceiling, 19 at 8k already,
+    is below the ridge 295 and no batch crosses.  The caption described hollow circles on every report (DeepSeek-V3
+    fp8 on 16 B200, Gemma 2 9B on an L4: none drawn); it now names them only where the figure draws one."""
+    from genreport.present.figures.fig7_serving import caption7, fig7_serving
+
+    for context, drawn in (("128", True), ("32k", False)):
+        r = evaluated("llama8b-h100.yaml", (f"workloads.decode.context={context}",))
+        fig = fig7_serving(r)
+        circles = [ln for ln in fig.axes[0].get_lines() if ln.get_label() == "crosses the ridge (B*)"]
+        assert bool(circles) == drawn
+        assert ("Hollow circles: the batch that crosses the ridge" in caption7(r)) == drawn

@@ -100,3 +100,20 @@ def test_c_h_at_a_layout_is_the_slice_of_the_held_cache(layout, ways):
     whole = held_mean_c(env.one_card(), sv.prompt, sv.output)
     assert whole * 4352 == pytest.approx(_held(4352), rel=1e-12)  # the one card's by hand, at the mean context
     assert held_mean_c(env, sv.prompt, sv.output) == pytest.approx(whole / ways, rel=1e-12)
+
+
+def test_the_room_sentence_contrasts_c_h_and_c_only_where_they_differ():
+    """Llama 4 Scout's chunked layers (attention_chunk_size 8192, specs/models/llama-4-scout.yaml; Meta's config.json)
+    hold and read the whole context while it is under the chunk: at 4k + 512 every decode context is, so c_h is c.
+    The chapter said "c_h = 24 KiB per GPU (held ...), not the c = 24 KiB a step at the last context reads", two
+    equal numbers set against each other; it now names neither, as for a model without bounded layers."""
+    from shared import html
+
+    overrides = ("model=llama-4-scout", "precision=int4", "serving.users=16")
+    r = evaluated(SPEC, overrides)
+    tech = r.serving["techniques"]
+    assert tech["kv_held_apart"] and tech["context"] < 8192
+    assert tech["kv_held_per_token"] == pytest.approx(tech["kv_read_per_token"], rel=1e-12)
+    page = html(SPEC, overrides)
+    room = page[page.index("the KV cache room\n"):]
+    assert "c<sub>h</sub>" not in room[:room.index("fill the room")]

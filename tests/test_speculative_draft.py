@@ -236,6 +236,20 @@ def test_every_capacity_of_a_report_takes_the_draft(capsys):
     assert float(line.split("=")[-1].split()[0]) == pytest.approx(ceiling, rel=1e-3)
 
 
+def test_the_memory_figures_caption_counts_the_draft_it_draws():
+    """Figure 5's inference bar stacks the target's weights, the draft's and the KV cache in the rest (by hand above:
+    W_GPU, M_D, ROOM on each GPU of tp 8); its caption said "16.44 GiB of bf16 weights plus 55.02 GiB of KV cache
+    fill each GPU", the KV the room beside the target alone and the draft's 0.2877 GiB left out, where the bar draws
+    54.74 GiB of KV cache.  The caption now names the bar's three parts."""
+    from genreport.present.figures.fig5_memory_ledger import caption5
+    from genreport.present.figures.style import gib
+
+    r = evaluated(SPEC, CAPACITY)
+    assert (f"Inference: {gib(W_GPU)} GiB of bf16 weights, {gib(M_D)} GiB of the draft Llama 3.2 1B and "
+            f"{gib(ROOM)} GiB of KV cache fill each GPU.") in caption5(r)
+    assert f"{gib(W_GPU)} GiB of bf16 weights plus" in caption5(evaluated(SPEC))  # no draft model: two parts
+
+
 HEAD = ("serving.speculative.draft_layers=1", "serving.speculative.draft_tokens=1")
 
 

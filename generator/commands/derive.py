@@ -257,6 +257,10 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
     from genreport.load.loader import load_report, tokens
     from genreport.model.evaluate import spec_env
 
+    # a speculative verify round: the serving chapter's, at its point (its last row's batch, a request's last
+    # context); a request's decode rounds summed: its end to end less its TTFT, at its last row's batch
+    from genreport.model.serving import REQUEST, VERIFY
+
     if spec is None:
         spec = load_report(Path(args.spec), overrides=tuple(getattr(args, "overrides", ()) or ()))
     acc = accounting or spec.accounting
@@ -277,6 +281,13 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
         "m": spec.gemms[0][2] if spec.gemms else None,
         "recipe": w.recipes[0] if w.recipes else "bf16-grads",
     }
+    if qid in REQUEST and spec.serving is not None:  # the serving chapter's request: its prompt, its output
+        defaults["tokens"] = spec.serving.prompt
+    if qid in DRAFT_ROOM and spec.serving is not None:
+        # the serving chapter states what a replica holds beside the draft at a request's last context
+        from genreport.model.serving import last_context
+
+        defaults["context"] = last_context(spec.serving.prompt, spec.serving.output)
     params: dict[str, object] = {}
     from genreport.formulas.glossary import PARAM_SYMBOL as symbol_of
     for name in PARAM_OPTIONS:
@@ -299,12 +310,19 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
     point = ""
     from genreport.model.techniques import AT_CHAPTER_POINT
 
-    if spec.serving is not None and qid in AT_CHAPTER_POINT and args.batch is None and args.context is None:
+    verify = qid in VERIFY and spec.serving is not None and spec.serving.speculative is not None
+    if spec.serving is not None and (qid in AT_CHAPTER_POINT or verify) and args.batch is None and args.context is None:
         # the serving chapter states it at its last row's batch and a request's last context: so does derive
         from genreport.model.serving_report import chapter_point
 
         params["batch"], params["context"] = chapter_point(spec)
         point = "the serving chapter's point, its last row's batch per replica at a request's last context"
+    elif spec.serving is not None and qid in REQUEST and args.batch is None:
+        from genreport.model.serving_report import chapter_point
+
+        params["batch"] = chapter_point(spec)[0]
+        point = ("the serving chapter's request at its last row's batch per replica: its end to end less its TTFT, "
+                 "the rounds at a request's mean context")
     extra = {symbol_of[k]: float(v) for k, v in params.items() if k in ("tokens", "n", "m")}
     if "recipe" in params:
         extra["k"] = float(recipe_bytes_per_param(params["recipe"]))
@@ -315,6 +333,10 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
     # ep 8 x dp 8 came out -474 GB, of Llama 3.1 70B on tp 8 2.2 GB for 17.65)
     whole = point_values(spec, acc, qid, params.get("batch"), params.get("context"), params.get("tokens"),
                          params.get("recipe"))
+    if whole is None and qid in VERIFY + REQUEST:  # a round the serving chapter states at the layout
+        from genreport.model.serving import round_point_values
+
+        whole = round_point_values(spec, acc, qid, params.get("batch"), params.get("context"), params.get("tokens"))
     if whole is None and qid == "parameters" and not env_obj.cut.trivial:  # the model's count, as the report states
         whole = env_obj.one_card().at()
     if whole is not None:
@@ -401,6 +423,9 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
 
 
 POOLS = ("balanced_prefill_gpus", "decode_pool_rate", "prefill_pool_rate")
+# the sequences a replica holds beside a draft: the serving chapter's, at a request's last context (its formula takes
+# the whole model and divides it over the layout, genreport.model.layout.point_values)
+DRAFT_ROOM = ("capacity_batch_draft",)
 
 
 def _pool_point(spec) -> dict | None:
@@ -487,6 +512,7 @@ def serving_values(spec, values: dict, mixed: bool = False, env=None) -> dict[st
                  **({"lam": float(sv.rate)} if sv.rate is not None else {})}
         if sv.rate is not None and all(a in given for a in rnd.fn_args):
             out["t_r"] = float(np.ravel(rnd.fn(*(given[a] for a in rnd.fn_args)))[0])
+    out["T_o"] = float(sv.output)  # a request's output tokens (request_decode_time_*), the serving block's
     if sv.tpot is not None:
         out["theta"] = float(sv.tpot)
     if sv.rate is not None:

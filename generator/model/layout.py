@@ -426,6 +426,25 @@ TRAINING = tuple(f"training_state_per_gpu_zero{k}" for k in range(4)) + (
     "training_grad_comm_time", "training_zero3_comm_time", "training_overlap_tokens", "training_backward_time")
 # the quantities this module evaluates at a layout, from the whole model's values (its formulas divide them)
 LAYOUT_IDS = frozenset(SCALARS + PER_CONTEXT + DECODE_GRID + PREFILL + TRAINING)
+# what a replica holds beside a draft (draft.Draft.capacity, the serving chapter's): the whole model's values at the
+# layout too, its M_d and c_d one GPU's (derive adds them)
+DRAFT_CONTEXT = ("capacity_batch_draft",)
+
+
+def point_base(spec, accounting: str, recipe: str | None = None) -> tuple[dict, Env, Env]:
+    """(the layout formulas' values of ``spec``'s whole model at its layout, the layout's Env, the one-card Env):
+    what :func:`point_values` and ``serving.round_point_values`` evaluate a point from."""
+    from genreport.load.spec import Parallelism
+    from genreport.model.env import spec_env
+
+    par = spec.parallelism or Parallelism()  # one GPU: the layout formulas at tp = pp = 1
+    links, _ = choose_links(spec.hardware, par)
+    at_layout = spec_env(spec, accounting)
+    env = at_layout.one_card()
+    recipe = recipe or (spec.workloads.recipes[0] if spec.workloads.recipes else "bf16-grads")
+    base = layout_values(env.values, spec.model, par, links, spec.precision, accounting, env.pc, recipe,
+                         spec.hardware.kernels)
+    return base, at_layout, env
 
 
 def point_values(spec, accounting: str, qid: str, batch=None, context=None, tokens=None,
@@ -433,18 +452,11 @@ def point_values(spec, accounting: str, qid: str, batch=None, context=None, toke
     """The inputs at which :func:`_evaluate` evaluates the layout quantity ``qid`` of ``spec`` at a point (for
     ``derive``, one number in one place); None for a quantity this module does not evaluate.  The layout's formulas
     take the whole model (N, L, c ...) and divide it themselves: the sliced inputs of one GPU would divide twice."""
-    from genreport.model.env import spec_env
-
     par = spec.parallelism
-    if par is None or qid not in LAYOUT_IDS:
+    if par is None or (qid not in LAYOUT_IDS and qid not in DRAFT_CONTEXT):
         return None
     model = spec.model
-    links, _ = choose_links(spec.hardware, par)
-    at_layout = spec_env(spec, accounting)
-    env = at_layout.one_card()
-    recipe = recipe or (spec.workloads.recipes[0] if spec.workloads.recipes else "bf16-grads")
-    base = layout_values(env.values, model, par, links, spec.precision, accounting, env.pc, recipe,
-                         spec.hardware.kernels)
+    base, at_layout, env = point_base(spec, accounting, recipe)
     if qid == "tp_weight_crossover":
         return at_batch(base, at_layout, 1.0)
     if qid in TRAINING:
@@ -458,7 +470,7 @@ def point_values(spec, accounting: str, qid: str, batch=None, context=None, toke
         if qid in RESIDENT:
             return dict(v, N=base["N"], N_x=base["N_x"], b=base["b"], c=env.at(context=float(context))["c"])
         return v
-    if qid in PER_CONTEXT:
+    if qid in PER_CONTEXT or qid in DRAFT_CONTEXT:
         return dict(base, S=np.float64(context), c=env.at(context=float(context))["c"])
     return base
 

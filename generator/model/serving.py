@@ -345,3 +345,37 @@ def draft_time(q, cost, k, values, batches, t_plain):
         return cost.time(q, k, np.asarray(batches, dtype=float), s, float(np.ravel(values["n_TP"])[0]),
                          float(np.ravel(values["n_PP"])[0]))
     return cost * t_plain
+
+
+# a speculative verify round at the layout (speculative_rounds): the whole model's values at n_v B tokens
+VERIFY = ("verify_time_bound", "verify_time_serial")
+# a request's decode rounds summed (_request_values): the whole model's values at the serving block's request
+REQUEST = ("request_decode_time_bound", "request_decode_time_serial")
+
+
+def round_point_values(spec, accounting: str, qid: str, batch, context=None, tokens=None) -> dict | None:
+    """The inputs at which the serving chapter evaluates the layout round ``qid`` (:data:`VERIFY`, :data:`REQUEST`)
+    at ``batch`` per replica (for ``derive``, one number in one place): the whole model at the layout, which its
+    formula divides (one GPU's slice would divide twice; on one GPU, the layout formulas at tp = pp = 1, a verify
+    round reading the experts its n_v B tokens touch); None without the serving block's request (REQUEST: its
+    output) or speculative decoding (VERIFY: k_d, n_v)."""
+    from genreport.model.layout import point_base
+
+    sv = spec.serving
+    if sv is None or qid not in VERIFY + REQUEST:
+        return None
+    base, at_layout, env = point_base(spec, accounting)
+    serial = qid.endswith("_serial")
+    if qid in REQUEST:
+        prompt = int(tokens) if tokens is not None else sv.prompt
+        _, c_bar, d_bar = _mean_context_values(env, prompt, sv.output)  # the rounds' mean c and d_h, what they read
+        rv = dict(base, T=np.float64(prompt), T_o=np.float64(sv.output), c=np.float64(c_bar), d_h=np.float64(d_bar))
+        return at_batch(rv, at_layout, float(batch), busiest=serial)
+    sp = sv.speculative
+    if sp is None:
+        return None
+    g = env.at(context=float(context))
+    read = dict(base, S=np.float64(context), c=_read_c(env, float(context)), d_h=np.float64(np.ravel(g["d_h"])[0]))
+    n_v = float(sp.verified)  # the verify round runs n_v tokens of each sequence: the experts n_v B tokens touch
+    toks = at_batch(read, at_layout, float(batch) * n_v, busiest=serial)
+    return dict(toks, B=np.float64(batch), k_d=np.float64(sp.draft_tokens), n_v=np.float64(n_v))

@@ -632,7 +632,7 @@ def root(context, missing=missing):
                 if ('prefix_capacity_after' in (undefined(name='n') if l_0_n is missing else l_0_n)):
                     pass
                     yield ' with the shared prefix held once'
-                if environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_held_apart'):
+                if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_held_apart') and (t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_held_per_token')) != t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_read_per_token')))):
                     pass
                     yield ', each token\'s cache counted as a sequence holds it, c<sub>h</sub> = <span data-sv="kv_held_per_token" data-f="kib">'
                     yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_held_per_token')))

@@ -153,12 +153,16 @@ def caption5(r: Results, baseline: Results | None = None) -> str:
         s += ", and activations are not included. "
     w = sc["weight_bytes"]
     if w <= sc["capacity"]:
-        kv = sc["capacity"] - w
+        # the inference bar's segments as drawn: the weights, a draft's weights beside them, the KV cache in the rest
+        parts = _ledger(r)[-1][1]
+        said = [f"{gib(v)} GiB of " + (f"{r.spec.precision.weights} weights" if k == 0 else
+                                       "KV cache" if label == "KV cache" else f"the {label}")
+                for k, (label, v) in enumerate(parts)]
+        whole = said[0] if len(said) == 1 else ", ".join(said[:-1]) + (" plus " if len(said) == 2 else " and ") + said[-1]
         if _contexts(r):
-            s += (f"Inference: {gib(w)} GiB of {r.spec.precision.weights} weights plus {gib(kv)} GiB of KV cache "
-                  f"fill {'each GPU' if r.frame.many else 'the card'}. ")
+            s += f"Inference: {whole} fill {'each GPU' if r.frame.many else 'the card'}. "
         else:
-            s += f"Inference: {gib(w)} GiB of {r.spec.precision.weights} weights. "
+            s += f"Inference: {whole}. "
     else:
         s += (f"Inference: the {r.spec.precision.weights} weights alone ({gib(w)} GiB"
               f"{' per GPU' if r.frame.many else ''}) overflow {'each GPU' if r.frame.many else 'the card'}, "

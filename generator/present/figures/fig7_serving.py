@@ -23,6 +23,19 @@ from genreport.present.figures.style import (
 )
 
 
+def _ridge_points(r: Results) -> list[int | None]:
+    """Per decode context, the index into the curve's batches where the step crosses the ridge (B*, as in figure 4),
+    None where it does not within the curve's batches: the figure circles these and its caption names them only
+    where it circles one."""
+    batch = r.curves["decode_batch"]
+    out: list[int | None] = []
+    for j, _s in enumerate(_contexts(r)):
+        b_star = physical("crossover_batch", r.per_context[r.lead]["crossover_batch"][j])[0]
+        out.append(min(int(np.searchsorted(batch, b_star)), len(batch) - 1)
+                   if b_star is not None and b_star <= batch[-1] else None)
+    return out
+
+
 def fig7_serving(r: Results, baseline: Results | None = None):
     fig = _figure()
     ax = fig.add_axes(pick((0.11, 0.13, 0.76, 0.82), (0.19, 0.5, 0.6, 0.47)))  # phone: the key below
@@ -39,6 +52,8 @@ def fig7_serving(r: Results, baseline: Results | None = None):
     spec_batch = np.asarray(r.spec.workloads.decode_batch, dtype=float)
     fits_weights = r.verdicts.get("weights_fit", True)
     colours = context_colours(r)  # as in figures 3, 4 and 6
+    ridge = _ridge_points(r)
+    first = next((j for j, k in enumerate(ridge) if k is not None), None)  # the legend names the first circle drawn
     for j, s in enumerate(ctx):
         c = colours[int(s)]
         cap = float(per["capacity_batch"][j]) if fits_weights else 0.0
@@ -55,12 +70,10 @@ def fig7_serving(r: Results, baseline: Results | None = None):
             t_cap = float(r.curves["serving_tokens_per_s_at_capacity"][j])
             ax.plot([cap / t_cap * 1e3], [t_cap], marker="D", ms=6, ls="none", color=ORANGE, zorder=5,
                     label="capacity limit" if j == 0 else None)
-        b_star = physical("crossover_batch", per["crossover_batch"][j])[0]
-        if b_star is not None and b_star <= batch[-1]:
-            k = int(np.searchsorted(batch, b_star))
-            k = min(k, len(batch) - 1)
+        k = ridge[j]
+        if k is not None:
             ax.plot([ms[k, j]], [tps[k, j]], marker="o", ms=6, ls="none", mfc="white", mec=BLACK, mew=1.2, zorder=5,
-                    label="crosses the ridge (B*)" if j == 0 else None)  # as in figure 4
+                    label="crosses the ridge (B*)" if j == first else None)  # as in figure 4
     ax.set_xscale("log")
     ax.set_yscale("log")
     lo, hi = float(np.nanmin(tps)), float(np.nanmax(tps))
@@ -104,8 +117,10 @@ def caption7(r: Results, baseline: Results | None = None) -> str:
     text = ("The serving view of the batch × context table: each curve runs from batch 1 (left: fastest per token, "
             "fewest tokens in total) to larger batches (up and right). ")
     text += ("The most that fit give " + "; ".join(bits) + ". ") if bits else "No batch fits beside the weights. "
-    text += ("Dotted: past the memory capacity. Hollow circles: the batch that crosses the ridge, where the step turns "
-             "compute-bound and the time per token starts to grow with the batch.")
+    text += "Dotted: past the memory capacity."
+    if any(k is not None for k in _ridge_points(r)):
+        text += (" Hollow circles: the batch that crosses the ridge, where the step turns compute-bound and the time per "
+                 "token starts to grow with the batch.")
     if price:
         gpus = r.frame.replica_gpus
         text += (f" Right axis: dollars per million tokens at {r.spec.hardware.title}'s ${price:.2f} per hour"
