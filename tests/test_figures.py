@@ -278,3 +278,18 @@ def test_the_serving_views_caption_names_hollow_circles_only_where_drawn():
         circles = [ln for ln in fig.axes[0].get_lines() if ln.get_label() == "crosses the ridge (B*)"]
         assert bool(circles) == drawn
         assert ("Hollow circles: the batch that crosses the ridge" in caption7(r)) == drawn
+
+
+@pytest.mark.parametrize("spec, drawn", [("llama8b-h100.yaml", ("circle decode", "square prefill", "triangle training")),
+                                         ("llama70b-h100-tp8.yaml", ("circle decode", "square prefill"))])
+def test_the_marker_keys_name_only_the_markers_drawn(spec, drawn):
+    """Figures 3 and 6 list the marker shapes of the workloads the spec has: a spec without training drew no triangle,
+    and its captions once said 'triangle training' all the same."""
+    from genreport.present.figures import captions
+
+    r = evaluated(spec)
+    for name in ("fig3-intensity-ruler", "fig6-roofline"):
+        text = captions(r)[name]
+        key = text[text.index("Markers: "):]
+        for shape in ("circle decode", "square prefill", "triangle training"):
+            assert (shape in key) == (shape in drawn), (name, key)

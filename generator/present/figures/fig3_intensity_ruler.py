@@ -173,7 +173,10 @@ def caption3(r: Results, baseline: Results | None = None) -> str:
         flips = [p[1] for p in pts if p[3] and (p[2] >= ridge) != (p[3] >= ridge)]
         if flips:
             s += f" With activations counted, {_join(flips)} crosses back to the memory-bound side."
-    s += (" Markers: circle decode, square prefill, triangle training"
+    kinds = {p[0] for p in pts}
+    marks = [f"{shape} {kind}" for shape, kind in (("circle", "decode"), ("square", "prefill"), ("triangle", "training"))
+             if kind in kinds]
+    s += (" Markers: " + ", ".join(marks)
           + (" (half-filled: a routed expert's load)" if routed else "")
           + "; colour by context length, as in figures {figure:fig6-roofline} and {figure:fig4-decode-intensity}."
           " This figure reads intensity per weight load" + (" (upper rows)" if routed else " (top)")

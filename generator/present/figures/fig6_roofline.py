@@ -256,8 +256,12 @@ def caption6(r: Results, baseline: Results | None = None) -> str:
     for label, i, f in _measured_points(r):
         s += (f"Star: the measured run ({label.removeprefix('measured').strip()}), {num(f / 1e12)} TFLOP/s achieved at "
               f"I = {num(i)}, under the roof's {num(min(peak, bw * i) / 1e12)} TFLOP/s there. ")
-    s += ("Markers: circle decode (hollow at batch 1, filled at the largest batch that fits), square prefill, "
-          "triangle training; colour by context length. ")
+    kinds = {p[0] for p in pts}  # only the markers drawn
+    filled = ", filled at the largest batch that fits" if "decode-cap" in kinds else ""
+    marks = ([f"circle decode (hollow at batch 1{filled})"] * bool(kinds & {"decode", "decode-cap"})
+             + ["square prefill"] * ("prefill" in kinds) + ["triangle training"] * ("training" in kinds))
+    if marks:
+        s += "Markers: " + ", ".join(marks) + "; colour by context length. "
     others = [c for c in r.compare if not c["is_base"]]
     if others:
         s += ("Dashed: the roofs of " + _join([f"{c['title']} (ridge {num(c['ridge'])})" for c in others])
