@@ -124,7 +124,7 @@ def decode_step_time(B=B, S=S):
 
 def draft_time_bound():
     """Strict lower bound of the drafts of one verify step, a draft model's k_d forward passes [s]:
-    k_d max(F_d / (n_TP n_PP P), Q_d / (n_TP n_PP W)).
+    k_d max(F_d / (n_TP n_St P), Q_d / (n_TP n_St W)).
 
     The drafts run one after another (each pass needs the token the previous one proposed), so their times add; each
     pass is at least its own roofline step (seed 003): the draft's FLOPs F_d = B (2 N_a + 4 L H_q d_h S) and bytes
@@ -133,11 +133,12 @@ def draft_time_bound():
     target's GPUs at the target's tensor-parallel degree (vLLM vllm/config/speculative.py
     ``SpeculativeConfig._verify_and_get_draft_tp``: draft_tensor_parallel_size unset is the target's, and only 1 or
     the target's is accepted; vllm/v1/spec_decode/draft_model.py refuses another; V1 builds the drafter on the last
-    pipeline stage, vllm/v1/worker/gpu_model_runner.py); however it is split over the replica's n_TP n_PP GPUs,
-    their peak and bandwidth add up to at most n_TP n_PP times one GPU's, so dividing the whole pass by that keeps
-    the bound (no collective counted; a draft at tp 1 only takes longer).  F_d = Q_d = 0 (no draft model) gives
+    pipeline stage, vllm/v1/worker/gpu_model_runner.py); however it is split over the replica's n_TP n_St GPUs (n_St
+    its pipeline stages, not the layers' share n_PP: an uneven pipeline's L / ceil(L/pp) stages' worth would count
+    fewer GPUs than the replica has), their peak and bandwidth add up to at most n_TP n_St times one GPU's, so
+    dividing the whole pass by that keeps the bound (no collective counted; a draft at tp 1 only takes longer).  F_d = Q_d = 0 (no draft model) gives
     t_d = 0."""
-    n = sym("n_TP") * sym("n_PP")
+    n = sym("n_TP") * sym("n_St")
     return k_d * sp.Max(sym("F_d") / (n * P), sym("Q_d") / (n * W))
 
 

@@ -49,7 +49,7 @@ def test_limits_and_the_bound_holds_for_any_split():
     fewer GPUs (vLLM's draft_tensor_parallel_size 1) only takes longer, so dividing by the replica's GPUs keeps a
     lower bound; k_d passes cost k_d times one."""
     q = load()
-    zero = {"k_d": 4.0, "F_d": 0.0, "Q_d": 0.0, "P": 989.4e12, "W": 3.35e12, "n_TP": 8.0, "n_PP": 1.0}
+    zero = {"k_d": 4.0, "F_d": 0.0, "Q_d": 0.0, "P": 989.4e12, "W": 3.35e12, "n_TP": 8.0, "n_St": 1.0}
     assert float(q["draft_time_bound"](zero)) == 0.0
     one = dict(zero, F_d=3.0e9, Q_d=2.6e9, k_d=1.0)
     assert float(q["draft_time_bound"](dict(one, k_d=4.0))) == pytest.approx(4 * float(q["draft_time_bound"](one)))
@@ -147,7 +147,7 @@ def test_tensorrt_llm_draft_target_on_h200_with_the_derived_drafts():
     assert per == pytest.approx(0.2575e-3, rel=1e-3) and per / t_s == pytest.approx(0.0175, abs=5e-4)
     q = load()
     t_d = float(q["draft_time_bound"]({"k_d": 4.0, "F_d": 2 * 1.2358e9, "Q_d": 1.2358e9, "P": 1978.9e12, "W": 4.8e12,
-                                       "n_TP": 1.0, "n_PP": 1.0}))
+                                       "n_TP": 1.0, "n_St": 1.0}))
     assert t_d == pytest.approx(4 * per) and t_d / t_s == pytest.approx(0.070, abs=1e-3)
     needed = 181.74 * (t_s + t_d)
     assert needed == pytest.approx(2.86, abs=0.01) and needed < 5
@@ -275,6 +275,15 @@ def test_an_eagle_head_of_one_layer_by_hand():
     assert room == (313, int((CAP_GPU - W_GPU - (layer + 8192) * 2 / 8) / ((C_GPU + 512) * 4607)))
     row = next(x for x in r.serving["techniques"]["rows"] if x["technique"] == "speculative decoding")
     assert "drafted by an EAGLE/MTP head of 1 Llama 3.1 70B layer (1 pass" in row["setting"]
+
+
+def test_an_uneven_pipeline_s_drafts_stream_over_every_gpu_of_the_replica():
+    """tp 4 x pp 3 of Llama 3.1 70B's 80 layers: stages of 27, 27 and 26 layers, so the formulas' layer share is
+    n_PP = 80 / 27 = 2.963, but the replica has 4 x 3 = 12 GPUs and the draft's passes may use all of them: the bound is
+    Q_d / (12 x 3.35 TB/s) (memory-bound), not Q_d / (4 x 2.963 x 3.35 TB/s), 1.2% above it and no lower bound."""
+    r = evaluated(SPEC, HEAD + ("parallelism.tp=4", "parallelism.pp=3"))
+    n = r.serving["techniques"]["numbers"]
+    assert n["draft_time_mean"] == pytest.approx(n["draft_bytes_pass"] / (12 * 3.35e12), rel=1e-9)
 
 
 def test_set_draft_layers_replaces_a_written_draft_model():

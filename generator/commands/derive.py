@@ -533,9 +533,10 @@ def serving_values(spec, values: dict, mixed: bool = False, env=None) -> dict[st
                 b_, s_ = (float(np.ravel(values[k])[0]) for k in ("B", "S"))
                 n_tp = float(np.ravel(values.get("n_TP", 1.0))[0])
                 n_pp = float(np.ravel(values.get("n_PP", 1.0))[0])
+                stages = float(np.ravel(values.get("n_St", 1.0))[0])
                 f_d, q_d = draft.ledgers(q, np.asarray([b_]), s_)
                 out.update({"F_d": float(f_d[0]), "Q_d": float(q_d[0])})
-                out["t_d"] = float(draft.time(q, sv.speculative.draft_tokens, np.asarray([b_]), s_, n_tp, n_pp)[0])
+                out["t_d"] = float(draft.time(q, sv.speculative.draft_tokens, np.asarray([b_]), s_, n_tp, stages)[0])
                 out["M_d"], out["c_d"] = draft.memory(q, s_, int(n_tp), n_pp)
     return out
 

@@ -56,17 +56,18 @@ class Draft:
         if self.model.moe and self.ep > 1:
             # a head's MoE layers over the layout's ep GPUs: each GPU reads its own experts, those the tokens of all
             # the group's replicas touch, at least the ones this replica's batch touches over ep; the bound keeps a
-            # replica's share of the routed reads, 1/ep of them (what draft_time_bound then divides by n_TP n_PP)
+            # replica's share of the routed reads, 1/ep of them (what draft_time_bound then divides by n_TP n_St)
             held = float(self.env.values["N"]) - self.env.n_routed()  # the weights no router picks
             routed = np.maximum(np.asarray(v["N"], dtype=float) * one - held, 0.0)
             reads = reads - routed * np.asarray(v["b"], dtype=float) * (1.0 - 1.0 / self.ep)
         return flops, reads
 
-    def time(self, q, k: int, batches, context: float, n_tp: float, n_pp: float) -> np.ndarray:
-        """t_d: the strict lower bound of the k draft passes at each batch (``draft_time_bound``) [s]."""
+    def time(self, q, k: int, batches, context: float, n_tp: float, stages: float) -> np.ndarray:
+        """t_d: the strict lower bound of the k draft passes at each batch on a replica of n_tp x ``stages`` GPUs
+        (``draft_time_bound``) [s]."""
         f, b = self.ledgers(q, batches, context)
         v = {"k_d": np.float64(k), "F_d": f, "Q_d": b, "P": self.env.values["P"], "W": self.env.values["W"],
-             "n_TP": np.float64(n_tp), "n_PP": np.float64(n_pp)}
+             "n_TP": np.float64(n_tp), "n_St": np.float64(stages)}
         return np.asarray(q["draft_time_bound"](v), dtype=float) * np.ones_like(f)
 
     def memory(self, q, context: float, tp: int, n_pp: float) -> tuple[float, float]:

@@ -339,11 +339,11 @@ def speculative_request(q, env, lay, cv, rv, mean: float, batches, t_last, dec, 
 
 def draft_time(q, cost, k, values, batches, t_plain):
     """t_d per batch: a draft model's k passes on the replica's GPUs (``cost`` a :class:`genreport.model.draft.Draft`:
-    ``draft_time_bound`` at the layout's n_TP n_PP and context S), else ``cost`` x the plain round (draft_cost)."""
+    ``draft_time_bound`` over the layout's n_TP n_St GPUs at context S), else ``cost`` x the plain round (draft_cost)."""
     if hasattr(cost, "time"):
         s = float(np.ravel(np.asarray(values["S"], dtype=float))[0])
         return cost.time(q, k, np.asarray(batches, dtype=float), s, float(np.ravel(values["n_TP"])[0]),
-                         float(np.ravel(values["n_PP"])[0]))
+                         float(np.ravel(values["n_St"])[0]))
     return cost * t_plain
 
 

@@ -215,12 +215,11 @@ def _layout_round(r, batch: float) -> dict:
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         cap = float(q["capacity_batch_replica"](cv))
         if draft is not None:  # the draft's weights and KV cache take the target's room (capacity_batch_draft)
-            n_pp = float(np.ravel(cv["n_PP"])[0])
             cap_d, m_d, c_d = draft.capacity(q, cv, par.tp)
             f_d, q_d = draft.ledgers(q, np.asarray([float(batch)]), mean)  # one pass at the mean context (tech_draft)
             out.update({"draft_model": draft.model.title, "draft_weights_gpu": m_d, "draft_kv_token_gpu": c_d,
                         "capacity_plain": cap, "capacity_with_draft": cap_d, "draft_flops_pass": float(f_d[0]),
-                        "draft_bytes_pass": float(q_d[0]), "draft_gpus": par.tp * n_pp, "draft_P": draft.env.values["P"],
+                        "draft_bytes_pass": float(q_d[0]), "draft_gpus": par.tp * par.pp, "draft_P": draft.env.values["P"],
                         "draft_W": draft.env.values["W"]})
             cap = cap_d
         n = int(min(max(cap, 1.0), 4096))
@@ -334,7 +333,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                                           {"k_d": float(sp.draft_tokens), "F_d": lay["draft_flops_pass"],
                                            "Q_d": lay["draft_bytes_pass"], "P": lay["draft_P"], "W": lay["draft_W"],
                                            "n_TP": float(r.spec.parallelism.tp if r.spec.parallelism else 1),
-                                           "n_PP": lay["draft_gpus"] / (r.spec.parallelism.tp if r.spec.parallelism else 1)},
+                                           "n_St": lay["draft_gpus"] / (r.spec.parallelism.tp if r.spec.parallelism else 1)},
                                           {"batch": int(batch), "context": int(mean)})
             numbers.update({k: lay[k] for k in ("draft_model", "draft_weights_gpu", "draft_kv_token_gpu",
                                                 "capacity_plain", "capacity_with_draft", "draft_flops_pass",

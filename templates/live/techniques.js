@@ -95,10 +95,10 @@ const GR_SERVING = (() => {
   }
 
   /** t_d: the strict lower bound of k draft passes over b sequences at context s on n_TP x n_PP GPUs (Draft.time). */
-  function draftTime(d, k, b, s, nTP, nPP) {
+  function draftTime(d, k, b, s, nTP, stages) {
     const fq = draftLedgers(d, b, s);
     return call("draft_time_bound", {k_d: k, F_d: fq[0], Q_d: fq[1], P: d.env.values.P, W: d.env.values.W, n_TP: nTP,
-      n_PP: nPP});
+      n_St: stages});
   }
 
   /** [M_d, c_d]: the draft's weight bytes on one GPU of a tp x pp replica and its KV bytes per token there at context
@@ -196,7 +196,7 @@ const GR_SERVING = (() => {
     if (sp) {  // speculative decoding through the layout (serving.speculative_request, techniques._layout_round)
       const k = sp.draft_tokens;
       // t_d: a draft's k passes at each batch at the values' context (serving.draft_time), else draft_cost of the plain
-      const tD = (b, s, plain) => draft ? draftTime(draft, k, b, s, base.n_TP, base.n_PP) : sp.draft_cost * plain;
+      const tD = (b, s, plain) => draft ? draftTime(draft, k, b, s, base.n_TP, base.n_St) : sp.draft_cost * plain;
       const rounds = function (v, b, plain) {  // serving.speculative_rounds at v's context against the plain round
         const tv = call("verify_time_bound", Object.assign(at(v, b * nV), {B: b, k_d: k, n_v: nV}));
         const td = tD(b, v.S, plain);
