@@ -30,6 +30,9 @@ from genreport.commands.options import add_verbosity
 from genreport.terminal import safe
 
 PARAM_OPTIONS = ("batch", "context", "tokens", "n", "m", "recipe")
+# quantities the report states for the whole model at a layout, not one GPU's (the parameter count, chapter 5's
+# training state on one card)
+WHOLE_MODEL = frozenset({"parameters", "training_state_bytes"})
 DERIVE_SECONDS = 15.0  # the whole command: every solve, simplification and numeric root search
 
 
@@ -315,8 +318,12 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
     # ep 8 x dp 8 came out -474 GB, of Llama 3.1 70B on tp 8 2.2 GB for 17.65)
     whole = point_values(spec, acc, qid, params.get("batch"), params.get("context"), params.get("tokens"),
                          params.get("recipe"))
-    if whole is None and qid == "parameters" and not env_obj.cut.trivial:  # the model's count, as the report states
+    if whole is None and qid in WHOLE_MODEL and not env_obj.cut.trivial:
+        # the model's count, chapter 5's state (its recipe table, figure 7: k N, not one GPU's k N_g), as the report
+        # states them
         whole = env_obj.one_card().at()
+        if qid == "training_state_bytes":
+            point = "the whole model's training state, as chapter 5 states it"
     if whole is not None:
         env = dict(whole, **{k: v for k, v in extra.items() if k != "T"})
     elif qid in ("weight_stream_time", "weight_flops_time") and params.get("batch") is None:
@@ -529,8 +536,9 @@ def _numbers_header(nums: Numbers, expr, qid: str) -> list[str]:
     if not cut.trivial:
         par = spec.parallelism
         lines.append(f"  at the layout: one GPU of tp {par.tp} x pp {par.pp} x ep {par.ep} x dp {par.dp} "
-                     f"({par.gpus} GPUs); " + ("the formula takes the whole model and divides it itself" if nums.whole
-                                               else "a symbol marked _g holds that GPU's slice of the model"))
+                     f"({par.gpus} GPUs); " + ("the formula takes the whole model" if qid in WHOLE_MODEL
+                                               else "the formula takes the whole model and divides it itself"
+                                               if nums.whole else "a symbol marked _g holds that GPU's slice of the model"))
     shown = []
     for s in sorted(expr.free_symbols, key=lambda s: s.name):
         if s.name in nums.values:
