@@ -296,11 +296,12 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
         breakeven = lay["breakeven"]
         resumes, stops_again = lay["resumes"], lay["stops_again"]
         if breakeven is not None and resumes is not None:
+            again = " again" if breakeven > 1 else ""  # it paid below the break-even (else it never paid before)
             ends = (f"does not pay from batch {breakeven:,.0f} to {resumes - 1:,.0f} per replica at this layout, at the "
                     f"last token" + (" (the verify step's tokens touch more experts than a plain step's)"
                                      if r.spec.model.moe is not None else "")
-                    + (f", and pays again from batch {resumes:,.0f}" if stops_again is None else
-                       f", pays again from batch {resumes:,.0f} to {stops_again - 1:,.0f} and stops paying again at "
+                    + (f", and pays{again} from batch {resumes:,.0f}" if stops_again is None else
+                       f", pays{again} from batch {resumes:,.0f} to {stops_again - 1:,.0f} and stops paying again at "
                        f"batch {stops_again:,.0f}"))
         elif breakeven is not None:
             ends = (f"ends at batch {breakeven:,.0f} per replica at this layout, at the last token (one GPU's verify "

@@ -234,8 +234,8 @@ const GR_SERVING = (() => {
       let ends = breakeven !== null && resumes !== null ? "does not pay from batch " + commas(breakeven) + " to "
           + commas(resumes - 1) + " per replica at this layout, at the last token"
           + (m.moe ? " (the verify step's tokens touch more experts than a plain step's)" : "")
-          + (stopsAgain === null ? ", and pays again from batch " + commas(resumes)
-            : ", pays again from batch " + commas(resumes) + " to " + commas(stopsAgain - 1)
+          + (stopsAgain === null ? ", and pays" + (breakeven > 1 ? " again" : "") + " from batch " + commas(resumes)
+            : ", pays" + (breakeven > 1 ? " again" : "") + " from batch " + commas(resumes) + " to " + commas(stopsAgain - 1)
               + " and stops paying again at batch " + commas(stopsAgain))
         : breakeven !== null ? "ends at batch " + commas(breakeven) + " per replica at this layout, at the last token"
           + (verifyX !== null ? " (one GPU's verify step turns compute-bound at " + commas(verifyX) + ")" : "")

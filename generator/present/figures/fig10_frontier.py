@@ -223,10 +223,11 @@ def _speculation(r: Results, f: dict) -> str:
     if "speedup_last" in numbers and own is not None:
         be, again, stops = (numbers.get("breakeven_batch"), numbers.get("resumes_batch"),
                             numbers.get("stops_again_batch"))
-        text += (f"; at {own['label']} speculating does not pay from batch {be:,} to {again - 1:,} per replica and pays "
-                 f"again from {again:,} (the lever row's)" if be is not None and again is not None and stops is None
+        paid = " again" if be is not None and be > 1 else ""  # it paid below the break-even
+        text += (f"; at {own['label']} speculating does not pay from batch {be:,} to {again - 1:,} per replica and pays"
+                 f"{paid} from {again:,} (the lever row's)" if be is not None and again is not None and stops is None
                  else f"; at {own['label']} speculating does not pay from batch {be:,} to {again - 1:,} per replica, "
-                 f"pays again from {again:,} to {stops - 1:,} and stops paying again at {stops:,} (the lever row's)"
+                 f"pays{paid} from {again:,} to {stops - 1:,} and stops paying again at {stops:,} (the lever row's)"
                  if be is not None and again is not None else
                  f"; at {own['label']} speculating stops paying at batch {be:,} per replica (the lever row's)"
                  if be is not None else f"; at {own['label']} it pays at every batch a replica holds (the lever row's)")
