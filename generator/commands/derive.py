@@ -536,9 +536,10 @@ def _numbers_header(nums: Numbers, expr, qid: str) -> list[str]:
     if not cut.trivial:
         par = spec.parallelism
         lines.append(f"  at the layout: one GPU of tp {par.tp} x pp {par.pp} x ep {par.ep} x dp {par.dp} "
-                     f"({par.gpus} GPUs); " + ("the formula takes the whole model" if qid in WHOLE_MODEL
-                                               else "the formula takes the whole model and divides it itself"
-                                               if nums.whole else "a symbol marked _g holds that GPU's slice of the model"))
+                     f"({par.gpus} GPUs); " + (
+                         "the formula takes the whole model" if qid in WHOLE_MODEL
+                         else "the formula takes the whole model and divides it itself" if nums.whole
+                         else "a symbol marked _g holds that GPU's slice of the model"))
     shown = []
     for s in sorted(expr.free_symbols, key=lambda s: s.name):
         if s.name in nums.values:

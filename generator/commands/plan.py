@@ -563,8 +563,8 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                      "TPOT over the speed-up at the last context, tok/s and $/M with the one at the mean context; "
                      "spec: the speed-up at the chosen batch and the last context, 'off' where it does not pass 1 "
                      "(the row decodes plainly); spec ends: the first batch up to --batch where it stops paying, "
-                     "or the batches where it does not pay where it pays again past them (a mixture of experts), and the first "
-                     "where it stops again")
+                     "or the batches where it does not pay where it pays again past them (a mixture of experts), and the "
+                     "first where it stops again")
     if disaggregate:
         lines.append("pools: prefill and decode replicas of the row's layout, the smallest split (up to 16 replicas) "
                      "with the most tok/s per GPU near the balanced share; prefill in: whole replicas, one prompt at a "
