@@ -63,7 +63,7 @@ def test_derive_states_the_training_state_of_the_whole_model_and_whole_tokens(tm
     k N = 16 B x 72.7e9 = 1.163 TB (ZeRO's mixed-precision Adam, Rajbhandari et al. SC'20, section 3; Qwen/Qwen2.5-72B
     model card: 72.7B parameters). derive substituted one GPU's N_g = 18.2e9 and printed "not a number the report
     states: 290.8 GB"; it now takes N. Its KV tokens that fit, 679,123.69 per replica, the report states cut to
-    679,123; derive's six significant digits read 679124, and now say the whole tokens too."""
+    679,123; derive's six significant digits read 679124, and now give the floor too."""
     from genreport.commands.cli import main
 
     path = tmp_path / "q72.yaml"
@@ -89,4 +89,12 @@ workloads:
     from genreport.model.evaluate import evaluate
 
     stated = evaluate(load_report(path)).value("kv_capacity_tokens")
-    assert stated != int(stated) and f"(whole tokens: {int(stated)})" in out
+    assert stated != int(stated) and f"(floor: {int(stated)})" in out
+    # a mean count of tokens is not cut: E = (1 - 0.7^5) / 0.3 = 2.77 tokens a verify step (Leviathan et al. eq. 1)
+    served = tmp_path / "q72s.yaml"
+    served.write_text(path.read_text(encoding="utf-8")
+                      + "serving: {prompt: 2k, output: 512, speculative: {draft_tokens: 4, acceptance: 0.7}}\n",
+                      encoding="utf-8")
+    assert main(["derive", "speculative_expected_tokens", "--spec", str(served)]) == 0
+    out = capsys.readouterr().out
+    assert "E = 2.7731 token\n" in out and "floor" not in out

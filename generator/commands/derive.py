@@ -33,6 +33,7 @@ PARAM_OPTIONS = ("batch", "context", "tokens", "n", "m", "recipe")
 # quantities the report states for the whole model at a layout, not one GPU's (the parameter count, chapter 5's
 # training state on one card)
 WHOLE_MODEL = frozenset({"parameters", "training_state_bytes"})
+CUT_TOKENS = frozenset({"kv_capacity_tokens", "kv_capacity_tokens_replica"})  # stated as whole tokens, cut
 DERIVE_SECONDS = 15.0  # the whole command: every solve, simplification and numeric root search
 
 
@@ -167,8 +168,11 @@ def derive_text(qid: str, args, accounting: str | None) -> str:
         _hold(nums)
         out.append("")
         out += _numbers_header(nums, expr, qid)
-        own, why, scope = stated_at_point(qid, nums, q.unit, q.integer)
-        out.append(f"  {so.expr_text(qsym)} = " + (_fmt(own, q.unit, q.integer) if own is not None else f"none: {why}"))
+        # the KV tokens that fit are stated whole, cut (679,123.69 -> 679,123), where six significant digits would
+        # round them up to a number the report does not state
+        integer = q.integer or ("floor" if qid in CUT_TOKENS else "")
+        own, why, scope = stated_at_point(qid, nums, q.unit, integer)
+        out.append(f"  {so.expr_text(qsym)} = " + (_fmt(own, q.unit, integer) if own is not None else f"none: {why}"))
         out += scope
     if args.elasticities:
         out += _elasticity_lines(qid, nums, variant)

@@ -146,10 +146,6 @@ def _fmt(v, unit: str, integer: str = "") -> str:
         s += f" (rounded: {round(v)})"
     elif integer == "floor" and abs(v) >= 1 and v != math.floor(v):
         s += f" (floor: {math.floor(v)})"
-    elif unit == "token" and not integer and abs(v) >= 1 and v != math.floor(v):
-        # the report states a count of tokens whole, cut (KV tokens that fit: 679,123.69 -> 679,123), where six
-        # significant digits would round it up to a number it does not state
-        s += f" (whole tokens: {math.floor(v)})"
     return s
 
 
