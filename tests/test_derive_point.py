@@ -56,3 +56,45 @@ def test_the_scope_where_the_formula_is_another_number():
     assert value == 61 * (512 + 64) * 1 == 35_136 == r.value("kv_bytes_per_token")
     assert lines[0].startswith("  scope: the report's value, one GPU's of tp 1 x pp 1 x ep 8 x dp 8")
     assert "the formula above at these inputs" in lines[1]
+
+
+def test_derive_states_the_training_state_of_the_whole_model_and_whole_tokens(tmp_path, capsys):
+    """Qwen2.5 72B in bf16 on 4 H20 (tp 4) training 8k-token micro-batches: chapter 5 states the whole model's state,
+    k N = 16 B x 72.7e9 = 1.163 TB (ZeRO's mixed-precision Adam, Rajbhandari et al. SC'20, section 3; Qwen/Qwen2.5-72B
+    model card: 72.7B parameters). derive substituted one GPU's N_g = 18.2e9 and printed "not a number the report
+    states: 290.8 GB"; it now takes N. Its KV tokens that fit, 679,123.69 per replica, the report states cut to
+    679,123; derive's six significant digits read 679124, and now give the floor too."""
+    from genreport.commands.cli import main
+
+    path = tmp_path / "q72.yaml"
+    path.write_text("""\
+kind: report
+name: q72
+title: Qwen2.5 72B on 4 H20
+hardware: h20
+model: qwen2.5-72b
+precision: bf16
+parallelism: {tp: 4}
+workloads:
+  decode: {batch: [1], context: [1k]}
+  training: {micro_batch_tokens: 8k, recipes: [bf16-grads]}
+""", encoding="utf-8")
+    assert main(["derive", "training_state_bytes", "--spec", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "inputs: N = 7.27e+10, k = 16 B" in out and "training_state_bytes = 1.1632e+12 B (1.163 TB)" in out
+    assert "not a number the report states" not in out and "N_g" not in out
+    assert main(["derive", "kv_capacity_tokens", "--spec", str(path)]) == 0
+    out = capsys.readouterr().out
+    from genreport.load.loader import load_report
+    from genreport.model.evaluate import evaluate
+
+    stated = evaluate(load_report(path)).value("kv_capacity_tokens")
+    assert stated != int(stated) and f"(floor: {int(stated)})" in out
+    # a mean count of tokens is not cut: E = (1 - 0.7^5) / 0.3 = 2.77 tokens a verify step (Leviathan et al. eq. 1)
+    served = tmp_path / "q72s.yaml"
+    served.write_text(path.read_text(encoding="utf-8")
+                      + "serving: {prompt: 2k, output: 512, speculative: {draft_tokens: 4, acceptance: 0.7}}\n",
+                      encoding="utf-8")
+    assert main(["derive", "speculative_expected_tokens", "--spec", str(served)]) == 0
+    out = capsys.readouterr().out
+    assert "E = 2.7731 token\n" in out and "floor" not in out

@@ -299,3 +299,39 @@ def test_the_ruler_places_decode_batch_1_at_the_bytes_the_step_streams(tmp_path)
     texts = [t.get_text() for t in _drawn(r, None, "fig3-intensity-ruler", False).axes[0].texts]
     assert "decode batch 1\n1.72" in texts, texts
     assert "decode batch 1 at 1.72 on the memory-bound left" in figures.captions(r)["fig3-intensity-ruler"]
+
+
+def test_the_roofline_legends_hide_no_marker(tmp_path):
+    """Llama 3.1 70B in fp8 on GB200 (tp 8): the ridge sits at 5 PFLOP/s / 8 TB/s = 625 FLOP/B (NVIDIA GB200 NVL72
+    datasheet, per GPU), so the largest batch that fits at context 1k (8,122 sequences, intensity 815) sits at the
+    roof's corner, where the roof legend at the upper left hid its marker. Each legend now goes where it covers no
+    marker (the committed reports keep theirs: upper left, lower right)."""
+    from genreport.load.loader import load_report
+    from genreport.model.evaluate import evaluate
+
+    path = tmp_path / "gb.yaml"
+    path.write_text("""\
+kind: report
+name: gb
+title: Llama 3.1 70B in fp8 on 8 GB200
+hardware: gb200
+model: llama-3.1-70b
+precision: fp8
+parallelism: {tp: 8}
+workloads:
+  decode: {batch: [1, 256], context: [1k, 8k, 32k]}
+  prefill: {prompt: [512, 16k]}
+""", encoding="utf-8")
+    r = evaluate(load_report(path))
+    with matplotlib.rc_context(figures.RC), style.layout(False):
+        fig = figures.DRAWERS["fig6-roofline"](r, None)
+    ax = fig.axes[0]
+    rend = style.renderer(fig)
+    legends = [a for a in ax.artists if isinstance(a, matplotlib.legend.Legend)] + [ax.get_legend()]
+    boxes = [leg.get_window_extent(rend) for leg in legends if leg is not None]
+    assert len(boxes) == 2
+    points = [line for line in ax.lines if len(line.get_xdata()) == 1]  # the workloads' markers
+    assert len(points) >= 6
+    for line in points:
+        box = style.marker_box(ax, line.get_xdata()[0], line.get_ydata()[0], line.get_markersize())
+        assert not any(box.overlaps(b) for b in boxes), (line.get_xdata()[0], line.get_ydata()[0])

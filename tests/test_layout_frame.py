@@ -460,3 +460,19 @@ def test_derive_states_the_layouts_value(spec_name, qid, params, capsys):
         assert got == pytest.approx(70.6e9 * 2 / 8, rel=1e-9)
     if qid == "kv_bytes_per_token":
         assert got == 61 * (512 + 64) * 1 and "c_g = L_g (r + rho) b_kv = 61 x 576 x 1 B" in out
+
+
+def test_the_training_state_formula_substitutes_the_whole_models_n(tmp_path):
+    """Chapter 5's k N: the recipe table, figure 7 and the stated value are the whole model's state on one card
+    (ZeRO, Rajbhandari et al. SC'20, section 3: 16 B a parameter), so the formula substitutes N, not one GPU's
+    N_g. At tp 8 of Llama 3.1 70B the substituted N_g (70.6e9 / 8 = 8.8e9) times 16 would be 141 GB, not the
+    1,129 GB printed beside it (the rev8 review found 1.8175e10 x 16 = 1,163 GB printed for Qwen2.5 72B at tp 4)."""
+    path = tmp_path / "train.yaml"
+    path.write_text(SPEC.format(name="train", model="llama-3.1-70b", hw="h100-sxm", precision="bf16", tp=8, pp=1,
+                                ep=1, dp=1).replace("  prefill: {prompt: [2k]}\n", "  prefill: {prompt: [2k]}\n"
+                                "  training: {micro_batch_tokens: 8k, recipes: [bf16-grads]}\n"), encoding="utf-8")
+    r = evaluate(load_report(path))
+    block = r.blocks["train_bf16-grads"]
+    assert block.inputs["N"] * block.inputs["k"] == pytest.approx(block.entry.value, rel=1e-12)
+    assert block.inputs["N"] == pytest.approx(float(r.envs["seed"].card["N"]), rel=1e-12)  # the whole model
+    assert block.symbols.get("N") == "N"  # printed N, not N_g

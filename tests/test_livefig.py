@@ -378,3 +378,23 @@ process.stdout.write(JSON.stringify({active: active, off: snap()}));
         assert "ridge 206" in texts and "as built" in texts, fig  # 989.4 TFLOP/s over 4.8 TB/s; the spec faded
         assert "ridge 295" not in texts
     assert out["off"] == {f: [f"built-{f}", f"built-narrow-{f}", True] for f in out["active"]}
+
+
+@needs_node
+def test_the_roofline_legends_hide_no_marker_in_the_page():
+    """As figure 6 (tests/test_figure_labels.py): Llama 3.1 70B in fp8 on GB200 at tp 8 puts the largest batch that
+    fits at context 1k (intensity 815, ridge 625) at the roof's corner, where the roof legend at the upper left hid its
+    marker; the page's legends, like matplotlib's, go where they cover no marker."""
+    r = evaluated("llama70b-h100-tp8.yaml", ("hardware=gb200", "precision=fp8", "workloads.decode.batch=[1,256]"))
+    d = roofline_data(r)
+    assert any(p["kind"] == "decode-cap" and p["intensity"] > d["ridge"] for p in d["points"])
+    root = ET.fromstring(_node([["wide", "roofline", d]])["wide"])
+    rects = [next(e.iter(f"{SVG}rect")) for e in _roles(root, "legend")]
+    assert len(rects) == 2
+    boxes = [tuple(float(r_.get(k)) for k in ("x", "y", "width", "height")) for r_ in rects]
+    for e in _roles(root, "point"):
+        x, y = _centre(e)
+        for bx, by, bw, bh in boxes:
+            # a marker's half width (3 points) and the legend's 4-pixel margin (fig6_roofline._clear_legend)
+            m = 3 + 4 * 72 / 100
+            assert not (bx - m < x < bx + bw + m and by - m < y < by + bh + m), (e.get("data-intensity"), boxes)

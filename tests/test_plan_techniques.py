@@ -385,3 +385,24 @@ def test_a_mixture_of_experts_that_speculates_again_past_the_breakeven_says_so(c
         assert x["batch"] == b and (x["speculative"] == "on") is on
     assert main(["plan", *args, "--batch", "256", "--limit", "0"]) == 0
     assert f"off at {off}-{again - 1}" in capsys.readouterr().out
+
+
+def test_speculation_that_stops_again_past_its_window_says_so(capsys):
+    """Mixtral 8x7B in int4 on 2 H100 PCIe (tp 2 x ep 2) drafted by Mistral 7B in int4: speculation does not pay at
+    batches 1-3 (the verify round's 5 tokens touch more of the 8 experts), pays from 4, and stops again where the
+    draft's 4 passes, each reading its own cache of every sequence (128 KiB a token, mistralai/Mistral-7B-v0.1
+    config.json: 32 layers x 8 KV heads x 128 x 2 x 2 B), cost more than the verify round saves. At batch 64 the row
+    decodes plainly ("off (0.86x)") and the table said only "off at 1-3"; it names where it stops again."""
+    args = ("mixtral-8x7b", "--hardware", "h100-pcie", "--weights", "int4", "--kv-cache", "bf16", "--prompt", "2k",
+            "--output", "512", "--gpus", "2", "--speculative", "4,0.7,mistral-7b@int4")
+    doc = _json(capsys, *args, "--batch", "64")
+    (r,) = [x for x in doc["rows"] if (x["tp"], x["pp"], x["ep"], x["dp"]) == (2, 1, 2, 1)]
+    off, again, stops = r["spec_breakeven_batch"], r["spec_resumes_batch"], r["spec_stops_again_batch"]
+    assert r["speculative"] == "off" and off is not None and again is not None and stops is not None
+    assert off < again < stops <= 64
+    for b, on in ((stops - 1, True), (stops, False)):
+        (x,) = [y for y in _json(capsys, *args, "--batch", str(b))["rows"]
+                if (y["tp"], y["pp"], y["ep"], y["dp"]) == (2, 1, 2, 1)]
+        assert x["batch"] == b and (x["speculative"] == "on") is on
+    assert main(["plan", *args, "--batch", "64", "--limit", "0"]) == 0
+    assert f"off at {off}-{again - 1} and from {stops}" in capsys.readouterr().out

@@ -273,7 +273,10 @@ def test_a_graph_replay_is_named_as_the_vendors_stack_names_it():
     MI300X included: ROCm captures hipGraphs (HIP graphs), Intel Gaudi's PyTorch bridge HPU Graphs."""
     from genreport.present.render import _inputs
 
-    for hardware, name in (("mi300x", "HIP graph"), ("gaudi3", "HPU graph"), ("h100-sxm", "CUDA graph")):
+    # a TPU runs the step XLA compiled from its traced graph (PyTorch/XLA docs, "PyTorch on XLA Devices": the graph is
+    # compiled and executed on the device; JAX jit): a compiled XLA graph, not a CUDA graph (Qwen3 32B on 8 TPU v5e)
+    for hardware, name in (("mi300x", "HIP graph"), ("gaudi3", "HPU graph"), ("h100-sxm", "CUDA graph"),
+                           ("tpu-v5e", "compiled XLA graph")):
         r = evaluated("llama70b-h100-tp8.yaml", [f"hardware={hardware}"])
         assert r.spec.hardware.graph == name
         (row,) = [x for x in _inputs(r) if x["symbol"] == "τ_k"]

@@ -451,3 +451,35 @@ def test_the_serial_estimates_decode_sum_counts_each_rounds_kernel_costs():
         b, s = row["bound"], row["serial"]
         assert s["tpot"] - b["tpot"] == pytest.approx(32 * 10 * 0.5e-6, rel=1e-9)
         assert (s["e2e"] - s["ttft"]) - (b["e2e"] - b["ttft"]) == pytest.approx(511 * 32 * 10 * 0.5e-6, rel=1e-9)
+
+
+def test_only_the_tensor_parallel_group_reduces_in_the_switch(tmp_path):
+    """Llama 3.1 70B in fp8 on 72 GB200 (tp 8 x pp 9, one NVL72 domain): chapter 6 said of the pipeline group "its
+    switch reduces in the network" as of the tensor-parallel one, but stages send activations point to point and
+    reduce nothing; NVLink SHARP (NVLS) reduces the all-reduces in the NVSwitch (NVIDIA NCCL 2.17 release notes:
+    NVLink SHARP for all-reduce). The words stay with the tp group."""
+    import re
+
+    from genreport.load.loader import load_report
+    from genreport.model.evaluate import evaluate
+    from genreport.present.render import _env, context
+
+    p = tmp_path / "gbpp.yaml"
+    p.write_text("""\
+kind: report
+name: gbpp
+title: Llama 3.1 70B in fp8 on 72 GB200 (tp 8 x pp 9)
+hardware: gb200
+model: llama-3.1-70b
+precision: fp8
+parallelism: {tp: 8, pp: 9}
+workloads:
+  decode: {batch: [1, 64], context: [1k]}
+""", encoding="utf-8")
+    r = evaluate(load_report(p))
+    html = _env().get_template("sections/s7_gpus.html.j2").render(**context(r, None, {}).variables())
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html))
+    assert re.search(r"The pp group \(9 GPUs, spread over 72\) crosses scale-up: [^;]*?µs per step\. The tp group",
+                     text), text[:600]
+    assert text.count("its switch reduces in the network") == 1
+    assert re.search(r"The tp group \(8 GPUs\) crosses [^;]*; its switch reduces in the network\.", text)

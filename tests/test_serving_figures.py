@@ -537,3 +537,47 @@ def test_the_cheapest_layout_sentence_names_the_batch_it_was_planned_at():
     page = re.sub(r"\s+", " ", html("llama70b-h100-tp8.yaml"))
     assert ("that meets the targets at the strict bound with at most 128 sequences a replica (the spec's users) is "
             "<strong>") in page.replace("&#39;", "'")
+
+
+MIXTRAL_DRAFTED = """\
+kind: report
+name: mixdraft
+title: Mixtral 8x7B in int4 on 2 H100 PCIe, drafted by Mistral 7B
+hardware: h100-pcie
+model: mixtral-8x7b
+precision: {weights: int4, group_size: 128, kv_cache: bf16, compute: bf16}
+parallelism: {tp: 2, ep: 2}
+serving: {prompt: 2k, output: 512, ttft: 1 s, tpot: 40 ms, users: 64,
+          speculative: {draft_tokens: 4, acceptance: 0.7, draft_model: mistral-7b, draft_precision: int4}}
+workloads:
+  decode: {batch: [1, 64], context: [2k]}
+"""
+
+
+def test_speculation_that_pays_in_a_window_says_where_it_stops_again(tmp_path):
+    """Mixtral 8x7B (8 experts, top-2) drafted by Mistral 7B on 2 H100 PCIe: speculation does not pay at batch 1-3
+    (the verify step's 5 tokens touch more of the 8 experts than one token's 2), pays once the plain step reads
+    most experts too, and stops again as the draft's 4 passes, each reading its own cache of every sequence (Mistral
+    7B: 32 layers x 8 KV heads x 128 x 2 x 2 B = 128 KiB a token, config.json of mistralai/Mistral-7B-v0.1), outgrow
+    the verify round's saving.  The lever row said "pays again from batch 4" beside a 0.69x speed-up at the chapter's
+    batch 184; it now states where the window ends, and the speed-up crosses 1 there."""
+    from genreport.load.loader import load_report
+    from genreport.model import techniques
+    from genreport.model.evaluate import evaluate
+
+    path = tmp_path / "mixdraft.yaml"
+    path.write_text(MIXTRAL_DRAFTED, encoding="utf-8")
+    r = evaluate(load_report(path))
+    numbers = r.serving["techniques"]["numbers"]
+    low, high, stop = numbers["breakeven_batch"], numbers["resumes_batch"], numbers["stops_again_batch"]
+    batch = r.serving["rows"][-1]["batch"]
+    assert low is not None and high is not None and stop is not None and low < high < stop <= batch
+    speedup = {b: techniques._layout_round(r, float(b))["last"]["speedup"] for b in (stop - 1, stop)}
+    assert speedup[stop - 1] > 1 >= speedup[stop], speedup
+    row = next(x for x in r.serving["techniques"]["rows"] if x["technique"] == "speculative decoding")
+    assert row["gain"] < 1  # at the chapter's batch it does not pay, and the row says so
+    # it never paid below batch 1: it "pays from batch 4", not "pays again"
+    assert low == 1 and (f"pays from batch {high:,} to {stop - 1:,} and stops paying again at batch {stop:,}"
+                         in row["ends"]), row["ends"]
+    assert (f"pays from {high:,} to {stop - 1:,} and stops paying again at {stop:,} (the lever row's)"
+            in " ".join(figures.captions(r)["fig10-frontier"].split()))

@@ -415,3 +415,22 @@ def test_chunk_budget_ceiling_is_one_number_and_the_lever_rows_admission_says_it
     assert (f"at this batch one chunk a step admits {n['chunk_admits_rate']:,.2f} requests/s per replica and the "
             f"batch retires {n['batch_retires_rate']:,.2f} (admission at the chapter's batch, not the chunk budget's "
             "steady-state ceiling the goodput takes)") in row["ends"]
+
+
+def test_the_chunk_of_a_partly_cached_prompt_reads_the_same_in_the_row_and_the_prose():
+    """With prefix caching the chunk that holds a whole uncached prompt is T_in (1 - h_p), not a whole number: Llama
+    3.1 70B in fp8 on 72 GB200 (4,096-token prompts, 40% cached) printed "a prompt chunk of 2,458" in the lever row
+    and "here 2,457" in the chunked-prefill paragraph beside it (4,096 x 0.6 = 2,457.6: one rounded, one cut).
+    Both round it now."""
+    import re
+
+    from genreport.present.render import _env, context
+
+    r = evaluated("llama70b-h100-tp8.yaml", ("serving.prefix_hit=0.4",))
+    tq = r.serving["techniques"]
+    assert tq["numbers"]["chunk_tokens"] == pytest.approx(4096 * 0.6, rel=1e-12)  # the whole uncached prompt
+    row = next(x for x in tq["rows"] if x["technique"] == "chunked prefill")
+    assert row["setting"].endswith("a prompt chunk of 2,458")
+    html = _env().get_template("sections/s9_serving.html.j2").render(**context(r, None, {}).variables())
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html))
+    assert "or the whole uncached prompt where that holds it; here 2,458)" in text

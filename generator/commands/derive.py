@@ -30,6 +30,10 @@ from genreport.commands.options import add_verbosity
 from genreport.terminal import safe
 
 PARAM_OPTIONS = ("batch", "context", "tokens", "n", "m", "recipe")
+# quantities the report states for the whole model at a layout, not one GPU's (the parameter count, chapter 5's
+# training state on one card)
+WHOLE_MODEL = frozenset({"parameters", "training_state_bytes"})
+CUT_TOKENS = frozenset({"kv_capacity_tokens", "kv_capacity_tokens_replica"})  # stated as whole tokens, cut
 DERIVE_SECONDS = 15.0  # the whole command: every solve, simplification and numeric root search
 
 
@@ -164,8 +168,11 @@ def derive_text(qid: str, args, accounting: str | None) -> str:
         _hold(nums)
         out.append("")
         out += _numbers_header(nums, expr, qid)
-        own, why, scope = stated_at_point(qid, nums, q.unit, q.integer)
-        out.append(f"  {so.expr_text(qsym)} = " + (_fmt(own, q.unit, q.integer) if own is not None else f"none: {why}"))
+        # the KV tokens that fit are stated whole, cut (679,123.69 -> 679,123), where six significant digits would
+        # round them up to a number the report does not state
+        integer = q.integer or ("floor" if qid in CUT_TOKENS else "")
+        own, why, scope = stated_at_point(qid, nums, q.unit, integer)
+        out.append(f"  {so.expr_text(qsym)} = " + (_fmt(own, q.unit, integer) if own is not None else f"none: {why}"))
         out += scope
     if args.elasticities:
         out += _elasticity_lines(qid, nums, variant)
@@ -337,8 +344,12 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
         from genreport.model.serving import round_point_values
 
         whole = round_point_values(spec, acc, qid, params.get("batch"), params.get("context"), params.get("tokens"))
-    if whole is None and qid == "parameters" and not env_obj.cut.trivial:  # the model's count, as the report states
+    if whole is None and qid in WHOLE_MODEL and not env_obj.cut.trivial:
+        # the model's count, chapter 5's state (its recipe table, figure 7: k N, not one GPU's k N_g), as the report
+        # states them
         whole = env_obj.one_card().at()
+        if qid == "training_state_bytes":
+            point = "the whole model's training state, as chapter 5 states it"
     if whole is not None:
         env = dict(whole, **{k: v for k, v in extra.items() if k != "T"})
     elif qid in ("weight_stream_time", "weight_flops_time") and params.get("batch") is None:
@@ -556,8 +567,10 @@ def _numbers_header(nums: Numbers, expr, qid: str) -> list[str]:
     if not cut.trivial:
         par = spec.parallelism
         lines.append(f"  at the layout: one GPU of tp {par.tp} x pp {par.pp} x ep {par.ep} x dp {par.dp} "
-                     f"({par.gpus} GPUs); " + ("the formula takes the whole model and divides it itself" if nums.whole
-                                               else "a symbol marked _g holds that GPU's slice of the model"))
+                     f"({par.gpus} GPUs); " + (
+                         "the formula takes the whole model" if qid in WHOLE_MODEL
+                         else "the formula takes the whole model and divides it itself" if nums.whole
+                         else "a symbol marked _g holds that GPU's slice of the model"))
     shown = []
     for s in sorted(expr.free_symbols, key=lambda s: s.name):
         if s.name in nums.values:

@@ -434,7 +434,7 @@ _CSV = ("hardware", "precision", "kv_cache", "tp", "pp", "ep", "dp", "gpus", "ba
 
 
 _CSV_SPEC = ("speculative", "spec_speedup", "spec_speedup_mean", "spec_breakeven_batch", "spec_resumes_batch",
-             "tpot_plain")
+             "spec_stops_again_batch", "tpot_plain")
 _CSV_POOLS = ("pool_prefill_share", "pool_split", "pool_prefill_stages", "kv_transfer", "kv_link", "pool_ttft", "pool_tokens_per_s_gpu",
               "one_pool_batch", "one_pool_tpot", "one_pool_tokens_per_s_gpu", "pool_beats")
 
@@ -516,7 +516,8 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
             row += [f"{r.spec_speedup:.2f}x" if r.speculative == "on" else f"off ({r.spec_speedup:.2f}x)",
                     "-" if r.spec_breakeven_batch is None else f"batch {r.spec_breakeven_batch:,}"
                     if r.spec_resumes_batch is None else
-                    f"off at {r.spec_breakeven_batch:,}-{r.spec_resumes_batch - 1:,}"]
+                    f"off at {r.spec_breakeven_batch:,}-{r.spec_resumes_batch - 1:,}"
+                    + ("" if r.spec_stops_again_batch is None else f" and from {r.spec_stops_again_batch:,}")]
         if disaggregate:
             row += [r.pool_split, f"{r.pool_prefill_stages} stages" if r.pool_prefill_stages > 1 else "replicas",
                     "-" if r.kv_transfer is None else f"{r.kv_transfer * 1e3:,.2f}",
@@ -562,7 +563,8 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                      "TPOT over the speed-up at the last context, tok/s and $/M with the one at the mean context; "
                      "spec: the speed-up at the chosen batch and the last context, 'off' where it does not pass 1 "
                      "(the row decodes plainly); spec ends: the first batch up to --batch where it stops paying, "
-                     "or the batches where it does not pay where it pays again past them (a mixture of experts)")
+                     "or the batches where it does not pay where it pays again past them (a mixture of experts), and the "
+                     "first where it stops again")
     if disaggregate:
         lines.append("pools: prefill and decode replicas of the row's layout, the smallest split (up to 16 replicas) "
                      "with the most tok/s per GPU near the balanced share; prefill in: whole replicas, one prompt at a "

@@ -113,7 +113,9 @@ WEIGHT_COMPUTE = {"int8": "bf16", "int4": "bf16", "mxfp4": "bf16", "nvfp4": "bf1
 WEIGHT_CLASSES = ("experts", "attention", "embeddings", "default")
 
 
-GRAPHS = {"AMD": "HIP graph", "Intel": "HPU graph"}  # Hardware.graph; NVIDIA and any other: "CUDA graph"
+# Hardware.graph; NVIDIA and any other: "CUDA graph". A TPU runs a step as one program XLA compiled from the traced
+# graph (PyTorch/XLA and JAX jit), no CUDA graph
+GRAPHS = {"AMD": "HIP graph", "Intel": "HPU graph", "Google": "compiled XLA graph"}
 
 
 @dataclass(frozen=True)
@@ -252,7 +254,8 @@ class Hardware:
     @property
     def graph(self) -> str:
         """What the vendor's stack calls a captured sequence of kernels replayed at once: "CUDA graph" (NVIDIA),
-        "HIP graph" (AMD ROCm, hipGraph), "HPU graph" (Intel Gaudi, Habana's HPU Graphs)."""
+        "HIP graph" (AMD ROCm, hipGraph), "HPU graph" (Intel Gaudi, Habana's HPU Graphs), "compiled XLA graph" (Google
+        TPU: PyTorch/XLA and JAX compile the traced step)."""
         return GRAPHS.get(self.vendor, "CUDA graph")
 
     @property

@@ -108,6 +108,8 @@ class PlanRow:
     # first batch past the break-even where it pays again (a mixture of experts: the verify round's tokens touch
     # more experts at small batches, fewer more once every expert is read), as the serving chapter's lever row says
     spec_resumes_batch: int | None = None
+    # first batch past that where it stops paying again (a draft model's passes read its own cache of every sequence)
+    spec_stops_again_batch: int | None = None
     tpot_plain: float | None = None  # s, TPOT without speculation at the chosen batch
     # plan --disaggregate: prefill and decode pools of this layout, balanced for the request (DistServe)
     pool_prefill_share: float | None = None  # share of the GPUs that prefill (balanced_prefill_gpus at the stages')
@@ -429,10 +431,12 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
             (shape.output - 1) / dec if shape.output > 1 and dec > 0 else 1.0 / t
         past = np.flatnonzero(~spec_on)
         again = np.flatnonzero(spec_on[past[0]:]) + past[0] if past.size else np.array([], dtype=int)
+        stops = np.flatnonzero(~spec_on[again[0]:]) + again[0] if again.size else np.array([], dtype=int)
         spec_fields = {"speculative": "on" if on else "off", "spec_speedup": float(speed[i]),
                        "spec_speedup_mean": float(sr["mean"]["speedup"][i]),
                        "spec_breakeven_batch": int(batches[past[0]]) if past.size else None,
                        "spec_resumes_batch": int(batches[again[0]]) if again.size else None,
+                       "spec_stops_again_batch": int(batches[stops[0]]) if stops.size else None,
                        "tpot_plain": float(t_plain[i])}
     per_gpu = b * per_user / par.replica_gpus
     held = dict(cv, B=np.float64(b))

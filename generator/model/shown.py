@@ -76,6 +76,8 @@ def blocks(r) -> dict[str, Block]:
         acc = acc or r.lead
         c = r.q[qid]
         env = point_env(r, acc, params)
+        if qid == "training_state_bytes":  # the whole model's state, as the recipe table and figure 7 count it
+            env = r.envs[acc].one_card().at(k=float(recipe_bytes_per_param(params["recipe"])))
         if qid == "training_weight_reuse_intensity":  # the recipes' bf16 weights, not the served format's
             env = {**env, "b": np.float64(TRAINING_WEIGHT_BYTES)}
         if name in ("gemm", "gemm_sat_0", "gemm_cross_0"):  # the first matrix at its own class's bytes, as its row
@@ -110,7 +112,9 @@ def blocks(r) -> dict[str, Block]:
         entry = Entry(qid, dict(params), value, c.unit, c.symbol, latex_of(r, qid, acc), acc, reason)
         symbols = {}
         held = float(np.ravel(r.envs[acc].values["N"])[0])
-        if "N" in inputs and not np.isclose(inputs["N"], held, rtol=1e-9):
+        if qid == "training_state_bytes" and r.frame.many:
+            symbols = {"N": "N"}  # the whole model's N, not one GPU's N_g (the chapter's table, on one card)
+        elif "N" in inputs and not np.isclose(inputs["N"], held, rtol=1e-9):
             # a step that streams other weights than those the GPU holds (an MoE's touched experts): every formula
             # that substitutes them names them so, not N (N_g), which the glossary and slice table define as held
             symbols = {"N": streamed_symbol(r, inputs["N"], acc)[1]}

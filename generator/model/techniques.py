@@ -230,8 +230,13 @@ def _layout_round(r, batch: float) -> dict:
     # a mixture of experts can pay again past the break-even: once every expert is read by the plain step too, the
     # verify step's extra tokens cost little more (Llama 4 Maverick at tp 8 x pp 2 x ep 8: from batch 15 to 50)
     again = np.flatnonzero(on[off[0]:]) if off.size else off
+    # ... and stop paying again further on, once the verify round's extra tokens cost more than the drafts save (a
+    # draft model whose passes read its own cache of every sequence: Mixtral 8x7B drafted by Mistral 7B)
+    resumes = off[0] + again[0] if again.size else None
+    stops = np.flatnonzero(~on[resumes:]) if resumes is not None else np.array([], dtype=int)
     return {**out, "scanned": n, "breakeven": int(batches[off[0]]) if off.size else None,
-            "resumes": int(batches[off[0] + again[0]]) if again.size else None, "speedup_far": float(sig[-1])}
+            "resumes": int(batches[resumes]) if resumes is not None else None,
+            "stops_again": int(batches[resumes + stops[0]]) if stops.size else None, "speedup_far": float(sig[-1])}
 
 
 def _rate_or_none(x: float | None) -> float | None:
@@ -288,12 +293,15 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
         per_gpu_s = batch * lay["tokens_per_s_user"] / gpus
         verify_x = physical("verify_crossover_batch", _eval(r, "verify_crossover_batch", env), "round")[0]
         breakeven = lay["breakeven"]
-        resumes = lay["resumes"]
+        resumes, stops_again = lay["resumes"], lay["stops_again"]
         if breakeven is not None and resumes is not None:
+            again = " again" if breakeven > 1 else ""  # it paid below the break-even (else it never paid before)
             ends = (f"does not pay from batch {breakeven:,.0f} to {resumes - 1:,.0f} per replica at this layout, at the "
                     f"last token" + (" (the verify step's tokens touch more experts than a plain step's)"
                                      if r.spec.model.moe is not None else "")
-                    + f", and pays again from batch {resumes:,.0f}")
+                    + (f", and pays{again} from batch {resumes:,.0f}" if stops_again is None else
+                       f", pays{again} from batch {resumes:,.0f} to {stops_again - 1:,.0f} and stops paying again at "
+                       f"batch {stops_again:,.0f}"))
         elif breakeven is not None:
             ends = (f"ends at batch {breakeven:,.0f} per replica at this layout, at the last token (one GPU's verify "
                     f"step turns compute-bound at {verify_x:,.0f})" if verify_x is not None else
@@ -324,6 +332,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                                   {"p_a": sp.acceptance, "k_d": float(sp.draft_tokens), "t_s": x["plain"],
                                    "t_v": x["verify"], "t_d": x["draft"]}, {"batch": int(batch), "context": int(ctx)})
         numbers.update({"expected_tokens": tokens, "breakeven_batch": breakeven, "resumes_batch": resumes,
+                        "stops_again_batch": stops_again,
                         "verify_crossover_batch": verify_x,
                         **{f"{n}_{c}": x[k] for c, x in (("last", at_last), ("mean", at_mean))
                            for n, k in (("speedup", "speedup"), ("plain_round", "plain"), ("verify_round", "verify"),

@@ -439,7 +439,7 @@ const GR_FIGS = (function () {
     lines.push(polyline([a.xy([R, ylim[0]]), a.xy([R, P])], stroke(BLACK, 0.9, ":"), "ridge"));
     // the peak's label above the flat roof, right-aligned
     const pBox = textBox(`P = ${num(P / 1e12)} TFLOP/s`, a.R - 3, a.y(P) - 8, 7.5, "right", "bottom");
-    const obstacles = [padded(pBox, 2 / PX)], labels = [], marks = [], kinds = new Set();
+    const obstacles = [padded(pBox, 2 / PX)], labels = [], marks = [], kinds = new Set(), markBoxes = [];
     const ridgeX = a.x(R);
     for (const kind of ["decode", "decode-cap", "prefill", "training"]) {
       const same = pts.filter((p) => p.kind === kind).map((p) => Object.assign(p, { px: a.x(p.intensity), py: a.y(p.y) }))
@@ -464,6 +464,7 @@ const GR_FIGS = (function () {
           ` data-role="point" data-kind="${kind}" data-intensity="${p.intensity.toPrecision(6)}"`));
         kinds.add(kind);
         obstacles.push(square(p.px, p.py, ms / 2));
+        markBoxes.push(square(p.px, p.py, ms / 2));
         labels.push({ text: label.startsWith("decode ") ? label.slice(7) : label, x: p.px, y: p.py, color: col,
           side: p.intensity < R ? "left" : "right", sideX: ridgeX });
       }
@@ -474,6 +475,7 @@ const GR_FIGS = (function () {
         ` data-role="point" data-kind="measured" data-intensity="${m.intensity.toPrecision(6)}"`));
       kinds.add("measured");
       obstacles.push(square(x, y, SIZES.measured / 2));
+      markBoxes.push(square(x, y, SIZES.measured / 2));
       labels.push({ text: `measured\n${m.where || ""}`.trim(), x: x, y: y, color: BLACK, side: m.intensity < R ? "left" : "right",
         sideX: ridgeX, offsets: [[6, -6, "left", "top"], [6, 0, "left", "center"]] });
     }
@@ -491,13 +493,28 @@ const GR_FIGS = (function () {
     if (narrow) {
       legends = legendsBelow(size, [roofs].concat(key.length ? [keyOpts] : []), 0.385);
     } else {
-      const lr = legend(roofs.entries, roofs), bx = a.L + 0.7 * 7.5, by = a.T + 0.7 * 7.5;
-      legends = lr.draw(bx, by);
-      obstacles.push(padded({ x0: bx, y0: by, x1: bx + lr.w, y1: by + lr.h }, 4 / PX));
+      // each legend where it hides no marker (fig6_roofline._clear_legend): upper left unless a point sits there
+      const at = (l, loc) => {
+        const pad = 0.7 * 7.5, x = loc.endsWith("left") ? a.L + pad : a.R - pad - l.w;
+        const y = loc.startsWith("upper") ? a.T + pad : loc.startsWith("lower") ? a.B - pad - l.h : (a.T + a.B - l.h) / 2;
+        return { x0: x, y0: y, x1: x + l.w, y1: y + l.h };
+      };
+      const clear = (l, locs, avoid) => {
+        for (const loc of locs) {
+          const b = at(l, loc);
+          if (overlap(padded(b, 4 / PX), avoid) === 0) return b;
+        }
+        return at(l, locs[0]);
+      };
+      const lr = legend(roofs.entries, roofs);
+      const br = clear(lr, ["upper left", "center left", "center right", "lower right"], markBoxes);
+      legends = lr.draw(br.x0, br.y0);
+      obstacles.push(padded(br, 4 / PX));
       if (key.length) {
-        const lk = legend(key, keyOpts), kx = a.R - 0.7 * 7.5 - lk.w, ky = a.B - 0.7 * 7.5 - lk.h;
-        legends += lk.draw(kx, ky);
-        obstacles.push(padded({ x0: kx, y0: ky, x1: kx + lk.w, y1: ky + lk.h }, 4 / PX));
+        const lk = legend(key, keyOpts);
+        const bk = clear(lk, ["lower right", "center right", "upper left", "center left"], markBoxes.concat([padded(br, 4 / PX)]));
+        legends += lk.draw(bk.x0, bk.y0);
+        obstacles.push(padded(bk, 4 / PX));
       }
     }
     let soft = roofSamples(a, P, W);

@@ -313,7 +313,7 @@ const GR_PAGE = (function () {
   function serving(root, res, inp, t, active) {
     const sv = typeof GR_SERVING !== "undefined" ? GR_SERVING.compute(res, inp, t) : null;
     if (!sv) return;
-    const n = sv.numbers, fmt = {integer: F.integer, num: F.num, time: F.time, f2: x => F.format(x, ".2f"),
+    const n = sv.numbers, fmt = {integer: F.integer, nearest: F.nearest, num: F.num, time: F.time, f2: x => F.format(x, ".2f"),
       rps: x => F.num(x) + " requests/s", kib: F.kib}, usd = x => x !== null ? F.format(x, ".3f") : "—";
     root.querySelectorAll("[data-sv]").forEach(function (el) {
       if (active && el.closest("[data-static]")) return;

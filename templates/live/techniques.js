@@ -216,7 +216,7 @@ const GR_SERVING = (() => {
       // holds beside the draft there (capacity_batch_draft at the last context)
       const scanned = Math.trunc(Math.min(pyMax(capRaw, 1.0), 4096));
       const scan = b => rounds(read, b, call("decode_time_bound", at(read, b))).speedup;
-      let breakeven = null, resumes = null, far = NaN;
+      let breakeven = null, resumes = null, stopsAgain = null, far = NaN;
       for (let b = 1; b <= scanned; b++) {
         far = scan(b);
         if (!(far > 1.0)) { breakeven = b; break; }
@@ -225,12 +225,18 @@ const GR_SERVING = (() => {
       for (let b = breakeven === null ? scanned + 1 : breakeven + 1; b <= scanned; b++) {
         if (scan(b) > 1.0) { resumes = b; break; }
       }
+      // ... and stop paying again further on (a draft model's passes read its own cache of every sequence)
+      for (let b = resumes === null ? scanned + 1 : resumes + 1; b <= scanned; b++) {
+        if (!(scan(b) > 1.0)) { stopsAgain = b; break; }
+      }
       if (breakeven === null) far = scan(scanned);
       const td = aMean.draft, plainCap = call("capacity_batch_replica", cv);
       let ends = breakeven !== null && resumes !== null ? "does not pay from batch " + commas(breakeven) + " to "
           + commas(resumes - 1) + " per replica at this layout, at the last token"
           + (m.moe ? " (the verify step's tokens touch more experts than a plain step's)" : "")
-          + ", and pays again from batch " + commas(resumes)
+          + (stopsAgain === null ? ", and pays" + (breakeven > 1 ? " again" : "") + " from batch " + commas(resumes)
+            : ", pays" + (breakeven > 1 ? " again" : "") + " from batch " + commas(resumes) + " to " + commas(stopsAgain - 1)
+              + " and stops paying again at batch " + commas(stopsAgain))
         : breakeven !== null ? "ends at batch " + commas(breakeven) + " per replica at this layout, at the last token"
           + (verifyX !== null ? " (one GPU's verify step turns compute-bound at " + commas(verifyX) + ")" : "")
         : "pays at every batch up to the " + commas(scanned) + " sequences a replica holds"
@@ -249,7 +255,7 @@ const GR_SERVING = (() => {
         ttft: [ttft, ttft], tpot: [tp0, tpotS], per_gpu: [gpu0, gpuS], usd: [usd0, usd0 !== null ? usd(price, gpuS) : null],
         ends: ends, note: F.format(tokens, ".2f") + " tokens per verify step; TPOT " + faster(aLast.speedup)
           + " at the last token, tok/s " + F.format(aMean.speedup, ".2f") + "x at the mean context"});
-      Object.assign(n, {expected_tokens: tokens, breakeven_batch: breakeven, resumes_batch: resumes,
+      Object.assign(n, {expected_tokens: tokens, breakeven_batch: breakeven, resumes_batch: resumes, stops_again_batch: stopsAgain,
         verify_crossover_batch: verifyX});
       [["last", aLast], ["mean", aMean]].forEach(function (cx) {
         n["speedup_" + cx[0]] = cx[1].speedup;

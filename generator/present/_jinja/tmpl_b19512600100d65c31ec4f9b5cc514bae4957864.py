@@ -185,7 +185,7 @@ def root(context, missing=missing):
                     pass
                     yield ', of which the collectives library reaches '
                     yield escape(t_1(environment.getattr(l_1_link, 'bus_bandwidth')))
-                if environment.getattr(l_1_link, 'in_network'):
+                if (environment.getattr(l_1_link, 'in_network') and (l_1_g == 'tp')):
                     pass
                     yield '; its switch reduces in the network'
                 yield '.'

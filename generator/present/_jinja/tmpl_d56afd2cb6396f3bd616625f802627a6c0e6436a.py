@@ -67,34 +67,40 @@ def root(context, missing=missing):
         def t_7(*unused):
             raise TemplateRuntimeError("No filter named 'length' found.")
     try:
-        t_8 = environment.filters['num']
+        t_8 = environment.filters['nearest']
     except KeyError:
         @internalcode
         def t_8(*unused):
-            raise TemplateRuntimeError("No filter named 'num' found.")
+            raise TemplateRuntimeError("No filter named 'nearest' found.")
     try:
-        t_9 = environment.filters['time']
+        t_9 = environment.filters['num']
     except KeyError:
         @internalcode
         def t_9(*unused):
-            raise TemplateRuntimeError("No filter named 'time' found.")
+            raise TemplateRuntimeError("No filter named 'num' found.")
     try:
-        t_10 = environment.filters['time_kept']
+        t_10 = environment.filters['time']
     except KeyError:
         @internalcode
         def t_10(*unused):
-            raise TemplateRuntimeError("No filter named 'time_kept' found.")
+            raise TemplateRuntimeError("No filter named 'time' found.")
     try:
-        t_11 = environment.tests['defined']
+        t_11 = environment.filters['time_kept']
     except KeyError:
         @internalcode
         def t_11(*unused):
-            raise TemplateRuntimeError("No test named 'defined' found.")
+            raise TemplateRuntimeError("No filter named 'time_kept' found.")
     try:
-        t_12 = environment.tests['none']
+        t_12 = environment.tests['defined']
     except KeyError:
         @internalcode
         def t_12(*unused):
+            raise TemplateRuntimeError("No test named 'defined' found.")
+    try:
+        t_13 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_13(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'best': l_0_best, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'n': l_0_n, 'plain': l_0_plain, 'ra': l_0_ra, 'spx': l_0_spx, 'why': l_0_why})
@@ -133,14 +139,14 @@ def root(context, missing=missing):
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target'):
                 pass
                 yield 'a time to first token of '
-                yield escape(t_9(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target')))
+                yield escape(t_10(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target')))
             if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target') and environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')):
                 pass
                 yield ' and '
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target'):
                 pass
                 yield 'a time per output token of '
-                yield escape(t_9(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
+                yield escape(t_10(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
         yield ',\non '
         yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'where'))
         yield ". The time to first token (TTFT) is the prefill of one prompt alone on the replica, its\ncommunication included; the time per output token (TPOT) is the request's slowest decode round, at its last context\n("
@@ -208,31 +214,31 @@ def root(context, missing=missing):
                     yield '</td>\n<td class="n">'
                     yield escape(t_4(environment.getattr(l_1_row, 'batch')))
                     yield '</td><td class="n">'
-                    yield escape(t_9(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'ttft')))
+                    yield escape(t_10(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'ttft')))
                     yield '</td><td class="n">'
-                    yield escape(t_9(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tpot')))
+                    yield escape(t_10(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tpot')))
                     yield '</td><td class="n">'
-                    yield escape(t_9(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'e2e')))
+                    yield escape(t_10(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'e2e')))
                     yield '</td>\n<td class="n">'
-                    yield escape(t_8(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tokens_per_s_user')))
+                    yield escape(t_9(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tokens_per_s_user')))
                     yield '</td><td class="n">'
-                    yield escape(t_8(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tokens_per_s_gpu')))
+                    yield escape(t_9(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tokens_per_s_gpu')))
                     yield '</td>\n<td class="n">'
-                    if (not t_12(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in'))):
+                    if (not t_13(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in'))):
                         pass
                         yield escape(t_1('%.3f', environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in')))
                     else:
                         pass
                         yield '—'
                     yield '</td>\n<td class="n">'
-                    if (not t_12(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out'))):
+                    if (not t_13(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out'))):
                         pass
                         yield escape(t_1('%.3f', environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out')))
                     else:
                         pass
                         yield '—'
                     yield '</td>\n<td class="n">'
-                    if (not t_12(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token'))):
+                    if (not t_13(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token'))):
                         pass
                         yield escape(t_1('%.3f', environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token')))
                     else:
@@ -264,7 +270,7 @@ def root(context, missing=missing):
                     yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
                     yield ' GPUs full of such replicas gives'
                 yield ' '
-                yield escape(t_8(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), -1), 'bound'), 'tokens_per_s_node')))
+                yield escape(t_9(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), -1), 'bound'), 'tokens_per_s_node')))
                 yield " output tok/s at the last row's batch, at most. "
             yield 'A replica holds '
             yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'capacity_batch')))
@@ -279,21 +285,21 @@ def root(context, missing=missing):
                 yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp'))
                 yield ' replicas)'
             yield '.\n'
-            if (not t_12(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'))):
+            if (not t_13(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'))):
                 pass
                 yield 'The TTFT target is '
                 if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'):
                     pass
                     yield 'met: at least '
-                    yield escape(t_9(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
+                    yield escape(t_10(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
                     yield ' at this layout'
                 else:
                     pass
                     yield '<strong>missed</strong>: the prefill alone takes at least '
-                    yield escape(t_9(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
+                    yield escape(t_10(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
                     yield ' at this layout'
                 yield '. '
-            if (not t_12(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'))):
+            if (not t_13(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'))):
                 pass
                 if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'):
                     pass
@@ -353,13 +359,13 @@ def root(context, missing=missing):
             yield ' weights with a '
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'kv_cache'))
             yield ' KV cache</strong>:\nTTFT '
-            yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'ttft')))
+            yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'ttft')))
             yield ', TPOT '
-            yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot')))
+            yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot')))
             yield ', '
-            yield escape(t_8(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tokens_per_s_gpu')))
+            yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tokens_per_s_gpu')))
             yield ' tok/s per GPU'
-            if (not t_12(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
+            if (not t_13(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
                 pass
                 yield ', $'
                 yield escape(t_1('%.3f', environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out')))
@@ -393,7 +399,7 @@ def root(context, missing=missing):
                     yield 'x the tokens per second of a plain one at batch '
                     yield escape(t_4(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'batch')))
                     yield ', TPOT '
-                    yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot_plain')))
+                    yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot_plain')))
                     yield ' without.'
                 else:
                     pass
@@ -441,11 +447,11 @@ def root(context, missing=missing):
                     yield escape(('with' if environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'speculative') else 'without'))
                     yield ' speculative decoding'
                 yield '</strong>, '
-                yield escape(t_8(environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'tokens_per_s_gpu')))
+                yield escape(t_9(environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'tokens_per_s_gpu')))
                 yield ' tok/s per GPU at '
-                yield escape(t_8(environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'tokens_per_s_user')))
+                yield escape(t_9(environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'tokens_per_s_user')))
                 yield ' tok/s per user'
-                if (not t_12(environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'usd_per_mtok_out'))):
+                if (not t_13(environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'usd_per_mtok_out'))):
                     pass
                     yield ' ($'
                     yield escape(t_1('%.3f', environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'usd_per_mtok_out')))
@@ -460,7 +466,7 @@ def root(context, missing=missing):
                     yield ' at batch '
                     yield escape(t_4(environment.getattr((undefined(name='plain') if l_0_plain is missing else l_0_plain), 'batch')))
                     yield ', '
-                    yield escape(t_8(environment.getattr((undefined(name='plain') if l_0_plain is missing else l_0_plain), 'tokens_per_s_gpu')))
+                    yield escape(t_9(environment.getattr((undefined(name='plain') if l_0_plain is missing else l_0_plain), 'tokens_per_s_gpu')))
                     yield ' tok/s per GPU'
                 elif (context.call(environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'get'), 'speculative') and (not environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'speculative'))):
                     pass
@@ -525,23 +531,23 @@ def root(context, missing=missing):
                 yield '</td><td>'
                 yield escape(environment.getattr(l_1_row, 'setting'))
                 yield '</td>\n<td class="n">'
-                yield escape(t_10(environment.getitem(environment.getattr(l_1_row, 'ttft'), 0)))
+                yield escape(t_11(environment.getitem(environment.getattr(l_1_row, 'ttft'), 0)))
                 yield ' → '
-                yield escape(t_10(environment.getitem(environment.getattr(l_1_row, 'ttft'), 1)))
+                yield escape(t_11(environment.getitem(environment.getattr(l_1_row, 'ttft'), 1)))
                 yield '</td><td class="n">'
-                yield escape(t_10(environment.getitem(environment.getattr(l_1_row, 'tpot'), 0)))
+                yield escape(t_11(environment.getitem(environment.getattr(l_1_row, 'tpot'), 0)))
                 yield ' → '
-                yield escape(t_10(environment.getitem(environment.getattr(l_1_row, 'tpot'), 1)))
+                yield escape(t_11(environment.getitem(environment.getattr(l_1_row, 'tpot'), 1)))
                 yield '</td>\n<td class="n">'
-                yield escape(t_8(environment.getitem(environment.getattr(l_1_row, 'per_gpu'), 0)))
+                yield escape(t_9(environment.getitem(environment.getattr(l_1_row, 'per_gpu'), 0)))
                 yield ' → '
-                yield escape(t_8(environment.getitem(environment.getattr(l_1_row, 'per_gpu'), 1)))
+                yield escape(t_9(environment.getitem(environment.getattr(l_1_row, 'per_gpu'), 1)))
                 yield '</td>\n<td class="n">'
-                if (not t_12(environment.getitem(environment.getattr(l_1_row, 'usd'), 0))):
+                if (not t_13(environment.getitem(environment.getattr(l_1_row, 'usd'), 0))):
                     pass
                     yield escape(t_1('%.3f', environment.getitem(environment.getattr(l_1_row, 'usd'), 0)))
                     yield ' → '
-                    if (not t_12(environment.getitem(environment.getattr(l_1_row, 'usd'), 1))):
+                    if (not t_13(environment.getitem(environment.getattr(l_1_row, 'usd'), 1))):
                         pass
                         yield escape(t_1('%.3f', environment.getitem(environment.getattr(l_1_row, 'usd'), 1)))
                     else:
@@ -565,19 +571,19 @@ def root(context, missing=missing):
                 yield '.</li>\n'
             l_1_row = missing
             yield '</ul>\n'
-            if t_11(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative')):
+            if t_12(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative')):
                 pass
                 yield '<p>Speculative decoding: a verify step reads the weights and each sequence\'s cache once for its\nk<sub>d</sub> + 1 tokens and yields E = (1 − p<sub>a</sub><sup>k<sub>d</sub>+1</sup>) / (1 − p<sub>a</sub>) = <span data-sv="numbers.expected_tokens" data-f="f2">'
                 yield escape(t_1('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'expected_tokens')))
                 yield '</span> tokens\n(Leviathan et al.). At the layout the verify round carries k<sub>d</sub> + 1 tokens of each sequence through the weights and\nthe collectives and reads each cache once (t<sub>v</sub>, <code>verify_time_bound</code>), against the plain round t<sub>s</sub>\n(<code>decode_time_bound</code>) and the drafts t<sub>d</sub>, at the last token (the speed-up that divides the TPOT) and at the mean context (the one the tok/s take):</p>\n<div data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative'), False))
                 yield '</div>\n'
-                if t_11(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative_mean')):
+                if t_12(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative_mean')):
                     pass
                     yield '<div data-static>'
                     yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative_mean'), False))
                     yield '</div>'
-            if t_11(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_draft')):
+            if t_12(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_draft')):
                 pass
                 yield '<p>The drafts: '
                 yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'draft_model'))
@@ -601,27 +607,27 @@ def root(context, missing=missing):
                 yield ", over the round's n<sub>st</sub> = "
                 yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps'))
                 yield ' steps, one per micro-batch in flight'
-            yield ', or the whole uncached prompt where that holds it; here <span data-sv="numbers.chunk_tokens" data-f="integer">'
-            yield escape(t_4(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'chunk_tokens')))
+            yield ', or the whole uncached prompt where that holds it; here <span data-sv="numbers.chunk_tokens" data-f="nearest">'
+            yield escape(t_8(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'chunk_tokens')))
             yield '</span>) reads the weights once:</p>\n<div data-static>'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked'), False))
             yield '</div>\n'
-            if t_11(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')):
+            if t_12(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')):
                 pass
                 yield "<p>Continuous batching in steady state: requests arriving at λ per second keep\nλ (T<sub>out</sub> − 1) t<sub>s</sub> sequences decoding (Little's law), so the memory ledger of a step grows with its own length; the\nhighest rate whose step meets the TPOT target is</p>\n<div data-static>"
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput'), False))
                 yield '</div>\n<p>Beside it stand the compute roof (<span data-sv="numbers.goodput_rate_compute" data-f="rps" data-none="none">'
-                if (not t_12(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_compute'))):
+                if (not t_13(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_compute'))):
                     pass
-                    yield escape(t_8(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_compute')))
+                    yield escape(t_9(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_compute')))
                     yield ' requests/s'
                 else:
                     pass
                     yield 'none'
                 yield '</span>), the KV cache room\n(<span data-sv="numbers.goodput_rate_capacity" data-f="rps" data-none="none">'
-                if (not t_12(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_capacity'))):
+                if (not t_13(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_capacity'))):
                     pass
-                    yield escape(t_8(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_capacity')))
+                    yield escape(t_9(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_capacity')))
                     yield ' requests/s'
                 else:
                     pass
@@ -644,9 +650,9 @@ def root(context, missing=missing):
                     pass
                     yield ", each beside its draft's cache and the draft's weights beside the target's"
                 yield ') and the chunk budget\n(<span data-sv="numbers.chunk_budget_rate" data-f="rps" data-none="none">'
-                if (not t_12(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate'))):
+                if (not t_13(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate'))):
                     pass
-                    yield escape(t_8(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate')))
+                    yield escape(t_9(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate')))
                     yield ' requests/s'
                 else:
                     pass
@@ -668,12 +674,12 @@ def root(context, missing=missing):
                 if environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'):
                     pass
                     yield '<strong>'
-                    yield escape(t_8(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate')))
+                    yield escape(t_9(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate')))
                     yield ' requests/s</strong>'
                     if (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'replica_gpus') > 1):
                         pass
                         yield ', '
-                        yield escape(t_8(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_per_gpu')))
+                        yield escape(t_9(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_per_gpu')))
                         yield ' per GPU'
                     yield ', set by the '
                     yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_binds'))
@@ -689,13 +695,13 @@ def root(context, missing=missing):
                 if ('rate' in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers')):
                     pass
                     yield " At the spec's "
-                    yield escape(t_8(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'rate')))
+                    yield escape(t_9(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'rate')))
                     yield ' requests/s a step takes '
                     if environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time'):
                         pass
-                        yield escape(t_9(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time')))
+                        yield escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time')))
                         yield ' with '
-                        yield escape(t_8(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_concurrency')))
+                        yield escape(t_9(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_concurrency')))
                         yield ' sequences decoding'
                     else:
                         pass
@@ -718,7 +724,7 @@ def root(context, missing=missing):
                 if (environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'goodput') > 0):
                     pass
                     yield '<strong>'
-                    yield escape(t_8(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'goodput')))
+                    yield escape(t_9(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'goodput')))
                     yield ' requests/s</strong>, set by '
                     yield escape(environment.getitem((undefined(name='why') if l_0_why is missing else l_0_why), environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'goodput_binds')))
                 else:
@@ -730,7 +736,7 @@ def root(context, missing=missing):
                 if (environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput') > 0):
                     pass
                     yield '<strong>'
-                    yield escape(t_8(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput')))
+                    yield escape(t_9(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput')))
                     yield ' requests/s</strong>, set by '
                     yield escape(environment.getitem((undefined(name='why') if l_0_why is missing else l_0_why), environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput_binds')))
                 else:
@@ -739,7 +745,7 @@ def root(context, missing=missing):
                     yield escape(environment.getitem((undefined(name='why') if l_0_why is missing else l_0_why), environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput_binds')))
                     yield ')'
                 yield ',\nand a round that waits for a whole prefill takes at least '
-                yield escape(t_9(environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0)))
+                yield escape(t_10(environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0)))
                 if environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target'):
                     pass
                     if (environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0) > environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target')):
@@ -751,19 +757,19 @@ def root(context, missing=missing):
                 yield '.</p>\n'
                 yield escape(context.call((undefined(name='figure') if l_0_figure is missing else l_0_figure), (undefined(name='figs') if l_0_figs is missing else l_0_figs), 'fig11-rates'))
                 yield '\n'
-                if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target') and (not t_12(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'p99_rate')))):
+                if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target') and (not t_13(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'p99_rate')))):
                     pass
                     yield '<p data-static>The tail: Sarathi-Serve judges capacity by the P99 time between tokens (TBT), here the TPOT target θ = '
-                    yield escape(t_9(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target')))
+                    yield escape(t_10(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target')))
                     yield '.\nWithout chunks the scheduler prefills every waiting prompt before the next round (vLLM v0), so with Poisson arrivals the prompts K\nprefilled in one gap follow the generalized Poisson law P(K = k) = a (a + ρk)<sup>k−1</sup> e<sup>−a−ρk</sup> / k!, a = λ t<sub>r</sub>,\nρ = λ t<sub>p</sub> (t<sub>r</sub> the round alone, t<sub>p</sub> = '
-                    yield escape(t_9(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_alone_time')))
+                    yield escape(t_10(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_alone_time')))
                     yield " a prefill of the uncached prompt alone on one GPU's slice, no collectives); a gap of t<sub>r</sub> + k t<sub>p</sub> meets θ while\nk ≤ m<sub>s</sub> = ⌊(θ − t<sub>r</sub>) / t<sub>p</sub>⌋, so the P99 capacity is the highest λ with P(K ≤ m<sub>s</sub>) ≥ 0.99, solved numerically\n(where no prefill fits a gap it is λ t<sub>r</sub>(λ) = −ln 0.99). With chunks the tail is a step with a full chunk"
                     if environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_whole_prompt'):
                         pass
                         yield ', here a whole prompt: the '
                         yield escape(t_4(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk')))
                         yield "-token budget holds it beside the running sequences' decode tokens, so the chunk is a whole prefill run beside them"
-                    elif (t_11(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')) and (not t_12(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')))):
+                    elif (t_12(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')) and (not t_13(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')))):
                         pass
                         yield ', here '
                         yield escape(t_4(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')))
@@ -771,7 +777,7 @@ def root(context, missing=missing):
                         yield escape(t_4(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk')))
                         yield "-token budget leaves beside the running sequences' decode tokens at the P99 capacity"
                     yield '.\n'
-                    if t_11(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
+                    if t_12(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
                         pass
                         yield "The prompts' lengths spread ("
                         yield escape(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_spread_source'))
@@ -784,30 +790,30 @@ def root(context, missing=missing):
                         yield ' tokens around the mean '
                         yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
                         yield ', prefilled in '
-                        yield escape(t_9(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_classes'), 0)))
+                        yield escape(t_10(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_classes'), 0)))
                         yield ' to '
-                        yield escape(t_9(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_classes'), -1)))
+                        yield escape(t_10(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_classes'), -1)))
                         yield ", so t<sub>p</sub> above is their mean, a gap's prefills are summed over the lengths (Kendall's identity) and the prefill queue is an M/G/1 queue (Pollaczek-Khinchine).\n"
                     yield 'P99 capacity: <strong>'
-                    yield escape(t_8(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_rate')))
+                    yield escape(t_9(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_rate')))
                     yield ' requests/s</strong> with chunks, <strong>'
-                    yield escape(t_8(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'p99_rate')))
+                    yield escape(t_9(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'p99_rate')))
                     yield '</strong> without. '
-                    if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target') and (not t_12(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_rate')))):
+                    if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target') and (not t_13(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_rate')))):
                         pass
                         yield 'With the prompts queued for their prefills (an '
-                        if t_11(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
+                        if t_12(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
                             pass
                             yield 'M/G/1'
                         else:
                             pass
                             yield 'M/D/1'
                         yield ' queue whose server leaves for a round, or a plain step with chunks, whenever none waits) the P90 TTFT meets '
-                        yield escape(t_9(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target')))
+                        yield escape(t_10(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target')))
                         yield '\nup to <strong>'
-                        yield escape(t_8(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'ttft_tail_rate')))
+                        yield escape(t_9(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'ttft_tail_rate')))
                         yield ' requests/s</strong> with chunks and <strong>'
-                        yield escape(t_8(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_rate')))
+                        yield escape(t_9(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_rate')))
                         yield '</strong> without'
                         if ((environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'ttft_tail_binds') != 'P90 TTFT target') and (environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_binds') != 'P90 TTFT target')):
                             pass
@@ -823,7 +829,7 @@ def root(context, missing=missing):
             yield ':</p>\n<div data-static>'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_pools'), False))
             yield '</div>\n'
-            if t_11(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv')):
+            if t_12(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv')):
                 pass
                 yield '<div data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv'), False))
@@ -831,4 +837,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=100&2=109&3=111&4=115&5=119&6=121&7=125&8=133&9=145&11=147&13=151&14=155&16=162&17=168&18=185&21=191&22=209&23=217&24=221&25=228&26=235&29=245&30=282&31=296&32=311&34=321&35=336&36=356&37=413&38=419&39=425&40=435&41=476&42=488&44=490&47=493&50=510&53=520&54=528&55=536&56=540&59=556&61=568&62=571&66=573&67=575&68=580&72=585&73=588&74=607&75=609&78=612&79=614&80=622&81=647&82=657&83=705&84=714&85=716&86=730&87=742&88=752&89=754&92=759&94=761&95=774&96=792&97=799&98=808&103=818&104=821&106=824&107=826'
+debug_info = '1=106&2=115&3=117&4=121&5=125&6=127&7=131&8=139&9=151&11=153&13=157&14=161&16=168&17=174&18=191&21=197&22=215&23=223&24=227&25=234&26=241&29=251&30=288&31=302&32=317&34=327&35=342&36=362&37=419&38=425&39=431&40=441&41=482&42=494&44=496&47=499&50=516&53=526&54=534&55=542&56=546&59=562&61=574&62=577&66=579&67=581&68=586&72=591&73=594&74=613&75=615&78=618&79=620&80=628&81=653&82=663&83=711&84=720&85=722&86=736&87=748&88=758&89=760&92=765&94=767&95=780&96=798&97=805&98=814&103=824&104=827&106=830&107=832'

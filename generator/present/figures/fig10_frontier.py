@@ -221,9 +221,14 @@ def _speculation(r: Results, f: dict) -> str:
                  "without it)")
     numbers = ((r.serving or {}).get("techniques") or {}).get("numbers") or {}
     if "speedup_last" in numbers and own is not None:
-        be, again = numbers.get("breakeven_batch"), numbers.get("resumes_batch")
-        text += (f"; at {own['label']} speculating does not pay from batch {be:,} to {again - 1:,} per replica and pays "
-                 f"again from {again:,} (the lever row's)" if be is not None and again is not None else
+        be, again, stops = (numbers.get("breakeven_batch"), numbers.get("resumes_batch"),
+                            numbers.get("stops_again_batch"))
+        paid = " again" if be is not None and be > 1 else ""  # it paid below the break-even
+        text += (f"; at {own['label']} speculating does not pay from batch {be:,} to {again - 1:,} per replica and pays"
+                 f"{paid} from {again:,} (the lever row's)" if be is not None and again is not None and stops is None
+                 else f"; at {own['label']} speculating does not pay from batch {be:,} to {again - 1:,} per replica, "
+                 f"pays{paid} from {again:,} to {stops - 1:,} and stops paying again at {stops:,} (the lever row's)"
+                 if be is not None and again is not None else
                  f"; at {own['label']} speculating stops paying at batch {be:,} per replica (the lever row's)"
                  if be is not None else f"; at {own['label']} it pays at every batch a replica holds (the lever row's)")
     front = f["frontier_layouts_speculative"]

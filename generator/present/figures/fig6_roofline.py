@@ -186,11 +186,16 @@ def fig6_roofline(r: Results, baseline: Results | None = None):
     if narrow():
         legends_below(fig, [roofs, *([key] if handles else [])], 0.385)
     else:
-        roof_legend = ax.legend(loc="upper left", **roofs)
+        # each legend where it hides no marker: upper left unless a point sits there (a ridge far right puts the
+        # largest batch that fits at the roof's corner, under the roof legend: Llama 3.1 70B fp8 on GB200, S = 1k)
+        roof_legend = _clear_legend(ax, rend, roofs, ("upper left", "center left", "center right", "lower right"),
+                                    marks)
         ax.add_artist(roof_legend)
         obstacles.append(roof_legend.get_window_extent(rend).padded(4))
         if handles:
-            obstacles.append(ax.legend(loc="lower right", **key).get_window_extent(rend).padded(4))
+            taken = [*marks, roof_legend.get_window_extent(rend).padded(4)]
+            obstacles.append(_clear_legend(ax, rend, key, ("lower right", "center right", "upper left", "center left"),
+                                           taken).get_window_extent(rend).padded(4))
     fine = np.logspace(math.log10(lo), math.log10(hi), 400)
     lines = []
     for p_, w_ in [(peak, bw), *[(c["peak"], c["bandwidth"]) for c in others], *([measured] if measured else [])]:
@@ -200,6 +205,18 @@ def fig6_roofline(r: Results, baseline: Results | None = None):
     ax.set_ylabel("attainable (TFLOP/s)")
     ax.grid(True, which="major")
     return fig
+
+
+def _clear_legend(ax, rend, kw: dict, locs: tuple[str, ...], avoid: list):
+    """The axes' legend at the first of ``locs`` where it overlaps none of the display boxes ``avoid`` (the
+    markers), else at the first."""
+    for loc in locs:
+        legend = ax.legend(loc=loc, **kw)
+        box = legend.get_window_extent(rend).padded(4)  # its frame's edge and a margin
+        if not any(box.overlaps(b) for b in avoid):
+            return legend
+        legend.remove()
+    return ax.legend(loc=locs[0], **kw)
 
 
 def _measured_roof(r: Results) -> tuple[float, float] | None:
