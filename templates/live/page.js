@@ -323,7 +323,7 @@ const GR_PAGE = (function () {
     const arrow = (x, f) => f(x[0]) + " → " + f(x[1]);
     root.querySelectorAll("[data-live=sv_levers]").forEach(function (body) {
       body.innerHTML = sv.levers.map(x => "<tr><td>" + esc(x.technique) + "</td><td>" + esc(x.setting) + '</td>\n<td class="n">'
-        + arrow(x.ttft, F.timeKept) + '</td><td class="n">' + arrow(x.tpot, F.timeKept) + '</td>\n<td class="n">'
+        + arrow(x.ttft, F.time) + '</td><td class="n">' + arrow(x.tpot, F.time) + '</td>\n<td class="n">'
         + arrow(x.per_gpu, F.num) + '</td>\n<td class="n">' + (x.usd[0] !== null ? arrow(x.usd, usd) : "—")
         + "</td></tr>").join("\n");
     });
