@@ -431,10 +431,36 @@ def test_a_node_is_not_full_of_replicas_whose_experts_span_nodes():
     assert (sv["replica_nodes"], sv["ep_nodes"]) == (1, 2)
     src = (ROOT / "templates" / "sections" / "s9_serving.html.j2").read_text(encoding="utf-8")
     start = src.index("{% if serving.gpus_per_node %}")
-    text = _env().from_string(src[start:src.index("at most. {% endif %}", start) + len("at most. {% endif %}")]
-                              ).render(serving=sv)
+    end = src.index("{% endif %}", src.index("tokens_per_s_node", start)) + len("{% endif %}")
+    text = _env().from_string(src[start:end]).render(serving=sv)
     assert "full of such replicas" not in text
     assert "The expert-parallel group spans 2 nodes of 8 GPUs" in text and "each node's share gives" in text
+
+
+def test_a_nodes_rate_names_its_accounting():
+    """Llama 3.1 405B served at tp 8 x pp 4 on H100: the sentence under the request table read "each node's share
+    gives 3,724 tok/s at the last row's batch, at most", the bound's rate per GPU x 8 beside the table's last row,
+    the serial estimate's.  The bound's node rate now says it is the bound, and the serial row's is its own
+    sentence."""
+    from genreport.present import fmt
+    from genreport.present.render import _env
+    from shared import ROOT, evaluated
+
+    sv = evaluated("llama405b-h200-fp8-tp8.yaml", PP4_H100).serving
+    last = sv["rows"][-1]
+    bound, serial = last["bound"]["tokens_per_s_node"], last["serial"]["tokens_per_s_node"]
+    assert sv["replica_nodes"] == 4 and bound == pytest.approx(8 * last["bound"]["tokens_per_s_gpu"])
+    assert fmt.num(serial) != fmt.num(bound)
+    src = (ROOT / "templates" / "sections" / "s9_serving.html.j2").read_text(encoding="utf-8")
+    start = src.index("{% if serving.gpus_per_node %}")
+    end = src.index(". {% endif %}", src.index("tokens_per_s_node", start)) + len(". {% endif %}")
+    text = _env().from_string(src[start:end]).render(serving=sv)
+    assert (f"gives at most {fmt.num(bound)} output tok/s at the last row's batch by the strict bound" in text
+            and f"The serial estimate's row gives {fmt.num(serial)}." in text)
+
+
+# Llama 3.1 405B fp8 at tp 8 x pp 4 on H100 (four nodes of 8), served: a replica over nodes
+PP4_H100 = ("hardware=h100-sxm", "parallelism.pp=4", "serving.prompt=2k", "serving.output=256")
 
 
 def test_the_serial_estimates_decode_sum_counts_each_rounds_kernel_costs():

@@ -257,9 +257,11 @@ def root(context, missing=missing):
                     yield 'A node of '
                     yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
                     yield ' GPUs full of such replicas gives'
-                yield ' '
+                yield ' at most '
                 yield escape(t_8(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), -1), 'bound'), 'tokens_per_s_node')))
-                yield " output tok/s at the last row's batch, at most. "
+                yield " output tok/s at the last row's batch by the strict bound (its bound row's tok/s per GPU). The serial estimate's row gives "
+                yield escape(t_8(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), -1), 'serial'), 'tokens_per_s_node')))
+                yield '. '
             yield 'A replica holds '
             yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'capacity_batch')))
             yield ' sequences of '
@@ -825,4 +827,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=94&2=103&3=105&4=109&5=113&6=115&7=119&8=127&9=139&11=141&13=145&14=149&16=156&17=162&18=179&21=185&22=203&23=211&24=215&25=222&26=229&29=239&30=276&31=290&32=305&34=315&35=330&36=350&37=407&38=413&39=419&40=429&41=470&42=482&44=484&47=487&50=504&53=514&54=522&55=530&56=534&59=550&61=562&62=565&66=567&67=569&68=574&72=579&73=582&74=601&75=603&78=606&79=608&80=616&81=641&82=651&83=699&84=708&85=710&86=724&87=736&88=746&89=748&92=753&94=755&95=768&96=786&97=793&98=802&103=812&104=815&106=818&107=820'
+debug_info = '1=94&2=103&3=105&4=109&5=113&6=115&7=119&8=127&9=139&11=141&13=145&14=149&16=156&17=162&18=179&21=185&22=203&23=211&24=215&25=222&26=229&29=239&30=278&31=292&32=307&34=317&35=332&36=352&37=409&38=415&39=421&40=431&41=472&42=484&44=486&47=489&50=506&53=516&54=524&55=532&56=536&59=552&61=564&62=567&66=569&67=571&68=576&72=581&73=584&74=603&75=605&78=608&79=610&80=618&81=643&82=653&83=701&84=710&85=712&86=726&87=738&88=748&89=750&92=755&94=757&95=770&96=788&97=795&98=804&103=814&104=817&106=820&107=822'
