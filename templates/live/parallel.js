@@ -434,7 +434,8 @@ const GR_PARALLEL = (() => {
       return {workload: "decode", label: "decode B = " + b.toLocaleString("en-US") + ", S = " + s.toLocaleString("en-US"),
         batch: b, context: s, binds: fits ? roof : "capacity", roof: roof, time: time, serial: g.decode_time_serial[i][j],
         estimate_binds: fits ? p.estimate_binds[i][j] : "capacity", overhead: g.decode_time_overhead[i][j],
-        comm: l.interconnect, comm_est: g.decode_time_comm_estimate[i][j], other_roof: second > 0 ? l[roof] / second : null, fits: fits,
+        comm: l.interconnect, comm_est: g.decode_time_comm_estimate[i][j], other_roof: second > 0 ? l[roof] / second : null,
+        other: M.nextLedger(l), fits: fits,
         capacity_batch: M.physical("capacity_batch", per.capacity_batch_replica_raw[j])[0], ms_per_token: time * 1e3,
         tokens_per_s_sequence: 1 / time, tokens_per_s: tps, tokens_per_s_gpu: tps / gpus,
         usd_per_mtok: fits ? M.usdPerMtok(price ? price * gpus : null, tps) : null};

@@ -354,7 +354,8 @@ def root(context, missing=missing):
         if environment.getattr(l_1_x, 'other_roof'):
             pass
             yield escape(t_5(environment.getattr(l_1_x, 'other_roof')))
-            yield '×'
+            yield '× '
+            yield escape(environment.getattr(l_1_x, 'other'))
         else:
             pass
             yield '—'
@@ -422,7 +423,11 @@ def root(context, missing=missing):
             yield '—'
         yield '</td></tr>\n'
     l_1_x = missing
-    yield '</tbody></table></div>\n<p class="meta">Bounds are lower bounds on a step\'s time (the larger of bytes over bandwidth and FLOPs over peak); "other\nroof" is how many times shorter the other bound is. Tokens/s are upper bounds'
+    yield '</tbody></table></div>\n<p class="meta">Bounds are lower bounds on a step\'s time (the larger of bytes over bandwidth and FLOPs over peak); "other\nroof" is how many times shorter the next ledger is, and which: compute, bandwidth'
+    if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
+        pass
+        yield " or the interconnect, all of one GPU's step"
+    yield '. Tokens/s are upper bounds'
     if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
         pass
         yield ', per replica\n('
@@ -448,4 +453,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=68&6=81&7=89&8=101&9=109&10=121&11=137&12=143&13=168&14=172&15=194&16=207&19=214&22=229&23=248&24=288&25=336&27=340&29=344&30=354&31=362&32=373&33=384&34=391&35=393&36=407&40=426&41=429&42=444'
+debug_info = '1=68&6=81&7=89&8=101&9=109&10=121&11=137&12=143&13=168&14=172&15=194&16=207&19=214&22=229&23=248&24=288&25=336&27=340&29=344&30=354&31=363&32=374&33=385&34=392&35=394&36=408&40=427&41=434&42=449'
