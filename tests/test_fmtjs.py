@@ -234,3 +234,4 @@ def test_time_keeps_the_third_digit():
 def test_time_js_agrees_at_the_edges(js):
     edges = [1.004, 0.02498, 2.0, 0.05, 2e-6, 0.99996, 0.0099996, 9.9996e-6, 1000.4, 1e-12, -0.5, 0.0]
     check(js, [("GR_FMT.time", fmt.time, x) for x in edges])
+    check(js, [("GR_FMT.sig3", fmt.sig3, x) for x in (*edges, 28.3, 27.996, 999.5, 1234.5, -1234.5, None)])

@@ -405,7 +405,8 @@ def test_page_one_other_roof_is_a_ratio_of_ledgers_not_of_the_pipelines_wait(tmp
 def test_page_one_names_the_ledger_the_other_roof_divides_by():
     """Llama 3.1 405B fp8 at tp 8 x pp 4 on H100: at batch 1 a GPU's next ledger after its HBM time is its
     interconnect (the round's all-reduces and stage send), not its compute, but page 1 read "84×" under "other roof"
-    as if it were the other of the two roofs.  The row names the ledger; one GPU's rows name the other roof."""
+    as if it were the other of the two roofs.  The row names the ledger; one GPU's rows name the other roof.
+    Its "ms/token or TTFT" column read "15" for 15.15 ms (fmt.num rounds from 10 up)."""
     from genreport.present import fmt
     from genreport.present.render import _env, context
 
@@ -418,6 +419,8 @@ def test_page_one_names_the_ledger_the_other_roof_divides_by():
     page = _env().get_template("sections/s0_summary.html.j2").render(**context(r, None, {}).variables())
     assert f'<td class="n">{fmt.num(d1["other_roof"])}× interconnect</td>' in page
     assert "the interconnect, all of one GPU's step" in page
+    # the "ms/token or TTFT" column keeps three significant digits: 15.2, not 15 (and 28.3, not 28, elsewhere)
+    assert d1["ms_per_token"] == pytest.approx(15.15, abs=0.01) and f'<td class="n">15.2</td>' in page
     one = evaluated("llama8b-h100.yaml").decision
     assert {(x["roof"], x["other"]) for x in one if x["workload"] == "decode"} <= {("bandwidth", "compute"),
                                                                                    ("compute", "bandwidth")}

@@ -74,13 +74,23 @@ def time(t) -> str:
     t = float(t)
     ms = t * 1e3
     if t >= 1 or (ms >= 0.01 and float(f"{ms:.3g}") >= 1e3):
-        return f"{_sig3(t)} s"
-    return f"{_sig3(ms)} ms" if ms >= 0.01 else f"{_sig3(ms * 1e3)} µs"
+        return f"{sig3(t)} s"
+    return f"{sig3(ms)} ms" if ms >= 0.01 else f"{sig3(ms * 1e3)} µs"
 
 
-def _sig3(x: float) -> str:
-    """Three significant digits, their trailing zeros kept ('25.0', '1.00') unless x is that shorter number ('50')."""
+def sig3(x) -> str:
+    """Three significant digits, their trailing zeros kept ('25.0', '1.00', '28.3') unless x is that shorter number
+    ('50'); from 1,000 up the whole number ('1,234'), never '1.23e+03'.
+
+    >>> sig3(28.3), sig3(28.0), sig3(27.996), sig3(1234.5), sig3(0.1234)
+    ('28.3', '28', '28.0', '1,234', '0.123')
+    """
+    if x is None:
+        return "n/a"
+    x = float(x)
     s = f"{x:.3g}"
+    if "e" in s and abs(x) >= 1 and math.isfinite(x):
+        return f"{round(x):,}"
     if "e" in s or abs(float(s) - x) <= 1e-9 * abs(x):
         return s
     return f"{x:#.3g}".rstrip(".")
@@ -157,6 +167,6 @@ def nearest(x) -> str:
 
 
 FILTERS = {
-    "memsize": memsize, "nearest": nearest, "num": num, "exact": exact, "integer": integer, "gb": gb, "gib": gib, "size": size, "kib": kib, "time": time,
+    "memsize": memsize, "nearest": nearest, "num": num, "exact": exact, "integer": integer, "gb": gb, "gib": gib, "size": size, "kib": kib, "time": time, "sig3": sig3,
     "rate": rate, "bandwidth": bandwidth, "flops": flops, "params": params, "pct": pct, "times": times,
 }

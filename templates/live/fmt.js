@@ -133,8 +133,12 @@ const GR_FMT = (() => {
     if (t >= 1 || (ms >= 0.01 && Number(format(ms, ".3g")) >= 1e3)) return `${sig3(t)} s`;
     return ms >= 0.01 ? `${sig3(ms)} ms` : `${sig3(ms * 1e3)} µs`;
   }
+  // fmt.sig3: three significant digits with their trailing zeros unless exact, the whole number from 1,000 up
   function sig3(x) {
+    if (none(x)) return "n/a";
+    x = float(x);
     const s = format(x, ".3g");
+    if (s.includes("e") && Math.abs(x) >= 1 && Number.isFinite(x)) return group(roundText(x));
     if (s.includes("e") || Math.abs(Number(s) - x) <= 1e-9 * Math.abs(x)) return s;
     return format(x, "#.3g").replace(/\.$/, "");
   }
@@ -187,7 +191,7 @@ const GR_FMT = (() => {
   const nearest = x => (none(x) || !Number.isFinite(float(x)) ? "n/a" : group(roundText(float(x))));
 
   return {
-    num, exact, integer, sig4, gb, gib, size, kib, time, rate, bandwidth: x => rate(x, "B/s"), flops: x => rate(x, "FLOP"),
+    num, exact, integer, sig4, gb, gib, size, kib, time, sig3, rate, bandwidth: x => rate(x, "B/s"), flops: x => rate(x, "FLOP"),
     params, pct, times, memsize, nearest, tex_number, format, GB, GiB,
   };
 })();

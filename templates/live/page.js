@@ -129,8 +129,8 @@ const GR_PAGE = (function () {
     } else {
       fits = '<span class="bad">no</span>';
     }
-    const ms = x.workload === "decode" ? n(x.ms_per_token)
-      : x.workload === "prefill" ? n(x.ms_to_first_token) + " (TTFT)" : "—";
+    const ms = x.workload === "decode" ? F.sig3(x.ms_per_token)
+      : x.workload === "prefill" ? F.sig3(x.ms_to_first_token) + " (TTFT)" : "—";
     let lever = "—";
     if (x.lever) {
       lever = esc(x.lever.change) + (x.lever.gain ? ": " + n(x.lever.gain) + "× " + esc(x.lever.effect)
