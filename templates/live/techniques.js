@@ -270,12 +270,16 @@ const GR_SERVING = (() => {
     const tMix = call("chunked_step_time", mix), iPlain = call("decode_intensity", mix);
     const iMix = call("chunked_step_intensity", mix);
     const cost = tMix / tDec, ttftChunk = cp > 0 ? call("chunked_ttft", mix) : null;
+    // the same prompt in one step alone, one GPU's ledgers: the row's TTFT is the chapter's times chunked over alone
+    const uncached = sv.prompt * (1 - sv.prefix_hit);
+    const ttftAlone = uncached > 0 ? call("chunked_ttft", Object.assign({}, mix, {B: 0, C_p: uncached})) : null;
+    const ttftRatio = ttftChunk !== null && ttftAlone !== null && ttftAlone > 0 ? ttftChunk / ttftAlone : null;
     const chunkRate = cp / (sv.prompt * (1 - sv.prefix_hit) * tMix);
     const decodeRate = sv.output > 1 ? batch / ((sv.output - 1) * tMix) : Infinity;
     levers.push({technique: "chunked prefill", setting: "a step budget of " + commas(sv.chunk) + " tokens"
       + ((par.pp || 1) > 1 ? ", " + par.pp + " steps a round (one per micro-batch)" : "") + ": " + commas(batch)
       + " decode tokens" + (cp > 0 ? " and a prompt chunk of " + commas(cp) : ", no room for a prompt chunk"),
-      ttft: [ttft, ttftChunk !== null ? pyMax(ttft, ttftChunk) : null], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / cost],
+      ttft: [ttft, ttftRatio !== null ? ttft * ttftRatio : null], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / cost],
       usd: [usd0, usd0 !== null ? usd0 * cost : null], ends: cp > 0 ? "a step's intensity " + commas(iPlain) + " -> "
         + commas(iMix) + " FLOP/B; the decode users pay " + F.format(cost, ".2f") + "x per token while a prompt is "
         + "prefilled and no step stalls for a whole prompt; at this batch one chunk a step admits " + hundredths(chunkRate)
@@ -283,9 +287,10 @@ const GR_SERVING = (() => {
         + "batch, not the chunk budget's steady-state ceiling the goodput takes)"
         : "the " + commas(batch) + " decode tokens fill the budget of " + commas(sv.chunk) + ": no prompt is admitted "
         + "while the batch runs; the batch retires " + hundredths(decodeRate) + " requests/s per replica",
-      note: "TPOT while a chunk rides along"});
+      note: "TPOT while a chunk rides along; TTFT the prompt in chunks beside the batch against the prompt in one step alone"});
     Object.assign(n, {chunked_step_time: tMix, chunked_cost: cost, chunked_intensity: iMix, chunk_admits_rate: chunkRate,
-      batch_retires_rate: decodeRate, decode_intensity: iPlain, chunked_ttft: ttftChunk, chunk_tokens: cp});
+      batch_retires_rate: decodeRate, decode_intensity: iPlain, chunked_ttft: ttftChunk, chunked_ttft_alone: ttftAlone,
+      chunked_ttft_ratio: ttftRatio, chunk_tokens: cp});
 
     // continuous batching in steady state: the ceilings the goodput takes the least of, one replica's
     const es = Object.assign({}, e);
