@@ -174,6 +174,24 @@ def test_caption_states_the_frontier(r70, rds):
     assert "this report's precision (fp8)" in cap and "ep8 dp8" in cap
 
 
+def test_the_layout_the_caption_names_best_has_a_colour_and_a_key():
+    """Llama 3.1 405B fp8 on H100 at tp 8 x pp 4, served under a 50 ms TPOT: the frontier's best per GPU inside the
+    target is tp8 pp2, which the caption names, but the figure coloured the six layouts with the most frontier
+    points and drew tp8 pp2 grey, with no key (a report's "pp12" likewise).  The layout the caption names is coloured
+    and keyed first."""
+    from shared import evaluated
+
+    r = evaluated("llama405b-h200-fp8-tp8.yaml", ("hardware=h100-sxm", "parallelism.pp=4", "serving.prompt=2k",
+                                                  "serving.output=256", "serving.tpot=50ms"))
+    best = r.serving["frontier"]["best_at_target"]["serial"]["layout"]
+    assert best == "tp8 pp2" and f"is {best} at batch" in figures.captions(r)["fig10-frontier"]
+    with matplotlib.rc_context(figures.RC), style.layout(False):
+        fig = figures.DRAWERS["fig10-frontier"](r, None)
+    keys = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+    assert best in keys and len([k for k in keys if k.startswith("tp")]) <= 1 + 6  # its own and six at most
+    assert _collisions(fig) == []
+
+
 # -- figure 11: TTFT and TPOT against the arrival rate, with chunked prefill and without ----------------------------
 
 def _num(expr, values: dict) -> float:
