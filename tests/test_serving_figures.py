@@ -192,6 +192,20 @@ def test_the_layout_the_caption_names_best_has_a_colour_and_a_key():
     assert _collisions(fig) == []
 
 
+def test_the_rate_captions_limits_explain_themselves_once():
+    """Qwen3 30B-A3B in bf16 on one H100 (4k + 512-token requests, 128 users): both curves stop at the KV cache room
+    and both goodputs are set by it, and figure 11's caption said "(the caches fill at the mean context)" all four
+    times.  The parenthesis now comes once, the limit's name after it."""
+    from shared import evaluated
+
+    r = evaluated("llama70b-h100-tp8.yaml", ("model=qwen3-30b-a3b", "parallelism.tp=1"))
+    ra = r.serving["techniques"]["rates"]
+    assert {ra[k][x] for k in ("chunked", "unchunked") for x in ("stops_at", "goodput_binds")} == {"capacity"}
+    cap = figures.captions(r)["fig11-rates"]
+    assert cap.count("the KV cache room (the caches fill at the mean context)") == 1
+    assert cap.count("the KV cache room") == 4
+
+
 # -- figure 11: TTFT and TPOT against the arrival rate, with chunked prefill and without ----------------------------
 
 def _num(expr, values: dict) -> float:
