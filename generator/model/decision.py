@@ -277,6 +277,31 @@ def best_lever(r, row: dict) -> dict | None:
                 candidates.append({"change": levers[key]["change"], "gain": before / after, "effect": "latency"})
         return max(candidates, key=lambda c: c["gain"] or 0) if candidates else None
     if row["roof"] == "compute" and "compute-fp8" in levers:
-        return {"change": levers["compute-fp8"]["change"], "gain": levers["compute-fp8"]["gain"],
-                "effect": "roof"}
+        lv = levers["compute-fp8"]
+        par = r.parallel
+        if par is not None and row["workload"] in ("decode", "prefill") and r.lead in getattr(par, row["workload"]):
+            # at a layout priced on the row's own bound, as the decode levers are: its links do not speed up
+            fp8 = _fp8_compute(r.spec.precision)
+            if row["workload"] == "decode":
+                before, after = (_lever_bound(r, row["batch"], row["context"]),
+                                 _lever_bound(r, row["batch"], row["context"], fp8))
+            else:
+                from genreport.model.layout import prefill_bound_at
+
+                before, after = (prefill_bound_at(r.spec, r.lead, row["tokens"]),
+                                 prefill_bound_at(r.spec, r.lead, row["tokens"], fp8))
+            return {"change": lv["change"], "gain": before / after, "effect": "latency"}
+        return {"change": lv["change"], "gain": lv["gain"], "effect": "roof"}
     return None
+
+
+def _fp8_compute(p):
+    """The spec's precision with FP8 compute (shown.levers' compute-fp8): weights wider than a byte in fp8 too (the
+    lever's operand bytes halve); weights of a byte or less, or formats per class, kept."""
+    from dataclasses import replace
+
+    from genreport.load.spec import Precision, format_bytes
+
+    if p.classes or format_bytes(p.weights, p.group_size) <= 1:
+        return replace(p, compute="fp8")
+    return Precision("fp8", p.kv_cache, "fp8", None)

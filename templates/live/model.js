@@ -827,9 +827,24 @@ const GR_MODEL = (function () {
       return candidates.reduce(function (a, b) { return (b.gain || 0) > (a.gain || 0) ? b : a; });
     }
     if (row.roof === "compute" && byName["compute-fp8"]) {
+      const par = res.parallel, lead = res.lead;
+      if (par && (row.workload === "decode" || row.workload === "prefill") && par[row.workload][lead]) {
+        // at a layout priced on the row's own bound, as the decode levers are (decision.best_lever)
+        const fp8 = fp8Compute(inp.precision, t);
+        const bound = prec => row.workload === "decode"
+          ? GR_PARALLEL.roundBound(inp, t, lead, row.batch, row.context, prec, 1.0)
+          : GR_PARALLEL.prefillBound(inp, t, lead, row.tokens, prec);
+        return {change: byName["compute-fp8"].change, gain: bound(null) / bound(fp8), effect: "latency"};
+      }
       return {change: byName["compute-fp8"].change, gain: byName["compute-fp8"].gain, effect: "roof"};
     }
     return null;
+  }
+
+  /** The precision with FP8 compute (decision._fp8_compute): weights wider than a byte in fp8 too. */
+  function fp8Compute(p, t) {
+    if (p.classes || formatBytes(p.weights, p.group_size, t) <= 1) return Object.assign({}, p, {compute: "fp8"});
+    return {weights: "fp8", kv_cache: p.kv_cache, compute: "fp8", group_size: null};
   }
 
   /** A routed expert's weight-reuse intensities (shown.facts: routed_weight_reuse per prompt,

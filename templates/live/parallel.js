@@ -442,7 +442,16 @@ const GR_PARALLEL = (() => {
     });
   }
 
+  /** The strict bound of a prefill of ``tk`` tokens at the layout, with another precision (null: the spec's)
+   * (layout.prefill_bound_at): what page 1's FP8 compute lever does to a layout's prefill row. */
+  function prefillBound(inp, t, acc, tk, precision) {
+    const i = precision ? Object.assign({}, inp, {precision: precision}) : inp, par = i.parallelism;
+    const atLayout = M.makeEnv(i, t, acc), env = atLayout.oneCard(), w = i.workloads;
+    const base = layoutValues(env, i, par, chooseLinks(i.hardware, par)[0], t, w.recipes.length ? w.recipes[0] : "bf16-grads");
+    return call("prefill_time_bound", Object.assign({}, base, {T: tk, d_h: M.prefillHeadDim(i.model, base.d_h), b: atLayout.readB()}));
+  }
+
   return {evaluate: evaluate, chooseLinks: chooseLinks, layoutValues: layoutValues, atBatch: atBatch, decodeRows: decodeRows,
-    roundBound: roundBound,
+    roundBound: roundBound, prefillBound: prefillBound,
     layoutSlice: layoutSlice, sliceValues: sliceValues, oneCard: oneCard, replicaRates: replicaRates};
 })();
