@@ -847,8 +847,8 @@ const GR_MODEL = (function () {
     return {weights: "fp8", kv_cache: p.kv_cache, compute: "fp8", group_size: null};
   }
 
-  /** A routed expert's weight-reuse intensities (shown.facts: routed_weight_reuse per prompt,
-   * training_routed_weight_reuse): one load of its weights serves T k / E tokens in expectation (uniform routing),
+  /** A routed expert's weight-reuse intensities (shown.facts: routed_weight_reuse per prompt, keyed
+   * routed_weight_reuse_<tokens>, and training_routed_weight_reuse): one load of its weights serves T k / E tokens in expectation (uniform routing),
    * at the routed experts' bytes per weight; training at the recipes' bf16 weights.  {} for a dense model. */
   function routedFacts(res, inp, t) {
     const m = inp.model, w = inp.workloads, out = {};
@@ -856,8 +856,8 @@ const GR_MODEL = (function () {
     const share = m.moe.active_experts / m.moe.experts, env = res.envs[res.lead];
     const bx = env.perClass ? {b: env.wb.experts} : {};
     if (res.prefill[res.lead]) {
-      w.prefill_prompt.forEach(function (tk, i) {
-        out["routed_weight_reuse_" + i] = share * call("weight_reuse_intensity", env.at(null, null, Object.assign({T: tk}, bx)));
+      w.prefill_prompt.forEach(function (tk) {  // keyed by the prompt, not its place: a what-if may drop one
+        out["routed_weight_reuse_" + tk] = share * call("weight_reuse_intensity", env.at(null, null, Object.assign({T: tk}, bx)));
       });
     }
     if (w.training_tokens) {

@@ -268,6 +268,8 @@ const GR_PAGE = (function () {
     root.querySelectorAll("[data-fact]").forEach(function (el) {
       const k = el.getAttribute("data-fact");
       if (k in facts) el.textContent = k === "compute_idle_share" ? F.pct(facts[k]) : F.num(facts[k]);
+      // a prompt the what-if dropped (routed_weight_reuse_<tokens>) keeps the built number, marked stale
+      el.classList.toggle("stale", !(k in facts) && k.startsWith("routed_weight_reuse_") && active);
     });
     echoInputs(root, inp, t);
     const levers = dec ? dec.levers : GR_MODEL.levers(res, inp, t);
