@@ -500,8 +500,9 @@ def test_the_kv_capacity_ceiling_counts_the_weights_a_gpu_holds(rmav):
     """``goodput_rate_capacity`` solves lam (T_out - 1) t_s(lam) (T_in + T_out / 2) (c + c_d) = C - N b - M_d
     (formulas/techniques.py): N b there is what a GPU holds, while the steady step t_s streams what a round reads.
     At tp 8 x pp 2 x ep 8 a round at the chapter's batch streams each GPU's slice once per micro-batch (40.9e9
-    parameters against the 25.0e9 it holds), which left no room and no ceiling ("none: the KV capacity allows no
-    rate") though 400-odd sequences fit.  At the ceiling the running sequences' caches fill the held room."""
+    parameters against the 25.0e9 it holds at the 400-odd sequences that fit; 32.4e9 at the engine's 256), which
+    left no room and no ceiling ("none: the KV capacity allows no rate").  At the ceiling the running sequences'
+    caches fill the held room."""
     import numpy as np
     from genreport.model import techniques
 
@@ -513,7 +514,7 @@ def test_the_kv_capacity_ceiling_counts_the_weights_a_gpu_holds(rmav):
     env = techniques._inputs(rmav, float(rmav.serving["rows"][-1]["batch"]), float(last))
     held = lead.at(context=float(last))
     n_held, b_held = float(np.ravel(held["N"])[0]), float(np.ravel(held["b"])[0])
-    assert env["N"] > 1.5 * n_held  # what a round reads is not what a GPU holds
+    assert env["N"] > 1.25 * n_held  # what a round reads is not what a GPU holds
     t_s = techniques._eval(rmav, "steady_step_time", {**env, "lam": lam})
     room = env["C"] - n_held * b_held - env["M_d"]
     caches = lam * (sv.output - 1) * t_s * (sv.prompt + sv.output / 2) * (env["c"] + env["c_d"])

@@ -148,17 +148,19 @@ const GR_SERVING = (() => {
         serial: one(ttftSerial, call("decode_time_serial", v), call("request_decode_time_serial", w))};
     }
     const rows = [row(1, "one request alone")];
+    // the batch stops at what fits and at the engine's max_sequences (serving_report.engine_limit; 0: none)
+    const maxSeq = hw.max_sequences || 0, limit = maxSeq > 0 ? Math.min(cap, maxSeq) : cap, engineBinds = limit < cap;
     let usersBatch = null, tpotBatch = null;
     if (sv.users) {
       const want = Math.ceil(sv.users / dp);
-      usersBatch = cap ? Math.min(want, cap) : 0;
+      usersBatch = limit ? Math.min(want, limit) : 0;
       if (usersBatch > 1) {
         rows.push(row(usersBatch, commas(sv.users) + " users" + (dp > 1 ? " over " + dp + " replicas" : "")
-          + (usersBatch < want ? " (as many as fit)" : "")));
+          + (usersBatch < want ? (engineBinds ? " (as many as the engine runs)" : " (as many as fit)") : "")));
       }
     }
-    if (sv.tpot !== null && cap) {
-      let lo = 0, hi = cap;
+    if (sv.tpot !== null && limit) {
+      let lo = 0, hi = limit;
       while (lo < hi) {
         const mid = Math.floor((lo + hi + 1) / 2);
         if (tpotAt(mid) <= sv.tpot) lo = mid; else hi = mid - 1;
@@ -168,9 +170,9 @@ const GR_SERVING = (() => {
     }
     const b0 = rows[rows.length - 1].bound, batch = rows[rows.length - 1].batch, tp0 = b0.tpot,
       gpu0 = b0.tokens_per_s_gpu, usd0 = b0.usd_per_mtok_out;
-    const per = Math.min(cap, tpotBatch !== null ? tpotBatch : cap);
+    const per = Math.min(limit, tpotBatch !== null ? tpotBatch : limit);
     const out = {batch: batch, context: last, mean_context: mean, chunk: sv.chunk, capacity_batch: cap,
-      tpot_batch: tpotBatch, users_batch: usersBatch, holds: cap >= 1,
+      max_sequences: engineBinds ? limit : null, tpot_batch: tpotBatch, users_batch: usersBatch, holds: cap >= 1,
       ttft_met: sv.ttft === null || cap < 1 ? null : ttft <= sv.ttft, rows: rows,
       gpus_for_users: sv.users && per ? Math.ceil(sv.users / (per * dp)) * gpus * dp : null};
     const n = {replica_gpus: gpus}, levers = [];

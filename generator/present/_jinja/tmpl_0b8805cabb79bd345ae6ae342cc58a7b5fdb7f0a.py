@@ -279,6 +279,9 @@ def root(context, missing=missing):
                 yield ' up to '
                 yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch')))
                 yield ' sequences per replica'
+                if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'max_sequences') and (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch') == environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'max_sequences'))):
+                    pass
+                    yield " (the engine's max_sequences)"
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users'):
                 pass
                 yield ' ('
@@ -459,4 +462,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=74&6=87&7=95&8=107&9=115&10=127&11=143&12=149&13=174&14=178&15=200&16=213&19=220&22=235&23=254&24=294&25=342&27=346&29=350&30=360&31=369&32=380&33=391&34=398&35=400&36=414&40=433&41=440&42=455'
+debug_info = '1=74&6=87&7=95&8=107&9=115&10=127&11=143&12=149&13=174&14=178&15=200&16=213&19=220&22=235&23=254&24=297&25=345&27=349&29=353&30=363&31=372&32=383&33=394&34=401&35=403&36=417&40=436&41=443&42=458'

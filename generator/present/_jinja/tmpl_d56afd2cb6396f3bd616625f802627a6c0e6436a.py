@@ -274,6 +274,11 @@ def root(context, missing=missing):
                 yield ' over the '
                 yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp'))
                 yield ' replicas)'
+            if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'max_sequences'):
+                pass
+                yield ', but its engine runs at most '
+                yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'max_sequences')))
+                yield " at once (engine.max_sequences, vLLM's max_num_seqs, whose logits the activation workspace holds): no row's batch passes it"
             yield '.\n'
             if (not t_11(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'))):
                 pass
@@ -299,6 +304,9 @@ def root(context, missing=missing):
                     if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch') == environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'capacity_batch')):
                         pass
                         yield ' (all that fit: capacity stops the batch first)'
+                    elif (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'max_sequences') and (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch') == environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'max_sequences'))):
+                        pass
+                        yield " (the engine's max_sequences stops the batch first)"
                     yield '.'
                 else:
                     pass
@@ -827,4 +835,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=94&2=103&3=105&4=109&5=113&6=115&7=119&8=127&9=139&11=141&13=145&14=149&16=156&17=162&18=179&21=185&22=203&23=211&24=215&25=222&26=229&29=239&30=278&31=292&32=307&34=317&35=332&36=352&37=409&38=415&39=421&40=431&41=472&42=484&44=486&47=489&50=506&53=516&54=524&55=532&56=536&59=552&61=564&62=567&66=569&67=571&68=576&72=581&73=584&74=603&75=605&78=608&79=610&80=618&81=643&82=653&83=701&84=710&85=712&86=726&87=738&88=748&89=750&92=755&94=757&95=770&96=788&97=795&98=804&103=814&104=817&106=820&107=822'
+debug_info = '1=94&2=103&3=105&4=109&5=113&6=115&7=119&8=127&9=139&11=141&13=145&14=149&16=156&17=162&18=179&21=185&22=203&23=211&24=215&25=222&26=229&29=239&30=283&31=297&32=315&34=325&35=340&36=360&37=417&38=423&39=429&40=439&41=480&42=492&44=494&47=497&50=514&53=524&54=532&55=540&56=544&59=560&61=572&62=575&66=577&67=579&68=584&72=589&73=592&74=611&75=613&78=616&79=618&80=626&81=651&82=661&83=709&84=718&85=720&86=734&87=746&88=756&89=758&92=763&94=765&95=778&96=796&97=803&98=812&103=822&104=825&106=828&107=830'
