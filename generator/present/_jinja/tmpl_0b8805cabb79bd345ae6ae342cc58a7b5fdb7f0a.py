@@ -281,7 +281,7 @@ def root(context, missing=missing):
                 yield ' sequences per replica'
                 if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'max_sequences') and (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch') == environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'max_sequences'))):
                     pass
-                    yield " (the engine's max_sequences)"
+                    yield ", the engine's max_sequences"
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users'):
                 pass
                 yield ' ('
@@ -432,10 +432,13 @@ def root(context, missing=missing):
             yield '—'
         yield '</td></tr>\n'
     l_1_x = missing
-    yield '</tbody></table></div>\n<p class="meta">Bounds are lower bounds on a step\'s time (the larger of bytes over bandwidth and FLOPs over peak); "other\nroof" is how many times shorter the next ledger is, and which: compute, bandwidth'
+    yield '</tbody></table></div>\n<p class="meta">Bounds are lower bounds on a step\'s time (the larger of bytes over bandwidth and FLOPs over peak); "other\nroof" is how many times shorter the next ledger is, and which: compute'
     if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
         pass
-        yield " or the interconnect, all of one GPU's step"
+        yield ", bandwidth or the interconnect, all of one GPU's step"
+    else:
+        pass
+        yield ' or bandwidth'
     yield '. Tokens/s are upper bounds'
     if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
         pass
@@ -462,4 +465,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=74&6=87&7=95&8=107&9=115&10=127&11=143&12=149&13=174&14=178&15=200&16=213&19=220&22=235&23=254&24=297&25=345&27=349&29=353&30=363&31=372&32=383&33=394&34=401&35=403&36=417&40=436&41=443&42=458'
+debug_info = '1=74&6=87&7=95&8=107&9=115&10=127&11=143&12=149&13=174&14=178&15=200&16=213&19=220&22=235&23=254&24=297&25=345&27=349&29=353&30=363&31=372&32=383&33=394&34=401&35=403&36=417&40=436&41=446&42=461'
