@@ -420,7 +420,7 @@ def test_page_one_names_the_ledger_the_other_roof_divides_by():
     assert f'<td class="n">{fmt.num(d1["other_roof"])}× interconnect</td>' in page
     assert "the interconnect, all of one GPU's step" in page
     # the "ms/token or TTFT" column keeps three significant digits: 15.2, not 15 (and 28.3, not 28, elsewhere)
-    assert d1["ms_per_token"] == pytest.approx(15.15, abs=0.01) and f'<td class="n">15.2</td>' in page
+    assert d1["ms_per_token"] == pytest.approx(15.15, abs=0.01) and '<td class="n">15.2</td>' in page
     one = evaluated("llama8b-h100.yaml").decision
     assert {(x["roof"], x["other"]) for x in one if x["workload"] == "decode"} <= {("bandwidth", "compute"),
                                                                                    ("compute", "bandwidth")}
