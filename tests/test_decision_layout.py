@@ -86,3 +86,26 @@ def test_llama70b_levers_by_hand(evaluated, sets, pp):
         lever = row["lever"]
         if lever["effect"] == "latency":
             assert lever["gain"] == pytest.approx(row["time"] / through(min(tm4, tm / 1.5)), rel=1e-12)
+
+
+def test_a_layout_prefill_rows_fp8_compute_lever_is_priced_on_its_bound(evaluated):
+    """Llama 3.1 8B in bf16 at tp 8 on H100: a prefill's stage is compute-bound, its all-reduces 1/1.44 of its FLOP
+    time at 512 tokens, so FP8 compute (twice the dense peak, 1,979 against 989 TFLOP/s, NVIDIA H100 datasheet)
+    shortens the row's bound 1.44x, not the one-card roof's 2x page 1 stated.  The lever is priced on the row's own
+    bound through the layout, as the decode levers are."""
+    from genreport.model.layout import prefill_bound_at
+
+    r = evaluated("llama70b-h100-tp8.yaml", ("model=llama-3.1-8b",))
+    card = next(lv for lv in r.levers if lv["lever"] == "compute-fp8")["gain"]
+    assert card == pytest.approx(2.0, rel=1e-3)
+    fp8 = decision._fp8_compute(r.spec.precision)
+    assert (fp8.weights, fp8.compute) == ("fp8", "fp8")
+    gains = []
+    for row in (x for x in r.decision if x["workload"] == "prefill"):
+        assert row["roof"] == "compute" and row["lever"]["change"] == "FP8 compute"
+        assert prefill_bound_at(r.spec, r.lead, row["tokens"]) == pytest.approx(row["time"], rel=1e-12)
+        after = prefill_bound_at(r.spec, r.lead, row["tokens"], fp8)
+        assert row["lever"] == {"change": "FP8 compute", "gain": pytest.approx(row["time"] / after, rel=1e-12),
+                                "effect": "latency"}
+        gains.append(row["lever"]["gain"])
+    assert all(1 < g < card - 0.2 for g in gains) and gains[0] == pytest.approx(1.436, abs=0.01)

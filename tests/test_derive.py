@@ -289,6 +289,9 @@ def test_a_batch_beside_a_capacity_keeps_every_expert_held(capsys, qid, argv, pr
     rc, out, _ = run(capsys, qid, "--spec", str(SPECS / "deepseek-v3-h200-ep8.yaml"), "--no-latex", *argv)
     assert rc == 0 and "the batch given does not enter" in out
     assert number_after(out, prefix) == pytest.approx(want, rel=1e-5)
+    # the header names the point the quantity takes, no "batch = 1" beside the note that the batch does not enter
+    header = next(line for line in out.splitlines() if line.startswith("deepseek-v3-h200-ep8 ("))
+    assert "batch = " not in header and ("context = 8192" in header) == (qid == "capacity_batch")
 
 
 def test_critical_context_past_a_window_says_the_closed_form_does_not_hold(capsys, tmp_path):

@@ -219,11 +219,19 @@ def test_dotless_i_is_not_a_number():
             units.parse(text)
 
 
-def test_time_kept_keeps_the_third_digit():
-    """The serving chapter's lever rows print before -> after; a disaggregation TTFT read "24.8 ms → 25 ms" (24.98 ms
-    at three significant digits is 25.0: the '25' drops a digit the other side of the arrow shows)."""
-    assert fmt.time(0.02498) == "25 ms" and fmt.time_kept(0.02498) == "25.0 ms"
-    assert [fmt.time_kept(x) for x in (0.0248, 0.136, 2.0, 1.5e-5, None)] == ["24.8 ms", "136 ms", "2.00 s", "0.0150 ms",
-                                                                             "n/a"]
+def test_time_keeps_the_third_digit():
+    """Times print three significant digits everywhere: Qwen3 30B's serial 16k prefill (1.004 s) read "1 s" outside
+    the lever rows, and a disaggregation TTFT "24.8 ms → 25 ms" (24.98 ms is 25.0 at three digits).  A value that
+    is exactly the shorter number (a stated 50 ms target, a 2 µs launch) prints short; the unit is picked after
+    rounding, so 999.96 ms is 1.00 s, not '1e+03 ms'."""
+    got = [fmt.time(x) for x in (1.004, 0.02498, 0.0248, 0.136, 2.0, 0.05, 2e-6, 1.5e-5, 0.99996, 9.9996e-6, None)]
+    assert got == ["1.00 s", "25.0 ms", "24.8 ms", "136 ms", "2 s", "50 ms", "2 µs", "0.015 ms", "1.00 s", "10.0 µs",
+                   "n/a"]
     src = (Path(__file__).resolve().parents[1] / "templates" / "sections" / "s9_serving.html.j2").read_text()
-    assert "row.ttft[1] | time_kept" in src and "row.tpot[1] | time_kept" in src
+    assert "row.ttft[1] | time }}" in src and "row.tpot[1] | time }}" in src
+
+
+def test_time_js_agrees_at_the_edges(js):
+    edges = [1.004, 0.02498, 2.0, 0.05, 2e-6, 0.99996, 0.0099996, 9.9996e-6, 1000.4, 1e-12, -0.5, 0.0]
+    check(js, [("GR_FMT.time", fmt.time, x) for x in edges])
+    check(js, [("GR_FMT.sig3", fmt.sig3, x) for x in (*edges, 28.3, 27.996, 999.5, 1234.5, -1234.5, None)])

@@ -402,6 +402,30 @@ def test_page_one_other_roof_is_a_ratio_of_ledgers_not_of_the_pipelines_wait(tmp
     assert pre["other_roof"] == pytest.approx(tc / sorted((tc, tm, comm))[-2], rel=1e-12)
 
 
+def test_page_one_names_the_ledger_the_other_roof_divides_by():
+    """Llama 3.1 405B fp8 at tp 8 x pp 4 on H100: at batch 1 a GPU's next ledger after its HBM time is its
+    interconnect (the round's all-reduces and stage send), not its compute, but page 1 read "84×" under "other roof"
+    as if it were the other of the two roofs.  The row names the ledger; one GPU's rows name the other roof.
+    Its "ms/token or TTFT" column read "15" for 15.15 ms (fmt.num rounds from 10 up)."""
+    from genreport.present import fmt
+    from genreport.present.render import _env, context
+
+    r = evaluated("llama405b-h200-fp8-tp8.yaml", ("hardware=h100-sxm", "parallelism.pp=4"))
+    d1 = r.decision[0]
+    dec = r.parallel.decode[r.lead]
+    t_mem, t_comm = dec["decode_time_memory_gpu"][0, 0], dec["decode_time_comm"][0, 0]
+    assert (d1["batch"], d1["roof"], d1["other"]) == (1, "bandwidth", "interconnect")
+    assert t_comm > dec["decode_time_compute_gpu"][0, 0] and d1["other_roof"] == pytest.approx(t_mem / t_comm)
+    page = _env().get_template("sections/s0_summary.html.j2").render(**context(r, None, {}).variables())
+    assert f'<td class="n">{fmt.num(d1["other_roof"])}× interconnect</td>' in page
+    assert "the interconnect, all of one GPU's step" in page
+    # the "ms/token or TTFT" column keeps three significant digits: 15.2, not 15 (and 28.3, not 28, elsewhere)
+    assert d1["ms_per_token"] == pytest.approx(15.15, abs=0.01) and '<td class="n">15.2</td>' in page
+    one = evaluated("llama8b-h100.yaml").decision
+    assert {(x["roof"], x["other"]) for x in one if x["workload"] == "decode"} <= {("bandwidth", "compute"),
+                                                                                   ("compute", "bandwidth")}
+
+
 def test_the_link_notes_of_chapter_6_are_sentences():
     """A layout wider than the scale-up domain on a GPU whose spec names no scale-out network (the L4: PCIe, one GPU
     a domain, NVIDIA L4 datasheet) gets a note per group; they ran together without a capital or a full stop ("...

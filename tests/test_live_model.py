@@ -188,7 +188,9 @@ output(INPUT.cases.map(function (inp) {
 def test_the_routed_expert_row_follows_a_what_if():
     """Chapter 3's routed-expert row (a routed expert's weight-reuse intensity, T k / E tokens a load) in the page as
     Python states it (shown.facts), for the MoE specs and what-ifs of the prompts, the weight format, the model and the
-    layout: Mixtral 8x22B (2 of 8 experts), DeepSeek-V3 (8 of 256, fp8), gpt-oss-20b's MXFP4 experts (4 of 32)."""
+    layout: Mixtral 8x22B (2 of 8 experts), DeepSeek-V3 (8 of 256, fp8), gpt-oss-20b's MXFP4 experts (4 of 32).
+    Each number is keyed by its prompt's tokens: keyed by place, a what-if that dropped the first prompt showed the
+    second prompt's number under the first's span."""
     cases = [("mixtral8x22b-h100-tp8-ep8.yaml", []), ("deepseek-v3-h200-ep8.yaml", []),
              ("mixtral8x22b-h100-tp8-ep8.yaml", ["workloads.prefill.prompt=[100, 3000]", "precision=int4"]),
              ("deepseek-v3-h200-ep8.yaml", ["parallelism.tp=8", "parallelism.pp=2", "parallelism.dp=1"]),
@@ -199,9 +201,18 @@ def test_the_routed_expert_row_follows_a_what_if():
                                                                    "tables": live.tables()})
     for (name, overrides), spec, have in zip(cases, specs, got, strict=True):
         f = evaluate(spec).facts
-        want = {f"routed_weight_reuse_{i}": v for i, v in enumerate(f.get("routed_weight_reuse", []))}
+        want = {f"routed_weight_reuse_{t}": v
+                for t, v in zip(spec.workloads.prefill_prompt, f.get("routed_weight_reuse", []), strict=False)}
         if "training_routed_weight_reuse" in f:
             want["training_routed_weight_reuse"] = f["training_routed_weight_reuse"]
         assert set(have) == set(want), (name, overrides)
         assert all(close(have[k], want[k]) for k in want), (name, overrides, have, want)
         assert bool(want) == (spec.model.moe is not None), (name, overrides)
+    # keyed by the prompt, not its place: the what-if with prompts [100, 3000] keys them so, and the built page's
+    # spans are keyed by its prompts (512, 2k, 8k), so one dropped prompt leaves no span showing another's number
+    assert {"routed_weight_reuse_100", "routed_weight_reuse_3000"} <= set(got[2])
+    from shared import html
+
+    page = html("mixtral8x22b-h100-tp8-ep8.yaml")
+    assert [f'data-fact="routed_weight_reuse_{t}"' in page for t in (512, 2048, 8192)] == [True] * 3
+    assert 'data-fact="routed_weight_reuse_0"' not in page

@@ -196,7 +196,8 @@ def test_report_serving_chapter(tmp_path):
     assert users["tpot"] == pytest.approx((70.6e9 * 2 / 8 + 40960 * 128 * 4607) / 3.35e12, rel=2e-3)
     assert users["tokens_per_s_user"] == pytest.approx(3.35e12 / (70.6e9 * 2 / 8 + 40960 * 128 * 4352), rel=2e-3)
     assert users["e2e"] == pytest.approx(users["ttft"] + 511 / users["tokens_per_s_user"], rel=1e-9)
-    assert sv["ttft_met"] and sv["tpot_batch"] == sv["capacity_batch"]  # capacity stops the batch before 50 ms
+    # 313 sequences fit and all meet 50 ms, but the engine runs at most 256 (engine.max_sequences, vLLM's max_num_seqs)
+    assert sv["ttft_met"] and sv["tpot_batch"] == sv["max_sequences"] == 256 and sv["capacity_batch"] == 313
     assert sv["gpus_for_users"] == 8 and sv["cheapest"]["usd_per_mtok_out"] <= users["usd_per_mtok_out"]
     assert users["tokens_per_s_node"] == pytest.approx(8 * users["tokens_per_s_gpu"])  # DGX H100: 8 GPUs a node
     for row in sv["rows"]:
@@ -215,8 +216,9 @@ def test_page_one_names_the_cheapest_layout_meeting_the_targets(tmp_path):
     head = page[page.index('<section id="s0"'):page.index('<section id="s1"')]
     assert "Serving 4,096 + 512-token requests under TTFT 2 s, TPOT 50 ms" in head
     # 8 x (80 GiB x 0.9 - 0.576 GB workspace - 17.65 GB weights) / (327,680 B x 4,608 tokens) = 313.0 (316 before
-    # the engine's activation workspace was set aside)
-    assert "this layout meets them up to 313 sequences per replica" in head
+    # the engine's activation workspace was set aside) fit, and the TPOT target allows them all, but the engine runs
+    # at most 256 at once (engine.max_sequences: vLLM's max_num_seqs default, docs.vllm.ai engine arguments)
+    assert "this layout meets them up to 256 sequences per replica, the engine's max_sequences (128 users" in head
     assert "4 GPUs, tp 4, fp8 weights, fp8 KV" in head  # plan's cheapest: half the GPUs in fp8
     assert 'id="s9"' in page and "Serving: one request, its targets, its cost" in page
 
@@ -304,12 +306,13 @@ def test_the_pools_decode_replica_retires_at_its_plain_round():
 
 def test_speculation_past_its_break_even_is_slower_not_faster():
     """DeepSeek-V3 with int4 weights (group 128) on 8 MI300X, ep 8 x dp 8 (the committed spec's layout and MTP
-    draft): at the chapter's 699 sequences a replica, past the break-even batch, the verify round and the draft
-    outlast the plain round's 1.85 expected tokens, so the TPOT grows.  The note said "TPOT 0.91x faster"; it says
-    how much slower."""
+    draft), its engine running up to 1,024 sequences: at the chapter's 697 sequences a replica, past the break-even
+    batch, the verify round and the draft outlast the plain round's 1.85 expected tokens, so the TPOT grows.  The
+    note said "TPOT 0.91x faster"; it says how much slower."""
     from shared import evaluated
 
-    r = evaluated("deepseek-v3-h200-ep8.yaml", ("hardware=mi300x", "precision.weights=int4", "precision.group_size=128"))
+    r = evaluated("deepseek-v3-h200-ep8.yaml", ("hardware=mi300x", "precision.weights=int4", "precision.group_size=128",
+                                                "engine.max_sequences=1024"))
     tech = r.serving["techniques"]
     speedup, row = tech["numbers"]["speedup_last"], tech["rows"][0]
     assert row["technique"] == "speculative decoding" and 0.85 < speedup < 0.95
@@ -431,10 +434,36 @@ def test_a_node_is_not_full_of_replicas_whose_experts_span_nodes():
     assert (sv["replica_nodes"], sv["ep_nodes"]) == (1, 2)
     src = (ROOT / "templates" / "sections" / "s9_serving.html.j2").read_text(encoding="utf-8")
     start = src.index("{% if serving.gpus_per_node %}")
-    text = _env().from_string(src[start:src.index("at most. {% endif %}", start) + len("at most. {% endif %}")]
-                              ).render(serving=sv)
+    end = src.index("{% endif %}", src.index("tokens_per_s_node", start)) + len("{% endif %}")
+    text = _env().from_string(src[start:end]).render(serving=sv)
     assert "full of such replicas" not in text
     assert "The expert-parallel group spans 2 nodes of 8 GPUs" in text and "each node's share gives" in text
+
+
+def test_a_nodes_rate_names_its_accounting():
+    """Llama 3.1 405B served at tp 8 x pp 4 on H100: the sentence under the request table read "each node's share
+    gives 3,724 tok/s at the last row's batch, at most", the bound's rate per GPU x 8 beside the table's last row,
+    the serial estimate's.  The bound's node rate now says it is the bound, and the serial row's is its own
+    sentence."""
+    from genreport.present import fmt
+    from genreport.present.render import _env
+    from shared import ROOT, evaluated
+
+    sv = evaluated("llama405b-h200-fp8-tp8.yaml", PP4_H100).serving
+    last = sv["rows"][-1]
+    bound, serial = last["bound"]["tokens_per_s_node"], last["serial"]["tokens_per_s_node"]
+    assert sv["replica_nodes"] == 4 and bound == pytest.approx(8 * last["bound"]["tokens_per_s_gpu"])
+    assert fmt.num(serial) != fmt.num(bound)
+    src = (ROOT / "templates" / "sections" / "s9_serving.html.j2").read_text(encoding="utf-8")
+    start = src.index("{% if serving.gpus_per_node %}")
+    end = src.index(". {% endif %}", src.index("tokens_per_s_node", start)) + len(". {% endif %}")
+    text = _env().from_string(src[start:end]).render(serving=sv)
+    assert (f"gives at most {fmt.num(bound)} output tok/s at the last row's batch by the strict bound" in text
+            and f"The serial estimate's row gives {fmt.num(serial)}." in text)
+
+
+# Llama 3.1 405B fp8 at tp 8 x pp 4 on H100 (four nodes of 8), served: a replica over nodes
+PP4_H100 = ("hardware=h100-sxm", "parallelism.pp=4", "serving.prompt=2k", "serving.output=256")
 
 
 def test_the_serial_estimates_decode_sum_counts_each_rounds_kernel_costs():
@@ -483,3 +512,22 @@ workloads:
                      text), text[:600]
     assert text.count("its switch reduces in the network") == 1
     assert re.search(r"The tp group \(8 GPUs\) crosses [^;]*; its switch reduces in the network\.", text)
+
+
+def test_the_serving_batch_stops_at_the_engines_max_sequences():
+    """Llama 3.1 70B bf16 on 8 H100 (the committed spec, 128 users, TPOT 50 ms): 313 sequences of 4,607 tokens fit a
+    replica and the TPOT target allows them all, so the chapter's last row ran 313, while the engine the workspace is
+    sized for samples at most 256 a step (vLLM's max_num_seqs default, docs.vllm.ai engine arguments; the logits'
+    rows the activation workspace holds).  The batch stops at 256 and the chapter says so; an engine of 0 (no
+    limit, as the seeds assume) gives the 313."""
+    from shared import evaluated, html
+
+    sv = evaluated("llama70b-h100-tp8.yaml").serving
+    assert (sv["capacity_batch"], sv["max_sequences"], sv["tpot_batch"]) == (313, 256, 256)
+    assert [row["batch"] for row in sv["rows"]] == [1, 128, 256]
+    page = html("llama70b-h100-tp8.yaml")
+    s9 = page[page.index('<section id="s9"'):]
+    assert "but its engine runs at most 256 at once (engine.max_sequences" in s9
+    assert "The TPOT target allows 256 sequences per replica (the engine's max_sequences stops the batch first)" in s9
+    free = evaluated("llama70b-h100-tp8.yaml", ("engine.max_sequences=0", "engine.max_batched_tokens=0")).serving
+    assert free["max_sequences"] is None and free["tpot_batch"] == free["capacity_batch"] > 313

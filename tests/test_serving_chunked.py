@@ -155,3 +155,23 @@ def test_the_kv_cache_room_counts_the_cache_a_sequence_holds(r):
     # the rate figure's unchunked stop counts the same sequences: B_h at the mean context with c_h
     assert r.serving["techniques"]["rates"]["held_sequences_mean"] == pytest.approx(
         (room - 0.5 * PROMPT * c_h) / ((mean - 0.5 * PROMPT) * c_h), rel=1e-12)
+
+
+def test_the_chunked_prefill_row_compares_a_prompts_ttft_like_with_like():
+    """The chunked-prefill lever row printed max(the chapter's TTFT, the chunked TTFT): the first is the prompt
+    alone through the layout (its interconnect included), the second the prompt in chunks beside the batch on one
+    GPU's ledgers, so DeepSeek-V3 on 8 H200 read 167 ms -> 231 ms (and where the chunked one was the smaller,
+    "52.2 -> 52.2 ms", two quantities in one row).  The row now takes the chunked TTFT over the same prompt in one
+    step alone, both one GPU's ledgers, times the chapter's TTFT, as its TPOT takes the step's cost."""
+    r = evaluated("deepseek-v3-h200-ep8.yaml")
+    t = r.serving["techniques"]
+    n, row = t["numbers"], next(x for x in t["rows"] if x["technique"] == "chunked prefill")
+    assert row["ttft"][0] == r.serving["rows"][-1]["bound"]["ttft"]
+    assert n["chunked_ttft_ratio"] == pytest.approx(n["chunked_ttft"] / n["chunked_ttft_alone"], rel=1e-12)
+    assert row["ttft"][1] == pytest.approx(row["ttft"][0] * n["chunked_ttft_ratio"], rel=1e-12)
+    assert 1 < n["chunked_ttft_ratio"] < n["chunked_ttft"] / row["ttft"][0]  # 1.06x, where the mix of the two was 1.39x
+    assert "against the prompt in one step alone" in row["note"]
+    # where the chapter's prompt is one GPU's ledgers (Llama 3.1 70B at tp 8: its all-reduces never bind), the
+    # row's prompt alone is the chapter's TTFT to the last bit: the same accounting
+    r70 = evaluated("llama70b-h100-tp8.yaml")
+    assert r70.serving["techniques"]["numbers"]["chunked_ttft_alone"] == r70.serving["rows"][-1]["bound"]["ttft"]

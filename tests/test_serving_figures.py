@@ -174,6 +174,38 @@ def test_caption_states_the_frontier(r70, rds):
     assert "this report's precision (fp8)" in cap and "ep8 dp8" in cap
 
 
+def test_the_layout_the_caption_names_best_has_a_colour_and_a_key():
+    """Llama 3.1 405B fp8 on H100 at tp 8 x pp 4, served under a 50 ms TPOT: the frontier's best per GPU inside the
+    target is tp8 pp2, which the caption names, but the figure coloured the six layouts with the most frontier
+    points and drew tp8 pp2 grey, with no key (a report's "pp12" likewise).  The layout the caption names is coloured
+    and keyed first."""
+    from shared import evaluated
+
+    r = evaluated("llama405b-h200-fp8-tp8.yaml", ("hardware=h100-sxm", "parallelism.pp=4", "serving.prompt=2k",
+                                                  "serving.output=256", "serving.tpot=50ms"))
+    best = r.serving["frontier"]["best_at_target"]["serial"]["layout"]
+    assert best == "tp8 pp2" and f"is {best} at batch" in figures.captions(r)["fig10-frontier"]
+    with matplotlib.rc_context(figures.RC), style.layout(False):
+        fig = figures.DRAWERS["fig10-frontier"](r, None)
+    keys = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+    assert best in keys and len([k for k in keys if k.startswith("tp")]) <= 1 + 6  # its own and six at most
+    assert _collisions(fig) == []
+
+
+def test_the_rate_captions_limits_explain_themselves_once():
+    """Qwen3 30B-A3B in bf16 on one H100 (4k + 512-token requests, 128 users): both curves stop at the KV cache room
+    and both goodputs are set by it, and figure 11's caption said "(the caches fill at the mean context)" all four
+    times.  The parenthesis now comes once, the limit's name after it."""
+    from shared import evaluated
+
+    r = evaluated("llama70b-h100-tp8.yaml", ("model=qwen3-30b-a3b", "parallelism.tp=1"))
+    ra = r.serving["techniques"]["rates"]
+    assert {ra[k][x] for k in ("chunked", "unchunked") for x in ("stops_at", "goodput_binds")} == {"capacity"}
+    cap = figures.captions(r)["fig11-rates"]
+    assert cap.count("the KV cache room (the caches fill at the mean context)") == 1
+    assert cap.count("the KV cache room") == 4
+
+
 # -- figure 11: TTFT and TPOT against the arrival rate, with chunked prefill and without ----------------------------
 
 def _num(expr, values: dict) -> float:
@@ -468,8 +500,9 @@ def test_the_kv_capacity_ceiling_counts_the_weights_a_gpu_holds(rmav):
     """``goodput_rate_capacity`` solves lam (T_out - 1) t_s(lam) (T_in + T_out / 2) (c + c_d) = C - N b - M_d
     (formulas/techniques.py): N b there is what a GPU holds, while the steady step t_s streams what a round reads.
     At tp 8 x pp 2 x ep 8 a round at the chapter's batch streams each GPU's slice once per micro-batch (40.9e9
-    parameters against the 25.0e9 it holds), which left no room and no ceiling ("none: the KV capacity allows no
-    rate") though 400-odd sequences fit.  At the ceiling the running sequences' caches fill the held room."""
+    parameters against the 25.0e9 it holds at the 400-odd sequences that fit; 32.4e9 at the engine's 256), which
+    left no room and no ceiling ("none: the KV capacity allows no rate").  At the ceiling the running sequences'
+    caches fill the held room."""
     import numpy as np
     from genreport.model import techniques
 
@@ -481,7 +514,7 @@ def test_the_kv_capacity_ceiling_counts_the_weights_a_gpu_holds(rmav):
     env = techniques._inputs(rmav, float(rmav.serving["rows"][-1]["batch"]), float(last))
     held = lead.at(context=float(last))
     n_held, b_held = float(np.ravel(held["N"])[0]), float(np.ravel(held["b"])[0])
-    assert env["N"] > 1.5 * n_held  # what a round reads is not what a GPU holds
+    assert env["N"] > 1.25 * n_held  # what a round reads is not what a GPU holds
     t_s = techniques._eval(rmav, "steady_step_time", {**env, "lam": lam})
     room = env["C"] - n_held * b_held - env["M_d"]
     caches = lam * (sv.output - 1) * t_s * (sv.prompt + sv.output / 2) * (env["c"] + env["c_d"])

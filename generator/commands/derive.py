@@ -373,6 +373,9 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
         if ignored:
             point = (f"the {' and the '.join(ignored)} given do{'es' if len(ignored) == 1 else ''} not enter this "
                      "quantity" + ("; N is the weights a GPU holds, every expert" if "batch" in ignored else ""))
+        for name, used in (("batch", read), ("context", at)):  # the header names no point a quantity does not take
+            if used is None:
+                params.pop(name, None)
     if qid == "training_weight_reuse_intensity":  # a training step streams the recipes' bf16 weights, as chapter 5
         from genreport.formulas.recipes import TRAINING_WEIGHT_BYTES
 

@@ -102,14 +102,22 @@ def _parallel_decode_rows(r, price) -> list[dict]:
             "comm_est": float(g["decode_time_comm_estimate"][i, j]),
             "estimate_binds": str(p.estimate_binds[i, j]) if fits else "capacity",
             "overhead": float(g["decode_time_overhead"][i, j]),
-            # the ledgers of one GPU's round, not the round through the pipeline (at batch 1 it is n_PP of them)
-            "other_roof": ledgers[roof] / second if second > 0 else None, "fits": fits,
+            # the ledgers of one GPU's round, not the round through the pipeline (at batch 1 it is n_PP of them);
+            # ``other`` names the next ledger: compute, bandwidth or the interconnect
+            "other_roof": ledgers[roof] / second if second > 0 else None, "other": _next(ledgers), "fits": fits,
             "capacity_batch": physical("capacity_batch", per["capacity_batch_replica_raw"][j])[0],
             "ms_per_token": t * 1e3, "tokens_per_s_sequence": 1 / t, "tokens_per_s": tps,
             "tokens_per_s_gpu": tps / gpus,
             "usd_per_mtok": _usd_per_mtok(price * gpus if price else None, tps) if fits else None,
         })
     return rows
+
+
+def _next(ledgers: dict) -> str:
+    """The name of the second largest of one GPU's ledgers (the first in compute, bandwidth, interconnect order on a
+    tie): what page 1's "other roof" ratio divides by."""
+    first = max(ledgers, key=ledgers.get)
+    return max((k for k in ledgers if k != first), key=ledgers.get)
 
 
 def rows(r) -> list[dict]:
@@ -138,6 +146,7 @@ def rows(r) -> list[dict]:
                 "workload": "decode", "label": f"decode B = {b:,}, S = {s:,}", "batch": b, "context": s,
                 "binds": binds, "roof": "bandwidth" if t_mem >= t_comp else "compute", "time": t,
                 "other_roof": max(t_mem, t_comp) / min(t_mem, t_comp) if min(t_mem, t_comp) > 0 else None,
+                "other": "compute" if t_mem >= t_comp else "bandwidth",
                 "fits": fits, "capacity_batch": physical("capacity_batch", per["capacity_batch_raw"][j])[0],
                 "ms_per_token": t * 1e3, "tokens_per_s_sequence": 1 / t, "tokens_per_s": tps_total,
                 "usd_per_mtok": _usd_per_mtok(price, tps_total) if fits else None,
@@ -147,20 +156,21 @@ def rows(r) -> list[dict]:
         p = r.prefill[lead]
         for i, t_tok in enumerate(w.prefill_prompt):
             tc, tm = float(p["prefill_time_compute"][i]), float(p["prefill_time_memory"][i])
-            ledgers = [tc, tm]
+            ledgers = {"compute": tc, "bandwidth": tm}
             if r.parallel is not None and lead in r.parallel.prefill:  # the layout's bound over one GPU's ledgers
                 t = float(r.parallel.prefill[lead]["prefill_time_bound"][i])
-                ledgers.append(float(r.parallel.prefill[lead]["prefill_time_comm"][i]))
+                ledgers["interconnect"] = float(r.parallel.prefill[lead]["prefill_time_comm"][i])
             else:
                 t = max(tc, tm)
             # what binds is the verdict's (its links included), the other roof one GPU's next ledger: the prompt's
             # walk through the stages multiplies them all
             roof = str(r.verdicts["prefill_binds"][i])
-            second = sorted(ledgers)[-2]
+            second = sorted(ledgers.values())[-2]
             out.append({
                 "workload": "prefill", "label": f"prefill P = {t_tok:,}", "tokens": t_tok,
                 "binds": roof, "roof": roof,
-                "time": t, "other_roof": max(ledgers) / second if second > 0 else None, "fits": fits_weights,
+                "time": t, "other_roof": max(ledgers.values()) / second if second > 0 else None,
+                "other": _next(ledgers), "fits": fits_weights,
                 "ms_to_first_token": t * 1e3, "tokens_per_s": t_tok / t,
                 "usd_per_mtok": _usd_per_mtok(price * replica if price else None, t_tok / t) if fits_weights else None,
             })
@@ -174,6 +184,7 @@ def rows(r) -> list[dict]:
             "binds": r.verdicts.get("training_binds", "compute") if fits else "capacity",
             "roof": r.verdicts.get("training_binds", "compute"), "time": step,
             "other_roof": (r.verdicts["training_intensity"] / sc["ridge_point"]) if step else None,
+            "other": "compute" if r.verdicts.get("training_binds", "compute") == "bandwidth" else "bandwidth",
             "fits": fits, "state_bytes": lean["total"], "cards_needed": lean["cards_needed"],
             "tokens_per_s": t_tok / step if step else None,
         })
@@ -266,6 +277,31 @@ def best_lever(r, row: dict) -> dict | None:
                 candidates.append({"change": levers[key]["change"], "gain": before / after, "effect": "latency"})
         return max(candidates, key=lambda c: c["gain"] or 0) if candidates else None
     if row["roof"] == "compute" and "compute-fp8" in levers:
-        return {"change": levers["compute-fp8"]["change"], "gain": levers["compute-fp8"]["gain"],
-                "effect": "roof"}
+        lv = levers["compute-fp8"]
+        par = r.parallel
+        if par is not None and row["workload"] in ("decode", "prefill") and r.lead in getattr(par, row["workload"]):
+            # at a layout priced on the row's own bound, as the decode levers are: its links do not speed up
+            fp8 = _fp8_compute(r.spec.precision)
+            if row["workload"] == "decode":
+                before, after = (_lever_bound(r, row["batch"], row["context"]),
+                                 _lever_bound(r, row["batch"], row["context"], fp8))
+            else:
+                from genreport.model.layout import prefill_bound_at
+
+                before, after = (prefill_bound_at(r.spec, r.lead, row["tokens"]),
+                                 prefill_bound_at(r.spec, r.lead, row["tokens"], fp8))
+            return {"change": lv["change"], "gain": before / after, "effect": "latency"}
+        return {"change": lv["change"], "gain": lv["gain"], "effect": "roof"}
     return None
+
+
+def _fp8_compute(p):
+    """The spec's precision with FP8 compute (shown.levers' compute-fp8): weights wider than a byte in fp8 too (the
+    lever's operand bytes halve); weights of a byte or less, or formats per class, kept."""
+    from dataclasses import replace
+
+    from genreport.load.spec import Precision, format_bytes
+
+    if p.classes or format_bytes(p.weights, p.group_size) <= 1:
+        return replace(p, compute="fp8")
+    return Precision("fp8", p.kv_cache, "fp8", None)

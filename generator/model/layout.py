@@ -730,3 +730,14 @@ def decode_bound_at(spec, accounting: str, batch: float, context: float, precisi
         v = dict(v, W=v["W"] * bandwidth_scale)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         return float(np.ravel(np.asarray(load()["decode_time_bound"](v), dtype=float))[0])
+
+
+def prefill_bound_at(spec, accounting: str, tokens: float, precision: Precision | None = None) -> float:
+    """The strict bound of a prefill of ``tokens`` at the spec's layout, prefill_time_bound as the layout's prefill
+    evaluates it (one GPU's compute, HBM and interconnect ledgers, through the pipeline), with another precision:
+    what page 1's FP8 compute lever does to a layout's prefill row (its links unchanged)."""
+    if precision is not None:
+        spec = replace(spec, precision=precision)
+    v = point_values(spec, accounting, "prefill_time_bound", tokens=float(tokens))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return float(np.ravel(np.asarray(load()["prefill_time_bound"](v), dtype=float))[0])

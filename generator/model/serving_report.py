@@ -64,10 +64,19 @@ def _cheapest(spec) -> dict | None:
     return min(rows, key=key).as_json()
 
 
+def engine_limit(spec, cap: int) -> int:
+    """The most sequences a replica runs at once: the ``cap`` that fit, and no more than the engine's
+    max_sequences (vLLM's max_num_seqs, 256 by default: the logits rows the activation workspace holds), where
+    the spec's engine sets one (0: no such limit, as the seeds assume)."""
+    n = int(spec.hardware.max_sequences or 0)
+    return min(cap, n) if n > 0 else cap
+
+
 def batches(spec, env=None) -> tuple:
     """(the request alone, the capacity, the users' batch, the TPOT target's batch) per replica of the spec's
     ``serving`` block at its layout, as the chapter's rows take them; the users' and the TPOT's batch None where the
-    block names no users or TPOT target."""
+    block names no users or TPOT target.  Both stop at what fits and at the engine's max_sequences
+    (:func:`engine_limit`); the capacity is what fits."""
     sv, hw, model, prec, acc = spec.serving, spec.hardware, spec.model, spec.precision, spec.accounting
     par = spec.parallelism or Parallelism()
     env = env if env is not None else make_env(hw, model, prec, acc)
@@ -77,10 +86,11 @@ def batches(spec, env=None) -> tuple:
         from genreport.model.draft import replica_capacity
 
         cap = int(min(cap, max(replica_capacity(spec, float(last_context(sv.prompt, sv.output)))[1], 0.0)))
-    users_batch = (min(-(-sv.users // par.dp), cap) if cap else 0) if sv.users else None
+    limit = engine_limit(spec, cap)
+    users_batch = (min(-(-sv.users // par.dp), limit) if limit else 0) if sv.users else None
     tpot_batch = None
-    if sv.tpot is not None and cap:
-        tpot_batch = _tpot_batch(model, hw, prec, par, sv.prompt, sv.output, acc, cap, sv.tpot, env)
+    if sv.tpot is not None and limit:
+        tpot_batch = _tpot_batch(model, hw, prec, par, sv.prompt, sv.output, acc, limit, sv.tpot, env)
     return one, cap, users_batch, tpot_batch
 
 
@@ -112,16 +122,20 @@ def report(r) -> dict | None:
     price, power = hw.price_per_hour, hw.power_watts
     node = hw.node.gpus_per_node if hw.node is not None else None
     one, cap, users_batch, tpot_batch = batches(spec, env)
+    limit = engine_limit(spec, cap)
+    engine_binds = limit < cap  # the engine's max_sequences stops a replica's batch before its memory does
     rows = [_row(one, price, power, "one request alone", node)]
     if users_batch is not None and users_batch > 1:
+        short = users_batch < -(-sv.users // par.dp)
         rows.append(_row(request(model, hw, prec, par, users_batch, sv.prompt, sv.output, acc, env), price,
                          power, f"{sv.users:,} users" + (f" over {par.dp} replicas" if par.dp > 1 else "")
-                         + (" (as many as fit)" if users_batch < -(-sv.users // par.dp) else ""), node))
+                         + ((" (as many as the engine runs)" if engine_binds else " (as many as fit)") if short
+                            else ""), node))
     if tpot_batch is not None and tpot_batch > 1 and tpot_batch != users_batch:
         rows.append(_row(request(model, hw, prec, par, tpot_batch, sv.prompt, sv.output, acc, env), price,
                          power, "the most the TPOT target allows", node))
     replicas_gpus = par.replica_gpus * par.dp
-    per = min(x for x in (cap, tpot_batch if tpot_batch is not None else cap) if x is not None)
+    per = min(x for x in (limit, tpot_batch if tpot_batch is not None else limit) if x is not None)
     gpus_for_users = (-(-sv.users // (per * par.dp)) * replicas_gpus) if sv.users and per else None
     cheapest = None
     if sv.ttft is not None or sv.tpot is not None:
@@ -139,6 +153,8 @@ def report(r) -> dict | None:
             "ep_nodes": -(-max(par.ep, par.replica_gpus) // node) if node else None,
             "price_per_hour": price, "board_watts": power, "gpus": replicas_gpus,
             "replica_gpus": par.replica_gpus, "dp": par.dp, "capacity_batch": cap,
+            # the engine's max_sequences where it stops a replica's batch before the memory (None where it does not)
+            "max_sequences": limit if engine_binds else None,
             "holds": holds, "ttft_met": None if sv.ttft is None or not holds else bool(one.ttft_bound <= sv.ttft),
             "tpot_batch": tpot_batch, "users_batch": users_batch, "gpus_for_users": gpus_for_users,
             "rows": rows, "cheapest": cheapest, "frontier": fig,

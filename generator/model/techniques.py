@@ -357,6 +357,11 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     i_mix = _eval(r, "chunked_step_intensity", mix)
     cost = t_mix / t_dec
     ttft_chunk = _eval(r, "chunked_ttft", mix) if mix["C_p"] > 0 else None  # none: the decode tokens fill the budget
+    # the same prompt in one step alone, the same accounting (one GPU's ledgers, its uncached tokens): the row's TTFT
+    # is the chapter's times chunked over alone, like with like, as its TPOT is the chapter's times the step's cost
+    uncached = sv.prompt * (1 - sv.prefix_hit)
+    ttft_alone = _eval(r, "chunked_ttft", {**mix, "B": 0.0, "C_p": uncached}) if uncached > 0 else None
+    ttft_ratio = ttft_chunk / ttft_alone if ttft_chunk is not None and ttft_alone is not None and ttft_alone > 0 else None
     chunk_rate = mix["C_p"] / (sv.prompt * (1 - sv.prefix_hit) * t_mix)  # prompts a step's chunk admits per second
     decode_rate = batch / ((sv.output - 1) * t_mix) if sv.output > 1 else math.inf  # requests the batch finishes
     rows.append({"technique": "chunked prefill",
@@ -365,7 +370,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                             + f": {int(batch):,} decode tokens"
                             + (f" and a prompt chunk of {mix['C_p']:,.0f}" if mix["C_p"] > 0
                                else ", no room for a prompt chunk"),
-                 "ttft": (ttft, max(ttft, ttft_chunk) if ttft_chunk is not None else None), "tpot": (tpot, tpot * cost),
+                 "ttft": (ttft, ttft * ttft_ratio if ttft_ratio is not None else None), "tpot": (tpot, tpot * cost),
                  "per_gpu": (per_gpu, per_gpu / cost), "usd": (usd, usd * cost if usd is not None else None),
                  "gain": 1 / cost,
                  "ends": (f"a step's intensity {i_plain:,.0f} -> {i_mix:,.0f} FLOP/B; the decode users pay {cost:.2f}x per "
@@ -376,12 +381,14 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                  if mix["C_p"] > 0 else
                  (f"the {int(batch):,} decode tokens fill the budget of {sv.chunk:,}: no prompt is admitted while the "
                   f"batch runs; the batch retires {_hundredths(decode_rate)} requests/s per replica"),
-                 "note": "TPOT while a chunk rides along"})
+                 "note": "TPOT while a chunk rides along; TTFT the prompt in chunks beside the batch against the "
+                         "prompt in one step alone"})
     blocks["tech_chunked"] = _block(r, "tech_chunked", "chunked_step_time", mix,
                                     {"batch": int(batch), "context": int(last)})
     numbers.update({"chunked_step_time": t_mix, "chunked_cost": cost, "chunked_intensity": i_mix,
                     "chunk_admits_rate": chunk_rate, "batch_retires_rate": decode_rate,
-                    "decode_intensity": i_plain, "chunked_ttft": ttft_chunk, "chunk_tokens": mix["C_p"]})
+                    "decode_intensity": i_plain, "chunked_ttft": ttft_chunk, "chunked_ttft_alone": ttft_alone,
+                    "chunked_ttft_ratio": ttft_ratio, "chunk_tokens": mix["C_p"]})
 
     # continuous batching in steady state: the rate the TPOT target allows, the rate the spec names; the chunk
     # budget's rate once, here, for the ceilings and the rate figure's chunked curve alike (it does not take theta)

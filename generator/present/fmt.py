@@ -1,6 +1,6 @@
 """Number formatting for the report, registered as Jinja filters.  The seeds' conventions:
 intensities and counts at or above 10 as integers, sizes to 4 significant digits in GB and GiB,
-times to 3 significant digits."""
+times to 3 significant digits (trailing zeros kept, see ``time``)."""
 
 from __future__ import annotations
 
@@ -66,30 +66,34 @@ def kib(x) -> str:
 
 
 def time(t) -> str:
-    """Seconds to '4.79 ms', '0.0162 ms', '1.23 s'."""
-    return _time(t, lambda x: f"{x:.3g}")
-
-
-def _kept(x: float) -> str:
-    """Three significant digits with their trailing zeros ('25.0', not '25'; '136', '4.79')."""
-    s = f"{x:#.3g}"
-    return f"{x:.3g}" if "e" in s else s.rstrip(".")
-
-
-def time_kept(t) -> str:
-    """``time`` keeping a third digit that is a zero: a before -> after pair reads '24.8 ms → 25.0 ms', not '25 ms'."""
-    return _time(t, _kept)
-
-
-def _time(t, digits) -> str:
-    """Seconds in s, ms or µs, the number written by ``digits``."""
+    """Seconds to '4.79 ms', '0.0162 ms', '1.23 s': three significant digits, a trailing zero written ('1.00 s',
+    '25.0 ms') unless the value is exactly the shorter number (a stated 50 ms target, a 2 µs launch: '50 ms', '2 µs'),
+    so a before -> after pair reads '24.8 ms → 25.0 ms'.  The unit is chosen after rounding: 999.96 ms is '1.00 s'."""
     if t is None:
         return "n/a"
     t = float(t)
-    if t >= 1:
-        return f"{digits(t)} s"
     ms = t * 1e3
-    return f"{digits(ms)} ms" if ms >= 0.01 else f"{digits(ms * 1e3)} µs"
+    if t >= 1 or (ms >= 0.01 and float(f"{ms:.3g}") >= 1e3):
+        return f"{sig3(t)} s"
+    return f"{sig3(ms)} ms" if ms >= 0.01 else f"{sig3(ms * 1e3)} µs"
+
+
+def sig3(x) -> str:
+    """Three significant digits, their trailing zeros kept ('25.0', '1.00', '28.3') unless x is that shorter number
+    ('50'); from 1,000 up the whole number ('1,234'), never '1.23e+03'.
+
+    >>> sig3(28.3), sig3(28.0), sig3(27.996), sig3(1234.5), sig3(0.1234)
+    ('28.3', '28', '28.0', '1,234', '0.123')
+    """
+    if x is None:
+        return "n/a"
+    x = float(x)
+    s = f"{x:.3g}"
+    if "e" in s and abs(x) >= 1 and math.isfinite(x):
+        return f"{round(x):,}"
+    if "e" in s or abs(float(s) - x) <= 1e-9 * abs(x):
+        return s
+    return f"{x:#.3g}".rstrip(".")
 
 
 def rate(x, unit: str = "FLOP/s") -> str:
@@ -163,7 +167,6 @@ def nearest(x) -> str:
 
 
 FILTERS = {
-    "memsize": memsize, "nearest": nearest, "num": num, "exact": exact, "integer": integer, "gb": gb, "gib": gib, "size": size, "kib": kib, "time": time,
-    "time_kept": time_kept,
+    "memsize": memsize, "nearest": nearest, "num": num, "exact": exact, "integer": integer, "gb": gb, "gib": gib, "size": size, "kib": kib, "time": time, "sig3": sig3,
     "rate": rate, "bandwidth": bandwidth, "flops": flops, "params": params, "pct": pct, "times": times,
 }

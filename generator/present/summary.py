@@ -59,7 +59,7 @@ def sentences(r: Results) -> list[str]:
     decode = [x for x in rows if x["workload"] == "decode"]
     if decode:
         d1 = decode[0]
-        other = "compute" if d1["roof"] == "bandwidth" else "bandwidth"
+        other = d1["other"]
         if len(out) < 1 and r.parallel is not None:
             p = r.parallel.parallelism
             shape = ", ".join(f"{k} {v}" for k, v in (("tp", p.tp), ("pp", p.pp), ("ep", p.ep), ("dp", p.dp)) if v > 1)
@@ -115,7 +115,7 @@ def terminal_lines(r: Results) -> list[str]:
     if decode:
         d1 = decode[0]
         lines.append(f"  binds at batch {d1['batch']}: {d1['roof']} ({fmt.time(d1['time'])} per token, "
-                     f"{fmt.num(d1['other_roof'])}x from the other roof)")
+                     f"{fmt.num(d1['other_roof'])}x from the {d1['other']} roof)")
         best = max(decode, key=lambda x: x["tokens_per_s"] if x["fits"] else 0)
         scope = " per replica" if r.frame.many else ""
 

@@ -125,25 +125,22 @@ const GR_FMT = (() => {
     return `${gb(x)} (${gib(x)})`;
   }
 
+  // fmt.time: three significant digits, a trailing zero written unless the value is exactly the shorter number
   function time(t) {
     if (none(t)) return "n/a";
     t = float(t);
-    if (t >= 1) return `${format(t, ".3g")} s`;
     const ms = t * 1e3;
-    return ms >= 0.01 ? `${format(ms, ".3g")} ms` : `${format(ms * 1e3, ".3g")} µs`;
+    if (t >= 1 || (ms >= 0.01 && Number(format(ms, ".3g")) >= 1e3)) return `${sig3(t)} s`;
+    return ms >= 0.01 ? `${sig3(ms)} ms` : `${sig3(ms * 1e3)} µs`;
   }
-
-  // time() keeping a third digit that is a zero (fmt.time_kept): '24.8 ms → 25.0 ms', not '25 ms'
-  function kept(x) {
-    const s = format(x, "#.3g");
-    return s.includes("e") ? format(x, ".3g") : s.replace(/\.$/, "");
-  }
-  function timeKept(t) {
-    if (none(t)) return "n/a";
-    t = float(t);
-    if (t >= 1) return `${kept(t)} s`;
-    const ms = t * 1e3;
-    return ms >= 0.01 ? `${kept(ms)} ms` : `${kept(ms * 1e3)} µs`;
+  // fmt.sig3: three significant digits with their trailing zeros unless exact, the whole number from 1,000 up
+  function sig3(x) {
+    if (none(x)) return "n/a";
+    x = float(x);
+    const s = format(x, ".3g");
+    if (s.includes("e") && Math.abs(x) >= 1 && Number.isFinite(x)) return group(roundText(x));
+    if (s.includes("e") || Math.abs(Number(s) - x) <= 1e-9 * Math.abs(x)) return s;
+    return format(x, "#.3g").replace(/\.$/, "");
   }
 
   function rate(x, unit = "FLOP/s") {
@@ -194,7 +191,7 @@ const GR_FMT = (() => {
   const nearest = x => (none(x) || !Number.isFinite(float(x)) ? "n/a" : group(roundText(float(x))));
 
   return {
-    num, exact, integer, sig4, gb, gib, size, kib, time, timeKept, time_kept: timeKept, rate, bandwidth: x => rate(x, "B/s"), flops: x => rate(x, "FLOP"),
+    num, exact, integer, sig4, gb, gib, size, kib, time, sig3, rate, bandwidth: x => rate(x, "B/s"), flops: x => rate(x, "FLOP"),
     params, pct, times, memsize, nearest, tex_number, format, GB, GiB,
   };
 })();

@@ -690,6 +690,12 @@ const GR_MODEL = (function () {
 
   function usdPerMtok(price, tps) { return !price || !tps ? null : price / (tps * 3600.0) * 1e6; }
 
+  /** decision._next: the name of the second largest ledger (the first in key order on a tie). */
+  function nextLedger(l) {
+    const keys = Object.keys(l), top = (a, k) => (l[k] > l[a] ? k : a), first = keys.reduce(top);
+    return keys.filter(k => k !== first).reduce(top);
+  }
+
   function picks(batch, capacity, nContexts) {
     const out = [[0, 0]];
     for (let j = 0; j < nContexts; j++) {
@@ -724,7 +730,8 @@ const GR_MODEL = (function () {
         const tps = b / time;
         out.push({workload: "decode", label: "decode B = " + b.toLocaleString("en-US") + ", S = "
           + s.toLocaleString("en-US"), batch: b, context: s, binds: fits ? roof : "capacity", roof: roof, time: time,
-          other_roof: Math.min(tMem, tComp) > 0 ? Math.max(tMem, tComp) / Math.min(tMem, tComp) : null, fits: fits,
+          other_roof: Math.min(tMem, tComp) > 0 ? Math.max(tMem, tComp) / Math.min(tMem, tComp) : null,
+          other: tMem >= tComp ? "compute" : "bandwidth", fits: fits,
           capacity_batch: physical("capacity_batch", per.capacity_batch_raw[j])[0], ms_per_token: time * 1e3,
           tokens_per_s_sequence: 1 / time, tokens_per_s: tps, usd_per_mtok: fits ? usdPerMtok(price, tps) : null});
       });
@@ -733,15 +740,16 @@ const GR_MODEL = (function () {
       const p = res.prefill[lead];
       w.prefill_prompt.forEach(function (tk, i) {
         let tc = p.prefill_time_compute[i], tm = p.prefill_time_memory[i], time = Math.max(tc, tm);
-        const ledgers = [tc, tm];
+        const named = {compute: tc, bandwidth: tm};
         if (par && par.prefill[lead]) {  // over one GPU's ledgers, its links included
           time = par.prefill[lead].prefill_time_bound[i];
-          ledgers.push(par.prefill[lead].prefill_time_comm[i]);
+          named.interconnect = par.prefill[lead].prefill_time_comm[i];
         }
+        const ledgers = Object.values(named);
         const roof = res.verdicts.prefill_binds[i], second = ledgers.slice().sort((x, y) => x - y)[ledgers.length - 2];
         out.push({workload: "prefill", label: "prefill P = " + tk.toLocaleString("en-US"), tokens: tk,
           binds: roof, roof: roof, time: time,
-          other_roof: second > 0 ? Math.max.apply(null, ledgers) / second : null, fits: fitsWeights,
+          other_roof: second > 0 ? Math.max.apply(null, ledgers) / second : null, other: nextLedger(named), fits: fitsWeights,
           ms_to_first_token: time * 1e3, tokens_per_s: tk / time,
           usd_per_mtok: fitsWeights ? usdPerMtok(price && par ? price * par.replica_gpus : price, tk / time) : null});
       });
@@ -753,7 +761,8 @@ const GR_MODEL = (function () {
       const lean = res.training.reduce(function (a, b) { return b.total < a.total ? b : a; });
       out.push({workload: "training", label: "training T = " + tk.toLocaleString("en-US"), tokens: tk,
         binds: fits ? res.verdicts.training_binds : "capacity", roof: res.verdicts.training_binds, time: step,
-        other_roof: step ? res.verdicts.training_intensity / sc.ridge_point : null, fits: fits,
+        other_roof: step ? res.verdicts.training_intensity / sc.ridge_point : null,
+        other: res.verdicts.training_binds === "bandwidth" ? "compute" : "bandwidth", fits: fits,
         state_bytes: lean.total, cards_needed: lean.cards_needed, tokens_per_s: step ? tk / step : null});
     }
     const fo = fitOptions(res, inp, t);
@@ -818,13 +827,28 @@ const GR_MODEL = (function () {
       return candidates.reduce(function (a, b) { return (b.gain || 0) > (a.gain || 0) ? b : a; });
     }
     if (row.roof === "compute" && byName["compute-fp8"]) {
+      const par = res.parallel, lead = res.lead;
+      if (par && (row.workload === "decode" || row.workload === "prefill") && par[row.workload][lead]) {
+        // at a layout priced on the row's own bound, as the decode levers are (decision.best_lever)
+        const fp8 = fp8Compute(inp.precision, t);
+        const bound = prec => row.workload === "decode"
+          ? GR_PARALLEL.roundBound(inp, t, lead, row.batch, row.context, prec, 1.0)
+          : GR_PARALLEL.prefillBound(inp, t, lead, row.tokens, prec);
+        return {change: byName["compute-fp8"].change, gain: bound(null) / bound(fp8), effect: "latency"};
+      }
       return {change: byName["compute-fp8"].change, gain: byName["compute-fp8"].gain, effect: "roof"};
     }
     return null;
   }
 
-  /** A routed expert's weight-reuse intensities (shown.facts: routed_weight_reuse per prompt,
-   * training_routed_weight_reuse): one load of its weights serves T k / E tokens in expectation (uniform routing),
+  /** The precision with FP8 compute (decision._fp8_compute): weights wider than a byte in fp8 too. */
+  function fp8Compute(p, t) {
+    if (p.classes || formatBytes(p.weights, p.group_size, t) <= 1) return Object.assign({}, p, {compute: "fp8"});
+    return {weights: "fp8", kv_cache: p.kv_cache, compute: "fp8", group_size: null};
+  }
+
+  /** A routed expert's weight-reuse intensities (shown.facts: routed_weight_reuse per prompt, keyed
+   * routed_weight_reuse_<tokens>, and training_routed_weight_reuse): one load of its weights serves T k / E tokens in expectation (uniform routing),
    * at the routed experts' bytes per weight; training at the recipes' bf16 weights.  {} for a dense model. */
   function routedFacts(res, inp, t) {
     const m = inp.model, w = inp.workloads, out = {};
@@ -832,8 +856,8 @@ const GR_MODEL = (function () {
     const share = m.moe.active_experts / m.moe.experts, env = res.envs[res.lead];
     const bx = env.perClass ? {b: env.wb.experts} : {};
     if (res.prefill[res.lead]) {
-      w.prefill_prompt.forEach(function (tk, i) {
-        out["routed_weight_reuse_" + i] = share * call("weight_reuse_intensity", env.at(null, null, Object.assign({T: tk}, bx)));
+      w.prefill_prompt.forEach(function (tk) {  // keyed by the prompt, not its place: a what-if may drop one
+        out["routed_weight_reuse_" + tk] = share * call("weight_reuse_intensity", env.at(null, null, Object.assign({T: tk}, bx)));
       });
     }
     if (w.training_tokens) {
@@ -853,5 +877,5 @@ const GR_MODEL = (function () {
   return {evaluate: evaluate, decision: decision, levers: levers, routedFacts: routedFacts, key: key, physical: physical, call: call, makeEnv: makeEnv,
     readAt: readAt, routedParameters: routedParameters, ONE_CUT: ONE_CUT, weightBytes: weightBytes, meanBytes: meanBytes, formatBytes: formatBytes,
     weightsLabel: weightsLabel,
-    parameterCount: parameterCount, localLayers: localLayers, prefillHeadDim: prefillHeadDim, picks: picks, usdPerMtok: usdPerMtok, usable: usable, NO_FIT: NO_FIT};
+    parameterCount: parameterCount, localLayers: localLayers, prefillHeadDim: prefillHeadDim, picks: picks, usdPerMtok: usdPerMtok, nextLedger: nextLedger, usable: usable, NO_FIT: NO_FIT};
 })();

@@ -129,15 +129,15 @@ const GR_PAGE = (function () {
     } else {
       fits = '<span class="bad">no</span>';
     }
-    const ms = x.workload === "decode" ? n(x.ms_per_token)
-      : x.workload === "prefill" ? n(x.ms_to_first_token) + " (TTFT)" : "—";
+    const ms = x.workload === "decode" ? F.sig3(x.ms_per_token)
+      : x.workload === "prefill" ? F.sig3(x.ms_to_first_token) + " (TTFT)" : "—";
     let lever = "—";
     if (x.lever) {
       lever = esc(x.lever.change) + (x.lever.gain ? ": " + n(x.lever.gain) + "× " + esc(x.lever.effect)
         : ": " + esc(x.lever.effect));
     }
     return "<tr><td>" + esc(x.label) + "</td><td>" + pill(x.binds) + '</td><td class="n">' + F.time(x.time)
-      + '</td>\n<td class="n">' + (x.other_roof ? n(x.other_roof) + "×" : "—") + "</td>\n<td>" + fits
+      + '</td>\n<td class="n">' + (x.other_roof ? n(x.other_roof) + "× " + x.other : "—") + "</td>\n<td>" + fits
       + '</td>\n<td class="n">' + ms + '</td>\n<td class="n">'
       + (x.workload === "decode" ? n(x.tokens_per_s_sequence) : "—") + '</td>\n<td class="n">'
       + n(x.tokens_per_s) + "</td>\n"
@@ -268,6 +268,8 @@ const GR_PAGE = (function () {
     root.querySelectorAll("[data-fact]").forEach(function (el) {
       const k = el.getAttribute("data-fact");
       if (k in facts) el.textContent = k === "compute_idle_share" ? F.pct(facts[k]) : F.num(facts[k]);
+      // a prompt the what-if dropped (routed_weight_reuse_<tokens>) keeps the built number, marked stale
+      el.classList.toggle("stale", !(k in facts) && k.startsWith("routed_weight_reuse_") && active);
     });
     echoInputs(root, inp, t);
     const levers = dec ? dec.levers : GR_MODEL.levers(res, inp, t);
@@ -323,7 +325,7 @@ const GR_PAGE = (function () {
     const arrow = (x, f) => f(x[0]) + " → " + f(x[1]);
     root.querySelectorAll("[data-live=sv_levers]").forEach(function (body) {
       body.innerHTML = sv.levers.map(x => "<tr><td>" + esc(x.technique) + "</td><td>" + esc(x.setting) + '</td>\n<td class="n">'
-        + arrow(x.ttft, F.timeKept) + '</td><td class="n">' + arrow(x.tpot, F.timeKept) + '</td>\n<td class="n">'
+        + arrow(x.ttft, F.time) + '</td><td class="n">' + arrow(x.tpot, F.time) + '</td>\n<td class="n">'
         + arrow(x.per_gpu, F.num) + '</td>\n<td class="n">' + (x.usd[0] !== null ? arrow(x.usd, usd) : "—")
         + "</td></tr>").join("\n");
     });

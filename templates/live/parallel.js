@@ -434,14 +434,24 @@ const GR_PARALLEL = (() => {
       return {workload: "decode", label: "decode B = " + b.toLocaleString("en-US") + ", S = " + s.toLocaleString("en-US"),
         batch: b, context: s, binds: fits ? roof : "capacity", roof: roof, time: time, serial: g.decode_time_serial[i][j],
         estimate_binds: fits ? p.estimate_binds[i][j] : "capacity", overhead: g.decode_time_overhead[i][j],
-        comm: l.interconnect, comm_est: g.decode_time_comm_estimate[i][j], other_roof: second > 0 ? l[roof] / second : null, fits: fits,
+        comm: l.interconnect, comm_est: g.decode_time_comm_estimate[i][j], other_roof: second > 0 ? l[roof] / second : null,
+        other: M.nextLedger(l), fits: fits,
         capacity_batch: M.physical("capacity_batch", per.capacity_batch_replica_raw[j])[0], ms_per_token: time * 1e3,
         tokens_per_s_sequence: 1 / time, tokens_per_s: tps, tokens_per_s_gpu: tps / gpus,
         usd_per_mtok: fits ? M.usdPerMtok(price ? price * gpus : null, tps) : null};
     });
   }
 
+  /** The strict bound of a prefill of ``tk`` tokens at the layout, with another precision (null: the spec's)
+   * (layout.prefill_bound_at): what page 1's FP8 compute lever does to a layout's prefill row. */
+  function prefillBound(inp, t, acc, tk, precision) {
+    const i = precision ? Object.assign({}, inp, {precision: precision}) : inp, par = i.parallelism;
+    const atLayout = M.makeEnv(i, t, acc), env = atLayout.oneCard(), w = i.workloads;
+    const base = layoutValues(env, i, par, chooseLinks(i.hardware, par)[0], t, w.recipes.length ? w.recipes[0] : "bf16-grads");
+    return call("prefill_time_bound", Object.assign({}, base, {T: tk, d_h: M.prefillHeadDim(i.model, base.d_h), b: atLayout.readB()}));
+  }
+
   return {evaluate: evaluate, chooseLinks: chooseLinks, layoutValues: layoutValues, atBatch: atBatch, decodeRows: decodeRows,
-    roundBound: roundBound,
+    roundBound: roundBound, prefillBound: prefillBound,
     layoutSlice: layoutSlice, sliceValues: sliceValues, oneCard: oneCard, replicaRates: replicaRates};
 })();

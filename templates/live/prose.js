@@ -287,7 +287,7 @@ const GR_PROSE = (function () {
     const decode = rows.filter(function (x) { return x.workload === "decode"; });
     if (decode.length) {
       const d1 = decode[0];
-      const other = d1.roof === "bandwidth" ? "compute" : "bandwidth";
+      const other = d1.other;
       if (out.length < 1 && par) {
         const shape = ["tp", "pp", "ep", "dp"].filter(function (k) { return par[k] > 1; })
           .map(function (k) { return k + " " + par[k]; }).join(", ");

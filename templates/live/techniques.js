@@ -148,17 +148,19 @@ const GR_SERVING = (() => {
         serial: one(ttftSerial, call("decode_time_serial", v), call("request_decode_time_serial", w))};
     }
     const rows = [row(1, "one request alone")];
+    // the batch stops at what fits and at the engine's max_sequences (serving_report.engine_limit; 0: none)
+    const maxSeq = hw.max_sequences || 0, limit = maxSeq > 0 ? Math.min(cap, maxSeq) : cap, engineBinds = limit < cap;
     let usersBatch = null, tpotBatch = null;
     if (sv.users) {
       const want = Math.ceil(sv.users / dp);
-      usersBatch = cap ? Math.min(want, cap) : 0;
+      usersBatch = limit ? Math.min(want, limit) : 0;
       if (usersBatch > 1) {
         rows.push(row(usersBatch, commas(sv.users) + " users" + (dp > 1 ? " over " + dp + " replicas" : "")
-          + (usersBatch < want ? " (as many as fit)" : "")));
+          + (usersBatch < want ? (engineBinds ? " (as many as the engine runs)" : " (as many as fit)") : "")));
       }
     }
-    if (sv.tpot !== null && cap) {
-      let lo = 0, hi = cap;
+    if (sv.tpot !== null && limit) {
+      let lo = 0, hi = limit;
       while (lo < hi) {
         const mid = Math.floor((lo + hi + 1) / 2);
         if (tpotAt(mid) <= sv.tpot) lo = mid; else hi = mid - 1;
@@ -168,9 +170,9 @@ const GR_SERVING = (() => {
     }
     const b0 = rows[rows.length - 1].bound, batch = rows[rows.length - 1].batch, tp0 = b0.tpot,
       gpu0 = b0.tokens_per_s_gpu, usd0 = b0.usd_per_mtok_out;
-    const per = Math.min(cap, tpotBatch !== null ? tpotBatch : cap);
+    const per = Math.min(limit, tpotBatch !== null ? tpotBatch : limit);
     const out = {batch: batch, context: last, mean_context: mean, chunk: sv.chunk, capacity_batch: cap,
-      tpot_batch: tpotBatch, users_batch: usersBatch, holds: cap >= 1,
+      max_sequences: engineBinds ? limit : null, tpot_batch: tpotBatch, users_batch: usersBatch, holds: cap >= 1,
       ttft_met: sv.ttft === null || cap < 1 ? null : ttft <= sv.ttft, rows: rows,
       gpus_for_users: sv.users && per ? Math.ceil(sv.users / (per * dp)) * gpus * dp : null};
     const n = {replica_gpus: gpus}, levers = [];
@@ -276,12 +278,16 @@ const GR_SERVING = (() => {
     const tMix = call("chunked_step_time", mix), iPlain = call("decode_intensity", mix);
     const iMix = call("chunked_step_intensity", mix);
     const cost = tMix / tDec, ttftChunk = cp > 0 ? call("chunked_ttft", mix) : null;
+    // the same prompt in one step alone, one GPU's ledgers: the row's TTFT is the chapter's times chunked over alone
+    const uncached = sv.prompt * (1 - sv.prefix_hit);
+    const ttftAlone = uncached > 0 ? call("chunked_ttft", Object.assign({}, mix, {B: 0, C_p: uncached})) : null;
+    const ttftRatio = ttftChunk !== null && ttftAlone !== null && ttftAlone > 0 ? ttftChunk / ttftAlone : null;
     const chunkRate = cp / (sv.prompt * (1 - sv.prefix_hit) * tMix);
     const decodeRate = sv.output > 1 ? batch / ((sv.output - 1) * tMix) : Infinity;
     levers.push({technique: "chunked prefill", setting: "a step budget of " + commas(sv.chunk) + " tokens"
       + ((par.pp || 1) > 1 ? ", " + par.pp + " steps a round (one per micro-batch)" : "") + ": " + commas(batch)
       + " decode tokens" + (cp > 0 ? " and a prompt chunk of " + commas(cp) : ", no room for a prompt chunk"),
-      ttft: [ttft, ttftChunk !== null ? pyMax(ttft, ttftChunk) : null], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / cost],
+      ttft: [ttft, ttftRatio !== null ? ttft * ttftRatio : null], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / cost],
       usd: [usd0, usd0 !== null ? usd0 * cost : null], ends: cp > 0 ? "a step's intensity " + commas(iPlain) + " -> "
         + commas(iMix) + " FLOP/B; the decode users pay " + F.format(cost, ".2f") + "x per token while a prompt is "
         + "prefilled and no step stalls for a whole prompt; at this batch one chunk a step admits " + hundredths(chunkRate)
@@ -289,9 +295,10 @@ const GR_SERVING = (() => {
         + "batch, not the chunk budget's steady-state ceiling the goodput takes)"
         : "the " + commas(batch) + " decode tokens fill the budget of " + commas(sv.chunk) + ": no prompt is admitted "
         + "while the batch runs; the batch retires " + hundredths(decodeRate) + " requests/s per replica",
-      note: "TPOT while a chunk rides along"});
+      note: "TPOT while a chunk rides along; TTFT the prompt in chunks beside the batch against the prompt in one step alone"});
     Object.assign(n, {chunked_step_time: tMix, chunked_cost: cost, chunked_intensity: iMix, chunk_admits_rate: chunkRate,
-      batch_retires_rate: decodeRate, decode_intensity: iPlain, chunked_ttft: ttftChunk, chunk_tokens: cp});
+      batch_retires_rate: decodeRate, decode_intensity: iPlain, chunked_ttft: ttftChunk, chunked_ttft_alone: ttftAlone,
+      chunked_ttft_ratio: ttftRatio, chunk_tokens: cp});
 
     // continuous batching in steady state: the ceilings the goodput takes the least of, one replica's
     const es = Object.assign({}, e);

@@ -53,16 +53,22 @@ def root(context, missing=missing):
         def t_5(*unused):
             raise TemplateRuntimeError("No filter named 'num' found.")
     try:
-        t_6 = environment.filters['time']
+        t_6 = environment.filters['sig3']
     except KeyError:
         @internalcode
         def t_6(*unused):
-            raise TemplateRuntimeError("No filter named 'time' found.")
+            raise TemplateRuntimeError("No filter named 'sig3' found.")
     try:
-        t_7 = environment.tests['none']
+        t_7 = environment.filters['time']
     except KeyError:
         @internalcode
         def t_7(*unused):
+            raise TemplateRuntimeError("No filter named 'time' found.")
+    try:
+        t_8 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_8(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s0_summary.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
@@ -236,14 +242,14 @@ def root(context, missing=missing):
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target'):
             pass
             yield ' TTFT '
-            yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target')))
+            yield escape(t_7(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target')))
         if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target') and environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')):
             pass
             yield ','
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target'):
             pass
             yield ' TPOT '
-            yield escape(t_6(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
+            yield escape(t_7(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
         yield ':\n'
         if (not environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'holds')):
             pass
@@ -273,6 +279,9 @@ def root(context, missing=missing):
                 yield ' up to '
                 yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch')))
                 yield ' sequences per replica'
+                if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'max_sequences') and (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch') == environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'max_sequences'))):
+                    pass
+                    yield ", the engine's max_sequences"
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users'):
                 pass
                 yield ' ('
@@ -319,7 +328,7 @@ def root(context, missing=missing):
                 yield ', '
                 yield escape(('speculating' if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'speculative') == 'on') else 'not speculating'))
             yield '</strong>'
-            if (not t_7(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
+            if (not t_8(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
                 pass
                 yield ' at $'
                 yield escape(t_1('%.3f', environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out')))
@@ -349,12 +358,13 @@ def root(context, missing=missing):
         yield '</td><td>'
         yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_x, 'binds'), _loop_vars=_loop_vars))
         yield '</td><td class="n">'
-        yield escape(t_6(environment.getattr(l_1_x, 'time')))
+        yield escape(t_7(environment.getattr(l_1_x, 'time')))
         yield '</td>\n<td class="n">'
         if environment.getattr(l_1_x, 'other_roof'):
             pass
             yield escape(t_5(environment.getattr(l_1_x, 'other_roof')))
-            yield '×'
+            yield '× '
+            yield escape(environment.getattr(l_1_x, 'other'))
         else:
             pass
             yield '—'
@@ -362,7 +372,7 @@ def root(context, missing=missing):
         if environment.getattr(l_1_x, 'fits'):
             pass
             yield '<span class="ok">yes</span>'
-            if ((environment.getattr(l_1_x, 'workload') == 'decode') and (not t_7(environment.getattr(l_1_x, 'capacity_batch')))):
+            if ((environment.getattr(l_1_x, 'workload') == 'decode') and (not t_8(environment.getattr(l_1_x, 'capacity_batch')))):
                 pass
                 yield ', ≤ '
                 yield escape(t_2(environment.getattr(l_1_x, 'capacity_batch')))
@@ -372,10 +382,10 @@ def root(context, missing=missing):
         yield '</td>\n<td class="n">'
         if (environment.getattr(l_1_x, 'workload') == 'decode'):
             pass
-            yield escape(t_5(environment.getattr(l_1_x, 'ms_per_token')))
+            yield escape(t_6(environment.getattr(l_1_x, 'ms_per_token')))
         elif (environment.getattr(l_1_x, 'workload') == 'prefill'):
             pass
-            yield escape(t_5(environment.getattr(l_1_x, 'ms_to_first_token')))
+            yield escape(t_6(environment.getattr(l_1_x, 'ms_to_first_token')))
             yield ' (TTFT)'
         else:
             pass
@@ -393,7 +403,7 @@ def root(context, missing=missing):
         if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour'):
             pass
             yield '<td class="n">'
-            if (not t_7(environment.getattr(l_1_x, 'usd_per_mtok'))):
+            if (not t_8(environment.getattr(l_1_x, 'usd_per_mtok'))):
                 pass
                 yield escape(t_1('%.3g', environment.getattr(l_1_x, 'usd_per_mtok')))
                 if (environment.getattr(l_1_x, 'workload') == 'prefill'):
@@ -422,7 +432,14 @@ def root(context, missing=missing):
             yield '—'
         yield '</td></tr>\n'
     l_1_x = missing
-    yield '</tbody></table></div>\n<p class="meta">Bounds are lower bounds on a step\'s time (the larger of bytes over bandwidth and FLOPs over peak); "other\nroof" is how many times shorter the other bound is. Tokens/s are upper bounds'
+    yield '</tbody></table></div>\n<p class="meta">Bounds are lower bounds on a step\'s time (the larger of bytes over bandwidth and FLOPs over peak); "other\nroof" is how many times shorter the next ledger is, and which: compute'
+    if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
+        pass
+        yield ", bandwidth or the interconnect, all of one GPU's step"
+    else:
+        pass
+        yield ' or bandwidth'
+    yield '. Tokens/s are upper bounds'
     if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
         pass
         yield ', per replica\n('
@@ -448,4 +465,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=68&6=81&7=89&8=101&9=109&10=121&11=137&12=143&13=168&14=172&15=194&16=207&19=214&22=229&23=248&24=288&25=336&27=340&29=344&30=354&31=362&32=373&33=384&34=391&35=393&36=407&40=426&41=429&42=444'
+debug_info = '1=74&6=87&7=95&8=107&9=115&10=127&11=143&12=149&13=174&14=178&15=200&16=213&19=220&22=235&23=254&24=297&25=345&27=349&29=353&30=363&31=372&32=383&33=394&34=401&35=403&36=417&40=436&41=446&42=461'

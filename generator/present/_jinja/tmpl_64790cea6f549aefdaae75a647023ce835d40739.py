@@ -144,7 +144,7 @@ def root(context, missing=missing):
                 _loop_vars = {}
                 pass
                 yield '<span data-fact="routed_weight_reuse_'
-                yield escape(environment.getattr(l_1_loop, 'index0'))
+                yield escape(environment.getitem(environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'prefill_prompt'), environment.getattr(l_1_loop, 'index0')))
                 yield '">'
                 yield escape(t_2(l_1_v))
                 yield '</span>'

@@ -32,14 +32,18 @@ SPEC_LS = (0, (1.0, 1.3))  # a layout's curve with serving.speculative: dotted i
 
 
 def _coloured(f: dict) -> list[str]:
-    """The frontier layouts drawn in colour (the spec's own apart): those with the most frontier points."""
+    """The frontier layouts drawn in colour (the spec's own apart): the ones the caption names as the best inside
+    the TPOT target (with speculation and without) first, then those with the most frontier points."""
     counts: dict[str, int] = {}
     for p in f["pareto"]["serial"]:
         counts[p["layout"]] = counts.get(p["layout"], 0) + 1
     own = next((x["label"] for x in f["layouts"] if x["titled"]), None)
+    named = [b["layout"] for b in ((f.get("best_at_target") or {}).get("serial"),
+                                   (f.get("best_at_target_plain") or {}).get("serial") if f.get("speculative") else None)
+             if b is not None and b["layout"] != own]
     ranked = sorted((lab for lab in counts if lab != own), key=lambda lab: (-counts[lab], f["frontier_layouts"].index(lab)))
-    keep = set(ranked[:SHOWN])
-    return [lab for lab in f["frontier_layouts"] if lab in keep]
+    keep = list(dict.fromkeys(named + ranked))[:max(SHOWN, len(set(named)))]
+    return [lab for lab in f["frontier_layouts"] if lab in keep] + [lab for lab in keep if lab not in f["frontier_layouts"]]
 
 
 def fig10_frontier(r: Results, baseline: Results | None = None):

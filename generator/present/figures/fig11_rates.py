@@ -23,7 +23,17 @@ from genreport.present.figures.style import (
 from matplotlib.ticker import FuncFormatter
 
 STOPS = {"compute": "the compute roof", "memory": "the bandwidth (the step grows without end)",
-         "chunk budget": "the chunk budget (prompts queue without end)", "capacity": "the KV cache room (the caches fill at the mean context)"}
+         "chunk budget": "the chunk budget (prompts queue without end)",
+         "capacity": "the KV cache room (the caches fill at the mean context)"}
+
+
+def _stop(kind: str, said: set) -> str:
+    """A limit in the caption's words, its parenthesis only the first time the caption names it."""
+    text = STOPS.get(kind, "the " + kind)
+    if kind in said:
+        return text.split(" (")[0]
+    said.add(kind)
+    return text
 
 
 def _rates(r: Results) -> dict | None:
@@ -122,14 +132,15 @@ def caption11(r: Results, baseline: Results | None = None) -> str:
             "vLLM v0 schedules them) and, left, the P90 TTFT with the prompts queued for their prefills; diamonds: the "
             "P99 capacity (and, left, the P90 TTFT capacity where it binds). "
             "From one GPU's ledgers at the layout, no collectives counted. ")
+    said: set = set()  # the limits named so far: "(the caches fill at the mean context)" once, not at each
     for name, c in (("With chunked prefill", ch), ("Prefilled alone", un)):
         if c["stop"] <= 0:
-            text += f"{name} no request is served: {STOPS[c['stops_at']]} holds none. "
+            text += f"{name} no request is served: {_stop(c['stops_at'], said)} holds none. "
             continue
-        text += f"{name} the curve stops at {num(c['stop'])} requests/s, {STOPS[c['stops_at']]}; "
+        text += f"{name} the curve stops at {num(c['stop'])} requests/s, {_stop(c['stops_at'], said)}; "
         if c["goodput"] > 0:
             text += (f"its goodput (star) is {num(c['goodput'])} requests/s, set by "
-                     f"{STOPS.get(c['goodput_binds'], 'the ' + c['goodput_binds'])}. ")
+                     f"{_stop(c['goodput_binds'], said)}. ")
         else:
             text += f"no rate meets the {c['goodput_binds']}. "
     text += (f"Rates are per replica (Little's law: the sequences running are the rate times the "
