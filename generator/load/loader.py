@@ -361,18 +361,19 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
     eff = d.get("efficiency")
     engine = d.get("engine") or {}
     reserve = float(engine.get("memory_reserve", DEFAULT_MEMORY_RESERVE))
-    kernels = engine_kernels(engine)
     # one engine step's activations on one GPU of the report's layout (0 without a model: nothing to run)
     step_tokens, seqs = engine_step(engine)
     lay = parallelism or Parallelism()
     workspace = (activation_workspace(model, lay.tp, step_tokens, seqs, lay.ep, lay.pp) if model is not None
                  else 0.0)
     step = {"workspace": workspace, "max_batched_tokens": step_tokens, "max_sequences": seqs}
-    hw = dataclasses.replace(hw, memory_reserve=reserve, kernels=kernels, **step) if hw is not None else hw
+    hw = (dataclasses.replace(hw, memory_reserve=reserve, kernels=engine_kernels(engine, hw.vendor), **step)
+          if hw is not None else hw)
     if hw is not None and serving is not None and serving.price:  # the service's price of a GPU-hour wins
         hw = dataclasses.replace(hw, price_per_hour=serving.price, sources=hw.sources | {
             "price": Source("the report spec's serving.price", "", "", "")})
-    cmp_hw = [dataclasses.replace(h, memory_reserve=reserve, kernels=kernels, **step) if h is not None else h
+    cmp_hw = [dataclasses.replace(h, memory_reserve=reserve, kernels=engine_kernels(engine, h.vendor), **step)
+              if h is not None else h
               for h in cmp_hw]
     return ReportSpec(
         name=d["name"], title=d["title"], hardware=hw, model=model, precision=precision, workloads=workloads,

@@ -97,7 +97,7 @@ def hardware_from(doc: Document) -> Hardware:
         achieved_matmul={k: float(v) for k, v in ((d.get("achieved_matmul") or {}).get("dense") or {}).items()},
         achieved_bandwidth={k: float(v)
                             for k, v in ((d.get("achieved_bandwidth") or {}).get("small_gemm") or {}).items()},
-        notes=d.get("notes", ""), file=doc.file,
+        notes=d.get("notes", ""), file=doc.file, kernels=Kernels.for_vendor(d["vendor"]),
     )
 
 
@@ -160,12 +160,15 @@ def moe_from(moe: dict) -> MoE:
                shared_expert_ffn_size=moe.get("shared_expert_ffn_size", 0))
 
 
-def engine_kernels(engine: dict) -> Kernels:
-    """The engine block's fixed costs per kernel, its defaults where the spec is silent (spec.KERNELS_SOURCE)."""
-    k = Kernels()
+def engine_kernels(engine: dict, vendor: str = "NVIDIA") -> Kernels:
+    """The engine block's fixed costs per kernel, the defaults of ``vendor``'s hardware where the spec is silent
+    (spec.KERNELS_SOURCE on NVIDIA; none elsewhere, spec.no_kernel_cost)."""
+    k = Kernels.for_vendor(vendor)
+    both = "kernel_launch" in engine and "graph_kernel" in engine
     return Kernels(per_layer=float(engine.get("kernels_per_layer", k.per_layer)),
                    launch=_q(engine["kernel_launch"]) if "kernel_launch" in engine else k.launch,
                    graph=_q(engine["graph_kernel"]) if "graph_kernel" in engine else k.graph,
+                   absent="" if both else k.absent,
                    cuda_graphs=bool(engine.get("cuda_graphs", k.cuda_graphs)),
                    one_shot=engine.get("all_reduce", "library") == "one-shot",
                    all_to_all=str(engine.get("all_to_all", k.all_to_all)),

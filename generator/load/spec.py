@@ -87,6 +87,26 @@ KERNELS_SOURCE = ("launch about 4-6 us per kernel (pegainfer (3), From Launch Ov
                   "kernel in a CUDA graph replay (NVIDIA, Getting Started with CUDA Graphs: 3.8 against 3.4 us per "
                   "2.9 us kernel); 10 kernels per layer (vLLM's Llama decoder layer); vLLM, SGLang and TensorRT-LLM "
                   "capture decode in CUDA graphs by default")
+# Those costs are measured on NVIDIA GPUs with CUDA; no source gathered gives them for another vendor's stack, so there
+# the estimate charges no per-kernel cost (tau_k = tau_l = 0) and says why, unless the spec's engine block gives them:
+# a TPU runs a step as one program XLA compiled (PyTorch/XLA, JAX jit: no kernel is launched on its own); Gaudi's graph
+# compiler runs a step as one recipe (lazy mode, HPU graphs: docs.habana.ai, "Run Inference Using HPU Graphs" names the
+# host overhead they remove, not its size); ROCm has HIP graphs but no per-kernel cost of theirs was found.
+KERNEL_COST_VENDORS = ("NVIDIA",)
+NO_KERNEL_COST = {
+    "Google": "XLA compiles a TPU step into one program (PyTorch/XLA, JAX jit): no kernel is launched on its own, and no "
+              "source gathered gives the program's dispatch cost",
+    "Intel": "Gaudi's graph compiler runs a step as one recipe (lazy mode, HPU graphs), and no source gathered gives its "
+             "per-op cost",
+    "AMD": "no source gathered gives a kernel launch's or a HIP graph replay's cost on ROCm",
+}
+
+
+def no_kernel_cost(vendor: str) -> str:
+    """Why the estimate charges no per-kernel cost on ``vendor``'s hardware ("" where the defaults are sourced)."""
+    if vendor in KERNEL_COST_VENDORS:
+        return ""
+    return NO_KERNEL_COST.get(vendor, f"no source gathered gives a per-kernel cost on {vendor}'s stack")
 
 PRECISION_BYTES = {
     "fp32": 4.0, "tf32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "fp6": 0.75, "fp4": 0.5, "int8": 1.0, "int4": 0.5,
@@ -133,6 +153,15 @@ class Kernels:
     moe_per_layer: float | None = None  # kernels of an MoE layer; None: per_layer + MOE_EXTRA_KERNELS (+ shared)
     # e_w of each weight-only format: the share of a bf16 GEMM's HBM bandwidth its kernel reaches (WEIGHT_ONLY_EFFICIENCY)
     weight_only: tuple[tuple[str, float], ...] = tuple(sorted(WEIGHT_ONLY_EFFICIENCY.items()))
+    # why the default per-kernel costs are absent (0) on this hardware: no source for its vendor (no_kernel_cost);
+    # "" where they are sourced.  A cost the engine block gives is the spec's whatever the vendor.
+    absent: str = ""
+
+    @classmethod
+    def for_vendor(cls, vendor: str) -> Kernels:
+        """The defaults on ``vendor``'s hardware: the sourced NVIDIA costs, or none with the reason (no_kernel_cost)."""
+        why = no_kernel_cost(vendor)
+        return cls(launch=0.0, graph=0.0, absent=why) if why else cls()
 
     def moe_layer(self, shared_experts: int) -> float:
         """Kernels of one MoE layer [1]: the spec's kernels_per_layer where it gives one, else the dense count plus the
@@ -246,7 +275,7 @@ class Hardware:
     notes: str = ""
     file: str = ""
     memory_reserve: float = 0.0  # fraction of the memory the serving engine keeps (the report spec's engine block)
-    kernels: Kernels = field(default_factory=Kernels)  # the engine's fixed costs per kernel (the engine block)
+    kernels: Kernels = field(default_factory=Kernels)  # the engine's fixed costs per kernel (engine block, vendor's)
     workspace: float = 0.0  # B per GPU: one engine step's activations at the report's layout (activation_workspace)
     max_batched_tokens: int = 0  # T_w: the tokens of the step the workspace is sized for (engine.max_batched_tokens)
     max_sequences: int = 0  # n_sq: the sampled positions of that step, the logits' rows (engine.max_sequences)

@@ -252,6 +252,15 @@ def _workspace_source(s) -> str:
             "pipeline stage")
 
 
+def _kernel_cost(k, given: set, key: str, value: float, how: str, source: str) -> dict:
+    """An inputs-table row's value and source for one per-kernel cost: the spec's or the sourced default, or none
+    where the hardware's vendor has no sourced value (Kernels.absent) and the spec gives none."""
+    if k.absent and key not in given:
+        return {"value": "none: no sourced value for this hardware",
+                "source": f"{k.absent}; the estimate charges no per-kernel cost (give one as engine.{key})"}
+    return {"value": f"{fmt.time(value)} ({how})" if how else fmt.time(value), "source": source}
+
+
 def _inputs(r: Results) -> list[dict]:
     s, hw, m, p = r.spec, r.spec.hardware, r.spec.model, r.spec.precision
     rows = [
@@ -273,18 +282,20 @@ def _inputs(r: Results) -> list[dict]:
 
         def src(*keys):
             return "the spec (" + ", ".join(f"engine.{x}" for x in keys) + ")" if given & set(keys) else KERNELS_SOURCE
+        counted = not (k.absent and not k.decode and not k.launch)  # no per-kernel cost: the count charges nothing
         rows += [
-            {"what": "kernels per layer (serial estimate)", "symbol": "k_L", "value": f"{k.per_layer:g}",
-             "source": src("kernels_per_layer")},
+            *([{"what": "kernels per layer (serial estimate)", "symbol": "k_L", "value": f"{k.per_layer:g}",
+                "source": src("kernels_per_layer")}] if counted else []),
             *([{"what": "kernels per MoE layer, and per layer on average (serial estimate)", "symbol": "k_L",
                 "value": f"{k.moe_layer(m.moe.shared_experts):g}; {r.parallel.kernels_per_layer:.4g}",
                 "source": src("kernels_per_layer") if "kernels_per_layer" in given else MOE_KERNELS_SOURCE}]
-              if m.moe is not None else []),
+              if m.moe is not None and counted else []),
             {"what": "fixed cost per kernel, decode (serial estimate)", "symbol": "τ_k",
-             "value": f"{fmt.time(k.decode)} ({f'{hw.graph} replay' if k.cuda_graphs else f'a launch, no {hw.graph}s'})",
-             "source": src("cuda_graphs", "graph_kernel" if k.cuda_graphs else "kernel_launch")},
+             **_kernel_cost(k, given, "graph_kernel" if k.cuda_graphs else "kernel_launch", k.decode,
+                            f"{hw.graph} replay" if k.cuda_graphs else f"a launch, no {hw.graph}s",
+                            src("cuda_graphs", "graph_kernel" if k.cuda_graphs else "kernel_launch"))},
             {"what": "fixed cost per kernel launch, prefill (serial estimate)", "symbol": "τ_l",
-             "value": fmt.time(k.launch), "source": src("kernel_launch")},
+             **_kernel_cost(k, given, "kernel_launch", k.launch, "", src("kernel_launch"))},
             {"what": "tensor-parallel all-reduce (serial estimate)", "symbol": "τ_o" if k.one_shot else "",
              "value": f"the engine's one-shot kernel where faster, {fmt.time(k.one_shot_latency)} a call" if k.one_shot
              else "the collectives library's (ring, or in-switch where faster)",

@@ -1,0 +1,39 @@
+"""The serial estimate's per-kernel costs are per vendor (spec.KERNELS_SOURCE, spec.no_kernel_cost).
+
+Facts copied here, with their sources:
+* NVIDIA: 0.5 us per kernel in a CUDA graph replay (NVIDIA Technical Blog, "Getting Started with CUDA Graphs", A. Gray
+  2019: 3.8 against 3.4 us per 2.9 us kernel), about 5 us a kernel launched on its own (pegainfer (3), "From Launch
+  Overhead to CUDA Graph").  Both are CUDA measurements: nothing gathered gives them for a TPU, whose step XLA compiles
+  into one program (PyTorch/XLA, JAX jit), or for Gaudi, whose graph compiler runs a step as one recipe
+  (docs.habana.ai, "Run Inference Using HPU Graphs").
+"""
+
+from __future__ import annotations
+
+import pytest
+from genreport.load.loader import load_report
+from genreport.model.evaluate import evaluate
+from genreport.present.render import _inputs
+from shared import ROOT
+
+SPEC = ROOT / "specs" / "llama70b-h100-tp8.yaml"
+
+
+@pytest.mark.parametrize("hardware, why", [("tpu-v5e", "XLA compiles"), ("gaudi3", "graph compiler")])
+def test_no_nvidia_kernel_cost_on_other_vendors(hardware, why):
+    spec = load_report(SPEC, [f"hardware={hardware}"])
+    k = spec.hardware.kernels
+    assert (k.decode, k.launch) == (0.0, 0.0) and why in k.absent
+    r = evaluate(spec)
+    assert max(r.parallel.decode["seed"]["decode_time_overhead"].ravel()) == 0.0
+    rows = {row["what"]: row for row in _inputs(r)}
+    tau = rows["fixed cost per kernel, decode (serial estimate)"]
+    assert tau["value"].startswith("none") and why in tau["source"]
+    assert "kernels per layer (serial estimate)" not in rows
+
+
+def test_nvidia_keeps_its_sourced_costs_and_a_spec_cost_wins():
+    k = load_report(SPEC).hardware.kernels
+    assert (k.decode, k.launch, k.absent) == (0.5e-6, 5e-6, "")
+    given = load_report(SPEC, ["hardware=tpu-v5e", "engine.graph_kernel=2 us"]).hardware.kernels
+    assert given.decode == 2e-6 and given.launch == 0.0 and given.absent  # prefill still has no sourced cost
