@@ -277,7 +277,7 @@ def test_a_graph_replay_is_named_as_the_vendors_stack_names_it():
     # compiled and executed on the device; JAX jit): a compiled XLA graph, not a CUDA graph (Qwen3 32B on 8 TPU v5e)
     for hardware, name in (("mi300x", "HIP graph"), ("gaudi3", "HPU graph"), ("h100-sxm", "CUDA graph"),
                            ("tpu-v5e", "compiled XLA graph")):
-        # a replay's cost the spec gives (only NVIDIA's is sourced by default: tests/test_kernel_costs.py)
+        # a replay's cost the spec gives (only NVIDIA's is sourced by default: tests/test_inputs_table.py)
         r = evaluated("llama70b-h100-tp8.yaml", [f"hardware={hardware}", "engine.graph_kernel=0.5 us"])
         assert r.spec.hardware.graph == name
         (row,) = [x for x in _inputs(r) if x["symbol"] == "τ_k"]

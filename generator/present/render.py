@@ -252,6 +252,15 @@ def _workspace_source(s) -> str:
             "pipeline stage")
 
 
+def _capacity_value(hw) -> str:
+    """The capacity as the hardware file writes it and in both units, the written text once: "96 GiB" is one of
+    fmt.size's two units, so "103.1 GB (96 GiB)" alone; "16e9 B" is neither, so "16e9 B = 16 GB (14.9 GiB)"."""
+    text, both = hw.texts.get("memory.capacity", ""), fmt.size(hw.capacity)
+    if not text or "".join(text.split()) in ("".join(fmt.gb(hw.capacity).split()), "".join(fmt.gib(hw.capacity).split())):
+        return both
+    return f"{text} = {both}"
+
+
 def _kernel_cost(k, given: set, key: str, value: float, how: str, source: str) -> dict:
     """An inputs-table row's value and source for one per-kernel cost: the spec's or the sourced default, or none
     where the hardware's vendor has no sourced value (Kernels.absent) and the spec gives none."""
@@ -268,7 +277,7 @@ def _inputs(r: Results) -> list[dict]:
          "source": hw.source_of(f"peak.dense.{p.compute}").short()},
         {"what": "memory bandwidth", "symbol": "W", "value": fmt.bandwidth(hw.bandwidth),
          "source": hw.source_of("memory.bandwidth").short()},
-        {"what": "memory capacity", "symbol": "", "value": f"{hw.texts.get('memory.capacity', '')} = {fmt.size(hw.capacity)}",
+        {"what": "memory capacity", "symbol": "", "value": _capacity_value(hw),
          "source": hw.source_of("memory.capacity").short()},
         {"what": "engine memory reserve", "symbol": "", "value": f"{hw.memory_reserve:.0%}",
          "source": "the spec (engine.memory_reserve)" if s.engine_reserve_given else MEMORY_RESERVE_SOURCE},

@@ -1,4 +1,5 @@
-"""The serial estimate's per-kernel costs are per vendor (spec.KERNELS_SOURCE, spec.no_kernel_cost).
+"""The inputs table: the serial estimate's per-kernel costs are per vendor (spec.KERNELS_SOURCE,
+spec.no_kernel_cost), and the memory capacity is written once.
 
 Facts copied here, with their sources:
 * NVIDIA: 0.5 us per kernel in a CUDA graph replay (NVIDIA Technical Blog, "Getting Started with CUDA Graphs", A. Gray
@@ -37,3 +38,14 @@ def test_nvidia_keeps_its_sourced_costs_and_a_spec_cost_wins():
     assert (k.decode, k.launch, k.absent) == (0.5e-6, 5e-6, "")
     given = load_report(SPEC, ["hardware=tpu-v5e", "engine.graph_kernel=2 us"]).hardware.kernels
     assert given.decode == 2e-6 and given.launch == 0.0 and given.absent  # prefill still has no sourced cost
+
+
+def test_the_capacity_is_written_once():
+    """H20's file writes its capacity "96 GiB": the inputs table gave "96 GiB = 103.1 GB (96 GiB)"; a text that is
+    neither unit of fmt.size (bytes written out) keeps its "text = both units" form."""
+    r = evaluate(load_report(SPEC, ["hardware=h20"]))
+    (row,) = [x for x in _inputs(r) if x["what"] == "memory capacity"]
+    assert row["value"] == "103.1 GB (96 GiB)"
+    r = evaluate(load_report(SPEC, ["hardware.memory.capacity=80e9 B"]))
+    (row,) = [x for x in _inputs(r) if x["what"] == "memory capacity"]
+    assert row["value"] == "80e9 B = 80 GB (74.51 GiB)"
