@@ -170,6 +170,24 @@ def test_the_stall_free_rate_solved_and_evaluated(capsys, spec):
     assert got == pytest.approx((t_r + t_p) / 2 + t_p / (2 * (1 - 2 * t_p)), rel=1e-5)
 
 
+def test_the_stall_free_rate_of_a_mixture_of_experts_reads_the_experts_its_rounds_touch(capsys, spec):
+    """Llama 4 Scout (16 experts, 1 active, and a shared one: its config.json) on the spec's 8 H100: the serving
+    chapter's unchunked rounds read the experts the sequences running at the rate touch, so ``derive
+    stall_free_rate`` takes that N (one GPU's), not every expert a GPU holds: it gave 1.22/s where the rounds'
+    weights give 3.21/s."""
+    from genreport.commands.derive_values import report_of
+
+    args = ("stall_free_rate", "--spec", spec, "--set", "model=llama-4-scout", "--no-latex")
+    lam = _value(capsys, *args)
+    r = report_of(load_spec(Path(spec), ["model=llama-4-scout"]))
+    free = r.serving["techniques"]["rates"]["unchunked"]["stall_free"]
+    assert lam == pytest.approx(free["rate"], rel=1e-5)
+    held = r.envs[r.lead].at()["N"]  # every expert a GPU holds
+    assert free["inputs"]["N"] < 0.5 * float(held)
+    every = r.q["stall_free_rate"]({**free["inputs"], "N": float(held)})
+    assert lam > 2 * float(every)  # the old derive's number, at every expert
+
+
 def test_the_prompt_spread_through_derive_is_the_chapters(capsys, tmp_path):
     """``derive queued_ttft_mean_spread`` (formulas/techniques.py: the M/G/1 mean TTFT, Pollaczek-Khinchine) takes
     t_p and c_v over ``serving.prompt_spread``'s lengths, the same t_p the serving chapter's rate figure states

@@ -398,6 +398,19 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
                 params["batch"] = int(pools["B"])
             point = ("the serving chapter's disaggregation row: its batch per replica, t_pr its TTFT, t_s a decode "
                      "replica's mean round (the steady state's, (T_o - 1) / tok/s per user), one replica a pool")
+    if qid == "stall_free_rate" and spec.serving is not None:
+        # the serving chapter's unchunked rounds (genreport.model.techniques.rate_curves): at a request's mean
+        # context, N the weights the sequences running at this rate read (a mixture of experts' touched experts, not
+        # every expert: Llama 4 Scout on 8 H100 came out 1.22/s for the chapter's 3.21)
+        from genreport.commands.derive_values import report_of
+
+        tech = (report_of(spec).serving or {}).get("techniques") or {}
+        free = tech.get("rates", {}).get("unchunked", {}).get("stall_free")
+        if free is not None:
+            values.update(free["inputs"])
+            point = ("the serving chapter's unchunked rounds at a request's mean context, one GPU's: N the weights "
+                     "the sequences running at this rate read" + (" (the experts they touch)" if spec.model.moe
+                                                                  is not None else ""))
     unsliced: frozenset = frozenset()
     if qid == "kv_transfer_time" and spec.serving is not None:
         # the serving chapter's disaggregation row: the prompt's cache over the link between replicas, every GPU of

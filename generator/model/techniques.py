@@ -909,6 +909,32 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
             return stall_quantile_mixed(lam, t_r, prefills, shares)
         return stall_quantile(lam * t_r, lam * t_p) * t_p
 
+    def stall_free() -> dict:
+        """lambda_q,u (``stall_free_rate``) where the unchunked rounds read the weights their own sequences touch:
+        the formula solves lam t_r(lam) = -ln q_p at a fixed N, while the sequences running at lam (the unchunked
+        steady state, as the P99 capacity's rounds take them) touch the experts that make N; the rate where the two
+        agree is bisected (N grows with the rate, so the formula's rate falls: one crossing; a dense model's N is
+        fixed, no search).  Its inputs, one GPU's, with the rate: what ``derive stall_free_rate`` evaluates."""
+        qfn = r.q["stall_free_rate"]
+
+        def inputs(w: dict) -> dict:
+            given = {**env, "q_p": TAIL, **{k: float(np.ravel(v)[0]) for k, v in w.items()}}
+            return {a: float(given[a]) for a in qfn.fn_args}
+
+        def rate(w: dict) -> float:
+            return float(np.ravel(qfn(inputs(w)))[0])
+
+        w = weights(1.0)  # one sequence's experts: the highest rate the formula gives
+        hi = rate(w)
+        if r.spec.model.moe is not None and math.isfinite(hi) and hi > 0:
+            lo = 0.0
+            for _ in range(48):
+                mid = (lo + hi) / 2
+                lo, hi = (mid, hi) if rate(unchunked(mid)[2]) >= mid else (lo, mid)
+            w = unchunked(lo)[2]
+        x = inputs(w)
+        return {"rate": rate(w), "inputs": x}
+
     curves = {}
     for kind in ("chunked", "unchunked"):
         if kind == "chunked":
@@ -983,7 +1009,7 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
             p99_rate, p99_binds = None, None
         # without chunks, also the mean TTFT with the prompts queued for their prefills (``unchunked_ttft``); with
         # chunks, whether the chunk beside the running sequences at the P99 capacity holds the whole uncached prompt
-        extra = {"ttft_queued": [float(x) for x in queued]} if kind == "unchunked" else {}
+        extra = {"ttft_queued": [float(x) for x in queued], "stall_free": stall_free()} if kind == "unchunked" else {}
         if kind == "chunked":
             running = float(np.ravel(chunked(min(p99_rate, float(lam[-1])))[1])[0]) if p99_rate is not None \
                 else math.inf
