@@ -36,7 +36,8 @@ def differences(r, got: dict) -> list[str]:
     tech, bad = r.serving["techniques"], []
     if got["batch"] != tech["batch"] or got["context"] != tech["context"]:
         bad.append(f"point: python {tech['batch']}, {tech['context']}; js {got['batch']}, {got['context']}")
-    for k in ("capacity_batch", "max_sequences", "tpot_batch", "users_batch", "gpus_for_users", "holds", "ttft_met"):
+    for k in ("capacity_batch", "max_sequences", "tpot_batch", "users_batch", "gpus_for_users", "replicas_for_users",
+              "holds", "ttft_met"):
         if not same(r.serving[k], got[k]):
             bad.append(f"{k}: python {r.serving[k]!r}, js {got[k]!r}")
     for k in ("kv_held_per_token", "kv_read_per_token", "kv_held_apart"):  # the KV cache room's c_h and c, one GPU's
@@ -107,6 +108,11 @@ WHATIFS = [
     (SERVING[0], ["model=gemma-3-27b"]),
     (SERVING[0], ["model=gemma-3-27b", "parallelism.tp=4", "parallelism.pp=2", "serving.prefix_hit=0.5"]),
     (SERVING[0], ["model=gemma-3-27b", "parallelism.tp=16", "serving.prompt=16k"]),
+    # 512 users over 9 GB200 replicas of tp 8, unevenly (8 of 57, 1 of 56), two replicas enough (256 each, the
+    # engine's max_sequences); the TPOT target's batch is the bound's, the serial estimate slower than the target there
+    (SERVING[0], ["hardware=gb200", "precision=fp8", "parallelism.dp=9", "serving.users=512", "serving.tpot=8 ms"]),
+    # one user at a TPOT no batch meets: the chapter's batch is 1, "1 decode token" beside the prompt chunk
+    (SERVING[0], ["serving.users=1", "serving.tpot=1 ms", "serving.chunk=512"]),
     # long requests: the chunked row's and the pools' rates below one a second, to three significant digits
     (SERVING[0], ["serving.prompt=60k", "serving.output=4k", "serving.users=8"]),
 ]

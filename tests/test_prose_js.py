@@ -73,6 +73,8 @@ WINDOWS = [  # sliding windows: all layers (Mistral), every other layer (Gemma 2
     ("llama8b-h100.yaml", ["model=mistral-7b", "hardware.peak.bf16=20 TFLOP/s"]),
     ("llama8b-h100.yaml", ["model=gemma-3-1b", "hardware.peak.bf16=2 TFLOP/s"]),
     ("llama8b-h100.yaml", ["model=gemma-2-9b"]),
+    # one sequence of 128k fits beside Gemma 3 27B's weights in 66 GiB: "1 sequence", not "1 sequences"
+    ("llama8b-h100.yaml", ["model=gemma-3-27b", "workloads.decode.context=[128k]", "hardware.memory.capacity=66 GiB"]),
     ("llama8b-h100.yaml", ["model=mistral-7b"]),
     ("llama8b-h100.yaml", ["model=mixtral-8x7b"]),
     ("llama8b-h100.yaml", ["hardware.memory.capacity=17 GiB", "workloads.decode.context=[1k, 32k]",

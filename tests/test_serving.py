@@ -531,3 +531,43 @@ def test_the_serving_batch_stops_at_the_engines_max_sequences():
     assert "The TPOT target allows 256 sequences per replica (the engine's max_sequences stops the batch first)" in s9
     free = evaluated("llama70b-h100-tp8.yaml", ("engine.max_sequences=0", "engine.max_batched_tokens=0")).serving
     assert free["max_sequences"] is None and free["tpot_batch"] == free["capacity_batch"] > 313
+
+
+def test_users_over_replicas_take_the_replicas_they_fill_and_the_tpot_row_says_the_estimate_misses():
+    """512 users over 9 GB200 replicas of tp 8 (Llama 3.1 70B fp8): a replica holds 1,805 sequences of the request and
+    its engine runs 256 at once (max_sequences), so the users take 2 replicas, 16 GPUs, not the layout's 72 (and one
+    replica, 8 GPUs, without the engine's limit); ceil(512 / 9) = 57 a replica seats 513, so 8 replicas hold 57 and
+    one 56.  The TPOT target's row is the strict bound's batch: at 8 ms the serial estimate's round (8.2 ms) is
+    slower than the target there, and the row says so."""
+    from shared import evaluated
+
+    over = ["hardware=gb200", "precision=fp8", "parallelism.dp=9", "serving.users=512", "serving.tpot=8 ms"]
+    sv = evaluated("llama70b-h100-tp8.yaml", over).serving
+    assert (sv["capacity_batch"], sv["max_sequences"], sv["tpot_batch"]) == (1805, 256, 256)
+    assert sv["replicas_for_users"] == 2 and sv["gpus_for_users"] == 16
+    users, tpot = sv["rows"][1], sv["rows"][-1]
+    assert users["batch"] == 57 and users["label"] == "512 users over 9 replicas (8 of 57, 1 of 56; the row: 57)"
+    assert tpot["bound"]["tpot"] <= 0.008 < tpot["serial"]["tpot"]
+    assert tpot["label"] == "the most the TPOT target allows (the bound's batch: the serial estimate misses the target there)"
+    free = evaluated("llama70b-h100-tp8.yaml", over + ["engine.max_sequences=0"]).serving
+    assert free["replicas_for_users"] == 1 and free["gpus_for_users"] == 8
+    met = evaluated("llama70b-h100-tp8.yaml")  # 256 a replica at 50 ms: the estimate meets the target there too
+    assert met.serving["rows"][-1]["serial"]["tpot"] <= 0.050
+    assert met.serving["rows"][-1]["label"] == "the most the TPOT target allows"
+
+
+def test_one_is_singular():
+    """One sequence, one decode token: Gemma 3 27B's weights (54 GB) leave room for one 128k sequence in 66 GiB
+    (the page 1 prose and the terminal summary), and one user at the chapter's batch 1 rides one decode token beside
+    the chunk (the chunked-prefill lever row)."""
+    from genreport.present import prose, summary
+    from shared import evaluated
+
+    r = evaluated("llama8b-h100.yaml", ["model=gemma-3-27b", "workloads.decode.context=[128k]",
+                                        "hardware.memory.capacity=66 GiB"])
+    assert r.value("capacity_batch", "seed", context=131072) == 1
+    text = " ".join(prose.context_lines(r) + summary.terminal_lines(r))
+    assert "Memory holds 1 sequence here" in text and "1 sequence at 131,072" in text and "1 sequences" not in text
+    one = evaluated("llama70b-h100-tp8.yaml", ["serving.users=1", "serving.tpot=1 ms", "serving.chunk=512"])
+    (row,) = [x for x in one.serving["techniques"]["rows"] if x["technique"] == "chunked prefill"]
+    assert ": 1 decode token and a prompt chunk of 511" in row["setting"], row["setting"]

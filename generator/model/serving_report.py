@@ -24,6 +24,26 @@ def _row(req: Request, price: float | None, power: float | None, label: str, nod
     return out
 
 
+TPOT_LABEL = "the most the TPOT target allows"
+TPOT_MISSED = " (the bound's batch: the serial estimate misses the target there)"
+
+
+def users_label(users: int, dp: int, batch: int, engine_binds: bool = False) -> str:
+    """The users' row of the serving table: ``users`` over ``dp`` replicas at ``batch`` a replica, the busiest (the
+    users do not divide evenly: some replicas hold one fewer), or as many as a replica holds (``engine_binds``: as
+    the engine's max_sequences runs)."""
+    want = -(-users // dp)
+    if batch < want:
+        return (f"{users:,} users" + (f" over {dp} replicas" if dp > 1 else "")
+                + (" (as many as the engine runs)" if engine_binds else " (as many as fit)"))
+    if dp == 1:
+        return f"{users:,} users"
+    short = want * dp - users  # replicas that hold want - 1
+    if not short:
+        return f"{users:,} users over {dp} replicas"
+    return f"{users:,} users over {dp} replicas ({dp - short} of {want:,}, {short} of {want - 1:,}; the row: {want:,})"
+
+
 def _tpot_batch(model, hw, precision, par, prompt, output, accounting, cap: int, tpot: float, env) -> int:
     """The largest batch up to ``cap`` whose slowest decode round (the strict bound at the last context) meets
     ``tpot``; 0 when batch 1 misses it.  The round only grows with the batch, so a bisection finds it."""
@@ -126,17 +146,20 @@ def report(r) -> dict | None:
     engine_binds = limit < cap  # the engine's max_sequences stops a replica's batch before its memory does
     rows = [_row(one, price, power, "one request alone", node)]
     if users_batch is not None and users_batch > 1:
-        short = users_batch < -(-sv.users // par.dp)
         rows.append(_row(request(model, hw, prec, par, users_batch, sv.prompt, sv.output, acc, env), price,
-                         power, f"{sv.users:,} users" + (f" over {par.dp} replicas" if par.dp > 1 else "")
-                         + ((" (as many as the engine runs)" if engine_binds else " (as many as fit)") if short
-                            else ""), node))
+                         power, users_label(sv.users, par.dp, users_batch, engine_binds), node))
     if tpot_batch is not None and tpot_batch > 1 and tpot_batch != users_batch:
-        rows.append(_row(request(model, hw, prec, par, tpot_batch, sv.prompt, sv.output, acc, env), price,
-                         power, "the most the TPOT target allows", node))
+        row = _row(request(model, hw, prec, par, tpot_batch, sv.prompt, sv.output, acc, env), price, power,
+                   TPOT_LABEL, node)
+        if row["serial"]["tpot"] > sv.tpot:  # the bound's batch: the serial estimate's round is slower than the target
+            row["label"] = TPOT_LABEL + TPOT_MISSED
+        rows.append(row)
     replicas_gpus = par.replica_gpus * par.dp
     per = min(x for x in (limit, tpot_batch if tpot_batch is not None else limit) if x is not None)
-    gpus_for_users = (-(-sv.users // (per * par.dp)) * replicas_gpus) if sv.users and per else None
+    # the replicas the users fill, ``per`` sequences at most a replica (its capacity, or the TPOT target's batch),
+    # and their GPUs: fewer than the layout's dp replicas where one holds them all
+    replicas_for_users = -(-sv.users // per) if sv.users and per else None
+    gpus_for_users = replicas_for_users * par.replica_gpus if replicas_for_users is not None else None
     cheapest = None
     if sv.ttft is not None or sv.tpot is not None:
         cheapest = _cheapest(spec)
@@ -157,6 +180,7 @@ def report(r) -> dict | None:
             "max_sequences": limit if engine_binds else None,
             "holds": holds, "ttft_met": None if sv.ttft is None or not holds else bool(one.ttft_bound <= sv.ttft),
             "tpot_batch": tpot_batch, "users_batch": users_batch, "gpus_for_users": gpus_for_users,
+            "replicas_for_users": replicas_for_users,
             "rows": rows, "cheapest": cheapest, "frontier": fig,
             # the formats plan tries: not one whose compute format the GPU has no peak for (fp8 on a TPU v5p)
             "formats": [model_format(model, f) for f in report_precisions(spec)

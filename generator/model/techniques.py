@@ -367,7 +367,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     rows.append({"technique": "chunked prefill",
                  "setting": f"a step budget of {sv.chunk:,} tokens"
                             + (f", {stages} steps a round (one per micro-batch)" if stages > 1 else "")
-                            + f": {int(batch):,} decode tokens"
+                            + f": {int(batch):,} decode token{'' if int(batch) == 1 else 's'}"
                             + (f" and a prompt chunk of {mix['C_p']:,.0f}" if mix["C_p"] > 0
                                else ", no room for a prompt chunk"),
                  "ttft": (ttft, ttft * ttft_ratio if ttft_ratio is not None else None), "tpot": (tpot, tpot * cost),
@@ -379,7 +379,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                           f"{_hundredths(decode_rate)} (admission at the chapter's batch, not the chunk budget's "
                           "steady-state ceiling the goodput takes)")
                  if mix["C_p"] > 0 else
-                 (f"the {int(batch):,} decode tokens fill the budget of {sv.chunk:,}: no prompt is admitted while the "
+                 (f"the {int(batch):,} decode token{' fills' if int(batch) == 1 else 's fill'} the budget of {sv.chunk:,}: no prompt is admitted while the "
                   f"batch runs; the batch retires {_hundredths(decode_rate)} requests/s per replica"),
                  "note": "TPOT while a chunk rides along; TTFT the prompt in chunks beside the batch against the "
                          "prompt in one step alone"})

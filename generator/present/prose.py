@@ -11,6 +11,11 @@ from genreport.model.evaluate import Results
 from genreport.present import fmt
 
 
+
+def _seqs(n) -> str:
+    """"sequence" for one, "sequences" otherwise."""
+    return "sequence" if n == 1 else "sequences"
+
 def article(n: int) -> str:
     """'a' or 'an' before a number read aloud: an 8,192-token, an 11k, a 2,048."""
     lead = f"{n:,}".split(",")[0]
@@ -57,11 +62,11 @@ def context_lines(r: Results) -> list[str]:
             if cap < 1:
                 text += ", but not even one sequence fits beside the weights"
             elif b_star > cap:
-                text += f", but only {cap:,} sequences fit in memory, so capacity binds first"
+                text += f", but only {cap:,} {_seqs(cap)} fit{'s' if cap == 1 else ''} in memory, so capacity binds first"
             else:
-                text += f", and {cap:,} sequences fit, so it can get there"
+                text += f", and {cap:,} {_seqs(cap)} fit{'s' if cap == 1 else ''}, so it can get there"
         if cap >= 1:
-            text += f". Memory holds {cap:,} sequences here, where the intensity is {fmt.num(at_cap)}"
+            text += f". Memory holds {cap:,} {_seqs(cap)} here, where the intensity is {fmt.num(at_cap)}"
             if grid is not None:
                 fits = batch <= cap
                 if fits.any():

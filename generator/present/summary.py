@@ -178,7 +178,7 @@ def _windowed_kv(r: Results, sc: dict, scope: str) -> str:
                  "at full window)")
     one = kv["tokens_one_sequence"]
     fits = [f"{'any context' if one is None else fmt.integer(one) + ' tokens'} for one sequence"]
-    fits += [f"{fmt.integer(n)} sequences at {s:,}" for s, n in kv["sequences"].items()]
+    fits += [f"{fmt.integer(n)} sequence{'' if n == 1 else 's'} at {s:,}" for s, n in kv["sequences"].items()]
     gpu = " on each GPU" if share != 1 else ""
     return f"KV {' + '.join(parts)}{gpu}: {', '.join(fits)}{scope}"
 

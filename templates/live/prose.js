@@ -14,6 +14,7 @@ const GR_PROSE = (function () {
   // ------------------------------------------------------------------------------------ Python's formatting
   /** f"{n:,}" of a Python int. */
   function commas(n) { return GR_FMT.integer(n); }
+  function seqs(n) { return n === 1 ? "sequence" : "sequences"; }  // prose._seqs
 
   /** round(x): the nearest integer, ties to even. */
   function pyRound(x) {
@@ -84,11 +85,11 @@ const GR_PROSE = (function () {
         const bStar = pyRound(cross);
         text += `, above the ridge; the batch crosses it at ${commas(bStar)}`;
         if (cap < 1) text += ", but not even one sequence fits beside the weights";
-        else if (bStar > cap) text += `, but only ${commas(cap)} sequences fit in memory, so capacity binds first`;
-        else text += `, and ${commas(cap)} sequences fit, so it can get there`;
+        else if (bStar > cap) text += `, but only ${commas(cap)} ${seqs(cap)} fit${cap === 1 ? "s" : ""} in memory, so capacity binds first`;
+        else text += `, and ${commas(cap)} ${seqs(cap)} fit${cap === 1 ? "s" : ""}, so it can get there`;
       }
       if (cap >= 1) {
-        text += `. Memory holds ${commas(cap)} sequences here, where the intensity is ${F.num(atCap)}`;
+        text += `. Memory holds ${commas(cap)} ${seqs(cap)} here, where the intensity is ${F.num(atCap)}`;
         if (grid) {
           let i = -1;
           w.decode_batch.forEach(function (b, k) { if (b <= cap) i = k; });

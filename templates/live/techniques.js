@@ -22,6 +22,21 @@ const GR_SERVING = (() => {
   function faster(x) { return x >= 1 ? F.format(x, ".2f") + "x faster" : F.format(1 / x, ".2f") + "x slower"; }
   function stepShare(x) { return x > 0 && x < 0.1 ? F.format(100 * x, ".2g") + "%" : pct(x); }
   function commas(x, p) { return F.format(x, "," + (p || ".0f")); }
+  const TPOT_LABEL = "the most the TPOT target allows",  // serving_report.TPOT_LABEL, TPOT_MISSED
+    TPOT_MISSED = " (the bound's batch: the serial estimate misses the target there)";
+  /** The users' row of the serving table (serving_report.users_label): the busiest replica's share. */
+  function usersLabel(users, dp, batch, engineBinds) {
+    const want = Math.ceil(users / dp), head = commas(users) + " users";
+    if (batch < want) {
+      return head + (dp > 1 ? " over " + dp + " replicas" : "")
+        + (engineBinds ? " (as many as the engine runs)" : " (as many as fit)");
+    }
+    if (dp === 1) return head;
+    const short = want * dp - users;
+    if (!short) return head + " over " + dp + " replicas";
+    return head + " over " + dp + " replicas (" + (dp - short) + " of " + commas(want) + ", " + short + " of "
+      + commas(want - 1) + "; the row: " + commas(want) + ")";
+  }
   // to the hundredth, below 1 to three significant digits (techniques._hundredths)
   function hundredths(x) { return !(Math.abs(x) < 1) || x === 0 ? commas(x, ".2f") : F.format(x, ".3g"); }
 
@@ -155,8 +170,7 @@ const GR_SERVING = (() => {
       const want = Math.ceil(sv.users / dp);
       usersBatch = limit ? Math.min(want, limit) : 0;
       if (usersBatch > 1) {
-        rows.push(row(usersBatch, commas(sv.users) + " users" + (dp > 1 ? " over " + dp + " replicas" : "")
-          + (usersBatch < want ? (engineBinds ? " (as many as the engine runs)" : " (as many as fit)") : "")));
+        rows.push(row(usersBatch, usersLabel(sv.users, dp, usersBatch, engineBinds)));
       }
     }
     if (sv.tpot !== null && limit) {
@@ -166,7 +180,11 @@ const GR_SERVING = (() => {
         if (tpotAt(mid) <= sv.tpot) lo = mid; else hi = mid - 1;
       }
       tpotBatch = lo;
-      if (tpotBatch > 1 && tpotBatch !== usersBatch) rows.push(row(tpotBatch, "the most the TPOT target allows"));
+      if (tpotBatch > 1 && tpotBatch !== usersBatch) {
+        const r = row(tpotBatch, TPOT_LABEL);
+        if (r.serial.tpot > sv.tpot) r.label = TPOT_LABEL + TPOT_MISSED;  // the bound's batch, the estimate slower
+        rows.push(r);
+      }
     }
     const b0 = rows[rows.length - 1].bound, batch = rows[rows.length - 1].batch, tp0 = b0.tpot,
       gpu0 = b0.tokens_per_s_gpu, usd0 = b0.usd_per_mtok_out;
@@ -174,7 +192,8 @@ const GR_SERVING = (() => {
     const out = {batch: batch, context: last, mean_context: mean, chunk: sv.chunk, capacity_batch: cap,
       max_sequences: engineBinds ? limit : null, tpot_batch: tpotBatch, users_batch: usersBatch, holds: cap >= 1,
       ttft_met: sv.ttft === null || cap < 1 ? null : ttft <= sv.ttft, rows: rows,
-      gpus_for_users: sv.users && per ? Math.ceil(sv.users / (per * dp)) * gpus * dp : null};
+      replicas_for_users: sv.users && per ? Math.ceil(sv.users / per) : null,
+      gpus_for_users: sv.users && per ? Math.ceil(sv.users / per) * gpus : null};
     const n = {replica_gpus: gpus}, levers = [];
     out.numbers = n;
     out.levers = levers;
@@ -286,14 +305,14 @@ const GR_SERVING = (() => {
     const decodeRate = sv.output > 1 ? batch / ((sv.output - 1) * tMix) : Infinity;
     levers.push({technique: "chunked prefill", setting: "a step budget of " + commas(sv.chunk) + " tokens"
       + ((par.pp || 1) > 1 ? ", " + par.pp + " steps a round (one per micro-batch)" : "") + ": " + commas(batch)
-      + " decode tokens" + (cp > 0 ? " and a prompt chunk of " + commas(cp) : ", no room for a prompt chunk"),
+      + (batch === 1 ? " decode token" : " decode tokens") + (cp > 0 ? " and a prompt chunk of " + commas(cp) : ", no room for a prompt chunk"),
       ttft: [ttft, ttftRatio !== null ? ttft * ttftRatio : null], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / cost],
       usd: [usd0, usd0 !== null ? usd0 * cost : null], ends: cp > 0 ? "a step's intensity " + commas(iPlain) + " -> "
         + commas(iMix) + " FLOP/B; the decode users pay " + F.format(cost, ".2f") + "x per token while a prompt is "
         + "prefilled and no step stalls for a whole prompt; at this batch one chunk a step admits " + hundredths(chunkRate)
         + " requests/s per replica and the batch retires " + hundredths(decodeRate) + " (admission at the chapter's "
         + "batch, not the chunk budget's steady-state ceiling the goodput takes)"
-        : "the " + commas(batch) + " decode tokens fill the budget of " + commas(sv.chunk) + ": no prompt is admitted "
+        : "the " + commas(batch) + (batch === 1 ? " decode token fills" : " decode tokens fill") + " the budget of " + commas(sv.chunk) + ": no prompt is admitted "
         + "while the batch runs; the batch retires " + hundredths(decodeRate) + " requests/s per replica",
       note: "TPOT while a chunk rides along; TTFT the prompt in chunks beside the batch against the prompt in one step alone"});
     Object.assign(n, {chunked_step_time: tMix, chunked_cost: cost, chunked_intensity: iMix, chunk_admits_rate: chunkRate,

@@ -278,7 +278,11 @@ def root(context, missing=missing):
                 pass
                 yield ' up to '
                 yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch')))
-                yield ' sequences per replica'
+                yield ' sequence'
+                if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch') != 1):
+                    pass
+                    yield 's'
+                yield ' per replica'
                 if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'max_sequences') and (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch') == environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'max_sequences'))):
                     pass
                     yield ", the engine's max_sequences"
@@ -465,4 +469,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=74&6=87&7=95&8=107&9=115&10=127&11=143&12=149&13=174&14=178&15=200&16=213&19=220&22=235&23=254&24=297&25=345&27=349&29=353&30=363&31=372&32=383&33=394&34=401&35=403&36=417&40=436&41=446&42=461'
+debug_info = '1=74&6=87&7=95&8=107&9=115&10=127&11=143&12=149&13=174&14=178&15=200&16=213&19=220&22=235&23=254&24=301&25=349&27=353&29=357&30=367&31=376&32=387&33=398&34=405&35=407&36=421&40=440&41=450&42=465'

@@ -475,7 +475,11 @@ def root(context, missing=missing):
                 yield escape(t_8(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'tokens_per_s_gpu')))
                 yield ' tok/s per GPU, and one replica holds\n'
                 yield escape(t_2(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'capacity_batch')))
-                yield ' sequences of that context. '
+                yield ' sequence'
+                if (environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'capacity_batch') != 1):
+                    pass
+                    yield 's'
+                yield ' of that context. '
             if (environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest_any') and (environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest_any'), 'precision') != environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weights'))):
                 pass
                 yield 'With '
@@ -536,4 +540,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=100&2=112&4=115&5=117&6=120&7=122&8=144&10=151&11=155&12=157&13=177&14=195&15=221&18=232&19=234&21=242&22=262&23=274&24=284&25=287&26=295&28=298&29=308&30=312&31=327&32=333&34=339&35=342&37=345&38=354&40=369&43=378&44=388&45=400&48=409&50=412&51=422&55=431&56=433&57=441&58=444&59=446&60=449&61=452&62=456&63=463&64=469&65=473&66=477&67=479&68=484&71=497&72=499&75=501&76=503&79=505&80=513&82=534'
+debug_info = '1=100&2=112&4=115&5=117&6=120&7=122&8=144&10=151&11=155&12=157&13=177&14=195&15=221&18=232&19=234&21=242&22=262&23=274&24=284&25=287&26=295&28=298&29=308&30=312&31=327&32=333&34=339&35=342&37=345&38=354&40=369&43=378&44=388&45=400&48=409&50=412&51=422&55=431&56=433&57=441&58=444&59=446&60=449&61=452&62=456&63=463&64=469&65=473&66=477&67=483&68=488&71=501&72=503&75=505&76=507&79=509&80=517&82=538'

@@ -270,7 +270,11 @@ def root(context, missing=missing):
                 yield '. '
             yield 'A replica holds '
             yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'capacity_batch')))
-            yield ' sequences of '
+            yield ' sequence'
+            if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'capacity_batch') != 1):
+                pass
+                yield 's'
+            yield ' of '
             yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'last_context')))
             yield ' tokens'
             if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp') > 1):
@@ -306,7 +310,11 @@ def root(context, missing=missing):
                     pass
                     yield 'The TPOT target allows '
                     yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch')))
-                    yield ' sequences per replica'
+                    yield ' sequence'
+                    if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch') != 1):
+                        pass
+                        yield 's'
+                    yield ' per replica'
                     if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch') == environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'capacity_batch')):
                         pass
                         yield ' (all that fit: capacity stops the batch first)'
@@ -327,6 +335,17 @@ def root(context, missing=missing):
                 if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users') != 1):
                     pass
                     yield 's'
+                if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp') > 1):
+                    pass
+                    yield ' ('
+                    yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replicas_for_users')))
+                    yield ' replica'
+                    if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replicas_for_users') != 1):
+                        pass
+                        yield 's'
+                    yield ' of '
+                    yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus')))
+                    yield ')'
                 yield ' of this layout. '
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'):
             pass
@@ -841,4 +860,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=100&2=109&3=111&4=115&5=119&6=121&7=125&8=133&9=145&11=147&13=151&14=155&16=162&17=168&18=185&21=191&22=209&23=217&24=221&25=228&26=235&29=245&30=289&31=303&32=321&34=331&35=346&36=366&37=423&38=429&39=435&40=445&41=486&42=498&44=500&47=503&50=520&53=530&54=538&55=546&56=550&59=566&61=578&62=581&66=583&67=585&68=590&72=595&73=598&74=617&75=619&78=622&79=624&80=632&81=657&82=667&83=715&84=724&85=726&86=740&87=752&88=762&89=764&92=769&94=771&95=784&96=802&97=809&98=818&103=828&104=831&106=834&107=836'
+debug_info = '1=100&2=109&3=111&4=115&5=119&6=121&7=125&8=133&9=145&11=147&13=151&14=155&16=162&17=168&18=185&21=191&22=209&23=217&24=221&25=228&26=235&29=245&30=293&31=307&32=329&34=350&35=365&36=385&37=442&38=448&39=454&40=464&41=505&42=517&44=519&47=522&50=539&53=549&54=557&55=565&56=569&59=585&61=597&62=600&66=602&67=604&68=609&72=614&73=617&74=636&75=638&78=641&79=643&80=651&81=676&82=686&83=734&84=743&85=745&86=759&87=771&88=781&89=783&92=788&94=790&95=803&96=821&97=828&98=837&103=847&104=850&106=853&107=855'
