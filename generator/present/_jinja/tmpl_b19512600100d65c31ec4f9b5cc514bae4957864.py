@@ -283,7 +283,7 @@ def root(context, missing=missing):
                 yield ". Where those fixed costs are the estimate's largest term the step is\n<strong>overhead-bound</strong>, seed 000's third state: fewer, fused kernels or "
                 yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'graph'))
                 yield 's help, not a faster GPU.'
-            yield 'A batch is per replica'
+            yield '\nA batch is per replica'
             if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'dp') > 1):
                 pass
                 yield ' (data-parallel rank): the '
