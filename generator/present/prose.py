@@ -11,10 +11,10 @@ from genreport.model.evaluate import Results
 from genreport.present import fmt
 
 
-
 def _seqs(n) -> str:
     """"sequence" for one, "sequences" otherwise."""
     return "sequence" if n == 1 else "sequences"
+
 
 def article(n: int) -> str:
     """'a' or 'an' before a number read aloud: an 8,192-token, an 11k, a 2,048."""
