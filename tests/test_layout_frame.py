@@ -476,3 +476,24 @@ def test_the_training_state_formula_substitutes_the_whole_models_n(tmp_path):
     assert block.inputs["N"] * block.inputs["k"] == pytest.approx(block.entry.value, rel=1e-12)
     assert block.inputs["N"] == pytest.approx(float(r.envs["seed"].card["N"]), rel=1e-12)  # the whole model
     assert block.symbols.get("N") == "N"  # printed N, not N_g
+
+
+def test_the_lever_table_at_a_pipeline_says_its_times_are_one_stage_of_the_round():
+    """Mixtral 8x22B in fp8 on 16 H200 (tp 8 x pp 2): chapter 5's lever table gave "before 0.509 ms" with the caveat
+    "the batch-1 bound follows bandwidth one for one", beside page 1's strict batch-1 bound of 1.02 ms per token:
+    the table's times are one GPU's slice (formula (1): 2.44 B active weights x 1 B / 4.8 TB/s), and a batch-1 token
+    passes the two stages one after the other. The chapter now says so above the table."""
+    from shared import html
+
+    over = ["parallelism.tp=4", "parallelism.pp=2"]  # Llama 3.1 70B bf16 on 8 H100: two stages of 4 GPUs
+    r = evaluated("llama70b-h100-tp8.yaml", over)
+    stage = next(x for x in r.levers if x["lever"] == "bandwidth-1.5")["before"]
+    d1 = next(x for x in r.decision if x["workload"] == "decode" and x["batch"] == 1)
+    assert d1["time"] == pytest.approx(2 * stage, rel=0.02)  # the round passes both stages: twice one GPU's time
+    page = " ".join(html("llama70b-h100-tp8.yaml", over).split())
+    assert ("lever's effect on its ledger<span data-static> (on tp 4 × pp 2 the times are one GPU's, as in "
+            "(1) and (2): its slice of the weights at batch 1, without the links; a batch-1 token passes the 2 "
+            "pipeline stages one after another, so the replica's round, chapter 6's bound, is about 2 such "
+            "times)</span>:") in page
+    plain = " ".join(html("llama70b-h100-tp8.yaml").split())  # tensor parallel alone: no stages to pass
+    assert "the times are one GPU's, as in (1) and (2): its slice of the weights at batch 1, without the links)" in plain
