@@ -296,9 +296,10 @@ def test_every_page_states_the_layouts_numbers(model, hw, precision, tp, pp, ep,
     for shown in (fmt.time(one["weight_stream_time"]), fmt.gib(one["weight_bytes"])):
         assert text.count(shown) <= 1, (shown, text.count(shown))
     assert text.count("On one card the whole model would need") == 1
-    # "would not fit" against the capacity the verdict takes (C: the card less the engine's reserve), not the label
+    # "would not fit" against the capacity the verdict takes (C: the card less the engine's reserve and one step's
+    # activations on that card, at tp 1), not the label nor the layout's GPU's
     if not r.verdicts["weights_fit_one_card"]:
-        assert f"of weights against the {fmt.gib(value(r, 'capacity'))} a card keeps for them" in text
+        assert f"of weights against the {fmt.gib(value(r, 'capacity_one_card'))} a card keeps for them" in text
     assert "Multi-GPU communication" not in text  # the interconnect is an input, not out of scope
     assert "one card's bandwidth and compute streaming the whole model" not in text
     # the layout's numbers, as a hand count gives them, on the pages that state capacity and time
@@ -497,3 +498,24 @@ def test_the_lever_table_at_a_pipeline_says_its_times_are_one_stage_of_the_round
             "times)</span>:") in page
     plain = " ".join(html("llama70b-h100-tp8.yaml").split())  # tensor parallel alone: no stages to pass
     assert "the times are one GPU's, as in (1) and (2): its slice of the weights at batch 1, without the links)" in plain
+
+
+def test_one_card_keeps_its_own_workspace_not_the_layouts_gpus():
+    """Mixtral 8x22B in fp8 over tp 8 x pp 2 on H200: chapter 1 said the whole model "would not fit: 131 GiB of
+    weights against the 126.4 GiB a card keeps", the usable memory of one GPU of the layout, whose one-step
+    activation workspace holds an eighth of each expert's intermediate (formulas.memory.activation_workspace_moe:
+    max(tp / ep, 1) ways). One card holding the whole model keeps its own workspace, at tp 1: 125.2 GiB, the same as
+    an ep 8 GPU's (its experts whole). The verdict and results.json's capacity_one_card take that card's."""
+    from genreport.load.objects import activation_workspace
+
+    r = evaluated("mixtral8x22b-h100-tp8-ep8.yaml", ["hardware=h200", "precision=fp8", "parallelism.ep=1",
+                                                      "parallelism.pp=2"])
+    hw, model = r.spec.hardware, r.spec.model
+    one = hw.capacity * (1 - hw.memory_reserve) - activation_workspace(model, 1, hw.max_batched_tokens,
+                                                                       hw.max_sequences)
+    assert value(r, "capacity_one_card") == pytest.approx(one, rel=1e-12)
+    assert value(r, "capacity") - one == pytest.approx(1.25 * 2**30, rel=0.01)  # the layout's GPU keeps 1.25 GiB more
+    assert r.frame.one_card["capacity"] == value(r, "capacity_one_card")
+    assert not r.verdicts["weights_fit_one_card"]  # 131 GiB of weights
+    ep = evaluated("mixtral8x22b-h100-tp8-ep8.yaml", ["hardware=h200", "precision=fp8", "parallelism.dp=2"])
+    assert value(ep, "capacity_one_card") == pytest.approx(value(ep, "capacity"), rel=1e-12)  # experts whole, tp 1 alike
