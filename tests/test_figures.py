@@ -211,6 +211,30 @@ def test_figure8_caption_says_one_gpu_does_not_hold_the_weights():
     assert "than one GPU would be if it held the weights, which it does not" in caption8(r)
 
 
+def test_figure8_caption_names_the_scale_out_network_the_widest_degrees_cross(tmp_path):
+    """Llama 3.1 70B on H100 SXM: the tensor-parallel sweep runs to 64 GPUs (64 query heads), past the 8 GPUs one HGX
+    H100 node's NVSwitch joins (specs/hardware/h100-sxm.yaml, node.gpus_per_node), so the all-reduces of 16, 32 and 64
+    GPUs are costed over the node's InfiniBand NICs too (layout.choose_links: tier "scale-out"). The caption named only
+    the NVLink for all of them."""
+    from genreport.present.figures.fig8_gpus import caption8
+
+    r = evaluated("llama70b-h100-tp8.yaml")
+    out = [x["gpus"] for x in r.many.scaling_batch1 if x["link"] == "scale-out"]
+    assert out == [16, 32, 64]
+    text = caption8(r)
+    assert r.spec.hardware.node.scale_out.name in text
+    assert "the all-reduces of 16, 32 and 64 GPUs also cross" in text
+    assert "within a domain of 8 GPUs" in text
+    # Llama 2 13B's 40 heads split over 1, 2, 4 and 8 GPUs only (meta-llama/Llama-2-13b-hf config.json: 40 attention
+    # heads): a sweep that stays in one node names its NVLink alone
+    spec = tmp_path / "l13.yaml"
+    spec.write_text("kind: report\nname: l13\ntitle: t\nhardware: a100-sxm-40gb\nmodel: llama-2-13b\n"
+                    "precision: bf16\nworkloads:\n  decode: {batch: [1, 8], context: [1k]}\n")
+    one = evaluated(spec)
+    assert [x["gpus"] for x in one.many.scaling_batch1] == [1, 2, 4, 8]
+    assert "between domains" not in caption8(one) and one.many.link in caption8(one)
+
+
 def test_the_serving_views_capacity_point_is_at_the_capacity_batch():
     """Mistral 7B in bf16 on one A100 SXM 40GB (7,241,732,096 parameters, 128 KiB of KV a token: mistralai/Mistral-7B-v0.1
     config.json; 1.555 TB/s: NVIDIA A100 datasheet) at context 1,024 holds 173 sequences; figure 6's caption once

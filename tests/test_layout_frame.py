@@ -296,9 +296,10 @@ def test_every_page_states_the_layouts_numbers(model, hw, precision, tp, pp, ep,
     for shown in (fmt.time(one["weight_stream_time"]), fmt.gib(one["weight_bytes"])):
         assert text.count(shown) <= 1, (shown, text.count(shown))
     assert text.count("On one card the whole model would need") == 1
-    # "would not fit" against the capacity the verdict takes (C: the card less the engine's reserve), not the label
+    # "would not fit" against the capacity the verdict takes (C: the card less the engine's reserve and one step's
+    # activations on that card, at tp 1), not the label nor the layout's GPU's
     if not r.verdicts["weights_fit_one_card"]:
-        assert f"of weights against the {fmt.gib(value(r, 'capacity'))} a card keeps for them" in text
+        assert f"of weights against the {fmt.gib(value(r, 'capacity_one_card'))} a card keeps for them" in text
     assert "Multi-GPU communication" not in text  # the interconnect is an input, not out of scope
     assert "one card's bandwidth and compute streaming the whole model" not in text
     # the layout's numbers, as a hand count gives them, on the pages that state capacity and time
@@ -500,3 +501,45 @@ def test_the_training_state_formula_substitutes_the_whole_models_n(tmp_path):
     assert block.inputs["N"] * block.inputs["k"] == pytest.approx(block.entry.value, rel=1e-12)
     assert block.inputs["N"] == pytest.approx(float(r.envs["seed"].card["N"]), rel=1e-12)  # the whole model
     assert block.symbols.get("N") == "N"  # printed N, not N_g
+
+
+def test_the_lever_table_at_a_pipeline_says_its_times_are_one_stage_of_the_round():
+    """Mixtral 8x22B in fp8 on 16 H200 (tp 8 x pp 2): chapter 5's lever table gave "before 0.509 ms" with the caveat
+    "the batch-1 bound follows bandwidth one for one", beside page 1's strict batch-1 bound of 1.02 ms per token:
+    the table's times are one GPU's slice (formula (1): 2.44 B active weights x 1 B / 4.8 TB/s), and a batch-1 token
+    passes the two stages one after the other. The chapter now says so above the table."""
+    from shared import html
+
+    over = ["parallelism.tp=4", "parallelism.pp=2"]  # Llama 3.1 70B bf16 on 8 H100: two stages of 4 GPUs
+    r = evaluated("llama70b-h100-tp8.yaml", over)
+    stage = next(x for x in r.levers if x["lever"] == "bandwidth-1.5")["before"]
+    d1 = next(x for x in r.decision if x["workload"] == "decode" and x["batch"] == 1)
+    assert d1["time"] == pytest.approx(2 * stage, rel=0.02)  # the round passes both stages: twice one GPU's time
+    page = " ".join(html("llama70b-h100-tp8.yaml", over).split())
+    assert ("lever's effect on its ledger<span data-static> (on tp 4 × pp 2 the times are one GPU's, as in "
+            "(1) and (2): its slice of the weights at batch 1, without the links; a batch-1 token passes the 2 "
+            "pipeline stages one after another, so the replica's round, chapter 6's bound, is about 2 such "
+            "times)</span>:") in page
+    plain = " ".join(html("llama70b-h100-tp8.yaml").split())  # tensor parallel alone: no stages to pass
+    assert "the times are one GPU's, as in (1) and (2): its slice of the weights at batch 1, without the links)" in plain
+
+
+def test_one_card_keeps_its_own_workspace_not_the_layouts_gpus():
+    """Mixtral 8x22B in fp8 over tp 8 x pp 2 on H200: chapter 1 said the whole model "would not fit: 131 GiB of
+    weights against the 126.4 GiB a card keeps", the usable memory of one GPU of the layout, whose one-step
+    activation workspace holds an eighth of each expert's intermediate (formulas.memory.activation_workspace_moe:
+    max(tp / ep, 1) ways). One card holding the whole model keeps its own workspace, at tp 1: 125.2 GiB, the same as
+    an ep 8 GPU's (its experts whole). The verdict and results.json's capacity_one_card take that card's."""
+    from genreport.load.objects import activation_workspace
+
+    r = evaluated("mixtral8x22b-h100-tp8-ep8.yaml", ["hardware=h200", "precision=fp8", "parallelism.ep=1",
+                                                      "parallelism.pp=2"])
+    hw, model = r.spec.hardware, r.spec.model
+    one = hw.capacity * (1 - hw.memory_reserve) - activation_workspace(model, 1, hw.max_batched_tokens,
+                                                                       hw.max_sequences)
+    assert value(r, "capacity_one_card") == pytest.approx(one, rel=1e-12)
+    assert value(r, "capacity") - one == pytest.approx(1.25 * 2**30, rel=0.01)  # the layout's GPU keeps 1.25 GiB more
+    assert r.frame.one_card["capacity"] == value(r, "capacity_one_card")
+    assert not r.verdicts["weights_fit_one_card"]  # 131 GiB of weights
+    ep = evaluated("mixtral8x22b-h100-tp8-ep8.yaml", ["hardware=h200", "precision=fp8", "parallelism.dp=2"])
+    assert value(ep, "capacity_one_card") == pytest.approx(value(ep, "capacity"), rel=1e-12)  # experts whole, tp 1 alike

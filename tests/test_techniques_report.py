@@ -434,3 +434,26 @@ def test_the_chunk_of_a_partly_cached_prompt_reads_the_same_in_the_row_and_the_p
     html = _env().get_template("sections/s9_serving.html.j2").render(**context(r, None, {}).variables())
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html))
     assert "or the whole uncached prompt where that holds it; here 2,458)" in text
+
+
+def test_the_chunked_ttft_of_a_partly_cached_prompt_is_not_the_whole_prompts_prefill():
+    """Qwen2.5 7B int8 on one RTX 4090, 30,720-token prompts 70% cached: the chunked-prefill row's TTFT read
+    "3.57 s -> 3.57 s", the whole prompt's prefill alone, where its chunks carry only the 9,216 uncached tokens
+    (8,185 and the rest: 1.07 s, about the prefix-caching row's 1.07 s). The row took the larger of its chunked TTFT
+    and the whole prompt's; it now takes the chapter's TTFT over the uncached part (the prefix-caching row's) times
+    chunked over alone (chunked_ttft_ratio). The 70B on 8 H100, 4,096-token prompts 70% cached: one 1,229-token chunk
+    beside the batch's decode tokens, not the whole prompt's TTFT."""
+    r = evaluated("llama70b-h100-tp8.yaml", ("serving.prefix_hit=0.7",))
+    tq = r.serving["techniques"]
+    n = tq["numbers"]
+    chunked = next(x for x in tq["rows"] if x["technique"] == "chunked prefill")
+    prefix = next(x for x in tq["rows"] if x["technique"] == "prefix caching")
+    whole = chunked["ttft"][0]
+    assert n["chunk_tokens"] == pytest.approx(4096 * 0.3, rel=1e-12)  # the whole uncached part in one chunk
+    assert n["chunked_ttft_ratio"] >= 1.0
+    assert chunked["ttft"][1] == pytest.approx(prefix["ttft"][1] * n["chunked_ttft_ratio"], rel=1e-12)
+    assert prefix["ttft"][1] <= chunked["ttft"][1] < whole
+    # without a cached prefix: the chapter's whole-prompt TTFT times chunked over alone
+    tq = evaluated("llama70b-h100-tp8.yaml").serving["techniques"]
+    row = next(x for x in tq["rows"] if x["technique"] == "chunked prefill")
+    assert row["ttft"][1] == pytest.approx(row["ttft"][0] * tq["numbers"]["chunked_ttft_ratio"], rel=1e-12)

@@ -18,7 +18,7 @@ from genreport.formulas.glossary import ENTRIES
 from genreport.formulas.recipes import TRAINING_WEIGHT_BYTES
 from genreport.load.spec import ReportSpec
 from genreport.model import decision, layout, measured, plan, serving_report, shown, tables, techniques
-from genreport.model.env import Env, make_env, spec_env  # noqa: F401 - re-exported
+from genreport.model.env import Env, make_env, spec_env, usable_at  # noqa: F401 - re-exported
 from genreport.model.frame import frame
 from genreport.model.results import Results
 from genreport.model.stated import (  # noqa: F401 - re-exported
@@ -76,7 +76,10 @@ def _evaluate(spec: ReportSpec) -> Results:
         if not env.cut.trivial:  # the model's own count; the layout's numbers are one GPU's slice
             sc["parameters"] = _clean(env.card["N"])
             card = env.one_card()
-            one_card[acc] = {"weight_bytes": _clean(q["weight_bytes"](card.at())),
+            # what one card keeps for the whole model: its own workspace (one step's activations at tp 1), not the
+            # layout's GPU's (a tp 8 GPU's FFN share is an eighth: Mixtral 8x22B on H200 126.4 GiB, not 125.2)
+            card.values["C"] = usable_at(spec.hardware, spec.model, 1)
+            one_card[acc] = {"capacity": card.values["C"], "weight_bytes": _clean(q["weight_bytes"](card.at())),
                              "weight_stream_time": _clean(q["weight_stream_time"](card.at(batch=1.0))),
                              "kv_capacity_tokens": physical("kv_capacity_tokens", q["kv_capacity_tokens"](card.at()))[0]}
         scalars[acc] = sc
@@ -188,7 +191,7 @@ def _verdicts(r: Results) -> dict[str, object]:
     v: dict[str, object] = {}
     v["weights_fit"] = sc["weight_bytes"] <= sc["capacity"]  # one GPU's share of the weights
     if lead in r.one_card:
-        v["weights_fit_one_card"] = r.one_card[lead]["weight_bytes"] <= sc["capacity"]
+        v["weights_fit_one_card"] = r.one_card[lead]["weight_bytes"] <= r.one_card[lead]["capacity"]
     par = r.parallel
     if lead in r.decode:
         g = r.decode[lead]

@@ -54,10 +54,9 @@ def frame(r) -> Frame:
     slices = tuple({"name": k, "definition": SLICE_DEFINITION[k][1 if moe else 0], "value": float(lead.values[k]),
                     "card": float(lead.card[k]), "meaning": SLICE_MEANING[k]} for k in changed if lead.card[k])
     one = r.one_card.get(r.lead, {})
-    sc = r.scalars[r.lead]
     one_card = {}
     if one:
-        one_card = {**one, "fits": one["weight_bytes"] <= sc["capacity"]}
+        one_card = {**one, "fits": one["weight_bytes"] <= one["capacity"]}
     label = " × ".join(f"{k} {v}" for k, v in (("tp", par.tp), ("pp", par.pp), ("ep", par.ep), ("dp", par.dp))
                        if v > 1) or "one GPU"
     return Frame(many=par.gpus > 1, gpus=par.gpus, replica_gpus=par.replica_gpus, dp=par.dp, pp=par.pp, label=label,

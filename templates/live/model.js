@@ -462,7 +462,7 @@ const GR_MODEL = (function () {
       sc.numeric_critical_context = cc[1];
       scalars[acc] = sc;
       const suffix = acc === "seed" ? "" : "_exact";
-      if (!env.cut.trivial) oneCard[acc] = GR_PARALLEL.oneCard(env, sc);  // the whole model on one card
+      if (!env.cut.trivial) oneCard[acc] = GR_PARALLEL.oneCard(env, sc, usable(inp.hardware, inp.model, null));  // the whole model on one card
       ["peak_flops", "bandwidth", "capacity", "ridge_point", "parameters", "weight_bytes", "kv_bytes_per_token",
         "kv_capacity_tokens", "attention_intensity", "training_flops_per_token", "weight_stream_time",
         "weight_flops_time", "critical_context"].forEach(function (qid) {
@@ -571,7 +571,7 @@ const GR_MODEL = (function () {
     const sc = scalars[lead];
     const par = res.parallel;
     const v = {weights_fit: sc.weight_bytes <= sc.capacity};  // one GPU's share of the weights
-    if (res.oneCard[lead]) v.weights_fit_one_card = res.oneCard[lead].weight_bytes <= sc.capacity;
+    if (res.oneCard[lead]) v.weights_fit_one_card = res.oneCard[lead].weight_bytes <= res.oneCard[lead].capacity;
     if (decode[lead]) {
       const g = decode[lead], cap = perContext[lead].capacity_batch;
       v.decode_binds = w.decode_batch.map(function (b, i) {

@@ -266,10 +266,11 @@ const GR_PARALLEL = (() => {
   }
 
   /** The whole model on one card beside a layout (evaluate's one_card), and the model's own N in ``sc``. */
-  function oneCard(env, sc) {
+  function oneCard(env, sc, c1) {
     sc.parameters = finite(env.card.N);
     const card = env.oneCard();
-    return {weight_bytes: finite(call("weight_bytes", card.at())),
+    card.values.C = c1;  // what one card keeps for the whole model: its own workspace, at tp 1 (evaluate's one_card)
+    return {capacity: c1, weight_bytes: finite(call("weight_bytes", card.at())),
       weight_stream_time: finite(call("weight_stream_time", card.at(1.0, null))),
       kv_capacity_tokens: M.physical("kv_capacity_tokens", call("kv_capacity_tokens", card.at()))[0]};
   }

@@ -306,7 +306,7 @@ const GR_SERVING = (() => {
     levers.push({technique: "chunked prefill", setting: "a step budget of " + commas(sv.chunk) + " tokens"
       + ((par.pp || 1) > 1 ? ", " + par.pp + " steps a round (one per micro-batch)" : "") + ": " + commas(batch)
       + (batch === 1 ? " decode token" : " decode tokens") + (cp > 0 ? " and a prompt chunk of " + commas(cp) : ", no room for a prompt chunk"),
-      ttft: [ttft, ttftRatio !== null ? ttft * ttftRatio : null], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / cost],
+      ttft: [ttft, ttftRatio !== null ? ttft * (1 - sv.prefix_hit) * ttftRatio : null], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / cost],
       usd: [usd0, usd0 !== null ? usd0 * cost : null], ends: cp > 0 ? "a step's intensity " + commas(iPlain) + " -> "
         + commas(iMix) + " FLOP/B; the decode users pay " + F.format(cost, ".2f") + "x per token while a prompt is "
         + "prefilled and no step stalls for a whole prompt; at this batch one chunk a step admits " + hundredths(chunkRate)

@@ -8,6 +8,9 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     l_0_ch = resolve('ch')
+    l_0_frame = resolve('frame')
+    l_0_eq = resolve('eq')
+    l_0_fx = resolve('fx')
     l_0_whatifs = resolve('whatifs')
     l_0_sensitivities = resolve('sensitivities')
     l_0_derated = resolve('derated')
@@ -116,7 +119,27 @@ def root(context, missing=missing):
     context.exported_vars.difference_update(('formula', 'figure', 'pill'))
     yield '<section id="s6">\n<h2>'
     yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's6'))
-    yield '. What would change it</h2>\n<p>Every optimisation either does more work per trip to memory (batching, longer prompts) or moves fewer bytes per trip\n(quantization, smaller KV caches, fusion, FlashAttention). For this pair, each lever\'s effect on its ledger:</p>\n<div class="scroll"><table><thead>\n<tr><th>change</th><th>lever</th><th class="n">before</th><th class="n">after</th><th class="n">gain</th><th>caveat</th></tr></thead><tbody data-live="levers">\n'
+    yield ". What would change it</h2>\n<p>Every optimisation either does more work per trip to memory (batching, longer prompts) or moves fewer bytes per trip\n(quantization, smaller KV caches, fusion, FlashAttention). For this pair, each lever's effect on its ledger"
+    if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
+        pass
+        yield '<span data-static>\n(on '
+        yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'label'))
+        yield " the times are one GPU's, as in ("
+        yield escape(context.call(environment.getattr((undefined(name='eq') if l_0_eq is missing else l_0_eq), 'number'), environment.getattr(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 't_mem'), 'anchor')))
+        yield ') and ('
+        yield escape(context.call(environment.getattr((undefined(name='eq') if l_0_eq is missing else l_0_eq), 'number'), environment.getattr(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 't_comp'), 'anchor')))
+        yield '): its slice of the weights at batch 1, without the links'
+        if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp') > 1):
+            pass
+            yield '; a batch-1 token passes\nthe '
+            yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
+            yield " pipeline stages one after another, so the replica's round, chapter "
+            yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's7'))
+            yield "'s bound, is about "
+            yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
+            yield ' such times'
+        yield ')</span>'
+    yield ':</p>\n<div class="scroll"><table><thead>\n<tr><th>change</th><th>lever</th><th class="n">before</th><th class="n">after</th><th class="n">gain</th><th>caveat</th></tr></thead><tbody data-live="levers">\n'
     for l_1_row in (undefined(name='whatifs') if l_0_whatifs is missing else l_0_whatifs):
         _loop_vars = {}
         pass
@@ -306,4 +329,4 @@ def root(context, missing=missing):
     yield '</div>\n</section>\n'
 
 blocks = {}
-debug_info = '1=105&3=118&8=120&9=124&10=132&18=138&24=141&25=149&26=153&30=172&32=175&33=177&34=181&35=183&37=186&38=195&39=204&40=214&45=222&49=225&50=227&51=231&52=243&53=250&54=254&57=265&59=269&61=272&64=274&65=278&66=287&67=293&68=297'
+debug_info = '1=108&3=121&5=123&6=126&7=135&10=143&11=147&12=155&20=161&26=164&27=172&28=176&32=195&34=198&35=200&36=204&37=206&39=209&40=218&41=227&42=237&47=245&51=248&52=250&53=254&54=266&55=273&56=277&59=288&61=292&63=295&66=297&67=301&68=310&69=316&70=320'

@@ -10,7 +10,6 @@ def root(context, missing=missing):
     l_0_frame = resolve('frame')
     l_0_ch = resolve('ch')
     l_0_frame_rows = resolve('frame_rows')
-    l_0_q = resolve('q')
     l_0_hw = resolve('hw')
     l_0_fx = resolve('fx')
     l_0_moe_text = resolve('moe_text')
@@ -157,7 +156,7 @@ def root(context, missing=missing):
                 yield ' and would not fit: '
                 yield escape(t_2(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'), 'weight_bytes')))
                 yield ' of weights against the '
-                yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'capacity', 'gib'))
+                yield escape(t_2(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'), 'capacity')))
                 yield ' a card keeps for them (its '
                 yield escape(t_2(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'capacity')))
                 yield " less the engine's reserve and workspace)"
@@ -262,4 +261,4 @@ def root(context, missing=missing):
     yield '</section>\n\n'
 
 blocks = {}
-debug_info = '1=79&4=92&6=95&7=97&8=111&11=113&14=127&15=131&16=141&17=150&20=167&22=174&23=176&24=178&25=183&26=185&31=191&32=193&33=195&38=199&39=207&40=217&41=228&46=232&49=235&52=238&53=251'
+debug_info = '1=78&4=91&6=94&7=96&8=110&11=112&14=126&15=130&16=140&17=149&20=166&22=173&23=175&24=177&25=182&26=184&31=190&32=192&33=194&38=198&39=206&40=216&41=227&46=231&49=234&52=237&53=250'

@@ -72,6 +72,23 @@ def fig8_gpus(r: Results, baseline: Results | None = None):
     return fig
 
 
+def _links(r: Results, rows, up: str) -> str:
+    """The links the sweep's all-reduces cross: the scale-up link, and where a degree spans more GPUs than one
+    scale-up domain holds, the scale-out network between the domains (the degrees that cross it named), as each
+    row's all-reduces are costed (layout.choose_links)."""
+    from genreport.model.layout import scale_up_size
+
+    up = up or "the scale-up link"
+    out = [int(x["gpus"]) for x in rows if x.get("link") == "scale-out"]
+    hw = r.spec.hardware
+    down = hw.node.scale_out if hw.node is not None else None
+    if not out or down is None:
+        return up
+    degrees = ", ".join(f"{g:,}" for g in out[:-1]) + (" and " if len(out) > 1 else "") + f"{out[-1]:,}"
+    return (f"{up} within a domain of {scale_up_size(hw):,} GPUs; the all-reduces of {degrees} GPUs also cross "
+            f"{down.name} between domains")
+
+
 def caption8(r: Results, baseline: Results | None = None) -> str:
     m = r.many
     if m is None or not m.scaling_batch1:
@@ -82,7 +99,7 @@ def caption8(r: Results, baseline: Results | None = None) -> str:
     best = min(fitting or m.scaling_batch1, key=lambda x: x["bound"])
     text = sweep_note(r) + (
         f"The decode round split into its three ledgers per GPU as the model is spread over more GPUs with "
-        f"tensor parallelism ({m.link or 'the scale-up link'}): compute and HBM time shrink as 1/n, the "
+        f"tensor parallelism ({_links(r, m.scaling_batch1, m.link)}): compute and HBM time shrink as 1/n, the "
         f"all-reduces grow with n. The bound is the largest ledger (perfect overlap); the serial estimate adds "
         f"the all-reduces to it, as real decode does. ")
     if not fitting:
