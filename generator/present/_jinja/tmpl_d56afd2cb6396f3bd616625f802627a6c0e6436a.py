@@ -23,6 +23,7 @@ def root(context, missing=missing):
     l_0_fx = resolve('fx')
     l_0_ra = resolve('ra')
     l_0_why = resolve('why')
+    l_0_budget_words = resolve('budget_words')
     l_0_formula = l_0_figure = missing
     try:
         t_1 = environment.filters['format']
@@ -97,7 +98,7 @@ def root(context, missing=missing):
         def t_12(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
-    included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'best': l_0_best, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'n': l_0_n, 'plain': l_0_plain, 'ra': l_0_ra, 'spx': l_0_spx, 'why': l_0_why})
+    included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'best': l_0_best, 'budget_words': l_0_budget_words, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'n': l_0_n, 'plain': l_0_plain, 'ra': l_0_ra, 'spx': l_0_spx, 'why': l_0_why})
     l_0_formula = getattr(included_template, 'formula', missing)
     if l_0_formula is missing:
         l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s9_serving.html.j2') does not export the requested name 'formula'", name='formula')
@@ -787,18 +788,52 @@ def root(context, missing=missing):
                     yield '.\nWithout chunks the scheduler prefills every waiting prompt before the next round (vLLM v0), so with Poisson arrivals the prompts K\nprefilled in one gap follow the generalized Poisson law P(K = k) = a (a + ρk)<sup>k−1</sup> e<sup>−a−ρk</sup> / k!, a = λ t<sub>r</sub>,\nρ = λ t<sub>p</sub> (t<sub>r</sub> the round alone, t<sub>p</sub> = '
                     yield escape(t_10(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_alone_time')))
                     yield " a prefill of the uncached prompt alone on one GPU's slice, no collectives); a gap of t<sub>r</sub> + k t<sub>p</sub> meets θ while\nk ≤ m<sub>s</sub> = ⌊(θ − t<sub>r</sub>) / t<sub>p</sub>⌋, so the P99 capacity is the highest λ with P(K ≤ m<sub>s</sub>) ≥ 0.99, solved numerically\n(where no prefill fits a gap it is λ t<sub>r</sub>(λ) = −ln 0.99). With chunks the tail is a step with a full chunk"
+                    t_13 = []
+                    pass
+                    if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
+                        pass
+                        t_13.extend((
+                            "round's ",
+                            escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps')),
+                            ' steps of ',
+                            escape(t_4(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk'))),
+                            ' tokens (one per micro-batch)',
+                        ))
+                    else:
+                        pass
+                        t_13.extend((
+                            escape(t_4(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk'))),
+                            '-token budget',
+                        ))
+                    l_0_budget_words = (Markup if context.eval_ctx.autoescape else identity)(concat(t_13))
+                    context.vars['budget_words'] = l_0_budget_words
+                    context.exported_vars.add('budget_words')
                     if environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_whole_prompt'):
                         pass
                         yield ', here a whole prompt: the '
-                        yield escape(t_4(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk')))
-                        yield "-token budget holds it beside the running sequences' decode tokens, so the chunk is a whole prefill run beside them"
+                        yield escape((undefined(name='budget_words') if l_0_budget_words is missing else l_0_budget_words))
+                        yield ' '
+                        if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
+                            pass
+                            yield 'hold'
+                        else:
+                            pass
+                            yield 'holds'
+                        yield " it beside the running sequences' decode tokens, so the chunk is a whole prefill run beside them"
                     elif (t_11(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')) and (not t_12(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')))):
                         pass
                         yield ', here '
                         yield escape(t_4(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')))
                         yield ' prompt tokens: what the '
-                        yield escape(t_4(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk')))
-                        yield "-token budget leaves beside the running sequences' decode tokens at the P99 capacity"
+                        yield escape((undefined(name='budget_words') if l_0_budget_words is missing else l_0_budget_words))
+                        yield ' '
+                        if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
+                            pass
+                            yield 'leave'
+                        else:
+                            pass
+                            yield 'leaves'
+                        yield " beside the running sequences' decode tokens at the P99 capacity"
                     yield '.\n'
                     if t_11(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
                         pass
@@ -860,4 +895,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=100&2=109&3=111&4=115&5=119&6=121&7=125&8=133&9=145&11=147&13=151&14=155&16=162&17=168&18=185&21=191&22=209&23=217&24=221&25=228&26=235&29=245&30=293&31=307&32=329&34=350&35=365&36=385&37=442&38=448&39=454&40=464&41=505&42=517&44=519&47=522&50=539&53=549&54=557&55=565&56=569&59=585&61=597&62=600&66=602&67=604&68=609&72=614&73=617&74=636&75=638&78=641&79=643&80=651&81=676&82=686&83=734&84=743&85=745&86=759&87=771&88=781&89=783&92=788&94=790&95=803&96=821&97=828&98=837&103=847&104=850&106=853&107=855'
+debug_info = '1=101&2=110&3=112&4=116&5=120&6=122&7=126&8=134&9=146&11=148&13=152&14=156&16=163&17=169&18=186&21=192&22=210&23=218&24=222&25=229&26=236&29=246&30=294&31=308&32=330&34=351&35=366&36=386&37=443&38=449&39=455&40=465&41=506&42=518&44=520&47=523&50=540&53=550&54=558&55=566&56=570&59=586&61=598&62=601&66=603&67=605&68=610&72=615&73=618&74=637&75=639&78=642&79=644&80=652&81=677&82=687&83=735&84=744&85=746&86=760&87=772&88=782&89=784&92=789&94=793&95=838&96=856&97=863&98=872&103=882&104=885&106=888&107=890'
