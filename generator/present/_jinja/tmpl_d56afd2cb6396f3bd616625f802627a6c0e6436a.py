@@ -258,15 +258,43 @@ def root(context, missing=missing):
                     yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_nodes'))
                     yield ' nodes of '
                     yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
-                    yield " GPUs; each node's share gives"
+                    yield " GPUs; each node's share"
+                    if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus') % environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')):
+                        pass
+                        yield ' (its '
+                        yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus'))
+                        yield ' GPUs over '
+                        yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_nodes'))
+                        yield ' nodes: '
+                        yield escape(t_9((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus') / environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_nodes'))))
+                        yield ' a node)'
+                    yield ' gives'
+                elif (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus') == environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')):
+                    pass
+                    yield 'A node of '
+                    yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
+                    yield ' GPUs, one replica, gives'
                 else:
                     pass
                     yield 'A node of '
                     yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
-                    yield ' GPUs full of such replicas gives'
+                    yield ' GPUs full of such replicas ('
+                    yield escape((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node') // environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus')))
+                    yield ' of '
+                    yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus'))
+                    if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node') % environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus')):
+                        pass
+                        yield ', '
+                        yield escape((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node') % environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus')))
+                        yield ' GPU'
+                        if ((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node') % environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus')) != 1):
+                            pass
+                            yield 's'
+                        yield ' idle'
+                    yield ') gives'
                 yield ' at most '
                 yield escape(t_9(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), -1), 'bound'), 'tokens_per_s_node')))
-                yield " output tok/s at the last row's batch by the strict bound (its bound row's tok/s per GPU). The serial estimate's row gives "
+                yield " output tok/s at the last row's batch by the strict bound (its bound row's tok/s per GPU times the node's GPUs that run it). The serial estimate's row gives "
                 yield escape(t_9(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), -1), 'serial'), 'tokens_per_s_node')))
                 yield '. '
             yield 'A replica holds '
@@ -895,4 +923,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=101&2=110&3=112&4=116&5=120&6=122&7=126&8=134&9=146&11=148&13=152&14=156&16=163&17=169&18=186&21=192&22=210&23=218&24=222&25=229&26=236&29=246&30=294&31=308&32=330&34=351&35=366&36=386&37=443&38=449&39=455&40=465&41=506&42=518&44=520&47=523&50=540&53=550&54=558&55=566&56=570&59=586&61=598&62=601&66=603&67=605&68=610&72=615&73=618&74=637&75=639&78=642&79=644&80=652&81=677&82=687&83=735&84=744&85=746&86=760&87=772&88=782&89=784&92=789&94=793&95=838&96=856&97=863&98=872&103=882&104=885&106=888&107=890'
+debug_info = '1=101&2=110&3=112&4=116&5=120&6=122&7=126&8=134&9=146&11=148&13=152&14=156&16=163&17=169&18=186&21=192&22=210&23=218&24=222&25=229&26=236&29=246&30=322&31=336&32=358&34=379&35=394&36=414&37=471&38=477&39=483&40=493&41=534&42=546&44=548&47=551&50=568&53=578&54=586&55=594&56=598&59=614&61=626&62=629&66=631&67=633&68=638&72=643&73=646&74=665&75=667&78=670&79=672&80=680&81=705&82=715&83=763&84=772&85=774&86=788&87=800&88=810&89=812&92=817&94=821&95=866&96=884&97=891&98=900&103=910&104=913&106=916&107=918'
