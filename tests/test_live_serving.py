@@ -115,6 +115,10 @@ WHATIFS = [
     (SERVING[0], ["serving.users=1", "serving.tpot=1 ms", "serving.chunk=512"]),
     # long requests: the chunked row's and the pools' rates below one a second, to three significant digits
     (SERVING[0], ["serving.prompt=60k", "serving.output=4k", "serving.users=8"]),
+    # replicas that leave GPUs of a node idle (tp 2 x pp 3: one of 6 on a node of 8) or span nodes unevenly (tp 4 x
+    # pp 3: 12 GPUs over 2 nodes): a node's rate counts only the GPUs that run replicas (serving.node_busy_gpus)
+    (SERVING[0], ["parallelism.tp=2", "parallelism.pp=3"]),
+    (SERVING[0], ["parallelism.tp=4", "parallelism.pp=3"]),
 ]
 
 

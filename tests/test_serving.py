@@ -571,3 +571,28 @@ def test_one_is_singular():
     one = evaluated("llama70b-h100-tp8.yaml", ["serving.users=1", "serving.tpot=1 ms", "serving.chunk=512"])
     (row,) = [x for x in one.serving["techniques"]["rows"] if x["technique"] == "chunked prefill"]
     assert ": 1 decode token and a prompt chunk of 511" in row["setting"], row["setting"]
+
+
+@pytest.mark.parametrize(("par", "busy", "words"), [
+    (("parallelism.tp=2", "parallelism.pp=3"), 6, "A node of 8 GPUs full of such replicas (1 of 6, 2 GPUs idle) gives"),
+    (("parallelism.tp=4", "parallelism.pp=3"), 6,
+     "A replica spans 2 nodes of 8 GPUs; each node's share (its 12 GPUs over 2 nodes: 6 a node) gives"),
+    (("parallelism.tp=8",), 8, "A node of 8 GPUs, one replica, gives"),
+])
+def test_a_nodes_rate_counts_only_the_gpus_its_replicas_run_on(par, busy, words):
+    """Llama 3.1 70B at tp 2 x pp 3 on H100 (8 GPUs a node, specs/hardware/h100-sxm.yaml): "A node of 8 GPUs full of
+    such replicas gives" the rate per GPU x 8, but a node holds one 6-GPU replica and 2 idle GPUs: per GPU x 6.  A
+    12-GPU replica over two nodes gives each node 6 of its GPUs' rate on average, not 8; an 8-GPU replica is one
+    node, not a node "full of such replicas"."""
+    from genreport.present.render import _env
+    from shared import ROOT, evaluated
+
+    sv = evaluated("llama70b-h100-tp8.yaml", par).serving
+    last = sv["rows"][-1]
+    for est in ("bound", "serial"):
+        assert last[est]["tokens_per_s_node"] == pytest.approx(busy * last[est]["tokens_per_s_gpu"], rel=1e-12)
+    src = (ROOT / "templates" / "sections" / "s9_serving.html.j2").read_text(encoding="utf-8")
+    start = src.index("{% if serving.gpus_per_node %}")
+    end = src.index(". {% endif %}", src.index("tokens_per_s_node", start)) + len(". {% endif %}")
+    text = _env().from_string(src[start:end]).render(serving=sv)
+    assert words in text

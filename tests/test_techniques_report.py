@@ -457,3 +457,26 @@ def test_the_chunked_ttft_of_a_partly_cached_prompt_is_not_the_whole_prompts_pre
     tq = evaluated("llama70b-h100-tp8.yaml").serving["techniques"]
     row = next(x for x in tq["rows"] if x["technique"] == "chunked prefill")
     assert row["ttft"][1] == pytest.approx(row["ttft"][0] * tq["numbers"]["chunked_ttft_ratio"], rel=1e-12)
+
+
+@pytest.mark.parametrize(("pp", "words"), [
+    (4, "here a whole prompt: the round's 4 steps of 2,048 tokens (one per micro-batch) hold it beside"),
+    (1, "prompt tokens: what the 2,048-token budget leaves beside"),
+])
+def test_the_tails_chunk_names_the_rounds_steps_at_a_pipeline(pp, words):
+    """DeepSeek-V3 bf16 on 32 H100 (tp 8 x pp 4, 2,048-token chunks, 4,096-token prompts) read "here a whole prompt:
+    the 2,048-token budget holds it": a 2,048-token step cannot hold 4,096 prompt tokens; the round's 4 steps, one
+    per micro-batch (formulas.techniques.prompt_chunk, n_St s_c - B), do. One step (pp 1) keeps the budget's words,
+    and there the chunk is what the budget leaves."""
+    import re
+
+    from genreport.present.render import _env, context
+
+    r = evaluated("llama70b-h100-tp8.yaml", (f"parallelism.pp={pp}", "serving.chunk=2k"))
+    tq = r.serving["techniques"]
+    assert tq["chunk_steps"] == pp
+    assert tq["rates"]["chunked"]["p99_whole_prompt"] == (pp == 4)
+    html = _env().get_template("sections/s9_serving.html.j2").render(**context(r, None, {}).variables())
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html))
+    assert words in text
+    assert "2,048-token budget holds it" not in text

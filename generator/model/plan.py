@@ -31,6 +31,7 @@ from genreport.model.serving import (
     _read_c,
     joules_per_token,
     last_context,
+    node_busy_gpus,
     prompt_cache_c,
     speculative_request,
     usd_per_mtok,
@@ -478,7 +479,8 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
                    headroom, usd_per_mtok(price, shape.prompt / (ttft * par.replica_gpus)),
                    usd_per_mtok(price, per_gpu), joules_per_token(hw.power_watts, per_gpu),
                    replicas * par.gpus,
-                   per_gpu * hw.node.gpus_per_node if hw.node is not None and hw.node.gpus_per_node else None,
+                   per_gpu * node_busy_gpus(par.replica_gpus, hw.node.gpus_per_node)
+                   if hw.node is not None and hw.node.gpus_per_node else None,
                    **spec_fields)
 
 

@@ -32,6 +32,17 @@ from genreport.model.env import make_env, prefill_head_dim
 from genreport.model.layout import at_batch, choose_links, layout_values
 
 
+def node_busy_gpus(replica_gpus: int, gpus_per_node: int | None) -> float | None:
+    """The GPUs of one node that run replicas of ``replica_gpus`` GPUs [GPUs]: as many whole replicas as the node
+    holds (a replica of 6 GPUs on a node of 8 leaves 2 idle: 6), or, for a replica wider than a node, its GPUs
+    over the nodes it spans (12 GPUs over 2 nodes of 8: 6 a node); None when the GPU's spec has no node."""
+    if not gpus_per_node:
+        return None
+    if replica_gpus <= gpus_per_node:
+        return float(gpus_per_node // replica_gpus * replica_gpus)
+    return replica_gpus / -(-replica_gpus // gpus_per_node)
+
+
 @dataclass(frozen=True)
 class Request:
     """The metrics of one request shape at one layout and batch (times in s, rates in token/s)."""
@@ -60,9 +71,10 @@ class Request:
         return self.batch * self.per_user(estimate) / self.replica_gpus
 
     def per_node(self, gpus_per_node: int | None, estimate: str = "bound") -> float | None:
-        """Output tok/s of one node full of such replicas [token/s per node]: per GPU x the node's GPUs (None when
-        the GPU's spec has no node)."""
-        return self.per_gpu(estimate) * gpus_per_node if gpus_per_node else None
+        """Output tok/s of one node full of such replicas [token/s per node]: per GPU x the node's GPUs that run
+        replicas (:func:`node_busy_gpus`; None when the GPU's spec has no node)."""
+        busy = node_busy_gpus(self.replica_gpus, gpus_per_node)
+        return self.per_gpu(estimate) * busy if busy else None
 
     def prefill_per_gpu(self, estimate: str = "bound") -> float:
         """Prompt tok/s of one GPU: one prompt at a time on the replica, over its GPUs."""

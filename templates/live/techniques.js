@@ -144,6 +144,9 @@ const GR_SERVING = (() => {
     const pre = Object.assign({}, base, {T: sv.prompt, d_h: M.prefillHeadDim(m, base.d_h)});
     const ttft = call("prefill_time_bound", pre), ttftSerial = call("prefill_time_serial", pre);
     const power = hw.power_watts, node = hw.node ? hw.node.gpus_per_node : null;
+    // the node's GPUs that run replicas (serving.node_busy_gpus): its whole replicas', or a wider replica's GPUs over
+    // the nodes it spans
+    const nodeBusy = !node ? null : gpus <= node ? Math.floor(node / gpus) * gpus : gpus / Math.ceil(gpus / node);
     // a draft's weights and KV bytes per token on one GPU at the request's last context (techniques.draft_memory)
     const draft = draftOf(inp, t), dm = draftMemory(draft, last, par.tp, base.n_PP), mem = {M_d: dm[0], c_d: dm[1]};
     const capRaw = call("capacity_batch_draft", Object.assign({}, cv, mem)), cap = Math.trunc(Math.min(Number.isFinite(capRaw)
@@ -155,7 +158,7 @@ const GR_SERVING = (() => {
       const one = (t0, tpot, dec) => {
         const user = sv.output > 1 && dec > 0 ? (sv.output - 1) / dec : 1.0 / tpot, perGpu = b * user / gpus;
         return {ttft: t0, tpot: tpot, e2e: t0 + dec, tokens_per_s_user: user, tokens_per_s_gpu: perGpu,
-          tokens_per_s_node: node ? perGpu * node : null, usd_per_mtok_in: usd(price, sv.prompt / (t0 * gpus)),
+          tokens_per_s_node: node ? perGpu * nodeBusy : null, usd_per_mtok_in: usd(price, sv.prompt / (t0 * gpus)),
           usd_per_mtok_out: usd(price, perGpu), joules_per_token: power && perGpu > 0 ? power / perGpu : null};
       };
       const v = P.atBatch(read, lay, b), w = P.atBatch(rv, lay, b);

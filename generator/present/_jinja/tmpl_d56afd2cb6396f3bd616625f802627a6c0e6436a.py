@@ -23,6 +23,7 @@ def root(context, missing=missing):
     l_0_fx = resolve('fx')
     l_0_ra = resolve('ra')
     l_0_why = resolve('why')
+    l_0_budget_words = resolve('budget_words')
     l_0_formula = l_0_figure = missing
     try:
         t_1 = environment.filters['format']
@@ -97,7 +98,7 @@ def root(context, missing=missing):
         def t_12(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
-    included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'best': l_0_best, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'n': l_0_n, 'plain': l_0_plain, 'ra': l_0_ra, 'spx': l_0_spx, 'why': l_0_why})
+    included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'best': l_0_best, 'budget_words': l_0_budget_words, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'n': l_0_n, 'plain': l_0_plain, 'ra': l_0_ra, 'spx': l_0_spx, 'why': l_0_why})
     l_0_formula = getattr(included_template, 'formula', missing)
     if l_0_formula is missing:
         l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s9_serving.html.j2') does not export the requested name 'formula'", name='formula')
@@ -257,15 +258,43 @@ def root(context, missing=missing):
                     yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_nodes'))
                     yield ' nodes of '
                     yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
-                    yield " GPUs; each node's share gives"
+                    yield " GPUs; each node's share"
+                    if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus') % environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')):
+                        pass
+                        yield ' (its '
+                        yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus'))
+                        yield ' GPUs over '
+                        yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_nodes'))
+                        yield ' nodes: '
+                        yield escape(t_9((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus') / environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_nodes'))))
+                        yield ' a node)'
+                    yield ' gives'
+                elif (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus') == environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')):
+                    pass
+                    yield 'A node of '
+                    yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
+                    yield ' GPUs, one replica, gives'
                 else:
                     pass
                     yield 'A node of '
                     yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
-                    yield ' GPUs full of such replicas gives'
+                    yield ' GPUs full of such replicas ('
+                    yield escape((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node') // environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus')))
+                    yield ' of '
+                    yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus'))
+                    if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node') % environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus')):
+                        pass
+                        yield ', '
+                        yield escape((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node') % environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus')))
+                        yield ' GPU'
+                        if ((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node') % environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus')) != 1):
+                            pass
+                            yield 's'
+                        yield ' idle'
+                    yield ') gives'
                 yield ' at most '
                 yield escape(t_9(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), -1), 'bound'), 'tokens_per_s_node')))
-                yield " output tok/s at the last row's batch by the strict bound (its bound row's tok/s per GPU). The serial estimate's row gives "
+                yield " output tok/s at the last row's batch by the strict bound (its bound row's tok/s per GPU times the node's GPUs that run it). The serial estimate's row gives "
                 yield escape(t_9(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), -1), 'serial'), 'tokens_per_s_node')))
                 yield '. '
             yield 'A replica holds '
@@ -787,18 +816,52 @@ def root(context, missing=missing):
                     yield '.\nWithout chunks the scheduler prefills every waiting prompt before the next round (vLLM v0), so with Poisson arrivals the prompts K\nprefilled in one gap follow the generalized Poisson law P(K = k) = a (a + ρk)<sup>k−1</sup> e<sup>−a−ρk</sup> / k!, a = λ t<sub>r</sub>,\nρ = λ t<sub>p</sub> (t<sub>r</sub> the round alone, t<sub>p</sub> = '
                     yield escape(t_10(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_alone_time')))
                     yield " a prefill of the uncached prompt alone on one GPU's slice, no collectives); a gap of t<sub>r</sub> + k t<sub>p</sub> meets θ while\nk ≤ m<sub>s</sub> = ⌊(θ − t<sub>r</sub>) / t<sub>p</sub>⌋, so the P99 capacity is the highest λ with P(K ≤ m<sub>s</sub>) ≥ 0.99, solved numerically\n(where no prefill fits a gap it is λ t<sub>r</sub>(λ) = −ln 0.99). With chunks the tail is a step with a full chunk"
+                    t_13 = []
+                    pass
+                    if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
+                        pass
+                        t_13.extend((
+                            "round's ",
+                            escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps')),
+                            ' steps of ',
+                            escape(t_4(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk'))),
+                            ' tokens (one per micro-batch)',
+                        ))
+                    else:
+                        pass
+                        t_13.extend((
+                            escape(t_4(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk'))),
+                            '-token budget',
+                        ))
+                    l_0_budget_words = (Markup if context.eval_ctx.autoescape else identity)(concat(t_13))
+                    context.vars['budget_words'] = l_0_budget_words
+                    context.exported_vars.add('budget_words')
                     if environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_whole_prompt'):
                         pass
                         yield ', here a whole prompt: the '
-                        yield escape(t_4(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk')))
-                        yield "-token budget holds it beside the running sequences' decode tokens, so the chunk is a whole prefill run beside them"
+                        yield escape((undefined(name='budget_words') if l_0_budget_words is missing else l_0_budget_words))
+                        yield ' '
+                        if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
+                            pass
+                            yield 'hold'
+                        else:
+                            pass
+                            yield 'holds'
+                        yield " it beside the running sequences' decode tokens, so the chunk is a whole prefill run beside them"
                     elif (t_11(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')) and (not t_12(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')))):
                         pass
                         yield ', here '
                         yield escape(t_4(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')))
                         yield ' prompt tokens: what the '
-                        yield escape(t_4(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk')))
-                        yield "-token budget leaves beside the running sequences' decode tokens at the P99 capacity"
+                        yield escape((undefined(name='budget_words') if l_0_budget_words is missing else l_0_budget_words))
+                        yield ' '
+                        if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
+                            pass
+                            yield 'leave'
+                        else:
+                            pass
+                            yield 'leaves'
+                        yield " beside the running sequences' decode tokens at the P99 capacity"
                     yield '.\n'
                     if t_11(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
                         pass
@@ -860,4 +923,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=100&2=109&3=111&4=115&5=119&6=121&7=125&8=133&9=145&11=147&13=151&14=155&16=162&17=168&18=185&21=191&22=209&23=217&24=221&25=228&26=235&29=245&30=293&31=307&32=329&34=350&35=365&36=385&37=442&38=448&39=454&40=464&41=505&42=517&44=519&47=522&50=539&53=549&54=557&55=565&56=569&59=585&61=597&62=600&66=602&67=604&68=609&72=614&73=617&74=636&75=638&78=641&79=643&80=651&81=676&82=686&83=734&84=743&85=745&86=759&87=771&88=781&89=783&92=788&94=790&95=803&96=821&97=828&98=837&103=847&104=850&106=853&107=855'
+debug_info = '1=101&2=110&3=112&4=116&5=120&6=122&7=126&8=134&9=146&11=148&13=152&14=156&16=163&17=169&18=186&21=192&22=210&23=218&24=222&25=229&26=236&29=246&30=322&31=336&32=358&34=379&35=394&36=414&37=471&38=477&39=483&40=493&41=534&42=546&44=548&47=551&50=568&53=578&54=586&55=594&56=598&59=614&61=626&62=629&66=631&67=633&68=638&72=643&73=646&74=665&75=667&78=670&79=672&80=680&81=705&82=715&83=763&84=772&85=774&86=788&87=800&88=810&89=812&92=817&94=821&95=866&96=884&97=891&98=900&103=910&104=913&106=916&107=918'
