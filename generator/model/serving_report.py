@@ -7,7 +7,7 @@ from genreport.load.spec import Parallelism
 from genreport.model.env import make_env
 from genreport.model.frontier import frontier
 from genreport.model.plan import MAX_GPUS, Shape, model_format, plan, plan_precision, report_precisions
-from genreport.model.serving import Request, joules_per_token, last_context, request, usd_per_mtok
+from genreport.model.serving import Request, joules_per_token, last_context, node_busy_gpus, request, usd_per_mtok
 
 
 def _row(req: Request, price: float | None, power: float | None, label: str, node: int | None = None) -> dict:
@@ -171,6 +171,7 @@ def report(r) -> dict | None:
             "concurrency": cap * par.dp, "ttft_target": sv.ttft, "tpot_target": sv.tpot,
             "users": sv.users, "gpus_per_node": node,
             "replica_nodes": -(-par.replica_gpus // node) if node else None,  # nodes one replica spans
+            "node_busy_gpus": node_busy_gpus(par.replica_gpus, node),  # a node's GPUs that run replicas
             # nodes the expert-parallel group spans: wider than a replica (data-parallel attention), its replicas'
             # MoE layers run across all of them, so no node holds such replicas alone
             "ep_nodes": -(-max(par.ep, par.replica_gpus) // node) if node else None,

@@ -266,7 +266,7 @@ def root(context, missing=missing):
                         yield ' GPUs over '
                         yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_nodes'))
                         yield ' nodes: '
-                        yield escape(t_9((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus') / environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_nodes'))))
+                        yield escape(t_9(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'node_busy_gpus')))
                         yield ' a node)'
                     yield ' gives'
                 elif (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus') == environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')):
