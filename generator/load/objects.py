@@ -97,7 +97,7 @@ def hardware_from(doc: Document) -> Hardware:
         achieved_matmul={k: float(v) for k, v in ((d.get("achieved_matmul") or {}).get("dense") or {}).items()},
         achieved_bandwidth={k: float(v)
                             for k, v in ((d.get("achieved_bandwidth") or {}).get("small_gemm") or {}).items()},
-        notes=d.get("notes", ""), file=doc.file, kernels=Kernels.for_vendor(d["vendor"]),
+        notes=d.get("notes", ""), file=doc.file, kernels=Kernels.for_vendor(d["vendor"]), noun=d.get("noun", "GPU"),
     )
 
 

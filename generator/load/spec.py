@@ -279,6 +279,12 @@ class Hardware:
     workspace: float = 0.0  # B per GPU: one engine step's activations at the report's layout (activation_workspace)
     max_batched_tokens: int = 0  # T_w: the tokens of the step the workspace is sized for (engine.max_batched_tokens)
     max_sequences: int = 0  # n_sq: the sampled positions of that step, the logits' rows (engine.max_sequences)
+    noun: str = "GPU"  # what the report calls one device ("GPU", "chip"); its plural adds "s" (hardware spec's noun)
+
+    @property
+    def Noun(self) -> str:
+        """:attr:`noun` at the start of a sentence or a table's heading ("GPU", "Chip")."""
+        return self.noun[:1].upper() + self.noun[1:]
 
     @property
     def graph(self) -> str:

@@ -265,7 +265,7 @@ def _share(x: float) -> str:
 def report(r) -> tuple[dict | None, dict[str, Block]]:
     """(the technique rows and numbers of the serving chapter, their formula blocks); (None, {}) without
     ``serving`` or where the layout holds no sequence of the request (nothing to serve, no technique to apply)."""
-    sv = r.spec.serving
+    sv, noun = r.spec.serving, r.spec.hardware.noun
     if sv is None or r.serving is None or not r.serving["holds"]:
         return None, {}
     base = r.serving["rows"][-1]  # the chapter's busiest point (the users' batch, or the TPOT target's)
@@ -476,7 +476,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
         blocks["tech_kv"] = replace(_block(r, "tech_kv", "kv_transfer_time", {**env, "W_kv": link, "c": c_card}, {}),
                                     symbols={"c": r.symbols_tex["c"]})
     rows.append({"technique": "prefill/decode disaggregation",
-                 "setting": f"{share:.0%} of the GPUs prefill, {1 - share:.0%} decode, in replicas of this layout"
+                 "setting": f"{share:.0%} of the {noun}s prefill, {1 - share:.0%} decode, in replicas of this layout"
                             + piped,
                  "ttft": (ttft, ttft + (t_kv or 0.0)), "tpot": (tpot, tpot),
                  "per_gpu": (per_gpu, per_gpu * (1 - share)),
@@ -489,7 +489,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                          + (f"; one prompt's KV cache crosses the {link_name} link in {_hundredths(t_kv * 1e3)} ms" if t_kv
                             else f"; one prompt's KV cache transfer is not counted in the TTFT: {link_name}"),
                  "note": "no chunk rides along a decode step; the pools balanced at the mean round, the steady "
-                         "state's; tok/s per GPU counts the prefill pool's GPUs too"})
+                         f"state's; tok/s per {noun} counts the prefill pool's {noun}s too"})
     blocks["tech_pools"] = _block(r, "tech_pools", "balanced_prefill_gpus", env_d, {"batch": int(batch)})
     numbers.update({"prefill_share": share, "prefill_stages": stages, "pool_round": t_round, "pool_rate": pool_rate})
     from genreport.formulas.architecture import bounded_layers

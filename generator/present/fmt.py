@@ -170,3 +170,37 @@ FILTERS = {
     "memsize": memsize, "nearest": nearest, "num": num, "exact": exact, "integer": integer, "gb": gb, "gib": gib, "size": size, "kib": kib, "time": time, "sig3": sig3,
     "rate": rate, "bandwidth": bandwidth, "flops": flops, "params": params, "pct": pct, "times": times,
 }
+
+
+_GPU_WORD = None
+
+
+def device(text, noun: str = "GPU"):
+    """``text`` with the project's word for one device, "GPU" ("GPUs", "GPU's", "per-GPU", "GPU-hour"), as the
+    hardware spec's ``noun`` ("chip"): the report's own sentences, captions, labels and table entries are written
+    for GPUs and say the device's noun where it is another (a TPU, a Gaudi).  A deliberate reference stays:
+    "NVIDIA GPUs", "GPU utilisation" (nvidia-smi's name).  Lists, tuples and dicts are mapped through; anything else
+    is returned as it is.  ``noun`` "GPU": ``text`` itself."""
+    global _GPU_WORD
+    if noun == "GPU":
+        return text
+    if isinstance(text, str):
+        if "GPU" not in text:
+            return text
+        if _GPU_WORD is None:
+            import re
+
+            _GPU_WORD = re.compile(r"(?<![A-Za-z0-9_])(?<!NVIDIA )(?<!AMD )GPU(?=s?(?![A-Za-z0-9_]))(?! utilisation)")
+
+        def one(m):  # capitalized where it starts a sentence
+            before = text[:m.start()].rstrip()
+            return noun[:1].upper() + noun[1:] if not before or before.endswith((".", "!", "?")) else noun
+
+        return _GPU_WORD.sub(one, text)
+    if isinstance(text, list):
+        return [device(x, noun) for x in text]
+    if isinstance(text, tuple):
+        return tuple(device(x, noun) for x in text)
+    if isinstance(text, dict):
+        return {k: device(v, noun) for k, v in text.items()}
+    return text

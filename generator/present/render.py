@@ -94,7 +94,8 @@ class Formulas:
         shown_value = (b.closed_form if (e.id == "critical_context" and b.note == "numeric") or b.note == "layout"
                        else e.value)
         block = {
-            "id": e.id, "anchor": f"fx-{e.id}-{len(self.used)}", "title": c.title, "source": c.source,
+            "id": e.id, "anchor": f"fx-{e.id}-{len(self.used)}", "title": fmt.device(c.title, r.spec.hardware.noun),
+            "source": c.source,
             "params": params, "accounting": e.accounting,
             "symbolic": img(fitted(symbolic)), "symbolic_tex": symbolic,
             "substituted": img(fitted(substituted, 13.0), size=13),
@@ -181,8 +182,9 @@ def _data_uri(svg: bytes) -> str:
 
 
 def _notation(r: Results) -> list[dict]:
-    return [{"math": img(e.latex, size=14, inline=True), "name": e.name, "unit": e.unit, "meaning": e.meaning}
-            for e in r.notation]
+    noun = r.spec.hardware.noun
+    return [{"math": img(e.latex, size=14, inline=True), "name": e.name, "unit": e.unit,
+             "meaning": fmt.device(e.meaning, noun)} for e in r.notation]
 
 
 def _slice_value(name: str, x: float) -> str:
@@ -224,7 +226,7 @@ def _chapters(r: Results) -> dict[str, int]:
 
 def _frame_rows(r: Results) -> list[dict]:
     """The slice of the model one GPU of the layout holds (chapter 1's table)."""
-    return [{"math": img(s["definition"], size=13, inline=True), "meaning": s["meaning"],
+    return [{"math": img(s["definition"], size=13, inline=True), "meaning": fmt.device(s["meaning"], r.spec.hardware.noun),
              "value": _slice_value(s["name"], s["value"]), "card": _slice_value(s["name"], s["card"])}
             for s in r.frame.slices]
 
@@ -412,7 +414,7 @@ def _inputs(r: Results) -> list[dict]:
     if s.efficiency:
         rows.append({"what": "achievable fractions of peak (bandwidth, compute)", "symbol": "η_W, η_P",
                      "value": f"{s.efficiency.bandwidth:g}, {s.efficiency.compute:g}", "source": s.efficiency.source.short()})
-    return rows
+    return [row | {"what": fmt.device(row["what"], hw.noun), "value": fmt.device(row["value"], hw.noun)} for row in rows]
 
 
 def _slips(r: Results) -> list[dict]:
@@ -636,7 +638,9 @@ class ReportContext:
     serving: dict | None = None  # the spec's serving block answered at its layout (chapter 9)
 
     def variables(self) -> dict:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        """The fields, and what the report calls one device: ``GPU`` ("GPU", "chip"; the plural adds "s") and
+        ``Gpu`` (the same at the start of a sentence or a heading), from the hardware spec's ``noun``."""
+        return {f.name: getattr(self, f.name) for f in fields(self)} | {"GPU": self.hw.noun, "Gpu": self.hw.Noun}
 
 
 def context(r: Results, baseline: Results | None, figures: dict[str, str],
@@ -671,6 +675,7 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
         capacity_fact=prose.capacity_fact(r), critical_fact=prose.critical_fact(r),
         attention_text=prose.attention_text(r), moe_text=prose.moe_text(r), whatifs=prose.whatif_rows(r),
         compare_text=prose.compare_text(r))
+    prose_parts = fmt.device(prose_parts, spec.hardware.noun)  # the device's noun where it is not a GPU
     # Formula blocks of the body, computed before the appendix so that it can list them all.
     fx = _formula_blocks(r, f)
     return ReportContext(
@@ -713,7 +718,8 @@ def _parallel_context(r: Results) -> dict:
         prefill = [{"tokens": t, "bound": g["prefill_time_bound"][i], "serial": g["prefill_time_serial"][i],
                     "comm_est": g["prefill_time_comm_estimate"][i], "overhead": g["prefill_time_overhead"][i],
                     "estimate_binds": p.prefill_estimate_binds[i]} for i, t in enumerate(w.prefill_prompt)]
-    return {"par": p, "par_links": links, "par_table": table, "par_prefill": prefill, "par_costs": _collective_formulas(p),
+    return {"par": p, "par_links": links, "par_table": table, "par_prefill": prefill,
+            "par_costs": _collective_formulas(p, r.spec.hardware.noun),
             "par_kernels": r.spec.hardware.kernels, "par_overhead": _overhead_formula(r)}
 
 
@@ -724,10 +730,10 @@ def _overhead_formula(r: Results) -> str:
     return img(f"{c.symbol} = {fill(c.latex['full'], c.args, {**r.symbols_tex, **r.frame.names})}", size=14)
 
 
-def _collective_formulas(p) -> list[dict]:
+def _collective_formulas(p, noun: str = "GPU") -> list[dict]:
     """The collective formulas this layout's numbers come from (evaluated with the layout: ``collective_formulas``),
     each as SymPy prints it, with its value for one batch-1 tensor-parallel all-reduce where it has one."""
-    return [{"id": qid, "title": title, "math": img(tex, size=14), "value": value}
+    return [{"id": qid, "title": fmt.device(title, noun), "math": img(tex, size=14), "value": value}
             for qid, title, tex, value in p.collective_formulas]
 
 

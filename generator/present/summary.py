@@ -151,7 +151,7 @@ def terminal_lines(r: Results) -> list[str]:
         opts = [o["label"] for o in r.fit_options if o["fits"]]
         lines.append(f"  fits: no, {fmt.gb(sc['weight_bytes'])} of weights > {_usable(r, sc)}"
                      + (f"; fits with {', '.join(opts[:2])}" if opts else ""))
-    return lines
+    return fmt.device(lines, r.spec.hardware.noun)
 
 
 def _windowed_kv(r: Results, sc: dict, scope: str) -> str:

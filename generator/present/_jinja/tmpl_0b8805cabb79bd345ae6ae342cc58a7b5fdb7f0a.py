@@ -7,12 +7,14 @@ def root(context, missing=missing):
     concat = environment.concat
     cond_expr_undefined = Undefined
     if 0: yield None
+    l_0_Gpu = resolve('Gpu')
     l_0_hw = resolve('hw')
     l_0_q = resolve('q')
     l_0_precision = resolve('precision')
     l_0_model = resolve('model')
     l_0_frame = resolve('frame')
     l_0_sc = resolve('sc')
+    l_0_GPU = resolve('GPU')
     l_0_facts = resolve('facts')
     l_0_w = resolve('w')
     l_0_summary = resolve('summary')
@@ -83,7 +85,9 @@ def root(context, missing=missing):
         l_0_pill = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s0_summary.html.j2') does not export the requested name 'pill'", name='pill')
     context.vars.update({'formula': l_0_formula, 'figure': l_0_figure, 'pill': l_0_pill})
     context.exported_vars.difference_update(('formula', 'figure', 'pill'))
-    yield '<section id="s0">\n<h2>0. Summary</h2>\n<div class="scroll inputs-box"><table>\n<thead><tr><th>GPU</th><th>model</th><th>precision</th><th>workloads</th></tr></thead>\n<tbody><tr><td>'
+    yield '<section id="s0">\n<h2>0. Summary</h2>\n<div class="scroll inputs-box"><table>\n<thead><tr><th>'
+    yield escape((undefined(name='Gpu') if l_0_Gpu is missing else l_0_Gpu))
+    yield '</th><th>model</th><th>precision</th><th>workloads</th></tr></thead>\n<tbody><tr><td>'
     yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
     yield ': '
     yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'peak_flops', 'rate'))
@@ -129,7 +133,8 @@ def root(context, missing=missing):
         yield escape(t_3(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'kv_card')))
         yield ' per token, '
         yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'kv_bytes_per_token', 'kib'))
-        yield ' per token on each GPU'
+        yield ' per token on each '
+        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
     else:
         pass
         yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'kv_bytes_per_token', 'kib'))
@@ -156,7 +161,9 @@ def root(context, missing=missing):
                 yield escape(t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_global_per_token_gpu')))
                 yield ' and '
                 yield escape(t_4(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence_gpu')))
-                yield ' on each GPU)'
+                yield ' on each '
+                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                yield ')'
         else:
             pass
             yield 'a fixed '
@@ -168,7 +175,9 @@ def root(context, missing=missing):
                 pass
                 yield ' ('
                 yield escape(t_4(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence_gpu')))
-                yield ' on each GPU)'
+                yield ' on each '
+                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                yield ')'
         yield '</span>'
     yield '</td>\n<td><span data-live="precision.label">'
     yield escape(context.call(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'label')))
@@ -259,7 +268,9 @@ def root(context, missing=missing):
                 yield 'its weights alone exceed '
                 if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus') > 1):
                     pass
-                    yield "each GPU's memory"
+                    yield 'each '
+                    yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                    yield "'s memory"
                 else:
                     pass
                     yield "the card's memory"
@@ -292,7 +303,8 @@ def root(context, missing=missing):
                 yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
                 yield ' users: '
                 yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users')))
-                yield ' GPU'
+                yield ' '
+                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users') != 1):
                     pass
                     yield 's'
@@ -301,12 +313,13 @@ def root(context, missing=missing):
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'):
             pass
             yield 'the '
-            yield escape(('cheapest' if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour') else 'fastest per GPU'))
+            yield escape(('cheapest' if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour') else markup_join(('fastest per ', (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU), ))))
             yield ' layout that meets them on '
             yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
             yield ' is <strong>'
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'gpus'))
-            yield ' GPU'
+            yield ' '
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
             yield escape(('s' if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'gpus') > 1) else ''))
             yield ', tp '
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tp'))
@@ -439,7 +452,9 @@ def root(context, missing=missing):
     yield '</tbody></table></div>\n<p class="meta">Bounds are lower bounds on a step\'s time (the larger of bytes over bandwidth and FLOPs over peak); "other\nroof" is how many times shorter the next ledger is, and which: compute'
     if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
         pass
-        yield ", bandwidth or the interconnect, all of one GPU's step"
+        yield ', bandwidth or the interconnect, all of one '
+        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+        yield "'s step"
     else:
         pass
         yield ' or bandwidth'
@@ -448,7 +463,8 @@ def root(context, missing=missing):
         pass
         yield ', per replica\n('
         yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus'))
-        yield ' GPU'
+        yield ' '
+        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
         yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 41 in 'sections/s0_summary.html.j2' evaluated to false and no else section was defined.")))
         yield '); B is the batch of one replica'
         if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'dp') > 1):
@@ -464,9 +480,11 @@ def root(context, missing=missing):
         yield 'Dollars per million\ntokens at the hourly price above, at the bound: generated tokens for decode, prompt tokens for prefill'
         if (undefined(name='par') if l_0_par is missing else l_0_par):
             pass
-            yield ', for the\nGPUs of one replica'
+            yield ', for the\n'
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+            yield 's of one replica'
         yield '.'
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=74&6=87&7=95&8=107&9=115&10=127&11=143&12=149&13=174&14=178&15=200&16=213&19=220&22=235&23=254&24=301&25=349&27=353&29=357&30=367&31=376&32=387&33=398&34=405&35=407&36=421&40=440&41=450&42=465'
+debug_info = '1=76&5=89&6=91&7=99&8=111&9=119&10=131&11=148&12=154&13=183&14=187&15=209&16=222&19=229&22=244&23=263&24=313&25=362&27=366&29=370&30=380&31=389&32=400&33=411&34=418&35=420&36=434&40=453&41=465&42=481&43=484'

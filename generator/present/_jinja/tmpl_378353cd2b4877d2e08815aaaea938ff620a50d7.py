@@ -12,6 +12,7 @@ def root(context, missing=missing):
     l_0_inputs = resolve('inputs')
     l_0_par = resolve('par')
     l_0_ch = resolve('ch')
+    l_0_GPU = resolve('GPU')
     l_0_spec = resolve('spec')
     l_0_slips = resolve('slips')
     l_0_version = resolve('version')
@@ -115,7 +116,9 @@ def root(context, missing=missing):
         yield "'s); kernel efficiency and cache hits are out of scope."
     else:
         pass
-        yield 'Multi-GPU communication, kernel efficiency and cache hits are out of scope.'
+        yield 'Multi-'
+        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+        yield ' communication, kernel efficiency and cache hits are out of scope.'
     yield '</p>\n'
     if environment.getattr((undefined(name='spec') if l_0_spec is missing else l_0_spec), 'warnings'):
         pass
@@ -170,4 +173,4 @@ def root(context, missing=missing):
     yield ').</p>\n</section>\n'
 
 blocks = {}
-debug_info = '1=41&8=55&9=67&13=85&17=97&21=111&22=120&23=133&26=136&28=138&32=149&33=151&34=163'
+debug_info = '1=42&8=56&9=68&13=86&17=98&21=112&22=123&23=136&26=139&28=141&32=152&33=154&34=166'

@@ -9,6 +9,7 @@ def root(context, missing=missing):
     if 0: yield None
     l_0_ch = resolve('ch')
     l_0_frame = resolve('frame')
+    l_0_GPU = resolve('GPU')
     l_0_eq = resolve('eq')
     l_0_fx = resolve('fx')
     l_0_whatifs = resolve('whatifs')
@@ -19,6 +20,7 @@ def root(context, missing=missing):
     l_0_precision = resolve('precision')
     l_0_compare = resolve('compare')
     l_0_compare_text = resolve('compare_text')
+    l_0_Gpu = resolve('Gpu')
     l_0_formula = l_0_figure = l_0_pill = missing
     try:
         t_1 = environment.filters['bandwidth']
@@ -124,7 +126,9 @@ def root(context, missing=missing):
         pass
         yield '<span data-static>\n(on '
         yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'label'))
-        yield " the times are one GPU's, as in ("
+        yield ' the times are one '
+        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+        yield "'s, as in ("
         yield escape(context.call(environment.getattr((undefined(name='eq') if l_0_eq is missing else l_0_eq), 'number'), environment.getattr(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 't_mem'), 'anchor')))
         yield ') and ('
         yield escape(context.call(environment.getattr((undefined(name='eq') if l_0_eq is missing else l_0_eq), 'number'), environment.getattr(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 't_comp'), 'anchor')))
@@ -244,7 +248,9 @@ def root(context, missing=missing):
             yield '</tbody></table></div>\n'
     if environment.getattr((undefined(name='r') if l_0_r is missing else l_0_r), 'compare_models'):
         pass
-        yield '<h3>Other models on this GPU</h3>\n<div class="scroll"><table><thead>\n<tr><th>model</th><th class="n">parameters</th><th class="n">weights</th><th class="n">KV per token</th><th class="n">batch-1 bound</th>\n<th class="n">ceiling at '
+        yield '<h3>Other models on this '
+        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+        yield '</h3>\n<div class="scroll"><table><thead>\n<tr><th>model</th><th class="n">parameters</th><th class="n">weights</th><th class="n">KV per token</th><th class="n">batch-1 bound</th>\n<th class="n">ceiling at '
         yield escape(t_4(environment.getattr(environment.getitem(environment.getattr((undefined(name='r') if l_0_r is missing else l_0_r), 'compare_models'), 0), 'context')))
         yield '</th><th class="n">critical context</th><th class="n">sequences that fit</th></tr></thead><tbody>\n'
         for l_1_m in t_12(environment, environment.getattr((undefined(name='r') if l_0_r is missing else l_0_r), 'compare_models'), attribute='decode_tokens_per_s', reverse=True):
@@ -291,9 +297,13 @@ def root(context, missing=missing):
         yield '. Parameter counts, active ones included, count the embedding and the output head.</p>\n'
     if (t_6((undefined(name='compare') if l_0_compare is missing else l_0_compare)) > 1):
         pass
-        yield '<h3>Other GPUs</h3>\n<p>'
+        yield '<h3>Other '
+        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+        yield 's</h3>\n<p>'
         yield escape((undefined(name='compare_text') if l_0_compare_text is missing else l_0_compare_text))
-        yield '</p>\n<div class="scroll"><table><thead>\n<tr><th>GPU</th><th class="n">peak</th><th class="n">bandwidth</th><th class="n">ridge</th><th class="n">batch-1 bound</th><th class="n">compute ×</th><th class="n">decode ×</th><th>weights fit</th><th class="n">tokens per $</th></tr></thead><tbody>\n'
+        yield '</p>\n<div class="scroll"><table><thead>\n<tr><th>'
+        yield escape((undefined(name='Gpu') if l_0_Gpu is missing else l_0_Gpu))
+        yield '</th><th class="n">peak</th><th class="n">bandwidth</th><th class="n">ridge</th><th class="n">batch-1 bound</th><th class="n">compute ×</th><th class="n">decode ×</th><th>weights fit</th><th class="n">tokens per $</th></tr></thead><tbody>\n'
         for l_1_c in t_12(environment, (undefined(name='compare') if l_0_compare is missing else l_0_compare), attribute='decode_tokens_per_s', reverse=True):
             _loop_vars = {}
             pass
@@ -329,4 +339,4 @@ def root(context, missing=missing):
     yield '</div>\n</section>\n'
 
 blocks = {}
-debug_info = '1=108&3=121&5=123&6=126&7=135&10=143&11=147&12=155&20=161&26=164&27=172&28=176&32=195&34=198&35=200&36=204&37=206&39=209&40=218&41=227&42=237&47=245&51=248&52=250&53=254&54=266&55=273&56=277&59=288&61=292&63=295&66=297&67=301&68=310&69=316&70=320'
+debug_info = '1=110&3=123&5=125&6=128&7=139&10=147&11=151&12=159&20=165&26=168&27=176&28=180&32=199&34=202&35=204&36=208&37=210&39=213&40=222&41=231&42=241&47=249&48=252&51=254&52=256&53=260&54=272&55=279&56=283&59=294&61=298&62=301&63=303&65=305&66=307&67=311&68=320&69=326&70=330'

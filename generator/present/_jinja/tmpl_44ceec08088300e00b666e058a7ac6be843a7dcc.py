@@ -13,6 +13,7 @@ def root(context, missing=missing):
     l_0_precision = resolve('precision')
     l_0_frame = resolve('frame')
     l_0_sc = resolve('sc')
+    l_0_GPU = resolve('GPU')
     l_0_attention_text = resolve('attention_text')
     l_0_capacity_fact = resolve('capacity_fact')
     l_0_ctxs = resolve('ctxs')
@@ -95,7 +96,9 @@ def root(context, missing=missing):
         yield ' B'
         if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many') and (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'kv_card') != environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'kv_bytes_per_token'))):
             pass
-            yield ' for\nthe whole model, of which one GPU caches c<sub>g</sub> = '
+            yield ' for\nthe whole model, of which one '
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+            yield ' caches c<sub>g</sub> = '
             yield escape(t_1(environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'kv_bytes_per_token')))
             yield " B (chapter 1's slice)"
         yield '. With the projections absorbed, each cached token costs 2 H<sub>q</sub> (2r + ρ) FLOPs per\nlayer, which the formulas count as an effective head dimension d<sub>h</sub> = (2r + ρ)/2 = '
@@ -167,7 +170,11 @@ def root(context, missing=missing):
             pass
             yield '<span data-static> On '
             yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'label'))
-            yield " the formula gives one GPU's ledgers without the links; the table states each replica's token/s at\nthe strict bound of a round, the largest of one GPU's compute, HBM and interconnect ledgers through the pipeline\n(chapter "
+            yield ' the formula gives one '
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+            yield "'s ledgers without the links; the table states each replica's token/s at\nthe strict bound of a round, the largest of one "
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+            yield "'s compute, HBM and interconnect ledgers through the pipeline\n(chapter "
             yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's7'))
             yield ')'
             if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'dp') > 1):
@@ -176,7 +183,9 @@ def root(context, missing=missing):
                 yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'dp'))
                 yield ' B on all '
                 yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'gpus'))
-                yield ' GPUs)'
+                yield ' '
+                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                yield 's)'
             yield '.</span>'
         yield '</p>\n'
         yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tps')))
@@ -251,4 +260,4 @@ def root(context, missing=missing):
     yield '</section>\n\n'
 
 blocks = {}
-debug_info = '1=65&6=78&7=84&8=86&9=88&10=94&11=99&12=102&14=104&15=106&16=108&19=111&20=113&21=115&22=117&24=119&25=121&26=123&28=125&29=129&30=134&31=140&32=142&35=148&36=150&37=158&38=160&41=166&42=169&44=171&45=182&47=184&48=199&49=203&52=236&53=238&55=241&56=243&57=245&58=247&59=249'
+debug_info = '1=66&6=79&7=85&8=87&9=89&10=95&11=100&12=105&14=107&15=109&16=111&19=114&20=116&21=118&22=120&24=122&25=124&26=126&28=128&29=132&30=137&31=143&32=145&35=151&36=153&37=161&38=163&41=169&42=172&43=176&44=178&45=191&47=193&48=208&49=212&52=245&53=247&55=250&56=252&57=254&58=256&59=258'

@@ -8,6 +8,7 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     l_0_frame = resolve('frame')
+    l_0_GPU = resolve('GPU')
     l_0_ch = resolve('ch')
     l_0_frame_rows = resolve('frame_rows')
     l_0_hw = resolve('hw')
@@ -90,25 +91,34 @@ def root(context, missing=missing):
     yield '<section id="s1">\n<h2>1. A machine waiting for data</h2>\n'
     if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
         pass
-        yield '<div data-static>\n<h3>One GPU of '
+        yield '<div data-static>\n<h3>One '
+        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+        yield ' of '
         yield escape(t_3(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'gpus')))
         yield '</h3>\n<p>This report states the numbers of the layout in its title, '
         yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'label'))
         yield ' on '
         yield escape(t_3(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'gpus')))
-        yield ' GPUs'
+        yield ' '
+        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+        yield 's'
         if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'dp') > 1):
             pass
             yield ' ('
             yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'dp'))
             yield ' data-parallel replicas of '
             yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus'))
-            yield ' GPU'
+            yield ' '
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
             yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 7 in 'sections/s1_waiting.html.j2' evaluated to false and no else section was defined.")))
             yield ')'
-        yield '.\nEach GPU holds and computes a slice of the model, so the formulas of chapters 1–'
+        yield '.\nEach '
+        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+        yield ' holds and computes a slice of the model, so the formulas of chapters 1–'
         yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's6'))
-        yield ' are the seeds\' single-card ones\nwith that slice in place of the whole model (the symbols with a subscript g):</p>\n<div class="scroll"><table><thead><tr><th>symbol</th><th>one GPU\'s slice</th><th class="n">value</th><th class="n">whole model</th></tr></thead><tbody>\n'
+        yield ' are the seeds\' single-card ones\nwith that slice in place of the whole model (the symbols with a subscript g):</p>\n<div class="scroll"><table><thead><tr><th>symbol</th><th>one '
+        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+        yield '\'s slice</th><th class="n">value</th><th class="n">whole model</th></tr></thead><tbody>\n'
         for l_1_s in (undefined(name='frame_rows') if l_0_frame_rows is missing else l_0_frame_rows):
             _loop_vars = {}
             pass
@@ -122,9 +132,14 @@ def root(context, missing=missing):
             yield escape(environment.getattr(l_1_s, 'card'))
             yield '</td></tr>'
         l_1_s = missing
-        yield "</tbody></table></div>\n<p>Times, FLOPs, bytes and intensities are one GPU's during a decode round of its replica (the GPUs of a\nreplica work at once); KV capacities and sequences are per replica ("
+        yield '</tbody></table></div>\n<p>Times, FLOPs, bytes and intensities are one '
+        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+        yield "'s during a decode round of its replica (the "
+        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+        yield 's of a\nreplica work at once); KV capacities and sequences are per replica ('
         yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus'))
-        yield ' GPU'
+        yield ' '
+        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
         yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 14 in 'sections/s1_waiting.html.j2' evaluated to false and no else section was defined.")))
         yield ' holding one copy of the model);\ntoken rates are per replica at the strict bound, the interconnect included (chapter '
         yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's7'))
@@ -141,7 +156,11 @@ def root(context, missing=missing):
             pass
             yield 'With '
             yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
-            yield " pipeline stages a round passes min(n<sub>PP</sub>, B) micro-batches through each GPU, and each streams the GPU's slice again: at a batch B ≥ 2 the weights in a round's formulas are the slice min("
+            yield ' pipeline stages a round passes min(n<sub>PP</sub>, B) micro-batches through each '
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+            yield ', and each streams the '
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+            yield "'s slice again: at a batch B ≥ 2 the weights in a round's formulas are the slice min("
             yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
             yield ', B) times ('
             yield escape((environment.getitem(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'plain'), 'N') if ('N' in environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'plain')) else 'N_g'))
@@ -165,7 +184,9 @@ def root(context, missing=missing):
     yield '<p>'
     if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
         pass
-        yield 'At batch 1 each GPU must read its slice of the weights once per step and do about two FLOPs per weight.'
+        yield 'At batch 1 each '
+        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+        yield ' must read its slice of the weights once per step and do about two FLOPs per weight.'
     else:
         pass
         yield 'One decode step at batch 1 must read every weight once and do about two FLOPs per weight.'
@@ -186,14 +207,29 @@ def root(context, missing=missing):
     if ((environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes') == 2) and t_9(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'moe'))):
         pass
         yield ', the ridge point itself: at\nbatch 1 in 16-bit weights the intensity is 2N / (2N) = 1 FLOP/B, and a ratio of two lower bounds at intensity 1 is\nP/W'
-    yield '.</p>\n<div class="callout">“GPU utilisation 99%” in <code>nvidia-smi</code> means a kernel was running during 99% of the sampling\nwindow. It says nothing about how busy the tensor cores or the memory bus were: a card starved by bandwidth and a\ncard saturating its compute both show 99%. Nor does <span data-fact="bound_ratio">'
+    yield '.</p>\n<div class="callout">'
+    if ((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU) == 'GPU'):
+        pass
+        yield '“GPU utilisation 99%” in <code>nvidia-smi</code>'
+    else:
+        pass
+        yield 'A '
+        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+        yield ' utilisation of 99% in '
+        yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'vendor'))
+        yield "'s monitoring tools (what <code>nvidia-smi</code> calls “GPU utilisation”)"
+    yield ' means a kernel was running during 99% of the sampling\nwindow. It says nothing about how busy the tensor cores or the memory bus were: a card starved by bandwidth and a\ncard saturating its compute both show 99%. Nor does <span data-fact="bound_ratio">'
     yield escape(t_5(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'bound_ratio')))
     yield '</span>:1 mean the tensor cores idle\n<span data-fact="compute_idle_share">'
     yield escape(t_6(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'compute_idle_share')))
     yield '</span> of the wall-clock time: the two bounds overlap, and the ratio compares two lower bounds.</div>\n'
     if (undefined(name='hierarchy') if l_0_hierarchy is missing else l_0_hierarchy):
         pass
-        yield '<h3>Where the data lives</h3>\n<p>Seed 000\'s four levels of memory: the nearer, the faster and the smaller. This GPU\'s sizes, from its spec:</p>\n<div class="scroll"><table>\n<thead><tr><th>level</th><th>scope</th><th class="n">size</th><th class="n">whole GPU</th><th>managed by</th></tr></thead>\n<tbody>'
+        yield "<h3>Where the data lives</h3>\n<p>Seed 000's four levels of memory: the nearer, the faster and the smaller. This "
+        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+        yield '\'s sizes, from its spec:</p>\n<div class="scroll"><table>\n<thead><tr><th>level</th><th>scope</th><th class="n">size</th><th class="n">whole '
+        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+        yield '</th><th>managed by</th></tr></thead>\n<tbody>'
         l_1_loop = missing
         for l_1_h, l_1_loop in LoopContext((undefined(name='hierarchy') if l_0_hierarchy is missing else l_0_hierarchy), undefined):
             _loop_vars = {}
@@ -261,4 +297,4 @@ def root(context, missing=missing):
     yield '</section>\n\n'
 
 blocks = {}
-debug_info = '1=78&4=91&6=94&7=96&8=110&11=112&14=126&15=130&16=140&17=149&20=166&22=173&23=175&24=177&25=182&26=184&31=190&32=192&33=194&38=198&39=206&40=216&41=227&46=231&49=234&52=237&53=250'
+debug_info = '1=79&4=92&6=95&7=99&8=116&10=120&11=122&13=136&14=140&15=145&16=155&17=168&20=185&22=194&23=196&24=198&25=203&26=205&29=211&31=222&32=224&33=226&35=229&37=231&38=234&39=242&40=252&41=263&46=267&49=270&52=273&53=286'

@@ -9,6 +9,7 @@ def root(context, missing=missing):
     if 0: yield None
     l_0_many = resolve('many')
     l_0_ch = resolve('ch')
+    l_0_GPU = resolve('GPU')
     l_0_par = resolve('par')
     l_0_model = resolve('model')
     l_0_q = resolve('q')
@@ -113,12 +114,16 @@ def root(context, missing=missing):
         pass
         yield '<section id="s7">\n<h2>'
         yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's7'))
-        yield '. Many GPUs: the interconnect ledger</h2>\n'
+        yield '. Many '
+        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+        yield 's: the interconnect ledger</h2>\n'
         if (undefined(name='par') if l_0_par is missing else l_0_par):
             pass
             yield '<p data-static>This report lays the model out over <strong>'
             yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'gpus'))
-            yield ' GPUs</strong>\n(tp '
+            yield ' '
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+            yield 's</strong>\n(tp '
             yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'tp'))
             yield ' × pp '
             yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'pp'))
@@ -140,14 +145,18 @@ def root(context, missing=missing):
                 yield escape(t_7(environment, environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'stage_layers')))
                 yield ' of the '
                 yield escape(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'layers'))
-                yield " layers;\nthe busiest sets each GPU's memory and time (n<sub>PP</sub> = "
+                yield ' layers;\nthe busiest sets each '
+                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                yield "'s memory and time (n<sub>PP</sub> = "
                 yield escape(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'layers'))
                 yield ' / '
                 yield escape(t_6(environment, environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'stage_layers')))
                 yield ' = '
                 yield escape(t_8(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'pp_split')))
                 yield ' in the formulas). '
-            yield ' Besides compute and HBM, a step now crosses a third ledger: the interconnect. Each GPU holds\n'
+            yield ' Besides compute and HBM, a step now crosses a third ledger: the interconnect. Each '
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+            yield ' holds\n'
             yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'weight_bytes_per_gpu', 'gb'))
             yield ' of weights and '
             yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'kv_bytes_per_token_per_gpu', 'kib'))
@@ -164,7 +173,9 @@ def root(context, missing=missing):
                 yield escape(l_1_g)
                 yield ' group ('
                 yield escape((undefined(name='members') if l_1_members is missing else l_1_members))
-                yield ' GPUs'
+                yield ' '
+                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                yield 's'
                 if (environment.getattr(l_1_link, 'span') > (undefined(name='members') if l_1_members is missing else l_1_members)):
                     pass
                     yield ', spread over '
@@ -193,7 +204,9 @@ def root(context, missing=missing):
                     pass
                     yield ' It is two tiers: '
                     yield escape(environment.getattr(l_1_link, 'local'))
-                    yield ' of its GPUs share each scale-up domain, '
+                    yield ' of its '
+                    yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                    yield 's share each scale-up domain, '
                     yield escape(environment.getattr(environment.getattr(l_1_link, 'inner'), 'name'))
                     yield ' at '
                     yield escape(t_1(environment.getattr(environment.getattr(l_1_link, 'inner'), 'bandwidth_per_direction')))
@@ -213,7 +226,9 @@ def root(context, missing=missing):
                         yield ', its switch reducing'
                     yield ', and the '
                     yield escape(environment.getattr(l_1_link, 'domains'))
-                    yield ' domains exchange over the NICs: the bound counts the fewest bytes each GPU sends over its links and each node over its '
+                    yield ' domains exchange over the NICs: the bound counts the fewest bytes each '
+                    yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                    yield ' sends over its links and each node over its '
                     yield escape(environment.getattr(l_1_link, 'local'))
                     yield " NICs, the estimate the faster of the library's ring across the nodes (its bus bandwidth the node's NICs) and its hierarchical form (in the node, the shard across the nodes, in the node)."
                 yield ' '
@@ -228,7 +243,9 @@ def root(context, missing=missing):
                     yield '.'
                 yield ' '
             l_1_note = missing
-            yield '</p>\n<p>Two numbers per point, and they are not the same thing: the <strong>strict bound</strong> is the largest of the three\nper-GPU ledgers (compute, HBM, interconnect perfectly overlapped), which no engine beats; the <strong>serial\nestimate</strong> puts the collectives ('
+            yield '</p>\n<p>Two numbers per point, and they are not the same thing: the <strong>strict bound</strong> is the largest of the three\nper-'
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+            yield ' ledgers (compute, HBM, interconnect perfectly overlapped), which no engine beats; the <strong>serial\nestimate</strong> puts the collectives ('
             yield escape((t_3(context.eval_ctx, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'collectives'), ', ') or 'none in this layout'))
             yield ') on the critical path, as real decode does,\n'
             if ((environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'absent') and (not environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'decode'))) and (not environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'launch'))):
@@ -282,7 +299,9 @@ def root(context, missing=missing):
                     yield ' each in prefill (launched one by one)'
                 yield ". Where those fixed costs are the estimate's largest term the step is\n<strong>overhead-bound</strong>, seed 000's third state: fewer, fused kernels or "
                 yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'graph'))
-                yield 's help, not a faster GPU.'
+                yield 's help, not a faster '
+                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                yield '.'
             yield '\nA batch is per replica'
             if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'dp') > 1):
                 pass
@@ -308,7 +327,9 @@ def root(context, missing=missing):
                     yield escape(t_4(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'message_bytes')))
                     yield ' over the '
                     yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'gpus'))
-                    yield ' tensor-parallel GPUs costs at least\n'
+                    yield ' tensor-parallel '
+                    yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                    yield 's costs at least\n'
                     yield escape(t_10(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'bound')))
                     yield '; '
                     if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'picked') == 'one-shot'):
@@ -329,7 +350,9 @@ def root(context, missing=missing):
                     yield ').'
                 if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'ep') > environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'tp')):
                     pass
-                    yield " The experts' all-to-alls: the bound sends each token once to each GPU (and node)\nthat holds one of its experts, one byte an element, the least a published kernel sends (DeepEP's FP8 dispatch), at line rate; the estimate charges "
+                    yield " The experts' all-to-alls: the bound sends each token once to each "
+                    yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                    yield " (and node)\nthat holds one of its experts, one byte an element, the least a published kernel sends (DeepEP's FP8 dispatch), at line rate; the estimate charges "
                     if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_to_all') == 'deepep'):
                         pass
                         yield "DeepEP's kernels (engine.all_to_all: deepep):\nthe dispatch in FP8 and its scales, the combine in BF16, every peer posted at once, at DeepEP's published shares of the line rate,\nits low-latency kernels in decode and its normal ones in prefill"
@@ -341,12 +364,16 @@ def root(context, missing=missing):
                     yield '.'
                 if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'ep') > 1):
                     pass
-                    yield " The estimate's round also waits for the\nGPU that holds the most of the batch's experts: its reads are u<sub>x</sub> times the mean (the expected maximum when\ntokens pick experts uniformly at random)"
+                    yield " The estimate's round also waits for the\n"
+                    yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                    yield " that holds the most of the batch's experts: its reads are u<sub>x</sub> times the mean (the expected maximum when\ntokens pick experts uniformly at random)"
                     if environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_experts'):
                         pass
                         yield '; with '
                         yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_experts'))
-                        yield ' redundant experts (engine.redundant_experts) each GPU holds '
+                        yield ' redundant experts (engine.redundant_experts) each '
+                        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                        yield ' holds '
                         yield escape(t_8(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_per_gpu')))
                         yield " replica slots more, and the engine hands a replicated expert's tokens to the least-loaded holder, which lowers that maximum"
                     yield '.'
@@ -365,7 +392,8 @@ def root(context, missing=missing):
                     yield escape(t_9(environment.getattr(l_1_c, 'math')))
                     yield '</div>\n'
                 l_1_c = missing
-            yield '<div class="formula"><div class="label">the estimate: the kernels\' fixed costs of a decode round, one GPU'
+            yield '<div class="formula"><div class="label">the estimate: the kernels\' fixed costs of a decode round, one '
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
             if (undefined(name='par_table') if l_0_par_table is missing else l_0_par_table):
                 pass
                 yield ': '
@@ -374,7 +402,9 @@ def root(context, missing=missing):
                 yield escape(t_2(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'batch')))
             yield '</div>'
             yield escape(t_9((undefined(name='par_overhead') if l_0_par_overhead is missing else l_0_par_overhead)))
-            yield '</div>\n<div class="scroll"><table>\n<thead><tr><th>batch, context</th><th class="n">bound</th><th class="n">serial estimate</th><th class="n">interconnect, at least</th><th class="n">collectives, as run</th><th class="n">kernels\' fixed costs</th><th>binds</th><th>estimate\'s largest term</th><th class="n">tok/s per GPU</th></tr></thead>\n<tbody data-live="par_table">'
+            yield '</div>\n<div class="scroll"><table>\n<thead><tr><th>batch, context</th><th class="n">bound</th><th class="n">serial estimate</th><th class="n">interconnect, at least</th><th class="n">collectives, as run</th><th class="n">kernels\' fixed costs</th><th>binds</th><th>estimate\'s largest term</th><th class="n">tok/s per '
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+            yield '</th></tr></thead>\n<tbody data-live="par_table">'
             for l_1_row in (undefined(name='par_table') if l_0_par_table is missing else l_0_par_table):
                 _loop_vars = {}
                 pass
@@ -442,7 +472,9 @@ def root(context, missing=missing):
                 pass
                 yield 'The two figures below sweep tensor parallelism alone (one replica of 1 to '
                 yield escape(environment.getattr(environment.getitem(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'scaling_batch1'), -1), 'gpus'))
-                yield " GPUs, the degrees up to 64 that split the model's heads), not this report's layout\n("
+                yield ' '
+                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                yield "s, the degrees up to 64 that split the model's heads), not this report's layout\n("
                 yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'label'))
                 yield '): they show what a tensor-parallel replica would buy.'
             yield '</p>\n'
@@ -459,7 +491,9 @@ def root(context, missing=missing):
                 yield escape(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weights'))
                 yield ' is <strong>'
                 yield escape(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'gpus'))
-                yield ' GPUs</strong>\n(tp '
+                yield ' '
+                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                yield 's</strong>\n(tp '
                 yield escape(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'tp'))
                 if (environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'pp') > 1):
                     pass
@@ -473,7 +507,9 @@ def root(context, missing=missing):
                 yield escape(t_10(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_serial')))
                 yield '), '
                 yield escape(t_8(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'tokens_per_s_gpu')))
-                yield ' tok/s per GPU, and one replica holds\n'
+                yield ' tok/s per '
+                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                yield ', and one replica holds\n'
                 yield escape(t_2(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'capacity_batch')))
                 yield ' sequence'
                 if (environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'capacity_batch') != 1):
@@ -486,7 +522,8 @@ def root(context, missing=missing):
                 yield escape(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest_any'), 'precision'))
                 yield ' weights\n'
                 yield escape(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest_any'), 'gpus'))
-                yield ' GPU'
+                yield ' '
+                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 if (environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest_any'), 'gpus') > 1):
                     pass
                     yield 's suffice'
@@ -494,18 +531,24 @@ def root(context, missing=missing):
                     pass
                     yield ' suffices'
                 yield '. '
-            yield 'The chart and the fit map below show what more GPUs buy.</p>\n'
+            yield 'The chart and the fit map below show what more '
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+            yield 's buy.</p>\n'
         else:
             pass
             yield '<p data-static>One '
             yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
-            yield " holds the model, so this report's interconnect ledger is empty. Spread over more GPUs with\ntensor parallelism over "
+            yield " holds the model, so this report's interconnect ledger is empty. Spread over more "
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+            yield 's with\ntensor parallelism over '
             yield escape((environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'link') or 'the scale-up link'))
             yield ', compute and HBM time shrink as 1/n while every token\npays two all-reduces per layer:</p>\n'
         yield escape(context.call((undefined(name='figure') if l_0_figure is missing else l_0_figure), (undefined(name='figs') if l_0_figs is missing else l_0_figs), 'fig8-gpus'))
         yield '\n'
         yield escape(context.call((undefined(name='figure') if l_0_figure is missing else l_0_figure), (undefined(name='figs') if l_0_figs is missing else l_0_figs), 'fig9-gpu-rates'))
-        yield '\n<h3>Fit map: the fewest GPUs that hold one sequence</h3>\n<div class="scroll" data-static><table>\n<thead><tr><th>weights</th>'
+        yield '\n<h3>Fit map: the fewest '
+        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+        yield 's that hold one sequence</h3>\n<div class="scroll" data-static><table>\n<thead><tr><th>weights</th>'
         for l_1_s in environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'fit_contexts'):
             _loop_vars = {}
             pass
@@ -540,4 +583,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=100&2=112&4=115&5=117&6=120&7=122&8=144&10=151&11=155&12=157&13=177&14=195&15=221&18=232&19=234&21=242&22=262&23=274&24=284&25=287&26=295&28=298&29=308&30=312&31=327&32=333&34=339&35=342&37=345&38=354&40=369&43=378&44=388&45=400&48=409&50=412&51=422&55=431&56=433&57=441&58=444&59=446&60=449&61=452&62=456&63=463&64=469&65=473&66=477&67=483&68=488&71=501&72=503&75=505&76=507&79=509&80=517&82=538'
+debug_info = '1=101&2=113&4=116&5=120&6=123&7=127&8=149&9=158&10=160&11=164&12=166&13=188&14=206&15=236&17=247&18=249&19=251&21=259&22=279&23=291&24=301&25=306&26=314&28=317&29=327&30=333&31=348&32=356&34=362&35=365&36=368&37=370&38=381&40=396&42=406&43=408&44=418&45=430&48=439&50=442&51=452&55=461&56=463&57=471&58=474&59=478&60=481&61=484&62=488&63=497&64=503&65=507&66=513&67=519&68=524&69=535&71=540&72=544&75=546&76=548&77=550&79=552&80=560&82=581'

@@ -80,6 +80,7 @@ def block_toc(context, missing=missing):
     l_0_training = resolve('training')
     l_0_ch = resolve('ch')
     l_0_many = resolve('many')
+    l_0_GPU = resolve('GPU')
     l_0_measured = resolve('measured')
     l_0_serving = resolve('serving')
     pass
@@ -96,7 +97,9 @@ def block_toc(context, missing=missing):
         pass
         yield '<a href="#s7">'
         yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's7'))
-        yield '. Many GPUs</a><br>'
+        yield '. Many '
+        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+        yield 's</a><br>'
     if (undefined(name='measured') if l_0_measured is missing else l_0_measured):
         pass
         yield '<a href="#s8">'
@@ -110,4 +113,4 @@ def block_toc(context, missing=missing):
     yield '  <a href="#appendix">Appendix</a>\n</nav>\n'
 
 blocks = {'header': block_header, 'toc': block_toc}
-debug_info = '1=12&2=24&9=26&2=29&3=46&4=52&5=54&6=70&9=73&13=87&14=93'
+debug_info = '1=12&2=24&9=26&2=29&3=46&4=52&5=54&6=70&9=73&13=88&14=94'

@@ -11,6 +11,7 @@ def root(context, missing=missing):
     l_0_n = resolve('n')
     l_0_par = resolve('par')
     l_0_ch = resolve('ch')
+    l_0_GPU = resolve('GPU')
     l_0_verdicts = resolve('verdicts')
     l_0_sc = resolve('sc')
     l_0_hw = resolve('hw')
@@ -153,12 +154,14 @@ def root(context, missing=missing):
         yield ' + '
         yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'output')))
         yield "/2, and the bound takes the largest of the ledgers' sums, never more than the sum of the rounds.\nCosts take "
-        yield escape((markup_join((t_1('$%.2f', environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour')), ' per GPU-hour', )) if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour') else 'no price (the GPU file has none: set serving.price)'))
+        yield escape((markup_join((t_1('$%.2f', environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour')), ' per ', (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU), '-hour', )) if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour') else markup_join(('no price (the ', (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU), ' file has none: set serving.price)', ))))
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'board_watts'):
             pass
             yield ' and '
             yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'board_watts')))
-            yield ' W of board power per GPU (an upper estimate of the draw)'
+            yield ' W of board power per '
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+            yield ' (an upper estimate of the draw)'
         yield ';\ninput tokens are priced at the prefill rate, output tokens at the decode rate.</p>\n'
         if (not environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'holds')):
             pass
@@ -169,13 +172,15 @@ def root(context, missing=missing):
                 yield escape(t_2(environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'weight_bytes')))
                 if (undefined(name='par') if l_0_par is missing else l_0_par):
                     pass
-                    yield ' per GPU'
+                    yield ' per '
+                    yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield ', exceed the '
                 yield escape(t_3(environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'capacity')))
                 yield ' '
                 if (undefined(name='par') if l_0_par is missing else l_0_par):
                     pass
-                    yield 'each GPU'
+                    yield 'each '
+                    yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 else:
                     pass
                     yield 'the card'
@@ -188,7 +193,9 @@ def root(context, missing=missing):
             yield ', so it has no time to first token, time per output token or cost to state.\n'
         else:
             pass
-            yield '<div class="scroll"><table>\n<thead><tr><th>point</th><th class="n">batch per replica</th><th class="n">TTFT</th><th class="n">TPOT</th><th class="n">end to end</th><th class="n">tok/s per user</th><th class="n">tok/s per GPU</th><th class="n">$/M in</th><th class="n">$/M out</th><th class="n">J/token</th></tr></thead>\n<tbody data-live="sv_rows">'
+            yield '<div class="scroll"><table>\n<thead><tr><th>point</th><th class="n">batch per replica</th><th class="n">TTFT</th><th class="n">TPOT</th><th class="n">end to end</th><th class="n">tok/s per user</th><th class="n">tok/s per '
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+            yield '</th><th class="n">$/M in</th><th class="n">$/M out</th><th class="n">J/token</th></tr></thead>\n<tbody data-live="sv_rows">'
             for l_1_row in environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'):
                 _loop_vars = {}
                 pass
@@ -251,19 +258,25 @@ def root(context, missing=missing):
                     yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ep_nodes'))
                     yield ' nodes of '
                     yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
-                    yield " GPUs, its replicas' MoE layers running across all of them; each node's share gives"
+                    yield ' '
+                    yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                    yield "s, its replicas' MoE layers running across all of them; each node's share gives"
                 elif (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_nodes') > 1):
                     pass
                     yield 'A replica spans '
                     yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_nodes'))
                     yield ' nodes of '
                     yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
-                    yield " GPUs; each node's share"
+                    yield ' '
+                    yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                    yield "s; each node's share"
                     if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus') % environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')):
                         pass
                         yield ' (its '
                         yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus'))
-                        yield ' GPUs over '
+                        yield ' '
+                        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                        yield 's over '
                         yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_nodes'))
                         yield ' nodes: '
                         yield escape(t_9(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'node_busy_gpus')))
@@ -273,12 +286,16 @@ def root(context, missing=missing):
                     pass
                     yield 'A node of '
                     yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
-                    yield ' GPUs, one replica, gives'
+                    yield ' '
+                    yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                    yield 's, one replica, gives'
                 else:
                     pass
                     yield 'A node of '
                     yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
-                    yield ' GPUs full of such replicas ('
+                    yield ' '
+                    yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                    yield 's full of such replicas ('
                     yield escape((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node') // environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus')))
                     yield ' of '
                     yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus'))
@@ -286,7 +303,8 @@ def root(context, missing=missing):
                         pass
                         yield ', '
                         yield escape((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node') % environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus')))
-                        yield ' GPU'
+                        yield ' '
+                        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                         if ((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node') % environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus')) != 1):
                             pass
                             yield 's'
@@ -294,7 +312,11 @@ def root(context, missing=missing):
                     yield ') gives'
                 yield ' at most '
                 yield escape(t_9(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), -1), 'bound'), 'tokens_per_s_node')))
-                yield " output tok/s at the last row's batch by the strict bound (its bound row's tok/s per GPU times the node's GPUs that run it). The serial estimate's row gives "
+                yield " output tok/s at the last row's batch by the strict bound (its bound row's tok/s per "
+                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                yield " times the node's "
+                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                yield "s that run it). The serial estimate's row gives "
                 yield escape(t_9(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), -1), 'serial'), 'tokens_per_s_node')))
                 yield '. '
             yield 'A replica holds '
@@ -360,7 +382,8 @@ def root(context, missing=missing):
                 yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
                 yield ' users take '
                 yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users')))
-                yield ' GPU'
+                yield ' '
+                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users') != 1):
                     pass
                     yield 's'
@@ -383,7 +406,7 @@ def root(context, missing=missing):
             yield ' (weights '
             yield escape(t_5(context.eval_ctx, environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'formats'), ', '))
             yield '; int8/int4 change accuracy and are tried only when named), the '
-            yield escape(('cheapest per million output tokens' if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour') else 'fastest per GPU'))
+            yield escape(('cheapest per million output tokens' if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour') else markup_join(('fastest per ', (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU), ))))
             yield ' that meets the targets at the strict bound with at most '
             yield escape(t_4((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users') or 64)))
             yield ' sequences a replica'
@@ -392,7 +415,8 @@ def root(context, missing=missing):
                 yield " (the spec's users)"
             yield ' is\n<strong>'
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'gpus'))
-            yield ' GPU'
+            yield ' '
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
             yield escape(('s' if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'gpus') > 1) else ''))
             yield ', tp '
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tp'))
@@ -416,7 +440,8 @@ def root(context, missing=missing):
             yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot')))
             yield ', '
             yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tokens_per_s_gpu')))
-            yield ' tok/s per GPU'
+            yield ' tok/s per '
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
             if (not t_12(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
                 pass
                 yield ', $'
@@ -485,7 +510,8 @@ def root(context, missing=missing):
             context.exported_vars.add('best')
             if (environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'tpot_target') and (undefined(name='best') if l_0_best is missing else l_0_best)):
                 pass
-                yield "inside the TPOT target the frontier's best per GPU"
+                yield "inside the TPOT target the frontier's best per "
+                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 if context.call(environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'get'), 'speculative'):
                     pass
                     yield ', with speculative decoding or without,'
@@ -500,7 +526,9 @@ def root(context, missing=missing):
                     yield ' speculative decoding'
                 yield '</strong>, '
                 yield escape(t_9(environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'tokens_per_s_gpu')))
-                yield ' tok/s per GPU at '
+                yield ' tok/s per '
+                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                yield ' at '
                 yield escape(t_9(environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'tokens_per_s_user')))
                 yield ' tok/s per user'
                 if (not t_12(environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'usd_per_mtok_out'))):
@@ -519,7 +547,8 @@ def root(context, missing=missing):
                     yield escape(t_4(environment.getattr((undefined(name='plain') if l_0_plain is missing else l_0_plain), 'batch')))
                     yield ', '
                     yield escape(t_9(environment.getattr((undefined(name='plain') if l_0_plain is missing else l_0_plain), 'tokens_per_s_gpu')))
-                    yield ' tok/s per GPU'
+                    yield ' tok/s per '
+                    yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 elif (context.call(environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'get'), 'speculative') and (not environment.getattr((undefined(name='best') if l_0_best is missing else l_0_best), 'speculative'))):
                     pass
                     yield '; no point with speculative decoding beats it'
@@ -564,17 +593,23 @@ def root(context, missing=missing):
                 yield '</span> (<span data-sv="numbers.speedup_mean" data-f="f2">'
                 yield escape(t_1('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'speedup_mean')))
                 yield '</span>x: the decode rounds summed), as <code>plan --speculative</code> and the frontier take them'
-            yield ". Speculative decoding and the KV transfer\nare evaluated through the layout (its collectives and pipeline included); chunked prefill, continuous batching and prefix\ncaching take one GPU's ledgers at the layout (its slice of the model, no interconnect), and their ratios are applied to\nthe bound above; their rates and sequence counts are one replica's"
+            yield '. Speculative decoding and the KV transfer\nare evaluated through the layout (its collectives and pipeline included); chunked prefill, continuous batching and prefix\ncaching take one '
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+            yield "'s ledgers at the layout (its slice of the model, no interconnect), and their ratios are applied to\nthe bound above; their rates and sequence counts are one replica's"
             if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus') > 1):
                 pass
                 yield ' (its <span data-sv="numbers.replica_gpus" data-f="integer">'
                 yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus'))
-                yield '</span> GPUs each carry their slice of every request)'
+                yield '</span> '
+                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                yield 's each carry their slice of every request)'
             yield '. A chunked-prefill step takes at most <span data-sv="chunk" data-f="integer">'
             yield escape(t_4(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
             yield "</span> tokens, the running sequences' decode tokens first and a prompt chunk in what they leave ("
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_source'))
-            yield ').</p>\n<div class="scroll"><table>\n<thead><tr><th>technique</th><th>setting</th><th class="n">TTFT</th><th class="n">TPOT</th><th class="n">tok/s per GPU</th><th class="n">$/M out</th></tr></thead>\n<tbody data-live="sv_levers">'
+            yield ').</p>\n<div class="scroll"><table>\n<thead><tr><th>technique</th><th>setting</th><th class="n">TTFT</th><th class="n">TPOT</th><th class="n">tok/s per '
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+            yield '</th><th class="n">$/M out</th></tr></thead>\n<tbody data-live="sv_levers">'
             for l_1_row in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'rows'):
                 _loop_vars = {}
                 pass
@@ -639,7 +674,9 @@ def root(context, missing=missing):
                 pass
                 yield '<p>The drafts: '
                 yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'draft_model'))
-                yield " proposes the k<sub>d</sub> tokens one\nafter another, each pass at least its own roofline step over the replica's GPUs (its FLOPs F<sub>d</sub> over their peak, its weights\nand each sequence's draft cache Q<sub>d</sub> over their bandwidth; <code>draft_time_bound</code>, a lower bound however the engine\nsplits the draft):</p>\n<div data-static>"
+                yield " proposes the k<sub>d</sub> tokens one\nafter another, each pass at least its own roofline step over the replica's "
+                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                yield "s (its FLOPs F<sub>d</sub> over their peak, its weights\nand each sequence's draft cache Q<sub>d</sub> over their bandwidth; <code>draft_time_bound</code>, a lower bound however the engine\nsplits the draft):</p>\n<div data-static>"
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_draft'), False))
                 yield '</div>'
             yield '<p>Chunked prefill: a '
@@ -694,7 +731,9 @@ def root(context, missing=missing):
                     pass
                     yield ', each token\'s cache counted as a sequence holds it, c<sub>h</sub> = <span data-sv="kv_held_per_token" data-f="kib">'
                     yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_held_per_token')))
-                    yield '</span> per GPU (held, averaged over the request\'s contexts: a windowed layer holds its window, a chunked layer up to its chunk), not the c = <span data-sv="kv_read_per_token" data-f="kib">'
+                    yield '</span> per '
+                    yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                    yield ' (held, averaged over the request\'s contexts: a windowed layer holds its window, a chunked layer up to its chunk), not the c = <span data-sv="kv_read_per_token" data-f="kib">'
                     yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_read_per_token')))
                     yield '</span> a step at the last context reads'
                 yield ', fill the room beside the weights at the steady step of that rate'
@@ -716,10 +755,14 @@ def root(context, missing=missing):
                     pass
                     yield ' ('
                     yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'replica_gpus'))
-                    yield ' GPUs, each computing its slice of every request)'
+                    yield ' '
+                    yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                    yield 's, each computing its slice of every request)'
                 elif (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp') > 1):
                     pass
-                    yield ' (one GPU, one of '
+                    yield ' (one '
+                    yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                    yield ', one of '
                     yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp'))
                     yield ' replicas)'
                 yield ' is the least of the four: '
@@ -732,7 +775,8 @@ def root(context, missing=missing):
                         pass
                         yield ', '
                         yield escape(t_9(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_per_gpu')))
-                        yield ' per GPU'
+                        yield ' per '
+                        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield ', set by the '
                     yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_binds'))
                 elif (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_binds') == 'TPOT target'):
@@ -770,7 +814,9 @@ def root(context, missing=missing):
                 context.exported_vars.add('why')
                 yield '<p data-static>Figure '
                 yield escape(context.call(environment.getattr((undefined(name='eq') if l_0_eq is missing else l_0_eq), 'figure'), 'fig11-rates'))
-                yield " follows the arrival rate at one replica, from one GPU's ledgers (no collectives); in the steady state\nwith "
+                yield ' follows the arrival rate at one replica, from one '
+                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                yield "'s ledgers (no collectives); in the steady state\nwith "
                 yield escape(t_4(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk')))
                 yield '-token chunks the highest rate meeting the targets is '
                 if (environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'goodput') > 0):
@@ -815,7 +861,9 @@ def root(context, missing=missing):
                     yield escape(t_10(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target')))
                     yield '.\nWithout chunks the scheduler prefills every waiting prompt before the next round (vLLM v0), so with Poisson arrivals the prompts K\nprefilled in one gap follow the generalized Poisson law P(K = k) = a (a + ρk)<sup>k−1</sup> e<sup>−a−ρk</sup> / k!, a = λ t<sub>r</sub>,\nρ = λ t<sub>p</sub> (t<sub>r</sub> the round alone, t<sub>p</sub> = '
                     yield escape(t_10(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_alone_time')))
-                    yield " a prefill of the uncached prompt alone on one GPU's slice, no collectives); a gap of t<sub>r</sub> + k t<sub>p</sub> meets θ while\nk ≤ m<sub>s</sub> = ⌊(θ − t<sub>r</sub>) / t<sub>p</sub>⌋, so the P99 capacity is the highest λ with P(K ≤ m<sub>s</sub>) ≥ 0.99, solved numerically\n(where no prefill fits a gap it is λ t<sub>r</sub>(λ) = −ln 0.99). With chunks the tail is a step with a full chunk"
+                    yield ' a prefill of the uncached prompt alone on one '
+                    yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                    yield "'s slice, no collectives); a gap of t<sub>r</sub> + k t<sub>p</sub> meets θ while\nk ≤ m<sub>s</sub> = ⌊(θ − t<sub>r</sub>) / t<sub>p</sub>⌋, so the P99 capacity is the highest λ with P(K ≤ m<sub>s</sub>) ≥ 0.99, solved numerically\n(where no prefill fits a gap it is λ t<sub>r</sub>(λ) = −ln 0.99). With chunks the tail is a step with a full chunk"
                     t_13 = []
                     pass
                     if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
@@ -906,7 +954,11 @@ def root(context, missing=missing):
                             yield ', where the curves stop: the TTFT tail does not bind'
                         yield '.'
                     yield '</p>\n'
-            yield "<p>Disaggregation: pools balanced for this request shape put this share of the GPUs on prefill, each prompt taking\nt<sub>p,R</sub> at a prefill replica: the whole prompt with the layout's collectives, the TTFT above (not the rate figure's\nt<sub>p</sub>, the uncached prompt on one GPU's slice)"
+            yield '<p>Disaggregation: pools balanced for this request shape put this share of the '
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+            yield "s on prefill, each prompt taking\nt<sub>p,R</sub> at a prefill replica: the whole prompt with the layout's collectives, the TTFT above (not the rate figure's\nt<sub>p</sub>, the uncached prompt on one "
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+            yield "'s slice)"
             if (environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefill_stages') > 1):
                 pass
                 yield '; each\nprefill replica a pipeline of k<sub>pp</sub> = '
@@ -923,4 +975,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=101&2=110&3=112&4=116&5=120&6=122&7=126&8=134&9=146&11=148&13=152&14=156&16=163&17=169&18=186&21=192&22=210&23=218&24=222&25=229&26=236&29=246&30=322&31=336&32=358&34=379&35=394&36=414&37=471&38=477&39=483&40=493&41=534&42=546&44=548&47=551&50=568&53=578&54=586&55=594&56=598&59=614&61=626&62=629&66=631&67=633&68=638&72=643&73=646&74=665&75=667&78=670&79=672&80=680&81=705&82=715&83=763&84=772&85=774&86=788&87=800&88=810&89=812&92=817&94=821&95=866&96=884&97=891&98=900&103=910&104=913&106=916&107=918'
+debug_info = '1=102&2=111&3=113&4=117&5=121&6=123&7=127&8=135&9=147&11=149&13=153&14=157&16=166&17=172&18=191&20=197&21=199&22=217&23=225&24=229&25=236&26=243&29=253&30=344&31=358&32=380&34=402&35=417&36=438&37=496&38=502&39=508&40=519&41=563&42=575&44=577&47=580&49=597&50=599&52=611&53=613&54=621&55=629&56=633&59=649&61=661&62=664&66=666&67=668&68=673&69=678&72=680&73=683&74=702&75=704&78=707&79=709&80=717&81=744&82=754&83=807&84=816&85=820&86=834&87=846&88=856&89=858&92=863&94=869&95=914&96=932&97=939&98=948&101=958&103=960&104=965&106=968&107=970'

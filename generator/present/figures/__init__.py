@@ -72,7 +72,9 @@ def figure_list(results: Results) -> list[tuple[str, Caption]]:
 
 def captions(results: Results, baseline: Results | None = None) -> dict[str, str]:
     """Figure name -> caption, in report order."""
-    return {name: cap(results, baseline) for name, cap in figure_list(results)}
+    from genreport.present.fmt import device
+
+    return {name: device(cap(results, baseline), results.spec.hardware.noun) for name, cap in figure_list(results)}
 
 
 def draw(name: str, results: Results, baseline: Results | None = None, narrow: bool = False) -> bytes:
@@ -80,7 +82,21 @@ def draw(name: str, results: Results, baseline: Results | None = None, narrow: b
     import matplotlib
 
     with matplotlib.rc_context(RC), layout(narrow):
-        return _svg(DRAWERS[name](results, baseline))
+        return _svg(_nouned(DRAWERS[name](results, baseline), results.spec.hardware.noun))
+
+
+def _nouned(fig, noun: str):
+    """``fig`` with every text (labels, ticks, legends, notes) saying the device's ``noun`` for "GPU"
+    (:func:`genreport.present.fmt.device`); a GPU report's figure is left as it is drawn."""
+    if noun != "GPU":
+        from matplotlib.text import Text
+
+        from genreport.present.fmt import device
+
+        for t in fig.findobj(Text):
+            if "GPU" in t.get_text():
+                t.set_text(device(t.get_text(), noun))
+    return fig
 
 
 class Pending:
@@ -287,6 +303,6 @@ def draw_all(results: Results, baseline: Results | None = None, narrow: bool = F
     out: dict[str, bytes] = {}
     with matplotlib.rc_context(RC), layout(narrow):
         for name, _cap in figure_list(results):
-            out[name] = _svg(DRAWERS[name](results, baseline))
+            out[name] = _svg(_nouned(DRAWERS[name](results, baseline), results.spec.hardware.noun))
     return out
 
