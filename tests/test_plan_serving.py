@@ -226,3 +226,14 @@ def test_plan_row_at_the_chapter_layout_is_the_chapter(capsys):
     one = request(spec.model, spec.hardware, prec, par, cheap["batch"], sv.prompt, sv.output, spec.accounting)
     plain = cheap["tpot_plain"] if cheap["speculative"] else cheap["tpot"]
     assert plain == pytest.approx(one.tpot_bound, rel=1e-12, abs=0)
+
+
+def test_plan_names_the_hardware_it_costs_without_a_kernel_cost(capsys):
+    """No per-kernel cost is sourced for a TPU (spec.NO_KERNEL_COST): plan's footnote names it; the H100's are sourced
+    (NVIDIA, "Getting Started with CUDA Graphs"; pegainfer (3))."""
+    assert main(["plan", "llama-3.1-8b", "--hardware", "tpu-v5e,h100-sxm", "--gpus", "1", "--estimate", "serial"]) == 0
+    out = capsys.readouterr().out
+    (note,) = [line for line in out.splitlines() if line.startswith("no sourced per-kernel cost")]
+    assert "Google Cloud TPU v5e" in note and "H100" not in note and "XLA compiles" in note
+    assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "1"]) == 0
+    assert "no sourced per-kernel cost" not in capsys.readouterr().out

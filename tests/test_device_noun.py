@@ -1,0 +1,86 @@
+"""What a report calls one device: the hardware spec's ``noun`` ("GPU" by default; the TPU v5e/v5p and Gaudi 3 files
+say "chip", as Google's and Intel's documentation call one: cloud.google.com/tpu/docs/v5e "per chip", Intel Gaudi 3
+AI accelerator white paper "Gaudi 3 ... chip").  A TPU report's text, tables, captions, figure labels and terminal
+lines say "chip"; the deliberate references to GPUs (nvidia-smi's "GPU utilisation", the costs measured on NVIDIA
+GPUs) stay.  A GPU report's bytes do not change (tests/test_golden.py).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from genreport.present.fmt import device
+from shared import ROOT
+
+SPEC = ROOT / "specs" / "llama70b-h100-tp8.yaml"
+DELIBERATE = ("NVIDIA GPUs", "“GPU utilisation”")
+
+
+@functools.cache
+def _tpu():
+    from genreport.load.loader import load_report
+    from genreport.model.evaluate import evaluate
+
+    return evaluate(load_report(SPEC, ["hardware=tpu-v5p", "workloads.prefill.prompt=[2k]"]))
+
+
+@functools.cache
+def _tpu_html() -> str:
+    """The TPU report's HTML without its figures (none drawn) and without the live page's scripts."""
+    from genreport.present.render import _env, context
+
+    html = _env().get_template("report.html.j2").render(**context(_tpu(), None, {}).variables())
+    return re.sub(r"<script.*?</script>", "", html, flags=re.S)
+
+
+def test_the_noun_comes_from_the_hardware_spec():
+    from genreport.load.loader import load_hardware
+
+    def hw(name):
+        return load_hardware(ROOT / "specs" / "hardware" / f"{name}.yaml")
+
+    assert {name: hw(name).noun for name in ("h100-sxm", "mi300x", "tpu-v5e", "tpu-v5p", "gaudi3")} == {
+        "h100-sxm": "GPU", "mi300x": "GPU", "tpu-v5e": "chip", "tpu-v5p": "chip", "gaudi3": "chip"}
+    assert hw("tpu-v5e").Noun == "Chip"
+
+
+def test_device_words():
+    assert device("On 4 GPUs, each GPU's slice. GPUs give $4/GPU-h per-GPU", "chip") == \
+        "On 4 chips, each chip's slice. Chips give $4/chip-h per-chip"
+    assert device("the costs measured on NVIDIA GPUs; “GPU utilisation”", "chip") == \
+        "the costs measured on NVIDIA GPUs; “GPU utilisation”"
+    assert device(["GPUs of a pool", {"a": ("one GPU",)}, 3], "chip") == ["Chips of a pool", {"a": ("one chip",)}, 3]
+    text = "4 GPUs"
+    assert device(text, "GPU") is text
+
+
+def test_a_tpu_report_says_chip():
+    html = _tpu_html()
+    assert "per chip" in html and "8 chips" in html and "<th>Chip</th>" in html
+    left = html
+    for ok in DELIBERATE:
+        left = left.replace(ok, "")
+    assert [m.group(0) for m in re.finditer(r".{50}GPU.{30}", left, flags=re.S)] == []
+
+
+def test_a_tpu_reports_terminal_lines_and_figures_say_chip():
+    from genreport.present import summary
+    from genreport.present.figures import captions, draw
+
+    lines = "\n".join(summary.terminal_lines(_tpu()))
+    assert "per chip" in lines and "GPU" not in lines
+    assert not [c for c in captions(_tpu()).values() if "GPU" in c]
+    svg = draw("fig9-gpu-rates", _tpu()).decode()
+    assert "Chips (tensor parallel)" in svg and "GPU" not in svg
+
+
+def test_no_sourced_kernel_cost_is_left_out_not_zero():
+    """tests/test_inputs_table.py: no per-kernel cost is sourced for a TPU (XLA compiles a step into one program), so
+    the estimate leaves it out; the many-device chapter says so instead of a 0 us column and the tau_o formula."""
+    html = _tpu_html()
+    assert _tpu().spec.hardware.kernels.absent and "no sourced per-kernel cost on Google Cloud TPU v5p" in html
+    assert "the kernels' fixed costs of a decode round, one chip" not in html  # the formula block's label
+    rows = re.search(r'<tbody data-live="par_table">(.*?)</tbody>', html, flags=re.S).group(1)
+    prefill = re.search(r'<tbody data-live="par_prefill">(.*?)</tbody>', html, flags=re.S).group(1)
+    assert rows.count("left out") == rows.count("<tr>") > 0 and prefill.count("left out") == prefill.count("<tr>") > 0
