@@ -40,16 +40,32 @@ def _segment_colour(label: str, k: int) -> str:
     return CONTEXT_COLOURS[k % len(CONTEXT_COLOURS)]
 
 
+def _one_card(r: Results) -> bool:
+    """Whether the bars are the whole model's on one card: where a layout's report has training bars, which are the
+    whole model's (chapter 5's table, tables.training), its inference bar is too (frame.one_card), not one GPU's
+    slice of the layout beside them.  Otherwise every bar is one GPU's (of the layout, or the card)."""
+    return bool(r.training) and r.frame.many and bool(r.frame.one_card)
+
+
+def _capacity(r: Results) -> float:
+    """The capacity line: one card's where the bars are the whole model's on one card, else one GPU's [B]."""
+    return r.frame.one_card["capacity"] if _one_card(r) else _sc(r)["capacity"]
+
+
+def _weights(r: Results) -> float:
+    return r.frame.one_card["weight_bytes"] if _one_card(r) else _sc(r)["weight_bytes"]
+
+
 def _ledger(r: Results) -> list[tuple[str, list[tuple[str, float]]]]:
-    """Bars: (name, [(segment label, bytes)]): one per training recipe, then inference."""
-    sc = _sc(r)
+    """Bars: (name, [(segment label, bytes)]): one per training recipe, then inference, all at one scope (_one_card)."""
     bars = []
     for t in r.training:
         bars.append((f"training\n{t['recipe']}\n({num(t['bytes_per_param'])} B/param)", list(t["parts"])))
-    weights = sc["weight_bytes"]
+    weights = _weights(r)
     nums = (((r.serving or {}).get("techniques") or {}).get("numbers") or {})
-    draft = float(nums.get("draft_weights_gpu") or 0.0)  # a draft model's weights on the GPU (techniques.draft_memory)
-    kv = max(sc["capacity"] - weights - draft, 0.0)
+    # a draft model's weights on one GPU of the layout (techniques.draft_memory): not on the whole-model scope
+    draft = 0.0 if _one_card(r) else float(nums.get("draft_weights_gpu") or 0.0)
+    kv = max(_capacity(r) - weights - draft, 0.0)
     inf = [(f"{r.spec.precision.weights} weights", weights)]
     if draft > 0:
         sp = r.spec.serving.speculative
@@ -63,7 +79,7 @@ def _ledger(r: Results) -> list[tuple[str, list[tuple[str, float]]]]:
 
 
 def fig5_memory_ledger(r: Results, baseline: Results | None = None):
-    sc = _sc(r)
+    sc = {"capacity": _capacity(r)}
     cap = sc["capacity"] / GIB
     bars = _ledger(r)
     fig = _figure()
@@ -73,7 +89,7 @@ def fig5_memory_ledger(r: Results, baseline: Results | None = None):
     top = cap
     if baseline is not None:
         bbars = dict(_ledger(baseline))
-        bcap = _sc(baseline)["capacity"] / GIB
+        bcap = _capacity(baseline) / GIB
         for i, (name, _segs) in enumerate(bars):
             if name in bbars:
                 tot = sum(v for _, v in bbars[name]) / GIB
@@ -112,7 +128,8 @@ def fig5_memory_ledger(r: Results, baseline: Results | None = None):
     ax.set_xticks(x)
     ax.set_xticklabels([b[0] for b in bars], fontsize=7.5)
     ax.tick_params(axis="x", length=0)
-    ax.set_ylabel("memory (GiB)")
+    ax.set_ylabel("memory of one card, whole model (GiB)" if _one_card(r) else
+                  "memory of one GPU (GiB)" if r.frame.many else "memory (GiB)")
     fit_left(fig, ax)
     ax.grid(True, axis="y")
     ax.set_axisbelow(True)
@@ -137,9 +154,12 @@ def fig5_memory_ledger(r: Results, baseline: Results | None = None):
 
 
 def caption5(r: Results, baseline: Results | None = None) -> str:
-    sc = _sc(r)
+    sc = {"capacity": _capacity(r), "weight_bytes": _weights(r)}
     cap = gib(sc["capacity"])
     s = f"Memory budgets of {r.spec.model.title} on one {r.spec.hardware.title} with {cap} GiB, stacked in GiB. "
+    if _one_card(r):
+        s += (f"Every bar is the whole model on one card, as chapter 5's training state is, not one GPU of the "
+              f"{r.frame.label} layout (whose slice of the weights is {gib(_sc(r)['weight_bytes'])} GiB, chapter 1). ")
     if r.training:
         tr = [f"{gib(t['total'])} GiB with {t['recipe']} ({num(t['bytes_per_param'])} B/param)" for t in r.training]
         over = [t for t in r.training if not t["fits"]]
@@ -160,12 +180,13 @@ def caption5(r: Results, baseline: Results | None = None) -> str:
                 for k, (label, v) in enumerate(parts)]
         whole = said[0] if len(said) == 1 else ", ".join(said[:-1]) + (" plus " if len(said) == 2 else " and ") + said[-1]
         if _contexts(r):
-            s += f"Inference: {whole} fill {'each GPU' if r.frame.many else 'the card'}. "
+            s += f"Inference: {whole} fill {'each GPU' if r.frame.many and not _one_card(r) else 'the card'}. "
         else:
             s += f"Inference: {whole}. "
     else:
         s += (f"Inference: the {r.spec.precision.weights} weights alone ({gib(w)} GiB"
-              f"{' per GPU' if r.frame.many else ''}) overflow {'each GPU' if r.frame.many else 'the card'}, "
+              f"{' per GPU' if r.frame.many and not _one_card(r) else ''}) overflow "
+              f"{'each GPU' if r.frame.many and not _one_card(r) else 'the card'}, "
               "leaving nothing for a KV cache. ")
     if r.training:
         s += "The bottom segment of every bar is the weights."
