@@ -26,6 +26,7 @@ from genreport.commands.derive_values import (
     _solution_lines,
     stated_at_point,
 )
+from genreport.commands import derive_terms
 from genreport.commands.options import add_verbosity
 from genreport.terminal import safe
 
@@ -140,18 +141,30 @@ def derive_text(qid: str, args, accounting: str | None) -> str:
         variant = so.variant_for(accounting)
     qsym, qtex = so.quantity_symbol(qid)
     names = {} if qsym.name in BY_NAME else {qsym: qtex}
-    expr = so.quantity_expr(qid, variant)
     target = _target(args.target)
     value, input_overrides = _at(args.at, qid, variant)
+    # a layout's serial rounds: the sum of named parts, each part's closed form on its own line (derive_terms), not
+    # the whole expanded (10 KB at tp 8 x ep 8); solving, --at inputs and --pretty take the whole
+    forms = None
+    if qid in derive_terms.NAMED and target is None and value is None and not input_overrides and not args.pretty:
+        shown, forms = derive_terms.lines(qid, qsym, variant)
+        import sympy as sp
+
+        expr = sp.Tuple(*(e for _, _, e in forms))  # its free symbols: the inputs the header lists
+    else:
+        expr = so.quantity_expr(qid, variant)
     out: list[str] = []
     fmt_eq = so.pretty if args.pretty else so.text
     out.append(f"{qid}: {q.title} [{q.unit}]")
     out.append(f"source: {q.source}")
     out.append(f"accounting: {accounting}, variant '{variant}' ({so.accounting_note(variant)})")
     out.append("")
-    out += _indent(fmt_eq(qsym, expr, names))
-    if not args.no_latex:
-        out.append("  LaTeX: " + so.latex(qsym, expr, names))
+    if forms is not None:
+        out += shown
+    else:
+        out += _indent(fmt_eq(qsym, expr, names))
+        if not args.no_latex:
+            out.append("  LaTeX: " + so.latex(qsym, expr, names))
     if q.steps and target is None and not args.pretty:
         out.append("  derivation:")
         for st in q.steps():
@@ -168,6 +181,8 @@ def derive_text(qid: str, args, accounting: str | None) -> str:
         _hold(nums)
         out.append("")
         out += _numbers_header(nums, expr, qid)
+        if forms is not None:
+            out.append(derive_terms.values(forms, nums.values))
         # the KV tokens that fit are stated whole, cut (679,123.69 -> 679,123), where six significant digits would
         # round them up to a number the report does not state
         integer = q.integer or ("floor" if qid in CUT_TOKENS else "")
@@ -175,7 +190,7 @@ def derive_text(qid: str, args, accounting: str | None) -> str:
         out.append(f"  {so.expr_text(qsym)} = " + (_fmt(own, q.unit, integer) if own is not None else f"none: {why}"))
         out += scope
     if args.elasticities:
-        out += _elasticity_lines(qid, nums, variant)
+        out += _elasticity_lines(qid, nums, variant, forms)
 
     if target is None and value is None:
         return "\n".join(out).rstrip()
@@ -604,13 +619,20 @@ def _numbers_header(nums: Numbers, expr, qid: str) -> list[str]:
 
 
 
-def _elasticity_lines(qid: str, nums: Numbers | None, variant: str) -> list[str]:
+def _elasticity_lines(qid: str, nums: Numbers | None, variant: str, forms: list | None = None) -> list[str]:
     if nums is None:
         raise _err("--elasticities", "elasticities are numbers at a spec's inputs", "add --spec SPEC")
+    from genreport.formulas.compiled import generated_module
     from genreport.formulas.sensitivity import at
 
-    el = at(nums.values, qid, variant)
-    lines = ["", "  elasticities d ln q / d ln x (a 1 % rise of x changes q by this many %):"]
+    gen = generated_module()
+    if forms is not None and (gen is None or (qid, variant) not in gen.ELASTICITIES):
+        el = derive_terms.elasticities(qid, forms, nums.values)
+        head = "  elasticities d ln q / d ln x (a 1 % rise of x changes q by this many %; central differences):"
+    else:
+        el = at(nums.values, qid, variant)
+        head = "  elasticities d ln q / d ln x (a 1 % rise of x changes q by this many %):"
+    lines = ["", head]
     for name, v in sorted(el.items(), key=lambda kv: (-abs(float(kv[1])), kv[0])):
         lines.append(f"    {name:<6} {float(v):+.4f}")
     return lines

@@ -1,0 +1,48 @@
+"""derive prints a layout's serial round as named terms: the sum of its named parts, each part's closed form on its
+own line, then each part's value and the whole's.  Printed whole, decode_time_serial at Mixtral 8x22B tp 8 x ep 8
+was a 10 KB line; request_decode_time_serial at tp 8 x pp 2 with --elasticities passed derive's 15 s limit
+(differentiating the whole expression symbolically).  The parts are formulas/parallel.py's: decode_time_serial =
+pipelined(w + x_TP + x_EP + x_PP, w + x_TP + x_EP + x_back), w = max(t_comp, t_mem) + t_o (Narayanan et al. SC'21,
+section 2.2: the pipeline's round; Shoeybi et al. 2019: the all-reduces on the critical path).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from genreport.commands.cli import main
+from shared import MAVERICK_TWO_NODES, SPECS
+
+
+def _parts(out: str) -> dict[str, float]:
+    line = re.search(r"^  parts: (.*)$", out, re.M).group(1)
+    return {k: float(v) for k, v in re.findall(r"(\w+) = ([0-9.e+-]+) s", line)}
+
+
+def test_the_serial_round_at_tp8_ep8_is_named_parts(capsys):
+    assert main(["derive", "decode_time_serial", "--spec", str(SPECS / "mixtral8x22b-h100-tp8-ep8.yaml")]) == 0
+    out = capsys.readouterr().out
+    assert len(out) < 8000 and max(len(line) for line in out.splitlines()) < 2500  # was one 10 KB line
+    names = re.findall(r"^      (\w+) = ", out, re.M)
+    assert names == ["t_comp", "t_mem", "t_o", "x_TP", "x_EP", "x_PP", "x_back"]
+    assert re.search(r"^  t_serial = Max\(.*Max\(t_comp, t_mem\)", out, re.M)
+    p = _parts(out)
+    whole = float(re.search(r"^  t_serial = ([0-9.e+-]+) s", out, re.M).group(1))
+    # one stage (n_PP = 1): the round is w + x_TP + x_EP + x_PP, each part the serial estimate's
+    assert max(p["t_comp"], p["t_mem"]) + p["t_o"] + p["x_TP"] + p["x_EP"] + p["x_PP"] == pytest.approx(whole, rel=1e-5)
+
+
+def test_a_requests_serial_rounds_at_tp8_pp2_with_elasticities(capsys, tmp_path):
+    spec = tmp_path / "mav.yaml"
+    spec.write_text(MAVERICK_TWO_NODES)
+    assert main(["derive", "request_decode_time_serial", "--spec", str(spec), "--elasticities"]) == 0
+    out = capsys.readouterr().out
+    p = _parts(out)
+    whole = float(re.search(r"^  \S+ = ([0-9.e+-]+) s$", out.split("  parts:")[1], re.M).group(1))
+    w = max(p["t_comp"], p["t_mem"]) + p["t_o"]
+    busy, last = w + p["x_TP"] + p["x_EP"] + p["x_PP"], w + p["x_TP"] + p["x_EP"] + p["x_back"]
+    # two stages, a batch of at least 2 (m = 2 micro-batches): max(X, (X + X_L) / 2) with X >= X_L
+    assert whole == pytest.approx(max(busy, (busy + last) / 2), rel=1e-5)
+    el = dict(re.findall(r"^    (\w+)\s+([+-][0-9.]+)$", out, re.M))
+    assert float(el["T_o"]) == pytest.approx(1.0, abs=0.05)  # the request's rounds: about T_o - 1 of them
