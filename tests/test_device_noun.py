@@ -84,3 +84,30 @@ def test_no_sourced_kernel_cost_is_left_out_not_zero():
     rows = re.search(r'<tbody data-live="par_table">(.*?)</tbody>', html, flags=re.S).group(1)
     prefill = re.search(r'<tbody data-live="par_prefill">(.*?)</tbody>', html, flags=re.S).group(1)
     assert rows.count("left out") == rows.count("<tr>") > 0 and prefill.count("left out") == prefill.count("<tr>") > 0
+
+
+SAMPLES = ("On 4 GPUs (tp 4), each GPU's slice. GPUs give $4/GPU-h per-GPU", "GPUs of the prefill pool",
+           "the costs measured on NVIDIA GPUs; “GPU utilisation”; AMD GPUs", "no device word", "xGPU GPUx (one GPU)")
+
+
+def test_the_live_page_says_the_same_words():
+    """fmt.js's device() is fmt.device; the serving chapter's levers of a TPU report say "chip" in the browser as in
+    Python (techniques.js against techniques.py)."""
+    from genreport import load_spec
+    from livejs import NODE, run
+
+    if NODE is None:
+        import pytest
+
+        pytest.skip("node is not installed")
+    got = run(("fmt.js",), "output(INPUT.map(t => GR_FMT.device(t, 'chip')));", list(SAMPLES))
+    assert got == [device(t, "chip") for t in SAMPLES]
+    from test_live_serving import differences, js
+
+    spec = load_spec(SPEC, ["hardware=tpu-v5p"])
+    (have,) = js([spec])
+    from genreport.model.evaluate import evaluate
+
+    r = evaluate(spec)
+    assert differences(r, have) == []
+    assert "of the chips prefill" in have["levers"][-1]["setting"]

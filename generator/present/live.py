@@ -96,8 +96,11 @@ def inputs(spec) -> dict:
                                  "moe_per_layer": hw.kernels.moe_per_layer, "moe_extra": MOE_EXTRA_KERNELS,
                                  "shared_extra": SHARED_EXPERT_KERNELS,
                                  # e_w of each weight-only format (env.weight_efficiency)
-                                 "weight_only": dict(hw.kernels.weight_only)},
+                                 "weight_only": dict(hw.kernels.weight_only),
+                                 # why no per-kernel cost is sourced (spec.no_kernel_cost), where none is
+                                 **({"absent": hw.kernels.absent} if hw.kernels.absent else {})},
                      "title": hw.title, "price_per_hour": hw.price_per_hour, "power_watts": hw.power_watts,
+                     **({"noun": hw.noun} if hw.noun != "GPU" else {}),  # what the report calls one device
                      "link": _link(hw.link),
                      "node": None if hw.node is None else {"gpus_per_node": hw.node.gpus_per_node,
                                                           "scale_out": _link(hw.node.scale_out)},

@@ -190,9 +190,20 @@ const GR_FMT = (() => {
 
   const nearest = x => (none(x) || !Number.isFinite(float(x)) ? "n/a" : group(roundText(float(x))));
 
+  /** ``text`` with the project's word for one device, "GPU", as the hardware's ``noun`` (fmt.device): capitalized
+   * where it starts a sentence; "NVIDIA GPUs", "AMD GPUs" and "GPU utilisation" stay. */
+  function device(text, noun = "GPU") {
+    if (noun === "GPU" || typeof text !== "string" || text.indexOf("GPU") < 0) return text;
+    return text.replace(/(?<![A-Za-z0-9_])(?<!NVIDIA )(?<!AMD )GPU(?=s?(?![A-Za-z0-9_]))(?! utilisation)/g,
+      function (m, at) {
+        const before = text.slice(0, at).trimEnd();
+        return !before || /[.!?]$/.test(before) ? noun.charAt(0).toUpperCase() + noun.slice(1) : noun;
+      });
+  }
+
   return {
     num, exact, integer, sig4, gb, gib, size, kib, time, sig3, rate, bandwidth: x => rate(x, "B/s"), flops: x => rate(x, "FLOP"),
-    params, pct, times, memsize, nearest, tex_number, format, GB, GiB,
+    params, pct, times, memsize, nearest, tex_number, format, GB, GiB, device,
   };
 })();
 

@@ -150,7 +150,8 @@ const GR_PAGE = (function () {
   function parRows(res, inp) {
     const p = res.parallel, lead = res.lead, w = inp.workloads;
     if (!p || !p.decode[lead]) return "";
-    const g = p.decode[lead], suffix = lead === "exact" ? "_exact" : "";
+    const g = p.decode[lead], suffix = lead === "exact" ? "_exact" : "", k = inp.hardware.kernels;
+    const noDecodeCost = !!k.absent && !k.decode;  // no sourced per-kernel cost: left out, not 0 (the template's)
     let out = "";
     w.decode_batch.forEach(function (b, i) {
       w.decode_context.forEach(function (s, j) {
@@ -163,7 +164,8 @@ const GR_PAGE = (function () {
         out += "<tr><td>" + F.integer(b) + ", " + F.integer(s) + '</td><td class="n">' + cell("decode_time_bound", "time")
           + '</td>\n<td class="n">' + cell("decode_time_serial", "time") + '</td><td class="n">'
           + cell("decode_time_comm", "time") + '</td><td class="n">' + cell("decode_time_comm_estimate", "time")
-          + '</td><td class="n">' + cell("decode_time_overhead", "time") + "</td><td>" + pill(binds) + "</td><td>"
+          + '</td><td class="n">' + (noDecodeCost ? "left out" : cell("decode_time_overhead", "time")) + "</td><td>"
+          + pill(binds) + "</td><td>"
           + pill(p.estimate_binds[i][j]) + '</td>\n<td class="n">'
           + (binds !== "capacity" ? cell("decode_tokens_per_s_gpu", "num") : "—") + "</td></tr>\n";
       });
@@ -175,7 +177,8 @@ const GR_PAGE = (function () {
   function parPrefillRows(res, inp) {
     const p = res.parallel, lead = res.lead;
     if (!p || !p.prefill[lead]) return "";
-    const suffix = lead === "exact" ? "_exact" : "";
+    const suffix = lead === "exact" ? "_exact" : "", k = inp.hardware.kernels;
+    const noPrefillCost = !!k.absent && !k.launch;  // no sourced per-kernel cost: left out (the template's)
     return inp.workloads.prefill_prompt.map(function (tk, i) {
       const cell = function (qid) {
         const e = res.entries.get(GR_MODEL.key(qid + suffix, {tokens: tk}));
@@ -183,7 +186,8 @@ const GR_PAGE = (function () {
       };
       return "<tr><td>" + F.integer(tk) + '</td><td class="n">' + cell("prefill_time_bound") + '</td><td class="n">'
         + cell("prefill_time_serial") + '</td>\n<td class="n">' + cell("prefill_time_comm_estimate")
-        + '</td><td class="n">' + cell("prefill_time_overhead") + "</td><td>" + pill(p.prefill_estimate_binds[i])
+        + '</td><td class="n">' + (noPrefillCost ? "left out" : cell("prefill_time_overhead")) + "</td><td>"
+        + pill(p.prefill_estimate_binds[i])
         + "</td></tr>\n";
     }).join("");
   }
@@ -217,7 +221,7 @@ const GR_PAGE = (function () {
     const inp = applied.inputs;
     const res = GR_MODEL.evaluate(inp, t);
     const dec = GR_MODEL.decision(res, inp, t);
-    const w = inp.workloads;
+    const w = inp.workloads, noun = inp.hardware.noun || "GPU";  // what the report calls one device
     followRows(root, {batch: w.decode_batch, context: w.decode_context});
     const tokens = Array.from(new Set([1].concat(w.prefill_prompt, w.training_tokens ? [w.training_tokens] : [])))
       .sort(function (a, b) { return a - b; });
@@ -286,7 +290,8 @@ const GR_PAGE = (function () {
       root.querySelectorAll("[data-prose]").forEach(function (el) {
         const name = el.getAttribute("data-prose");
         const fn = GR_PROSE[name === "summary" ? "sentences" : name];
-        const out = fn ? fn(res, inp, dec) : null;
+        const raw = fn ? fn(res, inp, dec) : null;  // the device's noun where it is not a GPU (fmt.device)
+        const out = Array.isArray(raw) ? raw.map(x => F.device(x, noun)) : F.device(raw, noun);
         el.classList.toggle("stale", active && (out === null || out === undefined));
         if (out === null || out === undefined) return;
         if (Array.isArray(out)) {
@@ -344,10 +349,11 @@ const GR_PAGE = (function () {
         + esc(x.ends) + ".</li>").join("\n");
     });
     const gpus = n.replica_gpus, dp = inp.parallelism.dp || 1, g = n.goodput_rate, st = n.steady_step_time;
-    const clause = "The goodput of one replica" + (gpus > 1 ? " (" + gpus + " GPUs, each computing its slice of every "
-      + "request)" : dp > 1 ? " (one GPU, one of " + dp + " replicas)" : "") + " is the least of the four: "
+    const noun = inp.hardware.noun || "GPU";
+    const clause = "The goodput of one replica" + (gpus > 1 ? " (" + gpus + " " + noun + "s, each computing its slice of every "
+      + "request)" : dp > 1 ? " (one " + noun + ", one of " + dp + " replicas)" : "") + " is the least of the four: "
       + (g ? "<strong>" + F.num(g) + " requests/s</strong>" + (gpus > 1 ? ", " + F.num(n.goodput_rate_per_gpu)
-        + " per GPU" : "") + ", set by the " + n.goodput_binds : n.goodput_binds === "TPOT target"
+        + " per " + noun : "") + ", set by the " + n.goodput_binds : n.goodput_binds === "TPOT target"
         ? "none: the target is below the weights' stream time" : "none: the " + n.goodput_binds + " allows no rate")
       + "." + ("rate" in n ? " At the spec's " + F.num(n.rate) + " requests/s a step takes " + (st ? F.time(st) + " with "
         + F.num(n.steady_concurrency) + " sequences decoding" : "no steady time: the rate is past what the memory allows")

@@ -386,7 +386,8 @@ const GR_SERVING = (() => {
       tKv = sv.prompt * lead.oneCard().at(null, sv.prompt).c / wKv;
       Object.assign(n, {kv_transfer_time: tKv, kv_link: name});
     }
-    levers.push({technique: "prefill/decode disaggregation", setting: pct(share) + " of the GPUs prefill, " + pct(1 - share)
+    const noun = hw.noun || "GPU";  // what the report calls one device (Hardware.noun)
+    levers.push({technique: "prefill/decode disaggregation", setting: pct(share) + " of the " + noun + "s prefill, " + pct(1 - share)
       + " decode, in replicas of this layout" + piped, ttft: [ttft, ttft + (tKv || 0.0)], tpot: [tp0, tp0],
       per_gpu: [gpu0, gpu0 * (1 - share)], usd: [usd0, usd0 !== null && share < 1 ? usd0 / (1 - share) : null],
       ends: "balanced: a prefill replica serves " + hundredths(stages / ttft) + " prompts/s"
@@ -395,8 +396,8 @@ const GR_SERVING = (() => {
         + hundredths(poolRate) + " requests/s at batch " + commas(batch)
         + (tKv ? "; one prompt's KV cache crosses the " + name + " link in " + hundredths(tKv * 1e3) + " ms"
           : "; one prompt's KV cache transfer is not counted in the TTFT: no link between replicas in the spec"),
-      note: "no chunk rides along a decode step; the pools balanced at the mean round, the steady state's; tok/s per GPU "
-        + "counts the prefill pool's GPUs too"});
+      note: "no chunk rides along a decode step; the pools balanced at the mean round, the steady state's; tok/s per " + noun
+        + " counts the prefill pool's " + noun + "s too"});
     n.prefill_share = share;
     n.prefill_stages = stages;
     n.pool_round = tRound;
