@@ -149,7 +149,7 @@ def choose_links(hw: Hardware, par: Parallelism) -> tuple[dict[str, LinkChoice],
         elif span <= size or down is None:
             link, tier = up, "scale-up"
             if span > size:
-                notes.append(f"the {g} group spans {span} GPUs, more than the {size} of one scale-up domain, but "
+                notes.append(f"the {g} group spans {span} {hw.noun}s, more than the {size} of one scale-up domain, but "
                              f"{hw.title}'s spec has no scale-out network (node.scale_out): its {g} traffic is "
                              f"counted on the scale-up link, so the bound stays a lower bound")
         else:
@@ -158,17 +158,18 @@ def choose_links(hw: Hardware, par: Parallelism) -> tuple[dict[str, LinkChoice],
             out[g] = LinkChoice(g, span, "none", "", math.inf, 0.0, False, "")
             continue
         n = 2 if g == "pp" else degree[g]  # a stage sends to one peer
-        choice = _choice(g, span, tier, link, n, degree[g], lib, notes)
+        choice = _choice(g, span, tier, link, n, degree[g], lib, notes, hw.noun)
         local = min(degree[g], size)
         if tier == "scale-out" and g in ("tp", "ep") and up is not None and local > 1:
             # two tiers: the group's `local` GPUs in each domain over the scale-up link, the NICs across domains
-            inner = _choice(g, local, "scale-up", up, local, local, lib, notes)
+            inner = _choice(g, local, "scale-up", up, local, local, lib, notes, hw.noun)
             choice = replace(choice, local=local, inner=inner)
         out[g] = choice
     return out, sorted(set(notes))
 
 
-def _choice(g: str, span: int, tier: str, link, n: int, degree: int, lib, notes: list[str]) -> LinkChoice:
+def _choice(g: str, span: int, tier: str, link, n: int, degree: int, lib, notes: list[str],
+            noun: str = "GPU") -> LinkChoice:
     """The LinkChoice of ``link`` for a group of ``n`` GPUs on ``tier``, and the notes on what the spec left out."""
     if degree > 1 and link.latency is None:
         notes.append(f"{link.name}: no latency in the spec; 0 is used, so the {g} collectives cost only "
@@ -176,7 +177,7 @@ def _choice(g: str, span: int, tier: str, link, n: int, degree: int, lib, notes:
     mesh = link.topology == "mesh" and link.link_bandwidth_per_direction is not None and tier == "scale-up"
     rate = link.rate(n) if mesh else link.bandwidth_per_direction
     if mesh and degree > 1 and rate < link.bandwidth_per_direction:
-        notes.append(f"{link.name} is a mesh, one link to each peer: a {g} group of {n} GPUs gets {n - 1} of "
+        notes.append(f"{link.name} is a mesh, one link to each peer: a {g} group of {n} {noun}s gets {n - 1} of "
                      f"them, {rate / 1e9:.0f} GB/s per direction of the {link.bandwidth_per_direction / 1e9:.0f}")
     bus = link.bus_rate(n) if mesh else link.bus_bandwidth
     if bus is not None:  # what the library reaches of the link, never more than its line rate (a --set may lower it)

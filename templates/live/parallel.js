@@ -48,7 +48,7 @@ const GR_PARALLEL = (() => {
       const tier = par[g] === 1 ? "none" : span[g] <= size || !down ? "scale-up" : "scale-out";
       const link = tier === "scale-out" ? down : hw.link;
       if (tier === "scale-up" && span[g] > size) {
-        notes.add(`the ${g} group spans ${span[g]} GPUs, more than the ${size} of one scale-up domain, but ${hw.title}'s `
+        notes.add(`the ${g} group spans ${span[g]} ${hw.noun || "GPU"}s, more than the ${size} of one scale-up domain, but ${hw.title}'s `
           + `spec has no scale-out network (node.scale_out): its ${g} traffic is counted on the scale-up link, so the `
           + "bound stays a lower bound");
       }
@@ -59,19 +59,19 @@ const GR_PARALLEL = (() => {
         return;
       }
       const n = g === "pp" ? 2 : par[g];  // a stage sends to one peer
-      out[g] = choice(g, span[g], tier, link, n, par[g], hw.collectives, notes);
+      out[g] = choice(g, span[g], tier, link, n, par[g], hw.collectives, notes, hw.noun || "GPU");
       const local = Math.min(par[g], size);
       if (tier === "scale-out" && (g === "tp" || g === "ep") && hw.link && local > 1) {
         // two tiers: the group's `local` GPUs in each domain over the scale-up link, the NICs across domains
         out[g].local = local;
-        out[g].inner = choice(g, local, "scale-up", hw.link, local, local, hw.collectives, notes);
+        out[g].inner = choice(g, local, "scale-up", hw.link, local, local, hw.collectives, notes, hw.noun || "GPU");
       }
     });
     return [out, Array.from(notes).sort()];
   }
 
   /** One group's link on one tier (layout._choice). */
-  function choice(g, span, tier, link, n, degree, lib, notes) {
+  function choice(g, span, tier, link, n, degree, lib, notes, noun = "GPU") {
     if (degree > 1 && link.latency === null) {
       notes.add(`${link.name}: no latency in the spec; 0 is used, so the ${g} collectives cost only their bytes and `
         + "the bound stays a lower bound");
@@ -80,7 +80,7 @@ const GR_PARALLEL = (() => {
     const rate = mesh && n > 1 ? Math.min(link.bandwidth_per_direction, (n - 1) * link.link_bandwidth_per_direction)
       : link.bandwidth_per_direction;
     if (mesh && degree > 1 && rate < link.bandwidth_per_direction) {
-      notes.add(`${link.name} is a mesh, one link to each peer: a ${g} group of ${n} GPUs gets ${n - 1} of them, `
+      notes.add(`${link.name} is a mesh, one link to each peer: a ${g} group of ${n} ${noun}s gets ${n - 1} of them, `
         + `${(rate / 1e9).toFixed(0)} GB/s per direction of the ${(link.bandwidth_per_direction / 1e9).toFixed(0)}`);
     }
     const bus = link.bus_bandwidth == null ? null : mesh ? link.bus_bandwidth * rate / link.bandwidth_per_direction

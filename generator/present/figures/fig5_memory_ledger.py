@@ -128,8 +128,7 @@ def fig5_memory_ledger(r: Results, baseline: Results | None = None):
     ax.set_xticks(x)
     ax.set_xticklabels([b[0] for b in bars], fontsize=7.5)
     ax.tick_params(axis="x", length=0)
-    ax.set_ylabel("memory of one card, whole model (GiB)" if _one_card(r) else
-                  "memory of one GPU (GiB)" if r.frame.many else "memory (GiB)")
+    ax.set_ylabel("memory of one card, whole model (GiB)" if _one_card(r) else "memory (GiB)")
     fit_left(fig, ax)
     ax.grid(True, axis="y")
     ax.set_axisbelow(True)
