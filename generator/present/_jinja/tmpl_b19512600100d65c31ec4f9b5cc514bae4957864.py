@@ -18,6 +18,8 @@ def root(context, missing=missing):
     l_0_par_kernels = resolve('par_kernels')
     l_0_hw = resolve('hw')
     l_0_par_costs = resolve('par_costs')
+    l_0_no_decode_cost = resolve('no_decode_cost')
+    l_0_no_prefill_cost = resolve('no_prefill_cost')
     l_0_par_table = resolve('par_table')
     l_0_par_overhead = resolve('par_overhead')
     l_0_par_prefill = resolve('par_prefill')
@@ -98,7 +100,7 @@ def root(context, missing=missing):
         def t_12(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
-    included_template = environment.get_template('_macros.html.j2', 'sections/s7_gpus.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
+    included_template = environment.get_template('_macros.html.j2', 'sections/s7_gpus.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'no_decode_cost': l_0_no_decode_cost, 'no_prefill_cost': l_0_no_prefill_cost, 'pill': l_0_pill})
     l_0_formula = getattr(included_template, 'formula', missing)
     if l_0_formula is missing:
         l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s7_gpus.html.j2') does not export the requested name 'formula'", name='formula')
@@ -392,17 +394,31 @@ def root(context, missing=missing):
                     yield escape(t_9(environment.getattr(l_1_c, 'math')))
                     yield '</div>\n'
                 l_1_c = missing
-            yield '<div class="formula"><div class="label">the estimate: the kernels\' fixed costs of a decode round, one '
-            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-            if (undefined(name='par_table') if l_0_par_table is missing else l_0_par_table):
+            l_0_no_decode_cost = (environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'absent') and (not environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'decode')))
+            context.vars['no_decode_cost'] = l_0_no_decode_cost
+            context.exported_vars.add('no_decode_cost')
+            l_0_no_prefill_cost = (environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'absent') and (not environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'launch')))
+            context.vars['no_prefill_cost'] = l_0_no_prefill_cost
+            context.exported_vars.add('no_prefill_cost')
+            if (undefined(name='no_decode_cost') if l_0_no_decode_cost is missing else l_0_no_decode_cost):
                 pass
-                yield ': '
-                yield escape(t_10(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'overhead')))
-                yield ' at batch '
-                yield escape(t_2(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'batch')))
-            yield '</div>'
-            yield escape(t_9((undefined(name='par_overhead') if l_0_par_overhead is missing else l_0_par_overhead)))
-            yield '</div>\n<div class="scroll"><table>\n<thead><tr><th>batch, context</th><th class="n">bound</th><th class="n">serial estimate</th><th class="n">interconnect, at least</th><th class="n">collectives, as run</th><th class="n">kernels\' fixed costs</th><th>binds</th><th>estimate\'s largest term</th><th class="n">tok/s per '
+                yield "<p>The kernels' fixed costs of a decode round: no sourced per-kernel cost on "
+                yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
+                yield '; left out of the estimate (the tables say so in their column).</p>\n'
+            else:
+                pass
+                yield '<div class="formula"><div class="label">the estimate: the kernels\' fixed costs of a decode round, one '
+                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                if (undefined(name='par_table') if l_0_par_table is missing else l_0_par_table):
+                    pass
+                    yield ': '
+                    yield escape(t_10(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'overhead')))
+                    yield ' at batch '
+                    yield escape(t_2(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'batch')))
+                yield '</div>'
+                yield escape(t_9((undefined(name='par_overhead') if l_0_par_overhead is missing else l_0_par_overhead)))
+                yield '</div>\n'
+            yield '<div class="scroll"><table>\n<thead><tr><th>batch, context</th><th class="n">bound</th><th class="n">serial estimate</th><th class="n">interconnect, at least</th><th class="n">collectives, as run</th><th class="n">kernels\' fixed costs</th><th>binds</th><th>estimate\'s largest term</th><th class="n">tok/s per '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
             yield '</th></tr></thead>\n<tbody data-live="par_table">'
             for l_1_row in (undefined(name='par_table') if l_0_par_table is missing else l_0_par_table):
@@ -421,7 +437,12 @@ def root(context, missing=missing):
                 yield '</td><td class="n">'
                 yield escape(t_10(environment.getattr(l_1_row, 'comm_est')))
                 yield '</td><td class="n">'
-                yield escape(t_10(environment.getattr(l_1_row, 'overhead')))
+                if (undefined(name='no_decode_cost') if l_0_no_decode_cost is missing else l_0_no_decode_cost):
+                    pass
+                    yield 'left out'
+                else:
+                    pass
+                    yield escape(t_10(environment.getattr(l_1_row, 'overhead')))
                 yield '</td><td>'
                 yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_row, 'binds'), _loop_vars=_loop_vars))
                 yield '</td><td>'
@@ -451,7 +472,12 @@ def root(context, missing=missing):
                     yield '</td>\n<td class="n">'
                     yield escape(t_10(environment.getattr(l_1_row, 'comm_est')))
                     yield '</td><td class="n">'
-                    yield escape(t_10(environment.getattr(l_1_row, 'overhead')))
+                    if (undefined(name='no_prefill_cost') if l_0_no_prefill_cost is missing else l_0_no_prefill_cost):
+                        pass
+                        yield 'left out'
+                    else:
+                        pass
+                        yield escape(t_10(environment.getattr(l_1_row, 'overhead')))
                     yield '</td><td>'
                     yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_row, 'estimate_binds'), _loop_vars=_loop_vars))
                     yield '</td></tr>\n'
@@ -583,4 +609,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=101&2=113&4=116&5=120&6=123&7=127&8=149&9=158&10=160&11=164&12=166&13=188&14=206&15=236&17=247&18=249&19=251&21=259&22=279&23=291&24=301&25=306&26=314&28=317&29=327&30=333&31=348&32=356&34=362&35=365&36=368&37=370&38=381&40=396&42=406&43=408&44=418&45=430&48=439&50=442&51=452&55=461&56=463&57=471&58=474&59=478&60=481&61=484&62=488&63=497&64=503&65=507&66=513&67=519&68=524&69=535&71=540&72=544&75=546&76=548&77=550&79=552&80=560&82=581'
+debug_info = '1=103&2=115&4=118&5=122&6=125&7=129&8=151&9=160&10=162&11=166&12=168&13=190&14=208&15=238&17=249&18=251&19=253&21=261&22=281&23=293&24=303&25=308&26=316&28=319&29=329&30=335&31=350&32=358&34=364&35=367&36=370&37=372&38=383&40=397&41=403&42=411&45=422&46=424&47=434&48=451&51=460&53=463&54=473&58=487&59=489&60=497&61=500&62=504&63=507&64=510&65=514&66=523&67=529&68=533&69=539&70=545&71=550&72=561&74=566&75=570&78=572&79=574&80=576&82=578&83=586&85=607'
