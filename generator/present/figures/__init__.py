@@ -89,9 +89,8 @@ def _nouned(fig, noun: str):
     """``fig`` with every text (labels, ticks, legends, notes) saying the device's ``noun`` for "GPU"
     (:func:`genreport.present.fmt.device`); a GPU report's figure is left as it is drawn."""
     if noun != "GPU":
-        from matplotlib.text import Text
-
         from genreport.present.fmt import device
+        from matplotlib.text import Text
 
         for t in fig.findobj(Text):
             if "GPU" in t.get_text():
