@@ -278,12 +278,12 @@ const GR_PAGE = (function () {
     echoInputs(root, inp, t);
     const levers = dec ? dec.levers : GR_MODEL.levers(res, inp, t);
     root.querySelectorAll("[data-live=levers]").forEach(function (body) {
-      body.innerHTML = levers.map(leverRow).join("");
+      body.innerHTML = levers.map(lv => F.device(leverRow(lv), noun)).join("");  // as prose.whatif_rows (fmt.device)
     });
     root.querySelectorAll("[data-live=par_table]").forEach(function (body) { body.innerHTML = parRows(res, inp); });
     root.querySelectorAll("[data-live=par_prefill]").forEach(function (body) { body.innerHTML = parPrefillRows(res, inp); });
     root.querySelectorAll("[data-live=decision]").forEach(function (body) {
-      if (dec) body.innerHTML = dec.rows.map(function (x) { return decisionRow(x, !!inp.hardware.price_per_hour); }).join("");
+      if (dec) body.innerHTML = dec.rows.map(x => F.device(decisionRow(x, !!inp.hardware.price_per_hour), noun)).join("");
       else body.classList.toggle("stale", active);  // a many-GPU layout's rows: Python's layout search only
     });
     if (typeof GR_PROSE !== "undefined") {
