@@ -47,6 +47,7 @@ def _env():
         undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
     )
     env.filters.update(fmt.FILTERS)
+    env.globals.update(GPU="GPU", Gpu="GPU")  # what the report calls one device: the hardware's noun (variables)
     env.globals["q"] = jinja2.pass_context(lambda ctx, qid, f="value", none=None, **params:
                                            live.marked(ctx["r"], qid, f, none, **params))
     return env
@@ -634,6 +635,7 @@ class ReportContext:
     par_costs: list
     par_kernels: object
     par_overhead: str
+    par_left_out: dict  # {"decode": ..., "prefill": ...}: no sourced per-kernel cost, so the estimate leaves it out
     live_page: str
     serving: dict | None = None  # the spec's serving block answered at its layout (chapter 9)
 
@@ -699,8 +701,8 @@ def _parallel_context(r: Results) -> dict:
     p = r.parallel
     if p is None:
         return {"par": None, "par_links": [], "par_table": [], "par_prefill": [], "par_costs": [], "par_kernels": None,
-                "par_overhead": ""}
-    lead, w = r.lead, r.spec.workloads
+                "par_overhead": "", "par_left_out": {}}
+    lead, w, k = r.lead, r.spec.workloads, r.spec.hardware.kernels
     links = [(g, c) for g, c in sorted(p.links.items()) if c.span > 1 and c.tier != "none"]
     table = []
     if lead in p.decode:
@@ -720,7 +722,8 @@ def _parallel_context(r: Results) -> dict:
                     "estimate_binds": p.prefill_estimate_binds[i]} for i, t in enumerate(w.prefill_prompt)]
     return {"par": p, "par_links": links, "par_table": table, "par_prefill": prefill,
             "par_costs": _collective_formulas(p, r.spec.hardware.noun),
-            "par_kernels": r.spec.hardware.kernels, "par_overhead": _overhead_formula(r)}
+            "par_kernels": r.spec.hardware.kernels, "par_overhead": _overhead_formula(r),
+            "par_left_out": {"decode": bool(k.absent and not k.decode), "prefill": bool(k.absent and not k.launch)}}
 
 
 def _overhead_formula(r: Results) -> str:

@@ -18,8 +18,7 @@ def root(context, missing=missing):
     l_0_par_kernels = resolve('par_kernels')
     l_0_hw = resolve('hw')
     l_0_par_costs = resolve('par_costs')
-    l_0_no_decode_cost = resolve('no_decode_cost')
-    l_0_no_prefill_cost = resolve('no_prefill_cost')
+    l_0_par_left_out = resolve('par_left_out')
     l_0_par_table = resolve('par_table')
     l_0_par_overhead = resolve('par_overhead')
     l_0_par_prefill = resolve('par_prefill')
@@ -100,7 +99,7 @@ def root(context, missing=missing):
         def t_12(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
-    included_template = environment.get_template('_macros.html.j2', 'sections/s7_gpus.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'no_decode_cost': l_0_no_decode_cost, 'no_prefill_cost': l_0_no_prefill_cost, 'pill': l_0_pill})
+    included_template = environment.get_template('_macros.html.j2', 'sections/s7_gpus.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
     l_0_formula = getattr(included_template, 'formula', missing)
     if l_0_formula is missing:
         l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s7_gpus.html.j2') does not export the requested name 'formula'", name='formula')
@@ -394,13 +393,7 @@ def root(context, missing=missing):
                     yield escape(t_9(environment.getattr(l_1_c, 'math')))
                     yield '</div>\n'
                 l_1_c = missing
-            l_0_no_decode_cost = (environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'absent') and (not environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'decode')))
-            context.vars['no_decode_cost'] = l_0_no_decode_cost
-            context.exported_vars.add('no_decode_cost')
-            l_0_no_prefill_cost = (environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'absent') and (not environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'launch')))
-            context.vars['no_prefill_cost'] = l_0_no_prefill_cost
-            context.exported_vars.add('no_prefill_cost')
-            if (undefined(name='no_decode_cost') if l_0_no_decode_cost is missing else l_0_no_decode_cost):
+            if environment.getattr((undefined(name='par_left_out') if l_0_par_left_out is missing else l_0_par_left_out), 'decode'):
                 pass
                 yield "<p>The kernels' fixed costs of a decode round: no sourced per-kernel cost on "
                 yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
@@ -437,7 +430,7 @@ def root(context, missing=missing):
                 yield '</td><td class="n">'
                 yield escape(t_10(environment.getattr(l_1_row, 'comm_est')))
                 yield '</td><td class="n">'
-                if (undefined(name='no_decode_cost') if l_0_no_decode_cost is missing else l_0_no_decode_cost):
+                if environment.getattr((undefined(name='par_left_out') if l_0_par_left_out is missing else l_0_par_left_out), 'decode'):
                     pass
                     yield 'left out'
                 else:
@@ -472,7 +465,7 @@ def root(context, missing=missing):
                     yield '</td>\n<td class="n">'
                     yield escape(t_10(environment.getattr(l_1_row, 'comm_est')))
                     yield '</td><td class="n">'
-                    if (undefined(name='no_prefill_cost') if l_0_no_prefill_cost is missing else l_0_no_prefill_cost):
+                    if environment.getattr((undefined(name='par_left_out') if l_0_par_left_out is missing else l_0_par_left_out), 'prefill'):
                         pass
                         yield 'left out'
                     else:
@@ -609,4 +602,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=103&2=115&4=118&5=122&6=125&7=129&8=151&9=160&10=162&11=166&12=168&13=190&14=208&15=238&17=249&18=251&19=253&21=261&22=281&23=293&24=303&25=308&26=316&28=319&29=329&30=335&31=350&32=358&34=364&35=367&36=370&37=372&38=383&40=397&41=403&42=411&45=422&46=424&47=434&48=451&51=460&53=463&54=473&58=487&59=489&60=497&61=500&62=504&63=507&64=510&65=514&66=523&67=529&68=533&69=539&70=545&71=550&72=561&74=566&75=570&78=572&79=574&80=576&82=578&83=586&85=607'
+debug_info = '1=102&2=114&4=117&5=121&6=124&7=128&8=150&9=159&10=161&11=165&12=167&13=189&14=207&15=237&17=248&18=250&19=252&21=260&22=280&23=292&24=302&25=307&26=315&28=318&29=328&30=334&31=349&32=357&34=363&35=366&36=369&37=371&38=382&40=396&41=404&44=415&45=417&46=427&47=444&50=453&52=456&53=466&57=480&58=482&59=490&60=493&61=497&62=500&63=503&64=507&65=516&66=522&67=526&68=532&69=538&70=543&71=554&73=559&74=563&77=565&78=567&79=569&81=571&82=579&84=600'
