@@ -536,7 +536,7 @@ def root(context, missing=missing):
             if (not environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'titled_holds')):
                 pass
                 yield 'holds no such sequence'
-            elif (environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'titled') in environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'frontier_layouts')):
+            elif environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'titled_on_frontier'):
                 pass
                 yield 'reaches the frontier'
             else:
