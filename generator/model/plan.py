@@ -372,7 +372,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     if not cap >= 1:
         rejected["no sequence of the context fits"] += 1
         return None
-    pre = dict(base, T=np.float64(shape.prompt), d_h=prefill_head_dim(model, base["d_h"]))
+    pre = dict(base, T=np.float64(shape.prompt), d_h=prefill_head_dim(model, base["d_h"], shape.prompt))
     ttft = float(q["prefill_time_bound" if estimate == "bound" else "prefill_time_serial"](pre))
     if shape.ttft is not None and not ttft <= shape.ttft:
         rejected["misses the TTFT target"] += 1
@@ -534,7 +534,7 @@ def point(model: Model, hw: Hardware, precision: Precision, par: Parallelism, ba
         w_gpu = float(q["weight_bytes_per_gpu"](base))
         cap = float(q["capacity_batch_replica"](cv))
         v = at_batch(dict(cv, c=_read_c(env, cv["S"])), env.with_layout(par), float(batch))
-        pv = dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"])) if prompt else None
+        pv = dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"], prompt)) if prompt else None
         pre, pre_serial = ((float(q["prefill_time_bound"](pv)), float(q["prefill_time_serial"](pv))) if pv
                            else (math.nan, math.nan))
         return Point(w_gpu <= usable, max(cap, 0.0), float(q["decode_time_bound"](v)),
@@ -616,7 +616,7 @@ def layout_bounds(model: Model, hw: Hardware, precision: Precision, pars: list[P
                 t_dec[i], dec_binds[i] = float(times[j]), BINDS[int(np.argmax(ledgers[:, j]))]
         t_pre, pre_binds = [math.nan] * len(pars), [""] * len(pars)
         if prompt:
-            pvs = [dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"])) for base in bases]
+            pvs = [dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"], prompt)) for base in bases]
             times = _over(q["prefill_time_bound"], pvs)
             ledgers = np.stack([_over(q[k], pvs) for k in
                                 ("prefill_time_compute_gpu", "prefill_time_memory_gpu", "prefill_time_comm")])

@@ -141,7 +141,7 @@ const GR_SERVING = (() => {
     const g = env.at(null, last), cv = Object.assign({}, base, {S: last, c: g.c, d_h: g.d_h});
     // a step reads less than a sequence holds (a chunked layer: its current chunk): times at read, capacity at cv
     const read = Object.assign({}, cv, {c: env.at(1.0, last).c});
-    const pre = Object.assign({}, base, {T: sv.prompt, d_h: M.prefillHeadDim(m, base.d_h)});
+    const pre = Object.assign({}, base, {T: sv.prompt, d_h: M.prefillHeadDim(m, base.d_h, sv.prompt)});
     const ttft = call("prefill_time_bound", pre), ttftSerial = call("prefill_time_serial", pre);
     const power = hw.power_watts, node = hw.node ? hw.node.gpus_per_node : null;
     // the node's GPUs that run replicas (serving.node_busy_gpus): its whole replicas', or a wider replica's GPUs over
