@@ -478,7 +478,7 @@ def test_a_prefill_counts_the_attention_its_windows_compute(tmp_path):
     attends to t positions in a global layer and min(t, 1024) in a windowed one (FlashAttention's window_size and
     vLLM's sliding-window attention skip the rest), so a 32k prefill's attention is 4 H_q d_h (10 T^2 / 2 + 52 (w T
     - w^2 / 2)), not 2 L H_q d_h T^2: the prefill counted every layer as global, 3.07 s instead of 2.48 s at the
-    bound for a 32k prompt on 2 L40S and 21.3 s instead of 11.5 s for 128k.  Within the window nothing changes."""
+    bound for a 32k prompt on 2 L40S and 21.3 s instead of 11.4 s for 128k.  Within the window nothing changes."""
     from genreport import evaluate, load_spec
 
     spec = tmp_path / "g3.yaml"
