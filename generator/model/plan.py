@@ -193,6 +193,16 @@ def plan_precision(name: str, model: Model) -> Precision:
     return dataclasses.replace(prec, held_bytes=held_weight_bytes(prec, model)) if prec.classes else prec
 
 
+def own_precision(name: str, model: Model, own: Precision | None) -> Precision:
+    """The precision plan tries for the format ``name``: a report's own (``own``: its group size and compute format,
+    the KV cache as plan picks it) where ``name`` is its uniform weight format, so the report's plan answers time the
+    weights the report times (int4 with group 128: 0.516 B a weight, not int4's 0.5); else :func:`plan_precision`."""
+    auto = plan_precision(name, model)
+    if own is None or own.classes or name != own.weights:
+        return auto
+    return dataclasses.replace(own, kv_cache=auto.kv_cache)
+
+
 def model_format(model: Model, name: str) -> str:
     """A format plan tries, in words: 'checkpoint' as the model spec's checkpoint_precision label ('fp8_block, embeddings
     bf16' style: Precision.weights_label), any other name as itself."""
@@ -228,7 +238,8 @@ class Shape:
 def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: float | None = None,
          precisions=None, max_gpus: int = MAX_GPUS, accounting: str = "seed", estimate: str = "bound",
          kv_caches=("auto",), shape: Shape | None = None, speculative: tuple[int, float, float, int] | None = None,
-         disaggregate: bool = False, draft_precision: Precision | None = None) -> Plan:
+         disaggregate: bool = False, draft_precision: Precision | None = None,
+         own: Precision | None = None) -> Plan:
     """Every tp x pp (x ep) layout and weight precision whose replica holds at least one sequence of the request's
     last context.
 
@@ -279,7 +290,7 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         layouts = plan_layouts(model, max_gpus)
         for name in precisions:
-            auto = plan_precision(name, model)
+            auto = own_precision(name, model, own)
             if auto.compute not in hw.dense:
                 skipped.append((name, f"{hw.title} has no dense {auto.compute} peak"))
                 continue
@@ -756,7 +767,8 @@ def many_gpus(r) -> ManyGpus | None:
     fmap = fit_map(spec.model, hw, ctxs, accounting=spec.accounting)
     smallest_own = smallest_any = None
     if not r.verdicts.get("weights_fit", True):
-        found = plan(spec.model, hw, 1, s0, precisions=report_precisions(spec), accounting=spec.accounting)
+        found = plan(spec.model, hw, 1, s0, precisions=report_precisions(spec), accounting=spec.accounting,
+                     own=spec.precision)
         best = smallest(found)
         smallest_any = best.as_json() if best is not None else None
         own = smallest(Plan([x for x in found.rows if x.precision == spec.precision.weights], {}, [], ""))
