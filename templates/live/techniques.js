@@ -368,7 +368,9 @@ const GR_SERVING = (() => {
     const stages = par.pp || 1;
     // the pools' steady state: a decode replica's mean round, (T_o - 1) / tok/s per user (techniques.report's t_round)
     const tRound = b0.tokens_per_s_user ? 1 / b0.tokens_per_s_user : tp0;
-    const share = call("balanced_prefill_gpus", Object.assign({}, e, {t_pr: ttft, t_s: tRound, k_pp: stages}));
+    // a prefill replica prefills the prompt's uncached part, TTFT (1 - h_p) (techniques.report's t_prefill)
+    const tPrefill = ttft * (1 - sv.prefix_hit);
+    const share = call("balanced_prefill_gpus", Object.assign({}, e, {t_pr: tPrefill, t_s: tRound, k_pp: stages}));
     // one decode replica of the pools: its plain mean round, no chunk riding along (techniques.report's pool_rate)
     const poolRate = sv.output > 1 ? batch / ((sv.output - 1) * tRound) : Infinity;  // decode_pool_rate, n_D = 1
     const piped = stages > 1 ? ", each prefill replica a pipeline of " + stages + " stages" : "";
@@ -387,9 +389,9 @@ const GR_SERVING = (() => {
       Object.assign(n, {kv_transfer_time: tKv, kv_link: name});
     }
     levers.push({technique: "prefill/decode disaggregation", setting: pct(share) + " of the GPUs prefill, " + pct(1 - share)
-      + " decode, in replicas of this layout" + piped, ttft: [ttft, ttft + (tKv || 0.0)], tpot: [tp0, tp0],
+      + " decode, in replicas of this layout" + piped, ttft: [ttft, tPrefill + (tKv || 0.0)], tpot: [tp0, tp0],
       per_gpu: [gpu0, gpu0 * (1 - share)], usd: [usd0, usd0 !== null && share < 1 ? usd0 / (1 - share) : null],
-      ends: "balanced: a prefill replica serves " + hundredths(stages / ttft) + " prompts/s"
+      ends: "balanced: a prefill replica serves " + hundredths(stages / tPrefill) + " prompts/s"
         + (stages > 1 ? " (a prompt every TTFT / " + stages + ", each still taking the TTFT)" : "")
         + ", a decode replica retires "
         + hundredths(poolRate) + " requests/s at batch " + commas(batch)

@@ -906,7 +906,14 @@ def root(context, missing=missing):
                             yield ', where the curves stop: the TTFT tail does not bind'
                         yield '.'
                     yield '</p>\n'
-            yield "<p>Disaggregation: pools balanced for this request shape put this share of the GPUs on prefill, each prompt taking\nt<sub>p,R</sub> at a prefill replica: the whole prompt with the layout's collectives, the TTFT above (not the rate figure's\nt<sub>p</sub>, the uncached prompt on one GPU's slice)"
+            yield '<p>Disaggregation: pools balanced for this request shape put this share of the GPUs on prefill, each prompt taking\nt<sub>p,R</sub> at a prefill replica: '
+            if ('prefix_capacity_after' in (undefined(name='n') if l_0_n is missing else l_0_n)):
+                pass
+                yield "the prompt's uncached part with the layout's collectives, the TTFT\nabove times 1 &minus; h<sub>p</sub> (the prefix caching row's)"
+            else:
+                pass
+                yield "the whole prompt with the layout's collectives, the TTFT above"
+            yield " (not the rate figure's\nt<sub>p</sub>, the uncached prompt on one GPU's slice)"
             if (environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefill_stages') > 1):
                 pass
                 yield '; each\nprefill replica a pipeline of k<sub>pp</sub> = '
@@ -923,4 +930,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=101&2=110&3=112&4=116&5=120&6=122&7=126&8=134&9=146&11=148&13=152&14=156&16=163&17=169&18=186&21=192&22=210&23=218&24=222&25=229&26=236&29=246&30=322&31=336&32=358&34=379&35=394&36=414&37=471&38=477&39=483&40=493&41=534&42=546&44=548&47=551&50=568&53=578&54=586&55=594&56=598&59=614&61=626&62=629&66=631&67=633&68=638&72=643&73=646&74=665&75=667&78=670&79=672&80=680&81=705&82=715&83=763&84=772&85=774&86=788&87=800&88=810&89=812&92=817&94=821&95=866&96=884&97=891&98=900&103=910&104=913&106=916&107=918'
+debug_info = '1=101&2=110&3=112&4=116&5=120&6=122&7=126&8=134&9=146&11=148&13=152&14=156&16=163&17=169&18=186&21=192&22=210&23=218&24=222&25=229&26=236&29=246&30=322&31=336&32=358&34=379&35=394&36=414&37=471&38=477&39=483&40=493&41=534&42=546&44=548&47=551&50=568&53=578&54=586&55=594&56=598&59=614&61=626&62=629&66=631&67=633&68=638&72=643&73=646&74=665&75=667&78=670&79=672&80=680&81=705&82=715&83=763&84=772&85=774&86=788&87=800&88=810&89=812&92=817&94=821&95=866&96=884&97=891&98=900&102=910&104=917&105=920&107=923&108=925'
