@@ -543,3 +543,17 @@ def test_one_card_keeps_its_own_workspace_not_the_layouts_gpus():
     assert not r.verdicts["weights_fit_one_card"]  # 131 GiB of weights
     ep = evaluated("mixtral8x22b-h100-tp8-ep8.yaml", ["hardware=h200", "precision=fp8", "parallelism.dp=2"])
     assert value(ep, "capacity_one_card") == pytest.approx(value(ep, "capacity"), rel=1e-12)  # experts whole, tp 1 alike
+
+
+def test_the_collectives_named_are_the_ones_the_ledgers_charge():
+    """Mixtral 8x22B at tp 8 x ep 2 (expert parallelism no wider than a replica's tensor-parallel group): every GPU
+    holds its tp share of every expert, and the ledgers charge the experts' all-to-all only where n_EP > n_TP
+    (max(0, min(1, n_EP - n_TP)) in decode_time_comm), so the chapter's "the collectives (...) on the critical path"
+    names no expert all-to-alls there; at ep 8 x tp 1 it does (found on Mixtral 8x7B, tp 4 x ep 2 x dp 2)."""
+    r = evaluated("mixtral8x22b-h100-tp8-ep8.yaml", ("parallelism.ep=2",))
+    assert r.frame.collectives == ("tensor-parallel all-reduces",)
+    assert float(r.value("decode_time_comm", batch=1, context=1024)) == pytest.approx(
+        float(evaluated("mixtral8x22b-h100-tp8-ep8.yaml", ("parallelism.ep=1",)).value(
+            "decode_time_comm", batch=1, context=1024)), rel=1e-12)  # the ep group adds nothing to the ledger
+    wide = evaluated("mixtral8x22b-h100-tp8-ep8.yaml", ("parallelism.tp=1", "parallelism.dp=8"))
+    assert wide.frame.collectives == ("expert all-to-alls",)

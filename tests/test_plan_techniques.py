@@ -406,3 +406,25 @@ def test_speculation_that_stops_again_past_its_window_says_so(capsys):
         assert x["batch"] == b and (x["speculative"] == "on") is on
     assert main(["plan", *args, "--batch", "64", "--limit", "0"]) == 0
     assert f"off at {off}-{again - 1} and from {stops}" in capsys.readouterr().out
+
+
+def test_the_pools_prefill_the_uncached_part_of_a_prompt():
+    """Qwen2.5 72B-like shape on the 70B report with half of each prompt cached (serving.prefix_hit 0.5): the
+    prefix caching and chunked prefill rows prefill the uncached half, but the disaggregation row balanced its pools
+    with the whole prompt's TTFT (Qwen2.5 72B fp8 on 2 GB200: 65% of the GPUs prefilling, each prefill replica
+    16.75 prompts/s, where the uncached half takes 29.9 ms: 48%, 33.49 prompts/s).  A prefill replica now takes
+    TTFT (1 - h_p), the prefix caching row's TTFT, and the balance is DistServe's over that."""
+    from shared import evaluated
+
+    r = evaluated("llama70b-h100-tp8.yaml", ("serving.prefix_hit=0.5",))
+    tech = r.serving["techniques"]
+    n, rows = tech["numbers"], {x["technique"]: x for x in tech["rows"]}
+    ttft = rows["prefix caching"]["ttft"]
+    assert ttft[1] == pytest.approx(ttft[0] * 0.5, rel=1e-12)
+    pools = rows["prefill/decode disaggregation"]
+    t_p, retires = ttft[1], n["pool_rate"]  # one decode replica's requests/s at the chapter's batch
+    assert n["prefill_share"] == pytest.approx(retires * t_p / (retires * t_p + 1), rel=1e-12)  # rates balanced
+    assert f"serves {1 / t_p:,.2f} prompts/s" in pools["ends"]
+    assert pools["ttft"][1] == pytest.approx(t_p + n["kv_transfer_time"], rel=1e-12)
+    plain = evaluated("llama70b-h100-tp8.yaml").serving["techniques"]["numbers"]
+    assert n["prefill_share"] < plain["prefill_share"]  # half the prefill work: a smaller prefill pool

@@ -614,3 +614,23 @@ def test_speculation_that_pays_in_a_window_says_where_it_stops_again(tmp_path):
                          in row["ends"]), row["ends"]
     assert (f"pays from {high:,} to {stop - 1:,} and stops paying again at {stop:,} (the lever row's)"
             in " ".join(figures.captions(r)["fig10-frontier"].split()))
+
+
+def test_a_data_parallel_layout_reaches_the_frontier_its_replica_reaches():
+    """Llama 3.1 8B int4 on H100 at dp 4 (found on 64 H100 at dp 64): a replica is one GPU, so the dp4 curve is the
+    1-GPU layout's point for point, and the 1-GPU curve holds frontier points; ``pareto`` keeps one of two tied
+    points (the 1-GPU one), and the chapter said "this report's dp4 is not on the frontier at any batch" while the
+    caption's frontier ran through 1 GPU."""
+    from shared import evaluated
+
+    r = evaluated("llama8b-h100.yaml", ("parallelism.dp=4", "precision.weights=int4", "serving.prompt=2k",
+                                        "serving.output=256", "serving.tpot=30ms"))
+    f = r.serving["frontier"]
+    one, own = (next(x for x in f["layouts"] if x["label"] == lab) for lab in ("1 GPU", "dp4"))
+    assert own["titled"] and own["serial"]["tokens_per_s_gpu"] == one["serial"]["tokens_per_s_gpu"]
+    assert "1 GPU" in f["frontier_layouts"] and "dp4" not in f["frontier_layouts"]  # the tie went to 1 GPU
+    assert f["titled_on_frontier"] is True
+    plain = evaluated("llama8b-h100.yaml", ("parallelism.dp=4", "serving.prompt=2k", "serving.output=256",
+                                            "serving.tpot=30ms"))  # bf16: tensor-parallel layouts beat one GPU
+    assert "1 GPU" not in plain.serving["frontier"]["frontier_layouts"]
+    assert plain.serving["frontier"]["titled_on_frontier"] is False

@@ -93,6 +93,7 @@ def frontier(spec, chapter_batches=(), max_gpus: int = MAX_GPUS) -> dict | None:
     on_front = _layouts_on(fronts["serial"], curves)
     out = {"precision": prec.label(), "kv_cache": prec.kv_cache, "max_gpus": max_gpus, "layouts": curves,
            "titled": own.label(), "titled_holds": any(x["titled"] for x in curves),
+           "titled_on_frontier": _reaches(fronts["serial"], [x for x in curves if x["titled"]], "serial"),
            "pareto": fronts, "best_at_target": best, "frontier_layouts": on_front, "left_out_ttft": missed_ttft,
            "left_out_fit": no_fit, "price_per_hour": price, "tpot_target": sv.tpot, "ttft_target": sv.ttft}
     if sv.speculative is not None:
@@ -116,6 +117,16 @@ def _best(pts: list[dict], tpot: float | None) -> dict | None:
     """The frontier point with the most tok/s per GPU whose slowest round meets the TPOT target (None: none)."""
     ok = [x for x in pts if tpot is None or x["tokens_per_s_user"] >= 1.0 / tpot]
     return max(ok, key=lambda x: x["tokens_per_s_gpu"]) if ok else None
+
+
+def _reaches(front: list[dict], rows: list[dict], est: str) -> bool:
+    """Whether a point of ``rows``' curves lies on ``front``: no point beats it on both axes.  A point tied with a
+    frontier point is on it, though :func:`pareto` keeps one of the two: a dp replica's curve is the curve of the
+    layout it replicates (dp64 of one GPU is one GPU's curve), which may hold the frontier's points."""
+    pts = {(p["tokens_per_s_user"], p["tokens_per_s_gpu"]) for p in front}
+    return any((x, y) in pts or any(math.isclose(x, a, rel_tol=1e-12) and math.isclose(y, b, rel_tol=1e-12)
+                                    for a, b in pts)
+               for row in rows for x, y in zip(row[est]["tokens_per_s_user"], row[est]["tokens_per_s_gpu"]))
 
 
 def _layouts_on(front: list[dict], curves: list[dict]) -> list[str]:

@@ -463,7 +463,7 @@ def point_values(spec, accounting: str, qid: str, batch=None, context=None, toke
     if qid in TRAINING:
         return dict(base, T=np.float64(tokens if tokens is not None else spec.workloads.training_tokens or 0))
     if qid in PREFILL:
-        return dict(base, T=np.float64(tokens), d_h=prefill_head_dim(model, base["d_h"]),
+        return dict(base, T=np.float64(tokens), d_h=prefill_head_dim(model, base["d_h"], tokens),
                     b=np.float64(at_layout.read_b()))
     if qid in DECODE_GRID:
         g = env.at(batch=float(batch), context=float(context))
@@ -528,7 +528,7 @@ def _evaluate(r) -> ParallelResults:
                                    for i in range(shape[0])]
         if w.prefill_prompt:
             t = np.asarray(w.prefill_prompt, dtype=float)
-            pv = dict(base, T=t, d_h=prefill_head_dim(model, base["d_h"]), b=np.float64(at_layout.read_b()))
+            pv = dict(base, T=t, d_h=prefill_head_dim(model, base["d_h"], t), b=np.float64(at_layout.read_b()))
             out.prefill[acc] = {qid: np.asarray(q[qid](pv), dtype=float) * np.ones_like(t)
                                 for qid in ("interconnect_bytes_prefill", "prefill_time_comm", "prefill_time_bound",
                                             "prefill_time_compute_gpu", "prefill_time_memory_gpu",

@@ -193,6 +193,16 @@ def plan_precision(name: str, model: Model) -> Precision:
     return dataclasses.replace(prec, held_bytes=held_weight_bytes(prec, model)) if prec.classes else prec
 
 
+def own_precision(name: str, model: Model, own: Precision | None) -> Precision:
+    """The precision plan tries for the format ``name``: a report's own (``own``: its group size and compute format,
+    the KV cache as plan picks it) where ``name`` is its uniform weight format, so the report's plan answers time the
+    weights the report times (int4 with group 128: 0.516 B a weight, not int4's 0.5); else :func:`plan_precision`."""
+    auto = plan_precision(name, model)
+    if own is None or own.classes or name != own.weights:
+        return auto
+    return dataclasses.replace(own, kv_cache=auto.kv_cache)
+
+
 def model_format(model: Model, name: str) -> str:
     """A format plan tries, in words: 'checkpoint' as the model spec's checkpoint_precision label ('fp8_block, embeddings
     bf16' style: Precision.weights_label), any other name as itself."""
@@ -228,7 +238,8 @@ class Shape:
 def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: float | None = None,
          precisions=None, max_gpus: int = MAX_GPUS, accounting: str = "seed", estimate: str = "bound",
          kv_caches=("auto",), shape: Shape | None = None, speculative: tuple[int, float, float, int] | None = None,
-         disaggregate: bool = False, draft_precision: Precision | None = None) -> Plan:
+         disaggregate: bool = False, draft_precision: Precision | None = None,
+         own: Precision | None = None) -> Plan:
     """Every tp x pp (x ep) layout and weight precision whose replica holds at least one sequence of the request's
     last context.
 
@@ -279,7 +290,7 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         layouts = plan_layouts(model, max_gpus)
         for name in precisions:
-            auto = plan_precision(name, model)
+            auto = own_precision(name, model, own)
             if auto.compute not in hw.dense:
                 skipped.append((name, f"{hw.title} has no dense {auto.compute} peak"))
                 continue
@@ -372,7 +383,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     if not cap >= 1:
         rejected["no sequence of the context fits"] += 1
         return None
-    pre = dict(base, T=np.float64(shape.prompt), d_h=prefill_head_dim(model, base["d_h"]))
+    pre = dict(base, T=np.float64(shape.prompt), d_h=prefill_head_dim(model, base["d_h"], shape.prompt))
     ttft = float(q["prefill_time_bound" if estimate == "bound" else "prefill_time_serial"](pre))
     if shape.ttft is not None and not ttft <= shape.ttft:
         rejected["misses the TTFT target"] += 1
@@ -534,7 +545,7 @@ def point(model: Model, hw: Hardware, precision: Precision, par: Parallelism, ba
         w_gpu = float(q["weight_bytes_per_gpu"](base))
         cap = float(q["capacity_batch_replica"](cv))
         v = at_batch(dict(cv, c=_read_c(env, cv["S"])), env.with_layout(par), float(batch))
-        pv = dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"])) if prompt else None
+        pv = dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"], prompt)) if prompt else None
         pre, pre_serial = ((float(q["prefill_time_bound"](pv)), float(q["prefill_time_serial"](pv))) if pv
                            else (math.nan, math.nan))
         return Point(w_gpu <= usable, max(cap, 0.0), float(q["decode_time_bound"](v)),
@@ -616,7 +627,7 @@ def layout_bounds(model: Model, hw: Hardware, precision: Precision, pars: list[P
                 t_dec[i], dec_binds[i] = float(times[j]), BINDS[int(np.argmax(ledgers[:, j]))]
         t_pre, pre_binds = [math.nan] * len(pars), [""] * len(pars)
         if prompt:
-            pvs = [dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"])) for base in bases]
+            pvs = [dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"], prompt)) for base in bases]
             times = _over(q["prefill_time_bound"], pvs)
             ledgers = np.stack([_over(q[k], pvs) for k in
                                 ("prefill_time_compute_gpu", "prefill_time_memory_gpu", "prefill_time_comm")])
@@ -756,7 +767,8 @@ def many_gpus(r) -> ManyGpus | None:
     fmap = fit_map(spec.model, hw, ctxs, accounting=spec.accounting)
     smallest_own = smallest_any = None
     if not r.verdicts.get("weights_fit", True):
-        found = plan(spec.model, hw, 1, s0, precisions=report_precisions(spec), accounting=spec.accounting)
+        found = plan(spec.model, hw, 1, s0, precisions=report_precisions(spec), accounting=spec.accounting,
+                     own=spec.precision)
         best = smallest(found)
         smallest_any = best.as_json() if best is not None else None
         own = smallest(Plan([x for x in found.rows if x.precision == spec.precision.weights], {}, [], ""))

@@ -220,7 +220,7 @@ def _request_values(model: Model, hw: Hardware, precision: Precision, par: Paral
     lay = env.with_layout(par)
     last = float(last_context(prompt, output))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        pre = dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"]))
+        pre = dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"], prompt))
         ttft_b, ttft_s = float(q["prefill_time_bound"](pre)), float(q["prefill_time_serial"](pre))
         g = env.at(context=last)
         cv = dict(base, S=np.float64(last), c=np.float64(np.ravel(g["c"])[0]), d_h=np.float64(np.ravel(g["d_h"])[0]))

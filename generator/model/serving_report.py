@@ -77,7 +77,7 @@ def _cheapest(spec) -> dict | None:
     for ask in asks:
         rows += plan(model, hw, sv.users or 64, shape.last_context, sv.tpot, report_precisions(spec),
                      MAX_GPUS if hw.link is not None else 1, acc, "bound", ("auto",), shape, speculative=ask,
-                     draft_precision=own).rows
+                     draft_precision=own, own=spec.precision).rows
     if not rows:
         return None
     key = ((lambda x: (x.usd_per_mtok_out, x.gpus)) if price else (lambda x: (-x.tokens_per_s_gpu, x.gpus)))

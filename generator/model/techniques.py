@@ -456,7 +456,10 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     # (T_o - 1) / tok/s per user: t_s is that mean round, as the row's tok/s per GPU takes it (and plan
     # --disaggregate); the TPOT round, at the last context, bounds each sequence's slowest round, not the rate
     t_round = 1.0 / b["tokens_per_s_user"] if b["tokens_per_s_user"] else tpot
-    env_d = dict(env, t_pr=ttft, t_s=t_round, k_pp=float(stages))
+    # a prefill replica prefills the prompt's uncached part (the prefix caching row's TTFT, TTFT (1 - h_p)): with a
+    # prefix cache its pool serves 1 / (1 - h_p) times the prompts, as the chunked row's chunks carry only that part
+    t_prefill = ttft * (1 - sv.prefix_hit)
+    env_d = dict(env, t_pr=t_prefill, t_s=t_round, k_pp=float(stages))
     share = _eval(r, "balanced_prefill_gpus", env_d)
     # what one decode replica retires in the pools: its plain mean round t_s, no chunk riding along (the chunked
     # row's batch_retires_rate takes the step with a chunk)
@@ -478,11 +481,11 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     rows.append({"technique": "prefill/decode disaggregation",
                  "setting": f"{share:.0%} of the {noun}s prefill, {1 - share:.0%} decode, in replicas of this layout"
                             + piped,
-                 "ttft": (ttft, ttft + (t_kv or 0.0)), "tpot": (tpot, tpot),
+                 "ttft": (ttft, t_prefill + (t_kv or 0.0)), "tpot": (tpot, tpot),
                  "per_gpu": (per_gpu, per_gpu * (1 - share)),
                  "usd": (usd, usd / (1 - share) if usd is not None and share < 1 else None),
                  "gain": 1 - share,
-                 "ends": f"balanced: a prefill replica serves {_hundredths(stages / ttft)} prompts/s"
+                 "ends": f"balanced: a prefill replica serves {_hundredths(stages / t_prefill)} prompts/s"
                          + (f" (a prompt every TTFT / {stages}, each still taking the TTFT)" if stages > 1 else "")
                          + ", a decode replica retires "
                          f"{_hundredths(pool_rate)} requests/s at batch {int(batch):,}"
@@ -797,7 +800,9 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
     # 544, 3.4x fewer attention FLOPs)
     from genreport.model.env import prefill_head_dim
 
-    alone = {"d_h": float(prefill_head_dim(r.spec.model, env["d_h"]))}
+    # (MLA only: env's d_h already takes a windowed model's attended share at the context, see rev13's chunk note)
+    alone = ({"d_h": float(prefill_head_dim(r.spec.model, env["d_h"], uncached))}
+             if r.spec.model.attention.kind == "mla" else {})
     t_p = _eval(r, "prefill_alone_time", {**env, **alone, **{k: float(v) for k, v in weights(uncached).items()}})
     env["t_p"] = t_p
     classes = prompt_classes(sv)  # the prompts' lengths (serving.prompt_spread), equally likely, their mean T_in

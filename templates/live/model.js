@@ -129,6 +129,25 @@ const GR_MODEL = (function () {
     return ((m.layers - n) * s + n * Math.min(s, m.attention.sliding_window)) / (m.layers * s);
   }
 
+  /** g(T): the share of a T-token prompt's causal attention its layers compute (architecture.prefill_attended_fraction):
+   * position t of a windowed layer attends to min(t, w), of a chunked layer to t mod c; 1 without them. */
+  function prefillAttendedFraction(m, t) {
+    const n = localLayers(m), k = chunkedLayers(m);
+    if (!n && !k) return 1.0;
+    if (!(t > 0)) return 1.0;
+    const full = t * t / 2.0;
+    let out = (m.layers - n - k) * full;
+    if (n) {
+      const w = m.attention.sliding_window;
+      out += n * (t <= w ? full : w * t - w * w / 2.0);
+    }
+    if (k) {
+      const c = m.attention.chunk_size, r = t % c;
+      out += k * (Math.floor(t / c) * c * c / 2.0 + r * r / 2.0);
+    }
+    return out / (m.layers * full);
+  }
+
   function headDimForFlops(m) {
     const a = m.attention;
     return a.kind === "mla" ? (2 * a.kv_lora_rank + a.qk_rope_head_dim) / 2.0 : m.head_dim;
@@ -319,15 +338,17 @@ const GR_MODEL = (function () {
     }
     if (batch == null && extra && "T" in extra && env.perClass) e.b = readB(env);  // a pass: all but N_e
     Object.assign(e, extra || {});
-    if (extra && "T" in extra && context == null && !("d_h" in extra)) e.d_h = prefillHeadDim(m, e.d_h);
+    if (extra && "T" in extra && context == null && !("d_h" in extra)) e.d_h = prefillHeadDim(m, e.d_h, e.T);
     return e;
   }
 
-  /** d_h of a pass over a whole prompt: MLA in its cheaper, decompressed form (env.prefill_head_dim). */
-  function prefillHeadDim(m, dH) {
+  /** d_h of a pass over a whole prompt of t tokens (env.prefill_head_dim): MLA in its cheaper, decompressed form;
+   * other attention times the share of the causal attention windowed and chunked layers compute. */
+  function prefillHeadDim(m, dH, t) {
     const a = m.attention;
-    if (a.kind !== "mla") return dH;
-    return Math.min(headDimForFlops(m), (a.qk_nope_head_dim + a.qk_rope_head_dim + a.v_head_dim) / 2.0);
+    if (a.kind === "mla") return Math.min(headDimForFlops(m), (a.qk_nope_head_dim + a.qk_rope_head_dim + a.v_head_dim) / 2.0);
+    if (!localLayers(m) && !chunkedLayers(m)) return dH;
+    return dH * prefillAttendedFraction(m, t);
   }
 
   function call(qid, env) {

@@ -349,9 +349,8 @@ const GR_PARALLEL = (() => {
       }
       if (w.prefill_prompt.length) {
         out.prefill[acc] = {};
-        const dH = M.prefillHeadDim(m, base.d_h);
         const bP = atLayout.readB();
-        PREFILL.forEach(q => { out.prefill[acc][q] = w.prefill_prompt.map(tk => call(q, Object.assign({}, base, {T: tk, d_h: dH, b: bP}))); });
+        PREFILL.forEach(q => { out.prefill[acc][q] = w.prefill_prompt.map(tk => call(q, Object.assign({}, base, {T: tk, d_h: M.prefillHeadDim(m, base.d_h, tk), b: bP}))); });
       }
     });
     if (w.training_tokens) {
@@ -449,7 +448,7 @@ const GR_PARALLEL = (() => {
     const i = precision ? Object.assign({}, inp, {precision: precision}) : inp, par = i.parallelism;
     const atLayout = M.makeEnv(i, t, acc), env = atLayout.oneCard(), w = i.workloads;
     const base = layoutValues(env, i, par, chooseLinks(i.hardware, par)[0], t, w.recipes.length ? w.recipes[0] : "bf16-grads");
-    return call("prefill_time_bound", Object.assign({}, base, {T: tk, d_h: M.prefillHeadDim(i.model, base.d_h), b: atLayout.readB()}));
+    return call("prefill_time_bound", Object.assign({}, base, {T: tk, d_h: M.prefillHeadDim(i.model, base.d_h, tk), b: atLayout.readB()}));
   }
 
   return {evaluate: evaluate, chooseLinks: chooseLinks, layoutValues: layoutValues, atBatch: atBatch, decodeRows: decodeRows,

@@ -141,7 +141,7 @@ const GR_SERVING = (() => {
     const g = env.at(null, last), cv = Object.assign({}, base, {S: last, c: g.c, d_h: g.d_h});
     // a step reads less than a sequence holds (a chunked layer: its current chunk): times at read, capacity at cv
     const read = Object.assign({}, cv, {c: env.at(1.0, last).c});
-    const pre = Object.assign({}, base, {T: sv.prompt, d_h: M.prefillHeadDim(m, base.d_h)});
+    const pre = Object.assign({}, base, {T: sv.prompt, d_h: M.prefillHeadDim(m, base.d_h, sv.prompt)});
     const ttft = call("prefill_time_bound", pre), ttftSerial = call("prefill_time_serial", pre);
     const power = hw.power_watts, node = hw.node ? hw.node.gpus_per_node : null;
     // the node's GPUs that run replicas (serving.node_busy_gpus): its whole replicas', or a wider replica's GPUs over
@@ -368,7 +368,9 @@ const GR_SERVING = (() => {
     const stages = par.pp || 1;
     // the pools' steady state: a decode replica's mean round, (T_o - 1) / tok/s per user (techniques.report's t_round)
     const tRound = b0.tokens_per_s_user ? 1 / b0.tokens_per_s_user : tp0;
-    const share = call("balanced_prefill_gpus", Object.assign({}, e, {t_pr: ttft, t_s: tRound, k_pp: stages}));
+    // a prefill replica prefills the prompt's uncached part, TTFT (1 - h_p) (techniques.report's t_prefill)
+    const tPrefill = ttft * (1 - sv.prefix_hit);
+    const share = call("balanced_prefill_gpus", Object.assign({}, e, {t_pr: tPrefill, t_s: tRound, k_pp: stages}));
     // one decode replica of the pools: its plain mean round, no chunk riding along (techniques.report's pool_rate)
     const poolRate = sv.output > 1 ? batch / ((sv.output - 1) * tRound) : Infinity;  // decode_pool_rate, n_D = 1
     const piped = stages > 1 ? ", each prefill replica a pipeline of " + stages + " stages" : "";
@@ -388,9 +390,9 @@ const GR_SERVING = (() => {
     }
     const noun = hw.noun || "GPU";  // what the report calls one device (Hardware.noun)
     levers.push({technique: "prefill/decode disaggregation", setting: pct(share) + " of the " + noun + "s prefill, " + pct(1 - share)
-      + " decode, in replicas of this layout" + piped, ttft: [ttft, ttft + (tKv || 0.0)], tpot: [tp0, tp0],
+      + " decode, in replicas of this layout" + piped, ttft: [ttft, tPrefill + (tKv || 0.0)], tpot: [tp0, tp0],
       per_gpu: [gpu0, gpu0 * (1 - share)], usd: [usd0, usd0 !== null && share < 1 ? usd0 / (1 - share) : null],
-      ends: "balanced: a prefill replica serves " + hundredths(stages / ttft) + " prompts/s"
+      ends: "balanced: a prefill replica serves " + hundredths(stages / tPrefill) + " prompts/s"
         + (stages > 1 ? " (a prompt every TTFT / " + stages + ", each still taking the TTFT)" : "")
         + ", a decode replica retires "
         + hundredths(poolRate) + " requests/s at batch " + commas(batch)

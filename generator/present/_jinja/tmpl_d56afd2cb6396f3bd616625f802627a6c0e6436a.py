@@ -565,7 +565,7 @@ def root(context, missing=missing):
             if (not environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'titled_holds')):
                 pass
                 yield 'holds no such sequence'
-            elif (environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'titled') in environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'frontier_layouts')):
+            elif environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'titled_on_frontier'):
                 pass
                 yield 'reaches the frontier'
             else:
@@ -956,7 +956,14 @@ def root(context, missing=missing):
                     yield '</p>\n'
             yield '<p>Disaggregation: pools balanced for this request shape put this share of the '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-            yield "s on prefill, each prompt taking\nt<sub>p,R</sub> at a prefill replica: the whole prompt with the layout's collectives, the TTFT above (not the rate figure's\nt<sub>p</sub>, the uncached prompt on one "
+            yield 's on prefill, each prompt taking\nt<sub>p,R</sub> at a prefill replica: '
+            if ('prefix_capacity_after' in (undefined(name='n') if l_0_n is missing else l_0_n)):
+                pass
+                yield "the prompt's uncached part with the layout's collectives, the TTFT\nabove times 1 &minus; h<sub>p</sub> (the prefix caching row's)"
+            else:
+                pass
+                yield "the whole prompt with the layout's collectives, the TTFT above"
+            yield " (not the rate figure's\nt<sub>p</sub>, the uncached prompt on one "
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
             yield "'s slice)"
             if (environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefill_stages') > 1):
@@ -975,4 +982,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=102&2=111&3=113&4=117&5=121&6=123&7=127&8=135&9=147&11=149&13=153&14=157&16=166&17=172&18=191&20=197&21=199&22=217&23=225&24=229&25=236&26=243&29=253&30=344&31=358&32=380&34=402&35=417&36=438&37=496&38=502&39=508&40=519&41=563&42=575&44=577&47=580&49=597&50=599&52=611&53=613&54=621&55=629&56=633&59=649&61=661&62=664&66=666&67=668&68=673&69=678&72=680&73=683&74=702&75=704&78=707&79=709&80=717&81=744&82=754&83=807&84=816&85=820&86=834&87=846&88=856&89=858&92=863&94=869&95=914&96=932&97=939&98=948&101=958&103=960&104=965&106=968&107=970'
+debug_info = '1=102&2=111&3=113&4=117&5=121&6=123&7=127&8=135&9=147&11=149&13=153&14=157&16=166&17=172&18=191&20=197&21=199&22=217&23=225&24=229&25=236&26=243&29=253&30=344&31=358&32=380&34=402&35=417&36=438&37=496&38=502&39=508&40=519&41=563&42=575&44=577&47=580&49=597&50=599&52=611&53=613&54=621&55=629&56=633&59=649&61=661&62=664&66=666&67=668&68=673&69=678&72=680&73=683&74=702&75=704&78=707&79=709&80=717&81=744&82=754&83=807&84=816&85=820&86=834&87=846&88=856&89=858&92=863&94=869&95=914&96=932&97=939&98=948&101=958&102=960&104=967&105=972&107=975&108=977'
