@@ -81,6 +81,7 @@ WINDOWS = [  # sliding windows: all layers (Mistral), every other layer (Gemma 2
                            "workloads.decode.batch=[1, 2, 1024]"]),  # the fastest row (1,024 at 32k) does not fit
     ("llama8b-h100.yaml", ["hardware.memory.capacity=125 GiB"]),  # training state fits at 16 B/param, not at 18
     ("llama70b-h100-tp8.yaml", ["parallelism.pp=2"]),  # two nodes: the estimate's collectives per stage's round
+    ("llama8b-h100.yaml", ["precision=fp8"]),  # served in fp8, trained in bf16: the training line names the bf16 peak
 ]
 NUMBERS = [1, 8, 11, 18, 80, 110, 180, 800, 1024, 1100, 1800, 2048, 8192, 11000, 18000, 80000, 110000, 118000,
            810000, 1100000, 18000000] + list(range(0, 200, 7))

@@ -10,9 +10,9 @@ def root(context, missing=missing):
     l_0_frame = resolve('frame')
     l_0_ch = resolve('ch')
     l_0_frame_rows = resolve('frame_rows')
+    l_0_moe_text = resolve('moe_text')
     l_0_hw = resolve('hw')
     l_0_fx = resolve('fx')
-    l_0_moe_text = resolve('moe_text')
     l_0_figs = resolve('figs')
     l_0_facts = resolve('facts')
     l_0_precision = resolve('precision')
@@ -141,11 +141,18 @@ def root(context, missing=missing):
             pass
             yield 'With '
             yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
-            yield " pipeline stages a round passes min(n<sub>PP</sub>, B) micro-batches through each GPU, and each streams the GPU's slice again: at a batch B ≥ 2 the weights in a round's formulas are the slice min("
-            yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
-            yield ', B) times ('
-            yield escape((environment.getitem(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'plain'), 'N') if ('N' in environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'plain')) else 'N_g'))
-            yield ' · min(n<sub>PP</sub>, B)).\n'
+            yield " pipeline stages a round passes min(n<sub>PP</sub>, B) micro-batches through each GPU, and each streams the GPU's slice again: at a batch B ≥ 2 "
+            if (undefined(name='moe_text') if l_0_moe_text is missing else l_0_moe_text):
+                pass
+                yield 'a round streams, in each of its min('
+                yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
+                yield ", B) micro-batches, the slice's dense weights and the experts that micro-batch touches: N<sub>s,g</sub> in the formulas of such a round, not N<sub>g</sub>, the slice the table above defines"
+            else:
+                pass
+                yield 'a round streams min('
+                yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
+                yield ', B) times the slice: N<sub>r,g</sub> = min(n<sub>PP</sub>, B) N<sub>g</sub> in the formulas of such a round, N<sub>g</sub> the slice the table above defines'
+            yield '.\n'
         if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'):
             pass
             yield 'On one card the whole model would need '
@@ -261,4 +268,4 @@ def root(context, missing=missing):
     yield '</section>\n\n'
 
 blocks = {}
-debug_info = '1=78&4=91&6=94&7=96&8=110&11=112&14=126&15=130&16=140&17=149&20=166&22=173&23=175&24=177&25=182&26=184&31=190&32=192&33=194&38=198&39=206&40=216&41=227&46=231&49=234&52=237&53=250'
+debug_info = '1=78&4=91&6=94&7=96&8=110&11=112&14=126&15=130&16=140&17=156&20=173&22=180&23=182&24=184&25=189&26=191&31=197&32=199&33=201&38=205&39=213&40=223&41=234&46=238&49=241&52=244&53=257'

@@ -79,22 +79,28 @@ def root(context, missing=missing):
         def t_9(*unused):
             raise TemplateRuntimeError("No filter named 'safe' found.")
     try:
-        t_10 = environment.filters['time']
+        t_10 = environment.filters['short_link']
     except KeyError:
         @internalcode
         def t_10(*unused):
-            raise TemplateRuntimeError("No filter named 'time' found.")
+            raise TemplateRuntimeError("No filter named 'short_link' found.")
     try:
-        t_11 = environment.filters['upper']
+        t_11 = environment.filters['time']
     except KeyError:
         @internalcode
         def t_11(*unused):
-            raise TemplateRuntimeError("No filter named 'upper' found.")
+            raise TemplateRuntimeError("No filter named 'time' found.")
     try:
-        t_12 = environment.tests['none']
+        t_12 = environment.filters['upper']
     except KeyError:
         @internalcode
         def t_12(*unused):
+            raise TemplateRuntimeError("No filter named 'upper' found.")
+    try:
+        t_13 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_13(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s7_gpus.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
@@ -172,14 +178,14 @@ def root(context, missing=missing):
                 yield ') crosses '
                 yield escape(environment.getattr(l_1_link, 'tier'))
                 yield ': '
-                yield escape(environment.getattr(l_1_link, 'name'))
+                yield escape(t_10(environment.getattr(l_1_link, 'name')))
                 yield ',\n'
                 yield escape(t_1(environment.getattr(l_1_link, 'bandwidth_per_direction')))
                 yield ' per direction'
                 if environment.getattr(l_1_link, 'latency'):
                     pass
                     yield ', '
-                    yield escape(t_10(environment.getattr(l_1_link, 'latency')))
+                    yield escape(t_11(environment.getattr(l_1_link, 'latency')))
                     yield ' per step'
                 if environment.getattr(l_1_link, 'bus_bandwidth'):
                     pass
@@ -194,14 +200,14 @@ def root(context, missing=missing):
                     yield ' It is two tiers: '
                     yield escape(environment.getattr(l_1_link, 'local'))
                     yield ' of its GPUs share each scale-up domain, '
-                    yield escape(environment.getattr(environment.getattr(l_1_link, 'inner'), 'name'))
+                    yield escape(t_10(environment.getattr(environment.getattr(l_1_link, 'inner'), 'name')))
                     yield ' at '
                     yield escape(t_1(environment.getattr(environment.getattr(l_1_link, 'inner'), 'bandwidth_per_direction')))
                     yield ' per direction'
                     if environment.getattr(environment.getattr(l_1_link, 'inner'), 'latency'):
                         pass
                         yield ', '
-                        yield escape(t_10(environment.getattr(environment.getattr(l_1_link, 'inner'), 'latency')))
+                        yield escape(t_11(environment.getattr(environment.getattr(l_1_link, 'inner'), 'latency')))
                         yield ' per step'
                     if environment.getattr(environment.getattr(l_1_link, 'inner'), 'bus_bandwidth'):
                         pass
@@ -221,7 +227,7 @@ def root(context, missing=missing):
             for l_1_note in environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'notes'):
                 _loop_vars = {}
                 pass
-                yield escape(t_11(l_1_note[:1]))
+                yield escape(t_12(l_1_note[:1]))
                 yield escape(l_1_note[1:])
                 if (not context.call(environment.getattr(l_1_note, 'endswith'), '.', _loop_vars=_loop_vars)):
                     pass
@@ -257,7 +263,7 @@ def root(context, missing=missing):
                     yield ')'
                 else:
                     pass
-                    yield escape(t_10(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'decode')))
+                    yield escape(t_11(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'decode')))
                     yield ' each in decode\n('
                     if environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'cuda_graphs'):
                         pass
@@ -278,7 +284,7 @@ def root(context, missing=missing):
                     yield ')'
                 else:
                     pass
-                    yield escape(t_10(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'launch')))
+                    yield escape(t_11(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'launch')))
                     yield ' each in prefill (launched one by one)'
                 yield ". Where those fixed costs are the estimate's largest term the step is\n<strong>overhead-bound</strong>, seed 000's third state: fewer, fused kernels or "
                 yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'graph'))
@@ -298,7 +304,7 @@ def root(context, missing=missing):
                 if environment.getattr(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'links'), 'tp'), 'in_network'):
                     pass
                     yield ', or its in-switch all-reduce where that is faster'
-                if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce') and (not t_12(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot')))):
+                if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce') and (not t_13(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot')))):
                     pass
                     yield ", or the engine's one-shot kernel (engine.all_reduce: one-shot) where that is faster still"
                 yield '. '
@@ -309,7 +315,7 @@ def root(context, missing=missing):
                     yield ' over the '
                     yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'gpus'))
                     yield ' tensor-parallel GPUs costs at least\n'
-                    yield escape(t_10(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'bound')))
+                    yield escape(t_11(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'bound')))
                     yield '; '
                     if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'picked') == 'one-shot'):
                         pass
@@ -318,13 +324,13 @@ def root(context, missing=missing):
                         pass
                         yield 'the library'
                     yield ' takes '
-                    yield escape(t_10(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'estimate')))
+                    yield escape(t_11(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'estimate')))
                     yield ' ('
                     yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'picked'))
                     if environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency'):
                         pass
                         yield ',\n'
-                        yield escape(t_10(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency')))
+                        yield escape(t_11(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency')))
                         yield ' of it the fixed cost of the call'
                     yield ').'
                 if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'ep') > environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'tp')):
@@ -356,10 +362,10 @@ def root(context, missing=missing):
                     pass
                     yield '<div class="formula"><div class="label">'
                     yield escape(environment.getattr(l_1_c, 'title'))
-                    if (not t_12(environment.getattr(l_1_c, 'value'))):
+                    if (not t_13(environment.getattr(l_1_c, 'value'))):
                         pass
                         yield ': '
-                        yield escape(t_10(environment.getattr(l_1_c, 'value')))
+                        yield escape(t_11(environment.getattr(l_1_c, 'value')))
                         yield ' here'
                     yield '</div>'
                     yield escape(t_9(environment.getattr(l_1_c, 'math')))
@@ -369,7 +375,7 @@ def root(context, missing=missing):
             if (undefined(name='par_table') if l_0_par_table is missing else l_0_par_table):
                 pass
                 yield ': '
-                yield escape(t_10(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'overhead')))
+                yield escape(t_11(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'overhead')))
                 yield ' at batch '
                 yield escape(t_2(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'batch')))
             yield '</div>'
@@ -383,15 +389,15 @@ def root(context, missing=missing):
                 yield ', '
                 yield escape(t_2(environment.getattr(l_1_row, 'context')))
                 yield '</td><td class="n">'
-                yield escape(t_10(environment.getattr(l_1_row, 'bound')))
+                yield escape(t_11(environment.getattr(l_1_row, 'bound')))
                 yield '</td>\n<td class="n">'
-                yield escape(t_10(environment.getattr(l_1_row, 'serial')))
+                yield escape(t_11(environment.getattr(l_1_row, 'serial')))
                 yield '</td><td class="n">'
-                yield escape(t_10(environment.getattr(l_1_row, 'comm')))
+                yield escape(t_11(environment.getattr(l_1_row, 'comm')))
                 yield '</td><td class="n">'
-                yield escape(t_10(environment.getattr(l_1_row, 'comm_est')))
+                yield escape(t_11(environment.getattr(l_1_row, 'comm_est')))
                 yield '</td><td class="n">'
-                yield escape(t_10(environment.getattr(l_1_row, 'overhead')))
+                yield escape(t_11(environment.getattr(l_1_row, 'overhead')))
                 yield '</td><td>'
                 yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_row, 'binds'), _loop_vars=_loop_vars))
                 yield '</td><td>'
@@ -415,13 +421,13 @@ def root(context, missing=missing):
                     yield '<tr><td>'
                     yield escape(t_2(environment.getattr(l_1_row, 'tokens')))
                     yield '</td><td class="n">'
-                    yield escape(t_10(environment.getattr(l_1_row, 'bound')))
+                    yield escape(t_11(environment.getattr(l_1_row, 'bound')))
                     yield '</td><td class="n">'
-                    yield escape(t_10(environment.getattr(l_1_row, 'serial')))
+                    yield escape(t_11(environment.getattr(l_1_row, 'serial')))
                     yield '</td>\n<td class="n">'
-                    yield escape(t_10(environment.getattr(l_1_row, 'comm_est')))
+                    yield escape(t_11(environment.getattr(l_1_row, 'comm_est')))
                     yield '</td><td class="n">'
-                    yield escape(t_10(environment.getattr(l_1_row, 'overhead')))
+                    yield escape(t_11(environment.getattr(l_1_row, 'overhead')))
                     yield '</td><td>'
                     yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_row, 'estimate_binds'), _loop_vars=_loop_vars))
                     yield '</td></tr>\n'
@@ -468,9 +474,9 @@ def root(context, missing=missing):
                 yield '): at batch 1 and context\n'
                 yield escape(t_2(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'context')))
                 yield ' its strict bound is '
-                yield escape(t_10(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_bound')))
+                yield escape(t_11(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_bound')))
                 yield ' per token (serial estimate\n'
-                yield escape(t_10(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_serial')))
+                yield escape(t_11(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_serial')))
                 yield '), '
                 yield escape(t_8(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'tokens_per_s_gpu')))
                 yield ' tok/s per GPU, and one replica holds\n'
@@ -524,7 +530,7 @@ def root(context, missing=missing):
                 _loop_vars = {}
                 pass
                 yield '<td class="n">'
-                if t_12(l_2_n):
+                if t_13(l_2_n):
                     pass
                     yield 'over 4,096'
                 else:
@@ -540,4 +546,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=100&2=112&4=115&5=117&6=120&7=122&8=144&10=151&11=155&12=157&13=177&14=195&15=221&18=232&19=234&21=242&22=262&23=274&24=284&25=287&26=295&28=298&29=308&30=312&31=327&32=333&34=339&35=342&37=345&38=354&40=369&43=378&44=388&45=400&48=409&50=412&51=422&55=431&56=433&57=441&58=444&59=446&60=449&61=452&62=456&63=463&64=469&65=473&66=477&67=483&68=488&71=501&72=503&75=505&76=507&79=509&80=517&82=538'
+debug_info = '1=106&2=118&4=121&5=123&6=126&7=128&8=150&10=157&11=161&12=163&13=183&14=201&15=227&18=238&19=240&21=248&22=268&23=280&24=290&25=293&26=301&28=304&29=314&30=318&31=333&32=339&34=345&35=348&37=351&38=360&40=375&43=384&44=394&45=406&48=415&50=418&51=428&55=437&56=439&57=447&58=450&59=452&60=455&61=458&62=462&63=469&64=475&65=479&66=483&67=489&68=494&71=507&72=509&75=511&76=513&79=515&80=523&82=544'
