@@ -20,7 +20,6 @@ def root(context, missing=missing):
     l_0_eq = resolve('eq')
     l_0_frontier_text = resolve('frontier_text')
     l_0_fx = resolve('fx')
-    l_0_ns = resolve('ns')
     l_0_ra = resolve('ra')
     l_0_why = resolve('why')
     l_0_budget_words = resolve('budget_words')
@@ -104,7 +103,7 @@ def root(context, missing=missing):
         def t_13(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
-    included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'budget_words': l_0_budget_words, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'n': l_0_n, 'ns': l_0_ns, 'ra': l_0_ra, 'spx': l_0_spx, 'why': l_0_why})
+    included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'budget_words': l_0_budget_words, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'n': l_0_n, 'ra': l_0_ra, 'spx': l_0_spx, 'why': l_0_why})
     l_0_formula = getattr(included_template, 'formula', missing)
     if l_0_formula is missing:
         l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s9_serving.html.j2') does not export the requested name 'formula'", name='formula')
@@ -627,17 +626,14 @@ def root(context, missing=missing):
                 yield '</div>\n<p>'
                 if environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'tpot_streamed'):
                     pass
-                    l_0_ns = context.call(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'tpot_streamed'), 'split'), '_')
-                    context.vars['ns'] = l_0_ns
-                    context.exported_vars.add('ns')
                     yield '<span data-static>Here '
-                    yield escape(environment.getitem((undefined(name='ns') if l_0_ns is missing else l_0_ns), 0))
+                    yield escape(environment.getitem(context.call(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'tpot_streamed'), 'split'), '_'), 0))
                     yield '<sub>'
-                    yield escape(environment.getitem((undefined(name='ns') if l_0_ns is missing else l_0_ns), 1))
+                    yield escape(environment.getitem(context.call(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'tpot_streamed'), 'split'), '_'), 1))
                     yield '</sub> is the '
                     yield escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'tpot_weights'), 'N')))
                     yield ' parameters one GPU streams in a step at that rate: its λ θ (T<sub>out</sub> − 1) decode tokens and λ θ T<sub>in</sub> (1 − h<sub>p</sub>) prompt tokens '
-                    if (environment.getitem((undefined(name='ns') if l_0_ns is missing else l_0_ns), 1) == 'r,g'):
+                    if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'tpot_streamed') == 'N_r,g'):
                         pass
                         yield "fill the round's micro-batches, each streaming the slice"
                     else:
@@ -906,4 +902,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=107&2=116&3=118&4=122&5=126&6=128&7=132&8=140&9=152&11=154&13=158&14=162&16=169&17=175&18=192&21=198&22=216&23=224&24=228&25=235&26=242&29=252&30=328&31=342&32=364&34=385&35=400&36=420&37=477&38=482&39=484&40=490&43=504&46=507&49=524&52=534&53=542&54=550&55=554&58=570&60=582&61=585&65=587&66=589&67=594&71=599&72=602&73=621&74=623&77=626&78=628&79=663&80=688&81=698&82=746&83=755&84=757&85=771&86=783&87=793&88=795&91=800&93=804&94=849&95=867&96=874&97=883&102=893&103=896&105=899&106=901'
+debug_info = '1=106&2=115&3=117&4=121&5=125&6=127&7=131&8=139&9=151&11=153&13=157&14=161&16=168&17=174&18=191&21=197&22=215&23=223&24=227&25=234&26=241&29=251&30=327&31=341&32=363&34=384&35=399&36=419&37=476&38=481&39=483&40=489&43=503&46=506&49=523&52=533&53=541&54=549&55=553&58=569&60=581&61=584&65=586&66=588&67=593&71=598&72=601&73=620&74=622&77=625&78=627&79=659&80=684&81=694&82=742&83=751&84=753&85=767&86=779&87=789&88=791&91=796&93=800&94=845&95=863&96=870&97=879&102=889&103=892&105=895&106=897'

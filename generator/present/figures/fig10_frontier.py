@@ -158,8 +158,7 @@ def caption10(r: Results, baseline: Results | None = None) -> str:
         return "No layout holds one request of the serving shape: no throughput-interactivity view."
     spec, sv = r.spec, r.serving
     n = len(f["layouts"])
-    runs = (f", or the {f['max_sequences']:,} its engine runs at once (max_sequences)"
-            if f.get("max_sequences") else "")
+    runs = f", or the {f['max_sequences']:,} its engine runs at once" if f.get("max_sequences") else ""
     left = []
     if f["left_out_fit"]:
         left.append(f"{f['left_out_fit']} that hold{'s' if f['left_out_fit'] == 1 else ''} no such sequence")
@@ -223,8 +222,9 @@ def frontier_text(r: Results) -> str:
              "perfectly. ")
     if f.get("max_sequences"):
         text += (f"No curve runs past the {f['max_sequences']:,} sequences the engine runs at once (max_sequences, "
-                 f"vLLM's max_num_seqs), which stops {_join(f['engine_binds'][:4])}"
-                 f"{' and others' if len(f['engine_binds']) > 4 else ''} before the memory does. ")
+                 f"vLLM's max_num_seqs), which stops "
+                 f"{_join(f['engine_binds']) if len(f['engine_binds']) <= 4 else ', '.join(f['engine_binds'][:4]) + ' and others'}"
+                 " before the memory does. ")
     if f.get("speculative"):
         text += _speculation(r, f)
     return text.strip()
