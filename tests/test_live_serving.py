@@ -119,6 +119,13 @@ WHATIFS = [
     # pp 3: 12 GPUs over 2 nodes): a node's rate counts only the GPUs that run replicas (serving.node_busy_gpus)
     (SERVING[0], ["parallelism.tp=2", "parallelism.pp=3"]),
     (SERVING[0], ["parallelism.tp=4", "parallelism.pp=3"]),
+    # the H100 NVL's link is "NVLink 4 bridge between the two GPUs of a pair; PCIe Gen5 x16 otherwise": the KV
+    # transfer's sentence names it up to the ";" (spec.short_link)
+    (SERVING[0], ["hardware=h100-nvl", "parallelism.tp=1", "precision=fp8"]),
+    # DeepSeek-V3 bf16 on 32 H100 (tp 8 x pp 4): the TPOT ceiling's rate and the experts its own steady state
+    # streams, one fixed point (techniques.steady_tpot_rate), in the page too
+    (SERVING[1], ["hardware=h100-sxm", "precision=bf16", "parallelism.tp=8", "parallelism.pp=4", "parallelism.dp=1",
+                  "parallelism.ep=1", "engine.max_batched_tokens=2048"]),
 ]
 
 

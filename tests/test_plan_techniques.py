@@ -67,8 +67,10 @@ def test_speculative_memory_bound_is_nearly_free(capsys):
 def test_speculative_turns_off_past_the_breakeven(capsys):
     """Short requests at a large batch: the verify round's 4 B tokens make it compute-bound; past the batch where
     E t(B) = t_v(B) + 0.05 t(B) (counted here by hand, one GPU's ledgers) the row decodes plainly and says so."""
+    # --max-batched-tokens 0: an engine with no max_sequences (its default, 256, would stop the batch there)
     doc = _json(capsys, "llama-3.1-70b", "--hardware", "h100-sxm", "--weights", "bf16", "--gpus", "8",
-                "--prompt", "96", "--output", "32", "--batch", "1024", "--speculative", "3,0.8")
+                "--prompt", "96", "--output", "32", "--batch", "1024", "--speculative", "3,0.8",
+                "--max-batched-tokens", "0")
     r = _row(doc, 8)
     e = (1 - 0.8**4) / (1 - 0.8)
     s = 128
@@ -83,7 +85,8 @@ def test_speculative_turns_off_past_the_breakeven(capsys):
     assert low["speculative"] == "on" and low["spec_speedup"] > 1 and low["spec_breakeven_batch"] is None
     # the table says it
     assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--weights", "bf16", "--gpus", "8", "--prompt",
-                 "96", "--output", "32", "--batch", "1024", "--speculative", "3,0.8", "--limit", "0"]) == 0
+                 "96", "--output", "32", "--batch", "1024", "--speculative", "3,0.8", "--limit", "0",
+                 "--max-batched-tokens", "0"]) == 0
     out = capsys.readouterr().out
     assert "off (0.73x)" in out and f"batch {r['spec_breakeven_batch']:,}" in out
 

@@ -533,6 +533,31 @@ def test_the_serving_batch_stops_at_the_engines_max_sequences():
     assert free["max_sequences"] is None and free["tpot_batch"] == free["capacity_batch"] > 313
 
 
+def test_one_engine_limit_stops_plan_the_frontier_and_the_speculative_lever():
+    """The engine's max_sequences (256, vLLM's max_num_seqs default, docs.vllm.ai engine arguments) stops every batch a
+    replica runs, not only the chapter's rows: figure 9's curves (its caption named "tp4 pp4 at batch 719" beside the
+    chapter's 256), the speculative lever's scan ("up to the 313 sequences a replica holds") and ``plan``'s batch
+    (limit "engine" where it stops it first).  Llama 3.1 70B bf16 on 8 H100, the committed spec."""
+    from genreport.model.plan import Shape, plan
+    from shared import evaluated
+
+    r = evaluated("llama70b-h100-tp8.yaml")
+    f = r.serving["frontier"]
+    assert max(max(x["batch"]) for x in f["layouts"]) == 256 == f["max_sequences"]
+    assert all(x["batch_limit"] == min(x["capacity_batch"], 256) for x in f["layouts"])
+    assert "tp8" in f["engine_binds"]  # 313 fit at tp 8: the engine binds there
+    for est in ("bound", "serial"):
+        assert f["best_at_target"][est]["batch"] <= 256 and f["best_at_target_plain"][est]["batch"] <= 256
+    ends = next(x for x in r.serving["techniques"]["rows"] if x["technique"] == "speculative decoding")["ends"]
+    assert "up to the 256 sequences the engine runs at once (its max_sequences)" in ends, ends
+    hw, model = r.spec.hardware, r.spec.model
+    shape = Shape(4096, 512, None, None)
+    rows = plan(model, hw, 400, None, 0.05, ("bf16",), 8, "seed", "bound", ("auto",), shape).rows
+    tp8 = next(x for x in rows if (x.tp, x.pp) == (8, 1))
+    assert (tp8.capacity_batch, tp8.batch, tp8.limit) == (313, 256, "engine")
+    assert max(x.batch for x in rows) <= 256
+
+
 def test_users_over_replicas_take_the_replicas_they_fill_and_the_tpot_row_says_the_estimate_misses():
     """512 users over 9 GB200 replicas of tp 8 (Llama 3.1 70B fp8): a replica holds 1,805 sequences of the request and
     its engine runs 256 at once (max_sequences), so the users take 2 replicas, 16 GPUs, not the layout's 72 (and one

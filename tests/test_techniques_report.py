@@ -480,3 +480,51 @@ def test_the_tails_chunk_names_the_rounds_steps_at_a_pipeline(pp, words):
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html))
     assert words in text
     assert "2,048-token budget holds it" not in text
+
+
+def test_the_tpot_ceiling_is_one_steady_state_at_a_pipeline():
+    """DeepSeek-V3 bf16 on 32 H100 (tp 8 x pp 4, MTP, 2,048-token chunks): formula (22) gave 4.82 requests/s, N the
+    weights a round streams at the chapter's batch of 222, while the rate figure's chunked curve, whose steady steps
+    stream the experts their own lam theta (T_out - 1 + T_in) tokens touch, met the TPOT target up to 1.24.  The rate
+    and its weights are one fixed point (techniques.steady_tpot_rate): (22), the goodput and the figure state that one
+    value; (22) and the chunked step (21) name those weights N_s,g, not N_g (the slice the table defines), and the
+    frame's pipeline sentence says what each symbol is.  Facts: DeepSeek-V3's shapes (specs/models/deepseek-v3.yaml,
+    its config.json), the H100 SXM's 3.35 TB/s (specs/hardware/h100-sxm.yaml, NVIDIA's datasheet)."""
+    from shared import evaluated, html
+
+    over = ("hardware=h100-sxm", "precision=bf16", "parallelism.tp=8", "parallelism.pp=4", "parallelism.dp=1",
+            "parallelism.ep=1", "engine.max_batched_tokens=2048")
+    r = evaluated("deepseek-v3-h200-ep8.yaml", over)
+    t = r.serving["techniques"]
+    n, ch = t["numbers"], t["rates"]["chunked"]
+    assert n["goodput_binds"] == ch["goodput_binds"] == "TPOT target"
+    assert n["goodput_rate_tpot"] == n["goodput_rate"] == ch["goodput"]
+    assert ch["goodput_tpot"] == pytest.approx(0.05, rel=1e-6)  # the figure's own step at that rate meets theta
+    sv = r.spec.serving
+    lam, block = n["goodput_rate"], r.blocks["tech_goodput"]
+    tokens = lam * sv.tpot * (sv.output - 1 + sv.prompt)  # Little's law: the decode and prompt tokens of a step
+    streamed = float(np.ravel(r.envs[r.lead].at(batch=tokens)["N"])[0])
+    assert block.inputs["N"] == pytest.approx(streamed, rel=1e-9) == t["tpot_weights"]["N"]
+    at_batch = dict(block.inputs, N=float(np.ravel(r.envs[r.lead].at(batch=float(t["batch"]))["N"])[0]))
+    assert float(r.q["goodput_rate_tpot"](at_batch)) > 3 * lam  # the old reading: the chapter's batch's weights
+    assert block.symbols == {"N": r"N_{s,g}"} and r.blocks["tech_chunked"].symbols == {"N": r"N_{s,g}"}
+    page = html("deepseek-v3-h200-ep8.yaml", over)
+    assert "(N_g · min(n<sub>PP</sub>, B))" not in page
+    assert "N<sub>s,g</sub> in the formulas of such a round, not N<sub>g</sub>, the slice the table above defines" in page
+    assert "Here N<sub>s,g</sub> is the 81.06B parameters one GPU streams in a step at that rate" in page
+
+
+def test_a_link_is_named_short_in_running_text():
+    """The H100 NVL's scale-up link is "NVLink 4 bridge between the two GPUs of a pair; PCIe Gen5 x16 otherwise"
+    (specs/hardware/h100-nvl.yaml, NVIDIA's H100 NVL product brief): the KV-transfer sentence read "...; PCIe Gen5 x16
+    otherwise link in 0.178 ms".  Running text names a link up to its first ";" or ", " outside parentheses."""
+    from genreport.load.spec import short_link
+    from shared import evaluated
+
+    assert short_link("NVLink 4 (18 links, NVSwitch; HGX H100 8-GPU)") == "NVLink 4 (18 links, NVSwitch; HGX H100 8-GPU)"
+    assert short_link("400 Gb/s NDR InfiniBand, one ConnectX-7 per GPU (DGX H100)") == "400 Gb/s NDR InfiniBand"
+    r = evaluated("llama70b-h100-tp8.yaml", ("hardware=h100-nvl", "parallelism.tp=1", "precision=fp8"))
+    n = r.serving["techniques"]["numbers"]
+    assert n["kv_link"] == "scale-up NVLink 4 bridge between the two GPUs of a pair"
+    ends = next(x["ends"] for x in r.serving["techniques"]["rows"] if x["technique"] == "prefill/decode disaggregation")
+    assert "crosses the scale-up NVLink 4 bridge between the two GPUs of a pair link in " in ends and "otherwise" not in ends

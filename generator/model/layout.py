@@ -172,12 +172,12 @@ def _choice(g: str, span: int, tier: str, link, n: int, degree: int, lib, notes:
             noun: str = "GPU") -> LinkChoice:
     """The LinkChoice of ``link`` for a group of ``n`` GPUs on ``tier``, and the notes on what the spec left out."""
     if degree > 1 and link.latency is None:
-        notes.append(f"{link.name}: no latency in the spec; 0 is used, so the {g} collectives cost only "
+        notes.append(f"{link.short_name}: no latency in the spec; 0 is used, so the {g} collectives cost only "
                      "their bytes and the bound stays a lower bound")
     mesh = link.topology == "mesh" and link.link_bandwidth_per_direction is not None and tier == "scale-up"
     rate = link.rate(n) if mesh else link.bandwidth_per_direction
     if mesh and degree > 1 and rate < link.bandwidth_per_direction:
-        notes.append(f"{link.name} is a mesh, one link to each peer: a {g} group of {n} {noun}s gets {n - 1} of "
+        notes.append(f"{link.short_name} is a mesh, one link to each peer: a {g} group of {n} {noun}s gets {n - 1} of "
                      f"them, {rate / 1e9:.0f} GB/s per direction of the {link.bandwidth_per_direction / 1e9:.0f}")
     bus = link.bus_rate(n) if mesh else link.bus_bandwidth
     if bus is not None:  # what the library reaches of the link, never more than its line rate (a --set may lower it)

@@ -29,6 +29,7 @@ from genreport.model.layout import (
 from genreport.model.serving import (
     _mean_context_values,
     _read_c,
+    engine_limit,
     joules_per_token,
     last_context,
     node_busy_gpus,
@@ -78,7 +79,8 @@ class PlanRow:
     weight_bytes_per_gpu: float
     capacity_batch: int  # sequences of the request's last context (Shape.last_context) one replica holds
     batch: int  # the batch chosen: the largest up to the one asked that fits and meets the latency target
-    limit: str  # what stopped the batch: "batch" (the one asked), "capacity" or "latency"
+    # what stopped the batch: "batch" (the one asked), "capacity", "engine" (its max_sequences) or "latency"
+    limit: str
     binds: str  # compute, HBM, interconnect; "capacity" when the KV cache limits the batch
     time_bound: float  # s, strict lower bound of a decode round at the chosen batch
     time_serial: float  # s, serialized estimate
@@ -243,7 +245,8 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
     """Every tp x pp (x ep) layout and weight precision whose replica holds at least one sequence of the request's
     last context.
 
-    For each, the largest batch up to ``batch`` that fits in the KV capacity and whose decode round (the strict
+    For each, the largest batch up to ``batch`` that fits in the KV capacity, that the engine runs at once
+    (``hw.max_sequences``, serving.engine_limit) and whose decode round (the strict
     bound, or the serialized estimate with ``estimate="serial"``) meets ``latency``; rows sorted by tokens/s per
     GPU at that batch, best first.  ``precisions``: the weight formats tried (None: :func:`plan_precisions`, the
     checkpoint's and fp8).  ``kv_caches``: the KV-cache formats to try ("auto": the weights' compute
@@ -410,7 +413,8 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     want = int(batches[-1])
     if shape.users:  # the users spread over the dp replicas: no replica is asked for more than its share
         want = min(want, -(-shape.users // par.dp))
-    ok = (batches <= cap) & (batches <= want)
+    runs = engine_limit(hw, math.inf)  # the engine's max_sequences (serving.engine_limit): inf where none
+    ok = (batches <= cap) & (batches <= want) & (batches <= runs)
     if latency is not None:
         ok &= t_use <= latency
     if not ok.any():
@@ -422,6 +426,8 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         limit = "batch"
     elif b >= cap:
         limit = "capacity"
+    elif b >= runs:
+        limit = "engine"
     else:
         limit = "latency"
     ledgers = [float(np.ravel(np.asarray(q[qid](v), dtype=float) * np.ones_like(batches))[i])
@@ -468,7 +474,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
             mean_round = np.asarray(q[dec_qid](at_batch(req, lay, batches, busiest=serial)), dtype=float) / rounds
         mean_round = mean_round * np.ones_like(batches)
         share, best, t_kv, link, one_b, one_t, one_gpu = _pools(
-            q, par, b, batches, (batches <= cap) & (batches <= want), t_use, ttft, 1.0 / per_user, shape, latency,
+            q, par, b, batches, (batches <= cap) & (batches <= want) & (batches <= runs), t_use, ttft, 1.0 / per_user, shape, latency,
             kv_link(hw, par), c_prompt, mean_round)
         pool_ttft = ttft + (t_kv or 0.0)
         misses = shape.ttft is not None and not pool_ttft <= shape.ttft
@@ -501,10 +507,10 @@ def kv_link(hw: Hardware, par: Parallelism) -> tuple[float | None, str]:
     else the scale-out network; (None, reason) when the spec has neither."""
     g = par.replica_gpus
     if hw.link is not None and hw.link.domain and 2 * g <= hw.link.domain:
-        return g * hw.link.rate(2), f"scale-up {hw.link.name}"
+        return g * hw.link.rate(2), f"scale-up {hw.link.short_name}"
     out = hw.node.scale_out if hw.node is not None else None
     if out is not None:
-        return g * out.bandwidth_per_direction, f"scale-out {out.name}"
+        return g * out.bandwidth_per_direction, f"scale-out {out.short_name}"
     return None, "no link between replicas in the spec"
 
 
@@ -773,5 +779,5 @@ def many_gpus(r) -> ManyGpus | None:
         smallest_any = best.as_json() if best is not None else None
         own = smallest(Plan([x for x in found.rows if x.precision == spec.precision.weights], {}, [], ""))
         smallest_own = own.as_json() if own is not None else None
-    link = f"{hw.link.name}" if getattr(hw.link, "name", None) else ""
+    link = f"{hw.link.short_name}" if getattr(hw.link, "name", None) else ""
     return ManyGpus(big, s0, tuple(b1), tuple(bl), ctxs, fmap, smallest_own, smallest_any, link)

@@ -137,11 +137,15 @@ def streamed_symbol(r, streamed: float, acc: str | None = None) -> tuple[str, st
     the glossary's N (N_g at a layout) means: a mixture of experts streams the experts its batch touches.  Where
     they are its active parameters (one card, or tensor and expert parallel with one token) the symbol is N_a
     (N_a,g), the one the compute bound uses; where the GPU's share differs (data-parallel attention: the experts
-    one GPU holds that the replicas' tokens touch) it is N_s (N_s,g).  Empty strings: N itself.  ``acc``: the
+    one GPU holds that the replicas' tokens touch, or a pipeline round's micro-batches' experts) it is N_s (N_s,g);
+    a dense model's pipeline round, its slice once per micro-batch, is N_r,g.  Empty strings: N itself.  ``acc``: the
     accounting whose N_a it is compared with (the lead's by default)."""
-    if r.spec.model.moe is None:
-        return "", ""
     values = r.envs[acc or r.lead].values
+    if r.spec.model.moe is None:
+        # a dense model streams other weights than a GPU holds only in a pipeline's round: its slice once per
+        # micro-batch, min(n_PP, B) N_g (the frame's sentence defines N_r,g so)
+        held = float(np.ravel(values["N"])[0])
+        return ("", "") if abs(streamed - held) <= 1e-9 * held else ("N_r,g", r"N_{r,g}")
     n_a, n_e = float(values["N_a"]), float(values["N_e"])
     many = r.frame.many
     if abs(streamed - n_a) <= 1e-9 * n_a:

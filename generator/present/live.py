@@ -155,7 +155,7 @@ def _link(link) -> dict | None:
     """A scale-up or scale-out link as the parallel evaluation reads it (genreport.model.layout.choose_links)."""
     if link is None:
         return None
-    return {"name": link.name, "bandwidth_per_direction": link.bandwidth_per_direction, "bandwidth": link.bandwidth,
+    return {"name": link.name, "short_name": link.short_name, "bandwidth_per_direction": link.bandwidth_per_direction, "bandwidth": link.bandwidth,
             "per_direction_from": link.per_direction_from, "latency": link.latency, "domain": link.domain,
             "topology": link.topology, "link_bandwidth_per_direction": link.link_bandwidth_per_direction,
             "in_network_reduction": link.in_network_reduction, "bus_bandwidth": link.bus_bandwidth,

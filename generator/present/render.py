@@ -30,6 +30,7 @@ from genreport.model.evaluate import Results
 from genreport.model.values import Block
 from genreport.paths import templates_dir
 from genreport.present import fmt, jinjaship, live, prose, summary
+from genreport.present.figures.fig10_frontier import frontier_text
 from genreport.present.mathbreak import fitted
 from genreport.present.mathsvg import img
 from genreport.texfill import fill
@@ -605,6 +606,7 @@ class ReportContext:
     context_lines: list
     prefill_lines: list
     training_lines: list
+    frontier_text: str
     capacity_fact: str
     critical_fact: str
     attention_text: str
@@ -676,7 +678,7 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
         prefill_lines=prose.prefill_lines(r), training_lines=prose.training_lines(r),
         capacity_fact=prose.capacity_fact(r), critical_fact=prose.critical_fact(r),
         attention_text=prose.attention_text(r), moe_text=prose.moe_text(r), whatifs=prose.whatif_rows(r),
-        compare_text=prose.compare_text(r))
+        compare_text=prose.compare_text(r), frontier_text=frontier_text(r))
     prose_parts = fmt.device(prose_parts, spec.hardware.noun)  # the device's noun where it is not a GPU
     # Formula blocks of the body, computed before the appendix so that it can list them all.
     fx = _formula_blocks(r, f)

@@ -415,6 +415,12 @@ const GR_MODEL = (function () {
     return "the attention intensity is at or above the ridge, so every context can cross it with a large enough batch";
   }
 
+  /** The format a training step's GEMMs run in (recipes.training_compute): bf16, else the spec's compute format. */
+  function trainingCompute(inp, t) {
+    const f = t.training_compute;
+    return Object.prototype.hasOwnProperty.call(inp.hardware.dense, f) ? f : inp.precision.compute;
+  }
+
   // ------------------------------------------------------------------------------------ entries
   /** The key of an entry: its id (with _exact for the exact accounting) and its parameters, sorted. */
   function key(id, params) {
@@ -563,7 +569,8 @@ const GR_MODEL = (function () {
       add("weight_reuse_intensity", {tokens: tk}, call("weight_reuse_intensity", perLoad(seed, tk)), "seed");
     });
     if (w.training_tokens) {
-      const e = seed.at(null, null, {T: w.training_tokens});
+      // the recipes' GEMMs at the bf16 peak (recipes.TRAINING_COMPUTE; the spec's format where the GPU has none)
+      const e = seed.at(null, null, {T: w.training_tokens, P: inp.hardware.dense[trainingCompute(inp, t)]});
       add("training_step_time_compute", {tokens: w.training_tokens}, call("training_step_time_compute", e), "seed");
       add("training_weight_reuse_intensity", {tokens: w.training_tokens},  // the recipes' bf16 weights
         call("training_weight_reuse_intensity", seed.at(null, null, {T: w.training_tokens, b: t.training_weight_bytes})),
@@ -584,11 +591,11 @@ const GR_MODEL = (function () {
       res.parallel.entries.forEach(function (e) { entries.set(key(e.id, e.params), e); });
       GR_PARALLEL.replicaRates(res, w, add);
     }
-    res.verdicts = verdictsOf(lead, scalars, perContext, decode, prefill, w, envs, training, res, t);
+    res.verdicts = verdictsOf(lead, scalars, perContext, decode, prefill, w, envs, training, res, t, inp);
     return res;
   }
 
-  function verdictsOf(lead, scalars, perContext, decode, prefill, w, envs, training, res, t) {
+  function verdictsOf(lead, scalars, perContext, decode, prefill, w, envs, training, res, t, inp) {
     const sc = scalars[lead];
     const par = res.parallel;
     const v = {weights_fit: sc.weight_bytes <= sc.capacity};  // one GPU's share of the weights
@@ -614,7 +621,9 @@ const GR_MODEL = (function () {
     if (training.length) {
       v.training_intensity = call("training_weight_reuse_intensity",
         envs[lead].at(null, null, {T: w.training_tokens, b: t.training_weight_bytes}));
-      v.training_binds = v.training_intensity >= sc.ridge_point ? "compute" : "bandwidth";
+      v.training_compute = trainingCompute(inp, t);  // the recipes' bf16 GEMMs: their ridge (evaluate._verdicts)
+      v.training_ridge = inp.hardware.dense[v.training_compute] / envs[lead].values.W;
+      v.training_binds = v.training_intensity >= v.training_ridge ? "compute" : "bandwidth";
     }
     return v;
   }
@@ -782,7 +791,7 @@ const GR_MODEL = (function () {
       const lean = res.training.reduce(function (a, b) { return b.total < a.total ? b : a; });
       out.push({workload: "training", label: "training T = " + tk.toLocaleString("en-US"), tokens: tk,
         binds: fits ? res.verdicts.training_binds : "capacity", roof: res.verdicts.training_binds, time: step,
-        other_roof: step ? res.verdicts.training_intensity / sc.ridge_point : null,
+        other_roof: step ? res.verdicts.training_intensity / res.verdicts.training_ridge : null,
         other: res.verdicts.training_binds === "bandwidth" ? "compute" : "bandwidth", fits: fits,
         state_bytes: lean.total, cards_needed: lean.cards_needed, tokens_per_s: step ? tk / step : null});
     }

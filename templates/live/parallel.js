@@ -73,14 +73,14 @@ const GR_PARALLEL = (() => {
   /** One group's link on one tier (layout._choice). */
   function choice(g, span, tier, link, n, degree, lib, notes, noun = "GPU") {
     if (degree > 1 && link.latency === null) {
-      notes.add(`${link.name}: no latency in the spec; 0 is used, so the ${g} collectives cost only their bytes and `
+      notes.add(`${link.short_name}: no latency in the spec; 0 is used, so the ${g} collectives cost only their bytes and `
         + "the bound stays a lower bound");
     }
     const mesh = link.topology === "mesh" && link.link_bandwidth_per_direction != null && tier === "scale-up";
     const rate = mesh && n > 1 ? Math.min(link.bandwidth_per_direction, (n - 1) * link.link_bandwidth_per_direction)
       : link.bandwidth_per_direction;
     if (mesh && degree > 1 && rate < link.bandwidth_per_direction) {
-      notes.add(`${link.name} is a mesh, one link to each peer: a ${g} group of ${n} ${noun}s gets ${n - 1} of them, `
+      notes.add(`${link.short_name} is a mesh, one link to each peer: a ${g} group of ${n} ${noun}s gets ${n - 1} of them, `
         + `${(rate / 1e9).toFixed(0)} GB/s per direction of the ${(link.bandwidth_per_direction / 1e9).toFixed(0)}`);
     }
     const bus = link.bus_bandwidth == null ? null : mesh ? link.bus_bandwidth * rate / link.bandwidth_per_direction

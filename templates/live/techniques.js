@@ -237,8 +237,8 @@ const GR_SERVING = (() => {
       const tokens = call("speculative_expected_tokens", e);
       const verifyX = M.physical("verify_crossover_batch", call("verify_crossover_batch", e), "round")[0];
       // the break-even as plan finds it: the last context's speed-up against its plain round, up to what a replica
-      // holds beside the draft there (capacity_batch_draft at the last context)
-      const scanned = Math.trunc(Math.min(pyMax(capRaw, 1.0), 4096));
+      // holds beside the draft there (capacity_batch_draft at the last context) and the engine runs at once
+      const held = Math.trunc(Math.min(pyMax(capRaw, 1.0), 4096)), scanned = maxSeq > 0 ? Math.min(held, maxSeq) : held;
       const scan = b => rounds(read, b, call("decode_time_bound", at(read, b))).speedup;
       let breakeven = null, resumes = null, stopsAgain = null, far = NaN;
       for (let b = 1; b <= scanned; b++) {
@@ -263,7 +263,8 @@ const GR_SERVING = (() => {
               + " and stops paying again at batch " + commas(stopsAgain))
         : breakeven !== null ? "ends at batch " + commas(breakeven) + " per replica at this layout, at the last token"
           + (verifyX !== null ? " (one GPU's verify step turns compute-bound at " + commas(verifyX) + ")" : "")
-        : "pays at every batch up to the " + commas(scanned) + " sequences a replica holds"
+        : "pays at every batch up to the " + commas(scanned) + " sequences "
+          + (scanned < held ? "the engine runs at once (its max_sequences)" : "a replica holds")
           + (verifyX !== null ? ": past batch " + commas(verifyX) + " the speed-up at the last token falls towards "
             + F.format(far, ".2f") + "x" : "");
       if (draft) {
@@ -330,8 +331,26 @@ const GR_SERVING = (() => {
       // the KV cache room is beside the weights a GPU holds, its step reads those a batch touches (held_room)
       const held = lead.at(null, last), same = held.N * held.b === es.N * es.b;
       const room = same ? es : Object.assign({}, es, {C: es.C - held.N * held.b + es.N * es.b});
+      // the TPOT ceiling at the weights its own steady state streams (techniques.steady_tpot_rate): its lam theta
+      // (T_out - 1) decode and lam theta T_in (1 - h_p) prompt tokens make N, the rate their fixed point
+      const per = sv.tpot * ((sv.output - 1) + sv.prompt * (1 - sv.prefix_hit));
+      const tpotIn = lam => { const g = lead.at(Math.max(lam * per, 1.0), last);
+        return Object.assign({}, es, {N: g.N, N_e: g.N_e, b: g.b}); };
+      const tpotRate = function () {
+        const rate = v => call("goodput_rate_tpot", v);
+        let hi = rate(tpotIn(0.0));
+        if (!(Number.isFinite(hi) && hi > 0)) return hi;
+        if (rate(tpotIn(hi)) >= hi * (1 - 1e-12)) return rate(tpotIn(hi));
+        let lo = 0.0;
+        for (let i = 0; i < 64; i++) {
+          const mid = (lo + hi) / 2;
+          if (rate(tpotIn(mid)) >= mid) lo = mid; else hi = mid;
+        }
+        return rate(tpotIn(lo));
+      };
       CEILINGS.forEach(function (c) {
-        const x = phys(c[0], call(c[0], c[0] === "goodput_rate_capacity" ? room : es)), v = x !== null && x > 0 ? x : null;
+        const x = phys(c[0], c[0] === "goodput_rate_tpot" ? tpotRate()
+          : call(c[0], c[0] === "goodput_rate_capacity" ? room : es)), v = x !== null && x > 0 ? x : null;
         n[c[0]] = v;
         const key = v === null ? -Infinity : v;
         if (binds === null || key < low) { low = key; binds = c[1]; }
@@ -379,9 +398,9 @@ const GR_SERVING = (() => {
     if (link && link.domain && 2 * gpus <= link.domain) {
       const rate = link.topology === "mesh" && link.link_bandwidth_per_direction
         ? Math.min(link.bandwidth_per_direction, link.link_bandwidth_per_direction) : link.bandwidth_per_direction;
-      [wKv, name] = [gpus * rate, "scale-up " + link.name];
+      [wKv, name] = [gpus * rate, "scale-up " + link.short_name];
     } else if (scale) {
-      [wKv, name] = [gpus * scale.bandwidth_per_direction, "scale-out " + scale.name];
+      [wKv, name] = [gpus * scale.bandwidth_per_direction, "scale-out " + scale.short_name];
     }
     if (wKv) {
       // the cache the prompt leaves, whole model: held at T_in (serving.prompt_cache_c)

@@ -11,9 +11,9 @@ def root(context, missing=missing):
     l_0_GPU = resolve('GPU')
     l_0_ch = resolve('ch')
     l_0_frame_rows = resolve('frame_rows')
+    l_0_moe_text = resolve('moe_text')
     l_0_hw = resolve('hw')
     l_0_fx = resolve('fx')
-    l_0_moe_text = resolve('moe_text')
     l_0_figs = resolve('figs')
     l_0_facts = resolve('facts')
     l_0_precision = resolve('precision')
@@ -160,11 +160,18 @@ def root(context, missing=missing):
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
             yield ', and each streams the '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-            yield "'s slice again: at a batch B ≥ 2 the weights in a round's formulas are the slice min("
-            yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
-            yield ', B) times ('
-            yield escape((environment.getitem(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'plain'), 'N') if ('N' in environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'plain')) else 'N_g'))
-            yield ' · min(n<sub>PP</sub>, B)).\n'
+            yield "'s slice again: at a batch B ≥ 2 "
+            if (undefined(name='moe_text') if l_0_moe_text is missing else l_0_moe_text):
+                pass
+                yield 'a round streams, in each of its min('
+                yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
+                yield ", B) micro-batches, the slice's dense weights and the experts that micro-batch touches: N<sub>s,g</sub> in the formulas of such a round, not N<sub>g</sub>, the slice the table above defines"
+            else:
+                pass
+                yield 'a round streams min('
+                yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
+                yield ', B) times the slice: N<sub>r,g</sub> = min(n<sub>PP</sub>, B) N<sub>g</sub> in the formulas of such a round, N<sub>g</sub> the slice the table above defines'
+            yield '.\n'
         if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'):
             pass
             yield 'On one card the whole model would need '
@@ -297,4 +304,4 @@ def root(context, missing=missing):
     yield '</section>\n\n'
 
 blocks = {}
-debug_info = '1=79&4=92&6=95&7=99&8=116&10=120&11=122&13=136&14=140&15=145&16=155&17=168&20=185&22=194&23=196&24=198&25=203&26=205&29=211&31=222&32=224&33=226&35=229&37=231&38=234&39=242&40=252&41=263&46=267&49=270&52=273&53=286'
+debug_info = '1=79&4=92&6=95&7=99&8=116&10=120&11=122&13=136&14=140&15=145&16=155&17=175&20=192&22=201&23=203&24=205&25=210&26=212&29=218&31=229&32=231&33=233&35=236&37=238&38=241&39=249&40=259&41=270&46=274&49=277&52=280&53=293'
