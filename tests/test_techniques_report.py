@@ -197,7 +197,11 @@ def test_one_symbol_for_each_prefill_time(report):
     tq = r.serving["techniques"]
     ttft = r.serving["rows"][-1]["bound"]["ttft"]
     pools = r.blocks["tech_pools"]
-    assert "t_pr" in pools.inputs and "t_p" not in pools.inputs and pools.inputs["t_pr"] == ttft
+    # with prefix caching a prefill replica prefills the uncached part only (rev13): the TTFT times 1 - h_p
+    h_p = r.spec.serving.prefix_hit
+    assert h_p > 0
+    assert "t_pr" in pools.inputs and "t_p" not in pools.inputs
+    assert pools.inputs["t_pr"] == pytest.approx(ttft * (1 - h_p), rel=1e-12)
     # the two are different numbers here: half the prompt against the whole, so about half the time at most
     t_p = tq["rates"]["prefill_alone_time"]
     assert t_p < 0.6 * ttft
@@ -229,8 +233,8 @@ def test_the_chapter_and_results_json_state_them(report, tmp_path):
            f'data-sv="numbers.speedup_mean" data-f="f2">{tq["speedup_mean"]:.2f}</span>x' in html
     assert "max_num_batched_tokens (engine.max_batched_tokens" in html
     # the two prefill times in words: the disaggregation's t_p,R the whole prompt at the replica, the tail's t_p not
-    assert ("each prompt taking\nt<sub>p,R</sub> at a prefill replica: the whole prompt with the layout's "
-            "collectives") in html
+    assert ("each prompt taking\nt<sub>p,R</sub> at a prefill replica: the prompt's uncached part with the "
+            "layout's collectives, the TTFT\nabove times 1 &minus; h<sub>p</sub>") in html
     assert "a prefill of the uncached prompt alone on one GPU's slice, no collectives" in html
 
 

@@ -132,7 +132,7 @@ def _reaches(front: list[dict], rows: list[dict], est: str) -> bool:
     pts = {(p["tokens_per_s_user"], p["tokens_per_s_gpu"]) for p in front}
     return any((x, y) in pts or any(math.isclose(x, a, rel_tol=1e-12) and math.isclose(y, b, rel_tol=1e-12)
                                     for a, b in pts)
-               for row in rows for x, y in zip(row[est]["tokens_per_s_user"], row[est]["tokens_per_s_gpu"]))
+               for row in rows for x, y in zip(row[est]["tokens_per_s_user"], row[est]["tokens_per_s_gpu"], strict=True))
 
 
 def _layouts_on(front: list[dict], curves: list[dict]) -> list[str]:
