@@ -216,6 +216,20 @@ def test_a_pipelines_printed_formulas_give_the_values_they_state(tmp_path):
     assert checked >= 10
 
 
+def test_the_kv_formula_names_the_gpus_bytes_per_token_c_g():
+    """Chapter 4's KV-bytes formula at a layout states one GPU's bytes (Llama 3.1 70B at tp 8: 2 x 1 x 80 x 2 x 128 =
+    40,960 B, the slice table's c_g; the whole model's c is 327,680 B): its left side reads c_g, not c.  One card
+    keeps c."""
+    from genreport.present.render import Formulas
+
+    r = evaluated("llama70b-h100-tp8.yaml")
+    b = r.blocks["kv"]
+    assert b.entry.value == 2 * 1 * 80 * 2 * 128 == r.envs[r.lead].values["c"] != r.envs[r.lead].card["c"]
+    assert Formulas(r).block(b)["symbolic_tex"].startswith("c_{g} = 2")
+    one = evaluated("llama8b-h100.yaml")
+    assert Formulas(one).block(one.blocks["kv"])["symbolic_tex"].startswith("c = 2")
+
+
 @pytest.mark.parametrize("model,hw,precision,tp,pp,ep,dp", [
     ("llama-3.1-405b", "h100-sxm", "fp8", 8, 2, 1, 1),  # two nodes, pipeline across them
     ("deepseek-v3", "h200", "fp8", 1, 1, 8, 8),  # MLA, MoE, data-parallel attention over expert parallel

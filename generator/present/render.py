@@ -89,7 +89,10 @@ class Formulas:
         values = {name: fmt.tex_number(v) for name, v in b.inputs.items()}
         # one GPU of a layout: its slice's symbols (N_g, c_g, ...); a block's own (the weights a step streams)
         names = {**r.symbols_tex, **r.frame.names, **b.symbols}
-        symbolic = f"{c.symbol} = {fill(c.latex[b.variant], c.args, names)}"
+        # a quantity that is itself a glossary symbol (c, KV bytes per token) is named as its terms are: one GPU's
+        # c_g at a layout, as the slice table defines it (its value is the GPU's), not the whole model's c
+        own = next((name for name, tex in r.symbols_tex.items() if tex == c.symbol), None)
+        symbolic = f"{names.get(own, c.symbol)} = {fill(c.latex[b.variant], c.args, names)}"
         substituted = f"= {fill(c.latex[b.variant], c.args, r.symbols_tex, values)}"
         params = {k: v for k, v in e.params.items()}
         shown_value = (b.closed_form if (e.id == "critical_context" and b.note == "numeric") or b.note == "layout"
