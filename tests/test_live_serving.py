@@ -212,10 +212,14 @@ def test_the_page_runs_the_drafts_passes_at_each_what_if():
     got = js(specs)
     for (name, overrides), have in zip(DRAFTS, got, strict=True):
         assert differences(evaluated(name, overrides), have) == [], (name, overrides)
-    # hand counts (tests/test_speculative_draft.py): 283 sequences per replica beside the 1B draft, 508 with half of
-    # each prompt cached; the lever row names the draft and its passes' time
+    # hand counts (tests/test_speculative_draft.py): 283 sequences per replica beside the 1B draft at the engine's
+    # 8,192-token step; serving.chunk=512 is that step (vLLM's one max_num_batched_tokens), so the workspace is
+    # 512 x 2 x 8,192 x 2 + 512 x 3 x 28,672 / 8 x 2 + 256 x 128,256 x 4 = 159,121,408 B a GPU, not 575,930,368:
+    # 416.8 MB more room, two more sequences of 4,607 tokens at 45,056 B a token: 285, and 512 with half of each
+    # prompt cached; the lever row names the draft and its passes' time
     n = got[0]["numbers"]
-    assert got[0]["capacity_batch"] == 283 and n["prefix_capacity_after"] == 508
+    assert 512 * 2 * 8192 * 2 + 512 * 3 * 28672 // 8 * 2 + 256 * 128256 * 4 == 159_121_408
+    assert got[0]["capacity_batch"] == 285 and n["prefix_capacity_after"] == 512
     setting = next(x for x in got[0]["levers"] if x["technique"] == "speculative decoding")["setting"]
     assert setting.startswith("4 draft tokens, accepted 80% each, drafted by Llama 3.2 1B (4 passes, at least ")
     # the drafts' time is the draft's own passes at the what-if's batch, not the built share of the plain round: at batch
