@@ -198,6 +198,9 @@ DRAFTS = [
     (SERVING[0], ["serving.speculative.draft_layers=2", "model.hidden_size=4096", "serving.users=16"]),
     (SERVING[1], ["serving.speculative.draft_layers=2", "serving.speculative.draft_tokens=2", "serving.users=1000"]),
     (SERVING[1], ["parallelism.ep=4", "parallelism.dp=4", "precision.weights.experts=nvfp4"]),
+    # tp 8 x ep 8 in one replica: its GPUs read every expert the MTP layer's batch touches, not the 1/ep share of
+    # the data-parallel layout above (Draft.ledgers: tp / ep where ep > tp)
+    (SERVING[1], ["parallelism.tp=8", "parallelism.dp=1", "serving.users=64"]),
     (SERVING[1], ["serving.tpot=1 ms", "serving.users=8", "workloads.decode.context=[128k]", "serving.prompt=64k"]),
     # Mixtral 8x7B drafted by Mistral 7B on 2 H100 PCIe: no gain at batch 1-3, a gain from 4, none again from 37 on
     (SERVING[0], ["model=mixtral-8x7b", "hardware=h100-pcie", "parallelism.tp=2", "parallelism.ep=2",

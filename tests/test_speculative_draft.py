@@ -277,6 +277,38 @@ def test_an_eagle_head_of_one_layer_by_hand():
     assert "drafted by an EAGLE/MTP head of 1 Llama 3.1 70B layer (1 pass" in row["setting"]
 
 
+@pytest.mark.parametrize("layout,share", [("{tp: 4, ep: 4}", 1.0), ("{tp: 4, ep: 1}", 1.0),
+                                          ("{tp: 1, ep: 4, dp: 4}", 0.25), ("{tp: 2, ep: 4, dp: 2}", 0.5)])
+def test_an_moe_heads_routed_reads_are_the_replicas_share(layout, share, tmp_path):
+    """An EAGLE/MTP head of one Qwen3 30B-A3B layer (Qwen/Qwen3-30B-A3B config.json: hidden 2048, 128 experts, 8 a
+    token, moe_intermediate_size 768): at batch 256 its tokens touch 128 (1 - (120/128)^256) experts, 3 x 2,048 x 768
+    weights each, 2 B in bf16.  The replica's GPUs read all of them unless its expert group gathers the tokens of
+    ep / tp replicas, whose share is tp / ep: at tp 4 x ep 4 the whole routed reads (they were counted 1/4, as at
+    tp 1 x ep 4 x dp 4, and the draft's bound fell below its own bytes)."""
+    from genreport.model.draft import of_spec
+
+    path = tmp_path / "head.yaml"
+    path.write_text(f"""\
+kind: report
+name: head
+title: MoE head
+hardware: h100-sxm
+model: qwen3-30b-a3b
+precision: bf16
+parallelism: {layout}
+serving: {{prompt: 2k, output: 256, speculative: {{draft_tokens: 2, acceptance: 0.7, draft_layers: 1}}}}
+workloads:
+  decode: {{batch: [1], context: [2k]}}
+""", encoding="utf-8")
+    q, d = load(), of_spec(load_report(path))
+    touched = 128 * (1 - (120 / 128) ** 256)
+    routed = touched * 3 * 2048 * 768 * 2
+    whole = d.ledgers(q, np.asarray([256.0]), 2048.0)[1][0]
+    d.ep = 1  # the same head with no expert parallelism reads every expert its batch touches
+    plain = d.ledgers(q, np.asarray([256.0]), 2048.0)[1][0]
+    assert plain - whole == pytest.approx(routed * (1 - share), rel=1e-6)
+
+
 def test_an_uneven_pipeline_s_drafts_stream_over_every_gpu_of_the_replica():
     """tp 4 x pp 3 of Llama 3.1 70B's 80 layers: stages of 27, 27 and 26 layers, so the formulas' layer share is
     n_PP = 80 / 27 = 2.963, but the replica has 4 x 3 = 12 GPUs and the draft's passes may use all of them: the bound is
