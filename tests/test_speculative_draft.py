@@ -311,6 +311,37 @@ workloads:
     assert plain - whole == pytest.approx(routed * (1 - share), rel=1e-6)
 
 
+def test_the_frontier_drafts_each_layout_with_its_own_share(tmp_path, monkeypatch):
+    """Figure 9's curves with an MoE head: each layout speculates with a draft of its own tp and ep (the replica's
+    share of the routed reads is tp / ep, Draft.ledgers), not the one of the first layout of the same ep (the curves
+    were cached per ep: ep 4 x dp 4 and tp 4 x ep 4 shared one draft)."""
+    from genreport.model import frontier
+
+    path = tmp_path / "head.yaml"
+    path.write_text("""\
+kind: report
+name: head
+title: MoE head
+hardware: h100-sxm
+model: qwen3-30b-a3b
+precision: bf16
+parallelism: {tp: 4, ep: 4}
+serving: {prompt: 2k, output: 256, speculative: {draft_tokens: 2, acceptance: 0.7, draft_layers: 1}}
+workloads:
+  decode: {batch: [1], context: [2k]}
+""", encoding="utf-8")
+    seen, own = [], frontier._speculative_curve
+
+    def record(spec, par, env, spec_in, *rest):
+        seen.append((par.tp, par.ep, spec_in[2].tp, spec_in[2].ep))
+        return own(spec, par, env, spec_in, *rest)
+
+    monkeypatch.setattr(frontier, "_speculative_curve", record)
+    frontier.frontier(load_report(path), max_gpus=4)
+    assert {(1, 4), (2, 4), (4, 4)} <= {(tp, ep) for tp, ep, _, _ in seen}
+    assert all((tp, ep) == (d_tp, d_ep) for tp, ep, d_tp, d_ep in seen), seen
+
+
 def test_an_uneven_pipeline_s_drafts_stream_over_every_gpu_of_the_replica():
     """tp 4 x pp 3 of Llama 3.1 70B's 80 layers: stages of 27, 27 and 26 layers, so the formulas' layer share is
     n_PP = 80 / 27 = 2.963, but the replica has 4 x 3 = 12 GPUs and the draft's passes may use all of them: the bound is
