@@ -183,6 +183,7 @@ def test_plan_fits_the_draft_beside_the_target():
 # 70.6e9 x 2 B / 8 = 17.65 GB and KV 80 x 2 x 8 x 128 x 2 B / 8 = 40,960 B a token; the draft's weights
 # 1.2358e9 x 2 B / 8 = 308.95 MB and KV 32,768 B / 8 = 4,096 B a token (the catalog's config.json numbers above).
 CAP_GPU = 0.9 * 80 * 2**30 - (512 * 2 * (2 * 8192 + 3 * 28672 / 8) + 256 * 128256 * 4)
+CAP_8K = 0.9 * 80 * 2**30 - 575_930_368  # a spec without a chunk: the engine's default 8,192-token step
 W_GPU, C_GPU, M_D, C_D = 70.6e9 * 2 / 8, 40960, 1.2358e9 * 2 / 8, 4096
 ROOM, KV = CAP_GPU - W_GPU - M_D, C_GPU + C_D  # 59,191,339,920 B beside both models' weights; 45,056 B a token
 CAPACITY = ("serving.speculative.draft_model=llama-3.2-1b", "serving.speculative.draft_tokens=4",
@@ -274,7 +275,7 @@ def test_an_eagle_head_of_one_layer_by_hand():
     assert n["draft_bytes_pass"] == pytest.approx(weights + b * 4352 * 4096, rel=1e-9)
     assert n["draft_time_mean"] == pytest.approx(n["draft_bytes_pass"] / (8 * 3.35e12), rel=1e-9)
     room = n["capacity_plain"], n["capacity_with_draft"]
-    assert room == (313, int((CAP_GPU - W_GPU - (layer + 8192) * 2 / 8) / ((C_GPU + 512) * 4607)))
+    assert room == (313, int((CAP_8K - W_GPU - (layer + 8192) * 2 / 8) / ((C_GPU + 512) * 4607)))
     row = next(x for x in r.serving["techniques"]["rows"] if x["technique"] == "speculative decoding")
     assert "drafted by an EAGLE/MTP head of 1 Llama 3.1 70B layer (1 pass" in row["setting"]
 
