@@ -220,6 +220,12 @@ class Env:
             env["d_h"] = prefill_head_dim(self.model, env["d_h"], env["T"])
         return env
 
+    def crossover_at(self, context) -> dict[str, object]:
+        """Inputs of the batch that crosses the ridge at ``context``: a full pipeline streams each GPU's slice once
+        per stage's micro-batch (N and N_e n_PP times the slice, N_a the slice), one stage the slice once.  The
+        evaluation's value and its printed formula both take these."""
+        return self.at(context=context, stream=self.cut.pp if self.cut.pp > 1 else None)
+
     def busiest(self, tokens):
         """u_x: routed-expert parameters the busiest GPU of the expert group reads, over the mean (1 without expert
         parallelism, or for a dense model).

@@ -86,10 +86,9 @@ def _evaluate(spec: ReportSpec) -> Results:
         if len(ctx):
             pc_env = env.at(context=ctx)
             per = {qid: np.asarray(q[qid](pc_env), dtype=float) * np.ones_like(ctx)
-                   for qid in ("decode_intensity_ceiling", "crossover_batch", "capacity_batch")}
-            if env.cut.pp > 1:  # a full pipeline streams each GPU's slice once per stage's micro-batch
-                per["crossover_batch"] = np.asarray(q["crossover_batch"](env.at(context=ctx, stream=env.cut.pp)),
-                                                    dtype=float) * np.ones_like(ctx)
+                   for qid in ("decode_intensity_ceiling", "capacity_batch")}
+            # a full pipeline streams each GPU's slice once per stage's micro-batch
+            per["crossover_batch"] = np.asarray(q["crossover_batch"](env.crossover_at(ctx)), dtype=float) * np.ones_like(ctx)
             per["capacity_batch_raw"] = per["capacity_batch"]
             per["capacity_batch"] = np.maximum(per["capacity_batch"], 0)  # a count of sequences: 0 when none fits
             # at the batch's own reads (stated.intensity_at_capacity: derive states the same number)

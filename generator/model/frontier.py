@@ -58,12 +58,14 @@ def frontier(spec, chapter_batches=(), max_gpus: int = MAX_GPUS) -> dict | None:
         layouts.append(own)
     price = hw.price_per_hour
     curves, missed_ttft, no_fit = [], 0, 0
-    heads: dict = {}  # serving.speculative at each layout, one per ep (a head's experts over the layout's ep GPUs)
+    # serving.speculative at each layout, one per (ep, tp): a head's experts over the layout's ep GPUs, a replica's
+    # share of their reads tp / ep where its expert group gathers replicas (Draft.ledgers)
+    heads: dict = {}
     for par in layouts:
         titled = par == own
         spec_in = None
         if sv.speculative is not None:
-            spec_in = heads.setdefault(par.ep, speculative_inputs(spec, par))
+            spec_in = heads.setdefault((par.ep, par.tp), speculative_inputs(spec, par))
         probe = curve(model, hw, prec, par, [1.0], sv.prompt, sv.output, acc, env, serial=False, speculative=spec_in)
         cap = int(min(probe["capacity_batch"], MAX_BATCH))
         if not titled and (not probe["weights_fit"] or cap < 1):

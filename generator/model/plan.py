@@ -316,7 +316,7 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
                     if head:  # its output head the target's, its experts over this layout's ep GPUs
                         d = spec_here[2]
                         spec_here = (spec_here[0], spec_here[1], Draft(d.model, prec, hw, accounting, head=True,
-                                                                       ep=par.ep), *spec_here[3:])
+                                                                       ep=par.ep, tp=par.tp), *spec_here[3:])
                     row = _plan_one(q, acc_env, model, hw, prec, name, par, ctx, batches, latency, accounting,
                                     estimate, rejected, shape, mean, spec_here, disaggregate, c_prompt)
                     if row is not None:

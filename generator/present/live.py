@@ -86,6 +86,8 @@ def inputs(spec) -> dict:
                      "achieved_bandwidth": dict(sorted(hw.achieved_bandwidth.items())),
                      # the engine step the activation workspace is sized for (model.js workspace)
                      "max_batched_tokens": hw.max_batched_tokens, "max_sequences": hw.max_sequences,
+                     # serving.chunk sizes that step where the engine block does not (loader: one vLLM setting)
+                     "step_is_chunk": spec.serving is not None and "max_batched_tokens" not in spec.engine_given,
                      "kernels": {"per_layer": hw.kernels.per_layer, "decode": hw.kernels.decode,
                                  "launch": hw.kernels.launch, "one_shot": hw.kernels.one_shot,
                                  "one_shot_latency": hw.kernels.one_shot_latency,

@@ -88,11 +88,12 @@ const GR_SERVING = (() => {
     const card = Object.assign({}, inp, {model: m, precision: sp.draft_precision || inp.precision, parallelism: null,
       workloads: {activation_bytes: 0.0}});
     return {model: m, env: M.makeEnv(card, t, inp.accounting), head: !!sp.draft_layers,
-      ep: inp.parallelism ? inp.parallelism.ep || 1 : 1};
+      ep: inp.parallelism ? inp.parallelism.ep || 1 : 1, tp: inp.parallelism ? inp.parallelism.tp || 1 : 1};
   }
 
   /** [F_d, Q_d]: one draft pass's FLOPs and bytes over b sequences at context s, the whole draft (Draft.ledgers):
-   * an MoE head reads the experts its batch picks, its routed reads over the layout's ep GPUs a replica's share. */
+   * an MoE head reads the experts its batch picks, its routed reads over the layout's ep GPUs a replica's share
+   * (tp / ep of them where ep > tp). */
   function draftLedgers(d, b, s) {
     const v = d.env.at(null, s);
     v.B = b;
@@ -102,9 +103,9 @@ const GR_SERVING = (() => {
       [v.N, v.b] = [g.N, g.b];
     }
     let reads = call("decode_bytes", v);
-    if (d.model.moe && d.ep > 1) {
+    if (d.model.moe && d.ep > d.tp) {
       const held = d.env.values.N - M.routedParameters(d.env.card, d.env.pc, d.env.accounting, d.model);
-      reads = reads - pyMax(v.N - held, 0.0) * v.b * (1.0 - 1.0 / d.ep);
+      reads = reads - pyMax(v.N - held, 0.0) * v.b * (1.0 - d.tp / d.ep);
     }
     return [call("decode_flops", v), reads];
   }
