@@ -20,8 +20,7 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 from genreport.load.loader import load_report
-from genreport.load.spec import short_link
-from genreport.load.spec import MoE
+from genreport.load.spec import MoE, short_link
 from genreport.model.evaluate import evaluate
 from genreport.present import figures
 from shared import ROOT, evaluated
