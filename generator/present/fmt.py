@@ -171,6 +171,7 @@ def nearest(x) -> str:
 FILTERS = {
     "memsize": memsize, "nearest": nearest, "num": num, "exact": exact, "integer": integer, "gb": gb, "gib": gib, "size": size, "kib": kib, "time": time, "sig3": sig3,
     "short_link": short_link, "rate": rate, "bandwidth": bandwidth, "flops": flops, "params": params, "pct": pct, "times": times,
+    "device": lambda text, noun: device(text, noun),  # {{ words | device(GPU) }}: a model-stage string in the device's noun
 }
 
 
