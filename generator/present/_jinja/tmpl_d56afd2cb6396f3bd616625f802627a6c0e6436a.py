@@ -408,6 +408,13 @@ def root(context, missing=missing):
                         yield 's'
                     yield ' of '
                     yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus')))
+                    if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ep_group_replicas') > 1):
+                        pass
+                        yield ': whole expert-parallel groups of '
+                        yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ep_group_replicas'))
+                        yield ', each replica holding 1/'
+                        yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ep_group_replicas'))
+                        yield ' of the routed experts'
                     yield ')'
                 yield ' of this layout. '
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'):
@@ -965,4 +972,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=113&2=122&3=124&4=128&5=132&6=134&7=138&8=146&9=158&11=160&13=164&14=168&16=177&17=183&18=202&20=208&21=210&22=228&23=236&24=240&25=247&26=254&29=264&30=355&31=369&32=391&34=413&35=428&36=449&37=507&38=512&39=514&40=520&43=534&46=537&48=554&49=556&51=568&52=570&53=578&54=586&55=590&58=606&60=618&61=621&65=623&66=625&67=630&68=635&71=637&72=640&73=659&74=661&77=664&78=666&79=700&80=727&81=737&82=790&83=799&84=803&85=817&86=829&87=839&88=841&91=846&93=852&94=897&95=915&96=922&97=931&100=941&101=943&103=950&104=955&106=958&107=960'
+debug_info = '1=113&2=122&3=124&4=128&5=132&6=134&7=138&8=146&9=158&11=160&13=164&14=168&16=177&17=183&18=202&20=208&21=210&22=228&23=236&24=240&25=247&26=254&29=264&30=355&31=369&32=391&34=420&35=435&36=456&37=514&38=519&39=521&40=527&43=541&46=544&48=561&49=563&51=575&52=577&53=585&54=593&55=597&58=613&60=625&61=628&65=630&66=632&67=637&68=642&71=644&72=647&73=666&74=668&77=671&78=673&79=707&80=734&81=744&82=797&83=806&84=810&85=824&86=836&87=846&88=848&91=853&93=859&94=904&95=922&96=929&97=938&100=948&101=950&103=957&104=962&106=965&107=967'
