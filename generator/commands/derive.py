@@ -410,7 +410,9 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
             values.update(pools)
             if "batch" in params:
                 params["batch"] = int(pools["B"])
-            point = ("the serving chapter's disaggregation row: its batch per replica, t_pr its TTFT, t_s a decode "
+            point = ("the serving chapter's disaggregation row: its batch per replica, t_pr its TTFT"
+                     + (" over the prompt's uncached part, TTFT (1 - h_p)" if spec.serving.prefix_hit else "")
+                     + ", t_s a decode "
                      "replica's mean round (the steady state's, (T_o - 1) / tok/s per user), one replica a pool")
     if qid == "stall_free_rate" and spec.serving is not None:
         # the serving chapter's unchunked rounds (genreport.model.techniques.rate_curves): at a request's mean
@@ -490,7 +492,9 @@ def _pool_point(spec) -> dict | None:
         return None
     n = tech["numbers"]
     row = next(x for x in tech["rows"] if x["technique"] == "prefill/decode disaggregation")
-    return {"B": float(tech["batch"]), "t_pr": float(row["ttft"][0]), "t_s": float(n["pool_round"]),
+    # a prefill replica prefills the prompt's uncached part: the chapter's TTFT (1 - h_p), not the whole TTFT
+    t_pr = float(row["ttft"][0]) * (1.0 - spec.serving.prefix_hit)
+    return {"B": float(tech["batch"]), "t_pr": t_pr, "t_s": float(n["pool_round"]),
             "k_pp": float(n["prefill_stages"]), "n_S": 1.0, "n_P": 1.0, "n_D": 1.0}
 
 
