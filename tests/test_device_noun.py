@@ -127,3 +127,12 @@ def test_a_single_chip_reports_frontier_sentence_says_chip():
     html = _env().get_template("report.html.j2").render(**context(r, None, {}).variables())
     html = re.sub(r"<script.*?</script>", "", html, flags=re.S)
     assert "this report's 1 chip" in html and "this report's 1 GPU" not in html
+
+
+def test_the_utilisation_callout_names_the_chips_matrix_units():
+    """A TPU has no tensor cores: its matrix multiplies run on MXUs (cloud.google.com/tpu/docs/system-architecture-tpu-vm,
+    "each TensorCore has ... matrix-multiply units (MXUs)"); chapter 1's callout said "tensor cores" and "a card" on a
+    TPU report. It says "matrix units" and "a chip" there, "tensor cores" on an NVIDIA GPU."""
+    html = _tpu_html()
+    assert "how busy the matrix units or the memory bus were: a chip starved by bandwidth" in html
+    assert "tensor cores" not in html
