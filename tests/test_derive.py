@@ -328,3 +328,19 @@ def test_the_pools_share_with_a_prefix_cache_is_the_chapters(capsys):
     assert rc == 0
     assert number_after(out, "n_P* =") == pytest.approx(share, rel=1e-5)
     assert "t_pr = " in out and "(1 - h_p)" in out
+
+
+def test_a_pipeline_rounds_streamed_weights_are_not_called_n_g(capsys):
+    """At tp 8 x pp 2 a steady-state round streams the GPU's slice once per micro-batch, min(n_PP, B) N_g: the report
+    calls it N_r,g (the slice table and glossary define N_g as the slice a GPU holds, 25.37B for Llama 3.1 405B fp8 on
+    16 H100). derive printed "N_g = 5.07312e+10" under "a symbol marked _g holds that GPU's slice"."""
+    sets = ("model=llama-3.1-405b", "precision=fp8", "parallelism.pp=2", "serving.prefix_hit=0.2")
+    argv = [x for s in sets for x in ("--set", s)]
+    rc, out, _ = run(capsys, "goodput_rate_tpot", "--spec", str(SPECS / "llama70b-h100-tp8.yaml"), "--no-latex", *argv)
+    assert rc == 0
+    inputs = next(line for line in out.splitlines() if line.startswith("  inputs: "))
+    assert "N_r,g = 5.07312e+10" in inputs and "N_g = " not in inputs
+    rc, out, _ = run(capsys, "crossover_batch", "--spec", str(SPECS / "llama70b-h100-tp8.yaml"), "--no-latex", *argv,
+                     "--context", "1k")
+    inputs = next(line for line in out.splitlines() if line.startswith("  inputs: "))
+    assert rc == 0 and "N_g = 2.53656e+10" in inputs  # the slice a GPU holds, where the formula takes it

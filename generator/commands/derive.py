@@ -597,6 +597,22 @@ def serving_values(spec, values: dict, mixed: bool = False, env=None) -> dict[st
     return out
 
 
+def _streamed_name(nums: Numbers, streamed: float) -> str | None:
+    """The report's symbol for the weights one GPU streams where they are not the slice it holds (N_g): a pipeline
+    round's micro-batches (N_r,g), the experts a batch touches (N_s,g, N_a,g) -- genreport.model.shown.streamed_symbol,
+    as the report's formula blocks name them; None where they are the held slice."""
+    from types import SimpleNamespace
+
+    from genreport.model.shown import streamed_symbol
+
+    env = nums.env_obj
+    held = float(np.ravel(env.values["N"])[0])
+    if abs(streamed - held) <= 1e-9 * held:
+        return None
+    shim = SimpleNamespace(envs={"_": env}, lead="_", spec=nums.spec, frame=SimpleNamespace(many=True))
+    return streamed_symbol(shim, streamed)[0] or None
+
+
 def _numbers_header(nums: Numbers, expr, qid: str) -> list[str]:
     from genreport.formulas.glossary import BY_NAME
 
@@ -621,6 +637,8 @@ def _numbers_header(nums: Numbers, expr, qid: str) -> list[str]:
         if s.name in nums.values:
             name = (PLAIN[s.name] if s.name in sliced and not cut.trivial and not nums.whole
                     and s.name not in nums.unsliced else s.name)
+            if s.name == "N" and name != s.name:
+                name = _streamed_name(nums, float(np.ravel(nums.values["N"])[0])) or name
             shown.append(f"{name} = {_fmt(nums.values[s.name], BY_NAME[s.name].unit)}")
     if shown:
         lines.append("  inputs: " + ", ".join(shown))
