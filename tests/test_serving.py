@@ -659,3 +659,15 @@ def test_users_take_whole_expert_parallel_groups():
     assert ("128 users take 8 GPUs (8 replicas of 1: whole expert-parallel groups of 8, each replica holding 1/8 of "
             "the routed experts) of this layout.") in html
     assert "(128 users: 8 GPUs)" in html
+
+
+def test_an_expert_group_crossing_replicas_binds_the_replicas_it_crosses():
+    """ep groups of 6 over replicas of tp 4 (dp 3): a group crosses a replica's edge, so the three replicas serve
+    together, lcm(4, 6) / 4; within a replica (ep <= tp) each GPU holds its tp share of every expert: 1."""
+    from genreport.load.spec import Parallelism
+    from genreport.model.serving_report import ep_group_replicas
+
+    assert ep_group_replicas(Parallelism(tp=4, ep=6, dp=3)) == 3
+    assert ep_group_replicas(Parallelism(tp=8, ep=16, dp=2)) == 2
+    assert ep_group_replicas(Parallelism(tp=1, ep=8, dp=8)) == 8
+    assert ep_group_replicas(Parallelism(tp=8, ep=8)) == 1

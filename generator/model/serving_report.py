@@ -129,9 +129,12 @@ def chapter_point(spec) -> tuple[int, int]:
 
 
 def ep_group_replicas(par: Parallelism) -> int:
-    """Replicas (tp x pp groups) one expert-parallel group spans: ep / tp where the ep group is wider than the
-    tensor-parallel group (data-parallel attention, SGLang's DeepSeek layout), else 1.  They serve together."""
-    return max(1, par.ep // par.tp)
+    """Replicas (tp x pp groups) that serve together because expert-parallel groups cross them: where the ep group
+    is wider than the tensor-parallel group (data-parallel attention, SGLang's DeepSeek layout), lcm(tp, ep) / tp
+    (ep / tp where tp divides ep), else 1 (each GPU of a replica holds its tp share of every expert)."""
+    import math
+
+    return math.lcm(par.tp, par.ep) // par.tp if par.ep > par.tp else 1
 
 
 def report(r) -> dict | None:

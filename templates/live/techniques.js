@@ -193,9 +193,10 @@ const GR_SERVING = (() => {
     const b0 = rows[rows.length - 1].bound, batch = rows[rows.length - 1].batch, tp0 = b0.tpot,
       gpu0 = b0.tokens_per_s_gpu, usd0 = b0.usd_per_mtok_out;
     const per = Math.min(limit, tpotBatch !== null ? tpotBatch : limit);
-    // the replicas the users fill, in whole expert-parallel groups (serving_report.ep_group_replicas: ep / tp
+    // the replicas the users fill, in whole expert-parallel groups (serving_report.ep_group_replicas: lcm(tp, ep) / tp
     // replicas where the ep group is wider than the tensor-parallel one)
-    const group = Math.max(1, Math.floor((par.ep || 1) / par.tp));
+    const gcd = (a, b) => b ? gcd(b, a % b) : a, epDeg = par.ep || 1;
+    const group = epDeg > par.tp ? epDeg / gcd(par.tp, epDeg) : 1;
     const forUsers = sv.users && per ? Math.ceil(Math.ceil(sv.users / per) / group) * group : null;
     const out = {batch: batch, context: last, mean_context: mean, chunk: sv.chunk, capacity_batch: cap,
       max_sequences: engineBinds ? limit : null, tpot_batch: tpotBatch, users_batch: usersBatch, holds: cap >= 1,
