@@ -175,7 +175,10 @@ FILTERS = {
 
 # Filters of words, not numbers: the live page never formats these (it reads a link's short_name from its data), so
 # they stay out of FILTERS, which tests/test_fmtjs.py holds to GR_FMT's.
-TEXT_FILTERS = {"short_link": short_link}
+TEXT_FILTERS = {
+    "short_link": short_link,
+    "device": lambda text, noun: device(text, noun),  # {{ words | device(GPU) }}: a model-stage string in the device's noun
+}
 
 
 _GPU_WORD = None

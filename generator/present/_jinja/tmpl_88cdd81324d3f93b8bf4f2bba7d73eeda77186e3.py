@@ -20,7 +20,7 @@ def root(context, missing=missing):
     l_0_model = resolve('model')
     l_0_hierarchy = resolve('hierarchy')
     l_0_states = resolve('states')
-    l_0_formula = l_0_figure = l_0_pill = missing
+    l_0_formula = l_0_figure = l_0_pill = l_0_mx = l_0_card = missing
     try:
         t_1 = environment.filters['bandwidth']
     except KeyError:
@@ -76,7 +76,7 @@ def root(context, missing=missing):
         def t_9(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
-    included_template = environment.get_template('_macros.html.j2', 'sections/s1_waiting.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
+    included_template = environment.get_template('_macros.html.j2', 'sections/s1_waiting.html.j2').make_module(context.get_all(), True, {'card': l_0_card, 'figure': l_0_figure, 'formula': l_0_formula, 'mx': l_0_mx, 'pill': l_0_pill})
     l_0_formula = getattr(included_template, 'formula', missing)
     if l_0_formula is missing:
         l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s1_waiting.html.j2') does not export the requested name 'formula'", name='formula')
@@ -225,9 +225,24 @@ def root(context, missing=missing):
         yield ' utilisation of 99% in '
         yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'vendor'))
         yield "'s monitoring tools (what <code>nvidia-smi</code> calls “GPU utilisation”)"
-    yield ' means a kernel was running during 99% of the sampling\nwindow. It says nothing about how busy the tensor cores or the memory bus were: a card starved by bandwidth and a\ncard saturating its compute both show 99%. Nor does <span data-fact="bound_ratio">'
+    yield ' means a kernel was running during 99% of the sampling\n'
+    l_0_mx = ('tensor cores' if (environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'vendor') == 'NVIDIA') else 'matrix units')
+    context.vars['mx'] = l_0_mx
+    context.exported_vars.add('mx')
+    l_0_card = ('card' if ((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU) == 'GPU') else (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+    context.vars['card'] = l_0_card
+    context.exported_vars.add('card')
+    yield 'window. It says nothing about how busy the '
+    yield escape((undefined(name='mx') if l_0_mx is missing else l_0_mx))
+    yield ' or the memory bus were: a '
+    yield escape((undefined(name='card') if l_0_card is missing else l_0_card))
+    yield ' starved by bandwidth and a\n'
+    yield escape((undefined(name='card') if l_0_card is missing else l_0_card))
+    yield ' saturating its compute both show 99%. Nor does <span data-fact="bound_ratio">'
     yield escape(t_5(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'bound_ratio')))
-    yield '</span>:1 mean the tensor cores idle\n<span data-fact="compute_idle_share">'
+    yield '</span>:1 mean the '
+    yield escape((undefined(name='mx') if l_0_mx is missing else l_0_mx))
+    yield ' idle\n<span data-fact="compute_idle_share">'
     yield escape(t_6(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'compute_idle_share')))
     yield '</span> of the wall-clock time: the two bounds overlap, and the ratio compares two lower bounds.</div>\n'
     if (undefined(name='hierarchy') if l_0_hierarchy is missing else l_0_hierarchy):
@@ -304,4 +319,4 @@ def root(context, missing=missing):
     yield '</section>\n\n'
 
 blocks = {}
-debug_info = '1=79&4=92&6=95&7=99&8=116&10=120&11=122&13=136&14=140&15=145&16=155&17=175&20=192&22=201&23=203&24=205&25=210&26=212&29=218&31=229&32=231&33=233&35=236&37=238&38=241&39=249&40=259&41=270&46=274&49=277&52=280&53=293'
+debug_info = '1=79&4=92&6=95&7=99&8=116&10=120&11=122&13=136&14=140&15=145&16=155&17=175&20=192&22=201&23=203&24=205&25=210&26=212&29=218&30=229&31=240&32=246&33=248&35=251&37=253&38=256&39=264&40=274&41=285&46=289&49=292&52=295&53=308'
