@@ -7,6 +7,7 @@ and against the decode rounds summed one by one.
 from __future__ import annotations
 
 import csv
+import re
 from functools import cache
 from pathlib import Path
 
@@ -279,6 +280,9 @@ def test_the_drafts_share_and_speculation_that_pays_throughout_read_plainly():
     assert 0.02 < share < 0.03 and f"(1 pass, at least 0.625 ms: {100 * share:.2g}% of a step)" in row["setting"]
     assert "2.4% of a step" in row["setting"]
     assert row["ends"].startswith("pays at every batch up to the 165 sequences a replica holds")
+    # past the verify step's crossover the speed-up falls to its value at the last batch scanned, not "towards" it
+    # as if it were a limit (rev14)
+    assert re.search(r": past batch 164 the speed-up at the last token falls, to 1\.\d\dx at batch 165;", row["ends"])
 
 
 def test_the_pools_decode_replica_retires_at_its_plain_round():

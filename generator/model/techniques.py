@@ -372,7 +372,8 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
             far = lay["speedup_far"]
             upto = (f"pays at every batch up to the {lay['scanned']:,} sequences "
                     + ("the engine runs at once (its max_sequences)" if lay["engine_binds"] else "a replica holds"))
-            ends = (upto + f": past batch {verify_x:,.0f} the speed-up at the last token falls towards {far:.2f}x"
+            ends = (upto + f": past batch {verify_x:,.0f} the speed-up at the last token falls, to {far:.2f}x at batch "
+                    f"{lay['scanned']:,}"
                     if verify_x is not None else upto)
         t_d = at_mean["draft"]
         drafts = (f"drafts {sp.draft_cost:.0%} of a step" if sp.draft is None else

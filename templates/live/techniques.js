@@ -270,8 +270,8 @@ const GR_SERVING = (() => {
           + (verifyX !== null ? " (one GPU's verify step turns compute-bound at " + commas(verifyX) + ")" : "")
         : "pays at every batch up to the " + commas(scanned) + " sequences "
           + (scanned < held ? "the engine runs at once (its max_sequences)" : "a replica holds")
-          + (verifyX !== null ? ": past batch " + commas(verifyX) + " the speed-up at the last token falls towards "
-            + F.format(far, ".2f") + "x" : "");
+          + (verifyX !== null ? ": past batch " + commas(verifyX) + " the speed-up at the last token falls, to "
+            + F.format(far, ".2f") + "x at batch " + commas(scanned) : "");
       if (draft) {
         ends += "; the draft's weights and KV cache leave room for " + commas(capRaw) + " sequences of "
           + commas(Math.trunc(last)) + " tokens per replica, " + commas(plainCap) + " without it";
