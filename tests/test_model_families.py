@@ -502,3 +502,20 @@ def test_a_prefill_counts_the_attention_its_windows_compute(tmp_path):
     tp2 = evaluate(load_spec(spec))
     ttft = tp2.serving["rows"][0]["bound"]["ttft"]
     assert ttft == pytest.approx(flops[32768] / 2 / r.scalars["seed"]["peak_flops"], rel=2e-3)  # norms replicated
+
+
+def test_page_one_names_chunked_layers_chunked():
+    """Llama 4 Scout's local layers are chunked (attention_chunk_size 8,192, meta-llama/Llama-4-Scout-17B-16E
+    config.json: three of every four layers), not windowed; page 1's model box called them "the 36 windowed ones"
+    (rev14). Gemma 2's local layers are windowed (sliding_window 4,096, google/gemma-2-9b config.json)."""
+    from shared import evaluated
+
+    scout = evaluated("llama8b-h100.yaml", ("model=llama-4-scout", "precision=int4"))
+    assert scout.facts["kv_bounded_kind"] == "chunked" and scout.facts["kv_bounded_layers"] == 36
+    gemma = evaluated("llama8b-h100.yaml", ("model=gemma-2-9b",))
+    assert gemma.facts["kv_bounded_kind"] == "windowed"
+    from genreport.write.build import build  # the words on page 1, from the template
+
+    page = build(ROOT / "specs" / "llama8b-h100.yaml", formats=("html",),
+                 overrides=("model=llama-4-scout", "precision=int4")).files["report.html"].decode()
+    assert "in the 36 chunked ones" in page and "windowed ones" not in page

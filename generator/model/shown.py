@@ -161,7 +161,7 @@ def streamed_symbol(r, streamed: float, acc: str | None = None) -> tuple[str, st
 
 # ----------------------------------------------------------------------------------------------- facts
 
-def facts(r) -> dict[str, float | None]:
+def facts(r) -> dict[str, float | str | None]:
     """Derived numbers the prose states beside the formulas (ratios, reuse counts, effective shapes)."""
     sc = r.scalars[r.lead]
     m = r.spec.model
@@ -182,6 +182,9 @@ def facts(r) -> dict[str, float | None]:
         out["kv_windowed_per_sequence"] = float(head["bytes_per_sequence_windowed"])
         out["kv_global_layers"] = float(head["global_layers"])
         out["kv_bounded_layers"] = float(head["windowed_layers"] + head["chunked_layers"])
+        # what the bounded layers are (Llama 4's are chunked, Gemma's and gpt-oss's windowed): page 1 names them so
+        out["kv_bounded_kind"] = " or ".join(w for w, n in (("windowed", head["windowed_layers"]),
+                                                          ("chunked", head["chunked_layers"])) if n)
         cut = r.envs[r.lead].cut
         share = cut.pp * cut.s_kv  # a GPU of a layout holds 1 / (n_PP s_kv) of every sequence's cache
         if share > 1:  # page 1 states both scopes, as it does the per-token c beside c_g

@@ -154,7 +154,9 @@ def root(context, missing=missing):
             yield escape(t_4(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence')))
             yield ' per sequence in the '
             yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_bounded_layers')))
-            yield ' windowed ones'
+            yield ' '
+            yield escape(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_bounded_kind'))
+            yield ' ones'
             if context.call(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'get'), 'kv_global_per_token_gpu'):
                 pass
                 yield ' ('
@@ -170,7 +172,8 @@ def root(context, missing=missing):
             yield escape(t_4(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence')))
             yield ' per sequence, every one of the '
             yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_bounded_layers')))
-            yield ' layers windowed'
+            yield ' layers '
+            yield escape(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_bounded_kind'))
             if context.call(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'get'), 'kv_windowed_per_sequence_gpu'):
                 pass
                 yield ' ('
@@ -487,4 +490,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=76&5=89&6=91&7=99&8=111&9=119&10=131&11=148&12=154&13=183&14=187&15=209&16=222&19=229&22=244&23=263&24=313&25=362&27=366&29=370&30=380&31=389&32=400&33=411&34=418&35=420&36=434&40=453&41=465&42=481&43=484'
+debug_info = '1=76&5=89&6=91&7=99&8=111&9=119&10=131&11=148&12=154&13=186&14=190&15=212&16=225&19=232&22=247&23=266&24=316&25=365&27=369&29=373&30=383&31=392&32=403&33=414&34=421&35=423&36=437&40=456&41=468&42=484&43=487'
