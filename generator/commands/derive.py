@@ -135,7 +135,12 @@ def derive_text(qid: str, args, accounting: str | None) -> str:
     if args.general:
         variant = "full"
     elif nums:
-        variant = so.variant_for(accounting, nums.spec.model.moe is not None, bool(nums.values.get("a")))
+        from genreport.formulas.compiled import load
+        from genreport.model.stated import streamed_variant
+
+        # N_a printed apart where the point streams other weights than it computes with (as the report prints it)
+        variant = streamed_variant(so.variant_for(accounting, nums.spec.model.moe is not None,
+                                                  bool(nums.values.get("a"))), nums.values, load()[qid].args)
     else:
         variant = so.variant_for(accounting)
     qsym, qtex = so.quantity_symbol(qid)
@@ -366,6 +371,13 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
             point = "the whole model's training state, as chapter 5 states it"
     if whole is not None:
         env = dict(whole, **{k: v for k, v in extra.items() if k != "T"})
+    elif qid == "crossover_batch" and env_obj.cut.pp > 1:
+        # as the report states it (Env.crossover_at): a full pipeline streams each GPU's slice once per micro-batch,
+        # n_PP times, and computes with it once (N_a): one stream gave 236 for the report's 473 (Llama 2 70B at
+        # tp 8 x pp 2, 1k)
+        env = env_obj.crossover_at(params["context"])
+        point = (f"a full pipeline, as the report states it: each GPU streams its slice once per micro-batch "
+                 f"(N_r,g = {env_obj.cut.pp} N_g) and computes with it once (N_a,g)")
     elif qid in ("weight_stream_time", "weight_flops_time") and params.get("batch") is None:
         # the report states them at batch 1: a mixture of experts streams the experts one token touches
         env = env_obj.at(batch=1.0, **extra)
@@ -463,8 +475,9 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
         roomy = held_room(env_obj, values, float(np.ravel(env["S"])[0]))
         if roomy is not values:
             held = values["C"] - roomy["C"] + values["N"] * values["b"]  # the weight bytes a GPU holds
+    names = {"N": "N_r,g", "N_a": "N_a,g"} if qid == "crossover_batch" and env_obj.cut.pp > 1 else {}
     nums = Numbers(spec, env_obj, values, params, point=point, held=held, whole=whole is not None,
-                   unsliced=unsliced)
+                   unsliced=unsliced, names=names)
     a = spec.model.attention
     if qid == "kv_bytes_per_token" and a.kind == "mla":
         layers = float(np.ravel(values["L"])[0])
@@ -635,7 +648,8 @@ def _numbers_header(nums: Numbers, expr, qid: str) -> list[str]:
     shown = []
     for s in sorted(expr.free_symbols, key=lambda s: s.name):
         if s.name in nums.values:
-            name = (PLAIN[s.name] if s.name in sliced and not cut.trivial and not nums.whole
+            name = (nums.names[s.name] if s.name in nums.names
+                    else PLAIN[s.name] if s.name in sliced and not cut.trivial and not nums.whole
                     and s.name not in nums.unsliced else s.name)
             if s.name == "N" and name != s.name:
                 name = _streamed_name(nums, float(np.ravel(nums.values["N"])[0])) or name
