@@ -230,6 +230,26 @@ def test_the_kv_formula_names_the_gpus_bytes_per_token_c_g():
     assert Formulas(one).block(one.blocks["kv"])["symbolic_tex"].startswith("c = 2")
 
 
+def test_an_expert_group_inside_the_tp_group_names_no_link(tmp_path):
+    """Mixtral 8x7B on 8 A100 40GB at tp 4 x ep 2 x dp 2: with ep <= tp each GPU runs its experts on every token the
+    attention's all-reduce leaves it and the closing all-reduce sums them, no all-to-all (vLLM's expert parallelism
+    inside the tensor-parallel group; formulas.parallel.ep_dispatches is 0): chapter 6 said "The ep group (2 GPUs)
+    crosses scale-up" for a group that sends nothing; it says it sends nothing.  At ep 8 > tp 4 the group's link
+    stays."""
+    from genreport.present.render import _env, context
+
+    def s7(**par):
+        r = evaluate(spec_at(tmp_path, model="mixtral-8x7b", hw="a100-sxm-40gb", **par))
+        html = _env().get_template("sections/s7_gpus.html.j2").render(**context(r, None, {}).variables())
+        return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html))
+
+    inside = s7(tp=4, ep=2, dp=2)
+    assert "The ep group (2 GPUs) crosses" not in inside and "The tp group (4 GPUs) crosses" in inside
+    assert "The ep group (2 GPUs) sends nothing: with ep ≤ tp" in inside
+    wider = s7(tp=4, ep=8, dp=2)
+    assert "The ep group (8 GPUs) crosses" in wider and "sends nothing" not in wider
+
+
 SERVED_PIPELINE = """\
 kind: report
 name: l70pp
