@@ -291,6 +291,28 @@ def test_figure_1_states_times_as_the_formulas_do(spec, over):
         assert time(sc["weight_stream_time"]) == "0.790 ms"
 
 
+def test_figure_6s_training_point_sits_under_the_bf16_roof():
+    """Llama 3.1 8B in fp8 on an H100 SXM (1,979 TFLOP/s dense fp8, 989.4 bf16: NVIDIA H100 datasheet) with a
+    training micro-batch: training runs its GEMMs at the bf16 peak (recipes.TRAINING_COMPUTE, mixed precision), but
+    figure 6 put its point on the fp8 roof. It sits on the bf16 roof, drawn for it; the live figure's input the same."""
+    from genreport.present.figures.fig6_roofline import fig6_roofline
+    from genreport.present.figures.live_data import roofline_data
+
+    r = evaluated("llama8b-h100.yaml", ["precision=fp8", "workloads.training.micro_batch_tokens=8k"])
+    hw = r.spec.hardware
+    assert r.verdicts["training_compute"] == "bf16" and hw.dense["fp8"] == pytest.approx(2 * hw.dense["bf16"], rel=1e-3)
+    i = float(r.verdicts["training_intensity"])
+    want = min(hw.dense["bf16"], hw.bandwidth * i)
+    fig = fig6_roofline(r)
+    ax = fig.axes[0]
+    (tri,) = [ln for ln in ax.lines if ln.get_marker() == "^"]
+    assert float(tri.get_ydata()[0]) == pytest.approx(want, rel=1e-12)
+    assert want < hw.dense["fp8"]  # the fp8 roof would put it higher
+    assert any(ln.get_label().startswith("training (bf16), ridge") for ln in ax.lines)
+    (point,) = [p for p in roofline_data(r)["points"] if p["kind"] == "training"]
+    assert point["peak"] == hw.dense["bf16"] and point["compute"] == "bf16"
+
+
 def test_the_decode_intensity_curves_common_point_is_where_2b_over_b_meets_i_kv():
     """Llama 3.1 8B (32 query, 8 KV heads: meta-llama/Llama-3.1-8B config.json) in fp8 weights and KV: the weights'
     intensity 2B/b equals the attention intensity 2G/b_kv = 8 at B = 4, so every context's curve passes through (4, 8);
