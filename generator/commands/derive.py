@@ -475,9 +475,8 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
         roomy = held_room(env_obj, values, float(np.ravel(env["S"])[0]))
         if roomy is not values:
             held = values["C"] - roomy["C"] + values["N"] * values["b"]  # the weight bytes a GPU holds
-    names = {"N": "N_r,g", "N_a": "N_a,g"} if qid == "crossover_batch" and env_obj.cut.pp > 1 else {}
     nums = Numbers(spec, env_obj, values, params, point=point, held=held, whole=whole is not None,
-                   unsliced=unsliced, names=names)
+                   unsliced=unsliced)
     a = spec.model.attention
     if qid == "kv_bytes_per_token" and a.kind == "mla":
         layers = float(np.ravel(values["L"])[0])
@@ -648,8 +647,7 @@ def _numbers_header(nums: Numbers, expr, qid: str) -> list[str]:
     shown = []
     for s in sorted(expr.free_symbols, key=lambda s: s.name):
         if s.name in nums.values:
-            name = (nums.names[s.name] if s.name in nums.names
-                    else PLAIN[s.name] if s.name in sliced and not cut.trivial and not nums.whole
+            name = (PLAIN[s.name] if s.name in sliced and not cut.trivial and not nums.whole
                     and s.name not in nums.unsliced else s.name)
             if s.name == "N" and name != s.name:
                 name = _streamed_name(nums, float(np.ravel(nums.values["N"])[0])) or name

@@ -27,7 +27,6 @@ class Numbers:
     held: float | None = None  # weight bytes a GPU holds, where a step at the point reads other (N b)
     whole: bool = False  # a layout quantity: its inputs are the whole model's (N, L, c), which its formula divides
     unsliced: frozenset = frozenset()  # inputs set to the whole model's value at a layout: printed without _g
-    names: dict = field(default_factory=dict)  # inputs printed under another name than the glossary's (N_r,g)
 
 
 def _indent(text: str, n: int = 2) -> list[str]:
