@@ -343,4 +343,6 @@ def test_a_pipeline_rounds_streamed_weights_are_not_called_n_g(capsys):
     rc, out, _ = run(capsys, "crossover_batch", "--spec", str(SPECS / "llama70b-h100-tp8.yaml"), "--no-latex", *argv,
                      "--context", "1k")
     inputs = next(line for line in out.splitlines() if line.startswith("  inputs: "))
-    assert rc == 0 and "N_g = 2.53656e+10" in inputs  # the slice a GPU holds, where the formula takes it
+    # the crossover as the report states it (Env.crossover_at): a full pipeline streams the slice n_PP times (N_r,g)
+    # and computes with it once (N_a,g), printed apart; one stream (N_g) gave half the report's batch
+    assert rc == 0 and "N_r,g = 5.07312e+10" in inputs and "N_a,g = 2.53656e+10" in inputs and "N_g = " not in inputs

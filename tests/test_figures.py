@@ -252,6 +252,67 @@ def test_the_serving_views_capacity_point_is_at_the_capacity_batch():
     assert f"{cap / step:,.0f} tok/s at S = 1k (batch 173)" in caption7(r)
 
 
+def test_the_serving_view_and_page_1s_lever_stop_at_the_engines_max_sequences():
+    """Llama 3.1 8B on one A100 80GB at context 128 holds thousands of sequences, but the engine runs 256 at once
+    (vLLM's max_num_seqs default, the spec's engine block silent: https://docs.vllm.ai/en/latest/api/vllm/config/
+    scheduler.html): figure 6's caption and page 1's batching lever named the batch that fits (serving.engine_limit
+    caps every other batch a replica runs)."""
+    from genreport.present.figures.fig7_serving import caption7
+
+    r = evaluated("llama8b-a100.yaml")
+    assert r.spec.hardware.max_sequences == 256
+    j = list(r.spec.workloads.decode_context).index(128)
+    cap = int(r.per_context[r.lead]["capacity_batch"][j])
+    assert cap > 256
+    tps = float(np.asarray(r.q["decode_tokens_per_s"](r.envs[r.lead].at(batch=256.0, context=128.0))))
+    assert r.curves["serving_engine_batch"][j] == 256
+    assert r.curves["serving_tokens_per_s_at_engine"][j] == pytest.approx(tps, rel=1e-12)
+    assert f"{tps:,.0f} tok/s at S = 128 (batch 256, the engine's max_sequences; {cap:,} fit)" in caption7(r)
+    row = next(x for x in r.decision if x["workload"] == "decode" and x["batch"] == 1 and x["context"] == 128)
+    assert row["lever"]["change"] == f"batch 256 (the engine's max_sequences; {cap:,} fit)"
+    assert row["lever"]["gain"] == pytest.approx(tps / row["tokens_per_s"], rel=1e-12)
+
+
+@pytest.mark.parametrize("spec, over", [("mixtral8x22b-h100-tp8-ep8.yaml", ()),
+                                        ("llama8b-h100.yaml", ("hardware.memory.bandwidth=20.338 TB/s",))])
+def test_figure_1_states_times_as_the_formulas_do(spec, over):
+    """Figure 1's times in the formulas' three-significant-digit format (fmt.time): Mixtral 8x22B's batch-1 compute
+    bound per GPU is 9.88 us (the caption said "0.00988 ms"), and a bound of 0.790 ms was "0.79 ms" (Llama 3.1 8B's
+    16.06 GB of bf16 weights at a bandwidth that streams them in 0.790 ms)."""
+    from genreport.present.figures.fig1_decode_bounds import caption1
+    from genreport.present.fmt import time
+
+    r = evaluated(spec, over)
+    sc = r.scalars[r.lead]
+    text = caption1(r)
+    for t in (sc["weight_stream_time"], sc["weight_flops_time"]):
+        assert f"= {time(t)}" in text, (time(t), text)
+    if over:
+        assert time(sc["weight_stream_time"]) == "0.790 ms"
+
+
+def test_figure_6s_training_point_sits_under_the_bf16_roof():
+    """Llama 3.1 8B in fp8 on an H100 SXM (1,979 TFLOP/s dense fp8, 989.4 bf16: NVIDIA H100 datasheet) with a
+    training micro-batch: training runs its GEMMs at the bf16 peak (recipes.TRAINING_COMPUTE, mixed precision), but
+    figure 6 put its point on the fp8 roof. It sits on the bf16 roof, drawn for it; the live figure's input the same."""
+    from genreport.present.figures.fig6_roofline import fig6_roofline
+    from genreport.present.figures.live_data import roofline_data
+
+    r = evaluated("llama8b-h100.yaml", ["precision=fp8", "workloads.training.micro_batch_tokens=8k"])
+    hw = r.spec.hardware
+    assert r.verdicts["training_compute"] == "bf16" and hw.dense["fp8"] == pytest.approx(2 * hw.dense["bf16"], rel=1e-3)
+    i = float(r.verdicts["training_intensity"])
+    want = min(hw.dense["bf16"], hw.bandwidth * i)
+    fig = fig6_roofline(r)
+    ax = fig.axes[0]
+    (tri,) = [ln for ln in ax.lines if ln.get_marker() == "^"]
+    assert float(tri.get_ydata()[0]) == pytest.approx(want, rel=1e-12)
+    assert want < hw.dense["fp8"]  # the fp8 roof would put it higher
+    assert any(ln.get_label().startswith("training (bf16), ridge") for ln in ax.lines)
+    (point,) = [p for p in roofline_data(r)["points"] if p["kind"] == "training"]
+    assert point["peak"] == hw.dense["bf16"] and point["compute"] == "bf16"
+
+
 def test_the_decode_intensity_curves_common_point_is_where_2b_over_b_meets_i_kv():
     """Llama 3.1 8B (32 query, 8 KV heads: meta-llama/Llama-3.1-8B config.json) in fp8 weights and KV: the weights'
     intensity 2B/b equals the attention intensity 2G/b_kv = 8 at B = 4, so every context's curve passes through (4, 8);

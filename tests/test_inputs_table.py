@@ -26,10 +26,15 @@ def test_no_nvidia_kernel_cost_on_other_vendors(hardware, why):
     k = spec.hardware.kernels
     assert (k.decode, k.launch) == (0.0, 0.0) and why in k.absent
     r = evaluate(spec)
+    # both left out, decode's and prefill's: a reviewer saw Gaudi 3's serial TTFT charged kernel costs its decode
+    # round was not (6.14 ms beside the bound's 4.16, before fix16); the rest of that gap is the collectives on the
+    # critical path and e_m
     assert max(r.parallel.decode["seed"]["decode_time_overhead"].ravel()) == 0.0
+    assert max(r.parallel.prefill["seed"]["prefill_time_overhead"].ravel()) == 0.0
     rows = {row["what"]: row for row in _inputs(r)}
-    tau = rows["fixed cost per kernel, decode (serial estimate)"]
-    assert tau["value"].startswith("none") and why in tau["source"]
+    for what in ("fixed cost per kernel, decode (serial estimate)", "fixed cost per kernel launch, prefill (serial estimate)"):
+        tau = rows[what]
+        assert tau["value"].startswith("none") and why in tau["source"]
     assert "kernels per layer (serial estimate)" not in rows
 
 

@@ -230,6 +230,73 @@ def test_the_kv_formula_names_the_gpus_bytes_per_token_c_g():
     assert Formulas(one).block(one.blocks["kv"])["symbolic_tex"].startswith("c = 2")
 
 
+def test_an_expert_group_inside_the_tp_group_names_no_link(tmp_path):
+    """Mixtral 8x7B on 8 A100 40GB at tp 4 x ep 2 x dp 2: with ep <= tp each GPU runs its experts on every token the
+    attention's all-reduce leaves it and the closing all-reduce sums them, no all-to-all (vLLM's expert parallelism
+    inside the tensor-parallel group; formulas.parallel.ep_dispatches is 0): chapter 6 said "The ep group (2 GPUs)
+    crosses scale-up" for a group that sends nothing; it says it sends nothing.  At ep 8 > tp 4 the group's link
+    stays."""
+    from genreport.present.render import _env, context
+
+    def s7(**par):
+        r = evaluate(spec_at(tmp_path, model="mixtral-8x7b", hw="a100-sxm-40gb", **par))
+        html = _env().get_template("sections/s7_gpus.html.j2").render(**context(r, None, {}).variables())
+        return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html))
+
+    inside = s7(tp=4, ep=2, dp=2)
+    assert "The ep group (2 GPUs) crosses" not in inside and "The tp group (4 GPUs) crosses" in inside
+    assert "The ep group (2 GPUs) sends nothing: with ep ≤ tp" in inside
+    wider = s7(tp=4, ep=8, dp=2)
+    assert "The ep group (8 GPUs) crosses" in wider and "sends nothing" not in wider
+
+
+SERVED_PIPELINE = """\
+kind: report
+name: l70pp
+title: Llama 2 70B in bf16 on 16 A100 80GB, served in chunks
+hardware: a100-sxm-80gb
+model: llama-2-70b
+precision: bf16
+parallelism: {tp: 8, pp: 2}
+serving: {prompt: 4k, output: 512, tpot: 50 ms, users: 128, chunk: 512}
+workloads:
+  decode: {batch: [1, 64], context: [1k]}
+"""
+
+
+def test_a_served_pipelines_printed_formulas_and_derive_give_the_values_stated(tmp_path, capsys):
+    """The serving chapter's blocks at tp 8 x pp 2 substitute the inputs their values come from: the chunked step
+    (a round streams each slice once per micro-batch, N_a once) printed N_a = N, so its FLOP term read 2 N_g, and
+    its arithmetic gave another number than the stated one (101.4 against 94.4 ms in a reviewer's report); and
+    ``derive crossover_batch`` at the pipeline states the report's crossover (one stream gave half: 236 for 473)
+    with N_a printed apart."""
+    from genreport.formulas.variants import substitutions
+
+    path = tmp_path / "l70pp.yaml"
+    path.write_text(SERVED_PIPELINE, encoding="utf-8")
+    r = evaluate(load_report(path))
+    checked = set()
+    for name, b in r.blocks.items():
+        if b.note or b.entry.value is None:
+            continue
+        vals = dict(b.inputs)
+        for k, rule in substitutions(b.variant).items():  # what the printed variant writes in place of k
+            if k in vals:
+                vals[k] = 0.0 if rule == "0" else vals["N"] - (vals.get("N_e", 0.0) if rule != "N" else 0.0)
+        shown = float(np.ravel(np.asarray(r.q[b.entry.id]({**r.envs[b.entry.accounting].at(), **vals}),
+                                          dtype=float))[0])
+        assert shown == pytest.approx(b.entry.value, rel=1e-9), name
+        checked.add(name)
+    assert {"tech_chunked", "crossover"} <= checked
+    chunked = r.blocks["tech_chunked"].inputs
+    assert chunked["N"] == pytest.approx(2 * chunked["N_a"], rel=1e-12)  # two micro-batches' streams
+    assert main(["derive", "crossover_batch", "--spec", str(path), "--context", "1k"]) == 0
+    out = capsys.readouterr().out
+    assert "2 N_a W" in out and "2 N W" not in out
+    stated = value(r, "crossover_batch", context=1024)
+    assert f"(rounded: {round(stated)})" in out and round(stated) > 400
+
+
 @pytest.mark.parametrize("model,hw,precision,tp,pp,ep,dp", [
     ("llama-3.1-405b", "h100-sxm", "fp8", 8, 2, 1, 1),  # two nodes, pipeline across them
     ("deepseek-v3", "h200", "fp8", 1, 1, 8, 8),  # MLA, MoE, data-parallel attention over expert parallel

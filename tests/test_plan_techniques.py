@@ -91,6 +91,20 @@ def test_speculative_turns_off_past_the_breakeven(capsys):
     assert "off (0.73x)" in out and f"batch {r['spec_breakeven_batch']:,}" in out
 
 
+def test_the_breakeven_scan_stops_at_the_engines_max_sequences(capsys):
+    """Llama 3.1 70B bf16 on 8 H100, 1k prompts: speculation pays up to the 256 sequences the engine runs at once
+    (vLLM's max_num_seqs default, https://docs.vllm.ai/en/latest/api/vllm/config/scheduler.html) and stops paying
+    past them; plan's break-even scan went on past 256 and named a batch no replica runs.  Without the engine's limit
+    (--max-batched-tokens 0) the batch and the break-even go past 256."""
+    args = ("llama-3.1-70b", "--hardware", "h100-sxm", "--weights", "bf16", "--gpus", "8", "--prompt", "1k",
+            "--output", "32", "--batch", "1024", "--speculative", "3,0.8")
+    r = _row(_json(capsys, *args), 8)
+    assert r["batch"] == 256 and r["limit"] == "engine" and r["speculative"] == "on"
+    assert r["spec_breakeven_batch"] is None
+    free = _row(_json(capsys, *args, "--max-batched-tokens", "0"), 8)
+    assert free["spec_breakeven_batch"] is not None and 256 < free["spec_breakeven_batch"] <= free["batch"]
+
+
 def test_speculative_lets_a_larger_batch_meet_tpot(capsys):
     """A TPOT target a plain round misses at batch 64 is met with speculation: the batch is chosen on the
     verify round's time per token."""

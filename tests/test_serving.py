@@ -577,12 +577,27 @@ def test_users_over_replicas_take_the_replicas_they_fill_and_the_tpot_row_says_t
     users, tpot = sv["rows"][1], sv["rows"][-1]
     assert users["batch"] == 57 and users["label"] == "512 users over 9 replicas (8 of 57, 1 of 56; the row: 57)"
     assert tpot["bound"]["tpot"] <= 0.008 < tpot["serial"]["tpot"]
-    assert tpot["label"] == "the most the TPOT target allows (the bound's batch: the serial estimate misses the target there)"
+    # the target allows more than the 256 the engine runs: the row says what binds (it said the TPOT target)
+    assert tpot["label"] == ("the most the engine runs at once, within the TPOT target (the bound's batch: the serial "
+                             "estimate misses the target there)")
+    # the chapter's sentence counts the replicas the users fill, the users' row the layout's 9 they are spread over:
+    # it says both, not "512 users take 16 GPUs (2 replicas of 8)" beside "512 users over 9 replicas"
+    import re
+
+    from genreport.present.render import _env, context
+
+    r = evaluated("llama70b-h100-tp8.yaml", over)
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", _env().get_template("sections/s9_serving.html.j2").render(
+        **context(r, None, {}).variables())))
+    assert ("512 users take 16 GPUs (2 replicas of 8) of this layout; the users' row spreads them over its 9 "
+            "replicas, 57 on the busiest.") in text
     free = evaluated("llama70b-h100-tp8.yaml", over + ["engine.max_sequences=0"]).serving
     assert free["replicas_for_users"] == 1 and free["gpus_for_users"] == 8
     met = evaluated("llama70b-h100-tp8.yaml")  # 256 a replica at 50 ms: the estimate meets the target there too
     assert met.serving["rows"][-1]["serial"]["tpot"] <= 0.050
-    assert met.serving["rows"][-1]["label"] == "the most the TPOT target allows"
+    assert met.serving["rows"][-1]["label"] == "the most the engine runs at once, within the TPOT target"
+    tight = evaluated("llama70b-h100-tp8.yaml", ["serving.tpot=15 ms"]).serving  # the target stops the batch first
+    assert 1 < tight["tpot_batch"] < 256 and tight["rows"][-1]["label"].startswith("the most the TPOT target allows")
 
 
 def test_one_is_singular():

@@ -135,7 +135,12 @@ def derive_text(qid: str, args, accounting: str | None) -> str:
     if args.general:
         variant = "full"
     elif nums:
-        variant = so.variant_for(accounting, nums.spec.model.moe is not None, bool(nums.values.get("a")))
+        from genreport.formulas.compiled import load
+        from genreport.model.stated import streamed_variant
+
+        # N_a printed apart where the point streams other weights than it computes with (as the report prints it)
+        variant = streamed_variant(so.variant_for(accounting, nums.spec.model.moe is not None,
+                                                  bool(nums.values.get("a"))), nums.values, load()[qid].args)
     else:
         variant = so.variant_for(accounting)
     qsym, qtex = so.quantity_symbol(qid)
@@ -366,6 +371,13 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
             point = "the whole model's training state, as chapter 5 states it"
     if whole is not None:
         env = dict(whole, **{k: v for k, v in extra.items() if k != "T"})
+    elif qid == "crossover_batch" and env_obj.cut.pp > 1:
+        # as the report states it (Env.crossover_at): a full pipeline streams each GPU's slice once per micro-batch,
+        # n_PP times, and computes with it once (N_a): one stream gave 236 for the report's 473 (Llama 2 70B at
+        # tp 8 x pp 2, 1k)
+        env = env_obj.crossover_at(params["context"])
+        point = (f"a full pipeline, as the report states it: each GPU streams its slice once per micro-batch "
+                 f"(N_r,g = {env_obj.cut.pp} N_g) and computes with it once (N_a,g)")
     elif qid in ("weight_stream_time", "weight_flops_time") and params.get("batch") is None:
         # the report states them at batch 1: a mixture of experts streams the experts one token touches
         env = env_obj.at(batch=1.0, **extra)

@@ -107,7 +107,8 @@ class PlanRow:
     speculative: str = ""  # "on", "off" (past the break-even batch: plain decode), "" (not asked)
     spec_speedup: float | None = None  # plain round / (verify round + drafts) x expected tokens, at the last context
     spec_speedup_mean: float | None = None  # the same at the request's mean context: divides its decode time
-    spec_breakeven_batch: int | None = None  # first batch up to the one asked where speculation stops paying
+    # first batch up to the one asked and the engine's max_sequences where speculation stops paying
+    spec_breakeven_batch: int | None = None
     # first batch past the break-even where it pays again (a mixture of experts: the verify round's tokens touch
     # more experts at small batches, fewer more once every expert is read), as the serving chapter's lever row says
     spec_resumes_batch: int | None = None
@@ -447,9 +448,12 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         dec = float(sr["decode"][i] if on else dec_all[i])
         per_user = float(sr["tokens_per_s_user"][i]) if on else \
             (shape.output - 1) / dec if shape.output > 1 and dec > 0 else 1.0 / t
-        past = np.flatnonzero(~spec_on)
-        again = np.flatnonzero(spec_on[past[0]:]) + past[0] if past.size else np.array([], dtype=int)
-        stops = np.flatnonzero(~spec_on[again[0]:]) + again[0] if again.size else np.array([], dtype=int)
+        # the break-even scan stops where the engine does (its max_sequences, serving.engine_limit), as the serving
+        # chapter's lever scans: no batch past what a replica runs at once (it named batches past 256)
+        scan = spec_on[batches <= runs]
+        past = np.flatnonzero(~scan)
+        again = np.flatnonzero(scan[past[0]:]) + past[0] if past.size else np.array([], dtype=int)
+        stops = np.flatnonzero(~scan[again[0]:]) + again[0] if again.size else np.array([], dtype=int)
         spec_fields = {"speculative": "on" if on else "off", "spec_speedup": float(speed[i]),
                        "spec_speedup_mean": float(sr["mean"]["speedup"][i]),
                        "spec_breakeven_batch": int(batches[past[0]]) if past.size else None,

@@ -36,6 +36,17 @@ TPOT_LABEL = "the most the TPOT target allows"
 TPOT_MISSED = " (the bound's batch: the serial estimate misses the target there)"
 
 
+def tpot_label(tpot_batch: int, limit: int, cap: int) -> str:
+    """The TPOT target's row, labelled by what stops its batch: the target (TPOT_LABEL), or, where the target allows
+    every sequence a replica runs, the engine's max_sequences (``limit`` below the ``cap`` that fits) or the memory
+    (Qwen3 235B-A22B fp8 on 8 H200, tp 4 x ep 4 x dp 2: 256, the engine's, was labelled the TPOT target's)."""
+    if tpot_batch >= limit and limit < cap:
+        return "the most the engine runs at once, within the TPOT target"
+    if tpot_batch >= cap:
+        return "all that fit, within the TPOT target"
+    return TPOT_LABEL
+
+
 def users_label(users: int, dp: int, batch: int, engine_binds: bool = False) -> str:
     """The users' row of the serving table: ``users`` over ``dp`` replicas at ``batch`` a replica, the busiest (the
     users do not divide evenly: some replicas hold one fewer), or as many as a replica holds (``engine_binds``: as
@@ -158,10 +169,11 @@ def report(r) -> dict | None:
         rows.append(_row(request(model, hw, prec, par, users_batch, sv.prompt, sv.output, acc, env), price,
                          power, users_label(sv.users, par.dp, users_batch, engine_binds), node))
     if tpot_batch is not None and tpot_batch > 1 and tpot_batch != users_batch:
+        label = tpot_label(tpot_batch, limit, cap)
         row = _row(request(model, hw, prec, par, tpot_batch, sv.prompt, sv.output, acc, env), price, power,
-                   TPOT_LABEL, node)
+                   label, node)
         if row["serial"]["tpot"] > sv.tpot:  # the bound's batch: the serial estimate's round is slower than the target
-            row["label"] = TPOT_LABEL + TPOT_MISSED
+            row["label"] = label + TPOT_MISSED
         rows.append(row)
     replicas_gpus = par.replica_gpus * par.dp
     per = min(x for x in (limit, tpot_batch if tpot_batch is not None else limit) if x is not None)

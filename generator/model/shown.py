@@ -303,6 +303,20 @@ def curves(r) -> dict[str, object]:
         cap_tps = np.diagonal(np.broadcast_to(np.asarray(q["decode_tokens_per_s"](
             env.at(batch=at[:, None], context=ctx[None, :])), dtype=float), (len(at), len(ctx)))).copy()
     out["serving_tokens_per_s_at_capacity"] = np.where(caps >= 1, cap_tps, np.nan)
+    # the most of them the engine runs at once (serving.engine_limit: its max_sequences) and tok/s there, where that
+    # stops the batch first (figure 6's caption: gpt-oss-120b on 8 H200 stated batch 5,473 where the engine runs 256)
+    from genreport.model.serving import engine_limit
+
+    runs = np.asarray([engine_limit(r.spec.hardware, float(c)) for c in caps], dtype=float)
+    if np.any((runs < caps) & (caps >= 1)):
+        at = np.where(runs >= 1, runs, 1.0)
+        if r.parallel is not None:
+            run_tps = np.diagonal(at[:, None] / round_bound(r, r.lead, at, ctx)).copy()
+        else:
+            run_tps = np.diagonal(np.broadcast_to(np.asarray(q["decode_tokens_per_s"](
+                env.at(batch=at[:, None], context=ctx[None, :])), dtype=float), (len(at), len(ctx)))).copy()
+        out["serving_engine_batch"] = np.where(caps >= 1, runs, np.nan)
+        out["serving_tokens_per_s_at_engine"] = np.where(caps >= 1, run_tps, np.nan)
     price = r.spec.hardware.price_per_hour
     if price:  # what the serving figure's dollar axis prices: one replica's GPUs for an hour
         out["serving_usd_per_hour"] = price * (r.spec.parallelism.replica_gpus if r.spec.parallelism else 1)

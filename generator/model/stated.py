@@ -115,9 +115,13 @@ def point_variant(r, acc: str, env: dict, args=("N_a",)) -> str:
     give the value stated (Llama 2 70B at tp 8 x pp 2: B* = 236, stated 473).  There N_a stays its own symbol:
     the seed accounting's ``moe`` variant (N_e = 0, as the seed's), else ``full``.  ``args``: the formula's
     symbols (a formula without N_a keeps the accounting's variant)."""
+    return streamed_variant(variant_of(r, acc), env, args)
+
+
+def streamed_variant(variant: str, env: dict, args=("N_a",)) -> str:
+    """:func:`point_variant` from the accounting's printed ``variant`` (``derive`` has no report to ask)."""
     from genreport.formulas.variants import substitutions
 
-    variant = variant_of(r, acc)
     rule = substitutions(variant).get("N_a")
     if rule is None or "N_a" not in env or "N_a" not in args:
         return variant

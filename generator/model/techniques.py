@@ -30,7 +30,7 @@ from dataclasses import replace
 
 import numpy as np
 from genreport.formulas import portable
-from genreport.model.stated import variant_of
+from genreport.model.stated import point_variant
 from genreport.model.values import Block, Entry, physical
 
 CHUNK_SOURCE = ("vLLM's max_num_batched_tokens (engine.max_batched_tokens, 8192 by default: V1 chunked prefill, "
@@ -166,7 +166,9 @@ def _block(r, name: str, qid: str, env: dict, params: dict) -> Block:
     value, reason = physical(qid, _eval(r, qid, env), c.integer)
     inputs = {a: env[a] for a in c.args if a in env}
     entry = Entry(qid, dict(params), value, c.unit, c.symbol, None, r.lead, reason)
-    return Block(name, entry, inputs, False, variant_of(r, r.lead), symbols=streamed_symbols(r, inputs))
+    # N_a printed apart where the point streams other weights than it computes with (a pipeline's micro-batches)
+    return Block(name, entry, inputs, False, point_variant(r, r.lead, inputs, c.args),
+                 symbols=streamed_symbols(r, inputs))
 
 
 def _streamed_plain(r, inputs: dict | None) -> str | None:

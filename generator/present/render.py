@@ -640,6 +640,7 @@ class ReportContext:
     ch: dict
     par: object
     par_links: list
+    par_ep_inside: bool
     par_table: list
     par_prefill: list
     par_costs: list
@@ -710,10 +711,14 @@ def _parallel_context(r: Results) -> dict:
     """The many-GPU chapter's rows, from the report model's parallel results (empty without a layout)."""
     p = r.parallel
     if p is None:
-        return {"par": None, "par_links": [], "par_table": [], "par_prefill": [], "par_costs": [], "par_kernels": None,
+        return {"par": None, "par_links": [], "par_ep_inside": False, "par_table": [], "par_prefill": [], "par_costs": [], "par_kernels": None,
                 "par_overhead": "", "par_left_out": {}}
     lead, w, k = r.lead, r.spec.workloads, r.spec.hardware.kernels
-    links = [(g, c) for g, c in sorted(p.links.items()) if c.span > 1 and c.tier != "none"]
+    # an expert group inside the tp group (ep <= tp) sends nothing (formulas.parallel.ep_dispatches): no link of its
+    # own to name ("The ep group (2 GPUs) crosses scale-up" for Mixtral 8x7B at tp 4 x ep 2); the text says so
+    inside = p.parallelism.ep > 1 and p.parallelism.ep <= p.parallelism.tp
+    links = [(g, c) for g, c in sorted(p.links.items()) if c.span > 1 and c.tier != "none"
+             and not (g == "ep" and inside)]
     table = []
     if lead in p.decode:
         g = p.decode[lead]
@@ -730,7 +735,7 @@ def _parallel_context(r: Results) -> dict:
         prefill = [{"tokens": t, "bound": g["prefill_time_bound"][i], "serial": g["prefill_time_serial"][i],
                     "comm_est": g["prefill_time_comm_estimate"][i], "overhead": g["prefill_time_overhead"][i],
                     "estimate_binds": p.prefill_estimate_binds[i]} for i, t in enumerate(w.prefill_prompt)]
-    return {"par": p, "par_links": links, "par_table": table, "par_prefill": prefill,
+    return {"par": p, "par_links": links, "par_ep_inside": inside, "par_table": table, "par_prefill": prefill,
             "par_costs": _collective_formulas(p, r.spec.hardware.noun),
             "par_kernels": r.spec.hardware.kernels, "par_overhead": _overhead_formula(r),
             "par_left_out": {"decode": bool(k.absent and not k.decode), "prefill": bool(k.absent and not k.launch)}}

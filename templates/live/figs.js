@@ -130,7 +130,7 @@ const GR_FIGS = (function () {
 
   // -- lines and markers ------------------------------------------------------------------------------------------
   // matplotlib's dash patterns, scaled by the line width (lines.scale_dashes)
-  const DASH = { "--": [3.7, 1.6], ":": [1, 1.65], "-.": [6.4, 1.6, 1, 1.6], "dot": [1, 1.5], "dot2": [1, 2] };
+  const DASH = { "--": [3.7, 1.6], ":": [1, 1.65], "-.": [6.4, 1.6, 1, 1.6], "dot": [1, 1.5], "dot2": [1, 2], "train": [4, 2] };
   function stroke(color, lw, ls, opacity) {
     let s = ` fill="none" stroke="${color}" stroke-width="${lw}"`;
     if (ls && DASH[ls]) s += ` stroke-dasharray="${DASH[ls].map((v) => c(v * lw)).join(" ")}"`;
@@ -371,7 +371,7 @@ const GR_FIGS = (function () {
   function roofPoints(d) {
     const P = d.peak, W = d.bandwidth;
     return (d.points || []).filter((p) => pos(p.intensity) && SIZES[p.kind])
-      .map((p) => Object.assign({}, p, { y: Math.min(P, W * p.intensity) }));
+      .map((p) => Object.assign({}, p, { y: Math.min(pos(p.peak) ? p.peak : P, W * p.intensity) }));  // training: its own peak
   }
   function pointLabel(p) {
     if (p.kind === "decode" || p.kind === "decode-cap") return `decode S = ${tokens(p.tokens)}, B = ${num(p.batch || 1)}`;
@@ -432,6 +432,12 @@ const GR_FIGS = (function () {
     });
     lines.push(polyline(roofLine(a, P, W), stroke(BLACK, 1.8), "roof"));
     roofEntries.push({ label: `${d.hardware || "roof"}, ridge ${num(R)}`, line: { color: BLACK, lw: 1.8 } });
+    const train = pts.find((p) => p.kind === "training" && pos(p.peak) && p.peak !== P);
+    if (train) {  // training runs at the bf16 peak (fig6_roofline.training_peak): its own roof, under its point
+      lines.push(polyline(roofLine(a, train.peak, W), stroke(BLACK, 1.0, "train"), "training-roof"));
+      roofEntries.push({ label: `training (${train.compute}), ridge ${num(train.peak / W)}`,
+        line: { color: BLACK, lw: 1.0, ls: "train" } });
+    }
     if (mroof) {
       lines.push(polyline(roofLine(a, mroof.peak, mroof.bandwidth), stroke(BLACK, 1.2, "-."), "measured-roof"));
       roofEntries.push({ label: `measured (calibrate), ridge ${num(mroof.peak / mroof.bandwidth)}`, line: { color: BLACK, lw: 1.2, ls: "-." } });
@@ -717,7 +723,8 @@ const GR_FIGS = (function () {
       });
     }
     if (w.training_tokens && pos(res.verdicts.training_intensity)) {
-      points.push({ kind: "training", intensity: res.verdicts.training_intensity, tokens: Math.trunc(w.training_tokens) });
+      points.push({ kind: "training", intensity: res.verdicts.training_intensity, tokens: Math.trunc(w.training_tokens),
+        peak: inp.hardware.dense[res.verdicts.training_compute], compute: res.verdicts.training_compute });
     }
     const compare = kept.compare || (inp.compare_hardware || []).filter((h) => h.dense && pos(h.dense[inp.precision.compute]) && pos(h.bandwidth))
       .map((h) => ({ label: shortTitle(h.title), peak: h.dense[inp.precision.compute], bandwidth: h.bandwidth,

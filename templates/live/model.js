@@ -839,11 +839,14 @@ const GR_MODEL = (function () {
       const cap = physical("capacity_batch", atLayout ? res.parallel.perContext[res.lead].capacity_batch_replica_raw[j]
         : res.perContext[res.lead].capacity_batch_raw[j])[0];
       const candidates = [];
-      if (cap && cap > row.batch) {
-        const tps = atLayout ? cap / bound(inp, cap, null, 1.0)
-          : call("decode_tokens_per_s", res.envs[res.lead].at(cap, row.context));
-        candidates.push({change: "batch " + Math.trunc(cap).toLocaleString("en-US"), gain: tps / row.tokens_per_s,
-          effect: "tok/s"});
+      // no more than the engine runs at once (serving.engine_limit: its max_sequences, 0 none; decision.batch_lever)
+      const maxSeq = inp.hardware.max_sequences || 0, runs = cap && maxSeq > 0 ? Math.min(cap, maxSeq) : cap;
+      if (cap && runs > row.batch) {
+        const tps = atLayout ? runs / bound(inp, runs, null, 1.0)
+          : call("decode_tokens_per_s", res.envs[res.lead].at(runs, row.context));
+        const commas = x => Math.trunc(x).toLocaleString("en-US");
+        candidates.push({change: runs < cap ? "batch " + commas(runs) + " (the engine's max_sequences; " + commas(cap)
+          + " fit)" : "batch " + commas(cap), gain: tps / row.tokens_per_s, effect: "tok/s"});
       }
       const before = bound(inp, row.batch, null, 1.0);
       for (const k of ["weights-int4", "weights-int8", "bandwidth-1.5"]) {

@@ -185,8 +185,11 @@ const GR_SERVING = (() => {
       }
       tpotBatch = lo;
       if (tpotBatch > 1 && tpotBatch !== usersBatch) {
-        const r = row(tpotBatch, TPOT_LABEL);
-        if (r.serial.tpot > sv.tpot) r.label = TPOT_LABEL + TPOT_MISSED;  // the bound's batch, the estimate slower
+        // labelled by what stops the batch (serving_report.tpot_label): the target, the engine or the memory
+        const label = tpotBatch >= limit && limit < cap ? "the most the engine runs at once, within the TPOT target"
+          : tpotBatch >= cap ? "all that fit, within the TPOT target" : TPOT_LABEL;
+        const r = row(tpotBatch, label);
+        if (r.serial.tpot > sv.tpot) r.label = label + TPOT_MISSED;  // the bound's batch, the estimate slower
         rows.push(r);
       }
     }

@@ -14,6 +14,7 @@ def root(context, missing=missing):
     l_0_model = resolve('model')
     l_0_q = resolve('q')
     l_0_par_links = resolve('par_links')
+    l_0_par_ep_inside = resolve('par_ep_inside')
     l_0_frame = resolve('frame')
     l_0_par_kernels = resolve('par_kernels')
     l_0_hw = resolve('hw')
@@ -240,6 +241,15 @@ def root(context, missing=missing):
                     yield " NICs, the estimate the faster of the library's ring across the nodes (its bus bandwidth the node's NICs) and its hierarchical form (in the node, the shard across the nodes, in the node)."
                 yield ' '
             l_1_g = l_1_link = l_1_members = missing
+            if (undefined(name='par_ep_inside') if l_0_par_ep_inside is missing else l_0_par_ep_inside):
+                pass
+                yield 'The ep group ('
+                yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'ep'))
+                yield ' '
+                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                yield 's) sends nothing: with ep ≤ tp its experts sit inside the tp group, each '
+                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                yield " running its own on every token the attention's all-reduce leaves it, and the layer's closing all-reduce sums their outputs (no all-to-all). "
             for l_1_note in environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'notes'):
                 _loop_vars = {}
                 pass
@@ -608,4 +618,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=108&2=120&4=123&5=127&6=130&7=134&8=156&9=165&10=167&11=171&12=173&13=195&14=213&15=243&17=254&18=256&19=258&21=266&22=286&23=298&24=308&25=313&26=321&28=324&29=334&30=340&31=355&32=363&34=369&35=372&36=375&37=377&38=388&40=402&41=410&44=421&45=423&46=433&47=450&50=459&52=462&53=472&57=486&58=488&59=496&60=499&61=503&62=506&63=509&64=513&65=522&66=528&67=532&68=538&69=544&70=549&71=560&73=565&74=569&77=571&78=573&79=575&81=577&82=585&84=606'
+debug_info = '1=109&2=121&4=124&5=128&6=131&7=135&8=157&9=166&10=168&11=172&12=174&13=196&14=214&15=253&17=264&18=266&19=268&21=276&22=296&23=308&24=318&25=323&26=331&28=334&29=344&30=350&31=365&32=373&34=379&35=382&36=385&37=387&38=398&40=412&41=420&44=431&45=433&46=443&47=460&50=469&52=472&53=482&57=496&58=498&59=506&60=509&61=513&62=516&63=519&64=523&65=532&66=538&67=542&68=548&69=554&70=559&71=570&73=575&74=579&77=581&78=583&79=585&81=587&82=595&84=616'

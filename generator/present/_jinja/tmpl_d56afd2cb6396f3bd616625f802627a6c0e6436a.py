@@ -416,7 +416,15 @@ def root(context, missing=missing):
                         yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ep_group_replicas'))
                         yield ' of the routed experts'
                     yield ')'
-                yield ' of this layout. '
+                yield ' of this layout'
+                if ((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users_batch') and (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users_batch') > 1)) and (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replicas_for_users') < environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp'))):
+                    pass
+                    yield "; the users' row spreads them over its "
+                    yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp'))
+                    yield ' replicas, '
+                    yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users_batch')))
+                    yield ' on the busiest'
+                yield '. '
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'):
             pass
             yield 'Of every layout and format <code>plan</code> tries on '
@@ -972,4 +980,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=113&2=122&3=124&4=128&5=132&6=134&7=138&8=146&9=158&11=160&13=164&14=168&16=177&17=183&18=202&20=208&21=210&22=228&23=236&24=240&25=247&26=254&29=264&30=355&31=369&32=391&34=420&35=435&36=456&37=514&38=519&39=521&40=527&43=541&46=544&48=561&49=563&51=575&52=577&53=585&54=593&55=597&58=613&60=625&61=628&65=630&66=632&67=637&68=642&71=644&72=647&73=666&74=668&77=671&78=673&79=707&80=734&81=744&82=797&83=806&84=810&85=824&86=836&87=846&88=848&91=853&93=859&94=904&95=922&96=929&97=938&100=948&101=950&103=957&104=962&106=965&107=967'
+debug_info = '1=113&2=122&3=124&4=128&5=132&6=134&7=138&8=146&9=158&11=160&13=164&14=168&16=177&17=183&18=202&20=208&21=210&22=228&23=236&24=240&25=247&26=254&29=264&30=355&31=369&32=391&34=428&35=443&36=464&37=522&38=527&39=529&40=535&43=549&46=552&48=569&49=571&51=583&52=585&53=593&54=601&55=605&58=621&60=633&61=636&65=638&66=640&67=645&68=650&71=652&72=655&73=674&74=676&77=679&78=681&79=715&80=742&81=752&82=805&83=814&84=818&85=832&86=844&87=854&88=856&91=861&93=867&94=912&95=930&96=937&97=946&100=956&101=958&103=965&104=970&106=973&107=975'

@@ -6,7 +6,8 @@ import math
 
 from genreport.model.evaluate import Results
 from genreport.present.figures.data import _sc
-from genreport.present.figures.style import BLUE, VERMILION, _figure, _note, ms, num, pick
+from genreport.present.figures.style import BLUE, VERMILION, _figure, _note, num, pick
+from genreport.present.fmt import time  # three significant digits, as the formulas print times ("0.790 ms")
 
 
 def _shown(x: float, sig: int) -> tuple[str, float]:
@@ -67,11 +68,11 @@ def _bar_text(head, bandwidth: float, t: float, sep: str) -> str:
     """'4.143 GB of weights / 1.008 TB/s = 4.11 ms': the bytes and the bandwidth to the fewest significant digits,
     3 to 6, whose quotient as written rounds to the time shown (at 3, the RTX 4090's 4.14 GB / 1.01 TB/s is 4.10 ms,
     not the bound's 4.11 ms; an A100's 3.23 B × 2 bytes / 1.55 TB/s is 4.17 ms, not 4.15)."""
-    want = ms(t)
+    want = time(t)
     for sig in range(3, 7):
         text, nbytes = head(sig)
         w_text, w = _shown(bandwidth / 1e12, sig)
-        if w > 0 and ms(nbytes / (w * 1e12)) == want:
+        if w > 0 and time(nbytes / (w * 1e12)) == want:
             break
     return f"{text} / {w_text} TB/s{sep}= {want}"
 
@@ -107,7 +108,7 @@ def fig1_decode_bounds(r: Results, baseline: Results | None = None):
                            edgecolor="none"))
     ax.text((x0 + x1) / 2, bar_y + h / 2,
             (_bar_text(bar_head, sc["bandwidth"], long_t, pick(" ", chr(10)))
-             if long_is_mem else f"2{n_sym} / P = {ms(long_t)}"),
+             if long_is_mem else f"2{n_sym} / P = {time(long_t)}"),
             ha="center", va="center", color="white", fontsize=pick(9, 8.5), weight="bold", linespacing=1.15)
     # the short bound: cells of the short duration under the same span (not to scale)
     n_slots = max(1, int(round(slots)))
@@ -127,9 +128,9 @@ def fig1_decode_bounds(r: Results, baseline: Results | None = None):
         ax.text(x0 + (gap + 0.5) * w, cell_y + h / 2, "⋯", ha="center", va="center", fontsize=14, color="#555555")
     # what the one filled cell is
     if long_is_mem:
-        what, at, tip = f"the 1 token it has to do: 2{n_sym} / P = {ms(short_t)}", cell_y, cell_y - pick(0.55, 0.4)
+        what, at, tip = f"the 1 token it has to do: 2{n_sym} / P = {time(short_t)}", cell_y, cell_y - pick(0.55, 0.4)
     else:
-        what, at, tip = (f"one pass over the weights: {formula.split(' (')[0]} = {ms(short_t)}", cell_y + h,
+        what, at, tip = (f"one pass over the weights: {formula.split(' (')[0]} = {time(short_t)}", cell_y + h,
                          cell_y + h + 0.3)
     ax.annotate(what, xy=(x0 + w / 2, at), xytext=(x0 + 0.1, tip), fontsize=8, va="center",
                 color=VERMILION if long_is_mem else BLUE, arrowprops={"arrowstyle": "-", "color": "#555555", "lw": 0.7})
@@ -160,8 +161,8 @@ def caption1(r: Results, baseline: Results | None = None) -> str:
              else r.spec.hardware.title)
     card = "each GPU" if r.frame.many else "the card"
     head = (f"Schematic (cells not to scale): the two lower bounds of one batch-1 decode step of "
-            f"{r.spec.model.title} on {where}. By bandwidth it takes {formula} = {ms(t_mem)}; "
-            f"by compute only 2{n_sym}/P = {ms(t_comp)}. ")
+            f"{r.spec.model.title} on {where}. By bandwidth it takes {formula} = {time(t_mem)}; "
+            f"by compute only 2{n_sym}/P = {time(t_comp)}. ")
     if ratio >= 1:
         body = (f"In the time the bandwidth sets, {card}'s peak compute could do about {num(ratio)} such tokens, "
                 f"and it has to do 1. ")

@@ -66,6 +66,18 @@ def _roof_points(r: Results) -> list[tuple[str, str, float, str, str]]:
     return pts
 
 
+def training_peak(r: Results) -> float | None:
+    """The peak a training step's roof takes: its recipes' GEMMs run in bf16 (recipes.TRAINING_COMPUTE, the
+    evaluation's ``training_compute``), not at the spec's compute format; None without a training point."""
+    fmt = r.verdicts.get("training_compute")
+    return float(r.spec.hardware.dense[fmt]) if fmt else None
+
+
+def _peak_of(r: Results, kind: str, peak: float) -> float:
+    """The roof's peak a point of ``kind`` sits under: training's own (:func:`training_peak`), the spec's otherwise."""
+    return (training_peak(r) or peak) if kind == "training" else peak
+
+
 def _measured_points(r: Results) -> list[tuple[str, float, float]]:
     """(label, intensity, achieved FLOP/s) of each measured run the spec quotes."""
     out = []
@@ -101,7 +113,7 @@ def fig6_roofline(r: Results, baseline: Results | None = None):
     sc = _sc(r)
     peak, bw, ridge = sc["peak_flops"], sc["bandwidth"], sc["ridge_point"]
     measured_pts = _measured_points(r)
-    pts = [(*p, min(peak, bw * p[2])) for p in _roof_points(r)]
+    pts = [(*p, min(_peak_of(r, p[0], peak), bw * p[2])) for p in _roof_points(r)]
     others = [c for c in r.compare if not c["is_base"]]
     xs = [p[2] for p in pts] + [ridge] + [c["ridge"] for c in others] + [m[1] for m in measured_pts]
     lo, hi = _pad(min(1.0, min(xs)), max(1e4, max(xs)), 0.3, 0.3)
@@ -116,8 +128,9 @@ def fig6_roofline(r: Results, baseline: Results | None = None):
         bs = _sc(baseline)
         ax.plot(ix, np.minimum(bs["peak_flops"], bs["bandwidth"] * ix), lw=3.0, **BASELINE, label="baseline")
         ax.axvline(bs["ridge_point"], ls=":", lw=1.0, **BASELINE)
-        for _kind, _lab, i, _c, m in _roof_points(baseline):
-            ax.plot([i], [min(bs["peak_flops"], bs["bandwidth"] * i)], marker=m, ms=5, ls="none", **BASELINE)
+        for kind, _lab, i, _c, m in _roof_points(baseline):
+            ax.plot([i], [min(_peak_of(baseline, kind, bs["peak_flops"]), bs["bandwidth"] * i)], marker=m, ms=5,
+                    ls="none", **BASELINE)
         peaks.append(bs["peak_flops"])
         floor.append(bs["bandwidth"] * lo)
     ylo, yhi = _pad(min(floor), max(peaks), 0.1, 0.4)
@@ -128,6 +141,10 @@ def fig6_roofline(r: Results, baseline: Results | None = None):
         ax.plot([c["ridge"]] * 2, [ylo, c["peak"]], color=col, lw=0.8, ls=":")
     ax.plot(ix, np.minimum(peak, bw * ix), color=BLACK, lw=1.8,
             label=f"{_hw_short(r.spec.hardware.title)}, ridge {num(ridge)}")
+    p_train = training_peak(r) if any(p[0] == "training" for p in pts) else None
+    if p_train is not None and p_train != peak:  # training runs at the bf16 peak: its own roof, under its point
+        ax.plot(ix, np.minimum(p_train, bw * ix), color=BLACK, lw=1.0, ls=(0, (4, 2)),
+                label=f"training ({r.verdicts['training_compute']}), ridge {num(p_train / bw)}")
     measured = _measured_roof(r)
     if measured:
         m_peak, m_bw = measured

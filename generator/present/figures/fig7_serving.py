@@ -108,15 +108,20 @@ def caption7(r: Results, baseline: Results | None = None) -> str:
         return "No decode workload: no serving view."
     per = r.per_context[r.lead]
     bits = []
+    runs = r.curves.get("serving_engine_batch")  # where the engine's max_sequences stops a batch before the memory
     for j, s in enumerate(ctx):
         cap = float(per["capacity_batch"][j]) if r.verdicts.get("weights_fit", True) else 0.0
-        if cap >= 1:
+        if cap >= 1 and runs is not None and runs[j] < cap:
+            bits.append(f"{num(r.curves['serving_tokens_per_s_at_engine'][j])} tok/s at S = {tokens(s)} "
+                        f"(batch {int(runs[j]):,}, the engine's max_sequences; {int(cap):,} fit)")
+        elif cap >= 1:
             bits.append(f"{num(r.curves['serving_tokens_per_s_at_capacity'][j])} tok/s at S = {tokens(s)} "
                         f"(batch {int(cap):,})")
     price = r.spec.hardware.price_per_hour
     text = ("The serving view of the batch × context table: each curve runs from batch 1 (left: fastest per token, "
             "fewest tokens in total) to larger batches (up and right). ")
-    text += ("The most that fit give " + "; ".join(bits) + ". ") if bits else "No batch fits beside the weights. "
+    most = "The most that fit" if runs is None else "The most that fit and the engine runs at once"
+    text += (most + " give " + "; ".join(bits) + ". ") if bits else "No batch fits beside the weights. "
     text += "Dotted: past the memory capacity."
     if any(k is not None for k in _ridge_points(r)):
         text += (" Hollow circles: the batch that crosses the ridge, where the step turns compute-bound and the time per "

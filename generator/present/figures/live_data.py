@@ -113,7 +113,10 @@ def roofline_data(r: Results) -> dict:
                 points.append({"kind": "prefill", "intensity": float(i), "tokens": int(t)})
     t = r.spec.workloads.training_tokens
     if t and _positive(r.verdicts.get("training_intensity")) is not None:
-        points.append({"kind": "training", "intensity": float(r.verdicts["training_intensity"]), "tokens": int(t)})
+        # under its own roof: the recipes' GEMMs at the bf16 peak (recipes.TRAINING_COMPUTE), as figure 6 draws it
+        points.append({"kind": "training", "intensity": float(r.verdicts["training_intensity"]), "tokens": int(t),
+                       "peak": float(hw.dense[r.verdicts["training_compute"]]),
+                       "compute": str(r.verdicts["training_compute"])})
     measured = []
     for m in r.measured:
         i, f = _positive(m.get("intensity")), _positive(m.get("achieved_flops"))
