@@ -522,6 +522,10 @@ def serving_values(spec, values: dict, mixed: bool = False, env=None) -> dict[st
     from genreport.model.techniques import TAIL
 
     out["q_p"] = TAIL  # the P99 of the time between tokens (Sarathi-Serve's capacity)
+    if "d_h" in values:  # d_hp: the prompt tokens' head dim, MLA's prefill form (techniques._inputs)
+        from genreport.model.env import prefill_head_dim
+
+        out["d_hp"] = float(prefill_head_dim(spec.model, float(np.ravel(values["d_h"])[0])))
     from genreport.model.serving import last_context
     from genreport.model.techniques import draft_memory
 

@@ -84,6 +84,11 @@ def _inputs(r, batch: float, context: float) -> dict:
     from genreport.model.serving import held_mean_c
 
     env["c_h"] = held_mean_c(r.envs[r.lead], sv.prompt, sv.output)  # what a sequence holds, the KV cache room's
+    # d_hp: the head dim of the prompt tokens' attention (a chunk, a prefill alone): MLA in its decompressed form,
+    # where the decode tokens take the absorbed form's d_h (env.prefill_head_dim); d_h for other attention
+    from genreport.model.env import prefill_head_dim
+
+    env["d_hp"] = float(prefill_head_dim(r.spec.model, env["d_h"]))
     return env
 
 
@@ -499,6 +504,9 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     out = {"batch": int(batch), "context": int(last), "mean_context": mean, "chunk": sv.chunk, "chunk_steps": stages,
            "kv_held_per_token": env["c_h"], "kv_read_per_token": env["c"],
            "kv_held_apart": bool(bounded_layers(r.spec.model)),
+           # the attention forms of a mixed step: d_h the decode tokens' (MLA: absorbed), d_hp the chunk's (MLA: the
+           # prefill's decompressed form); the same for other attention
+           "head_dim_decode": env["d_h"], "head_dim_chunk": env["d_hp"],
            "chunk_source": CHUNK_SOURCE, "rows": rows, "numbers": numbers,
            "rates": rate_curves(r, budget, kv_rate, held_mean)}
     return out, blocks
@@ -797,7 +805,7 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
     # 544, 3.4x fewer attention FLOPs)
     from genreport.model.env import prefill_head_dim
 
-    alone = {"d_h": float(prefill_head_dim(r.spec.model, env["d_h"]))}
+    alone = {"d_hp": float(prefill_head_dim(r.spec.model, env["d_h"]))}
     t_p = _eval(r, "prefill_alone_time", {**env, **alone, **{k: float(v) for k, v in weights(uncached).items()}})
     env["t_p"] = t_p
     classes = prompt_classes(sv)  # the prompts' lengths (serving.prompt_spread), equally likely, their mean T_in

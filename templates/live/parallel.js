@@ -114,6 +114,7 @@ const GR_PARALLEL = (() => {
     const bc = t.precision_bytes[inp.precision.compute];
     Object.assign(v, {n_TP: par.tp, n_PP: pipelineSplit(m.layers, par.pp), n_St: par.pp, n_EP: par.ep, n_DP: par.dp, L_x: pc.moe_layers,
       N_x: pc.experts_routed * perRouted(v, pc, env.accounting), k_e: m.moe ? m.moe.active_experts : 0.0,
+      E_x: m.moe ? m.moe.experts : 1.0,  // 1 for a dense model: N_x = 0 over it
       b_a: (bc === undefined ? 2.0 : bc) >= 4.0 ? 4.0 : 2.0,
       s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(par.tp, m.kv_heads), k_w: split[0], k_g: split[1], k_o: split[2],
       u_x: 1.0, rho_x: m.moe ? (par.redundant_experts || 0) / m.moe.experts : 0.0});

@@ -698,7 +698,15 @@ def root(context, missing=missing):
                 yield ' steps, one per micro-batch in flight'
             yield ', or the whole uncached prompt where that holds it; here <span data-sv="numbers.chunk_tokens" data-f="nearest">'
             yield escape(t_8(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'chunk_tokens')))
-            yield '</span>) reads the weights once:</p>\n<div data-static>'
+            yield '</span>) reads the weights once'
+            if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk') != environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode')):
+                pass
+                yield "; <span data-static>each part attends in its own form, the decode tokens in MLA's absorbed form (d<sub>h</sub> = "
+                yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode')))
+                yield ': the latent and its rotary part, as a decode step reads them) and the prompt chunk in the decompressed form a prefill runs (d<sub>h,p</sub> = '
+                yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk')))
+                yield ": the query-key and value heads), as the engines' MLA backends split a mixed step into its decode and prefill parts</span>"
+            yield ':</p>\n<div data-static>'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked'), False))
             yield '</div>\n'
             if t_11(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')):
@@ -975,4 +983,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=102&2=111&3=113&4=117&5=121&6=123&7=127&8=135&9=147&11=149&13=153&14=157&16=166&17=172&18=191&20=197&21=199&22=217&23=225&24=229&25=236&26=243&29=253&30=344&31=358&32=380&34=402&35=417&36=438&37=496&38=502&39=508&40=519&41=563&42=575&44=577&47=580&49=597&50=599&52=611&53=613&54=621&55=629&56=633&59=649&61=661&62=664&66=666&67=668&68=673&69=678&72=680&73=683&74=702&75=704&78=707&79=709&80=717&81=744&82=754&83=807&84=816&85=820&86=834&87=846&88=856&89=858&92=863&94=869&95=914&96=932&97=939&98=948&101=958&103=960&104=965&106=968&107=970'
+debug_info = '1=102&2=111&3=113&4=117&5=121&6=123&7=127&8=135&9=147&11=149&13=153&14=157&16=166&17=172&18=191&20=197&21=199&22=217&23=225&24=229&25=236&26=243&29=253&30=344&31=358&32=380&34=402&35=417&36=438&37=496&38=502&39=508&40=519&41=563&42=575&44=577&47=580&49=597&50=599&52=611&53=613&54=621&55=629&56=633&59=649&61=661&62=664&66=666&67=668&68=673&69=678&72=680&73=683&74=710&75=712&78=715&79=717&80=725&81=752&82=762&83=815&84=824&85=828&86=842&87=854&88=864&89=866&92=871&94=877&95=922&96=940&97=947&98=956&101=966&103=968&104=973&106=976&107=978'
