@@ -690,7 +690,7 @@ def _entries(r, out: ParallelResults) -> list:
                     g = _f(out.min_gpus[acc][i, j])
                     entries.append(Entry("min_gpus_to_fit" + suffix, {"batch": b, "context": s}, g, "1",
                                          r"n_{\mathrm{fit}}(B, S)", r"n_{\mathrm{fit}} = \min n_{\mathrm{TP}} n_{\mathrm{PP}} : M_{g}(B, S) \le C", acc,
-                                         "" if g is not None else "no layout up to 4096 GPUs holds it"))
+                                         "" if g is not None else f"no layout up to 4096 {r.spec.hardware.noun}s holds it"))
         for qid, arr in out.prefill.get(acc, {}).items():
             for i, t in enumerate(w.prefill_prompt):
                 add(qid, {"tokens": t}, arr[i], acc, suffix)

@@ -378,18 +378,18 @@ const GR_PARALLEL = (() => {
       const nan = l.findIndex(Number.isNaN);
       return PREFILL_ESTIMATE_TERMS[nan >= 0 ? nan : l.indexOf(Math.max.apply(null, l))][0];
     }) : [];
-    out.entries = entries(out, w, t);
+    out.entries = entries(out, w, t, hw.noun || "GPU");
     return out;
   }
 
   /** The entries of the layout (parallel._entries): [{id, params, value, unit, accounting, reason?}]. */
-  function entries(out, w, t) {
+  function entries(out, w, t, noun) {
     const list = [];
     const add = (q, params, value, acc, unit) => {
       const meta = t.meta[q] || ["token/s", ""];
       let st = M.physical(LIKE[q] || q, value === null ? NaN : value, meta[1]);
       if (value === null && q === "kv_capacity_tokens_replica") st = [null, M.NO_FIT];
-      if (unit) st = [value, value === null ? "no layout up to " + MAX_GPUS + " GPUs holds it" : ""];
+      if (unit) st = [value, value === null ? "no layout up to " + MAX_GPUS + " " + noun + "s holds it" : ""];
       const e = {id: q + (acc === "seed" ? "" : "_exact"), params: params, value: st[0], unit: unit || meta[0], accounting: acc};
       if (st[0] === null && st[1]) e.reason = st[1];
       list.push(e);

@@ -7,8 +7,8 @@ def root(context, missing=missing):
     concat = environment.concat
     cond_expr_undefined = Undefined
     if 0: yield None
-    l_0_frame = resolve('frame')
     l_0_GPU = resolve('GPU')
+    l_0_frame = resolve('frame')
     l_0_ch = resolve('ch')
     l_0_frame_rows = resolve('frame_rows')
     l_0_hw = resolve('hw')
@@ -20,7 +20,7 @@ def root(context, missing=missing):
     l_0_model = resolve('model')
     l_0_hierarchy = resolve('hierarchy')
     l_0_states = resolve('states')
-    l_0_formula = l_0_figure = l_0_pill = missing
+    l_0_formula = l_0_figure = l_0_pill = l_0_card = l_0_cores = missing
     try:
         t_1 = environment.filters['bandwidth']
     except KeyError:
@@ -76,7 +76,7 @@ def root(context, missing=missing):
         def t_9(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
-    included_template = environment.get_template('_macros.html.j2', 'sections/s1_waiting.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
+    included_template = environment.get_template('_macros.html.j2', 'sections/s1_waiting.html.j2').make_module(context.get_all(), True, {'card': l_0_card, 'cores': l_0_cores, 'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
     l_0_formula = getattr(included_template, 'formula', missing)
     if l_0_formula is missing:
         l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s1_waiting.html.j2') does not export the requested name 'formula'", name='formula')
@@ -88,6 +88,12 @@ def root(context, missing=missing):
         l_0_pill = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s1_waiting.html.j2') does not export the requested name 'pill'", name='pill')
     context.vars.update({'formula': l_0_formula, 'figure': l_0_figure, 'pill': l_0_pill})
     context.exported_vars.difference_update(('formula', 'figure', 'pill'))
+    l_0_card = ('card' if ((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU) == 'GPU') else (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+    context.vars['card'] = l_0_card
+    context.exported_vars.add('card')
+    l_0_cores = ('tensor cores' if ((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU) == 'GPU') else 'matrix units')
+    context.vars['cores'] = l_0_cores
+    context.exported_vars.add('cores')
     yield '<section id="s1">\n<h2>1. A machine waiting for data</h2>\n'
     if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
         pass
@@ -110,13 +116,15 @@ def root(context, missing=missing):
             yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus'))
             yield ' '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-            yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 7 in 'sections/s1_waiting.html.j2' evaluated to false and no else section was defined.")))
+            yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 9 in 'sections/s1_waiting.html.j2' evaluated to false and no else section was defined.")))
             yield ')'
         yield '.\nEach '
         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
         yield ' holds and computes a slice of the model, so the formulas of chapters 1–'
         yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's6'))
-        yield ' are the seeds\' single-card ones\nwith that slice in place of the whole model (the symbols with a subscript g):</p>\n<div class="scroll"><table><thead><tr><th>symbol</th><th>one '
+        yield " are the seeds' single-"
+        yield escape((undefined(name='card') if l_0_card is missing else l_0_card))
+        yield ' ones\nwith that slice in place of the whole model (the symbols with a subscript g):</p>\n<div class="scroll"><table><thead><tr><th>symbol</th><th>one '
         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
         yield '\'s slice</th><th class="n">value</th><th class="n">whole model</th></tr></thead><tbody>\n'
         for l_1_s in (undefined(name='frame_rows') if l_0_frame_rows is missing else l_0_frame_rows):
@@ -140,7 +148,7 @@ def root(context, missing=missing):
         yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus'))
         yield ' '
         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-        yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 14 in 'sections/s1_waiting.html.j2' evaluated to false and no else section was defined.")))
+        yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 16 in 'sections/s1_waiting.html.j2' evaluated to false and no else section was defined.")))
         yield ' holding one copy of the model);\ntoken rates are per replica at the strict bound, the interconnect included (chapter '
         yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's7'))
         yield ')'
@@ -167,7 +175,9 @@ def root(context, missing=missing):
             yield ' · min(n<sub>PP</sub>, B)).\n'
         if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'):
             pass
-            yield 'On one card the whole model would need '
+            yield 'On one '
+            yield escape((undefined(name='card') if l_0_card is missing else l_0_card))
+            yield ' the whole model would need '
             yield escape(t_8(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'), 'weight_stream_time')))
             yield ' per batch-1 token'
             if (not environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'), 'fits')):
@@ -176,7 +186,9 @@ def root(context, missing=missing):
                 yield escape(t_2(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'), 'weight_bytes')))
                 yield ' of weights against the '
                 yield escape(t_2(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'), 'capacity')))
-                yield ' a card keeps for them (its '
+                yield ' a '
+                yield escape((undefined(name='card') if l_0_card is missing else l_0_card))
+                yield ' keeps for them (its '
                 yield escape(t_2(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'capacity')))
                 yield " less the engine's reserve and workspace)"
             yield '.'
@@ -218,9 +230,17 @@ def root(context, missing=missing):
         yield ' utilisation of 99% in '
         yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'vendor'))
         yield "'s monitoring tools (what <code>nvidia-smi</code> calls “GPU utilisation”)"
-    yield ' means a kernel was running during 99% of the sampling\nwindow. It says nothing about how busy the tensor cores or the memory bus were: a card starved by bandwidth and a\ncard saturating its compute both show 99%. Nor does <span data-fact="bound_ratio">'
+    yield ' means a kernel was running during 99% of the sampling\nwindow. It says nothing about how busy the '
+    yield escape((undefined(name='cores') if l_0_cores is missing else l_0_cores))
+    yield ' or the memory bus were: a '
+    yield escape((undefined(name='card') if l_0_card is missing else l_0_card))
+    yield ' starved by bandwidth and a\n'
+    yield escape((undefined(name='card') if l_0_card is missing else l_0_card))
+    yield ' saturating its compute both show 99%. Nor does <span data-fact="bound_ratio">'
     yield escape(t_5(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'bound_ratio')))
-    yield '</span>:1 mean the tensor cores idle\n<span data-fact="compute_idle_share">'
+    yield '</span>:1 mean the '
+    yield escape((undefined(name='cores') if l_0_cores is missing else l_0_cores))
+    yield ' idle\n<span data-fact="compute_idle_share">'
     yield escape(t_6(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'compute_idle_share')))
     yield '</span> of the wall-clock time: the two bounds overlap, and the ratio compares two lower bounds.</div>\n'
     if (undefined(name='hierarchy') if l_0_hierarchy is missing else l_0_hierarchy):
@@ -297,4 +317,4 @@ def root(context, missing=missing):
     yield '</section>\n\n'
 
 blocks = {}
-debug_info = '1=79&4=92&6=95&7=99&8=116&10=120&11=122&13=136&14=140&15=145&16=155&17=168&20=185&22=194&23=196&24=198&25=203&26=205&29=211&31=222&32=224&33=226&35=229&37=231&38=234&39=242&40=252&41=263&46=267&49=270&52=273&53=286'
+debug_info = '1=79&3=91&6=98&8=101&9=105&10=122&12=128&13=130&15=144&16=148&17=153&18=163&19=176&22=197&24=206&25=208&26=210&27=215&28=217&31=223&32=234&33=238&34=244&35=246&37=249&39=251&40=254&41=262&42=272&43=283&48=287&51=290&54=293&55=306'
