@@ -286,6 +286,32 @@ def attended_fraction(m, context):
     return ((m.layers - n_local) * context + n_local * np.minimum(context, window)) / (m.layers * context)
 
 
+
+def prefill_attended_fraction(m, tokens):
+    """g(T): the share of a T-token prompt's causal attention that its layers compute, averaged over the layers; 1
+    without windows or chunks, and for a prompt within every window (and the first chunk).
+
+    The prefill FLOPs count the causal attention as 2 L H_q d_h T^2, position t attending to the t before it
+    (T^2 / 2 of them in all).  Position t of a windowed layer attends to min(t, w): w T - w^2 / 2 in all past the
+    window; of a chunked layer to the t mod c of its own chunk: floor(T / c) c^2 / 2 + (T mod c)^2 / 2.  Engines
+    skip the masked blocks (FlashAttention's window_size, vLLM's sliding-window and chunked-local attention), so
+    the strict bound counts only these; g(T) scales d_h in a prefill as f(S) does in a decode step
+    (:func:`attended_fraction`)."""
+    tokens = np.asarray(tokens, dtype=float)
+    n_local, n_chunk = local_layers(m), chunked_layers(m)
+    if not n_local and not n_chunk:
+        return np.ones(tokens.shape)
+    full = tokens * tokens / 2.0
+    out = (m.layers - n_local - n_chunk) * full
+    if n_local:
+        w = float(m.attention.sliding_window)
+        out = out + n_local * np.where(tokens <= w, full, w * tokens - w * w / 2.0)
+    if n_chunk:
+        c = float(m.attention.chunk_size)
+        out = out + n_chunk * (np.floor(tokens / c) * c * c / 2.0 + np.mod(tokens, c) ** 2 / 2.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(tokens > 0, out / (m.layers * full), 1.0)
+
 # ----------------------------------------------------------------------------------------------- KV headlines
 
 def kv_bytes_per_token_global(m, b_kv: float) -> float:

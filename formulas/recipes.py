@@ -12,6 +12,19 @@ TRAINING_RECIPES: dict[str, tuple[tuple[str, int], ...]] = {
 # Bytes per weight a training step streams: every recipe holds bf16 weights (its first part, 2 B a parameter),
 # whatever format the report serves them in, so the training intensity 6 N T / (3 N b) takes b = 2.
 TRAINING_WEIGHT_BYTES = 2
+# The format a training step's GEMMs run in: the recipes are mixed-precision ones (bf16 weights and activations,
+# fp32 master weights and optimizer state), so its compute bound takes the GPU's dense bf16 peak, whatever format the
+# report serves the weights in (an fp8 serving spec does not train at the fp8 peak: no recipe here declares fp8
+# GEMMs, as DeepSeek-V3's own FP8 training framework would).
+TRAINING_COMPUTE = "bf16"
+TRAINING_COMPUTE_SOURCE = ("mixed-precision training (Micikevicius et al., ICLR 2018): half-precision GEMMs beside fp32 "
+                           "master weights; the recipes' bf16 weights (seed 003 section 4)")
+
+
+def training_compute(dense: dict, compute: str) -> str:
+    """The format whose dense peak a training step's compute bound takes: :data:`TRAINING_COMPUTE`, or the spec's
+    compute format on a GPU whose file gives no bf16 peak (the report then says so)."""
+    return TRAINING_COMPUTE if TRAINING_COMPUTE in dense else compute
 
 RECIPE_SOURCE = {
     "bf16-grads": "ZeRO mixed-precision Adam (Rajbhandari et al. 2020), seed 003 section 4",

@@ -238,3 +238,20 @@ def test_the_print_html_leaves_out_the_live_pages_data_attributes_with_the_same_
     kept = without_scripts(cw.fix_tables(render._PHONE_SOURCE.sub("", html)))
     assert kept != reference.html
     assert write(pdfstage._html(kept).render()) == reference.pdf
+
+
+def test_page_ones_other_roof_stays_on_one_line():
+    """Page 1's "other roof" cell of DeepSeek-V3 on 8 H200 wrapped "52x | interconnect" over two lines of the PDF: the
+    ratio and its roof are joined by a no-break space (the template and the live page's page.js alike), so the
+    column's narrowest width is the whole "93x interconnect" and the print's widths keep it on one line."""
+    from shared import html
+
+    page = html("deepseek-v3-h200-ep8.yaml")
+    table = page[page.index('<table class="decision'):page.index("</table>", page.index('<table class="decision'))]
+    cells = re.findall(r'<td class="n">([^<]*×[^<]*)</td>', table)
+    assert cells and all("×&nbsp;" in c or "×\u00a0" in c for c in cells), cells
+    size = cw.TABLE_FONT["decision"]
+    (lo, hi), = cw._columns('class="scroll"', 'class="decision"', "<tr><td>93×\u00a0interconnect</td></tr>")
+    assert lo == hi == pytest.approx(cw._text_width("93× interconnect", "sans", size) * cw.SLACK + 2 * cw.CELL_PAD[
+        "decision"])
+    assert 'n(x.other_roof) + "×\\u00a0" + x.other' in (ROOT / "templates" / "live" / "page.js").read_text()

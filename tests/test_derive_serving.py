@@ -128,10 +128,11 @@ def test_the_caches_and_chunk_ceilings_solved_and_evaluated(capsys, spec):
     """``derive`` gives the goodput's other two memory ceilings (issue 30) per GPU of tp 8, as the chapter does.
     The KV cache room: the caches fill where lam 511 t_s(lam) (4,352 - 2,048) c = C - N b - 2,048 c (the shared half
     of the prompt held once), t_s(lam) = N b / (W - lam Q_r), so lam = R W / (511 x 2,304 c N b + R Q_r), R = C - N b
-    - 2,048 c; C = 80 GiB less vLLM's 10% and one engine step's activations (575,930,368 B,
+    - 2,048 c; C = 80 GiB less vLLM's 10% and one engine step's activations at the 512-token chunk, vLLM's one
+    max_num_batched_tokens (512 x 2 B x (2 x 8,192 + 3 x 28,672 / 8) + 256 x 128,256 x 4 B = 159,121,408 B,
     formulas.memory.activation_workspace).  The chunk budget: lam (2,048 + 511) t_s(lam) = 512
     (the step's budget holds its 511 decode tokens per request too), so lam = 512 W / (2,559 N b + 512 Q_r)."""
-    room = 0.9 * 80 * 2**30 - 575930368 - NB - 2048 * C
+    room = 0.9 * 80 * 2**30 - 159121408 - NB - 2048 * C
     q_r = _request_bytes()
     assert _value(capsys, "goodput_rate_capacity", "--spec", spec) == pytest.approx(
         room * W / (511 * 2304 * C * NB + room * q_r), rel=1e-5)

@@ -335,3 +335,30 @@ workloads:
     for line in points:
         box = style.marker_box(ax, line.get_xdata()[0], line.get_ydata()[0], line.get_markersize())
         assert not any(box.overlaps(b) for b in boxes), (line.get_xdata()[0], line.get_ydata()[0])
+
+
+@pytest.mark.parametrize("spec", [
+    "llama8b-h100.yaml",  # was '16.1 GB of weights / 3.35 TB/s = 4.79 ms': 16.1 / 3.35 is 4.81
+    ("kind: report\nname: i4\ntitle: t\nhardware: rtx-4090\nmodel: llama-3.1-8b\nprecision: {weights: int4, "
+     "group_size: 128}\nworkloads:\n  decode: {batch: [1], context: [2k]}\n"),  # was 4.14 GB / 1.01 TB/s = 4.11 ms
+    ("kind: report\nname: mx\ntitle: t\nhardware: a100-sxm-40gb\nmodel: mixtral-8x7b\nprecision: bf16\n"
+     "parallelism: {tp: 4}\nworkloads:\n  decode: {batch: [1], context: [2k]}\n"),  # was 3.23 B x 2 / 1.55 = 4.15
+])
+def test_the_memory_bars_arithmetic_rounds_to_its_result(spec, tmp_path):
+    """The bar's operands, as written, give the time it shows to its last digit: the RTX 4090's 1.008 TB/s was
+    written 1.01 (4.14 / 1.01 = 4.10, not the 4.11 ms shown), an A100's 1.555 TB/s 1.55.  The operands now carry
+    the digits (3 to 6 significant) that make the quotient round to the time."""
+    if spec.endswith(".yaml"):
+        r = evaluated(spec)
+    else:
+        path = tmp_path / "fig1.yaml"
+        path.write_text(spec)
+        r = evaluated(path)
+    fig = _drawn(r, None, "fig1-decode-bounds", False)
+    bar = next(t.get_text() for t in fig.axes[0].texts if "TB/s" in t.get_text() and "=" in t.get_text())
+    m = re.search(r"(?:([\d.,]+) GB of weights|([\d.,]+) B × ([\d.]+) bytes?) / ([\d.]+) TB/s\s*=\s*([\d.]+ ms)", bar)
+    assert m, bar
+    gbytes, params, b, w, shown = m.groups()
+    nbytes = float(gbytes.replace(",", "")) * 1e9 if gbytes else float(params.replace(",", "")) * 1e9 * float(b)
+    assert style.ms(nbytes / (float(w) * 1e12)) == shown, bar
+    assert shown == style.ms(r.scalars[r.lead]["weight_stream_time"]), bar

@@ -27,6 +27,14 @@ from genreport.present import figures
 from genreport.present.figures import style
 from shared import ROOT, evaluated
 
+
+def _words(r) -> str:
+    """What the report says of figure 9: its caption (what is drawn, its key) and the chapter's words on it
+    (fig10_frontier.frontier_text: the frontiers, speculation, the best point inside the TPOT target)."""
+    from genreport.present.figures.fig10_frontier import frontier_text
+
+    return figures.captions(r)["fig10-frontier"] + " " + frontier_text(r)
+
 SPEC = "llama70b-h100-tp8.yaml"  # serving.speculative: 3 draft tokens, each accepted 80%, drafts 5% of a round
 SPEC_LABELS = ("spec. frontier, estimate", "spec. frontier, bound")
 
@@ -165,21 +173,22 @@ def test_past_the_break_even_the_curve_shows_the_cost():
     assert f["best_at_target"]["serial"]["speculative"] is False
     assert r.serving["cheapest"]["speculative"] == ""  # plan without --speculative is as cheap or cheaper
     be = r.serving["techniques"]["numbers"]["breakeven_batch"]
-    assert be == 7 and "speculating stops paying at batch 7 per replica" in figures.captions(r)["fig10-frontier"]
+    assert be == 7 and "speculating stops paying at batch 7 per replica" in _words(r)
 
 
 def test_a_draft_models_memory_shrinks_the_speculative_curve():
     """A draft model's weights and KV cache take room on every layout (Draft.capacity, plan's): the titled layout's
-    speculative curve stops at the chapter's capacity beside the draft, the plain one at the capacity without."""
+    speculative curve stops at the chapter's capacity beside the draft, the plain one at the capacity without, each
+    no further than the engine's max_sequences (256, vLLM's max_num_seqs default) runs at once."""
     r = evaluated(SPEC, ["serving.speculative.draft_model=llama-3.2-1b"])
     f = r.serving["frontier"]
     own = _own(f)
     cap = own["speculative"]["capacity_batch"]
     assert cap == r.serving["capacity_batch"] < own["capacity_batch"]
-    assert own["speculative"]["batch"][-1] == cap and own["batch"][-1] == own["capacity_batch"]
+    assert own["speculative"]["batch"][-1] == own["speculative"]["batch_limit"] == min(cap, 256)
+    assert own["batch"][-1] == own["batch_limit"] == min(own["capacity_batch"], 256)
     assert f["speculative"]["draft"] == r.spec.serving.speculative.draft.title
-    assert "holds" in figures.captions(r)["fig10-frontier"] and f"{cap:,} sequences" in figures.captions(r)[
-        "fig10-frontier"]
+    assert "holds" in _words(r) and f"{cap:,} sequences" in _words(r)
 
 
 def test_without_speculative_nothing_moves(r70, plain70):
@@ -227,7 +236,7 @@ def test_the_figure_names_the_speculative_curves_and_its_labels_read(spec, narro
 
 def test_the_caption_and_the_chapter_say_which_wins(r70):
     f = r70.serving["frontier"]
-    cap = figures.captions(r70)["fig10-frontier"]
+    cap = _words(r70)
     best, plain = f["best_at_target"]["serial"], f["best_at_target_plain"]["serial"]
     assert f"{best['layout']} at batch {best['batch']:,} with speculative decoding" in cap
     assert f"without it {plain['layout']} at batch {plain['batch']:,}" in cap

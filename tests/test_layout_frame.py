@@ -191,6 +191,45 @@ def test_a_pipeline_streams_each_gpus_slice_once_per_micro_batch(tmp_path):
                                                                       rel=1e-9)
 
 
+def test_a_pipelines_printed_formulas_give_the_values_they_state(tmp_path):
+    """Every chapter 1-4 formula block of a dense pipeline substitutes the inputs its stated value comes from: the
+    crossover batch (a full pipeline streams the slice n_PP times, N_a once) printed arithmetic giving 931 beside
+    the stated 1,862 for Llama 3.1 70B at tp 4 x pp 2 (twice the stage's, as the test above checks) when its block
+    substituted one stream and printed N_a = N."""
+    from genreport.formulas.variants import substitutions
+
+    r = evaluate(spec_at(tmp_path, tp=4, pp=2))
+    checked = 0
+    for name, b in r.blocks.items():
+        if name.startswith("tech_") or b.note or b.entry.value is None:
+            continue
+        vals = dict(b.inputs)
+        for k, rule in substitutions(b.variant).items():  # what the printed variant writes in place of k
+            if k in vals:
+                vals[k] = 0.0 if rule == "0" else vals["N"] - (vals.get("N_e", 0.0) if rule != "N" else 0.0)
+        shown = float(np.asarray(r.q[b.entry.id]({**r.envs[b.entry.accounting].at(), **vals}), dtype=float))
+        assert shown == pytest.approx(b.entry.value, rel=1e-9), name
+        checked += 1
+    crossover = r.blocks["crossover"]
+    assert crossover.inputs["N"] == pytest.approx(2 * crossover.inputs["N_a"], rel=1e-12)  # two micro-batches
+    assert crossover.entry.value == pytest.approx(value(r, "crossover_batch", context=1024), rel=1e-12)
+    assert checked >= 10
+
+
+def test_the_kv_formula_names_the_gpus_bytes_per_token_c_g():
+    """Chapter 4's KV-bytes formula at a layout states one GPU's bytes (Llama 3.1 70B at tp 8: 2 x 1 x 80 x 2 x 128 =
+    40,960 B, the slice table's c_g; the whole model's c is 327,680 B): its left side reads c_g, not c.  One card
+    keeps c."""
+    from genreport.present.render import Formulas
+
+    r = evaluated("llama70b-h100-tp8.yaml")
+    b = r.blocks["kv"]
+    assert b.entry.value == 2 * 1 * 80 * 2 * 128 == r.envs[r.lead].values["c"] != r.envs[r.lead].card["c"]
+    assert Formulas(r).block(b)["symbolic_tex"].startswith("c_{g} = 2")
+    one = evaluated("llama8b-h100.yaml")
+    assert Formulas(one).block(one.blocks["kv"])["symbolic_tex"].startswith("c = 2")
+
+
 @pytest.mark.parametrize("model,hw,precision,tp,pp,ep,dp", [
     ("llama-3.1-405b", "h100-sxm", "fp8", 8, 2, 1, 1),  # two nodes, pipeline across them
     ("deepseek-v3", "h200", "fp8", 1, 1, 8, 8),  # MLA, MoE, data-parallel attention over expert parallel
@@ -543,3 +582,17 @@ def test_one_card_keeps_its_own_workspace_not_the_layouts_gpus():
     assert not r.verdicts["weights_fit_one_card"]  # 131 GiB of weights
     ep = evaluated("mixtral8x22b-h100-tp8-ep8.yaml", ["hardware=h200", "precision=fp8", "parallelism.dp=2"])
     assert value(ep, "capacity_one_card") == pytest.approx(value(ep, "capacity"), rel=1e-12)  # experts whole, tp 1 alike
+
+
+def test_the_collectives_named_are_the_ones_the_ledgers_charge():
+    """Mixtral 8x22B at tp 8 x ep 2 (expert parallelism no wider than a replica's tensor-parallel group): every GPU
+    holds its tp share of every expert, and the ledgers charge the experts' all-to-all only where n_EP > n_TP
+    (max(0, min(1, n_EP - n_TP)) in decode_time_comm), so the chapter's "the collectives (...) on the critical path"
+    names no expert all-to-alls there; at ep 8 x tp 1 it does (found on Mixtral 8x7B, tp 4 x ep 2 x dp 2)."""
+    r = evaluated("mixtral8x22b-h100-tp8-ep8.yaml", ("parallelism.ep=2",))
+    assert r.frame.collectives == ("tensor-parallel all-reduces",)
+    assert float(r.value("decode_time_comm", batch=1, context=1024)) == pytest.approx(
+        float(evaluated("mixtral8x22b-h100-tp8-ep8.yaml", ("parallelism.ep=1",)).value(
+            "decode_time_comm", batch=1, context=1024)), rel=1e-12)  # the ep group adds nothing to the ledger
+    wide = evaluated("mixtral8x22b-h100-tp8-ep8.yaml", ("parallelism.tp=1", "parallelism.dp=8"))
+    assert wide.frame.collectives == ("expert all-to-alls",)

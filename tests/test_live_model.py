@@ -99,6 +99,8 @@ PER_CLASS = [  # weights per tensor class: b is the mean of what each point read
     ("deepseek-v3-h200-ep8.yaml", ["precision.weights=checkpoint", "workloads.prefill.prompt=[300, 8k]"]),
     ("llama8b-h100.yaml", ["model=gpt-oss-20b", "precision.weights=checkpoint", "parallelism.tp=2", "parallelism.ep=2"]),
     ("deepseek-v3-h200-ep8.yaml", ["precision.weights.experts=nvfp4", "precision.weights.default=fp8_block"]),
+    # served in fp8, trained in bf16: the training step and its ridge at the bf16 peak (recipes.TRAINING_COMPUTE)
+    ("llama8b-h100.yaml", ["precision=fp8"]),
 ]
 
 

@@ -119,6 +119,13 @@ WHATIFS = [
     # pp 3: 12 GPUs over 2 nodes): a node's rate counts only the GPUs that run replicas (serving.node_busy_gpus)
     (SERVING[0], ["parallelism.tp=2", "parallelism.pp=3"]),
     (SERVING[0], ["parallelism.tp=4", "parallelism.pp=3"]),
+    # the H100 NVL's link is "NVLink 4 bridge between the two GPUs of a pair; PCIe Gen5 x16 otherwise": the KV
+    # transfer's sentence names it up to the ";" (spec.short_link)
+    (SERVING[0], ["hardware=h100-nvl", "parallelism.tp=1", "precision=fp8"]),
+    # DeepSeek-V3 bf16 on 32 H100 (tp 8 x pp 4): the TPOT ceiling's rate and the experts its own steady state
+    # streams, one fixed point (techniques.steady_tpot_rate), in the page too
+    (SERVING[1], ["hardware=h100-sxm", "precision=bf16", "parallelism.tp=8", "parallelism.pp=4", "parallelism.dp=1",
+                  "parallelism.ep=1", "engine.max_batched_tokens=2048"]),
 ]
 
 
@@ -198,6 +205,9 @@ DRAFTS = [
     (SERVING[0], ["serving.speculative.draft_layers=2", "model.hidden_size=4096", "serving.users=16"]),
     (SERVING[1], ["serving.speculative.draft_layers=2", "serving.speculative.draft_tokens=2", "serving.users=1000"]),
     (SERVING[1], ["parallelism.ep=4", "parallelism.dp=4", "precision.weights.experts=nvfp4"]),
+    # tp 8 x ep 8 in one replica: its GPUs read every expert the MTP layer's batch touches, not the 1/ep share of
+    # the data-parallel layout above (Draft.ledgers: tp / ep where ep > tp)
+    (SERVING[1], ["parallelism.tp=8", "parallelism.dp=1", "serving.users=64"]),
     (SERVING[1], ["serving.tpot=1 ms", "serving.users=8", "workloads.decode.context=[128k]", "serving.prompt=64k"]),
     # Mixtral 8x7B drafted by Mistral 7B on 2 H100 PCIe: no gain at batch 1-3, a gain from 4, none again from 37 on
     (SERVING[0], ["model=mixtral-8x7b", "hardware=h100-pcie", "parallelism.tp=2", "parallelism.ep=2",
@@ -212,10 +222,14 @@ def test_the_page_runs_the_drafts_passes_at_each_what_if():
     got = js(specs)
     for (name, overrides), have in zip(DRAFTS, got, strict=True):
         assert differences(evaluated(name, overrides), have) == [], (name, overrides)
-    # hand counts (tests/test_speculative_draft.py): 283 sequences per replica beside the 1B draft, 508 with half of
-    # each prompt cached; the lever row names the draft and its passes' time
+    # hand counts (tests/test_speculative_draft.py): 283 sequences per replica beside the 1B draft at the engine's
+    # 8,192-token step; serving.chunk=512 is that step (vLLM's one max_num_batched_tokens), so the workspace is
+    # 512 x 2 x 8,192 x 2 + 512 x 3 x 28,672 / 8 x 2 + 256 x 128,256 x 4 = 159,121,408 B a GPU, not 575,930,368:
+    # 416.8 MB more room, two more sequences of 4,607 tokens at 45,056 B a token: 285, and 512 with half of each
+    # prompt cached; the lever row names the draft and its passes' time
     n = got[0]["numbers"]
-    assert got[0]["capacity_batch"] == 283 and n["prefix_capacity_after"] == 508
+    assert 512 * 2 * 8192 * 2 + 512 * 3 * 28672 // 8 * 2 + 256 * 128256 * 4 == 159_121_408
+    assert got[0]["capacity_batch"] == 285 and n["prefix_capacity_after"] == 512
     setting = next(x for x in got[0]["levers"] if x["technique"] == "speculative decoding")["setting"]
     assert setting.startswith("4 draft tokens, accepted 80% each, drafted by Llama 3.2 1B (4 passes, at least ")
     # the drafts' time is the draft's own passes at the what-if's batch, not the built share of the plain round: at batch

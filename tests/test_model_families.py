@@ -471,3 +471,34 @@ def test_the_catalog_models_evaluate_on_an_h100():
         r = evaluate(spec)
         values = [e.value for e in r.entries if isinstance(e.value, float)]
         assert values and all(math.isfinite(v) for v in values), name
+
+
+def test_a_prefill_counts_the_attention_its_windows_compute(tmp_path):
+    """Gemma 3 27B (10 global layers, 52 with a 1,024-token window; 32 query heads of 128): a prompt's position t
+    attends to t positions in a global layer and min(t, 1024) in a windowed one (FlashAttention's window_size and
+    vLLM's sliding-window attention skip the rest), so a 32k prefill's attention is 4 H_q d_h (10 T^2 / 2 + 52 (w T
+    - w^2 / 2)), not 2 L H_q d_h T^2: the prefill counted every layer as global, 3.07 s instead of 2.48 s at the
+    bound for a 32k prompt on 2 L40S and 21.3 s instead of 11.4 s for 128k.  Within the window nothing changes."""
+    from genreport import evaluate, load_spec
+
+    spec = tmp_path / "g3.yaml"
+    spec.write_text("kind: report\nname: g3\ntitle: t\nhardware: l40s\nmodel: gemma-3-27b\nprecision: bf16\n"
+                    "workloads:\n  decode: {batch: [1], context: [4k]}\n  prefill: {prompt: [512, 32k]}\n")
+    r = evaluate(load_spec(spec))
+    n_p = r.envs["seed"].values["N_p"]
+    head = 2 * 262208 * 5376  # the output head on the last position (vocab_size 262,208, hidden_size 5,376)
+    flops = {e.params["tokens"]: e.value for e in r.entries if e.id == "prefill_flops"}
+    w, t = 1024, 32768
+    assert flops[t] == pytest.approx(2 * n_p * t + head + 4 * 32 * 128 * (10 * t * t / 2 + 52 * (w * t - w * w / 2)),
+                                     rel=1e-12)
+    assert flops[512] == pytest.approx(2 * n_p * 512 + head + 2 * 62 * 32 * 128 * 512**2, rel=1e-12)
+    assert arch.prefill_attended_fraction(load_model(MODELS / "llama-3.1-8b.yaml"), 1e6) == 1.0
+    scout = load_model(MODELS / "llama-4-scout.yaml")  # 12 global layers, 36 in 8,192-token chunks
+    t = 20000.0
+    assert arch.prefill_attended_fraction(scout, t) * 48 * t * t / 2 == pytest.approx(
+        12 * t * t / 2 + 36 * (2 * 8192**2 / 2 + (t - 2 * 8192) ** 2 / 2), rel=1e-12)
+    # the layout's prefill (page 1, the serving chapter's TTFT) counts the same: tp 2 halves the single card's FLOPs
+    spec.write_text(spec.read_text() + "parallelism: {tp: 2}\nserving: {prompt: 32k, output: 512}\n")
+    tp2 = evaluate(load_spec(spec))
+    ttft = tp2.serving["rows"][0]["bound"]["ttft"]
+    assert ttft == pytest.approx(flops[32768] / 2 / r.scalars["seed"]["peak_flops"], rel=2e-3)  # norms replicated

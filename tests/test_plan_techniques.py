@@ -67,8 +67,10 @@ def test_speculative_memory_bound_is_nearly_free(capsys):
 def test_speculative_turns_off_past_the_breakeven(capsys):
     """Short requests at a large batch: the verify round's 4 B tokens make it compute-bound; past the batch where
     E t(B) = t_v(B) + 0.05 t(B) (counted here by hand, one GPU's ledgers) the row decodes plainly and says so."""
+    # --max-batched-tokens 0: an engine with no max_sequences (its default, 256, would stop the batch there)
     doc = _json(capsys, "llama-3.1-70b", "--hardware", "h100-sxm", "--weights", "bf16", "--gpus", "8",
-                "--prompt", "96", "--output", "32", "--batch", "1024", "--speculative", "3,0.8")
+                "--prompt", "96", "--output", "32", "--batch", "1024", "--speculative", "3,0.8",
+                "--max-batched-tokens", "0")
     r = _row(doc, 8)
     e = (1 - 0.8**4) / (1 - 0.8)
     s = 128
@@ -83,7 +85,8 @@ def test_speculative_turns_off_past_the_breakeven(capsys):
     assert low["speculative"] == "on" and low["spec_speedup"] > 1 and low["spec_breakeven_batch"] is None
     # the table says it
     assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--weights", "bf16", "--gpus", "8", "--prompt",
-                 "96", "--output", "32", "--batch", "1024", "--speculative", "3,0.8", "--limit", "0"]) == 0
+                 "96", "--output", "32", "--batch", "1024", "--speculative", "3,0.8", "--limit", "0",
+                 "--max-batched-tokens", "0"]) == 0
     out = capsys.readouterr().out
     assert "off (0.73x)" in out and f"batch {r['spec_breakeven_batch']:,}" in out
 
@@ -406,3 +409,25 @@ def test_speculation_that_stops_again_past_its_window_says_so(capsys):
         assert x["batch"] == b and (x["speculative"] == "on") is on
     assert main(["plan", *args, "--batch", "64", "--limit", "0"]) == 0
     assert f"off at {off}-{again - 1} and from {stops}" in capsys.readouterr().out
+
+
+def test_the_pools_prefill_the_uncached_part_of_a_prompt():
+    """Qwen2.5 72B-like shape on the 70B report with half of each prompt cached (serving.prefix_hit 0.5): the
+    prefix caching and chunked prefill rows prefill the uncached half, but the disaggregation row balanced its pools
+    with the whole prompt's TTFT (Qwen2.5 72B fp8 on 2 GB200: 65% of the GPUs prefilling, each prefill replica
+    16.75 prompts/s, where the uncached half takes 29.9 ms: 48%, 33.49 prompts/s).  A prefill replica now takes
+    TTFT (1 - h_p), the prefix caching row's TTFT, and the balance is DistServe's over that."""
+    from shared import evaluated
+
+    r = evaluated("llama70b-h100-tp8.yaml", ("serving.prefix_hit=0.5",))
+    tech = r.serving["techniques"]
+    n, rows = tech["numbers"], {x["technique"]: x for x in tech["rows"]}
+    ttft = rows["prefix caching"]["ttft"]
+    assert ttft[1] == pytest.approx(ttft[0] * 0.5, rel=1e-12)
+    pools = rows["prefill/decode disaggregation"]
+    t_p, retires = ttft[1], n["pool_rate"]  # one decode replica's requests/s at the chapter's batch
+    assert n["prefill_share"] == pytest.approx(retires * t_p / (retires * t_p + 1), rel=1e-12)  # rates balanced
+    assert f"serves {1 / t_p:,.2f} prompts/s" in pools["ends"]
+    assert pools["ttft"][1] == pytest.approx(t_p + n["kv_transfer_time"], rel=1e-12)
+    plain = evaluated("llama70b-h100-tp8.yaml").serving["techniques"]["numbers"]
+    assert n["prefill_share"] < plain["prefill_share"]  # half the prefill work: a smaller prefill pool

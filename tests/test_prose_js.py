@@ -75,6 +75,7 @@ WINDOWS = [  # sliding windows: all layers (Mistral), every other layer (Gemma 2
     ("llama8b-h100.yaml", ["model=gemma-2-9b"]),
     # one sequence of 128k fits beside Gemma 3 27B's weights in 66 GiB: "1 sequence", not "1 sequences"
     ("llama8b-h100.yaml", ["model=gemma-3-27b", "workloads.decode.context=[128k]", "hardware.memory.capacity=66 GiB"]),
+    ("llama8b-h100.yaml", ["precision=fp8"]),  # served in fp8, trained in bf16: the training line names the bf16 peak
     ("llama8b-h100.yaml", ["model=mistral-7b"]),
     ("llama8b-h100.yaml", ["model=mixtral-8x7b"]),
     ("llama8b-h100.yaml", ["hardware.memory.capacity=17 GiB", "workloads.decode.context=[1k, 32k]",
@@ -110,6 +111,8 @@ def test_committed_specs_windows_and_moe_match():
     assert by_name[("llama8b-h100", tuple(WINDOWS[2][1]))]["critical_fact"].startswith("The attention intensity")
     assert "compute-bound on this card" in by_name[("llama8b-h100", tuple(WINDOWS[2][1]))]["decode_headline"]
     assert by_name[("llama8b-h100", tuple(WINDOWS[-3][1]))]["sentences"][1].startswith("Batching 2 sequences")
+    assert "a micro-batch at the bf16 peak (the recipes train in mixed precision: bf16 GEMMs" in by_name[
+        ("llama8b-h100", ("precision=fp8",))]["training_lines"][0]
     assert "only in the leaner recipe" in by_name[("llama8b-h100", tuple(WINDOWS[-2][1]))]["training_lines"][0]
     assert all(w["prefill_lines"] and w["context_lines"] for w in wants)
     training = " ".join(line for w in wants for line in w["training_lines"])

@@ -284,3 +284,25 @@ def test_a_graph_replay_is_named_as_the_vendors_stack_names_it():
         assert f"({name} replay)" in row["value"], row
     text = (ROOT / "templates" / "sections" / "s7_gpus.html.j2").read_text()
     assert "CUDA graph" not in text and "{{ hw.graph }}" in text
+
+
+def test_training_takes_the_recipes_bf16_peak_whatever_the_served_format():
+    """Llama 3.1 8B served in fp8 on one H100 SXM: the training micro-batch was timed at the fp8 peak (1,979 TFLOP/s
+    dense, NVIDIA's H100 datasheet) while the recipes hold bf16 weights and run bf16 GEMMs (mixed precision,
+    Micikevicius et al., ICLR 2018): its step, its ridge and what binds it now take the bf16 peak (989 TFLOP/s), the
+    step twice the fp8 one, and the training chapter says so."""
+    from genreport.present import prose
+    from shared import evaluated
+
+    r = evaluated("llama8b-h100.yaml", ("precision=fp8",))
+    hw, t = r.spec.hardware, r.spec.workloads.training_tokens
+    env = r.envs["seed"].values
+    step = r.value("training_step_time_compute", "seed", tokens=t)
+    assert step == pytest.approx(6 * float(env["N_a"]) * t / hw.dense["bf16"], rel=1e-12)
+    assert step == pytest.approx(2 * 6 * float(env["N_a"]) * t / hw.dense["fp8"], rel=1e-2)
+    assert r.verdicts["training_compute"] == "bf16"
+    assert r.verdicts["training_ridge"] == pytest.approx(hw.dense["bf16"] / hw.bandwidth, rel=1e-12)
+    row = next(x for x in r.decision if x["workload"] == "training")
+    assert row["time"] == step
+    line = prose.training_lines(r)[0]
+    assert "the bf16 ridge" in line and "a micro-batch at the bf16 peak" in line and "mixed precision" in line

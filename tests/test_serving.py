@@ -533,6 +533,31 @@ def test_the_serving_batch_stops_at_the_engines_max_sequences():
     assert free["max_sequences"] is None and free["tpot_batch"] == free["capacity_batch"] > 313
 
 
+def test_one_engine_limit_stops_plan_the_frontier_and_the_speculative_lever():
+    """The engine's max_sequences (256, vLLM's max_num_seqs default, docs.vllm.ai engine arguments) stops every batch a
+    replica runs, not only the chapter's rows: figure 9's curves (its caption named "tp4 pp4 at batch 719" beside the
+    chapter's 256), the speculative lever's scan ("up to the 313 sequences a replica holds") and ``plan``'s batch
+    (limit "engine" where it stops it first).  Llama 3.1 70B bf16 on 8 H100, the committed spec."""
+    from genreport.model.plan import Shape, plan
+    from shared import evaluated
+
+    r = evaluated("llama70b-h100-tp8.yaml")
+    f = r.serving["frontier"]
+    assert max(max(x["batch"]) for x in f["layouts"]) == 256 == f["max_sequences"]
+    assert all(x["batch_limit"] == min(x["capacity_batch"], 256) for x in f["layouts"])
+    assert "tp8" in f["engine_binds"]  # 313 fit at tp 8: the engine binds there
+    for est in ("bound", "serial"):
+        assert f["best_at_target"][est]["batch"] <= 256 and f["best_at_target_plain"][est]["batch"] <= 256
+    ends = next(x for x in r.serving["techniques"]["rows"] if x["technique"] == "speculative decoding")["ends"]
+    assert "up to the 256 sequences the engine runs at once (its max_sequences)" in ends, ends
+    hw, model = r.spec.hardware, r.spec.model
+    shape = Shape(4096, 512, None, None)
+    rows = plan(model, hw, 400, None, 0.05, ("bf16",), 8, "seed", "bound", ("auto",), shape).rows
+    tp8 = next(x for x in rows if (x.tp, x.pp) == (8, 1))
+    assert (tp8.capacity_batch, tp8.batch, tp8.limit) == (313, 256, "engine")
+    assert max(x.batch for x in rows) <= 256
+
+
 def test_users_over_replicas_take_the_replicas_they_fill_and_the_tpot_row_says_the_estimate_misses():
     """512 users over 9 GB200 replicas of tp 8 (Llama 3.1 70B fp8): a replica holds 1,805 sequences of the request and
     its engine runs 256 at once (max_sequences), so the users take 2 replicas, 16 GPUs, not the layout's 72 (and one
@@ -596,3 +621,23 @@ def test_a_nodes_rate_counts_only_the_gpus_its_replicas_run_on(par, busy, words)
     end = src.index(". {% endif %}", src.index("tokens_per_s_node", start)) + len(". {% endif %}")
     text = _env().from_string(src[start:end]).render(serving=sv)
     assert words in text
+
+
+def test_the_cheapest_layout_times_the_reports_own_weights(tmp_path):
+    """Llama 3.1 8B in int4 with group 128 (0.516 B a weight: 2 B of scale per 128) on one RTX 4090, 16 users: the
+    cheapest layout plan found was this very layout at batch 16, but timed with int4's 0.5 B a weight, so the
+    chapter stated TPOT 8.77 ms and 1,880 tok/s per GPU beside its own row's 8.90 ms and 1,853 for the same layout
+    and batch.  Plan's rows at the report's own format now take its group size."""
+    from genreport import evaluate, load_spec
+
+    spec = tmp_path / "i4.yaml"
+    spec.write_text("kind: report\nname: i4\ntitle: t\nhardware: rtx-4090\nmodel: llama-3.1-8b\n"
+                    "precision: {weights: int4, group_size: 128, kv_cache: bf16, compute: bf16}\n"
+                    "workloads:\n  decode: {batch: [1], context: [2k]}\n"
+                    "serving: {prompt: 2k, output: 256, ttft: 1 s, tpot: 30 ms, users: 16}\n")
+    r = evaluate(load_spec(spec))
+    best = r.serving["cheapest"]
+    assert (best["precision"], best["tp"], best["pp"], best["batch"]) == ("int4", 1, 1, 16)
+    row = next(x for x in r.serving["rows"] if x["batch"] == 16)
+    assert best["tpot"] == pytest.approx(row["bound"]["tpot"], rel=1e-12)
+    assert best["tokens_per_s_gpu"] == pytest.approx(row["bound"]["tokens_per_s_gpu"], rel=1e-12)

@@ -23,6 +23,14 @@ from genreport.present import figures
 from genreport.present.figures import style
 from shared import MAVERICK_TWO_NODES, ROOT
 
+
+def _words(r) -> str:
+    """What the report says of figure 9: its caption (what is drawn, its key) and the chapter's words on it
+    (fig10_frontier.frontier_text: the frontiers, speculation, the best point inside the TPOT target)."""
+    from genreport.present.figures.fig10_frontier import frontier_text
+
+    return figures.captions(r)["fig10-frontier"] + " " + frontier_text(r)
+
 SERVING_70B = """\
 kind: report
 name: sv70
@@ -100,8 +108,9 @@ def test_the_titled_layout_gives_the_tables_numbers(r70):
             assert own[est]["tpot"][k] == pytest.approx(row[est]["tpot"], rel=1e-12)
             assert own[est]["tokens_per_s_user"][k] == pytest.approx(1 / row[est]["tpot"], rel=1e-12)
             assert own[est]["tokens_per_s_gpu"][k] == pytest.approx(row[est]["tokens_per_s_gpu"], rel=1e-12)
-    # batch 1 to the capacity (316 sequences of 4,608 tokens per replica, the chapter's)
-    assert own["batch"][0] == 1 and own["batch"][-1] == own["capacity_batch"] == r70.serving["capacity_batch"]
+    # batch 1 to the capacity (313 sequences of 4,607 tokens per replica, the chapter's), or the 256 the engine runs
+    assert own["capacity_batch"] == r70.serving["capacity_batch"] == 313
+    assert own["batch"][0] == 1 and own["batch"][-1] == own["batch_limit"] == 256
     # per GPU = B x the request's mean rate / 8 GPUs: at batch 1 one eighth of tok/s per user of the table
     one = r70.serving["rows"][0]
     assert own["bound"]["tokens_per_s_gpu"][0] == pytest.approx(one["bound"]["tokens_per_s_user"] / 8, rel=1e-12)
@@ -164,7 +173,7 @@ def test_serving_figure_labels_read(which, name, narrow, request):
 
 
 def test_caption_states_the_frontier(r70, rds):
-    cap = figures.captions(r70)["fig10-frontier"]
+    cap = _words(r70)
     f = r70.serving["frontier"]
     best = f["best_at_target"]["serial"]
     assert f"{len(f['layouts'])} layouts" in cap and "serial estimate" in cap
@@ -178,13 +187,14 @@ def test_the_layout_the_caption_names_best_has_a_colour_and_a_key():
     """Llama 3.1 405B fp8 on H100 at tp 8 x pp 4, served under a 50 ms TPOT: the frontier's best per GPU inside the
     target is tp8 pp2, which the caption names, but the figure coloured the six layouts with the most frontier
     points and drew tp8 pp2 grey, with no key (a report's "pp12" likewise).  The layout the caption names is coloured
-    and keyed first."""
+    and keyed first.  (An engine with no max_sequences, as the seeds assume: at the engine's 256 the best is tp8.)"""
     from shared import evaluated
 
     r = evaluated("llama405b-h200-fp8-tp8.yaml", ("hardware=h100-sxm", "parallelism.pp=4", "serving.prompt=2k",
-                                                  "serving.output=256", "serving.tpot=50ms"))
+                                                  "serving.output=256", "serving.tpot=50ms",
+                                                  "engine.max_sequences=0"))
     best = r.serving["frontier"]["best_at_target"]["serial"]["layout"]
-    assert best == "tp8 pp2" and f"is {best} at batch" in figures.captions(r)["fig10-frontier"]
+    assert best == "tp8 pp2" and f"is {best} at batch" in _words(r)
     with matplotlib.rc_context(figures.RC), style.layout(False):
         fig = figures.DRAWERS["fig10-frontier"](r, None)
     keys = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
@@ -493,7 +503,7 @@ def test_speculation_that_pays_again_says_where_it_does_not(rmav):
     assert row["ends"].startswith(f"does not pay from batch {low:,} to {high - 1:,} per replica")
     assert f"pays again from batch {high:,}" in row["ends"] and row["gain"] > 1
     assert f"does not pay from batch {low:,} to {high - 1:,} per replica and pays again from {high:,}" in \
-        figures.captions(rmav)["fig10-frontier"]
+        _words(rmav)
 
 
 def test_the_kv_capacity_ceiling_counts_the_weights_a_gpu_holds(rmav):
@@ -613,4 +623,24 @@ def test_speculation_that_pays_in_a_window_says_where_it_stops_again(tmp_path):
     assert low == 1 and (f"pays from batch {high:,} to {stop - 1:,} and stops paying again at batch {stop:,}"
                          in row["ends"]), row["ends"]
     assert (f"pays from {high:,} to {stop - 1:,} and stops paying again at {stop:,} (the lever row's)"
-            in " ".join(figures.captions(r)["fig10-frontier"].split()))
+            in " ".join(_words(r).split()))
+
+
+def test_a_data_parallel_layout_reaches_the_frontier_its_replica_reaches():
+    """Llama 3.1 8B int4 on H100 at dp 4 (found on 64 H100 at dp 64): a replica is one GPU, so the dp4 curve is the
+    1-GPU layout's point for point, and the 1-GPU curve holds frontier points; ``pareto`` keeps one of two tied
+    points (the 1-GPU one), and the chapter said "this report's dp4 is not on the frontier at any batch" while the
+    caption's frontier ran through 1 GPU."""
+    from shared import evaluated
+
+    r = evaluated("llama8b-h100.yaml", ("parallelism.dp=4", "precision.weights=int4", "serving.prompt=2k",
+                                        "serving.output=256", "serving.tpot=30ms"))
+    f = r.serving["frontier"]
+    one, own = (next(x for x in f["layouts"] if x["label"] == lab) for lab in ("1 GPU", "dp4"))
+    assert own["titled"] and own["serial"]["tokens_per_s_gpu"] == one["serial"]["tokens_per_s_gpu"]
+    assert "1 GPU" in f["frontier_layouts"] and "dp4" not in f["frontier_layouts"]  # the tie went to 1 GPU
+    assert f["titled_on_frontier"] is True
+    plain = evaluated("llama8b-h100.yaml", ("parallelism.dp=4", "serving.prompt=2k", "serving.output=256",
+                                            "serving.tpot=30ms"))  # bf16: tensor-parallel layouts beat one GPU
+    assert "1 GPU" not in plain.serving["frontier"]["frontier_layouts"]
+    assert plain.serving["frontier"]["titled_on_frontier"] is False

@@ -177,13 +177,15 @@ def test_plan_fits_the_draft_beside_the_target():
 
 # Every capacity one report states with a draft, by hand: Llama 3.1 70B in bf16 at tp 8 on H100 SXM with Llama 3.2 1B
 # drafting 4 tokens, half of each prompt cached and a 512-token step budget (4k prompts, 512 outputs).  Per GPU of the
-# replica: C = 0.9 x 80 GiB less one engine step's activations (8,192 x 2 B x (2 x 8,192 + 3 x 28,672 / 8) +
-# 256 x 128,256 x 4 B = 575,930,368 B; tests/test_techniques_report.py) = 76,733,480,960 B; the target's weights
+# replica: C = 0.9 x 80 GiB less one engine step's activations, at the 512-token step serving.chunk=512 sets (vLLM's
+# one max_num_batched_tokens: 512 x 2 B x (2 x 8,192 + 3 x 28,672 / 8) + 256 x 128,256 x 4 B = 159,121,408 B;
+# tests/test_techniques_report.py) = 77,150,289,920 B; the target's weights
 # 70.6e9 x 2 B / 8 = 17.65 GB and KV 80 x 2 x 8 x 128 x 2 B / 8 = 40,960 B a token; the draft's weights
 # 1.2358e9 x 2 B / 8 = 308.95 MB and KV 32,768 B / 8 = 4,096 B a token (the catalog's config.json numbers above).
-CAP_GPU = 0.9 * 80 * 2**30 - (8192 * 2 * (2 * 8192 + 3 * 28672 / 8) + 256 * 128256 * 4)
+CAP_GPU = 0.9 * 80 * 2**30 - (512 * 2 * (2 * 8192 + 3 * 28672 / 8) + 256 * 128256 * 4)
+CAP_8K = 0.9 * 80 * 2**30 - 575_930_368  # a spec without a chunk: the engine's default 8,192-token step
 W_GPU, C_GPU, M_D, C_D = 70.6e9 * 2 / 8, 40960, 1.2358e9 * 2 / 8, 4096
-ROOM, KV = CAP_GPU - W_GPU - M_D, C_GPU + C_D  # 58,774,530,960 B beside both models' weights; 45,056 B a token
+ROOM, KV = CAP_GPU - W_GPU - M_D, C_GPU + C_D  # 59,191,339,920 B beside both models' weights; 45,056 B a token
 CAPACITY = ("serving.speculative.draft_model=llama-3.2-1b", "serving.speculative.draft_tokens=4",
             "serving.prefix_hit=0.5", "serving.chunk=512")
 
@@ -191,34 +193,34 @@ CAPACITY = ("serving.speculative.draft_model=llama-3.2-1b", "serving.speculative
 def test_every_capacity_of_a_report_takes_the_draft(capsys):
     """One number, one place: the serving chapter's batch limit, the lever row's fit, the KV cache room of the
     goodput, the prefix-cache capacities, the rate figure's capacity, the memory ledger (figure 5) and ``derive``
-    all take the draft's weights and cache.  Hand counts (the room 58,774,530,960 B, 45,056 B a token):
-    - the chapter's batch limit at the last context 4,607: floor(room / (45,056 x 4,607)) = 283, the lever row's
-      and plan's too (313 without the draft: (C - w_g) / (40,960 x 4,607) = 313.1);
+    all take the draft's weights and cache.  Hand counts (the room 59,191,339,920 B, 45,056 B a token):
+    - the chapter's batch limit at the last context 4,607: floor(room / (45,056 x 4,607)) = 285, the lever row's
+      and plan's too (315 without the draft: (C - w_g) / (40,960 x 4,607) = 315.3);
     - the KV cache room: R W / (511 x 2,304 x 45,056 x 17.65e9 + R Q_r), R = room - 2,048 x 45,056 (the shared
       half of the prompt held once, each running sequence its own 4,352 - 2,048 tokens on average), Q_r = 511 x
       4,352 x 40,960 + 2,048 x 40,960 x (1 + (6,144 - 512) / 1,024) (request_bytes: the draft's cache takes room,
-      the target's reads time) = 31.14 requests/s per replica (31.59 without the draft);
-    - the prefix cache, 2,048 tokens held once: floor((room - 2,048 x 45,056) / (2,559 x 45,056)) = 508 (before:
-      floor(room / (4,607 x 45,056)) = 283), sequences that fit at the last context 4,607; the rate figure's
+      the target's reads time) = 31.17 requests/s per replica (31.62 without the draft);
+    - the prefix cache, 2,048 tokens held once: floor((room - 2,048 x 45,056) / (2,559 x 45,056)) = 512 (before:
+      floor(room / (4,607 x 45,056)) = 285), sequences that fit at the last context 4,607; the rate figure's
       sequences held at the mean context 4,352, as the KV cache room counts them (issue 30's review: it took the
       last context's 508.96 where the chapter's ceiling took the mean), (room - 2,048 x 45,056) / (2,304 x 45,056)
-      = 565.3."""
+      = 569.3."""
     r = evaluated(SPEC, CAPACITY)
     assert r.envs[r.lead].values["C"] == pytest.approx(CAP_GPU, rel=1e-12)
     n = r.serving["techniques"]["numbers"]
     assert n["draft_weights_gpu"] == pytest.approx(M_D) and n["draft_kv_token_gpu"] == C_D
-    assert r.serving["capacity_batch"] == int(ROOM / (KV * 4607)) == 283
-    assert n["capacity_with_draft"] == int(ROOM / (KV * 4607)) == 283
-    assert n["capacity_plain"] == int((CAP_GPU - W_GPU) / (C_GPU * 4607)) == 313
+    assert r.serving["capacity_batch"] == int(ROOM / (KV * 4607)) == 285
+    assert n["capacity_with_draft"] == int(ROOM / (KV * 4607)) == 285
+    assert n["capacity_plain"] == int((CAP_GPU - W_GPU) / (C_GPU * 4607)) == 315
     q_r = 511 * 4352 * C_GPU + 2048 * C_GPU * (1 + (4096 * 1.5 - 512) / 1024)
     room = ROOM - 2048 * KV
     ceiling = room * 3.35e12 / (511 * 2304 * KV * W_GPU + room * q_r)
-    assert n["goodput_rate_capacity"] == pytest.approx(ceiling, rel=1e-9) and ceiling == pytest.approx(31.14, abs=0.01)
+    assert n["goodput_rate_capacity"] == pytest.approx(ceiling, rel=1e-9) and ceiling == pytest.approx(31.17, abs=0.01)
     plain = CAP_GPU - W_GPU - 2048 * C_GPU
     plain = plain * 3.35e12 / (511 * 2304 * C_GPU * W_GPU + plain * q_r)
-    assert plain == pytest.approx(31.59, abs=0.01)  # the ceiling without the draft's room
-    assert n["prefix_capacity_after"] == int((ROOM - 2048 * KV) / (2559 * KV)) == 508
-    assert n["prefix_capacity_before"] == int(ROOM / (4607 * KV)) == 283
+    assert plain == pytest.approx(31.62, abs=0.01)  # the ceiling without the draft's room
+    assert n["prefix_capacity_after"] == int((ROOM - 2048 * KV) / (2559 * KV)) == 512
+    assert n["prefix_capacity_before"] == int(ROOM / (4607 * KV)) == 285
     rates = r.serving["techniques"]["rates"]
     assert rates["held_sequences_mean"] == pytest.approx((ROOM - 2048 * KV) / (2304 * KV), rel=1e-12)
     from genreport.present.figures.fig5_memory_ledger import _ledger
@@ -239,8 +241,9 @@ def test_every_capacity_of_a_report_takes_the_draft(capsys):
 def test_the_memory_figures_caption_counts_the_draft_it_draws():
     """Figure 5's inference bar stacks the target's weights, the draft's and the KV cache in the rest (by hand above:
     W_GPU, M_D, ROOM on each GPU of tp 8); its caption said "16.44 GiB of bf16 weights plus 55.02 GiB of KV cache
-    fill each GPU", the KV the room beside the target alone and the draft's 0.2877 GiB left out, where the bar draws
-    54.74 GiB of KV cache.  The caption now names the bar's three parts."""
+    fill each GPU", the KV the room beside the target alone and the draft's 0.2877 GiB left out, where the bar drew
+    54.74 GiB of KV cache (at the 8,192-token workspace then; 55.13 GiB at the chunk's 512 now).  The caption now
+    names the bar's three parts."""
     from genreport.present.figures.fig5_memory_ledger import caption5
     from genreport.present.figures.style import gib
 
@@ -272,9 +275,72 @@ def test_an_eagle_head_of_one_layer_by_hand():
     assert n["draft_bytes_pass"] == pytest.approx(weights + b * 4352 * 4096, rel=1e-9)
     assert n["draft_time_mean"] == pytest.approx(n["draft_bytes_pass"] / (8 * 3.35e12), rel=1e-9)
     room = n["capacity_plain"], n["capacity_with_draft"]
-    assert room == (313, int((CAP_GPU - W_GPU - (layer + 8192) * 2 / 8) / ((C_GPU + 512) * 4607)))
+    assert room == (313, int((CAP_8K - W_GPU - (layer + 8192) * 2 / 8) / ((C_GPU + 512) * 4607)))
     row = next(x for x in r.serving["techniques"]["rows"] if x["technique"] == "speculative decoding")
     assert "drafted by an EAGLE/MTP head of 1 Llama 3.1 70B layer (1 pass" in row["setting"]
+
+
+@pytest.mark.parametrize("layout,share", [("{tp: 4, ep: 4}", 1.0), ("{tp: 4, ep: 1}", 1.0),
+                                          ("{tp: 1, ep: 4, dp: 4}", 0.25), ("{tp: 2, ep: 4, dp: 2}", 0.5)])
+def test_an_moe_heads_routed_reads_are_the_replicas_share(layout, share, tmp_path):
+    """An EAGLE/MTP head of one Qwen3 30B-A3B layer (Qwen/Qwen3-30B-A3B config.json: hidden 2048, 128 experts, 8 a
+    token, moe_intermediate_size 768): at batch 256 its tokens touch 128 (1 - (120/128)^256) experts, 3 x 2,048 x 768
+    weights each, 2 B in bf16.  The replica's GPUs read all of them unless its expert group gathers the tokens of
+    ep / tp replicas, whose share is tp / ep: at tp 4 x ep 4 the whole routed reads (they were counted 1/4, as at
+    tp 1 x ep 4 x dp 4, and the draft's bound fell below its own bytes)."""
+    from genreport.model.draft import of_spec
+
+    path = tmp_path / "head.yaml"
+    path.write_text(f"""\
+kind: report
+name: head
+title: MoE head
+hardware: h100-sxm
+model: qwen3-30b-a3b
+precision: bf16
+parallelism: {layout}
+serving: {{prompt: 2k, output: 256, speculative: {{draft_tokens: 2, acceptance: 0.7, draft_layers: 1}}}}
+workloads:
+  decode: {{batch: [1], context: [2k]}}
+""", encoding="utf-8")
+    q, d = load(), of_spec(load_report(path))
+    touched = 128 * (1 - (120 / 128) ** 256)
+    routed = touched * 3 * 2048 * 768 * 2
+    whole = d.ledgers(q, np.asarray([256.0]), 2048.0)[1][0]
+    d.ep = 1  # the same head with no expert parallelism reads every expert its batch touches
+    plain = d.ledgers(q, np.asarray([256.0]), 2048.0)[1][0]
+    assert plain - whole == pytest.approx(routed * (1 - share), rel=1e-6)
+
+
+def test_the_frontier_drafts_each_layout_with_its_own_share(tmp_path, monkeypatch):
+    """Figure 9's curves with an MoE head: each layout speculates with a draft of its own tp and ep (the replica's
+    share of the routed reads is tp / ep, Draft.ledgers), not the one of the first layout of the same ep (the curves
+    were cached per ep: ep 4 x dp 4 and tp 4 x ep 4 shared one draft)."""
+    from genreport.model import frontier
+
+    path = tmp_path / "head.yaml"
+    path.write_text("""\
+kind: report
+name: head
+title: MoE head
+hardware: h100-sxm
+model: qwen3-30b-a3b
+precision: bf16
+parallelism: {tp: 4, ep: 4}
+serving: {prompt: 2k, output: 256, speculative: {draft_tokens: 2, acceptance: 0.7, draft_layers: 1}}
+workloads:
+  decode: {batch: [1], context: [2k]}
+""", encoding="utf-8")
+    seen, own = [], frontier._speculative_curve
+
+    def record(spec, par, env, spec_in, *rest):
+        seen.append((par.tp, par.ep, spec_in[2].tp, spec_in[2].ep))
+        return own(spec, par, env, spec_in, *rest)
+
+    monkeypatch.setattr(frontier, "_speculative_curve", record)
+    frontier.frontier(load_report(path), max_gpus=4)
+    assert {(1, 4), (2, 4), (4, 4)} <= {(tp, ep) for tp, ep, _, _ in seen}
+    assert all((tp, ep) == (d_tp, d_ep) for tp, ep, d_tp, d_ep in seen), seen
 
 
 def test_an_uneven_pipeline_s_drafts_stream_over_every_gpu_of_the_replica():

@@ -88,6 +88,27 @@ def test_the_inputs_table_shows_it(tmp_path):
     assert "engine.max_batched_tokens" in row["source"]
 
 
+def test_a_serving_chunk_is_the_step_the_engine_profiles(tmp_path):
+    """serving.chunk and engine.max_batched_tokens are one vLLM setting (max_num_batched_tokens): a spec that writes
+    only the chunk sizes the workspace for it, not for the engine default of 8192 beside a 4,096-token chapter."""
+    path = tmp_path / "ws.yaml"
+    path.write_text(SPEC.format(engine="{memory_reserve: 0.1}")
+                    + "serving: {prompt: 2k, output: 256, chunk: 4k}\n", encoding="utf-8")
+    spec = load_report(path)
+    assert spec.serving.chunk == 4096
+    assert spec.hardware.max_batched_tokens == 4096
+    # by hand at 4096 tokens, tp 8: 4096 x 2 x 8192 x 2 + 4096 x 3 x 28672 / 8 x 2 + 256 x 128256 x 4
+    assert spec.hardware.workspace == 134_217_728 + 88_080_384 + 131_334_144
+    assert spec.hardware.workspace == activation_workspace(spec.model, 8, 4096, 256)
+    from genreport.present.render import _inputs
+    row = next(x for x in _inputs(evaluate(spec)) if x["what"].startswith("engine activation workspace"))
+    assert "4,096 tokens, 256 sequences, tp 8" in row["value"] and "serving.chunk" in row["source"]
+    # the engine's own number still wins where given (and must then equal the chunk)
+    path.write_text(SPEC.format(engine="{memory_reserve: 0.1, max_batched_tokens: 0}")
+                    + "serving: {prompt: 2k, output: 256, chunk: 4k}\n", encoding="utf-8")
+    assert load_report(path).hardware.workspace == 131_334_144  # logits only: no tokens profiled
+
+
 def test_plan_counts_it_at_each_layouts_tp(capsys):
     import json
 

@@ -431,6 +431,17 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
             point = ("the serving chapter's unchunked rounds at a request's mean context, one GPU's: N the weights "
                      "the sequences running at this rate read" + (" (the experts they touch)" if spec.model.moe
                                                                   is not None else ""))
+    if qid == "goodput_rate_tpot" and spec.serving is not None and args.batch is None and args.context is None:
+        # the serving chapter's TPOT ceiling (techniques.steady_tpot_rate): N the weights its own steady state
+        # streams at that rate, not those of the chapter's batch (DeepSeek-V3 on 32 H100, tp 8 x pp 4: 4.82/s at
+        # batch 222's weights for the chapter's 1.24)
+        from genreport.commands.derive_values import report_of
+
+        tech = (report_of(spec).serving or {}).get("techniques") or {}
+        if tech.get("tpot_weights"):
+            values.update(tech["tpot_weights"])
+            point += ("; N the weights a step streams at this rate, its own decode and prompt tokens'"
+                      if spec.model.moe is not None or (spec.parallelism and spec.parallelism.pp > 1) else "")
     unsliced: frozenset = frozenset()
     if qid == "kv_transfer_time" and spec.serving is not None:
         # the serving chapter's disaggregation row: the prompt's cache over the link between replicas, every GPU of
@@ -528,10 +539,12 @@ def serving_values(spec, values: dict, mixed: bool = False, env=None) -> dict[st
     from genreport.model.techniques import TAIL
 
     out["q_p"] = TAIL  # the P99 of the time between tokens (Sarathi-Serve's capacity)
-    if "d_h" in values:  # d_hp: the prompt tokens' head dim, MLA's prefill form (techniques._inputs)
+    if "d_h" in values:  # d_hp: the prompt tokens' head dim, MLA's prefill form, else d_h (techniques._inputs)
         from genreport.model.env import prefill_head_dim
 
-        out["d_hp"] = float(prefill_head_dim(spec.model, float(np.ravel(values["d_h"])[0])))
+        d_h = float(np.ravel(values["d_h"])[0])
+        out["d_hp"] = (float(prefill_head_dim(spec.model, d_h, float(sv.prompt)))
+                       if spec.model.attention.kind == "mla" else d_h)
     from genreport.model.serving import last_context
     from genreport.model.techniques import draft_memory
 

@@ -363,6 +363,10 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
     reserve = float(engine.get("memory_reserve", DEFAULT_MEMORY_RESERVE))
     # one engine step's activations on one GPU of the report's layout (0 without a model: nothing to run)
     step_tokens, seqs = engine_step(engine)
+    if serving is not None and "max_batched_tokens" not in engine:
+        # serving.chunk is the same vLLM setting (max_num_batched_tokens): the engine profiles a step of that many
+        # tokens (a 4k chunk sized the workspace for 8192 while the serving chapter stepped 4096)
+        step_tokens = serving.chunk
     lay = parallelism or Parallelism()
     workspace = (activation_workspace(model, lay.tp, step_tokens, seqs, lay.ep, lay.pp) if model is not None
                  else 0.0)

@@ -212,6 +212,11 @@ class Link:
     bus_bandwidth: float | None = None  # B/s, what the library's ring reaches over the whole domain (nccl-tests)
     in_network_bus_bandwidth: float | None = None  # B/s, the library's in-switch all-reduce (NCCL NVLS)
 
+    @property
+    def short_name(self) -> str:
+        """The link's name for running text (:func:`short_link`)."""
+        return short_link(self.name)
+
     def rate(self, n: int) -> float:
         """Per-direction rate one GPU of a group of ``n`` gets: all its links on a switch, n-1 peer links on a mesh."""
         if self.topology == "mesh" and self.link_bandwidth_per_direction and n > 1:
@@ -223,6 +228,21 @@ class Link:
         if self.bus_bandwidth is None:
             return None
         return self.bus_bandwidth * self.rate(n) / self.bandwidth_per_direction
+
+
+def short_link(name: str) -> str:
+    """A link's name for running text: up to its first ';' or ', ' outside parentheses, so a sentence that names the
+    link reads on ('NVLink 4 bridge between the two GPUs of a pair; PCIe Gen5 x16 otherwise' -> 'NVLink 4 bridge
+    between the two GPUs of a pair'; '400 Gb/s NDR InfiniBand, one ConnectX-7 per GPU (DGX H100)' -> '400 Gb/s NDR
+    InfiniBand'); a parenthesis stays whole ('NVLink 4 (18 links, NVSwitch; HGX H100 8-GPU)').  Tables and the
+    appendix keep the full name."""
+    depth = 0
+    for i, ch in enumerate(name):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0 and (ch == ";" or name.startswith(", ", i)):
+            return name[:i].rstrip()
+    return name
 
 
 @dataclass(frozen=True)

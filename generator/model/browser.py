@@ -9,7 +9,12 @@ from functools import lru_cache
 def tables() -> dict:
     """Constants of the loader and the formulas the browser needs (precision bytes, recipes, units of quantities)."""
     from genreport.formulas.compiled import load
-    from genreport.formulas.recipes import TRAINING_RECIPES, TRAINING_WEIGHT_BYTES, recipe_bytes_per_param
+    from genreport.formulas.recipes import (
+        TRAINING_COMPUTE,
+        TRAINING_RECIPES,
+        TRAINING_WEIGHT_BYTES,
+        recipe_bytes_per_param,
+    )
     from genreport.load.spec import INTEGER_FORMATS, PRECISION_BYTES, WEIGHT_COMPUTE, WEIGHT_FORMAT_BYTES
     from genreport.model.layout import TRAINING_SPLIT
 
@@ -18,7 +23,7 @@ def tables() -> dict:
         "weight_format_bytes": {k: v for k, v in WEIGHT_FORMAT_BYTES.items() if k not in PRECISION_BYTES},
         "weight_compute": dict(WEIGHT_COMPUTE),
         "recipes": {name: recipe_bytes_per_param(name) for name in sorted(TRAINING_RECIPES)},
-        "training_weight_bytes": TRAINING_WEIGHT_BYTES,
+        "training_weight_bytes": TRAINING_WEIGHT_BYTES, "training_compute": TRAINING_COMPUTE,
         "meta": {qid: [c.unit, c.integer] for qid, c in sorted(load().items())},
         "training_split": {name: list(parts) for name, parts in sorted(TRAINING_SPLIT.items())},
     }

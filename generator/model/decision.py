@@ -186,7 +186,7 @@ def rows(r) -> list[dict]:
             "workload": "training", "label": f"training T = {t_tok:,}", "tokens": t_tok,
             "binds": r.verdicts.get("training_binds", "compute") if fits else "capacity",
             "roof": r.verdicts.get("training_binds", "compute"), "time": step,
-            "other_roof": (r.verdicts["training_intensity"] / sc["ridge_point"]) if step else None,
+            "other_roof": (r.verdicts["training_intensity"] / r.verdicts["training_ridge"]) if step else None,
             "other": "compute" if r.verdicts.get("training_binds", "compute") == "bandwidth" else "bandwidth",
             "fits": fits, "state_bytes": lean["total"], "cards_needed": lean["cards_needed"],
             "tokens_per_s": t_tok / step if step else None,

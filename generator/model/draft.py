@@ -18,13 +18,13 @@ class Draft:
     """A draft model on the target's hardware at ``precision`` (the target's where the spec names none).  ``head``:
     an EAGLE or MTP head (serving.speculative.draft_layers, generator/load/loader.head_layers): its output head is
     the target's, read by each pass but held once (by the target); its experts, if any, split over the layout's
-    ``ep`` GPUs as the target's."""
+    ``ep`` GPUs as the target's, the ``tp`` GPUs of a replica holding tp / ep of them where ep > tp."""
 
-    def __init__(self, model, precision, hardware, accounting: str, head: bool = False, ep: int = 1):
+    def __init__(self, model, precision, hardware, accounting: str, head: bool = False, ep: int = 1, tp: int = 1):
         from genreport.model.env import make_env
 
         self.model, self.precision, self.hardware, self.accounting = model, precision, hardware, accounting
-        self.head, self.ep = head, ep
+        self.head, self.ep, self.tp = head, ep, tp
         self.env = make_env(hardware, model, precision, accounting)
 
     @property
@@ -53,13 +53,15 @@ class Draft:
         one = np.ones_like(v["B"])
         flops, reads = (np.asarray(q["decode_flops"](v), dtype=float) * one,
                         np.asarray(q["decode_bytes"](v), dtype=float) * one)
-        if self.model.moe and self.ep > 1:
-            # a head's MoE layers over the layout's ep GPUs: each GPU reads its own experts, those the tokens of all
-            # the group's replicas touch, at least the ones this replica's batch touches over ep; the bound keeps a
-            # replica's share of the routed reads, 1/ep of them (what draft_time_bound then divides by n_TP n_St)
+        if self.model.moe and self.ep > self.tp:
+            # a head's MoE layers over the layout's ep GPUs, which gather the tokens of g_x = ep / tp replicas: each
+            # GPU reads its own experts, those the tokens of all the group's replicas touch, at least the ones this
+            # replica's batch touches; the bound keeps a replica's share of the routed reads, 1 / g_x = tp / ep of
+            # them (what draft_time_bound then divides by n_TP n_St).  Where ep <= tp the replica's GPUs hold every
+            # expert and read all its batch touches (Qwen3 235B at tp 8 x ep 8 counted 1/8: 0.172 ms, not 0.337)
             held = float(self.env.values["N"]) - self.env.n_routed()  # the weights no router picks
             routed = np.maximum(np.asarray(v["N"], dtype=float) * one - held, 0.0)
-            reads = reads - routed * np.asarray(v["b"], dtype=float) * (1.0 - 1.0 / self.ep)
+            reads = reads - routed * np.asarray(v["b"], dtype=float) * (1.0 - self.tp / self.ep)
         return flops, reads
 
     def time(self, q, k: int, batches, context: float, n_tp: float, stages: float) -> np.ndarray:
@@ -115,7 +117,8 @@ def of_spec(spec, par=None) -> Draft | None:
         return None
     par = par if par is not None else spec.parallelism
     return Draft(sp_.draft, sp_.draft_precision or spec.precision, spec.hardware, spec.accounting,
-                 head=getattr(sp_, "draft_layers", None) is not None, ep=par.ep if par is not None else 1)
+                 head=getattr(sp_, "draft_layers", None) is not None, ep=par.ep if par is not None else 1,
+                 tp=par.tp if par is not None else 1)
 
 
 def speculative_inputs(spec, par=None) -> tuple | None:

@@ -217,8 +217,14 @@ class Env:
         env.update({k: np.asarray(v, dtype=float) if isinstance(v, (list, tuple, np.ndarray)) else v
                     for k, v in extra.items()})
         if "T" in extra and context is None and "d_h" not in extra:  # a pass over T tokens: MLA in its MHA form
-            env["d_h"] = prefill_head_dim(self.model, env["d_h"])
+            env["d_h"] = prefill_head_dim(self.model, env["d_h"], env["T"])
         return env
+
+    def crossover_at(self, context) -> dict[str, object]:
+        """Inputs of the batch that crosses the ridge at ``context``: a full pipeline streams each GPU's slice once
+        per stage's micro-batch (N and N_e n_PP times the slice, N_a the slice), one stage the slice once.  The
+        evaluation's value and its printed formula both take these."""
+        return self.at(context=context, stream=self.cut.pp if self.cut.pp > 1 else None)
 
     def busiest(self, tokens):
         """u_x: routed-expert parameters the busiest GPU of the expert group reads, over the mean (1 without expert
@@ -268,12 +274,17 @@ class Env:
         return card["N_a"] + (card["N"] - card["N_a"]) * idle, experts * per_routed
 
 
-def prefill_head_dim(model: Model, d_h):
-    """d_h for a pass over a whole prompt (:func:`genreport.formulas.architecture.prefill_head_dim_for_flops`):
-    MLA runs it in the cheaper, decompressed form; any other attention keeps ``d_h``."""
-    if model.attention.kind != "mla":
+def prefill_head_dim(model: Model, d_h, tokens):
+    """d_h for a pass over a whole prompt of ``tokens`` tokens
+    (:func:`genreport.formulas.architecture.prefill_head_dim_for_flops`): MLA runs it in the cheaper, decompressed
+    form; any other attention keeps ``d_h``, times the share of the causal attention that windowed and chunked
+    layers compute (:func:`genreport.formulas.architecture.prefill_attended_fraction`, 1 without them)."""
+    if model.attention.kind == "mla":
+        return np.float64(arch.prefill_head_dim_for_flops(model))
+    if not arch.bounded_layers(model):
         return d_h
-    return np.float64(arch.prefill_head_dim_for_flops(model))
+    g = arch.prefill_attended_fraction(model, tokens)
+    return d_h * (np.float64(g) if np.ndim(g) == 0 else g)
 
 
 @lru_cache(maxsize=64)

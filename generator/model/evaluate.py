@@ -15,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 from genreport.formulas.compiled import glossary_latex, load
 from genreport.formulas.glossary import ENTRIES
-from genreport.formulas.recipes import TRAINING_WEIGHT_BYTES
+from genreport.formulas.recipes import TRAINING_WEIGHT_BYTES, training_compute
 from genreport.load.spec import ReportSpec
 from genreport.model import decision, layout, measured, plan, serving_report, shown, tables, techniques
 from genreport.model.env import Env, make_env, spec_env, usable_at  # noqa: F401 - re-exported
@@ -86,10 +86,9 @@ def _evaluate(spec: ReportSpec) -> Results:
         if len(ctx):
             pc_env = env.at(context=ctx)
             per = {qid: np.asarray(q[qid](pc_env), dtype=float) * np.ones_like(ctx)
-                   for qid in ("decode_intensity_ceiling", "crossover_batch", "capacity_batch")}
-            if env.cut.pp > 1:  # a full pipeline streams each GPU's slice once per stage's micro-batch
-                per["crossover_batch"] = np.asarray(q["crossover_batch"](env.at(context=ctx, stream=env.cut.pp)),
-                                                    dtype=float) * np.ones_like(ctx)
+                   for qid in ("decode_intensity_ceiling", "capacity_batch")}
+            # a full pipeline streams each GPU's slice once per stage's micro-batch
+            per["crossover_batch"] = np.asarray(q["crossover_batch"](env.crossover_at(ctx)), dtype=float) * np.ones_like(ctx)
             per["capacity_batch_raw"] = per["capacity_batch"]
             per["capacity_batch"] = np.maximum(per["capacity_batch"], 0)  # a count of sequences: 0 when none fits
             # at the batch's own reads (stated.intensity_at_capacity: derive states the same number)
@@ -187,7 +186,6 @@ def _verdicts(r: Results) -> dict[str, object]:
     """What binds each workload at the spec's layout: one GPU's ledgers (and its links), capacity per replica."""
     lead = r.lead
     sc = r.scalars[lead]
-    ridge = sc["ridge_point"]
     v: dict[str, object] = {}
     v["weights_fit"] = sc["weight_bytes"] <= sc["capacity"]  # one GPU's share of the weights
     if lead in r.one_card:
@@ -219,7 +217,11 @@ def _verdicts(r: Results) -> dict[str, object]:
         t = r.spec.workloads.training_tokens
         v["training_intensity"] = float(r.q["training_weight_reuse_intensity"](
             r.envs[lead].at(T=float(t), b=TRAINING_WEIGHT_BYTES)))
-        v["training_binds"] = "compute" if v["training_intensity"] >= ridge else "bandwidth"
+        # the recipes' GEMMs run in bf16 (recipes.TRAINING_COMPUTE): their ridge is the bf16 peak's over W
+        fmt = training_compute(r.spec.hardware.dense, r.spec.precision.compute)
+        v["training_compute"] = fmt
+        v["training_ridge"] = float(r.spec.hardware.dense[fmt]) / float(np.ravel(r.envs[lead].values["W"])[0])
+        v["training_binds"] = "compute" if v["training_intensity"] >= v["training_ridge"] else "bandwidth"
     return v
 
 
@@ -275,8 +277,9 @@ def _entries(r: Results) -> list[Entry]:
             "seed")
     if w.training_tokens:
         t = float(w.training_tokens)
+        p_train = float(r.spec.hardware.dense[training_compute(r.spec.hardware.dense, r.spec.precision.compute)])
         add("training_step_time_compute", {"tokens": w.training_tokens},
-            r.q["training_step_time_compute"](r.envs["seed"].at(T=t)), "seed")
+            r.q["training_step_time_compute"](r.envs["seed"].at(T=t, P=p_train)), "seed")
         add("training_weight_reuse_intensity", {"tokens": w.training_tokens},
             r.q["training_weight_reuse_intensity"](r.envs["seed"].at(T=t, b=TRAINING_WEIGHT_BYTES)), "seed")
     for tr in r.training:

@@ -63,5 +63,8 @@ def frame(r) -> Frame:
                  names={k: SLICE_LATEX[k] for k in changed}, plain={k: PLAIN[k] for k in changed},
                  slices=slices, one_card=one_card, kv_card=float(lead.card["c"]),
                  collectives=tuple(words for degree, words in ((par.tp, "tensor-parallel all-reduces"),
-                                                             (par.ep, "expert all-to-alls"),
+                                                             # none where ep <= tp: each GPU of a replica then
+                                                             # holds its tp share of every expert (the ledgers'
+                                                             # max(0, min(1, n_EP - n_TP)))
+                                                             (par.ep if par.ep > par.tp else 1, "expert all-to-alls"),
                                                              (par.pp, "stage-to-stage sends")) if degree > 1))

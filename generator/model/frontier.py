@@ -1,5 +1,6 @@
 """Throughput per GPU against tokens/s per user: every layout ``plan`` tries for the spec's model and GPU, at the
-spec's precision, each as a curve over its batch per replica (1 ... what it holds), for the serving chapter's figure.
+spec's precision, each as a curve over its batch per replica (1 ... what it holds, or what the engine runs at once: its
+max_sequences), for the serving chapter's figure.
 
 Each point is one request of the spec's ``serving`` shape at one layout and batch (:func:`genreport.model.serving.curve`,
 the numbers the chapter's table gives for its own layout): x is 1 / TPOT (the request's slowest decode round, at its
@@ -19,7 +20,7 @@ from genreport.load.spec import Parallelism
 from genreport.model.draft import speculative_inputs
 from genreport.model.env import make_env
 from genreport.model.plan import MAX_GPUS, plan_layouts
-from genreport.model.serving import curve
+from genreport.model.serving import curve, engine_limit
 
 POINTS = 28  # batches per curve, spread evenly on a log scale from 1 to the capacity
 MAX_BATCH = 65536  # the serving chapter's cap on a replica's batch
@@ -57,12 +58,14 @@ def frontier(spec, chapter_batches=(), max_gpus: int = MAX_GPUS) -> dict | None:
         layouts.append(own)
     price = hw.price_per_hour
     curves, missed_ttft, no_fit = [], 0, 0
-    heads: dict = {}  # serving.speculative at each layout, one per ep (a head's experts over the layout's ep GPUs)
+    # serving.speculative at each layout, one per (ep, tp): a head's experts over the layout's ep GPUs, a replica's
+    # share of their reads tp / ep where its expert group gathers replicas (Draft.ledgers)
+    heads: dict = {}
     for par in layouts:
         titled = par == own
         spec_in = None
         if sv.speculative is not None:
-            spec_in = heads.setdefault(par.ep, speculative_inputs(spec, par))
+            spec_in = heads.setdefault((par.ep, par.tp), speculative_inputs(spec, par))
         probe = curve(model, hw, prec, par, [1.0], sv.prompt, sv.output, acc, env, serial=False, speculative=spec_in)
         cap = int(min(probe["capacity_batch"], MAX_BATCH))
         if not titled and (not probe["weights_fit"] or cap < 1):
@@ -73,10 +76,12 @@ def frontier(spec, chapter_batches=(), max_gpus: int = MAX_GPUS) -> dict | None:
             continue
         if cap < 1:
             continue
-        c = curve(model, hw, prec, par, _batches(cap, chapter_batches if titled else ()), sv.prompt, sv.output,
+        runs = int(engine_limit(hw, cap))  # the engine's max_sequences stops the curve where it binds
+        c = curve(model, hw, prec, par, _batches(runs, chapter_batches if titled else ()), sv.prompt, sv.output,
                   acc, env)
         row = {"label": par.label(), "gpus": par.gpus, "tp": par.tp, "pp": par.pp, "ep": par.ep, "dp": par.dp,
-               "titled": titled, "capacity_batch": cap, "ttft_bound": c["ttft_bound"], "ttft_serial": c["ttft_serial"],
+               "titled": titled, "capacity_batch": cap, "batch_limit": runs,
+               "ttft_bound": c["ttft_bound"], "ttft_serial": c["ttft_serial"],
                "batch": [int(b) for b in c["batch"]]}
         for est in ("bound", "serial"):
             row[est] = {"tokens_per_s_user": [float(1.0 / t) for t in c[f"tpot_{est}"]],
@@ -91,8 +96,12 @@ def frontier(spec, chapter_batches=(), max_gpus: int = MAX_GPUS) -> dict | None:
         fronts[est] = _front(curves, lambda row, est=est: row, est, price)
     best = {est: _best(pts, sv.tpot) for est, pts in fronts.items()}
     on_front = _layouts_on(fronts["serial"], curves)
+    # the engine's max_sequences where it stops some layout's curve before its memory does (None: nowhere)
+    binds = [x["label"] for x in curves if x["batch_limit"] < x["capacity_batch"]]
     out = {"precision": prec.label(), "kv_cache": prec.kv_cache, "max_gpus": max_gpus, "layouts": curves,
+           "max_sequences": hw.max_sequences if binds else None, "engine_binds": binds,
            "titled": own.label(), "titled_holds": any(x["titled"] for x in curves),
+           "titled_on_frontier": _reaches(fronts["serial"], [x for x in curves if x["titled"]], "serial"),
            "pareto": fronts, "best_at_target": best, "frontier_layouts": on_front, "left_out_ttft": missed_ttft,
            "left_out_fit": no_fit, "price_per_hour": price, "tpot_target": sv.tpot, "ttft_target": sv.ttft}
     if sv.speculative is not None:
@@ -118,6 +127,16 @@ def _best(pts: list[dict], tpot: float | None) -> dict | None:
     return max(ok, key=lambda x: x["tokens_per_s_gpu"]) if ok else None
 
 
+def _reaches(front: list[dict], rows: list[dict], est: str) -> bool:
+    """Whether a point of ``rows``' curves lies on ``front``: no point beats it on both axes.  A point tied with a
+    frontier point is on it, though :func:`pareto` keeps one of the two: a dp replica's curve is the curve of the
+    layout it replicates (dp64 of one GPU is one GPU's curve), which may hold the frontier's points."""
+    pts = {(p["tokens_per_s_user"], p["tokens_per_s_gpu"]) for p in front}
+    return any((x, y) in pts or any(math.isclose(x, a, rel_tol=1e-12) and math.isclose(y, b, rel_tol=1e-12)
+                                    for a, b in pts)
+               for row in rows for x, y in zip(row[est]["tokens_per_s_user"], row[est]["tokens_per_s_gpu"], strict=True))
+
+
 def _layouts_on(front: list[dict], curves: list[dict]) -> list[str]:
     """The layouts a frontier runs through, in the curves' order."""
     return sorted({p["layout"] for p in front}, key=lambda lab: next(i for i, x in enumerate(curves) if x["label"] == lab))
@@ -126,15 +145,17 @@ def _layouts_on(front: list[dict], curves: list[dict]) -> list[str]:
 def _speculative_curve(spec, par, env, spec_in, probe: dict, titled: bool, chapter_batches) -> dict:
     """A layout's curve with serving.speculative at every batch (serving.curve's ``spec_*``, the numbers plan
     --speculative gives where it speculates) from 1 to what a replica holds beside the draft model
-    (``capacity_batch``: the plain one with a draft_cost); no batch where the draft leaves no room."""
+    (``capacity_batch``: the plain one with a draft_cost) or the engine runs (``batch_limit``); no batch where the
+    draft leaves no room."""
     sv = spec.serving
     cap = int(min(probe["capacity_batch_speculative"], MAX_BATCH))
-    out = {"capacity_batch": cap, "batch": []}
+    runs = int(engine_limit(spec.hardware, cap))  # and no more than the engine runs at once
+    out = {"capacity_batch": cap, "batch_limit": runs, "batch": []}
     for est in ("bound", "serial"):
         out[est] = {"tokens_per_s_user": [], "tpot": [], "tokens_per_s_gpu": [], "speedup": []}
     if cap < 1:
         return out
-    c = curve(spec.model, spec.hardware, spec.precision, par, _batches(cap, chapter_batches if titled else ()),
+    c = curve(spec.model, spec.hardware, spec.precision, par, _batches(runs, chapter_batches if titled else ()),
               sv.prompt, sv.output, spec.accounting, env, speculative=spec_in)
     out["batch"] = [int(b) for b in c["batch"]]
     for est in ("bound", "serial"):

@@ -172,12 +172,12 @@ def _choice(g: str, span: int, tier: str, link, n: int, degree: int, lib, notes:
             noun: str = "GPU") -> LinkChoice:
     """The LinkChoice of ``link`` for a group of ``n`` GPUs on ``tier``, and the notes on what the spec left out."""
     if degree > 1 and link.latency is None:
-        notes.append(f"{link.name}: no latency in the spec; 0 is used, so the {g} collectives cost only "
+        notes.append(f"{link.short_name}: no latency in the spec; 0 is used, so the {g} collectives cost only "
                      "their bytes and the bound stays a lower bound")
     mesh = link.topology == "mesh" and link.link_bandwidth_per_direction is not None and tier == "scale-up"
     rate = link.rate(n) if mesh else link.bandwidth_per_direction
     if mesh and degree > 1 and rate < link.bandwidth_per_direction:
-        notes.append(f"{link.name} is a mesh, one link to each peer: a {g} group of {n} {noun}s gets {n - 1} of "
+        notes.append(f"{link.short_name} is a mesh, one link to each peer: a {g} group of {n} {noun}s gets {n - 1} of "
                      f"them, {rate / 1e9:.0f} GB/s per direction of the {link.bandwidth_per_direction / 1e9:.0f}")
     bus = link.bus_rate(n) if mesh else link.bus_bandwidth
     if bus is not None:  # what the library reaches of the link, never more than its line rate (a --set may lower it)
@@ -465,7 +465,7 @@ def point_values(spec, accounting: str, qid: str, batch=None, context=None, toke
     if qid in TRAINING:
         return dict(base, T=np.float64(tokens if tokens is not None else spec.workloads.training_tokens or 0))
     if qid in PREFILL:
-        return dict(base, T=np.float64(tokens), d_h=prefill_head_dim(model, base["d_h"]),
+        return dict(base, T=np.float64(tokens), d_h=prefill_head_dim(model, base["d_h"], tokens),
                     b=np.float64(at_layout.read_b()))
     if qid in DECODE_GRID:
         g = env.at(batch=float(batch), context=float(context))
@@ -530,7 +530,7 @@ def _evaluate(r) -> ParallelResults:
                                    for i in range(shape[0])]
         if w.prefill_prompt:
             t = np.asarray(w.prefill_prompt, dtype=float)
-            pv = dict(base, T=t, d_h=prefill_head_dim(model, base["d_h"]), b=np.float64(at_layout.read_b()))
+            pv = dict(base, T=t, d_h=prefill_head_dim(model, base["d_h"], t), b=np.float64(at_layout.read_b()))
             out.prefill[acc] = {qid: np.asarray(q[qid](pv), dtype=float) * np.ones_like(t)
                                 for qid in ("interconnect_bytes_prefill", "prefill_time_comm", "prefill_time_bound",
                                             "prefill_time_compute_gpu", "prefill_time_memory_gpu",

@@ -29,6 +29,7 @@ from genreport.model.layout import (
 from genreport.model.serving import (
     _mean_context_values,
     _read_c,
+    engine_limit,
     joules_per_token,
     last_context,
     node_busy_gpus,
@@ -78,7 +79,8 @@ class PlanRow:
     weight_bytes_per_gpu: float
     capacity_batch: int  # sequences of the request's last context (Shape.last_context) one replica holds
     batch: int  # the batch chosen: the largest up to the one asked that fits and meets the latency target
-    limit: str  # what stopped the batch: "batch" (the one asked), "capacity" or "latency"
+    # what stopped the batch: "batch" (the one asked), "capacity", "engine" (its max_sequences) or "latency"
+    limit: str
     binds: str  # compute, HBM, interconnect; "capacity" when the KV cache limits the batch
     time_bound: float  # s, strict lower bound of a decode round at the chosen batch
     time_serial: float  # s, serialized estimate
@@ -193,6 +195,16 @@ def plan_precision(name: str, model: Model) -> Precision:
     return dataclasses.replace(prec, held_bytes=held_weight_bytes(prec, model)) if prec.classes else prec
 
 
+def own_precision(name: str, model: Model, own: Precision | None) -> Precision:
+    """The precision plan tries for the format ``name``: a report's own (``own``: its group size and compute format,
+    the KV cache as plan picks it) where ``name`` is its uniform weight format, so the report's plan answers time the
+    weights the report times (int4 with group 128: 0.516 B a weight, not int4's 0.5); else :func:`plan_precision`."""
+    auto = plan_precision(name, model)
+    if own is None or own.classes or name != own.weights:
+        return auto
+    return dataclasses.replace(own, kv_cache=auto.kv_cache)
+
+
 def model_format(model: Model, name: str) -> str:
     """A format plan tries, in words: 'checkpoint' as the model spec's checkpoint_precision label ('fp8_block, embeddings
     bf16' style: Precision.weights_label), any other name as itself."""
@@ -228,11 +240,13 @@ class Shape:
 def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: float | None = None,
          precisions=None, max_gpus: int = MAX_GPUS, accounting: str = "seed", estimate: str = "bound",
          kv_caches=("auto",), shape: Shape | None = None, speculative: tuple[int, float, float, int] | None = None,
-         disaggregate: bool = False, draft_precision: Precision | None = None) -> Plan:
+         disaggregate: bool = False, draft_precision: Precision | None = None,
+         own: Precision | None = None) -> Plan:
     """Every tp x pp (x ep) layout and weight precision whose replica holds at least one sequence of the request's
     last context.
 
-    For each, the largest batch up to ``batch`` that fits in the KV capacity and whose decode round (the strict
+    For each, the largest batch up to ``batch`` that fits in the KV capacity, that the engine runs at once
+    (``hw.max_sequences``, serving.engine_limit) and whose decode round (the strict
     bound, or the serialized estimate with ``estimate="serial"``) meets ``latency``; rows sorted by tokens/s per
     GPU at that batch, best first.  ``precisions``: the weight formats tried (None: :func:`plan_precisions`, the
     checkpoint's and fp8).  ``kv_caches``: the KV-cache formats to try ("auto": the weights' compute
@@ -279,7 +293,7 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         layouts = plan_layouts(model, max_gpus)
         for name in precisions:
-            auto = plan_precision(name, model)
+            auto = own_precision(name, model, own)
             if auto.compute not in hw.dense:
                 skipped.append((name, f"{hw.title} has no dense {auto.compute} peak"))
                 continue
@@ -302,7 +316,7 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
                     if head:  # its output head the target's, its experts over this layout's ep GPUs
                         d = spec_here[2]
                         spec_here = (spec_here[0], spec_here[1], Draft(d.model, prec, hw, accounting, head=True,
-                                                                       ep=par.ep), *spec_here[3:])
+                                                                       ep=par.ep, tp=par.tp), *spec_here[3:])
                     row = _plan_one(q, acc_env, model, hw, prec, name, par, ctx, batches, latency, accounting,
                                     estimate, rejected, shape, mean, spec_here, disaggregate, c_prompt)
                     if row is not None:
@@ -372,7 +386,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     if not cap >= 1:
         rejected["no sequence of the context fits"] += 1
         return None
-    pre = dict(base, T=np.float64(shape.prompt), d_h=prefill_head_dim(model, base["d_h"]))
+    pre = dict(base, T=np.float64(shape.prompt), d_h=prefill_head_dim(model, base["d_h"], shape.prompt))
     ttft = float(q["prefill_time_bound" if estimate == "bound" else "prefill_time_serial"](pre))
     if shape.ttft is not None and not ttft <= shape.ttft:
         rejected["misses the TTFT target"] += 1
@@ -399,7 +413,8 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     want = int(batches[-1])
     if shape.users:  # the users spread over the dp replicas: no replica is asked for more than its share
         want = min(want, -(-shape.users // par.dp))
-    ok = (batches <= cap) & (batches <= want)
+    runs = engine_limit(hw, math.inf)  # the engine's max_sequences (serving.engine_limit): inf where none
+    ok = (batches <= cap) & (batches <= want) & (batches <= runs)
     if latency is not None:
         ok &= t_use <= latency
     if not ok.any():
@@ -411,6 +426,8 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         limit = "batch"
     elif b >= cap:
         limit = "capacity"
+    elif b >= runs:
+        limit = "engine"
     else:
         limit = "latency"
     ledgers = [float(np.ravel(np.asarray(q[qid](v), dtype=float) * np.ones_like(batches))[i])
@@ -457,7 +474,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
             mean_round = np.asarray(q[dec_qid](at_batch(req, lay, batches, busiest=serial)), dtype=float) / rounds
         mean_round = mean_round * np.ones_like(batches)
         share, best, t_kv, link, one_b, one_t, one_gpu = _pools(
-            q, par, b, batches, (batches <= cap) & (batches <= want), t_use, ttft, 1.0 / per_user, shape, latency,
+            q, par, b, batches, (batches <= cap) & (batches <= want) & (batches <= runs), t_use, ttft, 1.0 / per_user, shape, latency,
             kv_link(hw, par), c_prompt, mean_round)
         pool_ttft = ttft + (t_kv or 0.0)
         misses = shape.ttft is not None and not pool_ttft <= shape.ttft
@@ -490,10 +507,10 @@ def kv_link(hw: Hardware, par: Parallelism) -> tuple[float | None, str]:
     else the scale-out network; (None, reason) when the spec has neither."""
     g = par.replica_gpus
     if hw.link is not None and hw.link.domain and 2 * g <= hw.link.domain:
-        return g * hw.link.rate(2), f"scale-up {hw.link.name}"
+        return g * hw.link.rate(2), f"scale-up {hw.link.short_name}"
     out = hw.node.scale_out if hw.node is not None else None
     if out is not None:
-        return g * out.bandwidth_per_direction, f"scale-out {out.name}"
+        return g * out.bandwidth_per_direction, f"scale-out {out.short_name}"
     return None, "no link between replicas in the spec"
 
 
@@ -534,7 +551,7 @@ def point(model: Model, hw: Hardware, precision: Precision, par: Parallelism, ba
         w_gpu = float(q["weight_bytes_per_gpu"](base))
         cap = float(q["capacity_batch_replica"](cv))
         v = at_batch(dict(cv, c=_read_c(env, cv["S"])), env.with_layout(par), float(batch))
-        pv = dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"])) if prompt else None
+        pv = dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"], prompt)) if prompt else None
         pre, pre_serial = ((float(q["prefill_time_bound"](pv)), float(q["prefill_time_serial"](pv))) if pv
                            else (math.nan, math.nan))
         return Point(w_gpu <= usable, max(cap, 0.0), float(q["decode_time_bound"](v)),
@@ -616,7 +633,7 @@ def layout_bounds(model: Model, hw: Hardware, precision: Precision, pars: list[P
                 t_dec[i], dec_binds[i] = float(times[j]), BINDS[int(np.argmax(ledgers[:, j]))]
         t_pre, pre_binds = [math.nan] * len(pars), [""] * len(pars)
         if prompt:
-            pvs = [dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"])) for base in bases]
+            pvs = [dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"], prompt)) for base in bases]
             times = _over(q["prefill_time_bound"], pvs)
             ledgers = np.stack([_over(q[k], pvs) for k in
                                 ("prefill_time_compute_gpu", "prefill_time_memory_gpu", "prefill_time_comm")])
@@ -756,10 +773,11 @@ def many_gpus(r) -> ManyGpus | None:
     fmap = fit_map(spec.model, hw, ctxs, accounting=spec.accounting)
     smallest_own = smallest_any = None
     if not r.verdicts.get("weights_fit", True):
-        found = plan(spec.model, hw, 1, s0, precisions=report_precisions(spec), accounting=spec.accounting)
+        found = plan(spec.model, hw, 1, s0, precisions=report_precisions(spec), accounting=spec.accounting,
+                     own=spec.precision)
         best = smallest(found)
         smallest_any = best.as_json() if best is not None else None
         own = smallest(Plan([x for x in found.rows if x.precision == spec.precision.weights], {}, [], ""))
         smallest_own = own.as_json() if own is not None else None
-    link = f"{hw.link.name}" if getattr(hw.link, "name", None) else ""
+    link = f"{hw.link.short_name}" if getattr(hw.link, "name", None) else ""
     return ManyGpus(big, s0, tuple(b1), tuple(bl), ctxs, fmap, smallest_own, smallest_any, link)

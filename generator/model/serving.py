@@ -100,6 +100,16 @@ def joules_per_token(power: float | None, tokens_per_s_gpu: float) -> float | No
     return power / tokens_per_s_gpu
 
 
+def engine_limit(hw: Hardware, cap: float) -> float:
+    """The most sequences one replica runs at once: the ``cap`` that fit, and no more than the engine's
+    max_sequences (vLLM's max_num_seqs, 256 by default: the logits rows the activation workspace holds), where the
+    spec's engine sets one (0: no such limit, as the seeds assume).  The one limit every batch a replica runs takes:
+    the serving chapter's users' and TPOT batches, ``plan``'s batch, the frontier's curves and the speculative
+    lever's scan; a data-parallel replica (data-parallel attention) is one engine rank, its own scheduler."""
+    n = int(getattr(hw, "max_sequences", 0) or 0)
+    return min(cap, n) if n > 0 else cap
+
+
 def last_context(prompt: int, output: int) -> int:
     """A request's last context, prompt + output - 1 tokens: the step that makes its last token reads the prompt and
     the output - 1 tokens before it (the first token comes from the prefill).  The one definition every place takes
@@ -220,7 +230,7 @@ def _request_values(model: Model, hw: Hardware, precision: Precision, par: Paral
     lay = env.with_layout(par)
     last = float(last_context(prompt, output))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        pre = dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"]))
+        pre = dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"], prompt))
         ttft_b, ttft_s = float(q["prefill_time_bound"](pre)), float(q["prefill_time_serial"](pre))
         g = env.at(context=last)
         cv = dict(base, S=np.float64(last), c=np.float64(np.ravel(g["c"])[0]), d_h=np.float64(np.ravel(g["d_h"])[0]))

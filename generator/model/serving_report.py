@@ -7,7 +7,15 @@ from genreport.load.spec import Parallelism
 from genreport.model.env import make_env
 from genreport.model.frontier import frontier
 from genreport.model.plan import MAX_GPUS, Shape, model_format, plan, plan_precision, report_precisions
-from genreport.model.serving import Request, joules_per_token, last_context, node_busy_gpus, request, usd_per_mtok
+from genreport.model.serving import (
+    Request,
+    engine_limit,
+    joules_per_token,
+    last_context,
+    node_busy_gpus,
+    request,
+    usd_per_mtok,
+)
 
 
 def _row(req: Request, price: float | None, power: float | None, label: str, node: int | None = None) -> dict:
@@ -77,26 +85,18 @@ def _cheapest(spec) -> dict | None:
     for ask in asks:
         rows += plan(model, hw, sv.users or 64, shape.last_context, sv.tpot, report_precisions(spec),
                      MAX_GPUS if hw.link is not None else 1, acc, "bound", ("auto",), shape, speculative=ask,
-                     draft_precision=own).rows
+                     draft_precision=own, own=spec.precision).rows
     if not rows:
         return None
     key = ((lambda x: (x.usd_per_mtok_out, x.gpus)) if price else (lambda x: (-x.tokens_per_s_gpu, x.gpus)))
     return min(rows, key=key).as_json()
 
 
-def engine_limit(spec, cap: int) -> int:
-    """The most sequences a replica runs at once: the ``cap`` that fit, and no more than the engine's
-    max_sequences (vLLM's max_num_seqs, 256 by default: the logits rows the activation workspace holds), where
-    the spec's engine sets one (0: no such limit, as the seeds assume)."""
-    n = int(spec.hardware.max_sequences or 0)
-    return min(cap, n) if n > 0 else cap
-
-
 def batches(spec, env=None) -> tuple:
     """(the request alone, the capacity, the users' batch, the TPOT target's batch) per replica of the spec's
     ``serving`` block at its layout, as the chapter's rows take them; the users' and the TPOT's batch None where the
     block names no users or TPOT target.  Both stop at what fits and at the engine's max_sequences
-    (:func:`engine_limit`); the capacity is what fits."""
+    (serving.engine_limit); the capacity is what fits."""
     sv, hw, model, prec, acc = spec.serving, spec.hardware, spec.model, spec.precision, spec.accounting
     par = spec.parallelism or Parallelism()
     env = env if env is not None else make_env(hw, model, prec, acc)
@@ -106,7 +106,7 @@ def batches(spec, env=None) -> tuple:
         from genreport.model.draft import replica_capacity
 
         cap = int(min(cap, max(replica_capacity(spec, float(last_context(sv.prompt, sv.output)))[1], 0.0)))
-    limit = engine_limit(spec, cap)
+    limit = int(engine_limit(spec.hardware, cap))
     users_batch = (min(-(-sv.users // par.dp), limit) if limit else 0) if sv.users else None
     tpot_batch = None
     if sv.tpot is not None and limit:
@@ -142,7 +142,7 @@ def report(r) -> dict | None:
     price, power = hw.price_per_hour, hw.power_watts
     node = hw.node.gpus_per_node if hw.node is not None else None
     one, cap, users_batch, tpot_batch = batches(spec, env)
-    limit = engine_limit(spec, cap)
+    limit = int(engine_limit(spec.hardware, cap))
     engine_binds = limit < cap  # the engine's max_sequences stops a replica's batch before its memory does
     rows = [_row(one, price, power, "one request alone", node)]
     if users_batch is not None and users_batch > 1:

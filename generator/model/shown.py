@@ -16,7 +16,7 @@ from genreport.formulas.glossary import PARAM_SYMBOL
 from genreport.formulas.recipes import TRAINING_WEIGHT_BYTES, recipe_bytes_per_param
 from genreport.model.env import make_env
 from genreport.model.layout import round_bound
-from genreport.model.stated import critical_reason, latex_of, variant_of
+from genreport.model.stated import critical_reason, latex_of, point_variant
 from genreport.model.tables import gemm_class_bytes
 from genreport.model.values import Block, Entry, physical, sorted_unique
 
@@ -63,8 +63,10 @@ def block_points(r) -> list[tuple[str, str, dict, str | None, bool]]:
     return pts
 
 
-def point_env(r, acc: str, params: dict) -> dict:
+def point_env(r, acc: str, params: dict, qid: str = "") -> dict:
     numeric = {k: (float(recipe_bytes_per_param(v)) if k == "recipe" else v) for k, v in params.items()}
+    if qid == "crossover_batch":  # as the evaluation states it: a full pipeline's streams (Env.crossover_at)
+        return r.envs[acc].crossover_at(numeric["context"])
     return r.envs[acc].at(batch=numeric.get("batch"), context=numeric.get("context"),
                           **{PARAM_SYMBOL.get(k, k): v for k, v in numeric.items() if k not in ("batch", "context")})
 
@@ -75,7 +77,7 @@ def blocks(r) -> dict[str, Block]:
     for name, qid, params, acc, steps in block_points(r):
         acc = acc or r.lead
         c = r.q[qid]
-        env = point_env(r, acc, params)
+        env = point_env(r, acc, params, qid)
         if qid == "training_state_bytes":  # the whole model's state, as the recipe table and figure 7 count it
             env = r.envs[acc].one_card().at(k=float(recipe_bytes_per_param(params["recipe"])))
         if qid == "training_weight_reuse_intensity":  # the recipes' bf16 weights, not the served format's
@@ -109,7 +111,8 @@ def blocks(r) -> dict[str, Block]:
             # at a layout the table states a replica's round (links and pipeline included); the formula, one GPU's
             # ledgers, is shown with its own value and the stated one beside it (render.block)
             note, closed = "layout", raw
-        entry = Entry(qid, dict(params), value, c.unit, c.symbol, latex_of(r, qid, acc), acc, reason)
+        variant = point_variant(r, acc, env, c.args)  # N_a printed apart where the point streams other weights
+        entry = Entry(qid, dict(params), value, c.unit, c.symbol, latex_of(r, qid, acc, variant), acc, reason)
         symbols = {}
         held = float(np.ravel(r.envs[acc].values["N"])[0])
         if qid == "training_state_bytes" and r.frame.many:
@@ -118,7 +121,7 @@ def blocks(r) -> dict[str, Block]:
             # a step that streams other weights than those the GPU holds (an MoE's touched experts): every formula
             # that substitutes them names them so, not N (N_g), which the glossary and slice table define as held
             symbols = {"N": streamed_symbol(r, inputs["N"], acc)[1]}
-        out[name] = Block(name, entry, inputs, steps, variant_of(r, acc), note, closed, {k: v for k, v in
+        out[name] = Block(name, entry, inputs, steps, variant, note, closed, {k: v for k, v in
                                                                                         symbols.items() if v})
     return out
 
@@ -137,11 +140,15 @@ def streamed_symbol(r, streamed: float, acc: str | None = None) -> tuple[str, st
     the glossary's N (N_g at a layout) means: a mixture of experts streams the experts its batch touches.  Where
     they are its active parameters (one card, or tensor and expert parallel with one token) the symbol is N_a
     (N_a,g), the one the compute bound uses; where the GPU's share differs (data-parallel attention: the experts
-    one GPU holds that the replicas' tokens touch) it is N_s (N_s,g).  Empty strings: N itself.  ``acc``: the
+    one GPU holds that the replicas' tokens touch, or a pipeline round's micro-batches' experts) it is N_s (N_s,g);
+    a dense model's pipeline round, its slice once per micro-batch, is N_r,g.  Empty strings: N itself.  ``acc``: the
     accounting whose N_a it is compared with (the lead's by default)."""
-    if r.spec.model.moe is None:
-        return "", ""
     values = r.envs[acc or r.lead].values
+    if r.spec.model.moe is None:
+        # a dense model streams other weights than a GPU holds only in a pipeline's round: its slice once per
+        # micro-batch, min(n_PP, B) N_g (the frame's sentence defines N_r,g so)
+        held = float(np.ravel(values["N"])[0])
+        return ("", "") if abs(streamed - held) <= 1e-9 * held else ("N_r,g", r"N_{r,g}")
     n_a, n_e = float(values["N_a"]), float(values["N_e"])
     many = r.frame.many
     if abs(streamed - n_a) <= 1e-9 * n_a:

@@ -107,8 +107,30 @@ def variant_of(r, acc: str) -> str:
     return variant_for(acc, r.spec.model.moe is not None, bool(r.spec.workloads.activation_bytes))
 
 
-def latex_of(r, qid: str, acc: str) -> str:
+def point_variant(r, acc: str, env: dict, args=("N_a",)) -> str:
+    """The printed variant of a formula evaluated at ``env``: the accounting's (:func:`variant_of`), unless that
+    variant's N_a = N (or N_a = N - N_e) is not what the point computes with.  A pipeline's round streams each
+    GPU's slice once per micro-batch (N, N_e times min(n_PP, B)) while each token still computes with the slice
+    once (N_a): printed with N_a = N, the FLOP terms would show the streamed weights and the arithmetic would not
+    give the value stated (Llama 2 70B at tp 8 x pp 2: B* = 236, stated 473).  There N_a stays its own symbol:
+    the seed accounting's ``moe`` variant (N_e = 0, as the seed's), else ``full``.  ``args``: the formula's
+    symbols (a formula without N_a keeps the accounting's variant)."""
+    from genreport.formulas.variants import substitutions
+
+    variant = variant_of(r, acc)
+    rule = substitutions(variant).get("N_a")
+    if rule is None or "N_a" not in env or "N_a" not in args:
+        return variant
+    n, n_a = float(np.ravel(env["N"])[0]), float(np.ravel(env["N_a"])[0])
+    n_e = float(np.ravel(env.get("N_e", 0.0))[0])
+    held = n if rule == "N" else n - n_e
+    if math.isclose(n_a, held, rel_tol=1e-9):
+        return variant
+    return "moe" + ("+a" if variant.endswith("+a") else "") if variant.startswith("seed") else "full"
+
+
+def latex_of(r, qid: str, acc: str, variant: str | None = None) -> str:
     from genreport.formulas.compiled import render_latex
 
     c = r.q[qid]
-    return f"{c.symbol} = {render_latex(c.latex[variant_of(r, acc)], c.args)}"
+    return f"{c.symbol} = {render_latex(c.latex[variant or variant_of(r, acc)], c.args)}"

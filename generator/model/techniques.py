@@ -88,7 +88,8 @@ def _inputs(r, batch: float, context: float) -> dict:
     # where the decode tokens take the absorbed form's d_h (env.prefill_head_dim); d_h for other attention
     from genreport.model.env import prefill_head_dim
 
-    env["d_hp"] = float(prefill_head_dim(r.spec.model, env["d_h"]))
+    mla = r.spec.model.attention.kind == "mla"  # other attention: the step's d_h (its windows' share, rev13)
+    env["d_hp"] = float(prefill_head_dim(r.spec.model, env["d_h"], float(sv.prompt))) if mla else env["d_h"]
     return env
 
 
@@ -171,7 +172,31 @@ def _block(r, name: str, qid: str, env: dict, params: dict) -> Block:
     value, reason = physical(qid, _eval(r, qid, env), c.integer)
     inputs = {a: env[a] for a in c.args if a in env}
     entry = Entry(qid, dict(params), value, c.unit, c.symbol, None, r.lead, reason)
-    return Block(name, entry, inputs, False, variant_of(r, r.lead))
+    return Block(name, entry, inputs, False, variant_of(r, r.lead), symbols=streamed_symbols(r, inputs))
+
+
+def _streamed_plain(r, inputs: dict | None) -> str | None:
+    """The plain-text symbol (N_s,g, N_r,g ...) of ``inputs``' N where :func:`streamed_symbols` gives it one."""
+    from genreport.model.shown import streamed_symbol
+
+    if inputs is None or not streamed_symbols(r, inputs):
+        return None
+    return streamed_symbol(r, float(inputs["N"]))[0]
+
+
+def streamed_symbols(r, inputs: dict) -> dict[str, str]:
+    """A block's own symbol for N where the weights it substitutes are not those a GPU holds (shown.blocks does
+    the same): the experts a step touches (N_s,g ...) or a pipeline round's micro-batches (N_r,g), never N_g, which
+    the glossary and the slice table define as the slice a GPU holds."""
+    from genreport.model.shown import streamed_symbol
+
+    if "N" not in inputs:
+        return {}
+    held = float(np.ravel(r.envs[r.lead].values["N"])[0])
+    if np.isclose(float(inputs["N"]), held, rtol=1e-9):
+        return {}
+    tex = streamed_symbol(r, float(inputs["N"]))[1]
+    return {"N": tex} if tex else {}
 
 
 def layout_inputs(spec, context: float):
@@ -204,11 +229,12 @@ def _layout_round(r, batch: float) -> dict:
     (``decode_time_bound``), verify round (``verify_time_bound``, its n_v tokens per sequence (k + 1 for a chain)
     through the weights and the collectives), drafts and speed-up E t / (t_v + t_d), at the request's last context
     (``last``: it divides the TPOT) and its mean context (``mean``: it divides the decode time, whence tok/s); the
-    first batch up to what a replica holds at the last context (4,096 at most) where the last context's speed-up falls
-    to 1 (plan's ``spec_breakeven_batch``: where plan stops speculating)."""
+    first batch up to what a replica holds at the last context (4,096 at most) and the engine runs at once
+    (serving.engine_limit: ``engine_binds`` where its max_sequences stops the scan) where the last context's speed-up
+    falls to 1 (plan's ``spec_breakeven_batch``: where plan stops speculating)."""
     from genreport.model.draft import speculative_inputs
     from genreport.model.layout import at_batch
-    from genreport.model.serving import last_context, speculate, speculative_at
+    from genreport.model.serving import engine_limit, last_context, speculate, speculative_at
 
     spec, sv = r.spec, r.spec.serving
     last, mean = float(last_context(sv.prompt, sv.output)), float(sv.prompt) + float(sv.output) / 2
@@ -227,7 +253,8 @@ def _layout_round(r, batch: float) -> dict:
                         "draft_bytes_pass": float(q_d[0]), "draft_gpus": par.tp * par.pp, "draft_P": draft.env.values["P"],
                         "draft_W": draft.env.values["W"]})
             cap = cap_d
-        n = int(min(max(cap, 1.0), 4096))
+        held = int(min(max(cap, 1.0), 4096))
+        n = int(engine_limit(spec.hardware, held))  # no more than the engine runs at once (its max_sequences)
         batches = np.arange(1, n + 1, dtype=float)
         t = np.asarray(q["decode_time_bound"](at_batch(read, lay, batches, busiest=False)), dtype=float) * np.ones(n)
         sig, on = speculate(q, lay, read, batches, t, k, False)
@@ -239,9 +266,45 @@ def _layout_round(r, batch: float) -> dict:
     # draft model whose passes read its own cache of every sequence: Mixtral 8x7B drafted by Mistral 7B)
     resumes = off[0] + again[0] if again.size else None
     stops = np.flatnonzero(~on[resumes:]) if resumes is not None else np.array([], dtype=int)
-    return {**out, "scanned": n, "breakeven": int(batches[off[0]]) if off.size else None,
+    return {**out, "scanned": n, "engine_binds": n < held, "breakeven": int(batches[off[0]]) if off.size else None,
             "resumes": int(batches[resumes]) if resumes is not None else None,
             "stops_again": int(batches[resumes + stops[0]]) if stops.size else None, "speedup_far": float(sig[-1])}
+
+
+def steady_tpot_rate(q, lead, env: dict, sv) -> tuple[float, dict]:
+    """(goodput_rate_tpot, the inputs it is evaluated at): the rate whose steady step meets the TPOT target, its N,
+    N_e and b the weights that step streams at its own tokens, not at the chapter's batch.  At the rate lam a step
+    of theta carries lam theta (T_out - 1) decode tokens and lam theta T_in (1 - h_p) prompt tokens (Little's law,
+    formulas.techniques.steady_step_time), and those touch the experts (a mixture of experts) and fill the
+    micro-batches (a pipeline's round streams each GPU's slice once per micro-batch) that make N: the rate is the
+    fixed point lam = lambda_theta(N(lam)), one crossing (N grows with lam, lambda_theta falls with N), bisected;
+    a dense model on one stage has one N, no search.  The same steady state the rate figure's chunked curve runs
+    (rate_curves: its TPOT-target rate is this one); ``lead`` the report's Env, ``env`` one GPU's values at the
+    chapter's point with theta."""
+    per = float(sv.tpot) * ((sv.output - 1) + sv.prompt * (1 - sv.prefix_hit))  # tokens a step carries per 1/s
+
+    def inputs(lam: float) -> dict:
+        g = lead.at(batch=max(lam * per, 1.0), context=float(np.ravel(env["S"])[0]) if "S" in env else None)
+        return dict(env, **{k: float(np.ravel(g[k])[0]) for k in ("N", "N_e", "b")})
+
+    def rate(values: dict) -> float:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return float(np.asarray(q["goodput_rate_tpot"]({k: np.float64(v) if isinstance(v, float) else v
+                                                            for k, v in values.items()}), dtype=float))
+
+    lo_in = inputs(0.0)  # one token's weights: the highest rate any steady state reaches
+    hi = rate(lo_in)
+    if not (math.isfinite(hi) and hi > 0):
+        return hi, lo_in
+    if rate(inputs(hi)) >= hi * (1 - 1e-12):  # the weights do not grow with the rate: no search
+        top = inputs(hi)
+        return rate(top), top
+    lo = 0.0
+    for _ in range(64):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if rate(inputs(mid)) >= mid else (lo, mid)
+    at = inputs(lo)
+    return rate(at), at
 
 
 def _rate_or_none(x: float | None) -> float | None:
@@ -313,9 +376,10 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                     f"ends at batch {breakeven:,.0f} per replica at this layout, at the last token")
         else:
             far = lay["speedup_far"]
-            ends = (f"pays at every batch up to the {lay['scanned']:,} sequences a replica holds: past batch {verify_x:,.0f} "
-                    f"the speed-up at the last token falls towards {far:.2f}x" if verify_x is not None else
-                    f"pays at every batch up to the {lay['scanned']:,} sequences a replica holds")
+            upto = (f"pays at every batch up to the {lay['scanned']:,} sequences "
+                    + ("the engine runs at once (its max_sequences)" if lay["engine_binds"] else "a replica holds"))
+            ends = (upto + f": past batch {verify_x:,.0f} the speed-up at the last token falls towards {far:.2f}x"
+                    if verify_x is not None else upto)
         t_d = at_mean["draft"]
         drafts = (f"drafts {sp.draft_cost:.0%} of a step" if sp.draft is None else
                   f"drafted by {sp.draft.title} ({sp.draft_tokens} pass{'es' if sp.draft_tokens > 1 else ''}, at least {t_d * 1e3:.3g} ms: "
@@ -409,11 +473,16 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     room = held_room(r.envs[r.lead], env_s, last)
     kv_rate = _rate_or_none(physical("goodput_rate_capacity", _eval(r, "goodput_rate_capacity", room), "")[0])
     held_mean = max(0.0, _eval(r, "prefix_capacity_batch", {**room, "S": mean, "c": room["c_h"]}))
+    tpot_in = None
     if sv.tpot is not None:
         env_s["theta"] = sv.tpot
+        # the TPOT ceiling at the weights its own steady state streams (steady_tpot_rate), once: (22), the goodput,
+        # the rate figure's chunked TPOT-target rate and derive all state this one
+        tpot_rate, tpot_in = steady_tpot_rate(r.q, r.envs[r.lead], env_s, sv)
         rates = {k: physical(k, _eval(r, k, env_s), "")[0] for k in CEILINGS
-                 if k not in ("chunk_budget_rate", "goodput_rate_capacity")}
-        rates.update({"goodput_rate_capacity": kv_rate, "chunk_budget_rate": budget})
+                 if k not in ("chunk_budget_rate", "goodput_rate_capacity", "goodput_rate_tpot")}
+        rates.update({"goodput_rate_capacity": kv_rate, "chunk_budget_rate": budget,
+                      "goodput_rate_tpot": physical("goodput_rate_tpot", tpot_rate, "")[0]})
         rates = {k: rates[k] for k in CEILINGS}
         rates = {k: v if v is not None and v > 0 else None for k, v in rates.items()}  # none: no rate at all
         found = [v for v in rates.values() if v is not None]
@@ -423,7 +492,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
         numbers.update({"goodput_rate": goodput, "goodput_binds": CEILINGS[binding], **rates,
                         "goodput_rate_per_gpu": goodput / gpus if goodput is not None else None,
                         "replica_gpus": gpus})
-        blocks["tech_goodput"] = _block(r, "tech_goodput", "goodput_rate_tpot", env_s, {})
+        blocks["tech_goodput"] = _block(r, "tech_goodput", "goodput_rate_tpot", tpot_in, {})
     if sv.rate is not None:
         env_s["lam"] = sv.rate
         t_s = physical("steady_step_time", _eval(r, "steady_step_time", env_s), "")[0]
@@ -461,7 +530,10 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     # (T_o - 1) / tok/s per user: t_s is that mean round, as the row's tok/s per GPU takes it (and plan
     # --disaggregate); the TPOT round, at the last context, bounds each sequence's slowest round, not the rate
     t_round = 1.0 / b["tokens_per_s_user"] if b["tokens_per_s_user"] else tpot
-    env_d = dict(env, t_pr=ttft, t_s=t_round, k_pp=float(stages))
+    # a prefill replica prefills the prompt's uncached part (the prefix caching row's TTFT, TTFT (1 - h_p)): with a
+    # prefix cache its pool serves 1 / (1 - h_p) times the prompts, as the chunked row's chunks carry only that part
+    t_prefill = ttft * (1 - sv.prefix_hit)
+    env_d = dict(env, t_pr=t_prefill, t_s=t_round, k_pp=float(stages))
     share = _eval(r, "balanced_prefill_gpus", env_d)
     # what one decode replica retires in the pools: its plain mean round t_s, no chunk riding along (the chunked
     # row's batch_retires_rate takes the step with a chunk)
@@ -483,11 +555,11 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     rows.append({"technique": "prefill/decode disaggregation",
                  "setting": f"{share:.0%} of the {noun}s prefill, {1 - share:.0%} decode, in replicas of this layout"
                             + piped,
-                 "ttft": (ttft, ttft + (t_kv or 0.0)), "tpot": (tpot, tpot),
+                 "ttft": (ttft, t_prefill + (t_kv or 0.0)), "tpot": (tpot, tpot),
                  "per_gpu": (per_gpu, per_gpu * (1 - share)),
                  "usd": (usd, usd / (1 - share) if usd is not None and share < 1 else None),
                  "gain": 1 - share,
-                 "ends": f"balanced: a prefill replica serves {_hundredths(stages / ttft)} prompts/s"
+                 "ends": f"balanced: a prefill replica serves {_hundredths(stages / t_prefill)} prompts/s"
                          + (f" (a prompt every TTFT / {stages}, each still taking the TTFT)" if stages > 1 else "")
                          + ", a decode replica retires "
                          f"{_hundredths(pool_rate)} requests/s at batch {int(batch):,}"
@@ -508,7 +580,11 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
            # prefill's decompressed form); the same for other attention
            "head_dim_decode": env["d_h"], "head_dim_chunk": env["d_hp"],
            "chunk_source": CHUNK_SOURCE, "rows": rows, "numbers": numbers,
-           "rates": rate_curves(r, budget, kv_rate, held_mean)}
+           # the weights the TPOT ceiling's steady state streams (steady_tpot_rate): derive's point for it
+           "tpot_weights": {k: tpot_in[k] for k in ("N", "N_e", "b")} if tpot_in is not None else None,
+           # (22)'s own symbol for them where they are not the slice a GPU holds (streamed_symbols): plain text
+           "tpot_streamed": _streamed_plain(r, tpot_in),
+           "rates": rate_curves(r, budget, kv_rate, held_mean, numbers.get("goodput_rate_tpot"))}
     return out, blocks
 
 
@@ -760,7 +836,8 @@ def _highest(ok, hi: float, steps: int = 60) -> float:
     return lo
 
 
-def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float) -> dict:
+def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float,
+                tpot_rate: float | None = None) -> dict:
     """TTFT and TPOT against the arrival rate of one replica, with chunked prefill and without (the serving
     chapter's figure), from formulas/techniques.py's steady states at the spec's request shape: one GPU's ledgers at
     the layout (its slice of the model), no collectives counted; the steady state has no queueing, and the P99 time
@@ -805,7 +882,10 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
     # 544, 3.4x fewer attention FLOPs)
     from genreport.model.env import prefill_head_dim
 
-    alone = {"d_hp": float(prefill_head_dim(r.spec.model, env["d_h"]))}
+    # (MLA only: env's d_h already takes a windowed model's attended share at the context, see rev13's chunk note;
+    # the prompt's d_hp, techniques._inputs, is that d_h for other attention)
+    alone = ({"d_hp": float(prefill_head_dim(r.spec.model, env["d_h"], uncached))}
+             if r.spec.model.attention.kind == "mla" else {})
     t_p = _eval(r, "prefill_alone_time", {**env, **alone, **{k: float(v) for k, v in weights(uncached).items()}})
     env["t_p"] = t_p
     classes = prompt_classes(sv)  # the prompts' lengths (serving.prompt_spread), equally likely, their mean T_in
@@ -1005,7 +1085,9 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
             ttft_rate, ttft_binds = None, None
         goodput, binds = stop, stop_by
         found = {}
-        if sv.tpot is not None:
+        if sv.tpot is not None and kind == "chunked":  # the chapter's TPOT ceiling, (22): the same steady state
+            found["TPOT target"] = min(tpot_rate, stop) if tpot_rate is not None else 0.0
+        elif sv.tpot is not None:
             found["TPOT target"] = _highest(lambda x, fn=fn: bool(fn(x)[0] <= sv.tpot), stop) if fn(0.0)[0] <= sv.tpot \
                 else 0.0
         if sv.ttft is not None:

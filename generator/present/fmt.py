@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import math
 
+from genreport.load.spec import short_link
+
 GB, GiB = 1e9, 2.0**30
 
 
@@ -168,7 +170,7 @@ def nearest(x) -> str:
 
 FILTERS = {
     "memsize": memsize, "nearest": nearest, "num": num, "exact": exact, "integer": integer, "gb": gb, "gib": gib, "size": size, "kib": kib, "time": time, "sig3": sig3,
-    "rate": rate, "bandwidth": bandwidth, "flops": flops, "params": params, "pct": pct, "times": times,
+    "short_link": short_link, "rate": rate, "bandwidth": bandwidth, "flops": flops, "params": params, "pct": pct, "times": times,
 }
 
 

@@ -86,6 +86,8 @@ def inputs(spec) -> dict:
                      "achieved_bandwidth": dict(sorted(hw.achieved_bandwidth.items())),
                      # the engine step the activation workspace is sized for (model.js workspace)
                      "max_batched_tokens": hw.max_batched_tokens, "max_sequences": hw.max_sequences,
+                     # serving.chunk sizes that step where the engine block does not (loader: one vLLM setting)
+                     "step_is_chunk": spec.serving is not None and "max_batched_tokens" not in spec.engine_given,
                      "kernels": {"per_layer": hw.kernels.per_layer, "decode": hw.kernels.decode,
                                  "launch": hw.kernels.launch, "one_shot": hw.kernels.one_shot,
                                  "one_shot_latency": hw.kernels.one_shot_latency,
@@ -155,7 +157,7 @@ def _link(link) -> dict | None:
     """A scale-up or scale-out link as the parallel evaluation reads it (genreport.model.layout.choose_links)."""
     if link is None:
         return None
-    return {"name": link.name, "bandwidth_per_direction": link.bandwidth_per_direction, "bandwidth": link.bandwidth,
+    return {"name": link.name, "short_name": link.short_name, "bandwidth_per_direction": link.bandwidth_per_direction, "bandwidth": link.bandwidth,
             "per_direction_from": link.per_direction_from, "latency": link.latency, "domain": link.domain,
             "topology": link.topology, "link_bandwidth_per_direction": link.link_bandwidth_per_direction,
             "in_network_reduction": link.in_network_reduction, "bus_bandwidth": link.bus_bandwidth,

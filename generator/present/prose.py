@@ -117,15 +117,22 @@ def prefill_lines(r: Results) -> list[str]:
 def training_lines(r: Results) -> list[str]:
     if not r.training:
         return []
-    ridge = _lead(r)["ridge_point"]
+    ridge = r.verdicts["training_ridge"]  # the recipes' bf16 GEMMs: the bf16 peak's ridge (recipes.TRAINING_COMPUTE)
     t = r.spec.workloads.training_tokens
     iw = r.verdicts["training_intensity"]
+    fmt_t = r.verdicts["training_compute"]
+    step = r.value("training_step_time_compute", "seed", tokens=t)
     cap = _lead(r)["capacity"]
     parts = [f"{tr['bytes_per_param']:g} B/param gives {fmt.gib(tr['total'])}" for tr in r.training]
     fits = [tr["fits"] for tr in r.training]
     text = (f"Training {article(t)} {t:,}-token micro-batch has weight-reuse intensity {fmt.num(iw)} FLOP/B, "
-            f"{'far right of' if iw >= 3 * ridge else 'right of' if iw >= ridge else 'left of'} the ridge: "
-            f"{'compute' if iw >= ridge else 'bandwidth'} bounds its GEMMs. ")
+            f"{'far right of' if iw >= 3 * ridge else 'right of' if iw >= ridge else 'left of'} the {fmt_t} ridge "
+            f"({fmt.num(ridge)} FLOP/B): {'compute' if iw >= ridge else 'bandwidth'} bounds its GEMMs"
+            + (f", at least {fmt.time(step)} a micro-batch at the {fmt_t} peak" if step else "")
+            + (f" (the recipes train in mixed precision: {fmt_t} GEMMs, fp32 master weights, whatever format the "
+               "report serves)" if fmt_t != r.spec.precision.compute else
+               " (the recipes train in mixed precision: bf16 GEMMs, fp32 master weights)" if fmt_t == "bf16" else
+               f" ({r.spec.hardware.title}'s file gives no bf16 peak: the {fmt_t} one)") + ". ")
     if not any(fits):
         need = min(tr["cards_needed"] for tr in r.training)
         text += (f"But its state does not fit: {'; '.join(parts)}, against {fmt.gib(cap)} on one card, before "

@@ -18,6 +18,7 @@ from genreport.load.spec import (
     DEEPEP_NVLINK_SHARE,
     DEEPEP_RDMA_SHARE,
     DEEPEP_SOURCE,
+    DEFAULT_MAX_BATCHED_TOKENS,
     KERNELS_SOURCE,
     MEMORY_RESERVE_SOURCE,
     MOE_KERNELS_SOURCE,
@@ -30,6 +31,7 @@ from genreport.model.evaluate import Results
 from genreport.model.values import Block
 from genreport.paths import templates_dir
 from genreport.present import fmt, jinjaship, live, prose, summary
+from genreport.present.figures.fig10_frontier import frontier_text
 from genreport.present.mathbreak import fitted
 from genreport.present.mathsvg import img
 from genreport.texfill import fill
@@ -89,7 +91,10 @@ class Formulas:
         values = {name: fmt.tex_number(v) for name, v in b.inputs.items()}
         # one GPU of a layout: its slice's symbols (N_g, c_g, ...); a block's own (the weights a step streams)
         names = {**r.symbols_tex, **r.frame.names, **b.symbols}
-        symbolic = f"{c.symbol} = {fill(c.latex[b.variant], c.args, names)}"
+        # a quantity that is itself a glossary symbol (c, KV bytes per token) is named as its terms are: one GPU's
+        # c_g at a layout, as the slice table defines it (its value is the GPU's), not the whole model's c
+        own = next((name for name, tex in r.symbols_tex.items() if tex == c.symbol), None)
+        symbolic = f"{names.get(own, c.symbol)} = {fill(c.latex[b.variant], c.args, names)}"
         substituted = f"= {fill(c.latex[b.variant], c.args, r.symbols_tex, values)}"
         params = {k: v for k, v in e.params.items()}
         shown_value = (b.closed_form if (e.id == "critical_context" and b.note == "numeric") or b.note == "layout"
@@ -243,8 +248,11 @@ def _workspace_value(s) -> str:
 
 
 def _workspace_source(s) -> str:
-    given = [k for k in ("max_batched_tokens", "max_sequences") if k in s.engine_given]
-    spec = "the spec (" + ", ".join(f"engine.{k}" for k in given) + "); " if given else ""
+    given = [f"engine.{k}" for k in ("max_batched_tokens", "max_sequences") if k in s.engine_given]
+    if (s.serving is not None and "max_batched_tokens" not in s.engine_given
+            and s.hardware.max_batched_tokens != DEFAULT_MAX_BATCHED_TOKENS):  # the chunk is the same vLLM setting
+        given.insert(0, "serving.chunk: the same max_num_batched_tokens")
+    spec = "the spec (" + ", ".join(given) + "); " if given else ""
     if s.model is not None and s.model.moe is not None:
         ffn = ("an MoE layer's k_e (max(2 d_fx / s_x, d) + d_fx / s_x), vLLM's fused-MoE buffers, for the g_x T_w "
                "tokens that reach the GPU (data-parallel attention gathers the ranks' tokens: SGLang's "
@@ -605,6 +613,7 @@ class ReportContext:
     context_lines: list
     prefill_lines: list
     training_lines: list
+    frontier_text: str
     capacity_fact: str
     critical_fact: str
     attention_text: str
@@ -676,7 +685,7 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
         prefill_lines=prose.prefill_lines(r), training_lines=prose.training_lines(r),
         capacity_fact=prose.capacity_fact(r), critical_fact=prose.critical_fact(r),
         attention_text=prose.attention_text(r), moe_text=prose.moe_text(r), whatifs=prose.whatif_rows(r),
-        compare_text=prose.compare_text(r))
+        compare_text=prose.compare_text(r), frontier_text=frontier_text(r))
     prose_parts = fmt.device(prose_parts, spec.hardware.noun)  # the device's noun where it is not a GPU
     # Formula blocks of the body, computed before the appendix so that it can list them all.
     fx = _formula_blocks(r, f)

@@ -129,6 +129,25 @@ const GR_MODEL = (function () {
     return ((m.layers - n) * s + n * Math.min(s, m.attention.sliding_window)) / (m.layers * s);
   }
 
+  /** g(T): the share of a T-token prompt's causal attention its layers compute (architecture.prefill_attended_fraction):
+   * position t of a windowed layer attends to min(t, w), of a chunked layer to t mod c; 1 without them. */
+  function prefillAttendedFraction(m, t) {
+    const n = localLayers(m), k = chunkedLayers(m);
+    if (!n && !k) return 1.0;
+    if (!(t > 0)) return 1.0;
+    const full = t * t / 2.0;
+    let out = (m.layers - n - k) * full;
+    if (n) {
+      const w = m.attention.sliding_window;
+      out += n * (t <= w ? full : w * t - w * w / 2.0);
+    }
+    if (k) {
+      const c = m.attention.chunk_size, r = t % c;
+      out += k * (Math.floor(t / c) * c * c / 2.0 + r * r / 2.0);
+    }
+    return out / (m.layers * full);
+  }
+
   function headDimForFlops(m) {
     const a = m.attention;
     return a.kind === "mla" ? (2 * a.kv_lora_rank + a.qk_rope_head_dim) / 2.0 : m.head_dim;
@@ -319,15 +338,17 @@ const GR_MODEL = (function () {
     }
     if (batch == null && extra && "T" in extra && env.perClass) e.b = readB(env);  // a pass: all but N_e
     Object.assign(e, extra || {});
-    if (extra && "T" in extra && context == null && !("d_h" in extra)) e.d_h = prefillHeadDim(m, e.d_h);
+    if (extra && "T" in extra && context == null && !("d_h" in extra)) e.d_h = prefillHeadDim(m, e.d_h, e.T);
     return e;
   }
 
-  /** d_h of a pass over a whole prompt: MLA in its cheaper, decompressed form (env.prefill_head_dim). */
-  function prefillHeadDim(m, dH) {
+  /** d_h of a pass over a whole prompt of t tokens (env.prefill_head_dim): MLA in its cheaper, decompressed form;
+   * other attention times the share of the causal attention windowed and chunked layers compute. */
+  function prefillHeadDim(m, dH, t) {
     const a = m.attention;
-    if (a.kind !== "mla") return dH;
-    return Math.min(headDimForFlops(m), (a.qk_nope_head_dim + a.qk_rope_head_dim + a.v_head_dim) / 2.0);
+    if (a.kind === "mla") return Math.min(headDimForFlops(m), (a.qk_nope_head_dim + a.qk_rope_head_dim + a.v_head_dim) / 2.0);
+    if (!localLayers(m) && !chunkedLayers(m)) return dH;
+    return dH * prefillAttendedFraction(m, t);
   }
 
   function call(qid, env) {
@@ -392,6 +413,12 @@ const GR_MODEL = (function () {
         + "levels off above the ridge: every context can cross it with a large enough batch";
     }
     return "the attention intensity is at or above the ridge, so every context can cross it with a large enough batch";
+  }
+
+  /** The format a training step's GEMMs run in (recipes.training_compute): bf16, else the spec's compute format. */
+  function trainingCompute(inp, t) {
+    const f = t.training_compute;
+    return Object.prototype.hasOwnProperty.call(inp.hardware.dense, f) ? f : inp.precision.compute;
   }
 
   // ------------------------------------------------------------------------------------ entries
@@ -542,7 +569,8 @@ const GR_MODEL = (function () {
       add("weight_reuse_intensity", {tokens: tk}, call("weight_reuse_intensity", perLoad(seed, tk)), "seed");
     });
     if (w.training_tokens) {
-      const e = seed.at(null, null, {T: w.training_tokens});
+      // the recipes' GEMMs at the bf16 peak (recipes.TRAINING_COMPUTE; the spec's format where the GPU has none)
+      const e = seed.at(null, null, {T: w.training_tokens, P: inp.hardware.dense[trainingCompute(inp, t)]});
       add("training_step_time_compute", {tokens: w.training_tokens}, call("training_step_time_compute", e), "seed");
       add("training_weight_reuse_intensity", {tokens: w.training_tokens},  // the recipes' bf16 weights
         call("training_weight_reuse_intensity", seed.at(null, null, {T: w.training_tokens, b: t.training_weight_bytes})),
@@ -563,11 +591,11 @@ const GR_MODEL = (function () {
       res.parallel.entries.forEach(function (e) { entries.set(key(e.id, e.params), e); });
       GR_PARALLEL.replicaRates(res, w, add);
     }
-    res.verdicts = verdictsOf(lead, scalars, perContext, decode, prefill, w, envs, training, res, t);
+    res.verdicts = verdictsOf(lead, scalars, perContext, decode, prefill, w, envs, training, res, t, inp);
     return res;
   }
 
-  function verdictsOf(lead, scalars, perContext, decode, prefill, w, envs, training, res, t) {
+  function verdictsOf(lead, scalars, perContext, decode, prefill, w, envs, training, res, t, inp) {
     const sc = scalars[lead];
     const par = res.parallel;
     const v = {weights_fit: sc.weight_bytes <= sc.capacity};  // one GPU's share of the weights
@@ -596,7 +624,9 @@ const GR_MODEL = (function () {
     if (training.length) {
       v.training_intensity = call("training_weight_reuse_intensity",
         envs[lead].at(null, null, {T: w.training_tokens, b: t.training_weight_bytes}));
-      v.training_binds = v.training_intensity >= sc.ridge_point ? "compute" : "bandwidth";
+      v.training_compute = trainingCompute(inp, t);  // the recipes' bf16 GEMMs: their ridge (evaluate._verdicts)
+      v.training_ridge = inp.hardware.dense[v.training_compute] / envs[lead].values.W;
+      v.training_binds = v.training_intensity >= v.training_ridge ? "compute" : "bandwidth";
     }
     return v;
   }
@@ -766,7 +796,7 @@ const GR_MODEL = (function () {
       const lean = res.training.reduce(function (a, b) { return b.total < a.total ? b : a; });
       out.push({workload: "training", label: "training T = " + tk.toLocaleString("en-US"), tokens: tk,
         binds: fits ? res.verdicts.training_binds : "capacity", roof: res.verdicts.training_binds, time: step,
-        other_roof: step ? res.verdicts.training_intensity / sc.ridge_point : null,
+        other_roof: step ? res.verdicts.training_intensity / res.verdicts.training_ridge : null,
         other: res.verdicts.training_binds === "bandwidth" ? "compute" : "bandwidth", fits: fits,
         state_bytes: lean.total, cards_needed: lean.cards_needed, tokens_per_s: step ? tk / step : null});
     }

@@ -137,7 +137,7 @@ const GR_PAGE = (function () {
         : ": " + esc(x.lever.effect));
     }
     return "<tr><td>" + esc(x.label) + "</td><td>" + pill(x.binds) + '</td><td class="n">' + F.time(x.time)
-      + '</td>\n<td class="n">' + (x.other_roof ? n(x.other_roof) + "× " + x.other : "—") + "</td>\n<td>" + fits
+      + '</td>\n<td class="n">' + (x.other_roof ? n(x.other_roof) + "×\u00a0" + x.other : "—") + "</td>\n<td>" + fits
       + '</td>\n<td class="n">' + ms + '</td>\n<td class="n">'
       + (x.workload === "decode" ? n(x.tokens_per_s_sequence) : "—") + '</td>\n<td class="n">'
       + n(x.tokens_per_s) + "</td>\n"

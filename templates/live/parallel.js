@@ -73,14 +73,14 @@ const GR_PARALLEL = (() => {
   /** One group's link on one tier (layout._choice). */
   function choice(g, span, tier, link, n, degree, lib, notes, noun = "GPU") {
     if (degree > 1 && link.latency === null) {
-      notes.add(`${link.name}: no latency in the spec; 0 is used, so the ${g} collectives cost only their bytes and `
+      notes.add(`${link.short_name}: no latency in the spec; 0 is used, so the ${g} collectives cost only their bytes and `
         + "the bound stays a lower bound");
     }
     const mesh = link.topology === "mesh" && link.link_bandwidth_per_direction != null && tier === "scale-up";
     const rate = mesh && n > 1 ? Math.min(link.bandwidth_per_direction, (n - 1) * link.link_bandwidth_per_direction)
       : link.bandwidth_per_direction;
     if (mesh && degree > 1 && rate < link.bandwidth_per_direction) {
-      notes.add(`${link.name} is a mesh, one link to each peer: a ${g} group of ${n} ${noun}s gets ${n - 1} of them, `
+      notes.add(`${link.short_name} is a mesh, one link to each peer: a ${g} group of ${n} ${noun}s gets ${n - 1} of them, `
         + `${(rate / 1e9).toFixed(0)} GB/s per direction of the ${(link.bandwidth_per_direction / 1e9).toFixed(0)}`);
     }
     const bus = link.bus_bandwidth == null ? null : mesh ? link.bus_bandwidth * rate / link.bandwidth_per_direction
@@ -350,9 +350,8 @@ const GR_PARALLEL = (() => {
       }
       if (w.prefill_prompt.length) {
         out.prefill[acc] = {};
-        const dH = M.prefillHeadDim(m, base.d_h);
         const bP = atLayout.readB();
-        PREFILL.forEach(q => { out.prefill[acc][q] = w.prefill_prompt.map(tk => call(q, Object.assign({}, base, {T: tk, d_h: dH, b: bP}))); });
+        PREFILL.forEach(q => { out.prefill[acc][q] = w.prefill_prompt.map(tk => call(q, Object.assign({}, base, {T: tk, d_h: M.prefillHeadDim(m, base.d_h, tk), b: bP}))); });
       }
     });
     if (w.training_tokens) {
@@ -450,7 +449,7 @@ const GR_PARALLEL = (() => {
     const i = precision ? Object.assign({}, inp, {precision: precision}) : inp, par = i.parallelism;
     const atLayout = M.makeEnv(i, t, acc), env = atLayout.oneCard(), w = i.workloads;
     const base = layoutValues(env, i, par, chooseLinks(i.hardware, par)[0], t, w.recipes.length ? w.recipes[0] : "bf16-grads");
-    return call("prefill_time_bound", Object.assign({}, base, {T: tk, d_h: M.prefillHeadDim(i.model, base.d_h), b: atLayout.readB()}));
+    return call("prefill_time_bound", Object.assign({}, base, {T: tk, d_h: M.prefillHeadDim(i.model, base.d_h, tk), b: atLayout.readB()}));
   }
 
   return {evaluate: evaluate, chooseLinks: chooseLinks, layoutValues: layoutValues, atBatch: atBatch, decodeRows: decodeRows,

@@ -145,15 +145,21 @@ const GR_PROSE = (function () {
   function training_lines(res, inp) {
     const F = GR_FMT;
     if (!res.training.length) return [];
-    const sc = leadScalars(res), ridge = sc.ridge_point, cap = sc.capacity;
-    const t = inp.workloads.training_tokens, iw = res.verdicts.training_intensity;
+    const sc = leadScalars(res), ridge = res.verdicts.training_ridge, cap = sc.capacity;  // the recipes' bf16 ridge
+    const t = inp.workloads.training_tokens, iw = res.verdicts.training_intensity, fmtT = res.verdicts.training_compute;
+    const found = res.entries.get(GR_MODEL.key("training_step_time_compute", {tokens: t})), step = found ? found.value : null;
     const parts = res.training.map(function (tr) {
       return `${GR_FMT.format(tr.bytes_per_param, "g")} B/param gives ${F.gib(tr.total)}`;
     }).join("; ");
     const fits = res.training.map(function (tr) { return tr.fits; });
     const where = iw >= 3 * ridge ? "far right of" : iw >= ridge ? "right of" : "left of";
     let text = `Training ${article(t)} ${commas(t)}-token micro-batch has weight-reuse intensity ${F.num(iw)} FLOP/B, `
-      + `${where} the ridge: ${iw >= ridge ? "compute" : "bandwidth"} bounds its GEMMs. `;
+      + `${where} the ${fmtT} ridge (${F.num(ridge)} FLOP/B): ${iw >= ridge ? "compute" : "bandwidth"} bounds its GEMMs`
+      + (step ? `, at least ${F.time(step)} a micro-batch at the ${fmtT} peak` : "")
+      + (fmtT !== inp.precision.compute ? ` (the recipes train in mixed precision: ${fmtT} GEMMs, fp32 master weights, `
+        + "whatever format the report serves)" : fmtT === "bf16"
+        ? " (the recipes train in mixed precision: bf16 GEMMs, fp32 master weights)"
+        : ` (${inp.hardware.title}'s file gives no bf16 peak: the ${fmtT} one)`) + ". ";
     if (!fits.some(Boolean)) {
       const need = Math.min.apply(null, res.training.map(function (tr) { return tr.cards_needed; }));
       text += `But its state does not fit: ${parts}, against ${F.gib(cap)} on one card, before `

@@ -88,11 +88,12 @@ const GR_SERVING = (() => {
     const card = Object.assign({}, inp, {model: m, precision: sp.draft_precision || inp.precision, parallelism: null,
       workloads: {activation_bytes: 0.0}});
     return {model: m, env: M.makeEnv(card, t, inp.accounting), head: !!sp.draft_layers,
-      ep: inp.parallelism ? inp.parallelism.ep || 1 : 1};
+      ep: inp.parallelism ? inp.parallelism.ep || 1 : 1, tp: inp.parallelism ? inp.parallelism.tp || 1 : 1};
   }
 
   /** [F_d, Q_d]: one draft pass's FLOPs and bytes over b sequences at context s, the whole draft (Draft.ledgers):
-   * an MoE head reads the experts its batch picks, its routed reads over the layout's ep GPUs a replica's share. */
+   * an MoE head reads the experts its batch picks, its routed reads over the layout's ep GPUs a replica's share
+   * (tp / ep of them where ep > tp). */
   function draftLedgers(d, b, s) {
     const v = d.env.at(null, s);
     v.B = b;
@@ -102,9 +103,9 @@ const GR_SERVING = (() => {
       [v.N, v.b] = [g.N, g.b];
     }
     let reads = call("decode_bytes", v);
-    if (d.model.moe && d.ep > 1) {
+    if (d.model.moe && d.ep > d.tp) {
       const held = d.env.values.N - M.routedParameters(d.env.card, d.env.pc, d.env.accounting, d.model);
-      reads = reads - pyMax(v.N - held, 0.0) * v.b * (1.0 - 1.0 / d.ep);
+      reads = reads - pyMax(v.N - held, 0.0) * v.b * (1.0 - d.tp / d.ep);
     }
     return [call("decode_flops", v), reads];
   }
@@ -141,7 +142,7 @@ const GR_SERVING = (() => {
     const g = env.at(null, last), cv = Object.assign({}, base, {S: last, c: g.c, d_h: g.d_h});
     // a step reads less than a sequence holds (a chunked layer: its current chunk): times at read, capacity at cv
     const read = Object.assign({}, cv, {c: env.at(1.0, last).c});
-    const pre = Object.assign({}, base, {T: sv.prompt, d_h: M.prefillHeadDim(m, base.d_h)});
+    const pre = Object.assign({}, base, {T: sv.prompt, d_h: M.prefillHeadDim(m, base.d_h, sv.prompt)});
     const ttft = call("prefill_time_bound", pre), ttftSerial = call("prefill_time_serial", pre);
     const power = hw.power_watts, node = hw.node ? hw.node.gpus_per_node : null;
     // the node's GPUs that run replicas (serving.node_busy_gpus): its whole replicas', or a wider replica's GPUs over
@@ -212,7 +213,8 @@ const GR_SERVING = (() => {
     const inputs = function (b, s) {
       const v = Object.assign(lead.at(b, s), request, {n_S: 1.0, p_a: sp ? sp.acceptance : 0.5,
         k_d: sp ? sp.draft_tokens : 1.0, n_v: nV}, mem, {c_h: cH});
-      v.d_hp = M.prefillHeadDim(m, v.d_h);  // the prompt tokens' head dim: MLA's prefill form (_inputs)
+      // the prompt tokens' head dim: MLA's prefill form, else the step's d_h (techniques._inputs)
+      v.d_hp = m.attention.kind === "mla" ? M.prefillHeadDim(m, v.d_h, sv.prompt) : v.d_h;
       return v;
     };
     const e = inputs(batch, last);
@@ -241,8 +243,8 @@ const GR_SERVING = (() => {
       const tokens = call("speculative_expected_tokens", e);
       const verifyX = M.physical("verify_crossover_batch", call("verify_crossover_batch", e), "round")[0];
       // the break-even as plan finds it: the last context's speed-up against its plain round, up to what a replica
-      // holds beside the draft there (capacity_batch_draft at the last context)
-      const scanned = Math.trunc(Math.min(pyMax(capRaw, 1.0), 4096));
+      // holds beside the draft there (capacity_batch_draft at the last context) and the engine runs at once
+      const held = Math.trunc(Math.min(pyMax(capRaw, 1.0), 4096)), scanned = maxSeq > 0 ? Math.min(held, maxSeq) : held;
       const scan = b => rounds(read, b, call("decode_time_bound", at(read, b))).speedup;
       let breakeven = null, resumes = null, stopsAgain = null, far = NaN;
       for (let b = 1; b <= scanned; b++) {
@@ -267,7 +269,8 @@ const GR_SERVING = (() => {
               + " and stops paying again at batch " + commas(stopsAgain))
         : breakeven !== null ? "ends at batch " + commas(breakeven) + " per replica at this layout, at the last token"
           + (verifyX !== null ? " (one GPU's verify step turns compute-bound at " + commas(verifyX) + ")" : "")
-        : "pays at every batch up to the " + commas(scanned) + " sequences a replica holds"
+        : "pays at every batch up to the " + commas(scanned) + " sequences "
+          + (scanned < held ? "the engine runs at once (its max_sequences)" : "a replica holds")
           + (verifyX !== null ? ": past batch " + commas(verifyX) + " the speed-up at the last token falls towards "
             + F.format(far, ".2f") + "x" : "");
       if (draft) {
@@ -334,8 +337,26 @@ const GR_SERVING = (() => {
       // the KV cache room is beside the weights a GPU holds, its step reads those a batch touches (held_room)
       const held = lead.at(null, last), same = held.N * held.b === es.N * es.b;
       const room = same ? es : Object.assign({}, es, {C: es.C - held.N * held.b + es.N * es.b});
+      // the TPOT ceiling at the weights its own steady state streams (techniques.steady_tpot_rate): its lam theta
+      // (T_out - 1) decode and lam theta T_in (1 - h_p) prompt tokens make N, the rate their fixed point
+      const per = sv.tpot * ((sv.output - 1) + sv.prompt * (1 - sv.prefix_hit));
+      const tpotIn = lam => { const g = lead.at(Math.max(lam * per, 1.0), last);
+        return Object.assign({}, es, {N: g.N, N_e: g.N_e, b: g.b}); };
+      const tpotRate = function () {
+        const rate = v => call("goodput_rate_tpot", v);
+        let hi = rate(tpotIn(0.0));
+        if (!(Number.isFinite(hi) && hi > 0)) return hi;
+        if (rate(tpotIn(hi)) >= hi * (1 - 1e-12)) return rate(tpotIn(hi));
+        let lo = 0.0;
+        for (let i = 0; i < 64; i++) {
+          const mid = (lo + hi) / 2;
+          if (rate(tpotIn(mid)) >= mid) lo = mid; else hi = mid;
+        }
+        return rate(tpotIn(lo));
+      };
       CEILINGS.forEach(function (c) {
-        const x = phys(c[0], call(c[0], c[0] === "goodput_rate_capacity" ? room : es)), v = x !== null && x > 0 ? x : null;
+        const x = phys(c[0], c[0] === "goodput_rate_tpot" ? tpotRate()
+          : call(c[0], c[0] === "goodput_rate_capacity" ? room : es)), v = x !== null && x > 0 ? x : null;
         n[c[0]] = v;
         const key = v === null ? -Infinity : v;
         if (binds === null || key < low) { low = key; binds = c[1]; }
@@ -372,7 +393,9 @@ const GR_SERVING = (() => {
     const stages = par.pp || 1;
     // the pools' steady state: a decode replica's mean round, (T_o - 1) / tok/s per user (techniques.report's t_round)
     const tRound = b0.tokens_per_s_user ? 1 / b0.tokens_per_s_user : tp0;
-    const share = call("balanced_prefill_gpus", Object.assign({}, e, {t_pr: ttft, t_s: tRound, k_pp: stages}));
+    // a prefill replica prefills the prompt's uncached part, TTFT (1 - h_p) (techniques.report's t_prefill)
+    const tPrefill = ttft * (1 - sv.prefix_hit);
+    const share = call("balanced_prefill_gpus", Object.assign({}, e, {t_pr: tPrefill, t_s: tRound, k_pp: stages}));
     // one decode replica of the pools: its plain mean round, no chunk riding along (techniques.report's pool_rate)
     const poolRate = sv.output > 1 ? batch / ((sv.output - 1) * tRound) : Infinity;  // decode_pool_rate, n_D = 1
     const piped = stages > 1 ? ", each prefill replica a pipeline of " + stages + " stages" : "";
@@ -381,9 +404,9 @@ const GR_SERVING = (() => {
     if (link && link.domain && 2 * gpus <= link.domain) {
       const rate = link.topology === "mesh" && link.link_bandwidth_per_direction
         ? Math.min(link.bandwidth_per_direction, link.link_bandwidth_per_direction) : link.bandwidth_per_direction;
-      [wKv, name] = [gpus * rate, "scale-up " + link.name];
+      [wKv, name] = [gpus * rate, "scale-up " + link.short_name];
     } else if (scale) {
-      [wKv, name] = [gpus * scale.bandwidth_per_direction, "scale-out " + scale.name];
+      [wKv, name] = [gpus * scale.bandwidth_per_direction, "scale-out " + scale.short_name];
     }
     if (wKv) {
       // the cache the prompt leaves, whole model: held at T_in (serving.prompt_cache_c)
@@ -392,9 +415,9 @@ const GR_SERVING = (() => {
     }
     const noun = hw.noun || "GPU";  // what the report calls one device (Hardware.noun)
     levers.push({technique: "prefill/decode disaggregation", setting: pct(share) + " of the " + noun + "s prefill, " + pct(1 - share)
-      + " decode, in replicas of this layout" + piped, ttft: [ttft, ttft + (tKv || 0.0)], tpot: [tp0, tp0],
+      + " decode, in replicas of this layout" + piped, ttft: [ttft, tPrefill + (tKv || 0.0)], tpot: [tp0, tp0],
       per_gpu: [gpu0, gpu0 * (1 - share)], usd: [usd0, usd0 !== null && share < 1 ? usd0 / (1 - share) : null],
-      ends: "balanced: a prefill replica serves " + hundredths(stages / ttft) + " prompts/s"
+      ends: "balanced: a prefill replica serves " + hundredths(stages / tPrefill) + " prompts/s"
         + (stages > 1 ? " (a prompt every TTFT / " + stages + ", each still taking the TTFT)" : "")
         + ", a decode replica retires "
         + hundredths(poolRate) + " requests/s at batch " + commas(batch)

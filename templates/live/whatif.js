@@ -312,6 +312,8 @@ const GR_WHATIF = (function () {
       }
       if (parts.length === 3 && k === "acceptance") state.given.acceptance = true;
       if (k === "price") inp.hardware.price_per_hour = v;
+      // the chunk is vLLM's max_num_batched_tokens, the step the workspace is sized for, where the engine gives none
+      if (k === "chunk" && inp.hardware.step_is_chunk) inp.hardware.max_batched_tokens = v;
     } else if (k === "micro_batch_tokens") {
       inp.workloads.training_tokens = v;
       if (!inp.workloads.recipes.length) inp.workloads.recipes = ["bf16-grads", "fp32-grads"];

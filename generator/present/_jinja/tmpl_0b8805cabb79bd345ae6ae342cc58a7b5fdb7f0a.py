@@ -380,7 +380,7 @@ def root(context, missing=missing):
         if environment.getattr(l_1_x, 'other_roof'):
             pass
             yield escape(t_5(environment.getattr(l_1_x, 'other_roof')))
-            yield '× '
+            yield '×&nbsp;'
             yield escape(environment.getattr(l_1_x, 'other'))
         else:
             pass

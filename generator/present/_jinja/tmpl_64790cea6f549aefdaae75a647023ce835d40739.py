@@ -16,8 +16,8 @@ def root(context, missing=missing):
     l_0_q = resolve('q')
     l_0_gemm_rows = resolve('gemm_rows')
     l_0_g = resolve('g')
-    l_0_sc = resolve('sc')
     l_0_verdicts = resolve('verdicts')
+    l_0_sc = resolve('sc')
     l_0_prefill_lines = resolve('prefill_lines')
     l_0_formula = l_0_figure = l_0_pill = missing
     try:
@@ -200,14 +200,14 @@ def root(context, missing=missing):
         yield '<td>'
         if (t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'routed_share')) and (not t_4(context.call(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'get'), 'training_weight_reuse')))):
             pass
-            yield escape(('right' if (environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'training_weight_reuse') >= environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'ridge_point')) else 'left'))
+            yield escape(('right' if (environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'training_weight_reuse') >= environment.getattr((undefined(name='verdicts') if l_0_verdicts is missing else l_0_verdicts), 'training_ridge')) else 'left'))
             if t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'training_routed_weight_reuse')):
                 pass
                 yield '; routed experts '
-                yield escape(('right' if (environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'training_routed_weight_reuse') >= environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'ridge_point')) else 'left'))
+                yield escape(('right' if (environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'training_routed_weight_reuse') >= environment.getattr((undefined(name='verdicts') if l_0_verdicts is missing else l_0_verdicts), 'training_ridge')) else 'left'))
         else:
             pass
-            yield escape(('right' if (environment.getattr((undefined(name='verdicts') if l_0_verdicts is missing else l_0_verdicts), 'training_intensity') >= environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'ridge_point')) else 'left'))
+            yield escape(('right' if (environment.getattr((undefined(name='verdicts') if l_0_verdicts is missing else l_0_verdicts), 'training_intensity') >= environment.getattr((undefined(name='verdicts') if l_0_verdicts is missing else l_0_verdicts), 'training_ridge')) else 'left'))
         yield '</td>'
     if (not t_4((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
         pass

@@ -11,9 +11,9 @@ def root(context, missing=missing):
     l_0_frame = resolve('frame')
     l_0_ch = resolve('ch')
     l_0_frame_rows = resolve('frame_rows')
+    l_0_moe_text = resolve('moe_text')
     l_0_hw = resolve('hw')
     l_0_fx = resolve('fx')
-    l_0_moe_text = resolve('moe_text')
     l_0_figs = resolve('figs')
     l_0_facts = resolve('facts')
     l_0_precision = resolve('precision')
@@ -168,11 +168,18 @@ def root(context, missing=missing):
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
             yield ', and each streams the '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-            yield "'s slice again: at a batch B ≥ 2 the weights in a round's formulas are the slice min("
-            yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
-            yield ', B) times ('
-            yield escape((environment.getitem(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'plain'), 'N') if ('N' in environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'plain')) else 'N_g'))
-            yield ' · min(n<sub>PP</sub>, B)).\n'
+            yield "'s slice again: at a batch B ≥ 2 "
+            if (undefined(name='moe_text') if l_0_moe_text is missing else l_0_moe_text):
+                pass
+                yield 'a round streams, in each of its min('
+                yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
+                yield ", B) micro-batches, the slice's dense weights and the experts that micro-batch touches: N<sub>s,g</sub> in the formulas of such a round, not N<sub>g</sub>, the slice the table above defines"
+            else:
+                pass
+                yield 'a round streams min('
+                yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
+                yield ', B) times the slice: N<sub>r,g</sub> = min(n<sub>PP</sub>, B) N<sub>g</sub> in the formulas of such a round, N<sub>g</sub> the slice the table above defines'
+            yield '.\n'
         if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'):
             pass
             yield 'On one '
@@ -317,4 +324,4 @@ def root(context, missing=missing):
     yield '</section>\n\n'
 
 blocks = {}
-debug_info = '1=79&3=91&6=98&8=101&9=105&10=122&12=128&13=130&15=144&16=148&17=153&18=163&19=176&22=197&24=206&25=208&26=210&27=215&28=217&31=223&32=234&33=238&34=244&35=246&37=249&39=251&40=254&41=262&42=272&43=283&48=287&51=290&54=293&55=306'
+debug_info = '1=79&3=91&6=98&8=101&9=105&10=122&12=128&13=130&15=144&16=148&17=153&18=163&19=183&22=204&24=213&25=215&26=217&27=222&28=224&31=230&32=241&33=245&34=251&35=253&37=256&39=258&40=261&41=269&42=279&43=290&48=294&51=297&54=300&55=313'

@@ -81,22 +81,28 @@ def root(context, missing=missing):
         def t_9(*unused):
             raise TemplateRuntimeError("No filter named 'safe' found.")
     try:
-        t_10 = environment.filters['time']
+        t_10 = environment.filters['short_link']
     except KeyError:
         @internalcode
         def t_10(*unused):
-            raise TemplateRuntimeError("No filter named 'time' found.")
+            raise TemplateRuntimeError("No filter named 'short_link' found.")
     try:
-        t_11 = environment.filters['upper']
+        t_11 = environment.filters['time']
     except KeyError:
         @internalcode
         def t_11(*unused):
-            raise TemplateRuntimeError("No filter named 'upper' found.")
+            raise TemplateRuntimeError("No filter named 'time' found.")
     try:
-        t_12 = environment.tests['none']
+        t_12 = environment.filters['upper']
     except KeyError:
         @internalcode
         def t_12(*unused):
+            raise TemplateRuntimeError("No filter named 'upper' found.")
+    try:
+        t_13 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_13(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s7_gpus.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
@@ -184,14 +190,14 @@ def root(context, missing=missing):
                 yield ') crosses '
                 yield escape(environment.getattr(l_1_link, 'tier'))
                 yield ': '
-                yield escape(environment.getattr(l_1_link, 'name'))
+                yield escape(t_10(environment.getattr(l_1_link, 'name')))
                 yield ',\n'
                 yield escape(t_1(environment.getattr(l_1_link, 'bandwidth_per_direction')))
                 yield ' per direction'
                 if environment.getattr(l_1_link, 'latency'):
                     pass
                     yield ', '
-                    yield escape(t_10(environment.getattr(l_1_link, 'latency')))
+                    yield escape(t_11(environment.getattr(l_1_link, 'latency')))
                     yield ' per step'
                 if environment.getattr(l_1_link, 'bus_bandwidth'):
                     pass
@@ -208,14 +214,14 @@ def root(context, missing=missing):
                     yield ' of its '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield 's share each scale-up domain, '
-                    yield escape(environment.getattr(environment.getattr(l_1_link, 'inner'), 'name'))
+                    yield escape(t_10(environment.getattr(environment.getattr(l_1_link, 'inner'), 'name')))
                     yield ' at '
                     yield escape(t_1(environment.getattr(environment.getattr(l_1_link, 'inner'), 'bandwidth_per_direction')))
                     yield ' per direction'
                     if environment.getattr(environment.getattr(l_1_link, 'inner'), 'latency'):
                         pass
                         yield ', '
-                        yield escape(t_10(environment.getattr(environment.getattr(l_1_link, 'inner'), 'latency')))
+                        yield escape(t_11(environment.getattr(environment.getattr(l_1_link, 'inner'), 'latency')))
                         yield ' per step'
                     if environment.getattr(environment.getattr(l_1_link, 'inner'), 'bus_bandwidth'):
                         pass
@@ -237,7 +243,7 @@ def root(context, missing=missing):
             for l_1_note in environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'notes'):
                 _loop_vars = {}
                 pass
-                yield escape(t_11(l_1_note[:1]))
+                yield escape(t_12(l_1_note[:1]))
                 yield escape(l_1_note[1:])
                 if (not context.call(environment.getattr(l_1_note, 'endswith'), '.', _loop_vars=_loop_vars)):
                     pass
@@ -275,7 +281,7 @@ def root(context, missing=missing):
                     yield ')'
                 else:
                     pass
-                    yield escape(t_10(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'decode')))
+                    yield escape(t_11(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'decode')))
                     yield ' each in decode\n('
                     if environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'cuda_graphs'):
                         pass
@@ -296,7 +302,7 @@ def root(context, missing=missing):
                     yield ')'
                 else:
                     pass
-                    yield escape(t_10(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'launch')))
+                    yield escape(t_11(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'launch')))
                     yield ' each in prefill (launched one by one)'
                 yield ". Where those fixed costs are the estimate's largest term the step is\n<strong>overhead-bound</strong>, seed 000's third state: fewer, fused kernels or "
                 yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'graph'))
@@ -318,7 +324,7 @@ def root(context, missing=missing):
                 if environment.getattr(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'links'), 'tp'), 'in_network'):
                     pass
                     yield ', or its in-switch all-reduce where that is faster'
-                if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce') and (not t_12(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot')))):
+                if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce') and (not t_13(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot')))):
                     pass
                     yield ", or the engine's one-shot kernel (engine.all_reduce: one-shot) where that is faster still"
                 yield '. '
@@ -331,7 +337,7 @@ def root(context, missing=missing):
                     yield ' tensor-parallel '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield 's costs at least\n'
-                    yield escape(t_10(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'bound')))
+                    yield escape(t_11(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'bound')))
                     yield '; '
                     if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'picked') == 'one-shot'):
                         pass
@@ -340,13 +346,13 @@ def root(context, missing=missing):
                         pass
                         yield 'the library'
                     yield ' takes '
-                    yield escape(t_10(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'estimate')))
+                    yield escape(t_11(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'estimate')))
                     yield ' ('
                     yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'picked'))
                     if environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency'):
                         pass
                         yield ',\n'
-                        yield escape(t_10(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency')))
+                        yield escape(t_11(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency')))
                         yield ' of it the fixed cost of the call'
                     yield ').'
                 if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'ep') > environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'tp')):
@@ -384,10 +390,10 @@ def root(context, missing=missing):
                     pass
                     yield '<div class="formula"><div class="label">'
                     yield escape(environment.getattr(l_1_c, 'title'))
-                    if (not t_12(environment.getattr(l_1_c, 'value'))):
+                    if (not t_13(environment.getattr(l_1_c, 'value'))):
                         pass
                         yield ': '
-                        yield escape(t_10(environment.getattr(l_1_c, 'value')))
+                        yield escape(t_11(environment.getattr(l_1_c, 'value')))
                         yield ' here'
                     yield '</div>'
                     yield escape(t_9(environment.getattr(l_1_c, 'math')))
@@ -405,7 +411,7 @@ def root(context, missing=missing):
                 if (undefined(name='par_table') if l_0_par_table is missing else l_0_par_table):
                     pass
                     yield ': '
-                    yield escape(t_10(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'overhead')))
+                    yield escape(t_11(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'overhead')))
                     yield ' at batch '
                     yield escape(t_2(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'batch')))
                 yield '</div>'
@@ -422,20 +428,20 @@ def root(context, missing=missing):
                 yield ', '
                 yield escape(t_2(environment.getattr(l_1_row, 'context')))
                 yield '</td><td class="n">'
-                yield escape(t_10(environment.getattr(l_1_row, 'bound')))
+                yield escape(t_11(environment.getattr(l_1_row, 'bound')))
                 yield '</td>\n<td class="n">'
-                yield escape(t_10(environment.getattr(l_1_row, 'serial')))
+                yield escape(t_11(environment.getattr(l_1_row, 'serial')))
                 yield '</td><td class="n">'
-                yield escape(t_10(environment.getattr(l_1_row, 'comm')))
+                yield escape(t_11(environment.getattr(l_1_row, 'comm')))
                 yield '</td><td class="n">'
-                yield escape(t_10(environment.getattr(l_1_row, 'comm_est')))
+                yield escape(t_11(environment.getattr(l_1_row, 'comm_est')))
                 yield '</td><td class="n">'
                 if environment.getattr((undefined(name='par_left_out') if l_0_par_left_out is missing else l_0_par_left_out), 'decode'):
                     pass
                     yield 'left out'
                 else:
                     pass
-                    yield escape(t_10(environment.getattr(l_1_row, 'overhead')))
+                    yield escape(t_11(environment.getattr(l_1_row, 'overhead')))
                 yield '</td><td>'
                 yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_row, 'binds'), _loop_vars=_loop_vars))
                 yield '</td><td>'
@@ -459,18 +465,18 @@ def root(context, missing=missing):
                     yield '<tr><td>'
                     yield escape(t_2(environment.getattr(l_1_row, 'tokens')))
                     yield '</td><td class="n">'
-                    yield escape(t_10(environment.getattr(l_1_row, 'bound')))
+                    yield escape(t_11(environment.getattr(l_1_row, 'bound')))
                     yield '</td><td class="n">'
-                    yield escape(t_10(environment.getattr(l_1_row, 'serial')))
+                    yield escape(t_11(environment.getattr(l_1_row, 'serial')))
                     yield '</td>\n<td class="n">'
-                    yield escape(t_10(environment.getattr(l_1_row, 'comm_est')))
+                    yield escape(t_11(environment.getattr(l_1_row, 'comm_est')))
                     yield '</td><td class="n">'
                     if environment.getattr((undefined(name='par_left_out') if l_0_par_left_out is missing else l_0_par_left_out), 'prefill'):
                         pass
                         yield 'left out'
                     else:
                         pass
-                        yield escape(t_10(environment.getattr(l_1_row, 'overhead')))
+                        yield escape(t_11(environment.getattr(l_1_row, 'overhead')))
                     yield '</td><td>'
                     yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_row, 'estimate_binds'), _loop_vars=_loop_vars))
                     yield '</td></tr>\n'
@@ -521,9 +527,9 @@ def root(context, missing=missing):
                 yield '): at batch 1 and context\n'
                 yield escape(t_2(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'context')))
                 yield ' its strict bound is '
-                yield escape(t_10(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_bound')))
+                yield escape(t_11(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_bound')))
                 yield ' per token (serial estimate\n'
-                yield escape(t_10(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_serial')))
+                yield escape(t_11(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_serial')))
                 yield '), '
                 yield escape(t_8(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'tokens_per_s_gpu')))
                 yield ' tok/s per '
@@ -586,7 +592,7 @@ def root(context, missing=missing):
                 _loop_vars = {}
                 pass
                 yield '<td class="n">'
-                if t_12(l_2_n):
+                if t_13(l_2_n):
                     pass
                     yield 'over 4,096'
                 else:
@@ -602,4 +608,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=102&2=114&4=117&5=121&6=124&7=128&8=150&9=159&10=161&11=165&12=167&13=189&14=207&15=237&17=248&18=250&19=252&21=260&22=280&23=292&24=302&25=307&26=315&28=318&29=328&30=334&31=349&32=357&34=363&35=366&36=369&37=371&38=382&40=396&41=404&44=415&45=417&46=427&47=444&50=453&52=456&53=466&57=480&58=482&59=490&60=493&61=497&62=500&63=503&64=507&65=516&66=522&67=526&68=532&69=538&70=543&71=554&73=559&74=563&77=565&78=567&79=569&81=571&82=579&84=600'
+debug_info = '1=108&2=120&4=123&5=127&6=130&7=134&8=156&9=165&10=167&11=171&12=173&13=195&14=213&15=243&17=254&18=256&19=258&21=266&22=286&23=298&24=308&25=313&26=321&28=324&29=334&30=340&31=355&32=363&34=369&35=372&36=375&37=377&38=388&40=402&41=410&44=421&45=423&46=433&47=450&50=459&52=462&53=472&57=486&58=488&59=496&60=499&61=503&62=506&63=509&64=513&65=522&66=528&67=532&68=538&69=544&70=549&71=560&73=565&74=569&77=571&78=573&79=575&81=577&82=585&84=606'

@@ -151,33 +151,47 @@ def fig10_frontier(r: Results, baseline: Results | None = None):
 
 
 def caption10(r: Results, baseline: Results | None = None) -> str:
+    """The figure's caption: what is drawn and its key; what the curves show is the chapter's (:func:`frontier_text`),
+    so that the figure and its caption fit on a page."""
     f = (r.serving or {}).get("frontier")
     if not f or not f["layouts"]:
         return "No layout holds one request of the serving shape: no throughput-interactivity view."
     spec, sv = r.spec, r.serving
     n = len(f["layouts"])
-    text = (f"Output tokens/s per GPU against tokens/s per user for {n} layout{'s' if n > 1 else ''} that "
-            f"plan tries for {spec.model.title} on {spec.hardware.title} "
-            f"(up to {f['max_gpus']} GPUs), all at this report's precision ({f['precision']}), each a curve over its "
-            f"batch per replica from 1 (right: fastest per user) to the {num(sv['last_context'])}-token "
-            "sequences it holds (left). Each point is one request of the serving shape under the serial estimate "
-            "(the collectives as libraries run them: what engines pay); x is 1 / TPOT, the request's slowest round. ")
+    runs = f", or the {f['max_sequences']:,} its engine runs at once" if f.get("max_sequences") else ""
     left = []
     if f["left_out_fit"]:
         left.append(f"{f['left_out_fit']} that hold{'s' if f['left_out_fit'] == 1 else ''} no such sequence")
     if f["left_out_ttft"]:
         left.append(f"{f['left_out_ttft']} whose prefill alone misses the TTFT target")
-    if left:
-        text = text.replace("(up to", f"(left out: {_join(left)}; up to", 1)
-    front = f["frontier_layouts"]
-    text += (f"The estimate's Pareto frontier (thick grey: no point of another layout beats it on both axes) runs "
-             f"through {_join(front[:8]) if len(front) <= 8 else ', '.join(front[:8]) + ' and others'}. The bound's "
-             "frontier (dashed) is what no implementation passes: it overlaps compute, memory and the collectives "
-             "perfectly. ")
-    text += (f"This report's layout, {f['titled']}, is in vermilion, the serving table's batches circled. "
-             if f["titled_holds"] else f"This report's layout, {f['titled']}, holds no such sequence. ")
+    text = (f"Output tokens/s per GPU against tokens/s per user under the serial estimate for {n} layout"
+            f"{'s' if n > 1 else ''} that plan tries for {spec.model.title} on {spec.hardware.title} "
+            f"({'left out: ' + _join(left) + '; ' if left else ''}up to {f['max_gpus']} GPUs), all at this report's "
+            f"precision ({f['precision']}), each a curve over its batch per replica from 1 (right) to the "
+            f"{num(sv['last_context'])}-token sequences it holds{runs} (left). Thick grey: the estimate's Pareto "
+            "frontier; dashed: the bound's. ")
+    text += (f"Vermilion: this report's {f['titled']}, the serving table's batches circled. " if f["titled_holds"]
+             else f"This report's layout, {f['titled']}, holds no such sequence. ")
     if f.get("speculative"):
-        text += _speculation(r, f)
+        text += ("Dotted, in each drawn layout's colour: the same layout with speculative decoding; grey dots and "
+                 "dash-dot: its frontiers. ")
+    if f["tpot_target"]:
+        text += f"Shaded: TPOT ≤ {num(f['tpot_target'] * 1e3)} ms. "
+    if f["price_per_hour"]:
+        text += f"Right axis: $ per million output tokens at ${f['price_per_hour']:.2f} per GPU-hour."
+    else:
+        text += "No price in the GPU's file or the spec: no $ scale (set serving.price)."
+    return text
+
+
+def frontier_text(r: Results) -> str:
+    """The chapter's words on the figure (what its caption used to say at length): what a point is, the frontiers,
+    the engine's limit and speculative decoding's curves, and first the best point inside the TPOT target ("" without
+    the figure)."""
+    f = (r.serving or {}).get("frontier")
+    if not f or not f["layouts"]:
+        return ""
+    text = ""
     best, theta = f["best_at_target"]["serial"], f["tpot_target"]
     if theta:
         if best is not None:
@@ -186,7 +200,7 @@ def caption10(r: Results, baseline: Results | None = None) -> str:
             if f.get("speculative"):
                 which = " with speculative decoding" if best["speculative"] else " without speculative decoding"
                 plain = f["best_at_target_plain"]["serial"]
-            text += (f"Shaded: the TPOT target of {num(theta * 1e3)} ms; the frontier's best per GPU inside it"
+            text += (f"Inside the TPOT target of {num(theta * 1e3)} ms the frontier's best per GPU"
                      f"{', with speculation or without,' if f.get('speculative') else ''} is "
                      f"{best['layout']} at batch {best['batch']:,}{which}: {num(best['tokens_per_s_gpu'])} tok/s per GPU "
                      f"at {num(best['tokens_per_s_user'])} tok/s per user{usd}")
@@ -197,12 +211,23 @@ def caption10(r: Results, baseline: Results | None = None) -> str:
         else:
             text += (f"No point{', with speculative decoding or without,' if f.get('speculative') else ''} meets the "
                      f"TPOT target of {num(theta * 1e3)} ms. ")
-    if f["price_per_hour"]:
-        text += (f"Right axis: $ per million output tokens at {spec.hardware.title}'s "
-                 f"${f['price_per_hour']:.2f} per GPU-hour.")
     else:
-        text += "No price in the GPU's file or the spec: no $ scale (set serving.price)."
-    return text
+        text += f"The frontier runs through {_join(f['frontier_layouts'])}. "
+    text += ("Each point is one request of the serving shape under the serial estimate (the collectives as "
+             "libraries run them: what engines pay); x is 1 / TPOT, the request's slowest round. ")
+    front = f["frontier_layouts"]
+    text += (f"The estimate's Pareto frontier (no point of another layout beats it on both axes) runs "
+             f"through {_join(front[:8]) if len(front) <= 8 else ', '.join(front[:8]) + ' and others'}. The bound's "
+             "frontier is what no implementation passes: it overlaps compute, memory and the collectives "
+             "perfectly. ")
+    if f.get("max_sequences"):
+        text += (f"No curve runs past the {f['max_sequences']:,} sequences the engine runs at once (max_sequences, "
+                 f"vLLM's max_num_seqs), which stops "
+                 f"{_join(f['engine_binds']) if len(f['engine_binds']) <= 4 else ', '.join(f['engine_binds'][:4]) + ' and others'}"
+                 " before the memory does. ")
+    if f.get("speculative"):
+        text += _speculation(r, f)
+    return text.strip()
 
 
 def _speculation(r: Results, f: dict) -> str:
@@ -211,7 +236,7 @@ def _speculation(r: Results, f: dict) -> str:
     k, p = sp["draft_tokens"], sp["acceptance"]
     drafts = (f"drafted by {sp['draft']}" if sp["draft"] else f"the drafts {sp['draft_cost']:.0%} of a plain round")
     tree = f", {sp['verify_tokens']} tokens verified per sequence" if sp["verify_tokens"] != k + 1 else ""
-    text = (f"Dotted, in each drawn layout's colour: the same layout with this spec's speculative decoding at every "
+    text = (f"Dotted: each drawn layout with this spec's speculative decoding at every "
             f"batch ({k} draft token{'s' if k > 1 else ''}, each accepted {p:.0%}, {drafts}{tree}), timed as "
             "plan --speculative times a round that speculates: the expected tokens of a verify round over the verify "
             "round and the drafts; where the verify round stays memory-bound the curve lies right of the plain one, "
@@ -234,11 +259,13 @@ def _speculation(r: Results, f: dict) -> str:
                  f"pays{paid} from {again:,} to {stops - 1:,} and stops paying again at {stops:,} (the lever row's)"
                  if be is not None and again is not None else
                  f"; at {own['label']} speculating stops paying at batch {be:,} per replica (the lever row's)"
-                 if be is not None else f"; at {own['label']} it pays at every batch a replica holds (the lever row's)")
+                 if be is not None else f"; at {own['label']} it pays at every batch a replica "
+                 f"{'runs' if own['speculative']['batch_limit'] < own['speculative']['capacity_batch'] else 'holds'} "
+                 "(the lever row's)")
     front = f["frontier_layouts_speculative"]
     if not front:
         return text + ". No layout holds a sequence of the serving shape beside the draft: no frontier with speculation. "
-    text += (f". The estimate's frontier with speculation (grey dots, spec. frontier) runs through "
+    text += (f". The estimate's frontier with speculation (grey dots) runs through "
              f"{_join(front[:8]) if len(front) <= 8 else ', '.join(front[:8]) + ' and others'}; the bound's "
              "(dash-dot) is a bound given the acceptance: each verify round's and the drafts' strict bounds over "
              "the expected tokens. ")

@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
+import math
+
 from genreport.model.evaluate import Results
 from genreport.present.figures.data import _sc
-from genreport.present.figures.style import BLUE, VERMILION, _figure, _note, gb, ms, num, pick
+from genreport.present.figures.style import BLUE, VERMILION, _figure, _note, ms, num, pick
 
 
-def _streamed(r: Results) -> tuple[str, str, str, str]:
-    """What the memory bound streams: (row note, bar text head, caption's formula, the compute bound's symbol).
+def _shown(x: float, sig: int) -> tuple[str, float]:
+    """``x`` to ``sig`` significant digits: the text and the number it states (27.009 at 3: '27', at 4: '27.01')."""
+    v = float(f"{x:.{sig}g}")
+    if v == 0:
+        return "0", 0.0
+    decimals = max(0, sig - 1 - math.floor(math.log10(abs(v))))
+    text = f"{v:,.{decimals}f}"
+    return (text.rstrip("0").rstrip(".") if "." in text else text), v
 
+
+def _streamed(r: Results):
+    """What the memory bound streams: (row note, the bar text's head, caption's formula, the compute bound's symbol).
+
+    The head is a function of the significant digits giving (its text, the bytes it states), so that the bar's
+    arithmetic holds as written (:func:`_bar_text`).
     A mixture of experts streams only the experts its batch touches, so the bar must not quote the whole model's
     bytes beside a time computed from the streamed ones (DeepSeek-V3 on MI300X: 7 ms is 37 B active, not 671 GB).
     At batch 1 those are its active weights, except where one GPU holds a share of the experts that the tokens of
@@ -21,20 +35,45 @@ def _streamed(r: Results) -> tuple[str, str, str, str]:
     streamed = sc["weight_stream_time"] * sc["bandwidth"]
     if abs(streamed - sc["weight_bytes"]) <= 1e-3 * sc["weight_bytes"]:
         what = "its slice" if r.frame.many else "every weight"
-        return f"stream {what} once\n{n}·b / W", f"{gb(sc['weight_bytes'])} of weights", f"{n}·b/W", n
+
+        def whole(sig: int, x: float = sc["weight_bytes"] / 1e9):
+            text, shown = _shown(x, sig)
+            return f"{text} GB of weights", shown * 1e9
+
+        return f"stream {what} once\n{n}·b / W", whole, f"{n}·b/W", n
     block = r.blocks.get("t_mem")
     # the bytes per weight (1) substitutes: with weights per tensor class, the mean of what it streams (gpt-oss's
     # batch-1 active weights at 1.16 B: bf16 attention and head beside mxfp4 experts), not the whole model's 0.658
     b = block.inputs.get("b", v["b"]) if block is not None else v["b"]
     tex = block.symbols.get("N", "") if block is not None else ""
     n_s = tex.replace("{", "").replace("}", "") or n_a
-    per_byte = f"× {num(b)} byte{'' if b == 1 else 's'}"
+
+    def weights(label: str, count: float):
+        def head(sig: int):
+            c_text, c = _shown(count / 1e9, sig)
+            b_text, b_v = _shown(float(b), sig)
+            return f"{label} {c_text} B × {b_text} byte{'' if b_v == 1 else 's'}", c * 1e9 * b_v
+        return head
+
     if n_s == n_a:
-        head = f"active weights {num(v['N_a'] / 1e9)} B {per_byte}"
-        return f"stream active weights\n{n_a}·b / W", head, f"{n_a}·b/W (the {num(v['N_a'] / 1e9)} B active weights)", n_a
+        return (f"stream active weights\n{n_a}·b / W", weights("active weights", v["N_a"]),
+                f"{n_a}·b/W (the {num(v['N_a'] / 1e9)} B active weights)", n_a)
     params = block.inputs["N"] - block.inputs.get("N_e", 0.0)  # what (1) streams, as its substitution
-    return (f"stream touched weights\n{n_s}·b / W", f"streamed weights {num(params / 1e9)} B {per_byte}",
+    return (f"stream touched weights\n{n_s}·b / W", weights("streamed weights", params),
             f"{n_s}·b/W (the {num(params / 1e9)} B of weights one GPU streams)", n_a)
+
+
+def _bar_text(head, bandwidth: float, t: float, sep: str) -> str:
+    """'4.143 GB of weights / 1.008 TB/s = 4.11 ms': the bytes and the bandwidth to the fewest significant digits,
+    3 to 6, whose quotient as written rounds to the time shown (at 3, the RTX 4090's 4.14 GB / 1.01 TB/s is 4.10 ms,
+    not the bound's 4.11 ms; an A100's 3.23 B × 2 bytes / 1.55 TB/s is 4.17 ms, not 4.15)."""
+    want = ms(t)
+    for sig in range(3, 7):
+        text, nbytes = head(sig)
+        w_text, w = _shown(bandwidth / 1e12, sig)
+        if w > 0 and ms(nbytes / (w * 1e12)) == want:
+            break
+    return f"{text} / {w_text} TB/s{sep}= {want}"
 
 
 def fig1_decode_bounds(r: Results, baseline: Results | None = None):
@@ -67,7 +106,7 @@ def fig1_decode_bounds(r: Results, baseline: Results | None = None):
     ax.add_patch(Rectangle((x0, bar_y), x1 - x0, h, facecolor=BLUE if long_is_mem else VERMILION,
                            edgecolor="none"))
     ax.text((x0 + x1) / 2, bar_y + h / 2,
-            (f"{bar_head} / {num(sc['bandwidth'] / 1e12)} TB/s{pick(' ', chr(10))}= {ms(long_t)}"
+            (_bar_text(bar_head, sc["bandwidth"], long_t, pick(" ", chr(10)))
              if long_is_mem else f"2{n_sym} / P = {ms(long_t)}"),
             ha="center", va="center", color="white", fontsize=pick(9, 8.5), weight="bold", linespacing=1.15)
     # the short bound: cells of the short duration under the same span (not to scale)

@@ -86,7 +86,7 @@ def _links(r: Results, rows, up: str) -> str:
         return up
     degrees = ", ".join(f"{g:,}" for g in out[:-1]) + (" and " if len(out) > 1 else "") + f"{out[-1]:,}"
     return (f"{up} within a domain of {scale_up_size(hw):,} GPUs; the all-reduces of {degrees} GPUs also cross "
-            f"{down.name} between domains")
+            f"{down.short_name} between domains")
 
 
 def caption8(r: Results, baseline: Results | None = None) -> str:
