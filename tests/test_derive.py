@@ -311,3 +311,36 @@ def test_critical_context_past_a_window_says_the_closed_form_does_not_hold(capsy
     assert closed < want and "sliding window" in out
     rc, out, _ = run(capsys, "critical_context", "--spec", str(spec), "--no-latex", "--context", "1k")
     assert rc == 0 and float(value.search(out).group(1)) == pytest.approx(want, rel=1e-5)
+
+
+def test_the_pools_share_with_a_prefix_cache_is_the_chapters(capsys):
+    """With prefix caching a prefill replica prefills the prompt's uncached part, TTFT (1 - h_p) (the serving
+    chapter's disaggregation row, techniques.report); derive took the whole TTFT for t_pr and stated another share
+    than the chapter (Llama 3.1 405B fp8 at tp 8 x pp 2 on 16 H100, prefix 0.2: 0.594 for the chapter's 0.539)."""
+    from shared import evaluated
+
+    sets = ("model=llama-3.1-405b", "precision=fp8", "parallelism.pp=2", "serving.prefix_hit=0.2")
+    r = evaluated("llama70b-h100-tp8.yaml", sets)
+    share = r.serving["techniques"]["numbers"]["prefill_share"]
+    sets_argv = [x for s in sets for x in ("--set", s)]
+    rc, out, _ = run(capsys, "balanced_prefill_gpus", "--spec", str(SPECS / "llama70b-h100-tp8.yaml"), "--no-latex",
+                     *sets_argv)
+    assert rc == 0
+    assert number_after(out, "n_P* =") == pytest.approx(share, rel=1e-5)
+    assert "t_pr = " in out and "(1 - h_p)" in out
+
+
+def test_a_pipeline_rounds_streamed_weights_are_not_called_n_g(capsys):
+    """At tp 8 x pp 2 a steady-state round streams the GPU's slice once per micro-batch, min(n_PP, B) N_g: the report
+    calls it N_r,g (the slice table and glossary define N_g as the slice a GPU holds, 25.37B for Llama 3.1 405B fp8 on
+    16 H100). derive printed "N_g = 5.07312e+10" under "a symbol marked _g holds that GPU's slice"."""
+    sets = ("model=llama-3.1-405b", "precision=fp8", "parallelism.pp=2", "serving.prefix_hit=0.2")
+    argv = [x for s in sets for x in ("--set", s)]
+    rc, out, _ = run(capsys, "goodput_rate_tpot", "--spec", str(SPECS / "llama70b-h100-tp8.yaml"), "--no-latex", *argv)
+    assert rc == 0
+    inputs = next(line for line in out.splitlines() if line.startswith("  inputs: "))
+    assert "N_r,g = 5.07312e+10" in inputs and "N_g = " not in inputs
+    rc, out, _ = run(capsys, "crossover_batch", "--spec", str(SPECS / "llama70b-h100-tp8.yaml"), "--no-latex", *argv,
+                     "--context", "1k")
+    inputs = next(line for line in out.splitlines() if line.startswith("  inputs: "))
+    assert rc == 0 and "N_g = 2.53656e+10" in inputs  # the slice a GPU holds, where the formula takes it

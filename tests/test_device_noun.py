@@ -190,3 +190,28 @@ def test_the_pages_what_if_errors_say_chip(tmp_path):
               "or use ep at most 4)"
     assert got[0]["errors"] == [refused] and refused in cli(str(many), ("parallelism.ep=16",))[1]
     assert "this page recomputes its one chip; a layout over many chips is not in it" in got[1]["errors"][0]
+
+
+def test_a_single_chip_reports_frontier_sentence_says_chip():
+    """A TPU report of one chip (no layout): figure 9's paragraph names this report's layout by the frontier's
+    ``titled`` label, "1 GPU" from the model stage (Parallelism.label), which the chapter says as "1 chip"."""
+    from genreport.load.loader import load_report
+    from genreport.model.evaluate import evaluate
+    from genreport.present.render import _env, context
+
+    r = evaluate(load_report(ROOT / "specs" / "llama8b-h100.yaml", [
+        "hardware=tpu-v5p", "workloads.prefill.prompt=[2k]", "workloads.decode.batch=[1, 8]",
+        "serving={prompt: 2k, output: 256, ttft: 2 s, tpot: 50 ms, users: 8}"]))
+    assert r.serving["frontier"]["titled"] == "1 GPU"  # the model stage's label, in words at the presentation
+    html = _env().get_template("report.html.j2").render(**context(r, None, {}).variables())
+    html = re.sub(r"<script.*?</script>", "", html, flags=re.S)
+    assert "this report's 1 chip" in html and "this report's 1 GPU" not in html
+
+
+def test_the_utilisation_callout_names_the_chips_matrix_units():
+    """A TPU has no tensor cores: its matrix multiplies run on MXUs (cloud.google.com/tpu/docs/system-architecture-tpu-vm,
+    "each TensorCore has ... matrix-multiply units (MXUs)"); chapter 1's callout said "tensor cores" and "a card" on a
+    TPU report. It says "matrix units" and "a chip" there, "tensor cores" on an NVIDIA GPU."""
+    html = _tpu_html()
+    assert "how busy the matrix units or the memory bus were: a chip starved by bandwidth" in html
+    assert "tensor cores" not in html

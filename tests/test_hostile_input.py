@@ -22,6 +22,7 @@ SCHEMAS = sorted((specs_dir() / "schema").glob("*.schema.json"))
 # One valid value per pattern in specs/schema/*.json; a pattern added without a sample fails the test below.
 PATTERN_SAMPLES = {
     "^[a-z0-9][a-z0-9._-]*$": "h100-sxm",
+    "^[A-Za-z][A-Za-z0-9]*$": "chip",  # hardware.noun
     "^https?://[^\\s]+$": "https://example.com/x",
     "^[1-9][0-9]*(\\.[0-9]+)?[kKmM]?$": "8k",
 }
@@ -233,3 +234,18 @@ def test_a_failing_render_stops_the_figure_child(monkeypatch):
     for p in alive:
         p.kill()
     assert not alive
+
+
+def test_set_into_a_precision_that_is_a_number_is_a_clean_error(tmp_path, capsys):
+    """``--set precision=2.5 --set precision.weights.embeddings=nvfp4`` (found by the live page's random overrides):
+    the second --set read the number as a mapping and stopped with an internal error (AttributeError); it is the
+    error every --set into a non-mapping gives, naming the path and the fix, and nothing is written."""
+    out = tmp_path / "out"
+    from shared import SPECS
+
+    code = main([str(SPECS / "llama8b-h100.yaml"), "--set", "precision=2.5", "--set", "precision.weights.embeddings=nvfp4",
+                 "-o", str(out), "--format", "json"])
+    err = capsys.readouterr().err
+    assert code == 1 and "internal error" not in err, err
+    assert "llama8b-h100.yaml is 2.5, not a mapping" in err and "set 'precision' itself" in err
+    assert not out.exists()

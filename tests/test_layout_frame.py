@@ -351,7 +351,10 @@ def test_every_page_states_the_layouts_numbers(model, hw, precision, tp, pp, ep,
     assert f"One GPU of {r.frame.gpus}" in text and "per replica" in text
     # a pipeline's round streams each GPU's slice once per micro-batch: the text says the formulas count it so
     assert (f"With {pp} pipeline stages a round passes min(n" in text) == (pp > 1)
-    assert (f"the weights in a round's formulas are the slice min({pp}, B) times" in text) == (pp > 1)
+    # and names the weights such a round streams apart from the slice N_g the table defines (N_s,g or N_r,g)
+    streams = (f"a round streams, in each of its min({pp}, B) micro-batches" if r.spec.model.moe is not None
+               else f"a round streams min({pp}, B) times the slice")
+    assert (streams in text) == (pp > 1)
     # the printed formulas name one GPU's slice
     assert "N_{g}" in page
     if r.spec.model.attention.kind == "mla":  # c = L (r + rho) b_kv with the whole model's L is the whole model's c
@@ -457,7 +460,7 @@ def test_page_one_names_the_ledger_the_other_roof_divides_by():
     assert (d1["batch"], d1["roof"], d1["other"]) == (1, "bandwidth", "interconnect")
     assert t_comm > dec["decode_time_compute_gpu"][0, 0] and d1["other_roof"] == pytest.approx(t_mem / t_comm)
     page = _env().get_template("sections/s0_summary.html.j2").render(**context(r, None, {}).variables())
-    assert f'<td class="n">{fmt.num(d1["other_roof"])}× interconnect</td>' in page
+    assert f'<td class="n">{fmt.num(d1["other_roof"])}×&nbsp;interconnect</td>' in page  # one line (no-break space)
     assert "the interconnect, all of one GPU's step" in page
     # the "ms/token or TTFT" column keeps three significant digits: 15.2, not 15 (and 28.3, not 28, elsewhere)
     assert d1["ms_per_token"] == pytest.approx(15.15, abs=0.01) and '<td class="n">15.2</td>' in page

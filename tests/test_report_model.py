@@ -306,3 +306,20 @@ def test_training_takes_the_recipes_bf16_peak_whatever_the_served_format():
     assert row["time"] == step
     line = prose.training_lines(r)[0]
     assert "the bf16 ridge" in line and "a micro-batch at the bf16 peak" in line and "mixed precision" in line
+
+
+def test_training_step_at_a_layout_says_its_scope():
+    """At tp 2 the training line's compute time is one GPU's, its slice of the model (half the one-card FLOPs: the
+    ratio of the two evaluated values), and the line says so, beside the state it compares with one card's memory."""
+    from genreport.present import prose
+    from shared import evaluated
+
+    one = evaluated("llama8b-h100.yaml")
+    two = evaluated("llama8b-h100.yaml", ("parallelism.tp=2",))
+    t = one.spec.workloads.training_tokens
+    step_one = one.value("training_step_time_compute", "seed", tokens=t)
+    step_two = two.value("training_step_time_compute", "seed", tokens=t)
+    assert step_two == pytest.approx(step_one / 2, rel=0.05)
+    assert "a micro-batch at the bf16 peak" in prose.training_lines(one)[0]
+    line = prose.training_lines(two)[0]
+    assert "a micro-batch per GPU (its slice of the model) at the bf16 peak" in line and "on one card" in line

@@ -641,3 +641,33 @@ def test_the_cheapest_layout_times_the_reports_own_weights(tmp_path):
     row = next(x for x in r.serving["rows"] if x["batch"] == 16)
     assert best["tpot"] == pytest.approx(row["bound"]["tpot"], rel=1e-12)
     assert best["tokens_per_s_gpu"] == pytest.approx(row["bound"]["tokens_per_s_gpu"], rel=1e-12)
+
+
+def test_users_take_whole_expert_parallel_groups():
+    """DeepSeek-V3 at tp 1 x ep 8 x dp 8 (SGLang's data-parallel attention): each replica is one GPU holding 32 of the
+    256 routed experts, so no replica serves a token alone; the 128 users (165 sequences fit a replica) take the
+    whole ep group of 8 replicas, 8 GPUs, not "1 GPU (1 replica of 1)". ep / tp replicas run together (the ep group
+    is within the tp x dp group: specs/schema/report.schema.json, parallelism.ep)."""
+    from genreport.present.render import _env, context
+    from shared import evaluated
+
+    r = evaluated("deepseek-v3-h200-ep8.yaml")
+    sv = r.serving
+    assert (sv["users"], sv["tpot_batch"], sv["ep_group_replicas"]) == (128, 165, 8)
+    assert sv["replicas_for_users"] == 8 and sv["gpus_for_users"] == 8
+    html = _env().get_template("report.html.j2").render(**context(r, None, {}).variables())
+    assert ("128 users take 8 GPUs (8 replicas of 1: whole expert-parallel groups of 8, each replica holding 1/8 of "
+            "the routed experts) of this layout.") in html
+    assert "(128 users: 8 GPUs)" in html
+
+
+def test_an_expert_group_crossing_replicas_binds_the_replicas_it_crosses():
+    """ep groups of 6 over replicas of tp 4 (dp 3): a group crosses a replica's edge, so the three replicas serve
+    together, lcm(4, 6) / 4; within a replica (ep <= tp) each GPU holds its tp share of every expert: 1."""
+    from genreport.load.spec import Parallelism
+    from genreport.model.serving_report import ep_group_replicas
+
+    assert ep_group_replicas(Parallelism(tp=4, ep=6, dp=3)) == 3
+    assert ep_group_replicas(Parallelism(tp=8, ep=16, dp=2)) == 2
+    assert ep_group_replicas(Parallelism(tp=1, ep=8, dp=8)) == 8
+    assert ep_group_replicas(Parallelism(tp=8, ep=8)) == 1

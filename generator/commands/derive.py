@@ -416,7 +416,9 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
             values.update(pools)
             if "batch" in params:
                 params["batch"] = int(pools["B"])
-            point = ("the serving chapter's disaggregation row: its batch per replica, t_pr its TTFT, t_s a decode "
+            point = ("the serving chapter's disaggregation row: its batch per replica, t_pr its TTFT"
+                     + (" over the prompt's uncached part, TTFT (1 - h_p)" if spec.serving.prefix_hit else "")
+                     + ", t_s a decode "
                      "replica's mean round (the steady state's, (T_o - 1) / tok/s per user), one replica a pool")
     if qid == "stall_free_rate" and spec.serving is not None:
         # the serving chapter's unchunked rounds (genreport.model.techniques.rate_curves): at a request's mean
@@ -496,7 +498,9 @@ def _pool_point(spec) -> dict | None:
         return None
     n = tech["numbers"]
     row = next(x for x in tech["rows"] if x["technique"] == "prefill/decode disaggregation")
-    return {"B": float(tech["batch"]), "t_pr": float(row["ttft"][0]), "t_s": float(n["pool_round"]),
+    # a prefill replica prefills the prompt's uncached part: the chapter's TTFT (1 - h_p), not the whole TTFT
+    t_pr = float(row["ttft"][0]) * (1.0 - spec.serving.prefix_hit)
+    return {"B": float(tech["batch"]), "t_pr": t_pr, "t_s": float(n["pool_round"]),
             "k_pp": float(n["prefill_stages"]), "n_S": 1.0, "n_P": 1.0, "n_D": 1.0}
 
 
@@ -605,6 +609,22 @@ def serving_values(spec, values: dict, mixed: bool = False, env=None) -> dict[st
     return out
 
 
+def _streamed_name(nums: Numbers, streamed: float) -> str | None:
+    """The report's symbol for the weights one GPU streams where they are not the slice it holds (N_g): a pipeline
+    round's micro-batches (N_r,g), the experts a batch touches (N_s,g, N_a,g) -- genreport.model.shown.streamed_symbol,
+    as the report's formula blocks name them; None where they are the held slice."""
+    from types import SimpleNamespace
+
+    from genreport.model.shown import streamed_symbol
+
+    env = nums.env_obj
+    held = float(np.ravel(env.values["N"])[0])
+    if abs(streamed - held) <= 1e-9 * held:
+        return None
+    shim = SimpleNamespace(envs={"_": env}, lead="_", spec=nums.spec, frame=SimpleNamespace(many=True))
+    return streamed_symbol(shim, streamed)[0] or None
+
+
 def _numbers_header(nums: Numbers, expr, qid: str) -> list[str]:
     from genreport.formulas.glossary import BY_NAME
 
@@ -629,6 +649,8 @@ def _numbers_header(nums: Numbers, expr, qid: str) -> list[str]:
         if s.name in nums.values:
             name = (PLAIN[s.name] if s.name in sliced and not cut.trivial and not nums.whole
                     and s.name not in nums.unsliced else s.name)
+            if s.name == "N" and name != s.name:
+                name = _streamed_name(nums, float(np.ravel(nums.values["N"])[0])) or name
             shown.append(f"{name} = {_fmt(nums.values[s.name], BY_NAME[s.name].unit)}")
     if shown:
         lines.append("  inputs: " + ", ".join(shown))

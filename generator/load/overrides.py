@@ -62,7 +62,8 @@ def _apply_override(doc: Document, path: tuple[str, ...], value, text: str) -> F
     if path[0] == "precision" and len(path) > 1 and isinstance(node.get("precision"), str):
         p = _precision(node["precision"])  # 'bf16' -> its explicit form, so one part can change
         node["precision"] = {"weights": p.weights, "kv_cache": p.kv_cache, "compute": p.compute}
-    if path[:2] == ("precision", "weights") and len(path) > 2 and isinstance(node["precision"].get("weights"), str):
+    if (path[:2] == ("precision", "weights") and len(path) > 2 and isinstance(node.get("precision"), dict)
+            and isinstance(node["precision"].get("weights"), str)):  # (precision not a mapping: the loop below says so)
         if node["precision"]["weights"] == "checkpoint":
             return Finding("--set " + text, 1, 1, ".".join(path), f"precision.weights in {doc.file} is 'checkpoint', "
                            "the model's formats", "set precision.weights itself, or name the formats per class in "

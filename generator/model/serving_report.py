@@ -128,6 +128,15 @@ def chapter_point(spec) -> tuple[int, int]:
     return batch, last_context(sv.prompt, sv.output)
 
 
+def ep_group_replicas(par: Parallelism) -> int:
+    """Replicas (tp x pp groups) that serve together because expert-parallel groups cross them: where the ep group
+    is wider than the tensor-parallel group (data-parallel attention, SGLang's DeepSeek layout), lcm(tp, ep) / tp
+    (ep / tp where tp divides ep), else 1 (each GPU of a replica holds its tp share of every expert)."""
+    import math
+
+    return math.lcm(par.tp, par.ep) // par.tp if par.ep > par.tp else 1
+
+
 def report(r) -> dict | None:
     """The serving chapter's numbers for the spec's ``serving`` block at its layout (None without one): one request
     at batch 1, at the users' batch per replica and at the largest batch the TPOT target allows; the concurrency
@@ -157,8 +166,13 @@ def report(r) -> dict | None:
     replicas_gpus = par.replica_gpus * par.dp
     per = min(x for x in (limit, tpot_batch if tpot_batch is not None else limit) if x is not None)
     # the replicas the users fill, ``per`` sequences at most a replica (its capacity, or the TPOT target's batch),
-    # and their GPUs: fewer than the layout's dp replicas where one holds them all
+    # and their GPUs: fewer than the layout's dp replicas where one holds them all, but whole expert-parallel groups:
+    # an ep group wider than a replica (ep > tp, data-parallel attention) holds the experts of ep / tp replicas, none
+    # of which runs its MoE layers without the others
+    group = ep_group_replicas(par)
     replicas_for_users = -(-sv.users // per) if sv.users and per else None
+    if replicas_for_users is not None:
+        replicas_for_users = -(-replicas_for_users // group) * group
     gpus_for_users = replicas_for_users * par.replica_gpus if replicas_for_users is not None else None
     cheapest = None
     if sv.ttft is not None or sv.tpot is not None:
@@ -181,7 +195,7 @@ def report(r) -> dict | None:
             "max_sequences": limit if engine_binds else None,
             "holds": holds, "ttft_met": None if sv.ttft is None or not holds else bool(one.ttft_bound <= sv.ttft),
             "tpot_batch": tpot_batch, "users_batch": users_batch, "gpus_for_users": gpus_for_users,
-            "replicas_for_users": replicas_for_users,
+            "replicas_for_users": replicas_for_users, "ep_group_replicas": group,
             "rows": rows, "cheapest": cheapest, "frontier": fig,
             # the formats plan tries: not one whose compute format the GPU has no peak for (fp8 on a TPU v5p)
             "formats": [model_format(model, f) for f in report_precisions(spec)

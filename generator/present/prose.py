@@ -128,7 +128,8 @@ def training_lines(r: Results) -> list[str]:
     text = (f"Training {article(t)} {t:,}-token micro-batch has weight-reuse intensity {fmt.num(iw)} FLOP/B, "
             f"{'far right of' if iw >= 3 * ridge else 'right of' if iw >= ridge else 'left of'} the {fmt_t} ridge "
             f"({fmt.num(ridge)} FLOP/B): {'compute' if iw >= ridge else 'bandwidth'} bounds its GEMMs"
-            + (f", at least {fmt.time(step)} a micro-batch at the {fmt_t} peak" if step else "")
+            + (f", at least {fmt.time(step)} a micro-batch{' per GPU (its slice of the model)' if r.frame.many else ''}"
+               f" at the {fmt_t} peak" if step else "")
             + (f" (the recipes train in mixed precision: {fmt_t} GEMMs, fp32 master weights, whatever format the "
                "report serves)" if fmt_t != r.spec.precision.compute else
                " (the recipes train in mixed precision: bf16 GEMMs, fp32 master weights)" if fmt_t == "bf16" else

@@ -49,6 +49,7 @@ def _env():
         undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
     )
     env.filters.update(fmt.FILTERS)
+    env.filters.update(fmt.TEXT_FILTERS)
     env.globals.update(GPU="GPU", Gpu="GPU")  # what the report calls one device: the hardware's noun (variables)
     env.globals["q"] = jinja2.pass_context(lambda ctx, qid, f="value", none=None, **params:
                                            live.marked(ctx["r"], qid, f, none, **params))

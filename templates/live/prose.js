@@ -155,7 +155,8 @@ const GR_PROSE = (function () {
     const where = iw >= 3 * ridge ? "far right of" : iw >= ridge ? "right of" : "left of";
     let text = `Training ${article(t)} ${commas(t)}-token micro-batch has weight-reuse intensity ${F.num(iw)} FLOP/B, `
       + `${where} the ${fmtT} ridge (${F.num(ridge)} FLOP/B): ${iw >= ridge ? "compute" : "bandwidth"} bounds its GEMMs`
-      + (step ? `, at least ${F.time(step)} a micro-batch at the ${fmtT} peak` : "")
+      + (step ? `, at least ${F.time(step)} a micro-batch${frameOf(res).many ? " per GPU (its slice of the model)" : ""}`
+        + ` at the ${fmtT} peak` : "")
       + (fmtT !== inp.precision.compute ? ` (the recipes train in mixed precision: ${fmtT} GEMMs, fp32 master weights, `
         + "whatever format the report serves)" : fmtT === "bf16"
         ? " (the recipes train in mixed precision: bf16 GEMMs, fp32 master weights)"

@@ -193,11 +193,15 @@ const GR_SERVING = (() => {
     const b0 = rows[rows.length - 1].bound, batch = rows[rows.length - 1].batch, tp0 = b0.tpot,
       gpu0 = b0.tokens_per_s_gpu, usd0 = b0.usd_per_mtok_out;
     const per = Math.min(limit, tpotBatch !== null ? tpotBatch : limit);
+    // the replicas the users fill, in whole expert-parallel groups (serving_report.ep_group_replicas: lcm(tp, ep) / tp
+    // replicas where the ep group is wider than the tensor-parallel one)
+    const gcd = (a, b) => b ? gcd(b, a % b) : a, epDeg = par.ep || 1;
+    const group = epDeg > par.tp ? epDeg / gcd(par.tp, epDeg) : 1;
+    const forUsers = sv.users && per ? Math.ceil(Math.ceil(sv.users / per) / group) * group : null;
     const out = {batch: batch, context: last, mean_context: mean, chunk: sv.chunk, capacity_batch: cap,
       max_sequences: engineBinds ? limit : null, tpot_batch: tpotBatch, users_batch: usersBatch, holds: cap >= 1,
       ttft_met: sv.ttft === null || cap < 1 ? null : ttft <= sv.ttft, rows: rows,
-      replicas_for_users: sv.users && per ? Math.ceil(sv.users / per) : null,
-      gpus_for_users: sv.users && per ? Math.ceil(sv.users / per) * gpus : null};
+      replicas_for_users: forUsers, gpus_for_users: forUsers !== null ? forUsers * gpus : null};
     const n = {replica_gpus: gpus}, levers = [];
     out.numbers = n;
     out.levers = levers;

@@ -20,7 +20,7 @@ def root(context, missing=missing):
     l_0_model = resolve('model')
     l_0_hierarchy = resolve('hierarchy')
     l_0_states = resolve('states')
-    l_0_formula = l_0_figure = l_0_pill = l_0_card = l_0_cores = missing
+    l_0_formula = l_0_figure = l_0_pill = l_0_card = l_0_mx = missing
     try:
         t_1 = environment.filters['bandwidth']
     except KeyError:
@@ -76,7 +76,7 @@ def root(context, missing=missing):
         def t_9(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
-    included_template = environment.get_template('_macros.html.j2', 'sections/s1_waiting.html.j2').make_module(context.get_all(), True, {'card': l_0_card, 'cores': l_0_cores, 'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
+    included_template = environment.get_template('_macros.html.j2', 'sections/s1_waiting.html.j2').make_module(context.get_all(), True, {'card': l_0_card, 'figure': l_0_figure, 'formula': l_0_formula, 'mx': l_0_mx, 'pill': l_0_pill})
     l_0_formula = getattr(included_template, 'formula', missing)
     if l_0_formula is missing:
         l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s1_waiting.html.j2') does not export the requested name 'formula'", name='formula')
@@ -91,9 +91,6 @@ def root(context, missing=missing):
     l_0_card = ('card' if ((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU) == 'GPU') else (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
     context.vars['card'] = l_0_card
     context.exported_vars.add('card')
-    l_0_cores = ('tensor cores' if ((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU) == 'GPU') else 'matrix units')
-    context.vars['cores'] = l_0_cores
-    context.exported_vars.add('cores')
     yield '<section id="s1">\n<h2>1. A machine waiting for data</h2>\n'
     if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
         pass
@@ -237,8 +234,15 @@ def root(context, missing=missing):
         yield ' utilisation of 99% in '
         yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'vendor'))
         yield "'s monitoring tools (what <code>nvidia-smi</code> calls “GPU utilisation”)"
-    yield ' means a kernel was running during 99% of the sampling\nwindow. It says nothing about how busy the '
-    yield escape((undefined(name='cores') if l_0_cores is missing else l_0_cores))
+    yield ' means a kernel was running during 99% of the sampling\n'
+    l_0_mx = ('tensor cores' if (environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'vendor') == 'NVIDIA') else 'matrix units')
+    context.vars['mx'] = l_0_mx
+    context.exported_vars.add('mx')
+    l_0_card = ('card' if ((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU) == 'GPU') else (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+    context.vars['card'] = l_0_card
+    context.exported_vars.add('card')
+    yield 'window. It says nothing about how busy the '
+    yield escape((undefined(name='mx') if l_0_mx is missing else l_0_mx))
     yield ' or the memory bus were: a '
     yield escape((undefined(name='card') if l_0_card is missing else l_0_card))
     yield ' starved by bandwidth and a\n'
@@ -246,7 +250,7 @@ def root(context, missing=missing):
     yield ' saturating its compute both show 99%. Nor does <span data-fact="bound_ratio">'
     yield escape(t_5(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'bound_ratio')))
     yield '</span>:1 mean the '
-    yield escape((undefined(name='cores') if l_0_cores is missing else l_0_cores))
+    yield escape((undefined(name='mx') if l_0_mx is missing else l_0_mx))
     yield ' idle\n<span data-fact="compute_idle_share">'
     yield escape(t_6(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'compute_idle_share')))
     yield '</span> of the wall-clock time: the two bounds overlap, and the ratio compares two lower bounds.</div>\n'
@@ -324,4 +328,4 @@ def root(context, missing=missing):
     yield '</section>\n\n'
 
 blocks = {}
-debug_info = '1=79&3=91&6=98&8=101&9=105&10=122&12=128&13=130&15=144&16=148&17=153&18=163&19=183&22=204&24=213&25=215&26=217&27=222&28=224&31=230&32=241&33=245&34=251&35=253&37=256&39=258&40=261&41=269&42=279&43=290&48=294&51=297&54=300&55=313'
+debug_info = '1=79&3=91&6=95&8=98&9=102&10=119&12=125&13=127&15=141&16=145&17=150&18=160&19=180&22=201&24=210&25=212&26=214&27=219&28=221&31=227&32=238&33=249&34=255&35=257&37=260&39=262&40=265&41=273&42=283&43=294&48=298&51=301&54=304&55=317'

@@ -26,82 +26,88 @@ def root(context, missing=missing):
     l_0_budget_words = resolve('budget_words')
     l_0_formula = l_0_figure = missing
     try:
-        t_1 = environment.filters['format']
+        t_1 = environment.filters['device']
     except KeyError:
         @internalcode
         def t_1(*unused):
-            raise TemplateRuntimeError("No filter named 'format' found.")
+            raise TemplateRuntimeError("No filter named 'device' found.")
     try:
-        t_2 = environment.filters['gb']
+        t_2 = environment.filters['format']
     except KeyError:
         @internalcode
         def t_2(*unused):
-            raise TemplateRuntimeError("No filter named 'gb' found.")
+            raise TemplateRuntimeError("No filter named 'format' found.")
     try:
-        t_3 = environment.filters['gib']
+        t_3 = environment.filters['gb']
     except KeyError:
         @internalcode
         def t_3(*unused):
-            raise TemplateRuntimeError("No filter named 'gib' found.")
+            raise TemplateRuntimeError("No filter named 'gb' found.")
     try:
-        t_4 = environment.filters['integer']
+        t_4 = environment.filters['gib']
     except KeyError:
         @internalcode
         def t_4(*unused):
-            raise TemplateRuntimeError("No filter named 'integer' found.")
+            raise TemplateRuntimeError("No filter named 'gib' found.")
     try:
-        t_5 = environment.filters['join']
+        t_5 = environment.filters['integer']
     except KeyError:
         @internalcode
         def t_5(*unused):
-            raise TemplateRuntimeError("No filter named 'join' found.")
+            raise TemplateRuntimeError("No filter named 'integer' found.")
     try:
-        t_6 = environment.filters['kib']
+        t_6 = environment.filters['join']
     except KeyError:
         @internalcode
         def t_6(*unused):
-            raise TemplateRuntimeError("No filter named 'kib' found.")
+            raise TemplateRuntimeError("No filter named 'join' found.")
     try:
-        t_7 = environment.filters['length']
+        t_7 = environment.filters['kib']
     except KeyError:
         @internalcode
         def t_7(*unused):
-            raise TemplateRuntimeError("No filter named 'length' found.")
+            raise TemplateRuntimeError("No filter named 'kib' found.")
     try:
-        t_8 = environment.filters['nearest']
+        t_8 = environment.filters['length']
     except KeyError:
         @internalcode
         def t_8(*unused):
-            raise TemplateRuntimeError("No filter named 'nearest' found.")
+            raise TemplateRuntimeError("No filter named 'length' found.")
     try:
-        t_9 = environment.filters['num']
+        t_9 = environment.filters['nearest']
     except KeyError:
         @internalcode
         def t_9(*unused):
-            raise TemplateRuntimeError("No filter named 'num' found.")
+            raise TemplateRuntimeError("No filter named 'nearest' found.")
     try:
-        t_10 = environment.filters['params']
+        t_10 = environment.filters['num']
     except KeyError:
         @internalcode
         def t_10(*unused):
-            raise TemplateRuntimeError("No filter named 'params' found.")
+            raise TemplateRuntimeError("No filter named 'num' found.")
     try:
-        t_11 = environment.filters['time']
+        t_11 = environment.filters['params']
     except KeyError:
         @internalcode
         def t_11(*unused):
-            raise TemplateRuntimeError("No filter named 'time' found.")
+            raise TemplateRuntimeError("No filter named 'params' found.")
     try:
-        t_12 = environment.tests['defined']
+        t_12 = environment.filters['time']
     except KeyError:
         @internalcode
         def t_12(*unused):
-            raise TemplateRuntimeError("No test named 'defined' found.")
+            raise TemplateRuntimeError("No filter named 'time' found.")
     try:
-        t_13 = environment.tests['none']
+        t_13 = environment.tests['defined']
     except KeyError:
         @internalcode
         def t_13(*unused):
+            raise TemplateRuntimeError("No test named 'defined' found.")
+    try:
+        t_14 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_14(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'budget_words': l_0_budget_words, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'n': l_0_n, 'ra': l_0_ra, 'spx': l_0_spx, 'why': l_0_why})
@@ -125,14 +131,14 @@ def root(context, missing=missing):
         yield '>\n<h2>'
         yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's9'))
         yield '. Serving: one request, its targets, its cost</h2>\n<p data-static>The spec asks for requests of <strong>'
-        yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
+        yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
         yield ' prompt tokens</strong> and <strong>'
-        yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'output')))
+        yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'output')))
         yield '\ngenerated</strong>'
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users'):
             pass
             yield ', '
-            yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
+            yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
             yield ' at a time'
         if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target') or environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')):
             pass
@@ -140,30 +146,30 @@ def root(context, missing=missing):
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target'):
                 pass
                 yield 'a time to first token of '
-                yield escape(t_11(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target')))
+                yield escape(t_12(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target')))
             if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target') and environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')):
                 pass
                 yield ' and '
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target'):
                 pass
                 yield 'a time per output token of '
-                yield escape(t_11(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
+                yield escape(t_12(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
         yield ',\non '
         yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'where'))
         yield ". The time to first token (TTFT) is the prefill of one prompt alone on the replica, its\ncommunication included; the time per output token (TPOT) is the request's slowest decode round, at its last context\n("
-        yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'last_context')))
+        yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'last_context')))
         yield ' tokens); the end-to-end latency is TTFT plus the '
-        yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rounds')))
+        yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rounds')))
         yield ' decode rounds after the first\ntoken, summed in closed form: every ledger of a round is affine in the context, so the rounds cost as many rounds at the\nmean context '
-        yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
+        yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
         yield ' + '
-        yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'output')))
+        yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'output')))
         yield "/2, and the bound takes the largest of the ledgers' sums, never more than the sum of the rounds.\nCosts take "
-        yield escape((markup_join((t_1('$%.2f', environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour')), ' per ', (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU), '-hour', )) if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour') else markup_join(('no price (the ', (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU), ' file has none: set serving.price)', ))))
+        yield escape((markup_join((t_2('$%.2f', environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour')), ' per ', (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU), '-hour', )) if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour') else markup_join(('no price (the ', (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU), ' file has none: set serving.price)', ))))
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'board_watts'):
             pass
             yield ' and '
-            yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'board_watts')))
+            yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'board_watts')))
             yield ' W of board power per '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
             yield ' (an upper estimate of the draw)'
@@ -174,13 +180,13 @@ def root(context, missing=missing):
             if (environment.getattr((undefined(name='verdicts') if l_0_verdicts is missing else l_0_verdicts), 'weights_fit') == False):
                 pass
                 yield 'its weights alone,\n'
-                yield escape(t_2(environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'weight_bytes')))
+                yield escape(t_3(environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'weight_bytes')))
                 if (undefined(name='par') if l_0_par is missing else l_0_par):
                     pass
                     yield ' per '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield ', exceed the '
-                yield escape(t_3(environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'capacity')))
+                yield escape(t_4(environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'capacity')))
                 yield ' '
                 if (undefined(name='par') if l_0_par is missing else l_0_par):
                     pass
@@ -193,7 +199,7 @@ def root(context, missing=missing):
             else:
                 pass
                 yield 'no sequence of\n'
-                yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'context')))
+                yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'context')))
                 yield ' tokens fits beside its weights'
             yield ', so it has no time to first token, time per output token or cost to state.\n'
         else:
@@ -219,35 +225,35 @@ def root(context, missing=missing):
                         pass
                         yield '&nbsp;&nbsp;serial estimate'
                     yield '</td>\n<td class="n">'
-                    yield escape(t_4(environment.getattr(l_1_row, 'batch')))
+                    yield escape(t_5(environment.getattr(l_1_row, 'batch')))
                     yield '</td><td class="n">'
-                    yield escape(t_11(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'ttft')))
+                    yield escape(t_12(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'ttft')))
                     yield '</td><td class="n">'
-                    yield escape(t_11(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tpot')))
+                    yield escape(t_12(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tpot')))
                     yield '</td><td class="n">'
-                    yield escape(t_11(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'e2e')))
+                    yield escape(t_12(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'e2e')))
                     yield '</td>\n<td class="n">'
-                    yield escape(t_9(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tokens_per_s_user')))
+                    yield escape(t_10(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tokens_per_s_user')))
                     yield '</td><td class="n">'
-                    yield escape(t_9(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tokens_per_s_gpu')))
+                    yield escape(t_10(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tokens_per_s_gpu')))
                     yield '</td>\n<td class="n">'
-                    if (not t_13(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in'))):
+                    if (not t_14(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in'))):
                         pass
-                        yield escape(t_1('%.3f', environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in')))
+                        yield escape(t_2('%.3f', environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in')))
                     else:
                         pass
                         yield '—'
                     yield '</td>\n<td class="n">'
-                    if (not t_13(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out'))):
+                    if (not t_14(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out'))):
                         pass
-                        yield escape(t_1('%.3f', environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out')))
+                        yield escape(t_2('%.3f', environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out')))
                     else:
                         pass
                         yield '—'
                     yield '</td>\n<td class="n">'
-                    if (not t_13(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token'))):
+                    if (not t_14(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token'))):
                         pass
-                        yield escape(t_1('%.3f', environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token')))
+                        yield escape(t_2('%.3f', environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token')))
                     else:
                         pass
                         yield '—'
@@ -262,7 +268,7 @@ def root(context, missing=missing):
                     yield 'The expert-parallel group spans '
                     yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ep_nodes'))
                     yield ' nodes of '
-                    yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
+                    yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
                     yield ' '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield "s, its replicas' MoE layers running across all of them; each node's share gives"
@@ -271,7 +277,7 @@ def root(context, missing=missing):
                     yield 'A replica spans '
                     yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_nodes'))
                     yield ' nodes of '
-                    yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
+                    yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
                     yield ' '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield "s; each node's share"
@@ -284,20 +290,20 @@ def root(context, missing=missing):
                         yield 's over '
                         yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_nodes'))
                         yield ' nodes: '
-                        yield escape(t_9(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'node_busy_gpus')))
+                        yield escape(t_10(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'node_busy_gpus')))
                         yield ' a node)'
                     yield ' gives'
                 elif (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus') == environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')):
                     pass
                     yield 'A node of '
-                    yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
+                    yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
                     yield ' '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield 's, one replica, gives'
                 else:
                     pass
                     yield 'A node of '
-                    yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
+                    yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')))
                     yield ' '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield 's full of such replicas ('
@@ -316,56 +322,56 @@ def root(context, missing=missing):
                         yield ' idle'
                     yield ') gives'
                 yield ' at most '
-                yield escape(t_9(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), -1), 'bound'), 'tokens_per_s_node')))
+                yield escape(t_10(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), -1), 'bound'), 'tokens_per_s_node')))
                 yield " output tok/s at the last row's batch by the strict bound (its bound row's tok/s per "
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield " times the node's "
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield "s that run it). The serial estimate's row gives "
-                yield escape(t_9(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), -1), 'serial'), 'tokens_per_s_node')))
+                yield escape(t_10(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), -1), 'serial'), 'tokens_per_s_node')))
                 yield '. '
             yield 'A replica holds '
-            yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'capacity_batch')))
+            yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'capacity_batch')))
             yield ' sequence'
             if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'capacity_batch') != 1):
                 pass
                 yield 's'
             yield ' of '
-            yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'last_context')))
+            yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'last_context')))
             yield ' tokens'
             if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp') > 1):
                 pass
                 yield ' ('
-                yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'concurrency')))
+                yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'concurrency')))
                 yield ' over the '
                 yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp'))
                 yield ' replicas)'
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'max_sequences'):
                 pass
                 yield ', but its engine runs at most '
-                yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'max_sequences')))
+                yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'max_sequences')))
                 yield " at once (engine.max_sequences, vLLM's max_num_seqs, whose logits the activation workspace holds): no row's batch passes it"
             yield '.\n'
-            if (not t_13(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'))):
+            if (not t_14(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'))):
                 pass
                 yield 'The TTFT target is '
                 if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'):
                     pass
                     yield 'met: at least '
-                    yield escape(t_11(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
+                    yield escape(t_12(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
                     yield ' at this layout'
                 else:
                     pass
                     yield '<strong>missed</strong>: the prefill alone takes at least '
-                    yield escape(t_11(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
+                    yield escape(t_12(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
                     yield ' at this layout'
                 yield '. '
-            if (not t_13(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'))):
+            if (not t_14(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'))):
                 pass
                 if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'):
                     pass
                     yield 'The TPOT target allows '
-                    yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch')))
+                    yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch')))
                     yield ' sequence'
                     if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch') != 1):
                         pass
@@ -384,9 +390,9 @@ def root(context, missing=missing):
                 yield ' '
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users'):
                 pass
-                yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
+                yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
                 yield ' users take '
-                yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users')))
+                yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users')))
                 yield ' '
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users') != 1):
@@ -395,13 +401,20 @@ def root(context, missing=missing):
                 if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp') > 1):
                     pass
                     yield ' ('
-                    yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replicas_for_users')))
+                    yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replicas_for_users')))
                     yield ' replica'
                     if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replicas_for_users') != 1):
                         pass
                         yield 's'
                     yield ' of '
-                    yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus')))
+                    yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus')))
+                    if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ep_group_replicas') > 1):
+                        pass
+                        yield ': whole expert-parallel groups of '
+                        yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ep_group_replicas'))
+                        yield ', each replica holding 1/'
+                        yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ep_group_replicas'))
+                        yield ' of the routed experts'
                     yield ')'
                 yield ' of this layout. '
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'):
@@ -409,11 +422,11 @@ def root(context, missing=missing):
             yield 'Of every layout and format <code>plan</code> tries on '
             yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
             yield ' (weights '
-            yield escape(t_5(context.eval_ctx, environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'formats'), ', '))
+            yield escape(t_6(context.eval_ctx, environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'formats'), ', '))
             yield '; int8/int4 change accuracy and are tried only when named), the '
             yield escape(('cheapest per million output tokens' if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour') else markup_join(('fastest per ', (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU), ))))
             yield ' that meets the targets at the strict bound with at most '
-            yield escape(t_4((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users') or 64)))
+            yield escape(t_5((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users') or 64)))
             yield ' sequences a replica'
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users'):
                 pass
@@ -440,17 +453,17 @@ def root(context, missing=missing):
             yield ' weights with a '
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'kv_cache'))
             yield ' KV cache</strong>:\nTTFT '
-            yield escape(t_11(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'ttft')))
+            yield escape(t_12(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'ttft')))
             yield ', TPOT '
-            yield escape(t_11(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot')))
+            yield escape(t_12(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot')))
             yield ', '
-            yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tokens_per_s_gpu')))
+            yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tokens_per_s_gpu')))
             yield ' tok/s per '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-            if (not t_13(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
+            if (not t_14(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
                 pass
                 yield ', $'
-                yield escape(t_1('%.3f', environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out')))
+                yield escape(t_2('%.3f', environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out')))
                 yield ' per million output tokens'
             if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'precision') in ('int8', 'int4')):
                 pass
@@ -470,18 +483,18 @@ def root(context, missing=missing):
                     yield ' draft token'
                     yield escape(('s' if (environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'draft_tokens') > 1) else ''))
                     yield ', each accepted '
-                    yield escape(t_1('%.0f', (environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'acceptance') * 100)))
+                    yield escape(t_2('%.0f', (environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'acceptance') * 100)))
                     yield '%'
                     if environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'draft'):
                         pass
                         yield ', drafted by '
                         yield escape(environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'draft'))
                     yield '): its round yields '
-                    yield escape(t_1('%.2f', environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'spec_speedup')))
+                    yield escape(t_2('%.2f', environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'spec_speedup')))
                     yield 'x the tokens per second of a plain one at batch '
-                    yield escape(t_4(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'batch')))
+                    yield escape(t_5(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'batch')))
                     yield ', TPOT '
-                    yield escape(t_11(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot_plain')))
+                    yield escape(t_12(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot_plain')))
                     yield ' without.'
                 else:
                     pass
@@ -490,7 +503,7 @@ def root(context, missing=missing):
                     yield ' draft token'
                     yield escape(('s' if (environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'draft_tokens') > 1) else ''))
                     yield ', each accepted '
-                    yield escape(t_1('%.0f', (environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'acceptance') * 100)))
+                    yield escape(t_2('%.0f', (environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'acceptance') * 100)))
                     yield '%) no layout <code>plan --speculative</code> finds is cheaper.'
         elif (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target') or environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')):
             pass
@@ -507,11 +520,11 @@ def root(context, missing=missing):
             yield '\n<p data-static>Figure '
             yield escape(context.call(environment.getattr((undefined(name='eq') if l_0_eq is missing else l_0_eq), 'figure'), 'fig10-frontier'))
             yield ' sets this layout among the '
-            yield escape(t_7(environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'layouts')))
+            yield escape(t_8(environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'layouts')))
             yield ' that <code>plan</code> tries at '
             yield escape(environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'precision'))
             yield ", under the\nserial estimate; this report's "
-            yield escape(environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'titled'))
+            yield escape(t_1(environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'titled'), (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU)))
             yield ' '
             if (not environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'titled_holds')):
                 pass
@@ -528,21 +541,21 @@ def root(context, missing=missing):
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'):
             pass
             yield '<h3>What serving engines do to it</h3>\n<p>Each technique changes how many tokens one pass over the weights serves, so each moves the step on the roofline,\nat <span data-sv="batch" data-f="integer">'
-            yield escape(t_4(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'batch')))
+            yield escape(t_5(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'batch')))
             yield '</span> sequences per replica'
             if environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'context'):
                 pass
                 yield ', context <span data-sv="context" data-f="integer">'
-                yield escape(t_4(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'context')))
+                yield escape(t_5(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'context')))
                 yield "</span> (a request's last token)"
             if ('speedup_last' in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers')):
                 pass
                 yield '; speculative decoding\'s TPOT is the TPOT above over its speed-up at that last token (<span data-sv="numbers.speedup_last" data-f="f2">'
-                yield escape(t_1('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'speedup_last')))
+                yield escape(t_2('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'speedup_last')))
                 yield '</span>x), its tok/s and $/M the ones above with its speed-up at a request\'s mean context, <span data-sv="mean_context" data-f="integer">'
-                yield escape(t_4(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'mean_context')))
+                yield escape(t_5(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'mean_context')))
                 yield '</span> (<span data-sv="numbers.speedup_mean" data-f="f2">'
-                yield escape(t_1('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'speedup_mean')))
+                yield escape(t_2('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'speedup_mean')))
                 yield '</span>x: the decode rounds summed), as <code>plan --speculative</code> and the frontier take them'
             yield '. Speculative decoding and the KV transfer\nare evaluated through the layout (its collectives and pipeline included); chunked prefill, continuous batching and prefix\ncaching take one '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
@@ -555,7 +568,7 @@ def root(context, missing=missing):
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield 's each carry their slice of every request)'
             yield '. A chunked-prefill step takes at most <span data-sv="chunk" data-f="integer">'
-            yield escape(t_4(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
+            yield escape(t_5(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
             yield "</span> tokens, the running sequences' decode tokens first and a prompt chunk in what they leave ("
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_source'))
             yield ').</p>\n<div class="scroll"><table>\n<thead><tr><th>technique</th><th>setting</th><th class="n">TTFT</th><th class="n">TPOT</th><th class="n">tok/s per '
@@ -569,25 +582,25 @@ def root(context, missing=missing):
                 yield '</td><td>'
                 yield escape(environment.getattr(l_1_row, 'setting'))
                 yield '</td>\n<td class="n">'
-                yield escape(t_11(environment.getitem(environment.getattr(l_1_row, 'ttft'), 0)))
+                yield escape(t_12(environment.getitem(environment.getattr(l_1_row, 'ttft'), 0)))
                 yield ' → '
-                yield escape(t_11(environment.getitem(environment.getattr(l_1_row, 'ttft'), 1)))
+                yield escape(t_12(environment.getitem(environment.getattr(l_1_row, 'ttft'), 1)))
                 yield '</td><td class="n">'
-                yield escape(t_11(environment.getitem(environment.getattr(l_1_row, 'tpot'), 0)))
+                yield escape(t_12(environment.getitem(environment.getattr(l_1_row, 'tpot'), 0)))
                 yield ' → '
-                yield escape(t_11(environment.getitem(environment.getattr(l_1_row, 'tpot'), 1)))
+                yield escape(t_12(environment.getitem(environment.getattr(l_1_row, 'tpot'), 1)))
                 yield '</td>\n<td class="n">'
-                yield escape(t_9(environment.getitem(environment.getattr(l_1_row, 'per_gpu'), 0)))
+                yield escape(t_10(environment.getitem(environment.getattr(l_1_row, 'per_gpu'), 0)))
                 yield ' → '
-                yield escape(t_9(environment.getitem(environment.getattr(l_1_row, 'per_gpu'), 1)))
+                yield escape(t_10(environment.getitem(environment.getattr(l_1_row, 'per_gpu'), 1)))
                 yield '</td>\n<td class="n">'
-                if (not t_13(environment.getitem(environment.getattr(l_1_row, 'usd'), 0))):
+                if (not t_14(environment.getitem(environment.getattr(l_1_row, 'usd'), 0))):
                     pass
-                    yield escape(t_1('%.3f', environment.getitem(environment.getattr(l_1_row, 'usd'), 0)))
+                    yield escape(t_2('%.3f', environment.getitem(environment.getattr(l_1_row, 'usd'), 0)))
                     yield ' → '
-                    if (not t_13(environment.getitem(environment.getattr(l_1_row, 'usd'), 1))):
+                    if (not t_14(environment.getitem(environment.getattr(l_1_row, 'usd'), 1))):
                         pass
-                        yield escape(t_1('%.3f', environment.getitem(environment.getattr(l_1_row, 'usd'), 1)))
+                        yield escape(t_2('%.3f', environment.getitem(environment.getattr(l_1_row, 'usd'), 1)))
                     else:
                         pass
                         yield '—'
@@ -609,19 +622,19 @@ def root(context, missing=missing):
                 yield '.</li>\n'
             l_1_row = missing
             yield '</ul>\n'
-            if t_12(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative')):
+            if t_13(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative')):
                 pass
                 yield '<p>Speculative decoding: a verify step reads the weights and each sequence\'s cache once for its\nk<sub>d</sub> + 1 tokens and yields E = (1 − p<sub>a</sub><sup>k<sub>d</sub>+1</sup>) / (1 − p<sub>a</sub>) = <span data-sv="numbers.expected_tokens" data-f="f2">'
-                yield escape(t_1('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'expected_tokens')))
+                yield escape(t_2('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'expected_tokens')))
                 yield '</span> tokens\n(Leviathan et al.). At the layout the verify round carries k<sub>d</sub> + 1 tokens of each sequence through the weights and\nthe collectives and reads each cache once (t<sub>v</sub>, <code>verify_time_bound</code>), against the plain round t<sub>s</sub>\n(<code>decode_time_bound</code>) and the drafts t<sub>d</sub>, at the last token (the speed-up that divides the TPOT) and at the mean context (the one the tok/s take):</p>\n<div data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative'), False))
                 yield '</div>\n'
-                if t_12(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative_mean')):
+                if t_13(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative_mean')):
                     pass
                     yield '<div data-static>'
                     yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative_mean'), False))
                     yield '</div>'
-            if t_12(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_draft')):
+            if t_13(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_draft')):
                 pass
                 yield '<p>The drafts: '
                 yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'draft_model'))
@@ -648,19 +661,19 @@ def root(context, missing=missing):
                 yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps'))
                 yield ' steps, one per micro-batch in flight'
             yield ', or the whole uncached prompt where that holds it; here <span data-sv="numbers.chunk_tokens" data-f="nearest">'
-            yield escape(t_8(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'chunk_tokens')))
+            yield escape(t_9(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'chunk_tokens')))
             yield '</span>) reads the weights once'
             if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk') != environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode')):
                 pass
                 yield "; <span data-static>each part attends in its own form, the decode tokens in MLA's absorbed form (d<sub>h</sub> = "
-                yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode')))
+                yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode')))
                 yield ': the latent and its rotary part, as a decode step reads them) and the prompt chunk in the decompressed form a prefill runs (d<sub>h,p</sub> = '
-                yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk')))
+                yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk')))
                 yield ": the query-key and value heads), as the engines' MLA backends split a mixed step into its decode and prefill parts</span>"
             yield ':</p>\n<div data-static>'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked'), False))
             yield '</div>\n'
-            if t_12(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')):
+            if t_13(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')):
                 pass
                 yield "<p>Continuous batching in steady state: requests arriving at λ per second keep\nλ (T<sub>out</sub> − 1) t<sub>s</sub> sequences decoding (Little's law), so the memory ledger of a step grows with its own length; the\nhighest rate whose step meets the TPOT target is</p>\n<div data-static>"
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput'), False))
@@ -672,7 +685,7 @@ def root(context, missing=missing):
                     yield '<sub>'
                     yield escape(environment.getitem(context.call(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'tpot_streamed'), 'split'), '_'), 1))
                     yield '</sub> is the '
-                    yield escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'tpot_weights'), 'N')))
+                    yield escape(t_11(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'tpot_weights'), 'N')))
                     yield ' parameters one '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield ' streams in a step at that rate: its λ θ (T<sub>out</sub> − 1) decode tokens and λ θ T<sub>in</sub> (1 − h<sub>p</sub>) prompt tokens '
@@ -688,53 +701,53 @@ def root(context, missing=missing):
                     yield ', so the rate and the weights are found together, the steady state Figure '
                     yield escape(context.call(environment.getattr((undefined(name='eq') if l_0_eq is missing else l_0_eq), 'figure'), 'fig11-rates'))
                     yield ' runs, not the '
-                    yield escape(t_4(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'batch')))
+                    yield escape(t_5(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'batch')))
                     yield " sequences of the chapter's batch.</span> "
                 yield 'Beside it stand the compute roof (<span data-sv="numbers.goodput_rate_compute" data-f="rps" data-none="none">'
-                if (not t_13(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_compute'))):
+                if (not t_14(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_compute'))):
                     pass
-                    yield escape(t_9(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_compute')))
+                    yield escape(t_10(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_compute')))
                     yield ' requests/s'
                 else:
                     pass
                     yield 'none'
                 yield '</span>), the KV cache room\n(<span data-sv="numbers.goodput_rate_capacity" data-f="rps" data-none="none">'
-                if (not t_13(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_capacity'))):
+                if (not t_14(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_capacity'))):
                     pass
-                    yield escape(t_9(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_capacity')))
+                    yield escape(t_10(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_capacity')))
                     yield ' requests/s'
                 else:
                     pass
                     yield 'none'
                 yield '</span>: the rate the caches allow, where the running sequences, each at a request\'s mean context of <span data-sv="mean_context" data-f="integer">'
-                yield escape(t_4(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'mean_context')))
+                yield escape(t_5(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'mean_context')))
                 yield '</span> tokens'
                 if ('prefix_capacity_after' in (undefined(name='n') if l_0_n is missing else l_0_n)):
                     pass
                     yield ' with the shared prefix held once'
-                if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_held_apart') and (t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_held_per_token')) != t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_read_per_token')))):
+                if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_held_apart') and (t_7(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_held_per_token')) != t_7(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_read_per_token')))):
                     pass
                     yield ', each token\'s cache counted as a sequence holds it, c<sub>h</sub> = <span data-sv="kv_held_per_token" data-f="kib">'
-                    yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_held_per_token')))
+                    yield escape(t_7(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_held_per_token')))
                     yield '</span> per '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield ' (held, averaged over the request\'s contexts: a windowed layer holds its window, a chunked layer up to its chunk), not the c = <span data-sv="kv_read_per_token" data-f="kib">'
-                    yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_read_per_token')))
+                    yield escape(t_7(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_read_per_token')))
                     yield '</span> a step at the last context reads'
                 yield ', fill the room beside the weights at the steady step of that rate'
                 if context.call(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'get'), 'draft_model'):
                     pass
                     yield ", each beside its draft's cache and the draft's weights beside the target's"
                 yield ') and the chunk budget\n(<span data-sv="numbers.chunk_budget_rate" data-f="rps" data-none="none">'
-                if (not t_13(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate'))):
+                if (not t_14(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate'))):
                     pass
-                    yield escape(t_9(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate')))
+                    yield escape(t_10(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate')))
                     yield ' requests/s'
                 else:
                     pass
                     yield 'none'
                 yield '</span>: past it a step\'s budget of <span data-sv="chunk" data-f="integer">'
-                yield escape(t_4(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
+                yield escape(t_5(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
                 yield '</span> tokens, its decode tokens and the prompt chunks together, falls behind the arrivals and the prompts queue without end).\n<span data-live="sv_goodput">The goodput of one replica'
                 if (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'replica_gpus') > 1):
                     pass
@@ -754,12 +767,12 @@ def root(context, missing=missing):
                 if environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'):
                     pass
                     yield '<strong>'
-                    yield escape(t_9(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate')))
+                    yield escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate')))
                     yield ' requests/s</strong>'
                     if (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'replica_gpus') > 1):
                         pass
                         yield ', '
-                        yield escape(t_9(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_per_gpu')))
+                        yield escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_per_gpu')))
                         yield ' per '
                         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield ', set by the '
@@ -776,13 +789,13 @@ def root(context, missing=missing):
                 if ('rate' in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers')):
                     pass
                     yield " At the spec's "
-                    yield escape(t_9(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'rate')))
+                    yield escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'rate')))
                     yield ' requests/s a step takes '
                     if environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time'):
                         pass
-                        yield escape(t_11(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time')))
+                        yield escape(t_12(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time')))
                         yield ' with '
-                        yield escape(t_9(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_concurrency')))
+                        yield escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_concurrency')))
                         yield ' sequences decoding'
                     else:
                         pass
@@ -802,12 +815,12 @@ def root(context, missing=missing):
                 yield ' follows the arrival rate at one replica, from one '
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield "'s ledgers (no collectives); in the steady state\nwith "
-                yield escape(t_4(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk')))
+                yield escape(t_5(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk')))
                 yield '-token chunks the highest rate meeting the targets is '
                 if (environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'goodput') > 0):
                     pass
                     yield '<strong>'
-                    yield escape(t_9(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'goodput')))
+                    yield escape(t_10(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'goodput')))
                     yield ' requests/s</strong>, set by '
                     yield escape(environment.getitem((undefined(name='why') if l_0_why is missing else l_0_why), environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'goodput_binds')))
                 else:
@@ -819,7 +832,7 @@ def root(context, missing=missing):
                 if (environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput') > 0):
                     pass
                     yield '<strong>'
-                    yield escape(t_9(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput')))
+                    yield escape(t_10(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput')))
                     yield ' requests/s</strong>, set by '
                     yield escape(environment.getitem((undefined(name='why') if l_0_why is missing else l_0_why), environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput_binds')))
                 else:
@@ -828,7 +841,7 @@ def root(context, missing=missing):
                     yield escape(environment.getitem((undefined(name='why') if l_0_why is missing else l_0_why), environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput_binds')))
                     yield ')'
                 yield ',\nand a round that waits for a whole prefill takes at least '
-                yield escape(t_11(environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0)))
+                yield escape(t_12(environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0)))
                 if environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target'):
                     pass
                     if (environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0) > environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target')):
@@ -840,33 +853,33 @@ def root(context, missing=missing):
                 yield '.</p>\n'
                 yield escape(context.call((undefined(name='figure') if l_0_figure is missing else l_0_figure), (undefined(name='figs') if l_0_figs is missing else l_0_figs), 'fig11-rates'))
                 yield '\n'
-                if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target') and (not t_13(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'p99_rate')))):
+                if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target') and (not t_14(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'p99_rate')))):
                     pass
                     yield '<p data-static>The tail: Sarathi-Serve judges capacity by the P99 time between tokens (TBT), here the TPOT target θ = '
-                    yield escape(t_11(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target')))
+                    yield escape(t_12(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target')))
                     yield '.\nWithout chunks the scheduler prefills every waiting prompt before the next round (vLLM v0), so with Poisson arrivals the prompts K\nprefilled in one gap follow the generalized Poisson law P(K = k) = a (a + ρk)<sup>k−1</sup> e<sup>−a−ρk</sup> / k!, a = λ t<sub>r</sub>,\nρ = λ t<sub>p</sub> (t<sub>r</sub> the round alone, t<sub>p</sub> = '
-                    yield escape(t_11(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_alone_time')))
+                    yield escape(t_12(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_alone_time')))
                     yield ' a prefill of the uncached prompt alone on one '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield "'s slice, no collectives); a gap of t<sub>r</sub> + k t<sub>p</sub> meets θ while\nk ≤ m<sub>s</sub> = ⌊(θ − t<sub>r</sub>) / t<sub>p</sub>⌋, so the P99 capacity is the highest λ with P(K ≤ m<sub>s</sub>) ≥ 0.99, solved numerically\n(where no prefill fits a gap it is λ t<sub>r</sub>(λ) = −ln 0.99). With chunks the tail is a step with a full chunk"
-                    t_14 = []
+                    t_15 = []
                     pass
                     if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
                         pass
-                        t_14.extend((
+                        t_15.extend((
                             "round's ",
                             escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps')),
                             ' steps of ',
-                            escape(t_4(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk'))),
+                            escape(t_5(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk'))),
                             ' tokens (one per micro-batch)',
                         ))
                     else:
                         pass
-                        t_14.extend((
-                            escape(t_4(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk'))),
+                        t_15.extend((
+                            escape(t_5(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk'))),
                             '-token budget',
                         ))
-                    l_0_budget_words = (Markup if context.eval_ctx.autoescape else identity)(concat(t_14))
+                    l_0_budget_words = (Markup if context.eval_ctx.autoescape else identity)(concat(t_15))
                     context.vars['budget_words'] = l_0_budget_words
                     context.exported_vars.add('budget_words')
                     if environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_whole_prompt'):
@@ -881,10 +894,10 @@ def root(context, missing=missing):
                             pass
                             yield 'holds'
                         yield " it beside the running sequences' decode tokens, so the chunk is a whole prefill run beside them"
-                    elif (t_12(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')) and (not t_13(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')))):
+                    elif (t_13(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')) and (not t_14(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')))):
                         pass
                         yield ', here '
-                        yield escape(t_4(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')))
+                        yield escape(t_5(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')))
                         yield ' prompt tokens: what the '
                         yield escape((undefined(name='budget_words') if l_0_budget_words is missing else l_0_budget_words))
                         yield ' '
@@ -896,43 +909,43 @@ def root(context, missing=missing):
                             yield 'leaves'
                         yield " beside the running sequences' decode tokens at the P99 capacity"
                     yield '.\n'
-                    if t_12(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
+                    if t_13(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
                         pass
                         yield "The prompts' lengths spread ("
                         yield escape(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_spread_source'))
                         yield '): '
-                        yield escape(t_7(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')))
+                        yield escape(t_8(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')))
                         yield ' equally likely lengths from '
-                        yield escape(t_4(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes'), 0)))
+                        yield escape(t_5(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes'), 0)))
                         yield ' to '
-                        yield escape(t_4(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes'), -1)))
+                        yield escape(t_5(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes'), -1)))
                         yield ' tokens around the mean '
-                        yield escape(t_4(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
+                        yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
                         yield ', prefilled in '
-                        yield escape(t_11(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_classes'), 0)))
+                        yield escape(t_12(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_classes'), 0)))
                         yield ' to '
-                        yield escape(t_11(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_classes'), -1)))
+                        yield escape(t_12(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_classes'), -1)))
                         yield ", so t<sub>p</sub> above is their mean, a gap's prefills are summed over the lengths (Kendall's identity) and the prefill queue is an M/G/1 queue (Pollaczek-Khinchine).\n"
                     yield 'P99 capacity: <strong>'
-                    yield escape(t_9(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_rate')))
+                    yield escape(t_10(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_rate')))
                     yield ' requests/s</strong> with chunks, <strong>'
-                    yield escape(t_9(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'p99_rate')))
+                    yield escape(t_10(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'p99_rate')))
                     yield '</strong> without. '
-                    if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target') and (not t_13(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_rate')))):
+                    if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target') and (not t_14(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_rate')))):
                         pass
                         yield 'With the prompts queued for their prefills (an '
-                        if t_12(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
+                        if t_13(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
                             pass
                             yield 'M/G/1'
                         else:
                             pass
                             yield 'M/D/1'
                         yield ' queue whose server leaves for a round, or a plain step with chunks, whenever none waits) the P90 TTFT meets '
-                        yield escape(t_11(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target')))
+                        yield escape(t_12(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target')))
                         yield '\nup to <strong>'
-                        yield escape(t_9(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'ttft_tail_rate')))
+                        yield escape(t_10(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'ttft_tail_rate')))
                         yield ' requests/s</strong> with chunks and <strong>'
-                        yield escape(t_9(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_rate')))
+                        yield escape(t_10(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_rate')))
                         yield '</strong> without'
                         if ((environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'ttft_tail_binds') != 'P90 TTFT target') and (environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_binds') != 'P90 TTFT target')):
                             pass
@@ -959,7 +972,7 @@ def root(context, missing=missing):
             yield ':</p>\n<div data-static>'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_pools'), False))
             yield '</div>\n'
-            if t_12(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv')):
+            if t_13(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv')):
                 pass
                 yield '<div data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv'), False))
@@ -967,4 +980,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=107&2=116&3=118&4=122&5=126&6=128&7=132&8=140&9=152&11=154&13=158&14=162&16=171&17=177&18=196&20=202&21=204&22=222&23=230&24=234&25=241&26=248&29=258&30=349&31=363&32=385&34=407&35=422&36=443&37=501&38=506&39=508&40=514&43=528&46=531&48=548&49=550&51=562&52=564&53=572&54=580&55=584&58=600&60=612&61=615&65=617&66=619&67=624&68=629&71=631&72=634&73=661&74=663&77=666&78=668&79=702&80=729&81=739&82=792&83=801&84=805&85=819&86=831&87=841&88=843&91=848&93=854&94=899&95=917&96=924&97=933&100=943&101=945&103=952&104=957&106=960&107=962'
+debug_info = '1=113&2=122&3=124&4=128&5=132&6=134&7=138&8=146&9=158&11=160&13=164&14=168&16=177&17=183&18=202&20=208&21=210&22=228&23=236&24=240&25=247&26=254&29=264&30=355&31=369&32=391&34=420&35=435&36=456&37=514&38=519&39=521&40=527&43=541&46=544&48=561&49=563&51=575&52=577&53=585&54=593&55=597&58=613&60=625&61=628&65=630&66=632&67=637&68=642&71=644&72=647&73=674&74=676&77=679&78=681&79=715&80=742&81=752&82=805&83=814&84=818&85=832&86=844&87=854&88=856&91=861&93=867&94=912&95=930&96=937&97=946&100=956&101=958&103=965&104=970&106=973&107=975'
