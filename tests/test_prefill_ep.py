@@ -24,9 +24,8 @@ By hand:
 from __future__ import annotations
 
 import pytest
-from shared import evaluated
-
 from genreport.formulas.compiled import load
+from shared import evaluated
 
 
 def test_deepseek_v3_ep8_prefill_by_hand():
