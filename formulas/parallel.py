@@ -61,6 +61,7 @@ TIERS = ("two tiers: NCCL's hierarchical all-reduce (reduce-scatter in the node,
 (n_TP, n_PP, n_EP, n_DP, n_g, Z, W_x, alpha, N_x, L_x, k_e, b_a, s_kv, k_w, k_g, k_o) = (
     sym(x) for x in ("n_TP", "n_PP", "n_EP", "n_DP", "n_g", "Z_g", "W_x", "alpha", "N_x", "L_x", "k_e", "b_a",
                      "s_kv", "k_w", "k_g", "k_o"))
+E_x = sym("E_x")
 n_St = sym("n_St")
 W_TP, a_TP, W_PP, a_PP, W_EP, a_EP, W_DP, a_DP = (
     sym(x) for x in ("W_TP", "alpha_TP", "W_PP", "alpha_PP", "W_EP", "alpha_EP", "W_DP", "alpha_DP"))
@@ -645,11 +646,32 @@ def prefill_time_comm_last(estimate: bool = False):
     return prefill_time_tp(estimate) + ep_dispatches() * L_x / n_PP * ep_layer_time(tokens, estimate, low_latency=False)
 
 
-def _prefill_ledgers():
-    """Compute and HBM ledgers of one GPU in a prefill of T tokens [s]: its share of the FLOPs and bytes."""
+def prefill_routed_flops():
+    """FLOPs of a prompt's T tokens in the routed experts [FLOP]: 2 T N_x k_e / E_x, each token through k_e of each
+    MoE layer's E_x experts (N_x k_e / E_x of the routed parameters; 0 for a dense model).  Part of the 2 N_p T."""
+    return 2 * T * N_x * k_e / E_x
+
+
+def prefill_flops_per_gpu():
+    """FLOPs of the busiest GPU in a prefill of one prompt [FLOP]: (F - F_x (1 - n_TP / max(n_TP, n_EP))) / (n_TP n_PP),
+    F = 2 N_p T + 2 V d + 2 L H_q d_h T^2 (the single-card prefill's), F_x = :func:`prefill_routed_flops`.
+
+    Attention, the dense layers, the shared experts, the router and the head run on the n_TP GPUs of the prompt's
+    replica (F - F_x over n_TP n_PP); the routed experts on the GPUs that hold them, max(n_TP, n_EP) n_PP ways, as
+    their weights are split (:func:`weight_bytes_per_gpu`).  With expert parallelism wider than a replica (n_EP >
+    n_TP, data-parallel attention) a prompt's expert FLOPs are spread over the whole expert group, not its replica's
+    n_TP GPUs: a GPU of the replica does its share of the attention and the rest, then its 1/n_EP share of the
+    experts, layer after layer (a layer's experts need its attention's output, the next layer's attention theirs),
+    the mean share as the HBM ledger reads the mean GPU's experts.  Equals F / (n_TP n_PP) for n_EP <= n_TP.
+    """
     from .quantities import _prefill_flops  # 2 N_p T + 2 V d + 2 L H_q d_h T^2, the single-card prefill's FLOPs
 
-    t_comp = _prefill_flops() / (n_TP * n_PP * P)
+    return (_prefill_flops() - prefill_routed_flops() * (1 - n_TP / expert_split())) / (n_TP * n_PP)
+
+
+def _prefill_ledgers():
+    """Compute and HBM ledgers of one GPU in a prefill of T tokens [s]: its share of the FLOPs and bytes."""
+    t_comp = prefill_flops_per_gpu() / P
     t_mem = (weight_bytes_per_gpu(N - N_e, redundant=False) + T * kv_bytes_per_token_per_gpu()) / W
     return t_comp, t_mem
 

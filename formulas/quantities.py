@@ -397,7 +397,8 @@ PARALLEL_DEFS: tuple[QuantityDef, ...] = (
     QuantityDef("prefill_time_comm", "interconnect ledger of a prefill, one GPU", "s", r"t_{x,\mathrm{pre}}(T)", ("tokens",),
                 parallel.prefill_time_comm, f"{parallel.MEGATRON}; {parallel.NCCL_PERF}"),
     QuantityDef("prefill_time_compute_gpu", "compute ledger of a prefill, one GPU", "s", r"t_{\mathrm{comp},g,\mathrm{pre}}(T)",
-                ("tokens",), parallel.prefill_time_compute_gpu, f"{SEED_003}, section 2, per GPU"),
+                ("tokens",), parallel.prefill_time_compute_gpu, f"{SEED_003}, section 2, per GPU; the routed experts' "
+                f"FLOPs on the GPUs that hold them ({parallel.GSHARD})", extras={"as_built": True}),
     QuantityDef("prefill_time_compute_serial", "compute of a prefill as the engine runs it, one GPU", "s",
                 r"\tilde{t}_{\mathrm{comp},g,\mathrm{pre}}(T)", ("tokens",), parallel.prefill_time_compute_serial,
                 f"{SEED_003}, section 2, per GPU; matmuls at e_m of the peak as measured: {parallel.MAMF}; an "

@@ -67,6 +67,7 @@ STALLS = ("vLLM v0 vllm/core/scheduler.py _schedule_default and Sarathi-Serve's 
     sym(x) for x in ("p_a", "k_d", "t_d", "C_p", "s_c", "lam", "T_in", "T_out", "h_p", "n_P", "n_D", "W_kv",
                      "t_p", "t_s", "theta"))
 (t_r, k_s, m_s, q_p, n_v) = (sym(x) for x in ("t_r", "k_s", "m_s", "q_p", "n_v"))
+d_hp = sym("d_hp")  # the prompt tokens' head dim: MLA's prefill (MHA) form, where decode tokens take the absorbed d_h
 t_pr = sym("t_pr")  # a whole prompt's prefill at a prefill replica of the layout (its TTFT there): the pools'
 k_pp = sym("k_pp")  # pipeline stages of a prefill instance (DistServe, section 3.1): the pools and the queue below
 _s = sp.Symbol("s", positive=True)  # a transform's argument, not a glossary symbol
@@ -239,9 +240,12 @@ def mixed_flops(B=B, S=S, C_p=C_p):
     """FLOPs of a mixed step [FLOP]: B decode tokens at context S and C_p prompt tokens of T_in-token prompts.
 
     2 N_a B + 4 L H_q d_h B S for the decode tokens; for the prompt tokens the blocks 2 N_p C_p, the causal
-    attention 2 L H_q d_h C_p T_in (a prompt's 2 L H_q d_h T_in^2 spread over its tokens) and the head 2 V d
-    once per prompt finished (C_p / T_in of one).  B = 0 and C_p = T_in give a whole prefill's FLOPs."""
-    return (decode.decode_flops(B, S) + 2 * N_p * C_p + 2 * L * H_q * d_h * C_p * T_in
+    attention 2 L H_q d_hp C_p T_in (a prompt's 2 L H_q d_hp T_in^2 spread over its tokens) and the head 2 V d
+    once per prompt finished (C_p / T_in of one).  Each part in its own attention form: with MLA the decode tokens
+    attend in the absorbed form (d_h; DeepSeek-V3 544), the chunk in the decompressed (MHA) form a prefill runs
+    (d_hp = (192 + 128) / 2 = 160), as vLLM's and SGLang's MLA backends split a mixed batch into its decode and
+    prefill parts; d_hp = d_h for other attention.  B = 0 and C_p = T_in give a whole prefill's FLOPs."""
+    return (decode.decode_flops(B, S) + 2 * N_p * C_p + 2 * L * H_q * d_hp * C_p * T_in
             + 2 * V * d * C_p / T_in)
 
 
@@ -306,10 +310,11 @@ def request_bytes():
 
 def request_flops():
     """FLOPs of one request [FLOP]: its T_out - 1 decode tokens at the mean context and the prefill of its
-    uncached prompt (2 N_p, the causal attention 2 L H_q d_h T_in^2 (1 - h_p^2), the head once)."""
+    uncached prompt (2 N_p, the causal attention 2 L H_q d_hp T_in^2 (1 - h_p^2) in the prompt's attention form, as
+    :func:`mixed_flops` takes a chunk's, the head once)."""
     prompt = T_in * (1 - h_p)
     return ((T_out - 1) * _decode_flops_per_seq(mean_decode_context())
-            + 2 * N_p * prompt + 2 * L * H_q * d_h * T_in**2 * (1 - h_p**2) + 2 * V * d)
+            + 2 * N_p * prompt + 2 * L * H_q * d_hp * T_in**2 * (1 - h_p**2) + 2 * V * d)
 
 
 def steady_step_time():

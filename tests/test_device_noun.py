@@ -113,6 +113,85 @@ def test_the_live_page_says_the_same_words():
     assert "of the chips prefill" in have["levers"][-1]["setting"]
 
 
+# ----------------------------------------------------------------------------------------------- fix17: what fix16 left
+
+def test_chapter_one_says_chip_and_matrix_units():
+    """Chapter 1 of a TPU report: "one chip", "a chip starved by bandwidth", the matrix units (a TPU's MXUs, Gaudi's
+    MMEs: cloud.google.com/tpu/docs/system-architecture-tpu-vm, Intel Gaudi 3 white paper), not "card" and "tensor
+    cores" (NVIDIA's)."""
+    html = _tpu_html()
+    s1 = re.sub(r"<[^>]+>", "", html[html.index('<section id="s1">'):html.index('<section id="s2">')])
+    assert "card" not in s1 and "tensor core" not in s1
+    assert "the matrix units or the memory bus" in s1 and "a chip starved by bandwidth" in s1
+    assert "the seeds' single-chip ones" in s1
+
+
+def test_plan_says_the_hardwares_noun(capsys):
+    from genreport.commands.cli import main
+
+    assert main(["plan", "llama-3.1-8b", "--hardware", "tpu-v5e", "--limit", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "GPU" not in out
+    assert "prices per chip-hour" in out and "tok/s/chip" in out and "free GiB/chip" in out
+    header = next(line for line in out.splitlines() if line.startswith("weights"))
+    assert header.split()[2:4] == ["Chip", "tp"] and " Chips " in header
+    assert main(["plan", "llama-3.1-8b", "--hardware", "tpu-v5e,h100-sxm", "--limit", "1"]) == 0
+    mixed = capsys.readouterr().out  # two nouns: "device"
+    assert "prices per device-hour" in mixed and "tok/s/device" in mixed and "GPU" not in mixed
+
+
+def test_derive_says_the_hardwares_noun(capsys, tmp_path):
+    from genreport.commands.cli import main
+
+    spec = tmp_path / "tpu.yaml"
+    spec.write_text(SPEC.read_text(encoding="utf-8").replace("hardware: h100-sxm", "hardware: tpu-v5p"),
+                    encoding="utf-8")
+    assert "hardware: tpu-v5p" in spec.read_text(encoding="utf-8")
+    assert main(["derive", "decode_time_serial", "--spec", str(spec)]) == 0
+    out = capsys.readouterr().out
+    assert "t_comp: compute as the engine runs it, one chip" in out and "at the layout: one chip of tp 8" in out
+    assert "(8 chips)" in out
+    assert [line for line in out.splitlines() if "GPU" in line and not line.startswith("source:")] == []
+
+
+def test_a_reason_in_results_json_says_chip():
+    """No layout holds 65,536 sequences of 131,072 tokens of Llama 3.1 70B: its KV cache alone, 65,536 x 131,072 x
+    80 layers x 2 x 8 heads x 128 x 2 B = 2.8e15 B, is more than 4,096 TPU v5p chips of 95 GiB hold (4.2e14 B)."""
+    from genreport.load.loader import load_report
+    from genreport.model.evaluate import evaluate
+
+    r = evaluate(load_report(SPEC, ["hardware=tpu-v5p", "workloads.decode.batch=[65536]",
+                                    "workloads.decode.context=[128k]", "workloads.prefill.prompt=[2k]"]))
+    (e,) = [e for e in r.entries if e.id == "min_gpus_to_fit"]
+    assert e.value is None and e.as_json()["reason"] == "no layout up to 4096 chips holds it"
+
+
+def test_the_pages_what_if_errors_say_chip(tmp_path):
+    """The live page refuses a layout the loader refuses with the loader's words, in the hardware's noun (checks.py,
+    whatif.js); a one-chip page says it recomputes its one chip."""
+    from livejs import NODE
+
+    if NODE is None:
+        import pytest
+
+        pytest.skip("node is not installed")
+    from test_live_rules import cli, node
+
+    many = tmp_path / "qwen-tpu.yaml"
+    many.write_text(SPEC.read_text(encoding="utf-8").replace("hardware: h100-sxm", "hardware: tpu-v5p")
+                    .replace("model: llama-3.1-70b", "model: qwen3-235b-a22b").replace("tp: 8", "tp: 4"),
+                    encoding="utf-8")
+    one = tmp_path / "one-tpu.yaml"
+    one.write_text((ROOT / "specs" / "llama8b-h100.yaml").read_text(encoding="utf-8")
+                   .replace("hardware: h100-sxm", "hardware: tpu-v5p"), encoding="utf-8")
+    cases = [(str(many), ["parallelism.ep=16"]), (str(one), ["parallelism.tp=2"])]
+    got = node(cases, spec=str(many))["cases"]
+    refused = "parallelism.ep: ep 16 is more than the tp x dp = 4 chips that share the experts (hint: raise tp or dp, " \
+              "or use ep at most 4)"
+    assert got[0]["errors"] == [refused] and refused in cli(str(many), ("parallelism.ep=16",))[1]
+    assert "this page recomputes its one chip; a layout over many chips is not in it" in got[1]["errors"][0]
+
+
 def test_a_single_chip_reports_frontier_sentence_says_chip():
     """A TPU report of one chip (no layout): figure 9's paragraph names this report's layout by the frontier's
     ``titled`` label, "1 GPU" from the model stage (Parallelism.label), which the chapter says as "1 chip"."""

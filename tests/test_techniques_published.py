@@ -46,7 +46,7 @@ def shape(n, layers, d, heads, kv_heads, vocab, d_h=128):
     """Glossary values of a dense decoder: N parameters, the input and output embeddings outside the blocks, K and V
     of every layer cached at 2 bytes (bf16/fp16)."""
     return {"N": n, "N_a": n, "N_e": 0.0, "N_p": n - 2 * vocab * d, "L": layers, "d": d, "H_q": heads, "d_h": d_h,
-            "V": vocab, "b": 2.0, "c": 2.0 * layers * kv_heads * d_h * 2, "a": 0.0}
+            "d_hp": d_h, "V": vocab, "b": 2.0, "c": 2.0 * layers * kv_heads * d_h * 2, "a": 0.0}
 
 
 # meta-llama/Llama-3.1-8B-Instruct: 32 layers, d 4096, 32 heads, 8 KV heads, vocabulary 128,256, 8.03 B parameters

@@ -159,12 +159,17 @@ def derive_text(qid: str, args, accounting: str | None) -> str:
         expr = so.quantity_expr(qid, variant)
     out: list[str] = []
     fmt_eq = so.pretty if args.pretty else so.text
-    out.append(f"{qid}: {q.title} [{q.unit}]")
+    from genreport.present.fmt import device
+
+    # a spec's hardware says its noun for one device (Hardware.noun: "chip" for a TPU or a Gaudi) in the headers and
+    # labels; the formulas and the source line (a paper's title) as they are
+    noun = nums.spec.hardware.noun if nums else "GPU"
+    out.append(device(f"{qid}: {q.title} [{q.unit}]", noun))
     out.append(f"source: {q.source}")
     out.append(f"accounting: {accounting}, variant '{variant}' ({so.accounting_note(variant)})")
     out.append("")
     if forms is not None:
-        out += shown
+        out += device(shown, noun)
     else:
         out += _indent(fmt_eq(qsym, expr, names))
         if not args.no_latex:
@@ -184,15 +189,16 @@ def derive_text(qid: str, args, accounting: str | None) -> str:
             nums.overridden.add(k)
         _hold(nums)
         out.append("")
-        out += _numbers_header(nums, expr, qid)
+        out += device(_numbers_header(nums, expr, qid), noun)
         if forms is not None:
             out.append(_term_values(forms, nums.values))
         # the KV tokens that fit are stated whole, cut (679,123.69 -> 679,123), where six significant digits would
         # round them up to a number the report does not state
         integer = q.integer or ("floor" if qid in CUT_TOKENS else "")
         own, why, scope = stated_at_point(qid, nums, q.unit, integer)
-        out.append(f"  {so.expr_text(qsym)} = " + (_fmt(own, q.unit, integer) if own is not None else f"none: {why}"))
-        out += scope
+        out.append(f"  {so.expr_text(qsym)} = " + (_fmt(own, q.unit, integer) if own is not None
+                                                   else f"none: {device(why, noun)}"))
+        out += device(scope, noun)
     if args.elasticities:
         out += _elasticity_lines(qid, nums, variant, forms)
 
@@ -549,6 +555,12 @@ def serving_values(spec, values: dict, mixed: bool = False, env=None) -> dict[st
     from genreport.model.techniques import TAIL
 
     out["q_p"] = TAIL  # the P99 of the time between tokens (Sarathi-Serve's capacity)
+    if "d_h" in values:  # d_hp: the prompt tokens' head dim, MLA's prefill form, else d_h (techniques._inputs)
+        from genreport.model.env import prefill_head_dim
+
+        d_h = float(np.ravel(values["d_h"])[0])
+        out["d_hp"] = (float(prefill_head_dim(spec.model, d_h, float(sv.prompt)))
+                       if spec.model.attention.kind == "mla" else d_h)
     from genreport.model.serving import last_context
     from genreport.model.techniques import draft_memory
 

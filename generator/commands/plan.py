@@ -497,6 +497,12 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
     header = ["weights", "KV", "GPU", "tp", "pp", "ep", "dp", "GPUs", "batch", "limit", "binds", "max conc.",
               "TTFT ms", "TPOT ms", "E2E s", "tok/s/user", "tok/s/GPU", "$/M in", "$/M out", "J/tok",
               "free GiB/GPU"]
+    from genreport.present.fmt import device
+
+    # the hardware's noun for one device (fix16's Hardware.noun: "chip" for a TPU or a Gaudi), "device" where the
+    # hardware asked say different ones; GPU tables and notes unchanged
+    nouns = {g.noun for g in gpus}
+    noun = nouns.pop() if len(nouns) == 1 else "device"
     users = bool(shape.users)
     if users:
         header.append("GPUs for users")
@@ -528,12 +534,14 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                     str(r.one_pool_batch) if r.one_pool_batch else "none", f"{r.one_pool_tokens_per_s_gpu:,.1f}",
                     r.pool_beats]
         rows.append(row)
+    lines = device(lines, noun)
     if rows:
         text_cols = {header.index(h) for h in ("pools P:D", "prefill in", "pools win", "spec", "spec ends")
                      if h in header}
-        lines += table(rows, header, (set(range(3, 10)) | set(range(11, len(header)))) - text_cols)
+        lines += table(rows, device(header, noun), (set(range(3, 10)) | set(range(11, len(header)))) - text_cols)
     else:
         lines.append("no layout fits")
+    notes = len(lines)  # the notes below say the hardware's noun too
     if len(result.rows) > limit:
         lines.append(f"... {len(result.rows) - limit} more (--limit 0 for all rows, or --format json/csv)")
     rejected = ", ".join(f"{n} {why}" for why, n in result.rejected.items() if n)
@@ -587,6 +595,7 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
     lines.append("TTFT: one prompt alone on the replica; TPOT: the request's slowest decode round; E2E: TTFT + the "
                  "decode rounds (closed form); tok/s/GPU: output tokens; max conc.: sequences of the last context all "
                  "replicas hold")
+    lines[notes:] = device(lines[notes:], noun)
     if markdown:  # the notes around the table as paragraphs, escaped
         return "\n".join(line if line.startswith("|") else "\n" + md_cell(line) for line in lines).strip()
     return "\n".join(lines)

@@ -135,9 +135,9 @@ def check_parallelism(doc: Document, par: Parallelism, m: Model, hw: Hardware, o
                                 f"multiple of them: the KV heads cannot be replicated evenly",
                                 f"use a multiple of {m.kv_heads} that divides {m.heads}, or at most {m.kv_heads}"))
         else:
-            out.add(doc.finding(where + ("tp",), f"tp {par.tp} is above the {m.kv_heads} KV heads: each GPU holds one "
-                                f"KV head per layer, every head replicated on {par.tp // m.kv_heads} GPUs, so the KV "
-                                f"bytes per GPU fall only {m.kv_heads}-fold, not {par.tp}-fold",
+            out.add(doc.finding(where + ("tp",), f"tp {par.tp} is above the {m.kv_heads} KV heads: each {hw.noun} holds one "
+                                f"KV head per layer, every head replicated on {par.tp // m.kv_heads} {hw.noun}s, so the KV "
+                                f"bytes per {hw.noun} fall only {m.kv_heads}-fold, not {par.tp}-fold",
                                 f"tp {m.kv_heads} splits the KV cache without copies", severity="warning"))
     elif m.attention.kind != "mla" and m.kv_heads % par.tp:
         out.add(doc.finding(where + ("tp",), f"tp {par.tp} does not divide the {m.kv_heads} KV heads",
@@ -156,12 +156,12 @@ def check_parallelism(doc: Document, par: Parallelism, m: Model, hw: Hardware, o
     elif par.redundant_experts and (par.ep <= 1 or par.redundant_experts % par.ep):
         out.add(doc.finding(("engine", "redundant_experts"),
                             f"{par.redundant_experts} redundant experts over ep {par.ep}: the replicas must spread "
-                            "evenly over the expert-parallel GPUs, as SGLang requires",
+                            f"evenly over the expert-parallel {hw.noun}s, as SGLang requires",
                             f"use a multiple of ep {par.ep}, e.g. {max(par.ep, par.ep * round(par.redundant_experts / max(par.ep, 1)))}"
                             if par.ep > 1 else "set parallelism.ep above 1, or remove engine.redundant_experts"))
     elif par.ep > par.tp * par.dp:
-        out.add(doc.finding(where + ("ep",), f"ep {par.ep} is more than the tp x dp = {par.tp * par.dp} GPUs that "
+        out.add(doc.finding(where + ("ep",), f"ep {par.ep} is more than the tp x dp = {par.tp * par.dp} {hw.noun}s that "
                             "share the experts", f"raise tp or dp, or use ep at most {par.tp * par.dp}"))
     if par.gpus > 1 and hw.link is None:
-        out.add(doc.finding(where, f"{par.gpus} GPUs, but {hw.title} has no interconnect in its spec",
+        out.add(doc.finding(where, f"{par.gpus} {hw.noun}s, but {hw.title} has no interconnect in its spec",
                             f"add 'interconnect:' (name, bandwidth, latency, domain) to {hw.file}"))

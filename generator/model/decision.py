@@ -158,8 +158,11 @@ def rows(r) -> list[dict]:
             tc, tm = float(p["prefill_time_compute"][i]), float(p["prefill_time_memory"][i])
             ledgers = {"compute": tc, "bandwidth": tm}
             if r.parallel is not None and lead in r.parallel.prefill:  # the layout's bound over one GPU's ledgers
-                t = float(r.parallel.prefill[lead]["prefill_time_bound"][i])
-                ledgers["interconnect"] = float(r.parallel.prefill[lead]["prefill_time_comm"][i])
+                lp = r.parallel.prefill[lead]  # its compute: the routed experts' FLOPs over the expert group
+                t = float(lp["prefill_time_bound"][i])
+                ledgers = {"compute": float(lp["prefill_time_compute_gpu"][i]),
+                           "bandwidth": float(lp["prefill_time_memory_gpu"][i]),
+                           "interconnect": float(lp["prefill_time_comm"][i])}
             else:
                 t = max(tc, tm)
             # what binds is the verdict's (its links included), the other roof one GPU's next ledger: the prompt's

@@ -204,10 +204,14 @@ def _verdicts(r: Results) -> dict[str, object]:
         v["decode_binds"] = binds
     if lead in r.prefill:
         p = r.prefill[lead]
-        binds = np.where(p["prefill_time_compute"] >= p["prefill_time_memory"], "compute", "bandwidth").astype(object)
+        tc, tm = p["prefill_time_compute"], p["prefill_time_memory"]
+        if par is not None and lead in par.prefill:  # the layout's ledgers of a GPU of the prompt's replica, the
+            # routed experts' FLOPs over the expert group (one GPU's slice of the card's FLOPs gave it them all)
+            tc, tm = par.prefill[lead]["prefill_time_compute_gpu"], par.prefill[lead]["prefill_time_memory_gpu"]
+        binds = np.where(tc >= tm, "compute", "bandwidth").astype(object)
         if par is not None and lead in par.prefill:
             comm = par.prefill[lead]["prefill_time_comm"]
-            binds[comm > np.maximum(p["prefill_time_compute"], p["prefill_time_memory"])] = "interconnect"
+            binds[comm > np.maximum(tc, tm)] = "interconnect"
         v["prefill_binds"] = binds
     if r.training:
         t = r.spec.workloads.training_tokens

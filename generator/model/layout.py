@@ -208,6 +208,7 @@ def layout_values(base: dict[str, float], model: Model, par: Parallelism, links:
               "n_EP": float(par.ep), "n_DP": float(par.dp),
               "N_x": float(pc.experts_routed) * _declared_per_routed(v, pc, accounting), "L_x": float(pc.moe_layers),
               "k_e": float(model.moe.active_experts) if model.moe else 0.0,
+              "E_x": float(model.moe.experts) if model.moe else 1.0,  # 1 for a dense model: N_x = 0 over it
               "b_a": activation_bytes_per_element(precision),
               "s_kv": 1.0 if model.attention.kind == "mla" else float(min(par.tp, model.kv_heads)),
               # redundant expert replicas per routed expert (engine.redundant_experts)
@@ -379,7 +380,8 @@ def evaluate_parallel(r) -> ParallelResults:
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         out = _evaluate(r)
         out.entries = tuple(_entries(r, out))
-        out.collective_formulas = _collective_formulas(out)
+        out.collective_formulas = _collective_formulas(out, r.spec.accounting, r.spec.workloads.prefill_prompt,
+                                                       r.spec.hardware.noun)
         out.binds = decode_binds(out, r.spec.accounting, r.spec.workloads.decode_batch)
         out.estimate_binds = decode_binds(out, r.spec.accounting, r.spec.workloads.decode_batch, estimate=True)
         pre = out.prefill.get(r.spec.accounting)
@@ -555,12 +557,21 @@ def _evaluate(r) -> ParallelResults:
     return out
 
 
-def _collective_formulas(p: ParallelResults) -> tuple:
-    """The collective formulas the layout's bound and estimate use, printed symbolically (chapter 6)."""
+def _collective_formulas(p: ParallelResults, accounting: str | None = None, prompts=(), noun: str = "GPU") -> tuple:
+    """The collective formulas the layout's bound and estimate use, printed symbolically (chapter 6); with an expert
+    group wider than a replica, the prefill's compute ledger that spreads a prompt's routed experts over it (its value
+    at the longest of ``prompts``, in ``accounting``)."""
     from genreport.formulas.compiled import load, render_latex
 
     q, ar = load(), p.all_reduce
     rows = []
+    pre = p.prefill.get(accounting) if accounting else None
+    if p.parallelism.ep > p.parallelism.tp and pre is not None and len(prompts):
+        rows.append(("prefill_time_compute_gpu", f"the bound: a prompt's compute on a {noun} of its replica, its "
+                     f"routed experts' FLOPs 2 T N_x k_e / E_x over the expert group's max(n_TP, n_EP) n_PP {noun}s "
+                     f"(all {p.parallelism.ep}, not its replica's {p.parallelism.tp}), the rest (attention, dense "
+                     f"layers, shared experts, head) over n_TP n_PP; at {int(max(prompts)):,} tokens",
+                     float(pre["prefill_time_compute_gpu"][list(prompts).index(max(prompts))])))
     tp_two = p.links["tp"].inner is not None
     if p.parallelism.tp > 1 and not tp_two:
         rows += [("all_reduce_time", "the bound: the fewest bytes any algorithm sends, and one step", ar.get("bound")),
@@ -679,7 +690,7 @@ def _entries(r, out: ParallelResults) -> list:
                     g = _f(out.min_gpus[acc][i, j])
                     entries.append(Entry("min_gpus_to_fit" + suffix, {"batch": b, "context": s}, g, "1",
                                          r"n_{\mathrm{fit}}(B, S)", r"n_{\mathrm{fit}} = \min n_{\mathrm{TP}} n_{\mathrm{PP}} : M_{g}(B, S) \le C", acc,
-                                         "" if g is not None else "no layout up to 4096 GPUs holds it"))
+                                         "" if g is not None else f"no layout up to 4096 {r.spec.hardware.noun}s holds it"))
         for qid, arr in out.prefill.get(acc, {}).items():
             for i, t in enumerate(w.prefill_prompt):
                 add(qid, {"tokens": t}, arr[i], acc, suffix)

@@ -235,6 +235,9 @@ def _analyse_one(results: Results, m: Measurement, findings: Findings) -> dict |
 
     state = diagnose(mfu, mbu)
     info = STATES[state]
+    from genreport.present.fmt import device
+
+    noun = results.spec.hardware.noun
     measured_tps = tokens / t
     bound_tps = tokens / t_bound
     row = {
@@ -257,7 +260,9 @@ def _analyse_one(results: Results, m: Measurement, findings: Findings) -> dict |
         "ratio": t_bound / t,  # measured speed over the ideal bound, <= 1
         "roofline_binds": "bandwidth" if t_mem >= t_comp else "compute",
         "state": state, "state_label": info["label"], "state_seed_term": info["seed_term"],
-        "state_reading": info["reading"], "remedies": list(info["remedies"]), "state_note": info["note"],
+        "state_reading": info["reading"],
+        # seed 000's advice in the hardware's noun ("a chip with more compute" on a TPU), nvidia-smi's name kept
+        "remedies": device(list(info["remedies"]), noun), "state_note": device(info["note"], noun),
         "near_peak": NEAR_PEAK, "diagnosis_source": DIAGNOSIS_SOURCE,
         "what_if": what_if,  # "" for the spec as written
         "beats_bound": bad is not None,

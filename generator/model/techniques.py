@@ -84,6 +84,12 @@ def _inputs(r, batch: float, context: float) -> dict:
     from genreport.model.serving import held_mean_c
 
     env["c_h"] = held_mean_c(r.envs[r.lead], sv.prompt, sv.output)  # what a sequence holds, the KV cache room's
+    # d_hp: the head dim of the prompt tokens' attention (a chunk, a prefill alone): MLA in its decompressed form,
+    # where the decode tokens take the absorbed form's d_h (env.prefill_head_dim); d_h for other attention
+    from genreport.model.env import prefill_head_dim
+
+    mla = r.spec.model.attention.kind == "mla"  # other attention: the step's d_h (its windows' share, rev13)
+    env["d_hp"] = float(prefill_head_dim(r.spec.model, env["d_h"], float(sv.prompt))) if mla else env["d_h"]
     return env
 
 
@@ -573,6 +579,9 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     out = {"batch": int(batch), "context": int(last), "mean_context": mean, "chunk": sv.chunk, "chunk_steps": stages,
            "kv_held_per_token": env["c_h"], "kv_read_per_token": env["c"],
            "kv_held_apart": bool(bounded_layers(r.spec.model)),
+           # the attention forms of a mixed step: d_h the decode tokens' (MLA: absorbed), d_hp the chunk's (MLA: the
+           # prefill's decompressed form); the same for other attention
+           "head_dim_decode": env["d_h"], "head_dim_chunk": env["d_hp"],
            "chunk_source": CHUNK_SOURCE, "rows": rows, "numbers": numbers,
            # the weights the TPOT ceiling's steady state streams (steady_tpot_rate): derive's point for it
            "tpot_weights": {k: tpot_in[k] for k in ("N", "N_e", "b")} if tpot_in is not None else None,
@@ -876,8 +885,9 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
     # 544, 3.4x fewer attention FLOPs)
     from genreport.model.env import prefill_head_dim
 
-    # (MLA only: env's d_h already takes a windowed model's attended share at the context, see rev13's chunk note)
-    alone = ({"d_h": float(prefill_head_dim(r.spec.model, env["d_h"], uncached))}
+    # (MLA only: env's d_h already takes a windowed model's attended share at the context, see rev13's chunk note;
+    # the prompt's d_hp, techniques._inputs, is that d_h for other attention)
+    alone = ({"d_hp": float(prefill_head_dim(r.spec.model, env["d_h"], uncached))}
              if r.spec.model.attention.kind == "mla" else {})
     t_p = _eval(r, "prefill_alone_time", {**env, **alone, **{k: float(v) for k, v in weights(uncached).items()}})
     env["t_p"] = t_p

@@ -611,11 +611,14 @@ const GR_MODEL = (function () {
       });
     }
     if (prefill[lead]) {
-      const p = prefill[lead];
-      const comm = par && par.prefill[lead] ? par.prefill[lead].prefill_time_comm : null;
-      v.prefill_binds = p.prefill_time_compute.map(function (tc, i) {
-        if (comm && comm[i] > Math.max(tc, p.prefill_time_memory[i])) return "interconnect";
-        return tc >= p.prefill_time_memory[i] ? "compute" : "bandwidth";
+      const p = prefill[lead], lp = par && par.prefill[lead] ? par.prefill[lead] : null;
+      const comm = lp ? lp.prefill_time_comm : null;
+      // at a layout its ledgers of a GPU of the prompt's replica (the routed experts over the expert group: evaluate.py)
+      const tcs = lp ? lp.prefill_time_compute_gpu : p.prefill_time_compute, tms = lp ? lp.prefill_time_memory_gpu
+        : p.prefill_time_memory;
+      v.prefill_binds = tcs.map(function (tc, i) {
+        if (comm && comm[i] > Math.max(tc, tms[i])) return "interconnect";
+        return tc >= tms[i] ? "compute" : "bandwidth";
       });
     }
     if (training.length) {
@@ -770,10 +773,12 @@ const GR_MODEL = (function () {
       const p = res.prefill[lead];
       w.prefill_prompt.forEach(function (tk, i) {
         let tc = p.prefill_time_compute[i], tm = p.prefill_time_memory[i], time = Math.max(tc, tm);
-        const named = {compute: tc, bandwidth: tm};
-        if (par && par.prefill[lead]) {  // over one GPU's ledgers, its links included
-          time = par.prefill[lead].prefill_time_bound[i];
-          named.interconnect = par.prefill[lead].prefill_time_comm[i];
+        let named = {compute: tc, bandwidth: tm};
+        if (par && par.prefill[lead]) {  // over one GPU's ledgers, its links included (decision.py)
+          const lp = par.prefill[lead];
+          time = lp.prefill_time_bound[i];
+          named = {compute: lp.prefill_time_compute_gpu[i], bandwidth: lp.prefill_time_memory_gpu[i],
+            interconnect: lp.prefill_time_comm[i]};
         }
         const ledgers = Object.values(named);
         const roof = res.verdicts.prefill_binds[i], second = ledgers.slice().sort((x, y) => x - y)[ledgers.length - 2];

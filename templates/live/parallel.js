@@ -114,6 +114,7 @@ const GR_PARALLEL = (() => {
     const bc = t.precision_bytes[inp.precision.compute];
     Object.assign(v, {n_TP: par.tp, n_PP: pipelineSplit(m.layers, par.pp), n_St: par.pp, n_EP: par.ep, n_DP: par.dp, L_x: pc.moe_layers,
       N_x: pc.experts_routed * perRouted(v, pc, env.accounting), k_e: m.moe ? m.moe.active_experts : 0.0,
+      E_x: m.moe ? m.moe.experts : 1.0,  // 1 for a dense model: N_x = 0 over it
       b_a: (bc === undefined ? 2.0 : bc) >= 4.0 ? 4.0 : 2.0,
       s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(par.tp, m.kv_heads), k_w: split[0], k_g: split[1], k_o: split[2],
       u_x: 1.0, rho_x: m.moe ? (par.redundant_experts || 0) / m.moe.experts : 0.0});
@@ -376,18 +377,18 @@ const GR_PARALLEL = (() => {
       const nan = l.findIndex(Number.isNaN);
       return PREFILL_ESTIMATE_TERMS[nan >= 0 ? nan : l.indexOf(Math.max.apply(null, l))][0];
     }) : [];
-    out.entries = entries(out, w, t);
+    out.entries = entries(out, w, t, hw.noun || "GPU");
     return out;
   }
 
   /** The entries of the layout (parallel._entries): [{id, params, value, unit, accounting, reason?}]. */
-  function entries(out, w, t) {
+  function entries(out, w, t, noun) {
     const list = [];
     const add = (q, params, value, acc, unit) => {
       const meta = t.meta[q] || ["token/s", ""];
       let st = M.physical(LIKE[q] || q, value === null ? NaN : value, meta[1]);
       if (value === null && q === "kv_capacity_tokens_replica") st = [null, M.NO_FIT];
-      if (unit) st = [value, value === null ? "no layout up to " + MAX_GPUS + " GPUs holds it" : ""];
+      if (unit) st = [value, value === null ? "no layout up to " + MAX_GPUS + " " + noun + "s holds it" : ""];
       const e = {id: q + (acc === "seed" ? "" : "_exact"), params: params, value: st[0], unit: unit || meta[0], accounting: acc};
       if (st[0] === null && st[1]) e.reason = st[1];
       list.push(e);

@@ -217,8 +217,13 @@ const GR_SERVING = (() => {
     const nV = sp ? (sp.verify_tokens !== null && sp.verify_tokens !== undefined ? sp.verify_tokens
       : sp.draft_tokens + 1) : 2.0;
     const cH = heldMeanC(lead, m, sv.prompt, sv.output);  // what a sequence holds: the KV cache room's c_h
-    const inputs = (b, s) => Object.assign(lead.at(b, s), request, {n_S: 1.0, p_a: sp ? sp.acceptance : 0.5,
-      k_d: sp ? sp.draft_tokens : 1.0, n_v: nV}, mem, {c_h: cH});
+    const inputs = function (b, s) {
+      const v = Object.assign(lead.at(b, s), request, {n_S: 1.0, p_a: sp ? sp.acceptance : 0.5,
+        k_d: sp ? sp.draft_tokens : 1.0, n_v: nV}, mem, {c_h: cH});
+      // the prompt tokens' head dim: MLA's prefill form, else the step's d_h (techniques._inputs)
+      v.d_hp = m.attention.kind === "mla" ? M.prefillHeadDim(m, v.d_h, sv.prompt) : v.d_h;
+      return v;
+    };
     const e = inputs(batch, last);
     // the KV cache room's bytes per token, one GPU's: held (c_h) and read by a step at the last context (c)
     Object.assign(out, {kv_held_per_token: cH, kv_read_per_token: e.c,

@@ -246,7 +246,8 @@ const GR_WHATIF = (function () {
     const inp = state.inputs, m = inp.model, parts = path.split("."), top = parts[0], k = parts[parts.length - 1];
     const where = top === "hardware" || top === "model" ? parts.slice(1).join(".") : path, R = live.rules;
     if (top === "parallelism" && typeof GR_PARALLEL === "undefined") {  // a single-card report has no parallel.js
-      fail(path, "this page recomputes its one card; a layout over many GPUs is not in it",
+      fail(path, "this page recomputes its one " + (inp.hardware.noun && inp.hardware.noun !== "GPU" ? inp.hardware.noun
+        : "card") + "; a layout over many " + (inp.hardware.noun || "GPU") + "s is not in it",
         "use the command below, or open a report built with a parallelism block");
     }
     const r = ruleOf(R, path, where);
@@ -438,7 +439,7 @@ const GR_WHATIF = (function () {
   /** How a layout splits the heads, layers and experts, and whether the GPUs are linked (checks.check_parallelism;
    * its warnings do not stop a what-if). */
   function checkParallelism(par, m, live) {
-    const mla = m.attention.kind === "mla";
+    const mla = m.attention.kind === "mla", noun = live.inputs.hardware.noun || "GPU";  // Hardware.noun
     if (m.heads % par.tp) {
       throw new OverrideError("parallelism.tp", "tp " + par.tp + " does not divide the " + m.heads + " query heads of "
         + m.title, "use a divisor of " + m.heads + ", e.g. " + divisorNear(m.heads, par.tp));
@@ -462,10 +463,10 @@ const GR_WHATIF = (function () {
         "use a divisor of " + m.moe.experts + ", e.g. " + divisorNear(m.moe.experts, par.ep));
     } else if (m.moe && par.ep > par.tp * par.dp) {
       throw new OverrideError("parallelism.ep", "ep " + par.ep + " is more than the tp x dp = " + par.tp * par.dp
-        + " GPUs that share the experts", "raise tp or dp, or use ep at most " + par.tp * par.dp);
+        + " " + noun + "s that share the experts", "raise tp or dp, or use ep at most " + par.tp * par.dp);
     }
     if (par.tp * par.pp * par.dp > 1 && !live.inputs.hardware.link) {
-      throw new OverrideError("parallelism", par.tp * par.pp * par.dp + " GPUs, but " + live.hardware_title
+      throw new OverrideError("parallelism", par.tp * par.pp * par.dp + " " + noun + "s, but " + live.hardware_title
         + " has no interconnect in its spec", "add 'interconnect:' (name, bandwidth, latency, domain) to "
         + live.hardware_file);
     }

@@ -7,8 +7,8 @@ def root(context, missing=missing):
     concat = environment.concat
     cond_expr_undefined = Undefined
     if 0: yield None
-    l_0_frame = resolve('frame')
     l_0_GPU = resolve('GPU')
+    l_0_frame = resolve('frame')
     l_0_ch = resolve('ch')
     l_0_frame_rows = resolve('frame_rows')
     l_0_moe_text = resolve('moe_text')
@@ -20,7 +20,7 @@ def root(context, missing=missing):
     l_0_model = resolve('model')
     l_0_hierarchy = resolve('hierarchy')
     l_0_states = resolve('states')
-    l_0_formula = l_0_figure = l_0_pill = l_0_mx = l_0_card = missing
+    l_0_formula = l_0_figure = l_0_pill = l_0_card = l_0_mx = missing
     try:
         t_1 = environment.filters['bandwidth']
     except KeyError:
@@ -88,6 +88,9 @@ def root(context, missing=missing):
         l_0_pill = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s1_waiting.html.j2') does not export the requested name 'pill'", name='pill')
     context.vars.update({'formula': l_0_formula, 'figure': l_0_figure, 'pill': l_0_pill})
     context.exported_vars.difference_update(('formula', 'figure', 'pill'))
+    l_0_card = ('card' if ((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU) == 'GPU') else (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+    context.vars['card'] = l_0_card
+    context.exported_vars.add('card')
     yield '<section id="s1">\n<h2>1. A machine waiting for data</h2>\n'
     if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
         pass
@@ -110,13 +113,15 @@ def root(context, missing=missing):
             yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus'))
             yield ' '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-            yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 7 in 'sections/s1_waiting.html.j2' evaluated to false and no else section was defined.")))
+            yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 9 in 'sections/s1_waiting.html.j2' evaluated to false and no else section was defined.")))
             yield ')'
         yield '.\nEach '
         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
         yield ' holds and computes a slice of the model, so the formulas of chapters 1–'
         yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's6'))
-        yield ' are the seeds\' single-card ones\nwith that slice in place of the whole model (the symbols with a subscript g):</p>\n<div class="scroll"><table><thead><tr><th>symbol</th><th>one '
+        yield " are the seeds' single-"
+        yield escape((undefined(name='card') if l_0_card is missing else l_0_card))
+        yield ' ones\nwith that slice in place of the whole model (the symbols with a subscript g):</p>\n<div class="scroll"><table><thead><tr><th>symbol</th><th>one '
         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
         yield '\'s slice</th><th class="n">value</th><th class="n">whole model</th></tr></thead><tbody>\n'
         for l_1_s in (undefined(name='frame_rows') if l_0_frame_rows is missing else l_0_frame_rows):
@@ -140,7 +145,7 @@ def root(context, missing=missing):
         yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus'))
         yield ' '
         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-        yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 14 in 'sections/s1_waiting.html.j2' evaluated to false and no else section was defined.")))
+        yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 16 in 'sections/s1_waiting.html.j2' evaluated to false and no else section was defined.")))
         yield ' holding one copy of the model);\ntoken rates are per replica at the strict bound, the interconnect included (chapter '
         yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's7'))
         yield ')'
@@ -174,7 +179,9 @@ def root(context, missing=missing):
             yield '.\n'
         if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'):
             pass
-            yield 'On one card the whole model would need '
+            yield 'On one '
+            yield escape((undefined(name='card') if l_0_card is missing else l_0_card))
+            yield ' the whole model would need '
             yield escape(t_8(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'), 'weight_stream_time')))
             yield ' per batch-1 token'
             if (not environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'), 'fits')):
@@ -183,7 +190,9 @@ def root(context, missing=missing):
                 yield escape(t_2(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'), 'weight_bytes')))
                 yield ' of weights against the '
                 yield escape(t_2(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'), 'capacity')))
-                yield ' a card keeps for them (its '
+                yield ' a '
+                yield escape((undefined(name='card') if l_0_card is missing else l_0_card))
+                yield ' keeps for them (its '
                 yield escape(t_2(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'capacity')))
                 yield " less the engine's reserve and workspace)"
             yield '.'
@@ -319,4 +328,4 @@ def root(context, missing=missing):
     yield '</section>\n\n'
 
 blocks = {}
-debug_info = '1=79&4=92&6=95&7=99&8=116&10=120&11=122&13=136&14=140&15=145&16=155&17=175&20=192&22=201&23=203&24=205&25=210&26=212&29=218&30=229&31=240&32=246&33=248&35=251&37=253&38=256&39=264&40=274&41=285&46=289&49=292&52=295&53=308'
+debug_info = '1=79&3=91&6=95&8=98&9=102&10=119&12=125&13=127&15=141&16=145&17=150&18=160&19=180&22=201&24=210&25=212&26=214&27=219&28=221&31=227&32=238&33=249&34=255&35=257&37=260&39=262&40=265&41=273&42=283&43=294&48=298&51=301&54=304&55=317'

@@ -670,7 +670,15 @@ def root(context, missing=missing):
                 yield ' steps, one per micro-batch in flight'
             yield ', or the whole uncached prompt where that holds it; here <span data-sv="numbers.chunk_tokens" data-f="nearest">'
             yield escape(t_9(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'chunk_tokens')))
-            yield '</span>) reads the weights once:</p>\n<div data-static>'
+            yield '</span>) reads the weights once'
+            if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk') != environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode')):
+                pass
+                yield "; <span data-static>each part attends in its own form, the decode tokens in MLA's absorbed form (d<sub>h</sub> = "
+                yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode')))
+                yield ': the latent and its rotary part, as a decode step reads them) and the prompt chunk in the decompressed form a prefill runs (d<sub>h,p</sub> = '
+                yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk')))
+                yield ": the query-key and value heads), as the engines' MLA backends split a mixed step into its decode and prefill parts</span>"
+            yield ':</p>\n<div data-static>'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked'), False))
             yield '</div>\n'
             if t_13(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')):
@@ -980,4 +988,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=113&2=122&3=124&4=128&5=132&6=134&7=138&8=146&9=158&11=160&13=164&14=168&16=177&17=183&18=202&20=208&21=210&22=228&23=236&24=240&25=247&26=254&29=264&30=355&31=369&32=391&34=428&35=443&36=464&37=522&38=527&39=529&40=535&43=549&46=552&48=569&49=571&51=583&52=585&53=593&54=601&55=605&58=621&60=633&61=636&65=638&66=640&67=645&68=650&71=652&72=655&73=674&74=676&77=679&78=681&79=715&80=742&81=752&82=805&83=814&84=818&85=832&86=844&87=854&88=856&91=861&93=867&94=912&95=930&96=937&97=946&100=956&101=958&103=965&104=970&106=973&107=975'
+debug_info = '1=113&2=122&3=124&4=128&5=132&6=134&7=138&8=146&9=158&11=160&13=164&14=168&16=177&17=183&18=202&20=208&21=210&22=228&23=236&24=240&25=247&26=254&29=264&30=355&31=369&32=391&34=428&35=443&36=464&37=522&38=527&39=529&40=535&43=549&46=552&48=569&49=571&51=583&52=585&53=593&54=601&55=605&58=621&60=633&61=636&65=638&66=640&67=645&68=650&71=652&72=655&73=682&74=684&77=687&78=689&79=723&80=750&81=760&82=813&83=822&84=826&85=840&86=852&87=862&88=864&91=869&93=875&94=920&95=938&96=945&97=954&100=964&101=966&103=973&104=978&106=981&107=983'

@@ -1,0 +1,73 @@
+"""One prompt's prefill with expert parallelism wider than tensor parallelism: its routed experts' FLOPs run on the
+GPUs of the expert group (n_EP of them), not on its replica's n_TP (formulas.parallel.prefill_flops_per_gpu).
+
+DeepSeek-V3 in fp8 on 8 H200, tp 1 x dp 8 x ep 8 (specs/deepseek-v3-h200-ep8.yaml), an 8,192-token prompt, the seed
+accounting (the declared counts).  Shapes: deepseek-ai/DeepSeek-V3 config.json (huggingface.co/deepseek-ai/DeepSeek-V3:
+61 layers, hidden 7168, 128 heads, vocabulary 129,280, 256 routed experts, 8 a token; qk_nope_head_dim 128,
+qk_rope_head_dim 64, v_head_dim 128); 671e9 and 37e9 parameters (DeepSeek-V3 Technical Report, arXiv:2412.19437,
+section 1); H200's dense fp8 peak 1978.9 TFLOP/s (NVIDIA H200 datasheet, nvidia.com/en-us/data-center/h200).
+
+By hand:
+* N_p = 37e9 - 2 x 129,280 x 7,168 (input embedding and head) = 35,146,641,920 parameters a prompt token applies;
+* the routed experts' share of them, N_x k_e / E_x: the declared 671e9 - 37e9 = 634e9 idle parameters are the
+  248 experts a token does not pick, so its 8 hold 634e9 x 8 / 248 = 20,451,612,903 parameters;
+* F = 2 N_p T + 2 L H_q d_hp T^2 + 2 V d = 2 x 35,146,641,920 x 8,192 + 2 x 61 x 128 x 160 x 8,192^2 + 2 x 129,280 x
+  7,168 = 5.75843e14 + 1.67676e14 + 1.853e9 = 7.43520e14 FLOP (d_hp = (128 + 64 + 128) / 2 = 160, MLA's prefill form);
+* F_x = 2 x 8,192 x 20,451,612,903 = 3.35079e14 FLOP in the routed experts;
+* the replica's one GPU runs F - F_x = 4.08441e14 (attention, the 3 dense layers, the shared experts, the head) and
+  its 1/8 of F_x, 4.18849e13: 4.50326e14 FLOP, 227.56 ms at 1978.9 TFLOP/s.  Before, all of F on that GPU: 375.72 ms.
+* its HBM (20.6 ms: the non-routed weights and 1/8 of the experts) and links (69.6 ms) are below: the bound is 227.56
+  ms, where a 1/8 share of the whole prompt would be 46.97 ms and today's 375.72 ms put the other 7 GPUs' expert
+  FLOPs on it.
+"""
+
+from __future__ import annotations
+
+import pytest
+from genreport.formulas.compiled import load
+from shared import evaluated
+
+
+def test_deepseek_v3_ep8_prefill_by_hand():
+    r = evaluated("deepseek-v3-h200-ep8.yaml")
+    assert r.spec.accounting == "seed" and list(r.spec.workloads.prefill_prompt) == [512, 2048, 8192]
+    n_p = 37e9 - 2 * 129280 * 7168
+    routed = (671e9 - 37e9) * 8 / 248
+    t = 8192
+    flops = 2 * n_p * t + 2 * 61 * 128 * 160 * t**2 + 2 * 129280 * 7168
+    f_x = 2 * t * routed
+    assert flops == pytest.approx(7.43520e14, rel=1e-6) and f_x == pytest.approx(3.35079e14, rel=1e-6)
+    gpu = (flops - f_x) + f_x / 8
+    assert gpu == pytest.approx(4.50326e14, rel=1e-6)
+    pre = r.parallel.prefill["seed"]
+    assert pre["prefill_time_compute_gpu"][2] == pytest.approx(gpu / 1978.9e12, rel=1e-9)
+    assert pre["prefill_time_compute_gpu"][2] == pytest.approx(0.22756, abs=5e-6)
+    assert pre["prefill_time_bound"][2] == pre["prefill_time_compute_gpu"][2]  # compute binds
+    assert pre["prefill_time_memory_gpu"][2] < pre["prefill_time_comm"][2] < pre["prefill_time_bound"][2]
+    # the serial estimate keeps the bound's split (its FLOPs at e_m = 0.734 of the peak) and stays above it
+    assert pre["prefill_time_compute_serial"][2] == pytest.approx(pre["prefill_time_compute_gpu"][2] / 0.734, rel=1e-9)
+    assert all(pre["prefill_time_serial"] >= pre["prefill_time_bound"])
+
+
+def test_the_split_is_todays_where_the_experts_stay_in_the_replica():
+    """n_EP <= n_TP: every GPU of the replica holds its 1/n_TP of each expert (or whole experts of its group), so a
+    prompt's expert FLOPs were already split n_TP ways; the formula gives today's F / (n_TP n_PP P), bit for bit."""
+    q = load()["prefill_time_compute_gpu"]
+    v = {"H_q": 64.0, "L": 56.0, "N_p": 1.4e11, "P": 989.4e12, "T": 4096.0, "V": 32768.0, "d": 6144.0, "d_h": 128.0,
+         "n_PP": 1.0, "E_x": 8.0, "k_e": 2.0, "N_x": 1.3e11}
+    today = (2 * 64.0 * 56.0 * 4096.0**2 * 128.0 + 2 * 1.4e11 * 4096.0 + 2 * 32768.0 * 6144.0) / (989.4e12 * 1.0 * 8.0)
+    for ep in (1.0, 2.0, 8.0):
+        assert float(q({**v, "n_TP": 8.0, "n_EP": ep})) == today
+    assert float(q({**v, "n_TP": 8.0, "n_EP": 16.0})) < today  # wider than the replica: the experts spread further
+
+
+def test_page_one_states_the_layouts_ledgers():
+    """Page 1's 8,192-token row: the layout's bound (227.56 ms, compute) and its next ledger over the same GPU's,
+    the links' 69.6 ms (3.27x), not one GPU's slice of the card's FLOPs (375.72 ms, which read 5.40x)."""
+    r = evaluated("deepseek-v3-h200-ep8.yaml")
+    pre = r.parallel.prefill[r.lead]
+    row = next(x for x in r.decision if x["workload"] == "prefill" and x["tokens"] == 8192)
+    assert row["binds"] == r.verdicts["prefill_binds"][2] == "compute" and row["other"] == "interconnect"
+    assert row["time"] == pre["prefill_time_bound"][2]
+    assert row["other_roof"] == pytest.approx(pre["prefill_time_compute_gpu"][2] / pre["prefill_time_comm"][2])
+    assert row["other_roof"] == pytest.approx(3.27, abs=0.005)
