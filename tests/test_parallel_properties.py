@@ -44,6 +44,7 @@ def setups(draw, single: bool) -> dict:
         "P": draw(st.floats(1e13, 1e16)), "W": draw(st.floats(1e11, 2e13)), "C": draw(st.floats(8e9, 5e11)),
         "N": N, "N_a": N_a, "N_e": N_e, "N_x": N_x, "L": float(L), "L_x": float(L) if moe else 0.0,
         "k_e": float(draw(st.sampled_from([1, 2, 8]))) if moe else 0.0,
+        "E_x": float(draw(st.sampled_from([8, 16, 128, 256]))) if moe else 1.0,  # routed experts a layer (1: dense)
         "H_q": float(H_q), "H_kv": float(H_kv), "d_h": float(d_h), "d": float(H_q * d_h), "V": 32000.0,
         "N_p": N_a - 2 * 32000.0 * H_q * d_h,  # the blocks: active parameters without embedding and head
         "b": draw(st.sampled_from([0.5, 1.0, 2.0])), "b_kv": b_kv, "b_a": 2.0,

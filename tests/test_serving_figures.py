@@ -225,7 +225,7 @@ def _num(expr, values: dict) -> float:
 
 
 # One GPU of Llama 3.1 70B bf16 tp 8 on H100, in round numbers: the formulas' own identities are checked, not values.
-ONE_GPU = {"N": 8.8e9, "N_e": 0.0, "N_a": 8.8e9, "N_p": 8.6e9, "L": 80, "d": 8192, "H_q": 8, "d_h": 128,
+ONE_GPU = {"N": 8.8e9, "N_e": 0.0, "N_a": 8.8e9, "N_p": 8.6e9, "L": 80, "d": 8192, "H_q": 8, "d_h": 128, "d_hp": 128,
            "V": 16032, "b": 2.0, "c": 40960.0, "a": 16384.0, "P": 989e12, "W": 3.35e12, "C": 77e9,
            "T_in": 4096, "T_out": 512, "h_p": 0.0, "s_c": 512, "C_p": 512, "theta": 0.05}
 
