@@ -690,3 +690,18 @@ def test_an_expert_group_crossing_replicas_binds_the_replicas_it_crosses():
     assert ep_group_replicas(Parallelism(tp=8, ep=16, dp=2)) == 2
     assert ep_group_replicas(Parallelism(tp=1, ep=8, dp=8)) == 8
     assert ep_group_replicas(Parallelism(tp=8, ep=8)) == 1
+
+
+def test_page_ones_batching_sentence_says_where_the_engine_stops_the_spec_batch():
+    """Llama 3.1 8B on one A100 (the committed spec): the spec's batch 2,048 fits the memory at context 128, but vLLM's
+    max_num_seqs (engine.max_sequences, 256) runs 256 at once; page 1's batching lever already stopped at 256 while
+    its summary sentence read "Batching 2,048 sequences … (the most of the spec's batches that fit)" with no word of
+    the engine (fix18's note). Without an engine limit the sentence is as before."""
+    from genreport.present import summary
+    from shared import evaluated
+
+    capped = " ".join(summary.sentences(evaluated("llama8b-a100.yaml")))
+    assert ("Batching 2,048 sequences at context 128 (the most of the spec's batches that fit; past the engine's "
+            "max_sequences, which runs 256 at once) gives") in capped
+    free = " ".join(summary.sentences(evaluated("llama8b-a100.yaml", ("engine.max_sequences=0",))))
+    assert "(the most of the spec's batches that fit) gives" in free and "max_sequences" not in free

@@ -317,8 +317,11 @@ const GR_PROSE = (function () {
           scope = " per replica";
           if (fr.dp > 1) scope += ` (${F.num(best.tokens_per_s * fr.dp)} on all ${res.parallel.gpus} GPUs)`;
         }
+        // past the engine's max_sequences the batch fits the memory but runs fewer at once (summary.py)
+        const maxSeq = inp.hardware.max_sequences || 0, runs = maxSeq > 0 ? Math.min(best.batch, maxSeq) : best.batch;
+        const past = runs < best.batch ? `; past the engine's max_sequences, which runs ${commas(runs)} at once` : "";
         out.push(`Batching ${commas(best.batch)} sequences${fr.many ? " per replica" : ""} at context `
-          + `${commas(best.context)} (the most of the spec's batches that fit) gives `
+          + `${commas(best.context)} (the most of the spec's batches that fit${past}) gives `
           + `${F.num(best.tokens_per_s)} tok/s in total${scope}, `
           + `${F.num(best.tokens_per_s / d1.tokens_per_s)}× batch 1, ${roof}.`);
       } else if (weightsFit) {
