@@ -280,16 +280,8 @@ def test_an_eagle_head_of_one_layer_by_hand():
     assert "drafted by an EAGLE/MTP head of 1 Llama 3.1 70B layer (1 pass" in row["setting"]
 
 
-@pytest.mark.parametrize("layout,share", [("{tp: 4, ep: 4}", 1.0), ("{tp: 4, ep: 1}", 1.0),
-                                          ("{tp: 1, ep: 4, dp: 4}", 0.25), ("{tp: 2, ep: 4, dp: 2}", 0.5)])
-def test_an_moe_heads_routed_reads_are_the_replicas_share(layout, share, tmp_path):
-    """An EAGLE/MTP head of one Qwen3 30B-A3B layer (Qwen/Qwen3-30B-A3B config.json: hidden 2048, 128 experts, 8 a
-    token, moe_intermediate_size 768): at batch 256 its tokens touch 128 (1 - (120/128)^256) experts, 3 x 2,048 x 768
-    weights each, 2 B in bf16.  The replica's GPUs read all of them unless its expert group gathers the tokens of
-    ep / tp replicas, whose share is tp / ep: at tp 4 x ep 4 the whole routed reads (they were counted 1/4, as at
-    tp 1 x ep 4 x dp 4, and the draft's bound fell below its own bytes)."""
-    from genreport.model.draft import of_spec
-
+def _moe_head_spec(tmp_path, layout: str):
+    """A spec of Qwen3 30B-A3B at ``layout`` drafted by a one-layer head of its own (an MoE head), on H100."""
     path = tmp_path / "head.yaml"
     path.write_text(f"""\
 kind: report
@@ -303,6 +295,20 @@ serving: {{prompt: 2k, output: 256, speculative: {{draft_tokens: 2, acceptance: 
 workloads:
   decode: {{batch: [1], context: [2k]}}
 """, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("layout,share", [("{tp: 4, ep: 4}", 1.0), ("{tp: 4, ep: 1}", 1.0),
+                                          ("{tp: 1, ep: 4, dp: 4}", 0.25), ("{tp: 2, ep: 4, dp: 2}", 0.5)])
+def test_an_moe_heads_routed_reads_are_the_replicas_share(layout, share, tmp_path):
+    """An EAGLE/MTP head of one Qwen3 30B-A3B layer (Qwen/Qwen3-30B-A3B config.json: hidden 2048, 128 experts, 8 a
+    token, moe_intermediate_size 768): at batch 256 its tokens touch 128 (1 - (120/128)^256) experts, 3 x 2,048 x 768
+    weights each, 2 B in bf16.  The replica's GPUs read all of them unless its expert group gathers the tokens of
+    ep / tp replicas, whose share is tp / ep: at tp 4 x ep 4 the whole routed reads (they were counted 1/4, as at
+    tp 1 x ep 4 x dp 4, and the draft's bound fell below its own bytes)."""
+    from genreport.model.draft import of_spec
+
+    path = _moe_head_spec(tmp_path, layout)
     q, d = load(), of_spec(load_report(path))
     touched = 128 * (1 - (120 / 128) ** 256)
     routed = touched * 3 * 2048 * 768 * 2
@@ -318,19 +324,7 @@ def test_the_frontier_drafts_each_layout_with_its_own_share(tmp_path, monkeypatc
     were cached per ep: ep 4 x dp 4 and tp 4 x ep 4 shared one draft)."""
     from genreport.model import frontier
 
-    path = tmp_path / "head.yaml"
-    path.write_text("""\
-kind: report
-name: head
-title: MoE head
-hardware: h100-sxm
-model: qwen3-30b-a3b
-precision: bf16
-parallelism: {tp: 4, ep: 4}
-serving: {prompt: 2k, output: 256, speculative: {draft_tokens: 2, acceptance: 0.7, draft_layers: 1}}
-workloads:
-  decode: {batch: [1], context: [2k]}
-""", encoding="utf-8")
+    path = _moe_head_spec(tmp_path, "{tp: 4, ep: 4}")
     seen, own = [], frontier._speculative_curve
 
     def record(spec, par, env, spec_in, *rest):
