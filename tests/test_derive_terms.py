@@ -46,3 +46,27 @@ def test_a_requests_serial_rounds_at_tp8_pp2_with_elasticities(capsys, tmp_path)
     assert whole == pytest.approx(max(busy, (busy + last) / 2), rel=1e-5)
     el = dict(re.findall(r"^    (\w+)\s+([+-][0-9.]+)$", out, re.M))
     assert float(el["T_o"]) == pytest.approx(1.0, abs=0.05)  # the request's rounds: about T_o - 1 of them
+
+
+@pytest.mark.parametrize("qid", ["decode_time_serial", "request_decode_time_serial"])
+def test_the_named_parts_put_back_are_the_formula(qid):
+    """derive's named parts (commands/derive.py ``_terms``) restate how formulas/parallel.py composes the serial round;
+    with each part's closed form put back the whole must be the formula itself, so a change to one is seen in the
+    other.  Checked at random positive inputs (the pieces hold Max/Min, which SymPy does not always cancel; compiled, as substituting
+    into the whole takes minutes)."""
+    import random
+
+    import sympy as sp
+    from genreport.commands.derive import _terms
+    from genreport.formulas import parallel as p
+
+    whole, named = _terms(qid)
+    put_back = whole.xreplace({s: e for s, _, e in named})
+    formula = getattr(p, qid)()
+    symbols = sorted(formula.free_symbols | put_back.free_symbols, key=str)
+    numeric = {"Max": max, "Min": min}
+    ours, theirs = (sp.lambdify(symbols, e, modules=["math", numeric]) for e in (put_back, formula))
+    rng = random.Random(46)
+    for _ in range(20):
+        point = [rng.choice([1, 2, 3, 8, 64]) * rng.uniform(0.5, 2.0) for _ in symbols]
+        assert ours(*point) == pytest.approx(theirs(*point), rel=1e-9)
