@@ -285,6 +285,22 @@ def font_of(layout, key):
     raise _Fallback("the text of a new font does not use it")
 
 
+FONT_PROPERTIES = ("font_family", "font_feature_settings", "font_kerning", "font_language_override", "font_size",
+                   "font_stretch", "font_style", "font_variant_alternates", "font_variant_caps",
+                   "font_variant_east_asian", "font_variant_ligatures", "font_variant_numeric", "font_variant_position",
+                   "font_weight", "font_variation_settings", "lang", "direction", "text_decoration_line")
+
+
+def font_style(box) -> tuple[bool, tuple]:
+    """(whether ``box`` is an SVG text's, what of its style chooses and shapes the font: WeasyPrint's
+    text.line_break.Layout.setup). A text box made while a child laid out or painted its pages (a margin box's, an
+    SVG text's) has a style the parent's box tree lacks; the parent finds or makes one with the same font this way.
+    Checked after: the font it gives must be the one the child used (font_of, font_facts)."""
+    from weasyprint.formatting_structure import boxes
+
+    return not isinstance(box, boxes.TextBox), tuple(box.style[name] for name in FONT_PROPERTIES)
+
+
 def font_facts(font) -> tuple:
     """What tells a PDF font apart: its name hash, face, size and metrics, and a digest of its file."""
     import hashlib
@@ -421,7 +437,7 @@ def paint_packed(indexed_pages, stock, first_stream, scale) -> dict:
         if key not in self._fonts:
             box = current[0]
             new_fonts.append([key, id(box) if box is not None else 0, id(box.style) if box is not None else 0,
-                              box.text if box is not None else ""])
+                              box.text if box is not None else "", font_style(box) if box is not None else None])
         return add_font(self, pango_font)
 
     wtext.draw_first_line = tracked_first_line
