@@ -656,9 +656,7 @@ class _Split:
         style of the box tree or of the parent's pages with the same font properties (an anonymous box's style is
         made while its page is laid out, in the child for the child's pages), else, for an SVG text, the style
         WeasyPrint's svg.text makes from the same properties. font_of checks the font is the one the child used."""
-        from genreport.printing.splitpaint import FONT_PROPERTIES, _Fallback, font_of
-        from weasyprint.css.properties import INITIAL_VALUES
-        from weasyprint.svg.text import Style
+        from genreport.printing.splitpaint import FONT_PROPERTIES, _Fallback, font_of, svg_text_style
         from weasyprint.text.line_break import create_layout
 
         new = [(key, style_id, text, described) for key, _box, style_id, text, described, _facts in new
@@ -677,10 +675,7 @@ class _Split:
             svg, values = described or (False, None)
             style = None if svg else styles.get(style_id) or alike.get(repr(values))
             if svg and values is not None:
-                style = Style()
-                style.update(INITIAL_VALUES)
-                style.update(zip(FONT_PROPERTIES, values, strict=True))
-                style.font_config = self.root_box.style.font_config
+                style = svg_text_style(values, self.root_box.style)
             if style is None or not text:
                 raise _Fallback("a font first used in a style neither the box tree nor the parent's pages have")
             layout = create_layout(text, style, None, None, 0)

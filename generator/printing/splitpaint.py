@@ -246,24 +246,29 @@ class _Split:
 
     def _find_fonts(self, new: list, fonts: dict) -> list:
         """The Pango fonts of the fonts first used on the child's pages, from the text boxes that used them."""
-        new = [(key, box_id) for key, box_id, *_ in new if key not in fonts]  # the others the parent made first
+        new = [(key, box_id, text, described) for key, box_id, _style, text, described, _facts in new
+               if key not in fonts]  # the others the parent made first
         if not new:
             return []
         from weasyprint.formatting_structure import boxes
+        from weasyprint.text.line_break import create_layout
 
-        wanted = {box_id for _key, box_id in new}
+        wanted = {box_id for _key, box_id, _text, _described in new}
         found = {}
         for page in self.pages[self.k:]:
             for box in page._page_box.descendants():
                 if id(box) in wanted and isinstance(box, boxes.TextBox):
                     found[id(box)] = box
         out = []
-        for key, box_id in new:
+        for key, box_id, text, described in new:
             box = found.get(box_id)
-            if box is None:
-                raise _Fallback("a font first used outside the laid-out text (SVG text)")
-            layout = box.pango_layout  # as draw_text and draw_first_line set it up
-            layout.reactivate(box.style)
+            if box is not None:
+                layout = box.pango_layout  # as draw_text and draw_first_line set it up
+                layout.reactivate(box.style)
+            elif described and described[0] and text:  # an SVG text's, made while the child painted
+                layout = create_layout(text, svg_text_style(described[1], self.pages[0]._page_box.style), None, None, 0)
+            else:
+                raise _Fallback("a font first used outside the laid-out text")
             out.append((layout, font_of(layout, key)))
         return out
 
@@ -299,6 +304,19 @@ def font_style(box) -> tuple[bool, tuple]:
     from weasyprint.formatting_structure import boxes
 
     return not isinstance(box, boxes.TextBox), tuple(box.style[name] for name in FONT_PROPERTIES)
+
+
+def svg_text_style(values: tuple, like):
+    """The style WeasyPrint's svg.text gives a text with these font properties (FONT_PROPERTIES), its fonts
+    configured as the computed style ``like``'s."""
+    from weasyprint.css.properties import INITIAL_VALUES
+    from weasyprint.svg.text import Style
+
+    style = Style()
+    style.update(INITIAL_VALUES)
+    style.update(zip(FONT_PROPERTIES, values, strict=True))
+    style.font_config = like.font_config
+    return style
 
 
 def font_facts(font) -> tuple:
