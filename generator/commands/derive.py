@@ -555,12 +555,13 @@ def serving_values(spec, values: dict, mixed: bool = False, env=None) -> dict[st
     from genreport.model.techniques import TAIL
 
     out["q_p"] = TAIL  # the P99 of the time between tokens (Sarathi-Serve's capacity)
-    if "d_h" in values:  # d_hp: the prompt tokens' head dim, MLA's prefill form, else d_h (techniques._inputs)
+    if env is not None:  # d_hp: the prompt tokens' head dim over the uncached prompt (techniques.prompt_head_dim):
+        # MLA's prefill form; else the unwindowed d_h (the Env's, not the point's window share) times the prefill's
+        # attended fraction
         from genreport.model.env import prefill_head_dim
 
-        d_h = float(np.ravel(values["d_h"])[0])
-        out["d_hp"] = (float(prefill_head_dim(spec.model, d_h, float(sv.prompt)))
-                       if spec.model.attention.kind == "mla" else d_h)
+        d_h = float(np.ravel(env.values["d_h"])[0])
+        out["d_hp"] = float(prefill_head_dim(spec.model, d_h, float(sv.prompt) * (1 - sv.prefix_hit)))
     from genreport.model.serving import last_context
     from genreport.model.techniques import draft_memory
 

@@ -84,13 +84,19 @@ def _inputs(r, batch: float, context: float) -> dict:
     from genreport.model.serving import held_mean_c
 
     env["c_h"] = held_mean_c(r.envs[r.lead], sv.prompt, sv.output)  # what a sequence holds, the KV cache room's
-    # d_hp: the head dim of the prompt tokens' attention (a chunk, a prefill alone): MLA in its decompressed form,
-    # where the decode tokens take the absorbed form's d_h (env.prefill_head_dim); d_h for other attention
+    env["d_hp"] = prompt_head_dim(r, float(sv.prompt) * (1 - sv.prefix_hit))
+    return env
+
+
+def prompt_head_dim(r, tokens: float) -> float:
+    """d_hp: the head dim of a prompt's attention (a chunk, a prefill alone) over its ``tokens`` uncached tokens
+    (env.prefill_head_dim): MLA in its decompressed form, where the decode tokens take the absorbed form's d_h;
+    other attention the unwindowed d_h times the share of the prompt's causal attention its windowed and chunked
+    layers compute (architecture.prefill_attended_fraction at ``tokens``), not the decode context's window share
+    (Gemma 3 27B at a 32k prompt: 2 L H_q d_hp T_in^2 with the prefill's g(T), as the layout's prefill counts it)."""
     from genreport.model.env import prefill_head_dim
 
-    mla = r.spec.model.attention.kind == "mla"  # other attention: the step's d_h (its windows' share, rev13)
-    env["d_hp"] = float(prefill_head_dim(r.spec.model, env["d_h"], float(sv.prompt))) if mla else env["d_h"]
-    return env
+    return float(prefill_head_dim(r.spec.model, float(r.envs[r.lead].values["d_h"]), float(tokens)))
 
 
 # The quantities of one mixed step at a batch: their chunk C_p is what the budget leaves beside that batch's decode
@@ -580,8 +586,11 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
            "kv_held_per_token": env["c_h"], "kv_read_per_token": env["c"],
            "kv_held_apart": bool(bounded_layers(r.spec.model)),
            # the attention forms of a mixed step: d_h the decode tokens' (MLA: absorbed), d_hp the chunk's (MLA: the
-           # prefill's decompressed form); the same for other attention
+           # prefill's decompressed form; windowed or chunked layers: the prompt's attended share, where d_h is the
+           # last context's); the same for other attention. head_form says which (the chapter's words)
            "head_dim_decode": env["d_h"], "head_dim_chunk": env["d_hp"],
+           "head_form": ("mla" if r.spec.model.attention.kind == "mla"
+                         else "bounded" if bounded_layers(r.spec.model) else None),
            "chunk_source": CHUNK_SOURCE, "rows": rows, "numbers": numbers,
            # the weights the TPOT ceiling's steady state streams (steady_tpot_rate): derive's point for it
            "tpot_weights": {k: tpot_in[k] for k in ("N", "N_e", "b")} if tpot_in is not None else None,
@@ -880,16 +889,10 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
                     context=mean)
         return {k: np.asarray(g[k], dtype=float) * np.ones(np.shape(tokens)) for k in ("N", "N_e", "b")}
 
-    # a prompt prefilled alone is a pass over a whole prompt: MLA in its decompressed form (env.prefill_head_dim), as
-    # the layout's prefill and the TTFT take it, not the absorbed head of a decode step (DeepSeek-V3: d_h 160, not
-    # 544, 3.4x fewer attention FLOPs)
-    from genreport.model.env import prefill_head_dim
-
-    # (MLA only: env's d_h already takes a windowed model's attended share at the context, see rev13's chunk note;
-    # the prompt's d_hp, techniques._inputs, is that d_h for other attention)
-    alone = ({"d_hp": float(prefill_head_dim(r.spec.model, env["d_h"], uncached))}
-             if r.spec.model.attention.kind == "mla" else {})
-    t_p = _eval(r, "prefill_alone_time", {**env, **alone, **{k: float(v) for k, v in weights(uncached).items()}})
+    # a prompt prefilled alone is a pass over a whole prompt (prompt_head_dim): MLA in its decompressed form, as the
+    # layout's prefill and the TTFT take it, not the absorbed head of a decode step (DeepSeek-V3: d_h 160, not 544,
+    # 3.4x fewer attention FLOPs); a windowed model the prefill's attended share at its length
+    t_p = _eval(r, "prefill_alone_time", {**env, **{k: float(v) for k, v in weights(uncached).items()}})
     env["t_p"] = t_p
     classes = prompt_classes(sv)  # the prompts' lengths (serving.prompt_spread), equally likely, their mean T_in
     spread = len(classes) > 1
@@ -897,7 +900,7 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
     prefills = [t_p]
     if spread:  # each length's prefill alone; the queue's t_p is their mean (the mean prompt's is shorter: T_in^2)
         prefills = [_eval(r, "prefill_alone_time",
-                          {**env, **alone, "T_in": x,
+                          {**env, "T_in": x, "d_hp": prompt_head_dim(r, x * (1 - sv.prefix_hit)),
                            **{k: float(v) for k, v in weights(x * (1 - sv.prefix_hit)).items()}})
                     for x in classes]
         t_p = sum(prefills) / len(prefills)

@@ -220,8 +220,9 @@ const GR_SERVING = (() => {
     const inputs = function (b, s) {
       const v = Object.assign(lead.at(b, s), request, {n_S: 1.0, p_a: sp ? sp.acceptance : 0.5,
         k_d: sp ? sp.draft_tokens : 1.0, n_v: nV}, mem, {c_h: cH});
-      // the prompt tokens' head dim: MLA's prefill form, else the step's d_h (techniques._inputs)
-      v.d_hp = m.attention.kind === "mla" ? M.prefillHeadDim(m, v.d_h, sv.prompt) : v.d_h;
+      // the prompt tokens' head dim over the uncached prompt (techniques.prompt_head_dim): MLA's prefill form, else
+      // the unwindowed d_h times the prefill's attended fraction, not the decode context's window share
+      v.d_hp = M.prefillHeadDim(m, lead.values.d_h, sv.prompt * (1 - sv.prefix_hit));
       return v;
     };
     const e = inputs(batch, last);
