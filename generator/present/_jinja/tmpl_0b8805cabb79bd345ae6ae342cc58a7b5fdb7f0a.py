@@ -396,6 +396,11 @@ def root(context, missing=missing):
                 pass
                 yield ', ≤ '
                 yield escape(t_2(environment.getattr(l_1_x, 'capacity_batch')))
+            if environment.getattr(l_1_x, 'engine_runs'):
+                pass
+                yield '; past max_sequences ('
+                yield escape(t_2(environment.getattr(l_1_x, 'engine_runs')))
+                yield ')'
         else:
             pass
             yield '<span class="bad">no</span>'
@@ -490,4 +495,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=76&5=89&6=91&7=99&8=111&9=119&10=131&11=148&12=154&13=186&14=190&15=212&16=225&19=232&22=247&23=266&24=316&25=365&27=369&29=373&30=383&31=392&32=403&33=414&34=421&35=423&36=437&40=456&41=468&42=484&43=487'
+debug_info = '1=76&5=89&6=91&7=99&8=111&9=119&10=131&11=148&12=154&13=186&14=190&15=212&16=225&19=232&22=247&23=266&24=316&25=365&27=369&29=373&30=383&31=392&32=408&33=419&34=426&35=428&36=442&40=461&41=473&42=489&43=492'
