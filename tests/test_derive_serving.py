@@ -362,3 +362,22 @@ def test_one_gpu_moes_verify_round_reads_the_experts_its_tokens_touch(capsys, tm
         out = capsys.readouterr().out
         got = float(re.search(rf"^  {re.escape(symbol)} = ([0-9.e+-]+) s", out, re.M).group(1))
         assert got == pytest.approx(want, rel=1e-5), qid
+
+
+def test_the_stall_free_rate_of_a_pipeline_streams_each_slice_per_micro_batch(capsys, spec):
+    """The spec's Llama 3.1 70B at tp 4 x pp 2: the unchunked rounds at the stall-free rate run more than 2 sequences,
+    so each GPU streams its slice once per micro-batch in flight, min(n_PP, B) N_g = 2 N_g (the report's N_r,g, as the
+    TPOT ceiling (22) prints it); derive printed N_g and the rate of one stream.  The rate and its N are one fixed
+    point: lam t_r(lam) = -ln q_p with t_r's N the running sequences' (techniques.rate_curves' stall_free)."""
+    from genreport.commands.derive_values import report_of
+
+    over = ("parallelism.tp=4", "parallelism.pp=2")
+    args = ("stall_free_rate", "--spec", spec, *[x for o in over for x in ("--set", o)], "--no-latex")
+    assert main(["derive", *args]) == 0
+    out = capsys.readouterr().out
+    r = report_of(load_spec(Path(spec), list(over)))
+    free = r.serving["techniques"]["rates"]["unchunked"]["stall_free"]
+    slice_ = float(r.envs[r.lead].values["N"])
+    assert free["inputs"]["N"] == pytest.approx(2 * slice_, rel=1e-12)
+    assert f"N_r,g = {2 * slice_:g}" in out and "N_g =" not in out
+    assert _value(capsys, *args) == pytest.approx(free["rate"], rel=1e-5)

@@ -442,9 +442,11 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
         free = tech.get("rates", {}).get("unchunked", {}).get("stall_free")
         if free is not None:
             values.update(free["inputs"])
+            pp = spec.parallelism.pp if spec.parallelism is not None else 1
             point = ("the serving chapter's unchunked rounds at a request's mean context, one GPU's: N the weights "
                      "the sequences running at this rate read" + (" (the experts they touch)" if spec.model.moe
-                                                                  is not None else ""))
+                                                                  is not None else "")
+                     + (", each slice once per micro-batch in flight" if pp > 1 else ""))
     if qid == "goodput_rate_tpot" and spec.serving is not None and args.batch is None and args.context is None:
         # the serving chapter's TPOT ceiling (techniques.steady_tpot_rate): N the weights its own steady state
         # streams at that rate, not those of the chapter's batch (DeepSeek-V3 on 32 H100, tp 8 x pp 4: 4.82/s at

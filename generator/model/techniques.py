@@ -1017,8 +1017,10 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
         """lambda_q,u (``stall_free_rate``) where the unchunked rounds read the weights their own sequences touch:
         the formula solves lam t_r(lam) = -ln q_p at a fixed N, while the sequences running at lam (the unchunked
         steady state, as the P99 capacity's rounds take them) touch the experts that make N; the rate where the two
-        agree is bisected (N grows with the rate, so the formula's rate falls: one crossing; a dense model's N is
-        fixed, no search).  Its inputs, one GPU's, with the rate: what ``derive stall_free_rate`` evaluates."""
+        agree is bisected (N grows with the rate, so the formula's rate falls: one crossing; a pipeline's round streams
+        each slice once per micro-batch in flight, min(n_PP, B) N_g = N_r,g, which grows with the rate too; a dense
+        model on one stage reads a fixed N, no search).  Its inputs, one GPU's, with the rate: what ``derive
+        stall_free_rate`` evaluates, and its N the symbol the report gives it (N_s,g, N_r,g: streamed_symbols)."""
         qfn = r.q["stall_free_rate"]
 
         def inputs(w: dict) -> dict:
@@ -1030,7 +1032,7 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
 
         w = weights(1.0)  # one sequence's experts: the highest rate the formula gives
         hi = rate(w)
-        if r.spec.model.moe is not None and math.isfinite(hi) and hi > 0:
+        if (r.spec.model.moe is not None or stages > 1) and math.isfinite(hi) and hi > 0:
             lo = 0.0
             for _ in range(48):
                 mid = (lo + hi) / 2
