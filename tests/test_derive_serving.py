@@ -381,3 +381,28 @@ def test_the_stall_free_rate_of_a_pipeline_streams_each_slice_per_micro_batch(ca
     assert free["inputs"]["N"] == pytest.approx(2 * slice_, rel=1e-12)
     assert f"N_r,g = {2 * slice_:g}" in out and "N_g =" not in out
     assert _value(capsys, *args) == pytest.approx(free["rate"], rel=1e-5)
+
+
+def test_the_kv_cache_rooms_ceiling_streams_its_own_steady_states_weights(capsys, tmp_path):
+    """Llama 4 Maverick over two nodes (tp 8 x pp 2 x ep 8, tests/shared.py): at the KV cache room's ceiling the
+    running sequences fill the room, B_h at the mean context (447 here), and beside their decode tokens a step carries
+    B_h T_in / (T_out - 1) prompt tokens (Little's law): about 4,030 tokens, whose micro-batches touch every expert.
+    The ceiling took the weights of the chapter's batch (256, fewer experts touched): 33.0 requests/s where its own
+    steady state gives 23.6.  Its rate and weights are one fixed point (as (22)'s, steady_tpot_rate): at that rate
+    the steady step holds exactly B_h sequences; derive states the chapter's number."""
+    from genreport.model.techniques import _eval, _inputs
+    from shared import evaluated
+
+    path = tmp_path / "mav.yaml"
+    path.write_text(MAVERICK_TWO_NODES)
+    r = evaluated(path)
+    t, sv = r.serving["techniques"], r.spec.serving
+    lam, held = t["numbers"]["goodput_rate_capacity"], t["rates"]["held_sequences_mean"]
+    tokens = held * (1 + sv.prompt / (sv.output - 1))
+    want = r.envs[r.lead].at(batch=tokens)
+    assert t["capacity_weights"]["N"] == pytest.approx(float(want["N"]), rel=1e-12)
+    env = _inputs(r, t["batch"], t["context"])
+    step = _eval(r, "steady_step_time", {**env, **t["capacity_weights"], "lam": lam})
+    assert lam * (sv.output - 1) * step == pytest.approx(held, rel=1e-9)  # the room full at its own rate
+    assert float(want["N"]) > 1.1 * env["N"] and 23 < lam < 24
+    assert _value(capsys, "goodput_rate_capacity", "--spec", str(path)) == pytest.approx(lam, rel=1e-5)

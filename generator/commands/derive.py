@@ -458,6 +458,17 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
             values.update(tech["tpot_weights"])
             point += ("; N the weights a step streams at this rate, its own decode and prompt tokens'"
                       if spec.model.moe is not None or (spec.parallelism and spec.parallelism.pp > 1) else "")
+    if (qid == "goodput_rate_capacity" and spec.serving is not None and args.batch is None
+            and args.context is None):
+        # the serving chapter's KV cache room ceiling (techniques.capacity_weights): N the weights its own steady
+        # state streams at that rate (the sequences filling the room and their prompt tokens), not the chapter's batch's
+        from genreport.commands.derive_values import report_of
+
+        tech = (report_of(spec).serving or {}).get("techniques") or {}
+        if tech.get("capacity_weights"):
+            values.update(tech["capacity_weights"])
+            point += ("; N the weights a step streams at this rate, the running sequences' decode and prompt tokens'"
+                      if spec.model.moe is not None or (spec.parallelism and spec.parallelism.pp > 1) else "")
     unsliced: frozenset = frozenset()
     if qid == "kv_transfer_time" and spec.serving is not None:
         # the serving chapter's disaggregation row: the prompt's cache over the link between replicas, every GPU of

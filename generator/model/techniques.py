@@ -315,6 +315,22 @@ def steady_tpot_rate(q, lead, env: dict, sv) -> tuple[float, dict]:
     return rate(at), at
 
 
+def capacity_weights(lead, env: dict, sv, running: float) -> dict:
+    """``env`` with N, N_e and b the weights the steady step streams at the KV cache room's ceiling
+    (``goodput_rate_capacity``), found with its rate as :func:`steady_tpot_rate` finds (22)'s: at that rate the
+    running sequences fill the room, ``running`` = B_h at the mean context (prefix_capacity_batch with c_h, which
+    takes the weights a GPU holds, whatever a step streams), and beside their decode tokens a step carries
+    lam t_s T_in (1 - h_p) = B_h T_in (1 - h_p) / (T_out - 1) prompt tokens (Little's law): those tokens touch the
+    experts (a mixture of experts) and fill the micro-batches (a pipeline) that make N, so rate and weights are one
+    fixed point, here in closed form (the count of running sequences does not depend on N).  A one-token output
+    holds no sequence: the chapter's own weights.  The same steady state as the rate figure's and the live page's."""
+    if sv.output <= 1 or not running > 0:
+        return env
+    tokens = running * (1 + sv.prompt * (1 - sv.prefix_hit) / (sv.output - 1))
+    g = lead.at(batch=max(float(tokens), 1.0), context=float(np.ravel(env["S"])[0]) if "S" in env else None)
+    return dict(env, **{k: float(np.ravel(g[k])[0]) for k in ("N", "N_e", "b")})
+
+
 def _rate_or_none(x: float | None) -> float | None:
     """A ceiling's rate, None where there is none (absent, or at or below 0: no rate at all)."""
     return x if x is not None and x > 0 else None
@@ -480,8 +496,11 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     # counts, B_h at the mean context with the same c_h (the rate figure's unchunked curve stops where its own running
     # sequences reach them)
     room = held_room(r.envs[r.lead], env_s, last)
-    kv_rate = _rate_or_none(physical("goodput_rate_capacity", _eval(r, "goodput_rate_capacity", room), "")[0])
     held_mean = max(0.0, _eval(r, "prefix_capacity_batch", {**room, "S": mean, "c": room["c_h"]}))
+    # ... at the weights its own steady state streams (capacity_weights), not the chapter's batch's
+    kv_in = capacity_weights(r.envs[r.lead], env_s, sv, held_mean)
+    room = held_room(r.envs[r.lead], kv_in, last)
+    kv_rate = _rate_or_none(physical("goodput_rate_capacity", _eval(r, "goodput_rate_capacity", room), "")[0])
     tpot_in = None
     if sv.tpot is not None:
         env_s["theta"] = sv.tpot
@@ -594,6 +613,8 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
            "chunk_source": CHUNK_SOURCE, "rows": rows, "numbers": numbers,
            # the weights the TPOT ceiling's steady state streams (steady_tpot_rate): derive's point for it
            "tpot_weights": {k: tpot_in[k] for k in ("N", "N_e", "b")} if tpot_in is not None else None,
+           # the weights the KV cache room's ceiling streams at its own rate (capacity_weights): derive's point for it
+           "capacity_weights": {k: kv_in[k] for k in ("N", "N_e", "b")},
            # (22)'s own symbol for them where they are not the slice a GPU holds (streamed_symbols): plain text
            "tpot_streamed": _streamed_plain(r, tpot_in),
            "rates": rate_curves(r, budget, kv_rate, held_mean, numbers.get("goodput_rate_tpot"))}
