@@ -507,7 +507,6 @@ class Rendering:
         import secrets
 
         from genreport.present.figures import figure_list, start
-
         from markupsafe import Markup
 
         self.timer, self.want_phone, self.r = timer, want_phone, r
