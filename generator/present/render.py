@@ -529,11 +529,17 @@ class Rendering:
             self.pending.cancel()
             raise
         self.figures: dict[str, bytes] | None = None
+        self._marked: str | None = None  # print_marked, once made
+        self._print: str | None = None  # the PDF's HTML with the figures in place, once made
 
     @property
     def print_marked(self) -> str:
         """The PDF's HTML with a placeholder in place of each figure's data URI."""
-        return _for_print(self.html)
+        if self.figures is not None:  # the figures are in place already
+            return _for_print(self.html)
+        if self._marked is None:
+            self._marked = _for_print(self.html)
+        return self._marked
 
     @property
     def print_marks(self) -> dict[str, str]:
@@ -548,11 +554,15 @@ class Rendering:
         """The PDF's HTML with the figures in place, and the figures (waits for the wide ones)."""
         if self.figures is None:
             self.figures = self.pending.result()
+            uris = {name: _data_uri(self.figures[name]) for name in self.marks}
             for name, mark in self.marks.items():
-                self.html = self.html.replace(mark, _data_uri(self.figures[name]))
+                self.html = self.html.replace(mark, uris[name])
+            self._print = _with_figures(self._marked, self.marks, uris)
             if self.timer:
                 self.timer.lap("figures")
-        return _for_print(self.html), self.figures
+        if self._print is None:
+            self._print = _for_print(self.html)
+        return self._print, self.figures
 
     def finish(self) -> tuple[str, dict[str, bytes]]:
         """The report's HTML (self-contained) and its figures."""
@@ -585,6 +595,24 @@ def _for_print(html: str) -> str:
     return fix_tables(_DATA_ATTR.sub("", _PHONE_SOURCE.sub("", html)))
 
 
+def _with_figures(marked: str | None, marks: dict[str, str], uris: dict[str, str]) -> str | None:
+    """``_for_print`` of the report's HTML with its figures in place, made from ``marked`` (``_for_print`` of it with
+    ``marks[name]`` in place of each figure's data URI ``uris[name]``) by putting the figures in: the same string, as
+    neither the attributes and ``<source>`` elements it leaves out nor a table it gives widths (or the ``<div>``
+    before it) holds a figure (one that did would be measured with it: then None, and the caller makes it anew).
+    0.02 s of a warm build."""
+    if marked is None:
+        return None
+    for table in _TABLE_SPAN.finditer(marked):
+        near = marked[max(0, table.start() - 200):table.end()]  # with the box colwidths finds before it
+        if any(mark in near for mark in marks.values()):
+            return None
+    for name, mark in marks.items():
+        marked = marked.replace(mark, uris[name])
+    return marked
+
+
+_TABLE_SPAN = re.compile(r"<table\b.*?(?:</table>|\Z)", re.S)  # from a table's start to its end (or the text's)
 _PHONE_SOURCE = re.compile(r'<source media="[^"]*" srcset="genreport-phone-[^"]*">')
 _DATA_ATTR = re.compile(r' data-[a-z][a-z-]*="[^"<>]*"')
 
