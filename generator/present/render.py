@@ -564,6 +564,11 @@ class Rendering:
             self._print = _for_print(self.html)
         return self._print, self.figures
 
+    def finish_now(self) -> bool:
+        """Whether :meth:`finish` would not wait for the phone layout's figures (kept from an earlier build, drawn
+        already, or not wanted)."""
+        return not self.want_phone or self.pending.at_hand("narrow")
+
     def finish(self) -> tuple[str, dict[str, bytes]]:
         """The report's HTML (self-contained) and its figures."""
         if self.figures is None:

@@ -111,12 +111,16 @@ def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, 
                         timer.lap("pdf-import")
                     print_html, figures = rendering.wide()  # printed while the phone-layout figures are drawn
 
-                    def finish():  # the page's own HTML, made while the PDF worker prints (else after the PDF)
+                    def finish():  # the page's own HTML, made while the PDF worker works (else after the PDF)
+                        if finished:
+                            return
                         try:
                             finished["html"] = rendering.finish()
                         except Exception as exc:  # noqa: BLE001 - raised below, once the printer has answered
                             finished["error"] = exc
 
+                    if rendering.finish_now():  # now, while the worker builds the pages' boxes on one core: not
+                        finish()  # beside its two processes painting; else once the PDF's HTML is sent
                     printed = printing.print_pdf(without_scripts(print_html), figures, timer, idle=finish)
                     if "error" in finished:
                         raise finished["error"]
