@@ -55,11 +55,11 @@ def end(pid: int) -> None:
 
 
 @contextlib.contextmanager
-def no_gc():
+def no_gc(resume: bool = True):
     """Python's cycle collector paused for one build: WeasyPrint, matplotlib and the evaluation make some 10^6
     objects that live as long as the build, and the collector kept walking them (0.35 s of CPU in a full build of
     the 8B report, 8% of WeasyPrint's time; 9 MB more at the peak). What the build leaves is freed when the
-    collector runs again after it."""
+    collector runs again after it. ``resume=False``: it stays paused after the block (a process about to end)."""
     import gc
 
     was = gc.isenabled()
@@ -67,7 +67,7 @@ def no_gc():
     try:
         yield
     finally:
-        if was:
+        if was and resume:
             gc.enable()
 
 

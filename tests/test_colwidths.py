@@ -240,6 +240,31 @@ def test_the_print_html_leaves_out_the_live_pages_data_attributes_with_the_same_
     assert write(pdfstage._html(kept).render()) == reference.pdf
 
 
+def test_the_print_html_with_figures_is_made_from_the_marked_one_where_no_table_holds_a_figure():
+    """render._with_figures puts the figures into the marked print HTML (made before they are drawn) instead of
+    making the print HTML again: the same string where no table (nor the box before it) holds a figure's mark, and
+    None (made anew) where one does, as that table is measured with its image."""
+    import base64
+
+    from genreport.present import render
+
+    svg = b'<svg xmlns="http://www.w3.org/2000/svg" width="120" height="10"><path d="M 0 0"/></svg>'
+    uri = "data:image/svg+xml;base64," + base64.b64encode(svg).decode()
+    mark = "genreport-figure-0123456789abcdef-fig1-"
+    table = _table([["what", "value"], ["ridge", "295 FLOP/B"]])
+    text = "<p>" + "words " * 40 + "</p>"  # colwidths reads the 200 characters before a table for its box
+    for html in (f'<p data-q="x"><img src="{mark}"></p>{text}{table}', f'{table}<figure><img src="{mark}"></figure>'):
+        marked = render._for_print(html)
+        assert "table-layout:fixed" in marked  # the table is measured
+        assert render._with_figures(marked, {"fig1": mark}, {"fig1": uri}) == render._for_print(html.replace(mark, uri))
+    inside = _table([["what", "figure"], ["ridge", f'<img src="{mark}">']])
+    assert render._for_print(inside) != render._for_print(inside.replace(mark, uri))  # measured with the image
+    assert render._with_figures(render._for_print(inside), {"fig1": mark}, {"fig1": uri}) is None
+    near = f'<p><img src="{mark}"></p>{table}'  # a figure right before a table: made anew too
+    assert render._with_figures(render._for_print(near), {"fig1": mark}, {"fig1": uri}) is None
+    assert render._with_figures(None, {"fig1": mark}, {"fig1": uri}) is None  # no marked HTML was made
+
+
 def test_page_ones_other_roof_stays_on_one_line():
     """Page 1's "other roof" cell of DeepSeek-V3 on 8 H200 wrapped "52x | interconnect" over two lines of the PDF: the
     ratio and its roof are joined by a no-break space (the template and the live page's page.js alike), so the

@@ -157,11 +157,14 @@ WORKER_FAILS = """
 import os, signal
 from genreport.printing import pdf
 html = "<h1>Title</h1><p>text</p>"
+calls = []  # idle() runs once: while the worker prints, or after the PDF is made here (the build's page meanwhile)
+assert pdf.start_worker()
+by_worker = pdf.html_to_pdf(html, idle=lambda: calls.append("worker" if pdf._worker is None else "?"))
 assert pdf.start_worker()
 os.kill(pdf._worker.pid, signal.SIGKILL)  # the worker dies before it is sent anything
-first = pdf.html_to_pdf(html)
+first = pdf.html_to_pdf(html, idle=lambda: calls.append("here"))
 assert pdf._worker is None
-print(first == pdf.html_to_pdf(html), first[:5])
+print(first == pdf.html_to_pdf(html) == by_worker, first[:5], *calls)
 """
 
 UNUSED_WORKER = """
@@ -186,7 +189,7 @@ def test_a_failed_worker_leaves_the_printing_to_the_build(tmp_path):
     env = dict(os.environ, SOURCE_DATE_EPOCH="0", GENREPORT_CACHE=str(tmp_path), GENREPORT_PDF_OFF="")
     p = subprocess.run([sys.executable, "-c", WORKER_FAILS], capture_output=True, text=True, cwd=ROOT, env=env)
     assert p.returncode == 0, p.stderr
-    assert p.stdout.split() == ["True", "b'%PDF-'"]
+    assert p.stdout.split() == ["True", "b'%PDF-'", "worker", "here"]
 
 
 def test_a_build_that_fails_ends_its_worker(tmp_path):

@@ -50,3 +50,31 @@ def test_child_dies_when_its_parent_is_killed():
         if status == "Z":  # a zombie waiting for init to reap it: dead
             return
     pytest.fail(f"child {child} outlived its killed parent")
+
+
+def test_no_gc_pauses_the_collector_and_resumes_it_unless_the_process_ends(tmp_path, monkeypatch):
+    import gc
+
+    from genreport.commands import cli
+    from genreport.procs import no_gc
+    from shared import ROOT
+
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        with no_gc():
+            with no_gc():
+                pass
+            assert not gc.isenabled()  # only the outermost block resumes it
+        assert gc.isenabled()
+        # the command line's last build (cli.entry ends the process then): paused to the exit, never resumed
+        monkeypatch.setattr(cli, "_EXITS", True)
+        spec = ROOT / "specs" / "llama8b-h100.yaml"
+        assert cli.main([str(spec), "--format", "json", "-q", "-o", str(tmp_path)]) == 0
+        assert not gc.isenabled()
+        gc.enable()
+        monkeypatch.setattr(cli, "_EXITS", False)
+        assert cli.main([str(spec), "--format", "json", "-q", "--force", "-o", str(tmp_path)]) == 0
+        assert gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -20,8 +21,15 @@ def test_requests_are_answered_in_order_and_the_loop_is_bounded(tmp_path, monkey
     lines = [f"{SPEC} -o {out} --format json --force", f"{SPEC} -o {out} --format json",
              f"{tmp_path / 'missing.yaml'} -o {out}", "derive critical_context", f"{SPEC} --watch",
              "'unclosed", f"{SPEC} -o {out} --format json --force"]
-    replies = []
-    assert serve.serve(iter(lines), replies.append, max_requests=6) == 0
+    replies, paused = [], []
+
+    def reply(text):
+        replies.append(text)
+        paused.append(not gc.isenabled())
+
+    assert serve.serve(iter(lines), reply, max_requests=6) == 0
+    # the collector's pass over a build's objects comes after its answer, never before it; it is on again after
+    assert paused == [True] * 6 and gc.isenabled()
     answers = [json.loads(r) for r in replies]
     assert [a["status"] for a in answers] == [0, 0, 1, 1, 1, 1]  # the seventh request is past the bound
     assert answers[0]["messages"][0] == f"{out / 'llama8b-h100'}/: results.json"

@@ -248,7 +248,9 @@ def _build_all(args, formats) -> int:
 
             figures.preload()
         try:
-            with no_gc():  # the figure child, forked inside, inherits it
+            # the figure child, forked inside, inherits it; after the command line's last build it stays paused to
+            # the exit (entry(): nothing is freed), where its first pass over the build's objects took 0.04 s
+            with no_gc(resume=not (_EXITS and i == len(specs))):
                 ok, _inputs = _build_one(spec_path, args, formats, out_root)
             failures += not ok
         except SpecError:
@@ -381,6 +383,9 @@ def _cli_finding(where: str, message: str, hint: str):
     return Finding(where, 1, 1, "", message, hint)
 
 
+_EXITS = False  # set by entry(): this process ends (os._exit) when main() returns
+
+
 def entry() -> None:  # pragma: no cover - the console script; tests call main()
     """``genreport`` on the command line: main(), then exit without tearing down the interpreter.
 
@@ -388,6 +393,8 @@ def entry() -> None:  # pragma: no cover - the console script; tests call main()
     gains nothing: every file is written and closed (atomically) by then, and any figure process has been
     joined. Standard streams are flushed first.
     """
+    global _EXITS
+    _EXITS = True
     code = main()
     try:
         sys.stdout.flush()

@@ -28,11 +28,12 @@ def prepare(html: str | None = None, marks: dict[str, str] | None = None, figure
     pdf.prepare(html, marks, figures, idle)
 
 
-def print_pdf(html: str, figures: dict[str, bytes] | None = None, timer=None) -> bytes:
-    """PDF bytes of a self-contained HTML string; deterministic given the same fonts and versions."""
+def print_pdf(html: str, figures: dict[str, bytes] | None = None, timer=None, idle=None) -> bytes:
+    """PDF bytes of a self-contained HTML string; deterministic given the same fonts and versions. ``idle()``, if
+    given, runs once: while the PDF worker prints (this process would wait), else after printing here."""
     from genreport.printing import pdf
 
-    return pdf.html_to_pdf(html, figures, timer)
+    return pdf.html_to_pdf(html, figures, timer, idle)
 
 
 def start_worker() -> bool:

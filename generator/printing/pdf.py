@@ -337,16 +337,23 @@ def stock_pdf(html: str) -> bytes:
     return weasyprint.HTML(string=html, base_url=None, url_fetcher=fetcher).write_pdf(pdf_identifier=False)
 
 
-def html_to_pdf(html: str, figures=None, timer=None) -> bytes:
+def html_to_pdf(html: str, figures=None, timer=None, idle=None) -> bytes:
     """PDF bytes of a self-contained HTML string; deterministic given the same fonts and versions.
 
     With a ``timer``, its laps are ``pdf-layout`` (WeasyPrint's cascade and pagination) and ``pdf-draw``
-    (painting pages, images and fonts into the file).
+    (painting pages, images and fonts into the file). ``idle()`` runs once: while the worker prints, or after
+    the PDF is made here.
     """
     global _worker, _used_early
+    pending = [idle] if idle is not None else []
+
+    def run_idle():
+        while pending:
+            pending.pop()()
+
     if _worker is not None:
         worker, _worker = _worker, None  # one document per worker: a second build prints here
-        pdf = worker.render(html, timer)
+        pdf = worker.render(html, timer, run_idle)
         if pdf is not None:
             _used_early = worker.used_early
             _paths.clear()
@@ -362,6 +369,7 @@ def html_to_pdf(html: str, figures=None, timer=None) -> bytes:
         if timer:
             timer.lap("pdf-draw")
         _note_paths(before, False)
+        run_idle()
         return pdf
     early = _early
     document = _from_early(html)
@@ -391,6 +399,7 @@ def html_to_pdf(html: str, figures=None, timer=None) -> bytes:
 
     opcache.save()
     _note_paths(before, _used_early)
+    run_idle()
     return pdf
 
 
@@ -567,13 +576,16 @@ class _Worker:
         except OSError:
             pass  # a dead worker (or a stuck one, killed): render() finds out and the build prints itself
 
-    def render(self, html: str, timer=None) -> bytes | None:
-        """The PDF of ``html``, or None if the worker failed (the caller then prints it itself)."""
+    def render(self, html: str, timer=None, idle=None) -> bytes | None:
+        """The PDF of ``html``, or None if the worker failed (the caller then prints it itself); ``idle()`` runs
+        once ``html`` is sent, while the worker prints."""
         t = time.perf_counter()
         watch = Watch(self.pid)
         try:
             _send(self._to, json.dumps({"kind": "print"}).encode(), watch)
             _send(self._to, html.encode("utf-8"), watch)
+            if idle is not None:
+                idle()
             meta = _receive(self._from, watch)
             pdf = _receive(self._from, watch)
         except OSError:  # a dead worker, or a stuck one (killed)

@@ -101,7 +101,7 @@ def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, 
         with mathsvg.recording() as drawn:
             rendering = Rendering(results, base_results, timer, tuple(overrides), for_print=pdf,
                                   want_phone="html" in formats)
-            printed = None
+            printed, finished = None, {}
             try:
                 if pdf:  # the printer imports WeasyPrint and lays the pages out while the figures are drawn
                     printing.prepare(without_scripts(rendering.print_marked), rendering.print_marks, rendering.ready(),
@@ -110,8 +110,21 @@ def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, 
                     if timer:
                         timer.lap("pdf-import")
                     print_html, figures = rendering.wide()  # printed while the phone-layout figures are drawn
-                    printed = printing.print_pdf(without_scripts(print_html), figures, timer)
-                html, figures = rendering.finish()
+
+                    def finish():  # the page's own HTML, made while the PDF worker works (else after the PDF)
+                        if finished:
+                            return
+                        try:
+                            finished["html"] = rendering.finish()
+                        except Exception as exc:  # noqa: BLE001 - raised below, once the printer has answered
+                            finished["error"] = exc
+
+                    if rendering.finish_now():  # now, while the worker builds the pages' boxes on one core: not
+                        finish()  # beside its two processes painting; else once the PDF's HTML is sent
+                    printed = printing.print_pdf(without_scripts(print_html), figures, timer, idle=finish)
+                    if "error" in finished:
+                        raise finished["error"]
+                html, figures = finished["html"] if "html" in finished else rendering.finish()
             except BaseException:
                 rendering.cancel()
                 raise

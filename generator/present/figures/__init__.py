@@ -182,9 +182,13 @@ class Pending:
     def ready(self) -> dict[str, bytes] | None:
         """The figures (as :meth:`result`) if they are at hand without waiting: kept from an earlier build or
         already drawn; None while they are still being drawn."""
-        if "wide" in self._done or "wide" in self._kept or "wide" in self._got:
+        if self.at_hand("wide"):
             return self._get("wide")
         return None
+
+    def at_hand(self, kind: str) -> bool:
+        """Whether the figures of ``kind`` ("wide", "narrow") can be had without waiting for a child to draw them."""
+        return kind in self._done or kind in self._kept or kind in self._got
 
     def narrow(self) -> dict[str, bytes]:
         """The figures in the phone layout, name -> SVG bytes (the HTML shows them below 40rem)."""

@@ -20,7 +20,6 @@ from genreport.present.figures.style import (
     num,
     tick,
 )
-from matplotlib.ticker import FuncFormatter
 
 STOPS = {"compute": "the compute roof", "memory": "the bandwidth (the step grows without end)",
          "chunk budget": "the chunk budget (prompts queue without end)",
@@ -98,6 +97,8 @@ def fig11_rates(r: Results, baseline: Results | None = None):
         ax.set_ylim(*_pad(min(ys), max(ys), 0.12, 0.12))
         _log_axis(ax.yaxis, minor=(2.0, 5.0))
         if max(ys) / min(ys) < 30:  # less than a decade and a half: the 2s and 5s labelled too
+            from matplotlib.ticker import FuncFormatter  # here: a build whose figures are kept loads no Matplotlib
+
             ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _pos: tick(v)))
         ax.set_xlim(left=0)
         ax.grid(True, which="major")
