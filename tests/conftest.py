@@ -35,9 +35,9 @@ LONGEST = (
     "test_regen.py",  # 98: every committed generated file made afresh (python -m genreport.regen --check)
     "test_fastpdf.py",  # 99: every committed report printed by the stock and the fast path
     "test_figure_labels.py",  # 56: every figure of 13 reports, wide and narrow
-    "test_live_serving.py",  # 40
     "test_live_page.py",  # 39
     "test_splitlayout.py",  # 37: the synthetic document's first print made once
+    "test_live_serving.py",  # 33 (suite1: 40 before its what-ifs were read without a copy each)
     "test_colwidths.py",  # 32
     "test_golden.py",  # 26: the nine committed reports built (tests/shared.py built(), which other files reuse)
     "test_hostile_cache.py",  # 25
@@ -52,7 +52,6 @@ LONGEST = (
     "test_gate.py",  # 14
     "test_jsgen.py",  # 14: its SymPy work runs here, not while every worker collects
     "test_figure_processes.py",  # 13
-    "test_live_whatif.py",  # 13
     "test_figure_store.py",  # 12
     "test_figures.py",  # 12
     "test_file_safety.py",  # 12
@@ -62,6 +61,7 @@ LONGEST = (
     "test_serving_figures.py",  # 11 (more since: a two-node MoE with a draft)
     "test_live_rules.py",  # 11
     "test_import_graph.py",  # 11
+    "test_live_whatif.py",  # 6 (suite1: 13 before its error cases ran in one node process)
 )
 
 

@@ -233,3 +233,67 @@ def write(document) -> bytes:
     glyphs) in the document for the next, so they are cleared first."""
     document.fonts.clear()
     return document.write_pdf(pdf_identifier=False)
+
+
+@functools.cache
+def _texts_dir() -> Path:
+    """Where ``spec_file`` writes a test's own spec texts: the run's shared folder under xdist (so each worker's
+    results name the same file), else a folder of this process, removed when it exits."""
+    import atexit
+    import shutil
+    import tempfile
+
+    folder = os.environ.get(PIPE_DIR)
+    if folder and os.environ.get("PYTEST_XDIST_WORKER") and Path(folder).is_dir():
+        return Path(folder)
+    made = Path(tempfile.mkdtemp(prefix="genreport-test-specs-"))
+    atexit.register(shutil.rmtree, made, True)
+    return made
+
+
+def spec_file(text: str, name: str) -> Path:
+    """A test's own spec ``text`` written once per run as ``NAME.yaml`` (in a folder named for the text's digest,
+    never rewritten: another text gets another folder), for ``evaluated_text`` and for the commands given it."""
+    folder = _texts_dir() / ("spec-" + hashlib.sha256(f"{name}\n{text}".encode()).hexdigest()[:24])
+    path = folder / f"{name}.yaml"
+    if not path.is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        part = folder / f"{name}.yaml.{os.getpid()}.part"
+        part.write_text(text, encoding="utf-8")
+        part.replace(path)
+    return path
+
+
+@functools.cache
+def _evaluated_text(text: str, name: str, overrides: tuple[str, ...]):
+    path = spec_file(text, name)
+    return _by_workers("evaluated-text", (text, name, overrides), lambda: _evaluate(path, overrides))
+
+
+def evaluated_text(text: str, name: str, overrides=()):
+    """``evaluate(load_report(spec_file(text, name), overrides))``: a test's own spec (not a committed one) evaluated
+    once per run and shared between the files that use the same text (``MAVERICK_TWO_NODES``), a copy each call."""
+    results = _evaluated_text(text, name, tuple(overrides))
+    return copy.deepcopy(results, dict(_read_only(id(results), results)))
+
+
+def derive_reads(spec, results, overrides=()) -> None:
+    """Hand ``genreport derive`` run in this process (``cli.main(["derive", ...])``) the evaluation ``results`` of
+    ``spec`` with ``overrides`` (``evaluated``'s or ``evaluated_text``'s), as the one it made itself for that spec
+    (``derive_values.report_of``: the same ``evaluate(load_report(spec, overrides))``), so that derive's calls on a
+    spec a test has evaluated do not evaluate it again.  Its next call on another spec evaluates that afresh."""
+    from genreport.commands.derive_values import report_of
+    from genreport.load.loader import load_report
+
+    report_of(load_report(_path(spec), overrides=tuple(overrides)), results=results)
+
+
+def evaluated_to_read(spec, overrides=()):
+    """The session's evaluation of a committed spec itself, not a copy (``evaluated`` hands out a deep copy: 0.4-1 s
+    of CPU for a serving spec's results, with the walk for its read-only arrays), for a test that only reads it and
+    evaluates many what-ifs once each (tests/test_live_serving.py).  Never change what it returns: the next test
+    asking for the same spec and overrides gets the same object, through ``evaluated`` a copy of it."""
+    path = _path(spec)
+    if not _committed(path):
+        return _evaluate(path, tuple(overrides))
+    return _evaluated(path, tuple(overrides))

@@ -20,7 +20,7 @@ from genreport.formulas.glossary import sym
 from genreport.formulas.quantities import BY_ID
 from genreport.load.loader import load_report
 from genreport.model.evaluate import make_env
-from shared import ROOT, SPECS
+from shared import ROOT, SPECS, derive_reads
 
 SPEC = str(ROOT / "specs" / "llama8b-h100.yaml")
 
@@ -270,6 +270,7 @@ def test_derive_states_the_reports_number_at_its_scope(capsys, spec, sets, qid, 
     from shared import evaluated
 
     r = evaluated(spec, sets)
+    derive_reads(spec, evaluated(spec, sets), sets)  # derive's evaluation: the session's (tests/shared.py)
     want = r.value(qid if acc == "seed" else qid + "_exact", acc, **params)
     got, out = _stated(capsys, qid, str(SPECS / spec), sets, *args)
     assert got == pytest.approx(want, rel=1e-5)
@@ -284,6 +285,7 @@ def test_a_batch_beside_a_capacity_keeps_every_expert_held(capsys, qid, argv, pr
     from shared import evaluated
 
     r = evaluated("deepseek-v3-h200-ep8.yaml")
+    derive_reads("deepseek-v3-h200-ep8.yaml", evaluated("deepseek-v3-h200-ep8.yaml"))
     params = {} if qid == "kv_capacity_tokens" else {"context": 8192}
     (want,) = [e.value for e in r.entries if e.id == qid and e.params == params]
     rc, out, _ = run(capsys, qid, "--spec", str(SPECS / "deepseek-v3-h200-ep8.yaml"), "--no-latex", *argv)
@@ -303,7 +305,8 @@ def test_critical_context_past_a_window_says_the_closed_form_does_not_hold(capsy
     spec = tmp_path / "oss.yaml"
     spec.write_text("kind: report\nname: oss\ntitle: t\nhardware: h100-sxm\nmodel: gpt-oss-20b\nprecision: bf16\n"
                     "workloads:\n  decode: {batch: [1], context: [1k]}\n")
-    (want,) = [e.value for e in evaluated(spec).entries if e.id == "critical_context"]
+    derive_reads(spec, results := evaluated(spec))  # derive's evaluation of the spec: this one
+    (want,) = [e.value for e in results.entries if e.id == "critical_context"]
     rc, out, _ = run(capsys, "critical_context", "--spec", str(spec), "--no-latex")
     value = re.compile(r"^  S\* = ([0-9.e+]+) token", re.M)
     assert rc == 0 and float(value.search(out).group(1)) == pytest.approx(want, rel=1e-5)
@@ -321,6 +324,7 @@ def test_the_pools_share_with_a_prefix_cache_is_the_chapters(capsys):
 
     sets = ("model=llama-3.1-405b", "precision=fp8", "parallelism.pp=2", "serving.prefix_hit=0.2")
     r = evaluated("llama70b-h100-tp8.yaml", sets)
+    derive_reads("llama70b-h100-tp8.yaml", evaluated("llama70b-h100-tp8.yaml", sets), sets)
     share = r.serving["techniques"]["numbers"]["prefill_share"]
     sets_argv = [x for s in sets for x in ("--set", s)]
     rc, out, _ = run(capsys, "balanced_prefill_gpus", "--spec", str(SPECS / "llama70b-h100-tp8.yaml"), "--no-latex",

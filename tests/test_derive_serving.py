@@ -15,7 +15,7 @@ import pytest
 from genreport import load_spec
 from genreport.commands.cli import main
 from genreport.errors import SpecError
-from shared import MAVERICK_TWO_NODES
+from shared import MAVERICK_TWO_NODES, SPECS, derive_reads, evaluated, evaluated_text, spec_file
 
 SPEC = """\
 kind: report
@@ -49,9 +49,11 @@ def _goodput(theta=0.05, **kw):
 
 
 @pytest.fixture
-def spec(tmp_path):
-    path = tmp_path / "sv.yaml"
-    path.write_text(SPEC)
+def spec():
+    """SPEC's file, written once a run; derive handed its evaluation, made once a run (tests/shared.py): a call
+    with --set evaluates its own spec (test_set_reaches_the_goodput_inputs, the Scout test below)."""
+    path = spec_file(SPEC, "sv")
+    derive_reads(path, evaluated_text(SPEC, "sv"))
     return str(path)
 
 
@@ -189,31 +191,31 @@ def test_the_stall_free_rate_of_a_mixture_of_experts_reads_the_experts_its_round
     assert lam > 2 * float(every)  # the old derive's number, at every expert
 
 
-def test_the_prompt_spread_through_derive_is_the_chapters(capsys, tmp_path):
+def test_the_prompt_spread_through_derive_is_the_chapters(capsys):
     """``derive queued_ttft_mean_spread`` (formulas/techniques.py: the M/G/1 mean TTFT, Pollaczek-Khinchine) takes
     t_p and c_v over ``serving.prompt_spread``'s lengths, the same t_p the serving chapter's rate figure states
     (``prefill_alone_time``: one number, one place); with no spread c_v = 0 and it is ``unchunked_ttft`` (M/D/1)."""
-    from shared import evaluated
-
     def derived(spread: str) -> dict:
-        path = tmp_path / f"sv-{spread}.yaml"
-        path.write_text(SPEC.replace("  chunk: 512\n", f"  chunk: 512\n  prompt_spread: {spread}\n"))
+        text = SPEC.replace("  chunk: 512\n", f"  chunk: 512\n  prompt_spread: {spread}\n")
+        path = spec_file(text, f"sv-{spread}")
+        derive_reads(path, evaluated_text(text, f"sv-{spread}"))
         assert main(["derive", "queued_ttft_mean_spread", "--spec", str(path)]) == 0
         out = capsys.readouterr().out
         inputs = out.split("inputs: ")[1].splitlines()[0]
         got = {k: float(v.split()[0]) for k, v in (x.split(" = ") for x in inputs.split(", "))}
         got["value"] = float(out.strip().splitlines()[-1].split("=")[-1].split()[0])
-        got["path"] = path
+        got["path"], got["text"] = path, text
         return got
 
     one, spread = derived("none"), derived("sharegpt")
     assert one["c_v"] == 0 and spread["c_v"] == pytest.approx(0.879, abs=1e-3)
-    rates = evaluated(spread["path"]).serving["techniques"]["rates"]
+    rates = evaluated_text(spread["text"], "sv-sharegpt").serving["techniques"]["rates"]
     assert spread["t_p"] == pytest.approx(rates["prefill_alone_time"], rel=1e-5)
     for got in (one, spread):  # by hand: t_p + lam t_p^2 (1 + c_v^2) / (2 (1 - lam t_p)) + t_r / 2
         lam, t_p, t_r, c_v = got["lam"], got["t_p"], got["t_r"], got["c_v"]
         hand = t_p + lam * t_p**2 * (1 + c_v**2) / (2 * (1 - lam * t_p)) + t_r / 2
         assert got["value"] == pytest.approx(hand, rel=1e-5)
+    derive_reads(one["path"], evaluated_text(one["text"], "sv-none"))
     assert main(["derive", "unchunked_ttft", "--spec", str(one["path"])]) == 0
     mdl = float(capsys.readouterr().out.strip().splitlines()[-1].split("=")[-1].split()[0])
     assert one["value"] == pytest.approx(mdl, rel=1e-5)
@@ -221,19 +223,16 @@ def test_the_prompt_spread_through_derive_is_the_chapters(capsys, tmp_path):
 
 
 
-def test_derive_gives_the_chapters_ceilings_at_a_two_node_moe(capsys, tmp_path):
+def test_derive_gives_the_chapters_ceilings_at_a_two_node_moe(capsys):
     """One number in one place: at a layout where a round reads other weights than a GPU holds (Llama 4 Maverick at
     tp 8 x pp 2 x ep 8: a round streams each GPU's slice once per micro-batch, an MoE step the experts its batch
     touches), ``derive`` states the serving chapter's goodput ceilings, at the chapter's point (its last row's batch,
     a request's last context), to the digits it prints; the KV capacity's room beside the weights a GPU holds, which
     derive says.  Before, derive took the weights a GPU holds for the step (85.3 against the chapter's 62.3
     requests/s for the TPOT ceiling) and, given the chapter's batch, a negative KV capacity ceiling (-11.6 1/s)."""
-    from genreport.load.loader import load_report
-    from genreport.model.evaluate import evaluate
-
-    path = tmp_path / "svmav.yaml"
-    path.write_text(MAVERICK_TWO_NODES)
-    numbers = evaluate(load_report(path)).serving["techniques"]["numbers"]
+    path = spec_file(MAVERICK_TWO_NODES, "svmav")  # evaluated once a run (tests/test_serving_figures.py too)
+    derive_reads(path, results := evaluated_text(MAVERICK_TWO_NODES, "svmav"))
+    numbers = results.serving["techniques"]["numbers"]
     for qid in ("goodput_rate_tpot", "goodput_rate_capacity", "chunk_budget_rate", "goodput_rate_compute"):
         assert main(["derive", qid, "--spec", str(path), "--no-latex"]) == 0
         out = capsys.readouterr().out
@@ -256,9 +255,8 @@ def test_kv_transfer_time_is_the_disaggregation_rows(capsys, name, c):
     1 B (MLA, fp8 KV); Llama 3.1 70B 2 x 80 x 8 x 128 x 2 B (config.json shapes in specs/models)."""
     import re
 
-    from shared import SPECS, evaluated
-
-    want = evaluated(name).serving["techniques"]["numbers"]["kv_transfer_time"]
+    derive_reads(name, r := evaluated(name))  # derive's evaluation of the spec: the session's (tests/shared.py)
+    want = r.serving["techniques"]["numbers"]["kv_transfer_time"]
     assert main(["derive", "kv_transfer_time", "--spec", str(SPECS / name), "--no-latex"]) == 0
     out = capsys.readouterr().out
     assert float(re.search(r"^  t_kv = ([0-9.e+-]+) s", out, re.M).group(1)) == pytest.approx(want, rel=1e-5)
@@ -273,9 +271,8 @@ def test_capacity_beside_the_draft_is_the_chapters(capsys):
     chapter's context (a request's last, 4k + 1k - 1, specs/deepseek-v3-h200-ep8.yaml), and states its value."""
     import re
 
-    from shared import SPECS, evaluated
-
-    numbers = evaluated("deepseek-v3-h200-ep8.yaml").serving["techniques"]["numbers"]
+    derive_reads("deepseek-v3-h200-ep8.yaml", r := evaluated("deepseek-v3-h200-ep8.yaml"))
+    numbers = r.serving["techniques"]["numbers"]
     assert main(["derive", "capacity_batch_draft", "--spec", str(SPECS / "deepseek-v3-h200-ep8.yaml"),
                  "--no-latex"]) == 0
     out = capsys.readouterr().out
@@ -292,9 +289,8 @@ def test_verify_round_is_the_chapters(capsys, name):
     row's batch, a request's last context), and states the chapter's verify round."""
     import re
 
-    from shared import SPECS, evaluated
-
-    numbers = evaluated(name).serving["techniques"]["numbers"]
+    derive_reads(name, r := evaluated(name))
+    numbers = r.serving["techniques"]["numbers"]
     assert main(["derive", "verify_time_bound", "--spec", str(SPECS / name), "--no-latex"]) == 0
     out = capsys.readouterr().out
     assert "the serving chapter's point" in out and "takes the whole model" in out
@@ -313,9 +309,8 @@ def test_a_requests_rounds_are_the_chapters(capsys, qid, estimate):
     chapter's last row's batch, and states that row's end to end less its TTFT, for the serial estimate too."""
     import re
 
-    from shared import SPECS, evaluated
-
-    row = evaluated("llama70b-h100-tp8.yaml").serving["rows"][-1][estimate]
+    derive_reads("llama70b-h100-tp8.yaml", r := evaluated("llama70b-h100-tp8.yaml"))
+    row = r.serving["rows"][-1][estimate]
     assert main(["derive", qid, "--spec", str(SPECS / "llama70b-h100-tp8.yaml"), "--no-latex"]) == 0
     out = capsys.readouterr().out
     assert "the serving chapter's request" in out and "takes the whole model" in out and "T_o = 512 token" in out
@@ -341,19 +336,16 @@ serving:
 """
 
 
-def test_one_gpu_moes_verify_round_reads_the_experts_its_tokens_touch(capsys, tmp_path):
+def test_one_gpu_moes_verify_round_reads_the_experts_its_tokens_touch(capsys):
     """On one GPU (no parallelism block) derive verify_time_bound took the experts the batch's B tokens touch, the
     plain round's (Llama 4 Scout, 16 experts, one a token, specs/models/llama-4-scout.yaml: 21.2 ms at batch 41), where
     the verify round runs n_v B = 4 x 41 tokens through the experts (the chapter's 22.2 ms); it now states the
     chapter's verify round, and request_decode_time_bound its rounds summed."""
     import re
 
-    from genreport.load.loader import load_report
-    from genreport.model.evaluate import evaluate
-
-    path = tmp_path / "scout1.yaml"
-    path.write_text(SCOUT)
-    sv = evaluate(load_report(path)).serving
+    path = spec_file(SCOUT, "scout1")
+    derive_reads(path, results := evaluated_text(SCOUT, "scout1"))
+    sv = results.serving
     numbers, row = sv["techniques"]["numbers"], sv["rows"][-1]["bound"]
     assert numbers["verify_round_last"] > numbers["plain_round_last"] * 1.02
     for qid, symbol, want in (("verify_time_bound", "t_v,bound", numbers["verify_round_last"]),

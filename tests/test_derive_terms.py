@@ -12,7 +12,7 @@ import re
 
 import pytest
 from genreport.commands.cli import main
-from shared import MAVERICK_TWO_NODES, SPECS
+from shared import MAVERICK_TWO_NODES, SPECS, derive_reads, evaluated, evaluated_text, spec_file
 
 
 def _parts(out: str) -> dict[str, float]:
@@ -21,6 +21,7 @@ def _parts(out: str) -> dict[str, float]:
 
 
 def test_the_serial_round_at_tp8_ep8_is_named_parts(capsys):
+    derive_reads("mixtral8x22b-h100-tp8-ep8.yaml", evaluated("mixtral8x22b-h100-tp8-ep8.yaml"))  # the session's
     assert main(["derive", "decode_time_serial", "--spec", str(SPECS / "mixtral8x22b-h100-tp8-ep8.yaml")]) == 0
     out = capsys.readouterr().out
     assert len(out) < 8000 and max(len(line) for line in out.splitlines()) < 2500  # was one 10 KB line
@@ -33,9 +34,9 @@ def test_the_serial_round_at_tp8_ep8_is_named_parts(capsys):
     assert max(p["t_comp"], p["t_mem"]) + p["t_o"] + p["x_TP"] + p["x_EP"] + p["x_PP"] == pytest.approx(whole, rel=1e-5)
 
 
-def test_a_requests_serial_rounds_at_tp8_pp2_with_elasticities(capsys, tmp_path):
-    spec = tmp_path / "mav.yaml"
-    spec.write_text(MAVERICK_TWO_NODES)
+def test_a_requests_serial_rounds_at_tp8_pp2_with_elasticities(capsys):
+    spec = spec_file(MAVERICK_TWO_NODES, "svmav")  # its evaluation made once a run (test_derive_serving.py too)
+    derive_reads(spec, evaluated_text(MAVERICK_TWO_NODES, "svmav"))
     assert main(["derive", "request_decode_time_serial", "--spec", str(spec), "--elasticities"]) == 0
     out = capsys.readouterr().out
     p = _parts(out)

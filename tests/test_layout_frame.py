@@ -30,7 +30,7 @@ from genreport.load.loader import load_report
 from genreport.model.env import Slice, layout_slice, make_env, routed_parameters, slice_values
 from genreport.model.evaluate import evaluate
 from shared import SPECS as ROOT_SPECS
-from shared import evaluated
+from shared import derive_reads, evaluated
 
 GIB = 2**30
 
@@ -583,6 +583,7 @@ def test_derive_states_the_layouts_value(spec_name, qid, params, capsys):
     twice: w_g of Llama 3.1 70B bf16 on tp 8 came out 2.2 GB (70.6e9 x 2 B / 8 = 17.65 GB, Llama 3.1 config.json), of
     DeepSeek-V3 on tp 1 x ep 8 x dp 8 -474 GB."""
     r = evaluated(spec_name)
+    derive_reads(spec_name, evaluated(spec_name))  # derive's evaluation of the spec: the session's (tests/shared.py)
     args = ["derive", qid, "--spec", str(ROOT_SPECS / spec_name), "--no-latex"]
     for k, v in params.items():
         args += [f"--{k}", str(v)]

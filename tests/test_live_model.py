@@ -10,7 +10,7 @@ from genreport.present import live
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from livejs import close, entry_differences, js_key, load_cases, needs_node, run
-from shared import evaluated
+from shared import evaluated_to_read
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 pytestmark = needs_node
@@ -106,7 +106,8 @@ PER_CLASS = [  # weights per tensor class: b is the mean of what each point read
 
 def test_every_committed_spec_matches():
     cases = [(name, []) for name in ALL] + WINDOWS + PER_CLASS + CHUNKED
-    results = [evaluated(name, overrides) for name, overrides in cases]  # the session's, shared with other files
+    # the session's, shared with other files; only read here, so not copied (tests/shared.py evaluated_to_read)
+    results = [evaluated_to_read(name, overrides) for name, overrides in cases]
     got = js_evaluate([r.spec for r in results])
     for r, g in zip(results, got, strict=True):
         assert compare(r.spec, g, r) == [], r.spec.name
@@ -202,7 +203,7 @@ def test_the_routed_expert_row_follows_a_what_if():
     got = run(("formulas.js", "model.js", "parallel.js"), ROUTED, {"cases": [live.inputs(s) for s in specs],
                                                                    "tables": live.tables()})
     for (name, overrides), spec, have in zip(cases, specs, got, strict=True):
-        f = evaluate(spec).facts
+        f = evaluated_to_read(name, overrides).facts  # evaluate(spec): the session's, shared with other files
         want = {f"routed_weight_reuse_{t}": v
                 for t, v in zip(spec.workloads.prefill_prompt, f.get("routed_weight_reuse", []), strict=False)}
         if "training_routed_weight_reuse" in f:

@@ -11,7 +11,8 @@ import random
 from genreport import load_spec
 from genreport.present import live
 from livejs import needs_node, run
-from shared import SPECS, evaluated
+from shared import SPECS
+from shared import evaluated_to_read as evaluated  # the tests only read the results: no copy each (tests/shared.py)
 
 pytestmark = needs_node
 SERVING = ("llama70b-h100-tp8.yaml", "deepseek-v3-h200-ep8.yaml")  # dense over 8 GPUs; MoE + MLA, ep 8

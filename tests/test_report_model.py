@@ -15,7 +15,7 @@ from genreport.commands.cli import main as cli_main
 from genreport.load.loader import load_report
 from genreport.model.evaluate import evaluate
 from genreport.write.build import build
-from shared import ROOT, evaluated
+from shared import ROOT, built, evaluated
 
 SPEC_70B = ROOT / "specs" / "seed000-70b-h100.yaml"
 
@@ -32,10 +32,10 @@ def test_moe_with_activation_traffic_builds(tmp_path):
     spec = _spec(tmp_path, "mx", "hardware: h100-sxm\nmodel: mixtral-8x7b\nprecision: fp8\nworkloads:\n"
                  "  decode: {batch: [1, 64], context: [2k, 32k], activation_bytes: \"1 MB\"}\n"
                  "  prefill: {prompt: [2k]}\n")
-    built = build(spec, formats=("html", "json"))
-    doc = json.loads(built.files["results.json"])
+    made = build(spec, formats=("html", "json"))
+    doc = json.loads(made.files["results.json"])
     assert all(q["latex"] for q in doc["quantities"]), [q["id"] for q in doc["quantities"] if not q["latex"]]
-    assert "report.html" in built.files
+    assert "report.html" in made.files
 
 
 def test_moe_levers_agree_with_the_summary():
@@ -79,12 +79,12 @@ def test_derive_prints_no_impossible_value(argv, capsys, monkeypatch):
 
 def test_a_model_that_does_not_fit_states_no_negative_count():
     """Defect 6 in the report: the 70B on one H100 printed -165,102 tokens and batch -41."""
-    built = build(SPEC_70B, formats=("html", "json"))
-    html = built.files["report.html"].decode()
+    made = built(SPEC_70B, formats=("html", "json"))  # the session's build (tests/test_golden.py compares it)
+    html = made.files["report.html"].decode()
     text = re.sub(r"<[^>]+>", " ", html)
     assert not re.search(r"-\s?\d[\d,]*\s*(tokens|sequences)", text)
     assert "-165,102" not in text and ">-41<" not in html
-    doc = json.loads(built.files["results.json"])
+    doc = json.loads(made.files["results.json"])
     for q in doc["quantities"]:
         if q["id"].startswith(("kv_capacity_tokens", "capacity_batch", "crossover_batch", "critical_context")):
             assert q["value"] is None or q["value"] >= 0, q

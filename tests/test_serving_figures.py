@@ -21,7 +21,7 @@ from genreport.model.evaluate import evaluate
 from genreport.model.frontier import pareto
 from genreport.present import figures
 from genreport.present.figures import style
-from shared import MAVERICK_TWO_NODES, ROOT
+from shared import MAVERICK_TWO_NODES, evaluated, evaluated_text
 
 
 def _words(r) -> str:
@@ -79,12 +79,12 @@ def rds(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def rmav(tmp_path_factory):
-    return _evaluate(tmp_path_factory, MAVERICK_TWO_NODES, "svmav")
+def rmav():
+    return evaluated_text(MAVERICK_TWO_NODES, "svmav")  # evaluated once a run (tests/test_derive_serving.py too)
 
 
 def test_serving_figures_only_with_a_serving_block(r70):
-    plain = evaluate(load_report(ROOT / "specs" / "llama70b-h100-tp2.yaml"))  # a committed spec without serving
+    plain = evaluated("llama70b-h100-tp2.yaml")  # a committed spec without serving (the session's evaluation)
     assert [n for n, _ in figures.figure_list(plain)] == [n for n, _ in figures.FIGURES]
     assert list(figures.captions(plain)) == [n for n, _ in figures.FIGURES]
     assert [n for n, _ in figures.figure_list(r70)] == [n for n, _ in figures.FIGURES] + SERVING_NAMES
