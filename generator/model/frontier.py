@@ -61,12 +61,14 @@ def frontier(spec, chapter_batches=(), max_gpus: int = MAX_GPUS) -> dict | None:
     # serving.speculative at each layout, one per (ep, tp): a head's experts over the layout's ep GPUs, a replica's
     # share of their reads tp / ep where its expert group gathers replicas (Draft.ledgers)
     heads: dict = {}
+    memo: dict = {}  # each layout's numbers no batch changes, counted once for its probe and its curves
     for par in layouts:
         titled = par == own
         spec_in = None
         if sv.speculative is not None:
             spec_in = heads.setdefault((par.ep, par.tp), speculative_inputs(spec, par))
-        probe = curve(model, hw, prec, par, [1.0], sv.prompt, sv.output, acc, env, serial=False, speculative=spec_in)
+        probe = curve(model, hw, prec, par, [1.0], sv.prompt, sv.output, acc, env, serial=False, speculative=spec_in,
+                      memo=memo, rounds=False)  # what the layout holds, with the draft and without
         cap = int(min(probe["capacity_batch"], MAX_BATCH))
         if not titled and (not probe["weights_fit"] or cap < 1):
             no_fit += 1
@@ -78,7 +80,7 @@ def frontier(spec, chapter_batches=(), max_gpus: int = MAX_GPUS) -> dict | None:
             continue
         runs = int(engine_limit(hw, cap))  # the engine's max_sequences stops the curve where it binds
         c = curve(model, hw, prec, par, _batches(runs, chapter_batches if titled else ()), sv.prompt, sv.output,
-                  acc, env)
+                  acc, env, memo=memo)
         row = {"label": par.label(), "gpus": par.gpus, "tp": par.tp, "pp": par.pp, "ep": par.ep, "dp": par.dp,
                "titled": titled, "capacity_batch": cap, "batch_limit": runs,
                "ttft_bound": c["ttft_bound"], "ttft_serial": c["ttft_serial"],
@@ -88,7 +90,7 @@ def frontier(spec, chapter_batches=(), max_gpus: int = MAX_GPUS) -> dict | None:
                         "tpot": [float(t) for t in c[f"tpot_{est}"]],
                         "tokens_per_s_gpu": [float(y) for y in c[f"tokens_per_s_gpu_{est}"]]}
         if spec_in is not None:
-            row["speculative"] = _speculative_curve(spec, par, env, spec_in, probe, titled, chapter_batches)
+            row["speculative"] = _speculative_curve(spec, par, env, spec_in, probe, titled, chapter_batches, memo)
         curves.append(row)
     curves.sort(key=lambda x: (x["gpus"], x["tp"], x["pp"], x["ep"], x["dp"]))
     fronts = {}
@@ -142,7 +144,7 @@ def _layouts_on(front: list[dict], curves: list[dict]) -> list[str]:
     return sorted({p["layout"] for p in front}, key=lambda lab: next(i for i, x in enumerate(curves) if x["label"] == lab))
 
 
-def _speculative_curve(spec, par, env, spec_in, probe: dict, titled: bool, chapter_batches) -> dict:
+def _speculative_curve(spec, par, env, spec_in, probe: dict, titled: bool, chapter_batches, memo=None) -> dict:
     """A layout's curve with serving.speculative at every batch (serving.curve's ``spec_*``, the numbers plan
     --speculative gives where it speculates) from 1 to what a replica holds beside the draft model
     (``capacity_batch``: the plain one with a draft_cost) or the engine runs (``batch_limit``); no batch where the
@@ -156,7 +158,7 @@ def _speculative_curve(spec, par, env, spec_in, probe: dict, titled: bool, chapt
     if cap < 1:
         return out
     c = curve(spec.model, spec.hardware, spec.precision, par, _batches(runs, chapter_batches if titled else ()),
-              sv.prompt, sv.output, spec.accounting, env, speculative=spec_in)
+              sv.prompt, sv.output, spec.accounting, env, speculative=spec_in, memo=memo)
     out["batch"] = [int(b) for b in c["batch"]]
     for est in ("bound", "serial"):
         out[est] = {"tokens_per_s_user": [float(1.0 / t) for t in c[f"spec_tpot_{est}"]],

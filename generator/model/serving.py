@@ -162,7 +162,8 @@ def request(model: Model, hw: Hardware, precision: Precision, par: Parallelism, 
 
 
 def curve(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batches, prompt: int, output: int,
-          accounting: str = "seed", env=None, serial: bool = True, speculative: tuple | None = None) -> dict:
+          accounting: str = "seed", env=None, serial: bool = True, speculative: tuple | None = None,
+          memo: dict | None = None, rounds: bool = True) -> dict:
     """The request metrics of :func:`request` at many batches per replica at once: ``tpot_*`` [s],
     ``tokens_per_s_user_*`` and ``tokens_per_s_gpu_*`` [token/s] as arrays over ``batches`` (the same numbers
     :meth:`Request.per_user` and :meth:`Request.per_gpu` give at each), with ``ttft_*`` [s],
@@ -174,9 +175,15 @@ def curve(model: Model, hw: Hardware, precision: Precision, par: Parallelism, ba
     spec_speedup), the decode time over the speed-up at the mean context (``spec_speedup_mean_*``), whence
     ``spec_tokens_per_s_user_*`` and ``_gpu_*``; and
     ``capacity_batch_speculative``, what the replica holds beside a draft model (Draft.capacity; the plain capacity
-    with a draft_cost).  Past the break-even batch the numbers show what speculating costs (plan then turns it off)."""
+    with a draft_cost).  Past the break-even batch the numbers show what speculating costs (plan then turns it off).
+
+    ``memo``: a dict kept over calls with the same ``env`` (the frontier's layouts), which holds each layout's
+    numbers that no batch changes (:func:`_layout_part`) so that a second curve of the layout does not count them
+    again; ``rounds=False`` leaves the speculative rounds out (their ``spec_*`` nan), the capacity beside the draft
+    kept: a probe of what a layout holds."""
     b = np.asarray(batches, dtype=float)
-    v = _request_values(model, hw, precision, par, b, prompt, output, accounting, env, serial, speculative)
+    v = _request_values(model, hw, precision, par, b, prompt, output, accounting, env, serial, speculative, memo,
+                        rounds)
     out = {"batch": b, "ttft_bound": v["ttft_bound"], "ttft_serial": v["ttft_serial"],
            "capacity_batch": v["capacity_batch"], "weights_fit": v["weights_fit"]}
     if speculative is not None:
@@ -219,40 +226,69 @@ def speculative_at(model: Model, hw: Hardware, precision: Precision, par: Parall
             **{k: one(sr[k]) for k in ("tpot", "decode", "tokens_per_s_user")}}
 
 
-def _request_values(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batch, prompt: int,
-                    output: int, accounting: str, env, serial: bool, speculative: tuple | None = None) -> dict:
-    """The numbers of :func:`request` at ``batch`` (a float or an array of batches per replica); with
-    ``speculative``, :func:`curve`'s speed-ups at the last and the mean context and the capacity beside a draft."""
-    q = load()
-    env = env or make_env(hw, model, precision, accounting)
+def _layout_part(q, env, model: Model, hw: Hardware, precision: Precision, par: Parallelism, prompt: int, output: int,
+                 accounting: str, memo: dict | None) -> dict:
+    """A request's numbers at a layout that no batch changes (TTFT, the values at the last context, the capacity, the
+    mean context's c and d_h, whether the weights fit), kept in ``memo`` (None: none) by layout and request."""
+    key = ("layout", par, prompt, output)
+    if memo is not None and key in memo:
+        return memo[key]
     links, _ = choose_links(hw, par)
     base = layout_values(env.values, model, par, links, precision, accounting, env.pc, kernels=hw.kernels)
     lay = env.with_layout(par)
     last = float(last_context(prompt, output))
+    pre = dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"], prompt))
+    ttft_b, ttft_s = float(q["prefill_time_bound"](pre)), float(q["prefill_time_serial"](pre))
+    g = env.at(context=last)
+    cv = dict(base, S=np.float64(last), c=np.float64(np.ravel(g["c"])[0]), d_h=np.float64(np.ravel(g["d_h"])[0]))
+    read = dict(cv, c=_read_c(env, last))  # the step reads; cv holds
+    cap = float(q["capacity_batch_replica"](cv))
+    mkey = ("mean", prompt, output)
+    if memo is not None and mkey in memo:
+        c_bar, d_bar = memo[mkey]
+    else:
+        _, c_bar, d_bar = _mean_context_values(env, prompt, output)
+        if memo is not None:
+            memo[mkey] = (c_bar, d_bar)
+    req = dict(base, T=np.float64(prompt), T_o=np.float64(output), c=np.float64(c_bar), d_h=np.float64(d_bar))
+    fit = float(q["weight_bytes_per_gpu"](base)) <= hw.usable
+    out = {"lay": lay, "ttft_bound": ttft_b, "ttft_serial": ttft_s, "cv": cv, "read": read, "cap": cap, "req": req,
+           "fit": fit}
+    if memo is not None:
+        memo[key] = out
+    return out
+
+
+def _request_values(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batch, prompt: int,
+                    output: int, accounting: str, env, serial: bool, speculative: tuple | None = None,
+                    memo: dict | None = None, rounds: bool = True) -> dict:
+    """The numbers of :func:`request` at ``batch`` (a float or an array of batches per replica); with
+    ``speculative``, :func:`curve`'s speed-ups at the last and the mean context and the capacity beside a draft
+    (``rounds=False``: the capacity alone).  ``memo``: see :func:`curve`."""
+    q = load()
+    env = env or make_env(hw, model, precision, accounting)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        pre = dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"], prompt))
-        ttft_b, ttft_s = float(q["prefill_time_bound"](pre)), float(q["prefill_time_serial"](pre))
-        g = env.at(context=last)
-        cv = dict(base, S=np.float64(last), c=np.float64(np.ravel(g["c"])[0]), d_h=np.float64(np.ravel(g["d_h"])[0]))
-        v = at_batch(dict(cv, c=_read_c(env, last)), lay, batch, busiest=serial)  # the step reads; cv holds
+        part = _layout_part(q, env, model, hw, precision, par, prompt, output, accounting, memo)
+        lay, cv, cap = part["lay"], part["cv"], part["cap"]
+        ttft_b, ttft_s = part["ttft_bound"], part["ttft_serial"]
+        v = at_batch(part["read"], lay, batch, busiest=serial)
         nan = np.full(np.shape(batch), math.nan)
         tpot_b, tpot_s = q["decode_time_bound"](v), q["decode_time_serial"](v) if serial else nan
-        cap = float(q["capacity_batch_replica"](cv))
-        _, c_bar, d_bar = _mean_context_values(env, prompt, output)
-        rv = at_batch(dict(base, T=np.float64(prompt), T_o=np.float64(output), c=np.float64(c_bar),
-                           d_h=np.float64(d_bar)), lay, batch, busiest=serial)
+        rv = at_batch(part["req"], lay, batch, busiest=serial)
         dec_b = q["request_decode_time_bound"](rv)
         dec_s = q["request_decode_time_serial"](rv) if serial else nan
-        fit = float(q["weight_bytes_per_gpu"](base)) <= hw.usable
+        fit = part["fit"]
         spec = _speculative_values(q, env, lay, cv, rv, batch, prompt + output / 2.0, output, par, speculative,
-                                   {"bound": (tpot_b, dec_b), "serial": (tpot_s, dec_s) if serial else None}, cap)
+                                   {"bound": (tpot_b, dec_b), "serial": (tpot_s, dec_s) if serial else None}, cap,
+                                   part, memo, rounds)
     return {"ttft_bound": ttft_b, "ttft_serial": ttft_s, "tpot_bound": tpot_b, "tpot_serial": tpot_s,
             "decode_bound": dec_b, "decode_serial": dec_s, "weights_fit": fit,
             "capacity_batch": max(cap, 0.0) if math.isfinite(cap) else 0.0, **spec}
 
 
 def _speculative_values(q, env, lay, cv, rv, batch, mean: float, output: int, par: Parallelism, speculative,
-                        plain: dict, cap: float) -> dict:
+                        plain: dict, cap: float, part: dict | None = None, memo: dict | None = None,
+                        rounds: bool = True) -> dict:
     """:func:`curve`'s speculative numbers ({} without ``speculative``): per estimate :func:`speculative_request`
     (``spec_<est>``) against ``plain``'s (TPOT, decode time), None where the estimate is not stated; the capacity
     beside a draft model."""
@@ -262,15 +298,21 @@ def _speculative_values(q, env, lay, cv, rv, batch, mean: float, output: int, pa
     b = np.atleast_1d(np.asarray(batch, dtype=float))
     out = {}
     for est, pair in plain.items():
-        if pair is None:
+        if pair is None or not rounds:
             out[f"spec_{est}"] = None
             continue
         t, dec = (np.asarray(x, dtype=float) * np.ones_like(b) for x in pair)
         out[f"spec_{est}"] = speculative_request(q, env, lay, cv, rv, mean, b, t, dec, output, speculative,
-                                                 est == "serial")
+                                                 est == "serial", part["read"] if part is not None else None)
     draft = speculative[2] if hasattr(speculative[2], "capacity") else None
     if draft is not None:  # the draft's weights and KV cache share the replica's memory (capacity_batch_draft)
-        cap = draft.capacity(q, cv, par.tp)[0]
+        key = ("draft", draft, par, float(np.ravel(cv["S"])[0]))  # the draft object itself: its identity
+        if memo is not None and key in memo:
+            cap = memo[key]
+        else:
+            cap = draft.capacity(q, cv, par.tp)[0]
+            if memo is not None:
+                memo[key] = cap
     out["capacity_speculative"] = max(cap, 0.0) if math.isfinite(cap) else 0.0
     return out
 
@@ -337,7 +379,7 @@ def mean_speedup(q, lay, rv, mean: float, batches, spec, serial) -> np.ndarray:
 
 
 def speculative_request(q, env, lay, cv, rv, mean: float, batches, t_last, dec, output: int, spec,
-                        serial: bool) -> dict:
+                        serial: bool, read: dict | None = None) -> dict:
     """A request with speculative decoding, per batch: the one place ``plan --speculative``, the frontier's curves
     (:func:`curve`) and the serving chapter's lever row (generator/model/techniques.py; its port
     templates/live/techniques.js) take it from.  Two speed-ups, each at its own context:
@@ -349,8 +391,10 @@ def speculative_request(q, env, lay, cv, rv, mean: float, batches, t_last, dec, 
       output - 1 rounds, summed in closed form at the mean context): ``decode`` = dec / sigma_mean, whence
       ``tokens_per_s_user`` = (output - 1) / decode (1 / tpot for a one-token output), and per GPU B / GPUs times it.
 
-    Where a speed-up is under 1 the numbers show what speculating costs (plan then decodes plainly)."""
-    last = speculative_rounds(q, lay, dict(cv, c=_read_c(env, cv["S"])), batches, t_last, spec, serial)
+    Where a speed-up is under 1 the numbers show what speculating costs (plan then decodes plainly).  ``read``:
+    ``cv`` with the cache a step reads (its c :func:`_read_c`), where the caller has it."""
+    read = read if read is not None else dict(cv, c=_read_c(env, cv["S"]))
+    last = speculative_rounds(q, lay, read, batches, t_last, spec, serial)
     avg = mean_rounds(q, lay, rv, mean, batches, spec, serial)
     with np.errstate(divide="ignore", invalid="ignore"):
         tpot = last["plain"] / last["speedup"]
