@@ -26,14 +26,24 @@ class Draft:
         self.model, self.precision, self.hardware, self.accounting = model, precision, hardware, accounting
         self.head, self.ep, self.tp = head, ep, tp
         self.env = make_env(hardware, model, precision, accounting)
+        self._seen: dict = {}  # (what, context) -> the env's numbers there, counted once (they take no batch)
+
+    def _once(self, what: str, context: float, make):
+        key = (what, context)
+        if key not in self._seen:
+            self._seen[key] = make()
+        return self._seen[key]
 
     @property
     def name(self) -> str:
         return self.model.name
 
     def _at(self, batches, context: float) -> dict:
-        g = self.env.at(context=float(context))
-        v = {k: np.float64(np.ravel(np.asarray(x, dtype=float))[0]) for k, x in g.items()}
+        def scalars():
+            g = self.env.at(context=float(context))
+            return {k: np.float64(np.ravel(np.asarray(x, dtype=float))[0]) for k, x in g.items()}
+
+        v = dict(self._once("at", float(context), scalars))
         v["B"] = np.asarray(batches, dtype=float)
         if self.model.moe:  # an MoE head reads the experts its batch picks (the env's N and b at each batch)
             g = self.env.at(batch=np.atleast_1d(v["B"]), context=float(context))
@@ -49,7 +59,7 @@ class Draft:
         # a pass reads the cache a step reads (a chunked layer: its current chunk), not the one a sequence holds
         from genreport.model.serving import _read_c
 
-        v["c"] = _read_c(self.env, float(context))
+        v["c"] = self._once("read_c", float(context), lambda: _read_c(self.env, float(context)))
         one = np.ones_like(v["B"])
         flops, reads = (np.asarray(q["decode_flops"](v), dtype=float) * one,
                         np.asarray(q["decode_bytes"](v), dtype=float) * one)

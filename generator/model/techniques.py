@@ -591,6 +591,13 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     return out, blocks
 
 
+def _close(x, y, rtol: float, atol: float = 1e-8):
+    """``np.isclose(x, y, rtol, atol)``, element by element: its formula, without its argument checks (the steady
+    states' fixed point asks it many times)."""
+    with np.errstate(invalid="ignore"):
+        return (np.less_equal(np.abs(x - y), atol + rtol * np.abs(y)) & np.isfinite(y)) | (x == y)
+
+
 RATE_POINTS = 64  # rates per curve, evenly spaced from 0 to where the curve stops
 
 # The tail the serving chapter's capacity is judged at: the P99 time between tokens (TBT), as Sarathi-Serve measures
@@ -876,8 +883,7 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
     def weights(tokens) -> dict:
         """N, N_e and b of a step of ``tokens`` tokens: an MoE reads the experts they touch, a pipeline stage its
         slice once per micro-batch (as the report's decode grid counts them)."""
-        g = lead.at(batch=np.maximum(np.nan_to_num(np.asarray(tokens, dtype=float), nan=1e9, posinf=1e9), 1.0),
-                    context=mean)
+        g = lead.weights_at(np.maximum(np.nan_to_num(np.asarray(tokens, dtype=float), nan=1e9, posinf=1e9), 1.0))
         return {k: np.asarray(g[k], dtype=float) * np.ones(np.shape(tokens)) for k in ("N", "N_e", "b")}
 
     # a prompt prefilled alone is a pass over a whole prompt: MLA in its decompressed form (env.prefill_head_dim), as
@@ -906,21 +912,48 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
     def at(qid: str, lam, **more) -> np.ndarray:
         return np.asarray(r.q[qid]({**env, "lam": np.asarray(lam, dtype=float), **more}), dtype=float)
 
-    def steady(qid: str, lam, prompts: bool):
+    def steady(qid: str, lam, prompts: bool, each: bool = False):
         """The steady step at ``lam`` with the weights its own tokens read: N depends on the sequences running,
-        which depend on the step, so the two are iterated to their fixed point (once for a dense model)."""
+        which depend on the step, so the two are iterated to their fixed point (once for a dense model).  Over an
+        array of rates the iteration stops when every rate's has converged; ``each``: each rate's stops where its own
+        has (the numbers a call at that rate alone gives, counted for all the rates at once)."""
         lam = np.asarray(lam, dtype=float)
         w = weights(np.ones_like(lam))
+        if each and lam.ndim == 1:
+            return _steady_each(qid, lam, prompts, w)
         for _ in range(50):
             t = at(qid, lam, **w)
             ok = np.isfinite(t) & (t > 0)
             busy = np.where(ok, lam * (sv.output - 1) * t, np.inf)  # Little's law: sequences decoding
             tokens = busy + (np.where(ok, lam * uncached * t, 0.0) if prompts else 0.0)
             again = weights(tokens)
-            if np.allclose(again["N"], w["N"], rtol=1e-13, atol=0.0) and np.allclose(again["b"], w["b"], rtol=1e-13):
+            if np.all(_close(again["N"], w["N"], 1e-13, 0.0)) and np.all(_close(again["b"], w["b"], 1e-13)):
                 break
             w = again
         return np.where(ok, t, np.inf), busy, w
+
+    def _steady_each(qid: str, lam: np.ndarray, prompts: bool, w: dict):
+        """:func:`steady` at each rate of ``lam`` as if alone: the rates whose fixed point is reached leave the
+        iteration (their step, sequences and weights kept), the others iterate on."""
+        w = {k: np.array(np.broadcast_to(v, lam.shape), dtype=float) for k, v in w.items()}
+        t_out, busy_out = np.full(lam.shape, np.inf), np.full(lam.shape, np.inf)
+        live = np.arange(lam.size)
+        for _ in range(50):
+            lv = lam[live]
+            wl = {k: v[live] for k, v in w.items()}
+            t = at(qid, lv, **wl) * np.ones(lv.shape)
+            ok = np.isfinite(t) & (t > 0)
+            busy = np.where(ok, lv * (sv.output - 1) * t, np.inf)
+            tokens = busy + (np.where(ok, lv * uncached * t, 0.0) if prompts else 0.0)
+            again = weights(tokens)
+            t_out[live], busy_out[live] = np.where(ok, t, np.inf), busy
+            done = _close(again["N"], wl["N"], 1e-13, 0.0) & _close(again["b"], wl["b"], 1e-13)
+            for k in w:
+                w[k][live[~done]] = again[k][~done]
+            live = live[~done]
+            if not live.size:
+                break
+        return t_out, busy_out, w
 
     stages = float(r.spec.parallelism.pp if r.spec.parallelism is not None else 1)
 
@@ -931,15 +964,15 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
         return np.asarray(r.q["prompt_chunk"]({**env, "B": busy, "n_St": stages, "T_in": float(prompt)}),
                           dtype=float) * np.ones_like(busy)
 
-    def chunked(lam):
-        t, busy, _w = steady("steady_step_time", lam, True)
+    def chunked(lam, each: bool = False):
+        t, busy, _w = steady("steady_step_time", lam, True, each)
         part = part_of(busy)
         with np.errstate(divide="ignore", invalid="ignore"):
             ttft = at("chunked_ttft", lam, B=busy, C_p=part, **weights(busy + part))
         return t, busy, np.where(part > 0, ttft, np.inf)
 
-    def unchunked(lam):
-        return steady("unchunked_step_time", lam, False)
+    def unchunked(lam, each: bool = False):
+        return steady("unchunked_step_time", lam, False, each)
 
     def positive(qid: str) -> float:
         x = _eval(r, qid, env)
@@ -956,12 +989,13 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
         share = _eval(r, "chunk_step_share", {**env, "lam": lam, "t_s": t})
         return ttft * float(part_of(busy)) / uncached if share > 1 - TAIL else t
 
-    def ttft_tail(kind: str, lam: float) -> float:
+    def ttft_tail(kind: str, lam: float, steady_at=None) -> float:
         """The TTFT_TAIL-th percentile time to first token at ``lam`` with the prompts queued for their prefills
         (:func:`ttft_quantile`): without chunks a prefill of t_p and a round of t_r between (``unchunked_round_time``),
-        with chunks the chunked prefill at the steady concurrency and a steady step between."""
+        with chunks the chunked prefill at the steady concurrency and a steady step between.  ``steady_at``: the
+        steady state at ``lam`` where the caller has it (``ttft_tails``: chunked's (t, busy, ttft), else t_r)."""
         if kind == "chunked":
-            t, busy, ttft = (float(np.ravel(x)[0]) for x in chunked(lam))
+            t, busy, ttft = steady_at if steady_at is not None else (float(np.ravel(x)[0]) for x in chunked(lam))
             if not (math.isfinite(t) and math.isfinite(ttft)):
                 return math.inf
             if spread:  # each length's chunked prefill beside the running sequences, the queue over the lengths
@@ -974,11 +1008,25 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
                                                       **weights(busy + part)))[0]))
                 return ttft_quantile_mixed(lam, services, shares, t)
             return ttft_quantile(lam, ttft, t)
-        w = unchunked(lam)[2]
-        t_r = float(np.ravel(at("unchunked_round_time", lam, **w))[0])
+        if steady_at is not None:
+            t_r = steady_at
+        else:
+            w = unchunked(lam)[2]
+            t_r = float(np.ravel(at("unchunked_round_time", lam, **w))[0])
         if not (math.isfinite(t_r) and t_r > 0):
             return math.inf
         return ttft_quantile_mixed(lam, prefills, shares, t_r) if spread else ttft_quantile(lam, t_p, t_r)
+
+    def ttft_tails(kind: str, lam: np.ndarray) -> list[float]:
+        """:func:`ttft_tail` at every rate of ``lam``: the steady states of all the rates at once, each at its own
+        fixed point (``each``), then each rate's quantile."""
+        if kind == "chunked":
+            t, busy, ttft = chunked(lam, each=True)
+            return [ttft_tail(kind, float(x), (float(a), float(b), float(c)))
+                    for x, a, b, c in zip(lam, t, busy, ttft, strict=True)]
+        w = unchunked(lam, each=True)[2]
+        t_r = np.broadcast_to(np.asarray(at("unchunked_round_time", lam, **w), dtype=float), lam.shape)
+        return [ttft_tail(kind, float(x), float(y)) for x, y in zip(lam, t_r, strict=True)]
 
     def highest_under(values, lam, fn, target) -> float:
         """The highest rate of the curve whose ``fn`` (rising with the rate) meets ``target``: bisected between the
@@ -1079,7 +1127,7 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
                             for x, t in zip(lam, rounds, strict=True)])
             good = np.isfinite(rounds) & (rounds > 0)
             queued = np.where(good, at("unchunked_ttft", lam, t_r=np.where(good, rounds, 0.0)), np.inf)
-        ttft_p90 = [ttft_tail(kind, float(x)) for x in lam]
+        ttft_p90 = ttft_tails(kind, lam)
         if sv.ttft is not None:  # the TTFT tail capacity: the highest rate whose P90 TTFT meets the TTFT target
             ttft_rate = highest_under(ttft_p90, lam, lambda x, kind=kind: ttft_tail(kind, x), sv.ttft)
             ttft_rate = stop if ttft_rate >= float(lam[-1]) else ttft_rate
