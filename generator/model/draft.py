@@ -34,6 +34,15 @@ class Draft:
             self._seen[key] = make()
         return self._seen[key]
 
+    def at_layout(self, ep: int, tp: int) -> Draft:
+        """The same draft with its experts over ``ep`` GPUs of a ``tp`` replica: its env and the numbers counted at
+        each context shared (they take no layout), as plan's layouts each take the head."""
+        import copy
+
+        out = copy.copy(self)
+        out.ep, out.tp = ep, tp
+        return out
+
     @property
     def name(self) -> str:
         return self.model.name

@@ -66,7 +66,11 @@ def frontier(spec, chapter_batches=(), max_gpus: int = MAX_GPUS) -> dict | None:
         titled = par == own
         spec_in = None
         if sv.speculative is not None:
-            spec_in = heads.setdefault((par.ep, par.tp), speculative_inputs(spec, par))
+            if (par.ep, par.tp) not in heads:  # one draft's env for all: only its ep and tp move with the layout
+                first = heads.setdefault("first", speculative_inputs(spec, par))
+                cost = first[2].at_layout(par.ep, par.tp) if hasattr(first[2], "at_layout") else first[2]
+                heads[(par.ep, par.tp)] = (first[0], first[1], cost, *first[3:])
+            spec_in = heads[(par.ep, par.tp)]
         probe = curve(model, hw, prec, par, [1.0], sv.prompt, sv.output, acc, env, serial=False, speculative=spec_in,
                       memo=memo, rounds=False)  # what the layout holds, with the draft and without
         cap = int(min(probe["capacity_batch"], MAX_BATCH))

@@ -313,11 +313,13 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
                                  *speculative[3:])
                 head = spec_here is not None and hasattr(spec_here[2], "memory") and \
                     is_head(spec_here[2].model, model)  # an EAGLE/MTP head (head_layers)
+                if head:
+                    from genreport.model.draft import Draft
+
+                    the_head = Draft(spec_here[2].model, prec, hw, accounting, head=True)
                 for par in layouts:
                     if head:  # its output head the target's, its experts over this layout's ep GPUs
-                        d = spec_here[2]
-                        spec_here = (spec_here[0], spec_here[1], Draft(d.model, prec, hw, accounting, head=True,
-                                                                       ep=par.ep, tp=par.tp), *spec_here[3:])
+                        spec_here = (spec_here[0], spec_here[1], the_head.at_layout(par.ep, par.tp), *spec_here[3:])
                     row = _plan_one(q, acc_env, model, hw, prec, name, par, ctx, batches, latency, accounting,
                                     estimate, rejected, shape, mean, spec_here, disaggregate, c_prompt)
                     if row is not None:
