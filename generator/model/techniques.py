@@ -835,15 +835,49 @@ def tpot_share(lam: float, t_r: float, services, shares, gaps: float, target: fl
     return NormalDist(mean, spread).cdf(target) if spread > 0 else float(mean <= target)
 
 
-def _highest(ok, hi: float, steps: int = 60) -> float:
-    """The highest rate in [0, ``hi``] where ``ok`` (true at 0, false past some rate) holds, by bisection."""
+def _highest(ok, hi: float, steps: int = 60, ok_many=None) -> float:
+    """The highest rate in [0, ``hi``] where ``ok`` (true at 0, false past some rate) holds, by bisection;
+    ``ok_many``: ``ok`` at an array of rates at once (:func:`_bisect`)."""
     if ok(hi):
         return hi
+    if ok_many is not None:
+        return _bisect(ok_many, 0.0, hi, steps)[0]
     lo = 0.0
     for _ in range(steps):
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if ok(mid) else (lo, mid)
     return lo
+
+
+BISECT_LEVELS = 5  # levels of a bisection's tree whose midpoints _bisect asks at once: 31 rates a call
+
+
+def _bisect(ok_many, lo: float, hi: float, steps: int) -> tuple[float, float]:
+    """(lo, hi) after ``steps`` halvings of [lo, hi], each keeping the upper half where ``ok`` holds at its midpoint
+    (lo, hi = mid, hi) and the lower one where not: the loop ``mid = (lo + hi) / 2`` gives, with ``ok_many`` (``ok``
+    at an array of rates, each as alone) asked at every midpoint of the next BISECT_LEVELS levels at once, a tree
+    of the same midpoints from which the halvings' path is read.  The same bounds, bit for bit, in a fifth of the
+    calls."""
+    done = 0
+    while done < steps:
+        levels = min(BISECT_LEVELS, steps - done)
+        mids, level = [], [(lo, hi)]
+        for _ in range(levels):  # the midpoints in heap order: node i's halves are 2i + 1 (lower), 2i + 2 (upper)
+            nxt = []
+            for a, b in level:
+                m = (a + b) / 2
+                mids.append(m)
+                nxt += [(a, m), (m, b)]
+            level = nxt
+        ok = np.asarray(ok_many(np.asarray(mids, dtype=float)), dtype=bool)
+        i = 0
+        for _ in range(levels):
+            if ok[i]:
+                lo, i = mids[i], 2 * i + 2
+            else:
+                hi, i = mids[i], 2 * i + 1
+        done += levels
+    return lo, hi
 
 
 def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float,
@@ -978,11 +1012,12 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
         x = _eval(r, qid, env)
         return x if math.isfinite(x) and x > 0 else 0.0
 
-    def tail_chunked(lam: float) -> float:
+    def tail_chunked(lam: float, steady_at=None) -> float:
         """The P99 time between tokens with chunked prefill at ``lam``: a step with a full chunk of C_p prompt tokens
         beside the running sequences (the chunked TTFT over its T_in (1 - h_p) / C_p steps) where more than 1 - TAIL
-        of the steps carry one (``chunk_step_share``), else the steady step."""
-        t, busy, ttft = chunked(lam)
+        of the steps carry one (``chunk_step_share``), else the steady step.  ``steady_at``: chunked's (t, busy,
+        ttft) at ``lam`` where the caller has them."""
+        t, busy, ttft = steady_at if steady_at is not None else chunked(lam)
         t, busy, ttft = float(t), float(busy), float(ttft)
         if not math.isfinite(t):
             return math.inf
@@ -1028,25 +1063,35 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
         t_r = np.broadcast_to(np.asarray(at("unchunked_round_time", lam, **w), dtype=float), lam.shape)
         return [ttft_tail(kind, float(x), float(y)) for x, y in zip(lam, t_r, strict=True)]
 
-    def highest_under(values, lam, fn, target) -> float:
-        """The highest rate of the curve whose ``fn`` (rising with the rate) meets ``target``: bisected between the
-        last grid rate that meets it and the next."""
+    def highest_under(values, lam, fn_many, target) -> float:
+        """The highest rate of the curve whose ``fn`` (rising with the rate; ``fn_many``: its values at an array of
+        rates, each as alone) meets ``target``: bisected between the last grid rate that meets it and the next."""
         over = [i for i, x in enumerate(values) if not x <= target]
         if not over:
             return float(lam[-1])
         if over[0] == 0:
             return 0.0
         lo, hi = float(lam[over[0] - 1]), float(lam[over[0]])
-        for _ in range(24):  # a 64th of the curve's span over 2^24
-            mid = (lo + hi) / 2
-            lo, hi = (mid, hi) if fn(mid) <= target else (lo, mid)
-        return lo
+        # a 64th of the curve's span over 2^24
+        return _bisect(lambda xs: np.asarray(fn_many(xs), dtype=float) <= target, lo, hi, 24)[0]
 
-    def tail_unchunked(lam: float) -> float:
+    def tails(kind: str, lam: np.ndarray) -> list[float]:
+        """:func:`tail_chunked` / :func:`tail_unchunked` at every rate of ``lam``: the steady states at once, each
+        at its own fixed point."""
+        if kind == "chunked":
+            t, busy, ttft = chunked(lam, each=True)
+            return [tail_chunked(float(x), (float(a), float(b), float(c)))
+                    for x, a, b, c in zip(lam, t, busy, ttft, strict=True)]
+        w = unchunked(lam, each=True)[2]
+        t_r = np.broadcast_to(np.asarray(at("unchunked_round_time", lam, **w), dtype=float), lam.shape)
+        return [tail_unchunked(float(x), float(y)) for x, y in zip(lam, t_r, strict=True)]
+
+    def tail_unchunked(lam: float, t_r=None) -> float:
         """The P99 time between tokens without chunked prefill at ``lam``: t_r + k t_p, the round alone
         (``unchunked_round_time``) and k the prompts of the TAIL-th percentile stall (:func:`stall_quantile`)."""
-        w = unchunked(lam)[2]  # the weights the round's sequences read (an MoE's touched experts)
-        t_r = float(np.ravel(at("unchunked_round_time", lam, **w))[0])
+        if t_r is None:
+            w = unchunked(lam)[2]  # the weights the round's sequences read (an MoE's touched experts)
+            t_r = float(np.ravel(at("unchunked_round_time", lam, **w))[0])
         if not (math.isfinite(t_r) and t_r > 0):
             return math.inf
         return t_r + stall_of(lam, t_r)
@@ -1077,9 +1122,11 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
         hi = rate(w)
         if r.spec.model.moe is not None and math.isfinite(hi) and hi > 0:
             lo = 0.0
-            for _ in range(48):
-                mid = (lo + hi) / 2
-                lo, hi = (mid, hi) if rate(unchunked(mid)[2]) >= mid else (lo, mid)
+            def agree(mids: np.ndarray) -> np.ndarray:  # rate(unchunked(mid)[2]) >= mid at each mid, as alone
+                w = unchunked(mids, each=True)[2]
+                return np.array([rate({k: v[j] for k, v in w.items()}) >= float(mids[j]) for j in range(mids.size)])
+
+            lo, hi = _bisect(agree, lo, hi, 48)
             w = unchunked(lo)[2]
         x = inputs(w)
         return {"rate": rate(w), "inputs": x}
@@ -1101,7 +1148,8 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
         if kind == "chunked":
             limits["capacity"] = kv_rate if kv_rate is not None else 0.0
         else:
-            limits["capacity"] = _highest(lambda x: bool(unchunked(x)[1] <= held_mean), edge * (1 - 1e-9)) \
+            limits["capacity"] = _highest(lambda x: bool(unchunked(x)[1] <= held_mean), edge * (1 - 1e-9),
+                                          ok_many=lambda xs: unchunked(xs, each=True)[1] <= held_mean) \
                 if held_mean > 0 else 0.0
         if limits["capacity"] >= edge * (1 - 1e-9):
             limits["capacity"] = math.inf  # the caches fit up to the other limits
@@ -1116,7 +1164,6 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
             tpot, busy, w = unchunked(lam)
             ttft = np.full(lam.shape, t_p)
             stall = at("unchunked_stall_time", lam, **w)
-        tail = tail_chunked if kind == "chunked" else tail_unchunked
         if kind == "chunked":  # the same numbers as tail_chunked, over the whole grid at once
             with np.errstate(invalid="ignore"):
                 share = at("chunk_step_share", lam, t_s=np.where(np.isfinite(tpot), tpot, 0.0))
@@ -1129,7 +1176,7 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
             queued = np.where(good, at("unchunked_ttft", lam, t_r=np.where(good, rounds, 0.0)), np.inf)
         ttft_p90 = ttft_tails(kind, lam)
         if sv.ttft is not None:  # the TTFT tail capacity: the highest rate whose P90 TTFT meets the TTFT target
-            ttft_rate = highest_under(ttft_p90, lam, lambda x, kind=kind: ttft_tail(kind, x), sv.ttft)
+            ttft_rate = highest_under(ttft_p90, lam, lambda xs, kind=kind: ttft_tails(kind, xs), sv.ttft)
             ttft_rate = stop if ttft_rate >= float(lam[-1]) else ttft_rate
             ttft_binds = "P90 TTFT target" if ttft_rate < stop else stop_by
         else:
@@ -1139,10 +1186,14 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
         if sv.tpot is not None and kind == "chunked":  # the chapter's TPOT ceiling, (22): the same steady state
             found["TPOT target"] = min(tpot_rate, stop) if tpot_rate is not None else 0.0
         elif sv.tpot is not None:
-            found["TPOT target"] = _highest(lambda x, fn=fn: bool(fn(x)[0] <= sv.tpot), stop) if fn(0.0)[0] <= sv.tpot \
+            found["TPOT target"] = _highest(lambda x, fn=fn: bool(fn(x)[0] <= sv.tpot), stop,
+                                            ok_many=lambda xs, fn=fn: fn(xs, each=True)[0] <= sv.tpot) \
+                if fn(0.0)[0] <= sv.tpot \
                 else 0.0
         if sv.ttft is not None:
-            found["TTFT target"] = (_highest(lambda x: bool(chunked(x)[2] <= sv.ttft), stop) if kind == "chunked"
+            found["TTFT target"] = (_highest(lambda x: bool(chunked(x)[2] <= sv.ttft), stop,
+                                             ok_many=lambda xs: chunked(xs, each=True)[2] <= sv.ttft)
+                                    if kind == "chunked"
                                     and chunked(0.0)[2] <= sv.ttft else (stop if kind == "unchunked" and t_p <= sv.ttft
                                                                           else 0.0))
         for why, x in found.items():
@@ -1153,7 +1204,7 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
         good_ttft = float(at_goodput[2]) if kind == "chunked" else t_p
         if sv.tpot is not None:  # the P99 capacity: the highest rate, up to where the curve stops, whose tail meets it
             # the tail grows with the rate: bisect between the last grid rate that meets the target and the next
-            p99_rate = highest_under(p99, lam, tail, sv.tpot)
+            p99_rate = highest_under(p99, lam, lambda xs, kind=kind: tails(kind, xs), sv.tpot)
             p99_rate = stop if p99_rate >= float(lam[-1]) else p99_rate
             p99_binds = "P99 TBT target" if p99_rate < stop else stop_by
         else:
