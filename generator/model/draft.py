@@ -55,7 +55,7 @@ class Draft:
         v = dict(self._once("at", float(context), scalars))
         v["B"] = np.asarray(batches, dtype=float)
         if self.model.moe:  # an MoE head reads the experts its batch picks (the env's N and b at each batch)
-            g = self.env.at(batch=np.atleast_1d(v["B"]), context=float(context))
+            g = self.env.weights_at(np.atleast_1d(v["B"]))  # Env.at's N and b at the batch (no context moves them)
             for k in ("N", "b"):
                 x = np.ravel(np.asarray(g[k], dtype=float))
                 v[k] = x.reshape(np.shape(v["B"])) if x.size == np.size(v["B"]) > 1 else np.float64(x[0])
