@@ -21,6 +21,7 @@ from genreport.model.draft import speculative_inputs
 from genreport.model.env import make_env
 from genreport.model.plan import MAX_GPUS, plan_layouts
 from genreport.model.serving import curve, engine_limit
+from genreport.model.serving import probe as layout_probe
 
 POINTS = 28  # batches per curve, spread evenly on a log scale from 1 to the capacity
 MAX_BATCH = 65536  # the serving chapter's cap on a replica's batch
@@ -71,8 +72,7 @@ def frontier(spec, chapter_batches=(), max_gpus: int = MAX_GPUS) -> dict | None:
                 cost = first[2].at_layout(par.ep, par.tp) if hasattr(first[2], "at_layout") else first[2]
                 heads[(par.ep, par.tp)] = (first[0], first[1], cost, *first[3:])
             spec_in = heads[(par.ep, par.tp)]
-        probe = curve(model, hw, prec, par, [1.0], sv.prompt, sv.output, acc, env, serial=False, speculative=spec_in,
-                      memo=memo, rounds=False)  # what the layout holds, with the draft and without
+        probe = layout_probe(model, hw, prec, par, sv.prompt, sv.output, acc, env, spec_in, memo)  # what it holds
         cap = int(min(probe["capacity_batch"], MAX_BATCH))
         if not titled and (not probe["weights_fit"] or cap < 1):
             no_fit += 1

@@ -304,6 +304,13 @@ def _speculative_values(q, env, lay, cv, rv, batch, mean: float, output: int, pa
         t, dec = (np.asarray(x, dtype=float) * np.ones_like(b) for x in pair)
         out[f"spec_{est}"] = speculative_request(q, env, lay, cv, rv, mean, b, t, dec, output, speculative,
                                                  est == "serial", part["read"] if part is not None else None)
+    out["capacity_speculative"] = _draft_capacity(q, speculative, cv, par, cap, memo)
+    return out
+
+
+def _draft_capacity(q, speculative, cv, par: Parallelism, cap: float, memo: dict | None) -> float:
+    """Sequences one replica holds beside ``speculative``'s draft model (its weights and KV cache share the replica's
+    memory: capacity_batch_draft), ``cap`` where the draft is a draft_cost; kept in ``memo`` by draft and layout."""
     draft = speculative[2] if hasattr(speculative[2], "capacity") else None
     if draft is not None:  # the draft's weights and KV cache share the replica's memory (capacity_batch_draft)
         key = ("draft", draft, par, float(np.ravel(cv["S"])[0]))  # the draft object itself: its identity
@@ -313,7 +320,22 @@ def _speculative_values(q, env, lay, cv, rv, batch, mean: float, output: int, pa
             cap = draft.capacity(q, cv, par.tp)[0]
             if memo is not None:
                 memo[key] = cap
-    out["capacity_speculative"] = max(cap, 0.0) if math.isfinite(cap) else 0.0
+    return max(cap, 0.0) if math.isfinite(cap) else 0.0
+
+
+def probe(model: Model, hw: Hardware, precision: Precision, par: Parallelism, prompt: int, output: int,
+          accounting: str, env, speculative: tuple | None = None, memo: dict | None = None) -> dict:
+    """What a layout holds of a request, no batch asked: :func:`curve`'s ``capacity_batch``, ``weights_fit`` and
+    ``ttft_bound`` (and ``capacity_batch_speculative`` with ``speculative``), the same numbers, without its rounds
+    (the frontier's test of each layout before its curve; ``memo`` as :func:`curve`'s)."""
+    q = load()
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        part = _layout_part(q, env, model, hw, precision, par, prompt, output, accounting, memo)
+        cap = part["cap"]
+        out = {"ttft_bound": part["ttft_bound"], "weights_fit": part["fit"],
+               "capacity_batch": max(cap, 0.0) if math.isfinite(cap) else 0.0}
+        if speculative is not None:
+            out["capacity_batch_speculative"] = _draft_capacity(q, speculative, part["cv"], par, cap, memo)
     return out
 
 
