@@ -163,7 +163,7 @@ def request(model: Model, hw: Hardware, precision: Precision, par: Parallelism, 
 
 def curve(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batches, prompt: int, output: int,
           accounting: str = "seed", env=None, serial: bool = True, speculative: tuple | None = None,
-          memo: dict | None = None, rounds: bool = True) -> dict:
+          memo: dict | None = None) -> dict:
     """The request metrics of :func:`request` at many batches per replica at once: ``tpot_*`` [s],
     ``tokens_per_s_user_*`` and ``tokens_per_s_gpu_*`` [token/s] as arrays over ``batches`` (the same numbers
     :meth:`Request.per_user` and :meth:`Request.per_gpu` give at each), with ``ttft_*`` [s],
@@ -179,11 +179,9 @@ def curve(model: Model, hw: Hardware, precision: Precision, par: Parallelism, ba
 
     ``memo``: a dict kept over calls with the same ``env`` (the frontier's layouts), which holds each layout's
     numbers that no batch changes (:func:`_layout_part`) so that a second curve of the layout does not count them
-    again; ``rounds=False`` leaves the speculative rounds out (their ``spec_*`` nan), the capacity beside the draft
-    kept: a probe of what a layout holds."""
+    again (:func:`probe`: what a layout holds, without its rounds)."""
     b = np.asarray(batches, dtype=float)
-    v = _request_values(model, hw, precision, par, b, prompt, output, accounting, env, serial, speculative, memo,
-                        rounds)
+    v = _request_values(model, hw, precision, par, b, prompt, output, accounting, env, serial, speculative, memo)
     out = {"batch": b, "ttft_bound": v["ttft_bound"], "ttft_serial": v["ttft_serial"],
            "capacity_batch": v["capacity_batch"], "weights_fit": v["weights_fit"]}
     if speculative is not None:
@@ -261,10 +259,10 @@ def _layout_part(q, env, model: Model, hw: Hardware, precision: Precision, par: 
 
 def _request_values(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batch, prompt: int,
                     output: int, accounting: str, env, serial: bool, speculative: tuple | None = None,
-                    memo: dict | None = None, rounds: bool = True) -> dict:
+                    memo: dict | None = None) -> dict:
     """The numbers of :func:`request` at ``batch`` (a float or an array of batches per replica); with
     ``speculative``, :func:`curve`'s speed-ups at the last and the mean context and the capacity beside a draft
-    (``rounds=False``: the capacity alone).  ``memo``: see :func:`curve`."""
+    ``memo``: see :func:`curve`."""
     q = load()
     env = env or make_env(hw, model, precision, accounting)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -280,15 +278,14 @@ def _request_values(model: Model, hw: Hardware, precision: Precision, par: Paral
         fit = part["fit"]
         spec = _speculative_values(q, env, lay, cv, rv, batch, prompt + output / 2.0, output, par, speculative,
                                    {"bound": (tpot_b, dec_b), "serial": (tpot_s, dec_s) if serial else None}, cap,
-                                   part, memo, rounds)
+                                   part, memo)
     return {"ttft_bound": ttft_b, "ttft_serial": ttft_s, "tpot_bound": tpot_b, "tpot_serial": tpot_s,
             "decode_bound": dec_b, "decode_serial": dec_s, "weights_fit": fit,
             "capacity_batch": max(cap, 0.0) if math.isfinite(cap) else 0.0, **spec}
 
 
 def _speculative_values(q, env, lay, cv, rv, batch, mean: float, output: int, par: Parallelism, speculative,
-                        plain: dict, cap: float, part: dict | None = None, memo: dict | None = None,
-                        rounds: bool = True) -> dict:
+                        plain: dict, cap: float, part: dict | None = None, memo: dict | None = None) -> dict:
     """:func:`curve`'s speculative numbers ({} without ``speculative``): per estimate :func:`speculative_request`
     (``spec_<est>``) against ``plain``'s (TPOT, decode time), None where the estimate is not stated; the capacity
     beside a draft model."""
@@ -298,7 +295,7 @@ def _speculative_values(q, env, lay, cv, rv, batch, mean: float, output: int, pa
     b = np.atleast_1d(np.asarray(batch, dtype=float))
     out = {}
     for est, pair in plain.items():
-        if pair is None or not rounds:
+        if pair is None:
             out[f"spec_{est}"] = None
             continue
         t, dec = (np.asarray(x, dtype=float) * np.ones_like(b) for x in pair)
