@@ -85,11 +85,18 @@ class Draft:
 
     def time(self, q, k: int, batches, context: float, n_tp: float, stages: float) -> np.ndarray:
         """t_d: the strict lower bound of the k draft passes at each batch on a replica of n_tp x ``stages`` GPUs
-        (``draft_time_bound``) [s]."""
-        f, b = self.ledgers(q, batches, context)
-        v = {"k_d": np.float64(k), "F_d": f, "Q_d": b, "P": self.env.values["P"], "W": self.env.values["W"],
-             "n_TP": np.float64(n_tp), "n_St": np.float64(stages)}
-        return np.asarray(q["draft_time_bound"](v), dtype=float) * np.ones_like(f)
+        (``draft_time_bound``) [s].  Counted once for each batches, context and layout (the bound's and the
+        estimate's speculative rounds take the same drafts)."""
+        bt = np.asarray(batches, dtype=float)
+
+        def make():
+            f, b = self.ledgers(q, batches, context)
+            v = {"k_d": np.float64(k), "F_d": f, "Q_d": b, "P": self.env.values["P"], "W": self.env.values["W"],
+                 "n_TP": np.float64(n_tp), "n_St": np.float64(stages)}
+            return np.asarray(q["draft_time_bound"](v), dtype=float) * np.ones_like(f)
+
+        key = (k, bt.shape, bt.tobytes(), float(n_tp), float(stages), self.ep, self.tp)
+        return self._once(("time", key), float(context), make).copy()
 
     def memory(self, q, context: float, tp: int, n_pp: float) -> tuple[float, float]:
         """(M_d, c_d): the draft's weight bytes on one GPU of a tp x pp replica and its KV bytes per token there."""
