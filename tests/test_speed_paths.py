@@ -47,6 +47,13 @@ def test_bisect_tree_is_the_loop():
 
             assert _bisect(many, lo, hi, steps) == _loop(lambda x, cut=cut: x <= cut, lo, hi, steps)
             assert len(calls) == -(-steps // 5)  # five levels a call
+            asked = []
+
+            def lazy(xs, cut=cut, asked=asked):  # a function of the midpoint's index: asked on the path alone
+                return lambda i: asked.append(i) is None and xs[i] <= cut
+
+            assert _bisect(lazy, lo, hi, steps) == _loop(lambda x, cut=cut: x <= cut, lo, hi, steps)
+            assert len(asked) == steps
 
 
 def test_close_is_isclose():

@@ -857,7 +857,8 @@ def _bisect(ok_many, lo: float, hi: float, steps: int) -> tuple[float, float]:
     (lo, hi = mid, hi) and the lower one where not: the loop ``mid = (lo + hi) / 2`` gives, with ``ok_many`` (``ok``
     at an array of rates, each as alone) asked at every midpoint of the next BISECT_LEVELS levels at once, a tree
     of the same midpoints from which the halvings' path is read.  The same bounds, bit for bit, in a fifth of the
-    calls."""
+    calls.  ``ok_many`` may return a function of a midpoint's index instead of the array: it is then asked only at
+    the midpoints on the path (what is costly at each rate, a quantile, counted for those alone)."""
     done = 0
     while done < steps:
         levels = min(BISECT_LEVELS, steps - done)
@@ -869,10 +870,12 @@ def _bisect(ok_many, lo: float, hi: float, steps: int) -> tuple[float, float]:
                 mids.append(m)
                 nxt += [(a, m), (m, b)]
             level = nxt
-        ok = np.asarray(ok_many(np.asarray(mids, dtype=float)), dtype=bool)
+        ok = ok_many(np.asarray(mids, dtype=float))
+        if not callable(ok):
+            ok = np.asarray(ok, dtype=bool).__getitem__
         i = 0
         for _ in range(levels):
-            if ok[i]:
+            if ok(i):
                 lo, i = mids[i], 2 * i + 2
             else:
                 hi, i = mids[i], 2 * i + 1
@@ -1052,39 +1055,41 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
             return math.inf
         return ttft_quantile_mixed(lam, prefills, shares, t_r) if spread else ttft_quantile(lam, t_p, t_r)
 
-    def ttft_tails(kind: str, lam: np.ndarray) -> list[float]:
-        """:func:`ttft_tail` at every rate of ``lam``: the steady states of all the rates at once, each at its own
-        fixed point (``each``), then each rate's quantile."""
+    def each_rate(one, kind: str, lam: np.ndarray):
+        """``one(kind, rate, steady)`` (:func:`ttft_tail` or :func:`tail_of`) at each rate of ``lam`` from the steady
+        states of all the rates counted at once, each at its own fixed point (``each``): a function of the rate's
+        index, which counts that rate's quantile when asked (a bisection asks a few of a tree's rates)."""
         if kind == "chunked":
             t, busy, ttft = chunked(lam, each=True)
-            return [ttft_tail(kind, float(x), (float(a), float(b), float(c)))
-                    for x, a, b, c in zip(lam, t, busy, ttft, strict=True)]
+            return lambda i: one(kind, float(lam[i]), (float(t[i]), float(busy[i]), float(ttft[i])))
         w = unchunked(lam, each=True)[2]
         t_r = np.broadcast_to(np.asarray(at("unchunked_round_time", lam, **w), dtype=float), lam.shape)
-        return [ttft_tail(kind, float(x), float(y)) for x, y in zip(lam, t_r, strict=True)]
+        return lambda i: one(kind, float(lam[i]), float(t_r[i]))
 
-    def highest_under(values, lam, fn_many, target) -> float:
-        """The highest rate of the curve whose ``fn`` (rising with the rate; ``fn_many``: its values at an array of
-        rates, each as alone) meets ``target``: bisected between the last grid rate that meets it and the next."""
+    def ttft_tails(kind: str, lam: np.ndarray) -> list[float]:
+        """:func:`ttft_tail` at every rate of ``lam`` (:func:`each_rate`)."""
+        at_rate = each_rate(ttft_tail, kind, lam)
+        return [at_rate(i) for i in range(lam.size)]
+
+    def highest_under(values, lam, one, kind: str, target) -> float:
+        """The highest rate of the curve whose ``one(kind, rate)`` (rising with the rate; :func:`ttft_tail` or
+        :func:`tail_of`) meets ``target``: bisected between the last grid rate that meets it and the next."""
         over = [i for i, x in enumerate(values) if not x <= target]
         if not over:
             return float(lam[-1])
         if over[0] == 0:
             return 0.0
         lo, hi = float(lam[over[0] - 1]), float(lam[over[0]])
-        # a 64th of the curve's span over 2^24
-        return _bisect(lambda xs: np.asarray(fn_many(xs), dtype=float) <= target, lo, hi, 24)[0]
 
-    def tails(kind: str, lam: np.ndarray) -> list[float]:
-        """:func:`tail_chunked` / :func:`tail_unchunked` at every rate of ``lam``: the steady states at once, each
-        at its own fixed point."""
-        if kind == "chunked":
-            t, busy, ttft = chunked(lam, each=True)
-            return [tail_chunked(float(x), (float(a), float(b), float(c)))
-                    for x, a, b, c in zip(lam, t, busy, ttft, strict=True)]
-        w = unchunked(lam, each=True)[2]
-        t_r = np.broadcast_to(np.asarray(at("unchunked_round_time", lam, **w), dtype=float), lam.shape)
-        return [tail_unchunked(float(x), float(y)) for x, y in zip(lam, t_r, strict=True)]
+        def meets(xs: np.ndarray):
+            at_rate = each_rate(one, kind, xs)
+            return lambda i: at_rate(i) <= target
+
+        return _bisect(meets, lo, hi, 24)[0]  # a 64th of the curve's span over 2^24
+
+    def tail_of(kind: str, lam: float, steady_at=None) -> float:
+        """:func:`tail_chunked` or :func:`tail_unchunked` by ``kind``."""
+        return tail_chunked(lam, steady_at) if kind == "chunked" else tail_unchunked(lam, steady_at)
 
     def tail_unchunked(lam: float, t_r=None) -> float:
         """The P99 time between tokens without chunked prefill at ``lam``: t_r + k t_p, the round alone
@@ -1176,7 +1181,7 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
             queued = np.where(good, at("unchunked_ttft", lam, t_r=np.where(good, rounds, 0.0)), np.inf)
         ttft_p90 = ttft_tails(kind, lam)
         if sv.ttft is not None:  # the TTFT tail capacity: the highest rate whose P90 TTFT meets the TTFT target
-            ttft_rate = highest_under(ttft_p90, lam, lambda xs, kind=kind: ttft_tails(kind, xs), sv.ttft)
+            ttft_rate = highest_under(ttft_p90, lam, ttft_tail, kind, sv.ttft)
             ttft_rate = stop if ttft_rate >= float(lam[-1]) else ttft_rate
             ttft_binds = "P90 TTFT target" if ttft_rate < stop else stop_by
         else:
@@ -1204,7 +1209,7 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
         good_ttft = float(at_goodput[2]) if kind == "chunked" else t_p
         if sv.tpot is not None:  # the P99 capacity: the highest rate, up to where the curve stops, whose tail meets it
             # the tail grows with the rate: bisect between the last grid rate that meets the target and the next
-            p99_rate = highest_under(p99, lam, lambda xs, kind=kind: tails(kind, xs), sv.tpot)
+            p99_rate = highest_under(p99, lam, tail_of, kind, sv.tpot)
             p99_rate = stop if p99_rate >= float(lam[-1]) else p99_rate
             p99_binds = "P99 TBT target" if p99_rate < stop else stop_by
         else:
