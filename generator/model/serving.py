@@ -30,6 +30,7 @@ from genreport.formulas.compiled import load
 from genreport.load.spec import Hardware, Model, Parallelism, Precision
 from genreport.model.env import make_env, prefill_head_dim
 from genreport.model.layout import at_batch, choose_links, layout_values
+from genreport.model.stacked import over
 
 
 def node_busy_gpus(replica_gpus: int, gpus_per_node: int | None) -> float | None:
@@ -180,8 +181,22 @@ def curve(model: Model, hw: Hardware, precision: Precision, par: Parallelism, ba
     ``memo``: a dict kept over calls with the same ``env`` (the frontier's layouts), which holds each layout's
     numbers that no batch changes (:func:`_layout_part`) so that a second curve of the layout does not count them
     again (:func:`probe`: what a layout holds, without its rounds)."""
-    b = np.asarray(batches, dtype=float)
-    v = _request_values(model, hw, precision, par, b, prompt, output, accounting, env, serial, speculative, memo)
+    return curves(model, hw, precision, [(par, batches, speculative)], prompt, output, accounting, env, serial,
+                  memo)[0]
+
+
+def curves(model: Model, hw: Hardware, precision: Precision, items, prompt: int, output: int,
+           accounting: str = "seed", env=None, serial: bool = True, memo: dict | None = None) -> list[dict]:
+    """:func:`curve` of each (layout, batches, speculative) of ``items``, its formulas evaluated once over all the
+    layouts (generator/model/stacked.py: each layout's numbers as its own call gives them)."""
+    bs = [np.asarray(batches, dtype=float) for _, batches, _ in items]
+    vs = _requests_values(model, hw, precision, [(par, b, sp) for (par, _, sp), b in zip(items, bs, strict=True)],
+                          prompt, output, accounting, env, serial, memo)
+    return [_curve_of(v, b, output, par, speculative) for v, b, (par, _, speculative) in zip(vs, bs, items, strict=True)]
+
+
+def _curve_of(v: dict, b: np.ndarray, output: int, par: Parallelism, speculative) -> dict:
+    """:func:`curve`'s dict from a layout's :func:`_requests_values` at its batches ``b``."""
     out = {"batch": b, "ttft_bound": v["ttft_bound"], "ttft_serial": v["ttft_serial"],
            "capacity_batch": v["capacity_batch"], "weights_fit": v["weights_fit"]}
     if speculative is not None:
@@ -263,25 +278,40 @@ def _request_values(model: Model, hw: Hardware, precision: Precision, par: Paral
     """The numbers of :func:`request` at ``batch`` (a float or an array of batches per replica); with
     ``speculative``, :func:`curve`'s speed-ups at the last and the mean context and the capacity beside a draft
     ``memo``: see :func:`curve`."""
+    return _requests_values(model, hw, precision, [(par, batch, speculative)], prompt, output, accounting, env, serial,
+                            memo)[0]
+
+
+def _requests_values(model: Model, hw: Hardware, precision: Precision, items, prompt: int, output: int,
+                     accounting: str, env, serial: bool, memo: dict | None = None) -> list[dict]:
+    """:func:`_request_values` of each (layout, batch, speculative) of ``items``, each round formula evaluated once
+    over all of them (stacked.over)."""
     q = load()
     env = env or make_env(hw, model, precision, accounting)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        part = _layout_part(q, env, model, hw, precision, par, prompt, output, accounting, memo)
-        lay, cv, cap = part["lay"], part["cv"], part["cap"]
-        ttft_b, ttft_s = part["ttft_bound"], part["ttft_serial"]
-        v = at_batch(part["read"], lay, batch, busiest=serial)
-        nan = np.full(np.shape(batch), math.nan)
-        tpot_b, tpot_s = q["decode_time_bound"](v), q["decode_time_serial"](v) if serial else nan
-        rv = at_batch(part["req"], lay, batch, busiest=serial)
-        dec_b = q["request_decode_time_bound"](rv)
-        dec_s = q["request_decode_time_serial"](rv) if serial else nan
-        fit = part["fit"]
-        spec = _speculative_values(q, env, lay, cv, rv, batch, prompt + output / 2.0, output, par, speculative,
-                                   {"bound": (tpot_b, dec_b), "serial": (tpot_s, dec_s) if serial else None}, cap,
-                                   part, memo)
-    return {"ttft_bound": ttft_b, "ttft_serial": ttft_s, "tpot_bound": tpot_b, "tpot_serial": tpot_s,
-            "decode_bound": dec_b, "decode_serial": dec_s, "weights_fit": fit,
-            "capacity_batch": max(cap, 0.0) if math.isfinite(cap) else 0.0, **spec}
+        parts = [_layout_part(q, env, model, hw, precision, par, prompt, output, accounting, memo)
+                 for par, _, _ in items]
+        vs = [at_batch(part["read"], part["lay"], batch, busiest=serial)  # the step reads; cv holds
+              for part, (_, batch, _) in zip(parts, items, strict=True)]
+        rvs = [at_batch(part["req"], part["lay"], batch, busiest=serial)
+               for part, (_, batch, _) in zip(parts, items, strict=True)]
+        nans = [np.full(np.shape(batch), math.nan) for _, batch, _ in items]
+        tpot_b = over(q["decode_time_bound"], vs)
+        tpot_s = over(q["decode_time_serial"], vs) if serial else nans
+        dec_b = over(q["request_decode_time_bound"], rvs)
+        dec_s = over(q["request_decode_time_serial"], rvs) if serial else nans
+        out = []
+        for i, (part, (par, batch, speculative)) in enumerate(zip(parts, items, strict=True)):
+            cap = part["cap"]
+            spec = _speculative_values(q, env, part["lay"], part["cv"], rvs[i], batch, prompt + output / 2.0, output,
+                                       par, speculative, {"bound": (tpot_b[i], dec_b[i]),
+                                                          "serial": (tpot_s[i], dec_s[i]) if serial else None},
+                                       cap, part, memo)
+            out.append({"ttft_bound": part["ttft_bound"], "ttft_serial": part["ttft_serial"], "tpot_bound": tpot_b[i],
+                        "tpot_serial": tpot_s[i], "decode_bound": dec_b[i], "decode_serial": dec_s[i],
+                        "weights_fit": part["fit"], "capacity_batch": max(cap, 0.0) if math.isfinite(cap) else 0.0,
+                        **spec})
+    return out
 
 
 def _speculative_values(q, env, lay, cv, rv, batch, mean: float, output: int, par: Parallelism, speculative,
