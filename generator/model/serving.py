@@ -300,13 +300,13 @@ def _requests_values(model: Model, hw: Hardware, precision: Precision, items, pr
         tpot_s = over(q["decode_time_serial"], vs) if serial else nans
         dec_b = over(q["request_decode_time_bound"], rvs)
         dec_s = over(q["request_decode_time_serial"], rvs) if serial else nans
+        specs = _speculative_values(q, env, [
+            (part["lay"], part["cv"], rvs[i], batch, prompt + output / 2.0, par, speculative,
+             {"bound": (tpot_b[i], dec_b[i]), "serial": (tpot_s[i], dec_s[i]) if serial else None}, part["cap"], part)
+            for i, (part, (par, batch, speculative)) in enumerate(zip(parts, items, strict=True))], output, memo)
         out = []
-        for i, (part, (par, batch, speculative)) in enumerate(zip(parts, items, strict=True)):
+        for i, (part, spec) in enumerate(zip(parts, specs, strict=True)):
             cap = part["cap"]
-            spec = _speculative_values(q, env, part["lay"], part["cv"], rvs[i], batch, prompt + output / 2.0, output,
-                                       par, speculative, {"bound": (tpot_b[i], dec_b[i]),
-                                                          "serial": (tpot_s[i], dec_s[i]) if serial else None},
-                                       cap, part, memo)
             out.append({"ttft_bound": part["ttft_bound"], "ttft_serial": part["ttft_serial"], "tpot_bound": tpot_b[i],
                         "tpot_serial": tpot_s[i], "decode_bound": dec_b[i], "decode_serial": dec_s[i],
                         "weights_fit": part["fit"], "capacity_batch": max(cap, 0.0) if math.isfinite(cap) else 0.0,
@@ -314,25 +314,31 @@ def _requests_values(model: Model, hw: Hardware, precision: Precision, items, pr
     return out
 
 
-def _speculative_values(q, env, lay, cv, rv, batch, mean: float, output: int, par: Parallelism, speculative,
-                        plain: dict, cap: float, part: dict | None = None, memo: dict | None = None) -> dict:
-    """:func:`curve`'s speculative numbers ({} without ``speculative``): per estimate :func:`speculative_request`
-    (``spec_<est>``) against ``plain``'s (TPOT, decode time), None where the estimate is not stated; the capacity
-    beside a draft model."""
-    if speculative is None:
-        return {}
-
-    b = np.atleast_1d(np.asarray(batch, dtype=float))
-    out = {}
-    for est, pair in plain.items():
-        if pair is None:
-            out[f"spec_{est}"] = None
-            continue
-        t, dec = (np.asarray(x, dtype=float) * np.ones_like(b) for x in pair)
-        out[f"spec_{est}"] = speculative_request(q, env, lay, cv, rv, mean, b, t, dec, output, speculative,
-                                                 est == "serial", part["read"] if part is not None else None)
-    out["capacity_speculative"] = _draft_capacity(q, speculative, cv, par, cap, memo)
-    return out
+def _speculative_values(q, env, items, output: int, memo: dict | None = None) -> list[dict]:
+    """:func:`curve`'s speculative numbers of each (lay, cv, rv, batch, mean, par, speculative, plain, cap, part) of
+    ``items`` ({} without ``speculative``): per estimate :func:`speculative_request` (``spec_<est>``) against
+    ``plain``'s (TPOT, decode time), None where the estimate is not stated; the capacity beside a draft model.  The
+    layouts' requests counted at once (:func:`_requests_many`)."""
+    outs = [{} for _ in items]
+    for est in ("bound", "serial"):
+        todo, where = [], []
+        for i, (lay, cv, rv, batch, mean, _, speculative, plain, _, part) in enumerate(items):
+            if speculative is None:
+                continue
+            if plain[est] is None:
+                outs[i][f"spec_{est}"] = None
+                continue
+            b = np.atleast_1d(np.asarray(batch, dtype=float))
+            t, dec = (np.asarray(x, dtype=float) * np.ones_like(b) for x in plain[est])
+            todo.append((env, lay, cv, rv, mean, b, t, dec, output, speculative,
+                         part["read"] if part is not None else None))
+            where.append(i)
+        for i, sr in zip(where, _requests_many(q, todo, est == "serial"), strict=True):
+            outs[i][f"spec_{est}"] = sr
+    for out, (_, cv, _, _, _, par, speculative, _, cap, _) in zip(outs, items, strict=True):
+        if speculative is not None:
+            out["capacity_speculative"] = _draft_capacity(q, speculative, cv, par, cap, memo)
+    return outs
 
 
 def _draft_capacity(q, speculative, cv, par: Parallelism, cap: float, memo: dict | None) -> float:
@@ -394,16 +400,28 @@ def speculative_rounds(q, lay, values, batches, t_plain, spec, serial) -> dict[s
     the verify round ``verify`` (n B tokens: k + 1 for a chain, a tree's nodes: ``spec``'s fourth entry, k + 1 where
     it has three), the drafts ``draft`` (:func:`draft_time`) and the speed-up ``speedup`` E t_s / (t_v + t_d)
     (``speculative_speedup_layout``), E = (1 - p^(k+1)) / (1 - p); the strict bound or (``serial``) the estimate."""
-    k, p_acc, cost = spec[:3]
-    n = spec[3] if len(spec) > 3 else k + 1
-    toks = at_batch(values, lay, batches * n, busiest=serial)  # the experts the n B tokens touch
-    v = dict(toks, B=np.asarray(batches, dtype=float), k_d=np.float64(k), n_v=np.float64(n))
-    t_v = np.asarray(q["verify_time_serial" if serial else "verify_time_bound"](v), dtype=float) * np.ones_like(batches)
-    t_d = np.asarray(draft_time(q, cost, k, values, batches, t_plain), dtype=float) * np.ones_like(batches)
-    speed = np.asarray(q["speculative_speedup_layout"]({"p_a": p_acc, "k_d": float(k), "t_s": t_plain, "t_v": t_v,
-                                                       "t_d": t_d}), dtype=float) * np.ones_like(batches)
-    return {"plain": np.asarray(t_plain, dtype=float) * np.ones_like(batches), "verify": t_v, "draft": t_d,
-            "speedup": speed}
+    return _rounds_many(q, [(lay, values, batches, t_plain, spec)], serial)[0]
+
+
+def _rounds_many(q, items, serial) -> list[dict[str, np.ndarray]]:
+    """:func:`speculative_rounds` of each (layout, values, batches, t_plain, spec) of ``items``, each formula
+    evaluated once over all of them (stacked.over)."""
+    vs = []
+    for lay, values, batches, _, spec in items:
+        k = spec[0]
+        n = spec[3] if len(spec) > 3 else k + 1
+        toks = at_batch(values, lay, batches * n, busiest=serial)  # the experts the n B tokens touch
+        vs.append(dict(toks, B=np.asarray(batches, dtype=float), k_d=np.float64(k), n_v=np.float64(n)))
+    t_vs = [np.asarray(t, dtype=float) * np.ones_like(it[2]) for t, it in
+            zip(over(q["verify_time_serial" if serial else "verify_time_bound"], vs), items, strict=True)]
+    t_ds = [np.asarray(draft_time(q, spec[2], spec[0], values, batches, t_plain), dtype=float) * np.ones_like(batches)
+            for _, values, batches, t_plain, spec in items]
+    speeds = over(q["speculative_speedup_layout"], [
+        {"p_a": spec[1], "k_d": float(spec[0]), "t_s": t_plain, "t_v": t_v, "t_d": t_d}
+        for (_, _, _, t_plain, spec), t_v, t_d in zip(items, t_vs, t_ds, strict=True)])
+    return [{"plain": np.asarray(t_plain, dtype=float) * np.ones_like(batches), "verify": t_v, "draft": t_d,
+             "speedup": np.asarray(speed, dtype=float) * np.ones_like(batches)}
+            for (_, _, batches, t_plain, _), t_v, t_d, speed in zip(items, t_vs, t_ds, speeds, strict=True)]
 
 
 def speculate(q, lay, values, batches, t_plain, spec, serial):
@@ -417,9 +435,15 @@ def mean_rounds(q, lay, rv, mean: float, batches, spec, serial) -> dict[str, np.
     """:func:`speculative_rounds` of a request's rounds at its mean context ``mean``: at the request's values ``rv``
     (at ``batches``, the mean context's c and d_h, :func:`_mean_context_values`) against the plain round there, the
     strict bound or (``serial``) the estimate."""
-    mv = dict(rv, S=np.float64(mean))
-    t = np.asarray(q["decode_time_serial" if serial else "decode_time_bound"](mv), dtype=float) * np.ones_like(batches)
-    return speculative_rounds(q, lay, mv, batches, t, spec, serial)
+    return _mean_rounds_many(q, [(lay, rv, mean, batches, spec)], serial)[0]
+
+
+def _mean_rounds_many(q, items, serial) -> list[dict[str, np.ndarray]]:
+    """:func:`mean_rounds` of each (layout, rv, mean, batches, spec) of ``items``, at once (stacked.over)."""
+    mvs = [dict(rv, S=np.float64(mean)) for _, rv, mean, _, _ in items]
+    ts = over(q["decode_time_serial" if serial else "decode_time_bound"], mvs)
+    return _rounds_many(q, [(lay, mv, batches, np.asarray(t, dtype=float) * np.ones_like(batches), spec)
+                            for (lay, _, _, batches, spec), mv, t in zip(items, mvs, ts, strict=True)], serial)
 
 
 def mean_speedup(q, lay, rv, mean: float, batches, spec, serial) -> np.ndarray:
@@ -442,14 +466,26 @@ def speculative_request(q, env, lay, cv, rv, mean: float, batches, t_last, dec, 
 
     Where a speed-up is under 1 the numbers show what speculating costs (plan then decodes plainly).  ``read``:
     ``cv`` with the cache a step reads (its c :func:`_read_c`), where the caller has it."""
-    read = read if read is not None else dict(cv, c=_read_c(env, cv["S"]))
-    last = speculative_rounds(q, lay, read, batches, t_last, spec, serial)
-    avg = mean_rounds(q, lay, rv, mean, batches, spec, serial)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        tpot = last["plain"] / last["speedup"]
-        decode = np.asarray(dec, dtype=float) * np.ones_like(batches) / avg["speedup"]
-        user = (output - 1) / decode if output > 1 else 1.0 / tpot
-    return {"last": last, "mean": avg, "tpot": tpot, "decode": decode, "tokens_per_s_user": user}
+    return _requests_many(q, [(env, lay, cv, rv, mean, batches, t_last, dec, output, spec, read)], serial)[0]
+
+
+def _requests_many(q, items, serial: bool) -> list[dict]:
+    """:func:`speculative_request` of each (env, lay, cv, rv, mean, batches, t_last, dec, output, spec, read) of
+    ``items``, each formula evaluated once over all of them (stacked.over)."""
+    reads = [read if read is not None else dict(cv, c=_read_c(env, cv["S"]))
+             for env, _, cv, _, _, _, _, _, _, _, read in items]
+    lasts = _rounds_many(q, [(lay, read, batches, t_last, spec) for (_, lay, _, _, _, batches, t_last, _, _, spec, _), read
+                             in zip(items, reads, strict=True)], serial)
+    avgs = _mean_rounds_many(q, [(lay, rv, mean, batches, spec) for _, lay, _, rv, mean, batches, _, _, _, spec, _
+                                 in items], serial)
+    out = []
+    for (_, _, _, _, _, batches, _, dec, output, _, _), last, avg in zip(items, lasts, avgs, strict=True):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tpot = last["plain"] / last["speedup"]
+            decode = np.asarray(dec, dtype=float) * np.ones_like(batches) / avg["speedup"]
+            user = (output - 1) / decode if output > 1 else 1.0 / tpot
+        out.append({"last": last, "mean": avg, "tpot": tpot, "decode": decode, "tokens_per_s_user": user})
+    return out
 
 
 def draft_time(q, cost, k, values, batches, t_plain):
