@@ -29,14 +29,15 @@ from genreport.model.layout import (
 from genreport.model.serving import (
     _mean_context_values,
     _read_c,
+    _requests_many,
     engine_limit,
     joules_per_token,
     last_context,
     node_busy_gpus,
     prompt_cache_c,
-    speculative_request,
     usd_per_mtok,
 )
+from genreport.model.stacked import over
 
 # Every uniform weight format plan knows how to try; the default tries fewer (plan_precisions).
 PLAN_PRECISIONS = ("bf16", "fp8", "int8", "int4")
@@ -320,13 +321,14 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
                     from genreport.model.draft import Draft
 
                     the_head = Draft(spec_here[2].model, prec, hw, accounting, head=True)
+                runs = []
                 for par in layouts:
                     if head:  # its output head the target's, its experts over this layout's ep GPUs
                         spec_here = (spec_here[0], spec_here[1], the_head.at_layout(par.ep, par.tp), *spec_here[3:])
-                    row = _plan_one(q, acc_env, model, hw, prec, name, par, ctx, batches, latency, accounting,
-                                    estimate, rejected, shape, mean, spec_here, disaggregate, c_prompt, memo, read_c)
-                    if row is not None:
-                        rows.append(row)
+                    runs.append(_plan_one(q, acc_env, model, hw, prec, name, par, ctx, batches, latency, accounting,
+                                          estimate, rejected, shape, mean, spec_here, disaggregate, c_prompt, memo,
+                                          read_c))
+                rows += [row for row in _run_rows(q, runs, estimate) if row is not None]
     order = {p: i for i, p in enumerate(precisions)}
     rows.sort(key=lambda r: (-r.tokens_per_s_gpu, r.gpus, order.get(r.precision, 99), r.kv_cache, r.tp, r.pp, r.ep))
     return Plan(rows, rejected, skipped, estimate)
@@ -374,6 +376,33 @@ def _pools(q, par, b, batches, ok, t_use, ttft, tpot, shape, latency, t_kv_link,
     return share, best, t_kv, link, one_b, one_t, one_gpu
 
 
+def _run_rows(q, runs: list, estimate: str) -> list:
+    """The rows of :func:`_plan_one`'s runs, in their order: each runs to its speculative rounds (it yields its
+    request's values and what :func:`serving.speculative_request` takes), where the rounds of all the layouts are
+    counted at once (serving._requests_many, stacked.over) and sent back."""
+    rows, waiting = [None] * len(runs), []
+    for i, run in enumerate(runs):
+        try:
+            waiting.append((i, run, next(run)))
+        except StopIteration as done:
+            rows[i] = done.value
+    if waiting:
+        serial = estimate != "bound"
+        dec_qid = "request_decode_time_bound" if estimate == "bound" else "request_decode_time_serial"
+        decs = [np.asarray(d, dtype=float) * np.ones_like(ask[1][5]) for d, (_, _, ask) in
+                zip(over(q[dec_qid], [ask[0] for _, _, ask in waiting]), waiting, strict=True)]
+        items = [(env, lay, cv, rv, mean, batches, t_last, dec, output, spec, read)
+                 for (_, _, (_, (env, lay, cv, rv, mean, batches, t_last, output, spec, read))), dec
+                 in zip(waiting, decs, strict=True)]
+        for (i, run, _), dec, sr in zip(waiting, decs, _requests_many(q, items, serial), strict=True):
+            try:
+                run.send((dec, sr))
+                raise RuntimeError("plan: a row asked twice for its speculative rounds")
+            except StopIteration as done:
+                rows[i] = done.value
+    return rows
+
+
 def _once(memo: dict | None, key, make):
     """``make()``, kept in ``memo`` under ``key`` (None: no memo, made each time)."""
     if memo is None:
@@ -385,7 +414,9 @@ def _once(memo: dict | None, key, make):
 
 def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, accounting, estimate, rejected, shape, mean,
               speculative=None, disaggregate=False, c_prompt=math.nan, memo=None, read_c=None):
-    """One row of :func:`plan` (None: the layout is rejected, counted in ``rejected``).  ``memo``: numbers of the
+    """One row of :func:`plan` (None: the layout is rejected, counted in ``rejected``), a generator run by
+    :func:`_run_rows`: with ``speculative`` it yields its request's values at every batch and the inputs of
+    serving.speculative_request, and takes back (the plain decode times, the speculative request).  ``memo``: numbers of the
     layout that speculation does not change (its values, the weights' bytes, TTFT, the plain decode rounds), kept
     over the plan calls that share it (:func:`plan`'s ``memo``); ``read_c``: the c a decode step at the request's
     last context reads (serving._read_c), where the caller has it."""
@@ -443,9 +474,9 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     dec_qid = "request_decode_time_bound" if estimate == "bound" else "request_decode_time_serial"
     if speculative is not None:  # serving.speculative_request: TPOT at the last context's speed-up, rates the mean's
         rv_all = at_batch(req, lay, batches, busiest=serial)
-        dec_all = np.asarray(q[dec_qid](rv_all), dtype=float) * np.ones_like(batches)
-        sr = speculative_request(q, env, lay, cv, rv_all, shape.prompt + shape.output / 2, batches, t_use, dec_all,
-                                 shape.output, speculative, serial, read)
+        # dec_all: q[dec_qid](rv_all) at every batch; sr: serving.speculative_request, both counted by _run_rows
+        dec_all, sr = yield rv_all, (env, lay, cv, rv_all, shape.prompt + shape.output / 2, batches, t_use,
+                                     shape.output, speculative, read)
         speed = sr["last"]["speedup"]
         spec_on = speed > 1.0
         t_use = np.where(spec_on, sr["tpot"], t_use)
