@@ -64,7 +64,10 @@ def _power(base, exponent):
     return np.power(b, e).view(_Each)
 
 
-_NUMBERS = (float, int, np.floating, np.integer)
+_NUMBERS = frozenset({float, int, np.float64, np.float32, np.int64, np.int32})  # a number's types (not bool)
+
+
+_F64 = np.dtype(np.float64)
 
 
 def _stack(formula, values: list[dict]) -> list:
@@ -74,7 +77,7 @@ def _stack(formula, values: list[dict]) -> list:
     for a, col in cols.items():
         first = col[0]
         if isinstance(first, np.ndarray):  # a batch's values: one-dimensional in every layout
-            if not all(type(x) is np.ndarray and x.ndim == 1 and x.dtype == np.float64 for x in col):
+            if not all(type(x) is np.ndarray and x.ndim == 1 and x.dtype == _F64 for x in col):
                 raise _Fallback(f"{a}: not a one-dimensional float64 array in every layout")
             n = [len(x) for x in col]
             if lens is None:
@@ -82,7 +85,7 @@ def _stack(formula, values: list[dict]) -> list:
             elif n != lens:
                 raise _Fallback(f"{a}: arrays of different lengths in one layout")
             args[a] = np.concatenate(col)
-        elif not all(isinstance(x, _NUMBERS) and not isinstance(x, (bool, np.ndarray)) for x in col):
+        elif not all(type(x) in _NUMBERS for x in col):
             raise _Fallback(f"{a}: not a number in every layout")
         elif first == first and all(type(x) is type(first) and x == first for x in col):
             args[a] = first  # the same number in every layout: as each layout's call has it
