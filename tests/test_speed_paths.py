@@ -113,3 +113,48 @@ def test_plan_memo_is_plan():
         assert shared.rejected == alone.rejected
         assert [json.dumps(r.as_json()) for r in shared.rows] == [json.dumps(r.as_json()) for r in alone.rows]
         assert alone.rows
+
+
+def _same(want, got) -> bool:
+    w, g = np.asarray(want, dtype=float), np.asarray(got, dtype=float)
+    return w.shape == g.shape and np.array_equal(w, g, equal_nan=True) and (np.ndim(want) == 0) == (np.ndim(got) == 0)
+
+
+def test_stacked_is_each_layouts_call():
+    """stacked.over gives every compiled formula's numbers of each layout's own call, to the bit: random layouts whose
+    values are the same, differ by layout, or are a batch's arrays of its own length."""
+    from genreport.formulas.compiled import load
+    from genreport.model.stacked import over
+
+    q, rng = load(), random.Random(31)
+    with np.errstate(all="ignore"):
+        for f in q.values():
+            for batches in (False, True):
+                n = rng.randint(2, 9)
+                vary = {a for a in f.fn_args if rng.random() < 0.5}
+                lens = [rng.randint(1, 7) for _ in range(n)]
+                common = {a: np.float64(rng.uniform(0.05, 5e3)) for a in f.fn_args}
+                values = [{a: (np.array([rng.uniform(0.5, 300.0) for _ in range(lens[i])])
+                               if batches and a in ("B", "N", "N_x", "u_x") else
+                               np.float64(rng.uniform(0.05, 5e4)) if a in vary else common[a]) for a in f.fn_args}
+                          for i in range(n)]
+                assert all(_same(w, g) for w, g in zip([f(v) for v in values], over(f, values), strict=True)), f.id
+
+
+def test_stacked_keeps_a_scalars_power():
+    """A number per layout raised to -1 is C's pow of a float64 scalar in the layout's own call, where NumPy's array
+    power takes 1/x (a last bit apart for about one value in a thousand): over keeps pow (decode_time_memory_gpu's
+    n_PP^-1), where plain stacked arrays would not."""
+    from genreport.formulas.compiled import load
+    from genreport.model.stacked import over
+
+    f = load()["decode_time_memory_gpu"]
+    xs = np.random.default_rng(31).uniform(1.0, 9.0, 20000)
+    odd = [x for x in xs if np.float64(x) ** -1.0 != 1.0 / x][:8]
+    assert odd  # such values exist
+    rng = random.Random(31)
+    common = {a: np.float64(rng.uniform(1.0, 1e3)) for a in f.fn_args}
+    values = [dict(common, n_PP=np.float64(x)) for x in odd]
+    assert all(_same(w, g) for w, g in zip([f(v) for v in values], over(f, values), strict=True))
+    naive = f.fn(*(np.array([v[a] for v in values]) for a in f.fn_args))
+    assert not np.array_equal(naive, np.array([f(v) for v in values]))  # what over keeps apart
