@@ -51,17 +51,23 @@ class _Each(np.ndarray):
 
 
 def _power(base, exponent):
-    """``base ** exponent`` as each layout's scalars take it: C's pow of every element (an exponent array of the full
-    shape: NumPy's loops take x*x or 1/x for a scalar exponent of 2 or -1).  A batch's array raised to a power that
-    differs by layout falls back (its own call takes NumPy's array power there)."""
+    """``base ** exponent`` as each layout's scalars take it: a float64 scalar's power of every element (C's pow, the
+    same on every machine; NumPy's array power takes x*x or 1/x for an exponent of 2 or -1, and its own vector code
+    on a CPU with AVX-512: formulas/portable.py).  A batch's array raised to a power that differs by layout falls back
+    (its own call takes NumPy's array power there)."""
     if isinstance(base, np.ndarray) and not isinstance(base, _Each):
         raise _Fallback("a batch's array to a power per layout")
     if isinstance(exponent, np.ndarray) and not isinstance(exponent, _Each):
         raise _Fallback("a number per layout to a batch's power")
     b, e = np.asarray(_plain(base), dtype=float), np.asarray(_plain(exponent), dtype=float)
     shape = np.broadcast_shapes(b.shape, e.shape)
-    b, e = np.array(np.broadcast_to(b, shape)), np.array(np.broadcast_to(e, shape))
-    return np.power(b, e).view(_Each)
+    pairs = list(zip(np.broadcast_to(b, shape).ravel().tolist(), np.broadcast_to(e, shape).ravel().tolist(),
+                     strict=True))
+    seen: dict = {}  # a layout's number repeats over its batches: each pair's power once
+    for pair in pairs:
+        if pair not in seen:
+            seen[pair] = float(np.float64(pair[0]) ** np.float64(pair[1]))
+    return np.array([seen[p] for p in pairs], dtype=float).reshape(shape).view(_Each)
 
 
 _NUMBERS = frozenset({float, int, np.float64, np.float32, np.int64, np.int32})  # a number's types (not bool)
