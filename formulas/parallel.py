@@ -653,7 +653,8 @@ def prefill_routed_flops():
 
 
 def prefill_flops_per_gpu():
-    """FLOPs of the busiest GPU in a prefill of one prompt [FLOP]: (F - F_x (1 - n_TP / max(n_TP, n_EP))) / (n_TP n_PP),
+    """FLOPs of the busiest GPU in a prefill of one prompt as the engine runs it, layer after layer [FLOP]:
+    (F - F_x (1 - n_TP / max(n_TP, n_EP))) / (n_TP n_PP),
     F = 2 N_p T + 2 V d + 2 L H_q d_h T^2 (the single-card prefill's), F_x = :func:`prefill_routed_flops`.
 
     Attention, the dense layers, the shared experts, the router and the head run on the n_TP GPUs of the prompt's
@@ -662,32 +663,62 @@ def prefill_flops_per_gpu():
     n_TP, data-parallel attention) a prompt's expert FLOPs are spread over the whole expert group, not its replica's
     n_TP GPUs: a GPU of the replica does its share of the attention and the rest, then its 1/n_EP share of the
     experts, layer after layer (a layer's experts need its attention's output, the next layer's attention theirs),
-    the mean share as the HBM ledger reads the mean GPU's experts.  Equals F / (n_TP n_PP) for n_EP <= n_TP.
+    the mean share as the HBM ledger reads the mean GPU's experts.  Equals F / (n_TP n_PP) for n_EP <= n_TP.  The
+    serial estimate's order (:func:`prefill_time_compute_serial`); the bound takes :func:`prefill_flops_bound_gpu`.
     """
     from .quantities import _prefill_flops  # 2 N_p T + 2 V d + 2 L H_q d_h T^2, the single-card prefill's FLOPs
 
     return (_prefill_flops() - prefill_routed_flops() * (1 - n_TP / expert_split())) / (n_TP * n_PP)
 
 
+def prefill_flops_bound_gpu():
+    """FLOPs no schedule keeps off the busiest GPU in a prefill of one prompt [FLOP]:
+    max(F - F_x, F n_TP / max(n_TP, n_EP)) / (n_TP n_PP), i.e. max(A / n_TP, (A + F_x) / n_EP) per stage, A = F - F_x.
+
+    Why not the engine's A / n_TP + F_x / n_EP (:func:`prefill_flops_per_gpu`) where the expert group is wider than
+    a replica (n_EP > n_TP, data-parallel attention): that sum charges a GPU of the prompt's replica its share of the
+    attention and then its 1/n_EP of the routed experts, which holds only if the prompt's tokens route evenly onto the
+    experts it holds and nothing else of the group runs them.  An engine that splits the prompt into chunks can run
+    one chunk's attention on the replica while the group's other GPUs run another chunk's experts (DeepSeek-V3's
+    two-micro-batch overlap, arXiv:2412.19437 section 3.4; SGLang's two-batch overlap), and routing, redundant
+    experts (EPLB) or a prompt whose tokens pick other GPUs' experts move the expert FLOPs off the replica's GPUs.
+    What no schedule moves: the attention and the rest of the prompt's non-routed work run on its replica's n_TP
+    GPUs (its KV cache is there: data-parallel attention), A / n_TP; and the whole prompt's work, A + F_x, runs on
+    the group's n_EP GPUs, (A + F_x) / n_EP at best.  The larger of the two is a lower bound on any schedule; the
+    remainder an overlap cannot hide (the first chunk's attention before any expert work, the last chunk's experts
+    after the attention) shrinks with the chunk, so no more is provable.  For n_EP <= n_TP both are F / (n_TP n_PP),
+    the engine's split.  DeepSeek-V3 on 8 H200 (tp 1 x ep 8) at 8,192 tokens: 206.4 ms where the sum read 227.6 ms.
+    """
+    from .quantities import _prefill_flops  # 2 N_p T + 2 V d + 2 L H_q d_h T^2, the single-card prefill's FLOPs
+
+    f = _prefill_flops()
+    return sp.Max(f - prefill_routed_flops(), f * n_TP / expert_split()) / (n_TP * n_PP)
+
+
 def _prefill_ledgers():
-    """Compute and HBM ledgers of one GPU in a prefill of T tokens [s]: its share of the FLOPs and bytes."""
-    t_comp = prefill_flops_per_gpu() / P
+    """Compute and HBM ledgers of one GPU in a prefill of T tokens [s]: the FLOPs no schedule keeps off it
+    (:func:`prefill_flops_bound_gpu`) and its share of the bytes."""
+    t_comp = prefill_flops_bound_gpu() / P
     t_mem = (weight_bytes_per_gpu(N - N_e, redundant=False) + T * kv_bytes_per_token_per_gpu()) / W
     return t_comp, t_mem
 
 
 def prefill_time_compute_gpu():
-    """Compute ledger of one GPU in a prefill of T tokens [s]: its share of the prefill FLOPs / P."""
+    """Compute ledger of one GPU in a prefill of T tokens [s]: the prefill FLOPs no schedule keeps off it / P
+    (:func:`prefill_flops_bound_gpu`: max(A / n_TP, (A + F_x) / n_EP) per stage with an expert group wider than a
+    replica, else its share F / (n_TP n_PP))."""
     return _prefill_ledgers()[0]
 
 
 def prefill_time_compute_serial():
-    """Compute of one GPU in a prefill of T tokens as the engine runs it [s]: its share of the prefill FLOPs / (e_m P).
+    """Compute of one GPU in a prefill of T tokens as the engine runs it [s]: its share of the prefill FLOPs / (e_m P),
+    in the engine's serial order (:func:`prefill_flops_per_gpu`: the attention and the rest on the replica, then its
+    1/n_EP of the routed experts, layer after layer).
 
-    e_m as in :func:`decode_time_compute_serial`; equals :func:`prefill_time_compute_gpu` for e_m = 1.  An
-    estimate, not a bound.
+    e_m as in :func:`decode_time_compute_serial`; equals :func:`prefill_time_compute_gpu` for e_m = 1 and
+    n_EP <= n_TP.  An estimate, not a bound.
     """
-    return prefill_time_compute_gpu() / e_m
+    return prefill_flops_per_gpu() / P / e_m
 
 
 def prefill_time_memory_gpu():

@@ -362,3 +362,47 @@ def test_one_gpu_moes_verify_round_reads_the_experts_its_tokens_touch(capsys, tm
         out = capsys.readouterr().out
         got = float(re.search(rf"^  {re.escape(symbol)} = ([0-9.e+-]+) s", out, re.M).group(1))
         assert got == pytest.approx(want, rel=1e-5), qid
+
+
+def test_the_stall_free_rate_of_a_pipeline_streams_each_slice_per_micro_batch(capsys, spec):
+    """The spec's Llama 3.1 70B at tp 4 x pp 2: the unchunked rounds at the stall-free rate run more than 2 sequences,
+    so each GPU streams its slice once per micro-batch in flight, min(n_PP, B) N_g = 2 N_g (the report's N_r,g, as the
+    TPOT ceiling (22) prints it); derive printed N_g and the rate of one stream.  The rate and its N are one fixed
+    point: lam t_r(lam) = -ln q_p with t_r's N the running sequences' (techniques.rate_curves' stall_free)."""
+    from genreport.commands.derive_values import report_of
+
+    over = ("parallelism.tp=4", "parallelism.pp=2")
+    args = ("stall_free_rate", "--spec", spec, *[x for o in over for x in ("--set", o)], "--no-latex")
+    assert main(["derive", *args]) == 0
+    out = capsys.readouterr().out
+    r = report_of(load_spec(Path(spec), list(over)))
+    free = r.serving["techniques"]["rates"]["unchunked"]["stall_free"]
+    slice_ = float(r.envs[r.lead].values["N"])
+    assert free["inputs"]["N"] == pytest.approx(2 * slice_, rel=1e-12)
+    assert f"N_r,g = {2 * slice_:g}" in out and "N_g =" not in out
+    assert _value(capsys, *args) == pytest.approx(free["rate"], rel=1e-5)
+
+
+def test_the_kv_cache_rooms_ceiling_streams_its_own_steady_states_weights(capsys, tmp_path):
+    """Llama 4 Maverick over two nodes (tp 8 x pp 2 x ep 8, tests/shared.py): at the KV cache room's ceiling the
+    running sequences fill the room, B_h at the mean context (447 here), and beside their decode tokens a step carries
+    B_h T_in / (T_out - 1) prompt tokens (Little's law): about 4,030 tokens, whose micro-batches touch every expert.
+    The ceiling took the weights of the chapter's batch (256, fewer experts touched): 33.0 requests/s where its own
+    steady state gives 23.6.  Its rate and weights are one fixed point (as (22)'s, steady_tpot_rate): at that rate
+    the steady step holds exactly B_h sequences; derive states the chapter's number."""
+    from genreport.model.techniques import _eval, _inputs
+    from shared import evaluated
+
+    path = tmp_path / "mav.yaml"
+    path.write_text(MAVERICK_TWO_NODES)
+    r = evaluated(path)
+    t, sv = r.serving["techniques"], r.spec.serving
+    lam, held = t["numbers"]["goodput_rate_capacity"], t["rates"]["held_sequences_mean"]
+    tokens = held * (1 + sv.prompt / (sv.output - 1))
+    want = r.envs[r.lead].at(batch=tokens)
+    assert t["capacity_weights"]["N"] == pytest.approx(float(want["N"]), rel=1e-12)
+    env = _inputs(r, t["batch"], t["context"])
+    step = _eval(r, "steady_step_time", {**env, **t["capacity_weights"], "lam": lam})
+    assert lam * (sv.output - 1) * step == pytest.approx(held, rel=1e-9)  # the room full at its own rate
+    assert float(want["N"]) > 1.1 * env["N"] and 23 < lam < 24
+    assert _value(capsys, "goodput_rate_capacity", "--spec", str(path)) == pytest.approx(lam, rel=1e-5)

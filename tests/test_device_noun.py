@@ -87,7 +87,9 @@ def test_no_sourced_kernel_cost_is_left_out_not_zero():
 
 
 SAMPLES = ("On 4 GPUs (tp 4), each GPU's slice. GPUs give $4/GPU-h per-GPU", "GPUs of the prefill pool",
-           "the costs measured on NVIDIA GPUs; “GPU utilisation”; AMD GPUs", "no device word", "xGPU GPUx (one GPU)")
+           "the costs measured on NVIDIA GPUs; “GPU utilisation”; AMD GPUs", "no device word", "xGPU GPUx (one GPU)",
+           "shard over 13 cards (ZeRO-3); 13 cards' memory; the card's GPU. Card one, single-card, a model card",
+           "cards_needed, discard, cardinal")
 
 
 def test_the_live_page_says_the_same_words():
@@ -215,3 +217,58 @@ def test_the_utilisation_callout_names_the_chips_matrix_units():
     html = _tpu_html()
     assert "how busy the matrix units or the memory bus were: a chip starved by bandwidth" in html
     assert "tensor cores" not in html
+
+
+# ----------------------------------------------------------------------------------------------- fix19: cards, graphs
+
+def test_card_is_a_gpus_word_too():
+    """"card" (a GPU's board) says the noun outside chapter 1 as "GPU" does: page 1's ZeRO-3 lever "shard over 13
+    cards", chapter 5's "13 cards' memory", figure 5's "the whole model on one card" and the notation's "memory
+    capacity of the card" read "chips" on a TPU; a "model card" (Meta's) stays."""
+    assert device(SAMPLES[5], "chip") == ("shard over 13 chips (ZeRO-3); 13 chips' memory; the chip's chip. Chip one, "
+                                          "single-chip, a model card")
+    assert device(SAMPLES[6], "chip") == SAMPLES[6]
+
+
+def test_a_tpu_report_that_trains_says_no_card():
+    """Llama 3.1 70B on 8 TPU v5p with a training workload (its state needs 13 chips' memory): every sentence, table,
+    caption and the decision table's lever say "chip"; only the model card (the source) says card."""
+    from genreport.load.loader import load_report
+    from genreport.model.evaluate import evaluate
+    from genreport.present.figures import captions
+    from genreport.present.render import _env, context
+
+    r = evaluate(load_report(SPEC, ["hardware=tpu-v5p", "workloads.prefill.prompt=[2k]",
+                                    "workloads.training.micro_batch_tokens=8k"]))
+    html = _env().get_template("report.html.j2").render(**context(r, None, {}).variables())
+    from html import unescape
+
+    text = unescape(re.sub(r"<[^>]+>", " ", re.sub(r"<(script|style).*?</(script|style)>", "", html, flags=re.S)))
+    assert "shard over 13 chips (ZeRO-3)" in text and "13 chips' memory" in text
+    assert [m.group(0) for m in re.finditer(r".{40}\b[Cc]ards?\b.{20}", text) if "model card" not in m.group(0)] == []
+    assert not [c for c in captions(r).values() if re.search(r"\bcards?\b", c)]
+
+
+def test_the_overhead_remedy_is_the_vendors_graphs():
+    """Seed 000's overhead-bound remedy "CUDA Graphs" is NVIDIA's (and stays there); AMD's stack calls them HIP
+    graphs, Gaudi's HPU graphs (Intel Gaudi docs, "HPU Graphs"), and a TPU has none to capture: XLA compiles the whole
+    step into one program (PyTorch/XLA, JAX jit), so its remedy is that compiled step."""
+    from genreport.load.loader import load_hardware
+    from genreport.model.measured import remedies
+
+    def fix(name):
+        return remedies("overhead-bound", load_hardware(ROOT / "specs" / "hardware" / f"{name}.yaml"))[2]
+
+    assert fix("h100-sxm") == "CUDA Graphs (record a sequence of launches, submit it once)"
+    assert fix("mi300x").startswith("HIP graphs") and fix("gaudi3").startswith("HPU graphs")
+    assert fix("tpu-v5p").startswith("one compiled program per step") and "CUDA" not in fix("tpu-v5p")
+    tpu = remedies("compute-bound", load_hardware(ROOT / "specs" / "hardware" / "tpu-v5p.yaml"))
+    assert tpu[-1] == "a chip with more compute"
+
+
+def test_plans_help_names_no_gpu_alone():
+    """``genreport plan --help`` lists TPUs and Gaudis too: its words say "device", not "per GPU"."""
+    from genreport.commands.plan import _parser
+
+    text = _parser().format_help()
+    assert "per GPU" not in text and "GPU-hour" not in text and "per device" in text

@@ -48,3 +48,36 @@ def test_a_chunked_step_charges_each_part_its_own_attention_form():
     assert t["numbers"]["chunked_step_time"] == pytest.approx((decode + chunk) / 1978.9e12, rel=1e-9)
     # the prompt as one chunk alone is the prompt prefilled alone (t_p): the same form, the same FLOPs
     assert t["numbers"]["chunked_ttft_alone"] == pytest.approx(t["rates"]["prefill_alone_time"], rel=1e-12)
+
+
+GEMMA_L40S = """\
+kind: report
+name: gemma-l40s
+title: Gemma 3 27B on 2 L40S
+hardware: l40s
+model: gemma-3-27b
+precision: bf16
+parallelism: {tp: 2}
+workloads:
+  decode: {batch: [1], context: [32k]}
+serving: {prompt: 32k, output: 512, ttft: 5 s, tpot: 80 ms}
+"""
+
+
+def test_a_windowed_prompt_takes_the_prefills_attended_share(tmp_path):
+    """Gemma 3 27B (specs/models/gemma-3-27b.yaml, from its config.json, huggingface.co/google/gemma-3-27b-pt: 62
+    layers, 52 local of a 1,024-token window and 10 global, head_dim 128) on 2 L40S with a 32k prompt: a prompt of T
+    tokens computes g(T) of its causal attention, (10 T^2 / 2 + 52 (1,024 T - 1,024^2 / 2)) / (62 T^2 / 2) =
+    7,086,276,608 / 33,285,996,544 = 0.212890625 at T = 32,768, so d_hp = 128 g = 27.25, where the decode step's
+    window share at the last context (S = 33,279) is about 23.95.  The prompt prefilled alone (t_p, the rate figure's
+    service) and the chunked row's prompt alone are then the chapter's TTFT through the layout (2.4773 s, compute-bound
+    on its ledgers); at the decode share they read 2.4578 s."""
+    path = tmp_path / "gemma.yaml"
+    path.write_text(GEMMA_L40S)
+    r = evaluated(path)
+    t = r.serving["techniques"]
+    assert t["head_dim_chunk"] == 27.25 and t["head_dim_decode"] < 24.0
+    ttft = r.serving["rows"][0]["bound"]["ttft"]
+    assert t["rates"]["prefill_alone_time"] == pytest.approx(ttft, rel=1e-9)
+    assert t["numbers"]["chunked_ttft_alone"] == pytest.approx(ttft, rel=1e-9)
+    assert r.blocks["tech_chunked"].inputs["d_hp"] == 27.25

@@ -705,3 +705,22 @@ def test_page_ones_batching_sentence_says_where_the_engine_stops_the_spec_batch(
             "max_sequences, which runs 256 at once) gives") in capped
     free = " ".join(summary.sentences(evaluated("llama8b-a100.yaml", ("engine.max_sequences=0",))))
     assert "(the most of the spec's batches that fit) gives" in free and "max_sequences" not in free
+
+
+def test_page_ones_table_marks_a_decode_row_past_the_engines_max_sequences():
+    """The same A100 spec: page 1's row "decode B = 2,048" said "fits yes, ≤ 2,5xx" beside a summary sentence that says
+    the engine runs 256 at once; the row now carries the engine's 256 (decision.rows' engine_runs) and the table
+    says "past max_sequences (256)"; a row within the limit (batch 1) and a spec without a limit carry none."""
+    import re
+
+    from shared import evaluated, html
+
+    rows = [x for x in evaluated("llama8b-a100.yaml").decision if x["workload"] == "decode"]
+    by_batch = {x["batch"]: x for x in rows}
+    assert by_batch[2048]["fits"] and by_batch[2048]["engine_runs"] == 256 and by_batch[1]["engine_runs"] is None
+    page = html("llama8b-a100.yaml")
+    table = page[page.index('data-live="decision"'):page.index("</tbody>", page.index('data-live="decision"'))]
+    row = re.search(r"<tr><td>decode B = 2,048, S = [^<]*</td>.*?</tr>", table, re.S).group(0)
+    assert "past max_sequences (256)" in row
+    free = evaluated("llama8b-a100.yaml", ("engine.max_sequences=0",)).decision
+    assert all(x["engine_runs"] is None for x in free)

@@ -512,7 +512,8 @@ def test_the_kv_capacity_ceiling_counts_the_weights_a_gpu_holds(rmav):
     At tp 8 x pp 2 x ep 8 a round at the chapter's batch streams each GPU's slice once per micro-batch (40.9e9
     parameters against the 25.0e9 it holds at the 400-odd sequences that fit; 32.4e9 at the engine's 256), which
     left no room and no ceiling ("none: the KV capacity allows no rate").  At the ceiling the running sequences'
-    caches fill the held room."""
+    caches fill the held room, the steady step streaming the weights of its own tokens (techniques.capacity_weights:
+    the sequences filling the room and their prompt tokens, fix19), not the chapter's batch's."""
     import numpy as np
     from genreport.model import techniques
 
@@ -524,8 +525,9 @@ def test_the_kv_capacity_ceiling_counts_the_weights_a_gpu_holds(rmav):
     env = techniques._inputs(rmav, float(rmav.serving["rows"][-1]["batch"]), float(last))
     held = lead.at(context=float(last))
     n_held, b_held = float(np.ravel(held["N"])[0]), float(np.ravel(held["b"])[0])
-    assert env["N"] > 1.25 * n_held  # what a round reads is not what a GPU holds
-    t_s = techniques._eval(rmav, "steady_step_time", {**env, "lam": lam})
+    own = rmav.serving["techniques"]["capacity_weights"]
+    assert env["N"] > 1.25 * n_held and own["N"] > 1.25 * n_held  # what a round reads is not what a GPU holds
+    t_s = techniques._eval(rmav, "steady_step_time", {**env, **own, "lam": lam})
     room = env["C"] - n_held * b_held - env["M_d"]
     caches = lam * (sv.output - 1) * t_s * (sv.prompt + sv.output / 2) * (env["c"] + env["c_d"])
     assert caches == pytest.approx(room, rel=1e-9)

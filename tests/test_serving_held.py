@@ -117,3 +117,26 @@ def test_the_room_sentence_contrasts_c_h_and_c_only_where_they_differ():
     page = html(SPEC, overrides)
     room = page[page.index("the KV cache room\n"):]
     assert "c<sub>h</sub>" not in room[:room.index("fill the room")]
+
+
+def test_chapter_4s_capacity_names_the_held_cache_c_h(tmp_path):
+    """Llama 4 Scout (specs/models/llama-4-scout.yaml; meta-llama/Llama-4-Scout-17B-16E config.json: 48 layers, 3 of
+    every 4 chunked at 8,192 tokens, 8 KV heads of head_dim 128) at tp 4, context 131,072: a bf16 position of a layer
+    is 2 x 8 x 128 x 2 B = 4,096 B, a GPU's quarter of it 1,024 B.  A sequence holds (12 x 131,072 + 36 x 8,192) x
+    1,024 / 131,072 = 14,592 B per token on a GPU; a step reads 12 x 1,024 = 12,288 B (131,072 mod 8,192 = 0 of the
+    current chunk).  The capacity formula (B_cap) takes the held one and prints it c_h, as the serving chapter does;
+    the tok/s formula keeps c_g, the read one, and the printed arithmetic still gives the stated batch."""
+    from genreport.present.render import Formulas
+
+    path = tmp_path / "scout.yaml"
+    path.write_text("kind: report\nname: scout\ntitle: Scout on 4 H100\nhardware: h100-sxm\nmodel: llama-4-scout\n"
+                    "precision: bf16\nparallelism: {tp: 4}\nworkloads:\n  decode: {batch: [1], context: [128k]}\n")
+    r = evaluated(path)
+    cap, tps = r.blocks["cap_batch"], r.blocks["tps"]
+    assert (cap.inputs["c"], tps.inputs["c"]) == (14592.0, 12288.0)
+    assert cap.symbols == {"c": "c_{h}"} and "c" not in tps.symbols
+    v = cap.inputs
+    assert cap.entry.value == int((v["C"] - v["N"] * v["b"]) // (131072 * 14592.0))
+    shown = Formulas(r).block(cap)
+    assert "S \\, c_{h}" in shown["symbolic_tex"] and "c_{g}" not in shown["symbolic_tex"]
+    assert shown["note"].startswith("c_h = 14.25 KiB per GPU") and "c_g = 12 KiB" in shown["note"]

@@ -132,6 +132,27 @@ def test_a_report_split_in_two_is_the_same_pdf(fresh):
     assert fresh.stats["taken"] == 1 and fresh.stats["merged"] == 1, fresh.stats
 
 
+def test_fonts_first_used_by_the_childs_svg_text_and_anonymous_boxes_are_merged(fresh, monkeypatch):
+    """A font first used on the child's pages by a style the parent's box tree lacks (an SVG text's, made while
+    painting; WeasyPrint draws SVG <text> through the same first-line code as HTML text) is made again in the parent
+    from the style's font properties, not a reason to print again in one process. It was one for DeepSeek V3's
+    report split before page 5 (the split point depends on measured page times: a flaky fallback under load)."""
+    from genreport.printing import splitpaint
+
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="60" height="20"><text x="2" y="14" font-family="DejaVu Sans"'
+           ' font-style="italic" font-size="7">S</text><text x="20" y="14" font-family="DejaVu Serif"'
+           ' font-weight="bold" font-size="9">Tx</text></svg>')
+    html = _synthetic(prefix="v").replace("<p><code>only on the last pages</code></p>",
+                                          f"<p><code>only on the last pages</code></p>{svg}")
+    one = _print(html, split=False)
+    k = fresh._records()[0]["k"]
+    monkeypatch.setattr(fresh, "_split_points", lambda costs, later: [k])
+    made = splitpaint.stats["fonts_made"]
+    assert _print(html) == one
+    assert fresh.stats["taken"] == 1 and fresh.stats["merged"] == 1, fresh.stats
+    assert splitpaint.stats["fonts_made"] >= made + 2, splitpaint.stats  # the monospace font, the SVG texts' fonts
+
+
 def test_a_page_based_counter_on_the_childs_pages_keeps_one_process(fresh):
     html = _synthetic(back_reference=True)
     one = _print(html, split=False)

@@ -88,3 +88,28 @@ def test_renaming_refuses_names_used_another_way():
     for item in (b"/x3 BDC", b"/x9 Do", b"q /x9 Do Q", b"q /x3 Do /x3 BDC Q"):
         with pytest.raises(splitpaint._Fallback):
             splitpaint._rename(item, renames, base)
+
+
+def test_a_font_first_used_by_the_childs_svg_text_is_made_in_the_parent(monkeypatch):
+    """An SVG's text (a formula image WeasyPrint draws) is shaped while its page is painted, with a style no box of
+    the laid-out pages has: a font it is the first to use on the child's pages is made again in the parent from the
+    style's font properties, not a reason for the parent to paint the child's pages itself."""
+    from genreport.printing import pdf as pdfstage
+    from shared import write
+
+    pdfstage._import()
+    monkeypatch.setattr("genreport.procs.cores", lambda: 2)
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="60" height="20"><text x="2" y="14" font-family="DejaVu Sans"'
+           ' font-style="italic" font-size="7">S</text><text x="20" y="14" font-family="DejaVu Serif"'
+           ' font-weight="bold" font-size="9">Tx</text></svg>')
+    words = " ".join(f"w{j}" for j in range(300))
+    body = "".join(f"<h2>Part {i}</h2><p>{words}</p>" for i in range(30))
+    html = f'<html><body style="font-family: DejaVu Sans; font-size: 10pt">{body}<p>{svg}</p></body></html>'
+    document = pdfstage._html(html).render()
+    assert len(document.pages) >= splitpaint.MIN_PAGES
+    one = write(document)
+    monkeypatch.setattr(splitpaint, "_split_at", lambda pages: len(pages) - 1)  # the SVG's page alone to the child
+    pdf, counts = _split(document)
+    assert counts["split"] == 1 and counts["merged"] == 1, (counts, splitpaint.stats["reason"])
+    assert counts["fonts_made"] >= 2, counts  # the SVG texts' fonts, first used on the child's page
+    assert pdf == one

@@ -442,9 +442,11 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
         free = tech.get("rates", {}).get("unchunked", {}).get("stall_free")
         if free is not None:
             values.update(free["inputs"])
+            pp = spec.parallelism.pp if spec.parallelism is not None else 1
             point = ("the serving chapter's unchunked rounds at a request's mean context, one GPU's: N the weights "
                      "the sequences running at this rate read" + (" (the experts they touch)" if spec.model.moe
-                                                                  is not None else ""))
+                                                                  is not None else "")
+                     + (", each slice once per micro-batch in flight" if pp > 1 else ""))
     if qid == "goodput_rate_tpot" and spec.serving is not None and args.batch is None and args.context is None:
         # the serving chapter's TPOT ceiling (techniques.steady_tpot_rate): N the weights its own steady state
         # streams at that rate, not those of the chapter's batch (DeepSeek-V3 on 32 H100, tp 8 x pp 4: 4.82/s at
@@ -455,6 +457,17 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
         if tech.get("tpot_weights"):
             values.update(tech["tpot_weights"])
             point += ("; N the weights a step streams at this rate, its own decode and prompt tokens'"
+                      if spec.model.moe is not None or (spec.parallelism and spec.parallelism.pp > 1) else "")
+    if (qid == "goodput_rate_capacity" and spec.serving is not None and args.batch is None
+            and args.context is None):
+        # the serving chapter's KV cache room ceiling (techniques.capacity_weights): N the weights its own steady
+        # state streams at that rate (the sequences filling the room and their prompt tokens), not the chapter's batch's
+        from genreport.commands.derive_values import report_of
+
+        tech = (report_of(spec).serving or {}).get("techniques") or {}
+        if tech.get("capacity_weights"):
+            values.update(tech["capacity_weights"])
+            point += ("; N the weights a step streams at this rate, the running sequences' decode and prompt tokens'"
                       if spec.model.moe is not None or (spec.parallelism and spec.parallelism.pp > 1) else "")
     unsliced: frozenset = frozenset()
     if qid == "kv_transfer_time" and spec.serving is not None:
@@ -555,12 +568,13 @@ def serving_values(spec, values: dict, mixed: bool = False, env=None) -> dict[st
     from genreport.model.techniques import TAIL
 
     out["q_p"] = TAIL  # the P99 of the time between tokens (Sarathi-Serve's capacity)
-    if "d_h" in values:  # d_hp: the prompt tokens' head dim, MLA's prefill form, else d_h (techniques._inputs)
+    if env is not None:  # d_hp: the prompt tokens' head dim over the uncached prompt (techniques.prompt_head_dim):
+        # MLA's prefill form; else the unwindowed d_h (the Env's, not the point's window share) times the prefill's
+        # attended fraction
         from genreport.model.env import prefill_head_dim
 
-        d_h = float(np.ravel(values["d_h"])[0])
-        out["d_hp"] = (float(prefill_head_dim(spec.model, d_h, float(sv.prompt)))
-                       if spec.model.attention.kind == "mla" else d_h)
+        d_h = float(np.ravel(env.values["d_h"])[0])
+        out["d_hp"] = float(prefill_head_dim(spec.model, d_h, float(sv.prompt) * (1 - sv.prefix_hit)))
     from genreport.model.serving import last_context
     from genreport.model.techniques import draft_memory
 

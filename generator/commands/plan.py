@@ -40,8 +40,9 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="genreport plan", allow_abbrev=False,
         description="List the tensor/pipeline/expert-parallel layouts, weight and KV-cache formats on which MODEL "
-                    "serves a request (prompt + output tokens) on each GPU under the TTFT and TPOT targets, with "
-                    "TTFT, TPOT, end-to-end latency, tok/s per user and per GPU, $/M tokens and the roof that binds.",
+                    "serves a request (prompt + output tokens) on each device (a GPU, a TPU or Gaudi chip) under the TTFT "
+                    "and TPOT targets, with TTFT, TPOT, end-to-end latency, tok/s per user and per device, $/M tokens "
+                    "and the roof that binds.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="times are the strict bound (compute, HBM and interconnect perfectly overlapped) or, with --estimate "
                "serial, the estimate with the collectives on the critical path. The bound charges int8/int4 weights "
@@ -52,10 +53,11 @@ def _parser() -> argparse.ArgumentParser:
                "without re-validating accuracy; int8/int4 change the model's accuracy, which a roofline does not "
                "price, and are tried only when named (--weights bf16,fp8,int8,int4). TTFT is one prompt alone on the "
                "replica (no queueing); $/M input tokens price the prompt at that prefill rate, $/M output tokens the "
-               "decode rate per GPU.")
+               "decode rate per device.")
     p.add_argument("model", metavar="MODEL", help="catalog name or path of a model spec, e.g. llama-3.1-70b")
-    p.add_argument("--hardware", default=None, metavar="GPU[,GPU]",
-                   help="catalog names or paths of GPUs, comma-separated, e.g. h100-sxm,h200,b200,mi300x (default: "
+    p.add_argument("--hardware", default=None, metavar="DEVICE[,DEVICE]",
+                   help="catalog names or paths of hardware (GPUs, TPU or Gaudi chips), comma-separated, e.g. "
+                        "h100-sxm,h200,b200,mi300x,tpu-v5p,gaudi3 (default: "
                         "the 'hardware' of .genreport.yaml or the user's config)")
     p.add_argument("--context", default=None, metavar="TOKENS",
                    help="the request's last context, the tokens its last decode step reads: prompt + output - 1 "
@@ -66,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
                    "the context - prompt + 1 with --context and --prompt)")
     p.add_argument("--batch", default=None, metavar="N", help="sequences per replica wanted (default --users, or 64)")
     p.add_argument("--users", default=None, metavar="N", help="concurrent requests to serve: the batch per replica "
-                   "is at most this, and the table adds the GPUs that serve them all")
+                   "is at most this, and the table adds the devices that serve them all")
     p.add_argument("--tpot", "--latency", dest="tpot", metavar="TIME",
                    help="longest time per output token (the request's slowest decode round), e.g. 50ms (--latency "
                         "is the same option)")
@@ -75,12 +77,12 @@ def _parser() -> argparse.ArgumentParser:
                    help="weight formats to try (default: the checkpoint's own, 'checkpoint' where the model spec "
                         "gives checkpoint_precision, else bf16, and fp8 for a 16-bit model of 8B parameters or more; "
                         "int8/int4 change accuracy and are tried only when named, e.g. bf16,fp8,int8,int4; int8/int4, "
-                        "mxfp4 and nvfp4 compute in bf16, fp8_block in fp8; a format the GPU has no peak for is "
+                        "mxfp4 and nvfp4 compute in bf16, fp8_block in fp8; a format the device has no peak for is "
                         "skipped). --precision is the same option")
     p.add_argument("--kv-cache", default="auto", metavar="LIST",
                    help="KV-cache formats to try, e.g. bf16,fp8 (default auto: fp8 for fp8 weights, else bf16)")
-    p.add_argument("--price", default=None, metavar="GPU=USD[,...]",
-                   help="USD per GPU-hour, overriding your config's and the catalog's indicative prices, e.g. "
+    p.add_argument("--price", default=None, metavar="DEVICE=USD[,...]",
+                   help="USD per device-hour, overriding your config's and the catalog's indicative prices, e.g. "
                         "b200=5.5,h100-sxm=2.2")
     p.add_argument("--speculative", default=None, metavar="K,P[,COST[,N]]",
                    help="speculative decoding: K draft tokens verified per round, each accepted with probability P "
@@ -98,23 +100,23 @@ def _parser() -> argparse.ArgumentParser:
                         "link between replicas, and whether the pools beat one pool at the targets")
     # default: genreport.model.plan.MAX_GPUS (not imported here: it brings numpy at start-up)
     p.add_argument("--max-gpus", default=72, type=int, metavar="N",
-                   help="largest replica tried (default 72, an NVL72 domain: tp x pp that fill it are tried too, "
+                   help="largest replica tried, in devices (default 72, an NVL72 domain: tp x pp that fill it are tried too, "
                         "e.g. tp 8 x pp 9)")
     p.add_argument("--gpus", default=None, type=int, metavar="N",
-                   help="only replicas of exactly N GPUs (\"on 4 x H100\": --gpus 4)")
+                   help="only replicas of exactly N devices (\"on 4 x H100\": --gpus 4)")
     p.add_argument("--sort", choices=("auto", "cost", "speed", "gpus", "user"), default="auto",
-                   help="order: cost ($/M output tokens), speed (tok/s per GPU), gpus (fewest GPUs for --users, then "
-                        "cost), user (tok/s per user); auto: cost when every GPU has a price, else speed")
+                   help="order: cost ($/M output tokens), speed (tok/s per device), gpus (fewest devices for --users, "
+                        "then cost), user (tok/s per user); auto: cost when every device has a price, else speed")
     p.add_argument("--estimate", choices=("bound", "serial"), default="bound",
                    help="what the targets and the ranking use: the strict bound (default) or the serial estimate")
     p.add_argument("--accounting", choices=("seed", "exact"), default="seed", help="parameter accounting (seed)")
     p.add_argument("--limit", default=30, type=int, metavar="N",
                    help="rows of the table (default 30; 0: all rows; json and csv: always all)")
     p.add_argument("--memory-reserve", default=None, metavar="FRACTION",
-                   help="share of each GPU the engine keeps for itself (default 0.1, vLLM's gpu_memory_utilization "
+                   help="share of each device's memory the engine keeps for itself (default 0.1, vLLM's gpu_memory_utilization "
                         "0.9); 0 (with --max-batched-tokens 0) gives the KV cache everything beside the weights")
     p.add_argument("--max-batched-tokens", default=None, type=int, metavar="N",
-                   help="tokens of the engine step whose activations each GPU sets aside beside the reserve (default "
+                   help="tokens of the engine step whose activations each device sets aside beside the reserve (default "
                         "8192, vLLM V1's max_num_batched_tokens; logits for 256 sampled sequences); 0: none")
     p.add_argument("--all-to-all", choices=("nccl", "deepep"), default="nccl", dest="all_to_all",
                    help="the experts' all-to-all the serial estimate charges where experts span replicas: nccl (the "

@@ -194,9 +194,15 @@ def rows(r) -> list[dict]:
     keys = ("batch", "context", "tokens", "capacity_batch", "ms_per_token", "ms_to_first_token",
             "tokens_per_s_sequence", "usd_per_mtok", "state_bytes", "cards_needed", "serial", "comm", "comm_est",
             "tokens_per_s_gpu", "estimate_binds", "overhead")
+    from genreport.model.serving import engine_limit
+
     for row in out:  # every row has every key: the table reads them by workload kind
         for k in keys:
             row.setdefault(k, None)
+        # a decode batch that fits the memory but passes the engine's max_sequences (serving.engine_limit): the engine
+        # runs only that many at once, which the table says beside "fits" (None where the engine runs it all)
+        runs = int(engine_limit(spec.hardware, row["batch"])) if row["workload"] == "decode" and row["fits"] else None
+        row["engine_runs"] = runs if runs is not None and runs < row["batch"] else None
         row["lever"] = best_lever(r, row)
     return out
 

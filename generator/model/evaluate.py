@@ -129,7 +129,7 @@ def _evaluate(spec: ReportSpec) -> Results:
         r = replace(r, serving={**r.serving, "techniques": tech}, blocks={**r.blocks, **tech_blocks})
     r = replace(r, fit_options=tuple(decision.fit_options(r)),
                 hierarchy=tables.memory_hierarchy(spec) if spec.seed == "000" else (),
-                states=tables.diagnosis_states() if spec.seed == "000" else ())
+                states=tables.diagnosis_states(spec.hardware) if spec.seed == "000" else ())
     r = replace(r, decision=tuple(decision.rows(r)))
     _freeze(r)
     return r

@@ -567,11 +567,18 @@ def _collective_formulas(p: ParallelResults, accounting: str | None = None, prom
     rows = []
     pre = p.prefill.get(accounting) if accounting else None
     if p.parallelism.ep > p.parallelism.tp and pre is not None and len(prompts):
-        rows.append(("prefill_time_compute_gpu", f"the bound: a prompt's compute on a {noun} of its replica, its "
-                     f"routed experts' FLOPs 2 T N_x k_e / E_x over the expert group's max(n_TP, n_EP) n_PP {noun}s "
-                     f"(all {p.parallelism.ep}, not its replica's {p.parallelism.tp}), the rest (attention, dense "
-                     f"layers, shared experts, head) over n_TP n_PP; at {int(max(prompts)):,} tokens",
-                     float(pre["prefill_time_compute_gpu"][list(prompts).index(max(prompts))])))
+        at = list(prompts).index(max(prompts))
+        rows.append(("prefill_time_compute_gpu", f"the bound: what no schedule keeps off a {noun} of the prompt's "
+                     f"replica, the larger of its attention and the rest (dense layers, shared experts, head: F less "
+                     f"the routed experts' 2 T N_x k_e / E_x) over its n_TP n_PP {noun}s and the whole prompt's FLOPs "
+                     f"over the expert group's max(n_TP, n_EP) n_PP (all {p.parallelism.ep}): an engine can run one "
+                     f"chunk's attention while the group's other {noun}s run another chunk's experts, and routing or "
+                     f"redundant experts can move the expert FLOPs off the replica; at {int(max(prompts)):,} tokens",
+                     float(pre["prefill_time_compute_gpu"][at])))
+        rows.append(("prefill_time_compute_serial", f"the estimate: the engine's serial order, the attention and the "
+                     f"rest on the replica's n_TP {noun}s, then their 1/n_EP of the routed experts, layer after layer"
+                     + (f", the FLOPs at e_m = {p.matmul_share:.3g} of the peak" if p.matmul_share < 1 else "")
+                     + f"; at {int(max(prompts)):,} tokens", float(pre["prefill_time_compute_serial"][at])))
     tp_two = p.links["tp"].inner is not None
     if p.parallelism.tp > 1 and not tp_two:
         rows += [("all_reduce_time", "the bound: the fewest bytes any algorithm sends, and one step", ar.get("bound")),
@@ -600,7 +607,7 @@ def _collective_formulas(p: ParallelResults, accounting: str | None = None, prom
     if p.parallelism.ep > p.parallelism.tp and deepep:
         rows.append(("all_to_all_time_deepep", "the estimate: the experts' all-to-all as DeepEP's kernels run it, every "
                      "peer at once (FP8 dispatch, BF16 combine; e_Dl in decode, e_Do in prefill)", None))
-    if p.matmul_share < 1:
+    if p.matmul_share < 1 and not any(x[0] == "prefill_time_compute_serial" for x in rows):
         rows.append(("prefill_time_compute_serial", f"the estimate: the FLOPs at e_m = {p.matmul_share:.3g} of the "
                      "peak, as large matmuls are measured to reach on this GPU (decode's likewise)", None))
     if p.small_gemm_share < 1:

@@ -76,7 +76,7 @@ STATES: dict[str, dict[str, object]] = {
         "remedies": (
             "fewer kernels (operator fusion, graph compilation)",
             "merging small operations into larger ones",
-            "CUDA Graphs (record a sequence of launches, submit it once)",
+            "{graphs}",
         ),
         "note": "check the kernel count and the work per kernel; the symptom is low GPU utilisation, "
                 "low HBM bandwidth and a busy CPU",
@@ -92,6 +92,23 @@ STATES: dict[str, dict[str, object]] = {
         "note": "the step's intensity is close to the ridge, where both roofs meet",
     },
 }
+
+
+# The remedy "{graphs}" above in the vendor's stack (Hardware.graph): a captured sequence of launches replayed at once,
+# or on a TPU a step compiled whole (XLA launches no kernel on its own, so there is nothing to capture).
+GRAPH_REMEDY = {"CUDA graph": "CUDA Graphs (record a sequence of launches, submit it once)",
+                "compiled XLA graph": "one compiled program per step (jit the whole step, as XLA does: no kernel "
+                                      "launched on its own)"}
+
+
+def remedies(state: str, hw) -> list[str]:
+    """Seed 000's remedies for ``state`` on ``hw``: in its noun ("a chip with more compute"), its vendor's graphs
+    ("CUDA graphs", "HIP graphs", "HPU graphs"; a TPU's whole-step compilation), nvidia-smi's name kept."""
+    from genreport.present.fmt import device
+
+    graph = getattr(hw, "graph", "CUDA graph")
+    words = GRAPH_REMEDY.get(graph, f"{graph}s (record a sequence of launches, submit it once)")
+    return device([x.replace("{graphs}", words) for x in STATES[state]["remedies"]], getattr(hw, "noun", "GPU"))
 
 
 def diagnose(mfu: float, mbu: float, near_peak: float = NEAR_PEAK) -> str:
@@ -262,7 +279,7 @@ def _analyse_one(results: Results, m: Measurement, findings: Findings) -> dict |
         "state": state, "state_label": info["label"], "state_seed_term": info["seed_term"],
         "state_reading": info["reading"],
         # seed 000's advice in the hardware's noun ("a chip with more compute" on a TPU), nvidia-smi's name kept
-        "remedies": device(list(info["remedies"]), noun), "state_note": device(info["note"], noun),
+        "remedies": remedies(state, results.spec.hardware), "state_note": device(info["note"], noun),
         "near_peak": NEAR_PEAK, "diagnosis_source": DIAGNOSIS_SOURCE,
         "what_if": what_if,  # "" for the spec as written
         "beats_bound": bad is not None,

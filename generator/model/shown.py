@@ -121,6 +121,14 @@ def blocks(r) -> dict[str, Block]:
             # a step that streams other weights than those the GPU holds (an MoE's touched experts): every formula
             # that substitutes them names them so, not N (N_g), which the glossary and slice table define as held
             symbols = {"N": streamed_symbol(r, inputs["N"], acc)[1]}
+        if qid == "capacity_batch" and "c" in inputs:
+            # what a sequence at S holds (a chunked layer up to its whole chunk), where a step at S reads less (its
+            # current chunk, formula tok/s): named c_h, as the serving chapter names the held cache, with the read c
+            # beside it in the block's note (Llama 4 Scout at 131,072 tokens, tp 4: 14,592 B held, 12,288 B read)
+            read_c = float(np.ravel(r.envs[acc].at(batch=1.0, context=params["context"])["c"])[0])
+            if not np.isclose(read_c, inputs["c"], rtol=1e-12):
+                symbols["c"] = "c_{h}"
+                note, closed = "held", read_c
         out[name] = Block(name, entry, inputs, steps, variant, note, closed, {k: v for k, v in
                                                                                         symbols.items() if v})
     return out

@@ -160,12 +160,13 @@ def memory_hierarchy(spec) -> tuple[dict, ...]:
     )
 
 
-def diagnosis_states() -> tuple[dict, ...]:
-    """Seed 000's three bottleneck states: what a measurement shows, what it means, what helps."""
-    from genreport.model.measured import NEAR_PEAK, STATES
+def diagnosis_states(hw=None) -> tuple[dict, ...]:
+    """Seed 000's three bottleneck states: what a measurement shows, what it means, what helps (on ``hw``: its noun,
+    its vendor's graphs; measured.remedies)."""
+    from genreport.model.measured import NEAR_PEAK, STATES, remedies
 
     shows = {"memory-bound": ("near peak", "far below"), "compute-bound": ("far below", "near peak"),
              "overhead-bound": ("far below", "far below")}
     return tuple({"state": STATES[k]["label"], "seed_term": STATES[k]["seed_term"], "bandwidth": shows[k][0],
-                  "compute": shows[k][1], "remedies": list(STATES[k]["remedies"]), "near_peak": NEAR_PEAK}
+                  "compute": shows[k][1], "remedies": remedies(k, hw), "near_peak": NEAR_PEAK}
                  for k in shows)

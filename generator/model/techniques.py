@@ -84,13 +84,19 @@ def _inputs(r, batch: float, context: float) -> dict:
     from genreport.model.serving import held_mean_c
 
     env["c_h"] = held_mean_c(r.envs[r.lead], sv.prompt, sv.output)  # what a sequence holds, the KV cache room's
-    # d_hp: the head dim of the prompt tokens' attention (a chunk, a prefill alone): MLA in its decompressed form,
-    # where the decode tokens take the absorbed form's d_h (env.prefill_head_dim); d_h for other attention
+    env["d_hp"] = prompt_head_dim(r, float(sv.prompt) * (1 - sv.prefix_hit))
+    return env
+
+
+def prompt_head_dim(r, tokens: float) -> float:
+    """d_hp: the head dim of a prompt's attention (a chunk, a prefill alone) over its ``tokens`` uncached tokens
+    (env.prefill_head_dim): MLA in its decompressed form, where the decode tokens take the absorbed form's d_h;
+    other attention the unwindowed d_h times the share of the prompt's causal attention its windowed and chunked
+    layers compute (architecture.prefill_attended_fraction at ``tokens``), not the decode context's window share
+    (Gemma 3 27B at a 32k prompt: 2 L H_q d_hp T_in^2 with the prefill's g(T), as the layout's prefill counts it)."""
     from genreport.model.env import prefill_head_dim
 
-    mla = r.spec.model.attention.kind == "mla"  # other attention: the step's d_h (its windows' share, rev13)
-    env["d_hp"] = float(prefill_head_dim(r.spec.model, env["d_h"], float(sv.prompt))) if mla else env["d_h"]
-    return env
+    return float(prefill_head_dim(r.spec.model, float(r.envs[r.lead].values["d_h"]), float(tokens)))
 
 
 # The quantities of one mixed step at a batch: their chunk C_p is what the budget leaves beside that batch's decode
@@ -309,6 +315,22 @@ def steady_tpot_rate(q, lead, env: dict, sv) -> tuple[float, dict]:
     return rate(at), at
 
 
+def capacity_weights(lead, env: dict, sv, running: float) -> dict:
+    """``env`` with N, N_e and b the weights the steady step streams at the KV cache room's ceiling
+    (``goodput_rate_capacity``), found with its rate as :func:`steady_tpot_rate` finds (22)'s: at that rate the
+    running sequences fill the room, ``running`` = B_h at the mean context (prefix_capacity_batch with c_h, which
+    takes the weights a GPU holds, whatever a step streams), and beside their decode tokens a step carries
+    lam t_s T_in (1 - h_p) = B_h T_in (1 - h_p) / (T_out - 1) prompt tokens (Little's law): those tokens touch the
+    experts (a mixture of experts) and fill the micro-batches (a pipeline) that make N, so rate and weights are one
+    fixed point, here in closed form (the count of running sequences does not depend on N).  A one-token output
+    holds no sequence: the chapter's own weights.  The same steady state as the rate figure's and the live page's."""
+    if sv.output <= 1 or not running > 0:
+        return env
+    tokens = running * (1 + sv.prompt * (1 - sv.prefix_hit) / (sv.output - 1))
+    g = lead.at(batch=max(float(tokens), 1.0), context=float(np.ravel(env["S"])[0]) if "S" in env else None)
+    return dict(env, **{k: float(np.ravel(g[k])[0]) for k in ("N", "N_e", "b")})
+
+
 def _rate_or_none(x: float | None) -> float | None:
     """A ceiling's rate, None where there is none (absent, or at or below 0: no rate at all)."""
     return x if x is not None and x > 0 else None
@@ -474,8 +496,11 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     # counts, B_h at the mean context with the same c_h (the rate figure's unchunked curve stops where its own running
     # sequences reach them)
     room = held_room(r.envs[r.lead], env_s, last)
-    kv_rate = _rate_or_none(physical("goodput_rate_capacity", _eval(r, "goodput_rate_capacity", room), "")[0])
     held_mean = max(0.0, _eval(r, "prefix_capacity_batch", {**room, "S": mean, "c": room["c_h"]}))
+    # ... at the weights its own steady state streams (capacity_weights), not the chapter's batch's
+    kv_in = capacity_weights(r.envs[r.lead], env_s, sv, held_mean)
+    room = held_room(r.envs[r.lead], kv_in, last)
+    kv_rate = _rate_or_none(physical("goodput_rate_capacity", _eval(r, "goodput_rate_capacity", room), "")[0])
     tpot_in = None
     if sv.tpot is not None:
         env_s["theta"] = sv.tpot
@@ -580,11 +605,16 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
            "kv_held_per_token": env["c_h"], "kv_read_per_token": env["c"],
            "kv_held_apart": bool(bounded_layers(r.spec.model)),
            # the attention forms of a mixed step: d_h the decode tokens' (MLA: absorbed), d_hp the chunk's (MLA: the
-           # prefill's decompressed form); the same for other attention
+           # prefill's decompressed form; windowed or chunked layers: the prompt's attended share, where d_h is the
+           # last context's); the same for other attention. head_form says which (the chapter's words)
            "head_dim_decode": env["d_h"], "head_dim_chunk": env["d_hp"],
+           "head_form": ("mla" if r.spec.model.attention.kind == "mla"
+                         else "bounded" if bounded_layers(r.spec.model) else None),
            "chunk_source": CHUNK_SOURCE, "rows": rows, "numbers": numbers,
            # the weights the TPOT ceiling's steady state streams (steady_tpot_rate): derive's point for it
            "tpot_weights": {k: tpot_in[k] for k in ("N", "N_e", "b")} if tpot_in is not None else None,
+           # the weights the KV cache room's ceiling streams at its own rate (capacity_weights): derive's point for it
+           "capacity_weights": {k: kv_in[k] for k in ("N", "N_e", "b")},
            # (22)'s own symbol for them where they are not the slice a GPU holds (streamed_symbols): plain text
            "tpot_streamed": _streamed_plain(r, tpot_in),
            "rates": rate_curves(r, budget, kv_rate, held_mean, numbers.get("goodput_rate_tpot"))}
@@ -923,16 +953,10 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
         g = lead.weights_at(np.maximum(np.nan_to_num(np.asarray(tokens, dtype=float), nan=1e9, posinf=1e9), 1.0))
         return {k: np.asarray(g[k], dtype=float) * np.ones(np.shape(tokens)) for k in ("N", "N_e", "b")}
 
-    # a prompt prefilled alone is a pass over a whole prompt: MLA in its decompressed form (env.prefill_head_dim), as
-    # the layout's prefill and the TTFT take it, not the absorbed head of a decode step (DeepSeek-V3: d_h 160, not
-    # 544, 3.4x fewer attention FLOPs)
-    from genreport.model.env import prefill_head_dim
-
-    # (MLA only: env's d_h already takes a windowed model's attended share at the context, see rev13's chunk note;
-    # the prompt's d_hp, techniques._inputs, is that d_h for other attention)
-    alone = ({"d_hp": float(prefill_head_dim(r.spec.model, env["d_h"], uncached))}
-             if r.spec.model.attention.kind == "mla" else {})
-    t_p = _eval(r, "prefill_alone_time", {**env, **alone, **{k: float(v) for k, v in weights(uncached).items()}})
+    # a prompt prefilled alone is a pass over a whole prompt (prompt_head_dim): MLA in its decompressed form, as the
+    # layout's prefill and the TTFT take it, not the absorbed head of a decode step (DeepSeek-V3: d_h 160, not 544,
+    # 3.4x fewer attention FLOPs); a windowed model the prefill's attended share at its length
+    t_p = _eval(r, "prefill_alone_time", {**env, **{k: float(v) for k, v in weights(uncached).items()}})
     env["t_p"] = t_p
     classes = prompt_classes(sv)  # the prompts' lengths (serving.prompt_spread), equally likely, their mean T_in
     spread = len(classes) > 1
@@ -940,7 +964,7 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
     prefills = [t_p]
     if spread:  # each length's prefill alone; the queue's t_p is their mean (the mean prompt's is shorter: T_in^2)
         prefills = [_eval(r, "prefill_alone_time",
-                          {**env, **alone, "T_in": x,
+                          {**env, "T_in": x, "d_hp": prompt_head_dim(r, x * (1 - sv.prefix_hit)),
                            **{k: float(v) for k, v in weights(x * (1 - sv.prefix_hit)).items()}})
                     for x in classes]
         t_p = sum(prefills) / len(prefills)
@@ -1112,8 +1136,10 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
         """lambda_q,u (``stall_free_rate``) where the unchunked rounds read the weights their own sequences touch:
         the formula solves lam t_r(lam) = -ln q_p at a fixed N, while the sequences running at lam (the unchunked
         steady state, as the P99 capacity's rounds take them) touch the experts that make N; the rate where the two
-        agree is bisected (N grows with the rate, so the formula's rate falls: one crossing; a dense model's N is
-        fixed, no search).  Its inputs, one GPU's, with the rate: what ``derive stall_free_rate`` evaluates."""
+        agree is bisected (N grows with the rate, so the formula's rate falls: one crossing; a pipeline's round streams
+        each slice once per micro-batch in flight, min(n_PP, B) N_g = N_r,g, which grows with the rate too; a dense
+        model on one stage reads a fixed N, no search).  Its inputs, one GPU's, with the rate: what ``derive
+        stall_free_rate`` evaluates, and its N the symbol the report gives it (N_s,g, N_r,g: streamed_symbols)."""
         qfn = r.q["stall_free_rate"]
 
         def inputs(w: dict) -> dict:
@@ -1125,7 +1151,7 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
 
         w = weights(1.0)  # one sequence's experts: the highest rate the formula gives
         hi = rate(w)
-        if r.spec.model.moe is not None and math.isfinite(hi) and hi > 0:
+        if (r.spec.model.moe is not None or stages > 1) and math.isfinite(hi) and hi > 0:
             lo = 0.0
             def agree(mids: np.ndarray) -> np.ndarray:  # rate(unchunked(mid)[2]) >= mid at each mid, as alone
                 w = unchunked(mids, each=True)[2]

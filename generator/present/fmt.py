@@ -181,31 +181,37 @@ TEXT_FILTERS = {
 }
 
 
-_GPU_WORD = None
+_GPU_WORD = _CARD_WORD = None
 
 
 def device(text, noun: str = "GPU"):
     """``text`` with the project's word for one device, "GPU" ("GPUs", "GPU's", "per-GPU", "GPU-hour"), as the
     hardware spec's ``noun`` ("chip"): the report's own sentences, captions, labels and table entries are written
     for GPUs and say the device's noun where it is another (a TPU, a Gaudi).  A deliberate reference stays:
-    "NVIDIA GPUs", "GPU utilisation" (nvidia-smi's name).  Lists, tuples and dicts are mapped through; anything else
-    is returned as it is.  ``noun`` "GPU": ``text`` itself."""
-    global _GPU_WORD
+    "NVIDIA GPUs", "GPU utilisation" (nvidia-smi's name).  "card" ("cards", "card's", "one-card") is a GPU's word
+    too (a PCIe or SXM board) and says the noun likewise; "model card" stays.  Lists, tuples and dicts are mapped
+    through; anything else is returned as it is.  ``noun`` "GPU": ``text`` itself."""
+    global _GPU_WORD, _CARD_WORD
     if noun == "GPU":
         return text
     if isinstance(text, str):
-        if "GPU" not in text:
+        if "GPU" not in text and "card" not in text and "Card" not in text:
             return text
         if _GPU_WORD is None:
             import re
 
             _GPU_WORD = re.compile(r"(?<![A-Za-z0-9_])(?<!NVIDIA )(?<!AMD )GPU(?=s?(?![A-Za-z0-9_]))(?! utilisation)")
+            _CARD_WORD = re.compile(r"(?<![A-Za-z0-9_])(?<![Mm]odel )[Cc]ard(?=s?(?![A-Za-z0-9_]))")
 
-        def one(m):  # capitalized where it starts a sentence
-            before = text[:m.start()].rstrip()
-            return noun[:1].upper() + noun[1:] if not before or before.endswith((".", "!", "?")) else noun
+        def sub(pattern, s: str) -> str:
+            def one(m):  # capitalized where it starts a sentence (or where the word was)
+                before = s[:m.start()].rstrip()
+                start = not before or before.endswith((".", "!", "?")) or m.group(0) == "Card"
+                return noun[:1].upper() + noun[1:] if start else noun
 
-        return _GPU_WORD.sub(one, text)
+            return pattern.sub(one, s)
+
+        return sub(_CARD_WORD, sub(_GPU_WORD, text))
     if isinstance(text, list):
         return [device(x, noun) for x in text]
     if isinstance(text, tuple):

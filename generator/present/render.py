@@ -115,6 +115,8 @@ class Formulas:
             _windowed_note(block, r, e)
         if b.note == "layout":
             _layout_note(block, r, e)
+        if b.note == "held":
+            _held_note(block, r, b)
         if not any(u["id"] == e.id and u["params"] == params and u["accounting"] == e.accounting for u in self.used):
             self.used.append(block)
         return block
@@ -167,6 +169,16 @@ def _layout_note(block: dict, r: Results, e) -> None:
     stated = format_value(e.value, e.unit, r.q[e.id].integer)
     block["note"] = (f"That is one GPU's compute and HBM ledgers alone. The replica's round, with the interconnect "
                      f"ledger and the strict bound of a round{walk}, gives {stated}: the number the table states.")
+
+
+def _held_note(block: dict, r: Results, b) -> None:
+    """A capacity whose cache is what a sequence holds, where a step at the same context reads less (chunked
+    layers): the block names it c_h and says so beside the c a step reads."""
+    per = f" per {r.spec.hardware.noun}" if r.frame.many else ""
+    read = f"c_g = {fmt.kib(b.closed_form)}" if r.frame.many else f"c = {fmt.kib(b.closed_form)}"
+    block["note"] = (f"c_h = {fmt.kib(b.inputs['c'])}{per}: the KV cache a sequence at this context holds (a chunked "
+                     f"layer holds up to its whole chunk, a windowed one its window), not the {read} a decode step "
+                     f"there reads (its current chunk), which the tok/s below takes.")
 
 
 def _windowed_note(block: dict, r: Results, e) -> None:

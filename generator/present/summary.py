@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from genreport.model.evaluate import Results
-from genreport.model.serving import engine_limit
 from genreport.present import fmt, prose
 
 
@@ -81,9 +80,9 @@ def sentences(r: Results) -> list[str]:
                 if r.frame.dp > 1:
                     scope += f" ({fmt.num(best['tokens_per_s'] * r.frame.dp)} on all {r.frame.gpus} GPUs)"
             # a spec's batch past the engine's max_sequences fits the memory, but the engine runs fewer at once
-            # (serving.engine_limit; page 1's batching lever stops there): say so beside it
-            runs = int(engine_limit(r.spec.hardware, best["batch"]))
-            past = (f"; past the engine's max_sequences, which runs {runs:,} at once" if runs < best["batch"] else "")
+            # (decision.rows' engine_runs, as the table marks it; page 1's batching lever stops there): say so beside it
+            runs = best["engine_runs"]
+            past = f"; past the engine's max_sequences, which runs {runs:,} at once" if runs else ""
             out.append(f"Batching {best['batch']:,} sequences{' per replica' if r.frame.many else ''} at context "
                        f"{best['context']:,} (the most of the spec's batches that fit{past}) gives "
                        f"{fmt.num(best['tokens_per_s'])} tok/s in total{scope}, "

@@ -55,6 +55,7 @@ UPSTREAM = {
         ("images.py", "SVGImage.draw", "opcache replaces it"),
         ("svg/__init__.py", "SVG.draw", "opcache replays what it writes"),
         ("svg/path.py", "path", "fastsvg replaces it"),
+        ("svg/text.py", "text", "splitpaint makes an SVG text's style as it does (svg_text_style)"),
         ("text/line_break.py", "Layout.setup", "common: each layout owns its font-feature list"),
         ("urls.py", "URLFetcher.fetch", "pdf: the token fetcher"),
         ("urls.py", "URLFetcherResponse.__init__", "pdf: the token fetcher's answers"),

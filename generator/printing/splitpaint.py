@@ -246,24 +246,29 @@ class _Split:
 
     def _find_fonts(self, new: list, fonts: dict) -> list:
         """The Pango fonts of the fonts first used on the child's pages, from the text boxes that used them."""
-        new = [(key, box_id) for key, box_id, *_ in new if key not in fonts]  # the others the parent made first
+        new = [(key, box_id, text, described) for key, box_id, _style, text, described, _facts in new
+               if key not in fonts]  # the others the parent made first
         if not new:
             return []
         from weasyprint.formatting_structure import boxes
+        from weasyprint.text.line_break import create_layout
 
-        wanted = {box_id for _key, box_id in new}
+        wanted = {box_id for _key, box_id, _text, _described in new}
         found = {}
         for page in self.pages[self.k:]:
             for box in page._page_box.descendants():
                 if id(box) in wanted and isinstance(box, boxes.TextBox):
                     found[id(box)] = box
         out = []
-        for key, box_id in new:
+        for key, box_id, text, described in new:
             box = found.get(box_id)
-            if box is None:
-                raise _Fallback("a font first used outside the laid-out text (SVG text)")
-            layout = box.pango_layout  # as draw_text and draw_first_line set it up
-            layout.reactivate(box.style)
+            if box is not None:
+                layout = box.pango_layout  # as draw_text and draw_first_line set it up
+                layout.reactivate(box.style)
+            elif described and described[0] and text:  # an SVG text's, made while the child painted
+                layout = create_layout(text, svg_text_style(described[1], self.pages[0]._page_box.style), None, None, 0)
+            else:
+                raise _Fallback("a font first used outside the laid-out text")
             out.append((layout, font_of(layout, key)))
         return out
 
@@ -283,6 +288,35 @@ def font_of(layout, key):
             return candidate
     layout.deactivate()
     raise _Fallback("the text of a new font does not use it")
+
+
+FONT_PROPERTIES = ("font_family", "font_feature_settings", "font_kerning", "font_language_override", "font_size",
+                   "font_stretch", "font_style", "font_variant_alternates", "font_variant_caps",
+                   "font_variant_east_asian", "font_variant_ligatures", "font_variant_numeric", "font_variant_position",
+                   "font_weight", "font_variation_settings", "lang", "direction", "text_decoration_line")
+
+
+def font_style(box) -> tuple[bool, tuple]:
+    """(whether ``box`` is an SVG text's, what of its style chooses and shapes the font: WeasyPrint's
+    text.line_break.Layout.setup). A text box made while a child laid out or painted its pages (a margin box's, an
+    SVG text's) has a style the parent's box tree lacks; the parent finds or makes one with the same font this way.
+    Checked after: the font it gives must be the one the child used (font_of, font_facts)."""
+    from weasyprint.formatting_structure import boxes
+
+    return not isinstance(box, boxes.TextBox), tuple(box.style[name] for name in FONT_PROPERTIES)
+
+
+def svg_text_style(values: tuple, like):
+    """The style WeasyPrint's svg.text gives a text with these font properties (FONT_PROPERTIES), its fonts
+    configured as the computed style ``like``'s."""
+    from weasyprint.css.properties import INITIAL_VALUES
+    from weasyprint.svg.text import Style
+
+    style = Style()
+    style.update(INITIAL_VALUES)
+    style.update(zip(FONT_PROPERTIES, values, strict=True))
+    style.font_config = like.font_config
+    return style
 
 
 def font_facts(font) -> tuple:
@@ -421,7 +455,7 @@ def paint_packed(indexed_pages, stock, first_stream, scale) -> dict:
         if key not in self._fonts:
             box = current[0]
             new_fonts.append([key, id(box) if box is not None else 0, id(box.style) if box is not None else 0,
-                              box.text if box is not None else ""])
+                              box.text if box is not None else "", font_style(box) if box is not None else None])
         return add_font(self, pango_font)
 
     wtext.draw_first_line = tracked_first_line

@@ -193,12 +193,14 @@ const GR_FMT = (() => {
   /** ``text`` with the project's word for one device, "GPU", as the hardware's ``noun`` (fmt.device): capitalized
    * where it starts a sentence; "NVIDIA GPUs", "AMD GPUs" and "GPU utilisation" stay. */
   function device(text, noun = "GPU") {
-    if (noun === "GPU" || typeof text !== "string" || text.indexOf("GPU") < 0) return text;
-    return text.replace(/(?<![A-Za-z0-9_])(?<!NVIDIA )(?<!AMD )GPU(?=s?(?![A-Za-z0-9_]))(?! utilisation)/g,
-      function (m, at) {
-        const before = text.slice(0, at).trimEnd();
-        return !before || /[.!?]$/.test(before) ? noun.charAt(0).toUpperCase() + noun.slice(1) : noun;
-      });
+    if (noun === "GPU" || typeof text !== "string" || !/GPU|[Cc]ard/.test(text)) return text;
+    // "card" ("cards", "card's") is a GPU's word too and says the noun likewise; "model card" stays (fmt.device)
+    const sub = (s, re) => s.replace(re, function (m, at) {
+      const before = s.slice(0, at).trimEnd();
+      return !before || /[.!?]$/.test(before) || m === "Card" ? noun.charAt(0).toUpperCase() + noun.slice(1) : noun;
+    });
+    return sub(sub(text, /(?<![A-Za-z0-9_])(?<!NVIDIA )(?<!AMD )GPU(?=s?(?![A-Za-z0-9_]))(?! utilisation)/g),
+      /(?<![A-Za-z0-9_])(?<![Mm]odel )[Cc]ard(?=s?(?![A-Za-z0-9_]))/g);
   }
 
   return {

@@ -801,8 +801,11 @@ const GR_MODEL = (function () {
         state_bytes: lean.total, cards_needed: lean.cards_needed, tokens_per_s: step ? tk / step : null});
     }
     const fo = fitOptions(res, inp, t);
+    const maxSeq = inp.hardware.max_sequences || 0;
     out.forEach(function (row) {
       ROW_KEYS.forEach(function (k) { if (!(k in row)) row[k] = null; });
+      // a decode batch past the engine's max_sequences, which runs only that many at once (decision.rows)
+      row.engine_runs = row.workload === "decode" && row.fits && maxSeq > 0 && maxSeq < row.batch ? maxSeq : null;
       row.lever = bestLever(res, inp, t, row, lv, fo);
     });
     return out;

@@ -220,8 +220,9 @@ const GR_SERVING = (() => {
     const inputs = function (b, s) {
       const v = Object.assign(lead.at(b, s), request, {n_S: 1.0, p_a: sp ? sp.acceptance : 0.5,
         k_d: sp ? sp.draft_tokens : 1.0, n_v: nV}, mem, {c_h: cH});
-      // the prompt tokens' head dim: MLA's prefill form, else the step's d_h (techniques._inputs)
-      v.d_hp = m.attention.kind === "mla" ? M.prefillHeadDim(m, v.d_h, sv.prompt) : v.d_h;
+      // the prompt tokens' head dim over the uncached prompt (techniques.prompt_head_dim): MLA's prefill form, else
+      // the unwindowed d_h times the prefill's attended fraction, not the decode context's window share
+      v.d_hp = M.prefillHeadDim(m, lead.values.d_h, sv.prompt * (1 - sv.prefix_hit));
       return v;
     };
     const e = inputs(batch, last);
@@ -342,8 +343,17 @@ const GR_SERVING = (() => {
       es.theta = sv.tpot;
       let goodput = null, binds = null, low = Infinity, all = true;
       // the KV cache room is beside the weights a GPU holds, its step reads those a batch touches (held_room)
-      const held = lead.at(null, last), same = held.N * held.b === es.N * es.b;
-      const room = same ? es : Object.assign({}, es, {C: es.C - held.N * held.b + es.N * es.b});
+      const held = lead.at(null, last);
+      const roomOf = v => held.N * held.b === v.N * v.b ? v : Object.assign({}, v, {C: v.C - held.N * held.b + v.N * v.b});
+      // ... at the weights its own steady state streams (techniques.capacity_weights): the sequences filling the
+      // room at the mean context, B_h, and their prompt tokens B_h T_in (1 - h_p) / (T_out - 1) make N
+      const heldMean = pyMax(0.0, call("prefix_capacity_batch", Object.assign({}, roomOf(es), {S: mean, c: roomOf(es).c_h})));
+      let kvIn = es;
+      if (sv.output > 1 && heldMean > 0) {
+        const g = lead.at(pyMax(heldMean * (1 + sv.prompt * (1 - sv.prefix_hit) / (sv.output - 1)), 1.0), last);
+        kvIn = Object.assign({}, es, {N: g.N, N_e: g.N_e, b: g.b});
+      }
+      const room = roomOf(kvIn);
       // the TPOT ceiling at the weights its own steady state streams (techniques.steady_tpot_rate): its lam theta
       // (T_out - 1) decode and lam theta T_in (1 - h_p) prompt tokens make N, the rate their fixed point
       const per = sv.tpot * ((sv.output - 1) + sv.prompt * (1 - sv.prefix_hit));

@@ -25,52 +25,58 @@ def root(context, missing=missing):
     l_0_par = resolve('par')
     l_0_formula = l_0_figure = l_0_pill = missing
     try:
-        t_1 = environment.filters['format']
+        t_1 = environment.filters['device']
     except KeyError:
         @internalcode
         def t_1(*unused):
-            raise TemplateRuntimeError("No filter named 'format' found.")
+            raise TemplateRuntimeError("No filter named 'device' found.")
     try:
-        t_2 = environment.filters['integer']
+        t_2 = environment.filters['format']
     except KeyError:
         @internalcode
         def t_2(*unused):
-            raise TemplateRuntimeError("No filter named 'integer' found.")
+            raise TemplateRuntimeError("No filter named 'format' found.")
     try:
-        t_3 = environment.filters['kib']
+        t_3 = environment.filters['integer']
     except KeyError:
         @internalcode
         def t_3(*unused):
-            raise TemplateRuntimeError("No filter named 'kib' found.")
+            raise TemplateRuntimeError("No filter named 'integer' found.")
     try:
-        t_4 = environment.filters['memsize']
+        t_4 = environment.filters['kib']
     except KeyError:
         @internalcode
         def t_4(*unused):
-            raise TemplateRuntimeError("No filter named 'memsize' found.")
+            raise TemplateRuntimeError("No filter named 'kib' found.")
     try:
-        t_5 = environment.filters['num']
+        t_5 = environment.filters['memsize']
     except KeyError:
         @internalcode
         def t_5(*unused):
-            raise TemplateRuntimeError("No filter named 'num' found.")
+            raise TemplateRuntimeError("No filter named 'memsize' found.")
     try:
-        t_6 = environment.filters['sig3']
+        t_6 = environment.filters['num']
     except KeyError:
         @internalcode
         def t_6(*unused):
-            raise TemplateRuntimeError("No filter named 'sig3' found.")
+            raise TemplateRuntimeError("No filter named 'num' found.")
     try:
-        t_7 = environment.filters['time']
+        t_7 = environment.filters['sig3']
     except KeyError:
         @internalcode
         def t_7(*unused):
-            raise TemplateRuntimeError("No filter named 'time' found.")
+            raise TemplateRuntimeError("No filter named 'sig3' found.")
     try:
-        t_8 = environment.tests['none']
+        t_8 = environment.filters['time']
     except KeyError:
         @internalcode
         def t_8(*unused):
+            raise TemplateRuntimeError("No filter named 'time' found.")
+    try:
+        t_9 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_9(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s0_summary.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
@@ -103,7 +109,7 @@ def root(context, missing=missing):
     if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour'):
         pass
         yield '; $'
-        yield escape(t_1('%.2f', environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour')))
+        yield escape(t_2('%.2f', environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour')))
         yield '/h ('
         yield escape(context.call(environment.getattr(context.call(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'source_of'), 'price'), 'short')))
         yield ')'
@@ -130,7 +136,7 @@ def root(context, missing=missing):
     yield ';\n  KV '
     if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many') and (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'kv_card') != environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'kv_bytes_per_token'))):
         pass
-        yield escape(t_3(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'kv_card')))
+        yield escape(t_4(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'kv_card')))
         yield ' per token, '
         yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'kv_bytes_per_token', 'kib'))
         yield ' per token on each '
@@ -147,37 +153,37 @@ def root(context, missing=missing):
         yield '<span data-static>\n  while the context fits every window; past it '
         if environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_global_layers'):
             pass
-            yield escape(t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_global_per_token')))
+            yield escape(t_4(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_global_per_token')))
             yield ' per token in the '
-            yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_global_layers')))
+            yield escape(t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_global_layers')))
             yield ' global layers\n  plus '
-            yield escape(t_4(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence')))
+            yield escape(t_5(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence')))
             yield ' per sequence in the '
-            yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_bounded_layers')))
+            yield escape(t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_bounded_layers')))
             yield ' '
             yield escape(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_bounded_kind'))
             yield ' ones'
             if context.call(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'get'), 'kv_global_per_token_gpu'):
                 pass
                 yield ' ('
-                yield escape(t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_global_per_token_gpu')))
+                yield escape(t_4(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_global_per_token_gpu')))
                 yield ' and '
-                yield escape(t_4(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence_gpu')))
+                yield escape(t_5(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence_gpu')))
                 yield ' on each '
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield ')'
         else:
             pass
             yield 'a fixed '
-            yield escape(t_4(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence')))
+            yield escape(t_5(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence')))
             yield ' per sequence, every one of the '
-            yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_bounded_layers')))
+            yield escape(t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_bounded_layers')))
             yield ' layers '
             yield escape(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_bounded_kind'))
             if context.call(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'get'), 'kv_windowed_per_sequence_gpu'):
                 pass
                 yield ' ('
-                yield escape(t_4(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence_gpu')))
+                yield escape(t_5(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence_gpu')))
                 yield ' on each '
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield ')'
@@ -185,7 +191,7 @@ def root(context, missing=missing):
     yield '</td>\n<td><span data-live="precision.label">'
     yield escape(context.call(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'label')))
     yield '</span> (<span data-live="precision.weight_bytes">'
-    yield escape(t_5(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes')))
+    yield escape(t_6(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes')))
     yield '</span> B per weight)</td>\n<td data-live="workloads">'
     if environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'decode_batch'):
         pass
@@ -194,7 +200,7 @@ def root(context, missing=missing):
         for l_1_b, l_1_loop in LoopContext(environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'decode_batch'), undefined):
             _loop_vars = {}
             pass
-            yield escape(t_2(l_1_b))
+            yield escape(t_3(l_1_b))
             if (not environment.getattr(l_1_loop, 'last')):
                 pass
                 yield ', '
@@ -204,7 +210,7 @@ def root(context, missing=missing):
         for l_1_s, l_1_loop in LoopContext(environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'decode_context'), undefined):
             _loop_vars = {}
             pass
-            yield escape(t_2(l_1_s))
+            yield escape(t_3(l_1_s))
             if (not environment.getattr(l_1_loop, 'last')):
                 pass
                 yield ', '
@@ -216,7 +222,7 @@ def root(context, missing=missing):
         for l_1_t, l_1_loop in LoopContext(environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'prefill_prompt'), undefined):
             _loop_vars = {}
             pass
-            yield escape(t_2(l_1_t))
+            yield escape(t_3(l_1_t))
             if (not environment.getattr(l_1_loop, 'last')):
                 pass
                 yield ', '
@@ -225,7 +231,7 @@ def root(context, missing=missing):
     if environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'training_tokens'):
         pass
         yield '<br>training: '
-        yield escape(t_2(environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'training_tokens')))
+        yield escape(t_3(environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'training_tokens')))
         yield '-token micro-batch'
     yield '</td></tr></tbody>\n</table></div>\n<div class="summary" data-prose="summary">\n'
     l_1_loop = missing
@@ -247,21 +253,21 @@ def root(context, missing=missing):
     if ((undefined(name='serving') if l_0_serving is missing else l_0_serving) and (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target') or environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target'))):
         pass
         yield '<p class="summary" data-static>Serving '
-        yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
+        yield escape(t_3(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
         yield ' + '
-        yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'output')))
+        yield escape(t_3(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'output')))
         yield '-token requests under'
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target'):
             pass
             yield ' TTFT '
-            yield escape(t_7(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target')))
+            yield escape(t_8(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target')))
         if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target') and environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')):
             pass
             yield ','
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target'):
             pass
             yield ' TPOT '
-            yield escape(t_7(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
+            yield escape(t_8(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
         yield ':\n'
         if (not environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'holds')):
             pass
@@ -276,11 +282,13 @@ def root(context, missing=missing):
                     yield "'s memory"
                 else:
                     pass
-                    yield "the card's memory"
+                    yield 'the '
+                    yield escape(t_1('card', (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU)))
+                    yield "'s memory"
             else:
                 pass
                 yield 'no sequence of '
-                yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'context')))
+                yield escape(t_3(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'context')))
                 yield ' tokens fits beside its weights'
         elif ((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met') == False) or (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch') == 0)):
             pass
@@ -291,7 +299,7 @@ def root(context, missing=missing):
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'):
                 pass
                 yield ' up to '
-                yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch')))
+                yield escape(t_3(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch')))
                 yield ' sequence'
                 if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch') != 1):
                     pass
@@ -303,9 +311,9 @@ def root(context, missing=missing):
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users'):
                 pass
                 yield ' ('
-                yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
+                yield escape(t_3(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
                 yield ' users: '
-                yield escape(t_2(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users')))
+                yield escape(t_3(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users')))
                 yield ' '
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users') != 1):
@@ -348,10 +356,10 @@ def root(context, missing=missing):
                 yield ', '
                 yield escape(('speculating' if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'speculative') == 'on') else 'not speculating'))
             yield '</strong>'
-            if (not t_8(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
+            if (not t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
                 pass
                 yield ' at $'
-                yield escape(t_1('%.3f', environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out')))
+                yield escape(t_2('%.3f', environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out')))
                 yield ' per million output tokens'
         else:
             pass
@@ -378,11 +386,11 @@ def root(context, missing=missing):
         yield '</td><td>'
         yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_x, 'binds'), _loop_vars=_loop_vars))
         yield '</td><td class="n">'
-        yield escape(t_7(environment.getattr(l_1_x, 'time')))
+        yield escape(t_8(environment.getattr(l_1_x, 'time')))
         yield '</td>\n<td class="n">'
         if environment.getattr(l_1_x, 'other_roof'):
             pass
-            yield escape(t_5(environment.getattr(l_1_x, 'other_roof')))
+            yield escape(t_6(environment.getattr(l_1_x, 'other_roof')))
             yield '×&nbsp;'
             yield escape(environment.getattr(l_1_x, 'other'))
         else:
@@ -392,20 +400,25 @@ def root(context, missing=missing):
         if environment.getattr(l_1_x, 'fits'):
             pass
             yield '<span class="ok">yes</span>'
-            if ((environment.getattr(l_1_x, 'workload') == 'decode') and (not t_8(environment.getattr(l_1_x, 'capacity_batch')))):
+            if ((environment.getattr(l_1_x, 'workload') == 'decode') and (not t_9(environment.getattr(l_1_x, 'capacity_batch')))):
                 pass
                 yield ', ≤ '
-                yield escape(t_2(environment.getattr(l_1_x, 'capacity_batch')))
+                yield escape(t_3(environment.getattr(l_1_x, 'capacity_batch')))
+            if environment.getattr(l_1_x, 'engine_runs'):
+                pass
+                yield '; past max_sequences ('
+                yield escape(t_3(environment.getattr(l_1_x, 'engine_runs')))
+                yield ')'
         else:
             pass
             yield '<span class="bad">no</span>'
         yield '</td>\n<td class="n">'
         if (environment.getattr(l_1_x, 'workload') == 'decode'):
             pass
-            yield escape(t_6(environment.getattr(l_1_x, 'ms_per_token')))
+            yield escape(t_7(environment.getattr(l_1_x, 'ms_per_token')))
         elif (environment.getattr(l_1_x, 'workload') == 'prefill'):
             pass
-            yield escape(t_6(environment.getattr(l_1_x, 'ms_to_first_token')))
+            yield escape(t_7(environment.getattr(l_1_x, 'ms_to_first_token')))
             yield ' (TTFT)'
         else:
             pass
@@ -413,19 +426,19 @@ def root(context, missing=missing):
         yield '</td>\n<td class="n">'
         if (environment.getattr(l_1_x, 'workload') == 'decode'):
             pass
-            yield escape(t_5(environment.getattr(l_1_x, 'tokens_per_s_sequence')))
+            yield escape(t_6(environment.getattr(l_1_x, 'tokens_per_s_sequence')))
         else:
             pass
             yield '—'
         yield '</td>\n<td class="n">'
-        yield escape(t_5(environment.getattr(l_1_x, 'tokens_per_s')))
+        yield escape(t_6(environment.getattr(l_1_x, 'tokens_per_s')))
         yield '</td>\n'
         if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour'):
             pass
             yield '<td class="n">'
-            if (not t_8(environment.getattr(l_1_x, 'usd_per_mtok'))):
+            if (not t_9(environment.getattr(l_1_x, 'usd_per_mtok'))):
                 pass
-                yield escape(t_1('%.3g', environment.getattr(l_1_x, 'usd_per_mtok')))
+                yield escape(t_2('%.3g', environment.getattr(l_1_x, 'usd_per_mtok')))
                 if (environment.getattr(l_1_x, 'workload') == 'prefill'):
                     pass
                     yield ' (prompt)'
@@ -436,11 +449,11 @@ def root(context, missing=missing):
         yield '<td>'
         if environment.getattr(l_1_x, 'lever'):
             pass
-            yield escape(environment.getattr(environment.getattr(l_1_x, 'lever'), 'change'))
+            yield escape(t_1(environment.getattr(environment.getattr(l_1_x, 'lever'), 'change'), (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU)))
             if environment.getattr(environment.getattr(l_1_x, 'lever'), 'gain'):
                 pass
                 yield ': '
-                yield escape(t_5(environment.getattr(environment.getattr(l_1_x, 'lever'), 'gain')))
+                yield escape(t_6(environment.getattr(environment.getattr(l_1_x, 'lever'), 'gain')))
                 yield '× '
                 yield escape(environment.getattr(environment.getattr(l_1_x, 'lever'), 'effect'))
             else:
@@ -490,4 +503,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=76&5=89&6=91&7=99&8=111&9=119&10=131&11=148&12=154&13=186&14=190&15=212&16=225&19=232&22=247&23=266&24=316&25=365&27=369&29=373&30=383&31=392&32=403&33=414&34=421&35=423&36=437&40=456&41=468&42=484&43=487'
+debug_info = '1=82&5=95&6=97&7=105&8=117&9=125&10=137&11=154&12=160&13=192&14=196&15=218&16=231&19=238&22=253&23=272&24=324&25=373&27=377&29=381&30=391&31=400&32=416&33=427&34=434&35=436&36=450&40=469&41=481&42=497&43=500'

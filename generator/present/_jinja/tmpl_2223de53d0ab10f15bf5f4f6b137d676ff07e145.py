@@ -17,28 +17,34 @@ def root(context, missing=missing):
     l_0_training_lines = resolve('training_lines')
     l_0_formula = l_0_figure = l_0_pill = missing
     try:
-        t_1 = environment.filters['gib']
+        t_1 = environment.filters['device']
     except KeyError:
         @internalcode
         def t_1(*unused):
-            raise TemplateRuntimeError("No filter named 'gib' found.")
+            raise TemplateRuntimeError("No filter named 'device' found.")
     try:
-        t_2 = environment.filters['length']
+        t_2 = environment.filters['gib']
     except KeyError:
         @internalcode
         def t_2(*unused):
-            raise TemplateRuntimeError("No filter named 'length' found.")
+            raise TemplateRuntimeError("No filter named 'gib' found.")
     try:
-        t_3 = environment.filters['num']
+        t_3 = environment.filters['length']
     except KeyError:
         @internalcode
         def t_3(*unused):
-            raise TemplateRuntimeError("No filter named 'num' found.")
+            raise TemplateRuntimeError("No filter named 'length' found.")
     try:
-        t_4 = environment.tests['defined']
+        t_4 = environment.filters['num']
     except KeyError:
         @internalcode
         def t_4(*unused):
+            raise TemplateRuntimeError("No filter named 'num' found.")
+    try:
+        t_5 = environment.tests['defined']
+    except KeyError:
+        @internalcode
+        def t_5(*unused):
             raise TemplateRuntimeError("No test named 'defined' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s5_training.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
@@ -58,7 +64,7 @@ def root(context, missing=missing):
         yield '<section id="s5">\n<h2>'
         yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's5'))
         yield '. Training lacks something else</h2>\n'
-        if t_4(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'routed_share')):
+        if t_5(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'routed_share')):
             pass
             yield "<p>Training does 6N<sub>a</sub> FLOPs per token (forward 2N<sub>a</sub>, backward 4N<sub>a</sub>: each token computes\nwith its routed experts only) and moves all N weights, every expert, about three times per micro-batch, so its\nweight-reuse intensity is the micro-batch size times N<sub>a</sub> / N in 16-bit weights, not the micro-batch size that chapter 3's\n2T/b counts against every weight. Its problem is memory capacity, not bandwidth.</p>\n"
         else:
@@ -72,11 +78,11 @@ def root(context, missing=missing):
             yield '<th class="n">'
             yield escape(environment.getattr(l_1_tr, 'recipe'))
             yield ' ('
-            yield escape(t_3(environment.getattr(l_1_tr, 'bytes_per_param')))
+            yield escape(t_4(environment.getattr(l_1_tr, 'bytes_per_param')))
             yield ' B/param)</th>'
         l_1_tr = missing
         yield '</tr></thead><tbody>\n'
-        for l_1_i in context.call((undefined(name='range') if l_0_range is missing else l_0_range), t_2(environment.getattr(environment.getitem((undefined(name='training') if l_0_training is missing else l_0_training), 0), 'parts'))):
+        for l_1_i in context.call((undefined(name='range') if l_0_range is missing else l_0_range), t_3(environment.getattr(environment.getitem((undefined(name='training') if l_0_training is missing else l_0_training), 0), 'parts'))):
             _loop_vars = {}
             pass
             yield '<tr><td>'
@@ -94,7 +100,7 @@ def root(context, missing=missing):
                 _loop_vars = {}
                 pass
                 yield '<td class="n">'
-                yield escape(t_1(environment.getitem(environment.getitem(environment.getattr(l_2_tr, 'parts'), l_1_i), 1)))
+                yield escape(t_2(environment.getitem(environment.getitem(environment.getattr(l_2_tr, 'parts'), l_1_i), 1)))
                 yield '</td>'
             l_2_tr = missing
             yield '</tr>\n'
@@ -111,9 +117,10 @@ def root(context, missing=missing):
             yield '</th>'
         l_1_tr = l_1_q = missing
         yield '</tr>\n<tr><td>fits in '
-        yield escape(t_1(environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'capacity')))
+        yield escape(t_2(environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'capacity')))
         yield '?</td>'
         for l_1_tr in (undefined(name='training') if l_0_training is missing else l_0_training):
+            l_1_GPU = resolve('GPU')
             _loop_vars = {}
             pass
             yield '<td class="n">'
@@ -124,9 +131,11 @@ def root(context, missing=missing):
                 pass
                 yield '<span class="bad">no</span>: '
                 yield escape(environment.getattr(l_1_tr, 'cards_needed'))
-                yield " cards' memory"
+                yield ' '
+                yield escape(t_1('cards', (undefined(name='GPU') if l_1_GPU is missing else l_1_GPU)))
+                yield "' memory"
             yield '</td>'
-        l_1_tr = missing
+        l_1_tr = l_1_GPU = missing
         yield '</tr>\n</tbody></table></div>\n<p class="meta">'
         for l_1_tr in (undefined(name='training') if l_0_training is missing else l_0_training):
             _loop_vars = {}
@@ -155,4 +164,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=44&2=56&4=59&5=61&12=67&14=69&15=79&16=83&17=93&19=103&20=114&22=131&23=140&24=145&25=147'
+debug_info = '1=50&2=62&4=65&5=67&12=73&14=75&15=85&16=89&17=99&19=109&20=120&22=140&23=149&24=154&25=156'

@@ -194,7 +194,8 @@ def root(context, missing=missing):
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 else:
                     pass
-                    yield 'the card'
+                    yield 'the '
+                    yield escape(t_1('card', (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU)))
                 yield ' holds'
             else:
                 pass
@@ -671,13 +672,20 @@ def root(context, missing=missing):
             yield ', or the whole uncached prompt where that holds it; here <span data-sv="numbers.chunk_tokens" data-f="nearest">'
             yield escape(t_9(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'chunk_tokens')))
             yield '</span>) reads the weights once'
-            if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk') != environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode')):
+            if ((environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_form') == 'mla') and (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk') != environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode'))):
                 pass
                 yield "; <span data-static>each part attends in its own form, the decode tokens in MLA's absorbed form (d<sub>h</sub> = "
                 yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode')))
                 yield ': the latent and its rotary part, as a decode step reads them) and the prompt chunk in the decompressed form a prefill runs (d<sub>h,p</sub> = '
                 yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk')))
                 yield ": the query-key and value heads), as the engines' MLA backends split a mixed step into its decode and prefill parts</span>"
+            elif ((environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_form') == 'bounded') and (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk') != environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode'))):
+                pass
+                yield "; <span data-static>each part attends what its layers' windows let it, the decode tokens the share of the cached positions a token at the last context reads (d<sub>h</sub> = "
+                yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode')))
+                yield ": the head dimension times that share) and the prompt chunk the share of the uncached prompt's causal attention its layers compute (d<sub>h,p</sub> = "
+                yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk')))
+                yield '), as a prefill of that prompt counts it</span>'
             yield ':</p>\n<div data-static>'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked'), False))
             yield '</div>\n'
@@ -988,4 +996,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=113&2=122&3=124&4=128&5=132&6=134&7=138&8=146&9=158&11=160&13=164&14=168&16=177&17=183&18=202&20=208&21=210&22=228&23=236&24=240&25=247&26=254&29=264&30=355&31=369&32=391&34=428&35=443&36=464&37=522&38=527&39=529&40=535&43=549&46=552&48=569&49=571&51=583&52=585&53=593&54=601&55=605&58=621&60=633&61=636&65=638&66=640&67=645&68=650&71=652&72=655&73=682&74=684&77=687&78=689&79=723&80=750&81=760&82=813&83=822&84=826&85=840&86=852&87=862&88=864&91=869&93=875&94=920&95=938&96=945&97=954&100=964&101=966&103=973&104=978&106=981&107=983'
+debug_info = '1=113&2=122&3=124&4=128&5=132&6=134&7=138&8=146&9=158&11=160&13=164&14=168&16=177&17=183&18=203&20=209&21=211&22=229&23=237&24=241&25=248&26=255&29=265&30=356&31=370&32=392&34=429&35=444&36=465&37=523&38=528&39=530&40=536&43=550&46=553&48=570&49=572&51=584&52=586&53=594&54=602&55=606&58=622&60=634&61=637&65=639&66=641&67=646&68=651&71=653&72=656&73=690&74=692&77=695&78=697&79=731&80=758&81=768&82=821&83=830&84=834&85=848&86=860&87=870&88=872&91=877&93=883&94=928&95=946&96=953&97=962&100=972&101=974&103=981&104=986&106=989&107=991'
