@@ -61,13 +61,17 @@ def _power(base, exponent):
         raise _Fallback("a number per layout to a batch's power")
     b, e = np.asarray(_plain(base), dtype=float), np.asarray(_plain(exponent), dtype=float)
     shape = np.broadcast_shapes(b.shape, e.shape)
-    pairs = list(zip(np.broadcast_to(b, shape).ravel().tolist(), np.broadcast_to(e, shape).ravel().tolist(),
-                     strict=True))
-    seen: dict = {}  # a layout's number repeats over its batches: each pair's power once
-    for pair in pairs:
-        if pair not in seen:
-            seen[pair] = float(np.float64(pair[0]) ** np.float64(pair[1]))
-    return np.array([seen[p] for p in pairs], dtype=float).reshape(shape).view(_Each)
+    # a layout's number repeats over its batches: each (base, exponent) pair's power once, the pairs told apart by
+    # their bits (0.0 and -0.0 differ under a negative power)
+    bits, ebits = (np.ascontiguousarray(np.broadcast_to(x, shape), dtype=np.float64).ravel().view(np.int64)
+                   for x in (b, e))
+    out = np.empty(bits.size)
+    for ebit in np.unique(ebits):
+        at = ebits == ebit
+        y = np.array([ebit], dtype=np.int64).view(np.float64)[0]
+        bases, back = np.unique(bits[at], return_inverse=True)
+        out[at] = np.array([np.float64(x) ** y for x in bases.view(np.float64)], dtype=float)[np.ravel(back)]
+    return out.reshape(shape).view(_Each)
 
 
 _NUMBERS = frozenset({float, int, np.float64, np.float32, np.int64, np.int32})  # a number's types (not bool)
