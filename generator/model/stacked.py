@@ -82,8 +82,8 @@ _F64 = np.dtype(np.float64)
 
 def _stack(formula, values: list[dict]) -> list:
     cols = {a: [v[a] for v in values] for a in formula.fn_args}
-    lens = None
-    args = {}
+    lens: list[int] | None = None
+    args: dict[str, object] = {}
     for a, col in cols.items():
         first = col[0]
         if isinstance(first, np.ndarray):  # a batch's values: one-dimensional in every layout
@@ -102,12 +102,11 @@ def _stack(formula, values: list[dict]) -> list:
         else:
             args[a] = None  # one number per layout, stacked below (once the batches' lengths are known)
     batches = lens is not None
-    lens = lens if batches else [1] * len(values)
-    for a, x in args.items():
-        if x is None:
-            args[a] = np.repeat(np.array([float(x) for x in cols[a]]), lens).view(_Each)
+    sizes: list[int] = lens if lens is not None else [1] * len(values)
+    for a in [a for a, x in args.items() if x is None]:
+        args[a] = np.repeat(np.array([float(x) for x in cols[a]]), sizes).view(_Each)
     out = formula.fn(*(args[a] for a in formula.fn_args))
-    starts = np.concatenate([[0], np.cumsum(lens)])
+    starts = np.concatenate([[0], np.cumsum(sizes)])
     if isinstance(out, _Each):
         return [np.float64(out.view(np.ndarray)[s]) for s in starts[:-1]]
     if isinstance(out, np.ndarray):
