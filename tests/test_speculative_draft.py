@@ -325,13 +325,13 @@ def test_the_frontier_drafts_each_layout_with_its_own_share(tmp_path, monkeypatc
     from genreport.model import frontier
 
     path = _moe_head_spec(tmp_path, "{tp: 4, ep: 4}")
-    seen, own = [], frontier._speculative_curve
+    seen, own = [], frontier._speculative_curves
 
-    def record(spec, par, env, spec_in, *rest):
-        seen.append((par.tp, par.ep, spec_in[2].tp, spec_in[2].ep))
-        return own(spec, par, env, spec_in, *rest)
+    def record(spec, env, kept, *rest):  # kept: (layout, titled, capacity, limit, speculative inputs, probe)
+        seen.extend((par.tp, par.ep, spec_in[2].tp, spec_in[2].ep) for par, _, _, _, spec_in, _ in kept)
+        return own(spec, env, kept, *rest)
 
-    monkeypatch.setattr(frontier, "_speculative_curve", record)
+    monkeypatch.setattr(frontier, "_speculative_curves", record)
     frontier.frontier(load_report(path), max_gpus=4)
     assert {(1, 4), (2, 4), (4, 4)} <= {(tp, ep) for tp, ep, _, _ in seen}
     assert all((tp, ep) == (d_tp, d_ep) for tp, ep, d_tp, d_ep in seen), seen

@@ -26,17 +26,36 @@ class Draft:
         self.model, self.precision, self.hardware, self.accounting = model, precision, hardware, accounting
         self.head, self.ep, self.tp = head, ep, tp
         self.env = make_env(hardware, model, precision, accounting)
+        self._seen: dict = {}  # (what, context) -> the env's numbers there, counted once (they take no batch)
+
+    def _once(self, what: str, context: float, make):
+        key = (what, context)
+        if key not in self._seen:
+            self._seen[key] = make()
+        return self._seen[key]
+
+    def at_layout(self, ep: int, tp: int) -> Draft:
+        """The same draft with its experts over ``ep`` GPUs of a ``tp`` replica: its env and the numbers counted at
+        each context shared (they take no layout), as plan's layouts each take the head."""
+        import copy
+
+        out = copy.copy(self)
+        out.ep, out.tp = ep, tp
+        return out
 
     @property
     def name(self) -> str:
         return self.model.name
 
     def _at(self, batches, context: float) -> dict:
-        g = self.env.at(context=float(context))
-        v = {k: np.float64(np.ravel(np.asarray(x, dtype=float))[0]) for k, x in g.items()}
+        def scalars():
+            g = self.env.at(context=float(context))
+            return {k: np.float64(np.ravel(np.asarray(x, dtype=float))[0]) for k, x in g.items()}
+
+        v = dict(self._once("at", float(context), scalars))
         v["B"] = np.asarray(batches, dtype=float)
         if self.model.moe:  # an MoE head reads the experts its batch picks (the env's N and b at each batch)
-            g = self.env.at(batch=np.atleast_1d(v["B"]), context=float(context))
+            g = self.env.weights_at(np.atleast_1d(v["B"]))  # Env.at's N and b at the batch (no context moves them)
             for k in ("N", "b"):
                 x = np.ravel(np.asarray(g[k], dtype=float))
                 v[k] = x.reshape(np.shape(v["B"])) if x.size == np.size(v["B"]) > 1 else np.float64(x[0])
@@ -49,7 +68,7 @@ class Draft:
         # a pass reads the cache a step reads (a chunked layer: its current chunk), not the one a sequence holds
         from genreport.model.serving import _read_c
 
-        v["c"] = _read_c(self.env, float(context))
+        v["c"] = self._once("read_c", float(context), lambda: _read_c(self.env, float(context)))
         one = np.ones_like(v["B"])
         flops, reads = (np.asarray(q["decode_flops"](v), dtype=float) * one,
                         np.asarray(q["decode_bytes"](v), dtype=float) * one)
@@ -66,11 +85,18 @@ class Draft:
 
     def time(self, q, k: int, batches, context: float, n_tp: float, stages: float) -> np.ndarray:
         """t_d: the strict lower bound of the k draft passes at each batch on a replica of n_tp x ``stages`` GPUs
-        (``draft_time_bound``) [s]."""
-        f, b = self.ledgers(q, batches, context)
-        v = {"k_d": np.float64(k), "F_d": f, "Q_d": b, "P": self.env.values["P"], "W": self.env.values["W"],
-             "n_TP": np.float64(n_tp), "n_St": np.float64(stages)}
-        return np.asarray(q["draft_time_bound"](v), dtype=float) * np.ones_like(f)
+        (``draft_time_bound``) [s].  Counted once for each batches, context and layout (the bound's and the
+        estimate's speculative rounds take the same drafts)."""
+        bt = np.asarray(batches, dtype=float)
+
+        def make():
+            f, b = self.ledgers(q, batches, context)
+            v = {"k_d": np.float64(k), "F_d": f, "Q_d": b, "P": self.env.values["P"], "W": self.env.values["W"],
+                 "n_TP": np.float64(n_tp), "n_St": np.float64(stages)}
+            return np.asarray(q["draft_time_bound"](v), dtype=float) * np.ones_like(f)
+
+        key = (k, bt.shape, bt.tobytes(), float(n_tp), float(stages), self.ep, self.tp)
+        return self._once(("time", key), float(context), make).copy()
 
     def memory(self, q, context: float, tp: int, n_pp: float) -> tuple[float, float]:
         """(M_d, c_d): the draft's weight bytes on one GPU of a tp x pp replica and its KV bytes per token there."""

@@ -192,23 +192,7 @@ class Env:
             if arch.bounded_layers(self.model):  # windowed / chunked layers attend to fewer: 4 L H_q d_h S overcounts
                 env["d_h"] = env["d_h"] * arch.attended_fraction(self.model, s)
         if batch is not None:
-            bt = np.asarray(batch, dtype=float)
-            env["B"] = bt
-            micro = bt if cut.pp == 1 else bt / np.minimum(float(cut.pp), bt)
-            if self.model.moe is not None:  # MoE: the weights read depend on how many experts the batch touches
-                n, n_x = self.read(micro)
-                if cut.trivial:
-                    env["N"] = n
-                else:
-                    env["N"] = (n - n_x * cut.expert_keep) / cut.share
-                if self.per_class:
-                    env["b"] = np.float64(self.read_b(n, n_x)) if np.ndim(n) == 0 else self.read_b(n, n_x)
-            elif self.per_class:
-                env["b"] = np.float64(self.read_b())
-            if cut.pp > 1:  # each micro-batch streams the slice again: m = min(n_PP, B)
-                m = np.minimum(float(cut.pp), bt)
-                env["N"] = env["N"] * m
-                env["N_e"] = env["N_e"] * m
+            self._at_batch(env, batch)
         elif stream is not None and stream != 1:
             env["N"] = env["N"] * stream
             env["N_e"] = env["N_e"] * stream
@@ -218,6 +202,35 @@ class Env:
                     for k, v in extra.items()})
         if "T" in extra and context is None and "d_h" not in extra:  # a pass over T tokens: MLA in its MHA form
             env["d_h"] = prefill_head_dim(self.model, env["d_h"], env["T"])
+        return env
+
+    def _at_batch(self, env: dict, batch) -> None:
+        """:meth:`at`'s batch: B, and the N, N_e and b a step of ``batch`` sequences reads, set in ``env`` (which
+        holds the GPU's values of N, N_e and b as float64)."""
+        cut = self.cut
+        bt = np.asarray(batch, dtype=float)
+        env["B"] = bt
+        micro = bt if cut.pp == 1 else bt / np.minimum(float(cut.pp), bt)
+        if self.model.moe is not None:  # MoE: the weights read depend on how many experts the batch touches
+            n, n_x = self.read(micro)
+            if cut.trivial:
+                env["N"] = n
+            else:
+                env["N"] = (n - n_x * cut.expert_keep) / cut.share
+            if self.per_class:
+                env["b"] = np.float64(self.read_b(n, n_x)) if np.ndim(n) == 0 else self.read_b(n, n_x)
+        elif self.per_class:
+            env["b"] = np.float64(self.read_b())
+        if cut.pp > 1:  # each micro-batch streams the slice again: m = min(n_PP, B)
+            m = np.minimum(float(cut.pp), bt)
+            env["N"] = env["N"] * m
+            env["N_e"] = env["N_e"] * m
+
+    def weights_at(self, batch) -> dict[str, object]:
+        """N, N_e and b of ``at(batch=batch, ...)`` (no context changes them), without the other inputs: what a
+        fixed-point search over the batch a step reads asks many times (techniques.rate_curves)."""
+        env = {k: np.float64(self.values[k]) for k in ("N", "N_e", "b")}
+        self._at_batch(env, batch)
         return env
 
     def crossover_at(self, context) -> dict[str, object]:

@@ -20,7 +20,9 @@ from genreport.load.spec import Parallelism
 from genreport.model.draft import speculative_inputs
 from genreport.model.env import make_env
 from genreport.model.plan import MAX_GPUS, plan_layouts
-from genreport.model.serving import curve, engine_limit
+from genreport.model.serving import curves as serving_curves
+from genreport.model.serving import engine_limit
+from genreport.model.serving import probe as layout_probe
 
 POINTS = 28  # batches per curve, spread evenly on a log scale from 1 to the capacity
 MAX_BATCH = 65536  # the serving chapter's cap on a replica's batch
@@ -61,12 +63,18 @@ def frontier(spec, chapter_batches=(), max_gpus: int = MAX_GPUS) -> dict | None:
     # serving.speculative at each layout, one per (ep, tp): a head's experts over the layout's ep GPUs, a replica's
     # share of their reads tp / ep where its expert group gathers replicas (Draft.ledgers)
     heads: dict = {}
+    memo: dict = {}  # each layout's numbers no batch changes, counted once for its probe and its curves
+    kept = []  # (layout, titled, capacity, batch limit, speculative inputs, probe) of each layout drawn
     for par in layouts:
         titled = par == own
         spec_in = None
         if sv.speculative is not None:
-            spec_in = heads.setdefault((par.ep, par.tp), speculative_inputs(spec, par))
-        probe = curve(model, hw, prec, par, [1.0], sv.prompt, sv.output, acc, env, serial=False, speculative=spec_in)
+            if (par.ep, par.tp) not in heads:  # one draft's env for all: only its ep and tp move with the layout
+                first = heads.setdefault("first", speculative_inputs(spec, par))
+                cost = first[2].at_layout(par.ep, par.tp) if hasattr(first[2], "at_layout") else first[2]
+                heads[(par.ep, par.tp)] = (first[0], first[1], cost, *first[3:])
+            spec_in = heads[(par.ep, par.tp)]
+        probe = layout_probe(model, hw, prec, par, sv.prompt, sv.output, acc, env, spec_in, memo)  # what it holds
         cap = int(min(probe["capacity_batch"], MAX_BATCH))
         if not titled and (not probe["weights_fit"] or cap < 1):
             no_fit += 1
@@ -77,8 +85,13 @@ def frontier(spec, chapter_batches=(), max_gpus: int = MAX_GPUS) -> dict | None:
         if cap < 1:
             continue
         runs = int(engine_limit(hw, cap))  # the engine's max_sequences stops the curve where it binds
-        c = curve(model, hw, prec, par, _batches(runs, chapter_batches if titled else ()), sv.prompt, sv.output,
-                  acc, env)
+        kept.append((par, titled, cap, runs, spec_in, probe))
+    # every layout's curve at once (serving.curves: each formula evaluated over all the layouts)
+    plain = serving_curves(model, hw, prec, [(par, _batches(runs, chapter_batches if titled else ()), None)
+                                             for par, titled, cap, runs, _, _ in kept], sv.prompt, sv.output, acc, env,
+                           memo=memo)
+    spec_rows = _speculative_curves(spec, env, kept, chapter_batches, memo) if sv.speculative is not None else {}
+    for (par, titled, cap, runs, spec_in, _probe), c in zip(kept, plain, strict=True):
         row = {"label": par.label(), "gpus": par.gpus, "tp": par.tp, "pp": par.pp, "ep": par.ep, "dp": par.dp,
                "titled": titled, "capacity_batch": cap, "batch_limit": runs,
                "ttft_bound": c["ttft_bound"], "ttft_serial": c["ttft_serial"],
@@ -88,7 +101,7 @@ def frontier(spec, chapter_batches=(), max_gpus: int = MAX_GPUS) -> dict | None:
                         "tpot": [float(t) for t in c[f"tpot_{est}"]],
                         "tokens_per_s_gpu": [float(y) for y in c[f"tokens_per_s_gpu_{est}"]]}
         if spec_in is not None:
-            row["speculative"] = _speculative_curve(spec, par, env, spec_in, probe, titled, chapter_batches)
+            row["speculative"] = spec_rows[par]
         curves.append(row)
     curves.sort(key=lambda x: (x["gpus"], x["tp"], x["pp"], x["ep"], x["dp"]))
     fronts = {}
@@ -142,27 +155,33 @@ def _layouts_on(front: list[dict], curves: list[dict]) -> list[str]:
     return sorted({p["layout"] for p in front}, key=lambda lab: next(i for i, x in enumerate(curves) if x["label"] == lab))
 
 
-def _speculative_curve(spec, par, env, spec_in, probe: dict, titled: bool, chapter_batches) -> dict:
-    """A layout's curve with serving.speculative at every batch (serving.curve's ``spec_*``, the numbers plan
+def _speculative_curves(spec, env, kept: list, chapter_batches, memo=None) -> dict:
+    """Each drawn layout's curve with serving.speculative at every batch (serving.curve's ``spec_*``, the numbers plan
     --speculative gives where it speculates) from 1 to what a replica holds beside the draft model
     (``capacity_batch``: the plain one with a draft_cost) or the engine runs (``batch_limit``); no batch where the
-    draft leaves no room."""
+    draft leaves no room.  ``kept``: :func:`frontier`'s (layout, titled, capacity, limit, speculative inputs, probe);
+    the curves of all the layouts counted at once (serving.curves)."""
     sv = spec.serving
-    cap = int(min(probe["capacity_batch_speculative"], MAX_BATCH))
-    runs = int(engine_limit(spec.hardware, cap))  # and no more than the engine runs at once
-    out = {"capacity_batch": cap, "batch_limit": runs, "batch": []}
-    for est in ("bound", "serial"):
-        out[est] = {"tokens_per_s_user": [], "tpot": [], "tokens_per_s_gpu": [], "speedup": []}
-    if cap < 1:
-        return out
-    c = curve(spec.model, spec.hardware, spec.precision, par, _batches(runs, chapter_batches if titled else ()),
-              sv.prompt, sv.output, spec.accounting, env, speculative=spec_in)
-    out["batch"] = [int(b) for b in c["batch"]]
-    for est in ("bound", "serial"):
-        out[est] = {"tokens_per_s_user": [float(1.0 / t) for t in c[f"spec_tpot_{est}"]],
-                    "tpot": [float(t) for t in c[f"spec_tpot_{est}"]],
-                    "tokens_per_s_gpu": [float(y) for y in c[f"spec_tokens_per_s_gpu_{est}"]],
-                    "speedup": [float(x) for x in c[f"spec_speedup_{est}"]]}
+    out, todo = {}, []
+    for par, titled, _, _, spec_in, probe in kept:
+        cap = int(min(probe["capacity_batch_speculative"], MAX_BATCH))
+        runs = int(engine_limit(spec.hardware, cap))  # and no more than the engine runs at once
+        row = {"capacity_batch": cap, "batch_limit": runs, "batch": []}
+        for est in ("bound", "serial"):
+            row[est] = {"tokens_per_s_user": [], "tpot": [], "tokens_per_s_gpu": [], "speedup": []}
+        out[par] = row
+        if cap >= 1:
+            todo.append((par, _batches(runs, chapter_batches if titled else ()), spec_in))
+    made = serving_curves(spec.model, spec.hardware, spec.precision, todo, sv.prompt, sv.output, spec.accounting, env,
+                          memo=memo)
+    for (par, _, _), c in zip(todo, made, strict=True):
+        row = out[par]
+        row["batch"] = [int(b) for b in c["batch"]]
+        for est in ("bound", "serial"):
+            row[est] = {"tokens_per_s_user": [float(1.0 / t) for t in c[f"spec_tpot_{est}"]],
+                        "tpot": [float(t) for t in c[f"spec_tpot_{est}"]],
+                        "tokens_per_s_gpu": [float(y) for y in c[f"spec_tokens_per_s_gpu_{est}"]],
+                        "speedup": [float(x) for x in c[f"spec_speedup_{est}"]]}
     return out
 
 

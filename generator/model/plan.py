@@ -29,14 +29,15 @@ from genreport.model.layout import (
 from genreport.model.serving import (
     _mean_context_values,
     _read_c,
+    _requests_many,
     engine_limit,
     joules_per_token,
     last_context,
     node_busy_gpus,
     prompt_cache_c,
-    speculative_request,
     usd_per_mtok,
 )
+from genreport.model.stacked import over
 
 # Every uniform weight format plan knows how to try; the default tries fewer (plan_precisions).
 PLAN_PRECISIONS = ("bf16", "fp8", "int8", "int4")
@@ -242,7 +243,7 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
          precisions=None, max_gpus: int = MAX_GPUS, accounting: str = "seed", estimate: str = "bound",
          kv_caches=("auto",), shape: Shape | None = None, speculative: tuple[int, float, float, int] | None = None,
          disaggregate: bool = False, draft_precision: Precision | None = None,
-         own: Precision | None = None) -> Plan:
+         own: Precision | None = None, memo: dict | None = None) -> Plan:
     """Every tp x pp (x ep) layout and weight precision whose replica holds at least one sequence of the request's
     last context.
 
@@ -264,7 +265,9 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
     verified) re-times every batch with the verify round at the layout (serving.speculative_request); a draft model
     runs at ``draft_precision`` (serving.speculative.draft_precision, ``plan --speculative K,P,MODEL@FORMAT``), else
     at each row's precision (an EAGLE/MTP head always at the row's: it is the target's own layers);
-    ``disaggregate``: adds prefill/decode pools of each row's layout (:func:`_pools`).
+    ``disaggregate``: adds prefill/decode pools of each row's layout (:func:`_pools`).  ``memo``: a dict shared by
+    plan calls that differ only in ``speculative``, ``disaggregate`` and ``draft_precision`` (the serving chapter's
+    plain and speculative plans), which keeps each layout's numbers that these do not change, counted once.
     """
     from genreport.load.loader import is_head
 
@@ -302,7 +305,8 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
                 prec = dataclasses.replace(auto, kv_cache=kv)
                 acc_env = make_env(hw, model, prec, accounting)
                 ctx = acc_env.at(context=s)
-                mean = _mean_context_values(acc_env, shape.prompt, shape.output)
+                mean = _once(memo, ("mean", prec), lambda e=acc_env: _mean_context_values(e, shape.prompt, shape.output))
+                read_c = _once(memo, ("read_c", prec), lambda e=acc_env: _read_c(e, s))  # what a step at s reads
                 c_prompt = prompt_cache_c(acc_env, shape.prompt) if disaggregate else math.nan  # the KV sent
                 spec_here = speculative
                 if speculative is not None and not isinstance(speculative[2], (int, float)):  # a draft model
@@ -313,15 +317,18 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
                                  *speculative[3:])
                 head = spec_here is not None and hasattr(spec_here[2], "memory") and \
                     is_head(spec_here[2].model, model)  # an EAGLE/MTP head (head_layers)
+                if head:
+                    from genreport.model.draft import Draft
+
+                    the_head = Draft(spec_here[2].model, prec, hw, accounting, head=True)
+                runs = []
                 for par in layouts:
                     if head:  # its output head the target's, its experts over this layout's ep GPUs
-                        d = spec_here[2]
-                        spec_here = (spec_here[0], spec_here[1], Draft(d.model, prec, hw, accounting, head=True,
-                                                                       ep=par.ep, tp=par.tp), *spec_here[3:])
-                    row = _plan_one(q, acc_env, model, hw, prec, name, par, ctx, batches, latency, accounting,
-                                    estimate, rejected, shape, mean, spec_here, disaggregate, c_prompt)
-                    if row is not None:
-                        rows.append(row)
+                        spec_here = (spec_here[0], spec_here[1], the_head.at_layout(par.ep, par.tp), *spec_here[3:])
+                    runs.append(_plan_one(q, acc_env, model, hw, prec, name, par, ctx, batches, latency, accounting,
+                                          estimate, rejected, shape, mean, spec_here, disaggregate, c_prompt, memo,
+                                          read_c))
+                rows += [row for row in _run_rows(q, runs, estimate) if row is not None]
     order = {p: i for i, p in enumerate(precisions)}
     rows.sort(key=lambda r: (-r.tokens_per_s_gpu, r.gpus, order.get(r.precision, 99), r.kv_cache, r.tp, r.pp, r.ep))
     return Plan(rows, rejected, skipped, estimate)
@@ -369,34 +376,96 @@ def _pools(q, par, b, batches, ok, t_use, ttft, tpot, shape, latency, t_kv_link,
     return share, best, t_kv, link, one_b, one_t, one_gpu
 
 
+def _run_rows(q, runs: list, estimate: str) -> list:
+    """The rows of :func:`_plan_one`'s runs, in their order: each runs to its speculative rounds (it yields its
+    request's values and what :func:`serving.speculative_request` takes), where the rounds of all the layouts are
+    counted at once (serving._requests_many, stacked.over) and sent back."""
+    rows, waiting = [None] * len(runs), []
+    for i, run in enumerate(runs):
+        try:
+            waiting.append((i, run, next(run)))
+        except StopIteration as done:
+            rows[i] = done.value
+    if waiting:
+        serial = estimate != "bound"
+        dec_qid = "request_decode_time_bound" if estimate == "bound" else "request_decode_time_serial"
+        decs = [np.asarray(d, dtype=float) * np.ones_like(ask[1][5]) for d, (_, _, ask) in
+                zip(over(q[dec_qid], [ask[0] for _, _, ask in waiting]), waiting, strict=True)]
+        items = [(env, lay, cv, rv, mean, batches, t_last, dec, output, spec, read)
+                 for (_, _, (_, (env, lay, cv, rv, mean, batches, t_last, output, spec, read))), dec
+                 in zip(waiting, decs, strict=True)]
+        for (i, run, _), dec, sr in zip(waiting, decs, _requests_many(q, items, serial), strict=True):
+            try:
+                run.send((dec, sr))
+                raise RuntimeError("plan: a row asked twice for its speculative rounds")
+            except StopIteration as done:
+                rows[i] = done.value
+    return rows
+
+
+def _once(memo: dict | None, key, make):
+    """``make()``, kept in ``memo`` under ``key`` (None: no memo, made each time)."""
+    if memo is None:
+        return make()
+    if key not in memo:
+        memo[key] = make()
+    return memo[key]
+
+
 def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, accounting, estimate, rejected, shape, mean,
-              speculative=None, disaggregate=False, c_prompt=math.nan):
-    links, _ = choose_links(hw, par)
-    base = layout_values(env.values, model, par, links, prec, accounting, env.pc, kernels=hw.kernels)
-    usable = usable_at(hw, model, par.tp, par.ep, par.pp)  # one step's activations at this layout beside the reserve
-    base["C"] = usable
-    w_gpu = float(q["weight_bytes_per_gpu"](base))
+              speculative=None, disaggregate=False, c_prompt=math.nan, memo=None, read_c=None):
+    """One row of :func:`plan` (None: the layout is rejected, counted in ``rejected``), a generator run by
+    :func:`_run_rows`: with ``speculative`` it yields its request's values at every batch and the inputs of
+    serving.speculative_request, and takes back (the plain decode times, the speculative request).  ``memo``: numbers of the
+    layout that speculation does not change (its values, the weights' bytes, TTFT, the plain decode rounds), kept
+    over the plan calls that share it (:func:`plan`'s ``memo``); ``read_c``: the c a decode step at the request's
+    last context reads (serving._read_c), where the caller has it."""
+    key = (name, prec, par)  # the precision itself: a plan's own format may differ from another's of the same name
+
+    def layout_part():
+        links, _ = choose_links(hw, par)
+        base = layout_values(env.values, model, par, links, prec, accounting, env.pc, kernels=hw.kernels)
+        usable = usable_at(hw, model, par.tp, par.ep, par.pp)  # one step's activations at this layout beside the reserve
+        base["C"] = usable
+        return links, base, usable, float(q["weight_bytes_per_gpu"](base))
+
+    links, base, usable, w_gpu = _once(memo, ("layout",) + key, layout_part)
     if w_gpu > usable:
         rejected["weights do not fit"] += 1
         return None
-    cv = dict(base, S=np.float64(ctx["S"]), c=np.float64(np.ravel(ctx["c"])[0]), d_h=np.float64(np.ravel(ctx["d_h"])[0]))
-    cap = float(q["capacity_batch_replica"](cv))
+
+    def context_part():
+        cv = dict(base, S=np.float64(ctx["S"]), c=np.float64(np.ravel(ctx["c"])[0]),
+                  d_h=np.float64(np.ravel(ctx["d_h"])[0]))
+        return cv, float(q["capacity_batch_replica"](cv))
+
+    cv, cap = _once(memo, ("context",) + key, context_part)
     draft = speculative[2] if speculative is not None and hasattr(speculative[2], "memory") else None
     if draft is not None:  # the draft's weights and KV cache share the replica's memory (capacity_batch_draft)
         cap, m_d, c_d = draft.capacity(q, cv, par.tp)
     if not cap >= 1:
         rejected["no sequence of the context fits"] += 1
         return None
-    pre = dict(base, T=np.float64(shape.prompt), d_h=prefill_head_dim(model, base["d_h"], shape.prompt))
-    ttft = float(q["prefill_time_bound" if estimate == "bound" else "prefill_time_serial"](pre))
+
+    def ttft_part():
+        pre = dict(base, T=np.float64(shape.prompt), d_h=prefill_head_dim(model, base["d_h"], shape.prompt))
+        return float(q["prefill_time_bound" if estimate == "bound" else "prefill_time_serial"](pre))
+
+    ttft = _once(memo, ("ttft",) + key, ttft_part)
     if shape.ttft is not None and not ttft <= shape.ttft:
         rejected["misses the TTFT target"] += 1
         return None
-    lay = env.with_layout(par)
     serial = estimate != "bound"  # the bound never reads u_x: the estimate's busiest GPU is counted where it is used
-    v = at_batch(dict(cv, c=_read_c(env, cv["S"])), lay, batches, busiest=serial)
-    t_bound = np.asarray(q["decode_time_bound"](v), dtype=float) * np.ones_like(batches)
-    t_serial = np.asarray(q["decode_time_serial"](v), dtype=float) * np.ones_like(batches) if serial else None
+
+    def rounds_part():
+        lay = env.with_layout(par)
+        read = dict(cv, c=read_c if read_c is not None else _read_c(env, cv["S"]))
+        v = at_batch(read, lay, batches, busiest=serial)
+        t_bound = np.asarray(q["decode_time_bound"](v), dtype=float) * np.ones_like(batches)
+        t_serial = np.asarray(q["decode_time_serial"](v), dtype=float) * np.ones_like(batches) if serial else None
+        return lay, read, v, t_bound, t_serial
+
+    lay, read, v, t_bound, t_serial = _once(memo, ("rounds",) + key, rounds_part)
     t_use = t_bound if estimate == "bound" else t_serial
     t_plain = t_use
     # the request's rounds summed in closed form at the mean context (serving.py), the values at each batch
@@ -405,9 +474,9 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     dec_qid = "request_decode_time_bound" if estimate == "bound" else "request_decode_time_serial"
     if speculative is not None:  # serving.speculative_request: TPOT at the last context's speed-up, rates the mean's
         rv_all = at_batch(req, lay, batches, busiest=serial)
-        dec_all = np.asarray(q[dec_qid](rv_all), dtype=float) * np.ones_like(batches)
-        sr = speculative_request(q, env, lay, cv, rv_all, shape.prompt + shape.output / 2, batches, t_use, dec_all,
-                                 shape.output, speculative, serial)
+        # dec_all: q[dec_qid](rv_all) at every batch; sr: serving.speculative_request, both counted by _run_rows
+        dec_all, sr = yield rv_all, (env, lay, cv, rv_all, shape.prompt + shape.output / 2, batches, t_use,
+                                     shape.output, speculative, read)
         speed = sr["last"]["speedup"]
         spec_on = speed > 1.0
         t_use = np.where(spec_on, sr["tpot"], t_use)
@@ -431,12 +500,14 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         limit = "engine"
     else:
         limit = "latency"
-    ledgers = [float(np.ravel(np.asarray(q[qid](v), dtype=float) * np.ones_like(batches))[i])
-               for qid in ("decode_time_compute_gpu", "decode_time_memory_gpu", "decode_time_comm")]
+    ledgers = [float(x[i]) for x in _once(memo, ("ledgers",) + key, lambda: [
+        np.ravel(np.asarray(q[qid](v), dtype=float) * np.ones_like(batches))
+        for qid in ("decode_time_compute_gpu", "decode_time_memory_gpu", "decode_time_comm")])]
     binds = "capacity" if limit == "capacity" else BINDS[int(np.argmax(ledgers))]
     link_text = ", ".join(f"{g}: {c.tier} {c.name}" for g, c in links.items() if c.tier != "none") or "-"
     t = float(t_use[i])
-    t_ser = float(t_serial[i]) if serial else float(q["decode_time_serial"](at_batch(dict(cv, c=_read_c(env, cv["S"])), lay, float(b))))
+    t_ser = float(t_serial[i]) if serial else _once(
+        memo, ("serial", b) + key, lambda: float(q["decode_time_serial"](at_batch(read, lay, float(b)))))
     # the request: its output - 1 decode rounds in closed form at the chosen batch (serving.py)
     spec_fields = {}
     if speculative is None:

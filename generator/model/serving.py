@@ -30,6 +30,7 @@ from genreport.formulas.compiled import load
 from genreport.load.spec import Hardware, Model, Parallelism, Precision
 from genreport.model.env import make_env, prefill_head_dim
 from genreport.model.layout import at_batch, choose_links, layout_values
+from genreport.model.stacked import over
 
 
 def node_busy_gpus(replica_gpus: int, gpus_per_node: int | None) -> float | None:
@@ -162,7 +163,8 @@ def request(model: Model, hw: Hardware, precision: Precision, par: Parallelism, 
 
 
 def curve(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batches, prompt: int, output: int,
-          accounting: str = "seed", env=None, serial: bool = True, speculative: tuple | None = None) -> dict:
+          accounting: str = "seed", env=None, serial: bool = True, speculative: tuple | None = None,
+          memo: dict | None = None) -> dict:
     """The request metrics of :func:`request` at many batches per replica at once: ``tpot_*`` [s],
     ``tokens_per_s_user_*`` and ``tokens_per_s_gpu_*`` [token/s] as arrays over ``batches`` (the same numbers
     :meth:`Request.per_user` and :meth:`Request.per_gpu` give at each), with ``ttft_*`` [s],
@@ -174,9 +176,27 @@ def curve(model: Model, hw: Hardware, precision: Precision, par: Parallelism, ba
     spec_speedup), the decode time over the speed-up at the mean context (``spec_speedup_mean_*``), whence
     ``spec_tokens_per_s_user_*`` and ``_gpu_*``; and
     ``capacity_batch_speculative``, what the replica holds beside a draft model (Draft.capacity; the plain capacity
-    with a draft_cost).  Past the break-even batch the numbers show what speculating costs (plan then turns it off)."""
-    b = np.asarray(batches, dtype=float)
-    v = _request_values(model, hw, precision, par, b, prompt, output, accounting, env, serial, speculative)
+    with a draft_cost).  Past the break-even batch the numbers show what speculating costs (plan then turns it off).
+
+    ``memo``: a dict kept over calls with the same ``env`` (the frontier's layouts), which holds each layout's
+    numbers that no batch changes (:func:`_layout_part`) so that a second curve of the layout does not count them
+    again (:func:`probe`: what a layout holds, without its rounds)."""
+    return curves(model, hw, precision, [(par, batches, speculative)], prompt, output, accounting, env, serial,
+                  memo)[0]
+
+
+def curves(model: Model, hw: Hardware, precision: Precision, items, prompt: int, output: int,
+           accounting: str = "seed", env=None, serial: bool = True, memo: dict | None = None) -> list[dict]:
+    """:func:`curve` of each (layout, batches, speculative) of ``items``, its formulas evaluated once over all the
+    layouts (generator/model/stacked.py: each layout's numbers as its own call gives them)."""
+    bs = [np.asarray(batches, dtype=float) for _, batches, _ in items]
+    vs = _requests_values(model, hw, precision, [(par, b, sp) for (par, _, sp), b in zip(items, bs, strict=True)],
+                          prompt, output, accounting, env, serial, memo)
+    return [_curve_of(v, b, output, par, speculative) for v, b, (par, _, speculative) in zip(vs, bs, items, strict=True)]
+
+
+def _curve_of(v: dict, b: np.ndarray, output: int, par: Parallelism, speculative) -> dict:
+    """:func:`curve`'s dict from a layout's :func:`_requests_values` at its batches ``b``."""
     out = {"batch": b, "ttft_bound": v["ttft_bound"], "ttft_serial": v["ttft_serial"],
            "capacity_batch": v["capacity_batch"], "weights_fit": v["weights_fit"]}
     if speculative is not None:
@@ -219,59 +239,136 @@ def speculative_at(model: Model, hw: Hardware, precision: Precision, par: Parall
             **{k: one(sr[k]) for k in ("tpot", "decode", "tokens_per_s_user")}}
 
 
-def _request_values(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batch, prompt: int,
-                    output: int, accounting: str, env, serial: bool, speculative: tuple | None = None) -> dict:
-    """The numbers of :func:`request` at ``batch`` (a float or an array of batches per replica); with
-    ``speculative``, :func:`curve`'s speed-ups at the last and the mean context and the capacity beside a draft."""
-    q = load()
-    env = env or make_env(hw, model, precision, accounting)
+def _layout_part(q, env, model: Model, hw: Hardware, precision: Precision, par: Parallelism, prompt: int, output: int,
+                 accounting: str, memo: dict | None) -> dict:
+    """A request's numbers at a layout that no batch changes (TTFT, the values at the last context, the capacity, the
+    mean context's c and d_h, whether the weights fit), kept in ``memo`` (None: none) by layout and request."""
+    key = ("layout", par, prompt, output)
+    if memo is not None and key in memo:
+        return memo[key]
     links, _ = choose_links(hw, par)
     base = layout_values(env.values, model, par, links, precision, accounting, env.pc, kernels=hw.kernels)
     lay = env.with_layout(par)
     last = float(last_context(prompt, output))
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        pre = dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"], prompt))
-        ttft_b, ttft_s = float(q["prefill_time_bound"](pre)), float(q["prefill_time_serial"](pre))
-        g = env.at(context=last)
-        cv = dict(base, S=np.float64(last), c=np.float64(np.ravel(g["c"])[0]), d_h=np.float64(np.ravel(g["d_h"])[0]))
-        v = at_batch(dict(cv, c=_read_c(env, last)), lay, batch, busiest=serial)  # the step reads; cv holds
-        nan = np.full(np.shape(batch), math.nan)
-        tpot_b, tpot_s = q["decode_time_bound"](v), q["decode_time_serial"](v) if serial else nan
-        cap = float(q["capacity_batch_replica"](cv))
+    pre = dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"], prompt))
+    ttft_b, ttft_s = float(q["prefill_time_bound"](pre)), float(q["prefill_time_serial"](pre))
+    g = env.at(context=last)
+    cv = dict(base, S=np.float64(last), c=np.float64(np.ravel(g["c"])[0]), d_h=np.float64(np.ravel(g["d_h"])[0]))
+    read = dict(cv, c=_read_c(env, last))  # the step reads; cv holds
+    cap = float(q["capacity_batch_replica"](cv))
+    mkey = ("mean", prompt, output)
+    if memo is not None and mkey in memo:
+        c_bar, d_bar = memo[mkey]
+    else:
         _, c_bar, d_bar = _mean_context_values(env, prompt, output)
-        rv = at_batch(dict(base, T=np.float64(prompt), T_o=np.float64(output), c=np.float64(c_bar),
-                           d_h=np.float64(d_bar)), lay, batch, busiest=serial)
-        dec_b = q["request_decode_time_bound"](rv)
-        dec_s = q["request_decode_time_serial"](rv) if serial else nan
-        fit = float(q["weight_bytes_per_gpu"](base)) <= hw.usable
-        spec = _speculative_values(q, env, lay, cv, rv, batch, prompt + output / 2.0, output, par, speculative,
-                                   {"bound": (tpot_b, dec_b), "serial": (tpot_s, dec_s) if serial else None}, cap)
-    return {"ttft_bound": ttft_b, "ttft_serial": ttft_s, "tpot_bound": tpot_b, "tpot_serial": tpot_s,
-            "decode_bound": dec_b, "decode_serial": dec_s, "weights_fit": fit,
-            "capacity_batch": max(cap, 0.0) if math.isfinite(cap) else 0.0, **spec}
+        if memo is not None:
+            memo[mkey] = (c_bar, d_bar)
+    req = dict(base, T=np.float64(prompt), T_o=np.float64(output), c=np.float64(c_bar), d_h=np.float64(d_bar))
+    fit = float(q["weight_bytes_per_gpu"](base)) <= hw.usable
+    out = {"lay": lay, "ttft_bound": ttft_b, "ttft_serial": ttft_s, "cv": cv, "read": read, "cap": cap, "req": req,
+           "fit": fit}
+    if memo is not None:
+        memo[key] = out
+    return out
 
 
-def _speculative_values(q, env, lay, cv, rv, batch, mean: float, output: int, par: Parallelism, speculative,
-                        plain: dict, cap: float) -> dict:
-    """:func:`curve`'s speculative numbers ({} without ``speculative``): per estimate :func:`speculative_request`
-    (``spec_<est>``) against ``plain``'s (TPOT, decode time), None where the estimate is not stated; the capacity
-    beside a draft model."""
-    if speculative is None:
-        return {}
+def _request_values(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batch, prompt: int,
+                    output: int, accounting: str, env, serial: bool, speculative: tuple | None = None,
+                    memo: dict | None = None) -> dict:
+    """The numbers of :func:`request` at ``batch`` (a float or an array of batches per replica); with
+    ``speculative``, :func:`curve`'s speed-ups at the last and the mean context and the capacity beside a draft
+    ``memo``: see :func:`curve`."""
+    return _requests_values(model, hw, precision, [(par, batch, speculative)], prompt, output, accounting, env, serial,
+                            memo)[0]
 
-    b = np.atleast_1d(np.asarray(batch, dtype=float))
-    out = {}
-    for est, pair in plain.items():
-        if pair is None:
-            out[f"spec_{est}"] = None
-            continue
-        t, dec = (np.asarray(x, dtype=float) * np.ones_like(b) for x in pair)
-        out[f"spec_{est}"] = speculative_request(q, env, lay, cv, rv, mean, b, t, dec, output, speculative,
-                                                 est == "serial")
+
+def _requests_values(model: Model, hw: Hardware, precision: Precision, items, prompt: int, output: int,
+                     accounting: str, env, serial: bool, memo: dict | None = None) -> list[dict]:
+    """:func:`_request_values` of each (layout, batch, speculative) of ``items``, each round formula evaluated once
+    over all of them (stacked.over)."""
+    q = load()
+    env = env or make_env(hw, model, precision, accounting)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        parts = [_layout_part(q, env, model, hw, precision, par, prompt, output, accounting, memo)
+                 for par, _, _ in items]
+        vs = [at_batch(part["read"], part["lay"], batch, busiest=serial)  # the step reads; cv holds
+              for part, (_, batch, _) in zip(parts, items, strict=True)]
+        rvs = [at_batch(part["req"], part["lay"], batch, busiest=serial)
+               for part, (_, batch, _) in zip(parts, items, strict=True)]
+        nans = [np.full(np.shape(batch), math.nan) for _, batch, _ in items]
+        tpot_b = over(q["decode_time_bound"], vs)
+        tpot_s = over(q["decode_time_serial"], vs) if serial else nans
+        dec_b = over(q["request_decode_time_bound"], rvs)
+        dec_s = over(q["request_decode_time_serial"], rvs) if serial else nans
+        specs = _speculative_values(q, env, [
+            (part["lay"], part["cv"], rvs[i], batch, prompt + output / 2.0, par, speculative,
+             {"bound": (tpot_b[i], dec_b[i]), "serial": (tpot_s[i], dec_s[i]) if serial else None}, part["cap"], part)
+            for i, (part, (par, batch, speculative)) in enumerate(zip(parts, items, strict=True))], output, memo)
+        out = []
+        for i, (part, spec) in enumerate(zip(parts, specs, strict=True)):
+            cap = part["cap"]
+            out.append({"ttft_bound": part["ttft_bound"], "ttft_serial": part["ttft_serial"], "tpot_bound": tpot_b[i],
+                        "tpot_serial": tpot_s[i], "decode_bound": dec_b[i], "decode_serial": dec_s[i],
+                        "weights_fit": part["fit"], "capacity_batch": max(cap, 0.0) if math.isfinite(cap) else 0.0,
+                        **spec})
+    return out
+
+
+def _speculative_values(q, env, items, output: int, memo: dict | None = None) -> list[dict]:
+    """:func:`curve`'s speculative numbers of each (lay, cv, rv, batch, mean, par, speculative, plain, cap, part) of
+    ``items`` ({} without ``speculative``): per estimate :func:`speculative_request` (``spec_<est>``) against
+    ``plain``'s (TPOT, decode time), None where the estimate is not stated; the capacity beside a draft model.  The
+    layouts' requests counted at once (:func:`_requests_many`)."""
+    outs = [{} for _ in items]
+    for est in ("bound", "serial"):
+        todo, where = [], []
+        for i, (lay, cv, rv, batch, mean, _, speculative, plain, _, part) in enumerate(items):
+            if speculative is None:
+                continue
+            if plain[est] is None:
+                outs[i][f"spec_{est}"] = None
+                continue
+            b = np.atleast_1d(np.asarray(batch, dtype=float))
+            t, dec = (np.asarray(x, dtype=float) * np.ones_like(b) for x in plain[est])
+            todo.append((env, lay, cv, rv, mean, b, t, dec, output, speculative,
+                         part["read"] if part is not None else None))
+            where.append(i)
+        for i, sr in zip(where, _requests_many(q, todo, est == "serial"), strict=True):
+            outs[i][f"spec_{est}"] = sr
+    for out, (_, cv, _, _, _, par, speculative, _, cap, _) in zip(outs, items, strict=True):
+        if speculative is not None:
+            out["capacity_speculative"] = _draft_capacity(q, speculative, cv, par, cap, memo)
+    return outs
+
+
+def _draft_capacity(q, speculative, cv, par: Parallelism, cap: float, memo: dict | None) -> float:
+    """Sequences one replica holds beside ``speculative``'s draft model (its weights and KV cache share the replica's
+    memory: capacity_batch_draft), ``cap`` where the draft is a draft_cost; kept in ``memo`` by draft and layout."""
     draft = speculative[2] if hasattr(speculative[2], "capacity") else None
     if draft is not None:  # the draft's weights and KV cache share the replica's memory (capacity_batch_draft)
-        cap = draft.capacity(q, cv, par.tp)[0]
-    out["capacity_speculative"] = max(cap, 0.0) if math.isfinite(cap) else 0.0
+        key = ("draft", draft, par, float(np.ravel(cv["S"])[0]))  # the draft object itself: its identity
+        if memo is not None and key in memo:
+            cap = memo[key]
+        else:
+            cap = draft.capacity(q, cv, par.tp)[0]
+            if memo is not None:
+                memo[key] = cap
+    return max(cap, 0.0) if math.isfinite(cap) else 0.0
+
+
+def probe(model: Model, hw: Hardware, precision: Precision, par: Parallelism, prompt: int, output: int,
+          accounting: str, env, speculative: tuple | None = None, memo: dict | None = None) -> dict:
+    """What a layout holds of a request, no batch asked: :func:`curve`'s ``capacity_batch``, ``weights_fit`` and
+    ``ttft_bound`` (and ``capacity_batch_speculative`` with ``speculative``), the same numbers, without its rounds
+    (the frontier's test of each layout before its curve; ``memo`` as :func:`curve`'s)."""
+    q = load()
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        part = _layout_part(q, env, model, hw, precision, par, prompt, output, accounting, memo)
+        cap = part["cap"]
+        out = {"ttft_bound": part["ttft_bound"], "weights_fit": part["fit"],
+               "capacity_batch": max(cap, 0.0) if math.isfinite(cap) else 0.0}
+        if speculative is not None:
+            out["capacity_batch_speculative"] = _draft_capacity(q, speculative, part["cv"], par, cap, memo)
     return out
 
 
@@ -303,16 +400,28 @@ def speculative_rounds(q, lay, values, batches, t_plain, spec, serial) -> dict[s
     the verify round ``verify`` (n B tokens: k + 1 for a chain, a tree's nodes: ``spec``'s fourth entry, k + 1 where
     it has three), the drafts ``draft`` (:func:`draft_time`) and the speed-up ``speedup`` E t_s / (t_v + t_d)
     (``speculative_speedup_layout``), E = (1 - p^(k+1)) / (1 - p); the strict bound or (``serial``) the estimate."""
-    k, p_acc, cost = spec[:3]
-    n = spec[3] if len(spec) > 3 else k + 1
-    toks = at_batch(values, lay, batches * n, busiest=serial)  # the experts the n B tokens touch
-    v = dict(toks, B=np.asarray(batches, dtype=float), k_d=np.float64(k), n_v=np.float64(n))
-    t_v = np.asarray(q["verify_time_serial" if serial else "verify_time_bound"](v), dtype=float) * np.ones_like(batches)
-    t_d = np.asarray(draft_time(q, cost, k, values, batches, t_plain), dtype=float) * np.ones_like(batches)
-    speed = np.asarray(q["speculative_speedup_layout"]({"p_a": p_acc, "k_d": float(k), "t_s": t_plain, "t_v": t_v,
-                                                       "t_d": t_d}), dtype=float) * np.ones_like(batches)
-    return {"plain": np.asarray(t_plain, dtype=float) * np.ones_like(batches), "verify": t_v, "draft": t_d,
-            "speedup": speed}
+    return _rounds_many(q, [(lay, values, batches, t_plain, spec)], serial)[0]
+
+
+def _rounds_many(q, items, serial) -> list[dict[str, np.ndarray]]:
+    """:func:`speculative_rounds` of each (layout, values, batches, t_plain, spec) of ``items``, each formula
+    evaluated once over all of them (stacked.over)."""
+    vs = []
+    for lay, values, batches, _, spec in items:
+        k = spec[0]
+        n = spec[3] if len(spec) > 3 else k + 1
+        toks = at_batch(values, lay, batches * n, busiest=serial)  # the experts the n B tokens touch
+        vs.append(dict(toks, B=np.asarray(batches, dtype=float), k_d=np.float64(k), n_v=np.float64(n)))
+    t_vs = [np.asarray(t, dtype=float) * np.ones_like(it[2]) for t, it in
+            zip(over(q["verify_time_serial" if serial else "verify_time_bound"], vs), items, strict=True)]
+    t_ds = [np.asarray(draft_time(q, spec[2], spec[0], values, batches, t_plain), dtype=float) * np.ones_like(batches)
+            for _, values, batches, t_plain, spec in items]
+    speeds = over(q["speculative_speedup_layout"], [
+        {"p_a": spec[1], "k_d": float(spec[0]), "t_s": t_plain, "t_v": t_v, "t_d": t_d}
+        for (_, _, _, t_plain, spec), t_v, t_d in zip(items, t_vs, t_ds, strict=True)])
+    return [{"plain": np.asarray(t_plain, dtype=float) * np.ones_like(batches), "verify": t_v, "draft": t_d,
+             "speedup": np.asarray(speed, dtype=float) * np.ones_like(batches)}
+            for (_, _, batches, t_plain, _), t_v, t_d, speed in zip(items, t_vs, t_ds, speeds, strict=True)]
 
 
 def speculate(q, lay, values, batches, t_plain, spec, serial):
@@ -326,9 +435,15 @@ def mean_rounds(q, lay, rv, mean: float, batches, spec, serial) -> dict[str, np.
     """:func:`speculative_rounds` of a request's rounds at its mean context ``mean``: at the request's values ``rv``
     (at ``batches``, the mean context's c and d_h, :func:`_mean_context_values`) against the plain round there, the
     strict bound or (``serial``) the estimate."""
-    mv = dict(rv, S=np.float64(mean))
-    t = np.asarray(q["decode_time_serial" if serial else "decode_time_bound"](mv), dtype=float) * np.ones_like(batches)
-    return speculative_rounds(q, lay, mv, batches, t, spec, serial)
+    return _mean_rounds_many(q, [(lay, rv, mean, batches, spec)], serial)[0]
+
+
+def _mean_rounds_many(q, items, serial) -> list[dict[str, np.ndarray]]:
+    """:func:`mean_rounds` of each (layout, rv, mean, batches, spec) of ``items``, at once (stacked.over)."""
+    mvs = [dict(rv, S=np.float64(mean)) for _, rv, mean, _, _ in items]
+    ts = over(q["decode_time_serial" if serial else "decode_time_bound"], mvs)
+    return _rounds_many(q, [(lay, mv, batches, np.asarray(t, dtype=float) * np.ones_like(batches), spec)
+                            for (lay, _, _, batches, spec), mv, t in zip(items, mvs, ts, strict=True)], serial)
 
 
 def mean_speedup(q, lay, rv, mean: float, batches, spec, serial) -> np.ndarray:
@@ -337,7 +452,7 @@ def mean_speedup(q, lay, rv, mean: float, batches, spec, serial) -> np.ndarray:
 
 
 def speculative_request(q, env, lay, cv, rv, mean: float, batches, t_last, dec, output: int, spec,
-                        serial: bool) -> dict:
+                        serial: bool, read: dict | None = None) -> dict:
     """A request with speculative decoding, per batch: the one place ``plan --speculative``, the frontier's curves
     (:func:`curve`) and the serving chapter's lever row (generator/model/techniques.py; its port
     templates/live/techniques.js) take it from.  Two speed-ups, each at its own context:
@@ -349,14 +464,28 @@ def speculative_request(q, env, lay, cv, rv, mean: float, batches, t_last, dec, 
       output - 1 rounds, summed in closed form at the mean context): ``decode`` = dec / sigma_mean, whence
       ``tokens_per_s_user`` = (output - 1) / decode (1 / tpot for a one-token output), and per GPU B / GPUs times it.
 
-    Where a speed-up is under 1 the numbers show what speculating costs (plan then decodes plainly)."""
-    last = speculative_rounds(q, lay, dict(cv, c=_read_c(env, cv["S"])), batches, t_last, spec, serial)
-    avg = mean_rounds(q, lay, rv, mean, batches, spec, serial)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        tpot = last["plain"] / last["speedup"]
-        decode = np.asarray(dec, dtype=float) * np.ones_like(batches) / avg["speedup"]
-        user = (output - 1) / decode if output > 1 else 1.0 / tpot
-    return {"last": last, "mean": avg, "tpot": tpot, "decode": decode, "tokens_per_s_user": user}
+    Where a speed-up is under 1 the numbers show what speculating costs (plan then decodes plainly).  ``read``:
+    ``cv`` with the cache a step reads (its c :func:`_read_c`), where the caller has it."""
+    return _requests_many(q, [(env, lay, cv, rv, mean, batches, t_last, dec, output, spec, read)], serial)[0]
+
+
+def _requests_many(q, items, serial: bool) -> list[dict]:
+    """:func:`speculative_request` of each (env, lay, cv, rv, mean, batches, t_last, dec, output, spec, read) of
+    ``items``, each formula evaluated once over all of them (stacked.over)."""
+    reads = [read if read is not None else dict(cv, c=_read_c(env, cv["S"]))
+             for env, _, cv, _, _, _, _, _, _, _, read in items]
+    lasts = _rounds_many(q, [(lay, read, batches, t_last, spec) for (_, lay, _, _, _, batches, t_last, _, _, spec, _), read
+                             in zip(items, reads, strict=True)], serial)
+    avgs = _mean_rounds_many(q, [(lay, rv, mean, batches, spec) for _, lay, _, rv, mean, batches, _, _, _, spec, _
+                                 in items], serial)
+    out = []
+    for (_, _, _, _, _, batches, _, dec, output, _, _), last, avg in zip(items, lasts, avgs, strict=True):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tpot = last["plain"] / last["speedup"]
+            decode = np.asarray(dec, dtype=float) * np.ones_like(batches) / avg["speedup"]
+            user = (output - 1) / decode if output > 1 else 1.0 / tpot
+        out.append({"last": last, "mean": avg, "tpot": tpot, "decode": decode, "tokens_per_s_user": user})
+    return out
 
 
 def draft_time(q, cost, k, values, batches, t_plain):

@@ -93,10 +93,11 @@ def _cheapest(spec) -> dict | None:
         sp = sv.speculative
         asks.append((sp.draft_tokens, sp.acceptance, sp.draft if sp.draft is not None else sp.draft_cost, sp.verified))
     rows = []
+    memo: dict = {}  # the two plans' layouts, counted once (plan's memo)
     for ask in asks:
         rows += plan(model, hw, sv.users or 64, shape.last_context, sv.tpot, report_precisions(spec),
                      MAX_GPUS if hw.link is not None else 1, acc, "bound", ("auto",), shape, speculative=ask,
-                     draft_precision=own, own=spec.precision).rows
+                     draft_precision=own, own=spec.precision, memo=memo).rows
     if not rows:
         return None
     key = ((lambda x: (x.usd_per_mtok_out, x.gpus)) if price else (lambda x: (-x.tokens_per_s_gpu, x.gpus)))

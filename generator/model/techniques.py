@@ -621,6 +621,13 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     return out, blocks
 
 
+def _close(x, y, rtol: float, atol: float = 1e-8):
+    """``np.isclose(x, y, rtol, atol)``, element by element: its formula, without its argument checks (the steady
+    states' fixed point asks it many times)."""
+    with np.errstate(invalid="ignore"):
+        return (np.less_equal(np.abs(x - y), atol + rtol * np.abs(y)) & np.isfinite(y)) | (x == y)
+
+
 RATE_POINTS = 64  # rates per curve, evenly spaced from 0 to where the curve stops
 
 # The tail the serving chapter's capacity is judged at: the P99 time between tokens (TBT), as Sarathi-Serve measures
@@ -858,15 +865,52 @@ def tpot_share(lam: float, t_r: float, services, shares, gaps: float, target: fl
     return NormalDist(mean, spread).cdf(target) if spread > 0 else float(mean <= target)
 
 
-def _highest(ok, hi: float, steps: int = 60) -> float:
-    """The highest rate in [0, ``hi``] where ``ok`` (true at 0, false past some rate) holds, by bisection."""
+def _highest(ok, hi: float, steps: int = 60, ok_many=None) -> float:
+    """The highest rate in [0, ``hi``] where ``ok`` (true at 0, false past some rate) holds, by bisection;
+    ``ok_many``: ``ok`` at an array of rates at once (:func:`_bisect`)."""
     if ok(hi):
         return hi
+    if ok_many is not None:
+        return _bisect(ok_many, 0.0, hi, steps)[0]
     lo = 0.0
     for _ in range(steps):
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if ok(mid) else (lo, mid)
     return lo
+
+
+BISECT_LEVELS = 5  # levels of a bisection's tree whose midpoints _bisect asks at once: 31 rates a call
+
+
+def _bisect(ok_many, lo: float, hi: float, steps: int) -> tuple[float, float]:
+    """(lo, hi) after ``steps`` halvings of [lo, hi], each keeping the upper half where ``ok`` holds at its midpoint
+    (lo, hi = mid, hi) and the lower one where not: the loop ``mid = (lo + hi) / 2`` gives, with ``ok_many`` (``ok``
+    at an array of rates, each as alone) asked at every midpoint of the next BISECT_LEVELS levels at once, a tree
+    of the same midpoints from which the halvings' path is read.  The same bounds, bit for bit, in a fifth of the
+    calls.  ``ok_many`` may return a function of a midpoint's index instead of the array: it is then asked only at
+    the midpoints on the path (what is costly at each rate, a quantile, counted for those alone)."""
+    done = 0
+    while done < steps:
+        levels = min(BISECT_LEVELS, steps - done)
+        mids, level = [], [(lo, hi)]
+        for _ in range(levels):  # the midpoints in heap order: node i's halves are 2i + 1 (lower), 2i + 2 (upper)
+            nxt = []
+            for a, b in level:
+                m = (a + b) / 2
+                mids.append(m)
+                nxt += [(a, m), (m, b)]
+            level = nxt
+        ok = ok_many(np.asarray(mids, dtype=float))
+        if not callable(ok):
+            ok = np.asarray(ok, dtype=bool).__getitem__
+        i = 0
+        for _ in range(levels):
+            if ok(i):
+                lo, i = mids[i], 2 * i + 2
+            else:
+                hi, i = mids[i], 2 * i + 1
+        done += levels
+    return lo, hi
 
 
 def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float,
@@ -906,8 +950,7 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
     def weights(tokens) -> dict:
         """N, N_e and b of a step of ``tokens`` tokens: an MoE reads the experts they touch, a pipeline stage its
         slice once per micro-batch (as the report's decode grid counts them)."""
-        g = lead.at(batch=np.maximum(np.nan_to_num(np.asarray(tokens, dtype=float), nan=1e9, posinf=1e9), 1.0),
-                    context=mean)
+        g = lead.weights_at(np.maximum(np.nan_to_num(np.asarray(tokens, dtype=float), nan=1e9, posinf=1e9), 1.0))
         return {k: np.asarray(g[k], dtype=float) * np.ones(np.shape(tokens)) for k in ("N", "N_e", "b")}
 
     # a prompt prefilled alone is a pass over a whole prompt (prompt_head_dim): MLA in its decompressed form, as the
@@ -930,21 +973,48 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
     def at(qid: str, lam, **more) -> np.ndarray:
         return np.asarray(r.q[qid]({**env, "lam": np.asarray(lam, dtype=float), **more}), dtype=float)
 
-    def steady(qid: str, lam, prompts: bool):
+    def steady(qid: str, lam, prompts: bool, each: bool = False):
         """The steady step at ``lam`` with the weights its own tokens read: N depends on the sequences running,
-        which depend on the step, so the two are iterated to their fixed point (once for a dense model)."""
+        which depend on the step, so the two are iterated to their fixed point (once for a dense model).  Over an
+        array of rates the iteration stops when every rate's has converged; ``each``: each rate's stops where its own
+        has (the numbers a call at that rate alone gives, counted for all the rates at once)."""
         lam = np.asarray(lam, dtype=float)
         w = weights(np.ones_like(lam))
+        if each and lam.ndim == 1:
+            return _steady_each(qid, lam, prompts, w)
         for _ in range(50):
             t = at(qid, lam, **w)
             ok = np.isfinite(t) & (t > 0)
             busy = np.where(ok, lam * (sv.output - 1) * t, np.inf)  # Little's law: sequences decoding
             tokens = busy + (np.where(ok, lam * uncached * t, 0.0) if prompts else 0.0)
             again = weights(tokens)
-            if np.allclose(again["N"], w["N"], rtol=1e-13, atol=0.0) and np.allclose(again["b"], w["b"], rtol=1e-13):
+            if np.all(_close(again["N"], w["N"], 1e-13, 0.0)) and np.all(_close(again["b"], w["b"], 1e-13)):
                 break
             w = again
         return np.where(ok, t, np.inf), busy, w
+
+    def _steady_each(qid: str, lam: np.ndarray, prompts: bool, w: dict):
+        """:func:`steady` at each rate of ``lam`` as if alone: the rates whose fixed point is reached leave the
+        iteration (their step, sequences and weights kept), the others iterate on."""
+        w = {k: np.array(np.broadcast_to(v, lam.shape), dtype=float) for k, v in w.items()}
+        t_out, busy_out = np.full(lam.shape, np.inf), np.full(lam.shape, np.inf)
+        live = np.arange(lam.size)
+        for _ in range(50):
+            lv = lam[live]
+            wl = {k: v[live] for k, v in w.items()}
+            t = at(qid, lv, **wl) * np.ones(lv.shape)
+            ok = np.isfinite(t) & (t > 0)
+            busy = np.where(ok, lv * (sv.output - 1) * t, np.inf)
+            tokens = busy + (np.where(ok, lv * uncached * t, 0.0) if prompts else 0.0)
+            again = weights(tokens)
+            t_out[live], busy_out[live] = np.where(ok, t, np.inf), busy
+            done = _close(again["N"], wl["N"], 1e-13, 0.0) & _close(again["b"], wl["b"], 1e-13)
+            for k in w:
+                w[k][live[~done]] = again[k][~done]
+            live = live[~done]
+            if not live.size:
+                break
+        return t_out, busy_out, w
 
     stages = float(r.spec.parallelism.pp if r.spec.parallelism is not None else 1)
 
@@ -955,37 +1025,39 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
         return np.asarray(r.q["prompt_chunk"]({**env, "B": busy, "n_St": stages, "T_in": float(prompt)}),
                           dtype=float) * np.ones_like(busy)
 
-    def chunked(lam):
-        t, busy, _w = steady("steady_step_time", lam, True)
+    def chunked(lam, each: bool = False):
+        t, busy, _w = steady("steady_step_time", lam, True, each)
         part = part_of(busy)
         with np.errstate(divide="ignore", invalid="ignore"):
             ttft = at("chunked_ttft", lam, B=busy, C_p=part, **weights(busy + part))
         return t, busy, np.where(part > 0, ttft, np.inf)
 
-    def unchunked(lam):
-        return steady("unchunked_step_time", lam, False)
+    def unchunked(lam, each: bool = False):
+        return steady("unchunked_step_time", lam, False, each)
 
     def positive(qid: str) -> float:
         x = _eval(r, qid, env)
         return x if math.isfinite(x) and x > 0 else 0.0
 
-    def tail_chunked(lam: float) -> float:
+    def tail_chunked(lam: float, steady_at=None) -> float:
         """The P99 time between tokens with chunked prefill at ``lam``: a step with a full chunk of C_p prompt tokens
         beside the running sequences (the chunked TTFT over its T_in (1 - h_p) / C_p steps) where more than 1 - TAIL
-        of the steps carry one (``chunk_step_share``), else the steady step."""
-        t, busy, ttft = chunked(lam)
+        of the steps carry one (``chunk_step_share``), else the steady step.  ``steady_at``: chunked's (t, busy,
+        ttft) at ``lam`` where the caller has them."""
+        t, busy, ttft = steady_at if steady_at is not None else chunked(lam)
         t, busy, ttft = float(t), float(busy), float(ttft)
         if not math.isfinite(t):
             return math.inf
         share = _eval(r, "chunk_step_share", {**env, "lam": lam, "t_s": t})
         return ttft * float(part_of(busy)) / uncached if share > 1 - TAIL else t
 
-    def ttft_tail(kind: str, lam: float) -> float:
+    def ttft_tail(kind: str, lam: float, steady_at=None) -> float:
         """The TTFT_TAIL-th percentile time to first token at ``lam`` with the prompts queued for their prefills
         (:func:`ttft_quantile`): without chunks a prefill of t_p and a round of t_r between (``unchunked_round_time``),
-        with chunks the chunked prefill at the steady concurrency and a steady step between."""
+        with chunks the chunked prefill at the steady concurrency and a steady step between.  ``steady_at``: the
+        steady state at ``lam`` where the caller has it (``ttft_tails``: chunked's (t, busy, ttft), else t_r)."""
         if kind == "chunked":
-            t, busy, ttft = (float(np.ravel(x)[0]) for x in chunked(lam))
+            t, busy, ttft = steady_at if steady_at is not None else (float(np.ravel(x)[0]) for x in chunked(lam))
             if not (math.isfinite(t) and math.isfinite(ttft)):
                 return math.inf
             if spread:  # each length's chunked prefill beside the running sequences, the queue over the lengths
@@ -998,31 +1070,57 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
                                                       **weights(busy + part)))[0]))
                 return ttft_quantile_mixed(lam, services, shares, t)
             return ttft_quantile(lam, ttft, t)
-        w = unchunked(lam)[2]
-        t_r = float(np.ravel(at("unchunked_round_time", lam, **w))[0])
+        if steady_at is not None:
+            t_r = steady_at
+        else:
+            w = unchunked(lam)[2]
+            t_r = float(np.ravel(at("unchunked_round_time", lam, **w))[0])
         if not (math.isfinite(t_r) and t_r > 0):
             return math.inf
         return ttft_quantile_mixed(lam, prefills, shares, t_r) if spread else ttft_quantile(lam, t_p, t_r)
 
-    def highest_under(values, lam, fn, target) -> float:
-        """The highest rate of the curve whose ``fn`` (rising with the rate) meets ``target``: bisected between the
-        last grid rate that meets it and the next."""
+    def each_rate(one, kind: str, lam: np.ndarray):
+        """``one(kind, rate, steady)`` (:func:`ttft_tail` or :func:`tail_of`) at each rate of ``lam`` from the steady
+        states of all the rates counted at once, each at its own fixed point (``each``): a function of the rate's
+        index, which counts that rate's quantile when asked (a bisection asks a few of a tree's rates)."""
+        if kind == "chunked":
+            t, busy, ttft = chunked(lam, each=True)
+            return lambda i: one(kind, float(lam[i]), (float(t[i]), float(busy[i]), float(ttft[i])))
+        w = unchunked(lam, each=True)[2]
+        t_r = np.broadcast_to(np.asarray(at("unchunked_round_time", lam, **w), dtype=float), lam.shape)
+        return lambda i: one(kind, float(lam[i]), float(t_r[i]))
+
+    def ttft_tails(kind: str, lam: np.ndarray) -> list[float]:
+        """:func:`ttft_tail` at every rate of ``lam`` (:func:`each_rate`)."""
+        at_rate = each_rate(ttft_tail, kind, lam)
+        return [at_rate(i) for i in range(lam.size)]
+
+    def highest_under(values, lam, one, kind: str, target) -> float:
+        """The highest rate of the curve whose ``one(kind, rate)`` (rising with the rate; :func:`ttft_tail` or
+        :func:`tail_of`) meets ``target``: bisected between the last grid rate that meets it and the next."""
         over = [i for i, x in enumerate(values) if not x <= target]
         if not over:
             return float(lam[-1])
         if over[0] == 0:
             return 0.0
         lo, hi = float(lam[over[0] - 1]), float(lam[over[0]])
-        for _ in range(24):  # a 64th of the curve's span over 2^24
-            mid = (lo + hi) / 2
-            lo, hi = (mid, hi) if fn(mid) <= target else (lo, mid)
-        return lo
 
-    def tail_unchunked(lam: float) -> float:
+        def meets(xs: np.ndarray):
+            at_rate = each_rate(one, kind, xs)
+            return lambda i: at_rate(i) <= target
+
+        return _bisect(meets, lo, hi, 24)[0]  # a 64th of the curve's span over 2^24
+
+    def tail_of(kind: str, lam: float, steady_at=None) -> float:
+        """:func:`tail_chunked` or :func:`tail_unchunked` by ``kind``."""
+        return tail_chunked(lam, steady_at) if kind == "chunked" else tail_unchunked(lam, steady_at)
+
+    def tail_unchunked(lam: float, t_r=None) -> float:
         """The P99 time between tokens without chunked prefill at ``lam``: t_r + k t_p, the round alone
         (``unchunked_round_time``) and k the prompts of the TAIL-th percentile stall (:func:`stall_quantile`)."""
-        w = unchunked(lam)[2]  # the weights the round's sequences read (an MoE's touched experts)
-        t_r = float(np.ravel(at("unchunked_round_time", lam, **w))[0])
+        if t_r is None:
+            w = unchunked(lam)[2]  # the weights the round's sequences read (an MoE's touched experts)
+            t_r = float(np.ravel(at("unchunked_round_time", lam, **w))[0])
         if not (math.isfinite(t_r) and t_r > 0):
             return math.inf
         return t_r + stall_of(lam, t_r)
@@ -1055,9 +1153,11 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
         hi = rate(w)
         if (r.spec.model.moe is not None or stages > 1) and math.isfinite(hi) and hi > 0:
             lo = 0.0
-            for _ in range(48):
-                mid = (lo + hi) / 2
-                lo, hi = (mid, hi) if rate(unchunked(mid)[2]) >= mid else (lo, mid)
+            def agree(mids: np.ndarray) -> np.ndarray:  # rate(unchunked(mid)[2]) >= mid at each mid, as alone
+                w = unchunked(mids, each=True)[2]
+                return np.array([rate({k: v[j] for k, v in w.items()}) >= float(mids[j]) for j in range(mids.size)])
+
+            lo, hi = _bisect(agree, lo, hi, 48)
             w = unchunked(lo)[2]
         x = inputs(w)
         return {"rate": rate(w), "inputs": x}
@@ -1079,7 +1179,8 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
         if kind == "chunked":
             limits["capacity"] = kv_rate if kv_rate is not None else 0.0
         else:
-            limits["capacity"] = _highest(lambda x: bool(unchunked(x)[1] <= held_mean), edge * (1 - 1e-9)) \
+            limits["capacity"] = _highest(lambda x: bool(unchunked(x)[1] <= held_mean), edge * (1 - 1e-9),
+                                          ok_many=lambda xs: unchunked(xs, each=True)[1] <= held_mean) \
                 if held_mean > 0 else 0.0
         if limits["capacity"] >= edge * (1 - 1e-9):
             limits["capacity"] = math.inf  # the caches fit up to the other limits
@@ -1094,7 +1195,6 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
             tpot, busy, w = unchunked(lam)
             ttft = np.full(lam.shape, t_p)
             stall = at("unchunked_stall_time", lam, **w)
-        tail = tail_chunked if kind == "chunked" else tail_unchunked
         if kind == "chunked":  # the same numbers as tail_chunked, over the whole grid at once
             with np.errstate(invalid="ignore"):
                 share = at("chunk_step_share", lam, t_s=np.where(np.isfinite(tpot), tpot, 0.0))
@@ -1105,9 +1205,9 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
                             for x, t in zip(lam, rounds, strict=True)])
             good = np.isfinite(rounds) & (rounds > 0)
             queued = np.where(good, at("unchunked_ttft", lam, t_r=np.where(good, rounds, 0.0)), np.inf)
-        ttft_p90 = [ttft_tail(kind, float(x)) for x in lam]
+        ttft_p90 = ttft_tails(kind, lam)
         if sv.ttft is not None:  # the TTFT tail capacity: the highest rate whose P90 TTFT meets the TTFT target
-            ttft_rate = highest_under(ttft_p90, lam, lambda x, kind=kind: ttft_tail(kind, x), sv.ttft)
+            ttft_rate = highest_under(ttft_p90, lam, ttft_tail, kind, sv.ttft)
             ttft_rate = stop if ttft_rate >= float(lam[-1]) else ttft_rate
             ttft_binds = "P90 TTFT target" if ttft_rate < stop else stop_by
         else:
@@ -1117,10 +1217,14 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
         if sv.tpot is not None and kind == "chunked":  # the chapter's TPOT ceiling, (22): the same steady state
             found["TPOT target"] = min(tpot_rate, stop) if tpot_rate is not None else 0.0
         elif sv.tpot is not None:
-            found["TPOT target"] = _highest(lambda x, fn=fn: bool(fn(x)[0] <= sv.tpot), stop) if fn(0.0)[0] <= sv.tpot \
+            found["TPOT target"] = _highest(lambda x, fn=fn: bool(fn(x)[0] <= sv.tpot), stop,
+                                            ok_many=lambda xs, fn=fn: fn(xs, each=True)[0] <= sv.tpot) \
+                if fn(0.0)[0] <= sv.tpot \
                 else 0.0
         if sv.ttft is not None:
-            found["TTFT target"] = (_highest(lambda x: bool(chunked(x)[2] <= sv.ttft), stop) if kind == "chunked"
+            found["TTFT target"] = (_highest(lambda x: bool(chunked(x)[2] <= sv.ttft), stop,
+                                             ok_many=lambda xs: chunked(xs, each=True)[2] <= sv.ttft)
+                                    if kind == "chunked"
                                     and chunked(0.0)[2] <= sv.ttft else (stop if kind == "unchunked" and t_p <= sv.ttft
                                                                           else 0.0))
         for why, x in found.items():
@@ -1131,7 +1235,7 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
         good_ttft = float(at_goodput[2]) if kind == "chunked" else t_p
         if sv.tpot is not None:  # the P99 capacity: the highest rate, up to where the curve stops, whose tail meets it
             # the tail grows with the rate: bisect between the last grid rate that meets the target and the next
-            p99_rate = highest_under(p99, lam, tail, sv.tpot)
+            p99_rate = highest_under(p99, lam, tail_of, kind, sv.tpot)
             p99_rate = stop if p99_rate >= float(lam[-1]) else p99_rate
             p99_binds = "P99 TBT target" if p99_rate < stop else stop_by
         else:
