@@ -24,29 +24,14 @@ def cache(tmp_path, monkeypatch):
     return tmp_path / "cache" / store.FOLDER
 
 
-@pytest.fixture(scope="module")
-def made(tmp_path_factory):
-    """The first build of SPEC into an empty cache folder (its figures drawn and kept), made once for this file:
-    (its files, the cache folder it left).  Three tests start from it; each gets a copy of that cache folder
-    (``_first_build``), not a build of its own that draws the same figures again."""
-    folder = tmp_path_factory.mktemp("first") / "cache"
-    with pytest.MonkeyPatch.context() as m:
-        m.setenv("GENREPORT_CACHE", str(folder))
-        m.delenv("GENREPORT_FIGURE_CACHE", raising=False)
-        first = build(SPEC, FORMATS)
-    return first, folder
+def _first_build(cache: Path):
+    """``build(SPEC, FORMATS)`` with ``cache``'s cache folder empty, as it leaves that folder: the session's first
+    build of SPEC into an empty cache folder (tests/shared.py, which tests/test_hostile_cache.py starts from too), its
+    cache folder written into this test's. Three tests start from it, not each from a build of its own that draws the
+    same figures again."""
+    from shared import built_into_empty_cache
 
-
-def _first_build(made, cache: Path):
-    """``build(SPEC, FORMATS)`` with ``cache``'s cache folder empty, as it leaves that folder: the module's
-    first build, its cache folder copied (modes and times too) to this test's."""
-    import dataclasses
-    import shutil
-
-    first, folder = made
-    assert not cache.parent.exists()
-    shutil.copytree(folder, cache.parent)
-    return dataclasses.replace(first, files=dict(first.files))
+    return built_into_empty_cache(SPEC.name, cache.parent, FORMATS)
 
 
 def _no_drawing(monkeypatch):
@@ -65,16 +50,16 @@ def _respec(tmp_path: Path, old: str, new: str) -> Path:
     return path
 
 
-def test_a_second_build_takes_the_figures_kept_by_the_first_with_the_same_bytes(made, cache, monkeypatch):
-    first = _first_build(made, cache)
+def test_a_second_build_takes_the_figures_kept_by_the_first_with_the_same_bytes(cache, monkeypatch):
+    first = _first_build(cache)
     assert len(list(cache.glob("*.json"))) == 2  # the wide and the phone layout
     _no_drawing(monkeypatch)
     second = build(SPEC, FORMATS)
     assert second.files == first.files
 
 
-def test_a_new_title_keeps_the_figures_and_a_new_number_draws_them(made, cache, tmp_path, monkeypatch):
-    first = _first_build(made, cache)
+def test_a_new_title_keeps_the_figures_and_a_new_number_draws_them(cache, tmp_path, monkeypatch):
+    first = _first_build(cache)
     retitled = _respec(tmp_path, '\ntitle: ', '\ntitle: Retitled, ')
     with monkeypatch.context() as m:
         _no_drawing(m)
@@ -89,8 +74,8 @@ def test_a_new_title_keeps_the_figures_and_a_new_number_draws_them(made, cache, 
         build(batch, FORMATS)
 
 
-def test_kept_figures_that_fail_a_check_are_drawn_again(made, cache, monkeypatch):
-    first = _first_build(made, cache)
+def test_kept_figures_that_fail_a_check_are_drawn_again(cache, monkeypatch):
+    first = _first_build(cache)
     kept = {path: path.read_bytes() for path in cache.glob("*.json")}
     for path in kept:
         data = json.loads(path.read_text())
