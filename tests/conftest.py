@@ -61,7 +61,6 @@ LONGEST = (
     "test_serve.py",  # 12
     "test_serving_figures.py",  # 11 (more since: a two-node MoE with a draft)
     "test_live_rules.py",  # 11
-    "test_import_graph.py",  # 11
 )
 
 
