@@ -245,7 +245,7 @@ def built_into_empty_cache(spec, folder, formats=("html", "json")):
     made, left = _built_cold(path, tuple(formats))
     folder = Path(folder)
     assert not folder.exists(), folder
-    for rel, mode, data in left:
+    for rel, _mode, data in left:
         if data is None:
             (folder / rel).mkdir(exist_ok=rel == ".")
         else:
