@@ -60,7 +60,6 @@ LONGEST = (
     "test_serve.py",  # 12
     "test_serving_figures.py",  # 11 (more since: a two-node MoE with a draft)
     "test_live_rules.py",  # 11
-    "test_import_graph.py",  # 11
     "test_live_whatif.py",  # 6 (suite1: 13 before its error cases ran in one node process)
 )
 

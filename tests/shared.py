@@ -297,3 +297,55 @@ def evaluated_to_read(spec, overrides=()):
     if not _committed(path):
         return _evaluate(path, tuple(overrides))
     return _evaluated(path, tuple(overrides))
+
+
+def built_into_empty_cache(spec, folder, formats=("html", "json")):
+    """``build(spec, formats)`` with ``GENREPORT_CACHE`` an empty folder, made once per run for a committed spec (by
+    the workers together): writes into ``folder`` (not there yet) what that build left in its cache folder, each
+    file's bytes and each file's and folder's mode, and returns a copy of the build.  tests/test_figure_store.py and
+    tests/test_hostile_cache.py start from the same first build of llama8b-a100 (its figures drawn and kept)."""
+    path = _path(spec)
+    assert _committed(path), path
+    made, left = _built_cold(path, tuple(formats))
+    folder = Path(folder)
+    assert not folder.exists(), folder
+    for rel, _mode, data in left:
+        if data is None:
+            (folder / rel).mkdir(exist_ok=rel == ".")
+        else:
+            (folder / rel).write_bytes(data)
+    for rel, mode, _data in reversed(left):  # a folder's mode after its files are in
+        os.chmod(folder / rel, mode)
+    return dataclasses.replace(made, files=dict(made.files), timings=dict(made.timings))
+
+
+@functools.cache
+def _built_cold(path: Path, formats: tuple[str, ...]):
+    return _by_workers("built-cold", (str(path), formats), lambda: _build_cold(path, formats))
+
+
+def _build_cold(path: Path, formats: tuple[str, ...]):
+    """(the build, [(path in the cache folder, mode, bytes or None for a folder)], the folder first)."""
+    import shutil
+    import stat
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="genreport-cold-")) / "cache"
+    saved = {name: os.environ.get(name) for name in ("GENREPORT_CACHE", "GENREPORT_FIGURE_CACHE")}
+    os.environ["GENREPORT_CACHE"] = str(folder)
+    os.environ.pop("GENREPORT_FIGURE_CACHE", None)
+    try:
+        made = _build(path, formats, ())
+        left = []
+        for p in [folder, *sorted(folder.rglob("*"))]:
+            assert not p.is_symlink() and (p.is_dir() or p.is_file()), p
+            left.append((str(p.relative_to(folder)), stat.S_IMODE(p.stat().st_mode),
+                         None if p.is_dir() else p.read_bytes()))
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        shutil.rmtree(folder.parent, ignore_errors=True)
+    return made, left

@@ -24,6 +24,16 @@ def cache(tmp_path, monkeypatch):
     return tmp_path / "cache" / store.FOLDER
 
 
+def _first_build(cache: Path):
+    """``build(SPEC, FORMATS)`` with ``cache``'s cache folder empty, as it leaves that folder: the session's first
+    build of SPEC into an empty cache folder (tests/shared.py, which tests/test_hostile_cache.py starts from too), its
+    cache folder written into this test's. Three tests start from it, not each from a build of its own that draws the
+    same figures again."""
+    from shared import built_into_empty_cache
+
+    return built_into_empty_cache(SPEC.name, cache.parent, FORMATS)
+
+
 def _no_drawing(monkeypatch):
     """From now on a figure drawn in this process or a child fails the build."""
     def refuse(*_a, **_k):
@@ -41,7 +51,7 @@ def _respec(tmp_path: Path, old: str, new: str) -> Path:
 
 
 def test_a_second_build_takes_the_figures_kept_by_the_first_with_the_same_bytes(cache, monkeypatch):
-    first = build(SPEC, FORMATS)
+    first = _first_build(cache)
     assert len(list(cache.glob("*.json"))) == 2  # the wide and the phone layout
     _no_drawing(monkeypatch)
     second = build(SPEC, FORMATS)
@@ -49,7 +59,7 @@ def test_a_second_build_takes_the_figures_kept_by_the_first_with_the_same_bytes(
 
 
 def test_a_new_title_keeps_the_figures_and_a_new_number_draws_them(cache, tmp_path, monkeypatch):
-    first = build(SPEC, FORMATS)
+    first = _first_build(cache)
     retitled = _respec(tmp_path, '\ntitle: ', '\ntitle: Retitled, ')
     with monkeypatch.context() as m:
         _no_drawing(m)
@@ -65,7 +75,7 @@ def test_a_new_title_keeps_the_figures_and_a_new_number_draws_them(cache, tmp_pa
 
 
 def test_kept_figures_that_fail_a_check_are_drawn_again(cache, monkeypatch):
-    first = build(SPEC, FORMATS)
+    first = _first_build(cache)
     kept = {path: path.read_bytes() for path in cache.glob("*.json")}
     for path in kept:
         data = json.loads(path.read_text())

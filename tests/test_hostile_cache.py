@@ -246,14 +246,12 @@ FIGURE_ATTACKS = {
 
 @pytest.fixture(scope="module")
 def kept_figures(tmp_path_factory):
-    """Figures kept by one build (html, json): the cache folder."""
-    from genreport.write.build import build
+    """Figures kept by one build (html, json) into an empty cache folder: the cache folder (the session's first
+    build of SPEC, tests/shared.py, which tests/test_figure_store.py starts from too)."""
+    from shared import built_into_empty_cache
 
     folder = tmp_path_factory.mktemp("kept") / "cache"
-    with pytest.MonkeyPatch.context() as m:
-        m.setenv("GENREPORT_CACHE", str(folder))
-        m.delenv("GENREPORT_FIGURE_CACHE", raising=False)
-        build(SPEC, ("html", "json"))
+    built_into_empty_cache(SPEC.name, folder, ("html", "json"))
     return folder
 
 

@@ -7,6 +7,7 @@ Every import counts, those inside functions too: a circle closed by a deferred i
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -53,8 +54,15 @@ def _imports(path: Path) -> set[str]:
 
 
 def _graph(folder: str) -> dict[str, set[str]]:
+    """Each module of ``folder`` and what it imports: the files parsed once per session (each of the tests below
+    reads the whole package's graph: parsed again every time it was most of this file's time), each call a copy."""
+    return {m: set(deps) for m, deps in _parsed(folder).items()}
+
+
+@functools.cache
+def _parsed(folder: str) -> dict[str, frozenset[str]]:
     files = [p for p in (ROOT / folder).rglob("*.py") if "_jinja" not in p.parts]
-    return {_module_name(p): _imports(p) for p in files}
+    return {_module_name(p): frozenset(_imports(p)) for p in files}
 
 
 def _cycle(graph: dict[str, set[str]]) -> list[str] | None:

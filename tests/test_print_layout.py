@@ -8,6 +8,7 @@ ends on a page when the next page starts with a numbered heading ("3. Three mode
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 import subprocess
@@ -43,8 +44,15 @@ def blank_fractions(pdf: Path, tmp: Path) -> list[float]:
 
 
 def pages_text(pdf: Path) -> list[str]:
+    """Each page's text (pdftotext -layout): read once per PDF file and size, for the two tests of each report."""
+    stat = pdf.stat()
+    return list(_pages_text(pdf, stat.st_size, stat.st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=16)
+def _pages_text(pdf: Path, _size: int, _mtime: int) -> tuple[str, ...]:
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
-    return text.split("\f")
+    return tuple(text.split("\f"))
 
 
 def too_blank(pdf: Path, tmp: Path) -> list[str]:
