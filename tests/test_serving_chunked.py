@@ -119,7 +119,10 @@ def _balance(r, rate: float, c_h: float) -> tuple[float, float]:
 
     sv = r.spec.serving
     env = _inputs(r, r.serving["techniques"]["batch"], float(sv.prompt + sv.output - 1))
-    t_s = float(np.ravel(r.q["steady_step_time"]({**env, "lam": rate}))[0])
+    # the step at the weights the ceiling's own steady state streams (techniques.capacity_weights: its running
+    # sequences' decode and prompt tokens touch the experts), not the chapter's batch's
+    streamed = {**env, **r.serving["techniques"]["capacity_weights"]}
+    t_s = float(np.ravel(r.q["steady_step_time"]({**streamed, "lam": rate}))[0])
     running = rate * (sv.output - 1) * t_s
     held = r.envs[r.lead].at(context=float(sv.prompt + sv.output - 1))
     room = env["C"] - float(np.ravel(held["N"])[0]) * float(np.ravel(held["b"])[0])
