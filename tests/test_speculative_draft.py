@@ -446,3 +446,23 @@ def test_plan_counts_the_drafts_passes_in_words(k, passes, capsys):
                  "--speculative", f"{k},0.7,llama-3.2-1b"]) == 0
     out = capsys.readouterr().out
     assert f"drafts by Llama 3.2 1B in the row's precision, {passes} its roofline step" in " ".join(out.split())
+
+
+def test_a_draft_model_leaves_the_reports_own_precision_to_the_next_format():
+    """plan's precision loop named the draft's precision ``own``, the parameter holding the report's own weight
+    format: after the first format's rows, an int4 report's own group scales (0.516 B a weight at group 128) were
+    lost for the next format, which fell back to plan's plain int4 (0.5 B). The int4 rows with a format tried before
+    them equal those of int4 tried alone."""
+    import dataclasses
+
+    from genreport.model.plan import Shape, plan, plan_precision
+
+    spec = evaluated(SPEC).spec
+    d = _draft()
+    own = dataclasses.replace(plan_precision("int4", spec.model), group_size=128)
+    assert own.weight_bytes != plan_precision("int4", spec.model).weight_bytes
+    kw = dict(max_gpus=2, shape=Shape(4096, 512, None, None), speculative=(4, 0.8, d.model, 5), own=own)
+    alone = plan(spec.model, spec.hardware, 64, 4607, 0.05, precisions=("int4",), **kw)
+    after = plan(spec.model, spec.hardware, 64, 4607, 0.05, precisions=("bf16", "int4"), **kw)
+    rows = [(r.tp, r.pp, r.weight_bytes_per_gpu) for r in after.rows if r.precision == "int4"]
+    assert rows and rows == [(r.tp, r.pp, r.weight_bytes_per_gpu) for r in alone.rows]

@@ -312,8 +312,8 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
                 if speculative is not None and not isinstance(speculative[2], (int, float)):  # a draft model
                     from genreport.model.draft import Draft
 
-                    own = draft_precision if draft_model and draft_precision is not None else prec
-                    spec_here = (speculative[0], speculative[1], Draft(speculative[2], own, hw, accounting),
+                    draft_at = draft_precision if draft_model and draft_precision is not None else prec
+                    spec_here = (speculative[0], speculative[1], Draft(speculative[2], draft_at, hw, accounting),
                                  *speculative[3:])
                 head = spec_here is not None and hasattr(spec_here[2], "memory") and \
                     is_head(spec_here[2].model, model)  # an EAGLE/MTP head (head_layers)
