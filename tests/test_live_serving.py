@@ -125,6 +125,9 @@ WHATIFS = [
     (SERVING[0], ["hardware=h100-nvl", "parallelism.tp=1", "precision=fp8"]),
     # DeepSeek-V3 bf16 on 32 H100 (tp 8 x pp 4): the TPOT ceiling's rate and the experts its own steady state
     # streams, one fixed point (techniques.steady_tpot_rate), in the page too
+    # DeepSeek-V3's expert-parallel group of 8 GPUs (ep 8 > tp 1): 5,000 users fill 4 groups, the pools whole groups
+    # of them, their rate the lesser of the two (techniques.whole_group_pools); the spec's 128 users take one group
+    (SERVING[1], ["serving.users=5000"]),
     (SERVING[1], ["hardware=h100-sxm", "precision=bf16", "parallelism.tp=8", "parallelism.pp=4", "parallelism.dp=1",
                   "parallelism.ep=1", "engine.max_batched_tokens=2048"]),
 ]

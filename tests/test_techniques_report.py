@@ -536,3 +536,48 @@ def test_a_link_is_named_short_in_running_text():
     assert n["kv_link"] == "scale-up NVLink 4 bridge between the two GPUs of a pair"
     ends = next(x["ends"] for x in r.serving["techniques"]["rows"] if x["technique"] == "prefill/decode disaggregation")
     assert "crosses the scale-up NVLink 4 bridge between the two GPUs of a pair link in " in ends and "otherwise" not in ends
+
+
+def test_disaggregated_pools_are_whole_expert_parallel_groups():
+    """DeepSeek-V3 on 8 H200 at tp 1, ep 8 (SGLang's layout): one expert-parallel group spans all 8 GPUs, so no
+    replica of one GPU runs its MoE layers alone and a pool of 34% of them (2.7 GPUs) cannot run.  The 128 users take
+    that one group (serving_report.ep_group_replicas): the row splits the smallest deployment that can be split, 2
+    groups of 8, one prefilling, one decoding, at the lesser of the two pools' rates."""
+    from genreport.model.techniques import whole_group_pools
+
+    r = evaluated("deepseek-v3-h200-ep8.yaml")
+    tq = r.serving["techniques"]
+    n, row = tq["numbers"], next(x for x in tq["rows"] if x["technique"] == "prefill/decode disaggregation")
+    assert r.serving["gpus_for_users"] == 8 and r.serving["ep_group_replicas"] == 8
+    assert 0.3 < n["prefill_share"] < 0.4  # the balanced share: a fractional pool, as the formula says
+    assert (n["pool_group_gpus"], n["pool_prefill_groups"], n["pool_decode_groups"], n["pool_gpus"]) == (8, 1, 1, 16)
+    assert row["setting"].startswith("1 of 2 expert-parallel groups of 8 GPUs prefill, 1 decode")
+    assert "disaggregation needs at least 2, 16 GPUs" in row["setting"] and "34%" not in row["setting"]
+    # by hand: a prefill group of 8 one-GPU replicas admits 8 / t_pr prompts/s, a decode group 8 B / ((T_o - 1) t_s)
+    t_pr = row["ttft"][0] * (1 - r.spec.serving.prefix_hit)
+    rate_p = 8 / t_pr
+    rate_d = 8 * tq["batch"] / ((r.spec.serving.output - 1) * n["pool_round"])
+    assert n["pool_prefill_rate"] == pytest.approx(rate_p) and n["pool_decode_rate"] == pytest.approx(rate_d)
+    # 16 GPUs serve the lesser, against 16 GPUs all decoding: here the decode group's, so half the tok/s per GPU
+    assert row["gain"] == pytest.approx(min(rate_p, rate_d) / (2 * rate_d)) == pytest.approx(0.5)
+    assert row["per_gpu"][1] == pytest.approx(row["per_gpu"][0] * row["gain"])
+    assert row["usd"][1] == pytest.approx(row["usd"][0] / row["gain"])
+    # the rounding: p = round(f n / G) within 1 .. n / G - 1, half up; one group is taken as two
+    assert whole_group_pools(0.34, 8, 8) == (1, 1, 16)
+    assert whole_group_pools(0.34, 32, 8) == (1, 3, 32)  # 1.36 groups -> 1
+    assert whole_group_pools(0.375, 64, 8) == (3, 5, 64)  # 3.0
+    assert whole_group_pools(0.4375, 32, 8) == (2, 2, 32)  # 1.75 -> 2
+    assert whole_group_pools(0.125, 32, 8) == (1, 3, 32)  # 0.5 rounds up to 1
+    assert whole_group_pools(0.99, 24, 8) == (2, 1, 24)  # at most all groups but one
+
+
+def test_a_dense_models_pools_stay_a_balanced_share():
+    """Llama 3.1 70B at tp 8 (no experts, ep 1): a replica serves alone, the split stays the balanced share f of the
+    GPUs and the tok/s per GPU 1 - f of one pool's, no whole groups."""
+    r = evaluated("llama70b-h100-tp8.yaml")
+    tq = r.serving["techniques"]
+    n, row = tq["numbers"], next(x for x in tq["rows"] if x["technique"] == "prefill/decode disaggregation")
+    f = n["prefill_share"]
+    assert "pool_group_gpus" not in n and "in replicas of this layout" in row["setting"]
+    assert row["setting"].startswith(f"{f:.0%} of the GPUs prefill")
+    assert row["gain"] == 1 - f and row["per_gpu"][1] == row["per_gpu"][0] * (1 - f)

@@ -348,6 +348,18 @@ def _hundredths(x: float) -> str:
     return f"{x:,.2f}" if not abs(x) < 1 or x == 0 else f"{x:.3g}"
 
 
+def whole_group_pools(share: float, replicas: int, group: int) -> tuple[int, int, int]:
+    """Prefill and decode pools in whole expert-parallel groups of ``group`` replicas, where the ep group is wider
+    than a replica (ep > tp: no replica runs its MoE layers alone; serving_report.ep_group_replicas): (p, d, the
+    replicas deployed) for a deployment of ``replicas`` (a whole number of groups: the users' replicas), p =
+    round(share n / G) prefill groups, clamped to 1 .. n / G - 1, d = n / G - p decode groups.  A deployment of one
+    group cannot be split: the smallest that can, 2 groups, is taken.  A half rounds up (as the live page's
+    Math.round does)."""
+    groups = max(replicas // group, 2)
+    p = min(max(math.floor(share * groups + 0.5), 1), groups - 1)
+    return p, groups - p, groups * group
+
+
 def _share(x: float) -> str:
     """A share of a step in percent: two significant digits under 10% (a one-layer draft's 0.39%, never "0%"),
     whole percents above."""
@@ -580,16 +592,44 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
         # the glossary defines it, not the c_g ("KV bytes per token on one GPU") a layout's other formulas print
         blocks["tech_kv"] = replace(_block(r, "tech_kv", "kv_transfer_time", {**env, "W_kv": link, "c": c_card}, {}),
                                     symbols={"c": r.symbols_tex["c"]})
+    # where the expert-parallel group is wider than a replica (ep > tp) no replica serves alone: each pool is a whole
+    # number of groups, of the deployment the chapter sizes for its users (gpus_for_users: whole groups already;
+    # without users the layout's dp replicas), the pools' rate the lesser of the two (whole_group_pools)
+    par = r.spec.parallelism or Parallelism()
+    from genreport.model.serving_report import ep_group_replicas
+
+    group = ep_group_replicas(par)
+    setting = f"{share:.0%} of the {noun}s prefill, {1 - share:.0%} decode, in replicas of this layout" + piped
+    gain = 1 - share
+    balanced = (f"balanced: a prefill replica serves {_hundredths(stages / t_prefill)} prompts/s"
+                + (f" (a prompt every TTFT / {stages}, each still taking the TTFT)" if stages > 1 else "")
+                + ", a decode replica retires ")
+    if group > 1:
+        users = r.serving.get("replicas_for_users")
+        deployed = users if users else -(-par.dp // group) * group
+        pre, dec, replicas = whole_group_pools(share, deployed, group)
+        g_gpus = group * par.replica_gpus
+        rate_p, rate_d = pre * group * stages / t_prefill, dec * group * pool_rate  # requests/s of each pool
+        gain = min(rate_p, rate_d) / (replicas * pool_rate)
+        whose = "the users'" if users else "the layout's"
+        setting = (f"{pre} of {pre + dec} expert-parallel groups of {g_gpus} {noun}s prefill, {dec} decode"
+                   + (f" ({whose} {deployed * par.replica_gpus} {noun}s are one group: disaggregation needs at least "
+                      f"2, {replicas * par.replica_gpus} {noun}s)" if replicas > deployed
+                      else f" ({whose} {replicas * par.replica_gpus} {noun}s)") + piped)
+        balanced = (f"the lesser of the pools: {pre} prefill group{'s serve' if pre > 1 else ' serves'} "
+                    f"{_hundredths(rate_p)} prompts/s, {dec} decode group{'s retire' if dec > 1 else ' retires'} "
+                    f"{_hundredths(rate_d)} requests/s (the balanced share, {share:.0%} prefill, in whole groups); "
+                    "a decode replica retires ")
+        numbers.update({"pool_group_gpus": g_gpus, "pool_prefill_groups": pre, "pool_decode_groups": dec,
+                        "pool_gpus": replicas * par.replica_gpus, "pool_users_gpus": deployed * par.replica_gpus,
+                        "pool_prefill_rate": rate_p, "pool_decode_rate": rate_d, "pool_gain": gain})
     rows.append({"technique": "prefill/decode disaggregation",
-                 "setting": f"{share:.0%} of the {noun}s prefill, {1 - share:.0%} decode, in replicas of this layout"
-                            + piped,
+                 "setting": setting,
                  "ttft": (ttft, t_prefill + (t_kv or 0.0)), "tpot": (tpot, tpot),
-                 "per_gpu": (per_gpu, per_gpu * (1 - share)),
-                 "usd": (usd, usd / (1 - share) if usd is not None and share < 1 else None),
-                 "gain": 1 - share,
-                 "ends": f"balanced: a prefill replica serves {_hundredths(stages / t_prefill)} prompts/s"
-                         + (f" (a prompt every TTFT / {stages}, each still taking the TTFT)" if stages > 1 else "")
-                         + ", a decode replica retires "
+                 "per_gpu": (per_gpu, per_gpu * gain),
+                 "usd": (usd, usd / gain if usd is not None and gain > 0 else None),
+                 "gain": gain,
+                 "ends": balanced +
                          f"{_hundredths(pool_rate)} requests/s at batch {int(batch):,}"
                          + (f"; one prompt's KV cache crosses the {link_name} link in {_hundredths(t_kv * 1e3)} ms" if t_kv
                             else f"; one prompt's KV cache transfer is not counted in the TTFT: {link_name}"),

@@ -431,12 +431,37 @@ const GR_SERVING = (() => {
       Object.assign(n, {kv_transfer_time: tKv, kv_link: name});
     }
     const noun = hw.noun || "GPU";  // what the report calls one device (Hardware.noun)
-    levers.push({technique: "prefill/decode disaggregation", setting: pct(share) + " of the " + noun + "s prefill, " + pct(1 - share)
-      + " decode, in replicas of this layout" + piped, ttft: [ttft, tPrefill + (tKv || 0.0)], tpot: [tp0, tp0],
-      per_gpu: [gpu0, gpu0 * (1 - share)], usd: [usd0, usd0 !== null && share < 1 ? usd0 / (1 - share) : null],
-      ends: "balanced: a prefill replica serves " + hundredths(stages / tPrefill) + " prompts/s"
-        + (stages > 1 ? " (a prompt every TTFT / " + stages + ", each still taking the TTFT)" : "")
-        + ", a decode replica retires "
+    // an expert-parallel group wider than a replica (ep > tp): each pool a whole number of groups of the users'
+    // deployment (the layout's dp replicas without users), the pools' rate the lesser of the two
+    // (techniques.whole_group_pools)
+    let setting = pct(share) + " of the " + noun + "s prefill, " + pct(1 - share) + " decode, in replicas of this layout"
+      + piped, gain = 1 - share;
+    let balanced = "balanced: a prefill replica serves " + hundredths(stages / tPrefill) + " prompts/s"
+      + (stages > 1 ? " (a prompt every TTFT / " + stages + ", each still taking the TTFT)" : "")
+      + ", a decode replica retires ";
+    if (group > 1) {
+      const deployed = forUsers ? forUsers : Math.ceil(dp / group) * group;
+      const groups = Math.max(Math.floor(deployed / group), 2);
+      const pre = Math.min(Math.max(Math.floor(share * groups + 0.5), 1), groups - 1), dec = groups - pre;
+      const replicas = groups * group, gGpus = group * gpus;
+      const rateP = pre * group * stages / tPrefill, rateD = dec * group * poolRate;
+      gain = Math.min(rateP, rateD) / (replicas * poolRate);
+      const whose = forUsers ? "the users'" : "the layout's";
+      setting = pre + " of " + (pre + dec) + " expert-parallel groups of " + gGpus + " " + noun + "s prefill, " + dec
+        + " decode" + (replicas > deployed ? " (" + whose + " " + deployed * gpus + " " + noun
+          + "s are one group: disaggregation needs at least 2, " + replicas * gpus + " " + noun + "s)"
+          : " (" + whose + " " + replicas * gpus + " " + noun + "s)") + piped;
+      balanced = "the lesser of the pools: " + pre + " prefill group" + (pre > 1 ? "s serve " : " serves ")
+        + hundredths(rateP) + " prompts/s, " + dec + " decode group" + (dec > 1 ? "s retire " : " retires ")
+        + hundredths(rateD) + " requests/s (the balanced share, " + pct(share) + " prefill, in whole groups); "
+        + "a decode replica retires ";
+      Object.assign(n, {pool_group_gpus: gGpus, pool_prefill_groups: pre, pool_decode_groups: dec,
+        pool_gpus: replicas * gpus, pool_users_gpus: deployed * gpus, pool_prefill_rate: rateP, pool_decode_rate: rateD,
+        pool_gain: gain});
+    }
+    levers.push({technique: "prefill/decode disaggregation", setting: setting, ttft: [ttft, tPrefill + (tKv || 0.0)],
+      tpot: [tp0, tp0], per_gpu: [gpu0, gpu0 * gain], usd: [usd0, usd0 !== null && gain > 0 ? usd0 / gain : null],
+      ends: balanced
         + hundredths(poolRate) + " requests/s at batch " + commas(batch)
         + (tKv ? "; one prompt's KV cache crosses the " + name + " link in " + hundredths(tKv * 1e3) + " ms"
           : "; one prompt's KV cache transfer is not counted in the TTFT: no link between replicas in the spec"),
