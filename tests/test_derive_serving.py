@@ -398,3 +398,23 @@ def test_the_kv_cache_rooms_ceiling_streams_its_own_steady_states_weights(capsys
     assert lam * (sv.output - 1) * step == pytest.approx(held, rel=1e-9)  # the room full at its own rate
     assert float(want["N"]) > 1.1 * env["N"] and 23 < lam < 24
     assert _value(capsys, "goodput_rate_capacity", "--spec", str(path)) == pytest.approx(lam, rel=1e-5)
+
+
+@pytest.mark.parametrize("name", ["deepseek-v3-h200-ep8.yaml", "llama70b-h100-tp8.yaml"])
+def test_the_pools_whole_expert_parallel_groups_are_the_chapters(capsys, name):
+    """derive balanced_prefill_gpus states the balanced share at the chapter's point, and where an expert-parallel
+    group is wider than a replica (DeepSeek-V3 at tp 1, ep 8: one group of 8 GPUs) the whole groups the chapter's row
+    splits instead and the pools' rate, the lesser of the two; a dense model (Llama 3.1 70B, tp 8) has no such line."""
+    import re
+
+    derive_reads(name, r := evaluated(name))
+    n = r.serving["techniques"]["numbers"]
+    assert main(["derive", "balanced_prefill_gpus", "--spec", str(SPECS / name), "--no-latex"]) == 0
+    out = capsys.readouterr().out
+    assert float(re.search(r"^  n_P\* = ([0-9.e+-]+)", out, re.M).group(1)) == pytest.approx(n["prefill_share"],
+                                                                                               rel=1e-5)
+    if name.startswith("deepseek"):
+        assert "splits 16 GPUs in whole groups" in out and "1 prefill, 1 decode" in out
+        assert n["pool_gain"] == 0.5 and "50% of its GPUs' decode rate" in out
+    else:
+        assert "whole groups" not in out and "pool_group_gpus" not in n

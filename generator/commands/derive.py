@@ -422,6 +422,7 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
 
     values.update({k: v for k, v in serving_values(spec, values, mixed=qid in MIXED_STEP, env=env_obj).items()
                    if k not in values})
+    pool_note = None
     if qid in POOLS and spec.serving is not None and args.batch is None:
         pools = _pool_point(spec)
         if pools is not None:
@@ -432,6 +433,7 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
                      + (" over the prompt's uncached part, TTFT (1 - h_p)" if spec.serving.prefix_hit else "")
                      + ", t_s a decode "
                      "replica's mean round (the steady state's, (T_o - 1) / tok/s per user), one replica a pool")
+            pool_note = _groups_note(spec)
     if qid == "stall_free_rate" and spec.serving is not None:
         # the serving chapter's unchunked rounds (genreport.model.techniques.rate_curves): at a request's mean
         # context, N the weights the sequences running at this rate read (a mixture of experts' touched experts, not
@@ -496,6 +498,8 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
             held = values["C"] - roomy["C"] + values["N"] * values["b"]  # the weight bytes a GPU holds
     nums = Numbers(spec, env_obj, values, params, point=point, held=held, whole=whole is not None,
                    unsliced=unsliced)
+    if pool_note:
+        nums.note = pool_note
     a = spec.model.attention
     if qid == "kv_bytes_per_token" and a.kind == "mla":
         layers = float(np.ravel(values["L"])[0])
@@ -527,6 +531,23 @@ def _pool_point(spec) -> dict | None:
     t_pr = float(row["ttft"][0]) * (1.0 - spec.serving.prefix_hit)
     return {"B": float(tech["batch"]), "t_pr": t_pr, "t_s": float(n["pool_round"]),
             "k_pp": float(n["prefill_stages"]), "n_S": 1.0, "n_P": 1.0, "n_D": 1.0}
+
+
+def _groups_note(spec) -> str | None:
+    """Where the chapter's disaggregation row takes whole expert-parallel groups (ep > tp: no replica serves alone;
+    genreport.model.techniques.whole_group_pools), the groups it splits and the pools' rate, the lesser of the two;
+    None elsewhere (the balanced share is the row's split)."""
+    from genreport.commands.derive_values import report_of
+    from genreport.present import fmt
+
+    n = ((report_of(spec).serving or {}).get("techniques") or {}).get("numbers") or {}
+    if "pool_group_gpus" not in n:
+        return None
+    pre, dec, g = n["pool_prefill_groups"], n["pool_decode_groups"], n["pool_group_gpus"]
+    return (f"an expert-parallel group spans {g} GPUs (ep > tp), so the chapter's row splits {n['pool_gpus']} GPUs "
+            f"in whole groups, p = round(n_P* x {pre + dec}) within 1 .. {pre + dec - 1}: {pre} prefill, {dec} decode; "
+            f"the pools serve min({fmt.num(n['pool_prefill_rate'])}, {fmt.num(n['pool_decode_rate'])}) requests/s, "
+            f"{n['pool_gain']:.0%} of its GPUs' decode rate")
 
 
 def _hold(nums: Numbers) -> None:
