@@ -445,3 +445,21 @@ def test_the_pools_prefill_the_uncached_part_of_a_prompt():
     assert pools["ttft"][1] == pytest.approx(t_p + n["kv_transfer_time"], rel=1e-12)
     plain = evaluated("llama70b-h100-tp8.yaml").serving["techniques"]["numbers"]
     assert n["prefill_share"] < plain["prefill_share"]  # half the prefill work: a smaller prefill pool
+
+
+def test_disaggregate_pools_are_whole_expert_parallel_groups(capsys):
+    """plan --disaggregate, DeepSeek-V3 fp8 on 8 H200: where ep > tp (data-parallel attention, ep 8 over every GPU)
+    an expert-parallel group spans the whole layout, so no replica serves alone.  The pools are counted in whole
+    layouts (P:D of 8 GPUs each), each a whole number of groups (lcm(tp, ep) pp GPUs), never a share of one, and they
+    serve the lesser of the two pools' rates: at most D / (P + D) of the one pool's tok/s per GPU."""
+    import math
+
+    doc = _json(capsys, "deepseek-v3", "--hardware", "h200", "--gpus", "8", "--prompt", "4k", "--output", "1k",
+                "--batch", "64", "--weights", "fp8", "--disaggregate")
+    rows = [r for r in doc["rows"] if r["ep"] > r["tp"]]
+    assert {(r["tp"], r["dp"]) for r in rows} >= {(1, 8), (2, 4), (4, 2)}
+    for r in rows:
+        pre, dec = map(int, r["pool_split"].split(":"))
+        assert pre >= 1 and dec >= 1 and r["gpus"] % (math.lcm(r["tp"], r["ep"]) * r["pp"]) == 0
+        assert 0 < r["pool_prefill_share"] < 1  # the balanced share, fractional; the split is whole layouts
+        assert r["pool_tokens_per_s_gpu"] <= r["tokens_per_s_gpu"] * dec / (pre + dec) * (1 + 1e-12)

@@ -338,7 +338,9 @@ def _pools(q, par, b, batches, ok, t_use, ttft, tpot, shape, latency, t_kv_link,
     """Prefill/decode disaggregation with pools of this layout (``tpot``: a decode replica's mean round, the steady
     state's): the balanced share, the smallest split of
     replicas near it, the KV transfer (``c_tok`` the cache the prompt leaves, serving.prompt_cache_c: T_in c is what
-    crosses the link), and one pool at the TPOT target (formulas/techniques.py)."""
+    crosses the link), and one pool at the TPOT target (formulas/techniques.py).  Each pool is a whole number of
+    the layout's par.gpus GPUs, which is a whole number of expert-parallel groups (layouts_of: ep | tp, or ep over
+    all the GPUs), so no pool holds part of a group where ep > tp; the pools' rate the lesser of the two."""
     out_rounds = max(shape.output - 1, 1)
     t_pr = ttft * par.replica_gpus  # GPU-seconds of one prompt
     seqs = b * par.dp / par.gpus  # decode sequences per GPU
