@@ -408,7 +408,10 @@ def decode_pool_rate(B=B):
 def balanced_prefill_gpus(B=B):
     """GPUs of the prefill pool that balance the two pools' rates for n_S = n_P + n_D GPUs [1] (DistServe,
     section 3), solved by SymPy with n_D = n_S - n_P; the prefill instances pipelines of k_pp stages
-    (:func:`prefill_pool_rate`; 1: whole replicas)."""
+    (:func:`prefill_pool_rate`; 1: whole replicas).  The share is a balance, not a pool: where an expert-parallel
+    group spans G GPUs wider than a replica (ep > tp, no replica serves alone) each pool is a whole number of groups,
+    p = round(n_P* n / G) of the n / G groups, at least 1 and at most all but one, and the pools serve the lesser of
+    their rates (genreport.model.techniques.whole_group_pools)."""
     sol = sp.solve(sp.Eq(prefill_pool_rate(), decode_pool_rate(B).subs(n_D, sym("n_S") - n_P)), n_P)
     return sp.simplify(sol[0])
 
