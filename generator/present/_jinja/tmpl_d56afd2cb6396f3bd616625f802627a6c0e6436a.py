@@ -994,33 +994,45 @@ def root(context, missing=missing):
                 yield escape(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_group_gpus'))
                 yield ' '
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-                yield 's (ep &gt; tp): no replica\nruns its MoE layers alone, so each pool is a whole number of groups. Of the '
-                yield escape(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_gpus'))
-                yield ' '
-                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-                yield 's'
+                yield 's (ep &gt; tp): no replica\nruns its MoE layers alone, so each pool is a whole number of groups, p = round(n<sub>P</sub><sup>*</sup> &times; the groups)\nprefill groups, at least 1 and at most all but one, the rest decode. '
                 if (environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_gpus') > environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_users_gpus')):
                     pass
-                    yield '(the '
+                    yield 'The users take '
                     yield escape(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_users_gpus'))
-                    yield ' the users take are one group, and one group cannot be split: disaggregation needs at least two)'
-                yield 'p = round(n<sub>P</sub><sup>*</sup> &middot; groups), at least 1 and at most all but one, = '
+                    yield ' '
+                    yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                    yield 's, one group, which\ncannot be split: disaggregation needs at least two, so the row splits '
+                    yield escape(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_gpus'))
+                else:
+                    pass
+                    yield "The row splits the users' "
+                    yield escape(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_gpus'))
+                yield ' '
+                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                yield 's: '
                 yield escape(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_prefill_groups'))
-                yield ' group'
+                yield '\ngroup'
                 if (environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_prefill_groups') > 1):
                     pass
-                    yield 's'
-                yield ' prefill\nand '
+                    yield 's prefill'
+                else:
+                    pass
+                    yield ' prefills'
+                yield ', '
                 yield escape(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_decode_groups'))
-                yield " decode; the pools serve the lesser of the two pools' rates, min("
+                yield ' decode'
+                if (environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_decode_groups') == 1):
+                    pass
+                    yield 's'
+                yield ', and the pools serve the lesser of their rates,\nmin('
                 yield escape(t_10(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_prefill_rate')))
                 yield ', '
                 yield escape(t_10(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_decode_rate')))
-                yield ') requests/s,\n'
-                yield escape(t_2('%.0f', (100 * environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_gain'))))
-                yield '% of the '
+                yield ') requests/s: tok/s per '
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-                yield "s' decode rate.</p>\n"
+                yield ' '
+                yield escape(t_2('%.0f', (100 * environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_gain'))))
+                yield "% of one pool's.</p>\n"
             if t_13(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv')):
                 pass
                 yield '<div data-static>'
@@ -1029,4 +1041,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=113&2=122&3=124&4=128&5=132&6=134&7=138&8=146&9=158&11=160&13=164&14=168&16=177&17=183&18=203&20=209&21=211&22=229&23=237&24=241&25=248&26=255&29=265&30=356&31=370&32=392&34=429&35=444&36=465&37=523&38=528&39=530&40=536&43=550&46=553&48=570&49=572&51=584&52=586&53=594&54=602&55=606&58=622&60=634&61=637&65=639&66=641&67=646&68=651&71=653&72=656&73=690&74=692&77=695&78=697&79=731&80=758&81=768&82=821&83=830&84=834&85=848&86=860&87=870&88=872&91=877&93=883&94=928&95=946&96=953&97=962&100=972&101=974&103=981&104=986&106=989&107=991&108=998&109=1005&110=1008&111=1014&112=1020&113=1024'
+debug_info = '1=113&2=122&3=124&4=128&5=132&6=134&7=138&8=146&9=158&11=160&13=164&14=168&16=177&17=183&18=203&20=209&21=211&22=229&23=237&24=241&25=248&26=255&29=265&30=356&31=370&32=392&34=429&35=444&36=465&37=523&38=528&39=530&40=536&43=550&46=553&48=570&49=572&51=584&52=586&53=594&54=602&55=606&58=622&60=634&61=637&65=639&66=641&67=646&68=651&71=653&72=656&73=690&74=692&77=695&78=697&79=731&80=758&81=768&82=821&83=830&84=834&85=848&86=860&87=870&88=872&91=877&93=883&94=928&95=946&96=953&97=962&100=972&101=974&103=981&104=986&106=989&107=991&109=998&110=1005&111=1015&112=1028&114=1036'
