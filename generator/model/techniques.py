@@ -604,6 +604,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     balanced = (f"balanced: a prefill replica serves {_hundredths(stages / t_prefill)} prompts/s"
                 + (f" (a prompt every TTFT / {stages}, each still taking the TTFT)" if stages > 1 else "")
                 + ", a decode replica retires ")
+    whole = ""
     if group > 1:
         users = r.serving.get("replicas_for_users")
         deployed = users if users else -(-par.dp // group) * group
@@ -616,10 +617,9 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                    + (f" ({whose} {deployed * par.replica_gpus} {noun}s are one group: disaggregation needs at least "
                       f"2, {replicas * par.replica_gpus} {noun}s)" if replicas > deployed
                       else f" ({whose} {replicas * par.replica_gpus} {noun}s)") + piped)
-        balanced = (f"the lesser of the pools: {pre} prefill group{'s serve' if pre > 1 else ' serves'} "
-                    f"{_hundredths(rate_p)} prompts/s, {dec} decode group{'s retire' if dec > 1 else ' retires'} "
-                    f"{_hundredths(rate_d)} requests/s (the balanced share, {share:.0%} prefill, in whole groups); "
-                    "a decode replica retires ")
+        whole = (f"; in whole groups the lesser of the pools: {pre} prefill group{'s serve' if pre > 1 else ' serves'} "
+                 f"{_hundredths(rate_p)} prompts/s, {dec} decode group{'s retire' if dec > 1 else ' retires'} "
+                 f"{_hundredths(rate_d)} requests/s")
         numbers.update({"pool_group_gpus": g_gpus, "pool_prefill_groups": pre, "pool_decode_groups": dec,
                         "pool_gpus": replicas * par.replica_gpus, "pool_users_gpus": deployed * par.replica_gpus,
                         "pool_prefill_rate": rate_p, "pool_decode_rate": rate_d, "pool_gain": gain})
@@ -630,7 +630,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                  "usd": (usd, usd / gain if usd is not None and gain > 0 else None),
                  "gain": gain,
                  "ends": balanced +
-                         f"{_hundredths(pool_rate)} requests/s at batch {int(batch):,}"
+                         f"{_hundredths(pool_rate)} requests/s at batch {int(batch):,}" + whole
                          + (f"; one prompt's KV cache crosses the {link_name} link in {_hundredths(t_kv * 1e3)} ms" if t_kv
                             else f"; one prompt's KV cache transfer is not counted in the TTFT: {link_name}"),
                  "note": "no chunk rides along a decode step; the pools balanced at the mean round, the steady "

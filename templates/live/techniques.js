@@ -436,9 +436,10 @@ const GR_SERVING = (() => {
     // (techniques.whole_group_pools)
     let setting = pct(share) + " of the " + noun + "s prefill, " + pct(1 - share) + " decode, in replicas of this layout"
       + piped, gain = 1 - share;
-    let balanced = "balanced: a prefill replica serves " + hundredths(stages / tPrefill) + " prompts/s"
+    const balanced = "balanced: a prefill replica serves " + hundredths(stages / tPrefill) + " prompts/s"
       + (stages > 1 ? " (a prompt every TTFT / " + stages + ", each still taking the TTFT)" : "")
       + ", a decode replica retires ";
+    let whole = "";
     if (group > 1) {
       const deployed = forUsers ? forUsers : Math.ceil(dp / group) * group;
       const groups = Math.max(Math.floor(deployed / group), 2);
@@ -451,10 +452,9 @@ const GR_SERVING = (() => {
         + " decode" + (replicas > deployed ? " (" + whose + " " + deployed * gpus + " " + noun
           + "s are one group: disaggregation needs at least 2, " + replicas * gpus + " " + noun + "s)"
           : " (" + whose + " " + replicas * gpus + " " + noun + "s)") + piped;
-      balanced = "the lesser of the pools: " + pre + " prefill group" + (pre > 1 ? "s serve " : " serves ")
+      whole = "; in whole groups the lesser of the pools: " + pre + " prefill group" + (pre > 1 ? "s serve " : " serves ")
         + hundredths(rateP) + " prompts/s, " + dec + " decode group" + (dec > 1 ? "s retire " : " retires ")
-        + hundredths(rateD) + " requests/s (the balanced share, " + pct(share) + " prefill, in whole groups); "
-        + "a decode replica retires ";
+        + hundredths(rateD) + " requests/s";
       Object.assign(n, {pool_group_gpus: gGpus, pool_prefill_groups: pre, pool_decode_groups: dec,
         pool_gpus: replicas * gpus, pool_users_gpus: deployed * gpus, pool_prefill_rate: rateP, pool_decode_rate: rateD,
         pool_gain: gain});
@@ -462,7 +462,7 @@ const GR_SERVING = (() => {
     levers.push({technique: "prefill/decode disaggregation", setting: setting, ttft: [ttft, tPrefill + (tKv || 0.0)],
       tpot: [tp0, tp0], per_gpu: [gpu0, gpu0 * gain], usd: [usd0, usd0 !== null && gain > 0 ? usd0 / gain : null],
       ends: balanced
-        + hundredths(poolRate) + " requests/s at batch " + commas(batch)
+        + hundredths(poolRate) + " requests/s at batch " + commas(batch) + whole
         + (tKv ? "; one prompt's KV cache crosses the " + name + " link in " + hundredths(tKv * 1e3) + " ms"
           : "; one prompt's KV cache transfer is not counted in the TTFT: no link between replicas in the spec"),
       note: "no chunk rides along a decode step; the pools balanced at the mean round, the steady state's; tok/s per " + noun
