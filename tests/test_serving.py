@@ -589,7 +589,7 @@ def test_users_over_replicas_take_the_replicas_they_fill_and_the_tpot_row_says_t
     r = evaluated("llama70b-h100-tp8.yaml", over)
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", _env().get_template("sections/s9_serving.html.j2").render(
         **context(r, None, {}).variables())))
-    assert ("512 users take 16 GPUs (2 replicas of 8) of this layout; the users' row spreads them over its 9 "
+    assert ("512 users take 16 GPUs (2 replicas of 8 GPUs) of this layout; the users' row spreads them over its 9 "
             "replicas, 57 on the busiest.") in text
     free = evaluated("llama70b-h100-tp8.yaml", over + ["engine.max_sequences=0"]).serving
     assert free["replicas_for_users"] == 1 and free["gpus_for_users"] == 8
@@ -618,7 +618,7 @@ def test_one_is_singular():
 
 
 @pytest.mark.parametrize(("par", "busy", "words"), [
-    (("parallelism.tp=2", "parallelism.pp=3"), 6, "A node of 8 GPUs full of such replicas (1 of 6, 2 GPUs idle) gives"),
+    (("parallelism.tp=2", "parallelism.pp=3"), 6, "A node of 8 GPUs full of such replicas (1 replica of 6 GPUs, 2 GPUs idle) gives"),
     (("parallelism.tp=4", "parallelism.pp=3"), 6,
      "A replica spans 2 nodes of 8 GPUs; each node's share (its 12 GPUs over 2 nodes: 6 a node) gives"),
     (("parallelism.tp=8",), 8, "A node of 8 GPUs, one replica, gives"),
@@ -675,7 +675,7 @@ def test_users_take_whole_expert_parallel_groups():
     assert (sv["users"], sv["tpot_batch"], sv["ep_group_replicas"]) == (128, 165, 8)
     assert sv["replicas_for_users"] == 8 and sv["gpus_for_users"] == 8
     html = _env().get_template("report.html.j2").render(**context(r, None, {}).variables())
-    assert ("128 users take 8 GPUs (8 replicas of 1: whole expert-parallel groups of 8, each replica holding 1/8 of "
+    assert ("128 users take 8 GPUs (8 replicas of 1 GPU: whole expert-parallel groups of 8 replicas, each replica holding 1/8 of "
             "the routed experts) of this layout.") in html
     assert "(128 users: 8 GPUs)" in html
 

@@ -309,8 +309,17 @@ def root(context, missing=missing):
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield 's full of such replicas ('
                     yield escape((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node') // environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus')))
+                    yield ' replica'
+                    if ((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node') // environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus')) != 1):
+                        pass
+                        yield 's'
                     yield ' of '
                     yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus'))
+                    yield ' '
+                    yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                    if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus') != 1):
+                        pass
+                        yield 's'
                     if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node') % environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus')):
                         pass
                         yield ', '
@@ -409,11 +418,16 @@ def root(context, missing=missing):
                         yield 's'
                     yield ' of '
                     yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus')))
+                    yield ' '
+                    yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                    if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus') != 1):
+                        pass
+                        yield 's'
                     if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ep_group_replicas') > 1):
                         pass
                         yield ': whole expert-parallel groups of '
                         yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ep_group_replicas'))
-                        yield ', each replica holding 1/'
+                        yield ' replicas, each replica holding 1/'
                         yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ep_group_replicas'))
                         yield ' of the routed experts'
                     yield ')'
@@ -1041,4 +1055,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=113&2=122&3=124&4=128&5=132&6=134&7=138&8=146&9=158&11=160&13=164&14=168&16=177&17=183&18=203&20=209&21=211&22=229&23=237&24=241&25=248&26=255&29=265&30=356&31=370&32=392&34=429&35=444&36=465&37=523&38=528&39=530&40=536&43=550&46=553&48=570&49=572&51=584&52=586&53=594&54=602&55=606&58=622&60=634&61=637&65=639&66=641&67=646&68=651&71=653&72=656&73=690&74=692&77=695&78=697&79=731&80=758&81=768&82=821&83=830&84=834&85=848&86=860&87=870&88=872&91=877&93=883&94=928&95=946&96=953&97=962&100=972&101=974&103=981&104=986&106=989&107=991&109=998&110=1005&111=1015&112=1028&114=1036'
+debug_info = '1=113&2=122&3=124&4=128&5=132&6=134&7=138&8=146&9=158&11=160&13=164&14=168&16=177&17=183&18=203&20=209&21=211&22=229&23=237&24=241&25=248&26=255&29=265&30=365&31=379&32=401&34=443&35=458&36=479&37=537&38=542&39=544&40=550&43=564&46=567&48=584&49=586&51=598&52=600&53=608&54=616&55=620&58=636&60=648&61=651&65=653&66=655&67=660&68=665&71=667&72=670&73=704&74=706&77=709&78=711&79=745&80=772&81=782&82=835&83=844&84=848&85=862&86=874&87=884&88=886&91=891&93=897&94=942&95=960&96=967&97=976&100=986&101=988&103=995&104=1000&106=1003&107=1005&109=1012&110=1019&111=1029&112=1042&114=1050'
