@@ -132,10 +132,10 @@ def test_a_report_split_in_two_is_the_same_pdf(fresh):
     assert fresh.stats["taken"] == 1 and fresh.stats["merged"] == 1, fresh.stats
 
 
-def test_fonts_first_used_by_the_childs_svg_text_and_anonymous_boxes_are_merged(fresh, monkeypatch):
+def test_fonts_first_used_by_the_childs_svg_text_are_merged(fresh, monkeypatch):
     """A font first used on the child's pages by a style the parent's box tree lacks (an SVG text's, made while
     painting; WeasyPrint draws SVG <text> through the same first-line code as HTML text) is made again in the parent
-    from the style's font properties, not a reason to print again in one process. It was one for DeepSeek V3's
+    from the SVG text's font properties, not a reason to print again in one process. It was one for DeepSeek V3's
     report split before page 5 (the split point depends on measured page times: a flaky fallback under load)."""
     from genreport.printing import splitpaint
 

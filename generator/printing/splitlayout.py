@@ -339,7 +339,6 @@ class _Split:
         self.blank = frozenset()  # the URLs of blank stand-ins, whose figures come later
         self.idle = None  # something to do while waiting for the child's layout
         self.n = 0
-        self._document = None  # the document being written (write_pdf): its parent's pages' styles for _find_fonts
 
     @classmethod
     def start(cls, root_box, context, record: dict, path: list):
@@ -607,7 +606,7 @@ class _Split:
         """``document.write_pdf(pdf_identifier=False)``, the child's pages painted by the child."""
         from genreport.printing.splitpaint import write_painting
 
-        self._merged, self._document = None, document
+        self._merged = None
 
         def paint(stock, page, stream, scale):
             if self._merged is None:
@@ -652,32 +651,23 @@ class _Split:
 
     def _find_fonts(self, new: list, fonts: dict) -> list:
         """The Pango fonts of the fonts first used on the child's pages, found by shaping the same text in the
-        same style: the style object itself where the box tree has it (shared with the child by the fork), else a
-        style of the box tree or of the parent's pages with the same font properties (an anonymous box's style is
-        made while its page is laid out, in the child for the child's pages), else, for an SVG text, the style
-        WeasyPrint's svg.text makes from the same properties. font_of checks the font is the one the child used."""
-        from genreport.printing.splitpaint import FONT_PROPERTIES, _Fallback, font_of, svg_text_style
+        same style: the style object itself where the box tree has it (shared with the child by the fork), for an
+        SVG text (whose style WeasyPrint makes while painting) the style svg.text makes from the same font
+        properties. font_of checks the font is the one the child used."""
+        from genreport.printing.splitpaint import _Fallback, font_of, svg_text_style
         from weasyprint.text.line_break import create_layout
 
         new = [(key, style_id, text, described) for key, _box, style_id, text, described, _facts in new
                if key not in fonts]
         if not new:
             return []
-        styles, alike = {}, {}
-        parents = [page._page_box for page in (self._document.pages[:self.k] if self._document else ())]
-        for root in (self.root_box, *parents):
-            for box in root.descendants():
-                if id(box.style) not in styles:  # an anonymous text box's style inherits its parent's font
-                    styles[id(box.style)] = box.style
-                    alike.setdefault(repr(tuple(box.style[name] for name in FONT_PROPERTIES)), box.style)
+        styles = {id(box.style): box.style for box in self.root_box.descendants()}
         out = []
         for key, style_id, text, described in new:
             svg, values = described or (False, None)
-            style = None if svg else styles.get(style_id) or alike.get(repr(values))
-            if svg and values is not None:
-                style = svg_text_style(values, self.root_box.style)
+            style = svg_text_style(values, self.root_box.style) if svg and values is not None else styles.get(style_id)
             if style is None or not text:
-                raise _Fallback("a font first used in a style neither the box tree nor the parent's pages have")
+                raise _Fallback("a font first used in a style the box tree does not have")
             layout = create_layout(text, style, None, None, 0)
             out.append((layout, font_of(layout, key)))
         return out

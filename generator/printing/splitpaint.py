@@ -298,9 +298,9 @@ FONT_PROPERTIES = ("font_family", "font_feature_settings", "font_kerning", "font
 
 def font_style(box) -> tuple[bool, tuple]:
     """(whether ``box`` is an SVG text's, what of its style chooses and shapes the font: WeasyPrint's
-    text.line_break.Layout.setup). A text box made while a child laid out or painted its pages (a margin box's, an
-    SVG text's) has a style the parent's box tree lacks; the parent finds or makes one with the same font this way.
-    Checked after: the font it gives must be the one the child used (font_of, font_facts)."""
+    text.line_break.Layout.setup). An SVG text's style is made while its page is painted, so the parent's box tree
+    lacks it; the parent makes one with the same font properties (svg_text_style). Checked after: the font it gives
+    must be the one the child used (font_of, font_facts)."""
     from weasyprint.formatting_structure import boxes
 
     return not isinstance(box, boxes.TextBox), tuple(box.style[name] for name in FONT_PROPERTIES)
