@@ -4,7 +4,8 @@ The stock path is what genreport users get when the gate is closed (an upgraded 
 ``GENREPORT_PDF=stock``): genreport's printing package with no fast path installed, WeasyPrint as it is. Each
 committed report's HTML, as a build prints it, is printed by that path in one process and by the fast path in
 another (one warm process, as ``serve`` prints: the formulas drawn in one report are replayed in the next). Builds
-of one report then take the fast path's other ways (the worker, early layouts, no worker), each compared too.
+of one report then take the fast path's other ways (the worker, early layouts, no worker), each compared too, and
+each committed report.pdf is compared with those bytes.
 With GENREPORT_SLOW (CI) every committed report is compared; otherwise two, one that fits and one that does not.
 """
 
@@ -118,6 +119,12 @@ def test_fast_and_stock_pdfs_of_the_committed_reports_are_the_same_bytes(tmp_pat
     mismatched = [name for name, digest in zip(REPORTS, fast["digests"], strict=True) if digest != stock_digests[name]]
     assert not mismatched, f"the fast path's PDF differs from the stock path's: {mismatched}"
     import hashlib
+
+    # and the committed PDFs are those bytes (tests/test_golden.py compares the HTML and results.json; a report.pdf
+    # left behind by an older printing would pass it)
+    stale = [name for name in REPORTS
+             if hashlib.sha256((ROOT / "out" / name / "report.pdf").read_bytes()).hexdigest() != stock_digests[name]]
+    assert not stale, f"out/NAME/report.pdf is not what its report.html prints to (rebuild with --force): {stale}"
 
     for folder in ("first", "early", "again", "plain"):
         built = tmp_path / folder / PROBE
