@@ -25,9 +25,9 @@ def _first_build() -> tuple[list, list, int]:
     each call of ``mathsvg.svg`` seen and the same as the build's own record of them; the formulas ziamath rendered;
     the formula files it left in the cache folder).  The folder holds the report's kept figures (those of the
     session's first build of it, tests/shared.py, which tests/test_figure_store.py and tests/test_hostile_cache.py
-    start from), so that the build draws no figure either: only formulas are made.  Every built-in report's formulas are checked by
-    ``python -m genreport.present.mathship --check`` (tests/test_golden.py, on the session's builds): each shipped,
-    and every sixth drawn again and compared."""
+    start from), so that the build draws no figure either: only formulas are made.  Every built-in report's formulas
+    are checked by ``python -m genreport.present.mathship --check`` (tests/test_golden.py, on the session's builds):
+    each shipped, and every sixth drawn again and compared."""
     import tempfile
     from unittest import mock
 
