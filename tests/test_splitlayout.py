@@ -51,23 +51,27 @@ def _print(html: str, split: bool = True, seed: bool = True) -> bytes:
             os.environ["GENREPORT_PDF_OFF"] = was
 
 
-_FIRST: dict[str, tuple[bytes, bytes, dict]] = {}  # html -> (one-process PDF, records file, statistics it added)
-
-
 def _first_print(splitlayout, html: str) -> bytes:
     """``_print(html, split=False)`` in a fresh cache folder: the one-process PDF, and what it leaves remembered (where
-    the next print splits, its page numbers) and counted. Printed once per session; later tests get its bytes, its
-    records file written into their own cache folder (read back as a new process reads it) and its counts."""
+    the next print splits, its page numbers) and counted. Printed once per run (tests/shared.py, which
+    tests/test_hostile_cache.py's damaged records start from too); later tests get its bytes, its records file
+    written into their own cache folder (read back as a new process reads it) and its counts."""
     from genreport.fileio import write_file
+    from shared import split_first_print
 
     assert splitlayout._memory in (None, []) and not splitlayout._records_path().exists()
-    if html not in _FIRST:
+    made = []
+
+    def make():
         before = {k: v for k, v in splitlayout.stats.items() if isinstance(v, int)}
         one = _print(html, split=False)
-        _FIRST[html] = (one, splitlayout._records_path().read_bytes(),
-                        {k: splitlayout.stats[k] - v for k, v in before.items()})
+        made.append(True)
+        return (one, splitlayout._records_path().read_bytes(),
+                {k: splitlayout.stats[k] - v for k, v in before.items()})
+
+    one, records, counts = split_first_print(html, make)
+    if made:
         return one
-    one, records, counts = _FIRST[html]
     write_file(splitlayout._records_path(), records, private=True)
     splitlayout._memory = None
     for key, n in counts.items():
