@@ -476,23 +476,24 @@ SPLIT_DAMAGE = ["page=None", "page=3", "page=2.5", "page=[[1]]", "page=[]", "pag
 
 @pytest.fixture(scope="module")
 def split_file(tmp_path_factory):
-    """A synthetic document (test_splitlayout's), its PDF and the page-splits file its layout remembered."""
+    """A synthetic document (test_splitlayout's), its PDF and the page-splits file its layout remembered (the run's
+    first print of it, shared with tests/test_splitlayout.py)."""
     if not hasattr(os, "fork") or (os.cpu_count() or 1) < 2:
         pytest.skip("needs fork and 2 cores")
     from genreport.printing import pdf, splitlayout
-    from test_splitlayout import _print as print_split
-    from test_splitlayout import _synthetic
+    from test_splitlayout import _first_print, _synthetic
 
     with pytest.MonkeyPatch.context() as m:
         m.setenv("GENREPORT_CACHE", str(tmp_path_factory.mktemp("splits") / "cache"))
         for name in ("GENREPORT_PDF", "GENREPORT_PDF_OFF", "GENREPORT_SERIAL"):
             m.delenv(name, raising=False)
+        m.setattr("genreport.procs.cores", lambda: 2)
         m.setattr(splitlayout, "_memory", None)
         pdf._import()
         if not splitlayout.enabled():
             pytest.skip("the split does not install on this WeasyPrint")
         html = _synthetic()
-        one = print_split(html, split=False)
+        one = _first_print(splitlayout, html)  # the run's first print of it (tests/shared.py)
         text = splitlayout._records_path().read_text()
     return html, one, text
 
