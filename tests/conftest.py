@@ -38,7 +38,7 @@ LONGEST = (
     "test_live_page.py",  # 39
     "test_splitlayout.py",  # 37: the synthetic document's first print made once
     "test_live_serving.py",  # 33 (suite1: 40 before its what-ifs were read without a copy each)
-    "test_colwidths.py",  # 32
+    "test_colwidths.py",  # 32 (suite3: about 6 s of CPU less, WeasyPrint compared on four reports, not nine)
     "test_golden.py",  # 26: the nine committed reports built (tests/shared.py built(), which other files reuse)
     "test_hostile_cache.py",  # 25
     "test_hostile_round3.py",  # 25
@@ -47,14 +47,14 @@ LONGEST = (
     "test_live_parallel.py",  # 20
     "test_fuzz_specs.py",  # 17
     "test_chromium.py",  # 17
-    "test_print_layout.py",  # 15: the 8B report's build shared with test_report
+    "test_print_layout.py",  # 15: the 8B report's build shared with test_report (suite3: ~6 s of CPU less, PGM pages)
     "test_report.py",  # 14
     "test_gate.py",  # 14
     "test_jsgen.py",  # 14: its SymPy work runs here, not while every worker collects
     "test_figure_processes.py",  # 13
     "test_figure_store.py",  # 12
     "test_figures.py",  # 12
-    "test_file_safety.py",  # 12
+    "test_file_safety.py",  # 12 (suite3: ~4 s of CPU less, --check builds once)
     "test_audit.py",  # 12: the layouts of a claim priced in one call
     "test_techniques.py",  # 12
     "test_serve.py",  # 12

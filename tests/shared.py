@@ -349,3 +349,17 @@ def _build_cold(path: Path, formats: tuple[str, ...]):
                 os.environ[name] = value
         shutil.rmtree(folder.parent, ignore_errors=True)
     return made, left
+
+
+_SPLIT_FIRST: dict[str, tuple[bytes, bytes, dict]] = {}
+
+
+def split_first_print(html: str, make):
+    """``make()``: (the one-process PDF of ``html``, the page-splits records file its layout left in an empty cache
+    folder, the split layout's counts it added), made once per run (by the workers together) and remembered here.
+    tests/test_splitlayout.py and tests/test_hostile_cache.py start from the same first print of the synthetic
+    document; a caller whose ``make`` did not run writes the records into its own cache folder itself."""
+    if html not in _SPLIT_FIRST:
+        key = hashlib.sha256(html.encode()).hexdigest()
+        _SPLIT_FIRST[html] = _by_workers("split-first-print", (key,), make)
+    return _SPLIT_FIRST[html]

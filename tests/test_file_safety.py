@@ -394,15 +394,28 @@ workloads:
 """
 
 
-def test_check_compares_the_pdf_and_names_each_file(tmp_path, capsys):
-    """Issue 13.5: --check ignored the PDF entirely (deleting it still 'matched')."""
+def test_check_compares_the_pdf_and_names_each_file(tmp_path, capsys, monkeypatch):
+    """Issue 13.5: --check ignored the PDF entirely (deleting it still 'matched').  The first check builds afresh
+    (and matches what the build wrote); the two after it compare the folder, changed, with that check's build (a
+    build is the same bytes each time: tests/test_golden.py), not with a third and fourth build of the same spec."""
+    import genreport.write.build as build_module
+
     spec = tmp_path / "small.yaml"
     spec.write_text(SMALL)
     out = tmp_path / "out"
     assert main([str(spec), "--format", "pdf,json", "-o", str(out), "-q"]) == 0
     check = [str(spec), "--format", "pdf,json", "-o", str(out), "--check"]
+    fresh, made = build_module.build, []
+
+    def once(*args, **kwargs):
+        if not made:
+            made.append((args, kwargs, fresh(*args, **kwargs)))
+        assert made[0][:2] == (args, kwargs)
+        return made[0][2]
+
+    monkeypatch.setattr(build_module, "build", once)
     assert main(check) == 0
-    assert "matches a fresh build" in capsys.readouterr().out
+    assert "matches a fresh build" in capsys.readouterr().out and len(made) == 1
     pdf = out / "small" / "report.pdf"
     good = pdf.read_bytes()
     pdf.write_bytes(good[:1000] + bytes([good[1000] ^ 1]) + good[1001:])

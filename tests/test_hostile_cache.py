@@ -476,23 +476,24 @@ SPLIT_DAMAGE = ["page=None", "page=3", "page=2.5", "page=[[1]]", "page=[]", "pag
 
 @pytest.fixture(scope="module")
 def split_file(tmp_path_factory):
-    """A synthetic document (test_splitlayout's), its PDF and the page-splits file its layout remembered."""
+    """A synthetic document (test_splitlayout's), its PDF and the page-splits file its layout remembered (the run's
+    first print of it, shared with tests/test_splitlayout.py)."""
     if not hasattr(os, "fork") or (os.cpu_count() or 1) < 2:
         pytest.skip("needs fork and 2 cores")
     from genreport.printing import pdf, splitlayout
-    from test_splitlayout import _print as print_split
-    from test_splitlayout import _synthetic
+    from test_splitlayout import _first_print, _synthetic
 
     with pytest.MonkeyPatch.context() as m:
         m.setenv("GENREPORT_CACHE", str(tmp_path_factory.mktemp("splits") / "cache"))
         for name in ("GENREPORT_PDF", "GENREPORT_PDF_OFF", "GENREPORT_SERIAL"):
             m.delenv(name, raising=False)
+        m.setattr("genreport.procs.cores", lambda: 2)
         m.setattr(splitlayout, "_memory", None)
         pdf._import()
         if not splitlayout.enabled():
             pytest.skip("the split does not install on this WeasyPrint")
         html = _synthetic()
-        one = print_split(html, split=False)
+        one = _first_print(splitlayout, html)  # the run's first print of it (tests/shared.py)
         text = splitlayout._records_path().read_text()
     return html, one, text
 
@@ -554,11 +555,16 @@ def test_a_build_with_every_cache_entry_hostile_gives_the_report_of_a_fresh_cach
                                                                                   monkeypatch, capsys):
     """Every attack of the issue at once, on the cache one build made: the next build succeeds, its files are the
     bytes of the first (the PDF included), nothing outside the output folder is touched, and the cache is private
-    (folders 0700, files 0600; issue 32.4)."""
+    (folders 0700, files 0600; issue 32.4).  The first build starts from the cache of the session's first html,json
+    build of SPEC (``kept_figures``'s, tests/shared.py): its figures and formulas kept, its PDF stage's records
+    made here."""
     from genreport.present import mathsvg
     from genreport.present.figures import store
     from genreport.printing import opcache, splitlayout
+    from shared import built_into_empty_cache
 
+    built_into_empty_cache(SPEC.name, cache, ("html", "json"))
+    _forget(monkeypatch)
     reference, _err = _build(tmp_path / "out-1", capsys)
     modes = _modes(cache)
     assert {m for name, m in modes.items() if (cache / name).is_dir() or name == "."} == {0o700}, modes

@@ -51,23 +51,27 @@ def _print(html: str, split: bool = True, seed: bool = True) -> bytes:
             os.environ["GENREPORT_PDF_OFF"] = was
 
 
-_FIRST: dict[str, tuple[bytes, bytes, dict]] = {}  # html -> (one-process PDF, records file, statistics it added)
-
-
 def _first_print(splitlayout, html: str) -> bytes:
     """``_print(html, split=False)`` in a fresh cache folder: the one-process PDF, and what it leaves remembered (where
-    the next print splits, its page numbers) and counted. Printed once per session; later tests get its bytes, its
-    records file written into their own cache folder (read back as a new process reads it) and its counts."""
+    the next print splits, its page numbers) and counted. Printed once per run (tests/shared.py, which
+    tests/test_hostile_cache.py's damaged records start from too); later tests get its bytes, its records file
+    written into their own cache folder (read back as a new process reads it) and its counts."""
     from genreport.fileio import write_file
+    from shared import split_first_print
 
     assert splitlayout._memory in (None, []) and not splitlayout._records_path().exists()
-    if html not in _FIRST:
+    made = []
+
+    def make():
         before = {k: v for k, v in splitlayout.stats.items() if isinstance(v, int)}
         one = _print(html, split=False)
-        _FIRST[html] = (one, splitlayout._records_path().read_bytes(),
-                        {k: splitlayout.stats[k] - v for k, v in before.items()})
+        made.append(True)
+        return (one, splitlayout._records_path().read_bytes(),
+                {k: splitlayout.stats[k] - v for k, v in before.items()})
+
+    one, records, counts = split_first_print(html, make)
+    if made:
         return one
-    one, records, counts = _FIRST[html]
     write_file(splitlayout._records_path(), records, private=True)
     splitlayout._memory = None
     for key, n in counts.items():
@@ -113,7 +117,7 @@ def test_a_synthetic_document_split_in_two_is_the_same_pdf(fresh):
     from genreport.printing import splitpaint
 
     html = _synthetic()
-    one = _print(html, split=False)  # notes where the next build splits
+    one = _first_print(fresh, html)  # notes where the next build splits
     assert fresh._records(), "a document of this many pages is remembered"
     made = splitpaint.stats["fonts_made"]
     two = _print(html)
@@ -215,7 +219,8 @@ def test_two_documents_built_in_turn_each_keep_their_split(fresh):
     """A warm process building two reports of the same template in turn (the same elements, other text): each
     finds its own remembered split and page numbers, not the other's."""
     first, second = _synthetic(), _synthetic(word="term", words=180)
-    expected = {html: _print(html, split=False) for html in (first, second)}
+    expected = {first: _first_print(fresh, first)}
+    expected[second] = _print(second, split=False)
     _reset(fresh)
     for html in (first, second, first, second):
         assert _print(html) == expected[html]
@@ -293,7 +298,7 @@ def test_the_remembered_splits_are_data_only(fresh, tmp_path):
 def test_remembered_page_numbers_make_one_pass_and_the_same_pdf(fresh):
     """The table of contents given its numbers before the first pass: no second pass, the same bytes."""
     html = _synthetic()
-    one = _print(html, split=False)
+    one = _first_print(fresh, html)
     assert fresh.stats["laid_out_again"] >= 1 and fresh.stats["seeded"] == 0, fresh.stats  # the contents' page
     _reset(fresh)
     assert _print(html, split=False) == one
