@@ -55,8 +55,8 @@ LONGEST = (
     "test_figure_store.py",  # 12
     "test_figures.py",  # 12
     "test_file_safety.py",  # 12 (suite3: ~4 s of CPU less, --check builds once)
-    "test_audit.py",  # 12: the layouts of a claim priced in one call
-    "test_techniques.py",  # 12
+    "test_audit.py",  # 12: the layouts of a claim priced in one call (suite5: CPU 17.5 -> ~10, past claims of 9 models)
+    "test_techniques.py",  # 12 (suite5: CPU 16 -> ~11, one xreplace a number)
     "test_serve.py",  # 12
     "test_serving_figures.py",  # 11 (more since: a two-node MoE with a draft)
     "test_live_rules.py",  # 11

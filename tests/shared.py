@@ -363,3 +363,13 @@ def split_first_print(html: str, make):
         key = hashlib.sha256(html.encode()).hexdigest()
         _SPLIT_FIRST[html] = _by_workers("split-first-print", (key,), make)
     return _SPLIT_FIRST[html]
+
+
+def page(results) -> str:
+    """The report's HTML as its template renders ``results``, without its figures (each figure's place left empty):
+    for a test that reads the page's words and numbers, not its figures, which a build draws in child processes
+    (2-4 s of CPU a report; tests/test_live_page.py renders page 1's parts so too)."""
+    from genreport.present.figures import FIGURES
+    from genreport.present.render import _env, context
+
+    return _env().get_template("report.html.j2").render(**context(results, None, {n: "" for n, _ in FIGURES}).variables())

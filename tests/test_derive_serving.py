@@ -15,7 +15,8 @@ import pytest
 from genreport import load_spec
 from genreport.commands.cli import main
 from genreport.errors import SpecError
-from shared import MAVERICK_TWO_NODES, SPECS, derive_reads, evaluated, evaluated_text, spec_file
+from shared import MAVERICK_TWO_NODES, SPECS, derive_reads, evaluated_text, spec_file
+from shared import evaluated_to_read as evaluated  # the tests and derive only read the results: no copy each
 
 SPEC = """\
 kind: report
@@ -375,7 +376,7 @@ def test_the_stall_free_rate_of_a_pipeline_streams_each_slice_per_micro_batch(ca
     assert _value(capsys, *args) == pytest.approx(free["rate"], rel=1e-5)
 
 
-def test_the_kv_cache_rooms_ceiling_streams_its_own_steady_states_weights(capsys, tmp_path):
+def test_the_kv_cache_rooms_ceiling_streams_its_own_steady_states_weights(capsys):
     """Llama 4 Maverick over two nodes (tp 8 x pp 2 x ep 8, tests/shared.py): at the KV cache room's ceiling the
     running sequences fill the room, B_h at the mean context (447 here), and beside their decode tokens a step carries
     B_h T_in / (T_out - 1) prompt tokens (Little's law): about 4,030 tokens, whose micro-batches touch every expert.
@@ -383,11 +384,9 @@ def test_the_kv_cache_rooms_ceiling_streams_its_own_steady_states_weights(capsys
     steady state gives 23.6.  Its rate and weights are one fixed point (as (22)'s, steady_tpot_rate): at that rate
     the steady step holds exactly B_h sequences; derive states the chapter's number."""
     from genreport.model.techniques import _eval, _inputs
-    from shared import evaluated
 
-    path = tmp_path / "mav.yaml"
-    path.write_text(MAVERICK_TWO_NODES)
-    r = evaluated(path)
+    path = spec_file(MAVERICK_TWO_NODES, "svmav")  # the run's one evaluation of it, derive's too (as above)
+    derive_reads(path, r := evaluated_text(MAVERICK_TWO_NODES, "svmav"))
     t, sv = r.serving["techniques"], r.spec.serving
     lam, held = t["numbers"]["goodput_rate_capacity"], t["rates"]["held_sequences_mean"]
     tokens = held * (1 + sv.prompt / (sv.output - 1))

@@ -10,7 +10,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -27,12 +26,32 @@ def _limit():
     resource.setrlimit(resource.RLIMIT_AS, (LIMIT_BYTES, LIMIT_BYTES))
 
 
-def run(args: list[str], cwd: Path) -> tuple[int, str, float]:
+CHILD = """
+import contextlib, io, json, sys, time
+from genreport.commands.cli import main
+
+out = []
+for args in json.loads(sys.stdin.read()):
+    err, t0 = io.StringIO(), time.monotonic()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        try:
+            code = main(args)
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+    out.append([code, err.getvalue(), time.monotonic() - t0])
+sys.stdout.write(json.dumps(out))
+"""
+
+
+def run_all(cases: list[list[str]], cwd: Path) -> tuple[list[tuple[int, str, float]], str]:
+    """Each command's (exit status, stderr, seconds), run one after the other by ``genreport``'s ``main`` in one child
+    process under the 2 GiB limit (one interpreter's start, not one a command: its memory is the sum of theirs, a
+    stricter limit), and the child's own stderr."""
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "GENREPORT_SERIAL": "1"}
-    t0 = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "genreport", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=SECONDS * 3, preexec_fn=_limit)
-    return proc.returncode, proc.stderr, time.monotonic() - t0
+    proc = subprocess.run([sys.executable, "-c", CHILD], cwd=cwd, env=env, input=json.dumps(cases),
+                          capture_output=True, text=True, timeout=SECONDS * len(cases), preexec_fn=_limit)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return [tuple(x) for x in json.loads(proc.stdout)], proc.stderr
 
 
 def _report(tmp: Path, name: str = "case", **fields) -> Path:
@@ -83,8 +102,11 @@ def _cases(tmp: Path) -> list[tuple[str, list[str], int, str]]:
 
 def test_every_command_on_hostile_input_stays_in_bounds(tmp_path):
     failures = []
-    for name, args, code, needle in _cases(tmp_path):
-        got, err, seconds = run(args, tmp_path)
+    cases = _cases(tmp_path)
+    ran, child_err = run_all([args for _, args, _, _ in cases], tmp_path)
+    assert len(ran) == len(cases)
+    assert "Traceback" not in child_err and "MemoryError" not in child_err, child_err[-3000:]
+    for (name, _args, code, needle), (got, err, seconds) in zip(cases, ran, strict=True):
         problems = []
         if got != code:
             problems.append(f"exit {got}, not {code}")

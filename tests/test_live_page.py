@@ -15,7 +15,8 @@ import pytest
 from genreport.present import fmt
 from genreport.present.render import format_value
 from livejs import js_key
-from shared import ROOT, evaluated
+from shared import ROOT
+from shared import evaluated_to_read as evaluated  # the tests only read the results: no copy each (tests/shared.py)
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (scripts/setup --test)")

@@ -7,11 +7,12 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-from genreport import evaluate, load_spec
+from genreport import evaluate
 from genreport.present import live
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from livejs import close, entry_differences, js_key, load_cases, needs_node, run
+from shared import evaluated_to_read
 from test_live_model import compare_decision
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
@@ -77,7 +78,10 @@ def compare(r, got: dict) -> list[str]:
 
 
 def test_the_parallel_specs_match_and_a_changed_input_shows():
-    specs = [load_spec(SPECS / name) for name in PARALLEL] + [load_spec(SPECS / n, o) for n, o in FIXED]
+    # the session's evaluations, only read here (tests/shared.py evaluated_to_read): the five committed specs' are
+    # shared with the other files that evaluate them
+    results = [evaluated_to_read(name) for name in PARALLEL] + [evaluated_to_read(n, o) for n, o in FIXED]
+    specs = [r.spec for r in results]
     inputs = [live.inputs(s) for s in specs]
     # the same specs with one input changed on the JS side only: the comparison must see it
     changed = []
@@ -91,8 +95,7 @@ def test_the_parallel_specs_match_and_a_changed_input_shows():
             node = node[k]
         node[last] = value
         changed.append(inp)
-    got = js_evaluate(inputs + changed)
-    results = [evaluate(spec) for spec in specs]  # each evaluated once: the changed inputs compare with the first five
+    got = js_evaluate(inputs + changed)  # the changed inputs compare with the first five's results
     for spec, r, g in zip(specs, results, got[:len(specs)], strict=True):
         assert len(r.parallel.entries) > 100
         assert compare(r, g) == [], spec.name

@@ -22,6 +22,7 @@ from genreport.model.env import make_env
 from genreport.model.layout import at_batch, choose_links, layout_values
 from genreport.model.serving import joules_per_token, request, usd_per_mtok
 from shared import ROOT
+from shared import page as shared_page
 
 
 @cache
@@ -209,11 +210,11 @@ def test_report_serving_chapter(tmp_path):
 
 
 def test_page_one_names_the_cheapest_layout_meeting_the_targets(tmp_path):
-    from genreport.commands.cli import main
+    from genreport.load.loader import load_report
+    from genreport.model.evaluate import evaluate
 
     p = _serving_spec(tmp_path, "serving: {prompt: 4k, output: 512, ttft: 2s, tpot: 50ms, users: 128}")
-    assert main([str(p), "--format", "html", "-o", str(tmp_path / "out"), "-q"]) == 0
-    page = next((tmp_path / "out").rglob("report.html")).read_text(encoding="utf-8")
+    page = shared_page(evaluate(load_report(p)))  # the page's words (no figures drawn: none is read)
     head = page[page.index('<section id="s0"'):page.index('<section id="s1"')]
     assert "Serving 4,096 + 512-token requests under TTFT 2 s, TPOT 50 ms" in head
     # 8 x (80 GiB x 0.9 - 0.576 GB workspace - 17.65 GB weights) / (327,680 B x 4,608 tokens) = 313.0 (316 before
@@ -246,18 +247,17 @@ def test_a_layout_that_holds_no_request_serves_none(tmp_path):
     sequence.  The serving chapter states no TTFT, TPOT or cost for it and page 1 says it cannot serve the
     targets, never "meets them" (it did: ttft_met was True from the prefill bound of a model that does not fit);
     the techniques, applied to nothing, are absent; plan's cheapest layout is still named."""
-    from genreport.commands.cli import main
     from genreport.load.loader import load_report
     from genreport.model.evaluate import evaluate
 
     p = _serving_spec(tmp_path, "serving: {prompt: 2k, output: 512, ttft: 2s, tpot: 50ms, users: 16}")
     p.write_text(p.read_text(encoding="utf-8").replace("parallelism: {tp: 8}", "parallelism: {tp: 1}"),
                  encoding="utf-8")
-    sv = evaluate(load_report(p)).serving
+    r = evaluate(load_report(p))
+    sv = r.serving
     assert sv["capacity_batch"] == 0 and sv["holds"] is False
     assert sv["ttft_met"] is None and sv["techniques"] is None and sv["cheapest"] is not None
-    assert main([str(p), "--format", "html", "-o", str(tmp_path / "out"), "-q"]) == 0
-    page = next((tmp_path / "out").rglob("report.html")).read_text(encoding="utf-8")
+    page = shared_page(r)  # the page's words as the template renders them (no figures drawn: none is read)
     head = page[page.index('<section id="s0"'):page.index('<section id="s1"')]
     assert "this layout cannot serve them: its weights alone exceed the card's memory" in head
     assert "meets them up to" not in head and "this layout meets them" not in head
@@ -360,13 +360,14 @@ def test_chapter_six_of_a_model_that_does_not_fit_reads_as_sentences(tmp_path):
 def test_users_that_one_gpu_serves_take_one_gpu_not_one_gpus(tmp_path):
     """gpt-oss-20b on one H20 served 8 users "(8 users: 1 GPUs)" on page 1 and "8 users take 1 GPUs" in chapter 8.
     Llama 3.1 8B bf16 on one H100 holds 8 sequences of 2k + 256 tokens beside its 16 GB of weights (80 GiB)."""
-    from shared import html
+    from genreport.load.loader import load_report
+    from genreport.model.evaluate import evaluate
 
     p = tmp_path / "one.yaml"
     p.write_text("kind: report\nname: one\ntitle: one\nhardware: h100-sxm\nmodel: llama-3.1-8b\nprecision: bf16\n"
                  "workloads: {decode: {batch: [1, 8], context: [2k]}}\n"
                  "serving: {prompt: 2k, output: 256, ttft: 2s, tpot: 50ms, users: 8}\n")
-    page = html(p)
+    page = shared_page(evaluate(load_report(p)))  # the page's words (no figures drawn: none is read)
     assert "(8 users: 1 GPU)" in page and "8 users take 1 GPU of this layout." in page
     assert "1 GPUs" not in page
 

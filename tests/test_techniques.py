@@ -22,8 +22,10 @@ LLAMA8B_H100 = {  # seed 003's accounting: every parameter read and used, no act
 
 
 def at(expr, **values):
+    """``expr`` at seed 003's inputs and ``values``: each symbol replaced by its number in one pass (``xreplace``:
+    ``subs`` with twenty numbers took 0.1-0.5 s an expression, substituting and simplifying one symbol at a time)."""
     env = {**LLAMA8B_H100, **values}
-    return float(expr.subs({sym(k): v for k, v in env.items()}))
+    return float(expr.xreplace({sym(k): sp.Float(v) if isinstance(v, float) else sp.Integer(v) for k, v in env.items()}))
 
 
 def test_expected_tokens_is_the_closed_form_of_its_sum():
