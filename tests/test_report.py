@@ -15,7 +15,7 @@ from genreport.write.build import build
 from shared import ROOT, evaluated
 from shared import built as shared_built
 from shared import html as shared_html
-from shared import page
+from shared import page as page_of
 
 _FIGURE_URI = re.compile(r'data:image/svg\+xml;base64,PD94bWwg[^"]*"')  # a figure's SVG ("<?xml "), not a formula's
 
@@ -155,11 +155,11 @@ def test_the_page_without_figures_is_the_builds_page():
     compares it with out/); a what-if over its baseline in test_measured_roof_is_drawn_under_the_datasheet_roof."""
     built = shared_html(SPEC.name)
     assert len(_FIGURE_URI.findall(built)) == 18  # nine figures, wide and phone
-    assert page(SPEC.name) == _emptied(built)
+    assert page_of(SPEC.name) == _emptied(built)
 
 
 def test_model_that_does_not_fit_is_stated(tmp_path):
-    text = _text(page(SPEC.name, ("hardware.memory.capacity=8 GiB",)))
+    text = _text(page_of(SPEC.name, ("hardware.memory.capacity=8 GiB",)))
     summary = text[text.index("0. Summary", text.index("0. Summary") + 1):]
     assert summary.index("does not fit") < summary.index("1. A machine waiting")  # page 1 says it first
     assert "it fits with int8 weights" in summary or "it fits with fp8 weights" in summary
@@ -171,7 +171,7 @@ def test_efficiency_gives_a_labelled_derated_estimate(tmp_path):
                                     "    title: assumed for this test\ncompare:\n")
     spec = tmp_path / "eff.yaml"
     spec.write_text(text)
-    html = _text(page(spec))
+    html = _text(page_of(spec))
     assert "Derated estimate" in html
     assert "208 → 156 tok/s" in html  # batch 1, context 128: 0.75 of the bandwidth-bound 208 tok/s
 
@@ -182,7 +182,8 @@ def test_measured_roof_is_drawn_under_the_datasheet_roof():
     assert "Dash-dotted: the roof measured on this machine by genreport calibrate (989 TFLOP/s, 2,900 GB/s)" in text
     assert b"measured (calibrate), ridge 341" in built.files["figures/fig6-roofline.svg"]
     # the page the tests read without figures is this what-if's page (its baseline's rows included)
-    assert page(SPEC.name, ("hardware.measured.bandwidth=2.9 TB/s",)) == _emptied(built.files["report.html"].decode())
+    what_if = page_of(SPEC.name, ("hardware.measured.bandwidth=2.9 TB/s",))
+    assert what_if == _emptied(built.files["report.html"].decode())
 
 
 @pytest.mark.parametrize("model,needles", [
@@ -195,7 +196,7 @@ def test_moe_and_mla_reports_explain_what_differs(tmp_path, model, needles):
     spec = tmp_path / f"{model}.yaml"
     spec.write_text(f"kind: report\nname: {model}\ntitle: {model} on H200\nhardware: h200\nmodel: {model}\n"
                     "precision: bf16\nworkloads:\n  decode: {batch: [1, 16], context: [1k, 8k]}\n")
-    text = _text(page(spec))
+    text = _text(page_of(spec))
     for needle in needles:
         assert needle in text, needle
 
@@ -234,7 +235,7 @@ def test_page1_kv_headline_of_a_model_windowed_in_every_layer(tmp_path):
     spec = tmp_path / "phi.yaml"
     spec.write_text("kind: report\nname: phi\ntitle: t\nhardware: rtx-4090\nmodel: phi-3-mini\nprecision: bf16\n"
                     "workloads:\n  decode: {batch: [1], context: [4k]}\n")
-    text = re.sub(r"<[^>]+>", "", page(spec))
+    text = re.sub(r"<[^>]+>", "", page_of(spec))
     assert "0 global layers" not in text
     assert "past it a fixed 767.6 MiB per sequence, every one of the 32 layers windowed" in text
 
