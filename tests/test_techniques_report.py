@@ -498,7 +498,8 @@ def test_the_tpot_ceiling_is_one_steady_state_at_a_pipeline():
     value; (22) and the chunked step (21) name those weights N_s,g, not N_g (the slice the table defines), and the
     frame's pipeline sentence says what each symbol is.  Facts: DeepSeek-V3's shapes (specs/models/deepseek-v3.yaml,
     its config.json), the H100 SXM's 3.35 TB/s (specs/hardware/h100-sxm.yaml, NVIDIA's datasheet)."""
-    from shared import evaluated, html
+    from shared import evaluated
+    from shared import page as page_of
 
     over = ("hardware=h100-sxm", "precision=bf16", "parallelism.tp=8", "parallelism.pp=4", "parallelism.dp=1",
             "parallelism.ep=1", "engine.max_batched_tokens=2048")
@@ -516,7 +517,7 @@ def test_the_tpot_ceiling_is_one_steady_state_at_a_pipeline():
     at_batch = dict(block.inputs, N=float(np.ravel(r.envs[r.lead].at(batch=float(t["batch"]))["N"])[0]))
     assert float(r.q["goodput_rate_tpot"](at_batch)) > 3 * lam  # the old reading: the chapter's batch's weights
     assert block.symbols == {"N": r"N_{s,g}"} and r.blocks["tech_chunked"].symbols == {"N": r"N_{s,g}"}
-    page = html("deepseek-v3-h200-ep8.yaml", over)
+    page = page_of("deepseek-v3-h200-ep8.yaml", over)
     assert "(N_g · min(n<sub>PP</sub>, B))" not in page
     assert "N<sub>s,g</sub> in the formulas of such a round, not N<sub>g</sub>, the slice the table above defines" in page
     assert "Here N<sub>s,g</sub> is the 81.06B parameters one GPU streams in a step at that rate" in page
