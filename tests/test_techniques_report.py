@@ -214,12 +214,15 @@ def test_one_symbol_for_each_prefill_time(report):
     assert sym("t_p") not in t.balanced_prefill_gpus().free_symbols
 
 
-def test_the_chapter_and_results_json_state_them(report, tmp_path):
-    _, path = report
-    assert main([str(path), "--format", "json,html", "-o", str(tmp_path), "-q"]) == 0
-    doc = json.loads((tmp_path / "sv" / "results.json").read_text())
+def test_the_chapter_and_results_json_state_them(report):
+    """results.json and the page as a build writes them (``results_json``; ``shared.page``: no figure drawn)."""
+    from genreport.write.results import results_json
+    from shared import page as page_of
+
+    r, path = report
+    doc = json.loads(results_json(r, None))
     assert doc["serving"]["techniques"]["rows"][0]["technique"] == "speculative decoding"
-    html = (tmp_path / "sv" / "report.html").read_text()
+    html = page_of(path)
     assert "What serving engines do to it" in html and "speculative decoding" in html
     assert 'the chunk budget\n(<span data-sv="numbers.chunk_budget_rate" data-f="rps" data-none="none">37 requests/s' in html  # the fourth ceiling, stated and binding, per replica and GPU
     assert "(8 GPUs, each computing its slice of every request) is the least of the four: <strong>37 requests/s" \
