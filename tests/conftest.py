@@ -34,7 +34,7 @@ OPT_IN = {
 LONGEST = (
     "test_regen.py",  # 98: every committed generated file made afresh (python -m genreport.regen --check)
     "test_fastpdf.py",  # 99: every committed report printed by the stock and the fast path
-    "test_figure_labels.py",  # 56: every figure of 13 reports, wide and narrow
+    "test_figure_labels.py",  # ~39 (suite4: 56 before; CPU alone 40 -> 26-30 s): the figures of 10 reports, 2 layouts
     "test_live_page.py",  # 39
     "test_splitlayout.py",  # 37: the synthetic document's first print made once
     "test_live_serving.py",  # 33 (suite1: 40 before its what-ifs were read without a copy each)
@@ -48,7 +48,7 @@ LONGEST = (
     "test_fuzz_specs.py",  # 17
     "test_chromium.py",  # 17
     "test_print_layout.py",  # 15: the 8B report's build shared with test_report (suite3: ~6 s of CPU less, PGM pages)
-    "test_report.py",  # 14
+    "test_report.py",  # ~8 (suite4: 14 before; the pages it reads made by shared.page, no figure drawn)
     "test_gate.py",  # 14
     "test_jsgen.py",  # 14: its SymPy work runs here, not while every worker collects
     "test_figure_processes.py",  # 13

@@ -365,11 +365,49 @@ def split_first_print(html: str, make):
     return _SPLIT_FIRST[html]
 
 
-def page(results) -> str:
-    """The report's HTML as its template renders ``results``, without its figures (each figure's place left empty):
-    for a test that reads the page's words and numbers, not its figures, which a build draws in child processes
-    (2-4 s of CPU a report; tests/test_live_page.py renders page 1's parts so too)."""
-    from genreport.present.figures import FIGURES
-    from genreport.present.render import _env, context
+class _Undrawn:
+    """``figures.start``'s ``Pending`` for :func:`page`: every figure of the report an empty SVG, none drawn."""
 
-    return _env().get_template("report.html.j2").render(**context(results, None, {n: "" for n, _ in FIGURES}).variables())
+    def __init__(self, results, baseline=None, apart=False, phone=True):
+        from genreport.present.figures import figure_list
+
+        self._empty = {name: b"" for name, _cap in figure_list(results)}
+
+    def result(self) -> dict[str, bytes]:
+        return dict(self._empty)
+
+    narrow = ready = result
+
+    def at_hand(self, kind: str) -> bool:
+        return True
+
+    def keep(self) -> None:
+        pass
+
+    def cancel(self) -> None:
+        pass
+
+
+def page(spec, overrides=()) -> str:
+    """The screen HTML ``build(spec, ("html",), overrides)`` writes, its prose, tables, math and live page, made by
+    the same ``Rendering`` from the session's evaluations (``evaluated``: with overrides, the spec's own as the
+    baseline, as a build makes it), with no figure drawn: each figure's data URI (wide and phone) is that of an
+    empty SVG, ``data:image/svg+xml;base64,``.  For a test that reads the page's words, not its figures: a build
+    draws the report's figures twice (2-4 s of CPU in its children).  tests/test_report.py checks that it is a
+    build's page with the figures' URIs emptied.  ``spec`` may also be a test's own evaluated results (no baseline)."""
+    from genreport.model.results import Results
+    from genreport.present import figures
+    from genreport.present.render import Rendering
+
+    overrides = tuple(overrides)
+    if isinstance(spec, Results):
+        results, baseline = spec, None
+    else:
+        results = evaluated(spec, overrides)
+        baseline = evaluated(spec) if overrides else None
+    drawing, figures.start = figures.start, _Undrawn
+    try:
+        html, _figures = Rendering(results, baseline, None, overrides, for_print=False, want_phone=True).finish()
+    finally:
+        figures.start = drawing
+    return html

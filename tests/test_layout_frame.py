@@ -31,6 +31,7 @@ from genreport.model.env import Slice, layout_slice, make_env, routed_parameters
 from genreport.model.evaluate import evaluate
 from shared import SPECS as ROOT_SPECS
 from shared import derive_reads, evaluated
+from shared import page as page_of
 
 GIB = 2**30
 
@@ -370,9 +371,8 @@ def test_the_summary_names_per_user_and_total_rates_at_each_batch(tmp_path):
 # ------------------------------------------------------------------------------------------- the report's text
 
 def _report_html(spec) -> str:
-    from genreport.write.build import build
-
-    return build(spec.file, formats=("html",)).files["report.html"].decode("utf-8")
+    """The page a build of ``spec`` writes, its figures not drawn (the tests here read its words)."""
+    return page_of(spec.file)
 
 
 def _report_text(spec, html_text: str | None = None) -> str:
@@ -540,9 +540,7 @@ def test_the_link_notes_of_chapter_6_are_sentences():
     """A layout wider than the scale-up domain on a GPU whose spec names no scale-out network (the L4: PCIe, one GPU
     a domain, NVIDIA L4 datasheet) gets a note per group; they ran together without a capital or a full stop ("...
     so the bound stays a lower bound the tp group spans 2 GPUs ...")."""
-    from shared import html
-
-    page = " ".join(html("llama8b-a100.yaml", ["hardware=l4", "parallelism.tp=2", "parallelism.pp=2"]).split())
+    page = " ".join(page_of("llama8b-a100.yaml", ["hardware=l4", "parallelism.tp=2", "parallelism.pp=2"]).split())
     for g, n in (("pp", 4), ("tp", 2)):
         assert (f". The {g} group spans {n} GPUs, more than the 1 of one scale-up domain, but NVIDIA L4 24GB&#39;s "
                 f"spec has no scale-out network (node.scale_out): its {g} traffic is counted on the scale-up link, so "
@@ -625,7 +623,7 @@ def test_the_lever_table_at_a_pipeline_says_its_times_are_one_stage_of_the_round
     stage = next(x for x in r.levers if x["lever"] == "bandwidth-1.5")["before"]
     d1 = next(x for x in r.decision if x["workload"] == "decode" and x["batch"] == 1)
     assert d1["time"] == pytest.approx(2 * stage, rel=0.02)  # the round passes both stages: twice one GPU's time
-    page = " ".join(html("llama70b-h100-tp8.yaml", over).split())
+    page = " ".join(page_of("llama70b-h100-tp8.yaml", over).split())
     assert ("lever's effect on its ledger<span data-static> (on tp 4 × pp 2 the times are one GPU's, as in "
             "(1) and (2): its slice of the weights at batch 1, without the links; a batch-1 token passes the 2 "
             "pipeline stages one after another, so the replica's round, chapter 6's bound, is about 2 such "

@@ -514,8 +514,7 @@ def test_page_one_names_chunked_layers_chunked():
     assert scout.facts["kv_bounded_kind"] == "chunked" and scout.facts["kv_bounded_layers"] == 36
     gemma = evaluated("llama8b-h100.yaml", ("model=gemma-2-9b",))
     assert gemma.facts["kv_bounded_kind"] == "windowed"
-    from genreport.write.build import build  # the words on page 1, from the template
+    from shared import page as page_of  # the words on page 1, from the template (a build's page, no figure drawn)
 
-    page = build(ROOT / "specs" / "llama8b-h100.yaml", formats=("html",),
-                 overrides=("model=llama-4-scout", "precision=int4")).files["report.html"].decode()
+    page = page_of("llama8b-h100.yaml", ("model=llama-4-scout", "precision=int4"))
     assert "in the 36 chunked ones" in page and "windowed ones" not in page

@@ -15,6 +15,14 @@ from genreport.write.build import build
 from shared import ROOT, evaluated
 from shared import built as shared_built
 from shared import html as shared_html
+from shared import page as page_of
+
+_FIGURE_URI = re.compile(r'data:image/svg\+xml;base64,PD94bWwg[^"]*"')  # a figure's SVG ("<?xml "), not a formula's
+
+
+def _emptied(html: str) -> str:
+    """``html`` with each figure's data URI that of an empty SVG, as ``shared.page`` writes them."""
+    return _FIGURE_URI.sub('data:image/svg+xml;base64,"', html)
 
 SPEC = ROOT / "specs" / "llama8b-h100.yaml"
 
@@ -141,9 +149,17 @@ def test_h200_70b_tells_its_own_story():
         assert "exceed the card" in text or "does not fit" in text  # 140 GB of weights vs one card
 
 
+def test_the_page_without_figures_is_the_builds_page():
+    """``shared.page``, which the tests reading a page's words use in place of a build (no figure drawn), is the
+    page a build writes but for the figures' data URIs: the 8B report's (the session's build, tests/test_golden.py
+    compares it with out/); a what-if over its baseline in test_measured_roof_is_drawn_under_the_datasheet_roof."""
+    built = shared_html(SPEC.name)
+    assert len(_FIGURE_URI.findall(built)) == 18  # nine figures, wide and phone
+    assert page_of(SPEC.name) == _emptied(built)
+
+
 def test_model_that_does_not_fit_is_stated(tmp_path):
-    built = build(SPEC, formats=("html", "json"), overrides=("hardware.memory.capacity=8 GiB",))
-    text = _text(built.files["report.html"].decode())
+    text = _text(page_of(SPEC.name, ("hardware.memory.capacity=8 GiB",)))
     summary = text[text.index("0. Summary", text.index("0. Summary") + 1):]
     assert summary.index("does not fit") < summary.index("1. A machine waiting")  # page 1 says it first
     assert "it fits with int8 weights" in summary or "it fits with fp8 weights" in summary
@@ -155,7 +171,7 @@ def test_efficiency_gives_a_labelled_derated_estimate(tmp_path):
                                     "    title: assumed for this test\ncompare:\n")
     spec = tmp_path / "eff.yaml"
     spec.write_text(text)
-    html = _text(build(spec, formats=("html",)).files["report.html"].decode())
+    html = _text(page_of(spec))
     assert "Derated estimate" in html
     assert "208 → 156 tok/s" in html  # batch 1, context 128: 0.75 of the bandwidth-bound 208 tok/s
 
@@ -165,6 +181,9 @@ def test_measured_roof_is_drawn_under_the_datasheet_roof():
     text = _text(built.files["report.html"].decode())
     assert "Dash-dotted: the roof measured on this machine by genreport calibrate (989 TFLOP/s, 2,900 GB/s)" in text
     assert b"measured (calibrate), ridge 341" in built.files["figures/fig6-roofline.svg"]
+    # the page the tests read without figures is this what-if's page (its baseline's rows included)
+    what_if = page_of(SPEC.name, ("hardware.measured.bandwidth=2.9 TB/s",))
+    assert what_if == _emptied(built.files["report.html"].decode())
 
 
 @pytest.mark.parametrize("model,needles", [
@@ -177,7 +196,7 @@ def test_moe_and_mla_reports_explain_what_differs(tmp_path, model, needles):
     spec = tmp_path / f"{model}.yaml"
     spec.write_text(f"kind: report\nname: {model}\ntitle: {model} on H200\nhardware: h200\nmodel: {model}\n"
                     "precision: bf16\nworkloads:\n  decode: {batch: [1, 16], context: [1k, 8k]}\n")
-    text = _text(build(spec, formats=("html",)).files["report.html"].decode())
+    text = _text(page_of(spec))
     for needle in needles:
         assert needle in text, needle
 
@@ -213,12 +232,10 @@ def test_page1_kv_headline_of_a_model_windowed_in_every_layer(tmp_path):
     per token in the 0 global layers plus 767.6 MiB per sequence"; with no global layer it states the fixed cache."""
     import re
 
-    from shared import html
-
     spec = tmp_path / "phi.yaml"
     spec.write_text("kind: report\nname: phi\ntitle: t\nhardware: rtx-4090\nmodel: phi-3-mini\nprecision: bf16\n"
                     "workloads:\n  decode: {batch: [1], context: [4k]}\n")
-    text = re.sub(r"<[^>]+>", "", html(spec))
+    text = re.sub(r"<[^>]+>", "", page_of(spec))
     assert "0 global layers" not in text
     assert "past it a fixed 767.6 MiB per sequence, every one of the 32 layers windowed" in text
 

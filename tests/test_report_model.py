@@ -16,6 +16,7 @@ from genreport.load.loader import load_report
 from genreport.model.evaluate import evaluate
 from genreport.write.build import build
 from shared import ROOT, built, evaluated
+from shared import page as page_of
 
 SPEC_70B = ROOT / "specs" / "seed000-70b-h100.yaml"
 
@@ -210,7 +211,7 @@ def test_chapter_3s_training_column_is_the_rows_2t_over_b():
     times N_a / N (its text once said "the micro-batch size" beside the formula's 886)."""
     from shared import html
 
-    page = re.sub(r"\s+", " ", html("llama8b-h100.yaml", ["model=qwen3-30b-a3b"]))
+    page = re.sub(r"\s+", " ", page_of("llama8b-h100.yaml", ["model=qwen3-30b-a3b"]))
     row = page[page.find("<td>weight-reuse intensity ("):][:200]
     assert row.startswith("<td>weight-reuse intensity (bf16, upper bound)</td><td class=\"n\" data-static>8,192</td>"), row
     assert "the micro-batch size times N<sub>a</sub> / N in 16-bit weights" in page
@@ -229,7 +230,8 @@ def test_the_gemm_crossover_is_set_beside_the_tokens_2t_over_b_needs():
     ridge = r.scalars[r.lead]["ridge_point"]
     assert ridge == pytest.approx(1670.5e12 / 3.9e12, rel=1e-3)
     assert g["weight_crossover"] == pytest.approx(ridge / 2, rel=1e-12)
-    page = re.sub(r"\s+", " ", html("llama8b-h100.yaml", ["precision=fp8", "model=gemma-3-27b", "hardware=h100-nvl"]))
+    page = re.sub(r"\s+", " ", page_of("llama8b-h100.yaml",
+                                        ["precision=fp8", "model=gemma-3-27b", "hardware=h100-nvl"]))
     assert "to reach the ridge, not 214 (the T of 2T/b = 428 at b = 1 B): activations add traffic" in page
     assert "to reach the ridge, not 295: activations add traffic" in re.sub(r"\s+", " ", html("llama8b-h100.yaml"))
 
@@ -240,12 +242,11 @@ def test_page_1s_kv_headline_of_a_model_windowed_in_every_layer():
     global layers plus 512 MiB per sequence in the 32 windowed ones"; it says every layer is windowed. On several GPUs
     the figures past the window are the whole model's (Gemma 3 27B on 2 H100 NVL: 40 KiB a token in its 10 global
     layers, 20 on each GPU), beside a per-GPU KV figure, and each GPU's share follows them."""
-    from shared import html
 
-    page = re.sub(r"\s+", " ", html("llama8b-h100.yaml", ["model=mistral-7b"]))
+    page = re.sub(r"\s+", " ", page_of("llama8b-h100.yaml", ["model=mistral-7b"]))
     assert "past it a fixed 512 MiB per sequence, every one of the 32 layers windowed</span>" in page
     assert "0 global layers" not in page
-    two = re.sub(r"\s+", " ", html("llama8b-h100.yaml", ["model=gemma-3-27b", "hardware=h100-nvl", "precision=fp8",
+    two = re.sub(r"\s+", " ", page_of("llama8b-h100.yaml", ["model=gemma-3-27b", "hardware=h100-nvl", "precision=fp8",
                                                           "parallelism.tp=2"]))
     assert ("past it 40 KiB per token in the 10 global layers plus 208 MiB per sequence in the 52 windowed ones "
             "(20 KiB and 104 MiB on each GPU)</span>") in two

@@ -257,7 +257,7 @@ def test_a_layout_that_holds_no_request_serves_none(tmp_path):
     sv = r.serving
     assert sv["capacity_batch"] == 0 and sv["holds"] is False
     assert sv["ttft_met"] is None and sv["techniques"] is None and sv["cheapest"] is not None
-    page = shared_page(r)  # the page's words as the template renders them (no figures drawn: none is read)
+    page = shared_page(r)  # the page's words (no figures drawn: none is read)
     head = page[page.index('<section id="s0"'):page.index('<section id="s1"')]
     assert "this layout cannot serve them: its weights alone exceed the card's memory" in head
     assert "meets them up to" not in head and "this layout meets them" not in head

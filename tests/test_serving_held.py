@@ -72,9 +72,10 @@ def test_the_kv_cache_room_sentence_names_the_bytes_it_counts():
     for Llama 3.1 70B, whose c_h is c, it names neither."""
     from genreport.present import fmt
     from shared import html
+    from shared import page as page_of
 
     c_h, c = _held(4352) / 4352 / 8, _held(4607) / 4607 / 8
-    page = html(SPEC, ("model=gemma-3-27b", "serving.users=16"))
+    page = page_of(SPEC, ("model=gemma-3-27b", "serving.users=16"))
     room = page[page.index("the KV cache room\n"):]
     room = room[:room.index("fill the room")]
     assert (f'c<sub>h</sub> = <span data-sv="kv_held_per_token" data-f="kib">{fmt.kib(c_h)}</span> per GPU (held, '
@@ -107,14 +108,14 @@ def test_the_room_sentence_contrasts_c_h_and_c_only_where_they_differ():
     hold and read the whole context while it is under the chunk: at 4k + 512 every decode context is, so c_h is c.
     The chapter said "c_h = 24 KiB per GPU (held ...), not the c = 24 KiB a step at the last context reads", two
     equal numbers set against each other; it now names neither, as for a model without bounded layers."""
-    from shared import html
+    from shared import page as page_of
 
     overrides = ("model=llama-4-scout", "precision=int4", "serving.users=16")
     r = evaluated(SPEC, overrides)
     tech = r.serving["techniques"]
     assert tech["kv_held_apart"] and tech["context"] < 8192
     assert tech["kv_held_per_token"] == pytest.approx(tech["kv_read_per_token"], rel=1e-12)
-    page = html(SPEC, overrides)
+    page = page_of(SPEC, overrides)
     room = page[page.index("the KV cache room\n"):]
     assert "c<sub>h</sub>" not in room[:room.index("fill the room")]
 

@@ -214,12 +214,15 @@ def test_one_symbol_for_each_prefill_time(report):
     assert sym("t_p") not in t.balanced_prefill_gpus().free_symbols
 
 
-def test_the_chapter_and_results_json_state_them(report, tmp_path):
-    _, path = report
-    assert main([str(path), "--format", "json,html", "-o", str(tmp_path), "-q"]) == 0
-    doc = json.loads((tmp_path / "sv" / "results.json").read_text())
+def test_the_chapter_and_results_json_state_them(report):
+    """results.json and the page as a build writes them (``results_json``; ``shared.page``: no figure drawn)."""
+    from genreport.write.results import results_json
+    from shared import page as page_of
+
+    r, path = report
+    doc = json.loads(results_json(r, None))
     assert doc["serving"]["techniques"]["rows"][0]["technique"] == "speculative decoding"
-    html = (tmp_path / "sv" / "report.html").read_text()
+    html = page_of(path)
     assert "What serving engines do to it" in html and "speculative decoding" in html
     assert 'the chunk budget\n(<span data-sv="numbers.chunk_budget_rate" data-f="rps" data-none="none">37 requests/s' in html  # the fourth ceiling, stated and binding, per replica and GPU
     assert "(8 GPUs, each computing its slice of every request) is the least of the four: <strong>37 requests/s" \
@@ -498,7 +501,8 @@ def test_the_tpot_ceiling_is_one_steady_state_at_a_pipeline():
     value; (22) and the chunked step (21) name those weights N_s,g, not N_g (the slice the table defines), and the
     frame's pipeline sentence says what each symbol is.  Facts: DeepSeek-V3's shapes (specs/models/deepseek-v3.yaml,
     its config.json), the H100 SXM's 3.35 TB/s (specs/hardware/h100-sxm.yaml, NVIDIA's datasheet)."""
-    from shared import evaluated, html
+    from shared import evaluated
+    from shared import page as page_of
 
     over = ("hardware=h100-sxm", "precision=bf16", "parallelism.tp=8", "parallelism.pp=4", "parallelism.dp=1",
             "parallelism.ep=1", "engine.max_batched_tokens=2048")
@@ -516,7 +520,7 @@ def test_the_tpot_ceiling_is_one_steady_state_at_a_pipeline():
     at_batch = dict(block.inputs, N=float(np.ravel(r.envs[r.lead].at(batch=float(t["batch"]))["N"])[0]))
     assert float(r.q["goodput_rate_tpot"](at_batch)) > 3 * lam  # the old reading: the chapter's batch's weights
     assert block.symbols == {"N": r"N_{s,g}"} and r.blocks["tech_chunked"].symbols == {"N": r"N_{s,g}"}
-    page = html("deepseek-v3-h200-ep8.yaml", over)
+    page = page_of("deepseek-v3-h200-ep8.yaml", over)
     assert "(N_g · min(n<sub>PP</sub>, B))" not in page
     assert "N<sub>s,g</sub> in the formulas of such a round, not N<sub>g</sub>, the slice the table above defines" in page
     assert "Here N<sub>s,g</sub> is the 81.06B parameters one GPU streams in a step at that rate" in page

@@ -129,9 +129,19 @@ def _join(items: list[str]) -> str:
 
 
 def _figure():
+    """A new figure on an Agg canvas, whose renderer (the one that measures text) is made once and kept.
+
+    A bare ``Figure`` has no canvas of its own: each ``fig._get_renderer()`` (every text measured without a renderer
+    given, each ``renderer(fig)``, each draw without rendering) made a new renderer, with a new cache of text
+    metrics, and measured every label again. The Agg canvas keeps one renderer while the figure's size and dpi stay
+    the same (they do), so a text is measured once a figure; its metrics are those of the same Agg renderer, and
+    the SVG (written by its own canvas, as before) is the same bytes."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    return Figure(figsize=NARROW_SIZE if narrow() else SIZE)
+    fig = Figure(figsize=NARROW_SIZE if narrow() else SIZE)
+    FigureCanvasAgg(fig)
+    return fig
 
 
 def _svg(fig) -> bytes:
