@@ -114,8 +114,8 @@ def test_pdf_figures_are_not_blank(built, tmp_path):
 
     pdf = tmp_path / "r.pdf"
     pdf.write_bytes(built.files["report.pdf"])
-    subprocess.run(["pdftoppm", "-png", "-r", "30", str(pdf), str(tmp_path / "p")], check=True)
-    pages = sorted(tmp_path.glob("p-*.png"))
+    subprocess.run(["pdftoppm", "-r", "30", "-gray", str(pdf), str(tmp_path / "p")], check=True)  # PGM: no PNG encoding
+    pages = sorted(tmp_path.glob("p-*.pgm"))
     inked = []
     for page in pages:
         im = Image.open(page).convert("L")
