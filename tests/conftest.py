@@ -21,6 +21,15 @@ import pytest
 # a developer's own defaults (~/.config/genreport/config.yaml, a .genreport.yaml above the checkout) must not
 # change what the tests build; tests of the config files set their own (genreport.config)
 os.environ["GENREPORT_NO_CONFIG"] = "1"
+# nor what earlier runs or the user's own builds kept in ~/.cache/genreport (figures, formulas, page splits, replayed
+# drawing operations): the run gets its own cache folder, made by the controlling process (the xdist workers
+# inherit it and share it) and removed when the run ends, so this machine's run does the work a fresh machine's does
+_CACHE = None
+if not os.environ.get("PYTEST_XDIST_WORKER") and "GENREPORT_CACHE" not in os.environ:
+    import tempfile
+
+    _CACHE = tempfile.mkdtemp(prefix="genreport-tests-cache-")
+    os.environ["GENREPORT_CACHE"] = _CACHE
 
 OPT_IN = {
     "fuzz": ("GENREPORT_FUZZ", "long fuzz run (2,000 examples)"),
@@ -135,3 +144,5 @@ def pytest_sessionfinish(session):
     folder = getattr(session.config, "_genreport_shared", None)
     if folder:
         shutil.rmtree(folder, ignore_errors=True)
+    if _CACHE and not os.environ.get("PYTEST_XDIST_WORKER"):
+        shutil.rmtree(_CACHE, ignore_errors=True)
