@@ -160,6 +160,32 @@ def test_other_weasyprint_declarations_fall_back_to_the_stock_import():
     assert p.stdout.split() == ["False", "cffi.api"]
 
 
+LIBRARIES_KEPT = """
+from genreport.printing import pdf
+pdf._import()
+import weasyprint.text.ffi as f
+def mapped():
+    with open("/proc/self/maps") as maps:
+        return {line.split()[-1].rsplit("/", 1)[-1].split(".so")[0] for line in maps if ".so" in line}
+before = mapped()
+for name in ("pangoft2", "harfbuzz_subset", "harfbuzz_vector", "fontconfig", "harfbuzz", "pango", "gobject"):
+    if getattr(f, name, None) is not None:
+        f.ffi.dlclose(getattr(f, name))  # as the interpreter's exit does when it frees the bindings' objects
+print(sorted({"libpango-1.0", "libpangoft2-1.0", "libharfbuzz", "libfontconfig"} & before - mapped()))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").is_file(), reason="reads /proc/self/maps (Linux)")
+def test_pango_stays_loaded_when_its_bindings_are_freed():
+    """A test process that kept laid-out documents passed every test, then ended with a segmentation fault: at exit
+    cffi closed Pango when the bindings' objects were freed, before a font map made with it, whose unref then ran
+    unmapped code (gdb: g_object_unref in the garbage collector's finalize_modules). The printing package opens the
+    libraries once more with ctypes, which never closes them (printing.common.keep_libraries_open)."""
+    p = subprocess.run([sys.executable, "-c", LIBRARIES_KEPT], capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split("\n")[0] == "[]", f"unmapped when their cffi bindings closed: {p.stdout}"
+
+
 WORKER_FAILS = """
 import os, signal
 from genreport.printing import pdf

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import struct
 
 from genreport.procs import Watch, read_some, write_all
@@ -82,6 +83,39 @@ def font_config():
 
         atexit.register(_drop_fonts)
     return _fonts
+
+
+_KEPT_OPEN: list = []  # the ctypes handles of keep_libraries_open(), never closed
+_LIBRARIES = re.compile(r"lib(?:gobject-2\.0|glib-2\.0|pango-1\.0|pangoft2-1\.0|harfbuzz|harfbuzz-subset|harfbuzz-vector"
+                        r"|fontconfig)\.so[.0-9]*")
+
+
+def keep_libraries_open() -> None:
+    """Open the C libraries WeasyPrint's bindings opened (GLib's objects, Pango, HarfBuzz, fontconfig) once more,
+    and never close them.
+
+    cffi closes a library when the object holding it is freed. At the interpreter's exit that can happen before an
+    object made with it is freed (a font map kept by a laid-out document), whose ``g_object_unref`` then calls code
+    no longer mapped: a process that had kept laid-out documents (the test suite's) passed every test and ended
+    with a segmentation fault. ctypes never closes what it opens, so the libraries stay mapped until the process
+    ends. Read from /proc/self/maps (Linux); elsewhere nothing is done."""
+    if _KEPT_OPEN:
+        return
+    _KEPT_OPEN.append(None)
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
+            fields = [line.split(None, 5) for line in f]
+    except OSError:
+        return
+    paths = sorted({f[5].strip() for f in fields if len(f) == 6})
+    import ctypes
+
+    for path in paths:
+        if _LIBRARIES.fullmatch(os.path.basename(path)):
+            try:
+                _KEPT_OPEN.append(ctypes.CDLL(path))
+            except OSError:
+                pass
 
 
 def _drop_fonts() -> None:

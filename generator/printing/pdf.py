@@ -316,6 +316,7 @@ def _import():
     for name in ("weasyprint", "fontTools"):
         logging.getLogger(name).setLevel(logging.ERROR)
     from genreport.printing import gate
+    from genreport.printing.common import keep_libraries_open
 
     try:
         gate.install(before_import=True)  # fontTools' subsetter deferred, the prebuilt Pango bindings
@@ -324,6 +325,7 @@ def _import():
         raise BuildError(f"PDF output needs WeasyPrint and its system libraries ({exc}); "
                          "install them as the README says, or use --format html,json") from None
     gate.install(before_import=False)  # the SVG paths, the file's streams, formula images, the layout's passes
+    keep_libraries_open()  # Pango and the rest stay mapped while the interpreter frees what it kept
     return weasyprint
 
 
