@@ -103,11 +103,11 @@ def keep_libraries_open() -> None:
         return
     _KEPT_OPEN.append(None)
     try:
-        with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
-            fields = [line.split(None, 5) for line in f]
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
+            rows = [line.split(None, 5) for line in maps]  # address, perms, offset, dev, inode[, path]
     except OSError:
         return
-    paths = sorted({f[5].strip() for f in fields if len(f) == 6})
+    paths = sorted({row[5].strip() for row in rows if len(row) == 6})
     import ctypes
 
     for path in paths:
