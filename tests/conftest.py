@@ -43,7 +43,7 @@ OPT_IN = {
 LONGEST = (
     "test_regen.py",  # 98: every committed generated file made afresh (python -m genreport.regen --check)
     "test_fastpdf.py",  # 99: every committed report printed by the stock and the fast path
-    "test_figure_labels.py",  # ~39 (suite4: 56 before; CPU alone 40 -> 26-30 s): the figures of 10 reports, 2 layouts
+    "test_figure_labels.py",  # ~45 (56 before each figure kept one renderer): every figure of 13 reports, wide and narrow
     "test_live_page.py",  # 39
     "test_splitlayout.py",  # 37: the synthetic document's first print made once
     "test_live_serving.py",  # 33 (suite1: 40 before its what-ifs were read without a copy each)

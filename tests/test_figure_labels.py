@@ -1,6 +1,6 @@
-"""Figure labels read without collisions: no two text boxes overlap, in the committed reports' figures (but three
-whose paths another case takes, SAME_PATHS) and in figures of hard specs (a mixture of experts that does not fit, a
-dense model that does not fit, many contexts, a what-if over its baseline), in the wide and the narrow (phone) layout.
+"""Figure labels read without collisions: no two text boxes overlap, in every committed report's figures and in
+figures of hard specs (a mixture of experts that does not fit, a dense model that does not fit, many contexts, a
+what-if over its baseline), in the wide and the narrow (phone) layout.
 
 Boxes are the matplotlib artists' window extents measured with the figure's own renderer (the SVG's text is the
 same DejaVu Sans at the same size); a legend counts as one box.  The roofline (figure 6) has its own rules:
@@ -55,14 +55,7 @@ def _hard(name: str, tmp_path_factory):
     raise AssertionError(name)
 
 
-# Committed reports whose figures take the paths of another case here with the same model and workloads, left out
-# (each draws 18 figures, ~3 s of CPU): llama8b-h100 (the three hard cases too-small-card, many-contexts and what-if
-# are its spec with one override each, its measured run's star included; llama8b-a100 is the same model and
-# workloads on another card), seed000-70b-h200 (seed000-70b-h100: the same model and workloads, 140 GB on one card),
-# llama70b-h100-tp2 (llama70b-h100-tp8: the same model and workloads at a layout, with figure 5's serving column;
-# figures 8 and 9 at a layout also in the 405B, Mixtral and DeepSeek-V3 reports).
-SAME_PATHS = {"llama8b-h100.yaml", "seed000-70b-h200.yaml", "llama70b-h100-tp2.yaml"}
-CASES = [*(("committed", n) for n in COMMITTED if n not in SAME_PATHS),
+CASES = [*(("committed", n) for n in COMMITTED),
          *(("hard", n) for n in ("deepseek-v3-mi300x", "too-small-card", "many-contexts", "what-if"))]
 
 
@@ -107,11 +100,6 @@ def test_no_two_labels_overlap(case, name, narrow):
     # and every text lies on the canvas (a label pushed off the edge is as unreadable as one under another)
     for text, bb in boxes:
         assert bb.x0 >= -1 and bb.x1 <= fig.bbox.x1 + 1 and bb.y0 >= -1 and bb.y1 <= fig.bbox.y1 + 1, text
-
-
-def test_the_reports_left_out_are_committed_ones():
-    """SAME_PATHS names committed specs (a renamed one would be drawn here again, not lost from view)."""
-    assert SAME_PATHS <= set(COMMITTED) and len(CASES) == len(COMMITTED) - len(SAME_PATHS) + 4
 
 
 def test_the_check_sees_a_collision():
