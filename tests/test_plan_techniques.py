@@ -214,8 +214,21 @@ def test_chapter_says_when_no_link_carries_the_prompt_cache():
     n = r.serving["techniques"]["numbers"]
     row = next(x for x in r.serving["techniques"]["rows"] if x["technique"] == "prefill/decode disaggregation")
     assert "kv_transfer_time" not in n and row["ttft"][0] == row["ttft"][1]
-    assert row["ends"].endswith("; one prompt's KV cache transfer is not counted in the TTFT: no link between "
-                                "replicas in the spec")
+    assert ("; one prompt's KV cache transfer is not counted in the TTFT: no link between replicas in the spec; one "
+            "pool of these replicas") in row["ends"]
+
+
+DISTSERVE_FIGURE_1 = """kind: report
+name: distserve-figure-1
+title: Llama 2 13B on one A100, DistServe's Figure 1 request
+hardware: a100-sxm-80gb
+model: llama-2-13b
+precision: bf16
+workloads:
+  decode: {batch: [1, 32], context: [544]}
+  prefill: {prompt: [512]}
+serving: {prompt: 512, output: 64, ttft: 400 ms, tpot: 40 ms}
+"""
 
 
 def test_disaggregate_takes_distserve_s_split_and_direction(capsys):
@@ -238,6 +251,16 @@ def test_disaggregate_takes_distserve_s_split_and_direction(capsys):
     loose = _row(_json(capsys, *args, "--tpot", "100ms"), 1)
     assert loose["pool_split"] == "2:1" and loose["pool_beats"] == "tie"
     assert loose["one_pool_batch"] > 3 * tight["one_pool_batch"]
+    # the serving chapter's disaggregation row at the same request: the same one pool (batch 30, the same tok/s per
+    # GPU), against balanced (fractional) pools at the chapter's batch, 106 (what the caches hold): 1.30x
+    from shared import evaluated_text
+
+    r = evaluated_text(DISTSERVE_FIGURE_1, "distserve-figure-1.yaml")
+    tq = r.serving["techniques"]
+    row, n = next(x for x in tq["rows"] if x["technique"] == "prefill/decode disaggregation"), tq["numbers"]
+    assert (n["one_pool_batch"], tq["batch"]) == (30, 106)
+    assert row["per_gpu"][0] == pytest.approx(tight["one_pool_tokens_per_s_gpu"], rel=1e-9)
+    assert row["gain"] == pytest.approx(1.30, abs=0.005) and row["tpot"][0] <= 0.04
 
 
 def test_disaggregate_pipelines_the_prefill_of_a_pipeline_layout(capsys):
@@ -290,7 +313,15 @@ def test_chapter_pools_pipeline_the_prefill_as_plan_does():
     row = next(x for x in tech["rows"] if x["technique"] == "prefill/decode disaggregation")
     assert "each prefill replica a pipeline of 2 stages" in row["setting"]
     assert f"serves {2 / p.ttft:,.2f} prompts/s (a prompt every TTFT / 2" in row["ends"]
-    assert row["per_gpu"][1] == pytest.approx(row["per_gpu"][0] * (1 - n["prefill_share"]), rel=1e-12)
+    decoding = r.serving["rows"][-1]["bound"]["tokens_per_s_gpu"]  # the replicas decoding alone
+    assert row["per_gpu"][1] == pytest.approx(decoding * (1 - n["prefill_share"]), rel=1e-12)
+    # the row's before is plan's one pool at the TPOT target: the same batch and the same tok/s per GPU
+    at_target = plan(spec.model, spec.hardware, tech["batch"], None, sv.tpot, ("bf16",), 8, spec.accounting,
+                     shape=Shape(sv.prompt, sv.output), disaggregate=True)
+    p = next(x for x in at_target.rows if (x.tp, x.pp, x.ep, x.dp) == (4, 2, 1, 1))
+    assert 0 < n["one_pool_batch"] < tech["batch"] and n["one_pool_tpot"] <= sv.tpot
+    assert (n["one_pool_batch"], row["per_gpu"][0]) == (p.one_pool_batch, pytest.approx(p.one_pool_tokens_per_s_gpu,
+                                                                                           rel=1e-9))
     from genreport.formulas.compiled import load
 
     assert "k_pp" in load()["balanced_prefill_gpus"].fn_args
@@ -384,9 +415,9 @@ def test_chapter_pools_take_the_mean_round_as_their_tok_s_per_gpu():
     row = next(x for x in tech["rows"] if x["technique"] == "prefill/decode disaggregation")
     t_s = 1 / base["tokens_per_s_user"]
     assert n["pool_round"] == pytest.approx(t_s, rel=1e-12) and t_s < base["tpot"]
-    # what a decode replica retires, over its GPUs, is the row's tok/s per GPU before the split
-    assert n["pool_rate"] * (sv.output - 1) / 8 == pytest.approx(row["per_gpu"][0], rel=1e-12)
-    assert row["per_gpu"][1] == pytest.approx(row["per_gpu"][0] * (1 - n["prefill_share"]), rel=1e-12)
+    # what a decode replica retires, over its GPUs, is the chapter's tok/s per GPU (its replicas decoding alone)
+    assert n["pool_rate"] * (sv.output - 1) / 8 == pytest.approx(base["tokens_per_s_gpu"], rel=1e-12)
+    assert row["per_gpu"][1] == pytest.approx(base["tokens_per_s_gpu"] * (1 - n["prefill_share"]), rel=1e-12)
     assert f"a decode replica retires {n['pool_rate']:,.2f} requests/s" in row["ends"]
     found = plan(spec.model, spec.hardware, tech["batch"], None, None, ("bf16",), 8, spec.accounting,
                  shape=Shape(sv.prompt, sv.output), disaggregate=True)

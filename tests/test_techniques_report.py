@@ -562,9 +562,15 @@ def test_disaggregated_pools_are_whole_expert_parallel_groups():
     rate_p = 8 / t_pr
     rate_d = 8 * tq["batch"] / ((r.spec.serving.output - 1) * n["pool_round"])
     assert n["pool_prefill_rate"] == pytest.approx(rate_p) and n["pool_decode_rate"] == pytest.approx(rate_d)
-    # 16 GPUs serve the lesser, against 16 GPUs all decoding: here the decode group's, so half the tok/s per GPU
-    assert row["gain"] == pytest.approx(min(rate_p, rate_d) / (2 * rate_d)) == pytest.approx(0.5)
-    assert row["per_gpu"][1] == pytest.approx(row["per_gpu"][0] * row["gain"])
+    # 16 GPUs serve the lesser, against 16 GPUs all decoding: here the decode group's, so half their tok/s per GPU
+    per_gpu = r.serving["rows"][-1]["bound"]["tokens_per_s_gpu"]
+    assert n["pool_gain"] == pytest.approx(min(rate_p, rate_d) / (2 * rate_d)) == pytest.approx(0.5)
+    assert row["per_gpu"][1] == pytest.approx(per_gpu * 0.5) == pytest.approx(n["pool_tokens_per_s_gpu"])
+    # against one pool of these replicas prefilling between its rounds at the 50 ms target: it keeps more of its
+    # batch than the pools lose to a whole prefill group, so here the pools lose (0.75x)
+    assert row["per_gpu"][0] == n["one_pool_tokens_per_s_gpu"] and n["one_pool_tpot"] <= r.spec.serving.tpot
+    assert row["gain"] == pytest.approx(row["per_gpu"][1] / row["per_gpu"][0]) and row["gain"] == pytest.approx(0.75,
+                                                                                                            abs=0.01)
     assert row["usd"][1] == pytest.approx(row["usd"][0] / row["gain"])
     # the rounding: p = round(f n / G) within 1 .. n / G - 1, half up; one group is taken as two
     assert whole_group_pools(0.34, 8, 8) == (1, 1, 16)
@@ -577,11 +583,27 @@ def test_disaggregated_pools_are_whole_expert_parallel_groups():
 
 def test_a_dense_models_pools_stay_a_balanced_share():
     """Llama 3.1 70B at tp 8 (no experts, ep 1): a replica serves alone, the split stays the balanced share f of the
-    GPUs and the tok/s per GPU 1 - f of one pool's, no whole groups."""
+    GPUs and the pools' tok/s per GPU 1 - f of the replicas' decoding alone, no whole groups; against one pool that
+    prefills between its rounds, the row's before, the pools serve what it serves at the same batch (the ideal of
+    ``aggregated_tpot``), so they gain only by the batch the TPOT target takes from the one pool."""
     r = evaluated("llama70b-h100-tp8.yaml")
     tq = r.serving["techniques"]
     n, row = tq["numbers"], next(x for x in tq["rows"] if x["technique"] == "prefill/decode disaggregation")
     f = n["prefill_share"]
     assert "pool_group_gpus" not in n and "in replicas of this layout" in row["setting"]
     assert row["setting"].startswith(f"{f:.0%} of the GPUs prefill")
-    assert row["gain"] == 1 - f and row["per_gpu"][1] == row["per_gpu"][0] * (1 - f)
+    base = r.serving["rows"][-1]["bound"]
+    assert row["per_gpu"][1] == base["tokens_per_s_gpu"] * (1 - f)
+    # one pool at the users' batch would serve what the pools serve (their balance is that pool's work per request) ...
+    sv, batch = r.spec.serving, tq["batch"]
+    t_pr, t_s = row["ttft"][0], 1 / base["tokens_per_s_user"]
+    assert base["tokens_per_s_gpu"] * (1 - f) == pytest.approx(batch / (8 * (t_s + batch * t_pr / (sv.output - 1))),
+                                                               rel=1e-9)
+    # ... but its TPOT (the round at the last context plus the prompts it prefills meanwhile) misses the 50 ms target
+    # there, so it runs a smaller batch: 223, its TPOT within the target, batch 224's past it
+    assert base["tpot"] + batch * t_pr / (sv.output - 1) > sv.tpot
+    one = n["one_pool_batch"]
+    assert one == 223 and n["one_pool_tpot"] <= sv.tpot and row["tpot"][0] == n["one_pool_tpot"]
+    assert row["per_gpu"][0] == n["one_pool_tokens_per_s_gpu"] < row["per_gpu"][1]
+    assert row["gain"] == pytest.approx(row["per_gpu"][1] / row["per_gpu"][0]) == pytest.approx(1.014, abs=1e-3)
+    assert "meets the 50 ms TPOT target up to batch 223" in row["ends"] and row["ends"].endswith("the pools 1.01x")

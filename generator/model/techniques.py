@@ -360,6 +360,41 @@ def whole_group_pools(share: float, replicas: int, group: int) -> tuple[int, int
     return p, groups - p, groups * group
 
 
+def one_pool(r, batch: int, t_prefill: float) -> dict | None:
+    """One pool of the spec's replicas that prefills whole prompts between its decode rounds (``aggregated_tpot``,
+    the pools' comparison, as ``plan --disaggregate`` takes it): at the largest batch up to ``batch`` whose TPOT
+    (the round at the last context plus the prompts prefilled while the users wait, ``t_prefill`` each) meets the
+    TPOT target, or at ``batch`` without a target; its tok/s per GPU at the mean round (the chapter's).  ``batch``
+    0 where even one sequence misses the target (the numbers then batch 1's); None for a request of one token (no
+    decode rounds)."""
+    from genreport.load.spec import Parallelism
+    from genreport.model.env import make_env
+    from genreport.model.serving import request
+
+    spec, sv = r.spec, r.spec.serving
+    if sv.output < 2:
+        return None
+    par = spec.parallelism or Parallelism()
+    env = make_env(spec.hardware, spec.model, spec.precision, spec.accounting)
+
+    def at(b: int) -> tuple[float, float]:  # (its TPOT, its mean round), both with the prefills between rounds
+        q = request(spec.model, spec.hardware, spec.precision, par, b, sv.prompt, sv.output, spec.accounting, env,
+                    serial=False)
+        ask = {"B": float(b), "T_out": float(sv.output), "t_pr": t_prefill}
+        return (_eval(r, "aggregated_tpot", {**ask, "t_s": q.tpot_bound}),
+                _eval(r, "aggregated_tpot", {**ask, "t_s": q.decode_bound / (sv.output - 1)}))
+
+    lo, hi = (0, int(batch)) if sv.tpot is not None else (int(batch), int(batch))
+    while lo < hi:  # the TPOT only grows with the batch (its round and the prefills the users wait for)
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if at(mid)[0] <= sv.tpot else (lo, mid - 1)
+    b = max(lo, 1)
+    tpot, t_rate = at(b)
+    q = request(spec.model, spec.hardware, spec.precision, par, b, sv.prompt, sv.output, spec.accounting, env,
+                serial=False)
+    return {"batch": lo, "tpot": tpot, "round": q.tpot_bound, "tokens_per_s_gpu": b / (_replica_gpus(r) * t_rate)}
+
+
 def _share(x: float) -> str:
     """A share of a step in percent: two significant digits under 10% (a one-layer draft's 0.39%, never "0%"),
     whole percents above."""
@@ -623,18 +658,40 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
         numbers.update({"pool_group_gpus": g_gpus, "pool_prefill_groups": pre, "pool_decode_groups": dec,
                         "pool_gpus": replicas * par.replica_gpus, "pool_users_gpus": deployed * par.replica_gpus,
                         "pool_prefill_rate": rate_p, "pool_decode_rate": rate_d, "pool_gain": gain})
+    # against one pool of the same replicas that prefills whole prompts between its rounds (aggregated_tpot), at the
+    # largest batch whose TPOT meets the target (plan --disaggregate's one pool): the same work per request, so the
+    # pools gain only where the target holds the one pool to a smaller batch (DistServe, section 2)
+    pools_gpu = per_gpu * gain  # the pools' tok/s per GPU, the prefill pool's GPUs counted
+    one = one_pool(r, int(batch), t_prefill)
+    before, tpot0, against = per_gpu, tpot, ""
+    if one is not None:
+        before, tpot0 = one["tokens_per_s_gpu"], one["tpot"]
+        gain = pools_gpu / before if before > 0 else math.inf
+        at = (f"meets the {sv.tpot * 1e3:.3g} ms TPOT target up to batch {one['batch']:,}" if one["batch"]
+              else f"misses the {sv.tpot * 1e3:.3g} ms TPOT target even at batch 1") if sv.tpot is not None \
+            else f"at batch {int(batch):,} (no TPOT target)"
+        against = (f"; one pool of these replicas that prefills between its rounds {at}: "
+                   f"{_hundredths(before)} tok/s per {noun}, the pools {gain:.2f}x")
+        numbers.update({"one_pool_batch": one["batch"], "one_pool_tpot": one["tpot"],
+                        "one_pool_tokens_per_s_gpu": before, "pool_tokens_per_s_gpu": pools_gpu})
+        blocks["tech_one_pool"] = _block(r, "tech_one_pool", "aggregated_tpot",
+                                         {"B": float(max(one["batch"], 1)), "T_out": float(sv.output),
+                                          "t_pr": t_prefill, "t_s": one["round"]},
+                                         {"batch": max(one["batch"], 1), "context": int(last)})
     rows.append({"technique": "prefill/decode disaggregation",
                  "setting": setting,
-                 "ttft": (ttft, t_prefill + (t_kv or 0.0)), "tpot": (tpot, tpot),
-                 "per_gpu": (per_gpu, per_gpu * gain),
-                 "usd": (usd, usd / gain if usd is not None and gain > 0 else None),
+                 "ttft": (ttft, t_prefill + (t_kv or 0.0)), "tpot": (tpot0, tpot),
+                 "per_gpu": (before, pools_gpu),
+                 "usd": (usd * per_gpu / before if usd is not None and before > 0 else None,
+                         usd * per_gpu / pools_gpu if usd is not None and pools_gpu > 0 else None),
                  "gain": gain,
                  "ends": balanced +
                          f"{_hundredths(pool_rate)} requests/s at batch {int(batch):,}" + whole
                          + (f"; one prompt's KV cache crosses the {link_name} link in {_hundredths(t_kv * 1e3)} ms" if t_kv
-                            else f"; one prompt's KV cache transfer is not counted in the TTFT: {link_name}"),
+                            else f"; one prompt's KV cache transfer is not counted in the TTFT: {link_name}") + against,
                  "note": "no chunk rides along a decode step; the pools balanced at the mean round, the steady "
-                         f"state's; tok/s per {noun} counts the prefill pool's {noun}s too"})
+                         f"state's; tok/s per {noun} counts the prefill pool's {noun}s too; before: one pool that "
+                         "prefills whole prompts between its rounds"})
     blocks["tech_pools"] = _block(r, "tech_pools", "balanced_prefill_gpus", env_d, {"batch": int(batch)})
     numbers.update({"prefill_share": share, "prefill_stages": stages, "pool_round": t_round, "pool_rate": pool_rate})
     from genreport.formulas.architecture import bounded_layers

@@ -459,14 +459,42 @@ const GR_SERVING = (() => {
         pool_gpus: replicas * gpus, pool_users_gpus: deployed * gpus, pool_prefill_rate: rateP, pool_decode_rate: rateD,
         pool_gain: gain});
     }
+    // against one pool of the same replicas that prefills whole prompts between its rounds (aggregated_tpot), at the
+    // largest batch whose TPOT meets the target (techniques.one_pool, plan --disaggregate's one pool)
+    const poolsGpu = gpu0 * gain;
+    let before = gpu0, tpotBefore = tp0, against = "";
+    if (sv.output > 1) {
+      const aggAt = b => {  // (its TPOT, its mean round), both with the prefills between rounds
+        const ask = {B: b, T_out: sv.output, t_pr: tPrefill};
+        return [call("aggregated_tpot", Object.assign({}, ask, {t_s: tpotAt(b)})),
+          call("aggregated_tpot", Object.assign({}, ask, {t_s: call("request_decode_time_bound", at(rv, b)) / (sv.output - 1)}))];
+      };
+      let lo = sv.tpot !== null ? 0 : batch, hi = batch;
+      while (lo < hi) {  // the TPOT only grows with the batch
+        const mid = Math.floor((lo + hi + 1) / 2);
+        if (aggAt(mid)[0] <= sv.tpot) lo = mid; else hi = mid - 1;
+      }
+      const one = aggAt(Math.max(lo, 1));
+      before = Math.max(lo, 1) / (gpus * one[1]);
+      tpotBefore = one[0];
+      gain = before > 0 ? poolsGpu / before : Infinity;
+      const atText = sv.tpot !== null ? (lo ? "meets the " + F.format(sv.tpot * 1e3, ".3g") + " ms TPOT target up to batch "
+        + commas(lo) : "misses the " + F.format(sv.tpot * 1e3, ".3g") + " ms TPOT target even at batch 1")
+        : "at batch " + commas(batch) + " (no TPOT target)";
+      against = "; one pool of these replicas that prefills between its rounds " + atText + ": " + hundredths(before)
+        + " tok/s per " + noun + ", the pools " + F.format(gain, ".2f") + "x";
+      Object.assign(n, {one_pool_batch: lo, one_pool_tpot: tpotBefore, one_pool_tokens_per_s_gpu: before,
+        pool_tokens_per_s_gpu: poolsGpu});
+    }
     levers.push({technique: "prefill/decode disaggregation", setting: setting, ttft: [ttft, tPrefill + (tKv || 0.0)],
-      tpot: [tp0, tp0], per_gpu: [gpu0, gpu0 * gain], usd: [usd0, usd0 !== null && gain > 0 ? usd0 / gain : null],
+      tpot: [tpotBefore, tp0], per_gpu: [before, poolsGpu],
+      usd: [usd0 !== null && before > 0 ? usd0 * gpu0 / before : null, usd0 !== null && poolsGpu > 0 ? usd0 * gpu0 / poolsGpu : null],
       ends: balanced
         + hundredths(poolRate) + " requests/s at batch " + commas(batch) + whole
         + (tKv ? "; one prompt's KV cache crosses the " + name + " link in " + hundredths(tKv * 1e3) + " ms"
-          : "; one prompt's KV cache transfer is not counted in the TTFT: no link between replicas in the spec"),
+          : "; one prompt's KV cache transfer is not counted in the TTFT: no link between replicas in the spec") + against,
       note: "no chunk rides along a decode step; the pools balanced at the mean round, the steady state's; tok/s per " + noun
-        + " counts the prefill pool's " + noun + "s too"});
+        + " counts the prefill pool's " + noun + "s too; before: one pool that prefills whole prompts between its rounds"});
     n.prefill_share = share;
     n.prefill_stages = stages;
     n.pool_round = tRound;
