@@ -62,7 +62,8 @@ def _value(capsys, *args) -> float:
     assert main(["derive", *args]) == 0
     out = capsys.readouterr().out
     line = [x for x in out.splitlines() if x.strip().startswith(("lambda_theta =", "lambda_C =", "lambda_s_{c} =",
-                                                                 "t_s =", "E =", "lam =", "sigma =", "lambda_q,u ="))][-1]
+                                                                 "t_s =", "E =", "lam =", "sigma =", "lambda_q,u =",
+                                                                 "t_agg ="))][-1]
     return float(line.split("=")[-1].split()[0])
 
 
@@ -417,3 +418,19 @@ def test_the_pools_whole_expert_parallel_groups_are_the_chapters(capsys, name):
         assert n["pool_gain"] == 0.5 and "50% of its GPUs' decode rate" in out
     else:
         assert "whole groups" not in out and "pool_group_gpus" not in n
+
+
+@pytest.mark.parametrize("name", ["deepseek-v3-h200-ep8.yaml", "llama70b-h100-tp8.yaml"])
+def test_the_one_pool_the_disaggregation_row_compares_with_is_the_chapters(capsys, name):
+    """derive aggregated_tpot takes the serving chapter's one pool, the disaggregation row's before (prompts prefilled
+    between its rounds, at the largest batch whose TPOT meets the target): its batch, the row's TTFT and the round at
+    that batch, and gives the row's TPOT before (70B: batch 223 at the 50 ms target, of the chapter's 256; DeepSeek-V3:
+    the chapter's 165 meet it with the prompts between rounds too)."""
+    derive_reads(name, r := evaluated(name))
+    n = r.serving["techniques"]["numbers"]
+    row = next(x for x in r.serving["techniques"]["rows"] if x["technique"] == "prefill/decode disaggregation")
+    assert 0 < n["one_pool_batch"] <= r.serving["techniques"]["batch"] and row["tpot"][0] == n["one_pool_tpot"]
+    assert _value(capsys, "aggregated_tpot", "--spec", str(SPECS / name)) == pytest.approx(n["one_pool_tpot"],
+                                                                                            rel=1e-5)
+    if name.startswith("llama70b"):
+        assert n["one_pool_batch"] == 223

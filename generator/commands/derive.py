@@ -434,6 +434,16 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
                      + ", t_s a decode "
                      "replica's mean round (the steady state's, (T_o - 1) / tok/s per user), one replica a pool")
             pool_note = _groups_note(spec)
+    if qid == "aggregated_tpot" and spec.serving is not None and args.batch is None:
+        one = _one_pool_point(spec)
+        if one is not None:
+            values.update(one)
+            if "batch" in params:
+                params["batch"] = int(one["B"])
+            point = ("the serving chapter's disaggregation row's one pool (its before): the largest batch whose TPOT "
+                     "meets the target, t_pr the TTFT" + (" over the prompt's uncached part, TTFT (1 - h_p)"
+                                                          if spec.serving.prefix_hit else "")
+                     + ", t_s the round at the request's last context")
     if qid == "stall_free_rate" and spec.serving is not None:
         # the serving chapter's unchunked rounds (genreport.model.techniques.rate_curves): at a request's mean
         # context, N the weights the sequences running at this rate read (a mixture of experts' touched experts, not
@@ -531,6 +541,21 @@ def _pool_point(spec) -> dict | None:
     t_pr = float(row["ttft"][0]) * (1.0 - spec.serving.prefix_hit)
     return {"B": float(tech["batch"]), "t_pr": t_pr, "t_s": float(n["pool_round"]),
             "k_pp": float(n["prefill_stages"]), "n_S": 1.0, "n_P": 1.0, "n_D": 1.0}
+
+
+def _one_pool_point(spec) -> dict | None:
+    """The inputs of the one pool the serving chapter's disaggregation row compares with (genreport.model.techniques
+    .one_pool: prompts prefilled between its rounds, at the largest batch whose TPOT meets the target, batch 1's
+    where none does), None where the chapter has no such pool (no row, or one generated token)."""
+    from genreport.commands.derive_values import report_of
+
+    tech = (report_of(spec).serving or {}).get("techniques")
+    if not tech or "one_pool_round" not in tech["numbers"]:
+        return None
+    n = tech["numbers"]
+    row = next(x for x in tech["rows"] if x["technique"] == "prefill/decode disaggregation")
+    return {"B": float(max(n["one_pool_batch"], 1)), "T_out": float(spec.serving.output),
+            "t_pr": float(row["ttft"][0]) * (1.0 - spec.serving.prefix_hit), "t_s": float(n["one_pool_round"])}
 
 
 def _groups_note(spec) -> str | None:

@@ -672,7 +672,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
             else f"at batch {int(batch):,} (no TPOT target)"
         against = (f"; one pool of these replicas that prefills between its rounds {at}: "
                    f"{_hundredths(before)} tok/s per {noun}, the pools {gain:.2f}x")
-        numbers.update({"one_pool_batch": one["batch"], "one_pool_tpot": one["tpot"],
+        numbers.update({"one_pool_batch": one["batch"], "one_pool_tpot": one["tpot"], "one_pool_round": one["round"],
                         "one_pool_tokens_per_s_gpu": before, "pool_tokens_per_s_gpu": pools_gpu})
         blocks["tech_one_pool"] = _block(r, "tech_one_pool", "aggregated_tpot",
                                          {"B": float(max(one["batch"], 1)), "T_out": float(sv.output),

@@ -483,8 +483,8 @@ const GR_SERVING = (() => {
         : "at batch " + commas(batch) + " (no TPOT target)";
       against = "; one pool of these replicas that prefills between its rounds " + atText + ": " + hundredths(before)
         + " tok/s per " + noun + ", the pools " + F.format(gain, ".2f") + "x";
-      Object.assign(n, {one_pool_batch: lo, one_pool_tpot: tpotBefore, one_pool_tokens_per_s_gpu: before,
-        pool_tokens_per_s_gpu: poolsGpu});
+      Object.assign(n, {one_pool_batch: lo, one_pool_tpot: tpotBefore, one_pool_round: tpotAt(Math.max(lo, 1)),
+        one_pool_tokens_per_s_gpu: before, pool_tokens_per_s_gpu: poolsGpu});
     }
     levers.push({technique: "prefill/decode disaggregation", setting: setting, ttft: [ttft, tPrefill + (tKv || 0.0)],
       tpot: [tpotBefore, tp0], per_gpu: [before, poolsGpu],
