@@ -423,27 +423,22 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
     values.update({k: v for k, v in serving_values(spec, values, mixed=qid in MIXED_STEP, env=env_obj).items()
                    if k not in values})
     pool_note = None
-    if qid in POOLS and spec.serving is not None and args.batch is None:
-        pools = _pool_point(spec)
-        if pools is not None:
-            values.update(pools)
-            if "batch" in params:
-                params["batch"] = int(pools["B"])
-            point = ("the serving chapter's disaggregation row: its batch per replica, t_pr its TTFT"
-                     + (" over the prompt's uncached part, TTFT (1 - h_p)" if spec.serving.prefix_hit else "")
-                     + ", t_s a decode "
-                     "replica's mean round (the steady state's, (T_o - 1) / tok/s per user), one replica a pool")
+    # the serving chapter's disaggregation row: its pools, or the one pool it compares them with
+    row_point = (_pool_point if qid in POOLS else _one_pool_point if qid == "aggregated_tpot" else None)
+    at_row = row_point(spec) if row_point is not None and spec.serving is not None and args.batch is None else None
+    if at_row is not None:
+        values.update(at_row)
+        if "batch" in params:
+            params["batch"] = int(at_row["B"])
+        uncached = " over the prompt's uncached part, TTFT (1 - h_p)" if spec.serving.prefix_hit else ""
+        if qid in POOLS:
+            point = ("the serving chapter's disaggregation row: its batch per replica, t_pr its TTFT" + uncached
+                     + ", t_s a decode replica's mean round (the steady state's, (T_o - 1) / tok/s per user), one "
+                       "replica a pool")
             pool_note = _groups_note(spec)
-    if qid == "aggregated_tpot" and spec.serving is not None and args.batch is None:
-        one = _one_pool_point(spec)
-        if one is not None:
-            values.update(one)
-            if "batch" in params:
-                params["batch"] = int(one["B"])
+        else:
             point = ("the serving chapter's disaggregation row's one pool (its before): the largest batch whose TPOT "
-                     "meets the target, t_pr the TTFT" + (" over the prompt's uncached part, TTFT (1 - h_p)"
-                                                          if spec.serving.prefix_hit else "")
-                     + ", t_s the round at the request's last context")
+                     "meets the target, t_pr the TTFT" + uncached + ", t_s the round at the request's last context")
     if qid == "stall_free_rate" and spec.serving is not None:
         # the serving chapter's unchunked rounds (genreport.model.techniques.rate_curves): at a request's mean
         # context, N the weights the sequences running at this rate read (a mixture of experts' touched experts, not
