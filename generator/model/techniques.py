@@ -377,22 +377,21 @@ def one_pool(r, batch: int, t_prefill: float) -> dict | None:
     par = spec.parallelism or Parallelism()
     env = make_env(spec.hardware, spec.model, spec.precision, spec.accounting)
 
-    def at(b: int) -> tuple[float, float]:  # (its TPOT, its mean round), both with the prefills between rounds
+    def at(b: int) -> tuple[float, float, float]:
+        """(its TPOT and its mean round, both with the prefills between rounds; the round alone at the last context)"""
         q = request(spec.model, spec.hardware, spec.precision, par, b, sv.prompt, sv.output, spec.accounting, env,
                     serial=False)
         ask = {"B": float(b), "T_out": float(sv.output), "t_pr": t_prefill}
         return (_eval(r, "aggregated_tpot", {**ask, "t_s": q.tpot_bound}),
-                _eval(r, "aggregated_tpot", {**ask, "t_s": q.decode_bound / (sv.output - 1)}))
+                _eval(r, "aggregated_tpot", {**ask, "t_s": q.decode_bound / (sv.output - 1)}), q.tpot_bound)
 
     lo, hi = (0, int(batch)) if sv.tpot is not None else (int(batch), int(batch))
     while lo < hi:  # the TPOT only grows with the batch (its round and the prefills the users wait for)
         mid = (lo + hi + 1) // 2
         lo, hi = (mid, hi) if at(mid)[0] <= sv.tpot else (lo, mid - 1)
     b = max(lo, 1)
-    tpot, t_rate = at(b)
-    q = request(spec.model, spec.hardware, spec.precision, par, b, sv.prompt, sv.output, spec.accounting, env,
-                serial=False)
-    return {"batch": lo, "tpot": tpot, "round": q.tpot_bound, "tokens_per_s_gpu": b / (_replica_gpus(r) * t_rate)}
+    tpot, t_rate, t_round = at(b)
+    return {"batch": lo, "tpot": tpot, "round": t_round, "tokens_per_s_gpu": b / (_replica_gpus(r) * t_rate)}
 
 
 def _share(x: float) -> str:
