@@ -114,6 +114,8 @@ WHATIFS = [
     (SERVING[0], ["hardware=gb200", "precision=fp8", "parallelism.dp=9", "serving.users=512", "serving.tpot=8 ms"]),
     # one user at a TPOT no batch meets: the chapter's batch is 1, "1 decode token" beside the prompt chunk
     (SERVING[0], ["serving.users=1", "serving.tpot=1 ms", "serving.chunk=512"]),
+    # no TPOT target: the disaggregation row's one pool at the chapter's batch, which serves what the pools serve
+    (SERVING[0], ["serving={prompt: 4k, output: 512, ttft: 2 s, users: 128}"]),
     # long requests: the chunked row's and the pools' rates below one a second, to three significant digits
     (SERVING[0], ["serving.prompt=60k", "serving.output=4k", "serving.users=8"]),
     # replicas that leave GPUs of a node idle (tp 2 x pp 3: one of 6 on a node of 8) or span nodes unevenly (tp 4 x

@@ -607,3 +607,24 @@ def test_a_dense_models_pools_stay_a_balanced_share():
     assert row["per_gpu"][0] == n["one_pool_tokens_per_s_gpu"] < row["per_gpu"][1]
     assert row["gain"] == pytest.approx(row["per_gpu"][1] / row["per_gpu"][0]) == pytest.approx(1.014, abs=1e-3)
     assert "meets the 50 ms TPOT target up to batch 223" in row["ends"] and row["ends"].endswith("the pools 1.01x")
+
+
+def test_the_one_pool_without_a_target_and_where_it_misses_one():
+    """The disaggregation row's before, one pool prefilling whole prompts between its rounds, at its edges (Llama 3.1
+    70B on 8 H100): without a TPOT target it runs the chapter's batch and serves what the balanced pools serve (their
+    balance is its work per request: the row a tie, 1.00x); under a target no batch meets (1 ms, the weights alone
+    stream in more), its numbers are batch 1's and the row says it misses the target there."""
+    free = evaluated("llama70b-h100-tp8.yaml", ("serving={prompt: 4k, output: 512, ttft: 2 s, users: 128}",))
+    tq = free.serving["techniques"]
+    n, row = tq["numbers"], next(x for x in tq["rows"] if x["technique"] == "prefill/decode disaggregation")
+    assert free.spec.serving.tpot is None and n["one_pool_batch"] == tq["batch"] == 128
+    assert row["gain"] == pytest.approx(1.0, rel=1e-9) and row["per_gpu"][0] == pytest.approx(row["per_gpu"][1])
+    assert "prefills between its rounds at batch 128 (no TPOT target)" in row["ends"]
+    assert n["replica_gpus"] == 8  # one replica's rates, with or without a target
+    miss = evaluated("llama70b-h100-tp8.yaml", ("serving.users=1", "serving.tpot=1 ms"))
+    tq = miss.serving["techniques"]
+    n, row = tq["numbers"], next(x for x in tq["rows"] if x["technique"] == "prefill/decode disaggregation")
+    assert n["one_pool_batch"] == 0 and row["tpot"][0] == n["one_pool_tpot"] > 0.001
+    assert "misses the 1 ms TPOT target even at batch 1" in row["ends"]
+    one = miss.serving["rows"][0]["bound"]  # batch 1 alone: its round, and one prompt prefilled per 511 rounds
+    assert n["one_pool_tpot"] == pytest.approx(one["tpot"] + row["ttft"][0] / 511, rel=1e-9)

@@ -567,6 +567,8 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                         "goodput_rate_per_gpu": goodput / gpus if goodput is not None else None,
                         "replica_gpus": gpus})
         blocks["tech_goodput"] = _block(r, "tech_goodput", "goodput_rate_tpot", tpot_in, {})
+    else:  # the chapter's rates are one replica's with or without a target (the page states its GPUs either way)
+        numbers["replica_gpus"] = _replica_gpus(r)
     if sv.rate is not None:
         env_s["lam"] = sv.rate
         t_s = physical("steady_step_time", _eval(r, "steady_step_time", env_s), "")[0]
