@@ -414,7 +414,8 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     mean = float(sv.prompt) + float(sv.output) / 2
     b = base["bound"]
     ttft, tpot, per_gpu, usd = b["ttft"], b["tpot"], b["tokens_per_s_gpu"], b["usd_per_mtok_out"]
-    rows, blocks, numbers = [], {}, {}
+    # the chapter's rates and sequence counts are one replica's, with or without a target: its GPUs stated once
+    rows, blocks, numbers = [], {}, {"replica_gpus": _replica_gpus(r)}
     env = _inputs(r, batch, last)
     t_dec = _step(r, env)
 
@@ -564,11 +565,8 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
         binding = min(rates, key=lambda k: rates[k] if rates[k] is not None else -math.inf)
         gpus = _replica_gpus(r)
         numbers.update({"goodput_rate": goodput, "goodput_binds": CEILINGS[binding], **rates,
-                        "goodput_rate_per_gpu": goodput / gpus if goodput is not None else None,
-                        "replica_gpus": gpus})
+                        "goodput_rate_per_gpu": goodput / gpus if goodput is not None else None})
         blocks["tech_goodput"] = _block(r, "tech_goodput", "goodput_rate_tpot", tpot_in, {})
-    else:  # the chapter's rates are one replica's with or without a target (the page states its GPUs either way)
-        numbers["replica_gpus"] = _replica_gpus(r)
     if sv.rate is not None:
         env_s["lam"] = sv.rate
         t_s = physical("steady_step_time", _eval(r, "steady_step_time", env_s), "")[0]
