@@ -43,9 +43,9 @@ KERNELS = ("kernels per layer as vLLM's Llama decoder launches them; launch and 
            "NVIDIA, Getting Started with CUDA Graphs (2019); pegainfer (3), From Launch Overhead to CUDA Graph")
 ONE_SHOT = ("vLLM, SGLang and TensorRT-LLM custom (one-shot) all-reduce kernels: 5.7-7.8 us for 0.5-32 KiB on "
             "8 x H100, as gathered in issue 27")
-SMALL_GEMM = ("NVIDIA/cutlass issue 1139 (2023-10, 'Skinny fp8 gemm on H100'): the best CUTLASS fp8 kernel streams an "
-              "M = 16-64, N = 14336, K = 4096 GEMM's weights at about 2.2 TB/s, about 68% of the HBM bandwidth by Nsight "
-              "Compute; measured per GPU and format in the hardware files' achieved_bandwidth")
+SMALL_GEMM = ("NVIDIA's aiconfigurator GEMM tables (ai-dynamo/aiconfigurator, commit 095f58a): vLLM's and SGLang's "
+              "GEMMs of 16-128 rows with 4096-16384 columns timed on each GPU, e.g. the H100's fp8 at 2.2-2.5 TB/s of "
+              "3.35; the median share per GPU and format in the hardware files' achieved_bandwidth")
 MAMF = ("Bekman, Machine Learning Engineering, Maximum Achievable Matmul FLOPS table (stas00/ml-engineering "
         "compute/accelerator/README.md, commit 744d01e): measured matmul TFLOPS per accelerator and format")
 NCCL_TUNING = "NCCL 2.30 src/graph/tuning.cc (base latency per call; ring steps); nccl-tests busbw as measured"
@@ -732,8 +732,8 @@ def prefill_time_memory_serial():
 
     The weight slice at e_w of the bandwidth (:func:`decode_time_memory_busiest`) and at e_g, the share of the HBM
     bandwidth a GEMM with few rows (few prompt tokens) is measured to stream its weights at on this GPU in the
-    compute format (the hardware file's achieved_bandwidth; NVIDIA/cutlass issue 1139: about 2.2 of 3.35 TB/s for
-    fp8 on H100); e_g is 1 where none is published.  It matters only where the weights bind, short prompts; the
+    compute format (the hardware file's achieved_bandwidth; aiconfigurator's vLLM and SGLang tables: H100 fp8 0.714,
+    about 2.4 of 3.35 TB/s); e_g is 1 where none is published.  It matters only where the weights bind, short prompts; the
     cache the prompt writes stays at W.  Equals :func:`prefill_time_memory_gpu` for e_w = e_g = 1.  An estimate, not a
     bound: the bound reads every byte at W.
     """
