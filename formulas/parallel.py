@@ -82,6 +82,13 @@ e_m = sym("e_m")
 e_g = sym("e_g")
 n_uTP, W_oTP, a_oTP, W_coTP, n_uEP, W_oEP, a_oEP, W_coEP = (
     sym(x) for x in ("n_uTP", "W_oTP", "alpha_oTP", "W_coTP", "n_uEP", "W_oEP", "alpha_oEP", "W_coEP"))
+# The library's protocols for the tensor-parallel ring (NCCL src/graph/tuning.cc): LL is tau_c, alpha_TP, alpha_oTP at
+# W_lTP, W_loTP (half the bus bandwidth, capped); LL128 and Simple their own call and step latencies, LL128 at
+# LL128_SHARE of the bus bandwidth, Simple at all of it.  Where the hardware file gives no protocols, LL128's and
+# Simple's latencies are LL's and LL's bandwidth the whole bus bandwidth: the ring is the one protocol it was.
+tau_c8, tau_cS, a_8TP, a_STP, a_8oTP, a_SoTP, W_lTP, W_loTP = (
+    sym(x) for x in ("tau_c8", "tau_cS", "alpha_8TP", "alpha_STP", "alpha_8oTP", "alpha_SoTP", "W_lTP", "W_loTP"))
+LL128_SHARE = sp.Rational(92, 100)  # NCCL src/graph/tuning.cc: busBw * 0.92 for the ring with LL128
 N, N_a, N_e, L, d, H_kv, b, c, C, P, W, B, S, T, a = (
     sym(x) for x in ("N", "N_a", "N_e", "L", "d", "H_kv", "b", "c", "C", "P", "W", "B", "S", "T", "a"))
 
@@ -152,14 +159,37 @@ def all_reduce_time_oneshot(n=n_g, Z=Z, W=W_c, tau=tau_o):
     return _some(n) * tau + (n - 1) * Z / W
 
 
+def all_reduce_time_ring_protocols(n=n_g, Z=Z):
+    """The library's ring all-reduce for the tensor-parallel group with the fastest of its protocols [s]: the least of
+    LL (tau_c, alpha, at W_l: half the bus bandwidth, at most NCCL's llMaxBw), LL128 (tau_c8, alpha_8, at 0.92 W_c)
+    and Simple (tau_cS, alpha_S, at W_c), each across domains the faster of the ring and the hierarchical form.
+
+    NCCL's tuner prices every protocol so and runs the cheapest (src/graph/tuning.cc): LL's small latency with the
+    large messages' bus bandwidth is no protocol's, and at 1-16 MiB on 8 x H100 that blend is 0.5-0.7 of nccl-tests'
+    time.  Without the file's protocols LL128's and Simple's latencies are LL's and LL's bandwidth W_c: the one ring.
+
+    >>> t = all_reduce_time_ring_protocols().subs({sym('n_g'): 8, sym('Z_g'): 4 * 2**20, sym('n_uTP'): 8,
+    ...     sym('W_cTP'): 370e9, sym('W_coTP'): 370e9, sym('W_lTP'): 141e9, sym('W_loTP'): 141e9,
+    ...     sym('alpha_TP'): 0.6e-6, sym('alpha_8TP'): 1.9e-6, sym('alpha_STP'): 3.4e-6, sym('alpha_oTP'): 0,
+    ...     sym('alpha_8oTP'): 0, sym('alpha_SoTP'): 0, sym('tau_c'): 6.6e-6, sym('tau_c8'): 14e-6, sym('tau_cS'): 8.4e-6})
+    >>> round(float(t) * 1e6, 1)  # LL128: 14 + 14 x 1.9 + 14/8 x 4 MiB / 340.4 GB/s; nccl-tests on 8 x H100: 50.5
+    62.2
+    """
+    def forms(W, alpha, tau, W_o, alpha_o):
+        return sp.Min(all_reduce_time_ring_tiers(n, Z, W, alpha, tau, n_uTP, W_o, alpha_o),
+                      all_reduce_time_hierarchical(n, Z, W, alpha, tau, n_uTP, W_o, alpha_o))
+    return sp.Min(forms(W_lTP, a_TP, tau_c, W_loTP, a_oTP),
+                  forms(LL128_SHARE * W_cTP, a_8TP, tau_c8, LL128_SHARE * W_coTP, a_8oTP),
+                  forms(W_cTP, a_STP, tau_cS, W_coTP, a_SoTP))
+
+
 def all_reduce_time_estimate(n=n_g, Z=Z):
-    """The tensor-parallel all-reduce the estimate charges [s]: the library's ring (across domains the faster of its
-    ring and its hierarchical form), or its NVLS algorithm where the switch reduces (s_TP = 1) and that is faster
-    (across domains NVLS in the node then the shard across nodes), t = t_ring + s_TP min(0, t_NVLS - t_ring); where
-    the engine runs its one-shot kernel (o_TP = 1, inside one domain), that where it is faster still:
-    t + o_TP min(0, t_one-shot - t)."""
-    ring = sp.Min(all_reduce_time_ring_tiers(n, Z, W_cTP, a_TP, tau_c, n_uTP, W_coTP, a_oTP),
-                  all_reduce_time_hierarchical(n, Z, W_cTP, a_TP, tau_c, n_uTP, W_coTP, a_oTP))
+    """The tensor-parallel all-reduce the estimate charges [s]: the library's ring with the fastest of its protocols
+    (across domains the faster of its ring and its hierarchical form; :func:`all_reduce_time_ring_protocols`), or its
+    NVLS algorithm where the switch reduces (s_TP = 1) and that is faster (across domains NVLS in the node then the
+    shard across nodes), t = t_ring + s_TP min(0, t_NVLS - t_ring); where the engine runs its one-shot kernel
+    (o_TP = 1, inside one domain), that where it is faster still: t + o_TP min(0, t_one-shot - t)."""
+    ring = all_reduce_time_ring_protocols(n, Z)
     m = _domains(n, n_uTP)
     across = 2 * (m - 1) * a_oTP + 2 * (m - 1) / m * Z / (n_uTP * W_coTP)  # the NVLS tree's step across nodes
     lib = ring + s_TP * sp.Min(0, all_reduce_time_switch(n_uTP, Z, W_sTP, tau_s, W_TP) + across - ring)
@@ -840,15 +870,22 @@ def _dense_one_stage(expr):
     return out.subs(_some(n_TP), 1)  # two GPUs or more: the question is how many
 
 
-def decode_time_tp_ring():
-    """Tensor-parallel all-reduces of a decode round as the library's ring runs them [s] (the closed forms' model):
-    2 (L/n_PP) m (tau_c + 2 (n-1) alpha_TP + 2 (n-1)/n B d b_a / (m W_cTP)).
+# The ring's protocols for the closed forms inside one domain: (its bus bandwidth, step latency, call latency).
+RING_PROTOCOLS = {"LL": (W_lTP, a_TP, tau_c), "LL128": (LL128_SHARE * W_cTP, a_8TP, tau_c8),
+                  "Simple": (W_cTP, a_STP, tau_cS)}
 
-    The ring is what NCCL picks for the small messages of decode (a few KiB to a MiB per call); the strict bound's
-    all-reduce (one step of latency) would put these crossings past hundreds of GPUs, which no engine reaches.
+
+def decode_time_tp_ring(protocol="LL"):
+    """Tensor-parallel all-reduces of a decode round as the library's ring runs them with one of its protocols [s]
+    (the closed forms' model): 2 (L/n_PP) m (tau + 2 (n-1) alpha + 2 (n-1)/n B d b_a / (m W)), LL's by default
+    (tau_c, alpha_TP, W_lTP: W_cTP where the file gives no protocols).
+
+    The ring with LL is what NCCL picks for the small messages of batch-1 decode (a few KiB per call); the strict
+    bound's all-reduce (one step of latency) would put these crossings past hundreds of GPUs, which no engine reaches.
     """
+    W_p, alpha_p, tau_p = RING_PROTOCOLS[protocol]
     z = tp_all_reduce_bytes() / microbatches()
-    return 2 * L / n_PP * microbatches() * all_reduce_time_library(n_TP, z, W_cTP, a_TP, tau_c)
+    return 2 * L / n_PP * microbatches() * all_reduce_time_library(n_TP, z, W_p, alpha_p, tau_p)
 
 
 @cache
@@ -856,7 +893,7 @@ def tp_weight_crossover():
     """TP degree where the batch-1 all-reduces, as the library's ring runs them, take as long as streaming the
     weight slice [1].
 
-    Solve 2 L [tau_c + 2 (n-1) alpha_TP + 2 (n-1)/n d b_a / W_cTP] = N b / (n W) for n = n_TP: past it, adding
+    Solve 2 L [tau_c + 2 (n-1) alpha_TP + 2 (n-1)/n d b_a / W_lTP] = N b / (n W) for n = n_TP: past it, adding
     GPUs makes batch-1 decode interconnect-bound (latency-bound all-reduces against a shrinking slice).
     """
     t_comm = _dense_one_stage(decode_time_tp_ring()).subs(B, 1)
@@ -866,18 +903,26 @@ def tp_weight_crossover():
 
 @cache
 def comm_hbm_crossover_batch():
-    """Batch where the all-reduces of a decode step, as the library's ring runs them, reach the HBM ledger [1]
-    (one stage, dense).
+    """Batch where the all-reduces of a decode step, as the library's ring runs them with the fastest of its protocols,
+    reach the HBM ledger [1] (one stage, dense).
 
-    Solve 2 L [tau_c + 2 (n-1) alpha_TP + 2 (n-1)/n B d b_a / W_cTP] = (N b / n + B S c / s_kv) / W for B;
-    negative when the all-reduces never catch up with the HBM traffic.
+    For each protocol p solve 2 L [tau_p + 2 (n-1) alpha_p + 2 (n-1)/n B d b_a / W_p] = (N b / n + B S c / s_kv) / W
+    for B.  Each side is a line in B; the ring's time is the least of the three lines, so where each grows faster than
+    the HBM ledger it is above the ledger past the last root (a negative root: from batch 1), and the least of them
+    reaches the ledger at the largest root.  Where one of them grows no faster than the ledger, the least never does
+    (-1, read as none), as where every root is negative (the all-reduces lead from batch 1).  Where the file gives no
+    protocols the three are one ring and this is its root.
     """
-    t_comm = _dense_one_stage(decode_time_tp_ring())
     t_mem = _dense_one_stage(decode_bytes_per_gpu()) / W
-    roots = sp.solve(sp.Eq(sp.expand(t_comm), t_mem), B, dict=False)
-    if len(roots) != 1:
-        raise ValueError(f"expected one root for B, SymPy found {roots}")
-    return sp.factor(roots[0])
+    roots, slopes = [], []
+    for protocol in RING_PROTOCOLS:
+        gap = sp.expand(_dense_one_stage(decode_time_tp_ring(protocol)) - t_mem)
+        found = sp.solve(sp.Eq(gap, 0), B, dict=False)
+        if len(found) != 1:
+            raise ValueError(f"expected one root for B with {protocol}, SymPy found {found}")
+        roots.append(sp.factor(found[0]))
+        slopes.append(sp.factor(sp.diff(gap, B)))
+    return sp.Piecewise((sp.Max(*roots), sp.Min(*slopes) > 0), (-1, True))
 
 
 @cache

@@ -266,7 +266,7 @@ DEFS: tuple[QuantityDef, ...] = (
 def _tp_crossover_steps():
     t_comm = parallel._dense_one_stage(parallel.decode_time_tp_ring()).subs(B, 1)
     return (
-        Step("batch-1 all-reduces of one GPU as the library's ring runs them, one stage", r"\tilde{t}_{x}(n_{\mathrm{TP}})",
+        Step("batch-1 all-reduces of one GPU as the library's ring runs them with LL, one stage", r"\tilde{t}_{x}(n_{\mathrm{TP}})",
              t_comm),
         Step("weight slice streamed by one GPU", r"t_{W}(n_{\mathrm{TP}})", sym("N") * sym("b") / (sym("n_TP") * W)),
         Step("set them equal and solve for n_TP (the positive root)", r"n_{\mathrm{TP}}^{*}", parallel.tp_weight_crossover()),
@@ -275,10 +275,12 @@ def _tp_crossover_steps():
 
 def _comm_hbm_steps():
     return (
-        Step("all-reduces of a decode step as the library's ring runs them, one stage", r"\tilde{t}_{x}(B)",
+        Step("all-reduces of a decode step as the library's ring runs them with LL, one stage (LL128 and Simple "
+             "likewise, with their own latencies and bandwidth)", r"\tilde{t}_{x}(B)",
              parallel._dense_one_stage(parallel.decode_time_tp_ring())),
         Step("HBM ledger of one GPU", r"t_{\mathrm{mem}}(B)", parallel._dense_one_stage(parallel.decode_bytes_per_gpu()) / W),
-        Step("set them equal and solve for B", r"B_{x}^{*}(S)", parallel.comm_hbm_crossover_batch()),
+        Step("set each protocol's equal to it and solve for B; the ring reaches the ledger at the largest root",
+             r"B_{x}^{*}(S)", parallel.comm_hbm_crossover_batch()),
     )
 
 

@@ -104,6 +104,19 @@ def setups(draw, single: bool) -> dict:
                         f"W_co{g}": w_o * draw(st.floats(0.3, 1.0))})
             if g == "TP":
                 env["o_TP"] = 0.0  # the one-shot kernel reads its peers over the scale-up link only
+    # the ring's protocols (NCCL's tuner): without the file's, LL128's and Simple's latencies are LL's and LL's bandwidth
+    # the whole bus bandwidth; with them, every call and step at least LL's (14 and 8.4 us calls against 6.6, 1.9 and
+    # 3.4 us steps against 0.6) and LL at a share of the bus bandwidth (half, at most NCCL's llMaxBw)
+    if draw(st.booleans()):
+        env.update(tau_c8=env["tau_c"] + draw(st.floats(0.0, 2e-5)), tau_cS=env["tau_c"] + draw(st.floats(0.0, 2e-5)),
+                   alpha_8TP=env["alpha_TP"] * draw(st.floats(1.0, 6.0)),
+                   alpha_STP=env["alpha_TP"] * draw(st.floats(1.0, 10.0)),
+                   alpha_8oTP=env["alpha_oTP"] * draw(st.floats(1.0, 6.0)),
+                   alpha_SoTP=env["alpha_oTP"] * draw(st.floats(1.0, 10.0)),
+                   W_lTP=env["W_cTP"] * draw(st.floats(0.05, 0.5)), W_loTP=env["W_coTP"] * draw(st.floats(0.05, 0.5)))
+    else:
+        env.update(tau_c8=env["tau_c"], tau_cS=env["tau_c"], alpha_8TP=env["alpha_TP"], alpha_STP=env["alpha_TP"],
+                   alpha_8oTP=env["alpha_oTP"], alpha_SoTP=env["alpha_oTP"], W_lTP=env["W_cTP"], W_loTP=env["W_coTP"])
     return env
 
 

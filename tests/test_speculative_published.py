@@ -203,7 +203,8 @@ def test_medusa_on_hgx_h200_through_the_layout():
     hardware=h200, precision=fp8), batch 1 at 1k context.  Bound: a plain round at most 94.6 (405B) and 542.6 (70B)
     tokens/s per user; 108 passes 94.6, which only speculation can do (at least 1.14 tokens per verify round), and
     the implied plain rates 56.8 and 178.7 stay under.  Estimate (the serial round: kernels' fixed costs, the
-    all-reduces not overlapped): 66.6 and 214.8 tokens/s, 1.17x and 1.20x the implied plain measurements: the
+    all-reduces not overlapped, each with the fastest of NCCL's protocols): 66.3 and 213.9 tokens/s, 1.17x and 1.20x
+    the implied plain measurements: the
     estimate is close, and above them, for both.  Direction: at batch 1 both verify rounds are memory-bound, so the
     roofline gives both models the same speed-up at the same acceptance (the heads a smaller share of 405B): the
     measured 1.9x against 1.5x is the heads' acceptance per model, which the blog does not state."""
@@ -213,8 +214,8 @@ def test_medusa_on_hgx_h200_through_the_layout():
         bound, serial = _layout_rounds(evaluated(spec, over), 1, 1024)
         out[name] = (1 / bound, 1 / serial)
     measured = {"405B": (108.0, 1.9), "70B": (268.0, 1.5)}
-    assert out["405B"] == (pytest.approx(94.55, abs=0.01), pytest.approx(66.56, abs=0.01))
-    assert out["70B"] == (pytest.approx(542.6, abs=0.1), pytest.approx(214.8, abs=0.1))
+    assert out["405B"] == (pytest.approx(94.55, abs=0.01), pytest.approx(66.28, abs=0.01))
+    assert out["70B"] == (pytest.approx(542.6, abs=0.1), pytest.approx(213.9, abs=0.1))
     for name, (tokens, gain) in measured.items():
         roof, estimate = out[name]
         plain = tokens / gain

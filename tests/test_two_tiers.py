@@ -58,22 +58,25 @@ def test_one_domain_keeps_the_one_tier_costs():
     q, z = load(), 32 * 1024
     c = _tp_all_reduce(8, z)
     assert c["hierarchical"] is None and c["gpus_per_domain"] == 8
-    ring = 6.6e-6 + 14 * 0.6e-6 + 1.75 * z / 370e9
-    assert c["ring"] == pytest.approx(ring, rel=1e-12)
+    ring = 6.6e-6 + 14 * 0.6e-6 + 1.75 * z / 141e9  # LL: half of 370 GB/s, at most NCCL's 141 on Hopper
+    assert c["ring"] == pytest.approx(ring, rel=1e-12) and c["ring_protocol"] == "LL"
     assert c["bound"] == pytest.approx(float(q["all_reduce_time"]({"n_g": 8, "Z_g": z, "W_x": 450e9, "alpha": 0.6e-6,
                                                                     "s_TP": 1.0})), rel=1e-12)
 
 
 def test_two_nodes_by_hand_small_message():
-    """32 KiB (405B's batch-1 all-reduce) over 16 H100 in two nodes: the hierarchical form is 20.6 us, the ring across
-    the nodes pays 30 network steps, 87.8 us; the bound the NICs' least bytes and one network step."""
+    """32 KiB (405B's batch-1 all-reduce) over 16 H100 in two nodes, with LL (the fastest protocol at this size): the
+    hierarchical form is 21.7 us (the node at LL's 141 GB/s, each GPU's shard across at 39/8 GB/s, NCCL's two-node LL
+    cap shared by the node's 8 NICs), the ring across the nodes pays 30 network steps, 89.2 us; the bound the NICs'
+    least bytes and one network step."""
     z = 32 * 1024
     c = _tp_all_reduce(16, z)
-    hier = 6.6e-6 + 2 * 7 * 0.6e-6 + 2 * 7 / 8 * z / 370e9 + 2 * 1 * 2.7e-6 + 2 * 1 / 2 * z / (8 * 47e9)
-    ring = 6.6e-6 + 2 * 15 * 2.7e-6 + 2 * 15 / 16 * z / min(370e9, 8 * 47e9)
+    hier = 6.6e-6 + 2 * 7 * 0.6e-6 + 2 * 7 / 8 * z / 141e9 + 2 * 1 * 2.7e-6 + 2 * 1 / 2 * z / (8 * 39e9 / 8)
+    ring = 6.6e-6 + 2 * 15 * 2.7e-6 + 2 * 15 / 16 * z / min(141e9, 39e9)
     bound = max(z / (450e9 + 50e9) + 0.6e-6, 2 * 1 / 2 * z / (8 * 50e9) + 2.7e-6)  # NVLS: each GPU sends Z once
-    assert c["hierarchical"] == pytest.approx(hier, rel=1e-12) and hier == pytest.approx(20.64e-6, abs=0.01e-6)
-    assert c["ring"] == pytest.approx(ring, rel=1e-12)
+    assert c["hierarchical"] == pytest.approx(hier, rel=1e-12) and hier == pytest.approx(21.65e-6, abs=0.01e-6)
+    assert c["ring"] == pytest.approx(ring, rel=1e-12) and ring == pytest.approx(89.18e-6, abs=0.01e-6)
+    assert c["ring_protocol"] == "LL" and c["protocol"] == "LL"
     assert c["bound"] == pytest.approx(bound, rel=1e-12)
     assert c["picked"] == "hierarchical" and c["estimate"] == pytest.approx(hier, rel=1e-12)
 

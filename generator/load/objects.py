@@ -23,6 +23,8 @@ from genreport.load.spec import (
     Node,
     Parallelism,
     Precision,
+    Protocol,
+    Protocols,
     Serving,
     Source,
     Speculative,
@@ -120,7 +122,20 @@ def _link(d: dict, scale_up: bool) -> Link:
 def _collectives(d: dict) -> Collectives:
     return Collectives(library=d["library"], call_latency=_q(d["call_latency"]),
                        in_network_call_latency=_q(d["in_network_call_latency"]) if d.get("in_network_call_latency")
-                       else None, source=_source(d["source"]))
+                       else None, source=_source(d["source"]),
+                       protocols=_protocols(d["protocols"]) if d.get("protocols") else None)
+
+
+def _protocols(d: dict) -> Protocols:
+    def one(p: dict) -> Protocol:
+        return Protocol(call_latency=_q(p["call_latency"]), step_latency=_q(p["step_latency"]),
+                        scale_out_step_latency=_q(p["scale_out_step_latency"]) if p.get("scale_out_step_latency")
+                        else None)
+
+    return Protocols(ll_bus_bandwidth=_q(d["ll_bus_bandwidth"]), ll128=one(d["ll128"]), simple=one(d["simple"]),
+                     source=_source(d["source"]),
+                     ll_scale_out_bus_bandwidth=_q(d["ll_scale_out_bus_bandwidth"])
+                     if d.get("ll_scale_out_bus_bandwidth") else None)
 
 
 def _node(d: dict) -> Node:

@@ -246,6 +246,28 @@ def short_link(name: str) -> str:
 
 
 @dataclass(frozen=True)
+class Protocol:
+    """One of the library's protocols beside LL (NCCL's LL128, Simple) as its tuning model costs a ring call."""
+
+    call_latency: float  # s, the call's base latency
+    step_latency: float  # s, one ring step over the scale-up link
+    scale_out_step_latency: float | None = None  # s, one ring step over the network
+
+
+@dataclass(frozen=True)
+class Protocols:
+    """The library's protocols for the all-reduce estimate (NCCL src/graph/tuning.cc): LL at half the bus bandwidth and
+    at most ``ll_bus_bandwidth`` (the collectives block's call_latency and the link's latency are LL's), LL128 at
+    LL128_SHARE of it, Simple at all of it, each with its own latencies; the ring takes the fastest for each message."""
+
+    ll_bus_bandwidth: float  # B/s, LL's most on one node
+    ll128: Protocol
+    simple: Protocol
+    source: Source
+    ll_scale_out_bus_bandwidth: float | None = None  # B/s, LL's most across nodes (the whole ring's)
+
+
+@dataclass(frozen=True)
 class Collectives:
     """The collectives library's own costs (its tuning model), for the estimate."""
 
@@ -253,6 +275,7 @@ class Collectives:
     call_latency: float  # s, fixed cost of one call
     in_network_call_latency: float | None  # s, one all-reduce with the reduction in the switch
     source: Source
+    protocols: Protocols | None = None  # its protocols beside LL, where the file gives them
 
 
 @dataclass(frozen=True)

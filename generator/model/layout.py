@@ -29,6 +29,7 @@ from genreport.load.spec import (
     Model,
     Parallelism,
     Precision,
+    Protocols,
 )
 from genreport.model.env import Env, pipeline_split, prefill_head_dim, usable_at, weight_bytes_of, weight_efficiency
 from genreport.model.values import NO_FIT, Entry, physical
@@ -89,6 +90,7 @@ class LinkChoice:
     # (this choice is then the scale-out tier, the NIC); None for a group in one domain (or one that cannot split)
     local: int | None = None
     inner: LinkChoice | None = None
+    protocols: Protocols | None = None  # the library's protocols beside LL (Hardware.collectives.protocols)
 
     @property
     def domains(self) -> int | None:
@@ -186,7 +188,8 @@ def _choice(g: str, span: int, tier: str, link, n: int, degree: int, lib, notes:
                       "mesh" if mesh and rate < link.bandwidth_per_direction else link.per_direction_from,
                       bus, link.in_network_reduction and tier == "scale-up",
                       link.in_network_bus_bandwidth if tier == "scale-up" else None,
-                      lib.call_latency if lib else 0.0, lib.in_network_call_latency if lib else None)
+                      lib.call_latency if lib else 0.0, lib.in_network_call_latency if lib else None,
+                      protocols=lib.protocols if lib else None)
 
 
 def layout_values(base: dict[str, float], model: Model, par: Parallelism, links: dict[str, LinkChoice],
@@ -247,7 +250,40 @@ def collective_costs(choice: LinkChoice) -> dict[str, float]:
     return {"tau_c": tp.call_latency,
             "tau_s": tp.call_latency if tp.in_network_call_latency is None else tp.in_network_call_latency,
             "s_TP": 1.0 if tp.in_network else 0.0,
-            "W_sTP": tp.estimate_bandwidth if tp.in_network_bus_bandwidth is None else tp.in_network_bus_bandwidth}
+            "W_sTP": tp.estimate_bandwidth if tp.in_network_bus_bandwidth is None else tp.in_network_bus_bandwidth,
+            **protocol_costs(choice)}
+
+
+def protocol_costs(choice: LinkChoice) -> dict[str, float]:
+    """The ring's protocols on the tensor-parallel link (formulas.parallel.all_reduce_time_ring_protocols): LL128's
+    and Simple's call and step latencies, in the domain and across it, and LL's bus bandwidths (half the bus
+    bandwidth, at most NCCL's llMaxBw on one node; across domains half each GPU's NIC rate, the ring's at most the
+    two-node llMaxBw).  Without the file's protocols: LL's latencies and the whole bus bandwidth for all three, so
+    the ring is the one it was.  A group whose link is the network (no scale-up tier) steps at the network's."""
+    up = choice.inner if choice.inner is not None else choice
+    two = choice.inner is not None
+    pr = up.protocols
+    alpha_o = choice.latency if two else 0.0
+    W_co = choice.estimate_bandwidth
+    if pr is None or choice.tier == "none":
+        return {"tau_c8": up.call_latency, "tau_cS": up.call_latency, "alpha_8TP": up.latency, "alpha_STP": up.latency,
+                "alpha_8oTP": alpha_o, "alpha_SoTP": alpha_o, "W_lTP": up.estimate_bandwidth, "W_loTP": W_co}
+    net = up.tier == "scale-out"  # the whole group on the network: its steps are the network's
+
+    def step(p, across: bool) -> float:
+        if across or net:
+            return p.scale_out_step_latency if p.scale_out_step_latency is not None else (choice.latency if across
+                                                                                              else up.latency)
+        return p.step_latency
+
+    ll_out = pr.ll_scale_out_bus_bandwidth
+    W_l = min(pr.ll_scale_out_bus_bandwidth if net and ll_out is not None else pr.ll_bus_bandwidth,
+              up.estimate_bandwidth / 2.0)
+    W_lo = min(ll_out / choice.local, W_co / 2.0) if two and ll_out is not None else (W_co / 2.0 if two else W_l)
+    return {"tau_c8": pr.ll128.call_latency, "tau_cS": pr.simple.call_latency,
+            "alpha_8TP": step(pr.ll128, False), "alpha_STP": step(pr.simple, False),
+            "alpha_8oTP": step(pr.ll128, True) if two else 0.0, "alpha_SoTP": step(pr.simple, True) if two else 0.0,
+            "W_lTP": W_l, "W_loTP": W_lo}
 
 
 def _declared_per_routed(values: dict, pc: arch.ParameterCount, accounting: str) -> float:
@@ -582,11 +618,12 @@ def _collective_formulas(p: ParallelResults, accounting: str | None = None, prom
     tp_two = p.links["tp"].inner is not None
     if p.parallelism.tp > 1 and not tp_two:
         rows += [("all_reduce_time", "the bound: the fewest bytes any algorithm sends, and one step", ar.get("bound")),
-                 ("all_reduce_time_library", "the estimate: the library's ring", ar.get("ring"))]
+                 ("all_reduce_time_library", "the estimate: the library's ring" + _protocol_words(ar), ar.get("ring"))]
     if p.parallelism.tp > 1 and tp_two:
         rows += [("all_reduce_time_tiers", "the bound over two tiers: the fewest bytes each GPU sends over its links "
                   "and each node over its NICs", ar.get("bound")),
-                 ("all_reduce_time_ring_tiers", "the estimate: the library's ring across the nodes", ar.get("ring")),
+                 ("all_reduce_time_ring_tiers", "the estimate: the library's ring across the nodes" + _protocol_words(ar),
+                  ar.get("ring")),
                  ("all_reduce_time_hierarchical", "the estimate: the library's hierarchical all-reduce (in the node, "
                   "across the nodes, in the node)", ar.get("hierarchical"))]
     if p.parallelism.tp > 1 and p.links["tp"].in_network:
@@ -622,6 +659,15 @@ def _collective_formulas(p: ParallelResults, accounting: str | None = None, prom
                  for qid, title, value in rows)
 
 
+def _protocol_words(ar: dict) -> str:
+    """Which protocol the ring row's value is, where the hardware file prices them apart: its tau_c, alpha and W_c
+    are that protocol's (LL: tau_c, alpha, W_l; LL128: tau_c8, alpha_8, 0.92 W_c; Simple: tau_cS, alpha_S, W_c)."""
+    if not ar.get("protocols") or not ar.get("ring_protocol"):
+        return ""
+    return (f", with the fastest of its protocols for this message, {ar['ring_protocol']} (LL: tau_c, alpha at W_l, half "
+            "the bus bandwidth at most; LL128: tau_c8, alpha_8 at 0.92 W_c; Simple: tau_cS, alpha_S at W_c)")
+
+
 def _all_reduce_costs(q, v: dict) -> dict:
     """One tensor-parallel all-reduce of a batch-1 decode step (B d b_a bytes per GPU), per GPU: the strict bound's
     cost, the library's ring, its in-switch all-reduce (None where the switch does not reduce), and which of the two
@@ -633,23 +679,42 @@ def _all_reduce_costs(q, v: dict) -> dict:
     two = n_u < n  # the group leaves its scale-up domain
     tiers = {"n_g": n, "Z_g": z, "n_u": n_u, "alpha": v["alpha_TP"], "alpha_o": v["alpha_oTP"]}
     bound = float(q["all_reduce_time_tiers"](dict(tiers, W_x=v["W_TP"], W_o=v["W_oTP"], s_TP=v["s_TP"])))
-    lib = dict(tiers, W_c=v["W_cTP"], W_co=v["W_coTP"], tau_c=v["tau_c"])
-    ring = float(q["all_reduce_time_ring_tiers"](lib))
-    hier = float(q["all_reduce_time_hierarchical"](lib)) if two else None
-    # NVLS in the node, then (across domains) the hierarchical form's step across nodes
-    in_node = float(q["all_reduce_time_library"]({"n_g": n_u, "Z_g": z, "W_c": v["W_cTP"], "alpha": v["alpha_TP"],
-                                                   "tau_c": v["tau_c"]}))
+    # the ring and the hierarchical form with each protocol (formulas.parallel.all_reduce_time_ring_protocols): the
+    # fastest protocol of each, the ring's named; a tie goes to the first (LL, LL128, Simple)
+    protocols = {"LL": (v["W_lTP"], v["W_loTP"], v["alpha_TP"], v["alpha_oTP"], v["tau_c"]),
+                 "LL128": (0.92 * v["W_cTP"], 0.92 * v["W_coTP"], v["alpha_8TP"], v["alpha_8oTP"], v["tau_c8"]),
+                 "Simple": (v["W_cTP"], v["W_coTP"], v["alpha_STP"], v["alpha_SoTP"], v["tau_cS"])}
+    rings, hiers = {}, {}
+    for name, (w, w_o, alpha, alpha_o, tau) in protocols.items():
+        lib = dict(tiers, W_c=w, W_co=w_o, alpha=alpha, alpha_o=alpha_o, tau_c=tau)
+        rings[name] = float(q["all_reduce_time_ring_tiers"](lib))
+        hiers[name] = float(q["all_reduce_time_hierarchical"](lib))
+    protocol = min(rings, key=lambda k: rings[k])
+    ring = rings[protocol]
+    hier_protocol = min(hiers, key=lambda k: hiers[k])
+    hier = hiers[hier_protocol] if two else None
+    # NVLS in the node, then (across domains) the hierarchical form's step across nodes (all_reduce_time_estimate)
+    m = n / n_u
+    across = 2 * (m - 1) * float(v["alpha_oTP"]) + 2 * (m - 1) / m * z / (n_u * float(v["W_coTP"]))
     switch = float(q["all_reduce_time_switch"]({"n_g": n_u, "Z_g": z, "W_s": v["W_sTP"], "tau_s": v["tau_s"],
-                                                "W_x": v["W_TP"]})) + ((hier - in_node) if two else 0.0) \
+                                                "W_x": v["W_TP"]})) + (across if two else 0.0) \
         if v["s_TP"] else None
     oneshot = float(q["all_reduce_time_oneshot"]({"n_g": n, "Z_g": z, "W_c": v["W_cTP"], "tau_o": v["tau_o"]})) \
         if v.get("o_TP") else None
     costs = {"ring": ring, "hierarchical": hier, "in-switch": switch, "one-shot": oneshot}
     picked = min((k for k in costs if costs[k] is not None), key=lambda k: (costs[k], k != "ring"))
+    used = protocol if picked == "ring" else hier_protocol if picked == "hierarchical" else None
+    call = {"one-shot": v["tau_o"], "in-switch": v["tau_s"]}.get(picked, protocols[used][4] if used else v["tau_c"])
     return {"gpus": int(n), "gpus_per_domain": int(n_u), "message_bytes": z, "bound": bound, "ring": ring,
             "hierarchical": hier, "in_switch": switch, "one_shot": oneshot, "picked": picked,
-            "estimate": costs[picked], "call_latency": float(v["tau_o"] if picked == "one-shot" else v["tau_c"]),
+            "protocol": used, "ring_protocol": protocol, "protocols": bool(p_given(v)),
+            "estimate": costs[picked], "call_latency": float(call),
             "bus_bandwidth": float(v["W_cTP"]), "scale_out_bus_bandwidth": float(v["W_coTP"]) if two else None}
+
+
+def p_given(v: dict) -> bool:
+    """Whether the layout's values price the ring's protocols apart (the hardware file gives them)."""
+    return not (v["tau_c8"] == v["tau_c"] and v["tau_cS"] == v["tau_c"] and v["W_lTP"] == v["W_cTP"])
 
 
 def _entries(r, out: ParallelResults) -> list:

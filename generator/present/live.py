@@ -108,7 +108,8 @@ def inputs(spec) -> dict:
                                                           "scale_out": _link(hw.node.scale_out)},
                      "collectives": None if hw.collectives is None else {
                          "call_latency": hw.collectives.call_latency,
-                         "in_network_call_latency": hw.collectives.in_network_call_latency}},
+                         "in_network_call_latency": hw.collectives.in_network_call_latency,
+                         "protocols": _protocols(hw.collectives.protocols)}},
         "compare_hardware": [{"title": h.title, "capacity": h.capacity, "formats": sorted(h.dense)}
                              for h in spec.compare_hardware],
         "model": model,
@@ -151,6 +152,19 @@ def _serving(spec) -> dict | None:
                                                     "draft_cost": None if draft else sp.draft_cost,
                                                     "verify_tokens": sp.verify_tokens,
                                                     "accepted_length": sp.accepted_length, **draft}}
+
+
+def _protocols(pr) -> dict | None:
+    """The library's protocols for the live page's layout (layout.protocol_costs), or None."""
+    if pr is None:
+        return None
+
+    def one(p):
+        return {"call_latency": p.call_latency, "step_latency": p.step_latency,
+                "scale_out_step_latency": p.scale_out_step_latency}
+
+    return {"ll_bus_bandwidth": pr.ll_bus_bandwidth, "ll_scale_out_bus_bandwidth": pr.ll_scale_out_bus_bandwidth,
+            "ll128": one(pr.ll128), "simple": one(pr.simple)}
 
 
 def _link(link) -> dict | None:

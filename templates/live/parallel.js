@@ -89,7 +89,7 @@ const GR_PARALLEL = (() => {
       bus_bandwidth: bus == null ? null : Math.min(bus, rate), in_network: !!link.in_network_reduction && tier === "scale-up",
       in_network_bus_bandwidth: tier === "scale-up" ? link.in_network_bus_bandwidth : null,
       call_latency: lib ? lib.call_latency : 0.0, in_network_call_latency: lib ? lib.in_network_call_latency : null,
-      local: null, inner: null};
+      local: null, inner: null, protocols: lib && lib.protocols ? lib.protocols : null};
   }
 
   const busOf = l => l.bus_bandwidth == null ? l.bandwidth_per_direction : l.bus_bandwidth;
@@ -98,8 +98,31 @@ const GR_PARALLEL = (() => {
   function collectiveCosts(choice) {
     const tp = choice.inner || choice;  // the in-switch reduction of the group's own domain
     const est = tp.bus_bandwidth == null ? tp.bandwidth_per_direction : tp.bus_bandwidth;
-    return {tau_c: tp.call_latency, tau_s: tp.in_network_call_latency == null ? tp.call_latency : tp.in_network_call_latency,
-      s_TP: tp.in_network ? 1.0 : 0.0, W_sTP: tp.in_network_bus_bandwidth == null ? est : tp.in_network_bus_bandwidth};
+    return Object.assign({tau_c: tp.call_latency,
+      tau_s: tp.in_network_call_latency == null ? tp.call_latency : tp.in_network_call_latency,
+      s_TP: tp.in_network ? 1.0 : 0.0, W_sTP: tp.in_network_bus_bandwidth == null ? est : tp.in_network_bus_bandwidth},
+      protocolCosts(choice));
+  }
+
+  /** The ring's protocols on the tensor-parallel link (layout.protocol_costs). */
+  function protocolCosts(choice) {
+    const up = choice.inner || choice, two = !!choice.inner, pr = up.protocols;
+    const alphaO = two ? choice.latency : 0.0, Wco = busOf(choice), Wc = busOf(up);
+    if (pr == null || choice.tier === "none") {
+      return {tau_c8: up.call_latency, tau_cS: up.call_latency, alpha_8TP: up.latency, alpha_STP: up.latency,
+        alpha_8oTP: alphaO, alpha_SoTP: alphaO, W_lTP: Wc, W_loTP: Wco};
+    }
+    const net = up.tier === "scale-out";  // the whole group on the network: its steps are the network's
+    const step = (p, across) => (across || net)
+      ? (p.scale_out_step_latency != null ? p.scale_out_step_latency : (across ? choice.latency : up.latency))
+      : p.step_latency;
+    const llOut = pr.ll_scale_out_bus_bandwidth;
+    const Wl = Math.min(net && llOut != null ? llOut : pr.ll_bus_bandwidth, Wc / 2.0);
+    const Wlo = two && llOut != null ? Math.min(llOut / choice.local, Wco / 2.0) : (two ? Wco / 2.0 : Wl);
+    return {tau_c8: pr.ll128.call_latency, tau_cS: pr.simple.call_latency,
+      alpha_8TP: step(pr.ll128, false), alpha_STP: step(pr.simple, false),
+      alpha_8oTP: two ? step(pr.ll128, true) : 0.0, alpha_SoTP: two ? step(pr.simple, true) : 0.0,
+      W_lTP: Wl, W_loTP: Wlo};
   }
 
   // parameters counted per routed-expert parameter of the shapes: the seed accounting maps the declared counts

@@ -331,6 +331,9 @@ def root(context, missing=missing):
             if (undefined(name='par_costs') if l_0_par_costs is missing else l_0_par_costs):
                 pass
                 yield "<p>How a collective is costed. The bound's all-reduce sends the fewest bytes any algorithm must send and waits\none step of the link; the estimate charges what the library runs: a fixed cost per call, every step of its ring, at the\nbus bandwidth it measures on the link"
+                if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce') and environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'protocols')):
+                    pass
+                    yield ', with the fastest of its protocols for each message (LL: half that bandwidth at most, after the smallest latencies; LL128: 0.92 of it; Simple: all of it, after the largest)'
                 if environment.getattr(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'links'), 'tp'), 'in_network'):
                     pass
                     yield ', or its in-switch all-reduce where that is faster'
@@ -359,6 +362,10 @@ def root(context, missing=missing):
                     yield escape(t_11(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'estimate')))
                     yield ' ('
                     yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'picked'))
+                    if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'protocols') and environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'protocol')):
+                        pass
+                        yield ' with '
+                        yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'protocol'))
                     if environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency'):
                         pass
                         yield ',\n'
@@ -618,4 +625,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=109&2=121&4=124&5=128&6=131&7=135&8=157&9=166&10=168&11=172&12=174&13=196&14=214&15=253&17=264&18=266&19=268&21=276&22=296&23=308&24=318&25=323&26=331&28=334&29=344&30=350&31=365&32=373&34=379&35=382&36=385&37=387&38=398&40=412&41=420&44=431&45=433&46=443&47=460&50=469&52=472&53=482&57=496&58=498&59=506&60=509&61=513&62=516&63=519&64=523&65=532&66=538&67=542&68=548&69=554&70=559&71=570&73=575&74=579&77=581&78=583&79=585&81=587&82=595&84=616'
+debug_info = '1=109&2=121&4=124&5=128&6=131&7=135&8=157&9=166&10=168&11=172&12=174&13=196&14=214&15=253&17=264&18=266&19=268&21=276&22=296&23=308&24=318&25=323&26=331&28=334&29=347&30=353&31=372&32=380&34=386&35=389&36=392&37=394&38=405&40=419&41=427&44=438&45=440&46=450&47=467&50=476&52=479&53=489&57=503&58=505&59=513&60=516&61=520&62=523&63=526&64=530&65=539&66=545&67=549&68=555&69=561&70=566&71=577&73=582&74=586&77=588&78=590&79=592&81=594&82=602&84=623'
