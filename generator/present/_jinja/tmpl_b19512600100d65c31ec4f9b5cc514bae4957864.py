@@ -333,7 +333,7 @@ def root(context, missing=missing):
                 yield "<p>How a collective is costed. The bound's all-reduce sends the fewest bytes any algorithm must send and waits\none step of the link; the estimate charges what the library runs: a fixed cost per call, every step of its ring, at the\nbus bandwidth it measures on the link"
                 if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce') and environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'protocols')):
                     pass
-                    yield ', with the fastest of its protocols for each message (LL: half that bandwidth at most, after the smallest latencies; LL128: 0.92 of it; Simple: all of it, after the largest)'
+                    yield ', with the fastest of its protocols (LL, LL128, Simple) for each message'
                 if environment.getattr(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'links'), 'tp'), 'in_network'):
                     pass
                     yield ', or its in-switch all-reduce where that is faster'
