@@ -133,6 +133,13 @@ def _library_all_reduce(hw: str, n: int, z: float) -> tuple[float, float]:
     return costs["bound"], costs["estimate"]
 
 
+def test_the_ll128_share_is_one_number():
+    """The formulas' LL128 share (a SymPy rational, no SymPy at build time) and the layout's are NCCL's 0.92."""
+    from genreport.formulas.parallel import LL128_SHARE as formula
+    from genreport.load.spec import LL128_SHARE as layout
+    assert float(formula) == layout == 0.92
+
+
 def test_no_nccl_tests_all_reduce_beats_the_bound():
     rows = _nccl_all_reduce_rows()
     assert len(rows) == 252 and {r["hardware"] for r in rows} == set(NCCL_WITHIN_30)

@@ -53,6 +53,9 @@ ONE_SHOT_SOURCE = ("vLLM, SGLang and TensorRT-LLM one-shot all-reduce kernels: 5
 # RDMA across nodes, 51 and 50 at EP64, the NIC's line rate (1); low-latency kernels 43/46, 39/39 and 39/40 GB/s
 # (dispatch/combine) at EP64, EP128 and EP256, 41 GB/s on average, 41/50 = 0.82.
 ALL_TO_ALL_BACKENDS = ("nccl", "deepep")
+# NCCL's LL128 protocol moves data at 0.92 of the ring's bus bandwidth (src/graph/tuning.cc); the formulas' own copy is
+# formulas.parallel.LL128_SHARE (a SymPy rational), which a test holds equal to this one
+LL128_SHARE = 0.92
 DEEPEP_NVLINK_SHARE = 0.765
 DEEPEP_RDMA_SHARE = 1.0
 DEEPEP_LOW_LATENCY_SHARE = 0.82

@@ -23,6 +23,7 @@ from genreport.load.spec import (
     DEEPEP_LOW_LATENCY_SHARE,
     DEEPEP_NVLINK_SHARE,
     DEEPEP_RDMA_SHARE,
+    LL128_SHARE,
     PRECISION_BYTES,
     Hardware,
     Kernels,
@@ -679,19 +680,21 @@ def _all_reduce_costs(q, v: dict) -> dict:
     two = n_u < n  # the group leaves its scale-up domain
     tiers = {"n_g": n, "Z_g": z, "n_u": n_u, "alpha": v["alpha_TP"], "alpha_o": v["alpha_oTP"]}
     bound = float(q["all_reduce_time_tiers"](dict(tiers, W_x=v["W_TP"], W_o=v["W_oTP"], s_TP=v["s_TP"])))
-    # the ring and the hierarchical form with each protocol (formulas.parallel.all_reduce_time_ring_protocols): the
-    # fastest protocol of each, the ring's named; a tie goes to the first (LL, LL128, Simple)
+    # the ring and (across domains) the hierarchical form with each protocol, as all_reduce_time_ring_protocols prices
+    # them: the fastest protocol of each, named; a tie goes to the first (LL, LL128, Simple)
+    share = LL128_SHARE
     protocols = {"LL": (v["W_lTP"], v["W_loTP"], v["alpha_TP"], v["alpha_oTP"], v["tau_c"]),
-                 "LL128": (0.92 * v["W_cTP"], 0.92 * v["W_coTP"], v["alpha_8TP"], v["alpha_8oTP"], v["tau_c8"]),
+                 "LL128": (share * v["W_cTP"], share * v["W_coTP"], v["alpha_8TP"], v["alpha_8oTP"], v["tau_c8"]),
                  "Simple": (v["W_cTP"], v["W_coTP"], v["alpha_STP"], v["alpha_SoTP"], v["tau_cS"])}
     rings, hiers = {}, {}
     for name, (w, w_o, alpha, alpha_o, tau) in protocols.items():
         lib = dict(tiers, W_c=w, W_co=w_o, alpha=alpha, alpha_o=alpha_o, tau_c=tau)
         rings[name] = float(q["all_reduce_time_ring_tiers"](lib))
-        hiers[name] = float(q["all_reduce_time_hierarchical"](lib))
+        if two:  # inside one domain the hierarchical form is the ring
+            hiers[name] = float(q["all_reduce_time_hierarchical"](lib))
     protocol = min(rings, key=lambda k: rings[k])
     ring = rings[protocol]
-    hier_protocol = min(hiers, key=lambda k: hiers[k])
+    hier_protocol = min(hiers, key=lambda k: hiers[k]) if two else None
     hier = hiers[hier_protocol] if two else None
     # NVLS in the node, then (across domains) the hierarchical form's step across nodes (all_reduce_time_estimate)
     m = n / n_u
@@ -707,12 +710,12 @@ def _all_reduce_costs(q, v: dict) -> dict:
     call = {"one-shot": v["tau_o"], "in-switch": v["tau_s"]}.get(picked, protocols[used][4] if used else v["tau_c"])
     return {"gpus": int(n), "gpus_per_domain": int(n_u), "message_bytes": z, "bound": bound, "ring": ring,
             "hierarchical": hier, "in_switch": switch, "one_shot": oneshot, "picked": picked,
-            "protocol": used, "ring_protocol": protocol, "protocols": bool(p_given(v)),
+            "protocol": used, "ring_protocol": protocol, "protocols": _protocols_apart(v),
             "estimate": costs[picked], "call_latency": float(call),
             "bus_bandwidth": float(v["W_cTP"]), "scale_out_bus_bandwidth": float(v["W_coTP"]) if two else None}
 
 
-def p_given(v: dict) -> bool:
+def _protocols_apart(v: dict) -> bool:
     """Whether the layout's values price the ring's protocols apart (the hardware file gives them)."""
     return not (v["tau_c8"] == v["tau_c"] and v["tau_cS"] == v["tau_c"] and v["W_lTP"] == v["W_cTP"])
 
