@@ -109,10 +109,21 @@ def test_the_all_reduce_model_against_measurements(hw, n, z, measured):
 # report's tensor-parallel ledger charges one call) within 30% of the measurement on the share of the 16 KiB - 512 MiB
 # rows recorded here, and its lowest ratio.  Before the protocols (one ring: LL's 0.6 us steps at the bus bandwidth of
 # large messages, a blend no protocol of NCCL's tuner has) it was 36, 38, 14 and 6 of 48, lowest 0.48, 0.50, 0.30 and
-# 0.29, too fast at 1-16 MiB.  What is left: on two GPUs the large messages' bus bandwidth is below the files' 8-GPU
-# one (H100 0.68-0.69 at 64-128 MiB); the A100's small messages take 12.8-28 us against NCCL's 6.6 us + 0.6 us a step
-# (0.58-0.70), its two-GPU 1-16 MiB rows 0.48-0.68; the B200's file has no measured bus bandwidth (the line rate).
-NCCL_WITHIN_30 = {"a100-sxm-80gb": (31, 0.4826), "h100-sxm": (45, 0.6840), "h200": (47, 0.6982), "b200": (21, 0.4591)}
+# 0.29, too fast at 1-16 MiB.  With the protocols 31, 45, 47 and 21; then the A100's and B200's LL latencies from the
+# sweep's small messages (SMALL_MESSAGE_LINES: NCCL's 6.6 us + 0.6 us a step was 0.58-0.70 of their 16-128 KiB times)
+# 43 and 32.  What is left: on two GPUs the large messages' bus bandwidth is below the files' 8-GPU one (H100 0.68-0.69
+# at 64-128 MiB); the A100's two-GPU 1-16 MiB rows 0.48-0.68 (19.4 us at 512 KiB, 40.8 us at 1 MiB: a jump no
+# protocol's line has); the B200's file has no measured bus bandwidth (the line rate).
+NCCL_WITHIN_30 = {"a100-sxm-80gb": (43, 0.4826), "h100-sxm": (45, 0.6840), "h200": (47, 0.6982), "b200": (32, 0.4591)}
+
+# LL's latencies in the hardware files of the GPUs the sweep covers: the least-squares line through its 512 B - 4 KiB
+# times (12 rows: 4 sizes x 2, 4 and 8 GPUs, where the bytes cost under 0.1 us) against the ring's 2 (n - 1) steps,
+# (call us, step us).  Where NCCL's own model (6.6 us + 0.6 us a step, 15.0 us at 8 GPUs) is within 10% of that line
+# at 8 GPUs, the file keeps the tuner's constants (H100 15.75 us, 0.95; H200 16.3 us, 0.92); where it is not (A100
+# 21.9 us, 0.69; B200 25.4 us, 0.59) the file takes the line, rounded (interconnect.latency, collectives.call_latency).
+SMALL_MESSAGE_LINES = {"a100-sxm-80gb": (8.21, 0.976), "b200": (7.64, 1.272), "h100-sxm": (4.68, 0.791),
+                       "h200": (4.80, 0.820)}
+TUNER_LL = (6.6e-6, 0.6e-6)  # NCCL src/graph/tuning.cc: baseLatencies[RING][LL], hwLatencies[NVLINK][RING][LL]
 
 
 def _nccl_all_reduce_rows():
@@ -131,6 +142,33 @@ def _library_all_reduce(hw: str, n: int, z: float) -> tuple[float, float]:
          "tau_o": 0.0, "o_TP": 0.0}
     costs = _all_reduce_costs(load(), v)
     return costs["bound"], costs["estimate"]
+
+
+def _small_message_line(hw: str) -> tuple[float, float]:
+    """(call, step) in seconds: the least-squares line through the sweep's 512 B - 4 KiB times of ``hw``."""
+    pts = [(2 * (int(r["gpus"]) - 1), float(r["latency_ms"]) * 1e-3) for r in _nccl_all_reduce_rows()
+           if r["hardware"] == hw and int(r["bytes"]) <= 4096]
+    assert len(pts) == 12
+    step, call = np.polyfit([x for x, _ in pts], [y for _, y in pts], 1)
+    return float(call), float(step)
+
+
+@pytest.mark.parametrize("hw", sorted(SMALL_MESSAGE_LINES))
+def test_the_ll_latencies_are_the_sweeps_line_where_the_tuner_misses_it(hw):
+    """By hand, the A100: (n, mean of 512 B - 4 KiB) = (2, 10.08), (4, 14.23), (8, 21.83) us against 2, 6 and 14 steps:
+    slope 72.8 / 74.7 = 0.976 us a step, 15.38 - 0.976 x 7.33 = 8.21 us a call; 8.21 + 14 x 0.976 = 21.9 us at 8 GPUs,
+    where NCCL's model says 15.0 (0.69): the file takes 8.2 us and 0.98 us."""
+    call, step = _small_message_line(hw)
+    assert (call * 1e6, step * 1e6) == pytest.approx(SMALL_MESSAGE_LINES[hw], abs=5e-3)
+    files = [hw, "a100-sxm-40gb"] if hw == "a100-sxm-80gb" else [hw]  # the 40 GB card: the same HGX A100 fabric
+    for name in files:
+        h = _hw(name)
+        have = (h.collectives.call_latency, h.link.latency)
+        if abs((TUNER_LL[0] + 14 * TUNER_LL[1]) / (call + 14 * step) - 1) <= 0.10:
+            assert have == pytest.approx(TUNER_LL, rel=1e-12), name
+        else:
+            assert have[0] == pytest.approx(round(call * 1e6, 1) * 1e-6, rel=1e-12), name
+            assert have[1] == pytest.approx(round(step * 1e6, 2) * 1e-6, rel=1e-12), name
 
 
 def test_the_ll128_share_is_one_number():
@@ -338,16 +376,25 @@ def test_a_pipeline_pays_each_stage_its_layers_per_micro_batch():
     assert float(q["prefill_time_overhead"](dict(v, T=512.0))) == pytest.approx(20 * 10 * 5e-6, rel=1e-12)
 
 
+# gpt-fast's series: the spread of measured / estimate without the kernels' fixed costs and with them
+GPT_FAST_SPREADS = {"llama-2-7b": (0.0462, 0.0542), "llama-2-70b": (0.0152, 0.0166)}
+
+
 @pytest.mark.parametrize("model", sorted(GPT_FAST))
-def test_the_fixed_costs_tighten_the_tensor_parallel_series(model):
-    """gpt-fast runs decode as CUDA graphs (torch.compile, mode reduce-overhead): with the kernels' fixed costs the
-    spread of measured / estimate narrows (Llama-2-7B TP1-8: 0.070 without, 0.048 with; 70B: 0.040, 0.030)."""
+def test_the_fixed_costs_and_the_tensor_parallel_series(model):
+    """gpt-fast runs decode as CUDA graphs (torch.compile, mode reduce-overhead), and the kernels' fixed costs add the
+    same time to every row of its series.  With NCCL's modelled 6.6 us + 0.6 us a step they narrowed its spread (7B
+    0.070 -> 0.048, 70B 0.040 -> 0.030); with the A100's measured 8.2 us + 0.98 us a step (SMALL_MESSAGE_LINES) the
+    TP 8 rows come closest (7B: 0.79 of the measured time, TP 1: 0.71) and the fixed costs widen it a little (7B 0.046
+    -> 0.054, 70B 0.015 -> 0.017): both under 0.10.  What the series still lacks is not a per-call cost: at TP 1 the 7B
+    streams its 13.5 GB at 104.9 tok/s, 1.42 TB/s, 0.69 of the A100's 2.039 TB/s."""
     m, hw, prec = _m(model), _hw("a100-sxm-80gb"), _precision("bf16")
     spread = []
     for h in (_kernels_off(hw), hw):
         spread.append(_cv([measured * point(m, h, prec, Parallelism(tp), 1.0, 5.0).time_serial
                            for tp, measured in GPT_FAST[model].items()]))
-    assert spread[1] < spread[0]
+    assert max(spread) <= 0.10
+    assert spread == pytest.approx(GPT_FAST_SPREADS[model], abs=5e-4)
 
 
 def test_a_small_model_without_cuda_graphs_is_overhead_bound(tmp_path):
