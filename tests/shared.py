@@ -18,6 +18,7 @@ and reads them (0.02 s against up to 4 s to evaluate and 9 s to build, on the 2-
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import functools
@@ -388,13 +389,41 @@ class _Undrawn:
         pass
 
 
+@contextlib.contextmanager
+def formulas_undrawn():
+    """While it is open, every formula the page's renderer asks for is an empty SVG at the baseline (its ``<img>``
+    keeps its class, its alt text, the LaTeX, and its place; only ``src`` is ``data:image/svg+xml;base64,``): for a
+    test that reads a page's words.  A what-if's formulas are not in the shipped table (their numbers are new), and
+    ziamath draws each in 25-90 ms: 150 for the live page's 13 what-ifs.  Nothing drawn is remembered (the stand-in
+    is not ``mathsvg.svg``'s cached function and writes no cache file)."""
+    from genreport.present import mathsvg
+
+    drawing = mathsvg.svg
+    mathsvg.svg = lambda tex, size=15.0, inline=False: ("", 0.0)
+    try:
+        yield
+    finally:
+        mathsvg.svg = drawing
+
+
+def rendered(results, template: str = "report.html.j2") -> str:
+    """``template`` (the whole report or one of its ``sections/``) rendered from ``results``' context as a build
+    renders it, with no figure (their URIs empty) and no formula drawn (``formulas_undrawn``): for a test that reads a
+    chapter's words."""
+    from genreport.present.render import _env, context
+
+    with formulas_undrawn():
+        return _env().get_template(template).render(**context(results, None, {}).variables())
+
+
 def page(spec, overrides=()) -> str:
     """The screen HTML ``build(spec, ("html",), overrides)`` writes, its prose, tables, math and live page, made by
     the same ``Rendering`` from the session's evaluations (``evaluated``: with overrides, the spec's own as the
-    baseline, as a build makes it), with no figure drawn: each figure's data URI (wide and phone) is that of an
-    empty SVG, ``data:image/svg+xml;base64,``.  For a test that reads the page's words, not its figures: a build
-    draws the report's figures twice (2-4 s of CPU in its children).  tests/test_report.py checks that it is a
-    build's page with the figures' URIs emptied.  ``spec`` may also be a test's own evaluated results (no baseline)."""
+    baseline, as a build makes it), with no figure or formula drawn: each figure's data URI (wide and phone) and
+    each formula's is that of an empty SVG, ``data:image/svg+xml;base64,`` (``formulas_undrawn``).  For a test that
+    reads the page's words, not its pictures: a build draws the report's figures twice (2-4 s of CPU in its
+    children) and a what-if's formulas afresh.  tests/test_report.py checks that it is a build's page with the
+    figures' and formulas' URIs emptied.  ``spec`` may also be a test's own evaluated results (no baseline)."""
     from genreport.model.results import Results
     from genreport.present import figures
     from genreport.present.render import Rendering
@@ -407,7 +436,8 @@ def page(spec, overrides=()) -> str:
         baseline = evaluated(spec) if overrides else None
     drawing, figures.start = figures.start, _Undrawn
     try:
-        html, _figures = Rendering(results, baseline, None, overrides, for_print=False, want_phone=True).finish()
+        with formulas_undrawn():
+            html, _figures = Rendering(results, baseline, None, overrides, for_print=False, want_phone=True).finish()
     finally:
         figures.start = drawing
     return html

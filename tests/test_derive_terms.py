@@ -56,21 +56,22 @@ def test_the_named_parts_put_back_are_the_formula(qid):
     """derive's named parts (commands/derive.py ``_terms``) restate how formulas/parallel.py composes the serial round;
     with each part's closed form put back the whole must be the formula itself, so a change to one is seen in the
     other.  Checked at random positive inputs (the pieces hold Max/Min, which SymPy does not always cancel; compiled, as substituting
-    into the whole takes minutes)."""
+    into the whole takes minutes) against the formula as the report computes it: formulas/_generated.py, which
+    tests/test_regen.py regenerates from formulas/ (building the SymPy formula again here took 4 s more a quantity)."""
     import random
 
     import sympy as sp
     from genreport.commands.derive import _terms
-    from genreport.formulas import parallel as p
+    from genreport.formulas.compiled import load
 
     whole, named = _terms(qid)
     with sp.evaluate(False):  # put back as written: SymPy's Max/Min comparing the substituted parts took 1.2 s a call
         put_back = whole.xreplace({s: e for s, _, e in named})
-    formula = getattr(p, qid)()
-    symbols = sorted(formula.free_symbols | put_back.free_symbols, key=str)
-    numeric = {"Max": max, "Min": min}
-    ours, theirs = (sp.lambdify(symbols, e, modules=["math", numeric]) for e in (put_back, formula))
+    formula = load()[qid]
+    symbols = sorted(put_back.free_symbols, key=str)
+    assert set(formula.fn_args) == {str(s) for s in symbols}
+    ours = sp.lambdify(symbols, put_back, modules=["math", {"Max": max, "Min": min}])
     rng = random.Random(46)
     for _ in range(20):
         point = [rng.choice([1, 2, 3, 8, 64]) * rng.uniform(0.5, 2.0) for _ in symbols]
-        assert ours(*point) == pytest.approx(theirs(*point), rel=1e-9)
+        assert ours(*point) == pytest.approx(float(formula(dict(zip(map(str, symbols), point, strict=True)))), rel=1e-9)

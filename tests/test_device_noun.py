@@ -28,9 +28,9 @@ def _tpu():
 @functools.cache
 def _tpu_html() -> str:
     """The TPU report's HTML without its figures (none drawn) and without the live page's scripts."""
-    from genreport.present.render import _env, context
+    from shared import rendered
 
-    html = _env().get_template("report.html.j2").render(**context(_tpu(), None, {}).variables())
+    html = rendered(_tpu())
     return re.sub(r"<script.*?</script>", "", html, flags=re.S)
 
 
@@ -199,13 +199,13 @@ def test_a_single_chip_reports_frontier_sentence_says_chip():
     ``titled`` label, "1 GPU" from the model stage (Parallelism.label), which the chapter says as "1 chip"."""
     from genreport.load.loader import load_report
     from genreport.model.evaluate import evaluate
-    from genreport.present.render import _env, context
+    from shared import rendered
 
     r = evaluate(load_report(ROOT / "specs" / "llama8b-h100.yaml", [
         "hardware=tpu-v5p", "workloads.prefill.prompt=[2k]", "workloads.decode.batch=[1, 8]",
         "serving={prompt: 2k, output: 256, ttft: 2 s, tpot: 50 ms, users: 8}"]))
     assert r.serving["frontier"]["titled"] == "1 GPU"  # the model stage's label, in words at the presentation
-    html = _env().get_template("report.html.j2").render(**context(r, None, {}).variables())
+    html = rendered(r)
     html = re.sub(r"<script.*?</script>", "", html, flags=re.S)
     assert "this report's 1 chip" in html and "this report's 1 GPU" not in html
 
@@ -236,11 +236,11 @@ def test_a_tpu_report_that_trains_says_no_card():
     from genreport.load.loader import load_report
     from genreport.model.evaluate import evaluate
     from genreport.present.figures import captions
-    from genreport.present.render import _env, context
+    from shared import rendered
 
     r = evaluate(load_report(SPEC, ["hardware=tpu-v5p", "workloads.prefill.prompt=[2k]",
                                     "workloads.training.micro_batch_tokens=8k"]))
-    html = _env().get_template("report.html.j2").render(**context(r, None, {}).variables())
+    html = rendered(r)
     from html import unescape
 
     text = unescape(re.sub(r"<[^>]+>", " ", re.sub(r"<(script|style).*?</(script|style)>", "", html, flags=re.S)))

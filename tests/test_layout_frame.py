@@ -237,11 +237,11 @@ def test_an_expert_group_inside_the_tp_group_names_no_link(tmp_path):
     inside the tensor-parallel group; formulas.parallel.ep_dispatches is 0): chapter 6 said "The ep group (2 GPUs)
     crosses scale-up" for a group that sends nothing; it says it sends nothing.  At ep 8 > tp 4 the group's link
     stays."""
-    from genreport.present.render import _env, context
+    from shared import rendered
 
     def s7(**par):
         r = evaluate(spec_at(tmp_path, model="mixtral-8x7b", hw="a100-sxm-40gb", **par))
-        html = _env().get_template("sections/s7_gpus.html.j2").render(**context(r, None, {}).variables())
+        html = rendered(r, "sections/s7_gpus.html.j2")
         return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html))
 
     inside = s7(tp=4, ep=2, dp=2)
@@ -518,7 +518,7 @@ def test_page_one_names_the_ledger_the_other_roof_divides_by():
     as if it were the other of the two roofs.  The row names the ledger; one GPU's rows name the other roof.
     Its "ms/token or TTFT" column read "15" for 15.15 ms (fmt.num rounds from 10 up)."""
     from genreport.present import fmt
-    from genreport.present.render import _env, context
+    from shared import rendered
 
     r = evaluated("llama405b-h200-fp8-tp8.yaml", ("hardware=h100-sxm", "parallelism.pp=4"))
     d1 = r.decision[0]
@@ -526,7 +526,7 @@ def test_page_one_names_the_ledger_the_other_roof_divides_by():
     t_mem, t_comm = dec["decode_time_memory_gpu"][0, 0], dec["decode_time_comm"][0, 0]
     assert (d1["batch"], d1["roof"], d1["other"]) == (1, "bandwidth", "interconnect")
     assert t_comm > dec["decode_time_compute_gpu"][0, 0] and d1["other_roof"] == pytest.approx(t_mem / t_comm)
-    page = _env().get_template("sections/s0_summary.html.j2").render(**context(r, None, {}).variables())
+    page = rendered(r, "sections/s0_summary.html.j2")
     assert f'<td class="n">{fmt.num(d1["other_roof"])}×&nbsp;interconnect</td>' in page  # one line (no-break space)
     assert "the interconnect, all of one GPU's step" in page
     # the "ms/token or TTFT" column keeps three significant digits: 15.2, not 15 (and 28.3, not 28, elsewhere)

@@ -470,11 +470,11 @@ def test_chapter_six_counts_a_groups_members_not_the_gpus_it_spans(tmp_path):
     apart, within 16; chapter 6 said "The pp group (16 GPUs)", its span (LinkChoice.span) read as its size."""
     import re
 
-    from genreport.present.render import _env, context
+    from shared import rendered
 
     r = evaluate(spec_for(tmp_path, tp=8, pp=2))
     assert r.parallel.links["pp"].span == 16
-    html = _env().get_template("sections/s7_gpus.html.j2").render(**context(r, None, {}).variables())
+    html = rendered(r, "sections/s7_gpus.html.j2")
     assert re.findall(r"The (\w+) group \(([^)]*)\)", html) == [("pp", "2 GPUs, spread over 16"), ("tp", "8 GPUs")]
 
 
@@ -483,7 +483,7 @@ def test_the_rate_formula_at_a_layout_equals_its_own_arithmetic(tmp_path):
     ledgers, B / max((B S c_g + N_g b) / W, ...), which at batch 1 and context 32k give 1,881 tok/s, and printed
     "= 940 tok/s", the replica's round through the two stages the table states.  The block now prints its own
     arithmetic and says where the table's 940 comes from."""
-    from genreport.present.render import _env, context
+    from shared import rendered
 
     path = tmp_path / "qwen.yaml"
     path.write_text(SPEC.format(model="qwen3-235b-a22b", hw="h100-sxm", precision="fp8", tp=8, pp=2, ep=8, dp=1)
@@ -495,7 +495,7 @@ def test_the_rate_formula_at_a_layout_equals_its_own_arithmetic(tmp_path):
     own = 1 / max((env["S"] * env["c"] + env["N"] * env["b"]) / env["W"],
                   (4 * env["S"] * env["H_q"] * env["L"] * env["d_h"] + 2 * env["N_a"]) / env["P"])
     assert b.closed_form == pytest.approx(own, rel=1e-9) and b.entry.value == pytest.approx(own / 2, rel=1e-9)
-    html = _env().get_template("sections/s4_batching.html.j2").render(**context(r, None, {}).variables())
+    html = rendered(r, "sections/s4_batching.html.j2")
     assert "= <strong>1,881 tok/s</strong>" in html and "= <strong>940 tok/s" not in html
     assert "through its 2 pipeline stages, gives 940 tok/s: the number the table states" in html
 

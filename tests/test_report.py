@@ -18,10 +18,14 @@ from shared import html as shared_html
 from shared import page as page_of
 
 _FIGURE_URI = re.compile(r'data:image/svg\+xml;base64,PD94bWwg[^"]*"')  # a figure's SVG ("<?xml "), not a formula's
+_FORMULA_URI = re.compile(r'(<img class="math(?:-inline)?" alt="[^"]*"(?: style="vertical-align:)?)([-0-9.]*)(px")?'
+                          r'( src="data:image/svg\+xml;base64,)[^"]*"')
 
 
 def _emptied(html: str) -> str:
-    """``html`` with each figure's data URI that of an empty SVG, as ``shared.page`` writes them."""
+    """``html`` with each figure's and each formula's data URI that of an empty SVG (an inline formula at the
+    baseline), as ``shared.page`` writes them."""
+    html = _FORMULA_URI.sub(lambda m: m.group(1) + ("0.00" + m.group(3) if m.group(3) else "") + m.group(4) + '"', html)
     return _FIGURE_URI.sub('data:image/svg+xml;base64,"', html)
 
 SPEC = ROOT / "specs" / "llama8b-h100.yaml"
@@ -150,11 +154,12 @@ def test_h200_70b_tells_its_own_story():
 
 
 def test_the_page_without_figures_is_the_builds_page():
-    """``shared.page``, which the tests reading a page's words use in place of a build (no figure drawn), is the
-    page a build writes but for the figures' data URIs: the 8B report's (the session's build, tests/test_golden.py
+    """``shared.page``, which the tests reading a page's words use in place of a build (no figure or formula drawn),
+    is the page a build writes but for the figures' and formulas' data URIs: the 8B report's (the session's build, tests/test_golden.py
     compares it with out/); a what-if over its baseline in test_measured_roof_is_drawn_under_the_datasheet_roof."""
     built = shared_html(SPEC.name)
     assert len(_FIGURE_URI.findall(built)) == 18  # nine figures, wide and phone
+    assert len(_FORMULA_URI.findall(built)) >= 90 and '<img class="math' not in _FORMULA_URI.sub("", built)
     assert page_of(SPEC.name) == _emptied(built)
 
 

@@ -345,13 +345,13 @@ def test_chapter_six_of_a_model_that_does_not_fit_reads_as_sentences(tmp_path):
 
     from genreport.load.loader import load_report
     from genreport.model.evaluate import evaluate
-    from genreport.present.render import _env, context
+    from shared import rendered
 
     p = _serving_spec(tmp_path, "serving: {prompt: 2k, output: 512, tpot: 50ms}")
     p.write_text(p.read_text(encoding="utf-8").replace("parallelism: {tp: 8}\n", ""),
                  encoding="utf-8")
     r = evaluate(load_report(p))
-    html = _env().get_template("sections/s7_gpus.html.j2").render(**context(r, None, {}).variables())
+    html = rendered(r, "sections/s7_gpus.html.j2")
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html))
     assert "that context. With fp8 weights 1 GPU suffices. The chart and the fit map" in text
     assert not re.search(r"[a-z]\.[A-Z]", text)
@@ -496,7 +496,7 @@ def test_only_the_tensor_parallel_group_reduces_in_the_switch(tmp_path):
 
     from genreport.load.loader import load_report
     from genreport.model.evaluate import evaluate
-    from genreport.present.render import _env, context
+    from shared import rendered
 
     p = tmp_path / "gbpp.yaml"
     p.write_text("""\
@@ -511,7 +511,7 @@ workloads:
   decode: {batch: [1, 64], context: [1k]}
 """, encoding="utf-8")
     r = evaluate(load_report(p))
-    html = _env().get_template("sections/s7_gpus.html.j2").render(**context(r, None, {}).variables())
+    html = rendered(r, "sections/s7_gpus.html.j2")
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html))
     assert re.search(r"The pp group \(9 GPUs, spread over 72\) crosses scale-up: [^;]*?µs per step\. The tp group",
                      text), text[:600]
@@ -585,11 +585,10 @@ def test_users_over_replicas_take_the_replicas_they_fill_and_the_tpot_row_says_t
     # it says both, not "512 users take 16 GPUs (2 replicas of 8)" beside "512 users over 9 replicas"
     import re
 
-    from genreport.present.render import _env, context
+    from shared import rendered
 
     r = evaluated("llama70b-h100-tp8.yaml", over)
-    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", _env().get_template("sections/s9_serving.html.j2").render(
-        **context(r, None, {}).variables())))
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", rendered(r, "sections/s9_serving.html.j2")))
     assert ("512 users take 16 GPUs (2 replicas of 8 GPUs) of this layout; the users' row spreads them over its 9 "
             "replicas, 57 on the busiest.") in text
     free = evaluated("llama70b-h100-tp8.yaml", over + ["engine.max_sequences=0"]).serving
@@ -668,14 +667,13 @@ def test_users_take_whole_expert_parallel_groups():
     256 routed experts, so no replica serves a token alone; the 128 users (165 sequences fit a replica) take the
     whole ep group of 8 replicas, 8 GPUs, not "1 GPU (1 replica of 1)". ep / tp replicas run together (the ep group
     is within the tp x dp group: specs/schema/report.schema.json, parallelism.ep)."""
-    from genreport.present.render import _env, context
-    from shared import evaluated
+    from shared import evaluated, rendered
 
     r = evaluated("deepseek-v3-h200-ep8.yaml")
     sv = r.serving
     assert (sv["users"], sv["tpot_batch"], sv["ep_group_replicas"]) == (128, 165, 8)
     assert sv["replicas_for_users"] == 8 and sv["gpus_for_users"] == 8
-    html = _env().get_template("report.html.j2").render(**context(r, None, {}).variables())
+    html = rendered(r)
     assert ("128 users take 8 GPUs (8 replicas of 1 GPU: whole expert-parallel groups of 8 replicas, each replica holding 1/8 of "
             "the routed experts) of this layout.") in html
     assert "(128 users: 8 GPUs)" in html

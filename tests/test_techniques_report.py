@@ -435,14 +435,14 @@ def test_the_chunk_of_a_partly_cached_prompt_reads_the_same_in_the_row_and_the_p
     Both round it now."""
     import re
 
-    from genreport.present.render import _env, context
+    from shared import rendered
 
     r = evaluated("llama70b-h100-tp8.yaml", ("serving.prefix_hit=0.4",))
     tq = r.serving["techniques"]
     assert tq["numbers"]["chunk_tokens"] == pytest.approx(4096 * 0.6, rel=1e-12)  # the whole uncached prompt
     row = next(x for x in tq["rows"] if x["technique"] == "chunked prefill")
     assert row["setting"].endswith("a prompt chunk of 2,458")
-    html = _env().get_template("sections/s9_serving.html.j2").render(**context(r, None, {}).variables())
+    html = rendered(r, "sections/s9_serving.html.j2")
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html))
     assert "or the whole uncached prompt where that holds it; here 2,458)" in text
 
@@ -481,13 +481,13 @@ def test_the_tails_chunk_names_the_rounds_steps_at_a_pipeline(pp, words):
     and there the chunk is what the budget leaves."""
     import re
 
-    from genreport.present.render import _env, context
+    from shared import rendered
 
     r = evaluated("llama70b-h100-tp8.yaml", (f"parallelism.pp={pp}", "serving.chunk=2k"))
     tq = r.serving["techniques"]
     assert tq["chunk_steps"] == pp
     assert tq["rates"]["chunked"]["p99_whole_prompt"] == (pp == 4)
-    html = _env().get_template("sections/s9_serving.html.j2").render(**context(r, None, {}).variables())
+    html = rendered(r, "sections/s9_serving.html.j2")
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html))
     assert words in text
     assert "2,048-token budget holds it" not in text
