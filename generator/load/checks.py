@@ -41,6 +41,24 @@ def check_hardware(doc: Document, hw: Hardware, out: Findings) -> None:
         if link.topology == "mesh" and link.link_bandwidth_per_direction is None:
             out.add(doc.finding((*where, "topology"), "a mesh needs the bandwidth of one peer link",
                                 "add link_bandwidth_per_direction (e.g. '64 GB/s' for MI300X)"))
+        _check_group_bus_bandwidth(doc, where, link, out)
+
+
+def _check_group_bus_bandwidth(doc: Document, where: tuple, link, out: Findings) -> None:
+    """interconnect.group_bus_bandwidth: smaller groups of a switched domain that has a bus bandwidth of its own."""
+    groups = [g for g, _ in link.group_bus_bandwidth]
+    if not groups:
+        return
+    at = (*where, "group_bus_bandwidth")
+    if link.topology == "mesh":
+        out.add(doc.finding(at, "a mesh's groups take their share of the peer links, not a measured bus bandwidth",
+                            "remove group_bus_bandwidth, or set topology: switch"))
+    elif link.bus_bandwidth is None:
+        out.add(doc.finding(at, "group_bus_bandwidth without the whole domain's bus_bandwidth",
+                            "add bus_bandwidth (nccl-tests busbw over the whole domain, large messages)"))
+    elif len(set(groups)) != len(groups) or (link.domain is not None and max(groups) >= link.domain):
+        out.add(doc.finding(at, f"group sizes {groups} must be distinct and smaller than the domain ({link.domain})",
+                            "list each smaller group once; the whole domain's is bus_bandwidth"))
 
 
 def check_model(doc: Document, m: Model, out: Findings) -> None:

@@ -116,7 +116,9 @@ def _link(d: dict, scale_up: bool) -> Link:
                 domain=d.get("domain") if scale_up else None,
                 topology=d.get("topology", "switch"), link_bandwidth_per_direction=opt("link_bandwidth_per_direction"),
                 in_network_reduction=bool(d.get("in_network_reduction", False)), bus_bandwidth=opt("bus_bandwidth"),
-                in_network_bus_bandwidth=opt("in_network_bus_bandwidth"))
+                in_network_bus_bandwidth=opt("in_network_bus_bandwidth"),
+                group_bus_bandwidth=tuple(sorted((int(g["gpus"]), _q(g["bus_bandwidth"]))
+                                                 for g in d.get("group_bus_bandwidth") or ())))
 
 
 def _collectives(d: dict) -> Collectives:

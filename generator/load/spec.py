@@ -214,6 +214,7 @@ class Link:
     in_network_reduction: bool = False  # the switch reduces (NVLink SHARP): an all-reduce sends each byte once
     bus_bandwidth: float | None = None  # B/s, what the library's ring reaches over the whole domain (nccl-tests)
     in_network_bus_bandwidth: float | None = None  # B/s, the library's in-switch all-reduce (NCCL NVLS)
+    group_bus_bandwidth: tuple[tuple[int, float], ...] = ()  # (GPUs, B/s): the ring's, measured on smaller groups
 
     @property
     def short_name(self) -> str:
@@ -227,10 +228,26 @@ class Link:
         return self.bandwidth_per_direction
 
     def bus_rate(self, n: int) -> float | None:
-        """The library's bus bandwidth for a group of ``n``: on a mesh, the share of the links the group uses."""
+        """The library's bus bandwidth for a group of ``n``: on a mesh, the share of the links the group uses; on a
+        switch, the group's measured one where it is smaller than the domain (:meth:`group_bus`), else the domain's."""
         if self.bus_bandwidth is None:
             return None
-        return self.bus_bandwidth * self.rate(n) / self.bandwidth_per_direction
+        if self.topology == "mesh":
+            return self.bus_bandwidth * self.rate(n) / self.bandwidth_per_direction
+        group = self.group_bus(n)
+        return self.bus_bandwidth if group is None else min(group, self.bus_bandwidth)
+
+    def group_bus(self, n: int) -> float | None:
+        """What nccl-tests measures at large messages on a switched group of ``n`` GPUs smaller than the domain, with
+        whichever algorithm the library takes there: the entry of ``group_bus_bandwidth`` for the largest listed
+        group of at most ``n`` (2 or 4 GPUs reach less than the domain's 8); None for the whole domain (its ring
+        and in-switch values are ``bus_bandwidth`` and ``in_network_bus_bandwidth``) or where nothing is listed."""
+        listed = [(gpus, bus) for gpus, bus in self.group_bus_bandwidth if gpus <= n]
+        if self.topology == "mesh" or not listed:
+            return None
+        if n >= (self.domain if self.domain is not None else listed[-1][0] + 1):
+            return None
+        return listed[-1][1]
 
 
 def short_link(name: str) -> str:

@@ -182,13 +182,15 @@ def _choice(g: str, span: int, tier: str, link, n: int, degree: int, lib, notes:
     if mesh and degree > 1 and rate < link.bandwidth_per_direction:
         notes.append(f"{link.short_name} is a mesh, one link to each peer: a {g} group of {n} {noun}s gets {n - 1} of "
                      f"them, {rate / 1e9:.0f} GB/s per direction of the {link.bandwidth_per_direction / 1e9:.0f}")
-    bus = link.bus_rate(n) if mesh else link.bus_bandwidth
+    group = link.group_bus(n) if tier == "scale-up" else None  # a smaller group's measured bus bandwidth
+    bus = link.bus_rate(n) if mesh or group is not None else link.bus_bandwidth
     if bus is not None:  # what the library reaches of the link, never more than its line rate (a --set may lower it)
         bus = min(bus, rate)
     return LinkChoice(g, span, tier, link.name, rate, link.latency or 0.0, link.latency is not None,
                       "mesh" if mesh and rate < link.bandwidth_per_direction else link.per_direction_from,
                       bus, link.in_network_reduction and tier == "scale-up",
-                      link.in_network_bus_bandwidth if tier == "scale-up" else None,
+                      (link.in_network_bus_bandwidth if group is None or link.in_network_bus_bandwidth is None
+                       else min(group, link.in_network_bus_bandwidth)) if tier == "scale-up" else None,
                       lib.call_latency if lib else 0.0, lib.in_network_call_latency if lib else None,
                       protocols=lib.protocols if lib else None)
 

@@ -175,7 +175,8 @@ def _link(link) -> dict | None:
             "per_direction_from": link.per_direction_from, "latency": link.latency, "domain": link.domain,
             "topology": link.topology, "link_bandwidth_per_direction": link.link_bandwidth_per_direction,
             "in_network_reduction": link.in_network_reduction, "bus_bandwidth": link.bus_bandwidth,
-            "in_network_bus_bandwidth": link.in_network_bus_bandwidth}
+            "in_network_bus_bandwidth": link.in_network_bus_bandwidth,
+            "group_bus_bandwidth": [list(g) for g in link.group_bus_bandwidth]}
 
 
 def _budget(spec, explicit: list) -> dict:

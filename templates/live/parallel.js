@@ -83,11 +83,17 @@ const GR_PARALLEL = (() => {
       notes.add(`${link.short_name} is a mesh, one link to each peer: a ${g} group of ${n} ${noun}s gets ${n - 1} of them, `
         + `${(rate / 1e9).toFixed(0)} GB/s per direction of the ${(link.bandwidth_per_direction / 1e9).toFixed(0)}`);
     }
+    // a smaller group's measured bus bandwidth (Link.group_bus): the largest listed group of at most n, below the domain
+    const listed = link.topology === "mesh" || tier !== "scale-up" ? [] : (link.group_bus_bandwidth || []).filter(g => g[0] <= n);
+    const top = link.domain != null ? link.domain : (listed.length ? listed[listed.length - 1][0] + 1 : 0);
+    const group = listed.length && n < top ? listed[listed.length - 1][1] : null;
     const bus = link.bus_bandwidth == null ? null : mesh ? link.bus_bandwidth * rate / link.bandwidth_per_direction
+      : group != null ? Math.min(group, link.bus_bandwidth)
       : link.bus_bandwidth;  // never more than the line rate (a what-if may lower it)
     return {span: span, tier: tier, name: link.name, bandwidth_per_direction: rate, latency: link.latency || 0.0,
       bus_bandwidth: bus == null ? null : Math.min(bus, rate), in_network: !!link.in_network_reduction && tier === "scale-up",
-      in_network_bus_bandwidth: tier === "scale-up" ? link.in_network_bus_bandwidth : null,
+      in_network_bus_bandwidth: tier !== "scale-up" ? null : group == null || link.in_network_bus_bandwidth == null
+        ? link.in_network_bus_bandwidth : Math.min(group, link.in_network_bus_bandwidth),
       call_latency: lib ? lib.call_latency : 0.0, in_network_call_latency: lib ? lib.in_network_call_latency : null,
       local: null, inner: null, protocols: lib && lib.protocols ? lib.protocols : null};
   }
