@@ -410,7 +410,7 @@ PARALLEL_DEFS: tuple[QuantityDef, ...] = (
     QuantityDef("prefill_time_memory_serial", "HBM of a prefill as the engine runs it, one GPU", "s",
                 r"\tilde{t}_{\mathrm{mem},g,\mathrm{pre}}(T)", ("tokens",), parallel.prefill_time_memory_serial,
                 f"{SEED_003}, section 2, per GPU; weight-only GEMMs at e_w of the bandwidth; the weights at the measured "
-                f"small-GEMM share e_g: {parallel.SMALL_GEMM}; an estimate, not a bound"),
+                f"small-GEMM share e_g: {parallel.SMALL_GEMM}; an estimate, not a bound", extras={"as_built": True}),
     QuantityDef("prefill_time_comm_estimate", "interconnect of a prefill as the library runs it, one GPU", "s",
                 r"\tilde{t}_{x,\mathrm{pre}}(T)", ("tokens",), parallel.prefill_time_comm_estimate,
                 f"{parallel.MEGATRON}; {parallel.NCCL_TUNING}; an estimate, not a bound"),
