@@ -113,9 +113,10 @@ def test_the_all_reduce_model_against_measurements(hw, n, z, measured):
 # sweep's small messages (SMALL_MESSAGE_LINES: NCCL's 6.6 us + 0.6 us a step was 0.58-0.70 of their 16-128 KiB times)
 # 43 and 32; then the bus bandwidth of 2 and 4 GPUs as measured (GROUP_BUS: a pair of H100 reached 0.68-0.69 of the
 # estimate at 32-128 MiB, NVLS's 480 GB/s and the ring's 370 being 8-GPU values) 44, 48, 48 and 32.  What is left: the
-# A100's two-GPU 1-16 MiB rows 0.51-0.68 (19.4 us at 512 KiB, 40.8 us at 1 MiB: a jump no protocol's line has); the
-# B200's file has no measured bus bandwidth (the line rate).
-NCCL_WITHIN_30 = {"a100-sxm-80gb": (44, 0.5052), "h100-sxm": (48, 0.7044), "h200": (48, 0.7078), "b200": (32, 0.4591)}
+# A100's two-GPU 1-16 MiB rows 0.51-0.68 (19.4 us at 512 KiB, 40.8 us at 1 MiB: a jump no protocol's line has).  The
+# B200's file had no measured bus bandwidth (the line rate, 900 GB/s): with the sweep's 704 GB/s for 8 GPUs and 534 and
+# 634 for 2 and 4 it comes to 40 (lowest 0.53); its 4-64 MiB rows stay at 0.53-0.69.
+NCCL_WITHIN_30 = {"a100-sxm-80gb": (44, 0.5052), "h100-sxm": (48, 0.7044), "h200": (48, 0.7078), "b200": (40, 0.5282)}
 
 # LL's latencies in the hardware files of the GPUs the sweep covers: the least-squares line through its 512 B - 4 KiB
 # times (12 rows: 4 sizes x 2, 4 and 8 GPUs, where the bytes cost under 0.1 us) against the ring's 2 (n - 1) steps,
@@ -174,8 +175,10 @@ def test_the_ll_latencies_are_the_sweeps_line_where_the_tuner_misses_it(hw):
 
 # interconnect.group_bus_bandwidth: nccl-tests' bus bandwidth at its largest message (512 MiB) on 2 and 4 GPUs,
 # 2 (n - 1) / n x bytes / time, in GB/s (the sweep's 8-GPU values, 445-460 on H100/H200 with NVLS and 222 on A100, are
-# the files' bus_bandwidth and in_network_bus_bandwidth from nccl-tests issues 212 and 272 and issue 149)
-GROUP_BUS = {"a100-sxm-80gb": {2: 193.0, 4: 216.7}, "h100-sxm": {2: 318.3, 4: 350.2}, "h200": {2: 315.1, 4: 348.4}}
+# beside the files' bus_bandwidth and in_network_bus_bandwidth from nccl-tests issues 212 and 272 and issue 149; the
+# B200's 704 is its file's bus_bandwidth, the only figure found)
+GROUP_BUS = {"a100-sxm-80gb": {2: 193.0, 4: 216.7}, "b200": {2: 534.1, 4: 633.7}, "h100-sxm": {2: 318.3, 4: 350.2},
+             "h200": {2: 315.1, 4: 348.4}}
 
 
 @pytest.mark.parametrize("hw", sorted(GROUP_BUS))
@@ -198,6 +201,14 @@ def test_smaller_groups_take_the_bus_bandwidth_measured_on_them(hw):
             assert tp.in_network_bus_bandwidth == round(measured[want]) * 1e9
     eight = _tp(hw, 8)
     assert (eight.bus_bandwidth, eight.in_network_bus_bandwidth) == (whole.bus_bandwidth, whole.in_network_bus_bandwidth)
+    if hw == "b200":  # no ring-only or NVLS-only figure: the sweep's 8-GPU bus bandwidth is the file's, for both
+        assert whole.bus_bandwidth == round(2 * 7 / 8 * 2**29 / _eight_gpus_at_512_mib(hw) / 1e9) * 1e9 == 704e9
+        assert whole.in_network_bus_bandwidth is None
+
+
+def _eight_gpus_at_512_mib(hw: str) -> float:
+    return next(float(r["latency_ms"]) * 1e-3 for r in _nccl_all_reduce_rows()
+                if r["hardware"] == hw and int(r["gpus"]) == 8 and int(r["bytes"]) == 2**29)
 
 
 def test_the_ll128_share_is_one_number():
