@@ -472,15 +472,18 @@ def decode_weights_busiest_gpu():
 
 def decode_time_memory_busiest():
     """HBM ledger of the busiest GPU of the expert group in a decode round as the engine runs it [s]:
-    (weights / e_w + B (S c / (n_PP s_kv) + a / (n_TP n_PP))) / W.
+    (weights / (e_w e_g) + B (S c / (n_PP s_kv) + a / (n_TP n_PP))) / W.
 
-    The weights at e_w of the bandwidth (a weight-only int8/int4 GEMM unpacks every weight on its way to the tensor
-    cores and reaches a lower share of the bandwidth than a bf16 GEMM: spec.WEIGHT_ONLY_EFFICIENCY; 1 for other
-    formats), the KV cache and activations at W.  Equals :func:`decode_bytes_busiest_gpu` / W for e_w = 1.  An
-    estimate: the bound reads every byte at W.
+    The weights at e_w e_g of the bandwidth: e_w, a weight-only int8/int4 GEMM unpacks every weight on its way to the
+    tensor cores and reaches a lower share of the bandwidth than a bf16 GEMM (spec.WEIGHT_ONLY_EFFICIENCY; 1 for other
+    formats); e_g, the share a GEMM of few rows is measured to stream its weights at on this GPU, as in a short
+    prefill (:func:`prefill_time_memory_serial`): a decode round's GEMMs have B rows, and the same tables time 1-8
+    rows within a few percent of their 16-128 (A100 bf16 0.74 against 0.68, H100 0.83 against 0.83).  The KV cache
+    and activations at W.  Equals :func:`decode_bytes_busiest_gpu` / W for e_w = e_g = 1.  An estimate: the bound
+    reads every byte at W.
     """
     rest = B * (S * c / (n_PP * s_kv) + a / (n_TP * n_PP))
-    return (decode_weights_busiest_gpu() / e_w + rest) / W
+    return (decode_weights_busiest_gpu() / (e_w * e_g) + rest) / W
 
 
 def tp_all_reduce_bytes(tokens=B):

@@ -374,7 +374,8 @@ PARALLEL_DEFS: tuple[QuantityDef, ...] = (
     QuantityDef("decode_time_memory_busiest", "HBM ledger of a decode round, the busiest expert GPU", "s",
                 r"\tilde{t}_{\mathrm{mem},g}(B, S)", ("batch", "context"), parallel.decode_time_memory_busiest,
                 f"{parallel.GSHARD}; expected maximum under uniform routing; weight-only GEMMs at e_w of the "
-                "bandwidth; an estimate, not a bound",
+                f"bandwidth; the weights at the measured small-GEMM share e_g: {parallel.SMALL_GEMM}; an estimate, "
+                "not a bound",
                 extras={"as_built": True}),
     QuantityDef("decode_time_compute_gpu", "compute ledger of a decode round, one GPU", "s",
                 r"t_{\mathrm{comp},g}(B, S)", ("batch", "context"), parallel.decode_time_compute_gpu, f"{SEED_003}, figure 1"),

@@ -215,9 +215,10 @@ def test_eight_gpus_give_less_than_eight_times_one_ideal_card(tmp_path):
     serial = 1 / entry(r, "decode_time_serial", batch=1, context=1024)
     assert bound <= 8 * ideal_one_card * (1 + 1e-12)  # the strict bound: at best perfect scaling
     assert serial < 8 * ideal_one_card
-    # by how much: the 2.41 ms of all-reduces as NCCL runs them and 80 layers x 10 kernels x 0.5 us = 0.40 ms of the
-    # kernels' fixed costs (a CUDA graph replay) on top of 5.28 ms of weight streaming: 42.25 / 8.09 = 5.22
-    assert serial / ideal_one_card == pytest.approx(5.22, abs=0.05)
+    # by how much: the 2.43 ms of all-reduces as NCCL runs them and 80 layers x 10 kernels x 0.5 us = 0.40 ms of the
+    # kernels' fixed costs (a CUDA graph replay) on top of 6.38 ms of weight streaming (5.28 ms at the H100's bf16
+    # small-GEMM share e_g = 0.827): 42.25 / 9.22 = 4.58
+    assert serial / ideal_one_card == pytest.approx(4.58, abs=0.05)
 
 
 def test_pipeline_does_not_speed_up_batch_one(tmp_path):

@@ -203,9 +203,10 @@ def test_medusa_on_hgx_h200_through_the_layout():
     hardware=h200, precision=fp8), batch 1 at 1k context.  Bound: a plain round at most 94.6 (405B) and 542.6 (70B)
     tokens/s per user; 108 passes 94.6, which only speculation can do (at least 1.14 tokens per verify round), and
     the implied plain rates 56.8 and 178.7 stay under.  Estimate (the serial round: kernels' fixed costs, the
-    all-reduces not overlapped, each with the fastest of NCCL's protocols): 66.3 and 213.9 tokens/s, 1.17x and 1.20x
-    the implied plain measurements: the
-    estimate is close, and above them, for both.  Direction: at batch 1 both verify rounds are memory-bound, so the
+    all-reduces not overlapped, each with the fastest of NCCL's protocols, the weights at the H200's fp8 small-GEMM
+    share e_g = 0.625): 46.7 and 173.1 tokens/s, 0.82x and 0.97x the implied plain measurements.  Before decode took
+    e_g it was 66.3 and 213.9, 1.17x and 1.20x: TensorRT-LLM streams fp8 weights at batch 1 faster than the vLLM and
+    SGLang GEMMs of few rows e_g is measured on, so the 405B's plain round beats the estimate by 18%.  Direction: at batch 1 both verify rounds are memory-bound, so the
     roofline gives both models the same speed-up at the same acceptance (the heads a smaller share of 405B): the
     measured 1.9x against 1.5x is the heads' acceptance per model, which the blog does not state."""
     out = {}
@@ -214,13 +215,13 @@ def test_medusa_on_hgx_h200_through_the_layout():
         bound, serial = _layout_rounds(evaluated(spec, over), 1, 1024)
         out[name] = (1 / bound, 1 / serial)
     measured = {"405B": (108.0, 1.9), "70B": (268.0, 1.5)}
-    assert out["405B"] == (pytest.approx(94.55, abs=0.01), pytest.approx(66.28, abs=0.01))
-    assert out["70B"] == (pytest.approx(542.6, abs=0.1), pytest.approx(213.9, abs=0.1))
+    assert out["405B"] == (pytest.approx(94.55, abs=0.01), pytest.approx(46.66, abs=0.01))
+    assert out["70B"] == (pytest.approx(542.6, abs=0.1), pytest.approx(173.1, abs=0.1))
     for name, (tokens, gain) in measured.items():
         roof, estimate = out[name]
         plain = tokens / gain
-        assert plain < estimate < roof  # the implied plain decode stays under the bound and the estimate
-        assert estimate / plain == pytest.approx({"405B": 1.17, "70B": 1.20}[name], abs=0.005)
+        assert estimate < plain < roof  # the implied plain decode stays under the bound, above the estimate
+        assert estimate / plain == pytest.approx({"405B": 0.821, "70B": 0.968}[name], abs=0.005)
     assert measured["405B"][0] > out["405B"][0]  # only speculation passes the plain round's bound ...
     assert measured["405B"][0] / out["405B"][0] == pytest.approx(1.142, abs=1e-3)  # ... with E >= 1.14
     bf16, _ = _layout_rounds(evaluated("llama405b-h200-fp8-tp8.yaml", ("precision=bf16",)), 1, 1024)

@@ -652,14 +652,23 @@ def _collective_formulas(p: ParallelResults, accounting: str | None = None, prom
                      "peak, as large matmuls are measured to reach on this GPU (decode's likewise)", None))
     if p.small_gemm_share < 1:
         rows.append(("prefill_time_memory_serial", f"the estimate: the weights at e_g = {p.small_gemm_share:.3g} of the "
-                     "bandwidth, as GEMMs with few rows are measured to stream them on this GPU (short prompts)", None))
-    if p.parallelism.ep > 1 or p.weight_efficiency < 1:
+                     "bandwidth, as GEMMs with few rows are measured to stream them on this GPU (short prompts, and "
+                     "decode's rounds likewise)", None))
+    if p.parallelism.ep > 1 or p.weight_efficiency < 1 or p.small_gemm_share < 1:
         rows.append(("decode_time_memory_busiest", ("the estimate: HBM of the busiest expert GPU"
                      if p.parallelism.ep > 1 else "the estimate: HBM of one GPU")
-                     + (f", the weights at e_w = {p.weight_efficiency:.3g} of the bandwidth (weight-only GEMMs)"
-                        if p.weight_efficiency < 1 else ""), None))
+                     + _decode_weight_shares(p.weight_efficiency, p.small_gemm_share), None))
     return tuple((qid, title, f"{q[qid].symbol} = {render_latex(q[qid].latex['full'], q[qid].args)}", value)
                  for qid, title, value in rows)
+
+
+def _decode_weight_shares(e_w: float, e_g: float) -> str:
+    """The decode HBM row's clause on the weights' shares of the bandwidth: e_w (weight-only GEMMs), e_g (GEMMs of few
+    rows), each where below 1."""
+    parts = [f"e_w = {e_w:.3g} (weight-only GEMMs)" if e_w < 1 else "", f"e_g = {e_g:.3g} (GEMMs of few rows)" if e_g < 1
+             else ""]
+    said = " and ".join(x for x in parts if x)
+    return f", the weights at {said} of the bandwidth" if said else ""
 
 
 def _protocol_words(ar: dict) -> str:
