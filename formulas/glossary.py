@@ -121,7 +121,7 @@ PARALLEL_ENTRIES: tuple[Entry, ...] = (
     Entry("tau_l", r"\tau_{l}", "s", "fixed cost of one kernel launched on its own (no CUDA graph): prefill steps"),
     Entry("e_w", r"e_{w}", "1", "share of a bf16 GEMM's HBM bandwidth the engine's GEMMs reach on the weights: below 1 for weight-only int8/int4 (they unpack every weight for bf16 tensor cores), 1 for other formats; the serial estimate's (engine.weight_only_efficiency)"),
     Entry("e_m", r"e_{m}", "1", "share of the dense peak P a large matmul reaches on this GPU in the compute format, as measured (hardware file's achieved_matmul: the Maximum Achievable Matmul FLOPS over the peak); 1 where no measurement is published; the serial estimate's compute is F / (e_m P), the bound's F / P"),
-    Entry("e_g", r"e_{g}", "1", "share of the HBM bandwidth a GEMM with few rows (a short prompt's tokens) streams its weights at on this GPU in the compute format, as measured (hardware file's achieved_bandwidth); 1 where no measurement is published; the serial prefill reads the weights at e_w e_g W, the bound at W"),
+    Entry("e_g", r"e_{g}", "1", "share of the HBM bandwidth a GEMM with few rows (a short prompt's tokens) streams its weights at on this GPU in the compute format, as measured (hardware file's achieved_bandwidth); 1 where no measurement is published; the serial prefill and decode read the weights at e_w e_g W, the bound at W"),
     Entry("u_x", r"u_{x}", "1", "routed-expert reads of the busiest GPU of the expert group over the mean (expected maximum under uniform routing; 1 without expert parallelism)"),
     Entry("N_x", r"N_{x}", "1", "routed-expert parameters (all experts, all MoE layers; 0 for dense models)"),
     Entry("L_x", r"L_{x}", "1", "MoE layers (0 for dense models)"),

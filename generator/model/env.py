@@ -388,7 +388,7 @@ def card_values(hw: Hardware, model: Model, precision, accounting: str, activati
         "P": hw.dense[precision.compute], "W": hw.bandwidth, "C": hw.usable,
         # e_m: a large matmul's measured share of the peak in the compute format, the serial estimate's (1: none given)
         "e_m": hw.achieved_matmul.get(precision.compute, 1.0),
-        # e_g: a small-M GEMM's measured share of the HBM bandwidth on its weights, the serial prefill's (1: none given)
+        # e_g: a small-M GEMM's measured share of the HBM bandwidth on its weights, the serial prefill's and decode's (1: none)
         "e_g": hw.achieved_bandwidth.get(precision.compute, 1.0),
         "N": n, "N_a": n_a, "N_e": n_e, "N_p": n_p, "L": float(model.layers), "d": float(model.hidden_size),
         "H_q": float(model.heads), "H_kv": float(model.kv_heads),

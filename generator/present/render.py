@@ -352,7 +352,7 @@ def _inputs(r: Results) -> list[dict]:
                      "source": hw.source_of("achieved_matmul").short() if e_m is not None
                      else "the hardware file (achieved_matmul.dense) gives none for this format"})
         e_g = hw.achieved_bandwidth.get(p.compute)  # a small-M GEMM's measured share of the bandwidth (achieved_bandwidth)
-        rows.append({"what": "a small-M GEMM's share of the bandwidth on its weights, measured (serial prefill)",
+        rows.append({"what": "a small-M GEMM's share of the bandwidth on its weights, measured (serial prefill and decode)",
                      "symbol": "e_g",
                      "value": (f"{e_g:g} ({p.compute}: {fmt.bandwidth(e_g * hw.bandwidth)} of "
                                f"{fmt.bandwidth(hw.bandwidth)})") if e_g is not None
