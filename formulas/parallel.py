@@ -41,6 +41,9 @@ ZERO = "Rajbhandari et al. SC'20, ZeRO, section 5, figure 1"
 LOWER = "Patarasuk and Yuan 2009, Bandwidth optimal all-reduce algorithms (2 (n-1)/n Z sent at least); NVLink SHARP"
 KERNELS = ("kernels per layer as vLLM's Llama decoder launches them; launch and CUDA graph replay costs per kernel: "
            "NVIDIA, Getting Started with CUDA Graphs (2019); pegainfer (3), From Launch Overhead to CUDA Graph")
+ALL_PAIRS = ("RCCL's all-pairs all-reduce on the 8 x MI300X xGMI mesh: rccl-tests all_reduce_perf on one 8-GPU node, "
+             "13.7 us for 1-8 KiB and 14.6 us at 128 KiB against the ring's 23 us (hisohara/ai-scripts, "
+             "training/01_rccl-smoketest/README.md at commit 0780bb3)")
 ONE_SHOT = ("vLLM, SGLang and TensorRT-LLM custom (one-shot) all-reduce kernels: 5.7-7.8 us for 0.5-32 KiB on "
             "8 x H100, as gathered in issue 27")
 SMALL_GEMM = ("NVIDIA's aiconfigurator GEMM tables (ai-dynamo/aiconfigurator, commit 095f58a): vLLM's and SGLang's "
@@ -150,11 +153,18 @@ def all_reduce_time_switch(n=n_g, Z=Z, W=W_s, tau=tau_s, line=W_x):
 
 
 def all_reduce_time_oneshot(n=n_g, Z=Z, W=W_c, tau=tau_o):
-    """The engine's one-shot all-reduce [s]: tau_o + (n-1) Z / W_c.
+    """The one-shot all-reduce [s]: tau_o + (n-1) Z / W_c.
 
-    vLLM's, SGLang's and TensorRT-LLM's custom kernel: each GPU reads its n-1 peers' Z bytes over NVLink and sums
-    them in one step; 5.7-7.8 us for 0.5-32 KiB on 8 x H100.  Never below the bound's all-reduce while tau_o is at
-    least the link's step: (n-1) Z >= 2 (n-1)/n Z and W_c <= W_x.
+    Each GPU reads its n-1 peers' Z bytes and sums them in one step: no ring steps, n/2 times the ring's bytes, so it
+    wins for small messages only.  The engine's kernel (vLLM's, SGLang's and TensorRT-LLM's custom all-reduce: 5.7-7.8
+    us for 0.5-32 KiB on 8 x H100, over NVLink), or the library's own all-pairs algorithm on a full mesh (RCCL on 8 x
+    MI300X, one xGMI link to each peer: 13.7 us for 1-8 KiB, where its ring model charges 12 us + 14 x 0.8 us); tau_o
+    is the faster call of the two where both run.  Never below the bound's all-reduce while tau_o is at least the
+    link's step: (n-1) Z >= 2 (n-1)/n Z and W_c <= W_x.
+
+    >>> t = all_reduce_time_oneshot().subs({sym('n_g'): 8, sym('Z_g'): 16384, sym('W_c'): 336e9, sym('tau_o'): 13.7e-6})
+    >>> round(float(t) * 1e6, 2)  # rccl-tests on 8 x MI300X: 15.5 us at 16 KiB, 13.9 at 32 KiB
+    14.04
     """
     return _some(n) * tau + (n - 1) * Z / W
 
@@ -187,8 +197,9 @@ def all_reduce_time_estimate(n=n_g, Z=Z):
     """The tensor-parallel all-reduce the estimate charges [s]: the library's ring with the fastest of its protocols
     (across domains the faster of its ring and its hierarchical form; :func:`all_reduce_time_ring_protocols`), or its
     NVLS algorithm where the switch reduces (s_TP = 1) and that is faster (across domains NVLS in the node then the
-    shard across nodes), t = t_ring + s_TP min(0, t_NVLS - t_ring); where the engine runs its one-shot kernel
-    (o_TP = 1, inside one domain), that where it is faster still: t + o_TP min(0, t_one-shot - t)."""
+    shard across nodes), t = t_ring + s_TP min(0, t_NVLS - t_ring); where a one-shot all-reduce runs (o_TP = 1, inside
+    one domain: the engine's kernel, or the library's all-pairs algorithm on a full mesh), that where it is faster
+    still: t + o_TP min(0, t_one-shot - t)."""
     ring = all_reduce_time_ring_protocols(n, Z)
     m = _domains(n, n_uTP)
     across = 2 * (m - 1) * a_oTP + 2 * (m - 1) / m * Z / (n_uTP * W_coTP)  # the NVLS tree's step across nodes

@@ -314,8 +314,9 @@ PARALLEL_DEFS: tuple[QuantityDef, ...] = (
     QuantityDef("all_reduce_time_library", "ring all-reduce as the library runs it", "s", r"\tilde{t}_{\mathrm{AR}}", (),
                 parallel.all_reduce_time_library, f"{parallel.NCCL_PERF}; {parallel.NCCL_TUNING}",
                 extras={"as_built": True}),
-    QuantityDef("all_reduce_time_oneshot", "the engine's one-shot all-reduce", "s", r"\tilde{t}_{\mathrm{AR},o}", (),
-                parallel.all_reduce_time_oneshot, parallel.ONE_SHOT, extras={"as_built": True}),
+    QuantityDef("all_reduce_time_oneshot", "one-shot all-reduce (the engine's kernel, or the library's all-pairs "
+                "algorithm on a mesh)", "s", r"\tilde{t}_{\mathrm{AR},o}", (), parallel.all_reduce_time_oneshot,
+                f"{parallel.ONE_SHOT}; {parallel.ALL_PAIRS}", extras={"as_built": True}),
     QuantityDef("all_reduce_time_switch", "all-reduce reduced in the switch as the library runs it (NVLS)", "s",
                 r"\tilde{t}_{\mathrm{AR},s}", (), parallel.all_reduce_time_switch, parallel.NCCL_TUNING,
                 extras={"as_built": True}),

@@ -33,6 +33,8 @@ FIXED = [  # what-ifs the random ones seldom draw: no layout fits, training on a
     # the experts' all-to-all as DeepEP runs it, in one node and across two (issue 27)
     ("deepseek-v3-h200-ep8.yaml", ["engine.all_to_all=deepep"]),
     ("deepseek-v3-h200-ep8.yaml", ["engine.all_to_all=deepep", "parallelism.dp=16", "parallelism.ep=16"]),
+    # RCCL's all-pairs all-reduce on MI300X's mesh, faster than its ring for a batch-1 step's 16 KiB (issue 27)
+    ("llama70b-h100-tp8.yaml", ["hardware=mi300x", "precision=fp8"]),
     # page 1's FP8 compute lever on a layout's prefill rows, where the all-reduces bind once fp8 halves the compute
     ("llama70b-h100-tp8.yaml", ["model=llama-3.1-8b"]),
 ]

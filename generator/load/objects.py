@@ -125,7 +125,9 @@ def _collectives(d: dict) -> Collectives:
     return Collectives(library=d["library"], call_latency=_q(d["call_latency"]),
                        in_network_call_latency=_q(d["in_network_call_latency"]) if d.get("in_network_call_latency")
                        else None, source=_source(d["source"]),
-                       protocols=_protocols(d["protocols"]) if d.get("protocols") else None)
+                       protocols=_protocols(d["protocols"]) if d.get("protocols") else None,
+                       all_pairs_call_latency=_q(d["all_pairs_call_latency"]) if d.get("all_pairs_call_latency")
+                       else None)
 
 
 def _protocols(d: dict) -> Protocols:

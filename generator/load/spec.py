@@ -296,6 +296,9 @@ class Collectives:
     in_network_call_latency: float | None  # s, one all-reduce with the reduction in the switch
     source: Source
     protocols: Protocols | None = None  # its protocols beside LL, where the file gives them
+    # s, fixed cost of the library's all-pairs all-reduce inside a full mesh (RCCL on an 8-GPU xGMI platform: every
+    # GPU reads its peers' bytes over its own link and sums them); None where the file does not give it
+    all_pairs_call_latency: float | None = None
 
 
 @dataclass(frozen=True)

@@ -92,6 +92,8 @@ class LinkChoice:
     local: int | None = None
     inner: LinkChoice | None = None
     protocols: Protocols | None = None  # the library's protocols beside LL (Hardware.collectives.protocols)
+    # s, the library's all-pairs all-reduce inside a full mesh (Collectives.all_pairs_call_latency); None elsewhere
+    all_pairs_call_latency: float | None = None
 
     @property
     def domains(self) -> int | None:
@@ -109,7 +111,8 @@ class LinkChoice:
                 "latency_given": self.latency_given, "per_direction_from": self.per_direction_from,
                 "bus_bandwidth": self.bus_bandwidth, "in_network_reduction": self.in_network,
                 "in_network_bus_bandwidth": self.in_network_bus_bandwidth, "call_latency": self.call_latency,
-                "in_network_call_latency": self.in_network_call_latency, "local": self.local,
+                "in_network_call_latency": self.in_network_call_latency,
+                "all_pairs_call_latency": self.all_pairs_call_latency, "local": self.local,
                 "inner": self.inner.as_json() if self.inner is not None else None}
 
     def tier_values(self, g: str) -> dict[str, float]:
@@ -192,7 +195,8 @@ def _choice(g: str, span: int, tier: str, link, n: int, degree: int, lib, notes:
                       (link.in_network_bus_bandwidth if group is None or link.in_network_bus_bandwidth is None
                        else min(group, link.in_network_bus_bandwidth)) if tier == "scale-up" else None,
                       lib.call_latency if lib else 0.0, lib.in_network_call_latency if lib else None,
-                      protocols=lib.protocols if lib else None)
+                      protocols=lib.protocols if lib else None,
+                      all_pairs_call_latency=lib.all_pairs_call_latency if lib and mesh else None)
 
 
 def layout_values(base: dict[str, float], model: Model, par: Parallelism, links: dict[str, LinkChoice],
@@ -202,11 +206,10 @@ def layout_values(base: dict[str, float], model: Model, par: Parallelism, links:
     fixed costs per kernel (the hardware's, from the report spec's engine block; the defaults without)."""
     v = dict(base)
     k = kernels or Kernels()
-    v.update({"k_L": kernels_per_layer(model, k), "tau_k": k.decode, "tau_l": k.launch, "tau_o": k.one_shot_latency,
+    v.update({"k_L": kernels_per_layer(model, k), "tau_k": k.decode, "tau_l": k.launch,
               # the weights' share of the bandwidth in the estimate: below 1 for weight-only int8/int4 GEMMs
               "e_w": weight_efficiency(precision, pc, k),
-              # the engine's one-shot all-reduce reads its peers over NVLink: inside the scale-up domain only
-              "o_TP": 1.0 if k.one_shot and links["tp"].tier == "scale-up" else 0.0,
+              **one_shot_values(k, links["tp"]),
               # the experts' all-to-all as DeepEP runs it (engine.all_to_all: deepep), at its published shares
               "o_EP": 1.0 if k.all_to_all == "deepep" else 0.0, "e_Du": DEEPEP_NVLINK_SHARE,
               "e_Do": DEEPEP_RDMA_SHARE, "e_Dl": DEEPEP_LOW_LATENCY_SHARE})
@@ -230,6 +233,16 @@ def layout_values(base: dict[str, float], model: Model, par: Parallelism, links:
         keep = 1.0 - (1.0 + v["rho_x"]) * par.tp / max(par.tp, par.ep)  # the experts it holds, replicas and all
         v["b"] = wb.mean(v["N"] - v["N_x"], v["N_x"] * (1.0 - keep))
     return {k: np.float64(x) if isinstance(x, float) else x for k, x in v.items()}  # x/0 is inf, not an exception
+
+
+def one_shot_values(k: Kernels, tp: LinkChoice) -> dict[str, float]:
+    """o_TP and tau_o: whether a one-shot all-reduce runs on the tensor-parallel link, and its call's fixed cost. The
+    engine's kernel reads its peers over the scale-up link (inside the domain only); the library's all-pairs algorithm
+    runs inside one full-mesh domain whose hardware file gives its cost (RCCL on MI300X). Both send the same bytes, so
+    where both run the faster call is the one-shot all-reduce (the engine's kernel costs without either)."""
+    calls = ([k.one_shot_latency] if k.one_shot and tp.tier == "scale-up" else []) + (
+        [tp.all_pairs_call_latency] if tp.inner is None and tp.all_pairs_call_latency is not None else [])
+    return {"o_TP": 1.0 if calls else 0.0, "tau_o": min(calls) if calls else k.one_shot_latency}
 
 
 def kernels_per_layer(model: Model, k: Kernels) -> float:
@@ -544,6 +557,10 @@ def _evaluate(r) -> ParallelResults:
         out.scalars[acc] = sc
         if not out.all_reduce:
             out.all_reduce = _all_reduce_costs(q, base)
+            if out.all_reduce and out.all_reduce["one_shot"] is not None:  # whose one-shot all-reduce it is
+                tp = links["tp"]
+                out.all_reduce["one_shot_by"] = "library" if (
+                    tp.inner is None and tp.all_pairs_call_latency == out.all_reduce["one_shot_latency"]) else "engine"
         if len(ctx):
             cv = dict(base, S=ctx, c=np.asarray(env.at(context=ctx)["c"], dtype=float))
             cap = np.asarray(q["capacity_batch_replica"](cv), dtype=float) * np.ones_like(ctx)
@@ -633,7 +650,10 @@ def _collective_formulas(p: ParallelResults, accounting: str | None = None, prom
         rows.append(("all_reduce_time_switch", "the estimate: the library's in-switch all-reduce (NVLS)",
                      ar.get("in_switch")))
     if p.parallelism.tp > 1 and ar.get("one_shot") is not None:
-        rows.append(("all_reduce_time_oneshot", "the estimate: the engine's one-shot all-reduce", ar.get("one_shot")))
+        rows.append(("all_reduce_time_oneshot", f"the estimate: the library's all-pairs all-reduce on the mesh (each "
+                     f"{noun} reads its peers' bytes over its own link and sums them, one step; small messages)"
+                     if ar.get("one_shot_by") == "library" else "the estimate: the engine's one-shot all-reduce",
+                     ar.get("one_shot")))
     deepep = p.all_to_all == "deepep"
     if p.parallelism.ep > p.parallelism.tp and p.links["ep"].inner is None and not deepep:
         rows.append(("all_to_all_time_library", "the estimate: the experts' all-to-all", None))
@@ -720,7 +740,8 @@ def _all_reduce_costs(q, v: dict) -> dict:
     used = protocol if picked == "ring" else hier_protocol if picked == "hierarchical" else None
     call = {"one-shot": v["tau_o"], "in-switch": v["tau_s"]}.get(picked, protocols[used][4] if used else v["tau_c"])
     return {"gpus": int(n), "gpus_per_domain": int(n_u), "message_bytes": z, "bound": bound, "ring": ring,
-            "hierarchical": hier, "in_switch": switch, "one_shot": oneshot, "picked": picked,
+            "hierarchical": hier, "in_switch": switch, "one_shot": oneshot, "one_shot_latency": float(v["tau_o"]),
+            "picked": picked,
             "protocol": used, "ring_protocol": protocol, "protocols": _protocols_apart(v),
             "estimate": costs[picked], "call_latency": float(call),
             "bus_bandwidth": float(v["W_cTP"]), "scale_out_bus_bandwidth": float(v["W_coTP"]) if two else None}

@@ -109,7 +109,9 @@ def inputs(spec) -> dict:
                      "collectives": None if hw.collectives is None else {
                          "call_latency": hw.collectives.call_latency,
                          "in_network_call_latency": hw.collectives.in_network_call_latency,
-                         "protocols": _protocols(hw.collectives.protocols)}},
+                         "protocols": _protocols(hw.collectives.protocols),
+                         **({"all_pairs_call_latency": hw.collectives.all_pairs_call_latency}
+                            if hw.collectives.all_pairs_call_latency is not None else {})}},
         "compare_hardware": [{"title": h.title, "capacity": h.capacity, "formats": sorted(h.dense)}
                              for h in spec.compare_hardware],
         "model": model,

@@ -95,7 +95,8 @@ const GR_PARALLEL = (() => {
       in_network_bus_bandwidth: tier !== "scale-up" ? null : group == null || link.in_network_bus_bandwidth == null
         ? link.in_network_bus_bandwidth : Math.min(group, link.in_network_bus_bandwidth),
       call_latency: lib ? lib.call_latency : 0.0, in_network_call_latency: lib ? lib.in_network_call_latency : null,
-      local: null, inner: null, protocols: lib && lib.protocols ? lib.protocols : null};
+      local: null, inner: null, protocols: lib && lib.protocols ? lib.protocols : null,
+      all_pairs_call_latency: lib && mesh && lib.all_pairs_call_latency != null ? lib.all_pairs_call_latency : null};
   }
 
   const busOf = l => l.bus_bandwidth == null ? l.bandwidth_per_direction : l.bus_bandwidth;
@@ -156,9 +157,14 @@ const GR_PARALLEL = (() => {
     const kMoe = k.moe_per_layer != null ? k.moe_per_layer : k.per_layer + k.moe_extra
       + (m.moe && m.moe.shared_experts ? k.shared_extra : 0);
     const kL = m.moe ? ((m.layers - pc.moe_layers) * k.per_layer + pc.moe_layers * kMoe) / m.layers : k.per_layer;
-    Object.assign(v, {k_L: kL, tau_k: k.decode, tau_l: k.launch, tau_o: k.one_shot_latency,
+    // a one-shot all-reduce (layout.one_shot_values): the engine's kernel inside the scale-up domain, the library's
+    // all-pairs algorithm inside one full-mesh domain; the faster call where both run
+    const calls = (k.one_shot && links.tp.tier === "scale-up" ? [k.one_shot_latency] : [])
+      .concat(!links.tp.inner && links.tp.all_pairs_call_latency != null ? [links.tp.all_pairs_call_latency] : []);
+    Object.assign(v, {k_L: kL, tau_k: k.decode, tau_l: k.launch,
+      tau_o: calls.length ? Math.min.apply(null, calls) : k.one_shot_latency,
       e_w: weightEfficiency(inp.precision, pc, t, k.weight_only || {}),  // weight-only GEMMs' share of the bandwidth
-      o_TP: k.one_shot && links.tp.tier === "scale-up" ? 1.0 : 0.0,  // one-shot: inside the scale-up domain
+      o_TP: calls.length ? 1.0 : 0.0,
       o_EP: k.deepep ? 1.0 : 0.0, e_Du: k.deepep ? k.deepep[0] : 1.0, e_Do: k.deepep ? k.deepep[1] : 1.0,
       e_Dl: k.deepep ? k.deepep[2] : 1.0});  // the experts' all-to-all as DeepEP runs it (engine.all_to_all)
     GROUPS.forEach(g => {  // LinkChoice.tier_values

@@ -339,7 +339,15 @@ def root(context, missing=missing):
                     yield ', or its in-switch all-reduce where that is faster'
                 if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce') and (not t_13(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot')))):
                     pass
-                    yield ", or the engine's one-shot kernel (engine.all_reduce: one-shot) where that is faster still"
+                    if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot_by') == 'library'):
+                        pass
+                        yield ', or its all-pairs algorithm on the mesh (each '
+                        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                        yield " reads its peers' bytes over its own link, one step)"
+                    else:
+                        pass
+                        yield ", or the engine's one-shot kernel (engine.all_reduce: one-shot)"
+                    yield ' where that is faster still'
                 yield '. '
                 if environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'):
                     pass
@@ -352,7 +360,10 @@ def root(context, missing=missing):
                     yield 's costs at least\n'
                     yield escape(t_11(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'bound')))
                     yield '; '
-                    if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'picked') == 'one-shot'):
+                    if ((environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'picked') == 'one-shot') and (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot_by') == 'library')):
+                        pass
+                        yield "the library's all-pairs algorithm"
+                    elif (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'picked') == 'one-shot'):
                         pass
                         yield "the engine's one-shot kernel"
                     else:
@@ -361,14 +372,18 @@ def root(context, missing=missing):
                     yield ' takes '
                     yield escape(t_11(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'estimate')))
                     yield ' ('
-                    yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'picked'))
-                    if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'protocols') and environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'protocol')):
+                    if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'picked') != 'one-shot'):
                         pass
-                        yield ' with '
-                        yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'protocol'))
+                        yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'picked'))
+                        if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'protocols') and environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'protocol')):
+                            pass
+                            yield ' with '
+                            yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'protocol'))
+                        if environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency'):
+                            pass
+                            yield ',\n'
                     if environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency'):
                         pass
-                        yield ',\n'
                         yield escape(t_11(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency')))
                         yield ' of it the fixed cost of the call'
                     yield ').'
@@ -625,4 +640,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=109&2=121&4=124&5=128&6=131&7=135&8=157&9=166&10=168&11=172&12=174&13=196&14=214&15=253&17=264&18=266&19=268&21=276&22=296&23=308&24=318&25=323&26=331&28=334&29=347&30=353&31=372&32=380&34=386&35=389&36=392&37=394&38=405&40=419&41=427&44=438&45=440&46=450&47=467&50=476&52=479&53=489&57=503&58=505&59=513&60=516&61=520&62=523&63=526&64=530&65=539&66=545&67=549&68=555&69=561&70=566&71=577&73=582&74=586&77=588&78=590&79=592&81=594&82=602&84=623'
+debug_info = '1=109&2=121&4=124&5=128&6=131&7=135&8=157&9=166&10=168&11=172&12=174&13=196&14=214&15=253&17=264&18=266&19=268&21=276&22=296&23=308&24=318&25=323&26=331&28=334&29=355&30=361&31=385&32=395&34=401&35=404&36=407&37=409&38=420&40=434&41=442&44=453&45=455&46=465&47=482&50=491&52=494&53=504&57=518&58=520&59=528&60=531&61=535&62=538&63=541&64=545&65=554&66=560&67=564&68=570&69=576&70=581&71=592&73=597&74=601&77=603&78=605&79=607&81=609&82=617&84=638'
