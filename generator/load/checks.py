@@ -42,6 +42,11 @@ def check_hardware(doc: Document, hw: Hardware, out: Findings) -> None:
             out.add(doc.finding((*where, "topology"), "a mesh needs the bandwidth of one peer link",
                                 "add link_bandwidth_per_direction (e.g. '64 GB/s' for MI300X)"))
         _check_group_bus_bandwidth(doc, where, link, out)
+    lib = hw.collectives
+    if lib is not None and lib.all_pairs_call_latency is not None and (hw.link is None or hw.link.topology != "mesh"):
+        out.add(doc.finding(("collectives", "all_pairs_call_latency"), "an all-pairs all-reduce needs a link to each "
+                            "peer: the scale-up interconnect is not a mesh", "remove all_pairs_call_latency, or set "
+                            "interconnect.topology: mesh with link_bandwidth_per_direction"))
 
 
 def _check_group_bus_bandwidth(doc: Document, where: tuple, link, out: Findings) -> None:
