@@ -296,6 +296,13 @@ def test_whose_one_shot_all_reduce_the_report_names(overrides, by, call):
     assert (ar["picked"], ar["one_shot_by"], ar["call_latency"]) == ("one-shot", by, pytest.approx(call))
 
 
+def test_the_all_pairs_algorithm_stays_inside_one_mesh():
+    """tp 16 on MI300X spans two nodes: the all-reduce leaves the mesh for the NICs, so no all-pairs algorithm (each GPU
+    would need a link to all 15 peers); the library's hierarchical form is the estimate."""
+    ar = evaluated("llama70b-h100-tp8.yaml", ["hardware=mi300x", "parallelism.tp=16"]).parallel.all_reduce
+    assert (ar["picked"], ar["one_shot"], ar.get("one_shot_by")) == ("hierarchical", None, None)
+
+
 def test_engine_one_shot_kernels_do_not_beat_the_bound():
     """5.7 us for 32 KiB on 8 x H100 (vLLM's custom all-reduce) is below the ring's 2 (n-1) steps of latency, not
     below the bound: the fewest bytes at the line rate and one step."""
