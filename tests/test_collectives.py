@@ -199,13 +199,26 @@ def test_smaller_groups_take_the_bus_bandwidth_measured_on_them(hw):
     for n, want in ((2, 2), (3, 2), (4, 4), (7, 4)):
         tp = _tp(hw, n)
         assert tp.bus_bandwidth == round(measured[want]) * 1e9
+        assert tp.bus_scope == f"group {want}"  # the report says on how many GPUs it was measured
         if whole.in_network_bus_bandwidth is not None:  # NVLS too: the group's measurement is the library's best
             assert tp.in_network_bus_bandwidth == round(measured[want]) * 1e9
     eight = _tp(hw, 8)
     assert (eight.bus_bandwidth, eight.in_network_bus_bandwidth) == (whole.bus_bandwidth, whole.in_network_bus_bandwidth)
+    assert eight.bus_scope == ""
     if hw == "b200":  # no ring-only or NVLS-only figure: the sweep's 8-GPU bus bandwidth is the file's, for both
         assert whole.bus_bandwidth == round(2 * 7 / 8 * 2**29 / _eight_gpus_at_512_mib(hw) / 1e9) * 1e9 == 704e9
         assert whole.in_network_bus_bandwidth is None
+
+
+def test_the_report_says_where_a_groups_bus_bandwidth_was_measured():
+    """Chapter 6 names the scope of the bus bandwidth it uses: 70B at tp 2 on H100 takes the 318 GB/s measured on 2
+    GPUs (not the 8-GPU ring's 370), MI300X at tp 4 its 3 links' share of the mesh (3 x 48 = 144 GB/s)."""
+    from genreport.present import fmt
+
+    text = (ROOT / "out" / "llama70b-h100-tp2" / "report.html").read_text(encoding="utf-8")
+    assert "the collectives library reaches 318 GB/s (as measured on 2 GPUs)" in text
+    mesh = _tp("mi300x", 4)
+    assert (mesh.bus_scope, fmt.bandwidth(mesh.bus_bandwidth)) == ("mesh", "144 GB/s")
 
 
 def _eight_gpus_at_512_mib(hw: str) -> float:

@@ -242,12 +242,17 @@ class Link:
         whichever algorithm the library takes there: the entry of ``group_bus_bandwidth`` for the largest listed
         group of at most ``n`` (2 or 4 GPUs reach less than the domain's 8); None for the whole domain (its ring
         and in-switch values are ``bus_bandwidth`` and ``in_network_bus_bandwidth``) or where nothing is listed."""
+        entry = self.group_bus_entry(n)
+        return None if entry is None else entry[1]
+
+    def group_bus_entry(self, n: int) -> tuple[int, float] | None:
+        """(gpus, bus bandwidth) of the ``group_bus_bandwidth`` entry a group of ``n`` takes (:meth:`group_bus`)."""
         listed = [(gpus, bus) for gpus, bus in self.group_bus_bandwidth if gpus <= n]
         if self.topology == "mesh" or not listed:
             return None
         if n >= (self.domain if self.domain is not None else listed[-1][0] + 1):
             return None
-        return listed[-1][1]
+        return listed[-1]
 
 
 def short_link(name: str) -> str:

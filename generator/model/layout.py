@@ -94,6 +94,10 @@ class LinkChoice:
     protocols: Protocols | None = None  # the library's protocols beside LL (Hardware.collectives.protocols)
     # s, the library's all-pairs all-reduce inside a full mesh (Collectives.all_pairs_call_latency); None elsewhere
     all_pairs_call_latency: float | None = None
+    # where bus_bandwidth comes from, for the report's words: "" (measured over the whole domain, or the link's own),
+    # "group N" (measured on a group of N GPUs: interconnect.group_bus_bandwidth), "mesh" (the group's share of the
+    # mesh's links)
+    bus_scope: str = ""
 
     @property
     def domains(self) -> int | None:
@@ -112,7 +116,7 @@ class LinkChoice:
                 "bus_bandwidth": self.bus_bandwidth, "in_network_reduction": self.in_network,
                 "in_network_bus_bandwidth": self.in_network_bus_bandwidth, "call_latency": self.call_latency,
                 "in_network_call_latency": self.in_network_call_latency,
-                "all_pairs_call_latency": self.all_pairs_call_latency, "local": self.local,
+                "all_pairs_call_latency": self.all_pairs_call_latency, "bus_scope": self.bus_scope, "local": self.local,
                 "inner": self.inner.as_json() if self.inner is not None else None}
 
     def tier_values(self, g: str) -> dict[str, float]:
@@ -185,8 +189,11 @@ def _choice(g: str, span: int, tier: str, link, n: int, degree: int, lib, notes:
     if mesh and degree > 1 and rate < link.bandwidth_per_direction:
         notes.append(f"{link.short_name} is a mesh, one link to each peer: a {g} group of {n} {noun}s gets {n - 1} of "
                      f"them, {rate / 1e9:.0f} GB/s per direction of the {link.bandwidth_per_direction / 1e9:.0f}")
-    group = link.group_bus(n) if tier == "scale-up" else None  # a smaller group's measured bus bandwidth
+    entry = link.group_bus_entry(n) if tier == "scale-up" else None  # a smaller group's measured bus bandwidth
+    group = None if entry is None else entry[1]
     bus = link.bus_rate(n) if mesh or group is not None else link.bus_bandwidth
+    scope = ("mesh" if mesh and rate < link.bandwidth_per_direction else f"group {entry[0]}"
+             if entry is not None and group < (link.bus_bandwidth or math.inf) else "")
     if bus is not None:  # what the library reaches of the link, never more than its line rate (a --set may lower it)
         bus = min(bus, rate)
     return LinkChoice(g, span, tier, link.name, rate, link.latency or 0.0, link.latency is not None,
@@ -196,7 +203,8 @@ def _choice(g: str, span: int, tier: str, link, n: int, degree: int, lib, notes:
                        else min(group, link.in_network_bus_bandwidth)) if tier == "scale-up" else None,
                       lib.call_latency if lib else 0.0, lib.in_network_call_latency if lib else None,
                       protocols=lib.protocols if lib else None,
-                      all_pairs_call_latency=lib.all_pairs_call_latency if lib and mesh else None)
+                      all_pairs_call_latency=lib.all_pairs_call_latency if lib and mesh else None,
+                      bus_scope=scope if bus is not None else "")
 
 
 def layout_values(base: dict[str, float], model: Model, par: Parallelism, links: dict[str, LinkChoice],

@@ -204,6 +204,16 @@ def root(context, missing=missing):
                     pass
                     yield ', of which the collectives library reaches '
                     yield escape(t_1(environment.getattr(l_1_link, 'bus_bandwidth')))
+                    if context.call(environment.getattr(environment.getattr(l_1_link, 'bus_scope'), 'startswith'), 'group ', _loop_vars=_loop_vars):
+                        pass
+                        yield ' (as measured on '
+                        yield escape(environment.getattr(l_1_link, 'bus_scope')[6:])
+                        yield ' '
+                        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                        yield 's)'
+                    elif (environment.getattr(l_1_link, 'bus_scope') == 'mesh'):
+                        pass
+                        yield " (the group's share of the mesh's links)"
                 if (environment.getattr(l_1_link, 'in_network') and (l_1_g == 'tp')):
                     pass
                     yield '; its switch reduces in the network'
@@ -640,4 +650,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=109&2=121&4=124&5=128&6=131&7=135&8=157&9=166&10=168&11=172&12=174&13=196&14=214&15=253&17=264&18=266&19=268&21=276&22=296&23=308&24=318&25=323&26=331&28=334&29=355&30=361&31=385&32=395&34=401&35=404&36=407&37=409&38=420&40=434&41=442&44=453&45=455&46=465&47=482&50=491&52=494&53=504&57=518&58=520&59=528&60=531&61=535&62=538&63=541&64=545&65=554&66=560&67=564&68=570&69=576&70=581&71=592&73=597&74=601&77=603&78=605&79=607&81=609&82=617&84=638'
+debug_info = '1=109&2=121&4=124&5=128&6=131&7=135&8=157&9=166&10=168&11=172&12=174&13=196&14=224&15=263&17=274&18=276&19=278&21=286&22=306&23=318&24=328&25=333&26=341&28=344&29=365&30=371&31=395&32=405&34=411&35=414&36=417&37=419&38=430&40=444&41=452&44=463&45=465&46=475&47=492&50=501&52=504&53=514&57=528&58=530&59=538&60=541&61=545&62=548&63=551&64=555&65=564&66=570&67=574&68=580&69=586&70=591&71=602&73=607&74=611&77=613&78=615&79=617&81=619&82=627&84=648'
