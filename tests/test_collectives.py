@@ -309,6 +309,25 @@ def test_whose_one_shot_all_reduce_the_report_names(overrides, by, call):
     assert (ar["picked"], ar["one_shot_by"], ar["call_latency"]) == ("one-shot", by, pytest.approx(call))
 
 
+def test_the_one_shot_all_reduce_wins_up_to_a_message_size_by_hand():
+    """Where the one-shot all-reduce wins at batch 1 the report says up to which message (and batch) it does: it sends
+    (n-1) Z, the ring 2 (n-1)/n Z. Llama 3.1 70B at tp 8 (16 KiB a sequence): on MI300X, RCCL's all-pairs
+    13.7 us + 7 Z / 336 GB/s against its ring's 12 + 14 x 0.8 us + 1.75 Z / 336 GB/s, equal at Z = 9.5 us x 336 GB/s
+    / 5.25 = 608,000 B (batch 37); on H100 the engine's kernel, 5.7 us + 7 Z / 370 GB/s, against NVLS's 25 us +
+    1.75 Z / 480 GB/s, the fastest other there: Z = 19.3 us / (7 / 370 - 1.75 / 480) GB/s = 1.264 MB (batch 77). Two
+    GPUs (both send Z once) and a batch where the ring already wins give none."""
+    mi = evaluated("llama70b-h100-tp8.yaml", ["hardware=mi300x"]).parallel.all_reduce
+    assert mi["one_shot_up_to_bytes"] == pytest.approx(9.5e-6 * 336e9 / 5.25, rel=1e-6)
+    assert mi["one_shot_up_to_batch"] == 608_000 // 16_384 == 37
+    h100 = evaluated("llama70b-h100-tp8.yaml", ["engine.all_reduce=one-shot"]).parallel.all_reduce
+    z = (25e-6 - 5.7e-6) / (7 / 370e9 - 1.75 / 480e9)
+    assert h100["one_shot_up_to_bytes"] == pytest.approx(z, rel=1e-6) and z == pytest.approx(1.2637e6, rel=1e-4)
+    assert h100["one_shot_up_to_batch"] == 77
+    for overrides in (["hardware=mi300x", "parallelism.tp=2"], []):
+        ar = evaluated("llama70b-h100-tp8.yaml", overrides).parallel.all_reduce
+        assert ar["one_shot_up_to_bytes"] is None and ar["one_shot_up_to_batch"] is None
+
+
 def test_the_all_pairs_algorithm_stays_inside_one_mesh():
     """tp 16 on MI300X spans two nodes: the all-reduce leaves the mesh for the NICs, so no all-pairs algorithm (each GPU
     would need a link to all 15 peers); the library's hierarchical form is the estimate."""

@@ -708,33 +708,20 @@ def _protocol_words(ar: dict) -> str:
             "the bus bandwidth at most; LL128: tau_c8, alpha_8 at 0.92 W_c; Simple: tau_cS, alpha_S at W_c)")
 
 
-def _all_reduce_costs(q, v: dict) -> dict:
-    """One tensor-parallel all-reduce of a batch-1 decode step (B d b_a bytes per GPU), per GPU: the strict bound's
-    cost, the library's ring, its in-switch all-reduce (None where the switch does not reduce), and which of the two
-    the library picks (the estimate's).  Empty without tensor parallelism."""
+def _algorithm_costs(q, v: dict, z: float) -> tuple[dict, dict, dict]:
+    """The estimate's cost of one tensor-parallel all-reduce of ``z`` bytes per GPU with each algorithm the library or
+    the engine can run (None where it cannot): the ring and (across domains) the hierarchical form, each with its
+    fastest protocol as all_reduce_time_ring_protocols prices them, the in-switch all-reduce, the one-shot one; and
+    the ring's and the hierarchical form's cost with each protocol."""
     n, n_u = float(v["n_TP"]), float(v["n_uTP"])
-    if n <= 1:
-        return {}
-    z = float(v["d"] * v["b_a"])
     two = n_u < n  # the group leaves its scale-up domain
     tiers = {"n_g": n, "Z_g": z, "n_u": n_u, "alpha": v["alpha_TP"], "alpha_o": v["alpha_oTP"]}
-    bound = float(q["all_reduce_time_tiers"](dict(tiers, W_x=v["W_TP"], W_o=v["W_oTP"], s_TP=v["s_TP"])))
-    # the ring and (across domains) the hierarchical form with each protocol, as all_reduce_time_ring_protocols prices
-    # them: the fastest protocol of each, named; a tie goes to the first (LL, LL128, Simple)
-    share = LL128_SHARE
-    protocols = {"LL": (v["W_lTP"], v["W_loTP"], v["alpha_TP"], v["alpha_oTP"], v["tau_c"]),
-                 "LL128": (share * v["W_cTP"], share * v["W_coTP"], v["alpha_8TP"], v["alpha_8oTP"], v["tau_c8"]),
-                 "Simple": (v["W_cTP"], v["W_coTP"], v["alpha_STP"], v["alpha_SoTP"], v["tau_cS"])}
     rings, hiers = {}, {}
-    for name, (w, w_o, alpha, alpha_o, tau) in protocols.items():
+    for name, (w, w_o, alpha, alpha_o, tau) in _protocol_values(v).items():
         lib = dict(tiers, W_c=w, W_co=w_o, alpha=alpha, alpha_o=alpha_o, tau_c=tau)
         rings[name] = float(q["all_reduce_time_ring_tiers"](lib))
         if two:  # inside one domain the hierarchical form is the ring
             hiers[name] = float(q["all_reduce_time_hierarchical"](lib))
-    protocol = min(rings, key=lambda k: rings[k])
-    ring = rings[protocol]
-    hier_protocol = min(hiers, key=lambda k: hiers[k]) if two else None
-    hier = hiers[hier_protocol] if two else None
     # NVLS in the node, then (across domains) the hierarchical form's step across nodes (all_reduce_time_estimate)
     m = n / n_u
     across = 2 * (m - 1) * float(v["alpha_oTP"]) + 2 * (m - 1) / m * z / (n_u * float(v["W_coTP"]))
@@ -743,13 +730,67 @@ def _all_reduce_costs(q, v: dict) -> dict:
         if v["s_TP"] else None
     oneshot = float(q["all_reduce_time_oneshot"]({"n_g": n, "Z_g": z, "W_c": v["W_cTP"], "tau_o": v["tau_o"]})) \
         if v.get("o_TP") else None
-    costs = {"ring": ring, "hierarchical": hier, "in-switch": switch, "one-shot": oneshot}
+    # a tie goes to the first protocol (LL, LL128, Simple)
+    costs = {"ring": min(rings.values()), "hierarchical": min(hiers.values()) if two else None, "in-switch": switch,
+             "one-shot": oneshot}
+    return costs, rings, hiers
+
+
+def _protocol_values(v: dict) -> dict[str, tuple]:
+    """Each protocol's (W_c, W_co, alpha, alpha_o, tau_c) on the tensor-parallel link (LL, LL128, Simple)."""
+    share = LL128_SHARE
+    return {"LL": (v["W_lTP"], v["W_loTP"], v["alpha_TP"], v["alpha_oTP"], v["tau_c"]),
+            "LL128": (share * v["W_cTP"], share * v["W_coTP"], v["alpha_8TP"], v["alpha_8oTP"], v["tau_c8"]),
+            "Simple": (v["W_cTP"], v["W_coTP"], v["alpha_STP"], v["alpha_SoTP"], v["tau_cS"])}
+
+
+def _one_shot_limit(q, v: dict, z: float) -> float | None:
+    """The largest message (bytes per GPU) at which the one-shot all-reduce is still the estimate's fastest, where it is
+    at ``z`` (a batch-1 step's): it sends (n-1) Z against the ring's 2 (n-1)/n Z, so past some size the ring wins.
+    The one-shot cost less the fastest other is convex in Z (a line less a minimum of lines), so the crossing is
+    one, found by halving in log space (to 1e-9). None where it does not win at ``z``, or where it wins at every size
+    (two GPUs: both send Z once)."""
+    def margin(x: float) -> float:
+        costs, _, _ = _algorithm_costs(q, v, x)
+        return costs["one-shot"] - min(c for k, c in costs.items() if c is not None and k != "one-shot")
+
+    if not v.get("o_TP") or float(v["n_TP"]) <= 2 or margin(z) > 0:
+        return None
+    lo, hi = z, z
+    while margin(hi) <= 0:
+        lo, hi = hi, hi * 4
+        if hi > 2**50:
+            return None
+    while hi / lo > 1 + 1e-9:
+        mid = math.sqrt(lo * hi)
+        lo, hi = (mid, hi) if margin(mid) <= 0 else (lo, mid)
+    return lo
+
+
+def _all_reduce_costs(q, v: dict) -> dict:
+    """One tensor-parallel all-reduce of a batch-1 decode step (B d b_a bytes per GPU), per GPU: the strict bound's
+    cost, each algorithm's (:func:`_algorithm_costs`), which the estimate picks, and, where the one-shot all-reduce
+    wins, up to which message size (and batch) it does.  Empty without tensor parallelism."""
+    n, n_u = float(v["n_TP"]), float(v["n_uTP"])
+    if n <= 1:
+        return {}
+    z = float(v["d"] * v["b_a"])
+    two = n_u < n  # the group leaves its scale-up domain
+    tiers = {"n_g": n, "Z_g": z, "n_u": n_u, "alpha": v["alpha_TP"], "alpha_o": v["alpha_oTP"]}
+    bound = float(q["all_reduce_time_tiers"](dict(tiers, W_x=v["W_TP"], W_o=v["W_oTP"], s_TP=v["s_TP"])))
+    costs, rings, hiers = _algorithm_costs(q, v, z)
+    protocol = min(rings, key=lambda k: rings[k])
+    hier_protocol = min(hiers, key=lambda k: hiers[k]) if two else None
     picked = min((k for k in costs if costs[k] is not None), key=lambda k: (costs[k], k != "ring"))
     used = protocol if picked == "ring" else hier_protocol if picked == "hierarchical" else None
-    call = {"one-shot": v["tau_o"], "in-switch": v["tau_s"]}.get(picked, protocols[used][4] if used else v["tau_c"])
-    return {"gpus": int(n), "gpus_per_domain": int(n_u), "message_bytes": z, "bound": bound, "ring": ring,
-            "hierarchical": hier, "in_switch": switch, "one_shot": oneshot, "one_shot_latency": float(v["tau_o"]),
-            "picked": picked,
+    call = {"one-shot": v["tau_o"], "in-switch": v["tau_s"]}.get(
+        picked, _protocol_values(v)[used][4] if used else v["tau_c"])
+    limit = _one_shot_limit(q, v, z) if picked == "one-shot" else None
+    return {"gpus": int(n), "gpus_per_domain": int(n_u), "message_bytes": z, "bound": bound, "ring": costs["ring"],
+            "hierarchical": costs["hierarchical"], "in_switch": costs["in-switch"], "one_shot": costs["one-shot"],
+            "one_shot_latency": float(v["tau_o"]), "picked": picked,
+            # the largest message, and batch (B d b_a bytes), the one-shot all-reduce still wins at
+            "one_shot_up_to_bytes": limit, "one_shot_up_to_batch": None if limit is None else math.floor(limit / z),
             "protocol": used, "ring_protocol": protocol, "protocols": _protocols_apart(v),
             "estimate": costs[picked], "call_latency": float(call),
             "bus_bandwidth": float(v["W_cTP"]), "scale_out_bus_bandwidth": float(v["W_coTP"]) if two else None}

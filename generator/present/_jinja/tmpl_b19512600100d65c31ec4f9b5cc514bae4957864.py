@@ -396,7 +396,24 @@ def root(context, missing=missing):
                         pass
                         yield escape(t_11(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency')))
                         yield ' of it the fixed cost of the call'
-                    yield ').'
+                    yield ')'
+                    if environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot_up_to_bytes'):
+                        pass
+                        yield '. It sends n − 1 times the message, the ring 2 (n − 1) / n times: it stays the faster up to '
+                        yield escape(t_4(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot_up_to_bytes')))
+                        yield ' a call, a batch of '
+                        yield escape(t_8(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot_up_to_batch')))
+                        yield ' per replica here ('
+                        yield escape(t_4(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'message_bytes')))
+                        yield ' a sequence), and the '
+                        if (not t_13(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'in_switch'))):
+                            pass
+                            yield "library's other algorithms"
+                        else:
+                            pass
+                            yield 'ring'
+                        yield ' above it'
+                    yield '.'
                 if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'ep') > environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'tp')):
                     pass
                     yield " The experts' all-to-alls: the bound sends each token once to each "
@@ -650,4 +667,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=109&2=121&4=124&5=128&6=131&7=135&8=157&9=166&10=168&11=172&12=174&13=196&14=224&15=263&17=274&18=276&19=278&21=286&22=306&23=318&24=328&25=333&26=341&28=344&29=365&30=371&31=395&32=405&34=411&35=414&36=417&37=419&38=430&40=444&41=452&44=463&45=465&46=475&47=492&50=501&52=504&53=514&57=528&58=530&59=538&60=541&61=545&62=548&63=551&64=555&65=564&66=570&67=574&68=580&69=586&70=591&71=602&73=607&74=611&77=613&78=615&79=617&81=619&82=627&84=648'
+debug_info = '1=109&2=121&4=124&5=128&6=131&7=135&8=157&9=166&10=168&11=172&12=174&13=196&14=224&15=263&17=274&18=276&19=278&21=286&22=306&23=318&24=328&25=333&26=341&28=344&29=365&30=371&31=395&32=422&34=428&35=431&36=434&37=436&38=447&40=461&41=469&44=480&45=482&46=492&47=509&50=518&52=521&53=531&57=545&58=547&59=555&60=558&61=562&62=565&63=568&64=572&65=581&66=587&67=591&68=597&69=603&70=608&71=619&73=624&74=628&77=630&78=632&79=634&81=636&82=644&84=665'
