@@ -199,12 +199,12 @@ def test_smaller_groups_take_the_bus_bandwidth_measured_on_them(hw):
     for n, want in ((2, 2), (3, 2), (4, 4), (7, 4)):
         tp = _tp(hw, n)
         assert tp.bus_bandwidth == round(measured[want]) * 1e9
-        assert tp.bus_scope == f"group {want}"  # the report says on how many GPUs it was measured
+        assert (tp.bus_scope, tp.bus_group_gpus) == ("group", want)  # the report says on how many GPUs it was measured
         if whole.in_network_bus_bandwidth is not None:  # NVLS too: the group's measurement is the library's best
             assert tp.in_network_bus_bandwidth == round(measured[want]) * 1e9
     eight = _tp(hw, 8)
     assert (eight.bus_bandwidth, eight.in_network_bus_bandwidth) == (whole.bus_bandwidth, whole.in_network_bus_bandwidth)
-    assert eight.bus_scope == ""
+    assert (eight.bus_scope, eight.bus_group_gpus) == ("", None)
     if hw == "b200":  # no ring-only or NVLS-only figure: the sweep's 8-GPU bus bandwidth is the file's, for both
         assert whole.bus_bandwidth == round(2 * 7 / 8 * 2**29 / _eight_gpus_at_512_mib(hw) / 1e9) * 1e9 == 704e9
         assert whole.in_network_bus_bandwidth is None

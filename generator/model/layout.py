@@ -95,9 +95,10 @@ class LinkChoice:
     # s, the library's all-pairs all-reduce inside a full mesh (Collectives.all_pairs_call_latency); None elsewhere
     all_pairs_call_latency: float | None = None
     # where bus_bandwidth comes from, for the report's words: "" (measured over the whole domain, or the link's own),
-    # "group N" (measured on a group of N GPUs: interconnect.group_bus_bandwidth), "mesh" (the group's share of the
-    # mesh's links)
+    # "group" (measured on a smaller group, bus_group_gpus of them: interconnect.group_bus_bandwidth), "mesh" (the
+    # group's share of the mesh's links)
     bus_scope: str = ""
+    bus_group_gpus: int | None = None
 
     @property
     def domains(self) -> int | None:
@@ -116,7 +117,8 @@ class LinkChoice:
                 "bus_bandwidth": self.bus_bandwidth, "in_network_reduction": self.in_network,
                 "in_network_bus_bandwidth": self.in_network_bus_bandwidth, "call_latency": self.call_latency,
                 "in_network_call_latency": self.in_network_call_latency,
-                "all_pairs_call_latency": self.all_pairs_call_latency, "bus_scope": self.bus_scope, "local": self.local,
+                "all_pairs_call_latency": self.all_pairs_call_latency, "bus_scope": self.bus_scope,
+                "bus_group_gpus": self.bus_group_gpus, "local": self.local,
                 "inner": self.inner.as_json() if self.inner is not None else None}
 
     def tier_values(self, g: str) -> dict[str, float]:
@@ -192,8 +194,8 @@ def _choice(g: str, span: int, tier: str, link, n: int, degree: int, lib, notes:
     entry = link.group_bus_entry(n) if tier == "scale-up" else None  # a smaller group's measured bus bandwidth
     group = None if entry is None else entry[1]
     bus = link.bus_rate(n) if mesh or group is not None else link.bus_bandwidth
-    scope = ("mesh" if mesh and rate < link.bandwidth_per_direction else f"group {entry[0]}"
-             if entry is not None and group < (link.bus_bandwidth or math.inf) else "")
+    measured_on = entry[0] if entry is not None and group < (link.bus_bandwidth or math.inf) else None
+    scope = "mesh" if mesh and rate < link.bandwidth_per_direction else "group" if measured_on else ""
     if bus is not None:  # what the library reaches of the link, never more than its line rate (a --set may lower it)
         bus = min(bus, rate)
     return LinkChoice(g, span, tier, link.name, rate, link.latency or 0.0, link.latency is not None,
@@ -204,7 +206,8 @@ def _choice(g: str, span: int, tier: str, link, n: int, degree: int, lib, notes:
                       lib.call_latency if lib else 0.0, lib.in_network_call_latency if lib else None,
                       protocols=lib.protocols if lib else None,
                       all_pairs_call_latency=lib.all_pairs_call_latency if lib and mesh else None,
-                      bus_scope=scope if bus is not None else "")
+                      bus_scope=scope if bus is not None else "",
+                      bus_group_gpus=measured_on if bus is not None else None)
 
 
 def layout_values(base: dict[str, float], model: Model, par: Parallelism, links: dict[str, LinkChoice],
@@ -243,14 +246,28 @@ def layout_values(base: dict[str, float], model: Model, par: Parallelism, links:
     return {k: np.float64(x) if isinstance(x, float) else x for k, x in v.items()}  # x/0 is inf, not an exception
 
 
+def _one_shot_calls(k: Kernels, tp: LinkChoice) -> dict[str, float]:
+    """The one-shot all-reduces that can run on the tensor-parallel link, by whose they are, with their call's fixed
+    cost: the engine's kernel reads its peers over the scale-up link (inside the domain only); the library's all-pairs
+    algorithm runs inside one full-mesh domain whose hardware file gives its cost (RCCL on MI300X)."""
+    calls = {"engine": k.one_shot_latency} if k.one_shot and tp.tier == "scale-up" else {}
+    if tp.inner is None and tp.all_pairs_call_latency is not None:
+        calls["library"] = tp.all_pairs_call_latency
+    return calls
+
+
+def one_shot_by(k: Kernels, tp: LinkChoice) -> str | None:
+    """Whose one-shot all-reduce the estimate charges: "engine" or "library", the faster call where both run (both
+    send the same bytes; a tie goes to the engine's, which the spec asked for); None where neither runs."""
+    calls = _one_shot_calls(k, tp)
+    return min(calls, key=calls.__getitem__) if calls else None
+
+
 def one_shot_values(k: Kernels, tp: LinkChoice) -> dict[str, float]:
-    """o_TP and tau_o: whether a one-shot all-reduce runs on the tensor-parallel link, and its call's fixed cost. The
-    engine's kernel reads its peers over the scale-up link (inside the domain only); the library's all-pairs algorithm
-    runs inside one full-mesh domain whose hardware file gives its cost (RCCL on MI300X). Both send the same bytes, so
-    where both run the faster call is the one-shot all-reduce (the engine's kernel costs without either)."""
-    calls = ([k.one_shot_latency] if k.one_shot and tp.tier == "scale-up" else []) + (
-        [tp.all_pairs_call_latency] if tp.inner is None and tp.all_pairs_call_latency is not None else [])
-    return {"o_TP": 1.0 if calls else 0.0, "tau_o": min(calls) if calls else k.one_shot_latency}
+    """o_TP and tau_o: whether a one-shot all-reduce runs on the tensor-parallel link, and its call's fixed cost
+    (:func:`one_shot_by`'s; the engine kernel's default where none runs, multiplied by o_TP = 0)."""
+    calls, by = _one_shot_calls(k, tp), one_shot_by(k, tp)
+    return {"o_TP": 1.0 if by else 0.0, "tau_o": calls[by] if by else k.one_shot_latency}
 
 
 def kernels_per_layer(model: Model, k: Kernels) -> float:
@@ -565,10 +582,8 @@ def _evaluate(r) -> ParallelResults:
         out.scalars[acc] = sc
         if not out.all_reduce:
             out.all_reduce = _all_reduce_costs(q, base)
-            if out.all_reduce and out.all_reduce["one_shot"] is not None:  # whose one-shot all-reduce it is
-                tp = links["tp"]
-                out.all_reduce["one_shot_by"] = "library" if (
-                    tp.inner is None and tp.all_pairs_call_latency == out.all_reduce["one_shot_latency"]) else "engine"
+            if out.all_reduce:  # whose one-shot all-reduce it is, where one runs
+                out.all_reduce["one_shot_by"] = one_shot_by(spec.hardware.kernels, links["tp"])
         if len(ctx):
             cv = dict(base, S=ctx, c=np.asarray(env.at(context=ctx)["c"], dtype=float))
             cap = np.asarray(q["capacity_batch_replica"](cv), dtype=float) * np.ones_like(ctx)
@@ -756,7 +771,7 @@ def _one_shot_limit(q, v: dict, z: float) -> float | None:
 
     if not v.get("o_TP") or float(v["n_TP"]) <= 2 or margin(z) > 0:
         return None
-    lo, hi = z, z
+    lo, hi = z, 4 * z
     while margin(hi) <= 0:
         lo, hi = hi, hi * 4
         if hi > 2**50:

@@ -204,10 +204,10 @@ def root(context, missing=missing):
                     pass
                     yield ', of which the collectives library reaches '
                     yield escape(t_1(environment.getattr(l_1_link, 'bus_bandwidth')))
-                    if context.call(environment.getattr(environment.getattr(l_1_link, 'bus_scope'), 'startswith'), 'group ', _loop_vars=_loop_vars):
+                    if (environment.getattr(l_1_link, 'bus_scope') == 'group'):
                         pass
                         yield ' (as measured on '
-                        yield escape(environment.getattr(l_1_link, 'bus_scope')[6:])
+                        yield escape(environment.getattr(l_1_link, 'bus_group_gpus'))
                         yield ' '
                         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                         yield 's)'
