@@ -108,3 +108,42 @@ def test_redundant_experts_must_spread_evenly():
     with pytest.raises(SpecError) as exc:
         load_report(ROOT / "specs" / "deepseek-v3-h200-ep8.yaml", ["engine.redundant_experts=30"])
     assert "redundant_experts" in str(exc.value) and "multiple of ep 8" in str(exc.value)
+
+
+# ----------------------------------------------------------------------------------------------- a short prompt's experts
+
+# Qwen3-235B-A22B (specs/models/qwen3-235b-a22b.yaml, from its config.json): 94 layers, all routed, 128 experts of
+# 3 x 4096 x 1536 = 18,874,368 parameters, 8 a token; 235,093,634,560 parameters in all, 22,190,763,520 active; the
+# input embedding 151,936 x 4,096 = 622,329,856 (a row lookup, not streamed).  H100 SXM: 3.35 TB/s.
+QWEN3_TOTAL, QWEN3_ACTIVE, QWEN3_EMBED = 235_093_634_560, 22_190_763_520, 151_936 * 4_096
+QWEN3_EXPERT, QWEN3_ROUTED = 3 * 4_096 * 1_536, 94 * 128 * 3 * 4_096 * 1_536
+
+
+@pytest.mark.parametrize("prompt, touched", [(16, 128 * (1 - (15 / 16) ** 16)), (2048, 128.0)])
+def test_a_short_prompt_reads_the_experts_its_tokens_touch_by_hand(prompt, touched):
+    """A prefill of T tokens reads, in each MoE layer, the experts its tokens touch: E (1 - (1 - k/E)^T) under uniform
+    routing, as a decode step of T tokens does (16 tokens: 82.42 of Qwen3's 128; a typical prompt all of them).  The
+    prefill's HBM bound used to read all 128 whatever the prompt: for 16 tokens on 8 H100 in fp8 that was 1.53x the
+    bytes.  The audit's strict bound takes the fewest any routing reads, one token's 8 experts: the active count."""
+    from genreport.load.loader import _precision, load_hardware
+    from genreport.load.spec import Parallelism
+    from genreport.model.plan import layout_bound, point
+
+    m, hw, fp8, par = _m("qwen3-235b-a22b"), load_hardware(ROOT / "specs" / "hardware" / "h100-sxm.yaml"), \
+        _precision("fp8"), Parallelism(8, ep=8)
+    assert QWEN3_TOTAL - QWEN3_ROUTED + 94 * 8 * QWEN3_EXPERT == QWEN3_ACTIVE  # one token reads the active weights
+    kv_per_gpu = 94 * 2 * 128 * 1  # one of the 4 KV heads on each GPU at tp 8, fp8 (1 B), per token
+    dense = QWEN3_TOTAL - QWEN3_ROUTED - QWEN3_EMBED
+
+    def hbm(experts):  # weights of one GPU (tp = ep = 8: an eighth of everything) + the prompt's cache, over W
+        return ((dense + 94 * experts * QWEN3_EXPERT) / 8 + prompt * kv_per_gpu) / 3.35e12
+
+    p = point(m, hw, fp8, par, 1.0, float(prompt), prompt=float(prompt), accounting="exact")
+    strict = layout_bound(m, hw, fp8, par, None, float(prompt), float(prompt), accounting="exact")
+    if prompt == 16:  # the bytes bind: 5.73 ms, not the 8.75 ms of all 128 experts
+        assert p.prefill_bound == pytest.approx(hbm(touched), rel=1e-9)
+        assert p.prefill_bound == pytest.approx(5.732e-3, abs=5e-7) and hbm(128) == pytest.approx(8.749e-3, abs=5e-7)
+        assert strict.prefill == pytest.approx(hbm(8), rel=1e-9) and strict.prefill_binds == "bandwidth"
+    else:  # every expert, as before
+        assert p.prefill_bound >= hbm(128) * (1 - 1e-12)
+    assert strict.prefill <= p.prefill_bound

@@ -97,6 +97,10 @@ PER_CLASS = [  # weights per tensor class: b is the mean of what each point read
     ("llama8b-h100.yaml", ["precision.weights.attention=fp8", "precision.weights.embeddings=int4", "accounting=exact"]),
     ("deepseek-v3-h200-ep8.yaml", ["precision=fp8_block"]),
     ("deepseek-v3-h200-ep8.yaml", ["precision.weights=checkpoint", "workloads.prefill.prompt=[300, 8k]"]),
+    # short prompts read the experts their tokens touch, and b is the mean of those bytes (the prefill rows, the
+    # intensity table's tokens per load)
+    ("llama8b-h100.yaml", ["model=gpt-oss-120b", "precision.weights.experts=mxfp4",
+                           "workloads.prefill.prompt=[2, 24, 2k]"]),
     ("llama8b-h100.yaml", ["model=gpt-oss-20b", "precision.weights=checkpoint", "parallelism.tp=2", "parallelism.ep=2"]),
     ("deepseek-v3-h200-ep8.yaml", ["precision.weights.experts=nvfp4", "precision.weights.default=fp8_block"]),
     # served in fp8, trained in bf16: the training step and its ridge at the bf16 peak (recipes.TRAINING_COMPUTE)

@@ -37,6 +37,10 @@ FIXED = [  # what-ifs the random ones seldom draw: no layout fits, training on a
     ("llama70b-h100-tp8.yaml", ["hardware=mi300x", "precision=fp8"]),
     # page 1's FP8 compute lever on a layout's prefill rows, where the all-reduces bind once fp8 halves the compute
     ("llama70b-h100-tp8.yaml", ["model=llama-3.1-8b"]),
+    # an MoE's short prompts read the experts their tokens touch (16 tokens: 102 of DeepSeek-V3's 256 a layer, per
+    # replica; the expert group of 8 replicas: 254), per-tensor precision included
+    ("deepseek-v3-h200-ep8.yaml", ["workloads.prefill.prompt=[2, 16, 2k]", "precision.weights.experts=int4"]),
+    ("mixtral8x22b-h100-tp8-ep8.yaml", ["workloads.prefill.prompt=[1, 3, 512]"]),
 ]
 
 EVALUATE = """

@@ -177,6 +177,9 @@ def bound(c: Claim) -> Bound:
         if c.input_tokens is None:
             assumed["input_tokens"] = "unknown: 1"
         e = env.at(T=t_tok)  # the first request's prompt alone: no schedule lets its first token come sooner
+        if c.model.moe is not None:  # and the fewest experts any routing reads: those one token picks (every token
+            one = env.at(batch=1.0)  # of the prompt picking the same), as the decode bound below takes them
+            e.update(N=one["N"], b=one["b"])
         t_comp, t_mem = float(q["prefill_time_compute"](e)), float(q["prefill_time_memory"](e))
         t = max(t_comp, t_mem)
         out.binds = "compute" if t_comp >= t_mem else "bandwidth"

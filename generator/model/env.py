@@ -196,7 +196,9 @@ class Env:
         elif stream is not None and stream != 1:
             env["N"] = env["N"] * stream
             env["N_e"] = env["N_e"] * stream
-        if batch is None and "T" in extra and self.per_class:  # a pass over T tokens: all but the input embedding
+        if batch is None and "T" in extra and self.model.moe is not None:  # a pass over T tokens: the experts they
+            self._at_prompt(env, extra["T"])  # touch, as a decode step of T tokens reads them
+        elif batch is None and "T" in extra and self.per_class:  # a pass over T tokens: all but the input embedding
             env["b"] = np.float64(self.read_b())
         env.update({k: np.asarray(v, dtype=float) if isinstance(v, (list, tuple, np.ndarray)) else v
                     for k, v in extra.items()})
@@ -225,6 +227,15 @@ class Env:
             m = np.minimum(float(cut.pp), bt)
             env["N"] = env["N"] * m
             env["N_e"] = env["N_e"] * m
+
+    def _at_prompt(self, env: dict, tokens) -> None:
+        """:meth:`at`'s pass over a prompt of ``tokens`` tokens of an MoE: the N and b that its tokens read, set in
+        ``env`` (one micro-batch: each stage streams its slice once, with the experts the prompt touches)."""
+        cut = self.cut
+        n, n_x = self.read(np.asarray(tokens, dtype=float))
+        env["N"] = n if cut.trivial else (n - n_x * cut.expert_keep) / cut.share
+        if self.per_class:
+            env["b"] = np.float64(self.read_b(n, n_x)) if np.ndim(n) == 0 else self.read_b(n, n_x)
 
     def weights_at(self, batch) -> dict[str, object]:
         """N, N_e and b of ``at(batch=batch, ...)`` (no context changes them), without the other inputs: what a

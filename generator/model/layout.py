@@ -356,6 +356,25 @@ def at_batch(values: dict, env: Env, batch, busiest: bool = True) -> dict:
     return out
 
 
+def at_prompt(values: dict, env: Env, tokens, fewest: bool = False) -> dict:
+    """The layout formulas' values of a pass over a prompt of ``tokens`` tokens (T; d_h in the prefill's form): for
+    an MoE, the whole model's N and N_x that the prompt's tokens read, as :func:`at_batch` counts them for a batch of
+    that many tokens (a prompt is one micro-batch, its tokens those of a decode step of that batch: E (1 - (1 -
+    k/E)^T) experts a layer, all of them long before a typical prompt's length); ``fewest``: the experts one token
+    picks, the least any routing reads (every token picking the same), for a bound no routing can beat.  b: the mean
+    bytes per weight of what is read."""
+    t = np.asarray(tokens, dtype=float)
+    out = dict(values, T=t if t.ndim else np.float64(t), d_h=prefill_head_dim(env.model, values["d_h"], tokens))
+    if env.model.moe is not None:
+        out["N"], out["N_x"] = env.read(np.ones_like(t) if fewest else t)
+        out["b"] = env.read_b(out["N"], out["N_x"])
+    else:
+        out["b"] = env.read_b()
+    if np.ndim(out["b"]) == 0:
+        out["b"] = np.float64(out["b"])
+    return out
+
+
 @dataclass
 class ParallelResults:
     parallelism: Parallelism
@@ -535,15 +554,13 @@ def point_values(spec, accounting: str, qid: str, batch=None, context=None, toke
     par = spec.parallelism
     if par is None or (qid not in LAYOUT_IDS and qid not in DRAFT_CONTEXT):
         return None
-    model = spec.model
     base, at_layout, env = point_base(spec, accounting, recipe)
     if qid == "tp_weight_crossover":
         return at_batch(base, at_layout, 1.0)
     if qid in TRAINING:
         return dict(base, T=np.float64(tokens if tokens is not None else spec.workloads.training_tokens or 0))
     if qid in PREFILL:
-        return dict(base, T=np.float64(tokens), d_h=prefill_head_dim(model, base["d_h"], tokens),
-                    b=np.float64(at_layout.read_b()))
+        return at_prompt(base, at_layout, float(tokens))
     if qid in DECODE_GRID:
         g = env.at(batch=float(batch), context=float(context))
         v = at_batch(dict(base, S=g["S"], c=g["c"], d_h=g["d_h"]), at_layout, float(batch))
@@ -609,7 +626,7 @@ def _evaluate(r) -> ParallelResults:
                                    for i in range(shape[0])]
         if w.prefill_prompt:
             t = np.asarray(w.prefill_prompt, dtype=float)
-            pv = dict(base, T=t, d_h=prefill_head_dim(model, base["d_h"], t), b=np.float64(at_layout.read_b()))
+            pv = at_prompt(base, at_layout, t)
             out.prefill[acc] = {qid: np.asarray(q[qid](pv), dtype=float) * np.ones_like(t)
                                 for qid in ("interconnect_bytes_prefill", "prefill_time_comm", "prefill_time_bound",
                                             "prefill_time_compute_gpu", "prefill_time_memory_gpu",

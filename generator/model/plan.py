@@ -16,11 +16,12 @@ import numpy as np
 from genreport.formulas import architecture as arch
 from genreport.formulas.compiled import load
 from genreport.load.spec import WEIGHT_FORMAT_BYTES, Hardware, Model, Parallelism, Precision
-from genreport.model.env import make_env, prefill_head_dim, spec_env, usable_at
+from genreport.model.env import make_env, spec_env, usable_at
 from genreport.model.layout import (
     BINDS,
     _pp_choices,
     at_batch,
+    at_prompt,
     choose_links,
     layout_values,
     min_gpus_to_fit,
@@ -450,7 +451,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         return None
 
     def ttft_part():
-        pre = dict(base, T=np.float64(shape.prompt), d_h=prefill_head_dim(model, base["d_h"], shape.prompt))
+        pre = at_prompt(base, env.with_layout(par), float(shape.prompt))
         return float(q["prefill_time_bound" if estimate == "bound" else "prefill_time_serial"](pre))
 
     ttft = _once(memo, ("ttft",) + key, ttft_part)
@@ -628,7 +629,7 @@ def point(model: Model, hw: Hardware, precision: Precision, par: Parallelism, ba
         w_gpu = float(q["weight_bytes_per_gpu"](base))
         cap = float(q["capacity_batch_replica"](cv))
         v = at_batch(dict(cv, c=_read_c(env, cv["S"])), env.with_layout(par), float(batch))
-        pv = dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"], prompt)) if prompt else None
+        pv = at_prompt(base, env.with_layout(par), float(prompt)) if prompt else None
         pre, pre_serial = ((float(q["prefill_time_bound"](pv)), float(q["prefill_time_serial"](pv))) if pv
                            else (math.nan, math.nan))
         return Point(w_gpu <= usable, max(cap, 0.0), float(q["decode_time_bound"](v)),
@@ -710,7 +711,8 @@ def layout_bounds(model: Model, hw: Hardware, precision: Precision, pars: list[P
                 t_dec[i], dec_binds[i] = float(times[j]), BINDS[int(np.argmax(ledgers[:, j]))]
         t_pre, pre_binds = [math.nan] * len(pars), [""] * len(pars)
         if prompt:
-            pvs = [dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"], prompt)) for base in bases]
+            # the fewest experts, as the decode round's: those one token picks (every token picking the same)
+            pvs = [at_prompt(base, env.with_layout(par), float(prompt), fewest=True) for base, par in zip(bases, pars, strict=True)]
             times = _over(q["prefill_time_bound"], pvs)
             ledgers = np.stack([_over(q[k], pvs) for k in
                                 ("prefill_time_compute_gpu", "prefill_time_memory_gpu", "prefill_time_comm")])

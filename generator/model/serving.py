@@ -28,8 +28,8 @@ import numpy as np
 from genreport.formulas.architecture import bounded_layers, chunked_layers
 from genreport.formulas.compiled import load
 from genreport.load.spec import Hardware, Model, Parallelism, Precision
-from genreport.model.env import make_env, prefill_head_dim
-from genreport.model.layout import at_batch, choose_links, layout_values
+from genreport.model.env import make_env
+from genreport.model.layout import at_batch, at_prompt, choose_links, layout_values
 from genreport.model.stacked import over
 
 
@@ -250,7 +250,7 @@ def _layout_part(q, env, model: Model, hw: Hardware, precision: Precision, par: 
     base = layout_values(env.values, model, par, links, precision, accounting, env.pc, kernels=hw.kernels)
     lay = env.with_layout(par)
     last = float(last_context(prompt, output))
-    pre = dict(base, T=np.float64(prompt), d_h=prefill_head_dim(model, base["d_h"], prompt))
+    pre = at_prompt(base, lay, float(prompt))
     ttft_b, ttft_s = float(q["prefill_time_bound"](pre)), float(q["prefill_time_serial"](pre))
     g = env.at(context=last)
     cv = dict(base, S=np.float64(last), c=np.float64(np.ravel(g["c"])[0]), d_h=np.float64(np.ravel(g["d_h"])[0]))

@@ -242,7 +242,8 @@ def _read_bytes_per_weight(env, batch) -> float:
 
 def moe_reads(r, batches=(1, 4, 16, 64, 256)) -> tuple[dict, ...]:
     """A mixture of experts at a few batches: experts touched per layer and the weight bytes streamed (the whole
-    model's on one card; one GPU's per round at a layout), counted from the shapes."""
+    model's on one card; one GPU's per round at a layout), counted from the shapes; then at each of the spec's
+    prompts, the experts its tokens touch per layer (rows with "prompt" in place of "batch")."""
     m = r.spec.model
     if m.moe is None:
         return ()
@@ -260,6 +261,10 @@ def moe_reads(r, batches=(1, 4, 16, 64, 256)) -> tuple[dict, ...]:
         read = float(arch.parameters_read(m, batch, r.params)) if cut.trivial else float(env.at(batch=batch)["N"])
         rows.append({"batch": batch, "touched": touched, "bytes": read * _read_bytes_per_weight(env, batch),
                      "microbatches": micro})
+    for prompt in r.spec.workloads.prefill_prompt:  # a prompt is one micro-batch: its T tokens pick as a batch of T
+        group = prompt * (cut.ep / cut.tp) if cut.ep > cut.tp else prompt
+        rows.append({"prompt": prompt,
+                     "touched": float(arch.expected_experts_touched(m.moe.experts, m.moe.active_experts, group))})
     return tuple(rows)
 
 

@@ -326,7 +326,16 @@ def moe_text(r: Results) -> str:
               if x.get("microbatches", 1) == 1 else
               f"batch {x['batch']}: {x['touched']:.3g} of {e} experts per layer in each of its {x['microbatches']} "
               f"micro-batches of {x['batch'] // x['microbatches']:,}, {fmt.gb(x['bytes'])}{per_gpu} a round"
-              for x in r.moe_reads]
+              for x in r.moe_reads if "batch" in x]
+    prompts = [x for x in r.moe_reads if "prompt" in x]
+    every = [x for x in prompts if x["touched"] >= e - 0.005]
+    prefill = ""
+    if prompts:  # the prefill's bytes count the experts its prompt touches, as a decode step of that many tokens
+        some = [f"{x['touched']:.3g} of {e} per layer for the {x['prompt']:,}-token prompt"
+                for x in prompts if x not in every]
+        rest = ([f"all {e} from {every[0]['prompt']:,} tokens" if some else f"all {e} per layer for every prompt here"]
+                if every else [])
+        prefill = f" A prefill's T prompt tokens pick experts as a batch of T does: {', '.join(some + rest)}."
     # the tokens that pick one GPU's experts: an ep group wider than tp gathers ep / tp tensor-parallel groups'
     # tokens (data-parallel attention; shown.moe_reads counts them so), which the exponent must say
     cut = r.envs["exact"].cut
@@ -342,6 +351,6 @@ def moe_text(r: Results) -> str:
             f"{fmt.params(pc.active - pc.embedding - pc.lm_head)} without them). "
             f"A decode step streams the experts its batch touches, {touch} per layer in expectation "
             f"under uniform routing (counted from the shapes, the input embedding's rows included): "
-            f"{'; '.join(points)}.{_streamed_sentence(r)} The weight bytes therefore grow with the batch until "
+            f"{'; '.join(points)}.{prefill}{_streamed_sentence(r)} The weight bytes therefore grow with the batch until "
             f"every expert is read, and the weight-reuse intensity rises more slowly than for a dense model; the "
             f"capacity ledger always holds all {fmt.params(pc.total)} parameters.")

@@ -336,7 +336,13 @@ const GR_MODEL = (function () {
       e.N = e.N * stream;
       e.N_e = e.N_e * stream;
     }
-    if (batch == null && extra && "T" in extra && env.perClass) e.b = readB(env);  // a pass: all but N_e
+    if (batch == null && extra && "T" in extra && m.moe) {  // a pass over T tokens: the experts they touch
+      const nr = readAt(env, extra.T);
+      e.N = cut.trivial ? nr[0] : (nr[0] - nr[1] * cut.expertKeep) / cut.share;
+      if (env.perClass) e.b = readB(env, nr[0], nr[1]);
+    } else if (batch == null && extra && "T" in extra && env.perClass) {
+      e.b = readB(env);  // a pass: all but N_e
+    }
     Object.assign(e, extra || {});
     if (extra && "T" in extra && context == null && !("d_h" in extra)) e.d_h = prefillHeadDim(m, e.d_h, e.T);
     return e;

@@ -218,6 +218,21 @@ const GR_PARALLEL = (() => {
     return out;
   }
 
+  /** The values of a pass over a prompt of tk tokens (layout.at_prompt): T, d_h in the prefill's form, an MoE's N and
+   * N_x as a decode step of tk tokens reads them, b of what is read. */
+  function atPrompt(values, env, tk) {
+    const out = Object.assign({}, values, {T: tk, d_h: M.prefillHeadDim(env.model, values.d_h, tk)});
+    if (!env.model.moe) {
+      out.b = env.readB();
+      return out;
+    }
+    const nr = M.readAt(env, tk);
+    out.N = nr[0];
+    out.N_x = nr[1];
+    out.b = env.readB(nr[0], nr[1]);
+    return out;
+  }
+
   /** u_x: the busiest expert GPU's reads over the mean (Env.busiest, busiest_experts). */
   const BUSIEST = new Map();
   function busiestExperts(experts, groups, touched) {
@@ -385,8 +400,7 @@ const GR_PARALLEL = (() => {
       }
       if (w.prefill_prompt.length) {
         out.prefill[acc] = {};
-        const bP = atLayout.readB();
-        PREFILL.forEach(q => { out.prefill[acc][q] = w.prefill_prompt.map(tk => call(q, Object.assign({}, base, {T: tk, d_h: M.prefillHeadDim(m, base.d_h, tk), b: bP}))); });
+        PREFILL.forEach(q => { out.prefill[acc][q] = w.prefill_prompt.map(tk => call(q, atPrompt(base, atLayout, tk))); });
       }
     });
     if (w.training_tokens) {
@@ -484,7 +498,7 @@ const GR_PARALLEL = (() => {
     const i = precision ? Object.assign({}, inp, {precision: precision}) : inp, par = i.parallelism;
     const atLayout = M.makeEnv(i, t, acc), env = atLayout.oneCard(), w = i.workloads;
     const base = layoutValues(env, i, par, chooseLinks(i.hardware, par)[0], t, w.recipes.length ? w.recipes[0] : "bf16-grads");
-    return call("prefill_time_bound", Object.assign({}, base, {T: tk, d_h: M.prefillHeadDim(i.model, base.d_h, tk), b: atLayout.readB()}));
+    return call("prefill_time_bound", atPrompt(base, atLayout, tk));
   }
 
   return {evaluate: evaluate, chooseLinks: chooseLinks, layoutValues: layoutValues, atBatch: atBatch, decodeRows: decodeRows,
