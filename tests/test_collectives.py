@@ -16,6 +16,7 @@ Facts copied here, with their sources:
 
 from __future__ import annotations
 
+import re
 import statistics
 
 import numpy as np
@@ -1011,3 +1012,21 @@ def test_the_bounds_distinct_peers_are_at_most_the_expected_count(experts, n, k)
     exact = (n - 1) * (1 - comb(experts - experts // n, k) / comb(experts, k))
     assert got == pytest.approx((n - 1) * (1 - (1 - 1 / n) ** k), rel=1e-12)
     assert got <= exact + 1e-12 and got <= k * (n - 1) / n + 1e-12
+
+
+def test_chapter_6_labels_set_their_symbols_as_the_prose_does():
+    """The formula labels of chapter 6 are written once in the model stage in ASCII (layout._collective_formulas:
+    "e_m = 0.709", "tau_c8, alpha_8 at 0.92 W_c"); the page sets them as its prose sets symbols (fmt.symbols): the
+    Greek letter, the subscript lowered, the rest escaped; code names and one-letter words stay as written."""
+    from genreport.present.fmt import symbols
+    from shared import html
+
+    assert symbols("LL128: tau_c8, alpha_8 at 0.92 W_c; alpha at W_l") == \
+        "LL128: τ<sub>c8</sub>, α<sub>8</sub> at 0.92 W<sub>c</sub>; α at W<sub>l</sub>"
+    assert symbols("2 T N_x k_e / E_x over max(n_TP, n_EP) a <b>") == \
+        "2 T N<sub>x</sub> k<sub>e</sub> / E<sub>x</sub> over max(n<sub>TP</sub>, n<sub>EP</sub>) a &lt;b&gt;"
+    assert symbols("engine.all_to_all, alphabet, fused_moe") == "engine.all_to_all, alphabet, fused_moe"
+    page = html("llama70b-h100-tp8.yaml")
+    labels = re.findall(r'<div class="label">(.*?)</div>', page, re.S)
+    assert any("e<sub>m</sub> = " in x for x in labels) and any("τ<sub>c8</sub>" in x for x in labels)
+    assert not any(re.search(r"\b(e_m|e_g|tau_c|alpha_8|W_c)\b", x) for x in labels), labels

@@ -5,8 +5,10 @@ times to 3 significant digits (trailing zeros kept, see ``time``)."""
 from __future__ import annotations
 
 import math
+import re
 
 from genreport.load.spec import short_link
+from markupsafe import Markup, escape
 
 GB, GiB = 1e9, 2.0**30
 
@@ -173,10 +175,33 @@ FILTERS = {
     "rate": rate, "bandwidth": bandwidth, "flops": flops, "params": params, "pct": pct, "times": times,
 }
 
+_GREEK = {"tau": "τ", "alpha": "α", "rho": "ρ", "lambda": "λ", "theta": "θ", "sigma": "σ"}
+# a glossary name written in ASCII inside a sentence: a Greek letter's name or one letter, an underscore, a subscript
+# of letters and digits (tau_c8, alpha_S, e_m, n_TP, W_l); a word with an underscore inside it (all_to_all) is none
+_ASCII_SYMBOL = re.compile(r"(?<![A-Za-z0-9_.])(tau|alpha|rho|lambda|theta|sigma|[A-Za-z])(?:_([A-Za-z0-9]+))?(?![A-Za-z0-9_])")
+
+
+def symbols(text: str) -> Markup:
+    """``text`` (plain, escaped here) with its ASCII glossary names set as the report sets its symbols: the Greek
+    letter for its name, alone too ("alpha" -> α), the subscript lowered ("e_m = 0.709" -> e<sub>m</sub> = 0.709,
+    "tau_c8" -> τ<sub>c8</sub>):
+    the formula labels of chapter 6, written once in the model stage, read as the prose around them does."""
+    out, last = [], 0
+    for m in _ASCII_SYMBOL.finditer(text):
+        if m[2] is None and m[1] not in _GREEK:  # a one-letter word ("a", "T"): as written
+            continue
+        out.append(str(escape(text[last:m.start()])))
+        out.append(_GREEK.get(m[1], m[1]) + (f"<sub>{escape(m[2])}</sub>" if m[2] else ""))
+        last = m.end()
+    out.append(str(escape(text[last:])))
+    return Markup("".join(out))
+
+
 # Filters of words, not numbers: the live page never formats these (it reads a link's short_name from its data), so
 # they stay out of FILTERS, which tests/test_fmtjs.py holds to GR_FMT's.
 TEXT_FILTERS = {
     "short_link": short_link,
+    "symbols": symbols,
     "device": lambda text, noun: device(text, noun),  # {{ words | device(GPU) }}: a model-stage string in the device's noun
 }
 

@@ -88,22 +88,28 @@ def root(context, missing=missing):
         def t_10(*unused):
             raise TemplateRuntimeError("No filter named 'short_link' found.")
     try:
-        t_11 = environment.filters['time']
+        t_11 = environment.filters['symbols']
     except KeyError:
         @internalcode
         def t_11(*unused):
-            raise TemplateRuntimeError("No filter named 'time' found.")
+            raise TemplateRuntimeError("No filter named 'symbols' found.")
     try:
-        t_12 = environment.filters['upper']
+        t_12 = environment.filters['time']
     except KeyError:
         @internalcode
         def t_12(*unused):
-            raise TemplateRuntimeError("No filter named 'upper' found.")
+            raise TemplateRuntimeError("No filter named 'time' found.")
     try:
-        t_13 = environment.tests['none']
+        t_13 = environment.filters['upper']
     except KeyError:
         @internalcode
         def t_13(*unused):
+            raise TemplateRuntimeError("No filter named 'upper' found.")
+    try:
+        t_14 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_14(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s7_gpus.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
@@ -198,7 +204,7 @@ def root(context, missing=missing):
                 if environment.getattr(l_1_link, 'latency'):
                     pass
                     yield ', '
-                    yield escape(t_11(environment.getattr(l_1_link, 'latency')))
+                    yield escape(t_12(environment.getattr(l_1_link, 'latency')))
                     yield ' per step'
                 if environment.getattr(l_1_link, 'bus_bandwidth'):
                     pass
@@ -232,7 +238,7 @@ def root(context, missing=missing):
                     if environment.getattr(environment.getattr(l_1_link, 'inner'), 'latency'):
                         pass
                         yield ', '
-                        yield escape(t_11(environment.getattr(environment.getattr(l_1_link, 'inner'), 'latency')))
+                        yield escape(t_12(environment.getattr(environment.getattr(l_1_link, 'inner'), 'latency')))
                         yield ' per step'
                     if environment.getattr(environment.getattr(l_1_link, 'inner'), 'bus_bandwidth'):
                         pass
@@ -263,7 +269,7 @@ def root(context, missing=missing):
             for l_1_note in environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'notes'):
                 _loop_vars = {}
                 pass
-                yield escape(t_12(l_1_note[:1]))
+                yield escape(t_13(l_1_note[:1]))
                 yield escape(l_1_note[1:])
                 if (not context.call(environment.getattr(l_1_note, 'endswith'), '.', _loop_vars=_loop_vars)):
                     pass
@@ -301,7 +307,7 @@ def root(context, missing=missing):
                     yield ')'
                 else:
                     pass
-                    yield escape(t_11(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'decode')))
+                    yield escape(t_12(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'decode')))
                     yield ' each in decode\n('
                     if environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'cuda_graphs'):
                         pass
@@ -322,7 +328,7 @@ def root(context, missing=missing):
                     yield ')'
                 else:
                     pass
-                    yield escape(t_11(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'launch')))
+                    yield escape(t_12(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'launch')))
                     yield ' each in prefill (launched one by one)'
                 yield ". Where those fixed costs are the estimate's largest term the step is\n<strong>overhead-bound</strong>, seed 000's third state: fewer, fused kernels or "
                 yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'graph'))
@@ -347,7 +353,7 @@ def root(context, missing=missing):
                 if environment.getattr(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'links'), 'tp'), 'in_network'):
                     pass
                     yield ', or its in-switch all-reduce where that is faster'
-                if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce') and (not t_13(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot')))):
+                if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce') and (not t_14(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot')))):
                     pass
                     if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot_by') == 'library'):
                         pass
@@ -368,7 +374,7 @@ def root(context, missing=missing):
                     yield ' tensor-parallel '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield 's costs at least\n'
-                    yield escape(t_11(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'bound')))
+                    yield escape(t_12(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'bound')))
                     yield '; '
                     if ((environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'picked') == 'one-shot') and (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot_by') == 'library')):
                         pass
@@ -380,7 +386,7 @@ def root(context, missing=missing):
                         pass
                         yield 'the library'
                     yield ' takes '
-                    yield escape(t_11(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'estimate')))
+                    yield escape(t_12(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'estimate')))
                     yield ' ('
                     if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'picked') != 'one-shot'):
                         pass
@@ -394,7 +400,7 @@ def root(context, missing=missing):
                             yield ',\n'
                     if environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency'):
                         pass
-                        yield escape(t_11(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency')))
+                        yield escape(t_12(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency')))
                         yield ' of it the fixed cost of the call'
                     yield ')'
                     if environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot_up_to_bytes'):
@@ -406,7 +412,7 @@ def root(context, missing=missing):
                         yield ' per replica here ('
                         yield escape(t_4(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'message_bytes')))
                         yield ' a sequence), and the '
-                        if (not t_13(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'in_switch'))):
+                        if (not t_14(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'in_switch'))):
                             pass
                             yield "library's other algorithms"
                         else:
@@ -448,11 +454,11 @@ def root(context, missing=missing):
                     _loop_vars = {}
                     pass
                     yield '<div class="formula"><div class="label">'
-                    yield escape(environment.getattr(l_1_c, 'title'))
-                    if (not t_13(environment.getattr(l_1_c, 'value'))):
+                    yield escape(t_11(environment.getattr(l_1_c, 'title')))
+                    if (not t_14(environment.getattr(l_1_c, 'value'))):
                         pass
                         yield ': '
-                        yield escape(t_11(environment.getattr(l_1_c, 'value')))
+                        yield escape(t_12(environment.getattr(l_1_c, 'value')))
                         yield ' here'
                     yield '</div>'
                     yield escape(t_9(environment.getattr(l_1_c, 'math')))
@@ -470,7 +476,7 @@ def root(context, missing=missing):
                 if (undefined(name='par_table') if l_0_par_table is missing else l_0_par_table):
                     pass
                     yield ': '
-                    yield escape(t_11(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'overhead')))
+                    yield escape(t_12(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'overhead')))
                     yield ' at batch '
                     yield escape(t_2(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'batch')))
                 yield '</div>'
@@ -487,20 +493,20 @@ def root(context, missing=missing):
                 yield ', '
                 yield escape(t_2(environment.getattr(l_1_row, 'context')))
                 yield '</td><td class="n">'
-                yield escape(t_11(environment.getattr(l_1_row, 'bound')))
+                yield escape(t_12(environment.getattr(l_1_row, 'bound')))
                 yield '</td>\n<td class="n">'
-                yield escape(t_11(environment.getattr(l_1_row, 'serial')))
+                yield escape(t_12(environment.getattr(l_1_row, 'serial')))
                 yield '</td><td class="n">'
-                yield escape(t_11(environment.getattr(l_1_row, 'comm')))
+                yield escape(t_12(environment.getattr(l_1_row, 'comm')))
                 yield '</td><td class="n">'
-                yield escape(t_11(environment.getattr(l_1_row, 'comm_est')))
+                yield escape(t_12(environment.getattr(l_1_row, 'comm_est')))
                 yield '</td><td class="n">'
                 if environment.getattr((undefined(name='par_left_out') if l_0_par_left_out is missing else l_0_par_left_out), 'decode'):
                     pass
                     yield 'left out'
                 else:
                     pass
-                    yield escape(t_11(environment.getattr(l_1_row, 'overhead')))
+                    yield escape(t_12(environment.getattr(l_1_row, 'overhead')))
                 yield '</td><td>'
                 yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_row, 'binds'), _loop_vars=_loop_vars))
                 yield '</td><td>'
@@ -524,18 +530,18 @@ def root(context, missing=missing):
                     yield '<tr><td>'
                     yield escape(t_2(environment.getattr(l_1_row, 'tokens')))
                     yield '</td><td class="n">'
-                    yield escape(t_11(environment.getattr(l_1_row, 'bound')))
+                    yield escape(t_12(environment.getattr(l_1_row, 'bound')))
                     yield '</td><td class="n">'
-                    yield escape(t_11(environment.getattr(l_1_row, 'serial')))
+                    yield escape(t_12(environment.getattr(l_1_row, 'serial')))
                     yield '</td>\n<td class="n">'
-                    yield escape(t_11(environment.getattr(l_1_row, 'comm_est')))
+                    yield escape(t_12(environment.getattr(l_1_row, 'comm_est')))
                     yield '</td><td class="n">'
                     if environment.getattr((undefined(name='par_left_out') if l_0_par_left_out is missing else l_0_par_left_out), 'prefill'):
                         pass
                         yield 'left out'
                     else:
                         pass
-                        yield escape(t_11(environment.getattr(l_1_row, 'overhead')))
+                        yield escape(t_12(environment.getattr(l_1_row, 'overhead')))
                     yield '</td><td>'
                     yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_row, 'estimate_binds'), _loop_vars=_loop_vars))
                     yield '</td></tr>\n'
@@ -586,9 +592,9 @@ def root(context, missing=missing):
                 yield '): at batch 1 and context\n'
                 yield escape(t_2(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'context')))
                 yield ' its strict bound is '
-                yield escape(t_11(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_bound')))
+                yield escape(t_12(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_bound')))
                 yield ' per token (serial estimate\n'
-                yield escape(t_11(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_serial')))
+                yield escape(t_12(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_serial')))
                 yield '), '
                 yield escape(t_8(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'tokens_per_s_gpu')))
                 yield ' tok/s per '
@@ -651,7 +657,7 @@ def root(context, missing=missing):
                 _loop_vars = {}
                 pass
                 yield '<td class="n">'
-                if t_13(l_2_n):
+                if t_14(l_2_n):
                     pass
                     yield 'over 4,096'
                 else:
@@ -667,4 +673,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=109&2=121&4=124&5=128&6=131&7=135&8=157&9=166&10=168&11=172&12=174&13=196&14=224&15=263&17=274&18=276&19=278&21=286&22=306&23=318&24=328&25=333&26=341&28=344&29=365&30=371&31=395&32=422&34=428&35=431&36=434&37=436&38=447&40=461&41=469&44=480&45=482&46=492&47=509&50=518&52=521&53=531&57=545&58=547&59=555&60=558&61=562&62=565&63=568&64=572&65=581&66=587&67=591&68=597&69=603&70=608&71=619&73=624&74=628&77=630&78=632&79=634&81=636&82=644&84=665'
+debug_info = '1=115&2=127&4=130&5=134&6=137&7=141&8=163&9=172&10=174&11=178&12=180&13=202&14=230&15=269&17=280&18=282&19=284&21=292&22=312&23=324&24=334&25=339&26=347&28=350&29=371&30=377&31=401&32=428&34=434&35=437&36=440&37=442&38=453&40=467&41=475&44=486&45=488&46=498&47=515&50=524&52=527&53=537&57=551&58=553&59=561&60=564&61=568&62=571&63=574&64=578&65=587&66=593&67=597&68=603&69=609&70=614&71=625&73=630&74=634&77=636&78=638&79=640&81=642&82=650&84=671'
