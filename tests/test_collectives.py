@@ -1017,7 +1017,8 @@ def test_the_bounds_distinct_peers_are_at_most_the_expected_count(experts, n, k)
 def test_chapter_6_labels_set_their_symbols_as_the_prose_does():
     """The formula labels of chapter 6 are written once in the model stage in ASCII (layout._collective_formulas:
     "e_m = 0.709", "tau_c8, alpha_8 at 0.92 W_c"); the page sets them as its prose sets symbols (fmt.symbols): the
-    Greek letter, the subscript lowered, the rest escaped; code names and one-letter words stay as written."""
+    Greek letter, the subscript lowered, the rest escaped; code names and one-letter words stay as written.  The
+    appendix's inputs table sets its symbol column so too."""
     from genreport.present.fmt import symbols
     from shared import html
 
@@ -1026,7 +1027,11 @@ def test_chapter_6_labels_set_their_symbols_as_the_prose_does():
     assert symbols("2 T N_x k_e / E_x over max(n_TP, n_EP) a <b>") == \
         "2 T N<sub>x</sub> k<sub>e</sub> / E<sub>x</sub> over max(n<sub>TP</sub>, n<sub>EP</sub>) a &lt;b&gt;"
     assert symbols("engine.all_to_all, alphabet, fused_moe") == "engine.all_to_all, alphabet, fused_moe"
+    assert symbols("W_DP, α_DP; τ_k; H_q/H_kv") == "W<sub>DP</sub>, α<sub>DP</sub>; τ<sub>k</sub>; H<sub>q</sub>/H<sub>kv</sub>"
     page = html("llama70b-h100-tp8.yaml")
     labels = re.findall(r'<div class="label">(.*?)</div>', page, re.S)
     assert any("e<sub>m</sub> = " in x for x in labels) and any("τ<sub>c8</sub>" in x for x in labels)
     assert not any(re.search(r"\b(e_m|e_g|tau_c|alpha_8|W_c)\b", x) for x in labels), labels
+    # and the appendix's inputs table, whose symbol column is written the same way
+    assert "<td>n<sub>TP</sub>, n<sub>PP</sub>, n<sub>EP</sub>, n<sub>DP</sub></td>" in page
+    assert "<td>τ<sub>k</sub></td>" in page and "<td>k_L</td>" not in page

@@ -176,9 +176,11 @@ FILTERS = {
 }
 
 _GREEK = {"tau": "τ", "alpha": "α", "rho": "ρ", "lambda": "λ", "theta": "θ", "sigma": "σ"}
-# a glossary name written in ASCII inside a sentence: a Greek letter's name or one letter, an underscore, a subscript
-# of letters and digits (tau_c8, alpha_S, e_m, n_TP, W_l); a word with an underscore inside it (all_to_all) is none
-_ASCII_SYMBOL = re.compile(r"(?<![A-Za-z0-9_.])(tau|alpha|rho|lambda|theta|sigma|[A-Za-z])(?:_([A-Za-z0-9]+))?(?![A-Za-z0-9_])")
+# a glossary name written in ASCII inside a sentence: a Greek letter's name or one letter (Greek too: α_EP), an
+# underscore, a subscript of letters and digits (tau_c8, alpha_S, e_m, n_TP, W_l); a word with an underscore inside it
+# (all_to_all) is none
+_ASCII_SYMBOL = re.compile(
+    r"(?<![A-Za-z0-9_.])(tau|alpha|rho|lambda|theta|sigma|[A-Za-z\u0391-\u03c9])(?:_([A-Za-z0-9]+))?(?![A-Za-z0-9_])")
 
 
 def symbols(text: str) -> Markup:
@@ -188,7 +190,7 @@ def symbols(text: str) -> Markup:
     the formula labels of chapter 6, written once in the model stage, read as the prose around them does."""
     out, last = [], 0
     for m in _ASCII_SYMBOL.finditer(text):
-        if m[2] is None and m[1] not in _GREEK:  # a one-letter word ("a", "T"): as written
+        if m[2] is None and m[1] not in _GREEK:  # a one-letter word ("a", "T", "α"): as written
             continue
         out.append(str(escape(text[last:m.start()])))
         out.append(_GREEK.get(m[1], m[1]) + (f"<sub>{escape(m[2])}</sub>" if m[2] else ""))

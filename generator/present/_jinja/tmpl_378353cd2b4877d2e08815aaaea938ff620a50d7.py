@@ -33,10 +33,16 @@ def root(context, missing=missing):
         def t_2(*unused):
             raise TemplateRuntimeError("No filter named 'safe' found.")
     try:
-        t_3 = environment.tests['string']
+        t_3 = environment.filters['symbols']
     except KeyError:
         @internalcode
         def t_3(*unused):
+            raise TemplateRuntimeError("No filter named 'symbols' found.")
+    try:
+        t_4 = environment.tests['string']
+    except KeyError:
+        @internalcode
+        def t_4(*unused):
             raise TemplateRuntimeError("No test named 'string' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/appendix.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
@@ -73,7 +79,7 @@ def root(context, missing=missing):
             pass
             yield escape(l_2_k)
             yield ' '
-            yield escape((l_2_v if t_3(l_2_v) else t_1(l_2_v)))
+            yield escape((l_2_v if t_4(l_2_v) else t_1(l_2_v)))
             if (not environment.getattr(l_2_loop, 'last')):
                 pass
                 yield ', '
@@ -101,7 +107,7 @@ def root(context, missing=missing):
         yield '<tr><td>'
         yield escape(environment.getattr(l_1_row, 'what'))
         yield '</td><td>'
-        yield escape(environment.getattr(l_1_row, 'symbol'))
+        yield escape(t_3(environment.getattr(l_1_row, 'symbol')))
         yield '</td><td>'
         yield escape(environment.getattr(l_1_row, 'value'))
         yield '</td><td>'
@@ -173,4 +179,4 @@ def root(context, missing=missing):
     yield ').</p>\n</section>\n'
 
 blocks = {}
-debug_info = '1=42&8=56&9=68&13=86&17=98&21=112&22=123&23=136&26=139&28=141&32=152&33=154&34=166'
+debug_info = '1=48&8=62&9=74&13=92&17=104&21=118&22=129&23=142&26=145&28=147&32=158&33=160&34=172'
