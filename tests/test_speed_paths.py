@@ -141,6 +141,36 @@ def test_stacked_is_each_layouts_call():
                 assert all(_same(w, g) for w, g in zip([f(v) for v in values], over(f, values), strict=True)), f.id
 
 
+def test_stacked_powers_of_long_runs_are_each_layouts_call():
+    """With many batches a layout (plan's serving search: up to the users' count), a number per layout repeats over
+    long runs and _power takes each run's power once (one pass, no sort): still each layout's own numbers, to the bit,
+    whether the powers' pairs come in long runs or not (the sorted path)."""
+    from genreport.formulas.compiled import load
+    from genreport.model.stacked import _Each, _power, over
+
+    q, rng = load(), random.Random(7)
+    with np.errstate(all="ignore"):
+        for qid in ("decode_time_memory_gpu", "request_decode_time_serial", "verify_time_bound", "decode_time_serial"):
+            f = q[qid]
+            n = 5
+            lens = [rng.randint(64, 300) for _ in range(n)]
+            common = {a: np.float64(rng.uniform(0.05, 5e3)) for a in f.fn_args}
+            vary = {"n_PP", "n_TP", "W", "k_e", "n_EP"} & set(f.fn_args)
+            values = [{a: (np.linspace(1.0, 400.0, lens[i]) if a in ("B", "N", "N_x", "u_x") else
+                           np.float64(rng.uniform(1.0, 9.0)) if a in vary else common[a]) for a in f.fn_args}
+                      for i in range(n)]
+            assert all(_same(w, g) for w, g in zip([f(v) for v in values], over(f, values), strict=True)), qid
+    runs = np.repeat(np.array([2.5, 3.0, 0.5, -0.0, 7.25]), 40).view(_Each)
+    scattered = np.array([rng.uniform(0.5, 9.0) for _ in range(200)]).view(_Each)
+    for base, exp in ((runs, -1.0), (runs, runs), (3.0, runs), (scattered, -1.0), (scattered, runs)):
+        with np.errstate(all="ignore"):  # -0.0 ** -1: -inf, as C's pow gives it
+            got = np.asarray(_power(base, exp))
+            want = np.array([np.float64(b) ** np.float64(e) for b, e in
+                             zip(*(np.broadcast_to(np.asarray(x, dtype=float), (200,)) for x in (base, exp)),
+                                 strict=True)])
+        assert np.array_equal(got.view(np.int64), want.view(np.int64))
+
+
 def test_stacked_keeps_a_scalars_power():
     """A number per layout raised to -1 is C's pow of a float64 scalar in the layout's own call, where NumPy's array
     power takes 1/x (a last bit apart for about one value in a thousand): over keeps pow (decode_time_memory_gpu's

@@ -65,6 +65,18 @@ def _power(base, exponent):
     # their bits (0.0 and -0.0 differ under a negative power)
     bits, ebits = (np.ascontiguousarray(np.broadcast_to(x, shape), dtype=np.float64).ravel().view(np.int64)
                    for x in (b, e))
+    if bits.size == 0:
+        return np.empty(shape).view(_Each)
+    # the pairs come in runs (a layout's number repeated over its batches): each run's power once, found in one pass
+    change = np.empty(bits.size, dtype=bool)
+    change[0] = True
+    np.not_equal(bits[1:], bits[:-1], out=change[1:])
+    change[1:] |= ebits[1:] != ebits[:-1]
+    starts = np.flatnonzero(change)
+    if 8 * starts.size <= bits.size:
+        runs = zip(bits[starts].view(np.float64), ebits[starts].view(np.float64), strict=True)
+        each = np.array([np.float64(x) ** np.float64(y) for x, y in runs], dtype=float)
+        return np.repeat(each, np.diff(np.append(starts, bits.size))).reshape(shape).view(_Each)
     out = np.empty(bits.size)
     for ebit in np.unique(ebits):
         at = ebits == ebit
