@@ -364,14 +364,15 @@ def at_prompt(values: dict, env: Env, tokens, fewest: bool = False) -> dict:
     picks, the least any routing reads (every token picking the same), for a bound no routing can beat.  b: the mean
     bytes per weight of what is read."""
     t = np.asarray(tokens, dtype=float)
-    out = dict(values, T=t if t.ndim else np.float64(t), d_h=prefill_head_dim(env.model, values["d_h"], tokens))
+    out = dict(values, T=t, d_h=prefill_head_dim(env.model, values["d_h"], tokens))
     if env.model.moe is not None:
         out["N"], out["N_x"] = env.read(np.ones_like(t) if fewest else t)
         out["b"] = env.read_b(out["N"], out["N_x"])
     else:
         out["b"] = env.read_b()
-    if np.ndim(out["b"]) == 0:
-        out["b"] = np.float64(out["b"])
+    for k in ("T", "N", "N_x", "b"):  # one prompt: numbers, as the layout's other values (stacked.over takes them so)
+        if np.ndim(out[k]) == 0:
+            out[k] = np.float64(out[k])
     return out
 
 

@@ -712,7 +712,8 @@ def layout_bounds(model: Model, hw: Hardware, precision: Precision, pars: list[P
         t_pre, pre_binds = [math.nan] * len(pars), [""] * len(pars)
         if prompt:
             # the fewest experts, as the decode round's: those one token picks (every token picking the same)
-            pvs = [at_prompt(base, env.with_layout(par), float(prompt), fewest=True) for base, par in zip(bases, pars, strict=True)]
+            pvs = [at_prompt(base, env.with_layout(par), float(prompt), fewest=True)
+                   for base, par in zip(bases, pars, strict=True)]
             times = _over(q["prefill_time_bound"], pvs)
             ledgers = np.stack([_over(q[k], pvs) for k in
                                 ("prefill_time_compute_gpu", "prefill_time_memory_gpu", "prefill_time_comm")])
