@@ -63,17 +63,25 @@ def test_report_renders_with_text_and_figures(html_file, tmp_path, width, height
 PROBE = """<script>
 const f = document.getElementById('f');
 f.addEventListener('load', () => {
-  const D = f.contentDocument, d = D.documentElement;
-  const out = {scrollWidth: d.scrollWidth, clientWidth: d.clientWidth, figs: [], overflow: [], scrolls: []};
+  const D = f.contentDocument, d = D.documentElement, W = f.contentWindow;
+  const out = {scrollWidth: d.scrollWidth, clientWidth: d.clientWidth, figs: [], overflow: [], scrolls: [], maths: []};
   for (const img of D.querySelectorAll('figure img'))
     out.figs.push({src: img.currentSrc, width: img.getBoundingClientRect().width});
+  // a box that scrolls sideways (a wide table's .scroll, a long formula on a phone) holds what is wider than it
+  const scrolls = el => ['auto', 'scroll'].includes(W.getComputedStyle(el).overflowX);
+  const held = el => { for (let p = el.parentElement; p && p !== D.body; p = p.parentElement) if (scrolls(p)) return true;
+                       return false; };
   for (const el of D.body.querySelectorAll('*')) {
     const r = el.getBoundingClientRect();
-    if (r.right > d.clientWidth + 0.5 && !(el.parentElement && el.parentElement.closest('.scroll')))
+    if (r.right > d.clientWidth + 0.5 && !held(el))
       out.overflow.push(el.tagName + '.' + el.className + ' right=' + Math.round(r.right));
   }
   for (const s of D.querySelectorAll('.scroll'))
     out.scrolls.push({wider: s.scrollWidth > s.clientWidth + 1, shadow: getComputedStyle(s).backgroundImage});
+  for (const img of D.querySelectorAll('.formula img.math'))  // shown width over the SVG's own
+    out.maths.push({scale: img.getBoundingClientRect().width / img.naturalWidth, alt: img.alt.slice(0, 60),
+                    scrolls: scrolls(img.closest('.formula')),
+                    shadow: W.getComputedStyle(img.closest('.formula')).backgroundImage});
   const pre = document.createElement('pre'); pre.id = 'probe'; pre.textContent = JSON.stringify(out);
   document.body.appendChild(pre);
 });
@@ -127,6 +135,12 @@ def test_layout_fits_and_figure_text_is_readable(html_file, width):
         assert px >= 9, f"figure {k}: text {px:.1f} px at a page {width} px wide"
     # each wide table scrolls inside its box, with the scroll shadows painted
     assert got["scrolls"] and all("radial-gradient" in s["shadow"] for s in got["scrolls"])
+    # every formula is shown at no less than 0.85 of its size (its symbols the size of the text around them); on a
+    # phone one wider than the screen scrolls inside its box, with the shadows, instead of shrinking to 0.4
+    assert got["maths"] and min(m["scale"] for m in got["maths"]) >= 0.85, \
+        sorted((round(m["scale"], 2), m["alt"]) for m in got["maths"])[:3]
+    if width == 400:
+        assert all(m["scrolls"] and "radial-gradient" in m["shadow"] for m in got["maths"])
 
 
 def test_phone_gets_the_narrow_figures_and_desktop_the_wide(html_file):
