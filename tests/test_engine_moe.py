@@ -147,3 +147,29 @@ def test_a_short_prompt_reads_the_experts_its_tokens_touch_by_hand(prompt, touch
     else:  # every expert, as before
         assert p.prefill_bound >= hbm(128) * (1 - 1e-12)
     assert strict.prefill <= p.prefill_bound
+
+
+@pytest.mark.parametrize("model, hw, prec, tp, ep, dp", [
+    ("qwen3-235b-a22b", "h100-sxm", "fp8", 8, 8, 1), ("deepseek-v3", "h200", "fp8", 1, 8, 8),
+    ("gpt-oss-120b", "h100-sxm", "bf16", 2, 2, 1), ("mixtral-8x22b", "mi300x", "fp8", 4, 1, 1),
+    ("llama-4-maverick", "b200", "fp8", 8, 8, 1)])
+def test_a_prompts_bound_grows_with_its_tokens_and_starts_at_one_tokens_read(model, hw, prec, tp, ep, dp):
+    """A longer prompt touches at least the experts a shorter one does and does more FLOPs: its prefill bound never
+    falls with T.  A prompt of one token reads what a decode step of batch 1 reads (the same experts: the one
+    token's), so its HBM ledger is that step's weights and one token's cache."""
+    from genreport.formulas.compiled import load
+    from genreport.load.loader import _precision, load_hardware
+    from genreport.load.spec import Parallelism
+    from genreport.model.layout import at_batch, at_prompt
+    from genreport.model.plan import _at_layout, make_env, point
+
+    m, h, p, par = _m(model), load_hardware(ROOT / "specs" / "hardware" / f"{hw}.yaml"), _precision(prec), \
+        Parallelism(tp, ep=ep, dp=dp)
+    times = [point(m, h, p, par, 1.0, float(t), prompt=float(t)).prefill_bound for t in (1, 2, 4, 16, 64, 256, 4096)]
+    assert all(a <= b * (1 + 1e-12) for a, b in zip(times, times[1:], strict=False)), times
+    q, env = load(), make_env(h, m, p, "exact")
+    base, _, _ = _at_layout(env, m, h, p, par, 1.0, "exact")
+    lay = env.with_layout(par)
+    one, step = at_prompt(base, lay, 1.0), at_batch(base, lay, 1.0, busiest=False)
+    assert (one["N"], one["N_x"], one["b"]) == (float(step["N"]), float(step["N_x"]), float(step["b"]))
+    assert float(q["prefill_time_memory_gpu"](one)) < float(q["prefill_time_memory_gpu"](at_prompt(base, lay, 4096.0)))
