@@ -98,3 +98,27 @@ workloads:
     assert main(["derive", "speculative_expected_tokens", "--spec", str(served)]) == 0
     out = capsys.readouterr().out
     assert "E = 2.7731 token\n" in out and "floor" not in out
+
+
+def test_derive_of_a_short_moe_prompt_says_which_experts_it_reads(capsys):
+    """derive evaluates a prefill quantity of a mixture of experts at the weights its T tokens read, as the report
+    does (layout.at_prompt), and says so: DeepSeek-V3 with data-parallel attention over 8 H200, 4 tokens a replica,
+    the ep group of 8 gathering 32: 256 (1 - (1 - 8/256)^32) = 163 of 256 experts a layer; its value is the layout's
+    own evaluation at that prompt; a dense model's gets no such line."""
+    import numpy as np
+    from genreport.commands.cli import main
+    from genreport.formulas.compiled import load
+    from genreport.load.loader import load_report
+    from genreport.model.layout import point_values
+
+    spec = SPECS / "deepseek-v3-h200-ep8.yaml"
+    assert main(["derive", "prefill_time_bound", "--spec", str(spec), "--tokens", "4", "--no-latex"]) == 0
+    out = capsys.readouterr().out
+    assert 256 * (1 - (1 - 8 / 256) ** 32) == pytest.approx(163.31, abs=0.005)
+    assert "N the weights the 4 tokens read: 163 of 256 experts a layer" in out and "gathers 8 replicas'" in out
+    want = float(np.ravel(load()["prefill_time_bound"](point_values(load_report(spec), "seed", "prefill_time_bound",
+                                                                      tokens=4.0)))[0])
+    assert f"t_bound,pre = {want:.6g} s" in out
+    assert main(["derive", "prefill_time_bound", "--spec", str(SPECS / "llama70b-h100-tp8.yaml"), "--tokens", "4",
+                 "--no-latex"]) == 0
+    assert "experts a layer" not in capsys.readouterr().out
