@@ -194,6 +194,18 @@ def live_part(page: str) -> tuple[str, str]:
     return page[:at], page[at:]
 
 
+def test_a_mixture_of_experts_paragraph_is_dimmed_under_a_what_if():
+    """Chapter 1's MoE paragraph (the experts each batch and each prompt touches, the bytes they stream) is Python's
+    prose, not recomputed in the page: under a what-if that changes what it counts (the prompts) it is dimmed, as the
+    page's other static words are; as built it is not."""
+    report = ROOT / "out" / "mixtral8x22b-h100-tp8-ep8" / "report.html"
+    mark = re.compile(r'<p data-static=""( class="stale")?[^>]*>Mixtral 8x22B[^<]* is a mixture of experts')
+    built = mark.search(chromium(report.as_uri()))
+    assert built and not built.group(1)
+    dom = chromium(report.as_uri() + "#set=workloads.prefill.prompt=%5B4%2C%202k%5D")
+    assert mark.search(dom).group(1)
+
+
 def test_the_only_scripts_are_the_live_what_if_and_they_fetch_nothing():
     for folder in sorted((ROOT / "out").glob("*/report.html")):
         page = folder.read_text(encoding="utf-8")

@@ -213,7 +213,7 @@ def root(context, missing=missing):
     yield '\n'
     if (undefined(name='moe_text') if l_0_moe_text is missing else l_0_moe_text):
         pass
-        yield '<p>'
+        yield '<p data-static>'
         yield escape((undefined(name='moe_text') if l_0_moe_text is missing else l_0_moe_text))
         yield '</p>'
     yield escape(context.call((undefined(name='figure') if l_0_figure is missing else l_0_figure), (undefined(name='figs') if l_0_figs is missing else l_0_figs), 'fig1-decode-bounds'))
