@@ -206,6 +206,27 @@ def test_a_mixture_of_experts_paragraph_is_dimmed_under_a_what_if():
     assert mark.search(dom).group(1)
 
 
+def test_chapter_6_words_with_the_built_layouts_numbers_are_dimmed_under_a_what_if():
+    """Chapter 6's sentences and formula labels that state the built layout's numbers (one batch-1 all-reduce over
+    the 8 GPUs: 0.636 us bound, 0.0152 ms as run; the kernels a layer and their costs) are not recomputed in the page:
+    under tp = 4 they are dimmed, not shown undimmed beside the recomputed tables.  A formula result the page does not
+    recompute (DeepSeek-V3's (1), the weights one token streams at batch 1) is dimmed likewise."""
+    report = ROOT / "out" / "llama70b-h100-tp8" / "report.html"
+    dom = chromium(report.as_uri() + "#set=parallelism.tp=4")
+    chapter = dom[dom.index('<section id="s7"'):]
+    chapter = chapter[:chapter.index("</section>")]
+    for words in ("How a collective is costed", "Two numbers per point"):
+        start = chapter.rindex("<p", 0, chapter.index(words))
+        assert 'class="stale"' in chapter[start:chapter.index(words)], words
+    labels = re.findall(r'<div class="formula([^"]*)"[^>]*><div class="label">', chapter)
+    assert len(labels) >= 5 and all(a == " stale" for a in labels), labels
+    assert "0.636 µs" in chapter  # the built value, kept with its words
+    moe = ROOT / "out" / "deepseek-v3-h200-ep8" / "report.html"
+    for url, dimmed in ((moe.as_uri(), False), (moe.as_uri() + "#set=hardware.memory.bandwidth=6%20TB/s", True)):
+        res = re.search(r'<div class="res( stale)?"[^>]*>= <strong>7\.27 ms</strong>', chromium(url))
+        assert res and bool(res.group(1)) == dimmed
+
+
 def test_the_only_scripts_are_the_live_what_if_and_they_fetch_nothing():
     for folder in sorted((ROOT / "out").glob("*/report.html")):
         page = folder.read_text(encoding="utf-8")

@@ -117,6 +117,9 @@ class Formulas:
             _layout_note(block, r, e)
         if b.note == "held":
             _held_note(block, r, b)
+        # a result that is not the stated entry's marked number (a point the live page does not recompute) is the
+        # spec's as built: dimmed under a what-if, as the substituted line above it is
+        block["res_static"] = 'data-q="' not in str(block["result"])
         if not any(u["id"] == e.id and u["params"] == params and u["accounting"] == e.accounting for u in self.used):
             self.used.append(block)
         return block

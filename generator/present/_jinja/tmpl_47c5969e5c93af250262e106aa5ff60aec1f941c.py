@@ -101,7 +101,15 @@ def root(context, missing=missing):
         t_5.extend((
             '  <div class="sub" data-static>',
             escape(t_2(environment.getattr(l_1_b, 'substituted'))),
-            '</div>\n  <div class="res">= <strong>',
+            '</div>\n  <div class="res"',
+        ))
+        if environment.getattr(l_1_b, 'res_static'):
+            pass
+            t_5.append(
+                ' data-static',
+            )
+        t_5.extend((
+            '>= <strong>',
             escape(environment.getattr(l_1_b, 'result')),
             '</strong>',
         ))
@@ -225,4 +233,4 @@ def root(context, missing=missing):
     context.vars['pill'] = l_0_pill = Macro(environment, macro, 'pill', ('kind',), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '1=36&2=46&3=49&4=51&5=54&7=60&8=64&9=68&10=84&14=95&15=98&17=103&18=105&19=131&20=139&21=146&22=155&26=162&27=171&28=173&29=176&31=187&32=196&34=202&39=211'
+debug_info = '1=36&2=46&3=49&4=51&5=54&7=60&8=64&9=68&10=84&14=95&15=98&17=103&18=106&19=139&20=147&21=154&22=163&26=170&27=179&28=181&29=184&31=195&32=204&34=210&39=219'

@@ -276,7 +276,7 @@ def root(context, missing=missing):
                     yield '.'
                 yield ' '
             l_1_note = missing
-            yield '</p>\n<p>Two numbers per point, and they are not the same thing: the <strong>strict bound</strong> is the largest of the three\nper-'
+            yield '</p>\n<p data-static>Two numbers per point, and they are not the same thing: the <strong>strict bound</strong> is the largest of the three\nper-'
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
             yield ' ledgers (compute, HBM, interconnect perfectly overlapped), which no engine beats; the <strong>serial\nestimate</strong> puts the collectives ('
             yield escape((t_3(context.eval_ctx, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'collectives'), ', ') or 'none in this layout'))
@@ -346,7 +346,7 @@ def root(context, missing=missing):
             yield '.</p>\n'
             if (undefined(name='par_costs') if l_0_par_costs is missing else l_0_par_costs):
                 pass
-                yield "<p>How a collective is costed. The bound's all-reduce sends the fewest bytes any algorithm must send and waits\none step of the link; the estimate charges what the library runs: a fixed cost per call, every step of its ring, at the\nbus bandwidth it measures on the link"
+                yield "<p data-static>How a collective is costed. The bound's all-reduce sends the fewest bytes any algorithm must send and waits\none step of the link; the estimate charges what the library runs: a fixed cost per call, every step of its ring, at the\nbus bandwidth it measures on the link"
                 if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce') and environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'protocols')):
                     pass
                     yield ', with the fastest of its protocols (LL, LL128, Simple) for each message'
@@ -453,7 +453,7 @@ def root(context, missing=missing):
                 for l_1_c in (undefined(name='par_costs') if l_0_par_costs is missing else l_0_par_costs):
                     _loop_vars = {}
                     pass
-                    yield '<div class="formula"><div class="label">'
+                    yield '<div class="formula" data-static><div class="label">'
                     yield escape(t_11(environment.getattr(l_1_c, 'title')))
                     if (not t_14(environment.getattr(l_1_c, 'value'))):
                         pass
@@ -466,12 +466,12 @@ def root(context, missing=missing):
                 l_1_c = missing
             if environment.getattr((undefined(name='par_left_out') if l_0_par_left_out is missing else l_0_par_left_out), 'decode'):
                 pass
-                yield "<p>The kernels' fixed costs of a decode round: no sourced per-kernel cost on "
+                yield "<p data-static>The kernels' fixed costs of a decode round: no sourced per-kernel cost on "
                 yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
                 yield '; left out of the estimate (the tables say so in their column).</p>\n'
             else:
                 pass
-                yield '<div class="formula"><div class="label">the estimate: the kernels\' fixed costs of a decode round, one '
+                yield '<div class="formula" data-static><div class="label">the estimate: the kernels\' fixed costs of a decode round, one '
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 if (undefined(name='par_table') if l_0_par_table is missing else l_0_par_table):
                     pass
@@ -560,13 +560,13 @@ def root(context, missing=missing):
             yield '. '
             if ((environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'tp') != environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'gpus')) or (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'ep') > 1)):
                 pass
-                yield 'The two figures below sweep tensor parallelism alone (one replica of 1 to '
+                yield '<span data-static>The two figures below sweep tensor parallelism alone (one replica of 1 to '
                 yield escape(environment.getattr(environment.getitem(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'scaling_batch1'), -1), 'gpus'))
                 yield ' '
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield "s, the degrees up to 64 that split the model's heads), not this report's layout\n("
                 yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'label'))
-                yield '): they show what a tensor-parallel replica would buy.'
+                yield '): they show what a tensor-parallel replica would buy.</span>'
             yield '</p>\n'
         elif (not environment.getattr((undefined(name='verdicts') if l_0_verdicts is missing else l_0_verdicts), 'weights_fit')):
             pass
