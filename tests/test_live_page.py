@@ -221,10 +221,19 @@ def test_chapter_6_words_with_the_built_layouts_numbers_are_dimmed_under_a_what_
     labels = re.findall(r'<div class="formula([^"]*)"[^>]*><div class="label">', chapter)
     assert len(labels) >= 5 and all(a == " stale" for a in labels), labels
     assert "0.636 µs" in chapter  # the built value, kept with its words
+    # and elsewhere: the model's parameter counts beside seed 003's accounting
+    words = "Seed 003's accounting reads all N"
+    assert 'class="stale"' in dom[dom.rindex("<p", 0, dom.index(words)):dom.index(words)]
+    levels = (ROOT / "out" / "seed000-70b-h100" / "report.html").read_text(encoding="utf-8")
+    assert "<p data-static>Seed 000's four levels of memory" in levels  # the GPU's sizes: the spec's hardware
+    assert '<div class="scroll" data-static><table>' in levels[levels.index("four levels of memory"):][:400]
     moe = ROOT / "out" / "deepseek-v3-h200-ep8" / "report.html"
     for url, dimmed in ((moe.as_uri(), False), (moe.as_uri() + "#set=hardware.memory.bandwidth=6%20TB/s", True)):
-        res = re.search(r'<div class="res( stale)?"[^>]*>= <strong>7\.27 ms</strong>', chromium(url))
+        page = chromium(url)
+        res = re.search(r'<div class="res( stale)?"[^>]*>= <strong>7\.27 ms</strong>', page)
         assert res and bool(res.group(1)) == dimmed
+        mla = re.search(r'<p data-static=""( class="stale")?[^>]*>Multi-head latent attention caches', page)
+        assert mla and bool(mla.group(1)) == dimmed
 
 
 def test_the_only_scripts_are_the_live_what_if_and_they_fetch_nothing():

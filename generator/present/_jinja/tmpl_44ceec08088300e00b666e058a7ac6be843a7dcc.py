@@ -81,7 +81,7 @@ def root(context, missing=missing):
         yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'kv')))
     else:
         pass
-        yield '<p>Multi-head latent attention caches, per token and layer, one compressed latent of '
+        yield '<p data-static>Multi-head latent attention caches, per token and layer, one compressed latent of '
         yield escape(environment.getattr(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'attention'), 'kv_lora_rank'))
         yield '\nelements and a RoPE key of '
         yield escape(environment.getattr(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'attention'), 'qk_rope_head_dim'))
@@ -246,7 +246,7 @@ def root(context, missing=missing):
         yield '\n'
         if t_5(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'exact_tmem')):
             pass
-            yield "<h3>Two accountings</h3>\n<p>Seed 003's accounting reads all N = "
+            yield "<h3>Two accountings</h3>\n<p data-static>Seed 003's accounting reads all N = "
             yield escape(t_3(environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'parameters')))
             yield ' parameters every step. Counted per matrix, the input embedding is a\nlookup of B rows, not a full read, and the norms and output head are counted separately ('
             yield escape(t_1(environment.getattr(environment.getattr((undefined(name='r') if l_0_r is missing else l_0_r), 'params'), 'total')))

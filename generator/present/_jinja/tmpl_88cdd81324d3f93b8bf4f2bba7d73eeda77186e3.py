@@ -256,9 +256,9 @@ def root(context, missing=missing):
     yield '</span> of the wall-clock time: the two bounds overlap, and the ratio compares two lower bounds.</div>\n'
     if (undefined(name='hierarchy') if l_0_hierarchy is missing else l_0_hierarchy):
         pass
-        yield "<h3>Where the data lives</h3>\n<p>Seed 000's four levels of memory: the nearer, the faster and the smaller. This "
+        yield "<h3>Where the data lives</h3>\n<p data-static>Seed 000's four levels of memory: the nearer, the faster and the smaller. This "
         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-        yield '\'s sizes, from its spec:</p>\n<div class="scroll"><table>\n<thead><tr><th>level</th><th>scope</th><th class="n">size</th><th class="n">whole '
+        yield '\'s sizes, from its spec:</p>\n<div class="scroll" data-static><table>\n<thead><tr><th>level</th><th>scope</th><th class="n">size</th><th class="n">whole '
         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
         yield '</th><th>managed by</th></tr></thead>\n<tbody>'
         l_1_loop = missing

@@ -660,7 +660,7 @@ def root(context, missing=missing):
                     yield '</div>'
             if t_13(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_draft')):
                 pass
-                yield '<p>The drafts: '
+                yield '<p data-static>The drafts: '
                 yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'draft_model'))
                 yield " proposes the k<sub>d</sub> tokens one\nafter another, each pass at least its own roofline step over the replica's "
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
