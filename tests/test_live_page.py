@@ -279,3 +279,67 @@ def test_the_only_scripts_are_the_live_what_if_and_they_fetch_nothing():
         # (DeepSeek-V3) with the ring's three protocols in the formulas and the links (stop 50). The budget: those
         # sizes and about 2-4 KB, so that the next input is seen as it lands
         assert size < (219_500 if many else 158_000), (folder, size)
+
+
+# figures the page draws again under a what-if (figs.js LIVE): their captions are marked static when it does
+LIVE_FIGURES = ("fig6-roofline", "fig4-decode-intensity")
+WHAT_IFS = [  # each changes the GPU, the model, the precision or the layout: what the page's numbers depend on
+    ("llama70b-h100-tp8.yaml", ["parallelism.tp=4", "precision=fp8"]),
+    ("deepseek-v3-h200-ep8.yaml", ["hardware=h100-sxm", "parallelism.dp=16", "parallelism.ep=16"]),
+    ("llama8b-h100.yaml", ["model=gemma-3-27b", "hardware=mi300x", "precision=fp8"]),
+    ("mixtral8x22b-h100-tp8-ep8.yaml", ["model=deepseek-v3", "precision=fp8", "hardware=h200"]),
+    ("seed000-70b-h100.yaml", ["hardware.memory.bandwidth=4.8 TB/s", "model.kv_heads=4"]),
+]
+
+
+def _unmarked_numbers(page: str) -> list[tuple[str, str]]:
+    """(section, text) of every text with a digit that no marked element holds: neither recomputed by the page
+    (data-q, data-fact, data-sv, data-live ...) nor dimmed by it (data-static); the report's structure (headings,
+    equation numbers and references, a formula's derivation steps, the appendix) left out."""
+    from html.parser import HTMLParser
+
+    void = {"img", "br", "hr", "meta", "link", "input", "source", "col", "wbr"}
+
+    class Scan(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.stack, self.found, self.section, self.figure = [], [], "", ""
+
+        def handle_starttag(self, tag, attrs):
+            a = dict(attrs)
+            self.section = a.get("id", "") if tag == "section" else self.section
+            self.figure = a.get("id", "") if tag == "figure" else self.figure
+            if tag not in void:
+                self.stack.append((tag, any(k.startswith("data-") for k in a), (a.get("class") or "").split()))
+
+        def handle_endtag(self, tag):
+            while tag not in void and self.stack and self.stack.pop()[0] != tag:
+                pass
+
+        def handle_data(self, data):
+            tags = [t for t, _, _ in self.stack]
+            classes = {c for _, _, cs in self.stack for c in cs}
+            if (not re.search(r"\d", data) or any(marked for _, marked, _ in self.stack)
+                    or {"script", "style", "svg", "title", "head", "h1", "h2", "h3", "a"} & set(tags)
+                    or {"eqno", "derivation", "kicker"} & classes or self.section == "appendix"
+                    or ("figcaption" in tags and self.figure in LIVE_FIGURES)):
+                return
+            self.found.append((self.section, re.sub(r"\s+", " ", data.strip())))
+
+    scan = Scan()
+    scan.feed(page.split("<!-- genreport live what-if -->")[0])
+    return scan.found
+
+
+@pytest.mark.parametrize("name, sets", WHAT_IFS, ids=[w[0].split(".")[0] for w in WHAT_IFS])
+def test_every_number_the_page_does_not_recompute_is_dimmed(name, sets):
+    """The live page either recomputes a number of the report or dims it "for the spec as built" under a what-if.
+    A number outside every marked element that differs between the report and the same spec with the what-if built
+    by Python is one the page would show unchanged and undimmed: there is none (chapter 6's all-reduce sentence under
+    tp = 4 still said "over the 8 tensor-parallel GPUs", the GPU's price and the training table kept the built
+    card's)."""
+    from shared import html
+
+    built = _unmarked_numbers(html(name))
+    changed = set(_unmarked_numbers(html(name, sets)))
+    assert [x for x in built if x not in changed] == []

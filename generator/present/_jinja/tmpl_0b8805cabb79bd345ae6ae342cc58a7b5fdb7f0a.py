@@ -93,9 +93,9 @@ def root(context, missing=missing):
     context.exported_vars.difference_update(('formula', 'figure', 'pill'))
     yield '<section id="s0">\n<h2>0. Summary</h2>\n<div class="scroll inputs-box"><table>\n<thead><tr><th>'
     yield escape((undefined(name='Gpu') if l_0_Gpu is missing else l_0_Gpu))
-    yield '</th><th>model</th><th>precision</th><th>workloads</th></tr></thead>\n<tbody><tr><td>'
+    yield '</th><th>model</th><th>precision</th><th>workloads</th></tr></thead>\n<tbody><tr><td><span data-static>'
     yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
-    yield ': '
+    yield '</span>: '
     yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'peak_flops', 'rate'))
     yield ' dense <span data-live="compute">'
     yield escape(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'compute'))
@@ -108,14 +108,14 @@ def root(context, missing=missing):
     yield '</strong> FLOP/B'
     if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour'):
         pass
-        yield '; $'
+        yield '<span data-static>; $'
         yield escape(t_2('%.2f', environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour')))
         yield '/h ('
         yield escape(context.call(environment.getattr(context.call(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'source_of'), 'price'), 'short')))
-        yield ')'
-    yield '</td>\n<td>'
+        yield ')</span>'
+    yield '</td>\n<td><span data-static>'
     yield escape(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'title'))
-    yield ': N = '
+    yield '</span>: N = '
     yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'parameters', 'params'))
     yield ', L = <span data-live="model.layers">'
     yield escape(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'layers'))
@@ -136,8 +136,9 @@ def root(context, missing=missing):
     yield ';\n  KV '
     if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many') and (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'kv_card') != environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'kv_bytes_per_token'))):
         pass
+        yield '<span data-static>'
         yield escape(t_4(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'kv_card')))
-        yield ' per token, '
+        yield ' per token,</span> '
         yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'kv_bytes_per_token', 'kib'))
         yield ' per token on each '
         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
@@ -145,9 +146,9 @@ def root(context, missing=missing):
         pass
         yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'kv_bytes_per_token', 'kib'))
         yield ' per token'
-    yield ' ('
+    yield ' <span data-static>('
     yield escape(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'kv_cache'))
-    yield ')'
+    yield ')</span>'
     if context.call(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'get'), 'kv_windowed_per_sequence'):
         pass
         yield '<span data-static>\n  while the context fits every window; past it '
@@ -465,7 +466,7 @@ def root(context, missing=missing):
             yield '—'
         yield '</td></tr>\n'
     l_1_x = missing
-    yield '</tbody></table></div>\n<p class="meta">Bounds are lower bounds on a step\'s time (the larger of bytes over bandwidth and FLOPs over peak); "other\nroof" is how many times shorter the next ledger is, and which: compute'
+    yield '</tbody></table></div>\n<p class="meta" data-static>Bounds are lower bounds on a step\'s time (the larger of bytes over bandwidth and FLOPs over peak); "other\nroof" is how many times shorter the next ledger is, and which: compute'
     if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
         pass
         yield ', bandwidth or the interconnect, all of one '
@@ -503,4 +504,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=82&5=95&6=97&7=105&8=117&9=125&10=137&11=154&12=160&13=192&14=196&15=218&16=231&19=238&22=253&23=272&24=324&25=373&27=377&29=381&30=391&31=400&32=416&33=427&34=434&35=436&36=450&40=469&41=481&42=497&43=500'
+debug_info = '1=82&5=95&6=97&7=105&8=117&9=125&10=137&11=155&12=161&13=193&14=197&15=219&16=232&19=239&22=254&23=273&24=325&25=374&27=378&29=382&30=392&31=401&32=417&33=428&34=435&35=437&36=451&40=470&41=482&42=498&43=501'

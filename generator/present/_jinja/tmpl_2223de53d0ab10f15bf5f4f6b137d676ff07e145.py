@@ -99,7 +99,7 @@ def root(context, missing=missing):
             for l_2_tr in (undefined(name='training') if l_0_training is missing else l_0_training):
                 _loop_vars = {}
                 pass
-                yield '<td class="n">'
+                yield '<td class="n" data-static>'
                 yield escape(t_2(environment.getitem(environment.getitem(environment.getattr(l_2_tr, 'parts'), l_1_i), 1)))
                 yield '</td>'
             l_2_tr = missing
@@ -116,7 +116,7 @@ def root(context, missing=missing):
             yield escape(context.call((undefined(name='q') if l_1_q is missing else l_1_q), 'training_state_bytes', 'gib', recipe=environment.getattr(l_1_tr, 'recipe'), _loop_vars=_loop_vars))
             yield '</th>'
         l_1_tr = l_1_q = missing
-        yield '</tr>\n<tr><td>fits in '
+        yield '</tr>\n<tr data-static><td>fits in '
         yield escape(t_2(environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'capacity')))
         yield '?</td>'
         for l_1_tr in (undefined(name='training') if l_0_training is missing else l_0_training):

@@ -116,7 +116,7 @@ def root(context, missing=missing):
         if environment.getattr(l_1_b, 'params'):
             pass
             t_5.append(
-                ' <span class="meta">at ',
+                ' <span class="meta" data-static>at ',
             )
             l_2_loop = missing
             for (l_2_k2, l_2_v), l_2_loop in LoopContext(context.call(environment.getattr(environment.getattr(l_1_b, 'params'), 'items')), undefined):

@@ -85,7 +85,7 @@ def root(context, missing=missing):
                 yield ' / '
         l_1_loop = l_1_t = missing
         yield '</td>'
-    yield '<td>1</td></tr>\n<tr><td>weight-reuse intensity ('
+    yield '<td>1</td></tr>\n<tr><td data-static>weight-reuse intensity ('
     yield escape(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weights'))
     yield ', upper bound)</td>'
     if (undefined(name='training') if l_0_training is missing else l_0_training):
@@ -159,7 +159,7 @@ def root(context, missing=missing):
         l_0_g = environment.getitem((undefined(name='gemm_rows') if l_0_gemm_rows is missing else l_0_gemm_rows), 0)
         context.vars['g'] = l_0_g
         context.exported_vars.add('g')
-        yield '<tr><td>with activations ('
+        yield '<tr><td data-static>with activations ('
         yield escape(t_1(environment.getattr((undefined(name='g') if l_0_g is missing else l_0_g), 'n')))
         yield ' × '
         yield escape(t_1(environment.getattr((undefined(name='g') if l_0_g is missing else l_0_g), 'm')))

@@ -222,8 +222,8 @@ def root(context, missing=missing):
     yield '</span>'
     if ((environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes') == 2) and t_9(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'moe'))):
         pass
-        yield ', the ridge point itself: at\nbatch 1 in 16-bit weights the intensity is 2N / (2N) = 1 FLOP/B, and a ratio of two lower bounds at intensity 1 is\nP/W'
-    yield '.</p>\n<div class="callout">'
+        yield '<span data-static>, the ridge point itself: at\nbatch 1 in 16-bit weights the intensity is 2N / (2N) = 1 FLOP/B, and a ratio of two lower bounds at intensity 1 is\nP/W</span>'
+    yield '.</p>\n<div class="callout"><span data-static>'
     if ((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU) == 'GPU'):
         pass
         yield '“GPU utilisation 99%” in <code>nvidia-smi</code>'
@@ -234,24 +234,24 @@ def root(context, missing=missing):
         yield ' utilisation of 99% in '
         yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'vendor'))
         yield "'s monitoring tools (what <code>nvidia-smi</code> calls “GPU utilisation”)"
-    yield ' means a kernel was running during 99% of the sampling\n'
+    yield '</span> means a kernel was running during 99% of the sampling\n'
     l_0_mx = ('tensor cores' if (environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'vendor') == 'NVIDIA') else 'matrix units')
     context.vars['mx'] = l_0_mx
     context.exported_vars.add('mx')
     l_0_card = ('card' if ((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU) == 'GPU') else (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
     context.vars['card'] = l_0_card
     context.exported_vars.add('card')
-    yield 'window. It says nothing about how busy the '
+    yield 'window. It says nothing about how busy the <span data-static>'
     yield escape((undefined(name='mx') if l_0_mx is missing else l_0_mx))
-    yield ' or the memory bus were: a '
+    yield '</span> or the memory bus were: a <span data-static>'
     yield escape((undefined(name='card') if l_0_card is missing else l_0_card))
-    yield ' starved by bandwidth and a\n'
+    yield '</span> starved by bandwidth and a\n<span data-static>'
     yield escape((undefined(name='card') if l_0_card is missing else l_0_card))
-    yield ' saturating its compute both show 99%. Nor does <span data-fact="bound_ratio">'
+    yield '</span> saturating its compute both show 99%. Nor does <span data-fact="bound_ratio">'
     yield escape(t_5(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'bound_ratio')))
-    yield '</span>:1 mean the '
+    yield '</span>:1 mean the <span data-static>'
     yield escape((undefined(name='mx') if l_0_mx is missing else l_0_mx))
-    yield ' idle\n<span data-fact="compute_idle_share">'
+    yield '</span> idle\n<span data-fact="compute_idle_share">'
     yield escape(t_6(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'compute_idle_share')))
     yield '</span> of the wall-clock time: the two bounds overlap, and the ratio compares two lower bounds.</div>\n'
     if (undefined(name='hierarchy') if l_0_hierarchy is missing else l_0_hierarchy):

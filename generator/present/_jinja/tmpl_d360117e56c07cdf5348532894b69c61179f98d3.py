@@ -50,7 +50,7 @@ def block_header(context, missing=missing):
         yield ' · what-if'
     yield '</div>\n<h1>'
     yield escape(environment.getattr((undefined(name='spec') if l_0_spec is missing else l_0_spec), 'title'))
-    yield '</h1>\n<div class="meta">'
+    yield '</h1>\n<div class="meta" data-static>'
     yield escape(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'title'))
     yield ' on '
     if (undefined(name='par') if l_0_par is missing else l_0_par):

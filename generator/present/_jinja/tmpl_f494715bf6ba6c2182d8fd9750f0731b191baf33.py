@@ -68,14 +68,14 @@ def root(context, missing=missing):
         l_0_pill = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s2_intensity.html.j2') does not export the requested name 'pill'", name='pill')
     context.vars.update({'formula': l_0_formula, 'figure': l_0_figure, 'pill': l_0_pill})
     context.exported_vars.difference_update(('formula', 'figure', 'pill'))
-    yield '<section id="s2">\n<h2>2. One trip, how much work: intensity and the ridge</h2>\n<p>Arithmetic intensity is FLOPs per byte moved to or from memory. The ridge point is where the bandwidth slope meets the\ncompute roof: below it a workload is bandwidth-bound, above it compute-bound. The roofline uses the dense '
+    yield '<section id="s2">\n<h2>2. One trip, how much work: intensity and the ridge</h2>\n<p>Arithmetic intensity is FLOPs per byte moved to or from memory. The ridge point is where the bandwidth slope meets the\ncompute roof: below it a workload is bandwidth-bound, above it compute-bound. The roofline uses the dense <span data-live="compute">'
     yield escape(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'compute'))
-    yield '\npeak'
+    yield '</span>\npeak'
     if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'sparse'):
         pass
-        yield "; the datasheet's sparse figure ("
+        yield "<span data-static>; the datasheet's sparse figure ("
         yield escape(t_6(context.call(environment.getattr(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'sparse'), 'get'), environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'compute'), t_1(environment, t_3(context.eval_ctx, context.call(environment.getattr(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'sparse'), 'values')))))))
-        yield ')\nassumes 2:4 structured sparsity and is never used here'
+        yield ')\nassumes 2:4 structured sparsity and is never used here</span>'
     yield '.</p>\n'
     yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'ridge')))
     yield '\n'
