@@ -289,6 +289,8 @@ WHAT_IFS = [  # each changes the GPU, the model, the precision or the layout: wh
     ("llama8b-h100.yaml", ["model=gemma-3-27b", "hardware=mi300x", "precision=fp8"]),
     ("mixtral8x22b-h100-tp8-ep8.yaml", ["model=deepseek-v3", "precision=fp8", "hardware=h200"]),
     ("seed000-70b-h100.yaml", ["hardware.memory.bandwidth=4.8 TB/s", "model.kv_heads=4"]),
+    ("llama8b-a100.yaml", ["model=llama-4-scout", "precision=int4", "hardware.memory.capacity=141 GiB"]),
+    ("llama70b-h100-tp8.yaml", ["serving.tpot=15 ms", "serving.prompt=8k"]),
 ]
 
 

@@ -66,10 +66,10 @@ def root(context, missing=missing):
         yield '. Training lacks something else</h2>\n'
         if t_5(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'routed_share')):
             pass
-            yield "<p>Training does 6N<sub>a</sub> FLOPs per token (forward 2N<sub>a</sub>, backward 4N<sub>a</sub>: each token computes\nwith its routed experts only) and moves all N weights, every expert, about three times per micro-batch, so its\nweight-reuse intensity is the micro-batch size times N<sub>a</sub> / N in 16-bit weights, not the micro-batch size that chapter 3's\n2T/b counts against every weight. Its problem is memory capacity, not bandwidth.</p>\n"
+            yield "<p data-static>Training does 6N<sub>a</sub> FLOPs per token (forward 2N<sub>a</sub>, backward 4N<sub>a</sub>: each token computes\nwith its routed experts only) and moves all N weights, every expert, about three times per micro-batch, so its\nweight-reuse intensity is the micro-batch size times N<sub>a</sub> / N in 16-bit weights, not the micro-batch size that chapter 3's\n2T/b counts against every weight. Its problem is memory capacity, not bandwidth.</p>\n"
         else:
             pass
-            yield '<p>Training does 6N FLOPs per token (forward 2N, backward 4N) and moves the weights about three times per micro-batch, so its\nweight-reuse intensity is the micro-batch size in 16-bit weights. Its problem is memory capacity, not bandwidth.</p>\n'
+            yield '<p data-static>Training does 6N FLOPs per token (forward 2N, backward 4N) and moves the weights about three times per micro-batch, so its\nweight-reuse intensity is the micro-batch size in 16-bit weights. Its problem is memory capacity, not bandwidth.</p>\n'
         yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'train_iw')))
         yield '\n<div class="scroll"><table><thead>\n<tr><th>state</th>'
         for l_1_tr in (undefined(name='training') if l_0_training is missing else l_0_training):
