@@ -186,8 +186,8 @@ _ASCII_SYMBOL = re.compile(
 def symbols(text: str) -> Markup:
     """``text`` (plain, escaped here) with its ASCII glossary names set as the report sets its symbols: the Greek
     letter for its name, alone too ("alpha" -> α), the subscript lowered ("e_m = 0.709" -> e<sub>m</sub> = 0.709,
-    "tau_c8" -> τ<sub>c8</sub>):
-    the formula labels of chapter 6, written once in the model stage, read as the prose around them does."""
+    "tau_c8" -> τ<sub>c8</sub>). Chapter 6's formula labels, written once in the model stage, and the inputs table's
+    symbol column read as the prose around them does."""
     out, last = [], 0
     for m in _ASCII_SYMBOL.finditer(text):
         if m[2] is None and m[1] not in _GREEK:  # a one-letter word ("a", "T", "α"): as written
