@@ -291,6 +291,7 @@ WHAT_IFS = [  # each changes the GPU, the model, the precision or the layout: wh
     ("seed000-70b-h100.yaml", ["hardware.memory.bandwidth=4.8 TB/s", "model.kv_heads=4"]),
     ("llama8b-a100.yaml", ["model=llama-4-scout", "precision=int4", "hardware.memory.capacity=141 GiB"]),
     ("llama70b-h100-tp8.yaml", ["serving.tpot=15 ms", "serving.prompt=8k"]),
+    ("mixtral8x22b-h100-tp8-ep8.yaml", ["parallelism.ep=1", "workloads.prefill.prompt=[16, 1k]"]),
 ]
 
 

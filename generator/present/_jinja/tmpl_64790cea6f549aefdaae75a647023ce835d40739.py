@@ -69,12 +69,12 @@ def root(context, missing=missing):
     yield '<th>decode (batch 1)</th></tr></thead><tbody>\n<tr><td>tokens per weight load</td>'
     if (undefined(name='training') if l_0_training is missing else l_0_training):
         pass
-        yield '<td>the micro-batch, '
+        yield '<td data-static>the micro-batch, '
         yield escape(t_1(environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'training_tokens')))
         yield '</td>'
     if (not t_4((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
         pass
-        yield '<td>the prompt, '
+        yield '<td data-static>the prompt, '
         l_1_loop = missing
         for l_1_t, l_1_loop in LoopContext(environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'prefill_prompt'), undefined):
             _loop_vars = {}
