@@ -409,14 +409,12 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
             if used is None:
                 params.pop(name, None)
     moe = spec.model.moe
-    from genreport.formulas import architecture as arch
     from genreport.formulas.compiled import load as load_compiled
 
     if (moe is not None and params.get("tokens") is not None and params.get("batch") is None
             and {"N", "T"} <= set(load_compiled()[qid].args)):  # a pass over T tokens: the experts they touch
         cut = env_obj.cut
-        tokens = float(params["tokens"]) * (cut.ep / cut.tp if cut.ep > cut.tp else 1.0)
-        touched = float(arch.expected_experts_touched(moe.experts, moe.active_experts, tokens))
+        touched = float(env_obj.touched(float(params["tokens"])))
         point = (point + "; " if point else "") + (
             f"N the weights the {int(params['tokens']):,} tokens read: {touched:.3g} of {moe.experts} experts a "
             "layer, as a decode step of that many tokens" + (f" (the ep group gathers {cut.ep // cut.tp} replicas' "

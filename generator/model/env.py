@@ -197,7 +197,7 @@ class Env:
             env["N"] = env["N"] * stream
             env["N_e"] = env["N_e"] * stream
         if batch is None and "T" in extra and self.model.moe is not None:  # a pass over T tokens: the experts they
-            self._at_prompt(env, extra["T"])  # touch, as a decode step of T tokens reads them
+            self._set_read(env, extra["T"])  # touch, as a decode step of T tokens reads them
         elif batch is None and "T" in extra and self.per_class:  # a pass over T tokens: all but the input embedding
             env["b"] = np.float64(self.read_b())
         env.update({k: np.asarray(v, dtype=float) if isinstance(v, (list, tuple, np.ndarray)) else v
@@ -214,13 +214,7 @@ class Env:
         env["B"] = bt
         micro = bt if cut.pp == 1 else bt / np.minimum(float(cut.pp), bt)
         if self.model.moe is not None:  # MoE: the weights read depend on how many experts the batch touches
-            n, n_x = self.read(micro)
-            if cut.trivial:
-                env["N"] = n
-            else:
-                env["N"] = (n - n_x * cut.expert_keep) / cut.share
-            if self.per_class:
-                env["b"] = np.float64(self.read_b(n, n_x)) if np.ndim(n) == 0 else self.read_b(n, n_x)
+            self._set_read(env, micro)
         elif self.per_class:
             env["b"] = np.float64(self.read_b())
         if cut.pp > 1:  # each micro-batch streams the slice again: m = min(n_PP, B)
@@ -228,9 +222,9 @@ class Env:
             env["N"] = env["N"] * m
             env["N_e"] = env["N_e"] * m
 
-    def _at_prompt(self, env: dict, tokens) -> None:
-        """:meth:`at`'s pass over a prompt of ``tokens`` tokens of an MoE: the N and b that its tokens read, set in
-        ``env`` (one micro-batch: each stage streams its slice once, with the experts the prompt touches)."""
+    def _set_read(self, env: dict, tokens) -> None:
+        """The N (this GPU's slice) and b that ``tokens`` tokens of an MoE read, set in ``env``: one micro-batch of a
+        decode step (:meth:`_at_batch`) or a whole prompt, which passes each stage once (:meth:`at` with T)."""
         cut = self.cut
         n, n_x = self.read(np.asarray(tokens, dtype=float))
         env["N"] = n if cut.trivial else (n - n_x * cut.expert_keep) / cut.share
@@ -263,8 +257,7 @@ class Env:
         tokens = np.asarray(tokens, dtype=float)
         if moe is None or cut.ep <= 1 or moe.experts % cut.ep:
             return np.ones(tokens.shape)
-        group = tokens * (cut.ep / cut.tp) if cut.ep > cut.tp else tokens
-        touched = arch.expected_experts_touched(moe.experts, moe.active_experts, group)
+        touched = self.touched(tokens)
         flat = [busiest_experts_redundant(moe.experts, cut.ep, cut.redundant, float(t)) / (float(t) / cut.ep)
                 if t > 0 else 1.0 for t in np.ravel(touched)]
         return np.reshape(np.asarray(flat, dtype=float), np.shape(touched))
@@ -277,15 +270,21 @@ class Env:
         return Env(slice_values(card, cut, n_x, self.wb), self.model, self.accounting, self.pc, dict(card),
                    layout or ONE_CARD, cut, self.wb)
 
+    def touched(self, tokens):
+        """Experts of one MoE layer that ``tokens`` tokens touch in expectation under uniform routing,
+        E (1 - (1 - k/E)^t): with n_EP > n_TP the experts of one GPU serve n_EP/n_TP replicas' tokens, t those of all."""
+        cut, moe = self.cut, self.model.moe
+        group = tokens * (cut.ep / cut.tp) if cut.ep > cut.tp else tokens
+        return arch.expected_experts_touched(moe.experts, moe.active_experts, group)
+
     def read(self, tokens):
         """Whole-model parameters read (N) and routed-expert parameters read (N_x) when ``tokens`` pick experts.
 
         With n_EP > n_TP the experts of one GPU serve the micro-batches of n_EP/n_TP replicas, so the experts
         touched are those of all their tokens.
         """
-        pc, cut, moe = self.pc, self.cut, self.model.moe
-        group = tokens * (cut.ep / cut.tp) if cut.ep > cut.tp else tokens
-        touched = arch.expected_experts_touched(moe.experts, moe.active_experts, group)
+        pc = self.pc
+        touched = self.touched(tokens)
         read = pc.total - pc.experts_routed + pc.moe_layers * touched * pc.expert_size
         experts = pc.moe_layers * touched * pc.expert_size
         card = self.card or self.values

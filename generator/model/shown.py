@@ -256,15 +256,12 @@ def moe_reads(r, batches=(1, 4, 16, 64, 256)) -> tuple[dict, ...]:
         # round's bytes, formulas.parallel.microbatches): the experts touched are one micro-batch's
         micro = min(stages, batch)
         tokens = batch / micro
-        group = tokens * (cut.ep / cut.tp) if cut.ep > cut.tp else tokens  # tokens that pick one GPU's experts
-        touched = float(arch.expected_experts_touched(m.moe.experts, m.moe.active_experts, group))
+        touched = float(env.touched(tokens))  # those of all the replicas one GPU's experts serve
         read = float(arch.parameters_read(m, batch, r.params)) if cut.trivial else float(env.at(batch=batch)["N"])
         rows.append({"batch": batch, "touched": touched, "bytes": read * _read_bytes_per_weight(env, batch),
                      "microbatches": micro})
     for prompt in r.spec.workloads.prefill_prompt:  # a prompt is one micro-batch: its T tokens pick as a batch of T
-        group = prompt * (cut.ep / cut.tp) if cut.ep > cut.tp else prompt
-        rows.append({"prompt": prompt,
-                     "touched": float(arch.expected_experts_touched(m.moe.experts, m.moe.active_experts, group))})
+        rows.append({"prompt": prompt, "touched": float(env.touched(prompt))})
     return tuple(rows)
 
 

@@ -285,11 +285,18 @@ const GR_MODEL = (function () {
   // ------------------------------------------------------------------------------------ one GPU of a layout
   const ONE_CUT = {tp: 1, pp: 1, ep: 1, s_kv: 1.0, share: 1.0, split: 1.0, expertKeep: 0.0, trivial: true};
 
-  /** Whole-model parameters (N) and routed-expert parameters (N_x) read when ``tokens`` pick experts (Env._read). */
-  function readAt(env, tokens) {
-    const pc = env.pc, cut = env.cut, moe = env.model.moe, card = env.card;
+  /** Experts of one MoE layer ``tokens`` tokens touch (Env.touched): an expert group wider than a replica serves
+   * ep / tp replicas' tokens. */
+  function touchedAt(env, tokens) {
+    const cut = env.cut, moe = env.model.moe;
     const group = cut.ep > cut.tp ? tokens * (cut.ep / cut.tp) : tokens;
-    const touched = moe.experts * (1.0 - Math.pow(1.0 - moe.active_experts / moe.experts, group));
+    return moe.experts * (1.0 - Math.pow(1.0 - moe.active_experts / moe.experts, group));
+  }
+
+  /** Whole-model parameters (N) and routed-expert parameters (N_x) read when ``tokens`` pick experts (Env.read). */
+  function readAt(env, tokens) {
+    const pc = env.pc, card = env.card;
+    const touched = touchedAt(env, tokens);
     const read = pc.total - pc.experts_routed + pc.moe_layers * touched * pc.expert_size;
     const experts = pc.moe_layers * touched * pc.expert_size;
     if (env.accounting === "exact") return [read, experts];
@@ -307,6 +314,14 @@ const GR_MODEL = (function () {
     return tk === 1 ? env.at(1, null, x) : env.at(null, null, x);
   }
 
+  /** The N (the GPU's slice) and b that ``tokens`` tokens of an MoE read, set in ``e`` (Env._set_read): one
+   * micro-batch of a decode step, or a whole prompt. */
+  function setRead(e, env, tokens) {
+    const cut = env.cut, nr = readAt(env, tokens);
+    e.N = cut.trivial ? nr[0] : (nr[0] - nr[1] * cut.expertKeep) / cut.share;
+    if (env.perClass) e.b = readB(env, nr[0], nr[1]);
+  }
+
   function envAt(env, batch, context, extra, stream) {
     const e = Object.assign({}, env.values);
     const m = env.model, cut = env.cut;
@@ -321,9 +336,7 @@ const GR_MODEL = (function () {
       e.B = batch;
       const micro = cut.pp === 1 ? batch : batch / Math.min(cut.pp, batch);
       if (m.moe) {
-        const nr = readAt(env, micro);
-        e.N = cut.trivial ? nr[0] : (nr[0] - nr[1] * cut.expertKeep) / cut.share;
-        if (env.perClass) e.b = readB(env, nr[0], nr[1]);
+        setRead(e, env, micro);
       } else if (env.perClass) {
         e.b = readB(env);
       }
@@ -337,9 +350,7 @@ const GR_MODEL = (function () {
       e.N_e = e.N_e * stream;
     }
     if (batch == null && extra && "T" in extra && m.moe) {  // a pass over T tokens: the experts they touch
-      const nr = readAt(env, extra.T);
-      e.N = cut.trivial ? nr[0] : (nr[0] - nr[1] * cut.expertKeep) / cut.share;
-      if (env.perClass) e.b = readB(env, nr[0], nr[1]);
+      setRead(e, env, extra.T);
     } else if (batch == null && extra && "T" in extra && env.perClass) {
       e.b = readB(env);  // a pass: all but N_e
     }
@@ -922,7 +933,7 @@ const GR_MODEL = (function () {
   }
 
   return {evaluate: evaluate, decision: decision, levers: levers, routedFacts: routedFacts, key: key, physical: physical, call: call, makeEnv: makeEnv,
-    readAt: readAt, routedParameters: routedParameters, ONE_CUT: ONE_CUT, weightBytes: weightBytes, meanBytes: meanBytes, formatBytes: formatBytes,
+    readAt: readAt, touchedAt: touchedAt, routedParameters: routedParameters, ONE_CUT: ONE_CUT, weightBytes: weightBytes, meanBytes: meanBytes, formatBytes: formatBytes,
     weightsLabel: weightsLabel,
     parameterCount: parameterCount, localLayers: localLayers, prefillHeadDim: prefillHeadDim, picks: picks, usdPerMtok: usdPerMtok, nextLedger: nextLedger, usable: usable, NO_FIT: NO_FIT};
 })();

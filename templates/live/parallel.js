@@ -267,8 +267,7 @@ const GR_PARALLEL = (() => {
   function busiest(env, tokens) {
     const moe = env.model.moe, cut = env.cut;
     if (!moe || cut.ep <= 1 || moe.experts % cut.ep) return 1.0;
-    const group = cut.ep > cut.tp ? tokens * (cut.ep / cut.tp) : tokens;
-    const touched = moe.experts * (1.0 - Math.pow(1.0 - moe.active_experts / moe.experts, group));
+    const touched = M.touchedAt(env, tokens);
     return touched > 0 ? busiestRedundant(moe.experts, cut.ep, cut.redundant || 0, touched) / (touched / cut.ep) : 1.0;
   }
 
