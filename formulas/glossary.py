@@ -123,6 +123,7 @@ PARALLEL_ENTRIES: tuple[Entry, ...] = (
     Entry("e_m", r"e_{m}", "1", "share of the dense peak P a large matmul reaches on this GPU in the compute format, as measured (hardware file's achieved_matmul: the Maximum Achievable Matmul FLOPS over the peak); 1 where no measurement is published; the serial estimate's compute is F / (e_m P), the bound's F / P"),
     Entry("e_g", r"e_{g}", "1", "share of the HBM bandwidth a GEMM with few rows (a short prompt's tokens) streams its weights at on this GPU in the compute format, as measured (hardware file's achieved_bandwidth); 1 where no measurement is published; the serial prefill and decode read the weights at e_w e_g W, the bound at W"),
     Entry("u_x", r"u_{x}", "1", "routed-expert reads of the busiest GPU of the expert group over the mean (expected maximum under uniform routing; 1 without expert parallelism)"),
+    Entry("m_P", r"m_{P}", "1", "replicas of an expert group wider than a replica (n_EP > n_TP) whose prompts the group prefills at once: 1 for one prompt alone (its time to first token), n_EP / n_TP for every replica of the group (the GPU time a prompt occupies in a steady state); 1 where n_EP <= n_TP"),
     Entry("N_x", r"N_{x}", "1", "routed-expert parameters (all experts, all MoE layers; 0 for dense models)"),
     Entry("L_x", r"L_{x}", "1", "MoE layers (0 for dense models)"),
     Entry("k_e", r"k_{e}", "1", "routed experts each token is sent to (top-k)"),

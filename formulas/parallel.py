@@ -73,6 +73,7 @@ W_c, tau_c, W_s, tau_s, s_TP, W_cTP, W_sTP, W_cPP, W_cEP, W_cDP, u_x = (
 k_L, tau_k, tau_l, tau_o, o_TP = (sym(x) for x in ("k_L", "tau_k", "tau_l", "tau_o", "o_TP"))
 n_u, W_o, a_o, W_co = (sym(x) for x in ("n_u", "W_o", "alpha_o", "W_co"))
 rho_x = sym("rho_x")
+m_P = sym("m_P")
 o_EP, e_Du, e_Do, e_Dl = (sym(x) for x in ("o_EP", "e_Du", "e_Do", "e_Dl"))
 # Bytes an element of an expert all-to-all: the least a published kernel sends (DeepEP's FP8 dispatch, one byte and
 # its scales; its LogFMT combine, 10 bits), which the bound charges; DeepEP's FP8 dispatch with one fp32 scale per 128
@@ -707,12 +708,15 @@ def prefill_flops_per_gpu():
     n_TP, data-parallel attention) a prompt's expert FLOPs are spread over the whole expert group, not its replica's
     n_TP GPUs: a GPU of the replica does its share of the attention and the rest, then its 1/n_EP share of the
     experts, layer after layer (a layer's experts need its attention's output, the next layer's attention theirs),
-    the mean share as the HBM ledger reads the mean GPU's experts.  Equals F / (n_TP n_PP) for n_EP <= n_TP.  The
-    serial estimate's order (:func:`prefill_time_compute_serial`); the bound takes :func:`prefill_flops_bound_gpu`.
+    the mean share as the HBM ledger reads the mean GPU's experts.  With m_P of the group's replicas prefilling at
+    once, each GPU runs m_P prompts' shares of the experts: (F - F_x (1 - m_P n_TP / max(n_TP, n_EP))) / (n_TP n_PP);
+    m_P = 1 is one prompt alone (its TTFT), m_P = n_EP / n_TP every replica of the group (what a prompt occupies in a
+    steady state: F / (n_TP n_PP), the work conserved).  Equals F / (n_TP n_PP) for n_EP <= n_TP.  The serial
+    estimate's order (:func:`prefill_time_compute_serial`); the bound takes :func:`prefill_flops_bound_gpu`.
     """
     from .quantities import _prefill_flops  # 2 N_p T + 2 V d + 2 L H_q d_h T^2, the single-card prefill's FLOPs
 
-    return (_prefill_flops() - prefill_routed_flops() * (1 - n_TP / expert_split())) / (n_TP * n_PP)
+    return (_prefill_flops() - prefill_routed_flops() * (1 - m_P * n_TP / expert_split())) / (n_TP * n_PP)
 
 
 def prefill_flops_bound_gpu():
@@ -732,11 +736,14 @@ def prefill_flops_bound_gpu():
     remainder an overlap cannot hide (the first chunk's attention before any expert work, the last chunk's experts
     after the attention) shrinks with the chunk, so no more is provable.  For n_EP <= n_TP both are F / (n_TP n_PP),
     the engine's split.  DeepSeek-V3 on 8 H200 (tp 1 x ep 8) at 8,192 tokens: 206.4 ms where the sum read 227.6 ms.
+    With m_P of the group's replicas prefilling at once the group runs m_P prompts' work: max(A / n_TP,
+    m_P (A + F_x) / n_EP), which is F / n_TP at m_P = n_EP / n_TP (every replica of the group: a prompt's share of a
+    steady state, whatever the schedule).
     """
     from .quantities import _prefill_flops  # 2 N_p T + 2 V d + 2 L H_q d_h T^2, the single-card prefill's FLOPs
 
     f = _prefill_flops()
-    return sp.Max(f - prefill_routed_flops(), f * n_TP / expert_split()) / (n_TP * n_PP)
+    return sp.Max(f - prefill_routed_flops(), m_P * f * n_TP / expert_split()) / (n_TP * n_PP)
 
 
 def _prefill_ledgers():

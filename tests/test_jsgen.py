@@ -60,7 +60,7 @@ RANGES = {
     "W_c": (1e9, 1e12, False), "tau_c": (1e-7, 1e-4, False), "k_L": (1.0, 40.0, False), "tau_k": (1e-7, 1e-5, False),
     "tau_l": (1e-7, 1e-5, False), "tau_o": (1e-7, 1e-4, False), "o_TP": (1, 1, True), "W_s": (1e9, 1e12, False), "tau_s": (1e-7, 1e-4, False),
     "s_TP": (1, 1, True), "W_cTP": (1e9, 1e12, False), "W_sTP": (1e9, 1e12, False), "W_cPP": (1e9, 1e12, False),
-    "W_cEP": (1e9, 1e12, False), "W_cDP": (1e9, 1e12, False), "u_x": (1, 8, False), "e_w": (0.05, 1, False),
+    "W_cEP": (1e9, 1e12, False), "W_cDP": (1e9, 1e12, False), "u_x": (1, 8, False), "m_P": (1, 32, False), "e_w": (0.05, 1, False),
     "e_m": (0.05, 1, False), "e_g": (0.05, 1, False),
     # two tiers (scale-up domain, then the NICs) and redundant experts
     "n_u": (1, 1024, True), "n_uTP": (1, 64, True), "n_uEP": (1, 64, True),

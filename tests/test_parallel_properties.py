@@ -83,6 +83,9 @@ def setups(draw, single: bool) -> dict:
     env.update(n_TP=float(tp), n_PP=L / math.ceil(L / pp), n_St=float(pp), n_EP=float(ep), n_DP=float(dp),
                s_kv=float(min(tp, H_kv)),
                u_x=draw(st.floats(1.0, 4.0)) if ep > 1 else 1.0,
+               # replicas of an expert group wider than one whose prompts it prefills at once: 1 (a prompt alone) to
+               # all of them (n_EP / n_TP, the steady state a prompt's price takes)
+               m_P=draw(st.floats(1.0, ep / tp)) if ep > tp else 1.0,
                # redundant expert replicas per routed expert (engine.redundant_experts): more bytes held, never less
                rho_x=draw(st.floats(0.0, 0.5)) if ep > 1 else 0.0,
                # the weights' share of the bandwidth in the estimate: below 1 for weight-only int8/int4 GEMMs

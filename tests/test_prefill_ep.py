@@ -62,7 +62,7 @@ def test_the_bound_is_the_larger_of_the_replicas_work_and_the_groups():
     binds; where they are few, the replica's own work.  Never above the serial order's A / n_TP + F_x / n_EP."""
     q, s = load()["prefill_time_compute_gpu"], load()["prefill_time_compute_serial"]
     v = {"H_q": 64.0, "L": 56.0, "N_p": 1.4e11, "P": 1e15, "T": 4096.0, "V": 32768.0, "d": 6144.0, "d_h": 128.0,
-         "n_PP": 1.0, "E_x": 8.0, "k_e": 2.0, "e_m": 1.0}
+         "n_PP": 1.0, "E_x": 8.0, "k_e": 2.0, "e_m": 1.0, "m_P": 1.0}
     f = 2 * 64.0 * 56.0 * 4096.0**2 * 128.0 + 2 * 1.4e11 * 4096.0 + 2 * 32768.0 * 6144.0
     for n_x, tp, ep in ((0.9 * f / (2 * 4096.0 * 2 / 8), 4.0, 8.0), (0.1 * f / (2 * 4096.0 * 2 / 8), 1.0, 8.0)):
         f_x = 2 * 4096.0 * n_x * 2 / 8
@@ -70,6 +70,12 @@ def test_the_bound_is_the_larger_of_the_replicas_work_and_the_groups():
         got = float(q({**v, "N_x": n_x, "n_TP": tp, "n_EP": ep}))
         assert got == pytest.approx(max(a / tp, f / ep) / 1e15, rel=1e-12)
         assert got <= float(s({**v, "N_x": n_x, "n_TP": tp, "n_EP": ep})) == pytest.approx((a / tp + f_x / ep) / 1e15)
+        # every replica of the group prefilling at once (m_P = n_EP / n_TP): each GPU runs its replica's whole work,
+        # bound and serial order alike, F / n_TP (the work conserved); between, the group's share grows with m_P
+        steady = {**v, "N_x": n_x, "n_TP": tp, "n_EP": ep, "m_P": ep / tp}
+        assert float(q(steady)) == pytest.approx(f / tp / 1e15, rel=1e-12) == float(s(steady))
+        half = {**steady, "m_P": (1 + ep / tp) / 2}
+        assert got <= float(q(half)) <= float(q(steady))
 
 
 def test_the_split_is_todays_where_the_experts_stay_in_the_replica():
@@ -77,11 +83,38 @@ def test_the_split_is_todays_where_the_experts_stay_in_the_replica():
     prompt's expert FLOPs were already split n_TP ways; the formula gives today's F / (n_TP n_PP P), bit for bit."""
     q = load()["prefill_time_compute_gpu"]
     v = {"H_q": 64.0, "L": 56.0, "N_p": 1.4e11, "P": 989.4e12, "T": 4096.0, "V": 32768.0, "d": 6144.0, "d_h": 128.0,
-         "n_PP": 1.0, "E_x": 8.0, "k_e": 2.0, "N_x": 1.3e11}
+         "n_PP": 1.0, "E_x": 8.0, "k_e": 2.0, "N_x": 1.3e11, "m_P": 1.0}
     today = (2 * 64.0 * 56.0 * 4096.0**2 * 128.0 + 2 * 1.4e11 * 4096.0 + 2 * 32768.0 * 6144.0) / (989.4e12 * 1.0 * 8.0)
     for ep in (1.0, 2.0, 8.0):
         assert float(q({**v, "n_TP": 8.0, "n_EP": ep})) == today
     assert float(q({**v, "n_TP": 8.0, "n_EP": 16.0})) < today  # wider than the replica: the experts spread further
+
+
+def test_a_prompts_occupancy_prices_it():
+    """What an 8,192-token prompt occupies its replica (one GPU) for while all 8 replicas of the expert group prefill:
+    each GPU then runs its own prompt's attention and the rest and, of the 8 prompts' expert FLOPs, its 1/8 share,
+    F = 7.43520e14 FLOP, 375.72 ms at 1978.9 TFLOP/s, longer than the prompt's TTFT alone (206.40 ms, the group running
+    its experts).  Page 1's prompt rate and price take it: 8,192 / 0.37572 = 21,803 tok/s per replica of one GPU, below
+    the 26,615 an H200 reaches on this model's 2 x 37e9 FLOP a token at its fp8 peak (the TTFT's 39,690 was above it).
+    Where the expert group is inside the replica (Mixtral 8x22B, tp 8 = ep 8) the occupancy is the TTFT."""
+    r = evaluated("deepseek-v3-h200-ep8.yaml")
+    pre = r.parallel.prefill["seed"]
+    flops = 2 * (37e9 - 2 * 129280 * 7168) * 8192 + 2 * 61 * 128 * 160 * 8192**2 + 2 * 129280 * 7168
+    assert pre["prefill_occupancy_bound"][2] == pytest.approx(flops / 1978.9e12, rel=1e-9)
+    assert pre["prefill_occupancy_bound"][2] == pytest.approx(0.37572, abs=5e-6)
+    assert pre["prefill_occupancy_bound"][2] > pre["prefill_time_bound"][2]
+    assert all(pre["prefill_occupancy_serial"] >= pre["prefill_occupancy_bound"])
+    row = next(x for x in r.decision if x["workload"] == "prefill" and x["tokens"] == 8192)
+    assert row["ms_to_first_token"] == pytest.approx(206.40, abs=0.005)  # the TTFT stays the prompt's alone
+    assert row["tokens_per_s"] == pytest.approx(8192 / 0.37572, rel=1e-4) == pytest.approx(21803, abs=1)
+    assert row["tokens_per_s"] < 1978.9e12 / (2 * 37e9)
+    price = r.spec.hardware.price_per_hour
+    assert row["usd_per_mtok"] == pytest.approx(price / (row["tokens_per_s"] * 3600) * 1e6, rel=1e-12)
+    entry = next(e for e in r.entries if e.id == "prefill_occupancy_bound" and e.params == {"tokens": 8192})
+    assert entry.value == pre["prefill_occupancy_bound"][2] and "m_{P}" in entry.symbol
+    mixtral = evaluated("mixtral8x22b-h100-tp8-ep8.yaml").parallel.prefill["seed"]
+    assert list(mixtral["prefill_occupancy_bound"]) == list(mixtral["prefill_time_bound"])
+    assert list(mixtral["prefill_occupancy_serial"]) == list(mixtral["prefill_time_serial"])
 
 
 def test_page_one_states_the_layouts_ledgers():

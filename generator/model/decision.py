@@ -160,11 +160,12 @@ def rows(r) -> list[dict]:
             if r.parallel is not None and lead in r.parallel.prefill:  # the layout's bound over one GPU's ledgers
                 lp = r.parallel.prefill[lead]  # its compute: the routed experts' FLOPs over the expert group
                 t = float(lp["prefill_time_bound"][i])
+                busy = float(lp["prefill_occupancy_bound"][i])  # every replica of a wider expert group prefilling
                 ledgers = {"compute": float(lp["prefill_time_compute_gpu"][i]),
                            "bandwidth": float(lp["prefill_time_memory_gpu"][i]),
                            "interconnect": float(lp["prefill_time_comm"][i])}
             else:
-                t = max(tc, tm)
+                t = busy = max(tc, tm)
             # what binds is the verdict's (its links included), the other roof one GPU's next ledger: the prompt's
             # walk through the stages multiplies them all
             roof = str(r.verdicts["prefill_binds"][i])
@@ -174,8 +175,8 @@ def rows(r) -> list[dict]:
                 "binds": roof, "roof": roof,
                 "time": t, "other_roof": max(ledgers.values()) / second if second > 0 else None,
                 "other": _next(ledgers), "fits": fits_weights,
-                "ms_to_first_token": t * 1e3, "tokens_per_s": t_tok / t,
-                "usd_per_mtok": _usd_per_mtok(price * replica if price else None, t_tok / t) if fits_weights else None,
+                "ms_to_first_token": t * 1e3, "tokens_per_s": t_tok / busy,  # a replica's prompt rate: its occupancy
+                "usd_per_mtok": _usd_per_mtok(price * replica if price else None, t_tok / busy) if fits_weights else None,
             })
     if r.training:
         t_tok = w.training_tokens

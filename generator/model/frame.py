@@ -37,6 +37,7 @@ class Frame:
     one_card: dict = field(default_factory=dict)
     kv_card: float = 0.0  # KV bytes per token of the whole model (c), beside each GPU's c_g
     collectives: tuple[str, ...] = ()  # what a decode round of the layout sends between GPUs, in words
+    prompt_group: float = 1.0  # m_P of a steady state: replicas an expert group wider than one serves (layout.prompt_group)
 
     def sym(self, name: str) -> str:
         """Plain-text symbol of ``name`` at this frame (N -> N_g at a layout)."""
@@ -62,6 +63,7 @@ def frame(r) -> Frame:
     return Frame(many=par.gpus > 1, gpus=par.gpus, replica_gpus=par.replica_gpus, dp=par.dp, pp=par.pp, label=label,
                  names={k: SLICE_LATEX[k] for k in changed}, plain={k: PLAIN[k] for k in changed},
                  slices=slices, one_card=one_card, kv_card=float(lead.card["c"]),
+                 prompt_group=par.ep / par.tp if moe and par.ep > par.tp else 1.0,
                  collectives=tuple(words for degree, words in ((par.tp, "tensor-parallel all-reduces"),
                                                              # none where ep <= tp: each GPU of a replica then
                                                              # holds its tp share of every expert (the ledgers'

@@ -66,6 +66,10 @@ RATES = {
     "decode_tokens_per_s_replica": (r"\text{tok/s}_{r}(B, S)", r"\text{tok/s}_{r} = \frac{B}{t_{\mathrm{bound}}}"),
     "decode_tokens_per_s_gpu": (r"\text{tok/s}_{g}(B, S)", r"\text{tok/s}_{g} = \frac{B}{t_{\mathrm{bound}} \, n_{\mathrm{TP}} \, n_{\mathrm{PP}}}"),
 }
+# what a prompt occupies its replica for in a steady state: the prefill formulas at m_P = n_EP / n_TP (at_prompt's
+# steady; the TTFT's own where the expert group is inside the replica), read by the prompt rates and prices
+OCCUPANCY = {"prefill_occupancy_bound": "prefill_time_bound", "prefill_occupancy_serial": "prefill_time_serial"}
+STEADY = r"\big|_{m_{P} = n_{\mathrm{EP}} / n_{\mathrm{TP}}}"
 SCALARS = ("gpus", "weight_bytes_per_gpu", "kv_bytes_per_token_per_gpu", "kv_capacity_tokens_replica",
            "link_ridge", "tp_link_intensity", "tp_weight_crossover", "tp_link_bound_degree")
 
@@ -238,7 +242,8 @@ def layout_values(base: dict[str, float], model: Model, par: Parallelism, links:
     v.update({"n_uTP": float(links["tp"].local or par.tp), "n_uEP": float(links["ep"].local or par.ep)})
     v.update(collective_costs(links["tp"]))
     k_w, k_g, k_o = TRAINING_SPLIT[recipe]
-    v.update({"k_w": k_w, "k_g": k_g, "k_o": k_o, "u_x": 1.0})  # u_x: the mean GPU until a batch says otherwise
+    # u_x: the mean GPU until a batch says otherwise; m_P: one prompt alone until a steady state says otherwise
+    v.update({"k_w": k_w, "k_g": k_g, "k_o": k_o, "u_x": 1.0, "m_P": 1.0})
     wb = weight_bytes_of(precision, pc)
     if wb.uniform is None:  # per-class precisions: b is the mean bytes per weight of the slice one GPU holds
         keep = 1.0 - (1.0 + v["rho_x"]) * par.tp / max(par.tp, par.ep)  # the experts it holds, replicas and all
@@ -356,15 +361,18 @@ def at_batch(values: dict, env: Env, batch, busiest: bool = True) -> dict:
     return out
 
 
-def at_prompt(values: dict, env: Env, tokens, fewest: bool = False) -> dict:
+def at_prompt(values: dict, env: Env, tokens, fewest: bool = False, steady: bool = False) -> dict:
     """The layout formulas' values of a pass over a prompt of ``tokens`` tokens (T; d_h in the prefill's form): for
     an MoE, the whole model's N and N_x that the prompt's tokens read, as :func:`at_batch` counts them for a batch of
     that many tokens (a prompt is one micro-batch, its tokens those of a decode step of that batch: E (1 - (1 -
     k/E)^T) experts a layer, all of them long before a typical prompt's length); ``fewest``: the experts one token
     picks, the least any routing reads (every token picking the same), for a bound no routing can beat.  b: the mean
-    bytes per weight of what is read."""
+    bytes per weight of what is read.  ``steady``: the GPU time the prompt occupies when every replica of an expert
+    group wider than a replica prefills at once (m_P = n_EP / n_TP: each GPU runs its replicas' shares of the experts),
+    what rates and prices take; otherwise one prompt alone (m_P = 1: the group's GPUs share its experts), its TTFT."""
     t = np.asarray(tokens, dtype=float)
-    out = dict(values, T=t, d_h=prefill_head_dim(env.model, values["d_h"], tokens))
+    out = dict(values, T=t, d_h=prefill_head_dim(env.model, values["d_h"], tokens), m_P=np.float64(prompt_group(env)
+                                                                                                    if steady else 1.0))
     if env.model.moe is not None:
         out["N"], out["N_x"] = env.read(np.ones_like(t) if fewest else t)
         out["b"] = env.read_b(out["N"], out["N_x"])
@@ -374,6 +382,12 @@ def at_prompt(values: dict, env: Env, tokens, fewest: bool = False) -> dict:
         if np.ndim(out[k]) == 0:
             out[k] = np.float64(out[k])
     return out
+
+
+def prompt_group(env: Env) -> float:
+    """m_P of a steady state: the replicas whose prompts an expert group wider than a replica runs at once, n_EP /
+    n_TP (1 where the group is inside a replica)."""
+    return env.cut.ep / env.cut.tp if env.cut.ep > env.cut.tp else 1.0
 
 
 @dataclass
@@ -635,6 +649,13 @@ def _evaluate(r) -> ParallelResults:
                                             "prefill_time_memory_serial", "prefill_time_comm_estimate",
                                             "prefill_time_overhead",
                                             "prefill_time_serial")}
+            # what a prompt occupies its replica for in a steady state (every replica of a wider expert group
+            # prefilling): the prompt rates and prices; the TTFT of one prompt alone where the group is the replica
+            steady = at_prompt(base, at_layout, t, steady=True) if prompt_group(at_layout) > 1 else None
+            for qid, name in (("prefill_time_bound", "prefill_occupancy_bound"),
+                              ("prefill_time_serial", "prefill_occupancy_serial")):
+                out.prefill[acc][name] = (out.prefill[acc][qid] if steady is None
+                                          else np.asarray(q[qid](steady), dtype=float) * np.ones_like(t))
     if w.training_tokens:
         env = r.envs["seed"].one_card()
         rows: list[tuple[str, dict, float | None]] = []
@@ -848,13 +869,14 @@ def _entries(r, out: ParallelResults) -> list:
             stated, why = physical(qid, math.nan if value is None else value)
             entries.append(Entry(qid + suffix, dict(params), stated, "token/s", symbol, tex, acc, why))
             return
-        c = r.q[qid]
+        c = r.q[OCCUPANCY.get(qid, qid)]
         variant = variant_for(acc, moe=not dense, activation=bool(w.activation_bytes))
-        tex = f"{c.symbol} = {render_latex(c.latex.get(variant) or c.latex['full'], c.args)}"
+        symbol = c.symbol + (STEADY if qid in OCCUPANCY else "")
+        tex = f"{symbol} = {render_latex(c.latex.get(variant) or c.latex['full'], c.args)}"
         stated, why = physical(_LIKE.get(qid, qid), math.nan if value is None else value, c.integer)
         if value is None and qid == "kv_capacity_tokens_replica":
             why = NO_FIT
-        entries.append(Entry(qid + suffix, dict(params), stated, unit or c.unit, c.symbol, tex, acc, why))
+        entries.append(Entry(qid + suffix, dict(params), stated, unit or c.unit, symbol, tex, acc, why))
 
     for acc in out.scalars:
         suffix = "" if acc == "seed" else "_exact"

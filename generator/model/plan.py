@@ -25,6 +25,7 @@ from genreport.model.layout import (
     choose_links,
     layout_values,
     min_gpus_to_fit,
+    prompt_group,
     tp_choices,
 )
 from genreport.model.serving import (
@@ -451,10 +452,14 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         return None
 
     def ttft_part():
-        pre = at_prompt(base, env.with_layout(par), float(shape.prompt))
-        return float(q["prefill_time_bound" if estimate == "bound" else "prefill_time_serial"](pre))
+        lay = env.with_layout(par)
+        qid = "prefill_time_bound" if estimate == "bound" else "prefill_time_serial"
+        t = float(q[qid](at_prompt(base, lay, float(shape.prompt))))
+        # and what the prompt occupies its replica for in a steady state, which prices it (Request.prefill_bound)
+        busy = float(q[qid](at_prompt(base, lay, float(shape.prompt), steady=True))) if prompt_group(lay) > 1 else t
+        return t, busy
 
-    ttft = _once(memo, ("ttft",) + key, ttft_part)
+    ttft, busy = _once(memo, ("ttft",) + key, ttft_part)
     if shape.ttft is not None and not ttft <= shape.ttft:
         rejected["misses the TTFT target"] += 1
         return None
@@ -571,7 +576,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     return PlanRow(name, par.tp, par.pp, par.ep, par.gpus, w_gpu, int(min(cap, 1e9)), b, limit, binds,
                    float(t_bound[i]), t_ser, ledgers[2], b * per_user, per_gpu, link_text,
                    par.dp, hw.name, prec.kv_cache, ttft, t, ttft + dec, per_user, int(min(cap, 1e9)) * par.dp,
-                   headroom, usd_per_mtok(price, shape.prompt / (ttft * par.replica_gpus)),
+                   headroom, usd_per_mtok(price, shape.prompt / (busy * par.replica_gpus)),
                    usd_per_mtok(price, per_gpu), joules_per_token(hw.power_watts, per_gpu),
                    replicas * par.gpus,
                    per_gpu * node_busy_gpus(par.replica_gpus, hw.node.gpus_per_node)

@@ -29,7 +29,7 @@ from genreport.formulas.architecture import bounded_layers, chunked_layers
 from genreport.formulas.compiled import load
 from genreport.load.spec import Hardware, Model, Parallelism, Precision
 from genreport.model.env import make_env
-from genreport.model.layout import at_batch, at_prompt, choose_links, layout_values
+from genreport.model.layout import at_batch, at_prompt, choose_links, layout_values, prompt_group
 from genreport.model.stacked import over
 
 
@@ -61,6 +61,10 @@ class Request:
     e2e_bound: float  # s, TTFT + decode, at least
     e2e_serial: float
     capacity_batch: float  # sequences of the last context (last_context: prompt + output - 1) one replica holds
+    # s, the GPU time of the replica a prompt occupies in a steady state, at least and as run: the TTFT's, but with an
+    # expert group wider than the replica every replica of the group prefilling at once (layout.at_prompt's steady)
+    prefill_bound: float
+    prefill_serial: float
 
     def per_user(self, estimate: str = "bound") -> float:
         """tok/s one sequence sees over its output: (T_o - 1) / decode time (1 / TPOT for one-token outputs)."""
@@ -78,8 +82,9 @@ class Request:
         return self.per_gpu(estimate) * busy if busy else None
 
     def prefill_per_gpu(self, estimate: str = "bound") -> float:
-        """Prompt tok/s of one GPU: one prompt at a time on the replica, over its GPUs."""
-        t = self.ttft_bound if estimate == "bound" else self.ttft_serial
+        """Prompt tok/s of one GPU: one prompt at a time on the replica, each occupying it for its steady-state
+        prefill time, over its GPUs."""
+        t = self.prefill_bound if estimate == "bound" else self.prefill_serial
         return self.prompt / (t * self.replica_gpus)
 
     def as_json(self, estimate: str = "bound") -> dict:
@@ -159,7 +164,7 @@ def request(model: Model, hw: Hardware, precision: Precision, par: Parallelism, 
     ttft_b, ttft_s, cap = v["ttft_bound"], v["ttft_serial"], v["capacity_batch"]
     tpot_b, tpot_s, dec_b, dec_s = (float(v[k]) for k in ("tpot_bound", "tpot_serial", "decode_bound", "decode_serial"))
     return Request(prompt, output, batch, par.replica_gpus, ttft_b, ttft_s, tpot_b, tpot_s, dec_b, dec_s,
-                   ttft_b + dec_b, ttft_s + dec_s, cap)
+                   ttft_b + dec_b, ttft_s + dec_s, cap, v["prefill_bound"], v["prefill_serial"])
 
 
 def curve(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batches, prompt: int, output: int,
@@ -198,6 +203,7 @@ def curves(model: Model, hw: Hardware, precision: Precision, items, prompt: int,
 def _curve_of(v: dict, b: np.ndarray, output: int, par: Parallelism, speculative) -> dict:
     """:func:`curve`'s dict from a layout's :func:`_requests_values` at its batches ``b``."""
     out = {"batch": b, "ttft_bound": v["ttft_bound"], "ttft_serial": v["ttft_serial"],
+           "prefill_bound": v["prefill_bound"], "prefill_serial": v["prefill_serial"],
            "capacity_batch": v["capacity_batch"], "weights_fit": v["weights_fit"]}
     if speculative is not None:
         out["capacity_batch_speculative"] = v["capacity_speculative"]
@@ -252,6 +258,10 @@ def _layout_part(q, env, model: Model, hw: Hardware, precision: Precision, par: 
     last = float(last_context(prompt, output))
     pre = at_prompt(base, lay, float(prompt))
     ttft_b, ttft_s = float(q["prefill_time_bound"](pre)), float(q["prefill_time_serial"](pre))
+    busy_b, busy_s = ttft_b, ttft_s  # a prompt's occupancy of its replica in a steady state (Request.prefill_bound)
+    if prompt_group(lay) > 1:
+        steady = at_prompt(base, lay, float(prompt), steady=True)
+        busy_b, busy_s = float(q["prefill_time_bound"](steady)), float(q["prefill_time_serial"](steady))
     g = env.at(context=last)
     cv = dict(base, S=np.float64(last), c=np.float64(np.ravel(g["c"])[0]), d_h=np.float64(np.ravel(g["d_h"])[0]))
     read = dict(cv, c=_read_c(env, last))  # the step reads; cv holds
@@ -265,7 +275,8 @@ def _layout_part(q, env, model: Model, hw: Hardware, precision: Precision, par: 
             memo[mkey] = (c_bar, d_bar)
     req = dict(base, T=np.float64(prompt), T_o=np.float64(output), c=np.float64(c_bar), d_h=np.float64(d_bar))
     fit = float(q["weight_bytes_per_gpu"](base)) <= hw.usable
-    out = {"lay": lay, "ttft_bound": ttft_b, "ttft_serial": ttft_s, "cv": cv, "read": read, "cap": cap, "req": req,
+    out = {"lay": lay, "ttft_bound": ttft_b, "ttft_serial": ttft_s, "prefill_bound": busy_b, "prefill_serial": busy_s,
+           "cv": cv, "read": read, "cap": cap, "req": req,
            "fit": fit}
     if memo is not None:
         memo[key] = out
@@ -307,7 +318,9 @@ def _requests_values(model: Model, hw: Hardware, precision: Precision, items, pr
         out = []
         for i, (part, spec) in enumerate(zip(parts, specs, strict=True)):
             cap = part["cap"]
-            out.append({"ttft_bound": part["ttft_bound"], "ttft_serial": part["ttft_serial"], "tpot_bound": tpot_b[i],
+            out.append({"ttft_bound": part["ttft_bound"], "ttft_serial": part["ttft_serial"],
+                        "prefill_bound": part["prefill_bound"], "prefill_serial": part["prefill_serial"],
+                        "tpot_bound": tpot_b[i],
                         "tpot_serial": tpot_s[i], "decode_bound": dec_b[i], "decode_serial": dec_s[i],
                         "weights_fit": part["fit"], "capacity_batch": max(cap, 0.0) if math.isfinite(cap) else 0.0,
                         **spec})

@@ -789,11 +789,12 @@ const GR_MODEL = (function () {
     if (res.prefill[lead]) {
       const p = res.prefill[lead];
       w.prefill_prompt.forEach(function (tk, i) {
-        let tc = p.prefill_time_compute[i], tm = p.prefill_time_memory[i], time = Math.max(tc, tm);
+        let tc = p.prefill_time_compute[i], tm = p.prefill_time_memory[i], time = Math.max(tc, tm), busy = time;
         let named = {compute: tc, bandwidth: tm};
         if (par && par.prefill[lead]) {  // over one GPU's ledgers, its links included (decision.py)
           const lp = par.prefill[lead];
           time = lp.prefill_time_bound[i];
+          busy = lp.prefill_occupancy_bound[i];  // every replica of a wider expert group prefilling
           named = {compute: lp.prefill_time_compute_gpu[i], bandwidth: lp.prefill_time_memory_gpu[i],
             interconnect: lp.prefill_time_comm[i]};
         }
@@ -802,8 +803,8 @@ const GR_MODEL = (function () {
         out.push({workload: "prefill", label: "prefill P = " + tk.toLocaleString("en-US"), tokens: tk,
           binds: roof, roof: roof, time: time,
           other_roof: second > 0 ? Math.max.apply(null, ledgers) / second : null, other: nextLedger(named), fits: fitsWeights,
-          ms_to_first_token: time * 1e3, tokens_per_s: tk / time,
-          usd_per_mtok: fitsWeights ? usdPerMtok(price && par ? price * par.replica_gpus : price, tk / time) : null});
+          ms_to_first_token: time * 1e3, tokens_per_s: tk / busy,
+          usd_per_mtok: fitsWeights ? usdPerMtok(price && par ? price * par.replica_gpus : price, tk / busy) : null});
       });
     }
     if (res.training.length) {

@@ -19,6 +19,8 @@ const GR_PARALLEL = (() => {
     "decode_time_compute_serial", "decode_time_serial", "memory_per_gpu"];
   const RESIDENT = ["memory_per_gpu"];  // evaluated with the weights the GPU holds, not those a batch reads
   const RATES = ["decode_tokens_per_s_replica", "decode_tokens_per_s_gpu"];
+  // a prompt's occupancy of its replica in a steady state, by the prefill formula it evaluates (layout.OCCUPANCY)
+  const OCCUPANCY = {prefill_occupancy_bound: "prefill_time_bound", prefill_occupancy_serial: "prefill_time_serial"};
   const PREFILL = ["interconnect_bytes_prefill", "prefill_time_comm", "prefill_time_bound", "prefill_time_compute_gpu",
     "prefill_time_memory_gpu", "prefill_time_compute_serial", "prefill_time_memory_serial", "prefill_time_comm_estimate",
     "prefill_time_overhead", "prefill_time_serial"];
@@ -147,7 +149,7 @@ const GR_PARALLEL = (() => {
       E_x: m.moe ? m.moe.experts : 1.0,  // 1 for a dense model: N_x = 0 over it
       b_a: (bc === undefined ? 2.0 : bc) >= 4.0 ? 4.0 : 2.0,
       s_kv: m.attention.kind === "mla" ? 1.0 : Math.min(par.tp, m.kv_heads), k_w: split[0], k_g: split[1], k_o: split[2],
-      u_x: 1.0, rho_x: m.moe ? (par.redundant_experts || 0) / m.moe.experts : 0.0});
+      u_x: 1.0, m_P: 1.0, rho_x: m.moe ? (par.redundant_experts || 0) / m.moe.experts : 0.0});
     if (env.perClass) {  // b: the mean bytes per weight of the slice one GPU holds
       const keep = 1.0 - (1.0 + v.rho_x) * par.tp / Math.max(par.tp, par.ep);  // held: replicas and all
       v.b = M.meanBytes(env.wb, v.N - v.N_x, v.N_x * (1.0 - keep));
@@ -219,9 +221,15 @@ const GR_PARALLEL = (() => {
   }
 
   /** The values of a pass over a prompt of tk tokens (layout.at_prompt): T, d_h in the prefill's form, an MoE's N and
-   * N_x as a decode step of tk tokens reads them, b of what is read. */
-  function atPrompt(values, env, tk) {
-    const out = Object.assign({}, values, {T: tk, d_h: M.prefillHeadDim(env.model, values.d_h, tk)});
+   * N_x as a decode step of tk tokens reads them, b of what is read; steady: m_P of every replica of an expert group
+   * wider than a replica prefilling at once (layout.prompt_group), else one prompt alone. */
+  function promptGroup(env) {
+    return env.cut.ep > env.cut.tp ? env.cut.ep / env.cut.tp : 1.0;
+  }
+
+  function atPrompt(values, env, tk, steady) {
+    const out = Object.assign({}, values, {T: tk, d_h: M.prefillHeadDim(env.model, values.d_h, tk),
+      m_P: steady ? promptGroup(env) : 1.0});
     if (!env.model.moe) {
       out.b = env.readB();
       return out;
@@ -400,6 +408,12 @@ const GR_PARALLEL = (() => {
       if (w.prefill_prompt.length) {
         out.prefill[acc] = {};
         PREFILL.forEach(q => { out.prefill[acc][q] = w.prefill_prompt.map(tk => call(q, atPrompt(base, atLayout, tk))); });
+        // a prompt's occupancy of its replica in a steady state (layout.OCCUPANCY): the prompt rates and prices
+        [["prefill_time_bound", "prefill_occupancy_bound"], ["prefill_time_serial", "prefill_occupancy_serial"]].forEach(
+          ([q, name]) => {
+            out.prefill[acc][name] = promptGroup(atLayout) > 1
+              ? w.prefill_prompt.map(tk => call(q, atPrompt(base, atLayout, tk, true))) : out.prefill[acc][q];
+          });
       }
     });
     if (w.training_tokens) {
@@ -433,7 +447,7 @@ const GR_PARALLEL = (() => {
   function entries(out, w, t, noun) {
     const list = [];
     const add = (q, params, value, acc, unit) => {
-      const meta = t.meta[q] || ["token/s", ""];
+      const meta = t.meta[OCCUPANCY[q] || q] || ["token/s", ""];
       let st = M.physical(LIKE[q] || q, value === null ? NaN : value, meta[1]);
       if (value === null && q === "kv_capacity_tokens_replica") st = [null, M.NO_FIT];
       if (unit) st = [value, value === null ? "no layout up to " + MAX_GPUS + " " + noun + "s holds it" : ""];
@@ -452,7 +466,7 @@ const GR_PARALLEL = (() => {
         GRID.concat(RATES).forEach(q => grid2(w, (b, s, i, j) => add(q, {batch: b, context: s}, g[q][i][j], acc)));
         grid2(w, (b, s, i, j) => add("min_gpus_to_fit", {batch: b, context: s}, out.minGpus[acc][i][j], acc, "1"));
       }
-      if (pre) PREFILL.forEach(q => w.prefill_prompt.forEach((tk, i) => add(q, {tokens: tk}, pre[q][i], acc)));
+      if (pre) PREFILL.concat(Object.keys(OCCUPANCY)).forEach(q => w.prefill_prompt.forEach((tk, i) => add(q, {tokens: tk}, pre[q][i], acc)));
     });
     out.training.forEach(row => add(row[0], row[1], row[2], "seed"));
     return list;
@@ -500,7 +514,8 @@ const GR_PARALLEL = (() => {
     return call("prefill_time_bound", atPrompt(base, atLayout, tk));
   }
 
-  return {evaluate: evaluate, chooseLinks: chooseLinks, layoutValues: layoutValues, atBatch: atBatch, decodeRows: decodeRows,
+  return {evaluate: evaluate, chooseLinks: chooseLinks, layoutValues: layoutValues, atBatch: atBatch, atPrompt: atPrompt,
+    promptGroup: promptGroup, decodeRows: decodeRows,
     roundBound: roundBound, prefillBound: prefillBound,
     layoutSlice: layoutSlice, sliceValues: sliceValues, oneCard: oneCard, replicaRates: replicaRates};
 })();

@@ -142,8 +142,12 @@ const GR_SERVING = (() => {
     const g = env.at(null, last), cv = Object.assign({}, base, {S: last, c: g.c, d_h: g.d_h});
     // a step reads less than a sequence holds (a chunked layer: its current chunk): times at read, capacity at cv
     const read = Object.assign({}, cv, {c: env.at(1.0, last).c});
-    const pre = Object.assign({}, base, {T: sv.prompt, d_h: M.prefillHeadDim(m, base.d_h, sv.prompt)});
+    const pre = P.atPrompt(base, lay, sv.prompt);  // serving._layout_part: one prompt alone, its TTFT
     const ttft = call("prefill_time_bound", pre), ttftSerial = call("prefill_time_serial", pre);
+    // what a prompt occupies its replica for in a steady state (Request.prefill_bound): its price
+    const steady = P.promptGroup(lay) > 1 ? P.atPrompt(base, lay, sv.prompt, true) : null;
+    const busy = steady ? call("prefill_time_bound", steady) : ttft;
+    const busySerial = steady ? call("prefill_time_serial", steady) : ttftSerial;
     const power = hw.power_watts, node = hw.node ? hw.node.gpus_per_node : null;
     // the node's GPUs that run replicas (serving.node_busy_gpus): its whole replicas', or a wider replica's GPUs over
     // the nodes it spans
@@ -156,15 +160,15 @@ const GR_SERVING = (() => {
     const rv = Object.assign({}, base, {T: sv.prompt, T_o: sv.output, c: cd[0], d_h: cd[1]});
     const tpotAt = b => call("decode_time_bound", at(read, b));
     function row(b, label) {  // one request at b sequences per replica, the bound and the serial estimate (_row)
-      const one = (t0, tpot, dec) => {
+      const one = (t0, busy0, tpot, dec) => {
         const user = sv.output > 1 && dec > 0 ? (sv.output - 1) / dec : 1.0 / tpot, perGpu = b * user / gpus;
         return {ttft: t0, tpot: tpot, e2e: t0 + dec, tokens_per_s_user: user, tokens_per_s_gpu: perGpu,
-          tokens_per_s_node: node ? perGpu * nodeBusy : null, usd_per_mtok_in: usd(price, sv.prompt / (t0 * gpus)),
+          tokens_per_s_node: node ? perGpu * nodeBusy : null, usd_per_mtok_in: usd(price, sv.prompt / (busy0 * gpus)),
           usd_per_mtok_out: usd(price, perGpu), joules_per_token: power && perGpu > 0 ? power / perGpu : null};
       };
       const v = P.atBatch(read, lay, b), w = P.atBatch(rv, lay, b);
-      return {label: label, batch: b, bound: one(ttft, tpotAt(b), call("request_decode_time_bound", at(rv, b))),
-        serial: one(ttftSerial, call("decode_time_serial", v), call("request_decode_time_serial", w))};
+      return {label: label, batch: b, bound: one(ttft, busy, tpotAt(b), call("request_decode_time_bound", at(rv, b))),
+        serial: one(ttftSerial, busySerial, call("decode_time_serial", v), call("request_decode_time_serial", w))};
     }
     const rows = [row(1, "one request alone")];
     // the batch stops at what fits and at the engine's max_sequences (serving_report.engine_limit; 0: none)
