@@ -127,3 +127,27 @@ def test_page_one_states_the_layouts_ledgers():
     assert row["time"] == pre["prefill_time_bound"][2]
     assert row["other_roof"] == pytest.approx(pre["prefill_time_compute_gpu"][2] / pre["prefill_time_comm"][2])
     assert row["other_roof"] == pytest.approx(2.965, abs=0.001)
+
+
+def test_the_serving_rows_and_plan_price_a_prompt_at_its_occupancy():
+    """One number: the serving chapter's $/M input tokens and ``plan``'s row of the same layout (DeepSeek-V3 fp8 on 8
+    H200, tp 1 x dp 8 x ep 8, 4,096 + 1,024 tokens) price the prompt at what it occupies its one-GPU replica for while
+    the 8 replicas prefill, price / (4,096 / t_occ); the TTFT is the prompt's alone, shorter."""
+    from genreport.model.plan import Shape, plan
+
+    r = evaluated("deepseek-v3-h200-ep8.yaml")
+    spec, sv = r.spec, r.spec.serving
+    row = r.serving["rows"][0]["bound"]
+    price = spec.hardware.price_per_hour
+    occupancy = 4096 * row["usd_per_mtok_in"] * 3600 / (price * 1e6)  # s a prompt occupies its replica's GPU
+    assert occupancy > row["ttft"] * 1.5  # the group ran the lone prompt's experts: its TTFT is much shorter
+    # by the formulas: the prefill bound at m_P = 8 is the prompt's whole work on its GPU (compute-bound), F / P
+    f = 2 * (37e9 - 2 * 129280 * 7168) * 4096 + 2 * 61 * 128 * 160 * 4096**2 + 2 * 129280 * 7168
+    assert occupancy == pytest.approx(f / 1978.9e12, rel=1e-9)
+    found = plan(spec.model, spec.hardware, 16, None, None, ("checkpoint",), 8, spec.accounting,
+                 shape=Shape(sv.prompt, sv.output))
+    p = next(x for x in found.rows if (x.tp, x.pp, x.ep, x.dp) == (1, 1, 8, 8))
+    assert p.ttft == pytest.approx(row["ttft"], rel=1e-12)
+    assert p.usd_per_mtok_in == pytest.approx(row["usd_per_mtok_in"], rel=1e-12)
+    tp8 = next(x for x in found.rows if (x.tp, x.pp, x.ep, x.dp) == (8, 1, 8, 1))
+    assert tp8.usd_per_mtok_in == pytest.approx(price / (4096 / (tp8.ttft * 8)) / 3600 * 1e6, rel=1e-12)
