@@ -303,7 +303,8 @@ def test_the_pools_decode_replica_retires_at_its_plain_round():
     t_s = 1 / r.serving["rows"][-1]["bound"]["tokens_per_s_user"]
     retires = tech["batch"] / ((sv.output - 1) * t_s)
     prompts, said = (float(x) for x in re.search(
-        r"a prefill replica serves ([\d.]+) prompts/s, a decode replica retires ([\d.]+) requests/s", row["ends"]).groups())
+        r"a prefill replica serves ([\d.]+) prompts/s \(a prompt occupying its replica [\d.]+ ms while the group's 8 "
+        r"replicas all prefill\), a decode replica retires ([\d.]+) requests/s", row["ends"]).groups())
     assert said == pytest.approx(retires, abs=0.005) and said > 6
     assert n["prefill_share"] == pytest.approx(retires / (retires + prompts), rel=2e-3)  # the pools balance
 

@@ -544,32 +544,45 @@ def test_a_link_is_named_short_in_running_text():
 
 def test_disaggregated_pools_are_whole_expert_parallel_groups():
     """DeepSeek-V3 on 8 H200 at tp 1, ep 8 (SGLang's layout): one expert-parallel group spans all 8 GPUs, so no
-    replica of one GPU runs its MoE layers alone and a pool of 34% of them (2.7 GPUs) cannot run.  The 128 users take
+    replica of one GPU runs its MoE layers alone and a pool of 51% of them (4.1 GPUs) cannot run.  The 128 users take
     that one group (serving_report.ep_group_replicas): the row splits the smallest deployment that can be split, 2
-    groups of 8, one prefilling, one decoding, at the lesser of the two pools' rates."""
+    groups of 8, one prefilling, one decoding, at the lesser of the two pools' rates.  A busy prefill group has all 8
+    replicas prefilling at once, so each prompt occupies its one-GPU replica for its whole work, F / P = 166.68 ms at
+    4,096 tokens (Request.prefill_bound, m_P = 8), not its 82.0 ms TTFT alone, whose experts the whole group runs:
+    the prefill group is the lesser pool (48.0 prompts/s against 49.5 requests/s retired)."""
     from genreport.model.techniques import whole_group_pools
 
     r = evaluated("deepseek-v3-h200-ep8.yaml")
     tq = r.serving["techniques"]
     n, row = tq["numbers"], next(x for x in tq["rows"] if x["technique"] == "prefill/decode disaggregation")
     assert r.serving["gpus_for_users"] == 8 and r.serving["ep_group_replicas"] == 8
-    assert 0.3 < n["prefill_share"] < 0.4  # the balanced share: a fractional pool, as the formula says
+    assert 0.5 < n["prefill_share"] < 0.52  # the balanced share: a fractional pool, as the formula says
     assert (n["pool_group_gpus"], n["pool_prefill_groups"], n["pool_decode_groups"], n["pool_gpus"]) == (8, 1, 1, 16)
     assert row["setting"].startswith("1 of 2 expert-parallel groups of 8 GPUs prefill, 1 decode")
-    assert "disaggregation needs at least 2, 16 GPUs" in row["setting"] and "34%" not in row["setting"]
-    # by hand: a prefill group of 8 one-GPU replicas admits 8 / t_pr prompts/s, a decode group 8 B / ((T_o - 1) t_s)
-    t_pr = row["ttft"][0] * (1 - r.spec.serving.prefix_hit)
+    assert "disaggregation needs at least 2, 16 GPUs" in row["setting"] and "51%" not in row["setting"]
+    # by hand: a prefill group of 8 one-GPU replicas admits 8 / t_pr prompts/s, t_pr a prompt's occupancy of its
+    # replica (2 N_p T + 2 L H_q d_hp T^2 + 2 V d over the fp8 peak, tests/test_prefill_ep.py's count at 4,096
+    # tokens); a decode group retires 8 B / ((T_o - 1) t_s)
+    base = r.serving["rows"][-1]["bound"]
+    flops = 2 * (37e9 - 2 * 129280 * 7168) * 4096 + 2 * 61 * 128 * 160 * 4096**2 + 2 * 129280 * 7168
+    t_pr = base["prefill"] * (1 - r.spec.serving.prefix_hit)
+    assert t_pr == pytest.approx(flops / 1978.9e12, rel=1e-9) == pytest.approx(0.16668, abs=5e-6)
+    assert base["ttft"] == pytest.approx(0.08202, abs=5e-6) and row["ttft"][1] == pytest.approx(
+        base["ttft"] + n["kv_transfer_time"])  # the pools' TTFT: the prompt alone, then its cache's transfer
+    assert "(a prompt occupying its replica 166.68 ms while the group's 8 replicas all prefill)" in row["ends"]
     rate_p = 8 / t_pr
     rate_d = 8 * tq["batch"] / ((r.spec.serving.output - 1) * n["pool_round"])
     assert n["pool_prefill_rate"] == pytest.approx(rate_p) and n["pool_decode_rate"] == pytest.approx(rate_d)
-    # 16 GPUs serve the lesser, against 16 GPUs all decoding: here the decode group's, so half their tok/s per GPU
-    per_gpu = r.serving["rows"][-1]["bound"]["tokens_per_s_gpu"]
-    assert n["pool_gain"] == pytest.approx(min(rate_p, rate_d) / (2 * rate_d)) == pytest.approx(0.5)
-    assert row["per_gpu"][1] == pytest.approx(per_gpu * 0.5) == pytest.approx(n["pool_tokens_per_s_gpu"])
-    # against one pool of these replicas prefilling between its rounds at the 50 ms target: it keeps more of its
-    # batch than the pools lose to a whole prefill group, so here the pools lose (0.75x)
+    assert rate_p < rate_d and rate_p == pytest.approx(48.00, abs=0.005) and rate_d == pytest.approx(49.52, abs=0.005)
+    # 16 GPUs serve the lesser, against 16 GPUs all decoding: here the prefill group's, 48.00 / (2 x 49.52)
+    per_gpu = base["tokens_per_s_gpu"]
+    assert n["pool_gain"] == pytest.approx(min(rate_p, rate_d) / (2 * rate_d)) == pytest.approx(0.4846, abs=1e-4)
+    assert row["per_gpu"][1] == pytest.approx(per_gpu * n["pool_gain"]) == pytest.approx(n["pool_tokens_per_s_gpu"])
+    # against one pool of these replicas prefilling between its rounds at the 50 ms target, each prompt stalling its
+    # replica's rounds for the same 166.68 ms: it holds its batch to 147 of 165, so the pools gain a little (1.03x)
     assert row["per_gpu"][0] == n["one_pool_tokens_per_s_gpu"] and n["one_pool_tpot"] <= r.spec.serving.tpot
-    assert row["gain"] == pytest.approx(row["per_gpu"][1] / row["per_gpu"][0]) and row["gain"] == pytest.approx(0.75,
+    assert n["one_pool_batch"] == 147
+    assert row["gain"] == pytest.approx(row["per_gpu"][1] / row["per_gpu"][0]) and row["gain"] == pytest.approx(1.03,
                                                                                                             abs=0.01)
     assert row["usd"][1] == pytest.approx(row["usd"][0] / row["gain"])
     # the rounding: p = round(f n / G) within 1 .. n / G - 1, half up; one group is taken as two

@@ -443,13 +443,17 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
             params["batch"] = int(at_row["B"])
         uncached = " over the prompt's uncached part, TTFT (1 - h_p)" if spec.serving.prefix_hit else ""
         if qid in POOLS:
-            point = ("the serving chapter's disaggregation row: its batch per replica, t_pr its TTFT" + uncached
+            point = ("the serving chapter's disaggregation row: its batch per replica, t_pr what a prompt occupies its "
+                     "replica for (its TTFT" + (", or every replica of the expert group prefilling at once" if
+                                                 _wider_group(spec) else "") + ")" + uncached
                      + ", t_s a decode replica's mean round (the steady state's, (T_o - 1) / tok/s per user), one "
                        "replica a pool")
             pool_note = _groups_note(spec)
         else:
             point = ("the serving chapter's disaggregation row's one pool (its before): the largest batch whose TPOT "
-                     "meets the target, t_pr the TTFT" + uncached + ", t_s the round at the request's last context")
+                     "meets the target, t_pr what a prompt occupies its replica for (its TTFT" + (
+                         ", or every replica of the expert group prefilling at once" if _wider_group(spec) else "")
+                     + ")" + uncached + ", t_s the round at the request's last context")
     if qid == "stall_free_rate" and spec.serving is not None:
         # the serving chapter's unchunked rounds (genreport.model.techniques.rate_curves): at a request's mean
         # context, N the weights the sequences running at this rate read (a mixture of experts' touched experts, not
@@ -542,11 +546,16 @@ def _pool_point(spec) -> dict | None:
     if not tech:
         return None
     n = tech["numbers"]
-    row = next(x for x in tech["rows"] if x["technique"] == "prefill/decode disaggregation")
-    # a prefill replica prefills the prompt's uncached part: the chapter's TTFT (1 - h_p), not the whole TTFT
-    t_pr = float(row["ttft"][0]) * (1.0 - spec.serving.prefix_hit)
-    return {"B": float(tech["batch"]), "t_pr": t_pr, "t_s": float(n["pool_round"]),
+    # a prefill replica prefills the prompt's uncached part for its steady-state occupancy: the chapter's t_pr
+    return {"B": float(tech["batch"]), "t_pr": float(n["pool_prefill_time"]), "t_s": float(n["pool_round"]),
             "k_pp": float(n["prefill_stages"]), "n_S": 1.0, "n_P": 1.0, "n_D": 1.0}
+
+
+def _wider_group(spec) -> bool:
+    """Whether an MoE's expert-parallel group is wider than its replica (ep > tp): a prompt then occupies its replica
+    longer than its TTFT alone (Request.prefill_bound)."""
+    par = spec.parallelism
+    return spec.model.moe is not None and par is not None and par.ep > par.tp
 
 
 def _one_pool_point(spec) -> dict | None:
@@ -559,9 +568,8 @@ def _one_pool_point(spec) -> dict | None:
     if not tech or "one_pool_round" not in tech["numbers"]:
         return None
     n = tech["numbers"]
-    row = next(x for x in tech["rows"] if x["technique"] == "prefill/decode disaggregation")
     return {"B": float(max(n["one_pool_batch"], 1)), "T_out": float(spec.serving.output),
-            "t_pr": float(row["ttft"][0]) * (1.0 - spec.serving.prefix_hit), "t_s": float(n["one_pool_round"])}
+            "t_pr": float(n["pool_prefill_time"]), "t_s": float(n["one_pool_round"])}
 
 
 def _groups_note(spec) -> str | None:

@@ -336,7 +336,7 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
     return Plan(rows, rejected, skipped, estimate)
 
 
-def _pools(q, par, b, batches, ok, t_use, ttft, tpot, shape, latency, t_kv_link, c_tok, mean_round=None):
+def _pools(q, par, b, batches, ok, t_use, t_prefill, tpot, shape, latency, t_kv_link, c_tok, mean_round=None):
     """Prefill/decode disaggregation with pools of this layout (``tpot``: a decode replica's mean round, the steady
     state's): the balanced share, the smallest split of
     replicas near it, the KV transfer (``c_tok`` the cache the prompt leaves, serving.prompt_cache_c: T_in c is what
@@ -344,7 +344,7 @@ def _pools(q, par, b, batches, ok, t_use, ttft, tpot, shape, latency, t_kv_link,
     the layout's par.gpus GPUs, which is a whole number of expert-parallel groups (layouts_of: ep | tp, or ep over
     all the GPUs), so no pool holds part of a group where ep > tp; the pools' rate the lesser of the two."""
     out_rounds = max(shape.output - 1, 1)
-    t_pr = ttft * par.replica_gpus  # GPU-seconds of one prompt
+    t_pr = t_prefill * par.replica_gpus  # GPU-seconds of one prompt (its replica's steady-state occupancy)
     seqs = b * par.dp / par.gpus  # decode sequences per GPU
     pools = {"t_pr": t_pr, "B": seqs, "T_out": float(shape.output), "t_s": tpot}
     decode_rate = float(q["decode_pool_rate"]({**pools, "n_D": float(par.gpus)}))  # requests/s one group retires
@@ -366,7 +366,7 @@ def _pools(q, par, b, batches, ok, t_use, ttft, tpot, shape, latency, t_kv_link,
     if w_kv:
         t_kv = float(q["kv_transfer_time"]({"T_in": float(shape.prompt), "c": c_tok, "W_kv": w_kv}))
     # one pool that prefills whole prompts between rounds: the largest batch meeting the TPOT target
-    agg = np.asarray(q["aggregated_tpot"]({"B": batches, "T_out": float(shape.output), "t_pr": ttft, "t_s": t_use}),
+    agg = np.asarray(q["aggregated_tpot"]({"B": batches, "T_out": float(shape.output), "t_pr": t_prefill, "t_s": t_use}),
                      dtype=float) * np.ones_like(batches)
     fine = ok & (agg <= latency) if latency is not None else ok
     one_b, one_t, one_gpu = 0, None, 0.0
@@ -375,7 +375,7 @@ def _pools(q, par, b, batches, ok, t_use, ttft, tpot, shape, latency, t_kv_link,
         one_b, one_t = int(batches[j]), float(agg[j])
         # its rate at the steady state's mean round (``mean_round``, as the pools'), its TPOT at the last context's
         t_rate = one_t if mean_round is None else float(q["aggregated_tpot"](
-            {"B": float(one_b), "T_out": float(shape.output), "t_pr": ttft, "t_s": float(mean_round[j])}))
+            {"B": float(one_b), "T_out": float(shape.output), "t_pr": t_prefill, "t_s": float(mean_round[j])}))
         one_gpu = one_b * par.dp / (par.gpus * t_rate)
     return share, best, t_kv, link, one_b, one_t, one_gpu
 
@@ -557,7 +557,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
             mean_round = np.asarray(q[dec_qid](at_batch(req, lay, batches, busiest=serial)), dtype=float) / rounds
         mean_round = mean_round * np.ones_like(batches)
         share, best, t_kv, link, one_b, one_t, one_gpu = _pools(
-            q, par, b, batches, (batches <= cap) & (batches <= want) & (batches <= runs), t_use, ttft, 1.0 / per_user, shape, latency,
+            q, par, b, batches, (batches <= cap) & (batches <= want) & (batches <= runs), t_use, busy, 1.0 / per_user, shape, latency,
             kv_link(hw, par), c_prompt, mean_round)
         pool_ttft = ttft + (t_kv or 0.0)
         misses = shape.ttft is not None and not pool_ttft <= shape.ttft

@@ -22,7 +22,8 @@ def _row(req: Request, price: float | None, power: float | None, label: str, nod
     out = {"label": label, "batch": req.batch}
     for est in ("bound", "serial"):
         t = req.ttft_bound if est == "bound" else req.ttft_serial
-        out[est] = {"ttft": t, "tpot": req.tpot_bound if est == "bound" else req.tpot_serial,
+        out[est] = {"ttft": t, "prefill": req.prefill_bound if est == "bound" else req.prefill_serial,
+                    "tpot": req.tpot_bound if est == "bound" else req.tpot_serial,
                     "e2e": req.e2e_bound if est == "bound" else req.e2e_serial,
                     "tokens_per_s_user": req.per_user(est), "tokens_per_s_gpu": req.per_gpu(est),
                     "tokens_per_s_node": req.per_node(node, est),

@@ -605,8 +605,11 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     # --disaggregate); the TPOT round, at the last context, bounds each sequence's slowest round, not the rate
     t_round = 1.0 / b["tokens_per_s_user"] if b["tokens_per_s_user"] else tpot
     # a prefill replica prefills the prompt's uncached part (the prefix caching row's TTFT, TTFT (1 - h_p)): with a
-    # prefix cache its pool serves 1 / (1 - h_p) times the prompts, as the chunked row's chunks carry only that part
-    t_prefill = ttft * (1 - sv.prefix_hit)
+    # prefix cache its pool serves 1 / (1 - h_p) times the prompts, as the chunked row's chunks carry only that part.
+    # A busy pool's replica is occupied by a prompt for its steady-state prefill (Request.prefill_bound): the TTFT,
+    # but with an expert group wider than a replica every replica of the group prefilling at once (m_P = n_EP / n_TP),
+    # as the chunked row's prompt alone; a prompt's own TTFT stays its alone
+    t_prefill = b["prefill"] * (1 - sv.prefix_hit)
     env_d = dict(env, t_pr=t_prefill, t_s=t_round, k_pp=float(stages))
     share = _eval(r, "balanced_prefill_gpus", env_d)
     # what one decode replica retires in the pools: its plain mean round t_s, no chunk riding along (the chunked
@@ -637,6 +640,8 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     gain = 1 - share
     balanced = (f"balanced: a prefill replica serves {_hundredths(stages / t_prefill)} prompts/s"
                 + (f" (a prompt every TTFT / {stages}, each still taking the TTFT)" if stages > 1 else "")
+                + (f" (a prompt occupying its replica {_hundredths(t_prefill * 1e3)} ms while the group's "
+                   f"{group} replicas all prefill)" if group > 1 else "")
                 + ", a decode replica retires ")
     whole = ""
     if group > 1:
@@ -679,7 +684,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                                          {"batch": max(one["batch"], 1), "context": int(last)})
     rows.append({"technique": "prefill/decode disaggregation",
                  "setting": setting,
-                 "ttft": (ttft, t_prefill + (t_kv or 0.0)), "tpot": (tpot0, tpot),
+                 "ttft": (ttft, ttft * (1 - sv.prefix_hit) + (t_kv or 0.0)), "tpot": (tpot0, tpot),
                  "per_gpu": (before, pools_gpu),
                  "usd": (usd * per_gpu / before if usd is not None and before > 0 else None,
                          usd * per_gpu / pools_gpu if usd is not None and pools_gpu > 0 else None),
@@ -692,7 +697,8 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                          f"state's; tok/s per {noun} counts the prefill pool's {noun}s too; before: one pool that "
                          "prefills whole prompts between its rounds"})
     blocks["tech_pools"] = _block(r, "tech_pools", "balanced_prefill_gpus", env_d, {"batch": int(batch)})
-    numbers.update({"prefill_share": share, "prefill_stages": stages, "pool_round": t_round, "pool_rate": pool_rate})
+    numbers.update({"prefill_share": share, "prefill_stages": stages, "pool_round": t_round, "pool_rate": pool_rate,
+                    "pool_prefill_time": t_prefill})
     from genreport.formulas.architecture import bounded_layers
 
     # the KV cache room's bytes per token (one GPU's): c_h what a sequence holds, averaged over the request's

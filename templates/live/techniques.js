@@ -162,7 +162,7 @@ const GR_SERVING = (() => {
     function row(b, label) {  // one request at b sequences per replica, the bound and the serial estimate (_row)
       const one = (t0, busy0, tpot, dec) => {
         const user = sv.output > 1 && dec > 0 ? (sv.output - 1) / dec : 1.0 / tpot, perGpu = b * user / gpus;
-        return {ttft: t0, tpot: tpot, e2e: t0 + dec, tokens_per_s_user: user, tokens_per_s_gpu: perGpu,
+        return {ttft: t0, prefill: busy0, tpot: tpot, e2e: t0 + dec, tokens_per_s_user: user, tokens_per_s_gpu: perGpu,
           tokens_per_s_node: node ? perGpu * nodeBusy : null, usd_per_mtok_in: usd(price, sv.prompt / (busy0 * gpus)),
           usd_per_mtok_out: usd(price, perGpu), joules_per_token: power && perGpu > 0 ? power / perGpu : null};
       };
@@ -414,8 +414,9 @@ const GR_SERVING = (() => {
     const stages = par.pp || 1;
     // the pools' steady state: a decode replica's mean round, (T_o - 1) / tok/s per user (techniques.report's t_round)
     const tRound = b0.tokens_per_s_user ? 1 / b0.tokens_per_s_user : tp0;
-    // a prefill replica prefills the prompt's uncached part, TTFT (1 - h_p) (techniques.report's t_prefill)
-    const tPrefill = ttft * (1 - sv.prefix_hit);
+    // a prefill replica prefills the prompt's uncached part, TTFT (1 - h_p), for its steady-state occupancy (every
+    // replica of a wider expert group prefilling: Request.prefill_bound) (techniques.report's t_prefill)
+    const tPrefill = busy * (1 - sv.prefix_hit);
     const share = call("balanced_prefill_gpus", Object.assign({}, e, {t_pr: tPrefill, t_s: tRound, k_pp: stages}));
     // one decode replica of the pools: its plain mean round, no chunk riding along (techniques.report's pool_rate)
     const poolRate = sv.output > 1 ? batch / ((sv.output - 1) * tRound) : Infinity;  // decode_pool_rate, n_D = 1
@@ -442,6 +443,8 @@ const GR_SERVING = (() => {
       + piped, gain = 1 - share;
     const balanced = "balanced: a prefill replica serves " + hundredths(stages / tPrefill) + " prompts/s"
       + (stages > 1 ? " (a prompt every TTFT / " + stages + ", each still taking the TTFT)" : "")
+      + (group > 1 ? " (a prompt occupying its replica " + hundredths(tPrefill * 1e3) + " ms while the group's " + group
+        + " replicas all prefill)" : "")
       + ", a decode replica retires ";
     let whole = "";
     if (group > 1) {
@@ -490,7 +493,7 @@ const GR_SERVING = (() => {
       Object.assign(n, {one_pool_batch: lo, one_pool_tpot: tpotBefore, one_pool_round: tpotAt(Math.max(lo, 1)),
         one_pool_tokens_per_s_gpu: before, pool_tokens_per_s_gpu: poolsGpu});
     }
-    levers.push({technique: "prefill/decode disaggregation", setting: setting, ttft: [ttft, tPrefill + (tKv || 0.0)],
+    levers.push({technique: "prefill/decode disaggregation", setting: setting, ttft: [ttft, ttft * (1 - sv.prefix_hit) + (tKv || 0.0)],
       tpot: [tpotBefore, tp0], per_gpu: [before, poolsGpu],
       usd: [usd0 !== null && before > 0 ? usd0 * gpu0 / before : null, usd0 !== null && poolsGpu > 0 ? usd0 * gpu0 / poolsGpu : null],
       ends: balanced
@@ -503,6 +506,7 @@ const GR_SERVING = (() => {
     n.prefill_stages = stages;
     n.pool_round = tRound;
     n.pool_rate = poolRate;
+    n.pool_prefill_time = tPrefill;
     return out;
   }
 
