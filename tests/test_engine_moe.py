@@ -156,7 +156,9 @@ def test_a_short_prompt_reads_the_experts_its_tokens_touch_by_hand(prompt, touch
 def test_a_prompts_bound_grows_with_its_tokens_and_starts_at_one_tokens_read(model, hw, prec, tp, ep, dp):
     """A longer prompt touches at least the experts a shorter one does and does more FLOPs: its prefill bound never
     falls with T.  A prompt of one token reads what a decode step of batch 1 reads (the same experts: the one
-    token's), so its HBM ledger is that step's weights and one token's cache."""
+    token's; with an expert group wider than the replica, DeepSeek-V3's tp 1 x ep 8, when every replica of the group
+    runs one, m_P = 8, as every replica steps in a decode round), so its HBM ledger is that step's weights and one
+    token's cache; a prompt alone (its TTFT) reads its own token's experts, no more."""
     from genreport.formulas.compiled import load
     from genreport.load.loader import _precision, load_hardware
     from genreport.load.spec import Parallelism
@@ -170,6 +172,32 @@ def test_a_prompts_bound_grows_with_its_tokens_and_starts_at_one_tokens_read(mod
     q, env = load(), make_env(h, m, p, "exact")
     base, _, _ = _at_layout(env, m, h, p, par, 1.0, "exact")
     lay = env.with_layout(par)
-    one, step = at_prompt(base, lay, 1.0), at_batch(base, lay, 1.0, busiest=False)
+    one, step = at_prompt(base, lay, 1.0, steady=True), at_batch(base, lay, 1.0, busiest=False)
     assert (one["N"], one["N_x"], one["b"]) == (float(step["N"]), float(step["N_x"]), float(step["b"]))
+    alone = at_prompt(base, lay, 1.0)
+    assert alone["N"] < one["N"] if ep > tp else (alone["N"], alone["N_x"]) == (one["N"], one["N_x"])
     assert float(q["prefill_time_memory_gpu"](one)) < float(q["prefill_time_memory_gpu"](at_prompt(base, lay, 4096.0)))
+
+
+def test_a_prompt_alone_reads_its_own_tokens_experts_and_a_busy_group_all_of_theirs():
+    """DeepSeek-V3 fp8 on 8 H200, tp 1 x dp 8 x ep 8, a 16-token prompt (exact accounting): alone (its TTFT) its
+    tokens touch 256 (1 - (1 - 8/256)^16) = 101.96 experts a layer; with every replica of the group prefilling one
+    (m_P = 8, what prices it) the group's GPUs serve 128 tokens, 256 (1 - (1 - 8/256)^128) = 251.60.  The routed
+    parameters read scale with the experts touched (58 MoE layers of 44,040,192 parameters an expert: 3 x 7,168 x
+    2,048, deepseek-ai/DeepSeek-V3 config.json)."""
+    from genreport.load.loader import _precision, load_hardware
+    from genreport.load.spec import Parallelism
+    from genreport.model.layout import at_prompt
+    from genreport.model.plan import _at_layout, make_env
+
+    m, h, p = _m("deepseek-v3"), load_hardware(ROOT / "specs" / "hardware" / "h200.yaml"), _precision("fp8")
+    par = Parallelism(1, ep=8, dp=8)
+    env = make_env(h, m, p, "exact")
+    base, _, _ = _at_layout(env, m, h, p, par, 1.0, "exact")
+    lay = env.with_layout(par)
+    alone, busy = at_prompt(base, lay, 16.0), at_prompt(base, lay, 16.0, steady=True)
+    touched = [256 * (1 - (1 - 8 / 256) ** t) for t in (16, 128)]
+    assert touched == pytest.approx([101.96, 251.60], abs=0.005)
+    assert (float(alone["m_P"]), float(busy["m_P"])) == (1.0, 8.0)
+    assert float(alone["N_x"]) == pytest.approx(58 * touched[0] * 3 * 7168 * 2048, rel=1e-9)
+    assert float(busy["N_x"]) == pytest.approx(58 * touched[1] * 3 * 7168 * 2048, rel=1e-9)

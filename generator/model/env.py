@@ -270,21 +270,25 @@ class Env:
         return Env(slice_values(card, cut, n_x, self.wb), self.model, self.accounting, self.pc, dict(card),
                    layout or ONE_CARD, cut, self.wb)
 
-    def touched(self, tokens):
+    def touched(self, tokens, replicas=None):
         """Experts of one MoE layer that ``tokens`` tokens touch in expectation under uniform routing,
-        E (1 - (1 - k/E)^t): with n_EP > n_TP the experts of one GPU serve n_EP/n_TP replicas' tokens, t those of all."""
+        E (1 - (1 - k/E)^t): with n_EP > n_TP the experts of one GPU serve n_EP/n_TP replicas' tokens, t those of all
+        (a decode step: every replica steps at once); ``replicas``: how many replicas' ``tokens`` the group runs
+        instead (a prompt: m_P, 1 for a prompt alone)."""
         cut, moe = self.cut, self.model.moe
-        group = tokens * (cut.ep / cut.tp) if cut.ep > cut.tp else tokens
+        if replicas is None:
+            replicas = cut.ep / cut.tp if cut.ep > cut.tp else 1.0
+        group = tokens * replicas if replicas != 1 else tokens
         return arch.expected_experts_touched(moe.experts, moe.active_experts, group)
 
-    def read(self, tokens):
+    def read(self, tokens, replicas=None):
         """Whole-model parameters read (N) and routed-expert parameters read (N_x) when ``tokens`` pick experts.
 
         With n_EP > n_TP the experts of one GPU serve the micro-batches of n_EP/n_TP replicas, so the experts
-        touched are those of all their tokens.
+        touched are those of all their tokens (``replicas``: another number of replicas, :meth:`touched`).
         """
         pc = self.pc
-        touched = self.touched(tokens)
+        touched = self.touched(tokens, replicas)
         read = pc.total - pc.experts_routed + pc.moe_layers * touched * pc.expert_size
         experts = pc.moe_layers * touched * pc.expert_size
         card = self.card or self.values

@@ -365,16 +365,17 @@ def at_prompt(values: dict, env: Env, tokens, fewest: bool = False, steady: bool
     """The layout formulas' values of a pass over a prompt of ``tokens`` tokens (T; d_h in the prefill's form): for
     an MoE, the whole model's N and N_x that the prompt's tokens read, as :func:`at_batch` counts them for a batch of
     that many tokens (a prompt is one micro-batch, its tokens those of a decode step of that batch: E (1 - (1 -
-    k/E)^T) experts a layer, all of them long before a typical prompt's length); ``fewest``: the experts one token
+    k/E)^T) experts a layer, all of them long before a typical prompt's length; an expert group wider than the
+    replica reads those of the m_P prompts it runs, one alone for the TTFT); ``fewest``: the experts one token
     picks, the least any routing reads (every token picking the same), for a bound no routing can beat.  b: the mean
     bytes per weight of what is read.  ``steady``: the GPU time the prompt occupies when every replica of an expert
     group wider than a replica prefills at once (m_P = n_EP / n_TP: each GPU runs its replicas' shares of the experts),
     what rates and prices take; otherwise one prompt alone (m_P = 1: the group's GPUs share its experts), its TTFT."""
     t = np.asarray(tokens, dtype=float)
-    out = dict(values, T=t, d_h=prefill_head_dim(env.model, values["d_h"], tokens), m_P=np.float64(prompt_group(env)
-                                                                                                    if steady else 1.0))
-    if env.model.moe is not None:
-        out["N"], out["N_x"] = env.read(np.ones_like(t) if fewest else t)
+    m_p = prompt_group(env) if steady else 1.0
+    out = dict(values, T=t, d_h=prefill_head_dim(env.model, values["d_h"], tokens), m_P=np.float64(m_p))
+    if env.model.moe is not None:  # the experts the m_P prompts' tokens touch: a prompt alone, its own
+        out["N"], out["N_x"] = env.read(np.ones_like(t) if fewest else t, m_p)
         out["b"] = env.read_b(out["N"], out["N_x"])
     else:
         out["b"] = env.read_b()

@@ -287,16 +287,17 @@ const GR_MODEL = (function () {
 
   /** Experts of one MoE layer ``tokens`` tokens touch (Env.touched): an expert group wider than a replica serves
    * ep / tp replicas' tokens. */
-  function touchedAt(env, tokens) {
+  function touchedAt(env, tokens, replicas) {  // replicas: whose tokens the group runs (a prompt: m_P), else ep / tp
     const cut = env.cut, moe = env.model.moe;
-    const group = cut.ep > cut.tp ? tokens * (cut.ep / cut.tp) : tokens;
+    const reps = replicas === undefined ? (cut.ep > cut.tp ? cut.ep / cut.tp : 1.0) : replicas;
+    const group = reps !== 1 ? tokens * reps : tokens;
     return moe.experts * (1.0 - Math.pow(1.0 - moe.active_experts / moe.experts, group));
   }
 
   /** Whole-model parameters (N) and routed-expert parameters (N_x) read when ``tokens`` pick experts (Env.read). */
-  function readAt(env, tokens) {
+  function readAt(env, tokens, replicas) {
     const pc = env.pc, card = env.card;
-    const touched = touchedAt(env, tokens);
+    const touched = touchedAt(env, tokens, replicas);
     const read = pc.total - pc.experts_routed + pc.moe_layers * touched * pc.expert_size;
     const experts = pc.moe_layers * touched * pc.expert_size;
     if (env.accounting === "exact") return [read, experts];

@@ -234,7 +234,7 @@ const GR_PARALLEL = (() => {
       out.b = env.readB();
       return out;
     }
-    const nr = M.readAt(env, tk);
+    const nr = M.readAt(env, tk, out.m_P);  // the experts the m_P prompts' tokens touch
     out.N = nr[0];
     out.N_x = nr[1];
     out.b = env.readB(nr[0], nr[1]);
