@@ -388,7 +388,17 @@ def at_prompt(values: dict, env: Env, tokens, fewest: bool = False, steady: bool
 def prompt_group(env: Env) -> float:
     """m_P of a steady state: the replicas whose prompts an expert group wider than a replica runs at once, n_EP /
     n_TP (1 where the group is inside a replica)."""
-    return env.cut.ep / env.cut.tp if env.cut.ep > env.cut.tp else 1.0
+    return prompt_group_of(env.cut)
+
+
+def prompt_group_of(par) -> float:
+    """:func:`prompt_group` of a layout (anything with tp and ep)."""
+    return par.ep / par.tp if par.ep > par.tp else 1.0
+
+
+def _count(x: float) -> str:
+    """A count that may be fractional (m_P = 8 / 3): an integer where it is one."""
+    return f"{x:.0f}" if float(x).is_integer() else f"{x:.3g}"
 
 
 @dataclass
@@ -692,8 +702,11 @@ def _collective_formulas(p: ParallelResults, accounting: str | None = None, prom
                      f"the routed experts' 2 T N_x k_e / E_x) over its n_TP n_PP {noun}s and the whole prompt's FLOPs "
                      f"over the expert group's max(n_TP, n_EP) n_PP (all {p.parallelism.ep}): an engine can run one "
                      f"chunk's attention while the group's other {noun}s run another chunk's experts, and routing or "
-                     f"redundant experts can move the expert FLOPs off the replica; at {int(max(prompts)):,} tokens",
-                     float(pre["prefill_time_compute_gpu"][at])))
+                     f"redundant experts can move the expert FLOPs off the replica; m_P = 1, one prompt alone (its "
+                     f"TTFT; with all {_count(prompt_group_of(p.parallelism))} replicas of the group prefilling, m_P = "
+                     f"{_count(prompt_group_of(p.parallelism))}, each {noun} runs its prompt's whole work: "
+                     f"{float(pre['prefill_occupancy_bound'][at]) * 1e3:.3g} ms, what prices a prompt); at "
+                     f"{int(max(prompts)):,} tokens", float(pre["prefill_time_compute_gpu"][at])))
         rows.append(("prefill_time_compute_serial", f"the estimate: the engine's serial order, the attention and the "
                      f"rest on the replica's n_TP {noun}s, then their 1/n_EP of the routed experts, layer after layer"
                      + (f", the FLOPs at e_m = {p.matmul_share:.3g} of the peak" if p.matmul_share < 1 else "")
