@@ -45,6 +45,8 @@ class Frame:
 
 
 def frame(r) -> Frame:
+    from genreport.model.layout import prompt_group_of
+
     par = r.spec.parallelism
     if par is None:
         return Frame()
@@ -63,7 +65,7 @@ def frame(r) -> Frame:
     return Frame(many=par.gpus > 1, gpus=par.gpus, replica_gpus=par.replica_gpus, dp=par.dp, pp=par.pp, label=label,
                  names={k: SLICE_LATEX[k] for k in changed}, plain={k: PLAIN[k] for k in changed},
                  slices=slices, one_card=one_card, kv_card=float(lead.card["c"]),
-                 prompt_group=par.ep / par.tp if moe and par.ep > par.tp else 1.0,
+                 prompt_group=prompt_group_of(par) if moe else 1.0,
                  collectives=tuple(words for degree, words in ((par.tp, "tensor-parallel all-reduces"),
                                                              # none where ep <= tp: each GPU of a replica then
                                                              # holds its tp share of every expert (the ledgers'

@@ -391,6 +391,16 @@ def prompt_group(env: Env) -> float:
     return prompt_group_of(env.cut)
 
 
+def occupancy(q, qids, values: dict, env: Env, tokens, alone: dict) -> dict:
+    """Each quantity of ``qids`` at what a prompt of ``tokens`` occupies its replica for in a steady state (every
+    replica of an expert group wider than a replica prefilling: :func:`at_prompt`'s ``steady``), given ``alone``, the
+    same quantities of the prompt alone, which it is where the group is inside the replica."""
+    if prompt_group(env) == 1.0:
+        return {qid: alone[qid] for qid in qids}
+    steady = at_prompt(values, env, tokens, steady=True)
+    return {qid: q[qid](steady) for qid in qids}
+
+
 def prompt_group_of(par) -> float:
     """:func:`prompt_group` of a layout (anything with tp and ep)."""
     return par.ep / par.tp if par.ep > par.tp else 1.0
@@ -661,12 +671,10 @@ def _evaluate(r) -> ParallelResults:
                                             "prefill_time_overhead",
                                             "prefill_time_serial")}
             # what a prompt occupies its replica for in a steady state (every replica of a wider expert group
-            # prefilling): the prompt rates and prices; the TTFT of one prompt alone where the group is the replica
-            steady = at_prompt(base, at_layout, t, steady=True) if prompt_group(at_layout) > 1 else None
-            for qid, name in (("prefill_time_bound", "prefill_occupancy_bound"),
-                              ("prefill_time_serial", "prefill_occupancy_serial")):
-                out.prefill[acc][name] = (out.prefill[acc][qid] if steady is None
-                                          else np.asarray(q[qid](steady), dtype=float) * np.ones_like(t))
+            # prefilling): the prompt rates and prices
+            busy = occupancy(q, tuple(OCCUPANCY.values()), base, at_layout, t, out.prefill[acc])
+            for name, qid in OCCUPANCY.items():
+                out.prefill[acc][name] = np.asarray(busy[qid], dtype=float) * np.ones_like(t)
     if w.training_tokens:
         env = r.envs["seed"].one_card()
         rows: list[tuple[str, dict, float | None]] = []

@@ -25,7 +25,7 @@ from genreport.model.layout import (
     choose_links,
     layout_values,
     min_gpus_to_fit,
-    prompt_group,
+    occupancy,
     tp_choices,
 )
 from genreport.model.serving import (
@@ -456,8 +456,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         qid = "prefill_time_bound" if estimate == "bound" else "prefill_time_serial"
         t = float(q[qid](at_prompt(base, lay, float(shape.prompt))))
         # and what the prompt occupies its replica for in a steady state, which prices it (Request.prefill_bound)
-        busy = float(q[qid](at_prompt(base, lay, float(shape.prompt), steady=True))) if prompt_group(lay) > 1 else t
-        return t, busy
+        return t, float(occupancy(q, (qid,), base, lay, float(shape.prompt), {qid: t})[qid])
 
     ttft, busy = _once(memo, ("ttft",) + key, ttft_part)
     if shape.ttft is not None and not ttft <= shape.ttft:

@@ -29,7 +29,7 @@ from genreport.formulas.architecture import bounded_layers, chunked_layers
 from genreport.formulas.compiled import load
 from genreport.load.spec import Hardware, Model, Parallelism, Precision
 from genreport.model.env import make_env
-from genreport.model.layout import at_batch, at_prompt, choose_links, layout_values, prompt_group
+from genreport.model.layout import at_batch, at_prompt, choose_links, layout_values, occupancy
 from genreport.model.stacked import over
 
 
@@ -257,11 +257,11 @@ def _layout_part(q, env, model: Model, hw: Hardware, precision: Precision, par: 
     lay = env.with_layout(par)
     last = float(last_context(prompt, output))
     pre = at_prompt(base, lay, float(prompt))
-    ttft_b, ttft_s = float(q["prefill_time_bound"](pre)), float(q["prefill_time_serial"](pre))
-    busy_b, busy_s = ttft_b, ttft_s  # a prompt's occupancy of its replica in a steady state (Request.prefill_bound)
-    if prompt_group(lay) > 1:
-        steady = at_prompt(base, lay, float(prompt), steady=True)
-        busy_b, busy_s = float(q["prefill_time_bound"](steady)), float(q["prefill_time_serial"](steady))
+    qids = ("prefill_time_bound", "prefill_time_serial")
+    alone = {qid: float(q[qid](pre)) for qid in qids}
+    ttft_b, ttft_s = alone["prefill_time_bound"], alone["prefill_time_serial"]
+    # a prompt's occupancy of its replica in a steady state (Request.prefill_bound)
+    busy_b, busy_s = (float(x) for x in occupancy(q, qids, base, lay, float(prompt), alone).values())
     g = env.at(context=last)
     cv = dict(base, S=np.float64(last), c=np.float64(np.ravel(g["c"])[0]), d_h=np.float64(np.ravel(g["d_h"])[0]))
     read = dict(cv, c=_read_c(env, last))  # the step reads; cv holds
