@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import urllib.parse
+from pathlib import Path
 
 import pytest
 from genreport.present import fmt
@@ -31,6 +32,48 @@ def chromium(url: str, budget_ms: int = 8000) -> str:
                           capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout
+
+
+FRAMES = """<!DOCTYPE html><html><body><pre id="out"></pre><script>
+const URLS = %s, got = [];
+let pending = URLS.length;
+URLS.forEach(function (url, i) {
+  const f = document.createElement("iframe");
+  f.src = url;
+  f.onload = function () {  // the page's what-if runs as it loads; a moment more for what it schedules
+    setTimeout(function () {
+      got[i] = f.contentDocument.documentElement.outerHTML;
+      if (--pending === 0) document.getElementById("out").textContent = JSON.stringify(got);
+    }, 1000);
+  };
+  document.body.appendChild(f);
+});
+</script></body></html>"""
+
+
+def chromium_pages(urls: list[str], folder: Path) -> list[str]:
+    """Each page of ``urls`` (file URLs, a what-if in the fragment) as its scripts leave it, loaded as frames of one
+    headless Chromium: one start for them all (a start and a report's first run take about 2 s each)."""
+    harness = folder / "frames.html"
+    harness.write_text(FRAMES % json.dumps(urls), encoding="utf-8")
+    dom = chromium(harness.as_uri(), 30000)
+    return json.loads(html.unescape(re.search(r'<pre id="out">(.*?)</pre>', dom, re.S).group(1)))
+
+
+# the pages the dimming tests below read, loaded together (chromium_pages)
+DIMMED = {
+    "mixtral": ("mixtral8x22b-h100-tp8-ep8", ""),
+    "mixtral-prompts": ("mixtral8x22b-h100-tp8-ep8", "#set=workloads.prefill.prompt=%5B4%2C%202k%5D"),
+    "70b-tp4": ("llama70b-h100-tp8", "#set=parallelism.tp=4"),
+    "deepseek": ("deepseek-v3-h200-ep8", ""),
+    "deepseek-bandwidth": ("deepseek-v3-h200-ep8", "#set=hardware.memory.bandwidth=6%20TB/s"),
+}
+
+
+@pytest.fixture(scope="module")
+def dimmed(tmp_path_factory) -> dict[str, str]:
+    urls = [(ROOT / "out" / name / "report.html").as_uri() + fragment for name, fragment in DIMMED.values()]
+    return dict(zip(DIMMED, chromium_pages(urls, tmp_path_factory.mktemp("frames")), strict=True))
 
 
 def marked(dom: str) -> list[dict]:
@@ -194,25 +237,22 @@ def live_part(page: str) -> tuple[str, str]:
     return page[:at], page[at:]
 
 
-def test_a_mixture_of_experts_paragraph_is_dimmed_under_a_what_if():
+def test_a_mixture_of_experts_paragraph_is_dimmed_under_a_what_if(dimmed):
     """Chapter 1's MoE paragraph (the experts each batch and each prompt touches, the bytes they stream) is Python's
     prose, not recomputed in the page: under a what-if that changes what it counts (the prompts) it is dimmed, as the
     page's other static words are; as built it is not."""
-    report = ROOT / "out" / "mixtral8x22b-h100-tp8-ep8" / "report.html"
     mark = re.compile(r'<p data-static=""( class="stale")?[^>]*>Mixtral 8x22B[^<]* is a mixture of experts')
-    built = mark.search(chromium(report.as_uri()))
+    built = mark.search(dimmed["mixtral"])
     assert built and not built.group(1)
-    dom = chromium(report.as_uri() + "#set=workloads.prefill.prompt=%5B4%2C%202k%5D")
-    assert mark.search(dom).group(1)
+    assert mark.search(dimmed["mixtral-prompts"]).group(1)
 
 
-def test_chapter_6_words_with_the_built_layouts_numbers_are_dimmed_under_a_what_if():
+def test_chapter_6_words_with_the_built_layouts_numbers_are_dimmed_under_a_what_if(dimmed):
     """Chapter 6's sentences and formula labels that state the built layout's numbers (one batch-1 all-reduce over
     the 8 GPUs: 0.636 us bound, 0.0152 ms as run; the kernels a layer and their costs) are not recomputed in the page:
     under tp = 4 they are dimmed, not shown undimmed beside the recomputed tables.  A formula result the page does not
     recompute (DeepSeek-V3's (1), the weights one token streams at batch 1) is dimmed likewise."""
-    report = ROOT / "out" / "llama70b-h100-tp8" / "report.html"
-    dom = chromium(report.as_uri() + "#set=parallelism.tp=4")
+    dom = dimmed["70b-tp4"]
     chapter = dom[dom.index('<section id="s7"'):]
     chapter = chapter[:chapter.index("</section>")]
     for words in ("How a collective is costed", "Two numbers per point"):
@@ -227,13 +267,11 @@ def test_chapter_6_words_with_the_built_layouts_numbers_are_dimmed_under_a_what_
     levels = (ROOT / "out" / "seed000-70b-h100" / "report.html").read_text(encoding="utf-8")
     assert "<p data-static>Seed 000's four levels of memory" in levels  # the GPU's sizes: the spec's hardware
     assert '<div class="scroll" data-static><table>' in levels[levels.index("four levels of memory"):][:400]
-    moe = ROOT / "out" / "deepseek-v3-h200-ep8" / "report.html"
-    for url, dimmed in ((moe.as_uri(), False), (moe.as_uri() + "#set=hardware.memory.bandwidth=6%20TB/s", True)):
-        page = chromium(url)
+    for page, stale in ((dimmed["deepseek"], False), (dimmed["deepseek-bandwidth"], True)):
         res = re.search(r'<div class="res( stale)?"[^>]*>= <strong>7\.27 ms</strong>', page)
-        assert res and bool(res.group(1)) == dimmed
+        assert res and bool(res.group(1)) == stale
         mla = re.search(r'<p data-static=""( class="stale")?[^>]*>Multi-head latent attention caches', page)
-        assert mla and bool(mla.group(1)) == dimmed
+        assert mla and bool(mla.group(1)) == stale
 
 
 def test_the_only_scripts_are_the_live_what_if_and_they_fetch_nothing():
