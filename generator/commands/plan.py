@@ -54,7 +54,8 @@ def _parser() -> argparse.ArgumentParser:
                "price, and are tried only when named (--weights bf16,fp8,int8,int4). TTFT is one prompt alone on the "
                "replica (no queueing); $/M input tokens price the prompt at the time it occupies its replica (that "
                "TTFT, or, where the expert group is wider than the replica, its prefill while every replica of the "
-               "group prefills one), $/M output tokens the decode rate per device.")
+               "group prefills one; a pipeline of pp stages admits a prompt every 1/pp of it), $/M output tokens the "
+               "decode rate per device.")
     p.add_argument("model", metavar="MODEL", help="catalog name or path of a model spec, e.g. llama-3.1-70b")
     p.add_argument("--hardware", default=None, metavar="DEVICE[,DEVICE]",
                    help="catalog names or paths of hardware (GPUs, TPU or Gaudi chips), comma-separated, e.g. "

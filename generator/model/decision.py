@@ -152,6 +152,8 @@ def rows(r) -> list[dict]:
                 "usd_per_mtok": _usd_per_mtok(price, tps_total) if fits else None,
             })
     replica = r.parallel.parallelism.replica_gpus if r.parallel is not None else 1  # a prompt occupies a replica
+    # a replica of pp stages admits a prompt every 1/pp of its pass (DistServe, section 3.1; the disaggregation row's)
+    stages = r.parallel.parallelism.pp if r.parallel is not None else 1
     if lead in r.prefill:
         p = r.prefill[lead]
         for i, t_tok in enumerate(w.prefill_prompt):
@@ -175,8 +177,9 @@ def rows(r) -> list[dict]:
                 "binds": roof, "roof": roof,
                 "time": t, "other_roof": max(ledgers.values()) / second if second > 0 else None,
                 "other": _next(ledgers), "fits": fits_weights,
-                "ms_to_first_token": t * 1e3, "tokens_per_s": t_tok / busy,  # a replica's prompt rate: its occupancy
-                "usd_per_mtok": _usd_per_mtok(price * replica if price else None, t_tok / busy) if fits_weights else None,
+                "ms_to_first_token": t * 1e3, "tokens_per_s": t_tok * stages / busy,  # a replica's prompt rate
+                "usd_per_mtok": _usd_per_mtok(price * replica if price else None, t_tok * stages / busy)
+                if fits_weights else None,
             })
     if r.training:
         t_tok = w.training_tokens

@@ -575,7 +575,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     return PlanRow(name, par.tp, par.pp, par.ep, par.gpus, w_gpu, int(min(cap, 1e9)), b, limit, binds,
                    float(t_bound[i]), t_ser, ledgers[2], b * per_user, per_gpu, link_text,
                    par.dp, hw.name, prec.kv_cache, ttft, t, ttft + dec, per_user, int(min(cap, 1e9)) * par.dp,
-                   headroom, usd_per_mtok(price, shape.prompt / (busy * par.replica_gpus)),
+                   headroom, usd_per_mtok(price, shape.prompt * par.pp / (busy * par.replica_gpus)),
                    usd_per_mtok(price, per_gpu), joules_per_token(hw.power_watts, per_gpu),
                    replicas * par.gpus,
                    per_gpu * node_busy_gpus(par.replica_gpus, hw.node.gpus_per_node)

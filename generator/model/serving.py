@@ -65,6 +65,7 @@ class Request:
     # expert group wider than the replica every replica of the group prefilling at once (layout.at_prompt's steady)
     prefill_bound: float
     prefill_serial: float
+    stages: int = 1  # pipeline stages of the replica: it admits a prompt every prefill / stages
 
     def per_user(self, estimate: str = "bound") -> float:
         """tok/s one sequence sees over its output: (T_o - 1) / decode time (1 / TPOT for one-token outputs)."""
@@ -82,10 +83,10 @@ class Request:
         return self.per_gpu(estimate) * busy if busy else None
 
     def prefill_per_gpu(self, estimate: str = "bound") -> float:
-        """Prompt tok/s of one GPU: one prompt at a time on the replica, each occupying it for its steady-state
-        prefill time, over its GPUs."""
+        """Prompt tok/s of one GPU: prompts one after another on the replica, each occupying it for its steady-state
+        prefill time (a pipeline of pp stages admitting the next after 1/pp of it), over its GPUs."""
         t = self.prefill_bound if estimate == "bound" else self.prefill_serial
-        return self.prompt / (t * self.replica_gpus)
+        return self.prompt * self.stages / (t * self.replica_gpus)
 
     def as_json(self, estimate: str = "bound") -> dict:
         return dict(self.__dict__) | {"tokens_per_s_user": self.per_user(estimate),
@@ -164,7 +165,7 @@ def request(model: Model, hw: Hardware, precision: Precision, par: Parallelism, 
     ttft_b, ttft_s, cap = v["ttft_bound"], v["ttft_serial"], v["capacity_batch"]
     tpot_b, tpot_s, dec_b, dec_s = (float(v[k]) for k in ("tpot_bound", "tpot_serial", "decode_bound", "decode_serial"))
     return Request(prompt, output, batch, par.replica_gpus, ttft_b, ttft_s, tpot_b, tpot_s, dec_b, dec_s,
-                   ttft_b + dec_b, ttft_s + dec_s, cap, v["prefill_bound"], v["prefill_serial"])
+                   ttft_b + dec_b, ttft_s + dec_s, cap, v["prefill_bound"], v["prefill_serial"], par.pp)
 
 
 def curve(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batches, prompt: int, output: int,

@@ -788,7 +788,7 @@ const GR_MODEL = (function () {
       });
     }
     if (res.prefill[lead]) {
-      const p = res.prefill[lead];
+      const p = res.prefill[lead], stages = par ? par.stages : 1;
       w.prefill_prompt.forEach(function (tk, i) {
         let tc = p.prefill_time_compute[i], tm = p.prefill_time_memory[i], time = Math.max(tc, tm), busy = time;
         let named = {compute: tc, bandwidth: tm};
@@ -804,8 +804,8 @@ const GR_MODEL = (function () {
         out.push({workload: "prefill", label: "prefill P = " + tk.toLocaleString("en-US"), tokens: tk,
           binds: roof, roof: roof, time: time,
           other_roof: second > 0 ? Math.max.apply(null, ledgers) / second : null, other: nextLedger(named), fits: fitsWeights,
-          ms_to_first_token: time * 1e3, tokens_per_s: tk / busy,
-          usd_per_mtok: fitsWeights ? usdPerMtok(price && par ? price * par.replica_gpus : price, tk / busy) : null});
+          ms_to_first_token: time * 1e3, tokens_per_s: tk * stages / busy,  // pp stages admit a prompt every 1/pp
+          usd_per_mtok: fitsWeights ? usdPerMtok(price && par ? price * par.replica_gpus : price, tk * stages / busy) : null});
       });
     }
     if (res.training.length) {

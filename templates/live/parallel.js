@@ -370,7 +370,7 @@ const GR_PARALLEL = (() => {
   function evaluate(res, inp, t) {
     const par = inp.parallelism, hw = inp.hardware, m = inp.model, w = inp.workloads;
     const [links, notes] = chooseLinks(hw, par), recipe = w.recipes.length ? w.recipes[0] : "bf16-grads", order = layouts(m);
-    const out = {links: links, notes: notes, replica_gpus: par.tp * par.pp,
+    const out = {links: links, notes: notes, replica_gpus: par.tp * par.pp, stages: par.pp,
       dp: par.dp || 1, gpus: par.tp * par.pp * (par.dp || 1), scalars: {}, perContext: {}, decode: {}, prefill: {},
       minGpus: {}, training: []};
     ["seed", "exact"].forEach(acc => {

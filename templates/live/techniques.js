@@ -163,7 +163,7 @@ const GR_SERVING = (() => {
       const one = (t0, busy0, tpot, dec) => {
         const user = sv.output > 1 && dec > 0 ? (sv.output - 1) / dec : 1.0 / tpot, perGpu = b * user / gpus;
         return {ttft: t0, prefill: busy0, tpot: tpot, e2e: t0 + dec, tokens_per_s_user: user, tokens_per_s_gpu: perGpu,
-          tokens_per_s_node: node ? perGpu * nodeBusy : null, usd_per_mtok_in: usd(price, sv.prompt / (busy0 * gpus)),
+          tokens_per_s_node: node ? perGpu * nodeBusy : null, usd_per_mtok_in: usd(price, sv.prompt * (par.pp || 1) / (busy0 * gpus)),
           usd_per_mtok_out: usd(price, perGpu), joules_per_token: power && perGpu > 0 ? power / perGpu : null};
       };
       const v = P.atBatch(read, lay, b), w = P.atBatch(rv, lay, b);

@@ -514,7 +514,20 @@ def root(context, missing=missing):
         yield ': each '
         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
         yield " runs its replicas' shares of the experts), longer than its TTFT alone,\nfor which the whole group runs its experts."
+    if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp') > 1):
+        pass
+        yield ' A replica of '
+        yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
+        yield ' pipeline stages works on\n'
+        yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
+        yield ' prompts at once, admitting one every 1/'
+        yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
+        yield " of a prompt's pass: its prompt tokens/s"
+        if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour'):
+            pass
+            yield ' and\nprice'
+        yield ' count that.'
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=82&5=95&6=97&7=105&8=117&9=125&10=137&11=155&12=161&13=193&14=197&15=219&16=232&19=239&22=254&23=273&24=325&25=374&27=378&29=382&30=392&31=401&32=417&33=428&34=435&35=437&36=451&40=470&41=482&42=498&43=501&44=511&45=513'
+debug_info = '1=82&5=95&6=97&7=105&8=117&9=125&10=137&11=155&12=161&13=193&14=197&15=219&16=232&19=239&22=254&23=273&24=325&25=374&27=378&29=382&30=392&31=401&32=417&33=428&34=435&35=437&36=451&40=470&41=482&42=498&43=501&44=511&45=513&46=517&47=522'
