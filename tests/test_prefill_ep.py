@@ -160,7 +160,7 @@ def test_a_pipelined_replica_admits_a_prompt_every_1_over_pp_of_its_pass():
     count that: 2 T / TTFT per replica, an upper bound since the busiest stage takes at least TTFT / 2; at tp 8 x pp 1
     the same rate is T / TTFT.  Page 1's footnote says so."""
     from genreport.model.plan import Shape, plan
-    from shared import html
+    from shared import rendered
 
     over = ["parallelism.pp=2"]
     r = evaluated("llama70b-h100-tp8.yaml", over)
@@ -179,5 +179,5 @@ def test_a_pipelined_replica_admits_a_prompt_every_1_over_pp_of_its_pass():
     p1 = next(x for x in found.rows if (x.tp, x.pp, x.ep, x.dp) == (8, 1, 1, 1))
     assert p2.usd_per_mtok_in == pytest.approx(price / (2 * sv.prompt / (p2.ttft * 16) * 3600) * 1e6, rel=1e-12)
     assert p1.usd_per_mtok_in == pytest.approx(price / (sv.prompt / (p1.ttft * 8) * 3600) * 1e6, rel=1e-12)
-    words = " ".join(html("llama70b-h100-tp8.yaml", over).split())
+    words = " ".join(rendered(r).split())
     assert "A replica of 2 pipeline stages works on 2 prompts at once, admitting one every 1/2 of a prompt's pass" in words
