@@ -554,8 +554,9 @@ def _pool_point(spec) -> dict | None:
 def _wider_group(spec) -> bool:
     """Whether an MoE's expert-parallel group is wider than its replica (ep > tp): a prompt then occupies its replica
     longer than its TTFT alone (Request.prefill_bound)."""
-    par = spec.parallelism
-    return spec.model.moe is not None and par is not None and par.ep > par.tp
+    from genreport.model.layout import prompt_group_of
+
+    return spec.model.moe is not None and spec.parallelism is not None and prompt_group_of(spec.parallelism) > 1
 
 
 def _one_pool_point(spec) -> dict | None:

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 from genreport.model.env import make_env, spec_env
+from genreport.model.layout import prompt_rate
 from genreport.model.values import physical
 
 
@@ -152,7 +153,6 @@ def rows(r) -> list[dict]:
                 "usd_per_mtok": _usd_per_mtok(price, tps_total) if fits else None,
             })
     replica = r.parallel.parallelism.replica_gpus if r.parallel is not None else 1  # a prompt occupies a replica
-    # a replica of pp stages admits a prompt every 1/pp of its pass (DistServe, section 3.1; the disaggregation row's)
     stages = r.parallel.parallelism.pp if r.parallel is not None else 1
     if lead in r.prefill:
         p = r.prefill[lead]
@@ -177,8 +177,8 @@ def rows(r) -> list[dict]:
                 "binds": roof, "roof": roof,
                 "time": t, "other_roof": max(ledgers.values()) / second if second > 0 else None,
                 "other": _next(ledgers), "fits": fits_weights,
-                "ms_to_first_token": t * 1e3, "tokens_per_s": t_tok * stages / busy,  # a replica's prompt rate
-                "usd_per_mtok": _usd_per_mtok(price * replica if price else None, t_tok * stages / busy)
+                "ms_to_first_token": t * 1e3, "tokens_per_s": prompt_rate(t_tok, busy, stages),
+                "usd_per_mtok": _usd_per_mtok(price * replica if price else None, prompt_rate(t_tok, busy, stages))
                 if fits_weights else None,
             })
     if r.training:

@@ -406,9 +406,12 @@ def prompt_group_of(par) -> float:
     return par.ep / par.tp if par.ep > par.tp else 1.0
 
 
-def _count(x: float) -> str:
-    """A count that may be fractional (m_P = 8 / 3): an integer where it is one."""
-    return f"{x:.0f}" if float(x).is_integer() else f"{x:.3g}"
+def prompt_rate(tokens, busy, stages: int = 1):
+    """Prompt tokens a second a replica admits: one prompt of ``tokens`` each ``busy`` seconds (its occupancy,
+    :func:`occupancy`), a replica of ``stages`` pipeline stages working on as many prompts at once (it admits one
+    every 1/stages of a pass: DistServe, Zhong et al., OSDI 2024, section 3.1) -- an upper bound, the busiest stage
+    taking at least 1/stages of the pass.  Page 1's prompt rows, the serving rows' and ``plan``'s $/M input tokens."""
+    return tokens * stages / busy
 
 
 @dataclass
@@ -711,8 +714,8 @@ def _collective_formulas(p: ParallelResults, accounting: str | None = None, prom
                      f"over the expert group's max(n_TP, n_EP) n_PP (all {p.parallelism.ep}): an engine can run one "
                      f"chunk's attention while the group's other {noun}s run another chunk's experts, and routing or "
                      f"redundant experts can move the expert FLOPs off the replica; m_P = 1, one prompt alone (its "
-                     f"TTFT; with all {_count(prompt_group_of(p.parallelism))} replicas of the group prefilling, m_P = "
-                     f"{_count(prompt_group_of(p.parallelism))}, each {noun} runs its prompt's whole work: "
+                     f"TTFT; with all {prompt_group_of(p.parallelism):.3g} replicas of the group prefilling, m_P = "
+                     f"{prompt_group_of(p.parallelism):.3g}, each {noun} runs its prompt's whole work: "
                      f"{float(pre['prefill_occupancy_bound'][at]) * 1e3:.3g} ms, what prices a prompt); at "
                      f"{int(max(prompts)):,} tokens", float(pre["prefill_time_compute_gpu"][at])))
         rows.append(("prefill_time_compute_serial", f"the estimate: the engine's serial order, the attention and the "

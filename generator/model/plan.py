@@ -26,6 +26,7 @@ from genreport.model.layout import (
     layout_values,
     min_gpus_to_fit,
     occupancy,
+    prompt_rate,
     tp_choices,
 )
 from genreport.model.serving import (
@@ -575,7 +576,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     return PlanRow(name, par.tp, par.pp, par.ep, par.gpus, w_gpu, int(min(cap, 1e9)), b, limit, binds,
                    float(t_bound[i]), t_ser, ledgers[2], b * per_user, per_gpu, link_text,
                    par.dp, hw.name, prec.kv_cache, ttft, t, ttft + dec, per_user, int(min(cap, 1e9)) * par.dp,
-                   headroom, usd_per_mtok(price, shape.prompt * par.pp / (busy * par.replica_gpus)),
+                   headroom, usd_per_mtok(price, prompt_rate(shape.prompt, busy, par.pp) / par.replica_gpus),
                    usd_per_mtok(price, per_gpu), joules_per_token(hw.power_watts, per_gpu),
                    replicas * par.gpus,
                    per_gpu * node_busy_gpus(par.replica_gpus, hw.node.gpus_per_node)

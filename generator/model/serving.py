@@ -29,7 +29,7 @@ from genreport.formulas.architecture import bounded_layers, chunked_layers
 from genreport.formulas.compiled import load
 from genreport.load.spec import Hardware, Model, Parallelism, Precision
 from genreport.model.env import make_env
-from genreport.model.layout import at_batch, at_prompt, choose_links, layout_values, occupancy
+from genreport.model.layout import at_batch, at_prompt, choose_links, layout_values, occupancy, prompt_rate
 from genreport.model.stacked import over
 
 
@@ -86,7 +86,7 @@ class Request:
         """Prompt tok/s of one GPU: prompts one after another on the replica, each occupying it for its steady-state
         prefill time (a pipeline of pp stages admitting the next after 1/pp of it), over its GPUs."""
         t = self.prefill_bound if estimate == "bound" else self.prefill_serial
-        return self.prompt * self.stages / (t * self.replica_gpus)
+        return prompt_rate(self.prompt, t, self.stages) / self.replica_gpus
 
     def as_json(self, estimate: str = "bound") -> dict:
         return dict(self.__dict__) | {"tokens_per_s_user": self.per_user(estimate),

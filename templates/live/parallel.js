@@ -409,11 +409,10 @@ const GR_PARALLEL = (() => {
         out.prefill[acc] = {};
         PREFILL.forEach(q => { out.prefill[acc][q] = w.prefill_prompt.map(tk => call(q, atPrompt(base, atLayout, tk))); });
         // a prompt's occupancy of its replica in a steady state (layout.OCCUPANCY): the prompt rates and prices
-        [["prefill_time_bound", "prefill_occupancy_bound"], ["prefill_time_serial", "prefill_occupancy_serial"]].forEach(
-          ([q, name]) => {
-            out.prefill[acc][name] = promptGroup(atLayout) > 1
-              ? w.prefill_prompt.map(tk => call(q, atPrompt(base, atLayout, tk, true))) : out.prefill[acc][q];
-          });
+        Object.entries(OCCUPANCY).forEach(([name, q]) => {
+          out.prefill[acc][name] = promptGroup(atLayout) > 1
+            ? w.prefill_prompt.map(tk => call(q, atPrompt(base, atLayout, tk, true))) : out.prefill[acc][q];
+        });
       }
     });
     if (w.training_tokens) {
