@@ -37,7 +37,9 @@ def code_digest() -> str:
     h = hashlib.sha256(f"genreport {__version__}\0python {sys.version_info[:2]}\0".encode())
     for name in DEPENDENCIES:
         h.update(f"{name} {_version(name)}\0".encode())
-    h.update(f"SOURCE_DATE_EPOCH={os.environ.get('SOURCE_DATE_EPOCH', '')}\0".encode())
+    # unset is "0": what genreport sets before it prints (commands.cli, printing.pdf), so a digest taken before that
+    # (a library caller's first build) keys the caches as the prints after it do
+    h.update(f"SOURCE_DATE_EPOCH={os.environ.get('SOURCE_DATE_EPOCH', '0')}\0".encode())
     for folder in folders():
         for path in sorted(folder.rglob("*")):
             if path.suffix in SUFFIXES and "__pycache__" not in path.parts and path.is_file():
