@@ -71,10 +71,10 @@ def _by_workers(kind: str, key: tuple, make):
     with open(Path(folder) / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes: a worker that dies leaves no lock
         if data.is_file():
-            return _thawed(pickle.loads(data.read_bytes()))
+            return pickle.loads(data.read_bytes())
         value = make()
         try:
-            blob = pickle.dumps(_frozen(value))
+            blob = _pickled(value)
         except (pickle.PicklingError, TypeError, AttributeError):
             return value
         part = data.with_suffix(".part")
@@ -84,8 +84,7 @@ def _by_workers(kind: str, key: tuple, make):
 
 
 def _arrays(obj) -> list:
-    """The NumPy arrays inside ``obj``, each once, in an order that depends only on its structure (so a pickled copy
-    lists its arrays in the same order)."""
+    """The NumPy arrays inside ``obj``, each once."""
     import numpy as np
 
     found, seen, todo = [], set(), [obj]
@@ -107,19 +106,34 @@ def _arrays(obj) -> list:
     return found
 
 
-def _frozen(value):
-    """(value, which of its arrays are read-only): a pickled array comes back writeable."""
-    return value, [not a.flags.writeable for a in _arrays(value)]
+def _read_only_array(reduced):
+    """An array pickled read-only (``_Pickler``), read-only again: a pickled array comes back writeable."""
+    make, args, *state = reduced
+    array = make(*args)
+    if state:
+        array.__setstate__(state[0])
+    array.flags.writeable = False
+    return array
 
 
-def _thawed(pair):
-    value, read_only = pair
-    arrays = _arrays(value)
-    if len(arrays) == len(read_only):
-        for a, frozen in zip(arrays, read_only, strict=True):
-            if frozen:
-                a.flags.writeable = False
-    return value
+class _Pickler(pickle.Pickler):
+    """Pickles the read-only NumPy arrays as read-only ones: what a worker reads back is what the other made, without a
+    walk over the results for their arrays on either side (it was 5-8 s of a run's CPU)."""
+
+    def reducer_override(self, obj):
+        import numpy as np
+
+        if type(obj) is np.ndarray and not obj.flags.writeable:
+            return _read_only_array, (obj.__reduce__(),)
+        return NotImplemented
+
+
+def _pickled(value) -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
+    return buffer.getvalue()
 
 
 def _evaluate(path: Path, overrides: tuple[str, ...]):
