@@ -557,13 +557,20 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
         lines.append(f"not tried: {', '.join(left_out)} weights (the default tries the checkpoint's format and fp8 "
                      "for 16-bit models from 8B up; narrower formats change the model's accuracy, which a roofline "
                      "does not price); to include them: --weights " + ",".join(dict.fromkeys((*tried, *left_out))))
-    bare = [g for g in gpus if g.kernels.absent and not (g.kernels.decode and g.kernels.launch)]
-    if bare:  # the serial estimate's per-kernel costs are sourced on NVIDIA's stack only (spec.no_kernel_cost)
+    # the serial estimate's per-kernel costs are sourced on NVIDIA's stack, AMD's HIP graph replay but not its launch
+    # (spec.no_kernel_cost)
+    bare = [g for g in gpus if g.kernels.absent and not g.kernels.decode and not g.kernels.launch]
+    if bare:
         lines.append("no sourced per-kernel cost on " + "; on ".join(
             f"{g.title} ({g.kernels.absent})" for g in bare) + ": the serial estimate charges "
             + ("it" if len(bare) == 1 else "them") + " no kernels' fixed costs (left out; engine.graph_kernel and "
             "engine.kernel_launch give sourced ones)" + ("" if estimate == "serial" else
                                                          ", and the bound charges none on any hardware"))
+    unlaunched = [g for g in gpus if g.kernels.absent and g.kernels.decode and not g.kernels.launch]
+    if unlaunched:
+        lines.append("no sourced kernel launch cost on " + "; on ".join(
+            f"{g.title} ({g.kernels.absent})" for g in unlaunched) + ": the serial prefill (TTFT) charges no "
+            "kernels' fixed costs there, decode its graph replay's (engine.kernel_launch gives a sourced one)")
     if any(r.precision in ("int8", "int4") for r in result.rows[:limit]):
         lines.append("int8/int4 weights: the bound charges no dequantization (their rows are what the format's bytes "
                      "allow); --estimate serial streams them at the share of the bandwidth weight-only kernels reach "

@@ -181,13 +181,14 @@ def moe_from(moe: dict) -> MoE:
 
 def engine_kernels(engine: dict, vendor: str = "NVIDIA") -> Kernels:
     """The engine block's fixed costs per kernel, the defaults of ``vendor``'s hardware where the spec is silent
-    (spec.KERNELS_SOURCE on NVIDIA; none elsewhere, spec.no_kernel_cost)."""
+    (spec.KERNELS_SOURCE on NVIDIA, spec.AMD_KERNELS_SOURCE's graph replay on AMD; none elsewhere, spec.no_kernel_cost)."""
     k = Kernels.for_vendor(vendor)
-    both = "kernel_launch" in engine and "graph_kernel" in engine
+    # nothing absent once both costs are given or sourced (AMD's graph replay is; a spec may give its launch)
+    both = ("kernel_launch" in engine or k.launch > 0) and ("graph_kernel" in engine or k.graph > 0)
     return Kernels(per_layer=float(engine.get("kernels_per_layer", k.per_layer)),
                    launch=_q(engine["kernel_launch"]) if "kernel_launch" in engine else k.launch,
                    graph=_q(engine["graph_kernel"]) if "graph_kernel" in engine else k.graph,
-                   absent="" if both else k.absent,
+                   absent="" if both else k.absent, source=k.source,
                    cuda_graphs=bool(engine.get("cuda_graphs", k.cuda_graphs)),
                    one_shot=engine.get("all_reduce", "library") == "one-shot",
                    all_to_all=str(engine.get("all_to_all", k.all_to_all)),

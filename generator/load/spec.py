@@ -90,23 +90,34 @@ KERNELS_SOURCE = ("launch about 4-6 us per kernel (pegainfer (3), From Launch Ov
                   "kernel in a CUDA graph replay (NVIDIA, Getting Started with CUDA Graphs: 3.8 against 3.4 us per "
                   "2.9 us kernel); 10 kernels per layer (vLLM's Llama decoder layer); vLLM, SGLang and TensorRT-LLM "
                   "capture decode in CUDA graphs by default")
-# Those costs are measured on NVIDIA GPUs with CUDA; no source gathered gives them for another vendor's stack, so there
-# the estimate charges no per-kernel cost (tau_k = tau_l = 0) and says why, unless the spec's engine block gives them:
-# a TPU runs a step as one program XLA compiled (PyTorch/XLA, JAX jit: no kernel is launched on its own); Gaudi's graph
-# compiler runs a step as one recipe (lazy mode, HPU graphs: docs.habana.ai, "Run Inference Using HPU Graphs" names the
-# host overhead they remove, not its size); ROCm has HIP graphs but no per-kernel cost of theirs was found.
+# Those costs are measured on NVIDIA GPUs with CUDA.  On AMD's Instinct GPUs (ROCm) a HIP graph replay costs more
+# per kernel: an AMD engineer timed a captured graph of empty kernels on an MI300X at 1.381 us a dispatch packet
+# (min of 8; 1.335 us with the fix that issue proposes, 1.461 -> 1.320 on an MI355X), where a CUDA graph costs about
+# 0.5 us a kernel: the decode default there.  A HIP kernel launched on its own has no measurement on an MI300X-class
+# GPU gathered (PETSc's MI250X test: 1.34 us asynchronous, the host's enqueue, 6.66 us with a synchronize), so
+# prefill charges none there and says why.  Another vendor's stack has neither: the estimate charges no per-kernel
+# cost (tau_k = tau_l = 0) and says why, unless the spec's engine block gives them: a TPU runs a step as one program
+# XLA compiled (PyTorch/XLA, JAX jit: no kernel is launched on its own); Gaudi's graph compiler runs a step as one
+# recipe (lazy mode, HPU graphs: docs.habana.ai, "Run Inference Using HPU Graphs" names the host overhead they remove,
+# not its size).
 KERNEL_COST_VENDORS = ("NVIDIA",)
+AMD_GRAPH_KERNEL = 1.381e-6
+AMD_KERNELS_SOURCE = ("1.381 us per kernel in a HIP graph replay on an MI300X (ROCm/rocm-systems issue 11282, "
+                      "2026-09: a captured graph of empty kernels, min of 8, per dispatch packet); 10 kernels per layer "
+                      "(vLLM's Llama decoder layer); vLLM and SGLang on ROCm capture decode in HIP graphs by default")
 NO_KERNEL_COST = {
     "Google": "XLA compiles a TPU step into one program (PyTorch/XLA, JAX jit): no kernel is launched on its own, and no "
               "source gathered gives the program's dispatch cost",
     "Intel": "Gaudi's graph compiler runs a step as one recipe (lazy mode, HPU graphs), and no source gathered gives its "
              "per-op cost",
-    "AMD": "no source gathered gives a kernel launch's or a HIP graph replay's cost on ROCm",
+    "AMD": "no source gathered gives a HIP kernel launch's cost on an MI300X-class GPU; PETSc's MI250X test times the "
+           "host's enqueue alone, 1.34 us",
 }
 
 
 def no_kernel_cost(vendor: str) -> str:
-    """Why the estimate charges no per-kernel cost on ``vendor``'s hardware ("" where the defaults are sourced)."""
+    """Why the estimate charges no per-kernel cost on ``vendor``'s hardware, or none for a kernel launched on its own
+    (AMD: its HIP graph replay is sourced); "" where both defaults are sourced."""
     if vendor in KERNEL_COST_VENDORS:
         return ""
     return NO_KERNEL_COST.get(vendor, f"no source gathered gives a per-kernel cost on {vendor}'s stack")
@@ -159,11 +170,15 @@ class Kernels:
     # why the default per-kernel costs are absent (0) on this hardware: no source for its vendor (no_kernel_cost);
     # "" where they are sourced.  A cost the engine block gives is the spec's whatever the vendor.
     absent: str = ""
+    source: str = KERNELS_SOURCE  # where the defaults come from (the vendor's)
 
     @classmethod
     def for_vendor(cls, vendor: str) -> Kernels:
-        """The defaults on ``vendor``'s hardware: the sourced NVIDIA costs, or none with the reason (no_kernel_cost)."""
+        """The defaults on ``vendor``'s hardware: the sourced NVIDIA costs; AMD's HIP graph replay and no launch cost;
+        elsewhere none; each absence with its reason (no_kernel_cost)."""
         why = no_kernel_cost(vendor)
+        if vendor == "AMD":
+            return cls(launch=0.0, graph=AMD_GRAPH_KERNEL, absent=why, source=AMD_KERNELS_SOURCE)
         return cls(launch=0.0, graph=0.0, absent=why) if why else cls()
 
     def moe_layer(self, shared_experts: int) -> float:

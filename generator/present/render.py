@@ -19,7 +19,6 @@ from genreport.load.spec import (
     DEEPEP_RDMA_SHARE,
     DEEPEP_SOURCE,
     DEFAULT_MAX_BATCHED_TOKENS,
-    KERNELS_SOURCE,
     MEMORY_RESERVE_SOURCE,
     MOE_KERNELS_SOURCE,
     NCCL_A2A_SOURCE,
@@ -291,7 +290,7 @@ def _capacity_value(hw) -> str:
 def _kernel_cost(k, given: set, key: str, value: float, how: str, source: str) -> dict:
     """An inputs-table row's value and source for one per-kernel cost: the spec's or the sourced default, or none
     where the hardware's vendor has no sourced value (Kernels.absent) and the spec gives none."""
-    if k.absent and key not in given:
+    if k.absent and key not in given and not value:
         return {"value": "none: no sourced value for this hardware",
                 "source": f"{k.absent}; the estimate charges no per-kernel cost (give one as engine.{key})"}
     return {"value": f"{fmt.time(value)} ({how})" if how else fmt.time(value), "source": source}
@@ -317,7 +316,7 @@ def _inputs(r: Results) -> list[dict]:
         k, given = hw.kernels, set(s.engine_given)
 
         def src(*keys):
-            return "the spec (" + ", ".join(f"engine.{x}" for x in keys) + ")" if given & set(keys) else KERNELS_SOURCE
+            return "the spec (" + ", ".join(f"engine.{x}" for x in keys) + ")" if given & set(keys) else k.source
         counted = not (k.absent and not k.decode and not k.launch)  # no per-kernel cost: the count charges nothing
         rows += [
             *([{"what": "kernels per layer (serial estimate)", "symbol": "k_L", "value": f"{k.per_layer:g}",
