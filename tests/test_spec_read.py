@@ -46,3 +46,18 @@ def test_an_override_does_not_reach_the_next_load():
     plain = load_report(spec)
     assert changed.hardware.bandwidth == 1e12 and changed.model.layers == 4 and changed.parallelism.tp == 2
     assert plain.hardware.bandwidth == 3.35e12 and plain.model.layers == 80 and plain.parallelism.tp == 8
+
+
+def test_what_is_kept_is_bounded(tmp_path, monkeypatch):
+    """At most _PARSED_MAX documents and _PARSED_BYTES of their files (a long ``serve`` fed many large specs)."""
+    monkeypatch.setattr(yamlread, "_PARSED", {})
+    monkeypatch.setattr(yamlread, "_PARSED_BYTES", 3 * len(TEXT) + 10)
+    for i in range(7):
+        path = tmp_path / f"p{i}.yaml"
+        path.write_text(TEXT)
+        assert yamlread.read(path).data["name"] == "probe"
+        assert sum(len(raw) for _, raw in yamlread._PARSED) <= yamlread._PARSED_BYTES
+    monkeypatch.setattr(yamlread, "_PARSED_MAX", 2)
+    for i in range(5):
+        yamlread.read(tmp_path / f"p{i}.yaml")
+        assert len(yamlread._PARSED) <= 2

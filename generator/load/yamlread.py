@@ -326,7 +326,7 @@ def read(path: Path, display: str | None = None) -> Document:
     if parsed is None:
         parsed = parse(_load_text(raw, fail), name, fail)
         parsed.raw = raw
-        if len(_PARSED) >= _PARSED_MAX:
+        if len(_PARSED) >= _PARSED_MAX or sum(len(raw) for _, raw in _PARSED) + len(raw) > _PARSED_BYTES:
             _PARSED.clear()
         _PARSED[key] = parsed
     return _copy(parsed)
@@ -335,9 +335,11 @@ def read(path: Path, display: str | None = None) -> Document:
 # The documents read this process, by file name and bytes: `plan` and a serving report's search load the catalog's
 # hardware and model files again for every layout they price (13,000 reads in a test run), and parsing is most of a
 # load (0.55 ms for DeepSeek-V3's model file, 0.02 ms to copy).  Each read hands out its own copy: overrides change
-# the data in place.  Only what parsed is kept; a file that changed is another key.
+# the data in place.  Only what parsed is kept; a file that changed is another key.  At most 256 documents and 4 MiB
+# of files (the catalog is about 0.14 MiB), so a long `serve` fed large specs does not grow without end.
 _PARSED: dict[tuple[str, bytes], Document] = {}
 _PARSED_MAX = 256
+_PARSED_BYTES = 4 << 20
 
 
 def _copy(doc: Document) -> Document:
