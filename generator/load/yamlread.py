@@ -326,7 +326,7 @@ def read(path: Path, display: str | None = None) -> Document:
     if parsed is None:
         parsed = parse(_load_text(raw, fail), name, fail)
         parsed.raw = raw
-        if len(_PARSED) >= _PARSED_MAX or sum(len(raw) for _, raw in _PARSED) + len(raw) > _PARSED_BYTES:
+        if len(_PARSED) >= _PARSED_MAX or sum(len(kept) for _, kept in _PARSED) + len(raw) > _PARSED_BYTES:
             _PARSED.clear()
         _PARSED[key] = parsed
     return _copy(parsed)
@@ -343,8 +343,8 @@ _PARSED_BYTES = 4 << 20
 
 
 def _copy(doc: Document) -> Document:
-    """A document whose data the caller may change: its dicts and lists made anew (one shared, were there any, still
-    shared), the scalars (str, int, float, bool, None) as they are; the positions' tables copied."""
+    """A document whose data the caller may change: its dicts and lists made anew (an object found at two places stays
+    one), the scalars (str, int, float, bool, None) as they are; the positions' tables copied."""
     made: dict[int, object] = {}
 
     def copied(value):
