@@ -665,3 +665,21 @@ def test_the_collectives_named_are_the_ones_the_ledgers_charge():
             "decode_time_comm", batch=1, context=1024)), rel=1e-12)  # the ep group adds nothing to the ledger
     wide = evaluated("mixtral8x22b-h100-tp8-ep8.yaml", ("parallelism.tp=1", "parallelism.dp=8"))
     assert wide.frame.collectives == ("expert all-to-alls",)
+
+
+def test_a_what_if_is_titled_by_what_it_analyses():
+    """`--set hardware=mi300x --set precision=fp8` on the 70B tp 8 spec: its h1, <title> and every PDF page's footer
+    (string-set from the h1) said the spec's "Llama 3.1 70B in bf16 on 8 H100 SXM (tensor parallel)" above chapters
+    analysing 8 MI300X in fp8. A what-if is titled by its model on its layout at its precision and names the spec's
+    title as what it changes; a report without a what-if keeps its spec's title."""
+    from shared import html
+
+    spec = "llama70b-h100-tp8.yaml"
+    page = html(spec, ["hardware=mi300x", "precision=fp8"])
+    headline = "What-if: Llama 3.1 70B on 8 × AMD Instinct MI300X, fp8"
+    assert f"<h1>{headline}</h1>" in page and f"<title>{headline}</title>" in page
+    assert ("a what-if of the spec <code>llama70b-h100-tp8</code>, “Llama 3.1 70B in bf16 on 8 H100 SXM (tensor "
+            "parallel)”") in page
+    plain = html(spec)
+    assert "<h1>Llama 3.1 70B in bf16 on 8 H100 SXM (tensor parallel)</h1>" in plain
+    assert "Llama 3.1 70B on 8 × NVIDIA H100 SXM5 80GB, bf16 · spec <code>llama70b-h100-tp8</code>" in plain

@@ -700,6 +700,8 @@ class ReportContext:
     par_overhead: str
     par_left_out: dict  # {"decode": ..., "prefill": ...}: no sourced per-kernel cost, so the estimate leaves it out
     live_page: str
+    headline: str  # the h1 and every page's footer: the spec's title, or in a what-if what the report analyses
+    configuration: str  # the model on the layout, at its precision ("Llama 3.1 70B on 8 x AMD Instinct MI300X, fp8")
     serving: dict | None = None  # the spec's serving block answered at its layout (chapter 9)
 
     def variables(self) -> dict:
@@ -746,6 +748,9 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
     prose_parts = fmt.device(prose_parts, spec.hardware.noun)  # the device's noun where it is not a GPU
     # Formula blocks of the body, computed before the appendix so that it can list them all.
     fx = _formula_blocks(r, f)
+    gpus = r.parallel.parallelism.gpus if r.parallel is not None else 1
+    configuration = (f"{spec.model.title} on {f'{gpus} × ' if gpus > 1 else 'one '}{spec.hardware.title}, "
+                     f"{spec.precision.label()}")
     return ReportContext(
         r=r, spec=spec, hw=spec.hardware, model=spec.model, precision=spec.precision, w=w, sc=sc, lead=lead,
         version=__version__, facts=r.facts, hierarchy=r.hierarchy, states=r.states, figs=figs, ctxs=ctxs,
@@ -759,6 +764,8 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
         fx=fx, all_formulas=list(f.used), eq=Equations(), many=r.many, **_parallel_context(r),
         frame=r.frame, frame_rows=_frame_rows(r), ch=_chapters(r),
         live_page=live.page_scripts(r) if live_page is None else live_page, serving=r.serving,
+        # a what-if's title is not the spec's: "8 H100 SXM" stood above an analysis of MI300X on every page's footer
+        headline=f"What-if: {configuration}" if baseline else spec.title, configuration=configuration,
     )
 
 

@@ -8,7 +8,7 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     l_0_version = resolve('version')
-    l_0_spec = resolve('spec')
+    l_0_headline = resolve('headline')
     l_0_live_page = resolve('live_page')
     l_0_formula = l_0_figure = l_0_pill = missing
     pass
@@ -27,7 +27,7 @@ def root(context, missing=missing):
     yield '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<meta name="viewport" content="width=device-width, initial-scale=1">\n<meta name="generator" content="genreport '
     yield escape((undefined(name='version') if l_0_version is missing else l_0_version))
     yield '">\n<title>'
-    yield escape(environment.getattr((undefined(name='spec') if l_0_spec is missing else l_0_spec), 'title'))
+    yield escape((undefined(name='headline') if l_0_headline is missing else l_0_headline))
     yield '</title>\n<style>\n'
     template = environment.get_template('report.css', 'report.html.j2')
     gen = template.root_render_func(template.new_context(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill}))

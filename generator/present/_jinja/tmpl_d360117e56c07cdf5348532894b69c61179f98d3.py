@@ -35,11 +35,9 @@ def block_header(context, missing=missing):
     _block_vars = {}
     l_0_version = resolve('version')
     l_0_baseline = resolve('baseline')
+    l_0_headline = resolve('headline')
     l_0_spec = resolve('spec')
-    l_0_model = resolve('model')
-    l_0_par = resolve('par')
-    l_0_hw = resolve('hw')
-    l_0_precision = resolve('precision')
+    l_0_configuration = resolve('configuration')
     l_0_lead = resolve('lead')
     pass
     yield '<div class="kicker">genreport '
@@ -49,24 +47,22 @@ def block_header(context, missing=missing):
         pass
         yield ' · what-if'
     yield '</div>\n<h1>'
-    yield escape(environment.getattr((undefined(name='spec') if l_0_spec is missing else l_0_spec), 'title'))
+    yield escape((undefined(name='headline') if l_0_headline is missing else l_0_headline))
     yield '</h1>\n<div class="meta" data-static>'
-    yield escape(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'title'))
-    yield ' on '
-    if (undefined(name='par') if l_0_par is missing else l_0_par):
+    if (undefined(name='baseline') if l_0_baseline is missing else l_0_baseline):
         pass
-        yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'gpus'))
-        yield ' × '
-        yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
+        yield 'a what-if of the spec <code>'
+        yield escape(environment.getattr((undefined(name='spec') if l_0_spec is missing else l_0_spec), 'name'))
+        yield '</code>, “'
+        yield escape(environment.getattr((undefined(name='spec') if l_0_spec is missing else l_0_spec), 'title'))
+        yield '”'
     else:
         pass
-        yield 'one '
-        yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
-    yield ', '
-    yield escape(context.call(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'label'), _block_vars=_block_vars))
-    yield ' · spec <code>'
-    yield escape(environment.getattr((undefined(name='spec') if l_0_spec is missing else l_0_spec), 'name'))
-    yield '</code>\n  · accounting: '
+        yield escape((undefined(name='configuration') if l_0_configuration is missing else l_0_configuration))
+        yield ' · spec <code>'
+        yield escape(environment.getattr((undefined(name='spec') if l_0_spec is missing else l_0_spec), 'name'))
+        yield '</code>'
+    yield '\n  · accounting: '
     yield escape(("seed 003's (all N parameters read every step)" if ((undefined(name='lead') if l_0_lead is missing else l_0_lead) == 'seed') else 'exact, per matrix'))
     yield '</div>\n'
 
@@ -113,4 +109,4 @@ def block_toc(context, missing=missing):
     yield '  <a href="#appendix">Appendix</a>\n</nav>\n'
 
 blocks = {'header': block_header, 'toc': block_toc}
-debug_info = '1=12&2=24&9=26&2=29&3=46&4=52&5=54&6=70&9=73&13=88&14=94'
+debug_info = '1=12&2=24&9=26&2=29&3=44&4=50&5=52&6=66&9=69&13=84&14=90'
