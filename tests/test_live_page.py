@@ -247,6 +247,14 @@ def test_a_mixture_of_experts_paragraph_is_dimmed_under_a_what_if(dimmed):
     assert mark.search(dimmed["mixtral-prompts"]).group(1)
 
 
+def test_the_title_is_dimmed_under_a_what_if(dimmed):
+    """The h1 states the spec's title ("... on 8 H100 SXM ..."), which a what-if in the page may contradict (tp = 4):
+    it is not recomputed, so it is dimmed with the other words as built; without a what-if it is not."""
+    title = re.compile(r'<h1 data-static=""( class="stale")?[^>]*>([^<]*)</h1>')
+    assert title.search(dimmed["70b-tp4"]).group(1) and "8 H100 SXM" in title.search(dimmed["70b-tp4"]).group(2)
+    assert not title.search(dimmed["mixtral"]).group(1)
+
+
 def test_chapter_6_words_with_the_built_layouts_numbers_are_dimmed_under_a_what_if(dimmed):
     """Chapter 6's sentences and formula labels that state the built layout's numbers (one batch-1 all-reduce over
     the 8 GPUs: 0.636 us bound, 0.0152 ms as run; the kernels a layer and their costs) are not recomputed in the page:
