@@ -20,7 +20,7 @@ from genreport.load import setrules
 from genreport.load.overrides import REPLACES, _alias, parse_override
 from genreport.load.yamlread import MAX_DEPTH, scalar
 from genreport.present import live
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 from livejs import NODE, needs_node
 
@@ -70,7 +70,9 @@ def node(cases: list[tuple[str, list[str]]], texts=(), spec=ONE) -> dict:
         program = live.scripts(many) + "\nconst INPUT = " + json.dumps(payload) + ";\n" + DRIVER
         proc = subprocess.run([NODE, "-"], input=program, capture_output=True, text=True, timeout=120, check=False)
         assert proc.returncode == 0, proc.stderr[-3000:]
-        got = json.loads(proc.stdout)
+        # JavaScript writes a double past 2**53 as its shortest digits, an integer ("1100000000000000100" for the
+        # 1.1e18 of "1.1 EFLOP/s"), which json reads as that exact int, not the double Python holds
+        got = json.loads(proc.stdout, parse_int=lambda digits: int(digits) if len(digits.lstrip("-")) < 16 else float(digits))
         assert got["clean"], "Object.prototype changed"
         for i, c in zip(at, got["cases"], strict=True):
             out["cases"][i] = c
@@ -389,6 +391,8 @@ def test_a_way_of_drafting_replaces_the_others():
 @settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck),
           phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(st.lists(case(), min_size=30, max_size=30))
+# found by CI: a peak past 2**53 (1.1 EFLOP/s) came back from the page as an integer that is not Python's double
+@example([("llama70b-h100-tp2.yaml", ["hardware.peak.dense.fp16=1.1 EFLOP/s"])])
 def test_random_overrides_the_page_applies_are_the_loaders(cases):
     """Random overrides on each page's paths: whatever the page applies, the loader accepts with the same inputs
     (the command it offers); the page applies all of them when the loader accepts them all (but for one a later one
