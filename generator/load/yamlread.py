@@ -332,11 +332,12 @@ def read(path: Path, display: str | None = None) -> Document:
     return _copy(parsed)
 
 
-# The documents read this process, by file name and bytes: `plan` and a serving report's search load the catalog's
-# hardware and model files again for every layout they price (13,000 reads in a test run), and parsing is most of a
-# load (0.55 ms for DeepSeek-V3's model file, 0.02 ms to copy).  Each read hands out its own copy: overrides change
-# the data in place.  Only what parsed is kept; a file that changed is another key.  At most 256 documents and 4 MiB
-# of files (the catalog is about 0.14 MiB), so a long `serve` fed large specs does not grow without end.
+# The documents read this process, by file name and bytes: a serving report's search over layouts (plan, run inside
+# the evaluation) loads the catalog's files again for every layout it prices (13,000 reads in a test run), and parsing
+# is most of a load (0.55 ms for DeepSeek-V3's model file, 0.02 ms to copy).  Each read hands out its own copy:
+# overrides change the data in place.  Only what parsed is kept; a file that changed is another key.  At most 256
+# documents and 4 MiB of files (the catalog is about 0.14 MiB), so a long `serve` fed large specs does not grow
+# without end.
 _PARSED: dict[tuple[str, bytes], Document] = {}
 _PARSED_MAX = 256
 _PARSED_BYTES = 4 << 20
