@@ -670,16 +670,18 @@ def test_the_collectives_named_are_the_ones_the_ledgers_charge():
 def test_a_what_if_is_titled_by_what_it_analyses():
     """`--set hardware=mi300x --set precision=fp8` on the 70B tp 8 spec: its h1, <title> and every PDF page's footer
     (string-set from the h1) said the spec's "Llama 3.1 70B in bf16 on 8 H100 SXM (tensor parallel)" above chapters
-    analysing 8 MI300X in fp8. A what-if is titled by its model on its layout at its precision and names the spec's
-    title as what it changes; a report without a what-if keeps its spec's title."""
+    analysing 8 MI300X in fp8. A what-if is titled by its model on its layout at its precision (here the 8B's one card,
+    the cheaper build) and names the spec's title as what it changes; a report without a what-if keeps its spec's
+    title.  The layout's "8 ×" is the same field (tests/test_golden.py: the 70B's committed meta line)."""
     from shared import html
 
-    spec = "llama70b-h100-tp8.yaml"
+    spec = "llama8b-h100.yaml"
     page = html(spec, ["hardware=mi300x", "precision=fp8"])
-    headline = "What-if: Llama 3.1 70B on 8 × AMD Instinct MI300X, fp8"
+    headline = "What-if: Llama 3.1 8B on one AMD Instinct MI300X, fp8"
     assert f"<h1 data-static>{headline}</h1>" in page and f"<title>{headline}</title>" in page
-    assert ("a what-if of the spec <code>llama70b-h100-tp8</code>, “Llama 3.1 70B in bf16 on 8 H100 SXM (tensor "
-            "parallel)”") in page
+    assert "a what-if of the spec <code>llama8b-h100</code>, “Llama 3.1 8B on one H100 SXM: training lacks compute, decode lacks bandwidth”" in page
     plain = html(spec)
-    assert "<h1 data-static>Llama 3.1 70B in bf16 on 8 H100 SXM (tensor parallel)</h1>" in plain
-    assert "Llama 3.1 70B on 8 × NVIDIA H100 SXM5 80GB, bf16 · spec <code>llama70b-h100-tp8</code>" in plain
+    assert "<h1 data-static>Llama 3.1 8B on one H100 SXM: training lacks compute, decode lacks bandwidth</h1>" in plain
+    assert "Llama 3.1 8B on one NVIDIA H100 SXM5 80GB, bf16 · spec <code>llama8b-h100</code>" in plain
+    committed = (ROOT_SPECS.parent / "out" / "llama70b-h100-tp8" / "report.html").read_text(encoding="utf-8")
+    assert "Llama 3.1 70B on 8 × NVIDIA H100 SXM5 80GB, bf16 · spec <code>llama70b-h100-tp8</code>" in committed
