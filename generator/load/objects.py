@@ -181,7 +181,7 @@ def moe_from(moe: dict) -> MoE:
 
 def engine_kernels(engine: dict, vendor: str = "NVIDIA") -> Kernels:
     """The engine block's fixed costs per kernel, the defaults of ``vendor``'s hardware where the spec is silent
-    (spec.KERNELS_SOURCE on NVIDIA, spec.AMD_KERNELS_SOURCE's graph replay on AMD; none elsewhere, spec.no_kernel_cost)."""
+    (spec.VENDOR_KERNELS; none elsewhere, spec.no_kernel_cost)."""
     k = Kernels.for_vendor(vendor)
     # nothing absent once both costs are given or sourced (AMD's graph replay is; a spec may give its launch)
     both = ("kernel_launch" in engine or k.launch > 0) and ("graph_kernel" in engine or k.graph > 0)

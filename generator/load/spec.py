@@ -100,11 +100,13 @@ KERNELS_SOURCE = ("launch about 4-6 us per kernel (pegainfer (3), From Launch Ov
 # XLA compiled (PyTorch/XLA, JAX jit: no kernel is launched on its own); Gaudi's graph compiler runs a step as one
 # recipe (lazy mode, HPU graphs: docs.habana.ai, "Run Inference Using HPU Graphs" names the host overhead they remove,
 # not its size).
-KERNEL_COST_VENDORS = ("NVIDIA",)
-AMD_GRAPH_KERNEL = 1.381e-6
 AMD_KERNELS_SOURCE = ("1.381 us per kernel in a HIP graph replay on an MI300X (ROCm/rocm-systems issue 11282, "
                       "2026-09: a captured graph of empty kernels, min of 8, per dispatch packet); 10 kernels per layer "
                       "(vLLM's Llama decoder layer); vLLM and SGLang on ROCm capture decode in HIP graphs by default")
+# each vendor's sourced defaults: (a kernel launched on its own, one kernel in a graph replay, their source) [s];
+# 0 where none is sourced (NO_KERNEL_COST says why)
+VENDOR_KERNELS = {"NVIDIA": (DEFAULT_KERNEL_LAUNCH, DEFAULT_GRAPH_KERNEL, KERNELS_SOURCE),
+                  "AMD": (0.0, 1.381e-6, AMD_KERNELS_SOURCE)}
 NO_KERNEL_COST = {
     "Google": "XLA compiles a TPU step into one program (PyTorch/XLA, JAX jit): no kernel is launched on its own, and no "
               "source gathered gives the program's dispatch cost",
@@ -118,7 +120,8 @@ NO_KERNEL_COST = {
 def no_kernel_cost(vendor: str) -> str:
     """Why the estimate charges no per-kernel cost on ``vendor``'s hardware, or none for a kernel launched on its own
     (AMD: its HIP graph replay is sourced); "" where both defaults are sourced."""
-    if vendor in KERNEL_COST_VENDORS:
+    launch, graph, _ = VENDOR_KERNELS.get(vendor, (0.0, 0.0, ""))
+    if launch and graph:
         return ""
     return NO_KERNEL_COST.get(vendor, f"no source gathered gives a per-kernel cost on {vendor}'s stack")
 
@@ -174,12 +177,10 @@ class Kernels:
 
     @classmethod
     def for_vendor(cls, vendor: str) -> Kernels:
-        """The defaults on ``vendor``'s hardware: the sourced NVIDIA costs; AMD's HIP graph replay and no launch cost;
-        elsewhere none; each absence with its reason (no_kernel_cost)."""
-        why = no_kernel_cost(vendor)
-        if vendor == "AMD":
-            return cls(launch=0.0, graph=AMD_GRAPH_KERNEL, absent=why, source=AMD_KERNELS_SOURCE)
-        return cls(launch=0.0, graph=0.0, absent=why) if why else cls()
+        """The defaults on ``vendor``'s hardware (VENDOR_KERNELS: NVIDIA's both, AMD's HIP graph replay, none elsewhere),
+        each absence with its reason (no_kernel_cost)."""
+        launch, graph, source = VENDOR_KERNELS.get(vendor, (0.0, 0.0, KERNELS_SOURCE))
+        return cls(launch=launch, graph=graph, absent=no_kernel_cost(vendor), source=source)
 
     def moe_layer(self, shared_experts: int) -> float:
         """Kernels of one MoE layer [1]: the spec's kernels_per_layer where it gives one, else the dense count plus the

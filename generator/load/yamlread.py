@@ -344,23 +344,14 @@ _PARSED_BYTES = 4 << 20
 
 
 def _copy(doc: Document) -> Document:
-    """A document whose data the caller may change: its dicts and lists made anew (an object found at two places stays
-    one), the scalars (str, int, float, bool, None) as they are; the positions' tables copied."""
-    made: dict[int, object] = {}
+    """A document whose data the caller may change: its dicts and lists made anew (the parser shares none between two
+    paths, an alias's included), the scalars (str, int, float, bool, None) as they are; the positions' tables copied."""
 
     def copied(value):
         if isinstance(value, dict):
-            if id(value) not in made:
-                out: dict = {}
-                made[id(value)] = out
-                out.update((k, copied(v)) for k, v in value.items())
-            return made[id(value)]
+            return {k: copied(v) for k, v in value.items()}
         if isinstance(value, list):
-            if id(value) not in made:
-                items: list = []
-                made[id(value)] = items
-                items.extend(copied(v) for v in value)
-            return made[id(value)]
+            return [copied(v) for v in value]
         return value
 
     return Document(doc.file, copied(doc.data), dict(doc.marks), dict(doc.key_marks), dict(doc.overrides), doc.raw)
