@@ -673,6 +673,7 @@ def test_a_what_if_is_titled_by_what_it_analyses():
     analysing 8 MI300X in fp8. A what-if is titled by its model on its layout at its precision (here the 8B's one card,
     the cheaper build) and names the spec's title as what it changes; a report without a what-if keeps its spec's
     title.  The layout's "8 ×" is the same field (tests/test_golden.py: the 70B's committed meta line)."""
+    from shared import built as shared_built
     from shared import html
 
     spec = "llama8b-h100.yaml"
@@ -685,3 +686,10 @@ def test_a_what_if_is_titled_by_what_it_analyses():
     assert "Llama 3.1 8B on one NVIDIA H100 SXM5 80GB, bf16 · spec <code>llama8b-h100</code>" in plain
     committed = (ROOT_SPECS.parent / "out" / "llama70b-h100-tp8" / "report.html").read_text(encoding="utf-8")
     assert "Llama 3.1 70B on 8 × NVIDIA H100 SXM5 80GB, bf16 · spec <code>llama70b-h100-tp8</code>" in committed
+    # results.json says the same, and what made it: it named the spec's title and no override, so a what-if's numbers
+    # could not be told from the spec's without the report beside them
+    built = shared_built(spec, ("html", "json"), ["hardware=mi300x", "precision=fp8"])
+    doc = json.loads(built.files["results.json"])
+    assert doc["what_if"] == {"title": headline, "overrides": ["hardware=mi300x", "precision=fp8"]}
+    assert doc["spec"]["title"] == "Llama 3.1 8B on one H100 SXM: training lacks compute, decode lacks bandwidth"
+    assert "what_if" not in json.loads(shared_built(spec, ("html", "json")).files["results.json"])

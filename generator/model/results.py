@@ -68,6 +68,20 @@ class Results:
     def lead(self) -> str:
         return self.spec.accounting
 
+    @property
+    def configuration(self) -> str:
+        """What this model analyses, in words: "Llama 3.1 70B on 8 × AMD Instinct MI300X, fp8" ("one H100 SXM" on
+        one card). A what-if's report is titled by it, in the HTML and in results.json (``what_if.title``)."""
+        spec = self.spec
+        gpus = self.parallel.parallelism.gpus if self.parallel is not None else 1
+        return (f"{spec.model.title} on {f'{gpus} × ' if gpus > 1 else 'one '}{spec.hardware.title}, "
+                f"{spec.precision.label()}")
+
+    @property
+    def what_if_title(self) -> str:
+        """A what-if's title: "What-if: " and :attr:`configuration` (a what-if is not what its spec's title names)."""
+        return f"What-if: {self.configuration}"
+
     def s(self, qid: str, accounting: str | None = None):
         return self.scalars[accounting or self.lead][qid]
 

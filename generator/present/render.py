@@ -748,9 +748,6 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
     prose_parts = fmt.device(prose_parts, spec.hardware.noun)  # the device's noun where it is not a GPU
     # Formula blocks of the body, computed before the appendix so that it can list them all.
     fx = _formula_blocks(r, f)
-    gpus = r.parallel.parallelism.gpus if r.parallel is not None else 1
-    configuration = (f"{spec.model.title} on {f'{gpus} × ' if gpus > 1 else 'one '}{spec.hardware.title}, "
-                     f"{spec.precision.label()}")
     return ReportContext(
         r=r, spec=spec, hw=spec.hardware, model=spec.model, precision=spec.precision, w=w, sc=sc, lead=lead,
         version=__version__, facts=r.facts, hierarchy=r.hierarchy, states=r.states, figs=figs, ctxs=ctxs,
@@ -765,7 +762,7 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
         frame=r.frame, frame_rows=_frame_rows(r), ch=_chapters(r),
         live_page=live.page_scripts(r) if live_page is None else live_page, serving=r.serving,
         # a what-if's title is not the spec's: "8 H100 SXM" stood above an analysis of MI300X on every page's footer
-        headline=f"What-if: {configuration}" if baseline else spec.title, configuration=configuration,
+        headline=r.what_if_title if baseline else spec.title, configuration=r.configuration,
     )
 
 

@@ -90,7 +90,7 @@ def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, 
 
     def json_file():
         if "json" in formats and "results.json" not in files:
-            files["results.json"] = results_json(results, base_results).encode()
+            files["results.json"] = results_json(results, base_results, overrides).encode()
 
     if "html" in formats or "pdf" in formats:
         from genreport.present import mathsvg

@@ -28,7 +28,8 @@ def _plain(x):
     return x
 
 
-def document(r: Results, baseline: Results | None = None) -> dict:
+def document(r: Results, baseline: Results | None = None, overrides=()) -> dict:
+    """``baseline``: the spec's own evaluation, where ``r`` is a what-if of it made by ``overrides`` (``--set``)."""
     spec = r.spec
     doc = {
         "genreport": {"version": __version__, "schema": SCHEMA_VERSION},
@@ -75,11 +76,13 @@ def document(r: Results, baseline: Results | None = None) -> dict:
         doc["serving"] = r.serving
     if baseline is not None:
         doc["baseline"] = {e.id + json.dumps(e.params, sort_keys=True): e.value for e in baseline.entries}
+        # what made it, and its title as the report's heading reads (the spec's title is the baseline's)
+        doc["what_if"] = {"title": r.what_if_title, "overrides": list(overrides)}
     return _plain(doc)
 
 
-def results_json(r: Results, baseline: Results | None = None) -> str:
-    return json.dumps(document(r, baseline), sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+def results_json(r: Results, baseline: Results | None = None, overrides=()) -> str:
+    return json.dumps(document(r, baseline, overrides), sort_keys=True, indent=1, ensure_ascii=False) + "\n"
 
 
 def _weight_classes(precision, pc) -> dict:
