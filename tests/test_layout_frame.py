@@ -679,10 +679,10 @@ def test_a_what_if_is_titled_by_what_it_analyses():
     spec = "llama8b-h100.yaml"
     page = html(spec, ["hardware=mi300x", "precision=fp8"])
     headline = "What-if: Llama 3.1 8B on one AMD Instinct MI300X, fp8"
-    assert f"<h1 data-static>{headline}</h1>" in page and f"<title>{headline}</title>" in page
+    assert f'<h1 data-live="headline">{headline}</h1>' in page and f"<title>{headline}</title>" in page
     assert "a what-if of the spec <code>llama8b-h100</code>, “Llama 3.1 8B on one H100 SXM: training lacks compute, decode lacks bandwidth”" in page
     plain = html(spec)
-    assert "<h1 data-static>Llama 3.1 8B on one H100 SXM: training lacks compute, decode lacks bandwidth</h1>" in plain
+    assert '<h1 data-live="headline">Llama 3.1 8B on one H100 SXM: training lacks compute, decode lacks bandwidth</h1>' in plain
     assert "Llama 3.1 8B on one NVIDIA H100 SXM5 80GB, bf16 · spec <code>llama8b-h100</code>" in plain
     committed = (ROOT_SPECS.parent / "out" / "llama70b-h100-tp8" / "report.html").read_text(encoding="utf-8")
     assert "Llama 3.1 70B on 8 × NVIDIA H100 SXM5 80GB, bf16 · spec <code>llama70b-h100-tp8</code>" in committed

@@ -276,7 +276,7 @@ const GR_PAGE = (function () {
       // a prompt the what-if dropped (routed_weight_reuse_<tokens>) keeps the built number, marked stale
       el.classList.toggle("stale", !(k in facts) && k.startsWith("routed_weight_reuse_") && active);
     });
-    echoInputs(root, inp, t);
+    echoInputs(root, inp, t, active);
     const levers = dec ? dec.levers : GR_MODEL.levers(res, inp, t);
     root.querySelectorAll("[data-live=levers]").forEach(function (body) {
       body.innerHTML = levers.map(lv => F.device(leverRow(lv), noun)).join("");  // as prose.whatif_rows (fmt.device)
@@ -362,16 +362,38 @@ const GR_PAGE = (function () {
     root.querySelectorAll("[data-live=sv_goodput]").forEach(function (el) { el.innerHTML = clause; });
   }
 
-  function echoInputs(root, inp, t) {
-    const m = inp.model, p = inp.precision;
-    const label = p.weights === p.kv_cache && p.kv_cache === p.compute && !p.classes ? p.weights
+  /** "bf16", or "weights int4 (group 128), KV bf16, compute bf16" (Precision.label). */
+  function precisionLabel(p) {
+    return p.weights === p.kv_cache && p.kv_cache === p.compute && !p.classes ? p.weights
       : "weights " + GR_MODEL.weightsLabel(p) + (p.group_size ? " (group " + p.group_size + ")" : "") + ", KV " + p.kv_cache
         + ", compute " + p.compute;
+  }
+
+  /** A what-if's title, as a build titles one (Results.what_if_title): its model on its GPUs at its precision. */
+  function whatIfTitle(inp) {
+    const par = inp.parallelism, gpus = par ? par.tp * par.pp * par.dp : 1;
+    return "What-if: " + inp.model.title + " on " + (gpus > 1 ? gpus + " × " : "one ") + inp.hardware.title + ", "
+      + precisionLabel(inp.precision);
+  }
+
+  const builtText = new Map();  // the heading and the document's title as built, put back when the what-if ends
+
+  function echoInputs(root, inp, t, active) {
+    const m = inp.model, p = inp.precision;
     const wb = GR_MODEL.weightBytes(p, t, m);
     const values = {"model.layers": m.layers, "model.hidden_size": m.hidden_size, "model.heads": m.heads,
       "model.kv_heads": m.kv_heads, "model.moe.experts": m.moe ? m.moe.experts : null,
-      "model.moe.active_experts": m.moe ? m.moe.active_experts : null, "precision.label": label,
+      "model.moe.active_experts": m.moe ? m.moe.active_experts : null, "precision.label": precisionLabel(p),
       "precision.weight_bytes": F.num(wb), compute: p.compute};
+    const doc = root.ownerDocument || root;
+    const title = doc.querySelector("title");
+    root.querySelectorAll("[data-live=headline]").forEach(function (el) {
+      [el, title].forEach(function (x) {
+        if (!x) return;
+        if (!builtText.has(x)) builtText.set(x, x.textContent);
+        x.textContent = active ? whatIfTitle(inp) : builtText.get(x);
+      });
+    });
     root.querySelectorAll("[data-live]").forEach(function (el) {
       const k = el.getAttribute("data-live");
       if (k in values && values[k] !== null) el.textContent = String(values[k]);

@@ -46,7 +46,7 @@ def block_header(context, missing=missing):
     if (undefined(name='baseline') if l_0_baseline is missing else l_0_baseline):
         pass
         yield ' · what-if'
-    yield '</div>\n<h1 data-static>'
+    yield '</div>\n<h1 data-live="headline">'
     yield escape((undefined(name='headline') if l_0_headline is missing else l_0_headline))
     yield '</h1>\n<div class="meta" data-static>'
     if (undefined(name='baseline') if l_0_baseline is missing else l_0_baseline):
