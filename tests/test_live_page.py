@@ -37,13 +37,18 @@ def chromium(url: str, budget_ms: int = 8000) -> str:
 FRAMES = """<!DOCTYPE html><html><body><pre id="out"></pre><script>
 const URLS = %s, got = [];
 let pending = URLS.length;
-URLS.forEach(function (url, i) {
-  const f = document.createElement("iframe");
-  f.src = url;
+URLS.forEach(function (entry, i) {
+  const f = document.createElement("iframe"), then = Array.isArray(entry) ? entry[1] : null;
+  f.src = Array.isArray(entry) ? entry[0] : entry;
+  const done = function () {
+    got[i] = f.contentDocument.documentElement.outerHTML;
+    if (--pending === 0) document.getElementById("out").textContent = JSON.stringify(got);
+  };
   f.onload = function () {  // the page's what-if runs as it loads; a moment more for what it schedules
     setTimeout(function () {
-      got[i] = f.contentDocument.documentElement.outerHTML;
-      if (--pending === 0) document.getElementById("out").textContent = JSON.stringify(got);
+      if (then === null) return done();
+      f.contentWindow.location.hash = then;  // a second what-if (or none) in the same page, as a reader changes it
+      setTimeout(done, 1000);
     }, 1000);
   };
   document.body.appendChild(f);
@@ -51,9 +56,10 @@ URLS.forEach(function (url, i) {
 </script></body></html>"""
 
 
-def chromium_pages(urls: list[str], folder: Path) -> list[str]:
+def chromium_pages(urls: list, folder: Path) -> list[str]:
     """Each page of ``urls`` (file URLs, a what-if in the fragment) as its scripts leave it, loaded as frames of one
-    headless Chromium: one start for them all (a start and a report's first run take about 2 s each)."""
+    headless Chromium: one start for them all (a start and a report's first run take about 2 s each).  An entry
+    ``(url, fragment)`` is loaded, then given ``fragment`` as its new one (a reader's next what-if, or "": none)."""
     harness = folder / "frames.html"
     harness.write_text(FRAMES % json.dumps(urls), encoding="utf-8")
     dom = chromium(harness.as_uri(), 30000)
@@ -67,12 +73,15 @@ DIMMED = {
     "70b-tp4": ("llama70b-h100-tp8", "#set=parallelism.tp=4"),
     "deepseek": ("deepseek-v3-h200-ep8", ""),
     "deepseek-bandwidth": ("deepseek-v3-h200-ep8", "#set=hardware.memory.bandwidth=6%20TB/s"),
+    "70b-tp4-cleared": ("llama70b-h100-tp8", "#set=parallelism.tp=4"),
 }
+THEN = {"70b-tp4-cleared": ""}  # loaded with the fragment above, then the what-if cleared in the page
 
 
 @pytest.fixture(scope="module")
 def dimmed(tmp_path_factory) -> dict[str, str]:
     urls = [(ROOT / "out" / name / "report.html").as_uri() + fragment for name, fragment in DIMMED.values()]
+    urls = [(url, THEN[key]) if key in THEN else url for key, url in zip(DIMMED, urls, strict=True)]
     return dict(zip(DIMMED, chromium_pages(urls, tmp_path_factory.mktemp("frames")), strict=True))
 
 
@@ -264,9 +273,10 @@ def test_a_what_if_in_the_page_is_titled_as_a_build_titles_it(dimmed):
     assert want != evaluated(f"{spec}.yaml").spec.title
     assert evaluated("llama70b-h100-tp8.yaml", ["parallelism.tp=4"]).what_if_title == \
         "What-if: Llama 3.1 70B on 4 × NVIDIA H100 SXM5 80GB, bf16"
-    for key in ("mixtral", "deepseek"):  # no what-if: the spec's own title, as built
+    for key in ("mixtral", "deepseek", "70b-tp4-cleared"):  # no what-if (or no longer one): the spec's own title
         spec = evaluated(f"{DIMMED[key][0]}.yaml").spec.title
         assert heading.search(dimmed[key]).group(2) == spec and title.search(dimmed[key]).group(1) == spec, key
+    assert 'class="whatif-live"' not in dimmed["70b-tp4-cleared"].split(">", 1)[0]  # the page as built again
 
 
 def test_chapter_6_words_with_the_built_layouts_numbers_are_dimmed_under_a_what_if(dimmed):
