@@ -70,6 +70,30 @@ def test_cli_folders_and_files(tmp_path, capsys):
     assert "no report here" in capsys.readouterr().err
 
 
+def test_a_what_if_side_is_named_with_the_set_arguments_that_made_it(tmp_path, capsys):
+    """A what-if's results.json names its --set arguments (``what_if.overrides``, written by the build: see
+    tests/test_layout_frame.py); diff shows them beside that side's name, quoted as a shell reads them, in text,
+    Markdown and JSON. A what_if block that is not a list of strings is not read; control characters in one are
+    escaped."""
+    whatif = {**NEW, "what_if": {"title": "What-if: x", "overrides": ["hardware.memory.bandwidth=4.8 TB/s",
+                                                                       "precision=fp8"]}}
+    a, b = write(tmp_path / "a", OLD), write(tmp_path / "b", whatif)
+    assert cli_main(["diff", str(a), str(b)]) == 0
+    head = capsys.readouterr().out.splitlines()[:2]
+    assert head == [f"--- {a}", f"+++ {b} (a what-if: --set 'hardware.memory.bandwidth=4.8 TB/s' --set precision=fp8)"]
+    assert cli_main(["diff", "--format", "md", str(a), str(b)]) == 0
+    assert "b is a what-if: --set 'hardware.memory.bandwidth=4.8 TB/s' --set precision=fp8\n" in capsys.readouterr().out
+    assert cli_main(["diff", "--format", "json", str(a), str(b)]) == 0
+    assert json.loads(capsys.readouterr().out)["what_if"] == {
+        "old": None, "new": ["hardware.memory.bandwidth=4.8 TB/s", "precision=fp8"]}
+    for block in ("x", {"overrides": "precision=fp8"}, {"overrides": [1]}, {"overrides": []},
+                  {"overrides": ["a=" + "1" * 2000]}, {"overrides": ["p=1"] * 65}):
+        assert compare(OLD, {**NEW, "what_if": block}).what_if == (None, None), block
+    c = write(tmp_path / "c", {**NEW, "what_if": {"overrides": ["model.title=\x1b[31mred"]}})
+    assert cli_main(["diff", str(a), str(c)]) == 0
+    assert "\x1b" not in capsys.readouterr().out  # escaped, as every text from a file
+
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 def test_cli_git_revision(tmp_path, capsys, monkeypatch):
     env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",

@@ -242,6 +242,7 @@ class Diff:
     on_grid: tuple[int, int] = (0, 0)  # quantities added and removed only because a grid point came or went
     verdicts: list[tuple[str, object, object]] = field(default_factory=list)  # (which, old, new)
     accounting: str = ""  # the accounting compared ('' : every accounting)
+    what_if: tuple = (None, None)  # each side's --set arguments where it is a what-if build (what_if_of), else None
 
 
 # The reader's groups, in the order a review reads them.
@@ -403,7 +404,35 @@ def compare(old: dict, new: dict, threshold: float = 1e-9, accounting: str | Non
     added = [q for q in added if not _on_changed_grid(q, grid)]
     removed = [q for q in removed if not _on_changed_grid(q, grid)]
     return Diff(changed, added, removed, same, input_changes(old, new), grid, on_grid, verdict_changes(old, new),
-                accounting)
+                accounting, (what_if_of(old), what_if_of(new)))
+
+
+MAX_OVERRIDES = 64  # a what-if's --set arguments read from a results.json (each of at most MAX_OVERRIDE characters)
+MAX_OVERRIDE = 1000
+
+
+def what_if_of(doc: dict) -> tuple[str, ...] | None:
+    """The ``--set`` arguments that made a what-if's results.json (its ``what_if.overrides``); None for a spec's own
+    report, or where the block is not the list of strings genreport writes (the file is input: anything else is
+    left unread, not trusted)."""
+    block = doc.get("what_if")
+    overrides = block.get("overrides") if isinstance(block, dict) else None
+    if not isinstance(overrides, list) or not 0 < len(overrides) <= MAX_OVERRIDES \
+            or not all(isinstance(o, str) and 0 < len(o) <= MAX_OVERRIDE for o in overrides):
+        return None
+    return tuple(overrides)
+
+
+def _as_command(overrides: tuple[str, ...]) -> str:
+    """``--set 'a=1' --set b=2``, each argument quoted as a shell reads it (control characters escaped by the caller)."""
+    import shlex
+
+    return " ".join(f"--set {shlex.quote(o)}" for o in overrides)
+
+
+def _named(name: str, overrides: tuple[str, ...] | None) -> str:
+    """A side's name, and the --set arguments that made it where it is a what-if."""
+    return safe(name) + (f" (a what-if: {safe(_as_command(overrides))})" if overrides else "")
 
 
 def _params_key(p: dict) -> tuple:
@@ -486,7 +515,7 @@ def _summary(d: Diff, limit: int) -> list[str]:
 
 def render(d: Diff, old_name: str, new_name: str, limit: int = 0) -> str:
     """The review as plain text for a terminal (user text escaped)."""
-    lines = [f"--- {safe(old_name)}", f"+++ {safe(new_name)}"]
+    lines = [f"--- {_named(old_name, d.what_if[0])}", f"+++ {_named(new_name, d.what_if[1])}"]
     summary = _summary(d, limit)
     lines.append(summary[0])
     for title, header, rows, right, more in sections(d, limit):
@@ -509,7 +538,11 @@ def _md_cell(x) -> str:
 def render_markdown(d: Diff, old_name: str, new_name: str, limit: int = 0) -> str:
     """The review as GitHub-flavoured Markdown, for a pull-request comment."""
     summary = _summary(d, limit)
-    lines = [f"### genreport diff: {_md_cell(old_name)} → {_md_cell(new_name)}", "", summary[0]]
+    lines = [f"### genreport diff: {_md_cell(old_name)} → {_md_cell(new_name)}", ""]
+    for name, overrides in zip((old_name, new_name), d.what_if, strict=True):
+        if overrides:
+            lines += [f"{_md_cell(name)} is a what-if: {_md_cell(_as_command(overrides))}", ""]
+    lines.append(summary[0])
     for title, header, rows, right, more in sections(d, limit):
         lines += ["", f"**{title}** ({len(rows) + more})", ""]
         lines += md_table([[safe(str(x)) for x in row] for row in rows], header, right)
@@ -523,6 +556,8 @@ def render_markdown(d: Diff, old_name: str, new_name: str, limit: int = 0) -> st
 def as_json(d: Diff) -> dict:
     """The review as data (``--format json``)."""
     return {"accounting": d.accounting or None, "unchanged": d.same,
+            "what_if": {"old": list(d.what_if[0]) if d.what_if[0] else None,
+                        "new": list(d.what_if[1]) if d.what_if[1] else None},
             "inputs": [{"input": k, "old": a, "new": b} for k, a, b in d.inputs],
             "grid": [{"axis": k, "added": a, "removed": r} for k, a, r in d.grid],
             "verdicts": [{"verdict": k, "old": a, "new": b} for k, a, b in d.verdicts],
