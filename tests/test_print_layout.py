@@ -108,32 +108,39 @@ def test_the_check_sees_a_blank_page(tmp_path):
     assert [b.split(":")[0] for b in too_blank(path, tmp_path)] == ["page 1"]
 
 
-def _figure_document(caption_words: int, sentences: int) -> str:
-    """The report's stylesheet, ``sentences`` sentences of text, then a figure (a 4:3 SVG picture whose text
-    "PICTUREMARK" shows its page) whose caption has ``caption_words`` words between "CAPSTART" and "CAPEND"."""
+def _figure_document(caption_words: int, sentences: int, lead: str = "<p>The figure:</p>", wide: bool = False) -> str:
+    """The report's stylesheet, ``sentences`` sentences of text, ``lead``, then a figure (a 4:3 SVG picture, 16:9 if
+    ``wide``, whose text "PICTUREMARK" shows its page) whose caption has ``caption_words`` words between "CAPSTART"
+    and "CAPEND"."""
     import base64
 
     css = (ROOT / "templates" / "report.css").read_text(encoding="utf-8")
-    svg = ("<svg xmlns='http://www.w3.org/2000/svg' width='400' height='300' viewBox='0 0 400 300'>"
-           "<rect width='400' height='300' fill='#ddd'/><text x='20' y='150' font-size='30'>PICTUREMARK</text></svg>")
+    w, h = (480, 270) if wide else (400, 300)
+    svg = (f"<svg xmlns='http://www.w3.org/2000/svg' width='{w}' height='{h}' viewBox='0 0 {w} {h}'>"
+           f"<rect width='{w}' height='{h}' fill='#ddd'/><text x='20' y='150' font-size='30'>PICTUREMARK</text></svg>")
     src = "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
     filler = "".join(f"<p>{'Filler words of a paragraph before the figure. ' * min(9, sentences - k)}</p>"
                      for k in range(0, sentences, 9))
     caption = " ".join(["caption"] * caption_words)
-    return (f"<html><head><style>{css}</style></head><body>{filler}<p>The figure:</p>"
+    return (f"<html><head><style>{css}</style></head><body>{filler}{lead}"
             f"<figure><picture><img src='{src}'></picture><figcaption>CAPSTART {caption} CAPEND</figcaption>"
             "</figure><p>After the figure.</p></body></html>")
 
 
-def _pages(tmp_path: Path, caption_words: int, sentences: int) -> tuple[int, int, int]:
+def _pages(tmp_path: Path, caption_words: int, sentences: int, **kw) -> tuple[int, int, int]:
     """The pages (from 0) of the figure's picture, its caption's first word and its caption's last word."""
-    from genreport.printing.pdf import html_to_pdf
-
-    path = tmp_path / f"f{caption_words}-{sentences}.pdf"
-    path.write_bytes(html_to_pdf(_figure_document(caption_words, sentences)))
-    texts = pages_text(path)
+    texts = pages_text(_figure_pdf(tmp_path, caption_words, sentences, **kw))
     return (next(i for i, t in enumerate(texts) if "PICTUREMARK" in t), next(i for i, t in enumerate(texts) if "CAPSTART" in t),
             next(i for i, t in enumerate(texts) if "CAPEND" in t))
+
+
+def _figure_pdf(tmp_path: Path, caption_words: int, sentences: int, **kw) -> Path:
+    from genreport.printing.pdf import html_to_pdf
+
+    path = tmp_path / f"f{caption_words}-{sentences}-{len(kw.get('lead', ''))}-{kw.get('wide', False)}.pdf"
+    if not path.is_file():
+        path.write_bytes(html_to_pdf(_figure_document(caption_words, sentences, **kw)))
+    return path
 
 
 def test_a_long_caption_splits_and_a_short_one_keeps_its_figure_whole(tmp_path):
@@ -148,3 +155,36 @@ def test_a_long_caption_splits_and_a_short_one_keeps_its_figure_whole(tmp_path):
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if _pages(tmp_path, 12, mid)[0] == 0 else (lo, mid)
     assert _pages(tmp_path, 12, lo) == (0, 0, 0) and _pages(tmp_path, 12, hi) == (1, 1, 1)
+
+
+# What can precede a figure and move with it to the next page: a lead-in of three lines (the longest that cannot split,
+# two lines at least on each side) and a heading (kept with what follows it).
+LEADS = {"lead-in": "<p>" + "A lead-in of three lines that introduces the figure below it. " * 5 + "</p>",
+         "heading": "<h3>A section that opens with its figure</h3>"}
+
+
+@pytest.mark.parametrize("lead", sorted(LEADS))
+def test_a_figure_that_moves_to_the_next_page_leaves_at_most_40_percent_blank(tmp_path, lead):
+    """The tallest run that cannot break, moved whole to the next page, leaves the page before it at most 40% blank,
+    whatever text comes before it: a picture of the report's shape (16:9: every figure's, as shipped) with a caption
+    of three lines (the longest that cannot split) and a heading before it (kept with it); a lead-in paragraph no
+    longer moves with its figure.  Kept with a three-line lead-in, with five caption lines unsplit and the picture at
+    84% of the text's width, such a move left 40-42% blank (Mixtral 8x7B on Gaudi 3 and Llama 3.1 70B on MI300X with a
+    training step, Llama 4 Scout on H20; here the lead-in case gave 0.417, now 0.346, the heading 0.397).  Found at the
+    shortest text before the figure that pushes it over (the largest blank)."""
+    import json
+
+    shipped = json.loads((ROOT / "generator" / "printing" / "figure_sizes.json").read_text())
+    assert shipped and all(float(h[:-2]) / float(w[:-2]) <= 9 / 16 + 1e-9 for w, h, _ in shipped.values())
+    kw = {"lead": LEADS[lead], "wide": True}
+    words = 40  # three lines of caption
+    lo, hi = 20, 60
+    assert _pages(tmp_path, words, lo, **kw)[0] == 0 and _pages(tmp_path, words, hi, **kw)[0] == 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if _pages(tmp_path, words, mid, **kw)[0] == 0 else (lo, mid)
+    pushed = _figure_pdf(tmp_path, words, hi, **kw)
+    lines = [ln for ln in pages_text(pushed)[1].splitlines() if "caption" in ln]
+    assert len(lines) == 3 and _pages(tmp_path, words, hi, **kw) == (1, 1, 1)  # three lines, moved whole
+    blank = blank_fractions(pushed, tmp_path)[0]
+    assert 0.2 < blank <= BLANK_LIMIT, blank
