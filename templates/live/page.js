@@ -394,6 +394,11 @@ const GR_PAGE = (function () {
         x.textContent = active ? whatIfTitle(inp) : builtText.get(x);
       });
     });
+    root.querySelectorAll("[data-live=kicker]").forEach(function (el) {  // "... · roofline report · what-if"
+      if (!builtText.has(el)) builtText.set(el, el.textContent);
+      const built = builtText.get(el), mark = " · what-if";
+      el.textContent = active && !built.endsWith(mark) ? built + mark : built;
+    });
     root.querySelectorAll("[data-live]").forEach(function (el) {
       const k = el.getAttribute("data-live");
       if (k in values && values[k] !== null) el.textContent = String(values[k]);

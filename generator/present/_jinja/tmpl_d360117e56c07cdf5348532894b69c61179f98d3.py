@@ -40,7 +40,7 @@ def block_header(context, missing=missing):
     l_0_configuration = resolve('configuration')
     l_0_lead = resolve('lead')
     pass
-    yield '<div class="kicker">genreport '
+    yield '<div class="kicker" data-live="kicker">genreport '
     yield escape((undefined(name='version') if l_0_version is missing else l_0_version))
     yield ' · roofline report'
     if (undefined(name='baseline') if l_0_baseline is missing else l_0_baseline):
