@@ -146,18 +146,55 @@ def test_results_json_says_whether_embeddings_are_counted():
 
 
 @pytest.mark.parametrize("bandwidth,beats", [("4.8 TB/s", False), ("2.0 TB/s", True)])
-def test_a_what_if_keeps_and_rechecks_the_measurements(bandwidth, beats):
+def test_a_what_if_of_the_gpu_rechecks_the_measurements_against_its_bound(bandwidth, beats):
     """Issue 16 item 6: `--set` dropped `measured:`.  The torchao point (126.9 token/s at batch 1, context 105)
-    needs 16.07e9 B per step in the seed accounting: 2.0 TB/s allows 124.4 token/s, 4.8 TB/s 298.6."""
+    needs 16.07e9 B per step in the seed accounting: 2.0 TB/s allows 124.4 token/s, 4.8 TB/s 298.6.  The run was on
+    the spec's H100 at 3.35 TB/s, so a what-if of the GPU states it beside the what-if's bound at its point and says
+    whether it beats it, and states no MBU, MFU or state: over 4.8 TB/s its MBU would read 42%, "overhead-bound",
+    of a run that was memory-bound on the GPU it ran on."""
     spec = load_report(SPECS / "llama8b-h100.yaml", overrides=[f"hardware.bandwidth={bandwidth}"])
-    assert len(spec.workloads.measured) == 1
-    (row,) = analyse(evaluate(spec))
-    assert row["beats_bound"] is beats
+    assert len(spec.workloads.measured) == 1 and spec.measured_elsewhere == (f"hardware.bandwidth={bandwidth}",)
+    r = evaluate(spec)
+    assert r.measured == ()
+    (row,) = r.measured_rechecked
+    assert row["beats_bound"] is beats and row["tokens_per_s"] == 126.9
     assert row["bound_tokens_per_s"] == pytest.approx(float(bandwidth.split()[0]) * 1e12 / 16_073_762_560, rel=1e-9)
-    assert f"hardware.bandwidth={bandwidth}" in row["what_if"]
-    assert ("could not have produced" in row["what_if"]) is beats
+    assert f"--set hardware.bandwidth={bandwidth}" in r.measured_not_compared
+    assert ("could not have run it" in r.measured_not_compared) is beats
+    assert "mbu" not in row and "state" not in row
     (plain,) = analyse(evaluated("llama8b-h100.yaml"))
     assert plain["what_if"] == "" and not plain["beats_bound"]
+
+
+@pytest.mark.parametrize(("overrides", "compared", "rechecked"), [
+    (["hardware=l4"], False, True),  # another GPU: 127 tok/s read as 680% of the L4's 300 GB/s before
+    (["model=llama-3.2-1b"], False, False),  # another model: its bound is no bound of the run
+    (["precision=fp8"], False, False),
+    (["parallelism.tp=2"], False, False),
+    (["hardware=l4", "workloads.decode.measured=[{tokens_per_s: 15, batch: 1, context: 105, source: {title: t}}]"],
+     True, False),  # measured on the what-if's configuration: its own, compared
+    (["hardware.price.usd_per_hour=1.5"], True, False),  # the price is not what a run ran on
+    (["hardware.measured.bandwidth=2.9 TB/s"], True, False),  # nor the roof calibrate measured
+    (["workloads.decode.batch=[1, 8]"], True, False),
+    (["engine.kernel_launch=4 us"], True, False),
+])
+def test_measurements_are_compared_only_on_what_they_ran_on(overrides, compared, rechecked):
+    """A what-if compares the spec's measurements (MBU, MFU, state) only where it keeps their GPU, model, precision
+    and layout; else results.json's `measured` is empty and `measured_not_compared` says why, chapter "Measured" prints
+    it, and the roofline draws no measured star."""
+    import json
+
+    from genreport.write.results import results_json
+
+    r = evaluated("llama8b-h100.yaml", overrides)
+    assert bool(r.measured) is compared and bool(r.measured_not_compared) is not compared
+    assert bool(r.measured_rechecked) is rechecked
+    doc = json.loads(results_json(r))
+    assert len(doc["measured"]) == (1 if compared else 0)
+    assert ("measured_not_compared" in doc) is not compared
+    if not compared:
+        assert all(f"--set {o}" in r.measured_not_compared for o in overrides)
+        assert all(m["mbu"] <= 1 for m in doc["measured"])
 
 
 def test_results_json_active_parameters_are_the_whole_models_at_a_layout():

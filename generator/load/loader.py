@@ -258,6 +258,23 @@ def _draft(doc, serving, model, precision, sub, findings):
     return dataclasses.replace(serving, speculative=dataclasses.replace(spec_, draft=draft, draft_precision=prec))
 
 
+# What a measurement ran on: a what-if that sets any of these (a --set path under it) analyses another configuration
+MEASURED_ON = {"hardware": "the GPU", "model": "the model", "precision": "the precision", "parallelism": "the layout"}
+
+
+def measured_elsewhere(paths: list[tuple[tuple, str]]) -> tuple[str, ...]:
+    """The --set texts (of ``(path, text)``) that change what the spec's measurements ran on: the GPU (any path
+    under hardware but its price and the roof ``genreport calibrate`` measured), the model, the precision or the
+    layout.  None where the what-if sets measurements of its own (a path under workloads that reaches them): those
+    ran on the what-if's configuration."""
+    if any(p[0] == "workloads" and (len(p) < 3 or p[2] == "measured") for p, _ in paths):
+        return ()
+    return tuple(text for p, text in paths if p[0] in MEASURED_ON and p[:2] not in NOT_RUN_ON)
+
+
+NOT_RUN_ON = {("hardware", "price"), ("hardware", "measured")}  # what a GPU costs, and its roof as calibrated
+
+
 def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict: bool = False) -> ReportSpec:
     """Load a report spec and everything it references; raise SpecError listing every problem."""
     path = Path(path)
@@ -386,6 +403,7 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
         accounting=d.get("accounting", "seed"), seed=d.get("seed"), notes=d.get("notes", ""), file=doc.file,
         digest=digest.hexdigest(), warnings=tuple(f.format() for f in findings.warnings),
         overrides=tuple(overrides), parallelism=parallelism,
+        measured_elsewhere=measured_elsewhere([(p, text) for p, _, text in parsed]) if workloads.measured else (),
         precision_spec=copy.deepcopy(d["precision"]),
         engine_reserve_given="memory_reserve" in engine, engine_given=tuple(k for k in engine if k != "source"),
         serving=serving,

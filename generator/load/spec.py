@@ -624,6 +624,9 @@ class ReportSpec:
     file: str = ""
     digest: str = ""  # sha256 of the spec files, for reproducibility
     overrides: tuple[str, ...] = ()  # the --set texts of a what-if, in order; () for the spec as written
+    # the --set texts that change what the spec's measurements ran on (its GPU, model, precision or layout): a
+    # what-if's report does not compare them with its bound (() where it sets measurements of its own)
+    measured_elsewhere: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     parallelism: Parallelism | None = None  # None: no 'parallelism' block, the single-card report
     engine_reserve_given: bool = False  # engine.memory_reserve written in the spec (else the default)

@@ -148,8 +148,13 @@ def _at_layout_rates(r: Results) -> dict:
 
 
 def _with_measurements(r: Results) -> Results:
-    r = replace(r, measured=tuple(measured.analyse(r)) if r.spec.workloads.measured else (),
-                derated=measured.derated(r) if r.spec.efficiency else None)
+    if r.spec.workloads.measured and r.spec.measured_elsewhere:  # a what-if of what they did not run on
+        rechecked = measured.rechecked(r)
+        r = replace(r, measured=(), measured_rechecked=rechecked,
+                    measured_not_compared=measured.not_compared(r.spec, rechecked))
+    elif r.spec.workloads.measured:
+        r = replace(r, measured=tuple(measured.analyse(r)))
+    r = replace(r, derated=measured.derated(r) if r.spec.efficiency else None)
     if r.derated is None or r.derated["decode"] is None:
         return r
     # the derated decode rate is a documented quantity (docs/results.md), stated at every point of the grid

@@ -13,6 +13,9 @@ drawing.  Every number is computed with the compiled quantities of
 * :func:`utilisation_caveat` is the nvidia-smi sentence of seed 003 section 5.
 * :func:`derated` is the ideal bound with the peaks scaled by the spec's
   ``efficiency`` block: decode tokens/s, prefill and training times.
+* :func:`not_compared` and :func:`rechecked`: a what-if that changes what the runs
+  ran on (their GPU, model, precision or layout) compares none of them; it says why
+  and, for another GPU alone, gives its bound at each measured point.
 """
 
 from __future__ import annotations
@@ -451,3 +454,60 @@ def derated(results: Results) -> dict | None:
                            "ideal_time": ideal_t, "ratio": ideal_t / derated_t,
                            "note": "6 N_a T FLOPs and three weight passes (3 N b), activations excluded"}
     return out
+
+
+# ---------------------------------------------------------------------------------------------- what-ifs of what a run ran on
+
+def _changed(spec) -> list[str]:
+    """What the what-if changes of what the spec's measurements ran on ("the GPU", "the model", ...), in order."""
+    from genreport.load.loader import MEASURED_ON
+    from genreport.load.overrides import parse_override
+
+    parts: list[str] = []
+    for text in spec.measured_elsewhere:
+        part = MEASURED_ON.get(parse_override(text)[0][0], "the configuration")
+        if part not in parts:
+            parts.append(part)
+    return parts
+
+
+RECHECKED = ("workload", "where", "path", "tokens_per_s", "bound_tokens_per_s", "beats_bound")
+
+
+def rechecked(results) -> tuple[dict, ...]:
+    """A what-if that changes the spec's GPU alone (``spec.measured_elsewhere``): each measurement's tokens/s beside
+    the what-if's bound at its point, and whether it beats it (the what-if's GPU could not have run it).  Only these:
+    the run's MBU and MFU over a GPU it did not run on are the utilisation of no run.  Empty where the what-if changes
+    the model, the precision or the layout too (the bound at the point is then another computation's)."""
+    if _changed(results.spec) != ["the GPU"]:
+        return ()
+    return tuple({k: row[k] for k in RECHECKED} for row in analyse(results))
+
+
+def not_compared(spec, checked: tuple[dict, ...] = ()) -> str:
+    """Why the spec's measurements are not compared with this report's bound: a what-if that changes what they ran
+    on (``spec.measured_elsewhere``: its GPU, model, precision or layout).  A run's achieved bandwidth over another
+    GPU's, or its tokens/s against another model's bound, is the utilisation of no run (Llama 3.1 8B's 127 tok/s on an
+    H100 read as 680% of an L4's bandwidth, and as "overhead-bound" at 42% of a 4.8 TB/s one).  ``checked``: the
+    what-if's bound at each measured point (:func:`rechecked`), said in words.  Empty where they are compared."""
+    from genreport.present import fmt
+
+    if not spec.measured_elsewhere or not spec.workloads.measured:
+        return ""
+    n = len(spec.workloads.measured)
+    parts = _changed(spec)
+    what = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    sets = " ".join(f"--set {t}" for t in spec.measured_elsewhere)
+    them = "it is" if n == 1 else "they are"
+    text = (f"The spec's {'measurement was' if n == 1 else f'{n} measurements were'} taken on its own configuration "
+            f"(spec {spec.name}, \u201c{spec.title}\u201d); this what-if changes {what} ({sets}), so {them} not "
+            f"compared with its bound as utilisations: a run's achieved bandwidth and FLOP/s over peaks it did not run "
+            f"on are the utilisation of no run. The spec's own report compares {'it' if n == 1 else 'them'}.")
+    for row in checked:
+        ratio = row["bound_tokens_per_s"] / row["tokens_per_s"]
+        verdict = ("the measurement beats it: this what-if's GPU could not have run it" if row["beats_bound"]
+                   else f"within it, {fmt.num(ratio)}\u00d7 the measured speed")
+        text += (f" At its point ({row['workload']}, {row['where']}) the what-if's bound is "
+                 f"{fmt.num(row['bound_tokens_per_s'])} tok/s against the {fmt.num(row['tokens_per_s'])} tok/s measured: "
+                 f"{verdict}.")
+    return text

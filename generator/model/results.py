@@ -43,6 +43,9 @@ class Results:
     blocks: dict[str, Block] = field(default_factory=dict)  # the formulas the report shows, by name
     levers: tuple[dict, ...] = ()  # what would change it: each lever's before and after, computed here
     measured: tuple[dict, ...] = ()
+    measured_not_compared: str = ""  # why the spec's measurements are not compared here (a what-if of another GPU ...)
+    # a what-if of the GPU alone: each measurement's tokens/s beside the what-if's bound at its point (no utilisation)
+    measured_rechecked: tuple[dict, ...] = ()
     derated: dict | None = None
     sensitivities: tuple[dict, ...] = ()
     curves: dict[str, object] = field(default_factory=dict)  # samples the figures draw

@@ -241,7 +241,7 @@ def _numbered(caps: dict[str, str], r: Results) -> dict[str, str]:
 def _chapters(r: Results) -> dict[str, int]:
     """Chapter numbers in order of the chapters this report has (training, many GPUs and measurements are optional)."""
     present = ["s0", "s1", "s2", "s3", "s4"] + (["s5"] if r.training else []) + ["s6"] + \
-        (["s7"] if r.many is not None else []) + (["s8"] if r.measured else []) + (["s9"] if r.serving else [])
+        (["s7"] if r.many is not None else []) + (["s8"] if r.measured or r.measured_not_compared else []) + (["s9"] if r.serving else [])
     return {name: i for i, name in enumerate(present)}
 
 
@@ -677,6 +677,7 @@ class ReportContext:
     inputs: list
     slips: list
     measured: list
+    measured_not_compared: str
     derated: dict | None
     sensitivities: dict | None
     baseline: Results | None
@@ -754,7 +755,7 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
         last_ctx=ctxs[-1] if ctxs else None, decode_table=decode_table,
         prefill=r.prefill.get(lead), gemm_rows=gemm_rows, training=r.training, compare=r.compare,
         verdicts=r.verdicts, **prose_parts, notation=_notation(r), inputs=_inputs(r), slips=_slips(r),
-        measured=list(r.measured), derated=r.derated, sensitivities=_sensitivities(r),
+        measured=list(r.measured), measured_not_compared=r.measured_not_compared, derated=r.derated, sensitivities=_sensitivities(r),
         baseline=baseline, baseline_rows=_baseline_rows(r, baseline) if baseline else [],
         baseline_overrides=overrides,
         whatif_story=prose.whatif_story(r, baseline, overrides) if baseline else [],

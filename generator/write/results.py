@@ -68,6 +68,9 @@ def document(r: Results, baseline: Results | None = None, overrides=()) -> dict:
             block["notes"] = notes
     if r.spec.workloads.measured:
         doc["measured"] = list(r.measured)
+        if r.measured_not_compared:  # a what-if of another GPU, model, precision or layout: none compared, and why
+            doc["measured_not_compared"] = r.measured_not_compared
+            doc["measured_rechecked"] = list(r.measured_rechecked)
     if r.spec.efficiency:
         doc["derated"] = r.derated
     if r.parallel is not None:

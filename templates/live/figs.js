@@ -785,8 +785,9 @@ const GR_FIGS = (function () {
     const inp = state.inp, ownRoof = own.roofline || {};
     const kept = {
       compare: ownRoof.compare && spec && inp.precision.compute === spec.precision.compute ? ownRoof.compare : undefined,
+      // a run is drawn only on what it ran on: the spec's model, precision, GPU and layout (as a build's what-if)
       measured: spec && same(inp.model, spec.model) && same(inp.precision, spec.precision) && same(inp.hardware, spec.hardware)
-        ? ownRoof.measured : undefined,
+        && same(inp.parallelism, spec.parallelism) ? ownRoof.measured : undefined,
       measured_roof: spec && same(inp.hardware, spec.hardware) && inp.precision.compute === spec.precision.compute
         ? ownRoof.measured_roof : undefined,
     };

@@ -9,6 +9,7 @@ def root(context, missing=missing):
     if 0: yield None
     l_0_measured = resolve('measured')
     l_0_ch = resolve('ch')
+    l_0_measured_not_compared = resolve('measured_not_compared')
     l_0_formula = l_0_figure = l_0_pill = missing
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s8_measured.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
@@ -35,7 +36,14 @@ def root(context, missing=missing):
                 yield event
         finally: gen.close()
         yield '</section>\n'
+    elif (undefined(name='measured_not_compared') if l_0_measured_not_compared is missing else l_0_measured_not_compared):
+        pass
+        yield '<section id="s8" data-static>\n<h2>'
+        yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's8'))
+        yield '. Measured</h2>\n<p>'
+        yield escape((undefined(name='measured_not_compared') if l_0_measured_not_compared is missing else l_0_measured_not_compared))
+        yield '</p>\n</section>\n'
     yield '\n'
 
 blocks = {}
-debug_info = '1=14&2=26&4=29&5=31'
+debug_info = '1=15&2=27&4=30&5=32&7=39&9=42&10=44'
