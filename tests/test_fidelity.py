@@ -223,3 +223,16 @@ def test_fp8_compute_is_no_lever_where_fp8_runs_at_the_bf16_rate(tmp_path):
     assert row["roof"] == "compute" and (row["lever"] is None or "FP8" not in row["lever"]["change"])
     (h100,) = [lv for lv in evaluated("llama8b-h100.yaml").levers if lv["lever"] == "compute-fp8"]
     assert h100["gain"] == pytest.approx(2.0, rel=1e-3)
+
+
+def test_a_what_if_does_not_compare_its_gpu_or_model_with_itself():
+    """The 8B spec compares its H100 with an A100 and an H200, and Llama 3.1 8B with Mistral 7B and three more:
+    `--set hardware=h200 --set model=mistral-7b` listed the H200 twice in "Other GPUs" (the base and a comparison,
+    1.00x) and Mistral 7B twice among the other models.  The loader drops a comparison that is what the report
+    analyses."""
+    r = evaluated("llama8b-h100.yaml", ["hardware=h200", "model=mistral-7b"])
+    assert [c["name"] for c in r.compare] == ["h200", "a100-sxm-80gb"]
+    assert [c["name"] for c in r.compare_models] == ["mistral-7b", "llama-3.2-3b", "qwen2.5-7b", "mixtral-8x7b"]
+    assert [h.name for h in r.spec.compare_hardware] == ["a100-sxm-80gb"]
+    plain = evaluated("llama8b-h100.yaml")
+    assert [c["name"] for c in plain.compare] == ["h100-sxm", "a100-sxm-80gb", "h200"]

@@ -396,6 +396,9 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
     cmp_hw = [dataclasses.replace(h, memory_reserve=reserve, kernels=engine_kernels(engine, h.vendor), **step)
               if h is not None else h
               for h in cmp_hw]
+    # what the report analyses is not compared with itself (a what-if's --set hardware=h200 beside compare: [h200])
+    cmp_hw = [h for h in cmp_hw if h is None or hw is None or h.name != hw.name]
+    cmp_models = [m for m in cmp_models if m is None or model is None or m.name != model.name]
     return ReportSpec(
         name=d["name"], title=d["title"], hardware=hw, model=model, precision=precision, workloads=workloads,
         gemms=gemms, compare_hardware=tuple(cmp_hw), compare_models=tuple(cmp_models),
