@@ -262,14 +262,31 @@ def _draft(doc, serving, model, precision, sub, findings):
 MEASURED_ON = {"hardware": "the GPU", "model": "the model", "precision": "the precision", "parallelism": "the layout"}
 
 
+def configuration_changed(paths: list[tuple[tuple, str]]) -> tuple[str, ...]:
+    """The --set texts (of ``(path, text)``) that change the spec's configuration: the GPU (any path under hardware
+    but its price and the roof ``genreport calibrate`` measured), the model, the precision or the layout."""
+    return tuple(text for p, text in paths if p[0] in MEASURED_ON and p[:2] not in NOT_RUN_ON)
+
+
 def measured_elsewhere(paths: list[tuple[tuple, str]]) -> tuple[str, ...]:
-    """The --set texts (of ``(path, text)``) that change what the spec's measurements ran on: the GPU (any path
-    under hardware but its price and the roof ``genreport calibrate`` measured), the model, the precision or the
-    layout.  None where the what-if sets measurements of its own (a path under workloads that reaches them): those
-    ran on the what-if's configuration."""
+    """The --set texts that change what the spec's measurements ran on (:func:`configuration_changed`); none where
+    the what-if sets measurements of its own (a path under workloads that reaches them): those ran on the what-if's
+    configuration."""
     if any(p[0] == "workloads" and (len(p) < 3 or p[2] == "measured") for p, _ in paths):
         return ()
-    return tuple(text for p, text in paths if p[0] in MEASURED_ON and p[:2] not in NOT_RUN_ON)
+    return configuration_changed(paths)
+
+
+def changed_parts(texts: tuple[str, ...]) -> str:
+    """What --set ``texts`` of :func:`configuration_changed` change, in words: "the GPU", "the GPU and the model"."""
+    from genreport.load.overrides import parse_override
+
+    parts: list[str] = []
+    for text in texts:
+        part = MEASURED_ON.get(parse_override(text)[0][0], "the configuration")
+        if part not in parts:
+            parts.append(part)
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 NOT_RUN_ON = {("hardware", "price"), ("hardware", "measured")}  # what a GPU costs, and its roof as calibrated
@@ -406,6 +423,7 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
         accounting=d.get("accounting", "seed"), seed=d.get("seed"), notes=d.get("notes", ""), file=doc.file,
         digest=digest.hexdigest(), warnings=tuple(f.format() for f in findings.warnings),
         overrides=tuple(overrides), parallelism=parallelism,
+        configuration_changed=configuration_changed([(p, text) for p, _, text in parsed]),
         measured_elsewhere=measured_elsewhere([(p, text) for p, _, text in parsed]) if workloads.measured else (),
         precision_spec=copy.deepcopy(d["precision"]),
         engine_reserve_given="memory_reserve" in engine, engine_given=tuple(k for k in engine if k != "source"),

@@ -624,8 +624,11 @@ class ReportSpec:
     file: str = ""
     digest: str = ""  # sha256 of the spec files, for reproducibility
     overrides: tuple[str, ...] = ()  # the --set texts of a what-if, in order; () for the spec as written
-    # the --set texts that change what the spec's measurements ran on (its GPU, model, precision or layout): a
-    # what-if's report does not compare them with its bound (() where it sets measurements of its own)
+    # the --set texts that change the spec's GPU, model, precision or layout (what its measurements ran on and its
+    # seed's text is about): a what-if of another configuration
+    configuration_changed: tuple[str, ...] = ()
+    # of those, what its measurements ran on: a what-if's report does not compare them with its bound (() where it
+    # sets measurements of its own)
     measured_elsewhere: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     parallelism: Parallelism | None = None  # None: no 'parallelism' block, the single-card report

@@ -458,19 +458,6 @@ def derated(results: Results) -> dict | None:
 
 # ---------------------------------------------------------------------------------------------- what-ifs of what a run ran on
 
-def _changed(spec) -> list[str]:
-    """What the what-if changes of what the spec's measurements ran on ("the GPU", "the model", ...), in order."""
-    from genreport.load.loader import MEASURED_ON
-    from genreport.load.overrides import parse_override
-
-    parts: list[str] = []
-    for text in spec.measured_elsewhere:
-        part = MEASURED_ON.get(parse_override(text)[0][0], "the configuration")
-        if part not in parts:
-            parts.append(part)
-    return parts
-
-
 RECHECKED = ("workload", "where", "path", "tokens_per_s", "bound_tokens_per_s", "beats_bound")
 
 
@@ -479,7 +466,9 @@ def rechecked(results) -> tuple[dict, ...]:
     the what-if's bound at its point, and whether it beats it (the what-if's GPU could not have run it).  Only these:
     the run's MBU and MFU over a GPU it did not run on are the utilisation of no run.  Empty where the what-if changes
     the model, the precision or the layout too (the bound at the point is then another computation's)."""
-    if _changed(results.spec) != ["the GPU"]:
+    from genreport.load.loader import changed_parts
+
+    if changed_parts(results.spec.measured_elsewhere) != "the GPU":
         return ()
     return tuple({k: row[k] for k in RECHECKED} for row in analyse(results))
 
@@ -490,13 +479,13 @@ def not_compared(spec, checked: tuple[dict, ...] = ()) -> str:
     GPU's, or its tokens/s against another model's bound, is the utilisation of no run (Llama 3.1 8B's 127 tok/s on an
     H100 read as 680% of an L4's bandwidth, and as "overhead-bound" at 42% of a 4.8 TB/s one).  ``checked``: the
     what-if's bound at each measured point (:func:`rechecked`), said in words.  Empty where they are compared."""
+    from genreport.load.loader import changed_parts
     from genreport.present import fmt
 
     if not spec.measured_elsewhere or not spec.workloads.measured:
         return ""
     n = len(spec.workloads.measured)
-    parts = _changed(spec)
-    what = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    what = changed_parts(spec.measured_elsewhere)
     sets = " ".join(f"--set {t}" for t in spec.measured_elsewhere)
     them = "it is" if n == 1 else "they are"
     text = (f"The spec's {'measurement was' if n == 1 else f'{n} measurements were'} taken on its own configuration "

@@ -441,10 +441,25 @@ def _inputs(r: Results) -> list[dict]:
     return [row | {"what": fmt.device(row["what"], hw.noun), "value": fmt.device(row["value"], hw.noun)} for row in rows]
 
 
+def _slips_elsewhere(r: Results) -> str:
+    """Why a what-if of another GPU, model, precision or layout lists no slips of its spec's seed: they are the
+    seed's statements about its own pair (its model's FFN share, its GPU's warps and ridge)."""
+    from genreport.load.loader import changed_parts
+
+    spec = r.spec
+    if spec.seed is None or not spec.configuration_changed:
+        return ""
+    sets = " ".join(f"--set {t}" for t in spec.configuration_changed)
+    return (f"The spec is seed {spec.seed}'s pair (spec {spec.name}, \u201c{spec.title}\u201d); this what-if changes "
+            f"{changed_parts(spec.configuration_changed)} ({sets}), so the seed's slips, its statements about its own "
+            "pair corrected, are not listed here: the spec's own report lists them.")
+
+
 def _slips(r: Results) -> list[dict]:
-    """The seeds' own slips, with the correct values computed for this pair."""
+    """The seeds' own slips, with the correct values computed for this pair (none in a what-if of another
+    configuration: :func:`_slips_elsewhere`)."""
     seed = r.spec.seed
-    if seed is None:
+    if seed is None or r.spec.configuration_changed:
         return []
     pc = r.params
     out = []
@@ -676,6 +691,7 @@ class ReportContext:
     notation: list
     inputs: list
     slips: list
+    slips_elsewhere: str
     measured: list
     measured_not_compared: str
     derated: dict | None
@@ -754,7 +770,7 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
         version=__version__, facts=r.facts, hierarchy=r.hierarchy, states=r.states, figs=figs, ctxs=ctxs,
         last_ctx=ctxs[-1] if ctxs else None, decode_table=decode_table,
         prefill=r.prefill.get(lead), gemm_rows=gemm_rows, training=r.training, compare=r.compare,
-        verdicts=r.verdicts, **prose_parts, notation=_notation(r), inputs=_inputs(r), slips=_slips(r),
+        verdicts=r.verdicts, **prose_parts, notation=_notation(r), inputs=_inputs(r), slips=_slips(r), slips_elsewhere=_slips_elsewhere(r),
         measured=list(r.measured), measured_not_compared=r.measured_not_compared, derated=r.derated, sensitivities=_sensitivities(r),
         baseline=baseline, baseline_rows=_baseline_rows(r, baseline) if baseline else [],
         baseline_overrides=overrides,

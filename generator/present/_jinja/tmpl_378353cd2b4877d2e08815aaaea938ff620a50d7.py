@@ -15,6 +15,7 @@ def root(context, missing=missing):
     l_0_GPU = resolve('GPU')
     l_0_spec = resolve('spec')
     l_0_slips = resolve('slips')
+    l_0_slips_elsewhere = resolve('slips_elsewhere')
     l_0_version = resolve('version')
     l_0_baseline_overrides = resolve('baseline_overrides')
     l_0_hw = resolve('hw')
@@ -154,8 +155,13 @@ def root(context, missing=missing):
             yield '</td></tr>'
         l_1_s = missing
         yield '</tbody></table></div>\n</div>\n'
+    elif (undefined(name='slips_elsewhere') if l_0_slips_elsewhere is missing else l_0_slips_elsewhere):
+        pass
+        yield '<h3>D. The seed\'s slips</h3>\n<p class="meta">'
+        yield escape((undefined(name='slips_elsewhere') if l_0_slips_elsewhere is missing else l_0_slips_elsewhere))
+        yield '</p>\n'
     yield '<h3>'
-    yield escape(('E' if (undefined(name='slips') if l_0_slips is missing else l_0_slips) else 'D'))
+    yield escape(('E' if ((undefined(name='slips') if l_0_slips is missing else l_0_slips) or (undefined(name='slips_elsewhere') if l_0_slips_elsewhere is missing else l_0_slips_elsewhere)) else 'D'))
     yield '. Reproducibility</h3>\n<p class="meta">genreport '
     yield escape((undefined(name='version') if l_0_version is missing else l_0_version))
     yield '; spec sha256 <code>'
@@ -179,4 +185,4 @@ def root(context, missing=missing):
     yield ').</p>\n</section>\n'
 
 blocks = {}
-debug_info = '1=48&8=62&9=74&13=92&17=104&21=118&22=129&23=142&26=145&28=147&32=158&33=160&34=172'
+debug_info = '1=49&8=63&9=75&13=93&17=105&21=119&22=130&23=143&26=146&28=148&31=158&33=161&35=164&36=166&37=178'
