@@ -258,14 +258,15 @@ def _draft(doc, serving, model, precision, sub, findings):
     return dataclasses.replace(serving, speculative=dataclasses.replace(spec_, draft=draft, draft_precision=prec))
 
 
-# What a measurement ran on: a what-if that sets any of these (a --set path under it) analyses another configuration
-MEASURED_ON = {"hardware": "the GPU", "model": "the model", "precision": "the precision", "parallelism": "the layout"}
+# The spec's configuration: what its measurements ran on and its seed's text is about; a what-if that sets any of
+# these (a --set path under it) analyses another configuration
+CONFIGURATION = {"hardware": "the GPU", "model": "the model", "precision": "the precision", "parallelism": "the layout"}
 
 
 def configuration_changed(paths: list[tuple[tuple, str]]) -> tuple[str, ...]:
     """The --set texts (of ``(path, text)``) that change the spec's configuration: the GPU (any path under hardware
     but its price and the roof ``genreport calibrate`` measured), the model, the precision or the layout."""
-    return tuple(text for p, text in paths if p[0] in MEASURED_ON and p[:2] not in NOT_RUN_ON)
+    return tuple(text for p, text in paths if p[0] in CONFIGURATION and p[:2] not in NOT_RUN_ON)
 
 
 def measured_elsewhere(paths: list[tuple[tuple, str]]) -> tuple[str, ...]:
@@ -283,7 +284,7 @@ def changed_parts(texts: tuple[str, ...]) -> str:
 
     parts: list[str] = []
     for text in texts:
-        part = MEASURED_ON.get(parse_override(text)[0][0], "the configuration")
+        part = CONFIGURATION.get(parse_override(text)[0][0], "the configuration")
         if part not in parts:
             parts.append(part)
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
