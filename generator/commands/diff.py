@@ -425,9 +425,9 @@ def what_if_of(doc: dict) -> tuple[str, ...] | None:
 
 def _as_command(overrides: tuple[str, ...]) -> str:
     """``--set 'a=1' --set b=2``, each argument quoted as a shell reads it (control characters escaped by the caller)."""
-    import shlex
+    from genreport.load.overrides import as_arguments
 
-    return " ".join(f"--set {shlex.quote(o)}" for o in overrides)
+    return as_arguments(overrides)
 
 
 def _named(name: str, overrides: tuple[str, ...] | None) -> str:

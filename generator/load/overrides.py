@@ -17,6 +17,14 @@ REPLACES = {("serving", "speculative", "draft_model"): ("draft_cost", "draft_lay
             ("serving", "speculative", "draft_layers"): ("draft_model", "draft_precision", "draft_cost")}
 
 
+def as_arguments(overrides) -> str:
+    """``--set 'a=1 b' --set c=2``: what-if ``overrides`` as the command line that makes them, each quoted as a
+    shell reads it (the one form the report, its results and ``genreport diff`` print)."""
+    import shlex
+
+    return " ".join(f"--set {shlex.quote(o)}" for o in overrides)
+
+
 def parse_override(text: str) -> tuple[tuple[str, ...], object]:
     """``model.kv_heads=1`` -> (('model', 'kv_heads'), 1); values are read as spec values are, safely."""
     if "=" not in text:

@@ -480,13 +480,14 @@ def not_compared(spec, checked: tuple[dict, ...] = ()) -> str:
     H100 read as 680% of an L4's bandwidth, and as "overhead-bound" at 42% of a 4.8 TB/s one).  ``checked``: the
     what-if's bound at each measured point (:func:`rechecked`), said in words.  Empty where they are compared."""
     from genreport.load.loader import changed_parts
+    from genreport.load.overrides import as_arguments
     from genreport.present import fmt
 
     if not spec.measured_elsewhere or not spec.workloads.measured:
         return ""
     n = len(spec.workloads.measured)
     what = changed_parts(spec.measured_elsewhere)
-    sets = " ".join(f"--set {t}" for t in spec.measured_elsewhere)
+    sets = as_arguments(spec.measured_elsewhere)
     them = "it is" if n == 1 else "they are"
     text = (f"The spec's {'measurement was' if n == 1 else f'{n} measurements were'} taken on its own configuration "
             f"(spec {spec.name}, \u201c{spec.title}\u201d); this what-if changes {what} ({sets}), so {them} not "

@@ -445,11 +445,12 @@ def _slips_elsewhere(r: Results) -> str:
     """Why a what-if of another GPU, model, precision or layout lists no slips of its spec's seed: they are the
     seed's statements about its own pair (its model's FFN share, its GPU's warps and ridge)."""
     from genreport.load.loader import changed_parts
+    from genreport.load.overrides import as_arguments
 
     spec = r.spec
     if spec.seed is None or not spec.configuration_changed:
         return ""
-    sets = " ".join(f"--set {t}" for t in spec.configuration_changed)
+    sets = as_arguments(spec.configuration_changed)
     return (f"The spec is seed {spec.seed}'s pair (spec {spec.name}, \u201c{spec.title}\u201d); this what-if changes "
             f"{changed_parts(spec.configuration_changed)} ({sets}), so the seed's slips, its statements about its own "
             "pair corrected, are not listed here: the spec's own report lists them.")
@@ -699,6 +700,7 @@ class ReportContext:
     baseline: Results | None
     baseline_rows: list
     baseline_overrides: tuple
+    set_arguments: str  # the what-if's --set arguments as a shell reads them ("" without a what-if)
     whatif_story: list
     fx: dict
     all_formulas: list
@@ -734,6 +736,7 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
     ``narrow`` to the ``src`` of its phone layout (shown below 40rem); ``live_page``, a placeholder for the page's
     data and scripts (:func:`genreport.present.live.page_scripts`, which print leaves out: :class:`Rendering` puts
     them in after the PDF's HTML is handed on), else they are made here."""
+    from genreport.load.overrides import as_arguments
     from genreport.present.figures import captions
 
     f = Formulas(r)
@@ -773,7 +776,7 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
         verdicts=r.verdicts, **prose_parts, notation=_notation(r), inputs=_inputs(r), slips=_slips(r), slips_elsewhere=_slips_elsewhere(r),
         measured=list(r.measured), measured_not_compared=r.measured_not_compared, derated=r.derated, sensitivities=_sensitivities(r),
         baseline=baseline, baseline_rows=_baseline_rows(r, baseline) if baseline else [],
-        baseline_overrides=overrides,
+        baseline_overrides=overrides, set_arguments=as_arguments(overrides),
         whatif_story=prose.whatif_story(r, baseline, overrides) if baseline else [],
         fx=fx, all_formulas=list(f.used), eq=Equations(), many=r.many, **_parallel_context(r),
         frame=r.frame, frame_rows=_frame_rows(r), ch=_chapters(r),

@@ -17,7 +17,7 @@ def root(context, missing=missing):
     l_0_slips = resolve('slips')
     l_0_slips_elsewhere = resolve('slips_elsewhere')
     l_0_version = resolve('version')
-    l_0_baseline_overrides = resolve('baseline_overrides')
+    l_0_set_arguments = resolve('set_arguments')
     l_0_hw = resolve('hw')
     l_0_model = resolve('model')
     l_0_formula = l_0_figure = l_0_pill = missing
@@ -168,12 +168,10 @@ def root(context, missing=missing):
     yield escape(environment.getattr((undefined(name='spec') if l_0_spec is missing else l_0_spec), 'digest')[:16])
     yield '</code>; rebuild with <code>genreport '
     yield escape(environment.getattr((undefined(name='spec') if l_0_spec is missing else l_0_spec), 'file'))
-    for l_1_o in (undefined(name='baseline_overrides') if l_0_baseline_overrides is missing else l_0_baseline_overrides):
-        _loop_vars = {}
+    if (undefined(name='set_arguments') if l_0_set_arguments is missing else l_0_set_arguments):
         pass
-        yield ' --set '
-        yield escape(l_1_o)
-    l_1_o = missing
+        yield ' '
+        yield escape((undefined(name='set_arguments') if l_0_set_arguments is missing else l_0_set_arguments))
     yield '</code>.\nHardware: '
     yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'file'))
     yield ' ('
@@ -185,4 +183,4 @@ def root(context, missing=missing):
     yield ').</p>\n</section>\n'
 
 blocks = {}
-debug_info = '1=49&8=63&9=75&13=93&17=105&21=119&22=130&23=143&26=146&28=148&31=158&33=161&35=164&36=166&37=178'
+debug_info = '1=49&8=63&9=75&13=93&17=105&21=119&22=130&23=143&26=146&28=148&31=158&33=161&35=164&36=166&37=176'
