@@ -249,10 +249,13 @@ def test_the_seeds_slips_are_listed_only_for_the_seeds_pair(overrides, listed):
 
     from shared import html
 
-    page = markup.unescape(html("llama8b-h100.yaml", overrides))
+    raw = html("llama8b-h100.yaml", overrides)
+    page = markup.unescape(raw)
     assert ("The seed's slips, corrected" in page) is listed
     assert ("This pair is seed 003's own" in page) is listed
     elsewhere = "so the seed's slips, its statements about its own pair corrected, are not listed here"
     assert (elsewhere in page) is not listed
     if not listed:
         assert all(f"--set {o}" in page for o in overrides) and "E. Reproducibility" in page
+        # each argument kept on one line (printed, "(--" ended a line and "set hardware=l4)" began the next)
+        assert all(f'<span class="nowrap">--set {o}</span>' in raw for o in overrides)

@@ -201,7 +201,21 @@ def symbols(text: str) -> Markup:
 
 # Filters of words, not numbers: the live page never formats these (it reads a link's short_name from its data), so
 # they stay out of FILTERS, which tests/test_fmtjs.py holds to GR_FMT's.
+_SET_ARGUMENT = re.compile(r"--set (?:'[^']*'|[^\s),;]+)")
+
+
+def commands(text: str):
+    """``text`` escaped for HTML, each ``--set ARG`` in it kept on one line (printed, a line broke after "--" and
+    split "--set" from its argument: "(--" / "set hardware=l4)")."""
+    out, at = [], 0
+    for m in _SET_ARGUMENT.finditer(text):
+        out += [escape(text[at:m.start()]), Markup('<span class="nowrap">'), escape(m.group(0)), Markup("</span>")]
+        at = m.end()
+    return Markup("").join([*out, escape(text[at:])])
+
+
 TEXT_FILTERS = {
+    "commands": commands,
     "short_link": short_link,
     "symbols": symbols,
     "device": lambda text, noun: device(text, noun),  # {{ words | device(GPU) }}: a model-stage string in the device's noun

@@ -11,6 +11,12 @@ def root(context, missing=missing):
     l_0_ch = resolve('ch')
     l_0_measured_not_compared = resolve('measured_not_compared')
     l_0_formula = l_0_figure = l_0_pill = missing
+    try:
+        t_1 = environment.filters['commands']
+    except KeyError:
+        @internalcode
+        def t_1(*unused):
+            raise TemplateRuntimeError("No filter named 'commands' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s8_measured.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
     l_0_formula = getattr(included_template, 'formula', missing)
@@ -41,9 +47,9 @@ def root(context, missing=missing):
         yield '<section id="s8" data-static>\n<h2>'
         yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's8'))
         yield '. Measured</h2>\n<p>'
-        yield escape((undefined(name='measured_not_compared') if l_0_measured_not_compared is missing else l_0_measured_not_compared))
+        yield escape(t_1((undefined(name='measured_not_compared') if l_0_measured_not_compared is missing else l_0_measured_not_compared)))
         yield '</p>\n</section>\n'
     yield '\n'
 
 blocks = {}
-debug_info = '1=15&2=27&4=30&5=32&7=39&9=42&10=44'
+debug_info = '1=21&2=33&4=36&5=38&7=45&9=48&10=50'

@@ -22,28 +22,34 @@ def root(context, missing=missing):
     l_0_model = resolve('model')
     l_0_formula = l_0_figure = l_0_pill = missing
     try:
-        t_1 = environment.filters['num']
+        t_1 = environment.filters['commands']
     except KeyError:
         @internalcode
         def t_1(*unused):
-            raise TemplateRuntimeError("No filter named 'num' found.")
+            raise TemplateRuntimeError("No filter named 'commands' found.")
     try:
-        t_2 = environment.filters['safe']
+        t_2 = environment.filters['num']
     except KeyError:
         @internalcode
         def t_2(*unused):
-            raise TemplateRuntimeError("No filter named 'safe' found.")
+            raise TemplateRuntimeError("No filter named 'num' found.")
     try:
-        t_3 = environment.filters['symbols']
+        t_3 = environment.filters['safe']
     except KeyError:
         @internalcode
         def t_3(*unused):
-            raise TemplateRuntimeError("No filter named 'symbols' found.")
+            raise TemplateRuntimeError("No filter named 'safe' found.")
     try:
-        t_4 = environment.tests['string']
+        t_4 = environment.filters['symbols']
     except KeyError:
         @internalcode
         def t_4(*unused):
+            raise TemplateRuntimeError("No filter named 'symbols' found.")
+    try:
+        t_5 = environment.tests['string']
+    except KeyError:
+        @internalcode
+        def t_5(*unused):
             raise TemplateRuntimeError("No test named 'string' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/appendix.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
@@ -80,7 +86,7 @@ def root(context, missing=missing):
             pass
             yield escape(l_2_k)
             yield ' '
-            yield escape((l_2_v if t_4(l_2_v) else t_1(l_2_v)))
+            yield escape((l_2_v if t_5(l_2_v) else t_2(l_2_v)))
             if (not environment.getattr(l_2_loop, 'last')):
                 pass
                 yield ', '
@@ -94,7 +100,7 @@ def root(context, missing=missing):
         _loop_vars = {}
         pass
         yield '<tr><td>'
-        yield escape(t_2(environment.getattr(l_1_e, 'math')))
+        yield escape(t_3(environment.getattr(l_1_e, 'math')))
         yield '</td><td>'
         yield escape(environment.getattr(l_1_e, 'unit'))
         yield '</td><td>'
@@ -108,7 +114,7 @@ def root(context, missing=missing):
         yield '<tr><td>'
         yield escape(environment.getattr(l_1_row, 'what'))
         yield '</td><td>'
-        yield escape(t_3(environment.getattr(l_1_row, 'symbol')))
+        yield escape(t_4(environment.getattr(l_1_row, 'symbol')))
         yield '</td><td>'
         yield escape(environment.getattr(l_1_row, 'value'))
         yield '</td><td>'
@@ -158,7 +164,7 @@ def root(context, missing=missing):
     elif (undefined(name='slips_elsewhere') if l_0_slips_elsewhere is missing else l_0_slips_elsewhere):
         pass
         yield '<h3>D. The seed\'s slips</h3>\n<p class="meta">'
-        yield escape((undefined(name='slips_elsewhere') if l_0_slips_elsewhere is missing else l_0_slips_elsewhere))
+        yield escape(t_1((undefined(name='slips_elsewhere') if l_0_slips_elsewhere is missing else l_0_slips_elsewhere)))
         yield '</p>\n'
     yield '<h3>'
     yield escape(('E' if ((undefined(name='slips') if l_0_slips is missing else l_0_slips) or (undefined(name='slips_elsewhere') if l_0_slips_elsewhere is missing else l_0_slips_elsewhere)) else 'D'))
@@ -183,4 +189,4 @@ def root(context, missing=missing):
     yield ').</p>\n</section>\n'
 
 blocks = {}
-debug_info = '1=49&8=63&9=75&13=93&17=105&21=119&22=130&23=143&26=146&28=148&31=158&33=161&35=164&36=166&37=176'
+debug_info = '1=55&8=69&9=81&13=99&17=111&21=125&22=136&23=149&26=152&28=154&31=164&33=167&35=170&36=172&37=182'
