@@ -603,9 +603,10 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                      "both tok/s per GPU and the pools' balance at the steady state's mean round ((output - 1) / "
                      "tok/s per user), --tpot checking the last context's round, all GPUs counted; pools win: yes where "
                      "the pools serve more tok/s per GPU at the targets")
-    lines.append("TTFT: one prompt alone on the replica; TPOT: the request's slowest decode round; E2E: TTFT + the "
-                 "decode rounds (closed form); tok/s/GPU: output tokens; max conc.: sequences of the last context all "
-                 "replicas hold")
+    lines.append("batch: sequences per replica (tp x pp GPUs; with data-parallel attention each of the dp replicas "
+                 "of the expert group runs its own); TTFT: one prompt alone on the replica; TPOT: the request's "
+                 "slowest decode round; E2E: TTFT + the decode rounds (closed form); tok/s/GPU: output tokens; max "
+                 "conc.: sequences of the last context all replicas hold")
     lines[notes:] = device(lines[notes:], noun)
     if markdown:  # the notes around the table as paragraphs, escaped
         return "\n".join(line if line.startswith("|") else "\n" + md_cell(line) for line in lines).strip()
