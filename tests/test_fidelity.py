@@ -175,6 +175,7 @@ def test_a_what_if_of_the_gpu_rechecks_the_measurements_against_its_bound(bandwi
      True, False),  # measured on the what-if's configuration: its own, compared
     (["hardware.price.usd_per_hour=1.5"], True, False),  # the price is not what a run ran on
     (["hardware.measured.bandwidth=2.9 TB/s"], True, False),  # nor the roof calibrate measured
+    (["hardware.power=1000"], True, False),  # nor its board power (J/token)
     (["workloads.decode.batch=[1, 8]"], True, False),
     (["engine.kernel_launch=4 us"], True, False),
 ])

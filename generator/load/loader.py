@@ -265,7 +265,8 @@ CONFIGURATION = {"hardware": "the GPU", "model": "the model", "precision": "the 
 
 def configuration_changed(paths: list[tuple[tuple, str]]) -> tuple[str, ...]:
     """The --set texts (of ``(path, text)``) that change the spec's configuration: the GPU (any path under hardware
-    but its price and the roof ``genreport calibrate`` measured), the model, the precision or the layout."""
+    but its price, its board power and the roof ``genreport calibrate`` measured), the model, the precision or the
+    layout."""
     return tuple(text for p, text in paths if p[0] in CONFIGURATION and p[:2] not in NOT_RUN_ON)
 
 
@@ -290,7 +291,8 @@ def changed_parts(texts: tuple[str, ...]) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
-NOT_RUN_ON = {("hardware", "price"), ("hardware", "measured")}  # what a GPU costs, and its roof as calibrated
+# what a GPU costs and draws, and its roof as calibrated: not what a run's utilisation is measured against
+NOT_RUN_ON = {("hardware", "price"), ("hardware", "power"), ("hardware", "measured")}
 
 
 def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict: bool = False) -> ReportSpec:
