@@ -466,9 +466,9 @@ def rechecked(results) -> tuple[dict, ...]:
     the what-if's bound at its point, and whether it beats it (the what-if's GPU could not have run it).  Only these:
     the run's MBU and MFU over a GPU it did not run on are the utilisation of no run.  Empty where the what-if changes
     the model, the precision or the layout too (the bound at the point is then another computation's)."""
-    from genreport.load.loader import changed_parts
+    from genreport.load.overrides import parse_override
 
-    if changed_parts(results.spec.measured_elsewhere) != "the GPU":
+    if any(parse_override(t)[0][0] != "hardware" for t in results.spec.measured_elsewhere):
         return ()
     return tuple({k: row[k] for k in RECHECKED} for row in analyse(results))
 
