@@ -44,6 +44,12 @@ def test_no_nvidia_kernel_cost_on_other_vendors(hardware, why):
 def test_nvidia_keeps_its_sourced_costs_and_a_spec_cost_wins():
     k = load_report(SPEC).hardware.kernels
     assert (k.decode, k.launch, k.absent) == (0.5e-6, 5e-6, "")
+    # each row of the inputs table names the source of its own number, once (not the three sources in every row)
+    rows = {row["what"]: row["source"] for row in _inputs(evaluate(load_report(SPEC)))}
+    count, graph, launch = (rows[f"{what} (serial estimate)"] for what in (
+        "kernels per layer", "fixed cost per kernel, decode", "fixed cost per kernel launch, prefill"))
+    assert "vLLM's Llama decoder layer" in count and "Getting Started with CUDA Graphs" in graph and "pegainfer" in launch
+    assert "pegainfer" not in graph + count and "CUDA Graphs:" not in launch + count and "vLLM's Llama" not in graph
     given = load_report(SPEC, ["hardware=tpu-v5e", "engine.graph_kernel=2 us"]).hardware.kernels
     assert given.decode == 2e-6 and given.launch == 0.0 and given.absent  # prefill still has no sourced cost
 
@@ -67,7 +73,8 @@ def test_amd_charges_its_hip_graph_replay_in_decode_and_no_launch_in_prefill(cap
     assert decode["value"] == "1.38 µs (HIP graph replay)" and "rocm-systems issue 11282" in decode["source"]
     prefill = rows["fixed cost per kernel launch, prefill (serial estimate)"]
     assert prefill["value"].startswith("none") and "HIP kernel launch" in prefill["source"]
-    assert "MI300X" in rows["kernels per layer (serial estimate)"]["source"]
+    assert "MI300X" in decode["source"] and "vLLM's Llama decoder layer" in rows["kernels per layer (serial estimate)"][
+        "source"]
     from genreport.present.render import _parallel_context
 
     chapter = _parallel_context(r)  # chapter 6's sentence: "1.38 µs each in decode ... and none in prefill (...)"

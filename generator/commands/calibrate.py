@@ -17,7 +17,11 @@ CPU (default): numpy, all cores.
 
 CUDA (``--device cuda``): PyTorch if it is importable and sees a CUDA device;
 otherwise the command prints ``no CUDA device/torch: skipped`` and exits with
-status 1 (nothing was measured, nothing was written), so scripts notice.
+status 1 (nothing was measured, nothing was written), so scripts notice.  A
+device-to-device copy for the bandwidth; torch.matmul of 8192 x 8192 matrices
+for bf16, fp16, tf32 and fp32, and torch._scaled_mm for fp8 on GPUs with fp8
+tensor cores (compute capability 8.9 and later).  Run on an H200 on 2026-12-04
+(torch 2.11, CUDA 13.0): tests/data/h200-calibrated.yaml is what it wrote.
 
 The written spec's peaks are *attainable* numbers measured here, not datasheet
 peaks; the spec says so in its source note and in its ``measured`` block.  It is
@@ -289,6 +293,12 @@ def measure_cuda(seconds: float = DEFAULT_SECONDS) -> dict | None:  # pragma: no
         peaks[fmt] = 2.0 * n**3 / t
         del x, y
     torch.backends.cuda.matmul.allow_tf32 = False
+    skipped = {}
+    fp8 = fp8_matmul(torch, dev, seconds * 0.15, timed)
+    if isinstance(fp8, str):
+        skipped["fp8"] = fp8
+    else:
+        peaks["fp8"] = fp8
     name = props.name
     vendor = "AMD" if getattr(torch.version, "hip", None) else "NVIDIA"
     return {
@@ -296,9 +306,27 @@ def measure_cuda(seconds: float = DEFAULT_SECONDS) -> dict | None:  # pragma: no
         "capacity": int(props.total_memory), "memory_type": "device memory",
         "bandwidth": bandwidth, "bandwidth_detail": {"copy": bandwidth, "array_bytes": size},
         "peaks": peaks, "extra_peaks": {}, "matmul_detail": {f: {"n": 8192} for f in peaks},
-        "skipped": {}, "software": f"torch {torch.__version__}, CUDA {torch.version.cuda}",
+        "skipped": skipped, "software": f"torch {torch.__version__}, CUDA {torch.version.cuda}",
         "wall_s": time.perf_counter() - started,
     }
+
+
+def fp8_matmul(torch, dev, budget: float, timed) -> float | str:  # pragma: no cover - needs a GPU
+    """Dense fp8 (E4M3) matmul FLOP/s through torch._scaled_mm (per-tensor scales, bf16 out), as fp8 GEMMs run on
+    GPUs with fp8 tensor cores (NVIDIA compute capability 8.9 and later); or why it was not measured."""
+    if getattr(torch.version, "hip", None):
+        return "ROCm's fp8 format (E4M3 FNUZ) is not measured here"
+    if torch.cuda.get_device_capability(dev) < (8, 9) or not hasattr(torch, "_scaled_mm"):
+        return "this GPU has no fp8 tensor cores (compute capability below 8.9), or torch has no _scaled_mm"
+    n = 8192
+    try:
+        x = torch.randn(n, n, device=dev).to(torch.float8_e4m3fn)
+        y = torch.randn(n, n, device=dev).to(torch.float8_e4m3fn).t()  # column-major, as _scaled_mm requires
+        one = torch.ones((), device=dev, dtype=torch.float32)
+        t = timed(lambda: torch._scaled_mm(x, y, scale_a=one, scale_b=one, out_dtype=torch.bfloat16), budget)
+    except (RuntimeError, TypeError) as exc:
+        return f"torch._scaled_mm failed: {str(exc).splitlines()[0][:160]}"
+    return 2.0 * n**3 / t
 
 
 # ---------------------------------------------------------------------------------------------- the spec
@@ -319,7 +347,8 @@ def method_text(m: dict) -> str:
                 f"2 n^3 FLOP, n up to {mm['fp32']['n']} (fp32) and {mm['fp64']['n']} (fp64).")
     return (f"genreport calibrate --device cuda: {m['software']}. Bandwidth: device-to-device copy of "
             f"{m['bandwidth_detail']['array_bytes'] / 2**30:.1f} GiB, counted as one read and one write. "
-            "Compute: torch.matmul of 8192 x 8192 matrices, 2 n^3 FLOP, best time (tf32 with allow_tf32).")
+            "Compute: torch.matmul of 8192 x 8192 matrices, 2 n^3 FLOP, best time (tf32 with allow_tf32; fp8 "
+            "through torch._scaled_mm with per-tensor scales and bf16 output).")
 
 
 def spec_text(m: dict, name: str, date: str, schema_ref: str | None = None) -> str:

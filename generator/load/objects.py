@@ -188,7 +188,7 @@ def engine_kernels(engine: dict, vendor: str = "NVIDIA") -> Kernels:
     return Kernels(per_layer=float(engine.get("kernels_per_layer", k.per_layer)),
                    launch=_q(engine["kernel_launch"]) if "kernel_launch" in engine else k.launch,
                    graph=_q(engine["graph_kernel"]) if "graph_kernel" in engine else k.graph,
-                   absent="" if both else k.absent, source=k.source,
+                   absent="" if both else k.absent, sources=k.sources,
                    cuda_graphs=bool(engine.get("cuda_graphs", k.cuda_graphs)),
                    one_shot=engine.get("all_reduce", "library") == "one-shot",
                    all_to_all=str(engine.get("all_to_all", k.all_to_all)),

@@ -23,9 +23,13 @@ WORKSPACE_SOURCE = ("vLLM: one profiled step of max_num_batched_tokens = 8192 to
 # kernel beside its bytes and FLOPs.  A kernel launched on its own costs the host about 4-6 us (pegainfer (3), "From
 # Launch Overhead to CUDA Graph", susun-blog.com/blog/pegainfer-3-cuda-graph); inside a CUDA graph replay the
 # per-kernel cost falls to about 0.5 us (NVIDIA Technical Blog, "Getting Started with CUDA Graphs", A. Gray 2019:
-# 2.9 us kernels take 3.8 us each launched from a stream, 3.4 us each replayed from a graph).  vLLM's Llama decoder
-# layer launches 10 kernels besides its collectives (vllm/model_executor/models/llama.py: fused-add RMSNorm, QKV GEMM,
-# rotary embedding, KV-cache write, attention, O GEMM, fused-add RMSNorm, gate-up GEMM, SiLU-and-mul, down GEMM).
+# 2.9 us kernels take 3.8 us each launched from a stream, 3.4 us each replayed from a graph).  Measured on one H200
+# (bench/gpu_step.py, 2026-12-04, CUDA 13.0; tests/data/gpu_step_h200.json): an empty kernel launched from C++ every
+# 4.34 us, replayed from a graph every 0.496 us, and a plain-PyTorch decode step of Llama 3.1 8B's shape spends
+# 0.31-0.54 us between each two of its ~1,450 kernels in a graph replay (tests/test_gpu_measured.py).  vLLM's Llama
+# decoder layer launches 10 kernels besides its collectives (vllm/model_executor/models/llama.py: fused-add RMSNorm,
+# QKV GEMM, rotary embedding, KV-cache write, attention, O GEMM, fused-add RMSNorm, gate-up GEMM, SiLU-and-mul, down
+# GEMM).
 # vLLM, SGLang and TensorRT-LLM capture decode in CUDA graphs by default and launch prefill kernel by kernel.
 DEFAULT_KERNEL_LAUNCH = 5e-6
 DEFAULT_GRAPH_KERNEL = 0.5e-6
@@ -86,10 +90,20 @@ WEIGHT_ONLY_SOURCE = ("torchao (pytorch/ao quantization README, A100, batch 1): 
                       "where bf16 reaches 1419-1436 (0.80), int4 (group 64) 751-763 (0.53); TensorRT-LLM INT4 AWQ on "
                       "H100 1.16-1.20x FP8 at batch 2 where the bytes allow 2x (TensorRT-Model-Optimizer benchmark.md); "
                       "Marlin's fall past batch 32 is the bf16 compute roof (Frantar et al. 2024, arXiv 2408.11743)")
-KERNELS_SOURCE = ("launch about 4-6 us per kernel (pegainfer (3), From Launch Overhead to CUDA Graph); 0.5 us per "
-                  "kernel in a CUDA graph replay (NVIDIA, Getting Started with CUDA Graphs: 3.8 against 3.4 us per "
-                  "2.9 us kernel); 10 kernels per layer (vLLM's Llama decoder layer); vLLM, SGLang and TensorRT-LLM "
-                  "capture decode in CUDA graphs by default")
+# each source beside the one number it gives (Kernels.sources: one per row of the inputs table)
+KERNEL_COUNT_SOURCE = ("10 kernels beside the collectives in vLLM's Llama decoder layer (vllm/model_executor/models/"
+                       "llama.py): fused-add RMSNorm, QKV GEMM, rotary embedding, KV-cache write, attention, O GEMM, "
+                       "fused-add RMSNorm, gate-up GEMM, SiLU-and-mul, down GEMM")
+KERNELS_SOURCE = {
+    "per_layer": KERNEL_COUNT_SOURCE,
+    "graph": ("0.5 us a kernel in a CUDA graph replay (NVIDIA, Getting Started with CUDA Graphs: 3.8 against 3.4 us "
+              "a 2.9 us kernel); on an H200 an empty kernel 0.50 us, a Llama 3.1 8B decode step 0.31-0.54 us between "
+              "its kernels (genreport bench/gpu_step.py, 2026-12); vLLM, SGLang and TensorRT-LLM capture decode in "
+              "CUDA graphs by default"),
+    "launch": ("about 4-6 us a kernel launched on its own (pegainfer (3), From Launch Overhead to CUDA Graph); an "
+               "empty kernel launched every 4.3 us on an H200 (genreport bench/gpu_step.py, 2026-12); engines launch "
+               "prefill kernel by kernel"),
+}
 # Those costs are measured on NVIDIA GPUs with CUDA.  On AMD's Instinct GPUs (ROCm) a HIP graph replay costs more
 # per kernel: an AMD engineer timed a captured graph of empty kernels on an MI300X at 1.381 us a dispatch packet
 # (min of 8; 1.335 us with the fix that issue proposes, 1.461 -> 1.320 on an MI355X), where a CUDA graph costs about
@@ -100,10 +114,14 @@ KERNELS_SOURCE = ("launch about 4-6 us per kernel (pegainfer (3), From Launch Ov
 # XLA compiled (PyTorch/XLA, JAX jit: no kernel is launched on its own); Gaudi's graph compiler runs a step as one
 # recipe (lazy mode, HPU graphs: docs.habana.ai, "Run Inference Using HPU Graphs" names the host overhead they remove,
 # not its size).
-AMD_KERNELS_SOURCE = ("1.381 us per kernel in a HIP graph replay on an MI300X (ROCm/rocm-systems issue 11282, "
-                      "2026-09: a captured graph of empty kernels, min of 8, per dispatch packet); 10 kernels per layer "
-                      "(vLLM's Llama decoder layer); vLLM and SGLang on ROCm capture decode in HIP graphs by default")
-# each vendor's sourced defaults: (a kernel launched on its own, one kernel in a graph replay, their source) [s];
+AMD_KERNELS_SOURCE = {
+    "per_layer": KERNEL_COUNT_SOURCE,
+    "graph": ("1.381 us per kernel in a HIP graph replay on an MI300X (ROCm/rocm-systems issue 11282, 2026-09: a "
+              "captured graph of empty kernels, min of 8, per dispatch packet); vLLM and SGLang on ROCm capture decode "
+              "in HIP graphs by default"),
+    "launch": "",
+}
+# each vendor's sourced defaults: (a kernel launched on its own, one kernel in a graph replay [s], their sources);
 # 0 where none is sourced (NO_KERNEL_COST says why)
 VENDOR_KERNELS = {"NVIDIA": (DEFAULT_KERNEL_LAUNCH, DEFAULT_GRAPH_KERNEL, KERNELS_SOURCE),
                   "AMD": (0.0, 1.381e-6, AMD_KERNELS_SOURCE)}
@@ -173,14 +191,19 @@ class Kernels:
     # why the default per-kernel costs are absent (0) on this hardware: no source for its vendor (no_kernel_cost);
     # "" where they are sourced.  A cost the engine block gives is the spec's whatever the vendor.
     absent: str = ""
-    source: str = KERNELS_SOURCE  # where the defaults come from (the vendor's)
+    # where the defaults come from (the vendor's): (("per_layer", text), ("graph", text), ("launch", text))
+    sources: tuple[tuple[str, str], ...] = tuple(KERNELS_SOURCE.items())
 
     @classmethod
     def for_vendor(cls, vendor: str) -> Kernels:
         """The defaults on ``vendor``'s hardware (VENDOR_KERNELS: NVIDIA's both, AMD's HIP graph replay, none elsewhere),
         each absence with its reason (no_kernel_cost)."""
-        launch, graph, source = VENDOR_KERNELS.get(vendor, (0.0, 0.0, KERNELS_SOURCE))
-        return cls(launch=launch, graph=graph, absent=no_kernel_cost(vendor), source=source)
+        launch, graph, sources = VENDOR_KERNELS.get(vendor, (0.0, 0.0, KERNELS_SOURCE))
+        return cls(launch=launch, graph=graph, absent=no_kernel_cost(vendor), sources=tuple(sources.items()))
+
+    def source(self, part: str) -> str:
+        """Where the default of ``part`` ("per_layer", "graph" or "launch") comes from; "" where none is sourced."""
+        return dict(self.sources).get(part, "")
 
     def moe_layer(self, shared_experts: int) -> float:
         """Kernels of one MoE layer [1]: the spec's kernels_per_layer where it gives one, else the dense count plus the

@@ -315,26 +315,28 @@ def _inputs(r: Results) -> list[dict]:
     if s.parallelism is not None:  # the serial estimate's fixed costs per kernel (chapter 6)
         k, given = hw.kernels, set(s.engine_given)
 
-        def src(*keys):
-            return "the spec (" + ", ".join(f"engine.{x}" for x in keys) + ")" if given & set(keys) else k.source
+        def src(part, *keys):
+            return "the spec (" + ", ".join(f"engine.{x}" for x in keys) + ")" if given & set(keys) else k.source(part)
         counted = not (k.absent and not k.decode and not k.launch)  # no per-kernel cost: the count charges nothing
         rows += [
             *([{"what": "kernels per layer (serial estimate)", "symbol": "k_L", "value": f"{k.per_layer:g}",
-                "source": src("kernels_per_layer")}] if counted else []),
+                "source": src("per_layer", "kernels_per_layer")}] if counted else []),
             *([{"what": "kernels per MoE layer, and per layer on average (serial estimate)", "symbol": "k_L",
                 "value": f"{k.moe_layer(m.moe.shared_experts):g}; {r.parallel.kernels_per_layer:.4g}",
-                "source": src("kernels_per_layer") if "kernels_per_layer" in given else MOE_KERNELS_SOURCE}]
+                "source": src("per_layer", "kernels_per_layer") if "kernels_per_layer" in given
+                else MOE_KERNELS_SOURCE}]
               if m.moe is not None and counted else []),
             {"what": "fixed cost per kernel, decode (serial estimate)", "symbol": "τ_k",
              **_kernel_cost(k, given, "graph_kernel" if k.cuda_graphs else "kernel_launch", k.decode,
                             f"{hw.graph} replay" if k.cuda_graphs else f"a launch, no {hw.graph}s",
-                            src("cuda_graphs", "graph_kernel" if k.cuda_graphs else "kernel_launch"))},
+                            src("graph" if k.cuda_graphs else "launch", "cuda_graphs",
+                                "graph_kernel" if k.cuda_graphs else "kernel_launch"))},
             {"what": "fixed cost per kernel launch, prefill (serial estimate)", "symbol": "τ_l",
-             **_kernel_cost(k, given, "kernel_launch", k.launch, "", src("kernel_launch"))},
+             **_kernel_cost(k, given, "kernel_launch", k.launch, "", src("launch", "kernel_launch"))},
             {"what": "tensor-parallel all-reduce (serial estimate)", "symbol": "τ_o" if k.one_shot else "",
              "value": f"the engine's one-shot kernel where faster, {fmt.time(k.one_shot_latency)} a call" if k.one_shot
              else "the collectives library's (ring, or in-switch where faster)",
-             "source": (src("all_reduce", "one_shot_latency") + "; " + ONE_SHOT_SOURCE) if k.one_shot
+             "source": (src("", "all_reduce", "one_shot_latency") + "; " + ONE_SHOT_SOURCE) if k.one_shot
              else ("the spec (engine.all_reduce)" if "all_reduce" in given
                    else "the default: the collectives library, as the hardware file's collectives block costs it")},
             *([{"what": "experts' all-to-all (serial estimate)", "symbol": "o_EP" if k.all_to_all == "deepep" else "",
@@ -365,7 +367,7 @@ def _inputs(r: Results) -> list[dict]:
             rows.append({"what": "weights' share of the bandwidth, weight-only GEMMs (serial estimate)", "symbol": "e_w",
                          "value": f"{r.parallel.weight_efficiency:.3g} for these weights ("
                                   + ", ".join(f"{f} {x:g}" for f, x in k.weight_only) + "; 1 for other formats)",
-                         "source": src("weight_only_efficiency") if "weight_only_efficiency" in given
+                         "source": src("", "weight_only_efficiency") if "weight_only_efficiency" in given
                          else WEIGHT_ONLY_SOURCE})
     for fmt_name, sparse in sorted(hw.sparse.items()):
         rows.append({"what": f"sparse {fmt_name} peak (not used)", "symbol": "", "value": fmt.rate(sparse),
