@@ -350,3 +350,72 @@ def test_a_pipeline_rounds_streamed_weights_are_not_called_n_g(capsys):
     # the crossover as the report states it (Env.crossover_at): a full pipeline streams the slice n_PP times (N_r,g)
     # and computes with it once (N_a,g), printed apart; one stream (N_g) gave half the report's batch
     assert rc == 0 and "N_r,g = 5.07312e+10" in inputs and "N_a,g = 2.53656e+10" in inputs and "N_g = " not in inputs
+
+
+# ----------------------------------------------------------------------------------------------- windows and chunks
+#
+# Gemma 3 27B (specs/models/gemma-3-27b.yaml, from its config.json): 62 layers, five 1,024-token sliding-window layers
+# per global one (52 windowed, 10 global), head_dim 128.  Llama 4 Maverick (llama-4-maverick.yaml): 48 layers, three
+# chunked layers of 8,192-token chunks per global one (36 chunked, 12 global), head_dim 128.
+
+WINDOWED = """\
+kind: report
+name: win
+title: Gemma 3 27B on 4 L4
+hardware: l4
+model: gemma-3-27b
+precision: {weights: int4, kv_cache: fp8, compute: bf16}
+parallelism: {tp: 4}
+workloads:
+  decode: {batch: [1, 32], context: [4k, 64k]}
+  prefill: {prompt: [1k, 32k]}
+"""
+
+
+def _value(out: str) -> float:
+    return float(out.strip().splitlines()[-1].split("=")[-1].split()[0])
+
+
+def test_a_windowed_models_inputs_say_why_d_h_is_not_its_own(capsys, tmp_path):
+    """At a 4k context a token of Gemma 3 27B reads (10 x 4,096 + 52 x 1,024) / (62 x 4,096) = 0.371 of the positions of
+    62 full layers: derive prints d_h = 47.48 and says why; a model without windows gets no such line."""
+    spec = tmp_path / "win.yaml"
+    spec.write_text(WINDOWED)
+    rc, out, _ = run(capsys, "decode_time_bound", "--spec", str(spec))
+    share = (10 * 4096 + 52 * 1024) / (62 * 4096)
+    assert rc == 0 and f"d_h = {128 * share:.6g}" in out
+    assert (f"(62 layers: 10 global, 52 windowed (1,024 tokens); at S = 4,096 a token attends {share:.4g} of the "
+            f"positions it would in full layers, so d_h = 128 x {share:.4g}, and c is the cache of the positions read)"
+            in out)
+    rc, out, _ = run(capsys, "decode_time_bound", "--spec", SPEC)
+    assert rc == 0 and "layers:" not in out and "d_h = 128" in out
+
+
+def test_a_chunked_layer_at_a_chunk_boundary_reads_nothing(capsys, tmp_path):
+    """Maverick at S = 8,192: its 36 chunked layers start a new chunk and read S mod 8,192 = 0 tokens, so a token
+    attends 12 / 48 = 0.25 of the positions: d_h = 32 in the inputs, with the reason."""
+    spec = tmp_path / "mav.yaml"
+    spec.write_text("kind: report\nname: mav\ntitle: t\nhardware: b200\nmodel: llama-4-maverick\nprecision: fp8\n"
+                    "parallelism: {tp: 8, ep: 8}\nworkloads:\n  decode: {batch: [1], context: [8k]}\n")
+    rc, out, _ = run(capsys, "decode_time_bound", "--spec", str(spec))
+    assert rc == 0 and "d_h = 32," in out
+    assert "36 chunked (8,192-token chunks; S mod 8,192 = 0 tokens of the current one)" in out
+    assert "a token attends 0.25 of the positions" in out
+
+
+def test_at_a_workload_symbol_evaluates_the_point_there(capsys, tmp_path):
+    """--at T=32768 on the windowed spec, whose first prompt is 1k: the windows' share follows the prompt (a 32k prompt
+    attends 0.2129 of the causal attention of full layers), so the value is --tokens 32768's and the report's, not
+    the 1k prompt's d_h applied at 32k (4.59 s where the report says 3.71 s); the same for --at S."""
+    from genreport.model.evaluate import evaluate
+
+    spec = tmp_path / "win.yaml"
+    spec.write_text(WINDOWED)
+    report = evaluate(load_report(spec)).parallel.prefill["seed"]["prefill_time_bound"][1]
+    at = run(capsys, "prefill_time_bound", "--spec", str(spec), "--at", "T=32768")
+    given = run(capsys, "prefill_time_bound", "--spec", str(spec), "--tokens", "32768")
+    assert at[0] == given[0] == 0 and _value(at[1]) == _value(given[1]) == pytest.approx(report, rel=1e-5)
+    assert "a prompt of T = 32,768 tokens attends 0.2129 of the causal attention" in at[1]
+    s_at = run(capsys, "decode_time_bound", "--spec", str(spec), "--at", "S=65536")
+    s_given = run(capsys, "decode_time_bound", "--spec", str(spec), "--context", "64k")
+    assert _value(s_at[1]) == _value(s_given[1]) and "at S = 65,536" in s_at[1]

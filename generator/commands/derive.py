@@ -55,7 +55,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--for", dest="target", metavar="SYMBOL", help="solve for this glossary symbol, e.g. W, B, H_kv")
     p.add_argument("--at", dest="at", action="append", default=[], metavar="NAME=VALUE",
                    help="set the quantity's value (--at critical_context=1024, --at decode_intensity=0.9*ridge_point) "
-                        "or an input symbol (--at W=4.8e12); VALUE: numbers, symbols and quantity ids joined by * and /")
+                        "or an input symbol (--at W=4.8e12; B, S or T as a whole number also moves the point, as "
+                        "--batch, --context or --tokens do); VALUE: numbers, symbols and quantity ids joined by * and /")
     p.add_argument("--spec", metavar="SPEC", help="evaluate with this report spec's inputs")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="PATH=VALUE",
                    help="with --spec: override a spec value as in a what-if report, e.g. "
@@ -130,6 +131,7 @@ def derive_text(qid: str, args, accounting: str | None) -> str:
     if getattr(args, "overrides", None) and not args.spec:
         raise _err(f"--set {args.overrides[0]}", "--set changes a spec's inputs, and no spec is given",
                    "add --spec SPEC")
+    _at_workload(args, q)
     nums = _numbers(args, accounting, qid) if args.spec else None
     accounting = accounting or (nums.env_obj.accounting if nums else "seed")
     if args.general:
@@ -243,6 +245,27 @@ def _target(name: str | None):
         raise _err("--for", f"no symbol '{name}' in the glossary",
                    f"did you mean '{close[0]}'?" if close else f"one of {', '.join(BY_NAME)}")
     return sym(name)
+
+
+# --at of a workload's own symbol: the option that sets the point there
+AT_PARAMS = {"B": "batch", "S": "context", "T": "tokens"}
+
+
+def _at_workload(args, q) -> None:
+    """``--at B=``, ``S=`` or ``T=`` (a whole number) with a spec, for a quantity taken at that workload parameter:
+    the point is evaluated there, as ``--batch``, ``--context`` or ``--tokens`` would, so that the inputs that follow
+    it (d_h and c of windowed or chunked layers, the experts a batch reads) are the point's and not the spec's first
+    point's.  An option given as well wins (the substitution still prints the --at value)."""
+    import re
+
+    if not args.spec:
+        return
+    for item in args.at:
+        name, eq, text = item.partition("=")
+        option = AT_PARAMS.get(name.strip())
+        if (option in q.params and eq and getattr(args, option) is None
+                and re.fullmatch(r"[0-9]+[kKmM]?", text.strip())):
+            setattr(args, option, text.strip())
 
 
 def _at(items: list[str], qid: str, variant: str):
@@ -520,6 +543,8 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
                    unsliced=unsliced)
     if pool_note:
         nums.note = pool_note
+    if bounded := _bounded_note(spec.model, env_obj, values):
+        nums.note = f"{nums.note}; {bounded}" if nums.note else bounded
     a = spec.model.attention
     if qid == "kv_bytes_per_token" and a.kind == "mla":
         layers = float(np.ravel(values["L"])[0])
@@ -529,6 +554,35 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
                      f"{a.kv_lora_rank + a.qk_rope_head_dim} x {float(np.ravel(values['b_kv'])[0]):g} B"
                      + ("" if env_obj.cut.trivial else " on one GPU"))
     return nums
+
+
+def _bounded_note(model, env_obj, values: dict) -> str:
+    """Why d_h (and c) at a point are not the model's own where some layers attend a window or a chunk: both count
+    only the positions attended (formulas.architecture.attended_fraction at a context S; a prompt of T tokens, its
+    causal share: env.prefill_head_dim); "" for other models, or where the point's d_h is the model's."""
+    from genreport.formulas import architecture as arch
+
+    if not arch.bounded_layers(model) or "d_h" not in values or "d_h" not in env_obj.values:
+        return ""
+    own, here = float(np.ravel(env_obj.values["d_h"])[0]), np.ravel(values["d_h"])
+    if here.size != 1 or own <= 0 or abs(float(here[0]) / own - 1.0) < 1e-12:
+        return ""
+    f = float(here[0]) / own
+    a, n_local, n_chunk = model.attention, arch.local_layers(model), arch.chunked_layers(model)
+    at_context = "S" in values and np.size(values["S"]) == 1
+    n = float(np.ravel(values["S"] if at_context else values.get("T", np.nan))[0])
+    kinds = [f"{model.layers - n_local - n_chunk} global"]
+    if n_local:
+        kinds.append(f"{n_local} windowed ({a.sliding_window:,} tokens)")
+    if n_chunk:
+        kinds.append(f"{n_chunk} chunked ({a.chunk_size:,}-token chunks"
+                     + (f"; S mod {a.chunk_size:,} = {n % a.chunk_size:,.0f} tokens of the current one)"
+                        if at_context else ")"))
+    where = (f"at S = {n:,.0f} a token attends {f:.4g} of the positions it would in full layers, so d_h = {own:g} x "
+             f"{f:.4g}, and c is the cache of the positions read" if at_context else
+             f"a prompt of T = {n:,.0f} tokens attends {f:.4g} of the causal attention of full layers, so d_h = "
+             f"{own:g} x {f:.4g}")
+    return f"{model.layers} layers: {', '.join(kinds)}; {where}"
 
 
 POOLS = ("balanced_prefill_gpus", "decode_pool_rate", "prefill_pool_rate")
