@@ -421,7 +421,9 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
         keep = qid in AT_CHAPTER_POINT or qid in POOLS
         read = params.get("batch") if "batch" in needed or keep else None
         at = params.get("context") if "context" in needed or keep else None
-        env = env_obj.at(batch=read, context=at, **extra)
+        from genreport.model.env import READ_AT_CONTEXT
+
+        env = env_obj.at(batch=read, context=at, reads=qid in READ_AT_CONTEXT, **extra)
         ignored = [name for name, used in (("batch", read), ("context", at))
                    if used is None and params.get(name) is not None
                    and (name == "context" or spec.model.moe is not None)]
@@ -579,10 +581,31 @@ def _bounded_note(model, env_obj, values: dict) -> str:
                      + (f"; S mod {a.chunk_size:,} = {n % a.chunk_size:,.0f} tokens of the current one)"
                         if at_context else ")"))
     where = (f"at S = {n:,.0f} a token attends {f:.4g} of the positions it would in full layers, so d_h = {own:g} x "
-             f"{f:.4g}, and c is the cache of the positions read" if at_context else
+             f"{f:.4g}{_c_words(model, env_obj, values, n)}" if at_context else
              f"a prompt of T = {n:,.0f} tokens attends {f:.4g} of the causal attention of full layers, so d_h = "
              f"{own:g} x {f:.4g}")
     return f"{model.layers} layers: {', '.join(kinds)}; {where}"
+
+
+def _c_words(model, env_obj, values: dict, context: float) -> str:
+    """What c at a context counts, for :func:`_bounded_note`: the cache a step reads there (a chunked layer: the S mod
+    chunk tokens of its current chunk) or the one a sequence holds (its whole chunk), whichever the point's c is; ""
+    where c is not an input or is neither."""
+    from genreport.formulas import architecture as arch
+
+    if "c" not in values or "b_kv" not in values or np.size(values["c"]) != 1:
+        return ""
+    b_kv, cut = float(np.ravel(values["b_kv"])[0]), env_obj.cut
+    c = float(np.ravel(values["c"])[0])
+    # one GPU's slice, or the whole model's where a layout formula divides it itself
+    scales = (1.0,) if cut.trivial else (1.0 / (cut.split * cut.s_kv), 1.0)
+    read = float(np.ravel(arch.kv_bytes_per_token_at(model, b_kv, context))[0])
+    held = float(np.ravel(arch.kv_cache_bytes_per_token_at(model, b_kv, context))[0])
+    if any(abs(c - read * k) <= 1e-9 * read * k for k in scales):
+        return ", and c is the cache of the positions read"
+    if any(abs(c - held * k) <= 1e-9 * held * k for k in scales):
+        return ", and c is the cache a sequence holds (a chunked layer's whole chunk, min(S, chunk))"
+    return ""
 
 
 POOLS = ("balanced_prefill_gpus", "decode_pool_rate", "prefill_pool_rate")

@@ -126,6 +126,13 @@ def held_weight_bytes(precision: Precision, model: Model) -> float:
     return float(wb.mean(float(pc.total - pc.experts_routed), float(pc.experts_routed)))
 
 
+# A decode step's quantities taken at a context without a batch: the intensity ceiling (a step's FLOPs over its
+# bytes as the batch grows), the batch that crosses the ridge, and the batch where a layout's collectives meet its HBM
+# reads.  Their c is the cache a step reads (a chunked layer: the S mod chunk tokens of its current chunk), as the
+# decode grid's at a batch; the capacities' is the cache a sequence holds (Env.at's reads).
+READ_AT_CONTEXT = frozenset({"decode_intensity_ceiling", "crossover_batch", "comm_hbm_crossover_batch"})
+
+
 @dataclass
 class Env:
     """Scalar inputs of one accounting at one GPU of a layout (glossary symbol -> SI value), and how to vary them.
@@ -169,11 +176,12 @@ class Env:
         n_x = self.n_routed() if n_x is None else n_x
         return self.wb.mean(n - n_x, n_x * (1.0 - self.cut.expert_keep), card["N_e"])
 
-    def at(self, batch=None, context=None, stream=None, **extra) -> dict[str, object]:
+    def at(self, batch=None, context=None, stream=None, reads: bool = False, **extra) -> dict[str, object]:
         """Inputs at a workload point; arrays broadcast (batch along axis 0, context along axis 1).
 
         ``stream``: times the weight slice is streamed, when no batch is given (the crossover batch's closed
-        form takes the pipeline full: n_PP).
+        form takes the pipeline full: n_PP).  ``reads``: c is what a decode step at the context reads, as at a batch,
+        for a step's quantity taken without one (READ_AT_CONTEXT); else, without a batch, the cache a sequence holds.
         """
         env = {k: np.float64(v) for k, v in self.values.items()}  # numpy semantics: x/0 is inf, not an exception
         cut = self.cut
@@ -183,7 +191,7 @@ class Env:
             # the cache a sequence holds (a chunked layer: up to its whole chunk), for the capacity; a decode step
             # (a batch) reads less from a chunked layer: the S mod chunk tokens of its current chunk.  Equal for
             # models without chunked layers.
-            if batch is not None and arch.chunked_layers(self.model):
+            if (batch is not None or reads) and arch.chunked_layers(self.model):
                 env["c"] = arch.kv_bytes_per_token_at(self.model, env["b_kv"], s)
             else:
                 env["c"] = arch.kv_cache_bytes_per_token_at(self.model, env["b_kv"], s)
@@ -242,7 +250,7 @@ class Env:
         """Inputs of the batch that crosses the ridge at ``context``: a full pipeline streams each GPU's slice once
         per stage's micro-batch (N and N_e n_PP times the slice, N_a the slice), one stage the slice once.  The
         evaluation's value and its printed formula both take these."""
-        return self.at(context=context, stream=self.cut.pp if self.cut.pp > 1 else None)
+        return self.at(context=context, stream=self.cut.pp if self.cut.pp > 1 else None, reads=True)
 
     def busiest(self, tokens):
         """u_x: routed-expert parameters the busiest GPU of the expert group reads, over the mean (1 without expert

@@ -18,7 +18,7 @@ from genreport.formulas.glossary import ENTRIES
 from genreport.formulas.recipes import TRAINING_WEIGHT_BYTES, training_compute
 from genreport.load.spec import ReportSpec
 from genreport.model import decision, layout, measured, plan, serving_report, shown, tables, techniques
-from genreport.model.env import Env, make_env, spec_env, usable_at  # noqa: F401 - re-exported
+from genreport.model.env import READ_AT_CONTEXT, Env, make_env, spec_env, usable_at  # noqa: F401 - re-exported
 from genreport.model.frame import frame
 from genreport.model.results import Results
 from genreport.model.stated import (  # noqa: F401 - re-exported
@@ -85,7 +85,8 @@ def _evaluate(spec: ReportSpec) -> Results:
         scalars[acc] = sc
         if len(ctx):
             pc_env = env.at(context=ctx)
-            per = {qid: np.asarray(q[qid](pc_env), dtype=float) * np.ones_like(ctx)
+            per = {qid: np.asarray(q[qid](env.at(context=ctx, reads=True) if qid in READ_AT_CONTEXT else pc_env),
+                                   dtype=float) * np.ones_like(ctx)
                    for qid in ("decode_intensity_ceiling", "capacity_batch")}
             # a full pipeline streams each GPU's slice once per stage's micro-batch
             per["crossover_batch"] = np.asarray(q["crossover_batch"](env.crossover_at(ctx)), dtype=float) * np.ones_like(ctx)

@@ -32,7 +32,15 @@ from genreport.load.spec import (
     Precision,
     Protocols,
 )
-from genreport.model.env import Env, pipeline_split, prefill_head_dim, usable_at, weight_bytes_of, weight_efficiency
+from genreport.model.env import (
+    READ_AT_CONTEXT,
+    Env,
+    pipeline_split,
+    prefill_head_dim,
+    usable_at,
+    weight_bytes_of,
+    weight_efficiency,
+)
 from genreport.model.values import NO_FIT, Entry, physical
 
 
@@ -607,7 +615,7 @@ def point_values(spec, accounting: str, qid: str, batch=None, context=None, toke
             return dict(v, N=base["N"], N_x=base["N_x"], b=base["b"], c=env.at(context=float(context))["c"])
         return v
     if qid in PER_CONTEXT or qid in DRAFT_CONTEXT:
-        return dict(base, S=np.float64(context), c=env.at(context=float(context))["c"])
+        return dict(base, S=np.float64(context), c=env.at(context=float(context), reads=qid in READ_AT_CONTEXT)["c"])
     return base
 
 
@@ -641,9 +649,11 @@ def _evaluate(r) -> ParallelResults:
             if out.all_reduce:  # whose one-shot all-reduce it is, where one runs
                 out.all_reduce["one_shot_by"] = one_shot_by(spec.hardware.kernels, links["tp"])
         if len(ctx):
+            # the cache a sequence holds for the capacity, the one a step reads for the crossover (READ_AT_CONTEXT)
             cv = dict(base, S=ctx, c=np.asarray(env.at(context=ctx)["c"], dtype=float))
+            rv = dict(base, S=ctx, c=np.asarray(env.at(context=ctx, reads=True)["c"], dtype=float))
             cap = np.asarray(q["capacity_batch_replica"](cv), dtype=float) * np.ones_like(ctx)
-            cross = np.asarray(q["comm_hbm_crossover_batch"](cv), dtype=float) * np.ones_like(ctx)
+            cross = np.asarray(q["comm_hbm_crossover_batch"](rv), dtype=float) * np.ones_like(ctx)
             out.per_context[acc] = {"capacity_batch_replica": np.maximum(cap, 0.0),  # a count: 0 when none fits
                                     "capacity_batch_replica_raw": cap,  # stated: none (with the reason) when < 0
                                     "comm_hbm_crossover_batch": cross}

@@ -14,7 +14,7 @@ from genreport.formulas import architecture as arch
 from genreport.formulas import portable
 from genreport.formulas.glossary import PARAM_SYMBOL
 from genreport.formulas.recipes import TRAINING_WEIGHT_BYTES, recipe_bytes_per_param
-from genreport.model.env import make_env
+from genreport.model.env import READ_AT_CONTEXT, make_env
 from genreport.model.layout import round_bound
 from genreport.model.stated import critical_reason, latex_of, point_variant
 from genreport.model.tables import gemm_class_bytes
@@ -67,7 +67,7 @@ def point_env(r, acc: str, params: dict, qid: str = "") -> dict:
     numeric = {k: (float(recipe_bytes_per_param(v)) if k == "recipe" else v) for k, v in params.items()}
     if qid == "crossover_batch":  # as the evaluation states it: a full pipeline's streams (Env.crossover_at)
         return r.envs[acc].crossover_at(numeric["context"])
-    return r.envs[acc].at(batch=numeric.get("batch"), context=numeric.get("context"),
+    return r.envs[acc].at(batch=numeric.get("batch"), context=numeric.get("context"), reads=qid in READ_AT_CONTEXT,
                           **{PARAM_SYMBOL.get(k, k): v for k, v in numeric.items() if k not in ("batch", "context")})
 
 
@@ -395,9 +395,9 @@ def levers(r) -> list[dict]:
                 continue
             m2 = replace(model, kv_heads=kv, attention=replace(model.attention, kind="mqa" if kv == 1 else "gqa"))
             c1 = float(r.q["decode_intensity_ceiling"](
-                make_env(hw, model, spec.precision, r.lead, layout=spec.parallelism).at(context=s)))
+                make_env(hw, model, spec.precision, r.lead, layout=spec.parallelism).at(context=s, reads=True)))
             c2 = float(r.q["decode_intensity_ceiling"](
-                make_env(hw, m2, spec.precision, r.lead, layout=spec.parallelism).at(context=s)))
+                make_env(hw, m2, spec.precision, r.lead, layout=spec.parallelism).at(context=s, reads=True)))
             fits = r.scalars[r.lead]["kv_capacity_tokens"] is not None
             rows.append({"lever": f"kv-heads-{kv}",
                          "change": f"{'MQA' if kv == 1 else f'GQA-{kv}'} instead of {model.kv_heads} KV heads",

@@ -38,7 +38,7 @@ def critical_context(q, env: Env) -> tuple[float | None, bool]:
     ridge = env.values["P"] / env.values["W"]
 
     def excess(s: float) -> float:
-        return float(q["decode_intensity_ceiling"](env.at(context=s))) - ridge
+        return float(q["decode_intensity_ceiling"](env.at(context=s, reads=True))) - ridge
 
     lo, hi = float(model.attention.sliding_window), 1e15
     if excess(hi) >= 0:

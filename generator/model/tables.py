@@ -133,7 +133,7 @@ def compare_models(spec, q, make_env) -> tuple[dict, ...]:
             "active": env.values["N_a"], "weight_bytes": float(q["weight_bytes"](e)),
             "kv_bytes_per_token": float(np.asarray(es["c"])), "context": int(s_last),
             "decode_tokens_per_s": 1.0 / max(t_mem, t_comp) if max(t_mem, t_comp) > 0 else math.inf,
-            "ceiling": float(q["decode_intensity_ceiling"](es)),
+            "ceiling": float(q["decode_intensity_ceiling"](env.at(context=s_last, reads=True))),
             "critical_context": critical_context(q, env)[0],
             "capacity_batch": max(0.0, float(q["capacity_batch"](es))),
             "fits": float(q["weight_bytes"](e)) <= hw.usable, "is_base": model is spec.model,

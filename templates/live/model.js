@@ -265,7 +265,7 @@ const GR_MODEL = (function () {
   function envOf(values, card, cut, m, accounting, pc, wb) {
     return {values: values, card: card, cut: cut, model: m, accounting: accounting, pc: pc, wb: wb,
       perClass: wb.uniform === null,
-      at: function (batch, context, extra, stream) { return envAt(this, batch, context, extra, stream); },
+      at: function (batch, context, extra, stream, reads) { return envAt(this, batch, context, extra, stream, reads); },
       readB: function (n, nX) { return readB(this, n, nX); },
       oneCard: function () {
         return cut.trivial ? this : envOf(Object.assign({}, card), card, ONE_CUT, m, accounting, pc, wb);
@@ -323,13 +323,16 @@ const GR_MODEL = (function () {
     if (env.perClass) e.b = readB(env, nr[0], nr[1]);
   }
 
-  function envAt(env, batch, context, extra, stream) {
+  /** ``reads``: c is what a decode step at the context reads (a chunked layer: S mod chunk), for a step's quantity
+   * taken without a batch (env.READ_AT_CONTEXT: the intensity ceiling, the crossover batch); else, without a batch,
+   * the cache a sequence holds. */
+  function envAt(env, batch, context, extra, stream, reads) {
     const e = Object.assign({}, env.values);
     const m = env.model, cut = env.cut;
     if (context != null) {
       e.S = context;
       // the cache held (capacity); a decode step reads a chunked layer's S mod chunk tokens (env.Env.at)
-      e.c = batch != null && chunkedLayers(m) ? kvBytesPerTokenAt(m, e.b_kv, context) : kvCacheBytesPerTokenAt(m, e.b_kv, context);
+      e.c = (batch != null || reads) && chunkedLayers(m) ? kvBytesPerTokenAt(m, e.b_kv, context) : kvCacheBytesPerTokenAt(m, e.b_kv, context);
       if (!cut.trivial) e.c = e.c / (cut.split * cut.s_kv);
       if (localLayers(m) || chunkedLayers(m)) e.d_h = e.d_h * attendedFraction(m, context);
     }
@@ -413,7 +416,7 @@ const GR_MODEL = (function () {
     const m = env.model;
     if (closed === null || !localLayers(m) || closed <= m.attention.sliding_window) return [closed, false];
     const ridge = env.values.P / env.values.W;
-    const excess = function (s) { return call("decode_intensity_ceiling", env.at(null, s)) - ridge; };
+    const excess = function (s) { return call("decode_intensity_ceiling", env.at(null, s, null, null, true)) - ridge; };
     let lo = m.attention.sliding_window, hi = 1e15;
     if (excess(hi) >= 0) return [null, true];
     for (let i = 0; i < 200; i++) {  // log-space bisection: excess(lo) > 0 >= excess(hi)
@@ -523,10 +526,10 @@ const GR_MODEL = (function () {
       const per = {decode_intensity_ceiling: [], crossover_batch: [], capacity_batch: [], capacity_batch_raw: [],
         intensity_at_capacity: []};
       w.decode_context.forEach(function (s) {
-        const e = env.at(null, s);
-        per.decode_intensity_ceiling.push(call("decode_intensity_ceiling", e));
+        const e = env.at(null, s), read = env.at(null, s, null, null, true);
+        per.decode_intensity_ceiling.push(call("decode_intensity_ceiling", read));
         // a full pipeline streams each GPU's slice once per stage's micro-batch
-        per.crossover_batch.push(call("crossover_batch", env.cut.pp > 1 ? env.at(null, s, null, env.cut.pp) : e));
+        per.crossover_batch.push(call("crossover_batch", env.cut.pp > 1 ? env.at(null, s, null, env.cut.pp, true) : read));
         const raw = call("capacity_batch", e);
         const cap = Math.max(raw, 0);
         per.capacity_batch_raw.push(raw);
@@ -687,8 +690,9 @@ const GR_MODEL = (function () {
         if (kv >= m.kv_heads) return;
         const m2 = Object.assign({}, m, {kv_heads: kv,
           attention: Object.assign({}, m.attention, {kind: kv === 1 ? "mqa" : "gqa"})});
-        const c1 = call("decode_intensity_ceiling", makeEnv(inp, t, lead).at(null, s));
-        const c2 = call("decode_intensity_ceiling", makeEnv(Object.assign({}, inp, {model: m2}), t, lead).at(null, s));
+        const c1 = call("decode_intensity_ceiling", makeEnv(inp, t, lead).at(null, s, null, null, true));
+        const c2 = call("decode_intensity_ceiling",
+          makeEnv(Object.assign({}, inp, {model: m2}), t, lead).at(null, s, null, null, true));
         const fits = res.scalars[lead].kv_capacity_tokens !== null;
         rows.push({lever: "kv-heads-" + kv,
           change: (kv === 1 ? "MQA" : "GQA-" + kv) + " instead of " + m.kv_heads + " KV heads",

@@ -382,10 +382,12 @@ const GR_PARALLEL = (() => {
       sc.kv_capacity_tokens_replica = M.physical("kv_capacity_tokens", call("kv_capacity_tokens_replica", base))[0];
       out.scalars[acc] = sc;
       if (w.decode_context.length) {
+        // the cache a sequence holds for the capacity, the one a step reads for the crossover (env.READ_AT_CONTEXT)
         const cv = w.decode_context.map(s => Object.assign({}, base, {S: s, c: env.at(null, s).c}));
+        const rv = w.decode_context.map(s => Object.assign({}, base, {S: s, c: env.at(null, s, null, null, true).c}));
         const raw = cv.map(v => call("capacity_batch_replica", v));
         out.perContext[acc] = {capacity_batch_replica: raw.map(x => Math.max(x, 0.0)), capacity_batch_replica_raw: raw,
-          comm_hbm_crossover_batch: cv.map(v => call("comm_hbm_crossover_batch", v))};
+          comm_hbm_crossover_batch: rv.map(v => call("comm_hbm_crossover_batch", v))};
       }
       if (w.decode_batch.length && w.decode_context.length) {
         const points = grid2(w, (b, s) => {
