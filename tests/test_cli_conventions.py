@@ -33,6 +33,28 @@ def test_usage_errors_are_not_build_problems(capsys):
     assert done.value.code == 0
 
 
+def test_an_unknown_option_names_the_closest_one_of_each_command(capsys):
+    """A slip of an option's name, as the commands and spec keys already say: a prefix of a longer option (abbreviations
+    are refused) or a near spelling.  Every command's parser is options.Parser."""
+    import ast
+
+    from shared import ROOT
+
+    for argv, hint in ((["plan", "gemma-3-27b", "--kv", "fp8"], "--kv: did you mean --kv-cache?"),
+                       (["plan", "gemma-3-27b", "--gpu", "4"], "--gpu: did you mean --gpus?"),
+                       (["specs/llama8b-h100.yaml", "--fromat", "html"], "--fromat: did you mean --format?"),
+                       (["derive", "ridge_point", "--sepc=x.yaml"], "--sepc: did you mean --spec?")):
+        assert main(argv) == 64, argv
+        assert hint in capsys.readouterr().err, argv
+    assert main(["specs/llama8b-h100.yaml", "--no-such-option"]) == 64
+    assert "did you mean" not in capsys.readouterr().err  # nothing close: argparse's words alone
+    for path in (ROOT / "generator" / "commands").glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        plain = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                 and n.func.attr == "ArgumentParser"]
+        assert not plain, f"{path.name}:{plain}: make the parser with genreport.commands.options.Parser"
+
+
 def test_exit_codes_are_distinct_and_documented():
     assert len(set(EXIT.values())) == len(EXIT)
     readme = (__import__("pathlib").Path(__file__).resolve().parents[1] / "README.md").read_text()

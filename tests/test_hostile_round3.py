@@ -146,7 +146,7 @@ def test_no_parser_takes_an_abbreviation(capsys):
     for name, parser in _parsers():
         assert parser.allow_abbrev is False, name
     calls = [(p.name, text[m.start():m.start() + 200]) for p in sorted((ROOT / "generator" / "commands").glob("*.py"))
-             for text in [p.read_text()] for m in re.finditer(r"ArgumentParser\(", text)]
+             for text in [p.read_text()] for m in re.finditer(r"= (?:argparse\.ArgumentParser|Parser)\(", text)]
     assert len(calls) >= 10 and all("allow_abbrev=False" in call for _name, call in calls), calls  # serve's too
     assert main(["specs/llama8b-h100.yaml", "--forc"]) == 64  # a usage error (cli.EXIT), not a build problem
     assert "unrecognized arguments: --forc" in capsys.readouterr().err

@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from genreport.commands.options import add_verbosity
+from genreport.commands.options import Parser, add_verbosity
 from genreport.commands.tables import FORMULA_START
 from genreport.errors import Finding, Findings, SpecError
 from genreport.paths import display, project_root_for
@@ -44,7 +44,7 @@ VALUES = (1e-12, 1e15)  # a claimed value's range in any metric's unit: ratios t
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="genreport audit", allow_abbrev=False,
         description="Check published measurements against the physical bound. Columns: " + ", ".join(COLUMNS)
         + "; an empty cell means unknown (the loosest bound is used). metric: tokens_per_s (total), "

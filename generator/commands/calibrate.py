@@ -42,7 +42,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
-from genreport.commands.options import add_verbosity
+from genreport.commands.options import Parser, add_verbosity
 from genreport.errors import BuildError, SpecError
 from genreport.load.units import format_si
 from genreport.terminal import safe
@@ -426,8 +426,8 @@ def write_spec(text: str, out: Path) -> None:
 # ---------------------------------------------------------------------------------------------- CLI
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="genreport calibrate", description=USAGE, allow_abbrev=False,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = Parser(prog="genreport calibrate", description=USAGE, allow_abbrev=False,
+               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="what to measure (default: cpu)")
     p.add_argument("-o", "--output", metavar="PATH",
                    help="hardware spec to write (default: specs/hardware/NAME.yaml under the current folder)")

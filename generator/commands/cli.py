@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from genreport import __version__
-from genreport.commands.options import add_verbosity, level_of
+from genreport.commands.options import Parser, add_verbosity, level_of
 from genreport.errors import BuildError, SpecError
 from genreport.procs import no_gc
 from genreport.terminal import detail, note, progress_done, safe, set_verbosity
@@ -60,8 +60,8 @@ Roofline reports for LLM workloads: what limits this model on this GPU, and what
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="genreport", description=DESCRIPTION, allow_abbrev=False,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = Parser(prog="genreport", description=DESCRIPTION, allow_abbrev=False,
+               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("specs", nargs="+", metavar="SPEC", help="report spec(s), e.g. specs/llama8b-h100.yaml")
     p.add_argument("-o", "--out", default=None, metavar="DIR",
                    help="output folder (default: the 'out' of .genreport.yaml or the user's config, else out)")

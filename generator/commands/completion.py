@@ -19,7 +19,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from genreport.commands.options import add_verbosity
+from genreport.commands.options import Parser, add_verbosity
 
 SHELLS = ("bash", "zsh", "fish")
 
@@ -57,9 +57,9 @@ complete -c genreport -f -a '(__genreport_complete)'
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="genreport completion", allow_abbrev=False,
-                                description=__doc__.split("\n\n")[0],
-                                epilog="e.g. genreport completion bash > ~/.local/share/bash-completion/completions/genreport")
+    p = Parser(prog="genreport completion", allow_abbrev=False,
+               description=__doc__.split("\n\n")[0],
+               epilog="e.g. genreport completion bash > ~/.local/share/bash-completion/completions/genreport")
     p.add_argument("shell", choices=SHELLS, help="the shell to complete in")
     add_verbosity(p)
     return p

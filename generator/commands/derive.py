@@ -26,7 +26,7 @@ from genreport.commands.derive_values import (
     _solution_lines,
     stated_at_point,
 )
-from genreport.commands.options import add_verbosity
+from genreport.commands.options import Parser, add_verbosity
 from genreport.terminal import safe
 
 PARAM_OPTIONS = ("batch", "context", "tokens", "n", "m", "recipe")
@@ -38,7 +38,7 @@ DERIVE_SECONDS = 15.0  # the whole command: every solve, simplification and nume
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="genreport derive", allow_abbrev=False,
         description="Print the closed form of a quantity (an id of results.json), solve it for any symbol, "
                     "and evaluate it with a spec's inputs.",

@@ -21,7 +21,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from genreport.commands.options import add_verbosity
+from genreport.commands.options import Parser, add_verbosity
 from genreport.commands.tables import md_cell, md_table, text_table
 from genreport.errors import Finding, SpecError
 from genreport.fileio import ReadError, read_regular
@@ -29,7 +29,7 @@ from genreport.terminal import safe
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="genreport diff", allow_abbrev=False,
         description="Compare the quantities of two reports (folders, results.json files or REV:PATH git revisions).",
         epilog="example: genreport diff HEAD~3:out/llama8b-h100 out/llama8b-h100")

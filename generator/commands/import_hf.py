@@ -38,7 +38,7 @@ from genreport.commands.hf_config import (
 from genreport.commands.hf_convert import (
     convert,
 )
-from genreport.commands.options import add_verbosity
+from genreport.commands.options import Parser, add_verbosity
 from genreport.errors import Finding, SpecError
 from genreport.fileio import write_file
 from genreport.paths import display, schema_dir
@@ -230,7 +230,7 @@ def _check_loads(text: str, config: Path) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="genreport import-hf", allow_abbrev=False,
         description="Write a genreport model spec from a local Hugging Face config.json (no network).")
     p.add_argument("config", metavar="CONFIG.json", help="path of a config.json")

@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from genreport.commands.options import add_verbosity
+from genreport.commands.options import Parser, add_verbosity
 from genreport.commands.tables import FORMATS, emit
 from genreport.terminal import note, safe
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="genreport list", description="The catalog of GPUs and models, with key numbers.",
-                                allow_abbrev=False)
+    p = Parser(prog="genreport list", description="The catalog of GPUs and models, with key numbers.",
+               allow_abbrev=False)
     p.add_argument("what", nargs="?", choices=("hardware", "models"), help="only GPUs or only models (default: both)")
     p.add_argument("--format", choices=FORMATS, default="table",
                    help="table for a terminal (default); md (Markdown), csv or json to paste or script, with "

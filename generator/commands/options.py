@@ -9,6 +9,29 @@ from genreport.terminal import NORMAL, QUIET, VERBOSE
 FLAGS = {"-q": QUIET, "--quiet": QUIET, "-v": VERBOSE, "--verbose": VERBOSE}
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, whose error for an option it does not know names the closest it does ("--kv fp8": did you
+    mean --kv-cache?), as the commands and the spec keys do for their words.  Every command's parser is one."""
+
+    def error(self, message: str):  # noqa: D401 - argparse's hook; exits as argparse does
+        if message.startswith("unrecognized arguments:"):
+            import difflib
+
+            known = [o for o in self._option_string_actions if o.startswith("--")]
+            hints = []
+            for word in message.split(":", 1)[1].split():
+                if word.startswith("--"):
+                    close = difflib.get_close_matches(word.split("=", 1)[0], known, n=1, cutoff=0.6)
+                    # a prefix of a longer option (abbreviations are refused) is the likeliest slip
+                    prefixed = [o for o in known if o.startswith(word.split("=", 1)[0])]
+                    pick = prefixed[0] if len(prefixed) == 1 else (close[0] if close else None)
+                    if pick:
+                        hints.append(f"{word.split('=', 1)[0]}: did you mean {pick}?")
+            if hints:
+                message = f"{message} ({'; '.join(hints)})"
+        super().error(message)
+
+
 def add_verbosity(p: argparse.ArgumentParser) -> None:
     """-q/--quiet (errors only) and -v/--verbose (also what was read and how long it took), one or the other."""
     g = p.add_mutually_exclusive_group()

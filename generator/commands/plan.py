@@ -31,13 +31,13 @@ import sys
 import time
 from pathlib import Path
 
-from genreport.commands.options import add_verbosity
+from genreport.commands.options import Parser, add_verbosity
 from genreport.errors import Finding, SpecError
 from genreport.terminal import progress, progress_done
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="genreport plan", allow_abbrev=False,
         description="List the tensor/pipeline/expert-parallel layouts, weight and KV-cache formats on which MODEL "
                     "serves a request (prompt + output tokens) on each device (a GPU, a TPU or Gaudi chip) under the TTFT "

@@ -34,6 +34,7 @@ import time
 import traceback
 
 from genreport.commands import cli
+from genreport.commands.options import Parser
 from genreport.procs import give_back_freed, no_gc
 from genreport.terminal import safe
 
@@ -135,8 +136,8 @@ def _with_idle_limit(lines, idle_exit: float | None):
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="genreport serve", description=__doc__, allow_abbrev=False,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = Parser(prog="genreport serve", description=__doc__, allow_abbrev=False,
+                formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--max-requests", type=int, metavar="N", help="stop after answering N requests")
     ap.add_argument("--idle-exit", type=float, metavar="SECONDS", help="stop after SECONDS without a request")
     ap.add_argument("--no-pdf", action="store_true", help="do not load WeasyPrint ahead (HTML and JSON only)")

@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from genreport.commands.options import add_verbosity
+from genreport.commands.options import Parser, add_verbosity
 from genreport.errors import Finding, SpecError
 from genreport.terminal import safe
 
@@ -27,7 +27,7 @@ BYTES_PER_POINT = 95
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="genreport sweep", allow_abbrev=False,
         description="Evaluate the decode roofline for catalog models x GPUs x precisions over a batch x context "
                     "grid; write one row a point (CSV, JSON) and a heatmap of the best decode tokens/s.",

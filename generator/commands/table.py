@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from genreport.commands.options import add_verbosity
+from genreport.commands.options import Parser, add_verbosity
 from genreport.commands.tables import FORMATS, emit
 from genreport.terminal import safe
 
@@ -19,8 +19,8 @@ RECORD_KEYS = ("workload", "label", "batch", "context", "tokens", "binds", "roof
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="genreport table", allow_abbrev=False,
-                                description="A report's summary and decision table (page 1), without building it.")
+    p = Parser(prog="genreport table", allow_abbrev=False,
+               description="A report's summary and decision table (page 1), without building it.")
     p.add_argument("spec", metavar="SPEC", help="report spec, e.g. specs/llama70b-h100-tp8.yaml")
     p.add_argument("--format", choices=FORMATS, default="table",
                    help="table (default), md, csv or json (SI units in csv and json)")
