@@ -84,9 +84,8 @@ def _evaluate(spec: ReportSpec) -> Results:
                              "kv_capacity_tokens": physical("kv_capacity_tokens", q["kv_capacity_tokens"](card.at()))[0]}
         scalars[acc] = sc
         if len(ctx):
-            pc_env = env.at(context=ctx)
-            per = {qid: np.asarray(q[qid](env.at(context=ctx, reads=True) if qid in READ_AT_CONTEXT else pc_env),
-                                   dtype=float) * np.ones_like(ctx)
+            held, read = env.at(context=ctx), env.at(context=ctx, reads=True)  # the cache a sequence holds, a step reads
+            per = {qid: np.asarray(q[qid](read if qid in READ_AT_CONTEXT else held), dtype=float) * np.ones_like(ctx)
                    for qid in ("decode_intensity_ceiling", "capacity_batch")}
             # a full pipeline streams each GPU's slice once per stage's micro-batch
             per["crossover_batch"] = np.asarray(q["crossover_batch"](env.crossover_at(ctx)), dtype=float) * np.ones_like(ctx)
