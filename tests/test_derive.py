@@ -387,6 +387,8 @@ def test_a_windowed_models_inputs_say_why_d_h_is_not_its_own(capsys, tmp_path):
     assert (f"(62 layers: 10 global, 52 windowed (1,024 tokens); at S = 4,096 a token attends {share:.4g} of the "
             f"positions it would in full layers, so d_h = 128 x {share:.4g}, and c is the cache of the positions read)"
             in out)
+    rc, out, _ = run(capsys, "decode_time_bound", "--spec", str(spec), "--at", "d_h=64")  # the user's d_h: no reason
+    assert rc == 0 and "d_h = 64" in out and "layers:" not in out
     rc, out, _ = run(capsys, "decode_time_bound", "--spec", SPEC)
     assert rc == 0 and "layers:" not in out and "d_h = 128" in out
 

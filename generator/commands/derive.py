@@ -545,8 +545,7 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
                    unsliced=unsliced)
     if pool_note:
         nums.note = pool_note
-    if bounded := _bounded_note(spec.model, env_obj, values):
-        nums.note = f"{nums.note}; {bounded}" if nums.note else bounded
+    nums.bounded = _bounded_note(spec.model, env_obj, values)
     a = spec.model.attention
     if qid == "kv_bytes_per_token" and a.kind == "mla":
         layers = float(np.ravel(values["L"])[0])
@@ -818,8 +817,10 @@ def _numbers_header(nums: Numbers, expr, qid: str) -> list[str]:
             shown.append(f"{name} = {_fmt(nums.values[s.name], BY_NAME[s.name].unit)}")
     if shown:
         lines.append("  inputs: " + ", ".join(shown))
-    if nums.note:
-        lines.append(f"  ({nums.note})")
+    # the windows' line describes the point's d_h and c: not one that --at set
+    notes = [nums.note, "" if {"d_h", "c"} & nums.overridden else nums.bounded]
+    if note := "; ".join(n for n in notes if n):
+        lines.append(f"  ({note})")
     return lines
 
 
