@@ -421,3 +421,5 @@ def test_at_a_workload_symbol_evaluates_the_point_there(capsys, tmp_path):
     s_at = run(capsys, "decode_time_bound", "--spec", str(spec), "--at", "S=65536")
     s_given = run(capsys, "decode_time_bound", "--spec", str(spec), "--context", "64k")
     assert _value(s_at[1]) == _value(s_given[1]) and "at S = 65,536" in s_at[1]
+    # the point itself, so no input is set apart from it: the same lines as --context gives, no "--at" scope
+    assert s_at[1] == s_given[1] and "scope:" not in s_at[1]

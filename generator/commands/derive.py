@@ -131,7 +131,7 @@ def derive_text(qid: str, args, accounting: str | None) -> str:
     if getattr(args, "overrides", None) and not args.spec:
         raise _err(f"--set {args.overrides[0]}", "--set changes a spec's inputs, and no spec is given",
                    "add --spec SPEC")
-    _at_workload(args, q)
+    moved = _at_workload(args, q)
     nums = _numbers(args, accounting, qid) if args.spec else None
     accounting = accounting or (nums.env_obj.accounting if nums else "seed")
     if args.general:
@@ -149,6 +149,8 @@ def derive_text(qid: str, args, accounting: str | None) -> str:
     names = {} if qsym.name in BY_NAME else {qsym: qtex}
     target = _target(args.target)
     value, input_overrides = _at(args.at, qid, variant)
+    for name in moved:  # the point itself, as --batch/--context/--tokens: no input set apart from it
+        input_overrides.pop(name, None)
     # a layout's serial rounds: the sum of named parts, each part's closed form on its own line (_term_lines), not
     # the whole expanded (10 KB at tp 8 x ep 8); solving, --at inputs and --pretty take the whole
     forms = None
@@ -251,21 +253,25 @@ def _target(name: str | None):
 AT_PARAMS = {"B": "batch", "S": "context", "T": "tokens"}
 
 
-def _at_workload(args, q) -> None:
+def _at_workload(args, q) -> set[str]:
     """``--at B=``, ``S=`` or ``T=`` (a whole number) with a spec, for a quantity taken at that workload parameter:
     the point is evaluated there, as ``--batch``, ``--context`` or ``--tokens`` would, so that the inputs that follow
     it (d_h and c of windowed or chunked layers, the experts a batch reads) are the point's and not the spec's first
-    point's.  An option given as well wins (the substitution still prints the --at value)."""
+    point's.  An option given as well wins (the --at value is then an input set apart, as any other).  Returns the
+    symbols that moved the point."""
     import re
 
+    moved: set[str] = set()
     if not args.spec:
-        return
+        return moved
     for item in args.at:
         name, eq, text = item.partition("=")
         option = AT_PARAMS.get(name.strip())
         if (option in q.params and eq and getattr(args, option) is None
                 and re.fullmatch(r"[0-9]+[kKmM]?", text.strip())):
             setattr(args, option, text.strip())
+            moved.add(name.strip())
+    return moved
 
 
 def _at(items: list[str], qid: str, variant: str):
