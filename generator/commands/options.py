@@ -20,13 +20,14 @@ class Parser(argparse.ArgumentParser):
             known = [o for o in self._option_string_actions if o.startswith("--")]
             hints = []
             for word in message.split(":", 1)[1].split():
-                if word.startswith("--"):
-                    close = difflib.get_close_matches(word.split("=", 1)[0], known, n=1, cutoff=0.6)
-                    # a prefix of a longer option (abbreviations are refused) is the likeliest slip
-                    prefixed = [o for o in known if o.startswith(word.split("=", 1)[0])]
-                    pick = prefixed[0] if len(prefixed) == 1 else (close[0] if close else None)
-                    if pick:
-                        hints.append(f"{word.split('=', 1)[0]}: did you mean {pick}?")
+                option = word.split("=", 1)[0]
+                if not option.startswith("--"):
+                    continue
+                # a prefix of a longer option (abbreviations are refused) is the likeliest slip, else a near spelling
+                prefixed = [o for o in known if o.startswith(option)]
+                pick = prefixed if len(prefixed) == 1 else difflib.get_close_matches(option, known, n=1, cutoff=0.6)
+                if pick:
+                    hints.append(f"{option}: did you mean {pick[0]}?")
             if hints:
                 message = f"{message} ({'; '.join(hints)})"
         super().error(message)
