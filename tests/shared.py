@@ -1,14 +1,13 @@
 """What many test files share, made once per test session: the checkout's paths, the evaluated results of a
 spec, the built reports and the committed reports printed by the fast path.
 
-``ROOT`` is the checkout (every file used to compute its own).  ``evaluated`` and ``built`` remember what
-they made, keyed by the spec file and the overrides, so that the nine committed reports are evaluated and built
-once per run, not once per file.  Tests stay independent of order: ``evaluated`` hands out a copy of the
-remembered results (read back from their pickle: 0.004-0.006 s against 0.1-0.2 s to evaluate) and ``built`` a
-fresh ``Built`` with its own dict of the (immutable) file bytes, so a test that changes what it got changes nothing
-another test sees.  ``printed`` lays a committed report's printed HTML out once and keeps the document and its PDF: each fast-path
-component's test writes it again with its own switch off and compares. The fixtures of the same names in
-``conftest.py`` return these functions.
+``ROOT`` is the checkout (every file used to compute its own). ``evaluated`` and ``built`` remember what they made,
+keyed by the spec file and the overrides, so that the nine committed reports are evaluated and built once per run, not
+once per file. Tests stay independent of order: ``evaluated`` hands out a copy of the remembered results (read back
+from their pickle: 0.004-0.006 s against 0.1-0.2 s to evaluate) and ``built`` a fresh ``Built`` with its own dict of
+the (immutable) file bytes, so a test that changes what it got changes nothing another test sees. ``printed`` lays a
+committed report's printed HTML out once and keeps the document and its PDF: each fast-path component's test writes it
+again with its own switch off and compares. The fixtures of the same names in ``conftest.py`` return these functions.
 
 Under pytest-xdist the workers share what ``evaluated`` and ``built`` make (``PIPE_DIR``: a folder the controlling
 process makes for the run and removes after it, ``conftest.py``): the first worker to ask for a committed spec's
