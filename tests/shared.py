@@ -70,12 +70,16 @@ def _by_workers(kind: str, key: tuple, make):
     with open(Path(folder) / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes: a worker that dies leaves no lock
         if data.is_file():
-            return pickle.loads(data.read_bytes())
+            blob = data.read_bytes()
+            value = pickle.loads(blob)
+            _PICKLED[id(value)] = (value, blob)  # the pickle _copy reads back: not made again here
+            return value
         value = make()
         try:
             blob = _pickled(value)
         except (pickle.PicklingError, TypeError, AttributeError):
             return value
+        _PICKLED[id(value)] = (value, blob)
         part = data.with_suffix(".part")
         part.write_bytes(blob)
         part.replace(data)
@@ -163,8 +167,8 @@ def evaluated(spec, overrides=()):
 
 
 def _copy(results):
-    """A copy of remembered ``results``: its pickle (made once, ``_Pickler``: read-only arrays come back read-only)
-    read back: 4-6 ms a call for a serving spec's results against 40-55 ms for ``copy.deepcopy`` with its walk for
+    """A copy of remembered ``results``: its pickle (made once, ``_Pickler``: read-only arrays come back read-only;
+    under xdist the one ``_by_workers`` shares) read back: 4-6 ms a call for a serving spec's results against 40-55 ms for ``copy.deepcopy`` with its walk for
     the read-only arrays (about 360 calls a CI run)."""
     key = id(results)
     if key not in _PICKLED:
