@@ -93,7 +93,8 @@ def _variant(expr, variant: str, tidy_it: bool = True):
 
     free = expr.free_symbols
     subs = {s: value(v) for k, v in substitutions(variant).items() if (s := sym(k)) in free}
-    out = expr.subs(subs) if subs else expr  # a variant that touches none of its symbols: the expression itself
+    # xreplace, not subs: each key a symbol, the same expression (regen --check confirms it) without subs' matching
+    out = expr.xreplace(subs) if subs else expr  # a variant that touches none of its symbols: the expression itself
     return tidy(out) if tidy_it and (out.is_Mul or out.is_Pow or out.is_Add) else out
 
 
@@ -109,7 +110,7 @@ def display_form(q, variant: str, shown):
     disp = q.display()
     subs = {sym(k): 0 if v == "0" else (sym("N") - sym("N_e") if v == "N - N_e" else sym(v))
             for k, v in substitutions(variant).items()}
-    disp = disp.subs(subs) if subs else disp
+    disp = disp.xreplace(subs) if subs else disp
     back = {sym("R"): sym("P") / sym("W"),
             sym("I_KV"): 4 * sym("H_q") * sym("L") * sym("d_h") / sym("c")}
     if sp.simplify(disp.subs(back) - shown) != 0:
