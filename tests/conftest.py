@@ -142,6 +142,14 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(skip)
 
 
+def pytest_collection_finish(session):
+    """What collection loaded (the test modules, SymPy, Matplotlib, WeasyPrint, NumPy) lives until the worker ends:
+    frozen out of the collector's reach, so that no full pass walks it again (the collector's time 32.8 -> 24.9 s
+    a CI run, gc.callbacks, stop 60), and the figure children each build forks do not copy the pages the collector
+    would write to."""
+    gc.collect()
+    gc.freeze()
+
 
 def pytest_sessionstart(session):
     """Under pytest-xdist, the folder where the workers share what tests/shared.py makes (made by the controlling
