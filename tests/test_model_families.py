@@ -362,12 +362,25 @@ def test_the_summary_states_both_kv_parts_and_agrees_with_the_ledger(tmp_path):
     r = evaluate(load_spec(spec))
     line = next(x for x in terminal_lines(r) if "fits:" in x)
     assert "80 KiB/token (10 global layers)" in line and "416 MiB/sequence (52 windowed" in line
-    assert "383,851 tokens for one sequence" in line
+    assert "383,851 tokens for one sequence (past the model's 131,072)" in line  # memory for more than it reads
     ledger = {e.params["context"]: e.value for e in r.entries if e.id == "capacity_batch"}
     assert ledger == {32768: 10, 131072: 2}
     assert "10 sequences at 32,768" in line and "2 sequences at 131,072" in line
     llama = load_spec(ROOT / "specs" / "llama8b-h100.yaml")
     assert any(x.endswith("KV tokens left") for x in terminal_lines(evaluate(llama)))  # no windows: as before
+
+
+def test_one_sequences_context_is_read_against_the_models_longest(tmp_path):
+    """Mistral 7B windows every layer, so a full window fitting means any context fits the memory; the summary says
+    the model's own longest context (max_position_embeddings 32,768), not "any context"."""
+    from genreport import evaluate, load_spec
+    from genreport.present.summary import terminal_lines
+
+    spec = tmp_path / "m7.yaml"
+    spec.write_text("kind: report\nname: m7\ntitle: Mistral 7B on one H100\nhardware: h100-sxm\nmodel: mistral-7b\n"
+                    "precision: bf16\nworkloads:\n  decode: {batch: [1, 8], context: [4k, 32k]}\n")
+    line = next(x for x in terminal_lines(evaluate(load_spec(spec))) if "fits:" in x)
+    assert "one sequence of the model's longest context (32,768), 115 sequences at 4,096" in line, line
 
 
 def test_list_shows_both_kv_parts(capsys):

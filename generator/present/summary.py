@@ -180,8 +180,13 @@ def _windowed_kv(r: Results, sc: dict, scope: str) -> str:
              if n]
     parts.append(f"{fmt.memsize(round(kv['bytes_per_sequence_windowed'] / share))}/sequence ({', '.join(local)} "
                  "at full window)")
-    one = kv["tokens_one_sequence"]
-    fits = [f"{'any context' if one is None else fmt.integer(one) + ' tokens'} for one sequence"]
+    one, most = kv["tokens_one_sequence"], m.max_context  # what the memory holds; what the model reads at most
+    if one is None:
+        first = f"one sequence of the model's longest context ({most:,})" if most else "any context for one sequence"
+    else:
+        first = f"{fmt.integer(one)} tokens for one sequence" + (f" (past the model's {most:,})" if most and one > most
+                                                                  else "")
+    fits = [first]
     fits += [f"{fmt.integer(n)} sequence{'' if n == 1 else 's'} at {s:,}" for s, n in kv["sequences"].items()]
     gpu = " on each GPU" if share != 1 else ""
     return f"KV {' + '.join(parts)}{gpu}: {', '.join(fits)}{scope}"
