@@ -291,6 +291,27 @@ def changed_parts(texts: tuple[str, ...]) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
+def _resolved_changes(path: Path, parts: dict) -> set[str]:
+    """The configuration parts (keys of CONFIGURATION) a what-if resolves otherwise than the spec does without its
+    --set: ``--set hardware=h100-sxm`` on an H100 spec, or a bandwidth set to the file's own, changes nothing, so
+    the measurements are still compared and the seed's slips still listed.  The GPU is compared without what the
+    engine's step derives from the model and layout (its activation workspace); a spec that does not load
+    without its --set counts every part as changed."""
+    try:
+        base = load_report(path)
+    except SpecError:
+        return set(parts)
+
+    def plain(hw):
+        return dataclasses.replace(hw, workspace=0.0) if hw is not None else hw
+
+    base_parts = {"hardware": base.hardware, "model": base.model, "precision": base.precision,
+                  "parallelism": base.parallelism}
+    same = {"hardware": lambda a, b: plain(a) == plain(b),
+            "parallelism": lambda a, b: (a or Parallelism()) == (b or Parallelism())}  # none written: one GPU
+    return {k for k, v in parts.items() if not same.get(k, lambda a, b: a == b)(v, base_parts[k])}
+
+
 # what a GPU costs and draws, and its roof as calibrated: not what a run's utilisation is measured against
 NOT_RUN_ON = {("hardware", "price"), ("hardware", "power"), ("hardware", "measured")}
 
@@ -419,6 +440,11 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
     # what the report analyses is not compared with itself (a what-if's --set hardware=h200 beside compare: [h200])
     cmp_hw = [h for h in cmp_hw if h is None or hw is None or h.name != hw.name]
     cmp_models = [m for m in cmp_models if m is None or model is None or m.name != model.name]
+    sets = [(p, text) for p, _, text in parsed]
+    if configuration_changed(sets):  # what each part resolves to, not the --set paths alone, decides a change
+        kept = _resolved_changes(path, {"hardware": hw, "model": model, "precision": precision,
+                                        "parallelism": parallelism})
+        sets = [(p, text) for p, text in sets if p[0] not in CONFIGURATION or p[0] in kept]
     return ReportSpec(
         name=d["name"], title=d["title"], hardware=hw, model=model, precision=precision, workloads=workloads,
         gemms=gemms, compare_hardware=tuple(cmp_hw), compare_models=tuple(cmp_models),
@@ -426,8 +452,8 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
         accounting=d.get("accounting", "seed"), seed=d.get("seed"), notes=d.get("notes", ""), file=doc.file,
         digest=digest.hexdigest(), warnings=tuple(f.format() for f in findings.warnings),
         overrides=tuple(overrides), parallelism=parallelism,
-        configuration_changed=configuration_changed([(p, text) for p, _, text in parsed]),
-        measured_elsewhere=measured_elsewhere([(p, text) for p, _, text in parsed]) if workloads.measured else (),
+        configuration_changed=configuration_changed(sets),
+        measured_elsewhere=measured_elsewhere(sets) if workloads.measured else (),
         precision_spec=copy.deepcopy(d["precision"]),
         engine_reserve_given="memory_reserve" in engine, engine_given=tuple(k for k in engine if k != "source"),
         serving=serving,
