@@ -49,3 +49,27 @@ def test_the_chunked_step_is_stacked_and_narrow_formulas_are_not():
             assert r"\begin{array}" not in tex, name
             if width_em(tex) * size > COLUMN_PX:
                 assert px > 0.85 * COLUMN_PX, name
+
+
+def test_only_the_formulas_own_maximum_is_stacked_and_a_thin_space_is_no_row():
+    r"""A maximum inside a fraction (the layout's weight ledger divides by max(n_EP, n_TP)) is part of a product, not
+    the formula's: stacking it printed two rows "n_EP, / n_TP" in a denominator.  ``\,`` (a thin space) is no comma:
+    splitting at it cut "\alpha_o \, \min(...)" in two."""
+    inner = r"t = \frac{N b}{n_{PP} \, \max\left(n_{EP}, n_{TP}\right)} + \frac{c}{W}"
+    assert stack_max(inner) == inner
+    both = r"t = \frac{1}{\max\left(b, c\right)} + \max\left(\alpha_{o} \, \min\left(1, n\right), d\right)"
+    assert stack_max(both) == (r"t = \frac{1}{\max\left(b, c\right)} + \max\left(\begin{array}{l} \alpha_{o} \, "
+                               r"\min\left(1, n\right), \\ d \end{array}\right)")
+
+
+def test_the_layouts_collective_formulas_are_fitted_to_the_column():
+    """The collectives' and kernels' formulas of the "Many GPUs" chapter were drawn as written: the expert all-to-all
+    in its two-tier form (printed wherever the experts are spread over GPUs) was 1,071 px wide, shown at 0.79 of its
+    size on a 1280-px screen and smaller in print.  Stacked, each of its two terms is a row narrower than the column."""
+    import shared
+
+    tags = re.findall(r'<img class="math" alt="t_\{A2A,x\}[^>]*>', shared.html("deepseek-v3-h200-ep8.yaml"))
+    assert tags, "the two-tier all-to-all formula is in the chapter"
+    for tag in tags:
+        tex, px = _drawn(tag)
+        assert tex.count(r", \\ ") == 1 and px < COLUMN_PX, (tex, px)

@@ -99,8 +99,10 @@ def _close(tex: str, start: int) -> int | None:
 def _split(body: str) -> list[str]:
     r"""``body`` cut at its top-level commas (outside braces and ``\left``/``\right`` pairs)."""
     parts, depth, last = [], 0, 0
-    for m in re.finditer(r"\\left\b|\\right\b|[{},]", body):
+    for m in re.finditer(r"\\left\b|\\right\b|\\,|[{},]", body):  # \, is a thin space, not a comma
         t = m.group()
+        if t == r"\,":
+            continue
         if t in ("{", r"\left"):
             depth += 1
         elif t in ("}", r"\right"):
@@ -112,10 +114,28 @@ def _split(body: str) -> list[str]:
     return parts
 
 
+def _top_level_max(tex: str) -> int:
+    r"""Index of the first ``\max\left(`` outside every brace and ``\left``/``\right`` pair (the formula's own
+    maximum, not one inside a fraction or a product); -1 where there is none."""
+    depth = 0
+    for m in re.finditer(r"\\max\\left\(|\\left\b|\\right\b|[{}]", tex):
+        t = m.group()
+        if t.startswith(r"\max"):
+            if depth == 0:
+                return m.start()
+            depth += 1  # its own \left(
+        elif t in ("{", r"\left"):
+            depth += 1
+        else:
+            depth -= 1
+    return -1
+
+
 def stack_max(tex: str) -> str:
-    r"""``tex`` with the arguments of its first ``\max\left( ... \right)`` one to a row (a one-column array in
-    the same parentheses); ``tex`` itself where it has none, or one argument."""
-    head = tex.find(r"\max\left(")
+    r"""``tex`` with the arguments of its top-level ``\max\left( ... \right)`` one to a row (a one-column array in
+    the same parentheses); ``tex`` itself where it has none (a maximum inside a fraction stays as it is), or one
+    argument."""
+    head = _top_level_max(tex)
     if head < 0:
         return tex
     start = head + len(r"\max\left(")

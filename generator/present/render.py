@@ -134,7 +134,7 @@ def _steps(c, b: Block, symbolic: str, names: dict[str, str]) -> list[dict]:
                                         ("I_KV", "the attention intensity I_KV = 4 L H_q d_h / c")) if sym in c.args]
         steps.append({"label": "in terms of " + " and ".join(names), "tex": symbolic})
     for st in steps:
-        st["math"] = img(st["tex"])
+        st["math"] = img(fitted(st["tex"]))
     return steps
 
 
@@ -826,13 +826,14 @@ def _overhead_formula(r: Results) -> str:
     """The kernels' fixed costs of a decode round as SymPy prints the expression the estimate evaluates (the
     report model's compiled metadata; present/ reads no formulas)."""
     c = r.q["decode_time_overhead"]
-    return img(f"{c.symbol} = {fill(c.latex['full'], c.args, {**r.symbols_tex, **r.frame.names})}", size=14)
+    return img(fitted(f"{c.symbol} = {fill(c.latex['full'], c.args, {**r.symbols_tex, **r.frame.names})}", 14.0),
+               size=14)
 
 
 def _collective_formulas(p, noun: str = "GPU") -> list[dict]:
     """The collective formulas this layout's numbers come from (evaluated with the layout: ``collective_formulas``),
     each as SymPy prints it, with its value for one batch-1 tensor-parallel all-reduce where it has one."""
-    return [{"id": qid, "title": fmt.device(title, noun), "math": img(tex, size=14), "value": value}
+    return [{"id": qid, "title": fmt.device(title, noun), "math": img(fitted(tex, 14.0), size=14), "value": value}
             for qid, title, tex, value in p.collective_formulas]
 
 
