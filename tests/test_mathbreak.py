@@ -8,7 +8,7 @@ import base64
 import html
 import re
 
-from genreport.present.mathbreak import COLUMN_PX, fitted, stack_max, width_em
+from genreport.present.mathbreak import COLUMN_PX, fitted, stack_max, width_em, wrap_fraction
 from genreport.present.render import Formulas
 from shared import evaluated
 
@@ -73,3 +73,33 @@ def test_the_layouts_collective_formulas_are_fitted_to_the_column():
     for tag in tags:
         tex, px = _drawn(tag)
         assert tex.count(r", \\ ") == 1 and px < COLUMN_PX, (tex, px)
+
+
+def test_a_rows_long_numerator_is_set_over_lines():
+    r"""A stacked row that is one fraction still wider than the column (the chunked step's FLOPs with numbers in
+    them: 857 px by the estimate at 13 px, 907 drawn) has its numerator's terms over lines, each later line starting
+    with its "+", none past the limit; a row that is no fraction, a fraction followed by more, or one term, is left."""
+    terms = [r"95 \times \left(4 \times 64 + 2 \times 5.7 \times 10^{9}\right)", r"2 \times 2048 \times 35.875",
+             r"2 \times 2048 \times 4.55 \times 10^{9}", r"\frac{2 \times 2048 \times 201088}{2048}"]
+    row = r"\frac{" + " + ".join(terms) + r"}{9.894 \times 10^{14}}"
+    limit = width_em(row) * 0.6
+    out = wrap_fraction(row, limit)
+    assert out.startswith(r"\frac{\begin{array}{l} ") and out.endswith(r" \end{array}}{9.894 \times 10^{14}}")
+    lines = out[len(r"\frac{\begin{array}{l} "):out.index(r" \end{array}")].split(r" \\ ")
+    assert len(lines) >= 2 and all(line.startswith("+ ") for line in lines[1:])
+    assert " ".join(lines) == " + ".join(terms)  # every term, in order, cut only between terms
+    alone = set(terms) | {f"+ {t}" for t in terms}
+    assert all(width_em(line) <= limit or line in alone for line in lines)  # only a term alone may pass the limit
+    assert wrap_fraction(row, width_em(row) + 1) == row  # narrow enough already
+    assert wrap_fraction(row + " + 1", limit) == row + " + 1"  # more than one fraction
+    assert wrap_fraction(r"\frac{a \times b}{c}", 0.1) == r"\frac{a \times b}{c}"  # one term
+    assert wrap_fraction(r"a + b + c", 0.1) == "a + b + c"  # no fraction
+
+
+def test_the_chunked_steps_numbers_fit_the_column():
+    """Llama 3.1 70B on 8 H100 (the serving chapter's chunked step at batch 256): each row of the substituted maximum
+    was one line of 1,048 px, shown at 0.65 of its size in the PDF; with the numerators over lines it is drawn
+    within the column."""
+    r = evaluated("llama70b-h100-tp8.yaml")
+    tex, px = _drawn(Formulas(r).block(r.blocks["tech_chunked"])["substituted"])
+    assert tex.count(r"\begin{array}{l}") == 3 and px < COLUMN_PX, (tex, px)
