@@ -531,3 +531,17 @@ def test_page_one_names_chunked_layers_chunked():
 
     page = page_of("llama8b-h100.yaml", ("model=llama-4-scout", "precision=int4"))
     assert "in the 36 chunked ones" in page and "windowed ones" not in page
+
+
+def test_the_headers_accounting_says_what_a_mixture_of_experts_reads():
+    """Seed 003's accounting reads all N parameters every step for a dense model; for a mixture of experts it reads
+    the declared active count at batch 1 and the experts the batch touches beyond it (docs/results.md), where the
+    header of an MoE report said "all N parameters read every step"."""
+    import html as markup
+
+    from shared import html
+
+    moe = markup.unescape(html("mixtral8x22b-h100-tp8-ep8.yaml"))
+    assert "accounting: seed 003's (the declared counts; a step reads the experts its tokens touch)" in moe
+    assert "all N parameters read every step" not in moe
+    assert "accounting: seed 003's (all N parameters read every step)" in markup.unescape(html("llama8b-h100.yaml"))

@@ -39,6 +39,7 @@ def block_header(context, missing=missing):
     l_0_spec = resolve('spec')
     l_0_configuration = resolve('configuration')
     l_0_lead = resolve('lead')
+    l_0_model = resolve('model')
     pass
     yield '<div class="kicker" data-live="kicker">genreport '
     yield escape((undefined(name='version') if l_0_version is missing else l_0_version))
@@ -63,7 +64,7 @@ def block_header(context, missing=missing):
         yield escape(environment.getattr((undefined(name='spec') if l_0_spec is missing else l_0_spec), 'name'))
         yield '</code>'
     yield '\n  · accounting: '
-    yield escape(("seed 003's (all N parameters read every step)" if ((undefined(name='lead') if l_0_lead is missing else l_0_lead) == 'seed') else 'exact, per matrix'))
+    yield escape(('exact, per matrix' if ((undefined(name='lead') if l_0_lead is missing else l_0_lead) != 'seed') else ("seed 003's (the declared counts; a step reads the experts its tokens touch)" if environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'moe') else "seed 003's (all N parameters read every step)")))
     yield '</div>\n'
 
 def block_toc(context, missing=missing):
@@ -109,4 +110,4 @@ def block_toc(context, missing=missing):
     yield '  <a href="#appendix">Appendix</a>\n</nav>\n'
 
 blocks = {'header': block_header, 'toc': block_toc}
-debug_info = '1=12&2=24&9=26&2=29&3=44&4=50&5=52&6=66&9=69&13=84&14=90'
+debug_info = '1=12&2=24&9=26&2=29&3=45&4=51&5=53&6=67&9=70&13=85&14=91'
