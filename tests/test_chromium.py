@@ -153,3 +153,20 @@ def test_phone_gets_the_narrow_figures_and_desktop_the_wide(html_file):
     phone, desk = _probe(html_file, 400), _probe(html_file, 1280)
     assert all(b'width="288pt"' in canvas(f["src"]) for f in phone["figs"])
     assert all(b'width="460.8pt"' in canvas(f["src"]) for f in desk["figs"])
+
+
+@pytest.mark.parametrize("width", [400, 1280])
+def test_a_many_gpu_moe_report_fits_and_its_formulas_read(tmp_path, width):
+    """The hard regime as a reader sees it: DeepSeek-V3 (MLA, 256 experts) over 8 H200 with data-parallel attention,
+    its "Many GPUs" and serving chapters included.  Nothing wider than the screen, every figure's text at least 9 px,
+    every formula at no less than 0.85 of its size (the expert all-to-all's two-tier formula was drawn as written,
+    1,071 px, and shown at 0.79 on a 1280-px screen), and on a phone each formula in its own scrolling box."""
+    page = tmp_path / "report.html"
+    page.write_bytes(built("deepseek-v3-h200-ep8.yaml").files["report.html"])
+    got = _probe(page, width)
+    assert got["scrollWidth"] <= width and got["overflow"] == [], got["overflow"][:5]
+    assert got["figs"] and all(_smallest_text_px(f["src"], f["width"]) >= 9 for f in got["figs"])
+    assert got["maths"] and min(m["scale"] for m in got["maths"]) >= 0.85, \
+        sorted((round(m["scale"], 2), m["alt"]) for m in got["maths"])[:3]
+    if width == 400:
+        assert all(m["scrolls"] and "radial-gradient" in m["shadow"] for m in got["maths"])
