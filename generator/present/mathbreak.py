@@ -99,69 +99,55 @@ def _close(tex: str, start: int) -> int | None:
     return None
 
 
-def _split(body: str) -> list[str]:
-    r"""``body`` cut at its top-level commas (outside braces and ``\left``/``\right`` pairs)."""
-    parts, depth, last = [], 0, 0
-    for m in re.finditer(r"\\left\b|\\right\b|\\,|[{},]", body):  # \, is a thin space, not a comma
+def _top_level(tex: str, mark: str) -> list[re.Match]:
+    r"""The matches of the pattern ``mark`` outside every brace and ``\left``/``\right`` pair of ``tex``.  A thin
+    space ``\,`` is never one (a comma inside it is no separator); a ``\max\left(`` found counts as the pair it
+    opens."""
+    found, depth = [], 0
+    for m in re.finditer(rf"\\,|\\left\b|\\right\b|[{{}}]|{mark}", tex):
         t = m.group()
         if t == r"\,":
             continue
-        if t in ("{", r"\left"):
-            depth += 1
-        elif t in ("}", r"\right"):
-            depth -= 1
-        elif depth == 0:
-            parts.append(body[last:m.start()].strip())
-            last = m.end()
-    parts.append(body[last:].strip())
-    return parts
-
-
-def _top_level_max(tex: str) -> int:
-    r"""Index of the first ``\max\left(`` outside every brace and ``\left``/``\right`` pair (the formula's own
-    maximum, not one inside a fraction or a product); -1 where there is none."""
-    depth = 0
-    for m in re.finditer(r"\\max\\left\(|\\left\b|\\right\b|[{}]", tex):
-        t = m.group()
-        if t.startswith(r"\max"):
+        if re.fullmatch(mark, t):
             if depth == 0:
-                return m.start()
-            depth += 1  # its own \left(
+                found.append(m)
+            depth += t.endswith(r"\left(")
         elif t in ("{", r"\left"):
             depth += 1
         else:
             depth -= 1
-    return -1
+    return found
+
+
+def _split(body: str) -> list[str]:
+    r"""``body`` cut at its top-level commas, the commas dropped."""
+    cuts = _top_level(body, ",")
+    return [body[a:b].strip() for a, b in zip([0, *(m.end() for m in cuts)], [*(m.start() for m in cuts), len(body)],
+                                              strict=True)]
+
+
+def _terms(tex: str) -> list[str]:
+    r"""``tex`` cut before each top-level `` + ``, each later piece starting with its ``+``."""
+    cuts = [m.start() + 1 for m in _top_level(tex, r" \+ ")]
+    return [tex[a:b].strip() for a, b in zip([0, *cuts], [*cuts, len(tex)], strict=True)]
+
+
+def _top_level_max(tex: str) -> int:
+    r"""Index of the first ``\max\left(`` outside every brace and pair (the formula's own maximum, not one inside a
+    fraction or a product); -1 where there is none."""
+    found = _top_level(tex, r"\\max\\left\(")
+    return found[0].start() if found else -1
 
 
 def _group_end(tex: str, i: int) -> int | None:
     """Index just after the brace group opening at ``tex[i] == "{"``; None if it does not close."""
     depth = 0
     for j in range(i, len(tex)):
-        if tex[j] == "\\":
-            continue
-        if tex[j] == "{" and tex[j - 1:j] != "\\":
-            depth += 1
-        elif tex[j] == "}" and tex[j - 1:j] != "\\":
-            depth -= 1
+        if tex[j] in "{}" and tex[j - 1:j] != "\\":  # \{ and \} are braces drawn, not groups
+            depth += 1 if tex[j] == "{" else -1
             if depth == 0:
                 return j + 1
     return None
-
-
-def _terms(tex: str) -> list[str]:
-    r"""``tex`` cut before each top-level `` + `` (outside braces and ``\left``/``\right`` pairs), each later piece
-    starting with its ``+``."""
-    cuts, depth = [], 0
-    for m in re.finditer(r"\\left\b|\\right\b|[{}]| \+ ", tex):
-        t = m.group()
-        if t in ("{", r"\left"):
-            depth += 1
-        elif t in ("}", r"\right"):
-            depth -= 1
-        elif depth == 0:
-            cuts.append(m.start() + 1)
-    return [tex[a:b].strip() for a, b in zip([0, *cuts], [*cuts, len(tex)], strict=True)]
 
 
 def wrap_fraction(row: str, limit_em: float) -> str:

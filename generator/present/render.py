@@ -103,8 +103,8 @@ class Formulas:
             "id": e.id, "anchor": f"fx-{e.id}-{len(self.used)}", "title": fmt.device(c.title, r.spec.hardware.noun),
             "source": c.source,
             "params": params, "accounting": e.accounting,
-            "symbolic": img(fitted(symbolic)), "symbolic_tex": symbolic,
-            "substituted": img(fitted(substituted, 13.0), size=13),
+            "symbolic": _display(symbolic), "symbolic_tex": symbolic,
+            "substituted": _display(substituted, 13),
             "result": live.block_result(r, e, shown_value, format_value(shown_value, c.unit, c.integer)),
             "value": e.value,
             "reason": e.reason if e.value is None else "",
@@ -124,6 +124,12 @@ class Formulas:
         return block
 
 
+def _display(tex: str, size: float = 15.0) -> str:
+    """A displayed formula's <img>: laid out for the column (:func:`mathbreak.fitted`), then drawn at ``size`` (as
+    given: 13 and 13.0 are two keys of the shipped table, genreport.present.mathship)."""
+    return img(fitted(tex, size), size=size)
+
+
 def _steps(c, b: Block, symbolic: str, names: dict[str, str]) -> list[dict]:
     """A block's derivation, ending on the form it is evaluated in (the display form, when it differs)."""
     steps = [{"label": lab, "tex": f"{lhs} = {fill(rhs, c.args, names)}"}
@@ -134,7 +140,7 @@ def _steps(c, b: Block, symbolic: str, names: dict[str, str]) -> list[dict]:
                                         ("I_KV", "the attention intensity I_KV = 4 L H_q d_h / c")) if sym in c.args]
         steps.append({"label": "in terms of " + " and ".join(names), "tex": symbolic})
     for st in steps:
-        st["math"] = img(fitted(st["tex"]))
+        st["math"] = _display(st["tex"])
     return steps
 
 
@@ -826,14 +832,13 @@ def _overhead_formula(r: Results) -> str:
     """The kernels' fixed costs of a decode round as SymPy prints the expression the estimate evaluates (the
     report model's compiled metadata; present/ reads no formulas)."""
     c = r.q["decode_time_overhead"]
-    return img(fitted(f"{c.symbol} = {fill(c.latex['full'], c.args, {**r.symbols_tex, **r.frame.names})}", 14.0),
-               size=14)
+    return _display(f"{c.symbol} = {fill(c.latex['full'], c.args, {**r.symbols_tex, **r.frame.names})}", 14)
 
 
 def _collective_formulas(p, noun: str = "GPU") -> list[dict]:
     """The collective formulas this layout's numbers come from (evaluated with the layout: ``collective_formulas``),
     each as SymPy prints it, with its value for one batch-1 tensor-parallel all-reduce where it has one."""
-    return [{"id": qid, "title": fmt.device(title, noun), "math": img(fitted(tex, 14.0), size=14), "value": value}
+    return [{"id": qid, "title": fmt.device(title, noun), "math": _display(tex, 14), "value": value}
             for qid, title, tex, value in p.collective_formulas]
 
 

@@ -184,8 +184,8 @@ def _windowed_kv(r: Results, sc: dict, scope: str) -> str:
     if one is None:
         first = f"one sequence of the model's longest context ({most:,})" if most else "any context for one sequence"
     else:
-        first = f"{fmt.integer(one)} tokens for one sequence" + (f" (past the model's {most:,})" if most and one > most
-                                                                  else "")
+        past = f" (past the model's {most:,})" if most and one > most else ""
+        first = f"{fmt.integer(one)} tokens for one sequence{past}"
     fits = [first]
     fits += [f"{fmt.integer(n)} sequence{'' if n == 1 else 's'} at {s:,}" for s, n in kv["sequences"].items()]
     gpu = " on each GPU" if share != 1 else ""
