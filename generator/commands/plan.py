@@ -5,6 +5,10 @@
     genreport plan qwen2.5-72b --hardware h100-sxm --max-gpus 4 --prompt 30k --output 2k --users 16
     genreport plan deepseek-v3 --hardware h200 --weights fp8 --prompt 3k --output 1k --users 128 --tpot 50ms
     genreport plan gpt-oss-120b --hardware h100-sxm --max-gpus 1 --weights bf16,int4 --kv-cache bf16,fp8
+    genreport plan specs/llama70b-h100-tp8.yaml --hardware h100-sxm,h200
+
+MODEL may name a report spec: its model, GPU, formats, engine and serving block are the defaults, asked as its
+serving chapter asks them (serving_report.plan_inputs), so the first row is the chapter's cheapest layout.
 
 Every tensor x pipeline (x expert, x data-parallel attention) layout, weight format and KV-cache format is
 tried on every GPU; a layout is listed when its replica holds the weights and at least one sequence of the
@@ -56,7 +60,9 @@ def _parser() -> argparse.ArgumentParser:
                "TTFT, or, where the expert group is wider than the replica, its prefill while every replica of the "
                "group prefills one; a pipeline of pp stages admits a prompt every 1/pp of it), $/M output tokens the "
                "decode rate per device.")
-    p.add_argument("model", metavar="MODEL", help="catalog name or path of a model spec, e.g. llama-3.1-70b")
+    p.add_argument("model", metavar="MODEL", help="catalog name or path of a model spec, e.g. llama-3.1-70b; or a "
+                   "report spec (specs/llama70b-h100-tp8.yaml): its model, device, formats, engine and serving "
+                   "block (the request, targets, users, speculation) are the defaults, as its serving chapter asks")
     p.add_argument("--hardware", default=None, metavar="DEVICE[,DEVICE]",
                    help="catalog names or paths of hardware (GPUs, TPU or Gaudi chips), comma-separated, e.g. "
                         "h100-sxm,h200,b200,mi300x,tpu-v5p,gaudi3 (default: "
@@ -111,7 +117,8 @@ def _parser() -> argparse.ArgumentParser:
                         "then cost), user (tok/s per user); auto: cost when every device has a price, else speed")
     p.add_argument("--estimate", choices=("bound", "serial"), default="bound",
                    help="what the targets and the ranking use: the strict bound (default) or the serial estimate")
-    p.add_argument("--accounting", choices=("seed", "exact"), default="seed", help="parameter accounting (seed)")
+    p.add_argument("--accounting", choices=("seed", "exact"), default=None,
+                   help="parameter accounting (default seed, or a report spec's)")
     p.add_argument("--limit", default=30, type=int, metavar="N",
                    help="rows of the table (default 30; 0: all rows; json and csv: always all)")
     p.add_argument("--memory-reserve", default=None, metavar="FRACTION",
@@ -120,7 +127,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--max-batched-tokens", default=None, type=int, metavar="N",
                    help="tokens of the engine step whose activations each device sets aside beside the reserve (default "
                         "8192, vLLM V1's max_num_batched_tokens; logits for 256 sampled sequences); 0: none")
-    p.add_argument("--all-to-all", choices=("nccl", "deepep"), default="nccl", dest="all_to_all",
+    p.add_argument("--all-to-all", choices=("nccl", "deepep"), default=None, dest="all_to_all",
                    help="the experts' all-to-all the serial estimate charges where experts span replicas: nccl (the "
                         "collectives library, default) or deepep (DeepEP's kernels: FP8 dispatch, every peer at once)")
     p.add_argument("--format", choices=("table", "md", "json", "csv"), default="table",
@@ -131,6 +138,28 @@ def _parser() -> argparse.ArgumentParser:
 
 def _err(where: str, message: str, hint: str) -> SpecError:
     return SpecError([Finding(where, 1, 1, "", message, hint)])
+
+
+def _report_spec(ref: str):
+    """The report spec at the path ``ref``, loaded as ``genreport SPEC`` loads it (SpecError on a problem in it), or
+    None where ``ref`` is a catalog name or another spec (``_load`` then reads it and says what is wrong)."""
+    from genreport.load.loader import load_report
+    from genreport.load.yamlread import read
+
+    path = Path(ref)
+    if not ref.endswith((".yaml", ".yml")) or not path.is_file():
+        return None
+    data = read(path).data  # a file that is not YAML: its problem, with its line, is the first to say
+    return load_report(path) if isinstance(data, dict) and data.get("kind") == "report" else None
+
+
+def _spec_inputs(spec) -> dict:
+    """``plan``'s arguments from the report spec's serving block (serving_report.plan_inputs); {} without one."""
+    if spec is None or spec.serving is None:
+        return {}
+    from genreport.model.serving_report import plan_inputs
+
+    return plan_inputs(spec)
 
 
 def _load(kind: str, ref: str, option: str):
@@ -274,7 +303,8 @@ def main(argv: list[str]) -> int:
     from genreport.model.plan import Shape, plan
 
     defaults = config.load()  # the user's and the project's defaults: GPUs, prices, the memory reserve
-    if args.hardware is None:
+    spec = _report_spec(args.model)  # MODEL naming a report spec: its answers are the defaults (serving_report)
+    if args.hardware is None and spec is None:
         if not defaults.hardware:
             raise _err("--hardware", "no GPU given", "name one or more, e.g. --hardware h100-sxm,h200 (or set "
                        "'hardware' in .genreport.yaml or ~/.config/genreport/config.yaml)")
@@ -286,6 +316,12 @@ def main(argv: list[str]) -> int:
     output = _count("--output", args.output, hint)
     users = _count("--users", args.users, "write a positive integer, e.g. 128")
     batch = _count("--batch", args.batch, "write a positive integer, e.g. 64")
+    asked = _spec_inputs(spec)  # the spec's serving block as its chapter asks plan ({} without one)
+    if asked and context is None:  # the spec's request; --prompt or --output alone keeps the spec's other
+        prompt = asked["shape"].prompt if prompt is None else prompt
+        output = asked["shape"].output if output is None else output
+    if asked and users is None:
+        users = asked["shape"].users
     # --context is the request's last context, prompt + output - 1 (serving.last_context): any two of the three
     # give the third; all three must agree
     if prompt is not None and output is not None:
@@ -311,6 +347,10 @@ def main(argv: list[str]) -> int:
         raise _err(f"--batch {batch}", "more than 65,536 sequences per replica", "use a smaller batch")
     tpot = _time("--latency" if "--latency" in argv else "--tpot", args.tpot)
     ttft = _time("--ttft", args.ttft)
+    if asked:
+        tpot = asked["latency"] if args.tpot is None else tpot
+        ttft = asked["shape"].ttft if args.ttft is None else ttft
+    accounting = args.accounting or (spec.accounting if spec is not None else "seed")
     weights = None if args.weights is None else _formats("--weights", args.weights, (*WEIGHT_FORMAT_BYTES, "checkpoint"))
     kvs = _formats("--kv-cache", args.kv_cache, ("auto", *PRECISION_BYTES))
     if args.limit < 0:
@@ -322,6 +362,8 @@ def main(argv: list[str]) -> int:
             raise _err(f"--gpus {args.gpus}", "must be between 1 and 4096", "write e.g. 8")
         args.max_gpus = args.gpus
     speculative = _speculative(args.speculative)
+    if args.speculative is None and asked:
+        speculative = asked["speculative"]  # the spec's draft, loaded
     if args.disaggregate and output < 2:
         raise _err("--disaggregate", "needs a request that decodes (--output 2 or more)", "add e.g. --output 512")
     if args.sort == "gpus" and users is None:
@@ -329,6 +371,8 @@ def main(argv: list[str]) -> int:
     from genreport.load.spec import DEFAULT_MAX_BATCHED_TOKENS, DEFAULT_MAX_SEQUENCES, DEFAULT_MEMORY_RESERVE
 
     reserve = DEFAULT_MEMORY_RESERVE if defaults.memory_reserve is None else defaults.memory_reserve
+    if spec is not None:  # the report spec's engine.memory_reserve (or the default), which its report used
+        reserve = spec.hardware.memory_reserve
     if args.memory_reserve is not None:
         try:
             reserve = float(args.memory_reserve.rstrip("%")) / (100.0 if args.memory_reserve.endswith("%") else 1.0)
@@ -337,31 +381,51 @@ def main(argv: list[str]) -> int:
         if not 0.0 <= reserve <= 0.9:
             raise _err(f"--memory-reserve {args.memory_reserve}", "must be a fraction from 0 to 0.9 (or 0% to 90%)",
                        "write e.g. 0.1 or 10%")
-    model = _load("model", args.model, "model")
-    speculative, draft_precision = _draft(speculative, model, args.speculative)
-    from genreport.model.plan import formats_not_tried, plan_precisions
+    model = spec.model if spec is not None else _load("model", args.model, "model")
+    draft_precision = None
+    if args.speculative is not None or spec is None:
+        speculative, draft_precision = _draft(speculative, model, args.speculative)
+    elif asked:
+        draft_precision = asked["draft_precision"]
+    from genreport.model.plan import formats_not_tried, plan_precisions, report_precisions
 
     left_out: tuple[str, ...] = ()
     if weights is None:  # the deployment default: the checkpoint's format and fp8, never a silent int8/int4
-        weights = list(plan_precisions(model))
+        weights = list(report_precisions(spec) if spec is not None else plan_precisions(model))
         left_out = formats_not_tried(model, weights)
     if "checkpoint" in weights and not model.checkpoint_weights:
         raise _err(f"--weights {args.weights}", f"{model.title} has no checkpoint_precision in its spec",
                    f"name the formats instead, or add checkpoint_precision to {model.file}")
-    refs = [h.strip() for h in args.hardware.split(",") if h.strip()]
+    refs = [h.strip() for h in args.hardware.split(",") if h.strip()] if args.hardware is not None else []
     # the engine step's activations (env.usable_at, at each layout's tp) beside the reserve: vLLM's defaults
     step = {"max_batched_tokens": DEFAULT_MAX_BATCHED_TOKENS, "max_sequences": DEFAULT_MAX_SEQUENCES}
+    if spec is not None:  # the report spec's engine step (engine.max_batched_tokens, serving.chunk)
+        step = {"max_batched_tokens": spec.hardware.max_batched_tokens, "max_sequences": spec.hardware.max_sequences}
     if args.max_batched_tokens is not None:
         if not 0 <= args.max_batched_tokens <= 10_000_000:
             raise _err(f"--max-batched-tokens {args.max_batched_tokens}", "must be from 0 to 10,000,000",
                        "write e.g. 8192, or 0 for no activation workspace")
         step = {"max_batched_tokens": args.max_batched_tokens,
                 "max_sequences": DEFAULT_MAX_SEQUENCES if args.max_batched_tokens else 0}
-    gpus = [dataclasses.replace(_load("hardware", h, "--hardware"), memory_reserve=reserve, **step) for h in refs]
-    gpus = [dataclasses.replace(g, kernels=dataclasses.replace(g.kernels, all_to_all=args.all_to_all)) for g in gpus]
-    prices = {**defaults.prices, **_prices(args.price, [g.name for g in gpus] + refs)}
+    own = spec.hardware if spec is not None else None  # the spec's device as its report has it (engine, price)
+    if own is not None and not refs:
+        refs = [own.name]
+    mine = [own is not None and h == own.name for h in refs]
+    all_to_all = args.all_to_all or (own.kernels.all_to_all if own is not None else "nccl")
+    engine = {"memory_reserve": reserve, **step}
+    gpus = []
+    for h, is_own in zip(refs, mine, strict=True):
+        g = own if is_own else _load("hardware", h, "--hardware")
+        if not is_own or args.memory_reserve is not None or args.max_batched_tokens is not None:
+            g = dataclasses.replace(g, **engine)
+        if not is_own or args.all_to_all is not None:
+            g = dataclasses.replace(g, kernels=dataclasses.replace(g.kernels, all_to_all=all_to_all))
+        gpus.append(g)
+    given = _prices(args.price, [g.name for g in gpus] + refs)
+    prices = {**defaults.prices, **given}  # a report spec's own device keeps its price unless --price names it
     gpus = [dataclasses.replace(g, price_per_hour=prices.get(g.name, prices.get(ref, g.price_per_hour)))
-            for g, ref in zip(gpus, refs, strict=True)]
+            if not is_own or g.name in given or ref in given else g
+            for g, ref, is_own in zip(gpus, refs, mine, strict=True)]
     shape = Shape(prompt, output, ttft, users)
     results = []
     started = time.perf_counter()
@@ -369,8 +433,17 @@ def main(argv: list[str]) -> int:
         for i, g in enumerate(gpus, 1):
             if time.perf_counter() - started > 1.0:  # a search past a second shows where it is, on a terminal only
                 progress(f"genreport plan: {g.name} ({i}/{len(gpus)}), {time.perf_counter() - started:.1f} s")
-            results.append(plan(model, g, batch, context, tpot, tuple(weights), args.max_gpus, args.accounting,
-                                args.estimate, tuple(kvs), shape, speculative, args.disaggregate, draft_precision))
+            if spec is None:
+                results.append(plan(model, g, batch, context, tpot, tuple(weights), args.max_gpus, accounting,
+                                    args.estimate, tuple(kvs), shape, speculative, args.disaggregate, draft_precision))
+            else:  # as the serving chapter asks: each layout with and without the speculation, the better row
+                from genreport.model.serving_report import either_plan
+
+                inputs = {"batch": batch, "context": context, "latency": tpot, "precisions": tuple(weights),
+                          "max_gpus": args.max_gpus, "accounting": accounting, "estimate": args.estimate,
+                          "kv_caches": tuple(kvs), "shape": shape, "speculative": speculative,
+                          "draft_precision": draft_precision, "own": spec.precision}
+                results.append(either_plan(model, g, inputs, args.disaggregate, args.sort))
     finally:
         progress_done()
     if args.gpus is not None:
@@ -382,7 +455,8 @@ def main(argv: list[str]) -> int:
                "prompt": prompt, "output": output, "users": users, "tpot": tpot, "latency": tpot, "ttft": ttft,
                "memory_reserve": reserve, "prices": {g.name: g.price_per_hour for g in gpus},
                "board_watts": {g.name: g.power_watts for g in gpus}, "sorted_by": result.estimate,
-               "estimate": args.estimate, "accounting": args.accounting, "max_gpus": args.max_gpus,
+               "estimate": args.estimate, "accounting": accounting, "max_gpus": args.max_gpus,
+               "spec": spec.file if spec is not None else None,
                "speculative": None if speculative is None else dict(zip(
                    ("draft_tokens", "acceptance", "draft_model" if hasattr(speculative[2], "vocab_size") else "draft_cost",
                     "verify_tokens"),
@@ -398,37 +472,24 @@ def main(argv: list[str]) -> int:
         return 0
     print(render_table(result, model, gpus, batch, context, tpot, args.limit, shape, args.estimate,
                        markdown=args.format == "md", speculative=speculative, disaggregate=args.disaggregate,
-                       draft_precision=draft_precision,
-                       left_out=left_out, tried=tuple(weights)))
+                       draft_precision=draft_precision, left_out=left_out, tried=tuple(weights),
+                       spec_file=spec.file if spec is not None else None))
     return 0
 
 
 def merge(results, priced: bool, sort: str = "auto"):
     """One plan of several GPUs: every row in the order ``sort`` asks ("auto": $/M output tokens when every GPU is
-    priced, else tok/s per GPU); the rejections added up.  ``estimate`` of the result names the order."""
-    from genreport.model.plan import Plan
+    priced, else tok/s per GPU; genreport.model.plan.ranking); the rejections added up.  ``estimate`` of the result
+    names the order."""
+    from genreport.model.plan import ORDERS, Plan, ranking
 
-    rows = [r for res in results for r in res.rows]
-    sort = ("cost" if priced else "speed") if sort == "auto" else sort
-
-    def tail(r):
-        return (r.gpus, r.hardware, r.precision, r.kv_cache, r.tp, r.pp, r.ep)
-
-    def money(r):
-        return math.inf if r.usd_per_mtok_out is None else r.usd_per_mtok_out
-
-    keys = {"cost": lambda r: (money(r), *tail(r)), "speed": lambda r: (-r.tokens_per_s_gpu, *tail(r)),
-            "gpus": lambda r: (r.gpus_for_users, money(r), *tail(r)),
-            "user": lambda r: (-r.tokens_per_s_user, money(r), *tail(r))}
-    rows.sort(key=keys[sort])
+    rows = sorted((r for res in results for r in res.rows), key=ranking(sort, priced))
     rejected: dict[str, int] = {}
     for res in results:
         for why, n in res.rejected.items():
             rejected[why] = rejected.get(why, 0) + n
     skipped = [(p, w) for res in results for p, w in res.skipped_precisions]
-    return Plan(rows, rejected, skipped, {"cost": "$/M output tokens", "speed": "tok/s per GPU",
-                                          "gpus": "GPUs for the users, then $/M output tokens",
-                                          "user": "tok/s per user"}[sort])
+    return Plan(rows, rejected, skipped, ORDERS[("cost" if priced else "speed") if sort == "auto" else sort])
 
 
 _CSV = ("hardware", "precision", "kv_cache", "tp", "pp", "ep", "dp", "gpus", "batch", "limit", "binds", "concurrency",
@@ -470,10 +531,12 @@ def _money(x) -> str:
 
 def render_table(result, model, gpus, batch: int, context: int, tpot: float | None, limit: int, shape=None,
                  estimate: str = "bound", markdown: bool = False, speculative=None, disaggregate: bool = False,
-                 left_out: tuple[str, ...] = (), tried: tuple[str, ...] = (), draft_precision=None) -> str:
+                 left_out: tuple[str, ...] = (), tried: tuple[str, ...] = (), draft_precision=None,
+                 spec_file: str | None = None) -> str:
     """The table of the first ``limit`` layouts (0: all of them), and how many more there are; ``markdown``: the
     same as Markdown (the notes as paragraphs, the table with its numbers right-aligned); ``left_out``: the weight
-    formats the default did not try (one line says so and how to include them), ``tried`` those it did."""
+    formats the default did not try (one line says so and how to include them), ``tried`` those it did;
+    ``spec_file``: the report spec whose answers were the defaults (a line says so)."""
     from genreport.commands.tables import md_cell, md_table, text_table
 
     table = md_table if markdown else text_table
@@ -498,6 +561,10 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
     prices = ", ".join(f"{g.name} ${g.price_per_hour:g}/h" if g.price_per_hour else f"{g.name} no price" + _why_unpriced(g)
                        for g in gpus)
     lines.append(f"prices per GPU-hour: {prices}; sorted by {result.estimate}")
+    if spec_file:
+        lines.append(f"from the report spec {spec_file}: its model, GPU, formats, engine and serving block, as its "
+                     "serving chapter asks plan (its cheapest layout is the first row there); each option given "
+                     "replaces its part")
     header = ["weights", "KV", "GPU", "tp", "pp", "ep", "dp", "GPUs", "batch", "limit", "binds", "max conc.",
               "TTFT ms", "TPOT ms", "E2E s", "tok/s/user", "tok/s/GPU", "$/M in", "$/M out", "J/tok",
               "free GiB/GPU"]
@@ -525,7 +592,8 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
         if users:
             row.append(f"{r.gpus_for_users:,}")
         if speculative:
-            row += [f"{r.spec_speedup:.2f}x" if r.speculative == "on" else f"off ({r.spec_speedup:.2f}x)",
+            row += ["plain" if not r.speculative else f"{r.spec_speedup:.2f}x" if r.speculative == "on"
+                    else f"off ({r.spec_speedup:.2f}x)",
                     "-" if r.spec_breakeven_batch is None else f"batch {r.spec_breakeven_batch:,}"
                     if r.spec_resumes_batch is None else
                     f"off at {r.spec_breakeven_batch:,}-{r.spec_resumes_batch - 1:,}"
@@ -592,7 +660,10 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                      "spec: the speed-up at the chosen batch and the last context, 'off' where it does not pass 1 "
                      "(the row decodes plainly); spec ends: the first batch up to --batch where it stops paying, "
                      "or the batches where it does not pay where it pays again past them (a mixture of experts), and the "
-                     "first where it stops again")
+                     "first where it stops again" + ("; plain: the layout without speculation ranks first (a report "
+                                                     "spec's plan tries each layout with and without it, as its "
+                                                     "serving chapter does)" if any(not r.speculative for r in
+                                                                                    result.rows[:limit]) else ""))
     if disaggregate:
         lines.append("pools: prefill and decode replicas of the row's layout, the smallest split (up to 16 replicas) "
                      "with the most tok/s per GPU near the balanced share; prefill in: whole replicas, one prompt at a "

@@ -144,6 +144,53 @@ class Plan:
     estimate: str  # "bound" or "serial"; in a merged plan of several GPUs (commands.plan.merge) the order, in words
 
 
+# What each order of plan's rows ranks by (``ranking``): its name in words.
+ORDERS = {"cost": "$/M output tokens", "speed": "tok/s per GPU", "gpus": "GPUs for the users, then $/M output tokens",
+          "user": "tok/s per user"}
+
+
+def ranking(sort: str, priced: bool):
+    """The key that orders plan's rows for ``sort`` (one of ``ORDERS``, or "auto": cost where every device is priced,
+    else speed), ties broken by the layout (fewest GPUs, then the device, formats, tp, pp, ep, dp): the order of
+    ``genreport plan``'s table and the serving chapter's cheapest layout, its first row."""
+    sort = ("cost" if priced else "speed") if sort == "auto" else sort
+
+    def money(r):
+        return math.inf if r.usd_per_mtok_out is None else r.usd_per_mtok_out
+
+    def tail(r):
+        return (r.gpus, r.hardware, r.precision, r.kv_cache, r.tp, r.pp, r.ep, r.dp)
+
+    return {"cost": lambda r: (money(r), *tail(r)), "speed": lambda r: (-r.tokens_per_s_gpu, *tail(r)),
+            "gpus": lambda r: (r.gpus_for_users, money(r), *tail(r)),
+            "user": lambda r: (-r.tokens_per_s_user, money(r), *tail(r))}[sort]
+
+
+def _layout_key(r: PlanRow) -> tuple:
+    return (r.hardware, r.precision, r.kv_cache, r.tp, r.pp, r.ep, r.dp)
+
+
+def better_of(plain: Plan, speculating: Plan, key) -> Plan:
+    """One plan of one device's layouts from a plan without speculation and one with it (the same layouts tried):
+    each layout's row that ``key`` ranks first, the plain one where they tie (speculation that gains nothing is not
+    run).  A layout only the speculating plan lists is one the plain plan rejected for its TPOT (speculation adds a
+    draft's weights and passes, so it fits and prefills no better): the rejections are the plain plan's, less those."""
+    rows = {_layout_key(r): r for r in plain.rows}
+    only_speculating = 0
+    for r in speculating.rows:
+        k = _layout_key(r)
+        if k not in rows:
+            only_speculating += 1
+            rows[k] = r
+        elif key(r) < key(rows[k]):
+            rows[k] = r
+    rejected = dict(plain.rejected)
+    latency = "misses the latency target"
+    rejected[latency] = max(rejected.get(latency, 0) - only_speculating, 0)
+    skipped = list(dict.fromkeys([*plain.skipped_precisions, *speculating.skipped_precisions]))
+    return Plan(sorted(rows.values(), key=key), rejected, skipped, plain.estimate)
+
+
 def _ep_choices(model: Model, tp: int) -> list[int]:
     if model.moe is None:
         return [1]

@@ -6,7 +6,16 @@ from __future__ import annotations
 from genreport.load.spec import Parallelism
 from genreport.model.env import make_env
 from genreport.model.frontier import frontier
-from genreport.model.plan import MAX_GPUS, Shape, model_format, plan, plan_precision, report_precisions
+from genreport.model.plan import (
+    MAX_GPUS,
+    Shape,
+    better_of,
+    model_format,
+    plan,
+    plan_precision,
+    ranking,
+    report_precisions,
+)
 from genreport.model.serving import (
     Request,
     engine_limit,
@@ -77,32 +86,46 @@ def _tpot_batch(model, hw, precision, par, prompt, output, accounting, cap: int,
     return lo
 
 
-def _cheapest(spec) -> dict | None:
-    """The cheapest layout per million output tokens (the most tok/s per GPU without a price) that ``plan`` finds
-    meeting the serving block's targets, the strict bound, as ``plan`` prints it; with serving.speculative also
-    what ``plan --speculative`` finds (the spec's draft tokens, acceptance, draft and verify tokens), the cheaper of
-    the two taken (a tie: without), its ``speculative`` field saying whether it speculates ("on"; "off": past its
-    break-even batch, plain decode beside the draft; "": the plan without speculation).  None where none meets them."""
-    sv, hw, model, acc = spec.serving, spec.hardware, spec.model, spec.accounting
-    price = hw.price_per_hour
-    shape = Shape(sv.prompt, sv.output, sv.ttft, sv.users)
-    asks = [None]
+def plan_inputs(spec) -> dict:
+    """``plan``'s arguments for the spec's ``serving`` block, as the chapter's cheapest layout asks them and
+    ``genreport plan SPEC`` takes them by default: the request (prompt, output, TTFT and TPOT targets, users) at the
+    users' batch (64 without users), the formats the report tries (:func:`report_precisions`, the spec's own
+    precision object for its own format), the strict bound, every layout up to ``MAX_GPUS`` where the device has a
+    link, and serving.speculative's ask (draft tokens, acceptance, the draft or its cost, the tokens verified) with
+    the draft's declared precision."""
+    sv, hw = spec.serving, spec.hardware
     from genreport.model.draft import declared_precision
 
-    own = declared_precision(spec)  # a draft model at its own precision where the spec names one
+    ask = None
     if sv.speculative is not None:
         sp = sv.speculative
-        asks.append((sp.draft_tokens, sp.acceptance, sp.draft if sp.draft is not None else sp.draft_cost, sp.verified))
-    rows = []
+        ask = (sp.draft_tokens, sp.acceptance, sp.draft if sp.draft is not None else sp.draft_cost, sp.verified)
+    shape = Shape(sv.prompt, sv.output, sv.ttft, sv.users)
+    return {"batch": sv.users or 64, "context": shape.last_context, "latency": sv.tpot,
+            "precisions": report_precisions(spec), "max_gpus": MAX_GPUS if hw.link is not None else 1,
+            "accounting": spec.accounting, "estimate": "bound", "kv_caches": ("auto",), "shape": shape,
+            "speculative": ask, "draft_precision": declared_precision(spec), "own": spec.precision}
+
+
+def either_plan(model, hw, inputs: dict, disaggregate: bool = False, sort: str = "auto"):
+    """``plan`` with ``inputs`` (:func:`plan_inputs`' keys) on ``hw``; where they ask to speculate, the plan without
+    speculation too, each layout's better row kept (``plan.better_of``, ranked as ``sort`` ranks them)."""
     memo: dict = {}  # the two plans' layouts, counted once (plan's memo)
-    for ask in asks:
-        rows += plan(model, hw, sv.users or 64, shape.last_context, sv.tpot, report_precisions(spec),
-                     MAX_GPUS if hw.link is not None else 1, acc, "bound", ("auto",), shape, speculative=ask,
-                     draft_precision=own, own=spec.precision, memo=memo).rows
-    if not rows:
-        return None
-    key = ((lambda x: (x.usd_per_mtok_out, x.gpus)) if price else (lambda x: (-x.tokens_per_s_gpu, x.gpus)))
-    return min(rows, key=key).as_json()
+    plain = plan(model, hw, **{**inputs, "speculative": None}, disaggregate=disaggregate, memo=memo)
+    if inputs.get("speculative") is None:
+        return plain
+    speculating = plan(model, hw, **inputs, disaggregate=disaggregate, memo=memo)
+    return better_of(plain, speculating, ranking(sort, bool(hw.price_per_hour)))
+
+
+def _cheapest(spec) -> dict | None:
+    """The cheapest layout per million output tokens (the most tok/s per GPU without a price) that ``plan`` finds
+    meeting the serving block's targets, the strict bound: the first row of ``genreport plan SPEC``.  With
+    serving.speculative, each layout with and without the spec's speculation, the better taken (a tie: without), its
+    ``speculative`` field saying whether it speculates ("on"; "off": past its break-even batch, plain decode beside
+    the draft; "": the plan without speculation).  None where none meets them."""
+    found = either_plan(spec.model, spec.hardware, plan_inputs(spec))
+    return found.rows[0].as_json() if found.rows else None
 
 
 def batches(spec, env=None) -> tuple:

@@ -446,7 +446,7 @@ def root(context, missing=missing):
             yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
             yield ' (weights '
             yield escape(t_6(context.eval_ctx, environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'formats'), ', '))
-            yield '; int8/int4 change accuracy and are tried only when named), the '
+            yield "; int8/int4 change accuracy and are tried only when named; <code>genreport plan</code> with this report's spec lists them all, this one first), the "
             yield escape(('cheapest per million output tokens' if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour') else markup_join(('fastest per ', (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU), ))))
             yield ' that meets the targets at the strict bound with at most '
             yield escape(t_5((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users') or 64)))

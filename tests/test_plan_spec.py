@@ -1,0 +1,107 @@
+"""``genreport plan SPEC``: a report spec as plan's MODEL gives its model, device, formats, engine and serving block
+as the defaults, so that the table's first row is the layout the report's serving chapter names (one search, one
+answer: generator/model/serving_report.plan_inputs and either_plan), and each option given replaces its part."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from genreport.commands import plan as plan_cmd
+from shared import MAVERICK_TWO_NODES, ROOT, evaluated, spec_file
+
+# Llama 3.1 70B in bf16 on 8 H100 with a poor catalog draft (a 1B model accepted 30% of the time): a layout where
+# the draft's weights and passes cost more than its tokens win keeps its plain row; its engine keeps 20%.
+POOR_DRAFT = """\
+kind: report
+name: poordraft
+title: Llama 3.1 70B with a poor draft on 8 H100
+hardware: h100-sxm
+model: llama-3.1-70b
+precision: bf16
+parallelism: {tp: 8}
+engine: {memory_reserve: 0.2}
+serving: {prompt: 2k, output: 256, ttft: 2 s, tpot: 40 ms, users: 64,
+          speculative: {draft_tokens: 4, acceptance: 0.3, draft_model: llama-3.2-1b}}
+workloads:
+  decode: {batch: [1, 64], context: [4k]}
+"""
+
+
+def _plan(capsys, *argv) -> dict:
+    assert plan_cmd.main([*argv, "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _same_row(row: dict, cheapest: dict) -> None:
+    differ = {k: (row.get(k), v) for k, v in cheapest.items() if row.get(k) != v}
+    assert not differ, differ
+
+
+@pytest.mark.parametrize("spec", ["llama70b-h100-tp8.yaml", "deepseek-v3-h200-ep8.yaml", "maverick"])
+def test_the_first_row_is_the_serving_chapters_cheapest_layout(capsys, spec):
+    """The committed serving specs (a dense model with a draft, DeepSeek-V3 with MTP at tp 2 ep 8 dp 4) and Llama 4
+    Maverick over two nodes with an MTP-style head: the row and the chapter's layout are the same numbers."""
+    path = spec_file(MAVERICK_TWO_NODES, "svmav") if spec == "maverick" else ROOT / "specs" / spec
+    cheapest = evaluated(path).serving["cheapest"]
+    assert cheapest is not None
+    doc = _plan(capsys, str(path))
+    _same_row(doc["rows"][0], cheapest)
+    assert doc["spec"] == str(path) or doc["spec"].endswith(path.name)
+    keys = [(r["hardware"], r["precision"], r["kv_cache"], r["tp"], r["pp"], r["ep"], r["dp"]) for r in doc["rows"]]
+    assert len(keys) == len(set(keys)), "a layout listed twice (with and without speculation)"
+    assert all(n >= 0 for n in doc["rejected"].values())
+
+
+def test_each_layout_keeps_its_better_row_and_the_rejections_add_up(capsys):
+    """With a poor draft some layouts rank better plain ('' in the row), the others speculate; every layout tried is
+    a row or a rejection, as in the plan without speculation (which tries the same layouts)."""
+    path = spec_file(POOR_DRAFT, "poordraft")
+    doc = _plan(capsys, str(path))
+    _same_row(doc["rows"][0], evaluated(path).serving["cheapest"])
+    modes = {r["speculative"] for r in doc["rows"]}
+    assert "" in modes and "on" in modes, modes
+    plain = _plan(capsys, str(path), "--speculative", "1,0")  # acceptance 0: every row as plain decode
+    assert len(doc["rows"]) + sum(doc["rejected"].values()) == len(plain["rows"]) + sum(plain["rejected"].values())
+    assert doc["memory_reserve"] == 0.2  # the spec's engine
+    table = (plan_cmd.main([str(path), "--limit", "0"]), capsys.readouterr().out)[1]
+    assert "plain: the layout without speculation ranks first" in table
+    assert f"from the report spec {path}" in table or "from the report spec" in table
+
+
+def test_options_replace_their_part_of_the_spec(capsys):
+    """--prompt alone keeps the spec's output; --tpot, --users and --weights replace theirs; another GPU takes the
+    spec's engine (its memory reserve and step)."""
+    path = ROOT / "specs" / "llama70b-h100-tp8.yaml"
+    doc = _plan(capsys, str(path), "--prompt", "1k", "--tpot", "20ms", "--users", "16", "--weights", "bf16",
+                "--hardware", "h200")
+    assert (doc["prompt"], doc["output"], doc["tpot"], doc["users"]) == (1024, 512, 0.02, 16)
+    assert doc["weights"] == ["bf16"] and doc["hardware"] == "h200"
+    assert {r["precision"] for r in doc["rows"]} == {"bf16"} and all(r["tpot"] <= 0.02 for r in doc["rows"])
+    assert doc["speculative"]["draft_tokens"] == 3  # the spec's draft still asked
+    doc = _plan(capsys, str(path), "--output", "2k")
+    assert (doc["prompt"], doc["output"]) == (4096, 2048)
+
+
+def test_a_spec_without_a_serving_block_gives_its_device_and_formats(capsys):
+    path = ROOT / "specs" / "llama8b-h100.yaml"
+    doc = _plan(capsys, str(path))
+    assert doc["hardware"] == "h100-sxm" and doc["model"] == "llama-3.1-8b"
+    assert (doc["prompt"], doc["output"], doc["tpot"], doc["speculative"]) == (8192, 1, None, None)
+
+
+@pytest.mark.parametrize("text, where, says", [
+    ("kind: report\nname: x\ntitle: x\nhardware: h100-sxm\nmodel: llama-3.1-8b\nprecision: bf16\n"
+     "serving: {prompt: 1k, output: 10, tpot: -5 ms}\nworkloads:\n  decode: {batch: [1], context: [1k]}\n",
+     ":7:", "serving.tpot"),
+    ("kind: report\n  bad: [\n", ":2:", "YAML syntax error"),
+])
+def test_a_bad_report_spec_is_named_with_its_line(tmp_path, capsys, text, where, says):
+    """The spec's own problem, at its line (not 'no GPU given'), exit 1, no traceback."""
+    from genreport.commands import cli
+
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    assert cli.main(["plan", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert f"bad.yaml{where}" in err and says in err and "Traceback" not in err, err
