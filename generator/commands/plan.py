@@ -427,6 +427,8 @@ def main(argv: list[str]) -> int:
             if not is_own or g.name in given or ref in given else g
             for g, ref, is_own in zip(gpus, refs, mine, strict=True)]
     shape = Shape(prompt, output, ttft, users)
+    priced = all(g.price_per_hour for g in gpus)
+    order = ("cost" if priced else "speed") if args.sort == "auto" else args.sort  # the table's, for every GPU
     results = []
     started = time.perf_counter()
     try:
@@ -443,13 +445,13 @@ def main(argv: list[str]) -> int:
                           "max_gpus": args.max_gpus, "accounting": accounting, "estimate": args.estimate,
                           "kv_caches": tuple(kvs), "shape": shape, "speculative": speculative,
                           "draft_precision": draft_precision, "own": spec.precision}
-                results.append(either_plan(model, g, inputs, args.disaggregate, args.sort))
+                results.append(either_plan(model, g, inputs, args.disaggregate, order))
     finally:
         progress_done()
     if args.gpus is not None:
         for res in results:
             res.rows = [r for r in res.rows if r.gpus == args.gpus]
-    result = merge(results, all(g.price_per_hour for g in gpus), args.sort)
+    result = merge(results, priced, order)
     if args.format == "json":
         doc = {"model": model.name, "hardware": ",".join(g.name for g in gpus), "context": context, "batch": batch,
                "prompt": prompt, "output": output, "users": users, "tpot": tpot, "latency": tpot, "ttft": ttft,
