@@ -107,7 +107,46 @@ def test_redundant_experts_must_spread_evenly():
     assert spec.parallelism.redundant_experts == 32
     with pytest.raises(SpecError) as exc:
         load_report(ROOT / "specs" / "deepseek-v3-h200-ep8.yaml", ["engine.redundant_experts=30"])
-    assert "redundant_experts" in str(exc.value) and "multiple of ep 8" in str(exc.value)
+    assert "redundant_experts" in str(exc.value) and "256 experts + 30 redundant = 286" in str(exc.value)
+    assert "use 24 or 32 redundant experts (35 or 36 a GPU)" in str(exc.value)
+
+
+# DeepSeek-V3's 256 routed experts on a 72-GPU NVLink domain: 72 does not divide 256, but 256 + 32 replicas = 288 slots
+# do, 4 a GPU (DeepSeek's EPLB, deepseek-ai/EPLB eplb.py, asserts num_physical_experts % num_gpus == 0 with the
+# physical experts the logical ones plus the redundant; SGLang places num_experts + ep_num_redundant_experts the same way).
+NVL72 = """\
+kind: report
+name: nvl72
+title: DeepSeek-V3 over a GB200 NVL72 domain
+hardware: gb200
+model: deepseek-v3
+precision: {weights: fp4, kv_cache: fp8, compute: fp8}
+parallelism: {tp: 1, ep: 72, dp: 72}
+workloads:
+  decode: {batch: [1, 64], context: [8k]}
+"""
+
+
+def test_the_physical_experts_spread_evenly_not_the_logical_ones():
+    """ep 72 with 32 redundant experts loads and holds what ep 64 holds (4 expert slots a GPU); ep 72 alone is refused
+    with the replicas that would make it even; a count that leaves the slots uneven names the next that does not."""
+    from genreport.errors import SpecError
+    from genreport.model.evaluate import evaluate
+    from shared import spec_file
+
+    path = spec_file(NVL72, "nvl72")
+    with pytest.raises(SpecError) as exc:
+        load_report(path)
+    assert "ep 72 does not divide the 256 experts" in str(exc.value)
+    assert "engine.redundant_experts: 32; 4 a GPU" in str(exc.value)
+    even = load_report(path, ["engine.redundant_experts=32"])
+    assert (even.parallelism.ep, even.parallelism.redundant_experts) == (72, 32)
+    at64 = load_report(path, ["parallelism.ep=64", "parallelism.dp=64"])
+    held = [evaluate(s).parallel.scalars["seed"]["weight_bytes_per_gpu"] for s in (even, at64)]
+    assert held[0] == pytest.approx(held[1], rel=1e-12)
+    with pytest.raises(SpecError) as exc:
+        load_report(path, ["engine.redundant_experts=40"])
+    assert "use 32 or 104 redundant experts (4 or 5 a GPU)" in str(exc.value)
 
 
 # ----------------------------------------------------------------------------------------------- a short prompt's experts

@@ -189,6 +189,25 @@ def test_the_issues_cases_are_refused_with_the_loaders_words():
             assert message in cli(spec, (text,))[1]
 
 
+# DeepSeek-V3 on 8 H200 (ep 8) with 8 redundant experts: 264 expert slots, 33 a GPU (DeepSeek's EPLB asserts that the
+# physical experts, logical plus redundant, divide by the GPUs). An ep of 16 or 5 leaves them uneven, 1 makes the
+# replicas pointless, 24 (dp 24) evens them: the page's words are the loader's (generator/load/checks.py).
+REPLICAS = (SPECS / MOE).read_text(encoding="utf-8").replace("parallelism:", "engine: {redundant_experts: 8}\nparallelism:", 1)
+
+
+def test_the_physical_experts_rule_is_the_loaders():
+    from shared import spec_file
+
+    spec = str(spec_file(REPLICAS, "dsreplicas"))
+    cases = [(spec, ["parallelism.ep=16", "parallelism.dp=16"]), (spec, ["parallelism.ep=1"]),
+             (spec, ["parallelism.ep=24", "parallelism.dp=24"]), (spec, ["parallelism.ep=5", "parallelism.dp=5"])]
+    got = check(cases)
+    assert [bool(js["errors"]) for js in got] == [True, True, False, True]
+    assert got[0]["errors"][0].startswith("engine.redundant_experts: 256 experts + 8 redundant = 264 do not spread "
+                                          "evenly over ep 16")
+    assert "use 0 or 16 redundant experts (16 or 17 a GPU)" in got[0]["errors"][0]
+
+
 VALID = [
     (ONE, ["model.parameters=9e9"]), (ONE, ["model.parameters=1000", "model.active_parameters=1e14"]),
     (ONE, ["workloads.decode.context=[1k, 1e8]"]), (ONE, ["workloads.decode.batch=+5", "model.kv_heads=1.0"]),

@@ -173,15 +173,27 @@ def check_parallelism(doc: Document, par: Parallelism, m: Model, hw: Hardware, o
     if par.ep > 1 and m.moe is None:
         out.add(doc.finding(where + ("ep",), f"ep {par.ep} on {m.title}, a dense model: it has no experts to split",
                             "remove ep (or set it to 1); use tp or pp to spread a dense model"))
-    elif m.moe is not None and m.moe.experts % par.ep:
-        out.add(doc.finding(where + ("ep",), f"ep {par.ep} does not divide the {m.moe.experts} experts",
-                            f"use a divisor of {m.moe.experts}, e.g. {_divisor_near(m.moe.experts, par.ep)}"))
-    elif par.redundant_experts and (par.ep <= 1 or par.redundant_experts % par.ep):
-        out.add(doc.finding(("engine", "redundant_experts"),
-                            f"{par.redundant_experts} redundant experts over ep {par.ep}: the replicas must spread "
-                            f"evenly over the expert-parallel {hw.noun}s, as SGLang requires",
-                            f"use a multiple of ep {par.ep}, e.g. {max(par.ep, par.ep * round(par.redundant_experts / max(par.ep, 1)))}"
-                            if par.ep > 1 else "set parallelism.ep above 1, or remove engine.redundant_experts"))
+    elif par.redundant_experts and par.ep <= 1:
+        out.add(doc.finding(("engine", "redundant_experts"), f"{par.redundant_experts} redundant experts without "
+                            "expert parallelism: a replica of an expert on the GPU that holds it serves nothing",
+                            "set parallelism.ep above 1, or remove engine.redundant_experts"))
+    elif m.moe is not None and (m.moe.experts + par.redundant_experts) % par.ep:
+        # the E + r physical experts spread evenly over the ep GPUs (DeepSeek's EPLB asserts num_physical_experts %
+        # num_gpus == 0, SGLang places num_experts + ep_num_redundant_experts): 256 + 32 on 72 GPUs, 4 a GPU
+        e, r = m.moe.experts, par.redundant_experts
+        fill = (-(e + r)) % par.ep  # the fewest more replicas that make E + r a multiple of ep
+        if r:
+            fewer = r - (e + r) % par.ep  # and the most fewer (0: none needed)
+            counts = ([fewer] if fewer >= 0 else []) + [r + fill]
+            out.add(doc.finding(("engine", "redundant_experts"),
+                                f"{e} experts + {r} redundant = {e + r} do not spread evenly over ep {par.ep}: each "
+                                f"{hw.noun} holds the same number of expert slots (DeepSeek's EPLB, SGLang)",
+                                f"use {' or '.join(map(str, counts))} redundant experts "
+                                f"({' or '.join(str((e + c) // par.ep) for c in counts)} a {hw.noun})"))
+        else:
+            out.add(doc.finding(where + ("ep",), f"ep {par.ep} does not divide the {e} experts",
+                                f"use a divisor of {e}, e.g. {_divisor_near(e, par.ep)}, or replicate {fill} of "
+                                f"them (engine.redundant_experts: {fill}; {(e + fill) // par.ep} a {hw.noun})"))
     elif par.ep > par.tp * par.dp:
         out.add(doc.finding(where + ("ep",), f"ep {par.ep} is more than the tp x dp = {par.tp * par.dp} {hw.noun}s that "
                             "share the experts", f"raise tp or dp, or use ep at most {par.tp * par.dp}"))

@@ -364,7 +364,9 @@ def busiest_experts_redundant(experts: int, groups: int, redundant: int, touched
     their busiest GPU holds :func:`busiest_experts` of them.  The replicated experts' t r/E fill the other GPUs up to
     that level (the balancer's best case: their load taken as divisible), so the busiest holds max(that, t/n): never
     less than the mean, and the occupancy maximum of :func:`busiest_experts` without replicas (r = 0).
-    An estimate (the replicas' load is not divisible, and each replica sits on one GPU), not a bound.
+    An estimate (the replicas' load is not divisible, and each replica sits on one GPU), not a bound.  Where the E - r
+    do not split evenly over the GPUs (256 - 32 over 72: the slots are even, the unreplicated experts are not), the
+    placement is the balancer's and the estimate takes the mean.
     """
     if redundant <= 0:
         return busiest_experts(experts, groups, touched)

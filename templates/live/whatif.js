@@ -458,9 +458,23 @@ const GR_WHATIF = (function () {
     if (par.ep > 1 && !m.moe) {
       throw new OverrideError("parallelism.ep", "ep " + par.ep + " on " + m.title + ", a dense model: it has no "
         + "experts to split", "remove ep (or set it to 1); use tp or pp to spread a dense model");
-    } else if (m.moe && m.moe.experts % par.ep) {
-      throw new OverrideError("parallelism.ep", "ep " + par.ep + " does not divide the " + m.moe.experts + " experts",
-        "use a divisor of " + m.moe.experts + ", e.g. " + divisorNear(m.moe.experts, par.ep));
+    } else if (par.redundant_experts && par.ep <= 1) {
+      throw new OverrideError("engine.redundant_experts", par.redundant_experts + " redundant experts without expert "
+        + "parallelism: a replica of an expert on the GPU that holds it serves nothing",
+        "set parallelism.ep above 1, or remove engine.redundant_experts");
+    } else if (m.moe && (m.moe.experts + (par.redundant_experts || 0)) % par.ep) {
+      // the E + r physical experts spread evenly over the ep GPUs (checks.check_parallelism)
+      const e = m.moe.experts, r = par.redundant_experts || 0, fill = ((-(e + r)) % par.ep + par.ep) % par.ep;
+      if (r) {
+        const fewer = r - (e + r) % par.ep, counts = (fewer >= 0 ? [fewer] : []).concat([r + fill]);
+        throw new OverrideError("engine.redundant_experts", e + " experts + " + r + " redundant = " + (e + r)
+          + " do not spread evenly over ep " + par.ep + ": each " + noun + " holds the same number of expert slots "
+          + "(DeepSeek's EPLB, SGLang)", "use " + counts.join(" or ") + " redundant experts ("
+          + counts.map(function (c) { return String((e + c) / par.ep); }).join(" or ") + " a " + noun + ")");
+      }
+      throw new OverrideError("parallelism.ep", "ep " + par.ep + " does not divide the " + e + " experts",
+        "use a divisor of " + e + ", e.g. " + divisorNear(e, par.ep) + ", or replicate " + fill + " of them "
+        + "(engine.redundant_experts: " + fill + "; " + (e + fill) / par.ep + " a " + noun + ")");
     } else if (m.moe && par.ep > par.tp * par.dp) {
       throw new OverrideError("parallelism.ep", "ep " + par.ep + " is more than the tp x dp = " + par.tp * par.dp
         + " " + noun + "s that share the experts", "raise tp or dp, or use ep at most " + par.tp * par.dp);
