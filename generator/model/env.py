@@ -263,7 +263,7 @@ class Env:
         """
         moe, cut = self.model.moe, self.cut
         tokens = np.asarray(tokens, dtype=float)
-        if moe is None or cut.ep <= 1 or moe.experts % cut.ep:
+        if moe is None or cut.ep <= 1:
             return np.ones(tokens.shape)
         touched = self.touched(tokens)
         flat = [busiest_experts_redundant(moe.experts, cut.ep, cut.redundant, float(t)) / (float(t) / cut.ep)
@@ -325,24 +325,28 @@ def prefill_head_dim(model: Model, d_h, tokens):
 @lru_cache(maxsize=64)
 def _busiest_table(experts: int, groups: int) -> tuple[float, ...]:
     """:func:`busiest_experts` at every whole number t = 0 .. ``experts`` of experts touched, in one pass: the
-    power (sum_{j<=m} C(s, j) x^j)^n truncated at x^experts holds P(max <= m) for every t at once (exact integers;
-    each t's sum stops where its P(max <= m) reaches 1, so each entry is the sum taken for that t alone)."""
-    s = experts // groups
+    product over the GPUs of sum_{j<=min(m, s_i)} C(s_i, j) x^j, truncated at x^experts, holds P(max <= m) for every
+    t at once (exact integers; each t's sum stops where its P(max <= m) reaches 1, so each entry is the sum taken for
+    that t alone).  The GPUs hold s_i = ceil(E/n) experts (E mod n of them) or floor(E/n) (the others), as an engine
+    places experts that do not divide evenly (vLLM's expert map: the first E mod n ranks one more)."""
+    lo_size, extra = divmod(experts, groups)
+    sizes = [(lo_size + 1, extra), (lo_size, groups - extra)]
     top = experts
     total = [math.comb(experts, t) for t in range(top + 1)]
     out = [0.0] * (top + 1)
     done = [False] * (top + 1)
     done[0] = True
-    for m in range(s + 1):
-        row = [math.comb(s, j) for j in range(min(m, top) + 1)]
+    for m in range(lo_size + (1 if extra else 0) + 1):
         acc = [1]
-        for _ in range(groups):  # (sum_j C(s, j) x^j)^n, exact integers, truncated at x^experts
-            new = [0] * min(len(acc) + len(row) - 1, top + 1)
-            for i, a in enumerate(acc):
-                if a:
-                    for j, c in enumerate(row[: top + 1 - i]):
-                        new[i + j] += a * c
-            acc = new
+        for size, count in sizes:
+            row = [math.comb(size, j) for j in range(min(m, size, top) + 1)]
+            for _ in range(count):  # (sum_j C(s, j) x^j)^count, exact integers, truncated at x^experts
+                new = [0] * min(len(acc) + len(row) - 1, top + 1)
+                for i, a in enumerate(acc):
+                    if a:
+                        for j, c in enumerate(row[: top + 1 - i]):
+                            new[i + j] += a * c
+                acc = new
         for t in range(1, top + 1):
             if done[t]:
                 continue
@@ -365,13 +369,13 @@ def busiest_experts_redundant(experts: int, groups: int, redundant: int, touched
     that level (the balancer's best case: their load taken as divisible), so the busiest holds max(that, t/n): never
     less than the mean, and the occupancy maximum of :func:`busiest_experts` without replicas (r = 0).
     An estimate (the replicas' load is not divisible, and each replica sits on one GPU), not a bound.  Where the E - r
-    do not split evenly over the GPUs (256 - 32 over 72: the slots are even, the unreplicated experts are not), the
-    placement is the balancer's and the estimate takes the mean.
+    do not split evenly over the GPUs (256 - 32 over 72: the slots are even, the unreplicated experts are not), some
+    GPUs hold one more of them (:func:`busiest_experts`' uneven groups).
     """
     if redundant <= 0:
         return busiest_experts(experts, groups, touched)
     fixed = experts - min(redundant, experts)
-    if fixed <= 0 or fixed % groups:
+    if fixed <= 0:
         return touched / groups
     return max(busiest_experts(fixed, groups, touched * fixed / experts), touched / groups)
 

@@ -246,21 +246,25 @@ const GR_PARALLEL = (() => {
   function busiestExperts(experts, groups, touched) {
     const key = experts + "/" + groups + "/" + touched;
     if (BUSIEST.has(key)) return BUSIEST.get(key);
-    const s = Math.floor(experts / groups), lo = Math.floor(touched), frac = touched - lo;
+    // GPUs of ceil(E/n) experts (E mod n of them) and of floor(E/n) (env._busiest_table)
+    const s = Math.floor(experts / groups), extra = experts - s * groups, lo = Math.floor(touched), frac = touched - lo;
+    const sizes = [[s + 1, extra], [s, groups - extra]];
     const lchoose = (n, k) => { let r = 0; for (let i = 1; i <= k; i++) r += Math.log(n - k + i) - Math.log(i); return r; };
     function whole(t) {
       if (t <= 0) return 0.0;
       const total = lchoose(experts, t);
       let out = 0.0;
-      for (let m = 0; m <= s; m++) {
-        const row = [];
-        for (let j = 0; j <= Math.min(m, t); j++) row.push(Math.exp(lchoose(s, j) - total / groups));
+      for (let m = 0; m <= s + (extra ? 1 : 0); m++) {
         let acc = [1.0];
-        for (let g = 0; g < groups; g++) {
-          const next = new Array(Math.min(acc.length + row.length - 1, t + 1)).fill(0.0);
-          acc.forEach((a, i) => { if (a) row.forEach((c, j) => { if (i + j <= t) next[i + j] += a * c; }); });
-          acc = next;
-        }
+        sizes.forEach(function (sc) {
+          const row = [];
+          for (let j = 0; j <= Math.min(m, sc[0], t); j++) row.push(Math.exp(lchoose(sc[0], j) - total / groups));
+          for (let g = 0; g < sc[1]; g++) {
+            const next = new Array(Math.min(acc.length + row.length - 1, t + 1)).fill(0.0);
+            acc.forEach((a, i) => { if (a) row.forEach((c, j) => { if (i + j <= t) next[i + j] += a * c; }); });
+            acc = next;
+          }
+        });
         const below = t < acc.length ? acc[t] : 0.0;
         out += 1.0 - below;
         if (below >= 1.0 - 1e-15) break;
@@ -274,7 +278,7 @@ const GR_PARALLEL = (() => {
 
   function busiest(env, tokens) {
     const moe = env.model.moe, cut = env.cut;
-    if (!moe || cut.ep <= 1 || moe.experts % cut.ep) return 1.0;
+    if (!moe || cut.ep <= 1) return 1.0;
     const touched = M.touchedAt(env, tokens);
     return touched > 0 ? busiestRedundant(moe.experts, cut.ep, cut.redundant || 0, touched) / (touched / cut.ep) : 1.0;
   }
@@ -283,7 +287,7 @@ const GR_PARALLEL = (() => {
   function busiestRedundant(experts, groups, redundant, touched) {
     if (redundant <= 0) return busiestExperts(experts, groups, touched);
     const fixed = experts - Math.min(redundant, experts);
-    if (fixed <= 0 || fixed % groups) return touched / groups;
+    if (fixed <= 0) return touched / groups;
     return Math.max(busiestExperts(fixed, groups, touched * fixed / experts), touched / groups);
   }
 
@@ -518,5 +522,6 @@ const GR_PARALLEL = (() => {
   return {evaluate: evaluate, chooseLinks: chooseLinks, layoutValues: layoutValues, atBatch: atBatch, atPrompt: atPrompt,
     promptGroup: promptGroup, decodeRows: decodeRows,
     roundBound: roundBound, prefillBound: prefillBound,
-    layoutSlice: layoutSlice, sliceValues: sliceValues, oneCard: oneCard, replicaRates: replicaRates};
+    layoutSlice: layoutSlice, sliceValues: sliceValues, oneCard: oneCard, replicaRates: replicaRates,
+    busiestRedundant: busiestRedundant};
 })();
