@@ -8,7 +8,7 @@ import base64
 import html
 import re
 
-from genreport.present.mathbreak import COLUMN_PX, fitted, stack_max, width_em, wrap_fraction
+from genreport.present.mathbreak import COLUMN_PX, fitted, stack_max, width_em, wrap_fraction, wrap_sums
 from genreport.present.render import Formulas
 from shared import evaluated
 
@@ -39,13 +39,16 @@ def test_the_chunked_step_is_stacked_and_narrow_formulas_are_not():
         assert r"\begin{array}{l}" in tex and tex.count(r", \\ ") == 1, part  # two rows: compute, memory
         assert px < 0.75 * was, part
     assert _drawn(chunked["symbolic"])[1] < 720  # about the column (680 px), not one and a half times it
-    # every other formula of the report is drawn as written; the estimate passes the column only where it is wider
+    # every other formula of the report is drawn as written but the goodput rate's numbers (a long sum in
+    # parentheses, tests/test_mathbreak.py's last test); the estimate passes the column only where it is wider
     for name, b in r.blocks.items():
         if name == "tech_chunked":
             continue
         blk = f.block(b)
         for part, size in (("symbolic", 15.0), ("substituted", 13.0)):
             tex, px = _drawn(blk[part])
+            if (name, part) == ("tech_goodput", "substituted"):
+                continue
             assert r"\begin{array}" not in tex, name
             if width_em(tex) * size > COLUMN_PX:
                 assert px > 0.85 * COLUMN_PX, name
@@ -103,3 +106,31 @@ def test_the_chunked_steps_numbers_fit_the_column():
     r = evaluated("llama70b-h100-tp8.yaml")
     tex, px = _drawn(Formulas(r).block(r.blocks["tech_chunked"])["substituted"])
     assert tex.count(r"\begin{array}{l}") == 3 and px < COLUMN_PX, (tex, px)
+
+
+def test_a_long_sum_in_parentheses_is_set_over_lines_and_a_short_one_is_not():
+    r"""The goodput rate with its numbers (Llama 3.1 70B on 8 H100: a denominator of seven products in parentheses,
+    817 px at 13 px to the em, shown at 0.78 of its size in the PDF; DeepSeek-V3's 842 px) is drawn within the column,
+    the sum over lines inside its parentheses; a maximum inside a fraction (DeepSeek-V3's prefill compute bound, 739
+    px) has its arguments one to a row.  A short sum is never broken: the weights' ledger with its small (u_x - 1) and
+    (1 - n_TP / ...) stays as written (breaking those stood "u_x" over "- 1")."""
+    for spec, was in (("llama70b-h100-tp8.yaml", 817), ("deepseek-v3-h200-ep8.yaml", 842)):
+        r = evaluated(spec)
+        tex, px = _drawn(Formulas(r).block(r.blocks["tech_goodput"])["substituted"])
+        assert r"\left(\begin{array}{l} " in tex and px < COLUMN_PX < was, (spec, px)
+        inside = tex[tex.index(r"\left(\begin{array}{l} ") + len(r"\left(\begin{array}{l} "):tex.index(r" \end{array}")]
+        lines = inside.split(r" \\ ")
+        assert len(lines) >= 2 and all(line[0] in "+-" for line in lines[1:]), lines
+    import shared
+
+    page = shared.html("deepseek-v3-h200-ep8.yaml")
+    tag = re.search(r'<img class="math" alt="t_\{\\mathrm\{comp\},g,\\mathrm\{pre\}\}[^>]*>', page).group()
+    tex, px = _drawn(tag)
+    assert tex.count(r", \\ ") == 1 and px < COLUMN_PX, (tex, px)
+    short = (r"t = \frac{B \, \left(\frac{S \, c}{n \, s} + \frac{a}{n \, m}\right) + \frac{N_{x} \, b \, "
+             r"\left(u_{x} - 1\right) + b \, \left(N - N_{e} - N_{x} \, \left(1 - \frac{n}{m}\right)\right)}{e \, w}}{W}")
+    assert wrap_sums(short, width_em(short) * 0.8) == short
+    long_sum = r"x = \frac{1}{2 \times \left(" + " + ".join([r"4096 \times 4096 \times 512"] * 8) + r"\right)}"
+    out = wrap_sums(long_sum, width_em(long_sum) * 0.5)
+    assert out.count(r" \\ ") >= 1 and width_em(out) <= width_em(long_sum) * 0.5 + 1
+    assert out.replace(r"\begin{array}{l} ", "").replace(r" \end{array}", "").replace(r" \\ ", " ") == long_sum

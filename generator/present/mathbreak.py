@@ -58,6 +58,8 @@ def _item(tokens: list[str], i: int, scale: float) -> tuple[float, int]:
         return max(num, den) + 0.3 * scale, k
     if tok in (r"\left", r"\right"):
         return 0.45 * scale, i + 2
+    if tok == r"\begin":  # an array: as wide as its widest row
+        return _array(tokens, i, scale)
     if tok in _WORD:
         inner, j = _width(tokens, i + 1, scale)
         return inner, j
@@ -74,6 +76,24 @@ def _item(tokens: list[str], i: int, scale: float) -> tuple[float, int]:
     if tok in "().|[]":
         return 0.4 * scale, i + 1
     return (0.5 if tok.isdigit() else 0.7) * scale, i + 1
+
+
+def _array(tokens: list[str], i: int, scale: float) -> tuple[float, int]:
+    r"""(ems, the index after ``\end{...}``) of the ``\begin{array}{cols} row \\ row \end{array}`` at ``tokens[i]``:
+    its widest row."""
+    _, i = _width(tokens, i + 1, scale)  # {array}
+    _, i = _width(tokens, i, scale)  # {l}
+    rows, row = [], 0.0
+    while i < len(tokens) and tokens[i] != r"\end":
+        if tokens[i] == "\\\\":
+            rows.append(row)
+            row, i = 0.0, i + 1
+            continue
+        w, i = _width(tokens, i, scale)
+        row += w
+    rows.append(row)
+    _, i = _width(tokens, i + 1, scale)  # {array}
+    return max(rows), i
 
 
 def width_em(tex: str) -> float:
@@ -196,9 +216,60 @@ def stack_max(tex: str, limit_em: float | None = None) -> str:
     return tex[:start] + r"\begin{array}{l} " + rows + r" \end{array}" + r"\right)" + rest
 
 
+def _signed_terms(body: str) -> list[str]:
+    r"""``body`` cut before each top-level `` + `` and `` - ``, each later piece starting with its sign."""
+    cuts = [m.start() + 1 for m in _top_level(body, r" [+\-] ")]
+    return [body[a:b].strip() for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
+
+
+def wrap_sums(tex: str, limit_em: float) -> str:
+    r"""``tex`` wider than ``limit_em`` with a long group in ``\left( ... \right)``, at least half the limit wide: the
+    widest such group set over lines inside its parentheses (a one-column array), as :func:`stack_max` sets a
+    maximum: a list of arguments (a maximum inside a fraction) one to a row, a sum (a numbers-substituted denominator,
+    written out by SymPy) over as few lines as bring the formula under the limit, each later line starting with its
+    sign; again for the next while it is still wider.  ``tex`` itself where no such group is left to break."""
+    for _ in range(4):
+        whole = width_em(tex)
+        if whole <= limit_em:
+            break
+        best = None
+        for m in re.finditer(r"\\left\(", tex):
+            end = _close(tex, m.end())
+            body = tex[m.end():end] if end is not None else ""
+            w = width_em(body)
+            if w < limit_em / 2 or r"\begin{array}" in body:
+                continue  # a short group broken would stand its terms one over another, a column of two
+            if len(_split(body)) < 2 and len(_signed_terms(body)) < 2:
+                continue
+            if best is None or w > best[0]:
+                best = (w, m.end(), end)
+        if best is None:
+            break
+        w, start, end = best
+        body = tex[start:end]
+        if len(_split(body)) > 1:  # arguments: one to a row
+            rows = r", \\ ".join(_split(body))
+        else:
+            room = max(limit_em - (whole - w), w / 4)  # what the lines may take beside the rest of the formula
+            lines = [""]
+            for term in _signed_terms(body):
+                joined = f"{lines[-1]} {term}".strip()
+                if lines[-1] and width_em(joined) > room:
+                    lines.append(term)
+                else:
+                    lines[-1] = joined
+            if len(lines) < 2:
+                break
+            rows = r" \\ ".join(lines)
+        tex = tex[:start] + r"\begin{array}{l} " + rows + r" \end{array}" + tex[end:]
+    return tex
+
+
 def fitted(tex: str, size: float = 15.0) -> str:
-    """``tex``, its top-level maximum stacked where the estimate says it is wider than the PDF's column at
-    ``size`` px to the em."""
-    if r"\max\left(" not in tex or width_em(tex) * size <= COLUMN_PX:
+    """``tex`` laid out for the PDF's column at ``size`` px to the em where the estimate says it is wider: its
+    top-level maximum stacked (:func:`stack_max`), then a long sum in parentheses over lines (:func:`wrap_sums`)."""
+    if width_em(tex) * size <= COLUMN_PX:
         return tex
-    return stack_max(tex, ROW_SHARE * COLUMN_PX / size)
+    limit = ROW_SHARE * COLUMN_PX / size
+    out = stack_max(tex, limit) if r"\max\left(" in tex else tex
+    return wrap_sums(out, limit) if width_em(out) * size > COLUMN_PX else out
