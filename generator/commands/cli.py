@@ -51,6 +51,7 @@ Roofline reports for LLM workloads: what limits this model on this GPU, and what
   genreport derive critical_context --for W    closed forms, solved for any symbol
   genreport audit CLAIMS.csv                   published measurements against the physical bound
   genreport plan llama-3.1-70b --hardware h100-sxm   the multi-GPU layouts that fit, best tok/s per GPU first
+  genreport plan SPEC --hardware h200,b200    a report spec's request and targets on other GPUs
   genreport serve                              a warm process: builds on request, one per input line
   genreport table SPEC --format md             page 1's summary and decision table, to paste or script
   genreport completion bash|zsh|fish           shell completion: commands, options, catalog names, spec paths
