@@ -183,6 +183,10 @@ def test_a_what_if_of_the_gpu_rechecks_the_measurements_against_its_bound(bandwi
     (["hardware.bandwidth=3.35 TB/s"], True, False),
     (["parallelism.tp=1"], True, False),
     (["hardware=h100-sxm", "model=llama-3.2-1b"], False, False),  # the model still changes
+    # a shape set to the model's own value keeps its published count: the same model (8 KV heads, 32 layers)
+    (["model.kv_heads=8"], True, False),
+    (["model.layers=40", "model.layers=32"], True, False),
+    (["model.kv_heads=4"], False, False),  # another model, counted from its shapes
 ])
 def test_measurements_are_compared_only_on_what_they_ran_on(overrides, compared, rechecked):
     """A what-if compares the spec's measurements (MBU, MFU, state) only where it keeps their GPU, model, precision

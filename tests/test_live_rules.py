@@ -217,6 +217,7 @@ VALID = [
     (ONE, ["model.attention.sliding_window=4096", "model.attention.local_layers_per_global=1000"]),
     (ONE, ["model.head_dim=512", "precision.weights=int4", "precision.group_size=4096"]),
     (ONE, ["hardware.bandwidth=1 B/s", "hardware.capacity=1 PB"]),
+    (ONE, ["model.kv_heads=8"]), (ONE, ["model.layers=40", "model.layers=32"]),  # its own shapes: its count kept
     (MANY, ["parallelism.tp=4", "parallelism.dp=1000000"]), (MANY, ["hardware.interconnect.bandwidth=1.8 TB/s"]),
     (MANY, ["hardware.interconnect.latency=1e-15 s", "hardware.interconnect.bandwidth_per_direction=1 PB/s"]),
     (MOE, ["model.moe.active_experts=4", "model.moe.shared_experts=64", "model.moe.first_dense_layers=0"]),

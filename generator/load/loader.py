@@ -316,6 +316,17 @@ def _resolved_changes(path: Path, parts: dict) -> set[str]:
 NOT_RUN_ON = {("hardware", "price"), ("hardware", "power"), ("hardware", "measured")}
 
 
+def _reshaped(sdoc, path: Path, sets) -> bool:
+    """Whether the --set overrides ``sets`` of a model spec change its shapes: the model they make against the file's
+    own, the published counts aside.  A shape set to what the model already has (``--set model.kv_heads=8`` on a
+    model of 8, a head_dim equal to d / H_q) keeps the published parameter count: the model is the same."""
+    if not any(p[0] not in _NOT_SHAPE for p, _, _ in sets):
+        return False
+    counts = {"declared_parameters": None, "declared_active": None}
+    own = dataclasses.replace(model_from(_read_kind(path, "model")), **counts)
+    return dataclasses.replace(model_from(sdoc), **counts) != own
+
+
 def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict: bool = False) -> ReportSpec:
     """Load a report spec and everything it references; raise SpecError listing every problem."""
     path = Path(path)
@@ -346,7 +357,7 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
                 findings.add(f)
             return None, None
         digest.update(sdoc.raw)
-        if kind == "model" and any(p[0] not in _NOT_SHAPE for p, _, _ in extra):
+        if kind == "model" and _reshaped(sdoc, target, extra):
             # a what-if that changes the shapes: the published count no longer applies, count from the shapes
             sdoc.data.pop("parameters", None)
             sdoc.data.pop("active_parameters", None)

@@ -361,11 +361,17 @@ const GR_WHATIF = (function () {
     return {inputs: state.inputs, errors: errors};
   }
 
+  /** A model's inputs as JSON without its published counts: equal for two models of the same shapes. */
+  function sansCounts(m) {
+    return JSON.stringify(Object.assign({}, m, {declared_parameters: null, declared_active: null}));
+  }
+
   /** What the loader derives and checks after the overrides: head_dim, the attention kind, the precision. */
   function check(state, live) {
     const t = live.tables, inp = state.inputs, m = inp.model;
     budget(inp.workloads, live.budget);
-    if (state.shape) m.declared_parameters = m.declared_active = null;  // the published count is of other shapes
+    // the published count is of other shapes, unless the shapes set are the model's own (loader._reshaped)
+    if (state.shape && sansCounts(m) !== sansCounts(live.inputs.model)) m.declared_parameters = m.declared_active = null;
     if (!state.given.head_dim) {
       if (m.hidden_size % m.heads) {
         throw new OverrideError("heads", "hidden_size " + m.hidden_size + " is not a multiple of heads " + m.heads,
