@@ -147,6 +147,16 @@ def test_the_physical_experts_spread_evenly_not_the_logical_ones():
     with pytest.raises(SpecError) as exc:
         load_report(path, ["engine.redundant_experts=40"])
     assert "use 32 or 104 redundant experts (4 or 5 a GPU)" in str(exc.value)
+    # the chapter says how the replicas sit: 32 over 72 GPUs are one or none each, not "0.444 a GPU more"
+    import re
+
+    from shared import rendered
+
+    words = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", rendered(evaluate(even), "sections/s7_gpus.html.j2")))
+    assert "the 72 GPUs of the expert group hold 32 replica slots more (0.444 a GPU on average: 0 or 1 each)" in words
+    eight = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", rendered(evaluate(load_report(
+        ROOT / "specs" / "deepseek-v3-h200-ep8.yaml", ["engine.redundant_experts=16"])), "sections/s7_gpus.html.j2")))
+    assert "each GPU holds 2 replica slots more" in eight
 
 
 # ----------------------------------------------------------------------------------------------- a short prompt's experts
