@@ -577,6 +577,12 @@ class Parallelism:
         return self.redundant_experts / self.ep
 
     @property
+    def redundant_spread(self) -> tuple[int, int]:
+        """(fewest, most) replica slots one GPU of the expert group holds: floor(r / ep) and ceil(r / ep), equal where
+        ep divides the replicas (32 over 72 GPUs: 0 or 1)."""
+        return self.redundant_experts // self.ep, -(-self.redundant_experts // self.ep)
+
+    @property
     def gpus(self) -> int:
         return self.tp * self.pp * self.dp
 

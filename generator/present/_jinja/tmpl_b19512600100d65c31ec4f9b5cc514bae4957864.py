@@ -19,7 +19,6 @@ def root(context, missing=missing):
     l_0_par_kernels = resolve('par_kernels')
     l_0_hw = resolve('hw')
     l_0_par_costs = resolve('par_costs')
-    l_0_rp = resolve('rp')
     l_0_par_left_out = resolve('par_left_out')
     l_0_par_table = resolve('par_table')
     l_0_par_overhead = resolve('par_overhead')
@@ -113,7 +112,7 @@ def root(context, missing=missing):
         def t_14(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
-    included_template = environment.get_template('_macros.html.j2', 'sections/s7_gpus.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill, 'rp': l_0_rp})
+    included_template = environment.get_template('_macros.html.j2', 'sections/s7_gpus.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
     l_0_formula = getattr(included_template, 'formula', missing)
     if l_0_formula is missing:
         l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s7_gpus.html.j2') does not export the requested name 'formula'", name='formula')
@@ -445,34 +444,31 @@ def root(context, missing=missing):
                         yield '; with '
                         yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_experts'))
                         yield ' redundant experts (engine.redundant_experts) '
-                        l_0_rp = environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism')
-                        context.vars['rp'] = l_0_rp
-                        context.exported_vars.add('rp')
-                        if (environment.getattr((undefined(name='rp') if l_0_rp is missing else l_0_rp), 'redundant_experts') % environment.getattr((undefined(name='rp') if l_0_rp is missing else l_0_rp), 'ep')):
+                        if (environment.getitem(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_spread'), 0) != environment.getitem(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_spread'), 1)):
                             pass
                             yield 'the '
-                            yield escape(environment.getattr((undefined(name='rp') if l_0_rp is missing else l_0_rp), 'ep'))
+                            yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'ep'))
                             yield ' '
                             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                             yield 's of the expert group hold '
-                            yield escape(environment.getattr((undefined(name='rp') if l_0_rp is missing else l_0_rp), 'redundant_experts'))
+                            yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_experts'))
                             yield ' replica slots more ('
-                            yield escape(t_8(environment.getattr((undefined(name='rp') if l_0_rp is missing else l_0_rp), 'redundant_per_gpu')))
+                            yield escape(t_8(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_per_gpu')))
                             yield ' a '
                             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                             yield ' on average: '
-                            yield escape((environment.getattr((undefined(name='rp') if l_0_rp is missing else l_0_rp), 'redundant_experts') // environment.getattr((undefined(name='rp') if l_0_rp is missing else l_0_rp), 'ep')))
+                            yield escape(environment.getitem(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_spread'), 0))
                             yield ' or '
-                            yield escape(((environment.getattr((undefined(name='rp') if l_0_rp is missing else l_0_rp), 'redundant_experts') // environment.getattr((undefined(name='rp') if l_0_rp is missing else l_0_rp), 'ep')) + 1))
+                            yield escape(environment.getitem(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_spread'), 1))
                             yield ' each)'
                         else:
                             pass
                             yield 'each '
                             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                             yield ' holds '
-                            yield escape(t_8(environment.getattr((undefined(name='rp') if l_0_rp is missing else l_0_rp), 'redundant_per_gpu')))
+                            yield escape(t_8(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_per_gpu')))
                             yield ' replica slot'
-                            yield escape(('s' if (environment.getattr((undefined(name='rp') if l_0_rp is missing else l_0_rp), 'redundant_per_gpu') != 1) else ''))
+                            yield escape(('s' if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_per_gpu') != 1) else ''))
                             yield ' more'
                         yield ", and the engine hands a replicated expert's tokens to the least-loaded holder, which lowers that maximum"
                     yield '.'
@@ -700,4 +696,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=116&2=128&4=131&5=135&6=138&7=142&8=164&9=173&10=175&11=179&12=181&13=203&14=231&15=270&17=281&18=283&19=285&21=293&22=313&23=325&24=335&25=340&26=348&28=351&29=372&30=378&31=402&32=429&34=435&35=438&36=441&37=443&38=480&40=494&41=502&44=513&45=515&46=525&47=542&50=551&52=554&53=564&57=578&58=580&59=588&60=591&61=595&62=598&63=601&64=605&65=614&66=620&67=624&68=630&69=636&70=641&71=652&73=657&74=661&77=663&78=665&79=667&81=669&82=677&84=698'
+debug_info = '1=115&2=127&4=130&5=134&6=137&7=141&8=163&9=172&10=174&11=178&12=180&13=202&14=230&15=269&17=280&18=282&19=284&21=292&22=312&23=324&24=334&25=339&26=347&28=350&29=371&30=377&31=401&32=428&34=434&35=437&36=440&37=442&38=476&40=490&41=498&44=509&45=511&46=521&47=538&50=547&52=550&53=560&57=574&58=576&59=584&60=587&61=591&62=594&63=597&64=601&65=610&66=616&67=620&68=626&69=632&70=637&71=648&73=653&74=657&77=659&78=661&79=663&81=665&82=673&84=694'
