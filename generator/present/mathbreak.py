@@ -146,10 +146,23 @@ def _split(body: str) -> list[str]:
                                               strict=True)]
 
 
-def _terms(tex: str) -> list[str]:
-    r"""``tex`` cut before each top-level `` + ``, each later piece starting with its ``+``."""
-    cuts = [m.start() + 1 for m in _top_level(tex, r" \+ ")]
+def _terms(tex: str, signs: str = r"\+") -> list[str]:
+    r"""``tex`` cut before each top-level `` + `` (``signs``: the operators cut at, ``r"[+\-]"`` for `` - `` too), each
+    later piece starting with its sign."""
+    cuts = [m.start() + 1 for m in _top_level(tex, rf" {signs} ")]
     return [tex[a:b].strip() for a, b in zip([0, *cuts], [*cuts, len(tex)], strict=True)]
+
+
+def _pack(terms: list[str], limit_em: float) -> list[str]:
+    """``terms`` joined into as few lines as keep each under ``limit_em``, in order (a term alone may pass it)."""
+    lines = [terms[0]]
+    for term in terms[1:]:
+        joined = f"{lines[-1]} {term}"
+        if width_em(joined) <= limit_em:
+            lines[-1] = joined
+        else:
+            lines.append(term)
+    return lines
 
 
 def _top_level_max(tex: str) -> int:
@@ -183,13 +196,7 @@ def wrap_fraction(row: str, limit_em: float) -> str:
     terms = _terms(row[len(r"\frac{"):num_end - 1])
     if len(terms) < 2:
         return row
-    lines = [terms[0]]
-    for term in terms[1:]:
-        joined = f"{lines[-1]} {term}"
-        if width_em(joined) <= limit_em:
-            lines[-1] = joined
-        else:
-            lines.append(term)
+    lines = _pack(terms, limit_em)
     if len(lines) < 2:
         return row
     return r"\frac{\begin{array}{l} " + r" \\ ".join(lines) + r" \end{array}}" + row[num_end:den_end]
@@ -216,12 +223,6 @@ def stack_max(tex: str, limit_em: float | None = None) -> str:
     return tex[:start] + r"\begin{array}{l} " + rows + r" \end{array}" + r"\right)" + rest
 
 
-def _signed_terms(body: str) -> list[str]:
-    r"""``body`` cut before each top-level `` + `` and `` - ``, each later piece starting with its sign."""
-    cuts = [m.start() + 1 for m in _top_level(body, r" [+\-] ")]
-    return [body[a:b].strip() for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
-
-
 def wrap_sums(tex: str, limit_em: float) -> str:
     r"""``tex`` wider than ``limit_em`` with a long group in ``\left( ... \right)``, at least half the limit wide: the
     widest such group set over lines inside its parentheses (a one-column array), as :func:`stack_max` sets a
@@ -239,7 +240,7 @@ def wrap_sums(tex: str, limit_em: float) -> str:
             w = width_em(body)
             if w < limit_em / 2 or r"\begin{array}" in body:
                 continue  # a short group broken would stand its terms one over another, a column of two
-            if len(_split(body)) < 2 and len(_signed_terms(body)) < 2:
+            if len(_split(body)) < 2 and len(_terms(body, r"[+\-]")) < 2:
                 continue
             if best is None or w > best[0]:
                 best = (w, m.end(), end)
@@ -251,13 +252,7 @@ def wrap_sums(tex: str, limit_em: float) -> str:
             rows = r", \\ ".join(_split(body))
         else:
             room = max(limit_em - (whole - w), w / 4)  # what the lines may take beside the rest of the formula
-            lines = [""]
-            for term in _signed_terms(body):
-                joined = f"{lines[-1]} {term}".strip()
-                if lines[-1] and width_em(joined) > room:
-                    lines.append(term)
-                else:
-                    lines[-1] = joined
+            lines = _pack(_terms(body, r"[+\-]"), room)
             if len(lines) < 2:
                 break
             rows = r" \\ ".join(lines)
@@ -271,5 +266,5 @@ def fitted(tex: str, size: float = 15.0) -> str:
     if width_em(tex) * size <= COLUMN_PX:
         return tex
     limit = ROW_SHARE * COLUMN_PX / size
-    out = stack_max(tex, limit) if r"\max\left(" in tex else tex
+    out = stack_max(tex, limit)
     return wrap_sums(out, limit) if width_em(out) * size > COLUMN_PX else out
