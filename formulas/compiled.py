@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -61,22 +62,53 @@ def placeholder_latex(expr, args: tuple[str, ...], together: bool = True) -> str
     import sympy as sp
 
     from .glossary import sym
-    from .solve import _Latex
 
-    names = {sym(a): rf"\mathit{{v{i}}}" for i, a in enumerate(args)}
-    extra = {s: rf"\mathit{{v{len(args) + j}}}" for j, s in enumerate(sorted(expr.free_symbols - set(names), key=str))}
+    index = {a: i for i, a in enumerate(args)}
+    extra = expr.free_symbols - {sym(a) for a in args}
     if extra:  # every symbol must be an argument
         raise ValueError(f"symbols {sorted(map(str, extra))} are not arguments")
-    printer = _Latex({"symbol_names": names, "mul_symbol": "dot"})
+    printer = _shared_latex()({"mul_symbol": "dot"})
+
+    def placed(tex: str) -> str:  # each symbol's mark its placeholder
+        return _MARK.sub(lambda m: rf"\mathit{{v{index[m.group(1)]}}}", tex)
+
     if not together or (expr.is_Add and expr.free_symbols & {sym("R"), sym("I_KV")}):
-        return printer.doprint(expr)  # a display form that is a sum (I_KV + 2 N / (S c)): keep its terms apart
+        return placed(printer.doprint(expr))  # a display form that is a sum (I_KV + 2 N / (S c)): keep its terms apart
     num, den = sp.fraction(sp.together(expr)) if (expr.is_Mul or expr.is_Add) else (expr, 1)
     zero = {sym("a"): 0, sym("N_e"): 0}
     if den != 1 and sp.expand(num.subs(zero)).could_extract_minus_sign():
         num, den = sp.expand(-num), sp.expand(-den)
     if den != 1:  # print x/y as one fraction, as written, not 1/y times x
-        return rf"\frac{{{printer.doprint(num)}}}{{{printer.doprint(den)}}}"
-    return printer.doprint(expr)
+        return placed(rf"\frac{{{printer.doprint(num)}}}{{{printer.doprint(den)}}}")
+    return placed(printer.doprint(expr))
+
+
+_MARK = re.compile("\x00([^\x00]+)\x00")
+
+
+@functools.cache
+def _shared_latex():
+    """The LaTeX printer of :func:`placeholder_latex`, made once: each symbol printed as a mark of its name
+    (``\\x00name\\x00``, made its placeholder after), so that what a sub-expression prints to is the same in every
+    formula, whatever the formula's placeholders, and is remembered across formulas.  The pipelined bounds and the
+    serial estimates share their ledgers' terms: printing them once each was a third of a regeneration."""
+    from .solve import _Latex
+
+    class SharedLatex(_Latex):
+        memo: dict = {}
+
+        def _print_Symbol(self, expr, style="plain"):
+            return f"\x00{expr.name}\x00"
+
+        def _print(self, expr, **kwargs):
+            if kwargs or not getattr(expr, "args", None):
+                return super()._print(expr, **kwargs)
+            tex = self.memo.get(expr)
+            if tex is None:
+                tex = self.memo[expr] = super()._print(expr)
+            return tex
+
+    return SharedLatex
 
 
 def _variant(expr, variant: str, tidy_it: bool = True):

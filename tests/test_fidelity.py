@@ -259,9 +259,9 @@ def test_the_seeds_slips_are_listed_only_for_the_seeds_pair(overrides, listed):
     another GPU, model, precision or layout says why it lists none."""
     import html as markup
 
-    from shared import html
+    from shared import page as page_of
 
-    raw = html("llama8b-h100.yaml", overrides)
+    raw = page_of("llama8b-h100.yaml", overrides)  # the build's page, no figure drawn
     page = markup.unescape(raw)
     assert ("The seed's slips, corrected" in page) is listed
     assert ("This pair is seed 003's own" in page) is listed
