@@ -134,3 +134,21 @@ def test_a_long_sum_in_parentheses_is_set_over_lines_and_a_short_one_is_not():
     out = wrap_sums(long_sum, width_em(long_sum) * 0.5)
     assert out.count(r" \\ ") >= 1 and width_em(out) <= width_em(long_sum) * 0.5 + 1
     assert out.replace(r"\begin{array}{l} ", "").replace(r" \end{array}", "").replace(r" \\ ", " ") == long_sum
+
+
+def test_a_stacked_rows_room_is_the_column_less_what_stands_beside_it():
+    r"""Llama 3.1 70B on 8 H100, the serving chapter's mixed step t_mix(B, S) = max(F / P, Q / W): its FLOPs row was
+    estimated under the row limit, 85% of the column, and left whole, but "t_mix(B, S) = max(" stands beside it: the
+    formula was drawn 739 px wide in the 640-px column (shown at 0.87).  A row's room is the limit less what stands
+    beside the rows, so that row is now over two lines; in the derivation's "= max(" rows the room is wider."""
+    r = evaluated("llama70b-h100-tp8.yaml")
+    tex, px = _drawn(Formulas(r).block(r.blocks["tech_chunked"])["symbolic"])
+    assert tex.startswith(r"t_{\mathrm{mix}}(B, S) = \max\left(\begin{array}{l} \frac{\begin{array}{l} "), tex
+    assert px < 0.9 * 739, px
+    row = r"\frac{" + " + ".join([r"a \, b \, c \, d"] * 6) + "}{P}"
+    beside = r"t_{\mathrm{long\,name}}(B, S, T) = \max\left("
+    limit = width_em(beside + row) * 0.95  # the row alone is narrower than the limit
+    assert width_em(row) < limit
+    assert r"\frac{\begin{array}{l}" in stack_max(beside + row + r", x\right)", limit)
+    assert stack_max(r"= \max\left(" + row + r", x\right)", limit).count(r"\begin{array}") == 1  # rows only
+

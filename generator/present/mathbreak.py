@@ -216,8 +216,9 @@ def stack_max(tex: str, limit_em: float | None = None) -> str:
     parts = _split(tex[start:end])
     if len(parts) < 2:
         return tex
-    if limit_em is not None:  # a row still wider than the column: a fraction's long sum over lines
-        parts = [wrap_fraction(p, limit_em) for p in parts]
+    if limit_em is not None:  # a row still wider than its room: a fraction's long sum over lines
+        beside = width_em(tex[:start]) + width_em(r"\right)" + tex[end + len(r"\right)"):])  # the rows' room: the
+        parts = [wrap_fraction(p, limit_em - beside) for p in parts]  # column less what stands beside them
     rows = r", \\ ".join(parts)
     rest = tex[end + len(r"\right)"):]
     return tex[:start] + r"\begin{array}{l} " + rows + r" \end{array}" + r"\right)" + rest
