@@ -151,4 +151,3 @@ def test_a_stacked_rows_room_is_the_column_less_what_stands_beside_it():
     assert width_em(row) < limit
     assert r"\frac{\begin{array}{l}" in stack_max(beside + row + r", x\right)", limit)
     assert stack_max(r"= \max\left(" + row + r", x\right)", limit).count(r"\begin{array}") == 1  # rows only
-

@@ -216,11 +216,11 @@ def stack_max(tex: str, limit_em: float | None = None) -> str:
     parts = _split(tex[start:end])
     if len(parts) < 2:
         return tex
-    if limit_em is not None:  # a row still wider than its room: a fraction's long sum over lines
-        beside = width_em(tex[:start]) + width_em(r"\right)" + tex[end + len(r"\right)"):])  # the rows' room: the
-        parts = [wrap_fraction(p, limit_em - beside) for p in parts]  # column less what stands beside them
-    rows = r", \\ ".join(parts)
     rest = tex[end + len(r"\right)"):]
+    if limit_em is not None:  # a row still wider than its room (the column less what stands beside the rows): a
+        beside = width_em(tex[:start]) + width_em(r"\right)" + rest)  # fraction's long sum over lines
+        parts = [wrap_fraction(p, limit_em - beside) for p in parts]
+    rows = r", \\ ".join(parts)
     return tex[:start] + r"\begin{array}{l} " + rows + r" \end{array}" + r"\right)" + rest
 
 
