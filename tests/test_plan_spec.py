@@ -105,3 +105,25 @@ def test_a_bad_report_spec_is_named_with_its_line(tmp_path, capsys, text, where,
     assert cli.main(["plan", str(path)]) == 1
     err = capsys.readouterr().err
     assert f"bad.yaml{where}" in err and says in err and "Traceback" not in err, err
+
+
+def test_the_chapters_cheapest_layout_is_remembered_only_for_the_same_inputs():
+    """serving_report._cheapest remembers the plan's first row for the (model, GPU, plan inputs) it was asked, so a
+    warm serve rebuilding an unchanged serving block does not search again: the same inputs give an equal row (a copy:
+    changing it changes nothing remembered), another serving block or another GPU the row a fresh search gives."""
+    from genreport.load.loader import load_report
+    from genreport.model import serving_report as sr
+
+    spec = ROOT / "specs" / "deepseek-v3-h200-ep8.yaml"
+    base = load_report(spec)
+    others = [load_report(spec, overrides=["serving.users=64"]),
+              load_report(spec, overrides=["hardware.memory.bandwidth=6 TB/s"])]
+    sr._CHEAPEST.clear()
+    fresh = [sr._cheapest(o) for o in others]
+    sr._CHEAPEST.clear()
+    row = sr._cheapest(base)
+    assert fresh[0] != row  # 64 users take another layout
+    row["tp"] = -1
+    again = sr._cheapest(load_report(spec, overrides=["workloads.decode.batch=[1, 8]"]))  # the chapter's inputs alike
+    assert again["tp"] != -1 and len(sr._CHEAPEST) == 1
+    assert [sr._cheapest(o) for o in others] == fresh and len(sr._CHEAPEST) == 3
