@@ -237,3 +237,54 @@ def test_plan_names_the_hardware_it_costs_without_a_kernel_cost(capsys):
     assert "Google Cloud TPU v5e" in note and "H100" not in note and "XLA compiles" in note
     assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--gpus", "1"]) == 0
     assert "no sourced per-kernel cost" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["deepseek-v3-h200-ep8.yaml", "llama70b-h100-tp8.yaml"])
+def test_the_frontier_holds_what_plan_holds_at_every_layout(name):
+    """Figure 10's layouts (the serving chapter's frontier) each count the sequences a replica holds with that
+    layout's own memory, the capacity less the reserve and its own step's activations (env.usable_at), as ``plan`` and
+    ``point`` count them; they took the report's layout's (hw.usable), so Llama 3.1 70B bf16 at pp 2 on H100 held 8
+    sequences of 4,096 + 512 tokens in the figure and 6 in ``plan`` (one stage's step at tp 1 needs the activations
+    of all 8,192 tokens unsplit).  DeepSeek-V3 (MLA, an MoE, data-parallel attention) and a dense model."""
+    from genreport.load.spec import Parallelism
+    from genreport.model.frontier import MAX_BATCH
+    from genreport.model.plan import point
+    from genreport.model.serving import last_context
+    from shared import evaluated
+
+    r = evaluated(name)
+    s, f = r.spec, r.serving["frontier"]
+    last = float(last_context(s.serving.prompt, s.serving.output))
+    held = {}
+    for lay in f["layouts"]:
+        p = point(s.model, s.hardware, s.precision, Parallelism(lay["tp"], lay["pp"], lay["ep"], lay["dp"]), 1.0, last)
+        held[lay["label"]] = (lay["capacity_batch"], int(min(p.capacity_batch, MAX_BATCH)))
+    assert len(held) > 30
+    assert all(a == b for a, b in held.values()), {k: v for k, v in held.items() if v[0] != v[1]}
+    if name.startswith("llama70b"):
+        assert held["pp2"] == (6, 6)
+
+
+def test_the_tensor_parallel_sweep_fits_each_degree_in_its_own_memory():
+    """Figure 7's sweep (tensor parallelism alone) marks a degree whose replica does not hold the weights and the
+    batch; each degree has its own activation workspace.  DeepSeek-V3 fp8 on GB200 laid out as ep 72 x dp 72 (32
+    redundant experts, 4 a GPU): at that layout an MoE layer runs on 72 ranks' tokens, so a GPU may use 154.8 GiB,
+    while at tp 4 it may use 166.1 GiB and holds the 156 GiB of fp8 weights and 295 sequences of 1,024 tokens (the
+    fit map's 4 GPUs); the sweep crossed tp 4 out with the report's layout's 154.8 GiB."""
+    from genreport.load.loader import load_report
+    from genreport.load.spec import Parallelism
+    from genreport.model.env import usable_at
+    from genreport.model.plan import fit_map, point, scaling
+
+    s = load_report(ROOT / "specs" / "deepseek-v3-h200-ep8.yaml",
+                    ("hardware=gb200", "parallelism.dp=72", "parallelism.ep=72", "engine.redundant_experts=32"))
+    hw, m = s.hardware, s.model
+    assert hw.usable / 2**30 == pytest.approx(154.79, abs=0.01)
+    assert usable_at(hw, m, 4) / 2**30 == pytest.approx(166.12, abs=0.01)
+    rows = {x["tp"]: x for x in scaling(m, hw, s.precision, 1.0, 1024.0)}
+    for tp, row in rows.items():
+        p = point(m, hw, s.precision, Parallelism(tp), 1.0, 1024.0)
+        assert row["fits"] == (p.weights_fit and p.capacity_batch >= 1), tp
+    four = point(m, hw, s.precision, Parallelism(4), 1.0, 1024.0)
+    assert rows[4]["fits"] and four.capacity_batch == 295 and not rows[2]["fits"]
+    assert fit_map(m, hw, [1024])["fp8"] == [4.0]

@@ -803,15 +803,13 @@ def scaling(model: Model, hw: Hardware, precision: Precision, batch: float, cont
     ok = set(tp_choices(model, max(degrees)))
     rows = []
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        ctx = env.at(context=float(context))
         for tp in degrees:
             if tp not in ok:
                 continue
             par = Parallelism(tp=tp)
             links, _ = choose_links(hw, par)
-            base = layout_values(env.values, model, par, links, precision, accounting, env.pc, kernels=hw.kernels)
-            cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(ctx["c"])[0]),
-                      d_h=np.float64(np.ravel(ctx["d_h"])[0]))
+            # the memory a GPU of this degree may use (its own activations), not the report's layout's
+            _, _, cv = _at_layout(env, model, hw, precision, par, context, accounting)
             v = at_batch(dict(cv, c=_read_c(env, cv["S"])), env.with_layout(par), float(batch))
             t = {qid: float(q[qid](v)) for qid in ("decode_time_compute_gpu", "decode_time_memory_gpu",
                                                   "decode_time_comm", "decode_time_bound", "decode_time_serial",

@@ -28,7 +28,7 @@ import numpy as np
 from genreport.formulas.architecture import bounded_layers, chunked_layers
 from genreport.formulas.compiled import load
 from genreport.load.spec import Hardware, Model, Parallelism, Precision
-from genreport.model.env import make_env
+from genreport.model.env import make_env, usable_at
 from genreport.model.layout import at_batch, at_prompt, choose_links, layout_values, occupancy, prompt_rate
 from genreport.model.stacked import over
 
@@ -255,6 +255,9 @@ def _layout_part(q, env, model: Model, hw: Hardware, precision: Precision, par: 
         return memo[key]
     links, _ = choose_links(hw, par)
     base = layout_values(env.values, model, par, links, precision, accounting, env.pc, kernels=hw.kernels)
+    # the memory a GPU of this layout may use, its own step's activations beside the reserve (plan's, the fit map's);
+    # hw.usable is the report's layout's
+    base["C"] = usable = usable_at(hw, model, par.tp, par.ep, par.pp)
     lay = env.with_layout(par)
     last = float(last_context(prompt, output))
     pre = at_prompt(base, lay, float(prompt))
@@ -275,7 +278,7 @@ def _layout_part(q, env, model: Model, hw: Hardware, precision: Precision, par: 
         if memo is not None:
             memo[mkey] = (c_bar, d_bar)
     req = dict(base, T=np.float64(prompt), T_o=np.float64(output), c=np.float64(c_bar), d_h=np.float64(d_bar))
-    fit = float(q["weight_bytes_per_gpu"](base)) <= hw.usable
+    fit = float(q["weight_bytes_per_gpu"](base)) <= usable
     out = {"lay": lay, "ttft_bound": ttft_b, "ttft_serial": ttft_s, "prefill_bound": busy_b, "prefill_serial": busy_s,
            "cv": cv, "read": read, "cap": cap, "req": req,
            "fit": fit}
