@@ -9,8 +9,8 @@ key or value is an error naming file, line and fix):
 
 Precedence, highest first: the command line, the project's file, the user's file, genreport's defaults.
 ``prices`` merge by GPU (the project's price of a GPU wins). ``GENREPORT_NO_CONFIG=1`` reads neither (the test
-suite sets it). Only the commands whose output is not a versioned report read ``prices`` and
-``memory_reserve`` (``plan``, ``list``): a report's numbers come from its specs alone, so it builds the same on
+suite sets it). Only the commands whose output is not a versioned report read ``prices`` (``plan``, ``list``) and
+``memory_reserve`` (``plan``, ``sweep``): a report's numbers come from its specs alone, so it builds the same on
 every machine.
 """
 

@@ -197,3 +197,48 @@ def test_rows_past_the_model_maximum_or_not_fitting_are_flagged():
 
 def test_default_sweep_folder_is_ignored_by_git():
     assert "/out/sweep/" in (ROOT / ".gitignore").read_text().splitlines()
+
+
+def test_the_command_keeps_what_plan_keeps_of_each_gpu(tmp_path, capsys):
+    """``genreport sweep`` counts a point's capacity in what the engine leaves of the card, as ``plan --gpus 1`` does
+    (vLLM's 10% reserve, gpu_memory_utilization 0.9, and one 8,192-token step's activations: env.usable_at); it gave
+    the KV cache the whole card, so Llama 3.1 8B bf16 on H100 held 65 sequences of 8k in the sweep and 56 in plan.
+    An MoE (Mixtral 8x7B fp8, every expert resident), a sliding-window model (Gemma 2 27B: half its layers keep 4,096
+    tokens) and a 235B MoE in int4 on H200, at 1k and 8k.  --memory-reserve 0 --max-batched-tokens 0 gives the card
+    back, seed 003's ledger (the committed spec's engine block says the same)."""
+    import dataclasses
+
+    from genreport.load.spec import Parallelism
+    from genreport.model.plan import plan_precision, point
+
+    cases = [("llama-3.1-8b", "h100-sxm", "bf16"), ("mixtral-8x7b", "h100-sxm", "fp8"),
+             ("gemma-2-27b", "h100-sxm", "bf16"), ("qwen3-235b-a22b", "h200", "int4")]
+    out = tmp_path / "sweep"
+
+    def swept(*extra):
+        for m, h, p in cases:
+            assert cli_main(["sweep", "--models", m, "--hardware", h, "--precision", p, "--batch", "1",
+                             "--context", "1k,8k", "-o", str(out), "--format", "json", "-q", *extra]) == 0
+            doc = json.loads((out / "sweep.json").read_text())
+            yield (m, h, p), doc["meta"], [row[-4] for row in doc["rows"]]
+
+    for (m, h, p), meta, caps in swept():
+        assert (meta["memory_reserve"], meta["max_batched_tokens"]) == (0.1, 8192)
+        model = load_model(ROOT / "specs" / "models" / f"{m}.yaml")
+        hw = load_hardware(ROOT / "specs" / "hardware" / f"{h}.yaml")
+        hw = dataclasses.replace(hw, memory_reserve=0.1, max_batched_tokens=8192, max_sequences=256)
+        prec = plan_precision(p, model)
+        want = [int(point(model, hw, prec, Parallelism(1), 1.0, s).capacity_batch) for s in (1024.0, 8192.0)]
+        assert caps == want, (m, h, p)
+        assert caps[1] > 0 and (m != "llama-3.1-8b" or caps[1] == 56)
+    _, meta, caps = next(swept("--memory-reserve", "0", "--max-batched-tokens", "0"))
+    assert meta["memory_reserve"] == 0 and "all of each GPU's memory" in meta["memory"]
+    r = evaluated(SPEC)  # seed 003: 80 GiB less 16.06 GB of weights over 1 GiB a sequence of 8k
+    assert caps[1] == r.per_context["seed"]["capacity_batch"][list(r.spec.workloads.decode_context).index(8192)] == 65
+    assert cli_main(["sweep", "--models", "llama-3.1-8b", "--hardware", "h100-sxm", "--precision", "bf16",
+                     "--batch", "1", "--context", "8k", "-o", str(out), "--format", "csv"]) == 0
+    assert ("capacity: 10% of each GPU kept by the engine and one 8,192-token step's activations left out"
+            in capsys.readouterr().out)
+    assert cli_main(["sweep", "--models", "llama-3.1-8b", "--memory-reserve", "95%", "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "--memory-reserve 95%" in err and "hint:" in err and "Traceback" not in err

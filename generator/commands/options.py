@@ -49,3 +49,44 @@ def level_of(argv: list[str]) -> int:
             break
         level = FLAGS.get(a, level)
     return level
+
+
+def add_engine_memory(p: argparse.ArgumentParser) -> None:
+    """--memory-reserve and --max-batched-tokens: what an engine keeps of each device's memory (``plan``, ``sweep``);
+    :func:`engine_memory` reads them."""
+    p.add_argument("--memory-reserve", default=None, metavar="FRACTION",
+                   help="share of each device's memory the engine keeps for itself (default 0.1, vLLM's gpu_memory_utilization "
+                        "0.9); 0 (with --max-batched-tokens 0) gives the KV cache everything beside the weights")
+    p.add_argument("--max-batched-tokens", default=None, type=int, metavar="N",
+                   help="tokens of the engine step whose activations each device sets aside beside the reserve (default "
+                        "8192, vLLM V1's max_num_batched_tokens; logits for 256 sampled sequences); 0: none")
+
+
+def engine_memory(args, reserve: float | None = None, step: dict | None = None) -> dict:
+    """The engine fields of a device (Hardware's memory_reserve, max_batched_tokens, max_sequences) that the command
+    line's --memory-reserve and --max-batched-tokens give, over ``reserve`` and ``step`` (a report spec's or the user's
+    config; None: genreport's defaults, vLLM's).  A value out of range is an error naming the option and its fix."""
+    from genreport.errors import Finding, SpecError
+    from genreport.load.spec import DEFAULT_MAX_BATCHED_TOKENS, DEFAULT_MAX_SEQUENCES, DEFAULT_MEMORY_RESERVE
+
+    def err(where: str, message: str, hint: str) -> SpecError:
+        return SpecError([Finding(where, 1, 1, "", message, hint)])
+
+    reserve = DEFAULT_MEMORY_RESERVE if reserve is None else reserve
+    step = step or {"max_batched_tokens": DEFAULT_MAX_BATCHED_TOKENS, "max_sequences": DEFAULT_MAX_SEQUENCES}
+    if args.memory_reserve is not None:
+        text = args.memory_reserve
+        try:
+            reserve = float(text.rstrip("%")) / (100.0 if text.endswith("%") else 1.0)
+        except ValueError:
+            reserve = float("nan")
+        if not 0.0 <= reserve <= 0.9:
+            raise err(f"--memory-reserve {text}", "must be a fraction from 0 to 0.9 (or 0% to 90%)",
+                      "write e.g. 0.1 or 10%")
+    if args.max_batched_tokens is not None:
+        n = args.max_batched_tokens
+        if not 0 <= n <= 10_000_000:
+            raise err(f"--max-batched-tokens {n}", "must be from 0 to 10,000,000",
+                      "write e.g. 8192, or 0 for no activation workspace")
+        step = {"max_batched_tokens": n, "max_sequences": DEFAULT_MAX_SEQUENCES if n else 0}
+    return {"memory_reserve": reserve, **step}

@@ -35,7 +35,7 @@ import sys
 import time
 from pathlib import Path
 
-from genreport.commands.options import Parser, add_verbosity
+from genreport.commands.options import Parser, add_engine_memory, add_verbosity, engine_memory
 from genreport.errors import Finding, SpecError
 from genreport.terminal import progress, progress_done
 
@@ -121,12 +121,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="parameter accounting (default seed, or a report spec's)")
     p.add_argument("--limit", default=30, type=int, metavar="N",
                    help="rows of the table (default 30; 0: all rows; json and csv: always all)")
-    p.add_argument("--memory-reserve", default=None, metavar="FRACTION",
-                   help="share of each device's memory the engine keeps for itself (default 0.1, vLLM's gpu_memory_utilization "
-                        "0.9); 0 (with --max-batched-tokens 0) gives the KV cache everything beside the weights")
-    p.add_argument("--max-batched-tokens", default=None, type=int, metavar="N",
-                   help="tokens of the engine step whose activations each device sets aside beside the reserve (default "
-                        "8192, vLLM V1's max_num_batched_tokens; logits for 256 sampled sequences); 0: none")
+    add_engine_memory(p)
     p.add_argument("--all-to-all", choices=("nccl", "deepep"), default=None, dest="all_to_all",
                    help="the experts' all-to-all the serial estimate charges where experts span replicas: nccl (the "
                         "collectives library, default) or deepep (DeepEP's kernels: FP8 dispatch, every peer at once)")
@@ -368,19 +363,11 @@ def main(argv: list[str]) -> int:
         raise _err("--disaggregate", "needs a request that decodes (--output 2 or more)", "add e.g. --output 512")
     if args.sort == "gpus" and users is None:
         raise _err("--sort gpus", "needs --users (the GPUs that serve them)", "add e.g. --users 128")
-    from genreport.load.spec import DEFAULT_MAX_BATCHED_TOKENS, DEFAULT_MAX_SEQUENCES, DEFAULT_MEMORY_RESERVE
-
-    reserve = DEFAULT_MEMORY_RESERVE if defaults.memory_reserve is None else defaults.memory_reserve
-    if spec is not None:  # the report spec's engine.memory_reserve (or the default), which its report used
+    reserve, step = defaults.memory_reserve, None  # the user's config, else genreport's defaults (vLLM's)
+    if spec is not None:  # the report spec's engine (engine.memory_reserve, max_batched_tokens, serving.chunk)
         reserve = spec.hardware.memory_reserve
-    if args.memory_reserve is not None:
-        try:
-            reserve = float(args.memory_reserve.rstrip("%")) / (100.0 if args.memory_reserve.endswith("%") else 1.0)
-        except ValueError:
-            reserve = math.nan
-        if not 0.0 <= reserve <= 0.9:
-            raise _err(f"--memory-reserve {args.memory_reserve}", "must be a fraction from 0 to 0.9 (or 0% to 90%)",
-                       "write e.g. 0.1 or 10%")
+        step = {"max_batched_tokens": spec.hardware.max_batched_tokens, "max_sequences": spec.hardware.max_sequences}
+    engine = engine_memory(args, reserve, step)  # the command line's over them
     model = spec.model if spec is not None else _load("model", args.model, "model")
     draft_precision = None
     if args.speculative is not None or spec is None:
@@ -397,22 +384,11 @@ def main(argv: list[str]) -> int:
         raise _err(f"--weights {args.weights}", f"{model.title} has no checkpoint_precision in its spec",
                    f"name the formats instead, or add checkpoint_precision to {model.file}")
     refs = [h.strip() for h in args.hardware.split(",") if h.strip()] if args.hardware is not None else []
-    # the engine step's activations (env.usable_at, at each layout's tp) beside the reserve: vLLM's defaults
-    step = {"max_batched_tokens": DEFAULT_MAX_BATCHED_TOKENS, "max_sequences": DEFAULT_MAX_SEQUENCES}
-    if spec is not None:  # the report spec's engine step (engine.max_batched_tokens, serving.chunk)
-        step = {"max_batched_tokens": spec.hardware.max_batched_tokens, "max_sequences": spec.hardware.max_sequences}
-    if args.max_batched_tokens is not None:
-        if not 0 <= args.max_batched_tokens <= 10_000_000:
-            raise _err(f"--max-batched-tokens {args.max_batched_tokens}", "must be from 0 to 10,000,000",
-                       "write e.g. 8192, or 0 for no activation workspace")
-        step = {"max_batched_tokens": args.max_batched_tokens,
-                "max_sequences": DEFAULT_MAX_SEQUENCES if args.max_batched_tokens else 0}
     own = spec.hardware if spec is not None else None  # the spec's device as its report has it (engine, price)
     if own is not None and not refs:
         refs = [own.name]
     mine = [own is not None and h == own.name for h in refs]
     all_to_all = args.all_to_all or (own.kernels.all_to_all if own is not None else "nccl")
-    engine = {"memory_reserve": reserve, **step}
     gpus = []
     for h, is_own in zip(refs, mine, strict=True):
         g = own if is_own else _load("hardware", h, "--hardware")
@@ -455,7 +431,7 @@ def main(argv: list[str]) -> int:
     if args.format == "json":
         doc = {"model": model.name, "hardware": ",".join(g.name for g in gpus), "context": context, "batch": batch,
                "prompt": prompt, "output": output, "users": users, "tpot": tpot, "latency": tpot, "ttft": ttft,
-               "memory_reserve": reserve, "prices": {g.name: g.price_per_hour for g in gpus},
+               "memory_reserve": engine["memory_reserve"], "prices": {g.name: g.price_per_hour for g in gpus},
                "board_watts": {g.name: g.power_watts for g in gpus}, "sorted_by": result.estimate,
                "estimate": args.estimate, "accounting": accounting, "max_gpus": args.max_gpus,
                "spec": spec.file if spec is not None else None,

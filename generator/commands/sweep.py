@@ -12,11 +12,12 @@ loads the catalog, shows progress and writes.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from pathlib import Path
 
-from genreport.commands.options import Parser, add_verbosity
+from genreport.commands.options import Parser, add_engine_memory, add_verbosity, engine_memory
 from genreport.errors import Finding, SpecError
 from genreport.terminal import safe
 
@@ -50,6 +51,7 @@ def _parser() -> argparse.ArgumentParser:
                    help=f"refuse a sweep of more points than this (default {MAX_POINTS:,}; about "
                         f"{BYTES_PER_POINT} bytes of memory a point)")
     p.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
+    add_engine_memory(p)
     add_verbosity(p)
     return p
 
@@ -164,6 +166,9 @@ def main(argv: list[str]) -> int:
         fig_context = tokens(args.figure_context)
     except ValueError as exc:
         raise _err(f"--figure-context {args.figure_context}", str(exc), "write e.g. 8k") from None
+    from genreport import config
+
+    engine = engine_memory(args, config.load().memory_reserve)  # what each GPU's engine keeps, as plan keeps it
     show = (sys.stderr.isatty() or args.progress) and not args.quiet
 
     def warn(msg: str) -> None:
@@ -172,7 +177,7 @@ def main(argv: list[str]) -> int:
     t0 = time.perf_counter()
     root = project_root_for(Path.cwd() / "x.yaml") if (Path.cwd() / "specs").is_dir() else None
     models = load_catalog("model", _names(args.models), root, warn)
-    gpus = load_catalog("hardware", _names(args.hardware), root, warn)
+    gpus = [dataclasses.replace(g, **engine) for g in load_catalog("hardware", _names(args.hardware), root, warn)]
     configs, skipped = sw.configurations(models, gpus, precisions)
     if not configs:
         raise _err("sweep", "no configuration to evaluate", "check --models, --hardware and --precision")
@@ -190,7 +195,9 @@ def main(argv: list[str]) -> int:
     best = sw.best_per_pair(result, fig_context)
     out = Path(args.out)
     written = []
-    extra = {"figure": {"context": best["context"], "models": best["models"], "hardware": best["hardware"],
+    kept = kept_note(engine)
+    extra = {"memory_reserve": engine["memory_reserve"], "max_batched_tokens": engine["max_batched_tokens"],
+             "memory": kept, "figure": {"context": best["context"], "models": best["models"], "hardware": best["hardware"],
                         "best_decode_tokens_per_s": [[None if v != v else float(v) for v in row]
                                                      for row in best["value"].tolist()]}}
     if "csv" in formats:
@@ -200,19 +207,31 @@ def main(argv: list[str]) -> int:
     if "svg" in formats:
         from genreport.present.sweepfig import heatmap_svg
 
-        written.append(_write(out / "heatmap.svg", [heatmap_svg(best, args.accounting)]))
+        written.append(_write(out / "heatmap.svg", [heatmap_svg(best, args.accounting, kept)]))
     t3 = time.perf_counter()
     if not args.quiet:
         n = result.points
         print(f"{len(configs)} configurations ({len(models)} models x {len(gpus)} GPUs x {len(precisions)} precisions"
               f"{f', {len(skipped)} skipped: no compute format' if skipped else ''}) x {len(batch)} batches x "
               f"{len(context)} contexts = {n:,} points")
+        print(f"capacity: {kept}")
         ev = result.timings.get("evaluate", 0.0)
         print(f"load {t1 - t0:.2f} s, evaluate {t2 - t1:.3f} s ({n / max(ev, 1e-9) / 1e6:.1f} M points/s in the "
               f"formulas), write {t3 - t2:.2f} s; {n / (t3 - t0) / 1e6:.2f} M points/s end to end")
         for path in written:
             print(safe(f"{path} ({path.stat().st_size / 1e6:.1f} MB)"))
     return 0
+
+
+def kept_note(engine: dict) -> str:
+    """What the capacity leaves out of each GPU's memory, in words: the engine's reserve and its step's activations
+    (``engine``: options.engine_memory's fields)."""
+    parts = [f"{engine['memory_reserve']:.0%} of each GPU kept by the engine"] if engine["memory_reserve"] else []
+    if engine["max_batched_tokens"]:
+        parts.append(f"one {engine['max_batched_tokens']:,}-token step's activations")
+    if not parts:
+        return "all of each GPU's memory beside the weights for the KV cache (no engine reserve, no activations)"
+    return " and ".join(parts) + " left out (--memory-reserve, --max-batched-tokens)"
 
 
 def _write(path: Path, chunks) -> Path:

@@ -8,7 +8,8 @@ context) grid by numpy broadcasting -- no Python loop over points.
 * The batch axis carries the parameters read by a mixture of experts (N grows with the batch);
   the context axis carries the KV bytes per token and the attention width of sliding-window models
   (c and d_h shrink with S, see :func:`formulas.architecture.attended_fraction`).
-* ``capacity_batch`` counts every weight in memory (all experts), at each context; a point
+* ``capacity_batch`` counts every weight in memory (all experts), at each context, in what the engine leaves of
+  the card (its reserve and one step's activations: ``env.usable_at`` at one GPU, as ``plan`` counts it); a point
   ``fits`` when its batch is at most that.  ``binds`` is what limits the step: ``capacity`` when
   the batch does not fit, else the larger of the two lower bounds (``bandwidth`` or ``compute``).
 """
@@ -24,7 +25,7 @@ from genreport.formulas import portable
 from genreport.formulas.compiled import load
 from genreport.load.loader import _precision
 from genreport.load.spec import Hardware, Model, Precision
-from genreport.model.env import make_env
+from genreport.model.env import make_env, usable_at
 from genreport.present.textcols import format_g6, format_int, join_rows
 
 GRID_QUANTITIES = ("decode_time_memory", "decode_time_compute", "decode_tokens_per_s", "decode_intensity")
@@ -128,7 +129,10 @@ def _stack(configs: list[Config], batch: np.ndarray, context: np.ndarray, accoun
     grid.update(B=batch.astype(float).reshape(1, -1, 1), S=context.astype(float).reshape(1, 1, -1), N=n, c=c)
     if "d_h" in names:
         grid["d_h"] = d_h
-    cap = {**grid, "N": total_n}
+    # what the model may use of one card: the engine's reserve and one step's activations kept (env.usable_at, as
+    # plan counts a one-GPU layout; the device's engine fields, genreport sweep's --memory-reserve)
+    usable = np.array([usable_at(cf.hardware, cf.model, 1) for cf in configs], dtype=float).reshape(k, 1, 1)
+    cap = {**grid, "N": total_n, "C": usable}
     return grid, cap
 
 

@@ -23,8 +23,9 @@ def _short(x: float) -> str:
     return f"{x:.2g}" if x < 10 else f"{x:.0f}"
 
 
-def heatmap_svg(best: dict, accounting: str = "seed") -> bytes:
-    """``best`` from :func:`genreport.model.sweep.best_per_pair`: rows models, columns GPUs."""
+def heatmap_svg(best: dict, accounting: str = "seed", kept: str = "") -> bytes:
+    """``best`` from :func:`genreport.model.sweep.best_per_pair`: rows models, columns GPUs; ``kept``: what the
+    capacity leaves out of each GPU (commands.sweep.kept_note), a second line of the title."""
     import matplotlib
     from genreport.present.figures import RC
     from matplotlib.colors import LogNorm
@@ -69,7 +70,8 @@ def heatmap_svg(best: dict, accounting: str = "seed") -> bytes:
             bar = fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02)
             bar.set_label("decode tokens/s (roofline ceiling)")
         ax.set_title(f"Best decode tokens/s at context {best['context']:,}: any precision, largest batch that fits "
-                     f"({accounting} accounting; '-': the weights do not fit)", fontsize=7.5, loc="left")
+                     f"({accounting} accounting; '-': the weights do not fit)" + (f"\n{kept}" if kept else ""),
+                     fontsize=7.5, loc="left")
         fig.tight_layout()
         buf = io.BytesIO()
         fig.savefig(buf, format="svg", metadata={"Date": None})
