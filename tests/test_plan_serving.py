@@ -257,7 +257,8 @@ def test_the_frontier_holds_what_plan_holds_at_every_layout(name):
     last = float(last_context(s.serving.prompt, s.serving.output))
     held = {}
     for lay in f["layouts"]:
-        p = point(s.model, s.hardware, s.precision, Parallelism(lay["tp"], lay["pp"], lay["ep"], lay["dp"]), 1.0, last)
+        par = Parallelism(lay["tp"], lay["pp"], lay["ep"], lay["dp"], lay["redundant_experts"])
+        p = point(s.model, s.hardware, s.precision, par, 1.0, last)
         held[lay["label"]] = (lay["capacity_batch"], int(min(p.capacity_batch, MAX_BATCH)))
     assert len(held) > 30
     assert all(a == b for a, b in held.values()), {k: v for k, v in held.items() if v[0] != v[1]}
@@ -288,3 +289,74 @@ def test_the_tensor_parallel_sweep_fits_each_degree_in_its_own_memory():
     four = point(m, hw, s.precision, Parallelism(4), 1.0, 1024.0)
     assert rows[4]["fits"] and four.capacity_batch == 295 and not rows[2]["fits"]
     assert fit_map(m, hw, [1024])["fp8"] == [4.0]
+
+
+def test_plan_fills_an_nvl72_domain_with_redundant_experts(capsys):
+    """Issue 27 (layouts): data-parallel attention over an expert group that fills the 72-GPU NVL72 domain, as SGLang
+    runs DeepSeek-V3 on GB200 NVL72: 72 does not divide the 256 routed experts, so the group holds 32 redundant
+    replicas (EPLB), ceil(256 / 72) = 4 slots a GPU, 4 x 72 - 256 = 32.  A GPU then holds the weights of a GPU of the
+    64-GPU group exactly (256 / 64 = 4 experts a GPU; the same non-expert share at the same tp), and the bound reads
+    the experts a batch touches once over 72 GPUs.  Qwen3-235B's 128 experts: 2 x 72 - 128 = 16; Mixtral's 8 experts
+    on 72 GPUs would be whole copies, not an expert group: not tried.  A power-of-two domain adds nothing."""
+    from genreport.load.loader import load_model
+    from genreport.load.spec import Parallelism
+    from genreport.model.plan import dp_attention_layouts, redundant_to_even
+
+    ds = load_model(ROOT / "specs" / "models" / "deepseek-v3.yaml")
+    assert redundant_to_even(256, 72) == 32 and redundant_to_even(128, 72) == 16 and redundant_to_even(256, 64) == 0
+    filled = [p for p in dp_attention_layouts(ds, 72) if p.redundant_experts]
+    assert filled == [Parallelism(tp, 1, 72, 72 // tp, 32) for tp in (1, 2, 4, 8)]
+    assert [p.label() for p in filled][:2] == ["ep72+32 dp72", "tp2 ep72+32 dp36"]
+    assert dp_attention_layouts(ds, 64) == [p for p in dp_attention_layouts(ds, 72) if not p.redundant_experts
+                                            and p.gpus <= 64]
+    qwen = load_model(ROOT / "specs" / "models" / "qwen3-235b-a22b.yaml")
+    assert {p.redundant_experts for p in dp_attention_layouts(qwen, 72)} == {0, 16}
+    mixtral = load_model(ROOT / "specs" / "models" / "mixtral-8x22b.yaml")
+    assert all(p.gpus <= 8 and not p.redundant_experts for p in dp_attention_layouts(mixtral, 72))
+
+    doc = _json(capsys, "deepseek-v3", "--hardware", "gb200", "--weights", "fp8", "--batch", "64", "--context", "8k")
+    rows = {(r["tp"], r["ep"], r["dp"]): r for r in doc["rows"]}
+    full, even = rows[1, 72, 72], rows[1, 64, 64]
+    assert full["redundant_experts"] == 32 and even["redundant_experts"] == 0 and full["gpus"] == 72
+    assert full["weight_bytes_per_gpu"] == pytest.approx(even["weight_bytes_per_gpu"], rel=1e-12)
+    assert full["concurrency"] == 72 * full["capacity_batch"]
+    assert main(["plan", "deepseek-v3", "--hardware", "gb200", "--weights", "fp8", "--batch", "64", "--context", "8k",
+                 "--limit", "0"]) == 0
+    out = capsys.readouterr().out
+    assert " 72+32 " in out
+    assert ("ep72+32: 72 GPUs hold the 256 routed experts and 32 redundant replicas, 4 a GPU (EPLB copies the most "
+            "loaded experts; SGLang's --ep-num-redundant-experts), where 72 does not divide the experts") in out
+    assert main(["plan", "deepseek-v3", "--hardware", "gb200", "--weights", "fp8", "--format", "csv"]) == 0
+    table = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert {r["redundant_experts"] for r in table if r["ep"] == "72"} == {"32"}
+
+
+def test_the_frontier_names_the_redundant_experts_of_a_domain_filling_layout():
+    """DeepSeek-V3 on 8 H200 (the committed spec): figure 9 draws the four 72-GPU layouts among the 105 plan tries,
+    and its caption says what ep72+32 is."""
+    from genreport.present.figures.fig10_frontier import caption10
+    from shared import evaluated
+
+    r = evaluated("deepseek-v3-h200-ep8.yaml")
+    f = r.serving["frontier"]
+    filled = sorted(x["label"] for x in f["layouts"] if x["redundant_experts"])
+    assert filled == ["ep72+32 dp72", "tp2 ep72+32 dp36", "tp4 ep72+32 dp18", "tp8 ep72+32 dp9"]
+    assert "ep72+32: 72 GPUs hold the 256 routed experts and 32 redundant replicas, 4 a GPU" in caption10(r)
+    plain = evaluated("llama70b-h100-tp8.yaml")
+    assert "redundant" not in caption10(plain)
+
+
+def test_page_one_and_the_serving_chapter_name_the_redundant_experts_of_the_cheapest_layout():
+    """9,000 users of DeepSeek-V3 on GB200 NVL72: the cheapest layout that meets the targets fills the domain, tp 2 x
+    ep 72 with 32 redundant experts x dp 36; page 1 and chapter 7 say so (they said "ep 72", which holds 3.56
+    experts a GPU on average and 4 on the busiest)."""
+    import re
+
+    from shared import evaluated, rendered
+
+    r = evaluated("deepseek-v3-h200-ep8.yaml", ["hardware=gb200", "serving.users=9000"])
+    c = r.serving["cheapest"]
+    assert (c["gpus"], c["tp"], c["ep"], c["dp"], c["redundant_experts"]) == (72, 2, 72, 36, 32)
+    for page in ("sections/s0_summary.html.j2", "sections/s9_serving.html.j2"):
+        text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", rendered(r, page)))
+        assert "72 GPUs, tp 2 × " in text and "ep 72 (with 32 redundant experts) × dp 36" in text, page

@@ -470,7 +470,7 @@ def merge(results, priced: bool, sort: str = "auto"):
     return Plan(rows, rejected, skipped, ORDERS[("cost" if priced else "speed") if sort == "auto" else sort])
 
 
-_CSV = ("hardware", "precision", "kv_cache", "tp", "pp", "ep", "dp", "gpus", "batch", "limit", "binds", "concurrency",
+_CSV = ("hardware", "precision", "kv_cache", "tp", "pp", "ep", "redundant_experts", "dp", "gpus", "batch", "limit", "binds", "concurrency",
         "ttft", "tpot", "e2e", "tokens_per_s_user", "tokens_per_s_gpu", "tokens_per_s_node", "usd_per_mtok_in",
         "usd_per_mtok_out", "joules_per_token", "headroom_bytes", "gpus_for_users", "weight_bytes_per_gpu", "time_bound", "time_serial",
         "time_comm", "tokens_per_s_replica", "links")
@@ -562,7 +562,8 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                    "pools win"]
     rows = []
     for r in result.rows[:limit]:
-        row = [r.precision, r.kv_cache, r.hardware, str(r.tp), str(r.pp), str(r.ep), str(r.dp), str(r.gpus),
+        row = [r.precision, r.kv_cache, r.hardware, str(r.tp), str(r.pp),
+               f"{r.ep}+{r.redundant_experts}" if r.redundant_experts else str(r.ep), str(r.dp), str(r.gpus),
                str(r.batch), r.limit, r.binds, f"{r.concurrency:,}", f"{r.ttft * 1e3:,.1f}", f"{r.tpot * 1e3:,.2f}",
                f"{r.e2e:,.2f}", f"{r.tokens_per_s_user:,.1f}", f"{r.tokens_per_s_gpu:,.1f}",
                _money(r.usd_per_mtok_in), _money(r.usd_per_mtok_out),
@@ -594,6 +595,13 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
     notes = len(lines)  # the notes below say the hardware's noun too
     if len(result.rows) > limit:
         lines.append(f"... {len(result.rows) - limit} more (--limit 0 for all rows, or --format json/csv)")
+    spread = next((r for r in result.rows[:limit] if r.redundant_experts), None)
+    if spread is not None:  # an expert group that does not divide the experts (plan.dp_attention_layouts)
+        from genreport.model.plan import redundant_note
+
+        lines.append(redundant_note(model.moe.experts, spread.ep, spread.redundant_experts, noun)
+                     + f", where {spread.ep} does not divide the experts; the bound reads the experts the batch "
+                     f"touches once, the serial estimate its busiest {noun}'s")
     rejected = ", ".join(f"{n} {why}" for why, n in result.rejected.items() if n)
     if rejected:
         lines.append(f"not listed: {rejected}")

@@ -592,7 +592,9 @@ class Parallelism:
         return self.tp * self.pp
 
     def label(self) -> str:
-        bits = [f"{k}{v}" for k, v in (("tp", self.tp), ("pp", self.pp), ("ep", self.ep), ("dp", self.dp)) if v > 1]
+        """"tp2 ep72+32 dp36": the degrees above 1, the expert group's redundant replicas after its degree."""
+        ep = f"{self.ep}+{self.redundant_experts}" if self.redundant_experts else self.ep
+        bits = [f"{k}{v}" for k, v in (("tp", self.tp), ("pp", self.pp), ("ep", ep), ("dp", self.dp)) if v != 1]
         return " ".join(bits) or "1 GPU"
 
 

@@ -93,6 +93,7 @@ def frontier(spec, chapter_batches=(), max_gpus: int = MAX_GPUS) -> dict | None:
     spec_rows = _speculative_curves(spec, env, kept, chapter_batches, memo) if sv.speculative is not None else {}
     for (par, titled, cap, runs, spec_in, _probe), c in zip(kept, plain, strict=True):
         row = {"label": par.label(), "gpus": par.gpus, "tp": par.tp, "pp": par.pp, "ep": par.ep, "dp": par.dp,
+               "redundant_experts": par.redundant_experts,
                "titled": titled, "capacity_batch": cap, "batch_limit": runs,
                "ttft_bound": c["ttft_bound"], "ttft_serial": c["ttft_serial"],
                "batch": [int(b) for b in c["batch"]]}

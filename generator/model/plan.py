@@ -131,6 +131,9 @@ class PlanRow:
     one_pool_tpot: float | None = None  # s, aggregated_tpot at that batch
     one_pool_tokens_per_s_gpu: float | None = None  # output tok/s per GPU of that one pool
     pool_beats: str = ""  # "yes", "no", "tie" (same tokens per GPU) or "" (not asked)
+    # routed-expert replicas beyond the E the ep GPUs hold (EPLB's redundant experts), so that every GPU holds as
+    # many expert slots: an expert group that does not divide the experts (:func:`dp_attention_layouts`)
+    redundant_experts: int = 0
 
     def as_json(self) -> dict:
         return dict(self.__dict__)
@@ -200,17 +203,39 @@ def _ep_choices(model: Model, tp: int) -> list[int]:
 def dp_attention_layouts(model: Model, max_gpus: int) -> list[Parallelism]:
     """Data-parallel attention with expert parallelism (SGLang's DeepSeek layout): dp replicas of a tp group each
     run attention on their own sequences, and the routed experts are split over all tp x dp GPUs (ep = tp dp).
-    Every GPU then keeps its replica's KV cache alone; one stage.  None for a dense model."""
+    Every GPU then keeps its replica's KV cache alone; one stage.  None for a dense model.
+
+    Expert groups of a power of two GPUs that divides the experts, and the group that fills ``max_gpus`` (an NVL72
+    domain of 72, as :func:`_fill_pp` fills it with stages) where it is not one of those and has no more GPUs than
+    experts: its experts do not divide evenly, so it holds :func:`redundant_to_even` replicas more, every GPU as many
+    slots (SGLang's DeepSeek-V3 on 72 GPUs: 256 + 32 redundant experts, 4 a GPU; --ep-num-redundant-experts)."""
     if model.moe is None:
         return []
+    experts = model.moe.experts
     out = []
     for tp in tp_choices(model, max_gpus):
         dp = 2
         while tp * dp <= max_gpus:
-            if model.moe.experts % (tp * dp) == 0:
+            if experts % (tp * dp) == 0:
                 out.append(Parallelism(tp, 1, tp * dp, dp))
             dp *= 2
+        fill = max_gpus // tp
+        if max_gpus % tp == 0 and fill > 1 and max_gpus <= experts and fill & (fill - 1) | experts % max_gpus:
+            out.append(Parallelism(tp, 1, max_gpus, fill, redundant_to_even(experts, max_gpus)))
     return out
+
+
+def redundant_note(experts: int, ep: int, redundant: int, noun: str = "GPU") -> str:
+    """What "ep72+32" (Parallelism.label) means, in words, for a table's or a figure's key."""
+    return (f"ep{ep}+{redundant}: {ep} {noun}s hold the {experts} routed experts and {redundant} redundant replicas, "
+            f"{(experts + redundant) // ep} a {noun} (EPLB copies the most loaded experts; SGLang's "
+            "--ep-num-redundant-experts)")
+
+
+def redundant_to_even(experts: int, gpus: int) -> int:
+    """Redundant expert replicas that give each of ``gpus`` GPUs as many expert slots, ceil(E / n) n - E (0 where n
+    divides E): 256 experts on 72 GPUs, 32 (4 a GPU)."""
+    return -(-experts // gpus) * gpus - experts
 
 
 # the largest replica plan (and the report's cheapest layout and frontier figure) tries: an NVL72 domain
@@ -628,7 +653,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
                    replicas * par.gpus,
                    per_gpu * node_busy_gpus(par.replica_gpus, hw.node.gpus_per_node)
                    if hw.node is not None and hw.node.gpus_per_node else None,
-                   **spec_fields)
+                   redundant_experts=par.redundant_experts, **spec_fields)
 
 
 def kv_link(hw: Hardware, par: Parallelism) -> tuple[float | None, str]:

@@ -343,6 +343,11 @@ def root(context, missing=missing):
                 pass
                 yield ' × ep '
                 yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'ep'))
+                if environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'redundant_experts'):
+                    pass
+                    yield ' (with '
+                    yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'redundant_experts'))
+                    yield ' redundant experts)'
             if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'dp') > 1):
                 pass
                 yield ' × dp '
@@ -530,4 +535,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=82&5=95&6=97&7=105&8=117&9=125&10=137&11=155&12=161&13=193&14=197&15=219&16=232&19=239&22=254&23=273&24=325&25=374&27=378&29=382&30=392&31=401&32=417&33=428&34=435&35=437&36=451&40=470&41=482&42=498&43=501&44=511&45=513&46=517&47=522'
+debug_info = '1=82&5=95&6=97&7=105&8=117&9=125&10=137&11=155&12=161&13=193&14=197&15=219&16=232&19=239&22=254&23=273&24=325&25=379&27=383&29=387&30=397&31=406&32=422&33=433&34=440&35=442&36=456&40=475&41=487&42=503&43=506&44=516&45=518&46=522&47=527'

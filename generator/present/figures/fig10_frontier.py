@@ -170,6 +170,11 @@ def caption10(r: Results, baseline: Results | None = None) -> str:
             f"precision ({f['precision']}), each a curve over its batch per replica from 1 (right) to the "
             f"{num(sv['last_context'])}-token sequences it holds{runs} (left). Thick grey: the estimate's Pareto "
             "frontier; dashed: the bound's. ")
+    spread = next((x for x in f["layouts"] if x.get("redundant_experts")), None)
+    if spread is not None and spec.model.moe is not None:  # "ep72+32" among the layouts
+        from genreport.model.plan import redundant_note
+
+        text += redundant_note(spec.model.moe.experts, spread["ep"], spread["redundant_experts"]) + ". "
     text += (f"Vermilion: this report's {f['titled']}, the serving table's batches circled. " if f["titled_holds"]
              else f"This report's layout, {f['titled']}, holds no such sequence. ")
     if f.get("speculative"):
