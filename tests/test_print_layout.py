@@ -188,3 +188,35 @@ def test_a_figure_that_moves_to_the_next_page_leaves_at_most_40_percent_blank(tm
     assert len(lines) == 3 and _pages(tmp_path, words, hi, **kw) == (1, 1, 1)  # three lines, moved whole
     blank = blank_fractions(pushed, tmp_path)[0]
     assert 0.2 < blank <= BLANK_LIMIT, blank
+
+
+@pytest.mark.parametrize("wrap", ["bare", "static"])
+def test_a_lead_in_moves_with_the_formula_it_introduces(tmp_path, wrap):
+    """A lead-in ending in a colon never closes a page whose formula starts the next: the formula bare, or wrapped
+    for the live page (``<div class="static-fx" data-static>``: the serving chapter's formulas, which cssselect2's
+    ``:has`` could not see through; DeepSeek-V3 on 8 H200 left "...into its decode and prefill parts:" alone at the
+    foot of page 19 with a third of it blank).  Found at the text's length where the formula first moves to page 2."""
+    from genreport.printing.pdf import html_to_pdf
+
+    css = (ROOT / "templates" / "report.css").read_text(encoding="utf-8")
+    formula = "<div class='formula' style='height: 70mm'>FORMULAMARK</div>"
+    if wrap == "static":
+        formula = f"<div class='static-fx' data-static>{formula}</div>"
+
+    def pages(sentences: int) -> tuple[int, int]:
+        filler = "".join(f"<p>{'Filler words of a paragraph before the formula. ' * min(9, sentences - k)}</p>"
+                         for k in range(0, sentences, 9))
+        html = (f"<html><head><style>{css}</style></head><body>{filler}<p>LEADMARK the formula below:</p>"
+                f"{formula}<p>After.</p></body></html>")
+        path = tmp_path / f"{sentences}.pdf"
+        path.write_bytes(html_to_pdf(html))
+        texts = pages_text(path)
+        return (next(i for i, t in enumerate(texts) if "LEADMARK" in t),
+                next(i for i, t in enumerate(texts) if "FORMULAMARK" in t))
+
+    lo, hi = 20, 90
+    assert pages(lo)[1] == 0 and pages(hi)[1] == 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if pages(mid)[1] == 0 else (lo, mid)
+    assert pages(hi) == (1, 1)

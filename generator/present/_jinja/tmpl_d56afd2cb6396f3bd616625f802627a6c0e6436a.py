@@ -655,12 +655,12 @@ def root(context, missing=missing):
                 pass
                 yield '<p>Speculative decoding: a verify step reads the weights and each sequence\'s cache once for its\nk<sub>d</sub> + 1 tokens and yields E = (1 − p<sub>a</sub><sup>k<sub>d</sub>+1</sup>) / (1 − p<sub>a</sub>) = <span data-sv="numbers.expected_tokens" data-f="f2">'
                 yield escape(t_2('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'expected_tokens')))
-                yield '</span> tokens\n(Leviathan et al.). At the layout the verify round carries k<sub>d</sub> + 1 tokens of each sequence through the weights and\nthe collectives and reads each cache once (t<sub>v</sub>, <code>verify_time_bound</code>), against the plain round t<sub>s</sub>\n(<code>decode_time_bound</code>) and the drafts t<sub>d</sub>, at the last token (the speed-up that divides the TPOT) and at the mean context (the one the tok/s take):</p>\n<div data-static>'
+                yield '</span> tokens\n(Leviathan et al.). At the layout the verify round carries k<sub>d</sub> + 1 tokens of each sequence through the weights and\nthe collectives and reads each cache once (t<sub>v</sub>, <code>verify_time_bound</code>), against the plain round t<sub>s</sub>\n(<code>decode_time_bound</code>) and the drafts t<sub>d</sub>, at the last token (the speed-up that divides the TPOT) and at the mean context (the one the tok/s take):</p>\n<div class="static-fx" data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative'), False))
                 yield '</div>\n'
                 if t_13(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative_mean')):
                     pass
-                    yield '<div data-static>'
+                    yield '<div class="static-fx" data-static>'
                     yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative_mean'), False))
                     yield '</div>'
             if t_13(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_draft')):
@@ -669,7 +669,7 @@ def root(context, missing=missing):
                 yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'draft_model'))
                 yield " proposes the k<sub>d</sub> tokens one\nafter another, each pass at least its own roofline step over the replica's "
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-                yield "s (its FLOPs F<sub>d</sub> over their peak, its weights\nand each sequence's draft cache Q<sub>d</sub> over their bandwidth; <code>draft_time_bound</code>, a lower bound however the engine\nsplits the draft):</p>\n<div data-static>"
+                yield 's (its FLOPs F<sub>d</sub> over their peak, its weights\nand each sequence\'s draft cache Q<sub>d</sub> over their bandwidth; <code>draft_time_bound</code>, a lower bound however the engine\nsplits the draft):</p>\n<div class="static-fx" data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_draft'), False))
                 yield '</div>'
             yield '<p>Chunked prefill: a '
@@ -706,12 +706,12 @@ def root(context, missing=missing):
                 yield ": the head dimension times that share) and the prompt chunk the share of the uncached prompt's causal attention its layers compute (d<sub>h,p</sub> = "
                 yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk')))
                 yield '), as a prefill of that prompt counts it</span>'
-            yield ':</p>\n<div data-static>'
+            yield ':</p>\n<div class="static-fx" data-static>'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked'), False))
             yield '</div>\n'
             if t_13(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')):
                 pass
-                yield "<p>Continuous batching in steady state: requests arriving at λ per second keep\nλ (T<sub>out</sub> − 1) t<sub>s</sub> sequences decoding (Little's law), so the memory ledger of a step grows with its own length; the\nhighest rate whose step meets the TPOT target is</p>\n<div data-static>"
+                yield '<p>Continuous batching in steady state: requests arriving at λ per second keep\nλ (T<sub>out</sub> − 1) t<sub>s</sub> sequences decoding (Little\'s law), so the memory ledger of a step grows with its own length; the\nhighest rate whose step meets the TPOT target is</p>\n<div class="static-fx" data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput'), False))
                 yield '</div>\n<p>'
                 if environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'tpot_streamed'):
@@ -1005,7 +1005,7 @@ def root(context, missing=missing):
                 yield '; each\nprefill replica a pipeline of k<sub>pp</sub> = '
                 yield escape(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefill_stages'))
                 yield ' stages that admits a prompt every t<sub>p,R</sub> / k<sub>pp</sub> while each prompt still takes\nt<sub>p,R</sub>, its TTFT (DistServe, section 3.1; a whole replica, k<sub>pp</sub> = 1, admits one every t<sub>p,R</sub>)'
-            yield ':</p>\n<div data-static>'
+            yield ':</p>\n<div class="static-fx" data-static>'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_pools'), False))
             yield '</div>\n'
             if t_13(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_one_pool')):
@@ -1024,7 +1024,7 @@ def root(context, missing=missing):
                 else:
                     pass
                     yield ", at the chapter's batch (no TPOT target)"
-                yield '. The pools\ngain only where the TPOT target holds that pool to a smaller batch than the decode pool runs (DistServe, section 2):</p>\n<div data-static>'
+                yield '. The pools\ngain only where the TPOT target holds that pool to a smaller batch than the decode pool runs (DistServe, section 2):</p>\n<div class="static-fx" data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_one_pool'), False))
                 yield '</div>'
             if t_13(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_group_gpus')):
@@ -1074,7 +1074,7 @@ def root(context, missing=missing):
                 yield "% of the same replicas' decoding alone.</p>\n"
             if t_13(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv')):
                 pass
-                yield '<div data-static>'
+                yield '<div class="static-fx" data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv'), False))
                 yield '</div>'
         yield '</section>\n'
