@@ -126,6 +126,7 @@ LAYOUT_BAD = [
     ("llama70b-h100-tp2.yaml", ["parallelism.tp=16", "model.kv_heads=16"]),  # tp above kv heads, not a multiple
     ("deepseek-v3-h200-ep8.yaml", ["parallelism.ep=3"]), ("deepseek-v3-h200-ep8.yaml", ["parallelism.ep=16"]),
     ("mixtral8x22b-h100-tp8-ep8.yaml", ["parallelism.tp=6"]),
+    ("mixtral8x22b-h100-tp8-ep8.yaml", ["parallelism.tp=7"]),  # hint 8: 6, as near, splits 8 KV heads unevenly
     ("llama70b-h100-tp2.yaml", ["hardware.interconnect.latency=2 GB"]),
     ("llama70b-h100-tp2.yaml", ["hardware.interconnect.latency=0 us"]),
     ("llama70b-h100-tp2.yaml", ["hardware.interconnect.latency=1e7 s"]),

@@ -114,6 +114,15 @@ def _divisor_near(n: int, k: int) -> int:
     return min(divisors, key=lambda x: abs(x - k))
 
 
+def _tp_near(m: Model, tp: int) -> int:
+    """The tensor-parallel degree nearest ``tp`` (the lower of two as near) that this model's heads allow: a divisor
+    of the query heads that divides the KV heads or is a multiple of them (any divisor with MLA's latent cache), so
+    that the hint's tp passes every check below (Llama 4 Scout's 40 heads and 8 KV heads at tp 16: 8, not 20)."""
+    def fits(x: int) -> bool:
+        return m.attention.kind == "mla" or (m.kv_heads % x == 0 if x <= m.kv_heads else x % m.kv_heads == 0)
+    return min((x for x in range(1, int(m.heads) + 1) if m.heads % x == 0 and fits(x)), key=lambda x: abs(x - tp))
+
+
 def format_num(x: float) -> str:
     for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
         if abs(x) >= scale:
@@ -151,7 +160,7 @@ def check_parallelism(doc: Document, par: Parallelism, m: Model, hw: Hardware, o
     where = ("parallelism",)
     if m.heads % par.tp:
         out.add(doc.finding(where + ("tp",), f"tp {par.tp} does not divide the {m.heads} query heads of {m.title}",
-                            f"use a divisor of {m.heads}, e.g. {_divisor_near(m.heads, par.tp)}"))
+                            f"use a divisor of {m.heads}, e.g. {_tp_near(m, par.tp)}"))
     elif m.attention.kind != "mla" and par.tp > m.kv_heads:
         if par.tp % m.kv_heads:
             out.add(doc.finding(where + ("tp",), f"tp {par.tp} is above the {m.kv_heads} KV heads but not a "
@@ -164,7 +173,7 @@ def check_parallelism(doc: Document, par: Parallelism, m: Model, hw: Hardware, o
                                 f"tp {m.kv_heads} splits the KV cache without copies", severity="warning"))
     elif m.attention.kind != "mla" and m.kv_heads % par.tp:
         out.add(doc.finding(where + ("tp",), f"tp {par.tp} does not divide the {m.kv_heads} KV heads",
-                            f"use a divisor of {m.kv_heads}, e.g. {_divisor_near(m.kv_heads, par.tp)}"))
+                            f"use a divisor of {m.kv_heads}, e.g. {_tp_near(m, par.tp)}"))
     if par.pp > m.layers:
         out.add(doc.finding(where + ("pp",), f"pp {par.pp} is more pipeline stages than the {m.layers} layers",
                             f"use at most {m.layers}"))

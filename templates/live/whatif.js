@@ -241,6 +241,15 @@ const GR_WHATIF = (function () {
     return best;
   }
 
+  function tpNear(m, tp) {  // checks._tp_near: the nearest tp the query and KV heads allow, the lower of two as near
+    let best = 1;
+    for (let x = 1; x <= m.heads; x++) {
+      const fits = m.attention.kind === "mla" || (x <= m.kv_heads ? m.kv_heads % x === 0 : x % m.kv_heads === 0);
+      if (m.heads % x === 0 && fits && Math.abs(x - tp) < Math.abs(best - tp)) best = x;
+    }
+    return best;
+  }
+
   /** Apply one parsed override to ``state`` ({inputs, precision, given, shape}); throws OverrideError. */
   function apply1(state, path, v, raw, live) {
     const inp = state.inputs, m = inp.model, parts = path.split("."), top = parts[0], k = parts[parts.length - 1];
@@ -448,14 +457,14 @@ const GR_WHATIF = (function () {
     const mla = m.attention.kind === "mla", noun = live.inputs.hardware.noun || "GPU";  // Hardware.noun
     if (m.heads % par.tp) {
       throw new OverrideError("parallelism.tp", "tp " + par.tp + " does not divide the " + m.heads + " query heads of "
-        + m.title, "use a divisor of " + m.heads + ", e.g. " + divisorNear(m.heads, par.tp));
+        + m.title, "use a divisor of " + m.heads + ", e.g. " + tpNear(m, par.tp));
     } else if (!mla && par.tp > m.kv_heads && par.tp % m.kv_heads) {
       throw new OverrideError("parallelism.tp", "tp " + par.tp + " is above the " + m.kv_heads + " KV heads but not a "
         + "multiple of them: the KV heads cannot be replicated evenly", "use a multiple of " + m.kv_heads
         + " that divides " + m.heads + ", or at most " + m.kv_heads);
     } else if (!mla && par.tp <= m.kv_heads && m.kv_heads % par.tp) {
       throw new OverrideError("parallelism.tp", "tp " + par.tp + " does not divide the " + m.kv_heads + " KV heads",
-        "use a divisor of " + m.kv_heads + ", e.g. " + divisorNear(m.kv_heads, par.tp));
+        "use a divisor of " + m.kv_heads + ", e.g. " + tpNear(m, par.tp));
     }
     if (par.pp > m.layers) {
       throw new OverrideError("parallelism.pp", "pp " + par.pp + " is more pipeline stages than the " + m.layers
