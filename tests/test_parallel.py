@@ -374,6 +374,22 @@ def test_smallest_layout_of_405b_on_h100(h100):
                             if 405e9 * 2 / (t * p) < 80 * 2**30)
 
 
+def test_page_one_names_every_degree_of_the_smallest_layout():
+    """Qwen3 235B-A22B in bf16 on one Gaudi 3 (470 GB of weights, 114 GiB of memory): the smallest layout that holds
+    it with a 1k context is 4 chips with data-parallel attention, tp 1 x ep 4 x dp 4 (each chip a quarter of the
+    experts and its own attention); page 1's fit sentence named it "4 x ... (tp 1)", one GPU's layout on four."""
+    from genreport.present.summary import _fit_sentence
+    from shared import evaluated
+
+    r = evaluated(ROOT / "specs" / "llama8b-h100.yaml",
+                  ["model=qwen3-235b-a22b", "hardware=gaudi3", "workloads.decode.context=[1024]"])
+    s = r.many.smallest
+    assert (s["gpus"], s["tp"], s["pp"], s["ep"], s["dp"]) == (4, 1, 1, 4, 4) and s["tp"] * s["dp"] == s["gpus"]
+    label = next(o["label"] for o in r.fit_options if o["kind"] == "gpus")
+    assert label == "4 × Intel Gaudi 3 (HL-325L OAM) (tp 1 × ep 4 × dp 4)"
+    assert f"or {label} (" in _fit_sentence(r)
+
+
 def test_scaling_rows_split_the_round(h100):
     from genreport.model.plan import scaling
 

@@ -48,7 +48,12 @@ def fit_options(r) -> list[dict]:
                     "fits": w < cap, "gpus": 1})
     layout = r.many.smallest if r.many is not None else None
     if layout is not None:  # the interconnect ledger's smallest layout in the spec's weight format
-        shape = f"tp {layout['tp']}" + (f" × pp {layout['pp']}" if layout["pp"] > 1 else "")
+        # every degree above 1, as page 1's cheapest layout names them (Qwen3 235B on 4 Gaudi 3: tp 2 × ep 4 × dp 2,
+        # data-parallel attention, which "tp 2" alone left as two GPUs' worth of layout on four)
+        ep = layout.get("ep", 1)
+        spare = layout.get("redundant_experts") or 0
+        shape = " × ".join([f"tp {layout['tp']}"] + [f"{k} {v}" for k, v in (
+            ("pp", layout["pp"]), ("ep", f"{ep}+{spare}" if spare else ep), ("dp", layout.get("dp", 1))) if v != 1])
         out.append({"kind": "gpus", "label": f"{layout['gpus']} × {spec.hardware.title} ({shape})",
                     "weight_bytes": layout["weight_bytes_per_gpu"], "capacity": cap, "fits": True,
                     "gpus": layout["gpus"], "time": layout["time_bound"],
