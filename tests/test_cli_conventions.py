@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from genreport.commands.cli import EXIT, main
 
@@ -96,6 +98,17 @@ def test_table_command_gives_page_one(capsys):
     assert main(["table", "specs/llama70b-h100-tp8.yaml"]) == 0
     out = capsys.readouterr().out
     assert "on 8 x NVIDIA H100" in out and "tok/s per replica" in out
+
+
+def test_table_says_the_devices_noun_and_one_gpu_in_words(capsys):
+    """Page 1 as the report says it: on Gaudi 3 (noun: chip) "On 8 chips ... tok/s per chip", as the HTML does (the
+    command printed "GPUs"); a layout block of one GPU is "On one GPU", not "On 1 GPUs ()"."""
+    assert main(["table", "specs/llama70b-h100-tp8.yaml", "--set", "hardware=gaudi3"]) == 0
+    out = capsys.readouterr().out
+    assert "On 8 chips (tp 8)" in out and "tok/s per chip" in out and "GPU" not in out
+    assert main(["table", "specs/llama8b-h100.yaml", "--set", "parallelism.tp=1", "--format", "json"]) == 0
+    first = json.loads(capsys.readouterr().out)["summary"][0]["sentence"]
+    assert first.startswith("On one GPU, decode at batch 1") and "with no collective on its critical path" in first
 
 
 # ------------------------------------------------------------------------------------------------ the API

@@ -39,17 +39,19 @@ def _plain(x):
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     import genreport
+    from genreport.present.fmt import device
     from genreport.present.summary import sentences
 
     r = genreport.evaluate(genreport.load_spec(Path(args.spec), overrides=args.overrides))
-    header, rows = r.decision_table()
+    noun = r.spec.hardware.noun  # page 1's words for the device: "chip" on a TPU or a Gaudi, as the report says
+    header, rows = device(r.decision_table(), noun)
     records = [{k: _plain(x.get(k)) for k in RECORD_KEYS} for x in r.decision]
-    summary = sentences(r)
+    summary = device(sentences(r), noun)
     parts = [("summary", ["sentence"], [[safe(x)] for x in summary], set(), [{"sentence": x} for x in summary]),
              ("decision", header, [[safe(c) for c in row] for row in rows], {2, 3, 4, 5}, records)]
     if args.format == "table":
         print(safe(r.spec.title))
-        print(safe(r.frame_text()) + "\n")
+        print(safe(device(r.frame_text(), noun)) + "\n")
         print("\n".join(safe(x) for x in summary) + "\n")
         print(emit(parts[1:], "table"))
     else:

@@ -408,7 +408,8 @@ def _inputs(r: Results) -> list[dict]:
     if r.parallel is not None:
         par = r.parallel.parallelism
         rows.append({"what": "layout (tensor, pipeline, expert, data parallel)", "symbol": "n_TP, n_PP, n_EP, n_DP",
-                     "value": f"{par.tp}, {par.pp}, {par.ep}, {par.dp} ({par.gpus} GPUs)", "source": "spec"})
+                     "value": f"{par.tp}, {par.pp}, {par.ep}, {par.dp} ({par.gpus} {r.spec.hardware.noun}"
+                     f"{'s' if par.gpus > 1 else ''})", "source": "spec"})
         if par.redundant_experts:
             rows.append({"what": "redundant expert replicas (held r/ep to a GPU; the estimate's busiest GPU hands a "
                                  "replicated expert's tokens to the least-loaded holder)", "symbol": "r; ρ_x = r/E",

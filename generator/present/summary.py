@@ -63,7 +63,8 @@ def sentences(r: Results) -> list[str]:
         if len(out) < 1 and r.parallel is not None:
             p = r.parallel.parallelism
             shape = ", ".join(f"{k} {v}" for k, v in (("tp", p.tp), ("pp", p.pp), ("ep", p.ep), ("dp", p.dp)) if v > 1)
-            out.append(f"On {p.gpus} GPUs ({shape}), decode at batch {d1['batch']:,} and context {d1['context']:,} is "
+            where = f"On {p.gpus} GPUs ({shape})" if p.gpus > 1 else "On one GPU"  # a layout block of tp 1
+            out.append(f"{where}, decode at batch {d1['batch']:,} and context {d1['context']:,} is "
                        f"{d1['roof']}-bound: the strict bound is {fmt.time(d1['time'])} per token (the ledgers "
                        f"overlapped), at most {fmt.num(d1['tokens_per_s_gpu'])} tok/s per GPU; the serial estimate is "
                        f"{fmt.time(d1['serial'])}, {_collectives_clause(d1, p.pp)}{_overhead_clause(d1)}.")
@@ -144,7 +145,7 @@ def terminal_lines(r: Results) -> list[str]:
         kv = sc["kv_capacity_tokens"]
         windowed = _windowed_kv(r, sc, " per replica") if kv is not None else ""
         lines.append(f"  fits: {ok}, {fmt.gb(sc['weight_bytes'])} of weights per GPU in "
-                     f"{_usable(r, sc)} on {r.parallel.parallelism.gpus} GPUs; "
+                     f"{_usable(r, sc)} on {r.parallel.parallelism.gpus} GPU{'s' if r.parallel.parallelism.gpus > 1 else ''}; "
                      + (windowed or (f"{fmt.integer(kv)} KV tokens per replica" if kv is not None
                                      else "no KV cache fits")))
     elif r.verdicts.get("weights_fit", True):

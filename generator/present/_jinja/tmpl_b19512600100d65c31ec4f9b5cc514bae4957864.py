@@ -137,7 +137,8 @@ def root(context, missing=missing):
             yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'gpus'))
             yield ' '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-            yield 's</strong>\n(tp '
+            yield escape(('s' if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'gpus') > 1) else ''))
+            yield '</strong>\n(tp '
             yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'tp'))
             yield ' × pp '
             yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'pp'))
@@ -696,4 +697,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=115&2=127&4=130&5=134&6=137&7=141&8=163&9=172&10=174&11=178&12=180&13=202&14=230&15=269&17=280&18=282&19=284&21=292&22=312&23=324&24=334&25=339&26=347&28=350&29=371&30=377&31=401&32=428&34=434&35=437&36=440&37=442&38=476&40=490&41=498&44=509&45=511&46=521&47=538&50=547&52=550&53=560&57=574&58=576&59=584&60=587&61=591&62=594&63=597&64=601&65=610&66=616&67=620&68=626&69=632&70=637&71=648&73=653&74=657&77=659&78=661&79=663&81=665&82=673&84=694'
+debug_info = '1=115&2=127&4=130&5=134&6=137&7=142&8=164&9=173&10=175&11=179&12=181&13=203&14=231&15=270&17=281&18=283&19=285&21=293&22=313&23=325&24=335&25=340&26=348&28=351&29=372&30=378&31=402&32=429&34=435&35=438&36=441&37=443&38=477&40=491&41=499&44=510&45=512&46=522&47=539&50=548&52=551&53=561&57=575&58=577&59=585&60=588&61=592&62=595&63=598&64=602&65=611&66=617&67=621&68=627&69=633&70=638&71=649&73=654&74=658&77=660&78=662&79=664&81=666&82=674&84=695'
