@@ -373,7 +373,9 @@ workloads:
 
 
 def _value(out: str) -> float:
-    return float(out.strip().splitlines()[-1].split("=")[-1].split()[0])
+    """The value line's number: the last line but the scope line a layout's value ends with."""
+    last = [line for line in out.strip().splitlines() if not line.startswith("  scope: ")][-1]
+    return float(last.split("=")[-1].split()[0])
 
 
 def test_a_windowed_models_inputs_say_why_d_h_is_not_its_own(capsys, tmp_path):
@@ -422,4 +424,5 @@ def test_at_a_workload_symbol_evaluates_the_point_there(capsys, tmp_path):
     s_given = run(capsys, "decode_time_bound", "--spec", str(spec), "--context", "64k")
     assert _value(s_at[1]) == _value(s_given[1]) and "at S = 65,536" in s_at[1]
     # the point itself, so no input is set apart from it: the same lines as --context gives, no "--at" scope
-    assert s_at[1] == s_given[1] and "scope:" not in s_at[1]
+    assert s_at[1] == s_given[1] and "inputs set with --at" not in s_at[1]
+    assert s_at[1].strip().splitlines()[-1].startswith("  scope: one GPU's of tp 4")  # the report's, stated

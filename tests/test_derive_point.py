@@ -58,6 +58,26 @@ def test_the_scope_where_the_formula_is_another_number():
     assert "the formula above at these inputs" in lines[1]
 
 
+def test_a_layout_s_value_says_whose_it_is_where_the_formula_agrees(capsys):
+    """Llama 3.1 70B on 8 H100 (tp 8) at batch 64, context 8192: the printed formula gives the number the report
+    states, 5,479.9 tok/s (one replica's, all 8 GPUs'), and derive says whose it is, as it did only where the two
+    differ; the KV bytes per token, 40,960 B, are one GPU's (80 layers x 2 x 1 KV head x 128 x 2 B)."""
+    from genreport.commands.cli import main
+
+    assert main(["derive", "decode_tokens_per_s", "--spec", "specs/llama70b-h100-tp8.yaml", "--batch", "64",
+                 "--context", "8192"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[-2].startswith("  tok_s = 5479.9")
+    assert lines[-1] == ("  scope: one replica's (8 GPUs of tp 8 x pp 1 x ep 1 x dp 1) (results.json: "
+                         "decode_tokens_per_s at batch = 64, context = 8192)")
+    assert main(["derive", "kv_bytes_per_token", "--spec", "specs/llama70b-h100-tp8.yaml"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[-2].startswith("  c = 40960 B") and 80 * 2 * 1 * 128 * 2 == 40960
+    assert lines[-1] == "  scope: one GPU's of tp 8 x pp 1 x ep 1 x dp 1 (results.json: kv_bytes_per_token)"
+    assert main(["derive", "kv_bytes_per_token", "--spec", "specs/llama8b-h100.yaml"]) == 0  # one card: no line
+    assert "scope" not in capsys.readouterr().out
+
+
 def test_derive_states_the_training_state_of_the_whole_model_and_whole_tokens(tmp_path, capsys):
     """Qwen2.5 72B in bf16 on 4 H20 (tp 4) training 8k-token micro-batches: chapter 5 states the whole model's state,
     k N = 16 B x 72.7e9 = 1.163 TB (ZeRO's mixed-precision Adam, Rajbhandari et al. SC'20, section 3; Qwen/Qwen2.5-72B

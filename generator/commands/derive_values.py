@@ -86,8 +86,8 @@ def scope_of(spec, entry_id: str) -> str:
     shape = f"tp {par.tp} x pp {par.pp} x ep {par.ep} x dp {par.dp}"
     if base == "decode_tokens_per_s" or base.endswith("_replica"):
         gpus = par.replica_gpus
-        return (f"one replica's ({gpus} GPU{'s' if gpus > 1 else ''} of {shape}), over a round through "
-                f"{par.pp} pipeline stage{'s' if par.pp > 1 else ''}")
+        return (f"one replica's ({gpus} GPU{'s' if gpus > 1 else ''} of {shape})"
+                + (f", over a round through {par.pp} pipeline stages" if par.pp > 1 else ""))
     return f"one GPU's of {shape}"
 
 
@@ -122,13 +122,15 @@ def stated_at_point(qid: str, nums: Numbers, unit: str, integer: str = "") -> tu
                          "(the report's numbers are at its own point: run without --at for them)")
         return own, why, lines + window
     stated = entry.value
+    where = ", ".join(f"{k} = {v}" for k, v in entry.params.items())
+    source = f"(results.json: {entry.id}" + (f" at {where}" if where else "") + ")"
     if (own is None and stated is None) or (own is not None and stated is not None
                                             and abs(own - stated) <= 1e-9 * max(abs(stated), 1e-300)):
-        return stated, entry.reason or why, window
-    where = ", ".join(f"{k} = {v}" for k, v in entry.params.items())
+        # at a layout the number is one GPU's or one replica's: say whose, as the report's tables do
+        scope = [f"  scope: {scope_of(nums.spec, entry.id)} {source}"] if nums.spec.parallelism is not None else []
+        return stated, entry.reason or why, scope + window
     return stated, entry.reason, [
-        f"  scope: the report's value, {scope_of(nums.spec, entry.id)} (results.json: {entry.id}"
-        + (f" at {where}" if where else "") + ")",
+        f"  scope: the report's value, {scope_of(nums.spec, entry.id)} {source}",
         f"  the formula above at these inputs: {_fmt(own, unit, integer) if own is not None else 'none: ' + why}, "
         "not a number the report states"]
 
