@@ -75,6 +75,7 @@ WINDOWS = [  # sliding windows: all layers (Mistral), every other layer (Gemma 2
     ("llama8b-h100.yaml", ["model=gemma-2-9b"]),
     # one sequence of 128k fits beside Gemma 3 27B's weights in 66 GiB: "1 sequence", not "1 sequences"
     ("llama8b-h100.yaml", ["model=gemma-3-27b", "workloads.decode.context=[128k]", "hardware.memory.capacity=66 GiB"]),
+    ("llama8b-h100.yaml", ["parallelism.tp=1"]),  # a layout block of one GPU: "On one GPU", not "On 1 GPUs ()"
     ("llama8b-h100.yaml", ["parallelism.tp=2"]),  # training at a layout: its step is one GPU's slice, said so
     ("llama8b-h100.yaml", ["precision=fp8"]),  # served in fp8, trained in bf16: the training line names the bf16 peak
     ("llama8b-h100.yaml", ["model=mistral-7b"]),
@@ -101,9 +102,10 @@ def test_committed_specs_windows_and_moe_match():
     assert by_name[("seed000-70b-h100", ())]["sentences"] is None  # names the smallest layout: Python's alone
     assert by_name[("llama8b-h100", ())]["sentences"][0].startswith("Decode at batch 1")
     assert by_name[("llama70b-h100-tp8", ())]["sentences"][0].startswith("On 8 GPUs (tp 8), decode at batch 1")
-    assert sum(w["sentences"][0].startswith("On ") for w in wants if w["sentences"]) == 7  # the many-GPU specs
+    assert sum(w["sentences"][0].startswith("On ") for w in wants if w["sentences"]) == 8  # the layouts' specs
+    assert by_name[("llama8b-h100", ("parallelism.tp=1",))]["sentences"][0].startswith("On one GPU, decode at batch 1")
     # page 1 names the serial estimate's own collectives, never the bound's interconnect ledger beside it
-    staged = by_name[("llama70b-h100-tp8", tuple(WINDOWS[-1][1]))]["sentences"][0]
+    staged = by_name[("llama70b-h100-tp8", ("parallelism.pp=2",))]["sentences"][0]
     assert staged.startswith("On 16 GPUs (tp 8, pp 2)") and "through 2 stages, each GPU's round spending" in staged
     assert "of it in the collectives on its critical path" in by_name[("llama70b-h100-tp8", ())]["sentences"][0]
     assert all("sliding window" in by_name[("llama8b-h100", tuple(o))]["attention_text"] for _, o in WINDOWS[:5])
