@@ -73,9 +73,9 @@ def test_data_is_what_the_matplotlib_figures_draw(results, data):
     assert data["70b"]["decodeIntensity"]["contexts"][0]["intensity_at_capacity"] is None
 
 
-def _node(jobs: list) -> dict[str, str]:
-    """Run figs.js in one node process on [key, function, d] jobs; the SVG text of each, by key."""
-    p = subprocess.run([NODE, "-e", RUN, str(FIGS)], input=json.dumps(jobs), capture_output=True, text=True,
+def _node(jobs: list, script: Path = FIGS) -> dict[str, str]:
+    """Run figs.js (or ``script``) in one node process on [key, function, d] jobs; the SVG text of each, by key."""
+    p = subprocess.run([NODE, "-e", RUN, str(script)], input=json.dumps(jobs), capture_output=True, text=True,
                        timeout=30, check=False)
     assert p.returncode == 0, p.stderr
     return json.loads(p.stdout)
@@ -151,6 +151,24 @@ def test_every_spec_draws_valid_deterministic_svg(data):
         for e in [*_roles(root, "point"), *_roles(root, "capacity"), *_roles(root, "crossover")]:
             x, y = _centre(e)  # every marker inside its axes
             assert fx(xlo) - 0.5 <= x <= fx(xhi) + 0.5 and fy(yhi) - 0.5 <= y <= fy(ylo) + 0.5, (name, e.attrib)
+
+
+@needs_node
+def test_the_shipped_bundle_draws_what_the_source_draws(data, tmp_path):
+    """What a report carries, ``live.scripts()`` (compacted: comments, indentation and spaces out), draws the same
+    SVG as figs.js's source, in both layouts: the compactor once read a template literal nested in another's
+    substitution as code and took out its spaces, so the roof lines came out as <pathdata-role="roof" ...>, no
+    element a browser draws (the roof vanished from the page's what-if figure)."""
+    from genreport.present import live
+
+    bundle = tmp_path / "bundle.js"
+    bundle.write_text(live.scripts(True), encoding="utf-8")
+    jobs = [[f"{key}/{fn}/{layout}", fn, {**dd, "layout": layout}] for key, d in data.items() for fn, dd in d.items()
+            for layout in ("wide", "narrow")]
+    shipped, source = _node(jobs, bundle), _node(jobs)
+    assert shipped == source
+    assert all(ET.fromstring(text) is not None for text in shipped.values())
+    assert any('<path data-role="roof" ' in text for text in shipped.values())
 
 
 @needs_node

@@ -166,3 +166,24 @@ def test_an_moe_prefill_says_what_a_routed_experts_load_serves():
             "pass is bandwidth-bound per GPU") in lines[0]
     assert "a routed expert's weights serve about 2,048 of the 8,192 tokens" in lines[-1]
     assert not any("routed expert" in x for x in prose.prefill_lines(evaluated("llama70b-h100-tp8.yaml")))
+
+
+def test_the_shipped_bundle_says_what_the_source_says():
+    """What a report carries, ``live.scripts()`` (compacted), gives the same sentences as prose.js's source: the
+    compactor once took out the spaces of a template literal nested in another's substitution, so Gemma 2 9B's
+    sliding-window sentence read "21of its 42 layers" in the page (and page 1's "On 4GPUs(tp 4)")."""
+    import json
+
+    from livejs import run_program
+    from shared import evaluated
+
+    results = [evaluated(name, overrides) for name, overrides in WINDOWS]
+    payload = {"cases": [browser_inputs(r.spec, r) for r in results], "tables": live.tables(), "numbers": NUMBERS}
+    program = (live.scripts(True) + "\nconst INPUT = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
+               "function output(x) { process.stdout.write(JSON.stringify(x)); }\n" + PROSE)
+    proc = run_program(program, json.dumps(payload))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    shipped = json.loads(proc.stdout)
+    assert shipped == run(SCRIPTS, PROSE, payload)
+    gemma2 = shipped["cases"][[r.spec.overrides for r in results].index(("model=gemma-2-9b",))]["attention_text"]
+    assert " 21 of its 42 layers attend within a 4,096-token sliding window" in gemma2

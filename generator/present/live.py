@@ -360,17 +360,17 @@ def _squeeze(line: str) -> str:
     'for(let[k,v]of o.const){let s="const x";}'
     >>> _squeeze('s.replace(/"/g, "&quot;").split(", ")')
     's.replace(/"/g,"&quot;").split(", ")'
+    >>> _squeeze('x = `${n > 1 ? `On ${n} GPUs (${s})` : "one"}, at ${f(a, b)}`;')
+    'x=`${n > 1 ? `On ${n} GPUs (${s})` : "one"}, at ${f(a, b)}`;'
     """
     out: list[str] = []
     i, n = 0, len(line)
     while i < n:
         ch = line[i]
         if ch in "'\"`":
-            j = i + 1
-            while j < n and line[j] != ch:
-                j += 2 if line[j] == "\\" else 1
-            out.append(line[i:j + 1])
-            i = j + 1
+            j = _string_end(line, i)
+            out.append(line[i:j])
+            i = j
             continue
         if ch == "/":
             before = "".join(out).rstrip()
@@ -395,6 +395,27 @@ def _squeeze(line: str) -> str:
         out.append(ch)
         i += 1
     return "".join(out)
+
+
+def _string_end(line: str, i: int) -> int:
+    """The index just past the string that opens at ``line[i]`` (a quote or a backtick), kept whole: a template
+    literal's ``${...}`` substitutions with the strings and template literals nested in them included (squeezed
+    one literal at a time, `${a ? `x ${b}` : "y"}` lost the spaces of its inner literal: "On 4GPUs(tp 4)")."""
+    quote, j, n = line[i], i + 1, len(line)
+    while j < n and line[j] != quote:
+        if line[j] == "\\":
+            j += 2
+        elif quote == "`" and line.startswith("${", j):
+            j, depth = j + 2, 1
+            while j < n and depth:
+                if line[j] in "'\"`":
+                    j = _string_end(line, j)
+                    continue
+                depth += {"{": 1, "}": -1}.get(line[j], 0)
+                j += 1
+        else:
+            j += 1
+    return j + 1
 
 
 _BEFORE_EXPRESSION = frozenset("return typeof case in of void delete instanceof new throw yield await else do".split())

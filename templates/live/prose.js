@@ -300,7 +300,8 @@ const GR_PROSE = (function () {
         const shape = ["tp", "pp", "ep", "dp"].filter(function (k) { return par[k] > 1; })
           .map(function (k) { return k + " " + par[k]; }).join(", ");
         const gpus = par.tp * par.pp * par.dp;  // a layout block of tp 1: "On one GPU" (summary.sentences)
-        out.push(`${gpus > 1 ? `On ${gpus} GPUs (${shape})` : "On one GPU"}, decode at batch ${commas(d1.batch)} and context `
+        const where = gpus > 1 ? "On " + gpus + " GPUs (" + shape + ")" : "On one GPU";
+        out.push(`${where}, decode at batch ${commas(d1.batch)} and context `
           + `${commas(d1.context)} is ${d1.roof}-bound: the strict bound is ${F.time(d1.time)} per token (the ledgers `
           + `overlapped), at most ${F.num(d1.tokens_per_s_gpu)} tok/s per GPU; the serial estimate is `
           + `${F.time(d1.serial)}, ${collectivesClause(d1, par.pp)}${overheadClause(d1)}.`);
