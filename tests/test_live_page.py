@@ -148,6 +148,14 @@ def test_the_issues_example_from_the_url_fragment():
     svg = urllib.parse.unquote(html.unescape(src.group(1)))
     assert svg.startswith("<svg") and "ridge 206" in svg
     assert "4.8 TB/s" in dom[dom.index('id="s0"'):dom.index('id="s1"')]
+    # every figure the page drew is well-formed SVG: a browser shows no image of one that is not (the roof lines came
+    # out as <pathdata-role="roof" ...> once, and both redrawn figures were blank)
+    import xml.etree.ElementTree as ET
+
+    drawn = re.findall(r'data:image/svg\+xml;charset=utf-8,([^"]+)"', dom)
+    assert len(drawn) >= 4  # figures 4 and 6, wide and narrow
+    for text in drawn:
+        ET.fromstring(urllib.parse.unquote(html.unescape(text)))
 
 
 HARNESS = """<!DOCTYPE html><html><body><pre id="out"></pre><script>
