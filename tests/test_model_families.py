@@ -90,6 +90,18 @@ def _qwen3(d, L, h, kv, f, v=151936, experts=0, k=0, hd=128) -> tuple[int, int]:
     return total, total - L * (experts - k) * 3 * d * f
 
 
+def _phimoe() -> tuple[int, int]:
+    """PhiMoEForCausalLM (transformers models/phimoe/modeling_phimoe.py): q/k/v/o with biases (attention_bias
+    true), 16 Mixtral-shaped experts (w1, w3 of d x f, w2 of f x d, no bias), a router Linear(d, E) without bias,
+    two LayerNorms a layer and a final one, each a weight and a bias; an untied head, whose bias (lm_head_bias,
+    32,064 values) the spec does not count."""
+    d, L, h, kv, hd, f, v, experts, k = 4096, 32, 32, 8, 128, 6400, 32064, 16, 2
+    attn = d * h * hd + h * hd + 2 * (d * kv * hd + kv * hd) + h * hd * d + d
+    layer = attn + experts * 3 * d * f + d * experts + 2 * 2 * d
+    total = L * layer + 2 * v * d + 2 * d
+    return total, total - L * (experts - k) * 3 * d * f
+
+
 COUNTS = {  # name: (total, active) by hand
     "gpt-oss-120b": _gpt_oss(36, 128),
     "gpt-oss-20b": _gpt_oss(24, 32),
@@ -101,6 +113,7 @@ COUNTS = {  # name: (total, active) by hand
     "phi-4": ((40 * (5120 * 5120 * 2 + 2 * 5120 * 1280 + 3 * 5120 * 17920 + 2 * 5120) + 2 * 100352 * 5120 + 5120),) * 2,
     "deepseek-r1-distill-llama-8b": (8_030_261_248,) * 2,  # Llama 3.1 8B's shapes (test_catalog.PUBLISHED)
     "deepseek-r1-distill-qwen-7b": (7_615_616_512,) * 2,   # Qwen2.5 7B's shapes (test_catalog.PUBLISHED)
+    "phi-3.5-moe": _phimoe(),  # 41,873,121,280 and 6,640,967,680
 }
 
 # Published counts.  gpt-oss: OpenAI, "gpt-oss-120b & gpt-oss-20b Model Card" (arXiv:2508.10925), Table 1:
@@ -117,6 +130,7 @@ CARD = {  # name: (total, active or None, active excludes the input embedding, d
     "qwen3-32b": (32.8e9, None, False),
     "qwen3-235b-a22b": (235e9, 22e9, False),
     "phi-4": (14.7e9, None, False),
+    "phi-3.5-moe": (41.9e9, 6.6e9, False),  # huggingface.co/microsoft/Phi-3.5-MoE-instruct: 41.9B, 6.6B active
 }
 
 
@@ -226,6 +240,18 @@ def test_the_distills_import_under_their_names(tmp_path):
     for stem, family in (("deepseek-r1-distill-llama-8b", "llama"), ("deepseek-r1-distill-qwen-7b", "qwen2")):
         text, name = importhf.import_config(HF / f"{stem}.json")
         assert name == stem and f"family: {family}\n" in text
+
+
+def test_phi_3_5_moe_is_mixtral_shaped_with_layernorms_and_biases(tmp_path):
+    """Phi-3.5-MoE: Mixtral's experts (16, top-2) behind LayerNorms and biased attention; its 131,072-token sliding
+    window is the whole context, so no window is written; the head's bias is noted, not counted."""
+    notes: list = []
+    m, text = imported(tmp_path, "phi-3.5-moe", notes)
+    assert (m.layers, m.hidden_size, m.heads, m.kv_heads, m.head_dim, m.ffn_size) == (32, 4096, 32, 8, 128, 6400)
+    assert (m.moe.experts, m.moe.active_experts, m.norm, m.qkv_bias, m.o_bias) == (16, 2, "layernorm", True, True)
+    assert not m.attention.sliding_window and m.max_context == 131072 and not m.tied_embeddings
+    assert "lm_head_bias" in text and any("lm_head_bias" in str(n) for n in notes)
+    assert _phimoe() == (41_873_121_280, 6_640_967_680)
 
 
 def test_phi4_is_phi3_shaped(tmp_path):

@@ -19,7 +19,7 @@ _BY_MODEL_TYPE = {
     "qwen3_moe": "Qwen3MoeForCausalLM", "gemma2": "Gemma2ForCausalLM", "gemma3_text": "Gemma3ForCausalLM",
     "gemma3": "Gemma3ForConditionalGeneration", "phi3": "Phi3ForCausalLM", "deepseek_v2": "DeepseekV2ForCausalLM",
     "deepseek_v3": "DeepseekV3ForCausalLM", "gpt_oss": "GptOssForCausalLM", "llama4": "Llama4ForConditionalGeneration",
-    "llama4_text": "Llama4ForCausalLM",
+    "llama4_text": "Llama4ForCausalLM", "phimoe": "PhimoeForCausalLM",
 }
 
 
@@ -36,12 +36,16 @@ ARCHITECTURES: dict[str, tuple[str, bool]] = {
     "Gemma3ForCausalLM": ("gemma3", True),
     "Gemma3ForConditionalGeneration": ("gemma3", True),
     "Phi3ForCausalLM": ("phi3", False),
+    "PhiMoEForCausalLM": ("phimoe", False),  # Phi-3.5-MoE's config.json (its remote code's class name)
+    "PhimoeForCausalLM": ("phimoe", False),  # transformers' own class
     "DeepseekV2ForCausalLM": ("deepseek-v2", False),
     "DeepseekV3ForCausalLM": ("deepseek-v3", False),
     "GptOssForCausalLM": ("gpt-oss", False),
     "Llama4ForCausalLM": ("llama4", False),
     "Llama4ForConditionalGeneration": ("llama4", False),
 }
+
+_PHIMOE = ("PhiMoEForCausalLM", "PhimoeForCausalLM")
 
 # multimodal configs: the language model's keys are under text_config
 _MULTIMODAL = ("Gemma3ForConditionalGeneration", "Llama4ForConditionalGeneration")
@@ -176,6 +180,12 @@ def convert(cfg: _Config, name: str | None = None) -> tuple[dict, dict[str, str]
         "tied_embeddings": tied,
         "norm": "rmsnorm",
     }
+    if arch in _PHIMOE:  # nn.LayerNorm with elementwise_affine: a weight and a bias (models/phimoe/modeling_phimoe.py)
+        spec["norm"] = "layernorm"
+        comments["norm"] = "LayerNorm, a weight and a bias vector each (input, post-attention and final norms)"
+        if cfg.bool("lm_head_bias", False):
+            cfg.note("lm_head_bias", "the output head's bias (vocab_size parameters) is not counted",
+                     "a model spec has no head bias; the count is short by vocab_size")
     if arch.startswith("Gemma"):
         spec["norms_per_layer"] = 4
         comments["norms_per_layer"] = "input, post-attention, pre- and post-feed-forward RMSNorms"
@@ -266,7 +276,7 @@ def _moe(cfg: _Config, arch: str, layers: int, comments: dict[str, str]) -> tupl
     """The moe block and the FFN size to record (one expert's width when every layer routes; None: the
     config's intermediate_size, the dense layers' width)."""
     shared_size, step, dense_size = 0, 1, None
-    if arch == "MixtralForCausalLM":
+    if arch in ("MixtralForCausalLM",) + _PHIMOE:  # PhiMoE's sparse block is Mixtral's (w1, w3, w2; no router bias)
         experts, active = cfg.int("num_local_experts"), cfg.int("num_experts_per_tok")
         size, shared, dense = cfg.int("intermediate_size"), 0, 0
     elif arch == "GptOssForCausalLM":
