@@ -127,3 +127,34 @@ def test_the_chapters_cheapest_layout_is_remembered_only_for_the_same_inputs():
     again = sr._cheapest(load_report(spec, overrides=["workloads.decode.batch=[1, 8]"]))  # the chapter's inputs alike
     assert again["tp"] != -1 and len(sr._CHEAPEST) == 1
     assert [sr._cheapest(o) for o in others] == fresh and len(sr._CHEAPEST) == 3
+
+
+@pytest.mark.parametrize("engine", ["max_sequences 256", "no engine limit"])
+def test_a_service_of_millions_of_users_sizes_no_layouts_arrays_by_them(monkeypatch, capsys, engine):
+    """DeepSeek-V3's serving chapter with 10^5 users asked plan for batches up to the users, so every layout's
+    arrays were 10^5 batches long (10^6 users: 24 GB and 77 s; 10^7 were killed). A replica never runs more than
+    the engine's max_sequences (256), nor, without that limit, more than fit (284-41,992 sequences here): the
+    batches a layout's rounds are counted at end one past that, and the rows are those of a small request."""
+    import genreport.model.plan as plan_mod
+
+    sizes = []
+    real = plan_mod.at_batch
+
+    def counting(values, lay, batches, **kw):
+        sizes.append(int(getattr(batches, "size", 1)))
+        return real(values, lay, batches, **kw)
+
+    monkeypatch.setattr(plan_mod, "at_batch", counting)
+    sets = ["serving.users=100000"] + (["engine.max_sequences=0"] if engine == "no engine limit" else [])
+    many = evaluated("deepseek-v3-h200-ep8.yaml", sets).serving["cheapest"]
+    if engine == "max_sequences 256":
+        assert sizes and max(sizes) == 257  # one past the engine's 256
+    else:  # each layout's own capacity + 1: 284 to 41,992 sequences here, about 1,400 on average
+        assert sizes and max(sizes) <= 65_537 and sum(sizes) < 0.02 * 100_000 * len(sizes), (max(sizes), sum(sizes))
+    few = evaluated("deepseek-v3-h200-ep8.yaml", [s.replace("100000", "20000") for s in sets]).serving["cheapest"]
+    assert {k: v for k, v in many.items() if "users" not in k} == {k: v for k, v in few.items() if "users" not in k}
+    # the command line: 10^7 users are as many replicas as they need, each at most the chapter's 65,536
+    assert plan_cmd.main(["deepseek-v3", "--hardware", "h200", "--users", "10000000", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert rows and all(r["batch"] <= 256 and r["gpus_for_users"] // r["gpus"] * r["dp"] * r["batch"] >= 10**7
+                        for r in rows[:5])  # replicas x their dp ranks x the batch of each

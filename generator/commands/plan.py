@@ -74,7 +74,7 @@ def _parser() -> argparse.ArgumentParser:
                    "context - output + 1)")
     p.add_argument("--output", default=None, metavar="TOKENS", help="tokens one request generates (default 1, or "
                    "the context - prompt + 1 with --context and --prompt)")
-    p.add_argument("--batch", default=None, metavar="N", help="sequences per replica wanted (default --users, or 64)")
+    p.add_argument("--batch", default=None, metavar="N", help="sequences per replica wanted, at most 65,536 (default --users up to that, or 64)")
     p.add_argument("--users", default=None, metavar="N", help="concurrent requests to serve: the batch per replica "
                    "is at most this, and the table adds the devices that serve them all")
     p.add_argument("--tpot", "--latency", dest="tpot", metavar="TIME",
@@ -295,6 +295,7 @@ def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     from genreport import config
     from genreport.load.spec import PRECISION_BYTES, WEIGHT_FORMAT_BYTES
+    from genreport.model.frontier import MAX_BATCH
     from genreport.model.plan import Shape, plan
 
     defaults = config.load()  # the user's and the project's defaults: GPUs, prices, the memory reserve
@@ -337,8 +338,10 @@ def main(argv: list[str]) -> int:
     else:
         prompt, output = context or 8192, 1
     context = prompt + output - 1
-    batch = batch or users or 64
-    if batch > 65536:
+    if batch is None and users:  # the users spread over as many replicas as they need, each at most the serving
+        batch = min(users, MAX_BATCH)  # chapter's 65,536 (more users than that are more replicas, not a refusal)
+    batch = batch or 64
+    if batch > MAX_BATCH:
         raise _err(f"--batch {batch}", "more than 65,536 sequences per replica", "use a smaller batch")
     tpot = _time("--latency" if "--latency" in argv else "--tpot", args.tpot)
     ttft = _time("--ttft", args.ttft)

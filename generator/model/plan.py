@@ -361,7 +361,11 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
     if hw.link is None and max_gpus > 1:  # no link in the spec: nothing to price the collectives with
         skipped.append(("layouts of more than one GPU", f"{hw.title}'s spec has no interconnect"))
         max_gpus = 1
-    batches = np.arange(1, batch + 1, dtype=float)
+    # no row takes a batch past what the engine runs at once (its ok-mask and its break-even scan stop there): the
+    # batches end one past it, so that a service of millions of users does not size every layout's arrays by them
+    # (serving.users 10^6 on DeepSeek-V3: 24 GB and 77 s, each array a million batches long)
+    runs = engine_limit(hw, math.inf)
+    batches = np.arange(1, (batch if math.isinf(runs) else min(batch, int(runs) + 1)) + 1, dtype=float)
     s = float(context)
     draft_model = speculative is not None and not isinstance(speculative[2], (int, float)) and \
         not is_head(speculative[2], model)  # a catalog draft, not an EAGLE/MTP head
@@ -517,6 +521,10 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         return cv, float(q["capacity_batch_replica"](cv))
 
     cv, cap = _once(memo, ("context",) + key, context_part)
+    if math.isinf(engine_limit(hw, math.inf)) and cap + 1 < len(batches):
+        # no engine limit: no row takes a batch past what fits (a draft's share only lowers it), so its batches end
+        # one past that, as :func:`plan` ends them one past the engine's limit
+        batches = batches[:int(cap) + 1]
     draft = speculative[2] if speculative is not None and hasattr(speculative[2], "memory") else None
     if draft is not None:  # the draft's weights and KV cache share the replica's memory (capacity_batch_draft)
         cap, m_d, c_d = draft.capacity(q, cv, par.tp)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from genreport.load.spec import Parallelism
 from genreport.model.env import make_env
-from genreport.model.frontier import frontier
+from genreport.model.frontier import MAX_BATCH, frontier
 from genreport.model.plan import (
     MAX_GPUS,
     Shape,
@@ -101,7 +101,7 @@ def plan_inputs(spec) -> dict:
         sp = sv.speculative
         ask = (sp.draft_tokens, sp.acceptance, sp.draft if sp.draft is not None else sp.draft_cost, sp.verified)
     shape = Shape(sv.prompt, sv.output, sv.ttft, sv.users)
-    return {"batch": sv.users or 64, "context": shape.last_context, "latency": sv.tpot,
+    return {"batch": min(sv.users, MAX_BATCH) if sv.users else 64, "context": shape.last_context, "latency": sv.tpot,
             "precisions": report_precisions(spec), "max_gpus": MAX_GPUS if hw.link is not None else 1,
             "accounting": spec.accounting, "estimate": "bound", "kv_caches": ("auto",), "shape": shape,
             "speculative": ask, "draft_precision": declared_precision(spec), "own": spec.precision}
