@@ -521,8 +521,9 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         return cv, float(q["capacity_batch_replica"](cv))
 
     cv, cap = _once(memo, ("context",) + key, context_part)
-    if math.isinf(engine_limit(hw, math.inf)) and cap + 1 < len(batches):
-        # no engine limit: no row takes a batch past what fits (a draft's share only lowers it), so its batches end
+    if cap + 1 < len(batches):
+        # no row takes a batch past what fits (a draft's share only lowers it), nor scans one for its break-even
+        # (the serving chapter's lever stops at what fits and at the engine, serving.engine_limit): its batches end
         # one past that, as :func:`plan` ends them one past the engine's limit
         batches = batches[:int(cap) + 1]
     draft = speculative[2] if speculative is not None and hasattr(speculative[2], "memory") else None
