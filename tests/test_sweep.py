@@ -242,3 +242,30 @@ def test_the_command_keeps_what_plan_keeps_of_each_gpu(tmp_path, capsys):
     assert cli_main(["sweep", "--models", "llama-3.1-8b", "--memory-reserve", "95%", "-o", str(out)]) == 1
     err = capsys.readouterr().err
     assert "--memory-reserve 95%" in err and "hint:" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("rows,cols", [(1, 1), (2, 3), (3, 1), (1, 17), (27, 17)])
+def test_the_heatmap_keeps_every_text_on_its_canvas(rows, cols):
+    """The heatmap's size follows its grid, the longest model name and its title, which wraps to the width: two
+    models on three GPUs cut the title ("...largest batch that fits (seed accounting; ..." ran off the right edge)
+    and the colour bar's label at the top; with the capacity line (stop 64) the title is two sentences long."""
+    import numpy as np
+    from genreport.present.figures import style
+    from genreport.present.sweepfig import heatmap_figure
+
+    models = [("deepseek-r1-distill-qwen-7b" if r % 2 else f"m{r}") for r in range(rows)]
+    gpus = [f"gpu-{c}" for c in range(cols)]
+    value = np.array([[np.nan if (r + c) % 3 == 0 else 10.0 ** (1 + (r * cols + c) % 5) for c in range(cols)]
+                      for r in range(rows)])
+    where = {(r, c): ("fp8", 64) for r in range(rows) for c in range(cols) if np.isfinite(value[r, c])}
+    kept = ("10% of each GPU kept by the engine and one 8,192-token step's activations left out "
+            "(--memory-reserve, --max-batched-tokens)")
+    fig = heatmap_figure({"context": 8192, "models": models, "hardware": gpus, "value": value, "where": where},
+                         "seed", kept)
+    boxes = style.text_boxes(fig)
+    titles = [bb for text, bb in boxes if text.startswith("Best decode")]
+    assert len(titles) == 1
+    for text, bb in boxes:
+        assert bb.x0 >= -1 and bb.x1 <= fig.bbox.x1 + 1 and bb.y0 >= -1 and bb.y1 <= fig.bbox.y1 + 1, text
+        if not text.startswith("Best decode"):
+            assert not bb.overlaps(titles[0]), text

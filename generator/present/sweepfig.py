@@ -23,9 +23,18 @@ def _short(x: float) -> str:
     return f"{x:.2g}" if x < 10 else f"{x:.0f}"
 
 
-def heatmap_svg(best: dict, accounting: str = "seed", kept: str = "") -> bytes:
-    """``best`` from :func:`genreport.model.sweep.best_per_pair`: rows models, columns GPUs; ``kept``: what the
-    capacity leaves out of each GPU (commands.sweep.kept_note), a second line of the title."""
+TITLE_PT = 7.5  # the title's size; its lines wrap to the figure's width
+_CHAR_EM = 0.56  # DejaVu Sans' mean character width, in ems: how many characters a line of the width holds
+
+
+def heatmap_figure(best: dict, accounting: str = "seed", kept: str = ""):
+    """The heatmap as a matplotlib Figure (drawn by :func:`heatmap_svg`): ``best`` from
+    :func:`genreport.model.sweep.best_per_pair`, rows models, columns GPUs; ``kept``: what the capacity leaves out
+    of each GPU (commands.sweep.kept_note), a second line of the title.  Its size follows the grid, the longest model
+    name and the title, which wraps to the width: two models on three GPUs once cut the title and the colour bar's
+    label at the figure's edges."""
+    import textwrap
+
     import matplotlib
     from genreport.present.figures import RC
     from matplotlib.colors import LogNorm
@@ -34,8 +43,16 @@ def heatmap_svg(best: dict, accounting: str = "seed", kept: str = "") -> bytes:
     value = np.asarray(best["value"], dtype=float)
     models, gpus = best["models"], best["hardware"]
     rows, cols = value.shape
-    width = min(2.2 + 0.62 * cols, 16.0)
-    height = min(1.3 + 0.34 * rows, 14.0)
+    names = max((len(m) for m in models), default=0)
+    # the model names at 8 pt, the cells, the colour bar with its ticks and label
+    width = min(0.5 + names * 8 * _CHAR_EM / 72 + 0.62 * cols + 1.1, 16.0)
+    per_line = max(20, int((width - 0.25) * 72 / (TITLE_PT * _CHAR_EM)))
+    title = "\n".join(textwrap.fill(part, per_line) for part in (
+        f"Best decode tokens/s at context {best['context']:,}: any precision, largest batch that fits "
+        f"({accounting} accounting; '-': the weights do not fit)", kept) if part)
+    lines = title.count("\n") + 1
+    # the cells, the title's lines and the GPU names below; at least the colour bar's label (2.4 in at 7 pt) tall
+    height = min(max(1.0 + 0.34 * rows + lines * TITLE_PT * 1.3 / 72, 3.4), 14.0)
     # text as SVG text, not glyph paths: a cell label per model x GPU would cost seconds as paths
     with matplotlib.rc_context({**RC, "svg.fonttype": "none"}):
         fig = Figure(figsize=(width, height))
@@ -68,11 +85,19 @@ def heatmap_svg(best: dict, accounting: str = "seed", kept: str = "") -> bytes:
                         color=colour, linespacing=1.1).set_in_layout(False)  # inside its cell: no layout cost
         if norm is not None:
             bar = fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02)
-            bar.set_label("decode tokens/s (roofline ceiling)")
-        ax.set_title(f"Best decode tokens/s at context {best['context']:,}: any precision, largest batch that fits "
-                     f"({accounting} accounting; '-': the weights do not fit)" + (f"\n{kept}" if kept else ""),
-                     fontsize=7.5, loc="left")
+            bar.set_label("decode tokens/s (roofline ceiling)", fontsize=7)
+        fig.suptitle(title, x=0.01, ha="left", fontsize=TITLE_PT)  # over the whole width, the model names' too
         fig.tight_layout()
+    return fig
+
+
+def heatmap_svg(best: dict, accounting: str = "seed", kept: str = "") -> bytes:
+    """:func:`heatmap_figure` as SVG bytes (the same bytes every run)."""
+    import matplotlib
+    from genreport.present.figures import RC
+
+    fig = heatmap_figure(best, accounting, kept)
+    with matplotlib.rc_context({**RC, "svg.fonttype": "none"}):
         buf = io.BytesIO()
         fig.savefig(buf, format="svg", metadata={"Date": None})
     return buf.getvalue()
