@@ -263,9 +263,9 @@ def test_the_heatmap_keeps_every_text_on_its_canvas(rows, cols):
     fig = heatmap_figure({"context": 8192, "models": models, "hardware": gpus, "value": value, "where": where},
                          "seed", kept)
     boxes = style.text_boxes(fig)
-    titles = [bb for text, bb in boxes if text.startswith("Best decode")]
+    titles = [bb for label, bb in boxes if label.startswith("Best decode")]
     assert len(titles) == 1
-    for text, bb in boxes:
-        assert bb.x0 >= -1 and bb.x1 <= fig.bbox.x1 + 1 and bb.y0 >= -1 and bb.y1 <= fig.bbox.y1 + 1, text
-        if not text.startswith("Best decode"):
-            assert not bb.overlaps(titles[0]), text
+    for label, bb in boxes:
+        assert bb.x0 >= -1 and bb.x1 <= fig.bbox.x1 + 1 and bb.y0 >= -1 and bb.y1 <= fig.bbox.y1 + 1, label
+        if not label.startswith("Best decode"):
+            assert not bb.overlaps(titles[0]), label
