@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from genreport.commands.cli import main as cli_main
 from genreport.commands.diff import compare, read_results
+from shared import ROOT
 
 
 def doc(values: dict) -> dict:
@@ -68,6 +69,20 @@ def test_cli_folders_and_files(tmp_path, capsys):
     assert cli_main(["diff", "--exit-code", str(a), str(b)]) == 4
     assert cli_main(["diff", str(a), str(tmp_path / "missing")]) == 1
     assert "no report here" in capsys.readouterr().err
+
+
+def test_the_layout_is_an_input_that_changes(capsys):
+    """Two committed reports of Llama 3.1 70B on H100, tp 2 and tp 8: the inputs table names the layout's change
+    (results.json's 'parallel' section: tp 2 -> 8 on 2 -> 8 GPUs), which it left out (it read a 'layout' key that
+    section does not have), and a one-card report against a layout reads "(none)" for the degrees."""
+    assert cli_main(["diff", str(ROOT / "out" / "llama70b-h100-tp2"), str(ROOT / "out" / "llama70b-h100-tp8"),
+                     "--format", "json"]) == 0
+    changed = {x["input"]: (x["old"], x["new"]) for x in json.loads(capsys.readouterr().out)["inputs"]}
+    assert changed["layout.tp"] == (2, 8) and changed["layout.gpus"] == (2, 8) and "layout.pp" not in changed
+    assert cli_main(["diff", str(ROOT / "out" / "llama8b-h100"), str(ROOT / "out" / "llama70b-h100-tp8"),
+                     "--format", "json"]) == 0
+    changed = {x["input"]: (x["old"], x["new"]) for x in json.loads(capsys.readouterr().out)["inputs"]}
+    assert changed["layout.tp"] == (None, 8) and changed["layout.dp"] == (None, 1)
 
 
 def test_a_what_if_side_is_named_with_the_set_arguments_that_made_it(tmp_path, capsys):
