@@ -85,6 +85,26 @@ def test_the_layout_is_an_input_that_changes(capsys):
     assert changed["layout.tp"] == (None, 8) and changed["layout.dp"] == (None, 1)
 
 
+def test_the_serving_chapters_answers_are_compared(tmp_path, capsys):
+    """Llama 3.1 70B on 8 H100 against its what-if with an 8 ms TPOT target: no quantity of the grid moves, but the
+    serving chapter's answers do (the batch the target allows 256 -> 48, the GPUs for the 128 users 8 -> 24), and
+    diff lists them (it compared the quantities, inputs and verdicts only, so a changed deployment answer read "no
+    quantity changed"); --exit-code counts them."""
+    assert cli_main(["specs/llama70b-h100-tp8.yaml", "--format", "json", "-o", str(tmp_path), "-q",
+                     "--set", "serving.tpot=8ms"]) == 0
+    old, new = str(ROOT / "out" / "llama70b-h100-tp8"), str(tmp_path / "llama70b-h100-tp8-whatif")
+    assert cli_main(["diff", old, new, "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    serving = {x["answer"]: (x["old"], x["new"]) for x in doc["serving"]}
+    assert serving["tpot_target"] == (0.05, 0.008) and serving["tpot_batch"] == (256, 48)
+    assert serving["gpus_for_users"] == (8, 24) and doc["changed"] == []
+    assert cli_main(["diff", old, new]) == 0
+    text = capsys.readouterr().out
+    assert "Serving changed (" in text and "tpot_target" in text
+    assert all(len(line) < 200 for line in text.splitlines())  # a layout's links cut to the column
+    assert cli_main(["diff", "--exit-code", old, old]) == 0 and cli_main(["diff", "--exit-code", old, new]) == 4
+
+
 def test_a_what_if_side_is_named_with_the_set_arguments_that_made_it(tmp_path, capsys):
     """A what-if's results.json names its --set arguments (``what_if.overrides``, written by the build: see
     tests/test_layout_frame.py); diff shows them beside that side's name, quoted as a shell reads them, in text,

@@ -241,6 +241,7 @@ class Diff:
     grid: list[tuple[str, list, list]] = field(default_factory=list)  # (axis, values added, values removed)
     on_grid: tuple[int, int] = (0, 0)  # quantities added and removed only because a grid point came or went
     verdicts: list[tuple[str, object, object]] = field(default_factory=list)  # (which, old, new)
+    serving: list[tuple[str, object, object]] = field(default_factory=list)  # the serving chapter's (which, old, new)
     accounting: str = ""  # the accounting compared ('' : every accounting)
     what_if: tuple = (None, None)  # each side's --set arguments where it is a what-if build (what_if_of), else None
 
@@ -364,6 +365,25 @@ def verdict_changes(old: dict, new: dict) -> list[tuple[str, object, object]]:
     return [(k, a[k], b[k]) for k in sorted(a.keys() & b.keys()) if a[k] != b[k]]
 
 
+def _serving(doc: dict) -> dict:
+    """The serving chapter's answers by name (results.json's 'serving'): its own numbers ('users_batch',
+    'gpus_for_users', 'tpot_batch', ...) and the cheapest layout's ('cheapest.gpus', 'cheapest.usd_per_mtok_out',
+    ...); not the frontier's curves, the technique rows or the table of points, which the quantities and the
+    chapter give in full."""
+    sv = _section(doc, "serving")
+    flat = {k: v for k, v in sv.items() if isinstance(v, (str, int, float, bool, type(None)))}
+    flat.update({f"cheapest.{k}": v for k, v in _section(sv, "cheapest").items()
+                 if isinstance(v, (str, int, float, bool, type(None)))})
+    return flat
+
+
+def serving_changes(old: dict, new: dict) -> list[tuple[str, object, object]]:
+    """The serving chapter's answers that moved (a name on one side only reads "(none)" on the other): which GPUs,
+    how many, at what cost, under the targets."""
+    a, b = _serving(old), _serving(new)
+    return [(k, a.get(k), b.get(k)) for k in sorted(a.keys() | b.keys()) if a.get(k) != b.get(k)]
+
+
 def _lead(doc: dict) -> str:
     acc = _section(doc, "spec").get("accounting")
     return acc if isinstance(acc, str) else ""
@@ -405,7 +425,7 @@ def compare(old: dict, new: dict, threshold: float = 1e-9, accounting: str | Non
     added = [q for q in added if not _on_changed_grid(q, grid)]
     removed = [q for q in removed if not _on_changed_grid(q, grid)]
     return Diff(changed, added, removed, same, input_changes(old, new), grid, on_grid, verdict_changes(old, new),
-                accounting, (what_if_of(old), what_if_of(new)))
+                serving_changes(old, new), accounting, (what_if_of(old), what_if_of(new)))
 
 
 MAX_OVERRIDES = 64  # a what-if's --set arguments read from a results.json (each of at most MAX_OVERRIDE characters)
@@ -469,6 +489,11 @@ def _value(v) -> str:
     return str(v)
 
 
+def _short(text: str, width: int = 72) -> str:
+    """``text`` cut to ``width`` characters (a layout's links run to 300): the JSON output keeps it whole."""
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
 def _axis_values(xs: list) -> str:
     return ", ".join(_num(x) for x in xs[:12]) + (f", ... ({len(xs)} in all)" if len(xs) > 12 else "")
 
@@ -486,6 +511,9 @@ def sections(d: Diff, limit: int = 0) -> list[tuple[str, list[str], list[list[st
     if d.verdicts:
         out.append(("Verdicts changed", ["verdict", "old", "new"],
                     [[k, _value(a), _value(b)] for k, a, b in d.verdicts], set(), 0))
+    if d.serving:
+        out.append(("Serving changed", ["answer", "old", "new"],
+                    [[k, _short(_value(a)), _short(_value(b))] for k, a, b in d.serving], set(), 0))
     for title, _test in GROUPS:
         moved = [c for c in d.changed if group_of(c.id) == title]
         rows = [[c.id, _params(c.params), _num(c.old), _num(c.new), _ratio(c), c.unit]
@@ -562,6 +590,7 @@ def as_json(d: Diff) -> dict:
             "inputs": [{"input": k, "old": a, "new": b} for k, a, b in d.inputs],
             "grid": [{"axis": k, "added": a, "removed": r} for k, a, r in d.grid],
             "verdicts": [{"verdict": k, "old": a, "new": b} for k, a, b in d.verdicts],
+            "serving": [{"answer": k, "old": a, "new": b} for k, a, b in d.serving],
             "changed": [{"id": c.id, "params": c.params, "old": c.old, "new": c.new, "ratio": c.ratio, "unit": c.unit,
                          "group": group_of(c.id)} for c in d.changed],
             "added": [{"id": q["id"], "params": q.get("params") or {}, "value": q.get("value")} for q in d.added],
@@ -584,6 +613,6 @@ def main(argv: list[str]) -> int:
         print(render_markdown(d, args.old, args.new, args.limit))
     else:
         print(render(d, args.old, args.new, args.limit))
-    if args.exit_code and (d.changed or d.added or d.removed or d.inputs or d.grid or d.verdicts):
+    if args.exit_code and (d.changed or d.added or d.removed or d.inputs or d.grid or d.verdicts or d.serving):
         return 4
     return 0
