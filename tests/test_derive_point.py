@@ -78,6 +78,19 @@ def test_a_layout_s_value_says_whose_it_is_where_the_formula_agrees(capsys):
     assert "scope" not in capsys.readouterr().out
 
 
+def test_a_serving_rate_at_a_layout_says_it_is_one_replicas(capsys):
+    """DeepSeek-V3 on 8 H200 with data-parallel attention: the TPOT target's highest rate, lambda_theta, is one
+    replica's (one GPU of tp 1 x ep 8 x dp 8), as the serving chapter states "the goodput of one replica"; derive
+    printed the number alone (results.json does not list the chapter's rates, so no entry gave it a scope)."""
+    from genreport.commands.cli import main
+
+    assert main(["derive", "goodput_rate_tpot", "--spec", "specs/deepseek-v3-h200-ep8.yaml"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[-2].startswith("  lambda_theta = ")
+    assert lines[-1] == ("  scope: one replica's (1 GPU of tp 1 x pp 1 x ep 8 x dp 8), as the serving chapter "
+                         "states it")
+
+
 def test_derive_states_the_training_state_of_the_whole_model_and_whole_tokens(tmp_path, capsys):
     """Qwen2.5 72B in bf16 on 4 H20 (tp 4) training 8k-token micro-batches: chapter 5 states the whole model's state,
     k N = 16 B x 72.7e9 = 1.163 TB (ZeRO's mixed-precision Adam, Rajbhandari et al. SC'20, section 3; Qwen/Qwen2.5-72B

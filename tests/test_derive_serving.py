@@ -40,6 +40,11 @@ workloads:
 NB, C, W = 70.6e9 / 8, 20480.0, 3.35e12
 
 
+def _value_line(out: str) -> str:
+    """derive's value line: its last but the scope line a layout's value ends with."""
+    return [line for line in out.strip().splitlines() if not line.startswith("  scope: ")][-1]
+
+
 def _request_bytes(t_in=4096, t_out=512, h=0.5, s_c=512):
     prompt = t_in * (1 - h)
     return (t_out - 1) * (t_in + t_out / 2) * C + prompt * C * (1 + (t_in * (1 + h) - s_c) / (2 * s_c))
@@ -171,7 +176,7 @@ def test_the_stall_free_rate_solved_and_evaluated(capsys, spec):
     t_r = NB * (1 - 2 * t_p) / (W * (1 - 2 * t_p) - 2 * 511 * 4352 * C)
     assert main(["derive", "unchunked_ttft", "--spec", spec]) == 0
     out = capsys.readouterr().out
-    got = float(out.strip().splitlines()[-1].split("=")[-1].split()[0])
+    got = float(_value_line(out).split("=")[-1].split()[0])
     assert got == pytest.approx((t_r + t_p) / 2 + t_p / (2 * (1 - 2 * t_p)), rel=1e-5)
 
 
@@ -205,7 +210,7 @@ def test_the_prompt_spread_through_derive_is_the_chapters(capsys):
         out = capsys.readouterr().out
         inputs = out.split("inputs: ")[1].splitlines()[0]
         got = {k: float(v.split()[0]) for k, v in (x.split(" = ") for x in inputs.split(", "))}
-        got["value"] = float(out.strip().splitlines()[-1].split("=")[-1].split()[0])
+        got["value"] = float(_value_line(out).split("=")[-1].split()[0])
         got["path"], got["text"] = path, text
         return got
 
@@ -219,7 +224,7 @@ def test_the_prompt_spread_through_derive_is_the_chapters(capsys):
         assert got["value"] == pytest.approx(hand, rel=1e-5)
     derive_reads(one["path"], evaluated_text(one["text"], "sv-none"))
     assert main(["derive", "unchunked_ttft", "--spec", str(one["path"])]) == 0
-    mdl = float(capsys.readouterr().out.strip().splitlines()[-1].split("=")[-1].split()[0])
+    mdl = float(_value_line(capsys.readouterr().out).split("=")[-1].split()[0])
     assert one["value"] == pytest.approx(mdl, rel=1e-5)
 
 
@@ -239,7 +244,7 @@ def test_derive_gives_the_chapters_ceilings_at_a_two_node_moe(capsys):
         assert main(["derive", qid, "--spec", str(path), "--no-latex"]) == 0
         out = capsys.readouterr().out
         assert "the serving chapter's point" in out
-        assert float(out.strip().splitlines()[-1].split("=")[-1].split()[0]) == pytest.approx(numbers[qid], rel=1e-5)
+        assert float(_value_line(out).split("=")[-1].split()[0]) == pytest.approx(numbers[qid], rel=1e-5)
         if qid == "goodput_rate_capacity":
             assert "C - N b is the room beside the weights it holds" in out
     # a batch where the weights leave no room: no rate, with the reason, never a negative one

@@ -120,6 +120,10 @@ def stated_at_point(qid: str, nums: Numbers, unit: str, integer: str = "") -> tu
         if nums.overridden and nums.spec.parallelism is not None and not nums.whole:
             lines.append("  scope: the formula above at the inputs set with --at, one GPU's step over its slice "
                          "(the report's numbers are at its own point: run without --at for them)")
+        elif nums.spec.parallelism is not None and own is not None and _chapters(qid):
+            par = nums.spec.parallelism  # a rate or a round of the serving chapter: one replica's, as it states them
+            lines.append(f"  scope: one replica's ({par.replica_gpus} GPU{'s' if par.replica_gpus > 1 else ''} of tp "
+                         f"{par.tp} x pp {par.pp} x ep {par.ep} x dp {par.dp}), as the serving chapter states it")
         return own, why, lines + window
     stated = entry.value
     where = ", ".join(f"{k} = {v}" for k, v in entry.params.items())
@@ -133,6 +137,14 @@ def stated_at_point(qid: str, nums: Numbers, unit: str, integer: str = "") -> tu
         f"  scope: the report's value, {scope_of(nums.spec, entry.id)} {source}",
         f"  the formula above at these inputs: {_fmt(own, unit, integer) if own is not None else 'none: ' + why}, "
         "not a number the report states"]
+
+
+def _chapters(qid: str) -> bool:
+    """Whether ``qid`` is one of the serving chapter's rates and rounds, which results.json does not list."""
+    from genreport.model.serving import REQUEST, VERIFY
+    from genreport.model.techniques import AT_CHAPTER_POINT
+
+    return qid in AT_CHAPTER_POINT or qid in VERIFY or qid in REQUEST
 
 
 def _fmt(v, unit: str, integer: str = "") -> str:
