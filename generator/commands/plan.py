@@ -74,7 +74,8 @@ def _parser() -> argparse.ArgumentParser:
                    "context - output + 1)")
     p.add_argument("--output", default=None, metavar="TOKENS", help="tokens one request generates (default 1, or "
                    "the context - prompt + 1 with --context and --prompt)")
-    p.add_argument("--batch", default=None, metavar="N", help="sequences per replica wanted, at most 65,536 (default --users up to that, or 64)")
+    p.add_argument("--batch", default=None, metavar="N",
+                   help="sequences per replica wanted, at most 65,536 (default --users up to that, or 64)")
     p.add_argument("--users", default=None, metavar="N", help="concurrent requests to serve: the batch per replica "
                    "is at most this, and the table adds the devices that serve them all")
     p.add_argument("--tpot", "--latency", dest="tpot", metavar="TIME",
