@@ -71,10 +71,11 @@ def test_cli_folders_and_files(tmp_path, capsys):
     assert "no report here" in capsys.readouterr().err
 
 
-def test_the_layout_is_an_input_that_changes(capsys):
+def test_the_layout_is_an_input_that_changes(tmp_path, capsys):
     """Two committed reports of Llama 3.1 70B on H100, tp 2 and tp 8: the inputs table names the layout's change
     (results.json's 'parallel' section: tp 2 -> 8 on 2 -> 8 GPUs), which it left out (it read a 'layout' key that
-    section does not have), and a one-card report against a layout reads "(none)" for the degrees."""
+    section does not have), a one-card report against a layout reads "(none)" for the degrees, and the engine's
+    redundant experts (results.json's parallel.redundant_experts) count as the layout's."""
     assert cli_main(["diff", str(ROOT / "out" / "llama70b-h100-tp2"), str(ROOT / "out" / "llama70b-h100-tp8"),
                      "--format", "json"]) == 0
     changed = {x["input"]: (x["old"], x["new"]) for x in json.loads(capsys.readouterr().out)["inputs"]}
@@ -83,6 +84,13 @@ def test_the_layout_is_an_input_that_changes(capsys):
                      "--format", "json"]) == 0
     changed = {x["input"]: (x["old"], x["new"]) for x in json.loads(capsys.readouterr().out)["inputs"]}
     assert changed["layout.tp"] == (None, 8) and changed["layout.dp"] == (None, 1)
+    # the engine's redundant experts are the layout's too (DeepSeek-V3 on ep 8: 256 + 8, 33 experts a GPU)
+    assert cli_main(["specs/deepseek-v3-h200-ep8.yaml", "--format", "json", "-o", str(tmp_path), "-q",
+                     "--set", "engine.redundant_experts=8"]) == 0
+    assert cli_main(["diff", str(ROOT / "out" / "deepseek-v3-h200-ep8"), str(tmp_path / "deepseek-v3-h200-ep8-whatif"),
+                     "--format", "json"]) == 0
+    changed = {x["input"]: (x["old"], x["new"]) for x in json.loads(capsys.readouterr().out)["inputs"]}
+    assert changed["layout.redundant_experts"] == (0, 8)
 
 
 def test_the_serving_chapters_answers_are_compared(tmp_path, capsys):

@@ -300,7 +300,7 @@ def input_changes(old: dict, new: dict) -> list[tuple[str, object, object]]:
                 flat[f"spec.{k}"] = spec[k] if isinstance(spec[k], (str, int, float)) else str(spec[k])[:200]
         # the layout's degrees and GPUs, as results.json's 'parallel' section states them (none for one card)
         par = _section(doc, "parallel")
-        flat.update({f"layout.{k}": par[k] for k in ("tp", "pp", "ep", "dp", "gpus") if k in par})
+        flat.update({f"layout.{k}": par[k] for k in ("tp", "pp", "ep", "dp", "gpus", "redundant_experts") if k in par})
         return flat
     a, b = inputs(old), inputs(new)
     out = [(k, a.get(k), b.get(k)) for k in sorted(a.keys() | b.keys()) if a.get(k) != b.get(k)]

@@ -461,7 +461,7 @@ class ParallelResults:
 
     def as_json(self) -> dict:
         p = self.parallelism
-        return {"tp": p.tp, "pp": p.pp, "ep": p.ep, "dp": p.dp, "gpus": p.gpus,
+        return {"tp": p.tp, "pp": p.pp, "ep": p.ep, "dp": p.dp, "gpus": p.gpus, "redundant_experts": p.redundant_experts,
                 "decode_binds": self.binds.tolist() if self.binds is not None else [],
                 "decode_estimate_binds": self.estimate_binds.tolist() if self.estimate_binds is not None else [],
                 "stage_layers": list(self.stage_layers),
