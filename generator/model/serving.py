@@ -134,11 +134,31 @@ def _mean_context_values(env, prompt: int, output: int) -> tuple[float, float, f
     if output <= 1:
         g = env.at(context=float(prompt + 1))
         return mean, float(_read_c(env, prompt + 1)), float(np.ravel(g["d_h"])[0])
-    s = np.arange(prompt + 1, prompt + output, dtype=float)
-    g = env.at(context=s)
-    c = _read_c(env, s) * np.ones_like(s)  # what each round reads (a chunked layer: its current chunk)
-    d_h = np.asarray(g["d_h"], dtype=float) * np.ones_like(s)
-    return mean, float(np.mean(s * c) / mean), float(np.mean(s * d_h) / mean)
+    def rounds(s):
+        c = _read_c(env, s) * np.ones_like(s)  # what each round reads (a chunked layer: its current chunk)
+        return s * c, s * (np.asarray(env.at(context=s)["d_h"], dtype=float) * np.ones_like(s))
+
+    sc, sd = _round_means(rounds, prompt, output)
+    return mean, sc / mean, sd / mean
+
+
+ROUNDS_AT_ONCE = 1 << 20  # the rounds a request's means read at once: a 10^8-token output is 100 such chunks
+
+
+def _round_means(f, prompt: int, output: int) -> tuple[float, ...]:
+    """The means over the rounds k = 1 .. T_o - 1 (contexts S = T + k) of the arrays ``f(S)`` returns, read
+    ROUNDS_AT_ONCE rounds at a time: one chunk for any output up to a million tokens (np.mean over the whole array,
+    as before), and a bounded memory for longer ones (an output of 10^8 tokens held 4 GB of arrays at once)."""
+    n = output - 1
+    sums = None
+    for start in range(prompt + 1, prompt + output, ROUNDS_AT_ONCE):
+        s = np.arange(start, min(start + ROUNDS_AT_ONCE, prompt + output), dtype=float)
+        parts = f(s)
+        if n <= ROUNDS_AT_ONCE:
+            return tuple(float(np.mean(x)) for x in parts)
+        got = [float(np.sum(x)) for x in parts]
+        sums = got if sums is None else [a + b for a, b in zip(sums, got, strict=True)]
+    return tuple(x / n for x in sums)
 
 
 def held_mean_c(env, prompt: int, output: int) -> float:
@@ -151,9 +171,9 @@ def held_mean_c(env, prompt: int, output: int) -> float:
     mean = prompt + output / 2.0
     if output <= 1 or not bounded_layers(env.model):
         return float(np.ravel(np.asarray(env.at(context=float(prompt + max(output, 2) - 1))["c"], dtype=float))[0])
-    s = np.arange(prompt + 1, prompt + output, dtype=float)
-    c = np.asarray(env.at(context=s)["c"], dtype=float) * np.ones_like(s)
-    return float(np.mean(s * c) / mean)
+    (sc,) = _round_means(lambda s: (s * (np.asarray(env.at(context=s)["c"], dtype=float) * np.ones_like(s)),),
+                         prompt, output)
+    return sc / mean
 
 
 def request(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batch: int, prompt: int,
