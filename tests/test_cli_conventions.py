@@ -102,10 +102,13 @@ def test_table_command_gives_page_one(capsys):
 
 def test_table_says_the_devices_noun_and_one_gpu_in_words(capsys):
     """Page 1 as the report says it: on Gaudi 3 (noun: chip) "On 8 chips ... tok/s per chip", as the HTML does (the
-    command printed "GPUs"); a layout block of one GPU is "On one GPU", not "On 1 GPUs ()"."""
+    command printed "GPUs", under the spec's title naming 8 H100s); a layout block of one GPU is "On one GPU", not
+    "On 1 GPUs ()"."""
     assert main(["table", "specs/llama70b-h100-tp8.yaml", "--set", "hardware=gaudi3"]) == 0
     out = capsys.readouterr().out
     assert "On 8 chips (tp 8)" in out and "tok/s per chip" in out and "GPU" not in out
+    # a what-if is titled by what it analyses (the spec's title names 8 H100s): as its report's heading is
+    assert out.splitlines()[0] == "What-if: Llama 3.1 70B on 8 × Intel Gaudi 3 (HL-325L OAM), bf16"
     assert main(["table", "specs/llama8b-h100.yaml", "--set", "parallelism.tp=1", "--format", "json"]) == 0
     first = json.loads(capsys.readouterr().out)["summary"][0]["sentence"]
     assert first.startswith("On one GPU, decode at batch 1") and "with no collective on its critical path" in first

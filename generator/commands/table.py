@@ -50,7 +50,8 @@ def main(argv: list[str]) -> int:
     parts = [("summary", ["sentence"], [[safe(x)] for x in summary], set(), [{"sentence": x} for x in summary]),
              ("decision", header, [[safe(c) for c in row] for row in rows], {2, 3, 4, 5}, records)]
     if args.format == "table":
-        print(safe(r.spec.title))
+        # a what-if is titled by what it analyses, as its report's heading is (the spec's title names the spec's own)
+        print(safe(r.what_if_title if args.overrides else r.spec.title))
         print(safe(device(r.frame_text(), noun)) + "\n")
         print("\n".join(safe(x) for x in summary) + "\n")
         print(emit(parts[1:], "table"))
