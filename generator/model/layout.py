@@ -222,6 +222,18 @@ def _choice(g: str, span: int, tier: str, link, n: int, degree: int, lib, notes:
                       bus_group_gpus=measured_on if bus is not None else None)
 
 
+def layout_base(env: Env, model: Model, hw: Hardware, precision: Precision, par: Parallelism,
+                accounting: str) -> tuple[dict[str, LinkChoice], dict, float]:
+    """A layout's links, its values (:func:`layout_values`) with ``C`` the memory one of its GPUs may use, and that
+    memory: the engine's reserve and the GPU's own step's activations at this layout's tp, ep and pp kept
+    (env.usable_at), not the report's layout's (``hw.usable``).  What ``plan``'s rows, the serving chapter's
+    frontier and the tensor-parallel sweep each count a layout at."""
+    links, _ = choose_links(hw, par)
+    base = layout_values(env.values, model, par, links, precision, accounting, env.pc, kernels=hw.kernels)
+    base["C"] = usable = usable_at(hw, model, par.tp, par.ep, par.pp)
+    return links, base, usable
+
+
 def layout_values(base: dict[str, float], model: Model, par: Parallelism, links: dict[str, LinkChoice],
                   precision: Precision, accounting: str, pc: arch.ParameterCount, recipe: str = "bf16-grads",
                   kernels: Kernels | None = None) -> dict:

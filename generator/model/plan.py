@@ -23,6 +23,7 @@ from genreport.model.layout import (
     at_batch,
     at_prompt,
     choose_links,
+    layout_base,
     layout_values,
     min_gpus_to_fit,
     occupancy,
@@ -504,10 +505,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     key = (name, prec, par)  # the precision itself: a plan's own format may differ from another's of the same name
 
     def layout_part():
-        links, _ = choose_links(hw, par)
-        base = layout_values(env.values, model, par, links, prec, accounting, env.pc, kernels=hw.kernels)
-        usable = usable_at(hw, model, par.tp, par.ep, par.pp)  # one step's activations at this layout beside the reserve
-        base["C"] = usable
+        links, base, usable = layout_base(env, model, hw, prec, par, accounting)
         return links, base, usable, float(q["weight_bytes_per_gpu"](base))
 
     links, base, usable, w_gpu = _once(memo, ("layout",) + key, layout_part)
@@ -695,9 +693,7 @@ def _at_layout(env, model: Model, hw: Hardware, precision: Precision, par: Paral
                accounting: str) -> tuple[dict, float, dict]:
     """The layout's values (``C`` the usable memory per GPU at its tp), that memory, and the values at one
     context (its KV bytes per token ``c`` and head dimension): what :func:`point` and :func:`layout_bound` read."""
-    links, _ = choose_links(hw, par)
-    base = layout_values(env.values, model, par, links, precision, accounting, env.pc, kernels=hw.kernels)
-    base["C"] = usable = usable_at(hw, model, par.tp, par.ep, par.pp)
+    _, base, usable = layout_base(env, model, hw, precision, par, accounting)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         ctx = env.at(context=float(context))
         cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(ctx["c"])[0]),

@@ -28,8 +28,8 @@ import numpy as np
 from genreport.formulas.architecture import bounded_layers, chunked_layers
 from genreport.formulas.compiled import load
 from genreport.load.spec import Hardware, Model, Parallelism, Precision
-from genreport.model.env import make_env, usable_at
-from genreport.model.layout import at_batch, at_prompt, choose_links, layout_values, occupancy, prompt_rate
+from genreport.model.env import make_env
+from genreport.model.layout import at_batch, at_prompt, layout_base, occupancy, prompt_rate
 from genreport.model.stacked import over
 
 
@@ -273,11 +273,7 @@ def _layout_part(q, env, model: Model, hw: Hardware, precision: Precision, par: 
     key = ("layout", par, prompt, output)
     if memo is not None and key in memo:
         return memo[key]
-    links, _ = choose_links(hw, par)
-    base = layout_values(env.values, model, par, links, precision, accounting, env.pc, kernels=hw.kernels)
-    # the memory a GPU of this layout may use, its own step's activations beside the reserve (plan's, the fit map's);
-    # hw.usable is the report's layout's
-    base["C"] = usable = usable_at(hw, model, par.tp, par.ep, par.pp)
+    links, base, usable = layout_base(env, model, hw, precision, par, accounting)  # C: this layout's own memory
     lay = env.with_layout(par)
     last = float(last_context(prompt, output))
     pre = at_prompt(base, lay, float(prompt))
