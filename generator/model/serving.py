@@ -150,15 +150,13 @@ def _round_means(f, prompt: int, output: int) -> tuple[float, ...]:
     ROUNDS_AT_ONCE rounds at a time: one chunk for any output up to a million tokens (np.mean over the whole array,
     as before), and a bounded memory for longer ones (an output of 10^8 tokens held 4 GB of arrays at once)."""
     n = output - 1
-    sums = None
+    if n <= ROUNDS_AT_ONCE:
+        return tuple(float(np.mean(x)) for x in f(np.arange(prompt + 1, prompt + output, dtype=float)))
+    sums = 0.0
     for start in range(prompt + 1, prompt + output, ROUNDS_AT_ONCE):
         s = np.arange(start, min(start + ROUNDS_AT_ONCE, prompt + output), dtype=float)
-        parts = f(s)
-        if n <= ROUNDS_AT_ONCE:
-            return tuple(float(np.mean(x)) for x in parts)
-        got = [float(np.sum(x)) for x in parts]
-        sums = got if sums is None else [a + b for a, b in zip(sums, got, strict=True)]
-    return tuple(x / n for x in sums)
+        sums = sums + np.array([np.sum(x) for x in f(s)])
+    return tuple(float(x) / n for x in sums)
 
 
 def held_mean_c(env, prompt: int, output: int) -> float:
