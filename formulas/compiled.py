@@ -108,6 +108,15 @@ def _shared_latex():
                 tex = self.memo[expr] = super()._print(expr)
             return tex
 
+        def _print_Piecewise(self, expr):
+            from .parallel import RING_CALLS
+
+            call = RING_CALLS.get(expr)
+            if call is None:
+                return super()._print_Piecewise(expr)
+            n, z = call  # the ring all-reduce NCCL's tuner picks the protocol of, by its group and message
+            return rf"\tilde{{t}}_{{\mathrm{{ring}}}}\left({self._print(n)}, {self._print(z)}\right)"
+
     return SharedLatex
 
 
@@ -150,6 +159,27 @@ def display_form(q, variant: str, shown):
     return disp
 
 
+def broadcasting_printer():
+    """SymPy's NumPy printer, with ``And`` and ``Or`` folded pairwise (``reduce(logical_and, [a, b])``): its own
+    ``logical_and.reduce((a, b))`` makes one array of the conditions first, which fails where one is a scalar and
+    another an array (a condition on a per-context root beside one on the batch)."""
+    from sympy.printing.numpy import NumPyPrinter
+
+    class Printer(NumPyPrinter):
+        def _fold(self, op: str, expr) -> str:
+            fold, func = self._module_format("functools.reduce"), self._module_format("numpy." + op)
+            return f"{fold}({func}, [{', '.join(self._print(a) for a in expr.args)}])"
+
+        def _print_And(self, expr):
+            return self._fold("logical_and", expr)
+
+        def _print_Or(self, expr):
+            return self._fold("logical_or", expr)
+
+    return Printer({"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True,
+                    "user_functions": {}})
+
+
 def build_entry(q) -> dict:
     """Everything the report needs of one quantity: LaTeX per variant, steps, and its lambdified source."""
     import inspect
@@ -168,7 +198,8 @@ def build_entry(q) -> dict:
             free |= e.free_symbols
     args = tuple(sorted((s.name for s in free), key=str))
     fn_args = tuple(sorted((s.name for s in expr.free_symbols), key=str))
-    fn = sp.lambdify([sp.Symbol(a, positive=True) for a in fn_args], expr, "numpy", cse=True)
+    fn = sp.lambdify([sp.Symbol(a, positive=True) for a in fn_args], expr, "numpy", cse=True,
+                     printer=broadcasting_printer())
     printed: dict = {}  # the variants often give one expression: printed once (a pure function of it)
 
     def latex(e, together: bool = True) -> str:

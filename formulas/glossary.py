@@ -105,6 +105,8 @@ PARALLEL_ENTRIES: tuple[Entry, ...] = (
     Entry("W_coTP", r"\tilde{W}_{o,\mathrm{TP}}", "B/s", "bus bandwidth the library reaches per GPU across domains for the tensor-parallel group"),
     Entry("tau_c8", r"\tau_{c,8}", "s", "fixed cost of one ring call with the library's LL128 protocol (NCCL 14 us); tau_c where the file gives no protocols"),
     Entry("tau_cS", r"\tau_{c,S}", "s", "fixed cost of one ring call with the library's Simple protocol (NCCL 8.4 us); tau_c where the file gives no protocols"),
+    Entry("tau_cSm", r"\tilde{\tau}_{c,S}", "s", "fixed cost of one ring call with Simple as nccl-tests measure it on the scale-up link (the least-squares line through the sizes NCCL's tuner runs Simple at); tau_cS where the file gives no measurement"),
+    Entry("alpha_SmTP", r"\tilde{\alpha}_{S,\mathrm{TP}}", "s", "one ring step of the tensor-parallel group with Simple as nccl-tests measure it; alpha_STP where the file gives no measurement"),
     Entry("alpha_8TP", r"\alpha_{8,\mathrm{TP}}", "s", "one ring step of the tensor-parallel group with LL128 (NCCL: 1.9 us over NVLink, 2.5 over PCIe)"),
     Entry("alpha_STP", r"\alpha_{S,\mathrm{TP}}", "s", "one ring step of the tensor-parallel group with Simple (NCCL: 3.4 us over NVLink, 5.7 over PCIe)"),
     Entry("alpha_8oTP", r"\alpha_{8,o,\mathrm{TP}}", "s", "one ring step across domains with LL128 (NCCL 4.0 us); 0 inside one domain"),

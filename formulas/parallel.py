@@ -88,10 +88,13 @@ n_uTP, W_oTP, a_oTP, W_coTP, n_uEP, W_oEP, a_oEP, W_coEP = (
     sym(x) for x in ("n_uTP", "W_oTP", "alpha_oTP", "W_coTP", "n_uEP", "W_oEP", "alpha_oEP", "W_coEP"))
 # The library's protocols for the tensor-parallel ring (NCCL src/graph/tuning.cc): LL is tau_c, alpha_TP, alpha_oTP at
 # W_lTP, W_loTP (half the bus bandwidth, capped); LL128 and Simple their own call and step latencies, LL128 at
-# LL128_SHARE of the bus bandwidth, Simple at all of it.  Where the hardware file gives no protocols, LL128's and
-# Simple's latencies are LL's and LL's bandwidth the whole bus bandwidth: the ring is the one protocol it was.
-tau_c8, tau_cS, a_8TP, a_STP, a_8oTP, a_SoTP, W_lTP, W_loTP = (
-    sym(x) for x in ("tau_c8", "tau_cS", "alpha_8TP", "alpha_STP", "alpha_8oTP", "alpha_SoTP", "W_lTP", "W_loTP"))
+# LL128_SHARE of the bus bandwidth, Simple at all of it.  NCCL's tuner prices them with its own constants and the
+# link's line rate and runs the cheapest; the estimate charges the protocol it runs what it measures: Simple's call
+# and step on the scale-up link as nccl-tests time them (tau_cSm, alpha_SmTP).  Where the hardware file gives no
+# protocols, LL128's and Simple's latencies are LL's and LL's bandwidth the whole bus bandwidth: the one ring.
+tau_c8, tau_cS, a_8TP, a_STP, a_8oTP, a_SoTP, W_lTP, W_loTP, tau_cSm, a_SmTP = (
+    sym(x) for x in ("tau_c8", "tau_cS", "alpha_8TP", "alpha_STP", "alpha_8oTP", "alpha_SoTP", "W_lTP", "W_loTP",
+                     "tau_cSm", "alpha_SmTP"))
 LL128_SHARE = sp.Rational(92, 100)  # NCCL src/graph/tuning.cc: busBw * 0.92 for the ring with LL128
 N, N_a, N_e, L, d, H_kv, b, c, C, P, W, B, S, T, a = (
     sym(x) for x in ("N", "N_a", "N_e", "L", "d", "H_kv", "b", "c", "C", "P", "W", "B", "S", "T", "a"))
@@ -170,28 +173,66 @@ def all_reduce_time_oneshot(n=n_g, Z=Z, W=W_c, tau=tau_o):
     return _some(n) * tau + (n - 1) * Z / W
 
 
-def all_reduce_time_ring_protocols(n=n_g, Z=Z):
-    """The library's ring all-reduce for the tensor-parallel group with the fastest of its protocols [s]: the least of
-    LL (tau_c, alpha, at W_l: half the bus bandwidth, at most NCCL's llMaxBw), LL128 (tau_c8, alpha_8, at 0.92 W_c)
-    and Simple (tau_cS, alpha_S, at W_c), each across domains the faster of the ring and the hierarchical form.
+# Each protocol of the ring: (its bus bandwidth in the domain, its step there, its call latency, its bus bandwidth
+# across domains, its step across), as NCCL's tuner prices it (the link's line rate, the tuner's latencies) and as the
+# estimate charges it (the bus bandwidth the library reaches; Simple's latencies as nccl-tests measure them).
+TUNER_PROTOCOLS = {"LL": (W_lTP, a_TP, tau_c, W_loTP, a_oTP),
+                   "LL128": (LL128_SHARE * W_TP, a_8TP, tau_c8, LL128_SHARE * W_coTP, a_8oTP),
+                   "Simple": (W_TP, a_STP, tau_cS, W_coTP, a_SoTP)}
+PAID_PROTOCOLS = {"LL": (W_lTP, a_TP, tau_c, W_loTP, a_oTP),
+                  "LL128": (LL128_SHARE * W_cTP, a_8TP, tau_c8, LL128_SHARE * W_coTP, a_8oTP),
+                  "Simple": (W_cTP, a_SmTP, tau_cSm, W_coTP, a_SoTP)}
 
-    NCCL's tuner prices every protocol so and runs the cheapest (src/graph/tuning.cc): LL's small latency with the
-    large messages' bus bandwidth is no protocol's, and at 1-16 MiB on 8 x H100 that blend is 0.5-0.7 of nccl-tests'
-    time.  Without the file's protocols LL128's and Simple's latencies are LL's and LL's bandwidth W_c: the one ring.
+
+def _ring_forms(n, Z, W, alpha, tau, W_o, alpha_o):
+    """The faster of the ring and the hierarchical form of one protocol (inside one domain both are the ring) [s]."""
+    return sp.Min(all_reduce_time_ring_tiers(n, Z, W, alpha, tau, n_uTP, W_o, alpha_o),
+                  all_reduce_time_hierarchical(n, Z, W, alpha, tau, n_uTP, W_o, alpha_o))
+
+
+def picked_protocol(priced: dict, at: dict | None = None):
+    """The conditions under which NCCL's tuner runs each protocol, given each one's priced cost (a tie goes to the
+    first of LL, LL128, Simple): {protocol: condition}, ``at`` substituted where given."""
+    t = {p: (e.subs(at) if at else e) for p, e in priced.items()}
+    return {"LL": sp.And(t["LL"] <= t["LL128"], t["LL"] <= t["Simple"]),
+            "LL128": sp.And(t["LL128"] < t["LL"], t["LL128"] <= t["Simple"]),
+            "Simple": sp.And(t["Simple"] < t["LL"], t["Simple"] < t["LL128"])}
+
+
+def all_reduce_time_ring_protocols(n=n_g, Z=Z):
+    """The library's ring all-reduce for the tensor-parallel group with the protocol its tuner runs [s]: of LL
+    (tau_c, alpha, at W_l: half the bus bandwidth, at most NCCL's llMaxBw), LL128 (tau_c8, alpha_8, at 0.92 W) and
+    Simple (tau_cS, alpha_S, at W), each across domains the faster of the ring and the hierarchical form, NCCL prices
+    all three at the link's line rate W_TP and runs the cheapest (src/graph/tuning.cc); the estimate charges that
+    one at the bus bandwidth the library reaches (LL at W_l, LL128 at 0.92 W_c, Simple at W_c) and, for Simple, its
+    call and step as nccl-tests measure them (tau_cSm, alpha_SmTP).
+
+    LL's small latency with the large messages' bus bandwidth is no protocol's, and at 1-16 MiB on 8 x H100 that blend
+    is 0.5-0.7 of nccl-tests' time; the cheapest protocol at the measured costs is not the one NCCL runs either: on 2 x
+    A100 its tuner leaves LL between 512 KiB and 1 MiB, where nccl-tests' time doubles (19.4 to 40.8 us), while LL at
+    1 MiB would take about 22 us.  Without the file's protocols LL128's and Simple's latencies are LL's and LL's
+    bandwidth W_c: the one ring.
 
     >>> t = all_reduce_time_ring_protocols().subs({sym('n_g'): 8, sym('Z_g'): 4 * 2**20, sym('n_uTP'): 8,
-    ...     sym('W_cTP'): 370e9, sym('W_coTP'): 370e9, sym('W_lTP'): 141e9, sym('W_loTP'): 141e9,
+    ...     sym('W_TP'): 450e9, sym('W_cTP'): 370e9, sym('W_coTP'): 370e9, sym('W_lTP'): 141e9, sym('W_loTP'): 141e9,
     ...     sym('alpha_TP'): 0.6e-6, sym('alpha_8TP'): 1.9e-6, sym('alpha_STP'): 3.4e-6, sym('alpha_oTP'): 0,
-    ...     sym('alpha_8oTP'): 0, sym('alpha_SoTP'): 0, sym('tau_c'): 6.6e-6, sym('tau_c8'): 14e-6, sym('tau_cS'): 8.4e-6})
+    ...     sym('alpha_8oTP'): 0, sym('alpha_SoTP'): 0, sym('tau_c'): 6.6e-6, sym('tau_c8'): 14e-6, sym('tau_cS'): 8.4e-6,
+    ...     sym('tau_cSm'): 24.1e-6, sym('alpha_SmTP'): 0.89e-6})
     >>> round(float(t) * 1e6, 1)  # LL128: 14 + 14 x 1.9 + 14/8 x 4 MiB / 340.4 GB/s; nccl-tests on 8 x H100: 50.5
     62.2
     """
-    def forms(W, alpha, tau, W_o, alpha_o):
-        return sp.Min(all_reduce_time_ring_tiers(n, Z, W, alpha, tau, n_uTP, W_o, alpha_o),
-                      all_reduce_time_hierarchical(n, Z, W, alpha, tau, n_uTP, W_o, alpha_o))
-    return sp.Min(forms(W_lTP, a_TP, tau_c, W_loTP, a_oTP),
-                  forms(LL128_SHARE * W_cTP, a_8TP, tau_c8, LL128_SHARE * W_coTP, a_8oTP),
-                  forms(W_cTP, a_STP, tau_cS, W_coTP, a_SoTP))
+    priced = {p: _ring_forms(n, Z, *f) for p, f in TUNER_PROTOCOLS.items()}
+    paid = {p: _ring_forms(n, Z, *f) for p, f in PAID_PROTOCOLS.items()}
+    runs = picked_protocol(priced)
+    ring = sp.Piecewise((paid["LL"], runs["LL"]), (paid["LL128"], runs["LL128"]), (paid["Simple"], True))
+    RING_CALLS[ring] = (n, Z)
+    return ring
+
+
+# Each ring all-reduce built, with its group and message: the LaTeX printer writes one inside a larger formula as
+# \tilde{t}_{ring}(n, Z) (formulas.compiled._shared_latex), where written out it repeats every protocol's two forms
+# in each condition of the tuner's choice (a serial decode round's LaTeX was 140 KB).
+RING_CALLS: dict = {}
 
 
 def all_reduce_time_estimate(n=n_g, Z=Z):
@@ -894,20 +935,21 @@ def _dense_one_stage(expr):
     return out.subs(_some(n_TP), 1)  # two GPUs or more: the question is how many
 
 
-# The ring's protocols for the closed forms inside one domain: (its bus bandwidth, step latency, call latency).
-RING_PROTOCOLS = {"LL": (W_lTP, a_TP, tau_c), "LL128": (LL128_SHARE * W_cTP, a_8TP, tau_c8),
-                  "Simple": (W_cTP, a_STP, tau_cS)}
+# The ring's protocols for the closed forms inside one domain: (its bus bandwidth, step latency, call latency), as the
+# estimate charges them (PAID_PROTOCOLS) and as NCCL's tuner prices them to choose one (TUNER_PROTOCOLS).
+RING_PROTOCOLS = {p: f[:3] for p, f in PAID_PROTOCOLS.items()}
+RING_TUNER = {p: f[:3] for p, f in TUNER_PROTOCOLS.items()}
 
 
-def decode_time_tp_ring(protocol="LL"):
+def decode_time_tp_ring(protocol="LL", table=None):
     """Tensor-parallel all-reduces of a decode round as the library's ring runs them with one of its protocols [s]
     (the closed forms' model): 2 (L/n_PP) m (tau + 2 (n-1) alpha + 2 (n-1)/n B d b_a / (m W)), LL's by default
-    (tau_c, alpha_TP, W_lTP: W_cTP where the file gives no protocols).
+    (tau_c, alpha_TP, W_lTP: W_cTP where the file gives no protocols); ``table`` RING_TUNER for the tuner's price.
 
     The ring with LL is what NCCL picks for the small messages of batch-1 decode (a few KiB per call); the strict
     bound's all-reduce (one step of latency) would put these crossings past hundreds of GPUs, which no engine reaches.
     """
-    W_p, alpha_p, tau_p = RING_PROTOCOLS[protocol]
+    W_p, alpha_p, tau_p = (table or RING_PROTOCOLS)[protocol]
     z = tp_all_reduce_bytes() / microbatches()
     return 2 * L / n_PP * microbatches() * all_reduce_time_library(n_TP, z, W_p, alpha_p, tau_p)
 
@@ -925,28 +967,55 @@ def tp_weight_crossover():
     return _positive_root(sp.Eq(t_comm, t_w), n_TP)
 
 
+def _one_root(expr, var, what):
+    found = sp.solve(sp.Eq(expr, 0), var, dict=False)
+    if len(found) != 1:
+        raise ValueError(f"expected one root for {var} ({what}), SymPy found {found}")
+    return sp.factor(found[0])
+
+
+@cache
+def crossover_lines() -> tuple[dict, dict]:
+    """The lines in B behind :func:`comm_hbm_crossover_batch` (one stage, dense): each protocol's all-reduces as the
+    estimate charges them less the HBM ledger, and as NCCL's tuner prices them."""
+    t_mem = _dense_one_stage(decode_bytes_per_gpu()) / W
+    gaps = {p: sp.expand(_dense_one_stage(decode_time_tp_ring(p)) - t_mem) for p in RING_PROTOCOLS}
+    priced = {p: sp.expand(_dense_one_stage(decode_time_tp_ring(p, RING_TUNER))) for p in RING_TUNER}
+    return gaps, priced
+
+
 @cache
 def comm_hbm_crossover_batch():
-    """Batch where the all-reduces of a decode step, as the library's ring runs them with the fastest of its protocols,
-    reach the HBM ledger [1] (one stage, dense).
+    """Batch where the all-reduces of a decode step, as the library's ring runs them with the protocol its tuner
+    picks, reach the HBM ledger for good [1] (one stage, dense).
 
-    For each protocol p solve 2 L [tau_p + 2 (n-1) alpha_p + 2 (n-1)/n B d b_a / W_p] = (N b / n + B S c / s_kv) / W
-    for B.  Each side is a line in B; the ring's time is the least of the three lines, so where each grows faster than
-    the HBM ledger it is above the ledger past the last root (a negative root: from batch 1), and the least of them
-    reaches the ledger at the largest root.  Where one of them grows no faster than the ledger, the least never does
-    (-1, read as none), as where every root is negative (the all-reduces lead from batch 1).  Where the file gives no
-    protocols the three are one ring and this is its root.
+    Each protocol's time is a line in B, and so is the HBM ledger (N b / n + B S c / s_kv) / W; the tuner runs LL,
+    then LL128, then Simple as the messages grow (their priced bandwidths rise in that order), and the time the
+    estimate charges is the run protocol's line, so the gap to the ledger is a line in each protocol's range of B
+    with a step where the tuner changes protocol.  Where every protocol's line grows faster than the ledger, the gap
+    rises within each range, and the batch past which the all-reduces stay above the ledger is the last upward
+    crossing: the largest of each protocol's root where the tuner runs that protocol there, and of each change of
+    protocol where the gap steps from below the ledger to at or above it.  None where no crossing is found (the
+    all-reduces lead from batch 1), or where one protocol grows no faster than the ledger (-1, read as none).  Where
+    the file gives no protocols the three are one ring and this is its root.
     """
-    t_mem = _dense_one_stage(decode_bytes_per_gpu()) / W
-    roots, slopes = [], []
-    for protocol in RING_PROTOCOLS:
-        gap = sp.expand(_dense_one_stage(decode_time_tp_ring(protocol)) - t_mem)
-        found = sp.solve(sp.Eq(gap, 0), B, dict=False)
-        if len(found) != 1:
-            raise ValueError(f"expected one root for B with {protocol}, SymPy found {found}")
-        roots.append(sp.factor(found[0]))
-        slopes.append(sp.factor(sp.diff(gap, B)))
-    return sp.Piecewise((sp.Max(*roots), sp.Min(*slopes) > 0), (-1, True))
+    gaps, priced = crossover_lines()
+    none = sp.Integer(-1)
+    candidates = []
+    for p, gap in gaps.items():
+        root = _one_root(gap, B, p)
+        candidates.append(sp.Piecewise((root, picked_protocol(priced, {B: root})[p]), (none, True)))
+    for a, c in (("LL", "LL128"), ("LL", "Simple"), ("LL128", "Simple")):
+        # the tuner's change from a to c: their priced lines cross; a runs below it (its bandwidth is the lower),
+        # c above it, where the third is not cheaper there
+        slope = sp.diff(priced[a] - priced[c], B)
+        at = -(priced[a] - priced[c]).subs(B, 0) / slope
+        (third,) = set(priced) - {a, c}
+        switch = sp.And(slope > 0, priced[third].subs(B, at) >= priced[a].subs(B, at),
+                        gaps[a].subs(B, at) < 0, gaps[c].subs(B, at) >= 0)
+        candidates.append(sp.Piecewise((at, switch), (none, True)))
+    slopes = [sp.factor(sp.diff(g, B)) for g in gaps.values()]
+    return sp.Piecewise((sp.Max(*candidates), sp.Min(*slopes) > 0), (none, True))
 
 
 @cache

@@ -25,15 +25,22 @@ def test_the_serial_round_at_tp8_ep8_is_named_parts(capsys):
     assert main(["derive", "decode_time_serial", "--spec", str(SPECS / "mixtral8x22b-h100-tp8-ep8.yaml")]) == 0
     out = capsys.readouterr().out
     # was one 10 KB line; 8.8 KB, x_TP's line 4.5 KB, with the ring's three protocols (LL, LL128, Simple) each in its
-    # ring and hierarchical forms (stop 50)
-    assert len(out) < 10_000 and max(len(line) for line in out.splitlines()) < 5000
+    # ring and hierarchical forms (stop 50); x_TP a 15 KB line with the protocol NCCL's tuner runs, each condition
+    # writing out the protocols' prices: 8.2 KB, the longest line 1.4 KB, with the ring (r_TP) and each protocol's
+    # price (p_) and charge (c_) named (stop 66)
+    assert len(out) < 10_000 and max(len(line) for line in out.splitlines()) < 2000
     names = re.findall(r"^      (\w+) = ", out, re.M)
-    assert names == ["t_comp", "t_mem", "t_o", "x_TP", "x_EP", "x_PP", "x_back"]
+    assert names == ["t_comp", "t_mem", "t_o", "x_TP", "r_TP", "p_LL", "p_LL128", "p_S", "c_LL", "c_LL128", "c_S",
+                     "x_EP", "x_PP", "x_back"]
     assert re.search(r"^  t_serial = Max\(.*Max\(t_comp, t_mem\)", out, re.M)
     p = _parts(out)
     whole = float(re.search(r"^  t_serial = ([0-9.e+-]+) s", out, re.M).group(1))
     # one stage (n_PP = 1): the round is w + x_TP + x_EP + x_PP, each part the serial estimate's
     assert max(p["t_comp"], p["t_mem"]) + p["t_o"] + p["x_TP"] + p["x_EP"] + p["x_PP"] == pytest.approx(whole, rel=1e-5)
+    # batch 1: a 12 KiB message, which the tuner prices cheapest with LL (15.2 us against 40.7 and 56.0), charged the
+    # same; 2 all-reduces a layer, 56 layers, the ring's (no switch reduction charged cheaper, no one-shot kernel)
+    assert min(("LL", "LL128", "S"), key=lambda k: p["p_" + k]) == "LL"
+    assert p["r_TP"] == p["c_LL"] and p["x_TP"] == pytest.approx(2 * 56 * p["r_TP"], rel=1e-5)
 
 
 def test_a_requests_serial_rounds_at_tp8_pp2_with_elasticities(capsys):
@@ -66,7 +73,10 @@ def test_the_named_parts_put_back_are_the_formula(qid):
 
     whole, named = _terms(qid)
     with sp.evaluate(False):  # put back as written: SymPy's Max/Min comparing the substituted parts took 1.2 s a call
-        put_back = whole.xreplace({s: e for s, _, e in named})
+        put_back = whole
+        for _ in range(3):  # the parts made of parts: x_TP of r_TP, r_TP of the protocols' prices and charges
+            put_back = put_back.xreplace({s: e for s, _, e in named})
+    assert not put_back.free_symbols & {s for s, _, _ in named}
     formula = load()[qid]
     symbols = sorted(put_back.free_symbols, key=str)
     assert set(formula.fn_args) == {str(s) for s in symbols}

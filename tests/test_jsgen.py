@@ -69,7 +69,8 @@ RANGES = {
     "alpha_o": (1e-7, 1e-4, False), "alpha_oTP": (1e-7, 1e-4, False), "alpha_oEP": (1e-7, 1e-4, False),
     # the ring's LL128 and Simple protocols (NCCL's tuner: 14 and 8.4 us a call, 1.9-14 us a step), LL's bandwidths
     "tau_c8": (1e-7, 1e-4, False), "tau_cS": (1e-7, 1e-4, False), "alpha_8TP": (1e-7, 1e-4, False),
-    "alpha_STP": (1e-7, 1e-4, False), "alpha_8oTP": (1e-7, 1e-4, False), "alpha_SoTP": (1e-7, 1e-4, False),
+    "alpha_STP": (1e-7, 1e-4, False), "tau_cSm": (1e-7, 1e-4, False), "alpha_SmTP": (1e-7, 1e-4, False),
+    "alpha_8oTP": (1e-7, 1e-4, False), "alpha_SoTP": (1e-7, 1e-4, False),
     "W_lTP": (1e9, 1e12, False), "W_loTP": (1e9, 1e12, False),
     "rho_x": (1e-3, 1, False),  # 0 (no replicas) is among the zeros drawn below
     # the experts' all-to-all as DeepEP runs it: its switch and its shares of the line rate
@@ -205,8 +206,9 @@ def test_formulas_js_is_one_global_and_small():
     top = [line for line in text.splitlines() if line and not line.startswith((" ", "//"))]
     assert top == ["function GR_A(o) { for (const k in o) o[k].a = o[k].a ? o[k].a.split(\" \") : []; return o; }",
                    "const GR_Q = GR_A({", "});", "Object.assign(GR_Q, GR_A({", "}));"], top  # one card, then many GPUs
-    # arrow functions and the argument names as one string: 40.8 -> 36.5 KB; the ring's three protocols: 36.9 -> 40.7
-    assert len(text.encode()) < 41_500
+    # arrow functions and the argument names as one string: 40.8 -> 36.5 KB; the ring's three protocols: 36.9 -> 40.7;
+    # the protocol NCCL's tuner runs (priced apart from what it is charged) and the crossover's steps: 40.8 -> 46.0
+    assert len(text.encode()) < 46_500
 
 
 @needs_node

@@ -117,9 +117,16 @@ def setups(draw, single: bool) -> dict:
                    alpha_8oTP=env["alpha_oTP"] * draw(st.floats(1.0, 6.0)),
                    alpha_SoTP=env["alpha_oTP"] * draw(st.floats(1.0, 10.0)),
                    W_lTP=env["W_cTP"] * draw(st.floats(0.05, 0.5)), W_loTP=env["W_coTP"] * draw(st.floats(0.05, 0.5)))
+        # what a Simple call pays where measured (nccl-tests: 12-27 us a call, 0.9-6 us a step), else the tuner's
+        if draw(st.booleans()):
+            env.update(tau_cSm=env["tau_c"] + draw(st.floats(0.0, 5e-5)),
+                       alpha_SmTP=env["alpha_TP"] * draw(st.floats(1.0, 10.0)))
+        else:
+            env.update(tau_cSm=env["tau_cS"], alpha_SmTP=env["alpha_STP"])
     else:
         env.update(tau_c8=env["tau_c"], tau_cS=env["tau_c"], alpha_8TP=env["alpha_TP"], alpha_STP=env["alpha_TP"],
-                   alpha_8oTP=env["alpha_oTP"], alpha_SoTP=env["alpha_oTP"], W_lTP=env["W_cTP"], W_loTP=env["W_coTP"])
+                   alpha_8oTP=env["alpha_oTP"], alpha_SoTP=env["alpha_oTP"], W_lTP=env["W_cTP"], W_loTP=env["W_coTP"],
+                   tau_cSm=env["tau_c"], alpha_SmTP=env["alpha_TP"])
     return env
 
 

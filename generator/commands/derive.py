@@ -893,7 +893,39 @@ def _terms(qid: str):
     t_comp, t_mem, t_o, x_tp, x_ep, x_pp, x_back = (s for s, _, _ in named)
     w = sp.Max(t_comp, t_mem) + t_o
     whole = p.pipelined(w + x_tp + x_ep + x_pp, w + x_tp + x_ep + x_back)
-    return whole, named
+    return whole, named[:3] + _ring_parts(named[3]) + named[4:]
+
+
+def _ring_parts(x_tp: tuple) -> list:
+    """x_TP with its ring all-reduce named (r_TP: the protocol NCCL's tuner runs, as the estimate charges it), and
+    r_TP's pieces: each protocol's price (p_LL, p_LL128, p_S) and charge (c_LL, c_LL128, c_S) for one call.  Written
+    out, the tuner's choice repeats every protocol's two forms in each condition: x_TP was a 15 KB line."""
+    import sympy as sp
+    from genreport.formulas import parallel as p
+
+    z = p.tp_all_reduce_bytes() / p.microbatches()
+    short = {"LL": "LL", "LL128": "LL128", "Simple": "S"}
+    priced = {k: sp.Symbol(f"p_{short[k]}", positive=True) for k in p.TUNER_PROTOCOLS}
+    charged = {k: sp.Symbol(f"c_{short[k]}", positive=True) for k in p.PAID_PROTOCOLS}
+    r = sp.Symbol("r_TP", positive=True)
+    ring = p.all_reduce_time_ring_protocols(p.n_TP, z)
+    s, what, expr = x_tp
+    shown = expr.xreplace({ring: r})
+    if shown == expr:
+        raise ValueError("x_TP does not contain the ring all-reduce it is built from")
+    runs = p.picked_protocol(priced)
+    out = [(s, what.replace(", one GPU", ", one GPU, r_TP each"), shown),
+           (r, "one ring all-reduce of B d b_a / m bytes with the protocol NCCL's tuner runs (the cheapest as it "
+               "prices them), as the estimate charges it",
+            sp.Piecewise((charged["LL"], runs["LL"]), (charged["LL128"], runs["LL128"]), (charged["Simple"], True)))]
+    for k, f in p.TUNER_PROTOCOLS.items():
+        out.append((priced[k], f"{k} as NCCL's tuner prices one call (the link's line rate W_TP)",
+                    p._ring_forms(p.n_TP, z, *f)))
+    for k, f in p.PAID_PROTOCOLS.items():
+        measured = ", Simple's call and step as nccl-tests measure them" if k == "Simple" else ""
+        out.append((charged[k], f"{k} as the estimate charges one call (the bus bandwidth the library reaches"
+                                f"{measured})", p._ring_forms(p.n_TP, z, *f)))
+    return out
 
 
 def _term_lines(qid: str, qsym, variant: str) -> tuple[list[str], list]:
@@ -912,11 +944,14 @@ def _term_lines(qid: str, qsym, variant: str) -> tuple[list[str], list]:
 
 
 def _term_values(forms: list, inputs: dict) -> str:
-    """Each part's value at a spec's ``inputs`` (glossary name -> number), one line."""
-    shown = []
-    for s, _, e in forms:
-        v = e.xreplace({x: float(inputs[x.name]) for x in e.free_symbols if x.name in inputs})
-        shown.append(f"{s.name} = {float(v):.6g} s" if v.is_number else f"{s.name} = (no value: {v.free_symbols})")
+    """Each part's value at a spec's ``inputs`` (glossary name -> number), one line; a part made of later parts (x_TP
+    of r_TP, r_TP of the protocols' prices and charges) takes their values."""
+    values = {s: e.xreplace({x: float(inputs[x.name]) for x in e.free_symbols if x.name in inputs})
+              for s, _, e in forms}
+    for _ in range(len(forms)):  # each pass puts in the parts' values found so far
+        values = {s: v.xreplace({t: w for t, w in values.items() if w.is_number}) for s, v in values.items()}
+    shown = [f"{s.name} = {float(v):.6g} s" if v.is_number else f"{s.name} = (no value: {v.free_symbols})"
+             for s, v in values.items()]
     return "  parts: " + ", ".join(shown)
 
 

@@ -17,6 +17,7 @@ from genreport.load.spec import (
     Hardware,
     Kernels,
     Link,
+    MeasuredProtocol,
     Measurement,
     Model,
     MoE,
@@ -132,9 +133,12 @@ def _collectives(d: dict) -> Collectives:
 
 def _protocols(d: dict) -> Protocols:
     def one(p: dict) -> Protocol:
+        m = p.get("measured")
         return Protocol(call_latency=_q(p["call_latency"]), step_latency=_q(p["step_latency"]),
                         scale_out_step_latency=_q(p["scale_out_step_latency"]) if p.get("scale_out_step_latency")
-                        else None)
+                        else None,
+                        measured=MeasuredProtocol(call_latency=_q(m["call_latency"]), step_latency=_q(m["step_latency"]),
+                                                  source=_source(m["source"])) if m else None)
 
     return Protocols(ll_bus_bandwidth=_q(d["ll_bus_bandwidth"]), ll128=one(d["ll128"]), simple=one(d["simple"]),
                      source=_source(d["source"]),

@@ -310,12 +310,24 @@ def short_link(name: str) -> str:
 
 
 @dataclass(frozen=True)
+class MeasuredProtocol:
+    """A protocol's call and step latency on the scale-up link as nccl-tests time them (the least-squares line through
+    the message sizes NCCL's tuner runs it at): what the estimate charges, where the tuner's own constants, which
+    choose the protocol, miss what it pays."""
+
+    call_latency: float  # s
+    step_latency: float  # s
+    source: Source
+
+
+@dataclass(frozen=True)
 class Protocol:
     """One of the library's protocols beside LL (NCCL's LL128, Simple) as its tuning model costs a ring call."""
 
     call_latency: float  # s, the call's base latency
     step_latency: float  # s, one ring step over the scale-up link
     scale_out_step_latency: float | None = None  # s, one ring step over the network
+    measured: MeasuredProtocol | None = None  # what a call pays on the scale-up link, where the tuner's price misses it
 
 
 @dataclass(frozen=True)

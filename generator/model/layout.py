@@ -324,8 +324,9 @@ def protocol_costs(choice: LinkChoice) -> dict[str, float]:
     """The ring's protocols on the tensor-parallel link (formulas.parallel.all_reduce_time_ring_protocols): LL128's
     and Simple's call and step latencies, in the domain and across it, and LL's bus bandwidths (half the bus
     bandwidth, at most NCCL's llMaxBw on one node; across domains half each GPU's NIC rate, the ring's at most the
-    two-node llMaxBw).  Without the file's protocols: LL's latencies and the whole bus bandwidth for all three, so
-    the ring is the one it was.  A group whose link is the network (no scale-up tier) steps at the network's."""
+    two-node llMaxBw), and what a Simple call pays where the file measured it (tau_cSm, alpha_SmTP; else the tuner's).
+    Without the file's protocols: LL's latencies and the whole bus bandwidth for all three, so the ring is the one it
+    was.  A group whose link is the network (no scale-up tier) steps at the network's."""
     up = choice.inner if choice.inner is not None else choice
     two = choice.inner is not None
     pr = up.protocols
@@ -333,7 +334,8 @@ def protocol_costs(choice: LinkChoice) -> dict[str, float]:
     W_co = choice.estimate_bandwidth
     if pr is None or choice.tier == "none":
         return {"tau_c8": up.call_latency, "tau_cS": up.call_latency, "alpha_8TP": up.latency, "alpha_STP": up.latency,
-                "alpha_8oTP": alpha_o, "alpha_SoTP": alpha_o, "W_lTP": up.estimate_bandwidth, "W_loTP": W_co}
+                "alpha_8oTP": alpha_o, "alpha_SoTP": alpha_o, "W_lTP": up.estimate_bandwidth, "W_loTP": W_co,
+                "tau_cSm": up.call_latency, "alpha_SmTP": up.latency}
     net = up.tier == "scale-out"  # the whole group on the network: its steps are the network's
 
     def step(p, across: bool) -> float:
@@ -346,10 +348,14 @@ def protocol_costs(choice: LinkChoice) -> dict[str, float]:
     W_l = min(pr.ll_scale_out_bus_bandwidth if net and ll_out is not None else pr.ll_bus_bandwidth,
               up.estimate_bandwidth / 2.0)
     W_lo = min(ll_out / choice.local, W_co / 2.0) if two and ll_out is not None else (W_co / 2.0 if two else W_l)
+    # what a Simple call pays, where the file measured it on the scale-up link (a group on the network: the tuner's)
+    paid = pr.simple.measured if not net else None
     return {"tau_c8": pr.ll128.call_latency, "tau_cS": pr.simple.call_latency,
             "alpha_8TP": step(pr.ll128, False), "alpha_STP": step(pr.simple, False),
             "alpha_8oTP": step(pr.ll128, True) if two else 0.0, "alpha_SoTP": step(pr.simple, True) if two else 0.0,
-            "W_lTP": W_l, "W_loTP": W_lo}
+            "W_lTP": W_l, "W_loTP": W_lo,
+            "tau_cSm": paid.call_latency if paid else pr.simple.call_latency,
+            "alpha_SmTP": paid.step_latency if paid else step(pr.simple, False)}
 
 
 def _declared_per_routed(values: dict, pc: arch.ParameterCount, accounting: str) -> float:
@@ -802,27 +808,38 @@ def _decode_weight_shares(e_w: float, e_g: float) -> str:
 
 def _protocol_words(ar: dict) -> str:
     """Which protocol the ring row's value is, where the hardware file prices them apart: its tau_c, alpha and W_c
-    are that protocol's (LL: tau_c, alpha, W_l; LL128: tau_c8, alpha_8, 0.92 W_c; Simple: tau_cS, alpha_S, W_c)."""
+    are that protocol's (LL: tau_c, alpha, W_l; LL128: tau_c8, alpha_8, 0.92 W_c; Simple: tau_cSm, alpha_Sm, W_c)."""
     if not ar.get("protocols") or not ar.get("ring_protocol"):
         return ""
-    return (f", with the fastest of its protocols for this message, {ar['ring_protocol']} (LL: tau_c, alpha at W_l, half "
-            "the bus bandwidth at most; LL128: tau_c8, alpha_8 at 0.92 W_c; Simple: tau_cS, alpha_S at W_c)")
+    return (f", with the protocol NCCL's tuner runs for this message, {ar['ring_protocol']} (it prices each at the "
+            "link's line rate; charged here LL: tau_c, alpha at W_l, half the bus bandwidth at most; LL128: tau_c8, "
+            "alpha_8 at 0.92 W_c; Simple: its measured tau_cSm, alpha_Sm at W_c)")
 
 
-def _algorithm_costs(q, v: dict, z: float) -> tuple[dict, dict, dict]:
+def _algorithm_costs(q, v: dict, z: float) -> tuple[dict, dict, dict, str]:
     """The estimate's cost of one tensor-parallel all-reduce of ``z`` bytes per GPU with each algorithm the library or
-    the engine can run (None where it cannot): the ring and (across domains) the hierarchical form, each with its
-    fastest protocol as all_reduce_time_ring_protocols prices them, the in-switch all-reduce, the one-shot one; and
-    the ring's and the hierarchical form's cost with each protocol."""
+    the engine can run (None where it cannot): the ring and (across domains) the hierarchical form, each with the
+    protocol NCCL's tuner runs (formulas.parallel.all_reduce_time_ring_protocols), the in-switch all-reduce, the
+    one-shot one; the ring's and the hierarchical form's cost with each protocol, as the estimate charges it; and
+    the protocol the tuner runs."""
     n, n_u = float(v["n_TP"]), float(v["n_uTP"])
     two = n_u < n  # the group leaves its scale-up domain
     tiers = {"n_g": n, "Z_g": z, "n_u": n_u, "alpha": v["alpha_TP"], "alpha_o": v["alpha_oTP"]}
-    rings, hiers = {}, {}
-    for name, (w, w_o, alpha, alpha_o, tau) in _protocol_values(v).items():
-        lib = dict(tiers, W_c=w, W_co=w_o, alpha=alpha, alpha_o=alpha_o, tau_c=tau)
-        rings[name] = float(q["all_reduce_time_ring_tiers"](lib))
-        if two:  # inside one domain the hierarchical form is the ring
-            hiers[name] = float(q["all_reduce_time_hierarchical"](lib))
+    rings, hiers, priced = {}, {}, {}
+    for name in PROTOCOLS:
+        for table, out in ((_protocol_values(v), rings), (_protocol_values(v, tuner=True), priced)):
+            w, w_o, alpha, alpha_o, tau = table[name]
+            lib = dict(tiers, W_c=w, W_co=w_o, alpha=alpha, alpha_o=alpha_o, tau_c=tau)
+            ring = float(q["all_reduce_time_ring_tiers"](lib))
+            # inside one domain the hierarchical form is the ring
+            hier = float(q["all_reduce_time_hierarchical"](lib)) if two else ring
+            if out is rings:
+                rings[name] = ring
+                if two:
+                    hiers[name] = hier
+            else:
+                priced[name] = min(ring, hier)
+    run = tuner_protocol(priced)
     # NVLS in the node, then (across domains) the hierarchical form's step across nodes (all_reduce_time_estimate)
     m = n / n_u
     across = 2 * (m - 1) * float(v["alpha_oTP"]) + 2 * (m - 1) / m * z / (n_u * float(v["W_coTP"]))
@@ -831,18 +848,29 @@ def _algorithm_costs(q, v: dict, z: float) -> tuple[dict, dict, dict]:
         if v["s_TP"] else None
     oneshot = float(q["all_reduce_time_oneshot"]({"n_g": n, "Z_g": z, "W_c": v["W_cTP"], "tau_o": v["tau_o"]})) \
         if v.get("o_TP") else None
-    # a tie goes to the first protocol (LL, LL128, Simple)
-    costs = {"ring": min(rings.values()), "hierarchical": min(hiers.values()) if two else None, "in-switch": switch,
-             "one-shot": oneshot}
-    return costs, rings, hiers
+    costs = {"ring": rings[run], "hierarchical": hiers[run] if two else None, "in-switch": switch, "one-shot": oneshot}
+    return costs, rings, hiers, run
 
 
-def _protocol_values(v: dict) -> dict[str, tuple]:
-    """Each protocol's (W_c, W_co, alpha, alpha_o, tau_c) on the tensor-parallel link (LL, LL128, Simple)."""
+PROTOCOLS = ("LL", "LL128", "Simple")
+
+
+def tuner_protocol(priced: dict) -> str:
+    """The protocol NCCL's tuner runs: the cheapest as it prices them, a tie to the first of LL, LL128, Simple
+    (formulas.parallel.picked_protocol)."""
+    return min(PROTOCOLS, key=lambda k: (priced[k], PROTOCOLS.index(k)))
+
+
+def _protocol_values(v: dict, tuner: bool = False) -> dict[str, tuple]:
+    """Each protocol's (W_c, W_co, alpha, alpha_o, tau_c) on the tensor-parallel link (LL, LL128, Simple), as the
+    estimate charges it, or (``tuner``) as NCCL's tuner prices it to choose one (formulas.parallel.PAID_PROTOCOLS and
+    TUNER_PROTOCOLS): at the link's line rate, and Simple at the tuner's latencies rather than the measured ones."""
     share = LL128_SHARE
+    w = v["W_TP"] if tuner else v["W_cTP"]
+    simple = (v["alpha_STP"], v["tau_cS"]) if tuner else (v["alpha_SmTP"], v["tau_cSm"])
     return {"LL": (v["W_lTP"], v["W_loTP"], v["alpha_TP"], v["alpha_oTP"], v["tau_c"]),
-            "LL128": (share * v["W_cTP"], share * v["W_coTP"], v["alpha_8TP"], v["alpha_8oTP"], v["tau_c8"]),
-            "Simple": (v["W_cTP"], v["W_coTP"], v["alpha_STP"], v["alpha_SoTP"], v["tau_cS"])}
+            "LL128": (share * w, share * v["W_coTP"], v["alpha_8TP"], v["alpha_8oTP"], v["tau_c8"]),
+            "Simple": (w, v["W_coTP"], simple[0], v["alpha_SoTP"], simple[1])}
 
 
 def _one_shot_limit(q, v: dict, z: float) -> float | None:
@@ -852,7 +880,7 @@ def _one_shot_limit(q, v: dict, z: float) -> float | None:
     one, found by halving in log space (to 1e-9). None where it does not win at ``z``, or where it wins at every size
     (two GPUs: both send Z once)."""
     def margin(x: float) -> float:
-        costs, _, _ = _algorithm_costs(q, v, x)
+        costs, _, _, _ = _algorithm_costs(q, v, x)
         return costs["one-shot"] - min(c for k, c in costs.items() if c is not None and k != "one-shot")
 
     if not v.get("o_TP") or float(v["n_TP"]) <= 2 or margin(z) > 0:
@@ -879,11 +907,9 @@ def _all_reduce_costs(q, v: dict) -> dict:
     two = n_u < n  # the group leaves its scale-up domain
     tiers = {"n_g": n, "Z_g": z, "n_u": n_u, "alpha": v["alpha_TP"], "alpha_o": v["alpha_oTP"]}
     bound = float(q["all_reduce_time_tiers"](dict(tiers, W_x=v["W_TP"], W_o=v["W_oTP"], s_TP=v["s_TP"])))
-    costs, rings, hiers = _algorithm_costs(q, v, z)
-    protocol = min(rings, key=lambda k: rings[k])
-    hier_protocol = min(hiers, key=lambda k: hiers[k]) if two else None
+    costs, _, _, run = _algorithm_costs(q, v, z)  # the tuner prices each protocol at the faster of its two forms
     picked = min((k for k in costs if costs[k] is not None), key=lambda k: (costs[k], k != "ring"))
-    used = protocol if picked == "ring" else hier_protocol if picked == "hierarchical" else None
+    used = run if picked in ("ring", "hierarchical") else None
     call = {"one-shot": v["tau_o"], "in-switch": v["tau_s"]}.get(
         picked, _protocol_values(v)[used][4] if used else v["tau_c"])
     limit = _one_shot_limit(q, v, z) if picked == "one-shot" else None
@@ -892,7 +918,11 @@ def _all_reduce_costs(q, v: dict) -> dict:
             "one_shot_latency": float(v["tau_o"]), "picked": picked,
             # the largest message, and batch (B d b_a bytes), the one-shot all-reduce still wins at
             "one_shot_up_to_bytes": limit, "one_shot_up_to_batch": None if limit is None else math.floor(limit / z),
-            "protocol": used, "ring_protocol": protocol, "protocols": _protocols_apart(v),
+            "protocol": used, "ring_protocol": run, "protocols": _protocols_apart(v),
+            # Simple charged as nccl-tests measure it, not at the tuner's price
+            "simple_measured": bool(v["tau_cSm"] != v["tau_cS"] or v["alpha_SmTP"] != v["alpha_STP"]),
+            "simple_call": float(v["tau_cSm"]), "simple_step": float(v["alpha_SmTP"]),
+            "simple_priced": (float(v["tau_cS"]), float(v["alpha_STP"])),
             "estimate": costs[picked], "call_latency": float(call),
             "bus_bandwidth": float(v["W_cTP"]), "scale_out_bus_bandwidth": float(v["W_coTP"]) if two else None}
 

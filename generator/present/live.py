@@ -162,8 +162,11 @@ def _protocols(pr) -> dict | None:
         return None
 
     def one(p):
+        paid = p.measured
         return {"call_latency": p.call_latency, "step_latency": p.step_latency,
-                "scale_out_step_latency": p.scale_out_step_latency}
+                "scale_out_step_latency": p.scale_out_step_latency,
+                "measured": None if paid is None else {"call_latency": paid.call_latency,
+                                                       "step_latency": paid.step_latency}}
 
     return {"ll_bus_bandwidth": pr.ll_bus_bandwidth, "ll_scale_out_bus_bandwidth": pr.ll_scale_out_bus_bandwidth,
             "ll128": one(pr.ll128), "simple": one(pr.simple)}

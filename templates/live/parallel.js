@@ -119,7 +119,7 @@ const GR_PARALLEL = (() => {
     const alphaO = two ? choice.latency : 0.0, Wco = busOf(choice), Wc = busOf(up);
     if (pr == null || choice.tier === "none") {
       return {tau_c8: up.call_latency, tau_cS: up.call_latency, alpha_8TP: up.latency, alpha_STP: up.latency,
-        alpha_8oTP: alphaO, alpha_SoTP: alphaO, W_lTP: Wc, W_loTP: Wco};
+        alpha_8oTP: alphaO, alpha_SoTP: alphaO, W_lTP: Wc, W_loTP: Wco, tau_cSm: up.call_latency, alpha_SmTP: up.latency};
     }
     const net = up.tier === "scale-out";  // the whole group on the network: its steps are the network's
     const step = (p, across) => (across || net)
@@ -128,10 +128,14 @@ const GR_PARALLEL = (() => {
     const llOut = pr.ll_scale_out_bus_bandwidth;
     const Wl = Math.min(net && llOut != null ? llOut : pr.ll_bus_bandwidth, Wc / 2.0);
     const Wlo = two && llOut != null ? Math.min(llOut / choice.local, Wco / 2.0) : (two ? Wco / 2.0 : Wl);
+    // what a Simple call pays, where the file measured it on the scale-up link (a group on the network: the tuner's)
+    const paid = net ? null : pr.simple.measured;
     return {tau_c8: pr.ll128.call_latency, tau_cS: pr.simple.call_latency,
       alpha_8TP: step(pr.ll128, false), alpha_STP: step(pr.simple, false),
       alpha_8oTP: two ? step(pr.ll128, true) : 0.0, alpha_SoTP: two ? step(pr.simple, true) : 0.0,
-      W_lTP: Wl, W_loTP: Wlo};
+      W_lTP: Wl, W_loTP: Wlo,
+      tau_cSm: paid ? paid.call_latency : pr.simple.call_latency,
+      alpha_SmTP: paid ? paid.step_latency : step(pr.simple, false)};
   }
 
   // parameters counted per routed-expert parameter of the shapes: the seed accounting maps the declared counts

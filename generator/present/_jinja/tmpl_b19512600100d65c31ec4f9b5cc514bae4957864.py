@@ -350,7 +350,18 @@ def root(context, missing=missing):
                 yield "<p data-static>How a collective is costed. The bound's all-reduce sends the fewest bytes any algorithm must send and waits\none step of the link; the estimate charges what the library runs: a fixed cost per call, every step of its ring, at the\nbus bandwidth it measures on the link"
                 if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce') and environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'protocols')):
                     pass
-                    yield ', with the fastest of its protocols (LL, LL128, Simple) for each message'
+                    yield ", with the protocol (LL, LL128, Simple) its tuner runs for each message, which prices them at the link's line rate"
+                    if environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'simple_measured'):
+                        pass
+                        yield ' (Simple then charged '
+                        yield escape(t_12(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'simple_call')))
+                        yield ' a call and '
+                        yield escape(t_12(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'simple_step')))
+                        yield ' a step, as nccl-tests measure it, where the tuner prices it at '
+                        yield escape(t_12(environment.getitem(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'simple_priced'), 0)))
+                        yield ' and '
+                        yield escape(t_12(environment.getitem(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'simple_priced'), 1)))
+                        yield ')'
                 if environment.getattr(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'links'), 'tp'), 'in_network'):
                     pass
                     yield ', or its in-switch all-reduce where that is faster'
@@ -697,4 +708,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=115&2=127&4=130&5=134&6=137&7=142&8=164&9=173&10=175&11=179&12=181&13=203&14=231&15=270&17=281&18=283&19=285&21=293&22=313&23=325&24=335&25=340&26=348&28=351&29=372&30=378&31=402&32=429&34=435&35=438&36=441&37=443&38=477&40=491&41=499&44=510&45=512&46=522&47=539&50=548&52=551&53=561&57=575&58=577&59=585&60=588&61=592&62=595&63=598&64=602&65=611&66=617&67=621&68=627&69=633&70=638&71=649&73=654&74=658&77=660&78=662&79=664&81=666&82=674&84=695'
+debug_info = '1=115&2=127&4=130&5=134&6=137&7=142&8=164&9=173&10=175&11=179&12=181&13=203&14=231&15=270&17=281&18=283&19=285&21=293&22=313&23=325&24=335&25=340&26=348&28=351&29=383&30=389&31=413&32=440&34=446&35=449&36=452&37=454&38=488&40=502&41=510&44=521&45=523&46=533&47=550&50=559&52=562&53=572&57=586&58=588&59=596&60=599&61=603&62=606&63=609&64=613&65=622&66=628&67=632&68=638&69=644&70=649&71=660&73=665&74=669&77=671&78=673&79=675&81=677&82=685&84=706'
