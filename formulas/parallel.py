@@ -26,6 +26,7 @@ Every formula is a pure function returning a SymPy expression; closed forms are 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 
 import sympy as sp
@@ -999,12 +1000,36 @@ def comm_hbm_crossover_batch():
     all-reduces lead from batch 1), or where one protocol grows no faster than the ledger (-1, read as none).  Where
     the file gives no protocols the three are one ring and this is its root.
     """
-    gaps, priced = crossover_lines()
+    parts = crossover_parts()
     none = sp.Integer(-1)
-    candidates = []
+    candidates = [sp.Piecewise((c.value, c.holds), (none, True)) for c in parts]
+    gaps, _ = crossover_lines()
+    slopes = [sp.factor(sp.diff(g, B)) for g in gaps.values()]
+    return sp.Piecewise((sp.Max(*candidates), sp.Min(*slopes) > 0), (none, True))
+
+
+@dataclass(frozen=True)
+class Crossing:
+    """One candidate of :func:`comm_hbm_crossover_batch`: a batch (``value``) and when it is an upward crossing
+    (``holds``): a protocol's root where the tuner runs that protocol there (``kind`` "root", ``protocols`` (p,)),
+    or the tuner's change from one protocol to the next where the gap steps from below the ledger to at or above it
+    (``kind`` "switch", ``protocols`` (a, c))."""
+
+    kind: str
+    protocols: tuple
+    value: sp.Expr
+    holds: sp.Basic
+
+
+@cache
+def crossover_parts() -> tuple[Crossing, ...]:
+    """The candidates of :func:`comm_hbm_crossover_batch`, in order: each protocol's root, then each change of
+    protocol (LL to LL128, LL to Simple, LL128 to Simple)."""
+    gaps, priced = crossover_lines()
+    out = []
     for p, gap in gaps.items():
         root = _one_root(gap, B, p)
-        candidates.append(sp.Piecewise((root, picked_protocol(priced, {B: root})[p]), (none, True)))
+        out.append(Crossing("root", (p,), root, picked_protocol(priced, {B: root})[p]))
     for a, c in (("LL", "LL128"), ("LL", "Simple"), ("LL128", "Simple")):
         # the tuner's change from a to c: their priced lines cross; a runs below it (its bandwidth is the lower),
         # c above it, where the third is not cheaper there
@@ -1013,9 +1038,8 @@ def comm_hbm_crossover_batch():
         (third,) = set(priced) - {a, c}
         switch = sp.And(slope > 0, priced[third].subs(B, at) >= priced[a].subs(B, at),
                         gaps[a].subs(B, at) < 0, gaps[c].subs(B, at) >= 0)
-        candidates.append(sp.Piecewise((at, switch), (none, True)))
-    slopes = [sp.factor(sp.diff(g, B)) for g in gaps.values()]
-    return sp.Piecewise((sp.Max(*candidates), sp.Min(*slopes) > 0), (none, True))
+        out.append(Crossing("switch", (a, c), at, switch))
+    return tuple(out)
 
 
 @cache

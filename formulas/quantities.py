@@ -279,8 +279,9 @@ def _comm_hbm_steps():
              "likewise, with their own latencies and bandwidth)", r"\tilde{t}_{x}(B)",
              parallel._dense_one_stage(parallel.decode_time_tp_ring())),
         Step("HBM ledger of one GPU", r"t_{\mathrm{mem}}(B)", parallel._dense_one_stage(parallel.decode_bytes_per_gpu()) / W),
-        Step("set each protocol's equal to it and solve for B; the ring reaches the ledger at the largest root",
-             r"B_{x}^{*}(S)", parallel.comm_hbm_crossover_batch()),
+        Step("set each protocol's equal to it and solve for B; the all-reduces of the protocol NCCL's tuner runs reach "
+             "the ledger for good at the largest root where the tuner runs that protocol, or change of protocol where "
+             "they step over it", r"B_{x}^{*}(S)", parallel.comm_hbm_crossover_batch()),
     )
 
 

@@ -85,3 +85,23 @@ def test_the_named_parts_put_back_are_the_formula(qid):
     for _ in range(20):
         point = [rng.choice([1, 2, 3, 8, 64]) * rng.uniform(0.5, 2.0) for _ in symbols]
         assert ours(*point) == pytest.approx(float(formula(dict(zip(map(str, symbols), point, strict=True)))), rel=1e-9)
+
+
+def test_the_crossover_batch_is_named_candidates(capsys):
+    """comm_hbm_crossover_batch written out repeats the protocols' lines in each candidate's condition (55 KB with the
+    tuner's choice); derive names the lines (p_ priced, g_ charged less the ledger), each candidate and its condition,
+    and states which hold.  70B at tp 8 on H100, 128 tokens of context: LL's root, 92.6, where the tuner runs LL (a
+    1.52 MB message per call: 6.6 + 14 x 0.6 + 14/8 x 1.52 MB / 141 GB/s = 33.8 us against LL128's 14 + 14 x 1.9 +
+    14/8 x 1.52 MB / 414 GB/s = 47.0 and Simple's 61.9); the stated batch is the largest that holds."""
+    spec = str(SPECS / "llama70b-h100-tp8.yaml")
+    assert main(["derive", "comm_hbm_crossover_batch", "--spec", spec, "--context", "128"]) == 0
+    out = capsys.readouterr().out
+    assert len(out) < 8000 and max(len(line) for line in out.splitlines()) < 600
+    names = re.findall(r"^      (\w+)(?:\(B\))? = ", out, re.M)
+    assert names == ["p_LL", "p_LL128", "p_S", "g_LL", "g_LL128", "g_S", "b_LL", "k_LL", "b_LL128", "k_LL128", "b_S",
+                     "k_S", "s_LL_LL128", "k_LL_LL128", "s_LL_S", "k_LL_S", "s_LL128_S", "k_LL128_S"]
+    line = re.search(r"^  candidates: (.*)$", out, re.M).group(1)
+    held = {k: float(v) for k, v in re.findall(r"(k_\w+) = ([0-9.e+-]+)(?:,|$)", line)}
+    assert set(held) == {"k_LL"} and 85 < held["k_LL"] < 100
+    stated = float(re.search(r"^  B_x\* = ([0-9.e+-]+)", out, re.M).group(1))
+    assert stated == pytest.approx(max(held.values()), rel=1e-5)

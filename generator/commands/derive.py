@@ -153,12 +153,15 @@ def derive_text(qid: str, args, accounting: str | None) -> str:
         input_overrides.pop(name, None)
     # a layout's serial rounds: the sum of named parts, each part's closed form on its own line (_term_lines), not
     # the whole expanded (10 KB at tp 8 x ep 8); solving, --at inputs and --pretty take the whole
-    forms = None
-    if qid in NAMED and target is None and value is None and not input_overrides and not args.pretty:
+    forms = crossings = None
+    plain = target is None and value is None and not input_overrides and not args.pretty
+    if qid in NAMED and plain:
         shown, forms = _term_lines(qid, qsym, variant)
         import sympy as sp
 
         expr = sp.Tuple(*(e for _, _, e in forms))  # its free symbols: the inputs the header lists
+    elif qid == CROSSOVER and plain:
+        shown, crossings, expr = _crossover_lines(qsym, variant)
     else:
         expr = so.quantity_expr(qid, variant)
     out: list[str] = []
@@ -172,13 +175,13 @@ def derive_text(qid: str, args, accounting: str | None) -> str:
     out.append(f"source: {q.source}")
     out.append(f"accounting: {accounting}, variant '{variant}' ({so.accounting_note(variant)})")
     out.append("")
-    if forms is not None:
+    if forms is not None or crossings is not None:
         out += device(shown, noun)
     else:
         out += _indent(fmt_eq(qsym, expr, names))
         if not args.no_latex:
             out.append("  LaTeX: " + so.latex(qsym, expr, names))
-    if q.steps and target is None and not args.pretty:
+    if q.steps and target is None and not args.pretty and crossings is None:
         out.append("  derivation:")
         for st in q.steps():
             out.append(f"    {st.label}: {_plain_lhs(st.lhs)} = {so.expr_text(so.apply_variant(st.expr, variant))}")
@@ -196,6 +199,8 @@ def derive_text(qid: str, args, accounting: str | None) -> str:
         out += device(_numbers_header(nums, expr, qid), noun)
         if forms is not None:
             out.append(_term_values(forms, nums.values))
+        if crossings is not None:
+            out.append(_crossing_values(crossings, nums.values))
         # the KV tokens that fit are stated whole, cut (679,123.69 -> 679,123), where six significant digits would
         # round them up to a number the report does not state
         integer = q.integer or ("floor" if qid in CUT_TOKENS else "")
@@ -941,6 +946,85 @@ def _term_lines(qid: str, qsym, variant: str) -> tuple[list[str], list]:
         out.append(f"    {s.name}: {what}")
         out.append(f"      {s.name} = {so.expr_text(e)}")
     return out, forms
+
+
+# ``comm_hbm_crossover_batch`` written out repeats the protocols' lines inside every candidate's condition (55 KB);
+# derive names the lines, each candidate and its condition instead, and states which candidates hold at a spec.
+
+CROSSOVER = "comm_hbm_crossover_batch"
+_SHORT = {"LL": "LL", "LL128": "LL128", "Simple": "S"}
+
+
+def _crossover_lines(qsym, variant: str) -> tuple[list[str], list, object]:
+    """The printed lines of comm_hbm_crossover_batch in named parts, the candidates [(name, value, holds)] under
+    ``variant``, and a Tuple of every part (its free symbols: the inputs the header lists)."""
+    import sympy as sp
+    from genreport.formulas import parallel as p
+    from genreport.formulas import solve as so
+
+    gaps, priced = p.crossover_lines()
+    fp = {k: sp.Function(f"p_{_SHORT[k]}") for k in priced}
+    fg = {k: sp.Function(f"g_{_SHORT[k]}") for k in gaps}
+    lines, every, crossings, names = [], [], [], []
+    for k, e in priced.items():
+        e = so.apply_variant(e, variant)
+        every.append(e)
+        lines += [f"    p_{_SHORT[k]}(B): {k}'s all-reduces of a decode round as NCCL's tuner prices them (the link's "
+                  "line rate), one GPU", f"      p_{_SHORT[k]}(B) = {so.expr_text(e)}"]
+    for k, e in gaps.items():
+        e = so.apply_variant(e, variant)
+        every.append(e)
+        lines += [f"    g_{_SHORT[k]}(B): {k}'s all-reduces as the estimate charges them, less the HBM ledger, one GPU",
+                  f"      g_{_SHORT[k]}(B) = {so.expr_text(e)}"]
+    for c in p.crossover_parts():
+        value, holds = so.apply_variant(c.value, variant), so.apply_variant(c.holds, variant)
+        every.append(value)
+        if c.kind == "root":
+            (k,) = c.protocols
+            x, name = sp.Symbol(f"b_{_SHORT[k]}", positive=True), f"k_{_SHORT[k]}"
+            shown = p.picked_protocol({o: fp[o](x) for o in fp})[k]
+            lines += [f"    {x}: where g_{_SHORT[k]}(B) = 0", f"      {x} = {so.expr_text(value)}",
+                      f"    {name}: {x} where the tuner runs {k} there, else none",
+                      f"      {name} = {x} if {_condition_text(shown)}"]
+        else:
+            a, z = c.protocols
+            (third,) = set(fp) - {a, z}
+            x = sp.Symbol(f"s_{_SHORT[a]}_{_SHORT[z]}", positive=True)
+            name = f"k_{_SHORT[a]}_{_SHORT[z]}"
+            shown = sp.And(fp[third](x) >= fp[a](x), fg[a](x) < 0, fg[z](x) >= 0)
+            lines += [f"    {x}: the tuner's change from {a} to {z}, p_{_SHORT[a]}(B) = p_{_SHORT[z]}(B)",
+                      f"      {x} = {so.expr_text(value)}",
+                      f"    {name}: {x} where the gap steps from below the ledger to at or above it, else none",
+                      f"      {name} = {x} if {_condition_text(shown)}"]
+        crossings.append((name, value, holds))
+        names.append(name)
+    head = [f"  {so.expr_text(qsym)} = Max({', '.join(names)}) where g_LL, g_LL128 and g_S all rise with B, "
+            "else none: the last batch where the all-reduces of the protocol NCCL's tuner runs rise or step above the "
+            "HBM ledger", "  where"]
+    return head + lines, crossings, sp.Tuple(*every)
+
+
+def _condition_text(cond) -> str:
+    """A candidate's condition in words: its clauses joined by "and"."""
+    from genreport.formulas import solve as so
+
+    clauses = cond.args if cond.func.__name__ == "And" else (cond,)
+    return " and ".join(f"{so.expr_text(c.lhs)} {c.rel_op} {so.expr_text(c.rhs)}" for c in clauses)
+
+
+def _crossing_values(crossings: list, inputs: dict) -> str:
+    """Each candidate's batch at a spec's ``inputs`` and whether it holds there, one line."""
+    import sympy as sp
+
+    shown = []
+    for name, value, holds in crossings:
+        at = {x: float(inputs[x.name]) for x in (value.free_symbols | holds.free_symbols) if x.name in inputs}
+        v, ok = value.xreplace(at), holds.xreplace(at)
+        if not v.is_number or ok not in (sp.true, sp.false):
+            shown.append(f"{name} = (no value)")
+            continue
+        shown.append(f"{name} = {float(v):.6g}" if ok == sp.true else f"{name} = none (at {float(v):.6g} its condition fails)")
+    return "  candidates: " + ", ".join(shown)
 
 
 def _term_values(forms: list, inputs: dict) -> str:
