@@ -191,7 +191,15 @@ def _tokens_for_batch(expr, tokens):
     """``expr`` with the step's tokens in place of B where B counts tokens (FLOPs, activations sent); the
     micro-batches still count sequences (a sequence's n_v tokens travel together)."""
     m = sp.Dummy("m")
-    return expr.xreplace({parallel.microbatches(): m}).subs(B, tokens).xreplace({m: parallel.microbatches()})
+
+    def swap(e):
+        return e.xreplace({parallel.microbatches(): m}).subs(B, tokens).xreplace({m: parallel.microbatches()})
+
+    for ring in expr.atoms(sp.Piecewise):  # a ring all-reduce stays one for the LaTeX printer (parallel.RING_CALLS)
+        if ring in parallel.RING_CALLS:
+            n, z = parallel.RING_CALLS[ring]
+            parallel.RING_CALLS[swap(ring)] = (n, swap(z))
+    return swap(expr)
 
 
 def _verify_ledgers(busiest: bool = False):
