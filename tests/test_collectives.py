@@ -16,6 +16,7 @@ Facts copied here, with their sources:
 
 from __future__ import annotations
 
+import math
 import re
 import statistics
 
@@ -27,7 +28,7 @@ from genreport.load.spec import Parallelism
 from genreport.model.env import busiest_experts, make_env
 from genreport.model.layout import choose_links, layout_values
 from genreport.model.plan import plan, point
-from shared import ROOT, evaluated
+from shared import ROOT, evaluated, rendered
 
 GIB = 2**30
 
@@ -146,7 +147,7 @@ def _library_all_reduce(hw: str, n: int, z: float) -> tuple[float, float, str]:
     from genreport.load.spec import Kernels
     from genreport.model.layout import _all_reduce_costs, collective_costs, one_shot_values
     link = _tp(hw, n)
-    v = {**link.tier_values("tp"), **collective_costs(link), "n_TP": n, "n_uTP": n, "d": z, "b_a": 1.0,
+    v = {**link.tier_values("tp"), **collective_costs(link), "n_TP": n, "n_uTP": n, "n_St": 1.0, "d": z, "b_a": 1.0,
          "alpha_oTP": 0.0, "W_oTP": link.bandwidth_per_direction, "W_coTP": link.estimate_bandwidth,
          **one_shot_values(Kernels(), link)}
     costs = _all_reduce_costs(load(), v)
@@ -236,7 +237,7 @@ def _row_values(hw: str, n: int, z: float) -> dict:
     from genreport.load.spec import Kernels
     from genreport.model.layout import collective_costs, one_shot_values
     link = _tp(hw, n)
-    return {**link.tier_values("tp"), **collective_costs(link), "n_TP": n, "n_uTP": n, "d": z, "b_a": 1.0,
+    return {**link.tier_values("tp"), **collective_costs(link), "n_TP": n, "n_uTP": n, "n_St": 1.0, "d": z, "b_a": 1.0,
             "alpha_oTP": 0.0, "W_oTP": link.bandwidth_per_direction, "W_coTP": link.estimate_bandwidth,
             **one_shot_values(Kernels(), link)}
 
@@ -303,12 +304,35 @@ def test_the_tuner_leaves_ll_where_the_measured_time_jumps(hw, n, before, after,
         assert (rings["LL"], rings["Simple"]) == pytest.approx((22.12e-6, 44.37e-6), abs=5e-9)
 
 
+def test_chapter_6_says_where_the_tuner_changes_the_protocol():
+    """The batch where each protocol change happens, by hand.  70B at tp 2 on H100: LL's price 6.6 + 2 x 0.6 us + Z /
+    141 GB/s meets Simple's 8.4 + 2 x 3.4 us + Z / 450 GB/s at Z = 7.4 us / (1/141 - 1/450 per GB/s) = 1.5195 MB, the
+    messages of 93 sequences (16,384 B each); at tp 8 (14 steps, 14/8 Z sent) LL's 15.0 us + 14/8 Z / 141 GB/s meets
+    LL128's 14 + 14 x 1.9 us + 14/8 Z / 414 GB/s at 25.6 us / (14/8 (1/141 - 1/414) per GB/s) = 3.128 MB, 191
+    sequences; a pipeline of 2 stages sends half the batch a call, so the same change comes at twice the batch."""
+    r = evaluated("llama70b-h100-tp2.yaml")
+    (change,) = r.parallel.all_reduce["protocol_changes"]
+    assert (change["from"], change["to"], change["batch"]) == ("LL", "Simple", 93)
+    assert change["bytes"] == pytest.approx(7.4e-6 / (1 / 141e9 - 1 / 450e9), rel=1e-6)
+    text = rendered(r, "sections/s7_gpus.html.j2")
+    said = "the tuner changes the ring's protocol: from LL to Simple at 1.52 MB a call, a batch of 93 per replica"
+    assert said in text
+    eight = evaluated("llama70b-h100-tp8.yaml").parallel.all_reduce["protocol_changes"]
+    assert [(c["from"], c["to"]) for c in eight] == [("LL", "LL128"), ("LL128", "Simple")]
+    assert eight[0]["bytes"] == pytest.approx(25.6e-6 / (14 / 8 * (1 / 141e9 - 1 / (0.92 * 450e9))), rel=1e-6)
+    assert eight[0]["batch"] == 191
+    staged = evaluated("llama70b-h100-tp8.yaml", ["parallelism.pp=2"]).parallel.all_reduce["protocol_changes"]
+    assert [c["bytes"] for c in staged] == pytest.approx([c["bytes"] for c in eight], rel=1e-9)
+    assert [c["batch"] for c in staged] == [math.ceil(c["bytes"] / 16384 * 2) for c in eight] == [382, 5560]
+
+
 def test_the_crossover_batch_is_where_the_run_protocols_time_passes_the_ledger_for_good():
     """comm_hbm_crossover_batch's closed form against a scan: on 400 random one-domain layouts (2-8 GPUs, the file's
     protocols with measured Simple lines of 5-60 us, contexts of 16-32k), the batch past which the all-reduces of
     the protocol NCCL's tuner runs stay above the HBM ledger is found on a grid of B and lies in the closed form's
-    grid step (13 of them at a change of protocol, where the gap steps over the ledger); where no batch of the grid is below the ledger after one above it, the closed form says none.  The
-    scan takes each protocol's charged line and the tuner's prices from formulas.parallel.crossover_lines."""
+    grid step (13 of them at a change of protocol, where the gap steps over the ledger); where no batch of the grid
+    is below the ledger after one above it, the closed form says none.  The scan takes each protocol's charged line
+    and the tuner's prices from formulas.parallel.crossover_lines."""
     import sympy as sp
     from genreport.formulas import parallel
 
@@ -322,17 +346,21 @@ def test_the_crossover_batch_is_where_the_run_protocols_time_passes_the_ledger_f
     rng = np.random.default_rng(27)
     grid = np.geomspace(1e-2, 1e7, 60_001)
     found = jumps = 0
+
+    def log_uniform(lo, hi):
+        return float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
+
     for _ in range(400):
         n = float(rng.choice([2, 4, 8]))
         w_tp = rng.uniform(50e9, 900e9)
         w_c = w_tp * rng.uniform(0.4, 1.0)
-        v = {"L": float(rng.integers(16, 128)), "N": float(np.exp(rng.uniform(np.log(1e8), np.log(4e11)))), "S": float(np.exp(rng.uniform(np.log(16), np.log(32768)))),
+        v = {"L": float(rng.integers(16, 128)), "N": log_uniform(1e8, 4e11), "S": log_uniform(16, 32768),
              "W": rng.uniform(1e12, 8e12), "W_TP": w_tp, "W_cTP": w_c, "W_lTP": min(w_c / 2, rng.uniform(40e9, 300e9)),
              "alpha_TP": rng.uniform(0.4e-6, 1.5e-6), "alpha_8TP": rng.uniform(1e-6, 4e-6),
              "alpha_STP": rng.uniform(2e-6, 6e-6), "alpha_SmTP": rng.uniform(0.5e-6, 8e-6),
              "tau_c": rng.uniform(5e-6, 10e-6), "tau_c8": rng.uniform(10e-6, 20e-6), "tau_cS": rng.uniform(5e-6, 12e-6),
              "tau_cSm": rng.uniform(5e-6, 60e-6), "b": float(rng.choice([0.5, 1.0, 2.0])), "b_a": 2.0,
-             "c": float(np.exp(rng.uniform(np.log(1e2), np.log(4e5)))), "d": float(rng.choice([2048, 4096, 8192, 16384])), "n_TP": n,
+             "c": log_uniform(1e2, 4e5), "d": float(rng.choice([2048, 4096, 8192, 16384])), "n_TP": n,
              "s_kv": float(rng.choice([1.0, n]))}
         args = [v[x] for x in names]
         prices = np.array([price_f[p](grid, *args) * np.ones_like(grid) for p in parallel.RING_TUNER])

@@ -896,6 +896,39 @@ def _one_shot_limit(q, v: dict, z: float) -> float | None:
     return lo
 
 
+def _batch_at(v: dict, message: float, z: float, rounding) -> int:
+    """The batch per replica whose tensor-parallel all-reduce carries ``message`` bytes, a sequence's being ``z``:
+    B z / m with m = min(B, n_St) micro-batches in flight (formulas.parallel.microbatches), so B = message n_St / z
+    past the stages (a pipeline of p stages sends a p-th of the batch a call), ``rounding`` it to a whole batch."""
+    return int(rounding(message / z * max(1.0, float(v["n_St"]))))
+
+
+def _protocol_changes(q, v: dict, z: float) -> list[dict]:
+    """Where NCCL's tuner changes the ring's protocol as the message grows from ``z`` (a batch-1 step's), up to 2^40
+    bytes: [{"bytes", "batch", "from", "to"}], the batch the first whose message is that large (:func:`_batch_at`).  Each protocol's price
+    is a line in the message (a minimum of two across domains), so the run protocol changes a few times at most; each
+    change is found by halving in log space (to 1e-9) between sizes that run different protocols, sampled four to a
+    doubling."""
+    def run(x: float) -> str:
+        return _algorithm_costs(q, v, x)[3]
+
+    if float(v["n_TP"]) <= 1 or not _protocols_apart(v):
+        return []
+    out, lo, here = [], z, run(z)
+    while lo < 2**40:
+        hi = lo * 2**0.25
+        there = run(hi)
+        if there != here:
+            a, b = lo, hi
+            while b / a > 1 + 1e-9:
+                mid = math.sqrt(a * b)
+                a, b = (mid, b) if run(mid) == here else (a, mid)
+            out.append({"bytes": b, "batch": _batch_at(v, b, z, math.ceil), "from": here, "to": run(b)})
+            here = run(b)
+        lo = hi
+    return out
+
+
 def _all_reduce_costs(q, v: dict) -> dict:
     """One tensor-parallel all-reduce of a batch-1 decode step (B d b_a bytes per GPU), per GPU: the strict bound's
     cost, each algorithm's (:func:`_algorithm_costs`), which the estimate picks, and, where the one-shot all-reduce
@@ -917,11 +950,13 @@ def _all_reduce_costs(q, v: dict) -> dict:
             "hierarchical": costs["hierarchical"], "in_switch": costs["in-switch"], "one_shot": costs["one-shot"],
             "one_shot_latency": float(v["tau_o"]), "picked": picked,
             # the largest message, and batch (B d b_a bytes), the one-shot all-reduce still wins at
-            "one_shot_up_to_bytes": limit, "one_shot_up_to_batch": None if limit is None else math.floor(limit / z),
+            "one_shot_up_to_bytes": limit, "one_shot_up_to_batch": None if limit is None else _batch_at(v, limit, z, math.floor),
             "protocol": used, "ring_protocol": run, "protocols": _protocols_apart(v),
             # Simple charged as nccl-tests measure it, not at the tuner's price
             "simple_measured": bool(v["tau_cSm"] != v["tau_cS"] or v["alpha_SmTP"] != v["alpha_STP"]),
             "simple_call": float(v["tau_cSm"]), "simple_step": float(v["alpha_SmTP"]),
+            # where the tuner changes the ring's protocol as the batch grows
+            "protocol_changes": _protocol_changes(q, v, z),
             "simple_priced": (float(v["tau_cS"]), float(v["alpha_STP"])),
             "estimate": costs[picked], "call_latency": float(call),
             "bus_bandwidth": float(v["W_cTP"]), "scale_out_bus_bandwidth": float(v["W_coTP"]) if two else None}

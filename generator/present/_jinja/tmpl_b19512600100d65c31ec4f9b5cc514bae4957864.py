@@ -64,52 +64,58 @@ def root(context, missing=missing):
         def t_6(*unused):
             raise TemplateRuntimeError("No filter named 'max' found.")
     try:
-        t_7 = environment.filters['min']
+        t_7 = environment.filters['memsize']
     except KeyError:
         @internalcode
         def t_7(*unused):
-            raise TemplateRuntimeError("No filter named 'min' found.")
+            raise TemplateRuntimeError("No filter named 'memsize' found.")
     try:
-        t_8 = environment.filters['num']
+        t_8 = environment.filters['min']
     except KeyError:
         @internalcode
         def t_8(*unused):
-            raise TemplateRuntimeError("No filter named 'num' found.")
+            raise TemplateRuntimeError("No filter named 'min' found.")
     try:
-        t_9 = environment.filters['safe']
+        t_9 = environment.filters['num']
     except KeyError:
         @internalcode
         def t_9(*unused):
-            raise TemplateRuntimeError("No filter named 'safe' found.")
+            raise TemplateRuntimeError("No filter named 'num' found.")
     try:
-        t_10 = environment.filters['short_link']
+        t_10 = environment.filters['safe']
     except KeyError:
         @internalcode
         def t_10(*unused):
-            raise TemplateRuntimeError("No filter named 'short_link' found.")
+            raise TemplateRuntimeError("No filter named 'safe' found.")
     try:
-        t_11 = environment.filters['symbols']
+        t_11 = environment.filters['short_link']
     except KeyError:
         @internalcode
         def t_11(*unused):
-            raise TemplateRuntimeError("No filter named 'symbols' found.")
+            raise TemplateRuntimeError("No filter named 'short_link' found.")
     try:
-        t_12 = environment.filters['time']
+        t_12 = environment.filters['symbols']
     except KeyError:
         @internalcode
         def t_12(*unused):
-            raise TemplateRuntimeError("No filter named 'time' found.")
+            raise TemplateRuntimeError("No filter named 'symbols' found.")
     try:
-        t_13 = environment.filters['upper']
+        t_13 = environment.filters['time']
     except KeyError:
         @internalcode
         def t_13(*unused):
-            raise TemplateRuntimeError("No filter named 'upper' found.")
+            raise TemplateRuntimeError("No filter named 'time' found.")
     try:
-        t_14 = environment.tests['none']
+        t_14 = environment.filters['upper']
     except KeyError:
         @internalcode
         def t_14(*unused):
+            raise TemplateRuntimeError("No filter named 'upper' found.")
+    try:
+        t_15 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_15(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s7_gpus.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
@@ -157,7 +163,7 @@ def root(context, missing=missing):
                 yield ' pipeline stages hold '
                 yield escape(t_6(environment, environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'stage_layers')))
                 yield ' or '
-                yield escape(t_7(environment, environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'stage_layers')))
+                yield escape(t_8(environment, environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'stage_layers')))
                 yield ' of the '
                 yield escape(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'layers'))
                 yield ' layers;\nthe busiest sets each '
@@ -167,7 +173,7 @@ def root(context, missing=missing):
                 yield ' / '
                 yield escape(t_6(environment, environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'stage_layers')))
                 yield ' = '
-                yield escape(t_8(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'pp_split')))
+                yield escape(t_9(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'pp_split')))
                 yield ' in the formulas). '
             yield ' Besides compute and HBM, a step now crosses a third ledger: the interconnect. Each '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
@@ -198,14 +204,14 @@ def root(context, missing=missing):
                 yield ') crosses '
                 yield escape(environment.getattr(l_1_link, 'tier'))
                 yield ': '
-                yield escape(t_10(environment.getattr(l_1_link, 'name')))
+                yield escape(t_11(environment.getattr(l_1_link, 'name')))
                 yield ',\n'
                 yield escape(t_1(environment.getattr(l_1_link, 'bandwidth_per_direction')))
                 yield ' per direction'
                 if environment.getattr(l_1_link, 'latency'):
                     pass
                     yield ', '
-                    yield escape(t_12(environment.getattr(l_1_link, 'latency')))
+                    yield escape(t_13(environment.getattr(l_1_link, 'latency')))
                     yield ' per step'
                 if environment.getattr(l_1_link, 'bus_bandwidth'):
                     pass
@@ -232,14 +238,14 @@ def root(context, missing=missing):
                     yield ' of its '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield 's share each scale-up domain, '
-                    yield escape(t_10(environment.getattr(environment.getattr(l_1_link, 'inner'), 'name')))
+                    yield escape(t_11(environment.getattr(environment.getattr(l_1_link, 'inner'), 'name')))
                     yield ' at '
                     yield escape(t_1(environment.getattr(environment.getattr(l_1_link, 'inner'), 'bandwidth_per_direction')))
                     yield ' per direction'
                     if environment.getattr(environment.getattr(l_1_link, 'inner'), 'latency'):
                         pass
                         yield ', '
-                        yield escape(t_12(environment.getattr(environment.getattr(l_1_link, 'inner'), 'latency')))
+                        yield escape(t_13(environment.getattr(environment.getattr(l_1_link, 'inner'), 'latency')))
                         yield ' per step'
                     if environment.getattr(environment.getattr(l_1_link, 'inner'), 'bus_bandwidth'):
                         pass
@@ -270,7 +276,7 @@ def root(context, missing=missing):
             for l_1_note in environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'notes'):
                 _loop_vars = {}
                 pass
-                yield escape(t_13(l_1_note[:1]))
+                yield escape(t_14(l_1_note[:1]))
                 yield escape(l_1_note[1:])
                 if (not context.call(environment.getattr(l_1_note, 'endswith'), '.', _loop_vars=_loop_vars)):
                     pass
@@ -292,7 +298,7 @@ def root(context, missing=missing):
                 yield "and adds each kernel's fixed cost: "
                 if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'kernels_per_layer') != environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'per_layer')):
                     pass
-                    yield escape(t_8(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'kernels_per_layer')))
+                    yield escape(t_9(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'kernels_per_layer')))
                     yield ' kernels a layer on average ('
                     yield escape(t_2(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'per_layer')))
                     yield ' in a dense layer, more in an MoE layer: router, top-k, the grouped GEMMs)'
@@ -308,7 +314,7 @@ def root(context, missing=missing):
                     yield ')'
                 else:
                     pass
-                    yield escape(t_12(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'decode')))
+                    yield escape(t_13(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'decode')))
                     yield ' each in decode\n('
                     if environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'cuda_graphs'):
                         pass
@@ -329,7 +335,7 @@ def root(context, missing=missing):
                     yield ')'
                 else:
                     pass
-                    yield escape(t_12(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'launch')))
+                    yield escape(t_13(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'launch')))
                     yield ' each in prefill (launched one by one)'
                 yield ". Where those fixed costs are the estimate's largest term the step is\n<strong>overhead-bound</strong>, seed 000's third state: fewer, fused kernels or "
                 yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'graph'))
@@ -354,18 +360,18 @@ def root(context, missing=missing):
                     if environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'simple_measured'):
                         pass
                         yield ' (Simple then charged '
-                        yield escape(t_12(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'simple_call')))
+                        yield escape(t_13(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'simple_call')))
                         yield ' a call and '
-                        yield escape(t_12(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'simple_step')))
+                        yield escape(t_13(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'simple_step')))
                         yield ' a step, as nccl-tests measure it, where the tuner prices it at '
-                        yield escape(t_12(environment.getitem(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'simple_priced'), 0)))
+                        yield escape(t_13(environment.getitem(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'simple_priced'), 0)))
                         yield ' and '
-                        yield escape(t_12(environment.getitem(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'simple_priced'), 1)))
+                        yield escape(t_13(environment.getitem(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'simple_priced'), 1)))
                         yield ')'
                 if environment.getattr(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'links'), 'tp'), 'in_network'):
                     pass
                     yield ', or its in-switch all-reduce where that is faster'
-                if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce') and (not t_14(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot')))):
+                if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce') and (not t_15(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot')))):
                     pass
                     if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot_by') == 'library'):
                         pass
@@ -386,7 +392,7 @@ def root(context, missing=missing):
                     yield ' tensor-parallel '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield 's costs at least\n'
-                    yield escape(t_12(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'bound')))
+                    yield escape(t_13(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'bound')))
                     yield '; '
                     if ((environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'picked') == 'one-shot') and (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot_by') == 'library')):
                         pass
@@ -398,7 +404,7 @@ def root(context, missing=missing):
                         pass
                         yield 'the library'
                     yield ' takes '
-                    yield escape(t_12(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'estimate')))
+                    yield escape(t_13(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'estimate')))
                     yield ' ('
                     if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'picked') != 'one-shot'):
                         pass
@@ -412,7 +418,7 @@ def root(context, missing=missing):
                             yield ',\n'
                     if environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency'):
                         pass
-                        yield escape(t_12(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency')))
+                        yield escape(t_13(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency')))
                         yield ' of it the fixed cost of the call'
                     yield ')'
                     if environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot_up_to_bytes'):
@@ -420,11 +426,11 @@ def root(context, missing=missing):
                         yield '. It sends n − 1 times the message, the ring 2 (n − 1) / n times: it stays the faster up to '
                         yield escape(t_4(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot_up_to_bytes')))
                         yield ' a call, a batch of '
-                        yield escape(t_8(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot_up_to_batch')))
+                        yield escape(t_9(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot_up_to_batch')))
                         yield ' per replica here ('
                         yield escape(t_4(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'message_bytes')))
                         yield ' a sequence), and the '
-                        if (not t_14(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'in_switch'))):
+                        if (not t_15(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'in_switch'))):
                             pass
                             yield "library's other algorithms"
                         else:
@@ -432,6 +438,25 @@ def root(context, missing=missing):
                             yield 'ring'
                         yield ' above it'
                     yield '.'
+                    if environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'protocol_changes'):
+                        pass
+                        yield " As the batch grows the tuner changes the ring's protocol: "
+                        l_1_loop = missing
+                        for l_1_c, l_1_loop in LoopContext(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'protocol_changes'), undefined):
+                            _loop_vars = {}
+                            pass
+                            yield escape(('' if environment.getattr(l_1_loop, 'first') else (' and ' if environment.getattr(l_1_loop, 'last') else ', ')))
+                            yield 'from '
+                            yield escape(environment.getitem(l_1_c, 'from'))
+                            yield ' to '
+                            yield escape(environment.getitem(l_1_c, 'to'))
+                            yield ' at '
+                            yield escape(t_7(environment.getattr(l_1_c, 'bytes')))
+                            yield ' a call, a batch of '
+                            yield escape(t_9(environment.getattr(l_1_c, 'batch')))
+                            yield ' per replica'
+                        l_1_loop = l_1_c = missing
+                        yield '.'
                 if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'ep') > environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'tp')):
                     pass
                     yield " The experts' all-to-alls: the bound sends each token once to each "
@@ -465,7 +490,7 @@ def root(context, missing=missing):
                             yield 's of the expert group hold '
                             yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_experts'))
                             yield ' replica slots more ('
-                            yield escape(t_8(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_per_gpu')))
+                            yield escape(t_9(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_per_gpu')))
                             yield ' a '
                             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                             yield ' on average: '
@@ -478,7 +503,7 @@ def root(context, missing=missing):
                             yield 'each '
                             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                             yield ' holds '
-                            yield escape(t_8(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_per_gpu')))
+                            yield escape(t_9(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_per_gpu')))
                             yield ' replica slot'
                             yield escape(('s' if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_per_gpu') != 1) else ''))
                             yield ' more'
@@ -489,14 +514,14 @@ def root(context, missing=missing):
                     _loop_vars = {}
                     pass
                     yield '<div class="formula" data-static><div class="label">'
-                    yield escape(t_11(environment.getattr(l_1_c, 'title')))
-                    if (not t_14(environment.getattr(l_1_c, 'value'))):
+                    yield escape(t_12(environment.getattr(l_1_c, 'title')))
+                    if (not t_15(environment.getattr(l_1_c, 'value'))):
                         pass
                         yield ': '
-                        yield escape(t_12(environment.getattr(l_1_c, 'value')))
+                        yield escape(t_13(environment.getattr(l_1_c, 'value')))
                         yield ' here'
                     yield '</div>'
-                    yield escape(t_9(environment.getattr(l_1_c, 'math')))
+                    yield escape(t_10(environment.getattr(l_1_c, 'math')))
                     yield '</div>\n'
                 l_1_c = missing
             if environment.getattr((undefined(name='par_left_out') if l_0_par_left_out is missing else l_0_par_left_out), 'decode'):
@@ -511,11 +536,11 @@ def root(context, missing=missing):
                 if (undefined(name='par_table') if l_0_par_table is missing else l_0_par_table):
                     pass
                     yield ': '
-                    yield escape(t_12(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'overhead')))
+                    yield escape(t_13(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'overhead')))
                     yield ' at batch '
                     yield escape(t_2(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'batch')))
                 yield '</div>'
-                yield escape(t_9((undefined(name='par_overhead') if l_0_par_overhead is missing else l_0_par_overhead)))
+                yield escape(t_10((undefined(name='par_overhead') if l_0_par_overhead is missing else l_0_par_overhead)))
                 yield '</div>\n'
             yield '<div class="scroll"><table>\n<thead><tr><th>batch, context</th><th class="n">bound</th><th class="n">serial estimate</th><th class="n">interconnect, at least</th><th class="n">collectives, as run</th><th class="n">kernels\' fixed costs</th><th>binds</th><th>estimate\'s largest term</th><th class="n">tok/s per '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
@@ -528,20 +553,20 @@ def root(context, missing=missing):
                 yield ', '
                 yield escape(t_2(environment.getattr(l_1_row, 'context')))
                 yield '</td><td class="n">'
-                yield escape(t_12(environment.getattr(l_1_row, 'bound')))
+                yield escape(t_13(environment.getattr(l_1_row, 'bound')))
                 yield '</td>\n<td class="n">'
-                yield escape(t_12(environment.getattr(l_1_row, 'serial')))
+                yield escape(t_13(environment.getattr(l_1_row, 'serial')))
                 yield '</td><td class="n">'
-                yield escape(t_12(environment.getattr(l_1_row, 'comm')))
+                yield escape(t_13(environment.getattr(l_1_row, 'comm')))
                 yield '</td><td class="n">'
-                yield escape(t_12(environment.getattr(l_1_row, 'comm_est')))
+                yield escape(t_13(environment.getattr(l_1_row, 'comm_est')))
                 yield '</td><td class="n">'
                 if environment.getattr((undefined(name='par_left_out') if l_0_par_left_out is missing else l_0_par_left_out), 'decode'):
                     pass
                     yield 'left out'
                 else:
                     pass
-                    yield escape(t_12(environment.getattr(l_1_row, 'overhead')))
+                    yield escape(t_13(environment.getattr(l_1_row, 'overhead')))
                 yield '</td><td>'
                 yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_row, 'binds'), _loop_vars=_loop_vars))
                 yield '</td><td>'
@@ -549,7 +574,7 @@ def root(context, missing=missing):
                 yield '</td>\n<td class="n">'
                 if (environment.getattr(l_1_row, 'binds') != 'capacity'):
                     pass
-                    yield escape(t_8(environment.getattr(l_1_row, 'tps_gpu')))
+                    yield escape(t_9(environment.getattr(l_1_row, 'tps_gpu')))
                 else:
                     pass
                     yield '—'
@@ -565,18 +590,18 @@ def root(context, missing=missing):
                     yield '<tr><td>'
                     yield escape(t_2(environment.getattr(l_1_row, 'tokens')))
                     yield '</td><td class="n">'
-                    yield escape(t_12(environment.getattr(l_1_row, 'bound')))
+                    yield escape(t_13(environment.getattr(l_1_row, 'bound')))
                     yield '</td><td class="n">'
-                    yield escape(t_12(environment.getattr(l_1_row, 'serial')))
+                    yield escape(t_13(environment.getattr(l_1_row, 'serial')))
                     yield '</td>\n<td class="n">'
-                    yield escape(t_12(environment.getattr(l_1_row, 'comm_est')))
+                    yield escape(t_13(environment.getattr(l_1_row, 'comm_est')))
                     yield '</td><td class="n">'
                     if environment.getattr((undefined(name='par_left_out') if l_0_par_left_out is missing else l_0_par_left_out), 'prefill'):
                         pass
                         yield 'left out'
                     else:
                         pass
-                        yield escape(t_12(environment.getattr(l_1_row, 'overhead')))
+                        yield escape(t_13(environment.getattr(l_1_row, 'overhead')))
                     yield '</td><td>'
                     yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_row, 'estimate_binds'), _loop_vars=_loop_vars))
                     yield '</td></tr>\n'
@@ -627,11 +652,11 @@ def root(context, missing=missing):
                 yield '): at batch 1 and context\n'
                 yield escape(t_2(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'context')))
                 yield ' its strict bound is '
-                yield escape(t_12(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_bound')))
+                yield escape(t_13(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_bound')))
                 yield ' per token (serial estimate\n'
-                yield escape(t_12(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_serial')))
+                yield escape(t_13(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_serial')))
                 yield '), '
-                yield escape(t_8(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'tokens_per_s_gpu')))
+                yield escape(t_9(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'tokens_per_s_gpu')))
                 yield ' tok/s per '
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield ', and one replica holds\n'
@@ -692,7 +717,7 @@ def root(context, missing=missing):
                 _loop_vars = {}
                 pass
                 yield '<td class="n">'
-                if t_14(l_2_n):
+                if t_15(l_2_n):
                     pass
                     yield 'over 4,096'
                 else:
@@ -708,4 +733,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=115&2=127&4=130&5=134&6=137&7=142&8=164&9=173&10=175&11=179&12=181&13=203&14=231&15=270&17=281&18=283&19=285&21=293&22=313&23=325&24=335&25=340&26=348&28=351&29=383&30=389&31=413&32=440&34=446&35=449&36=452&37=454&38=488&40=502&41=510&44=521&45=523&46=533&47=550&50=559&52=562&53=572&57=586&58=588&59=596&60=599&61=603&62=606&63=609&64=613&65=622&66=628&67=632&68=638&69=644&70=649&71=660&73=665&74=669&77=671&78=673&79=675&81=677&82=685&84=706'
+debug_info = '1=121&2=133&4=136&5=140&6=143&7=148&8=170&9=179&10=181&11=185&12=187&13=209&14=237&15=276&17=287&18=289&19=291&21=299&22=319&23=331&24=341&25=346&26=354&28=357&29=389&30=395&31=419&32=465&34=471&35=474&36=477&37=479&38=513&40=527&41=535&44=546&45=548&46=558&47=575&50=584&52=587&53=597&57=611&58=613&59=621&60=624&61=628&62=631&63=634&64=638&65=647&66=653&67=657&68=663&69=669&70=674&71=685&73=690&74=694&77=696&78=698&79=700&81=702&82=710&84=731'
