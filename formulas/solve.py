@@ -437,6 +437,25 @@ class _Pretty(_PositiveFirst, PrettyPrinter):
     pass
 
 
+T_RING = sp.Function("t_ring")
+
+
+def named_rings(expr):
+    """``expr`` with each ring all-reduce it holds (formulas.parallel.all_reduce_time_ring_protocols) as
+    ``t_ring(n, Z)``: written out, the tuner's choice of protocol repeats every protocol's forms in each condition (a
+    layout's decode_time_serial printed 63 KB, then 185 KB).  For printing only."""
+    from .parallel import RING_CALLS
+
+    if not RING_CALLS or not expr.has(sp.Piecewise):
+        return expr
+    return expr.replace(lambda e: isinstance(e, sp.Piecewise) and e in RING_CALLS, lambda e: T_RING(*RING_CALLS[e]))
+
+
+RING_NOTE = ("t_ring(n, Z): one ring all-reduce of Z bytes a GPU over n GPUs with the protocol NCCL's tuner runs, as the "
+             "estimate charges it (formulas/parallel.py: all_reduce_time_ring_protocols; derive decode_time_serial "
+             "names its parts)")
+
+
 def _printable(expr: sp.Expr) -> tuple[sp.Expr, dict[str, str]]:
     """Swap odd symbol names (``S*``, ``tok/s``) for placeholders the string printer keeps intact."""
     swap, back = {}, {}
@@ -450,7 +469,7 @@ def _printable(expr: sp.Expr) -> tuple[sp.Expr, dict[str, str]]:
 
 def expr_text(expr: sp.Expr) -> str:
     """One-line plain text: products with spaces, powers with ``^``: ``2 N W/(P c - 4 H_q L W d_h)``."""
-    e, back = _printable(normal(expr))
+    e, back = _printable(normal(named_rings(expr)))
     s = _Str().doprint(e).replace("**", "^").replace("*", " ")
     for ph, name in back.items():
         s = s.replace(ph, name)
@@ -465,7 +484,7 @@ def text(lhs: sp.Expr, rhs: sp.Expr, names: dict | None = None) -> str:
 def pretty(lhs: sp.Expr, rhs: sp.Expr, names: dict | None = None) -> str:
     """Two-dimensional form (``sympy.pretty``, Unicode, so that ``S*`` reads apart from the product dots)."""
     printer = _Pretty({"use_unicode": True})
-    return printer.doprint(sp.Eq(normal(lhs), normal(rhs), evaluate=False))
+    return printer.doprint(sp.Eq(normal(lhs), normal(named_rings(rhs)), evaluate=False))
 
 
 def latex(lhs: sp.Expr, rhs: sp.Expr, names: dict | None = None) -> str:
@@ -473,7 +492,7 @@ def latex(lhs: sp.Expr, rhs: sp.Expr, names: dict | None = None) -> str:
     table = dict(LATEX_NAMES)
     table.update(names or {})
     printer = _Latex({"symbol_names": table, "mul_symbol": " "})
-    return f"{printer.doprint(normal(lhs))} = {printer.doprint(normal(rhs))}"
+    return f"{printer.doprint(normal(lhs))} = {printer.doprint(normal(named_rings(rhs)))}"
 
 
 # ----------------------------------------------------------------------------------------------- numeric roots

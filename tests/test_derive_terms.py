@@ -105,3 +105,20 @@ def test_the_crossover_batch_is_named_candidates(capsys):
     assert set(held) == {"k_LL"} and 85 < held["k_LL"] < 100
     stated = float(re.search(r"^  B_x\* = ([0-9.e+-]+)", out, re.M).group(1))
     assert stated == pytest.approx(max(held.values()), rel=1e-5)
+
+
+def test_a_ring_all_reduce_inside_a_formula_prints_by_name(capsys):
+    """Written out, the protocol NCCL's tuner runs repeats every protocol's two forms in each condition: derive printed
+    decode_time_comm_estimate at 70B tp 8 in 60 KB (21 KB before the tuner's choice).  The ring prints as
+    t_ring(n, Z), said once under the formula; the value is the formula's, which the printing does not touch."""
+    spec = str(SPECS / "llama70b-h100-tp8.yaml")
+    assert main(["derive", "decode_time_comm_estimate", "--spec", spec]) == 0
+    out = capsys.readouterr().out
+    assert len(out) < 10_000
+    formula = re.search(r"^  tilde\{t\}_x = (.*)$", out, re.M).group(1)
+    assert "t_ring(n_TP, B b_a d/Min(B, n_St))" in formula and "Piecewise" not in formula
+    assert re.search(r"^  LaTeX: .*t_\{ring\}", out, re.M)
+    assert re.search(r"^  where t_ring\(n, Z\): one ring all-reduce", out, re.M)
+    value = float(re.search(r"^  tilde\{t\}_x = ([0-9.e+-]+) s$", out, re.M).group(1))
+    # batch 1: 80 layers x 2 all-reduces of 16 KiB with LL, 6.6 + 14 x 0.6 us + 14/8 x 16,384 B / 141 GB/s
+    assert value == pytest.approx(160 * (15.0e-6 + 14 / 8 * 16384 / 141e9), rel=1e-5)

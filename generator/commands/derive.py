@@ -181,6 +181,8 @@ def derive_text(qid: str, args, accounting: str | None) -> str:
         out += _indent(fmt_eq(qsym, expr, names))
         if not args.no_latex:
             out.append("  LaTeX: " + so.latex(qsym, expr, names))
+        if any("t_ring(" in line or "t_{ring}" in line for line in out):
+            out.append("  where " + so.RING_NOTE)
     if q.steps and target is None and not args.pretty and crossings is None:
         out.append("  derivation:")
         for st in q.steps():
