@@ -997,7 +997,8 @@ def _crossover_lines(qsym, variant: str) -> tuple[list[str], list, object]:
             lines += [f"    {x}: the tuner's change from {a} to {z}, p_{_SHORT[a]}(B) = p_{_SHORT[z]}(B)",
                       f"      {x} = {so.expr_text(value)}",
                       f"    {name}: {x} where the gap steps from below the ledger to at or above it, else none",
-                      f"      {name} = {x} if {_condition_text(shown)}"]
+                      f"      {name} = {x} if p_{_SHORT[a]} rises faster than p_{_SHORT[z]} and "
+                      f"{_condition_text(shown)}"]
         crossings.append((name, value, holds))
         names.append(name)
     head = [f"  {so.expr_text(qsym)} = Max({', '.join(names)}) where g_LL, g_LL128 and g_S all rise with B, "
