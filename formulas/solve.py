@@ -451,9 +451,9 @@ def named_rings(expr):
     return expr.replace(lambda e: isinstance(e, sp.Piecewise) and e in RING_CALLS, lambda e: T_RING(*RING_CALLS[e]))
 
 
-RING_NOTE = ("t_ring(n, Z): one ring all-reduce of Z bytes a GPU over n GPUs with the protocol NCCL's tuner runs, as the "
-             "estimate charges it (formulas/parallel.py: all_reduce_time_ring_protocols; derive decode_time_serial "
-             "names its parts)")
+RING_NOTE = ("t_ring(n, Z): one ring all-reduce of Z bytes a GPU over n GPUs with the protocol NCCL's tuner runs, "
+             "as the estimate charges it (formulas/parallel.py: all_reduce_time_ring_protocols; derive "
+             "decode_time_serial names its parts)")
 
 
 def _printable(expr: sp.Expr) -> tuple[sp.Expr, dict[str, str]]:

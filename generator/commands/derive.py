@@ -873,6 +873,7 @@ def _elasticity_lines(qid: str, nums: Numbers | None, variant: str, forms: list 
 # :func:`decode_time_serial`), each as short as its own formula.
 
 NAMED = ("decode_time_serial", "request_decode_time_serial")
+_SHORT = {"LL": "LL", "LL128": "LL128", "Simple": "S"}  # the protocols' names in the parts' symbols (p_S, c_S)
 
 
 def _terms(qid: str):
@@ -911,9 +912,8 @@ def _ring_parts(x_tp: tuple) -> list:
     from genreport.formulas import parallel as p
 
     z = p.tp_all_reduce_bytes() / p.microbatches()
-    short = {"LL": "LL", "LL128": "LL128", "Simple": "S"}
-    priced = {k: sp.Symbol(f"p_{short[k]}", positive=True) for k in p.TUNER_PROTOCOLS}
-    charged = {k: sp.Symbol(f"c_{short[k]}", positive=True) for k in p.PAID_PROTOCOLS}
+    priced = {k: sp.Symbol(f"p_{_SHORT[k]}", positive=True) for k in p.TUNER_PROTOCOLS}
+    charged = {k: sp.Symbol(f"c_{_SHORT[k]}", positive=True) for k in p.PAID_PROTOCOLS}
     r = sp.Symbol("r_TP", positive=True)
     ring = p.all_reduce_time_ring_protocols(p.n_TP, z)
     s, what, expr = x_tp
@@ -954,7 +954,6 @@ def _term_lines(qid: str, qsym, variant: str) -> tuple[list[str], list]:
 # derive names the lines, each candidate and its condition instead, and states which candidates hold at a spec.
 
 CROSSOVER = "comm_hbm_crossover_batch"
-_SHORT = {"LL": "LL", "LL128": "LL128", "Simple": "S"}
 
 
 def _crossover_lines(qsym, variant: str) -> tuple[list[str], list, object]:

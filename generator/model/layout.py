@@ -824,22 +824,8 @@ def _algorithm_costs(q, v: dict, z: float) -> tuple[dict, dict, dict, str]:
     the protocol the tuner runs."""
     n, n_u = float(v["n_TP"]), float(v["n_uTP"])
     two = n_u < n  # the group leaves its scale-up domain
-    tiers = {"n_g": n, "Z_g": z, "n_u": n_u, "alpha": v["alpha_TP"], "alpha_o": v["alpha_oTP"]}
-    rings, hiers, priced = {}, {}, {}
-    for name in PROTOCOLS:
-        for table, out in ((_protocol_values(v), rings), (_protocol_values(v, tuner=True), priced)):
-            w, w_o, alpha, alpha_o, tau = table[name]
-            lib = dict(tiers, W_c=w, W_co=w_o, alpha=alpha, alpha_o=alpha_o, tau_c=tau)
-            ring = float(q["all_reduce_time_ring_tiers"](lib))
-            # inside one domain the hierarchical form is the ring
-            hier = float(q["all_reduce_time_hierarchical"](lib)) if two else ring
-            if out is rings:
-                rings[name] = ring
-                if two:
-                    hiers[name] = hier
-            else:
-                priced[name] = min(ring, hier)
-    run = tuner_protocol(priced)
+    rings, hiers = _ring_costs(q, v, z)
+    run = _tuner_run(q, v, z)
     # NVLS in the node, then (across domains) the hierarchical form's step across nodes (all_reduce_time_estimate)
     m = n / n_u
     across = 2 * (m - 1) * float(v["alpha_oTP"]) + 2 * (m - 1) / m * z / (n_u * float(v["W_coTP"]))
@@ -853,6 +839,26 @@ def _algorithm_costs(q, v: dict, z: float) -> tuple[dict, dict, dict, str]:
 
 
 PROTOCOLS = ("LL", "LL128", "Simple")
+
+
+def _ring_costs(q, v: dict, z: float, tuner: bool = False) -> tuple[dict, dict]:
+    """Each protocol's ring all-reduce of ``z`` bytes per GPU and (across domains; else empty) its hierarchical form,
+    as the estimate charges them or (``tuner``) as NCCL's tuner prices them (:func:`_protocol_values`)."""
+    n, n_u = float(v["n_TP"]), float(v["n_uTP"])
+    tiers = {"n_g": n, "Z_g": z, "n_u": n_u, "alpha": v["alpha_TP"], "alpha_o": v["alpha_oTP"]}
+    rings, hiers = {}, {}
+    for name, (w, w_o, alpha, alpha_o, tau) in _protocol_values(v, tuner).items():
+        lib = dict(tiers, W_c=w, W_co=w_o, alpha=alpha, alpha_o=alpha_o, tau_c=tau)
+        rings[name] = float(q["all_reduce_time_ring_tiers"](lib))
+        if n_u < n:  # inside one domain the hierarchical form is the ring
+            hiers[name] = float(q["all_reduce_time_hierarchical"](lib))
+    return rings, hiers
+
+
+def _tuner_run(q, v: dict, z: float) -> str:
+    """The protocol NCCL's tuner runs for ``z`` bytes per GPU: each priced at the faster of its two forms."""
+    rings, hiers = _ring_costs(q, v, z, tuner=True)
+    return tuner_protocol({k: min(rings[k], hiers.get(k, rings[k])) for k in PROTOCOLS})
 
 
 def tuner_protocol(priced: dict) -> str:
@@ -905,12 +911,12 @@ def _batch_at(v: dict, message: float, z: float, rounding) -> int:
 
 def _protocol_changes(q, v: dict, z: float) -> list[dict]:
     """Where NCCL's tuner changes the ring's protocol as the message grows from ``z`` (a batch-1 step's), up to 2^40
-    bytes: [{"bytes", "batch", "from", "to"}], the batch the first whose message is that large (:func:`_batch_at`).  Each protocol's price
-    is a line in the message (a minimum of two across domains), so the run protocol changes a few times at most; each
-    change is found by halving in log space (to 1e-9) between sizes that run different protocols, sampled four to a
-    doubling."""
+    bytes: [{"bytes", "batch", "from", "to"}], the batch the first whose message is that large (:func:`_batch_at`).
+    Each protocol's price is a line in the message (a minimum of two across domains), so the run protocol changes a
+    few times at most; each change is found by halving in log space (to 1e-9) between sizes that run different
+    protocols, sampled four to a doubling."""
     def run(x: float) -> str:
-        return _algorithm_costs(q, v, x)[3]
+        return _tuner_run(q, v, x)
 
     if float(v["n_TP"]) <= 1 or not _protocols_apart(v):
         return []
@@ -950,14 +956,15 @@ def _all_reduce_costs(q, v: dict) -> dict:
             "hierarchical": costs["hierarchical"], "in_switch": costs["in-switch"], "one_shot": costs["one-shot"],
             "one_shot_latency": float(v["tau_o"]), "picked": picked,
             # the largest message, and batch (B d b_a bytes), the one-shot all-reduce still wins at
-            "one_shot_up_to_bytes": limit, "one_shot_up_to_batch": None if limit is None else _batch_at(v, limit, z, math.floor),
+            "one_shot_up_to_bytes": limit,
+            "one_shot_up_to_batch": None if limit is None else _batch_at(v, limit, z, math.floor),
             "protocol": used, "ring_protocol": run, "protocols": _protocols_apart(v),
             # Simple charged as nccl-tests measure it, not at the tuner's price
             "simple_measured": bool(v["tau_cSm"] != v["tau_cS"] or v["alpha_SmTP"] != v["alpha_STP"]),
             "simple_call": float(v["tau_cSm"]), "simple_step": float(v["alpha_SmTP"]),
+            "simple_priced": (float(v["tau_cS"]), float(v["alpha_STP"])),
             # where the tuner changes the ring's protocol as the batch grows
             "protocol_changes": _protocol_changes(q, v, z),
-            "simple_priced": (float(v["tau_cS"]), float(v["alpha_STP"])),
             "estimate": costs[picked], "call_latency": float(call),
             "bus_bandwidth": float(v["W_cTP"]), "scale_out_bus_bandwidth": float(v["W_coTP"]) if two else None}
 
