@@ -317,6 +317,10 @@ def test_chapter_6_says_where_the_tuner_changes_the_protocol():
     text = rendered(r, "sections/s7_gpus.html.j2")
     said = "the tuner changes the ring's protocol: from LL to Simple at 1.52 MB a call, a batch of 93 per replica"
     assert said in text
+    # Simple's measured line and the tuner's prices in the unit they are measured in (the hardware file: 24.1 us a call,
+    # 0.89 us a step; NCCL's tuning.cc: 8.4 and 3.4 us), not "0.0241 ms" beside "0.89 µs"
+    assert "(Simple then charged 24.1 µs a call and 0.89 µs a step, as nccl-tests measure it, where the tuner prices " \
+        "it at 8.4 µs and 3.4 µs)" in " ".join(text.split())
     eight = evaluated("llama70b-h100-tp8.yaml").parallel.all_reduce["protocol_changes"]
     assert [(c["from"], c["to"]) for c in eight] == [("LL", "LL128"), ("LL128", "Simple")]
     assert eight[0]["bytes"] == pytest.approx(25.6e-6 / (14 / 8 * (1 / 141e9 - 1 / (0.92 * 450e9))), rel=1e-6)

@@ -82,6 +82,12 @@ def time(t) -> str:
     return f"{sig3(ms)} ms" if ms >= 0.01 else f"{sig3(ms * 1e3)} µs"
 
 
+def micro(t) -> str:
+    """Seconds in microseconds, three significant digits: a collective's fixed costs, which :func:`time` writes in
+    ms from 10 us up ('0.0241 ms'), read in the unit they are measured and priced in: 2.41e-05 -> '24.1 µs'."""
+    return "n/a" if t is None else f"{sig3(float(t) * 1e6)} µs"
+
+
 def sig3(x) -> str:
     """Three significant digits, their trailing zeros kept ('25.0', '1.00', '28.3') unless x is that shorter number
     ('50'); from 1,000 up the whole number ('1,234'), never '1.23e+03'.
@@ -171,7 +177,7 @@ def nearest(x) -> str:
 
 
 FILTERS = {
-    "memsize": memsize, "nearest": nearest, "num": num, "exact": exact, "integer": integer, "gb": gb, "gib": gib, "size": size, "kib": kib, "time": time, "sig3": sig3,
+    "memsize": memsize, "nearest": nearest, "num": num, "exact": exact, "integer": integer, "gb": gb, "gib": gib, "size": size, "kib": kib, "time": time, "micro": micro, "sig3": sig3,
     "rate": rate, "bandwidth": bandwidth, "flops": flops, "params": params, "pct": pct, "times": times,
 }
 

@@ -133,6 +133,8 @@ const GR_FMT = (() => {
     if (t >= 1 || (ms >= 0.01 && Number(format(ms, ".3g")) >= 1e3)) return `${sig3(t)} s`;
     return ms >= 0.01 ? `${sig3(ms)} ms` : `${sig3(ms * 1e3)} µs`;
   }
+  // fmt.micro: seconds in microseconds, three significant digits
+  const micro = t => none(t) ? "n/a" : `${sig3(float(t) * 1e6)} µs`;
   // fmt.sig3: three significant digits with their trailing zeros unless exact, the whole number from 1,000 up
   function sig3(x) {
     if (none(x)) return "n/a";
@@ -204,7 +206,7 @@ const GR_FMT = (() => {
   }
 
   return {
-    num, exact, integer, sig4, gb, gib, size, kib, time, sig3, rate, bandwidth: x => rate(x, "B/s"), flops: x => rate(x, "FLOP"),
+    num, exact, integer, sig4, gb, gib, size, kib, time, micro, sig3, rate, bandwidth: x => rate(x, "B/s"), flops: x => rate(x, "FLOP"),
     params, pct, times, memsize, nearest, tex_number, format, GB, GiB, device,
   };
 })();

@@ -70,52 +70,58 @@ def root(context, missing=missing):
         def t_7(*unused):
             raise TemplateRuntimeError("No filter named 'memsize' found.")
     try:
-        t_8 = environment.filters['min']
+        t_8 = environment.filters['micro']
     except KeyError:
         @internalcode
         def t_8(*unused):
-            raise TemplateRuntimeError("No filter named 'min' found.")
+            raise TemplateRuntimeError("No filter named 'micro' found.")
     try:
-        t_9 = environment.filters['num']
+        t_9 = environment.filters['min']
     except KeyError:
         @internalcode
         def t_9(*unused):
-            raise TemplateRuntimeError("No filter named 'num' found.")
+            raise TemplateRuntimeError("No filter named 'min' found.")
     try:
-        t_10 = environment.filters['safe']
+        t_10 = environment.filters['num']
     except KeyError:
         @internalcode
         def t_10(*unused):
-            raise TemplateRuntimeError("No filter named 'safe' found.")
+            raise TemplateRuntimeError("No filter named 'num' found.")
     try:
-        t_11 = environment.filters['short_link']
+        t_11 = environment.filters['safe']
     except KeyError:
         @internalcode
         def t_11(*unused):
-            raise TemplateRuntimeError("No filter named 'short_link' found.")
+            raise TemplateRuntimeError("No filter named 'safe' found.")
     try:
-        t_12 = environment.filters['symbols']
+        t_12 = environment.filters['short_link']
     except KeyError:
         @internalcode
         def t_12(*unused):
-            raise TemplateRuntimeError("No filter named 'symbols' found.")
+            raise TemplateRuntimeError("No filter named 'short_link' found.")
     try:
-        t_13 = environment.filters['time']
+        t_13 = environment.filters['symbols']
     except KeyError:
         @internalcode
         def t_13(*unused):
-            raise TemplateRuntimeError("No filter named 'time' found.")
+            raise TemplateRuntimeError("No filter named 'symbols' found.")
     try:
-        t_14 = environment.filters['upper']
+        t_14 = environment.filters['time']
     except KeyError:
         @internalcode
         def t_14(*unused):
-            raise TemplateRuntimeError("No filter named 'upper' found.")
+            raise TemplateRuntimeError("No filter named 'time' found.")
     try:
-        t_15 = environment.tests['none']
+        t_15 = environment.filters['upper']
     except KeyError:
         @internalcode
         def t_15(*unused):
+            raise TemplateRuntimeError("No filter named 'upper' found.")
+    try:
+        t_16 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_16(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s7_gpus.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
@@ -163,7 +169,7 @@ def root(context, missing=missing):
                 yield ' pipeline stages hold '
                 yield escape(t_6(environment, environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'stage_layers')))
                 yield ' or '
-                yield escape(t_8(environment, environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'stage_layers')))
+                yield escape(t_9(environment, environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'stage_layers')))
                 yield ' of the '
                 yield escape(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'layers'))
                 yield ' layers;\nthe busiest sets each '
@@ -173,7 +179,7 @@ def root(context, missing=missing):
                 yield ' / '
                 yield escape(t_6(environment, environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'stage_layers')))
                 yield ' = '
-                yield escape(t_9(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'pp_split')))
+                yield escape(t_10(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'pp_split')))
                 yield ' in the formulas). '
             yield ' Besides compute and HBM, a step now crosses a third ledger: the interconnect. Each '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
@@ -204,14 +210,14 @@ def root(context, missing=missing):
                 yield ') crosses '
                 yield escape(environment.getattr(l_1_link, 'tier'))
                 yield ': '
-                yield escape(t_11(environment.getattr(l_1_link, 'name')))
+                yield escape(t_12(environment.getattr(l_1_link, 'name')))
                 yield ',\n'
                 yield escape(t_1(environment.getattr(l_1_link, 'bandwidth_per_direction')))
                 yield ' per direction'
                 if environment.getattr(l_1_link, 'latency'):
                     pass
                     yield ', '
-                    yield escape(t_13(environment.getattr(l_1_link, 'latency')))
+                    yield escape(t_14(environment.getattr(l_1_link, 'latency')))
                     yield ' per step'
                 if environment.getattr(l_1_link, 'bus_bandwidth'):
                     pass
@@ -238,14 +244,14 @@ def root(context, missing=missing):
                     yield ' of its '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield 's share each scale-up domain, '
-                    yield escape(t_11(environment.getattr(environment.getattr(l_1_link, 'inner'), 'name')))
+                    yield escape(t_12(environment.getattr(environment.getattr(l_1_link, 'inner'), 'name')))
                     yield ' at '
                     yield escape(t_1(environment.getattr(environment.getattr(l_1_link, 'inner'), 'bandwidth_per_direction')))
                     yield ' per direction'
                     if environment.getattr(environment.getattr(l_1_link, 'inner'), 'latency'):
                         pass
                         yield ', '
-                        yield escape(t_13(environment.getattr(environment.getattr(l_1_link, 'inner'), 'latency')))
+                        yield escape(t_14(environment.getattr(environment.getattr(l_1_link, 'inner'), 'latency')))
                         yield ' per step'
                     if environment.getattr(environment.getattr(l_1_link, 'inner'), 'bus_bandwidth'):
                         pass
@@ -276,7 +282,7 @@ def root(context, missing=missing):
             for l_1_note in environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'notes'):
                 _loop_vars = {}
                 pass
-                yield escape(t_14(l_1_note[:1]))
+                yield escape(t_15(l_1_note[:1]))
                 yield escape(l_1_note[1:])
                 if (not context.call(environment.getattr(l_1_note, 'endswith'), '.', _loop_vars=_loop_vars)):
                     pass
@@ -298,7 +304,7 @@ def root(context, missing=missing):
                 yield "and adds each kernel's fixed cost: "
                 if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'kernels_per_layer') != environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'per_layer')):
                     pass
-                    yield escape(t_9(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'kernels_per_layer')))
+                    yield escape(t_10(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'kernels_per_layer')))
                     yield ' kernels a layer on average ('
                     yield escape(t_2(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'per_layer')))
                     yield ' in a dense layer, more in an MoE layer: router, top-k, the grouped GEMMs)'
@@ -314,7 +320,7 @@ def root(context, missing=missing):
                     yield ')'
                 else:
                     pass
-                    yield escape(t_13(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'decode')))
+                    yield escape(t_14(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'decode')))
                     yield ' each in decode\n('
                     if environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'cuda_graphs'):
                         pass
@@ -335,7 +341,7 @@ def root(context, missing=missing):
                     yield ')'
                 else:
                     pass
-                    yield escape(t_13(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'launch')))
+                    yield escape(t_14(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'launch')))
                     yield ' each in prefill (launched one by one)'
                 yield ". Where those fixed costs are the estimate's largest term the step is\n<strong>overhead-bound</strong>, seed 000's third state: fewer, fused kernels or "
                 yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'graph'))
@@ -360,18 +366,18 @@ def root(context, missing=missing):
                     if environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'simple_measured'):
                         pass
                         yield ' (Simple then charged '
-                        yield escape(t_13(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'simple_call')))
+                        yield escape(t_8(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'simple_call')))
                         yield ' a call and '
-                        yield escape(t_13(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'simple_step')))
+                        yield escape(t_8(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'simple_step')))
                         yield ' a step, as nccl-tests measure it, where the tuner prices it at '
-                        yield escape(t_13(environment.getitem(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'simple_priced'), 0)))
+                        yield escape(t_8(environment.getitem(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'simple_priced'), 0)))
                         yield ' and '
-                        yield escape(t_13(environment.getitem(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'simple_priced'), 1)))
+                        yield escape(t_8(environment.getitem(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'simple_priced'), 1)))
                         yield ')'
                 if environment.getattr(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'links'), 'tp'), 'in_network'):
                     pass
                     yield ', or its in-switch all-reduce where that is faster'
-                if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce') and (not t_15(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot')))):
+                if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce') and (not t_16(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot')))):
                     pass
                     if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot_by') == 'library'):
                         pass
@@ -392,7 +398,7 @@ def root(context, missing=missing):
                     yield ' tensor-parallel '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield 's costs at least\n'
-                    yield escape(t_13(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'bound')))
+                    yield escape(t_14(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'bound')))
                     yield '; '
                     if ((environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'picked') == 'one-shot') and (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot_by') == 'library')):
                         pass
@@ -404,7 +410,7 @@ def root(context, missing=missing):
                         pass
                         yield 'the library'
                     yield ' takes '
-                    yield escape(t_13(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'estimate')))
+                    yield escape(t_14(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'estimate')))
                     yield ' ('
                     if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'picked') != 'one-shot'):
                         pass
@@ -418,7 +424,7 @@ def root(context, missing=missing):
                             yield ',\n'
                     if environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency'):
                         pass
-                        yield escape(t_13(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency')))
+                        yield escape(t_14(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency')))
                         yield ' of it the fixed cost of the call'
                     yield ')'
                     if environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot_up_to_bytes'):
@@ -426,11 +432,11 @@ def root(context, missing=missing):
                         yield '. It sends n − 1 times the message, the ring 2 (n − 1) / n times: it stays the faster up to '
                         yield escape(t_4(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot_up_to_bytes')))
                         yield ' a call, a batch of '
-                        yield escape(t_9(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot_up_to_batch')))
+                        yield escape(t_10(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot_up_to_batch')))
                         yield ' per replica here ('
                         yield escape(t_4(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'message_bytes')))
                         yield ' a sequence), and the '
-                        if (not t_15(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'in_switch'))):
+                        if (not t_16(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'in_switch'))):
                             pass
                             yield "library's other algorithms"
                         else:
@@ -453,7 +459,7 @@ def root(context, missing=missing):
                             yield ' at '
                             yield escape(t_7(environment.getattr(l_1_c, 'bytes')))
                             yield ' a call, a batch of '
-                            yield escape(t_9(environment.getattr(l_1_c, 'batch')))
+                            yield escape(t_10(environment.getattr(l_1_c, 'batch')))
                             yield ' per replica'
                         l_1_loop = l_1_c = missing
                         yield '.'
@@ -490,7 +496,7 @@ def root(context, missing=missing):
                             yield 's of the expert group hold '
                             yield escape(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_experts'))
                             yield ' replica slots more ('
-                            yield escape(t_9(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_per_gpu')))
+                            yield escape(t_10(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_per_gpu')))
                             yield ' a '
                             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                             yield ' on average: '
@@ -503,7 +509,7 @@ def root(context, missing=missing):
                             yield 'each '
                             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                             yield ' holds '
-                            yield escape(t_9(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_per_gpu')))
+                            yield escape(t_10(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_per_gpu')))
                             yield ' replica slot'
                             yield escape(('s' if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'redundant_per_gpu') != 1) else ''))
                             yield ' more'
@@ -514,14 +520,14 @@ def root(context, missing=missing):
                     _loop_vars = {}
                     pass
                     yield '<div class="formula" data-static><div class="label">'
-                    yield escape(t_12(environment.getattr(l_1_c, 'title')))
-                    if (not t_15(environment.getattr(l_1_c, 'value'))):
+                    yield escape(t_13(environment.getattr(l_1_c, 'title')))
+                    if (not t_16(environment.getattr(l_1_c, 'value'))):
                         pass
                         yield ': '
-                        yield escape(t_13(environment.getattr(l_1_c, 'value')))
+                        yield escape(t_14(environment.getattr(l_1_c, 'value')))
                         yield ' here'
                     yield '</div>'
-                    yield escape(t_10(environment.getattr(l_1_c, 'math')))
+                    yield escape(t_11(environment.getattr(l_1_c, 'math')))
                     yield '</div>\n'
                 l_1_c = missing
             if environment.getattr((undefined(name='par_left_out') if l_0_par_left_out is missing else l_0_par_left_out), 'decode'):
@@ -536,11 +542,11 @@ def root(context, missing=missing):
                 if (undefined(name='par_table') if l_0_par_table is missing else l_0_par_table):
                     pass
                     yield ': '
-                    yield escape(t_13(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'overhead')))
+                    yield escape(t_14(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'overhead')))
                     yield ' at batch '
                     yield escape(t_2(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'batch')))
                 yield '</div>'
-                yield escape(t_10((undefined(name='par_overhead') if l_0_par_overhead is missing else l_0_par_overhead)))
+                yield escape(t_11((undefined(name='par_overhead') if l_0_par_overhead is missing else l_0_par_overhead)))
                 yield '</div>\n'
             yield '<div class="scroll"><table>\n<thead><tr><th>batch, context</th><th class="n">bound</th><th class="n">serial estimate</th><th class="n">interconnect, at least</th><th class="n">collectives, as run</th><th class="n">kernels\' fixed costs</th><th>binds</th><th>estimate\'s largest term</th><th class="n">tok/s per '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
@@ -553,20 +559,20 @@ def root(context, missing=missing):
                 yield ', '
                 yield escape(t_2(environment.getattr(l_1_row, 'context')))
                 yield '</td><td class="n">'
-                yield escape(t_13(environment.getattr(l_1_row, 'bound')))
+                yield escape(t_14(environment.getattr(l_1_row, 'bound')))
                 yield '</td>\n<td class="n">'
-                yield escape(t_13(environment.getattr(l_1_row, 'serial')))
+                yield escape(t_14(environment.getattr(l_1_row, 'serial')))
                 yield '</td><td class="n">'
-                yield escape(t_13(environment.getattr(l_1_row, 'comm')))
+                yield escape(t_14(environment.getattr(l_1_row, 'comm')))
                 yield '</td><td class="n">'
-                yield escape(t_13(environment.getattr(l_1_row, 'comm_est')))
+                yield escape(t_14(environment.getattr(l_1_row, 'comm_est')))
                 yield '</td><td class="n">'
                 if environment.getattr((undefined(name='par_left_out') if l_0_par_left_out is missing else l_0_par_left_out), 'decode'):
                     pass
                     yield 'left out'
                 else:
                     pass
-                    yield escape(t_13(environment.getattr(l_1_row, 'overhead')))
+                    yield escape(t_14(environment.getattr(l_1_row, 'overhead')))
                 yield '</td><td>'
                 yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_row, 'binds'), _loop_vars=_loop_vars))
                 yield '</td><td>'
@@ -574,7 +580,7 @@ def root(context, missing=missing):
                 yield '</td>\n<td class="n">'
                 if (environment.getattr(l_1_row, 'binds') != 'capacity'):
                     pass
-                    yield escape(t_9(environment.getattr(l_1_row, 'tps_gpu')))
+                    yield escape(t_10(environment.getattr(l_1_row, 'tps_gpu')))
                 else:
                     pass
                     yield '—'
@@ -590,18 +596,18 @@ def root(context, missing=missing):
                     yield '<tr><td>'
                     yield escape(t_2(environment.getattr(l_1_row, 'tokens')))
                     yield '</td><td class="n">'
-                    yield escape(t_13(environment.getattr(l_1_row, 'bound')))
+                    yield escape(t_14(environment.getattr(l_1_row, 'bound')))
                     yield '</td><td class="n">'
-                    yield escape(t_13(environment.getattr(l_1_row, 'serial')))
+                    yield escape(t_14(environment.getattr(l_1_row, 'serial')))
                     yield '</td>\n<td class="n">'
-                    yield escape(t_13(environment.getattr(l_1_row, 'comm_est')))
+                    yield escape(t_14(environment.getattr(l_1_row, 'comm_est')))
                     yield '</td><td class="n">'
                     if environment.getattr((undefined(name='par_left_out') if l_0_par_left_out is missing else l_0_par_left_out), 'prefill'):
                         pass
                         yield 'left out'
                     else:
                         pass
-                        yield escape(t_13(environment.getattr(l_1_row, 'overhead')))
+                        yield escape(t_14(environment.getattr(l_1_row, 'overhead')))
                     yield '</td><td>'
                     yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_row, 'estimate_binds'), _loop_vars=_loop_vars))
                     yield '</td></tr>\n'
@@ -652,11 +658,11 @@ def root(context, missing=missing):
                 yield '): at batch 1 and context\n'
                 yield escape(t_2(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'context')))
                 yield ' its strict bound is '
-                yield escape(t_13(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_bound')))
+                yield escape(t_14(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_bound')))
                 yield ' per token (serial estimate\n'
-                yield escape(t_13(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_serial')))
+                yield escape(t_14(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_serial')))
                 yield '), '
-                yield escape(t_9(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'tokens_per_s_gpu')))
+                yield escape(t_10(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'tokens_per_s_gpu')))
                 yield ' tok/s per '
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield ', and one replica holds\n'
@@ -717,7 +723,7 @@ def root(context, missing=missing):
                 _loop_vars = {}
                 pass
                 yield '<td class="n">'
-                if t_15(l_2_n):
+                if t_16(l_2_n):
                     pass
                     yield 'over 4,096'
                 else:
@@ -733,4 +739,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=121&2=133&4=136&5=140&6=143&7=148&8=170&9=179&10=181&11=185&12=187&13=209&14=237&15=276&17=287&18=289&19=291&21=299&22=319&23=331&24=341&25=346&26=354&28=357&29=389&30=395&31=419&32=465&34=471&35=474&36=477&37=479&38=513&40=527&41=535&44=546&45=548&46=558&47=575&50=584&52=587&53=597&57=611&58=613&59=621&60=624&61=628&62=631&63=634&64=638&65=647&66=653&67=657&68=663&69=669&70=674&71=685&73=690&74=694&77=696&78=698&79=700&81=702&82=710&84=731'
+debug_info = '1=127&2=139&4=142&5=146&6=149&7=154&8=176&9=185&10=187&11=191&12=193&13=215&14=243&15=282&17=293&18=295&19=297&21=305&22=325&23=337&24=347&25=352&26=360&28=363&29=395&30=401&31=425&32=471&34=477&35=480&36=483&37=485&38=519&40=533&41=541&44=552&45=554&46=564&47=581&50=590&52=593&53=603&57=617&58=619&59=627&60=630&61=634&62=637&63=640&64=644&65=653&66=659&67=663&68=669&69=675&70=680&71=691&73=696&74=700&77=702&78=704&79=706&81=708&82=716&84=737'
