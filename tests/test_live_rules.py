@@ -139,7 +139,7 @@ ISSUE = [  # (spec, override, the page's message): the issue's cases and every i
     (ONE, "parallelism.toString=2", "parallelism.toString: this page recomputes its one card; a layout over many GPUs "
      "is not in it (hint: use the command below, or open a report built with a parallelism block)"),
     (ONE, "precision=constructor", "precision: 'constructor' is not allowed here "
-     "(hint: use one of: fp32, tf32, bf16, fp16, fp8, fp6, fp4, int8, int4, mxfp4, nvfp4, fp8_block)"),
+     "(hint: use one of: fp32, tf32, bf16, fp16, fp8, fp6, fp4, int8, int4, mxfp4, nvfp4, fp8_block, checkpoint)"),
     (ONE, "precision.weights=toString", "precision.weights: 'toString' is not allowed here "
      "(hint: use one of: fp32, tf32, bf16, fp16, fp8, fp6, fp4, int8, int4, mxfp4, nvfp4, fp8_block, checkpoint)"),
     (ONE, "precision.weights.experts=fp5", "precision.weights.experts: 'fp5' is not allowed here "

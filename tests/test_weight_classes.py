@@ -134,6 +134,25 @@ def test_set_a_class_and_the_checkpoint_of_a_model_without_one(tmp_path):
     assert "precision.weights" in str(err.value)
 
 
+def test_precision_checkpoint_is_short_for_weights_checkpoint(tmp_path):
+    """``precision: checkpoint`` (what ``plan --weights checkpoint`` says) is ``{weights: checkpoint}``: the same
+    formats and numbers; ``--set precision=checkpoint`` and a part set beside it work; a model without
+    checkpoint_precision is refused at the shorthand's own line; the live page's rule for ``precision`` takes it."""
+    short = load_spec(report(tmp_path, "checkpoint", name="s"))
+    long = load_spec(report(tmp_path, "{weights: checkpoint}", name="l"))
+    assert short.precision == long.precision and short.precision.weights == "mxfp4+bf16"
+    assert evaluate(short).scalars["exact"]["weight_bytes"] == pytest.approx(EXPERTS * MXFP4 + REST * 2.0, rel=1e-12)
+    kv = load_spec(report(tmp_path, "bf16", name="k"), ["precision=checkpoint", "precision.kv_cache=fp8"])
+    assert (kv.precision.weights, kv.precision.kv_cache) == ("mxfp4+bf16", "fp8")
+    with pytest.raises(SpecError, match="Llama 3.1 8B has no checkpoint_precision") as err:
+        load_spec(report(tmp_path, "checkpoint", model="llama-3.1-8b", name="n"))
+    assert ":6:" in str(err.value)  # the line of 'precision: checkpoint'
+    from genreport.load.setrules import rules
+
+    table = rules(("report", "precision"))
+    assert "checkpoint" in table["rules"][table["paths"]["precision"]][1]
+
+
 def test_results_and_inputs_table_state_each_class(tmp_path):
     out = tmp_path / "out"
     assert cli_main([str(report(tmp_path, "{weights: checkpoint}")), "--format", "json", "-o", str(out), "-q"]) == 0

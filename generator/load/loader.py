@@ -375,9 +375,13 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
     cmp_models = [sub("model", ("compare", "models", i), r)[0] for i, r in enumerate(cmp.get("models", []))]
 
     written = d["precision"]
+    at = ("precision", "weights")
+    if written == "checkpoint":  # short for {weights: checkpoint}: the model's own formats, the rest from them
+        written = d["precision"] = {"weights": "checkpoint"}
+        at = ("precision",)
     if isinstance(written, dict) and written.get("weights") == "checkpoint" and model is not None:
         if not model.checkpoint_weights:
-            findings.add(doc.finding(("precision", "weights"), f"{model.title} has no checkpoint_precision in its spec",
+            findings.add(doc.finding(at, f"{model.title} has no checkpoint_precision in its spec",
                                      "name the formats, e.g. weights: {experts: mxfp4, default: bf16}, or add "
                                      f"checkpoint_precision to {model.file}"))
             written = {**written, "weights": "bf16"}

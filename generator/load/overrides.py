@@ -67,7 +67,9 @@ def _alias(path: tuple[str, ...]) -> tuple[str, ...]:
 
 def _apply_override(doc: Document, path: tuple[str, ...], value, text: str) -> Finding | None:
     node = doc.data
-    if path[0] == "precision" and len(path) > 1 and isinstance(node.get("precision"), str):
+    if path[0] == "precision" and len(path) > 1 and node.get("precision") == "checkpoint":
+        node["precision"] = {"weights": "checkpoint"}  # the shorthand's explicit form, so one part can change
+    elif path[0] == "precision" and len(path) > 1 and isinstance(node.get("precision"), str):
         p = _precision(node["precision"])  # 'bf16' -> its explicit form, so one part can change
         node["precision"] = {"weights": p.weights, "kv_cache": p.kv_cache, "compute": p.compute}
     if (path[:2] == ("precision", "weights") and len(path) > 2 and isinstance(node.get("precision"), dict)

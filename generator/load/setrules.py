@@ -128,6 +128,9 @@ def _rule(at: tuple[dict, dict], where: str) -> list:
         branches = [b for b in (_resolve((b, root)) for b in node["anyOf"]) if b[0].get("type") != "object"]
         if len(branches) == 1:
             return _rule(branches[0], where)
+        names = [b.get("enum", [b.get("const")]) for b, _ in branches if set(b) - {"description"} in ({"enum"}, {"const"})]
+        if len(names) == len(branches) and all(isinstance(v, str) for n in names for v in n):
+            return ["e", [v for n in names for v in n]]  # a format or a name ('precision': bf16, ..., 'checkpoint')
         whole = [b for b, _ in branches if set(b) == {"type", "minimum", "maximum"} and b["type"] == "integer"]
         text = [b for b, _ in branches if set(b) == {"type", "pattern"} and b["type"] == "string"]
         if len(branches) == 2 and len(whole) == 1 and len(text) == 1:

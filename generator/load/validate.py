@@ -145,9 +145,26 @@ def _leaf_errors(error):
     if not fitting:
         yield _NoBranch(error)
         return
+    names = [e for errs in fitting.values() for e in errs if e.validator in ("enum", "const") and not e.relative_path]
+    if len(fitting) > 1 and len(names) == sum(map(len, fitting.values())):  # one name among several lists of names
+        yield _Names(names)  # ('precision': a format, or 'checkpoint'): every allowed name in one hint
+        return
     best = max(fitting.values(), key=lambda errs: max(len(e.absolute_path) for e in errs))
     for e in best:
         yield from _leaf_errors(e)
+
+
+class _Names:
+    """Branch errors that each allow a list of names, as one: the value is none of all of them."""
+
+    validator = "enum"
+
+    def __init__(self, errors):
+        first = errors[0]
+        self.absolute_path, self.instance, self.schema, self.message = (first.absolute_path, first.instance,
+                                                                        first.schema, first.message)
+        self.validator_value = [a for e in errors
+                                for a in (e.validator_value if e.validator == "enum" else [e.validator_value])]
 
 
 class _NoBranch:

@@ -186,11 +186,13 @@ const GR_WHATIF = (function () {
   }
 
   function resolvePrecision(p, t, m, modelFile) {  // objects._precision (with the loader's weights: checkpoint)
+    const at = p === "checkpoint" ? "precision" : "precision.weights";  // where the loader says what is wrong
+    if (p === "checkpoint") p = {weights: "checkpoint"};  // the loader's shorthand
     const wc = t.weight_compute || {};
     if (typeof p !== "string" && p.weights === "checkpoint") {  // the model spec's checkpoint_precision
       const given = m && m.checkpoint_weights && m.checkpoint_weights.length ? m.checkpoint_weights : null;
       if (!given) {
-        throw new OverrideError("precision.weights", (m ? m.title : "the model") + " has no checkpoint_precision in "
+        throw new OverrideError(at, (m ? m.title : "the model") + " has no checkpoint_precision in "
           + "its spec", "name the formats, e.g. weights: {experts: mxfp4, default: bf16}, or add checkpoint_precision "
           + "to " + (modelFile || "the model spec"));
       }
@@ -289,7 +291,9 @@ const GR_WHATIF = (function () {
         if (parts.length === 2) m[k] = v; else if (k === "size") m.ffn_size = v; else m[parts[1]][k] = v;
       }
     } else if (top === "precision") {
-      if (parts.length > 1 && typeof state.precision === "string") {  // 'bf16' -> its explicit form, to set a part
+      if (parts.length > 1 && state.precision === "checkpoint") {  // the shorthand's explicit form
+        state.precision = {weights: "checkpoint"};
+      } else if (parts.length > 1 && typeof state.precision === "string") {  // 'bf16' -> its explicit form, to set a part
         const p = resolvePrecision(state.precision, live.tables);
         state.precision = {weights: p.weights, kv_cache: p.kv_cache, compute: p.compute};
       }
