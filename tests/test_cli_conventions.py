@@ -100,6 +100,32 @@ def test_table_command_gives_page_one(capsys):
     assert "on 8 x NVIDIA H100" in out and "tok/s per replica" in out
 
 
+@pytest.mark.parametrize("spec", ["deepseek-v3-h200-ep8.yaml", "llama8b-h100.yaml", "llama70b-h100-tp8.yaml"])
+def test_table_cells_are_page_ones(spec):
+    """The command's decision cells are page 1's, as printed: DeepSeek-V3's decode at batch 64 and 8k costs
+    $0.39999 per million tokens, "0.400" on page 1 and in the table (the command wrote "0.4", and 41.1 tok/s per
+    user where page 1 says 41); time, tok/s per user, tok/s and $/M tokens each through page 1's own filter."""
+    import html as html_lib
+    import re
+
+    from shared import evaluated, rendered
+
+    r = evaluated(spec)
+    _, rows = r.decision_table()
+    page = rendered(r, "sections/s0_summary.html.j2")
+    body = page[page.index("<th>best lever</th>"):]
+    cells = [[html_lib.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+             for row in re.findall(r"<tr><td>(.*?)</tr>", body, re.S)]
+    assert len(cells) == len(rows) > 0
+    for row, shown in zip(rows, cells, strict=True):
+        label, binds, time, per_user, tps, usd, _fits = row
+        want = [time, per_user.replace("-", "—"), tps] + ([usd.replace("-", "—")] if r.spec.hardware.price_per_hour else [])
+        got = [shown[1], shown[5], shown[6]] + ([shown[7].replace(" (prompt)", "")] if r.spec.hardware.price_per_hour else [])
+        assert got == want, (label, got, want)
+    if spec.startswith("deepseek"):
+        assert [x[5] for x in rows if x[0] == "decode B = 64, S = 8,192"] == ["0.400"]
+
+
 def test_table_says_the_devices_noun_and_one_gpu_in_words(capsys):
     """Page 1 as the report says it: on Gaudi 3 (noun: chip) "On 8 chips ... tok/s per chip", as the HTML does (the
     command printed "GPUs", under the spec's title naming 8 H100s); a layout block of one GPU is "On one GPU", not

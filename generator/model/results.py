@@ -216,19 +216,18 @@ class Results:
     def decision_table(self) -> tuple[list[str], list[list[str]]]:
         """Page 1's decision table as text cells: each workload, what binds, its time and rates (the strict
         bound, at the layout's scope), what fits; the records themselves are :attr:`decision`."""
+        from genreport.present import fmt
+
         scope = " per replica" if self.frame is not None and self.frame.many else ""
         header = ["workload", "binds", "time", "tok/s per user", f"tok/s{scope}", "$/M tokens", "fits"]
 
-        def num(x, unit=""):
-            if x is None:
-                return "-"
-            x = float(x)
-            return (f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}") + unit
+        def cell(x, how):  # as page 1 prints it (templates/sections/s0_summary.html.j2's filters)
+            return "-" if x is None else how(x)
 
         rows = []
         for x in self.decision:
-            t = x.get("time")
-            rows.append([x["label"], x["binds"] or "-", num(t * 1e3 if t is not None else None, " ms"),
-                         num(x.get("tokens_per_s_sequence")), num(x.get("tokens_per_s")), num(x.get("usd_per_mtok")),
+            per_user = x.get("tokens_per_s_sequence") if x.get("workload") == "decode" else None
+            rows.append([x["label"], x["binds"] or "-", cell(x.get("time"), fmt.time), cell(per_user, fmt.num),
+                         cell(x.get("tokens_per_s"), fmt.num), cell(x.get("usd_per_mtok"), fmt.sig3),
                          "yes" if x.get("fits") else "no"])
         return header, rows

@@ -142,7 +142,7 @@ const GR_PAGE = (function () {
       + '</td>\n<td class="n">' + ms + '</td>\n<td class="n">'
       + (x.workload === "decode" ? n(x.tokens_per_s_sequence) : "—") + '</td>\n<td class="n">'
       + n(x.tokens_per_s) + "</td>\n"
-      + (priced ? '<td class="n">' + (x.usd_per_mtok !== null ? F.format(x.usd_per_mtok, ".3g")
+      + (priced ? '<td class="n">' + (x.usd_per_mtok !== null ? F.sig3(x.usd_per_mtok)
         + (x.workload === "prefill" ? " (prompt)" : "") : "—") + "</td>" : "")
       + "\n<td>" + lever + "</td></tr>\n";
   }

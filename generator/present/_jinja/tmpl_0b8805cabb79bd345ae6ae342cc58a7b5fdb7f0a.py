@@ -444,7 +444,7 @@ def root(context, missing=missing):
             yield '<td class="n">'
             if (not t_9(environment.getattr(l_1_x, 'usd_per_mtok'))):
                 pass
-                yield escape(t_2('%.3g', environment.getattr(l_1_x, 'usd_per_mtok')))
+                yield escape(t_7(environment.getattr(l_1_x, 'usd_per_mtok')))
                 if (environment.getattr(l_1_x, 'workload') == 'prefill'):
                     pass
                     yield ' (prompt)'
