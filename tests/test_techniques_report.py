@@ -98,6 +98,21 @@ def test_each_technique_is_a_row_with_its_formula(report):
     assert prefix["ttft"][1] == pytest.approx(prefix["ttft"][0] / 2)
 
 
+def test_the_one_pool_rate_reads_as_page_ones_rates(report):
+    """The disaggregation row's one-pool rate is a rate of tokens per GPU, printed as page 1 prints one (fmt.num:
+    "2,976 tok/s per GPU"), not to the hundredth as the requests/s beside it ("1,435.74 tok/s per GPU" read at six
+    significant digits where every other rate has three)."""
+    import re
+
+    from genreport.present import fmt
+
+    r, _ = report
+    (row,) = [x for x in r.serving["techniques"]["rows"] if x["technique"] == "prefill/decode disaggregation"]
+    before = r.serving["techniques"]["numbers"]["one_pool_tokens_per_s_gpu"]
+    said = re.search(r"prefills between its rounds [^:]*: ([0-9.,]+) tok/s per GPU", row["ends"]).group(1)
+    assert said == fmt.num(before) and "." not in said and before >= 10
+
+
 def test_goodput_meets_the_target_exactly(report):
     r, _ = report
     n = r.serving["techniques"]["numbers"]

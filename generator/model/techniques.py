@@ -674,8 +674,10 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
         at = (f"meets the {sv.tpot * 1e3:.3g} ms TPOT target up to batch {one['batch']:,}" if one["batch"]
               else f"misses the {sv.tpot * 1e3:.3g} ms TPOT target even at batch 1") if sv.tpot is not None \
             else f"at batch {int(batch):,} (no TPOT target)"
+        from genreport.present import fmt
+
         against = (f"; one pool of these replicas that prefills between its rounds {at}: "
-                   f"{_hundredths(before)} tok/s per {noun}, the pools {gain:.2f}x")
+                   f"{fmt.num(before)} tok/s per {noun}, the pools {gain:.2f}x")  # a rate of tokens: page 1's digits
         numbers.update({"one_pool_batch": one["batch"], "one_pool_tpot": one["tpot"], "one_pool_round": one["round"],
                         "one_pool_tokens_per_s_gpu": before, "pool_tokens_per_s_gpu": pools_gpu})
         blocks["tech_one_pool"] = _block(r, "tech_one_pool", "aggregated_tpot",

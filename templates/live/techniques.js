@@ -488,7 +488,7 @@ const GR_SERVING = (() => {
       const atText = sv.tpot !== null ? (lo ? "meets the " + F.format(sv.tpot * 1e3, ".3g") + " ms TPOT target up to batch "
         + commas(lo) : "misses the " + F.format(sv.tpot * 1e3, ".3g") + " ms TPOT target even at batch 1")
         : "at batch " + commas(batch) + " (no TPOT target)";
-      against = "; one pool of these replicas that prefills between its rounds " + atText + ": " + hundredths(before)
+      against = "; one pool of these replicas that prefills between its rounds " + atText + ": " + F.num(before)
         + " tok/s per " + noun + ", the pools " + F.format(gain, ".2f") + "x";
       Object.assign(n, {one_pool_batch: lo, one_pool_tpot: tpotBefore, one_pool_round: tpotAt(Math.max(lo, 1)),
         one_pool_tokens_per_s_gpu: before, pool_tokens_per_s_gpu: poolsGpu});
