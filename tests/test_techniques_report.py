@@ -584,7 +584,7 @@ def test_disaggregated_pools_are_whole_expert_parallel_groups():
     assert t_pr == pytest.approx(flops / 1978.9e12, rel=1e-9) == pytest.approx(0.16668, abs=5e-6)
     assert base["ttft"] == pytest.approx(0.08202, abs=5e-6) and row["ttft"][1] == pytest.approx(
         base["ttft"] + n["kv_transfer_time"])  # the pools' TTFT: the prompt alone, then its cache's transfer
-    assert "(a prompt occupying its replica 166.68 ms while the group's 8 replicas all prefill)" in row["ends"]
+    assert "(a prompt occupying its replica 167 ms while the group's 8 replicas all prefill)" in row["ends"]
     rate_p = 8 / t_pr
     rate_d = 8 * tq["batch"] / ((r.spec.serving.output - 1) * n["pool_round"])
     assert n["pool_prefill_rate"] == pytest.approx(rate_p) and n["pool_decode_rate"] == pytest.approx(rate_d)

@@ -634,13 +634,14 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     # without users the layout's dp replicas), the pools' rate the lesser of the two (whole_group_pools)
     par = r.spec.parallelism or Parallelism()
     from genreport.model.serving_report import ep_group_replicas
+    from genreport.present import fmt
 
     group = ep_group_replicas(par)
     setting = f"{share:.0%} of the {noun}s prefill, {1 - share:.0%} decode, in replicas of this layout" + piped
     gain = 1 - share
     balanced = (f"balanced: a prefill replica serves {_hundredths(stages / t_prefill)} prompts/s"
                 + (f" (a prompt every TTFT / {stages}, each still taking the TTFT)" if stages > 1 else "")
-                + (f" (a prompt occupying its replica {_hundredths(t_prefill * 1e3)} ms while the group's "
+                + (f" (a prompt occupying its replica {fmt.time(t_prefill)} while the group's "
                    f"{group} replicas all prefill)" if group > 1 else "")
                 + ", a decode replica retires ")
     whole = ""
@@ -674,8 +675,6 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
         at = (f"meets the {sv.tpot * 1e3:.3g} ms TPOT target up to batch {one['batch']:,}" if one["batch"]
               else f"misses the {sv.tpot * 1e3:.3g} ms TPOT target even at batch 1") if sv.tpot is not None \
             else f"at batch {int(batch):,} (no TPOT target)"
-        from genreport.present import fmt
-
         against = (f"; one pool of these replicas that prefills between its rounds {at}: "
                    f"{fmt.num(before)} tok/s per {noun}, the pools {gain:.2f}x")  # a rate of tokens: page 1's digits
         numbers.update({"one_pool_batch": one["batch"], "one_pool_tpot": one["tpot"], "one_pool_round": one["round"],
@@ -693,7 +692,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                  "gain": gain,
                  "ends": balanced +
                          f"{_hundredths(pool_rate)} requests/s at batch {int(batch):,}" + whole
-                         + (f"; one prompt's KV cache crosses the {link_name} link in {_hundredths(t_kv * 1e3)} ms" if t_kv
+                         + (f"; one prompt's KV cache crosses the {link_name} link in {fmt.time(t_kv)}" if t_kv
                             else f"; one prompt's KV cache transfer is not counted in the TTFT: {link_name}") + against,
                  "note": "no chunk rides along a decode step; the pools balanced at the mean round, the steady "
                          f"state's; tok/s per {noun} counts the prefill pool's {noun}s too; before: one pool that "

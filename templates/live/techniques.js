@@ -443,7 +443,7 @@ const GR_SERVING = (() => {
       + piped, gain = 1 - share;
     const balanced = "balanced: a prefill replica serves " + hundredths(stages / tPrefill) + " prompts/s"
       + (stages > 1 ? " (a prompt every TTFT / " + stages + ", each still taking the TTFT)" : "")
-      + (group > 1 ? " (a prompt occupying its replica " + hundredths(tPrefill * 1e3) + " ms while the group's " + group
+      + (group > 1 ? " (a prompt occupying its replica " + F.time(tPrefill) + " while the group's " + group
         + " replicas all prefill)" : "")
       + ", a decode replica retires ";
     let whole = "";
@@ -498,7 +498,7 @@ const GR_SERVING = (() => {
       usd: [usd0 !== null && before > 0 ? usd0 * gpu0 / before : null, usd0 !== null && poolsGpu > 0 ? usd0 * gpu0 / poolsGpu : null],
       ends: balanced
         + hundredths(poolRate) + " requests/s at batch " + commas(batch) + whole
-        + (tKv ? "; one prompt's KV cache crosses the " + name + " link in " + hundredths(tKv * 1e3) + " ms"
+        + (tKv ? "; one prompt's KV cache crosses the " + name + " link in " + F.time(tKv)
           : "; one prompt's KV cache transfer is not counted in the TTFT: no link between replicas in the spec") + against,
       note: "no chunk rides along a decode step; the pools balanced at the mean round, the steady state's; tok/s per " + noun
         + " counts the prefill pool's " + noun + "s too; before: one pool that prefills whole prompts between its rounds"});
