@@ -282,7 +282,7 @@ def test_the_drafts_share_and_speculation_that_pays_throughout_read_plainly():
     assert row["ends"].startswith("pays at every batch up to the 165 sequences a replica holds")
     # past the verify step's crossover the speed-up falls to its value at the last batch scanned, not "towards" it
     # as if it were a limit (rev14)
-    assert re.search(r": past batch 164 the speed-up at the last token falls, to 1\.\d\dx at batch 165;", row["ends"])
+    assert re.search(r": past batch 164 the speed-up at the last token falls, to 1\.\d\d× at batch 165;", row["ends"])
 
 
 def test_the_pools_decode_replica_retires_at_its_plain_round():
@@ -322,7 +322,7 @@ def test_speculation_past_its_break_even_is_slower_not_faster():
     speedup, row = tech["numbers"]["speedup_last"], tech["rows"][0]
     assert row["technique"] == "speculative decoding" and 0.85 < speedup < 0.95
     assert row["tpot"][1] == pytest.approx(row["tpot"][0] / speedup) and row["tpot"][1] > row["tpot"][0]
-    assert f"TPOT {1 / speedup:.2f}x slower at the last token" in row["note"] and "x faster" not in row["note"]
+    assert f"TPOT {1 / speedup:.2f}× slower at the last token" in row["note"] and "× faster" not in row["note"]
 
 
 def test_the_kv_transfer_formula_names_the_whole_models_cache():

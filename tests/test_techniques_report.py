@@ -634,7 +634,7 @@ def test_a_dense_models_pools_stay_a_balanced_share():
     assert one == 223 and n["one_pool_tpot"] <= sv.tpot and row["tpot"][0] == n["one_pool_tpot"]
     assert row["per_gpu"][0] == n["one_pool_tokens_per_s_gpu"] < row["per_gpu"][1]
     assert row["gain"] == pytest.approx(row["per_gpu"][1] / row["per_gpu"][0]) == pytest.approx(1.014, abs=1e-3)
-    assert "meets the 50 ms TPOT target up to batch 223" in row["ends"] and row["ends"].endswith("the pools 1.01x")
+    assert "meets the 50 ms TPOT target up to batch 223" in row["ends"] and row["ends"].endswith("the pools 1.01×")
 
 
 def test_the_one_pool_without_a_target_and_where_it_misses_one():

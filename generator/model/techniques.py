@@ -337,9 +337,9 @@ def _rate_or_none(x: float | None) -> float | None:
 
 
 def _faster(x: float) -> str:
-    """A speed-up of the TPOT in words: "1.79x faster", or past the break-even batch "1.10x slower" (never "0.91x
+    """A speed-up of the TPOT in words: "1.79× faster", or past the break-even batch "1.10× slower" (never "0.91×
     faster")."""
-    return f"{x:.2f}x faster" if x >= 1 else f"{1 / x:.2f}x slower"
+    return f"{x:.2f}× faster" if x >= 1 else f"{1 / x:.2f}× slower"
 
 
 def _hundredths(x: float) -> str:
@@ -449,7 +449,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
             far = lay["speedup_far"]
             upto = (f"pays at every batch up to the {lay['scanned']:,} sequences "
                     + ("the engine runs at once (its max_sequences)" if lay["engine_binds"] else "a replica holds"))
-            ends = (upto + f": past batch {verify_x:,.0f} the speed-up at the last token falls, to {far:.2f}x at batch "
+            ends = (upto + f": past batch {verify_x:,.0f} the speed-up at the last token falls, to {far:.2f}× at batch "
                     f"{lay['scanned']:,}"
                     if verify_x is not None else upto)
         t_d = at_mean["draft"]
@@ -467,7 +467,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                      "usd": (usd, usd_per_mtok(r.spec.hardware.price_per_hour, per_gpu_s) if usd is not None else None),
                      "gain": at_mean["speedup"], "ends": ends,
                      "note": f"{tokens:.2f} tokens per verify step; TPOT {_faster(at_last['speedup'])} at the last "
-                             f"token, tok/s {at_mean['speedup']:.2f}x at the mean context"})
+                             f"token, tok/s {at_mean['speedup']:.2f}× at the mean context"})
         for name, ctx, x in (("tech_speculative", last, at_last), ("tech_speculative_mean", mean, at_mean)):
             blocks[name] = _block(r, name, "speculative_speedup_layout",
                                   {"p_a": sp.acceptance, "k_d": float(sp.draft_tokens), "t_s": x["plain"],
@@ -517,7 +517,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                  "tpot": (tpot, tpot * cost),
                  "per_gpu": (per_gpu, per_gpu / cost), "usd": (usd, usd * cost if usd is not None else None),
                  "gain": 1 / cost,
-                 "ends": (f"a step's intensity {i_plain:,.0f} -> {i_mix:,.0f} FLOP/B; the decode users pay {cost:.2f}x per "
+                 "ends": (f"a step's intensity {i_plain:,.0f} → {i_mix:,.0f} FLOP/B; the decode users pay {cost:.2f}× per "
                           f"token while a prompt is prefilled and no step stalls for a whole prompt; at this batch one "
                           f"chunk a step admits {_hundredths(chunk_rate)} requests/s per replica and the batch retires "
                           f"{_hundredths(decode_rate)} (admission at the chapter's batch, not the chunk budget's "
@@ -587,7 +587,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                      "ttft": (ttft, ttft * keep), "tpot": (tpot, tpot), "per_gpu": (per_gpu, per_gpu),
                      "usd": (usd, usd), "gain": 1 / keep,
                      "ends": f"sequences that fit per replica at the last context ({int(last):,} tokens): {cap0 or 0:,.0f} "
-                             f"-> {cap1 or 0:,.0f} (the shared prefix held once)",
+                             f"→ {cap1 or 0:,.0f} (the shared prefix held once)",
                      "note": "TTFT over the uncached part of the prompt"})
         numbers.update({"prefix_capacity_before": cap0, "prefix_capacity_after": cap1})
 
@@ -676,7 +676,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
               else f"misses the {sv.tpot * 1e3:.3g} ms TPOT target even at batch 1") if sv.tpot is not None \
             else f"at batch {int(batch):,} (no TPOT target)"
         against = (f"; one pool of these replicas that prefills between its rounds {at}: "
-                   f"{fmt.num(before)} tok/s per {noun}, the pools {gain:.2f}x")  # a rate of tokens: page 1's digits
+                   f"{fmt.num(before)} tok/s per {noun}, the pools {gain:.2f}×")  # a rate of tokens: page 1's digits
         numbers.update({"one_pool_batch": one["batch"], "one_pool_tpot": one["tpot"], "one_pool_round": one["round"],
                         "one_pool_tokens_per_s_gpu": before, "pool_tokens_per_s_gpu": pools_gpu})
         blocks["tech_one_pool"] = _block(r, "tech_one_pool", "aggregated_tpot",

@@ -19,7 +19,7 @@ const GR_SERVING = (() => {
   function pct(x) { return F.format(100 * x, ".0f") + "%"; }  // Python's {:.0%}
   // techniques._share: two significant digits under 10%, whole percents above
   // techniques._faster: the TPOT's speed-up in words, "1.10x slower" past the break-even batch
-  function faster(x) { return x >= 1 ? F.format(x, ".2f") + "x faster" : F.format(1 / x, ".2f") + "x slower"; }
+  function faster(x) { return x >= 1 ? F.format(x, ".2f") + "× faster" : F.format(1 / x, ".2f") + "× slower"; }
   function stepShare(x) { return x > 0 && x < 0.1 ? F.format(100 * x, ".2g") + "%" : pct(x); }
   function commas(x, p) { return F.format(x, "," + (p || ".0f")); }
   const TPOT_LABEL = "the most the TPOT target allows",  // serving_report.TPOT_LABEL, TPOT_MISSED
@@ -284,7 +284,7 @@ const GR_SERVING = (() => {
         : "pays at every batch up to the " + commas(scanned) + " sequences "
           + (scanned < held ? "the engine runs at once (its max_sequences)" : "a replica holds")
           + (verifyX !== null ? ": past batch " + commas(verifyX) + " the speed-up at the last token falls, to "
-            + F.format(far, ".2f") + "x at batch " + commas(scanned) : "");
+            + F.format(far, ".2f") + "× at batch " + commas(scanned) : "");
       if (draft) {
         ends += "; the draft's weights and KV cache leave room for " + commas(capRaw) + " sequences of "
           + commas(Math.trunc(last)) + " tokens per replica, " + commas(plainCap) + " without it";
@@ -297,7 +297,7 @@ const GR_SERVING = (() => {
           + " tokens verified" : ""),
         ttft: [ttft, ttft], tpot: [tp0, tpotS], per_gpu: [gpu0, gpuS], usd: [usd0, usd0 !== null ? usd(price, gpuS) : null],
         ends: ends, note: F.format(tokens, ".2f") + " tokens per verify step; TPOT " + faster(aLast.speedup)
-          + " at the last token, tok/s " + F.format(aMean.speedup, ".2f") + "x at the mean context"});
+          + " at the last token, tok/s " + F.format(aMean.speedup, ".2f") + "× at the mean context"});
       Object.assign(n, {expected_tokens: tokens, breakeven_batch: breakeven, resumes_batch: resumes, stops_again_batch: stopsAgain,
         verify_crossover_batch: verifyX});
       [["last", aLast], ["mean", aMean]].forEach(function (cx) {
@@ -329,8 +329,8 @@ const GR_SERVING = (() => {
       + ((par.pp || 1) > 1 ? ", " + par.pp + " steps a round (one per micro-batch)" : "") + ": " + commas(batch)
       + (batch === 1 ? " decode token" : " decode tokens") + (cp > 0 ? " and a prompt chunk of " + commas(cp) : ", no room for a prompt chunk"),
       ttft: [ttft, ttftRatio !== null ? ttft * (1 - sv.prefix_hit) * ttftRatio : null], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / cost],
-      usd: [usd0, usd0 !== null ? usd0 * cost : null], ends: cp > 0 ? "a step's intensity " + commas(iPlain) + " -> "
-        + commas(iMix) + " FLOP/B; the decode users pay " + F.format(cost, ".2f") + "x per token while a prompt is "
+      usd: [usd0, usd0 !== null ? usd0 * cost : null], ends: cp > 0 ? "a step's intensity " + commas(iPlain) + " → "
+        + commas(iMix) + " FLOP/B; the decode users pay " + F.format(cost, ".2f") + "× per token while a prompt is "
         + "prefilled and no step stalls for a whole prompt; at this batch one chunk a step admits " + hundredths(chunkRate)
         + " requests/s per replica and the batch retires " + hundredths(decodeRate) + " (admission at the chapter's "
         + "batch, not the chunk budget's steady-state ceiling the goodput takes)"
@@ -403,7 +403,7 @@ const GR_SERVING = (() => {
       const c0 = fits({h_p: 0.0}), c1 = fits({});
       levers.push({technique: "prefix caching", setting: pct(sv.prefix_hit) + " of each prompt cached",
         ttft: [ttft, ttft * keep], tpot: [tp0, tp0], per_gpu: [gpu0, gpu0], usd: [usd0, usd0],
-        ends: "sequences that fit per replica at the last context (" + commas(last) + " tokens): " + commas(c0 || 0) + " -> "
+        ends: "sequences that fit per replica at the last context (" + commas(last) + " tokens): " + commas(c0 || 0) + " → "
           + commas(c1 || 0) + " (the shared prefix held once)",
         note: "TTFT over the uncached part of the prompt"});
       Object.assign(n, {prefix_capacity_before: c0, prefix_capacity_after: c1});
@@ -489,7 +489,7 @@ const GR_SERVING = (() => {
         + commas(lo) : "misses the " + F.format(sv.tpot * 1e3, ".3g") + " ms TPOT target even at batch 1")
         : "at batch " + commas(batch) + " (no TPOT target)";
       against = "; one pool of these replicas that prefills between its rounds " + atText + ": " + F.num(before)
-        + " tok/s per " + noun + ", the pools " + F.format(gain, ".2f") + "x";
+        + " tok/s per " + noun + ", the pools " + F.format(gain, ".2f") + "×";
       Object.assign(n, {one_pool_batch: lo, one_pool_tpot: tpotBefore, one_pool_round: tpotAt(Math.max(lo, 1)),
         one_pool_tokens_per_s_gpu: before, pool_tokens_per_s_gpu: poolsGpu});
     }

@@ -519,7 +519,7 @@ def root(context, missing=missing):
                         yield escape(environment.getattr((undefined(name='spx') if l_0_spx is missing else l_0_spx), 'draft'))
                     yield '): its round yields '
                     yield escape(t_2('%.2f', environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'spec_speedup')))
-                    yield 'x the tokens per second of a plain one at batch '
+                    yield '× the tokens per second of a plain one at batch '
                     yield escape(t_5(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'batch')))
                     yield ', TPOT '
                     yield escape(t_12(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot_plain')))
