@@ -321,6 +321,12 @@ def test_chapter_6_says_where_the_tuner_changes_the_protocol():
     # 0.89 us a step; NCCL's tuning.cc: 8.4 and 3.4 us), not "0.0241 ms" beside "0.89 µs"
     assert "(Simple then charged 24.1 µs a call and 0.89 µs a step, as nccl-tests measure it, where the tuner prices " \
         "it at 8.4 µs and 3.4 µs)" in " ".join(text.split())
+    # one call's costs in microseconds, as the collectives' sources give them, beside a step's (the bound) in the same
+    # unit; a prefill's compute row beside them stays in ms
+    words = " ".join(rendered(evaluated("llama70b-h100-tp8.yaml"), "sections/s7_gpus.html.j2").split())
+    assert "costs at least 0.636 µs; the library takes 15.2 µs (ring with LL, 6.6 µs of it the fixed cost of the " \
+        "call)" in words and ": 25.1 µs here" in words and " ms here" not in words
+    assert ": 206 ms here" in " ".join(rendered(evaluated("deepseek-v3-h200-ep8.yaml"), "sections/s7_gpus.html.j2").split())
     eight = evaluated("llama70b-h100-tp8.yaml").parallel.all_reduce["protocol_changes"]
     assert [(c["from"], c["to"]) for c in eight] == [("LL", "LL128"), ("LL128", "Simple")]
     assert eight[0]["bytes"] == pytest.approx(25.6e-6 / (14 / 8 * (1 / 141e9 - 1 / (0.92 * 450e9))), rel=1e-6)

@@ -398,7 +398,7 @@ def root(context, missing=missing):
                     yield ' tensor-parallel '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield 's costs at least\n'
-                    yield escape(t_14(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'bound')))
+                    yield escape(t_8(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'bound')))
                     yield '; '
                     if ((environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'picked') == 'one-shot') and (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot_by') == 'library')):
                         pass
@@ -410,7 +410,7 @@ def root(context, missing=missing):
                         pass
                         yield 'the library'
                     yield ' takes '
-                    yield escape(t_14(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'estimate')))
+                    yield escape(t_8(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'estimate')))
                     yield ' ('
                     if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'picked') != 'one-shot'):
                         pass
@@ -424,7 +424,7 @@ def root(context, missing=missing):
                             yield ',\n'
                     if environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency'):
                         pass
-                        yield escape(t_14(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency')))
+                        yield escape(t_8(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'call_latency')))
                         yield ' of it the fixed cost of the call'
                     yield ')'
                     if environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot_up_to_bytes'):
@@ -524,7 +524,7 @@ def root(context, missing=missing):
                     if (not t_16(environment.getattr(l_1_c, 'value'))):
                         pass
                         yield ': '
-                        yield escape(t_14(environment.getattr(l_1_c, 'value')))
+                        yield escape((t_8(environment.getattr(l_1_c, 'value')) if context.call(environment.getattr(environment.getattr(l_1_c, 'id'), 'startswith'), 'all_', _loop_vars=_loop_vars) else t_14(environment.getattr(l_1_c, 'value'))))
                         yield ' here'
                     yield '</div>'
                     yield escape(t_11(environment.getattr(l_1_c, 'math')))
