@@ -838,7 +838,8 @@ def _overhead_formula(r: Results) -> str:
 
 def _collective_formulas(p, noun: str = "GPU") -> list[dict]:
     """The collective formulas this layout's numbers come from (evaluated with the layout: ``collective_formulas``),
-    each as SymPy prints it, with its value for one batch-1 tensor-parallel all-reduce where it has one."""
+    each as SymPy prints it, with its value where it has one: a collective's (ids ``all_*``) for one batch-1 call, which
+    chapter 6 prints in µs; a prefill's for its prompt, in ms."""
     return [{"id": qid, "title": fmt.device(title, noun), "math": _display(tex, 14), "value": value}
             for qid, title, tex, value in p.collective_formulas]
 
