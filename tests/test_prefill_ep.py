@@ -181,3 +181,18 @@ def test_a_pipelined_replica_admits_a_prompt_every_1_over_pp_of_its_pass():
     assert p1.usd_per_mtok_in == pytest.approx(price / (sv.prompt / (p1.ttft * 8) * 3600) * 1e6, rel=1e-12)
     words = " ".join(rendered(r).split())
     assert "A replica of 2 pipeline stages works on 2 prompts at once, admitting one every 1/2 of a prompt's pass" in words
+
+
+def test_chapter_6_states_a_long_prompts_occupancy_in_seconds():
+    """The bound's row names what one prompt occupies a GPU for while every replica of the group prefills; a 64k
+    prompt of DeepSeek-V3 takes seconds there, printed as the rest of the report prints a time ('3.20 s'), not in
+    milliseconds with Python's exponent ('3.2e+03 ms', read in a DeepSeek-V3 report on 16 H20, tp 2 x dp 8 x ep 16)."""
+    r = evaluated("deepseek-v3-h200-ep8.yaml", ["workloads.prefill.prompt=[8k, 64k]"])
+    pre = r.parallel.prefill[r.spec.accounting]
+    occupancy = float(pre["prefill_occupancy_bound"][1])
+    assert occupancy > 1  # seconds: the case the row once wrote with an exponent
+    title = next(t for qid, t, _, _ in r.parallel.collective_formulas if qid == "prefill_time_compute_gpu")
+    from genreport.present import fmt
+
+    assert f"each GPU runs its prompt's whole work: {fmt.time(occupancy)}, what prices" in title
+    assert fmt.time(occupancy).endswith(" s") and "e+" not in title

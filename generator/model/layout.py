@@ -730,6 +730,7 @@ def _collective_formulas(p: ParallelResults, accounting: str | None = None, prom
     group wider than a replica, the prefill's compute ledger that spreads a prompt's routed experts over it (its value
     at the longest of ``prompts``, in ``accounting``)."""
     from genreport.formulas.compiled import load, render_latex
+    from genreport.present import fmt
 
     q, ar = load(), p.all_reduce
     rows = []
@@ -744,7 +745,7 @@ def _collective_formulas(p: ParallelResults, accounting: str | None = None, prom
                      f"redundant experts can move the expert FLOPs off the replica; m_P = 1, one prompt alone (its "
                      f"TTFT; with all {prompt_group_of(p.parallelism):.3g} replicas of the group prefilling, m_P = "
                      f"{prompt_group_of(p.parallelism):.3g}, each {noun} runs its prompt's whole work: "
-                     f"{float(pre['prefill_occupancy_bound'][at]) * 1e3:.3g} ms, what prices a prompt); at "
+                     f"{fmt.time(float(pre['prefill_occupancy_bound'][at]))}, what prices a prompt); at "
                      f"{int(max(prompts)):,} tokens", float(pre["prefill_time_compute_gpu"][at])))
         rows.append(("prefill_time_compute_serial", f"the estimate: the engine's serial order, the attention and the "
                      f"rest on the replica's n_TP {noun}s, then their 1/n_EP of the routed experts, layer after layer"

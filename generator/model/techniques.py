@@ -403,6 +403,8 @@ def _share(x: float) -> str:
 def report(r) -> tuple[dict | None, dict[str, Block]]:
     """(the technique rows and numbers of the serving chapter, their formula blocks); (None, {}) without
     ``serving`` or where the layout holds no sequence of the request (nothing to serve, no technique to apply)."""
+    from genreport.present import fmt
+
     sv, noun = r.spec.serving, r.spec.hardware.noun
     if sv is None or r.serving is None or not r.serving["holds"]:
         return None, {}
@@ -454,7 +456,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                     if verify_x is not None else upto)
         t_d = at_mean["draft"]
         drafts = (f"drafts {sp.draft_cost:.0%} of a step" if sp.draft is None else
-                  f"drafted by {sp.draft.title} ({sp.draft_tokens} pass{'es' if sp.draft_tokens > 1 else ''}, at least {t_d * 1e3:.3g} ms: "
+                  f"drafted by {sp.draft.title} ({sp.draft_tokens} pass{'es' if sp.draft_tokens > 1 else ''}, at least {fmt.time(t_d)}: "
                   f"{_share(t_d / at_mean['plain'])} of a step)")
         if sp.draft is not None:
             ends += (f"; the draft's weights and KV cache leave room for {lay['capacity_with_draft']:,.0f} sequences "
@@ -634,7 +636,6 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     # without users the layout's dp replicas), the pools' rate the lesser of the two (whole_group_pools)
     par = r.spec.parallelism or Parallelism()
     from genreport.model.serving_report import ep_group_replicas
-    from genreport.present import fmt
 
     group = ep_group_replicas(par)
     setting = f"{share:.0%} of the {noun}s prefill, {1 - share:.0%} decode, in replicas of this layout" + piped
@@ -672,8 +673,8 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     if one is not None:
         before, tpot0 = one["tokens_per_s_gpu"], one["tpot"]
         gain = pools_gpu / before if before > 0 else math.inf
-        at = (f"meets the {sv.tpot * 1e3:.3g} ms TPOT target up to batch {one['batch']:,}" if one["batch"]
-              else f"misses the {sv.tpot * 1e3:.3g} ms TPOT target even at batch 1") if sv.tpot is not None \
+        at = (f"meets the {fmt.time(sv.tpot)} TPOT target up to batch {one['batch']:,}" if one["batch"]
+              else f"misses the {fmt.time(sv.tpot)} TPOT target even at batch 1") if sv.tpot is not None \
             else f"at batch {int(batch):,} (no TPOT target)"
         against = (f"; one pool of these replicas that prefills between its rounds {at}: "
                    f"{fmt.num(before)} tok/s per {noun}, the pools {gain:.2f}×")  # a rate of tokens: page 1's digits

@@ -291,7 +291,7 @@ const GR_SERVING = (() => {
       }
       levers.push({technique: "speculative decoding", setting: k + " draft token" + (k > 1 ? "s" : "") + ", accepted "
         + pct(sp.acceptance) + " each, " + (draft ? "drafted by " + draft.model.title + " (" + k + " pass"
-          + (k > 1 ? "es" : "") + ", at least " + F.format(td * 1e3, ".3g") + " ms: " + stepShare(td / aMean.plain) + " of a step)"
+          + (k > 1 ? "es" : "") + ", at least " + F.time(td) + ": " + stepShare(td / aMean.plain) + " of a step)"
           : "drafts " + pct(sp.draft_cost) + " of a step")
         + (sp.verify_tokens !== null && sp.verify_tokens !== undefined ? ", a tree of " + sp.verify_tokens
           + " tokens verified" : ""),
@@ -485,8 +485,8 @@ const GR_SERVING = (() => {
       before = Math.max(lo, 1) / (gpus * one[1]);
       tpotBefore = one[0];
       gain = before > 0 ? poolsGpu / before : Infinity;
-      const atText = sv.tpot !== null ? (lo ? "meets the " + F.format(sv.tpot * 1e3, ".3g") + " ms TPOT target up to batch "
-        + commas(lo) : "misses the " + F.format(sv.tpot * 1e3, ".3g") + " ms TPOT target even at batch 1")
+      const atText = sv.tpot !== null ? (lo ? "meets the " + F.time(sv.tpot) + " TPOT target up to batch "
+        + commas(lo) : "misses the " + F.time(sv.tpot) + " TPOT target even at batch 1")
         : "at batch " + commas(batch) + " (no TPOT target)";
       against = "; one pool of these replicas that prefills between its rounds " + atText + ": " + F.num(before)
         + " tok/s per " + noun + ", the pools " + F.format(gain, ".2f") + "×";
