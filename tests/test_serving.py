@@ -746,3 +746,23 @@ def test_a_long_outputs_round_means_are_read_in_chunks(monkeypatch):
     assert chunked[0][1:] == pytest.approx(whole[0][1:], rel=1e-12) and chunked[1] == pytest.approx(whole[1], rel=1e-12)
     c = serving._read_c(env, np.array([101.0, 5099.0])) * np.ones(2)
     assert c[0] > c[1]  # the windows: the cache per token a round reads falls with the context, so the means weigh it
+
+
+@pytest.mark.parametrize("spec", ["deepseek-v3-h200-ep8", "llama70b-h100-tp8"])
+def test_the_serving_tables_costs_read_as_page_ones(spec):
+    """Chapter 8's $/M tokens and J/token cells carry three significant digits, as page 1's $/M does (fmt.sig3):
+    '0.0428', '7.69', '17.3', not '%.3f''s '0.043', '7.690', '17.311' (a point's $/M read 0.006 there and 0.00638
+    on page 1)."""
+    import html as htmllib
+
+    from genreport.present import fmt
+    from shared import evaluated, html
+
+    r = evaluated(f"{spec}.yaml")
+    body = re.search(r'<tbody data-live="sv_rows">(.*?)</tbody>', html(f"{spec}.yaml"), re.S).group(1)
+    rows = [re.findall(r'<td class="n">(.*?)</td>', tr) for tr in body.split("</tr>") if "<td" in tr]
+    want = [[fmt.sig3(x[k]) if x[k] is not None else "—" for k in ("usd_per_mtok_in", "usd_per_mtok_out",
+                                                                      "joules_per_token")]
+            for row in r.serving["rows"] for x in (row["bound"], row["serial"])]
+    assert [[htmllib.unescape(c) for c in cells[-3:]] for cells in rows] == want
+    assert any(w[0] != "—" for w in want)  # a priced spec: the check reads numbers

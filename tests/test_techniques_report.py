@@ -247,9 +247,9 @@ def test_the_chapter_and_results_json_state_them(report):
     # speculative decoding's two speed-ups, each named by its context, in results.json and in the prose
     assert tq["speedup_last"] > tq["speedup_mean"] > 1 and "speedup" not in tq
     assert ("TPOT is the TPOT above over its speed-up at that last token (<span data-sv=\"numbers.speedup_last\" "
-            f'data-f="f2">{tq["speedup_last"]:.2f}</span>x)') in html
+            f'data-f="f2">{tq["speedup_last"]:.2f}</span>×)') in html
     assert f'mean context, <span data-sv="mean_context" data-f="integer">4,352</span> (<span ' \
-           f'data-sv="numbers.speedup_mean" data-f="f2">{tq["speedup_mean"]:.2f}</span>x' in html
+           f'data-sv="numbers.speedup_mean" data-f="f2">{tq["speedup_mean"]:.2f}</span>×' in html
     assert "max_num_batched_tokens (engine.max_batched_tokens" in html
     # the two prefill times in words: the disaggregation's t_p,R the whole prompt at the replica, the tail's t_p not
     assert ("each prompt taking\nt<sub>p,R</sub> at a prefill replica: the prompt's uncached part with the "

@@ -322,7 +322,7 @@ const GR_PAGE = (function () {
     const sv = typeof GR_SERVING !== "undefined" ? GR_SERVING.compute(res, inp, t) : null;
     if (!sv) return;
     const n = sv.numbers, fmt = {integer: F.integer, nearest: F.nearest, num: F.num, time: F.time, f2: x => F.format(x, ".2f"),
-      rps: x => F.num(x) + " requests/s", kib: F.kib}, usd = x => x !== null ? F.format(x, ".3f") : "—";
+      rps: x => F.num(x) + " requests/s", kib: F.kib}, usd = x => x !== null ? F.sig3(x) : "—";
     root.querySelectorAll("[data-sv]").forEach(function (el) {
       if (active && el.closest("[data-static]")) return;
       const v = el.getAttribute("data-sv").split(".").reduce((o, k) => o == null ? null : o[k], sv);

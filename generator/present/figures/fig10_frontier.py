@@ -6,6 +6,7 @@ the bound's frontier, the spec's layout highlighted, the TPOT target shaded and 
 from __future__ import annotations
 
 from genreport.model.evaluate import Results
+from genreport.present import fmt
 from genreport.present.figures.style import (
     BLACK,
     BLUE,
@@ -113,7 +114,7 @@ def fig10_frontier(r: Results, baseline: Results | None = None):
     theta = f["tpot_target"]
     if theta and 1.0 / theta < x_hi:
         ax.axvspan(max(1.0 / theta, x_lo), x_hi, color=GREEN, alpha=0.09, lw=0, zorder=0,
-                   label=f"TPOT ≤ {num(theta * 1e3)} ms")
+                   label=f"TPOT ≤ {fmt.time(theta)}")
     _log_axis(ax.xaxis, minor=(2.0, 5.0))
     _log_axis(ax.yaxis, minor=(2.0, 5.0))
     ax.set_xlabel("tokens/s per user (1 / TPOT), the serial estimate")
@@ -181,7 +182,7 @@ def caption10(r: Results, baseline: Results | None = None) -> str:
         text += ("Dotted, in each drawn layout's colour: the same layout with speculative decoding; grey dots and "
                  "dash-dot: its frontiers. ")
     if f["tpot_target"]:
-        text += f"Shaded: TPOT ≤ {num(f['tpot_target'] * 1e3)} ms. "
+        text += f"Shaded: TPOT ≤ {fmt.time(f['tpot_target'])}. "
     if f["price_per_hour"]:
         text += f"Right axis: $ per million output tokens at ${f['price_per_hour']:.2f} per GPU-hour."
     else:
@@ -200,12 +201,12 @@ def frontier_text(r: Results) -> str:
     best, theta = f["best_at_target"]["serial"], f["tpot_target"]
     if theta:
         if best is not None:
-            usd = f", ${best['usd_per_mtok_out']:.3f} per million output tokens" if best["usd_per_mtok_out"] else ""
+            usd = f", ${fmt.sig3(best['usd_per_mtok_out'])} per million output tokens" if best["usd_per_mtok_out"] else ""
             which, plain = "", None
             if f.get("speculative"):
                 which = " with speculative decoding" if best["speculative"] else " without speculative decoding"
                 plain = f["best_at_target_plain"]["serial"]
-            text += (f"Inside the TPOT target of {num(theta * 1e3)} ms the frontier's best per GPU"
+            text += (f"Inside the TPOT target of {fmt.time(theta)} the frontier's best per GPU"
                      f"{', with speculation or without,' if f.get('speculative') else ''} is "
                      f"{best['layout']} at batch {best['batch']:,}{which}: {num(best['tokens_per_s_gpu'])} tok/s per GPU "
                      f"at {num(best['tokens_per_s_user'])} tok/s per user{usd}")
@@ -215,7 +216,7 @@ def frontier_text(r: Results) -> str:
             text += ". "
         else:
             text += (f"No point{', with speculative decoding or without,' if f.get('speculative') else ''} meets the "
-                     f"TPOT target of {num(theta * 1e3)} ms. ")
+                     f"TPOT target of {fmt.time(theta)}. ")
     else:
         text += f"The frontier runs through {_join(f['frontier_layouts'])}. "
     text += ("Each point is one request of the serving shape under the serial estimate (the collectives as "
