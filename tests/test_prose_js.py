@@ -80,6 +80,8 @@ WINDOWS = [  # sliding windows: all layers (Mistral), every other layer (Gemma 2
     ("llama8b-h100.yaml", ["precision=fp8"]),  # served in fp8, trained in bf16: the training line names the bf16 peak
     ("llama8b-h100.yaml", ["model=mistral-7b"]),
     ("llama8b-h100.yaml", ["model=mixtral-8x7b"]),
+    # an MoE's training step left of the ridge: the line gives the weights' traffic as the bound, the FLOPs beside it
+    ("deepseek-v3-h200-ep8.yaml", ["parallelism.tp=8", "parallelism.dp=1", "workloads.training.micro_batch_tokens=2k"]),
     ("llama8b-h100.yaml", ["hardware.memory.capacity=17 GiB", "workloads.decode.context=[1k, 32k]",
                            "workloads.decode.batch=[1, 2, 1024]"]),  # the fastest row (1,024 at 32k) does not fit
     ("llama8b-h100.yaml", ["hardware.memory.capacity=125 GiB"]),  # training state fits at 16 B/param, not at 18
@@ -102,7 +104,7 @@ def test_committed_specs_windows_and_moe_match():
     assert by_name[("seed000-70b-h100", ())]["sentences"] is None  # names the smallest layout: Python's alone
     assert by_name[("llama8b-h100", ())]["sentences"][0].startswith("Decode at batch 1")
     assert by_name[("llama70b-h100-tp8", ())]["sentences"][0].startswith("On 8 GPUs (tp 8), decode at batch 1")
-    assert sum(w["sentences"][0].startswith("On ") for w in wants if w["sentences"]) == 8  # the layouts' specs
+    assert sum(w["sentences"][0].startswith("On ") for w in wants if w["sentences"]) == 9  # the layouts' specs
     assert by_name[("llama8b-h100", ("parallelism.tp=1",))]["sentences"][0].startswith("On one GPU, decode at batch 1")
     # page 1 names the serial estimate's own collectives, never the bound's interconnect ledger beside it
     staged = by_name[("llama70b-h100-tp8", ("parallelism.pp=2",))]["sentences"][0]
@@ -119,6 +121,8 @@ def test_committed_specs_windows_and_moe_match():
     assert "a micro-batch per GPU (its slice of the model) at the bf16 peak" in by_name[
         ("llama8b-h100", ("parallelism.tp=2",))]["training_lines"][0]
     assert "only in the leaner recipe" in by_name[("llama8b-h100", tuple(WINDOWS[-2][1]))]["training_lines"][0]
+    assert "at the bandwidth (57.4 ms at the bf16 peak)" in by_name[("deepseek-v3-h200-ep8", (
+        "parallelism.tp=8", "parallelism.dp=1", "workloads.training.micro_batch_tokens=2k"))]["training_lines"][0]
     assert all(w["prefill_lines"] and w["context_lines"] for w in wants)
     training = " ".join(line for w in wants for line in w["training_lines"])
     assert "Its state fits (" in training and "But its state does not fit" in training

@@ -191,14 +191,19 @@ def rows(r) -> list[dict]:
         step = r.value("training_step_time_compute", "seed", tokens=t_tok)
         fits = any(tr["fits"] for tr in r.training)
         lean = min(r.training, key=lambda tr: tr["total"])
+        # the step's two ledgers: its FLOPs over the peak (step) and its weight traffic over the bandwidth, which is
+        # step x ridge / I (I = FLOPs / bytes): the bound is the larger, the other roof how many times shorter the other
+        # is (a bandwidth-bound step once gave its compute time and an other roof of 0.765x)
+        ratio = r.verdicts["training_intensity"] / r.verdicts["training_ridge"]
+        roof = r.verdicts.get("training_binds", "compute")
+        bound = (step if roof == "compute" else step / ratio) if step and ratio > 0 else step
         out.append({
             "workload": "training", "label": f"training T = {t_tok:,}", "tokens": t_tok,
-            "binds": r.verdicts.get("training_binds", "compute") if fits else "capacity",
-            "roof": r.verdicts.get("training_binds", "compute"), "time": step,
-            "other_roof": (r.verdicts["training_intensity"] / r.verdicts["training_ridge"]) if step else None,
-            "other": "compute" if r.verdicts.get("training_binds", "compute") == "bandwidth" else "bandwidth",
+            "binds": roof if fits else "capacity", "roof": roof, "time": bound,
+            "other_roof": (ratio if roof == "compute" else 1 / ratio) if step and ratio > 0 else None,
+            "other": "compute" if roof == "bandwidth" else "bandwidth",
             "fits": fits, "state_bytes": lean["total"], "cards_needed": lean["cards_needed"],
-            "tokens_per_s": t_tok / step if step else None,
+            "tokens_per_s": t_tok / bound if bound else None,
         })
     keys = ("batch", "context", "tokens", "capacity_batch", "ms_per_token", "ms_to_first_token",
             "tokens_per_s_sequence", "usd_per_mtok", "state_bytes", "cards_needed", "serial", "comm", "comm_est",

@@ -122,14 +122,18 @@ def training_lines(r: Results) -> list[str]:
     iw = r.verdicts["training_intensity"]
     fmt_t = r.verdicts["training_compute"]
     step = r.value("training_step_time_compute", "seed", tokens=t)
+    bound = next((row["time"] for row in r.decision if row["workload"] == "training"), step)  # page 1's: the larger
     cap = _lead(r)["capacity"]
     parts = [f"{tr['bytes_per_param']:g} B/param gives {fmt.gib(tr['total'])}" for tr in r.training]
     fits = [tr["fits"] for tr in r.training]
     text = (f"Training {article(t)} {t:,}-token micro-batch has weight-reuse intensity {fmt.num(iw)} FLOP/B, "
             f"{'far right of' if iw >= 3 * ridge else 'right of' if iw >= ridge else 'left of'} the {fmt_t} ridge "
             f"({fmt.num(ridge)} FLOP/B): {'compute' if iw >= ridge else 'bandwidth'} bounds its GEMMs"
-            + (f", at least {fmt.time(step)} a micro-batch{' per GPU (its slice of the model)' if r.frame.many else ''}"
-               f" at the {fmt_t} peak" if step else "")
+            + ((f", at least {fmt.time(step)} a micro-batch{' per GPU (its slice of the model)' if r.frame.many else ''}"
+                f" at the {fmt_t} peak" if iw >= ridge else
+                f", at least {fmt.time(bound)} a micro-batch{' per GPU (its slice of the model)' if r.frame.many else ''}"
+                f" for its three passes over the weights at the bandwidth ({fmt.time(step)} at the {fmt_t} peak)")
+               if step else "")
             + (f" (the recipes train in mixed precision: {fmt_t} GEMMs, fp32 master weights, whatever format the "
                "report serves)" if fmt_t != r.spec.precision.compute else
                " (the recipes train in mixed precision: bf16 GEMMs, fp32 master weights)" if fmt_t == "bf16" else

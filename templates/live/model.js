@@ -817,11 +817,14 @@ const GR_MODEL = (function () {
       const step = res.entries.get(key("training_step_time_compute", {tokens: tk})).value;
       const fits = res.training.some(function (tr) { return tr.fits; });
       const lean = res.training.reduce(function (a, b) { return b.total < a.total ? b : a; });
+      // the larger of the step's two ledgers, its FLOPs over the peak and its weights over the bandwidth (decision.rows)
+      const ratio = res.verdicts.training_intensity / res.verdicts.training_ridge, roof = res.verdicts.training_binds;
+      const bound = step && ratio > 0 ? (roof === "compute" ? step : step / ratio) : step;
       out.push({workload: "training", label: "training T = " + tk.toLocaleString("en-US"), tokens: tk,
-        binds: fits ? res.verdicts.training_binds : "capacity", roof: res.verdicts.training_binds, time: step,
-        other_roof: step ? res.verdicts.training_intensity / res.verdicts.training_ridge : null,
-        other: res.verdicts.training_binds === "bandwidth" ? "compute" : "bandwidth", fits: fits,
-        state_bytes: lean.total, cards_needed: lean.cards_needed, tokens_per_s: step ? tk / step : null});
+        binds: fits ? roof : "capacity", roof: roof, time: bound,
+        other_roof: step && ratio > 0 ? (roof === "compute" ? ratio : 1 / ratio) : null,
+        other: roof === "bandwidth" ? "compute" : "bandwidth", fits: fits,
+        state_bytes: lean.total, cards_needed: lean.cards_needed, tokens_per_s: bound ? tk / bound : null});
     }
     const fo = fitOptions(res, inp, t);
     const maxSeq = inp.hardware.max_sequences || 0;

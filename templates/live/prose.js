@@ -153,10 +153,13 @@ const GR_PROSE = (function () {
     }).join("; ");
     const fits = res.training.map(function (tr) { return tr.fits; });
     const where = iw >= 3 * ridge ? "far right of" : iw >= ridge ? "right of" : "left of";
+    // the bound page 1's row gives (decision.rows): the larger ledger, the weights' traffic below the ridge
+    const slice = frameOf(res).many ? " per GPU (its slice of the model)" : "";
     let text = `Training ${article(t)} ${commas(t)}-token micro-batch has weight-reuse intensity ${F.num(iw)} FLOP/B, `
       + `${where} the ${fmtT} ridge (${F.num(ridge)} FLOP/B): ${iw >= ridge ? "compute" : "bandwidth"} bounds its GEMMs`
-      + (step ? `, at least ${F.time(step)} a micro-batch${frameOf(res).many ? " per GPU (its slice of the model)" : ""}`
-        + ` at the ${fmtT} peak` : "")
+      + (step ? (iw >= ridge ? `, at least ${F.time(step)} a micro-batch${slice} at the ${fmtT} peak`
+        : `, at least ${F.time(step / (iw / ridge))} a micro-batch${slice} for its three passes over the weights at the `
+          + `bandwidth (${F.time(step)} at the ${fmtT} peak)`) : "")
       + (fmtT !== inp.precision.compute ? ` (the recipes train in mixed precision: ${fmtT} GEMMs, fp32 master weights, `
         + "whatever format the report serves)" : fmtT === "bf16"
         ? " (the recipes train in mixed precision: bf16 GEMMs, fp32 master weights)"
