@@ -693,3 +693,21 @@ def test_a_what_if_is_titled_by_what_it_analyses():
     assert doc["what_if"] == {"title": headline, "overrides": ["hardware=mi300x", "precision=fp8"]}
     assert doc["spec"]["title"] == "Llama 3.1 8B on one H100 SXM: training lacks compute, decode lacks bandwidth"
     assert "what_if" not in json.loads(shared_built(spec, ("html", "json")).files["results.json"])
+
+
+def test_uneven_stages_are_named_with_the_n_pp_the_formulas_use():
+    """DeepSeek-V3's 61 layers (config.json num_hidden_layers) over tp 8 x pp 2: stages of 31 and 30 layers. The slice
+    table's values are the busiest stage's (N_g = 671e9 / (8 x 61/31) = 42.62e9, L_g = 31), so chapter 1 says what
+    n_PP is there, 61 / 31 = 1.97, which the printed N_g = N / (n_TP n_PP) and L_g = L / n_PP otherwise leave to be
+    read as 2 (30.5 layers, 41.94e9 weights). Even stages (Llama 3 70B's 80 layers over pp 2) say nothing."""
+    from shared import html
+
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html("deepseek-v3-h200-ep8.yaml", [
+        "parallelism.tp=8", "parallelism.pp=2", "parallelism.dp=1"])))
+    assert ("The 61 layers do not divide into 2 even stages: 1 stage of 31 layers and 1 of 30 (an engine gives the "
+            "first stages the extra layers).") in text
+    assert "so nPP in these formulas is the layers over its layers, L / ⌈L / 2⌉ = 61 / 31 = 1.97, not 2." in text
+    r = evaluated("deepseek-v3-h200-ep8.yaml", ["parallelism.tp=8", "parallelism.pp=2", "parallelism.dp=1"])
+    assert r.frame.stage_layers == (31, 30) and r.frame.pp_split == pytest.approx(61 / 31, rel=1e-12)
+    assert float(np.ravel(r.envs["seed"].values["L"])[0]) == pytest.approx(31, rel=1e-12)
+    assert evaluated("llama70b-h100-tp8.yaml", ["parallelism.pp=2"]).frame.stage_layers == ()

@@ -38,6 +38,10 @@ class Frame:
     kv_card: float = 0.0  # KV bytes per token of the whole model (c), beside each GPU's c_g
     collectives: tuple[str, ...] = ()  # what a decode round of the layout sends between GPUs, in words
     prompt_group: float = 1.0  # m_P of a steady state: replicas an expert group wider than one serves (layout.prompt_group)
+    # pipeline stages of different sizes (layers that pp does not divide): each stage's layers and n_PP in the
+    # formulas, L / ceil(L/pp), the busiest stage's share; () where the stages are even
+    stage_layers: tuple[int, ...] = ()
+    pp_split: float = 0.0
 
     def sym(self, name: str) -> str:
         """Plain-text symbol of ``name`` at this frame (N -> N_g at a layout)."""
@@ -66,6 +70,8 @@ def frame(r) -> Frame:
                  names={k: SLICE_LATEX[k] for k in changed}, plain={k: PLAIN[k] for k in changed},
                  slices=slices, one_card=one_card, kv_card=float(lead.card["c"]),
                  prompt_group=prompt_group_of(par) if moe else 1.0,
+                 stage_layers=tuple(r.parallel.stage_layers) if r.parallel is not None and r.parallel.uneven else (),
+                 pp_split=r.parallel.pp_split if r.parallel is not None and r.parallel.uneven else 0.0,
                  collectives=tuple(words for degree, words in ((par.tp, "tensor-parallel all-reduces"),
                                                              # none where ep <= tp: each GPU of a replica then
                                                              # holds its tp share of every expert (the ledgers'
