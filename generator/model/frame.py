@@ -38,9 +38,12 @@ class Frame:
     kv_card: float = 0.0  # KV bytes per token of the whole model (c), beside each GPU's c_g
     collectives: tuple[str, ...] = ()  # what a decode round of the layout sends between GPUs, in words
     prompt_group: float = 1.0  # m_P of a steady state: replicas an expert group wider than one serves (layout.prompt_group)
-    # pipeline stages of different sizes (layers that pp does not divide): each stage's layers and n_PP in the
-    # formulas, L / ceil(L/pp), the busiest stage's share; () where the stages are even
+    # pipeline stages of different sizes (layers that pp does not divide): each stage's layers, how many stages hold
+    # the busiest's ceil(L/pp) layers and how many the others' floor(L/pp), and n_PP in the formulas, L / ceil(L/pp);
+    # empty where the stages are even
     stage_layers: tuple[int, ...] = ()
+    stages_busiest: int = 0
+    stages_other: int = 0
     pp_split: float = 0.0
 
     def sym(self, name: str) -> str:
@@ -70,11 +73,20 @@ def frame(r) -> Frame:
                  names={k: SLICE_LATEX[k] for k in changed}, plain={k: PLAIN[k] for k in changed},
                  slices=slices, one_card=one_card, kv_card=float(lead.card["c"]),
                  prompt_group=prompt_group_of(par) if moe else 1.0,
-                 stage_layers=tuple(r.parallel.stage_layers) if r.parallel is not None and r.parallel.uneven else (),
-                 pp_split=r.parallel.pp_split if r.parallel is not None and r.parallel.uneven else 0.0,
+                 **_uneven_stages(r.parallel),
                  collectives=tuple(words for degree, words in ((par.tp, "tensor-parallel all-reduces"),
                                                              # none where ep <= tp: each GPU of a replica then
                                                              # holds its tp share of every expert (the ledgers'
                                                              # max(0, min(1, n_EP - n_TP)))
                                                              (par.ep if par.ep > par.tp else 1, "expert all-to-alls"),
                                                              (par.pp, "stage-to-stage sends")) if degree > 1))
+
+
+def _uneven_stages(p) -> dict:
+    """Frame fields of pipeline stages of different sizes (none where the stages are even or there is no layout)."""
+    if p is None or not p.uneven:
+        return {}
+    busiest = max(p.stage_layers)
+    n = sum(1 for x in p.stage_layers if x == busiest)
+    return {"stage_layers": tuple(p.stage_layers), "stages_busiest": n, "stages_other": len(p.stage_layers) - n,
+            "pp_split": p.pp_split}

@@ -11,8 +11,6 @@ def root(context, missing=missing):
     l_0_frame = resolve('frame')
     l_0_ch = resolve('ch')
     l_0_frame_rows = resolve('frame_rows')
-    l_0_busiest = resolve('busiest')
-    l_0_nb = resolve('nb')
     l_0_moe_text = resolve('moe_text')
     l_0_hw = resolve('hw')
     l_0_fx = resolve('fx')
@@ -42,91 +40,67 @@ def root(context, missing=missing):
         def t_3(*unused):
             raise TemplateRuntimeError("No filter named 'integer' found.")
     try:
-        t_4 = environment.filters['length']
+        t_4 = environment.filters['max']
     except KeyError:
         @internalcode
         def t_4(*unused):
-            raise TemplateRuntimeError("No filter named 'length' found.")
+            raise TemplateRuntimeError("No filter named 'max' found.")
     try:
-        t_5 = environment.filters['list']
+        t_5 = environment.filters['memsize']
     except KeyError:
         @internalcode
         def t_5(*unused):
-            raise TemplateRuntimeError("No filter named 'list' found.")
+            raise TemplateRuntimeError("No filter named 'memsize' found.")
     try:
-        t_6 = environment.filters['max']
+        t_6 = environment.filters['min']
     except KeyError:
         @internalcode
         def t_6(*unused):
-            raise TemplateRuntimeError("No filter named 'max' found.")
+            raise TemplateRuntimeError("No filter named 'min' found.")
     try:
-        t_7 = environment.filters['memsize']
+        t_7 = environment.filters['num']
     except KeyError:
         @internalcode
         def t_7(*unused):
-            raise TemplateRuntimeError("No filter named 'memsize' found.")
+            raise TemplateRuntimeError("No filter named 'num' found.")
     try:
-        t_8 = environment.filters['min']
+        t_8 = environment.filters['pct']
     except KeyError:
         @internalcode
         def t_8(*unused):
-            raise TemplateRuntimeError("No filter named 'min' found.")
+            raise TemplateRuntimeError("No filter named 'pct' found.")
     try:
-        t_9 = environment.filters['num']
+        t_9 = environment.filters['safe']
     except KeyError:
         @internalcode
         def t_9(*unused):
-            raise TemplateRuntimeError("No filter named 'num' found.")
+            raise TemplateRuntimeError("No filter named 'safe' found.")
     try:
-        t_10 = environment.filters['pct']
+        t_10 = environment.filters['sig3']
     except KeyError:
         @internalcode
         def t_10(*unused):
-            raise TemplateRuntimeError("No filter named 'pct' found.")
+            raise TemplateRuntimeError("No filter named 'sig3' found.")
     try:
-        t_11 = environment.filters['reject']
+        t_11 = environment.filters['sum']
     except KeyError:
         @internalcode
         def t_11(*unused):
-            raise TemplateRuntimeError("No filter named 'reject' found.")
+            raise TemplateRuntimeError("No filter named 'sum' found.")
     try:
-        t_12 = environment.filters['safe']
+        t_12 = environment.filters['time']
     except KeyError:
         @internalcode
         def t_12(*unused):
-            raise TemplateRuntimeError("No filter named 'safe' found.")
+            raise TemplateRuntimeError("No filter named 'time' found.")
     try:
-        t_13 = environment.filters['select']
+        t_13 = environment.tests['none']
     except KeyError:
         @internalcode
         def t_13(*unused):
-            raise TemplateRuntimeError("No filter named 'select' found.")
-    try:
-        t_14 = environment.filters['sig3']
-    except KeyError:
-        @internalcode
-        def t_14(*unused):
-            raise TemplateRuntimeError("No filter named 'sig3' found.")
-    try:
-        t_15 = environment.filters['sum']
-    except KeyError:
-        @internalcode
-        def t_15(*unused):
-            raise TemplateRuntimeError("No filter named 'sum' found.")
-    try:
-        t_16 = environment.filters['time']
-    except KeyError:
-        @internalcode
-        def t_16(*unused):
-            raise TemplateRuntimeError("No filter named 'time' found.")
-    try:
-        t_17 = environment.tests['none']
-    except KeyError:
-        @internalcode
-        def t_17(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
-    included_template = environment.get_template('_macros.html.j2', 'sections/s1_waiting.html.j2').make_module(context.get_all(), True, {'busiest': l_0_busiest, 'card': l_0_card, 'figure': l_0_figure, 'formula': l_0_formula, 'mx': l_0_mx, 'nb': l_0_nb, 'pill': l_0_pill})
+    included_template = environment.get_template('_macros.html.j2', 'sections/s1_waiting.html.j2').make_module(context.get_all(), True, {'card': l_0_card, 'figure': l_0_figure, 'formula': l_0_formula, 'mx': l_0_mx, 'pill': l_0_pill})
     l_0_formula = getattr(included_template, 'formula', missing)
     if l_0_formula is missing:
         l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s1_waiting.html.j2') does not export the requested name 'formula'", name='formula')
@@ -178,7 +152,7 @@ def root(context, missing=missing):
             _loop_vars = {}
             pass
             yield '<tr><td>'
-            yield escape(t_12(environment.getattr(l_1_s, 'math')))
+            yield escape(t_9(environment.getattr(l_1_s, 'math')))
             yield '</td><td>'
             yield escape(environment.getattr(l_1_s, 'meaning'))
             yield '</td><td class="n">'
@@ -190,36 +164,30 @@ def root(context, missing=missing):
         yield '</tbody></table></div>\n'
         if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_layers'):
             pass
-            l_0_busiest = t_6(environment, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_layers'))
-            context.vars['busiest'] = l_0_busiest
-            context.exported_vars.add('busiest')
             yield '<p>The '
-            yield escape(t_3(t_15(environment, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_layers'))))
+            yield escape(t_3(t_11(environment, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_layers'))))
             yield ' layers do not divide into '
             yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
             yield ' even stages: '
-            l_0_nb = t_4(t_5(context.eval_ctx, t_13(context, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_layers'), 'equalto', (undefined(name='busiest') if l_0_busiest is missing else l_0_busiest))))
-            context.vars['nb'] = l_0_nb
-            context.exported_vars.add('nb')
-            yield escape((undefined(name='nb') if l_0_nb is missing else l_0_nb))
+            yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stages_busiest'))
             yield ' stage'
-            yield escape(('s' if ((undefined(name='nb') if l_0_nb is missing else l_0_nb) > 1) else cond_expr_undefined("the inline if-expression on line 15 in 'sections/s1_waiting.html.j2' evaluated to false and no else section was defined.")))
+            yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stages_busiest') > 1) else cond_expr_undefined("the inline if-expression on line 15 in 'sections/s1_waiting.html.j2' evaluated to false and no else section was defined.")))
             yield ' of '
-            yield escape((undefined(name='busiest') if l_0_busiest is missing else l_0_busiest))
+            yield escape(t_4(environment, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_layers')))
             yield ' layers and '
-            yield escape(t_4(t_5(context.eval_ctx, t_11(context, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_layers'), 'equalto', (undefined(name='busiest') if l_0_busiest is missing else l_0_busiest)))))
+            yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stages_other'))
             yield ' of '
-            yield escape(t_8(environment, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_layers')))
+            yield escape(t_6(environment, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_layers')))
             yield ' (an engine gives the first stages the extra layers).\nThe busiest stage sets each '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
             yield "'s memory and its share of a round, so n<sub>PP</sub> in these formulas is the layers over its layers,\nL / ⌈L / "
             yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
             yield '⌉ = '
-            yield escape(t_3(t_15(environment, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_layers'))))
+            yield escape(t_3(t_11(environment, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_layers'))))
             yield ' / '
-            yield escape((undefined(name='busiest') if l_0_busiest is missing else l_0_busiest))
+            yield escape(t_4(environment, environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'stage_layers')))
             yield ' = '
-            yield escape(t_14(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp_split')))
+            yield escape(t_10(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp_split')))
             yield ', not '
             yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
             yield '.</p>\n'
@@ -268,7 +236,7 @@ def root(context, missing=missing):
             yield 'On one '
             yield escape((undefined(name='card') if l_0_card is missing else l_0_card))
             yield ' the whole model would need '
-            yield escape(t_16(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'), 'weight_stream_time')))
+            yield escape(t_12(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'), 'weight_stream_time')))
             yield ' per batch-1 token'
             if (not environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'), 'fits')):
                 pass
@@ -304,9 +272,9 @@ def root(context, missing=missing):
         yield '</p>'
     yield escape(context.call((undefined(name='figure') if l_0_figure is missing else l_0_figure), (undefined(name='figs') if l_0_figs is missing else l_0_figs), 'fig1-decode-bounds'))
     yield '\n<p>The ratio of the two bounds is <span data-fact="bound_ratio">'
-    yield escape(t_9(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'bound_ratio')))
+    yield escape(t_7(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'bound_ratio')))
     yield '</span>'
-    if ((environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes') == 2) and t_17(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'moe'))):
+    if ((environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes') == 2) and t_13(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'moe'))):
         pass
         yield '<span data-static>, the ridge point itself: at\nbatch 1 in 16-bit weights the intensity is 2N / (2N) = 1 FLOP/B, and a ratio of two lower bounds at intensity 1 is\nP/W</span>'
     yield '.</p>\n<div class="callout"><span data-static>'
@@ -334,11 +302,11 @@ def root(context, missing=missing):
     yield '</span> starved by bandwidth and a\n<span data-static>'
     yield escape((undefined(name='card') if l_0_card is missing else l_0_card))
     yield '</span> saturating its compute both show 99%. Nor does <span data-fact="bound_ratio">'
-    yield escape(t_9(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'bound_ratio')))
+    yield escape(t_7(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'bound_ratio')))
     yield '</span>:1 mean the <span data-static>'
     yield escape((undefined(name='mx') if l_0_mx is missing else l_0_mx))
     yield '</span> idle\n<span data-fact="compute_idle_share">'
-    yield escape(t_10(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'compute_idle_share')))
+    yield escape(t_8(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'compute_idle_share')))
     yield '</span> of the wall-clock time: the two bounds overlap, and the ratio compares two lower bounds.</div>\n'
     if (undefined(name='hierarchy') if l_0_hierarchy is missing else l_0_hierarchy):
         pass
@@ -358,7 +326,7 @@ def root(context, missing=missing):
             yield '</td>\n<td class="n">'
             if environment.getattr(l_1_h, 'size'):
                 pass
-                yield escape(t_7(environment.getattr(l_1_h, 'size')))
+                yield escape(t_5(environment.getattr(l_1_h, 'size')))
                 if (environment.getattr(l_1_loop, 'index') <= 2):
                     pass
                     yield ' per SM'
@@ -368,7 +336,7 @@ def root(context, missing=missing):
             yield '</td>\n<td class="n">'
             if environment.getattr(l_1_h, 'total'):
                 pass
-                yield escape(t_7(environment.getattr(l_1_h, 'total')))
+                yield escape(t_5(environment.getattr(l_1_h, 'total')))
             else:
                 pass
                 yield '—'
@@ -384,7 +352,7 @@ def root(context, missing=missing):
     if (undefined(name='states') if l_0_states is missing else l_0_states):
         pass
         yield '<h3>Diagnosing a real run</h3>\n<p>Measure the achieved bandwidth and FLOP/s of a step and compare each with its peak; “near peak” means at least\n'
-        yield escape(t_10(environment.getattr(environment.getitem((undefined(name='states') if l_0_states is missing else l_0_states), 0), 'near_peak'), 0))
+        yield escape(t_8(environment.getattr(environment.getitem((undefined(name='states') if l_0_states is missing else l_0_states), 0), 'near_peak'), 0))
         yield ' of it. Seed 000\'s three states:</p>\n<div class="scroll"><table>\n<thead><tr><th>achieved bandwidth</th><th>achieved compute</th><th>state</th><th>what helps</th></tr></thead>\n<tbody>'
         l_1_loop = missing
         for l_1_st, l_1_loop in LoopContext((undefined(name='states') if l_0_states is missing else l_0_states), undefined):
@@ -414,4 +382,4 @@ def root(context, missing=missing):
     yield '</section>\n\n'
 
 blocks = {}
-debug_info = '1=129&3=141&6=145&8=148&9=152&10=169&12=175&13=177&15=191&16=214&17=216&18=227&19=231&20=236&21=246&22=266&25=287&27=296&28=298&29=300&30=305&31=307&34=313&35=324&36=335&37=341&38=343&40=346&42=348&43=351&44=359&45=369&46=380&51=384&54=387&57=390&58=403'
+debug_info = '1=103&3=115&6=119&8=122&9=126&10=143&12=149&13=151&15=165&16=182&17=184&18=195&19=199&20=204&21=214&22=234&25=255&27=264&28=266&29=268&30=273&31=275&34=281&35=292&36=303&37=309&38=311&40=314&42=316&43=319&44=327&45=337&46=348&51=352&54=355&57=358&58=371'
