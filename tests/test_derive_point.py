@@ -155,3 +155,39 @@ def test_derive_of_a_short_moe_prompt_says_which_experts_it_reads(capsys):
     assert main(["derive", "prefill_time_bound", "--spec", str(SPECS / "llama70b-h100-tp8.yaml"), "--tokens", "4",
                  "--no-latex"]) == 0
     assert "experts a layer" not in capsys.readouterr().out
+
+
+DEEPSEEK_ONE_CARD = """kind: report
+name: ds-mi325x
+title: DeepSeek-V3 on one MI325X
+hardware: mi325x
+model: deepseek-v3
+precision: int4
+workloads:
+  decode: {batch: [1, 64], context: [2k]}
+"""
+
+
+def test_a_mixture_of_experts_n_is_named_as_what_the_step_streams(capsys, tmp_path):
+    """derive's inputs gave a mixture of experts' N at the point as "N = 3.7e+10" (DeepSeek-V3 at batch 1: the
+    37e9 active parameters a token streams, DeepSeek-V3 Technical Report, arXiv:2412.19437), beside a glossary whose N
+    is the 671e9 the model holds. It names it as the report's formula blocks do: N_a at batch 1, N_s where a batch
+    touches more experts, N_s where the formula has its own N_a (the layout's bound), and says what it stands for."""
+    from genreport.commands.cli import main
+
+    spec = tmp_path / "ds.yaml"
+    spec.write_text(DEEPSEEK_ONE_CARD)
+    assert main(["derive", "decode_time_memory", "--spec", str(spec), "--no-latex"]) == 0
+    out = capsys.readouterr().out
+    assert "inputs: B = 1, N_a = 3.7e+10, S = 2048 token" in out
+    assert ("N_a stands for N in the formula, the weights the step streams (the dense layers and the experts its "
+            "tokens touch), of the 6.71e+11 the model holds") in out
+    assert main(["derive", "decode_time_memory", "--spec", str(spec), "--batch", "64", "--no-latex"]) == 0
+    out = capsys.readouterr().out
+    assert "inputs: B = 64, N_s = " in out and "N_s stands for N in the formula" in out and " N = " not in out
+    assert main(["derive", "decode_time_bound", "--spec", "specs/deepseek-v3-h200-ep8.yaml", "--set",
+                 "parallelism.tp=8", "--set", "parallelism.dp=1", "--no-latex"]) == 0
+    out = capsys.readouterr().out
+    assert "N_s = 3.7e+10, N_a = 3.7e+10" in out  # the whole model's, the formula dividing it: two names
+    assert main(["derive", "decode_time_memory", "--spec", "specs/llama8b-h100.yaml", "--no-latex"]) == 0
+    assert "stands for N" not in capsys.readouterr().out  # a dense model on one card reads its N

@@ -785,6 +785,18 @@ def serving_values(spec, values: dict, mixed: bool = False, env=None) -> dict[st
     return out
 
 
+def _touched_name(nums: Numbers, streamed: float, has_active: bool = False) -> str | None:
+    """N_a (the active parameters) or N_s (the experts a batch touches, with the dense layers) for the N a mixture of
+    experts' formula reads at the point, where that is not the N the model holds (the card's, or the whole model's
+    where the formula divides it itself); None where it is.  N_s where the formula has its own N_a beside it."""
+    env = nums.env_obj
+    whole = env.card if nums.whole and env.card else env.values
+    held, active = (float(np.ravel(whole[k])[0]) for k in ("N", "N_a"))
+    if abs(streamed - held) <= 1e-9 * held:
+        return None
+    return "N_a" if abs(streamed - active) <= 1e-9 * active and not has_active else "N_s"
+
+
 def _streamed_name(nums: Numbers, streamed: float) -> str | None:
     """The report's symbol for the weights one GPU streams where they are not the slice it holds (N_g): a pipeline
     round's micro-batches (N_r,g), the experts a batch touches (N_s,g, N_a,g) -- genreport.model.shown.streamed_symbol,
@@ -820,16 +832,30 @@ def _numbers_header(nums: Numbers, expr, qid: str) -> list[str]:
                          "the formula takes the whole model" if qid in WHOLE_MODEL
                          else "the formula takes the whole model and divides it itself" if nums.whole
                          else "a symbol marked _g holds that GPU's slice of the model"))
-    shown = []
+    shown, streamed_note = [], ""
     for s in sorted(expr.free_symbols, key=lambda s: s.name):
         if s.name in nums.values:
             name = (PLAIN[s.name] if s.name in sliced and not cut.trivial and not nums.whole
                     and s.name not in nums.unsliced else s.name)
             if s.name == "N" and name != s.name:
                 name = _streamed_name(nums, float(np.ravel(nums.values["N"])[0])) or name
+            elif s.name == "N" and spec.model.moe is not None:
+                # a mixture of experts streams the experts its batch touches, not the N parameters it holds: named
+                # as the report's formula blocks name it (N_a, N_s; the whole model's where the formula divides it)
+                name = _touched_name(nums, float(np.ravel(nums.values["N"])[0]),
+                                     "N_a" in {x.name for x in expr.free_symbols}) or name
             shown.append(f"{name} = {_fmt(nums.values[s.name], BY_NAME[s.name].unit)}")
+            if s.name == "N" and name not in ("N", PLAIN["N"]):
+                env = nums.env_obj
+                held = env.card if (nums.whole or cut.trivial) and env.card else env.values
+                what = ("the weights a pipeline round streams (the slice once per micro-batch)" if name.startswith("N_r")
+                        else "the weights the step streams (the dense layers and the experts its tokens touch)")
+                streamed_note = (f"  {name} stands for N in the formula, {what}, of the "
+                                 f"{_fmt(held['N'], BY_NAME['N'].unit)} {'one GPU holds' if held is env.values and not cut.trivial else 'the model holds'}")
     if shown:
         lines.append("  inputs: " + ", ".join(shown))
+        if streamed_note:
+            lines.append(streamed_note)
     # the windows' line describes the point's d_h and c: not one that --at set
     notes = [nums.note, "" if {"d_h", "c"} & nums.overridden else nums.bounded]
     if note := "; ".join(n for n in notes if n):
