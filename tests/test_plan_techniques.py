@@ -16,6 +16,7 @@ import json
 
 import pytest
 from genreport.commands.cli import main
+from genreport.present import fmt
 
 N, L, D, HQ, DH, V = 70.6e9, 80, 8192, 64, 128, 128256
 C = 80 * 2 * 8 * 128 * 2  # bf16 KV bytes per token, whole model
@@ -312,7 +313,7 @@ def test_chapter_pools_pipeline_the_prefill_as_plan_does():
     assert p.pool_prefill_share == pytest.approx(n["prefill_share"], rel=1e-12)
     row = next(x for x in tech["rows"] if x["technique"] == "prefill/decode disaggregation")
     assert "each prefill replica a pipeline of 2 stages" in row["setting"]
-    assert f"serves {2 / p.ttft:,.2f} prompts/s (a prompt every TTFT / 2" in row["ends"]
+    assert f"serves {fmt.sig3(2 / p.ttft)} prompts/s (a prompt every TTFT / 2" in row["ends"]
     decoding = r.serving["rows"][-1]["bound"]["tokens_per_s_gpu"]  # the replicas decoding alone
     assert row["per_gpu"][1] == pytest.approx(decoding * (1 - n["prefill_share"]), rel=1e-12)
     # the row's before is plan's one pool at the TPOT target: the same batch and the same tok/s per GPU
@@ -418,7 +419,7 @@ def test_chapter_pools_take_the_mean_round_as_their_tok_s_per_gpu():
     # what a decode replica retires, over its GPUs, is the chapter's tok/s per GPU (its replicas decoding alone)
     assert n["pool_rate"] * (sv.output - 1) / 8 == pytest.approx(base["tokens_per_s_gpu"], rel=1e-12)
     assert row["per_gpu"][1] == pytest.approx(base["tokens_per_s_gpu"] * (1 - n["prefill_share"]), rel=1e-12)
-    assert f"a decode replica retires {n['pool_rate']:,.2f} requests/s" in row["ends"]
+    assert f"a decode replica retires {fmt.sig3(n['pool_rate'])} requests/s" in row["ends"]
     found = plan(spec.model, spec.hardware, tech["batch"], None, None, ("bf16",), 8, spec.accounting,
                  shape=Shape(sv.prompt, sv.output), disaggregate=True)
     p = next(x for x in found.rows if (x.tp, x.pp, x.ep, x.dp) == (8, 1, 8, 1))
@@ -494,7 +495,7 @@ def test_the_pools_prefill_the_uncached_part_of_a_prompt():
     pools = rows["prefill/decode disaggregation"]
     t_p, retires = ttft[1], n["pool_rate"]  # one decode replica's requests/s at the chapter's batch
     assert n["prefill_share"] == pytest.approx(retires * t_p / (retires * t_p + 1), rel=1e-12)  # rates balanced
-    assert f"serves {1 / t_p:,.2f} prompts/s" in pools["ends"]
+    assert f"serves {fmt.sig3(1 / t_p)} prompts/s" in pools["ends"]
     assert pools["ttft"][1] == pytest.approx(t_p + n["kv_transfer_time"], rel=1e-12)
     plain = evaluated("llama70b-h100-tp8.yaml").serving["techniques"]["numbers"]
     assert n["prefill_share"] < plain["prefill_share"]  # half the prefill work: a smaller prefill pool

@@ -12,6 +12,7 @@ from genreport.formulas.glossary import sym
 from genreport.load.loader import load_report
 from genreport.model.evaluate import evaluate
 from genreport.model.techniques import draft_memory
+from genreport.present import fmt
 from shared import evaluated
 
 SPEC = """\
@@ -438,8 +439,8 @@ def test_chunk_budget_ceiling_is_one_number_and_the_lever_rows_admission_says_it
     assert n["goodput_binds"] == "chunk budget" and n["goodput_rate"] == n["chunk_budget_rate"]
     assert n["chunk_admits_rate"] > 1.2 * n["chunk_budget_rate"]  # another quantity, another value
     row = next(x for x in tech["rows"] if x["technique"] == "chunked prefill")
-    assert (f"at this batch one chunk a step admits {n['chunk_admits_rate']:,.2f} requests/s per replica and the "
-            f"batch retires {n['batch_retires_rate']:,.2f} (admission at the chapter's batch, not the chunk budget's "
+    assert (f"at this batch one chunk a step admits {fmt.sig3(n['chunk_admits_rate'])} requests/s per replica and the "
+            f"batch retires {fmt.sig3(n['batch_retires_rate'])} (admission at the chapter's batch, not the chunk budget's "
             "steady-state ceiling the goodput takes)") in row["ends"]
 
 

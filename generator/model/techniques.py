@@ -342,12 +342,6 @@ def _faster(x: float) -> str:
     return f"{x:.2f}× faster" if x >= 1 else f"{1 / x:.2f}× slower"
 
 
-def _hundredths(x: float) -> str:
-    """A rate or a time to the hundredth, and below 1 to three significant digits: a batch that retires 0.00217
-    requests/s (gpt-oss-20b at 64k tokens on one RTX 4090) is not '0.00'."""
-    return f"{x:,.2f}" if not abs(x) < 1 or x == 0 else f"{x:.3g}"
-
-
 def whole_group_pools(share: float, replicas: int, group: int) -> tuple[int, int, int]:
     """Prefill and decode pools in whole expert-parallel groups of ``group`` replicas, where the ep group is wider
     than a replica (ep > tp: no replica runs its MoE layers alone; serving_report.ep_group_replicas): (p, d, the
@@ -521,12 +515,12 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                  "gain": 1 / cost,
                  "ends": (f"a step's intensity {i_plain:,.0f} → {i_mix:,.0f} FLOP/B; the decode users pay {cost:.2f}× per "
                           f"token while a prompt is prefilled and no step stalls for a whole prompt; at this batch one "
-                          f"chunk a step admits {_hundredths(chunk_rate)} requests/s per replica and the batch retires "
-                          f"{_hundredths(decode_rate)} (admission at the chapter's batch, not the chunk budget's "
+                          f"chunk a step admits {fmt.sig3(chunk_rate)} requests/s per replica and the batch retires "
+                          f"{fmt.sig3(decode_rate)} (admission at the chapter's batch, not the chunk budget's "
                           "steady-state ceiling the goodput takes)")
                  if mix["C_p"] > 0 else
                  (f"the {int(batch):,} decode token{' fills' if int(batch) == 1 else 's fill'} the budget of {sv.chunk:,}: no prompt is admitted while the "
-                  f"batch runs; the batch retires {_hundredths(decode_rate)} requests/s per replica"),
+                  f"batch runs; the batch retires {fmt.sig3(decode_rate)} requests/s per replica"),
                  "note": "TPOT while a chunk rides along; TTFT the prompt in chunks beside the batch against the "
                          "prompt in one step alone"})
     blocks["tech_chunked"] = _block(r, "tech_chunked", "chunked_step_time", mix,
@@ -640,7 +634,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     group = ep_group_replicas(par)
     setting = f"{share:.0%} of the {noun}s prefill, {1 - share:.0%} decode, in replicas of this layout" + piped
     gain = 1 - share
-    balanced = (f"balanced: a prefill replica serves {_hundredths(stages / t_prefill)} prompts/s"
+    balanced = (f"balanced: a prefill replica serves {fmt.sig3(stages / t_prefill)} prompts/s"
                 + (f" (a prompt every TTFT / {stages}, each still taking the TTFT)" if stages > 1 else "")
                 + (f" (a prompt occupying its replica {fmt.time(t_prefill)} while the group's "
                    f"{group} replicas all prefill)" if group > 1 else "")
@@ -659,8 +653,8 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                       f"2, {replicas * par.replica_gpus} {noun}s)" if replicas > deployed
                       else f" ({whose} {replicas * par.replica_gpus} {noun}s)") + piped)
         whole = (f"; in whole groups the lesser of the pools: {pre} prefill group{'s serve' if pre > 1 else ' serves'} "
-                 f"{_hundredths(rate_p)} prompts/s, {dec} decode group{'s retire' if dec > 1 else ' retires'} "
-                 f"{_hundredths(rate_d)} requests/s")
+                 f"{fmt.sig3(rate_p)} prompts/s, {dec} decode group{'s retire' if dec > 1 else ' retires'} "
+                 f"{fmt.sig3(rate_d)} requests/s")
         numbers.update({"pool_group_gpus": g_gpus, "pool_prefill_groups": pre, "pool_decode_groups": dec,
                         "pool_gpus": replicas * par.replica_gpus, "pool_users_gpus": deployed * par.replica_gpus,
                         "pool_prefill_rate": rate_p, "pool_decode_rate": rate_d, "pool_gain": gain})
@@ -692,7 +686,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                          usd * per_gpu / pools_gpu if usd is not None and pools_gpu > 0 else None),
                  "gain": gain,
                  "ends": balanced +
-                         f"{_hundredths(pool_rate)} requests/s at batch {int(batch):,}" + whole
+                         f"{fmt.sig3(pool_rate)} requests/s at batch {int(batch):,}" + whole
                          + (f"; one prompt's KV cache crosses the {link_name} link in {fmt.time(t_kv)}" if t_kv
                             else f"; one prompt's KV cache transfer is not counted in the TTFT: {link_name}") + against,
                  "note": "no chunk rides along a decode step; the pools balanced at the mean round, the steady "

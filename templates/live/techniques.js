@@ -37,8 +37,6 @@ const GR_SERVING = (() => {
     return head + " over " + dp + " replicas (" + (dp - short) + " of " + commas(want) + ", " + short + " of "
       + commas(want - 1) + "; the row: " + commas(want) + ")";
   }
-  // to the hundredth, below 1 to three significant digits (techniques._hundredths)
-  function hundredths(x) { return !(Math.abs(x) < 1) || x === 0 ? commas(x, ".2f") : F.format(x, ".3g"); }
 
   /** The mean context and the c, d_h whose products with it are the means over the decode rounds
    * (serving._mean_context_values): c the cache a step reads (env.at with a batch: a chunked layer its chunk). */
@@ -331,11 +329,11 @@ const GR_SERVING = (() => {
       ttft: [ttft, ttftRatio !== null ? ttft * (1 - sv.prefix_hit) * ttftRatio : null], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / cost],
       usd: [usd0, usd0 !== null ? usd0 * cost : null], ends: cp > 0 ? "a step's intensity " + commas(iPlain) + " → "
         + commas(iMix) + " FLOP/B; the decode users pay " + F.format(cost, ".2f") + "× per token while a prompt is "
-        + "prefilled and no step stalls for a whole prompt; at this batch one chunk a step admits " + hundredths(chunkRate)
-        + " requests/s per replica and the batch retires " + hundredths(decodeRate) + " (admission at the chapter's "
+        + "prefilled and no step stalls for a whole prompt; at this batch one chunk a step admits " + F.sig3(chunkRate)
+        + " requests/s per replica and the batch retires " + F.sig3(decodeRate) + " (admission at the chapter's "
         + "batch, not the chunk budget's steady-state ceiling the goodput takes)"
         : "the " + commas(batch) + (batch === 1 ? " decode token fills" : " decode tokens fill") + " the budget of " + commas(sv.chunk) + ": no prompt is admitted "
-        + "while the batch runs; the batch retires " + hundredths(decodeRate) + " requests/s per replica",
+        + "while the batch runs; the batch retires " + F.sig3(decodeRate) + " requests/s per replica",
       note: "TPOT while a chunk rides along; TTFT the prompt in chunks beside the batch against the prompt in one step alone"});
     Object.assign(n, {chunked_step_time: tMix, chunked_cost: cost, chunked_intensity: iMix, chunk_admits_rate: chunkRate,
       batch_retires_rate: decodeRate, decode_intensity: iPlain, chunked_ttft: ttftChunk, chunked_ttft_alone: ttftAlone,
@@ -441,7 +439,7 @@ const GR_SERVING = (() => {
     // (techniques.whole_group_pools)
     let setting = pct(share) + " of the " + noun + "s prefill, " + pct(1 - share) + " decode, in replicas of this layout"
       + piped, gain = 1 - share;
-    const balanced = "balanced: a prefill replica serves " + hundredths(stages / tPrefill) + " prompts/s"
+    const balanced = "balanced: a prefill replica serves " + F.sig3(stages / tPrefill) + " prompts/s"
       + (stages > 1 ? " (a prompt every TTFT / " + stages + ", each still taking the TTFT)" : "")
       + (group > 1 ? " (a prompt occupying its replica " + F.time(tPrefill) + " while the group's " + group
         + " replicas all prefill)" : "")
@@ -460,8 +458,8 @@ const GR_SERVING = (() => {
           + "s are one group: disaggregation needs at least 2, " + replicas * gpus + " " + noun + "s)"
           : " (" + whose + " " + replicas * gpus + " " + noun + "s)") + piped;
       whole = "; in whole groups the lesser of the pools: " + pre + " prefill group" + (pre > 1 ? "s serve " : " serves ")
-        + hundredths(rateP) + " prompts/s, " + dec + " decode group" + (dec > 1 ? "s retire " : " retires ")
-        + hundredths(rateD) + " requests/s";
+        + F.sig3(rateP) + " prompts/s, " + dec + " decode group" + (dec > 1 ? "s retire " : " retires ")
+        + F.sig3(rateD) + " requests/s";
       Object.assign(n, {pool_group_gpus: gGpus, pool_prefill_groups: pre, pool_decode_groups: dec,
         pool_gpus: replicas * gpus, pool_users_gpus: deployed * gpus, pool_prefill_rate: rateP, pool_decode_rate: rateD,
         pool_gain: gain});
@@ -497,7 +495,7 @@ const GR_SERVING = (() => {
       tpot: [tpotBefore, tp0], per_gpu: [before, poolsGpu],
       usd: [usd0 !== null && before > 0 ? usd0 * gpu0 / before : null, usd0 !== null && poolsGpu > 0 ? usd0 * gpu0 / poolsGpu : null],
       ends: balanced
-        + hundredths(poolRate) + " requests/s at batch " + commas(batch) + whole
+        + F.sig3(poolRate) + " requests/s at batch " + commas(batch) + whole
         + (tKv ? "; one prompt's KV cache crosses the " + name + " link in " + F.time(tKv)
           : "; one prompt's KV cache transfer is not counted in the TTFT: no link between replicas in the spec") + against,
       note: "no chunk rides along a decode step; the pools balanced at the mean round, the steady state's; tok/s per " + noun
