@@ -276,3 +276,25 @@ def test_derated_is_ideal_times_efficiency_where_bandwidth_binds(tmp_path):
 
 def test_no_efficiency_no_derated(tmp_path):
     assert derated(evaluate(load_report(report(tmp_path)))) is None
+
+
+def test_a_long_prefill_faster_than_the_bound_is_stated_in_seconds(tmp_path):
+    """A 128k-token prefill of Llama 3.1 8B on one H100 takes at least F / P = (2 N_p T + 2 L H_q d_h T^2 + 2 V d) / P
+    seconds; a claimed 5 s is refused with both times in seconds ('a 5 s prefill is faster than the bound of 6.6xx s'),
+    not in milliseconds ('5000 ms'; from 10 s up with an exponent, '1.234e+04 ms')."""
+    spec = report(tmp_path, prefill="""\
+        prompt: [128k]
+        measured:
+          - step_time: 5 s
+            prompt: 128k
+            source: {title: made-up prefill for the test}
+        """)
+    with pytest.raises(SpecError) as exc:
+        rows(spec)
+    (f,) = exc.value.findings
+    (tmp_path / "plain").mkdir()
+    r = evaluate(load_report(report(tmp_path / "plain", prefill="prompt: [128k]")))
+    bound = float(r.prefill["seed"]["prefill_time_compute"][0])
+    assert bound > 5  # compute-bound, seconds
+    assert f.message.startswith(f"a 5 s prefill is faster than the bound of {bound:.4g} s at ")
+    assert "e+" not in f.message

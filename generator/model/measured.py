@@ -388,7 +388,11 @@ def _hw(results) -> str:
 
 
 def _ms(seconds: float) -> str:
-    return f"{seconds * 1e3:.4g} ms"
+    """A measured time with four significant digits, in seconds from 1 s up ('12.34 s', not '1.234e+04 ms')."""
+    ms = f"{seconds * 1e3:.4g}"
+    if float(ms) < 1e3:
+        return f"{ms} ms"
+    return f"{seconds:.4g} s" if seconds < 1e4 else f"{seconds:,.0f} s"
 
 
 # ---------------------------------------------------------------------------------------------- derated
