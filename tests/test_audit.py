@@ -242,3 +242,11 @@ def test_end_to_end_is_the_prefill_and_the_decode_steps(tmp_path):
     # config.json) x 2 B plus the KV of ~2,175 tokens x 131,072 B, over 3.35 TB/s (NVIDIA's datasheet)
     assert step * 1e-3 == pytest.approx((2 * (8.03e9 - 128256 * 4096) + 2175.5 * 131072) / 3.35e12, rel=0.01)
     assert r["e"]["verdict"] == "impossible" and r["u"]["bound"] == pytest.approx(ttft)  # no output: no step
+
+
+def test_a_claim_of_tens_of_thousands_reads_as_a_whole_number(tmp_path):
+    """A throughput claim of 123,456 token/s for Llama 3.1 8B on one H100 at batch 8 (made up, past the bound)
+    was written '1.235e+05 token/s claimed' (Python's ',.4g'); it reads '123,456 token/s' as the report writes rates."""
+    (r,) = audit(claims(tmp_path, "big,llama-3.1-8b,h100-sxm,1,1,1,bf16,8,512,256,tokens_per_s,123456,made up"))
+    assert r["verdict"] == "impossible"
+    assert "123,456 token/s claimed" in r["why"] and "e+" not in r["why"], r["why"]

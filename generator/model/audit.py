@@ -36,6 +36,7 @@ import numpy as np
 from genreport.formulas.compiled import load as load_compiled
 from genreport.load.spec import PRECISION_BYTES, Hardware, Model, Precision
 from genreport.model.env import make_env
+from genreport.present import fmt
 
 METRICS = {
     "tokens_per_s": "token/s",
@@ -343,7 +344,7 @@ def mislabels(c: Claim, variants: dict[str, Hardware] | None = None) -> list[str
     found: list[str] = []
     n = c.gpus or 1
     if c.metric == "tokens_per_s_per_gpu" and n > 1 and _fits(c, metric="tokens_per_s"):
-        found.append(f"per-GPU vs total: {c.value:,.4g} token/s fits as the total of the {n} GPUs, not per GPU")
+        found.append(f"per-GPU vs total: {fmt.sig4(c.value)} token/s fits as the total of the {n} GPUs, not per GPU")
     for more in GROUP_SIZES:
         if more > n and _fits(c, gpus=more, tp=None, pp=None):
             found.append(f"wrong GPU count: it fits on {more} GPUs, not {n}")
@@ -366,7 +367,7 @@ def mislabels(c: Claim, variants: dict[str, Hardware] | None = None) -> list[str
                 found.append(f"speculative decoding: {x:.3g} tokens per weight pass, as a draft model, "
                              "EAGLE or Medusa accept")
     if c.metric == "tokens_per_s" and n > 1 and _fits(c, value=c.value / n):
-        found.append(f"per-GPU vs total: {c.value / n:,.4g} token/s (the value over the {n} GPUs) fits; the total "
+        found.append(f"per-GPU vs total: {fmt.sig4(c.value / n)} token/s (the value over the {n} GPUs) fits; the total "
                      "may count the GPUs twice")
     if c.metric in DECODE_METRICS and c.batch is not None and _fits(c, batch=None):
         found.append(f"batch: it fits with more than the stated {c.batch} sequences per step")
@@ -392,16 +393,16 @@ def verdict(c: Claim, variants: dict[str, Hardware] | None = None) -> tuple[str,
                "count and the weight format" if high else "")
         return "ok", b, why
     if not b.fits:
-        why = (f"the weights ({b.weight_bytes / 1e9:,.4g} GB) do not fit in the memory of {c.gpus or 1} "
-               f"{c.hardware.title} ({b.memory / 1e9:,.4g} GB)")
+        why = (f"the weights ({fmt.sig4(b.weight_bytes / 1e9)} GB) do not fit in the memory of {c.gpus or 1} "
+               f"{c.hardware.title} ({fmt.sig4(b.memory / 1e9)} GB)")
     else:
         unit = METRICS[c.metric]
         if c.metric in RATES or c.metric in ("mbu", "mfu"):
             x = c.value / b.value
-            why = f"{x:.3g}x the bound: {c.value:,.4g} {unit} claimed, at most {b.value:,.4g} {unit} possible"
+            why = f"{x:.3g}x the bound: {fmt.sig4(c.value)} {unit} claimed, at most {fmt.sig4(b.value)} {unit} possible"
         else:
             x = b.value / c.value
-            why = f"{x:.3g}x faster than the bound: {c.value:,.4g} {unit} claimed, at least {b.value:,.4g} {unit}"
+            why = f"{x:.3g}x faster than the bound: {fmt.sig4(c.value)} {unit} claimed, at least {fmt.sig4(b.value)} {unit}"
     likely = mislabels(c, variants)
     why += "; likely: " + "; ".join(likely) if likely else "; no single relabelling explains it"
     return "impossible", b, why

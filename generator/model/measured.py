@@ -29,6 +29,7 @@ from genreport.errors import Finding, Findings
 from genreport.formulas.recipes import TRAINING_WEIGHT_BYTES
 from genreport.load.spec import Measurement
 from genreport.model.results import Results
+from genreport.present import fmt
 
 # ---------------------------------------------------------------------------------------------- thresholds
 
@@ -326,19 +327,19 @@ def _beats_bound(results, m, t, t_bound, mfu, mbu, tokens, where, memory_binds) 
     acc = results.lead
     if t * slack < t_bound:
         if m.workload == "decode":
-            what = f"{tokens / t:,.4g} token/s is faster than the bound of {tokens / t_bound:,.4g} token/s"
+            what = f"{fmt.sig4(tokens / t)} token/s is faster than the bound of {fmt.sig4(tokens / t_bound)} token/s"
         else:
             what = f"a {_ms(t)} prefill is faster than the bound of {_ms(t_bound)}"
         roof = f"MBU would be {mbu:.3g}" if memory_binds else f"MFU would be {mfu:.3g}"
         return _finding(results, m, f"{what} at {where} ({acc} accounting, {_hw(results)}): {roof}",
                         _mislabel_hint(results, m, t))
     if mfu > slack:
-        return _finding(results, m, f"achieved {m.achieved_flops:.4g} FLOP/s exceeds the dense peak "
-                        f"{results.spec.hardware.dense[results.spec.precision.compute]:.4g} FLOP/s (MFU {mfu:.3g})",
+        return _finding(results, m, f"achieved {fmt.rate(m.achieved_flops)} exceeds the dense peak "
+                        f"{fmt.rate(results.spec.hardware.dense[results.spec.precision.compute])} (MFU {mfu:.3g})",
                         "check the unit (TFLOP/s vs GFLOP/s) and that the peak is the dense one")
     if mbu > slack:
-        return _finding(results, m, f"achieved {m.achieved_bandwidth:.4g} B/s exceeds the peak bandwidth "
-                        f"{results.spec.hardware.bandwidth:.4g} B/s (MBU {mbu:.3g})",
+        return _finding(results, m, f"achieved {fmt.bandwidth(m.achieved_bandwidth)} exceeds the peak bandwidth "
+                        f"{fmt.bandwidth(results.spec.hardware.bandwidth)} (MBU {mbu:.3g})",
                         "check the unit (TB/s vs GB/s); cache hits are not HBM traffic")
     return None
 
@@ -485,7 +486,6 @@ def not_compared(spec, checked: tuple[dict, ...] = ()) -> str:
     what-if's bound at each measured point (:func:`rechecked`), said in words.  Empty where they are compared."""
     from genreport.load.loader import changed_parts
     from genreport.load.overrides import as_arguments
-    from genreport.present import fmt
 
     if not spec.measured_elsewhere or not spec.workloads.measured:
         return ""
