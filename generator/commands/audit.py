@@ -267,7 +267,9 @@ def audit(path: Path) -> list[dict]:
 def _num(x) -> str:
     if x is None:
         return "-"
-    return f"{x:,.4g}" if abs(x) >= 1 else f"{x:.3g}"
+    from genreport.present import fmt
+
+    return fmt.sig4(x) if abs(x) >= 1 else f"{x:.3g}"  # 123,456 token/s, never '1.235e+05'
 
 
 def table(results: list[dict]) -> str:

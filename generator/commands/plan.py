@@ -527,7 +527,9 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
         limit = len(result.rows)
     gpus = gpus if isinstance(gpus, list | tuple) else [gpus]
     shape = shape or type("S", (), {"prompt": context, "output": 1, "ttft": None, "users": None})()
-    targets = [f"TTFT <= {shape.ttft * 1e3:g} ms" if shape.ttft else "", f"TPOT <= {tpot * 1e3:g} ms" if tpot else ""]
+    from genreport.present import fmt
+
+    targets = [f"TTFT <= {fmt.time(shape.ttft)}" if shape.ttft else "", f"TPOT <= {fmt.time(tpot)}" if tpot else ""]
     target = ", ".join(t for t in targets if t)
     reserve = gpus[0].memory_reserve
     lines = [f"{model.title} on {', '.join(g.title for g in gpus)}: requests of {shape.prompt:,} prompt + "
