@@ -571,3 +571,41 @@ def test_the_headers_accounting_says_what_a_mixture_of_experts_reads():
     assert "accounting: seed 003's (the declared counts; a step reads the experts its tokens touch)" in moe
     assert "all N parameters read every step" not in moe
     assert "accounting: seed 003's (all N parameters read every step)" in markup.unescape(html("llama8b-h100.yaml"))
+
+
+def _glm45() -> tuple[int, int]:
+    """Glm4MoeForCausalLM (transformers models/glm4_moe/modeling_glm4_moe.py): q/k/v with biases (attention_bias),
+    o_proj without, per-head q and k RMSNorms (use_qk_norm, head_dim each); the first 3 layers dense (SwiGLU of
+    intermediate_size), the other 89 DeepSeek-V3's MoE block: 160 routed experts of moe_intermediate_size, 1 shared of
+    the same width, a router Linear(d, E) (its e_score_correction_bias, E values a layer, not counted); two RMSNorms a
+    layer, an untied head; the MTP layer (num_nextn_predict_layers) not counted."""
+    d, L, h, kv, hd, f, fm, v, E, k, dense = 5120, 92, 96, 8, 128, 12288, 1536, 151552, 160, 8, 3
+    attn = d * h * hd + h * hd + 2 * (d * kv * hd + kv * hd) + h * hd * d + 2 * hd
+    total = dense * (attn + 3 * d * f + 2 * d) + (L - dense) * (attn + (E + 1) * 3 * d * fm + d * E + 2 * d) \
+        + 2 * v * d + d
+    return total, total - (L - dense) * (E - k) * 3 * d * fm
+
+
+def test_glm_4_5_is_deepseeks_moe_block_behind_gqa_attention(tmp_path):
+    """GLM-4.5 (tests/fixtures/hf/SOURCES.md): 352,797,814,784 parameters by hand, 33,632,251,904 active (both
+    embedding tables; without them 32.08B, the card's "32B active"; the card's 355B total counts the MTP layer,
+    about 4B more, which import-hf leaves out with a note). Its KV cache is GQA's: 92 layers x 2 x 8 heads x 128 x 2 B
+    = 376,832 B a token in bf16; it evaluates on 8 H200 at tp 8."""
+    notes: list = []
+    m, text = imported(tmp_path, "glm-4.5", notes)
+    pc = arch.parameter_count(m)
+    assert (pc.total, pc.active) == _glm45() == (352_797_814_784, 33_632_251_904)
+    assert m.kv_heads == 8 and m.head_dim == 128 and m.attention.qk_norm and m.qkv_bias and not m.o_bias
+    assert (m.moe.experts, m.moe.active_experts, m.moe.shared_experts, m.moe.first_dense_layers) == (160, 8, 1, 3)
+    assert m.family == "glm4-moe" and not m.tied_embeddings
+    assert arch.kv_bytes_per_token(m, 2) == 92 * 2 * 8 * 128 * 2 == 376_832
+    assert {n.path for n in notes} >= {"partial_rotary_factor", "num_nextn_predict_layers"}
+    assert "serving.speculative.draft_layers: 1" in text
+    spec = tmp_path / "glm.yaml"
+    spec.write_text(f"kind: report\nname: glm\ntitle: GLM-4.5 on 8 H200\nhardware: h200\nmodel: {tmp_path / 'glm-4.5.yaml'}\n"
+                    "precision: fp8\nparallelism: {tp: 8}\nworkloads:\n  decode: {batch: [1, 64], context: [8k]}\n")
+    from genreport.load.loader import load_report
+    from genreport.model.evaluate import evaluate
+
+    r = evaluate(load_report(spec))
+    assert r.verdicts["weights_fit"] and r.s("kv_capacity_tokens") > 0

@@ -19,7 +19,7 @@ _BY_MODEL_TYPE = {
     "qwen3_moe": "Qwen3MoeForCausalLM", "gemma2": "Gemma2ForCausalLM", "gemma3_text": "Gemma3ForCausalLM",
     "gemma3": "Gemma3ForConditionalGeneration", "phi3": "Phi3ForCausalLM", "deepseek_v2": "DeepseekV2ForCausalLM",
     "deepseek_v3": "DeepseekV3ForCausalLM", "gpt_oss": "GptOssForCausalLM", "llama4": "Llama4ForConditionalGeneration",
-    "llama4_text": "Llama4ForCausalLM", "phimoe": "PhimoeForCausalLM",
+    "llama4_text": "Llama4ForCausalLM", "phimoe": "PhimoeForCausalLM", "glm4_moe": "Glm4MoeForCausalLM",
 }
 
 
@@ -43,6 +43,7 @@ ARCHITECTURES: dict[str, tuple[str, bool]] = {
     "GptOssForCausalLM": ("gpt-oss", False),
     "Llama4ForCausalLM": ("llama4", False),
     "Llama4ForConditionalGeneration": ("llama4", False),
+    "Glm4MoeForCausalLM": ("glm4-moe", False),  # GLM-4.5, 4.6: GQA attention, DeepSeek-V3's MoE block
 }
 
 _PHIMOE = ("PhiMoEForCausalLM", "PhimoeForCausalLM")
@@ -162,6 +163,12 @@ def convert(cfg: _Config, name: str | None = None) -> tuple[dict, dict[str, str]
     qkv_bias, o_bias = _biases(cfg, arch)
     ffn_bias = arch == "GptOssForCausalLM" or (arch == "LlamaForCausalLM" and cfg.bool("mlp_bias", False))
     checkpoint = _quantization(top, arch)
+    if cfg.int("num_nextn_predict_layers", default=0, minimum=0):
+        n = cfg.int("num_nextn_predict_layers")
+        cfg.note("num_nextn_predict_layers", (f"the checkpoint's {n} multi-token-prediction layers (each a decoder layer "
+                 "beside the model, for speculative decoding) are" if n > 1 else "the checkpoint's multi-token-prediction "
+                 "layer (a decoder layer beside the model, for speculative decoding) is") + " not counted in parameters",
+                 f"a report spec models {'them' if n > 1 else 'it'} with serving.speculative.draft_layers: {n}")
     if cfg.findings:
         raise SpecError(cfg.findings)
 
@@ -223,8 +230,8 @@ def _biases(cfg: _Config, arch: str) -> tuple[bool, bool]:
             cfg.note("attention_bias", "Phi3ForCausalLM builds its qkv_proj and o_proj without biases",
                      "no attention biases counted")
         return False, False
-    if arch.startswith("Deepseek") or arch in ("MistralForCausalLM", "MixtralForCausalLM"):
-        return cfg.bool("attention_bias", False), False
+    if arch.startswith("Deepseek") or arch in ("MistralForCausalLM", "MixtralForCausalLM", "Glm4MoeForCausalLM"):
+        return cfg.bool("attention_bias", False), False  # GLM-4.5: q, k and v with biases, o_proj without
     bias = cfg.bool("attention_bias", False)  # Llama, Qwen3, Gemma, Llama 4, gpt-oss: q, k, v and o alike
     return bias, bias
 
@@ -321,7 +328,7 @@ def _moe(cfg: _Config, arch: str, layers: int, comments: dict[str, str]) -> tupl
         if step != 1 and dense:
             cfg.error("decoder_sparse_step", "MoE on every n-th layer together with mlp_only_layers cannot be "
                       "described", "the spec supports leading dense layers, then MoE on every n-th layer")
-    elif arch.startswith("Deepseek"):
+    elif arch.startswith("Deepseek") or arch == "Glm4MoeForCausalLM":  # Glm4MoeMoE is DeepseekV3MoE's block
         experts, active = cfg.int("n_routed_experts"), cfg.int("num_experts_per_tok")
         size = cfg.int("moe_intermediate_size")
         shared = cfg.int("n_shared_experts", default=0, minimum=0)
@@ -426,7 +433,14 @@ def _attention(cfg: _Config, arch: str, layers: int, comments: dict[str, str]) -
                               "the spec supports all layers windowed, or a regular local/global pattern")
             out["sliding_window"] = window
             comments["attention"] = f"every layer attends to the last {window} tokens"
-    if arch.startswith("Qwen3") or arch == "Gemma3ForCausalLM" or arch == "Gemma3ForConditionalGeneration":
+    if arch == "Glm4MoeForCausalLM":
+        if cfg.bool("use_qk_norm", False):  # Glm4MoeAttention: per-head RMSNorms of q and k (head_dim weights each)
+            out["qk_norm"] = True
+            comments["attention"] = "per-head q and k RMSNorms"
+        if cfg.has("partial_rotary_factor"):
+            cfg.note("partial_rotary_factor", f"RoPE turns {_shown(cfg.get('partial_rotary_factor'))} of each head's "
+                     "dimensions", "no change to the shapes, the weights or the FLOPs counted")
+    elif arch.startswith("Qwen3") or arch == "Gemma3ForCausalLM" or arch == "Gemma3ForConditionalGeneration":
         out["qk_norm"] = True
         comments["attention"] = "; ".join(x for x in (comments.get("attention"), "per-head q and k RMSNorms") if x)
     return out
