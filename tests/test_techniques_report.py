@@ -657,3 +657,19 @@ def test_the_one_pool_without_a_target_and_where_it_misses_one():
     assert "misses the 1 ms TPOT target even at batch 1" in row["ends"]
     one = miss.serving["rows"][0]["bound"]  # batch 1 alone: its round, and one prompt prefilled per 511 rounds
     assert n["one_pool_tpot"] == pytest.approx(one["tpot"] + row["ttft"][0] / 511, rel=1e-9)
+
+
+def test_a_one_token_output_has_no_decode_rate_and_says_so():
+    """A request of one output token has no decode round: the rate a batch or a decode pool finishes requests at has no
+    bound (T_out - 1 = 0 rounds). The chunked-prefill and disaggregation rows printed it "inf requests/s"; they say
+    "without limit (a one-token output has no decode round)" (Llama 3.1 70B over 8 H100 in 2 replicas, a chunk budget
+    of 8k; the live page's port alike: tests/test_live_serving.py's case of the same inputs)."""
+    from shared import evaluated
+
+    r = evaluated("llama70b-h100-tp8.yaml", ["parallelism.dp=2", "serving.output=1", "serving.chunk=8k"])
+    rows = {row["technique"]: row for row in r.serving["techniques"]["rows"]}
+    text = " ".join(row["ends"] for row in rows.values())
+    assert "inf" not in text.split() and "inf " not in text
+    assert "a decode replica retires without limit (a one-token output has no decode round) at batch" in \
+        rows["prefill/decode disaggregation"]["ends"]
+    assert "the batch retires without limit (a one-token output has no decode round)" in rows["chunked prefill"]["ends"]

@@ -394,6 +394,14 @@ def _share(x: float) -> str:
     return f"{100 * x:.2g}%" if 0 < x < 0.1 else f"{x:.0%}"
 
 
+def _retire(rate: float, unit: str = "") -> str:
+    """A batch's or a decode pool's rate of finished requests (three significant digits, then ``unit``); a request of
+    one output token has no decode round, so its rate has no bound: said in words, never 'inf'."""
+    from genreport.present import fmt
+
+    return fmt.sig3(rate) + unit if math.isfinite(rate) else "without limit (a one-token output has no decode round)"
+
+
 def report(r) -> tuple[dict | None, dict[str, Block]]:
     """(the technique rows and numbers of the serving chapter, their formula blocks); (None, {}) without
     ``serving`` or where the layout holds no sequence of the request (nothing to serve, no technique to apply)."""
@@ -516,11 +524,11 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                  "ends": (f"a step's intensity {i_plain:,.0f} → {i_mix:,.0f} FLOP/B; the decode users pay {cost:.2f}× per "
                           f"token while a prompt is prefilled and no step stalls for a whole prompt; at this batch one "
                           f"chunk a step admits {fmt.sig3(chunk_rate)} requests/s per replica and the batch retires "
-                          f"{fmt.sig3(decode_rate)} (admission at the chapter's batch, not the chunk budget's "
+                          f"{_retire(decode_rate)} (admission at the chapter's batch, not the chunk budget's "
                           "steady-state ceiling the goodput takes)")
                  if mix["C_p"] > 0 else
                  (f"the {int(batch):,} decode token{' fills' if int(batch) == 1 else 's fill'} the budget of {sv.chunk:,}: no prompt is admitted while the "
-                  f"batch runs; the batch retires {fmt.sig3(decode_rate)} requests/s per replica"),
+                  f"batch runs; the batch retires {_retire(decode_rate, ' requests/s')} per replica"),
                  "note": "TPOT while a chunk rides along; TTFT the prompt in chunks beside the batch against the "
                          "prompt in one step alone"})
     blocks["tech_chunked"] = _block(r, "tech_chunked", "chunked_step_time", mix,
@@ -654,7 +662,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                       else f" ({whose} {replicas * par.replica_gpus} {noun}s)") + piped)
         whole = (f"; in whole groups the lesser of the pools: {pre} prefill group{'s serve' if pre > 1 else ' serves'} "
                  f"{fmt.sig3(rate_p)} prompts/s, {dec} decode group{'s retire' if dec > 1 else ' retires'} "
-                 f"{fmt.sig3(rate_d)} requests/s")
+                 f"{_retire(rate_d, ' requests/s')}")
         numbers.update({"pool_group_gpus": g_gpus, "pool_prefill_groups": pre, "pool_decode_groups": dec,
                         "pool_gpus": replicas * par.replica_gpus, "pool_users_gpus": deployed * par.replica_gpus,
                         "pool_prefill_rate": rate_p, "pool_decode_rate": rate_d, "pool_gain": gain})
@@ -686,7 +694,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                          usd * per_gpu / pools_gpu if usd is not None and pools_gpu > 0 else None),
                  "gain": gain,
                  "ends": balanced +
-                         f"{fmt.sig3(pool_rate)} requests/s at batch {int(batch):,}" + whole
+                         f"{_retire(pool_rate, ' requests/s')} at batch {int(batch):,}" + whole
                          + (f"; one prompt's KV cache crosses the {link_name} link in {fmt.time(t_kv)}" if t_kv
                             else f"; one prompt's KV cache transfer is not counted in the TTFT: {link_name}") + against,
                  "note": "no chunk rides along a decode step; the pools balanced at the mean round, the steady "

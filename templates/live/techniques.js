@@ -10,6 +10,8 @@
 const GR_SERVING = (() => {
   "use strict";
   const M = GR_MODEL, P = GR_PARALLEL, call = M.call, F = GR_FMT;
+  // a batch's or a decode pool's rate of finished requests; a one-token output has no decode round (techniques._retire)
+  const retire = (x, unit) => isFinite(x) ? F.sig3(x) + (unit || "") : "without limit (a one-token output has no decode round)";
   const CEILINGS = [["goodput_rate_tpot", "TPOT target"], ["goodput_rate_compute", "compute roof"],
     ["goodput_rate_capacity", "KV cache room"], ["chunk_budget_rate", "chunk budget"]];
 
@@ -330,10 +332,10 @@ const GR_SERVING = (() => {
       usd: [usd0, usd0 !== null ? usd0 * cost : null], ends: cp > 0 ? "a step's intensity " + commas(iPlain) + " → "
         + commas(iMix) + " FLOP/B; the decode users pay " + F.format(cost, ".2f") + "× per token while a prompt is "
         + "prefilled and no step stalls for a whole prompt; at this batch one chunk a step admits " + F.sig3(chunkRate)
-        + " requests/s per replica and the batch retires " + F.sig3(decodeRate) + " (admission at the chapter's "
+        + " requests/s per replica and the batch retires " + retire(decodeRate) + " (admission at the chapter's "
         + "batch, not the chunk budget's steady-state ceiling the goodput takes)"
         : "the " + commas(batch) + (batch === 1 ? " decode token fills" : " decode tokens fill") + " the budget of " + commas(sv.chunk) + ": no prompt is admitted "
-        + "while the batch runs; the batch retires " + F.sig3(decodeRate) + " requests/s per replica",
+        + "while the batch runs; the batch retires " + retire(decodeRate, " requests/s") + " per replica",
       note: "TPOT while a chunk rides along; TTFT the prompt in chunks beside the batch against the prompt in one step alone"});
     Object.assign(n, {chunked_step_time: tMix, chunked_cost: cost, chunked_intensity: iMix, chunk_admits_rate: chunkRate,
       batch_retires_rate: decodeRate, decode_intensity: iPlain, chunked_ttft: ttftChunk, chunked_ttft_alone: ttftAlone,
@@ -459,7 +461,7 @@ const GR_SERVING = (() => {
           : " (" + whose + " " + replicas * gpus + " " + noun + "s)") + piped;
       whole = "; in whole groups the lesser of the pools: " + pre + " prefill group" + (pre > 1 ? "s serve " : " serves ")
         + F.sig3(rateP) + " prompts/s, " + dec + " decode group" + (dec > 1 ? "s retire " : " retires ")
-        + F.sig3(rateD) + " requests/s";
+        + retire(rateD, " requests/s");
       Object.assign(n, {pool_group_gpus: gGpus, pool_prefill_groups: pre, pool_decode_groups: dec,
         pool_gpus: replicas * gpus, pool_users_gpus: deployed * gpus, pool_prefill_rate: rateP, pool_decode_rate: rateD,
         pool_gain: gain});
@@ -495,7 +497,7 @@ const GR_SERVING = (() => {
       tpot: [tpotBefore, tp0], per_gpu: [before, poolsGpu],
       usd: [usd0 !== null && before > 0 ? usd0 * gpu0 / before : null, usd0 !== null && poolsGpu > 0 ? usd0 * gpu0 / poolsGpu : null],
       ends: balanced
-        + F.sig3(poolRate) + " requests/s at batch " + commas(batch) + whole
+        + retire(poolRate, " requests/s") + " at batch " + commas(batch) + whole
         + (tKv ? "; one prompt's KV cache crosses the " + name + " link in " + F.time(tKv)
           : "; one prompt's KV cache transfer is not counted in the TTFT: no link between replicas in the spec") + against,
       note: "no chunk rides along a decode step; the pools balanced at the mean round, the steady state's; tok/s per " + noun
