@@ -354,3 +354,22 @@ def test_a_training_step_below_the_ridge_is_bound_by_its_weight_traffic():
     row8 = next(x for x in r8.decision if x["workload"] == "training")
     assert row8["roof"] == "compute" and row8["time"] == pytest.approx(4 * compute, rel=1e-12)
     assert row8["other_roof"] == pytest.approx(4 * compute / memory, rel=1e-12)
+
+
+def test_an_elasticity_that_barely_enters_reads_approximately_zero():
+    """Gemma 3 1B's one KV head over tp 4 x pp 26 on GB200, a 1M-token context (far past its 512-token windows):
+    the batch that crosses the ridge moves with the cached window's inputs by -5.42e-05 of a percent per percent,
+    which the table printed as "-5.42e-05" beside "0" for inputs that do not enter. It prints "≈0", and the
+    paragraph says what that means only where such a value is in the table."""
+    from genreport.present import fmt
+    from genreport.present.render import _sensitivities
+
+    assert [fmt.elasticity(v) for v in (None, 0.0, -5.42e-05, 4.9e-4, 5e-4, -0.688, 2.5)] == \
+        ["", "0", "≈0", "≈0", "0.0005", "-0.688", "2.5"]
+    spec = ROOT / "specs" / "llama8b-h100.yaml"
+    r = evaluated(spec, ["model=gemma-3-1b", "hardware=gb200", "precision=int4", "parallelism.tp=4",
+                         "parallelism.pp=26", "workloads.decode.context=[1, 1M]"])
+    table = _sensitivities(r)
+    values = [v for row in table["rows"] for v in row["values"] if v is not None]
+    assert table["tiny"] == any(0 < abs(v) < 5e-4 for v in values) is True
+    assert not _sensitivities(evaluated("llama8b-h100.yaml"))["tiny"]

@@ -645,7 +645,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     balanced = (f"balanced: a prefill replica serves {fmt.sig3(stages / t_prefill)} prompts/s"
                 + (f" (a prompt every TTFT / {stages}, each still taking the TTFT)" if stages > 1 else "")
                 + (f" (a prompt occupying its replica {fmt.time(t_prefill)} while the group's "
-                   f"{group} replicas all prefill)" if group > 1 else "")
+                   f"{group:,} replicas all prefill)" if group > 1 else "")
                 + ", a decode replica retires ")
     whole = ""
     if group > 1:
@@ -656,12 +656,12 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
         rate_p, rate_d = pre * group * stages / t_prefill, dec * group * pool_rate  # requests/s of each pool
         gain = min(rate_p, rate_d) / (replicas * pool_rate)
         whose = "the users'" if users else "the layout's"
-        setting = (f"{pre} of {pre + dec} expert-parallel groups of {g_gpus} {noun}s prefill, {dec} decode"
-                   + (f" ({whose} {deployed * par.replica_gpus} {noun}s are one group: disaggregation needs at least "
-                      f"2, {replicas * par.replica_gpus} {noun}s)" if replicas > deployed
-                      else f" ({whose} {replicas * par.replica_gpus} {noun}s)") + piped)
-        whole = (f"; in whole groups the lesser of the pools: {pre} prefill group{'s serve' if pre > 1 else ' serves'} "
-                 f"{fmt.sig3(rate_p)} prompts/s, {dec} decode group{'s retire' if dec > 1 else ' retires'} "
+        setting = (f"{pre:,} of {pre + dec:,} expert-parallel groups of {g_gpus:,} {noun}s prefill, {dec:,} decode"
+                   + (f" ({whose} {deployed * par.replica_gpus:,} {noun}s are one group: disaggregation needs at least "
+                      f"2, {replicas * par.replica_gpus:,} {noun}s)" if replicas > deployed
+                      else f" ({whose} {replicas * par.replica_gpus:,} {noun}s)") + piped)
+        whole = (f"; in whole groups the lesser of the pools: {pre:,} prefill group{'s serve' if pre > 1 else ' serves'} "
+                 f"{fmt.sig3(rate_p)} prompts/s, {dec:,} decode group{'s retire' if dec > 1 else ' retires'} "
                  f"{_retire(rate_d, ' requests/s')}")
         numbers.update({"pool_group_gpus": g_gpus, "pool_prefill_groups": pre, "pool_decode_groups": dec,
                         "pool_gpus": replicas * par.replica_gpus, "pool_users_gpus": deployed * par.replica_gpus,

@@ -866,8 +866,9 @@ def _sensitivities(r: Results) -> dict | None:
         return ", ".join(f"{k} {v:+.2g}" for k, v in items)
 
     summary = "; ".join(f"{row['label']}: {top(row)}" for row in rows if row["label"].startswith(("batch-1", "critical")))
+    tiny = any(v is not None and 0 < abs(v) < 5e-4 for row in rows for v in row["values"])  # printed ≈0 (fmt.elasticity)
     return {"symbols": order, "symbols_math": [img(latex[k], size=13, inline=True) for k in order],
-            "rows": rows, "summary": summary + " (elasticities: % change per 1% change of the input)."}
+            "rows": rows, "tiny": tiny, "summary": summary + " (elasticities: % change per 1% change of the input)."}
 
 
 def _baseline_rows(r: Results, b: Results) -> list[dict]:

@@ -443,7 +443,7 @@ const GR_SERVING = (() => {
       + piped, gain = 1 - share;
     const balanced = "balanced: a prefill replica serves " + F.sig3(stages / tPrefill) + " prompts/s"
       + (stages > 1 ? " (a prompt every TTFT / " + stages + ", each still taking the TTFT)" : "")
-      + (group > 1 ? " (a prompt occupying its replica " + F.time(tPrefill) + " while the group's " + group
+      + (group > 1 ? " (a prompt occupying its replica " + F.time(tPrefill) + " while the group's " + commas(group)
         + " replicas all prefill)" : "")
       + ", a decode replica retires ";
     let whole = "";
@@ -455,12 +455,12 @@ const GR_SERVING = (() => {
       const rateP = pre * group * stages / tPrefill, rateD = dec * group * poolRate;
       gain = Math.min(rateP, rateD) / (replicas * poolRate);
       const whose = forUsers ? "the users'" : "the layout's";
-      setting = pre + " of " + (pre + dec) + " expert-parallel groups of " + gGpus + " " + noun + "s prefill, " + dec
-        + " decode" + (replicas > deployed ? " (" + whose + " " + deployed * gpus + " " + noun
-          + "s are one group: disaggregation needs at least 2, " + replicas * gpus + " " + noun + "s)"
-          : " (" + whose + " " + replicas * gpus + " " + noun + "s)") + piped;
-      whole = "; in whole groups the lesser of the pools: " + pre + " prefill group" + (pre > 1 ? "s serve " : " serves ")
-        + F.sig3(rateP) + " prompts/s, " + dec + " decode group" + (dec > 1 ? "s retire " : " retires ")
+      setting = commas(pre) + " of " + commas(pre + dec) + " expert-parallel groups of " + commas(gGpus) + " " + noun
+        + "s prefill, " + commas(dec) + " decode" + (replicas > deployed ? " (" + whose + " " + commas(deployed * gpus) + " "
+          + noun + "s are one group: disaggregation needs at least 2, " + commas(replicas * gpus) + " " + noun + "s)"
+          : " (" + whose + " " + commas(replicas * gpus) + " " + noun + "s)") + piped;
+      whole = "; in whole groups the lesser of the pools: " + commas(pre) + " prefill group" + (pre > 1 ? "s serve " : " serves ")
+        + F.sig3(rateP) + " prompts/s, " + commas(dec) + " decode group" + (dec > 1 ? "s retire " : " retires ")
         + retire(rateD, " requests/s");
       Object.assign(n, {pool_group_gpus: gGpus, pool_prefill_groups: pre, pool_decode_groups: dec,
         pool_gpus: replicas * gpus, pool_users_gpus: deployed * gpus, pool_prefill_rate: rateP, pool_decode_rate: rateD,

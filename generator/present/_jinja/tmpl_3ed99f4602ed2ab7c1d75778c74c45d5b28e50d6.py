@@ -29,11 +29,11 @@ def root(context, missing=missing):
         def t_1(*unused):
             raise TemplateRuntimeError("No filter named 'bandwidth' found.")
     try:
-        t_2 = environment.filters['format']
+        t_2 = environment.filters['elasticity']
     except KeyError:
         @internalcode
         def t_2(*unused):
-            raise TemplateRuntimeError("No filter named 'format' found.")
+            raise TemplateRuntimeError("No filter named 'elasticity' found.")
     try:
         t_3 = environment.filters['gib']
     except KeyError:
@@ -100,12 +100,6 @@ def root(context, missing=missing):
         @internalcode
         def t_13(*unused):
             raise TemplateRuntimeError("No filter named 'times' found.")
-    try:
-        t_14 = environment.tests['none']
-    except KeyError:
-        @internalcode
-        def t_14(*unused):
-            raise TemplateRuntimeError("No test named 'none' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s6_levers.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
     l_0_formula = getattr(included_template, 'formula', missing)
@@ -164,7 +158,11 @@ def root(context, missing=missing):
     yield "</tbody></table></div>\n<p>Weight-only quantization shrinks the denominator (bytes per step); FP8 compute raises the ceiling (peak FLOP/s). They are\ndifferent levers and should not share the word “quantization”. Operator fusion saves the round trips of small tensors\n(normalisation, SwiGLU's elementwise product, RoPE), whose intensity is in single digits; FlashAttention keeps the S × S score\ntable out of memory altogether, with the FLOPs unchanged.</p>\n<div data-static>\n"
     if (undefined(name='sensitivities') if l_0_sensitivities is missing else l_0_sensitivities):
         pass
-        yield '<h3>What moves each number</h3>\n<p>The elasticity d ln q / d ln x says what a 1% change of input x does to quantity q, in percent. Each is derived by\nSymPy (x ∂q/∂x / q) and evaluated for this pair; 0 means the input does not enter where the pair sits (for example,\npeak compute while decode is bandwidth-bound).</p>\n<div class="scroll"><table><thead>\n<tr><th>quantity</th>'
+        yield '<h3>What moves each number</h3>\n<p>The elasticity d ln q / d ln x says what a 1% change of input x does to quantity q, in percent. Each is derived by\nSymPy (x ∂q/∂x / q) and evaluated for this pair; 0 means the input does not enter where the pair sits (for example,\npeak compute while decode is bandwidth-bound)'
+        if environment.getattr((undefined(name='sensitivities') if l_0_sensitivities is missing else l_0_sensitivities), 'tiny'):
+            pass
+            yield ', ≈0 that it enters by less than 0.0005'
+        yield '.</p>\n<div class="scroll"><table><thead>\n<tr><th>quantity</th>'
         for l_1_s in environment.getattr((undefined(name='sensitivities') if l_0_sensitivities is missing else l_0_sensitivities), 'symbols_math'):
             _loop_vars = {}
             pass
@@ -183,14 +181,7 @@ def root(context, missing=missing):
                 _loop_vars = {}
                 pass
                 yield '<td class="n">'
-                if t_14(l_2_v):
-                    pass
-                elif (l_2_v == 0):
-                    pass
-                    yield '0'
-                else:
-                    pass
-                    yield escape(t_2('%.3g', l_2_v))
+                yield escape(t_2(l_2_v))
                 yield '</td>'
             l_2_v = missing
             yield '</tr>\n'
@@ -339,4 +330,4 @@ def root(context, missing=missing):
     yield '</div>\n</section>\n'
 
 blocks = {}
-debug_info = '1=110&3=123&5=125&6=128&7=139&10=147&11=151&12=159&20=165&26=168&27=176&28=180&32=199&34=202&35=204&36=208&37=210&39=213&40=222&41=231&42=241&47=249&48=252&51=254&52=256&53=260&54=272&55=279&56=283&59=294&61=298&62=301&63=303&65=305&66=307&67=311&68=320&69=326&70=330'
+debug_info = '1=104&3=117&5=119&6=122&7=133&10=141&11=145&12=153&20=159&24=162&26=166&27=174&28=178&32=190&34=193&35=195&36=199&37=201&39=204&40=213&41=222&42=232&47=240&48=243&51=245&52=247&53=251&54=263&55=270&56=274&59=285&61=289&62=292&63=294&65=296&66=298&67=302&68=311&69=317&70=321'
