@@ -609,3 +609,14 @@ def test_glm_4_5_is_deepseeks_moe_block_behind_gqa_attention(tmp_path):
 
     r = evaluate(load_report(spec))
     assert r.verdicts["weights_fit"] and r.s("kv_capacity_tokens") > 0
+
+
+def test_a_context_past_the_models_longest_is_warned_with_separators(tmp_path, capsys):
+    """Qwen3-30B-A3B's max_position_embeddings is 40,960 (its config.json); a 131,072-token context is computed with
+    a warning that writes both numbers as the report writes counts ("131,072", not "131072")."""
+    spec = tmp_path / "q.yaml"
+    spec.write_text("kind: report\nname: q\ntitle: q\nhardware: h100-sxm\nmodel: qwen3-30b-a3b\nprecision: bf16\n"
+                    "workloads:\n  decode: {batch: [1], context: [1k, 128k]}\n")
+    assert cli_main([str(spec), "--format", "json", "-o", str(tmp_path / "out"), "-q"]) == 0
+    err = capsys.readouterr().err
+    assert "context 131,072 exceeds the model's maximum 40,960" in err, err

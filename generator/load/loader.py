@@ -414,7 +414,7 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
         for i, s in enumerate(workloads.decode_context):
             if s > model.max_context:
                 findings.add(doc.finding(("workloads", "decode", "context", i),
-                                         f"context {s} exceeds the model's maximum {model.max_context}",
+                                         f"context {int(s):,} exceeds the model's maximum {model.max_context:,}",
                                          "the numbers are still computed", severity="warning"))
     parallelism = _parallelism(d)
     redundant = int((d.get("engine") or {}).get("redundant_experts", 0))
