@@ -542,7 +542,7 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
              + (f", and one step's activations ({gpus[0].max_batched_tokens:,} tokens a rank, at each layout's tp; with "
                 "data-parallel attention an MoE layer runs on the ep / tp ranks' tokens)"
                 if gpus[0].max_batched_tokens else "")]
-    prices = ", ".join(f"{g.name} ${g.price_per_hour:g}/h" if g.price_per_hour else f"{g.name} no price" + _why_unpriced(g)
+    prices = ", ".join(f"{g.name} ${g.price_per_hour:.2f}/h" if g.price_per_hour else f"{g.name} no price" + _why_unpriced(g)
                        for g in gpus)
     lines.append(f"prices per GPU-hour: {prices}; sorted by {result.estimate}")
     if spec_file:
