@@ -133,6 +133,13 @@ const GR_FMT = (() => {
     if (t >= 1 || (ms >= 0.01 && Number(format(ms, ".3g")) >= 1e3)) return `${sig3(t)} s`;
     return ms >= 0.01 ? `${sig3(ms)} ms` : `${sig3(ms * 1e3)} µs`;
   }
+  // fmt.elasticity: 0 where the input does not enter, ≈0 below 0.0005, else three significant digits
+  function elasticity(v) {
+    if (none(v)) return "";
+    v = float(v);
+    if (v === 0) return "0";
+    return Math.abs(v) < 5e-4 ? "≈0" : format(v, ".3g");
+  }
   // fmt.micro: seconds in microseconds, three significant digits
   const micro = t => none(t) ? "n/a" : `${sig3(float(t) * 1e6)} µs`;
   // fmt.sig3: three significant digits with their trailing zeros unless exact, the whole number from 1,000 up
@@ -206,7 +213,7 @@ const GR_FMT = (() => {
   }
 
   return {
-    num, exact, integer, sig4, gb, gib, size, kib, time, micro, sig3, rate, bandwidth: x => rate(x, "B/s"), flops: x => rate(x, "FLOP"),
+    num, exact, integer, sig4, gb, gib, size, kib, time, micro, sig3, elasticity, rate, bandwidth: x => rate(x, "B/s"), flops: x => rate(x, "FLOP"),
     params, pct, times, memsize, nearest, tex_number, format, GB, GiB, device,
   };
 })();
