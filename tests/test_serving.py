@@ -663,6 +663,24 @@ def test_the_cheapest_layout_times_the_reports_own_weights(tmp_path):
     assert best["tokens_per_s_gpu"] == pytest.approx(row["bound"]["tokens_per_s_gpu"], rel=1e-12)
 
 
+def test_the_cheapest_layout_keeps_the_reports_own_kv_cache(tmp_path):
+    """The same report with an fp8 cache beside its int4 weights: plan's own pick for int4 is a bf16 cache, and the
+    cheapest layout was stated "int4 weights, bf16 KV" with that cache's TPOT beside the chapter's fp8-cache row for the
+    same layout and batch (DeepSeek-V3 on 512 H100 read so). The report's own format keeps its cache."""
+    from genreport import evaluate, load_spec
+
+    spec = tmp_path / "i4kv.yaml"
+    spec.write_text("kind: report\nname: i4kv\ntitle: t\nhardware: rtx-4090\nmodel: llama-3.1-8b\n"
+                    "precision: {weights: int4, group_size: 128, kv_cache: fp8, compute: bf16}\n"
+                    "workloads:\n  decode: {batch: [1], context: [2k]}\n"
+                    "serving: {prompt: 2k, output: 256, ttft: 1 s, tpot: 30 ms, users: 16}\n")
+    r = evaluate(load_spec(spec))
+    best = r.serving["cheapest"]
+    assert (best["precision"], best["kv_cache"], best["tp"], best["pp"], best["batch"]) == ("int4", "fp8", 1, 1, 16)
+    row = next(x for x in r.serving["rows"] if x["batch"] == 16)
+    assert best["tpot"] == pytest.approx(row["bound"]["tpot"], rel=1e-12)
+
+
 def test_users_take_whole_expert_parallel_groups():
     """DeepSeek-V3 at tp 1 x ep 8 x dp 8 (SGLang's data-parallel attention): each replica is one GPU holding 32 of the
     256 routed experts, so no replica serves a token alone; the 128 users (165 sequences fit a replica) take the

@@ -274,13 +274,14 @@ def plan_precision(name: str, model: Model) -> Precision:
 
 
 def own_precision(name: str, model: Model, own: Precision | None) -> Precision:
-    """The precision plan tries for the format ``name``: a report's own (``own``: its group size and compute format,
-    the KV cache as plan picks it) where ``name`` is its uniform weight format, so the report's plan answers time the
-    weights the report times (int4 with group 128: 0.516 B a weight, not int4's 0.5); else :func:`plan_precision`."""
+    """The precision plan tries for the format ``name``: a report's own (``own``: its group size, compute format and
+    KV cache) where ``name`` is its uniform weight format, so the report's plan answers time the weights and the cache
+    the report times (int4 with group 128: 0.516 B a weight, not int4's 0.5; an fp8 cache beside int4 weights, which
+    plan's own pick for int4 would make bf16); else :func:`plan_precision`."""
     auto = plan_precision(name, model)
     if own is None or own.classes or name != own.weights:
         return auto
-    return dataclasses.replace(own, kv_cache=auto.kv_cache)
+    return own
 
 
 def model_format(model: Model, name: str) -> str:
