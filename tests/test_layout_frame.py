@@ -711,3 +711,21 @@ def test_uneven_stages_are_named_with_the_n_pp_the_formulas_use():
     assert r.frame.stage_layers == (31, 30) and r.frame.pp_split == pytest.approx(61 / 31, rel=1e-12)
     assert float(np.ravel(r.envs["seed"].values["L"])[0]) == pytest.approx(31, rel=1e-12)
     assert evaluated("llama70b-h100-tp8.yaml", ["parallelism.pp=2"]).frame.stage_layers == ()
+
+
+def test_the_comparison_tables_of_a_layout_say_their_scope():
+    """Chapter 6's "Other models" and "Other GPUs" compare whole models on one card (Llama 3.1 70B in bf16 does not fit
+    one H100), which a report laid out over 8 GPUs marked "(this report)" beside "does not fit": the row is now this
+    report's model or GPU, and the caption says the scope and points at chapter 7. A one-card report says nothing."""
+    from shared import html
+
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html("llama70b-h100-tp8.yaml", [
+        "compare.hardware=[h200, b200]", "compare.models=[llama-3.1-8b]"]))).replace("&#39;", "'")
+    assert "(this report's model)" in text and "(this report's GPU)" in text and "(this report)" not in text
+    many = re.search(r"\d+\. Many GPUs: the interconnect ledger", text).group(0).split(".")[0]  # its number here
+    assert ("Each model is whole on one GPU, the scope of a comparison of models, not spread as this report's tp 8 over "
+            f"8 GPUs (chapter {many}).") in text
+    assert ("Each GPU holds the whole model, the scope of a comparison of cards, not this report's tp 8 over 8 GPUs "
+            f"(chapter {many}).") in text
+    one = re.sub(r"<[^>]+>", "", html("llama8b-h100.yaml"))
+    assert "(this report)" in one and "the scope of a comparison" not in one

@@ -251,7 +251,9 @@ def root(context, missing=missing):
             yield escape(environment.getattr(l_1_m, 'title'))
             if environment.getattr(l_1_m, 'is_base'):
                 pass
-                yield ' (this report)'
+                yield ' ('
+                yield escape(("this report's model" if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many') else 'this report'))
+                yield ')'
             yield '</td><td class="n">'
             yield escape(t_9(environment.getattr(l_1_m, 'parameters')))
             if (environment.getattr(l_1_m, 'active') != environment.getattr(l_1_m, 'parameters')):
@@ -285,7 +287,21 @@ def root(context, missing=missing):
         yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
         yield ' in '
         yield escape(context.call(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'label')))
-        yield '. Parameter counts, active ones included, count the embedding and the output head.</p>\n'
+        yield '. Parameter counts, active ones included, count the embedding and the output head.'
+        if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
+            pass
+            yield ' Each model is whole on one '
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+            yield ", the scope of a comparison of models, not spread as this report's "
+            yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'label'))
+            yield ' over '
+            yield escape(t_4(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'gpus')))
+            yield ' '
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+            yield 's (chapter '
+            yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's7'))
+            yield ').'
+        yield '</p>\n'
     if (t_6((undefined(name='compare') if l_0_compare is missing else l_0_compare)) > 1):
         pass
         yield '<h3>Other '
@@ -302,7 +318,9 @@ def root(context, missing=missing):
             yield escape(environment.getattr(l_1_c, 'title'))
             if environment.getattr(l_1_c, 'is_base'):
                 pass
-                yield ' (this report)'
+                yield ' ('
+                yield escape((markup_join(("this report's ", (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU), )) if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many') else 'this report'))
+                yield ')'
             yield '</td><td class="n">'
             yield escape(t_10(environment.getattr(l_1_c, 'peak')))
             yield '</td><td class="n">'
@@ -326,8 +344,22 @@ def root(context, missing=missing):
                 yield '—'
             yield '</td></tr>\n'
         l_1_c = missing
-        yield '</tbody></table></div>\n<p class="meta">Ranked by the batch-1 decode bound (weights only). Tokens per dollar use the indicative hourly prices in the hardware specs.</p>\n'
+        yield '</tbody></table></div>\n<p class="meta">Ranked by the batch-1 decode bound (weights only). Tokens per dollar use the indicative hourly prices in the hardware specs.'
+        if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
+            pass
+            yield ' Each '
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+            yield " holds the whole model, the scope of a comparison of cards, not this report's "
+            yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'label'))
+            yield ' over '
+            yield escape(t_4(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'gpus')))
+            yield ' '
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+            yield 's (chapter '
+            yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's7'))
+            yield ').'
+        yield '</p>\n'
     yield '</div>\n</section>\n'
 
 blocks = {}
-debug_info = '1=104&3=117&5=119&6=122&7=133&10=141&11=145&12=153&20=159&24=162&26=166&27=174&28=178&32=190&34=193&35=195&36=199&37=201&39=204&40=213&41=222&42=232&47=240&48=243&51=245&52=247&53=251&54=263&55=270&56=274&59=285&61=289&62=292&63=294&65=296&66=298&67=302&68=311&69=317&70=321'
+debug_info = '1=104&3=117&5=119&6=122&7=133&10=141&11=145&12=153&20=159&24=162&26=166&27=174&28=178&32=190&34=193&35=195&36=199&37=201&39=204&40=213&41=222&42=232&47=240&48=243&51=245&52=247&53=251&54=265&55=272&56=276&59=287&61=305&62=308&63=310&65=312&66=314&67=318&68=329&69=335&70=339&73=348'
