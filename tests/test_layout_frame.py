@@ -729,3 +729,22 @@ def test_the_comparison_tables_of_a_layout_say_their_scope():
             f"(chapter {many}).") in text
     one = re.sub(r"<[^>]+>", "", html("llama8b-h100.yaml"))
     assert "(this report)" in one and "the scope of a comparison" not in one
+
+
+def test_a_derated_estimate_at_a_layout_says_whose_rate_it_is(tmp_path):
+    """The derated estimate (the spec's efficiency block) scales one GPU's compute and HBM ledgers; at a layout its
+    tokens/s are one replica's and leave the links out, which the strict bound adds: said under its heading (Qwen3-235B
+    over 8 MI300X, tp 4 x ep 8 x dp 2; the rate at batch 1 is the bandwidth ledger's, 966 tok/s ideal, times 0.8)."""
+    from shared import html
+
+    spec = tmp_path / "eff.yaml"
+    spec.write_text("kind: report\nname: eff\ntitle: t\nhardware: mi300x\nmodel: qwen3-235b-a22b\nprecision: fp8\n"
+                    "parallelism: {tp: 4, dp: 2, ep: 8}\n"
+                    "efficiency: {bandwidth: 0.8, compute: 0.6, source: {title: made-up fractions for the test}}\n"
+                    "workloads:\n  decode: {batch: [1], context: [2k]}\n")
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html(spec))).replace("&#39;", "'")
+    assert "At this layout its tokens/s are one replica's, from one GPU's compute and HBM ledgers: the links are left " \
+           "out, which the strict bound of chapter" in text
+    r = evaluated(spec)
+    d = r.derated["decode"]
+    assert float(d["tokens_per_s"][0][0]) == pytest.approx(0.8 * float(d["ideal_tokens_per_s"][0][0]), rel=1e-9)
