@@ -748,3 +748,21 @@ def test_a_derated_estimate_at_a_layout_says_whose_rate_it_is(tmp_path):
     r = evaluated(spec)
     d = r.derated["decode"]
     assert float(d["tokens_per_s"][0][0]) == pytest.approx(0.8 * float(d["ideal_tokens_per_s"][0][0]), rel=1e-9)
+
+
+def test_a_layouts_training_state_is_judged_against_one_cards_room():
+    """Chapter 5's training state is the whole model's, on one card: it was judged against the layout GPU's room
+    (Qwen3-235B over tp 4 x ep 8 x dp 2 on MI300X: 171.1 GiB, its activation workspace at tp 4) while figure 7 and the
+    frame's whole-model column gave one card's own (171.8 GiB, the workspace at tp 1). Both now read one card's."""
+    from genreport.present.prose import training_lines
+
+    r = evaluated("llama70b-h100-tp8.yaml", ["model=qwen3-235b-a22b", "hardware=mi300x", "precision=fp8",
+                                             "parallelism.tp=4", "parallelism.dp=2", "parallelism.ep=8",
+                                             "workloads.training.micro_batch_tokens=8k"])
+    one = r.one_card[r.lead]["capacity"]
+    layout_gpu = float(np.ravel(r.envs[r.lead].values["C"])[0])
+    assert one > layout_gpu  # the layout GPU keeps more for activations (the tokens its expert group gathers)
+    from genreport.present import fmt
+
+    assert f"against {fmt.gib(one)} on one card" in training_lines(r)[0]
+    assert all(tr["cards_needed"] == math.ceil(tr["total"] / one) for tr in r.training)

@@ -75,10 +75,7 @@ def _evaluate(spec: ReportSpec) -> Results:
             numeric.add(acc)
         if not env.cut.trivial:  # the model's own count; the layout's numbers are one GPU's slice
             sc["parameters"] = _clean(env.card["N"])
-            card = env.one_card()
-            # what one card keeps for the whole model: its own workspace (one step's activations at tp 1), not the
-            # layout's GPU's (a tp 8 GPU's FFN share is an eighth: Mixtral 8x22B on H200 126.4 GiB, not 125.2)
-            card.values["C"] = usable_at(spec.hardware, spec.model, 1)
+            card = _whole_on_one_card(env, spec)
             one_card[acc] = {"capacity": card.values["C"], "weight_bytes": _clean(q["weight_bytes"](card.at())),
                              "weight_stream_time": _clean(q["weight_stream_time"](card.at(batch=1.0))),
                              "kv_capacity_tokens": physical("kv_capacity_tokens", q["kv_capacity_tokens"](card.at()))[0]}
@@ -105,7 +102,7 @@ def _evaluate(spec: ReportSpec) -> Results:
     r = Results(
         spec=spec, envs=envs, q=q, params=envs["exact"].pc, scalars=scalars, per_context=per_context,
         decode=decode, prefill=prefill, gemm=tables.gemms(spec, envs["seed"], q),
-        training=tables.training(spec, envs["seed"].one_card(), q),
+        training=tables.training(spec, _whole_on_one_card(envs["seed"], spec), q),
         compare=tables.compare(spec, q, make_env), compare_models=tables.compare_models(spec, q, make_env),
         verdicts={}, numeric_critical_context=frozenset(numeric), reasons=reasons, one_card=one_card,
         evaluator=evaluate,
@@ -228,6 +225,17 @@ def _verdicts(r: Results) -> dict[str, object]:
         v["training_ridge"] = float(r.spec.hardware.dense[fmt]) / float(np.ravel(r.envs[lead].values["W"])[0])
         v["training_binds"] = "compute" if v["training_intensity"] >= v["training_ridge"] else "bandwidth"
     return v
+
+
+def _whole_on_one_card(env: Env, spec: ReportSpec) -> Env:
+    """The inputs on one card holding the whole model, with what one card keeps for it: its own workspace (one step's
+    activations at tp 1), not the layout's GPU's (a tp 8 GPU's FFN share is an eighth: Mixtral 8x22B on H200 126.4
+    GiB, not 125.2). The frame's whole-model column and the training state (chapter 5, figure 7) both read it: a
+    layout's training state was once judged against the layout GPU's 171.1 GiB beside figure 7's 171.8."""
+    card = env.one_card()
+    if not env.cut.trivial:
+        card.values["C"] = usable_at(spec.hardware, spec.model, 1)
+    return card
 
 
 def _entries(r: Results) -> list[Entry]:

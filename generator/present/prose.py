@@ -123,7 +123,8 @@ def training_lines(r: Results) -> list[str]:
     fmt_t = r.verdicts["training_compute"]
     step = r.value("training_step_time_compute", "seed", tokens=t)
     bound = next((row["time"] for row in r.decision if row["workload"] == "training"), step)  # page 1's: the larger
-    cap = _lead(r)["capacity"]
+    # the state is the whole model's, judged against what one card keeps for it (evaluate._whole_on_one_card)
+    cap = r.one_card[r.lead]["capacity"] if r.lead in r.one_card else _lead(r)["capacity"]
     parts = [f"{tr['bytes_per_param']:g} B/param gives {fmt.gib(tr['total'])}" for tr in r.training]
     fits = [tr["fits"] for tr in r.training]
     text = (f"Training {article(t)} {t:,}-token micro-batch has weight-reuse intensity {fmt.num(iw)} FLOP/B, "

@@ -597,11 +597,13 @@ const GR_MODEL = (function () {
         call("training_weight_reuse_intensity", seed.at(null, null, {T: w.training_tokens, b: t.training_weight_bytes})),
         "seed");
     }
+    // the whole model's state against what one card keeps for it: its own workspace at tp 1 (evaluate._whole_on_one_card)
+    const capOne = seed.cut.trivial ? seed.values.C : usable(inp.hardware, inp.model, null);
     const training = w.recipes.map(function (recipe) {
       const k = t.recipes[recipe];
       const total = call("training_state_bytes", seed.oneCard().at(null, null, {k: k}));  // the whole model
-      return {recipe: recipe, bytes_per_param: k, total: total, fits: total <= seed.values.C,
-        cards_needed: Math.ceil(total / seed.values.C)};
+      return {recipe: recipe, bytes_per_param: k, total: total, fits: total <= capOne,
+        cards_needed: Math.ceil(total / capOne)};
     });
     training.forEach(function (tr) { add("training_state_bytes", {recipe: tr.recipe}, tr.total, "seed"); });
 

@@ -145,7 +145,9 @@ const GR_PROSE = (function () {
   function training_lines(res, inp) {
     const F = GR_FMT;
     if (!res.training.length) return [];
-    const sc = leadScalars(res), ridge = res.verdicts.training_ridge, cap = sc.capacity;  // the recipes' bf16 ridge
+    const sc = leadScalars(res), ridge = res.verdicts.training_ridge;  // the recipes' bf16 ridge
+    // the whole model's state against what one card keeps for it (prose.training_lines)
+    const cap = res.oneCard && res.oneCard[res.lead] ? res.oneCard[res.lead].capacity : sc.capacity;
     const t = inp.workloads.training_tokens, iw = res.verdicts.training_intensity, fmtT = res.verdicts.training_compute;
     const found = res.entries.get(GR_MODEL.key("training_step_time_compute", {tokens: t})), step = found ? found.value : null;
     const parts = res.training.map(function (tr) {
