@@ -766,3 +766,9 @@ def test_a_layouts_training_state_is_judged_against_one_cards_room():
 
     assert f"against {fmt.gib(one)} on one card" in training_lines(r)[0]
     assert all(tr["cards_needed"] == math.ceil(tr["total"] / one) for tr in r.training)
+    from shared import html
+
+    page = html("llama70b-h100-tp8.yaml", ["model=qwen3-235b-a22b", "hardware=mi300x", "precision=fp8",
+                                           "parallelism.tp=4", "parallelism.dp=2", "parallelism.ep=8",
+                                           "workloads.training.micro_batch_tokens=8k"])
+    assert f"<td>fits in {fmt.gib(one)} (one card)?</td>" in page  # the state table's row, as the figure's line

@@ -12,7 +12,9 @@ def root(context, missing=missing):
     l_0_facts = resolve('facts')
     l_0_fx = resolve('fx')
     l_0_range = resolve('range')
+    l_0_frame = resolve('frame')
     l_0_sc = resolve('sc')
+    l_0_GPU = resolve('GPU')
     l_0_figs = resolve('figs')
     l_0_training_lines = resolve('training_lines')
     l_0_formula = l_0_figure = l_0_pill = missing
@@ -117,10 +119,14 @@ def root(context, missing=missing):
             yield '</th>'
         l_1_tr = l_1_q = missing
         yield '</tr>\n<tr data-static><td>fits in '
-        yield escape(t_2(environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'capacity')))
+        yield escape(t_2((environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'), 'capacity') if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card') else environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'capacity'))))
+        if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'):
+            pass
+            yield ' (one '
+            yield escape(t_1('card', (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU)))
+            yield ')'
         yield '?</td>'
         for l_1_tr in (undefined(name='training') if l_0_training is missing else l_0_training):
-            l_1_GPU = resolve('GPU')
             _loop_vars = {}
             pass
             yield '<td class="n">'
@@ -132,10 +138,10 @@ def root(context, missing=missing):
                 yield '<span class="bad">no</span>: '
                 yield escape(environment.getattr(l_1_tr, 'cards_needed'))
                 yield ' '
-                yield escape(t_1('cards', (undefined(name='GPU') if l_1_GPU is missing else l_1_GPU)))
+                yield escape(t_1('cards', (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU)))
                 yield "' memory"
             yield '</td>'
-        l_1_tr = l_1_GPU = missing
+        l_1_tr = missing
         yield '</tr>\n</tbody></table></div>\n<p class="meta">'
         for l_1_tr in (undefined(name='training') if l_0_training is missing else l_0_training):
             _loop_vars = {}
@@ -164,4 +170,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=50&2=62&4=65&5=67&12=73&14=75&15=85&16=89&17=99&19=109&20=120&22=140&23=149&24=154&25=156'
+debug_info = '1=52&2=64&4=67&5=69&12=75&14=77&15=87&16=91&17=101&19=111&20=122&22=146&23=155&24=160&25=162'
