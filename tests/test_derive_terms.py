@@ -122,3 +122,18 @@ def test_a_ring_all_reduce_inside_a_formula_prints_by_name(capsys):
     value = float(re.search(r"^  tilde\{t\}_x = ([0-9.e+-]+) s$", out, re.M).group(1))
     # batch 1: 80 layers x 2 all-reduces of 16 KiB with LL, 6.6 + 14 x 0.6 us + 14/8 x 16,384 B / 141 GB/s
     assert value == pytest.approx(160 * (15.0e-6 + 14 / 8 * 16384 / 141e9), rel=1e-5)
+
+
+def test_the_crossover_batch_on_one_gpu_has_no_candidate_and_no_error(capsys):
+    """The same quantity for Llama 3.1 8B on one L40S (tp 1: no all-reduce): a candidate's condition compared 0/0
+    (no collective, no protocol to price) and derive stopped with "internal error: TypeError: Invalid NaN
+    comparison"; a root below zero was listed as a candidate batch. Each is said in words, and B_x* has none."""
+    spec = str(SPECS / "llama8b-h100.yaml")
+    assert main(["derive", "comm_hbm_crossover_batch", "--spec", spec, "--set", "hardware=l40s",
+                 "--context", "4096", "--no-latex"]) == 0
+    out = capsys.readouterr().out
+    line = re.search(r"^  candidates: (.*)$", out, re.M).group(1)
+    assert "k_LL_LL128 = (no value: its condition has none at this spec)" in line
+    assert "k_LL = none (-29.2343 is not a batch)" in line
+    assert not re.findall(r"k_\w+ = -", line)  # no negative count stated as a batch
+    assert re.search(r"^  B_x\* = none", out, re.M)

@@ -1042,14 +1042,28 @@ def _condition_text(cond) -> str:
 
 def _crossing_values(crossings: list, inputs: dict) -> str:
     """Each candidate's batch at a spec's ``inputs`` and whether it holds there, one line."""
+    import math
+
     import sympy as sp
 
     shown = []
     for name, value, holds in crossings:
-        at = {x: float(inputs[x.name]) for x in (value.free_symbols | holds.free_symbols) if x.name in inputs}
-        v, ok = value.xreplace(at), holds.xreplace(at)
+        at = {x: float(np.ravel(inputs[x.name])[0]) for x in (value.free_symbols | holds.free_symbols)
+              if x.name in inputs}
+        missing = sorted(x.name for x, v in at.items() if not math.isfinite(v))
+        if missing:  # a layout without that link (one GPU, no tensor parallelism): no comparison to make
+            shown.append(f"{name} = (no value: {', '.join(missing)} has none at this spec)")
+            continue
+        try:
+            v, ok = value.xreplace(at), holds.xreplace(at)
+        except TypeError:  # a comparison of NaN: a 0/0 where the spec's layout has no such collective (tp 1)
+            shown.append(f"{name} = (no value: its condition has none at this spec)")
+            continue
         if not v.is_number or ok not in (sp.true, sp.false):
             shown.append(f"{name} = (no value)")
+            continue
+        if ok == sp.true and float(v) <= 0:  # a root below zero is no batch (never a negative count)
+            shown.append(f"{name} = none ({float(v):.6g} is not a batch)")
             continue
         shown.append(f"{name} = {float(v):.6g}" if ok == sp.true else f"{name} = none (at {float(v):.6g} its condition fails)")
     return "  candidates: " + ", ".join(shown)
