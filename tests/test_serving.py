@@ -643,19 +643,24 @@ def test_a_nodes_rate_counts_only_the_gpus_its_replicas_run_on(par, busy, words)
     assert words in text
 
 
+def _int4_on_a_4090(tmp_path, kv_cache: str):
+    """Llama 3.1 8B in int4 (group 128) with a ``kv_cache`` cache on one RTX 4090, 16 users of 2k + 256 tokens."""
+    from genreport import evaluate, load_spec
+
+    spec = tmp_path / f"i4-{kv_cache}.yaml"
+    spec.write_text("kind: report\nname: i4\ntitle: t\nhardware: rtx-4090\nmodel: llama-3.1-8b\n"
+                    f"precision: {{weights: int4, group_size: 128, kv_cache: {kv_cache}, compute: bf16}}\n"
+                    "workloads:\n  decode: {batch: [1], context: [2k]}\n"
+                    "serving: {prompt: 2k, output: 256, ttft: 1 s, tpot: 30 ms, users: 16}\n")
+    return evaluate(load_spec(spec))
+
+
 def test_the_cheapest_layout_times_the_reports_own_weights(tmp_path):
     """Llama 3.1 8B in int4 with group 128 (0.516 B a weight: 2 B of scale per 128) on one RTX 4090, 16 users: the
     cheapest layout plan found was this very layout at batch 16, but timed with int4's 0.5 B a weight, so the
     chapter stated TPOT 8.77 ms and 1,880 tok/s per GPU beside its own row's 8.90 ms and 1,853 for the same layout
     and batch.  Plan's rows at the report's own format now take its group size."""
-    from genreport import evaluate, load_spec
-
-    spec = tmp_path / "i4.yaml"
-    spec.write_text("kind: report\nname: i4\ntitle: t\nhardware: rtx-4090\nmodel: llama-3.1-8b\n"
-                    "precision: {weights: int4, group_size: 128, kv_cache: bf16, compute: bf16}\n"
-                    "workloads:\n  decode: {batch: [1], context: [2k]}\n"
-                    "serving: {prompt: 2k, output: 256, ttft: 1 s, tpot: 30 ms, users: 16}\n")
-    r = evaluate(load_spec(spec))
+    r = _int4_on_a_4090(tmp_path, "bf16")
     best = r.serving["cheapest"]
     assert (best["precision"], best["tp"], best["pp"], best["batch"]) == ("int4", 1, 1, 16)
     row = next(x for x in r.serving["rows"] if x["batch"] == 16)
@@ -667,14 +672,7 @@ def test_the_cheapest_layout_keeps_the_reports_own_kv_cache(tmp_path):
     """The same report with an fp8 cache beside its int4 weights: plan's own pick for int4 is a bf16 cache, and the
     cheapest layout was stated "int4 weights, bf16 KV" with that cache's TPOT beside the chapter's fp8-cache row for the
     same layout and batch (DeepSeek-V3 on 512 H100 read so). The report's own format keeps its cache."""
-    from genreport import evaluate, load_spec
-
-    spec = tmp_path / "i4kv.yaml"
-    spec.write_text("kind: report\nname: i4kv\ntitle: t\nhardware: rtx-4090\nmodel: llama-3.1-8b\n"
-                    "precision: {weights: int4, group_size: 128, kv_cache: fp8, compute: bf16}\n"
-                    "workloads:\n  decode: {batch: [1], context: [2k]}\n"
-                    "serving: {prompt: 2k, output: 256, ttft: 1 s, tpot: 30 ms, users: 16}\n")
-    r = evaluate(load_spec(spec))
+    r = _int4_on_a_4090(tmp_path, "fp8")
     best = r.serving["cheapest"]
     assert (best["precision"], best["kv_cache"], best["tp"], best["pp"], best["batch"]) == ("int4", "fp8", 1, 1, 16)
     row = next(x for x in r.serving["rows"] if x["batch"] == 16)

@@ -866,7 +866,7 @@ def _sensitivities(r: Results) -> dict | None:
         return ", ".join(f"{k} {v:+.2g}" for k, v in items)
 
     summary = "; ".join(f"{row['label']}: {top(row)}" for row in rows if row["label"].startswith(("batch-1", "critical")))
-    tiny = any(v is not None and 0 < abs(v) < 5e-4 for row in rows for v in row["values"])  # printed ≈0 (fmt.elasticity)
+    tiny = any(fmt.elasticity(v) == "≈0" for row in rows for v in row["values"])  # a value the table prints ≈0
     return {"symbols": order, "symbols_math": [img(latex[k], size=13, inline=True) for k in order],
             "rows": rows, "tiny": tiny, "summary": summary + " (elasticities: % change per 1% change of the input)."}
 
