@@ -768,6 +768,17 @@ const GR_MODEL = (function () {
     "tokens_per_s_sequence", "usd_per_mtok", "state_bytes", "cards_needed", "serial", "comm", "comm_est", "tokens_per_s_gpu",
     "estimate_binds", "overhead"];
 
+  /** The training micro-batch's bound (decision.rows' training row): the larger of its two ledgers, the FLOPs over
+   * the peak or, below the ridge, the weights' traffic over the bandwidth (the FLOPs' time over I / ridge); null
+   * without a training step. Page 1's row and chapter 5's sentence (prose.training_lines) both read it. */
+  function trainingBound(res, inp) {
+    const found = res.training.length
+      ? res.entries.get(key("training_step_time_compute", {tokens: inp.workloads.training_tokens})) : null;
+    const step = found ? found.value : null;
+    const ratio = res.verdicts.training_intensity / res.verdicts.training_ridge;
+    return step && ratio > 0 && (res.verdicts.training_binds || "compute") !== "compute" ? step / ratio : step;
+  }
+
   /** Page 1: one row per workload (decision.rows), for a single card. */
   function decisionRows(res, inp, t, lv, price) {
     const lead = res.lead, sc = res.scalars[lead], w = inp.workloads;
@@ -821,7 +832,7 @@ const GR_MODEL = (function () {
       const lean = res.training.reduce(function (a, b) { return b.total < a.total ? b : a; });
       // the larger of the step's two ledgers, its FLOPs over the peak and its weights over the bandwidth (decision.rows)
       const ratio = res.verdicts.training_intensity / res.verdicts.training_ridge, roof = res.verdicts.training_binds;
-      const bound = step && ratio > 0 ? (roof === "compute" ? step : step / ratio) : step;
+      const bound = trainingBound(res, inp);
       out.push({workload: "training", label: "training T = " + tk.toLocaleString("en-US"), tokens: tk,
         binds: fits ? roof : "capacity", roof: roof, time: bound,
         other_roof: step && ratio > 0 ? (roof === "compute" ? ratio : 1 / ratio) : null,
@@ -943,7 +954,7 @@ const GR_MODEL = (function () {
       fit_options: fitOptions(res, inp, t)};
   }
 
-  return {evaluate: evaluate, decision: decision, levers: levers, routedFacts: routedFacts, key: key, physical: physical, call: call, makeEnv: makeEnv,
+  return {evaluate: evaluate, decision: decision, levers: levers, trainingBound: trainingBound, routedFacts: routedFacts, key: key, physical: physical, call: call, makeEnv: makeEnv,
     readAt: readAt, touchedAt: touchedAt, routedParameters: routedParameters, ONE_CUT: ONE_CUT, weightBytes: weightBytes, meanBytes: meanBytes, formatBytes: formatBytes,
     weightsLabel: weightsLabel,
     parameterCount: parameterCount, localLayers: localLayers, prefillHeadDim: prefillHeadDim, picks: picks, usdPerMtok: usdPerMtok, nextLedger: nextLedger, usable: usable, NO_FIT: NO_FIT};

@@ -160,7 +160,7 @@ const GR_PROSE = (function () {
     let text = `Training ${article(t)} ${commas(t)}-token micro-batch has weight-reuse intensity ${F.num(iw)} FLOP/B, `
       + `${where} the ${fmtT} ridge (${F.num(ridge)} FLOP/B): ${iw >= ridge ? "compute" : "bandwidth"} bounds its GEMMs`
       + (step ? (iw >= ridge ? `, at least ${F.time(step)} a micro-batch${slice} at the ${fmtT} peak`
-        : `, at least ${F.time(step / (iw / ridge))} a micro-batch${slice} for its three passes over the weights at the `
+        : `, at least ${F.time(GR_MODEL.trainingBound(res, inp))} a micro-batch${slice} for its three passes over the weights at the `
           + `bandwidth (${F.time(step)} at the ${fmtT} peak)`) : "")
       + (fmtT !== inp.precision.compute ? ` (the recipes train in mixed precision: ${fmtT} GEMMs, fp32 master weights, `
         + "whatever format the report serves)" : fmtT === "bf16"
