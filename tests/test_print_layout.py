@@ -220,3 +220,27 @@ def test_a_lead_in_moves_with_the_formula_it_introduces(tmp_path, wrap):
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if pages(mid)[1] == 0 else (lo, mid)
     assert pages(hi) == (1, 1)
+
+
+# a line of text that ends with a number (after a word, a comma, "(" or "=" and a space: not a figure's tick label)
+# and a next line that begins with the unit it takes (pdftotext -layout keeps each printed line)
+_BROKEN_UNIT = re.compile(r"[A-Za-z,(=] [\d,.]*\d\n[ \t]*(?:ms|µs|s|[kMGTP]?FLOP/s|[kMGTP]i?B(?:/s)?|tok(?:en)?s?/s)(?![\w/])")
+
+
+def test_a_number_keeps_its_unit_on_its_line(pdf):
+    """No printed line ends with a number whose unit starts the next (render.keep_units): the 8B on H100's PDF broke
+    "at least 11.5 | ms (22,238 prompt tokens/s)" and figure 1's caption "W = 4.8 | TB/s"; a 70B's "61,350 | tok/s"."""
+    text = "\n".join(pages_text(pdf))
+    joined = [text[max(0, m.start() - 30):m.end()] for m in _BROKEN_UNIT.finditer(text)]
+    assert not joined, joined
+
+
+def test_keep_units_binds_a_number_to_its_unit_in_text_only():
+    from genreport.present.render import keep_units
+
+    nb = "\u00a0"
+    assert keep_units("<p>at least 11.5 ms, 61,350 tok/s per GPU at 4.8 TB/s and 989 TFLOP/s; 2 B/param, 3 s.</p>") == (
+        f"<p>at least 11.5{nb}ms, 61,350{nb}tok/s per GPU at 4.8{nb}TB/s and 989{nb}TFLOP/s; 2{nb}B/param, 3{nb}s.</p>")
+    kept = ('<p title="at 2 ms">8 GPUs, 3 seeds, 2 streams</p><code>x = 2 ms</code><svg><text>4 GB</text></svg>'
+            "<script>a = 1 ms</script><style>p { margin: 2 em }</style>")
+    assert keep_units(kept) == kept  # attributes, words that begin like a unit, code, pictures, scripts and styles

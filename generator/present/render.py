@@ -631,12 +631,39 @@ def _for_print(html: str) -> str:
     - without the phone layout's ``<source>`` elements and the ``data-*`` attributes the live page reads (print
       shows neither, runs no script, and no print style selects them: WeasyPrint lays out the same pages, byte
       for byte, 0.05 s sooner; a quoted value can only be an attribute's, as text has its quotes escaped);
+    - with a number and its unit kept on one line (:func:`keep_units`);
     - with its tables' column widths given (:mod:`genreport.printing.colwidths`: WeasyPrint need not measure every
-      cell).
+      cell; measured with the units kept, as WeasyPrint lays them out).
     """
     from genreport.printing.colwidths import fix_tables
 
-    return fix_tables(_DATA_ATTR.sub("", _PHONE_SOURCE.sub("", html)))
+    return fix_tables(keep_units(_DATA_ATTR.sub("", _PHONE_SOURCE.sub("", html))))
+
+
+def keep_units(html: str) -> str:
+    r"""``html`` with a no-break space between a number and the unit after it, in text outside tags and outside
+    ``<script>``, ``<style>``, ``<svg>``, ``<code>`` and ``<pre>``, so a printed line never ends with "11.5" and
+    the next begins with "ms".  Only the PDF's HTML: the live page rewrites its sentences with plain spaces.
+
+    >>> keep_units('<p title="2 ms">at least 11.5 ms, 61,350 tok/s at 4.8 TB/s; 8 GPUs</p>')
+    '<p title="2 ms">at least 11.5\xa0ms, 61,350\xa0tok/s at 4.8\xa0TB/s; 8 GPUs</p>'
+    """
+    out = []
+    for part in _MARKUP.split(html):
+        if not part or part[0] == "<":
+            out.append(part)
+        else:
+            out.append(_NUMBER_UNIT.sub("\u00a0", part))
+    return "".join(out)
+
+
+# a tag, or an element whose text is not prose, whole (the split keeps it as one part)
+_MARKUP = re.compile(r"(<(?:script|style|svg|code|pre)\b.*?</(?:script|style|svg|code|pre)>|<[^>]*>)", re.S)
+# the space between a digit and a unit the report prints (time, bytes, rates, FLOPs, power); not before a word
+# that only begins like one ("8 GPUs", "3 seeds")
+_NUMBER_UNIT = re.compile(
+    r"(?<=\d) (?=(?:[kMGTPE]?FLOP(?:/s|/B|s)?|[kMGTPE]i?B/s|[kMGTPE]i?B|B/param|B/token|B"
+    r"|tok(?:en)?s?/s|prompts/s|requests/s|sequences/s|ms|µs|ns|s|min|h|[kM]?W|J|%)(?![\w/]))")
 
 
 def _with_figures(marked: str | None, marks: dict[str, str], uris: dict[str, str]) -> str | None:
