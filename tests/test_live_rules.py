@@ -208,6 +208,25 @@ def test_the_physical_experts_rule_is_the_loaders():
     assert "use 0 or 16 redundant experts (16 or 17 a GPU)" in got[0]["errors"][0]
 
 
+
+def test_whole_expert_groups_is_the_loaders_rule():
+    """The tp x dp GPUs of a stage split into whole expert groups of ep, each holding every expert once: Kimi K2's 384
+    experts as ep 64 over tp 8 x dp 9 = 72 GB200s left 8 GPUs with part of a group, and the report went on to count
+    "all 8 replicas of its expert group" beside 9 replicas.  DeepSeek-V3 on H200 (tp 1): ep 16 over dp 24 leaves 8
+    GPUs, ep 32 over dp 40 8 too; ep 16 over dp 32 and ep 8 over dp 24 tile.  The page refuses with the loader's
+    words (the page applies its overrides in turn: dp first, which the spec's ep 8 tiles)."""
+    spec = str(SPECS / MOE)
+    cases = [(spec, ["parallelism.dp=24", "parallelism.ep=16"]), (spec, ["parallelism.dp=32", "parallelism.ep=16"]),
+             (spec, ["parallelism.dp=24", "parallelism.ep=8"]), (spec, ["parallelism.dp=40", "parallelism.ep=32"])]
+    got = check(cases)
+    assert [js["errors"] for js in got[1:3]] == [[], []]
+    refused = ("parallelism.ep: ep 16 does not divide the tp x dp = 24 GPUs that share the experts: groups of 16 "
+               "leave 8 GPUs with part of a group (hint: use an ep that divides 24 and the 256 expert slots, e.g. 8, "
+               "or a dp that is a multiple of 16)")
+    assert got[0]["errors"] == [refused]
+    assert refused in cli(MOE, ("parallelism.dp=24", "parallelism.ep=16"))[1]
+    assert got[3]["errors"][0].endswith("e.g. 8, or a dp that is a multiple of 32)")  # 8 | 40 and 8 | 256
+    assert got[3]["errors"][0] in cli(MOE, ("parallelism.dp=40", "parallelism.ep=32"))[1]
 VALID = [
     (ONE, ["model.parameters=9e9"]), (ONE, ["model.parameters=1000", "model.active_parameters=1e14"]),
     (ONE, ["workloads.decode.context=[1k, 1e8]"]), (ONE, ["workloads.decode.batch=+5", "model.kv_heads=1.0"]),

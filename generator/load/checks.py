@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from genreport.errors import Findings
 from genreport.load import units
 from genreport.load.budget import MAX_POINTS, max_points  # noqa: F401 - where the loader's callers look
@@ -114,6 +116,10 @@ def _divisor_near(n: int, k: int) -> int:
     return min(divisors, key=lambda x: abs(x - k))
 
 
+def _divisor_near_in(divisors: list[int], k: int) -> int:
+    return min(divisors, key=lambda x: (abs(x - k), -x))
+
+
 def _tp_near(m: Model, tp: int) -> int:
     """The tensor-parallel degree nearest ``tp`` (the lower of two as near) that this model's heads allow: a divisor
     of the query heads that divides the KV heads or is a multiple of them (any divisor with MLA's latent cache), so
@@ -206,6 +212,17 @@ def check_parallelism(doc: Document, par: Parallelism, m: Model, hw: Hardware, o
     elif par.ep > par.tp * par.dp:
         out.add(doc.finding(where + ("ep",), f"ep {par.ep} is more than the tp x dp = {par.tp * par.dp} {hw.noun}s that "
                             "share the experts", f"raise tp or dp, or use ep at most {par.tp * par.dp}"))
+    elif (par.tp * par.dp) % par.ep:
+        # the tp x dp GPUs of a stage split into whole expert groups of ep, each holding every expert once: 72 GPUs in
+        # groups of 64 leave 8 with a part of a group (an engine's ep is tp x dp or divides it)
+        n = par.tp * par.dp
+        slots = m.moe.experts + par.redundant_experts
+        eps = [x for x in range(1, n + 1) if n % x == 0 and slots % x == 0]
+        dp = par.ep // math.gcd(par.ep, par.tp)  # the fewest replicas whose GPUs are whole groups
+        out.add(doc.finding(where + ("ep",), f"ep {par.ep} does not divide the tp x dp = {n} {hw.noun}s that share the "
+                            f"experts: groups of {par.ep} leave {n % par.ep} {hw.noun}s with part of a group",
+                            f"use an ep that divides {n} and the {slots} expert slots, e.g. "
+                            f"{_divisor_near_in(eps, par.ep)}, or a dp that is a multiple of {dp}"))
     if par.gpus > 1 and hw.link is None:
         out.add(doc.finding(where, f"{par.gpus} {hw.noun}s, but {hw.title} has no interconnect in its spec",
                             f"add 'interconnect:' (name, bandwidth, latency, domain) to {hw.file}"))

@@ -497,6 +497,18 @@ const GR_WHATIF = (function () {
     } else if (m.moe && par.ep > par.tp * par.dp) {
       throw new OverrideError("parallelism.ep", "ep " + par.ep + " is more than the tp x dp = " + par.tp * par.dp
         + " " + noun + "s that share the experts", "raise tp or dp, or use ep at most " + par.tp * par.dp);
+    } else if (m.moe && (par.tp * par.dp) % par.ep) {
+      // whole expert groups of ep over the tp x dp GPUs of a stage (checks.check_parallelism)
+      const n = par.tp * par.dp, slots = m.moe.experts + (par.redundant_experts || 0);
+      const gcd = function (a, b) { return b ? gcd(b, a % b) : a; };
+      let near = 1;
+      for (let x = 1; x <= n; x++) {
+        if (n % x === 0 && slots % x === 0 && Math.abs(x - par.ep) <= Math.abs(near - par.ep)) near = x;
+      }
+      throw new OverrideError("parallelism.ep", "ep " + par.ep + " does not divide the tp x dp = " + n + " " + noun
+        + "s that share the experts: groups of " + par.ep + " leave " + n % par.ep + " " + noun + "s with part of a group",
+        "use an ep that divides " + n + " and the " + slots + " expert slots, e.g. " + near + ", or a dp that is a "
+        + "multiple of " + par.ep / gcd(par.ep, par.tp));
     }
     if (par.tp * par.pp * par.dp > 1 && !live.inputs.hardware.link) {
       throw new OverrideError("parallelism", par.tp * par.pp * par.dp + " " + noun + "s, but " + live.hardware_title
