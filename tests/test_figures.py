@@ -378,3 +378,23 @@ def test_the_marker_keys_name_only_the_markers_drawn(spec, drawn):
         key = text[text.index("Markers: "):]
         for shape in ("circle decode", "square prefill", "triangle training"):
             assert (shape in key) == (shape in drawn), (name, key)
+
+
+def test_the_memory_ledgers_axis_writes_thousands_as_its_bars_do():
+    """Figure 7 (the memory ledger) of a model with a training step of thousands of GiB labelled its bars "17,434 GiB"
+    beside axis ticks "17500" (Kimi K2's 1.04T parameters; here DeepSeek-V3's 671B: 10,000 GiB in the bf16-grads
+    recipe): the ticks carry the same separators."""
+    import matplotlib
+    from genreport.present import figures
+    from shared import evaluated
+
+    r = evaluated("deepseek-v3-h200-ep8.yaml", ["workloads.training.micro_batch_tokens=4k"])
+    with matplotlib.rc_context(figures.RC):
+        fig = figures.DRAWERS["fig5-memory-ledger"](r, None)
+    fig.canvas.draw()
+    ticks = [t.get_text() for ax in fig.axes for t in ax.get_yticklabels() if t.get_text()]
+    big = [t for t in ticks if float(t.replace(",", "")) >= 1000]
+    assert big and all("," in t for t in big), ticks
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)

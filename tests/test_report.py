@@ -232,6 +232,17 @@ def test_moe_sentence_exponent_counts_the_tokens_an_ep_group_gathers():
         assert float(touched) == pytest.approx(256 * (1 - (1 - 8 / 256) ** (8 * int(batch))), rel=5e-3)
 
 
+def test_the_moe_paragraph_counts_its_dense_layers_in_words():
+    """Kimi K2 and DeepSeek-V3's successors keep one dense layer first (first_k_dense_replace 1): the paragraph said
+    "the first 1 layers are dense"; DeepSeek-V3's 3 keep the plural."""
+    from genreport.present import prose
+
+    assert "; the first 3 layers are dense, so" in prose.moe_text(evaluated("deepseek-v3-h200-ep8.yaml"))
+    one = prose.moe_text(evaluated("deepseek-v3-h200-ep8.yaml", ["model.moe.first_dense_layers=1"]))
+    assert "; the first layer is dense, so" in one and "first 1 layers" not in one
+    assert "dense, so" not in prose.moe_text(evaluated("deepseek-v3-h200-ep8.yaml", ["model.moe.first_dense_layers=0"]))
+
+
 def test_page1_kv_headline_of_a_model_windowed_in_every_layer(tmp_path):
     """Phi-3 mini (sliding_window 2047 in all 32 layers, specs/models/phi-3-mini.yaml): page 1 said "past it 0 KiB
     per token in the 0 global layers plus 767.6 MiB per sequence"; with no global layer it states the fixed cache."""

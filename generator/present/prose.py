@@ -349,7 +349,8 @@ def moe_text(r: Results) -> str:
              f"E (1 − (1 − k/E)^({fmt.num(gather)} B)) (the ep group of {cut.ep} GPUs gathers the B tokens of "
              f"{fmt.num(gather)} replicas)")
     shared = f" plus {m.moe.shared_experts} shared" if m.moe.shared_experts else ""
-    dense = f"; the first {m.moe.first_dense_layers} layers are dense" if m.moe.first_dense_layers else ""
+    n_dense = m.moe.first_dense_layers
+    dense = ("; the first layer is dense" if n_dense == 1 else f"; the first {n_dense} layers are dense") if n_dense else ""
     return (f"{m.title} is a mixture of experts: each token uses {k} of {e} routed experts{shared} per layer"
             f"{dense}, so {fmt.params(pc.active)} of its {fmt.params(pc.total)} parameters do arithmetic for one token "
             f"(counted from the shapes, input embedding and output head included; "

@@ -129,6 +129,9 @@ def fig5_memory_ledger(r: Results, baseline: Results | None = None):
     ax.set_xticklabels([b[0] for b in bars], fontsize=7.5)
     ax.tick_params(axis="x", length=0)
     ax.set_ylabel("memory of one card, whole model (GiB)" if _one_card(r) else "memory (GiB)")
+    from matplotlib.ticker import FuncFormatter
+
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,g}"))  # "17,500" as the bars' labels, not "17500"
     fit_left(fig, ax)
     ax.grid(True, axis="y")
     ax.set_axisbelow(True)
