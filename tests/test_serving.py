@@ -782,3 +782,22 @@ def test_the_serving_tables_costs_read_as_page_ones(spec):
             for row in r.serving["rows"] for x in (row["bound"], row["serial"])]
     assert [[htmllib.unescape(c) for c in cells[-3:]] for cells in rows] == want
     assert any(w[0] != "—" for w in want)  # a priced spec: the check reads numbers
+
+
+def test_the_cheapest_layout_keeps_the_cache_of_a_reports_checkpoint_formats(tmp_path):
+    """gpt-oss-120b in its checkpoint's formats (mxfp4 experts, bf16 attention and embeddings: precision.weights
+    checkpoint) with an fp8 cache and fp8 compute: plan's 'checkpoint' takes a bf16 cache and bf16 compute, and the
+    serving chapter's cheapest layout read "checkpoint weights, bf16 KV" beside the chapter's fp8-cache rows
+    (2 MI355X-class GPUs).  A report whose weights are the checkpoint's keeps its own cache and compute there."""
+    from genreport import evaluate, load_spec
+
+    spec = tmp_path / "oss.yaml"
+    spec.write_text("kind: report\nname: oss\ntitle: t\nhardware: h200\nmodel: gpt-oss-120b\n"
+                    "precision: {weights: checkpoint, kv_cache: fp8, compute: fp8}\n"
+                    "workloads:\n  decode: {batch: [1], context: [2k]}\n"
+                    "serving: {prompt: 1k, output: 1k, ttft: 1 s, tpot: 30 ms, users: 16}\n")
+    r = evaluate(load_spec(spec))
+    best = r.serving["cheapest"]
+    assert (best["precision"], best["kv_cache"], best["tp"], best["pp"], best["batch"]) == ("checkpoint", "fp8", 1, 1, 16)
+    row = next(x for x in r.serving["rows"] if x["batch"] == 16)  # this very layout and batch: the chapter's row
+    assert best["tpot"] == pytest.approx(row["bound"]["tpot"], rel=1e-12)

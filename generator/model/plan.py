@@ -275,13 +275,16 @@ def plan_precision(name: str, model: Model) -> Precision:
 
 def own_precision(name: str, model: Model, own: Precision | None) -> Precision:
     """The precision plan tries for the format ``name``: a report's own (``own``: its group size, compute format and
-    KV cache) where ``name`` is its uniform weight format, so the report's plan answers time the weights and the cache
-    the report times (int4 with group 128: 0.516 B a weight, not int4's 0.5; an fp8 cache beside int4 weights, which
-    plan's own pick for int4 would make bf16); else :func:`plan_precision`."""
+    KV cache) where ``name`` is its uniform weight format or its per-class checkpoint formats, so the report's plan
+    answers time the weights and the cache the report times (int4 with group 128: 0.516 B a weight, not int4's 0.5;
+    an fp8 cache beside int4 weights, which plan's own pick for int4 would make bf16); else :func:`plan_precision`."""
     auto = plan_precision(name, model)
-    if own is None or own.classes or name != own.weights:
+    if own is None:
         return auto
-    return own
+    # the report's own weights: its uniform format by name, or the checkpoint's per-class formats (gpt-oss-120b's mxfp4
+    # experts beside bf16 attention, with an fp8 cache and fp8 compute: plan's 'checkpoint' takes a bf16 cache)
+    same = auto.classes == own.classes if own.classes else name == own.weights
+    return own if same else auto
 
 
 def model_format(model: Model, name: str) -> str:
