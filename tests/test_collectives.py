@@ -529,6 +529,17 @@ def test_a_mesh_gives_a_pair_one_link():
     assert any("mesh" in n and "64 GB/s" in n for n in notes)
 
 
+def test_a_mesh_note_is_said_once_for_the_group_that_sends():
+    """gpt-oss-120b at tp 2 x ep 2 on an Infinity Fabric mesh: the ep group inside the tp group sends nothing, and the
+    report said the mesh's share twice, once for "a ep group of 2 GPUs"; an ep group wider than tp (ep 4 over tp 2 x
+    dp 2) sends its all-to-alls over its own 3 links and is named so."""
+    _links, notes = choose_links(_hw("mi300x"), Parallelism(tp=2, ep=2))
+    mesh = [n for n in notes if "is a mesh" in n]
+    assert len(mesh) == 1 and "a tp group of 2 GPUs gets 1 of them, 64 GB/s per direction of the 448" in mesh[0]
+    _links, notes = choose_links(_hw("mi300x"), Parallelism(tp=2, ep=4, dp=2))
+    assert any("an ep group of 4 GPUs gets 3 of them, 192 GB/s per direction" in n for n in notes), notes
+
+
 # ----------------------------------------------------------------------------------------------- experts
 
 def test_the_busiest_expert_gpu():

@@ -182,7 +182,10 @@ def choose_links(hw: Hardware, par: Parallelism) -> tuple[dict[str, LinkChoice],
             out[g] = LinkChoice(g, span, "none", "", math.inf, 0.0, False, "")
             continue
         n = 2 if g == "pp" else degree[g]  # a stage sends to one peer
-        choice = _choice(g, span, tier, link, n, degree[g], lib, notes, hw.noun)
+        # an ep group inside the tp group sends nothing of its own (the tp all-reduces carry its tokens): no note on
+        # what its link gives it (a mesh's share said once, for the tp group)
+        silent = g == "ep" and par.ep <= par.tp
+        choice = _choice(g, span, tier, link, n, degree[g], lib, [] if silent else notes, hw.noun)
         local = min(degree[g], size)
         if tier == "scale-out" and g in ("tp", "ep") and up is not None and local > 1:
             # two tiers: the group's `local` GPUs in each domain over the scale-up link, the NICs across domains
@@ -201,8 +204,9 @@ def _choice(g: str, span: int, tier: str, link, n: int, degree: int, lib, notes:
     mesh = link.topology == "mesh" and link.link_bandwidth_per_direction is not None and tier == "scale-up"
     rate = link.rate(n) if mesh else link.bandwidth_per_direction
     if mesh and degree > 1 and rate < link.bandwidth_per_direction:
-        notes.append(f"{link.short_name} is a mesh, one link to each peer: a {g} group of {n} {noun}s gets {n - 1} of "
-                     f"them, {rate / 1e9:.0f} GB/s per direction of the {link.bandwidth_per_direction / 1e9:.0f}")
+        notes.append(f"{link.short_name} is a mesh, one link to each peer: {'an' if g == 'ep' else 'a'} {g} group of "
+                     f"{n} {noun}s gets {n - 1} of them, {rate / 1e9:.0f} GB/s per direction of the "
+                     f"{link.bandwidth_per_direction / 1e9:.0f}")
     entry = link.group_bus_entry(n) if tier == "scale-up" else None  # a smaller group's measured bus bandwidth
     group = None if entry is None else entry[1]
     bus = link.bus_rate(n) if mesh or group is not None else link.bus_bandwidth
