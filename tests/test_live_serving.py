@@ -130,8 +130,9 @@ WHATIFS = [
     # DeepSeek-V3's expert-parallel group of 8 GPUs (ep 8 > tp 1): 5,000 users fill 4 groups, the pools whole groups
     # of them, their rate the lesser of the two (techniques.whole_group_pools); the spec's 128 users take one group
     (SERVING[1], ["serving.users=5000"]),
-    # tp 4 x dp 3 under ep 8: a group of lcm(4, 8) / 4 = 2 replicas; 2,000 users fill 8 replicas, 4 groups
-    (SERVING[1], ["parallelism.tp=4", "parallelism.dp=3", "serving.users=2000"]),
+    # tp 4 x dp 2 under ep 8: a group of lcm(4, 8) / 4 = 2 replicas; 2,000 users fill 8 replicas, 4 groups (dp 3 once
+    # stood here: 12 GPUs in groups of 8, which the loader now refuses)
+    (SERVING[1], ["parallelism.tp=4", "parallelism.dp=2", "serving.users=2000"]),
     (SERVING[1], ["hardware=h100-sxm", "precision=bf16", "parallelism.tp=8", "parallelism.pp=4", "parallelism.dp=1",
                   "parallelism.ep=1", "engine.max_batched_tokens=2048"]),
 ]

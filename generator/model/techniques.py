@@ -514,7 +514,10 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                             + (f", {stages} steps a round (one per micro-batch)" if stages > 1 else "")
                             + f": {int(batch):,} decode token{'' if int(batch) == 1 else 's'}"
                             + (f" and a prompt chunk of {mix['C_p']:,.0f}" if mix["C_p"] > 0
-                               else ", no room for a prompt chunk"),
+                               else ", no room for a prompt chunk")
+                            # the chunks carry the prompt's uncached part: its TTFT takes the prefix cache's hit too
+                            + (f", of the {1 - sv.prefix_hit:.0%} of the prompt the prefix cache leaves (its TTFT "
+                               "counts that row's hit)" if sv.prefix_hit > 0 and mix["C_p"] > 0 else ""),
                  # the chapter's TTFT over the prompt's uncached part (the prefix caching row's), the part the chunks
                  # carry, times chunked over alone: a 70% hit's chunked row once read the whole prompt's 3.57 s
                  "ttft": (ttft, ttft * (1 - sv.prefix_hit) * ttft_ratio if ttft_ratio is not None else None),

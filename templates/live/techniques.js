@@ -327,7 +327,9 @@ const GR_SERVING = (() => {
     const decodeRate = sv.output > 1 ? batch / ((sv.output - 1) * tMix) : Infinity;
     levers.push({technique: "chunked prefill", setting: "a step budget of " + commas(sv.chunk) + " tokens"
       + ((par.pp || 1) > 1 ? ", " + par.pp + " steps a round (one per micro-batch)" : "") + ": " + commas(batch)
-      + (batch === 1 ? " decode token" : " decode tokens") + (cp > 0 ? " and a prompt chunk of " + commas(cp) : ", no room for a prompt chunk"),
+      + (batch === 1 ? " decode token" : " decode tokens") + (cp > 0 ? " and a prompt chunk of " + commas(cp) : ", no room for a prompt chunk")
+      + (sv.prefix_hit > 0 && cp > 0 ? ", of the " + pct(1 - sv.prefix_hit) + " of the prompt the prefix cache leaves (its TTFT "
+        + "counts that row's hit)" : ""),
       ttft: [ttft, ttftRatio !== null ? ttft * (1 - sv.prefix_hit) * ttftRatio : null], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / cost],
       usd: [usd0, usd0 !== null ? usd0 * cost : null], ends: cp > 0 ? "a step's intensity " + commas(iPlain) + " → "
         + commas(iMix) + " FLOP/B; the decode users pay " + F.format(cost, ".2f") + "× per token while a prompt is "
