@@ -457,7 +457,8 @@ def test_the_chunk_of_a_partly_cached_prompt_reads_the_same_in_the_row_and_the_p
     tq = r.serving["techniques"]
     assert tq["numbers"]["chunk_tokens"] == pytest.approx(4096 * 0.6, rel=1e-12)  # the whole uncached prompt
     row = next(x for x in tq["rows"] if x["technique"] == "chunked prefill")
-    assert row["setting"].endswith("a prompt chunk of 2,458")
+    assert row["setting"].endswith("a prompt chunk of 2,458, of the 60% of the prompt the prefix cache leaves (its TTFT "
+                                   "counts that row's hit)")
     html = rendered(r, "sections/s9_serving.html.j2")
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html))
     assert "or the whole uncached prompt where that holds it; here 2,458)" in text
