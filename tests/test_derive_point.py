@@ -191,3 +191,24 @@ def test_a_mixture_of_experts_n_is_named_as_what_the_step_streams(capsys, tmp_pa
     assert "N_s = 3.7e+10, N_a = 3.7e+10" in out  # the whole model's, the formula dividing it: two names
     assert main(["derive", "decode_time_memory", "--spec", "specs/llama8b-h100.yaml", "--no-latex"]) == 0
     assert "stands for N" not in capsys.readouterr().out  # a dense model on one card reads its N
+
+
+def test_whose_number_derive_says_is_the_scope_results_md_gives(capsys):
+    """docs/results.md's "Scope" table puts the KV tokens, the sequences that fit, the intensity there, the crossover
+    batch and the decode token/s of a layout in one replica (the chapter-4 table's "sequences that fit per replica");
+    derive said "one GPU's" of all but the token/s (Qwen2.5 72B on 4 H20: "kv_capacity_tokens ... one GPU's of
+    tp 4").  The set derive reads (values.REPLICA_SCOPED) is the table's row, id for id."""
+    import re
+
+    from genreport.commands.cli import main
+    from genreport.model.values import REPLICA_SCOPED
+    from shared import ROOT
+
+    docs = (ROOT / "docs" / "results.md").read_text(encoding="utf-8")
+    row = next(line for line in docs.splitlines() if line.startswith("| one replica"))
+    listed = {x for x in re.findall(r"`([a-z_]+)`", row.split("|")[2]) if not x.endswith("_time_bound")}
+    assert listed == REPLICA_SCOPED
+    for qid in sorted(REPLICA_SCOPED - {"decode_tokens_per_s"}):
+        assert main(["derive", qid, "--spec", "specs/llama70b-h100-tp8.yaml", "--context", "8192", "--batch", "1"]) == 0
+        last = capsys.readouterr().out.strip().splitlines()[-1]
+        assert last.startswith("  scope: one replica's (8 GPUs of tp 8 x pp 1 x ep 1 x dp 1)"), (qid, last)

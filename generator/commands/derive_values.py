@@ -77,14 +77,17 @@ def report_entry(qid: str, nums: Numbers):
 
 
 def scope_of(spec, entry_id: str) -> str:
-    """Whose number an entry is: one card's; at a layout one replica's (its decode token/s, a round through the
-    pipeline, and the *_replica quantities) or one GPU's."""
+    """Whose number an entry is: one card's; at a layout one replica's (values.REPLICA_SCOPED: the KV tokens and
+    sequences it holds, the intensity there, the crossover batch through a full pipeline, its decode token/s; and the
+    *_replica quantities) or one GPU's."""
+    from genreport.model.values import REPLICA_SCOPED
+
     par = spec.parallelism
     if par is None:
         return "one card's"
     base = entry_id.removesuffix("_exact")
     shape = f"tp {par.tp} x pp {par.pp} x ep {par.ep} x dp {par.dp}"
-    if base == "decode_tokens_per_s" or base.endswith("_replica"):
+    if base in REPLICA_SCOPED or base.endswith("_replica"):
         gpus = par.replica_gpus
         return (f"one replica's ({gpus} GPU{'s' if gpus > 1 else ''} of {shape})"
                 + (f", over a round through {par.pp} pipeline stages" if par.pp > 1 else ""))

@@ -58,6 +58,13 @@ def key(qid: str, params: dict, accounting: str) -> tuple:
 
 NO_FIT = "the weights alone exceed the memory capacity, so no KV cache fits"
 
+# The ids whose value at a layout is one replica's (its n_TP n_PP GPUs holding one copy of the model), not one GPU's:
+# the KV tokens and sequences a replica holds, the intensity there, the batch that crosses the ridge through a full
+# pipeline, and the replica's token rate (docs/results.md, "Scope"; the *_replica ids say so in their names).  Every
+# other id of a layout is one GPU's, except the model's own counts.  derive's scope line reads this set.
+REPLICA_SCOPED = frozenset({"kv_capacity_tokens", "capacity_batch", "intensity_at_capacity", "crossover_batch",
+                            "decode_tokens_per_s"})
+
 # The serving chapter's goodput ceilings (formulas/techniques.py): a rate at or below 0 is no rate at all.
 NO_RATE = {
     "goodput_rate_tpot": "no arrival rate meets the TPOT target: a step's weights alone take longer",
