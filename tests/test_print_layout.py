@@ -241,6 +241,7 @@ def test_keep_units_binds_a_number_to_its_unit_in_text_only():
     nb = "\u00a0"
     assert keep_units("<p>at least 11.5 ms, 61,350 tok/s per GPU at 4.8 TB/s and 989 TFLOP/s; 2 B/param, 3 s.</p>") == (
         f"<p>at least 11.5{nb}ms, 61,350{nb}tok/s per GPU at 4.8{nb}TB/s and 989{nb}TFLOP/s; 2{nb}B/param, 3{nb}s.</p>")
+    assert keep_units("<td>yes, ≤ 1,545</td><p>≈ 298 such tokens</p>") == f"<td>yes, ≤{nb}1,545</td><p>≈{nb}298 such tokens</p>"
     kept = ('<p title="at 2 ms">8 GPUs, 3 seeds, 2 streams</p><code>x = 2 ms</code><svg><text>4 GB</text></svg>'
             "<script>a = 1 ms</script><style>p { margin: 2 em }</style>")
     assert keep_units(kept) == kept  # attributes, words that begin like a unit, code, pictures, scripts and styles
