@@ -227,11 +227,15 @@ def test_a_lead_in_moves_with_the_formula_it_introduces(tmp_path, wrap):
 _BROKEN_UNIT = re.compile(r"[A-Za-z,(=] [\d,.]*\d\n[ \t]*(?:ms|µs|s|[kMGTP]?FLOP/s|[kMGTP]i?B(?:/s)?|tok(?:en)?s?/s)(?![\w/])")
 
 
+# a unit with a slash broken after it ("at most 65 tok/ | s per chip")
+_BROKEN_SLASH = re.compile(r"(?<![\w/])(?:[kMGTP]?FLOP|[kMGTP]i?B|B|tok(?:en)?s?)/\n[ \t]*(?:s|B|param|token)(?![\w/])")
+
+
 def test_a_number_keeps_its_unit_on_its_line(pdf):
     """No printed line ends with a number whose unit starts the next (render.keep_units): the 8B on H100's PDF broke
     "at least 11.5 | ms (22,238 prompt tokens/s)" and figure 1's caption "W = 4.8 | TB/s"; a 70B's "61,350 | tok/s"."""
     text = "\n".join(pages_text(pdf))
-    joined = [text[max(0, m.start() - 30):m.end()] for m in _BROKEN_UNIT.finditer(text)]
+    joined = [text[max(0, m.start() - 30):m.end()] for r in (_BROKEN_UNIT, _BROKEN_SLASH) for m in r.finditer(text)]
     assert not joined, joined
 
 
@@ -239,9 +243,17 @@ def test_keep_units_binds_a_number_to_its_unit_in_text_only():
     from genreport.present.render import keep_units
 
     nb = "\u00a0"
+    def whole(unit):
+        return f'<span class="nowrap">{unit}</span>'
+
     assert keep_units("<p>at least 11.5 ms, 61,350 tok/s per GPU at 4.8 TB/s and 989 TFLOP/s; 2 B/param, 3 s.</p>") == (
-        f"<p>at least 11.5{nb}ms, 61,350{nb}tok/s per GPU at 4.8{nb}TB/s and 989{nb}TFLOP/s; 2{nb}B/param, 3{nb}s.</p>")
+        f"<p>at least 11.5{nb}ms, 61,350{nb}{whole('tok/s')} per GPU at 4.8{nb}{whole('TB/s')} and "
+        f"989{nb}{whole('TFLOP/s')}; 2{nb}{whole('B/param')}, 3{nb}s.</p>")
+    # a unit with a slash stays whole (the TPU v5p report's "at most 65 tok/ | s per chip"); a path or a ratio of
+    # words does not
+    assert keep_units("<p>$/M tok, tok/s/seq; github.com/LLMServe/DistServe, and/or, 1/TPOT</p>") == (
+        f"<p>{whole('$/M')} tok, {whole('tok/s/seq')}; github.com/LLMServe/DistServe, and/or, 1/TPOT</p>")
     assert keep_units("<td>yes, ≤ 1,545</td><p>≈ 298 such tokens</p>") == f"<td>yes, ≤{nb}1,545</td><p>≈{nb}298 such tokens</p>"
-    kept = ('<p title="at 2 ms">8 GPUs, 3 seeds, 2 streams</p><code>x = 2 ms</code><svg><text>4 GB</text></svg>'
-            "<script>a = 1 ms</script><style>p { margin: 2 em }</style>")
+    kept = ('<p title="at 2 ms">8 GPUs, 3 seeds, 2 streams</p><code>x = 2 ms, tok/s</code><svg><text>4 GB</text></svg>'
+            '<script>a = 1 ms</script><style>p { margin: 2 em }</style><a href="https://a.b/tok/s">https://a.b/tok/s</a>')
     assert keep_units(kept) == kept  # attributes, words that begin like a unit, code, pictures, scripts and styles

@@ -643,22 +643,27 @@ def _for_print(html: str) -> str:
 def keep_units(html: str) -> str:
     r"""``html`` with a no-break space between a number and the unit after it, in text outside tags and outside
     ``<script>``, ``<style>``, ``<svg>``, ``<code>`` and ``<pre>``, so a printed line never ends with "11.5" and
-    the next begins with "ms" (nor with "≤" and the next with its number).  Only the PDF's HTML: the live page rewrites its sentences with plain spaces.
+    the next begins with "ms" (nor with "≤" and the next with its number, nor with "tok/" and the next with "s": a
+    unit with a slash is wrapped in ``<span class="nowrap">``).  Only the PDF's HTML: the live page rewrites its sentences with plain spaces.
 
-    >>> keep_units('<p title="2 ms">at least 11.5 ms, 61,350 tok/s at 4.8 TB/s; 8 GPUs</p>')
-    '<p title="2 ms">at least 11.5\xa0ms, 61,350\xa0tok/s at 4.8\xa0TB/s; 8 GPUs</p>'
+    >>> keep_units('<p title="2 ms">at least 11.5 ms, 4.8 TB/s; 8 GPUs</p>')
+    '<p title="2 ms">at least 11.5\xa0ms, 4.8\xa0<span class="nowrap">TB/s</span>; 8 GPUs</p>'
     """
     out = []
     for part in _MARKUP.split(html):
         if not part or part[0] == "<":
             out.append(part)
         else:
-            out.append(_BOUND_NUMBER.sub("\u00a0", _NUMBER_UNIT.sub("\u00a0", part)))
+            part = _BOUND_NUMBER.sub("\u00a0", _NUMBER_UNIT.sub("\u00a0", part))
+            out.append(_SLASH_UNIT.sub(r'<span class="nowrap">\1</span>', part))
     return "".join(out)
 
 
 # a tag, or an element whose text is not prose, whole (the split keeps it as one part)
 _MARKUP = re.compile(r"(<(?:script|style|svg|code|pre)\b.*?</(?:script|style|svg|code|pre)>|<[^>]*>)", re.S)
+# a unit with a slash, which a line may otherwise break after ("65 tok/ | s per chip"): kept whole (span.nowrap)
+_SLASH_UNIT = re.compile(r"(?<![\w/.])((?:[kMGTPE]?FLOP|[kMGTPE]i?B|B|tok(?:en)?s?|prompts?|requests?|sequences?|\$)"
+                         r"/(?:s|B|param|token|M|h)(?:/seq)?)(?![\w/])")
 # the space after a bound's sign and before its number ("yes, ≤ 1,545" in page 1's fits column broke after the sign)
 _BOUND_NUMBER = re.compile(r"(?<=[≤≥≈~]) (?=\d)")
 # the space between a digit and a unit the report prints (time, bytes, rates, FLOPs, power); not before a word

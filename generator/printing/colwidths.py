@@ -46,7 +46,7 @@ SLACK = 1.02  # every measure a little wider than measured: hinting and rounding
 # not listed makes the table keep the automatic layout.
 _STYLES = {
     ("span", ""): None, ("span", "ok"): ("bold",), ("span", "bad"): ("bold",),
-    ("span", "meta"): ("rem", 0.85),
+    ("span", "meta"): ("rem", 0.85), ("span", "nowrap"): None,  # render.keep_units' units with a slash: one word
     ("span", "pill"): ("pill", 0.75, 0.45),
     ("a", ""): None, ("strong", ""): ("bold",), ("b", ""): ("bold",),
     ("sub", ""): ("scale", SMALLER), ("sup", ""): ("scale", SMALLER), ("small", ""): ("scale", SMALLER),
