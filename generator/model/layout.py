@@ -172,7 +172,15 @@ def choose_links(hw: Hardware, par: Parallelism) -> tuple[dict[str, LinkChoice],
             link, tier = up, "none"
         elif span <= size or down is None:
             link, tier = up, "scale-up"
-            if span > size:
+            if span > size == 1:  # a link with no peer at its full rate (PCIe cards: domain 1) and nothing else
+                from genreport.present import fmt
+
+                notes.append(f"the {g} group's {span} {hw.noun}s reach each other over {up.short_name}, whose spec "
+                             f"gives no domain of peers at its full rate (domain 1) and no scale-out network: its "
+                             f"{g} traffic is counted on it at {fmt.bandwidth(up.bandwidth_per_direction)} per "
+                             f"direction a {hw.noun}, which a shared fabric (PCIe switches, the CPUs' links) can only "
+                             "lower, so the bound stays a lower bound")
+            elif span > size:
                 notes.append(f"the {g} group spans {span} {hw.noun}s, more than the {size} of one scale-up domain, but "
                              f"{hw.title}'s spec has no scale-out network (node.scale_out): its {g} traffic is "
                              f"counted on the scale-up link, so the bound stays a lower bound")
