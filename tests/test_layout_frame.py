@@ -775,3 +775,24 @@ def test_a_layouts_training_state_is_judged_against_one_cards_room():
                                            "parallelism.tp=4", "parallelism.dp=2", "parallelism.ep=8",
                                            "workloads.training.micro_batch_tokens=8k"])
     assert f"<td>fits in {fmt.gib(one)} (one card)?</td>" in page  # the state table's row, as the figure's line
+
+
+def test_groups_that_cross_the_same_link_are_named_in_one_sentence(tmp_path):
+    """Qwen3-235B over 64 TPU v5p chips (tp 4 x ep 16 x dp 16): chapter 6 gave three sentences alike, "The dp group (16
+    chips, spread over 64) crosses scale-up: ICI (6 ports per chip, 3D torus), 600 GB/s per direction, 1 µs per step.
+    The ep group (16 chips) crosses scale-up: ICI ..., The tp group ...". Groups on the same link, alike, are named
+    once; the tp group whose switch reduces in the network keeps its own (DeepSeek-V3 on 16 GB200: the dp and ep
+    groups together, the tp group apart)."""
+    from shared import rendered
+
+    def s7(**kw):
+        r = evaluate(spec_at(tmp_path, **kw))
+        return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", rendered(r, "sections/s7_gpus.html.j2")))
+
+    tpu = s7(model="qwen3-235b-a22b", hw="tpu-v5p", tp=4, ep=16, dp=16)
+    assert ("The dp group (16 chips, spread over 64), the ep group (16 chips) and the tp group (4 chips) cross "
+            "scale-up: ICI (6 ports per chip, 3D torus), 600 GB/s per direction, 1 µs per step.") in tpu
+    assert tpu.count("600 GB/s per direction") == 1
+    nvl = s7(model="deepseek-v3", hw="gb200", tp=4, ep=16, dp=4, precision="fp8")
+    assert "The dp group (4 GPUs, spread over 16) and the ep group (16 GPUs) cross scale-up: NVLink 5" in nvl
+    assert re.search(r"The tp group \(4 GPUs\) crosses scale-up: [^;]*; its switch reduces in the network\.", nvl)

@@ -839,8 +839,8 @@ def _parallel_context(r: Results) -> dict:
     # an expert group inside the tp group (ep <= tp) sends nothing (formulas.parallel.ep_dispatches): no link of its
     # own to name ("The ep group (2 GPUs) crosses scale-up" for Mixtral 8x7B at tp 4 x ep 2); the text says so
     inside = p.parallelism.ep > 1 and p.parallelism.ep <= p.parallelism.tp
-    links = [(g, c) for g, c in sorted(p.links.items()) if c.span > 1 and c.tier != "none"
-             and not (g == "ep" and inside)]
+    links = _link_groups([(g, c) for g, c in sorted(p.links.items()) if c.span > 1 and c.tier != "none"
+                          and not (g == "ep" and inside)], p.parallelism, r.spec.hardware.noun)
     table = []
     if lead in p.decode:
         g = p.decode[lead]
@@ -861,6 +861,30 @@ def _parallel_context(r: Results) -> dict:
             "par_costs": _collective_formulas(p, r.spec.hardware.noun),
             "par_kernels": r.spec.hardware.kernels, "par_overhead": _overhead_formula(r),
             "par_left_out": {"decode": bool(k.absent and not k.decode), "prefill": bool(k.absent and not k.launch)}}
+
+
+def _link_groups(links: list, par, noun: str) -> list[dict]:
+    """The groups of chapter 6's link sentence, those that cross the same link alike said once ("The dp group (16
+    chips, spread over 64), the ep group (16 chips) and the tp group (4 chips) cross scale-up: ICI ..."; three
+    sentences alike before): each entry the groups' names in words, whether they are several, the link, and whether
+    the switch's reduction is said (the tp group's all-reduces, which then stands alone)."""
+    out: list[dict] = []
+    for g, c in links:
+        members = getattr(par, g)
+        name = f"the {g} group ({members} {noun}s" + (f", spread over {c.span}" if c.span > members else "") + ")"
+        switch = bool(c.in_network and g == "tp")
+        key = (c.tier, c.name, c.bandwidth_per_direction, c.latency, c.bus_bandwidth, c.bus_scope, c.bus_group_gpus)
+        if out and out[-1]["key"] == key and not switch and not out[-1]["switch"] and c.inner is None \
+                and out[-1]["link"].inner is None:
+            out[-1]["names"].append(name)
+        else:
+            out.append({"key": key, "names": [name], "link": c, "switch": switch})
+    for x in out:
+        names = x.pop("names")
+        who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        x.update(who=who[:1].upper() + who[1:], several=len(names) > 1)
+        del x["key"]
+    return out
 
 
 def _overhead_formula(r: Results) -> str:

@@ -190,86 +190,78 @@ def root(context, missing=missing):
             yield ' of KV cache\nper token; one replica holds '
             yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'kv_capacity_tokens_replica', 'integer', 'no'))
             yield ' KV tokens.\n'
-            for (l_1_g, l_1_link) in (undefined(name='par_links') if l_0_par_links is missing else l_0_par_links):
-                l_1_members = missing
+            for l_1_lg in (undefined(name='par_links') if l_0_par_links is missing else l_0_par_links):
+                l_1_link = missing
                 _loop_vars = {}
                 pass
-                l_1_members = environment.getitem(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), l_1_g)
-                _loop_vars['members'] = l_1_members
-                yield 'The '
-                yield escape(l_1_g)
-                yield ' group ('
-                yield escape((undefined(name='members') if l_1_members is missing else l_1_members))
+                l_1_link = environment.getattr(l_1_lg, 'link')
+                _loop_vars['link'] = l_1_link
+                yield escape(environment.getattr(l_1_lg, 'who'))
                 yield ' '
-                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-                yield 's'
-                if (environment.getattr(l_1_link, 'span') > (undefined(name='members') if l_1_members is missing else l_1_members)):
-                    pass
-                    yield ', spread over '
-                    yield escape(environment.getattr(l_1_link, 'span'))
-                yield ') crosses '
-                yield escape(environment.getattr(l_1_link, 'tier'))
+                yield escape(('cross' if environment.getattr(l_1_lg, 'several') else 'crosses'))
+                yield ' '
+                yield escape(environment.getattr((undefined(name='link') if l_1_link is missing else l_1_link), 'tier'))
                 yield ': '
-                yield escape(t_12(environment.getattr(l_1_link, 'name')))
+                yield escape(t_12(environment.getattr((undefined(name='link') if l_1_link is missing else l_1_link), 'name')))
                 yield ',\n'
-                yield escape(t_1(environment.getattr(l_1_link, 'bandwidth_per_direction')))
+                yield escape(t_1(environment.getattr((undefined(name='link') if l_1_link is missing else l_1_link), 'bandwidth_per_direction')))
                 yield ' per direction'
-                if environment.getattr(l_1_link, 'latency'):
+                if environment.getattr((undefined(name='link') if l_1_link is missing else l_1_link), 'latency'):
                     pass
                     yield ', '
-                    yield escape(t_14(environment.getattr(l_1_link, 'latency')))
+                    yield escape(t_14(environment.getattr((undefined(name='link') if l_1_link is missing else l_1_link), 'latency')))
                     yield ' per step'
-                if environment.getattr(l_1_link, 'bus_bandwidth'):
+                if environment.getattr((undefined(name='link') if l_1_link is missing else l_1_link), 'bus_bandwidth'):
                     pass
                     yield ', of which the collectives library reaches '
-                    yield escape(t_1(environment.getattr(l_1_link, 'bus_bandwidth')))
-                    if (environment.getattr(l_1_link, 'bus_scope') == 'group'):
+                    yield escape(t_1(environment.getattr((undefined(name='link') if l_1_link is missing else l_1_link), 'bus_bandwidth')))
+                    if (environment.getattr((undefined(name='link') if l_1_link is missing else l_1_link), 'bus_scope') == 'group'):
                         pass
                         yield ' (as measured on '
-                        yield escape(environment.getattr(l_1_link, 'bus_group_gpus'))
+                        yield escape(environment.getattr((undefined(name='link') if l_1_link is missing else l_1_link), 'bus_group_gpus'))
                         yield ' '
                         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                         yield 's)'
-                    elif (environment.getattr(l_1_link, 'bus_scope') == 'mesh'):
+                    elif (environment.getattr((undefined(name='link') if l_1_link is missing else l_1_link), 'bus_scope') == 'mesh'):
                         pass
                         yield " (the group's share of the mesh's links)"
-                if (environment.getattr(l_1_link, 'in_network') and (l_1_g == 'tp')):
+                if environment.getattr(l_1_lg, 'switch'):
                     pass
                     yield '; its switch reduces in the network'
                 yield '.'
-                if environment.getattr(l_1_link, 'inner'):
+                if environment.getattr((undefined(name='link') if l_1_link is missing else l_1_link), 'inner'):
                     pass
                     yield ' It is two tiers: '
-                    yield escape(environment.getattr(l_1_link, 'local'))
+                    yield escape(environment.getattr((undefined(name='link') if l_1_link is missing else l_1_link), 'local'))
                     yield ' of its '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield 's share each scale-up domain, '
-                    yield escape(t_12(environment.getattr(environment.getattr(l_1_link, 'inner'), 'name')))
+                    yield escape(t_12(environment.getattr(environment.getattr((undefined(name='link') if l_1_link is missing else l_1_link), 'inner'), 'name')))
                     yield ' at '
-                    yield escape(t_1(environment.getattr(environment.getattr(l_1_link, 'inner'), 'bandwidth_per_direction')))
+                    yield escape(t_1(environment.getattr(environment.getattr((undefined(name='link') if l_1_link is missing else l_1_link), 'inner'), 'bandwidth_per_direction')))
                     yield ' per direction'
-                    if environment.getattr(environment.getattr(l_1_link, 'inner'), 'latency'):
+                    if environment.getattr(environment.getattr((undefined(name='link') if l_1_link is missing else l_1_link), 'inner'), 'latency'):
                         pass
                         yield ', '
-                        yield escape(t_14(environment.getattr(environment.getattr(l_1_link, 'inner'), 'latency')))
+                        yield escape(t_14(environment.getattr(environment.getattr((undefined(name='link') if l_1_link is missing else l_1_link), 'inner'), 'latency')))
                         yield ' per step'
-                    if environment.getattr(environment.getattr(l_1_link, 'inner'), 'bus_bandwidth'):
+                    if environment.getattr(environment.getattr((undefined(name='link') if l_1_link is missing else l_1_link), 'inner'), 'bus_bandwidth'):
                         pass
                         yield ' (the library reaches '
-                        yield escape(t_1(environment.getattr(environment.getattr(l_1_link, 'inner'), 'bus_bandwidth')))
+                        yield escape(t_1(environment.getattr(environment.getattr((undefined(name='link') if l_1_link is missing else l_1_link), 'inner'), 'bus_bandwidth')))
                         yield ')'
-                    if environment.getattr(environment.getattr(l_1_link, 'inner'), 'in_network'):
+                    if environment.getattr(environment.getattr((undefined(name='link') if l_1_link is missing else l_1_link), 'inner'), 'in_network'):
                         pass
                         yield ', its switch reducing'
                     yield ', and the '
-                    yield escape(environment.getattr(l_1_link, 'domains'))
+                    yield escape(environment.getattr((undefined(name='link') if l_1_link is missing else l_1_link), 'domains'))
                     yield ' domains exchange over the NICs: the bound counts the fewest bytes each '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield ' sends over its links and each node over its '
-                    yield escape(environment.getattr(l_1_link, 'local'))
+                    yield escape(environment.getattr((undefined(name='link') if l_1_link is missing else l_1_link), 'local'))
                     yield " NICs, the estimate the faster of the library's ring across the nodes (its bus bandwidth the node's NICs) and its hierarchical form (in the node, the shard across the nodes, in the node)."
                 yield ' '
-            l_1_g = l_1_link = l_1_members = missing
+            l_1_lg = l_1_link = missing
             if (undefined(name='par_ep_inside') if l_0_par_ep_inside is missing else l_0_par_ep_inside):
                 pass
                 yield 'The ep group ('
@@ -739,4 +731,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=127&2=139&4=142&5=146&6=149&7=154&8=176&9=185&10=187&11=191&12=193&13=215&14=243&15=282&17=293&18=295&19=297&21=305&22=325&23=337&24=347&25=352&26=360&28=363&29=395&30=401&31=425&32=471&34=477&35=480&36=483&37=485&38=519&40=533&41=541&44=552&45=554&46=564&47=581&50=590&52=593&53=603&57=617&58=619&59=627&60=630&61=634&62=637&63=640&64=644&65=653&66=659&67=663&68=669&69=675&70=680&71=691&73=696&74=700&77=702&78=704&79=706&81=708&82=716&84=737'
+debug_info = '1=127&2=139&4=142&5=146&6=149&7=154&8=176&9=185&10=187&11=191&12=193&13=207&14=235&15=274&17=285&18=287&19=289&21=297&22=317&23=329&24=339&25=344&26=352&28=355&29=387&30=393&31=417&32=463&34=469&35=472&36=475&37=477&38=511&40=525&41=533&44=544&45=546&46=556&47=573&50=582&52=585&53=595&57=609&58=611&59=619&60=622&61=626&62=629&63=632&64=636&65=645&66=651&67=655&68=661&69=667&70=672&71=683&73=688&74=692&77=694&78=696&79=698&81=700&82=708&84=729'
