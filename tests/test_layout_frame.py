@@ -619,7 +619,7 @@ def test_the_lever_table_at_a_pipeline_says_its_times_are_one_stage_of_the_round
     "the batch-1 bound follows bandwidth one for one", beside page 1's strict batch-1 bound of 1.02 ms per token:
     the table's times are one GPU's slice (formula (1): 2.44 B active weights x 1 B / 4.8 TB/s), and a batch-1 token
     passes the two stages one after the other. The chapter now says so above the table."""
-    from shared import html
+    from shared import page as page_html
 
     over = ["parallelism.tp=4", "parallelism.pp=2"]  # Llama 3.1 70B bf16 on 8 H100: two stages of 4 GPUs
     r = evaluated("llama70b-h100-tp8.yaml", over)
@@ -631,7 +631,7 @@ def test_the_lever_table_at_a_pipeline_says_its_times_are_one_stage_of_the_round
             "(1) and (2): its slice of the weights at batch 1, without the links; a batch-1 token passes the 2 "
             "pipeline stages one after another, so the replica's round, chapter 6's bound, is about 2 such "
             "times)</span>:") in page
-    plain = " ".join(html("llama70b-h100-tp8.yaml").split())  # tensor parallel alone: no stages to pass
+    plain = " ".join(page_html("llama70b-h100-tp8.yaml").split())  # tensor parallel alone: no stages to pass
     assert "the times are one GPU's, as in (1) and (2): its slice of the weights at batch 1, without the links)" in plain
 
 
@@ -677,14 +677,14 @@ def test_a_what_if_is_titled_by_what_it_analyses():
     the cheaper build) and names the spec's title as what it changes; a report without a what-if keeps its spec's
     title.  The layout's "8 ×" is the same field (tests/test_golden.py: the 70B's committed meta line)."""
     from shared import built as shared_built
-    from shared import html
+    from shared import page as page_html
 
     spec = "llama8b-h100.yaml"
-    page = html(spec, ["hardware=mi300x", "precision=fp8"])
+    page = page_html(spec, ["hardware=mi300x", "precision=fp8"])
     headline = "What-if: Llama 3.1 8B on one AMD Instinct MI300X, fp8"
     assert f'<h1 data-live="headline">{headline}</h1>' in page and f"<title>{headline}</title>" in page
     assert "a what-if of the spec <code>llama8b-h100</code>, “Llama 3.1 8B on one H100 SXM: training lacks compute, decode lacks bandwidth”" in page
-    plain = html(spec)
+    plain = page_html(spec)
     assert '<h1 data-live="headline">Llama 3.1 8B on one H100 SXM: training lacks compute, decode lacks bandwidth</h1>' in plain
     assert "Llama 3.1 8B on one NVIDIA H100 SXM5 80GB, bf16 · spec <code>llama8b-h100</code>" in plain
     committed = (ROOT_SPECS.parent / "out" / "llama70b-h100-tp8" / "report.html").read_text(encoding="utf-8")
@@ -703,9 +703,9 @@ def test_uneven_stages_are_named_with_the_n_pp_the_formulas_use():
     table's values are the busiest stage's (N_g = 671e9 / (8 x 61/31) = 42.62e9, L_g = 31), so chapter 1 says what
     n_PP is there, 61 / 31 = 1.97, which the printed N_g = N / (n_TP n_PP) and L_g = L / n_PP otherwise leave to be
     read as 2 (30.5 layers, 41.94e9 weights). Even stages (Llama 3 70B's 80 layers over pp 2) say nothing."""
-    from shared import html
+    from shared import page
 
-    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html("deepseek-v3-h200-ep8.yaml", [
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", page("deepseek-v3-h200-ep8.yaml", [
         "parallelism.tp=8", "parallelism.pp=2", "parallelism.dp=1"])))
     assert ("The 61 layers do not divide into 2 even stages: 1 stage of 31 layers and 1 of 30 (an engine gives the "
             "first stages the extra layers).") in text
@@ -720,9 +720,9 @@ def test_the_comparison_tables_of_a_layout_say_their_scope():
     """Chapter 6's "Other models" and "Other GPUs" compare whole models on one card (Llama 3.1 70B in bf16 does not fit
     one H100), which a report laid out over 8 GPUs marked "(this report)" beside "does not fit": the row is now this
     report's model or GPU, and the caption says the scope and points at chapter 7. A one-card report says nothing."""
-    from shared import html
+    from shared import page
 
-    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html("llama70b-h100-tp8.yaml", [
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", page("llama70b-h100-tp8.yaml", [
         "compare.hardware=[h200, b200]", "compare.models=[llama-3.1-8b]"]))).replace("&#39;", "'")
     assert "(this report's model)" in text and "(this report's GPU)" in text and "(this report)" not in text
     many = re.search(r"\d+\. Many GPUs: the interconnect ledger", text).group(0).split(".")[0]  # its number here
@@ -730,7 +730,7 @@ def test_the_comparison_tables_of_a_layout_say_their_scope():
             f"8 GPUs (chapter {many}).") in text
     assert ("Each GPU holds the whole model, the scope of a comparison of cards, not this report's tp 8 over 8 GPUs "
             f"(chapter {many}).") in text
-    one = re.sub(r"<[^>]+>", "", html("llama8b-h100.yaml"))
+    one = re.sub(r"<[^>]+>", "", page("llama8b-h100.yaml"))
     assert "(this report)" in one and "the scope of a comparison" not in one
 
 
@@ -738,14 +738,14 @@ def test_a_derated_estimate_at_a_layout_says_whose_rate_it_is(tmp_path):
     """The derated estimate (the spec's efficiency block) scales one GPU's compute and HBM ledgers; at a layout its
     tokens/s are one replica's and leave the links out, which the strict bound adds: said under its heading (Qwen3-235B
     over 8 MI300X, tp 4 x ep 8 x dp 2; the rate at batch 1 is the bandwidth ledger's, 966 tok/s ideal, times 0.8)."""
-    from shared import html
+    from shared import page
 
     spec = tmp_path / "eff.yaml"
     spec.write_text("kind: report\nname: eff\ntitle: t\nhardware: mi300x\nmodel: qwen3-235b-a22b\nprecision: fp8\n"
                     "parallelism: {tp: 4, dp: 2, ep: 8}\n"
                     "efficiency: {bandwidth: 0.8, compute: 0.6, source: {title: made-up fractions for the test}}\n"
                     "workloads:\n  decode: {batch: [1], context: [2k]}\n")
-    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html(spec))).replace("&#39;", "'")
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", page(spec))).replace("&#39;", "'")
     assert "At this layout its tokens/s are one replica's, from one GPU's compute and HBM ledgers: the links are left " \
            "out, which the strict bound of chapter" in text
     r = evaluated(spec)
@@ -769,9 +769,9 @@ def test_a_layouts_training_state_is_judged_against_one_cards_room():
 
     assert f"against {fmt.gib(one)} on one card" in training_lines(r)[0]
     assert all(tr["cards_needed"] == math.ceil(tr["total"] / one) for tr in r.training)
-    from shared import html
+    from shared import page
 
-    page = html("llama70b-h100-tp8.yaml", ["model=qwen3-235b-a22b", "hardware=mi300x", "precision=fp8",
+    page = page("llama70b-h100-tp8.yaml", ["model=qwen3-235b-a22b", "hardware=mi300x", "precision=fp8",
                                            "parallelism.tp=4", "parallelism.dp=2", "parallelism.ep=8",
                                            "workloads.training.micro_batch_tokens=8k"])
     assert f"<td>fits in {fmt.gib(one)} (one card)?</td>" in page  # the state table's row, as the figure's line
