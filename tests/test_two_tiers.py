@@ -157,10 +157,12 @@ def test_the_two_tier_sentence_is_its_own_sentence():
     from genreport.present.render import _env
 
     src = (ROOT / "templates" / "sections" / "s7_gpus.html.j2").read_text(encoding="utf-8")
-    start = src.index("{% for g, link in par_links %}")
+    start = src.index("{% for lg in par_links %}")
     fragment = src[start:src.index("{% endfor %}", start) + len("{% endfor %}")]
     inner = NS(name="NVLink", bandwidth_per_direction=450e9, latency=0.6e-6, bus_bandwidth=None, in_network=False)
     link = NS(span=32, tier="scale-out", name="NICs", bandwidth_per_direction=50e9, latency=9.5e-6,
               bus_bandwidth=None, in_network=False, inner=inner, local=8, domains=4)
-    text = _env().from_string(fragment).render(par_links=[("ep", link)], par=NS(parallelism={"ep": 32}))
+    group = {"who": "The ep group (32 GPUs)", "several": False, "link": link, "switch": False}  # render._link_groups
+    text = _env().from_string(fragment).render(par_links=[group], par=NS(parallelism={"ep": 32}))
+    assert "The ep group (32 GPUs) crosses scale-out" in " ".join(text.split())
     assert "per step. It is two tiers" in " ".join(text.split())
