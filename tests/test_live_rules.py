@@ -227,6 +227,9 @@ def test_whole_expert_groups_is_the_loaders_rule():
     assert refused in cli(MOE, ("parallelism.dp=24", "parallelism.ep=16"))[1]
     assert got[3]["errors"][0].endswith("e.g. 8, or a dp that is a multiple of 32)")  # 8 | 40 and 8 | 256
     assert got[3]["errors"][0] in cli(MOE, ("parallelism.dp=40", "parallelism.ep=32"))[1]
+    # the hint's ep is sought among the expert slots' divisors, not the GPUs': a million replicas cost nothing
+    (huge,) = cli(MOE, ("parallelism.dp=999999", "parallelism.ep=16"))[1]
+    assert "does not divide the tp x dp = 999999 GPUs" in huge and "e.g. 1, or a dp that is a multiple of 16" in huge
 VALID = [
     (ONE, ["model.parameters=9e9"]), (ONE, ["model.parameters=1000", "model.active_parameters=1e14"]),
     (ONE, ["workloads.decode.context=[1k, 1e8]"]), (ONE, ["workloads.decode.batch=+5", "model.kv_heads=1.0"]),

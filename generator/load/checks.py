@@ -217,7 +217,7 @@ def check_parallelism(doc: Document, par: Parallelism, m: Model, hw: Hardware, o
         # groups of 64 leave 8 with a part of a group (an engine's ep is tp x dp or divides it)
         n = par.tp * par.dp
         slots = m.moe.experts + par.redundant_experts
-        eps = [x for x in range(1, n + 1) if n % x == 0 and slots % x == 0]
+        eps = [x for x in range(1, min(n, slots) + 1) if n % x == 0 and slots % x == 0]  # the slots' divisors: few
         dp = par.ep // math.gcd(par.ep, par.tp)  # the fewest replicas whose GPUs are whole groups
         out.add(doc.finding(where + ("ep",), f"ep {par.ep} does not divide the tp x dp = {n} {hw.noun}s that share the "
                             f"experts: groups of {par.ep} leave {n % par.ep} {hw.noun}s with part of a group",

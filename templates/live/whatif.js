@@ -502,7 +502,7 @@ const GR_WHATIF = (function () {
       const n = par.tp * par.dp, slots = m.moe.experts + (par.redundant_experts || 0);
       const gcd = function (a, b) { return b ? gcd(b, a % b) : a; };
       let near = 1;
-      for (let x = 1; x <= n; x++) {
+      for (let x = 1; x <= Math.min(n, slots); x++) {  // the slots' divisors: few, whatever dp is
         if (n % x === 0 && slots % x === 0 && Math.abs(x - par.ep) <= Math.abs(near - par.ep)) near = x;
       }
       throw new OverrideError("parallelism.ep", "ep " + par.ep + " does not divide the tp x dp = " + n + " " + noun
