@@ -226,3 +226,32 @@ def test_the_routed_expert_row_follows_a_what_if():
     page = html("mixtral8x22b-h100-tp8-ep8.yaml")
     assert [f'data-fact="routed_weight_reuse_{t}"' in page for t in (512, 2048, 8192)] == [True] * 3
     assert 'data-fact="routed_weight_reuse_0"' not in page
+
+
+def test_the_ways_to_fit_at_a_layout_count_gpus_not_copies_of_it(tmp_path):
+    """Ways to fit a layout whose GPUs cannot hold their slice: gpt-oss-120b in its checkpoint's formats (mxfp4
+    experts) on 2 L4s (tp 2) offered "2 × NVIDIA L4 24GB", an even split of one GPU's slice, i.e. two copies of the
+    layout: the layout search had found no layout "in the spec's format" (plan names the checkpoint's formats
+    'checkpoint', the spec's weights read 'mxfp4+bf16'), and the page offered another lever.  Now the search's own
+    smallest layout is offered, the same in the page; and without a search (no decode workload) the even split is the
+    whole model's over one card's room: Llama 3.1 70B in bf16 (141 GB) on L4s at tp 2 needs 7 cards, not 4."""
+    import math
+
+    oss = tmp_path / "oss.yaml"
+    oss.write_text("kind: report\nname: oss\ntitle: t\nhardware: l4\nmodel: gpt-oss-120b\n"
+                   "precision: {weights: checkpoint, kv_cache: fp8}\nparallelism: {tp: 2}\n"
+                   "workloads:\n  decode: {batch: [1], context: [1k]}\n")
+    big = tmp_path / "big.yaml"
+    big.write_text("kind: report\nname: big\ntitle: t\nhardware: l4\nmodel: llama-3.1-70b\nprecision: bf16\n"
+                   "parallelism: {tp: 2}\nworkloads:\n  prefill: {prompt: [2k]}\n")
+    specs = [load_spec(oss), load_spec(big)]
+    rs = [evaluate(s) for s in specs]
+    gpus = [o for o in rs[0].fit_options if o["kind"] == "gpus"]
+    assert len(gpus) == 1 and gpus[0]["label"].startswith("3 × NVIDIA L4 24GB (tp 1 × pp 3)"), gpus
+    assert rs[0].many.smallest["precision"] == "checkpoint"
+    (split,) = [o for o in rs[1].fit_options if o["kind"] == "gpus"]
+    whole = rs[1].one_card[rs[1].lead]
+    n = math.ceil(whole["weight_bytes"] / whole["capacity"])
+    assert split["label"] == f"{n} × NVIDIA L4 24GB" and n == 7 and split["weight_bytes"] == whole["weight_bytes"] / n
+    for spec, r, got in zip(specs, rs, js_evaluate(specs), strict=True):
+        assert compare(spec, got, r) == [], spec.name

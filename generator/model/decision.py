@@ -47,6 +47,7 @@ def fit_options(r) -> list[dict]:
         out.append({"kind": "precision", "label": f"{fmt_name} weights", "weight_bytes": w, "capacity": cap,
                     "fits": w < cap, "gpus": 1})
     layout = r.many.smallest if r.many is not None else None
+    searched = r.many is not None  # plan.many_gpus searched the layouts (weights that do not fit, a link, decode)
     if layout is not None:  # the interconnect ledger's smallest layout in the spec's weight format
         # every degree above 1, as page 1's cheapest layout names them (Qwen3 235B on 4 Gaudi 3: tp 2 × ep 4 × dp 2,
         # data-parallel attention, which "tp 2" alone left as two GPUs' worth of layout on four)
@@ -58,13 +59,18 @@ def fit_options(r) -> list[dict]:
                     "weight_bytes": layout["weight_bytes_per_gpu"], "capacity": cap, "fits": True,
                     "gpus": layout["gpus"], "time": layout["time_bound"],
                     "tokens_per_s_gpu": layout["tokens_per_s_gpu"]})
-    elif cap > 0:  # no link in the spec: an even split of the weights, with one sequence of the first context
-        # (none where the engine's reserve and activation workspace leave a GPU no memory: no count of GPUs fits)
+    elif not searched and cap > 0:  # no layout search (no link, or no decode): an even split of the weights, with
+        # one sequence of the first context (none where the engine's reserve and activation workspace leave a GPU no
+        # memory: no count of GPUs fits); at a layout the whole model's weights over one card's room, so that "n ×"
+        # counts GPUs, not copies of the layout (it read "2 × L4" for a tp 2 layout that needed 4)
+        whole = r.one_card.get(r.lead) if spec.parallelism is not None else None
+        w_all, room = (whole["weight_bytes"], whole["capacity"]) if whole else (weights, cap)
         c = sc["kv_bytes_per_token"] or 0.0
         s0 = spec.workloads.decode_context[0] if spec.workloads.decode_context else 0
-        n = math.ceil((weights + c * s0) / cap)
-        out.append({"kind": "gpus", "label": f"{n} × {spec.hardware.title}", "weight_bytes": weights / n,
-                    "capacity": cap, "fits": True, "gpus": n, "time": None, "tokens_per_s_gpu": None})
+        n = math.ceil((w_all + (0.0 if whole else c * s0)) / room) if room > 0 else 0
+        if n > 0:
+            out.append({"kind": "gpus", "label": f"{n} × {spec.hardware.title}", "weight_bytes": w_all / n,
+                        "capacity": room, "fits": True, "gpus": n, "time": None, "tokens_per_s_gpu": None})
     for h in spec.compare_hardware:
         if weights < h.capacity:
             out.append({"kind": "card", "label": h.title, "weight_bytes": weights, "capacity": h.capacity,

@@ -941,7 +941,12 @@ def many_gpus(r) -> ManyGpus | None:
                      own=spec.precision)
         best = smallest(found)
         smallest_any = best.as_json() if best is not None else None
-        own = smallest(Plan([x for x in found.rows if x.precision == spec.precision.weights], {}, [], ""))
+        # the spec's own weights: its uniform format by name, or the checkpoint's per-class formats where they are
+        # the spec's (plan names those 'checkpoint': gpt-oss-120b's mxfp4 experts found no own-format layout)
+        mine = ("checkpoint" if spec.precision.classes
+                and plan_precision("checkpoint", spec.model).classes == spec.precision.classes
+                else spec.precision.weights)
+        own = smallest(Plan([x for x in found.rows if x.precision == mine], {}, [], ""))
         smallest_own = own.as_json() if own is not None else None
     link = f"{hw.link.short_name}" if getattr(hw.link, "name", None) else ""
     return ManyGpus(big, s0, tuple(b1), tuple(bl), ctxs, fmap, smallest_own, smallest_any, link)

@@ -730,12 +730,17 @@ const GR_MODEL = (function () {
       out.push({kind: "precision", label: f + " weights", weight_bytes: wb, capacity: cap, fits: wb < cap, gpus: 1});
     });
     const search = inp.hardware.link && inp.workloads.decode_context.length && !res.verdicts.weights_fit;
-    if (!search) {  // no layout search: an even split of the weights, with one sequence of the first context
+    if (!search && cap > 0) {  // no layout search: an even split of the weights, with one sequence of the first
+      // context; at a layout the whole model's weights over one card's room (decision.fit_options)
+      const whole = inp.parallelism && res.oneCard && res.oneCard[res.lead] ? res.oneCard[res.lead] : null;
+      const wAll = whole ? whole.weight_bytes : weights, room = whole ? whole.capacity : cap;
       const c = sc.kv_bytes_per_token || 0.0;
       const s0 = inp.workloads.decode_context.length ? inp.workloads.decode_context[0] : 0;
-      const n = Math.ceil((weights + c * s0) / cap);
-      out.push({kind: "gpus", label: n + " × " + inp.hardware.title, weight_bytes: weights / n, capacity: cap,
-        fits: true, gpus: n, time: null, tokens_per_s_gpu: null});
+      const n = room > 0 ? Math.ceil((wAll + (whole ? 0.0 : c * s0)) / room) : 0;
+      if (n > 0) {
+        out.push({kind: "gpus", label: n + " × " + inp.hardware.title, weight_bytes: wAll / n, capacity: room,
+          fits: true, gpus: n, time: null, tokens_per_s_gpu: null});
+      }
     }
     inp.compare_hardware.forEach(function (h) {
       if (weights < h.capacity) {
