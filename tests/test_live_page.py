@@ -435,3 +435,21 @@ def test_every_number_the_page_does_not_recompute_is_dimmed(name, sets):
     built = _unmarked_numbers(rendered(evaluated(name)))
     changed = set(_unmarked_numbers(rendered(evaluated(name, sets))))
     assert [x for x in built if x not in changed] == []
+
+
+def test_the_derated_estimate_is_dimmed_under_a_what_if(tmp_path):
+    """The derated estimate (a spec's efficiency block: the peaks scaled by achievable fractions) is not recomputed by
+    the page (the JavaScript model has no efficiency block: tests/test_live_model.py found its entries missing for a
+    spec with one), so its sentence and table must stay dimmed under a what-if, inside chapter 5's static part; no
+    spec of WHAT_IFS has an efficiency block, so none checked it: no number of it that changes with the what-if is
+    outside a marked element."""
+    from shared import rendered
+
+    spec = tmp_path / "eff.yaml"
+    spec.write_text((ROOT / "specs" / "llama8b-h100.yaml").read_text(encoding="utf-8")
+                    + "efficiency: {bandwidth: 0.8, compute: 0.6, source: {title: fractions made up for the test}}\n",
+                    encoding="utf-8")
+    built = _unmarked_numbers(rendered(evaluated(spec)))
+    changed = set(_unmarked_numbers(rendered(evaluated(spec, ["hardware.memory.bandwidth=4 TB/s"]))))
+    assert "tok/s" in rendered(evaluated(spec)).split("Derated estimate")[1][:3000]  # the table is there
+    assert [x for x in built if x not in changed] == []
