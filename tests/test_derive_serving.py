@@ -233,8 +233,8 @@ def test_the_prompt_spread_through_derive_is_the_chapters(capsys):
 def test_derive_gives_the_chapters_ceilings_at_a_two_node_moe(capsys):
     """One number in one place: at a layout where a round reads other weights than a GPU holds (Llama 4 Maverick at
     tp 8 x pp 2 x ep 8: a round streams each GPU's slice once per micro-batch, an MoE step the experts its batch
-    touches), ``derive`` states the serving chapter's goodput ceilings, at the chapter's point (its last row's batch,
-    a request's last context), to the digits it prints; the KV capacity's room beside the weights a GPU holds, which
+    touches), ``derive`` states the serving chapter's goodput ceilings, at the chapter's steady state (its last row's
+    batch, each cache read at a request's mean decode context), to the digits it prints; the KV capacity's room beside the weights a GPU holds, which
     derive says.  Before, derive took the weights a GPU holds for the step (85.3 against the chapter's 62.3
     requests/s for the TPOT ceiling) and, given the chapter's batch, a negative KV capacity ceiling (-11.6 1/s)."""
     path = spec_file(MAVERICK_TWO_NODES, "svmav")  # evaluated once a run (tests/test_serving_figures.py too)
@@ -243,7 +243,8 @@ def test_derive_gives_the_chapters_ceilings_at_a_two_node_moe(capsys):
     for qid in ("goodput_rate_tpot", "goodput_rate_capacity", "chunk_budget_rate", "goodput_rate_compute"):
         assert main(["derive", qid, "--spec", str(path), "--no-latex"]) == 0
         out = capsys.readouterr().out
-        assert "the serving chapter's point" in out
+        # the steady state's point: the chapter's last row's batch, each cache read at a request's mean context
+        assert "the serving chapter's steady state" in out
         assert float(_value_line(out).split("=")[-1].split()[0]) == pytest.approx(numbers[qid], rel=1e-5)
         if qid == "goodput_rate_capacity":
             assert "C - N b is the room beside the weights it holds" in out

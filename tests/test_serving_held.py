@@ -44,7 +44,10 @@ def test_gemma_holds_more_per_token_at_the_mean_context_than_at_the_last():
     # room beside the weights a GPU holds (no prefix shared, no draft)
     n = r.serving["techniques"]["numbers"]
     rate = n["goodput_rate_capacity"]
-    t_s = float(np.ravel(r.q["steady_step_time"]({**env, "lam": rate}))[0])
+    # the steady step reads each cache at the mean decode context (request_bytes: (T_in + T_out / 2) c), so c there
+    at_mean = _inputs(r, r.serving["techniques"]["batch"], mean)
+    assert at_mean["c"] * 8 * mean == pytest.approx(_held(mean), rel=1e-12) and at_mean["c"] > env["c"]
+    t_s = float(np.ravel(r.q["steady_step_time"]({**env, "c": at_mean["c"], "d_h": at_mean["d_h"], "lam": rate}))[0])
     room = env["C"] - env["N"] * env["b"]
     assert rate * (output - 1) * t_s * mean * c_h == pytest.approx(room, rel=1e-9)
     # the last context's c counted as held let a higher rate through
@@ -141,3 +144,42 @@ def test_chapter_4s_capacity_names_the_held_cache_c_h(tmp_path):
     shown = Formulas(r).block(cap)
     assert "S \\, c_{h}" in shown["symbolic_tex"] and "c_{g}" not in shown["symbolic_tex"]
     assert shown["note"].startswith("c_h = 14.25 KiB per GPU") and "c_g = 12 KiB" in shown["note"]
+
+
+def test_the_tpot_ceiling_of_a_windowed_model_is_where_the_rate_figures_step_meets_the_target():
+    """Phi-3 mini (a 2,047-token window in every layer) on 2 H100 at tp 2, 2,048 + 256-token requests, TPOT 40 ms:
+    the steady state's formulas read each cache at the mean decode context, but the chapter evaluated them with c at
+    the last context (2,303: a window read as 2,047 / 2,303 of it per token, times the mean 2,176), so (22) stated a
+    TPOT ceiling of 33.4 requests/s past the 32.5 where the rate figure's steady step (c at the mean) has no end, and
+    the figure's goodput point sat at a TPOT of 0.79 s.  One steady state now: the ceiling is where the figure's
+    chunked TPOT reaches the target, and the goodput point meets it."""
+    r = evaluated("llama8b-h100.yaml", ("model=phi-3-mini", "parallelism.tp=2", "serving.prompt=2k",
+                                        "serving.output=256", "serving.ttft=1 s", "serving.tpot=40 ms",
+                                        "serving.users=100", "workloads.decode.context=[512, 2k]"))
+    t = r.serving["techniques"]
+    ceiling = t["numbers"]["goodput_rate_tpot"]
+    chunked = t["rates"]["chunked"]
+    rates, tpot = np.asarray(chunked["rate"]), np.asarray(chunked["tpot"])
+    assert ceiling < chunked["limits"]["memory"]  # before the steady step's pole
+    below, above = rates[rates < ceiling], rates[rates > ceiling]
+    assert np.all(tpot[rates < ceiling] <= 0.040 + 1e-12) and (above.size == 0 or np.all(tpot[rates > ceiling] > 0.040))
+    assert below.size and chunked["goodput_tpot"] <= 0.040 + 1e-12
+
+
+def test_derive_states_the_windowed_steady_state_the_chapter_does(capsys):
+    """derive's TPOT ceiling for the same Phi-3 mini service is the chapter's (one number): it evaluated (22) at the
+    chapter's last context (33.44 requests/s beside the chapter's 31.60); the steady state's quantities are evaluated
+    with each cache read at a request's mean decode context, 2,048 + 256 / 2 = 2,176, and say so."""
+    import re
+
+    from genreport.commands.cli import main
+
+    over = ["model=phi-3-mini", "parallelism.tp=2", "serving.prompt=2k", "serving.output=256", "serving.ttft=1 s",
+            "serving.tpot=40 ms", "serving.users=100", "workloads.decode.context=[512, 2k]"]
+    chapter = evaluated("llama8b-h100.yaml", over).serving["techniques"]["numbers"]["goodput_rate_tpot"]
+    assert main(["derive", "goodput_rate_tpot", "--spec", "specs/llama8b-h100.yaml",
+                 *[x for o in over for x in ("--set", o)]]) == 0
+    out = capsys.readouterr().out
+    assert "context = 2176: the serving chapter's steady state" in out
+    (value,) = re.findall(r"^  lambda_theta = ([\d.]+) 1/s", out, re.M)
+    assert float(value) == pytest.approx(chapter, rel=1e-5) and chapter == pytest.approx(31.595, abs=5e-4)

@@ -376,7 +376,7 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
             except ValueError as exc:
                 raise _err(f"--{name} {given}", str(exc), "write an integer or '8k' (k = 1024)") from None
     point = ""
-    from genreport.model.techniques import AT_CHAPTER_POINT
+    from genreport.model.techniques import AT_CHAPTER_POINT, STEADY_STATE
 
     verify = qid in VERIFY and spec.serving is not None and spec.serving.speculative is not None
     if spec.serving is not None and (qid in AT_CHAPTER_POINT or verify) and args.batch is None and args.context is None:
@@ -385,6 +385,11 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
 
         params["batch"], params["context"] = chapter_point(spec)
         point = "the serving chapter's point, its last row's batch per replica at a request's last context"
+        if qid in STEADY_STATE:  # the steady state reads each cache at a request's mean decode context
+            mean = spec.serving.prompt + spec.serving.output / 2
+            params["context"] = int(mean) if mean == int(mean) else mean
+            point = ("the serving chapter's steady state: its last row's batch per replica, each cache read at a "
+                     "request's mean decode context, T_in + T_out / 2")
     elif spec.serving is not None and qid in REQUEST and args.batch is None:
         from genreport.model.serving_report import chapter_point
 

@@ -107,6 +107,10 @@ MIXED_STEP = frozenset({"prompt_chunk", "chunked_step_time", "chunked_step_inten
 # where ``derive`` evaluates them too unless given a batch or context.
 AT_CHAPTER_POINT = frozenset(CEILINGS) | {"steady_step_time"} | MIXED_STEP
 
+# Of those, the steady state's: its formulas read each sequence's cache at a request's mean decode context
+# (request_bytes, request_flops), so the chapter evaluates them with c and d_h there (report: env_s), and derive too.
+STEADY_STATE = frozenset(CEILINGS) | {"steady_step_time"}
+
 
 def held_room(lead, env: dict, last: float) -> dict:
     """``env`` with C lowered so that C - N b is the room beside the weights a GPU holds, while N stays the weights a
@@ -543,7 +547,12 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
 
     # continuous batching in steady state: the rate the TPOT target allows, the rate the spec names; the chunk
     # budget's rate once, here, for the ceilings and the rate figure's chunked curve alike (it does not take theta)
-    env_s = dict(env)
+    # the steady state's formulas read each sequence's cache at the mean decode context, T_in + T_out / 2 (request_bytes
+    # and request_flops): c and d_h there, not at the last context the chapter's rows read (a windowed layer reads
+    # min(S, w) of S: c at the last context times the mean context undercounted phi-3-mini's reads, and (22) stated a
+    # TPOT ceiling of 33.4 requests/s past the 32.5 where the rate figure's steady step, at the mean, has no end)
+    at_mean = _inputs(r, batch, mean)
+    env_s = {**env, "c": at_mean["c"], "d_h": at_mean["d_h"]}
     budget = _rate_or_none(physical("chunk_budget_rate", _eval(r, "chunk_budget_rate", env_s), "")[0])
     # the rate the KV caches allow, once too (nor does it take theta): the running sequences at the mean context,
     # holding c_h a token, beside the weights a GPU holds, a shared prefix held once; and the sequences its balance

@@ -344,7 +344,9 @@ const GR_SERVING = (() => {
       chunked_ttft_ratio: ttftRatio, chunk_tokens: cp});
 
     // continuous batching in steady state: the ceilings the goodput takes the least of, one replica's
-    const es = Object.assign({}, e);
+    // the steady state's formulas read each cache at the mean decode context: c and d_h there (techniques.report)
+    const atMean = inputs(batch, mean);
+    const es = Object.assign({}, e, {c: atMean.c, d_h: atMean.d_h});
     if (sv.tpot !== null) {
       es.theta = sv.tpot;
       let goodput = null, binds = null, low = Infinity, all = true;
