@@ -35,6 +35,11 @@ def same(a, b) -> bool:
 
 def differences(r, got: dict) -> list[str]:
     tech, bad = r.serving["techniques"], []
+    if tech is None:  # no sequence fits: Python states no technique, the page no lever and no number but the GPUs
+        if got["holds"] or got["levers"] or set(got["numbers"]) != {"replica_gpus"}:
+            bad.append(f"nothing fits in Python; the page holds {got['holds']}, levers {len(got['levers'])}, "
+                       f"numbers {sorted(got['numbers'])}")
+        return bad
     if got["batch"] != tech["batch"] or got["context"] != tech["context"]:
         bad.append(f"point: python {tech['batch']}, {tech['context']}; js {got['batch']}, {got['context']}")
     for k in ("capacity_batch", "max_sequences", "tpot_batch", "users_batch", "gpus_for_users", "replicas_for_users",
@@ -135,6 +140,9 @@ WHATIFS = [
     (SERVING[1], ["parallelism.tp=4", "parallelism.dp=2", "serving.users=2000"]),
     (SERVING[1], ["hardware=h100-sxm", "precision=bf16", "parallelism.tp=8", "parallelism.pp=4", "parallelism.dp=1",
                   "parallelism.ep=1", "engine.max_batched_tokens=2048"]),
+    # the 70B in bf16 on one H100: no sequence fits, the chapter states no technique, and the page computes none (it
+    # showed lever rows of a batch that does not fit; page.js now dims the built ones)
+    (SERVING[0], ["parallelism.tp=1"]),
 ]
 
 
@@ -197,6 +205,16 @@ def test_the_chapter_in_chromium_follows_a_serving_what_if(tmp_path):
     rows = rows[:rows.index("</tbody>")]
     for row in r.serving["rows"]:
         assert f">{row['label']}, bound</td>" in rows and f">{fmt.time(row['serial']['tpot'])}</td>" in rows
+    # a what-if where no sequence fits (one H100 for the 70B in bf16): Python states no technique, so the page keeps
+    # the built lever rows, dimmed, and computes none (it showed rows of a batch that does not fit)
+    none = chromium(page.as_uri() + "#set=parallelism.tp=1")
+    none = none[none.index('<section id="s9"'):]
+    built_levers = html(SERVING[0])
+    built_levers = built_levers[built_levers.index('data-live="sv_levers"'):]
+    built_levers = built_levers[built_levers.index(">") + 1:built_levers.index("</tbody>")]
+    assert re.search(r'<tbody data-live="sv_levers" class="stale">', none)
+    shown = none[none.index('data-live="sv_levers"'):]
+    assert shown[shown.index(">") + 1:shown.index("</tbody>")].split() == built_levers.split()
 
 
 # what-ifs of a draft model (Llama 3.2 1B for the 70B at tp 8, tests/test_speculative_draft.py) and of an EAGLE/MTP head

@@ -323,14 +323,18 @@ const GR_PAGE = (function () {
     if (!sv) return;
     const n = sv.numbers, fmt = {integer: F.integer, nearest: F.nearest, num: F.num, time: F.time, f2: x => F.format(x, ".2f"),
       rps: x => F.num(x) + " requests/s", kib: F.kib}, usd = x => x !== null ? F.sig3(x) : "—";
+    // no sequence fits at the what-if: the chapter's techniques have no numbers (Python states none), so the page's
+    // keep the built spec's, dimmed
+    root.querySelectorAll("[data-sv], [data-live=sv_levers], [data-live=sv_ends], [data-live=sv_goodput]")
+      .forEach(el => el.classList.toggle("stale", active && !sv.holds));
     root.querySelectorAll("[data-sv]").forEach(function (el) {
-      if (active && el.closest("[data-static]")) return;
+      if (active && el.closest("[data-static]") || !sv.holds) return;
       const v = el.getAttribute("data-sv").split(".").reduce((o, k) => o == null ? null : o[k], sv);
       el.textContent = v == null ? el.getAttribute("data-none") || "n/a" : fmt[el.getAttribute("data-f")](v);
     });
     const arrow = (x, f) => f(x[0]) + " → " + f(x[1]);
     root.querySelectorAll("[data-live=sv_levers]").forEach(function (body) {
-      body.innerHTML = sv.levers.map(x => "<tr><td>" + esc(x.technique) + "</td><td>" + esc(x.setting) + '</td>\n<td class="n">'
+      if (sv.holds) body.innerHTML = sv.levers.map(x => "<tr><td>" + esc(x.technique) + "</td><td>" + esc(x.setting) + '</td>\n<td class="n">'
         + arrow(x.ttft, F.time) + '</td><td class="n">' + arrow(x.tpot, F.time) + '</td>\n<td class="n">'
         + arrow(x.per_gpu, F.num) + '</td>\n<td class="n">' + (x.usd[0] !== null ? arrow(x.usd, usd) : "—")
         + "</td></tr>").join("\n");
@@ -346,7 +350,7 @@ const GR_PAGE = (function () {
       }).join("\n")).join("\n");
     });
     root.querySelectorAll("[data-live=sv_ends]").forEach(function (body) {
-      body.innerHTML = sv.levers.map(x => "<li><strong>" + esc(x.technique) + "</strong> (" + esc(x.note) + "): "
+      if (sv.holds) body.innerHTML = sv.levers.map(x => "<li><strong>" + esc(x.technique) + "</strong> (" + esc(x.note) + "): "
         + esc(x.ends) + ".</li>").join("\n");
     });
     const gpus = n.replica_gpus, dp = inp.parallelism.dp || 1, g = n.goodput_rate, st = n.steady_step_time;
@@ -359,7 +363,7 @@ const GR_PAGE = (function () {
       + "." + ("rate" in n ? " At the spec's " + F.num(n.rate) + " requests/s a step takes " + (st ? F.time(st) + " with "
         + F.num(n.steady_concurrency) + " sequences decoding" : "no steady time: the rate is past what the memory allows")
         + "." : "");
-    root.querySelectorAll("[data-live=sv_goodput]").forEach(function (el) { el.innerHTML = clause; });
+    root.querySelectorAll("[data-live=sv_goodput]").forEach(function (el) { if (sv.holds) el.innerHTML = clause; });
   }
 
   /** "bf16", or "weights int4 (group 128), KV bf16, compute bf16" (Precision.label). */

@@ -212,6 +212,7 @@ const GR_SERVING = (() => {
     const n = {replica_gpus: gpus}, levers = [];
     out.numbers = n;
     out.levers = levers;
+    if (!out.holds) return out;  // no sequence fits: the chapter states no technique (techniques.report: None)
 
     // one GPU's slice of the layout at (batch, context), with the serving block's technique inputs (_inputs)
     const lead = res.envs[res.lead], sp = sv.speculative;
