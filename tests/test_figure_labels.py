@@ -362,3 +362,19 @@ def test_the_memory_bars_arithmetic_rounds_to_its_result(spec, tmp_path):
     nbytes = float(gbytes.replace(",", "")) * 1e9 if gbytes else float(params.replace(",", "")) * 1e9 * float(b)
     assert style.ms(nbytes / (float(w) * 1e12)) == shown, bar
     assert shown == style.ms(r.scalars[r.lead]["weight_stream_time"]), bar
+
+
+def test_a_joined_label_with_no_room_on_one_line_takes_two(tmp_path):
+    """Qwen3 30B-A3B on 16 H100 PCIe (tp 4 x pp 2 x dp 2), decode at 2k, 64k and 256k: on the phone roofline the
+    joined label of two points "S = 256k, B = 21 / decode S = 64k, B = 85" found no place on one line inside the axes
+    and ran off their left edge over the tick label "1".  It breaks after its " / " where one line does not fit."""
+    spec = tmp_path / "q30.yaml"
+    spec.write_text("kind: report\nname: q30\ntitle: t\nhardware: h100-pcie\nmodel: qwen3-30b-a3b\nprecision: bf16\n"
+                    "parallelism: {tp: 4, pp: 2, dp: 2}\n"
+                    "workloads:\n  decode: {batch: [1, 32, 512], context: [2k, 64k, 256k]}\n"
+                    "  prefill: {prompt: [128, 16k]}\n  training: {micro_batch_tokens: 4k}\n")
+    r = evaluated(spec)
+    fig = _drawn(r, None, "fig6-roofline", True)
+    assert _collisions(fig) == []
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert "S = 256k, B = 21 /\ndecode S = 64k, B = 85" in texts, texts

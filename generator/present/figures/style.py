@@ -291,14 +291,22 @@ def place_labels(ax, labels: list[dict], obstacles: list | None = None, offsets=
         side = lab.get("side")
         side_px = ax.transData.transform((lab["side_x"], 1.0))[0] if side else None
         best, best_cost = None, math.inf
-        for cands in ([*lab.get("offsets", []), *offsets], _GRID):
-            costs = _costs(t, rend, cands, taken, soft_px, frame, side, side_px)
-            zero = np.flatnonzero(costs == 0)
-            i = int(zero[0]) if zero.size else int(np.argmin(costs))
-            if costs[i] < best_cost:
-                best, best_cost = cands[i], float(costs[i])
-            if best_cost < 100:  # nothing hard in the way (at most a line crossed)
+        # a label of two points joined by " / " that fits nowhere on one line may on two ("S = 256k, B = 21 / decode
+        # S = 64k, B = 85" ran off a phone roofline's axes over its tick label "1")
+        texts = [lab["text"]] + ([lab["text"].replace(" / ", " /\n")] if " / " in lab["text"] else [])
+        for text in texts:
+            if best_cost < 100:
                 break
+            t.set_text(text)
+            for cands in ([*lab.get("offsets", []), *offsets], _GRID):
+                costs = _costs(t, rend, cands, taken, soft_px, frame, side, side_px)
+                zero = np.flatnonzero(costs == 0)
+                i = int(zero[0]) if zero.size else int(np.argmin(costs))
+                if costs[i] < best_cost:
+                    best, best_cost, chosen = cands[i], float(costs[i]), text
+                if best_cost < 100:  # nothing hard in the way (at most a line crossed)
+                    break
+        t.set_text(chosen)
         dx, dy, ha, va = best
         t.set_position((dx, dy))
         t.set_ha(ha)
