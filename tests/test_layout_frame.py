@@ -796,3 +796,23 @@ def test_groups_that_cross_the_same_link_are_named_in_one_sentence(tmp_path):
     nvl = s7(model="deepseek-v3", hw="gb200", tp=4, ep=16, dp=4, precision="fp8")
     assert "The dp group (4 GPUs, spread over 16) and the ep group (16 GPUs) cross scale-up: NVLink 5" in nvl
     assert re.search(r"The tp group \(4 GPUs\) crosses scale-up: [^;]*; its switch reduces in the network\.", nvl)
+
+
+@pytest.mark.parametrize("workload", ["training: {micro_batch_tokens: 16k}", "prefill: {prompt: [1k, 32k]}"])
+def test_a_layout_that_decodes_nothing_has_its_many_gpu_chapter(tmp_path, workload):
+    """A laid-out spec with no decode workload (Llama 3.1 405B training over tp 8 x pp 8; DeepSeek-V3 prefill over
+    16 H200) stopped with an internal error: chapter 1 points at the many-GPU chapter ("the interconnect included
+    (chapter 7)"), which was numbered only where the decode scaling was drawn.  The chapter is there, with its links
+    and collectives, and says why it draws no scaling or fit map; page 1 says nothing of prompts a spec does not
+    prefill."""
+    from shared import page as page_html
+
+    spec = tmp_path / "nodecode.yaml"
+    spec.write_text("kind: report\nname: nodecode\ntitle: t\nhardware: h100-sxm\nmodel: llama-3.1-405b\nprecision: fp8\n"
+                    f"parallelism: {{tp: 8, pp: 8}}\nworkloads:\n  {workload}\n", encoding="utf-8")
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", page_html(spec)))
+    many = re.search(r"(\d+)\. Many GPUs: the interconnect ledger", text)
+    assert many and f"the interconnect included (chapter {many.group(1)})" in text
+    assert "crosses scale-up: NVLink 4" in text and "How a collective is costed." in text
+    assert "This spec decodes nothing, so the chapter has no decode rounds to scale and no fit map" in text
+    assert ("prompts at once" in text) == workload.startswith("prefill")

@@ -247,7 +247,7 @@ def _numbered(caps: dict[str, str], r: Results) -> dict[str, str]:
 def _chapters(r: Results) -> dict[str, int]:
     """Chapter numbers in order of the chapters this report has (training, many GPUs and measurements are optional)."""
     present = ["s0", "s1", "s2", "s3", "s4"] + (["s5"] if r.training else []) + ["s6"] + \
-        (["s7"] if r.many is not None else []) + (["s8"] if r.measured or r.measured_not_compared else []) + (["s9"] if r.serving else [])
+        (["s7"] if r.many is not None or r.parallel is not None else []) + (["s8"] if r.measured or r.measured_not_compared else []) + (["s9"] if r.serving else [])
     return {name: i for i, name in enumerate(present)}
 
 

@@ -506,7 +506,7 @@ def root(context, missing=missing):
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
             yield 's of one replica'
         yield '.'
-    if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'prompt_group') > 1):
+    if ((environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'prompt_group') > 1) and environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'prefill_prompt')):
         pass
         yield " A prompt's tokens/s"
         if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour'):
@@ -519,7 +519,7 @@ def root(context, missing=missing):
         yield ': each '
         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
         yield " runs its replicas' shares of the experts), longer than its TTFT alone,\nfor which the whole group runs its experts."
-    if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp') > 1):
+    if ((environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp') > 1) and environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'prefill_prompt')):
         pass
         yield ' A replica of '
         yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))

@@ -8,9 +8,9 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     l_0_many = resolve('many')
+    l_0_par = resolve('par')
     l_0_ch = resolve('ch')
     l_0_GPU = resolve('GPU')
-    l_0_par = resolve('par')
     l_0_model = resolve('model')
     l_0_q = resolve('q')
     l_0_par_links = resolve('par_links')
@@ -136,7 +136,7 @@ def root(context, missing=missing):
         l_0_pill = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s7_gpus.html.j2') does not export the requested name 'pill'", name='pill')
     context.vars.update({'formula': l_0_formula, 'figure': l_0_figure, 'pill': l_0_pill})
     context.exported_vars.difference_update(('formula', 'figure', 'pill'))
-    if (undefined(name='many') if l_0_many is missing else l_0_many):
+    if ((undefined(name='many') if l_0_many is missing else l_0_many) or (undefined(name='par') if l_0_par is missing else l_0_par)):
         pass
         yield '<section id="s7">\n<h2>'
         yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's7'))
@@ -540,45 +540,47 @@ def root(context, missing=missing):
                 yield '</div>'
                 yield escape(t_11((undefined(name='par_overhead') if l_0_par_overhead is missing else l_0_par_overhead)))
                 yield '</div>\n'
-            yield '<div class="scroll"><table>\n<thead><tr><th>batch, context</th><th class="n">bound</th><th class="n">serial estimate</th><th class="n">interconnect, at least</th><th class="n">collectives, as run</th><th class="n">kernels\' fixed costs</th><th>binds</th><th>estimate\'s largest term</th><th class="n">tok/s per '
-            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-            yield '</th></tr></thead>\n<tbody data-live="par_table">'
-            for l_1_row in (undefined(name='par_table') if l_0_par_table is missing else l_0_par_table):
-                _loop_vars = {}
+            if (undefined(name='par_table') if l_0_par_table is missing else l_0_par_table):
                 pass
-                yield '<tr><td>'
-                yield escape(t_2(environment.getattr(l_1_row, 'batch')))
-                yield ', '
-                yield escape(t_2(environment.getattr(l_1_row, 'context')))
-                yield '</td><td class="n">'
-                yield escape(t_14(environment.getattr(l_1_row, 'bound')))
-                yield '</td>\n<td class="n">'
-                yield escape(t_14(environment.getattr(l_1_row, 'serial')))
-                yield '</td><td class="n">'
-                yield escape(t_14(environment.getattr(l_1_row, 'comm')))
-                yield '</td><td class="n">'
-                yield escape(t_14(environment.getattr(l_1_row, 'comm_est')))
-                yield '</td><td class="n">'
-                if environment.getattr((undefined(name='par_left_out') if l_0_par_left_out is missing else l_0_par_left_out), 'decode'):
+                yield '<div class="scroll"><table>\n<thead><tr><th>batch, context</th><th class="n">bound</th><th class="n">serial estimate</th><th class="n">interconnect, at least</th><th class="n">collectives, as run</th><th class="n">kernels\' fixed costs</th><th>binds</th><th>estimate\'s largest term</th><th class="n">tok/s per '
+                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                yield '</th></tr></thead>\n<tbody data-live="par_table">'
+                for l_1_row in (undefined(name='par_table') if l_0_par_table is missing else l_0_par_table):
+                    _loop_vars = {}
                     pass
-                    yield 'left out'
-                else:
-                    pass
-                    yield escape(t_14(environment.getattr(l_1_row, 'overhead')))
-                yield '</td><td>'
-                yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_row, 'binds'), _loop_vars=_loop_vars))
-                yield '</td><td>'
-                yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_row, 'estimate_binds'), _loop_vars=_loop_vars))
-                yield '</td>\n<td class="n">'
-                if (environment.getattr(l_1_row, 'binds') != 'capacity'):
-                    pass
-                    yield escape(t_10(environment.getattr(l_1_row, 'tps_gpu')))
-                else:
-                    pass
-                    yield '—'
-                yield '</td></tr>\n'
-            l_1_row = missing
-            yield '</tbody>\n</table></div>\n'
+                    yield '<tr><td>'
+                    yield escape(t_2(environment.getattr(l_1_row, 'batch')))
+                    yield ', '
+                    yield escape(t_2(environment.getattr(l_1_row, 'context')))
+                    yield '</td><td class="n">'
+                    yield escape(t_14(environment.getattr(l_1_row, 'bound')))
+                    yield '</td>\n<td class="n">'
+                    yield escape(t_14(environment.getattr(l_1_row, 'serial')))
+                    yield '</td><td class="n">'
+                    yield escape(t_14(environment.getattr(l_1_row, 'comm')))
+                    yield '</td><td class="n">'
+                    yield escape(t_14(environment.getattr(l_1_row, 'comm_est')))
+                    yield '</td><td class="n">'
+                    if environment.getattr((undefined(name='par_left_out') if l_0_par_left_out is missing else l_0_par_left_out), 'decode'):
+                        pass
+                        yield 'left out'
+                    else:
+                        pass
+                        yield escape(t_14(environment.getattr(l_1_row, 'overhead')))
+                    yield '</td><td>'
+                    yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_row, 'binds'), _loop_vars=_loop_vars))
+                    yield '</td><td>'
+                    yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_row, 'estimate_binds'), _loop_vars=_loop_vars))
+                    yield '</td>\n<td class="n">'
+                    if (environment.getattr(l_1_row, 'binds') != 'capacity'):
+                        pass
+                        yield escape(t_10(environment.getattr(l_1_row, 'tps_gpu')))
+                    else:
+                        pass
+                        yield '—'
+                    yield '</td></tr>\n'
+                l_1_row = missing
+                yield '</tbody>\n</table></div>'
             if (undefined(name='par_prefill') if l_0_par_prefill is missing else l_0_par_prefill):
                 pass
                 yield '<div class="scroll"><table>\n<thead><tr><th>prompt</th><th class="n">bound</th><th class="n">serial estimate</th><th class="n">collectives, as run</th><th class="n">kernels\' fixed costs, a stage</th><th>estimate\'s largest term</th></tr></thead>\n<tbody data-live="par_prefill">'
@@ -616,7 +618,7 @@ def root(context, missing=missing):
                 yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'tp_link_intensity', 'num'))
                 yield ' for the\ntensor-parallel all-reduces of this model'
             yield '. '
-            if ((environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'tp') != environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'gpus')) or (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'ep') > 1)):
+            if ((undefined(name='many') if l_0_many is missing else l_0_many) and ((environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'tp') != environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'gpus')) or (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'parallelism'), 'ep') > 1))):
                 pass
                 yield '<span data-static>The two figures below sweep tensor parallelism alone (one replica of 1 to '
                 yield escape(environment.getattr(environment.getitem(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'scaling_batch1'), -1), 'gpus'))
@@ -691,44 +693,50 @@ def root(context, missing=missing):
             yield 's with\ntensor parallelism over '
             yield escape((environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'link') or 'the scale-up link'))
             yield ', compute and HBM time shrink as 1/n while every token\npays two all-reduces per layer:</p>\n'
-        yield escape(context.call((undefined(name='figure') if l_0_figure is missing else l_0_figure), (undefined(name='figs') if l_0_figs is missing else l_0_figs), 'fig8-gpus'))
-        yield '\n'
-        yield escape(context.call((undefined(name='figure') if l_0_figure is missing else l_0_figure), (undefined(name='figs') if l_0_figs is missing else l_0_figs), 'fig9-gpu-rates'))
-        yield '\n<h3>Fit map: the fewest '
-        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-        yield 's that hold one sequence</h3>\n<div class="scroll" data-static><table>\n<thead><tr><th>weights</th>'
-        for l_1_s in environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'fit_contexts'):
-            _loop_vars = {}
+        if (undefined(name='many') if l_0_many is missing else l_0_many):
             pass
-            yield '<th class="n">context '
-            yield escape(t_2(l_1_s))
-            yield '</th>'
-        l_1_s = missing
-        yield '</tr></thead>\n<tbody>'
-        for (l_1_name, l_1_counts) in context.call(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'fit_map'), 'items')):
-            _loop_vars = {}
-            pass
-            yield '<tr><td>'
-            yield escape(l_1_name)
-            yield '</td>'
-            for l_2_n in l_1_counts:
+            yield escape(context.call((undefined(name='figure') if l_0_figure is missing else l_0_figure), (undefined(name='figs') if l_0_figs is missing else l_0_figs), 'fig8-gpus'))
+            yield '\n'
+            yield escape(context.call((undefined(name='figure') if l_0_figure is missing else l_0_figure), (undefined(name='figs') if l_0_figs is missing else l_0_figs), 'fig9-gpu-rates'))
+            yield '\n<h3>Fit map: the fewest '
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+            yield 's that hold one sequence</h3>\n<div class="scroll" data-static><table>\n<thead><tr><th>weights</th>'
+            for l_1_s in environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'fit_contexts'):
                 _loop_vars = {}
                 pass
-                yield '<td class="n">'
-                if t_16(l_2_n):
-                    pass
-                    yield 'over 4,096'
-                else:
-                    pass
-                    yield escape(t_2(l_2_n))
+                yield '<th class="n">context '
+                yield escape(t_2(l_1_s))
+                yield '</th>'
+            l_1_s = missing
+            yield '</tr></thead>\n<tbody>'
+            for (l_1_name, l_1_counts) in context.call(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'fit_map'), 'items')):
+                _loop_vars = {}
+                pass
+                yield '<tr><td>'
+                yield escape(l_1_name)
                 yield '</td>'
-            l_2_n = missing
-            yield '</tr>'
-        l_1_name = l_1_counts = missing
-        yield '</tbody>\n</table></div>\n<p class="meta" data-static>Tensor × pipeline layouts on '
-        yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
-        yield "; pp divides the layers or is a power of two (uneven stages: the busiest counted); KV cache for batch 1.\nCollectives in the alpha-beta model with NCCL's conventions: at least the fewest bytes and one step for the bound, the\nlibrary's ring (a fixed cost per call, 2(n−1) steps, its measured bus bandwidth) for the estimate.</p>\n</section>\n"
+                for l_2_n in l_1_counts:
+                    _loop_vars = {}
+                    pass
+                    yield '<td class="n">'
+                    if t_16(l_2_n):
+                        pass
+                        yield 'over 4,096'
+                    else:
+                        pass
+                        yield escape(t_2(l_2_n))
+                    yield '</td>'
+                l_2_n = missing
+                yield '</tr>'
+            l_1_name = l_1_counts = missing
+            yield '</tbody>\n</table></div>\n<p class="meta" data-static>Tensor × pipeline layouts on '
+            yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
+            yield "; pp divides the layers or is a power of two (uneven stages: the busiest counted); KV cache for batch 1.\nCollectives in the alpha-beta model with NCCL's conventions: at least the fewest bytes and one step for the bound, the\nlibrary's ring (a fixed cost per call, 2(n−1) steps, its measured bus bandwidth) for the estimate.</p>\n"
+        else:
+            pass
+            yield "<p data-static>This spec decodes nothing, so the chapter has no decode rounds to scale and no fit map: both are over\na decode step's batch and context.</p>\n"
+        yield '</section>\n'
     yield '\n'
 
 blocks = {}
-debug_info = '1=127&2=139&4=142&5=146&6=149&7=154&8=176&9=185&10=187&11=191&12=193&13=207&14=235&15=274&17=285&18=287&19=289&21=297&22=317&23=329&24=339&25=344&26=352&28=355&29=387&30=393&31=417&32=463&34=469&35=472&36=475&37=477&38=511&40=525&41=533&44=544&45=546&46=556&47=573&50=582&52=585&53=595&57=609&58=611&59=619&60=622&61=626&62=629&63=632&64=636&65=645&66=651&67=655&68=661&69=667&70=672&71=683&73=688&74=692&77=694&78=696&79=698&81=700&82=708&84=729'
+debug_info = '1=127&2=139&4=142&5=146&6=149&7=154&8=176&9=185&10=187&11=191&12=193&13=207&14=235&15=274&17=285&18=287&19=289&21=297&22=317&23=329&24=339&25=344&26=352&28=355&29=387&30=393&31=417&32=463&34=469&35=472&36=475&37=477&38=511&40=525&41=533&43=543&44=546&45=548&46=558&47=575&50=584&52=587&53=597&57=611&58=613&59=621&60=624&61=628&62=631&63=634&64=638&65=647&66=653&67=657&68=663&69=669&70=674&71=685&73=690&74=694&77=696&78=698&79=700&80=702&82=704&83=712&85=733'

@@ -77,6 +77,7 @@ def block_toc(context, missing=missing):
     l_0_training = resolve('training')
     l_0_ch = resolve('ch')
     l_0_many = resolve('many')
+    l_0_par = resolve('par')
     l_0_GPU = resolve('GPU')
     l_0_measured = resolve('measured')
     l_0_serving = resolve('serving')
@@ -90,7 +91,7 @@ def block_toc(context, missing=missing):
     yield '  <a href="#s6">'
     yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's6'))
     yield '. What would change it</a><br>'
-    if (undefined(name='many') if l_0_many is missing else l_0_many):
+    if ((undefined(name='many') if l_0_many is missing else l_0_many) or (undefined(name='par') if l_0_par is missing else l_0_par)):
         pass
         yield '<a href="#s7">'
         yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's7'))
@@ -110,4 +111,4 @@ def block_toc(context, missing=missing):
     yield '  <a href="#appendix">Appendix</a>\n</nav>\n'
 
 blocks = {'header': block_header, 'toc': block_toc}
-debug_info = '1=12&2=24&9=26&2=29&3=45&4=51&5=53&6=67&9=70&13=85&14=91'
+debug_info = '1=12&2=24&9=26&2=29&3=45&4=51&5=53&6=67&9=70&13=86&14=92'
