@@ -250,3 +250,19 @@ def test_a_claim_of_tens_of_thousands_reads_as_a_whole_number(tmp_path):
     (r,) = audit(claims(tmp_path, "big,llama-3.1-8b,h100-sxm,1,1,1,bf16,8,512,256,tokens_per_s,123456,made up"))
     assert r["verdict"] == "impossible"
     assert "123,456 token/s claimed" in r["why"] and "e+" not in r["why"], r["why"]
+
+
+def test_a_claim_at_the_checkpoints_formats(tmp_path):
+    """gpt-oss-120b is served as its checkpoint stores it (config.json quantization_config: mxfp4 routed experts,
+    bf16 attention, router, embeddings and head; specs/models/gpt-oss-120b.yaml): audit refused "checkpoint" ("is
+    not a precision") and "fp4" reads the bf16 attention at half a byte.  It takes the checkpoint's formats for the
+    weights, and the loosest for the KV cache and the compute, as an empty cell does, and says so: a tighter bound
+    than fp4 everywhere, which streams fewer bytes."""
+    from genreport.model.audit import PRECISIONS
+
+    row = "gpt-oss-120b,h100-sxm,1,1,1,{},1,1024,1024,tokens_per_s,400,s"
+    r = {x["id"]: x for x in audit(claims(tmp_path, "ckpt," + row.format("checkpoint"), "fp4," + row.format("fp4")))}
+    ckpt = r["ckpt"]
+    assert ckpt["verdict"] == "ok" and "checkpoint" in PRECISIONS
+    assert "weights as the checkpoint stores them (experts mxfp4, rest bf16)" in ckpt["assumed"]["precision"]
+    assert r["fp4"]["bound"] > ckpt["bound"]

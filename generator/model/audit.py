@@ -50,7 +50,7 @@ METRICS = {
 RATES = ("tokens_per_s", "tokens_per_s_per_gpu")
 DECODE_METRICS = ("tokens_per_s", "tokens_per_s_per_gpu", "ms_per_token")
 WEIGHT_ONLY = {"int8-weights": "int8", "int4-weights": "int4"}
-PRECISIONS = tuple(sorted(set(PRECISION_BYTES) | set(WEIGHT_ONLY)))
+PRECISIONS = tuple(sorted(set(PRECISION_BYTES) | set(WEIGHT_ONLY) | {"checkpoint"}))
 GROUP_SIZES = (1, 2, 4, 8, 16, 32, 64, 72, 128, 256, 512, 1024)
 TOLERANCE = 1e-9  # rounding of the inputs, not physics
 NEAR_PEAK = 0.9  # an ok claim above this MBU or MFU gets a word of caution (not a verdict)
@@ -114,21 +114,31 @@ def group(hw: Hardware, gpus: int, tp: int | None = None, pp: int | None = None)
                                dense={k: v * gpus for k, v in hw.dense.items()})
 
 
-def precision_of(name: str | Precision | None, hw: Hardware) -> tuple[Precision, dict]:
+def precision_of(name: str | Precision | None, hw: Hardware, model=None) -> tuple[Precision, dict]:
     """The Precision of a claim's precision cell, and what was assumed for an empty cell or a missing peak.
 
     ``int8-weights`` / ``int4-weights``: weight-only quantization, a 16-bit KV cache and bf16 compute (no
     group scales: the loosest).  A report-spec format (``bf16``, ``fp8`` ...) means weights, KV cache and
     compute in it, as ``precision: fp8`` does in a report spec; ``int8`` / ``int4`` are weight-only there too.
+    ``checkpoint``: the weights as ``model``'s checkpoint stores them, each tensor class in its own format
+    (gpt-oss-120b: mxfp4 experts, bf16 attention, as it is served), the KV cache and the compute unknown: the
+    loosest, as for an empty cell.
     """
     assumed: dict[str, object] = {}
     if isinstance(name, Precision):
         return name, assumed
     fastest = max(hw.dense, key=lambda k: (hw.dense[k], k))
+    smallest = min(PRECISION_BYTES, key=lambda k: (PRECISION_BYTES[k], k))
     if not name:
-        smallest = min(PRECISION_BYTES, key=lambda k: (PRECISION_BYTES[k], k))
         assumed["precision"] = f"weights and KV cache {smallest}, compute at the highest dense peak ({fastest})"
         return Precision(smallest, smallest, fastest), assumed
+    if name == "checkpoint" and model is not None:
+        from genreport.model.plan import plan_precision
+
+        stored = plan_precision("checkpoint", model)
+        assumed["precision"] = (f"weights as the checkpoint stores them ({stored.weights_label()}); KV cache "
+                                f"{smallest} and compute at the highest dense peak ({fastest}): not given, the loosest")
+        return dataclasses.replace(stored, kv_cache=smallest, compute=fastest), assumed
     if name in WEIGHT_ONLY or name in ("int8", "int4"):
         weights = WEIGHT_ONLY.get(name, name)
         p = Precision(weights, "bf16", "bf16")
@@ -159,7 +169,7 @@ def bound(c: Claim) -> Bound:
         return Bound(None, True, assumed={"gpus": "unknown: any number of GPUs, so no bound"})
     n = c.gpus or 1
     hw = group(c.hardware, n, c.tp, c.pp)
-    precision, more = precision_of(c.precision, c.hardware)
+    precision, more = precision_of(c.precision, c.hardware, c.model)
     assumed.update(more)
     env = make_env(hw, c.model, precision, c.accounting)
     weights = float(q["weight_bytes"](env.at()))
