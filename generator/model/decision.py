@@ -62,7 +62,7 @@ def fit_options(r) -> list[dict]:
     elif not searched and cap > 0:  # no layout search (no link, or no decode): an even split of the weights, with
         # one sequence of the first context (none where the engine's reserve and activation workspace leave a GPU no
         # memory: no count of GPUs fits); at a layout the whole model's weights over one card's room, so that "n ×"
-        # counts GPUs, not copies of the layout (it read "2 × L4" for a tp 2 layout that needed 4)
+        # counts GPUs, not copies of the layout (one GPU's slice split n ways: 4 × L4 for a 70B needing 7)
         whole = r.one_card.get(r.lead) if spec.parallelism is not None else None
         w_all, room = (whole["weight_bytes"], whole["capacity"]) if whole else (weights, cap)
         c = sc["kv_bytes_per_token"] or 0.0
