@@ -442,3 +442,15 @@ def test_the_one_pool_the_disaggregation_row_compares_with_is_the_chapters(capsy
                                                                                             rel=1e-5)
     if name.startswith("llama70b"):
         assert n["one_pool_batch"] == 223
+
+
+def test_a_rate_past_the_memory_has_no_steady_step(capsys):
+    """At 1,000 requests/s the 70B over 8 H100 has no steady state (the running sequences' reads would take more than
+    the bandwidth): the chapter says "no steady time: the rate is past what the memory allows", but `derive
+    steady_step_time` printed the formula's value, t_s = -0.0203 s for Qwen3 30B-A3B on 8 L4 at 3 requests/s: a
+    negative step.  It states none, with the reason (values.physical)."""
+    assert main(["derive", "steady_step_time", "--spec", "specs/llama70b-h100-tp8.yaml", "--set", "serving.rate=1000",
+                 "--no-latex"]) == 0
+    out = capsys.readouterr().out
+    assert "t_s = none: no steady state at this rate: it is past what the memory allows" in out
+    assert "t_s = -" not in out

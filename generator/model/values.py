@@ -72,6 +72,12 @@ NO_RATE = {
     "goodput_rate_compute": "no arrival rate is within the compute roof",
     "chunk_budget_rate": "no arrival rate fits the step budget: the decode tokens leave no room for a prompt chunk",
 }
+# The steady state at a rate (formulas/techniques.py): past the rate whose running sequences' reads take the whole
+# bandwidth, t_s = (N - N_e) b / (W - lam Q_r) turns negative: no steady state, not a negative step.
+NO_STEADY = {
+    "steady_step_time": "no steady state at this rate: it is past what the memory allows (the running sequences' reads "
+                        "would take the whole bandwidth)",
+}
 
 
 def physical(qid: str, raw, integer: str = "") -> tuple[float | None, str]:
@@ -108,6 +114,8 @@ def physical(qid: str, raw, integer: str = "") -> tuple[float | None, str]:
         return x, ""
     if qid in NO_RATE and x <= 0:
         return None, NO_RATE[qid]
+    if qid in NO_STEADY and not (math.isfinite(x) and x > 0):
+        return None, NO_STEADY[qid]
     if not math.isfinite(x):
         return None, "infinite at these inputs"
     if integer == "round" and x <= 0:
