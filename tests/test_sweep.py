@@ -102,6 +102,31 @@ def test_sliding_window_grid_agrees_with_the_report_evaluation():
             assert t_comp[1] < t_comp[2] < t_comp[3]  # the global layers still attend to everything
 
 
+def test_a_sweep_at_each_models_checkpoint_formats_agrees_with_a_reports_evaluation():
+    """``--precision checkpoint``: each model's weights as its checkpoint stores them (gpt-oss-120b: mxfp4 experts, bf16
+    attention; specs/models/gpt-oss-120b.yaml quantization_config), as ``plan`` names them; the sweep refused the
+    name.  Its grid equals a report's evaluation at plan's checkpoint precision, and a model without a stored format
+    (Llama 3.1 8B) sweeps in bf16."""
+    from genreport.formulas.compiled import load
+    from genreport.model.evaluate import make_env
+    from genreport.model.plan import plan_precision
+
+    q = load()
+    hw = load_hardware(ROOT / "specs" / "hardware" / "h200.yaml")
+    batch, ctx = [1, 64], [1024, 32768]
+    for name in ("gpt-oss-120b", "llama-3.1-8b"):
+        m = load_model(ROOT / "specs" / "models" / f"{name}.yaml")
+        (config,), _ = sw.configurations([m], [hw], ("checkpoint",))
+        res = sw.evaluate_sweep([config], batch, ctx)
+        env = make_env(hw, m, plan_precision("checkpoint", m), "seed")
+        for i, b in enumerate(batch):
+            for j, s in enumerate(ctx):
+                e = env.at(batch=float(b), context=float(s))
+                for qid in sw.GRID_QUANTITIES:
+                    assert res.columns[qid][0, i, j] == pytest.approx(float(q[qid](e)), rel=1e-12), (name, qid, b, s)
+        assert config.spec.classes if name == "gpt-oss-120b" else config.spec.weights == "bf16"
+
+
 def test_mixture_of_experts_reads_experts_but_stores_all():
     path = ROOT / "specs" / "models" / "mixtral-8x7b.yaml"
     if not path.is_file():

@@ -154,10 +154,11 @@ def main(argv: list[str]) -> int:
     precisions = _names(args.precision) or []
     from genreport.load.spec import PRECISION_BYTES
 
-    unknown = [p for p in precisions if p not in PRECISION_BYTES]
+    unknown = [p for p in precisions if p not in PRECISION_BYTES and p != "checkpoint"]
     if unknown or not precisions:
         raise _err(f"--precision {args.precision}", f"unknown precision {', '.join(unknown) or '(none)'}",
-                   f"one of {', '.join(PRECISION_BYTES)}")
+                   f"one of {', '.join(PRECISION_BYTES)}, or checkpoint (each model's weights as its checkpoint "
+                   "stores them)")
     if args.max_points < 1:
         raise _err(f"--max-points {args.max_points}", "must be a positive number of points", "e.g. --max-points 10000000")
     batch = parse_grid(args.batch, "--batch", args.max_points)

@@ -100,7 +100,13 @@ def configurations(models, hardware, precisions=DEFAULT_PRECISIONS) -> tuple[lis
     for m in models:
         for hw in hardware:
             for name in precisions:
-                p = _precision(name)
+                # 'checkpoint': the model's weights as its checkpoint stores them, per tensor class (plan's name)
+                if name == "checkpoint":
+                    from genreport.model.plan import plan_precision
+
+                    p = plan_precision(name, m)
+                else:
+                    p = _precision(name)
                 if p.compute not in hw.dense:
                     skipped.append((m.name, hw.name, name, f"no dense {p.compute} peak"))
                     continue
@@ -114,25 +120,30 @@ def _stack(configs: list[Config], batch: np.ndarray, context: np.ndarray, accoun
     k = len(configs)
     grid: dict[str, np.ndarray] = {}
     for name in names:
-        if name in ("B", "S", "c", "N", "d_h"):
+        if name in ("B", "S", "c", "N", "d_h", "b"):
             continue
         grid[name] = np.array([e.values[name] for e in envs], dtype=float).reshape(k, 1, 1)
     total_n = np.array([e.values["N"] for e in envs], dtype=float).reshape(k, 1, 1)
+    held_b = np.array([e.values["b"] for e in envs], dtype=float).reshape(k, 1, 1)
     n = np.empty((k, len(batch), 1))
+    b = np.empty((k, len(batch), 1))
     c = np.empty((k, 1, len(context)))
     d_h = np.empty((k, 1, len(context)))
     for i, e in enumerate(envs):
         at = e.at(batch=batch, context=context)
         n[i, :, 0] = np.broadcast_to(at["N"], batch.shape)
+        # the bytes a weight the step streams: per tensor class where the formats differ (a checkpoint's mxfp4
+        # experts beside bf16 attention: a small batch streams mostly the attention), the held mean otherwise
+        b[i, :, 0] = np.broadcast_to(at["b"], batch.shape)
         c[i, 0, :] = at["c"]
         d_h[i, 0, :] = np.broadcast_to(at["d_h"], context.shape)
-    grid.update(B=batch.astype(float).reshape(1, -1, 1), S=context.astype(float).reshape(1, 1, -1), N=n, c=c)
+    grid.update(B=batch.astype(float).reshape(1, -1, 1), S=context.astype(float).reshape(1, 1, -1), N=n, c=c, b=b)
     if "d_h" in names:
         grid["d_h"] = d_h
     # what the model may use of one card: the engine's reserve and one step's activations kept (env.usable_at, as
     # plan counts a one-GPU layout; the device's engine fields, genreport sweep's --memory-reserve)
     usable = np.array([usable_at(cf.hardware, cf.model, 1) for cf in configs], dtype=float).reshape(k, 1, 1)
-    cap = {**grid, "N": total_n, "C": usable}
+    cap = {**grid, "N": total_n, "b": held_b, "C": usable}  # the capacity holds every weight at its held bytes
     return grid, cap
 
 
