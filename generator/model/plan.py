@@ -278,13 +278,17 @@ def own_precision(name: str, model: Model, own: Precision | None) -> Precision:
     KV cache) where ``name`` is its uniform weight format or its per-class checkpoint formats, so the report's plan
     answers time the weights and the cache the report times (int4 with group 128: 0.516 B a weight, not int4's 0.5;
     an fp8 cache beside int4 weights, which plan's own pick for int4 would make bf16); else :func:`plan_precision`."""
-    auto = plan_precision(name, model)
-    if own is None:
-        return auto
-    # the report's own weights: its uniform format by name, or the checkpoint's per-class formats (gpt-oss-120b's mxfp4
-    # experts beside bf16 attention, with an fp8 cache and fp8 compute: plan's 'checkpoint' takes a bf16 cache)
-    same = auto.classes == own.classes if own.classes else name == own.weights
-    return own if same else auto
+    if own is not None and name == own_format(own, model):
+        return own
+    return plan_precision(name, model)
+
+
+def own_format(precision: Precision, model: Model) -> str:
+    """The name plan gives a report's weights: its uniform format, or 'checkpoint' where its per-class formats are
+    the model's checkpoint's (gpt-oss-120b's mxfp4 experts beside bf16 attention, whatever its cache and compute)."""
+    if precision.classes and plan_precision("checkpoint", model).classes == precision.classes:
+        return "checkpoint"
+    return precision.weights
 
 
 def model_format(model: Model, name: str) -> str:
@@ -941,11 +945,8 @@ def many_gpus(r) -> ManyGpus | None:
                      own=spec.precision)
         best = smallest(found)
         smallest_any = best.as_json() if best is not None else None
-        # the spec's own weights: its uniform format by name, or the checkpoint's per-class formats where they are
-        # the spec's (plan names those 'checkpoint': gpt-oss-120b's mxfp4 experts found no own-format layout)
-        mine = ("checkpoint" if spec.precision.classes
-                and plan_precision("checkpoint", spec.model).classes == spec.precision.classes
-                else spec.precision.weights)
+        # the spec's own weights as plan names them (own_format: gpt-oss-120b's checkpoint formats are 'checkpoint')
+        mine = own_format(spec.precision, spec.model)
         own = smallest(Plan([x for x in found.rows if x.precision == mine], {}, [], ""))
         smallest_own = own.as_json() if own is not None else None
     link = f"{hw.link.short_name}" if getattr(hw.link, "name", None) else ""

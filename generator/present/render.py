@@ -644,7 +644,8 @@ def keep_units(html: str) -> str:
     r"""``html`` with a no-break space between a number and the unit after it, in text outside tags and outside
     ``<script>``, ``<style>``, ``<svg>``, ``<code>`` and ``<pre>``, so a printed line never ends with "11.5" and
     the next begins with "ms" (nor with "≤" and the next with its number, nor with "tok/" and the next with "s": a
-    unit with a slash is wrapped in ``<span class="nowrap">``).  Only the PDF's HTML: the live page rewrites its sentences with plain spaces.
+    unit with a slash is wrapped in ``<span class="nowrap">``).  Only the PDF's HTML: the live page rewrites its
+    sentences with plain spaces.
 
     >>> keep_units('<p title="2 ms">at least 11.5 ms, 4.8 TB/s; 8 GPUs</p>')
     '<p title="2 ms">at least 11.5\xa0ms, 4.8\xa0<span class="nowrap">TB/s</span>; 8 GPUs</p>'
@@ -864,28 +865,25 @@ def _parallel_context(r: Results) -> dict:
 
 
 def _link_groups(links: list, par, noun: str) -> list[dict]:
-    """The groups of chapter 6's link sentence, those that cross the same link alike said once ("The dp group (16
-    chips, spread over 64), the ep group (16 chips) and the tp group (4 chips) cross scale-up: ICI ..."; three
-    sentences alike before): each entry the groups' names in words, whether they are several, the link, and whether
-    the switch's reduction is said (the tp group's all-reduces, which then stands alone)."""
-    out: list[dict] = []
+    """The groups of the many-GPU chapter's link sentence, those that cross the same link alike said once ("The dp
+    group (16 chips, spread over 64), the ep group (16 chips) and the tp group (4 chips) cross scale-up: ICI ...";
+    three sentences alike before), in the order each link first comes: each entry the groups' names in words, whether
+    they are several, the link, and whether the switch's reduction is said (the tp group's all-reduces: it stands
+    alone, as does a group over two tiers, whose sentence says how)."""
+    out: dict[tuple, dict] = {}
     for g, c in links:
         members = getattr(par, g)
         name = f"the {g} group ({members} {noun}s" + (f", spread over {c.span}" if c.span > members else "") + ")"
         switch = bool(c.in_network and g == "tp")
-        key = (c.tier, c.name, c.bandwidth_per_direction, c.latency, c.bus_bandwidth, c.bus_scope, c.bus_group_gpus)
-        if out and out[-1]["key"] == key and not switch and not out[-1]["switch"] and c.inner is None \
-                and out[-1]["link"].inner is None:
-            out[-1]["names"].append(name)
-        else:
-            out.append({"key": key, "names": [name], "link": c, "switch": switch})
-    for x in out:
+        alone = switch or c.inner is not None
+        key = (g,) if alone else (c.tier, c.name, c.bandwidth_per_direction, c.latency, c.bus_bandwidth, c.bus_scope,
+                                  c.bus_group_gpus)
+        out.setdefault(key, {"names": [], "link": c, "switch": switch})["names"].append(name)
+    for x in out.values():
         names = x.pop("names")
         who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
         x.update(who=who[:1].upper() + who[1:], several=len(names) > 1)
-        del x["key"]
-    return out
-
+    return list(out.values())
 
 def _overhead_formula(r: Results) -> str:
     """The kernels' fixed costs of a decode round as SymPy prints the expression the estimate evaluates (the
