@@ -425,4 +425,4 @@ def test_at_a_workload_symbol_evaluates_the_point_there(capsys, tmp_path):
     assert _value(s_at[1]) == _value(s_given[1]) and "at S = 65,536" in s_at[1]
     # the point itself, so no input is set apart from it: the same lines as --context gives, no "--at" scope
     assert s_at[1] == s_given[1] and "inputs set with --at" not in s_at[1]
-    assert s_at[1].strip().splitlines()[-1].startswith("  scope: one GPU's of tp 4")  # the report's, stated
+    assert s_at[1].strip().splitlines()[-1].startswith("  scope: one replica's (4 GPUs of tp 4")  # the report's, stated

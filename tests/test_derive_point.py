@@ -193,22 +193,60 @@ def test_a_mixture_of_experts_n_is_named_as_what_the_step_streams(capsys, tmp_pa
     assert "stands for N" not in capsys.readouterr().out  # a dense model on one card reads its N
 
 
+def _scope_table() -> dict[str, set[str]]:
+    """docs/results.md's "Scope" table: scope -> the ids of its row (the third column's code spans)."""
+    import re
+
+    from shared import ROOT
+
+    docs = (ROOT / "docs" / "results.md").read_text(encoding="utf-8")
+    section = docs[docs.index("## Scope:"):docs.index("## Quantities")]
+    rows = {}
+    for line in section.splitlines():
+        cells = line.split("|")
+        if len(cells) > 4 and (m := re.fullmatch(r" `([a-z_]+)` ", cells[1])):
+            rows[m.group(1)] = set(re.findall(r"`([a-z_]+)`", cells[3])) - {"quantities", "compare_models", "null"}
+    return rows
+
+
 def test_whose_number_derive_says_is_the_scope_results_md_gives(capsys):
     """docs/results.md's "Scope" table puts the KV tokens, the sequences that fit, the intensity there, the crossover
     batch and the decode token/s of a layout in one replica (the chapter-4 table's "sequences that fit per replica");
     derive said "one GPU's" of all but the token/s (Qwen2.5 72B on 4 H20: "kv_capacity_tokens ... one GPU's of
-    tp 4").  The set derive reads (values.REPLICA_SCOPED) is the table's row, id for id."""
-    import re
-
+    tp 4"), and of the whole model's parameters ("parameters ... one GPU's of tp 8"). The table's rows are
+    values.SCOPES, id for id, and derive says each row's words."""
     from genreport.commands.cli import main
-    from genreport.model.values import REPLICA_SCOPED
-    from shared import ROOT
+    from genreport.model.values import REPLICA_SCOPED, scope
 
-    docs = (ROOT / "docs" / "results.md").read_text(encoding="utf-8")
-    row = next(line for line in docs.splitlines() if line.startswith("| one replica"))
-    listed = {x for x in re.findall(r"`([a-z_]+)`", row.split("|")[2]) if not x.endswith("_time_bound")}
-    assert listed == REPLICA_SCOPED
-    for qid in sorted(REPLICA_SCOPED - {"decode_tokens_per_s"}):
-        assert main(["derive", qid, "--spec", "specs/llama70b-h100-tp8.yaml", "--context", "8192", "--batch", "1"]) == 0
+    rows = _scope_table()
+    assert set(rows) == {"model", "deployment", "replica", "gpu", "one_card"}
+    for name, ids in rows.items():
+        assert ids and {qid: scope(qid) for qid in ids} == dict.fromkeys(ids, name), name
+    assert REPLICA_SCOPED <= rows["replica"]
+    words = {"replica": "  scope: one replica's (8 GPUs of tp 8 x pp 1 x ep 1 x dp 1)",
+             "model": "  scope: the whole model's, whatever the layout (this report's: tp 8 x pp 1 x ep 1 x dp 1)",
+             "gpu": "  scope: one GPU's of tp 8 x pp 1 x ep 1 x dp 1"}
+    for qid, kind in (*((q, "replica") for q in sorted(REPLICA_SCOPED - {"decode_tokens_per_s"})),
+                      ("parameters", "model"), ("kv_bytes_per_token", "gpu")):
+        point = ["--context", "8192", "--batch", "1"] if kind == "replica" else []  # the others take no point
+        assert main(["derive", qid, "--spec", "specs/llama70b-h100-tp8.yaml", *point]) == 0
         last = capsys.readouterr().out.strip().splitlines()[-1]
-        assert last.startswith("  scope: one replica's (8 GPUs of tp 8 x pp 1 x ep 1 x dp 1)"), (qid, last)
+        assert last.startswith(words[kind]), (qid, last)
+
+
+def test_every_entry_of_results_json_states_its_scope():
+    """One number, one scope: every entry of every committed report's results.json carries ``scope``, the one its id
+    has in docs/results.md's table (an id missing from the table fails here: say whose it is before emitting it)."""
+    import json
+
+    from shared import COMMITTED, ROOT
+
+    by_id = {qid: name for name, ids in _scope_table().items() for qid in ids}
+    seen = set()
+    for spec in COMMITTED:
+        data = json.loads((ROOT / "out" / spec.removesuffix(".yaml") / "results.json").read_text(encoding="utf-8"))
+        for entry in data["quantities"]:
+            base = entry["id"].removesuffix("_exact")
+            assert entry["scope"] == by_id.get(base), (spec, entry["id"], entry["scope"])
+            seen.add(base)
+    assert {"gpus", "parameters", "kv_capacity_tokens_one_card", "decode_time_bound"} <= seen

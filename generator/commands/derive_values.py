@@ -77,17 +77,23 @@ def report_entry(qid: str, nums: Numbers):
 
 
 def scope_of(spec, entry_id: str) -> str:
-    """Whose number an entry is: one card's; at a layout one replica's (values.REPLICA_SCOPED: the KV tokens and
-    sequences it holds, the intensity there, the crossover batch through a full pipeline, its decode token/s; and the
-    *_replica quantities) or one GPU's."""
-    from genreport.model.values import REPLICA_SCOPED
+    """Whose number an entry is (values.scope, results.json's ``scope``): one card's; at a layout the whole model's,
+    the layout's, one replica's (the KV tokens and sequences it holds, the intensity there, its rounds, prompts and
+    token rate, the crossover batch through a full pipeline), the whole model on one card, or one GPU's."""
+    from genreport.model.values import scope
 
     par = spec.parallelism
     if par is None:
         return "one card's"
-    base = entry_id.removesuffix("_exact")
     shape = f"tp {par.tp} x pp {par.pp} x ep {par.ep} x dp {par.dp}"
-    if base in REPLICA_SCOPED or base.endswith("_replica"):
+    kind = scope(entry_id)
+    if kind == "model":
+        return f"the whole model's, whatever the layout (this report's: {shape})"
+    if kind == "deployment":
+        return f"the whole layout's ({par.gpus} GPU{'s' if par.gpus > 1 else ''} of {shape})"
+    if kind == "one_card":
+        return f"the whole model on one card, beside this report's {shape}"
+    if kind == "replica":
         gpus = par.replica_gpus
         return (f"one replica's ({gpus} GPU{'s' if gpus > 1 else ''} of {shape})"
                 + (f", over a round through {par.pp} pipeline stages" if par.pp > 1 else ""))

@@ -1042,8 +1042,10 @@ def _entries(r, out: ParallelResults) -> list:
     return entries
 
 
-def round_bound(r, accounting: str, batch, context) -> np.ndarray:
-    """The strict bound of a decode round at the spec's layout over a (batch, context) grid (figure samples)."""
+def round_bound(r, accounting: str, batch, context, eta_p: float = 1.0, eta_w: float = 1.0) -> np.ndarray:
+    """The strict bound of a decode round at the spec's layout over a (batch, context) grid (figure samples); with
+    ``eta_p``, ``eta_w`` below 1 the round at those shares of the peak FLOP/s and HBM bandwidth, its links unchanged
+    (the spec's ``efficiency``: measured.derated)."""
     spec, par = r.spec, r.parallel
     at_layout = r.envs[accounting]
     env = at_layout.one_card()
@@ -1053,6 +1055,7 @@ def round_bound(r, accounting: str, batch, context) -> np.ndarray:
     context = np.asarray(context, dtype=float)
     g = env.at(batch=batch[:, None], context=context[None, :])
     v = at_batch(dict(base, S=g["S"], c=g["c"], d_h=g["d_h"]), at_layout, batch[:, None])
+    v = dict(v, P=v["P"] * eta_p, W=v["W"] * eta_w)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         t = np.asarray(r.q["decode_time_bound"](v), dtype=float)
     return np.broadcast_to(t, (len(batch), len(context))).copy()
@@ -1087,12 +1090,15 @@ def decode_bound_at(spec, accounting: str, batch: float, context: float, precisi
         return float(np.ravel(np.asarray(load()["decode_time_bound"](v), dtype=float))[0])
 
 
-def prefill_bound_at(spec, accounting: str, tokens: float, precision: Precision | None = None) -> float:
+def prefill_bound_at(spec, accounting: str, tokens: float, precision: Precision | None = None,
+                     eta_p: float = 1.0, eta_w: float = 1.0) -> float:
     """The strict bound of a prefill of ``tokens`` at the spec's layout, prefill_time_bound as the layout's prefill
     evaluates it (one GPU's compute, HBM and interconnect ledgers, through the pipeline), with another precision:
-    what page 1's FP8 compute lever does to a layout's prefill row (its links unchanged)."""
+    what page 1's FP8 compute lever does to a layout's prefill row (its links unchanged); with ``eta_p``, ``eta_w``
+    at those shares of the peaks (measured.derated)."""
     if precision is not None:
         spec = replace(spec, precision=precision)
     v = point_values(spec, accounting, "prefill_time_bound", tokens=float(tokens))
+    v = dict(v, P=v["P"] * eta_p, W=v["W"] * eta_w)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         return float(np.ravel(np.asarray(load()["prefill_time_bound"](v), dtype=float))[0])

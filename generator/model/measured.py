@@ -406,7 +406,9 @@ def derated(results: Results) -> dict | None:
 
     t_eta = max(F / (eta_P P), Q / (eta_W W)) per step (``derated_time``), beside the
     ideal bound (eta = 1).  Decode uses ``decode_tokens_per_s_derated`` on the spec's
-    batch x context grid.  Training counts 6 N_a T FLOPs and the three weight passes of
+    batch x context grid; at a layout a replica's round and a prompt through it, the strict bound's
+    (``decode_time_bound``, ``prefill_time_bound``: the GPU's ledgers and its links through the pipeline)
+    with the peaks scaled, so that the estimate never beats the bound it derates.  Training counts 6 N_a T FLOPs and the three weight passes of
     seed 003 section 2 (activations excluded), like the report's training intensity.
     """
     eff = results.spec.efficiency
@@ -429,15 +431,24 @@ def derated(results: Results) -> dict | None:
                 **(etas if scale else {"eta_P": 1.0, "eta_W": 1.0})}
         return np.asarray(q["derated_time"](args), dtype=float)
 
+    laid = results.parallel is not None and lead in results.parallel.decode
     if lead in results.decode:
         batch = np.asarray(w.decode_batch, dtype=float)
         ctx = np.asarray(w.decode_context, dtype=float)
-        g = env.at(batch=batch[:, None], context=ctx[None, :], **etas)
-        tok = np.broadcast_to(np.asarray(q["decode_tokens_per_s_derated"](g), dtype=float),
-                              (len(batch), len(ctx))).copy()
         grid = results.decode[lead]
-        t_comp = grid["decode_time_compute"] / eff.compute
-        t_mem = grid["decode_time_memory"] / eff.bandwidth
+        if laid:  # a replica's round: the strict bound's ledgers through the pipeline, the peaks scaled, links as given
+            from genreport.model.layout import round_bound
+
+            tok = batch[:, None] / round_bound(results, lead, batch, ctx, eff.compute, eff.bandwidth)
+            pgrid = results.parallel.decode[lead]
+            t_comp = pgrid["decode_time_compute_gpu"] / eff.compute
+            t_mem = pgrid["decode_time_memory_gpu"] / eff.bandwidth
+        else:
+            g = env.at(batch=batch[:, None], context=ctx[None, :], **etas)
+            tok = np.broadcast_to(np.asarray(q["decode_tokens_per_s_derated"](g), dtype=float),
+                                  (len(batch), len(ctx))).copy()
+            t_comp = grid["decode_time_compute"] / eff.compute
+            t_mem = grid["decode_time_memory"] / eff.bandwidth
         out["decode"] = {
             "batch": list(w.decode_batch), "context": list(w.decode_context),
             "tokens_per_s": tok, "ideal_tokens_per_s": grid["decode_tokens_per_s"],
@@ -446,8 +457,15 @@ def derated(results: Results) -> dict | None:
         }
     if lead in results.prefill:
         p = results.prefill[lead]
-        derated_t = step(p["prefill_flops"], p["prefill_bytes"]) * np.ones_like(p["prefill_flops"])
-        ideal_t = np.maximum(p["prefill_time_compute"], p["prefill_time_memory"])
+        if results.parallel is not None and lead in results.parallel.prefill:  # a prompt through the replica
+            from genreport.model.layout import prefill_bound_at
+
+            derated_t = np.array([prefill_bound_at(results.spec, lead, t, None, eff.compute, eff.bandwidth)
+                                  for t in w.prefill_prompt])
+            ideal_t = np.asarray(results.parallel.prefill[lead]["prefill_time_bound"], dtype=float)
+        else:
+            derated_t = step(p["prefill_flops"], p["prefill_bytes"]) * np.ones_like(p["prefill_flops"])
+            ideal_t = np.maximum(p["prefill_time_compute"], p["prefill_time_memory"])
         out["prefill"] = {"prompt": list(w.prefill_prompt), "time": derated_t, "ideal_time": ideal_t,
                           "ratio": ideal_t / derated_t}
     if w.training_tokens:

@@ -31,7 +31,7 @@ class Entry:
 
     def as_json(self) -> dict:
         out = {"id": self.id, "params": self.params, "value": self.value, "unit": self.unit,
-               "symbol": self.symbol, "latex": self.latex, "accounting": self.accounting}
+               "symbol": self.symbol, "latex": self.latex, "accounting": self.accounting, "scope": scope(self.id)}
         if self.value is None and self.reason:
             out["reason"] = self.reason
         return out
@@ -64,6 +64,36 @@ NO_FIT = "the weights alone exceed the memory capacity, so no KV cache fits"
 # other id of a layout is one GPU's, except the model's own counts.  derive's scope line reads this set.
 REPLICA_SCOPED = frozenset({"kv_capacity_tokens", "capacity_batch", "intensity_at_capacity", "crossover_batch",
                             "decode_tokens_per_s"})
+
+# Whose number each id of results.json is (docs/results.md, "Scope"; Entry.as_json writes it as ``scope``): at a
+# layout, the seeds' formulas take one GPU's slice (formulas/layout.py), so an id not named below is one GPU's; on one
+# card every scope is that card's. "model": the whole model whatever the layout (its counts, its training state, the
+# GPUs and tp degrees it needs); "deployment": all the layout's GPUs; "replica": one copy of the model over its
+# n_TP n_PP GPUs (what it holds, its rounds and prompts, its token rate); "one_card": the whole model on one card,
+# stated beside a layout.
+SCOPES = {
+    "model": frozenset({"parameters", "training_state_bytes", "min_gpus_to_fit", "tp_weight_crossover",
+                        "tp_link_bound_degree"}),
+    "deployment": frozenset({"gpus"}),
+    "replica": REPLICA_SCOPED | {"kv_capacity_tokens_replica", "capacity_batch_replica", "decode_tokens_per_s_replica",
+                                 "decode_time_bound", "decode_time_serial", "prefill_time_bound", "prefill_time_serial",
+                                 "prefill_occupancy_bound", "prefill_occupancy_serial", "comm_hbm_crossover_batch",
+                                 "request_decode_time_bound", "request_decode_time_serial",
+                                 "decode_tokens_per_s_derated"},
+    "one_card": frozenset({"capacity_one_card", "weight_bytes_one_card", "weight_stream_time_one_card",
+                           "kv_capacity_tokens_one_card"}),
+}
+
+
+def scope(qid: str) -> str:
+    """The scope of ``qid`` (either accounting's: ``_exact`` is dropped): a key of ``SCOPES``, else "gpu".
+
+    >>> scope("kv_capacity_tokens_exact"), scope("decode_time_memory"), scope("parameters")
+    ('replica', 'gpu', 'model')
+    """
+    base = qid.removesuffix("_exact")
+    return next((name for name, ids in SCOPES.items() if base in ids), "gpu")
+
 
 # The serving chapter's goodput ceilings (formulas/techniques.py): a rate at or below 0 is no rate at all.
 NO_RATE = {

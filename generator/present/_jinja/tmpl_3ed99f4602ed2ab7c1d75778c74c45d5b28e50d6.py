@@ -200,11 +200,11 @@ def root(context, missing=missing):
         yield '). It is an estimate beside the bound, not a bound.'
         if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
             pass
-            yield " At this layout its\ntokens/s are one replica's, from one "
-            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-            yield "'s compute and HBM ledgers: the links are left out, which the strict bound\nof chapter "
+            yield " At this layout its\ntokens/s are one replica's: the strict bound of a round in chapter "
             yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's7'))
-            yield ' adds.'
+            yield ' (each '
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+            yield "'s compute, HBM and link\nledgers, through the pipeline) with the two peaks scaled and the links at their own rates."
         yield '</p>\n'
         if environment.getattr((undefined(name='derated') if l_0_derated is missing else l_0_derated), 'decode'):
             pass
@@ -370,4 +370,4 @@ def root(context, missing=missing):
     yield '</div>\n</section>\n'
 
 blocks = {}
-debug_info = '1=104&3=117&5=119&6=122&7=133&10=141&11=145&12=153&20=159&24=162&26=166&27=174&28=178&32=190&34=193&35=195&36=199&37=204&38=206&39=209&41=212&42=221&43=230&44=240&49=248&50=251&53=253&54=255&55=259&56=273&57=280&58=284&61=295&63=313&64=316&65=318&67=320&68=322&69=326&70=337&71=343&72=347&75=356'
+debug_info = '1=104&3=117&5=119&6=122&7=133&10=141&11=145&12=153&20=159&24=162&26=166&27=174&28=178&32=190&34=193&35=195&36=199&37=204&39=209&41=212&42=221&43=230&44=240&49=248&50=251&53=253&54=255&55=259&56=273&57=280&58=284&61=295&63=313&64=316&65=318&67=320&68=322&69=326&70=337&71=343&72=347&75=356'
