@@ -93,6 +93,31 @@ def test_the_layout_is_an_input_that_changes(tmp_path, capsys):
     assert changed["layout.redundant_experts"] == (0, 8)
 
 
+def test_a_layouts_changes_say_whose_number_each_is(tmp_path, capsys):
+    """One number, one scope: tp 2 -> tp 8 halves nothing a replica reads, yet decode_bytes reads 0.25x (one GPU's
+    slice) beside decode_time_bound's 0.25x (a replica's round). Each moved entry says whose it is (results.json's
+    ``scope``), in the text table where either side is a layout and in the JSON always; a results.json written before
+    entries carried a scope (an older revision) gets the one its id has now. Two one-card reports print no column."""
+    tp2, tp8 = str(ROOT / "out" / "llama70b-h100-tp2"), str(ROOT / "out" / "llama70b-h100-tp8")
+    assert cli_main(["diff", tp2, tp8, "--format", "json"]) == 0
+    changed = {(c["id"], json.dumps(c["params"], sort_keys=True)): c["scope"]
+               for c in json.loads(capsys.readouterr().out)["changed"]}
+    point = json.dumps({"batch": 1, "context": 8192}, sort_keys=True)
+    assert changed[("decode_bytes", point)] == "gpu" and changed[("decode_time_bound", point)] == "replica"
+    assert cli_main(["diff", tp2, tp8, "--limit", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "unit  scope" in text and "per replica" in text and "per GPU" in text
+    older = json.loads((ROOT / "out" / "llama70b-h100-tp2" / "results.json").read_text(encoding="utf-8"))
+    for q in older["quantities"]:
+        del q["scope"]
+    (tmp_path / "old.json").write_text(json.dumps(older), encoding="utf-8")
+    assert cli_main(["diff", str(tmp_path / "old.json"), tp8, "--format", "json"]) == 0
+    assert {(c["id"], json.dumps(c["params"], sort_keys=True)): c["scope"]
+            for c in json.loads(capsys.readouterr().out)["changed"]} == changed
+    assert cli_main(["diff", str(ROOT / "out" / "llama8b-h100"), str(ROOT / "out" / "llama8b-a100"), "--limit", "1"]) == 0
+    assert "scope" not in capsys.readouterr().out
+
+
 def test_the_serving_chapters_answers_are_compared(tmp_path, capsys):
     """Llama 3.1 70B on 8 H100 against its what-if with an 8 ms TPOT target: no quantity of the grid moves, but the
     serving chapter's answers do (the batch the target allows 256 -> 48, the GPUs for the 128 users 8 -> 24), and

@@ -71,6 +71,7 @@ MALFORMED = {
     "params a list": ({"quantities": [{"id": "a", "params": [1], "value": 1}]}, "'params' is not an object"),
     "params of objects": ({"quantities": [{"id": "a", "params": {"b": {}}, "value": 1}]}, "'params' is not an object"),
     "missing keys": ({"quantities": [{"value": 1}]}, "no 'id' string"),
+    "scope a number": ({"quantities": [{"id": "a", "value": 1, "scope": 3}]}, "'scope' is not a string"),
     "no quantities": ({"spec": {}}, "no list 'quantities'"),
     "quantities an object": ({"quantities": {"a": 1}}, "'quantities' is an object, not a list"),
     "entry not an object": ({"quantities": [1]}, "a number, not an object"),

@@ -133,6 +133,8 @@ def _bad_quantity(q) -> str:
         return f"'value' is {_kind(value)}, not a number or null"
     if not isinstance(q.get("unit", ""), str):
         return "'unit' is not a string"
+    if not isinstance(q.get("scope", ""), str):
+        return "'scope' is not a string"
     return ""
 
 
@@ -215,6 +217,7 @@ class Change:
     old: float | None
     new: float | None
     unit: str
+    scope: str = ""  # whose number (results.json's ``scope``, values.SCOPES): "gpu", "replica", ...
 
     @property
     def ratio(self) -> float | None:
@@ -244,6 +247,7 @@ class Diff:
     serving: list[tuple[str, object, object]] = field(default_factory=list)  # the serving chapter's (which, old, new)
     accounting: str = ""  # the accounting compared ('' : every accounting)
     what_if: tuple = (None, None)  # each side's --set arguments where it is a what-if build (what_if_of), else None
+    laid_out: bool = False  # either side is a layout of many GPUs: the tables say whose each number is
 
 
 # The reader's groups, in the order a review reads them.
@@ -416,7 +420,8 @@ def compare(old: dict, new: dict, threshold: float = 1e-9, accounting: str | Non
         elif va is not None and vb is not None and va == 0 and abs(vb) <= threshold:
             same += 1
             continue
-        changed.append(Change(qa["id"], qa.get("params") or {}, va, vb, qb.get("unit") or qa.get("unit") or ""))
+        changed.append(Change(qa["id"], qa.get("params") or {}, va, vb, qb.get("unit") or qa.get("unit") or "",
+                              _scope(qb) or _scope(qa)))
     changed.sort(key=lambda c: (-round(c.size, 9), c.id, _params_key(c.params)))
     grid = grid_changes(a_qs, b_qs)
     added = [b[k] for k in sorted(b.keys() - a.keys())]
@@ -425,7 +430,21 @@ def compare(old: dict, new: dict, threshold: float = 1e-9, accounting: str | Non
     added = [q for q in added if not _on_changed_grid(q, grid)]
     removed = [q for q in removed if not _on_changed_grid(q, grid)]
     return Diff(changed, added, removed, same, input_changes(old, new), grid, on_grid, verdict_changes(old, new),
-                serving_changes(old, new), accounting, (what_if_of(old), what_if_of(new)))
+                serving_changes(old, new), accounting, (what_if_of(old), what_if_of(new)),
+                any(isinstance(doc.get("parallel"), dict) and doc["parallel"].get("gpus", 1) != 1 for doc in (old, new)))
+
+
+# How a table names a scope (results.json's ``scope``; docs/results.md, "Scope").
+SCOPE_WORDS = {"gpu": "per GPU", "replica": "per replica", "deployment": "all GPUs", "model": "the model",
+               "one_card": "one card"}
+
+
+def _scope(q: dict) -> str:
+    """Whose number an entry is: its ``scope``, or for a results.json written before entries carried one (a git
+    revision), the scope its id has now (values.scope)."""
+    from genreport.model.values import scope
+
+    return q.get("scope") or scope(q["id"])
 
 
 MAX_OVERRIDES = 64  # a what-if's --set arguments read from a results.json (each of at most MAX_OVERRIDE characters)
@@ -516,16 +535,20 @@ def sections(d: Diff, limit: int = 0) -> list[tuple[str, list[str], list[list[st
                     [[k, _short(_value(a)), _short(_value(b))] for k, a, b in d.serving], set(), 0))
     for title, _test in GROUPS:
         moved = [c for c in d.changed if group_of(c.id) == title]
-        rows = [[c.id, _params(c.params), _num(c.old), _num(c.new), _ratio(c), c.unit]
+        whose = (lambda c: [SCOPE_WORDS.get(c.scope, c.scope)]) if d.laid_out else (lambda c: [])
+        rows = [[c.id, _params(c.params), _num(c.old), _num(c.new), _ratio(c), c.unit, *whose(c)]
                 for c in (moved[:limit] if limit else moved)]
         if rows:
             more = len(moved) - len(rows)
             out.append((title + (f", the {len(rows)} largest" if more else ""),
-                        ["quantity", "params", "old", "new", "new/old", "unit"], rows, {2, 3, 4}, more))
+                        ["quantity", "params", "old", "new", "new/old", "unit", *(["scope"] if d.laid_out else [])],
+                        rows, {2, 3, 4}, more))
     for title, items in (("Added", d.added), ("Removed", d.removed)):
         if items:
-            rows = [[q["id"], _params(q.get("params") or {}), _num(q.get("value")), q.get("unit", "")] for q in items]
-            out.append((title, ["quantity", "params", "value", "unit"], rows, {2}, 0))
+            rows = [[q["id"], _params(q.get("params") or {}), _num(q.get("value")), q.get("unit", ""),
+                     *([SCOPE_WORDS.get(_scope(q), _scope(q))] if d.laid_out else [])] for q in items]
+            out.append((title, ["quantity", "params", "value", "unit", *(["scope"] if d.laid_out else [])], rows,
+                        {2}, 0))
     return out
 
 
@@ -592,9 +615,11 @@ def as_json(d: Diff) -> dict:
             "verdicts": [{"verdict": k, "old": a, "new": b} for k, a, b in d.verdicts],
             "serving": [{"answer": k, "old": a, "new": b} for k, a, b in d.serving],
             "changed": [{"id": c.id, "params": c.params, "old": c.old, "new": c.new, "ratio": c.ratio, "unit": c.unit,
-                         "group": group_of(c.id)} for c in d.changed],
-            "added": [{"id": q["id"], "params": q.get("params") or {}, "value": q.get("value")} for q in d.added],
-            "removed": [{"id": q["id"], "params": q.get("params") or {}, "value": q.get("value")} for q in d.removed],
+                         "scope": c.scope, "group": group_of(c.id)} for c in d.changed],
+            "added": [{"id": q["id"], "params": q.get("params") or {}, "value": q.get("value"), "scope": _scope(q)}
+                      for q in d.added],
+            "removed": [{"id": q["id"], "params": q.get("params") or {}, "value": q.get("value"), "scope": _scope(q)}
+                        for q in d.removed],
             "on_grid": {"added": d.on_grid[0], "removed": d.on_grid[1]}}
 
 
