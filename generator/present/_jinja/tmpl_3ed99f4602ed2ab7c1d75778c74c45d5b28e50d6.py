@@ -189,9 +189,7 @@ def root(context, missing=missing):
         yield '</tbody></table></div>\n'
     if (undefined(name='derated') if l_0_derated is missing else l_0_derated):
         pass
-        yield '<h3>Derated estimate</h3>\n<p>'
-        yield escape(environment.getattr((undefined(name='derated') if l_0_derated is missing else l_0_derated), 'label'))
-        yield ": the ideal bound with the peaks scaled by the spec's achievable fractions, η<sub>W</sub> =\n"
+        yield "<h3>Derated estimate</h3>\n<p>The derated estimate is the ideal bound with the peaks scaled by the spec's achievable fractions, η<sub>W</sub> =\n"
         yield escape(environment.getattr((undefined(name='derated') if l_0_derated is missing else l_0_derated), 'bandwidth'))
         yield ' of the bandwidth and η<sub>P</sub> = '
         yield escape(environment.getattr((undefined(name='derated') if l_0_derated is missing else l_0_derated), 'compute'))
@@ -370,4 +368,4 @@ def root(context, missing=missing):
     yield '</div>\n</section>\n'
 
 blocks = {}
-debug_info = '1=104&3=117&5=119&6=122&7=133&10=141&11=145&12=153&20=159&24=162&26=166&27=174&28=178&32=190&34=193&35=195&36=199&37=204&39=209&41=212&42=221&43=230&44=240&49=248&50=251&53=253&54=255&55=259&56=273&57=280&58=284&61=295&63=313&64=316&65=318&67=320&68=322&69=326&70=337&71=343&72=347&75=356'
+debug_info = '1=104&3=117&5=119&6=122&7=133&10=141&11=145&12=153&20=159&24=162&26=166&27=174&28=178&32=190&35=193&36=197&37=202&39=207&41=210&42=219&43=228&44=238&49=246&50=249&53=251&54=253&55=257&56=271&57=278&58=282&61=293&63=311&64=314&65=316&67=318&68=320&69=324&70=335&71=341&72=345&75=354'
