@@ -183,6 +183,37 @@ def test_new_families_bad_values_name_file_key_and_fix(tmp_path, capsys, name, e
     assert "internal error" not in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("name, edit, key, shown", [
+    # Qwen3-Next (Qwen/Qwen3-Next-80B-A3B-Instruct config.json): three Gated DeltaNet layers per full-attention one
+    ("qwen3-30b-a3b", lambda d: d.update(architectures=["Qwen3NextForCausalLM"], model_type="qwen3_next",
+                                         full_attention_interval=4, linear_num_value_heads=32,
+                                         linear_key_head_dim=128), "full_attention_interval", "'full_attention_interval'"),
+    # a supported architecture whose layer_types names a linear-attention layer
+    ("gpt-oss-120b", lambda d: d["layer_types"].__setitem__(0, "linear_attention"), "layer_types",
+     "layer_types lists 'linear_attention'"),
+    # Nemotron-H (nvidia/Nemotron-H-8B-Base-8K): Mamba-2 and attention layers by a pattern string
+    ("llama-3.1-8b", lambda d: d.update(architectures=["NemotronHForCausalLM"], hybrid_override_pattern="M-M-M*-",
+                                        ssm_state_size=128), "hybrid_override_pattern", "'hybrid_override_pattern'"),
+    # Jamba (ai21labs/Jamba-v0.1): an attention layer every 8th, Mamba in the others
+    ("mixtral-8x7b", lambda d: d.update(architectures=["JambaForCausalLM"], attn_layer_period=8, attn_layer_offset=4,
+                                        mamba_d_state=16), "attn_layer_period", "'attn_layer_period'"),
+    # a multimodal config whose text model is a hybrid
+    ("gemma-3-27b", lambda d: d["text_config"].update(layer_types=["mamba"] * 62), "text_config.layer_types",
+     "layer_types lists 'mamba'"),
+])
+def test_layers_with_a_recurrent_state_are_refused_with_the_reason(tmp_path, capsys, name, edit, key, shown):
+    """Linear-attention and state-space hybrids keep a fixed state per sequence, not a KV cache growing with the
+    context: genreport cannot bound them, and says so at the key that shows it, whichever the architecture (Qwen3-Next
+    was refused as "not supported ... write the model spec by hand", which the schema cannot express; gpt-oss with a
+    linear layer as "layer_types must list 'sliding_attention' or 'full_attention'")."""
+    code, err = run(tmp_path, _variant(name, edit), capsys)
+    assert code == 1, err
+    line = next(x for x in err.splitlines() if "keep a fixed state per sequence" in x)
+    assert line.startswith(f"{tmp_path / 'config.json'}:") and f" {key}: " in line and f"({shown}: " in line
+    assert "no bound can be stated for this model" in line and "write the model spec by hand" not in err
+    assert "internal error" not in err and "Traceback" not in err
+
+
 def test_an_unsupported_architecture_says_how_to_go_round(tmp_path, capsys):
     code, err = run(tmp_path, edited(LLAMA, "architectures", '["MambaForCausalLM"]'), capsys)
     assert code == 1 and "write the model spec by hand" in err and "model.schema.json" in err

@@ -69,6 +69,39 @@ BY_HAND = ("write the model spec by hand instead: the keys are in specs/schema/m
            "and docs/import-hf.md shows how")
 
 
+# What marks a config.json whose layers (some or all) keep a fixed recurrent state per sequence instead of a KV cache
+# that grows with the context: linear attention (Qwen3-Next's Gated DeltaNet, Kimi Linear, MiniMax's lightning
+# attention) and state-space or recurrent layers (Mamba in Jamba, Nemotron-H, Granite 4, Falcon-H1; RecurrentGemma,
+# RWKV, LFM2's convolutions).  The keys transformers' configs give such layers, and the layer kinds they list.
+_RECURRENT_KEYS = ("full_attention_interval", "linear_num_value_heads", "linear_num_key_heads", "linear_key_head_dim",
+                   "linear_attn_config", "attn_type_list", "layer_block_types", "hybrid_override_pattern",
+                   "attn_layer_period", "attn_layer_offset", "mamba_d_state", "mamba_n_heads", "mamba_expand",
+                   "ssm_state_size", "state_size", "time_step_rank", "block_types", "lru_width")
+_RECURRENT_LAYERS = ("linear_attention", "mamba", "mamba2", "ssm", "recurrent", "rwkv", "conv", "deltanet",
+                     "lightning_attention", "linear")
+
+
+def _recurrent(cfg: _Config) -> None:
+    """Refuse, naming the key that shows it, a model with recurrent-state layers (``_RECURRENT_KEYS``): genreport's
+    formulas cache keys and values per token in every layer (full, sliding-window, chunked or MLA attention), so a
+    layer whose state per sequence is fixed would be miscounted (as attention its reads grow with the context and the
+    bound would exceed what an engine needs: no bound at all). The top object and a multimodal text_config."""
+    for sub in (cfg, *((cfg.sub("text_config"),) if isinstance(cfg.data.get("text_config"), dict) else ())):
+        types = sub.data.get("layer_types")
+        kinds = sorted({t for t in types if isinstance(t, str) and any(k in t.lower() for k in _RECURRENT_LAYERS)}
+                       if isinstance(types, list) else set())
+        key = "layer_types" if kinds else next((k for k in _RECURRENT_KEYS if k in sub.data), None)
+        if key is None:
+            continue
+        what = f"layer_types lists {', '.join(repr(k[:40]) for k in kinds[:3])}" if kinds else f"'{key}'"
+        sub.error(key, f"config.json describes layers that keep a fixed state per sequence instead of a KV cache "
+                       f"({what}: linear-attention or state-space layers), which genreport does not model",
+                  "its formulas cache keys and values per token in every layer (full, sliding-window, chunked or MLA "
+                  "attention); such a layer's state, reads and FLOPs are not among them, so no bound can be stated "
+                  "for this model (docs/import-hf.md, 'Layers genreport does not model')")
+        raise SpecError(cfg.findings)
+
+
 def _architecture(cfg: _Config) -> str:
     archs = cfg.data.get("architectures")
     names = [a for a in archs if isinstance(a, str)] if isinstance(archs, list) else []
@@ -101,6 +134,7 @@ def _defaulted(cfg: _Config, family: str, key: str, minimum: int = 1) -> int:
 def convert(cfg: _Config, name: str | None = None) -> tuple[dict, dict[str, str]]:
     """Model-spec fields (in file order) and per-field comments, from a parsed config.json; notes go to
     ``cfg.notes``."""
+    _recurrent(cfg)
     arch = _architecture(cfg)
     family, tie_default = ARCHITECTURES[arch]
     base = family.split("-")[0] if family.startswith("qwen3") else family  # qwen3 and qwen3-moe share defaults
