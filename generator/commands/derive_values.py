@@ -70,10 +70,15 @@ def report_of(spec, results=None):
 def report_entry(qid: str, nums: Numbers):
     """The evaluation's entry of ``qid`` at derive's point (its parameters, its accounting): the number results.json
     states there; None where the report states none at that point."""
+    from genreport.formulas.quantities import BY_ID
     from genreport.model.values import key
 
     acc = nums.env_obj.accounting
-    return report_of(nums.spec).index.get(key(qid + ("" if acc == "seed" else "_exact"), nums.params, acc))
+    index, qid = report_of(nums.spec).index, qid + ("" if acc == "seed" else "_exact")
+    own = BY_ID[qid.removesuffix("_exact")].params if qid.removesuffix("_exact") in BY_ID else None
+    # an option the quantity does not take (--batch for parameters) does not move its point
+    mine = {k: v for k, v in nums.params.items() if own is None or k in own}
+    return index.get(key(qid, mine, acc)) or index.get(key(qid, nums.params, acc))
 
 
 def scope_of(spec, entry_id: str) -> str:
