@@ -113,3 +113,21 @@ def test_a_layout_prefill_rows_fp8_compute_lever_is_priced_on_its_bound(evaluate
                                 "effect": "latency"}
         gains.append(row["lever"]["gain"])
     assert all(1 < g < card - 0.2 for g in gains) and gains[0] == pytest.approx(1.436, abs=0.01)
+
+
+def test_a_row_that_does_not_fit_says_what_its_bound_means():
+    """Page 1 of seed 000's 70B on one H100 lists every row "no" in its fits column (140 GB of weights in 80 GB) and
+    still a bound and tokens/s per row, as seed 000 computes them: the footnote says that such a row states the bound
+    its step would have if it fitted, and that its lever makes it fit. A report whose rows all fit (70B over tp 8)
+    does not say it."""
+    import re
+
+    from shared import html
+
+    def footnote(spec):
+        text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html(spec)))
+        return text[text.index("Bounds are lower bounds on a step"):][:900]
+
+    said = "A row that does not fit (capacity binds) states the bound its step would have if it fitted; its lever is"
+    assert said in footnote("seed000-70b-h100.yaml")
+    assert "does not fit" not in footnote("llama70b-h100-tp8.yaml")

@@ -49,34 +49,46 @@ def root(context, missing=missing):
         def t_4(*unused):
             raise TemplateRuntimeError("No filter named 'kib' found.")
     try:
-        t_5 = environment.filters['memsize']
+        t_5 = environment.filters['list']
     except KeyError:
         @internalcode
         def t_5(*unused):
-            raise TemplateRuntimeError("No filter named 'memsize' found.")
+            raise TemplateRuntimeError("No filter named 'list' found.")
     try:
-        t_6 = environment.filters['num']
+        t_6 = environment.filters['memsize']
     except KeyError:
         @internalcode
         def t_6(*unused):
-            raise TemplateRuntimeError("No filter named 'num' found.")
+            raise TemplateRuntimeError("No filter named 'memsize' found.")
     try:
-        t_7 = environment.filters['sig3']
+        t_7 = environment.filters['num']
     except KeyError:
         @internalcode
         def t_7(*unused):
-            raise TemplateRuntimeError("No filter named 'sig3' found.")
+            raise TemplateRuntimeError("No filter named 'num' found.")
     try:
-        t_8 = environment.filters['time']
+        t_8 = environment.filters['rejectattr']
     except KeyError:
         @internalcode
         def t_8(*unused):
-            raise TemplateRuntimeError("No filter named 'time' found.")
+            raise TemplateRuntimeError("No filter named 'rejectattr' found.")
     try:
-        t_9 = environment.tests['none']
+        t_9 = environment.filters['sig3']
     except KeyError:
         @internalcode
         def t_9(*unused):
+            raise TemplateRuntimeError("No filter named 'sig3' found.")
+    try:
+        t_10 = environment.filters['time']
+    except KeyError:
+        @internalcode
+        def t_10(*unused):
+            raise TemplateRuntimeError("No filter named 'time' found.")
+    try:
+        t_11 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_11(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s0_summary.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
@@ -158,7 +170,7 @@ def root(context, missing=missing):
             yield ' per token in the '
             yield escape(t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_global_layers')))
             yield ' global layers\n  plus '
-            yield escape(t_5(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence')))
+            yield escape(t_6(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence')))
             yield ' per sequence in the '
             yield escape(t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_bounded_layers')))
             yield ' '
@@ -169,14 +181,14 @@ def root(context, missing=missing):
                 yield ' ('
                 yield escape(t_4(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_global_per_token_gpu')))
                 yield ' and '
-                yield escape(t_5(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence_gpu')))
+                yield escape(t_6(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence_gpu')))
                 yield ' on each '
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield ')'
         else:
             pass
             yield 'a fixed '
-            yield escape(t_5(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence')))
+            yield escape(t_6(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence')))
             yield ' per sequence, every one of the '
             yield escape(t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_bounded_layers')))
             yield ' layers '
@@ -184,7 +196,7 @@ def root(context, missing=missing):
             if context.call(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'get'), 'kv_windowed_per_sequence_gpu'):
                 pass
                 yield ' ('
-                yield escape(t_5(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence_gpu')))
+                yield escape(t_6(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'kv_windowed_per_sequence_gpu')))
                 yield ' on each '
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield ')'
@@ -192,7 +204,7 @@ def root(context, missing=missing):
     yield '</td>\n<td><span data-live="precision.label">'
     yield escape(context.call(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'label')))
     yield '</span> (<span data-live="precision.weight_bytes">'
-    yield escape(t_6(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes')))
+    yield escape(t_7(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes')))
     yield '</span> B per weight)</td>\n<td data-live="workloads">'
     if environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'decode_batch'):
         pass
@@ -261,14 +273,14 @@ def root(context, missing=missing):
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target'):
             pass
             yield ' TTFT '
-            yield escape(t_8(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target')))
+            yield escape(t_10(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target')))
         if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target') and environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')):
             pass
             yield ','
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target'):
             pass
             yield ' TPOT '
-            yield escape(t_8(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
+            yield escape(t_10(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
         yield ':\n'
         if (not environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'holds')):
             pass
@@ -362,10 +374,10 @@ def root(context, missing=missing):
                 yield ', '
                 yield escape(('speculating' if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'speculative') == 'on') else 'not speculating'))
             yield '</strong>'
-            if (not t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
+            if (not t_11(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
                 pass
                 yield ' at $'
-                yield escape(t_7(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out')))
+                yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out')))
                 yield ' per million output tokens'
         else:
             pass
@@ -392,11 +404,11 @@ def root(context, missing=missing):
         yield '</td><td>'
         yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_x, 'binds'), _loop_vars=_loop_vars))
         yield '</td><td class="n">'
-        yield escape(t_8(environment.getattr(l_1_x, 'time')))
+        yield escape(t_10(environment.getattr(l_1_x, 'time')))
         yield '</td>\n<td class="n">'
         if environment.getattr(l_1_x, 'other_roof'):
             pass
-            yield escape(t_6(environment.getattr(l_1_x, 'other_roof')))
+            yield escape(t_7(environment.getattr(l_1_x, 'other_roof')))
             yield '×&nbsp;'
             yield escape(environment.getattr(l_1_x, 'other'))
         else:
@@ -406,7 +418,7 @@ def root(context, missing=missing):
         if environment.getattr(l_1_x, 'fits'):
             pass
             yield '<span class="ok">yes</span>'
-            if ((environment.getattr(l_1_x, 'workload') == 'decode') and (not t_9(environment.getattr(l_1_x, 'capacity_batch')))):
+            if ((environment.getattr(l_1_x, 'workload') == 'decode') and (not t_11(environment.getattr(l_1_x, 'capacity_batch')))):
                 pass
                 yield ', ≤ '
                 yield escape(t_3(environment.getattr(l_1_x, 'capacity_batch')))
@@ -421,10 +433,10 @@ def root(context, missing=missing):
         yield '</td>\n<td class="n">'
         if (environment.getattr(l_1_x, 'workload') == 'decode'):
             pass
-            yield escape(t_7(environment.getattr(l_1_x, 'ms_per_token')))
+            yield escape(t_9(environment.getattr(l_1_x, 'ms_per_token')))
         elif (environment.getattr(l_1_x, 'workload') == 'prefill'):
             pass
-            yield escape(t_7(environment.getattr(l_1_x, 'ms_to_first_token')))
+            yield escape(t_9(environment.getattr(l_1_x, 'ms_to_first_token')))
             yield ' (TTFT)'
         else:
             pass
@@ -432,19 +444,19 @@ def root(context, missing=missing):
         yield '</td>\n<td class="n">'
         if (environment.getattr(l_1_x, 'workload') == 'decode'):
             pass
-            yield escape(t_6(environment.getattr(l_1_x, 'tokens_per_s_sequence')))
+            yield escape(t_7(environment.getattr(l_1_x, 'tokens_per_s_sequence')))
         else:
             pass
             yield '—'
         yield '</td>\n<td class="n">'
-        yield escape(t_6(environment.getattr(l_1_x, 'tokens_per_s')))
+        yield escape(t_7(environment.getattr(l_1_x, 'tokens_per_s')))
         yield '</td>\n'
         if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour'):
             pass
             yield '<td class="n">'
-            if (not t_9(environment.getattr(l_1_x, 'usd_per_mtok'))):
+            if (not t_11(environment.getattr(l_1_x, 'usd_per_mtok'))):
                 pass
-                yield escape(t_7(environment.getattr(l_1_x, 'usd_per_mtok')))
+                yield escape(t_9(environment.getattr(l_1_x, 'usd_per_mtok')))
                 if (environment.getattr(l_1_x, 'workload') == 'prefill'):
                     pass
                     yield ' (prompt)'
@@ -459,7 +471,7 @@ def root(context, missing=missing):
             if environment.getattr(environment.getattr(l_1_x, 'lever'), 'gain'):
                 pass
                 yield ': '
-                yield escape(t_6(environment.getattr(environment.getattr(l_1_x, 'lever'), 'gain')))
+                yield escape(t_7(environment.getattr(environment.getattr(l_1_x, 'lever'), 'gain')))
                 yield '× '
                 yield escape(environment.getattr(environment.getattr(l_1_x, 'lever'), 'effect'))
             else:
@@ -480,14 +492,18 @@ def root(context, missing=missing):
     else:
         pass
         yield ' or bandwidth'
-    yield '. Tokens/s are upper bounds'
+    yield '. '
+    if t_5(context.eval_ctx, t_8(context, (undefined(name='decision') if l_0_decision is missing else l_0_decision), 'fits')):
+        pass
+        yield 'A row that does not fit\n(capacity binds) states the bound its step would have if it fitted; its lever is what makes it fit. '
+    yield 'Tokens/s are upper bounds'
     if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
         pass
         yield ', per replica\n('
         yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus'))
         yield ' '
         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-        yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 41 in 'sections/s0_summary.html.j2' evaluated to false and no else section was defined.")))
+        yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 42 in 'sections/s0_summary.html.j2' evaluated to false and no else section was defined.")))
         yield '); B is the batch of one replica'
         if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'dp') > 1):
             pass
@@ -535,4 +551,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=82&5=95&6=97&7=105&8=117&9=125&10=137&11=155&12=161&13=193&14=197&15=219&16=232&19=239&22=254&23=273&24=325&25=379&27=383&29=387&30=397&31=406&32=422&33=433&34=440&35=442&36=456&40=475&41=487&42=503&43=506&44=516&45=518&46=522&47=527'
+debug_info = '1=94&5=107&6=109&7=117&8=129&9=137&10=149&11=167&12=173&13=205&14=209&15=231&16=244&19=251&22=266&23=285&24=337&25=391&27=395&29=399&30=409&31=418&32=434&33=445&34=452&35=454&36=468&40=487&41=500&42=503&43=519&44=522&45=532&46=534&47=538&48=543'
