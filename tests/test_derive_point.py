@@ -205,7 +205,7 @@ def _scope_table() -> dict[str, set[str]]:
     for line in section.splitlines():
         cells = line.split("|")
         if len(cells) > 4 and (m := re.fullmatch(r" `([a-z_]+)` ", cells[1])):
-            rows[m.group(1)] = set(re.findall(r"`([a-z_]+)`", cells[3])) - {"quantities", "compare_models", "null"}
+            rows[m.group(1)] = set(re.findall(r"`([a-z0-9_]+)`", cells[3])) - {"quantities", "compare_models", "null"}
     return rows
 
 
@@ -235,11 +235,12 @@ def test_whose_number_derive_says_is_the_scope_results_md_gives(capsys):
         assert last.startswith(words[kind]), (qid, last)
 
 
-def test_every_entry_of_results_json_states_its_scope():
+def test_every_entry_of_results_json_states_its_scope(tmp_path):
     """One number, one scope: every entry of every committed report's results.json carries ``scope``, the one its id
     has in docs/results.md's table (an id missing from the table fails here: say whose it is before emitting it)."""
     import json
 
+    from genreport.model.values import scope
     from shared import COMMITTED, ROOT
 
     by_id = {qid: name for name, ids in _scope_table().items() for qid in ids}
@@ -251,3 +252,12 @@ def test_every_entry_of_results_json_states_its_scope():
             assert entry["scope"] == by_id.get(base), (spec, entry["id"], entry["scope"])
             seen.add(base)
     assert {"gpus", "parameters", "kv_capacity_tokens_one_card", "decode_time_bound"} <= seen
+    # what only a layout that trains, or a spec with an efficiency block, states (70B over tp 4 x dp 2)
+    spec = tmp_path / "train.yaml"
+    spec.write_text("kind: report\nname: train\ntitle: t\nhardware: h100-sxm\nmodel: llama-3.1-70b\n"
+                    "precision: bf16\nparallelism: {tp: 4, dp: 2}\n"
+                    "efficiency: {bandwidth: 0.8, compute: 0.6, source: {title: made-up fractions for the test}}\n"
+                    "workloads:\n  decode: {batch: [1], context: [1k]}\n  training: {micro_batch_tokens: 8k}\n")
+    rare = {e.id.removesuffix("_exact") for e in evaluated(spec).entries} - seen
+    assert {"training_overlap_tokens", "training_state_per_gpu_zero3", "decode_tokens_per_s_derated"} <= rare
+    assert {qid: scope(qid) for qid in rare} == {qid: by_id.get(qid) for qid in rare}

@@ -79,7 +79,7 @@ SCOPES = {
                                  "decode_time_bound", "decode_time_serial", "prefill_time_bound", "prefill_time_serial",
                                  "prefill_occupancy_bound", "prefill_occupancy_serial", "comm_hbm_crossover_batch",
                                  "request_decode_time_bound", "request_decode_time_serial",
-                                 "decode_tokens_per_s_derated"},
+                                 "decode_tokens_per_s_derated", "training_overlap_tokens"},
     "one_card": frozenset({"capacity_one_card", "weight_bytes_one_card", "weight_stream_time_one_card",
                            "kv_capacity_tokens_one_card"}),
 }
