@@ -261,3 +261,28 @@ def test_every_entry_of_results_json_states_its_scope(tmp_path):
     rare = {e.id.removesuffix("_exact") for e in evaluated(spec).entries} - seen
     assert {"training_overlap_tokens", "training_state_per_gpu_zero3", "decode_tokens_per_s_derated"} <= rare
     assert {qid: scope(qid) for qid in rare} == {qid: by_id.get(qid) for qid in rare}
+
+
+def test_a_layouts_training_quantities_are_the_reports_per_recipe(capsys, tmp_path):
+    """A layout that trains states its per-GPU training states, gradient all-reduce and overlap tokens per recipe
+    (results.json params {"recipe": ...}); derive takes no recipe for them unless given, evaluates them at the spec's
+    first, and did not find the report's entry: no scope line, as if the report stated nothing there. It now states
+    the first recipe's entry (70B over tp 4 x dp 2: 1,099.34 overlap tokens, one replica's, by the bf16-grads
+    gradients), and --recipe fp32-grads the other's (twice the gradient bytes, about twice the tokens)."""
+    from genreport.commands.cli import main
+
+    spec = tmp_path / "train.yaml"
+    spec.write_text("kind: report\nname: train\ntitle: t\nhardware: h100-sxm\nmodel: llama-3.1-70b\nprecision: bf16\n"
+                    "parallelism: {tp: 4, dp: 2}\nworkloads:\n  decode: {batch: [1], context: [1k]}\n"
+                    "  training: {micro_batch_tokens: 8k}\n")
+    r = evaluated(spec)
+    for recipe, extra in (("bf16-grads", []), ("fp32-grads", ["--recipe", "fp32-grads"])):
+        for qid, whose in (("training_overlap_tokens", "one replica's (4 GPUs"), ("training_grad_comm_time", "one GPU's"),
+                           ("training_state_per_gpu_zero3", "one GPU's")):
+            assert main(["derive", qid, "--spec", str(spec), "--no-latex", *extra]) == 0
+            lines = capsys.readouterr().out.strip().splitlines()
+            assert lines[-1].startswith(f"  scope: {whose}") and f"at recipe = {recipe})" in lines[-1], (qid, lines[-1])
+            stated = r.value(qid, "seed", recipe=recipe)
+            assert f"{stated:.6g}" in lines[-2] or f"{stated:.4g}" in lines[-2], (qid, lines[-2], stated)
+    assert r.value("training_overlap_tokens", "seed", recipe="fp32-grads") == pytest.approx(
+        2 * r.value("training_overlap_tokens", "seed", recipe="bf16-grads"), rel=1e-5)  # the link's steps apart

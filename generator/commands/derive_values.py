@@ -78,7 +78,11 @@ def report_entry(qid: str, nums: Numbers):
     own = BY_ID[qid.removesuffix("_exact")].params if qid.removesuffix("_exact") in BY_ID else None
     # an option the quantity does not take (--batch for parameters) does not move its point
     mine = {k: v for k, v in nums.params.items() if own is None or k in own}
-    return index.get(key(qid, mine, acc)) or index.get(key(qid, nums.params, acc))
+    # a layout's training quantities are stated per recipe; derive evaluates them at the spec's first
+    recipes = nums.spec.workloads.recipes
+    first = {**mine, "recipe": recipes[0]} if recipes and "recipe" not in mine else None
+    return (index.get(key(qid, mine, acc)) or index.get(key(qid, nums.params, acc))
+            or (index.get(key(qid, first, acc)) if first else None))
 
 
 def scope_of(spec, entry_id: str) -> str:
