@@ -779,6 +779,20 @@ def test_a_derated_estimate_never_beats_the_bound_it_derates(tmp_path):
     assert {q["scope"] for q in entries if q["id"] == "decode_tokens_per_s_derated"} == {"replica"}
 
 
+def test_a_derated_round_the_links_outlast_is_the_links(tmp_path):
+    """Llama 3.1 8B over 8 L40S on PCIe at batch 1,024 and context 128: the all-reduces outlast both scaled ledgers
+    (the efficiency block scales the peaks, not the links), so the derated round is the ideal one (ratio 1) and its
+    ledger is the interconnect; the derated grid's binds said "bandwidth" there, which it is at batches 1 and 64."""
+    spec = tmp_path / "effl.yaml"
+    spec.write_text("kind: report\nname: effl\ntitle: t\nhardware: l40s\nmodel: llama-3.1-8b\nprecision: bf16\n"
+                    "parallelism: {tp: 8}\n"
+                    "efficiency: {bandwidth: 0.8, compute: 0.6, source: {title: made-up fractions for the test}}\n"
+                    "workloads:\n  decode: {batch: [1, 64, 1024], context: [128]}\n")
+    d = evaluated(spec).derated["decode"]
+    assert [str(x) for x in np.ravel(d["binds"])] == ["bandwidth", "bandwidth", "interconnect"]
+    assert list(np.ravel(d["ratio"])) == pytest.approx([0.8, 0.8, 1.0], rel=1e-12)
+
+
 def test_a_layouts_training_state_is_judged_against_one_cards_room():
     """Chapter 5's training state is the whole model's, on one card: it was judged against the layout GPU's room
     (Qwen3-235B over tp 4 x ep 8 x dp 2 on MI300X: 171.1 GiB, its activation workspace at tp 4) while figure 7 and the

@@ -406,10 +406,11 @@ def derated(results: Results) -> dict | None:
 
     t_eta = max(F / (eta_P P), Q / (eta_W W)) per step (``derated_time``), beside the
     ideal bound (eta = 1).  Decode uses ``decode_tokens_per_s_derated`` on the spec's
-    batch x context grid; at a layout a replica's round and a prompt through it, the strict bound's
-    (``decode_time_bound``, ``prefill_time_bound``: the GPU's ledgers and its links through the pipeline)
-    with the peaks scaled, so that the estimate never beats the bound it derates.  Training counts 6 N_a T FLOPs and the three weight passes of
-    seed 003 section 2 (activations excluded), like the report's training intensity.
+    batch x context grid; at a layout a replica's round and a prompt through it are the strict
+    bound's (``decode_time_bound``, ``prefill_time_bound``: each GPU's ledgers and its links through
+    the pipeline) with the peaks scaled, so that the estimate never beats the bound it derates.
+    Training counts 6 N_a T FLOPs and the three weight passes of seed 003 section 2 (activations
+    excluded), like the report's training intensity.
     """
     eff = results.spec.efficiency
     if eff is None:
@@ -443,17 +444,21 @@ def derated(results: Results) -> dict | None:
             pgrid = results.parallel.decode[lead]
             t_comp = pgrid["decode_time_compute_gpu"] / eff.compute
             t_mem = pgrid["decode_time_memory_gpu"] / eff.bandwidth
+            t_link = pgrid["decode_time_comm"]
         else:
             g = env.at(batch=batch[:, None], context=ctx[None, :], **etas)
             tok = np.broadcast_to(np.asarray(q["decode_tokens_per_s_derated"](g), dtype=float),
                                   (len(batch), len(ctx))).copy()
             t_comp = grid["decode_time_compute"] / eff.compute
             t_mem = grid["decode_time_memory"] / eff.bandwidth
+            t_link = np.zeros_like(t_mem)
         out["decode"] = {
             "batch": list(w.decode_batch), "context": list(w.decode_context),
             "tokens_per_s": tok, "ideal_tokens_per_s": grid["decode_tokens_per_s"],
             "ratio": tok / grid["decode_tokens_per_s"],
-            "binds": np.where(t_mem >= t_comp, "bandwidth", "compute"),
+            # the ledger the derated step waits on; at a layout the links can outlast both scaled ledgers
+            "binds": np.where(t_link > np.maximum(t_mem, t_comp), "interconnect",
+                              np.where(t_mem >= t_comp, "bandwidth", "compute")),
         }
     if lead in results.prefill:
         p = results.prefill[lead]

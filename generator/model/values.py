@@ -58,10 +58,9 @@ def key(qid: str, params: dict, accounting: str) -> tuple:
 
 NO_FIT = "the weights alone exceed the memory capacity, so no KV cache fits"
 
-# The ids whose value at a layout is one replica's (its n_TP n_PP GPUs holding one copy of the model), not one GPU's:
-# the KV tokens and sequences a replica holds, the intensity there, the batch that crosses the ridge through a full
-# pipeline, and the replica's token rate (docs/results.md, "Scope"; the *_replica ids say so in their names).  Every
-# other id of a layout is one GPU's, except the model's own counts.  derive's scope line reads this set.
+# The seeds' own ids whose value at a layout is one replica's (its n_TP n_PP GPUs holding one copy of the model), not
+# one GPU's: the KV tokens and sequences a replica holds, the intensity there, the batch that crosses the ridge through
+# a full pipeline, and the replica's token rate.  The layout's own replica ids join them in SCOPES["replica"].
 REPLICA_SCOPED = frozenset({"kv_capacity_tokens", "capacity_batch", "intensity_at_capacity", "crossover_batch",
                             "decode_tokens_per_s"})
 
