@@ -838,11 +838,37 @@ def prefill_time_comm_estimate():
     return prefill_time_comm(True)
 
 
-def prefill_time_bound():
-    """Strict lower bound of a prefill of T tokens [s]: (n_PP - 1) X + X_L, X = max(compute, HBM, interconnect).
+def prefill_stage_walk_time():
+    """The least time any part of a prompt takes to pass one pipeline stage [s]: the stage's dense weights read once,
+    (N - N_e - N_x) b / (n_TP n_PP W).
 
-    One prompt (one micro-batch) passes the n_PP stages one after another; every stage but the last also
-    sends its activations on.  On one GPU: max(F/P, Q/W).
+    However small the piece of the prompt a stage works on, its GPU reads the stage's weights for it (they do not fit
+    on chip); the routed experts are left out (one token reads only k_e of each layer's), so it stays a floor."""
+    return (N - N_e - N_x) * b / (n_TP * n_PP * W)
+
+
+def prefill_time_bound():
+    """Strict lower bound of a prefill of T tokens [s]: max(X, (n_PP - 1) w_s + X_L), X = max(compute, HBM,
+    interconnect) of a stage that sends on, X_L the last stage's, w_s :func:`prefill_stage_walk_time`.
+
+    Every stage must do its whole ledger (X); a schedule may split the prompt into pieces that walk the stages in
+    turn (TeraPipe, Li et al., ICML 2021: a prompt's tokens pipelined over the stages), so the last stage starts
+    once the first piece has passed the n_PP - 1 stages before it (each at least w_s) and then does its own X_L.
+    A prompt passed whole, stage after stage, takes (n_PP - 1) X + X_L, the serial estimate's order
+    (:func:`prefill_time_serial`); the bound is at most that.  On one GPU: max(F/P, Q/W).
+    """
+    t_comp, t_mem = _prefill_ledgers()
+    last = sp.Max(t_comp, t_mem, prefill_time_comm_last())
+    return sp.Max(sp.Max(t_comp, t_mem, prefill_time_comm()), (n_PP - 1) * prefill_stage_walk_time() + last)
+
+
+def prefill_pass_bound():
+    """A prompt's pass through the n_PP stages, at least [s]: (n_PP - 1) X + X_L, each stage's ledger in turn
+    (:func:`prefill_time_bound`'s X and X_L).
+
+    What a prompt occupies its replica's stages for, in all: however a schedule splits it, each stage does its ledger
+    for every prompt, so a replica of n_PP stages admits a prompt at most every pass / n_PP (a pipeline of prompts,
+    DistServe section 3.1), the rates' and prices' side of the bound; equal to the prefill's bound on one stage.
     """
     t_comp, t_mem = _prefill_ledgers()
     return (n_PP - 1) * sp.Max(t_comp, t_mem, prefill_time_comm()) + sp.Max(t_comp, t_mem, prefill_time_comm_last())

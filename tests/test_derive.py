@@ -317,8 +317,8 @@ def test_critical_context_past_a_window_says_the_closed_form_does_not_hold(capsy
 
 
 def test_the_pools_share_with_a_prefix_cache_is_the_chapters(capsys):
-    """With prefix caching a prefill replica prefills the prompt's uncached part, TTFT (1 - h_p) (the serving
-    chapter's disaggregation row, techniques.report); derive took the whole TTFT for t_pr and stated another share
+    """With prefix caching a prefill replica prefills the prompt's uncached part alone at the layout (the serving
+    chapter's disaggregation row, techniques.uncached_prefill); derive took the whole TTFT for t_pr and stated another share
     than the chapter (Llama 3.1 405B fp8 at tp 8 x pp 2 on 16 H100, prefix 0.2: 0.594 for the chapter's 0.539)."""
     from shared import evaluated
 
@@ -331,7 +331,7 @@ def test_the_pools_share_with_a_prefix_cache_is_the_chapters(capsys):
                      *sets_argv)
     assert rc == 0
     assert number_after(out, "n_P* =") == pytest.approx(share, rel=1e-5)
-    assert "t_pr = " in out and "(1 - h_p)" in out
+    assert "t_pr = " in out and "of the prompt's uncached part alone at the layout" in out
 
 
 def test_a_pipeline_rounds_streamed_weights_are_not_called_n_g(capsys):

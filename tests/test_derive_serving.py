@@ -423,7 +423,7 @@ def test_the_pools_whole_expert_parallel_groups_are_the_chapters(capsys, name):
         assert "splits 16 GPUs in whole groups" in out and "1 prefill, 1 decode" in out
         # the prefill group the lesser pool: 8 prompts per 166.68 ms occupancy against 49.52 requests/s retired
         assert n["pool_gain"] == pytest.approx(0.4846, abs=1e-4) and "48% of its GPUs' decode rate" in out
-        assert "t_pr what a prompt occupies its replica for (its TTFT, or every replica of the expert group" in out
+        assert "t_pr what a prompt occupies its replica for (its pass through the stages, every replica of the expert group" in out
     else:
         assert "whole groups" not in out and "pool_group_gpus" not in n
 

@@ -507,7 +507,12 @@ def test_page_one_other_roof_is_a_ratio_of_ledgers_not_of_the_pipelines_wait(tmp
     assert d1["other_roof"] == pytest.approx(t_mem / nxt, rel=1e-12)
     pre = next(x for x in rows if x["workload"] == "prefill")
     tc, tm = value(r, "prefill_time_compute", tokens=2048), value(r, "prefill_time_memory", tokens=2048)
-    assert pre["time"] == pytest.approx(2 * tc, rel=1e-2)
+    # a prompt may walk the stages in pieces (formulas.parallel.prefill_time_bound): the last stage's compute after
+    # the first piece has passed the stage before it, which reads that stage's dense weights at least once
+    v = r.envs[r.lead].values
+    walk = (v["N"] - v["N_e"]) * v["b"] / v["W"]
+    assert pre["time"] == pytest.approx(tc + walk, rel=1e-2)
+    assert pre["time"] < 2 * tc  # the old bound: the whole prompt stage after stage, which a schedule may beat
     comm = float(r.parallel.prefill[r.lead]["prefill_time_comm"][0])  # its all-reduces: a ledger beside the two
     assert pre["other_roof"] == pytest.approx(tc / sorted((tc, tm, comm))[-2], rel=1e-12)
 

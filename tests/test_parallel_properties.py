@@ -161,7 +161,9 @@ def test_one_gpu_is_the_single_card_formula_exactly(env):
     assert val("prefill_time_bound", dict(env, e_g=0.657)) == val("prefill_time_bound", env)
     assert env["B"] / val("decode_time_bound", env) == val("decode_tokens_per_s", env)
     single_prefill = max(val("prefill_time_compute", env), val("prefill_time_memory", env))
-    assert val("prefill_time_bound", env) == single_prefill
+    # to the last bit but one: the pipeline's walk (0 on one stage) shares 1/W with the HBM ledger, which the generated
+    # code then multiplies by where the single-card formula divides
+    assert val("prefill_time_bound", env) == pytest.approx(single_prefill, rel=4e-16, abs=0.0)
     launches = env["L"] * env["k_L"] * env["tau_l"]  # each prefill kernel launched on its own
     assert val("prefill_time_serial", env) == pytest.approx(single_prefill + launches, rel=1e-12)
     assert val("prefill_time_serial", dict(env, tau_l=0.0)) == single_prefill

@@ -44,8 +44,13 @@ def report(tmp_path_factory):
     return evaluate(load_report(path)), path
 
 
+def _two_k(path):
+    """The serving chapter's busiest row (the bound) of the module's spec with 2,048-token prompts and no cache."""
+    return evaluated(path, ("serving.prompt=2048", "serving.prefix_hit=0")).serving["rows"][-1]["bound"]
+
+
 def test_each_technique_is_a_row_with_its_formula(report):
-    r, _ = report
+    r, path = report
     tq = r.serving["techniques"]
     assert [row["technique"] for row in tq["rows"]] == ["speculative decoding", "chunked prefill", "prefix caching",
                                                          "prefill/decode disaggregation"]
@@ -94,9 +99,12 @@ def test_each_technique_is_a_row_with_its_formula(report):
     # eighth of the prompt's 4,096 x 163,840 B over its own 50 GB/s ConnectX-7 (DGX H100 user guide)
     assert n["kv_transfer_time"] == pytest.approx(4096 * 163840 / (8 * 50e9), rel=1e-12)
     assert n["kv_link"].startswith("scale-out")
-    # prefix caching halves the prompt the prefill computes: TTFT halves
+    # prefix caching halves the prompt the prefill computes: the TTFT is the uncached 2,048 tokens' alone at the
+    # layout, a 2k prompt's TTFT (compute-bound: a little under half, the attention growing as the square)
     prefix = tq["rows"][2]
-    assert prefix["ttft"][1] == pytest.approx(prefix["ttft"][0] / 2)
+    half = _two_k(path)
+    assert prefix["ttft"][1] == pytest.approx(half["ttft"], rel=1e-12) == n["prefix_ttft"]
+    assert 0.45 * prefix["ttft"][0] < prefix["ttft"][1] < prefix["ttft"][0] / 2
 
 
 def test_the_one_pool_rate_reads_as_page_ones_rates(report):
@@ -210,15 +218,16 @@ def test_one_symbol_for_each_prefill_time(report):
     take t_pr (printed t_{p,R}); the glossary defines both, each once."""
     from genreport.formulas.glossary import BY_NAME
 
-    r, _ = report
+    r, path = report
     tq = r.serving["techniques"]
     ttft = r.serving["rows"][-1]["bound"]["ttft"]
     pools = r.blocks["tech_pools"]
-    # with prefix caching a prefill replica prefills the uncached part only (rev13): the TTFT times 1 - h_p
+    # with prefix caching a prefill replica prefills the uncached part only (rev13): the 2,048 uncached tokens alone
+    # at the layout, what a 2k prompt occupies it for
     h_p = r.spec.serving.prefix_hit
     assert h_p > 0
     assert "t_pr" in pools.inputs and "t_p" not in pools.inputs
-    assert pools.inputs["t_pr"] == pytest.approx(ttft * (1 - h_p), rel=1e-12)
+    assert pools.inputs["t_pr"] == pytest.approx(_two_k(path)["prefill"], rel=1e-12)
     # the two are different numbers here: half the prompt against the whole, so about half the time at most
     t_p = tq["rates"]["prefill_alone_time"]
     assert t_p < 0.6 * ttft
@@ -479,12 +488,14 @@ def test_the_chunked_ttft_of_a_partly_cached_prompt_is_not_the_whole_prompts_pre
     whole = chunked["ttft"][0]
     assert n["chunk_tokens"] == pytest.approx(4096 * 0.3, rel=1e-12)  # the whole uncached part in one chunk
     assert n["chunked_ttft_ratio"] >= 1.0
-    assert chunked["ttft"][1] == pytest.approx(prefix["ttft"][1] * n["chunked_ttft_ratio"], rel=1e-12)
+    steps = n["chunk_tokens"] and 4096 * 0.3 / n["chunk_tokens"] * chunked["tpot"][1]  # the steps its chunks ride in
+    assert chunked["ttft"][1] == pytest.approx(max(prefix["ttft"][1] * n["chunked_ttft_ratio"], steps), rel=1e-12)
     assert prefix["ttft"][1] <= chunked["ttft"][1] < whole
     # without a cached prefix: the chapter's whole-prompt TTFT times chunked over alone
     tq = evaluated("llama70b-h100-tp8.yaml").serving["techniques"]
     row = next(x for x in tq["rows"] if x["technique"] == "chunked prefill")
-    assert row["ttft"][1] == pytest.approx(row["ttft"][0] * tq["numbers"]["chunked_ttft_ratio"], rel=1e-12)
+    steps = 4096 / tq["numbers"]["chunk_tokens"] * row["tpot"][1]
+    assert row["ttft"][1] == pytest.approx(max(row["ttft"][0] * tq["numbers"]["chunked_ttft_ratio"], steps), rel=1e-12)
 
 
 @pytest.mark.parametrize(("pp", "words"), [

@@ -484,11 +484,12 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
         values.update(at_row)
         if "batch" in params:
             params["batch"] = int(at_row["B"])
-        uncached = " over the prompt's uncached part, TTFT (1 - h_p)" if spec.serving.prefix_hit else ""
+        uncached = (" of the prompt's uncached part alone at the layout (the prefix caching row's)"
+                    if spec.serving.prefix_hit else "")
         if qid in POOLS:
             point = ("the serving chapter's disaggregation row: its batch per replica, t_pr what a prompt occupies its "
-                     "replica for (its TTFT" + (", or every replica of the expert group prefilling at once" if
-                                                 _wider_group(spec) else "") + ")" + uncached
+                     "replica for (its pass through the stages" + (", every replica of the expert group prefilling at once"
+                                                                    if _wider_group(spec) else "") + ")" + uncached
                      + ", t_s a decode replica's mean round (the steady state's, (T_o - 1) / tok/s per user), one "
                        "replica a pool")
             pool_note = _groups_note(spec)

@@ -482,7 +482,7 @@ _CSV = ("hardware", "precision", "kv_cache", "tp", "pp", "ep", "redundant_expert
 
 _CSV_SPEC = ("speculative", "spec_speedup", "spec_speedup_mean", "spec_breakeven_batch", "spec_resumes_batch",
              "spec_stops_again_batch", "tpot_plain")
-_CSV_POOLS = ("pool_prefill_share", "pool_split", "pool_prefill_stages", "kv_transfer", "kv_link", "pool_ttft", "pool_tokens_per_s_gpu",
+_CSV_POOLS = ("pool_prefill_share", "pool_split", "pool_prefill_stages", "pool_prefill_pass", "kv_transfer", "kv_link", "pool_ttft", "pool_tokens_per_s_gpu",
               "one_pool_batch", "one_pool_tpot", "one_pool_tokens_per_s_gpu", "pool_beats")
 
 
@@ -660,7 +660,7 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
         lines.append("pools: prefill and decode replicas of the row's layout, the smallest split (up to 16 replicas) "
                      "with the most tok/s per GPU near the balanced share; prefill in: whole replicas, one prompt at a "
                      "time, or, where the layout has pipeline stages and it serves more, each replica a pipeline "
-                     "admitting a prompt every TTFT / pp, each prompt still taking TTFT (DistServe, section 3.1); KV: one prompt's cache between replicas "
+                     "admitting a prompt every pass / pp (its pass through the stages, each stage's ledger in turn; DistServe, section 3.1); KV: one prompt's cache between replicas "
                      "over the link named in json/csv; pool TTFT adds it; 1-pool: one pool prefilling whole prompts "
                      "between decode rounds (TPOT + batch x TTFT / (output - 1)) at the largest batch meeting --tpot; "
                      "both tok/s per GPU and the pools' balance at the steady state's mean round ((output - 1) / "

@@ -76,7 +76,7 @@ RATES = {
 }
 # what a prompt occupies its replica for in a steady state: the prefill formulas at m_P = n_EP / n_TP (at_prompt's
 # steady; the TTFT's own where the expert group is inside the replica), read by the prompt rates and prices
-OCCUPANCY = {"prefill_occupancy_bound": "prefill_time_bound", "prefill_occupancy_serial": "prefill_time_serial"}
+OCCUPANCY = {"prefill_occupancy_bound": "prefill_pass_bound", "prefill_occupancy_serial": "prefill_time_serial"}
 STEADY = r"\big|_{m_{P} = n_{\mathrm{EP}} / n_{\mathrm{TP}}}"
 SCALARS = ("gpus", "weight_bytes_per_gpu", "kv_bytes_per_token_per_gpu", "kv_capacity_tokens_replica",
            "link_ridge", "tp_link_intensity", "tp_weight_crossover", "tp_link_bound_degree")
@@ -715,7 +715,8 @@ def _evaluate(r) -> ParallelResults:
                                             "prefill_time_serial")}
             # what a prompt occupies its replica for in a steady state (every replica of a wider expert group
             # prefilling): the prompt rates and prices
-            busy = occupancy(q, tuple(OCCUPANCY.values()), base, at_layout, t, out.prefill[acc])
+            alone = {**out.prefill[acc], "prefill_pass_bound": q["prefill_pass_bound"](pv)}  # a prompt's pass
+            busy = occupancy(q, tuple(OCCUPANCY.values()), base, at_layout, t, alone)
             for name, qid in OCCUPANCY.items():
                 out.prefill[acc][name] = np.asarray(busy[qid], dtype=float) * np.ones_like(t)
     if w.training_tokens:

@@ -124,6 +124,7 @@ class PlanRow:
     pool_prefill_share: float | None = None  # share of the GPUs that prefill (balanced_prefill_gpus at the stages')
     pool_split: str = ""  # "P:D" replicas of this layout: the smallest split near the balanced share
     pool_prefill_stages: int | None = None  # each prefill replica's instance: 1 a whole replica, pp its pipeline
+    pool_prefill_pass: float | None = None  # s, what a prompt occupies a prefill replica's stages for (its pass)
     kv_transfer: float | None = None  # s, one prompt's KV cache from a prefill replica to a decode replica
     kv_link: str = ""  # the link it crosses
     pool_ttft: float | None = None  # s, TTFT + the KV transfer
@@ -541,10 +542,14 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
 
     def ttft_part():
         lay = env.with_layout(par)
-        qid = "prefill_time_bound" if estimate == "bound" else "prefill_time_serial"
-        t = float(q[qid](at_prompt(base, lay, float(shape.prompt))))
-        # and what the prompt occupies its replica for in a steady state, which prices it (Request.prefill_bound)
-        return t, float(occupancy(q, (qid,), base, lay, float(shape.prompt), {qid: t})[qid])
+        qid, busy = (("prefill_time_bound", "prefill_pass_bound") if estimate == "bound"
+                     else ("prefill_time_serial", "prefill_time_serial"))
+        pre = at_prompt(base, lay, float(shape.prompt))
+        t = float(q[qid](pre))
+        # and what the prompt occupies its replica for in a steady state, which prices it (Request.prefill_bound): its
+        # pass through the stages
+        alone = {busy: t if busy == qid else float(q[busy](pre))}
+        return t, float(occupancy(q, (busy,), base, lay, float(shape.prompt), alone)[busy])
 
     ttft, busy = _once(memo, ("ttft",) + key, ttft_part)
     if shape.ttft is not None and not ttft <= shape.ttft:
@@ -656,7 +661,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         else:
             beats = "no" if pool_gpu < 0.98 * one_gpu else "tie"
         spec_fields.update({"pool_prefill_share": share, "pool_split": f"{best[1]}:{best[2]}",
-                            "pool_prefill_stages": best[3], "kv_transfer": t_kv,
+                            "pool_prefill_stages": best[3], "pool_prefill_pass": busy, "kv_transfer": t_kv,
                             "kv_link": link, "pool_ttft": pool_ttft, "pool_tokens_per_s_gpu": pool_gpu,
                             "one_pool_batch": one_b, "one_pool_tpot": one_t, "one_pool_tokens_per_s_gpu": one_gpu,
                             "pool_beats": beats})

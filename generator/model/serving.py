@@ -275,11 +275,11 @@ def _layout_part(q, env, model: Model, hw: Hardware, precision: Precision, par: 
     lay = env.with_layout(par)
     last = float(last_context(prompt, output))
     pre = at_prompt(base, lay, float(prompt))
-    qids = ("prefill_time_bound", "prefill_time_serial")
-    alone = {qid: float(q[qid](pre)) for qid in qids}
+    alone = {qid: float(q[qid](pre)) for qid in ("prefill_time_bound", "prefill_pass_bound", "prefill_time_serial")}
     ttft_b, ttft_s = alone["prefill_time_bound"], alone["prefill_time_serial"]
-    # a prompt's occupancy of its replica in a steady state (Request.prefill_bound)
-    busy_b, busy_s = (float(x) for x in occupancy(q, qids, base, lay, float(prompt), alone).values())
+    # a prompt's occupancy of its replica in a steady state (Request.prefill_bound): its pass through the stages
+    busy_b, busy_s = (float(x) for x in occupancy(q, ("prefill_pass_bound", "prefill_time_serial"), base, lay,
+                                                     float(prompt), alone).values())
     g = env.at(context=last)
     cv = dict(base, S=np.float64(last), c=np.float64(np.ravel(g["c"])[0]), d_h=np.float64(np.ravel(g["d_h"])[0]))
     read = dict(cv, c=_read_c(env, last))  # the step reads; cv holds

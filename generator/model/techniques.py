@@ -406,6 +406,30 @@ def _retire(rate: float, unit: str = "") -> str:
     return fmt.sig3(rate) + unit if math.isfinite(rate) else "without limit (a one-token output has no decode round)"
 
 
+def uncached_prefill(r) -> tuple[float, float]:
+    """(TTFT, occupancy) of a prompt whose prefix the cache holds, strict bounds: its uncached part, max(T_in (1 -
+    h_p), 1) tokens, prefilled alone at the spec's layout (``prefill_time_bound``; the occupancy its pass,
+    ``prefill_pass_bound``, every replica of a wider expert group prefilling: layout.occupancy), as the chapter's TTFT
+    takes the whole prompt.  The weights are still read once and the collectives still run: a 99% hit does not make
+    the first token 100 times sooner.  The uncached tokens' attention to the cached prefix and its KV reads are left
+    out, so it stays a bound."""
+    from genreport.load.spec import Parallelism
+    from genreport.model.env import make_env
+    from genreport.model.layout import at_prompt, layout_base, occupancy
+
+    spec, sv = r.spec, r.spec.serving
+    par = spec.parallelism or Parallelism()
+    env = make_env(spec.hardware, spec.model, spec.precision, spec.accounting)
+    _, base, _ = layout_base(env, spec.model, spec.hardware, spec.precision, par, spec.accounting)
+    lay = env.with_layout(par)
+    tokens = max(float(sv.prompt) * (1 - sv.prefix_hit), 1.0)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        pre = at_prompt(base, lay, tokens)
+        alone = {"prefill_pass_bound": float(r.q["prefill_pass_bound"](pre))}
+        busy = occupancy(r.q, ("prefill_pass_bound",), base, lay, tokens, alone)["prefill_pass_bound"]
+        return float(r.q["prefill_time_bound"](pre)), float(np.ravel(busy)[0])
+
+
 def report(r) -> tuple[dict | None, dict[str, Block]]:
     """(the technique rows and numbers of the serving chapter, their formula blocks); (None, {}) without
     ``serving`` or where the layout holds no sequence of the request (nothing to serve, no technique to apply)."""
@@ -422,6 +446,8 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     mean = float(sv.prompt) + float(sv.output) / 2
     b = base["bound"]
     ttft, tpot, per_gpu, usd = b["ttft"], b["tpot"], b["tokens_per_s_gpu"], b["usd_per_mtok_out"]
+    # the prompt's uncached part alone at the layout (uncached_prefill), the whole prompt's without a prefix cache
+    ttft_h, busy_h = uncached_prefill(r) if sv.prefix_hit > 0 else (ttft, b["prefill"])
     # the chapter's rates and sequence counts are one replica's, with or without a target: its GPUs stated once
     rows, blocks, numbers = [], {}, {"replica_gpus": _replica_gpus(r)}
     env = _inputs(r, batch, last)
@@ -522,9 +548,11 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                             # the chunks carry the prompt's uncached part: its TTFT takes the prefix cache's hit too
                             + (f", of the {1 - sv.prefix_hit:.0%} of the prompt the prefix cache leaves (its TTFT "
                                "counts that row's hit)" if sv.prefix_hit > 0 and mix["C_p"] > 0 else ""),
-                 # the chapter's TTFT over the prompt's uncached part (the prefix caching row's), the part the chunks
-                 # carry, times chunked over alone: a 70% hit's chunked row once read the whole prompt's 3.57 s
-                 "ttft": (ttft, ttft * (1 - sv.prefix_hit) * ttft_ratio if ttft_ratio is not None else None),
+                 # the TTFT of the prompt's uncached part (the prefix caching row's), the part the chunks carry, times
+                 # chunked over alone (a 70% hit's chunked row once read the whole prompt's 3.57 s), and at least the
+                 # steps its chunks ride in, each the row's TPOT (a 99.9% hit's once read 0.03 ms beside 26.8 ms steps)
+                 "ttft": (ttft, max(ttft_h * ttft_ratio, uncached / mix["C_p"] * tpot * cost)
+                          if ttft_ratio is not None else None),
                  "tpot": (tpot, tpot * cost),
                  "per_gpu": (per_gpu, per_gpu / cost), "usd": (usd, usd * cost if usd is not None else None),
                  "gain": 1 / cost,
@@ -591,7 +619,6 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
 
     # prefix caching
     if sv.prefix_hit > 0:
-        keep = 1 - sv.prefix_hit
         # the weights a GPU holds (an MoE's every expert of its slice) and the cache a sequence holds (a chunked
         # layer: its whole chunk), not those one step reads
         held = r.envs[r.lead].at(context=last)
@@ -600,15 +627,17 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
         cap0, cap1 = (_sequences(physical("prefix_capacity_batch", _eval(r, "prefix_capacity_batch", {**env_h, **h}),
                                           "floor")[0]) for h in ({"h_p": 0.0}, {}))
         rows.append({"technique": "prefix caching", "setting": f"{sv.prefix_hit:.0%} of each prompt cached",
-                     "ttft": (ttft, ttft * keep), "tpot": (tpot, tpot), "per_gpu": (per_gpu, per_gpu),
-                     "usd": (usd, usd), "gain": 1 / keep,
+                     "ttft": (ttft, ttft_h), "tpot": (tpot, tpot), "per_gpu": (per_gpu, per_gpu),
+                     "usd": (usd, usd), "gain": ttft / ttft_h,
                      "ends": f"sequences that fit per replica at the last context ({int(last):,} tokens): {cap0 or 0:,.0f} "
                              f"→ {cap1 or 0:,.0f} (the shared prefix held once)",
-                     "note": "TTFT over the uncached part of the prompt"})
-        numbers.update({"prefix_capacity_before": cap0, "prefix_capacity_after": cap1})
+                     "note": "TTFT: the uncached part of the prompt alone at the layout (the weights still read once)"})
+        numbers.update({"prefix_capacity_before": cap0, "prefix_capacity_after": cap1, "prefix_ttft": ttft_h,
+                        "prefix_prefill": busy_h})
 
     # prefill/decode disaggregation: pools of the same layout, balanced for the request shape; where the layout has
-    # pipeline stages each prefill replica is a pipeline admitting a prompt every TTFT / pp (DistServe, section 3.1),
+    # pipeline stages each prefill replica is a pipeline admitting a prompt every pass / pp (DistServe, section 3.1; the
+    # pass: prefill_pass_bound, each stage's ledger in turn, what the stages are occupied for),
     # which admits pp times the prompts of a whole replica and so always needs fewer prefill GPUs (plan's search
     # takes it there too)
     from genreport.load.spec import Parallelism
@@ -620,12 +649,11 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     # (T_o - 1) / tok/s per user: t_s is that mean round, as the row's tok/s per GPU takes it (and plan
     # --disaggregate); the TPOT round, at the last context, bounds each sequence's slowest round, not the rate
     t_round = 1.0 / b["tokens_per_s_user"] if b["tokens_per_s_user"] else tpot
-    # a prefill replica prefills the prompt's uncached part (the prefix caching row's TTFT, TTFT (1 - h_p)): with a
-    # prefix cache its pool serves 1 / (1 - h_p) times the prompts, as the chunked row's chunks carry only that part.
-    # A busy pool's replica is occupied by a prompt for its steady-state prefill (Request.prefill_bound): the TTFT,
-    # but with an expert group wider than a replica every replica of the group prefilling at once (m_P = n_EP / n_TP),
-    # as the chunked row's prompt alone; a prompt's own TTFT stays its alone
-    t_prefill = b["prefill"] * (1 - sv.prefix_hit)
+    # a prefill replica prefills the prompt's uncached part (the prefix caching row's, uncached_prefill), as the
+    # chunked row's chunks carry only that part. A busy pool's replica is occupied by a prompt for its steady-state
+    # prefill (Request.prefill_bound): its pass through the stages, with an expert group wider than a replica every
+    # replica of the group prefilling at once (m_P = n_EP / n_TP); a prompt's own TTFT stays its alone
+    t_prefill = busy_h
     env_d = dict(env, t_pr=t_prefill, t_s=t_round, k_pp=float(stages))
     share = _eval(r, "balanced_prefill_gpus", env_d)
     # what one decode replica retires in the pools: its plain mean round t_s, no chunk riding along (the chunked
@@ -655,7 +683,8 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     setting = f"{share:.0%} of the {noun}s prefill, {1 - share:.0%} decode, in replicas of this layout" + piped
     gain = 1 - share
     balanced = (f"balanced: a prefill replica serves {fmt.sig3(stages / t_prefill)} prompts/s"
-                + (f" (a prompt every TTFT / {stages}, each still taking the TTFT)" if stages > 1 else "")
+                + (f" (a prompt every {fmt.time(t_prefill)} / {stages}, its pass through the {stages} stages, each "
+                   "stage's ledger in turn)" if stages > 1 else "")
                 + (f" (a prompt occupying its replica {fmt.time(t_prefill)} while the group's "
                    f"{group:,} replicas all prefill)" if group > 1 else "")
                 + ", a decode replica retires ")
@@ -700,7 +729,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                                          {"batch": max(one["batch"], 1), "context": int(last)})
     rows.append({"technique": "prefill/decode disaggregation",
                  "setting": setting,
-                 "ttft": (ttft, ttft * (1 - sv.prefix_hit) + (t_kv or 0.0)), "tpot": (tpot0, tpot),
+                 "ttft": (ttft, ttft_h + (t_kv or 0.0)), "tpot": (tpot0, tpot),
                  "per_gpu": (before, pools_gpu),
                  "usd": (usd * per_gpu / before if usd is not None and before > 0 else None,
                          usd * per_gpu / pools_gpu if usd is not None and pools_gpu > 0 else None),

@@ -20,7 +20,7 @@ const GR_PARALLEL = (() => {
   const RESIDENT = ["memory_per_gpu"];  // evaluated with the weights the GPU holds, not those a batch reads
   const RATES = ["decode_tokens_per_s_replica", "decode_tokens_per_s_gpu"];
   // a prompt's occupancy of its replica in a steady state, by the prefill formula it evaluates (layout.OCCUPANCY)
-  const OCCUPANCY = {prefill_occupancy_bound: "prefill_time_bound", prefill_occupancy_serial: "prefill_time_serial"};
+  const OCCUPANCY = {prefill_occupancy_bound: "prefill_pass_bound", prefill_occupancy_serial: "prefill_time_serial"};
   const PREFILL = ["interconnect_bytes_prefill", "prefill_time_comm", "prefill_time_bound", "prefill_time_compute_gpu",
     "prefill_time_memory_gpu", "prefill_time_compute_serial", "prefill_time_memory_serial", "prefill_time_comm_estimate",
     "prefill_time_overhead", "prefill_time_serial"];
@@ -421,7 +421,8 @@ const GR_PARALLEL = (() => {
         // a prompt's occupancy of its replica in a steady state (layout.OCCUPANCY): the prompt rates and prices
         Object.entries(OCCUPANCY).forEach(([name, q]) => {
           out.prefill[acc][name] = promptGroup(atLayout) > 1
-            ? w.prefill_prompt.map(tk => call(q, atPrompt(base, atLayout, tk, true))) : out.prefill[acc][q];
+            ? w.prefill_prompt.map(tk => call(q, atPrompt(base, atLayout, tk, true)))
+            : out.prefill[acc][q] || w.prefill_prompt.map(tk => call(q, atPrompt(base, atLayout, tk)));
         });
       }
     });

@@ -146,7 +146,14 @@ const GR_SERVING = (() => {
     const ttft = call("prefill_time_bound", pre), ttftSerial = call("prefill_time_serial", pre);
     // what a prompt occupies its replica for in a steady state (Request.prefill_bound): its price
     const steady = P.promptGroup(lay) > 1 ? P.atPrompt(base, lay, sv.prompt, true) : null;
-    const busy = steady ? call("prefill_time_bound", steady) : ttft;
+    const busy = call("prefill_pass_bound", steady || pre);  // its pass through the stages (prefill_pass_bound)
+    // a prompt whose prefix the cache holds: its uncached part alone at the layout (techniques.uncached_prefill)
+    let ttftH = ttft, busyH = busy;
+    if (sv.prefix_hit > 0) {
+      const tokH = pyMax(sv.prompt * (1 - sv.prefix_hit), 1.0), preH = P.atPrompt(base, lay, tokH);
+      ttftH = call("prefill_time_bound", preH);
+      busyH = call("prefill_pass_bound", P.promptGroup(lay) > 1 ? P.atPrompt(base, lay, tokH, true) : preH);
+    }
     const busySerial = steady ? call("prefill_time_serial", steady) : ttftSerial;
     const power = hw.power_watts, node = hw.node ? hw.node.gpus_per_node : null;
     // the node's GPUs that run replicas (serving.node_busy_gpus): its whole replicas', or a wider replica's GPUs over
@@ -331,7 +338,7 @@ const GR_SERVING = (() => {
       + (batch === 1 ? " decode token" : " decode tokens") + (cp > 0 ? " and a prompt chunk of " + commas(cp) : ", no room for a prompt chunk")
       + (sv.prefix_hit > 0 && cp > 0 ? ", of the " + pct(1 - sv.prefix_hit) + " of the prompt the prefix cache leaves (its TTFT "
         + "counts that row's hit)" : ""),
-      ttft: [ttft, ttftRatio !== null ? ttft * (1 - sv.prefix_hit) * ttftRatio : null], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / cost],
+      ttft: [ttft, ttftRatio !== null ? pyMax(ttftH * ttftRatio, uncached / cp * tp0 * cost) : null], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / cost],
       usd: [usd0, usd0 !== null ? usd0 * cost : null], ends: cp > 0 ? "a step's intensity " + commas(iPlain) + " → "
         + commas(iMix) + " FLOP/B; the decode users pay " + F.format(cost, ".2f") + "× per token while a prompt is "
         + "prefilled and no step stalls for a whole prompt; at this batch one chunk a step admits " + F.sig3(chunkRate)
@@ -399,7 +406,7 @@ const GR_SERVING = (() => {
     }
 
     if (sv.prefix_hit > 0) {  // prefix caching: the weights and the cache a GPU holds, the shared prefix held once
-      const keep = 1 - sv.prefix_hit, held = lead.at(null, last);
+      const held = lead.at(null, last);
       const fits = h => {
         const x = M.physical("prefix_capacity_batch", call("prefix_capacity_batch", Object.assign({}, e,
           {N: held.N, b: held.b, c: held.c}, h)), "floor")[0];
@@ -407,11 +414,11 @@ const GR_SERVING = (() => {
       };
       const c0 = fits({h_p: 0.0}), c1 = fits({});
       levers.push({technique: "prefix caching", setting: pct(sv.prefix_hit) + " of each prompt cached",
-        ttft: [ttft, ttft * keep], tpot: [tp0, tp0], per_gpu: [gpu0, gpu0], usd: [usd0, usd0],
+        ttft: [ttft, ttftH], tpot: [tp0, tp0], per_gpu: [gpu0, gpu0], usd: [usd0, usd0],
         ends: "sequences that fit per replica at the last context (" + commas(last) + " tokens): " + commas(c0 || 0) + " → "
           + commas(c1 || 0) + " (the shared prefix held once)",
-        note: "TTFT over the uncached part of the prompt"});
-      Object.assign(n, {prefix_capacity_before: c0, prefix_capacity_after: c1});
+        note: "TTFT: the uncached part of the prompt alone at the layout (the weights still read once)"});
+      Object.assign(n, {prefix_capacity_before: c0, prefix_capacity_after: c1, prefix_ttft: ttftH, prefix_prefill: busyH});
     }
 
     // prefill/decode disaggregation: pools of this layout balanced for the request shape; the KV cache's link
@@ -421,7 +428,7 @@ const GR_SERVING = (() => {
     const tRound = b0.tokens_per_s_user ? 1 / b0.tokens_per_s_user : tp0;
     // a prefill replica prefills the prompt's uncached part, TTFT (1 - h_p), for its steady-state occupancy (every
     // replica of a wider expert group prefilling: Request.prefill_bound) (techniques.report's t_prefill)
-    const tPrefill = busy * (1 - sv.prefix_hit);
+    const tPrefill = busyH;
     const share = call("balanced_prefill_gpus", Object.assign({}, e, {t_pr: tPrefill, t_s: tRound, k_pp: stages}));
     // one decode replica of the pools: its plain mean round, no chunk riding along (techniques.report's pool_rate)
     const poolRate = sv.output > 1 ? batch / ((sv.output - 1) * tRound) : Infinity;  // decode_pool_rate, n_D = 1
@@ -447,7 +454,8 @@ const GR_SERVING = (() => {
     let setting = pct(share) + " of the " + noun + "s prefill, " + pct(1 - share) + " decode, in replicas of this layout"
       + piped, gain = 1 - share;
     const balanced = "balanced: a prefill replica serves " + F.sig3(stages / tPrefill) + " prompts/s"
-      + (stages > 1 ? " (a prompt every TTFT / " + stages + ", each still taking the TTFT)" : "")
+      + (stages > 1 ? " (a prompt every " + F.time(tPrefill) + " / " + stages + ", its pass through the " + stages
+        + " stages, each stage's ledger in turn)" : "")
       + (group > 1 ? " (a prompt occupying its replica " + F.time(tPrefill) + " while the group's " + commas(group)
         + " replicas all prefill)" : "")
       + ", a decode replica retires ";
@@ -498,7 +506,7 @@ const GR_SERVING = (() => {
       Object.assign(n, {one_pool_batch: lo, one_pool_tpot: tpotBefore, one_pool_round: tpotAt(Math.max(lo, 1)),
         one_pool_tokens_per_s_gpu: before, pool_tokens_per_s_gpu: poolsGpu});
     }
-    levers.push({technique: "prefill/decode disaggregation", setting: setting, ttft: [ttft, ttft * (1 - sv.prefix_hit) + (tKv || 0.0)],
+    levers.push({technique: "prefill/decode disaggregation", setting: setting, ttft: [ttft, ttftH + (tKv || 0.0)],
       tpot: [tpotBefore, tp0], per_gpu: [before, poolsGpu],
       usd: [usd0 !== null && before > 0 ? usd0 * gpu0 / before : null, usd0 !== null && poolsGpu > 0 ? usd0 * gpu0 / poolsGpu : null],
       ends: balanced
