@@ -283,17 +283,17 @@ def test_base_specs_build():
         assert check_once(folder, [], ("none", 0, "")) == "report"
 
 
-def test_an_ffn_so_wide_its_workspace_fills_the_gpu_builds():
+def test_an_ffn_so_wide_its_workspace_fills_the_gpu_is_refused():
     """Found by test_fuzz_full: an FFN of 49,994,710 makes the engine's activation workspace (8,192 tokens of
     3 d_ff) larger than the H100's memory, so the usable memory per GPU is negative; page 1's "how many GPUs"
-    row divided the weights by ceil(weights / usable) = 0 (ZeroDivisionError). No count of GPUs fits then, and the
-    row is left out."""
+    row divided the weights by ceil(weights / usable) = 0 (ZeroDivisionError). Such a step leaves nothing for the
+    weights: since stop 71 the loader refuses it with the reason (loader.workspace_message), no traceback."""
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         (folder / "hardware").mkdir()
         (folder / "models").mkdir()
         assert check_once(folder, [("model", "plausible", ("ffn", "size"), 49994710, "", "")], ("none", 0, "\t")) \
-            == "report"
+            == "error"
 
 
 def test_fuzz_quick():

@@ -169,7 +169,7 @@ ISSUE = [  # (spec, override, the page's message): the issue's cases and every i
     (MOE, "model.moe.__defineGetter__=1", "moe.__defineGetter__: unknown key '__defineGetter__' (hint: allowed keys: "
      "active_experts, expert_ffn_size, experts, first_dense_layers, layer_step, shared_expert_ffn_size, "
      "shared_experts)"),
-    (MOE, "serving.prefix_hit=1", "serving.prefix_hit: 1 is too large (at most 1) (hint: check the order of magnitude)"),
+    (MOE, "serving.prefix_hit=1", "serving.prefix_hit: 1 must be less than 1 (hint: a fraction below 1)"),
     (MOE, "serving.rate=0", "serving.rate: 0 must be greater than 0 (hint: must be positive)"),
     (ONE, "serving.tpot=30 ms", "serving.tpot: not an input this page recomputes "  # the loader wants a serving block
      "(hint: use the command below: genreport recomputes every path of a spec)"),
@@ -512,3 +512,14 @@ process.stdout.write(JSON.stringify(INPUT.keys.map(function (k) {
             assert path.count(".") >= MAX_DEPTH - 1, (key, path)
             continue
         assert path == ".".join(_alias(parts)), key
+
+
+def test_a_step_whose_activations_take_the_card_is_refused_as_the_loader_refuses_it():
+    """QA of stop 71: ``serving.chunk=10000000`` on an 8B spec printed "16.06 GB of weights > -883.6 GiB usable" (the
+    10M-token step's 955.6 GiB of activations beside an 80 GB card) and its what-if table said nothing moved. The
+    loader refuses such a step at the key that sizes it, and the page with the loader's words; a chunk that leaves room
+    is applied."""
+    got = check([("llama70b-h100-tp8.yaml", ["serving.chunk=10000000"]), ("llama70b-h100-tp8.yaml", ["serving.chunk=16k"])])
+    assert "GiB of activations on each GPU" in got[0]["errors"][0], got[0]["errors"]
+    assert "nothing is left for the weights" in got[0]["errors"][0]
+    assert got[1]["errors"] == []

@@ -91,6 +91,9 @@ def test_the_committed_serving_specs_as_python_computes_them():
 
 WHATIFS = [
     (SERVING[0], ["serving.tpot=15 ms"]),  # the TPOT target binds below capacity
+    # stop 71: a 99% hit's TTFT the uncached part alone at the layout (its weights read once), the chunked row's at
+    # least its steps; over a pipeline, the prompt's pass apart from its TTFT's bound
+    (SERVING[0], ["serving.prefix_hit=0.99", "parallelism.tp=4", "parallelism.pp=2"]),
     (SERVING[0], ["serving.prefix_hit=0.5", "serving.rate=3", "serving.price=2.5"]),  # prefix row, steady state, $
     (SERVING[0], ["serving.tpot=1 ms"]),  # below the weights' stream time: no batch, no goodput
     (SERVING[0], ["parallelism.tp=4", "parallelism.pp=2", "precision=fp8"]),  # a pipeline; fp8

@@ -487,14 +487,17 @@ def test_the_pools_prefill_the_uncached_part_of_a_prompt():
     prefix caching and chunked prefill rows prefill the uncached half, but the disaggregation row balanced its pools
     with the whole prompt's TTFT (Qwen2.5 72B fp8 on 2 GB200: 65% of the GPUs prefilling, each prefill replica
     16.75 prompts/s, where the uncached half takes 29.9 ms: 48%, 33.49 prompts/s).  A prefill replica now takes
-    TTFT (1 - h_p), the prefix caching row's TTFT, and the balance is DistServe's over that."""
+    the uncached part alone at the layout, the prefix caching row's TTFT (a 2k prompt's: compute-bound, a little
+    under half the 4k one's), and the balance is DistServe's over that."""
     from shared import evaluated
 
     r = evaluated("llama70b-h100-tp8.yaml", ("serving.prefix_hit=0.5",))
     tech = r.serving["techniques"]
     n, rows = tech["numbers"], {x["technique"]: x for x in tech["rows"]}
     ttft = rows["prefix caching"]["ttft"]
-    assert ttft[1] == pytest.approx(ttft[0] * 0.5, rel=1e-12)
+    two_k = evaluated("llama70b-h100-tp8.yaml", ("serving.prompt=2048",)).serving["rows"][-1]["bound"]
+    assert ttft[1] == pytest.approx(two_k["ttft"], rel=1e-12) == n["prefix_ttft"]
+    assert 0.45 * ttft[0] < ttft[1] < 0.5 * ttft[0]
     pools = rows["prefill/decode disaggregation"]
     t_p, retires = ttft[1], n["pool_rate"]  # one decode replica's requests/s at the chapter's batch
     assert n["prefill_share"] == pytest.approx(retires * t_p / (retires * t_p + 1), rel=1e-12)  # rates balanced
@@ -520,3 +523,15 @@ def test_disaggregate_pools_are_whole_expert_parallel_groups(capsys):
         assert pre >= 1 and dec >= 1 and r["gpus"] % (math.lcm(r["tp"], r["ep"]) * r["pp"]) == 0
         assert 0 < r["pool_prefill_share"] < 1  # the balanced share, fractional; the split is whole layouts
         assert r["pool_tokens_per_s_gpu"] <= r["tokens_per_s_gpu"] * dec / (pre + dec) * (1 + 1e-12)
+
+
+def test_no_acceptance_at_no_draft_cost_is_a_tie_that_decodes_plainly(capsys):
+    """QA of stop 71: ``--speculative 1,0,0`` (nothing accepted, drafts free) computes a speed-up of
+    1.0000000000000002 at tp 8, which plan called "on" (breaking even at batch 1, "off at 1-4 and from 6"); a tie goes
+    to plain decoding (serving.PAYS), so every row is off and its TPOT the plain one."""
+    doc = _json(capsys, "llama-3.1-70b", "--hardware", "h100-sxm", "--speculative", "1,0,0", "--gpus", "8",
+                "--weights", "bf16", "--batch", "5")
+    assert doc["rows"]
+    for r in doc["rows"]:
+        assert r["speculative"] == "off" and r["spec_speedup"] == pytest.approx(1.0, abs=1e-12), r
+        assert r["tpot"] == r["tpot_plain"]

@@ -657,7 +657,8 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                                                      "serving chapter does)" if any(not r.speculative for r in
                                                                                     result.rows[:limit]) else ""))
     if disaggregate:
-        lines.append("pools: prefill and decode replicas of the row's layout, the smallest split (up to 16 replicas) "
+        lines.append("pools: prefill and decode copies of the row's layout (its tp x pp x dp GPUs, so an expert group "
+                     "is never split), the smallest split (up to 16 copies) "
                      "with the most tok/s per GPU near the balanced share; prefill in: whole replicas, one prompt at a "
                      "time, or, where the layout has pipeline stages and it serves more, each replica a pipeline "
                      "admitting a prompt every pass / pp (its pass through the stages, each stage's ledger in turn; DistServe, section 3.1); KV: one prompt's cache between replicas "

@@ -327,6 +327,12 @@ def _reshaped(sdoc, path: Path, sets) -> bool:
     return dataclasses.replace(model_from(sdoc), **counts) != own
 
 
+def workspace_message(step: float, workspace: float, kept: float, title: str) -> str:
+    """The error of an engine step whose activations take all the memory a card keeps (the live page's is the same)."""
+    return (f"one engine step of {step:,.0f} tokens needs {workspace / 2**30:.1f} GiB of activations on each GPU, "
+            f"at least the {kept / 2**30:.1f} GiB the {title} keeps beside its reserve: nothing is left for the weights")
+
+
 def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict: bool = False) -> ReportSpec:
     """Load a report spec and everything it references; raise SpecError listing every problem."""
     path = Path(path)
@@ -444,6 +450,16 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
     workspace = (activation_workspace(model, lay.tp, step_tokens, seqs, lay.ep, lay.pp) if model is not None
                  else 0.0)
     step = {"workspace": workspace, "max_batched_tokens": step_tokens, "max_sequences": seqs}
+    if hw is not None and model is not None and not hw.capacity * (1.0 - reserve) - workspace > 0:
+        # the step's activations alone take the memory the reserve leaves: no weight fits, no memory is usable (a
+        # 10M-token chunk once printed "16.06 GB of weights > -883.6 GiB usable")
+        where = (("serving", "chunk") if serving is not None and "max_batched_tokens" not in engine
+                 else ("engine", "max_batched_tokens"))
+        findings.add(doc.finding(where, workspace_message(step_tokens, workspace, hw.capacity * (1.0 - reserve),
+                                                          hw.title),
+                                 "lower it (vLLM's default is 8,192 tokens), or take a card with more memory"))
+        findings.items = _relocate(doc, findings.items)
+        findings.raise_if_errors(strict=strict)
     hw = (dataclasses.replace(hw, memory_reserve=reserve, kernels=engine_kernels(engine, hw.vendor), **step)
           if hw is not None else hw)
     if hw is not None and serving is not None and serving.price:  # the service's price of a GPU-hour wins

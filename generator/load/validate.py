@@ -299,7 +299,10 @@ def _findings(doc: Document, err) -> list[Finding]:
     if err.validator == "exclusiveMinimum":
         return [doc.finding(path, f"{show(v)} must be greater than {err.validator_value}",
                             "must be positive" if err.validator_value == 0 else "raise it")]
-    if err.validator in ("maximum", "exclusiveMaximum"):
+    if err.validator == "exclusiveMaximum":  # a bound it may not reach: "1 is too large (at most 1)" read as a slip
+        return [doc.finding(path, f"{show(v)} must be less than {err.validator_value:g}",
+                            "a fraction below 1" if err.validator_value == 1 else "lower it")]
+    if err.validator == "maximum":
         return [doc.finding(path, f"{show(v)} is too large (at most {err.validator_value:g})",
                             "check the order of magnitude")]
     if err.validator == "unit":

@@ -31,6 +31,7 @@ from genreport.model.layout import (
     tp_choices,
 )
 from genreport.model.serving import (
+    PAYS,
     _mean_context_values,
     _read_c,
     _requests_many,
@@ -122,7 +123,8 @@ class PlanRow:
     tpot_plain: float | None = None  # s, TPOT without speculation at the chosen batch
     # plan --disaggregate: prefill and decode pools of this layout, balanced for the request (DistServe)
     pool_prefill_share: float | None = None  # share of the GPUs that prefill (balanced_prefill_gpus at the stages')
-    pool_split: str = ""  # "P:D" replicas of this layout: the smallest split near the balanced share
+    pool_split: str = ""  # "P:D" copies of the row's layout (its tp x pp x dp GPUs, whole expert groups): the
+    # smallest split near the balanced share
     pool_prefill_stages: int | None = None  # each prefill replica's instance: 1 a whole replica, pp its pipeline
     pool_prefill_pass: float | None = None  # s, what a prompt occupies a prefill replica's stages for (its pass)
     kv_transfer: float | None = None  # s, one prompt's KV cache from a prefill replica to a decode replica
@@ -578,7 +580,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         dec_all, sr = yield rv_all, (env, lay, cv, rv_all, shape.prompt + shape.output / 2, batches, t_use,
                                      shape.output, speculative, read)
         speed = sr["last"]["speedup"]
-        spec_on = speed > 1.0
+        spec_on = speed > PAYS  # serving.PAYS: a tie (past rounding) goes to plain decoding
         t_use = np.where(spec_on, sr["tpot"], t_use)
     want = int(batches[-1])
     if shape.users:  # the users spread over the dp replicas: no replica is asked for more than its share

@@ -455,11 +455,16 @@ def _rounds_many(q, items, serial) -> list[dict[str, np.ndarray]]:
             for (_, _, batches, t_plain, _), t_v, t_d, speed in zip(items, t_vs, t_ds, speeds, strict=True)]
 
 
+# A speed-up pays where it passes 1 by more than rounding: no acceptance at no draft cost computes 1.0000000000000002,
+# which called speculation "on" (a tie goes to plain decoding)
+PAYS = 1.0 + 1e-9
+
+
 def speculate(q, lay, values, batches, t_plain, spec, serial):
     """Speculative decoding at the layout, per batch: (speed-up, on), :func:`speculative_rounds`' speed-up and where
-    it passes 1."""
+    it passes 1 (:data:`PAYS`)."""
     speed = speculative_rounds(q, lay, values, batches, t_plain, spec, serial)["speedup"]
-    return speed, speed > 1.0
+    return speed, speed > PAYS
 
 
 def mean_rounds(q, lay, rv, mean: float, batches, spec, serial) -> dict[str, np.ndarray]:

@@ -15,6 +15,7 @@ const GR_SERVING = (() => {
   const CEILINGS = [["goodput_rate_tpot", "TPOT target"], ["goodput_rate_compute", "compute roof"],
     ["goodput_rate_capacity", "KV cache room"], ["chunk_budget_rate", "chunk budget"]];
 
+  const PAYS = 1 + 1e-9;  // serving.PAYS: a speed-up pays past 1 by more than rounding
   function usd(price, tps) { return price && tps > 0 ? price / (tps * 3600.0) * 1e6 : null; }
   function pyMax(a, b) { return b > a ? b : a; }  // Python's max(a, b): a unless b is larger
   function phys(qid, x) { return M.physical(qid, x, "")[0]; }
@@ -269,15 +270,15 @@ const GR_SERVING = (() => {
       let breakeven = null, resumes = null, stopsAgain = null, far = NaN;
       for (let b = 1; b <= scanned; b++) {
         far = scan(b);
-        if (!(far > 1.0)) { breakeven = b; break; }
+        if (!(far > PAYS)) { breakeven = b; break; }
       }
       // a mixture of experts can pay again once the plain step reads every expert too
       for (let b = breakeven === null ? scanned + 1 : breakeven + 1; b <= scanned; b++) {
-        if (scan(b) > 1.0) { resumes = b; break; }
+        if (scan(b) > PAYS) { resumes = b; break; }
       }
       // ... and stop paying again further on (a draft model's passes read its own cache of every sequence)
       for (let b = resumes === null ? scanned + 1 : resumes + 1; b <= scanned; b++) {
-        if (!(scan(b) > 1.0)) { stopsAgain = b; break; }
+        if (!(scan(b) > PAYS)) { stopsAgain = b; break; }
       }
       if (breakeven === null) far = scan(scanned);
       const td = aMean.draft, plainCap = call("capacity_batch_replica", cv);
@@ -291,8 +292,9 @@ const GR_SERVING = (() => {
           + (verifyX !== null ? " (one GPU's verify step turns compute-bound at " + commas(verifyX) + ")" : "")
         : "pays at every batch up to the " + commas(scanned) + " sequences "
           + (scanned < held ? "the engine runs at once (its max_sequences)" : "a replica holds")
-          + (verifyX !== null ? ": past batch " + commas(verifyX) + " the speed-up at the last token falls, to "
-            + F.format(far, ".2f") + "× at batch " + commas(scanned) : "");
+          + (verifyX === null ? "" : verifyX < scanned ? ": past batch " + commas(verifyX) + " the speed-up at the last "
+            + "token falls, to " + F.format(far, ".2f") + "× at batch " + commas(scanned) : ", " + F.format(far, ".2f")
+            + "× at batch " + commas(scanned) + " (one GPU's verify step turns compute-bound only at " + commas(verifyX) + ")");
       if (draft) {
         ends += "; the draft's weights and KV cache leave room for " + commas(capRaw) + " sequences of "
           + commas(Math.trunc(last)) + " tokens per replica, " + commas(plainCap) + " without it";
@@ -501,8 +503,10 @@ const GR_SERVING = (() => {
       const atText = sv.tpot !== null ? (lo ? "meets the " + F.time(sv.tpot) + " TPOT target up to batch "
         + commas(lo) : "misses the " + F.time(sv.tpot) + " TPOT target even at batch 1")
         : "at batch " + commas(batch) + " (no TPOT target)";
+      const bothMiss = sv.tpot !== null && !lo && tp0 > sv.tpot;  // techniques.report: neither meets the target
       against = "; one pool of these replicas that prefills between its rounds " + atText + ": " + F.num(before)
-        + " tok/s per " + noun + ", the pools " + F.format(gain, ".2f") + "×";
+        + " tok/s per " + noun + ", " + (bothMiss ? "and the pools' " + F.time(tp0) + " TPOT misses it too: neither "
+        + "meets the target" : "the pools " + F.format(gain, ".2f") + "×");
       Object.assign(n, {one_pool_batch: lo, one_pool_tpot: tpotBefore, one_pool_round: tpotAt(Math.max(lo, 1)),
         one_pool_tokens_per_s_gpu: before, pool_tokens_per_s_gpu: poolsGpu});
     }

@@ -174,8 +174,8 @@ const GR_WHATIF = (function () {
   function range(where, v, r) {
     const open = r[0] === "n";  // ["n", min, max, 1, 0]: a bound it may not reach (exclusiveMinimum, exclusiveMaximum)
     if (open && r[3] && v <= r[1]) fail(where, show(v) + " must be greater than " + r[1], r[1] === 0 ? "must be positive" : "raise it");
-    if (open && r[4] && v >= r[2]) {
-      fail(where, show(v) + " is too large (at most " + GR_FMT.format(r[2], "g") + ")", "check the order of magnitude");
+    if (open && r[4] && v >= r[2]) {  // validate: exclusiveMaximum's words
+      fail(where, show(v) + " must be less than " + GR_FMT.format(r[2], "g"), r[2] === 1 ? "a fraction below 1" : "lower it");
     }
     if (v < r[1]) {
       fail(where, show(v) + " is below the minimum " + r[1], r[1] === 1 ? "must be positive" : "use at least " + r[1]);
@@ -383,6 +383,7 @@ const GR_WHATIF = (function () {
   function check(state, live) {
     const t = live.tables, inp = state.inputs, m = inp.model;
     budget(inp.workloads, live.budget);
+    checkWorkspace(inp, m);
     // the published count is of other shapes, unless the shapes set are the model's own (loader._reshaped)
     if (state.shape && sansCounts(m) !== sansCounts(live.inputs.model)) m.declared_parameters = m.declared_active = null;
     if (!state.given.head_dim) {
@@ -453,6 +454,17 @@ const GR_WHATIF = (function () {
         + " draft tokens gives " + fmt(implied, ".3g") + " tokens per verify step, not accepted_length " + fmt(tau, "g")
         + " (that is acceptance " + fmt(derived, ".4f") + ")", "give one of the two, or make them agree");
     }
+  }
+
+  /** The engine step's activations against the memory the card keeps beside its reserve (loader.workspace_message). */
+  function checkWorkspace(inp, m) {
+    const hw = inp.hardware, kept = hw.capacity * (1 - (hw.memory_reserve || 0));
+    if (typeof GR_MODEL === "undefined" || GR_MODEL.usable(hw, m, inp.parallelism) > 0) return;
+    const ws = kept - GR_MODEL.usable(hw, m, inp.parallelism), f = GR_FMT.format;
+    fail(hw.step_is_chunk ? "serving.chunk" : "engine.max_batched_tokens", "one engine step of "
+      + f(hw.max_batched_tokens || 0, ",.0f") + " tokens needs " + f(ws / 2 ** 30, ".1f") + " GiB of activations on each "
+      + "GPU, at least the " + f(kept / 2 ** 30, ".1f") + " GiB the " + hw.title + " keeps beside its reserve: nothing "
+      + "is left for the weights", "lower it (vLLM's default is 8,192 tokens), or take a card with more memory");
   }
 
   /** How a layout splits the heads, layers and experts, and whether the GPUs are linked (checks.check_parallelism;
