@@ -164,6 +164,32 @@ def capacity_fact(r: Results) -> str:
             f"for the KV cache: {fmt.integer(sc['kv_capacity_tokens'])} tokens ({fmt.kib(sc['kv_bytes_per_token'])} each).")
 
 
+def bounded_fact(r: Results) -> str:
+    """For a model with windowed or chunked layers, what :func:`capacity_fact`'s token count counts and what one
+    sequence can hold (genreport.model.catalog.kv_facts, the count the summary's "fits" line states): its bytes per
+    token are every layer's, but a windowed layer keeps only its window, so one sequence holds more tokens than that
+    (an outside review read 39,031 there beside the summary's 73,967 for Gemma 2 27B on an L4 as two counts of one
+    memory); '' for any other model, or where no KV cache fits."""
+    from genreport.model.catalog import kv_facts
+
+    sc = _lead(r)
+    if sc["weight_bytes"] > sc["capacity"]:
+        return ""
+    m, cut = r.spec.model, r.envs[r.lead].cut
+    share = cut.pp * cut.s_kv
+    kv = kv_facts(m, r.spec.precision.kv_bytes, (sc["capacity"] - sc["weight_bytes"]) * share, ())
+    if not kv["bounded"]:
+        return ""
+    one = kv["tokens_one_sequence"]
+    local = " and ".join(f"{n} {what}" for n, what in ((kv["windowed_layers"], "windowed"),
+                                                        (kv["chunked_layers"], "chunked")) if n)
+    holds = (f"one sequence can reach {fmt.integer(one)} tokens" if one is not None else
+             "one sequence of any context fits")
+    return (f"That count has every layer cache every token; the {local} layers keep only their window, so {holds} "
+            "(the summary's count).")
+
+
+
 def critical_fact(r: Results) -> str:
     sc = _lead(r)
     s_star = sc["critical_context"]

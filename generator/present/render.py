@@ -728,6 +728,7 @@ class ReportContext:
     training_lines: list
     frontier_text: str
     capacity_fact: str
+    bounded_fact: str
     critical_fact: str
     attention_text: str
     moe_text: str
@@ -806,7 +807,7 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
     prose_parts = dict(
         summary=summary.sentences(r), decision=r.decision, context_lines=prose.context_lines(r),
         prefill_lines=prose.prefill_lines(r), training_lines=prose.training_lines(r),
-        capacity_fact=prose.capacity_fact(r), critical_fact=prose.critical_fact(r),
+        capacity_fact=prose.capacity_fact(r), bounded_fact=prose.bounded_fact(r), critical_fact=prose.critical_fact(r),
         attention_text=prose.attention_text(r), moe_text=prose.moe_text(r), whatifs=prose.whatif_rows(r),
         compare_text=prose.compare_text(r), frontier_text=frontier_text(r))
     prose_parts = fmt.device(prose_parts, spec.hardware.noun)  # the device's noun where it is not a GPU

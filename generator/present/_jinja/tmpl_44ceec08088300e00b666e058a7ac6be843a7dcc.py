@@ -16,6 +16,7 @@ def root(context, missing=missing):
     l_0_GPU = resolve('GPU')
     l_0_attention_text = resolve('attention_text')
     l_0_capacity_fact = resolve('capacity_fact')
+    l_0_bounded_fact = resolve('bounded_fact')
     l_0_ctxs = resolve('ctxs')
     l_0_figs = resolve('figs')
     l_0_context_lines = resolve('context_lines')
@@ -123,6 +124,11 @@ def root(context, missing=missing):
         yield '\n<p data-prose="capacity_fact">'
         yield escape((undefined(name='capacity_fact') if l_0_capacity_fact is missing else l_0_capacity_fact))
         yield '</p>\n'
+        if (undefined(name='bounded_fact') if l_0_bounded_fact is missing else l_0_bounded_fact):
+            pass
+            yield '<p data-static>'
+            yield escape((undefined(name='bounded_fact') if l_0_bounded_fact is missing else l_0_bounded_fact))
+            yield '</p>'
         yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'cap_batch')))
         yield '\n<div class="scroll"><table><thead>\n<tr><th class="n">context</th><th class="n">ceiling</th><th class="n">batch to cross the ridge</th><th class="n">sequences that fit'
         if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
@@ -260,4 +266,4 @@ def root(context, missing=missing):
     yield '</section>\n\n'
 
 blocks = {}
-debug_info = '1=66&6=79&7=85&8=87&9=89&10=95&11=100&12=105&14=107&15=109&16=111&19=114&20=116&21=118&22=120&24=122&25=124&26=126&28=128&29=132&30=137&31=143&32=145&35=151&36=153&37=161&38=163&41=169&42=172&43=176&44=178&45=191&47=193&48=208&49=212&52=245&53=247&55=250&56=252&57=254&58=256&59=258'
+debug_info = '1=67&6=80&7=86&8=88&9=90&10=96&11=101&12=106&14=108&15=110&16=112&19=115&20=117&21=119&22=121&24=123&25=125&26=127&27=132&29=134&30=138&31=143&32=149&33=151&36=157&37=159&38=167&39=169&42=175&43=178&44=182&45=184&46=197&48=199&49=214&50=218&53=251&54=253&56=256&57=258&58=260&59=262&60=264'

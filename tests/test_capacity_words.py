@@ -1,0 +1,30 @@
+"""Chapter 4's KV capacity in words for a model whose windowed layers keep only their window (QA of stop 71): the
+chapter counted tokens at every layer's bytes (39,031 for Gemma 2 27B int4 on one L4) and the summary the tokens one
+sequence can reach (73,967), two counts of one memory with nothing to say which is which."""
+
+from __future__ import annotations
+
+from genreport.model.catalog import kv_facts
+from genreport.present import prose
+from shared import evaluated, rendered
+
+GEMMA_L4 = ("hardware=l4", "model=gemma-2-27b", "precision.weights=int4", "precision.kv_cache=fp8")
+
+
+def test_a_windowed_models_capacity_says_what_it_counts_and_what_one_sequence_holds():
+    r = evaluated("llama8b-h100.yaml", GEMMA_L4)
+    sc = r.scalars[r.lead]
+    facts = kv_facts(r.spec.model, r.spec.precision.kv_bytes, sc["capacity"] - sc["weight_bytes"], ())
+    assert facts["bounded"] and facts["windowed_layers"] == 23  # Gemma 2: every other of its 46 layers
+    one = facts["tokens_one_sequence"]
+    assert one > sc["kv_capacity_tokens"]  # the windowed layers hold only their window
+    words = prose.bounded_fact(r)
+    assert f"one sequence can reach {one:,} tokens" in words and "23 windowed layers keep only their window" in words
+    page = rendered(r, "sections/s4_batching.html.j2")
+    assert f"<p data-static>{words.replace(chr(39), '&#39;')}</p>" in page
+
+
+def test_a_model_with_every_layer_global_says_nothing_more():
+    r = evaluated("llama8b-h100.yaml")
+    assert prose.bounded_fact(r) == ""
+    assert "That count has every layer" not in rendered(r, "sections/s4_batching.html.j2")
