@@ -635,7 +635,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                      "usd": (usd, usd), "gain": ttft / ttft_h,
                      "ends": f"sequences that fit per replica at the last context ({int(last):,} tokens): {cap0 or 0:,.0f} "
                              f"→ {cap1 or 0:,.0f} (the shared prefix held once)",
-                     "note": "TTFT: the uncached part of the prompt alone at the layout (the weights still read once)"})
+                     "note": "TTFT: the prompt's uncached part alone at the layout, its weights still read once"})
         numbers.update({"prefix_capacity_before": cap0, "prefix_capacity_after": cap1, "prefix_ttft": ttft_h,
                         "prefix_prefill": busy_h})
 

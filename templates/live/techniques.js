@@ -419,7 +419,7 @@ const GR_SERVING = (() => {
         ttft: [ttft, ttftH], tpot: [tp0, tp0], per_gpu: [gpu0, gpu0], usd: [usd0, usd0],
         ends: "sequences that fit per replica at the last context (" + commas(last) + " tokens): " + commas(c0 || 0) + " → "
           + commas(c1 || 0) + " (the shared prefix held once)",
-        note: "TTFT: the uncached part of the prompt alone at the layout (the weights still read once)"});
+        note: "TTFT: the prompt's uncached part alone at the layout, its weights still read once"});
       Object.assign(n, {prefix_capacity_before: c0, prefix_capacity_after: c1, prefix_ttft: ttftH, prefix_prefill: busyH});
     }
 

@@ -999,10 +999,16 @@ def root(context, missing=missing):
             yield 's on prefill, each prompt taking\nt<sub>p,R</sub> at a prefill replica: '
             if ('prefix_capacity_after' in (undefined(name='n') if l_0_n is missing else l_0_n)):
                 pass
-                yield "the prompt's uncached part with the layout's collectives, the TTFT\nabove times 1 &minus; h<sub>p</sub> (the prefix caching row's)"
+                yield "the prompt's uncached part alone at the layout, its collectives\nincluded (the prefix caching row's)"
             else:
                 pass
-                yield "the whole prompt with the layout's collectives, the TTFT above"
+                yield "the whole prompt with the layout's collectives"
+            if (environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefill_stages') > 1):
+                pass
+                yield ", its pass\nthrough the stages, each stage's ledger in turn"
+            elif ('prefix_capacity_after' not in (undefined(name='n') if l_0_n is missing else l_0_n)):
+                pass
+                yield ', the TTFT above'
             yield " (not the rate figure's\nt<sub>p</sub>, the uncached prompt on one "
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
             yield "'s slice)"
@@ -1010,7 +1016,7 @@ def root(context, missing=missing):
                 pass
                 yield '; each\nprefill replica a pipeline of k<sub>pp</sub> = '
                 yield escape(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'prefill_stages'))
-                yield ' stages that admits a prompt every t<sub>p,R</sub> / k<sub>pp</sub> while each prompt still takes\nt<sub>p,R</sub>, its TTFT (DistServe, section 3.1; a whole replica, k<sub>pp</sub> = 1, admits one every t<sub>p,R</sub>)'
+                yield " stages that admits a prompt every t<sub>p,R</sub> / k<sub>pp</sub>, each prompt's\nfirst token at its TTFT (DistServe, section 3.1; a whole replica, k<sub>pp</sub> = 1, admits one every t<sub>p,R</sub>)"
             yield ':</p>\n<div class="static-fx" data-static>'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_pools'), False))
             yield '</div>\n'
@@ -1086,4 +1092,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=119&2=128&3=130&4=134&5=138&6=140&7=144&8=152&9=164&11=166&13=170&14=174&16=183&17=189&18=209&20=215&21=217&22=235&23=243&24=247&25=254&26=261&29=271&30=371&31=385&32=407&34=449&35=464&36=490&37=548&38=554&39=560&40=574&43=576&46=579&48=596&49=598&51=610&52=612&53=620&54=628&55=632&58=648&60=660&61=663&65=665&66=667&67=672&68=677&71=679&72=682&73=716&74=718&77=721&78=723&79=757&80=784&81=794&82=847&83=856&84=860&85=874&86=886&87=896&88=898&91=903&93=909&94=954&95=972&96=979&97=988&100=998&101=1000&103=1007&104=1012&106=1015&107=1017&109=1020&110=1023&112=1034&113=1036&115=1043&116=1050&117=1060&118=1073&120=1081'
+debug_info = '1=119&2=128&3=130&4=134&5=138&6=140&7=144&8=152&9=164&11=166&13=170&14=174&16=183&17=189&18=209&20=215&21=217&22=235&23=243&24=247&25=254&26=261&29=271&30=371&31=385&32=407&34=449&35=464&36=490&37=548&38=554&39=560&40=574&43=576&46=579&48=596&49=598&51=610&52=612&53=620&54=628&55=632&58=648&60=660&61=663&65=665&66=667&67=672&68=677&71=679&72=682&73=716&74=718&77=721&78=723&79=757&80=784&81=794&82=847&83=856&84=860&85=874&86=886&87=896&88=898&91=903&93=909&94=954&95=972&96=979&97=988&100=998&101=1000&102=1006&103=1009&104=1013&105=1018&107=1021&108=1023&110=1026&111=1029&113=1040&114=1042&116=1049&117=1056&118=1066&119=1079&121=1087'
