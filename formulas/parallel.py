@@ -847,19 +847,29 @@ def prefill_stage_walk_time():
     return (N - N_e - N_x) * b / (n_TP * n_PP * W)
 
 
+def last_stage_share():
+    """The smallest stage's layers over the busiest's [1]: floor(L / n_St) n_PP / L (n_St stages, n_PP = L over the
+    busiest stage's layers): 30 / 31 for 61 layers over 2 stages, 1 where the stages are even."""
+    return sp.floor(L / n_St) * n_PP / L
+
+
 def prefill_time_bound():
-    """Strict lower bound of a prefill of T tokens [s]: max(X, (n_PP - 1) w_s + X_L), X = max(compute, HBM,
-    interconnect) of a stage that sends on, X_L the last stage's, w_s :func:`prefill_stage_walk_time`.
+    """Strict lower bound of a prefill of T tokens [s]: max(X, (n_PP - r) w_s + r X_L), X = max(compute, HBM,
+    interconnect) of a stage that sends on (the busiest), X_L the last stage's, w_s :func:`prefill_stage_walk_time`,
+    r :func:`last_stage_share`.
 
     Every stage must do its whole ledger (X); a schedule may split the prompt into pieces that walk the stages in
     turn (TeraPipe, Li et al., ICML 2021: a prompt's tokens pipelined over the stages), so the last stage starts
-    once the first piece has passed the n_PP - 1 stages before it (each at least w_s) and then does its own X_L.
+    once the first piece has passed the stages before it (each at least its dense weights' read, w_s a busiest
+    stage's) and then does its own ledger.  With uneven stages the last may be the smallest (r of the busiest's
+    layers), the others then holding n_PP - r busiest stages' worth: the least the walk and the last stage can be.
     A prompt passed whole, stage after stage, takes (n_PP - 1) X + X_L, the serial estimate's order
     (:func:`prefill_time_serial`); the bound is at most that.  On one GPU: max(F/P, Q/W).
     """
     t_comp, t_mem = _prefill_ledgers()
     last = sp.Max(t_comp, t_mem, prefill_time_comm_last())
-    return sp.Max(sp.Max(t_comp, t_mem, prefill_time_comm()), (n_PP - 1) * prefill_stage_walk_time() + last)
+    r = last_stage_share()
+    return sp.Max(sp.Max(t_comp, t_mem, prefill_time_comm()), (n_PP - r) * prefill_stage_walk_time() + r * last)
 
 
 def prefill_pass_bound():

@@ -601,7 +601,9 @@ PER_CONTEXT = ("capacity_batch_replica", "comm_hbm_crossover_batch")
 TRAINING = tuple(f"training_state_per_gpu_zero{k}" for k in range(4)) + (
     "training_grad_comm_time", "training_zero3_comm_time", "training_overlap_tokens", "training_backward_time")
 # the quantities this module evaluates at a layout, from the whole model's values (its formulas divide them)
-LAYOUT_IDS = frozenset(SCALARS + PER_CONTEXT + DECODE_GRID + PREFILL + TRAINING)
+# a prompt's pass through the stages: evaluated for the occupancy (OCCUPANCY), not stated apart
+PASS = ("prefill_pass_bound",)
+LAYOUT_IDS = frozenset(SCALARS + PER_CONTEXT + DECODE_GRID + PREFILL + PASS + TRAINING)
 # what a replica holds beside a draft (draft.Draft.capacity, the serving chapter's): the whole model's values at the
 # layout too, its M_d and c_d one GPU's (derive adds them)
 DRAFT_CONTEXT = ("capacity_batch_draft",)
@@ -636,7 +638,7 @@ def point_values(spec, accounting: str, qid: str, batch=None, context=None, toke
         return at_batch(base, at_layout, 1.0)
     if qid in TRAINING:
         return dict(base, T=np.float64(tokens if tokens is not None else spec.workloads.training_tokens or 0))
-    if qid in PREFILL:
+    if qid in PREFILL or qid in PASS:
         return at_prompt(base, at_layout, float(tokens))
     if qid in DECODE_GRID:
         g = env.at(batch=float(batch), context=float(context))

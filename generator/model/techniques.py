@@ -663,7 +663,9 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     # what one decode replica retires in the pools: its plain mean round t_s, no chunk riding along (the chunked
     # row's batch_retires_rate takes the step with a chunk)
     pool_rate = _eval(r, "decode_pool_rate", {**env_d, "n_D": 1.0})
-    piped = f", each prefill replica a pipeline of {stages} stages" if stages > 1 else ""
+    piped = (f", each prefill replica a pipeline of {stages} stages" if stages > 1 else "") + (
+        ", each prompt's uncached part prefilled (its TTFT counts the prefix caching row's hit)" if sv.prefix_hit > 0
+        else "")
     link, link_name = kv_link(r.spec.hardware, r.spec.parallelism or Parallelism())
     t_kv = None
     if link:  # every GPU of the replica sends its own slice of the prompt's cache at once

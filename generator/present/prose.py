@@ -106,10 +106,18 @@ def prefill_lines(r: Results) -> list[str]:
         bound = "compute" if t_comp >= t_mem else "bandwidth"
         least = max(t_comp, t_mem)
         if r.parallel is not None and lead in r.parallel.prefill:  # the prompt walks the stages, links included
+            from genreport.model.layout import prompt_rate
+
             bound = r.verdicts["prefill_binds"][i]
             least = float(r.parallel.prefill[lead]["prefill_time_bound"][i])
-        text += (f". The whole pass is {bound}-bound{' per GPU' if r.frame.many else ''}: at least "
-                 f"{fmt.time(least)} ({fmt.num(t / least)} prompt tokens/s).")
+            # what a replica admits, page 1's: its prompts' pass through the stages (the occupancy), not the first
+            # token's bound, which a prompt's pieces walking the stages may reach
+            rate = prompt_rate(t, float(r.parallel.prefill[lead]["prefill_occupancy_bound"][i]), r.frame.pp)
+            text += (f". The whole pass is {bound}-bound per GPU: the first token at least {fmt.time(least)} after "
+                     f"the prompt, at most {fmt.num(rate)} prompt tokens/s a replica.")
+        else:
+            text += (f". The whole pass is {bound}-bound{' per GPU' if r.frame.many else ''}: at least "
+                     f"{fmt.time(least)} ({fmt.num(t / least)} prompt tokens/s).")
         out.append(text)
     return out
 

@@ -133,9 +133,12 @@ const GR_PROSE = (function () {
       let bound = tComp >= tMem ? "compute" : "bandwidth";
       let time = pyMax(tComp, tMem);
       const par = res.parallel && res.parallel.prefill[lead];
-      if (par) {  // the prompt walks the stages, links included
+      if (par) {  // the prompt walks the stages, links included; a replica admits page 1's rate (layout.prompt_rate)
         bound = res.verdicts.prefill_binds[i];
         time = par.prefill_time_bound[i];
+        const rate = t * (inp.parallelism.pp || 1) / par.prefill_occupancy_bound[i];
+        return text + `. The whole pass is ${bound}-bound per GPU: the first token at least ${F.time(time)} after the `
+          + `prompt, at most ${F.num(rate)} prompt tokens/s a replica.`;
       }
       return text + `. The whole pass is ${bound}-bound${frameOf(res).many ? " per GPU" : ""}: at least ${F.time(time)} `
         + `(${F.num(t / time)} prompt tokens/s).`;

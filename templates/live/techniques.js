@@ -434,7 +434,8 @@ const GR_SERVING = (() => {
     const share = call("balanced_prefill_gpus", Object.assign({}, e, {t_pr: tPrefill, t_s: tRound, k_pp: stages}));
     // one decode replica of the pools: its plain mean round, no chunk riding along (techniques.report's pool_rate)
     const poolRate = sv.output > 1 ? batch / ((sv.output - 1) * tRound) : Infinity;  // decode_pool_rate, n_D = 1
-    const piped = stages > 1 ? ", each prefill replica a pipeline of " + stages + " stages" : "";
+    const piped = (stages > 1 ? ", each prefill replica a pipeline of " + stages + " stages" : "") + (sv.prefix_hit > 0
+      ? ", each prompt's uncached part prefilled (its TTFT counts the prefix caching row's hit)" : "");
     const link = hw.link, scale = hw.node && hw.node.scale_out;
     let wKv = null, name = null, tKv = null;
     if (link && link.domain && 2 * gpus <= link.domain) {
