@@ -72,6 +72,11 @@ MALFORMED = {
     "params of objects": ({"quantities": [{"id": "a", "params": {"b": {}}, "value": 1}]}, "'params' is not an object"),
     "missing keys": ({"quantities": [{"value": 1}]}, "no 'id' string"),
     "scope a number": ({"quantities": [{"id": "a", "value": 1, "scope": 3}]}, "'scope' is not a string"),
+    # stop 71: the diff of a second entry of one quantity and point depended on the two entries' order
+    "an entry twice": ({"quantities": [{"id": "a", "params": {"tokens": 8}, "value": 1},
+                                       {"id": "a", "params": {"tokens": 8}, "value": 999}]},
+                       "quantities[1]: not a results.json quantity: 'a' at {\"tokens\": 8} is given twice (also "
+                       "quantities[0])"),
     "no quantities": ({"spec": {}}, "no list 'quantities'"),
     "quantities an object": ({"quantities": {"a": 1}}, "'quantities' is an object, not a list"),
     "entry not an object": ({"quantities": [1]}, "a number, not an object"),

@@ -11,6 +11,7 @@ user text go through :func:`genreport.terminal.safe`.
 from __future__ import annotations
 
 import argparse
+import errno
 import hashlib
 import os
 import re
@@ -137,6 +138,12 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - the CLI promises no traceback
         if debug:
             raise
+        if isinstance(exc, OSError) and exc.errno == errno.ENAMETOOLONG:  # a name given longer than the system allows
+            name = str(exc.filename or "")
+            shown = name if len(name) <= 80 else name[:40] + "..." + name[-30:]
+            print(safe(f"genreport: {shown}: the name is longer than the file system allows ({len(name):,} "
+                       "characters); nothing was written (hint: give a shorter file name)"), file=sys.stderr)
+            return 1
         print(safe(f"genreport: internal error: {type(exc).__name__}: {exc}. "
                    "Nothing was written. Rerun with --debug and report it."), file=sys.stderr)
         return 3

@@ -101,9 +101,14 @@ def parse_results(data: bytes, where: str) -> dict:
     if not isinstance(qs, list):
         raise _err(where, "not a results.json: no list 'quantities'" if qs is None
                    else f"not a results.json: 'quantities' is {_kind(qs)}, not a list", hint)
-    problems = []
+    problems, seen = [], {}
     for i, q in enumerate(qs):
         bad = _bad_quantity(q)
+        if not bad:  # one entry per quantity and point: a second one left the diff to their order
+            key = (q["id"], json.dumps(q.get("params") or {}, sort_keys=True), str(q.get("accounting", "")))
+            if key in seen:
+                bad = f"'{q['id']}' at {key[1]} is given twice (also quantities[{seen[key]}])"
+            seen.setdefault(key, i)
         if bad:
             problems.append(Finding(where, 1, 1, f"quantities[{i}]", f"not a results.json quantity: {bad}", hint))
             if len(problems) == 10:

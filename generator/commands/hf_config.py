@@ -38,7 +38,25 @@ def _json_int(text: str):
     return int(text) if len(text.lstrip("-")) <= MAX_DIGITS else _Odd(text)
 
 
-JSON_HOOKS = {"parse_constant": _Odd, "parse_float": _json_float, "parse_int": _json_int}
+class _Twice(ValueError):
+    """A key an object of config.json gives twice (json keeps the last silently)."""
+
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _no_duplicates(pairs):
+    seen = {}
+    for k, v in pairs:
+        if k in seen:
+            raise _Twice(k)
+        seen[k] = v
+    return seen
+
+
+JSON_HOOKS = {"parse_constant": _Odd, "parse_float": _json_float, "parse_int": _json_int,
+              "object_pairs_hook": _no_duplicates}
 
 
 @dataclass
@@ -143,6 +161,12 @@ def read_config(path: Path) -> _Config:
     except json.JSONDecodeError as exc:
         raise SpecError([Finding(shown, exc.lineno, exc.colno, "", f"not valid JSON: {exc.msg}",
                                  "config.json must be plain JSON")]) from None
+    except _Twice as exc:  # its second place: the line of the key's last occurrence
+        at = text.rfind(json.dumps(exc.key))
+        line = text.count("\n", 0, at) + 1 if at >= 0 else 1
+        col = at - text.rfind("\n", 0, at) if at >= 0 else 1
+        raise SpecError([Finding(shown, line, col, exc.key, f"'{exc.key}' is given twice (JSON keeps the last "
+                                 "silently)", "keep one: the model's config.json gives each key once")]) from None
     except RecursionError:
         raise SpecError([Finding(shown, 1, 1, "", "the JSON nests too deeply for a config.json",
                                  "give a Hugging Face config.json")]) from None

@@ -182,7 +182,8 @@ def _time(option: str, text: str | None) -> float | None:
     return value
 
 
-def _count(option: str, text: str | None, hint: str) -> int | None:
+def _count(option: str, text: str | None, hint: str, noun: str = "tokens") -> int | None:
+    """A count of ``noun`` ('2k' = 2,048) from ``text``, as token counts are read; the error in the noun's words."""
     from genreport.load.loader import tokens
 
     if text is None:
@@ -190,7 +191,8 @@ def _count(option: str, text: str | None, hint: str) -> int | None:
     try:
         return tokens(text)
     except ValueError as exc:
-        raise _err(f"{option} {text}", str(exc), hint) from None
+        message = str(exc).replace("a token count", f"a count of {noun}").replace(" tokens", f" {noun}")
+        raise _err(f"{option} {text}", message, hint) from None
 
 
 def _formats(option: str, text: str, allowed) -> list[str]:
@@ -311,8 +313,8 @@ def main(argv: list[str]) -> int:
     context = _count("--context", args.context, "write an integer or '8k' (k = 1024)")
     prompt = _count("--prompt", args.prompt, hint)
     output = _count("--output", args.output, hint)
-    users = _count("--users", args.users, "write a positive integer, e.g. 128")
-    batch = _count("--batch", args.batch, "write a positive integer, e.g. 64")
+    users = _count("--users", args.users, "write a positive integer, e.g. 128", "users")
+    batch = _count("--batch", args.batch, "write a positive integer, e.g. 64", "sequences")
     asked = _spec_inputs(spec)  # the spec's serving block as its chapter asks plan ({} without one)
     if asked and context is None:  # the spec's request; --prompt or --output alone keeps the spec's other
         prompt = asked["shape"].prompt if prompt is None else prompt

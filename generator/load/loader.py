@@ -327,10 +327,12 @@ def _reshaped(sdoc, path: Path, sets) -> bool:
     return dataclasses.replace(model_from(sdoc), **counts) != own
 
 
-def workspace_message(step: float, workspace: float, kept: float, title: str) -> str:
-    """The error of an engine step whose activations take all the memory a card keeps (the live page's is the same)."""
-    return (f"one engine step of {step:,.0f} tokens needs {workspace / 2**30:.1f} GiB of activations on each GPU, "
-            f"at least the {kept / 2**30:.1f} GiB the {title} keeps beside its reserve: nothing is left for the weights")
+def workspace_message(step: float, seqs: float, workspace: float, logits: float, kept: float, title: str) -> str:
+    """The error of an engine step whose activations take all the memory a card keeps (the live page's is the same):
+    its tokens and its sequences' logits, each part's size."""
+    return (f"one engine step of {step:,.0f} tokens and {seqs:,.0f} sequences needs {workspace / 2**30:.1f} GiB of "
+            f"activations on each GPU ({logits / 2**30:.1f} GiB of them the sequences' logits), at least the "
+            f"{kept / 2**30:.1f} GiB the {title} keeps beside its reserve: nothing is left for the weights")
 
 
 def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict: bool = False) -> ReportSpec:
@@ -453,11 +455,17 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
     if hw is not None and model is not None and not hw.capacity * (1.0 - reserve) - workspace > 0:
         # the step's activations alone take the memory the reserve leaves: no weight fits, no memory is usable (a
         # 10M-token chunk once printed "16.06 GB of weights > -883.6 GiB usable")
-        where = (("serving", "chunk") if serving is not None and "max_batched_tokens" not in engine
-                 else ("engine", "max_batched_tokens"))
-        findings.add(doc.finding(where, workspace_message(step_tokens, workspace, hw.capacity * (1.0 - reserve),
-                                                          hw.title),
-                                 "lower it (vLLM's default is 8,192 tokens), or take a card with more memory"))
+        # the larger of its two parts is what to lower: the logits of max_sequences rows, or the step's tokens
+        logits = activation_workspace(model, lay.tp, 0.0, seqs, lay.ep, lay.pp)
+        if logits >= workspace - logits:
+            where, hint = ("engine", "max_sequences"), "lower it (vLLM's default is 256 sequences)"
+        else:
+            where = (("serving", "chunk") if serving is not None and "max_batched_tokens" not in engine
+                     else ("engine", "max_batched_tokens"))
+            hint = "lower it (vLLM's default is 8,192 tokens)"
+        findings.add(doc.finding(where, workspace_message(step_tokens, seqs, workspace, logits,
+                                                          hw.capacity * (1.0 - reserve), hw.title),
+                                 hint + ", or take a card with more memory"))
         findings.items = _relocate(doc, findings.items)
         findings.raise_if_errors(strict=strict)
     hw = (dataclasses.replace(hw, memory_reserve=reserve, kernels=engine_kernels(engine, hw.vendor), **step)

@@ -111,6 +111,35 @@ def _validator(kind: str):
     return _Validator(loaded[f"{kind}.schema.json"], registry=registry)
 
 
+# JSON Schema counts 128.0 as an integer, so "users: 128.0" passed and went on as a float ("128.0 users",
+# "gpus_for_users": 8.0 in results.json); a validator whose integers are ints finds such values to make them ints
+_Ints = validators.extend(_Validator, type_checker=_Validator.TYPE_CHECKER.redefine(
+    "integer", lambda _, v: isinstance(v, int) and not isinstance(v, bool)))
+
+
+def _integral_floats(err):
+    """The paths of the whole-number floats where an integer goes, in ``err`` and the branches under it."""
+    if err.validator == "type" and isinstance(err.instance, float) and err.instance.is_integer() \
+            and "integer" in (err.validator_value if isinstance(err.validator_value, list) else [err.validator_value]):
+        yield tuple(err.absolute_path)
+    for sub in err.context or ():
+        yield from _integral_floats(sub)
+
+
+def _make_ints(data, kind: str) -> None:
+    """Whole-number floats where the schema wants an integer made ints, in place (as the live page reads them)."""
+    loaded, registry = _schemas()
+    paths = {p for err in _Ints(loaded[f"{kind}.schema.json"], registry=registry).iter_errors(data)
+             for p in _integral_floats(err)}
+    for path in paths:
+        if not path:
+            continue
+        parent = _get(data, path[:-1])
+        value = parent[path[-1]]
+        if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+            parent[path[-1]] = int(value)
+
+
 def _allowed_keys(error) -> list[str]:
     props = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
     return sorted(props)
@@ -209,9 +238,12 @@ def _too_long(data, path=()):
 
 
 def check(doc: Document, kind: str) -> list[Finding]:
-    """Every schema finding of ``doc`` against the ``kind`` schema, with positions and hints."""
+    """Every schema finding of ``doc`` against the ``kind`` schema, with positions and hints (whole-number floats
+    where an integer goes made ints first)."""
     out: list[Finding] = []
     bad = set(_non_finite(doc.data))
+    if not bad:
+        _make_ints(doc.data, kind)
     for path in sorted(bad, key=str):
         out.append(doc.finding(path, f"{show(_get(doc.data, path))} is not a finite number",
                                "write an ordinary number"))

@@ -461,10 +461,15 @@ const GR_WHATIF = (function () {
     const hw = inp.hardware, kept = hw.capacity * (1 - (hw.memory_reserve || 0));
     if (typeof GR_MODEL === "undefined" || GR_MODEL.usable(hw, m, inp.parallelism) > 0) return;
     const ws = kept - GR_MODEL.usable(hw, m, inp.parallelism), f = GR_FMT.format;
-    fail(hw.step_is_chunk ? "serving.chunk" : "engine.max_batched_tokens", "one engine step of "
-      + f(hw.max_batched_tokens || 0, ",.0f") + " tokens needs " + f(ws / 2 ** 30, ".1f") + " GiB of activations on each "
-      + "GPU, at least the " + f(kept / 2 ** 30, ".1f") + " GiB the " + hw.title + " keeps beside its reserve: nothing "
-      + "is left for the weights", "lower it (vLLM's default is 8,192 tokens), or take a card with more memory");
+    // the larger of its two parts is what to lower (loader): the logits of max_sequences rows, or the step's tokens
+    const logits = kept - GR_MODEL.usable(Object.assign({}, hw, {max_batched_tokens: 0}), m, inp.parallelism);
+    const seqsBind = logits >= ws - logits;
+    fail(seqsBind ? "engine.max_sequences" : hw.step_is_chunk ? "serving.chunk" : "engine.max_batched_tokens",
+      "one engine step of " + f(hw.max_batched_tokens || 0, ",.0f") + " tokens and " + f(hw.max_sequences || 0, ",.0f")
+      + " sequences needs " + f(ws / 2 ** 30, ".1f") + " GiB of activations on each GPU (" + f(logits / 2 ** 30, ".1f")
+      + " GiB of them the sequences' logits), at least the " + f(kept / 2 ** 30, ".1f") + " GiB the " + hw.title
+      + " keeps beside its reserve: nothing is left for the weights", (seqsBind ? "lower it (vLLM's default is 256 "
+      + "sequences)" : "lower it (vLLM's default is 8,192 tokens)") + ", or take a card with more memory");
   }
 
   /** How a layout splits the heads, layers and experts, and whether the GPUs are linked (checks.check_parallelism;
