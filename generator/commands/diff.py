@@ -264,7 +264,7 @@ def group_of(qid: str) -> str:
     """The group a quantity id belongs to (an intensity at capacity is an intensity; a step's bytes a ledger)."""
     if any(w in qid for w in ("intensity", "crossover", "critical", "ridge", "saturation", "degree")):
         return "Intensities and crossovers"
-    if "time" in qid or "tokens_per_s" in qid or qid in ("mfu", "mbu"):
+    if "time" in qid or "occupancy" in qid or "tokens_per_s" in qid or qid in ("mfu", "mbu"):
         return "Bounds and rates"
     if any(w in qid for w in ("capacity", "kv_", "memory", "weight_bytes", "gpus", "fit", "state", "parameters")):
         return "Capacity and memory"

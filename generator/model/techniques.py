@@ -749,7 +749,8 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                          f"{_retire(pool_rate, ' requests/s')} at batch {int(batch):,}" + whole
                          + (f"; one prompt's KV cache crosses the {link_name} link in {fmt.time(t_kv)}" if t_kv
                             else f"; one prompt's KV cache transfer is not counted in the TTFT: {link_name}") + against,
-                 "note": "no chunk rides along a decode step; the pools balanced at the mean round, the steady "
+                 "note": "no chunk rides along a decode step and the pools decode plainly (each row one technique; plan "
+                         "--speculative --disaggregate takes both); the pools balanced at the mean round, the steady "
                          f"state's; tok/s per {noun} counts the prefill pool's {noun}s too; before: one pool that "
                          "prefills whole prompts between its rounds"})
     blocks["tech_pools"] = _block(r, "tech_pools", "balanced_prefill_gpus", env_d, {"batch": int(batch)})

@@ -518,7 +518,8 @@ const GR_SERVING = (() => {
         + retire(poolRate, " requests/s") + " at batch " + commas(batch) + whole
         + (tKv ? "; one prompt's KV cache crosses the " + name + " link in " + F.time(tKv)
           : "; one prompt's KV cache transfer is not counted in the TTFT: no link between replicas in the spec") + against,
-      note: "no chunk rides along a decode step; the pools balanced at the mean round, the steady state's; tok/s per " + noun
+      note: "no chunk rides along a decode step and the pools decode plainly (each row one technique; plan --speculative "
+        + "--disaggregate takes both); the pools balanced at the mean round, the steady state's; tok/s per " + noun
         + " counts the prefill pool's " + noun + "s too; before: one pool that prefills whole prompts between its rounds"});
     n.prefill_share = share;
     n.prefill_stages = stages;
