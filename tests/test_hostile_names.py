@@ -92,3 +92,15 @@ def test_plan_counts_users_and_sequences_not_tokens(capsys):
     assert "'0' is not a count of users" in capsys.readouterr().err
     assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--batch", "200M"]) == 1
     assert "is more than 100,000,000 sequences" in capsys.readouterr().err
+
+
+def test_plan_takes_each_gpu_once(capsys):
+    """``plan --hardware h100-sxm,h100-sxm`` listed every row twice, and ``--price foo=1`` named "the GPUs asked
+    (h100-sxm, h100-sxm)"."""
+    argv = ["plan", "llama-3.1-70b", "--weights", "bf16", "--format", "json"]
+    assert main([*argv, "--hardware", "h100-sxm"]) == 0
+    once = json.loads(capsys.readouterr().out)["rows"]
+    assert main([*argv, "--hardware", "h100-sxm,h100-sxm"]) == 0
+    assert json.loads(capsys.readouterr().out)["rows"] == once
+    assert main(["plan", "llama-3.1-70b", "--hardware", "h100-sxm", "--price", "foo=1"]) == 1
+    assert "the GPUs asked (h100-sxm)" in capsys.readouterr().err

@@ -217,7 +217,8 @@ def _prices(text: str | None, names: list[str]) -> dict[str, float]:
         if not eq or not 0 < price <= 10000:
             raise _err(f"--price {text}", f"'{item}' is not GPU=USD per hour", "write e.g. --price b200=5.5")
         if name.strip() not in names:
-            raise _err(f"--price {text}", f"'{name.strip()}' is not one of the GPUs asked ({', '.join(names)})",
+            raise _err(f"--price {text}", f"'{name.strip()}' is not one of the GPUs asked "
+                       f"({', '.join(dict.fromkeys(names))})",
                        "name a GPU of --hardware, e.g. --price b200=5.5")
         out[name.strip()] = price
     return out
@@ -389,7 +390,9 @@ def main(argv: list[str]) -> int:
     if "checkpoint" in weights and not model.checkpoint_weights:
         raise _err(f"--weights {args.weights}", f"{model.title} has no checkpoint_precision in its spec",
                    f"name the formats instead, or add checkpoint_precision to {model.file}")
-    refs = [h.strip() for h in args.hardware.split(",") if h.strip()] if args.hardware is not None else []
+    # each GPU once, in the order given (--hardware h100-sxm,h100-sxm listed every row twice)
+    refs = list(dict.fromkeys(h.strip() for h in args.hardware.split(",") if h.strip())) if args.hardware is not None \
+        else []
     own = spec.hardware if spec is not None else None  # the spec's device as its report has it (engine, price)
     if own is not None and not refs:
         refs = [own.name]
