@@ -28,3 +28,14 @@ def test_a_model_with_every_layer_global_says_nothing_more():
     r = evaluated("llama8b-h100.yaml")
     assert prose.bounded_fact(r) == ""
     assert "That count has every layer" not in rendered(r, "sections/s4_batching.html.j2")
+
+
+def test_a_what_if_whose_weights_no_longer_fit_says_what_lost_its_value():
+    """A what-if that leaves no KV cache room (Llama 3.1 8B on an H100 of 8 GiB) turns the capacities into "no
+    physical value"; the what-if story compared only quantities with a value on both sides and could say "No
+    headline quantity moved" beside a card that no longer holds the weights (QA of stop 71)."""
+    r = evaluated("llama8b-h100.yaml", ("hardware.memory.capacity=8 GiB",))
+    story = prose.whatif_story(r, evaluated("llama8b-h100.yaml"), ("hardware.memory.capacity=8 GiB",))
+    lost = next(x for x in story if x.startswith("No longer stated"))
+    assert "kv_capacity_tokens" in lost and "capacity_batch" in lost
+    assert "No headline quantity moved." not in story

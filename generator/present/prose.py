@@ -332,7 +332,18 @@ def whatif_story(r: Results, baseline: Results, overrides: tuple[str, ...]) -> l
             break
     if top:
         out.append("Largest moves: " + "; ".join(top) + ".")
-    else:
+    # a quantity that has a value on one side and none on the other (no KV cache fits any more, a crossover past
+    # the ridge) moved too: a what-if whose card no longer held the weights said "No headline quantity moved"
+    lost = sorted({qid for (qid, _), v in new.items() if v is None and old.get((qid, _)) is not None})
+    found = sorted({qid for (qid, _), v in new.items() if v is not None and (qid, _) in old
+                    and old[(qid, _)] is None})
+    if lost:
+        out.append("No longer stated (no physical value here): " + ", ".join(lost[:8])
+                   + (f" and {len(lost) - 8} more" if len(lost) > 8 else "") + ".")
+    if found:
+        out.append("Stated now, with no value at the baseline: " + ", ".join(found[:8])
+                   + (f" and {len(found) - 8} more" if len(found) > 8 else "") + ".")
+    if not (top or lost or found):
         out.append("No headline quantity moved.")
     return out
 
