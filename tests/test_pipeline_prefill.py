@@ -73,3 +73,15 @@ def test_chapter_three_states_page_ones_prompt_rate():
         line = next(x for x in lines if x.startswith(f"{'An' if str(row['tokens'])[0] == '8' else 'A'} {row['tokens']:,}-"))
         assert f"the first token at least {fmt.time(row['time'])} after the prompt" in line
         assert f"at most {fmt.num(row['tokens_per_s'])} prompt tokens/s a replica" in line
+
+
+def test_derive_of_the_occupancy_says_which_formula_states_it(capsys):
+    """results.json states prefill_occupancy_bound from prefill_pass_bound's formula; derive refused the id with "did
+    you mean 'prefill_pass_bound'?". It says whose number it is and what to run (likewise the rates, the one-card
+    quantities and the searched GPU count)."""
+    for qid, target in (("prefill_occupancy_bound", "genreport derive prefill_pass_bound --spec SPEC"),
+                        ("decode_tokens_per_s_gpu_exact", "genreport derive decode_time_bound --spec SPEC"),
+                        ("min_gpus_to_fit", "genreport plan MODEL --hardware GPU")):
+        assert main(["derive", qid]) == 1
+        err = capsys.readouterr().err
+        assert f"'{qid}' is a results.json id with no formula of its own" in err and f"run: {target}" in err, err

@@ -103,6 +103,11 @@ def main(argv: list[str]) -> int:
     qid, accounting = args.quantity, args.accounting
     if qid.endswith("_exact") and qid[: -len("_exact")] in BY_ID:
         qid, accounting = qid[: -len("_exact")], accounting or "exact"
+    if qid.removesuffix("_exact") in STATED_FROM:  # a results.json id with no formula of its own: say whose it is
+        why, target = STATED_FROM[qid.removesuffix("_exact")]
+        raise _err("derive", f"'{args.quantity}' is a results.json id with no formula of its own: {why}",
+                   "run: genreport plan MODEL --hardware GPU" if target == "plan"
+                   else f"run: genreport derive {target} --spec SPEC")
     if qid not in BY_ID:
         close = difflib.get_close_matches(qid, list(BY_ID), n=1, cutoff=0.5)
         raise _err("derive", f"no quantity '{args.quantity}'",
@@ -120,6 +125,23 @@ def main(argv: list[str]) -> int:
                    "give --at a simpler value (fewer factors), or solve for another symbol") from None
     print(safe(text, newlines=True))
     return 0
+
+
+# results.json ids a build states from another quantity's formula (or a search): what derive says for them
+STATED_FROM = {
+    "prefill_occupancy_bound": ("it is prefill_pass_bound, a prompt's pass through the stages, with every replica of "
+                                "an expert group wider than a replica prefilling at once (the prompt alone elsewhere)",
+                                "prefill_pass_bound"),
+    "prefill_occupancy_serial": ("it is prefill_time_serial with every replica of an expert group wider than a "
+                                 "replica prefilling at once (the prompt alone elsewhere)", "prefill_time_serial"),
+    "decode_tokens_per_s_replica": ("it is B / decode_time_bound, a replica's round", "decode_time_bound"),
+    "decode_tokens_per_s_gpu": ("it is B / (decode_time_bound x the replica's GPUs)", "decode_time_bound"),
+    "capacity_one_card": ("it is capacity, the whole model on one card beside a layout", "capacity"),
+    "weight_bytes_one_card": ("it is weight_bytes, the whole model on one card beside a layout", "weight_bytes"),
+    "weight_stream_time_one_card": ("it is weight_stream_time, the whole model on one card", "weight_stream_time"),
+    "kv_capacity_tokens_one_card": ("it is kv_capacity_tokens, the whole model on one card", "kv_capacity_tokens"),
+    "min_gpus_to_fit": ("it is found by a search over layouts, not a formula", "plan"),
+}
 
 
 def derive_text(qid: str, args, accounting: str | None) -> str:
