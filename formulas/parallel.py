@@ -919,34 +919,59 @@ def prefill_interconnect_bytes():
 
 # ----------------------------------------------------------------------------------------------- training
 
+def expert_data_parallel():
+    """GPUs that hold the same routed experts' slice [1]: n_TP n_DP / max(n_TP, n_EP), the data-parallel group the
+    experts' gradients and optimizer state are reduced and sharded over (1 where an expert group spans every replica,
+    data-parallel attention with ep = tp dp: each expert lives on one GPU); n_DP where ep <= tp."""
+    return n_TP * n_DP / expert_split()
+
+
+def _training_shares():
+    """((parameters, data-parallel group), ...) of one GPU's slice [1]: the dense part (N - N_x) / (n_TP n_PP) over
+    n_DP, the routed experts N_x / (max(n_TP, n_EP) n_PP) over :func:`expert_data_parallel` (as weight_bytes_per_gpu
+    splits them, DeepSpeed-MoE and Megatron-Core keep an expert's gradients and optimizer state on the expert's
+    data-parallel group)."""
+    return (((N - N_x) / (n_TP * n_PP), n_DP), (N_x / (expert_split() * n_PP), expert_data_parallel()))
+
+
 def training_state_per_gpu(stage: int):
     """Training state on one GPU under ZeRO stage 0-3 [B] (ZeRO SC'20 section 5, figure 1), per n_TP n_PP slice.
 
     0 (plain data parallel): (k_w + k_g + k_o) N;  1: optimizer sharded, (k_w + k_g + k_o/n_DP) N;
-    2: gradients too, (k_w + (k_g + k_o)/n_DP) N;  3 (= FSDP full shard): everything, (k_w + k_g + k_o) N / n_DP.
+    2: gradients too, (k_w + (k_g + k_o)/n_DP) N;  3 (= FSDP full shard): everything, (k_w + k_g + k_o) N / n_DP;
+    N the GPU's slice, the routed experts split max(n_TP, n_EP) ways and sharded over their own data-parallel group
+    (:func:`_training_shares`; the dense model's N / (n_TP n_PP) over n_DP).
     """
-    per_param = {0: k_w + k_g + k_o, 1: k_w + k_g + k_o / n_DP, 2: k_w + (k_g + k_o) / n_DP,
-                 3: (k_w + k_g + k_o) / n_DP}[stage]
-    return per_param * N / (n_TP * n_PP)
+    def per_param(n):
+        return {0: k_w + k_g + k_o, 1: k_w + k_g + k_o / n, 2: k_w + (k_g + k_o) / n, 3: (k_w + k_g + k_o) / n}[stage]
+
+    return sum(per_param(n) * params for params, n in _training_shares())
 
 
 def training_grad_comm_time():
-    """Gradient exchange of one step, ZeRO 0-2 [s]: a ring all-reduce of the GPU's k_g N / (n_TP n_PP) gradient bytes.
+    """Gradient exchange of one step, ZeRO 0-2 [s]: a ring all-reduce of the GPU's k_g N / (n_TP n_PP) gradient bytes
+    over n_DP, the routed experts' over their own data-parallel group (:func:`_training_shares`; none where each
+    expert lives on one GPU), on the same links.
 
     ZeRO-2 reduce-scatters the gradients and all-gathers the updated weights: the same 2 (n-1)/n volume
     (ZeRO section 7).
     """
-    return all_reduce_time(n_DP, k_g * N / (n_TP * n_PP), W_DP, a_DP)
+    (dense, n_d), (experts, n_x) = _training_shares()
+    return all_reduce_time(n_d, k_g * dense, W_DP, a_DP) + sp.Min(1, N_x) * all_reduce_time(n_x, k_g * experts,
+                                                                                            W_DP, a_DP)
 
 
 def training_zero3_comm_time():
     """Parameter and gradient traffic of one step under ZeRO-3 / FSDP [s]: two weight all-gathers and a gradient reduce-scatter.
 
     Forward and backward each gather the k_w N weights, the gradients are reduce-scattered: 1.5 times
-    the data-parallel volume (ZeRO section 7.2.2).
+    the data-parallel volume (ZeRO section 7.2.2); the routed experts over their own data-parallel group.
     """
-    shard = N / (n_TP * n_PP)
-    return 2 * all_gather_time(n_DP, k_w * shard, W_DP, a_DP) + reduce_scatter_time(n_DP, k_g * shard, W_DP, a_DP)
+    def traffic(shard, n):
+        return 2 * all_gather_time(n, k_w * shard, W_DP, a_DP) + reduce_scatter_time(n, k_g * shard, W_DP, a_DP)
+
+    (dense, n_d), (experts, n_x) = _training_shares()
+    return traffic(dense, n_d) + sp.Min(1, N_x) * traffic(experts, n_x)
 
 
 def training_backward_time():

@@ -203,14 +203,18 @@ def rows(r) -> list[dict]:
         ratio = r.verdicts["training_intensity"] / r.verdicts["training_ridge"]
         roof = r.verdicts.get("training_binds", "compute")
         bound = (step if roof == "compute" else step / ratio) if step and ratio > 0 else step
-        out.append({
+        row = {
             "workload": "training", "label": f"training T = {t_tok:,}", "tokens": t_tok,
             "binds": roof if fits else "capacity", "roof": roof, "time": bound,
             "other_roof": (ratio if roof == "compute" else 1 / ratio) if step and ratio > 0 else None,
             "other": "compute" if roof == "bandwidth" else "bandwidth",
             "fits": fits, "state_bytes": lean["total"], "cards_needed": lean["cards_needed"],
             "tokens_per_s": t_tok / bound if bound else None,
-        })
+        }
+        if r.parallel is not None and r.parallel.training.get("seed"):
+            row.update(layout_training(r, bound, sc["capacity"]))
+            row["tokens_per_s"] = t_tok / row["time"] if row["time"] else None
+        out.append(row)
     keys = ("batch", "context", "tokens", "capacity_batch", "ms_per_token", "ms_to_first_token",
             "tokens_per_s_sequence", "usd_per_mtok", "state_bytes", "cards_needed", "serial", "comm", "comm_est",
             "tokens_per_s_gpu", "estimate_binds", "overhead")
@@ -290,12 +294,49 @@ def batch_lever(cap: float, runs: float) -> str:
     return f"batch {int(cap):,}"
 
 
+def layout_training(r, bound: float | None, usable: float) -> dict:
+    """Page 1's training row at a layout, one GPU's: its state under the recipes and ZeRO stages (the layout's
+    training_state_per_gpu_zero0-3) against the memory a GPU keeps, and the step's bound with the gradient exchange of
+    the configuration that fits and exchanges least (training_grad_comm_time, ZeRO-3's training_zero3_comm_time): both
+    must happen, so the step takes at least the larger.  It read the whole model on one card (a tp 2 x pp 2 x dp 2 8B
+    "does not fit, shard over 2 cards" beside 32 GB of ZeRO-0 state a GPU) and left out a 265 ms all-reduce beside a
+    110 ms step (QA of stop 71)."""
+    vals = {(qid, p.get("recipe")): v for qid, p, v in r.parallel.training["seed"]}
+    configs = [(rec, k, vals.get((f"training_state_per_gpu_zero{k}", rec))) for rec in r.spec.workloads.recipes
+               for k in range(4)]
+    configs = [c for c in configs if c[2] is not None]
+    if not configs:
+        return {}
+
+    def comm(c) -> float:
+        v = vals.get(("training_zero3_comm_time" if c[1] == 3 else "training_grad_comm_time", c[0]))
+        return float(v) if v is not None else 0.0
+
+    fitting = [c for c in configs if c[2] <= usable]
+    chosen = min(fitting or configs, key=lambda c: (comm(c), c[2]))
+    exchange = comm(chosen)
+    time = max(bound or 0.0, exchange) or bound
+    out = {"fits": bool(fitting), "state_bytes": chosen[2] if fitting else min(c[2] for c in configs),
+           "cards_needed": None, "zero": chosen[1], "recipe": chosen[0], "comm": exchange, "time": time}
+    if not fitting:
+        out["binds"] = "capacity"
+    elif bound is not None and exchange > bound:
+        out.update(binds="interconnect", roof="interconnect", other_roof=exchange / bound, other="compute"
+                   if r.verdicts.get("training_binds", "compute") == "compute" else "bandwidth")
+    elif bound:
+        out["binds"] = r.verdicts.get("training_binds", "compute")
+    return out
+
+
 def best_lever(r, row: dict) -> dict | None:
     """The lever that helps this row most, from the model's levers (and batching for decode); at a layout each
     decode lever is priced on the row's own round (the bound it states, with the lever's change)."""
     if not row["fits"]:
         opts = [o for o in fit_options(r) if o["fits"]]
         if row["workload"] == "training" and r.spec.workloads.recipes:
+            if row.get("cards_needed") is None:  # at a layout: its GPUs' ZeRO-3 state does not fit either
+                return {"change": f"more {r.spec.hardware.noun}s (ZeRO-3 state does not fit here)", "gain": None,
+                        "effect": "state fits"}
             return {"change": f"shard over {row['cards_needed']} cards (ZeRO-3)", "gain": None,
                     "effect": "state fits"}
         if opts:

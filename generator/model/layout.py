@@ -722,11 +722,16 @@ def _evaluate(r) -> ParallelResults:
             for name, qid in OCCUPANCY.items():
                 out.prefill[acc][name] = np.asarray(busy[qid], dtype=float) * np.ones_like(t)
     if w.training_tokens:
+        from genreport.formulas.recipes import training_compute
+
         env = r.envs["seed"].one_card()
+        # the recipes' GEMMs run at the training format's peak (bf16), not the spec's serving format's: an fp8 spec's
+        # backward pass and overlap tokens took the fp8 peak beside the step's bf16 one (QA of stop 71)
+        p_train = np.float64(spec.hardware.dense[training_compute(spec.hardware.dense, spec.precision.compute)])
         rows: list[tuple[str, dict, float | None]] = []
         for rec in w.recipes:  # the state and the gradient traffic depend on the recipe's bytes per parameter
             base = layout_values(env.values, model, par, links, spec.precision, "seed", env.pc, rec, spec.hardware.kernels)
-            tv = dict(base, T=np.float64(w.training_tokens))
+            tv = dict(base, T=np.float64(w.training_tokens), P=p_train)
             for qid in [f"training_state_per_gpu_zero{k}" for k in range(4)] + [
                     "training_grad_comm_time", "training_zero3_comm_time", "training_overlap_tokens"]:
                 value = _f(q[qid](tv))
@@ -734,7 +739,7 @@ def _evaluate(r) -> ParallelResults:
                     value = None
                 rows.append((qid, {"recipe": rec}, value))
         tv = dict(layout_values(env.values, model, par, links, spec.precision, "seed", env.pc, recipe, spec.hardware.kernels),
-                  T=np.float64(w.training_tokens))
+                  T=np.float64(w.training_tokens), P=p_train)
         rows.append(("training_backward_time", {"tokens": w.training_tokens}, _f(q["training_backward_time"](tv))))
         out.training["seed"] = rows
     return out

@@ -106,9 +106,17 @@ def sentences(r: Results) -> list[str]:
             out.append(f"{prose.article(x['tokens']).capitalize()} {x['tokens']:,}-token prefill is {x['roof']}-bound: at least {fmt.time(x['time'])} to the "
                        f"first token.")
         elif x["workload"] == "training":
-            out.append(f"Training a {x['tokens']:,}-token micro-batch is {x['roof']}-bound"
-                       + ("." if x["fits"] else f", and its state ({fmt.gb(x['state_bytes'])}) needs "
-                                                f"{x['cards_needed']} cards' memory."))
+            head = f"Training {prose.article(x['tokens'])} {x['tokens']:,}-token micro-batch is {x['roof']}-bound"
+            if x["fits"]:
+                exchange = (f": its gradient exchange takes {fmt.time(x['comm'])}, more than the step's compute"
+                            if x["roof"] == "interconnect" else "")
+                out.append(head + exchange + ".")
+            elif x.get("cards_needed") is None:  # at a layout: one GPU's state, the leanest ZeRO stage's
+                out.append(head + f", and its state does not fit: ZeRO-3 leaves {fmt.gb(x['state_bytes'])} on each "
+                           f"{r.spec.hardware.noun}.")
+            else:
+                out.append(head + f", and its state ({fmt.gb(x['state_bytes'])}) needs {x['cards_needed']} cards' "
+                           "memory.")
     return out[:3]
 
 

@@ -784,6 +784,33 @@ const GR_MODEL = (function () {
     return step && ratio > 0 && (res.verdicts.training_binds || "compute") !== "compute" ? step / ratio : step;
   }
 
+  /** Page 1's training row at a layout (decision.layout_training): the recipes' and ZeRO stages' state per GPU against
+   * what a GPU keeps, the step at least its gradient exchange, that of the configuration that fits and exchanges least. */
+  function layoutTraining(res, inp, bound, usable) {
+    const vals = new Map(res.parallel.training.map(x => [x[0] + "|" + x[1].recipe, x[2]]));
+    const configs = [];
+    inp.workloads.recipes.forEach(rec => [0, 1, 2, 3].forEach(k => {
+      const v = vals.get("training_state_per_gpu_zero" + k + "|" + rec);
+      if (v !== null && v !== undefined) configs.push([rec, k, v]);
+    }));
+    if (!configs.length) return {};
+    const comm = c => {
+      const v = vals.get((c[1] === 3 ? "training_zero3_comm_time" : "training_grad_comm_time") + "|" + c[0]);
+      return v !== null && v !== undefined ? v : 0.0;
+    };
+    const fitting = configs.filter(c => c[2] <= usable), pool = fitting.length ? fitting : configs;
+    const chosen = pool.reduce((a, c) => (comm(c) < comm(a) || (comm(c) === comm(a) && c[2] < a[2]) ? c : a));
+    const exchange = comm(chosen), time = Math.max(bound || 0.0, exchange) || bound;
+    const out = {fits: fitting.length > 0, state_bytes: fitting.length ? chosen[2] : Math.min.apply(null, configs.map(c => c[2])),
+      cards_needed: null, zero: chosen[1], recipe: chosen[0], comm: exchange, time: time};
+    if (!fitting.length) out.binds = "capacity";
+    else if (bound !== null && exchange > bound) {
+      Object.assign(out, {binds: "interconnect", roof: "interconnect", other_roof: exchange / bound,
+        other: (res.verdicts.training_binds || "compute") === "compute" ? "compute" : "bandwidth"});
+    } else if (bound) out.binds = res.verdicts.training_binds || "compute";
+    return out;
+  }
+
   /** Page 1: one row per workload (decision.rows), for a single card. */
   function decisionRows(res, inp, t, lv, price) {
     const lead = res.lead, sc = res.scalars[lead], w = inp.workloads;
@@ -838,11 +865,16 @@ const GR_MODEL = (function () {
       // the larger of the step's two ledgers, its FLOPs over the peak and its weights over the bandwidth (decision.rows)
       const ratio = res.verdicts.training_intensity / res.verdicts.training_ridge, roof = res.verdicts.training_binds;
       const bound = trainingBound(res, inp);
-      out.push({workload: "training", label: "training T = " + tk.toLocaleString("en-US"), tokens: tk,
+      const row = {workload: "training", label: "training T = " + tk.toLocaleString("en-US"), tokens: tk,
         binds: fits ? roof : "capacity", roof: roof, time: bound,
         other_roof: step && ratio > 0 ? (roof === "compute" ? ratio : 1 / ratio) : null,
         other: roof === "bandwidth" ? "compute" : "bandwidth", fits: fits,
-        state_bytes: lean.total, cards_needed: lean.cards_needed, tokens_per_s: bound ? tk / bound : null});
+        state_bytes: lean.total, cards_needed: lean.cards_needed, tokens_per_s: bound ? tk / bound : null};
+      if (par && par.training && par.training.length) {  // one GPU's state and exchange at the layout (decision.layout_training)
+        Object.assign(row, layoutTraining(res, inp, bound, sc.capacity));
+        row.tokens_per_s = row.time ? tk / row.time : null;
+      }
+      out.push(row);
     }
     const fo = fitOptions(res, inp, t);
     const maxSeq = inp.hardware.max_sequences || 0;
@@ -874,6 +906,10 @@ const GR_MODEL = (function () {
     if (!row.fits) {
       const opts = fo.filter(function (o) { return o.fits; });
       if (row.workload === "training" && inp.workloads.recipes.length) {
+        if (row.cards_needed === null) {  // at a layout: its GPUs' ZeRO-3 state does not fit either (decision.best_lever)
+          return {change: "more " + (inp.hardware.noun || "GPU") + "s (ZeRO-3 state does not fit here)", gain: null,
+            effect: "state fits"};
+        }
         return {change: "shard over " + row.cards_needed + " cards (ZeRO-3)", gain: null, effect: "state fits"};
       }
       if (opts.length) return {change: opts[0].label, gain: null, effect: "the weights fit"};

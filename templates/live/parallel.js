@@ -427,7 +427,11 @@ const GR_PARALLEL = (() => {
       }
     });
     if (w.training_tokens) {
-      const env = res.envs.seed.oneCard(), at = rec => Object.assign(layoutValues(env, inp, par, links, t, rec), {T: w.training_tokens});
+      // the recipes' GEMMs run at the training format's peak (layout.py: recipes.training_compute), not the spec's
+      const ft = Object.prototype.hasOwnProperty.call(inp.hardware.dense, t.training_compute) ? t.training_compute
+        : inp.precision.compute;  // recipes.training_compute
+      const env = res.envs.seed.oneCard(), pTrain = inp.hardware.dense[ft];
+      const at = rec => Object.assign(layoutValues(env, inp, par, links, t, rec), {T: w.training_tokens, P: pTrain});
       // the state and the gradient traffic depend on the recipe; one replica has no gradient exchange to hide
       w.recipes.forEach(rec => TRAINING.forEach(q => out.training.push([q, {recipe: rec},
         q === "training_overlap_tokens" && par.dp === 1 ? null : finite(call(q, at(rec)))])));
