@@ -266,3 +266,11 @@ def test_a_claim_at_the_checkpoints_formats(tmp_path):
     assert ckpt["verdict"] == "ok" and "checkpoint" in PRECISIONS
     assert "weights as the checkpoint stores them (experts mxfp4, rest bf16)" in ckpt["assumed"]["precision"]
     assert r["fp4"]["bound"] > ckpt["bound"]
+
+
+def test_a_utilisation_past_one_reads_as_a_plain_number(tmp_path):
+    """An MBU of 1.2 read "1.2x the bound: 1.2 1 claimed, at most 1 1 possible" (its unit "1" printed after each
+    number; QA of stop 71); a utilisation is a plain number."""
+    (r,) = audit(claims(tmp_path, "mbu,llama-3.1-8b,h100-sxm,1,1,1,bf16,1,128,256,mbu,1.2,made up"))
+    assert r["verdict"] == "impossible"
+    assert r["why"].startswith("1.2x the bound: 1.2 claimed, at most 1 possible"), r["why"]

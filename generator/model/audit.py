@@ -407,12 +407,13 @@ def verdict(c: Claim, variants: dict[str, Hardware] | None = None) -> tuple[str,
                f"{c.hardware.title} ({fmt.sig4(b.memory / 1e9)} GB)")
     else:
         unit = METRICS[c.metric]
+        unit = "" if unit == "1" else f" {unit}"  # a utilisation is a plain number: "1.2 claimed", not "1.2 1 claimed"
         if c.metric in RATES or c.metric in ("mbu", "mfu"):
             x = c.value / b.value
-            why = f"{x:.3g}x the bound: {fmt.sig4(c.value)} {unit} claimed, at most {fmt.sig4(b.value)} {unit} possible"
+            why = f"{x:.3g}x the bound: {fmt.sig4(c.value)}{unit} claimed, at most {fmt.sig4(b.value)}{unit} possible"
         else:
             x = b.value / c.value
-            why = f"{x:.3g}x faster than the bound: {fmt.sig4(c.value)} {unit} claimed, at least {fmt.sig4(b.value)} {unit}"
+            why = f"{x:.3g}x faster than the bound: {fmt.sig4(c.value)}{unit} claimed, at least {fmt.sig4(b.value)}{unit}"
     likely = mislabels(c, variants)
     why += "; likely: " + "; ".join(likely) if likely else "; no single relabelling explains it"
     return "impossible", b, why
