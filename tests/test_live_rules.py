@@ -137,7 +137,7 @@ ISSUE = [  # (spec, override, the page's message): the issue's cases and every i
     (MANY, "parallelism.toString=2", "parallelism.toString: unknown key 'toString' (hint: allowed keys: dp, ep, pp, tp)"),
     (MANY, "parallelism.__proto__=2", "parallelism.__proto__: unknown key '__proto__' (hint: allowed keys: dp, ep, pp, tp)"),
     (ONE, "parallelism.toString=2", "parallelism.toString: this page recomputes its one card; a layout over many GPUs "
-     "is not in it (hint: use the command below, or open a report built with a parallelism block)"),
+     "is not in it (hint: add it to the command below (it offers only what this page applied): genreport builds any layout; or open a report built with a parallelism block)"),
     (ONE, "precision=constructor", "precision: 'constructor' is not allowed here "
      "(hint: use one of: fp32, tf32, bf16, fp16, fp8, fp6, fp4, int8, int4, mxfp4, nvfp4, fp8_block, checkpoint)"),
     (ONE, "precision.weights=toString", "precision.weights: 'toString' is not allowed here "
@@ -153,28 +153,28 @@ ISSUE = [  # (spec, override, the page's message): the issue's cases and every i
     (ONE, "hardware.peak.dense.constructor=1 TFLOP/s", "peak.dense.constructor: 'constructor' is not a known number "
      "format (hint: use one of fp32, tf32, bf16, fp16, fp8, fp6, fp4, int8, int4)"),
     (ONE, "__proto__.x=1", "__proto__.x: not an input this page recomputes "
-     "(hint: use the command below: genreport recomputes every path of a spec)"),
+     "(hint: add it to the command below (it offers only what this page applied): genreport recomputes every path of a spec)"),
     (ONE, "constructor=1", "constructor: not an input this page recomputes "
-     "(hint: use the command below: genreport recomputes every path of a spec)"),
+     "(hint: add it to the command below (it offers only what this page applied): genreport recomputes every path of a spec)"),
     (ONE, "toString=8", "toString: not an input this page recomputes "
-     "(hint: use the command below: genreport recomputes every path of a spec)"),
+     "(hint: add it to the command below (it offers only what this page applied): genreport recomputes every path of a spec)"),
     (ONE, "model.__proto__=1", "model.__proto__: not an input this page recomputes "
-     "(hint: use the command below: genreport recomputes every path of a spec)"),
+     "(hint: add it to the command below (it offers only what this page applied): genreport recomputes every path of a spec)"),
     (ONE, "model.attention.hasOwnProperty=1", "model.attention.hasOwnProperty: not an input this page recomputes "
-     "(hint: use the command below: genreport recomputes every path of a spec)"),
+     "(hint: add it to the command below (it offers only what this page applied): genreport recomputes every path of a spec)"),
     (ONE, "workloads.valueOf=[1]", "workloads.valueOf: not an input this page recomputes "
-     "(hint: use the command below: genreport recomputes every path of a spec)"),
+     "(hint: add it to the command below (it offers only what this page applied): genreport recomputes every path of a spec)"),
     (MANY, "hardware.interconnect.constructor=1 us", "hardware.interconnect.constructor: not an input this page "
-     "recomputes (hint: use the command below: genreport recomputes every path of a spec)"),
+     "recomputes (hint: add it to the command below (it offers only what this page applied): genreport recomputes every path of a spec)"),
     (MOE, "model.moe.__defineGetter__=1", "moe.__defineGetter__: unknown key '__defineGetter__' (hint: allowed keys: "
      "active_experts, expert_ffn_size, experts, first_dense_layers, layer_step, shared_expert_ffn_size, "
      "shared_experts)"),
     (MOE, "serving.prefix_hit=1", "serving.prefix_hit: 1 must be less than 1 (hint: a fraction below 1)"),
     (MOE, "serving.rate=0", "serving.rate: 0 must be greater than 0 (hint: must be positive)"),
     (ONE, "serving.tpot=30 ms", "serving.tpot: not an input this page recomputes "  # the loader wants a serving block
-     "(hint: use the command below: genreport recomputes every path of a spec)"),
+     "(hint: add it to the command below (it offers only what this page applied): genreport recomputes every path of a spec)"),
     (ONE, "model.moe.experts=8", "model.moe.experts: not an input this page recomputes "  # the loader wants a moe block
-     "(hint: use the command below: genreport recomputes every path of a spec)"),
+     "(hint: add it to the command below (it offers only what this page applied): genreport recomputes every path of a spec)"),
 ]
 
 

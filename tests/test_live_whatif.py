@@ -219,7 +219,8 @@ def test_a_single_card_page_refuses_a_layout_and_says_where_to_get_it():
     got = run(("fmt.js", "whatif.js"), APPLY, {"cases": [{"live": live.page_data(load_spec(SPECS / "llama8b-h100.yaml")),
                                                           "overrides": ["parallelism.tp=2", "model.kv_heads=4"]}]})
     assert got[0]["errors"] == ["parallelism.tp: this page recomputes its one card; a layout over many GPUs is not in it "
-                                "(hint: use the command below, or open a report built with a parallelism block)"]
+                                "(hint: add it to the command below (it offers only what this page applied): genreport "
+                                "builds any layout; or open a report built with a parallelism block)"]
     assert got[0]["inputs"]["model"]["kv_heads"] == 4
 
 

@@ -98,7 +98,7 @@ const GR_WHATIF = (function () {
     });
     if (own(node, "")) node = node[""];
     if (typeof node !== "number") {
-      fail(path, "not an input this page recomputes", "use the command below: genreport recomputes every path of a spec");
+      fail(path, "not an input this page recomputes", "add it to the command below (it offers only what this page applied): genreport recomputes every path of a spec");
     }
     return node;
   }
@@ -259,7 +259,8 @@ const GR_WHATIF = (function () {
     if (top === "parallelism" && typeof GR_PARALLEL === "undefined") {  // a single-card report has no parallel.js
       fail(path, "this page recomputes its one " + (inp.hardware.noun && inp.hardware.noun !== "GPU" ? inp.hardware.noun
         : "card") + "; a layout over many " + (inp.hardware.noun || "GPU") + "s is not in it",
-        "use the command below, or open a report built with a parallelism block");
+        "add it to the command below (it offers only what this page applied): genreport builds any layout; or open a "
+        + "report built with a parallelism block");
     }
     const r = ruleOf(R, path, where);
     if (v === undefined) {
