@@ -45,6 +45,7 @@ class ParameterCount:
     expert_size: int  # parameters of one routed expert
     moe_layers: int
     active_routed: int  # routed experts used per token, all MoE layers
+    experts_bias: int = 0  # the routed experts' biases (in experts_routed), which checkpoints keep in 16 bits
 
     @property
     def total(self) -> int:
@@ -137,6 +138,7 @@ def parameter_count(m) -> ParameterCount:
         experts_shared=moe_layers * moe.shared_experts * block(moe.shared_expert_ffn_size or moe.expert_ffn_size),
         router=moe_layers * (d * moe.experts + (moe.experts if bias else 0)), norms=norms, expert_size=expert,
         moe_layers=moe_layers, active_routed=moe_layers * moe.active_experts * expert,
+        experts_bias=moe_layers * moe.experts * (_ffn_bias(m.ffn_kind, moe.expert_ffn_size, d) if bias else 0),
     )
 
 

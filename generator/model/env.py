@@ -93,6 +93,14 @@ class WeightBytes:
         return (n_rest * self.rest + n_x * self.experts - n_skip * self.embedding) / (n_rest + n_x - n_skip)
 
 
+def class_parameters(pc: arch.ParameterCount) -> dict[str, int]:
+    """Parameters of each weight class (precision.weights' experts, attention, embeddings, default): the routed
+    experts' matrices; their biases, which checkpoints keep in 16 bits, with the default class's (gpt-oss)."""
+    return {"experts": pc.experts_routed - pc.experts_bias, "attention": pc.attention,
+            "embeddings": pc.embedding + pc.lm_head,
+            "default": pc.ffn_dense + pc.experts_shared + pc.router + pc.norms + pc.experts_bias}
+
+
 def weight_bytes_of(precision: Precision, pc: arch.ParameterCount) -> WeightBytes:
     """The tensor classes' bytes per weight (:class:`WeightBytes`) of ``precision`` on a model of ``pc``."""
     if precision.uniform:
@@ -102,7 +110,11 @@ def weight_bytes_of(precision: Precision, pc: arch.ParameterCount) -> WeightByte
     rest = (pc.embedding + pc.lm_head, pc.attention, pc.ffn_dense + pc.experts_shared + pc.router + pc.norms)
     n_rest = sum(rest)
     mean = (rest[0] * b_e + rest[1] * b_t + rest[2] * b_d) / n_rest if n_rest else b_d
-    return WeightBytes(precision.class_bytes("experts"), mean, b_e, None)
+    b_x = precision.class_bytes("experts")
+    if pc.experts_bias and pc.experts_routed:  # the experts' biases stay in the default class's format (gpt-oss: bf16
+        # beside its mxfp4 matrices), not the matrices' 4.25 bits: 58 MB of gpt-oss-120b's 65.2 GB were missing
+        b_x = ((pc.experts_routed - pc.experts_bias) * b_x + pc.experts_bias * b_d) / pc.experts_routed
+    return WeightBytes(b_x, mean, b_e, None)
 
 
 def weight_efficiency(precision: Precision, pc: arch.ParameterCount, kernels) -> float:

@@ -965,8 +965,9 @@ def _weight_rows(p, pc) -> list[dict]:
     if not p.classes:
         return [{"what": "bytes per weight", "symbol": "b", "value": fmt.num(p.weight_bytes) + f" ({p.weights})",
                  "source": "; ".join(x for x in ("precision", FORMAT_SOURCES.get(p.weights)) if x)}]
-    params = {"experts": pc.experts_routed, "attention": pc.attention, "embeddings": pc.embedding + pc.lm_head,
-              "default": pc.ffn_dense + pc.experts_shared + pc.router + pc.norms}
+    from genreport.model.env import class_parameters
+
+    params = class_parameters(pc)
     rows = [{"what": f"weights: {_CLASS_WHAT[c]}", "symbol": "",
              "value": f"{p.format_of(c)}, {fmt.num(p.class_bytes(c))} B per weight ({fmt.params(params[c])})",
              "source": "; ".join(x for x in ("precision.weights." + c, FORMAT_SOURCES.get(p.format_of(c))) if x)}

@@ -93,7 +93,8 @@ def _weight_classes(precision, pc) -> dict:
     (from the shapes); bytes_per_weight is then the mean the whole model holds.  Nothing for one format."""
     if not precision.classes:
         return {}
-    params = {"experts": pc.experts_routed, "attention": pc.attention, "embeddings": pc.embedding + pc.lm_head,
-              "default": pc.ffn_dense + pc.experts_shared + pc.router + pc.norms}
+    from genreport.model.env import class_parameters
+
+    params = class_parameters(pc)
     return {"weights_by_class": {c: {"format": precision.format_of(c), "bytes_per_weight": precision.class_bytes(c),
                                      "parameters": params[c]} for c, _ in precision.classes}}

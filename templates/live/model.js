@@ -71,6 +71,7 @@ const GR_MODEL = (function () {
       pc.expert_size = expert;
       pc.moe_layers = moeLayers;
       pc.active_routed = moeLayers * e.active_experts * expert;
+      pc.experts_bias = m.ffn_bias ? moeLayers * e.experts * ((mats === 3 ? 2 : 1) * e.expert_ffn_size + d) : 0;
     }
     pc.total = pc.embedding + pc.lm_head + pc.attention + pc.ffn_dense + pc.experts_routed + pc.experts_shared
       + pc.router + pc.norms;
@@ -195,7 +196,10 @@ const GR_MODEL = (function () {
     const rest = [pc.embedding + pc.lm_head, pc.attention, pc.ffn_dense + pc.experts_shared + pc.router + pc.norms];
     const nRest = rest[0] + rest[1] + rest[2];
     const mean = nRest ? (rest[0] * cls[2] + rest[1] * cls[1] + rest[2] * cls[3]) / nRest : cls[3];
-    return {experts: cls[0], rest: mean, embedding: cls[2], uniform: null};
+    // the experts' biases in the default class's format (env.weight_bytes_of)
+    const bx = pc.experts_bias && pc.experts_routed
+      ? ((pc.experts_routed - pc.experts_bias) * cls[0] + pc.experts_bias * cls[3]) / pc.experts_routed : cls[0];
+    return {experts: bx, rest: mean, embedding: cls[2], uniform: null};
   }
 
   /** b of n_rest non-expert and n_x routed-expert weights, less n_skip input-embedding weights (WeightBytes.mean). */
