@@ -274,3 +274,9 @@ def test_a_utilisation_past_one_reads_as_a_plain_number(tmp_path):
     (r,) = audit(claims(tmp_path, "mbu,llama-3.1-8b,h100-sxm,1,1,1,bf16,1,128,256,mbu,1.2,made up"))
     assert r["verdict"] == "impossible"
     assert r["why"].startswith("1.2x the bound: 1.2 claimed, at most 1 possible"), r["why"]
+
+
+def test_a_layout_wider_than_the_rows_gpus_is_refused(tmp_path, capsys):
+    """gpus 1 with tp 8 was audited as one GPU, with no word about the tp 8 it states (QA of stop 71)."""
+    rc, _, err = run(capsys, claims(tmp_path, "x,llama-3.1-70b,h100-sxm,1,8,1,bf16,1,128,256,tokens_per_s,30,qa"))
+    assert rc == 1 and "tp: tp 8 x pp 1 needs 8 GPUs, the row gives 1" in err, err

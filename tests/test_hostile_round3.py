@@ -120,9 +120,10 @@ def test_audit_huge_numbers_are_findings(tmp_path, capsys, monkeypatch, cells, e
 
 
 def test_audit_largest_allowed_numbers_give_finite_verdicts(tmp_path, capsys, monkeypatch):
-    rows = [f"r{i},llama-2-7b,a100-sxm-80gb,{g},4096,4096,,100000000,100000000,100000000,{m},{v},src\n"
-            for i, (g, m, v) in enumerate((g, m, v) for g in ("1", "1000000") for m in METRICS
-                                          for v in ("1e-12", "1e15"))]
+    # tp x pp within the row's GPUs (a wider layout is refused: stop 71)
+    rows = [f"r{i},llama-2-7b,a100-sxm-80gb,{g},{tp},{tp},,100000000,100000000,100000000,{m},{v},src\n"
+            for i, (g, tp, m, v) in enumerate((g, tp, m, v) for g, tp in (("1", "1"), ("1000000", "1000"))
+                                              for m in METRICS for v in ("1e-12", "1e15"))]
     (tmp_path / "claims.csv").write_text(HEADER + "".join(rows))
     monkeypatch.chdir(DATA)
     assert main(["audit", str(tmp_path / "claims.csv"), "--format", "json"]) == 0
