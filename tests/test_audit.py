@@ -280,3 +280,11 @@ def test_a_layout_wider_than_the_rows_gpus_is_refused(tmp_path, capsys):
     """gpus 1 with tp 8 was audited as one GPU, with no word about the tp 8 it states (QA of stop 71)."""
     rc, _, err = run(capsys, claims(tmp_path, "x,llama-3.1-70b,h100-sxm,1,8,1,bf16,1,128,256,tokens_per_s,30,qa"))
     assert rc == 1 and "tp: tp 8 x pp 1 needs 8 GPUs, the row gives 1" in err, err
+
+
+def test_a_row_whose_layout_the_gpus_cannot_take_says_the_bound_took_them_whole(tmp_path):
+    """tp 3 on 8 GPUs (3 divides neither 8 nor the 64 heads): the bound prices the 8 GPUs as one ideal group, which
+    only results.json's assumed.layout said; the row's why was empty (QA of stop 71)."""
+    (r,) = audit(claims(tmp_path, "x,llama-3.1-70b,h100-sxm,8,3,1,bf16,1,128,256,tokens_per_s,30,qa"))
+    assert r["verdict"] == "ok"
+    assert r["why"] == "no layout of 8 GPUs with tp 3 x pp 1: one ideal group (a looser bound than the stated layout's)"

@@ -401,6 +401,9 @@ def verdict(c: Claim, variants: dict[str, Hardware] | None = None) -> tuple[str,
                 if v is not None and c.metric not in ("mbu", "mfu") and v > NEAR_PEAK]
         why = (f"within the bound, but at {' and '.join(high)}, which engines rarely reach: check the GPU variant and "
                "count and the weight format" if high else "")
+        layout = str(b.assumed.get("layout", ""))
+        if layout.startswith("no layout"):  # the row's tp x pp does not lay out its GPUs: the bound took them whole
+            why = (why + "; " if why else "") + f"{layout} (a looser bound than the stated layout's)"
         return "ok", b, why
     if not b.fits:
         why = (f"the weights ({fmt.sig4(b.weight_bytes / 1e9)} GB) do not fit in the memory of {c.gpus or 1} "
