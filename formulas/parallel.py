@@ -838,6 +838,13 @@ def prefill_time_comm_estimate():
     return prefill_time_comm(True)
 
 
+def _prefill_stage_times():
+    """(X, X_L) [s]: a prefill's ledgers overlapped on a stage that sends on, max(compute, HBM, interconnect), and on
+    the last stage (it sends nothing on); equal on one stage."""
+    t_comp, t_mem = _prefill_ledgers()
+    return sp.Max(t_comp, t_mem, prefill_time_comm()), sp.Max(t_comp, t_mem, prefill_time_comm_last())
+
+
 def prefill_stage_walk_time():
     """The least time any part of a prompt takes to pass one pipeline stage [s]: the stage's dense weights read once,
     (N - N_e - N_x) b / (n_TP n_PP W).
@@ -866,10 +873,9 @@ def prefill_time_bound():
     A prompt passed whole, stage after stage, takes (n_PP - 1) X + X_L, the serial estimate's order
     (:func:`prefill_time_serial`); the bound is at most that.  On one GPU: max(F/P, Q/W).
     """
-    t_comp, t_mem = _prefill_ledgers()
-    last = sp.Max(t_comp, t_mem, prefill_time_comm_last())
+    busiest, last = _prefill_stage_times()
     r = last_stage_share()
-    return sp.Max(sp.Max(t_comp, t_mem, prefill_time_comm()), (n_PP - r) * prefill_stage_walk_time() + r * last)
+    return sp.Max(busiest, (n_PP - r) * prefill_stage_walk_time() + r * last)
 
 
 def prefill_pass_bound():
@@ -880,8 +886,8 @@ def prefill_pass_bound():
     for every prompt, so a replica of n_PP stages admits a prompt at most every pass / n_PP (a pipeline of prompts,
     DistServe section 3.1), the rates' and prices' side of the bound; equal to the prefill's bound on one stage.
     """
-    t_comp, t_mem = _prefill_ledgers()
-    return (n_PP - 1) * sp.Max(t_comp, t_mem, prefill_time_comm()) + sp.Max(t_comp, t_mem, prefill_time_comm_last())
+    busiest, last = _prefill_stage_times()
+    return (n_PP - 1) * busiest + last
 
 
 def prefill_time_overhead():

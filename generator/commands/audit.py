@@ -203,9 +203,9 @@ def _claims(path: Path, rows: list[Row]):
                 ok = False
                 continue
             ints[col] = n
-        if ok and ints.get("gpus") and (ints.get("tp") or 1) * (ints.get("pp") or 1) > ints["gpus"]:
-            # a layout wider than the GPUs the row gives (gpus 1, tp 8 was audited as one GPU)
-            tp, pp = ints.get("tp") or 1, ints.get("pp") or 1
+        tp, pp = ints.get("tp") or 1, ints.get("pp") or 1
+        if ok and ints.get("gpus") and tp * pp > ints["gpus"]:  # a layout wider than the row's GPUs (gpus 1, tp 8
+            # was audited as one GPU)
             bad(row, "tp" if ints.get("tp") else "pp", f"tp {tp} x pp {pp} needs {tp * pp} GPUs, the row gives "
                 f"{ints['gpus']}", "check gpus, tp and pp (gpus counts every GPU), or leave tp and pp empty")
             ok = False

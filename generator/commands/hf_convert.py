@@ -163,16 +163,14 @@ def convert(cfg: _Config, name: str | None = None) -> tuple[dict, dict[str, str]
     else:
         if arch == "Qwen3MoeForCausalLM" and not cfg.has("head_dim"):
             cfg.note("head_dim", "config.json has no 'head_dim'", "assumed hidden_size / num_attention_heads")
-        shapes_read = len(cfg.findings)  # hidden_size and the heads read without a finding: their quotient is theirs
-        if not cfg.has("head_dim") and hidden % heads and not any(
-                f.path.split(".")[-1] in ("hidden_size", "num_attention_heads") for f in cfg.findings[:shapes_read]):
+        # a hidden_size or head count that is not a count is its own finding: no second one for head_dim
+        bad = any(f.path.split(".")[-1] in ("hidden_size", "num_attention_heads") for f in cfg.findings)
+        if not cfg.has("head_dim") and hidden % heads and not bad:
             cfg.error("hidden_size", f"hidden_size {hidden:,} is not a multiple of num_attention_heads {heads:,}, and "
                       "config.json gives no head_dim", "give head_dim, or check hidden_size and num_attention_heads "
                       "against the model's published config")
             head_dim = 1
         else:
-            # a hidden_size or head count that is not a count is its own finding: no second one for head_dim
-            bad = any(f.path.split(".")[-1] in ("hidden_size", "num_attention_heads") for f in cfg.findings)
             head_dim = cfg.int("head_dim", default=hidden // heads if hidden % heads == 0 or bad else None) or 1
     act = cfg.get("hidden_activation") if arch.startswith("Gemma") else None
     act = act or cfg.get("hidden_act", "gelu_pytorch_tanh" if arch.startswith("Gemma") else "silu")

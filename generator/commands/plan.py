@@ -183,16 +183,15 @@ def _time(option: str, text: str | None) -> float | None:
 
 
 def _count(option: str, text: str | None, hint: str, noun: str = "tokens") -> int | None:
-    """A count of ``noun`` ('2k' = 2,048) from ``text``, as token counts are read; the error in the noun's words."""
+    """A count of ``noun`` ('2k' = 2,048) from ``text``, as token counts are read (loader.tokens)."""
     from genreport.load.loader import tokens
 
     if text is None:
         return None
     try:
-        return tokens(text)
+        return tokens(text, noun)
     except ValueError as exc:
-        message = str(exc).replace("a token count", f"a count of {noun}").replace(" tokens", f" {noun}")
-        raise _err(f"{option} {text}", message, hint) from None
+        raise _err(f"{option} {text}", str(exc), hint) from None
 
 
 def _formats(option: str, text: str, allowed) -> list[str]:

@@ -39,21 +39,21 @@ MAX_TOKENS = 100_000_000  # the schema's maximum for integer token counts
 _TOKENS = re.compile(r"^([1-9][0-9]*(?:\.[0-9]+)?)([kKmM]?)$")
 
 
-def tokens(value) -> int:
-    """A token count from 2048 or '2k' (k = 1024, M = 1024^2)."""
+def tokens(value, noun: str = "tokens") -> int:
+    """A token count from 2048 or '2k' (k = 1024, M = 1024^2); ``noun``: what the count counts, in its errors."""
     if isinstance(value, bool):
         raise ValueError("not a count")
     if isinstance(value, int):
         return value
     m = _TOKENS.match(str(value).strip())
     if not m:
-        raise ValueError(f"'{value}' is not a token count")
+        raise ValueError(f"'{value}' is not " + ("a token count" if noun == "tokens" else f"a count of {noun}"))
     scale = {"": 1, "k": 1024, "K": 1024, "m": 1024**2, "M": 1024**2}[m.group(2)]
     out = float(m.group(1)) * scale
     if not out <= MAX_TOKENS:
-        raise ValueError(f"'{value}' is more than {MAX_TOKENS:,} tokens")
+        raise ValueError(f"'{value}' is more than {MAX_TOKENS:,} {noun}")
     if out != int(out):
-        raise ValueError(f"'{value}' is not a whole number of tokens")
+        raise ValueError(f"'{value}' is not a whole number of {noun}")
     return int(out)
 
 

@@ -321,8 +321,8 @@ def layout_training(r, bound: float | None, usable: float) -> dict:
     if not fitting:
         out["binds"] = "capacity"
     elif bound is not None and exchange > bound:
-        out.update(binds="interconnect", roof="interconnect", other_roof=exchange / bound, other="compute"
-                   if r.verdicts.get("training_binds", "compute") == "compute" else "bandwidth")
+        out.update(binds="interconnect", roof="interconnect", other_roof=exchange / bound,
+                   other=r.verdicts.get("training_binds", "compute"))
     elif bound:
         out["binds"] = r.verdicts.get("training_binds", "compute")
     return out

@@ -124,9 +124,8 @@ def weight_efficiency(precision: Precision, pc: arch.ParameterCount, kernels) ->
     eff = kernels.weight_only_efficiency
     if precision.uniform:
         return eff(precision.format_of("default"), precision.compute)
-    parts = (("embeddings", pc.embedding + pc.lm_head), ("attention", pc.attention),
-             ("default", pc.ffn_dense + pc.experts_shared + pc.router + pc.norms), ("experts", pc.experts_routed))
-    held = [(float(n) * precision.class_bytes(c), eff(precision.format_of(c), precision.compute)) for c, n in parts]
+    held = [(float(n) * precision.class_bytes(c), eff(precision.format_of(c), precision.compute))
+            for c, n in class_parameters(pc).items()]
     total = sum(q for q, _ in held)
     return total / sum(q / e for q, e in held) if total else 1.0
 

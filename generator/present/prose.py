@@ -178,14 +178,10 @@ def bounded_fact(r: Results) -> str:
     token are every layer's, but a windowed layer keeps only its window, so one sequence holds more tokens than that
     (an outside review read 39,031 there beside the summary's 73,967 for Gemma 2 27B on an L4 as two counts of one
     memory); '' for any other model, or where no KV cache fits."""
-    from genreport.model.catalog import kv_facts
-
     sc = _lead(r)
     if sc["weight_bytes"] > sc["capacity"]:
         return ""
-    m, cut = r.spec.model, r.envs[r.lead].cut
-    share = cut.pp * cut.s_kv
-    kv = kv_facts(m, r.spec.precision.kv_bytes, (sc["capacity"] - sc["weight_bytes"]) * share, ())
+    kv, _ = kv_room_facts(r, sc)
     if not kv["bounded"]:
         return ""
     one = kv["tokens_one_sequence"]
@@ -196,6 +192,16 @@ def bounded_fact(r: Results) -> str:
     return (f"That count has every layer cache every token; the {local} layers keep only their window, so {holds} "
             "(the summary's count).")
 
+
+def kv_room_facts(r: Results, sc: dict, contexts=()) -> tuple[dict, float]:
+    """(genreport.model.catalog.kv_facts of the memory beside one GPU's weights, the share of every sequence's cache
+    that GPU holds, 1 / (n_PP s_kv)): windowed and chunked layers' capacities, for chapter 4 and the summary."""
+    from genreport.model.catalog import kv_facts
+
+    cut = r.envs[r.lead].cut
+    share = cut.pp * cut.s_kv
+    return kv_facts(r.spec.model, r.spec.precision.kv_bytes, (sc["capacity"] - sc["weight_bytes"]) * share,
+                    contexts), share
 
 
 def critical_fact(r: Results) -> str:
@@ -334,9 +340,8 @@ def whatif_story(r: Results, baseline: Results, overrides: tuple[str, ...]) -> l
         out.append("Largest moves: " + "; ".join(top) + ".")
     # a quantity that has a value on one side and none on the other (no KV cache fits any more, a crossover past
     # the ridge) moved too: a what-if whose card no longer held the weights said "No headline quantity moved"
-    lost = sorted({qid for (qid, _), v in new.items() if v is None and old.get((qid, _)) is not None})
-    found = sorted({qid for (qid, _), v in new.items() if v is not None and (qid, _) in old
-                    and old[(qid, _)] is None})
+    lost = sorted({k[0] for k, v in new.items() if v is None and old.get(k) is not None})
+    found = sorted({k[0] for k, v in new.items() if v is not None and k in old and old[k] is None})
     if lost:
         out.append("No longer stated (no physical value here): " + ", ".join(lost[:8])
                    + (f" and {len(lost) - 8} more" if len(lost) > 8 else "") + ".")

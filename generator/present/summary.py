@@ -172,14 +172,11 @@ def _windowed_kv(r: Results, sc: dict, scope: str) -> str:
     layers' bytes per token and the windowed ones' bytes per sequence, and the capacities with both, the longest
     context of one sequence and the sequences at the spec's contexts (genreport.model.catalog.kv_facts; per GPU
     of a layout each holds 1 / (n_PP s_kv) of every sequence's cache)."""
-    from genreport.model.catalog import kv_facts
-
-    m, cut = r.spec.model, r.envs[r.lead].cut
-    share = cut.pp * cut.s_kv
+    m = r.spec.model
     contexts = sorted(r.spec.workloads.decode_context)
     if len(contexts) > 3:
         contexts = [contexts[0], contexts[-1]]
-    kv = kv_facts(m, r.spec.precision.kv_bytes, (sc["capacity"] - sc["weight_bytes"]) * share, contexts)
+    kv, share = prose.kv_room_facts(r, sc, contexts)
     if not kv["bounded"]:
         return ""
     parts = []

@@ -810,7 +810,7 @@ const GR_MODEL = (function () {
     if (!fitting.length) out.binds = "capacity";
     else if (bound !== null && exchange > bound) {
       Object.assign(out, {binds: "interconnect", roof: "interconnect", other_roof: exchange / bound,
-        other: (res.verdicts.training_binds || "compute") === "compute" ? "compute" : "bandwidth"});
+        other: res.verdicts.training_binds || "compute"});
     } else if (bound) out.binds = res.verdicts.training_binds || "compute";
     return out;
   }

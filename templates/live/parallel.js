@@ -197,8 +197,9 @@ const GR_PARALLEL = (() => {
     const form = c => p.classes ? p.classes[c] : p.weights;
     const classes = ["experts", "attention", "embeddings", "default"];
     if (classes.every(c => form(c) === form("default"))) return eff(form("default"));
-    const parts = [["embeddings", pc.embedding + pc.lm_head], ["attention", pc.attention],
-      ["default", pc.ffn_dense + pc.experts_shared + pc.router + pc.norms], ["experts", pc.experts_routed]];
+    const bias = pc.experts_bias || 0;  // the experts' biases in the default class (env.class_parameters)
+    const parts = [["experts", pc.experts_routed - bias], ["attention", pc.attention],
+      ["embeddings", pc.embedding + pc.lm_head], ["default", pc.ffn_dense + pc.experts_shared + pc.router + pc.norms + bias]];
     let total = 0.0, time = 0.0;
     parts.forEach(([c, n]) => {
       const q = n * M.formatBytes(form(c), p.group_size, t);
