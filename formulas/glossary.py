@@ -182,6 +182,16 @@ ALL_ENTRIES: tuple[Entry, ...] = ENTRIES + PARALLEL_ENTRIES + TECHNIQUE_ENTRIES
 
 BY_NAME: dict[str, Entry] = {e.name: e for e in ALL_ENTRIES}
 
+# Symbols with no physical value at 0: the rates (a card with no bandwidth or no compute, a link that carries
+# nothing) and the counts every formula divides by or multiplies a whole model by (a model with no layers, a layout
+# of no GPUs, a step of no sequences).  ``derive --at NAME=0`` refuses them; the others (N_x, L_x, a, alpha, the
+# shares and flags) are 0 in specs that do not have what they count.
+ABOVE_ZERO = frozenset(
+    {e.name for e in ALL_ENTRIES if e.unit in ("B/s", "FLOP/s")}
+    | {"C", "L", "d", "H_q", "H_kv", "d_h", "d_ff", "V", "G", "b", "b_kv", "B", "T", "n", "m", "n_TP", "n_PP", "n_St",
+       "n_EP", "n_DP", "n_g", "n_u", "n_uTP", "n_uEP", "E_x", "k_e", "d_fx", "b_a", "T_o", "T_in", "T_out", "n_v",
+       "n_S", "theta"})
+
 # Workload parameters of results.json and the glossary symbol each one binds (the one table of them).
 PARAM_SYMBOL = {"batch": "B", "context": "S", "tokens": "T", "n": "n", "m": "m", "recipe": "k", "output": "T_o"}
 

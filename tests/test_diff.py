@@ -222,3 +222,20 @@ def test_review_of_a_real_spec_change(tmp_path, capsys):
     assert doc["grid"] == [{"axis": "batch", "added": [96], "removed": []}]
     assert {c["id"] for c in doc["changed"]} & {"decode_bytes", "decode_bytes_exact"} == {"decode_bytes",
                                                                                            "decode_bytes_exact"}
+
+
+def test_the_serving_rows_ttft_and_cost_are_compared(tmp_path, capsys):
+    """The chapter's rows at the titled layout (TTFT, TPOT, $/M tokens of the bound and the estimate) are answers
+    too: a faster memory (4.8 TB/s) on the 70B at tp 8 moves the rows' TPOT and cost, and diff listed only the
+    cheapest layout's.  The rows are keyed by their place (rows.1 is one request alone)."""
+    assert cli_main(["specs/llama70b-h100-tp8.yaml", "--format", "json", "-o", str(tmp_path), "-q",
+                     "--set", "hardware.memory.bandwidth=4.8 TB/s"]) == 0
+    old, new = ROOT / "out" / "llama70b-h100-tp8", tmp_path / "llama70b-h100-tp8-whatif"
+    assert cli_main(["diff", str(old), str(new), "--format", "json"]) == 0
+    serving = {x["answer"]: (x["old"], x["new"]) for x in json.loads(capsys.readouterr().out)["serving"]}
+    rows = [json.loads((p / "results.json").read_text())["serving"]["rows"] for p in (old, new)]
+    assert serving["rows.1.serial.tpot"] == (rows[0][0]["serial"]["tpot"], rows[1][0]["serial"]["tpot"])
+    assert serving["rows.1.bound.tpot"][1] < serving["rows.1.bound.tpot"][0]  # the faster memory's
+    assert serving["rows.3.serial.usd_per_mtok_out"] == (rows[0][2]["serial"]["usd_per_mtok_out"],
+                                                          rows[1][2]["serial"]["usd_per_mtok_out"])
+    assert "rows.1.label" not in serving  # the same row on both sides

@@ -112,3 +112,22 @@ def test_overflow_with_symbols_is_no_value(capsys):
     assert main(["derive", "critical_context", "--for", "W", "--at",
                  "critical_context=1e300*ridge_point*ridge_point", "--spec", SPEC]) == 0
     assert "internal error" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["W=0", "P=0.0", "n_TP=0e3", "B=0", "theta=0"])
+def test_an_input_with_no_value_at_zero_is_refused(capsys, value):
+    """``--at W=0`` printed 'S* = 0' without a spec and 'S* = none: the decode ceiling never falls below the ridge'
+    with one (a card with no bandwidth has no ridge); a rate, a layout degree or a batch of 0 is refused at the
+    option, with an example of a value."""
+    name = value.split("=")[0]
+    for spec in ((), ("--spec", SPEC)):
+        assert main(["derive", "critical_context", "--at", value, *spec]) == 1
+        err = capsys.readouterr().err
+        assert f"--at {value}" in err and f"{name} (" in err and "has no physical value at 0" in err, err
+        assert f"e.g. --at {name}=" in err and "internal error" not in err
+
+
+def test_symbols_that_count_what_a_spec_may_lack_take_zero(capsys):
+    """N_x (routed-expert parameters) and a (activation traffic) are 0 for a dense model's spec: --at takes 0."""
+    assert main(["derive", "critical_context", "--at", "N_x=0", "--spec", SPEC]) == 0
+    assert "S* = 420.563 token" in capsys.readouterr().out

@@ -303,10 +303,13 @@ def _at_workload(args, q) -> set[str]:
     return moved
 
 
+_EXAMPLE = {"B/s": "3.35e12", "FLOP/s": "9.89e14", "s": "0.05"}  # an --at example per unit, where 1 does not read
+
+
 def _at(items: list[str], qid: str, variant: str):
     """Split ``--at`` into the quantity's value and numeric overrides of input symbols."""
     from genreport.formulas import solve as so
-    from genreport.formulas.glossary import BY_NAME
+    from genreport.formulas.glossary import ABOVE_ZERO, BY_NAME
     from genreport.formulas.quantities import BY_ID
 
     value, overrides = None, {}
@@ -328,6 +331,10 @@ def _at(items: list[str], qid: str, variant: str):
             if parsed.quantities or parsed.symbols:
                 raise _err(where, "an input symbol takes a number", f"e.g. --at {name}=4.8e12")
             number = so.value_expr(parsed, variant)
+            if name in ABOVE_ZERO and number == 0:
+                entry = BY_NAME[name]
+                raise _err(where, f"{name} ({entry.meaning}) has no physical value at 0",
+                           f"give a number above 0, e.g. --at {name}={_EXAMPLE.get(entry.unit, '1')}")
             overrides[name] = (number, text.strip())
         elif name in BY_ID:
             raise _err(where, f"'{name}' is another quantity; only {qid} can be set",

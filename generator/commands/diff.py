@@ -376,13 +376,22 @@ def verdict_changes(old: dict, new: dict) -> list[tuple[str, object, object]]:
 
 def _serving(doc: dict) -> dict:
     """The serving chapter's answers by name (results.json's 'serving'): its own numbers ('users_batch',
-    'gpus_for_users', 'tpot_batch', ...) and the cheapest layout's ('cheapest.gpus', 'cheapest.usd_per_mtok_out',
-    ...); not the frontier's curves, the technique rows or the table of points, which the quantities and the
-    chapter give in full."""
+    'gpus_for_users', 'tpot_batch', ...), the cheapest layout's ('cheapest.gpus', 'cheapest.usd_per_mtok_out',
+    ...) and each row's at the titled layout, the bound's and the estimate's ('rows.2.serial.ttft',
+    'rows.2.bound.usd_per_mtok_out', ...); not the frontier's curves, the technique rows or the table of points,
+    which the quantities and the chapter give in full."""
     sv = _section(doc, "serving")
     flat = {k: v for k, v in sv.items() if isinstance(v, (str, int, float, bool, type(None)))}
     flat.update({f"cheapest.{k}": v for k, v in _section(sv, "cheapest").items()
                  if isinstance(v, (str, int, float, bool, type(None)))})
+    rows = sv.get("rows")
+    for i, row in enumerate(rows if isinstance(rows, list) else [], 1):  # the chapter's rows at the titled layout
+        if not isinstance(row, dict):
+            continue
+        flat.update({f"rows.{i}.{k}": row.get(k) for k in ("label", "batch")})
+        for side in ("bound", "serial"):  # its TTFT, TPOT, tok/s per GPU, $/M tokens: the bound's and the estimate's
+            flat.update({f"rows.{i}.{side}.{k}": v for k, v in _section(row, side).items()
+                         if isinstance(v, (str, int, float, bool, type(None)))})
     return flat
 
 
