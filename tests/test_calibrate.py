@@ -81,6 +81,13 @@ def test_refuses_to_overwrite_without_force(calibrated, capsys):
     assert out.read_bytes() == before
 
 
+def test_quiet_prints_nothing_and_writes_the_spec(tmp_path, capsys):
+    """-q prints only errors: the summary of what was measured is the normal level's (it printed under -q)."""
+    out = tmp_path / "quiet-cpu.yaml"
+    assert main(["calibrate", "--seconds", "0.5", "-o", str(out), "-q"]) == 0
+    assert capsys.readouterr() == ("", "") and load_hardware(out).name == "quiet-cpu"
+
+
 @pytest.mark.skipif(importlib.util.find_spec("torch") is not None, reason="torch is installed")
 def test_cuda_without_torch_is_skipped_with_status_1(tmp_path, capsys):
     out = tmp_path / "gpu.yaml"

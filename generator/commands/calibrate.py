@@ -45,7 +45,7 @@ import numpy as np
 from genreport.commands.options import Parser, add_verbosity
 from genreport.errors import BuildError, SpecError
 from genreport.load.units import format_si
-from genreport.terminal import safe
+from genreport.terminal import NORMAL, safe, verbosity
 
 DEFAULT_SECONDS = 10.0
 MIN_SECONDS, MAX_SECONDS = 0.5, 120.0
@@ -487,7 +487,8 @@ def main(argv: list[str] | None = None) -> int:
         raise BuildError(f"cannot write {out}: {describe(exc)}") from None
     except SpecError:
         raise
-    print(summary(m, out))
+    if verbosity() >= NORMAL:  # what was measured and written; -q prints only errors
+        print(summary(m, out))
     return 0
 
 
