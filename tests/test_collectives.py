@@ -529,6 +529,17 @@ def test_a_mesh_gives_a_pair_one_link():
     assert any("mesh" in n and "64 GB/s" in n for n in notes)
 
 
+def test_gaudi_3s_scale_up_is_a_mesh_too():
+    """Gaudi 3's 21 scale-up ports are 3 to each of its 7 peers in an HLS-3 box (Intel Gaudi docs, Network
+    Configuration; specs/hardware/gaudi3.yaml): a pair gets 3 x 25 = 75 GB/s each way, the whole box 525.  Without
+    the topology a tp 2 group read 525 GB/s (a review: Qwen3-235B's 8k-prompt TTFT at tp 2, 121.7 ms compute-bound,
+    where the pair's link takes at least 188 all-reduces x 67.1 MB / 75 GB/s = 168 ms)."""
+    pair, four, node = _tp("gaudi3", 2), _tp("gaudi3", 4), _tp("gaudi3", 8)
+    assert pair.bandwidth_per_direction == 75e9 and pair.per_direction_from == "mesh"
+    assert four.bandwidth_per_direction == 3 * 75e9
+    assert node.bandwidth_per_direction == 525e9
+
+
 def test_a_mesh_note_is_said_once_for_the_group_that_sends():
     """gpt-oss-120b at tp 2 x ep 2 on an Infinity Fabric mesh: the ep group inside the tp group sends nothing, and the
     report said the mesh's share twice, once for "a ep group of 2 GPUs"; an ep group wider than tp (ep 4 over tp 2 x

@@ -129,5 +129,24 @@ def test_an_input_with_no_value_at_zero_is_refused(capsys, value):
 
 def test_symbols_that_count_what_a_spec_may_lack_take_zero(capsys):
     """N_x (routed-expert parameters) and a (activation traffic) are 0 for a dense model's spec: --at takes 0."""
-    assert main(["derive", "critical_context", "--at", "N_x=0", "--spec", SPEC]) == 0
-    assert "S* = 420.563 token" in capsys.readouterr().out
+    assert main(["derive", "weight_bytes_per_gpu", "--at", "N_x=0", "--spec", SPEC]) == 0
+    assert "w_g = 1.606e+10 B (16.06 GB)" in capsys.readouterr().out
+
+
+def test_a_workload_count_takes_a_whole_number(capsys):
+    """``--at B=1.5`` with a spec was evaluated at 1.5 under a header that said batch = 1 (--batch 1.5 is refused);
+    ``--at B=0`` was refused as "--batch 0: '0' is not a token count", an option not given."""
+    assert main(["derive", "decode_time_memory", "--at", "B=1.5", "--spec", SPEC]) == 1
+    assert "--at B=1.5:1:1: B is a count" in capsys.readouterr().err
+    assert main(["derive", "decode_time_memory", "--at", "B=0", "--spec", SPEC]) == 1
+    err = capsys.readouterr().err
+    assert "--at B=0:1:1: B (batch" in err and "--batch" not in err
+    assert main(["derive", "decode_time_memory", "--at", "B=8", "--spec", SPEC]) == 0
+    assert "B = 8," in capsys.readouterr().out
+
+
+def test_a_symbol_outside_the_formula_is_named(capsys):
+    """``--at Q=3`` printed "with Q = 3:" and the formula unchanged: Q is not one of its inputs."""
+    assert main(["derive", "critical_context", "--at", "Q=3", "--spec", SPEC]) == 1
+    err = capsys.readouterr().err
+    assert "Q is not an input of critical_context's formula" in err and "W" in err.split("set one of its inputs")[1]

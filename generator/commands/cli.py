@@ -246,6 +246,8 @@ def _build_all(args, formats) -> int:
 
         warm_up(pdf="pdf" in formats)  # the warm path of 'genreport serve': every rebuild is only its own work
         return watch(specs, lambda spec_path, force: _build_one(spec_path, args, formats, out_root, force))
+    if len(specs) > 1:
+        _preflight(specs, args, formats, out_root)
     failures = bad = 0
     progress = len(specs) > 1 and not args.quiet and sys.stderr.isatty()
     for i, spec_path in enumerate(specs, 1):
@@ -271,6 +273,36 @@ def _build_all(args, formats) -> int:
     if bad:
         return EXIT["input"]
     return EXIT["differs"] if failures else EXIT["ok"]  # only --check (or --watch --check) fails without raising
+
+
+def _preflight(specs: list[Path], args, formats, out_root: Path) -> None:
+    """Several specs on one command line: each one that is not up to date is loaded before any is built, and two
+    that would write one folder are refused, so that a bad spec leaves the output folder as it was (the good ones
+    before it were written, and of two specs named alike the second replaced the first, exit 0)."""
+    import genreport
+    from genreport.write.build import quick_up_to_date
+
+    findings, writers = [], {}
+    for spec_path in specs:
+        name = None
+        if not (args.force or args.check or args.strict):
+            name = quick_up_to_date(out_root, spec_path, formats, args.overrides, args.name)
+        if not name:
+            try:
+                spec = genreport.load_spec(spec_path, overrides=args.overrides, strict=args.strict)
+            except SpecError as exc:
+                findings.extend(exc.findings)
+                continue
+            name = args.name or (f"{spec.name}-whatif" if args.overrides else spec.name)
+        writers.setdefault(name, []).append(spec_path)
+    for name, paths in writers.items():
+        if len(paths) > 1:
+            both = "both" if len(paths) == 2 else "all"
+            findings.append(_cli_finding(
+                str(paths[1]), f"{' and '.join(map(str, paths))} {both} write {out_root / name}/ (their name)",
+                "give each spec a name of its own ('name:' in the spec), or build them one at a time"))
+    if findings:
+        raise SpecError(findings)
 
 
 def _build_one(spec_path: Path, args, formats, out_root: Path, force: bool = False) -> tuple[bool, list[Path]]:
@@ -351,6 +383,25 @@ def _resolve_spec(text: str, quiet: bool) -> Path:
     return path
 
 
+def _rebuild(spec_path: Path, out_root: Path, formats, args) -> str:
+    """The command that rebuilds what --check compared: its output folder, formats, what-if and name (the hint once
+    dropped -o and --set, and so named a command that rebuilt the baseline into ./out)."""
+    import shlex
+
+    from genreport import config
+
+    words = ["genreport", str(spec_path)]
+    if str(out_root) != str(config.load().out or "out"):
+        words += ["-o", str(out_root)]
+    if set(formats) != {"html", "pdf", "json"}:
+        words += ["--format", ",".join(formats)]
+    for item in args.overrides or ():
+        words += ["--set", item]
+    if args.name:
+        words += ["--name", args.name]
+    return " ".join(shlex.quote(w) for w in words)
+
+
 def _check(spec_path: Path, out_root: Path, name: str, formats, args) -> int:
     """Compare a fresh in-memory build with the folder, every file of every format (the PDF too); 1 if a
     file differs, is missing, or is one that a build with these formats would remove.
@@ -365,20 +416,20 @@ def _check(spec_path: Path, out_root: Path, name: str, formats, args) -> int:
     aside = out_root / f".{name}.old"
     if not os.path.lexists(dest) and os.path.lexists(aside):  # only where the system has no one-step swap
         print(safe(f"{dest}: missing: a build killed while swapping folders left the previous report in {aside}; "
-                   f"run 'genreport {spec_path}' (it puts that back first)"), file=sys.stderr)
+                   f"run '{_rebuild(spec_path, out_root, formats, args)}' (it puts that back first)"), file=sys.stderr)
         return EXIT["differs"]
     have = folder_digests(dest) if os.path.lexists(dest) else {}
     if have is None:
         print(safe(f"{dest}: not a folder of regular files (a link or a special file is in the way); "
-                   f"run 'genreport {spec_path}'"), file=sys.stderr)
+                   f"run '{_rebuild(spec_path, out_root, formats, args)}'"), file=sys.stderr)
         return EXIT["differs"]
     problems = [f"{rel} differs" for rel in sorted(want) if rel in have and have[rel] != want[rel]]
     problems += [f"{rel} is missing" for rel in sorted(want) if rel not in have]
     problems += [f"{rel} is not part of this build (a build would remove it)" for rel in sorted(have)
                  if rel not in want]
     if problems:
-        fmt = "" if set(formats) == {"html", "pdf", "json"} else f" --format {','.join(formats)}"
-        print(safe(f"{dest}: out of date: {'; '.join(problems)}; run 'genreport {spec_path}{fmt}'"), file=sys.stderr)
+        print(safe(f"{dest}: out of date: {'; '.join(problems)}; run '{_rebuild(spec_path, out_root, formats, args)}'"),
+              file=sys.stderr)
         return EXIT["differs"]
     if not args.quiet:
         print(safe(f"{dest}: matches a fresh build"))

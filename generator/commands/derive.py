@@ -186,6 +186,11 @@ def derive_text(qid: str, args, accounting: str | None) -> str:
         shown, crossings, expr = _crossover_lines(qsym, variant)
     else:
         expr = so.quantity_expr(qid, variant)
+    unused = [k for k in input_overrides if sym(k) not in expr.free_symbols]
+    if unused:  # '--at Q=3' printed "with Q = 3:" and the formula as it was
+        given = input_overrides[unused[0]][1]
+        raise _err(f"--at {unused[0]}={given}", f"{unused[0]} is not an input of {qid}'s formula",
+                   "set one of its inputs: " + ", ".join(sorted(str(x) for x in expr.free_symbols if x != qsym)))
     out: list[str] = []
     fmt_eq = so.pretty if args.pretty else so.text
     from genreport.present.fmt import device
@@ -290,12 +295,20 @@ def _at_workload(args, q) -> set[str]:
     symbols that moved the point."""
     import re
 
+    from genreport.formulas.glossary import ABOVE_ZERO, BY_NAME
+
     moved: set[str] = set()
     if not args.spec:
         return moved
     for item in args.at:
         name, eq, text = item.partition("=")
         option = AT_PARAMS.get(name.strip())
+        if option in q.params and eq and not re.fullmatch(r"[0-9]+[kKmM]?|[A-Za-z_].*", text.strip()):
+            # B=1.5 was evaluated at 1.5 under a header that said batch = 1
+            raise _err(f"--at {item.strip()}", f"{name.strip()} is a count ({BY_NAME[name.strip()].meaning})",
+                       f"write a whole number, e.g. --at {name.strip()}=8")
+        if option in q.params and re.fullmatch(r"0+[kKmM]?", text.strip()) and name.strip() in ABOVE_ZERO:
+            _no_zero(f"--at {item.strip()}", name.strip())  # before the option it sets, whose message is its own
         if (option in q.params and eq and getattr(args, option) is None
                 and re.fullmatch(r"[0-9]+[kKmM]?", text.strip())):
             setattr(args, option, text.strip())
@@ -304,6 +317,15 @@ def _at_workload(args, q) -> set[str]:
 
 
 _EXAMPLE = {"B/s": "3.35e12", "FLOP/s": "9.89e14", "s": "0.05"}  # an --at example per unit, where 1 does not read
+
+
+def _no_zero(where: str, name: str):
+    """A symbol of glossary.ABOVE_ZERO given 0."""
+    from genreport.formulas.glossary import BY_NAME
+
+    entry = BY_NAME[name]
+    raise _err(where, f"{name} ({entry.meaning}) has no physical value at 0",
+               f"give a number above 0, e.g. --at {name}={_EXAMPLE.get(entry.unit, '1')}")
 
 
 def _at(items: list[str], qid: str, variant: str):
@@ -329,12 +351,11 @@ def _at(items: list[str], qid: str, variant: str):
             value = parsed
         elif name in BY_NAME:
             if parsed.quantities or parsed.symbols:
-                raise _err(where, "an input symbol takes a number", f"e.g. --at {name}=4.8e12")
+                raise _err(where, "an input symbol takes a number",
+                           f"e.g. --at {name}={_EXAMPLE.get(BY_NAME[name].unit, '8')}")
             number = so.value_expr(parsed, variant)
             if name in ABOVE_ZERO and number == 0:
-                entry = BY_NAME[name]
-                raise _err(where, f"{name} ({entry.meaning}) has no physical value at 0",
-                           f"give a number above 0, e.g. --at {name}={_EXAMPLE.get(entry.unit, '1')}")
+                _no_zero(where, name)
             overrides[name] = (number, text.strip())
         elif name in BY_ID:
             raise _err(where, f"'{name}' is another quantity; only {qid} can be set",

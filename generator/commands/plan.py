@@ -395,6 +395,9 @@ def main(argv: list[str]) -> int:
     own = spec.hardware if spec is not None else None  # the spec's device as its report has it (engine, price)
     if own is not None and not refs:
         refs = [own.name]
+    if not refs:  # --hardware "" or "," names nothing (it was an internal IndexError)
+        raise _err(f"--hardware {args.hardware}", "no GPU named",
+                   "name one or more from 'genreport list hardware', e.g. --hardware h100-sxm,h200")
     mine = [own is not None and h == own.name for h in refs]
     all_to_all = args.all_to_all or (own.kernels.all_to_all if own is not None else "nccl")
     gpus = []

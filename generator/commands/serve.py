@@ -135,6 +135,9 @@ def _with_idle_limit(lines, idle_exit: float | None):
         yield line
 
 
+MAX_IDLE = 86_400  # --idle-exit's largest: a day (select() takes no infinite timeout; none: wait for ever)
+
+
 def main(argv: list[str]) -> int:
     ap = Parser(prog="genreport serve", description=__doc__, allow_abbrev=False,
                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -142,6 +145,11 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--idle-exit", type=float, metavar="SECONDS", help="stop after SECONDS without a request")
     ap.add_argument("--no-pdf", action="store_true", help="do not load WeasyPrint ahead (HTML and JSON only)")
     args = ap.parse_args(argv)
+    # refused before "ready": a negative or NaN idle limit was select()'s ValueError, inf an OverflowError, after it
+    if args.max_requests is not None and args.max_requests < 1:
+        ap.error(f"--max-requests {args.max_requests}: write a whole number of requests of at least 1")
+    if args.idle_exit is not None and not 0 < args.idle_exit <= MAX_IDLE:
+        ap.error(f"--idle-exit {args.idle_exit:g}: write seconds above 0 and at most {MAX_IDLE:,} (a day), e.g. 60")
     warm_up(pdf=not args.no_pdf)
     stdout = sys.stdout
 

@@ -1,0 +1,67 @@
+"""Command-line input a review found mishandled (round four): each case states what happened before."""
+
+from __future__ import annotations
+
+import pytest
+from genreport.commands.cli import main
+from shared import ROOT
+
+SPEC = ROOT / "specs" / "llama8b-h100.yaml"
+
+
+@pytest.mark.parametrize("names", [",", "", " , "])
+def test_plan_with_no_gpu_named_is_an_input_error(names, capsys):
+    """``plan llama-3.1-8b --hardware ,`` was an internal IndexError (exit 3)."""
+    assert main(["plan", "llama-3.1-8b", "--hardware", names]) == 1
+    err = capsys.readouterr().err
+    assert "no GPU named" in err and "genreport list hardware" in err and "internal error" not in err
+
+
+@pytest.mark.parametrize("option", [["--idle-exit", "-1"], ["--idle-exit", "nan"], ["--idle-exit", "inf"],
+                                    ["--idle-exit", "0"], ["--max-requests", "0"], ["--max-requests", "-1"]])
+def test_serve_refuses_its_limits_before_it_is_ready(option, capsys):
+    """``serve --idle-exit -1`` printed 'ready', then died of select()'s ValueError (nan: the same; inf: an
+    OverflowError); ``--max-requests 0`` answered one request.  Now a usage error before anything is loaded."""
+    assert main(["serve", "--no-pdf", *option]) == 64
+    out = capsys.readouterr()
+    assert "ready" not in out.out and option[0] in out.err
+
+
+def test_two_specs_of_one_name_are_refused_and_nothing_is_written(tmp_path, capsys):
+    """Two specs named alike on one command line: the second replaced the first's folder, exit 0."""
+    a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    text = SPEC.read_text()
+    a.write_text(text)
+    b.write_text(text.replace("hardware: h100-sxm", "hardware: h200"))
+    out = tmp_path / "out"
+    assert main([str(a), str(b), "-o", str(out), "--format", "json"]) == 1
+    err = capsys.readouterr().err
+    assert f"{a} and {b} both write {out / 'llama8b-h100'}/" in err and "give each spec a name of its own" in err
+    assert not out.exists()
+
+
+def test_a_bad_spec_among_several_writes_none(tmp_path, capsys):
+    """A good spec before (or after) a bad one was built and written, exit 1, with no word of it."""
+    good, bad = tmp_path / "good.yaml", tmp_path / "bad.yaml"
+    good.write_text(SPEC.read_text())
+    bad.write_text(SPEC.read_text().replace("batch: [", "batch: [0, "))
+    out = tmp_path / "out"
+    for order in ([good, bad], [bad, good]):
+        assert main([*map(str, order), "-o", str(out), "--format", "json"]) == 1
+        err = capsys.readouterr().err
+        assert f"{bad}:" in err and "nothing was written" in err
+        assert not out.exists()
+    assert main([str(good), "-o", str(out), "--format", "json", "-q"]) == 0  # and alone it builds
+
+
+def test_the_check_names_the_command_that_rebuilds_what_it_compared(tmp_path, capsys):
+    """``--check`` of a what-if in another folder ended "run 'genreport SPEC --format html,json'": the baseline,
+    into ./out.  The hint keeps -o, --format, every --set and --name, quoted for the shell."""
+    out = tmp_path / "d1"
+    what_if = ["--set", "hardware.memory.bandwidth=4.8 TB/s", "--set", "model.kv_heads=1"]
+    assert main([str(SPEC), "-o", str(out), "--format", "json", "--check", *what_if]) == 4
+    err = capsys.readouterr().err
+    assert (f"run 'genreport {SPEC} -o {out} --format json --set 'hardware.memory.bandwidth=4.8 TB/s' "
+            "--set model.kv_heads=1'") in err, err
+    assert main([str(SPEC), "-o", str(out), "--format", "json", "-q", *what_if]) == 0  # that command
+    assert main([str(SPEC), "-o", str(out), "--format", "json", "--check", "-q", *what_if]) == 0
