@@ -71,7 +71,7 @@ def test_full_attention_holds_what_a_step_reads():
 
 def test_the_kv_cache_room_sentence_names_the_bytes_it_counts():
     """The serving chapter says which bytes per token the KV cache room counts: c_h, held, averaged over the request's
-    contexts, beside the c a step at the last context reads, for Gemma 3 27B (one GPU's of tp 8: by hand above);
+    contexts, beside the c a step of the slowest round (its last context) reads, for Gemma 3 27B (one GPU's of tp 8: by hand above);
     for Llama 3.1 70B, whose c_h is c, it names neither."""
     from genreport.present import fmt
     from shared import html
@@ -83,7 +83,7 @@ def test_the_kv_cache_room_sentence_names_the_bytes_it_counts():
     room = room[:room.index("fill the room")]
     assert (f'c<sub>h</sub> = <span data-sv="kv_held_per_token" data-f="kib">{fmt.kib(c_h)}</span> per GPU (held, '
             "averaged over the request's contexts") in room
-    assert f'not the c = <span data-sv="kv_read_per_token" data-f="kib">{fmt.kib(c)}</span> a step at the last' in room
+    assert f'not the c = <span data-sv="kv_read_per_token" data-f="kib">{fmt.kib(c)}</span> a step of the slowest' in room
     full = html(SPEC)
     full = full[full.index("the KV cache room\n"):]
     assert "c<sub>h</sub>" not in full[:full.index("fill the room")]

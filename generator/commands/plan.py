@@ -539,8 +539,14 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
     targets = [f"TTFT <= {fmt.time(shape.ttft)}" if shape.ttft else "", f"TPOT <= {fmt.time(tpot)}" if tpot else ""]
     target = ", ".join(t for t in targets if t)
     reserve = gpus[0].memory_reserve
+    from genreport.model.serving import round_context
+
+    tc = round_context(model, shape.prompt, shape.output)
+    where = (f"last context {context:,}: TPOT and capacity there" if tc == context else
+             f"TPOT at context {tc:,}, the end of a chunk, its slowest round; capacity at its last, {context:,}")
     lines = [f"{model.title} on {', '.join(g.title for g in gpus)}: requests of {shape.prompt:,} prompt + "
-             f"{shape.output:,} generated token{'s' if shape.output != 1 else ''} (last context {context:,}: TPOT and capacity there), up to {batch:,} per replica"
+             f"{shape.output:,} generated token{'s' if shape.output != 1 else ''} ({where}), up to {batch:,} per "
+             "replica"
              + (f" and at most {gpus[0].max_sequences:,} at once (the engine's max_sequences, vLLM's max_num_seqs: "
                 "limit 'engine' where it stops the batch)" if 0 < gpus[0].max_sequences < batch else "")
              + (f", {shape.users:,} users" if shape.users else "") + (f"; {target}" if target else "")

@@ -40,6 +40,8 @@ from genreport.model.serving import (
     last_context,
     node_busy_gpus,
     prompt_cache_c,
+    round_context,
+    round_values,
     usd_per_mtok,
 )
 from genreport.model.stacked import over
@@ -379,6 +381,7 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
     runs = engine_limit(hw, math.inf)
     batches = np.arange(1, (batch if math.isinf(runs) else min(batch, int(runs) + 1)) + 1, dtype=float)
     s = float(context)
+    tc = float(round_context(model, shape.prompt, shape.output))  # the slowest round's context: its TPOT
     draft_model = speculative is not None and not isinstance(speculative[2], (int, float)) and \
         not is_head(speculative[2], model)  # a catalog draft, not an EAGLE/MTP head
     if draft_model and draft_precision is not None and draft_precision.compute not in hw.dense:
@@ -397,7 +400,8 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
                 acc_env = make_env(hw, model, prec, accounting)
                 ctx = acc_env.at(context=s)
                 mean = _once(memo, ("mean", prec), lambda e=acc_env: _mean_context_values(e, shape.prompt, shape.output))
-                read_c = _once(memo, ("read_c", prec), lambda e=acc_env: _read_c(e, s))  # what a step at s reads
+                # what the slowest round reads (serving.round_context: s, or the end of a chunk before it)
+                read_c = _once(memo, ("read_c", prec), lambda e=acc_env: round_values(e, s, tc))
                 c_prompt = prompt_cache_c(acc_env, shape.prompt) if disaggregate else math.nan  # the KV sent
                 spec_here = speculative
                 if speculative is not None and not isinstance(speculative[2], (int, float)):  # a draft model
@@ -512,7 +516,8 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     serving.speculative_request, and takes back (the plain decode times, the speculative request).  ``memo``: numbers of the
     layout that speculation does not change (its values, the weights' bytes, TTFT, the plain decode rounds), kept
     over the plan calls that share it (:func:`plan`'s ``memo``); ``read_c``: the c a decode step at the request's
-    last context reads (serving._read_c), where the caller has it."""
+    slowest round reads (serving.round_values: its c, and its S and d_h where that is not the last context), where
+    the caller has it."""
     key = (name, prec, par)  # the precision itself: a plan's own format may differ from another's of the same name
 
     def layout_part():
@@ -561,7 +566,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
 
     def rounds_part():
         lay = env.with_layout(par)
-        read = dict(cv, c=read_c if read_c is not None else _read_c(env, cv["S"]))
+        read = dict(cv, **(read_c if read_c is not None else round_values(env, float(cv["S"]), float(cv["S"]))))
         v = at_batch(read, lay, batches, busiest=serial)
         t_bound = np.asarray(q["decode_time_bound"](v), dtype=float) * np.ones_like(batches)
         t_serial = np.asarray(q["decode_time_serial"](v), dtype=float) * np.ones_like(batches) if serial else None

@@ -4,8 +4,9 @@ A request of ``prompt`` tokens and ``output`` generated ones, decoded with ``bat
 
 - TTFT: the prefill of the prompt at the layout, its communication included (``prefill_time_bound``; the estimate
   ``prefill_time_serial``), one prompt alone on the replica (no queueing, no other prefill in the way).
-- TPOT: the decode round of the batch at the request's last context, prompt + output - 1 (the slowest of its
-  rounds: a round only grows with the context), ``decode_time_bound`` / ``decode_time_serial``.
+- TPOT: the request's slowest decode round of the batch (:func:`round_context`): at its last context, prompt +
+  output - 1, where a round only grows with the context; with chunked layers (Llama 4) at the end of the last chunk
+  its rounds fill where that reads more, ``decode_time_bound`` / ``decode_time_serial``.
 - E2E: TTFT + the output - 1 decode rounds, summed in closed form (``request_decode_time_bound``: the ledgers are
   affine in the context, so each sums to (T_o - 1) times its value at the mean context T + T_o/2; the bound
   takes the max of the sums, at most the sum of the rounds' maxima, so it stays a lower bound).
@@ -25,7 +26,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from genreport.formulas.architecture import bounded_layers, chunked_layers
+from genreport.formulas.architecture import attended_positions, bounded_layers, chunked_layers
 from genreport.formulas.compiled import load
 from genreport.load.spec import Hardware, Model, Parallelism, Precision
 from genreport.model.env import make_env
@@ -124,6 +125,40 @@ def last_context(prompt: int, output: int) -> int:
     frontier's curves, the technique rows and ``derive``'s serving context.  A request of one generated token (``plan
     --context S``) has last context S, its prompt."""
     return int(prompt) + int(output) - 1
+
+
+def round_context(model: Model, prompt: int, output: int) -> int:
+    """The context of a request's slowest decode round, where its TPOT is taken: its last context (a round reads
+    more as the context grows), except with chunked layers (Llama 4), which read only the S mod chunk tokens of their
+    current chunk: there the round at the end of the last chunk the rounds fill (k chunk - 1, of the contexts
+    prompt + 1 .. prompt + output - 1) may read more than the last one (Llama 4 Maverick, 7k prompt + 2k output: the
+    round at 8,191 reads 36 chunked layers' whole chunk, 8.05 ms more at batch 64 on an H200 than the one at 9,215).
+    Every TPOT round (the serving chapter, ``plan``, the frontier, the technique rows) is taken here; the capacity
+    stays at the last context, where the cache a sequence holds is largest."""
+    last = last_context(prompt, output)
+    chunk = int(model.attention.chunk_size or 0)
+    if not chunk or not chunked_layers(model) or output <= 1:
+        return last
+    edge = (last + 1) // chunk * chunk - 1  # the end of the last chunk filled at or before the last context
+    if edge == last or edge < prompt + 1:
+        return last
+    reads = [float(np.ravel(attended_positions(model, np.asarray(float(s))))[0]) for s in (edge, last)]
+    return edge if reads[0] > reads[1] else last
+
+
+def round_reads(env, cv: dict, context: float) -> dict:
+    """``cv`` (the values at the last context, the cache a sequence holds) as a decode round at ``context`` reads
+    them (:func:`round_context`): its S, the c a step reads there (:func:`_read_c`) and its d_h."""
+    return dict(cv, **round_values(env, float(cv["S"]), context))
+
+
+def round_values(env, last: float, context: float) -> dict:
+    """What :func:`round_reads` changes in the values at ``last``: the c a step reads, and where the round is at
+    another context, its S and d_h."""
+    if context == last:
+        return {"c": _read_c(env, context)}
+    g = env.at(batch=1.0, context=float(context))
+    return {"S": np.float64(context), "c": _read_c(env, float(context)), "d_h": np.float64(np.ravel(g["d_h"])[0])}
 
 
 def _mean_context_values(env, prompt: int, output: int) -> tuple[float, float, float]:
@@ -282,7 +317,7 @@ def _layout_part(q, env, model: Model, hw: Hardware, precision: Precision, par: 
                                                      float(prompt), alone).values())
     g = env.at(context=last)
     cv = dict(base, S=np.float64(last), c=np.float64(np.ravel(g["c"])[0]), d_h=np.float64(np.ravel(g["d_h"])[0]))
-    read = dict(cv, c=_read_c(env, last))  # the step reads; cv holds
+    read = round_reads(env, cv, float(round_context(model, prompt, output)))  # the slowest round reads; cv holds
     cap = float(q["capacity_batch_replica"](cv))
     mkey = ("mean", prompt, output)
     if memo is not None and mkey in memo:

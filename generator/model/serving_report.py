@@ -23,6 +23,7 @@ from genreport.model.serving import (
     last_context,
     node_busy_gpus,
     request,
+    round_context,
     usd_per_mtok,
 )
 
@@ -241,6 +242,7 @@ def report(r) -> dict | None:
     where = f"{par.gpus} x {hw.title} ({par.label()})" if par.gpus > 1 else f"one {hw.title}"
     return {"prompt": sv.prompt, "output": sv.output, "context": sv.prompt + sv.output,
             "last_context": last_context(sv.prompt, sv.output), "rounds": sv.output - 1, "where": where,
+            "round_context": round_context(spec.model, sv.prompt, sv.output),
             "concurrency": cap * par.dp, "ttft_target": sv.ttft, "tpot_target": sv.tpot,
             "users": sv.users, "gpus_per_node": node,
             "replica_nodes": -(-par.replica_gpus // node) if node else None,  # nodes one replica spans

@@ -72,10 +72,18 @@ def _replica_gpus(r) -> int:
 
 def _inputs(r, batch: float, context: float) -> dict:
     """One GPU's glossary values at (batch, context) with the serving block's technique inputs; c the cache a step
-    at ``context`` reads, c_h the cache a sequence of the request holds at its mean context (serving.held_mean_c)."""
+    at ``context`` reads, c_h the cache a sequence of the request holds at its mean context (serving.held_mean_c).
+    At the request's last context the round is its slowest (serving.round_context): S, c and d_h are that round's
+    where it is another (the end of a chunk, Llama 4); the draft's memory stays the last context's."""
+    from genreport.model.serving import last_context, round_context
+
     sv = r.spec.serving
     env = r.envs[r.lead].at(batch=float(batch), context=float(context))
     env = {k: float(np.ravel(np.asarray(v, dtype=float))[0]) for k, v in env.items()}
+    tc = float(round_context(r.spec.model, sv.prompt, sv.output))
+    if float(context) == float(last_context(sv.prompt, sv.output)) and tc != float(context):
+        at = r.envs[r.lead].at(batch=float(batch), context=tc)
+        env.update({k: float(np.ravel(np.asarray(at[k], dtype=float))[0]) for k in ("c", "d_h")}, S=tc)
     spec_ = sv.speculative
     env.update({**request_inputs(sv), "n_S": 1.0,
                 "p_a": spec_.acceptance if spec_ else 0.5, "k_d": float(spec_.draft_tokens) if spec_ else 1.0,
@@ -211,15 +219,15 @@ def streamed_symbols(r, inputs: dict) -> dict[str, str]:
     return {"N": tex} if tex else {}
 
 
-def layout_inputs(spec, context: float):
+def layout_inputs(spec, context: float, round_at: float | None = None):
     """What a round at the spec's layout is evaluated from (generator/model/plan's inputs): the layout, the compiled
     formulas, the one-card environment, the layout's, the values at ``context`` per GPU (``cv``) and the same with
-    the cache each step reads (``read``)."""
+    the cache each step reads (``read``), at ``round_at`` where given (serving.round_context: the slowest round)."""
     from genreport.formulas.compiled import load
     from genreport.load.spec import Parallelism
     from genreport.model.env import make_env
     from genreport.model.layout import choose_links, layout_values
-    from genreport.model.serving import _read_c
+    from genreport.model.serving import round_values
 
     hw, model, prec, acc = spec.hardware, spec.model, spec.precision, spec.accounting
     par = spec.parallelism or Parallelism()
@@ -231,7 +239,7 @@ def layout_inputs(spec, context: float):
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         g = env.at(context=float(context))
         cv = dict(base, S=np.float64(context), c=np.float64(np.ravel(g["c"])[0]), d_h=np.float64(np.ravel(g["d_h"])[0]))
-        read = dict(cv, c=_read_c(env, cv["S"]))
+        read = dict(cv, **round_values(env, float(context), float(context if round_at is None else round_at)))
     return par, q, env, lay, cv, read
 
 
@@ -246,11 +254,11 @@ def _layout_round(r, batch: float) -> dict:
     falls to 1 (plan's ``spec_breakeven_batch``: where plan stops speculating)."""
     from genreport.model.draft import speculative_inputs
     from genreport.model.layout import at_batch
-    from genreport.model.serving import engine_limit, last_context, speculate, speculative_at
+    from genreport.model.serving import engine_limit, last_context, round_context, speculate, speculative_at
 
     spec, sv = r.spec, r.spec.serving
     last, mean = float(last_context(sv.prompt, sv.output)), float(sv.prompt) + float(sv.output) / 2
-    par, q, env, lay, cv, read = layout_inputs(spec, last)
+    par, q, env, lay, cv, read = layout_inputs(spec, last, float(round_context(spec.model, sv.prompt, sv.output)))
     k = speculative_inputs(spec)
     draft = k[2] if not isinstance(k[2], (int, float)) else None
     out = speculative_at(spec.model, spec.hardware, spec.precision, par, batch, sv.prompt, sv.output, spec.accounting,
@@ -759,7 +767,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     from genreport.formulas.architecture import bounded_layers
 
     # the KV cache room's bytes per token (one GPU's): c_h what a sequence holds, averaged over the request's
-    # contexts, beside c what a step at the last context reads; they differ where layers are windowed or chunked
+    # contexts, beside c what a step of the slowest round reads; they differ where layers are windowed or chunked
     out = {"batch": int(batch), "context": int(last), "mean_context": mean, "chunk": sv.chunk, "chunk_steps": stages,
            "kv_held_per_token": env["c_h"], "kv_read_per_token": env["c"],
            "kv_held_apart": bool(bounded_layers(r.spec.model)),

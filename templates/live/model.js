@@ -104,6 +104,16 @@ const GR_MODEL = (function () {
     return out;
   }
 
+  /** The context of a request's slowest decode round (serving.round_context): its last, or with chunked layers the
+   * end of the last chunk its rounds fill where that reads more. */
+  function roundContext(m, prompt, output) {
+    const last = prompt + output - 1, chunk = m.attention.chunk_size || 0;
+    if (!chunk || !chunkedLayers(m) || output <= 1) return last;
+    const edge = Math.floor((last + 1) / chunk) * chunk - 1;
+    if (edge === last || edge < prompt + 1) return last;
+    return attendedPositions(m, edge) > attendedPositions(m, last) ? edge : last;
+  }
+
   function kvBytesPerTokenAt(m, bKv, s) {
     const perLayer = kvElementsPerTokenLayer(m) * bKv;
     const n = localLayers(m);
@@ -1002,5 +1012,5 @@ const GR_MODEL = (function () {
   return {evaluate: evaluate, decision: decision, levers: levers, trainingBound: trainingBound, routedFacts: routedFacts, key: key, physical: physical, call: call, makeEnv: makeEnv,
     readAt: readAt, touchedAt: touchedAt, routedParameters: routedParameters, ONE_CUT: ONE_CUT, weightBytes: weightBytes, meanBytes: meanBytes, formatBytes: formatBytes,
     weightsLabel: weightsLabel,
-    parameterCount: parameterCount, localLayers: localLayers, prefillHeadDim: prefillHeadDim, picks: picks, usdPerMtok: usdPerMtok, nextLedger: nextLedger, usable: usable, NO_FIT: NO_FIT};
+    parameterCount: parameterCount, localLayers: localLayers, roundContext: roundContext, prefillHeadDim: prefillHeadDim, picks: picks, usdPerMtok: usdPerMtok, nextLedger: nextLedger, usable: usable, NO_FIT: NO_FIT};
 })();

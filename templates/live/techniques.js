@@ -140,9 +140,12 @@ const GR_SERVING = (() => {
     const gpus = par.tp * par.pp, dp = par.dp || 1, price = hw.price_per_hour;
     const at = (v, b) => P.atBatch(v, lay, b, true);
     const last = sv.prompt + sv.output - 1, mean = sv.prompt + sv.output / 2.0;
+    const tc = M.roundContext(m, sv.prompt, sv.output);  // the slowest round's context: the TPOT's
     const g = env.at(null, last), cv = Object.assign({}, base, {S: last, c: g.c, d_h: g.d_h});
     // a step reads less than a sequence holds (a chunked layer: its current chunk): times at read, capacity at cv
-    const read = Object.assign({}, cv, {c: env.at(1.0, last).c});
+    // (serving.round_reads: at the slowest round)
+    const gr = env.at(1.0, tc);
+    const read = Object.assign({}, cv, tc === last ? {c: gr.c} : {S: tc, c: gr.c, d_h: gr.d_h});
     const pre = P.atPrompt(base, lay, sv.prompt);  // serving._layout_part: one prompt alone, its TTFT
     const ttft = call("prefill_time_bound", pre), ttftSerial = call("prefill_time_serial", pre);
     // what a prompt occupies its replica for in a steady state (Request.prefill_bound): its price
@@ -236,6 +239,10 @@ const GR_SERVING = (() => {
       // the prompt tokens' head dim over the uncached prompt (techniques.prompt_head_dim): MLA's prefill form, else
       // the unwindowed d_h times the prefill's attended fraction, not the decode context's window share
       v.d_hp = M.prefillHeadDim(m, lead.values.d_h, sv.prompt * (1 - sv.prefix_hit));
+      if (s === last && tc !== last) {  // the last context's round is the slowest one's (techniques._inputs)
+        const r = lead.at(b, tc);
+        Object.assign(v, {S: tc, c: r.c, d_h: r.d_h});
+      }
       return v;
     };
     const e = inputs(batch, last);

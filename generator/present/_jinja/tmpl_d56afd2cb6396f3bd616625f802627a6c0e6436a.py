@@ -162,9 +162,20 @@ def root(context, missing=missing):
                 yield escape(t_13(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
         yield ',\non '
         yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'where'))
-        yield ". The time to first token (TTFT) is the prefill of one prompt alone on the replica, its\ncommunication included; the time per output token (TPOT) is the request's slowest decode round, at its last context\n("
-        yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'last_context')))
-        yield ' tokens); the end-to-end latency is TTFT plus the '
+        yield ". The time to first token (TTFT) is the prefill of one prompt alone on the replica, its\ncommunication included; the time per output token (TPOT) is the request's slowest decode round, "
+        if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'round_context') != environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'last_context')):
+            pass
+            yield 'at context\n'
+            yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'round_context')))
+            yield ', the end of the last chunk its rounds fill (its chunked layers read a whole chunk there, more than at its last\ncontext, '
+            yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'last_context')))
+            yield ' tokens)'
+        else:
+            pass
+            yield 'at its last context\n('
+            yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'last_context')))
+            yield ' tokens)'
+        yield '; the end-to-end latency is TTFT plus the '
         yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rounds')))
         yield ' decode rounds after the first\ntoken, summed in closed form: every ledger of a round is affine in the context, so the rounds cost as many rounds at the\nmean context '
         yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
@@ -775,7 +786,7 @@ def root(context, missing=missing):
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield ' (held, averaged over the request\'s contexts: a windowed layer holds its window, a chunked layer up to its chunk), not the c = <span data-sv="kv_read_per_token" data-f="kib">'
                     yield escape(t_7(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_read_per_token')))
-                    yield '</span> a step at the last context reads'
+                    yield '</span> a step of the slowest round reads'
                 yield ', fill the room beside the weights at the steady step of that rate'
                 if context.call(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'get'), 'draft_model'):
                     pass
@@ -1092,4 +1103,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=119&2=128&3=130&4=134&5=138&6=140&7=144&8=152&9=164&11=166&13=170&14=174&16=183&17=189&18=209&20=215&21=217&22=235&23=243&24=247&25=254&26=261&29=271&30=371&31=385&32=407&34=449&35=464&36=490&37=548&38=554&39=560&40=574&43=576&46=579&48=596&49=598&51=610&52=612&53=620&54=628&55=632&58=648&60=660&61=663&65=665&66=667&67=672&68=677&71=679&72=682&73=716&74=718&77=721&78=723&79=757&80=784&81=794&82=847&83=856&84=860&85=874&86=886&87=896&88=898&91=903&93=909&94=954&95=972&96=979&97=988&100=998&101=1000&102=1006&103=1009&104=1013&105=1018&107=1021&108=1023&110=1026&111=1029&113=1040&114=1042&116=1049&117=1056&118=1066&119=1079&121=1087'
+debug_info = '1=119&2=128&3=130&4=134&5=138&6=140&7=144&8=152&9=164&10=166&11=169&12=171&13=176&15=181&16=185&18=194&19=200&20=220&22=226&23=228&24=246&25=254&26=258&27=265&28=272&31=282&32=382&33=396&34=418&36=460&37=475&38=501&39=559&40=565&41=571&42=585&45=587&48=590&50=607&51=609&53=621&54=623&55=631&56=639&57=643&60=659&62=671&63=674&67=676&68=678&69=683&70=688&73=690&74=693&75=727&76=729&79=732&80=734&81=768&82=795&83=805&84=858&85=867&86=871&87=885&88=897&89=907&90=909&93=914&95=920&96=965&97=983&98=990&99=999&102=1009&103=1011&104=1017&105=1020&106=1024&107=1029&109=1032&110=1034&112=1037&113=1040&115=1051&116=1053&118=1060&119=1067&120=1077&121=1090&123=1098'
