@@ -58,6 +58,15 @@ def tpot_label(tpot_batch: int, limit: int, cap: int) -> str:
     return TPOT_LABEL
 
 
+def alone_label(par: Parallelism) -> str:
+    """The first row of the serving table: batch 1 per replica.  Where an expert-parallel group is wider than a
+    replica (data-parallel attention: DeepSeek-V3 at tp 1 x dp 8 x ep 8) its MoE layers gather the tokens of all the
+    group's replicas, so the row is one request on each of them (it read "one request alone" beside 8 requests' experts
+    and tok/s per GPU)."""
+    group = ep_group_replicas(par)
+    return "one request alone" if group == 1 else f"one request a replica ({group} replicas share the experts: {group} at once)"
+
+
 def users_label(users: int, dp: int, batch: int, engine_binds: bool = False) -> str:
     """The users' row of the serving table: ``users`` over ``dp`` replicas at ``batch`` a replica, the busiest (the
     users do not divide evenly: some replicas hold one fewer), or as many as a replica holds (``engine_binds``: as
@@ -212,7 +221,7 @@ def report(r) -> dict | None:
     one, cap, users_batch, tpot_batch = batches(spec, env)
     limit = int(engine_limit(spec.hardware, cap))
     engine_binds = limit < cap  # the engine's max_sequences stops a replica's batch before its memory does
-    rows = [_row(one, price, power, "one request alone", node)]
+    rows = [_row(one, price, power, alone_label(par), node)]
     if users_batch is not None and users_batch > 1:
         rows.append(_row(request(model, hw, prec, par, users_batch, sv.prompt, sv.output, acc, env), price,
                          power, users_label(sv.users, par.dp, users_batch, engine_binds), node))

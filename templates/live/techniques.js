@@ -181,7 +181,11 @@ const GR_SERVING = (() => {
       return {label: label, batch: b, bound: one(ttft, busy, tpotAt(b), call("request_decode_time_bound", at(rv, b))),
         serial: one(ttftSerial, busySerial, call("decode_time_serial", v), call("request_decode_time_serial", w))};
     }
-    const rows = [row(1, "one request alone")];
+    // batch 1 per replica (serving_report.alone_label): one request on each replica of a wider expert group
+    const gcd = (a, b) => b ? gcd(b, a % b) : a, epDeg = par.ep || 1;
+    const group = epDeg > par.tp ? epDeg / gcd(par.tp, epDeg) : 1;
+    const rows = [row(1, group === 1 ? "one request alone"
+      : "one request a replica (" + group + " replicas share the experts: " + group + " at once)")];
     // the batch stops at what fits and at the engine's max_sequences (serving_report.engine_limit; 0: none)
     const maxSeq = hw.max_sequences || 0, limit = maxSeq > 0 ? Math.min(cap, maxSeq) : cap, engineBinds = limit < cap;
     let usersBatch = null, tpotBatch = null;
@@ -212,9 +216,7 @@ const GR_SERVING = (() => {
       gpu0 = b0.tokens_per_s_gpu, usd0 = b0.usd_per_mtok_out;
     const per = Math.min(limit, tpotBatch !== null ? tpotBatch : limit);
     // the replicas the users fill, in whole expert-parallel groups (serving_report.ep_group_replicas: lcm(tp, ep) / tp
-    // replicas where the ep group is wider than the tensor-parallel one)
-    const gcd = (a, b) => b ? gcd(b, a % b) : a, epDeg = par.ep || 1;
-    const group = epDeg > par.tp ? epDeg / gcd(par.tp, epDeg) : 1;
+    // replicas where the ep group is wider than the tensor-parallel one: group, above)
     const forUsers = sv.users && per ? Math.ceil(Math.ceil(sv.users / per) / group) * group : null;
     const out = {batch: batch, context: last, mean_context: mean, chunk: sv.chunk, capacity_batch: cap,
       max_sequences: engineBinds ? limit : null, tpot_batch: tpotBatch, users_batch: usersBatch, holds: cap >= 1,

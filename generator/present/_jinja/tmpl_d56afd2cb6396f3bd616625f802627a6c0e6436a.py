@@ -413,7 +413,14 @@ def root(context, missing=missing):
                     yield '.'
                 else:
                     pass
-                    yield 'The TPOT target is <strong>missed</strong> even by one request alone.'
+                    yield 'The TPOT target is <strong>missed</strong> even by '
+                    if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ep_group_replicas') > 1):
+                        pass
+                        yield 'one request a replica'
+                    else:
+                        pass
+                        yield 'one request alone'
+                    yield '.'
                 yield ' '
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users'):
                 pass
@@ -912,9 +919,20 @@ def root(context, missing=missing):
                     yield escape(t_13(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target')))
                     yield '.\nWithout chunks the scheduler prefills every waiting prompt before the next round (vLLM v0), so with Poisson arrivals the prompts K\nprefilled in one gap follow the generalized Poisson law P(K = k) = a (a + ρk)<sup>k−1</sup> e<sup>−a−ρk</sup> / k!, a = λ t<sub>r</sub>,\nρ = λ t<sub>p</sub> (t<sub>r</sub> the round alone, t<sub>p</sub> = '
                     yield escape(t_13(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_alone_time')))
-                    yield ' a prefill of the uncached prompt alone on one '
-                    yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-                    yield "'s slice, no collectives); a gap of t<sub>r</sub> + k t<sub>p</sub> meets θ while\nk ≤ m<sub>s</sub> = ⌊(θ − t<sub>r</sub>) / t<sub>p</sub>⌋, so the P99 capacity is the highest λ with P(K ≤ m<sub>s</sub>) ≥ 0.99, solved numerically\n(where no prefill fits a gap it is λ t<sub>r</sub>(λ) = −ln 0.99). With chunks the tail is a step with a full chunk"
+                    yield ' a prefill of the uncached prompt '
+                    if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ep_group_replicas') > 1):
+                        pass
+                        yield 'on one '
+                        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                        yield "'s slice while each of the "
+                        yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ep_group_replicas'))
+                        yield ' replicas of its expert group prefills one (their MoE layers gather the prompts)'
+                    else:
+                        pass
+                        yield 'alone on one '
+                        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                        yield "'s slice"
+                    yield ', no collectives); a gap of t<sub>r</sub> + k t<sub>p</sub> meets θ while\nk ≤ m<sub>s</sub> = ⌊(θ − t<sub>r</sub>) / t<sub>p</sub>⌋, so the P99 capacity is the highest λ with P(K ≤ m<sub>s</sub>) ≥ 0.99, solved numerically\n(where no prefill fits a gap it is λ t<sub>r</sub>(λ) = −ln 0.99). With chunks the tail is a step with a full chunk'
                     t_16 = []
                     pass
                     if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
@@ -1019,7 +1037,12 @@ def root(context, missing=missing):
                 yield ", its pass\nthrough the stages, each stage's ledger in turn"
             elif ('prefix_capacity_after' not in (undefined(name='n') if l_0_n is missing else l_0_n)):
                 pass
-                yield ', the TTFT above'
+                if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ep_group_replicas') > 1):
+                    pass
+                    yield ', with every replica of its expert group prefilling one at once (the TTFT above is one prompt alone)'
+                else:
+                    pass
+                    yield ', the TTFT above'
             yield " (not the rate figure's\nt<sub>p</sub>, the uncached prompt on one "
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
             yield "'s slice)"
@@ -1103,4 +1126,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=119&2=128&3=130&4=134&5=138&6=140&7=144&8=152&9=164&10=166&11=169&12=171&13=176&15=181&16=185&18=194&19=200&20=220&22=226&23=228&24=246&25=254&26=258&27=265&28=272&31=282&32=382&33=396&34=418&36=460&37=475&38=501&39=559&40=565&41=571&42=585&45=587&48=590&50=607&51=609&53=621&54=623&55=631&56=639&57=643&60=659&62=671&63=674&67=676&68=678&69=683&70=688&73=690&74=693&75=727&76=729&79=732&80=734&81=768&82=795&83=805&84=858&85=867&86=871&87=885&88=897&89=907&90=909&93=914&95=920&96=965&97=983&98=990&99=999&102=1009&103=1011&104=1017&105=1020&106=1024&107=1029&109=1032&110=1034&112=1037&113=1040&115=1051&116=1053&118=1060&119=1067&120=1077&121=1090&123=1098'
+debug_info = '1=119&2=128&3=130&4=134&5=138&6=140&7=144&8=152&9=164&10=166&11=169&12=171&13=176&15=181&16=185&18=194&19=200&20=220&22=226&23=228&24=246&25=254&26=258&27=265&28=272&31=282&32=382&33=396&34=425&36=467&37=482&38=508&39=566&40=572&41=578&42=592&45=594&48=597&50=614&51=616&53=628&54=630&55=638&56=646&57=650&60=666&62=678&63=681&67=683&68=685&69=690&70=695&73=697&74=700&75=734&76=736&79=739&80=741&81=775&82=802&83=812&84=865&85=874&86=878&87=892&88=904&89=914&90=916&93=921&95=938&96=983&97=1001&98=1008&99=1017&102=1027&103=1029&104=1035&105=1038&106=1047&107=1052&109=1055&110=1057&112=1060&113=1063&115=1074&116=1076&118=1083&119=1090&120=1100&121=1113&123=1121'

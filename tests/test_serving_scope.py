@@ -1,0 +1,33 @@
+"""What a serving row and a sentence count, where an expert-parallel group is wider than a replica (data-parallel
+attention): found by a review of Qwen3-235B-A22B at tp 1 x dp 8 x ep 8."""
+
+from __future__ import annotations
+
+from genreport.load.spec import Parallelism
+from genreport.model.serving_report import alone_label, ep_group_replicas
+from shared import evaluated, page
+
+
+def test_the_first_row_is_one_request_a_replica_when_replicas_share_the_experts():
+    """At tp 1 x dp 8 x ep 8 the MoE layers gather the tokens of the 8 replicas: batch 1 a replica is 8 requests, and
+    the row read "one request alone" beside their experts and their tok/s per GPU (DeepSeek-V3's committed spec)."""
+    assert ep_group_replicas(Parallelism(tp=1, dp=8, ep=8)) == 8
+    assert alone_label(Parallelism(tp=1, dp=8, ep=8)) == "one request a replica (8 replicas share the experts: 8 at once)"
+    assert alone_label(Parallelism(tp=8, ep=8)) == "one request alone"  # the group is the replica
+    assert alone_label(Parallelism(tp=4, dp=2, ep=8)) == \
+        "one request a replica (2 replicas share the experts: 2 at once)"
+    r = evaluated("deepseek-v3-h200-ep8.yaml")
+    assert r.serving["rows"][0]["label"] == "one request a replica (8 replicas share the experts: 8 at once)"
+    assert evaluated("llama70b-h100-tp8.yaml").serving["rows"][0]["label"] == "one request alone"
+
+
+def test_the_prefill_a_group_shares_is_not_called_alone():
+    """The rate figure's t_p and the pools' t_p,R are a prompt's prefill while every replica of the expert group
+    prefills one (167 ms for DeepSeek-V3), not the TTFT of a prompt alone (82 ms): the chapter said "alone" and "the
+    TTFT above" of them."""
+    text = page("deepseek-v3-h200-ep8.yaml")
+    assert "while each of the 8 replicas of its expert group prefills one" in text
+    assert "with every replica of its expert group prefilling one at once (the TTFT above is one prompt alone)" in text
+    assert "the TTFT above (not the rate" not in text
+    plain = page("llama70b-h100-tp8.yaml")
+    assert "a prefill of the uncached prompt alone on one GPU" in plain and "the TTFT above" in plain
