@@ -31,3 +31,15 @@ def test_the_prefill_a_group_shares_is_not_called_alone():
     assert "the TTFT above (not the rate" not in text
     plain = page("llama70b-h100-tp8.yaml")
     assert "a prefill of the uncached prompt alone on one GPU" in plain and "the TTFT above" in plain
+
+
+def test_the_roofline_caption_says_a_prefill_point_is_the_groups_pass():
+    """Qwen3-235B at tp 1 x dp 8 x ep 8: the roofline put prefill 512 right of the ridge ("compute-bound", the pass of
+    the 8 replicas prefilling at once, m_P = 8) while chapter 3 and page 1 said bandwidth-bound (one prompt alone).
+    The caption now says which pass the point is."""
+    from genreport.present import figures
+
+    ds = figures.captions(evaluated("deepseek-v3-h200-ep8.yaml"))["fig6-roofline"]
+    assert "A prefill point is a pass of the expert group, each of its 8 replicas prefilling a prompt at once" in ds
+    dense = figures.captions(evaluated("llama70b-h100-tp8.yaml"))["fig6-roofline"]
+    assert "pass of the expert group" not in dense
