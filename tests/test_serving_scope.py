@@ -43,3 +43,36 @@ def test_the_roofline_caption_says_a_prefill_point_is_the_groups_pass():
     assert "A prefill point is a pass of the expert group, each of its 8 replicas prefilling a prompt at once" in ds
     dense = figures.captions(evaluated("llama70b-h100-tp8.yaml"))["fig6-roofline"]
     assert "pass of the expert group" not in dense
+
+
+L405_PP2 = """\
+kind: report
+name: l405-h100-tp8pp2
+title: Llama 3.1 405B in bf16 on 16 H100 SXM (tp 8, pp 2, two nodes)
+hardware: h100-sxm
+model: llama-3.1-405b
+precision: bf16
+parallelism: {tp: 8, pp: 2}
+workloads:
+  decode: {batch: [1, 8], context: [1k, 32k]}
+"""
+
+
+def test_the_appendix_index_states_the_replicas_rate():
+    """Llama 3.1 405B at tp 8 x pp 2: the appendix's index listed the token/s block's 65 tok/s (one GPU's ledgers,
+    the arithmetic the body shows with its note) where results.json and the table state the replica's 32; it now
+    states the replica's with the block's beside it."""
+    import html as h
+    import re
+
+    from shared import evaluated_text, rendered
+
+    r = evaluated_text(L405_PP2, "l405-h100-tp8pp2.yaml")
+    stated = next(e.value for e in r.entries if e.id == "decode_tokens_per_s" and e.params == {"batch": 1,
+                                                                                                "context": 32768})
+    text = rendered(r)
+    index = h.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", text[text.index('id="appendix"'):])))
+    row = re.search(r"decode token/s ceiling (\S+) tok/s \(one GPU's ledgers: (\S+) tok/s\) batch 1, context 32,768",
+                    index)
+    assert row, index[:2000]
+    assert float(row.group(1)) == round(stated) and float(row.group(2)) > 1.9 * stated

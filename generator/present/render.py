@@ -177,6 +177,9 @@ def _layout_note(block: dict, r: Results, e) -> None:
     stated = format_value(e.value, e.unit, r.q[e.id].integer)
     block["note"] = (f"That is one GPU's compute and HBM ledgers alone. The replica's round, with the interconnect "
                      f"ledger and the strict bound of a round{walk}, gives {stated}: the number the table states.")
+    # the appendix's index states the replica's number too, the block's arithmetic beside it (it listed 65 tok/s for
+    # Llama 3.1 405B at tp 8 x pp 2, where results.json and the table state 32)
+    block["stated"] = f"{stated} (one {r.spec.hardware.noun}'s ledgers: {block['result']})"
 
 
 def _held_note(block: dict, r: Results, b) -> None:

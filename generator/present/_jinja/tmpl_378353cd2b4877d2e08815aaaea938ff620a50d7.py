@@ -78,7 +78,7 @@ def root(context, missing=missing):
             pass
             yield ' (exact accounting)'
         yield '</td>\n<td class="n">'
-        yield escape(environment.getattr(l_1_b, 'result'))
+        yield escape((context.call(environment.getattr(l_1_b, 'get'), 'stated', _loop_vars=_loop_vars) or environment.getattr(l_1_b, 'result')))
         yield '</td><td>'
         l_2_loop = missing
         for (l_2_k, l_2_v), l_2_loop in LoopContext(context.call(environment.getattr(environment.getattr(l_1_b, 'params'), 'items'), _loop_vars=_loop_vars), undefined):
