@@ -39,3 +39,15 @@ def test_a_what_if_whose_weights_no_longer_fit_says_what_lost_its_value():
     lost = next(x for x in story if x.startswith("No longer stated"))
     assert "kv_capacity_tokens" in lost and "capacity_batch" in lost
     assert "No headline quantity moved." not in story
+
+
+def test_a_crossover_past_the_engines_batch_is_not_reached():
+    """Llama 3.1 70B at tp 8 (its spec's engine runs at most 256 sequences, vLLM's max_num_seqs): chapter 4 said
+    "the batch crosses it at 931, and 1,408 sequences fit, so it can get there" while page 1, figure 6 and the
+    serving chapter stop the batch at 256.  Python and the live page (prose.js) say the engine stops it."""
+    from shared import page
+
+    text = page("llama70b-h100-tp8.yaml")
+    assert ("the batch crosses it at 931; 1,408 sequences fit, but the engine runs at most 256 at once (its "
+            "max_sequences), so it does not get there") in text
+    assert "so it can get there" not in text.split("At context 1,024")[1].split(".")[0]

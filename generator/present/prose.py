@@ -48,6 +48,7 @@ def context_lines(r: Results) -> list[str]:
     out = []
     batch = np.asarray(r.spec.workloads.decode_batch)
     grid = r.decode.get(lead)
+    runs = int(r.spec.hardware.max_sequences or 0)  # the engine's max_sequences (0: none)
     for j, s in enumerate(r.spec.workloads.decode_context):
         ceil = per["decode_intensity_ceiling"][j]
         cross = per["crossover_batch"][j]
@@ -63,6 +64,9 @@ def context_lines(r: Results) -> list[str]:
                 text += ", but not even one sequence fits beside the weights"
             elif b_star > cap:
                 text += f", but only {cap:,} {_seqs(cap)} fit{'s' if cap == 1 else ''} in memory, so capacity binds first"
+            elif 0 < runs < b_star:  # the engine's max_sequences stops the batch before it (page 1 caps there too)
+                text += (f"; {cap:,} {_seqs(cap)} fit, but the engine runs at most {runs:,} at once (its "
+                         "max_sequences), so it does not get there")
             else:
                 text += f", and {cap:,} {_seqs(cap)} fit{'s' if cap == 1 else ''}, so it can get there"
         if cap >= 1:

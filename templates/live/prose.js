@@ -73,7 +73,7 @@ const GR_PROSE = (function () {
     const per = res.perContext[lead];
     if (!per) return [];
     const ridge = leadScalars(res).ridge_point;
-    const grid = res.decode[lead];
+    const grid = res.decode[lead], runs = Math.trunc(inp.hardware.max_sequences || 0);  // 0: no engine limit
     return w.decode_context.map(function (s, j) {
       const ceil = per.decode_intensity_ceiling[j], cross = per.crossover_batch[j];
       const cap = Math.trunc(per.capacity_batch[j]), atCap = per.intensity_at_capacity[j];
@@ -86,7 +86,10 @@ const GR_PROSE = (function () {
         text += `, above the ridge; the batch crosses it at ${commas(bStar)}`;
         if (cap < 1) text += ", but not even one sequence fits beside the weights";
         else if (bStar > cap) text += `, but only ${commas(cap)} ${seqs(cap)} fit${cap === 1 ? "s" : ""} in memory, so capacity binds first`;
-        else text += `, and ${commas(cap)} ${seqs(cap)} fit${cap === 1 ? "s" : ""}, so it can get there`;
+        else if (runs > 0 && runs < bStar) {  // the engine's max_sequences stops the batch before it
+          text += `; ${commas(cap)} ${seqs(cap)} fit, but the engine runs at most ${commas(runs)} at once (its `
+            + "max_sequences), so it does not get there";
+        } else text += `, and ${commas(cap)} ${seqs(cap)} fit${cap === 1 ? "s" : ""}, so it can get there`;
       }
       if (cap >= 1) {
         text += `. Memory holds ${commas(cap)} ${seqs(cap)} here, where the intensity is ${F.num(atCap)}`;
