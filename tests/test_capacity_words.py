@@ -20,6 +20,8 @@ def test_a_windowed_models_capacity_says_what_it_counts_and_what_one_sequence_ho
     assert one > sc["kv_capacity_tokens"]  # the windowed layers hold only their window
     words = prose.bounded_fact(r)
     assert f"one sequence can reach {one:,} tokens" in words and "23 windowed layers keep only their window" in words
+    # it named "the summary's count", which is the command line's summary, not in the report (a review)
+    assert "summary" not in words and "the sequences that fit at each context are counted with what each" in words
     page = rendered(r, "sections/s4_batching.html.j2")
     assert f"<p data-static>{words.replace(chr(39), '&#39;')}</p>" in page
 

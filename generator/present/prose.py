@@ -193,8 +193,8 @@ def bounded_fact(r: Results) -> str:
                                                         (kv["chunked_layers"], "chunked")) if n)
     holds = (f"one sequence can reach {fmt.integer(one)} tokens" if one is not None else
              "one sequence of any context fits")
-    return (f"That count has every layer cache every token; the {local} layers keep only their window, so {holds} "
-            "(the summary's count).")
+    return (f"That count has every layer cache every token; the {local} layers keep only their window, so {holds}, "
+            "and the sequences that fit at each context are counted with what each layer keeps.")
 
 
 def kv_room_facts(r: Results, sc: dict, contexts=()) -> tuple[dict, float]:
