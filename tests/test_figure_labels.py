@@ -175,7 +175,8 @@ def test_moe_bound_names_the_active_weights(tmp_path):
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert not any("671 GB" in t for t in texts), texts
     assert any(t.startswith("active weights 37 B") for t in texts), texts
-    assert "N_a·b/W (the 37 B active weights)" in figures.captions(r)["fig1-decode-bounds"]
+    # "billion", not "B", the report's unit of bytes (a review read "the 5.71 B active weights" as bytes)
+    assert "N_a·b/W (the 37 billion active weights)" in figures.captions(r)["fig1-decode-bounds"]
 
 
 # gpt-oss-20b at its checkpoint's formats on one RTX 4090: routed experts in MXFP4 (4.25 bits), the rest in bf16

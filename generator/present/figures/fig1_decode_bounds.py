@@ -58,10 +58,10 @@ def _streamed(r: Results):
 
     if n_s == n_a:
         return (f"stream active weights\n{n_a}·b / W", weights("active weights", v["N_a"]),
-                f"{n_a}·b/W (the {num(v['N_a'] / 1e9)} B active weights)", n_a)
+                f"{n_a}·b/W (the {num(v['N_a'] / 1e9)} billion active weights)", n_a)
     params = block.inputs["N"] - block.inputs.get("N_e", 0.0)  # what (1) streams, as its substitution
     return (f"stream touched weights\n{n_s}·b / W", weights("streamed weights", params),
-            f"{n_s}·b/W (the {num(params / 1e9)} B of weights one GPU streams)", n_a)
+            f"{n_s}·b/W (the {num(params / 1e9)} billion weights one GPU streams)", n_a)
 
 
 def _bar_text(head, bandwidth: float, t: float, sep: str) -> str:
