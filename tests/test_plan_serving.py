@@ -46,8 +46,9 @@ def test_request_shape_users_and_gpus(capsys):
     # (Qwen's config.json); the engine's activation workspace at tp 4 (hidden 8192, intermediate 29568, vocab
     # 152064): 8192 x 2 B x (2 x 8192 + 3 x 29568 / 4) + 256 x 152064 x 4 B = 0.631e9 + 0.156e9 = 0.787e9 B;
     # (0.9 x 85.90e9 - 36.35e9 - 0.787e9) / (81,920 x 32,768) = 14.97 -> 14 sequences (15.3 -> 15 without it)
-    assert bf16["capacity_batch"] == 14 and bf16["batch"] == 14 and bf16["limit"] == "capacity"
-    assert bf16["gpus_for_users"] == 8  # 16 users need two such replicas
+    assert bf16["capacity_batch"] == 14
+    # 16 users need two such replicas, 8 on each: the row is that deployment's (plan's limit "users")
+    assert bf16["gpus_for_users"] == 8 and bf16["batch"] == 8 and bf16["limit"] == "users"
     fp8 = next(r for r in doc["rows"] if (r["precision"], r["tp"]) == ("fp8", 4))
     assert fp8["batch"] == 16 and fp8["gpus_for_users"] == 4
     assert fp8["tokens_per_s_user"] == pytest.approx(1 / fp8["tpot"])  # one generated token: 1 / TPOT

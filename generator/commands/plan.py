@@ -683,7 +683,10 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
     lines.append("batch: sequences per replica (tp x pp GPUs; with data-parallel attention each of the dp replicas "
                  "of the expert group runs its own); TTFT: one prompt alone on the replica; TPOT: the request's "
                  "slowest decode round; E2E: TTFT + the decode rounds (closed form); tok/s/GPU: output tokens; max "
-                 "conc.: sequences of the last context all replicas hold")
+                 "conc.: sequences of the last context all replicas hold"
+                 + ("; limit users: the users spread over the copies of the layout they take, each row at the busiest "
+                    "replica's batch (its TPOT, rates and $/M)" if any(r.limit == "users" for r in result.rows[:limit])
+                    else ""))
     lines[notes:] = device(lines[notes:], noun)
     if markdown:  # the notes around the table as paragraphs, escaped
         return "\n".join(line if line.startswith("|") else "\n" + md_cell(line) for line in lines).strip()

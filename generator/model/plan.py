@@ -87,7 +87,8 @@ class PlanRow:
     weight_bytes_per_gpu: float
     capacity_batch: int  # sequences of the request's last context (Shape.last_context) one replica holds
     batch: int  # the batch chosen: the largest up to the one asked that fits and meets the latency target
-    # what stopped the batch: "batch" (the one asked), "capacity", "engine" (its max_sequences) or "latency"
+    # what stopped the batch: "batch" (the one asked), "capacity", "engine" (its max_sequences), "latency", or "users"
+    # (the users spread over the copies of the layout they take: the busiest replica runs fewer than would meet the targets)
     limit: str
     binds: str  # compute, HBM, interconnect; "capacity" when the KV cache limits the batch
     time_bound: float  # s, strict lower bound of a decode round at the chosen batch
@@ -607,6 +608,14 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         limit = "engine"
     else:
         limit = "latency"
+    if shape.users:
+        # the users take ceil(users / (b dp)) copies of the layout; spread over them, the busiest replica runs fewer
+        # than b, and the row is that deployment: its TPOT, rates and $/M at that batch (256 users at tp 8, where 193
+        # fit a replica, run 128 on each of 2: the row priced 193 a replica beside the 16 GPUs the 256 take)
+        copies = -(-shape.users // (b * par.dp))
+        spread = -(-shape.users // (copies * par.dp))
+        if spread < b and batches[spread - 1] == spread and ok[spread - 1]:
+            i, b, limit = spread - 1, spread, "users"
     ledgers = [float(x[i]) for x in _once(memo, ("ledgers",) + key, lambda: [
         np.ravel(np.asarray(q[qid](v), dtype=float) * np.ones_like(batches))
         for qid in ("decode_time_compute_gpu", "decode_time_memory_gpu", "decode_time_comm")])]

@@ -1,0 +1,36 @@
+"""plan with --users prices the deployment the users take: each copy of a layout at the busiest replica's share of
+them, not at the largest batch a replica could run (a review: 256 users on Llama 3.1 405B)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from genreport.commands.cli import main
+
+ASK = ["plan", "llama-3.1-405b", "--hardware", "h100-sxm", "--weights", "fp8", "--prompt", "3k", "--output", "1k",
+       "--tpot", "50ms", "--max-gpus", "16", "--format", "json"]
+
+
+def _rows(capsys, *extra) -> list[dict]:
+    assert main([*ASK, *extra]) == 0
+    return json.loads(capsys.readouterr().out)["rows"]
+
+
+def test_users_spread_over_the_copies_they_take(capsys):
+    """tp 8 (8 GPUs, fp8) holds 193 sequences of 4,095 tokens within 50 ms; 256 users take 2 copies, 128 on each.
+    By hand at 128: each GPU reads 405.85e9 / 8 = 50.73e9 B of weights and 128 x 4,095 x 32,256 B of KV cache (126
+    layers x 2 x 8 KV heads x 128 x 1 B / 8 GPUs): (50.73e9 + 16.91e9) / 3.35e12 = 20.19 ms.  The row priced 193
+    a replica ($0.751/M) beside the 16 GPUs the users take; at 128 it is $1.015/M, and tp 16 (all 256 on 16 GPUs at
+    $0.852/M) is the cheaper way to serve them."""
+    rows = _rows(capsys, "--users", "256")
+    tp8 = next(r for r in rows if (r["tp"], r["pp"], r["dp"]) == (8, 1, 1))
+    assert (tp8["batch"], tp8["limit"], tp8["gpus_for_users"]) == (128, "users", 16)
+    kv = 128 * 4095 * 126 * 2 * 8 * 128 * 1 / 8
+    assert kv == pytest.approx(16.91e9, rel=1e-3)
+    assert tp8["time_bound"] == pytest.approx((tp8["weight_bytes_per_gpu"] + kv) / 3.35e12, rel=2e-3)
+    assert tp8["usd_per_mtok_out"] == pytest.approx(1.015, abs=5e-4)
+    assert rows[0]["tp"] == 16 and rows[0]["usd_per_mtok_out"] < tp8["usd_per_mtok_out"]
+    # without users the row is the replica's best batch, as before
+    alone = next(r for r in _rows(capsys, "--batch", "256") if (r["tp"], r["pp"], r["dp"]) == (8, 1, 1))
+    assert alone["batch"] > 128 and alone["limit"] != "users"
