@@ -76,3 +76,19 @@ def test_the_appendix_index_states_the_replicas_rate():
                     index)
     assert row, index[:2000]
     assert float(row.group(1)) == round(stated) and float(row.group(2)) > 1.9 * stated
+
+
+def test_the_table_says_what_its_prefill_rows_count(capsys):
+    """``genreport table`` of DeepSeek-V3 at tp 1 x dp 8 x ep 8: a prefill row's time is one prompt alone (2,048
+    tokens: 35.7 ms) and its tok/s the group's pass (26,241: 78 ms a prompt); a note says so, as page 1 does, and
+    only where the expert group is wider than a replica."""
+    import json
+
+    from genreport.commands.cli import main
+
+    assert main(["table", "specs/deepseek-v3-h200-ep8.yaml", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    notes = [n["note"] for n in doc["notes"]]
+    assert len(notes) == 1 and "while all 8 replicas of its expert group prefill at once" in notes[0]
+    assert main(["table", "specs/llama70b-h100-tp8.yaml", "--format", "json"]) == 0
+    assert "notes" not in json.loads(capsys.readouterr().out)

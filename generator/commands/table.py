@@ -36,6 +36,18 @@ def _plain(x):
     return x
 
 
+def _notes(r) -> list[str]:
+    """The decision table's notes: with an expert group wider than a replica, a prefill row's time is one prompt
+    alone and its rate and price the prompt's share of the group's pass (a review read the 2,048-token row's 35.7 ms
+    beside 26,241 tok/s, 78 ms a prompt, with nothing to say why)."""
+    g = int(r.frame.prompt_group)
+    if g <= 1 or not r.spec.workloads.prefill_prompt:
+        return []
+    return [f"prefill rows: the time is one prompt alone (its TTFT); tok/s and $/M take what a prompt occupies its "
+            f"replica for while all {g} replicas of its expert group prefill at once (m_P = {g}: each GPU runs its "
+            "replicas' shares of the experts), longer than its TTFT alone"]
+
+
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     import genreport
@@ -49,6 +61,9 @@ def main(argv: list[str]) -> int:
     summary = device(sentences(r), noun)
     parts = [("summary", ["sentence"], [[safe(x)] for x in summary], set(), [{"sentence": x} for x in summary]),
              ("decision", header, [[safe(c) for c in row] for row in rows], {2, 3, 4, 5}, records)]
+    notes = device(_notes(r), noun)
+    if notes:  # what a row's columns count where two of them take different scenes (page 1 says it too)
+        parts.append(("notes", ["note"], [[safe(x)] for x in notes], set(), [{"note": x} for x in notes]))
     if args.format == "table":
         # a what-if is titled by what it analyses, as its report's heading is (the spec's title names the spec's own)
         print(safe(r.what_if_title if args.overrides else r.spec.title))
