@@ -65,3 +65,28 @@ def test_the_check_names_the_command_that_rebuilds_what_it_compared(tmp_path, ca
             "--set model.kv_heads=1'") in err, err
     assert main([str(SPEC), "-o", str(out), "--format", "json", "-q", *what_if]) == 0  # that command
     assert main([str(SPEC), "-o", str(out), "--format", "json", "--check", "-q", *what_if]) == 0
+
+
+@pytest.mark.parametrize("written, reads, why", [
+    ("010", "8", "a leading 0 as octal"), ("1:30", "90", "a colon as base 60"), ("0b101", "5", "0b as binary")])
+def test_a_number_yaml_1_1_reads_otherwise_is_refused(written, reads, why, tmp_path, capsys):
+    """``batch: [1, 010]`` built batch 8, ``[1, 1:30]`` batch 90, ``[1, 0b101]`` batch 5, exit 0 (YAML 1.1's octal,
+    base-60 and binary ints; YAML 1.2 and JSON read none of them so): refused at the value, in a file and in --set."""
+    spec = tmp_path / "odd.yaml"
+    spec.write_text(SPEC.read_text().replace("batch: [1, 2, 4,", f"batch: [1, {written}, 4,"))
+    out = tmp_path / "out"
+    assert main([str(spec), "-o", str(out), "--format", "json"]) == 1
+    err = capsys.readouterr().err
+    assert f"odd.yaml:15:16: workloads.decode.batch[1]: {written} reads as {reads}: YAML 1.1 reads {why}" in err, err
+    assert f"quote it if it is text ('{written}'), or write the number in decimal ({reads})" in err
+    assert main([str(SPEC), "-o", str(out), "--format", "json", "--set", f"workloads.decode.batch=[1, {written}]"]) == 1
+    assert f"{written} reads as {reads}" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_numbers_that_read_as_they_look_still_do(tmp_path, capsys):
+    """0, 0.5, 1e9, 0x10 (hexadecimal, as YAML 1.2 reads it) and a quoted '010' are read as before."""
+    from genreport.load.yamlread import _yaml11_number
+
+    assert [_yaml11_number(t) for t in ("0", "0.5", "1e9", "-3", "0x10", "1_000", "10")] == [""] * 7
+    assert _yaml11_number("-010") and _yaml11_number("+1:00:00")

@@ -38,6 +38,22 @@ _Loader.add_implicit_resolver(
     list("-+0123456789"),
 )
 
+_NUMBER_TAGS = {"tag:yaml.org,2002:int", "tag:yaml.org,2002:float"}
+
+
+def _yaml11_number(text: str) -> str:
+    """Why a plain number means something else in YAML 1.1 than it looks ('' where it does not): a leading 0 makes an
+    octal (010 = 8), a colon base 60 (1:30 = 90), 0b binary; YAML 1.2 and JSON read none of them so."""
+    t = text.lstrip("+-").replace("_", "")
+    if ":" in t:
+        return "YAML 1.1 reads a colon as base 60 (1:30 = 90)"
+    if t[:2].lower() == "0b":
+        return "YAML 1.1 reads 0b as binary"
+    if len(t) > 1 and t[0] == "0" and t[1].isdigit():
+        return "YAML 1.1 reads a leading 0 as octal (010 = 8)"
+    return ""
+
+
 # The only tags a spec may carry, explicitly or implicitly: plain JSON-like data.
 _PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "seq", "map")}
 
@@ -147,6 +163,18 @@ class _Builder:
         return self._scalar(node, path)
 
     def _scalar(self, node, path: tuple):
+        if not node.style and node.tag in _NUMBER_TAGS:  # plain (libyaml: "", PyYAML: None)
+            odd = _yaml11_number(node.value)
+            if odd:  # a number YAML 1.1 reads otherwise than it looks (010 is 8, 1:30 is 90)
+                try:
+                    value = self.loader.construct_object(node)
+                except (yaml.YAMLError, ValueError, TypeError, KeyError, OverflowError):
+                    value = None
+                reads = f"reads as {show(value)}" if value is not None else "cannot be read"
+                self.add(node, path, f"{node.value} {reads}: {odd}",
+                         f"quote it if it is text ('{node.value}'), or write the number in decimal"
+                         + (f" ({show(value)})" if value is not None else ""))
+                return None
         try:
             return self.loader.construct_object(node)
         except (yaml.YAMLError, ValueError, TypeError, KeyError, OverflowError):
@@ -433,6 +461,9 @@ def scalar(text: str, limit: int = 4096) -> tuple[bool, object]:
             return False, None
         builder = _Builder(doc, loader)
         value = builder.build(root, ())
+        odd = [f for f in builder.findings if "YAML 1.1 reads" in f.message]
+        if odd:  # a number that reads otherwise than it looks is refused, not taken as text ([1, 010] was 8)
+            raise SpecError(odd)
         return (False, None) if builder.findings else (True, value)
     except (yaml.YAMLError, _Stop, RecursionError):
         return False, None
