@@ -90,3 +90,23 @@ def test_numbers_that_read_as_they_look_still_do(tmp_path, capsys):
 
     assert [_yaml11_number(t) for t in ("0", "0.5", "1e9", "-3", "0x10", "1_000", "10")] == [""] * 7
     assert _yaml11_number("-010") and _yaml11_number("+1:00:00")
+
+
+def test_what_is_wrong_inside_a_mapping_set_made_points_at_the_option(tmp_path, capsys):
+    """``--set hardware.memroy.bandwidth=1`` was "specs/hardware/h100-sxm.yaml:2:1: memroy: unknown key" (the file
+    has no such key: the option made it); ``--set serving.tpot=20ms`` on a spec without a serving block blamed the
+    spec for the block's missing prompt and output.  Both now point at the option, the latter naming the --set to add."""
+    out = str(tmp_path / "out")
+    assert main([str(SPEC), "-o", out, "--format", "json", "--set", "hardware.memroy.bandwidth=1"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("--set hardware.memroy.bandwidth=1:1:1: memroy: unknown key 'memroy'"), err
+    assert main([str(SPEC), "-o", out, "--format", "json", "--set", "serving.tpot=20ms"]) == 1
+    err = capsys.readouterr().err
+    assert "--set serving.tpot=20ms:1:1: serving: missing key 'output' (hint: add --set serving.output=... as well: " \
+        "tokens one request generates, e.g. 512)" in err
+    assert "--set serving.prompt=... as well" in err and "llama8b-h100.yaml" not in err
+    # a key the file's own block lacks stays the file's
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(SPEC.read_text() + "serving: {prompt: 4k}\n")
+    assert main([str(bad), "-o", out, "--format", "json", "--set", "serving.tpot=20ms"]) == 1
+    assert "bad.yaml:" in capsys.readouterr().err

@@ -11,6 +11,7 @@ import dataclasses
 import difflib
 import hashlib
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -165,8 +166,24 @@ def _relocate(doc: Document, findings: list[Finding]) -> list[Finding]:
     out = []
     for f in findings:
         hit = next((t for p, t in doc.overrides.items() if under(f.path, format_path(p))), None)
-        out.append(Finding("--set " + hit, 1, 1, f.path, f.message, f.hint, f.severity) if hit else f)
+        hint = f.hint
+        if hit is None:  # or inside a mapping --set made (a misspelt 'hardware.memroy.bandwidth', a serving block)
+            made = next((p for p in doc.created if under(f.path, format_path(p))), None)
+            hit = doc.created[made] if made is not None else None
+            key = re.fullmatch(r"missing key '([^']+)'", f.message)
+            if made is not None and key:  # the key the option's mapping lacks: give it on the command line too
+                what = re.fullmatch(r"add '[^']+: \.\.\.' \((.*)\)", f.hint)  # "add 'output: ...' (tokens ...)"
+                hint = (f"add --set {format_path(_spec_path(doc, f.path))}.{key.group(1)}=... as well"
+                        + (f": {what.group(1)}" if what else f" ({f.hint})"))
+        out.append(Finding("--set " + hit, 1, 1, f.path, f.message, hint, f.severity) if hit else f)
     return out
+
+
+def _spec_path(doc: Document, path: str) -> tuple:
+    """A finding's path as --set names it: a hardware or model file's under 'hardware.' or 'model.'."""
+    kind = doc.data.get("kind") if isinstance(doc.data, dict) else None
+    head = (kind,) if kind in ("hardware", "model") else ()
+    return head + tuple(path.split(".")) if path else head
 
 
 

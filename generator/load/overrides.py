@@ -80,6 +80,8 @@ def _apply_override(doc: Document, path: tuple[str, ...], value, text: str) -> F
                            "the spec")
         node["precision"]["weights"] = {"default": node["precision"]["weights"]}  # one format: the default class's
     for i, key in enumerate(path[:-1]):
+        if key not in node:  # a mapping the file does not have: what is wrong inside it is the option's doing
+            doc.created.setdefault(path[:i + 1], text)
         node = node.setdefault(key, {})
         if not isinstance(node, dict):
             return Finding("--set " + text, 1, 1, ".".join(path),

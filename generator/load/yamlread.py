@@ -69,6 +69,7 @@ class Document:
     key_marks: dict[tuple, tuple[int, int]] = field(default_factory=dict)
     overrides: dict[tuple, str] = field(default_factory=dict)  # paths set with --set, and the text given
     raw: bytes = field(default=b"", repr=False)  # the file's bytes, as read (at most MAX_BYTES)
+    created: dict[tuple, str] = field(default_factory=dict)  # mappings --set made where the file had none, its text
 
     def where(self, path: tuple, key: bool = False) -> tuple[int, int]:
         """Line and column of the value at ``path`` (or of its key); falls back to the nearest parent."""
@@ -382,7 +383,8 @@ def _copy(doc: Document) -> Document:
             return [copied(v) for v in value]
         return value
 
-    return Document(doc.file, copied(doc.data), dict(doc.marks), dict(doc.key_marks), dict(doc.overrides), doc.raw)
+    return Document(doc.file, copied(doc.data), dict(doc.marks), dict(doc.key_marks), dict(doc.overrides), doc.raw,
+                    dict(doc.created))
 
 
 def parse(text: str, name: str = "<spec>", fail=None) -> Document:
