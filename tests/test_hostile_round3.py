@@ -179,7 +179,7 @@ def test_serve_refuses_abbreviations_and_outlives_an_internal_error(small, tmp_p
     proc = _run(SERVER, timeout=120, stdin="\n".join(requests) + "\n", GENREPORT_CACHE=str(tmp_path / "cache"))
     assert proc.returncode == 0, proc.stderr
     answers = [json.loads(line) for line in proc.stdout.splitlines()][1:]  # after the ready line
-    assert [a["status"] for a in answers] == [1, 1, 1, 1, 3, 64, 0], answers  # 64: a usage error (cli.EXIT)
+    assert [a["status"] for a in answers] == [64, 64, 64, 64, 3, 64, 0], answers  # 64: a usage error (cli.EXIT)
     for a, option in zip(answers[:4], ("--wat", "--w", "--watch=1", "--he"), strict=True):
         assert a["messages"] == [f"genreport serve: {option} is not a build request; send a build's arguments "
                                  "(a spec and options), e.g. specs/llama8b-h100.yaml --force"]

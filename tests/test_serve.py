@@ -31,7 +31,8 @@ def test_requests_are_answered_in_order_and_the_loop_is_bounded(tmp_path, monkey
     # the collector's pass over a build's objects comes after its answer, never before it; it is on again after
     assert paused == [True] * 6 and gc.isenabled()
     answers = [json.loads(r) for r in replies]
-    assert [a["status"] for a in answers] == [0, 0, 1, 1, 1, 1]  # the seventh request is past the bound
+    # the seventh request is past the bound; a request that is no build is a usage error (64), as the command line's
+    assert [a["status"] for a in answers] == [0, 0, 1, 64, 64, 64]
     assert answers[0]["messages"][0] == f"{out / 'llama8b-h100'}/: results.json"
     assert answers[1]["messages"] == [f"{out / 'llama8b-h100'}: up to date"]
     assert "missing.yaml" in answers[2]["messages"][0]

@@ -64,12 +64,12 @@ def handle(line: str) -> dict:
     t = time.perf_counter()
     try:
         argv = shlex.split(line)
-    except ValueError as exc:
-        return {"status": 1, "seconds": 0.0, "messages": [f"genreport serve: cannot read the request: {exc}"]}
+    except ValueError as exc:  # a usage error of the protocol, 64 as the command line's (it answered 1, bad input)
+        return {"status": 64, "seconds": 0.0, "messages": [f"genreport serve: cannot read the request: {exc}"]}
     bad = [a for a in argv if _refused(a)]
     bad += [a for a in argv[:1] if a in cli.SUBCOMMANDS]
     if bad:
-        return {"status": 1, "seconds": 0.0,
+        return {"status": 64, "seconds": 0.0,
                 "messages": [f"genreport serve: {bad[0]} is not a build request; send a build's arguments "
                              "(a spec and options), e.g. specs/llama8b-h100.yaml --force"]}
     out, err = io.StringIO(), io.StringIO()
