@@ -110,3 +110,15 @@ def test_what_is_wrong_inside_a_mapping_set_made_points_at_the_option(tmp_path, 
     bad.write_text(SPEC.read_text() + "serving: {prompt: 4k}\n")
     assert main([str(bad), "-o", out, "--format", "json", "--set", "serving.tpot=20ms"]) == 1
     assert "bad.yaml:" in capsys.readouterr().err
+
+
+def test_a_hint_quotes_what_was_written_not_what_yaml_read(tmp_path, capsys):
+    """``title: no`` said "false is not a string (hint: quote it: 'false')": quoting 'false' gives another title.
+    The message now names the text as written and what YAML read it as, in a file and in --set."""
+    spec = tmp_path / "t.yaml"
+    spec.write_text(SPEC.read_text().replace("title: ", "title: no\n# was: ", 1))
+    assert main([str(spec), "-o", str(tmp_path / "out"), "--format", "json"]) == 1
+    assert "title: no reads as false, not a string (hint: quote it: 'no')" in capsys.readouterr().err
+    assert main([str(SPEC), "-o", str(tmp_path / "out"), "--format", "json", "--set", "title=no"]) == 1
+    assert "--set title=no:1:1: title: no reads as false, not a string (hint: quote it: 'no')" in \
+        capsys.readouterr().err

@@ -95,6 +95,8 @@ def _apply_override(doc: Document, path: tuple[str, ...], value, text: str) -> F
     if path[-2:] in (("price", "usd_per_hour"), ("power", "board_watts")) and "source" not in node:
         node["source"] = {"title": f"--set {text}"}  # a price or power the user gives: its source is the option
     doc.overrides[path] = text
+    if not isinstance(value, str):  # as written, for a message about what it was read as (no -> false)
+        doc.texts[path] = text.partition("=")[2].strip()
     return None
 
 

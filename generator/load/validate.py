@@ -317,6 +317,9 @@ def _findings(doc: Document, err) -> list[Finding]:
             example = units.DIM_NAMES[_UNIT_DIMS[err.schema["unit"]]][2]
             hint = f"write the number with its unit, in quotes, e.g. {example}"
         elif want == "string" and isinstance(v, (int, float, bool)):
+            written = doc.texts.get(tuple(path))  # 'no' (YAML 1.1's false), '1e3': quote what was written
+            if written and written != show(v):
+                return [doc.finding(path, f"{written} reads as {show(v)}, not a string", f"quote it: '{written}'")]
             hint = f"quote it: '{show(v)}'"
         elif want == "integer" and isinstance(v, float):
             hint = "write a whole number"

@@ -70,6 +70,7 @@ class Document:
     overrides: dict[tuple, str] = field(default_factory=dict)  # paths set with --set, and the text given
     raw: bytes = field(default=b"", repr=False)  # the file's bytes, as read (at most MAX_BYTES)
     created: dict[tuple, str] = field(default_factory=dict)  # mappings --set made where the file had none, its text
+    texts: dict[tuple, str] = field(default_factory=dict)  # a value YAML read as no string (no, 1:30), as written
 
     def where(self, path: tuple, key: bool = False) -> tuple[int, int]:
         """Line and column of the value at ``path`` (or of its key); falls back to the nearest parent."""
@@ -177,11 +178,14 @@ class _Builder:
                          + (f" ({show(value)})" if value is not None else ""))
                 return None
         try:
-            return self.loader.construct_object(node)
+            value = self.loader.construct_object(node)
         except (yaml.YAMLError, ValueError, TypeError, KeyError, OverflowError):
             self.add(node, path, f"cannot read {show(node.value)} as {_short_tag(node.tag)}",
                      "remove the tag or fix the value")
             return None
+        if not isinstance(value, str) and not node.style:  # 'no' read as false: messages quote what was written
+            self.doc.texts[path] = node.value
+        return value
 
     def _mapping(self, node, path: tuple, depth: int) -> dict:
         out: dict = {}
@@ -384,7 +388,7 @@ def _copy(doc: Document) -> Document:
         return value
 
     return Document(doc.file, copied(doc.data), dict(doc.marks), dict(doc.key_marks), dict(doc.overrides), doc.raw,
-                    dict(doc.created))
+                    dict(doc.created), dict(doc.texts))
 
 
 def parse(text: str, name: str = "<spec>", fail=None) -> Document:
