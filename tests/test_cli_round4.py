@@ -122,3 +122,16 @@ def test_a_hint_quotes_what_was_written_not_what_yaml_read(tmp_path, capsys):
     assert main([str(SPEC), "-o", str(tmp_path / "out"), "--format", "json", "--set", "title=no"]) == 1
     assert "--set title=no:1:1: title: no reads as false, not a string (hint: quote it: 'no')" in \
         capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["import-hf", "tests/fixtures/hf/gemma-3-27b.json"], ["calibrate"]])
+def test_an_output_that_is_a_folder_is_named_so(command, tmp_path, capsys):
+    """``import-hf -o FOLDER`` said "FOLDER exists; pass --force", and with --force "is a folder"; ``calibrate -o
+    FOLDER`` that FOLDER "does not match the name" (with no --name given).  Both now say it is a folder."""
+    folder = tmp_path / "models"
+    folder.mkdir()
+    for force in ([], ["--force"]):
+        assert main([*command, "-o", str(folder), *force]) == 1
+        err = capsys.readouterr().err
+        assert f"{folder} is a folder; name the file to write" in err and "pass --force" not in err
+    assert list(folder.iterdir()) == []

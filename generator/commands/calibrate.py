@@ -446,6 +446,10 @@ def main(argv: list[str] | None = None) -> int:
     import re
 
     given = Path(args.output) if args.output else None
+    if given is not None and given.is_dir() and not given.is_symlink():  # it said "-o x does not match the name 'x'"
+        print(safe(f"genreport calibrate: -o {given} is a folder; name the file to write, e.g. "
+                   f"{given / 'mybox.yaml'}"), file=sys.stderr)
+        return 1
     # The catalog finds hardware by file name ('hardware: mybox' reads specs/hardware/mybox.yaml), so the
     # name written in the spec is the file's name: taken from -o, or -o must agree with --name.
     name = args.name or (given.stem if given is not None else f"{args.device}-calibrated")

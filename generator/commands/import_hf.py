@@ -245,6 +245,10 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     out = Path(args.output) if args.output else None
+    if out is not None and out.is_dir() and not out.is_symlink():  # --force would not help (it said to pass it)
+        print(safe(f"genreport import-hf: {display(out)} is a folder; name the file to write, e.g. "
+                   f"{display(out / 'my-model.yaml')} (nothing was written)"), file=sys.stderr)
+        return 1
     if out is not None and os.path.lexists(out) and not args.force and not out.is_symlink():
         print(safe(f"genreport import-hf: {display(out)} exists; pass --force to replace it (nothing was written)"),
               file=sys.stderr)
