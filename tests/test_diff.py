@@ -239,3 +239,18 @@ def test_the_serving_rows_ttft_and_cost_are_compared(tmp_path, capsys):
     assert serving["rows.3.serial.usd_per_mtok_out"] == (rows[0][2]["serial"]["usd_per_mtok_out"],
                                                           rows[1][2]["serial"]["usd_per_mtok_out"])
     assert "rows.1.label" not in serving  # the same row on both sides
+
+
+def test_the_other_gpus_and_models_rows_are_compared(tmp_path, capsys):
+    """Chapter 7's comparison rows (results.json 'compare', 'compare_models') were left out: a what-if of one KV head
+    moved the 8B's own row there (capacity 65 -> 523 sequences at 8k) and every GPU's token rate, and diff listed
+    none of it.  Numbers equal to 1e-9 are the same (a ratio of moved parts differs in its last bit)."""
+    assert cli_main(["specs/llama8b-h100.yaml", "--format", "json", "-o", str(tmp_path), "-q",
+                     "--set", "model.kv_heads=1"]) == 0
+    old, new = str(ROOT / "out" / "llama8b-h100"), str(tmp_path / "llama8b-h100-whatif")
+    assert cli_main(["diff", old, new, "--format", "json"]) == 0
+    rows = {x["row"]: (x["old"], x["new"]) for x in json.loads(capsys.readouterr().out)["compared"]}
+    assert rows["compare_models.llama-3.1-8b.capacity_batch"] == (65, 523)
+    assert rows["compare_models.llama-3.1-8b.kv_bytes_per_token"] == (131072, 16384)
+    assert "compare.h200.decode_tokens_per_s" in rows and "compare.h200.decode_speedup" not in rows
+    assert cli_main(["diff", "--exit-code", old, old]) == 0

@@ -250,6 +250,7 @@ class Diff:
     on_grid: tuple[int, int] = (0, 0)  # quantities added and removed only because a grid point came or went
     verdicts: list[tuple[str, object, object]] = field(default_factory=list)  # (which, old, new)
     serving: list[tuple[str, object, object]] = field(default_factory=list)  # the serving chapter's (which, old, new)
+    compared: list[tuple[str, object, object]] = field(default_factory=list)  # the other GPUs' and models' rows
     accounting: str = ""  # the accounting compared ('' : every accounting)
     what_if: tuple = (None, None)  # each side's --set arguments where it is a what-if build (what_if_of), else None
     laid_out: bool = False  # either side is a layout of many GPUs: the tables say whose each number is
@@ -395,6 +396,33 @@ def _serving(doc: dict) -> dict:
     return flat
 
 
+def _compared(doc: dict) -> dict:
+    """The rows of chapter 7's other GPUs and other models (results.json's 'compare', 'compare_models') by name:
+    'compare.h200.decode_tokens_per_s', 'compare_models.llama-3.2-3b.capacity_batch', ..."""
+    flat = {}
+    for section in ("compare", "compare_models"):
+        rows = doc.get(section)
+        for row in rows if isinstance(rows, list) else []:
+            if isinstance(row, dict) and isinstance(row.get("name"), str):
+                flat.update({f"{section}.{row['name']}.{k}": v for k, v in row.items()
+                             if k not in ("name", "title") and isinstance(v, (str, int, float, bool, type(None)))})
+    return flat
+
+
+def compared_changes(old: dict, new: dict) -> list[tuple[str, object, object]]:
+    """The comparison rows' numbers that moved (a what-if of the KV heads moves every other GPU's capacity)."""
+    a, b = _compared(old), _compared(new)
+    return [(k, a.get(k), b.get(k)) for k in sorted(a.keys() | b.keys()) if not _same(a.get(k), b.get(k))]
+
+
+def _same(x, y) -> bool:
+    """Equal, numbers to 1e-9 (a ratio recomputed from moved parts may differ in its last bit)."""
+    if isinstance(x, (int, float)) and isinstance(y, (int, float)) and not isinstance(x, bool) and \
+            not isinstance(y, bool):
+        return math.isclose(x, y, rel_tol=1e-9, abs_tol=0.0)
+    return x == y
+
+
 def serving_changes(old: dict, new: dict) -> list[tuple[str, object, object]]:
     """The serving chapter's answers that moved (a name on one side only reads "(none)" on the other): which GPUs,
     how many, at what cost, under the targets."""
@@ -444,7 +472,7 @@ def compare(old: dict, new: dict, threshold: float = 1e-9, accounting: str | Non
     added = [q for q in added if not _on_changed_grid(q, grid)]
     removed = [q for q in removed if not _on_changed_grid(q, grid)]
     return Diff(changed, added, removed, same, input_changes(old, new), grid, on_grid, verdict_changes(old, new),
-                serving_changes(old, new), accounting, (what_if_of(old), what_if_of(new)),
+                serving_changes(old, new), compared_changes(old, new), accounting, (what_if_of(old), what_if_of(new)),
                 any(isinstance(doc.get("parallel"), dict) and doc["parallel"].get("gpus", 1) != 1 for doc in (old, new)))
 
 
@@ -547,6 +575,9 @@ def sections(d: Diff, limit: int = 0) -> list[tuple[str, list[str], list[list[st
     if d.serving:
         out.append(("Serving changed", ["answer", "old", "new"],
                     [[k, _short(_value(a)), _short(_value(b))] for k, a, b in d.serving], set(), 0))
+    if d.compared:
+        out.append(("Other GPUs and models changed", ["row.value", "old", "new"],
+                    [[k, _short(_value(a)), _short(_value(b))] for k, a, b in d.compared], set(), 0))
     for title, _test in GROUPS:
         moved = [c for c in d.changed if group_of(c.id) == title]
         whose = (lambda c: [SCOPE_WORDS.get(c.scope, c.scope)]) if d.laid_out else (lambda c: [])
@@ -628,6 +659,7 @@ def as_json(d: Diff) -> dict:
             "grid": [{"axis": k, "added": a, "removed": r} for k, a, r in d.grid],
             "verdicts": [{"verdict": k, "old": a, "new": b} for k, a, b in d.verdicts],
             "serving": [{"answer": k, "old": a, "new": b} for k, a, b in d.serving],
+            "compared": [{"row": k, "old": a, "new": b} for k, a, b in d.compared],
             "changed": [{"id": c.id, "params": c.params, "old": c.old, "new": c.new, "ratio": c.ratio, "unit": c.unit,
                          "scope": c.scope, "group": group_of(c.id)} for c in d.changed],
             "added": [{"id": q["id"], "params": q.get("params") or {}, "value": q.get("value"), "scope": _scope(q)}
@@ -652,6 +684,7 @@ def main(argv: list[str]) -> int:
         print(render_markdown(d, args.old, args.new, args.limit))
     else:
         print(render(d, args.old, args.new, args.limit))
-    if args.exit_code and (d.changed or d.added or d.removed or d.inputs or d.grid or d.verdicts or d.serving):
+    if args.exit_code and (d.changed or d.added or d.removed or d.inputs or d.grid or d.verdicts or d.serving
+                           or d.compared):
         return 4
     return 0
