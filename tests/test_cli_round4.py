@@ -21,8 +21,9 @@ def test_plan_with_no_gpu_named_is_an_input_error(names, capsys):
                                     ["--idle-exit", "0"], ["--max-requests", "0"], ["--max-requests", "-1"]])
 def test_serve_refuses_its_limits_before_it_is_ready(option, capsys):
     """``serve --idle-exit -1`` printed 'ready', then died of select()'s ValueError (nan: the same; inf: an
-    OverflowError); ``--max-requests 0`` answered one request.  Now a usage error before anything is loaded."""
-    assert main(["serve", "--no-pdf", *option]) == 64
+    OverflowError); ``--max-requests 0`` answered one request.  Now refused before anything is loaded: an option's
+    value, exit 1 (the README's exit table)."""
+    assert main(["serve", "--no-pdf", *option]) == 1
     out = capsys.readouterr()
     assert "ready" not in out.out and option[0] in out.err
 
@@ -135,3 +136,14 @@ def test_an_output_that_is_a_folder_is_named_so(command, tmp_path, capsys):
         err = capsys.readouterr().err
         assert f"{folder} is a folder; name the file to write" in err and "pass --force" not in err
     assert list(folder.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv", [["--max-points", "nan", "specs/llama8b-h100.yaml"],
+                                  ["diff", "--threshold", "abc", "a", "b"], ["diff", "--limit", "abc", "a", "b"],
+                                  ["calibrate", "--seconds", "abc"]])
+def test_an_options_value_that_argparse_cannot_read_is_bad_input(argv, capsys):
+    """``--max-points nan`` exited 64 (a usage error) where ``plan --batch abc`` exits 1: the README's exit table
+    puts an option's value under 1, bad input; an unknown option or a missing argument stays 64."""
+    assert main(argv) == 1
+    assert "invalid" in capsys.readouterr().err
+    assert main(["diff", "--no-such", "a", "b"]) == 64

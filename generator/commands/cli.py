@@ -119,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # argparse: --help and --version (0), a usage error (2; its message is on stderr)
         if exc.code == 2:
             return EXIT["usage"]
+        if exc.code == EXIT["input"]:  # options.Parser: an option's value (--max-points nan), on stderr too
+            return EXIT["input"]
         raise
     except BrokenPipeError:
         _silence_stdout()

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import re
+import sys
 
 from genreport.terminal import NORMAL, QUIET, VERBOSE
 
 FLAGS = {"-q": QUIET, "--quiet": QUIET, "-v": VERBOSE, "--verbose": VERBOSE}
+
+
+VALUE_ERROR = "value: "  # Parser.error(VALUE_ERROR + message): an option's value is wrong (exit 1, not 64)
 
 
 class Parser(argparse.ArgumentParser):
@@ -14,6 +19,11 @@ class Parser(argparse.ArgumentParser):
     mean --kv-cache?), as the commands and the spec keys do for their words.  Every command's parser is one."""
 
     def error(self, message: str):  # noqa: D401 - argparse's hook; exits as argparse does
+        if re.match(r"argument [^:]+: invalid (\S+ )?value: ", message) or message.startswith(VALUE_ERROR):
+            # an option's value (--max-points nan): bad input, 1, as the README's exit table says, not a usage error
+            self.print_usage(sys.stderr)
+            print(f"{self.prog}: error: {message.removeprefix(VALUE_ERROR)}", file=sys.stderr)
+            raise SystemExit(1)
         if message.startswith("unrecognized arguments:"):
             import difflib
 

@@ -34,7 +34,7 @@ import time
 import traceback
 
 from genreport.commands import cli
-from genreport.commands.options import Parser
+from genreport.commands.options import VALUE_ERROR, Parser
 from genreport.procs import give_back_freed, no_gc
 from genreport.terminal import safe
 
@@ -147,9 +147,10 @@ def main(argv: list[str]) -> int:
     args = ap.parse_args(argv)
     # refused before "ready": a negative or NaN idle limit was select()'s ValueError, inf an OverflowError, after it
     if args.max_requests is not None and args.max_requests < 1:
-        ap.error(f"--max-requests {args.max_requests}: write a whole number of requests of at least 1")
+        ap.error(f"{VALUE_ERROR}--max-requests {args.max_requests}: write a whole number of requests of at least 1")
     if args.idle_exit is not None and not 0 < args.idle_exit <= MAX_IDLE:
-        ap.error(f"--idle-exit {args.idle_exit:g}: write seconds above 0 and at most {MAX_IDLE:,} (a day), e.g. 60")
+        ap.error(f"{VALUE_ERROR}--idle-exit {args.idle_exit:g}: write seconds above 0 and at most {MAX_IDLE:,} (a day), "
+                 "e.g. 60")
     warm_up(pdf=not args.no_pdf)
     stdout = sys.stdout
 
