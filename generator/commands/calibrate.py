@@ -58,8 +58,8 @@ that reports can use (kind: hardware, with a 'measured' block).  The numbers are
   genreport calibrate -o specs/hardware/mybox.yaml --name mybox --seconds 5
   genreport calibrate --device cuda                    needs PyTorch with a CUDA device, else exits 1
 
-Exit status: 0 written; 1 skipped (no CUDA device or torch), the file exists, or a bad --name or --seconds;
-2 a usage error or the file cannot be written.
+Exit status: 0 written; 1 skipped (no CUDA device or torch), the file exists, or a bad -o, --name or --seconds;
+2 the file cannot be written; 64 a usage error (an unknown option, a --device outside cpu and cuda).
 """
 
 
