@@ -147,3 +147,12 @@ def test_an_options_value_that_argparse_cannot_read_is_bad_input(argv, capsys):
     assert main(argv) == 1
     assert "invalid" in capsys.readouterr().err
     assert main(["diff", "--no-such", "a", "b"]) == 64
+
+
+def test_a_batch_is_a_count_of_sequences_in_every_command(capsys):
+    """``--batch x`` said "not a token count" in sweep and derive and "not a count of sequences" in plan."""
+    for argv in (["sweep", "--models", "llama-3.1-8b", "--hardware", "h100-sxm", "--batch", "x"],
+                 ["derive", "decode_time_memory", "--spec", str(SPEC), "--batch", "x"],
+                 ["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--batch", "x"]):
+        assert main(argv) == 1, argv
+        assert "'x' is not a count of sequences" in capsys.readouterr().err, argv

@@ -422,7 +422,9 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
             params[name] = given
         else:
             try:
-                params[name] = tokens(given) if isinstance(given, str) else given
+                # what each counts, in its error ("'0' is not a count of sequences", as plan says)
+                noun = {"batch": "sequences", "n": "rows", "m": "columns"}.get(name, "tokens")
+                params[name] = tokens(given, noun) if isinstance(given, str) else given
             except ValueError as exc:
                 raise _err(f"--{name} {given}", str(exc), "write an integer or '8k' (k = 1024)") from None
     point = ""

@@ -68,6 +68,8 @@ def parse_grid(text: str, option: str, limit: int = MAX_POINTS):
     from genreport.load.loader import tokens
     from genreport.model.sweep import log_integers
 
+    noun = "sequences" if option == "--batch" else "tokens"  # what the values count, in an error
+
     text = text.strip()
     try:
         if ":" in text:
@@ -76,13 +78,13 @@ def parse_grid(text: str, option: str, limit: int = MAX_POINTS):
             lo, hi, count = (p.strip() for p in text.split(":"))
             if len(count) > 12:
                 raise ValueError(f"COUNT '{count[:20]}...' is not a count")
-            lo_i, hi_i, n = tokens(lo), tokens(hi), int(count)
+            lo_i, hi_i, n = tokens(lo, noun), tokens(hi, noun), int(count)
             if lo_i < 1 or hi_i < lo_i or n < 1:
                 raise ValueError("need 1 <= LO <= HI and COUNT >= 1")
             if n > limit:
                 raise ValueError(f"COUNT {n:,} is over the budget of {limit:,} points (raise it with --max-points)")
             return log_integers(lo_i, hi_i, n)
-        values = sorted({tokens(v.strip()) for v in text.split(",") if v.strip()})
+        values = sorted({tokens(v.strip(), noun) for v in text.split(",") if v.strip()})
     except ValueError as exc:
         raise _err(f"{option} {text}", str(exc), "write e.g. 1,8,64 or 8k,32k or 1:8192:64") from None
     if not values or values[0] < 1:
