@@ -156,3 +156,12 @@ def test_a_batch_is_a_count_of_sequences_in_every_command(capsys):
                  ["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--batch", "x"]):
         assert main(argv) == 1, argv
         assert "'x' is not a count of sequences" in capsys.readouterr().err, argv
+
+
+def test_plan_says_whether_no_layout_fits_or_none_meets_the_targets(capsys):
+    """``plan llama-3.1-8b --hardware h100-sxm --tpot 1ns`` said "no layout fits" of layouts that fit and miss it."""
+    assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--tpot", "1ns"]) == 0
+    out = capsys.readouterr().out
+    assert "no layout meets the targets" in out and "misses the latency target" in out
+    assert main(["plan", "llama-3.1-405b", "--hardware", "rtx-4090", "--max-gpus", "1"]) == 0
+    assert "no layout fits" in capsys.readouterr().out

@@ -609,8 +609,9 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
         text_cols = {header.index(h) for h in ("pools P:D", "prefill in", "pools win", "spec", "spec ends")
                      if h in header}
         lines += table(rows, device(header, noun), (set(range(3, 10)) | set(range(11, len(header)))) - text_cols)
-    else:
-        lines.append("no layout fits")
+    else:  # which: none fits, or some fit and miss a target (it said "no layout fits" of a TPOT of 1 ns)
+        missed = {k: n for k, n in result.rejected.items() if n and k.startswith("misses")}
+        lines.append("no layout meets the targets" if missed else "no layout fits")
     notes = len(lines)  # the notes below say the hardware's noun too
     if len(result.rows) > limit:
         lines.append(f"... {len(result.rows) - limit} more (--limit 0 for all rows, or --format json/csv)")
