@@ -165,3 +165,12 @@ def test_plan_says_whether_no_layout_fits_or_none_meets_the_targets(capsys):
     assert "no layout meets the targets" in out and "misses the latency target" in out
     assert main(["plan", "llama-3.1-405b", "--hardware", "rtx-4090", "--max-gpus", "1"]) == 0
     assert "no layout fits" in capsys.readouterr().out
+
+
+def test_an_output_folder_that_is_a_file_is_named_so(tmp_path, capsys):
+    """``-o FILE`` said "cannot write FILE/NAME: File exists", with no fix."""
+    afile = tmp_path / "afile"
+    afile.write_text("mine")
+    assert main([str(SPEC), "-o", str(afile), "--format", "json"]) == 2
+    assert f"{afile} is a file, not a folder; name a folder with -o" in capsys.readouterr().err
+    assert afile.read_text() == "mine"

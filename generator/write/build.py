@@ -159,6 +159,9 @@ def write(built: Built, out_root: Path, name: str | None = None) -> Path:
     dest = out_root / name
     try:
         out_root.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:  # -o names a file (it said "cannot write OUT/NAME: File exists" with no fix)
+        raise BuildError(f"cannot write {dest}: {out_root} is a file, not a folder; name a folder with -o "
+                         "(it is made if missing)") from None
     except OSError as exc:
         raise BuildError(f"cannot write {dest}: {describe(exc)}") from None
     with folder_lock(out_root, name):
