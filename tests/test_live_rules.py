@@ -246,6 +246,12 @@ VALID = [
     (MOE, ["model.attention.kv_lora_rank=1024", "parallelism.ep=1"]),
     (MOE, ["serving.tpot=30 ms", "serving.prefix_hit=0.5", "serving.speculative.acceptance=0.6", "serving.rate=2",
            "serving.price=2.5", "serving.prompt=8k", "serving.chunk=2048", "serving.users=1"]),
+    # NVFP4 / MXFP4 weights: computed in fp4 where the GPU has it (spec.on_hardware), in bf16 elsewhere, a kv_cache
+    # set beside them keeping that choice; a compute given is kept
+    (ONE, ["hardware.peak.fp4=4 PFLOP/s", "precision=nvfp4"]), (ONE, ["precision=nvfp4", "hardware.peak.fp4=4 PFLOP/s"]),
+    (ONE, ["hardware.peak.fp4=4 PFLOP/s", "precision=nvfp4", "precision.kv_cache=fp8"]), (ONE, ["precision=mxfp4"]),
+    (ONE, ["hardware.peak.fp4=4 PFLOP/s", "precision.weights=nvfp4", "precision.compute=bf16"]),
+    (MANY, ["hardware.peak.fp4=4 PFLOP/s", "precision=mxfp4"]),
 ]
 
 
@@ -253,6 +259,12 @@ def test_what_the_loader_accepts_the_page_applies_as_the_loader_reads_it():
     got = check(VALID)
     assert all(js["errors"] == [] for js in got)
     by = {tuple(ov): js["inputs"] for (_, ov), js in zip(VALID, got, strict=True)}
+    fp4 = "hardware.peak.fp4=4 PFLOP/s"
+    assert by[(fp4, "precision=nvfp4")]["precision"]["compute"] == "fp4"
+    assert by[("precision=nvfp4", fp4)]["precision"]["compute"] == "fp4"
+    assert by[(fp4, "precision=nvfp4", "precision.kv_cache=fp8")]["precision"]["compute"] == "fp4"
+    assert by[("precision=mxfp4",)]["precision"]["compute"] == "bf16"  # an H100 has no fp4 peak
+    assert by[(fp4, "precision.weights=nvfp4", "precision.compute=bf16")]["precision"]["compute"] == "bf16"
     # the published count is of the spec's shapes: a shape's what-if drops it, whichever override comes first
     assert by[("model.layers=40", "model.parameters=9e9")]["model"]["declared_parameters"] is None
     assert by[("model.parameters=9e9", "model.layers=40")]["model"]["declared_parameters"] is None

@@ -51,6 +51,7 @@ from genreport.load.spec import (
     Parallelism,
     ReportSpec,
     Source,
+    on_hardware,
 )
 from genreport.load.yamlread import Document, format_path, read
 from genreport.paths import display, project_root_for
@@ -424,6 +425,7 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
     serving = _draft(doc, serving, model, precision, sub, findings)
     _check_budget(doc, workloads, findings)
     if hw is not None:
+        precision = on_hardware(precision, hw.dense)  # NVFP4/MXFP4 weights computed in fp4 where the GPU has it
         for fmt in {precision.compute}:
             if fmt not in hw.dense:
                 findings.add(doc.finding(("precision",), f"{hw.title} has no dense {fmt} peak in its spec",

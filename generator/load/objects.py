@@ -9,6 +9,7 @@ from genreport.load import units
 from genreport.load.spec import (
     DEFAULT_MAX_BATCHED_TOKENS,
     DEFAULT_MAX_SEQUENCES,
+    NATIVE_FP4,
     PRECISION_BYTES,
     WEIGHT_CLASSES,
     WEIGHT_COMPUTE,
@@ -262,7 +263,7 @@ def _precision(p) -> Precision:
     is computed in fp8) to WEIGHT_COMPUTE's: per class, the default class's."""
     if isinstance(p, str):
         compute = WEIGHT_COMPUTE.get(p, p)
-        return Precision(p, compute if p in WEIGHT_COMPUTE else p, compute)
+        return Precision(p, compute if p in WEIGHT_COMPUTE else p, compute, native=p in NATIVE_FP4)
     w = p["weights"]
     classes = ()
     if isinstance(w, dict):
@@ -275,7 +276,8 @@ def _precision(p) -> Precision:
         base = w
     compute = p.get("compute") or WEIGHT_COMPUTE.get(base, base)
     return Precision(w, p.get("kv_cache") or ("bf16" if compute not in PRECISION_BYTES else compute), compute,
-                     p.get("group_size"), classes)
+                     p.get("group_size"), classes,
+                     native=not p.get("compute") and not classes and w in NATIVE_FP4)  # (spec.on_hardware)
 
 
 def _serving(doc: Document, findings: Findings) -> Serving | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 # vLLM's EngineArgs: gpu_memory_utilization defaults to 0.9 (docs.vllm.ai, engine arguments): 10% of each GPU is
@@ -163,6 +164,11 @@ FORMAT_SOURCES = {"mxfp4": "OCP Microscaling Formats (MX) v1.0: 32 E2M1 values s
 WEIGHT_FORMAT_BYTES = {**PRECISION_BYTES, **{k: v / 8 for k, v in BLOCK_FORMAT_BITS.items()}}
 # the tensor-core format a weight format is computed in unless `compute` says otherwise (dequantized on load)
 WEIGHT_COMPUTE = {"int8": "bf16", "int4": "bf16", "mxfp4": "bf16", "nvfp4": "bf16", "fp8_block": "fp8"}
+# Block-scaled 4-bit formats whose values the tensor cores of a GPU with an fp4 peak multiply as they are (Blackwell:
+# NVFP4 and MXFP4, W4A4 as TensorRT-LLM and vLLM serve NVFP4 checkpoints there): unless `compute` says otherwise
+# they are computed in fp4 on such a GPU and in WEIGHT_COMPUTE's bf16 elsewhere (Precision.native, on_hardware).
+# The strict bound needs it: at bf16's peak a B200's FP4 prefill would beat it (2.25 against 9 PFLOP/s dense).
+NATIVE_FP4 = ("nvfp4", "mxfp4")
 # the tensor classes a precision may set apart: routed experts, attention (MLA projections included), the input
 # embedding and the output head, and the rest (dense FFN, shared experts, router, norms)
 WEIGHT_CLASSES = ("experts", "attention", "embeddings", "default")
@@ -500,6 +506,7 @@ class Precision:
     group_size: int | None = None
     classes: tuple[tuple[str, str], ...] = ()  # (class, format) of WEIGHT_CLASSES when weights differ by class
     held_bytes: float | None = None  # with `classes`: the model's mean bytes per weight held (set by the loader)
+    native: bool = False  # weights of NATIVE_FP4 with no compute given: fp4 where the GPU has it (on_hardware)
 
     def format_of(self, cls: str) -> str:
         return dict(self.classes).get(cls, self.weights) if self.classes else self.weights
@@ -679,3 +686,12 @@ class ReportSpec:
     serving: Serving | None = None  # the spec's serving block (None without one)
     engine_given: tuple[str, ...] = ()  # the engine block's keys written in the spec (the others are defaults)
     precision_spec: object = None  # 'precision' as written (a format, or weights / kv_cache / compute / group_size)
+
+
+def on_hardware(precision: Precision, dense) -> Precision:
+    """``precision`` as it runs on a GPU of ``dense`` peaks: weights of NATIVE_FP4 with no compute format given are
+    computed in fp4 where the GPU has an fp4 peak, else in bf16 (dequantized: WEIGHT_COMPUTE); any other as it is."""
+    if not precision.native:
+        return precision
+    compute = "fp4" if "fp4" in dense else WEIGHT_COMPUTE[precision.weights]
+    return precision if compute == precision.compute else dataclasses.replace(precision, compute=compute)

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from genreport.formulas.compiled import load as load_compiled
-from genreport.load.spec import PRECISION_BYTES, Hardware, Model, Precision
+from genreport.load.spec import PRECISION_BYTES, WEIGHT_FORMAT_BYTES, Hardware, Model, Precision, on_hardware
 from genreport.model.env import make_env
 from genreport.present import fmt
 
@@ -50,7 +50,7 @@ METRICS = {
 RATES = ("tokens_per_s", "tokens_per_s_per_gpu")
 DECODE_METRICS = ("tokens_per_s", "tokens_per_s_per_gpu", "ms_per_token")
 WEIGHT_ONLY = {"int8-weights": "int8", "int4-weights": "int4"}
-PRECISIONS = tuple(sorted(set(PRECISION_BYTES) | set(WEIGHT_ONLY) | {"checkpoint"}))
+PRECISIONS = tuple(sorted(set(PRECISION_BYTES) | set(WEIGHT_FORMAT_BYTES) | set(WEIGHT_ONLY) | {"checkpoint"}))
 GROUP_SIZES = (1, 2, 4, 8, 16, 32, 64, 72, 128, 256, 512, 1024)
 TOLERANCE = 1e-9  # rounding of the inputs, not physics
 NEAR_PEAK = 0.9  # an ok claim above this MBU or MFU gets a word of caution (not a verdict)
@@ -142,6 +142,10 @@ def precision_of(name: str | Precision | None, hw: Hardware, model=None) -> tupl
     if name in WEIGHT_ONLY or name in ("int8", "int4"):
         weights = WEIGHT_ONLY.get(name, name)
         p = Precision(weights, "bf16", "bf16")
+    elif name not in PRECISION_BYTES:  # a block-scaled format (nvfp4, mxfp4, fp8_block) as a report spec reads it
+        from genreport.load.objects import _precision
+
+        p = on_hardware(_precision(name), hw.dense)  # nvfp4 and mxfp4 at the fp4 peak where the GPU has one
     else:
         p = Precision(name, name, name)
     if p.compute not in hw.dense:

@@ -15,13 +15,13 @@ def tables() -> dict:
         TRAINING_WEIGHT_BYTES,
         recipe_bytes_per_param,
     )
-    from genreport.load.spec import INTEGER_FORMATS, PRECISION_BYTES, WEIGHT_COMPUTE, WEIGHT_FORMAT_BYTES
+    from genreport.load.spec import INTEGER_FORMATS, NATIVE_FP4, PRECISION_BYTES, WEIGHT_COMPUTE, WEIGHT_FORMAT_BYTES
     from genreport.model.layout import TRAINING_SPLIT
 
     return {
         "precision_bytes": dict(PRECISION_BYTES), "integer_formats": list(INTEGER_FORMATS),
         "weight_format_bytes": {k: v for k, v in WEIGHT_FORMAT_BYTES.items() if k not in PRECISION_BYTES},
-        "weight_compute": dict(WEIGHT_COMPUTE),
+        "weight_compute": dict(WEIGHT_COMPUTE), "native_fp4": list(NATIVE_FP4),
         "recipes": {name: recipe_bytes_per_param(name) for name in sorted(TRAINING_RECIPES)},
         "training_weight_bytes": TRAINING_WEIGHT_BYTES, "training_compute": TRAINING_COMPUTE,
         "meta": {qid: [c.unit, c.integer] for qid, c in sorted(load().items())},

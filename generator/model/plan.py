@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from genreport.formulas import architecture as arch
 from genreport.formulas.compiled import load
-from genreport.load.spec import WEIGHT_FORMAT_BYTES, Hardware, Model, Parallelism, Precision
+from genreport.load.spec import WEIGHT_FORMAT_BYTES, Hardware, Model, Parallelism, Precision, on_hardware
 from genreport.model.env import make_env, spec_env, usable_at
 from genreport.model.layout import (
     BINDS,
@@ -392,7 +392,7 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         layouts = plan_layouts(model, max_gpus)
         for name in precisions:
-            auto = own_precision(name, model, own)
+            auto = on_hardware(own_precision(name, model, own), hw.dense)  # NVFP4/MXFP4 in fp4 where it runs
             if auto.compute not in hw.dense:
                 skipped.append((name, f"{hw.title} has no dense {auto.compute} peak"))
                 continue

@@ -3,7 +3,7 @@ for one request) and the cheapest layout ``plan`` finds that meets its targets."
 
 from __future__ import annotations
 
-from genreport.load.spec import Parallelism
+from genreport.load.spec import Parallelism, on_hardware
 from genreport.model.env import make_env
 from genreport.model.frontier import MAX_BATCH, frontier
 from genreport.model.plan import (
@@ -269,4 +269,4 @@ def report(r) -> dict | None:
             "rows": rows, "cheapest": cheapest, "frontier": fig,
             # the formats plan tries: not one whose compute format the GPU has no peak for (fp8 on a TPU v5p)
             "formats": [model_format(model, f) for f in report_precisions(spec)
-                        if plan_precision(f, model).compute in hw.dense]}
+                        if on_hardware(plan_precision(f, model), hw.dense).compute in hw.dense]}

@@ -24,7 +24,7 @@ import numpy as np
 from genreport.formulas import portable
 from genreport.formulas.compiled import load
 from genreport.load.loader import _precision
-from genreport.load.spec import Hardware, Model, Precision
+from genreport.load.spec import Hardware, Model, Precision, on_hardware
 from genreport.model.env import make_env, usable_at
 from genreport.present.textcols import format_g6, format_int, join_rows
 
@@ -107,6 +107,7 @@ def configurations(models, hardware, precisions=DEFAULT_PRECISIONS) -> tuple[lis
                     p = plan_precision(name, m)
                 else:
                     p = _precision(name)
+                p = on_hardware(p, hw.dense)  # NVFP4/MXFP4 weights in fp4 where the GPU has it
                 if p.compute not in hw.dense:
                     skipped.append((m.name, hw.name, name, f"no dense {p.compute} peak"))
                     continue

@@ -200,9 +200,12 @@ const GR_WHATIF = (function () {
       given.forEach(function (pair) { w[pair[0]] = pair[1]; });
       p = Object.assign({}, p, {weights: w});
     }
+    const natives = t.native_fp4 || [];  // spec.NATIVE_FP4: fp4 where the GPU has it (spec.on_hardware, below)
     if (typeof p === "string") {
       const compute = own(wc, p) ? wc[p] : p;
-      return {weights: p, kv_cache: own(wc, p) ? compute : p, compute: compute, group_size: null};
+      const out = {weights: p, kv_cache: own(wc, p) ? compute : p, compute: compute, group_size: null};
+      if (natives.indexOf(p) >= 0) out.native = true;
+      return out;
     }
     let w = p.weights, base = w, classes = null;
     if (w !== null && typeof w === "object") {  // one format per tensor class; an unnamed class is the default's
@@ -217,7 +220,15 @@ const GR_WHATIF = (function () {
     const out = {weights: w, kv_cache: p.kv_cache || (own(t.precision_bytes, compute) ? compute : "bf16"), compute: compute,
       group_size: p.group_size || null};
     if (classes) out.classes = classes;
+    if (!p.compute && !classes && natives.indexOf(w) >= 0) out.native = true;
     return out;
+  }
+
+  /** The precision as it runs on ``dense``'s GPU (spec.on_hardware): NVFP4/MXFP4 weights with no compute given in
+   * fp4 where the GPU has an fp4 peak, else in bf16. */
+  function onHardware(p, dense, t) {
+    if (!p.native) return p;
+    return Object.assign({}, p, {compute: own(dense, "fp4") ? "fp4" : t.weight_compute[p.weights]});
   }
 
   function near(word, names) {  // "did you mean" (suggest.did_you_mean, by edit distance)
@@ -296,7 +307,9 @@ const GR_WHATIF = (function () {
         state.precision = {weights: "checkpoint"};
       } else if (parts.length > 1 && typeof state.precision === "string") {  // 'bf16' -> its explicit form, to set a part
         const p = resolvePrecision(state.precision, live.tables);
-        state.precision = {weights: p.weights, kv_cache: p.kv_cache, compute: p.compute};
+        // its compute left out where the GPU chooses it (overrides._apply_override: NVFP4 stays fp4 on a B200)
+        state.precision = p.native ? {weights: p.weights, kv_cache: p.kv_cache}
+          : {weights: p.weights, kv_cache: p.kv_cache, compute: p.compute};
       }
       if (parts.length === 3) {  // precision.weights.<class>: one format becomes the default of a mapping
         const w = state.precision.weights;
@@ -422,7 +435,7 @@ const GR_WHATIF = (function () {
       fail("serving.speculative.verify_tokens", "verify_tokens " + sp.verify_tokens + " is fewer than draft_tokens + 1 = "
         + (sp.draft_tokens + 1), "a tree's nodes with its root; leave it out for a chain");
     }
-    const p = resolvePrecision(state.precision, t, m, live.model_file);
+    const p = onHardware(resolvePrecision(state.precision, t, m, live.model_file), inp.hardware.dense, t);
     if (!own(inp.hardware.dense, p.compute)) {
       throw new OverrideError("precision", live.hardware_title + " has no dense " + p.compute + " peak in its spec",
         "choose one of " + Object.keys(inp.hardware.dense).sort().join(", ") + ", or add peak.dense." + p.compute
