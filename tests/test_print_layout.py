@@ -243,8 +243,9 @@ def test_keep_units_binds_a_number_to_its_unit_in_text_only():
     from genreport.present.render import keep_units
 
     nb = "\u00a0"
-    def whole(unit):
-        return f'<span class="nowrap">{unit}</span>'
+    def whole(unit):  # a word joiner after the slash: no break there, and no inline box (a span.nowrap made
+        # WeasyPrint break its line at the first opportunity: "Decode" alone on page 1's first line of the 70B on H200)
+        return unit.replace("/", "/\u2060")
 
     assert keep_units("<p>at least 11.5 ms, 61,350 tok/s per GPU at 4.8 TB/s and 989 TFLOP/s; 2 B/param, 3 s.</p>") == (
         f"<p>at least 11.5{nb}ms, 61,350{nb}{whole('tok/s')} per GPU at 4.8{nb}{whole('TB/s')} and "

@@ -647,11 +647,11 @@ def keep_units(html: str) -> str:
     r"""``html`` with a no-break space between a number and the unit after it, in text outside tags and outside
     ``<script>``, ``<style>``, ``<svg>``, ``<code>`` and ``<pre>``, so a printed line never ends with "11.5" and
     the next begins with "ms" (nor with "≤" and the next with its number, nor with "tok/" and the next with "s": a
-    unit with a slash is wrapped in ``<span class="nowrap">``).  Only the PDF's HTML: the live page rewrites its
+    unit with a slash has a word joiner after its slash, which the PDF's text leaves out).  Only the PDF's HTML: the live page rewrites its
     sentences with plain spaces.
 
     >>> keep_units('<p title="2 ms">at least 11.5 ms, 4.8 TB/s; 8 GPUs</p>')
-    '<p title="2 ms">at least 11.5\xa0ms, 4.8\xa0<span class="nowrap">TB/s</span>; 8 GPUs</p>'
+    '<p title="2 ms">at least 11.5\xa0ms, 4.8\xa0TB/\u2060s; 8 GPUs</p>'
     """
     out = []
     for part in _MARKUP.split(html):
@@ -659,15 +659,18 @@ def keep_units(html: str) -> str:
             out.append(part)
         else:
             part = _BOUND_NUMBER.sub("\u00a0", _NUMBER_UNIT.sub("\u00a0", part))
-            out.append(_SLASH_UNIT.sub(r'<span class="nowrap">\1</span>', part))
+            out.append(_SLASH_UNIT.sub(lambda m: m.group(1).replace("/", "/" + WORD_JOINER), part))
     return "".join(out)
 
 
 # a tag, or an element whose text is not prose, whole (the split keeps it as one part)
 _MARKUP = re.compile(r"(<(?:script|style|svg|code|pre)\b.*?</(?:script|style|svg|code|pre)>|<[^>]*>)", re.S)
-# a unit with a slash, which a line may otherwise break after ("65 tok/ | s per chip"): kept whole (span.nowrap)
+# a unit with a slash, which a line may otherwise break after ("65 tok/ | s per chip"): kept whole
+# (a word joiner after each slash, which Pango does not break at and the PDF's text leaves out: a span.nowrap, an inline
+# box, made WeasyPrint break its enclosing line at the first opportunity, "Decode" alone on page 1's first line)
 _SLASH_UNIT = re.compile(r"(?<![\w/.])((?:[kMGTPE]?FLOP|[kMGTPE]i?B|B|tok(?:en)?s?|prompts?|requests?|sequences?|\$)"
                          r"/(?:s|B|param|token|M|h)(?:/seq)?)(?![\w/])")
+WORD_JOINER = "\u2060"
 # the space after a bound's sign and before its number ("yes, ≤ 1,545" in page 1's fits column broke after the sign)
 _BOUND_NUMBER = re.compile(r"(?<=[≤≥≈~]) (?=\d)")
 # the space between a digit and a unit the report prints (time, bytes, rates, FLOPs, power); not before a word
