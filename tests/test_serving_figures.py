@@ -613,8 +613,14 @@ def test_the_cheapest_layout_sentence_names_the_batch_it_was_planned_at():
     r = evaluated("llama70b-h100-tp8.yaml")
     assert r.serving["cheapest"]["batch"] <= r.spec.serving.users == 128
     page = re.sub(r"\s+", " ", html("llama70b-h100-tp8.yaml"))
-    assert ("that meets the targets at the strict bound with at most 128 sequences a replica (the spec's users) is "
-            "<strong>") in page.replace("&#39;", "'")
+    # and at the batch it runs: the users over the replicas they take (it said "at most 128 sequences a replica" of
+    # DeepSeek-V3's tp 2 x dp 4, whose replicas run 32 each: plan's limit "users")
+    assert "that meets the targets at the strict bound serving the spec's 128 users is <strong>" in \
+        page.replace("&#39;", "'")
+    b = r.serving["cheapest"]["batch"]
+    assert f"</strong>: {b} sequences on its replica, TTFT" in page
+    ds = re.sub(r"\s+", " ", html("deepseek-v3-h200-ep8.yaml"))
+    assert "</strong>: 32 sequences on each replica, TTFT" in ds
 
 
 MIXTRAL_DRAFTED = """\

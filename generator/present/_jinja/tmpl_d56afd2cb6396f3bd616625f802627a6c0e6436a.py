@@ -56,64 +56,58 @@ def root(context, missing=missing):
         def t_5(*unused):
             raise TemplateRuntimeError("No filter named 'integer' found.")
     try:
-        t_6 = environment.filters['join']
+        t_6 = environment.filters['kib']
     except KeyError:
         @internalcode
         def t_6(*unused):
-            raise TemplateRuntimeError("No filter named 'join' found.")
+            raise TemplateRuntimeError("No filter named 'kib' found.")
     try:
-        t_7 = environment.filters['kib']
+        t_7 = environment.filters['length']
     except KeyError:
         @internalcode
         def t_7(*unused):
-            raise TemplateRuntimeError("No filter named 'kib' found.")
+            raise TemplateRuntimeError("No filter named 'length' found.")
     try:
-        t_8 = environment.filters['length']
+        t_8 = environment.filters['nearest']
     except KeyError:
         @internalcode
         def t_8(*unused):
-            raise TemplateRuntimeError("No filter named 'length' found.")
+            raise TemplateRuntimeError("No filter named 'nearest' found.")
     try:
-        t_9 = environment.filters['nearest']
+        t_9 = environment.filters['num']
     except KeyError:
         @internalcode
         def t_9(*unused):
-            raise TemplateRuntimeError("No filter named 'nearest' found.")
+            raise TemplateRuntimeError("No filter named 'num' found.")
     try:
-        t_10 = environment.filters['num']
+        t_10 = environment.filters['params']
     except KeyError:
         @internalcode
         def t_10(*unused):
-            raise TemplateRuntimeError("No filter named 'num' found.")
+            raise TemplateRuntimeError("No filter named 'params' found.")
     try:
-        t_11 = environment.filters['params']
+        t_11 = environment.filters['sig3']
     except KeyError:
         @internalcode
         def t_11(*unused):
-            raise TemplateRuntimeError("No filter named 'params' found.")
+            raise TemplateRuntimeError("No filter named 'sig3' found.")
     try:
-        t_12 = environment.filters['sig3']
+        t_12 = environment.filters['time']
     except KeyError:
         @internalcode
         def t_12(*unused):
-            raise TemplateRuntimeError("No filter named 'sig3' found.")
+            raise TemplateRuntimeError("No filter named 'time' found.")
     try:
-        t_13 = environment.filters['time']
+        t_13 = environment.tests['defined']
     except KeyError:
         @internalcode
         def t_13(*unused):
-            raise TemplateRuntimeError("No filter named 'time' found.")
+            raise TemplateRuntimeError("No test named 'defined' found.")
     try:
-        t_14 = environment.tests['defined']
+        t_14 = environment.tests['none']
     except KeyError:
         @internalcode
         def t_14(*unused):
-            raise TemplateRuntimeError("No test named 'defined' found.")
-    try:
-        t_15 = environment.tests['none']
-    except KeyError:
-        @internalcode
-        def t_15(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s9_serving.html.j2').make_module(context.get_all(), True, {'budget_words': l_0_budget_words, 'figure': l_0_figure, 'formula': l_0_formula, 'fr': l_0_fr, 'n': l_0_n, 'ra': l_0_ra, 'spx': l_0_spx, 'why': l_0_why})
@@ -152,14 +146,14 @@ def root(context, missing=missing):
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target'):
                 pass
                 yield 'a time to first token of '
-                yield escape(t_13(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target')))
+                yield escape(t_12(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target')))
             if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target') and environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')):
                 pass
                 yield ' and '
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target'):
                 pass
                 yield 'a time per output token of '
-                yield escape(t_13(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
+                yield escape(t_12(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
         yield ',\non '
         yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'where'))
         yield ". The time to first token (TTFT) is the prefill of one prompt alone on the replica, its\ncommunication included; the time per output token (TPOT) is the request's slowest decode round, "
@@ -245,33 +239,33 @@ def root(context, missing=missing):
                     yield '</td>\n<td class="n">'
                     yield escape(t_5(environment.getattr(l_1_row, 'batch')))
                     yield '</td><td class="n">'
-                    yield escape(t_13(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'ttft')))
+                    yield escape(t_12(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'ttft')))
                     yield '</td><td class="n">'
-                    yield escape(t_13(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tpot')))
+                    yield escape(t_12(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tpot')))
                     yield '</td><td class="n">'
-                    yield escape(t_13(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'e2e')))
+                    yield escape(t_12(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'e2e')))
                     yield '</td>\n<td class="n">'
-                    yield escape(t_10(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tokens_per_s_user')))
+                    yield escape(t_9(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tokens_per_s_user')))
                     yield '</td><td class="n">'
-                    yield escape(t_10(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tokens_per_s_gpu')))
+                    yield escape(t_9(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'tokens_per_s_gpu')))
                     yield '</td>\n<td class="n">'
-                    if (not t_15(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in'))):
+                    if (not t_14(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in'))):
                         pass
-                        yield escape(t_12(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in')))
+                        yield escape(t_11(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_in')))
                     else:
                         pass
                         yield '—'
                     yield '</td>\n<td class="n">'
-                    if (not t_15(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out'))):
+                    if (not t_14(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out'))):
                         pass
-                        yield escape(t_12(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out')))
+                        yield escape(t_11(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'usd_per_mtok_out')))
                     else:
                         pass
                         yield '—'
                     yield '</td>\n<td class="n">'
-                    if (not t_15(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token'))):
+                    if (not t_14(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token'))):
                         pass
-                        yield escape(t_12(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token')))
+                        yield escape(t_11(environment.getattr((undefined(name='x') if l_2_x is missing else l_2_x), 'joules_per_token')))
                     else:
                         pass
                         yield '—'
@@ -308,7 +302,7 @@ def root(context, missing=missing):
                         yield 's over '
                         yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_nodes'))
                         yield ' nodes: '
-                        yield escape(t_10(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'node_busy_gpus')))
+                        yield escape(t_9(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'node_busy_gpus')))
                         yield ' a node)'
                     yield ' gives'
                 elif (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus') == environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_per_node')):
@@ -349,13 +343,13 @@ def root(context, missing=missing):
                         yield ' idle'
                     yield ') gives'
                 yield ' at most '
-                yield escape(t_10(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), -1), 'bound'), 'tokens_per_s_node')))
+                yield escape(t_9(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), -1), 'bound'), 'tokens_per_s_node')))
                 yield " output tok/s at the last row's batch by the strict bound (its bound row's tok/s per "
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield " times the node's "
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield "s that run it). The serial estimate's row gives "
-                yield escape(t_10(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), -1), 'serial'), 'tokens_per_s_node')))
+                yield escape(t_9(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), -1), 'serial'), 'tokens_per_s_node')))
                 yield '. '
             yield 'A replica holds '
             yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'capacity_batch')))
@@ -379,21 +373,21 @@ def root(context, missing=missing):
                 yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'max_sequences')))
                 yield " at once (engine.max_sequences, vLLM's max_num_seqs, whose logits the activation workspace holds): no row's batch passes it"
             yield '.\n'
-            if (not t_15(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'))):
+            if (not t_14(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'))):
                 pass
                 yield 'The TTFT target is '
                 if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met'):
                     pass
                     yield 'met: at least '
-                    yield escape(t_13(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
+                    yield escape(t_12(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
                     yield ' at this layout'
                 else:
                     pass
                     yield '<strong>missed</strong>: the prefill alone takes at least '
-                    yield escape(t_13(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
+                    yield escape(t_12(environment.getattr(environment.getattr(environment.getitem(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'rows'), 0), 'bound'), 'ttft')))
                     yield ' at this layout'
                 yield '. '
-            if (not t_15(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'))):
+            if (not t_14(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'))):
                 pass
                 if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'):
                     pass
@@ -469,15 +463,33 @@ def root(context, missing=missing):
             yield 'Of every layout and format <code>plan</code> tries on '
             yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
             yield ' (weights '
-            yield escape(t_6(context.eval_ctx, environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'formats'), ', '))
+            l_1_loop = missing
+            for l_1_f, l_1_loop in LoopContext(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'formats'), undefined):
+                _loop_vars = {}
+                pass
+                if (',' in l_1_f):
+                    pass
+                    yield '('
+                    yield escape(l_1_f)
+                    yield ')'
+                else:
+                    pass
+                    yield escape(l_1_f)
+                if (not environment.getattr(l_1_loop, 'last')):
+                    pass
+                    yield ' and '
+            l_1_loop = l_1_f = missing
             yield "; int8/int4 change accuracy and are tried only when named; <code>genreport plan</code> with this report's spec lists them all, this one first), the "
             yield escape(('cheapest per million output tokens' if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour') else markup_join(('fastest per ', (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU), ))))
-            yield ' that meets the targets at the strict bound with at most '
-            yield escape(t_5((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users') or 64)))
-            yield ' sequences a replica'
+            yield ' that meets the targets at the strict bound '
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users'):
                 pass
-                yield " (the spec's users)"
+                yield "serving the spec's "
+                yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
+                yield ' users'
+            else:
+                pass
+                yield 'with at most 64 sequences a replica'
             yield ' is\n<strong>'
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'gpus'))
             yield ' '
@@ -504,18 +516,27 @@ def root(context, missing=missing):
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'precision'))
             yield ' weights, '
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'kv_cache'))
-            yield ' KV cache</strong>:\nTTFT '
-            yield escape(t_13(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'ttft')))
+            yield ' KV cache</strong>:\n'
+            if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users'):
+                pass
+                yield escape(t_5(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'batch')))
+                yield ' sequence'
+                yield escape(('s' if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'batch') != 1) else ''))
+                yield ' on '
+                yield escape(('each replica' if ((environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'dp') > 1) or (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'gpus_for_users') > environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'gpus'))) else 'its replica'))
+                yield ', '
+            yield 'TTFT '
+            yield escape(t_12(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'ttft')))
             yield ', TPOT '
-            yield escape(t_13(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot')))
+            yield escape(t_12(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot')))
             yield ', '
-            yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tokens_per_s_gpu')))
+            yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tokens_per_s_gpu')))
             yield ' tok/s per '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-            if (not t_15(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
+            if (not t_14(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
                 pass
                 yield ', $'
-                yield escape(t_12(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out')))
+                yield escape(t_11(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out')))
                 yield ' per million output tokens'
             if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'precision') in ('int8', 'int4')):
                 pass
@@ -546,7 +567,7 @@ def root(context, missing=missing):
                     yield '× the tokens per second of a plain one at batch '
                     yield escape(t_5(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'batch')))
                     yield ', TPOT '
-                    yield escape(t_13(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot_plain')))
+                    yield escape(t_12(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tpot_plain')))
                     yield ' without.'
                 else:
                     pass
@@ -571,7 +592,7 @@ def root(context, missing=missing):
             yield '<p data-static>Figure '
             yield escape(context.call(environment.getattr((undefined(name='eq') if l_0_eq is missing else l_0_eq), 'figure'), 'fig10-frontier'))
             yield ' sets this layout among the '
-            yield escape(t_8(environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'layouts')))
+            yield escape(t_7(environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'layouts')))
             yield ' that <code>plan</code> tries at '
             yield escape(environment.getattr((undefined(name='fr') if l_0_fr is missing else l_0_fr), 'precision'))
             yield ", under the\nserial estimate; this report's "
@@ -635,25 +656,25 @@ def root(context, missing=missing):
                 yield '</td><td>'
                 yield escape(environment.getattr(l_1_row, 'setting'))
                 yield '</td>\n<td class="n">'
-                yield escape(t_13(environment.getitem(environment.getattr(l_1_row, 'ttft'), 0)))
+                yield escape(t_12(environment.getitem(environment.getattr(l_1_row, 'ttft'), 0)))
                 yield ' → '
-                yield escape(t_13(environment.getitem(environment.getattr(l_1_row, 'ttft'), 1)))
+                yield escape(t_12(environment.getitem(environment.getattr(l_1_row, 'ttft'), 1)))
                 yield '</td><td class="n">'
-                yield escape(t_13(environment.getitem(environment.getattr(l_1_row, 'tpot'), 0)))
+                yield escape(t_12(environment.getitem(environment.getattr(l_1_row, 'tpot'), 0)))
                 yield ' → '
-                yield escape(t_13(environment.getitem(environment.getattr(l_1_row, 'tpot'), 1)))
+                yield escape(t_12(environment.getitem(environment.getattr(l_1_row, 'tpot'), 1)))
                 yield '</td>\n<td class="n">'
-                yield escape(t_10(environment.getitem(environment.getattr(l_1_row, 'per_gpu'), 0)))
+                yield escape(t_9(environment.getitem(environment.getattr(l_1_row, 'per_gpu'), 0)))
                 yield ' → '
-                yield escape(t_10(environment.getitem(environment.getattr(l_1_row, 'per_gpu'), 1)))
+                yield escape(t_9(environment.getitem(environment.getattr(l_1_row, 'per_gpu'), 1)))
                 yield '</td>\n<td class="n">'
-                if (not t_15(environment.getitem(environment.getattr(l_1_row, 'usd'), 0))):
+                if (not t_14(environment.getitem(environment.getattr(l_1_row, 'usd'), 0))):
                     pass
-                    yield escape(t_12(environment.getitem(environment.getattr(l_1_row, 'usd'), 0)))
+                    yield escape(t_11(environment.getitem(environment.getattr(l_1_row, 'usd'), 0)))
                     yield ' → '
-                    if (not t_15(environment.getitem(environment.getattr(l_1_row, 'usd'), 1))):
+                    if (not t_14(environment.getitem(environment.getattr(l_1_row, 'usd'), 1))):
                         pass
-                        yield escape(t_12(environment.getitem(environment.getattr(l_1_row, 'usd'), 1)))
+                        yield escape(t_11(environment.getitem(environment.getattr(l_1_row, 'usd'), 1)))
                     else:
                         pass
                         yield '—'
@@ -675,19 +696,19 @@ def root(context, missing=missing):
                 yield '.</li>\n'
             l_1_row = missing
             yield '</ul>\n'
-            if t_14(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative')):
+            if t_13(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative')):
                 pass
                 yield '<p>Speculative decoding: a verify step reads the weights and each sequence\'s cache once for its\nk<sub>d</sub> + 1 tokens and yields E = (1 − p<sub>a</sub><sup>k<sub>d</sub>+1</sup>) / (1 − p<sub>a</sub>) = <span data-sv="numbers.expected_tokens" data-f="f2">'
                 yield escape(t_2('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'expected_tokens')))
                 yield '</span> tokens\n(Leviathan et al.). At the layout the verify round carries k<sub>d</sub> + 1 tokens of each sequence through the weights and\nthe collectives and reads each cache once (t<sub>v</sub>, <code>verify_time_bound</code>), against the plain round t<sub>s</sub>\n(<code>decode_time_bound</code>) and the drafts t<sub>d</sub>, at the last token (the speed-up that divides the TPOT) and at the mean context (the one the tok/s take):</p>\n<div class="static-fx" data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative'), False))
                 yield '</div>\n'
-                if t_14(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative_mean')):
+                if t_13(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative_mean')):
                     pass
                     yield '<div class="static-fx" data-static>'
                     yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_speculative_mean'), False))
                     yield '</div>'
-            if t_14(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_draft')):
+            if t_13(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_draft')):
                 pass
                 yield '<p data-static>The drafts: '
                 yield escape(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'draft_model'))
@@ -714,26 +735,26 @@ def root(context, missing=missing):
                 yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps'))
                 yield ' steps, one per micro-batch in flight'
             yield ', or the whole uncached prompt where that holds it; here <span data-sv="numbers.chunk_tokens" data-f="nearest">'
-            yield escape(t_9(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'chunk_tokens')))
+            yield escape(t_8(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'chunk_tokens')))
             yield '</span>) reads the weights once'
             if ((environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_form') == 'mla') and (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk') != environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode'))):
                 pass
                 yield "; <span data-static>each part attends in its own form, the decode tokens in MLA's absorbed form (d<sub>h</sub> = "
-                yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode')))
+                yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode')))
                 yield ': the latent and its rotary part, as a decode step reads them) and the prompt chunk in the decompressed form a prefill runs (d<sub>h,p</sub> = '
-                yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk')))
+                yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk')))
                 yield ": the query-key and value heads), as the engines' MLA backends split a mixed step into its decode and prefill parts</span>"
             elif ((environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_form') == 'bounded') and (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk') != environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode'))):
                 pass
                 yield "; <span data-static>each part attends what its layers' windows let it, the decode tokens the share of the cached positions a token at the last context reads (d<sub>h</sub> = "
-                yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode')))
+                yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_decode')))
                 yield ": the head dimension times that share) and the prompt chunk the share of the uncached prompt's causal attention its layers compute (d<sub>h,p</sub> = "
-                yield escape(t_10(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk')))
+                yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'head_dim_chunk')))
                 yield '), as a prefill of that prompt counts it</span>'
             yield ':</p>\n<div class="static-fx" data-static>'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_chunked'), False))
             yield '</div>\n'
-            if t_14(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')):
+            if t_13(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput')):
                 pass
                 yield '<p>Continuous batching in steady state: requests arriving at λ per second keep\nλ (T<sub>out</sub> − 1) t<sub>s</sub> sequences decoding (Little\'s law), so the memory ledger of a step grows with its own length; the\nhighest rate whose step meets the TPOT target is</p>\n<div class="static-fx" data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_goodput'), False))
@@ -745,7 +766,7 @@ def root(context, missing=missing):
                     yield '<sub>'
                     yield escape(environment.getitem(context.call(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'tpot_streamed'), 'split'), '_'), 1))
                     yield '</sub> is the '
-                    yield escape(t_11(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'tpot_weights'), 'N')))
+                    yield escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'tpot_weights'), 'N')))
                     yield ' parameters one '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield ' streams in a step at that rate: its λ θ (T<sub>out</sub> − 1) decode tokens and λ θ T<sub>in</sub> (1 − h<sub>p</sub>) prompt tokens '
@@ -764,17 +785,17 @@ def root(context, missing=missing):
                     yield escape(t_5(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'batch')))
                     yield " sequences of the chapter's batch.</span> "
                 yield 'Beside it stand the compute roof (<span data-sv="numbers.goodput_rate_compute" data-f="rps" data-none="none">'
-                if (not t_15(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_compute'))):
+                if (not t_14(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_compute'))):
                     pass
-                    yield escape(t_10(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_compute')))
+                    yield escape(t_9(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_compute')))
                     yield ' requests/s'
                 else:
                     pass
                     yield 'none'
                 yield '</span>), the KV cache room\n(<span data-sv="numbers.goodput_rate_capacity" data-f="rps" data-none="none">'
-                if (not t_15(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_capacity'))):
+                if (not t_14(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_capacity'))):
                     pass
-                    yield escape(t_10(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_capacity')))
+                    yield escape(t_9(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_capacity')))
                     yield ' requests/s'
                 else:
                     pass
@@ -785,23 +806,23 @@ def root(context, missing=missing):
                 if ('prefix_capacity_after' in (undefined(name='n') if l_0_n is missing else l_0_n)):
                     pass
                     yield ' with the shared prefix held once'
-                if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_held_apart') and (t_7(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_held_per_token')) != t_7(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_read_per_token')))):
+                if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_held_apart') and (t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_held_per_token')) != t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_read_per_token')))):
                     pass
                     yield ', each token\'s cache counted as a sequence holds it, c<sub>h</sub> = <span data-sv="kv_held_per_token" data-f="kib">'
-                    yield escape(t_7(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_held_per_token')))
+                    yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_held_per_token')))
                     yield '</span> per '
                     yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield ' (held, averaged over the request\'s contexts: a windowed layer holds its window, a chunked layer up to its chunk), not the c = <span data-sv="kv_read_per_token" data-f="kib">'
-                    yield escape(t_7(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_read_per_token')))
+                    yield escape(t_6(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'kv_read_per_token')))
                     yield '</span> a step of the slowest round reads'
                 yield ', fill the room beside the weights at the steady step of that rate'
                 if context.call(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'get'), 'draft_model'):
                     pass
                     yield ", each beside its draft's cache and the draft's weights beside the target's"
                 yield ') and the chunk budget\n(<span data-sv="numbers.chunk_budget_rate" data-f="rps" data-none="none">'
-                if (not t_15(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate'))):
+                if (not t_14(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate'))):
                     pass
-                    yield escape(t_10(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate')))
+                    yield escape(t_9(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate')))
                     yield ' requests/s'
                 else:
                     pass
@@ -827,12 +848,12 @@ def root(context, missing=missing):
                 if environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'):
                     pass
                     yield '<strong>'
-                    yield escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate')))
+                    yield escape(t_9(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate')))
                     yield ' requests/s</strong>'
                     if (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'replica_gpus') > 1):
                         pass
                         yield ', '
-                        yield escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_per_gpu')))
+                        yield escape(t_9(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate_per_gpu')))
                         yield ' per '
                         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                     yield ', set by the '
@@ -849,13 +870,13 @@ def root(context, missing=missing):
                 if ('rate' in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers')):
                     pass
                     yield " At the spec's "
-                    yield escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'rate')))
+                    yield escape(t_9(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'rate')))
                     yield ' requests/s a step takes '
                     if environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time'):
                         pass
-                        yield escape(t_13(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time')))
+                        yield escape(t_12(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_step_time')))
                         yield ' with '
-                        yield escape(t_10(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_concurrency')))
+                        yield escape(t_9(environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'steady_concurrency')))
                         yield ' sequences decoding'
                     else:
                         pass
@@ -880,7 +901,7 @@ def root(context, missing=missing):
                 if (environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'goodput') > 0):
                     pass
                     yield '<strong>'
-                    yield escape(t_10(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'goodput')))
+                    yield escape(t_9(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'goodput')))
                     yield ' requests/s</strong>, set by '
                     yield escape(environment.getitem((undefined(name='why') if l_0_why is missing else l_0_why), environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'goodput_binds')))
                 else:
@@ -892,7 +913,7 @@ def root(context, missing=missing):
                 if (environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput') > 0):
                     pass
                     yield '<strong>'
-                    yield escape(t_10(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput')))
+                    yield escape(t_9(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput')))
                     yield ' requests/s</strong>, set by '
                     yield escape(environment.getitem((undefined(name='why') if l_0_why is missing else l_0_why), environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput_binds')))
                 else:
@@ -901,7 +922,7 @@ def root(context, missing=missing):
                     yield escape(environment.getitem((undefined(name='why') if l_0_why is missing else l_0_why), environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'goodput_binds')))
                     yield ')'
                 yield ',\nand a round that waits for a whole prefill takes at least '
-                yield escape(t_13(environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0)))
+                yield escape(t_12(environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0)))
                 if environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target'):
                     pass
                     if (environment.getitem(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'stall'), 0) > environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target')):
@@ -913,12 +934,12 @@ def root(context, missing=missing):
                 yield '.</p>\n'
                 yield escape(context.call((undefined(name='figure') if l_0_figure is missing else l_0_figure), (undefined(name='figs') if l_0_figs is missing else l_0_figs), 'fig11-rates'))
                 yield '\n'
-                if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target') and (not t_15(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'p99_rate')))):
+                if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target') and (not t_14(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'p99_rate')))):
                     pass
                     yield '<p data-static>The tail: Sarathi-Serve judges capacity by the P99 time between tokens (TBT), here the TPOT target θ = '
-                    yield escape(t_13(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target')))
+                    yield escape(t_12(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'tpot_target')))
                     yield '.\nWithout chunks the scheduler prefills every waiting prompt before the next round (vLLM v0), so with Poisson arrivals the prompts K\nprefilled in one gap follow the generalized Poisson law P(K = k) = a (a + ρk)<sup>k−1</sup> e<sup>−a−ρk</sup> / k!, a = λ t<sub>r</sub>,\nρ = λ t<sub>p</sub> (t<sub>r</sub> the round alone, t<sub>p</sub> = '
-                    yield escape(t_13(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_alone_time')))
+                    yield escape(t_12(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_alone_time')))
                     yield ' a prefill of the uncached prompt '
                     if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ep_group_replicas') > 1):
                         pass
@@ -933,11 +954,11 @@ def root(context, missing=missing):
                         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                         yield "'s slice"
                     yield ', no collectives); a gap of t<sub>r</sub> + k t<sub>p</sub> meets θ while\nk ≤ m<sub>s</sub> = ⌊(θ − t<sub>r</sub>) / t<sub>p</sub>⌋, so the P99 capacity is the highest λ with P(K ≤ m<sub>s</sub>) ≥ 0.99, solved numerically\n(where no prefill fits a gap it is λ t<sub>r</sub>(λ) = −ln 0.99). With chunks the tail is a step with a full chunk'
-                    t_16 = []
+                    t_15 = []
                     pass
                     if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
                         pass
-                        t_16.extend((
+                        t_15.extend((
                             "round's ",
                             escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps')),
                             ' steps of ',
@@ -946,11 +967,11 @@ def root(context, missing=missing):
                         ))
                     else:
                         pass
-                        t_16.extend((
+                        t_15.extend((
                             escape(t_5(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk'))),
                             '-token budget',
                         ))
-                    l_0_budget_words = (Markup if context.eval_ctx.autoescape else identity)(concat(t_16))
+                    l_0_budget_words = (Markup if context.eval_ctx.autoescape else identity)(concat(t_15))
                     context.vars['budget_words'] = l_0_budget_words
                     context.exported_vars.add('budget_words')
                     if environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_whole_prompt'):
@@ -965,7 +986,7 @@ def root(context, missing=missing):
                             pass
                             yield 'holds'
                         yield " it beside the running sequences' decode tokens, so the chunk is a whole prefill run beside them"
-                    elif (t_14(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')) and (not t_15(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')))):
+                    elif (t_13(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')) and (not t_14(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')))):
                         pass
                         yield ', here '
                         yield escape(t_5(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')))
@@ -980,12 +1001,12 @@ def root(context, missing=missing):
                             yield 'leaves'
                         yield " beside the running sequences' decode tokens at the P99 capacity"
                     yield '.\n'
-                    if t_14(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
+                    if t_13(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
                         pass
                         yield "The prompts' lengths spread ("
                         yield escape(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_spread_source'))
                         yield '): '
-                        yield escape(t_8(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')))
+                        yield escape(t_7(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')))
                         yield ' equally likely lengths from '
                         yield escape(t_5(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes'), 0)))
                         yield ' to '
@@ -993,30 +1014,30 @@ def root(context, missing=missing):
                         yield ' tokens around the mean '
                         yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
                         yield ', prefilled in '
-                        yield escape(t_13(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_classes'), 0)))
+                        yield escape(t_12(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_classes'), 0)))
                         yield ' to '
-                        yield escape(t_13(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_classes'), -1)))
+                        yield escape(t_12(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_classes'), -1)))
                         yield ", so t<sub>p</sub> above is their mean, a gap's prefills are summed over the lengths (Kendall's identity) and the prefill queue is an M/G/1 queue (Pollaczek-Khinchine).\n"
                     yield 'P99 capacity: <strong>'
-                    yield escape(t_10(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_rate')))
+                    yield escape(t_9(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_rate')))
                     yield ' requests/s</strong> with chunks, <strong>'
-                    yield escape(t_10(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'p99_rate')))
+                    yield escape(t_9(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'p99_rate')))
                     yield '</strong> without. '
-                    if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target') and (not t_15(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_rate')))):
+                    if (environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target') and (not t_14(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_rate')))):
                         pass
                         yield 'With the prompts queued for their prefills (an '
-                        if t_14(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
+                        if t_13(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prompt_classes')):
                             pass
                             yield 'M/G/1'
                         else:
                             pass
                             yield 'M/D/1'
                         yield ' queue whose server leaves for a round, or a plain step with chunks, whenever none waits) the P90 TTFT meets '
-                        yield escape(t_13(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target')))
+                        yield escape(t_12(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'ttft_target')))
                         yield '\nup to <strong>'
-                        yield escape(t_10(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'ttft_tail_rate')))
+                        yield escape(t_9(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'ttft_tail_rate')))
                         yield ' requests/s</strong> with chunks and <strong>'
-                        yield escape(t_10(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_rate')))
+                        yield escape(t_9(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_rate')))
                         yield '</strong> without'
                         if ((environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'ttft_tail_binds') != 'P90 TTFT target') and (environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'unchunked'), 'ttft_tail_binds') != 'P90 TTFT target')):
                             pass
@@ -1054,7 +1075,7 @@ def root(context, missing=missing):
             yield ':</p>\n<div class="static-fx" data-static>'
             yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_pools'), False))
             yield '</div>\n'
-            if t_14(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_one_pool')):
+            if t_13(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_one_pool')):
                 pass
                 yield '<p data-static>The row\'s "before" is one pool of these replicas that prefills whole prompts between its decode\nrounds, each round\'s users waiting for the prompts that replace the sequences it finishes (the same work per request\nas the pools, <code>plan --disaggregate</code>\'s one pool)'
                 if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target'):
@@ -1073,7 +1094,7 @@ def root(context, missing=missing):
                 yield '. The pools\ngain only where the TPOT target holds that pool to a smaller batch than the decode pool runs (DistServe, section 2):</p>\n<div class="static-fx" data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_one_pool'), False))
                 yield '</div>'
-            if t_14(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_group_gpus')):
+            if t_13(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_group_gpus')):
                 pass
                 yield '<p data-static>An expert-parallel group here spans '
                 yield escape(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_group_gpus'))
@@ -1110,15 +1131,15 @@ def root(context, missing=missing):
                     pass
                     yield 's'
                 yield ', and the pools serve the lesser of their rates,\nmin('
-                yield escape(t_10(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_prefill_rate')))
+                yield escape(t_9(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_prefill_rate')))
                 yield ', '
-                yield escape(t_10(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_decode_rate')))
+                yield escape(t_9(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_decode_rate')))
                 yield ') requests/s: tok/s per '
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield ' '
                 yield escape(t_2('%.0f', (100 * environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'pool_gain'))))
                 yield "% of the same replicas' decoding alone.</p>\n"
-            if t_14(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv')):
+            if t_13(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv')):
                 pass
                 yield '<div class="static-fx" data-static>'
                 yield escape(context.call((undefined(name='formula') if l_0_formula is missing else l_0_formula), environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'tech_kv'), False))
@@ -1126,4 +1147,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=119&2=128&3=130&4=134&5=138&6=140&7=144&8=152&9=164&10=166&11=169&12=171&13=176&15=181&16=185&18=194&19=200&20=220&22=226&23=228&24=246&25=254&26=258&27=265&28=272&31=282&32=382&33=396&34=425&36=467&37=482&38=508&39=566&40=572&41=578&42=592&45=594&48=597&50=614&51=616&53=628&54=630&55=638&56=646&57=650&60=666&62=678&63=681&67=683&68=685&69=690&70=695&73=697&74=700&75=734&76=736&79=739&80=741&81=775&82=802&83=812&84=865&85=874&86=878&87=892&88=904&89=914&90=916&93=921&95=938&96=983&97=1001&98=1008&99=1017&102=1027&103=1029&104=1035&105=1038&106=1047&107=1052&109=1055&110=1057&112=1060&113=1063&115=1074&116=1076&118=1083&119=1090&120=1100&121=1113&123=1121'
+debug_info = '1=113&2=122&3=124&4=128&5=132&6=134&7=138&8=146&9=158&10=160&11=163&12=165&13=170&15=175&16=179&18=188&19=194&20=214&22=220&23=222&24=240&25=248&26=252&27=259&28=266&31=276&32=376&33=390&34=419&36=461&37=494&38=520&39=587&40=593&41=599&42=613&45=615&48=618&50=635&51=637&53=649&54=651&55=659&56=667&57=671&60=687&62=699&63=702&67=704&68=706&69=711&70=716&73=718&74=721&75=755&76=757&79=760&80=762&81=796&82=823&83=833&84=886&85=895&86=899&87=913&88=925&89=935&90=937&93=942&95=959&96=1004&97=1022&98=1029&99=1038&102=1048&103=1050&104=1056&105=1059&106=1068&107=1073&109=1076&110=1078&112=1081&113=1084&115=1095&116=1097&118=1104&119=1111&120=1121&121=1134&123=1142'
