@@ -134,7 +134,8 @@ const GR_PAGE = (function () {
       : x.workload === "prefill" ? F.sig3(x.ms_to_first_token) + " (TTFT)" : "—";
     let lever = "—";
     if (x.lever) {
-      lever = esc(x.lever.change) + (x.lever.gain ? ": " + n(x.lever.gain) + "× " + esc(x.lever.effect)
+      const effect = {latency: "faster", roof: "the roof"}[x.lever.effect] || x.lever.effect;
+      lever = esc(x.lever.change) + (x.lever.gain ? ": " + n(x.lever.gain) + "× " + esc(effect)
         : ": " + esc(x.lever.effect));
     }
     return "<tr><td>" + esc(x.label) + "</td><td>" + pill(x.binds) + '</td><td class="n">' + F.time(x.time)

@@ -473,7 +473,7 @@ def root(context, missing=missing):
                 yield ': '
                 yield escape(t_7(environment.getattr(environment.getattr(l_1_x, 'lever'), 'gain')))
                 yield '× '
-                yield escape(environment.getattr(environment.getattr(l_1_x, 'lever'), 'effect'))
+                yield escape(context.call(environment.getattr({'latency': 'faster', 'roof': 'the roof'}, 'get'), environment.getattr(environment.getattr(l_1_x, 'lever'), 'effect'), environment.getattr(environment.getattr(l_1_x, 'lever'), 'effect'), _loop_vars=_loop_vars))
             else:
                 pass
                 yield ': '
