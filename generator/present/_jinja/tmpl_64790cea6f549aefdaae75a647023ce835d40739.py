@@ -69,12 +69,12 @@ def root(context, missing=missing):
     yield '<th>decode (batch 1)</th></tr></thead><tbody>\n<tr><td>tokens per weight load</td>'
     if (undefined(name='training') if l_0_training is missing else l_0_training):
         pass
-        yield '<td data-static>the micro-batch, '
+        yield '<td class="n" data-static>the micro-batch, '
         yield escape(t_1(environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'training_tokens')))
         yield '</td>'
     if (not t_4((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
         pass
-        yield '<td data-static>the prompt, '
+        yield '<td class="n" data-static>the prompt, '
         l_1_loop = missing
         for l_1_t, l_1_loop in LoopContext(environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'prefill_prompt'), undefined):
             _loop_vars = {}
@@ -85,7 +85,7 @@ def root(context, missing=missing):
                 yield ' / '
         l_1_loop = l_1_t = missing
         yield '</td>'
-    yield '<td>1</td></tr>\n<tr><td data-static>weight-reuse intensity ('
+    yield '<td class="n">1</td></tr>\n<tr><td data-static>weight-reuse intensity ('
     yield escape(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weights'))
     yield ', upper bound)</td>'
     if (undefined(name='training') if l_0_training is missing else l_0_training):
@@ -120,7 +120,7 @@ def root(context, missing=missing):
     yield '</td></tr>\n'
     if t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'routed_share')):
         pass
-        yield "<tr><td>a routed expert's weights (T k / E tokens per load)</td>"
+        yield "<tr><td>a routed expert's weight-reuse intensity (a load serves T k / E tokens)</td>"
         if (undefined(name='training') if l_0_training is missing else l_0_training):
             pass
             yield '<td class="n">'
@@ -153,7 +153,7 @@ def root(context, missing=missing):
                     yield ' / '
             l_1_loop = l_1_v = missing
             yield '</td>'
-        yield '  <td>—</td></tr>\n'
+        yield '  <td class="n">—</td></tr>\n'
     if (undefined(name='gemm_rows') if l_0_gemm_rows is missing else l_0_gemm_rows):
         pass
         l_0_g = environment.getitem((undefined(name='gemm_rows') if l_0_gemm_rows is missing else l_0_gemm_rows), 0)
