@@ -100,28 +100,34 @@ def root(context, missing=missing):
         def t_12(*unused):
             raise TemplateRuntimeError("No filter named 'short_link' found.")
     try:
-        t_13 = environment.filters['symbols']
+        t_13 = environment.filters['sig3']
     except KeyError:
         @internalcode
         def t_13(*unused):
-            raise TemplateRuntimeError("No filter named 'symbols' found.")
+            raise TemplateRuntimeError("No filter named 'sig3' found.")
     try:
-        t_14 = environment.filters['time']
+        t_14 = environment.filters['symbols']
     except KeyError:
         @internalcode
         def t_14(*unused):
-            raise TemplateRuntimeError("No filter named 'time' found.")
+            raise TemplateRuntimeError("No filter named 'symbols' found.")
     try:
-        t_15 = environment.filters['upper']
+        t_15 = environment.filters['time']
     except KeyError:
         @internalcode
         def t_15(*unused):
-            raise TemplateRuntimeError("No filter named 'upper' found.")
+            raise TemplateRuntimeError("No filter named 'time' found.")
     try:
-        t_16 = environment.tests['none']
+        t_16 = environment.filters['upper']
     except KeyError:
         @internalcode
         def t_16(*unused):
+            raise TemplateRuntimeError("No filter named 'upper' found.")
+    try:
+        t_17 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_17(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s7_gpus.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
@@ -209,7 +215,7 @@ def root(context, missing=missing):
                 if environment.getattr((undefined(name='link') if l_1_link is missing else l_1_link), 'latency'):
                     pass
                     yield ', '
-                    yield escape(t_14(environment.getattr((undefined(name='link') if l_1_link is missing else l_1_link), 'latency')))
+                    yield escape(t_15(environment.getattr((undefined(name='link') if l_1_link is missing else l_1_link), 'latency')))
                     yield ' per step'
                 if environment.getattr((undefined(name='link') if l_1_link is missing else l_1_link), 'bus_bandwidth'):
                     pass
@@ -243,7 +249,7 @@ def root(context, missing=missing):
                     if environment.getattr(environment.getattr((undefined(name='link') if l_1_link is missing else l_1_link), 'inner'), 'latency'):
                         pass
                         yield ', '
-                        yield escape(t_14(environment.getattr(environment.getattr((undefined(name='link') if l_1_link is missing else l_1_link), 'inner'), 'latency')))
+                        yield escape(t_15(environment.getattr(environment.getattr((undefined(name='link') if l_1_link is missing else l_1_link), 'inner'), 'latency')))
                         yield ' per step'
                     if environment.getattr(environment.getattr((undefined(name='link') if l_1_link is missing else l_1_link), 'inner'), 'bus_bandwidth'):
                         pass
@@ -274,7 +280,7 @@ def root(context, missing=missing):
             for l_1_note in environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'notes'):
                 _loop_vars = {}
                 pass
-                yield escape(t_15(l_1_note[:1]))
+                yield escape(t_16(l_1_note[:1]))
                 yield escape(l_1_note[1:])
                 if (not context.call(environment.getattr(l_1_note, 'endswith'), '.', _loop_vars=_loop_vars)):
                     pass
@@ -296,7 +302,7 @@ def root(context, missing=missing):
                 yield "and adds each kernel's fixed cost: "
                 if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'kernels_per_layer') != environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'per_layer')):
                     pass
-                    yield escape(t_10(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'kernels_per_layer')))
+                    yield escape(t_13(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'kernels_per_layer')))
                     yield ' kernels a layer on average ('
                     yield escape(t_2(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'per_layer')))
                     yield ' in a dense layer, more in an MoE layer: router, top-k, the grouped GEMMs)'
@@ -312,7 +318,7 @@ def root(context, missing=missing):
                     yield ')'
                 else:
                     pass
-                    yield escape(t_14(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'decode')))
+                    yield escape(t_15(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'decode')))
                     yield ' each in decode\n('
                     if environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'cuda_graphs'):
                         pass
@@ -333,7 +339,7 @@ def root(context, missing=missing):
                     yield ')'
                 else:
                     pass
-                    yield escape(t_14(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'launch')))
+                    yield escape(t_15(environment.getattr((undefined(name='par_kernels') if l_0_par_kernels is missing else l_0_par_kernels), 'launch')))
                     yield ' each in prefill (launched one by one)'
                 yield ". Where those fixed costs are the estimate's largest term the step is\n<strong>overhead-bound</strong>, seed 000's third state: fewer, fused kernels or "
                 yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'graph'))
@@ -369,7 +375,7 @@ def root(context, missing=missing):
                 if environment.getattr(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'links'), 'tp'), 'in_network'):
                     pass
                     yield ', or its in-switch all-reduce where that is faster'
-                if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce') and (not t_16(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot')))):
+                if (environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce') and (not t_17(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot')))):
                     pass
                     if (environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'one_shot_by') == 'library'):
                         pass
@@ -428,7 +434,7 @@ def root(context, missing=missing):
                         yield ' per replica here ('
                         yield escape(t_4(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'message_bytes')))
                         yield ' a sequence), and the '
-                        if (not t_16(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'in_switch'))):
+                        if (not t_17(environment.getattr(environment.getattr((undefined(name='par') if l_0_par is missing else l_0_par), 'all_reduce'), 'in_switch'))):
                             pass
                             yield "library's other algorithms"
                         else:
@@ -512,11 +518,11 @@ def root(context, missing=missing):
                     _loop_vars = {}
                     pass
                     yield '<div class="formula" data-static><div class="label">'
-                    yield escape(t_13(environment.getattr(l_1_c, 'title')))
-                    if (not t_16(environment.getattr(l_1_c, 'value'))):
+                    yield escape(t_14(environment.getattr(l_1_c, 'title')))
+                    if (not t_17(environment.getattr(l_1_c, 'value'))):
                         pass
                         yield ': '
-                        yield escape((t_8(environment.getattr(l_1_c, 'value')) if context.call(environment.getattr(environment.getattr(l_1_c, 'id'), 'startswith'), 'all_', _loop_vars=_loop_vars) else t_14(environment.getattr(l_1_c, 'value'))))
+                        yield escape((t_8(environment.getattr(l_1_c, 'value')) if context.call(environment.getattr(environment.getattr(l_1_c, 'id'), 'startswith'), 'all_', _loop_vars=_loop_vars) else t_15(environment.getattr(l_1_c, 'value'))))
                         yield ' here'
                     yield '</div>'
                     yield escape(t_11(environment.getattr(l_1_c, 'math')))
@@ -534,7 +540,7 @@ def root(context, missing=missing):
                 if (undefined(name='par_table') if l_0_par_table is missing else l_0_par_table):
                     pass
                     yield ': '
-                    yield escape(t_14(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'overhead')))
+                    yield escape(t_15(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'overhead')))
                     yield ' at batch '
                     yield escape(t_2(environment.getattr(environment.getitem((undefined(name='par_table') if l_0_par_table is missing else l_0_par_table), 0), 'batch')))
                 yield '</div>'
@@ -553,20 +559,20 @@ def root(context, missing=missing):
                     yield ', '
                     yield escape(t_2(environment.getattr(l_1_row, 'context')))
                     yield '</td><td class="n">'
-                    yield escape(t_14(environment.getattr(l_1_row, 'bound')))
+                    yield escape(t_15(environment.getattr(l_1_row, 'bound')))
                     yield '</td>\n<td class="n">'
-                    yield escape(t_14(environment.getattr(l_1_row, 'serial')))
+                    yield escape(t_15(environment.getattr(l_1_row, 'serial')))
                     yield '</td><td class="n">'
-                    yield escape(t_14(environment.getattr(l_1_row, 'comm')))
+                    yield escape(t_15(environment.getattr(l_1_row, 'comm')))
                     yield '</td><td class="n">'
-                    yield escape(t_14(environment.getattr(l_1_row, 'comm_est')))
+                    yield escape(t_15(environment.getattr(l_1_row, 'comm_est')))
                     yield '</td><td class="n">'
                     if environment.getattr((undefined(name='par_left_out') if l_0_par_left_out is missing else l_0_par_left_out), 'decode'):
                         pass
                         yield 'left out'
                     else:
                         pass
-                        yield escape(t_14(environment.getattr(l_1_row, 'overhead')))
+                        yield escape(t_15(environment.getattr(l_1_row, 'overhead')))
                     yield '</td><td>'
                     yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_row, 'binds'), _loop_vars=_loop_vars))
                     yield '</td><td>'
@@ -590,18 +596,18 @@ def root(context, missing=missing):
                     yield '<tr><td>'
                     yield escape(t_2(environment.getattr(l_1_row, 'tokens')))
                     yield '</td><td class="n">'
-                    yield escape(t_14(environment.getattr(l_1_row, 'bound')))
+                    yield escape(t_15(environment.getattr(l_1_row, 'bound')))
                     yield '</td><td class="n">'
-                    yield escape(t_14(environment.getattr(l_1_row, 'serial')))
+                    yield escape(t_15(environment.getattr(l_1_row, 'serial')))
                     yield '</td>\n<td class="n">'
-                    yield escape(t_14(environment.getattr(l_1_row, 'comm_est')))
+                    yield escape(t_15(environment.getattr(l_1_row, 'comm_est')))
                     yield '</td><td class="n">'
                     if environment.getattr((undefined(name='par_left_out') if l_0_par_left_out is missing else l_0_par_left_out), 'prefill'):
                         pass
                         yield 'left out'
                     else:
                         pass
-                        yield escape(t_14(environment.getattr(l_1_row, 'overhead')))
+                        yield escape(t_15(environment.getattr(l_1_row, 'overhead')))
                     yield '</td><td>'
                     yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_row, 'estimate_binds'), _loop_vars=_loop_vars))
                     yield '</td></tr>\n'
@@ -652,9 +658,9 @@ def root(context, missing=missing):
                 yield '): at batch 1 and context\n'
                 yield escape(t_2(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'context')))
                 yield ' its strict bound is '
-                yield escape(t_14(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_bound')))
+                yield escape(t_15(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_bound')))
                 yield ' per token (serial estimate\n'
-                yield escape(t_14(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_serial')))
+                yield escape(t_15(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'time_serial')))
                 yield '), '
                 yield escape(t_10(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest'), 'tokens_per_s_gpu')))
                 yield ' tok/s per '
@@ -719,7 +725,7 @@ def root(context, missing=missing):
                     _loop_vars = {}
                     pass
                     yield '<td class="n">'
-                    if t_16(l_2_n):
+                    if t_17(l_2_n):
                         pass
                         yield 'over 4,096'
                     else:
@@ -739,4 +745,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=127&2=139&4=142&5=146&6=149&7=154&8=176&9=185&10=187&11=191&12=193&13=207&14=235&15=274&17=285&18=287&19=289&21=297&22=317&23=329&24=339&25=344&26=352&28=355&29=387&30=393&31=417&32=463&34=469&35=472&36=475&37=477&38=511&40=525&41=533&43=543&44=546&45=548&46=558&47=575&50=584&52=587&53=597&57=611&58=613&59=621&60=624&61=628&62=631&63=634&64=638&65=647&66=653&67=657&68=663&69=669&70=674&71=685&73=690&74=694&77=696&78=698&79=700&80=702&82=704&83=712&85=733'
+debug_info = '1=133&2=145&4=148&5=152&6=155&7=160&8=182&9=191&10=193&11=197&12=199&13=213&14=241&15=280&17=291&18=293&19=295&21=303&22=323&23=335&24=345&25=350&26=358&28=361&29=393&30=399&31=423&32=469&34=475&35=478&36=481&37=483&38=517&40=531&41=539&43=549&44=552&45=554&46=564&47=581&50=590&52=593&53=603&57=617&58=619&59=627&60=630&61=634&62=637&63=640&64=644&65=653&66=659&67=663&68=669&69=675&70=680&71=691&73=696&74=700&77=702&78=704&79=706&80=708&82=710&83=718&85=739'
