@@ -252,9 +252,20 @@ def root(context, missing=missing):
         yield '\n'
         if t_5(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 'exact_tmem')):
             pass
-            yield "<h3>Two accountings</h3>\n<p data-static>Seed 003's accounting reads all N = "
-            yield escape(t_3(environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'parameters')))
-            yield ' parameters every step. Counted per matrix, the input embedding is a\nlookup of B rows, not a full read, and the norms and output head are counted separately ('
+            yield '<h3>Two accountings</h3>\n<p data-static>'
+            if (environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'moe') and environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'declared_active')):
+                pass
+                yield "Seed 003's accounting takes the declared counts: N = "
+                yield escape(t_3(environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'parameters')))
+                yield " parameters, of which a step reads\nthe experts its tokens touch (at batch 1 one token's, the N<sub>a</sub> = "
+                yield escape(t_3(environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'declared_active')))
+                yield ' active). Counted per matrix,'
+            else:
+                pass
+                yield "Seed 003's accounting reads all N = "
+                yield escape(t_3(environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'parameters')))
+                yield ' parameters every step. Counted per matrix,'
+            yield ' the input embedding is a\nlookup of B rows, not a full read, and the norms and output head are counted separately ('
             yield escape(t_1(environment.getattr(environment.getattr((undefined(name='r') if l_0_r is missing else l_0_r), 'params'), 'total')))
             yield ' parameters from\nthe shapes). At batch 1 and context '
             yield escape(t_1((undefined(name='last_ctx') if l_0_last_ctx is missing else l_0_last_ctx)))
@@ -266,4 +277,4 @@ def root(context, missing=missing):
     yield '</section>\n\n'
 
 blocks = {}
-debug_info = '1=67&6=80&7=86&8=88&9=90&10=96&11=101&12=106&14=108&15=110&16=112&19=115&20=117&21=119&22=121&24=123&25=125&26=127&27=132&29=134&30=138&31=143&32=149&33=151&36=157&37=159&38=167&39=169&42=175&43=178&44=182&45=184&46=197&48=199&49=214&50=218&53=251&54=253&56=256&57=258&58=260&59=262&60=264'
+debug_info = '1=67&6=80&7=86&8=88&9=90&10=96&11=101&12=106&14=108&15=110&16=112&19=115&20=117&21=119&22=121&24=123&25=125&26=127&27=132&29=134&30=138&31=143&32=149&33=151&36=157&37=159&38=167&39=169&42=175&43=178&44=182&45=184&46=197&48=199&49=214&50=218&53=251&54=253&56=256&57=261&58=269&59=271&60=273&61=275'
