@@ -405,7 +405,7 @@ def test_every_page_states_the_layouts_numbers(model, hw, precision, tp, pp, ep,
     # "would not fit" against the capacity the verdict takes (C: the card less the engine's reserve and one step's
     # activations on that card, at tp 1), not the label nor the layout's GPU's
     if not r.verdicts["weights_fit_one_card"]:
-        assert f"of weights against the {fmt.gib(value(r, 'capacity_one_card'))} a card keeps for them" in text
+        assert f"of weights against the {fmt.gib(value(r, 'capacity_one_card'))} one card alone keeps for them" in text
     assert "Multi-GPU communication" not in text  # the interconnect is an input, not out of scope
     assert "one card's bandwidth and compute streaming the whole model" not in text
     # the layout's numbers, as a hand count gives them, on the pages that state capacity and time

@@ -13,6 +13,7 @@ def root(context, missing=missing):
     l_0_frame_rows = resolve('frame_rows')
     l_0_moe_text = resolve('moe_text')
     l_0_hw = resolve('hw')
+    l_0_sc = resolve('sc')
     l_0_fx = resolve('fx')
     l_0_figs = resolve('figs')
     l_0_facts = resolve('facts')
@@ -244,11 +245,21 @@ def root(context, missing=missing):
                 yield escape(t_2(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'), 'weight_bytes')))
                 yield ' of weights against the '
                 yield escape(t_2(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'), 'capacity')))
-                yield ' a '
+                yield ' one '
                 yield escape((undefined(name='card') if l_0_card is missing else l_0_card))
-                yield ' keeps for them (its '
+                yield ' alone keeps for them (its '
                 yield escape(t_2(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'capacity')))
-                yield " less the engine's reserve and workspace)"
+                yield " less the engine's reserve and one "
+                yield escape((undefined(name='card') if l_0_card is missing else l_0_card))
+                yield "'s workspace"
+                if (t_2(environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'), 'capacity')) != t_2(environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'capacity'))):
+                    pass
+                    yield '; a '
+                    yield escape((undefined(name='card') if l_0_card is missing else l_0_card))
+                    yield ' of this layout keeps '
+                    yield escape(t_2(environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'capacity')))
+                    yield ", its workspace the layout's"
+                yield ')'
             yield '.'
         yield '</p>\n</div>\n'
     yield '<p>'
@@ -382,4 +393,4 @@ def root(context, missing=missing):
     yield '</section>\n\n'
 
 blocks = {}
-debug_info = '1=103&3=115&6=119&8=122&9=126&10=143&12=149&13=151&15=165&16=182&17=184&18=195&19=199&20=204&21=214&22=234&25=255&27=264&28=266&29=268&30=273&31=275&34=281&35=292&36=303&37=309&38=311&40=314&42=316&43=319&44=327&45=337&46=348&51=352&54=355&57=358&58=371'
+debug_info = '1=104&3=116&6=120&8=123&9=127&10=144&12=150&13=152&15=166&16=183&17=185&18=196&19=200&20=205&21=215&22=235&25=266&27=275&28=277&29=279&30=284&31=286&34=292&35=303&36=314&37=320&38=322&40=325&42=327&43=330&44=338&45=348&46=359&51=363&54=366&57=369&58=382'
