@@ -197,8 +197,8 @@ def test_chapter_3s_table_says_where_a_routed_experts_load_sits():
 
     page = re.sub(r"\s+", " ", html("mixtral8x22b-h100-tp8-ep8.yaml"))
     page = re.sub(r'<span data-fact="[a-z_0-9]+">([^<]*)</span>', r"\1", page)  # the page's live numbers, as built
-    assert ("<td>a routed expert's weights (T k / E tokens per load)</td><td class=\"n\">128 / 512 / 2,048</td>"
-            in page), page[page.find("tokens per load"):][:400]
+    assert ("<td>a routed expert's weight-reuse intensity (a load serves T k / E tokens)</td><td class=\"n\">128 / 512 / 2,048</td>"
+            in page), page[page.find("a load serves"):][:400]
     assert "right / right / right; routed experts left / right / right" in page
     assert "routed experts" not in re.sub(r"\s+", " ", html("llama8b-h100.yaml"))
 
