@@ -35,7 +35,8 @@ from genreport.present.mathbreak import fitted
 from genreport.present.mathsvg import img
 from genreport.texfill import fill
 
-UNIT_TEXT = {"FLOP/B": "FLOP/B", "token/s": "tok/s", "token": "tokens", "1": "", "B": "", "s": ""}
+UNIT_TEXT = {"FLOP/B": "FLOP/B", "token/s": "tok/s", "token": "tokens", "1": "", "B": "", "s": "",
+             "1/s": "requests/s"}  # every 1/s quantity is a rate of requests (a formula's result read "17 1/s")
 
 
 @lru_cache(maxsize=1)

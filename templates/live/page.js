@@ -15,7 +15,7 @@ const GR_PAGE = (function () {
   "use strict";
 
   const F = GR_FMT;
-  const UNIT_TEXT = {"FLOP/B": "FLOP/B", "token/s": "tok/s", "token": "tokens", "1": "", "B": "", "s": ""};
+  const UNIT_TEXT = {"FLOP/B": "FLOP/B", "token/s": "tok/s", "token": "tokens", "1": "", "B": "", "s": "", "1/s": "requests/s"};
   const PARAMS = ["batch", "context", "tokens", "n", "m", "recipe"];
 
   /** A value as the report prints it by its unit (render.format_value). */
