@@ -92,3 +92,24 @@ def test_the_table_says_what_its_prefill_rows_count(capsys):
     assert len(notes) == 1 and "while all 8 replicas of its expert group prefill at once" in notes[0]
     assert main(["table", "specs/llama70b-h100-tp8.yaml", "--format", "json"]) == 0
     assert "notes" not in json.loads(capsys.readouterr().out)
+
+
+def test_a_what_ifs_table_names_its_quantities_and_what_does_not_fit(tmp_path):
+    """The what-if's table listed raw ids (capacity_batch, decode_tokens_per_s) and "7,076 -> 3,538 tok/s" at
+    batch 128 and context 8k, where the what-if holds 61 sequences: the title beside the id, and the rate of a batch
+    the cache does not hold says how many fit (Llama 3.1 70B at tp 4 in place of tp 8)."""
+    import html as h
+    import re
+
+    from genreport.commands.cli import main
+
+    assert main(["specs/llama70b-h100-tp8.yaml", "--set", "parallelism.tp=4", "-o", str(tmp_path), "--format",
+                 "html", "-q"]) == 0
+    page = (tmp_path / "llama70b-h100-tp8-whatif" / "report.html").read_text()
+    section = page[page.index('id="whatif"'):]
+    rows = [re.sub(r"\s+", " ", h.unescape(re.sub(r"<[^>]+>", " ", r))).strip()
+            for r in re.findall(r"<tr>(.*?)</tr>", section[:section.index("</table>")], re.S)]
+    assert any(r.startswith("decode token/s ceiling decode_tokens_per_s batch 128, context 8,192 7,076 tok/s "
+                            "3,538 tok/s (61 fit)") for r in rows), rows
+    assert any(r.startswith("decode token/s ceiling decode_tokens_per_s batch 128, context 1,024 18,628 tok/s "
+                            "9,314 tok/s 0.5×") for r in rows), rows

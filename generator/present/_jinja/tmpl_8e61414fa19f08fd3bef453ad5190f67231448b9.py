@@ -53,13 +53,15 @@ def root(context, missing=missing):
         l_1_loop = l_1_o = missing
         yield ' on the spec <code>'
         yield escape(environment.getattr(environment.getattr((undefined(name='baseline') if l_0_baseline is missing else l_0_baseline), 'spec'), 'name'))
-        yield '</code>.\nEvery headline quantity, baseline against the what-if; figures draw the baseline faded.</p>\n<div class="scroll"><table><thead>\n<tr><th>quantity</th><th>at</th><th class="n">baseline</th><th class="n">what-if</th><th class="n">ratio</th></tr></thead><tbody>\n'
+        yield '</code>.\nThe table sets each headline quantity of the baseline beside the what-if\'s, those that moved first; the figures\ndraw the baseline faded.</p>\n<div class="scroll"><table><thead>\n<tr><th>quantity</th><th>at</th><th class="n">baseline</th><th class="n">what-if</th><th class="n">ratio</th></tr></thead><tbody>\n'
         for l_1_row in (undefined(name='baseline_rows') if l_0_baseline_rows is missing else l_0_baseline_rows):
             _loop_vars = {}
             pass
             yield '<tr><td>'
+            yield escape(environment.getattr(l_1_row, 'title'))
+            yield ' <code>'
             yield escape(environment.getattr(l_1_row, 'id'))
-            yield '</td><td>'
+            yield '</code></td><td>'
             yield escape(environment.getattr(l_1_row, 'params'))
             yield '</td><td class="n">'
             yield escape(environment.getattr(l_1_row, 'old'))
@@ -87,4 +89,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=28&2=40&5=44&9=57&10=61&11=69&14=79'
+debug_info = '1=28&2=40&5=44&10=57&11=61&12=71&15=81'
