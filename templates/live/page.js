@@ -125,7 +125,7 @@ const GR_PAGE = (function () {
     let fits;
     if (x.fits) {
       fits = '<span class="ok">yes</span>' + (x.workload === "decode" && x.capacity_batch !== null
-        ? ", ≤ " + F.integer(x.capacity_batch) : "")
+        ? ", ≤\u00a0" + F.integer(x.capacity_batch) : "")
         + (x.engine_runs ? "; past max_sequences (" + F.integer(x.engine_runs) + ")" : "");  // decision.rows
     } else {
       fits = '<span class="bad">no</span>';

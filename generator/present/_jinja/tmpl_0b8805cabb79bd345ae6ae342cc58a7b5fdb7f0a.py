@@ -420,7 +420,7 @@ def root(context, missing=missing):
             yield '<span class="ok">yes</span>'
             if ((environment.getattr(l_1_x, 'workload') == 'decode') and (not t_11(environment.getattr(l_1_x, 'capacity_batch')))):
                 pass
-                yield ', ≤ '
+                yield ', ≤&nbsp;'
                 yield escape(t_3(environment.getattr(l_1_x, 'capacity_batch')))
             if environment.getattr(l_1_x, 'engine_runs'):
                 pass
