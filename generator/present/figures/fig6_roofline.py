@@ -196,7 +196,8 @@ def fig6_roofline(r: Results, baseline: Results | None = None):
             handles.append(Line2D([], [], marker=MARKERS[kind], ls="none", ms=SIZES[kind] * 0.9,
                                   color=INK, mfc="white" if hollow else (YELLOW if kind == "measured" else INK),
                                   mec=INK if hollow else BLACK, mew=1.4 if hollow else 0.5, label=text))
-    obstacles = [*marks, p_label.get_window_extent(rend).padded(2)]
+    # 6 px clear of the peak's label: at 2 a label read as touching it in print ("S = 1k, B = 886P = 1,979 TFLOP/s")
+    obstacles = [*marks, p_label.get_window_extent(rend).padded(6)]
     roofs = {"handles": roof_handles, "labels": roof_names, "title": "roof = min(P, W·I)", "title_fontsize": 7.5}
     key = {"handles": handles, "labels": [h.get_label() for h in handles], "title": "workload (colour: context)",
            "title_fontsize": 7}
