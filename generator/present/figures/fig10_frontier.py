@@ -171,8 +171,14 @@ def caption10(r: Results, baseline: Results | None = None) -> str:
             f"precision ({f['precision']}), each a curve over its batch per replica from 1 (right) to the "
             f"{num(sv['last_context'])}-token sequences it holds{runs} (left). Thick grey: the estimate's Pareto "
             "frontier; dashed: the bound's. ")
-    spread = next((x for x in f["layouts"] if x.get("redundant_experts")), None)
-    if spread is not None and spec.model.moe is not None:  # "ep72+32" among the layouts
+    # "ep72+32" among the layouts: said where the key or the caption names one, else as one of the grey curves (the
+    # caption explained a name the figure nowhere showed)
+    named = set(_coloured(f)) | set(f["frontier_layouts"]) | {x["label"] for x in f["layouts"] if x["titled"]}
+    spreads = [x for x in f["layouts"] if x.get("redundant_experts")]
+    spread = next((x for x in spreads if x["label"] in named), spreads[0] if spreads else None)
+    if spread is not None and spec.model.moe is not None:
+        if spread["label"] not in named:
+            text += f"Among the grey curves, {len(spreads)} {'fill' if len(spreads) > 1 else 'fills'} a domain: "
         from genreport.model.plan import redundant_note
 
         text += redundant_note(spec.model.moe.experts, spread["ep"], spread["redundant_experts"]) + ". "
