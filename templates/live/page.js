@@ -342,6 +342,8 @@ const GR_PAGE = (function () {
     });
     const cell = x => '<td class="n">' + x + "</td>";
     root.querySelectorAll("[data-live=sv_rows]").forEach(function (body) {
+      body.classList.toggle("stale", active && !sv.holds);  // a layout that cannot serve: the built rows, dimmed
+      if (!sv.holds) return;
       body.innerHTML = sv.rows.map(r => ["bound", "serial"].map(function (est) {
         const x = r[est];
         return "<tr><td>" + (est === "bound" ? esc(r.label) + ", bound" : "&nbsp;&nbsp;serial estimate") + "</td>\n"

@@ -64,7 +64,7 @@ def root(context, missing=missing):
         l_0_pill = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/appendix.html.j2') does not export the requested name 'pill'", name='pill')
     context.vars.update({'formula': l_0_formula, 'figure': l_0_figure, 'pill': l_0_pill})
     context.exported_vars.difference_update(('formula', 'figure', 'pill'))
-    yield '<section id="appendix">\n<h2>Appendix</h2>\n<h3>A. Every formula used</h3>\n<p class="meta">Each formula in the body is the expression that was evaluated, printed by SymPy: symbolic, with this pair\'s\nvalues substituted, and the result. The index:</p>\n<div class="scroll"><table><thead><tr><th>quantity</th><th>result</th><th>at</th><th>source</th></tr></thead><tbody>\n'
+    yield '<section id="appendix">\n<h2>Appendix</h2>\n<h3>A. Every formula used</h3>\n<p class="meta">Each formula in the body is the expression that was evaluated, printed by SymPy: symbolic, with this pair\'s\nvalues substituted, and the result. The index:</p>\n<div class="scroll" data-static><table><thead><tr><th>quantity</th><th>result</th><th>at</th><th>source</th></tr></thead><tbody>\n'
     l_1_loop = missing
     for l_1_b, l_1_loop in LoopContext((undefined(name='all_formulas') if l_0_all_formulas is missing else l_0_all_formulas), undefined):
         _loop_vars = {}
@@ -107,7 +107,7 @@ def root(context, missing=missing):
         yield escape(environment.getattr(l_1_e, 'meaning'))
         yield '</td></tr>'
     l_1_e = missing
-    yield '</tbody></table></div>\n<h3>C. Inputs and assumptions</h3>\n<div class="scroll"><table><thead><tr><th>input</th><th>symbol</th><th>value</th><th>source</th></tr></thead><tbody>\n'
+    yield '</tbody></table></div>\n<h3>C. Inputs and assumptions</h3>\n<div class="scroll" data-static><table><thead><tr><th>input</th><th>symbol</th><th>value</th><th>source</th></tr></thead><tbody>\n'
     for l_1_row in (undefined(name='inputs') if l_0_inputs is missing else l_0_inputs):
         _loop_vars = {}
         pass
@@ -148,7 +148,7 @@ def root(context, missing=missing):
         yield '</p>'
     if (undefined(name='slips') if l_0_slips is missing else l_0_slips):
         pass
-        yield '<div class="keep">\n<h3>D. The seed\'s slips, corrected</h3>\n<p class="meta">This pair is seed '
+        yield '<div class="keep" data-static>\n<h3>D. The seed\'s slips, corrected</h3>\n<p class="meta">This pair is seed '
         yield escape(environment.getattr((undefined(name='spec') if l_0_spec is missing else l_0_spec), 'seed'))
         yield '\'s own. Where the seed\'s text is wrong, the report states the correct value.</p>\n<div class="scroll"><table><thead><tr><th>the seed says</th><th>correct</th></tr></thead><tbody>\n'
         for l_1_s in (undefined(name='slips') if l_0_slips is missing else l_0_slips):
@@ -163,12 +163,12 @@ def root(context, missing=missing):
         yield '</tbody></table></div>\n</div>\n'
     elif (undefined(name='slips_elsewhere') if l_0_slips_elsewhere is missing else l_0_slips_elsewhere):
         pass
-        yield '<h3>D. The seed\'s slips</h3>\n<p class="meta">'
+        yield '<h3>D. The seed\'s slips</h3>\n<p class="meta" data-static>'
         yield escape(t_1((undefined(name='slips_elsewhere') if l_0_slips_elsewhere is missing else l_0_slips_elsewhere)))
         yield '</p>\n'
     yield '<h3>'
     yield escape(('E' if ((undefined(name='slips') if l_0_slips is missing else l_0_slips) or (undefined(name='slips_elsewhere') if l_0_slips_elsewhere is missing else l_0_slips_elsewhere)) else 'D'))
-    yield '. Reproducibility</h3>\n<p class="meta">genreport '
+    yield '. Reproducibility</h3>\n<p class="meta" data-static>genreport '
     yield escape((undefined(name='version') if l_0_version is missing else l_0_version))
     yield '; spec sha256 <code>'
     yield escape(environment.getattr((undefined(name='spec') if l_0_spec is missing else l_0_spec), 'digest')[:16])
