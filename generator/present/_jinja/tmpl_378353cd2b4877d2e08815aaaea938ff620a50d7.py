@@ -64,11 +64,16 @@ def root(context, missing=missing):
         l_0_pill = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/appendix.html.j2') does not export the requested name 'pill'", name='pill')
     context.vars.update({'formula': l_0_formula, 'figure': l_0_figure, 'pill': l_0_pill})
     context.exported_vars.difference_update(('formula', 'figure', 'pill'))
-    yield '<section id="appendix">\n<h2>Appendix</h2>\n<h3>A. Every formula used</h3>\n<p class="meta">Each formula in the body is the expression that was evaluated, printed by SymPy: symbolic, with this pair\'s\nvalues substituted, and the result. The index:</p>\n<div class="scroll" data-static><table><thead><tr><th>quantity</th><th>result</th><th>at</th><th>source</th></tr></thead><tbody>\n'
+    yield '<section id="appendix">\n<h2>Appendix</h2>\n<h3>A. Every formula used</h3>\n<p class="meta">Each formula in the body is the expression that was evaluated, printed by SymPy: symbolic, with this pair\'s\nvalues substituted, and the result. The index:</p>\n<div class="scroll"><table><thead><tr><th>quantity</th><th>result</th><th>at</th><th>source</th></tr></thead><tbody>\n'
     l_1_loop = missing
     for l_1_b, l_1_loop in LoopContext((undefined(name='all_formulas') if l_0_all_formulas is missing else l_0_all_formulas), undefined):
+        l_1_shown = l_1_live = missing
         _loop_vars = {}
         pass
+        l_1_shown = (context.call(environment.getattr(l_1_b, 'get'), 'stated', _loop_vars=_loop_vars) or environment.getattr(l_1_b, 'result'))
+        _loop_vars['shown'] = l_1_shown
+        l_1_live = ('data-q' in (undefined(name='shown') if l_1_shown is missing else l_1_shown))
+        _loop_vars['live'] = l_1_live
         yield '<tr><td><a href="#'
         yield escape(environment.getattr(l_1_b, 'anchor'))
         yield '">'
@@ -77,9 +82,13 @@ def root(context, missing=missing):
         if (environment.getattr(l_1_b, 'accounting') == 'exact'):
             pass
             yield ' (exact accounting)'
-        yield '</td>\n<td class="n">'
-        yield escape((context.call(environment.getattr(l_1_b, 'get'), 'stated', _loop_vars=_loop_vars) or environment.getattr(l_1_b, 'result')))
-        yield '</td><td>'
+        yield '</td>\n<td class="n"'
+        if (not (undefined(name='live') if l_1_live is missing else l_1_live)):
+            pass
+            yield ' data-static'
+        yield '>'
+        yield escape((undefined(name='shown') if l_1_shown is missing else l_1_shown))
+        yield '</td><td data-static>'
         l_2_loop = missing
         for (l_2_k, l_2_v), l_2_loop in LoopContext(context.call(environment.getattr(environment.getattr(l_1_b, 'params'), 'items'), _loop_vars=_loop_vars), undefined):
             _loop_vars = {}
@@ -94,7 +103,7 @@ def root(context, missing=missing):
         yield '</td><td>'
         yield escape(environment.getattr(l_1_b, 'source'))
         yield '</td></tr>'
-    l_1_loop = l_1_b = missing
+    l_1_loop = l_1_b = l_1_shown = l_1_live = missing
     yield '</tbody></table></div>\n<h3>B. Notation</h3>\n<div class="scroll"><table><thead><tr><th>symbol</th><th>unit</th><th>meaning</th></tr></thead><tbody>\n'
     for l_1_e in (undefined(name='notation') if l_0_notation is missing else l_0_notation):
         _loop_vars = {}
@@ -189,4 +198,4 @@ def root(context, missing=missing):
     yield ').</p>\n</section>\n'
 
 blocks = {}
-debug_info = '1=55&8=69&9=81&13=99&17=111&21=125&22=136&23=149&26=152&28=154&31=164&33=167&35=170&36=172&37=182'
+debug_info = '1=55&8=69&9=86&13=108&17=120&21=134&22=145&23=158&26=161&28=163&31=173&33=176&35=179&36=181&37=191'
