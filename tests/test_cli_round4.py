@@ -174,3 +174,10 @@ def test_an_output_folder_that_is_a_file_is_named_so(tmp_path, capsys):
     assert main([str(SPEC), "-o", str(afile), "--format", "json"]) == 2
     assert f"{afile} is a file, not a folder; name a folder with -o" in capsys.readouterr().err
     assert afile.read_text() == "mine"
+
+
+def test_a_misspelt_short_form_names_the_short_form(tmp_path, capsys):
+    """``--set 'hardware.bandwith=4.8 TB/s'`` suggested 'achieved_bandwidth', a key of the hardware file, where the
+    user meant the short form hardware.bandwidth (hardware.memory.bandwidth)."""
+    assert main([str(SPEC), "-o", str(tmp_path), "--format", "json", "--set", "hardware.bandwith=4.8 TB/s"]) == 1
+    assert "did you mean hardware.bandwidth? (short for hardware.memory.bandwidth)" in capsys.readouterr().err

@@ -176,8 +176,24 @@ def _relocate(doc: Document, findings: list[Finding]) -> list[Finding]:
                 what = re.fullmatch(r"add '[^']+: \.\.\.' \((.*)\)", f.hint)  # "add 'output: ...' (tokens ...)"
                 hint = (f"add --set {format_path(_spec_path(doc, f.path))}.{key.group(1)}=... as well"
                         + (f": {what.group(1)}" if what else f" ({f.hint})"))
+        if hit:
+            hint = _short_form(doc, f, hint)
         out.append(Finding("--set " + hit, 1, 1, f.path, f.message, hint, f.severity) if hit else f)
     return out
+
+
+def _short_form(doc: Document, f: Finding, hint: str) -> str:
+    """A --set key of a hardware file close to a short form the option takes (hardware.bandwidth for
+    hardware.memory.bandwidth): named in the hint (``--set hardware.bandwith=...`` suggested 'achieved_bandwidth')."""
+    from genreport.load.overrides import ALIASES, EXACT
+
+    key = re.fullmatch(r"unknown key '([^']+)'", f.message)
+    kind = doc.data.get("kind") if isinstance(doc.data, dict) else None
+    if not key or kind != "hardware" or "." in f.path:
+        return hint
+    short = {p[1]: ".".join(t) for p, t in {**ALIASES, **EXACT}.items() if p[0] == "hardware"}
+    near = difflib.get_close_matches(key.group(1), list(short), n=1, cutoff=0.75)
+    return f"did you mean hardware.{near[0]}? (short for {short[near[0]]})" if near else hint
 
 
 def _spec_path(doc: Document, path: str) -> tuple:
