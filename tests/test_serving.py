@@ -220,7 +220,7 @@ def test_page_one_names_the_cheapest_layout_meeting_the_targets(tmp_path):
     # 8 x (80 GiB x 0.9 - 0.576 GB workspace - 17.65 GB weights) / (327,680 B x 4,608 tokens) = 313.0 (316 before
     # the engine's activation workspace was set aside) fit, and the TPOT target allows them all, but the engine runs
     # at most 256 at once (engine.max_sequences: vLLM's max_num_seqs default, docs.vllm.ai engine arguments)
-    assert "this layout meets them up to 256 sequences per replica, the engine's max_sequences (128 users" in head
+    assert "this layout meets them up to 256 sequences per replica, the engine's max_sequences (the 128 users take" in head
     assert "4 GPUs, tp 4, fp8 weights, fp8 KV" in head  # plan's cheapest: half the GPUs in fp8
     assert 'id="s9"' in page and "Serving: one request, its targets, its cost" in page
 
@@ -369,7 +369,7 @@ def test_users_that_one_gpu_serves_take_one_gpu_not_one_gpus(tmp_path):
                  "workloads: {decode: {batch: [1, 8], context: [2k]}}\n"
                  "serving: {prompt: 2k, output: 256, ttft: 2s, tpot: 50ms, users: 8}\n")
     page = shared_page(evaluate(load_report(p)))  # the page's words (no figures drawn: none is read)
-    assert "(8 users: 1 GPU)" in page and "8 users take 1 GPU of this layout." in page
+    assert "(the 8 users take 1 GPU)" in page and "8 users take 1 GPU of this layout." in page
     assert "1 GPUs" not in page
 
 
@@ -693,7 +693,7 @@ def test_users_take_whole_expert_parallel_groups():
     html = rendered(r)
     assert ("128 users take 8 GPUs (8 replicas of 1 GPU: whole expert-parallel groups of 8 replicas, each replica holding 1/8 of "
             "the routed experts) of this layout.") in html
-    assert "(128 users: 8 GPUs)" in html
+    assert "(the 128 users take 8 GPUs)" in html  # page 1 (it read "(128 users: 8 GPUs)")
 
 
 def test_an_expert_group_crossing_replicas_binds_the_replicas_it_crosses():

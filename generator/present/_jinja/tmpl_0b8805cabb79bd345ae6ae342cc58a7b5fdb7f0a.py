@@ -323,9 +323,9 @@ def root(context, missing=missing):
                     yield ", the engine's max_sequences"
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users'):
                 pass
-                yield ' ('
+                yield ' (the '
                 yield escape(t_3(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
-                yield ' users: '
+                yield ' users take '
                 yield escape(t_3(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users')))
                 yield ' '
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
