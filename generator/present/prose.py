@@ -337,11 +337,12 @@ def whatif_story(r: Results, baseline: Results, overrides: tuple[str, ...]) -> l
             continue
         seen.add(qid)
         where = ", ".join(f"{k} {val:,}" if isinstance(val, (int, float)) else f"{k} {val}" for k, val in params)
-        top.append(f"{qid}{' at ' + where if where else ''} ×{v / o:.3g}")
+        top.append(f"{qid}{' at ' + where if where else ''} {v / o:.3g}×")  # as the table writes a ratio
         if len(top) == 5:
             break
     if top:
-        out.append("Largest moves: " + "; ".join(top) + ".")
+        out.append("Largest moves, by the size of the change (across every quantity, not only the table's): "
+                   + "; ".join(top) + ".")
     # a quantity that has a value on one side and none on the other (no KV cache fits any more, a crossover past
     # the ridge) moved too: a what-if whose card no longer held the weights said "No headline quantity moved"
     lost = sorted({k[0] for k, v in new.items() if v is None and old.get(k) is not None})
