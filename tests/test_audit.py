@@ -288,3 +288,14 @@ def test_a_row_whose_layout_the_gpus_cannot_take_says_the_bound_took_them_whole(
     (r,) = audit(claims(tmp_path, "x,llama-3.1-70b,h100-sxm,8,3,1,bf16,1,128,256,tokens_per_s,30,qa"))
     assert r["verdict"] == "ok"
     assert r["why"] == "no layout of 8 GPUs with tp 3 x pp 1: one ideal group (a looser bound than the stated layout's)"
+
+
+def test_a_rate_of_prompt_and_output_tokens_is_named_as_the_likely_mislabel(tmp_path):
+    """Qwen's speed benchmark for Qwen3 (QwenLM/Qwen2.5 docs/source/getting_started/speed_benchmark.md, read by a
+    review) states (prompt + generated tokens) / time: Qwen3-32B in fp8 on one H20 at 436.59 tokens/s for a 30,720-token
+    prompt and 2,048 generated.  Read as output tokens it beats the bound (about 110.7 tok/s: 36.1 GB a step at 4 TB/s),
+    and the likely mislabel is the prompt's tokens in the rate: 436.59 x 2,048 / 32,768 = 27.3 tok/s of output fits."""
+    path = claims(tmp_path, "qwen-total,qwen3-32b,h20,1,1,1,fp8,1,30720,2048,tokens_per_s,436.59,Qwen speed benchmark")
+    (row,) = audit(path)
+    assert row["verdict"] == "impossible"
+    assert "prompt tokens counted: 27.29 token/s of output (the value x 2,048 / (30,720 + 2,048)) fits" in row["why"]

@@ -383,6 +383,13 @@ def mislabels(c: Claim, variants: dict[str, Hardware] | None = None) -> list[str
     if c.metric == "tokens_per_s" and n > 1 and _fits(c, value=c.value / n):
         found.append(f"per-GPU vs total: {fmt.sig4(c.value / n)} token/s (the value over the {n} GPUs) fits; the total "
                      "may count the GPUs twice")
+    if (c.metric in RATES and c.input_tokens and c.output_tokens
+            and _fits(c, value=c.value * c.output_tokens / (c.input_tokens + c.output_tokens))):
+        # Qwen's speed benchmark states (prompt + generated tokens) / time: read as output tokens, 4x the bound
+        share = c.output_tokens / (c.input_tokens + c.output_tokens)
+        found.append(f"prompt tokens counted: {fmt.sig4(c.value * share)} token/s of output (the value x "
+                     f"{c.output_tokens:,} / ({c.input_tokens:,} + {c.output_tokens:,})) fits; a rate of total tokens "
+                     "counts the prompt's too")
     if c.metric in DECODE_METRICS and c.batch is not None and _fits(c, batch=None):
         found.append(f"batch: it fits with more than the stated {c.batch} sequences per step")
     if c.metric in ("mbu", "mfu"):
