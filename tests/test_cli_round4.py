@@ -181,3 +181,12 @@ def test_a_misspelt_short_form_names_the_short_form(tmp_path, capsys):
     user meant the short form hardware.bandwidth (hardware.memory.bandwidth)."""
     assert main([str(SPEC), "-o", str(tmp_path), "--format", "json", "--set", "hardware.bandwith=4.8 TB/s"]) == 1
     assert "did you mean hardware.bandwidth? (short for hardware.memory.bandwidth)" in capsys.readouterr().err
+
+
+def test_plan_notes_a_context_past_the_models_maximum(capsys):
+    """Qwen3-32B's config stops at 40,960 positions (specs/models/qwen3-32b.yaml max_context); a 62k + 2k request
+    was planned without a word, where a report spec's loader warns."""
+    assert main(["plan", "qwen3-32b", "--hardware", "h20", "--prompt", "62k", "--output", "2k", "--batch", "1"]) == 0
+    assert "note: the last context, 65,535 tokens, is past Qwen3 32B's max_context 40,960" in capsys.readouterr().out
+    assert main(["plan", "qwen3-32b", "--hardware", "h20", "--prompt", "8k", "--output", "1k", "--batch", "1"]) == 0
+    assert "max_context" not in capsys.readouterr().out

@@ -558,6 +558,11 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
     prices = ", ".join(f"{g.name} ${g.price_per_hour:.2f}/h" if g.price_per_hour else f"{g.name} no price" + _why_unpriced(g)
                        for g in gpus)
     lines.append(f"prices per GPU-hour: {prices}; sorted by {result.estimate}")
+    if model.max_context and context > model.max_context:  # a report spec's loader warns the same (a review: 63k
+        # prompts of Qwen3-32B, whose config stops at 40,960, were planned without a word)
+        lines.append(f"note: the last context, {context:,} tokens, is past {model.title}'s max_context "
+                     f"{model.max_context:,} (its model spec); the numbers are computed as if it ran there (e.g. with "
+                     "a RoPE extension)")
     if spec_file:
         lines.append(f"from the report spec {spec_file}: its model, GPU, formats, engine and serving block, as its "
                      "serving chapter asks plan (its cheapest layout is the first row there); each option given "
