@@ -427,7 +427,7 @@ def serving_changes(old: dict, new: dict) -> list[tuple[str, object, object]]:
     """The serving chapter's answers that moved (a name on one side only reads "(none)" on the other): which GPUs,
     how many, at what cost, under the targets."""
     a, b = _serving(old), _serving(new)
-    return [(k, a.get(k), b.get(k)) for k in sorted(a.keys() | b.keys()) if a.get(k) != b.get(k)]
+    return [(k, a.get(k), b.get(k)) for k in sorted(a.keys() | b.keys()) if not _same(a.get(k), b.get(k))]
 
 
 def _lead(doc: dict) -> str:

@@ -149,8 +149,8 @@ def main(argv: list[str]) -> int:
     if args.max_requests is not None and args.max_requests < 1:
         ap.error(f"{VALUE_ERROR}--max-requests {args.max_requests}: write a whole number of requests of at least 1")
     if args.idle_exit is not None and not 0 < args.idle_exit <= MAX_IDLE:
-        ap.error(f"{VALUE_ERROR}--idle-exit {args.idle_exit:g}: write seconds above 0 and at most {MAX_IDLE:,} (a day), "
-                 "e.g. 60")
+        ap.error(f"{VALUE_ERROR}--idle-exit {args.idle_exit:g}: write seconds above 0 and at most {MAX_IDLE:,} "
+                 "(a day), e.g. 60")
     warm_up(pdf=not args.no_pdf)
     stdout = sys.stdout
 

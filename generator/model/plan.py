@@ -88,7 +88,7 @@ class PlanRow:
     capacity_batch: int  # sequences of the request's last context (Shape.last_context) one replica holds
     batch: int  # the batch chosen: the largest up to the one asked that fits and meets the latency target
     # what stopped the batch: "batch" (the one asked), "capacity", "engine" (its max_sequences), "latency", or "users"
-    # (the users spread over the copies of the layout they take: the busiest replica runs fewer than would meet the targets)
+    # (the users spread over the copies of the layout they take: the busiest replica runs fewer than the targets allow)
     limit: str
     binds: str  # compute, HBM, interconnect; "capacity" when the KV cache limits the batch
     time_bound: float  # s, strict lower bound of a decode round at the chosen batch

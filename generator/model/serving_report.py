@@ -64,7 +64,9 @@ def alone_label(par: Parallelism) -> str:
     group's replicas, so the row is one request on each of them (it read "one request alone" beside 8 requests' experts
     and tok/s per GPU)."""
     group = ep_group_replicas(par)
-    return "one request alone" if group == 1 else f"one request a replica ({group} replicas share the experts: {group} at once)"
+    if group == 1:
+        return "one request alone"
+    return f"one request a replica ({group} replicas share the experts: {group} at once)"
 
 
 def users_label(users: int, dp: int, batch: int, engine_binds: bool = False) -> str:

@@ -75,15 +75,15 @@ def _inputs(r, batch: float, context: float) -> dict:
     at ``context`` reads, c_h the cache a sequence of the request holds at its mean context (serving.held_mean_c).
     At the request's last context the round is its slowest (serving.round_context): S, c and d_h are that round's
     where it is another (the end of a chunk, Llama 4); the draft's memory stays the last context's."""
-    from genreport.model.serving import last_context, round_context
+    from genreport.model.serving import last_context, round_context, round_values
 
     sv = r.spec.serving
     env = r.envs[r.lead].at(batch=float(batch), context=float(context))
     env = {k: float(np.ravel(np.asarray(v, dtype=float))[0]) for k, v in env.items()}
     tc = float(round_context(r.spec.model, sv.prompt, sv.output))
     if float(context) == float(last_context(sv.prompt, sv.output)) and tc != float(context):
-        at = r.envs[r.lead].at(batch=float(batch), context=tc)
-        env.update({k: float(np.ravel(np.asarray(at[k], dtype=float))[0]) for k in ("c", "d_h")}, S=tc)
+        env.update({k: float(np.ravel(np.asarray(v, dtype=float))[0])
+                    for k, v in round_values(r.envs[r.lead], float(context), tc).items()})
     spec_ = sv.speculative
     env.update({**request_inputs(sv), "n_S": 1.0,
                 "p_a": spec_.acceptance if spec_ else 0.5, "k_d": float(spec_.draft_tokens) if spec_ else 1.0,

@@ -176,6 +176,18 @@ def capacity_fact(r: Results) -> str:
             f"for the KV cache: {fmt.integer(sc['kv_capacity_tokens'])} tokens ({fmt.kib(sc['kv_bytes_per_token'])} each).")
 
 
+def prompt_group_note(r: Results) -> str:
+    """Where an expert group is wider than a replica: what a prompt's tok/s (and price) on page 1 count, the group's
+    pass, not its TTFT alone ('' otherwise).  Page 1's note and ``genreport table``'s (one sentence, two places)."""
+    g = int(r.frame.prompt_group)
+    if g <= 1 or not r.spec.workloads.prefill_prompt:
+        return ""
+    price = " and price" if r.spec.hardware.price_per_hour else ""
+    return (f"A prompt's tokens/s{price} take what it occupies its replica for while all {g} replicas of its expert "
+            f"group prefill at once (m_P = {g}: each GPU runs its replicas' shares of the experts), longer than its "
+            "TTFT alone, for which the whole group runs its experts.")
+
+
 def bounded_fact(r: Results) -> str:
     """For a model with windowed or chunked layers, what :func:`capacity_fact`'s token count counts and what one
     sequence can hold (genreport.model.catalog.kv_facts, the count the summary's "fits" line states): its bytes per

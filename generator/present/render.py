@@ -648,8 +648,8 @@ def keep_units(html: str) -> str:
     r"""``html`` with a no-break space between a number and the unit after it, in text outside tags and outside
     ``<script>``, ``<style>``, ``<svg>``, ``<code>`` and ``<pre>``, so a printed line never ends with "11.5" and
     the next begins with "ms" (nor with "≤" and the next with its number, nor with "tok/" and the next with "s": a
-    unit with a slash has a word joiner after its slash, which the PDF's text leaves out).  Only the PDF's HTML: the live page rewrites its
-    sentences with plain spaces.
+    unit with a slash has a word joiner after its slash, which the PDF's text leaves out).  Only the PDF's HTML: the
+    live page rewrites its sentences with plain spaces.
 
     >>> keep_units('<p title="2 ms">at least 11.5 ms, 4.8 TB/s; 8 GPUs</p>')
     '<p title="2 ms">at least 11.5\xa0ms, 4.8\xa0TB/\u2060s; 8 GPUs</p>'
@@ -736,6 +736,7 @@ class ReportContext:
     frontier_text: str
     capacity_fact: str
     bounded_fact: str
+    prompt_group_note: str
     critical_fact: str
     attention_text: str
     moe_text: str
@@ -814,7 +815,8 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
     prose_parts = dict(
         summary=summary.sentences(r), decision=r.decision, context_lines=prose.context_lines(r),
         prefill_lines=prose.prefill_lines(r), training_lines=prose.training_lines(r),
-        capacity_fact=prose.capacity_fact(r), bounded_fact=prose.bounded_fact(r), critical_fact=prose.critical_fact(r),
+        capacity_fact=prose.capacity_fact(r), bounded_fact=prose.bounded_fact(r),
+        prompt_group_note=prose.prompt_group_note(r), critical_fact=prose.critical_fact(r),
         attention_text=prose.attention_text(r), moe_text=prose.moe_text(r), whatifs=prose.whatif_rows(r),
         compare_text=prose.compare_text(r), frontier_text=frontier_text(r))
     prose_parts = fmt.device(prose_parts, spec.hardware.noun)  # the device's noun where it is not a GPU

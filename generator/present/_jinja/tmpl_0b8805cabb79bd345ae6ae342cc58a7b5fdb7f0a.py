@@ -23,6 +23,7 @@ def root(context, missing=missing):
     l_0_ch = resolve('ch')
     l_0_decision = resolve('decision')
     l_0_par = resolve('par')
+    l_0_prompt_group_note = resolve('prompt_group_note')
     l_0_formula = l_0_figure = l_0_pill = missing
     try:
         t_1 = environment.filters['device']
@@ -79,16 +80,22 @@ def root(context, missing=missing):
         def t_9(*unused):
             raise TemplateRuntimeError("No filter named 'sig3' found.")
     try:
-        t_10 = environment.filters['time']
+        t_10 = environment.filters['symbols']
     except KeyError:
         @internalcode
         def t_10(*unused):
-            raise TemplateRuntimeError("No filter named 'time' found.")
+            raise TemplateRuntimeError("No filter named 'symbols' found.")
     try:
-        t_11 = environment.tests['none']
+        t_11 = environment.filters['time']
     except KeyError:
         @internalcode
         def t_11(*unused):
+            raise TemplateRuntimeError("No filter named 'time' found.")
+    try:
+        t_12 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_12(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     included_template = environment.get_template('_macros.html.j2', 'sections/s0_summary.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
@@ -273,14 +280,14 @@ def root(context, missing=missing):
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target'):
             pass
             yield ' TTFT '
-            yield escape(t_10(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target')))
+            yield escape(t_11(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target')))
         if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target') and environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')):
             pass
             yield ','
         if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target'):
             pass
             yield ' TPOT '
-            yield escape(t_10(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
+            yield escape(t_11(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
         yield ':\n'
         if (not environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'holds')):
             pass
@@ -374,7 +381,7 @@ def root(context, missing=missing):
                 yield ', '
                 yield escape(('speculating' if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'speculative') == 'on') else 'not speculating'))
             yield '</strong>'
-            if (not t_11(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
+            if (not t_12(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
                 pass
                 yield ' at $'
                 yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out')))
@@ -404,7 +411,7 @@ def root(context, missing=missing):
         yield '</td><td>'
         yield escape(context.call((undefined(name='pill') if l_0_pill is missing else l_0_pill), environment.getattr(l_1_x, 'binds'), _loop_vars=_loop_vars))
         yield '</td><td class="n">'
-        yield escape(t_10(environment.getattr(l_1_x, 'time')))
+        yield escape(t_11(environment.getattr(l_1_x, 'time')))
         yield '</td>\n<td class="n">'
         if environment.getattr(l_1_x, 'other_roof'):
             pass
@@ -418,7 +425,7 @@ def root(context, missing=missing):
         if environment.getattr(l_1_x, 'fits'):
             pass
             yield '<span class="ok">yes</span>'
-            if ((environment.getattr(l_1_x, 'workload') == 'decode') and (not t_11(environment.getattr(l_1_x, 'capacity_batch')))):
+            if ((environment.getattr(l_1_x, 'workload') == 'decode') and (not t_12(environment.getattr(l_1_x, 'capacity_batch')))):
                 pass
                 yield ', ≤&nbsp;'
                 yield escape(t_3(environment.getattr(l_1_x, 'capacity_batch')))
@@ -454,7 +461,7 @@ def root(context, missing=missing):
         if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour'):
             pass
             yield '<td class="n">'
-            if (not t_11(environment.getattr(l_1_x, 'usd_per_mtok'))):
+            if (not t_12(environment.getattr(l_1_x, 'usd_per_mtok'))):
                 pass
                 yield escape(t_9(environment.getattr(l_1_x, 'usd_per_mtok')))
                 if (environment.getattr(l_1_x, 'workload') == 'prefill'):
@@ -522,19 +529,10 @@ def root(context, missing=missing):
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
             yield 's of one replica'
         yield '.'
-    if ((environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'prompt_group') > 1) and environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'prefill_prompt')):
+    if (undefined(name='prompt_group_note') if l_0_prompt_group_note is missing else l_0_prompt_group_note):
         pass
-        yield " A prompt's tokens/s"
-        if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour'):
-            pass
-            yield ' and\nprice'
-        yield ' take what it occupies its replica for while all '
-        yield escape(t_3(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'prompt_group')))
-        yield ' replicas of its expert group prefill at once\n(m<sub>P</sub> = '
-        yield escape(t_3(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'prompt_group')))
-        yield ': each '
-        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-        yield " runs its replicas' shares of the experts), longer than its TTFT alone,\nfor which the whole group runs its experts."
+        yield ' '
+        yield escape(t_10(t_1((undefined(name='prompt_group_note') if l_0_prompt_group_note is missing else l_0_prompt_group_note), (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))))
     if ((environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp') > 1) and environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'prefill_prompt')):
         pass
         yield ' A replica of '
@@ -551,4 +549,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=94&5=107&6=109&7=117&8=129&9=137&10=149&11=167&12=173&13=205&14=209&15=231&16=244&19=251&22=266&23=285&24=337&25=391&27=395&29=399&30=409&31=418&32=434&33=445&34=452&35=454&36=468&40=487&41=500&42=503&43=519&44=522&45=532&46=534&47=538&48=543'
+debug_info = '1=101&5=114&6=116&7=124&8=136&9=144&10=156&11=174&12=180&13=212&14=216&15=238&16=251&19=258&22=273&23=292&24=344&25=398&27=402&29=406&30=416&31=425&32=441&33=452&34=459&35=461&36=475&40=494&41=507&42=510&43=526&44=529&45=541'

@@ -285,8 +285,8 @@ def caption6(r: Results, baseline: Results | None = None) -> str:
         # the point is the steady state's pass (m_P prompts share the experts); the verdicts and the TTFT are one
         # prompt alone, whose experts no other prompt reuses (a review read "compute-bound" here beside chapter 3's
         # "bandwidth-bound" for the same 512 tokens)
-        s += (f"A prefill point is a pass of the expert group, each of its {group} replicas prefilling a prompt at once "
-              f"(m_P = {group}: the experts' reads shared); one prompt alone, whose verdict and TTFT the tables "
+        s += (f"A prefill point is a pass of the expert group, each of its {group} replicas prefilling a prompt at "
+              f"once (m_P = {group}: the experts' reads shared); one prompt alone, whose verdict and TTFT the tables "
               "state, reads its experts for itself and sits further left. ")
     whole = [p for p in rest if p[0] == "prefill"]
     if whole:
