@@ -94,6 +94,9 @@ CHUNKED = [  # a decode step reads a chunked layer's S mod chunk tokens; the cap
 PER_CLASS = [  # weights per tensor class: b is the mean of what each point reads (the experts a batch touches)
     ("llama8b-h100.yaml", ["model=gpt-oss-120b", "precision.weights.experts=mxfp4", "accounting=exact"]),
     ("llama8b-h100.yaml", ["model=gpt-oss-20b", "precision.weights.experts=mxfp4", "precision.weights.embeddings=fp8"]),
+    # classes computing apart (env.peak_of): MXFP4 experts in fp4 on a B200, fp8 experts in fp8 on an H100
+    ("llama8b-h100.yaml", ["hardware=b200", "model=gpt-oss-120b", "precision.weights.experts=mxfp4"]),
+    ("mixtral8x22b-h100-tp8-ep8.yaml", ["precision.weights.experts=fp8"]),
     ("llama8b-h100.yaml", ["precision.weights.attention=fp8", "precision.weights.embeddings=int4", "accounting=exact"]),
     ("deepseek-v3-h200-ep8.yaml", ["precision=fp8_block"]),
     ("deepseek-v3-h200-ep8.yaml", ["precision.weights=checkpoint", "workloads.prefill.prompt=[300, 8k]"]),

@@ -277,7 +277,8 @@ def _precision(p) -> Precision:
     compute = p.get("compute") or WEIGHT_COMPUTE.get(base, base)
     return Precision(w, p.get("kv_cache") or ("bf16" if compute not in PRECISION_BYTES else compute), compute,
                      p.get("group_size"), classes,
-                     native=not p.get("compute") and not classes and w in NATIVE_FP4)  # (spec.on_hardware)
+                     native=not p.get("compute") and w in NATIVE_FP4,  # (spec.on_hardware; one format for all)
+                     own_compute=bool(classes) and "+" in w and not p.get("compute"))  # (Precision.class_compute)
 
 
 def _serving(doc: Document, findings: Findings) -> Serving | None:

@@ -71,9 +71,9 @@ def _apply_override(doc: Document, path: tuple[str, ...], value, text: str) -> F
         node["precision"] = {"weights": "checkpoint"}  # the shorthand's explicit form, so one part can change
     elif path[0] == "precision" and len(path) > 1 and isinstance(node.get("precision"), str):
         p = _precision(node["precision"])  # 'bf16' -> its explicit form, so one part can change
-        # its compute left out where the GPU chooses it (spec.on_hardware: NVFP4 stays fp4 on a B200)
-        node["precision"] = {"weights": p.weights, "kv_cache": p.kv_cache,
-                             **({} if p.native else {"compute": p.compute})}
+        # its compute left out, as the string leaves it: the loader derives the same one, the GPU chooses NVFP4's
+        # (spec.on_hardware: fp4 on a B200), and a class set next computes in its own format (class_compute)
+        node["precision"] = {"weights": p.weights, "kv_cache": p.kv_cache}
     if (path[:2] == ("precision", "weights") and len(path) > 2 and isinstance(node.get("precision"), dict)
             and isinstance(node["precision"].get("weights"), str)):  # (precision not a mapping: the loop below says so)
         if node["precision"]["weights"] == "checkpoint":

@@ -507,9 +507,24 @@ class Precision:
     classes: tuple[tuple[str, str], ...] = ()  # (class, format) of WEIGHT_CLASSES when weights differ by class
     held_bytes: float | None = None  # with `classes`: the model's mean bytes per weight held (set by the loader)
     native: bool = False  # weights of NATIVE_FP4 with no compute given: fp4 where the GPU has it (on_hardware)
+    # per-class weights with no compute given: each class's GEMMs run in its own format's compute where the GPU has
+    # that peak (class_compute), the attention's scores and values in ``compute`` (the default class's)
+    own_compute: bool = False
 
     def format_of(self, cls: str) -> str:
         return dict(self.classes).get(cls, self.weights) if self.classes else self.weights
+
+    def class_compute(self, cls: str, dense) -> str:
+        """The format tensor class ``cls``'s GEMMs run in on a GPU of ``dense`` peaks: with per-class weights and no
+        compute given, the faster of ``compute`` (the activations', which a weight-only kernel multiplies in) and the
+        class's own format's (NVFP4/MXFP4 in fp4 where the GPU has an fp4 peak, fp8 and fp8_block in fp8, int8/int4
+        in WEIGHT_COMPUTE's bf16) where the GPU has that peak; ``compute`` otherwise.  The strict bound needs it:
+        gpt-oss's MXFP4 experts on a B200 multiply at 9 PFLOP/s, not bf16's 2.25; fp8 experts on an H100 at fp8's."""
+        if not self.own_compute:
+            return self.compute
+        f = self.format_of(cls)
+        own = "fp4" if f in NATIVE_FP4 and "fp4" in dense else WEIGHT_COMPUTE.get(f, f)
+        return own if own in dense and dense[own] > dense.get(self.compute, 0.0) else self.compute
 
     def class_bytes(self, cls: str) -> float:
         return format_bytes(self.format_of(cls), self.group_size)
@@ -541,7 +556,8 @@ class Precision:
         if self.weights == self.kv_cache == self.compute and not self.classes:
             return self.weights
         g = f" (group {self.group_size})" if self.group_size else ""
-        return f"weights {self.weights_label()}{g}, KV {self.kv_cache}, compute {self.compute}"
+        compute = "per class" if self.own_compute else self.compute  # (class_compute)
+        return f"weights {self.weights_label()}{g}, KV {self.kv_cache}, compute {compute}"
 
 
 @dataclass(frozen=True)

@@ -202,7 +202,7 @@ def bound(c: Claim) -> Bound:
             return _end_to_end(c, q, env, out, t, assumed, precision)
         out.value = t * 1e3
         measured = c.value / 1e3
-        out.mfu = float(q["prefill_flops"](e)) / measured / hw.dense[precision.compute]
+        out.mfu = float(q["prefill_flops"](e)) / measured / float(np.ravel(e["P"])[0])  # (env.peak_of)
         out.mbu = float(q["prefill_bytes"](e)) / measured / hw.bandwidth
         best = _through_layouts(c, precision, None, float(c.input_tokens or 1), t_tok, out)
         if best is not None:
@@ -235,7 +235,7 @@ def bound(c: Claim) -> Bound:
     else:  # per GPU: the group's total over its size
         out.value = b / t / n
         step = b / (c.value * n)
-    out.mfu = float(q["decode_flops"](e)) / step / hw.dense[precision.compute]
+    out.mfu = float(q["decode_flops"](e)) / step / float(np.ravel(e["P"])[0])  # (env.peak_of)
     # the weights are shared by the batch: without the batch the bytes of a step, hence MBU, are unknown
     out.mbu = float(q["decode_bytes"](e)) / step / hw.bandwidth if "batch" not in assumed else None
     if n > 1:  # through the layout: the batch over its replicas (unknown: what they hold), each round its bound

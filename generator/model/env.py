@@ -16,7 +16,7 @@ from functools import lru_cache
 import numpy as np
 from genreport.formulas import architecture as arch
 from genreport.load.objects import activation_workspace
-from genreport.load.spec import Hardware, Model, Parallelism, Precision
+from genreport.load.spec import WEIGHT_CLASSES, Hardware, Model, Parallelism, Precision
 
 ONE_CARD = Parallelism()
 
@@ -128,6 +128,71 @@ def weight_efficiency(precision: Precision, pc: arch.ParameterCount, kernels) ->
             for c, n in class_parameters(pc).items()]
     total = sum(q for q, _ in held)
     return total / sum(q / e for q, e in held) if total else 1.0
+
+
+def class_flops(pc: arch.ParameterCount, model: Model) -> dict[str, float]:
+    """The weights a token multiplies by in each tensor class [1] (its GEMMs' share of 2 N_a per token): the routed
+    experts it is sent to, the attention projections, the output head (tied: the embedding table, V d) and the rest
+    (dense FFN, shared experts, router).  The input embedding is a lookup; norms and biases add no GEMM."""
+    routed = pc.active_routed * (1.0 - pc.experts_bias / pc.experts_routed) if pc.experts_routed else 0.0
+    return {"experts": float(routed), "attention": float(pc.attention),
+            "embeddings": float(model.vocab_size * model.hidden_size),
+            "default": float(pc.ffn_dense + pc.experts_shared + pc.router)}
+
+
+CLASS_NAMES = {"experts": "routed experts", "attention": "attention", "embeddings": "output head", "default": "rest"}
+
+
+@dataclass(frozen=True)
+class Peak:
+    """P and e_m of a precision on one GPU: the dense peak its GEMMs run at and a large matmul's measured share of it.
+
+    One compute format: its datasheet peak and achieved_matmul share.  Per-class weights whose classes compute in
+    different formats (Precision.class_compute: gpt-oss's MXFP4 experts in fp4 on a B200, the rest in bf16): the
+    rate at which a token's weight FLOPs finish, P = sum F_c / sum (F_c / P_c) over the classes (F_c: class_flops),
+    and e_m so that P e_m = sum F_c / sum (F_c / (P_c e_c)).  The attention's scores and values, computed in the
+    default class's format, are charged at that P: never slower than theirs, so the bound stays a lower bound."""
+
+    value: float  # P [FLOP/s]
+    matmul: float  # e_m [1]
+    # where the classes compute in different formats, fastest first: (classes, format, its peak, share of F)
+    parts: tuple[tuple[tuple[str, ...], str, float, float], ...] = ()
+
+    @property
+    def mixed(self) -> bool:
+        return bool(self.parts)
+
+    def names(self) -> list[tuple[str, str]]:
+        """(what, format) of each part: 'routed experts', 'attention', 'output head'; 'the rest' for the part
+        holding the default class."""
+        return [("the rest" if "default" in cls else ", ".join(CLASS_NAMES[c] for c in cls), f)
+                for cls, f, _, _ in self.parts]
+
+    def label(self, compute: str) -> str:
+        """'fp4 for the routed experts, bf16 for the rest' where the classes compute apart; ``compute`` otherwise."""
+        return ", ".join(f"{f} for the {what.removeprefix('the ')}" for what, f in self.names()) if self.parts else compute
+
+
+def peak_of(precision: Precision, hw: Hardware, model: Model, pc: arch.ParameterCount | None = None,
+            measured: bool = False) -> Peak:
+    """The :class:`Peak` of ``precision`` on ``hw`` for ``model``; ``measured``: of the peaks 'genreport calibrate'
+    measured (Hardware.measured_peaks), the datasheet's where it measured none."""
+    base = precision.compute
+    e_of = lambda f: hw.achieved_matmul.get(f, 1.0)  # noqa: E731
+    peak = (lambda f: hw.measured_peaks.get(f, hw.dense[f])) if measured else hw.dense.__getitem__
+    forms = {c: precision.class_compute(c, hw.dense) for c in WEIGHT_CLASSES}
+    if len(set(forms.values())) == 1 and forms["default"] == base:
+        return Peak(peak(base), e_of(base))
+    flops = class_flops(pc or arch.parameter_count(model), model)
+    by_form: dict[str, float] = {}
+    for c, f in forms.items():
+        by_form[f] = by_form.get(f, 0.0) + flops[c]
+    total = sum(by_form.values())  # (summed as the page's model.js peakOf sums it)
+    ideal = sum(q / peak(f) for f, q in by_form.items())
+    real = sum(q / (peak(f) * e_of(f)) for f, q in by_form.items())
+    parts = tuple((tuple(c for c in WEIGHT_CLASSES if forms[c] == f and flops[c]), f, peak(f), q / total)
+                  for f, q in sorted(by_form.items(), key=lambda kv: (-peak(kv[0]), kv[0])) if q)
+    return Peak(total / ideal, ideal / real, parts if len(parts) > 1 else ())
 
 
 def held_weight_bytes(precision: Precision, model: Model) -> float:
@@ -423,10 +488,11 @@ def card_values(hw: Hardware, model: Model, precision, accounting: str, activati
         n_p = float(pc.active - pc.embedding - pc.lm_head)
     n_x = routed_parameters({"N": n, "N_a": n_a}, pc, accounting) if model.moe else 0.0
     b = wb.mean(n - n_x, n_x)  # every weight the card holds
+    peak = peak_of(precision, hw, model, pc)
     return {
-        "P": hw.dense[precision.compute], "W": hw.bandwidth, "C": hw.usable,
+        "P": peak.value, "W": hw.bandwidth, "C": hw.usable,
         # e_m: a large matmul's measured share of the peak in the compute format, the serial estimate's (1: none given)
-        "e_m": hw.achieved_matmul.get(precision.compute, 1.0),
+        "e_m": peak.matmul,
         # e_g: a small-M GEMM's measured share of the HBM bandwidth on its weights, the serial prefill's and decode's (1: none)
         "e_g": hw.achieved_bandwidth.get(precision.compute, 1.0),
         "N": n, "N_a": n_a, "N_e": n_e, "N_p": n_p, "L": float(model.layers), "d": float(model.hidden_size),

@@ -335,7 +335,7 @@ def _beats_bound(results, m, t, t_bound, mfu, mbu, tokens, where, memory_binds) 
                         _mislabel_hint(results, m, t))
     if mfu > slack:
         return _finding(results, m, f"achieved {fmt.rate(m.achieved_flops)} exceeds the dense peak "
-                        f"{fmt.rate(results.spec.hardware.dense[results.spec.precision.compute])} (MFU {mfu:.3g})",
+                        f"{fmt.rate(results.scalars[results.lead]['peak_flops'])} (MFU {mfu:.3g})",
                         "check the unit (TFLOP/s vs GFLOP/s) and that the peak is the dense one")
     if mbu > slack:
         return _finding(results, m, f"achieved {fmt.bandwidth(m.achieved_bandwidth)} exceeds the peak bandwidth "

@@ -381,8 +381,10 @@ def levers(r) -> list[dict]:
                      "kind": "time", "before": b0, "after": t, "gain": b0 / t,
                      "note": "ideal: KV and activation traffic are unchanged and dequantization costs time, "
                              "so the real gain is smaller"})
-    # only where fp8 raises the roof: Gaudi 3's MME runs fp8 at its bf16 rate (1,835 TFLOP/s both), no lever
-    if "fp8" in hw.dense and spec.precision.compute != "fp8" and hw.dense["fp8"] > hw.dense[spec.precision.compute]:
+    # only where fp8 raises the roof: Gaudi 3's MME runs fp8 at its bf16 rate (1,835 TFLOP/s both), no lever; nor
+    # beside per-class weights whose fp4 experts already run faster (env.peak_of: P above fp8's)
+    if ("fp8" in hw.dense and spec.precision.compute != "fp8"
+            and hw.dense["fp8"] > r.scalars[r.lead]["peak_flops"]):
         r8 = hw.dense["fp8"] / hw.bandwidth
         rows.append({"lever": "compute-fp8", "change": "FP8 compute", "what": "higher compute roof", "kind": "ridge",
                      "before": ridge, "after": r8, "gain": r8 / ridge,

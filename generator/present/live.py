@@ -68,7 +68,8 @@ def _model(m) -> dict:
 def _precision(p) -> dict:
     """A precision as the browser's evaluation reads it (model.js makeEnv)."""
     return {"weights": p.weights, "kv_cache": p.kv_cache, "compute": p.compute, "group_size": p.group_size,
-            **({"classes": dict(p.classes)} if p.classes else {}), **({"native": True} if p.native else {})}
+            **({"classes": dict(p.classes)} if p.classes else {}), **({"native": True} if p.native else {}),
+            **({"own_compute": True} if p.own_compute else {})}
 
 
 def inputs(spec) -> dict:

@@ -26,6 +26,7 @@ from genreport.load.spec import (
     WEIGHT_ONLY_SOURCE,
     WORKSPACE_SOURCE,
 )
+from genreport.model.env import peak_of
 from genreport.model.evaluate import Results
 from genreport.model.values import Block
 from genreport.paths import templates_dir
@@ -306,11 +307,38 @@ def _kernel_cost(k, given: set, key: str, value: float, how: str, source: str) -
     return {"value": f"{fmt.time(value)} ({how})" if how else fmt.time(value), "source": source}
 
 
+def _matmul_share(hw, compute: str, peak) -> dict:
+    """The inputs-table row of e_m, a large matmul's measured share of the peak (achieved_matmul): the compute
+    format's, or for classes computing apart (env.Peak) the share their weight FLOPs reach together."""
+    what = "a large matmul's share of the peak, measured (serial estimate)"
+    if peak.mixed:
+        shares = ", ".join(f"{f} {hw.achieved_matmul[f]:g}" if f in hw.achieved_matmul else f"{f} 1 (none measured)"
+                           for _, f, _, _ in peak.parts)
+        return {"what": what, "symbol": "e_m", "value": f"{peak.matmul:.4g} ({shares})",
+                "source": "e_m = Σ(F_c/P_c) / Σ(F_c/(P_c e_c)) over the classes; "
+                          + hw.source_of("achieved_matmul").short()}
+    e_m = hw.achieved_matmul.get(compute)
+    if e_m is None:
+        return {"what": what, "symbol": "e_m",
+                "value": f"1: no measurement of {compute} matmuls on this GPU in its file, so the peak",
+                "source": "the hardware file (achieved_matmul.dense) gives none for this format"}
+    return {"what": what, "symbol": "e_m",
+            "value": f"{e_m:g} ({compute}: {fmt.rate(e_m * hw.dense[compute])} of {fmt.rate(hw.dense[compute])})",
+            "source": hw.source_of("achieved_matmul").short()}
+
+
 def _inputs(r: Results) -> list[dict]:
     s, hw, m, p = r.spec, r.spec.hardware, r.spec.model, r.spec.precision
+    peak = peak_of(p, hw, m, r.params)
     rows = [
         {"what": "peak compute (dense)", "symbol": "P", "value": f"{fmt.rate(hw.dense[p.compute])} ({p.compute})",
-         "source": hw.source_of(f"peak.dense.{p.compute}").short()},
+         "source": hw.source_of(f"peak.dense.{p.compute}").short()} if not peak.mixed else
+        {"what": "peak compute (dense), the tensor classes' GEMMs each in their own format", "symbol": "P",
+         "value": f"{fmt.rate(peak.value)}: " + ", ".join(
+             f"{what} {f} ({fmt.rate(pk)}, {share:.1%} of the weight FLOPs)"
+             for (what, f), (_, _, pk, share) in zip(peak.names(), peak.parts, strict=True)),
+         "source": "P = ΣF_c / Σ(F_c / P_c) over the classes (F_c: the weights a token multiplies by in class c); "
+                   + "; ".join(dict.fromkeys(hw.source_of(f"peak.dense.{f}").short() for _, f, _, _ in peak.parts))},
         {"what": "memory bandwidth", "symbol": "W", "value": fmt.bandwidth(hw.bandwidth),
          "source": hw.source_of("memory.bandwidth").short()},
         {"what": "memory capacity", "symbol": "", "value": _capacity_value(hw),
@@ -358,13 +386,7 @@ def _inputs(r: Results) -> list[dict]:
                 else ("the spec (engine.all_to_all); " if "all_to_all" in given else "") + NCCL_A2A_SOURCE}]
               if m.moe is not None else []),
         ]
-        e_m = hw.achieved_matmul.get(p.compute)  # a large matmul's measured share of the peak (achieved_matmul)
-        rows.append({"what": "a large matmul's share of the peak, measured (serial estimate)", "symbol": "e_m",
-                     "value": (f"{e_m:g} ({p.compute}: {fmt.rate(e_m * hw.dense[p.compute])} of "
-                               f"{fmt.rate(hw.dense[p.compute])})") if e_m is not None
-                     else f"1: no measurement of {p.compute} matmuls on this GPU in its file, so the peak",
-                     "source": hw.source_of("achieved_matmul").short() if e_m is not None
-                     else "the hardware file (achieved_matmul.dense) gives none for this format"})
+        rows.append(_matmul_share(hw, p.compute, peak))
         e_g = hw.achieved_bandwidth.get(p.compute)  # a small-M GEMM's measured share of the bandwidth (achieved_bandwidth)
         rows.append({"what": "a small-M GEMM's share of the bandwidth on its weights, measured (serial prefill and decode)",
                      "symbol": "e_g",
@@ -715,6 +737,8 @@ class ReportContext:
     w: object
     sc: dict
     lead: str
+    compute_label: str  # the compute format, or the classes' formats where they compute apart (env.Peak.label)
+    peak_mixed: bool  # the classes compute in different formats: P is their rate on a token's weight FLOPs
     version: str
     facts: dict
     hierarchy: tuple
@@ -822,8 +846,10 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
     prose_parts = fmt.device(prose_parts, spec.hardware.noun)  # the device's noun where it is not a GPU
     # Formula blocks of the body, computed before the appendix so that it can list them all.
     fx = _formula_blocks(r, f)
+    _peak = peak_of(spec.precision, spec.hardware, spec.model, r.params)
     return ReportContext(
         r=r, spec=spec, hw=spec.hardware, model=spec.model, precision=spec.precision, w=w, sc=sc, lead=lead,
+        compute_label=_peak.label(spec.precision.compute), peak_mixed=_peak.mixed,
         version=__version__, facts=r.facts, hierarchy=r.hierarchy, states=r.states, figs=figs, ctxs=ctxs,
         last_ctx=ctxs[-1] if ctxs else None, decode_table=decode_table,
         prefill=r.prefill.get(lead), gemm_rows=gemm_rows, training=r.training, compare=r.compare,

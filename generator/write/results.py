@@ -36,7 +36,7 @@ def document(r: Results, baseline: Results | None = None, overrides=()) -> dict:
         "spec": {"name": spec.name, "title": spec.title, "sha256": spec.digest, "accounting": spec.accounting},
         "inputs": {
             "hardware": {"name": spec.hardware.name, "title": spec.hardware.title,
-                         "peak_flops": spec.hardware.dense[spec.precision.compute],
+                         "peak_flops": float(r.scalars[r.lead]["peak_flops"]),  # P (env.peak_of: per-class formats' rate)
                          "bandwidth": spec.hardware.bandwidth, "capacity": spec.hardware.capacity},
             "model": {"name": spec.model.name, "title": spec.model.title,
                       "parameters_declared": spec.model.declared_parameters,
@@ -49,7 +49,7 @@ def document(r: Results, baseline: Results | None = None, overrides=()) -> dict:
             "precision": {"weights": spec.precision.weights, "kv_cache": spec.precision.kv_cache,
                           "compute": spec.precision.compute, "bytes_per_weight": spec.precision.weight_bytes,
                           "bytes_per_kv_element": spec.precision.kv_bytes,
-                          **_weight_classes(spec.precision, r.params)},
+                          **_weight_classes(spec.precision, r.params, spec.hardware.dense)},
             "workloads": {"decode_batch": list(spec.workloads.decode_batch),
                           "decode_context": list(spec.workloads.decode_context),
                           "prefill_prompt": list(spec.workloads.prefill_prompt),
@@ -88,13 +88,15 @@ def results_json(r: Results, baseline: Results | None = None, overrides=()) -> s
     return json.dumps(document(r, baseline, overrides), sort_keys=True, indent=1, ensure_ascii=False) + "\n"
 
 
-def _weight_classes(precision, pc) -> dict:
-    """With weights per tensor class: each class's format, bytes per weight (block scales included) and parameters
-    (from the shapes); bytes_per_weight is then the mean the whole model holds.  Nothing for one format."""
+def _weight_classes(precision, pc, dense) -> dict:
+    """With weights per tensor class: each class's format, bytes per weight (block scales included), parameters
+    (from the shapes) and the format its GEMMs compute in (Precision.class_compute); bytes_per_weight is then the
+    mean the whole model holds.  Nothing for one format."""
     if not precision.classes:
         return {}
     from genreport.model.env import class_parameters
 
     params = class_parameters(pc)
     return {"weights_by_class": {c: {"format": precision.format_of(c), "bytes_per_weight": precision.class_bytes(c),
-                                     "parameters": params[c]} for c, _ in precision.classes}}
+                                     "parameters": params[c], "compute": precision.class_compute(c, dense)}
+                             for c, _ in precision.classes}}

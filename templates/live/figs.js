@@ -788,8 +788,10 @@ const GR_FIGS = (function () {
       // a run is drawn only on what it ran on: the spec's model, precision, GPU and layout (as a build's what-if)
       measured: spec && same(inp.model, spec.model) && same(inp.precision, spec.precision) && same(inp.hardware, spec.hardware)
         && same(inp.parallelism, spec.parallelism) ? ownRoof.measured : undefined,
-      measured_roof: spec && same(inp.hardware, spec.hardware) && inp.precision.compute === spec.precision.compute
-        ? ownRoof.measured_roof : undefined,
+      // (per-class weights computing apart: the roof is their rate, env.peak_of, so the same precision)
+      measured_roof: spec && same(inp.hardware, spec.hardware) && (inp.precision.own_compute || spec.precision.own_compute
+        ? same(inp.precision, spec.precision) && same(inp.model, spec.model)
+        : inp.precision.compute === spec.precision.compute) ? ownRoof.measured_roof : undefined,
     };
     const now = fromModel(state.res, inp, kept);
     for (const [id, key, draw] of LIVE) {

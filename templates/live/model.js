@@ -212,6 +212,47 @@ const GR_MODEL = (function () {
     return {experts: bx, rest: mean, embedding: cls[2], uniform: null};
   }
 
+  /** The format tensor class ``cls``'s GEMMs run in on a GPU of ``dense`` peaks (Precision.class_compute). */
+  function classCompute(p, cls, dense, t) {
+    if (!p.own_compute) return p.compute;
+    const f = formatOf(p, cls), has = (k) => Object.prototype.hasOwnProperty.call(dense, k);
+    const own = (t.native_fp4 || []).indexOf(f) >= 0 && has("fp4") ? "fp4"
+      : (Object.prototype.hasOwnProperty.call(t.weight_compute, f) ? t.weight_compute[f] : f);
+    return has(own) && dense[own] > (has(p.compute) ? dense[p.compute] : 0.0) ? own : p.compute;
+  }
+
+  /** P and e_m of a precision on ``hw`` (env.peak_of): one compute format's peak and measured share, or for classes
+   * computed in different formats the rate a token's weight FLOPs finish at, sum F_c / sum (F_c / P_c). */
+  function peakOf(p, hw, m, pc, t) {
+    const matmul = (f) => Object.prototype.hasOwnProperty.call(hw.achieved_matmul || {}, f) ? hw.achieved_matmul[f] : 1.0;
+    const classes = ["experts", "attention", "embeddings", "default"];
+    const forms = classes.map(c => classCompute(p, c, hw.dense, t));
+    if (forms.every(f => f === p.compute)) return {value: hw.dense[p.compute], matmul: matmul(p.compute)};
+    const routed = pc.experts_routed ? pc.active_routed * (1.0 - pc.experts_bias / pc.experts_routed) : 0.0;
+    const flops = [routed, pc.attention, m.vocab_size * m.hidden_size, pc.ffn_dense + pc.experts_shared + pc.router];
+    const byForm = {};
+    forms.forEach((f, i) => { byForm[f] = (byForm[f] || 0.0) + flops[i]; });
+    let total = 0.0, ideal = 0.0, real = 0.0;
+    Object.keys(byForm).forEach(function (f) {
+      total += byForm[f]; ideal += byForm[f] / hw.dense[f]; real += byForm[f] / (hw.dense[f] * matmul(f));
+    });
+    const names = {experts: "routed experts", attention: "attention", embeddings: "output head", default: "rest"};
+    const parts = Object.keys(byForm).filter(f => byForm[f])
+      .sort((a, b) => hw.dense[b] - hw.dense[a] || (a < b ? -1 : a > b ? 1 : 0))
+      .map(function (f) {
+        const cls = classes.filter((c, i) => forms[i] === f && flops[i]);
+        return [cls.indexOf("default") >= 0 ? "the rest" : cls.map(c => names[c]).join(", "), f];
+      });
+    return {value: total / ideal, matmul: ideal / real, parts: parts.length > 1 ? parts : []};
+  }
+
+  /** The compute format, or the classes' formats where they compute apart (env.Peak.label). */
+  function computeLabel(p, hw, m, t) {
+    const pk = peakOf(p, hw, m, parameterCount(m), t);
+    return pk.parts && pk.parts.length ? pk.parts.map(x => x[1] + " for the " + x[0].replace(/^the /, "")).join(", ")
+      : p.compute;
+  }
+
   /** b of n_rest non-expert and n_x routed-expert weights, less n_skip input-embedding weights (WeightBytes.mean). */
   function meanBytes(wb, nRest, nX, nSkip) {
     if (wb.uniform !== null) return wb.uniform;
@@ -261,9 +302,10 @@ const GR_MODEL = (function () {
     }
     const b = meanBytes(wb, n - routedParameters({N: n, N_a: nA}, pc, accounting, m), routedParameters({N: n, N_a: nA}, pc,
       accounting, m));  // every weight the card holds
-    const card = {P: hw.dense[p.compute], W: hw.bandwidth, C: usable(hw, m, inp.parallelism), N: n, N_a: nA, N_e: nE, N_p: nP,
+    const peak = peakOf(p, hw, m, pc, t);
+    const card = {P: peak.value, W: hw.bandwidth, C: usable(hw, m, inp.parallelism), N: n, N_a: nA, N_e: nE, N_p: nP,
       // e_m: a large matmul's measured share of the peak in the compute format (card_values; 1 where none is given)
-      e_m: Object.prototype.hasOwnProperty.call(hw.achieved_matmul || {}, p.compute) ? hw.achieved_matmul[p.compute] : 1.0,
+      e_m: peak.matmul,
       // e_g: a small-M GEMM's measured share of the bandwidth on its weights (card_values; 1 where none is given)
       e_g: Object.prototype.hasOwnProperty.call(hw.achieved_bandwidth || {}, p.compute) ? hw.achieved_bandwidth[p.compute] : 1.0,
       L: m.layers, d: m.hidden_size, H_q: m.heads, H_kv: m.kv_heads, d_h: headDimForFlops(m), d_ff: m.ffn_size,
@@ -693,7 +735,7 @@ const GR_MODEL = (function () {
         what: "fewer bytes per step", kind: "time", before: b0, after: after, gain: b0 / after,
         note: "ideal: KV and activation traffic are unchanged and dequantization costs time, so the real gain is smaller"});
     });
-    if ("fp8" in hw.dense && p.compute !== "fp8" && hw.dense.fp8 > hw.dense[p.compute]) {  // only where fp8 raises the roof
+    if ("fp8" in hw.dense && p.compute !== "fp8" && hw.dense.fp8 > res.scalars[lead].peak_flops) {  // only where fp8 raises the roof
       const r8 = hw.dense.fp8 / hw.bandwidth;
       rows.push({lever: "compute-fp8", change: "FP8 compute", what: "higher compute roof", kind: "ridge",
         before: ridge, after: r8, gain: r8 / ridge,
@@ -1011,6 +1053,6 @@ const GR_MODEL = (function () {
 
   return {evaluate: evaluate, decision: decision, levers: levers, trainingBound: trainingBound, routedFacts: routedFacts, key: key, physical: physical, call: call, makeEnv: makeEnv,
     readAt: readAt, touchedAt: touchedAt, routedParameters: routedParameters, ONE_CUT: ONE_CUT, weightBytes: weightBytes, meanBytes: meanBytes, formatBytes: formatBytes,
-    weightsLabel: weightsLabel,
+    weightsLabel: weightsLabel, computeLabel: computeLabel,
     parameterCount: parameterCount, localLayers: localLayers, roundContext: roundContext, prefillHeadDim: prefillHeadDim, picks: picks, usdPerMtok: usdPerMtok, nextLedger: nextLedger, usable: usable, NO_FIT: NO_FIT};
 })();

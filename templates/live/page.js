@@ -373,7 +373,7 @@ const GR_PAGE = (function () {
   function precisionLabel(p) {
     return p.weights === p.kv_cache && p.kv_cache === p.compute && !p.classes ? p.weights
       : "weights " + GR_MODEL.weightsLabel(p) + (p.group_size ? " (group " + p.group_size + ")" : "") + ", KV " + p.kv_cache
-        + ", compute " + p.compute;
+        + ", compute " + (p.own_compute ? "per class" : p.compute);  // (Precision.label)
   }
 
   /** A what-if's title, as a build titles one (Results.what_if_title): its model on its GPUs at its precision. */
@@ -391,7 +391,7 @@ const GR_PAGE = (function () {
     const values = {"model.layers": m.layers, "model.hidden_size": m.hidden_size, "model.heads": m.heads,
       "model.kv_heads": m.kv_heads, "model.moe.experts": m.moe ? m.moe.experts : null,
       "model.moe.active_experts": m.moe ? m.moe.active_experts : null, "precision.label": precisionLabel(p),
-      "precision.weight_bytes": F.num(wb), compute: p.compute};
+      "precision.weight_bytes": F.num(wb), compute: GR_MODEL.computeLabel(p, inp.hardware, m, t)};
     const doc = root.ownerDocument || root;
     const title = doc.querySelector("title");
     root.querySelectorAll("[data-live=headline]").forEach(function (el) {

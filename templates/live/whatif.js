@@ -220,7 +220,8 @@ const GR_WHATIF = (function () {
     const out = {weights: w, kv_cache: p.kv_cache || (own(t.precision_bytes, compute) ? compute : "bf16"), compute: compute,
       group_size: p.group_size || null};
     if (classes) out.classes = classes;
-    if (!p.compute && !classes && natives.indexOf(w) >= 0) out.native = true;
+    if (!p.compute && natives.indexOf(w) >= 0) out.native = true;  // one format for every class
+    if (!p.compute && classes && w.indexOf("+") >= 0) out.own_compute = true;  // (Precision.class_compute)
     return out;
   }
 
@@ -307,9 +308,8 @@ const GR_WHATIF = (function () {
         state.precision = {weights: "checkpoint"};
       } else if (parts.length > 1 && typeof state.precision === "string") {  // 'bf16' -> its explicit form, to set a part
         const p = resolvePrecision(state.precision, live.tables);
-        // its compute left out where the GPU chooses it (overrides._apply_override: NVFP4 stays fp4 on a B200)
-        state.precision = p.native ? {weights: p.weights, kv_cache: p.kv_cache}
-          : {weights: p.weights, kv_cache: p.kv_cache, compute: p.compute};
+        // its compute left out, as the string leaves it (overrides._apply_override: the loader derives the same one)
+        state.precision = {weights: p.weights, kv_cache: p.kv_cache};
       }
       if (parts.length === 3) {  // precision.weights.<class>: one format becomes the default of a mapping
         const w = state.precision.weights;

@@ -10,11 +10,12 @@ def root(context, missing=missing):
     l_0_Gpu = resolve('Gpu')
     l_0_hw = resolve('hw')
     l_0_q = resolve('q')
-    l_0_precision = resolve('precision')
+    l_0_compute_label = resolve('compute_label')
     l_0_model = resolve('model')
     l_0_frame = resolve('frame')
     l_0_sc = resolve('sc')
     l_0_GPU = resolve('GPU')
+    l_0_precision = resolve('precision')
     l_0_facts = resolve('facts')
     l_0_w = resolve('w')
     l_0_summary = resolve('summary')
@@ -117,7 +118,7 @@ def root(context, missing=missing):
     yield '</span>: '
     yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'peak_flops', 'rate'))
     yield ' dense <span data-live="compute">'
-    yield escape(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'compute'))
+    yield escape((undefined(name='compute_label') if l_0_compute_label is missing else l_0_compute_label))
     yield '</span>, '
     yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'bandwidth', 'bandwidth'))
     yield ',\n  '
@@ -549,4 +550,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=101&5=114&6=116&7=124&8=136&9=144&10=156&11=174&12=180&13=212&14=216&15=238&16=251&19=258&22=273&23=292&24=344&25=398&27=402&29=406&30=416&31=425&32=441&33=452&34=459&35=461&36=475&40=494&41=507&42=510&43=526&44=529&45=541'
+debug_info = '1=102&5=115&6=117&7=125&8=137&9=145&10=157&11=175&12=181&13=213&14=217&15=239&16=252&19=259&22=274&23=293&24=345&25=399&27=403&29=407&30=417&31=426&32=442&33=453&34=460&35=462&36=476&40=495&41=508&42=511&43=527&44=530&45=542'

@@ -7,8 +7,10 @@ def root(context, missing=missing):
     concat = environment.concat
     cond_expr_undefined = Undefined
     if 0: yield None
-    l_0_precision = resolve('precision')
+    l_0_compute_label = resolve('compute_label')
+    l_0_peak_mixed = resolve('peak_mixed')
     l_0_hw = resolve('hw')
+    l_0_precision = resolve('precision')
     l_0_fx = resolve('fx')
     l_0_gemm_rows = resolve('gemm_rows')
     l_0_figs = resolve('figs')
@@ -68,9 +70,13 @@ def root(context, missing=missing):
         l_0_pill = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s2_intensity.html.j2') does not export the requested name 'pill'", name='pill')
     context.vars.update({'formula': l_0_formula, 'figure': l_0_figure, 'pill': l_0_pill})
     context.exported_vars.difference_update(('formula', 'figure', 'pill'))
-    yield '<section id="s2">\n<h2>2. One trip, how much work: intensity and the ridge</h2>\n<p>Arithmetic intensity is FLOPs per byte moved to or from memory. The ridge point is where the bandwidth slope meets the\ncompute roof: below it a workload is bandwidth-bound, above it compute-bound. The roofline uses the dense <span data-live="compute">'
-    yield escape(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'compute'))
-    yield '</span>\npeak'
+    yield '<section id="s2">\n<h2>2. One trip, how much work: intensity and the ridge</h2>\n<p>Arithmetic intensity is FLOPs per byte moved to or from memory. The ridge point is where the bandwidth slope meets the\ncompute roof: below it a workload is bandwidth-bound, above it compute-bound. The roofline\'s roof is the dense peak P (<span data-live="compute">'
+    yield escape((undefined(name='compute_label') if l_0_compute_label is missing else l_0_compute_label))
+    yield '</span>'
+    if (undefined(name='peak_mixed') if l_0_peak_mixed is missing else l_0_peak_mixed):
+        pass
+        yield "<span data-static>:\nthe rate at which a token's weight FLOPs finish, each class in its format</span>"
+    yield ')'
     if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'sparse'):
         pass
         yield "<span data-static>; the datasheet's sparse figure ("
@@ -158,4 +164,4 @@ def root(context, missing=missing):
     yield '\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=59&5=72&6=74&8=80&9=82&14=85&15=87&17=91&18=101&19=106&20=114&21=116&24=128&25=132&26=134&27=136&28=141&29=153&32=157'
+debug_info = '1=61&5=74&6=80&8=86&9=88&14=91&15=93&17=97&18=107&19=112&20=120&21=122&24=134&25=138&26=140&27=142&28=147&29=159&32=163'

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from genreport.model.env import peak_of
 from genreport.model.evaluate import Results
 from genreport.present.figures.data import _contexts, _gemm_reading, _sc, context_colours
 from genreport.present.figures.style import (
@@ -239,10 +240,10 @@ def _clear_legend(ax, rend, kw: dict, locs: tuple[str, ...], avoid: list):
 
 def _measured_roof(r: Results) -> tuple[float, float] | None:
     """The attainable roof measured by 'genreport calibrate', when the hardware spec carries one."""
-    hw, fmt = r.spec.hardware, r.spec.precision.compute
+    hw = r.spec.hardware
     if hw.measured_bandwidth is None and not hw.measured_peaks:
         return None
-    m_peak = hw.measured_peaks.get(fmt, hw.dense[fmt])
+    m_peak = peak_of(r.spec.precision, hw, r.spec.model, r.params, measured=True).value
     m_bw = hw.measured_bandwidth or hw.bandwidth
     return m_peak, m_bw
 
@@ -250,7 +251,8 @@ def _measured_roof(r: Results) -> tuple[float, float] | None:
 def caption6(r: Results, baseline: Results | None = None) -> str:
     sc = _sc(r)
     peak, bw, ridge = sc["peak_flops"], sc["bandwidth"], sc["ridge_point"]
-    s = (f"Roofline of {r.spec.hardware.title} ({r.spec.precision.compute}): attainable FLOP/s = min(P, W·I) with "
+    label = peak_of(r.spec.precision, r.spec.hardware, r.spec.model, r.params).label(r.spec.precision.compute)
+    s = (f"Roofline of {r.spec.hardware.title} ({label}): attainable FLOP/s = min(P, W·I) with "
          f"P = {num(peak / 1e12)} TFLOP/s and W = {num(bw / 1e12)} TB/s; the ridge (dotted) is at {num(ridge)} FLOP/B. ")
     pts = _roof_points(r)
     dec1 = [p[2] for p in pts if p[0] == "decode"]

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import math
 
+from genreport.model.env import peak_of
 from genreport.model.evaluate import Results
 from genreport.model.values import physical
 from genreport.present.figures.data import _contexts, _sc
@@ -96,7 +97,7 @@ def _others(r: Results) -> list[dict]:
 def roofline_data(r: Results) -> dict:
     """Figure 6's input for ``GR_FIGS.roofline`` (shape: see the module docstring)."""
     sc = _sc(r)
-    hw, fmt = r.spec.hardware, r.spec.precision.compute
+    hw = r.spec.hardware
     points: list[dict] = []
     ctx = _contexts(r)
     for j, s in enumerate(ctx):
@@ -124,7 +125,7 @@ def roofline_data(r: Results) -> dict:
             measured.append({"intensity": i, "flops": f, "where": str(m["where"])})
     roof = None
     if hw.measured_bandwidth is not None or hw.measured_peaks:
-        roof = {"peak": float(hw.measured_peaks.get(fmt, hw.dense[fmt])),
+        roof = {"peak": float(peak_of(r.spec.precision, hw, r.spec.model, r.params, measured=True).value),
                 "bandwidth": float(hw.measured_bandwidth or hw.bandwidth)}
     return {
         "peak": float(sc["peak_flops"]), "bandwidth": float(sc["bandwidth"]), "ridge": float(sc["ridge_point"]),

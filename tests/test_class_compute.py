@@ -1,0 +1,132 @@
+"""Weights per tensor class compute each in their own format (Precision.class_compute, env.peak_of): the strict bound
+of gpt-oss-120b's MXFP4 experts on a B200 is taken at the fp4 peak for the experts' GEMMs and bf16's for the rest.
+
+Before, every GEMM of a per-class precision ran at the default class's compute (bf16): an engine multiplying the
+experts in FP4 on Blackwell (TensorRT-LLM, vLLM) could beat that "bound" in a compute-bound prefill, found by the
+review of stop 72 (issue 27: the strict bound must be a true lower bound on any implementation).
+
+Hand counts from gpt-oss-120b's config.json (hidden 2880, 36 layers, 64 query heads and 8 KV heads of 64, 128
+experts of width 2880, 4 active, vocabulary 201,088, untied head):
+- the routed experts' matrices a token multiplies by: 36 x 4 x 3 x 2880^2 = 3,583,180,800;
+- attention: per layer q 2880 x 4096 + 4096, k and v 2880 x 512 + 512 each, o 4096 x 2880 + 2880, 64 sinks:
+  26,550,144; 36 layers: 955,805,184;
+- the output head: 201,088 x 2,880 = 579,133,440; the router: 36 x (2880 x 128 + 128) = 13,275,648.
+Peaks (specs/hardware/b200.yaml, NVIDIA HGX B200 datasheet, 8-GPU totals over 8, dense = sparse / 2): bf16 2.25
+PFLOP/s, fp4 9 PFLOP/s; an H100 SXM (NVIDIA H100 datasheet): bf16 989.4 TFLOP/s, fp8 1,978.9 TFLOP/s, no fp4.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from genreport import evaluate, load_spec
+from genreport.commands.cli import main as cli_main
+from genreport.load.objects import _precision
+from genreport.model.env import class_flops, peak_of
+
+F_EXPERTS = 36 * 4 * 3 * 2880 * 2880
+F_ATTENTION = 36 * (2880 * 4096 + 4096 + 2 * (2880 * 512 + 512) + 4096 * 2880 + 2880 + 64)
+F_HEAD = 201_088 * 2880
+F_ROUTER = 36 * (2880 * 128 + 128)
+assert (F_EXPERTS, F_ATTENTION, F_HEAD, F_ROUTER) == (3_583_180_800, 955_805_184, 579_133_440, 13_275_648)
+F_REST = F_ATTENTION + F_HEAD + F_ROUTER
+BF16, FP4 = 2.25e15, 9e15
+P_MIXED = (F_EXPERTS + F_REST) / (F_EXPERTS / FP4 + F_REST / BF16)  # = 4.724 PFLOP/s
+
+
+def report(tmp_path, precision: str, hardware="b200", name="r", extra="") -> str:
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(f"kind: report\nname: {name}\ntitle: t\nhardware: {hardware}\nmodel: gpt-oss-120b\n"
+                    f"precision: {precision}\naccounting: exact\n{extra}"
+                    "workloads:\n  decode: {batch: [1, 64], context: [8k]}\n  prefill: {prompt: [8k]}\n")
+    return str(path)
+
+
+def prefill(r, what: str, tokens: int = 8192) -> float:
+    return next(e.value for e in r.entries if e.id == what and e.params == {"tokens": tokens})
+
+
+def test_the_classes_flops_and_the_peak_by_hand(tmp_path):
+    spec = load_spec(report(tmp_path, "{weights: {experts: mxfp4, default: bf16}}"))
+    p = spec.precision
+    assert p.own_compute and not p.native and p.compute == "bf16"
+    assert p.label() == "weights experts mxfp4, rest bf16, KV bf16, compute per class"
+    assert {c: p.class_compute(c, spec.hardware.dense) for c in ("experts", "attention", "embeddings", "default")} \
+        == {"experts": "fp4", "attention": "bf16", "embeddings": "bf16", "default": "bf16"}
+    assert class_flops(evaluate(spec).params, spec.model) == {"experts": F_EXPERTS, "attention": F_ATTENTION,
+                                                              "embeddings": F_HEAD, "default": F_ROUTER}
+    peak = peak_of(p, spec.hardware, spec.model)
+    assert peak.value == pytest.approx(P_MIXED, rel=1e-12) and peak.value == pytest.approx(4.724e15, rel=1e-4)
+    assert peak.label("bf16") == "fp4 for the routed experts, bf16 for the rest"
+    assert [share for *_, share in peak.parts] == pytest.approx([F_EXPERTS / (F_EXPERTS + F_REST),
+                                                                 F_REST / (F_EXPERTS + F_REST)], rel=1e-12)
+    r = evaluate(spec)
+    assert r.scalars[r.lead]["peak_flops"] == pytest.approx(P_MIXED, rel=1e-12)
+    assert r.scalars[r.lead]["ridge_point"] == pytest.approx(P_MIXED / 7.7e12, rel=1e-12)
+
+
+def test_the_prefill_bound_is_never_above_what_an_fp4_engine_takes(tmp_path):
+    """An 8k prefill of gpt-oss-120b on one B200 is compute-bound; its FLOPs less the weight GEMMs' are attention's,
+    which the bound charges at P (faster than their bf16): so the bound sits at or below the class-wise time
+    2T F_experts / P_fp4 + (2T F_rest + F_attention) / P_bf16, and above the whole prefill at the fp4 peak."""
+    r = evaluate(load_spec(report(tmp_path, "{weights: {experts: mxfp4, default: bf16}}")))
+    t, flops = prefill(r, "prefill_time_compute"), prefill(r, "prefill_flops")
+    assert t > prefill(r, "prefill_time_memory")  # compute binds
+    t_weights = 2 * 8192 * F_EXPERTS / FP4 + 2 * 8192 * F_REST / BF16
+    attention = flops - 2 * 8192 * (F_EXPERTS + F_REST)
+    assert attention > 0
+    assert flops / FP4 < t <= t_weights + attention / BF16
+    assert t == pytest.approx(flops / P_MIXED, rel=1e-12)
+    old = evaluate(load_spec(report(tmp_path, "{weights: {experts: mxfp4, default: bf16}, compute: bf16}", name="o")))
+    assert prefill(old, "prefill_time_compute") == pytest.approx(flops / BF16, rel=1e-12)  # a compute given is kept
+    assert t_weights + attention / BF16 < prefill(old, "prefill_time_compute")  # which the FP4 engine beats
+
+
+def test_a_gpu_without_the_format_and_fp8_classes(tmp_path):
+    """On an H100 (no fp4 peak) MXFP4 experts are dequantized to bf16: P is bf16's, exactly.  fp8 experts beside bf16
+    weights multiply at fp8's peak (W8A8), the rest at bf16's; with compute fp8 given, everything at fp8's."""
+    h100 = load_spec(report(tmp_path, "{weights: {experts: mxfp4, default: bf16}}", hardware="h100-sxm"))
+    dense = h100.hardware.dense
+    assert (dense["bf16"], dense["fp8"], "fp4" in dense) == (pytest.approx(989.4e12, rel=1e-3),
+                                                              pytest.approx(1978.9e12, rel=1e-3), False)
+    assert evaluate(h100).scalars["exact"]["peak_flops"] == dense["bf16"]
+    fp8 = load_spec(report(tmp_path, "{weights: {experts: fp8, default: bf16}}", hardware="h100-sxm", name="f"))
+    want = (F_EXPERTS + F_REST) / (F_EXPERTS / dense["fp8"] + F_REST / dense["bf16"])
+    assert evaluate(fp8).scalars["exact"]["peak_flops"] == pytest.approx(want, rel=1e-12)
+    given = load_spec(report(tmp_path, "{weights: {experts: fp8, default: bf16}, compute: fp8}", hardware="h100-sxm",
+                             name="g"))
+    assert not given.precision.own_compute and evaluate(given).scalars["exact"]["peak_flops"] == dense["fp8"]
+    # int4 experts are weight-only (bf16, WEIGHT_COMPUTE): nothing computes apart, P is bf16's exactly
+    int4 = load_spec(report(tmp_path, "{weights: {experts: int4, default: bf16}, group_size: 128}",
+                            hardware="h100-sxm", name="i"))
+    assert not peak_of(int4.precision, int4.hardware, int4.model).mixed
+    # one format named for every class is that format: NVFP4 all through is fp4 on a B200 (spec.on_hardware)
+    assert _precision({"weights": {"experts": "nvfp4", "default": "nvfp4"}}).native
+
+
+def test_the_report_and_results_json_say_it(tmp_path):
+    out = tmp_path / "out"
+    assert cli_main([report(tmp_path, "{weights: {experts: mxfp4, default: bf16}}"), "-o", str(out), "-q",
+                     "--format", "json,html"]) == 0
+    doc = json.loads((out / "r" / "results.json").read_text())["inputs"]
+    assert doc["hardware"]["peak_flops"] == pytest.approx(P_MIXED, rel=1e-12)
+    assert doc["precision"]["weights_by_class"]["experts"]["compute"] == "fp4"
+    assert doc["precision"]["weights_by_class"]["attention"]["compute"] == "bf16"
+    page = " ".join((out / "r" / "report.html").read_text().split())
+    assert "4.724 PFLOP/s: routed experts fp4 (9 PFLOP/s, 69.8% of the weight FLOPs)" in page
+    assert "P = ΣF_c / Σ(F_c / P_c) over the classes" in page
+    assert "The roofline's roof is the dense peak P (<span data-live=\"compute\">fp4 for the routed experts, bf16 " \
+           "for the rest</span>" in page
+    # no FP8-compute lever where the classes already run faster than fp8's 4.5 PFLOP/s
+    assert "FP8 compute" not in page.split("What would change it")[-1].split("</table>")[0]
+
+
+def test_a_what_if_of_one_class_computes_it_in_its_format(tmp_path):
+    """--set precision.weights.experts=mxfp4 on a spec of 'precision: bf16': the string's explicit form leaves
+    compute out, as the string does, so the class set next computes in its own format (fp4 on a B200)."""
+    spec = load_spec(report(tmp_path, "bf16"), ["precision.weights.experts=mxfp4"])
+    assert spec.precision.own_compute and spec.precision.compute == "bf16"
+    assert evaluate(spec).scalars["exact"]["peak_flops"] == pytest.approx(P_MIXED, rel=1e-12)
+    kept = load_spec(report(tmp_path, "fp8", hardware="h100-sxm", name="k"), ["precision.kv_cache=bf16"])
+    assert (kept.precision.compute, kept.precision.kv_cache, kept.precision.own_compute) == ("fp8", "bf16", False)
