@@ -140,10 +140,14 @@ def test_malformed_input_is_an_error_with_file_and_line(tmp_path, capsys):
     path = claims(tmp_path, "a,llama-3.1-8b,h100-sxm,1,1,1,bf16,1,5,200,tok/s,100,s",
                   "b,llama-3.1-8b,h100-sxm,one,1,1,bf16,1,5,200,tokens_per_s,100,s",
                   "c,llama-3.1-8b,h100-sxm,1,1,1,fp7,1,5,200,tokens_per_s,fast,s",
-                  "a,llama-3.1-8b,h100-sxm,1,1,1,bf16,1,5,200,tokens_per_s,100,s")
+                  "a,llama-3.1-8b,h100-sxm,1,1,1,bf16,1,5,200,tokens_per_s,100,s",
+                  "z,llama-3.1-8b,h100-sxm,1,1,1,bf16,1,128,0,tokens_per_s,100,s")
     rc, out, err = run(capsys, path)
     assert rc == 1 and out == "" and "Traceback" not in err
     lines = err.splitlines()
+    # no generated token: read as one, unsaid, before (stop 72's review); now the row's error with its fix
+    assert any(":6:1: output_tokens: '0' is not a whole number >= 1 (hint: a request reads at least one prompt token "
+               "and generates at least one" in x for x in lines), lines
     assert any(x.endswith("claims.csv:2:1: metric: 'tok/s' is not a metric (hint: one of tokens_per_s, tokens_per_s_per_gpu, "
                           "ms_per_token, ttft_ms, e2e_ms, mbu, mfu)")
                for x in lines), lines

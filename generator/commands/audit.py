@@ -26,7 +26,8 @@ from genreport.terminal import safe
 COLUMNS = ("id", "model", "hardware", "gpus", "tp", "pp", "precision", "batch", "input_tokens", "output_tokens",
            "metric", "value", "source")
 REQUIRED = ("id", "model", "hardware", "metric", "value")
-INTEGERS = {"gpus": 1, "tp": 1, "pp": 1, "batch": 1, "input_tokens": 0, "output_tokens": 0}  # column -> minimum
+# column -> minimum: a request reads at least one prompt token and generates at least one (0 was read as 1 unsaid)
+INTEGERS = {"gpus": 1, "tp": 1, "pp": 1, "batch": 1, "input_tokens": 1, "output_tokens": 1}
 FORMATS = ("table", "csv", "json")
 UNKNOWN = ("nan", "na", "n/a", "none", "null", "-", "?", "unknown")  # written for "not stated"; read as an empty cell
 OUT_COLUMNS = ("id", "verdict", "metric", "value", "bound", "unit", "mbu", "mfu", "why")
@@ -187,14 +188,18 @@ def _claims(path: Path, rows: list[Row]):
             if not text:
                 ints[col] = None
                 continue
+            zero = False
             try:
                 x = float(_plain_number(text))  # "128.0", as a table tool writes a column with gaps, is 128
+                zero = x == 0
                 if not x.is_integer() or x < least:
                     raise ValueError
                 n = int(x)
             except ValueError:
                 bad(row, col, f"'{text}' is not a whole number{' >= 1' if least else ''}",
-                    "write an integer, or leave the cell empty if unknown")
+                    ("a request reads at least one prompt token and generates at least one: write the count, or "
+                     "leave the cell empty if unknown") if col.endswith("_tokens") and zero
+                    else "write an integer, or leave the cell empty if unknown")
                 ok = False
                 continue
             if n > MOST[col]:
