@@ -74,6 +74,9 @@ DIMMED = {
     "deepseek": ("deepseek-v3-h200-ep8", ""),
     "deepseek-bandwidth": ("deepseek-v3-h200-ep8", "#set=hardware.memory.bandwidth=6%20TB/s"),
     "8b-cleared": ("llama8b-h100", "#set=precision=fp8"),
+    # per-class weights: fp8 experts multiply at fp8's peak on an H100 ("compute per class"), MXFP4 ones in bf16
+    "mixtral-fp8-experts": ("mixtral8x22b-h100-tp8-ep8", "#set=precision.weights.experts=fp8"),
+    "mixtral-mxfp4-experts": ("mixtral8x22b-h100-tp8-ep8", "#set=precision.weights.experts=mxfp4"),
 }
 THEN = {"8b-cleared": ""}  # loaded with the fragment above, then the what-if cleared in the page (the lightest page)
 
@@ -275,6 +278,8 @@ def test_a_what_if_in_the_page_is_titled_as_a_build_titles_it(dimmed):
     title = re.compile(r"<title>([^<]*)</title>")
     kicker = re.compile(r'<div class="kicker" data-live="kicker"[^>]*>([^<]*)</div>')
     for key, overrides in (("70b-tp4", ["parallelism.tp=4"]), ("deepseek-bandwidth", ["hardware.memory.bandwidth=6 TB/s"]),
+                           ("mixtral-fp8-experts", ["precision.weights.experts=fp8"]),
+                           ("mixtral-mxfp4-experts", ["precision.weights.experts=mxfp4"]),
                            ("mixtral-prompts", ["workloads.prefill.prompt=[4, 2k]"])):
         spec = DIMMED[key][0]
         want = evaluated(f"{spec}.yaml", overrides).what_if_title
@@ -283,6 +288,13 @@ def test_a_what_if_in_the_page_is_titled_as_a_build_titles_it(dimmed):
         assert title.search(dimmed[key]).group(1) == want, key
         assert kicker.search(dimmed[key]).group(1).endswith("roofline report · what-if"), key  # as a built what-if's
     assert want != evaluated(f"{spec}.yaml").spec.title
+    assert heading.search(dimmed["mixtral-fp8-experts"]).group(2).endswith(
+        "weights experts fp8, rest bf16, KV bf16, compute per class")  # (Precision.label)
+    assert heading.search(dimmed["mixtral-mxfp4-experts"]).group(2).endswith(
+        "weights experts mxfp4, rest bf16, KV bf16, compute bf16")  # an H100 has no fp4 peak: nothing apart
+    # chapter 2 names the formats the roof takes, as a build does (env.Peak.label)
+    assert ('data-live="compute">fp8 for the routed experts, bf16 for the rest<' in dimmed["mixtral-fp8-experts"]
+            and 'data-live="compute">bf16<' in dimmed["mixtral-mxfp4-experts"])
     assert evaluated("llama70b-h100-tp8.yaml", ["parallelism.tp=4"]).what_if_title == \
         "What-if: Llama 3.1 70B on 4 × NVIDIA H100 SXM5 80GB, bf16"
     for key in ("mixtral", "deepseek", "8b-cleared"):  # no what-if (or no longer one): the spec's own title

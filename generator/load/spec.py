@@ -552,11 +552,15 @@ class Precision:
         bits = [f"{c} {self.format_of(c)}" for c in WEIGHT_CLASSES[:-1] if self.format_of(c) != rest]
         return ", ".join(bits + [f"rest {rest}"]) if bits else rest
 
-    def label(self) -> str:
+    def label(self, dense=None) -> str:
+        """'bf16', or 'weights ..., KV ..., compute ...'; with classes computing apart (class_compute) on a GPU of
+        ``dense`` peaks (any GPU where None) 'compute per class'."""
         if self.weights == self.kv_cache == self.compute and not self.classes:
             return self.weights
         g = f" (group {self.group_size})" if self.group_size else ""
-        compute = "per class" if self.own_compute else self.compute  # (class_compute)
+        apart = self.own_compute and (dense is None or any(self.class_compute(c, dense) != self.compute
+                                                           for c in WEIGHT_CLASSES))
+        compute = "per class" if apart else self.compute
         return f"weights {self.weights_label()}{g}, KV {self.kv_cache}, compute {compute}"
 
 

@@ -78,7 +78,7 @@ class Results:
         spec = self.spec
         gpus = self.parallel.parallelism.gpus if self.parallel is not None else 1
         return (f"{spec.model.title} on {f'{gpus} × ' if gpus > 1 else 'one '}{spec.hardware.title}, "
-                f"{spec.precision.label()}")
+                f"{spec.precision.label(spec.hardware.dense)}")
 
     @property
     def what_if_title(self) -> str:

@@ -337,7 +337,10 @@ def _inputs(r: Results) -> list[dict]:
          "value": f"{fmt.rate(peak.value)}: " + ", ".join(
              f"{what} {f} ({fmt.rate(pk)}, {share:.1%} of the weight FLOPs)"
              for (what, f), (_, _, pk, share) in zip(peak.names(), peak.parts, strict=True)),
-         "source": "P = ΣF_c / Σ(F_c / P_c) over the classes (F_c: the weights a token multiplies by in class c); "
+         "source": "P = ΣF_c / Σ(F_c / P_c) over the classes (F_c: the weights a token multiplies by in class c; "
+                   + ("the output head left out, as a prompt's tokens run it once: that mix is the faster"
+                      if peak.prompt else "the output head in, as a decode token runs it: that mix is the faster")
+                   + ", so no workload runs faster); "
                    + "; ".join(dict.fromkeys(hw.source_of(f"peak.dense.{f}").short() for _, f, _, _ in peak.parts))},
         {"what": "memory bandwidth", "symbol": "W", "value": fmt.bandwidth(hw.bandwidth),
          "source": hw.source_of("memory.bandwidth").short()},

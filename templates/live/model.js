@@ -229,21 +229,32 @@ const GR_MODEL = (function () {
     const forms = classes.map(c => classCompute(p, c, hw.dense, t));
     if (forms.every(f => f === p.compute)) return {value: hw.dense[p.compute], matmul: matmul(p.compute)};
     const routed = pc.experts_routed ? pc.active_routed * (1.0 - pc.experts_bias / pc.experts_routed) : 0.0;
-    const flops = [routed, pc.attention, m.vocab_size * m.hidden_size, pc.ffn_dense + pc.experts_shared + pc.router];
-    const byForm = {};
-    forms.forEach((f, i) => { byForm[f] = (byForm[f] || 0.0) + flops[i]; });
-    let total = 0.0, ideal = 0.0, real = 0.0;
-    Object.keys(byForm).forEach(function (f) {
-      total += byForm[f]; ideal += byForm[f] / hw.dense[f]; real += byForm[f] / (hw.dense[f] * matmul(f));
+    let best = null;
+    [1.0, 0.0].forEach(function (head) {  // a decode token runs the output head, a prompt's tokens once: the faster
+      const flops = [routed, pc.attention, m.vocab_size * m.hidden_size * head, pc.ffn_dense + pc.experts_shared + pc.router];
+      const byForm = {};
+      forms.forEach((f, i) => { byForm[f] = (byForm[f] || 0.0) + flops[i]; });
+      let total = 0.0, ideal = 0.0;
+      Object.keys(byForm).forEach(function (f) { total += byForm[f]; ideal += byForm[f] / hw.dense[f]; });
+      if (best === null || total / ideal > best.total / best.ideal) best = {total: total, ideal: ideal, byForm: byForm, flops: flops};
     });
+    const byForm = best.byForm, flops = best.flops;
+    let real = 0.0;
+    Object.keys(byForm).forEach(function (f) { real += byForm[f] / (hw.dense[f] * matmul(f)); });
     const names = {experts: "routed experts", attention: "attention", embeddings: "output head", default: "rest"};
+    const and = (w) => w.length === 1 ? w[0] : w.slice(0, -1).join(", ") + " and " + w[w.length - 1];  // (env._and)
     const parts = Object.keys(byForm).filter(f => byForm[f])
       .sort((a, b) => hw.dense[b] - hw.dense[a] || (a < b ? -1 : a > b ? 1 : 0))
       .map(function (f) {
         const cls = classes.filter((c, i) => forms[i] === f && flops[i]);
-        return [cls.indexOf("default") >= 0 ? "the rest" : cls.map(c => names[c]).join(", "), f];
+        return [cls.indexOf("default") >= 0 ? "the rest" : and(cls.map(c => names[c])), f];
       });
-    return {value: total / ideal, matmul: ideal / real, parts: parts.length > 1 ? parts : []};
+    return {value: best.total / best.ideal, matmul: best.ideal / real, parts: parts.length > 1 ? parts : []};
+  }
+
+  /** Whether a class computes in another format than p.compute on a GPU of ``dense`` peaks (Precision.label). */
+  function computesApart(p, dense, t) {
+    return !!p.own_compute && ["experts", "attention", "embeddings", "default"].some(c => classCompute(p, c, dense, t) !== p.compute);
   }
 
   /** The compute format, or the classes' formats where they compute apart (env.Peak.label). */
@@ -1053,6 +1064,6 @@ const GR_MODEL = (function () {
 
   return {evaluate: evaluate, decision: decision, levers: levers, trainingBound: trainingBound, routedFacts: routedFacts, key: key, physical: physical, call: call, makeEnv: makeEnv,
     readAt: readAt, touchedAt: touchedAt, routedParameters: routedParameters, ONE_CUT: ONE_CUT, weightBytes: weightBytes, meanBytes: meanBytes, formatBytes: formatBytes,
-    weightsLabel: weightsLabel, computeLabel: computeLabel,
+    weightsLabel: weightsLabel, computeLabel: computeLabel, computesApart: computesApart,
     parameterCount: parameterCount, localLayers: localLayers, roundContext: roundContext, prefillHeadDim: prefillHeadDim, picks: picks, usdPerMtok: usdPerMtok, nextLedger: nextLedger, usable: usable, NO_FIT: NO_FIT};
 })();

@@ -370,17 +370,18 @@ const GR_PAGE = (function () {
   }
 
   /** "bf16", or "weights int4 (group 128), KV bf16, compute bf16" (Precision.label). */
-  function precisionLabel(p) {
+  function precisionLabel(p, hw, t) {  // (Precision.label: "per class" where the classes compute apart on hw)
+    const apart = GR_MODEL.computesApart(p, hw.dense, t);
     return p.weights === p.kv_cache && p.kv_cache === p.compute && !p.classes ? p.weights
       : "weights " + GR_MODEL.weightsLabel(p) + (p.group_size ? " (group " + p.group_size + ")" : "") + ", KV " + p.kv_cache
-        + ", compute " + (p.own_compute ? "per class" : p.compute);  // (Precision.label)
+        + ", compute " + (apart ? "per class" : p.compute);
   }
 
   /** A what-if's title, as a build titles one (Results.what_if_title): its model on its GPUs at its precision. */
-  function whatIfTitle(inp) {
+  function whatIfTitle(inp, t) {
     const par = inp.parallelism, gpus = par ? par.tp * par.pp * par.dp : 1;
     return "What-if: " + inp.model.title + " on " + (gpus > 1 ? gpus + " × " : "one ") + inp.hardware.title + ", "
-      + precisionLabel(inp.precision);
+      + precisionLabel(inp.precision, inp.hardware, t);
   }
 
   const builtText = new Map();  // the heading and the document's title as built, put back when the what-if ends
@@ -390,7 +391,7 @@ const GR_PAGE = (function () {
     const wb = GR_MODEL.weightBytes(p, t, m);
     const values = {"model.layers": m.layers, "model.hidden_size": m.hidden_size, "model.heads": m.heads,
       "model.kv_heads": m.kv_heads, "model.moe.experts": m.moe ? m.moe.experts : null,
-      "model.moe.active_experts": m.moe ? m.moe.active_experts : null, "precision.label": precisionLabel(p),
+      "model.moe.active_experts": m.moe ? m.moe.active_experts : null, "precision.label": precisionLabel(p, inp.hardware, t),
       "precision.weight_bytes": F.num(wb), compute: GR_MODEL.computeLabel(p, inp.hardware, m, t)};
     const doc = root.ownerDocument || root;
     const title = doc.querySelector("title");
@@ -398,7 +399,7 @@ const GR_PAGE = (function () {
       [el, title].forEach(function (x) {
         if (!x) return;
         if (!builtText.has(x)) builtText.set(x, x.textContent);
-        x.textContent = active ? whatIfTitle(inp) : builtText.get(x);
+        x.textContent = active ? whatIfTitle(inp, t) : builtText.get(x);
       });
     });
     root.querySelectorAll("[data-live=kicker]").forEach(function (el) {  // "... · roofline report · what-if"

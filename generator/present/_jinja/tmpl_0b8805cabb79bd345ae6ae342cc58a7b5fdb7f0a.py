@@ -210,7 +210,7 @@ def root(context, missing=missing):
                 yield ')'
         yield '</span>'
     yield '</td>\n<td><span data-live="precision.label">'
-    yield escape(context.call(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'label')))
+    yield escape(context.call(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'label'), environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'dense')))
     yield '</span> (<span data-live="precision.weight_bytes">'
     yield escape(t_7(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes')))
     yield '</span> B per weight)</td>\n<td data-live="workloads">'

@@ -292,7 +292,7 @@ def root(context, missing=missing):
         yield '</tbody></table></div>\n<p class="meta">Ranked by the batch-1 decode bound (weights only) on '
         yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
         yield ' in '
-        yield escape(context.call(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'label')))
+        yield escape(context.call(environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'label'), environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'dense')))
         yield '. Parameter counts, active ones included, count the embedding and the output head.'
         if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
             pass

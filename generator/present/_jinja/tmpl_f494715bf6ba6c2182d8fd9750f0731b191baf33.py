@@ -77,7 +77,7 @@ def root(context, missing=missing):
         pass
         yield "<span data-static>:\nthe rate at which a token's weight FLOPs finish, each class in its format</span>"
     yield ')'
-    if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'sparse'):
+    if (environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'sparse') and (not (undefined(name='peak_mixed') if l_0_peak_mixed is missing else l_0_peak_mixed))):
         pass
         yield "<span data-static>; the datasheet's sparse figure ("
         yield escape(t_6(context.call(environment.getattr(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'sparse'), 'get'), environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'compute'), t_1(environment, t_3(context.eval_ctx, context.call(environment.getattr(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'sparse'), 'values')))))))
