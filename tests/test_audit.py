@@ -303,3 +303,44 @@ def test_a_rate_of_prompt_and_output_tokens_is_named_as_the_likely_mislabel(tmp_
     (row,) = audit(path)
     assert row["verdict"] == "impossible"
     assert "prompt tokens counted: 27.29 token/s of output (the value x 2,048 / (30,720 + 2,048)) fits" in row["why"]
+
+
+def test_a_rate_carries_its_prompts_prefill(tmp_path):
+    """A rate of output tokens is at most the group's peak over the FLOPs an output token costs with its share of
+    its prompt's prefill (audit._prompts_computed).  Llama 3.1 8B on one H100 in bf16 (exact accounting: N_p =
+    8,030,261,248 - 2 x 128,256 x 4,096 = 6,979,588,096; N_a = 8,030,261,248 - 525,336,576 = 7,504,924,672), 2,048
+    prompt and 16 output tokens at batch 64:
+    F_pre = 2 N_p 2048 + 2 V d + 2 L H_q d_h 2048^2 = 29,688,955,142,144; an output token at the mean context 2,055.5
+    costs 2 N_a + 4 L H_q d_h 2,055.5 = 16,087,523,328; so at most 989.4e12 x 16 / (F_pre + 16 x 16,087,523,328)
+    = 528.6 token/s, where the decode steps alone allow 6,647 (weights and 64 caches a step).  Before, 600 token/s
+    passed; a review found GPUStack's total-token rates (gpt-oss-120b, 128 + 4 tokens, 31.5k on 2 H100s) passing
+    at 0.08 of the bound, which needs 5x the GPUs' peak."""
+    f_pre = 2 * 6_979_588_096 * 2048 + 2 * 128_256 * 4096 + 2 * 32 * 32 * 128 * 2048**2
+    assert f_pre == 29_688_955_142_144
+    f_token = 2 * 7_504_924_672 + 4 * 32 * 32 * 128 * 2055.5
+    ceiling = 989.4e12 * 16 / (f_pre + 16 * f_token)
+    assert ceiling == pytest.approx(528.6, abs=0.05)
+    path = claims(tmp_path, "a,llama-3.1-8b,h100-sxm,1,1,1,bf16,64,2048,16,tokens_per_s,600,s",
+                  "b,llama-3.1-8b,h100-sxm,1,1,1,bf16,64,2048,16,tokens_per_s,520,s",
+                  "c,gpt-oss-120b,h100-sxm,2,,,mxfp4,,128,4,tokens_per_s,31500,GPUStack Total TPS",
+                  "d,llama-3.1-8b,h100-sxm,1,1,1,bf16,64,,16,tokens_per_s,6000,prompt unknown: no prefill counted")
+    r = {x["id"]: x for x in audit(path)}
+    assert r["a"]["verdict"] == "impossible" and r["a"]["bound"] == pytest.approx(ceiling, rel=2e-3)
+    assert r["b"]["verdict"] == "ok"
+    assert r["c"]["verdict"] == "impossible" and "likely: prompt tokens counted" in r["c"]["why"]  # named first
+    assert "speculative" not in r["c"]["why"]  # drafts save weight passes, not the prompts' FLOPs
+    assert r["d"]["verdict"] == "ok"  # an unknown prompt: the loosest, none
+
+
+def test_a_block_scaled_format_leaves_the_kv_cache_unknown(tmp_path):
+    """'nvfp4' names the weights: the cache is unknown, so the loosest (fp4), as for an empty cell; the report
+    spec's bf16 made the bound twice too tight where the cache binds (engines keep FP4 checkpoints' cache in fp8 or
+    NVFP4: TensorRT-LLM's DeepSeek-R1 FP4 guide).  Llama 3.1 70B on one B200 at batch 64 and 8k: the cache is
+    80 layers x 8 heads x 128 x 2 x 0.5 B = 81,920 B a token (327,680 in bf16)."""
+    from genreport.load.loader import load_hardware, load_model
+    from genreport.model.audit import precision_of
+
+    p, assumed = precision_of("nvfp4", load_hardware(ROOT / "specs/hardware/b200.yaml"),
+                              load_model(ROOT / "specs/models/llama-3.1-70b.yaml"))
+    assert (p.weights, p.kv_cache, p.compute) == ("nvfp4", "fp4", "fp4") and "kv_cache" in assumed
+    assert 80 * 8 * 128 * 2 * 0.5 == 81_920

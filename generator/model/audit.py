@@ -7,14 +7,15 @@ the compiled quantities) in the ``exact`` accounting, which counts what is physi
 computed (the input embedding is a row lookup, the output head runs once per prefill):
 
 * a decode step at batch B and mean context S is no faster than max(F / P, Q / W)
-  (``decode_time_compute``, ``decode_time_memory``); output tokens/s <= B / that;
+  (``decode_time_compute``, ``decode_time_memory``); output tokens/s <= B / that, and with both lengths given
+  <= the group's peak P o / (F_pre(T_in) + o F / B): each output token carries 1/o of its prompt's prefill FLOPs;
 * a prefill of T tokens is no faster than ``prefill_time_compute`` and ``prefill_time_memory``;
 * the weights must fit in the GPUs' memory.
 
 Every unknown (an empty cell) takes the value that makes the bound loosest, so a verdict of
 ``impossible`` holds whatever the unknown was: no batch -> the largest batch that fits; no GPU count ->
 no bound on the total; no precision -> 4-bit weights and KV and the GPU's highest dense peak; no lengths ->
-a 1-token context.  A mixture of experts is bounded as if every token of the batch picked the same
+a 1-token context; a block-scaled weight format (nvfp4, mxfp4, fp8_block) names no KV cache -> the smallest.  A mixture of experts is bounded as if every token of the batch picked the same
 experts (the fewest bytes any routing reads).
 
 Several GPUs are priced through their layout (:func:`_through_layouts`): the stated tp x pp (the replicas
@@ -142,10 +143,15 @@ def precision_of(name: str | Precision | None, hw: Hardware, model=None) -> tupl
     if name in WEIGHT_ONLY or name in ("int8", "int4"):
         weights = WEIGHT_ONLY.get(name, name)
         p = Precision(weights, "bf16", "bf16")
-    elif name not in PRECISION_BYTES:  # a block-scaled format (nvfp4, mxfp4, fp8_block) as a report spec reads it
+    elif name not in PRECISION_BYTES:  # a block-scaled format (nvfp4, mxfp4, fp8_block): it names the weights only
         from genreport.load.objects import _precision
 
         p = on_hardware(_precision(name), hw.dense)  # nvfp4 and mxfp4 at the fp4 peak where the GPU has one
+        # the KV cache unknown, so the loosest, as for an empty cell: engines keep FP4 checkpoints' cache in fp8 (the
+        # ModelOpt DeepSeek-R1 FP4 default) or NVFP4, not the report spec's bf16 (a review found a 70B NVFP4 claim
+        # on GB200 at 0.98 of a bound twice too tight)
+        p = dataclasses.replace(p, kv_cache=smallest)
+        assumed["kv_cache"] = f"not given with {name} weights: {smallest}, the smallest (the loosest)"
     else:
         p = Precision(name, name, name)
     if p.compute not in hw.dense:
@@ -250,7 +256,27 @@ def bound(c: Claim) -> Bound:
             if given is None and c.metric != "ms_per_token":
                 assumed["batch"] = (f"unknown: {total:,.0f}, the most sequences of context {s:g} the {lb.dp} "
                                     f"replica{'s' if lb.dp > 1 else ''} of {lb.label()} hold")
+    if c.metric in RATES and c.input_tokens and c.output_tokens:
+        _prompts_computed(c, q, env, e, b, n, out)
     return out
+
+
+def _prompts_computed(c: Claim, q, env, e: dict, b: float, n: int, out: Bound) -> None:
+    """A rate of output tokens is also at most the group's peak over the FLOPs an output token costs with its share
+    of its prompt's prefill: P o / (F_pre(T_in) + o F_dec/B), P the n GPUs' (every request's prompt is computed
+    somewhere in the group, and no schedule overlaps a FLOP with another).  The decode bound alone leaves the prompts
+    out: 31.5k output tokens/s of gpt-oss-120b on 2 H100s at 128 prompt + 4 output tokens passed it, which takes
+    about 5x their peak (a review of stop 73's published Blackwell and Hopper rates).  Only where both lengths are
+    given: an unknown one is the loosest, no prompt or no end to the output."""
+    o = float(c.output_tokens)
+    f_prompt = float(q["prefill_flops"](env.at(T=float(c.input_tokens))))
+    f_token = float(q["decode_flops"](e)) / b
+    rate = float(np.ravel(e["P"])[0]) * o / (f_prompt + o * f_token)
+    rate = rate / n if c.metric == "tokens_per_s_per_gpu" else rate
+    if out.value is None or rate < out.value:
+        out.value, out.binds = rate, "compute"
+        out.assumed["prompts"] = (f"each output token carries 1/{o:,.0f} of its {c.input_tokens:,}-token prompt's "
+                                  f"prefill FLOPs: the group's peak over them binds")
 
 
 def _through_layouts(c: Claim, precision: Precision, batch: float | None, context: float, prompt: float | None,
@@ -375,7 +401,7 @@ def mislabels(c: Claim, variants: dict[str, Hardware] | None = None) -> list[str
             break
     if c.metric in DECODE_METRICS and (c.batch is None or c.batch <= 8):
         plain = bound(c)
-        if plain.fits and plain.value:
+        if plain.fits and plain.value and plain.binds != "compute":  # drafts save weight passes, not FLOPs
             x = c.value / plain.value if c.metric in RATES else plain.value / c.value
             if 1 < x <= SPECULATION:
                 found.append(f"speculative decoding: {x:.3g} tokens per weight pass, as a draft model, "
@@ -387,9 +413,13 @@ def mislabels(c: Claim, variants: dict[str, Hardware] | None = None) -> list[str
             and _fits(c, value=c.value * c.output_tokens / (c.input_tokens + c.output_tokens))):
         # Qwen's speed benchmark states (prompt + generated tokens) / time: read as output tokens, 4x the bound
         share = c.output_tokens / (c.input_tokens + c.output_tokens)
-        found.append(f"prompt tokens counted: {fmt.sig4(c.value * share)} token/s of output (the value x "
-                     f"{c.output_tokens:,} / ({c.input_tokens:,} + {c.output_tokens:,})) fits; a rate of total tokens "
-                     "counts the prompt's too")
+        text = (f"prompt tokens counted: {fmt.sig4(c.value * share)} token/s of output (the value x "
+                f"{c.output_tokens:,} / ({c.input_tokens:,} + {c.output_tokens:,})) fits; a rate of total tokens "
+                "counts the prompt's too")
+        if c.input_tokens >= c.output_tokens:  # first where the prompts outweigh the output: most likely then
+            found.insert(0, text)
+        else:
+            found.append(text)
     if c.metric in DECODE_METRICS and c.batch is not None and _fits(c, batch=None):
         found.append(f"batch: it fits with more than the stated {c.batch} sequences per step")
     if c.metric in ("mbu", "mfu"):
