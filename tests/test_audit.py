@@ -344,3 +344,35 @@ def test_a_block_scaled_format_leaves_the_kv_cache_unknown(tmp_path):
                               load_model(ROOT / "specs/models/llama-3.1-70b.yaml"))
     assert (p.weights, p.kv_cache, p.compute) == ("nvfp4", "fp4", "fp4") and "kv_cache" in assumed
     assert 80 * 8 * 128 * 2 * 0.5 == 81_920
+
+
+def test_a_misspelt_or_repeated_column_is_an_error_at_the_header(tmp_path, capsys):
+    """'gpu' for gpus left the GPUs unknown (no bound on a total) and a 70B on one 80 GB card passed "ok"; a column
+    named twice let the last cell win unsaid (a hostile-input review).  Other columns stay the reader's notes."""
+    for header, row, said in (
+            ("id,model,hardware,gpu,precision,metric,value", "r1,llama-3.1-70b,h100-sxm,1,bf16,tokens_per_s,200",
+             "claims.csv:1:1: column 'gpu' is not one the audit reads (hint: did you mean 'gpus'?"),
+            ("id,model,hardware,gpus,gpus,precision,metric,value", "r1,llama-3.1-70b,h100-sxm,1,2,bf16,tokens_per_s,200",
+             "claims.csv:1:1: column 'gpus' is named twice in the header")):
+        path = tmp_path / "claims.csv"
+        path.write_text(header + "\n" + row + "\n")
+        rc, out, err = run(capsys, path)
+        assert rc == 1 and out == "" and said in err and "Traceback" not in err, err
+    path = claims(tmp_path, "r1,llama-3.1-8b,h100-sxm,1,1,1,bf16,1,5,200,tokens_per_s,100,s")
+    path.write_text(path.read_text().replace("source\n", "source,note\n").replace(",s\n", ",s,a note\n"))
+    assert run(capsys, path)[0] == 0  # a column of notes is read past
+
+
+def test_one_sequence_must_fit_beside_the_weights(tmp_path):
+    """Llama 3.1 8B in bf16 (16.06 GB of weights; its cache 32 layers x 8 heads x 128 x 2 x 2 B = 131,072 B a token):
+    a 4,000,000-token prompt's sequence holds 524 GB of cache, more than one 80 GB H100, where the audit checked
+    the weights alone and said "ok"; on 8 H100s an unknown batch said the weights (16 GB) did not fit in 687 GB."""
+    assert 32 * 8 * 128 * 2 * 2 == 131_072 and 131_072 * 4_000_127 > 85.9e9
+    path = claims(tmp_path, "one,llama-3.1-8b,h100-sxm,1,1,1,bf16,1,4000000,128,tokens_per_s,10,s",
+                  "eight,llama-3.1-8b,h100-sxm,8,,,bf16,,100000000,128,tokens_per_s,0.0001,s",
+                  "fine,llama-3.1-8b,h100-sxm,1,1,1,bf16,1,100000,128,tokens_per_s,10,s")
+    r = {x["id"]: x for x in audit(path)}
+    assert r["one"]["verdict"] == "impossible" and r["fine"]["verdict"] == "ok"
+    assert "fit in the memory of 1 NVIDIA H100 SXM5 80GB (85.9 GB), but not with the KV cache of one sequence of " \
+           "4,000,127 tokens beside them" in r["one"]["why"]
+    assert r["eight"]["verdict"] == "impossible" and "do not fit" not in r["eight"]["why"]

@@ -65,7 +65,7 @@ def test_the_classes_flops_and_the_peak_by_hand(tmp_path):
     peak = peak_of(p, spec.hardware, spec.model)
     assert peak.value == pytest.approx(P_MIXED, rel=1e-12) and peak.value == pytest.approx(5.492e15, rel=1e-4)
     assert peak.prompt and P_MIXED > P_DECODE
-    assert peak.label("bf16") == "fp4 for the routed experts, bf16 for the rest"
+    assert peak.label("bf16") == "a blend of fp4 for the routed experts and bf16 for the rest"  # no format's peak
     rest = F_ATTENTION + F_ROUTER
     assert [share for *_, share in peak.parts] == pytest.approx([F_EXPERTS / (F_EXPERTS + rest),
                                                                  rest / (F_EXPERTS + rest)], rel=1e-12)
@@ -126,7 +126,7 @@ def test_a_gpu_without_the_format_and_fp8_classes(tmp_path):
     # classes sharing the fast format are named together (the review's "routed experts, output head" read as a list)
     head = load_spec(report(tmp_path, "{weights: {experts: mxfp4, embeddings: nvfp4, default: bf16}}", name="h"))
     assert peak_of(head.precision, head.hardware, head.model).label("bf16") == \
-        "fp4 for the routed experts and output head, bf16 for the rest"
+        "a blend of fp4 for the routed experts and output head, and bf16 for the rest"
     # one format named for every class is that format: NVFP4 all through is fp4 on a B200 (spec.on_hardware)
     assert _precision({"weights": {"experts": "nvfp4", "default": "nvfp4"}}).native
 
@@ -144,7 +144,7 @@ def test_the_report_and_results_json_say_it(tmp_path):
     assert "the output head left out, as a prompt&#39;s tokens run it once" in page
     assert "sparse figure" not in page  # bf16's 4.5 PFLOP/s sparse, below the dense P: not said beside it
     assert "P = ΣF_c / Σ(F_c / P_c) over the classes" in page
-    assert "The roofline's roof is the dense peak P (<span data-live=\"compute\">fp4 for the routed experts, bf16 " \
+    assert "The roofline's roof is the dense peak P (<span data-live=\"compute\">a blend of fp4 for the routed experts and bf16 " \
            "for the rest</span>" in page
     # no FP8-compute lever where the classes already run faster than fp8's 4.5 PFLOP/s
     assert "FP8 compute" not in page.split("What would change it")[-1].split("</table>")[0]
@@ -158,3 +158,38 @@ def test_a_what_if_of_one_class_computes_it_in_its_format(tmp_path):
     assert evaluate(spec).scalars["exact"]["peak_flops"] == pytest.approx(P_MIXED, rel=1e-12)
     kept = load_spec(report(tmp_path, "fp8", hardware="h100-sxm", name="k"), ["precision.kv_cache=bf16"])
     assert (kept.precision.compute, kept.precision.kv_cache, kept.precision.own_compute) == ("fp8", "bf16", False)
+
+
+def test_plan_of_a_report_spec_plans_its_own_classes(tmp_path, capsys):
+    """`plan SPEC` of gpt-oss-120b with {experts: nvfp4, default: fp8} planned the checkpoint's formats (mxfp4
+    experts, bf16 rest) under a header saying it took the spec's (a hostile-input review): its rows now name the
+    spec's formats, with its cache (fp8, the compute's) and its compute (nvfp4 experts in fp4 on a B200)."""
+    spec = report(tmp_path, "{weights: {experts: nvfp4, default: fp8}}", name="m")
+    assert cli_main(["plan", spec, "--gpus", "1", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    own = [r for r in rows if r["precision"] == "nvfp4+fp8"]
+    assert own and all(r["kv_cache"] == "fp8" for r in own)
+    assert {r["precision"] for r in rows} == {"nvfp4+fp8", "checkpoint"}
+    ckpt = next(r for r in rows if r["precision"] == "checkpoint")
+    assert own[0]["ttft"] < ckpt["ttft"]  # fp4 experts and fp8 rest beside mxfp4 (fp4) experts and bf16 rest
+
+
+def test_the_rooflines_caption_keeps_the_layouts_verdict(tmp_path):
+    """gpt-oss-120b on 4 GB200 (tp 4 x ep 4): an 8k prefill right of the ridge whose all-reduces outlast its compute
+    read "Compute-bound, right of the ridge" in figure 2's caption beside page 1's "interconnect" (a review); the
+    caption now says the layout's verdict, and the three-modes table states the ridge over batch-1 decode's
+    weight-reuse intensity (763 / 1.855, the active mix's 2/b: 411x, where the held mean's b gave 213x)."""
+    from genreport.present.figures.fig6_roofline import caption6
+
+    path = tmp_path / "gb.yaml"
+    path.write_text("kind: report\nname: gb\ntitle: t\nhardware: gb200\nmodel: gpt-oss-120b\n"
+                    "precision: {weights: {experts: mxfp4, default: bf16}}\nparallelism: {tp: 4, ep: 4}\n"
+                    "workloads:\n  decode: {batch: [1, 64], context: [8k]}\n  prefill: {prompt: [512, 8k]}\n")
+    r = evaluate(load_spec(str(path)))
+    assert list(r.verdicts["prefill_binds"]) == ["bandwidth", "interconnect"]
+    text = caption6(r)
+    assert "Interconnect-bound at the report's layout, as the tables say: prefill 8k" in text
+    assert "Compute-bound" not in text and "Bandwidth-bound, left of the ridge: prefill 512" in text
+    i_1 = r.value("weight_reuse_intensity", "seed", tokens=1)
+    assert r.facts["ridge_reuses"] == pytest.approx(r.s("ridge_point") / i_1, rel=1e-12)
+    assert round(r.facts["ridge_reuses"]) == 411

@@ -293,7 +293,7 @@ def test_a_what_if_in_the_page_is_titled_as_a_build_titles_it(dimmed):
     assert heading.search(dimmed["mixtral-mxfp4-experts"]).group(2).endswith(
         "weights experts mxfp4, rest bf16, KV bf16, compute bf16")  # an H100 has no fp4 peak: nothing apart
     # chapter 2 names the formats the roof takes, as a build does (env.Peak.label)
-    assert ('data-live="compute">fp8 for the routed experts, bf16 for the rest<' in dimmed["mixtral-fp8-experts"]
+    assert ('data-live="compute">a blend of fp8 for the routed experts and bf16 for the rest<' in dimmed["mixtral-fp8-experts"]
             and 'data-live="compute">bf16<' in dimmed["mixtral-mxfp4-experts"])
     assert evaluated("llama70b-h100-tp8.yaml", ["parallelism.tp=4"]).what_if_title == \
         "What-if: Llama 3.1 70B on 4 × NVIDIA H100 SXM5 80GB, bf16"

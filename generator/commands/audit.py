@@ -81,6 +81,20 @@ def read_rows(path: Path) -> list[Row]:
                                  + ",".join(COLUMNS))]) from None
     except csv.Error as exc:
         raise SpecError([Finding(shown, 1, 1, "", f"not CSV: {exc}", "check the quoting")]) from None
+    import difflib
+
+    seen: set[str] = set()
+    for h in header:  # a column named twice: the last cell won, unsaid
+        if h in seen:
+            raise SpecError([Finding(shown, 1, 1, "", f"column '{h}' is named twice in the header",
+                                     "name each column once")])
+        seen.add(h)
+    for h in header:  # other columns are the reader's notes (published.csv's expect, why), but not a column misspelt:
+        # 'gpu' for gpus left the GPUs unknown, the loosest, and a claim on too few GPUs passed
+        close = difflib.get_close_matches(h.lower(), [c for c in COLUMNS if c not in header], n=1, cutoff=0.75)
+        if h not in COLUMNS and close:
+            raise SpecError([Finding(shown, 1, 1, "", f"column '{h}' is not one the audit reads",
+                                     f"did you mean '{close[0]}'? (columns: {','.join(COLUMNS)})")])
     missing = [c for c in REQUIRED if c not in header]
     if missing:
         raise SpecError([Finding(shown, 1, 1, "", f"the header lacks {', '.join(missing)}",

@@ -90,6 +90,7 @@ class Bound:
     weight_bytes: float = 0.0
     memory: float = 0.0
     layout: str = ""  # the layout the bound was priced at ("" for one GPU or the ideal group)
+    sequence: float = 0.0  # the weights fit, but not one sequence of this many tokens beside them (0: not so)
 
     def holds(self, metric: str, value: float) -> bool:
         """Whether the claimed value is physically possible under this bound."""
@@ -185,7 +186,12 @@ def bound(c: Claim) -> Bound:
     weights = float(q["weight_bytes"](env.at()))
     fits = c.metric in ("mbu", "mfu") or weights <= hw.capacity
     out = Bound(None, fits, assumed=assumed, weight_bytes=weights, memory=hw.capacity)
-    if not fits:  # nothing runs: no rate is possible, no time is short enough
+    if fits and c.metric not in ("mbu", "mfu"):  # and one sequence at its last context beside them (an unknown
+        # length: the shortest); a 4M-token prompt of an 8B on one H100 (524 GB of cache) read "ok"
+        last = max(1.0, float(c.input_tokens or 0) + float(c.output_tokens or 1) - 1.0)
+        if float(q["capacity_batch"](env.at(context=last))) < 1.0:
+            out.fits, out.sequence = False, last
+    if not out.fits:  # nothing runs: no rate is possible, no time is short enough
         out.value, out.binds = (0.0 if c.metric in RATES else None), "capacity"
         return out
     if c.metric in ("mbu", "mfu"):
@@ -267,7 +273,9 @@ def _prompts_computed(c: Claim, q, env, e: dict, b: float, n: int, out: Bound) -
     somewhere in the group, and no schedule overlaps a FLOP with another).  The decode bound alone leaves the prompts
     out: 31.5k output tokens/s of gpt-oss-120b on 2 H100s at 128 prompt + 4 output tokens passed it, which takes
     about 5x their peak (a review of stop 73's published Blackwell and Hopper rates).  Only where both lengths are
-    given: an unknown one is the loosest, no prompt or no end to the output."""
+    given: an unknown one is the loosest, no prompt or no end to the output.  It takes the prompts distinct and
+    uncached, as the decode bound takes each sequence's cache read apart: a benchmark that repeats one prompt or
+    hits a prefix cache computes less, and the verdict's note says so."""
     o = float(c.output_tokens)
     f_prompt = float(q["prefill_flops"](env.at(T=float(c.input_tokens))))
     f_token = float(q["decode_flops"](e)) / b
@@ -276,7 +284,8 @@ def _prompts_computed(c: Claim, q, env, e: dict, b: float, n: int, out: Bound) -
     if out.value is None or rate < out.value:
         out.value, out.binds = rate, "compute"
         out.assumed["prompts"] = (f"each output token carries 1/{o:,.0f} of its {c.input_tokens:,}-token prompt's "
-                                  f"prefill FLOPs: the group's peak over them binds")
+                                  "prefill FLOPs (distinct prompts, none cached: a prefix cache or one prompt "
+                                  "repeated computes less): the group's peak over them binds")
 
 
 def _through_layouts(c: Claim, precision: Precision, batch: float | None, context: float, prompt: float | None,
@@ -446,7 +455,13 @@ def verdict(c: Claim, variants: dict[str, Hardware] | None = None) -> tuple[str,
         if layout.startswith("no layout"):  # the row's tp x pp does not lay out its GPUs: the bound took them whole
             why = (why + "; " if why else "") + f"{layout} (a looser bound than the stated layout's)"
         return "ok", b, why
-    if not b.fits:
+    if not b.fits and (b.sequence or str(b.assumed.get("layout", "")).startswith("no layout")):
+        # the weights fit; a sequence's cache beside them does not (it said "the weights (16 GB) do not fit in 687 GB")
+        what = f"one sequence of {b.sequence:,.0f} tokens" if b.sequence else "a sequence"
+        why = (f"the weights ({fmt.sig4(b.weight_bytes / 1e9)} GB) fit in the memory of {c.gpus or 1} "
+               f"{c.hardware.title} ({fmt.sig4(b.memory / 1e9)} GB), but not with the KV cache of {what} beside them"
+               + ("" if b.sequence else f" at any layout ({b.assumed['layout']})"))
+    elif not b.fits:
         why = (f"the weights ({fmt.sig4(b.weight_bytes / 1e9)} GB) do not fit in the memory of {c.gpus or 1} "
                f"{c.hardware.title} ({fmt.sig4(b.memory / 1e9)} GB)")
     else:
@@ -455,6 +470,8 @@ def verdict(c: Claim, variants: dict[str, Hardware] | None = None) -> tuple[str,
         if c.metric in RATES or c.metric in ("mbu", "mfu"):
             x = c.value / b.value
             why = f"{x:.3g}x the bound: {fmt.sig4(c.value)}{unit} claimed, at most {fmt.sig4(b.value)}{unit} possible"
+            if "prompts" in b.assumed:  # the prompts' prefill binds: say what it takes of them
+                why += " with every prompt prefilled (distinct prompts, none cached)"
         else:
             x = b.value / c.value
             why = f"{x:.3g}x faster than the bound: {fmt.sig4(c.value)}{unit} claimed, at least {fmt.sig4(b.value)}{unit}"

@@ -144,8 +144,10 @@ CLASS_NAMES = {"experts": "routed experts", "attention": "attention", "embedding
 
 
 def _and(words: list[str]) -> str:
-    """'a', 'a and b', 'a, b and c'."""
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+    """'a', 'a and b', 'a, b and c'; 'a and b, and c' where a word has an 'and' of its own."""
+    if len(words) == 1:
+        return words[0]
+    return ", ".join(words[:-1]) + (", and " if any(" and " in w for w in words) else " and ") + words[-1]
 
 
 @dataclass(frozen=True)
@@ -178,8 +180,11 @@ class Peak:
                 for cls, f, _, _ in self.parts]
 
     def label(self, compute: str) -> str:
-        """'fp4 for the routed experts, bf16 for the rest' where the classes compute apart; ``compute`` otherwise."""
-        return ", ".join(f"{f} for the {what.removeprefix('the ')}" for what, f in self.names()) if self.parts else compute
+        """'a blend of fp4 for the routed experts and bf16 for the rest' where the classes compute apart (P is no one
+        format's peak); ``compute`` otherwise."""
+        if not self.parts:
+            return compute
+        return "a blend of " + _and([f"{f} for the {what.removeprefix('the ')}" for what, f in self.names()])
 
 
 def peak_of(precision: Precision, hw: Hardware, model: Model, pc: arch.ParameterCount | None = None,

@@ -305,12 +305,10 @@ def model_format(model: Model, name: str) -> str:
 
 def report_precisions(spec) -> tuple[str, ...]:
     """The formats a report's plan answers try (page 1's smallest layout, the serving chapter's cheapest): the
-    default's (:func:`plan_precisions`) and the spec's own weight format, which its author chose."""
-    from genreport.load.spec import WEIGHT_FORMAT_BYTES
-
-    own = spec.precision.weights
-    extra = (own,) if not spec.precision.classes and own in WEIGHT_FORMAT_BYTES else ()
-    return tuple(dict.fromkeys(plan_precisions(spec.model) + extra))
+    default's (:func:`plan_precisions`) and the spec's own weights, which its author chose: a uniform format, the
+    checkpoint's per-class formats ('checkpoint'), or other per-class formats by their label ('nvfp4+fp8', which
+    :func:`own_precision` maps to the spec's precision; a review found them planned as the checkpoint's)."""
+    return tuple(dict.fromkeys(plan_precisions(spec.model) + (own_format(spec.precision, spec.model),)))
 
 
 @dataclass(frozen=True)

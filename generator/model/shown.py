@@ -177,7 +177,9 @@ def facts(r) -> dict[str, float | str | None]:
     out = {
         "bound_ratio": t_mem / t_comp if t_comp else None,  # the larger batch-1 bound over the smaller
         "compute_idle_share": 1 - t_comp / t_mem if t_mem else None,  # NOT an idle fraction: the text says why
-        "ridge_reuses": sc["ridge_point"] * r.spec.precision.weight_bytes / 2,  # tokens per weight load at the ridge
+        # tokens per weight load at the ridge: the ridge over batch-1 decode's weight-reuse intensity, 2 / b of the
+        # weights it reads (the table's value beside it; per-class weights: the active mix's b, not the held mean)
+        "ridge_reuses": sc["ridge_point"] / r.value("weight_reuse_intensity", "seed", tokens=1),  # (stated in seed's)
         "effective_head_dim": float(r.envs[r.lead].values["d_h"]),
     }
     if m.attention.kind == "mla":

@@ -242,7 +242,8 @@ const GR_MODEL = (function () {
     let real = 0.0;
     Object.keys(byForm).forEach(function (f) { real += byForm[f] / (hw.dense[f] * matmul(f)); });
     const names = {experts: "routed experts", attention: "attention", embeddings: "output head", default: "rest"};
-    const and = (w) => w.length === 1 ? w[0] : w.slice(0, -1).join(", ") + " and " + w[w.length - 1];  // (env._and)
+    const and = (w) => w.length === 1 ? w[0]  // (env._and)
+      : w.slice(0, -1).join(", ") + (w.some(x => x.indexOf(" and ") >= 0) ? ", and " : " and ") + w[w.length - 1];
     const parts = Object.keys(byForm).filter(f => byForm[f])
       .sort((a, b) => hw.dense[b] - hw.dense[a] || (a < b ? -1 : a > b ? 1 : 0))
       .map(function (f) {
@@ -260,8 +261,10 @@ const GR_MODEL = (function () {
   /** The compute format, or the classes' formats where they compute apart (env.Peak.label). */
   function computeLabel(p, hw, m, t) {
     const pk = peakOf(p, hw, m, parameterCount(m), t);
-    return pk.parts && pk.parts.length ? pk.parts.map(x => x[1] + " for the " + x[0].replace(/^the /, "")).join(", ")
-      : p.compute;
+    if (!pk.parts || !pk.parts.length) return p.compute;
+    const w = pk.parts.map(x => x[1] + " for the " + x[0].replace(/^the /, ""));  // (env.Peak.label)
+    const last = w.some(x => x.indexOf(" and ") >= 0) ? ", and " : " and ";  // (env._and)
+    return "a blend of " + (w.length === 1 ? w[0] : w.slice(0, -1).join(", ") + last + w[w.length - 1]);
   }
 
   /** b of n_rest non-expert and n_x routed-expert weights, less n_skip input-embedding weights (WeightBytes.mean). */

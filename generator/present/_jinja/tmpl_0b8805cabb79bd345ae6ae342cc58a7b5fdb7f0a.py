@@ -10,6 +10,7 @@ def root(context, missing=missing):
     l_0_Gpu = resolve('Gpu')
     l_0_hw = resolve('hw')
     l_0_q = resolve('q')
+    l_0_peak_mixed = resolve('peak_mixed')
     l_0_compute_label = resolve('compute_label')
     l_0_model = resolve('model')
     l_0_frame = resolve('frame')
@@ -117,7 +118,11 @@ def root(context, missing=missing):
     yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
     yield '</span>: '
     yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'peak_flops', 'rate'))
-    yield ' dense <span data-live="compute">'
+    yield ' dense'
+    if (undefined(name='peak_mixed') if l_0_peak_mixed is missing else l_0_peak_mixed):
+        pass
+        yield ','
+    yield ' <span data-live="compute">'
     yield escape((undefined(name='compute_label') if l_0_compute_label is missing else l_0_compute_label))
     yield '</span>, '
     yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'bandwidth', 'bandwidth'))
@@ -550,4 +555,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=102&5=115&6=117&7=125&8=137&9=145&10=157&11=175&12=181&13=213&14=217&15=239&16=252&19=259&22=274&23=293&24=345&25=399&27=403&29=407&30=417&31=426&32=442&33=453&34=460&35=462&36=476&40=495&41=508&42=511&43=527&44=530&45=542'
+debug_info = '1=103&5=116&6=118&7=130&8=142&9=150&10=162&11=180&12=186&13=218&14=222&15=244&16=257&19=264&22=279&23=298&24=350&25=404&27=408&29=412&30=422&31=431&32=447&33=458&34=465&35=467&36=481&40=500&41=513&42=516&43=532&44=535&45=547'

@@ -124,14 +124,14 @@ def caption11(r: Results, baseline: Results | None = None) -> str:
                     "there is no rate view.")
         return "No serving techniques at this layout: no rate view."
     ch, un = ra["chunked"], ra["unchunked"]
-    text = ("Time to first token (left; above on a phone) and time per output token (right; below) against the "
+    text = ("Time to first token (the first panel) and time per output token (the second) against the "
             "requests per second arriving at one replica, at the serving shape, with chunked prefill (blue: every "
             f"step carries up to {ra['chunk']:,} tokens, the running sequences' decode tokens and a prompt chunk in "
             "what they leave) and with each prompt "
             "prefilled alone (vermilion: the running sequences wait for it). Solid: the steady state. Dotted: the P99 "
             "time between tokens (without chunks a staircase of whole prefills, Poisson arrivals, prefills first as "
-            "vLLM v0 schedules them) and, left, the P90 TTFT with the prompts queued for their prefills; diamonds: the "
-            "P99 capacity (and, left, the P90 TTFT capacity where it binds). "
+            "vLLM v0 schedules them) and, in the first panel, the P90 TTFT with the prompts queued for their "
+            "prefills; diamonds: the P99 capacity (and, in the first panel, the P90 TTFT capacity where it binds). "
             "From one GPU's ledgers at the layout, no collectives counted. ")
     said: set = set()  # the limits named so far: "(the caches fill at the mean context)" once, not at each
     for name, c in (("With chunked prefill", ch), ("Prefilled alone", un)):

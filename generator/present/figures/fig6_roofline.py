@@ -276,12 +276,21 @@ def caption6(r: Results, baseline: Results | None = None) -> str:
     elif dec1:
         s += "No decode batch larger than 1 fits beside the weights. "
     rest = [p for p in pts if p[0] in ("prefill", "training")]
-    left = [f"{p[1]} ({num(p[2])})" for p in rest if p[2] < ridge]
-    right = [f"{p[1]} ({num(p[2])})" for p in rest if p[2] >= ridge]
+    # what binds each prefill at the report's layout (the tables' verdict): the interconnect where it outlasts both
+    # of this chart's roofs (a review read "compute-bound" here beside page 1's "interconnect-bound", 4 GB200)
+    said = r.verdicts.get("prefill_binds")
+    binds = {f"prefill {tokens(t)}": str(v) for t, v in zip(r.spec.workloads.prefill_prompt,
+                                                             () if said is None else list(said), strict=False)}
+    linked = [f"{p[1]} ({num(p[2])})" for p in rest if binds.get(p[1]) == "interconnect"]
+    left = [f"{p[1]} ({num(p[2])})" for p in rest if p[2] < ridge and binds.get(p[1]) != "interconnect"]
+    right = [f"{p[1]} ({num(p[2])})" for p in rest if p[2] >= ridge and binds.get(p[1]) != "interconnect"]
     if right:
         s += f"Compute-bound, right of the ridge: {_join(right)}. "
     if left:
         s += f"Bandwidth-bound, left of the ridge: {_join(left)}. "
+    if linked:
+        s += (f"Interconnect-bound at the report's layout, as the tables say: {_join(linked)}, whose collectives "
+              "outlast both roofs drawn here (the GPU's compute and HBM). ")
     group = int(r.frame.prompt_group)
     if group > 1 and any(p[0] == "prefill" for p in rest):
         # the point is the steady state's pass (m_P prompts share the experts); the verdicts and the TTFT are one
