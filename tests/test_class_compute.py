@@ -193,3 +193,23 @@ def test_the_rooflines_caption_keeps_the_layouts_verdict(tmp_path):
     i_1 = r.value("weight_reuse_intensity", "seed", tokens=1)
     assert r.facts["ridge_reuses"] == pytest.approx(r.s("ridge_point") / i_1, rel=1e-12)
     assert round(r.facts["ridge_reuses"]) == 411
+
+
+def test_a_class_the_model_lacks_and_a_set_compute_are_said_where_written(tmp_path, capsys):
+    """Routed experts named on a dense Llama 3.1 8B hold no weight: a warning at the line (an error under --strict),
+    where it was silent beside "mxfp4+bf16 weights".  A compute format the GPU lacks that a --set made is the
+    option's doing: the error names the option, not the file's 'precision: bf16' line (a hostile-input review)."""
+    path = tmp_path / "dense.yaml"
+    path.write_text("kind: report\nname: dense\ntitle: t\nhardware: b200\nmodel: llama-3.1-8b\n"
+                    "precision: {weights: {experts: mxfp4, default: bf16}}\n"
+                    "workloads:\n  decode: {batch: [1], context: [1k]}\n")
+    out = tmp_path / "out"
+    assert cli_main([str(path), "-o", str(out), "--format", "json", "-q"]) == 0
+    assert "dense.yaml:6:32: precision.weights.experts: warning: Llama 3.1 8B has no routed experts: experts mxfp4 " \
+           "applies to no weight (hint: remove precision.weights.experts)" in capsys.readouterr().err
+    assert cli_main([str(path), "-o", str(tmp_path / "strict"), "--format", "json", "--strict"]) == 1
+    assert not (tmp_path / "strict").exists()
+    plain = report(tmp_path, "bf16", hardware="h100-sxm", name="p")
+    assert cli_main([plain, "-o", str(out), "--format", "json", "--set", "precision.compute=int4"]) == 1
+    err = capsys.readouterr().err
+    assert "--set precision.compute=int4:1:1: precision.compute: NVIDIA H100 SXM5 80GB has no dense int4 peak" in err

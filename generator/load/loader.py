@@ -433,18 +433,30 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
         written = {**written, "weights": "bf16"}  # the model did not load: its error is reported
     precision = _precision(written)
     if precision.classes and model is not None:  # the mean bytes per weight this model holds at these precisions
-        from genreport.model.env import held_weight_bytes
+        from genreport.formulas.architecture import parameter_count
+        from genreport.model.env import CLASS_NAMES, class_parameters, held_weight_bytes
 
         precision = dataclasses.replace(precision, held_bytes=held_weight_bytes(precision, model))
+        held = class_parameters(parameter_count(model))
+        for cls, fmt in precision.classes:  # a format for a class the model lacks holds no weight: said, not silent
+            # (routed experts named on a dense 8B read "mxfp4+bf16 weights", every weight bf16)
+            if not held[cls] and fmt != precision.format_of("default"):
+                where = ("precision", "weights", cls) if isinstance(written.get("weights"), dict) else ("precision",)
+                findings.add(doc.finding(where, f"{model.title} has no {CLASS_NAMES[cls]}: {cls} {fmt} applies to "
+                                         "no weight", f"remove precision.weights.{cls}", severity="warning"))
     workloads = _workloads(doc, findings)
     serving = _serving(doc, findings)
     serving = _draft(doc, serving, model, precision, sub, findings)
     _check_budget(doc, workloads, findings)
     if hw is not None:
         precision = on_hardware(precision, hw.dense)  # NVFP4/MXFP4 weights computed in fp4 where the GPU has it
+        # a compute format a --set of the weights or the compute made is the option's doing: the finding names it
+        # (it pointed at the file's blameless 'precision: bf16' line)
+        made = next((p for p in doc.overrides if p[:1] == ("precision",) and (len(p) == 1 or p[1] in (
+            "weights", "compute"))), ("precision",))
         for fmt in {precision.compute}:
             if fmt not in hw.dense:
-                findings.add(doc.finding(("precision",), f"{hw.title} has no dense {fmt} peak in its spec",
+                findings.add(doc.finding(made, f"{hw.title} has no dense {fmt} peak in its spec",
                                          f"choose one of {', '.join(sorted(hw.dense))}, or add peak.dense.{fmt} "
                                          f"to {hw.file}"))
         for i, h in enumerate(cmp_hw):

@@ -267,6 +267,7 @@ const GR_WHATIF = (function () {
   /** Apply one parsed override to ``state`` ({inputs, precision, given, shape}); throws OverrideError. */
   function apply1(state, path, v, raw, live) {
     const inp = state.inputs, m = inp.model, parts = path.split("."), top = parts[0], k = parts[parts.length - 1];
+    if (top === "precision") state.precisionSets = (state.precisionSets || []).concat([path]);  // (loader: made)
     const where = top === "hardware" || top === "model" ? parts.slice(1).join(".") : path, R = live.rules;
     if (top === "parallelism" && typeof GR_PARALLEL === "undefined") {  // a single-card report has no parallel.js
       fail(path, "this page recomputes its one " + (inp.hardware.noun && inp.hardware.noun !== "GPU" ? inp.hardware.noun
@@ -436,8 +437,12 @@ const GR_WHATIF = (function () {
         + (sp.draft_tokens + 1), "a tree's nodes with its root; leave it out for a chain");
     }
     const p = onHardware(resolvePrecision(state.precision, t, m, live.model_file), inp.hardware.dense, t);
-    if (!own(inp.hardware.dense, p.compute)) {
-      throw new OverrideError("precision", live.hardware_title + " has no dense " + p.compute + " peak in its spec",
+    if (!own(inp.hardware.dense, p.compute)) {  // at the set of the weights or the compute that made it (loader)
+      const made = (state.precisionSets || []).find(function (s) {
+        const q = s.split(".");
+        return q.length === 1 || q[1] === "weights" || q[1] === "compute";
+      });
+      throw new OverrideError(made || "precision", live.hardware_title + " has no dense " + p.compute + " peak in its spec",
         "choose one of " + Object.keys(inp.hardware.dense).sort().join(", ") + ", or add peak.dense." + p.compute
         + " to " + live.hardware_file);
     }
