@@ -113,3 +113,16 @@ def test_a_what_ifs_table_names_its_quantities_and_what_does_not_fit(tmp_path):
                             "3,538 tok/s (61 fit)") for r in rows), rows
     assert any(r.startswith("decode token/s ceiling decode_tokens_per_s batch 128, context 1,024 18,628 tok/s "
                             "9,314 tok/s 0.5×") for r in rows), rows
+
+
+def test_page_1s_cheapest_layout_says_its_batch_where_no_users_are_given():
+    """Without users the cheapest layout is priced at plan's default of at most 64 sequences a replica; page 1 named
+    it "cheapest" without the cap, which only chapter 7 stated (a review: the same layout at batch 256 is cheaper).
+    The Llama 3.1 70B spec without its 128 users."""
+    from shared import ROOT, html, spec_file
+
+    text = (ROOT / "specs" / "llama70b-h100-tp8.yaml").read_text().replace("  users: 128\n", "")
+    page1 = " ".join(html(spec_file(text, "l70-no-users.yaml")).split("<section id=\"s1\"")[0].split())
+    assert ", with at most 64 sequences a replica (chapter" in page1
+    with_users = " ".join(html("llama70b-h100-tp8.yaml").split("<section id=\"s1\"")[0].split())
+    assert "sequences a replica (chapter" not in with_users

@@ -98,6 +98,11 @@ def _tpot_batch(model, hw, precision, par, prompt, output, accounting, cap: int,
     return lo
 
 
+# the sequences a replica runs at most where the serving block names no users (plan's default batch): the cheapest
+# layout page 1 and the serving chapter name is priced at that batch
+REPLICA_BATCH = 64
+
+
 def plan_inputs(spec) -> dict:
     """``plan``'s arguments for the spec's ``serving`` block, as the chapter's cheapest layout asks them and
     ``genreport plan SPEC`` takes them by default: the request (prompt, output, TTFT and TPOT targets, users) at the
@@ -113,7 +118,8 @@ def plan_inputs(spec) -> dict:
         sp = sv.speculative
         ask = (sp.draft_tokens, sp.acceptance, sp.draft if sp.draft is not None else sp.draft_cost, sp.verified)
     shape = Shape(sv.prompt, sv.output, sv.ttft, sv.users)
-    return {"batch": min(sv.users, MAX_BATCH) if sv.users else 64, "context": shape.last_context, "latency": sv.tpot,
+    return {"batch": min(sv.users, MAX_BATCH) if sv.users else REPLICA_BATCH, "context": shape.last_context,
+            "latency": sv.tpot,
             "precisions": report_precisions(spec), "max_gpus": MAX_GPUS if hw.link is not None else 1,
             "accounting": spec.accounting, "estimate": "bound", "kv_caches": ("auto",), "shape": shape,
             "speculative": ask, "draft_precision": declared_precision(spec), "own": spec.precision}
@@ -255,7 +261,7 @@ def report(r) -> dict | None:
             "last_context": last_context(sv.prompt, sv.output), "rounds": sv.output - 1, "where": where,
             "round_context": round_context(spec.model, sv.prompt, sv.output),
             "concurrency": cap * par.dp, "ttft_target": sv.ttft, "tpot_target": sv.tpot,
-            "users": sv.users, "gpus_per_node": node,
+            "users": sv.users, "replica_batch": REPLICA_BATCH, "gpus_per_node": node,
             "replica_nodes": -(-par.replica_gpus // node) if node else None,  # nodes one replica spans
             "node_busy_gpus": node_busy_gpus(par.replica_gpus, node),  # a node's GPUs that run replicas
             # nodes the expert-parallel group spans: wider than a replica (data-parallel attention), its replicas'

@@ -392,6 +392,11 @@ def root(context, missing=missing):
                 yield ' at $'
                 yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out')))
                 yield ' per million output tokens'
+            if (not environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')):
+                pass
+                yield ', with at most '
+                yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_batch'))
+                yield ' sequences a replica'
         else:
             pass
             yield 'no layout <code>plan</code> tries on '
@@ -555,4 +560,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=103&5=116&6=118&7=130&8=142&9=150&10=162&11=180&12=186&13=218&14=222&15=244&16=257&19=264&22=279&23=298&24=350&25=404&27=408&29=412&30=422&31=431&32=447&33=458&34=465&35=467&36=481&40=500&41=513&42=516&43=532&44=535&45=547'
+debug_info = '1=103&5=116&6=118&7=130&8=142&9=150&10=162&11=180&12=186&13=218&14=222&15=244&16=257&19=264&22=279&23=298&24=350&25=409&27=413&29=417&30=427&31=436&32=452&33=463&34=470&35=472&36=486&40=505&41=518&42=521&43=537&44=540&45=552'
