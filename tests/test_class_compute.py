@@ -146,6 +146,9 @@ def test_the_report_and_results_json_say_it(tmp_path):
     assert "P = ΣF_c / Σ(F_c / P_c) over the classes" in page
     assert "The roofline's roof is the dense peak P (<span data-live=\"compute\">a blend of fp4 for the routed experts and bf16 " \
            "for the rest</span>" in page
+    # gpt-oss's FFN matrix has its attention projection's shape (2,880 x 2,880) and other bytes (mxfp4 beside bf16):
+    # its row showed the projection's numbers, both keyed (n, m) (a review); it is keyed by its bytes too
+    assert '<span data-q="gemm_saturation" data-n="2880" data-m="2880" data-b="0.53125" data-f="num">' in page
     # no FP8-compute lever where the classes already run faster than fp8's 4.5 PFLOP/s
     assert "FP8 compute" not in page.split("What would change it")[-1].split("</table>")[0]
 
@@ -213,3 +216,19 @@ def test_a_class_the_model_lacks_and_a_set_compute_are_said_where_written(tmp_pa
     assert cli_main([plain, "-o", str(out), "--format", "json", "--set", "precision.compute=int4"]) == 1
     err = capsys.readouterr().err
     assert "--set precision.compute=int4:1:1: precision.compute: NVIDIA H100 SXM5 80GB has no dense int4 peak" in err
+
+
+def test_two_matrices_of_one_shape_keep_their_own_numbers(tmp_path):
+    """The ridge over b/2 of each matrix (B200: 5.492 PFLOP/s over 7.7 TB/s): gpt-oss-120b's bf16 attention
+    projection and its MXFP4 FFN matrix are both 2,880 x 2,880; their crossovers (with activations) differ, 1,622
+    and 236 tokens on GB200 for the review's spec, here each at its own b."""
+    r = evaluate(load_spec(report(tmp_path, "{weights: {experts: mxfp4, default: bf16}}")))
+    att, ffn = r.gemm
+    assert (att["n"], att["m"]) == (ffn["n"], ffn["m"]) == (2880, 2880)
+    assert att["key"] == {"n": 2880, "m": 2880} and ffn["key"] == {"n": 2880, "m": 2880, "b": 0.53125}
+    assert r.value("gemm_crossover_tokens", "seed", n=2880, m=2880) == att["crossover"]
+    assert r.value("gemm_crossover_tokens", "seed", n=2880, m=2880, b=0.53125) == ffn["crossover"]
+    assert ffn["crossover"] < att["crossover"] / 5
+    ridge = r.s("ridge_point")
+    assert att["weight_crossover"] == pytest.approx(ridge * 2 / 2) and ffn["weight_crossover"] == pytest.approx(
+        ridge * 0.53125 / 2)

@@ -126,3 +126,17 @@ def test_page_1s_cheapest_layout_says_its_batch_where_no_users_are_given():
     assert ", with at most 64 sequences a replica (chapter" in page1
     with_users = " ".join(html("llama70b-h100-tp8.yaml").split("<section id=\"s1\"")[0].split())
     assert "sequences a replica (chapter" not in with_users
+
+
+def test_a_groups_link_row_counts_its_members_and_their_span():
+    """DeepSeek-V3 on 16 B200 over two nodes (tp 8 x dp 2 x ep 16): the dp group is 2 GPUs, one in each node; the
+    inputs table said "dp group's link (scale-out, 16 GPUs)" beside chapter 6's 2 (a review)."""
+    from genreport.present.render import _inputs
+    from shared import evaluated_text
+
+    r = evaluated_text("kind: report\nname: ds16\ntitle: t\nhardware: b200\nmodel: deepseek-v3\nprecision: fp8\n"
+                       "parallelism: {tp: 8, dp: 2, ep: 16}\nworkloads:\n  decode: {batch: [1, 64], context: [4k]}\n",
+                       "ds16.yaml")
+    rows = {row["what"].split(" (")[0]: row["what"] for row in _inputs(r) if "group's link" in row["what"]}
+    assert rows["dp group's link"].startswith("dp group's link (scale-out, 2 GPUs spread over 16)"), rows
+    assert rows["tp group's link"].startswith("tp group's link (scale-up, 8 GPUs)"), rows

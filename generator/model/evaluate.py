@@ -282,9 +282,9 @@ def _entries(r: Results) -> list[Entry]:
                 add(qid, {"tokens": t}, arr[i], acc, suffix)
     for g in r.gemm:
         for t, val in zip(g["tokens"], g["intensity"], strict=True):
-            add("gemm_intensity", {"n": g["n"], "m": g["m"], "tokens": t}, val, "seed")
-        add("gemm_saturation", {"n": g["n"], "m": g["m"]}, g["saturation"], "seed")
-        add("gemm_crossover_tokens", {"n": g["n"], "m": g["m"]}, g["crossover"], "seed")
+            add("gemm_intensity", {**g["key"], "tokens": t}, val, "seed")
+        add("gemm_saturation", g["key"], g["saturation"], "seed")
+        add("gemm_crossover_tokens", g["key"], g["crossover"], "seed")
     for t in sorted({1, *w.prefill_prompt, *([w.training_tokens] if w.training_tokens else [])}):
         add("weight_reuse_intensity", {"tokens": t}, r.q["weight_reuse_intensity"](tables.per_load(r.envs["seed"], t)),
             "seed")

@@ -51,8 +51,12 @@ def gemms(spec, env, q) -> tuple[dict, ...]:
     for name, n, m in spec.gemms:
         cls = gemm_class_bytes(spec, name)
         e = env.at(n=float(n), m=float(m), **cls)
+        # a matrix of an earlier one's shape is told apart by its bytes: gpt-oss's 2,880 x 2,880 FFN (mxfp4) showed
+        # its attention projection's numbers (bf16), both keyed (n, m) (a review)
+        twin = any((r["n"], r["m"]) == (n, m) and r["b"] != float(e["b"]) for r in rows)
         rows.append({
             "name": name, "n": n, "m": m,
+            "key": {"n": n, "m": m, **({"b": float(e["b"])} if twin else {})},  # the params its entries are stated at
             "saturation": _clean(q["gemm_saturation"](e)),
             "crossover": physical("gemm_crossover_tokens", q["gemm_crossover_tokens"](e))[0],
             # the tokens 2T/b alone needs to reach the ridge, T = R b / 2 (the ridge itself only at b = 2): what the

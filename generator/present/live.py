@@ -473,7 +473,7 @@ def data_json(payload: dict) -> str:
 
 # ----------------------------------------------------------------------------------------------- marked numbers
 
-PARAM_ATTRS = ("batch", "context", "tokens", "n", "m", "recipe")
+PARAM_ATTRS = ("batch", "context", "tokens", "n", "m", "b", "recipe")  # b: a matrix of another's shape (tables.gemms)
 
 
 def _entry(r, qid: str, params: dict):

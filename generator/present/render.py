@@ -448,7 +448,10 @@ def _inputs(r: Results) -> list[dict]:
         for g, c in sorted(r.parallel.links.items()):
             if c.tier == "none" or c.span <= 1:
                 continue
-            rows.append({"what": f"{g} group's link ({c.tier}, {c.span} GPUs), per direction and per step",
+            size = getattr(par, g)  # its members; the span, the consecutive GPUs they lie within (a dp group of 2
+            # spread over 16: it read "16 GPUs" beside chapter 6's 2)
+            held = f"{size} GPUs" + (f" spread over {c.span}" if c.span != size else "")
+            rows.append({"what": f"{g} group's link ({c.tier}, {held}), per direction and per step",
                          "symbol": f"W_o{g.upper()}, α_o{g.upper()}" if c.inner is not None else f"W_{g.upper()}, α_{g.upper()}",
                          "value": f"{fmt.bandwidth(c.bandwidth_per_direction)}, "
                                   + (f"{fmt.time(c.latency)}" if c.latency_given else "0 (not in the spec)"),

@@ -644,17 +644,21 @@ const GR_MODEL = (function () {
 
     const seed = envs.seed;
     const tokens = sortedUnique([1].concat(w.prefill_prompt, w.training_tokens ? [w.training_tokens] : []));
-    const gemm = defaultGemms(inp).map(function (g) {
+    const gemm = [];
+    defaultGemms(inp).forEach(function (g) {
       const nm = Object.assign({n: g[1], m: g[2]}, gemmClassBytes(inp, t, g[0]));
       const e = seed.at(null, null, nm);
-      return {name: g[0], n: g[1], m: g[2], saturation: clean(call("gemm_saturation", e)),
+      // a matrix of an earlier one's shape is told apart by its bytes (tables.gemms' key)
+      const twin = gemm.some(r => r.n === g[1] && r.m === g[2] && r.b !== e.b);
+      gemm.push({name: g[0], n: g[1], m: g[2], b: e.b, key: Object.assign({n: g[1], m: g[2]}, twin ? {b: e.b} : {}),
+        saturation: clean(call("gemm_saturation", e)),
         crossover: physical("gemm_crossover_tokens", call("gemm_crossover_tokens", e))[0], tokens: tokens,
-        intensity: tokens.map(function (tk) { return call("gemm_intensity", perLoad(seed, tk, nm)); })};
+        intensity: tokens.map(function (tk) { return call("gemm_intensity", perLoad(seed, tk, nm)); })});
     });
     gemm.forEach(function (g) {
-      g.tokens.forEach(function (tk, i) { add("gemm_intensity", {n: g.n, m: g.m, tokens: tk}, g.intensity[i], "seed"); });
-      add("gemm_saturation", {n: g.n, m: g.m}, g.saturation, "seed");
-      add("gemm_crossover_tokens", {n: g.n, m: g.m}, g.crossover, "seed");
+      g.tokens.forEach(function (tk, i) { add("gemm_intensity", Object.assign({tokens: tk}, g.key), g.intensity[i], "seed"); });
+      add("gemm_saturation", g.key, g.saturation, "seed");
+      add("gemm_crossover_tokens", g.key, g.crossover, "seed");
     });
     tokens.forEach(function (tk) {
       add("weight_reuse_intensity", {tokens: tk}, call("weight_reuse_intensity", perLoad(seed, tk)), "seed");

@@ -2,7 +2,8 @@
  *
  * Reads the page's data (<script id="genreport-live">), applies the reader's overrides (GR_WHATIF), evaluates
  * the report model (GR_MODEL) and updates the elements the templates marked:
- *   data-q="<quantity id>" (+ data-batch, data-context, data-tokens, data-n, data-m, data-recipe, data-f, data-none)
+ *   data-q="<quantity id>" (+ data-batch, data-context, data-tokens, data-n, data-m, data-b, data-recipe, data-f,
+ *   data-none)
  *   data-cell="decode"     a decode table cell: tok/s and what binds
  *   data-rows / data-cols  tables over a workload list: rows and columns follow the list
  *   data-prose="<name>"    sentences the report chooses (GR_PROSE)
@@ -16,7 +17,7 @@ const GR_PAGE = (function () {
 
   const F = GR_FMT;
   const UNIT_TEXT = {"FLOP/B": "FLOP/B", "token/s": "tok/s", "token": "tokens", "1": "", "B": "", "s": "", "1/s": "requests/s"};
-  const PARAMS = ["batch", "context", "tokens", "n", "m", "recipe"];
+  const PARAMS = ["batch", "context", "tokens", "n", "m", "b", "recipe"];  // (live.PARAM_ATTRS)
 
   /** A value as the report prints it by its unit (render.format_value). */
   function formatValue(value, unit, integer) {

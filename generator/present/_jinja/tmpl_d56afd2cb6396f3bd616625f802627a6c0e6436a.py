@@ -899,7 +899,7 @@ def root(context, missing=missing):
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield "'s ledgers (no collectives); in the steady state\nwith "
                 yield escape(t_5(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunk')))
-                yield '-token chunks the highest rate meeting the targets is '
+                yield '-token chunks the highest rate whose steady TTFT and TPOT meet the targets (the tails below are stricter) is '
                 if (environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'goodput') > 0):
                     pass
                     yield '<strong>'

@@ -115,9 +115,9 @@ def root(context, missing=missing):
             yield ' × '
             yield escape(t_2(environment.getattr(l_1_g, 'm')))
             yield ')</td><td class="n">'
-            yield escape(context.call((undefined(name='q') if l_1_q is missing else l_1_q), 'gemm_saturation', 'num', n=environment.getattr(l_1_g, 'n'), m=environment.getattr(l_1_g, 'm'), _loop_vars=_loop_vars))
+            yield escape(context.call((undefined(name='q') if l_1_q is missing else l_1_q), 'gemm_saturation', 'num', _loop_vars=_loop_vars, **environment.getattr(l_1_g, 'key')))
             yield '</td>\n<td class="n">'
-            yield escape(context.call((undefined(name='q') if l_1_q is missing else l_1_q), 'gemm_crossover_tokens', 'nearest', 'never (saturates below the ridge)', n=environment.getattr(l_1_g, 'n'), m=environment.getattr(l_1_g, 'm'), _loop_vars=_loop_vars))
+            yield escape(context.call((undefined(name='q') if l_1_q is missing else l_1_q), 'gemm_crossover_tokens', 'nearest', 'never (saturates below the ridge)', _loop_vars=_loop_vars, **environment.getattr(l_1_g, 'key')))
             yield '</td>\n'
             for l_2_t in environment.getattr(l_1_g, 'tokens'):
                 _loop_vars = {}
@@ -125,7 +125,7 @@ def root(context, missing=missing):
                 yield '<td class="n" data-col="'
                 yield escape(l_2_t)
                 yield '">'
-                yield escape(context.call((undefined(name='q') if l_1_q is missing else l_1_q), 'gemm_intensity', 'num', n=environment.getattr(l_1_g, 'n'), m=environment.getattr(l_1_g, 'm'), tokens=l_2_t, _loop_vars=_loop_vars))
+                yield escape(context.call((undefined(name='q') if l_1_q is missing else l_1_q), 'gemm_intensity', 'num', tokens=l_2_t, _loop_vars=_loop_vars, **environment.getattr(l_1_g, 'key')))
                 yield '</td>'
             l_2_t = missing
             yield '</tr>\n'
