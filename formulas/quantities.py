@@ -187,7 +187,8 @@ DEFS: tuple[QuantityDef, ...] = (
     QuantityDef("weight_bytes", "weight bytes", "B", "N b", (), memory.weight_bytes, f"{SEED_003}, section 4"),
     QuantityDef("weight_stream_time", "time to stream the weights once", "s", "t_{W}", (),
                 lambda: memory.weight_bytes(sym("N") - sym("N_e")) / W,
-                f"{SEED_003}, figure 1; {SEED_000}, decode (the input embedding, N_e, is a row lookup, not streamed)"),
+                f"{SEED_003}, figure 1; {SEED_000}, decode (in the exact accounting the input embedding, N_e, is a row "
+                "lookup, not streamed; the seed accounting's N_e = 0 streams all N, as seed 003 counts)"),
     QuantityDef("weight_flops_time", "time for 2 N_a FLOPs at peak (one token, no attention)", "s", "t_{F}", (),
                 lambda: 2 * sym("N_a") / P, f"{SEED_003}, figure 1"),
     QuantityDef("kv_bytes_per_token", "KV bytes per token", "B", "c", (), memory.kv_bytes_per_token,

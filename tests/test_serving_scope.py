@@ -140,3 +140,17 @@ def test_a_groups_link_row_counts_its_members_and_their_span():
     rows = {row["what"].split(" (")[0]: row["what"] for row in _inputs(r) if "group's link" in row["what"]}
     assert rows["dp group's link"].startswith("dp group's link (scale-out, 2 GPUs spread over 16)"), rows
     assert rows["tp group's link"].startswith("tp group's link (scale-up, 8 GPUs)"), rows
+
+
+def test_chapter_3_names_the_layouts_interconnect_beside_the_gpus_roofs():
+    """DeepSeek-V3 in NVFP4 on 16 B200 (tp 8 x dp 2 x ep 16): batch-1 decode is interconnect-bound at 1k and 8k
+    (page 1, chapter 6), where chapter 3's "what caps performance" said "bandwidth" alone, the GPU's two roofs."""
+    from shared import html, spec_file
+
+    text = ("kind: report\nname: ds16n\ntitle: t\nhardware: b200\nmodel: deepseek-v3\n"
+            "precision: {weights: nvfp4, kv_cache: fp8}\nparallelism: {tp: 8, ep: 16, dp: 2}\n"
+            "workloads:\n  decode: {batch: [1, 32], context: [1k, 8k, 32k]}\n  prefill: {prompt: [512]}\n")
+    page = " ".join(html(spec_file(text, "ds16n.yaml")).split())
+    assert ("bandwidth of the GPU's two roofs; the interconnect at this layout at 2 of the 3 contexts (chapter 6)"
+            in page), page[page.find("what caps performance"):][:600]
+    assert "the interconnect at this layout" not in html("llama70b-h100-tp8.yaml")  # batch 1 reads HBM there
