@@ -232,3 +232,15 @@ def test_two_matrices_of_one_shape_keep_their_own_numbers(tmp_path):
     ridge = r.s("ridge_point")
     assert att["weight_crossover"] == pytest.approx(ridge * 2 / 2) and ffn["weight_crossover"] == pytest.approx(
         ridge * 0.53125 / 2)
+
+
+def test_a_group_size_beside_no_integer_weights_is_said(tmp_path, capsys):
+    """group_size counts one fp16 scale a group for int8/int4 weights only (spec.format_bytes); beside bf16 or MXFP4
+    (fixed 32-value blocks) it was dropped unsaid (a hostile-input review); int4 experts take it."""
+    plain = report(tmp_path, "{weights: bf16, group_size: 128}", hardware="h100-sxm", name="g")
+    assert cli_main([plain, "-o", str(tmp_path / "o"), "--format", "json", "-q"]) == 0
+    assert "precision.group_size: warning: group_size 128 applies to int8 and int4 weights only" in \
+        capsys.readouterr().err
+    used = report(tmp_path, "{weights: {experts: int4, default: bf16}, group_size: 128}", hardware="h100-sxm",
+                  name="u")
+    assert cli_main([used, "-o", str(tmp_path / "o"), "--format", "json", "-q", "--strict"]) == 0

@@ -45,6 +45,8 @@ from genreport.load.overrides import (
 )
 from genreport.load.spec import (
     DEFAULT_MEMORY_RESERVE,
+    INTEGER_FORMATS,
+    WEIGHT_CLASSES,
     Efficiency,
     Hardware,
     Model,
@@ -432,6 +434,12 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
     elif isinstance(written, dict) and written.get("weights") == "checkpoint":
         written = {**written, "weights": "bf16"}  # the model did not load: its error is reported
     precision = _precision(written)
+    if precision.group_size and not any(precision.format_of(c) in INTEGER_FORMATS for c in WEIGHT_CLASSES):
+        # a group's fp16 scale counts for int8/int4 weights only (format_bytes): dropped unsaid beside bf16 or MXFP4,
+        # whose blocks are fixed (a hostile-input review)
+        findings.add(doc.finding(("precision", "group_size"), f"group_size {precision.group_size} applies to int8 and "
+                                 "int4 weights only; no weight here is either, so it changes nothing",
+                                 "remove group_size, or quantize a class to int4/int8", severity="warning"))
     if precision.classes and model is not None:  # the mean bytes per weight this model holds at these precisions
         from genreport.formulas.architecture import parameter_count
         from genreport.model.env import CLASS_NAMES, class_parameters, held_weight_bytes
