@@ -85,6 +85,7 @@ DEEPEP_COMBINE = 2
 e_w = sym("e_w")
 e_m = sym("e_m")
 e_g = sym("e_g")
+P_a = sym("P_a")
 n_uTP, W_oTP, a_oTP, W_coTP, n_uEP, W_oEP, a_oEP, W_coEP = (
     sym(x) for x in ("n_uTP", "W_oTP", "alpha_oTP", "W_coTP", "n_uEP", "W_oEP", "alpha_oEP", "W_coEP"))
 # The library's protocols for the tensor-parallel ring (NCCL src/graph/tuning.cc): LL is tau_c, alpha_TP, alpha_oTP at
@@ -655,13 +656,16 @@ def decode_time_compute_gpu():
 
 
 def decode_time_compute_serial():
-    """Compute of one GPU in a decode round as the engine runs it [s]: FLOPs per GPU / (e_m P).
+    """Compute of one GPU in a decode round as the engine runs it [s]: B (2 N_a / P + 4 L H_q d_h S / P_a) /
+    (n_TP n_PP e_m): the weights' FLOPs at P, the attention's scores and values at P_a (the compute format's or the
+    KV cache's, the slower: an NVFP4 model's attention on a bf16 cache runs in bf16, not at fp4's peak, and per-class
+    weights' blend, env.peak_of, is their GEMMs' rate, not the attention's); P_a = P in one format.
 
     e_m is the share of the dense peak a large matmul reaches on this GPU in the compute format, as measured (the
     hardware file's achieved_matmul: Maximum Achievable Matmul FLOPS over the peak); 1 where none is published, so
-    that this equals :func:`decode_time_compute_gpu`.  An estimate: the bound keeps the peak.
+    that this equals :func:`decode_time_compute_gpu` where P_a = P.  An estimate: the bound keeps the peak.
     """
-    return decode_time_compute_gpu() / e_m
+    return B * (2 * decode.N_a / P + decode.attention_flops_per_token(S=S) / P_a) / (n_TP * n_PP * e_m)
 
 
 def decode_time_memory_gpu():
@@ -808,10 +812,13 @@ def prefill_time_compute_serial():
     in the engine's serial order (:func:`prefill_flops_per_gpu`: the attention and the rest on the replica, then its
     1/n_EP of the routed experts, layer after layer).
 
-    e_m as in :func:`decode_time_compute_serial`; equals :func:`prefill_time_compute_gpu` for e_m = 1 and
-    n_EP <= n_TP.  An estimate, not a bound.
+    e_m and P_a as in :func:`decode_time_compute_serial` (the causal attention 2 L H_q d_h T^2 at P_a, the rest at
+    P); equals :func:`prefill_time_compute_gpu` for e_m = 1, P_a = P and n_EP <= n_TP.  An estimate, not a bound.
     """
-    return prefill_flops_per_gpu() / P / e_m
+    from .quantities import _prefill_attention_flops, _prefill_weight_flops
+
+    weights = _prefill_weight_flops() - prefill_routed_flops() * (1 - m_P * n_TP / expert_split())
+    return (weights / P + _prefill_attention_flops() / P_a) / (n_TP * n_PP * e_m)
 
 
 def prefill_time_memory_gpu():

@@ -169,8 +169,19 @@ def _prefill_flops():
     SGLang prune the hidden states to the last token before the head); the input embedding is a row lookup.
     Causal attention adds sum over positions of 4 L H_q d_h t ~ 2 L H_q d_h T^2.
     """
-    L, H_q, d_h, N_p, V, d = (sym(x) for x in ("L", "H_q", "d_h", "N_p", "V", "d"))
-    return 2 * N_p * T + 2 * V * d + 2 * L * H_q * d_h * T**2
+    return _prefill_weight_flops() + _prefill_attention_flops()
+
+
+def _prefill_weight_flops():
+    """A prefill's FLOPs on the weights [FLOP]: 2 N_p T (the blocks, every prompt token) + 2 V d (the head, once)."""
+    N_p, V, d = (sym(x) for x in ("N_p", "V", "d"))
+    return 2 * N_p * T + 2 * V * d
+
+
+def _prefill_attention_flops():
+    """Causal attention of a prefill of T tokens [FLOP]: 2 L H_q d_h T^2 (the scores and values)."""
+    L, H_q, d_h = (sym(x) for x in ("L", "H_q", "d_h"))
+    return 2 * L * H_q * d_h * T**2
 
 
 def _prefill_bytes():

@@ -205,9 +205,8 @@ def _tokens_for_batch(expr, tokens):
 def _verify_ledgers(busiest: bool = False):
     """Compute and HBM ledgers of one GPU in a verify round at the layout [s]: n_v B tokens through the GPU's
     slice of the weights (FLOPs and the activations they write), the B sequences' caches read once."""
-    comp = _tokens_for_batch(parallel.decode_time_compute_gpu(), n_v * B)
-    if busiest:  # the estimate's: the FLOPs at the measured matmul share e_m of the peak
-        comp = comp / parallel.e_m
+    comp = _tokens_for_batch(parallel.decode_time_compute_serial() if busiest else parallel.decode_time_compute_gpu(),
+                             n_v * B)  # the estimate's: at e_m of the peak, the attention at P_a
     mem = parallel.decode_time_memory_busiest() if busiest else parallel.decode_time_memory_gpu()
     extra = (n_v - 1) * B * sym("a") / (sym("n_TP") * sym("n_PP") * W)  # the drafts' activations
     return comp, mem + extra

@@ -28,6 +28,9 @@ from genreport import evaluate, load_spec
 from genreport.commands.cli import main as cli_main
 from genreport.load.objects import _precision
 from genreport.model.env import class_flops, peak_of
+from shared import ROOT
+
+ROOT_SPECS = ROOT / "specs"
 
 F_EXPERTS = 36 * 4 * 3 * 2880 * 2880
 F_ATTENTION = 36 * (2880 * 4096 + 4096 + 2 * (2880 * 512 + 512) + 4096 * 2880 + 2880 + 64)
@@ -244,3 +247,37 @@ def test_a_group_size_beside_no_integer_weights_is_said(tmp_path, capsys):
     used = report(tmp_path, "{weights: {experts: int4, default: bf16}, group_size: 128}", hardware="h100-sxm",
                   name="u")
     assert cli_main([used, "-o", str(tmp_path / "o"), "--format", "json", "-q", "--strict"]) == 0
+
+
+def test_the_serial_estimate_runs_attention_at_its_own_peak(tmp_path):
+    """The serial estimate charges the attention's scores and values at P_a, the slower of the compute format's and
+    the KV cache's (env.attention_peak), the weights' FLOPs at P: gpt-oss-120b's blend on 4 GB200 is 6.103 PFLOP/s,
+    its attention on a bf16 cache runs at bf16's 2.5 (specs/hardware/gb200.yaml: dense bf16 2.5, fp8 5 PFLOP/s),
+    where the 8k prefill's attention was charged at the blend (a review: ~7% of the prefill).  By hand with the
+    compiled formulas, one GPU of tp 4: (F_w / P + F_a / P_a) / (4 e_m), F_w = 2 N_p T + 2 V d, F_a = 2 L H_q d_h T^2.
+    NVFP4 weights on a B200 with an fp8 cache: P 9 PFLOP/s (fp4), P_a 4.5 (fp8); one format (bf16): P_a = P."""
+    from genreport.formulas.compiled import load
+    from genreport.load.loader import load_hardware
+    from genreport.model.env import attention_peak
+
+    path = tmp_path / "gb.yaml"
+    path.write_text("kind: report\nname: gb\ntitle: t\nhardware: gb200\nmodel: gpt-oss-120b\n"
+                    "precision: {weights: {experts: mxfp4, default: bf16}}\nparallelism: {tp: 4, ep: 4}\n"
+                    "workloads:\n  decode: {batch: [1, 64], context: [8k]}\n  prefill: {prompt: [8k]}\n")
+    spec = load_spec(str(path))
+    values = evaluate(spec).envs["seed"].card
+    assert values["P_a"] == 2.5e15 and values["P"] == pytest.approx(6.103e15, rel=1e-3)
+    q = load()["prefill_time_compute_serial"]
+    v = {"L": 36.0, "H_q": 64.0, "d_h": 64.0, "N_p": 4.6e9, "V": 201088.0, "d": 2880.0, "T": 8192.0, "P": 6.1e15,
+         "P_a": 2.5e15, "e_m": 0.8, "n_TP": 4.0, "n_PP": 1.0, "n_EP": 4.0, "N_x": 1.1e11, "E_x": 128.0,
+         "k_e": 4.0, "m_P": 1.0}
+    f_w, f_a = 2 * 4.6e9 * 8192 + 2 * 201088 * 2880, 2 * 36 * 64 * 64 * 8192**2
+    assert float(q(v)) == pytest.approx((f_w / 6.1e15 + f_a / 2.5e15) / (4 * 0.8), rel=1e-12)
+    assert float(q({**v, "P_a": 6.1e15})) == pytest.approx((f_w + f_a) / 6.1e15 / (4 * 0.8), rel=1e-12)
+    from genreport.load.objects import _precision
+    from genreport.load.spec import on_hardware
+
+    b200 = load_hardware(ROOT_SPECS / "hardware" / "b200.yaml")
+    nv = on_hardware(_precision({"weights": "nvfp4", "kv_cache": "fp8"}), b200.dense)
+    assert (nv.compute, attention_peak(nv, b200)) == ("fp4", 4.5e15)
+    assert attention_peak(_precision("bf16"), b200) == b200.dense["bf16"]

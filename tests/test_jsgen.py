@@ -43,7 +43,7 @@ REL = 1e-9
 # Every argument of every quantity: (low, high, integer). Realistic magnitudes in SI units, drawn log-uniformly;
 # a test fails when a quantity takes an argument missing here.
 RANGES = {
-    "P": (1e12, 1e16, False), "W": (1e11, 1e13, False), "C": (1e9, 1e12, False),
+    "P": (1e12, 1e16, False), "P_a": (1e12, 1e16, False), "W": (1e11, 1e13, False), "C": (1e9, 1e12, False),
     "N": (1e8, 1e12, False), "N_a": (1e8, 1e12, False), "N_e": (1e6, 1e10, False), "N_p": (1e8, 1e12, False),
     "N_x": (1e8, 1e12, False), "L": (1, 200, True), "L_x": (1, 200, True), "d": (256, 32768, True),
     "H_q": (1, 256, True), "H_kv": (1, 128, True), "d_h": (32, 512, True), "d_hp": (32, 512, True), "V": (1e3, 3e5, True),

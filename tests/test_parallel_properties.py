@@ -93,7 +93,9 @@ def setups(draw, single: bool) -> dict:
                # a large matmul's measured share of the peak in the estimate (MAMF: 0.51-0.87 in the catalog)
                e_m=1.0 if single else draw(st.sampled_from([1.0, 0.869, 0.709, 0.511])),
                # a small-M GEMM's measured share of the bandwidth on its weights in the serial prefill (0.657: H100 fp8)
-               e_g=1.0 if single else draw(st.sampled_from([1.0, 0.657, 0.4])))
+               e_g=1.0 if single else draw(st.sampled_from([1.0, 0.657, 0.4])),
+               # the attention's peak in the estimate over P: 1 in one format, below for an fp4 model on a bf16 cache
+               P_a=env["P"] * (1.0 if single else draw(st.sampled_from([1.0, 0.5, 0.25]))))
     # two tiers: a group of n may have n_u < n GPUs in each scale-up domain and cross the NICs between domains (a
     # scale-out link no faster than the scale-up one, the library reaching at most its line rate); one tier otherwise
     for g, n in (("TP", tp), ("EP", ep)):
@@ -147,7 +149,12 @@ def test_one_gpu_is_the_single_card_formula_exactly(env):
     overhead = env["L"] * env["k_L"] * env["tau_k"]
     assert val("decode_time_overhead", env) == pytest.approx(overhead, rel=1e-12)
     assert val("decode_time_serial", env) == pytest.approx(single + overhead, rel=1e-12)
-    assert val("decode_time_serial", dict(env, tau_k=0.0)) == single
+    # to the last bits: the estimate sums the weights' FLOPs at P and the attention's at P_a (= P here) apart
+    assert val("decode_time_serial", dict(env, tau_k=0.0)) == pytest.approx(single, rel=4e-16, abs=0.0)
+    # an attention peak below P (an fp4 model on a bf16 cache) only slows the estimate; the bound never reads it
+    for q in ("decode_time_serial", "prefill_time_serial"):
+        assert val(q, dict(env, P_a=env["P"] / 4)) >= val(q, env)
+    assert val("decode_time_bound", dict(env, P_a=env["P"] / 4)) == val("decode_time_bound", env)
     # weight-only weights (e_w < 1) only slow the estimate; the bound never reads e_w
     assert val("decode_time_serial", dict(env, e_w=0.53)) >= val("decode_time_serial", env)
     assert val("prefill_time_serial", dict(env, e_w=0.53)) >= val("prefill_time_serial", env)
@@ -166,7 +173,7 @@ def test_one_gpu_is_the_single_card_formula_exactly(env):
     assert val("prefill_time_bound", env) == pytest.approx(single_prefill, rel=4e-16, abs=0.0)
     launches = env["L"] * env["k_L"] * env["tau_l"]  # each prefill kernel launched on its own
     assert val("prefill_time_serial", env) == pytest.approx(single_prefill + launches, rel=1e-12)
-    assert val("prefill_time_serial", dict(env, tau_l=0.0)) == single_prefill
+    assert val("prefill_time_serial", dict(env, tau_l=0.0)) == pytest.approx(single_prefill, rel=4e-16, abs=0.0)
     assert val("interconnect_bytes_prefill", env) == 0.0
     assert val("training_state_per_gpu_zero3", env) == 16.0 * env["N"]
 

@@ -215,6 +215,17 @@ def peak_of(precision: Precision, hw: Hardware, model: Model, pc: arch.Parameter
     return Peak(total / ideal, ideal / real, parts if len(parts) > 1 else (), head == 0.0)
 
 
+def attention_peak(precision: Precision, hw: Hardware) -> float:
+    """P_a [FLOP/s]: the dense peak the attention's scores and values run at in the serial estimate, the slower of
+    the compute format's and the KV cache's format's (an fp4 cache read in fp8; an int8/int4 cache, or one the GPU
+    has no peak for, dequantized to the compute format): engines run FlashAttention-style kernels in the cache's
+    format or the activations', not at NVFP4's fp4 peak nor at per-class weights' blend (a review: gpt-oss on 4 GB200,
+    an 8k prefill's attention charged at 6.1 PFLOP/s where it runs at bf16's 2.5)."""
+    kv = "fp8" if precision.kv_cache == "fp4" else precision.kv_cache
+    kv = kv if kv in hw.dense and kv not in ("int8", "int4") else precision.compute
+    return min(hw.dense[precision.compute], hw.dense[kv])
+
+
 def held_weight_bytes(precision: Precision, model: Model) -> float:
     """The mean bytes per weight the whole model holds (Precision.held_bytes): all its parameters, by class."""
     pc = arch.parameter_count(model)
@@ -511,6 +522,7 @@ def card_values(hw: Hardware, model: Model, precision, accounting: str, activati
     peak = peak_of(precision, hw, model, pc)
     return {
         "P": peak.value, "W": hw.bandwidth, "C": hw.usable,
+        "P_a": min(attention_peak(precision, hw), peak.value),  # never above P (the estimate adds, never takes off)
         # e_m: a large matmul's measured share of the peak in the compute format, the serial estimate's (1: none given)
         "e_m": peak.matmul,
         # e_g: a small-M GEMM's measured share of the HBM bandwidth on its weights, the serial prefill's and decode's (1: none)

@@ -475,6 +475,7 @@ class ParallelResults:
     kernels_per_layer: float = 0.0  # k_L: the kernels of a layer, the mean over dense and MoE layers
     weight_efficiency: float = 1.0  # e_w: the weights' share of the bandwidth in the estimate (weight-only GEMMs < 1)
     matmul_share: float = 1.0  # e_m: a large matmul's measured share of the peak in the estimate (achieved_matmul)
+    attention_slower: float = 1.0  # P / P_a: how much slower the attention's peak is than the weights' (env.attention_peak)
     # e_g: a small-M GEMM's measured share of the bandwidth on its weights in the serial prefill (achieved_bandwidth)
     small_gemm_share: float = 1.0
     all_to_all: str = "nccl"  # the experts' all-to-all the estimate charges (engine.all_to_all): "nccl" or "deepep"
@@ -661,6 +662,7 @@ def _evaluate(r) -> ParallelResults:
                           kernels_per_layer=kernels_per_layer(model, spec.hardware.kernels),
                           weight_efficiency=weight_efficiency(spec.precision, r.envs["seed"].pc, spec.hardware.kernels),
                           matmul_share=float(r.envs["seed"].values["e_m"]),
+                          attention_slower=float(r.envs["seed"].values["P"] / r.envs["seed"].values["P_a"]),
                           small_gemm_share=float(r.envs["seed"].values["e_g"]),
                           all_to_all=spec.hardware.kernels.all_to_all)
     w = spec.workloads
@@ -803,9 +805,12 @@ def _collective_formulas(p: ParallelResults, accounting: str | None = None, prom
     if p.parallelism.ep > p.parallelism.tp and deepep:
         rows.append(("all_to_all_time_deepep", "the estimate: the experts' all-to-all as DeepEP's kernels run it, every "
                      "peer at once (FP8 dispatch, BF16 combine; e_Dl in decode, e_Do in prefill)", None))
-    if p.matmul_share < 1 and not any(x[0] == "prefill_time_compute_serial" for x in rows):
+    slower = p.attention_slower > 1
+    if (p.matmul_share < 1 or slower) and not any(x[0] == "prefill_time_compute_serial" for x in rows):
         rows.append(("prefill_time_compute_serial", f"the estimate: the FLOPs at e_m = {p.matmul_share:.3g} of the "
-                     "peak, as large matmuls are measured to reach on this GPU (decode's likewise)", None))
+                     "peak, as large matmuls are measured to reach on this GPU (decode's likewise)"
+                     + (f"; the attention's scores and values at P_a, {p.attention_slower:.3g}x slower than P: the "
+                        "compute format's or the KV cache's, not the weights'" if slower else ""), None))
     if p.small_gemm_share < 1:
         rows.append(("prefill_time_memory_serial", f"the estimate: the weights at e_g = {p.small_gemm_share:.3g} of the "
                      "bandwidth, as GEMMs with few rows are measured to stream them on this GPU (short prompts, and "

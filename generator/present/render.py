@@ -390,6 +390,12 @@ def _inputs(r: Results) -> list[dict]:
               if m.moe is not None else []),
         ]
         rows.append(_matmul_share(hw, p.compute, peak))
+        p_a = float(r.envs[r.lead].card["P_a"])
+        rows.append({"what": "the attention's peak, scores and values (serial estimate)", "symbol": "P_a",
+                     "value": fmt.rate(p_a) + (" (= P: one format)" if p_a == peak.value else ""),
+                     "source": "the slower of the compute format's and the KV cache's (" + p.kv_cache + "; an fp4 "
+                               "cache read in fp8): engines run attention kernels in those, not at the weights' "
+                               "peak; the bound charges the attention at P"})
         e_g = hw.achieved_bandwidth.get(p.compute)  # a small-M GEMM's measured share of the bandwidth (achieved_bandwidth)
         rows.append({"what": "a small-M GEMM's share of the bandwidth on its weights, measured (serial prefill and decode)",
                      "symbol": "e_g",

@@ -317,7 +317,11 @@ const GR_MODEL = (function () {
     const b = meanBytes(wb, n - routedParameters({N: n, N_a: nA}, pc, accounting, m), routedParameters({N: n, N_a: nA}, pc,
       accounting, m));  // every weight the card holds
     const peak = peakOf(p, hw, m, pc, t);
+    // P_a: the attention's peak in the serial estimate, the slower of the compute's and the cache's (env.attention_peak)
+    const kvf = p.kv_cache === "fp4" ? "fp8" : p.kv_cache;
+    const kva = Object.prototype.hasOwnProperty.call(hw.dense, kvf) && kvf !== "int8" && kvf !== "int4" ? kvf : p.compute;
     const card = {P: peak.value, W: hw.bandwidth, C: usable(hw, m, inp.parallelism), N: n, N_a: nA, N_e: nE, N_p: nP,
+      P_a: Math.min(Math.min(hw.dense[p.compute], hw.dense[kva]), peak.value),
       // e_m: a large matmul's measured share of the peak in the compute format (card_values; 1 where none is given)
       e_m: peak.matmul,
       // e_g: a small-M GEMM's measured share of the bandwidth on its weights (card_values; 1 where none is given)
