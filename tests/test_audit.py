@@ -376,3 +376,13 @@ def test_one_sequence_must_fit_beside_the_weights(tmp_path):
     assert "fit in the memory of 1 NVIDIA H100 SXM5 80GB (85.9 GB), but not with the KV cache of one sequence of " \
            "4,000,127 tokens beside them" in r["one"]["why"]
     assert r["eight"]["verdict"] == "impossible" and "do not fit" not in r["eight"]["why"]
+
+
+def test_a_tpus_count_is_chips_and_a_checkpoint_without_one_is_said(tmp_path):
+    """The likely mislabel names the device as its hardware file does ("chips" of a TPU, not "GPUs"); 'checkpoint'
+    for a model whose spec names no checkpoint_precision says it read bf16 (a hostile-input review)."""
+    path = claims(tmp_path, "t,llama-3.1-70b,tpu-v5e,1,1,1,bf16,1,5,200,tokens_per_s,100,s",
+                  "c,llama-3.1-8b,h100-sxm,1,1,1,checkpoint,1,5,200,tokens_per_s,100,s")
+    r = {x["id"]: x for x in audit(path)}
+    assert "wrong chip count: it fits on" in r["t"]["why"] and "GPU" not in r["t"]["why"].split("likely")[1]
+    assert "Llama 3.1 8B's spec names no checkpoint_precision: bf16" in str(r["c"]["assumed"])

@@ -138,7 +138,8 @@ def precision_of(name: str | Precision | None, hw: Hardware, model=None) -> tupl
         from genreport.model.plan import plan_precision
 
         stored = plan_precision("checkpoint", model)
-        assumed["precision"] = (f"weights as the checkpoint stores them ({stored.weights_label()}); KV cache "
+        given = "" if model.checkpoint_weights else f" ({model.title}'s spec names no checkpoint_precision: bf16)"
+        assumed["precision"] = (f"weights as the checkpoint stores them ({stored.weights_label()}){given}; KV cache "
                                 f"{smallest} and compute at the highest dense peak ({fastest}): not given, the loosest")
         return dataclasses.replace(stored, kv_cache=smallest, compute=fastest), assumed
     if name in WEIGHT_ONLY or name in ("int8", "int4"):
@@ -396,7 +397,8 @@ def mislabels(c: Claim, variants: dict[str, Hardware] | None = None) -> list[str
         found.append(f"per-GPU vs total: {fmt.sig4(c.value)} token/s fits as the total of the {n} GPUs, not per GPU")
     for more in GROUP_SIZES:
         if more > n and _fits(c, gpus=more, tp=None, pp=None):
-            found.append(f"wrong GPU count: it fits on {more} GPUs, not {n}")
+            noun = c.hardware.noun  # a TPU's chips, not "GPUs"
+            found.append(f"wrong {noun} count: it fits on {more} {noun}s, not {n}")
             break
     fitting = [f"the {hw.title} ({name})" for name, hw in sorted((variants or {}).items())
                if name != c.hardware.name and _fits(c, hardware=hw)]
