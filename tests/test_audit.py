@@ -386,3 +386,10 @@ def test_a_tpus_count_is_chips_and_a_checkpoint_without_one_is_said(tmp_path):
     r = {x["id"]: x for x in audit(path)}
     assert "wrong chip count: it fits on" in r["t"]["why"] and "GPU" not in r["t"]["why"].split("likely")[1]
     assert "Llama 3.1 8B's spec names no checkpoint_precision: bf16" in str(r["c"]["assumed"])
+
+
+def test_a_file_of_a_header_alone_is_an_error(tmp_path, capsys):
+    """A header and no rows printed "0 rows:" and exited 0 (a hostile-input review): nothing was audited."""
+    path = claims(tmp_path)
+    rc, out, err = run(capsys, path)
+    assert rc == 1 and out == "" and "claims.csv:1:1: no claim below the header" in err

@@ -120,6 +120,9 @@ def read_rows(path: Path) -> list[Row]:
                                          "split the file: an audit takes about 1 ms a row")])
     except csv.Error as exc:
         raise SpecError([Finding(shown, start, 1, "", f"not CSV: {exc}", "check the quoting")]) from None
+    if not rows:  # a header alone printed "0 rows:" and exited 0, as if every claim had passed
+        raise SpecError([Finding(shown, 1, 1, "", "no claim below the header",
+                                 "add a row for each published measurement, one per line")])
     return rows
 
 
