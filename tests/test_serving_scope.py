@@ -153,4 +153,8 @@ def test_chapter_3_names_the_layouts_interconnect_beside_the_gpus_roofs():
     page = " ".join(html(spec_file(text, "ds16n.yaml")).split())
     assert ("bandwidth of the GPU's two roofs; the interconnect at this layout at 2 of the 3 contexts (chapter 6)"
             in page), page[page.find("what caps performance"):][:600]
+    # and the levers' chapter, whose times are one GPU's, says the links bind there (its bandwidth lever gains
+    # nothing at those contexts)
+    assert ("without the links, which bind batch-1 decode here at 2 of the 3 contexts (chapter 6): a lever of the "
+            "GPU's own gains there only as far as the links allow" in page)
     assert "the interconnect at this layout" not in html("llama70b-h100-tp8.yaml")  # batch 1 reads HBM there

@@ -307,6 +307,19 @@ def _kernel_cost(k, given: set, key: str, value: float, how: str, source: str) -
     return {"value": f"{fmt.time(value)} ({how})" if how else fmt.time(value), "source": source}
 
 
+def _batch1_links(r: Results) -> tuple[int, int] | None:
+    """Where the interconnect binds batch-1 decode at the report's layout (decode_binds' first row, batch 1): (the
+    contexts it binds at, all of them); None where it binds at none or batch 1 is not in the grid.  Chapters 3 and 6
+    state one GPU's two roofs; at such a layout they say the links bind (a review of DeepSeek-V3 on 16 B200)."""
+    binds = r.verdicts.get("decode_binds")
+    w = r.spec.workloads
+    if r.parallel is None or binds is None or not w.decode_batch or w.decode_batch[0] != 1:
+        return None
+    row = [str(x) for x in list(binds[0])]
+    n = row.count("interconnect")
+    return (n, len(row)) if n else None
+
+
 def _matmul_share(hw, compute: str, peak) -> dict:
     """The inputs-table row of e_m, a large matmul's measured share of the peak (achieved_matmul): the compute
     format's, or for classes computing apart (env.Peak) the share their weight FLOPs reach together."""
@@ -750,6 +763,7 @@ class ReportContext:
     sc: dict
     lead: str
     compute_label: str  # the compute format, or the classes' formats where they compute apart (env.Peak.label)
+    batch1_links: tuple | None  # (contexts, of them) where the links bind batch-1 decode at the layout; None: nowhere
     peak_mixed: bool  # the classes compute in different formats: P is their rate on a token's weight FLOPs
     version: str
     facts: dict
@@ -861,7 +875,7 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
     _peak = peak_of(spec.precision, spec.hardware, spec.model, r.params)
     return ReportContext(
         r=r, spec=spec, hw=spec.hardware, model=spec.model, precision=spec.precision, w=w, sc=sc, lead=lead,
-        compute_label=_peak.label(spec.precision.compute), peak_mixed=_peak.mixed,
+        compute_label=_peak.label(spec.precision.compute), peak_mixed=_peak.mixed, batch1_links=_batch1_links(r),
         version=__version__, facts=r.facts, hierarchy=r.hierarchy, states=r.states, figs=figs, ctxs=ctxs,
         last_ctx=ctxs[-1] if ctxs else None, decode_table=decode_table,
         prefill=r.prefill.get(lead), gemm_rows=gemm_rows, training=r.training, compare=r.compare,

@@ -12,6 +12,7 @@ def root(context, missing=missing):
     l_0_GPU = resolve('GPU')
     l_0_eq = resolve('eq')
     l_0_fx = resolve('fx')
+    l_0_batch1_links = resolve('batch1_links')
     l_0_whatifs = resolve('whatifs')
     l_0_sensitivities = resolve('sensitivities')
     l_0_derated = resolve('derated')
@@ -127,6 +128,21 @@ def root(context, missing=missing):
         yield ') and ('
         yield escape(context.call(environment.getattr((undefined(name='eq') if l_0_eq is missing else l_0_eq), 'number'), environment.getattr(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 't_comp'), 'anchor')))
         yield '): its slice of the weights at batch 1, without the links'
+        if (undefined(name='batch1_links') if l_0_batch1_links is missing else l_0_batch1_links):
+            pass
+            yield ', which bind batch-1 decode here'
+            if (environment.getitem((undefined(name='batch1_links') if l_0_batch1_links is missing else l_0_batch1_links), 0) < environment.getitem((undefined(name='batch1_links') if l_0_batch1_links is missing else l_0_batch1_links), 1)):
+                pass
+                yield ' at '
+                yield escape(environment.getitem((undefined(name='batch1_links') if l_0_batch1_links is missing else l_0_batch1_links), 0))
+                yield ' of the '
+                yield escape(environment.getitem((undefined(name='batch1_links') if l_0_batch1_links is missing else l_0_batch1_links), 1))
+                yield ' contexts'
+            yield ' (chapter '
+            yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's7'))
+            yield '): a lever of the '
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+            yield "'s own gains there only as far as the links allow"
         if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp') > 1):
             pass
             yield '; a batch-1 token passes\nthe '
@@ -368,4 +384,4 @@ def root(context, missing=missing):
     yield '</div>\n</section>\n'
 
 blocks = {}
-debug_info = '1=104&3=117&5=119&6=122&7=133&10=141&11=145&12=153&20=159&24=162&26=166&27=174&28=178&32=190&35=193&36=197&37=202&39=207&41=210&42=219&43=228&44=238&49=246&50=249&53=251&54=253&55=257&56=271&57=278&58=282&61=293&63=311&64=314&65=316&67=318&68=320&69=324&70=335&71=341&72=345&75=354'
+debug_info = '1=105&3=118&5=120&6=123&7=149&10=157&11=161&12=169&20=175&24=178&26=182&27=190&28=194&32=206&35=209&36=213&37=218&39=223&41=226&42=235&43=244&44=254&49=262&50=265&53=267&54=269&55=273&56=287&57=294&58=298&61=309&63=327&64=330&65=332&67=334&68=336&69=340&70=351&71=357&72=361&75=370'

@@ -17,12 +17,12 @@ def root(context, missing=missing):
     l_0_gemm_rows = resolve('gemm_rows')
     l_0_g = resolve('g')
     l_0_verdicts = resolve('verdicts')
-    l_0_par = resolve('par')
     l_0_sc = resolve('sc')
+    l_0_batch1_links = resolve('batch1_links')
     l_0_GPU = resolve('GPU')
     l_0_ch = resolve('ch')
     l_0_prefill_lines = resolve('prefill_lines')
-    l_0_formula = l_0_figure = l_0_pill = l_0_b1 = missing
+    l_0_formula = l_0_figure = l_0_pill = missing
     try:
         t_1 = environment.filters['integer']
     except KeyError:
@@ -30,49 +30,25 @@ def root(context, missing=missing):
         def t_1(*unused):
             raise TemplateRuntimeError("No filter named 'integer' found.")
     try:
-        t_2 = environment.filters['length']
+        t_2 = environment.filters['num']
     except KeyError:
         @internalcode
         def t_2(*unused):
-            raise TemplateRuntimeError("No filter named 'length' found.")
+            raise TemplateRuntimeError("No filter named 'num' found.")
     try:
-        t_3 = environment.filters['list']
+        t_3 = environment.tests['defined']
     except KeyError:
         @internalcode
         def t_3(*unused):
-            raise TemplateRuntimeError("No filter named 'list' found.")
+            raise TemplateRuntimeError("No test named 'defined' found.")
     try:
-        t_4 = environment.filters['num']
+        t_4 = environment.tests['none']
     except KeyError:
         @internalcode
         def t_4(*unused):
-            raise TemplateRuntimeError("No filter named 'num' found.")
-    try:
-        t_5 = environment.filters['select']
-    except KeyError:
-        @internalcode
-        def t_5(*unused):
-            raise TemplateRuntimeError("No filter named 'select' found.")
-    try:
-        t_6 = environment.filters['unique']
-    except KeyError:
-        @internalcode
-        def t_6(*unused):
-            raise TemplateRuntimeError("No filter named 'unique' found.")
-    try:
-        t_7 = environment.tests['defined']
-    except KeyError:
-        @internalcode
-        def t_7(*unused):
-            raise TemplateRuntimeError("No test named 'defined' found.")
-    try:
-        t_8 = environment.tests['none']
-    except KeyError:
-        @internalcode
-        def t_8(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
-    included_template = environment.get_template('_macros.html.j2', 'sections/s3_modes.html.j2').make_module(context.get_all(), True, {'b1': l_0_b1, 'figure': l_0_figure, 'formula': l_0_formula, 'g': l_0_g, 'pill': l_0_pill})
+    included_template = environment.get_template('_macros.html.j2', 'sections/s3_modes.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'g': l_0_g, 'pill': l_0_pill})
     l_0_formula = getattr(included_template, 'formula', missing)
     if l_0_formula is missing:
         l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s3_modes.html.j2') does not export the requested name 'formula'", name='formula')
@@ -90,7 +66,7 @@ def root(context, missing=missing):
     if (undefined(name='training') if l_0_training is missing else l_0_training):
         pass
         yield '<th>training</th>'
-    if (not t_8((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
+    if (not t_4((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
         pass
         yield '<th>prefill</th>'
     yield '<th>decode (batch 1)</th></tr></thead><tbody>\n<tr><td>tokens per weight load</td>'
@@ -99,7 +75,7 @@ def root(context, missing=missing):
         yield '<td class="n" data-static>the micro-batch, '
         yield escape(t_1(environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'training_tokens')))
         yield '</td>'
-    if (not t_8((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
+    if (not t_4((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
         pass
         yield '<td class="n" data-static>the prompt, '
         l_1_loop = missing
@@ -117,10 +93,10 @@ def root(context, missing=missing):
     yield ', upper bound)</td>'
     if (undefined(name='training') if l_0_training is missing else l_0_training):
         pass
-        if (t_7(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'routed_share')) and (not t_8(context.call(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'get'), 'training_weight_reuse')))):
+        if (t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'routed_share')) and (not t_4(context.call(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'get'), 'training_weight_reuse')))):
             pass
             yield '<td class="n" data-static>'
-            yield escape(t_4(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'training_weight_reuse')))
+            yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'training_weight_reuse')))
         else:
             pass
             yield '<td class="n">'
@@ -129,7 +105,7 @@ def root(context, missing=missing):
             pass
             yield ' (bf16 weights)'
         yield '</td>'
-    if (not t_8((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
+    if (not t_4((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
         pass
         yield '<td class="n">'
         l_1_loop = missing
@@ -145,16 +121,16 @@ def root(context, missing=missing):
     yield '  <td class="n">'
     yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'weight_reuse_intensity', 'num', tokens=1))
     yield '</td></tr>\n'
-    if t_7(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'routed_share')):
+    if t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'routed_share')):
         pass
         yield "<tr><td>a routed expert's weight-reuse intensity (a load serves T k / E tokens)</td>"
         if (undefined(name='training') if l_0_training is missing else l_0_training):
             pass
             yield '<td class="n">'
-            if t_7(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'training_routed_weight_reuse')):
+            if t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'training_routed_weight_reuse')):
                 pass
                 yield '<span data-fact="training_routed_weight_reuse">'
-                yield escape(t_4(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'training_routed_weight_reuse')))
+                yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'training_routed_weight_reuse')))
                 yield '</span>'
                 if (environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes') != 2):
                     pass
@@ -163,7 +139,7 @@ def root(context, missing=missing):
                 pass
                 yield '—'
             yield '</td>'
-        if (not t_8((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
+        if (not t_4((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
             pass
             yield '<td class="n">'
             l_1_loop = missing
@@ -173,7 +149,7 @@ def root(context, missing=missing):
                 yield '<span data-fact="routed_weight_reuse_'
                 yield escape(environment.getitem(environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'prefill_prompt'), environment.getattr(l_1_loop, 'index0')))
                 yield '">'
-                yield escape(t_4(l_1_v))
+                yield escape(t_2(l_1_v))
                 yield '</span>'
                 if (not environment.getattr(l_1_loop, 'last')):
                     pass
@@ -193,17 +169,17 @@ def root(context, missing=missing):
         yield ' matrix)</td>\n'
         if (undefined(name='training') if l_0_training is missing else l_0_training):
             pass
-            if ((environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes') != 2) and (not t_8(context.call(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'get'), 'training_gemm_intensity')))):
+            if ((environment.getattr((undefined(name='precision') if l_0_precision is missing else l_0_precision), 'weight_bytes') != 2) and (not t_4(context.call(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'get'), 'training_gemm_intensity')))):
                 pass
                 yield '<td class="n" data-static>'
-                yield escape(t_4(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'training_gemm_intensity')))
+                yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'training_gemm_intensity')))
                 yield ' (bf16 weights)</td>'
             else:
                 pass
                 yield '<td class="n">'
                 yield escape(context.call((undefined(name='q') if l_0_q is missing else l_0_q), 'gemm_intensity', 'num', n=environment.getattr((undefined(name='g') if l_0_g is missing else l_0_g), 'n'), m=environment.getattr((undefined(name='g') if l_0_g is missing else l_0_g), 'm'), tokens=environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'training_tokens')))
                 yield '</td>'
-        if (not t_8((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
+        if (not t_4((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
             pass
             yield '<td class="n">'
             l_1_loop = missing
@@ -225,10 +201,10 @@ def root(context, missing=missing):
     if (undefined(name='training') if l_0_training is missing else l_0_training):
         pass
         yield '<td>'
-        if (t_7(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'routed_share')) and (not t_8(context.call(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'get'), 'training_weight_reuse')))):
+        if (t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'routed_share')) and (not t_4(context.call(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'get'), 'training_weight_reuse')))):
             pass
             yield escape(('right' if (environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'training_weight_reuse') >= environment.getattr((undefined(name='verdicts') if l_0_verdicts is missing else l_0_verdicts), 'training_ridge')) else 'left'))
-            if t_7(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'training_routed_weight_reuse')):
+            if t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'training_routed_weight_reuse')):
                 pass
                 yield '; routed experts '
                 yield escape(('right' if (environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'training_routed_weight_reuse') >= environment.getattr((undefined(name='verdicts') if l_0_verdicts is missing else l_0_verdicts), 'training_ridge')) else 'left'))
@@ -236,7 +212,7 @@ def root(context, missing=missing):
             pass
             yield escape(('right' if (environment.getattr((undefined(name='verdicts') if l_0_verdicts is missing else l_0_verdicts), 'training_intensity') >= environment.getattr((undefined(name='verdicts') if l_0_verdicts is missing else l_0_verdicts), 'training_ridge')) else 'left'))
         yield '</td>'
-    if (not t_8((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
+    if (not t_4((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
         pass
         yield '<td>'
         l_1_loop = missing
@@ -248,7 +224,7 @@ def root(context, missing=missing):
                 pass
                 yield ' / '
         l_1_loop = l_1_v = missing
-        if t_7(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'routed_weight_reuse')):
+        if t_3(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'routed_weight_reuse')):
             pass
             yield '; routed experts '
             l_1_loop = missing
@@ -262,14 +238,14 @@ def root(context, missing=missing):
             l_1_loop = l_1_v = missing
         yield '</td>'
     yield '  <td>left, '
-    yield escape(t_4(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'ridge_reuses')))
+    yield escape(t_2(environment.getattr((undefined(name='facts') if l_0_facts is missing else l_0_facts), 'ridge_reuses')))
     yield '× below</td></tr>\n<tr data-static><td>what caps performance</td>\n'
     if (undefined(name='training') if l_0_training is missing else l_0_training):
         pass
         yield '<td>'
         yield escape(environment.getattr((undefined(name='verdicts') if l_0_verdicts is missing else l_0_verdicts), 'training_binds'))
         yield '</td>'
-    if (not t_8((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
+    if (not t_4((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
         pass
         yield '<td>'
         l_1_loop = missing
@@ -282,22 +258,19 @@ def root(context, missing=missing):
                 yield ' / '
         l_1_loop = l_1_v = missing
         yield '</td>'
-    l_0_b1 = (t_3(context.eval_ctx, environment.getitem(environment.getattr((undefined(name='verdicts') if l_0_verdicts is missing else l_0_verdicts), 'decode_binds'), 0)) if (((((undefined(name='par') if l_0_par is missing else l_0_par) and t_7(environment.getattr((undefined(name='verdicts') if l_0_verdicts is missing else l_0_verdicts), 'decode_binds'))) and (not t_8(environment.getattr((undefined(name='verdicts') if l_0_verdicts is missing else l_0_verdicts), 'decode_binds')))) and environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'decode_batch')) and (environment.getitem(environment.getattr((undefined(name='w') if l_0_w is missing else l_0_w), 'decode_batch'), 0) == 1)) else [])
-    context.vars['b1'] = l_0_b1
-    context.exported_vars.add('b1')
     yield '  <td>'
     yield escape(('bandwidth' if (environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'weight_stream_time') >= environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'weight_flops_time')) else 'compute'))
-    if ('interconnect' in (undefined(name='b1') if l_0_b1 is missing else l_0_b1)):
+    if (undefined(name='batch1_links') if l_0_batch1_links is missing else l_0_batch1_links):
         pass
         yield ' of the '
         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
         yield "'s two roofs; the interconnect at this layout"
-        if (('interconnect' in (undefined(name='b1') if l_0_b1 is missing else l_0_b1)) and (t_2(t_3(context.eval_ctx, t_6(environment, (undefined(name='b1') if l_0_b1 is missing else l_0_b1)))) > 1)):
+        if (environment.getitem((undefined(name='batch1_links') if l_0_batch1_links is missing else l_0_batch1_links), 0) < environment.getitem((undefined(name='batch1_links') if l_0_batch1_links is missing else l_0_batch1_links), 1)):
             pass
             yield ' at '
-            yield escape(t_2(t_3(context.eval_ctx, t_5(context, (undefined(name='b1') if l_0_b1 is missing else l_0_b1), 'equalto', 'interconnect'))))
+            yield escape(environment.getitem((undefined(name='batch1_links') if l_0_batch1_links is missing else l_0_batch1_links), 0))
             yield ' of the '
-            yield escape(t_2((undefined(name='b1') if l_0_b1 is missing else l_0_b1)))
+            yield escape(environment.getitem((undefined(name='batch1_links') if l_0_batch1_links is missing else l_0_batch1_links), 1))
             yield ' contexts'
         yield ' (chapter '
         yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's7'))
@@ -306,7 +279,7 @@ def root(context, missing=missing):
     if (undefined(name='training') if l_0_training is missing else l_0_training):
         pass
         yield '<td>optimizer state + activations</td>'
-    if (not t_8((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
+    if (not t_4((undefined(name='prefill') if l_0_prefill is missing else l_0_prefill))):
         pass
         yield '<td>weights + activations</td>'
     yield '<td>weights + KV cache</td></tr>\n</tbody></table></div>\n'
@@ -322,4 +295,4 @@ def root(context, missing=missing):
     yield '</ul>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=75&5=88&7=90&8=97&9=102&10=116&11=132&12=146&13=148&14=151&15=166&18=184&19=186&20=190&21=194&22=206&23=220&25=223&26=225&27=239&28=265&30=267&31=272&32=285&33=289&34=306&35=309&37=313&38=315'
+debug_info = '1=51&5=64&7=66&8=73&9=78&10=92&11=108&12=122&13=124&14=127&15=142&18=160&19=162&20=166&21=170&22=182&23=196&25=199&26=201&27=215&28=241&30=243&31=248&32=262&33=279&34=282&36=286&37=288'
