@@ -3,6 +3,7 @@ attention): found by a review of Qwen3-235B-A22B at tp 1 x dp 8 x ep 8."""
 
 from __future__ import annotations
 
+import pytest
 from genreport.load.spec import Parallelism
 from genreport.model.serving_report import alone_label, ep_group_replicas
 from shared import evaluated, page
@@ -158,3 +159,20 @@ def test_chapter_3_names_the_layouts_interconnect_beside_the_gpus_roofs():
     assert ("without the links, which bind batch-1 decode here at 2 of the 3 contexts (chapter 6): a lever of the "
             "GPU's own gains there only as far as the links allow" in page)
     assert "the interconnect at this layout" not in html("llama70b-h100-tp8.yaml")  # batch 1 reads HBM there
+
+
+def test_a_layouts_attention_intensity_is_said_per_gpu_beside_the_models():
+    """DeepSeek-V3 at tp 8: each GPU runs 16 of the 128 query heads over the whole latent cache (MLA's is not split
+    by head), so its attention intensity is 60 FLOP/B where the model's is 484; chapter 4 said "Its attention
+    intensity is 60" (a review).  Both now, and the page's prose computes the same (results' one-card entry)."""
+    from genreport.present import prose
+    from shared import evaluated_text
+
+    r = evaluated_text("kind: report\nname: ds16a\ntitle: t\nhardware: b200\nmodel: deepseek-v3\n"
+                       "precision: {weights: nvfp4, kv_cache: fp8}\nparallelism: {tp: 8, ep: 16, dp: 2}\n"
+                       "workloads:\n  decode: {batch: [1, 32], context: [4k]}\n", "ds16a.yaml")
+    text = prose.attention_text(r)
+    assert ("Its attention intensity is 60 FLOP/B on one GPU of the layout (its 16 query heads over the cache it "
+            "holds; the whole model's is 484) at fp8 KV" in text), text
+    assert r.value("attention_intensity_one_card") == pytest.approx(484, abs=0.5)
+    assert "on one GPU of the layout" not in prose.attention_text(evaluated("llama70b-h100-tp8.yaml"))  # the same 8

@@ -140,6 +140,8 @@ STATED_FROM = {
     "weight_bytes_one_card": ("it is weight_bytes, the whole model on one card beside a layout", "weight_bytes"),
     "weight_stream_time_one_card": ("it is weight_stream_time, the whole model on one card", "weight_stream_time"),
     "kv_capacity_tokens_one_card": ("it is kv_capacity_tokens, the whole model on one card", "kv_capacity_tokens"),
+    "attention_intensity_one_card": ("it is attention_intensity, the whole model on one card",
+                                     "attention_intensity"),
     "min_gpus_to_fit": ("it is found by a search over layouts, not a formula", "plan"),
 }
 

@@ -78,6 +78,8 @@ def _evaluate(spec: ReportSpec) -> Results:
             card = _whole_on_one_card(env, spec)
             one_card[acc] = {"capacity": card.values["C"], "weight_bytes": _clean(q["weight_bytes"](card.at())),
                              "weight_stream_time": _clean(q["weight_stream_time"](card.at(batch=1.0))),
+                             # the whole model's, beside one GPU's H_q / n_TP query heads over its cache slice
+                             "attention_intensity": _clean(q["attention_intensity"](card.at())),
                              "kv_capacity_tokens": physical("kv_capacity_tokens", q["kv_capacity_tokens"](card.at()))[0]}
         scalars[acc] = sc
         if len(ctx):

@@ -80,7 +80,7 @@ SCOPES = {
                                  "request_decode_time_bound", "request_decode_time_serial",
                                  "decode_tokens_per_s_derated", "training_overlap_tokens"},
     "one_card": frozenset({"capacity_one_card", "weight_bytes_one_card", "weight_stream_time_one_card",
-                           "kv_capacity_tokens_one_card"}),
+                           "kv_capacity_tokens_one_card", "attention_intensity_one_card"}),
 }
 
 

@@ -243,7 +243,11 @@ def attention_text(r: Results) -> str:
             "gqa": f"grouped-query attention, {m.heads} query heads sharing {m.kv_heads} KV heads",
             "mqa": "multi-query attention (one KV head)",
             "mla": "multi-head latent attention: one compressed latent plus a RoPE key cached per token and layer"}
-    text = (f"{m.title} uses {kind[m.attention.kind]}. Its attention intensity is {fmt.num(ikv)} FLOP/B at "
+    whole = r.one_card.get(r.lead, {}).get("attention_intensity")
+    scope = (f" on one GPU of the layout (its {fmt.num(m.heads / r.spec.parallelism.tp)} query heads over the cache "
+             f"it holds; the whole model's is {fmt.num(whole)})"
+             if whole is not None and fmt.num(whole) != fmt.num(ikv) else "")  # (a review read 60 as the model's 484)
+    text = (f"{m.title} uses {kind[m.attention.kind]}. Its attention intensity is {fmt.num(ikv)} FLOP/B{scope} at "
             f"{r.spec.precision.kv_cache} KV, independent of batch and context: every sequence reads its own KV cache, "
             f"so batching does not amortise it. ")
     ridge = sc["ridge_point"]

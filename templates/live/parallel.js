@@ -339,6 +339,7 @@ const GR_PARALLEL = (() => {
     card.values.C = c1;  // what one card keeps for the whole model: its own workspace, at tp 1 (evaluate's one_card)
     return {capacity: c1, weight_bytes: finite(call("weight_bytes", card.at())),
       weight_stream_time: finite(call("weight_stream_time", card.at(1.0, null))),
+      attention_intensity: finite(call("attention_intensity", card.at())),  // the whole model's (evaluate's one_card)
       kv_capacity_tokens: M.physical("kv_capacity_tokens", call("kv_capacity_tokens", card.at()))[0]};
   }
 

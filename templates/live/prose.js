@@ -225,7 +225,11 @@ const GR_PROSE = (function () {
       gqa: `grouped-query attention, ${m.heads} query heads sharing ${m.kv_heads} KV heads`,
       mqa: "multi-query attention (one KV head)",
       mla: "multi-head latent attention: one compressed latent plus a RoPE key cached per token and layer"};
-    let text = `${m.title} uses ${kind[m.attention.kind]}. Its attention intensity is ${F.num(ikv)} FLOP/B at `
+    const whole = inp.parallelism && res.oneCard && res.oneCard[res.lead] ? res.oneCard[res.lead].attention_intensity : null;
+    const scope = whole !== null && whole !== undefined && F.num(whole) !== F.num(ikv)  // (prose.attention_text)
+      ? ` on one GPU of the layout (its ${F.num(m.heads / inp.parallelism.tp)} query heads over the cache it holds; `
+        + `the whole model's is ${F.num(whole)})` : "";
+    let text = `${m.title} uses ${kind[m.attention.kind]}. Its attention intensity is ${F.num(ikv)} FLOP/B${scope} at `
       + `${inp.precision.kv_cache} KV, independent of batch and context: every sequence reads its own KV cache, `
       + "so batching does not amortise it. ";
     if (ikv < ridge) text += `That is ${F.num(ridge / ikv)}× below the ridge ${F.num(ridge)}.`;
