@@ -265,12 +265,13 @@ def _precision(p) -> Precision:
         compute = WEIGHT_COMPUTE.get(p, p)
         return Precision(p, compute if p in WEIGHT_COMPUTE else p, compute, native=p in NATIVE_FP4)
     w = p["weights"]
-    classes = ()
+    classes, apart = (), False
     if isinstance(w, dict):
         rest = w.get("default", "bf16")
         classes = tuple((c, w.get(c, rest)) for c in WEIGHT_CLASSES)
         forms = list(dict.fromkeys(f for _, f in classes))
-        w = forms[0] if len(forms) == 1 else "+".join(forms)
+        apart = len(forms) > 1  # the classes hold different formats
+        w = forms[0] if not apart else "+".join(forms)
         base = rest
     else:
         base = w
@@ -278,7 +279,7 @@ def _precision(p) -> Precision:
     return Precision(w, p.get("kv_cache") or ("bf16" if compute not in PRECISION_BYTES else compute), compute,
                      p.get("group_size"), classes,
                      native=not p.get("compute") and w in NATIVE_FP4,  # (spec.on_hardware; one format for all)
-                     own_compute=bool(classes) and "+" in w and not p.get("compute"))  # (Precision.class_compute)
+                     own_compute=apart and not p.get("compute"))  # (Precision.class_compute)
 
 
 def _serving(doc: Document, findings: Findings) -> Serving | None:

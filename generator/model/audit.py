@@ -15,7 +15,8 @@ computed (the input embedding is a row lookup, the output head runs once per pre
 Every unknown (an empty cell) takes the value that makes the bound loosest, so a verdict of
 ``impossible`` holds whatever the unknown was: no batch -> the largest batch that fits; no GPU count ->
 no bound on the total; no precision -> 4-bit weights and KV and the GPU's highest dense peak; no lengths ->
-a 1-token context; a block-scaled weight format (nvfp4, mxfp4, fp8_block) names no KV cache -> the smallest.  A mixture of experts is bounded as if every token of the batch picked the same
+a 1-token context; a block-scaled weight format (nvfp4, mxfp4, fp8_block) names no KV cache -> the smallest.
+A mixture of experts is bounded as if every token of the batch picked the same
 experts (the fewest bytes any routing reads).
 
 Several GPUs are priced through their layout (:func:`_through_layouts`): the stated tp x pp (the replicas

@@ -475,7 +475,7 @@ class ParallelResults:
     kernels_per_layer: float = 0.0  # k_L: the kernels of a layer, the mean over dense and MoE layers
     weight_efficiency: float = 1.0  # e_w: the weights' share of the bandwidth in the estimate (weight-only GEMMs < 1)
     matmul_share: float = 1.0  # e_m: a large matmul's measured share of the peak in the estimate (achieved_matmul)
-    attention_slower: float = 1.0  # P / P_a: how much slower the attention's peak is than the weights' (env.attention_peak)
+    attention_slower: float = 1.0  # P / P_a: the attention's peak below the weights' (env.attention_peak)
     # e_g: a small-M GEMM's measured share of the bandwidth on its weights in the serial prefill (achieved_bandwidth)
     small_gemm_share: float = 1.0
     all_to_all: str = "nccl"  # the experts' all-to-all the estimate charges (engine.all_to_all): "nccl" or "deepep"
