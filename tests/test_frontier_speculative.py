@@ -244,3 +244,32 @@ def test_the_caption_and_the_chapter_say_which_wins(r70):
     assert "a bound given the acceptance" in cap
     cheapest = r70.serving["cheapest"]
     assert cheapest["speculative"] == "on" and cheapest["tpot"] < cheapest["tpot_plain"]
+
+
+def test_a_pipelines_verify_round_keeps_each_sequences_tokens_together():
+    """Mixtral 8x7B in bf16 on 4 H100, k = 1 draft token accepted 85% (E = 1.85), free drafts.  A verify round runs
+    n_v = 2 tokens of each sequence, and a sequence's tokens go through the pipeline together: at pp 4 and batch 1
+    the one micro-batch carries 2 tokens and reads the experts 2 tokens touch, as tensor parallelism's one step does.
+    The micro-batch was counted n_v B / min(pp, n_v B) tokens, 1 token at batch 1 to 4 (a review, DeepSeek-V3 with
+    MTP on 8 H200: pp 8 "speeds up" 1.84x at batch 1-4 where tp 8 gives 1.18x, and falls to 1.20x at batch 8)."""
+    from genreport.model.layout import at_batch
+    from genreport.model.techniques import layout_inputs
+    from shared import evaluated_text
+
+    def own(par):
+        text = ("kind: report\nname: mx\ntitle: t\nhardware: h100-sxm\nmodel: mixtral-8x7b\nprecision: bf16\n"
+                f"parallelism: {par}\nworkloads:\n  decode: {{batch: [1, 32], context: [2k]}}\n"
+                "serving:\n  prompt: 1k\n  output: 1k\n  tpot: 50 ms\n  users: 32\n"
+                "  speculative: {draft_tokens: 1, acceptance: 0.85, draft_cost: 0.0}\n")
+        r = evaluated_text(text, "mx.yaml")
+        return r, next(x for x in r.serving["frontier"]["layouts"] if x["titled"])["speculative"]["bound"]["speedup"]
+
+    (r, pp4), (_, tp4) = own("{pp: 4}"), own("{tp: 4}")
+    assert pp4[0] == pytest.approx(tp4[0], rel=1e-3) and pp4[0] < 1.85 / 1.5  # 2 tokens read ~2 experts' worth more
+    assert pp4[:4] == pytest.approx([pp4[0]] * 4, rel=1e-9)  # batch 1-4: one sequence a micro-batch, its 2 tokens
+    assert all(b >= a - 1e-9 for a, b in itertools.pairwise(pp4[:16]))  # no step down where n_v B passes pp
+    _, _, _, lay, _, read = layout_inputs(r.spec, 2048.0, 2048.0)
+    for b in (1.0, 3.0, 4.0, 8.0):  # a micro-batch of B / min(4, B) sequences, 2 tokens each
+        verify = at_batch(read, lay, b, per_sequence=2.0)
+        assert (verify["N"], verify["N_x"]) == lay.read(2.0 * b / min(4.0, b))
+        assert verify["B"] == b

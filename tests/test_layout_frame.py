@@ -619,25 +619,31 @@ def test_the_training_state_formula_substitutes_the_whole_models_n(tmp_path):
     assert block.symbols.get("N") == "N"  # printed N, not N_g
 
 
-def test_the_lever_table_at_a_pipeline_says_its_times_are_one_stage_of_the_round():
+def test_the_lever_table_at_a_pipeline_states_the_replicas_round():
     """Mixtral 8x22B in fp8 on 16 H200 (tp 8 x pp 2): chapter 5's lever table gave "before 0.509 ms" with the caveat
     "the batch-1 bound follows bandwidth one for one", beside page 1's strict batch-1 bound of 1.02 ms per token:
-    the table's times are one GPU's slice (formula (1): 2.44 B active weights x 1 B / 4.8 TB/s), and a batch-1 token
-    passes the two stages one after the other. The chapter now says so above the table."""
+    the table's times were one GPU's slice, and a batch-1 token passes the two stages one after the other. The table's
+    times are now the replica's batch-1 round with no KV cache (the layout's decode_time_bound at context 0): page 1's
+    batch-1 row less its KV cache read, and the chapter says so above the table."""
+    from genreport.model.layout import decode_bound_at
     from shared import page as page_html
 
     over = ["parallelism.tp=4", "parallelism.pp=2"]  # Llama 3.1 70B bf16 on 8 H100: two stages of 4 GPUs
     r = evaluated("llama70b-h100-tp8.yaml", over)
-    stage = next(x for x in r.levers if x["lever"] == "bandwidth-1.5")["before"]
+    lever = next(x for x in r.levers if x["lever"] == "bandwidth-1.5")
+    per_gpu = r.parallel.scalars[r.lead]["weight_bytes_per_gpu"]  # 70.6e9 x 2 B / 8: each GPU's slice, HBM-bound
+    assert lever["before"] == pytest.approx(2 * per_gpu / r.spec.hardware.bandwidth, rel=1e-12)  # both stages in turn
+    assert lever["before"] == decode_bound_at(r.spec, r.lead, 1.0, 0.0)
+    assert lever["gain"] == pytest.approx(1.5, rel=1e-12)
     d1 = next(x for x in r.decision if x["workload"] == "decode" and x["batch"] == 1)
-    assert d1["time"] == pytest.approx(2 * stage, rel=0.02)  # the round passes both stages: twice one GPU's time
+    assert lever["before"] < d1["time"] < 1.02 * lever["before"]  # the row adds its context's KV cache read
     page = " ".join(page_of("llama70b-h100-tp8.yaml", over).split())
-    assert ("lever's effect on its ledger<span data-static> (on tp 4 × pp 2 the times are one GPU's, as in "
-            "(1) and (2): its slice of the weights at batch 1, without the links; a batch-1 token passes the 2 "
-            "pipeline stages one after another, so the replica's round, chapter 6's bound, is about 2 such "
-            "times)</span>:") in page
+    assert ("lever's effect on its ledger<span data-static> (on tp 4 × pp 2 the times are a replica's batch-1 round "
+            "with no KV cache, chapter 6's bound at context 0: the largest of each GPU's compute, its slice of the "
+            "weights and its links, through the 2 pipeline stages one after another; where the links hold that round, "
+            "a lever of the GPU's own gains only as far as they allow, as its caveat says)</span>:") in page
     plain = " ".join(page_html("llama70b-h100-tp8.yaml").split())  # tensor parallel alone: no stages to pass
-    assert "the times are one GPU's, as in (1) and (2): its slice of the weights at batch 1, without the links)" in plain
+    assert ("its slice of the weights and its links; where the links hold that round" in plain)
 
 
 def test_one_card_keeps_its_own_workspace_not_the_layouts_gpus():

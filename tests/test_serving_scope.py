@@ -154,10 +154,21 @@ def test_chapter_3_names_the_layouts_interconnect_beside_the_gpus_roofs():
     page = " ".join(html(spec_file(text, "ds16n.yaml")).split())
     assert ("bandwidth of the GPU's two roofs; the interconnect at this layout at 2 of the 3 contexts (chapter 6)"
             in page), page[page.find("what caps performance"):][:600]
-    # and the levers' chapter, whose times are one GPU's, says the links bind there (its bandwidth lever gains
-    # nothing at those contexts)
-    assert ("without the links, which bind batch-1 decode here at 2 of the 3 contexts (chapter 6): a lever of the "
-            "GPU's own gains there only as far as the links allow" in page)
+    # and the levers' chapter, whose times are the replica's batch-1 round, says the links hold it: no lever of the
+    # GPU's own gains there (it said "the batch-1 bound follows bandwidth one for one" beside a 1.5x gain)
+    from genreport.model.layout import decode_ledgers_at
+    from shared import evaluated_text
+
+    r = evaluated_text(text, "ds16n.yaml")
+    led = decode_ledgers_at(r.spec, r.lead, 1.0, 0.0)
+    assert led["interconnect"] == led["bound"] > max(led["compute"], led["bandwidth"])
+    rows = {lv["lever"]: lv for lv in r.levers if lv["kind"] == "time"}
+    assert set(rows) == {"weights-int4", "bandwidth-1.5", "peak-2"}  # int4 (0.516 B) below NVFP4's 0.5625
+    for lv in rows.values():
+        assert lv["before"] == lv["after"] == led["bound"] and lv["gain"] == 1.0
+        assert lv["note"] == "no gain while the links hold the batch-1 round"
+        assert f"<td>{lv['change']}</td>" in page or lv["change"] in page
+    assert "no gain while the links hold the batch-1 round" in page
     assert "the interconnect at this layout" not in html("llama70b-h100-tp8.yaml")  # batch 1 reads HBM there
 
 

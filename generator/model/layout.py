@@ -382,16 +382,18 @@ def _declared_per_routed(values: dict, pc: arch.ParameterCount, accounting: str)
     return (values["N"] - values["N_a"]) / spare if spare else 0.0
 
 
-def at_batch(values: dict, env: Env, batch, busiest: bool = True) -> dict:
+def at_batch(values: dict, env: Env, batch, busiest: bool = True, per_sequence: float = 1.0) -> dict:
     """The layout formulas' values at batch B: for MoE, the whole model's N and N_x that one micro-batch
-    (B / min(pp, B) sequences) reads, as ``Env.read`` counts them for ``env``'s layout (an expert group wider
-    than a replica reads the experts of all its replicas' tokens).  ``busiest=False`` leaves u_x at 1: only the
-    estimate's busiest-GPU ledger reads it, and its expected maximum is costly to count at many batches."""
+    (B / min(pp, B) sequences, ``per_sequence`` tokens each: a verify round's n_v) reads, as ``Env.read`` counts them
+    for ``env``'s layout (an expert group wider than a replica reads the experts of all its replicas' tokens).  A
+    sequence's tokens are not split between micro-batches: its n_v verify tokens go through the stages together.
+    ``busiest=False`` leaves u_x at 1: only the estimate's busiest-GPU ledger reads it, and its expected maximum is
+    costly to count at many batches."""
     out = dict(values)
     bt = np.asarray(batch, dtype=float)
     out["B"] = bt
     if env.model.moe is not None:
-        micro = bt / np.minimum(float(env.cut.pp), bt)
+        micro = per_sequence * bt / np.minimum(float(env.cut.pp), bt)
         out["N"], out["N_x"] = env.read(micro)
         out["u_x"] = env.busiest(micro) if busiest else np.ones(np.shape(micro))
     if env.per_class:  # b: the mean bytes per weight of what the GPU reads at this batch
@@ -1088,19 +1090,31 @@ def _pp_choices(layers: int, limit: int) -> list[int]:
     return sorted({p for p in range(1, top + 1) if layers % p == 0} | twos)
 
 
-def decode_bound_at(spec, accounting: str, batch: float, context: float, precision: Precision | None = None,
-                    bandwidth_scale: float = 1.0) -> float:
-    """The strict bound of a decode round at the spec's layout at one (batch, context), decode_time_bound as the
-    decode grid evaluates it (compute, the busiest GPU's HBM and the interconnect ledgers, through the pipeline),
-    with another weight format or HBM ``bandwidth_scale`` times faster: what a page-1 lever does to a layout's row
-    (its KV cache, activations and links unchanged)."""
+def decode_ledgers_at(spec, accounting: str, batch: float, context: float, precision: Precision | None = None,
+                      bandwidth_scale: float = 1.0, peak_scale: float = 1.0) -> dict[str, float]:
+    """A decode round at the spec's layout at one (batch, context): its strict bound (decode_time_bound, as the
+    decode grid evaluates it: the busiest GPU's compute, HBM and interconnect ledgers through the pipeline) under
+    "bound", and the three ledgers of one GPU's round under BINDS' names; with another weight format, or the HBM
+    bandwidth and the peak FLOP/s ``bandwidth_scale`` and ``peak_scale`` times faster (the links unchanged)."""
     if precision is not None:
         spec = replace(spec, precision=precision)
-    v = point_values(spec, accounting, "decode_time_bound", batch, context)
-    if bandwidth_scale != 1.0:
-        v = dict(v, W=v["W"] * bandwidth_scale)
+    # at context 0 (no KV cache) a sliding window's mean cache per token, held / S, is 0/0: taken at one token, it
+    # multiplies S = 0 all the same
+    v = point_values(spec, accounting, "decode_time_bound", batch, context or 1.0)
+    v = dict(v, W=v["W"] * bandwidth_scale, P=v["P"] * peak_scale, **({} if context else {"S": np.float64(0.0)}))
+    q = load()
+    ids = ("decode_time_bound", "decode_time_compute_gpu", "decode_time_memory_gpu", "decode_time_comm")
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return float(np.ravel(np.asarray(load()["decode_time_bound"](v), dtype=float))[0])
+        got = [float(np.ravel(np.asarray(q[k](v), dtype=float))[0]) for k in ids]
+    return dict(zip(("bound",) + BINDS, got, strict=True))
+
+
+def decode_bound_at(spec, accounting: str, batch: float, context: float, precision: Precision | None = None,
+                    bandwidth_scale: float = 1.0, peak_scale: float = 1.0) -> float:
+    """The strict bound of a decode round at the spec's layout at one (batch, context) (:func:`decode_ledgers_at`),
+    with another weight format or a faster memory or arithmetic: what a lever does to a layout's row (its KV cache,
+    activations and links unchanged)."""
+    return decode_ledgers_at(spec, accounting, batch, context, precision, bandwidth_scale, peak_scale)["bound"]
 
 
 def prefill_bound_at(spec, accounting: str, tokens: float, precision: Precision | None = None,

@@ -476,7 +476,7 @@ def _rounds_many(q, items, serial) -> list[dict[str, np.ndarray]]:
     for lay, values, batches, _, spec in items:
         k = spec[0]
         n = spec[3] if len(spec) > 3 else k + 1
-        toks = at_batch(values, lay, batches * n, busiest=serial)  # the experts the n B tokens touch
+        toks = at_batch(values, lay, batches, busiest=serial, per_sequence=n)  # the experts the n B tokens touch
         vs.append(dict(toks, B=np.asarray(batches, dtype=float), k_d=np.float64(k), n_v=np.float64(n)))
     t_vs = [np.asarray(t, dtype=float) * np.ones_like(it[2]) for t, it in
             zip(over(q["verify_time_serial" if serial else "verify_time_bound"], vs), items, strict=True)]
@@ -599,5 +599,5 @@ def round_point_values(spec, accounting: str, qid: str, batch, context=None, tok
     g = env.at(context=float(context))
     read = dict(base, S=np.float64(context), c=_read_c(env, float(context)), d_h=np.float64(np.ravel(g["d_h"])[0]))
     n_v = float(sp.verified)  # the verify round runs n_v tokens of each sequence: the experts n_v B tokens touch
-    toks = at_batch(read, at_layout, float(batch) * n_v, busiest=serial)
+    toks = at_batch(read, at_layout, float(batch), busiest=serial, per_sequence=n_v)
     return dict(toks, B=np.float64(batch), k_d=np.float64(sp.draft_tokens), n_v=np.float64(n_v))

@@ -364,25 +364,60 @@ def _bound_at_batch1(r, hw=None, model=None, precision=None, scale_w: float = 1.
 KV_REPLICATED = "each tensor-parallel GPU keeps a whole KV head: none holds or reads less (accuracy cost not modelled)"
 
 
+def _round_at_batch1(r, precision=None, scale_w: float = 1.0, scale_p: float = 1.0) -> dict[str, float]:
+    """A replica's batch-1 decode round at the spec's layout with no KV cache (context 0): its strict bound and one
+    GPU's three ledgers (layout.decode_ledgers_at), so that the levers' times at a layout are the round page 1 and
+    chapter 7 state, the links and the pipeline in, not one GPU's weights alone."""
+    from genreport.model.layout import decode_ledgers_at
+
+    return decode_ledgers_at(r.spec, r.lead, 1.0, 0.0, precision, scale_w, scale_p)
+
+
+def _held_by(ledgers: dict[str, float]) -> str:
+    """The ledger that binds a round (layout.BINDS' name), compute before HBM before the links at a tie."""
+    return max(("compute", "bandwidth", "interconnect"), key=lambda k: (ledgers[k], -len(k)))
+
+
 def levers(r) -> list[dict]:
-    """What would change it: each lever's before and after, at batch 1 (weights only) or at the last context."""
+    """What would change it: each lever's before and after, at batch 1 (weights only) or at the last context.
+
+    At a layout the time levers are the replica's batch-1 round with no KV cache (:func:`_round_at_batch1`): the
+    GPUs' slices of the weights, the links and the pipeline, chapter 7's bound at context 0; where the links hold
+    that round, a lever of the GPU's own gains only until they do, and its note says so."""
     from genreport.load.spec import PRECISION_BYTES, Precision
 
     spec = r.spec
     hw, model = spec.hardware, spec.model
     ridge = r.scalars[r.lead]["ridge_point"]
     rows = []
-    b0 = _bound_at_batch1(r)
+    at_layout = r.parallel is not None
+
+    def timed(precision=None, scale_w: float = 1.0, scale_p: float = 1.0) -> tuple[float, str]:
+        """(the batch-1 bound with a lever's change, the ledger that holds it)."""
+        if at_layout:
+            led = _round_at_batch1(r, precision, scale_w, scale_p)
+            return led["bound"], _held_by(led)
+        return _bound_at_batch1(r, precision=precision, scale_w=scale_w, scale_p=scale_p), ""  # one card: no links
+
+    def links_note(note: str, gain: float, held: str) -> str:
+        """A lever's caveat where the links hold the batch-1 round after it: they stop its gain there."""
+        if held != "interconnect":
+            return note
+        if gain <= 1 + 1e-9:
+            return "no gain while the links hold the batch-1 round"
+        return "the links hold the batch-1 round after it: the gain stops there"
+
+    b0, held0 = timed()
     for fmt_name in ("int8", "int4"):
         if PRECISION_BYTES[fmt_name] >= spec.precision.weight_bytes:
             continue
         prec = Precision(fmt_name, spec.precision.kv_cache, spec.precision.compute, 128 if fmt_name == "int4" else None)
-        t = _bound_at_batch1(r, precision=prec)
+        t, held = timed(precision=prec)
         rows.append({"lever": f"weights-{fmt_name}", "change": f"weights {fmt_name}" +
                      (" (group 128)" if fmt_name == "int4" else ""), "what": "fewer bytes per step",
                      "kind": "time", "before": b0, "after": t, "gain": b0 / t,
-                     "note": "ideal: KV and activation traffic are unchanged and dequantization costs time, "
-                             "so the real gain is smaller"})
+                     "note": links_note("ideal: KV and activation traffic are unchanged and dequantization costs "
+                                        "time, so the real gain is smaller", b0 / t, held)})
     # only where fp8 raises the roof: Gaudi 3's MME runs fp8 at its bf16 rate (1,835 TFLOP/s both), no lever; nor
     # beside per-class weights whose fp4 experts already run faster (env.peak_of: P above fp8's)
     if ("fp8" in hw.dense and spec.precision.compute != "fp8"
@@ -411,13 +446,15 @@ def levers(r) -> list[dict]:
                                   "also frees capacity: more sequences fit (accuracy cost not modelled)" if fits else
                                   "the KV cache does not fit beside the weights in either case "
                                   "(accuracy cost not modelled)")})
-    t = _bound_at_batch1(r, scale_w=1.5)
+    t, held = timed(scale_w=1.5)
     rows.append({"lever": "bandwidth-1.5", "change": "bandwidth ×1.5", "what": "faster memory", "kind": "time",
-                 "before": b0, "after": t, "gain": b0 / t, "note": "the batch-1 bound follows bandwidth one for one"})
-    t = _bound_at_batch1(r, scale_p=2.0)
+                 "before": b0, "after": t, "gain": b0 / t,
+                 "note": links_note("the batch-1 bound follows bandwidth one for one", b0 / t, held)})
+    t, held = timed(scale_p=2.0)
     rows.append({"lever": "peak-2", "change": "peak compute ×2", "what": "faster arithmetic", "kind": "time",
                  "before": b0, "after": t, "gain": b0 / t,
-                 "note": "no gain while decode is bandwidth-bound" if t == b0 else ""})
+                 "note": ("" if t < b0 else "no gain while the links hold the batch-1 round"
+                          if held0 == "interconnect" else "no gain while decode is bandwidth-bound")})
     return rows
 
 

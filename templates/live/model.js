@@ -743,19 +743,40 @@ const GR_MODEL = (function () {
     return Math.max(call("weight_stream_time", e), call("weight_flops_time", e));
   }
 
-  /** What would change it: each lever's before and after (shown.levers). */
+  /** The ledger that holds a round (shown._held_by): compute before HBM before the links at a tie. */
+  function heldBy(l) {
+    return ["compute", "bandwidth", "interconnect"].reduce((a, k) => l[k] > l[a] ? k : a);
+  }
+
+  /** What would change it: each lever's before and after (shown.levers); at a layout the time levers are the
+   * replica's batch-1 round with no KV cache (shown._round_at_batch1). */
   function levers(res, inp, t) {
     const lead = res.lead, p = inp.precision, m = inp.model, hw = inp.hardware;
     const ridge = res.scalars[lead].ridge_point;
     const rows = [];
-    const b0 = boundAtBatch1(inp, t, lead);
+    const atLayout = !!res.parallel;
+    // [the batch-1 bound with a lever's change, the ledger that holds it ("" on one card: no links)]
+    const timed = function (i, scaleW, scaleP) {
+      if (atLayout) {
+        const l = GR_PARALLEL.roundLedgers(i, t, lead, 1.0, 0.0, null, scaleW || 1.0, scaleP || 1.0);
+        return [l.bound, heldBy(l)];
+      }
+      return [boundAtBatch1(i, t, lead, scaleW, scaleP), ""];
+    };
+    const linksNote = function (note, gain, held) {
+      if (held !== "interconnect") return note;
+      return gain <= 1 + 1e-9 ? "no gain while the links hold the batch-1 round"
+        : "the links hold the batch-1 round after it: the gain stops there";
+    };
+    const first = timed(inp), b0 = first[0], held0 = first[1];
     ["int8", "int4"].forEach(function (f) {
       if (t.precision_bytes[f] >= weightBytes(p, t, m)) return;
       const prec = {weights: f, kv_cache: p.kv_cache, compute: p.compute, group_size: f === "int4" ? 128 : null};
-      const after = boundAtBatch1(withPrecision(inp, prec), t, lead);
+      const x = timed(withPrecision(inp, prec)), after = x[0];
       rows.push({lever: "weights-" + f, change: "weights " + f + (f === "int4" ? " (group 128)" : ""),
         what: "fewer bytes per step", kind: "time", before: b0, after: after, gain: b0 / after,
-        note: "ideal: KV and activation traffic are unchanged and dequantization costs time, so the real gain is smaller"});
+        note: linksNote("ideal: KV and activation traffic are unchanged and dequantization costs time, so the real gain is smaller",
+          b0 / after, x[1])});
     });
     if ("fp8" in hw.dense && p.compute !== "fp8" && hw.dense.fp8 > res.scalars[lead].peak_flops) {  // only where fp8 raises the roof
       const r8 = hw.dense.fp8 / hw.bandwidth;
@@ -783,12 +804,13 @@ const GR_MODEL = (function () {
             : "the KV cache does not fit beside the weights in either case (accuracy cost not modelled)"});
       });
     }
-    let after = boundAtBatch1(inp, t, lead, 1.5, 1.0);
+    let x = timed(inp, 1.5, 1.0), after = x[0];
     rows.push({lever: "bandwidth-1.5", change: "bandwidth ×1.5", what: "faster memory", kind: "time", before: b0,
-      after: after, gain: b0 / after, note: "the batch-1 bound follows bandwidth one for one"});
-    after = boundAtBatch1(inp, t, lead, 1.0, 2.0);
+      after: after, gain: b0 / after, note: linksNote("the batch-1 bound follows bandwidth one for one", b0 / after, x[1])});
+    x = timed(inp, 1.0, 2.0); after = x[0];
     rows.push({lever: "peak-2", change: "peak compute ×2", what: "faster arithmetic", kind: "time", before: b0,
-      after: after, gain: b0 / after, note: after === b0 ? "no gain while decode is bandwidth-bound" : ""});
+      after: after, gain: b0 / after, note: after < b0 ? "" : held0 === "interconnect"
+        ? "no gain while the links hold the batch-1 round" : "no gain while decode is bandwidth-bound"});
     return rows;
   }
 

@@ -209,15 +209,16 @@ const GR_PARALLEL = (() => {
     return total ? total / time : 1.0;
   }
 
-  /** Values at batch B: for MoE, the whole model's N and N_x one micro-batch (B / min(pp, B) sequences) reads,
-   * as GR_MODEL.readAt counts them for the layout's env (at_batch). */
-  function atBatch(values, env, b, bound) {  // bound: u_x 1 (at_batch(busiest=False): only the estimate reads it)
+  /** Values at batch B: for MoE, the whole model's N and N_x one micro-batch (B / min(pp, B) sequences, perSeq
+   * tokens each: a verify round's n_v, not split between micro-batches) reads, as GR_MODEL.readAt counts them for the
+   * layout's env (at_batch). */
+  function atBatch(values, env, b, bound, perSeq) {  // bound: u_x 1 (at_batch(busiest=False): only the estimate reads it)
     const out = Object.assign({}, values, {B: b});
     if (!env.model.moe) {
       if (env.perClass) out.b = env.readB();
       return out;
     }
-    const micro = b / Math.min(env.cut.pp, b), nr = M.readAt(env, micro);
+    const micro = (perSeq || 1.0) * b / Math.min(env.cut.pp, b), nr = M.readAt(env, micro);
     out.N = nr[0];
     out.N_x = nr[1];
     out.u_x = bound ? 1.0 : busiest(env, micro);
@@ -490,13 +491,26 @@ const GR_PARALLEL = (() => {
 
   /** The strict bound of a decode round at the layout at one (batch, context), with another precision (null: the
    * spec's) or an HBM ``scaleW`` times faster (layout.decode_bound_at): what a page-1 lever does to a row. */
-  function roundBound(inp, t, acc, b, s, precision, scaleW) {
+  function roundValues(inp, t, acc, b, s, precision, scaleW, scaleP) {
     const i = precision ? Object.assign({}, inp, {precision: precision}) : inp, par = i.parallelism;
     const atLayout = M.makeEnv(i, t, acc), env = atLayout.oneCard(), w = i.workloads;
     const base = layoutValues(env, i, par, chooseLinks(i.hardware, par)[0], t, w.recipes.length ? w.recipes[0] : "bf16-grads");
-    const g = env.at(b, s), v = atBatch(Object.assign({}, base, {S: g.S, c: g.c, d_h: g.d_h}), atLayout, b);
+    // at context 0 (no KV cache) a sliding window's mean cache per token is 0/0: taken at one token (layout.decode_ledgers_at)
+    const g = env.at(b, s || 1.0), v = atBatch(Object.assign({}, base, {S: s ? g.S : 0.0, c: g.c, d_h: g.d_h}), atLayout, b);
     v.W = v.W * scaleW;
-    return call("decode_time_bound", v);
+    v.P = v.P * (scaleP || 1.0);
+    return v;
+  }
+
+  function roundBound(inp, t, acc, b, s, precision, scaleW) {
+    return call("decode_time_bound", roundValues(inp, t, acc, b, s, precision, scaleW, 1.0));
+  }
+
+  /** A round's strict bound and one GPU's three ledgers (layout.decode_ledgers_at). */
+  function roundLedgers(inp, t, acc, b, s, precision, scaleW, scaleP) {
+    const v = roundValues(inp, t, acc, b, s, precision, scaleW, scaleP);
+    return {bound: call("decode_time_bound", v), compute: call("decode_time_compute_gpu", v),
+      bandwidth: call("decode_time_memory_gpu", v), interconnect: call("decode_time_comm", v)};
   }
 
   /** Decode rows of the layout (decision._parallel_decode_rows): the strict bound (the largest per-GPU ledger),
@@ -532,7 +546,7 @@ const GR_PARALLEL = (() => {
 
   return {evaluate: evaluate, chooseLinks: chooseLinks, layoutValues: layoutValues, atBatch: atBatch, atPrompt: atPrompt,
     promptGroup: promptGroup, decodeRows: decodeRows,
-    roundBound: roundBound, prefillBound: prefillBound,
+    roundBound: roundBound, roundLedgers: roundLedgers, prefillBound: prefillBound,
     layoutSlice: layoutSlice, sliceValues: sliceValues, oneCard: oneCard, replicaRates: replicaRates,
     busiestRedundant: busiestRedundant};
 })();

@@ -258,7 +258,7 @@ const GR_SERVING = (() => {
       // t_d: a draft's k passes at each batch at the values' context (serving.draft_time), else draft_cost of the plain
       const tD = (b, s, plain) => draft ? draftTime(draft, k, b, s, base.n_TP, base.n_St) : sp.draft_cost * plain;
       const rounds = function (v, b, plain) {  // serving.speculative_rounds at v's context against the plain round
-        const tv = call("verify_time_bound", Object.assign(at(v, b * nV), {B: b, k_d: k, n_v: nV}));
+        const tv = call("verify_time_bound", Object.assign(P.atBatch(v, lay, b, true, nV), {B: b, k_d: k, n_v: nV}));
         const td = tD(b, v.S, plain);
         return {speedup: call("speculative_speedup_layout", {p_a: sp.acceptance, k_d: k, t_s: plain, t_v: tv, t_d: td}),
           plain: plain, verify: tv, draft: td};

@@ -10,9 +10,6 @@ def root(context, missing=missing):
     l_0_ch = resolve('ch')
     l_0_frame = resolve('frame')
     l_0_GPU = resolve('GPU')
-    l_0_eq = resolve('eq')
-    l_0_fx = resolve('fx')
-    l_0_batch1_links = resolve('batch1_links')
     l_0_whatifs = resolve('whatifs')
     l_0_sensitivities = resolve('sensitivities')
     l_0_derated = resolve('derated')
@@ -121,38 +118,19 @@ def root(context, missing=missing):
         pass
         yield '<span data-static>\n(on '
         yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'label'))
-        yield ' the times are one '
+        yield " the times are a replica's batch-1 round with no KV cache, chapter "
+        yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's7'))
+        yield "'s bound at context 0: the largest of each "
         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-        yield "'s, as in ("
-        yield escape(context.call(environment.getattr((undefined(name='eq') if l_0_eq is missing else l_0_eq), 'number'), environment.getattr(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 't_mem'), 'anchor')))
-        yield ') and ('
-        yield escape(context.call(environment.getattr((undefined(name='eq') if l_0_eq is missing else l_0_eq), 'number'), environment.getattr(environment.getattr((undefined(name='fx') if l_0_fx is missing else l_0_fx), 't_comp'), 'anchor')))
-        yield '): its slice of the weights at batch 1, without the links'
-        if (undefined(name='batch1_links') if l_0_batch1_links is missing else l_0_batch1_links):
-            pass
-            yield ', which bind batch-1 decode here'
-            if (environment.getitem((undefined(name='batch1_links') if l_0_batch1_links is missing else l_0_batch1_links), 0) < environment.getitem((undefined(name='batch1_links') if l_0_batch1_links is missing else l_0_batch1_links), 1)):
-                pass
-                yield ' at '
-                yield escape(environment.getitem((undefined(name='batch1_links') if l_0_batch1_links is missing else l_0_batch1_links), 0))
-                yield ' of the '
-                yield escape(environment.getitem((undefined(name='batch1_links') if l_0_batch1_links is missing else l_0_batch1_links), 1))
-                yield ' contexts'
-            yield ' (chapter '
-            yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's7'))
-            yield '): a lever of the '
-            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-            yield "'s own gains there only as far as the links allow"
+        yield "'s\ncompute, its slice of the weights and its links"
         if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp') > 1):
             pass
-            yield '; a batch-1 token passes\nthe '
+            yield ', through the '
             yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
-            yield " pipeline stages one after another, so the replica's round, chapter "
-            yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's7'))
-            yield "'s bound, is about "
-            yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
-            yield ' such times'
-        yield ')</span>'
+            yield ' pipeline stages one after another'
+        yield '; where the links hold that round, a lever of the\n'
+        yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+        yield "'s own gains only as far as they allow, as its caveat says)</span>"
     yield ':</p>\n<div class="scroll"><table><thead>\n<tr><th>change</th><th>lever</th><th class="n">before</th><th class="n">after</th><th class="n">gain</th><th>caveat</th></tr></thead><tbody data-live="levers">\n'
     for l_1_row in (undefined(name='whatifs') if l_0_whatifs is missing else l_0_whatifs):
         _loop_vars = {}
@@ -384,4 +362,4 @@ def root(context, missing=missing):
     yield '</div>\n</section>\n'
 
 blocks = {}
-debug_info = '1=105&3=118&5=120&6=123&7=149&10=157&11=161&12=169&20=175&24=178&26=182&27=190&28=194&32=206&35=209&36=213&37=218&39=223&41=226&42=235&43=244&44=254&49=262&50=265&53=267&54=269&55=273&56=287&57=294&58=298&61=309&63=327&64=330&65=332&67=334&68=336&69=340&70=351&71=357&72=361&75=370'
+debug_info = '1=102&3=115&5=117&6=120&7=126&8=132&11=135&12=139&13=147&21=153&25=156&27=160&28=168&29=172&33=184&36=187&37=191&38=196&40=201&42=204&43=213&44=222&45=232&50=240&51=243&54=245&55=247&56=251&57=265&58=272&59=276&62=287&64=305&65=308&66=310&68=312&69=314&70=318&71=329&72=335&73=339&76=348'
