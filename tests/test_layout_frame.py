@@ -867,3 +867,18 @@ def test_a_layout_that_decodes_nothing_has_its_many_gpu_chapter(tmp_path, worklo
     assert "crosses scale-up: NVLink 4" in text and "How a collective is costed." in text
     assert "This spec decodes nothing, so the chapter has no decode rounds to scale and no fit map" in text
     assert ("prompts at once" in text) == workload.startswith("prefill")
+
+
+def test_figure_2s_caption_says_whose_weights_and_what_an_moe_token_reads():
+    """DeepSeek-V3 in fp8 at ep 8 x dp 8 on H200: the caption of "the same weights, two ways to run them" read
+    "(fp8, 98.4 GB)" beside a batch-1 token's "one load", the GPU's slice of 32 whole experts a layer of which a
+    token reads its 8 of 256 across the group (a review).  It now says whose block it is and what a token and the
+    prompt read of it: 8/256 = 3.1%; 8,192 tokens touch 256 (1 - (1 - 8/256)^8192) = 256.0 experts, all of them."""
+    from genreport.present.figures.fig2_three_modes import caption2
+
+    text = caption2(evaluated("deepseek-v3-h200-ep8.yaml"))
+    assert "(fp8, 98.4 GB, one GPU's slice at ep 8 × dp 8)" in text
+    assert ("a batch-1 token reads its 8 of the 256 routed experts a layer (3.1% of them), a prompt of 8,192 "
+            "tokens all of them.") in text
+    plain = caption2(evaluated("llama8b-h100.yaml"))  # one card, dense: as before
+    assert "(bf16, 16.1 GB)" in plain and "routed" not in plain

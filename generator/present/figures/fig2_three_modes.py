@@ -110,11 +110,31 @@ def caption2(r: Results, baseline: Results | None = None) -> str:
             parts.append(f"training serves the whole micro-batch ({t:,} tokens)")
     k = len(parts)
     what = {1: "one way", 2: "two ways", 3: "three ways"}.get(k, f"{k} ways")
+    # at a layout the block is one GPU's slice (results' weight_bytes, gpu scope), not the model's
+    held = f"{r.spec.precision.weights}, {gb(sc['weight_bytes'])}" + (
+        f", one GPU's slice at {r.frame.label}" if r.frame.many else "")
     if any(kind == "training" for kind, _label, _t in rows) and _trains_bf16(r):
         fmt_, size = _weights(r, "training")
-        return (f"The same weights ({r.spec.precision.weights}, {gb(sc['weight_bytes'])}), {what} to run them; "
+        return (f"The same weights ({held}), {what} to run them; "
                 f"training streams the recipes' {fmt_} copy of them ({size}). The right side shows what one load "
-                f"serves: {_join(parts)}. Schematic: the token strips are not to scale.")
-    return (f"The same weights ({r.spec.precision.weights}, {gb(sc['weight_bytes'])}), {what} to run them. "
-            f"The weight block is identical in every row; only the right side differs: {_join(parts)}. "
+                f"serves: {_join(parts)}.{_routed(r, rows)} Schematic: the token strips are not to scale.")
+    return (f"The same weights ({held}), {what} to run them. "
+            f"The weight block is identical in every row; only the right side differs: {_join(parts)}.{_routed(r, rows)} "
             "Schematic: the token strips are not to scale.")
+
+
+def _routed(r: Results, rows) -> str:
+    """For a mixture of experts, what a load reads of the block (a review: the figure showed the whole block as
+    batch-1 decode's one load): a token's k of the E routed experts a layer, a prompt's T tokens the expected
+    E (1 - (1 - k/E)^T) of them (uniform routing, formulas.architecture's count)."""
+    moe = r.spec.model.moe
+    if moe is None or moe.active_experts >= moe.experts:
+        return ""
+    k, e = moe.active_experts, moe.experts
+    bits = [f"a batch-1 token reads its {k} of the {e} routed experts a layer ({k / e:.1%} of them)"]
+    longest = max((t for kind, _label, t in rows if kind == "prefill"), default=None)
+    if longest is not None:
+        touched = 1 - (1 - k / e) ** longest
+        share = "all of them" if touched > 0.9995 else f"{touched:.1%} of them in expectation"
+        bits.append(f"a prompt of {longest:,} tokens {share}")
+    return " For a mixture of experts a load is what the tokens' experts need: " + ", ".join(bits) + "."
