@@ -517,6 +517,9 @@ TECHNIQUE_DEFS: tuple[QuantityDef, ...] = (
     QuantityDef("goodput_rate_capacity", "highest arrival rate the KV caches allow, steady state: the running "
                 "sequences at the mean context, a shared prefix held once", "1/s",
                 r"\lambda_{C}", (), _T.goodput_rate_capacity, f"{_T.LITTLE}; {_T.PREFIX}"),
+    QuantityDef("goodput_rate_engine", "highest arrival rate the engine's max_sequences allows, steady state: the "
+                "running sequences at most M_s", "1/s", r"\lambda_{M}", (), _T.goodput_rate_engine,
+                f"{_T.LITTLE}; vLLM's max_num_seqs (vllm/config), SGLang's max_running_requests"),
     QuantityDef("balanced_prefill_gpus", "GPUs of the prefill pool that balance the two pools, its instances "
                 "pipelines of k_pp stages", "1",
                 r"n_{P}^{*}", ("batch",), _T.balanced_prefill_gpus, _T.DISTSERVE),

@@ -393,6 +393,19 @@ def goodput_rate_capacity():
 
 
 
+def goodput_rate_engine():
+    """Highest arrival rate the engine's max_sequences allows, steady state [1/s]: the rate whose running sequences,
+    lam (T_out - 1) t_s(lam) (Little's law, :func:`steady_concurrency`), are the M_s the engine runs at once, with
+    t_s(lam) = (N - N_e) b / (W - lam Q_r) the steady step time: lam = M_s W / ((T_out - 1) (N - N_e) b + M_s Q_r),
+    solved by SymPy.  Past it the engine holds the arrivals back (vLLM's max_num_seqs, 256 by default; SGLang's
+    max_running_requests): they wait, and no step runs more sequences, however much room the caches leave.  The step
+    t_s(lam) is a lower bound, so this ceiling is an upper bound; it does not depend on theta.  Written with Q_r whole
+    (:func:`request_bytes`), as :func:`goodput_rate_capacity` is: tests/test_techniques.py solves the balance with
+    SymPy and finds this; the expanded solution prints four times as long."""
+    m = sym("M_s")
+    return m * W / ((T_out - 1) * (N - N_e) * b + m * request_bytes())
+
+
 # ----------------------------------------------------------------------------------------------- disaggregation
 
 def prefill_pool_rate():

@@ -81,6 +81,7 @@ RANGES = {
     "theta": (1e-3, 1, False), "t_s": (1e-4, 1, False), "t_v": (1e-4, 1, False), "t_d": (1e-6, 1, False),
     "t_p": (1e-4, 10, False), "t_pr": (1e-4, 10, False), "W_kv": (1e9, 1e12, False),
     "M_d": (1e6, 2e10, False), "c_d": (64, 1e5, False),  # a draft model's weights and KV per token on one GPU
+    "M_s": (1, 4096, True),  # the engine's max_sequences: a count
     "c_h": (1e3, 1e7, False),  # the KV bytes per token a sequence holds at a request's mean context (c's range)
     "F_d": (1e6, 1e16, False), "Q_d": (1e6, 1e12, False),  # one draft pass's FLOPs and bytes (draft_time_bound)
 }

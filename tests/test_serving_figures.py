@@ -375,7 +375,10 @@ def test_the_p90_ttft_tail(r70, rds):
         assert service + 0.9 * weights * (1 - 1e-3) - t_p / 64 <= c["ttft_p90"][0] <= service + 0.9 * weights * 1.001
         assert all(p >= f * (1 - 1e-12) for p, f in zip(c["ttft_p90"], c["ttft"], strict=True))
         assert c["ttft_tail_rate"] == c["stop"] and c["ttft_tail_binds"] == c["stops_at"]
-    assert max(un["ttft_p90"]) == pytest.approx(0.287, abs=1e-3) and max(ch["ttft_p90"]) == pytest.approx(0.815, abs=1e-3)
+    # the unchunked curve stops at 8.98 requests/s, where 256 sequences run (the engine's max_sequences), not at the
+    # caches' 9.18 (0.287 there)
+    assert un["stops_at"] == "engine"
+    assert max(un["ttft_p90"]) == pytest.approx(0.274, abs=1e-3) and max(ch["ttft_p90"]) == pytest.approx(0.815, abs=1e-3)
     i = len(un["rate"]) // 2  # half way up the curve: the inverted law's mean against the closed form
     lam = un["rate"][i]
     t_r = un["tpot"][i] * (1 - lam * t_p)
@@ -422,7 +425,8 @@ def test_the_chapter_states_the_ttft_tail_capacity():
     from shared import html
 
     page = " ".join(html("llama70b-h100-tp8.yaml").split())
-    assert ("the P90 TTFT meets 2 s up to <strong>12 requests/s</strong> with chunks and <strong>9.18</strong> without, "
+    # without chunks the curve stops where the engine's 256 sequences run (8.98), not the caches' 9.18
+    assert ("the P90 TTFT meets 2 s up to <strong>12 requests/s</strong> with chunks and <strong>8.98</strong> without, "
             "where the curves stop: the TTFT tail does not bind.") in page
 
 
@@ -566,7 +570,7 @@ def test_the_kv_capacity_ceiling_counts_the_weights_a_gpu_holds(rmav):
     assert caches == pytest.approx(room, rel=1e-9)
 
 
-def test_the_rate_figure_counts_the_kv_cache_room_as_the_chapter_does(r70, rmav):
+def test_the_rate_figure_counts_the_kv_cache_room_as_the_chapter_does():
     """One counting of the caches (issue 30's review): the rate figure's curves stop at the KV cache room the chapter
     states, the running sequences at a request's mean context (Little's law's time average), not at the sequences
     that fit at its last context.  Llama 4 Maverick at tp 8 x pp 2 x ep 8: the chunked curve stopped at 22.5
@@ -574,10 +578,14 @@ def test_the_rate_figure_counts_the_kv_cache_room_as_the_chapter_does(r70, rmav)
     27.7; now both say 27.7.  Without chunks the curve stops where its own running sequences reach those the caches
     hold at the mean context 4,352: for the 70B at tp 8 in bf16, each GPU's room beside its 17.65 GB of weights over
     4,352 tokens of 40,960 B (80 layers x 2 x 8 KV heads x 128 x 2 B over 8 GPUs)."""
+    # with no engine limit (max_sequences 0): the engine's 256 stop both curves before the caches
+    rmav = evaluated_text(MAVERICK_TWO_NODES + "engine: {max_sequences: 0}\n", "svmavfree")
     n = rmav.serving["techniques"]["numbers"]
     ch = rmav.serving["techniques"]["rates"]["chunked"]
     assert ch["stops_at"] == "capacity" and ch["limits"]["capacity"] == n["goodput_rate_capacity"] == ch["stop"]
     assert n["goodput_binds"] == "KV cache room" and ch["goodput"] == n["goodput_rate"]
+    # with no engine limit (max_sequences 0): the engine's 256 stop the 70B's unchunked curve before the caches
+    r70 = evaluated_text(SERVING_70B + "engine: {max_sequences: 0}\n", "sv70free")
     ra = r70.serving["techniques"]["rates"]
     un = ra["unchunked"]
     room = r70.envs[r70.lead].values["C"] - 70.6e9 * 2 / 8

@@ -407,8 +407,11 @@ def test_the_prompt_spread_in_the_serving_chapter():
         pytest.approx(0.0763, abs=1e-4)
     assert base["unchunked"]["p99_rate"] == pytest.approx(1.80, abs=0.01)
     assert ra["unchunked"]["p99_rate"] == pytest.approx(3.21, abs=0.01)
-    assert base["unchunked"]["ttft_p90"][-1] == pytest.approx(0.287, abs=1e-3)
-    assert ra["unchunked"]["ttft_p90"][-1] == pytest.approx(0.506, abs=1e-3)
+    # at the curves' ends, where the engine's 256 sequences run (0.287 and 0.506 at the caches' limit, before the
+    # engine's max_sequences stopped them)
+    assert base["unchunked"]["stops_at"] == ra["unchunked"]["stops_at"] == "engine"
+    assert base["unchunked"]["ttft_p90"][-1] == pytest.approx(0.274, abs=1e-3)
+    assert ra["unchunked"]["ttft_p90"][-1] == pytest.approx(0.482, abs=1e-3)
     # the stall law over one length: k t_p of the generalized Poisson law, up to the grid (t_p / 32)
     for lam, t_r in ((2.0, 0.04), (8.0, 0.03)):
         one = stall_quantile(lam * t_r, lam * 0.0737) * 0.0737
@@ -438,6 +441,54 @@ def test_the_kv_cache_room_is_the_prefix_capacity_at_the_mean_context():
     assert at(t.prefix_capacity_batch(), S=4352, **v) == pytest.approx(held, rel=1e-12)
     # no prefix shared: the whole mean context per sequence, as before
     assert at(t.goodput_rate_capacity(), **{**v, "h_p": 0.0}) < rate
+
+
+def test_the_engines_max_sequences_is_a_ceiling_of_the_goodput():
+    """``goodput_rate_engine`` solves lam (T_out - 1) t_s(lam) = M_s (Little's law's running sequences at the engine's
+    max_sequences; SymPy's solution of that balance is its closed form), so at its rate M_s sequences decode at once.
+    Llama 3.1 8B on an H100 (seed 003), 4k prompts, 512 outputs, M_s = 256 (vLLM's max_num_seqs): by hand
+    lam = 256 W / (511 (N - N_e) b + 256 Q_r).  A review found the serving chapter's goodput of Qwen3-235B on 8 MI300X
+    at 39 requests/s, set by the KV cache room, where 1,399 sequences would run and the engine runs 256 (23.0/s)."""
+    lam = sym("lam")
+    v = {"T_in": 4096, "T_out": 512, "h_p": 0.0, "s_c": 8192, "C_p": 4096, "M_s": 256.0}
+    (solved,) = sp.solve(sp.Eq(t.steady_concurrency(), sym("M_s")), lam)
+    assert sp.simplify(solved - t.goodput_rate_engine()) == 0
+    rate = at(t.goodput_rate_engine(), **v)
+    q_r = at(t.request_bytes(), **v)
+    n_b = 8.03e9 * 2  # N b, N_e = 0 in seed accounting
+    assert rate == pytest.approx(256 * 3.35e12 / (511 * n_b + 256 * q_r), rel=1e-12)
+    assert rate * 511 * at(t.steady_step_time(), lam=rate, **v) == pytest.approx(256, rel=1e-12)
+
+
+def test_the_chapter_and_the_rate_figure_stop_at_the_engines_max_sequences():
+    """Qwen3-235B-A22B in fp8 on 8 MI300X (tp 8 x ep 8), 1k prompts and 1k outputs: the caches hold about 1,400
+    sequences at the mean context, the engine runs 256, so the goodput is the engine's ceiling (its rate: 256 running
+    at the steady step of the weights their tokens touch), the rate figure's curves stop there, and the chapter names
+    it; an engine with no max_sequences (0) has no such ceiling and the KV cache room binds."""
+    from genreport.model.techniques import capacity_weights
+    from shared import evaluated_text, html, spec_file
+
+    text = ("kind: report\nname: q235\ntitle: t\nhardware: mi300x\nmodel: qwen3-235b-a22b\nprecision: fp8\n"
+            "parallelism: {tp: 8, ep: 8}\nworkloads:\n  decode: {batch: [1, 32], context: [2k]}\n"
+            "serving:\n  prompt: 1k\n  output: 1k\n  tpot: 50 ms\n  users: 128\n")
+    r = evaluated_text(text, "q235.yaml")
+    tech = r.serving["techniques"]
+    n = tech["numbers"]
+    assert n["max_sequences"] == 256 and n["goodput_binds"] == "engine's max_sequences"
+    assert n["goodput_rate"] == n["goodput_rate_engine"] < n["goodput_rate_capacity"] / 1.5
+    w = tech["engine_weights"]
+    assert w == {k: capacity_weights(r.envs[r.lead], w, r.spec.serving, 256.0)[k] for k in w}  # a fixed point
+    for kind in ("chunked", "unchunked"):
+        curve = tech["rates"][kind]
+        assert curve["stops_at"] == "engine", kind
+        assert curve["running"][-1] == pytest.approx(256, rel=1e-6), kind
+    page = " ".join(html(spec_file(text, "q235.yaml")).split())
+    assert "and the engine's max_sequences (" in page and "is the least of the five:" in page
+    free = evaluated_text(text + "engine: {max_sequences: 0}\n", "q235free.yaml").serving["techniques"]["numbers"]
+    assert "goodput_rate_engine" not in free and "max_sequences" not in free
+    assert free["goodput_rate"] == min(free[k] for k in ("goodput_rate_tpot", "goodput_rate_compute",
+                                                         "goodput_rate_capacity", "chunk_budget_rate"))
+    assert free["goodput_rate"] > n["goodput_rate"]  # the chunk budget binds next, 3.4x the engine's rate
 
 
 def test_the_chunked_row_says_its_chunks_carry_what_the_prefix_cache_leaves():

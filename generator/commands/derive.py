@@ -589,6 +589,16 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
             values.update(tech["capacity_weights"])
             point += ("; N the weights a step streams at this rate, the running sequences' decode and prompt tokens'"
                       if spec.model.moe is not None or (spec.parallelism and spec.parallelism.pp > 1) else "")
+    if (qid == "goodput_rate_engine" and spec.serving is not None and args.batch is None
+            and args.context is None):
+        # the serving chapter's engine ceiling: N the weights M_s running sequences and their prompt tokens stream
+        from genreport.commands.derive_values import report_of
+
+        tech = (report_of(spec).serving or {}).get("techniques") or {}
+        if tech.get("engine_weights"):
+            values.update(tech["engine_weights"])
+            point += ("; N the weights a step streams at this rate, its M_s running sequences' decode and prompt "
+                      "tokens'" if spec.model.moe is not None or (spec.parallelism and spec.parallelism.pp > 1) else "")
     unsliced: frozenset = frozenset()
     if qid == "kv_transfer_time" and spec.serving is not None:
         # the serving chapter's disaggregation row: the prompt's cache over the link between replicas, every GPU of
@@ -792,6 +802,7 @@ def serving_values(spec, values: dict, mixed: bool = False, env=None) -> dict[st
     # the capacities take (capacity_batch_draft, goodput_rate_capacity, prefix_capacity_batch)
     context = float(np.ravel(values["S"])[0]) if "S" in values else float(last_context(sv.prompt, sv.output))
     out["M_d"], out["c_d"] = draft_memory(spec, context)
+    out["M_s"] = float(getattr(spec.hardware, "max_sequences", 0) or 0)  # the engine's limit (goodput_rate_engine)
     if env is not None:
         from genreport.model.serving import held_mean_c
 

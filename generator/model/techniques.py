@@ -60,7 +60,15 @@ def prompt_classes(sv) -> tuple[float, ...]:
 # all rates of one replica, from one GPU's slice of the layout (every GPU of a replica carries its share of each
 # request).
 CEILINGS = {"goodput_rate_tpot": "TPOT target", "goodput_rate_compute": "compute roof",
-            "goodput_rate_capacity": "KV cache room", "chunk_budget_rate": "chunk budget"}
+            "goodput_rate_capacity": "KV cache room", "chunk_budget_rate": "chunk budget",
+            "goodput_rate_engine": "engine's max_sequences"}
+
+
+def ceilings(hw) -> dict[str, str]:
+    """The CEILINGS a replica of ``hw``'s engine has: the engine's max_sequences only where it sets one (0: none, as
+    the seeds assume)."""
+    return {k: v for k, v in CEILINGS.items()
+            if k != "goodput_rate_engine" or int(getattr(hw, "max_sequences", 0) or 0) > 0}
 
 
 def _replica_gpus(r) -> int:
@@ -89,6 +97,7 @@ def _inputs(r, batch: float, context: float) -> dict:
                 "p_a": spec_.acceptance if spec_ else 0.5, "k_d": float(spec_.draft_tokens) if spec_ else 1.0,
                 "n_v": float(spec_.verified) if spec_ else 2.0})
     env["M_d"], env["c_d"] = draft_memory(r.spec, context)
+    env["M_s"] = float(getattr(r.spec.hardware, "max_sequences", 0) or 0)  # the engine's limit; 0: none
     from genreport.model.serving import held_mean_c
 
     env["c_h"] = held_mean_c(r.envs[r.lead], sv.prompt, sv.output)  # what a sequence holds, the KV cache room's
@@ -604,22 +613,32 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     kv_in = capacity_weights(r.envs[r.lead], env_s, sv, held_mean)
     room = held_room(r.envs[r.lead], kv_in, last)
     kv_rate = _rate_or_none(physical("goodput_rate_capacity", _eval(r, "goodput_rate_capacity", room), "")[0])
+    # the rate the engine's max_sequences allows, likewise at the weights its own steady state streams: M_s
+    # sequences running and their prompt tokens (none where the engine sets no limit)
+    own = ceilings(r.spec.hardware)
+    engine_in = capacity_weights(r.envs[r.lead], env_s, sv, env_s["M_s"]) if "goodput_rate_engine" in own else None
+    engine_rate = (_rate_or_none(physical("goodput_rate_engine", _eval(r, "goodput_rate_engine", engine_in), "")[0])
+                   if engine_in is not None else None)
     tpot_in = None
     if sv.tpot is not None:
         env_s["theta"] = sv.tpot
         # the TPOT ceiling at the weights its own steady state streams (steady_tpot_rate), once: (22), the goodput,
         # the rate figure's chunked TPOT-target rate and derive all state this one
         tpot_rate, tpot_in = steady_tpot_rate(r.q, r.envs[r.lead], env_s, sv)
-        rates = {k: physical(k, _eval(r, k, env_s), "")[0] for k in CEILINGS
-                 if k not in ("chunk_budget_rate", "goodput_rate_capacity", "goodput_rate_tpot")}
+        rates = {k: physical(k, _eval(r, k, env_s), "")[0] for k in own
+                 if k not in ("chunk_budget_rate", "goodput_rate_capacity", "goodput_rate_tpot", "goodput_rate_engine")}
         rates.update({"goodput_rate_capacity": kv_rate, "chunk_budget_rate": budget,
                       "goodput_rate_tpot": physical("goodput_rate_tpot", tpot_rate, "")[0]})
-        rates = {k: rates[k] for k in CEILINGS}
+        if "goodput_rate_engine" in own:
+            rates["goodput_rate_engine"] = engine_rate
+        rates = {k: rates[k] for k in own}
         rates = {k: v if v is not None and v > 0 else None for k, v in rates.items()}  # none: no rate at all
         found = [v for v in rates.values() if v is not None]
-        goodput = min(found) if len(found) == len(CEILINGS) else None
+        goodput = min(found) if len(found) == len(own) else None
         binding = min(rates, key=lambda k: rates[k] if rates[k] is not None else -math.inf)
         gpus = _replica_gpus(r)
+        if "goodput_rate_engine" in own:
+            numbers["max_sequences"] = env_s["M_s"]
         numbers.update({"goodput_rate": goodput, "goodput_binds": CEILINGS[binding], **rates,
                         "goodput_rate_per_gpu": goodput / gpus if goodput is not None else None})
         blocks["tech_goodput"] = _block(r, "tech_goodput", "goodput_rate_tpot", tpot_in, {})
@@ -782,9 +801,11 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
            "tpot_weights": {k: tpot_in[k] for k in ("N", "N_e", "b")} if tpot_in is not None else None,
            # the weights the KV cache room's ceiling streams at its own rate (capacity_weights): derive's point for it
            "capacity_weights": {k: kv_in[k] for k in ("N", "N_e", "b")},
+           # ... and the engine's max_sequences' (capacity_weights at M_s running): derive's point for it
+           "engine_weights": {k: engine_in[k] for k in ("N", "N_e", "b")} if engine_in is not None else None,
            # (22)'s own symbol for them where they are not the slice a GPU holds (streamed_symbols): plain text
            "tpot_streamed": _streamed_plain(r, tpot_in),
-           "rates": rate_curves(r, budget, kv_rate, held_mean, numbers.get("goodput_rate_tpot"))}
+           "rates": rate_curves(r, budget, kv_rate, held_mean, numbers.get("goodput_rate_tpot"), engine_rate)}
     return out, blocks
 
 
@@ -1081,7 +1102,7 @@ def _bisect(ok_many, lo: float, hi: float, steps: int) -> tuple[float, float]:
 
 
 def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float,
-                tpot_rate: float | None = None) -> dict:
+                tpot_rate: float | None = None, engine_rate: float | None = None) -> dict:
     """TTFT and TPOT against the arrival rate of one replica, with chunked prefill and without (the serving
     chapter's figure), from formulas/techniques.py's steady states at the spec's request shape: one GPU's ledgers at
     the layout (its slice of the model), no collectives counted; the steady state has no queueing, and the P99 time
@@ -1095,8 +1116,10 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
     chapter's ``chunk_budget_rate`` as :func:`report` evaluated it, None where no rate fits) or the KV cache room:
     with chunks the chapter's ``goodput_rate_capacity`` (``kv_rate``), without them the rate where the curve's own
     running sequences reach ``held_mean``, the sequences the caches hold at a request's mean context with a shared
-    prefix held once (``prefix_capacity_batch`` there: the same balance, Little's law's time average); the goodput
-    point is the highest rate whose TPOT and TTFT meet the targets below that.
+    prefix held once (``prefix_capacity_batch`` there: the same balance, Little's law's time average); or the
+    engine's max_sequences M_s, where the engine sets one: with chunks the chapter's ``goodput_rate_engine``
+    (``engine_rate``), without them the rate where the curve's own running sequences reach M_s; the goodput point is
+    the highest rate whose TPOT and TTFT meet the targets below that.
 
     The tail (formulas/techniques.py, "the tail"): each curve's P99 time between tokens, with chunks a step with a
     full chunk once more than 1 - TAIL of the steps carry one (``chunk_step_share``), without the round alone
@@ -1351,6 +1374,15 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
                 if held_mean > 0 else 0.0
         if limits["capacity"] >= edge * (1 - 1e-9):
             limits["capacity"] = math.inf  # the caches fit up to the other limits
+        m_s = env["M_s"]
+        if m_s > 0:  # the engine holds back the arrivals past M_s running sequences (vLLM's max_num_seqs)
+            if kind == "chunked":
+                limits["engine"] = engine_rate if engine_rate is not None else 0.0
+            else:
+                limits["engine"] = _highest(lambda x: bool(unchunked(x)[1] <= m_s), edge * (1 - 1e-9),
+                                            ok_many=lambda xs: unchunked(xs, each=True)[1] <= m_s)
+            if limits["engine"] >= min(edge, limits["capacity"]) * (1 - 1e-9):
+                limits["engine"] = math.inf  # the caches or the roofs stop the curve first
         stop_by = min(limits, key=lambda k: limits[k])
         stop = limits[stop_by]
         lam = np.linspace(0.0, stop, RATE_POINTS)

@@ -99,6 +99,7 @@ NO_RATE = {
     "goodput_rate_tpot": "no arrival rate meets the TPOT target: a step's weights alone take longer",
     "goodput_rate_capacity": "no arrival rate fits: the weights leave no room for the running sequences' caches",
     "goodput_rate_compute": "no arrival rate is within the compute roof",
+    "goodput_rate_engine": "no such ceiling: the engine sets no max_sequences (M_s = 0), so it holds back no arrival",
     "chunk_budget_rate": "no arrival rate fits the step budget: the decode tokens leave no room for a prompt chunk",
 }
 # The steady state at a rate (formulas/techniques.py): past the rate whose running sequences' reads take the whole

@@ -13,7 +13,8 @@ const GR_SERVING = (() => {
   // a batch's or a decode pool's rate of finished requests; a one-token output has no decode round (techniques._retire)
   const retire = (x, unit) => isFinite(x) ? F.sig3(x) + (unit || "") : "without limit (a one-token output has no decode round)";
   const CEILINGS = [["goodput_rate_tpot", "TPOT target"], ["goodput_rate_compute", "compute roof"],
-    ["goodput_rate_capacity", "KV cache room"], ["chunk_budget_rate", "chunk budget"]];
+    ["goodput_rate_capacity", "KV cache room"], ["chunk_budget_rate", "chunk budget"],
+    ["goodput_rate_engine", "engine's max_sequences"]];
 
   const PAYS = 1 + 1e-9;  // serving.PAYS: a speed-up pays past 1 by more than rounding
   function usd(price, tps) { return price && tps > 0 ? price / (tps * 3600.0) * 1e6 : null; }
@@ -381,6 +382,15 @@ const GR_SERVING = (() => {
         kvIn = Object.assign({}, es, {N: g.N, N_e: g.N_e, b: g.b});
       }
       const room = roomOf(kvIn);
+      // the engine's max_sequences, where it sets one (techniques.ceilings), at the weights M_s running sequences and
+      // their prompt tokens stream (capacity_weights at M_s)
+      const maxSeq = Math.trunc(inp.hardware.max_sequences || 0);
+      es.M_s = maxSeq;
+      let engineIn = es;
+      if (maxSeq > 0 && sv.output > 1) {
+        const g = lead.at(pyMax(maxSeq * (1 + sv.prompt * (1 - sv.prefix_hit) / (sv.output - 1)), 1.0), last);
+        engineIn = Object.assign({}, es, {N: g.N, N_e: g.N_e, b: g.b});
+      }
       // the TPOT ceiling at the weights its own steady state streams (techniques.steady_tpot_rate): its lam theta
       // (T_out - 1) decode and lam theta T_in (1 - h_p) prompt tokens make N, the rate their fixed point
       const per = sv.tpot * ((sv.output - 1) + sv.prompt * (1 - sv.prefix_hit));
@@ -398,9 +408,11 @@ const GR_SERVING = (() => {
         }
         return rate(tpotIn(lo));
       };
-      CEILINGS.forEach(function (c) {
+      if (maxSeq > 0) n.max_sequences = maxSeq;
+      CEILINGS.filter(c => c[0] !== "goodput_rate_engine" || maxSeq > 0).forEach(function (c) {
         const x = phys(c[0], c[0] === "goodput_rate_tpot" ? tpotRate()
-          : call(c[0], c[0] === "goodput_rate_capacity" ? room : es)), v = x !== null && x > 0 ? x : null;
+          : call(c[0], c[0] === "goodput_rate_capacity" ? room : c[0] === "goodput_rate_engine" ? engineIn : es)),
+          v = x !== null && x > 0 ? x : null;
         n[c[0]] = v;
         const key = v === null ? -Infinity : v;
         if (binds === null || key < low) { low = key; binds = c[1]; }

@@ -827,7 +827,9 @@ def root(context, missing=missing):
                 if context.call(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'get'), 'draft_model'):
                     pass
                     yield ", each beside its draft's cache and the draft's weights beside the target's"
-                yield ') and the chunk budget\n(<span data-sv="numbers.chunk_budget_rate" data-f="rps" data-none="none">'
+                yield ')'
+                yield escape((',' if ('goodput_rate_engine' in (undefined(name='n') if l_0_n is missing else l_0_n)) else ' and'))
+                yield ' the chunk budget\n(<span data-sv="numbers.chunk_budget_rate" data-f="rps" data-none="none">'
                 if (not t_14(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate'))):
                     pass
                     yield escape(t_9(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'chunk_budget_rate')))
@@ -837,7 +839,21 @@ def root(context, missing=missing):
                     yield 'none'
                 yield '</span>: past it a step\'s budget of <span data-sv="chunk" data-f="integer">'
                 yield escape(t_5(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk')))
-                yield '</span> tokens, its decode tokens and the prompt chunks together, falls behind the arrivals and the prompts queue without end).\n<span data-live="sv_goodput">The goodput of one replica'
+                yield '</span> tokens, its decode tokens and the prompt chunks together, falls behind the arrivals and the prompts queue without end)'
+                if ('goodput_rate_engine' in (undefined(name='n') if l_0_n is missing else l_0_n)):
+                    pass
+                    yield ', and the engine\'s max_sequences\n(<span data-sv="numbers.goodput_rate_engine" data-f="rps" data-none="none">'
+                    if (not t_14(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_engine'))):
+                        pass
+                        yield escape(t_9(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'goodput_rate_engine')))
+                        yield ' requests/s'
+                    else:
+                        pass
+                        yield 'none'
+                    yield '</span>: the rate whose running sequences, λ (T<sub>out</sub> − 1) t<sub>s</sub>, are the <span data-sv="numbers.max_sequences" data-f="integer">'
+                    yield escape(t_5(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'max_sequences')))
+                    yield '</span> it runs at once; past it the arrivals wait, whatever room the caches leave)'
+                yield '.\n<span data-live="sv_goodput">The goodput of one replica'
                 if (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'replica_gpus') > 1):
                     pass
                     yield ' ('
@@ -852,7 +868,9 @@ def root(context, missing=missing):
                     yield ', one of '
                     yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'dp'))
                     yield ' replicas)'
-                yield ' is the least of the four: '
+                yield ' is the least of the '
+                yield escape(('five' if ('goodput_rate_engine' in (undefined(name='n') if l_0_n is missing else l_0_n)) else 'four'))
+                yield ': '
                 if environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'goodput_rate'):
                     pass
                     yield '<strong>'
@@ -896,7 +914,7 @@ def root(context, missing=missing):
             context.exported_vars.add('ra')
             if (undefined(name='ra') if l_0_ra is missing else l_0_ra):
                 pass
-                l_0_why = {'compute': 'the compute roof', 'memory': 'the bandwidth', 'chunk budget': 'the chunk budget', 'capacity': 'the KV cache room', 'TPOT target': 'the TPOT target', 'TTFT target': 'the TTFT target'}
+                l_0_why = {'compute': 'the compute roof', 'memory': 'the bandwidth', 'chunk budget': 'the chunk budget', 'capacity': 'the KV cache room', 'engine': "the engine's max_sequences", 'TPOT target': 'the TPOT target', 'TTFT target': 'the TTFT target'}
                 context.vars['why'] = l_0_why
                 context.exported_vars.add('why')
                 yield '<p data-static>Figure '
@@ -1155,4 +1173,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=114&2=123&3=125&4=129&5=133&6=135&7=139&8=147&9=159&10=161&11=164&12=166&13=171&15=176&16=180&18=189&19=195&20=215&22=221&23=223&24=241&25=249&26=253&27=260&28=267&31=277&32=377&33=391&34=420&36=462&37=497&38=523&39=590&40=596&41=602&42=616&45=618&48=621&50=638&51=640&53=652&54=654&55=662&56=670&57=674&60=690&62=702&63=705&67=707&68=709&71=715&73=719&74=724&77=726&78=729&79=763&80=765&83=768&84=770&85=804&86=831&87=841&88=894&89=903&90=907&91=921&92=933&93=943&94=945&97=950&99=967&100=1012&101=1030&102=1037&103=1046&106=1056&107=1058&108=1064&109=1067&110=1076&111=1081&113=1084&114=1086&116=1089&117=1092&119=1103&120=1105&122=1112&123=1119&124=1129&125=1142&127=1150'
+debug_info = '1=114&2=123&3=125&4=129&5=133&6=135&7=139&8=147&9=159&10=161&11=164&12=166&13=171&15=176&16=180&18=189&19=195&20=215&22=221&23=223&24=241&25=249&26=253&27=260&28=267&31=277&32=377&33=391&34=420&36=462&37=497&38=523&39=590&40=596&41=602&42=616&45=618&48=621&50=638&51=640&53=652&54=654&55=662&56=670&57=674&60=690&62=702&63=705&67=707&68=709&71=715&73=719&74=724&77=726&78=729&79=763&80=765&83=768&84=770&85=804&86=833&87=846&88=857&89=912&90=921&91=925&92=939&93=951&94=961&95=963&98=968&100=985&101=1030&102=1048&103=1055&104=1064&107=1074&108=1076&109=1082&110=1085&111=1094&112=1099&114=1102&115=1104&117=1107&118=1110&120=1121&121=1123&123=1130&124=1137&125=1147&126=1160&128=1168'

@@ -23,7 +23,8 @@ from genreport.present.figures.style import (
 
 STOPS = {"compute": "the compute roof", "memory": "the bandwidth (the step grows without end)",
          "chunk budget": "the chunk budget (prompts queue without end)",
-         "capacity": "the KV cache room (the caches fill at the mean context)"}
+         "capacity": "the KV cache room (the caches fill at the mean context)",
+         "engine": "the engine's max_sequences (it runs no more sequences at once; the arrivals past it wait)"}
 
 
 def _stop(kind: str, said: set) -> str:
