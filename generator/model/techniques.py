@@ -1379,8 +1379,8 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
             if kind == "chunked":
                 limits["engine"] = engine_rate if engine_rate is not None else 0.0
             else:
-                limits["engine"] = _highest(lambda x: bool(unchunked(x)[1] <= m_s), edge * (1 - 1e-9),
-                                            ok_many=lambda xs: unchunked(xs, each=True)[1] <= m_s)
+                limits["engine"] = _highest(lambda x, m_s=m_s: bool(unchunked(x)[1] <= m_s), edge * (1 - 1e-9),
+                                            ok_many=lambda xs, m_s=m_s: unchunked(xs, each=True)[1] <= m_s)
             if limits["engine"] >= min(edge, limits["capacity"]) * (1 - 1e-9):
                 limits["engine"] = math.inf  # the caches or the roofs stop the curve first
         stop_by = min(limits, key=lambda k: limits[k])
