@@ -20,7 +20,12 @@ def fill(template: str, args: tuple[str, ...], symbols: Mapping[str, str], value
     def sub(m: re.Match) -> str:
         name = args[int(m.group(1))]
         if values is not None and name in values:
-            return values[name]
+            value = values[name]
+            # a number in scientific form or negative, raised to a power: bracketed, or "1 \times 10^{-4}^{2}" is a
+            # double superscript (no formula reads it; latex2mathml refuses it) and "-2^{2}" reads as -(2^2)
+            if m.string.startswith("^", m.end()) and (" " in value or value.startswith("-")):
+                return rf"\left({value}\right)"
+            return value
         return symbols[name]
 
     text = PLACEHOLDER.sub(sub, template)

@@ -150,3 +150,21 @@ def test_a_symbol_outside_the_formula_is_named(capsys):
     assert main(["derive", "critical_context", "--at", "Q=3", "--spec", SPEC]) == 1
     err = capsys.readouterr().err
     assert "Q is not an input of critical_context's formula" in err and "W" in err.split("set one of its inputs")[1]
+
+
+def test_a_tiny_value_raised_to_a_power_is_bracketed_in_the_substituted_formula():
+    """A speculative acceptance of 0.0009 (or a prefix hit of 0.0001) printed as "9 \\times 10^{-4}" inside
+    p_a^{k_d + 1}: "9 \\times 10^{-4}^{1 + 1}", a double superscript that stopped the HTML and PDF builds with an
+    internal error (hostile input, round six).  A value in scientific form or negative is bracketed where it is a
+    power's base; elsewhere, and integers and decimals, as before."""
+    from genreport.texfill import fill
+    from shared import ROOT, html, spec_file
+
+    got = fill(r"\left(1 - \mathit{v0}^{\mathit{v1} + 1}\right) \cdot \mathit{v0} \cdot \mathit{v2}^{2}",
+               ("p_a", "k_d", "T"), {}, {"p_a": r"9 \times 10^{-4}", "k_d": "1", "T": "-2"})
+    assert got == (r"\left(1 - \left(9 \times 10^{-4}\right)^{1 + 1}\right) \times 9 \times 10^{-4} \times "
+                   r"\left(-2\right)^{2}")
+    text = (ROOT / "specs" / "deepseek-v3-h200-ep8.yaml").read_text(encoding="utf-8")
+    assert "acceptance: 0.85" in text
+    page = html(spec_file(text.replace("acceptance: 0.85", "acceptance: 0.0009"), "ds-lowacc.yaml"))
+    assert "speculative decoding" in page
