@@ -194,6 +194,12 @@ ABOVE_ZERO = frozenset(
        "n_EP", "n_DP", "n_g", "n_u", "n_uTP", "n_uEP", "E_x", "k_e", "d_fx", "b_a", "T_o", "T_in", "T_out", "n_v",
        "n_S", "theta"})
 
+# Symbols that count whole things: layers, heads, widths, the GPUs of a group, experts, draft and prompt tokens, the
+# engine's sequences.  ``derive --at NAME=2.5`` refuses them as a spec's tp: 2.5 is refused.  Not n_PP (L over the
+# busiest stage's layers: 61 layers over 2 stages are 61/31 of one) nor d_h (a windowed layer's attended share).
+WHOLE = frozenset({"L", "L_x", "H_q", "H_kv", "d", "d_ff", "V", "n_TP", "n_EP", "n_DP", "n_g", "n_uTP", "n_uEP", "k_e",
+                   "E_x", "k_d", "n_v", "T_o", "T_in", "T_out", "M_s"})
+
 # Workload parameters of results.json and the glossary symbol each one binds (the one table of them).
 PARAM_SYMBOL = {"batch": "B", "context": "S", "tokens": "T", "n": "n", "m": "m", "recipe": "k", "output": "T_o"}
 

@@ -168,3 +168,43 @@ def test_a_tiny_value_raised_to_a_power_is_bracketed_in_the_substituted_formula(
     assert "acceptance: 0.85" in text
     page = html(spec_file(text.replace("acceptance: 0.85", "acceptance: 0.0009"), "ds-lowacc.yaml"))
     assert "speculative decoding" in page
+
+
+@pytest.mark.parametrize("at", ["n_TP=0.5", "L=0.5", "k_e=1.5", "n_EP=1e-300", "M_s=2.5"])
+def test_a_count_given_a_fraction_is_refused(at, capsys):
+    """derive --at took fractions for counts (round six): "gpus --at n_TP=0.5" printed n_GPU = 0.5, where a spec's
+    tp: 0.5 is refused; B and S were already counts.  Each symbol of glossary.WHOLE is one now."""
+    from genreport.commands.cli import main
+
+    from shared import ROOT
+
+    spec = str(ROOT / "specs" / "mixtral8x22b-h100-tp8-ep8.yaml")
+    assert main(["derive", "decode_time_bound", "--at", at, "--spec", spec]) == 1
+    err = capsys.readouterr().err
+    assert f"--at {at}:1:1: {at.split('=')[0]} is a count (" in err and "write a whole number" in err
+
+
+def test_a_context_of_0_names_the_at_the_user_wrote(capsys):
+    """derive capacity_batch_replica --at S=0 said "--context 0: '0' is not a token count", an option never given."""
+    from genreport.commands.cli import main
+
+    from shared import ROOT
+
+    spec = str(ROOT / "specs" / "deepseek-v3-h200-ep8.yaml")
+    assert main(["derive", "capacity_batch_replica", "--at", "S=0", "--spec", spec]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("--at S=0:1:1: S (") and "--context" not in err
+
+
+def test_an_audit_cell_left_open_does_not_swallow_the_rows_below(tmp_path, capsys):
+    """A quote left open in one row's source cell took the two rows below into it, newlines and all, and the audit
+    said "1 rows: 1 ok" (round six): both swallowed claims were impossible.  It names the cell and the lines now."""
+    from genreport.commands.cli import main
+
+    head = "id,model,hardware,gpus,tp,pp,precision,batch,input_tokens,output_tokens,metric,value,source\n"
+    row = "{},mixtral-8x22b,h100-sxm,8,8,1,bf16,1,128,128,tokens_per_s,{},{}\n"
+    path = tmp_path / "q.csv"
+    path.write_text(head + row.format("x", 100, '"src') + row.format("y", 100000, "src") + row.format("z", 9e5, "s"))
+    assert main(["audit", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "q.csv:2:1: the 'source' cell runs over lines 2-4: a quote opened in it is not closed" in err

@@ -106,6 +106,11 @@ def read_rows(path: Path) -> list[Row]:
             line, start = start, reader.line_num + 1
             if not any(c.strip() for c in cells):
                 continue
+            spread = next((h for h, c in zip(header, cells, strict=False) if "\n" in c or "\r" in c), None)
+            if spread is not None:  # a quote left open swallowed the rows below into this cell, unsaid
+                raise SpecError([Finding(shown, line, 1, "", f"the '{spread}' cell runs over lines {line}-{start - 1}: "
+                                         "a quote opened in it is not closed",
+                                         "close the quote on the same line (a claim is one line)")])
             if len(cells) != len(header):
                 raise SpecError([Finding(shown, line, 1, "", f"{len(cells)} cells, the header has {len(header)}",
                                          "quote cells that contain commas")])

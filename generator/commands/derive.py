@@ -297,7 +297,7 @@ def _at_workload(args, q) -> set[str]:
     symbols that moved the point."""
     import re
 
-    from genreport.formulas.glossary import ABOVE_ZERO, BY_NAME
+    from genreport.formulas.glossary import BY_NAME
 
     moved: set[str] = set()
     if not args.spec:
@@ -309,8 +309,9 @@ def _at_workload(args, q) -> set[str]:
             # B=1.5 was evaluated at 1.5 under a header that said batch = 1
             raise _err(f"--at {item.strip()}", f"{name.strip()} is a count ({BY_NAME[name.strip()].meaning})",
                        f"write a whole number, e.g. --at {name.strip()}=8")
-        if option in q.params and re.fullmatch(r"0+[kKmM]?", text.strip()) and name.strip() in ABOVE_ZERO:
-            _no_zero(f"--at {item.strip()}", name.strip())  # before the option it sets, whose message is its own
+        if option in q.params and re.fullmatch(r"0+[kKmM]?", text.strip()):
+            # before the option it sets, whose message named --context, which the user never wrote (S=0)
+            _no_zero(f"--at {item.strip()}", name.strip())
         if (option in q.params and eq and getattr(args, option) is None
                 and re.fullmatch(r"[0-9]+[kKmM]?", text.strip())):
             setattr(args, option, text.strip())
@@ -333,7 +334,7 @@ def _no_zero(where: str, name: str):
 def _at(items: list[str], qid: str, variant: str):
     """Split ``--at`` into the quantity's value and numeric overrides of input symbols."""
     from genreport.formulas import solve as so
-    from genreport.formulas.glossary import ABOVE_ZERO, BY_NAME
+    from genreport.formulas.glossary import ABOVE_ZERO, BY_NAME, WHOLE
     from genreport.formulas.quantities import BY_ID
 
     value, overrides = None, {}
@@ -358,6 +359,9 @@ def _at(items: list[str], qid: str, variant: str):
             number = so.value_expr(parsed, variant)
             if name in ABOVE_ZERO and number == 0:
                 _no_zero(where, name)
+            if name in WHOLE and not (number.is_number and number.is_integer):  # n_TP=0.5: no layout has half a GPU
+                raise _err(where, f"{name} is a count ({BY_NAME[name].meaning})",
+                           f"write a whole number, e.g. --at {name}={_EXAMPLE.get(BY_NAME[name].unit, '8')}")
             overrides[name] = (number, text.strip())
         elif name in BY_ID:
             raise _err(where, f"'{name}' is another quantity; only {qid} can be set",
