@@ -175,7 +175,6 @@ def test_a_count_given_a_fraction_is_refused(at, capsys):
     """derive --at took fractions for counts (round six): "gpus --at n_TP=0.5" printed n_GPU = 0.5, where a spec's
     tp: 0.5 is refused; B and S were already counts.  Each symbol of glossary.WHOLE is one now."""
     from genreport.commands.cli import main
-
     from shared import ROOT
 
     spec = str(ROOT / "specs" / "mixtral8x22b-h100-tp8-ep8.yaml")
@@ -187,7 +186,6 @@ def test_a_count_given_a_fraction_is_refused(at, capsys):
 def test_a_context_of_0_names_the_at_the_user_wrote(capsys):
     """derive capacity_batch_replica --at S=0 said "--context 0: '0' is not a token count", an option never given."""
     from genreport.commands.cli import main
-
     from shared import ROOT
 
     spec = str(ROOT / "specs" / "deepseek-v3-h200-ep8.yaml")
