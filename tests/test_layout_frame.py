@@ -882,3 +882,60 @@ def test_figure_2s_caption_says_whose_weights_and_what_an_moe_token_reads():
             "tokens all of them.") in text
     plain = caption2(evaluated("llama8b-h100.yaml"))  # one card, dense: as before
     assert "(bf16, 16.1 GB)" in plain and "routed" not in plain
+
+
+def test_the_serving_view_is_solid_only_as_far_as_the_engine_runs():
+    """Llama 3.1 70B on 8 H100 (specs/llama70b-h100-tp8.yaml): at 1k the caches hold 1,408 sequences, the engine runs
+    256 (max_sequences).  The serving view drew its curve solid to the 1,408 (a review: Qwen3-235B on 8 MI300X drawn
+    solid to 90k tok/s beside its caption's 32k at 256); it is solid to the engine's 256, marked there with a square,
+    dash-dotted from there to what fits, and the caption says what the square and the dash-dots are."""
+    import matplotlib
+    import numpy as np
+    from genreport.present import figures
+
+    r = evaluated("llama70b-h100-tp8.yaml")
+    run = float(r.curves["serving_engine_batch"][0])
+    t_run = float(r.curves["serving_tokens_per_s_at_engine"][0])
+    assert run == 256 < float(r.per_context[r.lead]["capacity_batch"][0])
+    with matplotlib.rc_context(figures.RC):
+        fig = figures.DRAWERS["fig7-serving"](r, None)
+    lines = {ln.get_label(): ln for ln in fig.axes[0].get_lines()}
+    solid = lines["S = 1k"]
+    assert float(np.max(solid.get_ydata())) <= t_run * (1 + 1e-9)
+    square = lines["engine's max_sequences"]
+    assert square.get_marker() == "s" and float(square.get_ydata()[0]) == t_run
+    cap = figures.captions(r)["fig7-serving"]
+    assert "(batch 256, the engine's max_sequences; 1,408 fit)" in cap and "Squares: the engine's max_sequences" in cap
+
+
+def test_the_frontiers_best_says_how_many_sequences_its_replicas_run():
+    """DeepSeek-V3 on 8 H200 (ep 8 x dp 8, 128 users): "the frontier's best per GPU is ep8 dp8 at batch 165" beside the
+    chapter's cheapest layout for the spec's users read as one batch; it is 165 on each of 8 replicas."""
+    import re
+
+    from genreport.present.figures.fig10_frontier import frontier_text
+
+    r = evaluated("deepseek-v3-h200-ep8.yaml")
+    best = r.serving["frontier"]["best_at_target"]["serial"]
+    text = frontier_text(r)
+    m = re.search(r"is ep8 dp8 at batch ([\d,]+) on each of its 8 replicas \(([\d,]+) sequences, ([\d.]+)× the "
+                  r"spec's 128 users\)", text)
+    assert m, text[:300]
+    assert int(m.group(1).replace(",", "")) == best["batch"]
+    assert int(m.group(2).replace(",", "")) == 8 * best["batch"]
+    assert float(m.group(3)) == pytest.approx(8 * best["batch"] / 128, rel=5e-3)
+
+
+def test_a_pipelines_prefill_says_which_schedule_its_bound_allows():
+    """Llama 3.1 70B in bf16 over tp 4 x pp 2: the prefill bound lets the prompt's pieces walk the stages in turn
+    (TeraPipe); a review read the table's TTFT beside an engine's stage-after-stage pass without a word on it.  The
+    chapter says both, the pass being what the rates take (prefill_occupancy_bound)."""
+    over = ["parallelism.tp=4", "parallelism.pp=2"]
+    r = evaluated("llama70b-h100-tp8.yaml", over)
+    g = r.parallel.prefill[r.lead]
+    assert g["prefill_occupancy_bound"][0] > g["prefill_time_bound"][0]
+    page = " ".join(page_of("llama70b-h100-tp8.yaml", over).split())
+    assert ("Across the 2 pipeline stages the prefill's bound lets a schedule split each prompt into pieces that walk "
+            "the stages in turn (TeraPipe, Li et al., ICML 2021)") in page
+    assert "An engine that passes the whole prompt stage after stage, as vLLM, SGLang and TensorRT-LLM do" in page
+    assert "Across the 1 pipeline" not in page_of("llama70b-h100-tp8.yaml")

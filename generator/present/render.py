@@ -919,7 +919,9 @@ def _parallel_context(r: Results) -> dict:
         g = p.prefill[lead]
         prefill = [{"tokens": t, "bound": g["prefill_time_bound"][i], "serial": g["prefill_time_serial"][i],
                     "comm_est": g["prefill_time_comm_estimate"][i], "overhead": g["prefill_time_overhead"][i],
-                    "estimate_binds": p.prefill_estimate_binds[i]} for i, t in enumerate(w.prefill_prompt)]
+                    "estimate_binds": p.prefill_estimate_binds[i],
+                    # the prompt's pass through the stages, each stage's ledger in turn: what it occupies them for
+                    "occupancy": g["prefill_occupancy_bound"][i]} for i, t in enumerate(w.prefill_prompt)]
     return {"par": p, "par_links": links, "par_ep_inside": inside, "par_table": table, "par_prefill": prefill,
             "par_costs": _collective_formulas(p, r.spec.hardware.noun),
             "par_kernels": r.spec.hardware.kernels, "par_overhead": _overhead_formula(r),

@@ -196,6 +196,20 @@ def caption10(r: Results, baseline: Results | None = None) -> str:
     return text
 
 
+def _running(r: Results, f: dict, best: dict) -> str:
+    """How many sequences the best point runs where a layout has several replicas, and against the spec's users: a
+    review read "ep8 dp8 at batch 256" as one batch beside the chapter's cheapest layout for 128 users, where it is
+    256 on each of 8 replicas, 2,048 sequences."""
+    lay = next((x for x in f["layouts"] if x["label"] == best["layout"]), None)
+    if lay is None or lay["dp"] <= 1:
+        return ""
+    total = best["batch"] * lay["dp"]
+    users = r.spec.serving.users if r.spec.serving is not None else None
+    than = (f", {total / users:.3g}× the spec's {users:,} users" if users and total > users else
+            f", the spec's {users:,} users" if users and total == users else "")
+    return f" on each of its {lay['dp']} replicas ({total:,} sequences{than})"
+
+
 def frontier_text(r: Results) -> str:
     """The chapter's words on the figure (what its caption used to say at length): what a point is, the frontiers,
     the engine's limit and speculative decoding's curves, and first the best point inside the TPOT target ("" without
@@ -214,8 +228,9 @@ def frontier_text(r: Results) -> str:
                 plain = f["best_at_target_plain"]["serial"]
             text += (f"Inside the TPOT target of {fmt.time(theta)} the frontier's best per GPU"
                      f"{', with speculation or without,' if f.get('speculative') else ''} is "
-                     f"{best['layout']} at batch {best['batch']:,}{which}: {num(best['tokens_per_s_gpu'])} tok/s per GPU "
-                     f"at {num(best['tokens_per_s_user'])} tok/s per user{usd}")
+                     f"{best['layout']} at batch {best['batch']:,}{_running(r, f, best)}{which}: "
+                     f"{num(best['tokens_per_s_gpu'])} tok/s per GPU at {num(best['tokens_per_s_user'])} tok/s per "
+                     f"user{usd}")
             if plain is not None and best["speculative"]:
                 text += (f" (without it {plain['layout']} at batch {plain['batch']:,}: {num(plain['tokens_per_s_gpu'])} "
                          "tok/s per GPU)")
