@@ -504,3 +504,31 @@ def test_the_chunked_row_says_its_chunks_carry_what_the_prefix_cache_leaves():
     row = chunked(["serving.prefix_hit=0.3"])
     assert row["setting"].endswith(", of the 70% of the prompt the prefix cache leaves (its TTFT counts that row's hit)")
     assert "prefix cache" not in chunked(["serving.prefix_hit=0"])["setting"]
+
+
+def test_a_chunks_prompt_tokens_pass_the_layouts_links():
+    """Qwen3-235B-A22B in fp8 on 8 MI300X (tp 8 x ep 8), 4k prompts at batch 256: a step with a 4,096-token chunk
+    all-reduces its 4,352 tokens over the mesh (prefill_time_comm at T = B + C_p), longer than its ledgers on one GPU,
+    so the decode users pay that step, not the GPU's ledgers alone (a review: "TPOT 11.5 ms -> 11.5 ms" where page 1
+    said the 4k prefill is interconnect-bound, 24.8 ms of all-reduces).  The row's cost is max(t_mix, links(B + C_p))
+    / max(t_dec, links(B)); one GPU has no links and keeps t_mix / t_dec."""
+    from genreport.model.layout import point_values
+    from genreport.model.techniques import _step_links
+    from shared import evaluated, evaluated_text
+
+    text = ("kind: report\nname: q235c\ntitle: t\nhardware: mi300x\nmodel: qwen3-235b-a22b\nprecision: fp8\n"
+            "parallelism: {tp: 8, ep: 8}\nworkloads:\n  decode: {batch: [1, 256], context: [2k]}\n"
+            "serving:\n  prompt: 4k\n  output: 1k\n  tpot: 50 ms\n  users: 256\n")
+    r = evaluated_text(text, "q235c.yaml")
+    tech = r.serving["techniques"]
+    n = tech["numbers"]
+    row = next(x for x in tech["rows"] if x["technique"] == "chunked prefill")
+    batch, chunk = tech["batch"], n["chunk_tokens"]
+    v = point_values(r.spec, r.lead, "prefill_time_comm", tokens=float(batch + chunk))
+    assert n["chunked_step_links"] == pytest.approx(float(r.q["prefill_time_comm"](v)), rel=1e-12)
+    assert n["chunked_step_links"] > n["chunked_step_time"]  # the links hold the mixed step
+    assert row["tpot"][1] == pytest.approx(row["tpot"][0] * n["chunked_cost"], rel=1e-12)
+    assert row["tpot"][1] >= n["chunked_step_links"] * (1 - 1e-9)  # no chunked step beats its own collectives
+    assert "its collectives over the links take at least" in row["ends"]
+    one = evaluated("llama8b-h100.yaml")
+    assert _step_links(one, 4096.0) == 0.0

@@ -189,6 +189,19 @@ def _step(r, env: dict) -> float:
     return max(_eval(r, "decode_time_memory", env), _eval(r, "decode_time_compute", env))
 
 
+def _step_links(r, tokens: float) -> float:
+    """The interconnect ledger of a step whose ``tokens`` tokens pass one GPU's layers at the spec's layout, at least:
+    their all-reduces, all-to-alls and stage sends (prefill_time_comm at T = tokens, as the layout's prefill counts
+    them); 0 on one GPU.  The technique rows take one GPU's ledgers, which leave the links out: a chunk's 4,096
+    prompt tokens of Qwen3-235B on 8 MI300X all-reduce over the mesh for 26 ms, where its ledgers read 11.5 ms."""
+    if r.parallel is None or tokens <= 0:
+        return 0.0
+    from genreport.model.layout import point_values
+
+    v = point_values(r.spec, r.lead, "prefill_time_comm", tokens=float(tokens))
+    return _eval(r, "prefill_time_comm", v)
+
+
 def _sequences(x: float | None) -> int | None:
     """A count of sequences that fit: whole ones (floor), 0 where the weights leave no room, None where unknown."""
     return None if x is None else max(0, math.floor(x))
@@ -551,7 +564,9 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     t_mix = _eval(r, "chunked_step_time", mix)
     i_plain = _eval(r, "decode_intensity", mix)
     i_mix = _eval(r, "chunked_step_intensity", mix)
-    cost = t_mix / t_dec
+    # at a layout the step's links too: the chunk's prompt tokens pass the collectives with the decode tokens
+    links_mix, links_dec = _step_links(r, batch + mix["C_p"]), _step_links(r, batch)
+    cost = max(t_mix, links_mix) / max(t_dec, links_dec)
     ttft_chunk = _eval(r, "chunked_ttft", mix) if mix["C_p"] > 0 else None  # none: the decode tokens fill the budget
     # the same prompt in one step alone, the same accounting (one GPU's ledgers, its uncached tokens): the row's TTFT
     # is the chapter's times chunked over alone, like with like, as its TPOT is the chapter's times the step's cost
@@ -577,7 +592,10 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                  "tpot": (tpot, tpot * cost),
                  "per_gpu": (per_gpu, per_gpu / cost), "usd": (usd, usd * cost if usd is not None else None),
                  "gain": 1 / cost,
-                 "ends": (f"a step's intensity {i_plain:,.0f} → {i_mix:,.0f} FLOP/B; the decode users pay {cost:.2f}× per "
+                 "ends": (f"a step's intensity {i_plain:,.0f} → {i_mix:,.0f} FLOP/B"
+                          + (f"; its collectives over the links take at least {fmt.time(links_mix)}, more than its "
+                             f"ledgers on a GPU ({fmt.time(t_mix)})" if links_mix > t_mix else "")
+                          + f"; the decode users pay {cost:.2f}× per "
                           f"token while a prompt is prefilled and no step stalls for a whole prompt; at this batch one "
                           f"chunk a step admits {fmt.sig3(chunk_rate)} requests/s per replica and the batch retires "
                           f"{_retire(decode_rate)} (admission at the chapter's batch, not the chunk budget's "
@@ -589,7 +607,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                          "prompt in one step alone"})
     blocks["tech_chunked"] = _block(r, "tech_chunked", "chunked_step_time", mix,
                                     {"batch": int(batch), "context": int(last)})
-    numbers.update({"chunked_step_time": t_mix, "chunked_cost": cost, "chunked_intensity": i_mix,
+    numbers.update({"chunked_step_time": t_mix, "chunked_cost": cost, "chunked_step_links": links_mix, "chunked_intensity": i_mix,
                     "chunk_admits_rate": chunk_rate, "batch_retires_rate": decode_rate,
                     "decode_intensity": i_plain, "chunked_ttft": ttft_chunk, "chunked_ttft_alone": ttft_alone,
                     "chunked_ttft_ratio": ttft_ratio, "chunk_tokens": mix["C_p"]})

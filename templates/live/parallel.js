@@ -544,8 +544,16 @@ const GR_PARALLEL = (() => {
     return call("prefill_time_bound", atPrompt(base, atLayout, tk));
   }
 
+  /** The interconnect ledger of a step whose tk tokens pass one GPU's layers at the layout (techniques._step_links). */
+  function stepLinks(inp, t, acc, tk) {
+    if (!(tk > 0)) return 0.0;
+    const par = inp.parallelism, atLayout = M.makeEnv(inp, t, acc), env = atLayout.oneCard(), w = inp.workloads;
+    const base = layoutValues(env, inp, par, chooseLinks(inp.hardware, par)[0], t, w.recipes.length ? w.recipes[0] : "bf16-grads");
+    return call("prefill_time_comm", atPrompt(base, atLayout, tk));
+  }
+
   return {evaluate: evaluate, chooseLinks: chooseLinks, layoutValues: layoutValues, atBatch: atBatch, atPrompt: atPrompt,
-    promptGroup: promptGroup, decodeRows: decodeRows,
+    promptGroup: promptGroup, decodeRows: decodeRows, stepLinks: stepLinks,
     roundBound: roundBound, roundLedgers: roundLedgers, prefillBound: prefillBound,
     layoutSlice: layoutSlice, sliceValues: sliceValues, oneCard: oneCard, replicaRates: replicaRates,
     busiestRedundant: busiestRedundant};

@@ -338,7 +338,10 @@ const GR_SERVING = (() => {
     const mix = Object.assign({}, e, {C_p: call("prompt_chunk", Object.assign({}, request, {B: batch, n_St: par.pp || 1}))}), cp = mix.C_p;
     const tMix = call("chunked_step_time", mix), iPlain = call("decode_intensity", mix);
     const iMix = call("chunked_step_intensity", mix);
-    const cost = tMix / tDec, ttftChunk = cp > 0 ? call("chunked_ttft", mix) : null;
+    // at a layout the step's links too (techniques._step_links): the chunk's prompt tokens pass the collectives
+    const links = tk => res.parallel ? P.stepLinks(inp, t, res.lead, tk) : 0.0;
+    const linksMix = links(batch + cp), linksDec = links(batch);
+    const cost = pyMax(tMix, linksMix) / pyMax(tDec, linksDec), ttftChunk = cp > 0 ? call("chunked_ttft", mix) : null;
     // the same prompt in one step alone, one GPU's ledgers: the row's TTFT is the chapter's times chunked over alone
     const uncached = sv.prompt * (1 - sv.prefix_hit);
     const ttftAlone = uncached > 0 ? call("chunked_ttft", Object.assign({}, mix, {B: 0, C_p: uncached})) : null;
@@ -352,14 +355,15 @@ const GR_SERVING = (() => {
         + "counts that row's hit)" : ""),
       ttft: [ttft, ttftRatio !== null ? pyMax(ttftH * ttftRatio, uncached / cp * tp0 * cost) : null], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / cost],
       usd: [usd0, usd0 !== null ? usd0 * cost : null], ends: cp > 0 ? "a step's intensity " + commas(iPlain) + " → "
-        + commas(iMix) + " FLOP/B; the decode users pay " + F.format(cost, ".2f") + "× per token while a prompt is "
+        + commas(iMix) + " FLOP/B" + (linksMix > tMix ? "; its collectives over the links take at least " + F.time(linksMix)
+        + ", more than its ledgers on a GPU (" + F.time(tMix) + ")" : "") + "; the decode users pay " + F.format(cost, ".2f") + "× per token while a prompt is "
         + "prefilled and no step stalls for a whole prompt; at this batch one chunk a step admits " + F.sig3(chunkRate)
         + " requests/s per replica and the batch retires " + retire(decodeRate) + " (admission at the chapter's "
         + "batch, not the chunk budget's steady-state ceiling the goodput takes)"
         : "the " + commas(batch) + (batch === 1 ? " decode token fills" : " decode tokens fill") + " the budget of " + commas(sv.chunk) + ": no prompt is admitted "
         + "while the batch runs; the batch retires " + retire(decodeRate, " requests/s") + " per replica",
       note: "TPOT while a chunk rides along; TTFT the prompt in chunks beside the batch against the prompt in one step alone"});
-    Object.assign(n, {chunked_step_time: tMix, chunked_cost: cost, chunked_intensity: iMix, chunk_admits_rate: chunkRate,
+    Object.assign(n, {chunked_step_time: tMix, chunked_cost: cost, chunked_step_links: linksMix, chunked_intensity: iMix, chunk_admits_rate: chunkRate,
       batch_retires_rate: decodeRate, decode_intensity: iPlain, chunked_ttft: ttftChunk, chunked_ttft_alone: ttftAlone,
       chunked_ttft_ratio: ttftRatio, chunk_tokens: cp});
 
