@@ -939,3 +939,36 @@ def test_a_pipelines_prefill_says_which_schedule_its_bound_allows():
             "the stages in turn (TeraPipe, Li et al., ICML 2021)") in page
     assert "An engine that passes the whole prompt stage after stage, as vLLM, SGLang and TensorRT-LLM do" in page
     assert "Across the 1 pipeline" not in page_of("llama70b-h100-tp8.yaml")
+
+
+def test_the_inputs_table_says_how_the_library_runs_the_all_reduce_on_the_link():
+    """Qwen3-235B on 8 MI300X at tp 8 x ep 8: the inputs table said the all-reduce is "ring, or in-switch where
+    faster" on a full mesh with no switch (chapter 6: all pairs at once), and listed the ep group's link and the
+    experts' all-to-all where the ep group, inside the tp group, sends nothing (a review)."""
+    from genreport.present.render import _inputs, _library_all_reduce
+    from shared import evaluated_text
+
+    r = evaluated_text("kind: report\nname: q235i\ntitle: t\nhardware: mi300x\nmodel: qwen3-235b-a22b\nprecision: fp8\n"
+                       "parallelism: {tp: 8, ep: 8}\nworkloads:\n  decode: {batch: [1, 32], context: [2k]}\n",
+                       "q235i.yaml")
+    rows = {row["what"]: row["value"] for row in _inputs(r)}
+    assert rows["tensor-parallel all-reduce (serial estimate)"] == (
+        "the collectives library's (all pairs at once in the full mesh, or the ring where faster)")
+    assert not any(w.startswith("ep group's link") for w in rows) and "experts' all-to-all (serial estimate)" not in rows
+    h100 = evaluated("llama70b-h100-tp8.yaml")  # NVLink 4 with NVLS: the switch reduces
+    assert _library_all_reduce(h100.parallel.links["tp"]) == "the collectives library's (ring, or in-switch where faster)"
+    ds = {row["what"] for row in _inputs(evaluated("deepseek-v3-h200-ep8.yaml"))}  # ep 8 over dp 8: it sends
+    assert "experts' all-to-all (serial estimate)" in ds
+
+
+def test_an_moes_elasticities_leave_the_batch_out():
+    """DeepSeek-V3: "decode token/s, batch 1" gave B +0.97, holding fixed the weights a step reads, which grow with the
+    batch as its tokens touch more experts (a review measured +0.25 going to batch 2 for Qwen3-235B).  The batch's
+    elasticity is left out for a mixture of experts, and the chapter says why; a dense model keeps it."""
+    from genreport.model.shown import sensitivities
+
+    rows = sensitivities(evaluated("deepseek-v3-h200-ep8.yaml"))
+    assert rows and all("B" not in row["e"] for row in rows)
+    assert "For a mixture of experts N is the weights a step reads" in " ".join(page_of("deepseek-v3-h200-ep8.yaml").split())
+    dense = sensitivities(evaluated("llama8b-h100.yaml"))
+    assert any("B" in row["e"] for row in dense)

@@ -573,8 +573,10 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     uncached = sv.prompt * (1 - sv.prefix_hit)
     ttft_alone = _eval(r, "chunked_ttft", {**mix, "B": 0.0, "C_p": uncached}) if uncached > 0 else None
     ttft_ratio = ttft_chunk / ttft_alone if ttft_chunk is not None and ttft_alone is not None and ttft_alone > 0 else None
-    chunk_rate = mix["C_p"] / (sv.prompt * (1 - sv.prefix_hit) * t_mix)  # prompts a step's chunk admits per second
-    decode_rate = batch / ((sv.output - 1) * t_mix) if sv.output > 1 else math.inf  # requests the batch finishes
+    # a mixed step at least its GPU's ledgers and, at a layout, its links (the row's cost)
+    t_step = max(t_mix, links_mix)
+    chunk_rate = mix["C_p"] / (sv.prompt * (1 - sv.prefix_hit) * t_step)  # prompts a step's chunk admits per second
+    decode_rate = batch / ((sv.output - 1) * t_step) if sv.output > 1 else math.inf  # requests the batch finishes
     rows.append({"technique": "chunked prefill",
                  "setting": f"a step budget of {sv.chunk:,} tokens"
                             + (f", {stages} steps a round (one per micro-batch)" if stages > 1 else "")
@@ -598,8 +600,8 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                           + f"; the decode users pay {cost:.2f}× per "
                           f"token while a prompt is prefilled and no step stalls for a whole prompt; at this batch one "
                           f"chunk a step admits {fmt.sig3(chunk_rate)} requests/s per replica and the batch retires "
-                          f"{_retire(decode_rate)} (admission at the chapter's batch, not the chunk budget's "
-                          "steady-state ceiling the goodput takes)")
+                          f"{_retire(decode_rate)}, each round a mixed step at the last token (admission at the "
+                          "chapter's batch, not the chunk budget's steady-state ceiling the goodput takes)")
                  if mix["C_p"] > 0 else
                  (f"the {int(batch):,} decode token{' fills' if int(batch) == 1 else 's fill'} the budget of {sv.chunk:,}: no prompt is admitted while the "
                   f"batch runs; the batch retires {_retire(decode_rate, ' requests/s')} per replica"),
@@ -791,7 +793,8 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                          usd * per_gpu / pools_gpu if usd is not None and pools_gpu > 0 else None),
                  "gain": gain,
                  "ends": balanced +
-                         f"{_retire(pool_rate, ' requests/s')} at batch {int(batch):,}" + whole
+                         f"{_retire(pool_rate, ' requests/s')} at batch {int(batch):,}, its plain rounds at a "
+                         "request's mean context" + whole
                          + (f"; one prompt's KV cache crosses the {link_name} link in {fmt.time(t_kv)}" if t_kv
                             else f"; one prompt's KV cache transfer is not counted in the TTFT: {link_name}") + against,
                  "note": "no chunk rides along a decode step and the pools decode plainly (each row one technique; plan "

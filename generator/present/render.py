@@ -320,6 +320,17 @@ def _batch1_links(r: Results) -> tuple[int, int] | None:
     return (n, len(row)) if n else None
 
 
+def _library_all_reduce(tp) -> str:
+    """The inputs table's words on how the library runs the tensor-parallel all-reduce, from the tp group's link: the
+    ring, in the switch where it reduces (NVLS), all pairs at once in a full mesh (RCCL on MI300X: a review read "in-switch
+    where faster" for a mesh with no switch)."""
+    if tp is not None and tp.all_pairs_call_latency is not None:
+        return "the collectives library's (all pairs at once in the full mesh, or the ring where faster)"
+    if tp is not None and tp.in_network:
+        return "the collectives library's (ring, or in-switch where faster)"
+    return "the collectives library's ring"
+
+
 def _matmul_share(hw, compute: str, peak) -> dict:
     """The inputs-table row of e_m, a large matmul's measured share of the peak (achieved_matmul): the compute
     format's, or for classes computing apart (env.Peak) the share their weight FLOPs reach together."""
@@ -389,7 +400,7 @@ def _inputs(r: Results) -> list[dict]:
              **_kernel_cost(k, given, "kernel_launch", k.launch, "", src("launch", "kernel_launch"))},
             {"what": "tensor-parallel all-reduce (serial estimate)", "symbol": "τ_o" if k.one_shot else "",
              "value": f"the engine's one-shot kernel where faster, {fmt.time(k.one_shot_latency)} a call" if k.one_shot
-             else "the collectives library's (ring, or in-switch where faster)",
+             else _library_all_reduce(r.parallel.links.get("tp")),
              "source": (src("", "all_reduce", "one_shot_latency") + "; " + ONE_SHOT_SOURCE) if k.one_shot
              else ("the spec (engine.all_reduce)" if "all_reduce" in given
                    else "the default: the collectives library, as the hardware file's collectives block costs it")},
@@ -400,7 +411,8 @@ def _inputs(r: Results) -> list[dict]:
                 if k.all_to_all == "deepep" else "the collectives library's (NCCL, RCCL): the peers one after another",
                 "source": ("the spec (engine.all_to_all); " + DEEPEP_SOURCE) if k.all_to_all == "deepep"
                 else ("the spec (engine.all_to_all); " if "all_to_all" in given else "") + NCCL_A2A_SOURCE}]
-              if m.moe is not None else []),
+              # none where the expert group lies inside the tp group: it sends nothing (ep_dispatches)
+              if m.moe is not None and s.parallelism.ep > s.parallelism.tp else []),
         ]
         rows.append(_matmul_share(hw, p.compute, peak))
         p_a = float(r.envs[r.lead].card["P_a"])
@@ -466,6 +478,8 @@ def _inputs(r: Results) -> list[dict]:
                          "source": "the spec (engine.redundant_experts)"})
         for g, c in sorted(r.parallel.links.items()):
             if c.tier == "none" or c.span <= 1:
+                continue
+            if g == "ep" and par.ep <= par.tp:  # an expert group inside the tp group sends nothing (chapter 6 says so)
                 continue
             size = getattr(par, g)  # its members; the span, the consecutive GPUs they lie within (a dp group of 2
             # spread over 16: it read "16 GPUs" beside chapter 6's 2)

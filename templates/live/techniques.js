@@ -346,8 +346,9 @@ const GR_SERVING = (() => {
     const uncached = sv.prompt * (1 - sv.prefix_hit);
     const ttftAlone = uncached > 0 ? call("chunked_ttft", Object.assign({}, mix, {B: 0, C_p: uncached})) : null;
     const ttftRatio = ttftChunk !== null && ttftAlone !== null && ttftAlone > 0 ? ttftChunk / ttftAlone : null;
-    const chunkRate = cp / (sv.prompt * (1 - sv.prefix_hit) * tMix);
-    const decodeRate = sv.output > 1 ? batch / ((sv.output - 1) * tMix) : Infinity;
+    const tStep = pyMax(tMix, linksMix);  // a mixed step at least its GPU's ledgers and its links (the row's cost)
+    const chunkRate = cp / (sv.prompt * (1 - sv.prefix_hit) * tStep);
+    const decodeRate = sv.output > 1 ? batch / ((sv.output - 1) * tStep) : Infinity;
     levers.push({technique: "chunked prefill", setting: "a step budget of " + commas(sv.chunk) + " tokens"
       + ((par.pp || 1) > 1 ? ", " + par.pp + " steps a round (one per micro-batch)" : "") + ": " + commas(batch)
       + (batch === 1 ? " decode token" : " decode tokens") + (cp > 0 ? " and a prompt chunk of " + commas(cp) : ", no room for a prompt chunk")
@@ -358,7 +359,7 @@ const GR_SERVING = (() => {
         + commas(iMix) + " FLOP/B" + (linksMix > tMix ? "; its collectives over the links take at least " + F.time(linksMix)
         + ", more than its ledgers on a GPU (" + F.time(tMix) + ")" : "") + "; the decode users pay " + F.format(cost, ".2f") + "× per token while a prompt is "
         + "prefilled and no step stalls for a whole prompt; at this batch one chunk a step admits " + F.sig3(chunkRate)
-        + " requests/s per replica and the batch retires " + retire(decodeRate) + " (admission at the chapter's "
+        + " requests/s per replica and the batch retires " + retire(decodeRate) + ", each round a mixed step at the last token (admission at the chapter's "
         + "batch, not the chunk budget's steady-state ceiling the goodput takes)"
         : "the " + commas(batch) + (batch === 1 ? " decode token fills" : " decode tokens fill") + " the budget of " + commas(sv.chunk) + ": no prompt is admitted "
         + "while the batch runs; the batch retires " + retire(decodeRate, " requests/s") + " per replica",
@@ -540,7 +541,7 @@ const GR_SERVING = (() => {
       tpot: [tpotBefore, tp0], per_gpu: [before, poolsGpu],
       usd: [usd0 !== null && before > 0 ? usd0 * gpu0 / before : null, usd0 !== null && poolsGpu > 0 ? usd0 * gpu0 / poolsGpu : null],
       ends: balanced
-        + retire(poolRate, " requests/s") + " at batch " + commas(batch) + whole
+        + retire(poolRate, " requests/s") + " at batch " + commas(batch) + ", its plain rounds at a request's mean context" + whole
         + (tKv ? "; one prompt's KV cache crosses the " + name + " link in " + F.time(tKv)
           : "; one prompt's KV cache transfer is not counted in the TTFT: no link between replicas in the spec") + against,
       note: "no chunk rides along a decode step and the pools decode plainly (each row one technique; plan --speculative "

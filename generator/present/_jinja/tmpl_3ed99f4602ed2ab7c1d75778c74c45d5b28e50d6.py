@@ -12,6 +12,7 @@ def root(context, missing=missing):
     l_0_GPU = resolve('GPU')
     l_0_whatifs = resolve('whatifs')
     l_0_sensitivities = resolve('sensitivities')
+    l_0_model = resolve('model')
     l_0_derated = resolve('derated')
     l_0_r = resolve('r')
     l_0_hw = resolve('hw')
@@ -156,7 +157,11 @@ def root(context, missing=missing):
         if environment.getattr((undefined(name='sensitivities') if l_0_sensitivities is missing else l_0_sensitivities), 'tiny'):
             pass
             yield ', ≈0 that it enters by less than 0.0005'
-        yield '.</p>\n<div class="scroll"><table><thead>\n<tr><th>quantity</th>'
+        yield '.'
+        if environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'moe'):
+            pass
+            yield "For a mixture of experts N is the weights a step reads, which grow with the batch as its tokens touch more experts; an elasticity\nholds them fixed, so the batch's is left out."
+        yield '</p>\n<div class="scroll"><table><thead>\n<tr><th>quantity</th>'
         for l_1_s in environment.getattr((undefined(name='sensitivities') if l_0_sensitivities is missing else l_0_sensitivities), 'symbols_math'):
             _loop_vars = {}
             pass
@@ -362,4 +367,4 @@ def root(context, missing=missing):
     yield '</div>\n</section>\n'
 
 blocks = {}
-debug_info = '1=102&3=115&5=117&6=120&7=126&8=132&11=135&12=139&13=147&21=153&25=156&27=160&28=168&29=172&33=184&36=187&37=191&38=196&40=201&42=204&43=213&44=222&45=232&50=240&51=243&54=245&55=247&56=251&57=265&58=272&59=276&62=287&64=305&65=308&66=310&68=312&69=314&70=318&71=329&72=335&73=339&76=348'
+debug_info = '1=103&3=116&5=118&6=121&7=127&8=133&11=136&12=140&13=148&21=154&25=157&29=165&30=173&31=177&35=189&38=192&39=196&40=201&42=206&44=209&45=218&46=227&47=237&52=245&53=248&56=250&57=252&58=256&59=270&60=277&61=281&64=292&66=310&67=313&68=315&70=317&71=319&72=323&73=334&74=340&75=344&78=353'

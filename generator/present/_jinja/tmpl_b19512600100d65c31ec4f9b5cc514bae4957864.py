@@ -23,7 +23,6 @@ def root(context, missing=missing):
     l_0_par_table = resolve('par_table')
     l_0_par_overhead = resolve('par_overhead')
     l_0_par_prefill = resolve('par_prefill')
-    l_0_p0 = resolve('p0')
     l_0_verdicts = resolve('verdicts')
     l_0_precision = resolve('precision')
     l_0_figs = resolve('figs')
@@ -131,7 +130,7 @@ def root(context, missing=missing):
         def t_17(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
-    included_template = environment.get_template('_macros.html.j2', 'sections/s7_gpus.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'p0': l_0_p0, 'pill': l_0_pill})
+    included_template = environment.get_template('_macros.html.j2', 'sections/s7_gpus.html.j2').make_module(context.get_all(), True, {'figure': l_0_figure, 'formula': l_0_formula, 'pill': l_0_pill})
     l_0_formula = getattr(included_template, 'formula', missing)
     if l_0_formula is missing:
         l_0_formula = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'sections/s7_gpus.html.j2') does not export the requested name 'formula'", name='formula')
@@ -616,17 +615,14 @@ def root(context, missing=missing):
                 yield '</tbody>\n</table></div>'
                 if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp') > 1):
                     pass
-                    l_0_p0 = environment.getitem((undefined(name='par_prefill') if l_0_par_prefill is missing else l_0_par_prefill), 0)
-                    context.vars['p0'] = l_0_p0
-                    context.exported_vars.add('p0')
                     yield '<p data-static>Across the '
                     yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp'))
                     yield " pipeline stages the prefill's bound lets a schedule split each prompt into pieces that walk the stages in\nturn (TeraPipe, Li et al., ICML 2021): the last stage starts once the first piece has passed the others, so "
-                    yield escape(t_2(environment.getattr((undefined(name='p0') if l_0_p0 is missing else l_0_p0), 'tokens')))
+                    yield escape(t_2(environment.getattr(environment.getitem((undefined(name='par_prefill') if l_0_par_prefill is missing else l_0_par_prefill), 0), 'tokens')))
                     yield ' tokens take\nat least '
-                    yield escape(t_15(environment.getattr((undefined(name='p0') if l_0_p0 is missing else l_0_p0), 'bound')))
+                    yield escape(t_15(environment.getattr(environment.getitem((undefined(name='par_prefill') if l_0_par_prefill is missing else l_0_par_prefill), 0), 'bound')))
                     yield ". An engine that passes the whole prompt stage after stage, as vLLM, SGLang and TensorRT-LLM do, takes at\nleast the prompt's pass, each stage's ledger in turn: "
-                    yield escape(t_15(environment.getattr((undefined(name='p0') if l_0_p0 is missing else l_0_p0), 'occupancy')))
+                    yield escape(t_15(environment.getattr(environment.getitem((undefined(name='par_prefill') if l_0_par_prefill is missing else l_0_par_prefill), 0), 'occupancy')))
                     if (t_5((undefined(name='par_prefill') if l_0_par_prefill is missing else l_0_par_prefill)) > 1):
                         pass
                         yield ' ('
@@ -767,4 +763,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=134&2=146&4=149&5=153&6=156&7=161&8=183&9=192&10=194&11=198&12=200&13=214&14=242&15=281&17=292&18=294&19=296&21=304&22=324&23=336&24=346&25=351&26=359&28=362&29=394&30=400&31=424&32=470&34=476&35=479&36=482&37=484&38=518&40=532&41=540&43=550&44=553&45=555&46=565&47=582&50=591&52=594&53=604&55=617&56=623&57=625&58=627&59=629&62=639&63=641&64=649&65=652&66=656&67=659&68=662&69=666&70=675&71=681&72=685&73=691&74=697&75=702&76=713&78=718&79=722&82=724&83=726&84=728&85=730&87=732&88=740&90=761'
+debug_info = '1=133&2=145&4=148&5=152&6=155&7=160&8=182&9=191&10=193&11=197&12=199&13=213&14=241&15=280&17=291&18=293&19=295&21=303&22=323&23=335&24=345&25=350&26=358&28=361&29=393&30=399&31=423&32=469&34=475&35=478&36=481&37=483&38=517&40=531&41=539&43=549&44=552&45=554&46=564&47=581&50=590&52=593&53=603&55=616&56=619&57=621&58=623&59=625&62=635&63=637&64=645&65=648&66=652&67=655&68=658&69=662&70=671&71=677&72=681&73=687&74=693&75=698&76=709&78=714&79=718&82=720&83=722&84=724&85=726&87=728&88=736&90=757'
