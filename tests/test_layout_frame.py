@@ -972,3 +972,20 @@ def test_an_moes_elasticities_leave_the_batch_out():
     assert "For a mixture of experts N is the weights a step reads" in " ".join(page_of("deepseek-v3-h200-ep8.yaml").split())
     dense = sensitivities(evaluated("llama8b-h100.yaml"))
     assert any("B" in row["e"] for row in dense)
+
+
+def test_the_roofline_caption_says_where_the_engines_batch_sits():
+    """Llama 3.1 405B in fp8 on 8 H200: at 1k the caches hold 2,559 sequences and the caption said decode reaches
+    1,940 FLOP/B there, crossing the ridge (412), where the engine runs 256 at once: 443, still right of it; at 8k 319
+    fit, 256 run: 238.  The caption says both (decode_intensity at the engine's batch)."""
+    import numpy as np
+    from genreport.present import figures
+
+    r = evaluated("llama405b-h200-fp8-tp8.yaml")
+    want = [float(np.ravel(r.q["decode_intensity"](r.envs[r.lead].at(batch=256.0, context=float(s))))[0])
+            for s in (1024, 8192)]
+    assert [round(x) for x in want] == [443, 238]
+    cap = figures.captions(r)["fig6-roofline"]
+    assert ("The engine runs at most 256 sequences at once (its max_sequences), where decode reaches 443 at S = 1k "
+            "and 238 at S = 8k.") in cap
+    assert "The engine runs at most" not in figures.captions(evaluated("llama8b-h100.yaml"))["fig6-roofline"]

@@ -248,6 +248,24 @@ def _measured_roof(r: Results) -> tuple[float, float] | None:
     return m_peak, m_bw
 
 
+def _engine_runs(r: Results) -> str:
+    """Where the engine's max_sequences stops the batch before the memory, the intensity decode reaches at the batch it
+    runs (a review: "decode reaches 108 (S = 2k, B = 3,147)" on 8 MI300X where the engine runs 256 at once)."""
+    import numpy as np
+
+    runs = int(getattr(r.spec.hardware, "max_sequences", 0) or 0)
+    if runs <= 0 or r.lead not in r.per_context or not r.verdicts.get("weights_fit", True):
+        return ""
+    pc, bits = r.per_context[r.lead], []
+    for j, ctx in enumerate(_contexts(r)):
+        if float(pc["capacity_batch"][j]) > runs:
+            e = r.envs[r.lead].at(batch=float(runs), context=float(ctx))
+            bits.append(f"{num(float(np.ravel(r.q['decode_intensity'](e))[0]))} at S = {tokens(ctx)}")
+    if not bits:
+        return ""
+    return f"The engine runs at most {runs:,} sequences at once (its max_sequences), where decode reaches {_join(bits)}. "
+
+
 def caption6(r: Results, baseline: Results | None = None) -> str:
     sc = _sc(r)
     peak, bw, ridge = sc["peak_flops"], sc["bandwidth"], sc["ridge_point"]
@@ -273,6 +291,7 @@ def caption6(r: Results, baseline: Results | None = None) -> str:
               + _join([f"{num(p[2])} ({p[1].removeprefix('decode ')})" for p in caps]) + "; ")
         s += (("only " if len(over) < len(caps) else "") + _join([p[1].removeprefix("decode ") for p in over])
               + f" {'crosses' if len(over) == 1 else 'cross'} the ridge. ") if over else "none reaches the ridge. "
+        s += _engine_runs(r)
     elif dec1:
         s += "No decode batch larger than 1 fits beside the weights. "
     rest = [p for p in pts if p[0] in ("prefill", "training")]
