@@ -211,6 +211,9 @@ def value_expr(value: Value, variant: str) -> sp.Expr:
     for op, t in value.factors:
         if t.kind == "number":
             f = sp.Rational(t.number.numerator, t.number.denominator)
+            x = float(f)
+            if x != 0 and math.isfinite(x) and abs(math.log10(abs(x))) > 15:  # 1e-300 exact printed 300 digits
+                f = sp.Float(x, 15)
         elif t.kind == "symbol":
             f = sym(t.text)
         else:

@@ -206,3 +206,22 @@ def test_an_audit_cell_left_open_does_not_swallow_the_rows_below(tmp_path, capsy
     assert main(["audit", str(path)]) == 1
     err = capsys.readouterr().err
     assert "q.csv:2:1: the 'source' cell runs over lines 2-4: a quote opened in it is not closed" in err
+
+
+def test_plan_refuses_a_gpu_priced_twice_and_says_the_prices_range(capsys):
+    """--price h100-sxm=2,h100-sxm=3 took the last silently; --price h100-sxm=0 said only "is not GPU=USD per hour"
+    (round six)."""
+    assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--price", "h100-sxm=2,h100-sxm=3"]) == 1
+    assert "h100-sxm is priced twice" in capsys.readouterr().err
+    assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--price", "h100-sxm=0"]) == 1
+    assert "is not GPU=USD per hour (above 0, at most 10,000)" in capsys.readouterr().err
+
+
+def test_a_tiny_at_value_prints_as_a_number_not_300_digits(capsys):
+    """derive ridge_point --for W --at ridge_point=1e-300 printed 1/1000...000 (300 digits) in the solved equation."""
+    from shared import ROOT
+
+    spec = str(ROOT / "specs" / "mixtral8x22b-h100-tp8-ep8.yaml")
+    assert main(["derive", "ridge_point", "--for", "W", "--at", "ridge_point=1e-300", "--spec", spec]) == 0
+    out = capsys.readouterr().out
+    assert "000000000000000000000" not in out and "W = 1.0e+300 P" in out

@@ -214,7 +214,10 @@ def _prices(text: str | None, names: list[str]) -> dict[str, float]:
         except ValueError:
             price = math.nan
         if not eq or not 0 < price <= 10000:
-            raise _err(f"--price {text}", f"'{item}' is not GPU=USD per hour", "write e.g. --price b200=5.5")
+            raise _err(f"--price {text}", f"'{item}' is not GPU=USD per hour (above 0, at most 10,000)",
+                       "write e.g. --price b200=5.5")
+        if name.strip() in out:  # the last one won, unsaid
+            raise _err(f"--price {text}", f"{name.strip()} is priced twice", "give each GPU one price")
         if name.strip() not in names:
             raise _err(f"--price {text}", f"'{name.strip()}' is not one of the GPUs asked "
                        f"({', '.join(dict.fromkeys(names))})",
@@ -247,7 +250,7 @@ def _speculative(text: str | None) -> tuple[int, float, float | str, int] | None
         raise _err(f"--speculative {text}", "N (tokens verified per sequence) must be from K + 1 to 1024", hint)
     if not 1 <= k <= 16:
         raise _err(f"--speculative {text}", "K (draft tokens) must be an integer from 1 to 16", hint)
-    if not 0 <= p < 1:
+    if not 0 <= p < 1:  # 0: nothing accepted, the limit where every row decodes plainly (issue 30's check)
         raise _err(f"--speculative {text}", "P (acceptance) must be at least 0 and below 1", hint)
     if not isinstance(cost, str) and not 0 <= cost <= 10:
         raise _err(f"--speculative {text}", "COST (the drafts' time over a plain round) must be from 0 to 10", hint)

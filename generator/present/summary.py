@@ -79,7 +79,7 @@ def sentences(r: Results) -> list[str]:
             if r.frame.many:
                 scope = " per replica"
                 if r.frame.dp > 1:
-                    scope += f" ({fmt.num(best['tokens_per_s'] * r.frame.dp)} on all {r.frame.gpus} GPUs)"
+                    scope += f" ({fmt.num(best['tokens_per_s'] * r.frame.dp)} on all {r.frame.gpus:,} GPUs)"
             # a spec's batch past the engine's max_sequences fits the memory, but the engine runs fewer at once
             # (decision.rows' engine_runs, as the table marks it; page 1's batching lever stops there): say so beside it
             runs = best["engine_runs"]
@@ -136,7 +136,7 @@ def terminal_lines(r: Results) -> list[str]:
             text = (f"{fmt.num(x['tokens_per_s_sequence'])} tok/s per user and {fmt.num(x['tokens_per_s'])} in total"
                     f"{scope} at batch {x['batch']:,}, context {x['context']:,}")
             if r.frame.dp > 1:
-                text += f" ({fmt.num(x['tokens_per_s'] * r.frame.dp)} on all {r.frame.gpus} GPUs)"
+                text += f" ({fmt.num(x['tokens_per_s'] * r.frame.dp)} on all {r.frame.gpus:,} GPUs)"
             return text
 
         lines.append(f"  tokens/s: {rates(d1)}" + (f"; {rates(best)}" if best["fits"] and best is not d1 else ""))
