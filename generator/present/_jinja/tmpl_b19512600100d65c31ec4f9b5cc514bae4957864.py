@@ -548,7 +548,19 @@ def root(context, missing=missing):
                 yield '</div>\n'
             if (undefined(name='par_table') if l_0_par_table is missing else l_0_par_table):
                 pass
-                yield '<div class="scroll"><table>\n<thead><tr><th>batch, context</th><th class="n">bound</th><th class="n">serial estimate</th><th class="n">interconnect, at least</th><th class="n">collectives, as run</th><th class="n">kernels\' fixed costs</th><th>binds</th><th>estimate\'s largest term</th><th class="n">tok/s per '
+                yield '<div class="scroll"><table>\n<thead><tr><th>batch, context</th><th class="n">bound</th><th class="n">serial estimate</th><th class="n">interconnect'
+                if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp') > 1):
+                    pass
+                    yield ' of one stage'
+                yield ', at least</th><th class="n">collectives'
+                if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp') > 1):
+                    pass
+                    yield ' of one stage'
+                yield ', as run</th><th class="n">kernels\' fixed costs'
+                if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'pp') > 1):
+                    pass
+                    yield ', one stage'
+                yield '</th><th>binds</th><th>estimate\'s largest term</th><th class="n">tok/s per '
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
                 yield '</th></tr></thead>\n<tbody data-live="par_table">'
                 for l_1_row in (undefined(name='par_table') if l_0_par_table is missing else l_0_par_table):
@@ -763,4 +775,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=133&2=145&4=148&5=152&6=155&7=160&8=182&9=191&10=193&11=197&12=199&13=213&14=241&15=280&17=291&18=293&19=295&21=303&22=323&23=335&24=345&25=350&26=358&28=361&29=393&30=399&31=423&32=469&34=475&35=478&36=481&37=483&38=517&40=531&41=539&43=549&44=552&45=554&46=564&47=581&50=590&52=593&53=603&55=616&56=619&57=621&58=623&59=625&62=635&63=637&64=645&65=648&66=652&67=655&68=658&69=662&70=671&71=677&72=681&73=687&74=693&75=698&76=709&78=714&79=718&82=720&83=722&84=724&85=726&87=728&88=736&90=757'
+debug_info = '1=133&2=145&4=148&5=152&6=155&7=160&8=182&9=191&10=193&11=197&12=199&13=213&14=241&15=280&17=291&18=293&19=295&21=303&22=323&23=335&24=345&25=350&26=358&28=361&29=393&30=399&31=423&32=469&34=475&35=478&36=481&37=483&38=517&40=531&41=539&43=549&44=552&45=566&46=576&47=593&50=602&52=605&53=615&55=628&56=631&57=633&58=635&59=637&62=647&63=649&64=657&65=660&66=664&67=667&68=670&69=674&70=683&71=689&72=693&73=699&74=705&75=710&76=721&78=726&79=730&82=732&83=734&84=736&85=738&87=740&88=748&90=769'
