@@ -329,6 +329,10 @@ def curves(r) -> dict[str, object]:
                 env.at(batch=at[:, None], context=ctx[None, :])), dtype=float), (len(at), len(ctx)))).copy()
         out["serving_engine_batch"] = np.where(caps >= 1, runs, np.nan)
         out["serving_tokens_per_s_at_engine"] = np.where(caps >= 1, run_tps, np.nan)
+        # the roofline's caption: where decode sits at the batch the engine runs (its intensity there), per context
+        run_i = np.diagonal(np.broadcast_to(np.asarray(q["decode_intensity"](
+            env.at(batch=at[:, None], context=ctx[None, :])), dtype=float), (len(at), len(ctx)))).copy()
+        out["decode_intensity_at_engine"] = np.where((caps >= 1) & (runs < caps), run_i, np.nan)
     price = r.spec.hardware.price_per_hour
     if price:  # what the serving figure's dollar axis prices: one replica's GPUs for an hour
         out["serving_usd_per_hour"] = price * (r.spec.parallelism.replica_gpus if r.spec.parallelism else 1)

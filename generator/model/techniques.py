@@ -581,7 +581,9 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                  "setting": f"a step budget of {sv.chunk:,} tokens"
                             + (f", {stages} steps a round (one per micro-batch)" if stages > 1 else "")
                             + f": {int(batch):,} decode token{'' if int(batch) == 1 else 's'}"
-                            + (f" and a prompt chunk of {mix['C_p']:,.0f}" if mix["C_p"] > 0
+                            # a round's chunk over its steps' budgets (3,840 beside "a step budget of 2,048")
+                            + (f" and a prompt chunk of {mix['C_p']:,.0f}" + (" a round" if stages > 1 else "")
+                               if mix["C_p"] > 0
                                else ", no room for a prompt chunk")
                             # the chunks carry the prompt's uncached part: its TTFT takes the prefix cache's hit too
                             + (f", of the {1 - sv.prefix_hit:.0%} of the prompt the prefix cache leaves (its TTFT "

@@ -359,7 +359,7 @@ const GR_PAGE = (function () {
     });
     const gpus = n.replica_gpus, dp = inp.parallelism.dp || 1, g = n.goodput_rate, st = n.steady_step_time;
     const noun = inp.hardware.noun || "GPU";
-    const clause = "The goodput of one replica" + (gpus > 1 ? " (" + gpus + " " + noun + "s, each computing its slice of every "
+    const clause = "The goodput of one replica, in the steady state of one " + noun + "'s ledgers (no collectives)," + (gpus > 1 ? " (" + gpus + " " + noun + "s, each computing its slice of every "
       + "request)" : dp > 1 ? " (one " + noun + ", one of " + dp + " replicas)" : "") + " is the least of the " + ("goodput_rate_engine" in n ? "five" : "four") + ": "
       + (g ? "<strong>" + F.num(g) + " requests/s</strong>" + (gpus > 1 ? ", " + F.num(n.goodput_rate_per_gpu)
         + " per " + noun : "") + ", set by the " + n.goodput_binds : n.goodput_binds === "TPOT target"

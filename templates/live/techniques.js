@@ -351,7 +351,8 @@ const GR_SERVING = (() => {
     const decodeRate = sv.output > 1 ? batch / ((sv.output - 1) * tStep) : Infinity;
     levers.push({technique: "chunked prefill", setting: "a step budget of " + commas(sv.chunk) + " tokens"
       + ((par.pp || 1) > 1 ? ", " + par.pp + " steps a round (one per micro-batch)" : "") + ": " + commas(batch)
-      + (batch === 1 ? " decode token" : " decode tokens") + (cp > 0 ? " and a prompt chunk of " + commas(cp) : ", no room for a prompt chunk")
+      + (batch === 1 ? " decode token" : " decode tokens") + (cp > 0 ? " and a prompt chunk of " + commas(cp)
+        + ((par.pp || 1) > 1 ? " a round" : "") : ", no room for a prompt chunk")
       + (sv.prefix_hit > 0 && cp > 0 ? ", of the " + pct(1 - sv.prefix_hit) + " of the prompt the prefix cache leaves (its TTFT "
         + "counts that row's hit)" : ""),
       ttft: [ttft, ttftRatio !== null ? pyMax(ttftH * ttftRatio, uncached / cp * tp0 * cost) : null], tpot: [tp0, tp0 * cost], per_gpu: [gpu0, gpu0 / cost],

@@ -160,7 +160,7 @@ def root(context, missing=missing):
         yield '.'
         if environment.getattr((undefined(name='model') if l_0_model is missing else l_0_model), 'moe'):
             pass
-            yield "For a mixture of experts N is the weights a step reads, which grow with the batch as its tokens touch more experts; an elasticity\nholds them fixed, so the batch's is left out."
+            yield " For a mixture of experts N is the weights a step reads, which grow with the batch as its tokens touch more experts; an elasticity\nholds them fixed, so the batch's is left out."
         yield '</p>\n<div class="scroll"><table><thead>\n<tr><th>quantity</th>'
         for l_1_s in environment.getattr((undefined(name='sensitivities') if l_0_sensitivities is missing else l_0_sensitivities), 'symbols_math'):
             _loop_vars = {}
@@ -367,4 +367,4 @@ def root(context, missing=missing):
     yield '</div>\n</section>\n'
 
 blocks = {}
-debug_info = '1=103&3=116&5=118&6=121&7=127&8=133&11=136&12=140&13=148&21=154&25=157&29=165&30=173&31=177&35=189&38=192&39=196&40=201&42=206&44=209&45=218&46=227&47=237&52=245&53=248&56=250&57=252&58=256&59=270&60=277&61=281&64=292&66=310&67=313&68=315&70=317&71=319&72=323&73=334&74=340&75=344&78=353'
+debug_info = '1=103&3=116&5=118&6=121&7=127&8=133&11=136&12=140&13=148&21=154&25=157&28=165&29=173&30=177&34=189&37=192&38=196&39=201&41=206&43=209&44=218&45=227&46=237&51=245&52=248&55=250&56=252&57=256&58=270&59=277&60=281&63=292&65=310&66=313&67=315&69=317&70=319&71=323&72=334&73=340&74=344&77=353'

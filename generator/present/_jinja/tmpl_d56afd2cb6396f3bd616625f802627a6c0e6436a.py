@@ -20,6 +20,7 @@ def root(context, missing=missing):
     l_0_eq = resolve('eq')
     l_0_frontier_text = resolve('frontier_text')
     l_0_figs = resolve('figs')
+    l_0_frame = resolve('frame')
     l_0_fx = resolve('fx')
     l_0_model = resolve('model')
     l_0_ra = resolve('ra')
@@ -634,9 +635,15 @@ def root(context, missing=missing):
                 yield '</span> (<span data-sv="numbers.speedup_mean" data-f="f2">'
                 yield escape(t_2('%.2f', environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'speedup_mean')))
                 yield '</span>×: the decode rounds summed), as <code>plan --speculative</code> and the frontier take them'
-            yield '. Speculative decoding and the KV transfer\nare evaluated through the layout (its collectives and pipeline included); chunked prefill, continuous batching and prefix\ncaching take one '
+            yield '. Speculative decoding and the KV transfer\nare evaluated through the layout (its collectives and pipeline included); chunked prefill takes one '
             yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-            yield "'s ledgers at the layout (its slice of the model, no interconnect), and their ratios are applied to\nthe bound above; their rates and sequence counts are one replica's"
+            yield "'s ledgers at the layout\n(its slice of the model)"
+            if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'many'):
+                pass
+                yield " or, where they take longer, the mixed step's collectives over the links"
+            yield ', continuous\nbatching and prefix caching one '
+            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+            yield "'s ledgers alone (no interconnect), and their ratios are applied to\nthe bound above; their rates and sequence counts are one replica's"
             if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus') > 1):
                 pass
                 yield ' (its <span data-sv="numbers.replica_gpus" data-f="integer">'
@@ -853,7 +860,9 @@ def root(context, missing=missing):
                     yield '</span>: the rate whose running sequences, λ (T<sub>out</sub> − 1) t<sub>s</sub>, are the <span data-sv="numbers.max_sequences" data-f="integer">'
                     yield escape(t_5(environment.getattr((undefined(name='n') if l_0_n is missing else l_0_n), 'max_sequences')))
                     yield '</span> it runs at once; past it the arrivals wait, whatever room the caches leave)'
-                yield '.\n<span data-live="sv_goodput">The goodput of one replica'
+                yield '.\n<span data-live="sv_goodput">The goodput of one replica, in the steady state of one '
+                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
+                yield "'s ledgers (no collectives),"
                 if (environment.getattr(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'numbers'), 'replica_gpus') > 1):
                     pass
                     yield ' ('
@@ -1173,4 +1182,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=114&2=123&3=125&4=129&5=133&6=135&7=139&8=147&9=159&10=161&11=164&12=166&13=171&15=176&16=180&18=189&19=195&20=215&22=221&23=223&24=241&25=249&26=253&27=260&28=267&31=277&32=377&33=391&34=420&36=462&37=497&38=523&39=590&40=596&41=602&42=616&45=618&48=621&50=638&51=640&53=652&54=654&55=662&56=670&57=674&60=690&62=702&63=705&67=707&68=709&71=715&73=719&74=724&77=726&78=729&79=763&80=765&83=768&84=770&85=804&86=833&87=846&88=857&89=912&90=921&91=925&92=939&93=951&94=961&95=963&98=968&100=985&101=1030&102=1048&103=1055&104=1064&107=1074&108=1076&109=1082&110=1085&111=1094&112=1099&114=1102&115=1104&117=1107&118=1110&120=1121&121=1123&123=1130&124=1137&125=1147&126=1160&128=1168'
+debug_info = '1=115&2=124&3=126&4=130&5=134&6=136&7=140&8=148&9=160&10=162&11=165&12=167&13=172&15=177&16=181&18=190&19=196&20=216&22=222&23=224&24=242&25=250&26=254&27=261&28=268&31=278&32=378&33=392&34=421&36=463&37=498&38=524&39=591&40=597&41=603&42=617&45=619&48=622&49=639&50=641&51=645&52=647&54=659&55=661&56=669&57=677&58=681&61=697&63=709&64=712&68=714&69=716&72=722&74=726&75=731&78=733&79=736&80=770&81=772&84=775&85=777&86=811&87=840&88=853&89=864&90=921&91=930&92=934&93=948&94=960&95=970&96=972&99=977&101=994&102=1039&103=1057&104=1064&105=1073&108=1083&109=1085&110=1091&111=1094&112=1103&113=1108&115=1111&116=1113&118=1116&119=1119&121=1130&122=1132&124=1139&125=1146&126=1156&127=1169&129=1177'

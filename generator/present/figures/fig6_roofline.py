@@ -251,16 +251,12 @@ def _measured_roof(r: Results) -> tuple[float, float] | None:
 def _engine_runs(r: Results) -> str:
     """Where the engine's max_sequences stops the batch before the memory, the intensity decode reaches at the batch it
     runs (a review: "decode reaches 108 (S = 2k, B = 3,147)" on 8 MI300X where the engine runs 256 at once)."""
-    import numpy as np
 
-    runs = int(getattr(r.spec.hardware, "max_sequences", 0) or 0)
-    if runs <= 0 or r.lead not in r.per_context or not r.verdicts.get("weights_fit", True):
+    at = r.curves.get("decode_intensity_at_engine")  # shown.curves: nan where the memory stops the batch first
+    if at is None or not r.verdicts.get("weights_fit", True):
         return ""
-    pc, bits = r.per_context[r.lead], []
-    for j, ctx in enumerate(_contexts(r)):
-        if float(pc["capacity_batch"][j]) > runs:
-            e = r.envs[r.lead].at(batch=float(runs), context=float(ctx))
-            bits.append(f"{num(float(np.ravel(r.q['decode_intensity'](e))[0]))} at S = {tokens(ctx)}")
+    runs = int(getattr(r.spec.hardware, "max_sequences", 0) or 0)
+    bits = [f"{num(float(x))} at S = {tokens(ctx)}" for x, ctx in zip(at, _contexts(r), strict=True) if math.isfinite(x)]
     if not bits:
         return ""
     return f"The engine runs at most {runs:,} sequences at once (its max_sequences), where decode reaches {_join(bits)}. "
