@@ -989,3 +989,16 @@ def test_the_roofline_caption_says_where_the_engines_batch_sits():
     assert ("The engine runs at most 256 sequences at once (its max_sequences), where decode reaches 443 at S = 1k "
             "and 238 at S = 8k.") in cap
     assert "The engine runs at most" not in figures.captions(evaluated("llama8b-h100.yaml"))["fig6-roofline"]
+
+
+def test_a_pipelines_chunk_is_said_to_be_a_rounds():
+    """Over tp 4 x pp 2 a round has 2 steps, each with the spec's budget: the chunk beside the decode tokens is the
+    round's, over both budgets, and was printed beside "a step budget of 8,192 tokens" as if it were one step's (a
+    review: "a step budget of 2,048 tokens, 2 steps a round: 256 decode tokens and a prompt chunk of 3,840")."""
+    r = evaluated("llama70b-h100-tp8.yaml", ["parallelism.tp=4", "parallelism.pp=2"])
+    row = next(x for x in r.serving["techniques"]["rows"] if x["technique"] == "chunked prefill")
+    assert ", 2 steps a round (one per micro-batch): " in row["setting"]
+    assert row["setting"].endswith(" a round") or "no room for a prompt chunk" in row["setting"]
+    one = next(x for x in evaluated("llama70b-h100-tp8.yaml").serving["techniques"]["rows"]
+               if x["technique"] == "chunked prefill")
+    assert " a round" not in one["setting"]
