@@ -251,24 +251,30 @@ def test_a_pipelines_verify_round_keeps_each_sequences_tokens_together():
     n_v = 2 tokens of each sequence, and a sequence's tokens go through the pipeline together: at pp 4 and batch 1
     the one micro-batch carries 2 tokens and reads the experts 2 tokens touch, as tensor parallelism's one step does.
     The micro-batch was counted n_v B / min(pp, n_v B) tokens, 1 token at batch 1 to 4 (a review, DeepSeek-V3 with
-    MTP on 8 H200: pp 8 "speeds up" 1.84x at batch 1-4 where tp 8 gives 1.18x, and falls to 1.20x at batch 8)."""
+    MTP on 8 H200: pp 8 "speeds up" 1.84x at batch 1-4 where tp 8 gives 1.18x, and falls to 1.20x at batch 8).
+    The speed-ups as the lever row and the frontier take them (serving.speculate at the layout), from the spec alone."""
+    import numpy as np
+    from genreport.model.draft import speculative_inputs
     from genreport.model.layout import at_batch
+    from genreport.model.serving import speculate
     from genreport.model.techniques import layout_inputs
-    from shared import evaluated_text
+    from shared import spec_file
 
-    def own(par):
+    def speedups(par):
         text = ("kind: report\nname: mx\ntitle: t\nhardware: h100-sxm\nmodel: mixtral-8x7b\nprecision: bf16\n"
                 f"parallelism: {par}\nworkloads:\n  decode: {{batch: [1, 32], context: [2k]}}\n"
                 "serving:\n  prompt: 1k\n  output: 1k\n  tpot: 50 ms\n  users: 32\n"
                 "  speculative: {draft_tokens: 1, acceptance: 0.85, draft_cost: 0.0}\n")
-        r = evaluated_text(text, "mx.yaml")
-        return r, next(x for x in r.serving["frontier"]["layouts"] if x["titled"])["speculative"]["bound"]["speedup"]
+        spec = load_report(spec_file(text, f"mx{par[1:3]}.yaml"))
+        _, q, _, lay, _, read = layout_inputs(spec, 2047.0, 2047.0)
+        batches = np.arange(1.0, 17.0)
+        plain = np.asarray(q["decode_time_bound"](at_batch(read, lay, batches, busiest=False)), dtype=float)
+        return lay, read, [float(x) for x in speculate(q, lay, read, batches, plain, speculative_inputs(spec), False)[0]]
 
-    (r, pp4), (_, tp4) = own("{pp: 4}"), own("{tp: 4}")
+    (lay, read, pp4), (_, _, tp4) = speedups("{pp: 4}"), speedups("{tp: 4}")
     assert pp4[0] == pytest.approx(tp4[0], rel=1e-3) and pp4[0] < 1.85 / 1.5  # 2 tokens read ~2 experts' worth more
     assert pp4[:4] == pytest.approx([pp4[0]] * 4, rel=1e-9)  # batch 1-4: one sequence a micro-batch, its 2 tokens
-    assert all(b >= a - 1e-9 for a, b in itertools.pairwise(pp4[:16]))  # no step down where n_v B passes pp
-    _, _, _, lay, _, read = layout_inputs(r.spec, 2048.0, 2048.0)
+    assert all(b >= a - 1e-9 for a, b in itertools.pairwise(pp4))  # no step down where n_v B passes pp
     for b in (1.0, 3.0, 4.0, 8.0):  # a micro-batch of B / min(4, B) sequences, 2 tokens each
         verify = at_batch(read, lay, b, per_sequence=2.0)
         assert (verify["N"], verify["N_x"]) == lay.read(2.0 * b / min(4.0, b))

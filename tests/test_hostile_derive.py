@@ -158,7 +158,7 @@ def test_a_tiny_value_raised_to_a_power_is_bracketed_in_the_substituted_formula(
     internal error (hostile input, round six).  A value in scientific form or negative is bracketed where it is a
     power's base; elsewhere, and integers and decimals, as before."""
     from genreport.texfill import fill
-    from shared import ROOT, html, spec_file
+    from shared import ROOT, page, spec_file
 
     got = fill(r"\left(1 - \mathit{v0}^{\mathit{v1} + 1}\right) \cdot \mathit{v0} \cdot \mathit{v2}^{2}",
                ("p_a", "k_d", "T"), {}, {"p_a": r"9 \times 10^{-4}", "k_d": "1", "T": "-2"})
@@ -166,8 +166,8 @@ def test_a_tiny_value_raised_to_a_power_is_bracketed_in_the_substituted_formula(
                    r"\left(-2\right)^{2}")
     text = (ROOT / "specs" / "deepseek-v3-h200-ep8.yaml").read_text(encoding="utf-8")
     assert "acceptance: 0.85" in text
-    page = html(spec_file(text.replace("acceptance: 0.85", "acceptance: 0.0009"), "ds-lowacc.yaml"))
-    assert "speculative decoding" in page
+    words = page(spec_file(text.replace("acceptance: 0.85", "acceptance: 0.0009"), "ds-lowacc.yaml"))
+    assert "speculative decoding" in words and r"\left(9 \times 10^{-4}\right)" in words
 
 
 @pytest.mark.parametrize("at", ["n_TP=0.5", "L=0.5", "k_e=1.5", "n_EP=1e-300", "M_s=2.5"])

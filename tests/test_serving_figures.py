@@ -570,7 +570,7 @@ def test_the_kv_capacity_ceiling_counts_the_weights_a_gpu_holds(rmav):
     assert caches == pytest.approx(room, rel=1e-9)
 
 
-def test_the_rate_figure_counts_the_kv_cache_room_as_the_chapter_does():
+def test_the_rate_figure_counts_the_kv_cache_room_as_the_chapter_does(rmav):
     """One counting of the caches (issue 30's review): the rate figure's curves stop at the KV cache room the chapter
     states, the running sequences at a request's mean context (Little's law's time average), not at the sequences
     that fit at its last context.  Llama 4 Maverick at tp 8 x pp 2 x ep 8: the chunked curve stopped at 22.5
@@ -578,12 +578,13 @@ def test_the_rate_figure_counts_the_kv_cache_room_as_the_chapter_does():
     27.7; now both say 27.7.  Without chunks the curve stops where its own running sequences reach those the caches
     hold at the mean context 4,352: for the 70B at tp 8 in bf16, each GPU's room beside its 17.65 GB of weights over
     4,352 tokens of 40,960 B (80 layers x 2 x 8 KV heads x 128 x 2 B over 8 GPUs)."""
-    # with no engine limit (max_sequences 0): the engine's 256 stop both curves before the caches
-    rmav = evaluated_text(MAVERICK_TWO_NODES + "engine: {max_sequences: 0}\n", "svmavfree")
+    # the engine's 256 sequences stop both curves before the caches now (goodput_rate_engine): the KV cache room's
+    # limit is still the chapter's ceiling, one number, and the engine's below it
     n = rmav.serving["techniques"]["numbers"]
     ch = rmav.serving["techniques"]["rates"]["chunked"]
-    assert ch["stops_at"] == "capacity" and ch["limits"]["capacity"] == n["goodput_rate_capacity"] == ch["stop"]
-    assert n["goodput_binds"] == "KV cache room" and ch["goodput"] == n["goodput_rate"]
+    assert ch["limits"]["capacity"] == n["goodput_rate_capacity"] > ch["stop"] == ch["limits"]["engine"]
+    assert ch["stops_at"] == "engine" and ch["stop"] == n["goodput_rate_engine"]
+    assert n["goodput_binds"] == "engine's max_sequences" and ch["goodput"] == n["goodput_rate"]
     # with no engine limit (max_sequences 0): the engine's 256 stop the 70B's unchunked curve before the caches
     r70 = evaluated_text(SERVING_70B + "engine: {max_sequences: 0}\n", "sv70free")
     ra = r70.serving["techniques"]["rates"]

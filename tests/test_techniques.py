@@ -466,7 +466,7 @@ def test_the_chapter_and_the_rate_figure_stop_at_the_engines_max_sequences():
     at the steady step of the weights their tokens touch), the rate figure's curves stop there, and the chapter names
     it; an engine with no max_sequences (0) has no such ceiling and the KV cache room binds."""
     from genreport.model.techniques import capacity_weights
-    from shared import evaluated_text, html, spec_file
+    from shared import evaluated_text, page, spec_file
 
     text = ("kind: report\nname: q235\ntitle: t\nhardware: mi300x\nmodel: qwen3-235b-a22b\nprecision: fp8\n"
             "parallelism: {tp: 8, ep: 8}\nworkloads:\n  decode: {batch: [1, 32], context: [2k]}\n"
@@ -482,8 +482,8 @@ def test_the_chapter_and_the_rate_figure_stop_at_the_engines_max_sequences():
         curve = tech["rates"][kind]
         assert curve["stops_at"] == "engine", kind
         assert curve["running"][-1] == pytest.approx(256, rel=1e-6), kind
-    page = " ".join(html(spec_file(text, "q235.yaml")).split())
-    assert "and the engine's max_sequences (" in page and "is the least of the five:" in page
+    words = " ".join(page(spec_file(text, "q235.yaml")).split())  # no figure drawn: the words are the test's
+    assert "and the engine's max_sequences (" in words and "is the least of the five:" in words
     free = evaluated_text(text + "engine: {max_sequences: 0}\n", "q235free.yaml").serving["techniques"]["numbers"]
     assert "goodput_rate_engine" not in free and "max_sequences" not in free
     assert free["goodput_rate"] == min(free[k] for k in ("goodput_rate_tpot", "goodput_rate_compute",
