@@ -203,7 +203,8 @@ RUNS = {
                              ["serving.speculative.acceptance=0.6", "serving.users=1000", "precision.kv_cache=fp8"]],
     "llama70b-h100-tp8": [["parallelism.tp=4", "hardware.interconnect.bandwidth_per_direction=900 GB/s"],
                           ["parallelism.tp=2", "parallelism.pp=2", "workloads.decode.batch=[1, 32]"],
-                          ["serving.tpot=15 ms", "serving.prefix_hit=0.5", "serving.rate=3", "serving.price=2.5"]],
+                          ["serving.tpot=15 ms", "serving.prefix_hit=0.5", "serving.rate=3", "serving.price=2.5"],
+                          ["engine.max_sequences=64"]],  # the engine's limit, applied on the page (stop 74)
 }
 
 

@@ -91,6 +91,9 @@ def test_the_committed_serving_specs_as_python_computes_them():
 
 WHATIFS = [
     (SERVING[0], ["serving.tpot=15 ms"]),  # the TPOT target binds below capacity
+    # the engine's max_sequences on the page (stop 74): its goodput ceiling binds at 64, none at 0
+    (SERVING[0], ["engine.max_sequences=64"]),
+    (SERVING[1], ["engine.max_sequences=0", "serving.users=1000"]),
     # stop 71: a 99% hit's TTFT the uncached part alone at the layout (its weights read once), the chunked row's at
     # least its steps; over a pipeline, the prompt's pass apart from its TTFT's bound
     (SERVING[0], ["serving.prefix_hit=0.99", "parallelism.tp=4", "parallelism.pp=2"]),

@@ -47,7 +47,10 @@ LIVE_PATHS = (
                      "precision.weights.embeddings precision.weights.default "
                      "precision.kv_cache precision.compute precision.group_size "
                      "parallelism.tp parallelism.pp parallelism.ep parallelism.dp "
-                     "workloads.prefill.prompt workloads.training.micro_batch_tokens"),
+                     "workloads.prefill.prompt workloads.training.micro_batch_tokens "
+                     # the engine's max_sequences: the batch a replica runs, the goodput's fifth ceiling, the logits
+                     # the activation workspace holds (a review could not try it on the page)
+                     "engine.max_sequences"),
     ("decode", "report", "workloads.decode.batch workloads.decode.context workloads.decode.activation_bytes"),
     ("serving", "report", "serving.prompt serving.output serving.ttft serving.tpot serving.users serving.price "
                           "serving.chunk serving.rate serving.prefix_hit"),

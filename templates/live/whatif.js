@@ -325,6 +325,8 @@ const GR_WHATIF = (function () {
       } else {
         state.precision = v;
       }
+    } else if (top === "engine") {  // engine.max_sequences: the hardware's, as the loader folds the engine block in
+      inp.hardware[k] = v;
     } else if (top === "parallelism") {
       // a new block: 1 each, and no replicas (the loader reads engine.redundant_experts only with a layout)
       inp.parallelism = Object.assign({tp: 1, pp: 1, ep: 1, dp: 1, redundant_experts: 0}, inp.parallelism);
