@@ -204,7 +204,8 @@ RUNS = {
     "llama70b-h100-tp8": [["parallelism.tp=4", "hardware.interconnect.bandwidth_per_direction=900 GB/s"],
                           ["parallelism.tp=2", "parallelism.pp=2", "workloads.decode.batch=[1, 32]"],
                           ["serving.tpot=15 ms", "serving.prefix_hit=0.5", "serving.rate=3", "serving.price=2.5"],
-                          ["engine.max_sequences=64"]],  # the engine's limit, applied on the page (stop 74)
+                          ["engine.max_sequences=64"],  # the engine's limit, applied on the page (stop 74)
+                          ["parallelism.tp=16", "hardware.node.scale_out.bandwidth_per_direction=200 GB/s"]],
 }
 
 

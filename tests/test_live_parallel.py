@@ -41,6 +41,10 @@ FIXED = [  # what-ifs the random ones seldom draw: no layout fits, training on a
     # replica; the expert group of 8 replicas: 254), per-tensor precision included
     ("deepseek-v3-h200-ep8.yaml", ["workloads.prefill.prompt=[2, 16, 2k]", "precision.weights.experts=int4"]),
     ("mixtral8x22b-h100-tp8-ep8.yaml", ["workloads.prefill.prompt=[1, 3, 512]"]),
+    # the scale-out network on the page (stop 74): two nodes' expert and data groups, faster or slower between nodes
+    ("deepseek-v3-h200-ep8.yaml", ["parallelism.dp=16", "parallelism.ep=16",
+                                   "hardware.node.scale_out.bandwidth_per_direction=200 GB/s"]),
+    ("llama70b-h100-tp8.yaml", ["parallelism.tp=16", "hardware.node.scale_out.latency=10 us"]),
 ]
 
 EVALUATE = """
@@ -114,6 +118,7 @@ OVERRIDES = st.one_of(
         lambda x: f"parallelism.{x[0]}={x[1]}"),
     st.floats(1, 2000).map(lambda x: f"hardware.interconnect.bandwidth_per_direction={x:.4g} GB/s"),
     st.floats(0.01, 50).map(lambda x: f"hardware.interconnect.latency={x:.4g} us"),
+    st.floats(5, 400).map(lambda x: f"hardware.node.scale_out.bandwidth_per_direction={x:.4g} GB/s"),
     st.floats(0.3, 20).map(lambda x: f"hardware.memory.bandwidth={x:.4g} TB/s"),
     st.floats(16, 300).map(lambda x: f"hardware.memory.capacity={x:.4g} GiB"),
     st.lists(st.integers(1, 4096), min_size=1, max_size=4, unique=True).map(

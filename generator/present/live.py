@@ -34,6 +34,9 @@ DEFAULT_GEMMS = ("attention projection (d x d)", "FFN matrix (d x d_ff)")
 LIVE_PATHS = (
     (None, "hardware", "memory.bandwidth memory.capacity peak.dense.*"),
     ("link", "hardware", "interconnect.bandwidth interconnect.bandwidth_per_direction interconnect.latency"),
+    # the scale-out network between nodes: where a layout's group leaves the node (two nodes of B200 at ep 16, whose
+    # links hold batch-1 decode: a review could try only the scale-up link on the page)
+    ("scale_out", "hardware", "node.scale_out.bandwidth_per_direction node.scale_out.latency"),
     # the serial estimate's measured matmul share: where the file gives one (the block needs its source)
     ("matmul", "hardware", "achieved_matmul.dense.*"),
     # the serial prefill's measured small-GEMM share of the bandwidth: likewise
@@ -219,7 +222,9 @@ def set_rules(spec) -> dict:
     """The value rules of the --set paths the page recomputes for ``spec`` (genreport.load.setrules)."""
     from genreport.load.setrules import rules
 
+    node = getattr(spec.hardware, "node", None)
     has = {None: True, "link": spec.hardware.link is not None, "moe": spec.model.moe is not None,
+           "scale_out": spec.hardware.link is not None and node is not None and node.scale_out is not None,
            "matmul": bool(spec.hardware.achieved_matmul), "small_gemm": bool(spec.hardware.achieved_bandwidth),
            "decode": bool(spec.workloads.decode_batch), "serving": spec.serving is not None,
            "speculative": spec.serving is not None and spec.serving.speculative is not None}

@@ -291,6 +291,10 @@ const GR_WHATIF = (function () {
         inp.hardware.achieved_matmul = Object.assign({}, inp.hardware.achieved_matmul, {[k]: v});
       } else if (parts[1] === "achieved_bandwidth") {  // e_g of one compute format (model.js card)
         inp.hardware.achieved_bandwidth = Object.assign({}, inp.hardware.achieved_bandwidth, {[k]: v});
+      } else if (parts[1] === "node") {  // node.scale_out.<key>: the network between nodes (parallel.js chooseLinks)
+        const out = Object.assign({}, inp.hardware.node.scale_out, {[k]: v});
+        if (k === "bandwidth_per_direction") out.per_direction_from = "spec";
+        inp.hardware.node = Object.assign({}, inp.hardware.node, {scale_out: out});
       } else {
         link[k] = v;
         if (k === "bandwidth" && link.per_direction_from === "bandwidth/2") link.bandwidth_per_direction = v / 2;
