@@ -225,3 +225,17 @@ def test_a_tiny_at_value_prints_as_a_number_not_300_digits(capsys):
     assert main(["derive", "ridge_point", "--for", "W", "--at", "ridge_point=1e-300", "--spec", spec]) == 0
     out = capsys.readouterr().out
     assert "000000000000000000000" not in out and "W = 1.0e+300 P" in out
+
+
+def test_a_set_value_with_a_key_given_twice_says_so(capsys, tmp_path):
+    """--set 'precision={weights: {default: bf16, default: fp8}}' said "is not allowed here (hint: use one of: fp32,
+    ...)": the value, refused as data, was read as text (round six).  It names the key given twice now, as a spec
+    file's does."""
+    from shared import ROOT
+
+    spec = str(ROOT / "specs" / "llama8b-h100.yaml")
+    assert main([spec, "--set", "precision={weights: {default: bf16, default: fp8}}", "--format", "json",
+                 "-o", str(tmp_path), "-q"]) == 1
+    err = capsys.readouterr().err
+    assert "duplicate key 'default'" in err and "not allowed here" not in err
+    assert not any(tmp_path.iterdir())

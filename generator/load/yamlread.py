@@ -467,8 +467,9 @@ def scalar(text: str, limit: int = 4096) -> tuple[bool, object]:
             return False, None
         builder = _Builder(doc, loader)
         value = builder.build(root, ())
-        odd = [f for f in builder.findings if "YAML 1.1 reads" in f.message]
-        if odd:  # a number that reads otherwise than it looks is refused, not taken as text ([1, 010] was 8)
+        odd = [f for f in builder.findings if "YAML 1.1 reads" in f.message or f.message.startswith("duplicate key")]
+        if odd:  # a number that reads otherwise than it looks is refused, not taken as text ([1, 010] was 8); so is a
+            # key given twice, which read as text and was refused as "not allowed here" (hostile input, round six)
             raise SpecError(odd)
         return (False, None) if builder.findings else (True, value)
     except (yaml.YAMLError, _Stop, RecursionError):
