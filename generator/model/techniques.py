@@ -660,7 +660,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
         binding = min(rates, key=lambda k: rates[k] if rates[k] is not None else -math.inf)
         gpus = _replica_gpus(r)
         if "goodput_rate_engine" in own:
-            numbers["max_sequences"] = env_s["M_s"]
+            numbers["max_sequences"] = int(env_s["M_s"])  # a count, as serving.max_sequences
         numbers.update({"goodput_rate": goodput, "goodput_binds": CEILINGS[binding], **rates,
                         "goodput_rate_per_gpu": goodput / gpus if goodput is not None else None})
         blocks["tech_goodput"] = _block(r, "tech_goodput", "goodput_rate_tpot", tpot_in, {})

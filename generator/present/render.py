@@ -278,7 +278,8 @@ def _workspace_source(s) -> str:
     if (s.serving is not None and "max_batched_tokens" not in s.engine_given
             and s.hardware.max_batched_tokens != DEFAULT_MAX_BATCHED_TOKENS):  # the chunk is the same vLLM setting
         given.insert(0, "serving.chunk: the same max_num_batched_tokens")
-    spec = "the spec (" + ", ".join(given) + "); " if given else ""
+    # the defaults' source stays, said to be the defaults' (a review read "0 sequences" beside "max_num_seqs = 256")
+    spec = "the spec (" + ", ".join(given) + "), the defaults otherwise: " if given else ""
     if s.model is not None and s.model.moe is not None:
         ffn = ("an MoE layer's k_e (max(2 d_fx / s_x, d) + d_fx / s_x), vLLM's fused-MoE buffers, for the g_x T_w "
                "tokens that reach the GPU (data-parallel attention gathers the ranks' tokens: SGLang's "
