@@ -239,3 +239,10 @@ def test_a_set_value_with_a_key_given_twice_says_so(capsys, tmp_path):
     err = capsys.readouterr().err
     assert "duplicate key 'default'" in err and "not allowed here" not in err
     assert not any(tmp_path.iterdir())
+
+
+def test_a_negative_option_value_gets_its_options_message(capsys):
+    """plan --tpot -5ms stopped at argparse ("expected one argument", exit 64: "-5ms" read as an option) where
+    --tpot 0ms says "must be positive" (round six).  Both are the option's own refusal now, exit 1."""
+    assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--tpot", "-5ms"]) == 1
+    assert "--tpot -5ms:1:1: must be positive" in capsys.readouterr().err

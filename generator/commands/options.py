@@ -16,7 +16,15 @@ VALUE_ERROR = "value: "  # Parser.error(VALUE_ERROR + message): an option's valu
 
 class Parser(argparse.ArgumentParser):
     """argparse's parser, whose error for an option it does not know names the closest it does ("--kv fp8": did you
-    mean --kv-cache?), as the commands and the spec keys do for their words.  Every command's parser is one."""
+    mean --kv-cache?), as the commands and the spec keys do for their words.  Every command's parser is one.
+
+    A value that starts with a minus and a digit ("--tpot -5ms", "--at x=-1" aside) is a value, a negative one its
+    option refuses with its own message: argparse took "-5ms" for an unknown option and answered "expected one
+    argument", exit 64 (hostile input, round six).  No option of genreport's looks like a negative number."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(r"^-\.?\d")
 
     def error(self, message: str):  # noqa: D401 - argparse's hook; exits as argparse does
         if re.match(r"argument [^:]+: invalid (\S+ )?value: ", message) or message.startswith(VALUE_ERROR):
