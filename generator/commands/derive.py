@@ -374,6 +374,13 @@ def _at(items: list[str], qid: str, variant: str):
 
 # ----------------------------------------------------------------------------------------------- numbers
 
+# The serving chapter's ceilings taken at the weights their own steady state streams: the key of the chapter's numbers
+# that holds those weights (techniques.report) and whose tokens make them, for derive's point line.
+CEILING_WEIGHTS = {"goodput_rate_tpot": ("tpot_weights", "its own"),
+                   "goodput_rate_capacity": ("capacity_weights", "the running sequences'"),
+                   "goodput_rate_engine": ("engine_weights", "its M_s running sequences'")}
+
+
 def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
     """derive's inputs at its point: the spec's (``spec``, else loaded from ``args.spec`` with its --set)."""
     from genreport.formulas.memory import TRAINING_RECIPES, recipe_bytes_per_param
@@ -571,38 +578,18 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
                      "the sequences running at this rate read" + (" (the experts they touch)" if spec.model.moe
                                                                   is not None else "")
                      + (", each slice once per micro-batch in flight" if pp > 1 else ""))
-    if qid == "goodput_rate_tpot" and spec.serving is not None and args.batch is None and args.context is None:
-        # the serving chapter's TPOT ceiling (techniques.steady_tpot_rate): N the weights its own steady state
-        # streams at that rate, not those of the chapter's batch (DeepSeek-V3 on 32 H100, tp 8 x pp 4: 4.82/s at
-        # batch 222's weights for the chapter's 1.24)
+    if qid in CEILING_WEIGHTS and spec.serving is not None and args.batch is None and args.context is None:
+        # a serving chapter's ceiling at N the weights its own steady state streams at that rate (techniques.
+        # steady_tpot_rate, capacity_weights), not those of the chapter's batch (DeepSeek-V3 on 32 H100, tp 8 x pp 4:
+        # the TPOT ceiling 4.82/s at batch 222's weights for the chapter's 1.24)
         from genreport.commands.derive_values import report_of
 
+        key, whose = CEILING_WEIGHTS[qid]
         tech = (report_of(spec).serving or {}).get("techniques") or {}
-        if tech.get("tpot_weights"):
-            values.update(tech["tpot_weights"])
-            point += ("; N the weights a step streams at this rate, its own decode and prompt tokens'"
+        if tech.get(key):
+            values.update(tech[key])
+            point += (f"; N the weights a step streams at this rate, {whose} decode and prompt tokens'"
                       if spec.model.moe is not None or (spec.parallelism and spec.parallelism.pp > 1) else "")
-    if (qid == "goodput_rate_capacity" and spec.serving is not None and args.batch is None
-            and args.context is None):
-        # the serving chapter's KV cache room ceiling (techniques.capacity_weights): N the weights its own steady
-        # state streams at that rate (the sequences filling the room and their prompt tokens), not the chapter's batch's
-        from genreport.commands.derive_values import report_of
-
-        tech = (report_of(spec).serving or {}).get("techniques") or {}
-        if tech.get("capacity_weights"):
-            values.update(tech["capacity_weights"])
-            point += ("; N the weights a step streams at this rate, the running sequences' decode and prompt tokens'"
-                      if spec.model.moe is not None or (spec.parallelism and spec.parallelism.pp > 1) else "")
-    if (qid == "goodput_rate_engine" and spec.serving is not None and args.batch is None
-            and args.context is None):
-        # the serving chapter's engine ceiling: N the weights M_s running sequences and their prompt tokens stream
-        from genreport.commands.derive_values import report_of
-
-        tech = (report_of(spec).serving or {}).get("techniques") or {}
-        if tech.get("engine_weights"):
-            values.update(tech["engine_weights"])
-            point += ("; N the weights a step streams at this rate, its M_s running sequences' decode and prompt "
-                      "tokens'" if spec.model.moe is not None or (spec.parallelism and spec.parallelism.pp > 1) else "")
     unsliced: frozenset = frozenset()
     if qid == "kv_transfer_time" and spec.serving is not None:
         # the serving chapter's disaggregation row: the prompt's cache over the link between replicas, every GPU of

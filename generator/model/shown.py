@@ -379,7 +379,7 @@ def _round_at_batch1(r, precision=None, scale_w: float = 1.0, scale_p: float = 1
 
 def _held_by(ledgers: dict[str, float]) -> str:
     """The ledger that binds a round (layout.BINDS' name), compute before HBM before the links at a tie."""
-    return max(("compute", "bandwidth", "interconnect"), key=lambda k: (ledgers[k], -len(k)))
+    return max(("compute", "bandwidth", "interconnect"), key=ledgers.__getitem__)  # max keeps the first of a tie
 
 
 def levers(r) -> list[dict]:
