@@ -412,6 +412,32 @@ def test_the_prompt_spread_in_the_serving_chapter():
     assert base["unchunked"]["stops_at"] == ra["unchunked"]["stops_at"] == "engine"
     assert base["unchunked"]["ttft_p90"][-1] == pytest.approx(0.274, abs=1e-3)
     assert ra["unchunked"]["ttft_p90"][-1] == pytest.approx(0.482, abs=1e-3)
+    # with chunks the tail is over the lengths too (review, stop 75: the mean prompt's step was taken, 1.80 requests/s as
+    # with one length): the spec's 8,192-token budget holds a prompt of up to 8,192 - B tokens whole, so each length's
+    # chunk makes a step of its own; the P99 is the step where the shares of the longest steps pass 1%
+    ch = ra["chunked"]
+    assert base["chunked"]["p99_rate"] == pytest.approx(1.80, abs=0.01)
+    assert ch["p99_rate"] == pytest.approx(3.17, abs=0.01) and ch["p99_binds"] == "P99 TBT target"
+    assert ch["p99_prompt"] == classes[5] and ch["p99_whole_prompt"] and not ch["p99_plain"]  # 3,606 tokens, whole
+    r = evaluated("llama70b-h100-tp8.yaml", ("serving.prompt_spread=sharegpt",))
+    from genreport.model.techniques import _eval, _inputs
+
+    env = {**_inputs(r, 1.0, ra["mean_context"]), "S": ra["mean_context"]}
+    for i in (20, 40, 63):
+        lam, t_s, busy = ch["rate"][i], ch["tpot"][i], ch["running"][i]
+        kinds = []
+        for x in classes:
+            part = min(8192 - busy, x)  # the budget beside the running sequences' decode tokens (one stage)
+            step = _eval(r, "chunked_step_time", {**env, "lam": lam, "B": busy, "T_in": x, "C_p": part})
+            kinds.append((step, lam / 10 * x * t_s / part))  # that length's prompt tokens a step over its chunk
+        kinds.sort(reverse=True)
+        scale, seen, tail = max(1.0, sum(k[1] for k in kinds)), 0.0, t_s
+        for step, share in kinds:
+            seen += share / scale
+            if seen > 0.01:
+                tail = step
+                break
+        assert ch["p99"][i] == pytest.approx(tail, rel=1e-9), i
     # the stall law over one length: k t_p of the generalized Poisson law, up to the grid (t_p / 32)
     for lam, t_r in ((2.0, 0.04), (8.0, 0.03)):
         one = stall_quantile(lam * t_r, lam * 0.0737) * 0.0737

@@ -1144,8 +1144,9 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
     (``engine_rate``), without them the rate where the curve's own running sequences reach M_s; the goodput point is
     the highest rate whose TPOT and TTFT meet the targets below that.
 
-    The tail (formulas/techniques.py, "the tail"): each curve's P99 time between tokens, with chunks a step with a
-    full chunk once more than 1 - TAIL of the steps carry one (``chunk_step_share``), without the round alone
+    The tail (formulas/techniques.py, "the tail"): each curve's P99 time between tokens, with chunks the law of the
+    steps over the prompt lengths (:func:`chunk_tail`: a length's step with its chunk, where that step and the
+    longer ones are more than 1 - TAIL of the steps, ``chunk_step_share``, else the steady step), without the round alone
     (``unchunked_round_time``) plus the whole prefills of the TAIL-th percentile stall (prefills first, Poisson
     arrivals: :func:`stall_quantile`); the P99 capacity, the highest rate whose tail meets the TPOT target (read as
     the TBT target); and without chunks the mean TTFT with the prompts queued for their prefills
@@ -1252,17 +1253,59 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
         x = _eval(r, qid, env)
         return x if math.isfinite(x) and x > 0 else 0.0
 
+    def chunk_steps(lam, t, busy) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """The steps that carry a prompt's chunk with chunked prefill at the rates ``lam`` (steady step ``t`` beside
+        ``busy`` decode tokens), one kind for each prompt length (one without a spread): (its time, the share of the
+        steps that are of that kind, its chunk).  A length-x prompt's chunk is what the budget leaves beside the
+        running sequences (``prompt_chunk``), its step a mixed step with that chunk (``chunked_step_time``), its share
+        ``chunk_step_share`` at that length and chunk times the length's share of the prompts (the prompt tokens of
+        that length arriving per step over the chunk a step carries).  A budget that holds whole prompts makes a long
+        prompt's step longer than the mean prompt's: the tail is over the lengths, as it is without chunks."""
+        lam, t, busy = (np.asarray(x, dtype=float) for x in (lam, t, busy))
+        steps = []
+        for x, s in zip(classes, shares, strict=True):
+            part = part_of(busy, x)
+            fine = (part > 0) & np.isfinite(t)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                step = at("chunked_step_time", lam, B=busy, T_in=x, C_p=np.where(fine, part, 1.0),
+                          **weights(busy + part))
+                share = s * at("chunk_step_share", lam, T_in=x, C_p=np.where(fine, part, 1.0),
+                               t_s=np.where(fine, t, 0.0))
+            steps.append((np.where(fine, step, np.inf) * np.ones(lam.shape),
+                          np.where(fine, share, 0.0) * np.ones(lam.shape), part * np.ones(lam.shape)))
+        return steps
+
+    def chunk_tail(lam, t, busy) -> tuple[np.ndarray, np.ndarray]:
+        """The P99 time between tokens with chunks at the rates ``lam`` (steady step ``t`` beside ``busy`` decode
+        tokens), and the prompt length whose chunk's step it is (-1: the steady step).  Each step gives every running
+        sequence a token, so the law of the time between tokens is the steps': the kinds of :func:`chunk_steps`,
+        longest first, with their shares (scaled to 1 where every step carries a chunk), then the steady step; the
+        P99 is the first whose shares so far pass 1 - TAIL."""
+        t = np.asarray(t, dtype=float) * np.ones(np.shape(lam))
+        steps = chunk_steps(lam, t, busy)
+        tail, setter = np.where(np.isfinite(t), t, np.inf), np.full(t.shape, -1)
+        for i in range(t.size):
+            if not math.isfinite(t.flat[i]):
+                continue
+            kinds = sorted(((float(step.flat[i]), float(share.flat[i]), k) for k, (step, share, _p) in enumerate(steps)),
+                           key=lambda kind: -kind[0])
+            scale = max(sum(kind[1] for kind in kinds), 1.0)
+            seen = 0.0
+            for step, share, k in kinds:
+                seen += share / scale
+                if seen > 1 - TAIL:
+                    tail.flat[i], setter.flat[i] = step, k
+                    break
+        return tail, setter
+
     def tail_chunked(lam: float, steady_at=None) -> float:
-        """The P99 time between tokens with chunked prefill at ``lam``: a step with a full chunk of C_p prompt tokens
-        beside the running sequences (the chunked TTFT over its T_in (1 - h_p) / C_p steps) where more than 1 - TAIL
-        of the steps carry one (``chunk_step_share``), else the steady step.  ``steady_at``: chunked's (t, busy,
-        ttft) at ``lam`` where the caller has them."""
-        t, busy, ttft = steady_at if steady_at is not None else chunked(lam)
-        t, busy, ttft = float(t), float(busy), float(ttft)
+        """The P99 time between tokens with chunked prefill at ``lam`` (:func:`chunk_tail`).  ``steady_at``: chunked's
+        (t, busy, ttft) at ``lam`` where the caller has them."""
+        t, busy, _ttft = steady_at if steady_at is not None else chunked(lam)
+        t, busy = float(np.ravel(t)[0]), float(np.ravel(busy)[0])
         if not math.isfinite(t):
             return math.inf
-        share = _eval(r, "chunk_step_share", {**env, "lam": lam, "t_s": t})
-        return ttft * float(part_of(busy)) / uncached if share > 1 - TAIL else t
+        return float(chunk_tail(np.array([float(lam)]), np.array([t]), np.array([busy]))[0][0])
 
     def ttft_tail(kind: str, lam: float, steady_at=None) -> float:
         """The TTFT_TAIL-th percentile time to first token at ``lam`` with the prompts queued for their prefills
@@ -1418,9 +1461,7 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
             ttft = np.full(lam.shape, t_p)
             stall = at("unchunked_stall_time", lam, **w)
         if kind == "chunked":  # the same numbers as tail_chunked, over the whole grid at once
-            with np.errstate(invalid="ignore"):
-                share = at("chunk_step_share", lam, t_s=np.where(np.isfinite(tpot), tpot, 0.0))
-            p99 = np.where(np.isfinite(tpot), np.where(share > 1 - TAIL, ttft * part_of(busy) / uncached, tpot), np.inf)
+            p99 = chunk_tail(lam, tpot, busy)[0]
         else:  # tail_unchunked over the grid: the rounds at once, each one's stall quantile
             rounds = np.broadcast_to(at("unchunked_round_time", lam, **w), lam.shape)
             p99 = np.array([t + stall_of(float(x), float(t)) if math.isfinite(t) and t > 0 else math.inf
@@ -1468,8 +1509,21 @@ def rate_curves(r, budget: float | None, kv_rate: float | None, held_mean: float
         if kind == "chunked":
             running = float(np.ravel(chunked(min(p99_rate, float(lam[-1])))[1])[0]) if p99_rate is not None \
                 else math.inf
-            extra["p99_chunk"] = float(part_of(running)) if math.isfinite(running) else None
-            extra["p99_whole_prompt"] = extra["p99_chunk"] is not None and extra["p99_chunk"] >= uncached
+            # the step that sets the tail: a chunk of one prompt length (with a spread, which), or a plain step; where
+            # the tail target binds, the step whose share passes 1 - TAIL just past the capacity (at it, the tail still
+            # meets the target)
+            extra.update(p99_chunk=None, p99_whole_prompt=False, p99_plain=False)
+            if math.isfinite(running):
+                past = 1 + 1e-6 if p99_binds == "P99 TBT target" else 1.0
+                rate = np.array([min(p99_rate * past, float(lam[-1]))])
+                t_run, busy_run, _ttft = (np.ravel(x) for x in chunked(rate))
+                k = int(chunk_tail(rate, t_run, busy_run)[1][0])
+                x = classes[k] if k >= 0 else float(sv.prompt)
+                extra["p99_plain"] = k < 0
+                extra["p99_chunk"] = float(part_of(running, x))
+                extra["p99_whole_prompt"] = extra["p99_chunk"] >= x * (1 - sv.prefix_hit)
+                if spread:
+                    extra["p99_prompt"] = x if k >= 0 else None
         curves[kind] = {**extra, "p99": [float(x) for x in p99], "p99_rate": p99_rate, "p99_binds": p99_binds,
                         "ttft_p90": [float(x) for x in ttft_p90], "ttft_tail_rate": ttft_rate,
                         "ttft_tail_binds": ttft_binds,

@@ -1009,9 +1009,18 @@ def root(context, missing=missing):
                     l_0_budget_words = (Markup if context.eval_ctx.autoescape else identity)(concat(t_15))
                     context.vars['budget_words'] = l_0_budget_words
                     context.exported_vars.add('budget_words')
-                    if environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_whole_prompt'):
+                    if environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_plain'):
                         pass
-                        yield ', here a whole prompt: the '
+                        yield '; here fewer than 1% of the steps carry one at the P99 capacity, so the tail is the steady step'
+                    elif environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_whole_prompt'):
+                        pass
+                        yield ', here a whole prompt'
+                        if t_13(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_prompt')):
+                            pass
+                            yield ' of '
+                            yield escape(t_5(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_prompt')))
+                            yield " tokens (its steps and the longer prompts' are more than 1% of all steps)"
+                        yield ': the '
                         yield escape((undefined(name='budget_words') if l_0_budget_words is missing else l_0_budget_words))
                         yield ' '
                         if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
@@ -1025,7 +1034,13 @@ def root(context, missing=missing):
                         pass
                         yield ', here '
                         yield escape(t_5(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_chunk')))
-                        yield ' prompt tokens: what the '
+                        yield ' prompt tokens'
+                        if t_13(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_prompt')):
+                            pass
+                            yield ' of a '
+                            yield escape(t_5(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_prompt')))
+                            yield '-token prompt'
+                        yield ': what the '
                         yield escape((undefined(name='budget_words') if l_0_budget_words is missing else l_0_budget_words))
                         yield ' '
                         if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'techniques'), 'chunk_steps') > 1):
@@ -1052,7 +1067,7 @@ def root(context, missing=missing):
                         yield escape(t_12(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_classes'), 0)))
                         yield ' to '
                         yield escape(t_12(environment.getitem(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'prefill_classes'), -1)))
-                        yield ", so t<sub>p</sub> above is their mean, a gap's prefills are summed over the lengths (Kendall's identity) and the prefill queue is an M/G/1 queue (Pollaczek-Khinchine).\n"
+                        yield ", so t<sub>p</sub> above is their mean, a gap's prefills are summed over the lengths (Kendall's identity), with chunks each length's chunk is a step of its own, and the prefill queue is an M/G/1 queue (Pollaczek-Khinchine).\n"
                     yield 'P99 capacity: <strong>'
                     yield escape(t_9(environment.getattr(environment.getattr((undefined(name='ra') if l_0_ra is missing else l_0_ra), 'chunked'), 'p99_rate')))
                     yield ' requests/s</strong> with chunks, <strong>'
@@ -1182,4 +1197,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=115&2=124&3=126&4=130&5=134&6=136&7=140&8=148&9=160&10=162&11=165&12=167&13=172&15=177&16=181&18=190&19=196&20=216&22=222&23=224&24=242&25=250&26=254&27=261&28=268&31=278&32=378&33=392&34=421&36=463&37=498&38=524&39=591&40=597&41=603&42=617&45=619&48=622&49=639&50=641&51=645&52=647&54=659&55=661&56=669&57=677&58=681&61=697&63=709&64=712&68=714&69=716&72=722&74=726&75=731&78=733&79=736&80=770&81=772&84=775&85=777&86=811&87=840&88=853&89=864&90=921&91=930&92=934&93=948&94=960&95=970&96=972&99=977&101=994&102=1039&103=1057&104=1064&105=1073&108=1083&109=1085&110=1091&111=1094&112=1103&113=1108&115=1111&116=1113&118=1116&119=1119&121=1130&122=1132&124=1139&125=1146&126=1156&127=1169&129=1177'
+debug_info = '1=115&2=124&3=126&4=130&5=134&6=136&7=140&8=148&9=160&10=162&11=165&12=167&13=172&15=177&16=181&18=190&19=196&20=216&22=222&23=224&24=242&25=250&26=254&27=261&28=268&31=278&32=378&33=392&34=421&36=463&37=498&38=524&39=591&40=597&41=603&42=617&45=619&48=622&49=639&50=641&51=645&52=647&54=659&55=661&56=669&57=677&58=681&61=697&63=709&64=712&68=714&69=716&72=722&74=726&75=731&78=733&79=736&80=770&81=772&84=775&85=777&86=811&87=840&88=853&89=864&90=921&91=930&92=934&93=948&94=960&95=970&96=972&99=977&101=994&102=1054&103=1072&104=1079&105=1088&108=1098&109=1100&110=1106&111=1109&112=1118&113=1123&115=1126&116=1128&118=1131&119=1134&121=1145&122=1147&124=1154&125=1161&126=1171&127=1184&129=1192'
