@@ -432,13 +432,15 @@ def test_distserve_goodput_with_the_ttft_tail():
 
 
 # DistServe's own settings (its artifact, github.com/LLMServe/DistServe, distserve/evaluation/2-benchmark-serving/
-# 2-start-api-server.py, MODEL_TO_PARALLEL_PARAMS): OPT-13B on vLLM at tp 1 (one A100, max_num_batched_tokens 65536,
-# max_num_seqs 1024, gpu_memory_utilization 0.92), on DistServe as (context_pp, context_tp, decoding_pp, decoding_tp) =
-# (2, 1, 1, 1): a prefill instance of two pipeline stages and a decode instance of one GPU, 3 GPUs (ae-scripts/e2e/
+# 2-start-api-server.py at commit f06659f, MODEL_TO_PARALLEL_PARAMS): OPT-13B on vLLM at tp 1 (one A100, --engine-use-ray,
+# max_num_batched_tokens 16384, max_num_seqs 1024, gpu_memory_utilization 0.95), on DistServe as (context_tp,
+# context_pp, decoding_tp, decoding_pp) = (2, 1, 1, 1), the order the script unpacks them in: a prefill instance of
+# two GPUs in tensor parallel and a decode instance of one GPU, 3 GPUs (until stop 75 read as two pipeline stages,
+# review: the same 3.20 per GPU, the decode GPU binds) (ae-scripts/e2e/
 # _plot.py: Backend("distserve", ..., 3), Backend("vllm", ..., 1)); goodput the per-GPU rate where 90% of the requests
 # meet both targets (_plot.py get_attainment: ftl <= 0.25 s and tpot <= 0.1 s); the per-GPU rates run were 0.25-3
 # requests/s for both (opt-13b-vllm-client.sh; opt-13b-distllm-client.sh: 0.75-9 requests/s over 3 GPUs).
-DISTSERVE_PREFILL_STAGES = 2
+DISTSERVE_PREFILL_TP = 2
 DISTSERVE_INSTANCE_GPUS = 3
 DISTSERVE_RATES_RUN = 3.0  # the highest per-GPU rate either design was run at (so its goodput is below it)
 # the chat trace's shape: Sarathi-Serve's ShareGPT tenths over their mean (CHAT_DECILES / 2,339.9), the same spread
@@ -447,7 +449,7 @@ SHAREGPT_SHAPE = PROMPT_SPREADS["sharegpt"]
 assert SHAREGPT_SHAPE == pytest.approx([x / (sum(CHAT_DECILES) / 10) for x in CHAT_DECILES], rel=1e-12)
 
 
-def _distserve(lengths, output=200, stages=DISTSERVE_PREFILL_STAGES, outputs=(1.0,)):
+def _distserve(lengths, output=200, prefill_tp=DISTSERVE_PREFILL_TP, outputs=(1.0,)):
     """Aggregated against disaggregated goodput per GPU at DistServe's chatbot targets (P90 of the requests meeting
     both TTFT 0.25 s and TPOT 0.1 s), OPT-13B on A100, prompts of ``lengths`` (equally likely) and ``output`` tokens.
 
@@ -456,8 +458,8 @@ def _distserve(lengths, output=200, stages=DISTSERVE_PREFILL_STAGES, outputs=(1.
     request's TPOT the mean of its gaps, each the round and an M/G/1 busy period of prefills (``tpot_share``); a
     request meets both with the product of the two shares (taken as independent); the caches' ceiling at the mean
     prompt as before.  Disaggregated: a prefill GPU is the M/G/1 queue with no vacation; DistServe's prefill
-    instance of ``stages`` pipeline stages admits a prompt every t / stages and takes t for each (DistServe section
-    3.1); a decode GPU has no stalls (a step at 69 sequences is far under 0.1 s), its caches bind.  ``outputs``: the
+    instance of ``prefill_tp`` GPUs in tensor parallel takes t / prefill_tp for each prompt (its FLOPs split over the
+    GPUs, no all-reduce counted: at least its rate); a decode GPU has no stalls (a step at 69 sequences is far under 0.1 s), its caches bind.  ``outputs``: the
     outputs' lengths over their mean ``output`` (equally likely); a request's TPOT share is then the mean of each
     length's (its mean of fewer or more gaps)."""
     env = {**OPT_13B, **A100}
@@ -472,8 +474,8 @@ def _distserve(lengths, output=200, stages=DISTSERVE_PREFILL_STAGES, outputs=(1.
     def t_r(lam):
         return at(_formula("unchunked_round_time"), env, lam=lam, **v)
 
-    def ttft_ok(lam, vacation, stages=1):
-        return ttft_share_mixed(lam, pre, shares, vacation, 0.25, stages)
+    def ttft_ok(lam, vacation):
+        return ttft_share_mixed(lam, pre, shares, vacation, 0.25)
 
     def tpot_ok(lam):
         tr = t_r(lam)
@@ -489,9 +491,11 @@ def _distserve(lengths, output=200, stages=DISTSERVE_PREFILL_STAGES, outputs=(1.
     step = at(t.decode_step_time(), env, B=fits, S=prompt + output / 2)
     out["decode"] = fits / ((output - 1) * step)
     out["prefill_gpu"] = _highest(lambda x: ttft_ok(x, 0.0) >= 0.9, 0.999999 / t_p, steps=40)
-    out["prefill_instance"] = _highest(lambda x: ttft_ok(x, 0.0, stages) >= 0.9, stages * 0.999999 / t_p, steps=40)
+    split = [x / prefill_tp for x in pre]
+    out["prefill_instance"] = _highest(lambda x: ttft_share_mixed(x, split, shares, 0.0, 0.25) >= 0.9,
+                                       prefill_tp * 0.999999 / t_p, steps=40)
     out["balanced"] = 1 / (1 / out["prefill_gpu"] + 1 / out["decode"])  # fractional pools, per GPU
-    out["placed"] = min(out["prefill_instance"], out["decode"]) / (stages + 1)  # DistServe's 2 + 1 GPUs, per GPU
+    out["placed"] = min(out["prefill_instance"], out["decode"]) / (prefill_tp + 1)  # DistServe's 2 + 1 GPUs, per GPU
     out["edge"] = edge
     return out
 
@@ -505,7 +509,7 @@ def test_distserve_with_the_prompt_spread_the_joint_attainment_and_its_placement
       the TTFT queue is then M/G/1 and a gap's stall an M/G/1 busy period (formulas/techniques.py, "the spread of prompts");
     - the joint attainment (DistServe's _plot.py counts a request only if it meets both targets): the product of the
       TTFT and TPOT shares;
-    - DistServe's own placement (its artifact): a prefill instance of 2 pipeline stages on 2 GPUs and a decode
+    - DistServe's own placement (its artifact): a prefill instance of 2 GPUs in tensor parallel and a decode
       instance on 1, against vLLM on 1 GPU.
 
     One length (every prompt 750 tokens) gives the earlier test's numbers exactly (TTFT tail alone 7.43, TPOT tail
@@ -514,8 +518,9 @@ def test_distserve_with_the_prompt_spread_the_joint_attainment_and_its_placement
     prompt's prefill, 63.8 ms, is longer than 750 tokens' 61.3: attention grows with the square of the length).  A
     prefill GPU alone meets the P90 TTFT up to 7.86 requests/s (11.49 with one length: the long prompts' prefills
     queue everyone behind them); a decode GPU's caches bind at 9.59.  Balanced fractional pools serve 4.32 per GPU,
-    0.73x the aggregated GPU; DistServe's 2 + 1 placement serves min(21.78, 9.59) / 3 = 3.20 per GPU, 0.54x (its
-    pipelined prefill instance meets the P90 TTFT up to 21.78 requests/s and is held to the decode GPU's 9.59).
+    0.73x the aggregated GPU; DistServe's 2 + 1 placement serves min(23.60, 9.59) / 3 = 3.20 per GPU, 0.54x (its
+    prefill instance, two GPUs in tensor parallel, meets the P90 TTFT up to 23.60 requests/s and is held to the
+    decode GPU's 9.59).
 
     So the direction still disagrees: the spread hurts the disaggregated prefill queue more than the aggregated
     GPU, whose goodput the caches bind (69 sequences of 950 tokens, 800 KiB a token) in both designs, and a request
@@ -524,12 +529,12 @@ def test_distserve_with_the_prompt_spread_the_joint_attainment_and_its_placement
     model's 5.95 (vLLM) and 3.20 (DistServe's placement).  Still left out (what the measured 4.48x must come from):
     the engines' own step times (vLLM in 2023 against DistServe's SwiftTransformer kernels; a bound has none),
     vLLM's preemption and recomputation when the caches fill (it admits up to 1,024 sequences; the model stops at
-    the mean fill), its batched prefills (a batch of up to 65,536 tokens ends all its prompts together), the
+    the mean fill), its batched prefills (a batch of up to 16,384 tokens ends all its prompts together), the
     trace's true lengths under DistServe's filter (prompt + output < 2,048 tokens; the shape here is Sarathi-Serve's
     trace), and the output lengths' spread (200 for all, as the earlier tests; taken in by
     :func:`test_distserve_the_outputs_spread_does_not_turn_the_direction`: not the cause)."""
     measured = 4.48
-    one = _distserve([750], stages=DISTSERVE_PREFILL_STAGES)
+    one = _distserve([750])
     assert (one["ttft"], one["tpot"], one["caches"]) == (pytest.approx(7.43, abs=0.01), pytest.approx(6.68, abs=0.01),
                                                          pytest.approx(6.04, abs=0.01))
     assert one["joint"] == pytest.approx(one["tpot"], abs=0.01) and one["aggregated"] == one["caches"]
@@ -549,7 +554,7 @@ def test_distserve_with_the_prompt_spread_the_joint_attainment_and_its_placement
     assert got["joint"] <= min(got["ttft"], got["tpot"])  # the joint attainment is the stricter
     assert got["aggregated"] == got["caches"]
     assert got["prefill_gpu"] == pytest.approx(7.86, abs=0.01) and got["decode"] == pytest.approx(9.59, abs=0.01)
-    assert got["prefill_instance"] == pytest.approx(21.78, abs=0.02)
+    assert got["prefill_instance"] == pytest.approx(23.60, abs=0.02)
     assert got["balanced"] == pytest.approx(4.32, abs=0.01) and got["placed"] == pytest.approx(3.20, abs=0.01)
     ratio, placed = got["balanced"] / got["aggregated"], got["placed"] / got["aggregated"]
     assert ratio == pytest.approx(0.73, abs=0.01) and placed == pytest.approx(0.54, abs=0.01)
