@@ -165,7 +165,8 @@ def test_a_symlinked_file_inside_the_output_folder_is_not_copied(tmp_path):
     dest = tmp_path / "out" / "small"
     dest.mkdir(parents=True)
     (dest / "report.pdf").symlink_to(secret)
-    (dest / "notes.txt").symlink_to(secret)
+    (dest / "figures").mkdir()
+    (dest / "figures" / "fig1.svg").symlink_to(secret)
     B.write(Built("small", {"results.json": b"{}\n"}), tmp_path / "out", "small")
     assert snapshot(dest) == {"results.json": b"{}\n"}
     assert secret.read_text() == "PRIVATE"
@@ -571,11 +572,54 @@ def test_fuzz_whatever_is_in_the_output_folder_a_build_writes_exactly_itself(des
                     _make(target / rel, kind, outside)
         for name in leftovers:
             _make(out / name, "link-out-dir" if name.endswith(".old") else "dir", outside)
+        # a folder with what a report does not hold (notes.txt, sub/), or a file or FIFO at OUT/<name>, is not a
+        # report: the build refuses to replace it (hostile review, stop 75: `-o . --name specs` deleted the specs)
+        foreign = dest in ("file", "fifo") or any(
+            rel.split("/")[0] not in B.REPORT_FILES or (rel.startswith("figures/") and kind == "dir")
+            for rel, kind in entries if os.path.lexists(target / rel) and not (target / rel.split("/")[0]).is_symlink()
+            and (rel.split("/")[0] != "figures" or (target / "figures").is_dir()))
+        assert bool(B._foreign(target)) == foreign, (dest, entries)
+        if foreign:
+            kept = {p.name for p in target.iterdir()} if target.is_dir() else None
+            with pytest.raises(BuildError, match="cannot write .*small: it (is a file|holds what a report does not)"):
+                B.write(NEW, out, "small")
+            assert os.path.lexists(target) and (kept is None or {p.name for p in target.iterdir()} == kept)
+            assert snapshot(outside) == before
+            return
         for _ in range(2):
             B.write(NEW, out, "small")
             assert snapshot(target) == NEW.files and not target.is_symlink()
             assert sorted(p.name for p in out.iterdir()) == [".stamps", "small"]
         assert snapshot(outside) == before
+
+
+def test_a_folder_that_is_not_a_report_is_never_replaced(tmp_path, capsys):
+    """Hostile review, stop 75: ``genreport specs/small.yaml -o . --name specs`` replaced ./specs, the spec itself and
+    the notes beside it, with the report, exit 0.  A build replaces only a report folder (report.html, report.pdf,
+    results.json, figures/*.svg, or nothing); a folder with anything else, or a file at OUT/NAME, is left as it is:
+    exit 2 naming it, nothing written."""
+    project = tmp_path / "proj"
+    (project / "specs").mkdir(parents=True)
+    spec = project / "specs" / "small.yaml"
+    spec.write_bytes((specs_dir() / "llama8b-h100.yaml").read_bytes())
+    (project / "specs" / "NOTES.md").write_text("notes")
+    code = main([str(spec), "-o", str(project), "--name", "specs", "--format", "json", "-q"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "holds what a report does not (NOTES.md, small.yaml)" in err and "choose another --name or -o" in err
+    assert sorted(p.name for p in (project / "specs").iterdir()) == ["NOTES.md", "small.yaml"]
+    (project / "plain").write_text("a file")
+    assert main([str(spec), "-o", str(project), "--name", "plain", "--format", "json", "-q"]) == 2
+    assert "is a file, not a report folder" in capsys.readouterr().err and (project / "plain").read_text() == "a file"
+    # a report folder is replaced, an earlier format's files and old figures with it
+    assert main([str(spec), "-o", str(project), "--name", "r", "--format", "json", "-q"]) == 0
+    (project / "r" / "figures").mkdir()
+    (project / "r" / "figures" / "old.svg").write_text("<svg/>")
+    assert main([str(spec), "-o", str(project), "--name", "r", "--format", "json", "-q", "--force"]) == 0
+    assert sorted(p.name for p in (project / "r").iterdir()) == ["results.json"]
+    # -o '' is the current folder to Path: it wrote ./NAME unasked; now it names no folder
+    assert main([str(spec), "-o", "", "--format", "json", "-q"]) == 1
+    assert "-o '':1:1: names no folder" in capsys.readouterr().err
 
 
 def _make(path: Path, kind: str, outside: Path) -> None:

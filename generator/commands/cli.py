@@ -240,6 +240,8 @@ def _build_all(args, formats) -> int:
         from genreport import config
 
         args.out = str(config.load().out or "out")
+    if not args.out.strip():  # Path("") is the current folder: -o '' wrote ./NAME unasked (hostile review, stop 75)
+        raise SpecError([_cli_finding(f"-o {args.out!r}", "names no folder", "e.g. -o out, or -o . for this folder")])
     out_root = Path(args.out)
     specs = [_resolve_spec(s, args.quiet) for s in args.specs]
     if args.watch:

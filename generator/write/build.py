@@ -141,12 +141,39 @@ def build(spec_path: Path, formats=FORMATS, overrides=(), strict: bool = False, 
     return Built(spec.name, files, spec.warnings, timer.t, tuple(terminal_lines(results)), formulas)
 
 
+# What a report folder holds (:func:`write`): these names at its top, figures' SVGs under figures/.  A folder with
+# anything else is not a report (a user's notes, the specs themselves: ``-o . --name specs``) and is never replaced.
+REPORT_FILES = frozenset({"report.html", "report.pdf", "results.json", "figures"})
+
+
+def _foreign(dest: Path) -> list[str]:
+    """What at ``dest`` a build did not write and would delete by replacing it: [] where it is absent, a link (the
+    link goes, never what it names), or a folder of REPORT_FILES and figures/*.svg (links, damaged files and FIFOs
+    under those names included: a hostile or broken report is still replaced); else the names that are not a
+    report's ("the file itself" where ``dest`` is not a folder)."""
+    if not os.path.lexists(dest) or dest.is_symlink():
+        return []
+    if not dest.is_dir():
+        return ["the file itself"]
+    found = []
+    with os.scandir(dest) as entries:
+        for entry in entries:
+            if entry.name not in REPORT_FILES:
+                found.append(entry.name)
+            elif entry.name == "figures" and entry.is_dir(follow_symlinks=False):
+                with os.scandir(entry.path) as figures:
+                    found += [f"figures/{f.name}" for f in figures
+                              if not f.name.endswith(".svg") or f.is_dir(follow_symlinks=False)]
+    return sorted(found)
+
+
 def write(built: Built, out_root: Path, name: str | None = None) -> Path:
     """Write a built report to ``out_root/<name>/`` atomically; returns the folder.
 
     The folder then holds this build and nothing else: files of formats not built this time (and figures
     no longer made) are gone, so no report.pdf of another spec sits beside a new report.html.  Whatever was
-    at ``out_root/<name>`` (a folder, a file, a symbolic link) is swapped out, never read or followed, and
+    at ``out_root/<name>`` (a report folder, a symbolic link: not a folder with anything a build does not write, nor a
+    file, which are left as they are, the build failing with their names, :func:`_foreign`) is swapped out, never read or followed, and
     removed (a link itself, not what it points to).  The swap is one step (:func:`_exchange`), so a kill at
     any instant leaves the previous report or this one at ``out_root/<name>``; where the system has no such
     step it is two renames, and a build killed between them leaves the previous report in ``.<name>.old``,
@@ -168,6 +195,13 @@ def write(built: Built, out_root: Path, name: str | None = None) -> Path:
         tmp = None
         try:
             _recover(dest)
+            foreign = _foreign(dest)
+            if foreign:
+                shown = ", ".join(foreign[:4]) + (f" and {len(foreign) - 4} more" if len(foreign) > 4 else "")
+                what = "is a file, not a report folder" if foreign == ["the file itself"] else \
+                    f"holds what a report does not ({shown})"
+                raise BuildError(f"cannot write {dest}: it {what}, and a build replaces the folder whole; move "
+                                 "that away, or choose another --name or -o")
             tmp = Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=out_root))
             tmp.chmod(0o755)
             for rel, data in sorted(built.files.items()):
