@@ -190,3 +190,15 @@ def test_plan_notes_a_context_past_the_models_maximum(capsys):
     assert "note: the last context, 65,535 tokens, is past Qwen3 32B's max_context 40,960" in capsys.readouterr().out
     assert main(["plan", "qwen3-32b", "--hardware", "h20", "--prompt", "8k", "--output", "1k", "--batch", "1"]) == 0
     assert "max_context" not in capsys.readouterr().out
+
+
+def test_a_format_or_a_model_named_twice_is_listed_once(capsys):
+    """Hostile review, stop 75: ``plan --weights fp8,fp8`` listed every row twice and ``sweep --models a,a`` swept a
+    twice ("2 configurations"), as ``--hardware h100-sxm,h100-sxm`` once did."""
+    assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--weights", "fp8,fp8", "--format", "csv"]) == 0
+    twice = capsys.readouterr().out
+    assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--weights", "fp8", "--format", "csv"]) == 0
+    assert twice == capsys.readouterr().out
+    from genreport.commands.sweep import _names
+
+    assert _names("llama-3.1-8b, llama-3.1-8b,qwen3-8b") == ["llama-3.1-8b", "qwen3-8b"]

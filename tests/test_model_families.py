@@ -620,3 +620,20 @@ def test_a_context_past_the_models_longest_is_warned_with_separators(tmp_path, c
     assert cli_main([str(spec), "--format", "json", "-o", str(tmp_path / "out"), "-q"]) == 0
     err = capsys.readouterr().err
     assert "context 131,072 exceeds the model's maximum 40,960" in err, err
+
+
+def test_a_prompt_or_a_request_past_the_models_longest_is_warned_too(tmp_path, capsys):
+    """Hostile review, stop 75: a prefill prompt of 1M tokens and a serving request of 200k + 10 on Llama 3.1 8B
+    (max_position_embeddings 131,072) passed with no word, where a decode context past it was warned; both are now
+    warned at their own lines, and --strict refuses them."""
+    spec = tmp_path / "l.yaml"
+    spec.write_text("kind: report\nname: l\ntitle: l\nhardware: h100-sxm\nmodel: llama-3.1-8b\nprecision: bf16\n"
+                    "workloads:\n  decode: {batch: [1], context: [1k]}\n  prefill: {prompt: [2k, 1m]}\n"
+                    "serving: {prompt: 200k, output: 10}\n")
+    assert cli_main([str(spec), "--format", "json", "-o", str(tmp_path / "out"), "-q"]) == 0
+    err = capsys.readouterr().err
+    assert "l.yaml:9:" in err and "prompt 1,048,576 exceeds the model's maximum context 131,072" in err, err
+    assert "l.yaml:10:" in err and ("a request's last context, prompt 204,800 + output 10 - 1, exceeds the model's "
+                                    "maximum context 131,072") in err, err
+    assert "prompt 2,048" not in err
+    assert cli_main([str(spec), "--format", "json", "-o", str(tmp_path / "out"), "-q", "--strict"]) == 1

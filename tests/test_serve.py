@@ -41,6 +41,16 @@ def test_requests_are_answered_in_order_and_the_loop_is_bounded(tmp_path, monkey
         (ROOT / "out" / "llama8b-h100" / "results.json").read_bytes()
 
 
+def test_a_request_line_past_its_limit_is_refused_at_once():
+    """Hostile review, stop 75: a 4 MB request line kept the server from answering for minutes (shlex.split is
+    superlinear); a line past serve.MAX_LINE is a usage error, answered before it is split."""
+    start = time.perf_counter()
+    answer = serve.handle("a" * 4_000_000)
+    assert time.perf_counter() - start < 0.5
+    assert answer["status"] == 64 and "4,000,000 characters long, past the 65,536" in answer["messages"][0]
+    assert serve.handle("'unclosed " + "a" * 1000)["status"] == 64  # under it, read as before
+
+
 def test_a_blank_line_or_quit_stops_it():
     replies = []
     serve.serve(iter(["", f"{SPEC} --format json"]), replies.append)

@@ -195,7 +195,8 @@ def _count(option: str, text: str | None, hint: str, noun: str = "tokens") -> in
 
 
 def _formats(option: str, text: str, allowed) -> list[str]:
-    out = [p.strip() for p in text.split(",") if p.strip()]
+    # each once: --weights fp8,fp8 listed every row twice (hostile review, stop 75), as --hardware h100,h100 did
+    out = list(dict.fromkeys(p.strip() for p in text.split(",") if p.strip()))
     bad = [p for p in out if p not in allowed]
     if bad or not out:
         raise _err(f"{option} {text}", f"unknown format {', '.join(bad) or '(none)'}",

@@ -59,9 +59,19 @@ def warm_up(pdf: bool = True) -> None:
         printing.warm_up()
 
 
+# The longest request line read (characters): a build's arguments are a spec and a few options; shlex.split is
+# superlinear in its input (11.5 s for 1 MB, a 4 MB line kept the server from answering for minutes: hostile review,
+# stop 75), and the command line itself caps an argument at 128 KiB.
+MAX_LINE = 64 * 1024
+
+
 def handle(line: str) -> dict:
     """Run one request line; its answer (exit status, messages, seconds)."""
     t = time.perf_counter()
+    if len(line) > MAX_LINE:
+        return {"status": 64, "seconds": 0.0,
+                "messages": [f"genreport serve: the request is {len(line):,} characters long, past the "
+                             f"{MAX_LINE:,} a request line may have; send a spec and its options"]}
     try:
         argv = shlex.split(line)
     except ValueError as exc:  # a usage error of the protocol, 64 as the command line's (it answered 1, bad input)

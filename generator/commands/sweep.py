@@ -93,7 +93,8 @@ def parse_grid(text: str, option: str, limit: int = MAX_POINTS):
 
 
 def _names(text: str | None) -> list[str] | None:
-    return None if text is None else [n.strip() for n in text.split(",") if n.strip()]
+    # each once: --models a,a swept a twice ("2 configurations", every row doubled)
+    return None if text is None else list(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
 
 
 def load_catalog(kind: str, names: list[str] | None, root: Path | None, warn) -> list:

@@ -479,6 +479,17 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
                 findings.add(doc.finding(("workloads", "decode", "context", i),
                                          f"context {int(s):,} exceeds the model's maximum {model.max_context:,}",
                                          "the numbers are still computed", severity="warning"))
+        # a prompt, and a request's last context, past it too (they passed with no word: hostile review, stop 75)
+        for i, s in enumerate(workloads.prefill_prompt):
+            if s > model.max_context:
+                findings.add(doc.finding(("workloads", "prefill", "prompt", i),
+                                         f"prompt {int(s):,} exceeds the model's maximum context {model.max_context:,}",
+                                         "the numbers are still computed", severity="warning"))
+        if serving is not None and serving.prompt + serving.output - 1 > model.max_context:
+            findings.add(doc.finding(("serving", "prompt"),
+                                     f"a request's last context, prompt {serving.prompt:,} + output {serving.output:,}"
+                                     f" - 1, exceeds the model's maximum context {model.max_context:,}",
+                                     "the numbers are still computed", severity="warning"))
     parallelism = _parallelism(d)
     redundant = int((d.get("engine") or {}).get("redundant_experts", 0))
     if parallelism is not None and redundant:
