@@ -202,3 +202,21 @@ def test_a_format_or_a_model_named_twice_is_listed_once(capsys):
     from genreport.commands.sweep import _names
 
     assert _names("llama-3.1-8b, llama-3.1-8b,qwen3-8b") == ["llama-3.1-8b", "qwen3-8b"]
+
+
+def test_the_rebuild_command_quotes_the_spec_path(tmp_path, capsys):
+    """Hostile review, stop 75: the appendix's "rebuild with" line quoted the --set values but not the spec's path, so
+    'a;touch PWNED;b.yaml' pasted into a shell ran touch, and a path with a space split in two."""
+    import shlex
+
+    folder = tmp_path / "sp ace"
+    folder.mkdir()
+    spec = folder / "a;touch PWNED;b.yaml"
+    spec.write_bytes((ROOT / "specs" / "llama8b-h100.yaml").read_bytes())
+    assert main([str(spec), "--format", "html", "-o", str(tmp_path / "out"), "-q", "--set", "model.kv_heads=4"]) == 0
+    import html as html_lib
+    import re
+
+    page = (tmp_path / "out" / "llama8b-h100-whatif" / "report.html").read_text()
+    line = html_lib.unescape(re.search(r"rebuild with <code>([^<]*)</code>", page).group(1))
+    assert shlex.split(line) == ["genreport", str(spec), "--set", "model.kv_heads=4"]

@@ -249,3 +249,18 @@ def test_set_into_a_precision_that_is_a_number_is_a_clean_error(tmp_path, capsys
     assert code == 1 and "internal error" not in err, err
     assert "llama8b-h100.yaml is 2.5, not a mapping" in err and "set 'precision' itself" in err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("title, code", [(r"Small\u0000x", "U+0000"), (r"\e[31mred", "U+001B"), (r"bell\a", "U+0007"),
+                                         (r"\u202eevil", "U+202E"), (r"Llama\x85 8B", "U+0085")])
+def test_a_title_with_a_control_character_is_refused(tmp_path, capsys, title, code):
+    """Hostile review, stop 75: NUL, ESC and BEL in a title went raw into report.html (grep called it binary) and
+    U+202E reversed the page's <title>; each is refused at its line, nothing written.  Line breaks and tabs in notes
+    stay allowed."""
+    spec = tmp_path / "cc.yaml"
+    spec.write_text(f'kind: report\nname: cc\ntitle: "{title}"\nhardware: h100-sxm\nmodel: llama-3.1-8b\n'
+                    'precision: bf16\nnotes: "two\\n\\tlines"\nworkloads:\n  decode: {batch: [1], context: [1k]}\n')
+    assert main([str(spec), "-o", str(tmp_path / "out"), "--format", "json", "-q"]) == 1
+    err = capsys.readouterr().err
+    assert f"cc.yaml:3:8: title: the text holds a control or direction-override character ({code})" in err, err
+    assert not (tmp_path / "out").exists()

@@ -237,6 +237,24 @@ def _too_long(data, path=()):
             yield from _too_long(v, path + (i,))
 
 
+def _control(data, path=()):
+    """(path, the first character) of strings holding a control or bidirectional-override character (the terminal's
+    unsafe set, tabs and line breaks allowed): a title with NUL, ESC or BEL went raw into report.html, and U+202E
+    showed its text reversed in the page's title (hostile review, stop 75)."""
+    from genreport.terminal import _UNSAFE_KEEP_NL
+
+    if isinstance(data, str):
+        found = _UNSAFE_KEEP_NL.search(data)
+        if found:
+            yield path, found.group(0)
+    elif isinstance(data, dict):
+        for k, v in data.items():
+            yield from _control(v, path + (k,))
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            yield from _control(v, path + (i,))
+
+
 def check(doc: Document, kind: str) -> list[Finding]:
     """Every schema finding of ``doc`` against the ``kind`` schema, with positions and hints (whole-number floats
     where an integer goes made ints first)."""
@@ -252,6 +270,11 @@ def check(doc: Document, kind: str) -> list[Finding]:
         out.append(doc.finding(path, f"text of {len(_get(doc.data, path)):,} characters is too long "
                                f"(at most {MAX_TEXT:,})", "shorten it: specs hold titles and short notes"))
     bad |= long
+    control = dict(_control(doc.data))
+    for path, ch in sorted(control.items(), key=lambda kv: str(kv[0])):
+        out.append(doc.finding(path, f"the text holds a control or direction-override character (U+{ord(ch):04X})",
+                               "remove it: titles and notes are plain text"))
+    bad |= set(control)
     seen = set()
     for top in _validator(kind).iter_errors(doc.data):
         for err in _leaf_errors(top):

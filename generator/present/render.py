@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import math
 import re
+import shlex
 from dataclasses import dataclass, fields
 from functools import lru_cache
 
@@ -819,6 +820,7 @@ class ReportContext:
     baseline_rows: list
     baseline_overrides: tuple
     set_arguments: str  # the what-if's --set arguments as a shell reads them ("" without a what-if)
+    rebuild_command: str  # genreport, the spec's path and those arguments, each quoted as a shell reads it
     whatif_story: list
     fx: dict
     all_formulas: list
@@ -898,6 +900,9 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
         measured=list(r.measured), measured_not_compared=r.measured_not_compared, derated=r.derated, sensitivities=_sensitivities(r),
         baseline=baseline, baseline_rows=_baseline_rows(r, baseline) if baseline else [],
         baseline_overrides=overrides, set_arguments=as_arguments(overrides),
+        # the path quoted too: 'a;touch PWNED;b.yaml' ran its second command when the line was pasted (hostile
+        # review, stop 75), a path with a space split in two
+        rebuild_command=" ".join(x for x in ("genreport", shlex.quote(r.spec.file), as_arguments(overrides)) if x),
         whatif_story=prose.whatif_story(r, baseline, overrides) if baseline else [],
         fx=fx, all_formulas=list(f.used), eq=Equations(), many=r.many, **_parallel_context(r),
         frame=r.frame, frame_rows=_frame_rows(r), ch=_chapters(r),

@@ -17,7 +17,7 @@ def root(context, missing=missing):
     l_0_slips = resolve('slips')
     l_0_slips_elsewhere = resolve('slips_elsewhere')
     l_0_version = resolve('version')
-    l_0_set_arguments = resolve('set_arguments')
+    l_0_rebuild_command = resolve('rebuild_command')
     l_0_hw = resolve('hw')
     l_0_model = resolve('model')
     l_0_formula = l_0_figure = l_0_pill = missing
@@ -181,12 +181,8 @@ def root(context, missing=missing):
     yield escape((undefined(name='version') if l_0_version is missing else l_0_version))
     yield '; spec sha256 <code>'
     yield escape(environment.getattr((undefined(name='spec') if l_0_spec is missing else l_0_spec), 'digest')[:16])
-    yield '</code>; rebuild with <code>genreport '
-    yield escape(environment.getattr((undefined(name='spec') if l_0_spec is missing else l_0_spec), 'file'))
-    if (undefined(name='set_arguments') if l_0_set_arguments is missing else l_0_set_arguments):
-        pass
-        yield ' '
-        yield escape((undefined(name='set_arguments') if l_0_set_arguments is missing else l_0_set_arguments))
+    yield '</code>; rebuild with <code>'
+    yield escape((undefined(name='rebuild_command') if l_0_rebuild_command is missing else l_0_rebuild_command))
     yield '</code>.\nHardware: '
     yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'file'))
     yield ' ('
@@ -198,4 +194,4 @@ def root(context, missing=missing):
     yield ').</p>\n</section>\n'
 
 blocks = {}
-debug_info = '1=55&8=69&9=86&13=108&17=120&21=134&22=145&23=158&26=161&28=163&31=173&33=176&35=179&36=181&37=191'
+debug_info = '1=55&8=69&9=86&13=108&17=120&21=134&22=145&23=158&26=161&28=163&31=173&33=176&35=179&36=181&37=187'
