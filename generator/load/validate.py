@@ -237,6 +237,9 @@ def _too_long(data, path=()):
             yield from _too_long(v, path + (i,))
 
 
+PROSE = frozenset({"title", "notes", "note", "date", "family", "library", "method", "variant", "vendor", "type"})
+
+
 def _control(data, path=()):
     """(path, the first character) of strings holding a control or bidirectional-override character (the terminal's
     unsafe set, tabs and line breaks allowed): a title with NUL, ESC or BEL went raw into report.html, and U+202E
@@ -244,7 +247,8 @@ def _control(data, path=()):
     from genreport.terminal import _UNSAFE_KEEP_NL
 
     if isinstance(data, str):
-        found = _UNSAFE_KEEP_NL.search(data)
+        # the prose fields the schema lets take any text (a unit, a reference or a name has a message of its own)
+        found = _UNSAFE_KEEP_NL.search(data) if set(path) & PROSE else None
         if found:
             yield path, found.group(0)
     elif isinstance(data, dict):
