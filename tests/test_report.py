@@ -274,3 +274,25 @@ def test_page1_kv_headline_past_the_window_has_each_gpus_share_at_a_layout(tmp_p
     start = src.index("past it {% if facts.kv_global_layers %}")
     text = _env().from_string(src[start:src.index("</span>", start)]).render(facts=facts)
     assert "(9 KiB and 1.125 MiB on each GPU)" in text
+
+
+def test_a_batch_whose_cache_does_not_fit_is_said_to_be_held_by_the_capacity():
+    """Hostile review, stop 75: decode at batch 1,024 and context 128k on one H100 (4 sequences of 131,072 tokens fit:
+    532,831 KV tokens) printed "binds at batch 1024: bandwidth" and "fits: yes" where the decision table says the
+    capacity binds and it does not fit; page 1 said "No batch larger than the first fits" of a first that does not."""
+    from genreport.present.summary import sentences, terminal_lines
+    from shared import evaluated
+
+    r = evaluated("llama8b-h100.yaml", ("workloads.decode.batch=[1024]", "workloads.decode.context=[128k]"))
+    assert not r.decision[0]["fits"] and r.decision[0]["binds"] == "capacity"
+    assert r.s("kv_capacity_tokens") // 131_072 == 4
+    lines = terminal_lines(r)
+    assert lines[0].startswith("  binds at batch 1024: capacity (4 sequences of 131,072 tokens fit; were it to fit, "
+                               "bandwidth-bound at"), lines
+    assert lines[1].endswith("(were it to fit)") and lines[2].startswith("  fits: the weights only, ")
+    said = sentences(r)
+    assert said[0].startswith("Decode at batch 1,024 and context 131,072 does not fit: 4 sequences of 131,072 tokens "
+                              "fit; were it to fit, it would be bandwidth-bound"), said
+    assert "None of the spec's batches fits" in said[1] and not any("No batch larger" in x for x in said)
+    fitting = terminal_lines(evaluated("llama8b-h100.yaml"))  # as before where the first batch fits
+    assert fitting[0].startswith("  binds at batch 1: bandwidth") and fitting[2].startswith("  fits: yes, ")

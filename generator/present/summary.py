@@ -68,6 +68,11 @@ def sentences(r: Results) -> list[str]:
                        f"{d1['roof']}-bound: the strict bound is {fmt.time(d1['time'])} per token (the ledgers "
                        f"overlapped), at most {fmt.num(d1['tokens_per_s_gpu'])} tok/s per GPU; the serial estimate is "
                        f"{fmt.time(d1['serial'])}, {_collectives_clause(d1, p.pp)}{_overhead_clause(d1)}.")
+        elif len(out) < 1 and not d1["fits"] and r.verdicts.get("weights_fit", True):
+            # the capacity binds (the decision table's "binds"): the roofs' time is what it would take, were it to fit
+            out.append(f"Decode at batch {d1['batch']:,} and context {d1['context']:,} does not fit: "
+                       f"{_fit_words(d1)}; were it to fit, it would be {d1['roof']}-bound, at least "
+                       f"{fmt.time(d1['time'])} per token.")
         elif len(out) < 1:
             out.append(f"Decode at batch {d1['batch']:,} and context {d1['context']:,} is {d1['roof']}-bound: at least "
                        f"{fmt.time(d1['time'])} per token, {fmt.num(d1['tokens_per_s'])} tok/s; the {other} roof "
@@ -88,6 +93,9 @@ def sentences(r: Results) -> list[str]:
                        f"{best['context']:,} (the most of the spec's batches that fit{past}) gives "
                        f"{fmt.num(best['tokens_per_s'])} tok/s in total{scope}, "
                        f"{fmt.num(best['tokens_per_s'] / d1['tokens_per_s'])}× batch 1, {roof}.")
+        elif r.verdicts.get("weights_fit", True) and not d1["fits"]:
+            out.append("None of the spec's batches fits in memory at these contexts: the KV cache, not a roof, "
+                       "limits them.")
         elif r.verdicts.get("weights_fit", True):
             out.append("No batch larger than the first fits in memory at these contexts, so batching cannot raise "
                        "the throughput here.")
@@ -120,6 +128,16 @@ def sentences(r: Results) -> list[str]:
     return out[:3]
 
 
+def _fit_words(d: dict) -> str:
+    """What fits of a decode row whose KV cache does not (decision.rows' capacity_batch at its context)."""
+    cap = d.get("capacity_batch")
+    n = int(cap) if cap is not None and cap >= 1 else 0
+    many = " per replica" if d.get("gpus", 1) > 1 else ""
+    if not n:
+        return f"no sequence of {d['context']:,} tokens fits beside the weights"
+    return f"{n:,} sequence{'s' if n != 1 else ''} of {d['context']:,} tokens fit{'s' if n == 1 else ''}{many}"
+
+
 def terminal_lines(r: Results) -> list[str]:
     """What a build prints to the terminal: what binds at batch 1, the token rate, fits or not."""
     sc = r.scalars[r.lead]
@@ -127,8 +145,12 @@ def terminal_lines(r: Results) -> list[str]:
     decode = [x for x in r.decision if x["workload"] == "decode"]
     if decode:
         d1 = decode[0]
-        lines.append(f"  binds at batch {d1['batch']}: {d1['roof']} ({fmt.time(d1['time'])} per token, "
-                     f"{fmt.num(d1['other_roof'])}x from the {d1['other']} roof)")
+        if d1["fits"] or not r.verdicts.get("weights_fit", True):
+            lines.append(f"  binds at batch {d1['batch']}: {d1['roof']} ({fmt.time(d1['time'])} per token, "
+                         f"{fmt.num(d1['other_roof'])}x from the {d1['other']} roof)")
+        else:  # the capacity binds, as the decision table says: the KV cache of the batch does not fit
+            lines.append(f"  binds at batch {d1['batch']}: capacity ({_fit_words(d1)}; were it to fit, "
+                         f"{d1['roof']}-bound at {fmt.time(d1['time'])} per token)")
         best = max(decode, key=lambda x: x["tokens_per_s"] if x["fits"] else 0)
         scope = " per replica" if r.frame.many else ""
 
@@ -139,7 +161,8 @@ def terminal_lines(r: Results) -> list[str]:
                 text += f" ({fmt.num(x['tokens_per_s'] * r.frame.dp)} on all {r.frame.gpus:,} GPUs)"
             return text
 
-        lines.append(f"  tokens/s: {rates(d1)}" + (f"; {rates(best)}" if best["fits"] and best is not d1 else ""))
+        lines.append(f"  tokens/s: {rates(d1)}" + ("" if d1["fits"] else " (were it to fit)")
+                     + (f"; {rates(best)}" if best["fits"] and best is not d1 else ""))
         suffix = "" if r.lead == "seed" else "_exact"  # the id its entry has in the lead accounting
         derated = r.value("decode_tokens_per_s_derated" + suffix, batch=d1["batch"], context=d1["context"]) \
             if r.derated is not None and r.derated["decode"] is not None else None
@@ -148,8 +171,10 @@ def terminal_lines(r: Results) -> list[str]:
             lines.append(f"  derated: {fmt.num(derated)} tok/s at batch {d1['batch']:,}, context {d1['context']:,} "
                          f"(the peaks scaled by the spec's efficiency: compute {fmt.num(eff.compute)}, "
                          f"bandwidth {fmt.num(eff.bandwidth)})")
+    # the weights fit, the first decode row's KV cache not: "yes" would read as the batch fitting
+    kv_short = bool(decode) and not decode[0]["fits"] and r.verdicts.get("weights_fit", True)
     if r.parallel is not None:
-        ok = "yes" if r.verdicts.get("weights_fit", True) else "no"
+        ok = "the weights only" if kv_short else "yes" if r.verdicts.get("weights_fit", True) else "no"
         kv = sc["kv_capacity_tokens"]
         windowed = _windowed_kv(r, sc, " per replica") if kv is not None else ""
         lines.append(f"  fits: {ok}, {fmt.gb(sc['weight_bytes'])} of weights per GPU in "
@@ -158,7 +183,7 @@ def terminal_lines(r: Results) -> list[str]:
                                      else "no KV cache fits")))
     elif r.verdicts.get("weights_fit", True):
         kv = sc["kv_capacity_tokens"]
-        lines.append(f"  fits: yes, {fmt.gb(sc['weight_bytes'])} of weights in {_usable(r, sc)}; "
+        lines.append(f"  fits: {'the weights only' if kv_short else 'yes'}, {fmt.gb(sc['weight_bytes'])} of weights in {_usable(r, sc)}; "
                      + (_windowed_kv(r, sc, "") or f"{fmt.integer(kv)} KV tokens left"))
     else:
         opts = [o["label"] for o in r.fit_options if o["fits"]]
