@@ -553,6 +553,8 @@ TECHNIQUE_DEFS: tuple[QuantityDef, ...] = (
                 "the prefills apart, at least", "s", r"t_{r}(\lambda)", (), _T.unchunked_round_time, _T.LITTLE),
     QuantityDef("unchunked_ttft", "mean time to first token at arrival rate lambda without chunked prefill, "
                 "prefills first, at least", "s", r"t_{\mathrm{TTFT},u}(\lambda)", (), _T.unchunked_ttft, _T.STALLS),
+    QuantityDef("compute_batch", "most sequences a replica keeps at the TPOT target within its compute roof, their "
+                "prompts' prefills counted", "1", r"B_{P,\theta}", (), _T.compute_batch, _T.LITTLE),
     QuantityDef("chunk_step_share", "share of the steps that carry a prompt chunk, chunked prefill, steady state",
                 "1", r"f_{c}(\lambda)", (), _T.chunk_step_share, _T.SARATHI),
     QuantityDef("stall_free_rate", "highest arrival rate whose P-q_p time between tokens meets the target without "

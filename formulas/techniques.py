@@ -324,6 +324,17 @@ def request_flops():
             + 2 * N_p * prompt + 2 * L * H_q * d_hp * T_in**2 * (1 - h_p**2) + 2 * V * d)
 
 
+def compute_batch():
+    """Most sequences one replica keeps decoding at the TPOT target theta with their prompts' prefills within its
+    compute roof [1]: B_P = n_TP n_St P (T_out - 1) theta / F_r.  A replica of B sequences retires a request every
+    (T_out - 1) t_s / B on average and prefills as many prompts (the steady state's arrivals), so its compute does
+    B F_r / ((T_out - 1) t_s) FLOP/s, at most its n_TP n_St GPUs' peak (split over them, no collective counted:
+    the bound stays a bound); with t_s <= theta, B <= B_P.  A lower bound on the GPUs a number of users (sequences
+    decoding at once) takes that the decode round alone leaves out: Llama 3.1 70B with 2k prompts and 256 outputs
+    at 50 ms is compute-bound by the prompts, not by its decode."""
+    return sym("n_TP") * sym("n_St") * P * (T_out - 1) * theta / request_flops()
+
+
 def steady_step_time():
     """Time per output token in steady state at arrival rate lam [s] (a lower bound).
 

@@ -210,8 +210,9 @@ def test_formulas_js_is_one_global_and_small():
     # arrow functions and the argument names as one string: 40.8 -> 36.5 KB; the ring's three protocols: 36.9 -> 40.7;
     # the protocol NCCL's tuner runs (priced apart from what it is charged) and the crossover's steps: 40.8 -> 46.0;
     # a prompt's pass through the stages apart from its bound (stop 71): 46.0 -> 47.7; the routed experts' training
-    # state and gradients over their own data-parallel group (stop 71): 49.0
-    assert len(text.encode()) < 49_600
+    # state and gradients over their own data-parallel group (stop 71): 49.0; the users' compute with their prompts
+    # (compute_batch, stop 75): 49.7
+    assert len(text.encode()) < 50_000
 
 
 @needs_node

@@ -108,9 +108,11 @@ def test_the_breakeven_scan_stops_at_the_engines_max_sequences(capsys):
 
 def test_speculative_lets_a_larger_batch_meet_tpot(capsys):
     """A TPOT target a plain round misses at batch 64 is met with speculation: the batch is chosen on the
-    verify round's time per token."""
-    args = ["llama-3.1-70b", "--hardware", "h100-sxm", "--weights", "bf16", "--gpus", "8", "--prompt", "8k",
-            "--output", "512", "--batch", "64", "--tpot", "12ms"]
+    verify round's time per token.  4k prompts at 7 ms (8k at 12 ms until stop 75: there the 8k prompts' prefills
+    alone take the replica's compute past 12 ms a token from 37 sequences, compute_batch, before the round's latency
+    binds)."""
+    args = ["llama-3.1-70b", "--hardware", "h100-sxm", "--weights", "bf16", "--gpus", "8", "--prompt", "4k",
+            "--output", "512", "--batch", "64", "--tpot", "7ms"]
     plain = _row(_json(capsys, *args), 8)
     spec = _row(_json(capsys, *args, "--speculative", "3,0.8"), 8)
     assert plain["limit"] == "latency" and plain["batch"] < 64
@@ -145,8 +147,15 @@ def test_disaggregate_hand_counts(capsys):
     t_s = 1 / r["tokens_per_s_user"]  # the mean round
     assert t_s == pytest.approx(_hand_round(b, 4096 + 256), rel=3e-3) and t_s < tpot
     assert r["tokens_per_s_gpu"] == pytest.approx(b / (8 * t_s), rel=1e-9)
-    t_p, seqs = ttft * 8, b / 8
-    assert r["pool_prefill_share"] == pytest.approx(t_p * seqs / (t_p * seqs + 511 * t_s), rel=1e-9)
+    # the row's batch stops where the prompts' prefills fill the compute (compute_batch, stop 75: 8 x 989.4 TFLOP/s
+    # x 511 x 0.04 s / 6.6112e14 FLOP = 244.7); a decode replica of the pools prefills nothing and runs the TPOT
+    # target's batch for the round alone
+    assert r["limit"] == "prompts" and b == 244 and r["pool_decode_batch"] > b
+    d = r["pool_decode_batch"]
+    assert d == 256 and _hand_round(d, 4608) <= 0.04  # the batch asked: its round alone meets the 40 ms
+    t_d = _hand_round(d, 4096 + 256)  # its mean round, by hand
+    t_p, seqs = ttft * 8, d / 8
+    assert r["pool_prefill_share"] == pytest.approx(t_p * seqs / (t_p * seqs + 511 * t_d), rel=3e-3)
     assert r["kv_transfer"] == pytest.approx(4096 * C / (8 * 50e9), rel=1e-9)
     assert "scale-out" in r["kv_link"] and r["pool_ttft"] == pytest.approx(ttft + r["kv_transfer"])
     b1 = r["one_pool_batch"]
@@ -156,13 +165,12 @@ def test_disaggregate_hand_counts(capsys):
     assert r["one_pool_tokens_per_s_gpu"] == pytest.approx(
         b1 / (8 * (_hand_round(b1, 4096 + 256) + b1 * ttft / 511)), rel=3e-3)
     pre, dec = (int(x) for x in r["pool_split"].split(":"))
-    rate = min(pre / ttft, dec * b / (511 * t_s))
-    assert r["pool_tokens_per_s_gpu"] == pytest.approx(rate * 511 / ((pre + dec) * 8), rel=1e-9)
+    rate = min(pre / ttft, dec * d / (511 * t_d))
+    assert r["pool_tokens_per_s_gpu"] == pytest.approx(rate * 511 / ((pre + dec) * 8), rel=3e-3)
     assert r["pool_beats"] in ("yes", "tie", "no")
     # the balanced pools serve what one pool at the same batch serves: the gain is the batch the target allows
-    ideal = (1 - r["pool_prefill_share"]) * b / (8 * t_s)
-    assert ideal == pytest.approx(b / (8 * (t_s + b * ttft / 511)), rel=1e-9)
-    assert ideal == pytest.approx(r["tokens_per_s_gpu"] * (1 - r["pool_prefill_share"]), rel=1e-9)
+    ideal = (1 - r["pool_prefill_share"]) * d / (8 * t_d)
+    assert ideal == pytest.approx(d / (8 * (t_d + d * ttft / 511)), rel=3e-3)
     # a pipeline layout, whose prefill is slower, wins: one pool must drop to a much smaller batch
     r42 = _row(doc, 4, 2)
     assert r42["pool_beats"] == "yes" and r42["pool_tokens_per_s_gpu"] > r42["one_pool_tokens_per_s_gpu"]
@@ -253,13 +261,16 @@ def test_disaggregate_takes_distserve_s_split_and_direction(capsys):
     assert loose["pool_split"] == "2:1" and loose["pool_beats"] == "tie"
     assert loose["one_pool_batch"] > 3 * tight["one_pool_batch"]
     # the serving chapter's disaggregation row at the same request: the same one pool (batch 30, the same tok/s per
-    # GPU), against balanced (fractional) pools at the chapter's batch, 106 (what the caches hold): 1.30x
+    # GPU), against balanced (fractional) pools whose decode replicas run 106 (what the caches hold: the decode round
+    # alone meets 40 ms there), 1.30x; the chapter's own batch, one pool's with the prompts' prefills within its compute
+    # roof, is 53 (compute_batch, stop 75: 312 TFLOP/s x 63 x 0.04 s over a request's FLOPs)
     from shared import evaluated_text
 
     r = evaluated_text(DISTSERVE_FIGURE_1, "distserve-figure-1.yaml")
     tq = r.serving["techniques"]
     row, n = next(x for x in tq["rows"] if x["technique"] == "prefill/decode disaggregation"), tq["numbers"]
-    assert (n["one_pool_batch"], tq["batch"]) == (30, 106)
+    assert (n["one_pool_batch"], tq["batch"], r.serving["decode_tpot_batch"]) == (30, 53, 106)
+    assert r.serving["compute_batch"] == 53 and "at batch 106" in row["ends"]
     assert row["per_gpu"][0] == pytest.approx(tight["one_pool_tokens_per_s_gpu"], rel=1e-9)
     assert row["gain"] == pytest.approx(1.30, abs=0.005) and row["tpot"][0] <= 0.04
 

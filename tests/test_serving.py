@@ -525,7 +525,10 @@ def test_the_serving_batch_stops_at_the_engines_max_sequences():
     replica and the TPOT target allows them all, so the chapter's last row ran 313, while the engine the workspace is
     sized for samples at most 256 a step (vLLM's max_num_seqs default, docs.vllm.ai engine arguments; the logits'
     rows the activation workspace holds).  The batch stops at 256 and the chapter says so; an engine of 0 (no
-    limit, as the seeds assume) gives the 313."""
+    limit, as the seeds assume, and no workspace: 316 fit) gives 305, the most whose prompts' prefills the
+    replica's compute keeps at the target (compute_batch, stop 75): 8 x 989.4 TFLOP/s x 511 x 0.05 s / F_r, F_r =
+    511 (2 x 70.6e9 + 4 x 80 x 64 x 128 x 4,352) + 2 x 68,498,653,696 x 4,096 + 2 x 80 x 64 x 128 x 4,096^2
+    + 2 x 128,256 x 8,192 = 6.6112e14 FLOP a request: 305.9."""
     from shared import evaluated, html
 
     sv = evaluated("llama70b-h100-tp8.yaml").serving
@@ -536,7 +539,12 @@ def test_the_serving_batch_stops_at_the_engines_max_sequences():
     assert "but its engine runs at most 256 at once (engine.max_sequences" in s9
     assert "The TPOT target allows 256 sequences per replica (the engine's max_sequences stops the batch first)" in s9
     free = evaluated("llama70b-h100-tp8.yaml", ("engine.max_sequences=0", "engine.max_batched_tokens=0")).serving
-    assert free["max_sequences"] is None and free["tpot_batch"] == free["capacity_batch"] > 313
+    f_r = 511 * (2 * 70.6e9 + 4 * 80 * 64 * 128 * 4352) + 2 * 68_498_653_696 * 4096 + 2 * 80 * 64 * 128 * 4096**2 \
+        + 2 * 128_256 * 8192
+    assert f_r == pytest.approx(6.6112e14, rel=1e-4) and sv["compute_batch"] == int(8 * 989.4e12 * 511 * 0.05 / f_r)
+    assert free["max_sequences"] is None and free["capacity_batch"] == 316
+    assert free["tpot_batch"] == free["compute_batch"] == 305
+    assert free["rows"][-1]["label"] == "the most the TPOT target allows with the prompts' prefills (the compute roof)"
 
 
 def test_one_engine_limit_stops_plan_the_frontier_and_the_speculative_lever():
@@ -566,22 +574,24 @@ def test_one_engine_limit_stops_plan_the_frontier_and_the_speculative_lever():
 
 def test_users_over_replicas_take_the_replicas_they_fill_and_the_tpot_row_says_the_estimate_misses():
     """512 users over 9 GB200 replicas of tp 8 (Llama 3.1 70B fp8): a replica holds 1,805 sequences of the request and
-    its engine runs 256 at once (max_sequences), so the users take 2 replicas, 16 GPUs, not the layout's 72 (and one
-    replica, 8 GPUs, without the engine's limit); ceil(512 / 9) = 57 a replica seats 513, so 8 replicas hold 57 and
-    one 56.  The TPOT target's row is the strict bound's batch: at 8 ms the serial estimate's round (8.2 ms) is
-    slower than the target there, and the row says so."""
+    its engine runs 256 at once (max_sequences), but at 8 ms its compute keeps only 247 with their 4k prompts
+    (compute_batch: 8 x 5 PFLOP/s x 511 x 0.008 s / 6.6112e14 FLOP = 247.3; stop 75, where the decode round alone
+    took 256 and the users 2 replicas), so the users take 3 replicas, 24 GPUs, not the layout's 72 (and as many
+    without the engine's limit); ceil(512 / 9) = 57 a replica seats 513, so 8 replicas hold 57 and one 56.  The
+    TPOT target's row is the strict bound's batch: at 8 ms the serial estimate's round is slower than the target
+    there, and the row says so."""
     from shared import evaluated
 
     over = ["hardware=gb200", "precision=fp8", "parallelism.dp=9", "serving.users=512", "serving.tpot=8 ms"]
     sv = evaluated("llama70b-h100-tp8.yaml", over).serving
-    assert (sv["capacity_batch"], sv["max_sequences"], sv["tpot_batch"]) == (1805, 256, 256)
-    assert sv["replicas_for_users"] == 2 and sv["gpus_for_users"] == 16
+    assert (sv["capacity_batch"], sv["max_sequences"], sv["tpot_batch"], sv["compute_batch"]) == (1805, 256, 247, 247)
+    assert sv["replicas_for_users"] == 3 and sv["gpus_for_users"] == 24
     users, tpot = sv["rows"][1], sv["rows"][-1]
     assert users["batch"] == 57 and users["label"] == "512 users over 9 replicas (8 of 57, 1 of 56; the row: 57)"
     assert tpot["bound"]["tpot"] <= 0.008 < tpot["serial"]["tpot"]
-    # the target allows more than the 256 the engine runs: the row says what binds (it said the TPOT target)
-    assert tpot["label"] == ("the most the engine runs at once, within the TPOT target (the bound's batch: the serial "
-                             "estimate misses the target there)")
+    # the compute with the prompts stops the batch before the 256 the engine runs: the row says what binds
+    assert tpot["label"] == ("the most the TPOT target allows with the prompts' prefills (the compute roof) (the "
+                             "bound's batch: the serial estimate misses the target there)")
     # the chapter's sentence counts the replicas the users fill, the users' row the layout's 9 they are spread over:
     # it says both, not "512 users take 16 GPUs (2 replicas of 8)" beside "512 users over 9 replicas"
     import re
@@ -590,10 +600,10 @@ def test_users_over_replicas_take_the_replicas_they_fill_and_the_tpot_row_says_t
 
     r = evaluated("llama70b-h100-tp8.yaml", over)
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", rendered(r, "sections/s9_serving.html.j2")))
-    assert ("512 users take 16 GPUs (2 replicas of 8 GPUs) of this layout; the users' row spreads them over its 9 "
+    assert ("512 users take 24 GPUs (3 replicas of 8 GPUs) of this layout; the users' row spreads them over its 9 "
             "replicas, 57 on the busiest.") in text
     free = evaluated("llama70b-h100-tp8.yaml", over + ["engine.max_sequences=0"]).serving
-    assert free["replicas_for_users"] == 1 and free["gpus_for_users"] == 8
+    assert free["replicas_for_users"] == 3 and free["gpus_for_users"] == 24 and free["tpot_batch"] == 247
     met = evaluated("llama70b-h100-tp8.yaml")  # 256 a replica at 50 ms: the estimate meets the target there too
     assert met.serving["rows"][-1]["serial"]["tpot"] <= 0.050
     assert met.serving["rows"][-1]["label"] == "the most the engine runs at once, within the TPOT target"

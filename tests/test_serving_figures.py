@@ -687,7 +687,12 @@ def test_a_data_parallel_layout_reaches_the_frontier_its_replica_reaches():
                                         "serving.output=256", "serving.tpot=30ms"))
     f = r.serving["frontier"]
     one, own = (next(x for x in f["layouts"] if x["label"] == lab) for lab in ("1 GPU", "dp4"))
-    assert own["titled"] and own["serial"]["tokens_per_s_gpu"] == one["serial"]["tokens_per_s_gpu"]
+    # point for point where both have a batch (the titled curve also holds the chapter's rows' batches: since stop 75
+    # its TPOT row's, where the prompts' prefills fill the compute, is not one of the grid's)
+    mine = dict(zip(own["batch"], own["serial"]["tokens_per_s_gpu"], strict=True))
+    theirs = dict(zip(one["batch"], one["serial"]["tokens_per_s_gpu"], strict=True))
+    assert own["titled"] and len(set(mine) & set(theirs)) >= len(theirs) - 1
+    assert all(mine[b] == theirs[b] for b in set(mine) & set(theirs))
     assert "1 GPU" in f["frontier_layouts"] and "dp4" not in f["frontier_layouts"]  # the tie went to 1 GPU
     assert f["titled_on_frontier"] is True
     plain = evaluated("llama8b-h100.yaml", ("parallelism.dp=4", "serving.prompt=2k", "serving.output=256",

@@ -493,7 +493,8 @@ _CSV = ("hardware", "precision", "kv_cache", "tp", "pp", "ep", "redundant_expert
 
 _CSV_SPEC = ("speculative", "spec_speedup", "spec_speedup_mean", "spec_breakeven_batch", "spec_resumes_batch",
              "spec_stops_again_batch", "tpot_plain")
-_CSV_POOLS = ("pool_prefill_share", "pool_split", "pool_prefill_stages", "pool_prefill_pass", "kv_transfer", "kv_link", "pool_ttft", "pool_tokens_per_s_gpu",
+_CSV_POOLS = ("pool_prefill_share", "pool_split", "pool_prefill_stages", "pool_prefill_pass", "pool_decode_batch",
+              "kv_transfer", "kv_link", "pool_ttft", "pool_tokens_per_s_gpu",
               "one_pool_batch", "one_pool_tpot", "one_pool_tokens_per_s_gpu", "pool_beats")
 
 
@@ -696,7 +697,11 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                  "conc.: sequences of the last context all replicas hold"
                  + ("; limit users: the users spread over the copies of the layout they take, each row at the busiest "
                     "replica's batch (its TPOT, rates and $/M)" if any(r.limit == "users" for r in result.rows[:limit])
-                    else ""))
+                    else "")
+                 + ("; limit prompts: the most sequences the replica's compute keeps at the TPOT target with their "
+                    "prompts' prefills, n P (output - 1) TPOT / (the request's FLOPs), its n GPUs' peak (derive "
+                    "compute_batch); the TPOT column is the decode round alone"
+                    if any(r.limit == "prompts" for r in result.rows[:limit]) else ""))
     lines[notes:] = device(lines[notes:], noun)
     if markdown:  # the notes around the table as paragraphs, escaped
         return "\n".join(line if line.startswith("|") else "\n" + md_cell(line) for line in lines).strip()

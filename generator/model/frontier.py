@@ -46,7 +46,9 @@ def pareto(xs, ys) -> list[int]:
 
 
 def frontier(spec, chapter_batches=(), max_gpus: int = MAX_GPUS) -> dict | None:
-    """The figure's curves and frontiers for ``spec`` (None without a ``serving`` block or a decode to serve)."""
+    """The figure's curves and frontiers for ``spec`` (None without a ``serving`` block or a decode to serve).
+    ``chapter_batches``: the serving chapter's rows' batches, sampled on every layout's curve (a layout whose
+    replica is the titled one's then ties it point for point, where only the titled curve held them)."""
     sv = spec.serving
     if sv is None:
         return None
@@ -87,7 +89,7 @@ def frontier(spec, chapter_batches=(), max_gpus: int = MAX_GPUS) -> dict | None:
         runs = int(engine_limit(hw, cap))  # the engine's max_sequences stops the curve where it binds
         kept.append((par, titled, cap, runs, spec_in, probe))
     # every layout's curve at once (serving.curves: each formula evaluated over all the layouts)
-    plain = serving_curves(model, hw, prec, [(par, _batches(runs, chapter_batches if titled else ()), None)
+    plain = serving_curves(model, hw, prec, [(par, _batches(runs, chapter_batches), None)
                                              for par, titled, cap, runs, _, _ in kept], sv.prompt, sv.output, acc, env,
                            memo=memo)
     spec_rows = _speculative_curves(spec, env, kept, chapter_batches, memo) if sv.speculative is not None else {}
@@ -172,7 +174,7 @@ def _speculative_curves(spec, env, kept: list, chapter_batches, memo=None) -> di
             row[est] = {"tokens_per_s_user": [], "tpot": [], "tokens_per_s_gpu": [], "speedup": []}
         out[par] = row
         if cap >= 1:
-            todo.append((par, _batches(runs, chapter_batches if titled else ()), spec_in))
+            todo.append((par, _batches(runs, chapter_batches), spec_in))
     made = serving_curves(spec.model, spec.hardware, spec.precision, todo, sv.prompt, sv.output, spec.accounting, env,
                           memo=memo)
     for (par, _, _), c in zip(todo, made, strict=True):

@@ -35,6 +35,7 @@ from genreport.model.serving import (
     _mean_context_values,
     _read_c,
     _requests_many,
+    compute_batch,
     engine_limit,
     joules_per_token,
     last_context,
@@ -87,7 +88,9 @@ class PlanRow:
     weight_bytes_per_gpu: float
     capacity_batch: int  # sequences of the request's last context (Shape.last_context) one replica holds
     batch: int  # the batch chosen: the largest up to the one asked that fits and meets the latency target
-    # what stopped the batch: "batch" (the one asked), "capacity", "engine" (its max_sequences), "latency", or "users"
+    # what stopped the batch: "batch" (the one asked), "capacity", "engine" (its max_sequences), "latency",
+    # "prompts" (the compute the sequences' prompts' prefills take at the TPOT target: serving.compute_batch), or
+    # "users"
     # (the users spread over the copies of the layout they take: the busiest replica runs fewer than the targets allow)
     limit: str
     binds: str  # compute, HBM, interconnect; "capacity" when the KV cache limits the batch
@@ -130,6 +133,9 @@ class PlanRow:
     # smallest split near the balanced share
     pool_prefill_stages: int | None = None  # each prefill replica's instance: 1 a whole replica, pp its pipeline
     pool_prefill_pass: float | None = None  # s, what a prompt occupies a prefill replica's stages for (its pass)
+    # a decode replica's batch: the row's, or, where the prompts' compute stops the row's (limit "prompts"), the TPOT
+    # target's for the decode round alone (a decode replica prefills nothing)
+    pool_decode_batch: int | None = None
     kv_transfer: float | None = None  # s, one prompt's KV cache from a prefill replica to a decode replica
     kv_link: str = ""  # the link it crosses
     pool_ttft: float | None = None  # s, TTFT + the KV transfer
@@ -591,8 +597,14 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         want = min(want, -(-shape.users // par.dp))
     runs = engine_limit(hw, math.inf)  # the engine's max_sequences (serving.engine_limit): inf where none
     ok = (batches <= cap) & (batches <= want) & (batches <= runs)
+    prompts = math.inf
     if latency is not None:
         ok &= t_use <= latency
+    decoding = ok.copy()  # a decode replica of disaggregated pools prefills nothing: the TPOT target's batch alone
+    if latency is not None:
+        # and no more sequences than the replica's compute keeps at the target with their prompts' prefills
+        prompts = _once(memo, ("prompts",) + key, lambda: compute_batch(env, par, shape.prompt, shape.output, latency))
+        ok &= batches <= prompts
     if not ok.any():
         rejected["misses the latency target"] += 1
         return None
@@ -604,6 +616,8 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         limit = "capacity"
     elif b >= runs:
         limit = "engine"
+    elif b + 1 > prompts:
+        limit = "prompts"  # the compute the sequences' prompts take at the TPOT target (serving.compute_batch)
     else:
         limit = "latency"
     if shape.users:
@@ -662,9 +676,13 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         else:
             mean_round = np.asarray(q[dec_qid](at_batch(req, lay, batches, busiest=serial)), dtype=float) / rounds
         mean_round = mean_round * np.ones_like(batches)
+        # a decode pool's replica runs the batch its TPOT allows without prompts to prefill (compute_batch binds the
+        # one pool's, not its); else the row's batch and mean round (1 / its tok/s per user)
+        d_b, d_round = (int(batches[np.flatnonzero(decoding)[-1]]), float(mean_round[np.flatnonzero(decoding)[-1]])) \
+            if limit == "prompts" and decoding.any() else (b, 1.0 / per_user)
         share, best, t_kv, link, one_b, one_t, one_gpu = _pools(
-            q, par, b, batches, (batches <= cap) & (batches <= want) & (batches <= runs), t_use, busy, 1.0 / per_user, shape, latency,
-            kv_link(hw, par), c_prompt, mean_round)
+            q, par, d_b, batches, (batches <= cap) & (batches <= want) & (batches <= runs), t_use, busy, d_round, shape,
+            latency, kv_link(hw, par), c_prompt, mean_round)
         pool_ttft = ttft + (t_kv or 0.0)
         misses = shape.ttft is not None and not pool_ttft <= shape.ttft
         pool_gpu = None if misses else best[0]
@@ -675,7 +693,8 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         else:
             beats = "no" if pool_gpu < 0.98 * one_gpu else "tie"
         spec_fields.update({"pool_prefill_share": share, "pool_split": f"{best[1]}:{best[2]}",
-                            "pool_prefill_stages": best[3], "pool_prefill_pass": busy, "kv_transfer": t_kv,
+                            "pool_prefill_stages": best[3], "pool_prefill_pass": busy, "pool_decode_batch": d_b,
+                            "kv_transfer": t_kv,
                             "kv_link": link, "pool_ttft": pool_ttft, "pool_tokens_per_s_gpu": pool_gpu,
                             "one_pool_batch": one_b, "one_pool_tpot": one_t, "one_pool_tokens_per_s_gpu": one_gpu,
                             "pool_beats": beats})

@@ -209,6 +209,28 @@ def held_mean_c(env, prompt: int, output: int) -> float:
     return sc / mean
 
 
+def compute_batch(env, par: Parallelism, prompt: int, output: int, tpot: float | None,
+                  prefix_hit: float = 0.0) -> float:
+    """B_P (formulas/techniques.py ``compute_batch``): the most sequences a replica of ``par`` keeps decoding at
+    the TPOT target ``tpot`` with their prompts' prefills within its compute roof, the request's FLOPs (F_r:
+    ``request_flops``, its decode tokens at the mean context, its uncached prompt in the prompt's attention form)
+    of the whole model over the replica's tp x pp GPUs; inf without a target.  ``env``: the whole model's Env
+    (make_env), as :func:`request` and ``plan`` take it.  What the decode round alone does not count: ``plan``,
+    the serving chapter's TPOT batch and the GPUs its users take all stop there (one function)."""
+    from genreport.model.env import prefill_head_dim
+
+    if tpot is None or output <= 1:  # no target, or no decode round after the prompt's (plan --context S)
+        return math.inf
+    mean = prompt + output / 2.0
+    v = {k: float(np.ravel(np.asarray(x, dtype=float))[0]) for k, x in env.at(context=mean).items()}
+    v.update(T_in=float(prompt), T_out=float(output), h_p=float(prefix_hit), theta=float(tpot),
+             n_TP=float(par.tp), n_St=float(par.pp),
+             d_hp=float(prefill_head_dim(env.model, float(env.values["d_h"]), float(prompt) * (1 - prefix_hit))))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out = float(np.asarray(load()["compute_batch"](v), dtype=float))
+    return out if math.isfinite(out) and out > 0 else 0.0
+
+
 def request(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batch: int, prompt: int,
             output: int, accounting: str = "seed", env=None, serial: bool = True) -> Request:
     """The request metrics of ``model`` on ``hw`` laid out as ``par``, ``batch`` sequences per replica.

@@ -3,6 +3,8 @@ for one request) and the cheapest layout ``plan`` finds that meets its targets."
 
 from __future__ import annotations
 
+import math
+
 from genreport.load.spec import Parallelism, on_hardware
 from genreport.model.env import make_env
 from genreport.model.frontier import MAX_BATCH, frontier
@@ -18,6 +20,7 @@ from genreport.model.plan import (
 )
 from genreport.model.serving import (
     Request,
+    compute_batch,
     engine_limit,
     joules_per_token,
     last_context,
@@ -47,10 +50,17 @@ TPOT_LABEL = "the most the TPOT target allows"
 TPOT_MISSED = " (the bound's batch: the serial estimate misses the target there)"
 
 
-def tpot_label(tpot_batch: int, limit: int, cap: int) -> str:
+PROMPTS_LABEL = "the most the TPOT target allows with the prompts' prefills (the compute roof)"
+
+
+def tpot_label(tpot_batch: int, limit: int, cap: int, prompts: int | None = None) -> str:
     """The TPOT target's row, labelled by what stops its batch: the target (TPOT_LABEL), or, where the target allows
     every sequence a replica runs, the engine's max_sequences (``limit`` below the ``cap`` that fits) or the memory
-    (Qwen3 235B-A22B fp8 on 8 H200, tp 4 x ep 4 x dp 2: 256, the engine's, was labelled the TPOT target's)."""
+    (Qwen3 235B-A22B fp8 on 8 H200, tp 4 x ep 4 x dp 2: 256, the engine's, was labelled the TPOT target's); or the
+    compute the sequences' prompts take at the target (``prompts``: serving.compute_batch, whole sequences) where
+    that stops it first."""
+    if prompts is not None and tpot_batch >= prompts and prompts < limit:
+        return PROMPTS_LABEL
     if tpot_batch >= limit and limit < cap:
         return "the most the engine runs at once, within the TPOT target"
     if tpot_batch >= cap:
@@ -186,8 +196,37 @@ def batches(spec, env=None) -> tuple:
     users_batch = (min(-(-sv.users // par.dp), limit) if limit else 0) if sv.users else None
     tpot_batch = None
     if sv.tpot is not None and limit:
-        tpot_batch = _tpot_batch(model, hw, prec, par, sv.prompt, sv.output, acc, limit, sv.tpot, env)
+        # no more than the replica's compute keeps at the target with the sequences' prompts (compute_batch)
+        tpot_batch = min(decode_tpot_batch(spec, env, limit), prompts_batch(spec, env))
     return one, cap, users_batch, tpot_batch
+
+
+def decode_tpot_batch(spec, env, limit: int) -> int:
+    """The largest batch up to ``limit`` whose slowest decode round alone meets the serving block's TPOT target: a
+    decode replica's of disaggregated pools, which prefills nothing (:func:`batches` takes the least of it and the
+    compute the prompts take); remembered for the spec's evaluation (a bisection of rounds)."""
+    sv = spec.serving
+    par = spec.parallelism or Parallelism()
+    key = (id(spec), limit)
+    if key not in _DECODE_BATCH or _DECODE_BATCH[key][0] is not spec:
+        b = _tpot_batch(spec.model, spec.hardware, spec.precision, par, sv.prompt, sv.output, spec.accounting, limit,
+                        sv.tpot, env)
+        _DECODE_BATCH[key] = (spec, b)
+        while len(_DECODE_BATCH) > 8:
+            del _DECODE_BATCH[next(iter(_DECODE_BATCH))]
+    return _DECODE_BATCH[key][1]
+
+
+_DECODE_BATCH: dict = {}  # (id(spec), limit) -> (spec, batch): the last few specs' decode-only TPOT batches
+
+
+def prompts_batch(spec, env=None) -> int:
+    """Whole sequences a replica of the spec's layout keeps at its serving block's TPOT target with their prompts'
+    prefills within its compute roof (serving.compute_batch, rounded down); a large number without a target."""
+    sv = spec.serving
+    env = env if env is not None else make_env(spec.hardware, spec.model, spec.precision, spec.accounting)
+    b = compute_batch(env, spec.parallelism or Parallelism(), sv.prompt, sv.output, sv.tpot, sv.prefix_hit)
+    return int(min(b, 1 << 30)) if math.isfinite(b) else 1 << 30
 
 
 def chapter_point(spec) -> tuple[int, int]:
@@ -233,8 +272,9 @@ def report(r) -> dict | None:
     if users_batch is not None and users_batch > 1:
         rows.append(_row(request(model, hw, prec, par, users_batch, sv.prompt, sv.output, acc, env), price,
                          power, users_label(sv.users, par.dp, users_batch, engine_binds), node))
+    prompts = prompts_batch(spec, env) if sv.tpot is not None else None
     if tpot_batch is not None and tpot_batch > 1 and tpot_batch != users_batch:
-        label = tpot_label(tpot_batch, limit, cap)
+        label = tpot_label(tpot_batch, limit, cap, prompts)
         row = _row(request(model, hw, prec, par, tpot_batch, sv.prompt, sv.output, acc, env), price, power,
                    label, node)
         if row["serial"]["tpot"] > sv.tpot:  # the bound's batch: the serial estimate's round is slower than the target
@@ -273,6 +313,10 @@ def report(r) -> dict | None:
             "max_sequences": limit if engine_binds else None,
             "holds": holds, "ttft_met": None if sv.ttft is None or not holds else bool(one.ttft_bound <= sv.ttft),
             "tpot_batch": tpot_batch, "users_batch": users_batch, "gpus_for_users": gpus_for_users,
+            # the TPOT target's batch of the decode round alone: a decode replica's of disaggregated pools
+            "decode_tpot_batch": decode_tpot_batch(spec, env, limit) if sv.tpot is not None and limit else None,
+            # the sequences a replica's compute keeps at the TPOT target with their prompts (None without a target)
+            "compute_batch": prompts if prompts is not None and prompts < 1 << 30 else None,
             "replicas_for_users": replicas_for_users, "ep_group_replicas": group,
             "rows": rows, "cheapest": cheapest, "frontier": fig,
             # the formats plan tries: not one whose compute format the GPU has no peak for (fp8 on a TPU v5p)

@@ -701,13 +701,25 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     # output, so a round reads the cache of the mean context, and a request's T_o - 1 rounds take its decode time,
     # (T_o - 1) / tok/s per user: t_s is that mean round, as the row's tok/s per GPU takes it (and plan
     # --disaggregate); the TPOT round, at the last context, bounds each sequence's slowest round, not the rate
-    t_round = 1.0 / b["tokens_per_s_user"] if b["tokens_per_s_user"] else tpot
+    # a decode replica prefills nothing: its batch is the TPOT target's for the decode round alone
+    # (serving_report.decode_tpot_batch), where the chapter's, the prompts' prefills counted, may be smaller
+    d_batch, d_tpot, d_gpu, d_user, env_p = int(batch), tpot, per_gpu, b["tokens_per_s_user"], env
+    if r.serving.get("decode_tpot_batch") and r.serving["decode_tpot_batch"] > int(batch):
+        from genreport.model.serving import request
+
+        d_batch = int(r.serving["decode_tpot_batch"])
+        spec = r.spec
+        req = request(spec.model, spec.hardware, spec.precision, spec.parallelism or Parallelism(), d_batch,
+                      sv.prompt, sv.output, spec.accounting, serial=False)
+        d_tpot, d_gpu, d_user = req.tpot_bound, req.per_gpu("bound"), req.per_user("bound")
+        env_p = _inputs(r, float(d_batch), last)
+    t_round = 1.0 / d_user if d_user else d_tpot
     # a prefill replica prefills the prompt's uncached part (the prefix caching row's, uncached_prefill), as the
     # chunked row's chunks carry only that part. A busy pool's replica is occupied by a prompt for its steady-state
     # prefill (Request.prefill_bound): its pass through the stages, with an expert group wider than a replica every
     # replica of the group prefilling at once (m_P = n_EP / n_TP); a prompt's own TTFT stays its alone
     t_prefill = busy_h
-    env_d = dict(env, t_pr=t_prefill, t_s=t_round, k_pp=float(stages))
+    env_d = dict(env_p, t_pr=t_prefill, t_s=t_round, k_pp=float(stages))
     share = _eval(r, "balanced_prefill_gpus", env_d)
     # what one decode replica retires in the pools: its plain mean round t_s, no chunk riding along (the chunked
     # row's batch_retires_rate takes the step with a chunk)
@@ -765,21 +777,21 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     # against one pool of the same replicas that prefills whole prompts between its rounds (aggregated_tpot), at the
     # largest batch whose TPOT meets the target (plan --disaggregate's one pool): the same work per request, so the
     # pools gain only where the target holds the one pool to a smaller batch (DistServe, section 2)
-    pools_gpu = per_gpu * gain  # the pools' tok/s per GPU, the prefill pool's GPUs counted
-    one = one_pool(r, int(batch), t_prefill)
+    pools_gpu = d_gpu * gain  # the pools' tok/s per GPU, the prefill pool's GPUs counted
+    one = one_pool(r, d_batch, t_prefill)
     before, tpot0, against = per_gpu, tpot, ""
     if one is not None:
         before, tpot0 = one["tokens_per_s_gpu"], one["tpot"]
         gain = pools_gpu / before if before > 0 else math.inf
         at = (f"meets the {fmt.time(sv.tpot)} TPOT target up to batch {one['batch']:,}" if one["batch"]
               else f"misses the {fmt.time(sv.tpot)} TPOT target even at batch 1") if sv.tpot is not None \
-            else f"at batch {int(batch):,} (no TPOT target)"
+            else f"at batch {d_batch:,} (no TPOT target)"
         # where the pools' own TPOT misses the target too, neither meets it: no gain to claim (QA of stop 71: "the
         # pools 4.21x" beside their 16.8 ms TPOT and a 1 ms target)
-        both_miss = sv.tpot is not None and not one["batch"] and tpot > sv.tpot
+        both_miss = sv.tpot is not None and not one["batch"] and d_tpot > sv.tpot
         against = (f"; one pool of these replicas that prefills between its rounds {at}: "
                    f"{fmt.num(before)} tok/s per {noun}, "  # a rate of tokens: page 1's digits
-                   + (f"and the pools' {fmt.time(tpot)} TPOT misses it too: neither meets the target" if both_miss
+                   + (f"and the pools' {fmt.time(d_tpot)} TPOT misses it too: neither meets the target" if both_miss
                       else f"the pools {gain:.2f}×"))
         numbers.update({"one_pool_batch": one["batch"], "one_pool_tpot": one["tpot"], "one_pool_round": one["round"],
                         "one_pool_tokens_per_s_gpu": before, "pool_tokens_per_s_gpu": pools_gpu})
@@ -789,13 +801,13 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
                                          {"batch": max(one["batch"], 1), "context": int(last)})
     rows.append({"technique": "prefill/decode disaggregation",
                  "setting": setting,
-                 "ttft": (ttft, ttft_h + (t_kv or 0.0)), "tpot": (tpot0, tpot),
+                 "ttft": (ttft, ttft_h + (t_kv or 0.0)), "tpot": (tpot0, d_tpot),
                  "per_gpu": (before, pools_gpu),
                  "usd": (usd * per_gpu / before if usd is not None and before > 0 else None,
                          usd * per_gpu / pools_gpu if usd is not None and pools_gpu > 0 else None),
                  "gain": gain,
                  "ends": balanced +
-                         f"{_retire(pool_rate, ' requests/s')} at batch {int(batch):,}, its plain rounds at a "
+                         f"{_retire(pool_rate, ' requests/s')} at batch {d_batch:,}, its plain rounds at a "
                          "request's mean context" + whole
                          + (f"; one prompt's KV cache crosses the {link_name} link in {fmt.time(t_kv)}" if t_kv
                             else f"; one prompt's KV cache transfer is not counted in the TTFT: {link_name}") + against,

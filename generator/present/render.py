@@ -819,8 +819,7 @@ class ReportContext:
     baseline: Results | None
     baseline_rows: list
     baseline_overrides: tuple
-    set_arguments: str  # the what-if's --set arguments as a shell reads them ("" without a what-if)
-    rebuild_command: str  # genreport, the spec's path and those arguments, each quoted as a shell reads it
+    rebuild_command: str  # genreport, the spec's path and the what-if's --set arguments, each quoted as a shell reads it
     whatif_story: list
     fx: dict
     all_formulas: list
@@ -899,7 +898,7 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
         verdicts=r.verdicts, **prose_parts, notation=_notation(r), inputs=_inputs(r), slips=_slips(r), slips_elsewhere=_slips_elsewhere(r),
         measured=list(r.measured), measured_not_compared=r.measured_not_compared, derated=r.derated, sensitivities=_sensitivities(r),
         baseline=baseline, baseline_rows=_baseline_rows(r, baseline) if baseline else [],
-        baseline_overrides=overrides, set_arguments=as_arguments(overrides),
+        baseline_overrides=overrides,
         # the path quoted too: 'a;touch PWNED;b.yaml' ran its second command when the line was pasted (hostile
         # review, stop 75), a path with a space split in two
         rebuild_command=" ".join(x for x in ("genreport", shlex.quote(r.spec.file), as_arguments(overrides)) if x),

@@ -26,6 +26,7 @@ const GR_SERVING = (() => {
   function faster(x) { return x >= 1 ? F.format(x, ".2f") + "× faster" : F.format(1 / x, ".2f") + "× slower"; }
   function stepShare(x) { return x > 0 && x < 0.1 ? F.format(100 * x, ".2g") + "%" : pct(x); }
   function commas(x, p) { return F.format(x, "," + (p || ".0f")); }
+  const PROMPTS_LABEL = "the most the TPOT target allows with the prompts' prefills (the compute roof)";  // serving_report's
   const TPOT_LABEL = "the most the TPOT target allows",  // serving_report.TPOT_LABEL, TPOT_MISSED
     TPOT_MISSED = " (the bound's batch: the serial estimate misses the target there)";
   /** The users' row of the serving table (serving_report.users_label): the busiest replica's share. */
@@ -197,16 +198,33 @@ const GR_SERVING = (() => {
         rows.push(row(usersBatch, usersLabel(sv.users, dp, usersBatch, engineBinds)));
       }
     }
+    // the most sequences a replica's compute keeps at the TPOT target with their prompts' prefills
+    // (serving_report.prompts_batch: serving.compute_batch, whole sequences; none without a target)
+    let prompts = null;
+    if (sv.tpot !== null) {
+      let bP = Infinity;
+      if (sv.output > 1) {
+        const vm = Object.assign({}, env.at(1.0, mean), {T_in: sv.prompt, T_out: sv.output, h_p: sv.prefix_hit,
+          theta: sv.tpot, n_TP: par.tp, n_St: par.pp || 1,
+          d_hp: M.prefillHeadDim(m, env.values.d_h, sv.prompt * (1 - sv.prefix_hit))});
+        bP = call("compute_batch", vm);
+        bP = Number.isFinite(bP) && bP > 0 ? bP : 0.0;
+      }
+      prompts = Number.isFinite(bP) ? Math.trunc(Math.min(bP, 2 ** 30)) : 2 ** 30;
+    }
+    let decodeBatch = null;  // the decode round's alone (serving_report.decode_tpot_batch): a decode replica's
     if (sv.tpot !== null && limit) {
       let lo = 0, hi = limit;
       while (lo < hi) {
         const mid = Math.floor((lo + hi + 1) / 2);
         if (tpotAt(mid) <= sv.tpot) lo = mid; else hi = mid - 1;
       }
-      tpotBatch = lo;
+      decodeBatch = lo;
+      tpotBatch = Math.min(lo, prompts);
       if (tpotBatch > 1 && tpotBatch !== usersBatch) {
         // labelled by what stops the batch (serving_report.tpot_label): the target, the engine or the memory
-        const label = tpotBatch >= limit && limit < cap ? "the most the engine runs at once, within the TPOT target"
+        const label = prompts < limit && tpotBatch >= prompts ? PROMPTS_LABEL
+          : tpotBatch >= limit && limit < cap ? "the most the engine runs at once, within the TPOT target"
           : tpotBatch >= cap ? "all that fit, within the TPOT target" : TPOT_LABEL;
         const r = row(tpotBatch, label);
         if (r.serial.tpot > sv.tpot) r.label = label + TPOT_MISSED;  // the bound's batch, the estimate slower
@@ -221,6 +239,7 @@ const GR_SERVING = (() => {
     const forUsers = sv.users && per ? Math.ceil(Math.ceil(sv.users / per) / group) * group : null;
     const out = {batch: batch, context: last, mean_context: mean, chunk: sv.chunk, capacity_batch: cap,
       max_sequences: engineBinds ? limit : null, tpot_batch: tpotBatch, users_batch: usersBatch, holds: cap >= 1,
+      compute_batch: prompts !== null && prompts < 2 ** 30 ? prompts : null, decode_tpot_batch: decodeBatch,
       ttft_met: sv.ttft === null || cap < 1 ? null : ttft <= sv.ttft, rows: rows,
       replicas_for_users: forUsers, gpus_for_users: forUsers !== null ? forUsers * gpus : null};
     const n = {replica_gpus: gpus}, levers = [];
@@ -453,14 +472,22 @@ const GR_SERVING = (() => {
     // prefill/decode disaggregation: pools of this layout balanced for the request shape; the KV cache's link
     // where the layout has pipeline stages each prefill replica is a pipeline admitting a prompt every TTFT / pp
     const stages = par.pp || 1;
+    // a decode replica prefills nothing: the decode round's TPOT batch, where the chapter's (the prompts counted) is
+    // smaller (techniques.report's d_batch)
+    let dBatch = batch, dTp = tp0, dGpu = gpu0, dUser = b0.tokens_per_s_user, eP = e;
+    if (decodeBatch !== null && decodeBatch > batch) {
+      const dRow = row(decodeBatch, "").bound;
+      [dBatch, dTp, dGpu, dUser, eP] = [decodeBatch, dRow.tpot, dRow.tokens_per_s_gpu, dRow.tokens_per_s_user,
+        inputs(decodeBatch, last)];
+    }
     // the pools' steady state: a decode replica's mean round, (T_o - 1) / tok/s per user (techniques.report's t_round)
-    const tRound = b0.tokens_per_s_user ? 1 / b0.tokens_per_s_user : tp0;
+    const tRound = dUser ? 1 / dUser : dTp;
     // a prefill replica prefills the prompt's uncached part, TTFT (1 - h_p), for its steady-state occupancy (every
     // replica of a wider expert group prefilling: Request.prefill_bound) (techniques.report's t_prefill)
     const tPrefill = busyH;
-    const share = call("balanced_prefill_gpus", Object.assign({}, e, {t_pr: tPrefill, t_s: tRound, k_pp: stages}));
+    const share = call("balanced_prefill_gpus", Object.assign({}, eP, {t_pr: tPrefill, t_s: tRound, k_pp: stages}));
     // one decode replica of the pools: its plain mean round, no chunk riding along (techniques.report's pool_rate)
-    const poolRate = sv.output > 1 ? batch / ((sv.output - 1) * tRound) : Infinity;  // decode_pool_rate, n_D = 1
+    const poolRate = sv.output > 1 ? dBatch / ((sv.output - 1) * tRound) : Infinity;  // decode_pool_rate, n_D = 1
     const piped = (stages > 1 ? ", each prefill replica a pipeline of " + stages + " stages" : "") + (sv.prefix_hit > 0
       ? ", each prompt's uncached part prefilled (its TTFT counts the prefix caching row's hit)" : "");
     const link = hw.link, scale = hw.node && hw.node.scale_out;
@@ -511,7 +538,7 @@ const GR_SERVING = (() => {
     }
     // against one pool of the same replicas that prefills whole prompts between its rounds (aggregated_tpot), at the
     // largest batch whose TPOT meets the target (techniques.one_pool, plan --disaggregate's one pool)
-    const poolsGpu = gpu0 * gain;
+    const poolsGpu = dGpu * gain;
     let before = gpu0, tpotBefore = tp0, against = "";
     if (sv.output > 1) {
       const aggAt = b => {  // (its TPOT, its mean round), both with the prefills between rounds
@@ -519,7 +546,7 @@ const GR_SERVING = (() => {
         return [call("aggregated_tpot", Object.assign({}, ask, {t_s: tpotAt(b)})),
           call("aggregated_tpot", Object.assign({}, ask, {t_s: call("request_decode_time_bound", at(rv, b)) / (sv.output - 1)}))];
       };
-      let lo = sv.tpot !== null ? 0 : batch, hi = batch;
+      let lo = sv.tpot !== null ? 0 : dBatch, hi = dBatch;
       while (lo < hi) {  // the TPOT only grows with the batch
         const mid = Math.floor((lo + hi + 1) / 2);
         if (aggAt(mid)[0] <= sv.tpot) lo = mid; else hi = mid - 1;
@@ -530,19 +557,19 @@ const GR_SERVING = (() => {
       gain = before > 0 ? poolsGpu / before : Infinity;
       const atText = sv.tpot !== null ? (lo ? "meets the " + F.time(sv.tpot) + " TPOT target up to batch "
         + commas(lo) : "misses the " + F.time(sv.tpot) + " TPOT target even at batch 1")
-        : "at batch " + commas(batch) + " (no TPOT target)";
-      const bothMiss = sv.tpot !== null && !lo && tp0 > sv.tpot;  // techniques.report: neither meets the target
+        : "at batch " + commas(dBatch) + " (no TPOT target)";
+      const bothMiss = sv.tpot !== null && !lo && dTp > sv.tpot;  // techniques.report: neither meets the target
       against = "; one pool of these replicas that prefills between its rounds " + atText + ": " + F.num(before)
-        + " tok/s per " + noun + ", " + (bothMiss ? "and the pools' " + F.time(tp0) + " TPOT misses it too: neither "
+        + " tok/s per " + noun + ", " + (bothMiss ? "and the pools' " + F.time(dTp) + " TPOT misses it too: neither "
         + "meets the target" : "the pools " + F.format(gain, ".2f") + "×");
       Object.assign(n, {one_pool_batch: lo, one_pool_tpot: tpotBefore, one_pool_round: tpotAt(Math.max(lo, 1)),
         one_pool_tokens_per_s_gpu: before, pool_tokens_per_s_gpu: poolsGpu});
     }
     levers.push({technique: "prefill/decode disaggregation", setting: setting, ttft: [ttft, ttftH + (tKv || 0.0)],
-      tpot: [tpotBefore, tp0], per_gpu: [before, poolsGpu],
+      tpot: [tpotBefore, dTp], per_gpu: [before, poolsGpu],
       usd: [usd0 !== null && before > 0 ? usd0 * gpu0 / before : null, usd0 !== null && poolsGpu > 0 ? usd0 * gpu0 / poolsGpu : null],
       ends: balanced
-        + retire(poolRate, " requests/s") + " at batch " + commas(batch) + ", its plain rounds at a request's mean context" + whole
+        + retire(poolRate, " requests/s") + " at batch " + commas(dBatch) + ", its plain rounds at a request's mean context" + whole
         + (tKv ? "; one prompt's KV cache crosses the " + name + " link in " + F.time(tKv)
           : "; one prompt's KV cache transfer is not counted in the TTFT: no link between replicas in the spec") + against,
       note: "no chunk rides along a decode step and the pools decode plainly (each row one technique; plan --speculative "

@@ -406,7 +406,15 @@ def root(context, missing=missing):
                     elif (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'max_sequences') and (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch') == environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'max_sequences'))):
                         pass
                         yield " (the engine's max_sequences stops the batch first)"
+                    elif ((not t_14(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'compute_batch'))) and (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch') == environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'compute_batch'))):
+                        pass
+                        yield " (the compute stops the batch first, the sequences' prompts counted)"
                     yield '.'
+                    if (not t_14(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'compute_batch'))):
+                        pass
+                        yield " With their prompts' prefills a replica's compute keeps at most B<sub>P,θ</sub> = n<sub>TP</sub> n<sub>st</sub> P (T<sub>out</sub> − 1) θ / F<sub>r</sub> = "
+                        yield escape(t_5(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'compute_batch')))
+                        yield " sequences at the target (F<sub>r</sub> a request's FLOPs: its decode tokens at the mean context and its prompt; the decode round alone leaves them out)."
                 else:
                     pass
                     yield 'The TPOT target is <strong>missed</strong> even by '
@@ -1197,4 +1205,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=115&2=124&3=126&4=130&5=134&6=136&7=140&8=148&9=160&10=162&11=165&12=167&13=172&15=177&16=181&18=190&19=196&20=216&22=222&23=224&24=242&25=250&26=254&27=261&28=268&31=278&32=378&33=392&34=421&36=463&37=498&38=524&39=591&40=597&41=603&42=617&45=619&48=622&49=639&50=641&51=645&52=647&54=659&55=661&56=669&57=677&58=681&61=697&63=709&64=712&68=714&69=716&72=722&74=726&75=731&78=733&79=736&80=770&81=772&84=775&85=777&86=811&87=840&88=853&89=864&90=921&91=930&92=934&93=948&94=960&95=970&96=972&99=977&101=994&102=1054&103=1072&104=1079&105=1088&108=1098&109=1100&110=1106&111=1109&112=1118&113=1123&115=1126&116=1128&118=1131&119=1134&121=1145&122=1147&124=1154&125=1161&126=1171&127=1184&129=1192'
+debug_info = '1=115&2=124&3=126&4=130&5=134&6=136&7=140&8=148&9=160&10=162&11=165&12=167&13=172&15=177&16=181&18=190&19=196&20=216&22=222&23=224&24=242&25=250&26=254&27=261&28=268&31=278&32=378&33=392&34=429&36=471&37=506&38=532&39=599&40=605&41=611&42=625&45=627&48=630&49=647&50=649&51=653&52=655&54=667&55=669&56=677&57=685&58=689&61=705&63=717&64=720&68=722&69=724&72=730&74=734&75=739&78=741&79=744&80=778&81=780&84=783&85=785&86=819&87=848&88=861&89=872&90=929&91=938&92=942&93=956&94=968&95=978&96=980&99=985&101=1002&102=1062&103=1080&104=1087&105=1096&108=1106&109=1108&110=1114&111=1117&112=1126&113=1131&115=1134&116=1136&118=1139&119=1142&121=1153&122=1155&124=1162&125=1169&126=1179&127=1192&129=1200'
