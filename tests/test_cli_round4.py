@@ -220,3 +220,22 @@ def test_the_rebuild_command_quotes_the_spec_path(tmp_path, capsys):
     page = (tmp_path / "out" / "llama8b-h100-whatif" / "report.html").read_text()
     line = html_lib.unescape(re.search(r"rebuild with <code>([^<]*)</code>", page).group(1))
     assert shlex.split(line) == ["genreport", str(spec), "--set", "model.kv_heads=4"]
+
+
+def test_plan_takes_the_engines_max_sequences(capsys):
+    """Deployment review, stop 75: the engine's 256 sequences (vLLM's max_num_seqs) could be changed only in a spec;
+    ``plan --max-sequences N`` sets it (0: what fits), a value out of range names the option."""
+    import json
+
+    args = ["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--weights", "bf16", "--gpus", "1", "--batch", "1000",
+            "--context", "1024", "--format", "json"]
+    assert main(args) == 0
+    default = json.loads(capsys.readouterr().out)["rows"][0]
+    assert main([*args, "--max-sequences", "300"]) == 0
+    wider = json.loads(capsys.readouterr().out)["rows"][0]
+    assert (default["batch"], default["limit"]) == (256, "engine") and (wider["batch"], wider["limit"]) == (300, "engine")
+    assert main([*args, "--max-sequences", "0"]) == 0
+    free = json.loads(capsys.readouterr().out)["rows"][0]
+    assert free["batch"] == 450 and free["limit"] == "capacity"  # what fits at 1,024 tokens (no logits rows kept)
+    assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--max-sequences", "-1"]) == 1
+    assert "--max-sequences -1:1:1: must be from 0 to 10,000,000" in capsys.readouterr().err

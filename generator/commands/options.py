@@ -70,7 +70,7 @@ def level_of(argv: list[str]) -> int:
 
 
 def add_engine_memory(p: argparse.ArgumentParser) -> None:
-    """--memory-reserve and --max-batched-tokens: what an engine keeps of each device's memory (``plan``, ``sweep``);
+    """--memory-reserve, --max-batched-tokens and --max-sequences: what an engine keeps of each device's memory (``plan``, ``sweep``);
     :func:`engine_memory` reads them."""
     p.add_argument("--memory-reserve", default=None, metavar="FRACTION",
                    help="share of each device's memory the engine keeps for itself (default 0.1, vLLM's gpu_memory_utilization "
@@ -78,6 +78,9 @@ def add_engine_memory(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-batched-tokens", default=None, type=int, metavar="N",
                    help="tokens of the engine step whose activations each device sets aside beside the reserve (default "
                         "8192, vLLM V1's max_num_batched_tokens; logits for 256 sampled sequences); 0: none")
+    p.add_argument("--max-sequences", default=None, type=int, metavar="N",
+                   help="sequences a replica's engine runs at once (default 256, vLLM's max_num_seqs); 0: no limit but "
+                        "what fits")
 
 
 def engine_memory(args, reserve: float | None = None, step: dict | None = None) -> dict:
@@ -107,4 +110,11 @@ def engine_memory(args, reserve: float | None = None, step: dict | None = None) 
             raise err(f"--max-batched-tokens {n}", "must be from 0 to 10,000,000",
                       "write e.g. 8192, or 0 for no activation workspace")
         step = {"max_batched_tokens": n, "max_sequences": DEFAULT_MAX_SEQUENCES if n else 0}
+    if getattr(args, "max_sequences", None) is not None:  # over what --max-batched-tokens implied (deployment review,
+        # stop 75: the engine's 256 doubled DeepSeek-V3's GPUs for 2,000 users, and only a spec could change it)
+        n = args.max_sequences
+        if not 0 <= n <= 10_000_000:
+            raise err(f"--max-sequences {n}", "must be from 0 to 10,000,000",
+                      "write e.g. 256 (vLLM's max_num_seqs), or 0 for no limit but what fits")
+        step = {**step, "max_sequences": n}
     return {"memory_reserve": reserve, **step}

@@ -407,7 +407,8 @@ def main(argv: list[str]) -> int:
     gpus = []
     for h, is_own in zip(refs, mine, strict=True):
         g = own if is_own else _load("hardware", h, "--hardware")
-        if not is_own or args.memory_reserve is not None or args.max_batched_tokens is not None:
+        if not is_own or args.memory_reserve is not None or args.max_batched_tokens is not None or \
+                args.max_sequences is not None:
             g = dataclasses.replace(g, **engine)
         if not is_own or args.all_to_all is not None:
             g = dataclasses.replace(g, kernels=dataclasses.replace(g.kernels, all_to_all=all_to_all))
@@ -694,7 +695,8 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
     lines.append("batch: sequences per replica (tp x pp GPUs; with data-parallel attention each of the dp replicas "
                  "of the expert group runs its own); TTFT: one prompt alone on the replica; TPOT: the request's "
                  "slowest decode round; E2E: TTFT + the decode rounds (closed form); tok/s/GPU: output tokens; max "
-                 "conc.: sequences of the last context all replicas hold"
+                 "conc.: sequences of the last context all replicas hold; free GiB/GPU: what each GPU has left beside "
+                 "the engine's reserve and workspace, the weights and the batch's KV cache"
                  + ("; limit users: the users spread over the copies of the layout they take, each row at the busiest "
                     "replica's batch (its TPOT, rates and $/M)" if any(r.limit == "users" for r in result.rows[:limit])
                     else "")

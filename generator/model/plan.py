@@ -149,7 +149,8 @@ class PlanRow:
     redundant_experts: int = 0
 
     def as_json(self) -> dict:
-        return dict(self.__dict__)
+        # no users asked: no count of GPUs for them (null, not 0 GPUs: deployment review, stop 75)
+        return {**self.__dict__, "gpus_for_users": self.gpus_for_users or None}
 
 
 @dataclass
