@@ -24,7 +24,9 @@ def test_four_gpus_ranked_by_cost(capsys):
     rows = doc["rows"]
     assert {r["hardware"] for r in rows} == {"h100-sxm", "h200", "b200", "mi300x"}
     cost = [r["usd_per_mtok_out"] for r in rows]
-    assert cost == sorted(cost) and doc["sorted_by"] == "$/M output tokens"
+    # a request of one token (plan --context): no decode to price per request, so $/M output tokens ranks them
+    assert cost == sorted(cost) and all(r["usd_per_request"] is None for r in rows)
+    assert doc["sorted_by"] == "$ per request (its prompt and its output; $/M output tokens without a decode)"
     # hand count, H100 fp8 (fp8 KV) tp 8 at batch 64, context 8,192: weights 70.6e9 B / 8 (Meta's count) and KV
     # 80 layers x 2 x 8 heads x 128 x 1 B / 8 GPUs = 20,480 B per token per GPU, at 3.35 TB/s (NVIDIA datasheet)
     h = next(r for r in rows if (r["hardware"], r["precision"], r["tp"], r["pp"]) == ("h100-sxm", "fp8", 8, 1))
@@ -361,3 +363,21 @@ def test_page_one_and_the_serving_chapter_name_the_redundant_experts_of_the_chea
     for page in ("sections/s0_summary.html.j2", "sections/s9_serving.html.j2"):
         text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", rendered(r, page)))
         assert "72 GPUs, tp 2 × " in text and "ep 72 (with 32 redundant experts) × dp 36" in text, page
+
+
+def test_cost_ranks_a_request_its_prompt_with_it(capsys):
+    """Deployment review, stop 75: "cheapest" ranked by $/M output tokens alone, so Llama 3.1 405B fp8 at 2k + 256 on
+    H100 listed tp 64 (64 GPUs over 8 nodes, its prompts across the scale-out network) fourth at $2.686/M out, where
+    a request costs 4.1x tp 8's.  A request's cost is its prompt at $/M in and its output - 1 decode tokens at $/M
+    out: tp 8, (2,048 x 0.341 + 255 x 1.711) / 10^6 = $0.001134; the rows rank by it."""
+    doc = _json(capsys, "llama-3.1-405b", "--hardware", "h100-sxm", "--weights", "fp8", "--prompt", "2k",
+                "--output", "256")
+    rows = doc["rows"]
+    per = [r["usd_per_request"] for r in rows]
+    assert per == sorted(per) and doc["sorted_by"].startswith("$ per request")
+    tp8 = next(r for r in rows if (r["tp"], r["pp"]) == (8, 1))
+    assert tp8["usd_per_request"] == pytest.approx(
+        (2048 * tp8["usd_per_mtok_in"] + 255 * tp8["usd_per_mtok_out"]) / 1e6, rel=1e-12)
+    assert tp8["usd_per_request"] == pytest.approx(0.001134, rel=2e-3) and rows[0] is tp8 or rows[0] == tp8
+    tp64 = next(r for r in rows if (r["tp"], r["pp"]) == (64, 1))
+    assert tp64["usd_per_request"] > 4 * tp8["usd_per_request"] and rows.index(tp64) > 8

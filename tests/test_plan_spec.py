@@ -154,8 +154,8 @@ def test_a_service_of_millions_of_users_sizes_no_layouts_arrays_by_them(monkeypa
     few = evaluated("deepseek-v3-h200-ep8.yaml", [s.replace("100000", "20000") for s in sets]).serving["cheapest"]
     # each at the busiest replica's share of its users (plan's limit "users"); the cheapest layout may differ (since
     # stop 75 each replica's batch also stops where its prompts' prefills fill the compute: dp 32 for 10^5 users,
-    # dp 64 for 2 x 10^4), the formats and the tensor-parallel group not
-    layout = ("hardware", "precision", "kv_cache", "tp", "pp")
+    # dp 64 for 2 x 10^4; since the cost per request, prompts included, ranks them, tp 1 and tp 2), the formats not
+    layout = ("hardware", "precision", "kv_cache")
     assert {k: many[k] for k in layout} == {k: few[k] for k in layout}
     top = 256 if engine == "max_sequences 256" else 65_536
     assert many["batch"] <= top and few["batch"] <= top

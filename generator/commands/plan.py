@@ -488,7 +488,7 @@ def merge(results, priced: bool, sort: str = "auto"):
 
 _CSV = ("hardware", "precision", "kv_cache", "tp", "pp", "ep", "redundant_experts", "dp", "gpus", "batch", "limit", "binds", "concurrency",
         "ttft", "tpot", "e2e", "tokens_per_s_user", "tokens_per_s_gpu", "tokens_per_s_node", "usd_per_mtok_in",
-        "usd_per_mtok_out", "joules_per_token", "headroom_bytes", "gpus_for_users", "weight_bytes_per_gpu", "time_bound", "time_serial",
+        "usd_per_mtok_out", "usd_per_request", "joules_per_token", "headroom_bytes", "gpus_for_users", "weight_bytes_per_gpu", "time_bound", "time_serial",
         "time_comm", "tokens_per_s_replica", "links")
 
 
@@ -574,7 +574,7 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                      "serving chapter asks plan (its cheapest layout is the first row there); each option given "
                      "replaces its part")
     header = ["weights", "KV", "GPU", "tp", "pp", "ep", "dp", "GPUs", "batch", "limit", "binds", "max conc.",
-              "TTFT ms", "TPOT ms", "E2E s", "tok/s/user", "tok/s/GPU", "$/M in", "$/M out", "J/tok",
+              "TTFT ms", "TPOT ms", "E2E s", "tok/s/user", "tok/s/GPU", "$/M in", "$/M out", "$/1k req", "J/tok",
               "free GiB/GPU"]
     from genreport.present.fmt import device
 
@@ -597,6 +597,7 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                str(r.batch), r.limit, r.binds, f"{r.concurrency:,}", f"{r.ttft * 1e3:,.1f}", f"{r.tpot * 1e3:,.2f}",
                f"{r.e2e:,.2f}", f"{r.tokens_per_s_user:,.1f}", f"{r.tokens_per_s_gpu:,.1f}",
                _money(r.usd_per_mtok_in), _money(r.usd_per_mtok_out),
+               _money(None if r.usd_per_request is None else r.usd_per_request * 1e3),
                "-" if r.joules_per_token is None else f"{r.joules_per_token:,.3f}", f"{r.headroom_bytes / 2**30:,.1f}"]
         if users:
             row.append(f"{r.gpus_for_users:,}")
@@ -695,7 +696,8 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
     lines.append("batch: sequences per replica (tp x pp GPUs; with data-parallel attention each of the dp replicas "
                  "of the expert group runs its own); TTFT: one prompt alone on the replica; TPOT: the request's "
                  "slowest decode round; E2E: TTFT + the decode rounds (closed form); tok/s/GPU: output tokens; max "
-                 "conc.: sequences of the last context all replicas hold; free GiB/GPU: what each GPU has left beside "
+                 "conc.: sequences of the last context all replicas hold; $/1k req: a thousand requests, their prompts "
+                 "at $/M in and their output - 1 decode tokens at $/M out (what 'cost' ranks); free GiB/GPU: what each GPU has left beside "
                  "the engine's reserve and workspace, the weights and the batch's KV cache"
                  + ("; limit users: the users spread over the copies of the layout they take, each row at the busiest "
                     "replica's batch (its TPOT, rates and $/M)" if any(r.limit == "users" for r in result.rows[:limit])

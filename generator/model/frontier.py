@@ -166,7 +166,7 @@ def _speculative_curves(spec, env, kept: list, chapter_batches, memo=None) -> di
     the curves of all the layouts counted at once (serving.curves)."""
     sv = spec.serving
     out, todo = {}, []
-    for par, titled, _, _, spec_in, probe in kept:
+    for par, _titled, _, _, spec_in, probe in kept:
         cap = int(min(probe["capacity_batch_speculative"], MAX_BATCH))
         runs = int(engine_limit(spec.hardware, cap))  # and no more than the engine runs at once
         row = {"capacity_batch": cap, "batch_limit": runs, "batch": []}

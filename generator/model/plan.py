@@ -147,6 +147,9 @@ class PlanRow:
     # routed-expert replicas beyond the E the ep GPUs hold (EPLB's redundant experts), so that every GPU holds as
     # many expert slots: an expert group that does not divide the experts (:func:`dp_attention_layouts`)
     redundant_experts: int = 0
+    # $ of one request: its prompt's prefill and its output - 1 decode tokens, (prompt x usd_per_mtok_in +
+    # (output - 1) x usd_per_mtok_out) / 10^6 (None without a price or a decode: plan --context); what "cost" ranks
+    usd_per_request: float | None = None
 
     def as_json(self) -> dict:
         # no users asked: no count of GPUs for them (null, not 0 GPUs: deployment review, stop 75)
@@ -162,8 +165,8 @@ class Plan:
 
 
 # What each order of plan's rows ranks by (``ranking``): its name in words.
-ORDERS = {"cost": "$/M output tokens", "speed": "tok/s per GPU", "gpus": "GPUs for the users, then $/M output tokens",
-          "user": "tok/s per user"}
+ORDERS = {"cost": "$ per request (its prompt and its output; $/M output tokens without a decode)",
+          "speed": "tok/s per GPU", "gpus": "GPUs for the users, then $ per request", "user": "tok/s per user"}
 
 
 def ranking(sort: str, priced: bool):
@@ -173,6 +176,10 @@ def ranking(sort: str, priced: bool):
     sort = ("cost" if priced else "speed") if sort == "auto" else sort
 
     def money(r):
+        # a request's cost, its prompt's prefill with it: by $/M output tokens alone, 64 H100s at tp 64 ranked
+        # fourth for Llama 3.1 405B at 2k + 256 where their prompts cost 5.7x tp 8's (deployment review, stop 75)
+        if r.usd_per_request is not None:
+            return r.usd_per_request
         return math.inf if r.usd_per_mtok_out is None else r.usd_per_mtok_out
 
     def tail(r):
@@ -699,15 +706,19 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
                             "kv_link": link, "pool_ttft": pool_ttft, "pool_tokens_per_s_gpu": pool_gpu,
                             "one_pool_batch": one_b, "one_pool_tpot": one_t, "one_pool_tokens_per_s_gpu": one_gpu,
                             "pool_beats": beats})
+    p_in = usd_per_mtok(price, prompt_rate(shape.prompt, busy, par.pp) / par.replica_gpus)
+    p_out = usd_per_mtok(price, per_gpu)
     return PlanRow(name, par.tp, par.pp, par.ep, par.gpus, w_gpu, int(min(cap, 1e9)), b, limit, binds,
                    float(t_bound[i]), t_ser, ledgers[2], b * per_user, per_gpu, link_text,
                    par.dp, hw.name, prec.kv_cache, ttft, t, ttft + dec, per_user, int(min(cap, 1e9)) * par.dp,
-                   headroom, usd_per_mtok(price, prompt_rate(shape.prompt, busy, par.pp) / par.replica_gpus),
-                   usd_per_mtok(price, per_gpu), joules_per_token(hw.power_watts, per_gpu),
+                   headroom, p_in, p_out, joules_per_token(hw.power_watts, per_gpu),
                    replicas * par.gpus,
                    per_gpu * node_busy_gpus(par.replica_gpus, hw.node.gpus_per_node)
                    if hw.node is not None and hw.node.gpus_per_node else None,
-                   redundant_experts=par.redundant_experts, **spec_fields)
+                   redundant_experts=par.redundant_experts,
+                   usd_per_request=(shape.prompt * p_in + (shape.output - 1) * p_out) / 1e6
+                   if p_in is not None and p_out is not None and shape.output > 1 else None,
+                   **spec_fields)
 
 
 def kv_link(hw: Hardware, par: Parallelism) -> tuple[float | None, str]:

@@ -387,7 +387,14 @@ def root(context, missing=missing):
                 yield ', '
                 yield escape(('speculating' if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'speculative') == 'on') else 'not speculating'))
             yield '</strong>'
-            if (not t_12(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
+            if (not t_12(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_request'))):
+                pass
+                yield ' at $'
+                yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_request')))
+                yield ' per request ($'
+                yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out')))
+                yield ' per million output tokens)'
+            elif (not t_12(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
                 pass
                 yield ' at $'
                 yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out')))
@@ -560,4 +567,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=103&5=116&6=118&7=130&8=142&9=150&10=162&11=180&12=186&13=218&14=222&15=244&16=257&19=264&22=279&23=298&24=350&25=409&27=413&29=417&30=427&31=436&32=452&33=463&34=470&35=472&36=486&40=505&41=518&42=521&43=537&44=540&45=552'
+debug_info = '1=103&5=116&6=118&7=130&8=142&9=150&10=162&11=180&12=186&13=218&14=222&15=244&16=257&19=264&22=279&23=298&24=350&25=416&27=420&29=424&30=434&31=443&32=459&33=470&34=477&35=479&36=493&40=512&41=525&42=528&43=544&44=547&45=559'

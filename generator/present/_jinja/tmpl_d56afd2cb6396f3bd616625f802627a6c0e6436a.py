@@ -490,7 +490,7 @@ def root(context, missing=missing):
                     yield ' and '
             l_1_loop = l_1_f = missing
             yield "; int8/int4 change accuracy and are tried only when named; <code>genreport plan</code> with this report's spec lists them all, this one first), the "
-            yield escape(('cheapest per million output tokens' if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour') else markup_join(('fastest per ', (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU), ))))
+            yield escape(('cheapest per request (its prompt and its output)' if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour') else markup_join(('fastest per ', (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU), ))))
             yield ' that meets the targets at the strict bound '
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users'):
                 pass
@@ -550,6 +550,11 @@ def root(context, missing=missing):
                 yield ', $'
                 yield escape(t_11(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out')))
                 yield ' per million output tokens'
+            if (not t_14(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_request'))):
+                pass
+                yield ', $'
+                yield escape(t_11(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_request')))
+                yield ' per request'
             if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'precision') in ('int8', 'int4')):
                 pass
                 yield ' (the bound charges '
@@ -1205,4 +1210,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=115&2=124&3=126&4=130&5=134&6=136&7=140&8=148&9=160&10=162&11=165&12=167&13=172&15=177&16=181&18=190&19=196&20=216&22=222&23=224&24=242&25=250&26=254&27=261&28=268&31=278&32=378&33=392&34=429&36=471&37=506&38=532&39=599&40=605&41=611&42=625&45=627&48=630&49=647&50=649&51=653&52=655&54=667&55=669&56=677&57=685&58=689&61=705&63=717&64=720&68=722&69=724&72=730&74=734&75=739&78=741&79=744&80=778&81=780&84=783&85=785&86=819&87=848&88=861&89=872&90=929&91=938&92=942&93=956&94=968&95=978&96=980&99=985&101=1002&102=1062&103=1080&104=1087&105=1096&108=1106&109=1108&110=1114&111=1117&112=1126&113=1131&115=1134&116=1136&118=1139&119=1142&121=1153&122=1155&124=1162&125=1169&126=1179&127=1192&129=1200'
+debug_info = '1=115&2=124&3=126&4=130&5=134&6=136&7=140&8=148&9=160&10=162&11=165&12=167&13=172&15=177&16=181&18=190&19=196&20=216&22=222&23=224&24=242&25=250&26=254&27=261&28=268&31=278&32=378&33=392&34=429&36=471&37=506&38=532&39=604&40=610&41=616&42=630&45=632&48=635&49=652&50=654&51=658&52=660&54=672&55=674&56=682&57=690&58=694&61=710&63=722&64=725&68=727&69=729&72=735&74=739&75=744&78=746&79=749&80=783&81=785&84=788&85=790&86=824&87=853&88=866&89=877&90=934&91=943&92=947&93=961&94=973&95=983&96=985&99=990&101=1007&102=1067&103=1085&104=1092&105=1101&108=1111&109=1113&110=1119&111=1122&112=1131&113=1136&115=1139&116=1141&118=1144&119=1147&121=1158&122=1160&124=1167&125=1174&126=1184&127=1197&129=1205'
