@@ -381,3 +381,17 @@ def test_cost_ranks_a_request_its_prompt_with_it(capsys):
     assert tp8["usd_per_request"] == pytest.approx(0.001134, rel=2e-3) and rows[0] is tp8 or rows[0] == tp8
     tp64 = next(r for r in rows if (r["tp"], r["pp"]) == (64, 1))
     assert tp64["usd_per_request"] > 4 * tp8["usd_per_request"] and rows.index(tp64) > 8
+
+
+def test_a_group_over_the_scale_out_network_is_marked(capsys):
+    """Deployment review, stop 75: tp 16-64 over InfiniBand was listed beside tp 8 with nothing in the table to say its
+    all-reduces cross nodes; such a group's degree carries a * and the notes say what it means."""
+    from genreport.commands.cli import main
+
+    assert main(["plan", "llama-3.1-405b", "--hardware", "h100-sxm", "--weights", "fp8", "--prompt", "2k",
+                 "--output", "256", "--limit", "0"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    cells = [line.split() for line in lines if line.startswith("fp8 ")]
+    assert any(c[3] == "16*" for c in cells) and any(c[3] == "8" for c in cells)
+    assert not any(c[3] in ("8*", "4*", "2*", "1*") for c in cells)  # an HGX H100's 8 GPUs share NVLink
+    assert "*: the group's collectives cross the scale-out network between nodes" in lines[-1]

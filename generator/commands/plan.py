@@ -592,8 +592,12 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                    "pools win"]
     rows = []
     for r in result.rows[:limit]:
-        row = [r.precision, r.kv_cache, r.hardware, str(r.tp), str(r.pp),
-               f"{r.ep}+{r.redundant_experts}" if r.redundant_experts else str(r.ep), str(r.dp), str(r.gpus),
+        # a group whose collectives cross the scale-out network is marked (deployment review, stop 75: tp 16-64 over
+        # InfiniBand ranked beside tp 8 with nothing in the table to say so)
+        out_of_node = {g.split(":")[0].strip() for g in r.links.split("), ") if ": scale-out" in g}
+        row = [r.precision, r.kv_cache, r.hardware, f"{r.tp}*" if "tp" in out_of_node else str(r.tp), str(r.pp),
+               (f"{r.ep}+{r.redundant_experts}" if r.redundant_experts else str(r.ep))
+               + ("*" if "ep" in out_of_node else ""), str(r.dp), str(r.gpus),
                str(r.batch), r.limit, r.binds, f"{r.concurrency:,}", f"{r.ttft * 1e3:,.1f}", f"{r.tpot * 1e3:,.2f}",
                f"{r.e2e:,.2f}", f"{r.tokens_per_s_user:,.1f}", f"{r.tokens_per_s_gpu:,.1f}",
                _money(r.usd_per_mtok_in), _money(r.usd_per_mtok_out),
@@ -702,6 +706,10 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                  + ("; limit users: the users spread over the copies of the layout they take, each row at the busiest "
                     "replica's batch (its TPOT, rates and $/M)" if any(r.limit == "users" for r in result.rows[:limit])
                     else "")
+                 + ("; *: the group's collectives cross the scale-out network between nodes (json/csv: links); "
+                    "engines keep tp within a node and lay pipeline stages across"
+                    if any(": scale-out" in x for r in result.rows[:limit]
+                           for x in r.links.split("), ") if x.split(":")[0].strip() in ("tp", "ep")) else "")
                  + ("; limit prompts: the most sequences the replica's compute keeps at the TPOT target with their "
                     "prompts' prefills, n P (output - 1) TPOT / (the request's FLOPs), its n GPUs' peak (derive "
                     "compute_batch); the TPOT column is the decode round alone"
