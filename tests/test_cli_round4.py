@@ -163,6 +163,14 @@ def test_plan_says_whether_no_layout_fits_or_none_meets_the_targets(capsys):
     assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--tpot", "1ns"]) == 0
     out = capsys.readouterr().out
     assert "no layout meets the targets" in out and "misses the latency target" in out
+    # and how near a layout came (deployment review, stop 75: "no layout meets the targets" and nothing to aim at):
+    # batch 1 at the least is 8.03e9 x 1 B / 8 GPUs / 3.35 TB/s (fp8 at tp 8: 0.30 ms) or less at its context
+    assert "(the least TPOT, at batch 1, is " in out
+    assert main(["plan", "deepseek-v3", "--hardware", "h100-sxm", "--ttft", "1ms", "--format", "json"]) == 0
+    import json
+
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["rows"] == [] and 0.001 < doc["closest"]["ttft"] < 0.05
     assert main(["plan", "llama-3.1-405b", "--hardware", "rtx-4090", "--max-gpus", "1"]) == 0
     assert "no layout fits" in capsys.readouterr().out
 

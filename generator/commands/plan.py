@@ -457,7 +457,7 @@ def main(argv: list[str]) -> int:
                    (*speculative[:2], getattr(speculative[2], "name", speculative[2]), speculative[3]), strict=True))
                | ({"draft_precision": draft_precision.label()} if draft_precision is not None else {}),
                "disaggregate": args.disaggregate, "weights": list(weights), "weights_not_tried": list(left_out),
-               "rows": [r.as_json() for r in result.rows], "rejected": result.rejected,
+               "rows": [r.as_json() for r in result.rows], "rejected": result.rejected, "closest": result.closest,
                "skipped_precisions": [{"precision": p, "why": w} for p, w in result.skipped_precisions]}
         print(json.dumps(doc, indent=1, sort_keys=True))
         return 0
@@ -475,7 +475,7 @@ def merge(results, priced: bool, sort: str = "auto"):
     """One plan of several GPUs: every row in the order ``sort`` asks ("auto": $/M output tokens when every GPU is
     priced, else tok/s per GPU; genreport.model.plan.ranking); the rejections added up.  ``estimate`` of the result
     names the order."""
-    from genreport.model.plan import ORDERS, Plan, ranking
+    from genreport.model.plan import ORDERS, Plan, nearest, ranking
 
     rows = sorted((r for res in results for r in res.rows), key=ranking(sort, priced))
     rejected: dict[str, int] = {}
@@ -483,7 +483,8 @@ def merge(results, priced: bool, sort: str = "auto"):
         for why, n in res.rejected.items():
             rejected[why] = rejected.get(why, 0) + n
     skipped = [(p, w) for res in results for p, w in res.skipped_precisions]
-    return Plan(rows, rejected, skipped, ORDERS[("cost" if priced else "speed") if sort == "auto" else sort])
+    return Plan(rows, rejected, skipped, ORDERS[("cost" if priced else "speed") if sort == "auto" else sort],
+                nearest(results))
 
 
 _CSV = ("hardware", "precision", "kv_cache", "tp", "pp", "ep", "redundant_experts", "dp", "gpus", "batch", "limit", "binds", "concurrency",
@@ -627,7 +628,11 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
         lines += table(rows, device(header, noun), (set(range(3, 10)) | set(range(11, len(header)))) - text_cols)
     else:  # which: none fits, or some fit and miss a target (it said "no layout fits" of a TPOT of 1 ns)
         missed = {k: n for k, n in result.rejected.items() if n and k.startswith("misses")}
-        lines.append("no layout meets the targets" if missed else "no layout fits")
+        near = [f"{what} {fmt.time(result.closest[key])}" for key, what in (
+            ("ttft", "the least TTFT of a layout that fits is"), ("tpot", "the least TPOT, at batch 1, is"))
+            if key in result.closest]
+        lines.append(("no layout meets the targets" + (f" ({'; '.join(near)})" if near else "")) if missed
+                     else "no layout fits")
     notes = len(lines)  # the notes below say the hardware's noun too
     if len(result.rows) > limit:
         lines.append(f"... {len(result.rows) - limit} more (--limit 0 for all rows, or --format json/csv)")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from genreport.formulas import architecture as arch
@@ -162,6 +162,9 @@ class Plan:
     rejected: dict[str, int]  # why -> how many layouts
     skipped_precisions: list[tuple[str, str]]  # (precision, why)
     estimate: str  # "bound" or "serial"; in a merged plan of several GPUs (commands.plan.merge) the order, in words
+    # the nearest a rejected layout came to each target it missed: "ttft" (the least TTFT of the layouts that fit)
+    # and "tpot" (the least batch-1 TPOT of those), [s]; what a plan that lists no row says
+    closest: dict = field(default_factory=dict)
 
 
 # What each order of plan's rows ranks by (``ranking``): its name in words.
@@ -212,7 +215,7 @@ def better_of(plain: Plan, speculating: Plan, key) -> Plan:
     latency = "misses the latency target"
     rejected[latency] = max(rejected.get(latency, 0) - only_speculating, 0)
     skipped = list(dict.fromkeys([*plain.skipped_precisions, *speculating.skipped_precisions]))
-    return Plan(sorted(rows.values(), key=key), rejected, skipped, plain.estimate)
+    return Plan(sorted(rows.values(), key=key), rejected, skipped, plain.estimate, nearest((plain, speculating)))
 
 
 def _ep_choices(model: Model, tp: int) -> list[int]:
@@ -379,6 +382,7 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
     skipped: list[tuple[str, str]] = []
     rejected = {"weights do not fit": 0, "no sequence of the context fits": 0, "misses the latency target": 0,
                 "misses the TTFT target": 0}
+    closest: dict[str, float] = {}
     if shape is None:
         shape = Shape(int(context), 1)
     elif context is not None and context != shape.last_context:
@@ -435,11 +439,20 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
                         spec_here = (spec_here[0], spec_here[1], the_head.at_layout(par.ep, par.tp), *spec_here[3:])
                     runs.append(_plan_one(q, acc_env, model, hw, prec, name, par, ctx, batches, latency, accounting,
                                           estimate, rejected, shape, mean, spec_here, disaggregate, c_prompt, memo,
-                                          read_c))
+                                          read_c, closest))
                 rows += [row for row in _run_rows(q, runs, estimate) if row is not None]
     order = {p: i for i, p in enumerate(precisions)}
     rows.sort(key=lambda r: (-r.tokens_per_s_gpu, r.gpus, order.get(r.precision, 99), r.kv_cache, r.tp, r.pp, r.ep))
-    return Plan(rows, rejected, skipped, estimate)
+    return Plan(rows, rejected, skipped, estimate, closest)
+
+
+def nearest(plans) -> dict[str, float]:
+    """The least of each :attr:`Plan.closest` value over ``plans``."""
+    out: dict[str, float] = {}
+    for p in plans:
+        for k, v in p.closest.items():
+            out[k] = min(v, out.get(k, math.inf))
+    return out
 
 
 def _pools(q, par, b, batches, ok, t_use, t_prefill, tpot, shape, latency, t_kv_link, c_tok, mean_round=None):
@@ -523,7 +536,7 @@ def _once(memo: dict | None, key, make):
 
 
 def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, accounting, estimate, rejected, shape, mean,
-              speculative=None, disaggregate=False, c_prompt=math.nan, memo=None, read_c=None):
+              speculative=None, disaggregate=False, c_prompt=math.nan, memo=None, read_c=None, closest=None):
     """One row of :func:`plan` (None: the layout is rejected, counted in ``rejected``), a generator run by
     :func:`_run_rows`: with ``speculative`` it yields its request's values at every batch and the inputs of
     serving.speculative_request, and takes back (the plain decode times, the speculative request).  ``memo``: numbers of the
@@ -574,6 +587,8 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     ttft, busy = _once(memo, ("ttft",) + key, ttft_part)
     if shape.ttft is not None and not ttft <= shape.ttft:
         rejected["misses the TTFT target"] += 1
+        if closest is not None and math.isfinite(ttft):
+            closest["ttft"] = min(ttft, closest.get("ttft", math.inf))
         return None
     serial = estimate != "bound"  # the bound never reads u_x: the estimate's busiest GPU is counted where it is used
 
@@ -615,6 +630,8 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         ok &= batches <= prompts
     if not ok.any():
         rejected["misses the latency target"] += 1
+        if closest is not None and math.isfinite(float(t_use[0])):
+            closest["tpot"] = min(float(t_use[0]), closest.get("tpot", math.inf))
         return None
     i = int(np.flatnonzero(ok)[-1])
     b = int(batches[i])
