@@ -247,3 +247,12 @@ def test_plan_takes_the_engines_max_sequences(capsys):
     assert free["batch"] == 450 and free["limit"] == "capacity"  # what fits at 1,024 tokens (no logits rows kept)
     assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--max-sequences", "-1"]) == 1
     assert "--max-sequences -1:1:1: must be from 0 to 10,000,000" in capsys.readouterr().err
+
+
+def test_a_name_too_long_is_bad_input(tmp_path, capsys):
+    """Hostile review, stop 75: --name of 245-255 characters passed the check and failed to write (its temporary
+    folder's name past the file system's 255), exit 2 with no hint; past a spec's own limit, 100, it is refused."""
+    code = main([str(ROOT / "specs" / "llama8b-h100.yaml"), "--name", "a" * 250, "-o", str(tmp_path), "--format",
+                 "json"])
+    assert code == 1 and "the name is 250 characters long (hint: use at most 100" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []

@@ -213,6 +213,10 @@ def _build_main(argv: list[str]) -> int:
         raise SpecError([_cli_finding(f"--name {args.name}", f"'{args.name}' is not a report name",
                                       "use lowercase letters, digits, '.', '_' and '-', starting with a letter "
                                       "or digit (the report is written to OUT/NAME/)")])
+    if args.name is not None and len(args.name) > 100:  # a spec's name's limit (its schema): 245 characters and more
+        # passed and failed to write (the temporary folder's name past the file system's 255), exit 2, no hint
+        raise SpecError([_cli_finding(f"--name {args.name[:40]}...", f"the name is {len(args.name):,} characters long",
+                                      "use at most 100, as a spec's name")])
     if args.name is not None and len(args.specs) > 1:
         raise SpecError([_cli_finding(f"--name {args.name}", f"--name names one report, but {len(args.specs)} specs "
                                       "are given", "build one spec at a time with --name, or leave --name out")])
