@@ -393,3 +393,17 @@ def test_a_file_of_a_header_alone_is_an_error(tmp_path, capsys):
     path = claims(tmp_path)
     rc, out, err = run(capsys, path)
     assert rc == 1 and out == "" and "claims.csv:1:1: no claim below the header" in err
+
+
+def test_a_value_in_other_digits_is_refused(tmp_path):
+    """Hostile review, stop 75: the audit read '١٠٠' (Arabic-Indic digits) as 100, which Python's float allows and a
+    spec refuses; a value or a count in any digits but ASCII is not a number here either.  '1,846', as published,
+    still reads 1846."""
+    from genreport.commands.audit import _plain_number
+    from genreport.errors import SpecError
+
+    assert _plain_number("1,846") == "1846" and _plain_number("22_300") == "22300"
+    with pytest.raises(ValueError):
+        _plain_number("١٠٠")
+    with pytest.raises(SpecError, match="'١٠٠' is not a positive number"):
+        audit(claims(tmp_path, "x,llama-3.1-8b,h100-sxm,1,1,1,bf16,8,512,256,tokens_per_s,١٠٠,made up"))

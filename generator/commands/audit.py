@@ -132,10 +132,15 @@ def read_rows(path: Path) -> list[Row]:
 
 
 def _plain_number(text: str) -> str:
-    """'1,846' and '22_300' as published -> '1846', '22300'; anything else unchanged (and then refused)."""
+    """'1,846' and '22_300' as published -> '1846', '22300'; anything else unchanged (and then refused).  ASCII digits
+    only: Python's float reads '١٠٠' (Arabic-Indic) as 100 where a spec refuses it (hostile review, stop 75), so any
+    other character is a ValueError here."""
     import re
 
-    return text.replace(",", "").replace("_", "") if re.fullmatch(r"\d{1,3}([,_]\d{3})+(\.\d+)?", text) else text
+    if not text.isascii():
+        raise ValueError(text)
+    return text.replace(",", "").replace("_", "") if re.fullmatch(r"\d{1,3}([,_]\d{3})+(\.\d+)?", text, re.ASCII) \
+        else text
 
 
 def _claims(path: Path, rows: list[Row]):
