@@ -267,3 +267,18 @@ def test_a_title_with_a_control_character_is_refused(tmp_path, capsys, title, co
     err = capsys.readouterr().err
     assert f"cc.yaml:3:8: title: the text holds a control or direction-override character ({code})" in err, err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("text, said", [
+    ("3,35 TB/s", "a decimal comma; write a point, e.g. '3.35 TB/s'"),
+    ("12,5 ms", "a decimal comma; write a point, e.g. '12.5 ms'"),
+    ("1,000 GB", "a comma in the number; write it without one, e.g. '1000 GB'"),
+])
+def test_a_comma_in_a_quantity_is_named(text, said):
+    """Hostile review, stop 75: '3,35 TB/s' was refused as "unknown unit ',35 TB'"; the comma is named, with the
+    value written as a spec takes it."""
+    from genreport.load.units import UnitError, parse
+
+    with pytest.raises(UnitError, match=re.escape(said)):
+        parse(text)
+    assert parse(said.split("e.g. '")[1].split("'")[0]).value > 0

@@ -128,6 +128,13 @@ def parse(text: str) -> Quantity:
         raise UnitError(f"expected a quantity string like '3.35 TB/s', got {text!r}")
     if len(text) > MAX_CHARS:
         raise UnitError(f"'{text[:20]}...' is {len(text):,} characters, too long for a quantity; write e.g. '3.35 TB/s'")
+    if re.match(r"^\s*[+-]?\d+,\d", text):  # '3,35 TB/s': a decimal comma read "unknown unit ',35 TB'"
+        if re.match(r"^\s*[+-]?\d{1,3}(,\d{3})+(?![\d.,])", text):  # '1,000 GB': thousands, or a decimal comma
+            plain = re.sub(r"(?<=\d),(?=\d{3})", "", text.strip())
+            raise UnitError(f"cannot read '{text}': a comma in the number; write it without one, e.g. '{plain}' "
+                            "(a decimal point for a fraction)")
+        pointed = re.sub(r"(?<=\d),(?=\d)", ".", text.strip(), count=1)
+        raise UnitError(f"cannot read '{text}': a decimal comma; write a point, e.g. '{pointed}'")
     m = _QTY.match(text)
     if not m:
         raise UnitError(f"cannot read '{text}': write a number and a unit, e.g. '3.35 TB/s'")
