@@ -296,3 +296,23 @@ def test_a_batch_whose_cache_does_not_fit_is_said_to_be_held_by_the_capacity():
     assert "None of the spec's batches fits" in said[1] and not any("No batch larger" in x for x in said)
     fitting = terminal_lines(evaluated("llama8b-h100.yaml"))  # as before where the first batch fits
     assert fitting[0].startswith("  binds at batch 1: bandwidth") and fitting[2].startswith("  fits: yes, ")
+
+
+def test_the_inputs_say_the_checkpoint_as_shipped_where_the_spec_reads_other_formats():
+    """Deployment review, stop 75: DeepSeek-V3 at fp8 throughout reads its bf16 embeddings and head at half their
+    bytes, which decided 16 against 32 H100s for 2,000 users, and the report did not say the checkpoint ships them
+    in bf16 (its config.json quantization_config: fp8 blocks, the embeddings and head left out).  The inputs table's
+    bytes-per-weight row says what the checkpoint ships and how to take it; a spec at its checkpoint's format says
+    nothing more."""
+    from genreport.present.render import _inputs
+    from shared import evaluated
+
+    def source(spec, overrides=()):
+        rows = _inputs(evaluated(spec, overrides))
+        return next(x["source"] for x in rows if x["symbol"] == "b")
+
+    assert source("deepseek-v3-h200-ep8.yaml").endswith(
+        "the checkpoint as shipped: routed experts fp8_block, attention projections fp8_block, embedding and output "
+        "head bf16, the rest (dense FFN, shared experts, router, norms) fp8_block (precision: checkpoint takes them)")
+    assert "as shipped" not in source("deepseek-v3-h200-ep8.yaml", ("precision=checkpoint",))
+    assert source("llama8b-h100.yaml") == "precision"  # bf16, as Meta ships it

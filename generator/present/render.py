@@ -452,7 +452,7 @@ def _inputs(r: Results) -> list[dict]:
         {"what": "FFN", "symbol": "d_ff", "value": f"{m.ffn_size:,} ({m.ffn_kind})", "source": m.source.short()},
         {"what": "vocabulary, embeddings", "symbol": "V", "value": f"{m.vocab_size:,}, {'tied' if m.tied_embeddings else 'untied'}",
          "source": m.source.short()},
-        *_weight_rows(p, r.params),
+        *_weight_rows(p, r.params, m),
         {"what": "bytes per KV element", "symbol": "b_kv", "value": fmt.num(p.kv_bytes) + f" ({p.kv_cache})", "source": "precision"},
         {"what": "activation traffic per sequence", "symbol": "a",
          "value": fmt.size(s.workloads.activation_bytes) if s.workloads.activation_bytes else "0 (excluded: intensities are upper bounds)",
@@ -1055,14 +1055,30 @@ _CLASS_WHAT = {"experts": "routed experts", "attention": "attention projections"
                "embeddings": "embedding and output head", "default": "the rest (dense FFN, shared experts, router, norms)"}
 
 
-def _weight_rows(p, pc) -> list[dict]:
+def _shipped(p, model) -> str:
+    """Where the spec's weights are not the checkpoint's as shipped (the model's checkpoint_precision), those, and the
+    spec value that takes them ('' otherwise): DeepSeek-V3 at fp8 throughout reads its bf16 embeddings and head at
+    half their bytes, which decides 16 against 32 H100s for 2,000 users (deployment review, stop 75)."""
+    shipped = dict(getattr(model, "checkpoint_weights", ()) or ())
+    if not shipped:
+        return ""
+    mine = {c: p.format_of(c) for c in shipped} if p.classes else {c: p.weights for c in shipped}
+    if all(mine[c] == f for c, f in shipped.items()):
+        return ""
+    said = ", ".join(f"{_CLASS_WHAT.get(c, c)} {f}" for c, f in shipped.items())
+    return f"the checkpoint as shipped: {said} (precision: checkpoint takes them)"
+
+
+def _weight_rows(p, pc, model=None) -> list[dict]:
     from genreport.load.spec import FORMAT_SOURCES
 
     """The inputs table's weight bytes: one row for one format; per tensor class, a row each (its format, bytes per
-    weight with the block scales, parameters) and the mean the model holds, the b of the weight bytes."""
+    weight with the block scales, parameters) and the mean the model holds, the b of the weight bytes; where they are
+    not the checkpoint's as shipped, its source says what those are (:func:`_shipped`)."""
+    shipped = _shipped(p, model) if model is not None else ""
     if not p.classes:
         return [{"what": "bytes per weight", "symbol": "b", "value": fmt.num(p.weight_bytes) + f" ({p.weights})",
-                 "source": "; ".join(x for x in ("precision", FORMAT_SOURCES.get(p.weights)) if x)}]
+                 "source": "; ".join(x for x in ("precision", FORMAT_SOURCES.get(p.weights), shipped) if x)}]
     from genreport.model.env import class_parameters
 
     params = class_parameters(pc)
@@ -1071,5 +1087,6 @@ def _weight_rows(p, pc) -> list[dict]:
              "source": "; ".join(x for x in ("precision.weights." + c, FORMAT_SOURCES.get(p.format_of(c))) if x)}
             for c, _ in p.classes if params[c]]
     rows.append({"what": "bytes per weight, mean over the weights held (b at a point: the mean of what it reads)",
-                 "symbol": "b", "value": fmt.num(p.weight_bytes) + f" ({p.weights_label()})", "source": "precision"})
+                 "symbol": "b", "value": fmt.num(p.weight_bytes) + f" ({p.weights_label()})",
+                 "source": "; ".join(x for x in ("precision", shipped) if x)})
     return rows
