@@ -282,3 +282,14 @@ def test_a_comma_in_a_quantity_is_named(text, said):
     with pytest.raises(UnitError, match=re.escape(said)):
         parse(text)
     assert parse(said.split("e.g. '")[1].split("'")[0]).value > 0
+
+
+def test_a_check_across_a_models_values_names_the_set_that_changed_one(tmp_path, capsys):
+    """Hostile review, stop 75: ``--set model.hidden_size=100000000`` was refused at the catalog model's head_dim line
+    ("heads x head_dim = 4096 is far from hidden_size 100000000, hint: check head_dim"), as if the file were wrong;
+    the hint now names the option that changed the file's values."""
+    spec = ROOT / "specs" / "llama8b-h100.yaml"
+    assert main([str(spec), "--set", "model.hidden_size=100000000", "--format", "json", "-o", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "llama-3.1-8b.yaml:10:11: head_dim: heads x head_dim = 4096 is far from hidden_size 100000000" in err
+    assert "the file's values as --set model.hidden_size=100000000 changed them" in err

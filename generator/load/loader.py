@@ -161,8 +161,10 @@ def _valid_marker(doc: Document, kind: str, overrides) -> Path | None:
     return cache_dir() / "valid" / h.hexdigest()[:32]
 
 
-def _relocate(doc: Document, findings: list[Finding]) -> list[Finding]:
-    """Findings about values that came from --set point at the command line, not the file."""
+def _relocate(doc: Document, findings: list[Finding], checked: bool = False) -> list[Finding]:
+    """Findings about values that came from --set point at the command line, not the file; ``checked``: findings of
+    the checks across a hardware or model file's values, which name the file's line of one value where --set gave
+    another: their hint names the option too."""
     def under(path: str, prefix: str) -> bool:
         return path == prefix or path.startswith(prefix + ".") or path.startswith(prefix + "[")
 
@@ -180,6 +182,12 @@ def _relocate(doc: Document, findings: list[Finding]) -> list[Finding]:
                         + (f": {what.group(1)}" if what else f" ({f.hint})"))
         if hit:
             hint = _short_form(doc, f, hint)
+        elif checked and doc.overrides:  # a check across values, one of which --set gave (the head_dim line blamed for
+            # --set model.hidden_size=1e8: hostile review, stop 75): the file as the option changed it
+            given = list(doc.overrides.values())
+            said = ", ".join(f"--set {t}" for t in given[:2]) + (f" and {len(given) - 2} more" if len(given) > 2 else "")
+            hint = (f"{hint}; " if hint else "") + f"the file's values as {said} changed them"
+            f = Finding(f.file, f.line, f.col, f.path, f.message, hint, f.severity)
         out.append(Finding("--set " + hit, 1, 1, f.path, f.message, hint, f.severity) if hit else f)
     return out
 
@@ -408,7 +416,7 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
         obj = hardware_from(sdoc) if kind == "hardware" else model_from(sdoc)
         local = Findings()
         (check_hardware if kind == "hardware" else check_model)(sdoc, obj, local)
-        for f in _relocate(sdoc, local.items):
+        for f in _relocate(sdoc, local.items, checked=True):
             findings.add(f)
         return obj, sdoc
 
