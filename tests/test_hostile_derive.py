@@ -108,9 +108,11 @@ def test_products_of_numbers_stay_floats(capsys, value, message):
 
 
 def test_overflow_with_symbols_is_no_value(capsys):
-    """1e300 times two ridge points overflows only when evaluated: 'no value', not an internal error."""
+    """1e308 times the square of the ridge over the attention's intensity (a count: tokens, as the quantity; since stop
+    75 a value of another unit is refused) overflows only when evaluated: 'no value', not an internal error."""
     assert main(["derive", "critical_context", "--for", "W", "--at",
-                 "critical_context=1e300*ridge_point*ridge_point", "--spec", SPEC]) == 0
+                 "critical_context=1e308*ridge_point/attention_intensity*ridge_point/attention_intensity",
+                 "--spec", SPEC]) == 0
     assert "internal error" not in capsys.readouterr().err
 
 
@@ -246,3 +248,20 @@ def test_a_negative_option_value_gets_its_options_message(capsys):
     --tpot 0ms says "must be positive" (round six).  Both are the option's own refusal now, exit 1."""
     assert main(["plan", "llama-3.1-8b", "--hardware", "h100-sxm", "--tpot", "-5ms"]) == 1
     assert "--tpot -5ms:1:1: must be positive" in capsys.readouterr().err
+
+
+def test_a_quantity_set_to_a_value_of_another_unit_is_refused(capsys):
+    """Hostile review, stop 75: ``derive critical_context --for W --at critical_context=ridge_point`` set tokens equal
+    to FLOP/B and printed W = 2.81 TB/s.  The VALUE's unit, from its quantities' and symbols' (a number takes the
+    quantity's), must be the quantity's; tokens and counts are both numbers here (kv_capacity_tokens = C / c is)."""
+    from genreport.commands.cli import main
+
+    assert main(["derive", "critical_context", "--for", "W", "--at", "critical_context=ridge_point"]) == 1
+    assert "critical_context is in token, but ridge_point is in FLOP/B" in capsys.readouterr().err
+    assert main(["derive", "ridge_point", "--for", "W", "--at", "ridge_point=P/weight_bytes"]) == 1
+    assert "ridge_point is in FLOP/B, but P/weight_bytes is in FLOP/B s" in capsys.readouterr().err
+    for ok in (["derive", "decode_intensity", "--for", "B", "--at", "decode_intensity=0.9*ridge_point"],
+               ["derive", "critical_context", "--for", "W", "--at", "critical_context=1024"],
+               ["derive", "kv_capacity_tokens", "--for", "C", "--at", "kv_capacity_tokens=C/kv_bytes_per_token"]):
+        assert main(ok) == 0, (ok, capsys.readouterr().err)
+        capsys.readouterr()

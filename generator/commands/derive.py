@@ -331,6 +331,48 @@ def _no_zero(where: str, name: str):
                f"give a number above 0, e.g. --at {name}={_EXAMPLE.get(entry.unit, '1')}")
 
 
+_DIMENSIONS = ("B", "FLOP", "s")  # a token and a count are numbers: 'token' and '1' are both dimensionless here
+
+
+def _dimension(unit: str) -> tuple[int, ...] | None:
+    """Exponents of B, FLOP and s in a glossary or quantity unit ('FLOP/B', 'B/token', '1/s'); None for a unit this
+    reading does not know (then nothing is checked)."""
+    num, _, den = unit.partition("/")
+    out = [0, 0, 0]
+    for part, sign in ((num, 1), (den, -1)):
+        part = part.strip()
+        if not part or part in ("1", "token"):
+            continue
+        if part not in _DIMENSIONS:
+            return None
+        out[_DIMENSIONS.index(part)] += sign
+    return tuple(out)
+
+
+def _unit_mismatch(parsed, want: str) -> str:
+    """The unit of ``parsed`` (derive --at's VALUE) where it is not ``want``, the quantity's ('' where it is, or where a
+    plain number scales nothing: a number takes the quantity's unit)."""
+    from genreport.formulas.glossary import BY_NAME
+    from genreport.formulas.quantities import BY_ID
+
+    if not (parsed.quantities or parsed.symbols):
+        return ""
+    dim = [0, 0, 0]
+    for op, t in parsed.factors:
+        if t.kind == "number":
+            continue
+        d = _dimension(BY_ID[t.text].unit if t.kind == "quantity" else BY_NAME[t.text].unit)
+        if d is None:
+            return ""
+        dim = [a + (b if op == "*" else -b) for a, b in zip(dim, d, strict=True)]
+    target = _dimension(want)
+    if target is None or tuple(dim) == target:
+        return ""
+    num = " ".join(f"{u}^{e}" if e > 1 else u for u, e in zip(_DIMENSIONS, dim, strict=True) if e > 0) or "1"
+    den = " ".join(f"{u}^{-e}" if e < -1 else u for u, e in zip(_DIMENSIONS, dim, strict=True) if e < 0)
+    return num + (f"/{den}" if den else "")
+
+
 def _at(items: list[str], qid: str, variant: str):
     """Split ``--at`` into the quantity's value and numeric overrides of input symbols."""
     from genreport.formulas import solve as so
@@ -351,6 +393,10 @@ def _at(items: list[str], qid: str, variant: str):
         if name == qid:
             if value is not None:
                 raise _err(where, f"{qid} is set twice")
+            wrong = _unit_mismatch(parsed, BY_ID[qid].unit)
+            if wrong:  # critical_context=ridge_point solved tokens against FLOP/B (hostile review, stop 75)
+                raise _err(where, f"{qid} is in {BY_ID[qid].unit}, but {text.strip()} is in {wrong}",
+                           f"write a value in {BY_ID[qid].unit}: a number, or quantities and symbols of that unit")
             value = parsed
         elif name in BY_NAME:
             if parsed.quantities or parsed.symbols:
