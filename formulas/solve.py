@@ -174,6 +174,9 @@ def parse_value(text: str, quantity_ids) -> Value:
             factors.append((op, Term("quantity", item)))
         elif _NAME.match(item) and item in BY_NAME:
             factors.append((op, Term("symbol", item)))
+        elif item.startswith("-") and (_NUMBER.match(item[1:]) or _COUNT.match(item[1:])):
+            raise BadValue(f"'{item}' is below 0: the inputs and quantities here have no value there; write a "
+                           "positive number")  # --at W=-1 said "cannot read '-1'"
         else:
             raise BadValue(
                 f"cannot read '{item}' in '{raw}': write numbers (1024, 0.9, 3.35e12, 8k), glossary symbols "

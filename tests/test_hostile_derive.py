@@ -265,3 +265,12 @@ def test_a_quantity_set_to_a_value_of_another_unit_is_refused(capsys):
                ["derive", "kv_capacity_tokens", "--for", "C", "--at", "kv_capacity_tokens=C/kv_bytes_per_token"]):
         assert main(ok) == 0, (ok, capsys.readouterr().err)
         capsys.readouterr()
+
+
+def test_an_empty_quantity_or_a_negative_value_is_named(capsys):
+    """Hostile review, stop 75: ``derive ''`` listed every quantity with exit 0, and ``--at W=-1`` said "cannot read
+    '-1'"; the first names no quantity, the second is below 0."""
+    assert main(["derive", ""]) == 1
+    assert "derive '':1:1: names no quantity" in capsys.readouterr().err
+    assert main(["derive", "critical_context", "--at", "W=-1"]) == 1
+    assert "'-1' is below 0" in capsys.readouterr().err

@@ -94,6 +94,8 @@ def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     from genreport.formulas.quantities import BY_ID, DEFS
 
+    if args.quantity is not None and not args.quantity.strip():  # derive '' listed every quantity, exit 0
+        raise _err("derive ''", "names no quantity", "name one, e.g. derive critical_context (derive --list lists them)")
     if args.list or not args.quantity:
         width = max(len(q.id) for q in DEFS)
         for q in DEFS:
