@@ -293,3 +293,19 @@ def test_a_check_across_a_models_values_names_the_set_that_changed_one(tmp_path,
     err = capsys.readouterr().err
     assert "llama-3.1-8b.yaml:10:11: head_dim: heads x head_dim = 4096 is far from hidden_size 100000000" in err
     assert "the file's values as --set model.hidden_size=100000000 changed them" in err
+
+
+def test_a_capacity_of_bytes_is_named_at_its_line(tmp_path, capsys, monkeypatch):
+    """Hostile review, stop 75: a hardware file's ``capacity: "1 B"`` was refused as an engine step's activations
+    filling it (engine.max_batched_tokens blamed); the capacity itself is implausibly small, said at its line."""
+    (tmp_path / "specs" / "hardware").mkdir(parents=True)
+    text = (specs_dir() / "hardware" / "h100-sxm.yaml").read_text()
+    text = re.sub(r"(?m)^name: .*$", "name: tiny", text)
+    text = re.sub(r"(?m)^(\s*capacity:).*$", r'\1 "1 B"', text, count=1)
+    (tmp_path / "specs" / "hardware" / "tiny.yaml").write_text(text)
+    spec = (specs_dir() / "llama8b-h100.yaml").read_text()
+    (tmp_path / "specs" / "r.yaml").write_text(re.sub(r"(?m)^hardware: .*$", "hardware: hardware/tiny.yaml", spec))
+    monkeypatch.chdir(tmp_path)
+    assert main(["specs/r.yaml", "--format", "json", "-o", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert "tiny.yaml" in err and "memory.capacity: memory capacity 1 B is implausibly small" in err, err

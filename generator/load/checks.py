@@ -24,6 +24,10 @@ def check_hardware(doc: Document, hw: Hardware, out: Findings) -> None:
         if sparse is not None and sparse < dense:
             out.add(doc.finding(("peak", "sparse", fmt), f"sparse peak {format_num(sparse)} is below the dense peak",
                                 "dense and sparse may be swapped", severity="warning"))
+    if hw.capacity < 2**30:  # '1 B' passed, then an engine step's activations were blamed for filling it
+        out.add(doc.finding(("memory", "capacity"), f"memory capacity {hw.texts.get('memory.capacity', hw.capacity)} "
+                            "is implausibly small for an accelerator (at least 1 GiB)",
+                            "write its memory, e.g. '80 GiB': did you write B or MB for GB?"))
     peak = max(hw.dense.values())
     ridge = peak / hw.bandwidth
     if ridge > 5000:
