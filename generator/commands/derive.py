@@ -410,6 +410,9 @@ def _at(items: list[str], qid: str, variant: str):
             if name in WHOLE and not (number.is_number and number.is_integer):  # n_TP=0.5: no layout has half a GPU
                 raise _err(where, f"{name} is a count ({BY_NAME[name].meaning})",
                            f"write a whole number, e.g. --at {name}={_EXAMPLE.get(BY_NAME[name].unit, '8')}")
+            if name in overrides:  # --at W=1 --at W=2 took the last silently (hostile review, stop 75)
+                raise _err(where, f"{name} is set twice (--at {name}={overrides[name][1]} before)",
+                           f"give --at {name}=... once")
             overrides[name] = (number, text.strip())
         elif name in BY_ID:
             raise _err(where, f"'{name}' is another quantity; only {qid} can be set",
