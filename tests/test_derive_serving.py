@@ -454,3 +454,19 @@ def test_a_rate_past_the_memory_has_no_steady_step(capsys):
     out = capsys.readouterr().out
     assert "t_s = none: no steady state at this rate: it is past what the memory allows" in out
     assert "t_s = -" not in out
+
+
+@pytest.mark.parametrize("spec, layout", [("llama70b-h100-tp8.yaml", ()),
+                                          ("llama70b-h100-tp8.yaml", ("parallelism.tp=4", "parallelism.pp=2")),
+                                          ("deepseek-v3-h200-ep8.yaml", ())])
+def test_derive_states_the_chapters_compute_batch(capsys, spec, layout):
+    """``derive compute_batch --spec`` evaluated the formula at one GPU's slice, which its n_TP n_st then counted
+    twice (QA, stop 75: 6,168 against the chapter's 385 at tp 8 x pp 2); it takes the whole model's request FLOPs
+    over the replica's GPUs, as the chapter does: the same number, the chapter's rounded down."""
+    r = evaluated(spec, layout)
+    sets = [x for o in layout for x in ("--set", o)]
+    assert main(["derive", "compute_batch", "--spec", str(SPECS / spec), *sets]) == 0
+    out = capsys.readouterr().out
+    value = float(out.strip().splitlines()[-1].split("=")[-1])
+    assert int(value) == r.serving["compute_batch"], (value, r.serving["compute_batch"])
+    assert "the whole model's request FLOPs over the replica's n_TP n_st GPUs" in out

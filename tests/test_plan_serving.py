@@ -395,3 +395,28 @@ def test_a_group_over_the_scale_out_network_is_marked(capsys):
     assert any(c[3] == "16*" for c in cells) and any(c[3] == "8" for c in cells)
     assert not any(c[3] in ("8*", "4*", "2*", "1*") for c in cells)  # an HGX H100's 8 GPUs share NVLink
     assert "*: the group's collectives cross the scale-out network between nodes" in lines[-1]
+
+
+def test_plan_of_a_spec_takes_its_prefix_cache_in_the_prompts_compute(tmp_path, capsys):
+    """QA, stop 75: ``plan SPEC`` took a spec's prompts whole where the serving chapter takes the uncached part
+    (serving.prefix_hit), so the spec's own layout read 215 sequences where the chapter's compute_batch said 385.
+    Llama 3.1 70B bf16 tp 8 at 4k + 512, 20 ms, half of each prompt cached: plan's row and the chapter agree."""
+    import json
+    import re
+
+    from genreport.commands.cli import main
+    from shared import ROOT, evaluated
+
+    text = (ROOT / "specs" / "llama70b-h100-tp8.yaml").read_text()
+    text = re.sub(r"(?m)^  tpot: .*$", "  tpot: 20 ms\n  prefix_hit: 0.5", text)
+    text = re.sub(r"(?m)^  (speculative|users): .*\n", "", text)
+    spec = tmp_path / "cached.yaml"
+    spec.write_text(text)
+    r = evaluated(spec)
+    assert main(["plan", str(spec), "--format", "json", "--gpus", "8", "--weights", "bf16", "--batch", "1000"]) == 0
+    row = next(x for x in json.loads(capsys.readouterr().out)["rows"] if (x["tp"], x["pp"], x["kv_cache"]) ==
+               (8, 1, r.spec.precision.kv_cache))
+    b_p = r.serving["compute_batch"]
+    assert row["limit"] == "prompts" and row["batch"] == b_p == r.serving["tpot_batch"]
+    unc = evaluated(spec, ("serving.prefix_hit=0",)).serving["compute_batch"]
+    assert unc < b_p  # the whole prompts take more of the compute

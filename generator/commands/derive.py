@@ -642,6 +642,24 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
             point += (f"; N the weights a step streams at this rate, {whose} decode and prompt tokens'"
                       if spec.model.moe is not None or (spec.parallelism and spec.parallelism.pp > 1) else "")
     unsliced: frozenset = frozenset()
+    if qid == "compute_batch" and spec.serving is not None and spec.serving.tpot is not None \
+            and args.batch is None and args.context is None:
+        # the whole model's request FLOPs over the replica's n_TP n_st GPUs (serving.compute_batch_values), as the
+        # chapter counts them: one GPU's slice would be divided by them twice (QA, stop 75: 6,168 for the chapter's 385)
+        from genreport.load.spec import Parallelism
+        from genreport.model.env import make_env
+        from genreport.model.serving import compute_batch_values
+
+        sv = spec.serving
+        whole = compute_batch_values(make_env(spec.hardware, spec.model, spec.precision, acc),
+                                     spec.parallelism or Parallelism(), sv.prompt, sv.output, sv.tpot, sv.prefix_hit)
+        from genreport.formulas.compiled import load as compiled
+
+        args_of = set(compiled()[qid].fn_args)  # the formula's own inputs
+        values.update({k: v for k, v in whole.items() if k in args_of})
+        unsliced = frozenset(k for k in whole if k in args_of and k not in ("n_TP", "n_St"))
+        point = ("the serving chapter's request at its TPOT target: the whole model's request FLOPs over the "
+                 "replica's n_TP n_st GPUs")
     if qid == "kv_transfer_time" and spec.serving is not None:
         # the serving chapter's disaggregation row: the prompt's cache over the link between replicas, every GPU of
         # the replica sending its slice at once (W_kv), c the whole model's held at T_in (techniques.py)

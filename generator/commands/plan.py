@@ -418,7 +418,8 @@ def main(argv: list[str]) -> int:
     gpus = [dataclasses.replace(g, price_per_hour=prices.get(g.name, prices.get(ref, g.price_per_hour)))
             if not is_own or g.name in given or ref in given else g
             for g, ref, is_own in zip(gpus, refs, mine, strict=True)]
-    shape = Shape(prompt, output, ttft, users)
+    # a report spec's prefix cache: its prompts' uncached part is prefilled (the chapter's compute_batch takes it)
+    shape = Shape(prompt, output, ttft, users, asked["shape"].prefix_hit if asked else 0.0)
     priced = all(g.price_per_hour for g in gpus)
     order = ("cost" if priced else "speed") if args.sort == "auto" else args.sort  # the table's, for every GPU
     results = []
@@ -704,7 +705,8 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                      "the pools serve more tok/s per GPU at the targets")
     lines.append("batch: sequences per replica (tp x pp GPUs; with data-parallel attention each of the dp replicas "
                  "of the expert group runs its own); TTFT: one prompt alone on the replica; TPOT: the request's "
-                 "slowest decode round; E2E: TTFT + the decode rounds (closed form); tok/s/GPU: output tokens; max "
+                 "slowest decode round; E2E: TTFT + the decode rounds (closed form); tok/s/GPU: output tokens over "
+                 "the decode rounds, the prompts' prefills apart ($/1k req adds them); max "
                  "conc.: sequences of the last context all replicas hold; $/1k req: a thousand requests, their prompts "
                  "at $/M in and their output - 1 decode tokens at $/M out (what 'cost' ranks); free GiB/GPU: what each GPU has left beside "
                  "the engine's reserve and workspace, the weights and the batch's KV cache"

@@ -336,6 +336,9 @@ class Shape:
     output: int = 1
     ttft: float | None = None  # s
     users: int | None = None
+    # the share of each prompt a prefix cache holds (serving.prefix_hit, a report spec's): its prefill is the rest
+    # (compute_batch's F_r); plan's own command line has none
+    prefix_hit: float = 0.0
 
     @property
     def last_context(self) -> int:
@@ -626,7 +629,8 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
     decoding = ok.copy()  # a decode replica of disaggregated pools prefills nothing: the TPOT target's batch alone
     if latency is not None:
         # and no more sequences than the replica's compute keeps at the target with their prompts' prefills
-        prompts = _once(memo, ("prompts",) + key, lambda: compute_batch(env, par, shape.prompt, shape.output, latency))
+        prompts = _once(memo, ("prompts",) + key, lambda: compute_batch(env, par, shape.prompt, shape.output, latency,
+                                                                          shape.prefix_hit))
         ok &= batches <= prompts
     if not ok.any():
         rejected["misses the latency target"] += 1

@@ -217,18 +217,28 @@ def compute_batch(env, par: Parallelism, prompt: int, output: int, tpot: float |
     of the whole model over the replica's tp x pp GPUs; inf without a target.  ``env``: the whole model's Env
     (make_env), as :func:`request` and ``plan`` take it.  What the decode round alone does not count: ``plan``,
     the serving chapter's TPOT batch and the GPUs its users take all stop there (one function)."""
-    from genreport.model.env import prefill_head_dim
-
     if tpot is None or output <= 1:  # no target, or no decode round after the prompt's (plan --context S)
         return math.inf
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out = float(np.asarray(load()["compute_batch"](compute_batch_values(env, par, prompt, output, tpot,
+                                                                           prefix_hit)), dtype=float))
+    return out if math.isfinite(out) and out > 0 else 0.0
+
+
+def compute_batch_values(env, par: Parallelism, prompt: int, output: int, tpot: float,
+                         prefix_hit: float = 0.0) -> dict[str, float]:
+    """The inputs :func:`compute_batch` evaluates ``compute_batch`` at: the whole model's values at the request's
+    mean context (``env``: make_env's, no layout's slice) with the request, the target and the replica's tp and pp
+    (``derive compute_batch --spec`` takes the same, not one GPU's slice, which the formula's n_TP n_st would count
+    twice)."""
+    from genreport.model.env import prefill_head_dim
+
     mean = prompt + output / 2.0
     v = {k: float(np.ravel(np.asarray(x, dtype=float))[0]) for k, x in env.at(context=mean).items()}
     v.update(T_in=float(prompt), T_out=float(output), h_p=float(prefix_hit), theta=float(tpot),
              n_TP=float(par.tp), n_St=float(par.pp),
              d_hp=float(prefill_head_dim(env.model, float(env.values["d_h"]), float(prompt) * (1 - prefix_hit))))
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        out = float(np.asarray(load()["compute_batch"](v), dtype=float))
-    return out if math.isfinite(out) and out > 0 else 0.0
+    return v
 
 
 def request(model: Model, hw: Hardware, precision: Precision, par: Parallelism, batch: int, prompt: int,

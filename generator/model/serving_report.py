@@ -127,7 +127,7 @@ def plan_inputs(spec) -> dict:
     if sv.speculative is not None:
         sp = sv.speculative
         ask = (sp.draft_tokens, sp.acceptance, sp.draft if sp.draft is not None else sp.draft_cost, sp.verified)
-    shape = Shape(sv.prompt, sv.output, sv.ttft, sv.users)
+    shape = Shape(sv.prompt, sv.output, sv.ttft, sv.users, sv.prefix_hit)
     return {"batch": min(sv.users, MAX_BATCH) if sv.users else REPLICA_BATCH, "context": shape.last_context,
             "latency": sv.tpot,
             "precisions": report_precisions(spec), "max_gpus": MAX_GPUS if hw.link is not None else 1,
