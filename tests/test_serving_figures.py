@@ -699,3 +699,23 @@ def test_a_data_parallel_layout_reaches_the_frontier_its_replica_reaches():
                                             "serving.tpot=30ms"))  # bf16: tensor-parallel layouts beat one GPU
     assert "1 GPU" not in plain.serving["frontier"]["frontier_layouts"]
     assert plain.serving["frontier"]["titled_on_frontier"] is False
+
+
+def test_the_frontiers_best_at_the_target_is_a_batch_its_compute_keeps():
+    """QA, stop 75: Mixtral 8x22B at 4k + 256, 30 ms, named tp4 ep8 dp2 at batch 149 the frontier's best per GPU where
+    that layout's compute keeps 86 sequences at 30 ms with their prompts (compute_batch: 4 x 989.4 TFLOP/s x 255 x
+    0.03 s over a request's FLOPs).  The best at the target is a point whose batch its layout's compute keeps; each
+    layout's curve says its compute_batch."""
+    from shared import evaluated
+
+    sets = ("serving.prompt=4096", "serving.output=256", "serving.tpot=30 ms", "serving.ttft=2 s",
+            "serving.users=2000")
+    f = evaluated("llama70b-h100-tp8.yaml", ("model=mixtral-8x22b", "parallelism.tp=4", "parallelism.ep=8",
+                                             "parallelism.dp=2", *sets)).serving["frontier"]
+    limits = {x["label"]: x["compute_batch"] for x in f["layouts"]}
+    assert all(v is not None and v > 0 for v in limits.values())
+    for est in ("bound", "serial"):
+        best = f["best_at_target"][est]
+        assert best is not None and best["batch"] <= limits[best["layout"]], (est, best, limits[best["layout"]])
+    fast = [x for x in f["pareto"]["serial"] if x["tokens_per_s_user"] >= 1 / 0.03]
+    assert any(x["batch"] > limits[x["layout"]] for x in fast)  # the frontier holds points past it: now left out

@@ -187,3 +187,26 @@ def test_a_layouts_attention_intensity_is_said_per_gpu_beside_the_models():
             "holds; the whole model's is 484) at fp8 KV" in text), text
     assert r.value("attention_intensity_one_card") == pytest.approx(484, abs=0.5)
     assert "on one GPU of the layout" not in prose.attention_text(evaluated("llama70b-h100-tp8.yaml"))  # the same 8
+
+
+def test_the_cheapest_layout_says_its_tensor_parallel_group_crosses_nodes(tmp_path):
+    """QA, stop 75: page 1 and the serving chapter named "16 GPUs, tp 16" the cheapest for Llama 3.1 405B fp8 on H100
+    (1,000 users, 2k + 256, half of each prompt cached) where plan marks tp 16*: its all-reduces cross the scale-out
+    network between two 8-GPU nodes.  Both sentences say so where the cheapest layout's tp group leaves the node."""
+    import re
+
+    from shared import evaluated_text, rendered
+
+    r = evaluated_text(
+        "kind: report\nname: l405\ntitle: 405B on H100\nhardware: h100-sxm\nmodel: llama-3.1-405b\nprecision: fp8\n"
+        "parallelism: {tp: 8, pp: 2}\nworkloads:\n  decode: {batch: [1, 8], context: [1k]}\n"
+        "serving: {prompt: 2k, output: 256, ttft: 3 s, tpot: 50 ms, users: 1000, prefix_hit: 0.5}\n", "l405.yaml")
+    c = r.serving["cheapest"]
+    crosses = "tp: scale-out" in c["links"]
+    for section, words in (("sections/s9_serving.html.j2", "its tensor-parallel group across nodes: its all-reduces "
+                                                             "cross the scale-out network"),
+                           ("sections/s0_summary.html.j2", "its tensor-parallel group across nodes, over the "
+                                                           "scale-out network")):
+        text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", rendered(r, section)))
+        assert (words in text) == crosses, (section, c["tp"], c["links"])
+    assert crosses and c["tp"] > 8  # the case the review found: the group is wider than an HGX H100's 8 GPUs

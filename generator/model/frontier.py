@@ -20,8 +20,8 @@ from genreport.load.spec import Parallelism
 from genreport.model.draft import speculative_inputs
 from genreport.model.env import make_env
 from genreport.model.plan import MAX_GPUS, plan_layouts
+from genreport.model.serving import compute_batch, engine_limit
 from genreport.model.serving import curves as serving_curves
-from genreport.model.serving import engine_limit
 from genreport.model.serving import probe as layout_probe
 
 POINTS = 28  # batches per curve, spread evenly on a log scale from 1 to the capacity
@@ -94,9 +94,12 @@ def frontier(spec, chapter_batches=(), max_gpus: int = MAX_GPUS) -> dict | None:
                            memo=memo)
     spec_rows = _speculative_curves(spec, env, kept, chapter_batches, memo) if sv.speculative is not None else {}
     for (par, titled, cap, runs, spec_in, _probe), c in zip(kept, plain, strict=True):
+        b_p = compute_batch(env, par, sv.prompt, sv.output, sv.tpot, sv.prefix_hit)
         row = {"label": par.label(), "gpus": par.gpus, "tp": par.tp, "pp": par.pp, "ep": par.ep, "dp": par.dp,
                "redundant_experts": par.redundant_experts,
                "titled": titled, "capacity_batch": cap, "batch_limit": runs,
+               # the most sequences its compute keeps at the TPOT target with their prompts (None: no target)
+               "compute_batch": int(min(b_p, 1 << 30)) if math.isfinite(b_p) else None,
                "ttft_bound": c["ttft_bound"], "ttft_serial": c["ttft_serial"],
                "batch": [int(b) for b in c["batch"]]}
         for est in ("bound", "serial"):
@@ -110,7 +113,8 @@ def frontier(spec, chapter_batches=(), max_gpus: int = MAX_GPUS) -> dict | None:
     fronts = {}
     for est in ("bound", "serial"):
         fronts[est] = _front(curves, lambda row, est=est: row, est, price)
-    best = {est: _best(pts, sv.tpot) for est, pts in fronts.items()}
+    limits = {x["label"]: x["compute_batch"] for x in curves}
+    best = {est: _best(pts, sv.tpot, limits) for est, pts in fronts.items()}
     on_front = _layouts_on(fronts["serial"], curves)
     # the engine's max_sequences where it stops some layout's curve before its memory does (None: nowhere)
     binds = [x["label"] for x in curves if x["batch_limit"] < x["capacity_batch"]]
@@ -137,9 +141,13 @@ def _front(curves: list[dict], part, est: str, price: float | None) -> list[dict
             for j in pareto(xs, ys)]
 
 
-def _best(pts: list[dict], tpot: float | None) -> dict | None:
-    """The frontier point with the most tok/s per GPU whose slowest round meets the TPOT target (None: none)."""
-    ok = [x for x in pts if tpot is None or x["tokens_per_s_user"] >= 1.0 / tpot]
+def _best(pts: list[dict], tpot: float | None, limits: dict | None = None) -> dict | None:
+    """The frontier point with the most tok/s per GPU whose slowest round meets the TPOT target and whose batch its
+    layout's compute keeps there with the prompts' prefills (``limits``: compute_batch by layout; QA, stop 75: the
+    chapter named Mixtral's tp4 ep8 dp2 at batch 149 where its compute keeps 86) (None: none)."""
+    limits = limits or {}
+    ok = [x for x in pts if (tpot is None or x["tokens_per_s_user"] >= 1.0 / tpot)
+          and (limits.get(x["layout"]) is None or x["batch"] <= limits[x["layout"]])]
     return max(ok, key=lambda x: x["tokens_per_s_gpu"]) if ok else None
 
 
@@ -196,8 +204,9 @@ def _with_speculation(curves: list[dict], fronts: dict, sv, price: float | None)
     sp = sv.speculative
     spec_fronts = {est: _front(curves, lambda row: row.get("speculative"), est, price) for est in ("bound", "serial")}
     best, plain = {}, {}
+    limits = {x["label"]: x["compute_batch"] for x in curves}
     for est in ("bound", "serial"):
-        a, b = _best(fronts[est], sv.tpot), _best(spec_fronts[est], sv.tpot)
+        a, b = _best(fronts[est], sv.tpot, limits), _best(spec_fronts[est], sv.tpot, limits)
         plain[est] = None if a is None else dict(a, speculative=False)
         cands = [x for x in (plain[est], None if b is None else dict(b, speculative=True)) if x is not None]
         best[est] = max(cands, key=lambda x: x["tokens_per_s_gpu"]) if cands else None  # a tie: the plain one

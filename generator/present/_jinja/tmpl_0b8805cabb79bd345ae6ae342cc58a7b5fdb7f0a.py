@@ -387,6 +387,9 @@ def root(context, missing=missing):
                 yield ', '
                 yield escape(('speculating' if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'speculative') == 'on') else 'not speculating'))
             yield '</strong>'
+            if ('tp: scale-out' in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'links')):
+                pass
+                yield ' (its tensor-parallel group across nodes, over the scale-out network)'
             if (not t_12(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_request'))):
                 pass
                 yield ' at $'
@@ -567,4 +570,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=103&5=116&6=118&7=130&8=142&9=150&10=162&11=180&12=186&13=218&14=222&15=244&16=257&19=264&22=279&23=298&24=350&25=416&27=420&29=424&30=434&31=443&32=459&33=470&34=477&35=479&36=493&40=512&41=525&42=528&43=544&44=547&45=559'
+debug_info = '1=103&5=116&6=118&7=130&8=142&9=150&10=162&11=180&12=186&13=218&14=222&15=244&16=257&19=264&22=279&23=298&24=350&25=419&27=423&29=427&30=437&31=446&32=462&33=473&34=480&35=482&36=496&40=515&41=528&42=531&43=547&44=550&45=562'

@@ -528,7 +528,11 @@ def root(context, missing=missing):
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'precision'))
             yield ' weights, '
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'kv_cache'))
-            yield ' KV cache</strong>:\n'
+            yield ' KV cache</strong>'
+            if ('tp: scale-out' in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'links')):
+                pass
+                yield ' (its tensor-parallel group across nodes: its all-reduces cross the scale-out network)'
+            yield ':\n'
             if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users'):
                 pass
                 yield escape(t_5(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'batch')))
@@ -1210,4 +1214,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=115&2=124&3=126&4=130&5=134&6=136&7=140&8=148&9=160&10=162&11=165&12=167&13=172&15=177&16=181&18=190&19=196&20=216&22=222&23=224&24=242&25=250&26=254&27=261&28=268&31=278&32=378&33=392&34=429&36=471&37=506&38=532&39=604&40=610&41=616&42=630&45=632&48=635&49=652&50=654&51=658&52=660&54=672&55=674&56=682&57=690&58=694&61=710&63=722&64=725&68=727&69=729&72=735&74=739&75=744&78=746&79=749&80=783&81=785&84=788&85=790&86=824&87=853&88=866&89=877&90=934&91=943&92=947&93=961&94=973&95=983&96=985&99=990&101=1007&102=1067&103=1085&104=1092&105=1101&108=1111&109=1113&110=1119&111=1122&112=1131&113=1136&115=1139&116=1141&118=1144&119=1147&121=1158&122=1160&124=1167&125=1174&126=1184&127=1197&129=1205'
+debug_info = '1=115&2=124&3=126&4=130&5=134&6=136&7=140&8=148&9=160&10=162&11=165&12=167&13=172&15=177&16=181&18=190&19=196&20=216&22=222&23=224&24=242&25=250&26=254&27=261&28=268&31=278&32=378&33=392&34=429&36=471&37=506&38=536&39=608&40=614&41=620&42=634&45=636&48=639&49=656&50=658&51=662&52=664&54=676&55=678&56=686&57=694&58=698&61=714&63=726&64=729&68=731&69=733&72=739&74=743&75=748&78=750&79=753&80=787&81=789&84=792&85=794&86=828&87=857&88=870&89=881&90=938&91=947&92=951&93=965&94=977&95=987&96=989&99=994&101=1011&102=1071&103=1089&104=1096&105=1105&108=1115&109=1117&110=1123&111=1126&112=1135&113=1140&115=1143&116=1145&118=1148&119=1151&121=1162&122=1164&124=1171&125=1178&126=1188&127=1201&129=1209'
