@@ -27,7 +27,7 @@ def check_hardware(doc: Document, hw: Hardware, out: Findings) -> None:
     if hw.capacity < 2**30:  # '1 B' passed, then an engine step's activations were blamed for filling it
         out.add(doc.finding(("memory", "capacity"), f"memory capacity {hw.texts.get('memory.capacity', hw.capacity)} "
                             "is implausibly small for an accelerator (at least 1 GiB)",
-                            "write its memory, e.g. '80 GiB': did you write B or MB for GB?"))
+                            "write its memory, e.g. '80 GiB': did you write B or MB for GB?", severity="warning"))
     peak = max(hw.dense.values())
     ridge = peak / hw.bandwidth
     if ridge > 5000:

@@ -383,13 +383,6 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
     """Load a report spec and everything it references; raise SpecError listing every problem."""
     path = Path(path)
     parsed = [(_alias(opath), value, o) for opath, value, o in ((*parse_override(o), o) for o in overrides)]
-    seen: dict[tuple, str] = {}
-    for opath, _value, text in parsed:  # --set X=a --set X=b took b silently (hostile review, stop 75)
-        if opath in seen and seen[opath] != text:
-            raise SpecError([Finding("--set " + text, 1, 1, format_path(opath),
-                                     f"{format_path(opath)} is set twice (--set {seen[opath]} before)",
-                                     "give each path once")])
-        seen[opath] = text
     by_target: dict[str, list] = {"hardware": [], "model": [], "report": []}
     for opath, value, text in parsed:
         if opath[0] in ("hardware", "model") and len(opath) > 1:
