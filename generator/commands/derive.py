@@ -646,14 +646,10 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
             and args.batch is None and args.context is None:
         # the whole model's request FLOPs over the replica's n_TP n_st GPUs (serving.compute_batch_values), as the
         # chapter counts them: one GPU's slice would be divided by them twice (QA, stop 75: 6,168 for the chapter's 385)
-        from genreport.load.spec import Parallelism
-        from genreport.model.env import make_env
-        from genreport.model.serving import compute_batch_values
-
-        sv = spec.serving
-        whole = compute_batch_values(make_env(spec.hardware, spec.model, spec.precision, acc),
-                                     spec.parallelism or Parallelism(), sv.prompt, sv.output, sv.tpot, sv.prefix_hit)
         from genreport.formulas.compiled import load as compiled
+        from genreport.model.serving import spec_compute_batch_values
+
+        whole = spec_compute_batch_values(spec, acc)
 
         args_of = set(compiled()[qid].fn_args)  # the formula's own inputs
         values.update({k: v for k, v in whole.items() if k in args_of})

@@ -225,6 +225,14 @@ def compute_batch(env, par: Parallelism, prompt: int, output: int, tpot: float |
     return out if math.isfinite(out) and out > 0 else 0.0
 
 
+def spec_compute_batch_values(spec, accounting: str) -> dict[str, float]:
+    """:func:`compute_batch_values` of a report spec's serving block at its layout (``derive compute_batch --spec``:
+    the chapter's inputs, the whole model's)."""
+    sv = spec.serving
+    env = make_env(spec.hardware, spec.model, spec.precision, accounting)
+    return compute_batch_values(env, spec.parallelism or Parallelism(), sv.prompt, sv.output, sv.tpot, sv.prefix_hit)
+
+
 def compute_batch_values(env, par: Parallelism, prompt: int, output: int, tpot: float,
                          prefix_hit: float = 0.0) -> dict[str, float]:
     """The inputs :func:`compute_batch` evaluates ``compute_batch`` at: the whole model's values at the request's
