@@ -202,7 +202,7 @@ def test_the_cheapest_layout_says_its_tensor_parallel_group_crosses_nodes(tmp_pa
         "parallelism: {tp: 8, pp: 2}\nworkloads:\n  decode: {batch: [1, 8], context: [1k]}\n"
         "serving: {prompt: 2k, output: 256, ttft: 3 s, tpot: 50 ms, users: 1000, prefix_hit: 0.5}\n", "l405.yaml")
     c = r.serving["cheapest"]
-    crosses = "tp: scale-out" in c["links"]
+    crosses = "tp" in c["scale_out_groups"] and "tp: scale-out" in c["links"]
     for section, words in (("sections/s9_serving.html.j2", "its tensor-parallel group across nodes: its all-reduces "
                                                              "cross the scale-out network"),
                            ("sections/s0_summary.html.j2", "its tensor-parallel group across nodes, over the "

@@ -596,7 +596,7 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
     for r in result.rows[:limit]:
         # a group whose collectives cross the scale-out network is marked (deployment review, stop 75: tp 16-64 over
         # InfiniBand ranked beside tp 8 with nothing in the table to say so)
-        out_of_node = {g.split(":")[0].strip() for g in r.links.split("), ") if ": scale-out" in g}
+        out_of_node = set(r.scale_out_groups)
         row = [r.precision, r.kv_cache, r.hardware, f"{r.tp}*" if "tp" in out_of_node else str(r.tp), str(r.pp),
                (f"{r.ep}+{r.redundant_experts}" if r.redundant_experts else str(r.ep))
                + ("*" if "ep" in out_of_node else ""), str(r.dp), str(r.gpus),
@@ -715,8 +715,7 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                     else "")
                  + ("; *: the group's collectives cross the scale-out network between nodes (json/csv: links); "
                     "engines keep tp within a node and lay pipeline stages across"
-                    if any(": scale-out" in x for r in result.rows[:limit]
-                           for x in r.links.split("), ") if x.split(":")[0].strip() in ("tp", "ep")) else "")
+                    if any({"tp", "ep"} & set(r.scale_out_groups) for r in result.rows[:limit]) else "")
                  + ("; limit prompts: the most sequences the replica's compute keeps at the TPOT target with their "
                     "prompts' prefills, n P (output - 1) TPOT / (the request's FLOPs), its n GPUs' peak (derive "
                     "compute_batch); the TPOT column is the decode round alone"

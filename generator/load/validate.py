@@ -210,53 +210,45 @@ class _NoBranch:
 
 # ----------------------------------------------------------------------------------------------- findings
 
-def _non_finite(data, path=()):
-    """Paths of NaN and infinite numbers: JSON Schema's minimum and maximum let them through."""
-    if isinstance(data, float) and not math.isfinite(data):
-        yield path
-    elif isinstance(data, dict):
+def _leaves(data, path=()):
+    """(path, value) of every value that is neither a mapping nor a list, walked in the document's order."""
+    if isinstance(data, dict):
         for k, v in data.items():
-            yield from _non_finite(v, path + (k,))
+            yield from _leaves(v, path + (k,))
     elif isinstance(data, list):
         for i, v in enumerate(data):
-            yield from _non_finite(v, path + (i,))
+            yield from _leaves(v, path + (i,))
+    else:
+        yield path, data
+
+
+def _non_finite(data):
+    """Paths of NaN and infinite numbers: JSON Schema's minimum and maximum let them through."""
+    return (path for path, v in _leaves(data) if isinstance(v, float) and not math.isfinite(v))
 
 
 MAX_TEXT = 4000  # characters in any one string of a spec; fields' own limits (maxLength) are lower
 
 
-def _too_long(data, path=()):
+def _too_long(data):
     """Paths of strings over MAX_TEXT characters, in any field (a schema's maxLength may be lower)."""
-    if isinstance(data, str) and len(data) > MAX_TEXT:
-        yield path
-    elif isinstance(data, dict):
-        for k, v in data.items():
-            yield from _too_long(v, path + (k,))
-    elif isinstance(data, list):
-        for i, v in enumerate(data):
-            yield from _too_long(v, path + (i,))
+    return (path for path, v in _leaves(data) if isinstance(v, str) and len(v) > MAX_TEXT)
 
 
+# the prose fields the schema lets take any text (a unit, a reference or a name has a message of its own)
 PROSE = frozenset({"title", "notes", "note", "date", "family", "library", "method", "variant", "vendor", "type"})
 
 
-def _control(data, path=()):
-    """(path, the first character) of strings holding a control or bidirectional-override character (the terminal's
-    unsafe set, tabs and line breaks allowed): a title with NUL, ESC or BEL went raw into report.html, and U+202E
-    showed its text reversed in the page's title (hostile review, stop 75)."""
+def _control(data):
+    """(path, the first character) of prose strings holding a control or bidirectional-override character (the
+    terminal's unsafe set, tabs and line breaks allowed): a title with NUL, ESC or BEL went raw into report.html, and
+    U+202E showed its text reversed in the page's title (hostile review, stop 75)."""
     from genreport.terminal import _UNSAFE_KEEP_NL
 
-    if isinstance(data, str):
-        # the prose fields the schema lets take any text (a unit, a reference or a name has a message of its own)
-        found = _UNSAFE_KEEP_NL.search(data) if set(path) & PROSE else None
+    for path, v in _leaves(data):
+        found = _UNSAFE_KEEP_NL.search(v) if isinstance(v, str) and set(path) & PROSE else None
         if found:
             yield path, found.group(0)
-    elif isinstance(data, dict):
-        for k, v in data.items():
-            yield from _control(v, path + (k,))
-    elif isinstance(data, list):
-        for i, v in enumerate(data):
-            yield from _control(v, path + (i,))
 
 
 def check(doc: Document, kind: str) -> list[Finding]:

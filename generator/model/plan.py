@@ -150,10 +150,13 @@ class PlanRow:
     # $ of one request: its prompt's prefill and its output - 1 decode tokens, (prompt x usd_per_mtok_in +
     # (output - 1) x usd_per_mtok_out) / 10^6 (None without a price or a decode: plan --context); what "cost" ranks
     usd_per_request: float | None = None
+    # the groups (tp, pp, ep) whose collectives cross the scale-out network between nodes
+    scale_out_groups: tuple[str, ...] = ()
 
     def as_json(self) -> dict:
         # no users asked: no count of GPUs for them (null, not 0 GPUs: deployment review, stop 75)
-        return {**self.__dict__, "gpus_for_users": self.gpus_for_users or None}
+        return {**self.__dict__, "gpus_for_users": self.gpus_for_users or None,
+                "scale_out_groups": list(self.scale_out_groups)}
 
 
 @dataclass
@@ -737,6 +740,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
                    per_gpu * node_busy_gpus(par.replica_gpus, hw.node.gpus_per_node)
                    if hw.node is not None and hw.node.gpus_per_node else None,
                    redundant_experts=par.redundant_experts,
+                   scale_out_groups=tuple(g for g, c in links.items() if c.tier == "scale-out"),
                    usd_per_request=(shape.prompt * p_in + (shape.output - 1) * p_out) / 1e6
                    if p_in is not None and p_out is not None and shape.output > 1 else None,
                    **spec_fields)

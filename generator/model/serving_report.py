@@ -179,10 +179,11 @@ _CHEAPEST: dict = {}  # the last plans' first rows (:func:`_cheapest`), oldest f
 
 
 def batches(spec, env=None) -> tuple:
-    """(the request alone, the capacity, the users' batch, the TPOT target's batch) per replica of the spec's
-    ``serving`` block at its layout, as the chapter's rows take them; the users' and the TPOT's batch None where the
-    block names no users or TPOT target.  Both stop at what fits and at the engine's max_sequences
-    (serving.engine_limit); the capacity is what fits."""
+    """(the request alone, the capacity, the users' batch, the TPOT target's batch, the decode round alone's batch at
+    the target, :func:`prompts_batch`) per replica of the spec's ``serving`` block at its layout, as the chapter's
+    rows take them; the users' and the TPOT's batches None where the block names no users or TPOT target.  They stop
+    at what fits and at the engine's max_sequences (serving.engine_limit), the TPOT target's at the prompts' compute
+    too; the capacity is what fits."""
     sv, hw, model, prec, acc = spec.serving, spec.hardware, spec.model, spec.precision, spec.accounting
     par = spec.parallelism or Parallelism()
     env = env if env is not None else make_env(hw, model, prec, acc)
@@ -194,30 +195,15 @@ def batches(spec, env=None) -> tuple:
         cap = int(min(cap, max(replica_capacity(spec, float(last_context(sv.prompt, sv.output)))[1], 0.0)))
     limit = int(engine_limit(spec.hardware, cap))
     users_batch = (min(-(-sv.users // par.dp), limit) if limit else 0) if sv.users else None
-    tpot_batch = None
+    tpot_batch = decode_batch = prompts = None
+    if sv.tpot is not None:
+        prompts = prompts_batch(spec, env)
     if sv.tpot is not None and limit:
-        # no more than the replica's compute keeps at the target with the sequences' prompts (compute_batch)
-        tpot_batch = min(decode_tpot_batch(spec, env, limit), prompts_batch(spec, env))
-    return one, cap, users_batch, tpot_batch
-
-
-def decode_tpot_batch(spec, env, limit: int) -> int:
-    """The largest batch up to ``limit`` whose slowest decode round alone meets the serving block's TPOT target: a
-    decode replica's of disaggregated pools, which prefills nothing (:func:`batches` takes the least of it and the
-    compute the prompts take); remembered for the spec's evaluation (a bisection of rounds)."""
-    sv = spec.serving
-    par = spec.parallelism or Parallelism()
-    key = (id(spec), limit)
-    if key not in _DECODE_BATCH or _DECODE_BATCH[key][0] is not spec:
-        b = _tpot_batch(spec.model, spec.hardware, spec.precision, par, sv.prompt, sv.output, spec.accounting, limit,
-                        sv.tpot, env)
-        _DECODE_BATCH[key] = (spec, b)
-        while len(_DECODE_BATCH) > 8:
-            del _DECODE_BATCH[next(iter(_DECODE_BATCH))]
-    return _DECODE_BATCH[key][1]
-
-
-_DECODE_BATCH: dict = {}  # (id(spec), limit) -> (spec, batch): the last few specs' decode-only TPOT batches
+        # the decode round alone's batch (a decode replica's of disaggregated pools, which prefills nothing), and no
+        # more than the replica's compute keeps at the target with the sequences' prompts (compute_batch)
+        decode_batch = _tpot_batch(model, hw, prec, par, sv.prompt, sv.output, acc, limit, sv.tpot, env)
+        tpot_batch = min(decode_batch, prompts)
+    return one, cap, users_batch, tpot_batch, decode_batch, prompts
 
 
 def prompts_batch(spec, env=None) -> int:
@@ -234,7 +220,7 @@ def chapter_point(spec) -> tuple[int, int]:
     its last row's batch (the TPOT target's, else the users', else 1) at a request's last context; ``derive``
     evaluates the chapter's quantities there."""
     sv = spec.serving
-    _, _, users_batch, tpot_batch = batches(spec)
+    _, _, users_batch, tpot_batch, _, _ = batches(spec)
     batch = 1
     if users_batch is not None and users_batch > 1:
         batch = users_batch
@@ -265,14 +251,13 @@ def report(r) -> dict | None:
     env = make_env(hw, model, prec, acc)
     price, power = hw.price_per_hour, hw.power_watts
     node = hw.node.gpus_per_node if hw.node is not None else None
-    one, cap, users_batch, tpot_batch = batches(spec, env)
+    one, cap, users_batch, tpot_batch, decode_batch, prompts = batches(spec, env)
     limit = int(engine_limit(spec.hardware, cap))
     engine_binds = limit < cap  # the engine's max_sequences stops a replica's batch before its memory does
     rows = [_row(one, price, power, alone_label(par), node)]
     if users_batch is not None and users_batch > 1:
         rows.append(_row(request(model, hw, prec, par, users_batch, sv.prompt, sv.output, acc, env), price,
                          power, users_label(sv.users, par.dp, users_batch, engine_binds), node))
-    prompts = prompts_batch(spec, env) if sv.tpot is not None else None
     if tpot_batch is not None and tpot_batch > 1 and tpot_batch != users_batch:
         label = tpot_label(tpot_batch, limit, cap, prompts)
         row = _row(request(model, hw, prec, par, tpot_batch, sv.prompt, sv.output, acc, env), price, power,
@@ -314,7 +299,7 @@ def report(r) -> dict | None:
             "holds": holds, "ttft_met": None if sv.ttft is None or not holds else bool(one.ttft_bound <= sv.ttft),
             "tpot_batch": tpot_batch, "users_batch": users_batch, "gpus_for_users": gpus_for_users,
             # the TPOT target's batch of the decode round alone: a decode replica's of disaggregated pools
-            "decode_tpot_batch": decode_tpot_batch(spec, env, limit) if sv.tpot is not None and limit else None,
+            "decode_tpot_batch": decode_batch,
             # the sequences a replica's compute keeps at the TPOT target with their prompts (None without a target)
             "compute_batch": prompts if prompts is not None and prompts < 1 << 30 else None,
             "replicas_for_users": replicas_for_users, "ep_group_replicas": group,

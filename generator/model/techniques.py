@@ -702,7 +702,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
     # (T_o - 1) / tok/s per user: t_s is that mean round, as the row's tok/s per GPU takes it (and plan
     # --disaggregate); the TPOT round, at the last context, bounds each sequence's slowest round, not the rate
     # a decode replica prefills nothing: its batch is the TPOT target's for the decode round alone
-    # (serving_report.decode_tpot_batch), where the chapter's, the prompts' prefills counted, may be smaller
+    # (the serving block's decode_tpot_batch, serving_report.batches), where the chapter's, the prompts' prefills counted, may be smaller
     d_batch, d_tpot, d_gpu, d_user, env_p = int(batch), tpot, per_gpu, b["tokens_per_s_user"], env
     if r.serving.get("decode_tpot_batch") and r.serving["decode_tpot_batch"] > int(batch):
         from genreport.model.serving import request

@@ -529,7 +529,7 @@ def root(context, missing=missing):
             yield ' weights, '
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'kv_cache'))
             yield ' KV cache</strong>'
-            if ('tp: scale-out' in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'links')):
+            if ('tp' in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'scale_out_groups')):
                 pass
                 yield ' (its tensor-parallel group across nodes: its all-reduces cross the scale-out network)'
             yield ':\n'
