@@ -77,6 +77,9 @@ DIMMED = {
     # per-class weights: fp8 experts multiply at fp8's peak on an H100 ("compute per class"), MXFP4 ones in bf16
     "mixtral-fp8-experts": ("mixtral8x22b-h100-tp8-ep8", "#set=precision.weights.experts=fp8"),
     "mixtral-mxfp4-experts": ("mixtral8x22b-h100-tp8-ep8", "#set=precision.weights.experts=mxfp4"),
+    # the issue's example, and a layout whose weights do not fit (the tests of each below)
+    "8b-bandwidth": ("llama8b-h100", "#set=hardware.memory.bandwidth=4.8%20TB/s"),
+    "deepseek-cannot-serve": ("deepseek-v3-h200-ep8", "#set=parallelism.dp=4&set=parallelism.ep=4"),
 }
 THEN = {"8b-cleared": ""}  # loaded with the fragment above, then the what-if cleared in the page (the lightest page)
 
@@ -135,10 +138,9 @@ def check_page(elements: list[dict], spec_name: str, overrides: list[str]) -> in
     return len(elements)
 
 
-def test_the_issues_example_from_the_url_fragment():
+def test_the_issues_example_from_the_url_fragment(dimmed):
     """8B on H100 with 4.8 TB/s: ridge 206 and the batch-1 decode bound 3.35 ms, in prose, tables and the roofline."""
-    report = ROOT / "out" / "llama8b-h100" / "report.html"
-    dom = chromium(report.as_uri() + "#set=hardware.memory.bandwidth=4.8%20TB/s")
+    dom = dimmed["8b-bandwidth"]
     elements = marked(dom)
     assert check_page(elements, "llama8b-h100", ["hardware.memory.bandwidth=4.8 TB/s"]) > 60
     ridge = [el["text"] for el in elements if el["q"] == "ridge_point" and "built" not in el]
@@ -476,12 +478,11 @@ def test_the_derated_estimate_is_dimmed_under_a_what_if(tmp_path):
     assert [x for x in built if x not in changed] == []
 
 
-def test_a_layout_that_cannot_serve_keeps_the_built_rows_dimmed():
+def test_a_layout_that_cannot_serve_keeps_the_built_rows_dimmed(dimmed):
     """DeepSeek-V3 at dp 4 x ep 4 (its weights, 180 GB a GPU, do not fit): Python's chapter says the layout cannot
     serve the request; the page filled the request table with rows of its own, undimmed (a review).  It keeps the
     built rows, dimmed."""
-    url = (ROOT / "out" / "deepseek-v3-h200-ep8" / "report.html").as_uri() + "#set=parallelism.dp=4&set=parallelism.ep=4"
-    dom = chromium(url, 20000)
+    dom = dimmed["deepseek-cannot-serve"]
     body = re.search(r'<tbody data-live="sv_rows"([^>]*)>(.*?)</tbody>', dom, re.S)
     assert body and "stale" in body.group(1), body.group(1) if body else dom[:500]
     built = (ROOT / "out" / "deepseek-v3-h200-ep8" / "report.html").read_text(encoding="utf-8")

@@ -183,7 +183,7 @@ def test_the_chapter_in_chromium_follows_a_serving_what_if(tmp_path):
 
     from genreport.present import fmt
     from shared import html
-    from test_live_page import CHROMIUM, chromium
+    from test_live_page import CHROMIUM, chromium_pages
 
     if CHROMIUM is None:
         import pytest
@@ -191,7 +191,9 @@ def test_the_chapter_in_chromium_follows_a_serving_what_if(tmp_path):
         pytest.skip("chromium is not installed (scripts/setup --test)")
     page = tmp_path / "report.html"
     page.write_text(html(SERVING[0]), encoding="utf-8")
-    dom = chromium(page.as_uri() + "#set=serving.tpot=15%20ms")
+    # both what-ifs (the second below) as frames of one Chromium
+    dom, none = chromium_pages([page.as_uri() + "#set=serving.tpot=15%20ms", page.as_uri() + "#set=parallelism.tp=1"],
+                               tmp_path)
     chapter = dom[dom.index('<section id="s9"'):]
     chapter = chapter[:chapter.index("</section>")]
     r = evaluated(SERVING[0], ["serving.tpot=15 ms"])  # the what-if test_serving_what_ifs_... evaluated
@@ -217,7 +219,6 @@ def test_the_chapter_in_chromium_follows_a_serving_what_if(tmp_path):
         assert f">{row['label']}, bound</td>" in rows and f">{fmt.time(row['serial']['tpot'])}</td>" in rows
     # a what-if where no sequence fits (one H100 for the 70B in bf16): Python states no technique, so the page keeps
     # the built lever rows, dimmed, and computes none (it showed rows of a batch that does not fit)
-    none = chromium(page.as_uri() + "#set=parallelism.tp=1")
     none = none[none.index('<section id="s9"'):]
     built_levers = html(SERVING[0])
     built_levers = built_levers[built_levers.index('data-live="sv_levers"'):]
