@@ -95,18 +95,17 @@ def test_the_table_says_what_its_prefill_rows_count(capsys):
     assert "notes" not in json.loads(capsys.readouterr().out)
 
 
-def test_a_what_ifs_table_names_its_quantities_and_what_does_not_fit(tmp_path):
+def test_a_what_ifs_table_names_its_quantities_and_what_does_not_fit():
     """The what-if's table listed raw ids (capacity_batch, decode_tokens_per_s) and "7,076 -> 3,538 tok/s" at
     batch 128 and context 8k, where the what-if holds 61 sequences: the title beside the id, and the rate of a batch
-    the cache does not hold says how many fit (Llama 3.1 70B at tp 4 in place of tp 8)."""
+    the cache does not hold says how many fit (Llama 3.1 70B at tp 4 in place of tp 8).  The page of ``--set
+    parallelism.tp=4`` (shared.page: a build's words, no figure or formula drawn)."""
     import html as h
     import re
 
-    from genreport.commands.cli import main
+    from shared import page as page_of
 
-    assert main(["specs/llama70b-h100-tp8.yaml", "--set", "parallelism.tp=4", "-o", str(tmp_path), "--format",
-                 "html", "-q"]) == 0
-    page = (tmp_path / "llama70b-h100-tp8-whatif" / "report.html").read_text()
+    page = page_of("llama70b-h100-tp8.yaml", ["parallelism.tp=4"])
     section = page[page.index('id="whatif"'):]
     rows = [re.sub(r"\s+", " ", h.unescape(re.sub(r"<[^>]+>", " ", r))).strip()
             for r in re.findall(r"<tr>(.*?)</tr>", section[:section.index("</table>")], re.S)]
@@ -120,10 +119,10 @@ def test_page_1s_cheapest_layout_says_its_batch_where_no_users_are_given():
     """Without users the cheapest layout is priced at plan's default of at most 64 sequences a replica; page 1 named
     it "cheapest" without the cap, which only chapter 7 stated (a review: the same layout at batch 256 is cheaper).
     The Llama 3.1 70B spec without its 128 users."""
-    from shared import ROOT, html, spec_file
+    from shared import ROOT, html, page, spec_file
 
     text = (ROOT / "specs" / "llama70b-h100-tp8.yaml").read_text().replace("  users: 128\n", "")
-    page1 = " ".join(html(spec_file(text, "l70-no-users.yaml")).split("<section id=\"s1\"")[0].split())
+    page1 = " ".join(page(spec_file(text, "l70-no-users.yaml")).split("<section id=\"s1\"")[0].split())
     assert ", with at most 64 sequences a replica (chapter" in page1
     with_users = " ".join(html("llama70b-h100-tp8.yaml").split("<section id=\"s1\"")[0].split())
     assert "sequences a replica (chapter" not in with_users
@@ -146,12 +145,13 @@ def test_a_groups_link_row_counts_its_members_and_their_span():
 def test_chapter_3_names_the_layouts_interconnect_beside_the_gpus_roofs():
     """DeepSeek-V3 in NVFP4 on 16 B200 (tp 8 x dp 2 x ep 16): batch-1 decode is interconnect-bound at 1k and 8k
     (page 1, chapter 6), where chapter 3's "what caps performance" said "bandwidth" alone, the GPU's two roofs."""
-    from shared import html, spec_file
+    from shared import page as page_of
+    from shared import spec_file
 
     text = ("kind: report\nname: ds16n\ntitle: t\nhardware: b200\nmodel: deepseek-v3\n"
             "precision: {weights: nvfp4, kv_cache: fp8}\nparallelism: {tp: 8, ep: 16, dp: 2}\n"
             "workloads:\n  decode: {batch: [1, 32], context: [1k, 8k, 32k]}\n  prefill: {prompt: [512]}\n")
-    page = " ".join(html(spec_file(text, "ds16n.yaml")).split())
+    page = " ".join(page_of(spec_file(text, "ds16n.yaml")).split())
     assert ("bandwidth of the GPU's two roofs; the interconnect at this layout at 2 of the 3 contexts (chapter 6)"
             in page), page[page.find("what caps performance"):][:600]
     # and the levers' chapter, whose times are the replica's batch-1 round, says the links hold it: no lever of the
@@ -169,7 +169,7 @@ def test_chapter_3_names_the_layouts_interconnect_beside_the_gpus_roofs():
         assert lv["note"] == "no gain while the links hold the batch-1 round"
         assert f"<td>{lv['change']}</td>" in page or lv["change"] in page
     assert "no gain while the links hold the batch-1 round" in page
-    assert "the interconnect at this layout" not in html("llama70b-h100-tp8.yaml")  # batch 1 reads HBM there
+    assert "the interconnect at this layout" not in page_of("llama70b-h100-tp8.yaml")  # batch 1 reads HBM there
 
 
 def test_a_layouts_attention_intensity_is_said_per_gpu_beside_the_models():
