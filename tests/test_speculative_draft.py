@@ -382,13 +382,20 @@ def test_plan_runs_a_draft_at_its_own_precision():
         assert b[key].spec_speedup < a[key].spec_speedup and b[key].concurrency <= a[key].concurrency
     assert a[2, 1].headroom_bytes - b[2, 1].headroom_bytes == pytest.approx(
         1.2358e9 / 2 + 64 * 4607 * 16384 / 2, rel=1e-6)
-    # on a GPU without an fp8 peak a draft declared in fp8 cannot run: the GPU is skipped, and says why
+    # on a device without an fp8 peak or a weight-only fp8 kernel (a TPU v5p) a draft declared in fp8 cannot run: the
+    # device is skipped, and says why; on an A100 its fp8 weights compute in bf16 (plan.weight_only_fp8), as the
+    # target's would, and the plan says so
     from genreport.load.loader import load_hardware
 
+    tpu = load_hardware(ROOT / "specs" / "hardware" / "tpu-v5p.yaml")
+    none = plan(spec.model, tpu, 64, 4607, 0.05, draft_precision=plan_precision("fp8", d.model),
+                **dict(kw, precisions=("bf16",), max_gpus=1))
+    assert none.rows == [] and ("the draft at fp8", f"{tpu.title} has no dense fp8 peak") in none.skipped_precisions
     a100 = load_hardware(ROOT / "specs" / "hardware" / "a100-sxm-80gb.yaml")
-    none = plan(spec.model, a100, 64, 4607, 0.05, draft_precision=plan_precision("fp8", d.model),
+    some = plan(spec.model, a100, 64, 4607, 0.05, draft_precision=plan_precision("fp8", d.model),
                 **dict(kw, precisions=("bf16",)))
-    assert none.rows == [] and ("the draft at fp8", f"{a100.title} has no dense fp8 peak") in none.skipped_precisions
+    assert some.rows and not some.skipped_precisions
+    assert any(n.startswith("the draft's fp8 weights computed in bf16 on the NVIDIA A100") for n in some.notes)
 
 
 def test_the_report_plans_with_the_declared_draft_precision():

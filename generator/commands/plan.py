@@ -459,7 +459,8 @@ def main(argv: list[str]) -> int:
                | ({"draft_precision": draft_precision.label()} if draft_precision is not None else {}),
                "disaggregate": args.disaggregate, "weights": list(weights), "weights_not_tried": list(left_out),
                "rows": [r.as_json() for r in result.rows], "rejected": result.rejected, "closest": result.closest,
-               "skipped_precisions": [{"precision": p, "why": w} for p, w in result.skipped_precisions]}
+               "skipped_precisions": [{"precision": p, "why": w} for p, w in result.skipped_precisions],
+               "notes": result.notes}
         print(json.dumps(doc, indent=1, sort_keys=True))
         return 0
     if args.format == "csv":
@@ -485,10 +486,10 @@ def merge(results, priced: bool, sort: str = "auto"):
             rejected[why] = rejected.get(why, 0) + n
     skipped = [(p, w) for res in results for p, w in res.skipped_precisions]
     return Plan(rows, rejected, skipped, ORDERS[("cost" if priced else "speed") if sort == "auto" else sort],
-                nearest(results))
+                nearest(results), [n for res in results for n in res.notes])
 
 
-_CSV = ("hardware", "precision", "kv_cache", "tp", "pp", "ep", "redundant_experts", "dp", "gpus", "batch", "limit", "binds", "concurrency",
+_CSV = ("hardware", "precision", "compute", "kv_cache", "tp", "pp", "ep", "redundant_experts", "dp", "gpus", "batch", "limit", "binds", "concurrency",
         "ttft", "tpot", "e2e", "tokens_per_s_user", "tokens_per_s_gpu", "tokens_per_s_node", "usd_per_mtok_in",
         "usd_per_mtok_out", "usd_per_request", "joules_per_token", "headroom_bytes", "gpus_for_users", "weight_bytes_per_gpu", "time_bound", "time_serial",
         "time_comm", "tokens_per_s_replica", "links")
@@ -597,7 +598,7 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
         # a group whose collectives cross the scale-out network is marked (deployment review, stop 75: tp 16-64 over
         # InfiniBand ranked beside tp 8 with nothing in the table to say so)
         out_of_node = set(r.scale_out_groups)
-        row = [r.precision, r.kv_cache, r.hardware, f"{r.tp}*" if "tp" in out_of_node else str(r.tp), str(r.pp),
+        row = [r.weights_label, r.kv_cache, r.hardware, f"{r.tp}*" if "tp" in out_of_node else str(r.tp), str(r.pp),
                (f"{r.ep}+{r.redundant_experts}" if r.redundant_experts else str(r.ep))
                + ("*" if "ep" in out_of_node else ""), str(r.dp), str(r.gpus),
                str(r.batch), r.limit, r.binds, f"{r.concurrency:,}", f"{r.ttft * 1e3:,.1f}", f"{r.tpot * 1e3:,.2f}",
@@ -649,6 +650,7 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
         lines.append(f"not listed: {rejected}")
     for p, why in result.skipped_precisions:
         lines.append(f"skipped {p}: {why}")
+    lines += result.notes
     if left_out:
         lines.append(f"not tried: {', '.join(left_out)} weights (the default tries the checkpoint's format and fp8 "
                      "for 16-bit models from 8B up; narrower formats change the model's accuracy, which a roofline "

@@ -37,14 +37,22 @@ def fit_options(r) -> list[dict]:
     if weights <= cap:
         return []
     out = []
+    from genreport.model.plan import weight_only_fp8
+
     for fmt_name in ("fp8", "int8", "int4"):
         b = PRECISION_BYTES[fmt_name]
-        if b >= spec.precision.weight_bytes or (fmt_name == "fp8" and "fp8" not in spec.hardware.dense):
+        if b >= spec.precision.weight_bytes:
             continue
         prec = Precision(fmt_name, spec.precision.kv_cache, spec.precision.compute if fmt_name != "fp8" else "fp8",
                          128 if fmt_name == "int4" else None)
+        label = f"{fmt_name} weights"
+        if prec.compute not in spec.hardware.dense:  # fp8 on a GPU without an fp8 peak: weight-only (W8A16), or none
+            prec = weight_only_fp8(prec, spec.hardware)
+            if prec is None:
+                continue
+            label = "fp8 weights computed in bf16"
         w = float(r.q["weight_bytes"](make_env(spec.hardware, spec.model, prec, r.lead, layout=spec.parallelism).at()))
-        out.append({"kind": "precision", "label": f"{fmt_name} weights", "weight_bytes": w, "capacity": cap,
+        out.append({"kind": "precision", "label": label, "weight_bytes": w, "capacity": cap,
                     "fits": w < cap, "gpus": 1})
     layout = r.many.smallest if r.many is not None else None
     searched = r.many is not None  # plan.many_gpus searched the layouts (weights that do not fit, a link, decode)

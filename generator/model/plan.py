@@ -152,6 +152,13 @@ class PlanRow:
     usd_per_request: float | None = None
     # the groups (tp, pp, ep) whose collectives cross the scale-out network between nodes
     scale_out_groups: tuple[str, ...] = ()
+    compute: str = ""  # the format the GEMMs multiply in: bf16 for fp8 weights on a GPU without an fp8 peak
+    weight_only: bool = False  # fp8 weights dequantized to bf16 there (weight_only_fp8: W8A16)
+
+    @property
+    def weights_label(self) -> str:
+        """The weights column: the format, with "(W8A16)" where fp8 weights compute in bf16 (weight_only_fp8)."""
+        return f"{self.precision} (W8A16)" if self.weight_only else self.precision
 
     def as_json(self) -> dict:
         # no users asked: no count of GPUs for them (null, not 0 GPUs: deployment review, stop 75)
@@ -168,6 +175,39 @@ class Plan:
     # the nearest a rejected layout came to each target it missed: "ttft" (the least TTFT of the layouts that fit)
     # and "tpot" (the least batch-1 TPOT of those), [s]; what a plan that lists no row says
     closest: dict = field(default_factory=dict)
+    # what plan did in place of skipping a format, in words (fp8 weights computed in bf16 on a GPU without an fp8 peak)
+    notes: list[str] = field(default_factory=list)
+
+
+# Weights stored in fp8 on an NVIDIA GPU without an fp8 peak (A100, A10, the Turing cards) run weight-only: each GEMM
+# streams the fp8 weights and multiplies in bf16 after dequantizing them (W8A16). vLLM runs FP8 checkpoints so on
+# Turing and Ampere with its FP8 Marlin kernel (vLLM docs, "FP8 W8A8": "FP8 models will run on compute capability >=
+# 7.5 (Turing) as weight-only W8A16, utilizing FP8 Marlin"; vllm-project/vllm#5975 brought it to Ampere), so plan
+# lists those layouts rather than skip the format: the bound streams 1 B a weight and computes at the bf16 peak.
+# Another vendor's chip without fp8 (a TPU v5p, AMD's MI250) has no such kernel in a source gathered: skipped there.
+WEIGHT_ONLY_FP8 = ("fp8", "fp8_block")
+WEIGHT_ONLY_FP8_SOURCE = ("weight-only (W8A16), as vLLM runs FP8 checkpoints with its FP8 Marlin kernel where a GPU "
+                          "has no fp8 tensor cores")
+
+
+def weight_only_fp8(precision: Precision, hw: Hardware) -> Precision | None:
+    """``precision`` with its fp8 weights computed in bf16, where an NVIDIA GPU ``hw`` has no fp8 peak but a bf16
+    one (W8A16: WEIGHT_ONLY_FP8); None for any other format or device."""
+    dense = hw.dense
+    if precision.compute not in WEIGHT_ONLY_FP8 or precision.compute in dense or "bf16" not in dense \
+            or hw.vendor != "NVIDIA":
+        return None
+    return dataclasses.replace(precision, compute="bf16", own_compute=False)
+
+
+def runs_as(name: str, model: Model, own: Precision | None, hw: Hardware) -> tuple[Precision | None, bool]:
+    """(the precision plan runs the weight format ``name`` in on ``hw``, whether its fp8 weights compute in bf16
+    there: weight_only_fp8); (None, False) where the device has no peak to compute it in (fp8 on a TPU v5p)."""
+    auto = on_hardware(own_precision(name, model, own), hw.dense)  # NVFP4/MXFP4 in fp4 where it runs
+    if auto.compute in hw.dense:
+        return auto, False
+    weight_only = weight_only_fp8(auto, hw)
+    return weight_only, weight_only is not None
 
 
 # What each order of plan's rows ranks by (``ranking``): its name in words.
@@ -218,7 +258,8 @@ def better_of(plain: Plan, speculating: Plan, key) -> Plan:
     latency = "misses the latency target"
     rejected[latency] = max(rejected.get(latency, 0) - only_speculating, 0)
     skipped = list(dict.fromkeys([*plain.skipped_precisions, *speculating.skipped_precisions]))
-    return Plan(sorted(rows.values(), key=key), rejected, skipped, plain.estimate, nearest((plain, speculating)))
+    return Plan(sorted(rows.values(), key=key), rejected, skipped, plain.estimate, nearest((plain, speculating)),
+                list(dict.fromkeys([*plain.notes, *speculating.notes])))
 
 
 def _ep_choices(model: Model, tp: int) -> list[int]:
@@ -386,6 +427,7 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
     precisions = plan_precisions(model) if precisions is None else tuple(precisions)
     rows: list[PlanRow] = []
     skipped: list[tuple[str, str]] = []
+    notes: list[str] = []
     rejected = {"weights do not fit": 0, "no sequence of the context fits": 0, "misses the latency target": 0,
                 "misses the TTFT target": 0}
     closest: dict[str, float] = {}
@@ -408,16 +450,27 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
     draft_model = speculative is not None and not isinstance(speculative[2], (int, float)) and \
         not is_head(speculative[2], model)  # a catalog draft, not an EAGLE/MTP head
     if draft_model and draft_precision is not None and draft_precision.compute not in hw.dense:
-        skipped.append((f"the draft at {draft_precision.label()}",
-                        f"{hw.title} has no dense {draft_precision.compute} peak"))
-        precisions = ()
+        weight_only = weight_only_fp8(draft_precision, hw)  # an fp8 draft on an A100: W8A16, as the target's weights
+        if weight_only is None:
+            skipped.append((f"the draft at {draft_precision.label()}",
+                            f"{hw.title} has no dense {draft_precision.compute} peak"))
+            precisions = ()
+        else:
+            notes.append(f"the draft's {draft_precision.weights} weights computed in bf16 on the {hw.title}, which "
+                         f"has no fp8 peak: {WEIGHT_ONLY_FP8_SOURCE}")
+            draft_precision = weight_only
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         layouts = plan_layouts(model, max_gpus)
         for name in precisions:
-            auto = on_hardware(own_precision(name, model, own), hw.dense)  # NVFP4/MXFP4 in fp4 where it runs
-            if auto.compute not in hw.dense:
-                skipped.append((name, f"{hw.title} has no dense {auto.compute} peak"))
+            auto, weight_only = runs_as(name, model, own, hw)
+            if auto is None:
+                compute = on_hardware(own_precision(name, model, own), hw.dense).compute
+                skipped.append((name, f"{hw.title} has no dense {compute} peak"))
                 continue
+            if weight_only:
+                words = model_format(model, name)
+                notes.append(f"{name if words == name else f'{name} ({words})'} weights computed in bf16 on the "
+                             f"{hw.title}, which has no fp8 peak: {WEIGHT_ONLY_FP8_SOURCE}")
             for kv in dict.fromkeys(auto.kv_cache if k == "auto" else k for k in kv_caches):
                 prec = dataclasses.replace(auto, kv_cache=kv)
                 acc_env = make_env(hw, model, prec, accounting)
@@ -446,10 +499,11 @@ def plan(model: Model, hw: Hardware, batch: int, context: int | None, latency: f
                     runs.append(_plan_one(q, acc_env, model, hw, prec, name, par, ctx, batches, latency, accounting,
                                           estimate, rejected, shape, mean, spec_here, disaggregate, c_prompt, memo,
                                           read_c, closest))
-                rows += [row for row in _run_rows(q, runs, estimate) if row is not None]
+                rows += [dataclasses.replace(row, weight_only=True) if weight_only else row
+                         for row in _run_rows(q, runs, estimate) if row is not None]
     order = {p: i for i, p in enumerate(precisions)}
     rows.sort(key=lambda r: (-r.tokens_per_s_gpu, r.gpus, order.get(r.precision, 99), r.kv_cache, r.tp, r.pp, r.ep))
-    return Plan(rows, rejected, skipped, estimate, closest)
+    return Plan(rows, rejected, skipped, estimate, closest, notes)
 
 
 def nearest(plans) -> dict[str, float]:
@@ -741,6 +795,7 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
                    if hw.node is not None and hw.node.gpus_per_node else None,
                    redundant_experts=par.redundant_experts,
                    scale_out_groups=tuple(g for g, c in links.items() if c.tier == "scale-out"),
+                   compute=prec.compute,
                    usd_per_request=(shape.prompt * p_in + (shape.output - 1) * p_out) / 1e6
                    if p_in is not None and p_out is not None and shape.output > 1 else None,
                    **spec_fields)

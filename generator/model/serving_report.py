@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from genreport.load.spec import Parallelism, on_hardware
+from genreport.load.spec import Parallelism
 from genreport.model.env import make_env
 from genreport.model.frontier import MAX_BATCH, frontier
 from genreport.model.plan import (
@@ -14,9 +14,9 @@ from genreport.model.plan import (
     better_of,
     model_format,
     plan,
-    plan_precision,
     ranking,
     report_precisions,
+    runs_as,
 )
 from genreport.model.serving import (
     Request,
@@ -305,5 +305,5 @@ def report(r) -> dict | None:
             "replicas_for_users": replicas_for_users, "ep_group_replicas": group,
             "rows": rows, "cheapest": cheapest, "frontier": fig,
             # the formats plan tries: not one whose compute format the GPU has no peak for (fp8 on a TPU v5p)
-            "formats": [model_format(model, f) for f in report_precisions(spec)
-                        if on_hardware(plan_precision(f, model), hw.dense).compute in hw.dense]}
+            "formats": [model_format(model, f) + (" computed in bf16" if runs_as(f, model, None, hw)[1] else "")
+                        for f in report_precisions(spec) if runs_as(f, model, None, hw)[0] is not None]}

@@ -379,7 +379,11 @@ def root(context, missing=missing):
                 yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'dp'))
             yield ', '
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'precision'))
-            yield ' weights, '
+            yield ' weights'
+            if environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'weight_only'):
+                pass
+                yield ' computed in bf16'
+            yield ', '
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'kv_cache'))
             yield ' KV'
             if context.call(environment.getattr((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'frontier') or {}), 'get'), 'speculative'):
@@ -570,4 +574,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=103&5=116&6=118&7=130&8=142&9=150&10=162&11=180&12=186&13=218&14=222&15=244&16=257&19=264&22=279&23=298&24=350&25=419&27=423&29=427&30=437&31=446&32=462&33=473&34=480&35=482&36=496&40=515&41=528&42=531&43=547&44=550&45=562'
+debug_info = '1=103&5=116&6=118&7=130&8=142&9=150&10=162&11=180&12=186&13=218&14=222&15=244&16=257&19=264&22=279&23=298&24=350&25=423&27=427&29=431&30=441&31=450&32=466&33=477&34=484&35=486&36=500&40=519&41=532&42=535&43=551&44=554&45=566'

@@ -706,7 +706,9 @@ def root(context, missing=missing):
                 pass
                 yield 'With '
                 yield escape(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest_any'), 'precision'))
-                yield ' weights\n'
+                yield ' weights'
+                yield escape((' computed in bf16' if environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest_any'), 'weight_only') else ''))
+                yield '\n'
                 yield escape(environment.getattr(environment.getattr((undefined(name='many') if l_0_many is missing else l_0_many), 'smallest_any'), 'gpus'))
                 yield ' '
                 yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
@@ -775,4 +777,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=133&2=145&4=148&5=152&6=155&7=160&8=182&9=191&10=193&11=197&12=199&13=213&14=241&15=280&17=291&18=293&19=295&21=303&22=323&23=335&24=345&25=350&26=358&28=361&29=393&30=399&31=423&32=469&34=475&35=478&36=481&37=483&38=517&40=531&41=539&43=549&44=552&45=566&46=576&47=593&50=602&52=605&53=615&55=628&56=631&57=633&58=635&59=637&62=647&63=649&64=657&65=660&66=664&67=667&68=670&69=674&70=683&71=689&72=693&73=699&74=705&75=710&76=721&78=726&79=730&82=732&83=734&84=736&85=738&87=740&88=748&90=769'
+debug_info = '1=133&2=145&4=148&5=152&6=155&7=160&8=182&9=191&10=193&11=197&12=199&13=213&14=241&15=280&17=291&18=293&19=295&21=303&22=323&23=335&24=345&25=350&26=358&28=361&29=393&30=399&31=423&32=469&34=475&35=478&36=481&37=483&38=517&40=531&41=539&43=549&44=552&45=566&46=576&47=593&50=602&52=605&53=615&55=628&56=631&57=633&58=635&59=637&62=647&63=649&64=657&65=660&66=664&67=667&68=670&69=674&70=683&71=689&72=693&73=699&74=705&75=712&76=723&78=728&79=732&82=734&83=736&84=738&85=740&87=742&88=750&90=771'

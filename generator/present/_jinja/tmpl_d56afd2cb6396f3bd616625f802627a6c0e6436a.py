@@ -526,7 +526,13 @@ def root(context, missing=missing):
                 yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'dp'))
             yield ', '
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'precision'))
-            yield ' weights, '
+            yield ' weights'
+            if environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'weight_only'):
+                pass
+                yield ' computed in bf16 (weight-only, W8A16: the '
+                yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
+                yield ' has no fp8 peak)'
+            yield ', '
             yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'kv_cache'))
             yield ' KV cache</strong>'
             if ('tp' in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'scale_out_groups')):
@@ -1214,4 +1220,4 @@ def root(context, missing=missing):
         yield '</section>\n'
 
 blocks = {}
-debug_info = '1=115&2=124&3=126&4=130&5=134&6=136&7=140&8=148&9=160&10=162&11=165&12=167&13=172&15=177&16=181&18=190&19=196&20=216&22=222&23=224&24=242&25=250&26=254&27=261&28=268&31=278&32=378&33=392&34=429&36=471&37=506&38=536&39=608&40=614&41=620&42=634&45=636&48=639&49=656&50=658&51=662&52=664&54=676&55=678&56=686&57=694&58=698&61=714&63=726&64=729&68=731&69=733&72=739&74=743&75=748&78=750&79=753&80=787&81=789&84=792&85=794&86=828&87=857&88=870&89=881&90=938&91=947&92=951&93=965&94=977&95=987&96=989&99=994&101=1011&102=1071&103=1089&104=1096&105=1105&108=1115&109=1117&110=1123&111=1126&112=1135&113=1140&115=1143&116=1145&118=1148&119=1151&121=1162&122=1164&124=1171&125=1178&126=1188&127=1201&129=1209'
+debug_info = '1=115&2=124&3=126&4=130&5=134&6=136&7=140&8=148&9=160&10=162&11=165&12=167&13=172&15=177&16=181&18=190&19=196&20=216&22=222&23=224&24=242&25=250&26=254&27=261&28=268&31=278&32=378&33=392&34=429&36=471&37=506&38=542&39=614&40=620&41=626&42=640&45=642&48=645&49=662&50=664&51=668&52=670&54=682&55=684&56=692&57=700&58=704&61=720&63=732&64=735&68=737&69=739&72=745&74=749&75=754&78=756&79=759&80=793&81=795&84=798&85=800&86=834&87=863&88=876&89=887&90=944&91=953&92=957&93=971&94=983&95=993&96=995&99=1000&101=1017&102=1077&103=1095&104=1102&105=1111&108=1121&109=1123&110=1129&111=1132&112=1141&113=1146&115=1149&116=1151&118=1154&119=1157&121=1168&122=1170&124=1177&125=1184&126=1194&127=1207&129=1215'
