@@ -97,3 +97,23 @@ def test_the_serving_chapter_names_the_weight_only_format():
     assert ("fp8 weights computed in bf16 (weight-only, W8A16: the NVIDIA A100 SXM4 80GB has no fp8 peak), fp8 KV "
             "cache") in text
     assert "(weights bf16 and fp8 computed in bf16;" in text
+
+
+def test_the_live_page_offers_the_same_ways_to_fit(tmp_path):
+    """The page's evaluation (model.js fitOptions) gives Python's ways to fit: fp8 weights computed in bf16 on an
+    A100, none on a TPU v5p (no fp8 peak, no weight-only kernel sourced), for Llama 3.1 70B on one card of each."""
+    from genreport.load.loader import load_report
+    from genreport.model.evaluate import evaluate
+    from test_live_model import compare, js_evaluate
+
+    specs = []
+    for hw in ("a100-sxm-80gb", "tpu-v5p"):
+        path = tmp_path / f"{hw}.yaml"
+        path.write_text(f"kind: report\nname: w{hw[:4]}\ntitle: t\nhardware: {hw}\nmodel: llama-3.1-70b\nprecision: bf16\n"
+                        "workloads:\n  decode: {batch: [1, 8], context: [1k]}\n")
+        specs.append(load_report(path))
+    rs = [evaluate(s) for s in specs]
+    labels = [[o["label"] for o in r.fit_options if o["kind"] == "precision"] for r in rs]
+    assert labels == [["fp8 weights computed in bf16", "int8 weights", "int4 weights"], ["int8 weights", "int4 weights"]]
+    for spec, r, got in zip(specs, rs, js_evaluate(specs), strict=True):
+        assert compare(spec, got, r) == [], spec.name

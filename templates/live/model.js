@@ -823,11 +823,17 @@ const GR_MODEL = (function () {
     if (weights <= cap) return [];
     const out = [];
     ["fp8", "int8", "int4"].forEach(function (f) {
-      if (t.precision_bytes[f] >= weightBytes(p, t, inp.model) || (f === "fp8" && !("fp8" in inp.hardware.dense))) return;
-      const prec = {weights: f, kv_cache: p.kv_cache, compute: f !== "fp8" ? p.compute : "fp8",
-        group_size: f === "int4" ? 128 : null};
+      if (t.precision_bytes[f] >= weightBytes(p, t, inp.model)) return;
+      let prec = {weights: f, kv_cache: p.kv_cache, compute: f !== "fp8" ? p.compute : "fp8",
+        group_size: f === "int4" ? 128 : null}, label = f + " weights";
+      const hw = inp.hardware;
+      if (!(prec.compute in hw.dense)) {  // fp8 without an fp8 peak: weight-only in bf16 on NVIDIA's (plan.weight_only_fp8)
+        if (f !== "fp8" || hw.vendor !== "NVIDIA" || !("bf16" in hw.dense)) return;
+        prec = Object.assign({}, prec, {compute: "bf16"});
+        label = "fp8 weights computed in bf16";
+      }
       const wb = call("weight_bytes", makeEnv(withPrecision(inp, prec), t, res.lead).at());
-      out.push({kind: "precision", label: f + " weights", weight_bytes: wb, capacity: cap, fits: wb < cap, gpus: 1});
+      out.push({kind: "precision", label: label, weight_bytes: wb, capacity: cap, fits: wb < cap, gpus: 1});
     });
     const search = inp.hardware.link && inp.workloads.decode_context.length && !res.verdicts.weights_fit;
     if (!search && cap > 0) {  // no layout search: an even split of the weights, with one sequence of the first
