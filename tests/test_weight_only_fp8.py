@@ -117,3 +117,24 @@ def test_the_live_page_offers_the_same_ways_to_fit(tmp_path):
     assert labels == [["fp8 weights computed in bf16", "int8 weights", "int4 weights"], ["int8 weights", "int4 weights"]]
     for spec, r, got in zip(specs, rs, js_evaluate(specs), strict=True):
         assert compare(spec, got, r) == [], spec.name
+
+
+FP8_ON_A100 = ["precision=fp8", "precision.weights=fp8", "precision.compute=fp8"]
+
+
+@pytest.mark.parametrize("bad", FP8_ON_A100)
+def test_a_spec_asking_fp8_on_an_a100_is_told_how_to_run_it_weight_only(bad):
+    """A report spec's precision stays what it says (``precision: fp8`` multiplies in fp8, which an A100 has no peak
+    for: refused, as before), and the hint names the weight-only form plan uses where the weights are fp8; the live
+    page's what-if refuses it with the loader's words (tests/test_live_whatif.py)."""
+    from genreport.errors import SpecError
+    from genreport.load.loader import load_report
+    from shared import SPECS
+    from test_live_whatif import check
+
+    with pytest.raises(SpecError) as err:
+        load_report(SPECS / "llama8b-a100.yaml", overrides=[bad])
+    hint = "precision: {weights: fp8, compute: bf16}"
+    assert (hint in str(err.value)) == (bad != "precision.compute=fp8"), str(err.value)  # bf16 weights: no hint
+    check([("llama8b-a100.yaml", [bad])])
+    assert load_report(SPECS / "llama8b-a100.yaml", overrides=["precision={weights: fp8, compute: bf16}"])

@@ -54,6 +54,7 @@ from genreport.load.spec import (
     ReportSpec,
     Source,
     on_hardware,
+    weight_only_hint,
 )
 from genreport.load.yamlread import Document, format_path, read
 from genreport.paths import display, project_root_for
@@ -474,7 +475,7 @@ def load_report(path: Path, overrides: list[str] | tuple[str, ...] = (), strict:
             if fmt not in hw.dense:
                 findings.add(doc.finding(made, f"{hw.title} has no dense {fmt} peak in its spec",
                                          f"choose one of {', '.join(sorted(hw.dense))}, or add peak.dense.{fmt} "
-                                         f"to {hw.file}"))
+                                         f"to {hw.file}{weight_only_hint(precision, hw)}"))
         for i, h in enumerate(cmp_hw):
             if h is not None and precision.compute not in h.dense:
                 findings.add(doc.finding(("compare", "hardware", i), f"{h.title} has no dense {precision.compute} "

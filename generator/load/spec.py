@@ -708,6 +708,36 @@ class ReportSpec:
     precision_spec: object = None  # 'precision' as written (a format, or weights / kv_cache / compute / group_size)
 
 
+# Weights stored in fp8 on an NVIDIA GPU without an fp8 peak (A100, A10, the Turing cards) run weight-only: each GEMM
+# streams the fp8 weights and multiplies in bf16 after dequantizing them (W8A16). vLLM runs FP8 checkpoints so on
+# Turing and Ampere with its FP8 Marlin kernel (vLLM docs, "FP8 W8A8": "FP8 models will run on compute capability >=
+# 7.5 (Turing) as weight-only W8A16, utilizing FP8 Marlin"; vllm-project/vllm#5975 brought it to Ampere), so plan
+# lists those layouts rather than skip the format: the bound streams 1 B a weight and computes at the bf16 peak.
+# Another vendor's chip without fp8 (a TPU v5p, AMD's MI250) has no such kernel in a source gathered: skipped there.
+WEIGHT_ONLY_FP8 = ("fp8", "fp8_block")
+WEIGHT_ONLY_FP8_SOURCE = ("weight-only (W8A16), as vLLM runs FP8 checkpoints with its FP8 Marlin kernel where a GPU "
+                          "has no fp8 tensor cores")
+
+
+def weight_only_fp8(precision: Precision, hw: Hardware) -> Precision | None:
+    """``precision`` with its fp8 weights computed in bf16, where an NVIDIA GPU ``hw`` has no fp8 peak but a bf16
+    one (W8A16: WEIGHT_ONLY_FP8); None for any other format or device."""
+    dense = hw.dense
+    if precision.compute not in WEIGHT_ONLY_FP8 or precision.compute in dense or "bf16" not in dense \
+            or hw.vendor != "NVIDIA":
+        return None
+    return dataclasses.replace(precision, compute="bf16", own_compute=False)
+
+
+def weight_only_hint(precision: Precision, hw: Hardware) -> str:
+    """What the loader adds to "has no dense fp8 peak" where fp8 weights could run weight-only on ``hw`` (the page's
+    whatif.js says the same)."""
+    if precision.weights != "fp8" or weight_only_fp8(precision, hw) is None:
+        return ""
+    return ("; or multiply the fp8 weights in bf16 (weight-only, W8A16, as vLLM's FP8 Marlin kernel runs them on this "
+            "GPU): precision: {weights: fp8, compute: bf16}")
+
+
 def on_hardware(precision: Precision, dense) -> Precision:
     """``precision`` as it runs on a GPU of ``dense`` peaks: weights of NATIVE_FP4 with no compute format given are
     computed in fp4 where the GPU has an fp4 peak, else in bf16 (dequantized: WEIGHT_COMPUTE); any other as it is."""

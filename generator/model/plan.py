@@ -15,7 +15,16 @@ from dataclasses import dataclass, field
 import numpy as np
 from genreport.formulas import architecture as arch
 from genreport.formulas.compiled import load
-from genreport.load.spec import WEIGHT_FORMAT_BYTES, Hardware, Model, Parallelism, Precision, on_hardware
+from genreport.load.spec import (
+    WEIGHT_FORMAT_BYTES,
+    WEIGHT_ONLY_FP8_SOURCE,
+    Hardware,
+    Model,
+    Parallelism,
+    Precision,
+    on_hardware,
+    weight_only_fp8,
+)
 from genreport.model.env import make_env, spec_env, usable_at
 from genreport.model.layout import (
     BINDS,
@@ -177,27 +186,6 @@ class Plan:
     closest: dict = field(default_factory=dict)
     # what plan did in place of skipping a format, in words (fp8 weights computed in bf16 on a GPU without an fp8 peak)
     notes: list[str] = field(default_factory=list)
-
-
-# Weights stored in fp8 on an NVIDIA GPU without an fp8 peak (A100, A10, the Turing cards) run weight-only: each GEMM
-# streams the fp8 weights and multiplies in bf16 after dequantizing them (W8A16). vLLM runs FP8 checkpoints so on
-# Turing and Ampere with its FP8 Marlin kernel (vLLM docs, "FP8 W8A8": "FP8 models will run on compute capability >=
-# 7.5 (Turing) as weight-only W8A16, utilizing FP8 Marlin"; vllm-project/vllm#5975 brought it to Ampere), so plan
-# lists those layouts rather than skip the format: the bound streams 1 B a weight and computes at the bf16 peak.
-# Another vendor's chip without fp8 (a TPU v5p, AMD's MI250) has no such kernel in a source gathered: skipped there.
-WEIGHT_ONLY_FP8 = ("fp8", "fp8_block")
-WEIGHT_ONLY_FP8_SOURCE = ("weight-only (W8A16), as vLLM runs FP8 checkpoints with its FP8 Marlin kernel where a GPU "
-                          "has no fp8 tensor cores")
-
-
-def weight_only_fp8(precision: Precision, hw: Hardware) -> Precision | None:
-    """``precision`` with its fp8 weights computed in bf16, where an NVIDIA GPU ``hw`` has no fp8 peak but a bf16
-    one (W8A16: WEIGHT_ONLY_FP8); None for any other format or device."""
-    dense = hw.dense
-    if precision.compute not in WEIGHT_ONLY_FP8 or precision.compute in dense or "bf16" not in dense \
-            or hw.vendor != "NVIDIA":
-        return None
-    return dataclasses.replace(precision, compute="bf16", own_compute=False)
 
 
 def runs_as(name: str, model: Model, own: Precision | None, hw: Hardware) -> tuple[Precision | None, bool]:

@@ -450,7 +450,9 @@ const GR_WHATIF = (function () {
       });
       throw new OverrideError(made || "precision", live.hardware_title + " has no dense " + p.compute + " peak in its spec",
         "choose one of " + Object.keys(inp.hardware.dense).sort().join(", ") + ", or add peak.dense." + p.compute
-        + " to " + live.hardware_file);
+        + " to " + live.hardware_file + (p.weights === "fp8" && p.compute === "fp8" && inp.hardware.vendor === "NVIDIA"
+          && own(inp.hardware.dense, "bf16") ? "; or multiply the fp8 weights in bf16 (weight-only, W8A16, as vLLM's "
+          + "FP8 Marlin kernel runs them on this GPU): precision: {weights: fp8, compute: bf16}" : ""));  // spec.weight_only_hint
     }
     inp.precision = p;
     inp.compare_hardware = inp.compare_hardware.filter(h => h.formats.indexOf(p.compute) >= 0);
