@@ -138,3 +138,20 @@ def test_a_spec_asking_fp8_on_an_a100_is_told_how_to_run_it_weight_only(bad):
     assert (hint in str(err.value)) == (bad != "precision.compute=fp8"), str(err.value)  # bf16 weights: no hint
     check([("llama8b-a100.yaml", [bad])])
     assert load_report(SPECS / "llama8b-a100.yaml", overrides=["precision={weights: fp8, compute: bf16}"])
+
+
+def test_the_fit_map_and_sweep_take_fp8_weight_only_too(tmp_path, capsys):
+    """A QA pass found the chapter's "With fp8 weights computed in bf16 1 GPU suffices" above a fit map without an fp8
+    row (plan.fit_map skipped it), and ``sweep`` skipping fp8 on the A100 that plan lists: both run it as plan does."""
+    from shared import evaluated
+
+    r = evaluated("llama8b-a100.yaml", ["model=llama-3.1-70b"])
+    assert list(r.many.fit_map) == ["bf16", "fp8", "int8", "int4"]
+    assert r.many.fit_map["fp8"] == r.many.fit_map["int8"]  # 1 B a weight either way
+    assert main(["sweep", "--models", "llama-3.1-70b", "--hardware", "a100-sxm-80gb,tpu-v5p", "--precision", "bf16,fp8",
+                 "--batch", "1,8", "--context", "1k", "-o", str(tmp_path), "--format", "json"]) == 0
+    assert "1 skipped: no compute format, 1 with fp8 weights computed in bf16 (W8A16)" in capsys.readouterr().out
+    meta = json.loads((tmp_path / "sweep.json").read_text())["meta"]
+    assert meta["weight_only"] == [{"model": "llama-3.1-70b", "hardware": "a100-sxm-80gb", "precision": "fp8"}]
+    assert meta["skipped"] == [{"model": "llama-3.1-70b", "hardware": "tpu-v5p", "precision": "fp8",
+                                "why": "no dense fp8 peak"}]

@@ -86,8 +86,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="weight formats to try (default: the checkpoint's own, 'checkpoint' where the model spec "
                         "gives checkpoint_precision, else bf16, and fp8 for a 16-bit model of 8B parameters or more; "
                         "int8/int4 change accuracy and are tried only when named, e.g. bf16,fp8,int8,int4; int8/int4, "
-                        "mxfp4 and nvfp4 compute in bf16, fp8_block in fp8; a format the device has no peak for is "
-                        "skipped). --precision is the same option")
+                        "mxfp4 and nvfp4 compute in bf16, fp8_block in fp8, fp8 on an NVIDIA GPU without an fp8 peak "
+                        "in bf16 (W8A16); another format the device has no peak for is skipped). --precision is the "
+                        "same option")
     p.add_argument("--kv-cache", default="auto", metavar="LIST",
                    help="KV-cache formats to try, e.g. bf16,fp8 (default auto: fp8 for fp8 weights, else bf16)")
     p.add_argument("--price", default=None, metavar="DEVICE=USD[,...]",

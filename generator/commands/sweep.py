@@ -38,8 +38,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--models", metavar="LIST", help="model names (default: every model in the catalog)")
     p.add_argument("--hardware", metavar="LIST", help="GPU names (default: every GPU in the catalog)")
     p.add_argument("--precision", default="bf16,fp8,int4", metavar="LIST",
-                   help="weight precisions (default: bf16,fp8,int4; int8/int4 weights compute in bf16; "
-                        "a GPU without the compute format is skipped)")
+                   help="weight precisions (default: bf16,fp8,int4; int8/int4 weights compute in bf16, and fp8 "
+                        "weights on an NVIDIA GPU without an fp8 peak (W8A16); a GPU without the compute format is "
+                        "skipped)")
     p.add_argument("--batch", default="1:8192:64", metavar="LIST", help="batches (default: 1:8192:64)")
     p.add_argument("--context", default="128:128k:16", metavar="LIST", help="contexts (default: 128:128k:16)")
     p.add_argument("--accounting", choices=("seed", "exact"), default="seed", help="parameter accounting (seed)")
@@ -216,7 +217,9 @@ def main(argv: list[str]) -> int:
     if not args.quiet:
         n = result.points
         print(f"{len(configs)} configurations ({len(models)} models x {len(gpus)} GPUs x {len(precisions)} precisions"
-              f"{f', {len(skipped)} skipped: no compute format' if skipped else ''}) x {len(batch)} batches x "
+              f"{f', {len(skipped)} skipped: no compute format' if skipped else ''}"
+              f"{f', {wo} with fp8 weights computed in bf16 (W8A16)' if (wo := sum(c.weight_only for c in configs)) else ''}"
+              f") x {len(batch)} batches x "
               f"{len(context)} contexts = {n:,} points")
         print(f"capacity: {kept}")
         ev = result.timings.get("evaluate", 0.0)

@@ -996,8 +996,8 @@ def fit_map(model: Model, hw: Hardware, contexts, precisions=PLAN_PRECISIONS, ba
     ctx = np.asarray(contexts, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for name in precisions:
-            prec = plan_precision(name, model)
-            if prec.compute not in hw.dense:
+            prec = runs_as(name, model, None, hw)[0]  # fp8 on an A100: weight-only in bf16, as plan's rows
+            if prec is None:
                 continue
             env = make_env(hw, model, prec, accounting)
             par = Parallelism()

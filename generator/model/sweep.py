@@ -24,7 +24,7 @@ import numpy as np
 from genreport.formulas import portable
 from genreport.formulas.compiled import load
 from genreport.load.loader import _precision
-from genreport.load.spec import Hardware, Model, Precision, on_hardware
+from genreport.load.spec import Hardware, Model, Precision, on_hardware, weight_only_fp8
 from genreport.model.env import make_env, usable_at
 from genreport.present.textcols import format_g6, format_int, join_rows
 
@@ -72,6 +72,7 @@ class Config:
     hardware: Hardware
     precision: str  # the name asked for: bf16, fp8, int4
     spec: Precision
+    weight_only: bool = False  # fp8 weights computed in bf16 on an NVIDIA GPU without an fp8 peak (W8A16)
 
 
 @dataclass
@@ -109,7 +110,11 @@ def configurations(models, hardware, precisions=DEFAULT_PRECISIONS) -> tuple[lis
                     p = _precision(name)
                 p = on_hardware(p, hw.dense)  # NVFP4/MXFP4 weights in fp4 where the GPU has it
                 if p.compute not in hw.dense:
-                    skipped.append((m.name, hw.name, name, f"no dense {p.compute} peak"))
+                    weight_only = weight_only_fp8(p, hw)  # fp8 on an A100: W8A16, as plan runs it
+                    if weight_only is None:
+                        skipped.append((m.name, hw.name, name, f"no dense {p.compute} peak"))
+                        continue
+                    configs.append(Config(m, hw, name, weight_only, weight_only=True))
                     continue
                 configs.append(Config(m, hw, name, p))
     return configs, skipped
@@ -243,6 +248,9 @@ def json_chunks(sw: Sweep, extra: dict | None = None, chunk: int = 64,
         "accounting": sw.accounting, "batch": sw.batch.tolist(), "context": sw.context.tolist(),
         "configurations": len(sw.configs), "points": sw.points,
         "skipped": [{"model": m, "hardware": h, "precision": p, "why": w} for m, h, p, w in sw.skipped],
+        # the configurations whose fp8 weights compute in bf16 (no fp8 peak on the GPU: W8A16, plan's weight-only)
+        "weight_only": [{"model": c.model.name, "hardware": c.hardware.name, "precision": c.precision}
+                        for c in sw.configs if c.weight_only],
         "units": {HEADERS.get(k, k): v for k, v in UNITS.items()},
         **(extra or {}),
     }
