@@ -148,6 +148,10 @@ def test_the_fit_map_and_sweep_take_fp8_weight_only_too(tmp_path, capsys):
     r = evaluated("llama8b-a100.yaml", ["model=llama-3.1-70b"])
     assert list(r.many.fit_map) == ["bf16", "fp8", "int8", "int4"]
     assert r.many.fit_map["fp8"] == r.many.fit_map["int8"]  # 1 B a weight either way
+    assert r.many.weight_only == ("fp8",)
+    from shared import page
+
+    assert "<tr><td>fp8 (W8A16)</td>" in page("llama8b-a100.yaml") and "(W8A16)" not in page("llama8b-h100.yaml")
     assert main(["sweep", "--models", "llama-3.1-70b", "--hardware", "a100-sxm-80gb,tpu-v5p", "--precision", "bf16,fp8",
                  "--batch", "1,8", "--context", "1k", "-o", str(tmp_path), "--format", "json"]) == 0
     assert "1 skipped: no compute format, 1 with fp8 weights computed in bf16 (W8A16)" in capsys.readouterr().out

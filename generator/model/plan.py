@@ -1041,6 +1041,7 @@ class ManyGpus:
     # context (a plan row), when one card does not hold the weights
     smallest_any: dict | None  # the same over every weight format
     link: str  # the scale-up link, in words ("" when the spec has none)
+    weight_only: tuple[str, ...] = ()  # the fit map's formats whose fp8 weights compute in bf16 here (W8A16)
 
 
 def many_gpus(r) -> ManyGpus | None:
@@ -1068,4 +1069,5 @@ def many_gpus(r) -> ManyGpus | None:
         own = smallest(Plan([x for x in found.rows if x.precision == mine], {}, [], ""))
         smallest_own = own.as_json() if own is not None else None
     link = f"{hw.link.short_name}" if getattr(hw.link, "name", None) else ""
-    return ManyGpus(big, s0, tuple(b1), tuple(bl), ctxs, fmap, smallest_own, smallest_any, link)
+    weight_only = tuple(name for name in fmap if runs_as(name, spec.model, None, hw)[1])
+    return ManyGpus(big, s0, tuple(b1), tuple(bl), ctxs, fmap, smallest_own, smallest_any, link, weight_only)
