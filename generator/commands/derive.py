@@ -295,22 +295,25 @@ def _at_workload(args, q) -> set[str]:
     """``--at B=``, ``S=`` or ``T=`` (a whole number) with a spec, for a quantity taken at that workload parameter:
     the point is evaluated there, as ``--batch``, ``--context`` or ``--tokens`` would, so that the inputs that follow
     it (d_h and c of windowed or chunked layers, the experts a batch reads) are the point's and not the spec's first
-    point's.  An option given as well wins (the --at value is then an input set apart, as any other).  Returns the
-    symbols that moved the point."""
+    point's.  An option given as well wins (the --at value is then an input set apart, as any other).  A fraction is
+    refused, with a spec or without: the point's batch and context count sequences and tokens.  (prompt_chunk's B,
+    no point of its own, takes one: the serving chapter's steady state carries a mean batch, Little's law.)  Returns
+    the symbols that moved the point."""
     import re
 
     from genreport.formulas.glossary import BY_NAME
 
     moved: set[str] = set()
-    if not args.spec:
-        return moved
     for item in args.at:
         name, eq, text = item.partition("=")
         option = AT_PARAMS.get(name.strip())
-        if option in q.params and eq and not re.fullmatch(r"[0-9]+[kKmM]?|[A-Za-z_].*", text.strip()):
-            # B=1.5 was evaluated at 1.5 under a header that said batch = 1
+        if option in q.params and eq and text.strip() and not re.fullmatch(r"[0-9]+[kKmM]?|[A-Za-z_].*", text.strip()):
+            # B=1.5 was evaluated at 1.5 under a header that said batch = 1; without --spec, S=1000.5 and B=2.5 were
+            # substituted as they stood (a point's batch and context count whole sequences and tokens)
             raise _err(f"--at {item.strip()}", f"{name.strip()} is a count ({BY_NAME[name.strip()].meaning})",
-                       f"write a whole number, e.g. --at {name.strip()}=8")
+                       f"write a whole number in digits, e.g. --at {name.strip()}=8 or {name.strip()}=8k")
+        if not args.spec:
+            continue
         if option in q.params and re.fullmatch(r"0+[kKmM]?", text.strip()):
             # before the option it sets, whose message named --context, which the user never wrote (S=0)
             _no_zero(f"--at {item.strip()}", name.strip())
