@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 from genreport.commands.cli import main
+from livejs import needs_node
 
 SPEC = "specs/llama8b-h100.yaml"
 
@@ -31,3 +32,48 @@ def test_a_points_batch_or_context_takes_no_fraction_without_a_spec_either(capsy
 def test_whole_counts_still_substitute_without_a_spec(capsys):
     assert main(["derive", "decode_time_memory", "--at", "B=8", "--at", "S=8k"]) == 0
     assert "with B = 8, S = 8k:\n    t_mem = (N b + 65536 c)/W" in capsys.readouterr().out
+
+
+# ----------------------------------------------------------------------------------------------- 3: the echo
+
+@pytest.mark.parametrize("written, message", [
+    ("model.kv_heads=yes", "kv_heads: yes (read as true) is not an integer"),
+    ("model.kv_heads=On", "kv_heads: On (read as true) is not an integer"),
+    ("model.kv_heads=1e999", "kv_heads: 1e999 (read as .inf) is not a finite number"),
+    ("workloads.decode.batch=[on, 8]", "workloads.decode.batch[0]: on (read as true) is not a valid value here"),
+    ("workloads.decode.batch=off", "workloads.decode.batch[0]: off (read as false) is not a valid value here"),
+    ("hardware.memory.bandwidth=1e999", "memory.bandwidth: 1e999 (read as .inf) is not a finite number"),
+    ("model.kv_heads=true", "kv_heads: true is not an integer"),  # written as it reads: no echo
+    ("model.kv_heads=TRUE", "kv_heads: true is not an integer"),  # nor in other capitals
+    ("model.kv_heads=.NaN", "kv_heads: .nan is not a finite number"),
+])
+def test_a_value_yaml_read_otherwise_is_echoed_as_written(tmp_path, capsys, written, message):
+    """``--set model.kv_heads=yes`` said "true is not an integer" and ``=1e999`` ".inf is not a finite number": values
+    the user never wrote.  The message shows what was written and what YAML read it as."""
+    assert main([SPEC, "--set", written, "--format", "json", "-o", str(tmp_path / "out"), "-q"]) == 1
+    err = capsys.readouterr().err
+    assert f"--set {written}:1:1: {message}" in err and "Traceback" not in err, err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_spec_files_value_is_echoed_as_written(tmp_path, capsys):
+    spec = tmp_path / "odd.yaml"
+    spec.write_text("kind: report\nname: odd\ntitle: Odd\nhardware: h100-sxm\nmodel: llama-3.1-8b\nprecision: bf16\n"
+                    "workloads:\n  decode: {batch: [Yes, 1e999], context: [128]}\n")
+    assert main([str(spec), "--format", "json", "-o", str(tmp_path / "out"), "-q"]) == 1
+    err = capsys.readouterr().err
+    assert "odd.yaml:8:20: workloads.decode.batch[0]: Yes (read as true) is not a valid value here" in err, err
+    assert "odd.yaml:8:25: workloads.decode.batch[1]: 1e999 (read as .inf) is not a finite number" in err, err
+
+
+@needs_node
+def test_the_page_echoes_as_the_loader_does():
+    """The live page's what-if said "true is not an integer" as the loader did; both show what was written now, in
+    the same words (tests/test_live_rules.py's parity)."""
+    from test_live_rules import ONE, agree, cli, node
+
+    cases = [(ONE, [o]) for o in ("model.kv_heads=yes", "model.kv_heads=1e999", "workloads.decode.batch=[ on ,2]",
+                                  "hardware.bandwidth=yes", "hardware.bandwidth=1e999", "workloads.decode.batch=off")]
+    for (spec, overrides), js in zip(cases, node(cases)["cases"], strict=True):
+        assert len(js["errors"]) == 1 and agree(js["errors"][0], cli(spec, tuple(overrides))[1]), (overrides, js["errors"])
+        assert "read as" in js["errors"][0] or "reads as" in js["errors"][0]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 from genreport.errors import Finding, SpecError
@@ -98,7 +99,16 @@ def _apply_override(doc: Document, path: tuple[str, ...], value, text: str) -> F
         node["source"] = {"title": f"--set {text}"}  # a price or power the user gives: its source is the option
     doc.overrides[path] = text
     if not isinstance(value, str):  # as written, for a message about what it was read as (no -> false)
-        doc.texts[path] = text.partition("=")[2].strip()
+        raw = text.partition("=")[2]
+        doc.texts[path] = raw.strip()
+        items: dict = {}
+        with contextlib.suppress(SpecError):  # (refused where it was parsed)
+            scalar(raw, written=items)
+        # a list's values, and one value made a list of one (batch=on -> [true]: its [0])
+        for rel, written in items.items():
+            doc.texts[path + rel] = written
+        if isinstance(value, list) and () in items:
+            doc.texts[path + (0,)] = items[()]
     return None
 
 

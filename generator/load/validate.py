@@ -259,7 +259,7 @@ def check(doc: Document, kind: str) -> list[Finding]:
     if not bad:
         _make_ints(doc.data, kind)
     for path in sorted(bad, key=str):
-        out.append(doc.finding(path, f"{show(_get(doc.data, path))} is not a finite number",
+        out.append(doc.finding(path, f"{_echo(doc, path, _get(doc.data, path))} is not a finite number",
                                "write an ordinary number"))
     long = set(_too_long(doc.data))
     for path in sorted(long, key=str):
@@ -283,6 +283,17 @@ def check(doc: Document, kind: str) -> list[Finding]:
     return out
 
 
+def _echo(doc: Document, path, v) -> str:
+    """``v`` for a message, as :func:`show` has it, but what was written beside what YAML read where the two differ:
+    "yes (read as true)", "1e999 (read as .inf)"; a message said "true is not an integer" to a user who wrote yes."""
+    shown = show(v)
+    if isinstance(v, bool) or (isinstance(v, float) and not math.isfinite(v)):
+        written = doc.texts.get(tuple(path))
+        if written and written.lower().removeprefix("+") != shown:  # True, .NaN, +.inf: the same words
+            return f"{written} (read as {shown})"
+    return shown
+
+
 def _get(data, path):
     for p in path:
         data = data[p]
@@ -293,8 +304,9 @@ def _findings(doc: Document, err) -> list[Finding]:
     path = tuple(err.absolute_path)
     v = err.instance
     desc = _describe(err.schema)
+    shown = _echo(doc, path, v)  # yes (read as true): what was written, where YAML read it otherwise
     if err.validator == "anyOf-type":
-        return [doc.finding(path, f"{show(v)} is not a valid value here",
+        return [doc.finding(path, f"{shown} is not a valid value here",
                             f"expected {desc}" if desc else "see the schema")]
     if err.validator == "additionalProperties":
         allowed = _allowed_keys(err)
@@ -323,9 +335,9 @@ def _findings(doc: Document, err) -> list[Finding]:
             hint = f"write it quoted: '{quoted[0]}' (YAML reads {quoted[0]} as the number {v})"
         else:
             hint = did_you_mean(str(v), allowed) or f"use one of: {', '.join(allowed)}"
-        return [doc.finding(path, f"{show(v)} is not allowed here", hint)]
+        return [doc.finding(path, f"{shown} is not allowed here", hint)]
     if err.validator == "const":
-        return [doc.finding(path, f"must be '{err.validator_value}', not {show(v)}",
+        return [doc.finding(path, f"must be '{err.validator_value}', not {shown}",
                             f"this file is read as a {err.validator_value} spec")]
     if err.validator == "type":
         want = err.validator_value
@@ -346,18 +358,18 @@ def _findings(doc: Document, err) -> list[Finding]:
             hint = "write a plain number, without quotes or units"
         elif want == "number" and isinstance(v, str):
             hint = "write a plain number such as 8.03e9, without quotes"
-        return [doc.finding(path, f"{show(v)} is not {_article(want)}", hint)]
+        return [doc.finding(path, f"{shown} is not {_article(want)}", hint)]
     if err.validator == "minimum":
-        return [doc.finding(path, f"{show(v)} is below the minimum {err.validator_value}",
+        return [doc.finding(path, f"{shown} is below the minimum {err.validator_value}",
                             "must be positive" if err.validator_value == 1 else f"use at least {err.validator_value}")]
     if err.validator == "exclusiveMinimum":
-        return [doc.finding(path, f"{show(v)} must be greater than {err.validator_value}",
+        return [doc.finding(path, f"{shown} must be greater than {err.validator_value}",
                             "must be positive" if err.validator_value == 0 else "raise it")]
     if err.validator == "exclusiveMaximum":  # a bound it may not reach: "1 is too large (at most 1)" read as a slip
-        return [doc.finding(path, f"{show(v)} must be less than {err.validator_value:g}",
+        return [doc.finding(path, f"{shown} must be less than {err.validator_value:g}",
                             "a fraction below 1" if err.validator_value == 1 else "lower it")]
     if err.validator == "maximum":
-        return [doc.finding(path, f"{show(v)} is too large (at most {err.validator_value:g})",
+        return [doc.finding(path, f"{shown} is too large (at most {err.validator_value:g})",
                             "check the order of magnitude")]
     if err.validator == "unit":
         if isinstance(v, str) and re.search(r"OPS\s*/", v):
@@ -380,7 +392,7 @@ def _findings(doc: Document, err) -> list[Finding]:
             hint = "write a web address starting with https://"
         else:
             hint = "token counts are integers or '1k'-style strings (k = 1024)"
-        return [doc.finding(path, f"{show(v)} is not in the expected form", hint)]
+        return [doc.finding(path, f"{shown} is not in the expected form", hint)]
     if err.validator == "minLength":
         return [doc.finding(path, "is empty", f"write {desc}" if desc else "write a value")]
     if err.validator == "maxLength":
@@ -390,7 +402,7 @@ def _findings(doc: Document, err) -> list[Finding]:
         what = "at least one value" if err.validator == "minItems" else "at least one key"
         allowed = _allowed_keys(err)
         extra = f" ({', '.join(allowed)})" if allowed and err.validator == "minProperties" else ""
-        return [doc.finding(path, f"{show(v)} needs {what}", f"add {what}{extra}")]
+        return [doc.finding(path, f"{shown} needs {what}", f"add {what}{extra}")]
     if err.validator in ("maxItems", "maxProperties"):
         return [doc.finding(path, f"too many entries (at most {err.validator_value})", "split it into several specs")]
     if err.validator == "uniqueItems":

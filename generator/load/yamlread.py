@@ -452,13 +452,15 @@ def _kind_of(data) -> str:
     return "a number" if isinstance(data, (int, float)) else "a single value"
 
 
-def scalar(text: str, limit: int = 4096) -> tuple[bool, object]:
+def scalar(text: str, limit: int = 4096, written: dict | None = None) -> tuple[bool, object]:
     """Read one --set value the way a spec value is read (same tags, same limits): (True, value), or
-    (False, None) when the text is not plain data (then it is used as a string)."""
+    (False, None) when the text is not plain data (then it is used as a string).  ``written``, where given, gets
+    what was written for each value YAML read as no string, by its path within the value (``[on]``: (0,) -> 'on'),
+    as a spec file's :attr:`Document.texts` holds it."""
     if len(text) > limit:
         return False, None
     loader = _Loader(text)
-    doc = Document("--set", None)
+    doc = Document("--set", None, texts=written if written is not None else {})
     try:
         root = loader.get_single_node()
         if root is None:

@@ -103,27 +103,44 @@ const GR_WHATIF = (function () {
     return node;
   }
 
+  /** What was written for the value ``raw`` reads as (yamlread.scalar's texts): its text, or a list's item texts. */
+  function writtenOf(raw) {
+    const text = raw.replace(/^ +| +$/g, ""), m = /^\[(.*)\]$/.exec(text);
+    return m ? m[1].split(",").map(s => s.replace(/^ +| +$/g, "")) : text;
+  }
+
+  /** validate._echo: ``v`` as show() has it, but "yes (read as true)" where a boolean or an infinity was written
+   * otherwise. */
+  function echo(v, text) {
+    const shown = show(v);
+    return (typeof v === "boolean" || typeof v === "number" && !Number.isFinite(v)) && typeof text === "string" && text
+      && text.toLowerCase().replace(/^\+/, "") !== shown ? text + " (read as " + shown + ")" : shown;
+  }
+
   /** ``v`` judged by rule ``r`` as the loader judges it (validate.check, objects.tokens): its value, or an
-   * OverrideError with the loader's text. */
-  function valid(where, v, r, all) {
+   * OverrideError with the loader's text.  ``text``: what was written for it (writtenOf), for the loader's echo. */
+  function valid(where, v, r, all, text) {
     const kind = r[0];
     if (kind === "l") {  // one value where a list is expected is a one-element list (overrides._apply_override)
-      const items = Array.isArray(v) ? v : [v];
+      const items = Array.isArray(v) ? v : [v], texts = Array.isArray(v) ? (Array.isArray(text) ? text : []) : [text];
       if (items.length < r[1]) fail(where, show(items) + " needs at least one value", "add at least one value");
       if (items.length > r[2]) fail(where, "too many entries (at most " + r[2] + ")", "split it into several specs");
-      return Array.from(new Set(items.map((x, i) => valid(where + "[" + i + "]", x, all[r[3]], all))))
+      return Array.from(new Set(items.map((x, i) => valid(where + "[" + i + "]", x, all[r[3]], all, texts[i]))))
         .sort((a, b) => a - b);
     }
     if (typeof v === "number" && !Number.isFinite(v)) {
-      fail(where, show(v) + " is not a finite number", "write an ordinary number");
+      fail(where, echo(v, text) + " is not a finite number", "write an ordinary number");
     }
     if (kind === "e") {
       if (r[1].indexOf(v) < 0) {
-        fail(where, show(v) + " is not allowed here", near(String(v), r[1]) || "use one of: " + r[1].join(", "));
+        fail(where, echo(v, text) + " is not allowed here", near(String(v), r[1]) || "use one of: " + r[1].join(", "));
       }
       return v;
     }
     if (kind === "q") {
+      if (typeof v === "boolean" && typeof text === "string" && text && text !== show(v)) {  // yes: validate's words
+        fail(where, text + " reads as " + show(v) + ", not a string", "quote it: '" + text + "'");
+      }
       if (typeof v !== "string") {
         fail(where, show(v) + " is not a string", typeof v === "boolean" ? "quote it: '" + v + "'"
           : "write the number with its unit, in quotes, e.g. " + r[6]);
@@ -154,7 +171,7 @@ const GR_WHATIF = (function () {
       } else if (Number.isInteger(v)) {
         range(where, v, r);
       } else {
-        fail(where, show(v) + " is not a valid value here", "expected " + r[4]);
+        fail(where, echo(v, text) + " is not a valid value here", "expected " + r[4]);
       }
       try {
         return U.tokens(v);
@@ -163,7 +180,7 @@ const GR_WHATIF = (function () {
       }
     }
     if (typeof v !== "number" || kind === "i" && !Number.isInteger(v)) {
-      fail(where, show(v) + (kind === "i" ? " is not an integer" : " is not a number"), typeof v !== "string"
+      fail(where, echo(v, text) + (kind === "i" ? " is not an integer" : " is not a number"), typeof v !== "string"
         ? "write a whole number" : kind === "i" ? "write a plain number, without quotes or units"
           : "write a plain number such as 8.03e9, without quotes");
     }
@@ -279,7 +296,7 @@ const GR_WHATIF = (function () {
     if (v === undefined) {
       fail(where, "'" + raw.trim() + "' is written in a form this page does not read", "write a plain number, 'text' or [a, b]");
     }
-    v = valid(where, v, R.rules[r], R.rules);
+    v = valid(where, v, R.rules[r], R.rules, writtenOf(raw));
     // the rules name only paths this spec has a place for (a link's, experts' and decode's only where it has them)
     if (top === "hardware") {
       const link = inp.hardware.link;
