@@ -184,6 +184,21 @@ def describe(exc: OSError) -> str:
     return text
 
 
+def folder_blocker(folder: str | os.PathLike) -> tuple[Path, str] | None:
+    """What keeps ``folder`` from being a folder that can be made: (the path, "is a file, not a folder" or "is a
+    symbolic link to X, which does not exist"), for the first of it or its parents that is there and is no folder;
+    None where none is.  A link to a folder is the user's choice and is followed; a dangling one is not followed to
+    make folders where it points."""
+    path = Path(os.path.abspath(folder))
+    for p in [*reversed(path.parents), path]:
+        if not os.path.lexists(p) or p.is_dir():
+            continue
+        if p.is_symlink():
+            return p, f"is a symbolic link to {os.readlink(p)}, which does not exist"
+        return p, "is a file, not a folder"
+    return None
+
+
 def _reason(exc: BaseException) -> str:
     return getattr(exc, "strerror", None) or str(exc)
 

@@ -77,3 +77,26 @@ def test_the_page_echoes_as_the_loader_does():
     for (spec, overrides), js in zip(cases, node(cases)["cases"], strict=True):
         assert len(js["errors"]) == 1 and agree(js["errors"][0], cli(spec, tuple(overrides))[1]), (overrides, js["errors"])
         assert "read as" in js["errors"][0] or "reads as" in js["errors"][0]
+
+
+# ----------------------------------------------------------------------------------------------- 5: -o a dangling link
+
+@pytest.mark.parametrize("under", ["", "sub"])
+def test_output_through_a_dangling_link_is_refused_and_not_followed(tmp_path, capsys, under):
+    """``-o LINK`` where LINK points at a missing folder said "LINK is a file, not a folder" (and ``-o LINK/sub``
+    the same of LINK/sub); it names the link and where it points, makes nothing there, and exits 2."""
+    link, target = tmp_path / "link", tmp_path / "elsewhere" / "missing"
+    link.symlink_to(target)
+    out = link / under if under else link
+    assert main([SPEC, "-o", str(out), "--format", "json", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert f"{link} is a symbolic link to {target}, which does not exist; genreport does not make folders through " \
+           "a link" in err and "Traceback" not in err, err
+    assert not (tmp_path / "elsewhere").exists() and link.is_symlink()
+
+
+def test_output_inside_a_file_names_the_file(tmp_path, capsys):
+    """``-o FILE/sub`` said only "Not a directory"."""
+    (tmp_path / "file").write_text("x")
+    assert main([SPEC, "-o", str(tmp_path / "file" / "sub"), "--format", "json", "-q"]) == 2
+    assert f"{tmp_path / 'file'} is a file, not a folder; name a folder with -o" in capsys.readouterr().err

@@ -25,6 +25,7 @@ from genreport.fileio import (
     ReadError,
     describe,
     file_hash,
+    folder_blocker,
     folder_lock,
     private_dir,
     read_regular,
@@ -186,10 +187,16 @@ def write(built: Built, out_root: Path, name: str | None = None) -> Path:
     dest = out_root / name
     try:
         out_root.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:  # -o names a file (it said "cannot write OUT/NAME: File exists" with no fix)
-        raise BuildError(f"cannot write {dest}: {out_root} is a file, not a folder; name a folder with -o "
-                         "(it is made if missing)") from None
     except OSError as exc:
+        # -o names a file (it said "cannot write OUT/NAME: File exists" with no fix), a file's folder ("Not a
+        # directory") or a dangling link ("is a file"; hostile input, round eight): which, and what to do
+        blocker = folder_blocker(out_root)
+        if blocker and os.path.islink(blocker[0]):
+            raise BuildError(f"cannot write {dest}: {blocker[0]} {blocker[1]}; genreport does not make folders "
+                             "through a link (make the folder it names, or name another folder with -o)") from None
+        if blocker or isinstance(exc, FileExistsError):
+            raise BuildError(f"cannot write {dest}: {blocker[0] if blocker else out_root} is a file, not a folder; "
+                             "name a folder with -o (it is made if missing)") from None
         raise BuildError(f"cannot write {dest}: {describe(exc)}") from None
     with folder_lock(out_root, name):
         tmp = None
