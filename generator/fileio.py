@@ -189,7 +189,7 @@ def folder_blocker(folder: str | os.PathLike) -> tuple[Path, str] | None:
     symbolic link to X, which does not exist"), for the first of it or its parents that is there and is no folder;
     None where none is.  A link to a folder is the user's choice and is followed; a dangling one is not followed to
     make folders where it points."""
-    path = Path(os.path.abspath(folder))
+    path = Path(folder)  # as the user wrote it, for the message
     for p in [*reversed(path.parents), path]:
         if not os.path.lexists(p) or p.is_dir():
             continue

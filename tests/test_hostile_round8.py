@@ -100,3 +100,41 @@ def test_output_inside_a_file_names_the_file(tmp_path, capsys):
     (tmp_path / "file").write_text("x")
     assert main([SPEC, "-o", str(tmp_path / "file" / "sub"), "--format", "json", "-q"]) == 2
     assert f"{tmp_path / 'file'} is a file, not a folder; name a folder with -o" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------------------------- 4: calibrate -o
+
+def _no_measuring(monkeypatch):
+    from genreport.commands import calibrate
+
+    def measured(*a, **k):
+        raise AssertionError("measured before the -o was checked")
+
+    monkeypatch.setattr(calibrate, "measure_cpu", measured)
+
+
+@pytest.mark.parametrize("output, blocker, why", [
+    ("afile/x.yaml", "afile", "is a file, not a folder"),
+    ("afile/sub/x.yaml", "afile", "is a file, not a folder"),
+    ("dangling/x.yaml", "dangling", "is a symbolic link to gone, which does not exist"),
+])
+def test_calibrate_names_what_blocks_the_output_before_measuring(tmp_path, monkeypatch, capsys, output, blocker, why):
+    """``calibrate -o FILE/x.yaml`` measured for ten seconds, then said "cannot write FILE/x.yaml: File exists" (exit
+    2); a dangling link as the folder likewise.  It is refused before measuring, naming the file or link (exit 1, a
+    bad -o, as calibrate's help says)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("x")
+    (tmp_path / "dangling").symlink_to("gone")
+    _no_measuring(monkeypatch)
+    assert main(["calibrate", "-o", output, "--seconds", "0.5"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"genreport calibrate: cannot write {output}: {blocker} {why}; name a file in a folder"), err
+    assert not (tmp_path / "gone").exists()
+
+
+def test_calibrate_refuses_an_empty_output(tmp_path, monkeypatch, capsys):
+    """``-o ''`` wrote specs/hardware/cpu-calibrated.yaml, the default, as if no -o were given."""
+    monkeypatch.chdir(tmp_path)
+    _no_measuring(monkeypatch)
+    assert main(["calibrate", "-o", "", "--seconds", "0.5"]) == 1
+    assert "-o '' names no file" in capsys.readouterr().err and not (tmp_path / "specs").exists()

@@ -445,6 +445,10 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
     import re
 
+    if args.output is not None and not args.output.strip():  # -o '' wrote specs/hardware/cpu-calibrated.yaml
+        print("genreport calibrate: -o '' names no file; name the spec to write, e.g. -o specs/hardware/mybox.yaml",
+              file=sys.stderr)
+        return 1
     given = Path(args.output) if args.output else None
     if given is not None and given.is_dir() and not given.is_symlink():  # it said "-o x does not match the name 'x'"
         print(safe(f"genreport calibrate: -o {given} is a folder; name the file to write, e.g. "
@@ -469,6 +473,13 @@ def main(argv: list[str] | None = None) -> int:
     if out.is_symlink():
         print(safe(f"genreport calibrate: {out} is a symbolic link; genreport does not write through links (remove "
               "it, or name another file)"), file=sys.stderr)
+        return 1
+    from genreport.fileio import folder_blocker
+
+    blocker = folder_blocker(out.parent)
+    if blocker is not None:  # found before measuring: it measured ~10 s, then said "cannot write x: File exists"
+        print(safe(f"genreport calibrate: cannot write {out}: {blocker[0]} {blocker[1]}; name a file in a folder "
+                   f"(one missing is made), e.g. -o {Path('specs') / 'hardware' / out.name}"), file=sys.stderr)
         return 1
     if os.path.lexists(out) and not args.force:
         print(safe(f"genreport calibrate: {out} exists; pass --force to replace it"), file=sys.stderr)
