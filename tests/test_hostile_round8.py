@@ -138,3 +138,21 @@ def test_calibrate_refuses_an_empty_output(tmp_path, monkeypatch, capsys):
     _no_measuring(monkeypatch)
     assert main(["calibrate", "-o", "", "--seconds", "0.5"]) == 1
     assert "-o '' names no file" in capsys.readouterr().err and not (tmp_path / "specs").exists()
+
+
+# ----------------------------------------------------------------------------------------------- 6: bash completion
+
+def test_bash_completes_a_path_with_a_space_or_a_glob_character(tmp_path):
+    """The bash script read candidates with an unquoted $(...): 'my spec.yaml' went onto the line as two words, and
+    'a[1].yaml' was a glob that matched a1.yaml; a word typed with a backslash or a quote ('my\\ s') found nothing.
+    Each candidate is quoted where the shell needs it now, and the word typed is read as the shell reads it."""
+    from test_cli_conventions import _complete_in_bash
+
+    for name in ("my spec.yaml", "a[1].yaml", "a1.yaml", "plain.yaml"):
+        (tmp_path / name).write_text("kind: report\n")
+    assert _complete_in_bash(["genreport", "my"], tmp_path) == ["my\\ spec.yaml"]
+    assert _complete_in_bash(["genreport", "my\\ s"], tmp_path) == ["my\\ spec.yaml"]
+    assert _complete_in_bash(["genreport", "'my s"], tmp_path) == ["my\\ spec.yaml"]
+    assert _complete_in_bash(["genreport", "a"], tmp_path) == ["audit", "a1.yaml", "a\\[1\\].yaml"]
+    assert _complete_in_bash(["genreport", "pl"], tmp_path) == ["plan", "plain.yaml"]
+    assert _complete_in_bash(["genreport", "plan", "--hardware", "h100-sxm,b2"], tmp_path) == ["h100-sxm,b200"]

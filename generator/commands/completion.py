@@ -25,8 +25,13 @@ SHELLS = ("bash", "zsh", "fish")
 
 BASH = r'''# genreport completion for bash (genreport completion bash)
 _genreport() {
-    local IFS=$'\n' cur="${COMP_WORDS[COMP_CWORD]}"
-    COMPREPLY=($(genreport __complete -- "${COMP_WORDS[@]:1:COMP_CWORD-1}" "$cur" 2>/dev/null))
+    local cur="${COMP_WORDS[COMP_CWORD]}" c
+    COMPREPLY=()
+    # one candidate a line, each quoted as the shell reads it where it must be ('my spec.yaml', 'a[1].yaml')
+    while IFS= read -r c; do
+        [[ $c == *[!A-Za-z0-9._/,:=@%+-]* ]] && printf -v c '%q' "$c"
+        COMPREPLY+=("$c")
+    done < <(genreport __complete -- "${COMP_WORDS[@]:1:COMP_CWORD-1}" "$cur" 2>/dev/null)
     if [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == */ ]]; then compopt -o nospace 2>/dev/null; fi
 }
 complete -F _genreport genreport
@@ -70,6 +75,7 @@ def main(argv: list[str]) -> int:
         words = argv[1:]
         if words[:1] == ["--"]:
             words = words[1:]
+        words = [_dequoted(w) for w in words]  # as typed: my\ spec, 'my spec (the shell hands the word over raw)
         current = words[-1] if words else ""
         for c in candidates(words[:-1], current):
             print(c)
@@ -77,6 +83,18 @@ def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     sys.stdout.write({"bash": BASH, "zsh": ZSH, "fish": FISH}[args.shell])
     return 0
+
+
+def _dequoted(word: str) -> str:
+    """A word as the shell will read it, from its text typed so far: ``my\\ s``, ``'my s`` and ``"my s`` are
+    ``my s`` (a quote may be open: the word is being typed); the word itself where it is no one word."""
+    for close in ("", "'", '"'):
+        try:
+            parts = shlex.split(word + close)
+        except ValueError:
+            continue
+        return parts[0] if len(parts) == 1 else word
+    return word
 
 
 # ---------------------------------------------------------------------------------------------- candidates
