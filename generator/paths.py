@@ -62,6 +62,23 @@ def code_folders() -> tuple[Path, ...]:
     return (PKG, formulas_dir(), templates_dir())
 
 
+def command_path(file: str) -> str:
+    """A report spec's path as a command that rebuilds it names it (the appendix's "rebuild with", the live page's
+    "Copy as command"): relative to its project (the folder holding its ``specs/`` folder, where genreport is run:
+    ``specs/llama8b-h100.yaml``), else absolute, so that it runs wherever the reader stands.  It was the path
+    relative to the folder the build ran in: ``llama8b-h100.yaml`` built from ``specs/``, ``my.yaml`` from a
+    spec's own folder, and the same spec's reports differed by where they were built.  ``file`` is the path as
+    the loader shows it (:func:`display`, relative to the working folder); '' stays ''."""
+    if not file:
+        return file
+    path = Path(os.path.abspath(file))  # the link's place, not its target's: what the user named
+    for parent in path.parents:
+        if parent.name == "specs" or ((parent / "specs").is_dir() and (parent / "pyproject.toml").is_file()):
+            root = parent.parent if parent.name == "specs" else parent
+            return path.relative_to(root).as_posix()
+    return str(path)
+
+
 def display(path: Path) -> str:
     """A path as the user would type it: relative to the working folder when inside it."""
     try:

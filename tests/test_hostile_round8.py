@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from genreport.commands.cli import main
 from livejs import needs_node
+from shared import ROOT
 
 SPEC = "specs/llama8b-h100.yaml"
 
@@ -156,3 +157,39 @@ def test_bash_completes_a_path_with_a_space_or_a_glob_character(tmp_path):
     assert _complete_in_bash(["genreport", "a"], tmp_path) == ["audit", "a1.yaml", "a\\[1\\].yaml"]
     assert _complete_in_bash(["genreport", "pl"], tmp_path) == ["plan", "plain.yaml"]
     assert _complete_in_bash(["genreport", "plan", "--hardware", "h100-sxm,b2"], tmp_path) == ["h100-sxm,b200"]
+
+
+# ----------------------------------------------------------------------------------------------- 7: rebuild with
+
+def test_the_command_path_is_the_projects_or_absolute(tmp_path, monkeypatch):
+    """The appendix's "rebuild with" and the page's "Copy as command" named the spec relative to the folder the
+    build ran in: 'genreport llama8b-h100.yaml' built from specs/ (which fails from the checkout, where the committed
+    reports say 'specs/llama8b-h100.yaml'), 'genreport my.yaml' for a spec in no project, built from its folder
+    (which runs nowhere else).  A spec in a project is named from the project's folder, any other absolutely."""
+    from genreport import load_spec
+    from genreport.paths import command_path
+    from genreport.present import live
+
+    monkeypatch.chdir(ROOT / "specs")
+    assert command_path("llama8b-h100.yaml") == "specs/llama8b-h100.yaml"
+    assert live.page_data(load_spec(ROOT / "specs" / "llama8b-h100.yaml"))["spec_file"] == "specs/llama8b-h100.yaml"
+    own = tmp_path / "mine" / "specs"
+    own.mkdir(parents=True)
+    (own / "a.yaml").write_text("kind: report\n")
+    (tmp_path / "loose.yaml").write_text("kind: report\n")
+    monkeypatch.chdir(tmp_path)
+    assert command_path("mine/specs/a.yaml") == "specs/a.yaml"  # run from mine/, as genreport runs in a project
+    assert command_path("loose.yaml") == str(tmp_path / "loose.yaml")
+    assert command_path("") == ""
+
+
+def test_the_rebuild_line_of_a_spec_outside_a_project_is_absolute(tmp_path, monkeypatch):
+    import html as html_lib
+    import re
+
+    (tmp_path / "my spec.yaml").write_bytes((ROOT / SPEC).read_bytes())
+    monkeypatch.chdir(tmp_path)
+    assert main(["my spec.yaml", "--format", "html", "-o", "out", "-q"]) == 0
+    page = (tmp_path / "out" / "llama8b-h100" / "report.html").read_text(encoding="utf-8")
+    line = html_lib.unescape(re.search(r"rebuild with <code>([^<]*)</code>", page).group(1))
+    assert line == f"genreport '{tmp_path / 'my spec.yaml'}'"

@@ -22,7 +22,7 @@ from genreport.load.spec import (
     SHARED_EXPERT_KERNELS,
 )
 from genreport.model.browser import tables  # noqa: F401 - the browser's constants, re-exported
-from genreport.paths import MANY_GPUS_MARKER, templates_dir
+from genreport.paths import MANY_GPUS_MARKER, command_path, templates_dir
 
 SCRIPTS = ("formulas.js", "fmt.js", "model.js", "parallel.js", "techniques.js", "whatif.js", "prose.js", "figs.js",
            "page.js")  # order: each uses the ones before
@@ -213,7 +213,7 @@ def page_data(spec, figs: dict | None = None) -> dict:
                   "acceptance": spec.serving is None or spec.serving.speculative is None
                   or spec.serving.speculative.acceptance_given},
         "hardware_title": spec.hardware.title, "hardware_file": spec.hardware.file,
-        "model_file": spec.model.file, "spec_file": spec.file,
+        "model_file": spec.model.file, "spec_file": command_path(spec.file),
         "overrides": list(spec.overrides), "texts": dict(sorted(spec.hardware.texts.items())),
         "budget": _budget(spec, own["gemms"]), "rules": set_rules(spec),
     }

@@ -30,7 +30,7 @@ from genreport.load.spec import (
 from genreport.model.env import peak_of
 from genreport.model.evaluate import Results
 from genreport.model.values import Block
-from genreport.paths import templates_dir
+from genreport.paths import command_path, templates_dir
 from genreport.present import fmt, jinjaship, live, prose, summary
 from genreport.present.figures.fig10_frontier import frontier_text
 from genreport.present.mathbreak import fitted
@@ -901,7 +901,8 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
         baseline_overrides=overrides,
         # the path quoted too: 'a;touch PWNED;b.yaml' ran its second command when the line was pasted (hostile
         # review, stop 75), a path with a space split in two
-        rebuild_command=" ".join(x for x in ("genreport", shlex.quote(r.spec.file), as_arguments(overrides)) if x),
+        rebuild_command=" ".join(x for x in ("genreport", shlex.quote(command_path(r.spec.file)), as_arguments(overrides))
+                                 if x),
         whatif_story=prose.whatif_story(r, baseline, overrides) if baseline else [],
         fx=fx, all_formulas=list(f.used), eq=Equations(), many=r.many, **_parallel_context(r),
         frame=r.frame, frame_rows=_frame_rows(r), ch=_chapters(r),
