@@ -7,6 +7,8 @@ space or a glob character; 7 the appendix's rebuild command named the spec relat
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from genreport.commands.cli import main
 from livejs import needs_node
@@ -193,3 +195,16 @@ def test_the_rebuild_line_of_a_spec_outside_a_project_is_absolute(tmp_path, monk
     page = (tmp_path / "out" / "llama8b-h100" / "report.html").read_text(encoding="utf-8")
     line = html_lib.unescape(re.search(r"rebuild with <code>([^<]*)</code>", page).group(1))
     assert line == f"genreport '{tmp_path / 'my spec.yaml'}'"
+
+
+@pytest.mark.parametrize("text, said", [
+    ("1_000 GB/s", "cannot read '1_000 GB/s': an underscore in the number; write it without one, e.g. '1000 GB/s'"),
+    ("2_039_000 MB/s", "an underscore in the number; write it without one, e.g. '2039000 MB/s'"),
+])
+def test_an_underscore_in_a_quantitys_number_is_named(text, said):
+    """'1_000 GB/s' (YAML 1.1 reads a bare 1_000 as 1000, so a user writes it in a quantity too) said "unknown unit
+    '_000 GB'"; the loader and the live page (tests/test_live_whatif.py BAD) now name the underscore."""
+    from genreport.load.units import UnitError, parse
+
+    with pytest.raises(UnitError, match=re.escape(said)):
+        parse(text)

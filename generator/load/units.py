@@ -135,6 +135,9 @@ def parse(text: str) -> Quantity:
                             "(a decimal point for a fraction)")
         pointed = re.sub(r"(?<=\d),(?=\d)", ".", text.strip(), count=1)
         raise UnitError(f"cannot read '{text}': a decimal comma; write a point, e.g. '{pointed}'")
+    if re.match(r"^\s*[+-]?\d+(_\d+)+", text):  # '1_000 GB/s' (YAML 1.1 reads 1_000 as 1000) read "unknown unit '_000'"
+        plain = re.sub(r"(?<=\d)_(?=\d)", "", text.strip())
+        raise UnitError(f"cannot read '{text}': an underscore in the number; write it without one, e.g. '{plain}'")
     m = _QTY.match(text)
     if not m:
         raise UnitError(f"cannot read '{text}': write a number and a unit, e.g. '3.35 TB/s'")

@@ -313,6 +313,17 @@ const GR_UNITS = (() => {
     if (chars.length > MAX_CHARS) {
       throw unitError(`'${chars.slice(0, 20).join("")}...' is ${GR_FMT.exact(chars.length, 0)} characters, too long for a quantity; write e.g. '3.35 TB/s'`);
     }
+    // a comma or an underscore in the number (units.parse): it read "unknown unit ',35 TB'"
+    if (/^\s*[+-]?\d+,\d/.test(text)) {
+      if (/^\s*[+-]?\d{1,3}(,\d{3})+(?![\d.,])/.test(text)) {
+        const plain = pyStrip(text).replace(/(?<=\d),(?=\d{3})/g, "");
+        throw unitError(`cannot read '${text}': a comma in the number; write it without one, e.g. '${plain}' (a decimal point for a fraction)`);
+      }
+      throw unitError(`cannot read '${text}': a decimal comma; write a point, e.g. '${pyStrip(text).replace(/(?<=\d),(?=\d)/, ".")}'`);
+    }
+    if (/^\s*[+-]?\d+(_\d+)+/.test(text)) {
+      throw unitError(`cannot read '${text}': an underscore in the number; write it without one, e.g. '${pyStrip(text).replace(/(?<=\d)_(?=\d)/g, "")}'`);
+    }
     const m = QTY.exec(text);
     if (!m) throw unitError(`cannot read '${text}': write a number and a unit, e.g. '3.35 TB/s'`);
     const [scale, dim] = parseUnit(m[2] || "");
