@@ -383,7 +383,7 @@ def test_plan_runs_a_draft_at_its_own_precision():
     assert a[2, 1].headroom_bytes - b[2, 1].headroom_bytes == pytest.approx(
         1.2358e9 / 2 + 64 * 4607 * 16384 / 2, rel=1e-6)
     # on a device without an fp8 peak or a weight-only fp8 kernel (a TPU v5p) a draft declared in fp8 cannot run: the
-    # device is skipped, and says why; on an A100 its fp8 weights compute in bf16 (plan.weight_only_fp8), as the
+    # device is skipped, and says why; on an A100 its fp8 weights compute in bf16 (spec.weight_only_fp8), as the
     # target's would, and the plan says so
     from genreport.load.loader import load_hardware
 

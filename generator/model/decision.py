@@ -29,7 +29,7 @@ def fit_options(r) -> list[dict]:
     split evenly across cards (tensor and pipeline parallelism), and leaves a KV cache of one sequence at the
     first context.
     """
-    from genreport.load.spec import PRECISION_BYTES, Precision
+    from genreport.load.spec import PRECISION_BYTES, Precision, weight_only_fp8
 
     spec = r.spec
     sc = r.scalars[r.lead]
@@ -37,8 +37,6 @@ def fit_options(r) -> list[dict]:
     if weights <= cap:
         return []
     out = []
-    from genreport.model.plan import weight_only_fp8
-
     for fmt_name in ("fp8", "int8", "int4"):
         b = PRECISION_BYTES[fmt_name]
         if b >= spec.precision.weight_bytes:

@@ -305,5 +305,6 @@ def report(r) -> dict | None:
             "replicas_for_users": replicas_for_users, "ep_group_replicas": group,
             "rows": rows, "cheapest": cheapest, "frontier": fig,
             # the formats plan tries: not one whose compute format the GPU has no peak for (fp8 on a TPU v5p)
-            "formats": [model_format(model, f) + (" computed in bf16" if runs_as(f, model, None, hw)[1] else "")
-                        for f in report_precisions(spec) if runs_as(f, model, None, hw)[0] is not None]}
+            "formats": [model_format(model, f) + (" computed in bf16" if weight_only else "")
+                        for f in report_precisions(spec)
+                        for runs, weight_only in (runs_as(f, model, None, hw),) if runs is not None]}

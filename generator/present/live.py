@@ -87,7 +87,7 @@ def inputs(spec) -> dict:
     return {
         "hardware": {"dense": dict(sorted(hw.dense.items())), "bandwidth": hw.bandwidth, "capacity": hw.capacity,
                      "memory_reserve": hw.memory_reserve,
-                     "vendor": hw.vendor,  # fp8 weights without an fp8 peak: W8A16 on NVIDIA's (plan.weight_only_fp8)
+                     "vendor": hw.vendor,  # fp8 weights without an fp8 peak: W8A16 on NVIDIA's (spec.weight_only_fp8)
                      # e_m per compute format: a large matmul's measured share of the peak (env.card_values)
                      "achieved_matmul": dict(sorted(hw.achieved_matmul.items())),
                      # e_g per compute format: a small-M GEMM's measured share of the bandwidth (env.card_values)

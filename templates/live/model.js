@@ -827,7 +827,7 @@ const GR_MODEL = (function () {
       let prec = {weights: f, kv_cache: p.kv_cache, compute: f !== "fp8" ? p.compute : "fp8",
         group_size: f === "int4" ? 128 : null}, label = f + " weights";
       const hw = inp.hardware;
-      if (!(prec.compute in hw.dense)) {  // fp8 without an fp8 peak: weight-only in bf16 on NVIDIA's (plan.weight_only_fp8)
+      if (!(prec.compute in hw.dense)) {  // fp8 without an fp8 peak: weight-only in bf16 on NVIDIA's (spec.weight_only_fp8)
         if (f !== "fp8" || hw.vendor !== "NVIDIA" || !("bf16" in hw.dense)) return;
         prec = Object.assign({}, prec, {compute: "bf16"});
         label = "fp8 weights computed in bf16";
