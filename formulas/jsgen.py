@@ -117,7 +117,7 @@ LIVE_TECHNIQUES = frozenset((
     "speculative_expected_tokens verify_crossover_batch speculative_speedup_layout verify_time_bound chunked_step_time "
     "chunked_step_intensity chunked_ttft steady_step_time goodput_rate_tpot goodput_rate_compute goodput_rate_capacity goodput_rate_engine "
     "chunk_budget_rate balanced_prefill_gpus aggregated_tpot kv_transfer_time prefix_capacity_batch prompt_chunk capacity_batch_draft "
-    "draft_time_bound compute_batch").split())
+    "draft_time_bound compute_batch compute_batch_speculative").split())
 
 
 def printed_only(arguments: Mapping[str, Iterable[str]] | None = None) -> frozenset[str]:

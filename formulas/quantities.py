@@ -555,6 +555,10 @@ TECHNIQUE_DEFS: tuple[QuantityDef, ...] = (
                 "prefills first, at least", "s", r"t_{\mathrm{TTFT},u}(\lambda)", (), _T.unchunked_ttft, _T.STALLS),
     QuantityDef("compute_batch", "most sequences a replica keeps at the TPOT target within its compute roof, their "
                 "prompts' prefills counted", "1", r"B_{P,\theta}", (), _T.compute_batch, _T.LITTLE),
+    QuantityDef("compute_batch_speculative", "most sequences a replica keeps speculating at the TPOT target within "
+                "its compute roof, their prompts' prefills counted: each kept token n_v / E verified tokens and k_d / E "
+                "draft passes", "1", r"B_{P,\theta,\mathrm{spec}}", (), _T.compute_batch_speculative,
+                f"{_T.LITTLE}; {_T.LEVIATHAN}", extras={"as_built": True}),
     QuantityDef("chunk_step_share", "share of the steps that carry a prompt chunk, chunked prefill, steady state",
                 "1", r"f_{c}(\lambda)", (), _T.chunk_step_share, _T.SARATHI),
     QuantityDef("stall_free_rate", "highest arrival rate whose P-q_p time between tokens meets the target without "

@@ -315,13 +315,32 @@ def request_bytes():
             + prompt * c * (1 + (T_in * (1 + h_p) - C_p) / (2 * C_p)))
 
 
+def _prompt_flops():
+    """FLOPs of the prefill of one request's uncached prompt [FLOP]: 2 N_p T_in (1 - h_p), the causal attention
+    2 L H_q d_hp T_in^2 (1 - h_p^2) in the prompt's attention form (as :func:`mixed_flops` takes a chunk's) and the
+    head 2 V d once."""
+    return 2 * N_p * T_in * (1 - h_p) + 2 * L * H_q * d_hp * T_in**2 * (1 - h_p**2) + 2 * V * d
+
+
 def request_flops():
     """FLOPs of one request [FLOP]: its T_out - 1 decode tokens at the mean context and the prefill of its
     uncached prompt (2 N_p, the causal attention 2 L H_q d_hp T_in^2 (1 - h_p^2) in the prompt's attention form, as
     :func:`mixed_flops` takes a chunk's, the head once)."""
-    prompt = T_in * (1 - h_p)
-    return ((T_out - 1) * _decode_flops_per_seq(mean_decode_context())
-            + 2 * N_p * prompt + 2 * L * H_q * d_hp * T_in**2 * (1 - h_p**2) + 2 * V * d)
+    return (T_out - 1) * _decode_flops_per_seq(mean_decode_context()) + _prompt_flops()
+
+
+def request_flops_speculative():
+    """FLOPs of one request decoded with speculative decoding [FLOP]: (T_out - 1) (n_v F_1 + k_d f_d) / E and the
+    prefill of its uncached prompt as :func:`request_flops` counts it.
+
+    A verify round runs n_v tokens of each sequence through the target (k_d + 1 for a chain, a tree's nodes), each
+    F_1 = 2 N_a + 4 L H_q d_h S at the mean context, and k_d draft passes of f_d each (a draft model's or an
+    EAGLE/MTP head's FLOPs for one sequence: :func:`draft_time_bound`'s F_d at B = 1), and keeps E tokens of it on
+    average (:func:`expected_tokens`, Leviathan et al., eq. 1), so each of the T_out - 1 decode tokens costs n_v / E
+    verified tokens and k_d / E draft passes.  p_a = 0 with n_v = 1 and k_d = 0 (or f_d = 0) is
+    :func:`request_flops`."""
+    per_round = n_v * _decode_flops_per_seq(mean_decode_context()) + k_d * sym("f_d")
+    return (T_out - 1) * per_round / expected_tokens() + _prompt_flops()
 
 
 def compute_batch():
@@ -333,6 +352,19 @@ def compute_batch():
     decoding at once) takes that the decode round alone leaves out: Llama 3.1 70B with 2k prompts and 256 outputs
     at 50 ms is compute-bound by the prompts, not by its decode."""
     return sym("n_TP") * sym("n_St") * P * (T_out - 1) * theta / request_flops()
+
+
+def compute_batch_speculative():
+    """Most sequences one replica keeps decoding with speculative decoding at the TPOT target theta with their
+    prompts' prefills within its compute roof [1]: B_P,spec = n_TP n_St P (T_out - 1) theta / F_r,spec, F_r,spec
+    :func:`request_flops_speculative`.  B sequences verify a round every t_r and keep E tokens each, so the TPOT is
+    t_r / E <= theta; the round's compute is B (n_v F_1 + k_d f_d) / t_r FLOP/s, and the replica retires
+    B E / ((T_out - 1) t_r) requests a second and prefills as many prompts; all of it at most the n_TP n_St GPUs'
+    peak gives B <= n_TP n_St P t_r / ((n_v F_1 + k_d f_d) + E F_p / (T_out - 1)), F_p the prompt's prefill, and with
+    t_r <= E theta this bound.  The verify round's n_v / E > 1 tokens a kept token and the drafts lower it below
+    :func:`compute_batch` (DeepSeek-V3's MTP, k_d = 1 at p_a = 0.85: 2 / 1.85 of the decode FLOPs and the head's
+    pass); p_a = 0 with n_v = 1 and k_d = 0 is :func:`compute_batch`."""
+    return sym("n_TP") * sym("n_St") * P * (T_out - 1) * theta / request_flops_speculative()
 
 
 def steady_step_time():

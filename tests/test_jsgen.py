@@ -84,6 +84,7 @@ RANGES = {
     "M_s": (1, 4096, True),  # the engine's max_sequences: a count
     "c_h": (1e3, 1e7, False),  # the KV bytes per token a sequence holds at a request's mean context (c's range)
     "F_d": (1e6, 1e16, False), "Q_d": (1e6, 1e12, False),  # one draft pass's FLOPs and bytes (draft_time_bound)
+    "f_d": (1e6, 1e12, False),  # one draft pass's FLOPs for one sequence (compute_batch_speculative)
 }
 NAMES = sorted(RANGES)
 
@@ -211,8 +212,8 @@ def test_formulas_js_is_one_global_and_small():
     # the protocol NCCL's tuner runs (priced apart from what it is charged) and the crossover's steps: 40.8 -> 46.0;
     # a prompt's pass through the stages apart from its bound (stop 71): 46.0 -> 47.7; the routed experts' training
     # state and gradients over their own data-parallel group (stop 71): 49.0; the users' compute with their prompts
-    # (compute_batch, stop 75): 49.7
-    assert len(text.encode()) < 50_000
+    # (compute_batch, stop 75): 49.7; their compute speculating (compute_batch_speculative, issue 30): 50.2
+    assert len(text.encode()) < 50_500
 
 
 @needs_node
