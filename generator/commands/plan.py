@@ -721,7 +721,11 @@ def render_table(result, model, gpus, batch: int, context: int, tpot: float | No
                     if any({"tp", "ep"} & set(r.scale_out_groups) for r in result.rows[:limit]) else "")
                  + ("; limit prompts: the most sequences the replica's compute keeps at the TPOT target with their "
                     "prompts' prefills, n P (output - 1) TPOT / (the request's FLOPs), its n GPUs' peak (derive "
-                    "compute_batch); the TPOT column is the decode round alone"
+                    "compute_batch)" + (", a speculating row's with each output token n_v / E verified tokens and k_d / "
+                                        "E draft passes (derive compute_batch_speculative)"
+                                        if any(r.limit == "prompts" and r.speculative == "on"
+                                               for r in result.rows[:limit]) else "")
+                    + "; the TPOT column is the decode round alone"
                     if any(r.limit == "prompts" for r in result.rows[:limit]) else ""))
     lines[notes:] = device(lines[notes:], noun)
     if markdown:  # the notes around the table as paragraphs, escaped

@@ -107,7 +107,11 @@ def frontier(spec, chapter_batches=(), max_gpus: int = MAX_GPUS) -> dict | None:
                         "tpot": [float(t) for t in c[f"tpot_{est}"]],
                         "tokens_per_s_gpu": [float(y) for y in c[f"tokens_per_s_gpu_{est}"]]}
         if spec_in is not None:
-            row["speculative"] = spec_rows[par]
+            # its speculative curve's points speculate at every batch: the compute keeps fewer sequences there, each
+            # kept token n_v / E verified tokens and k_d / E draft passes (compute_batch_speculative)
+            b_s = compute_batch(env, par, sv.prompt, sv.output, sv.tpot, sv.prefix_hit, spec_in)
+            row["speculative"] = dict(spec_rows[par], compute_batch=int(min(b_s, 1 << 30)) if math.isfinite(b_s)
+                                      else None)
         curves.append(row)
     curves.sort(key=lambda x: (x["gpus"], x["tp"], x["pp"], x["ep"], x["dp"]))
     fronts = {}
@@ -205,8 +209,10 @@ def _with_speculation(curves: list[dict], fronts: dict, sv, price: float | None)
     spec_fronts = {est: _front(curves, lambda row: row.get("speculative"), est, price) for est in ("bound", "serial")}
     best, plain = {}, {}
     limits = {x["label"]: x["compute_batch"] for x in curves}
+    # a speculative point's batch against its layout's speculative B_P, a plain point's against the plain one
+    spec_limits = {x["label"]: x["speculative"]["compute_batch"] for x in curves if x.get("speculative") is not None}
     for est in ("bound", "serial"):
-        a, b = _best(fronts[est], sv.tpot, limits), _best(spec_fronts[est], sv.tpot, limits)
+        a, b = _best(fronts[est], sv.tpot, limits), _best(spec_fronts[est], sv.tpot, spec_limits)
         plain[est] = None if a is None else dict(a, speculative=False)
         cands = [x for x in (plain[est], None if b is None else dict(b, speculative=True)) if x is not None]
         best[est] = max(cands, key=lambda x: x["tokens_per_s_gpu"]) if cands else None  # a tie: the plain one

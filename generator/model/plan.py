@@ -673,9 +673,16 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         ok &= t_use <= latency
     decoding = ok.copy()  # a decode replica of disaggregated pools prefills nothing: the TPOT target's batch alone
     if latency is not None:
-        # and no more sequences than the replica's compute keeps at the target with their prompts' prefills
+        # and no more sequences than the replica's compute keeps at the target with their prompts' prefills: where
+        # the round speculates, each kept token's n_v / E verified tokens and k_d / E draft passes counted
+        # (serving.compute_batch with the speculative inputs, compute_batch_speculative), else the plain one's
         prompts = _once(memo, ("prompts",) + key, lambda: compute_batch(env, par, shape.prompt, shape.output, latency,
                                                                           shape.prefix_hit))
+        if speculative is not None:
+            # kept by the speculative inputs, the draft object itself (its identity, as serving._draft_capacity's)
+            prompts_spec = _once(memo, ("prompts_spec",) + key + tuple(speculative), lambda: compute_batch(
+                env, par, shape.prompt, shape.output, latency, shape.prefix_hit, speculative))
+            prompts = np.where(spec_on, prompts_spec, prompts)
         ok &= batches <= prompts
     if not ok.any():
         rejected["misses the latency target"] += 1
@@ -690,8 +697,10 @@ def _plan_one(q, env, model, hw, prec, name, par, ctx, batches, latency, account
         limit = "capacity"
     elif b >= runs:
         limit = "engine"
-    elif b + 1 > prompts:
-        limit = "prompts"  # the compute the sequences' prompts take at the TPOT target (serving.compute_batch)
+    elif b + 1 > np.ravel(prompts)[min(i + 1, np.size(prompts) - 1)]:
+        # the compute the sequences' prompts take at the TPOT target (serving.compute_batch), the next batch's (its
+        # round may speculate where this one's does not)
+        limit = "prompts"
     else:
         limit = "latency"
     if shape.users:

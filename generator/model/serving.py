@@ -210,35 +210,58 @@ def held_mean_c(env, prompt: int, output: int) -> float:
 
 
 def compute_batch(env, par: Parallelism, prompt: int, output: int, tpot: float | None,
-                  prefix_hit: float = 0.0) -> float:
+                  prefix_hit: float = 0.0, speculative: tuple | None = None) -> float:
     """B_P (formulas/techniques.py ``compute_batch``): the most sequences a replica of ``par`` keeps decoding at
     the TPOT target ``tpot`` with their prompts' prefills within its compute roof, the request's FLOPs (F_r:
     ``request_flops``, its decode tokens at the mean context, its uncached prompt in the prompt's attention form)
     of the whole model over the replica's tp x pp GPUs; inf without a target.  ``env``: the whole model's Env
     (make_env), as :func:`request` and ``plan`` take it.  What the decode round alone does not count: ``plan``,
-    the serving chapter's TPOT batch and the GPUs its users take all stop there (one function)."""
+    the serving chapter's TPOT batch and the GPUs its users take all stop there (one function).
+
+    ``speculative`` (speculate's (k_d, p_a, draft or draft_cost, n_v)): the sequences speculating
+    (``compute_batch_speculative``): each kept token costs n_v / E verified tokens and k_d / E draft passes of
+    f_d (:func:`draft_pass_flops`), so fewer sequences keep the target with their prompts; what ``plan`` takes where
+    its round speculates, the frontier's speculative curves and the serving chapter's speculative lever row."""
     if tpot is None or output <= 1:  # no target, or no decode round after the prompt's (plan --context S)
         return math.inf
+    qid = "compute_batch" if speculative is None else "compute_batch_speculative"
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        out = float(np.asarray(load()["compute_batch"](compute_batch_values(env, par, prompt, output, tpot,
-                                                                           prefix_hit)), dtype=float))
+        out = float(np.asarray(load()[qid](compute_batch_values(env, par, prompt, output, tpot, prefix_hit,
+                                                                speculative)), dtype=float))
     return out if math.isfinite(out) and out > 0 else 0.0
 
 
-def spec_compute_batch_values(spec, accounting: str) -> dict[str, float]:
+def draft_pass_flops(speculative: tuple, context: float) -> float:
+    """f_d: one draft pass's FLOPs for one sequence at ``context`` [FLOP], the draft model's or the EAGLE/MTP head's
+    decode step at its own shapes (``Draft.ledgers`` at one sequence: 2 N_a + 4 L H_q d_h S of the draft, the
+    F_d of ``draft_time_bound`` at B = 1); 0 where ``speculative``'s draft is a draft_cost, a time (a fraction of a
+    plain round) that states no FLOPs, so the drafts' compute is left out and B_P,spec stays an upper bound."""
+    draft = speculative[2]
+    if not hasattr(draft, "ledgers"):
+        return 0.0
+    flops, _ = draft.ledgers(load(), np.asarray([1.0]), float(context))
+    return float(np.ravel(flops)[0])
+
+
+def spec_compute_batch_values(spec, accounting: str, speculative: bool = False) -> dict[str, float]:
     """:func:`compute_batch_values` of a report spec's serving block at its layout (``derive compute_batch --spec``:
-    the chapter's inputs, the whole model's)."""
+    the chapter's inputs, the whole model's; ``speculative``: with serving.speculative's, ``derive
+    compute_batch_speculative --spec``)."""
+    from genreport.model.draft import speculative_inputs
+
     sv = spec.serving
     env = make_env(spec.hardware, spec.model, spec.precision, accounting)
-    return compute_batch_values(env, spec.parallelism or Parallelism(), sv.prompt, sv.output, sv.tpot, sv.prefix_hit)
+    return compute_batch_values(env, spec.parallelism or Parallelism(), sv.prompt, sv.output, sv.tpot, sv.prefix_hit,
+                                speculative_inputs(spec) if speculative else None)
 
 
 def compute_batch_values(env, par: Parallelism, prompt: int, output: int, tpot: float,
-                         prefix_hit: float = 0.0) -> dict[str, float]:
+                         prefix_hit: float = 0.0, speculative: tuple | None = None) -> dict[str, float]:
     """The inputs :func:`compute_batch` evaluates ``compute_batch`` at: the whole model's values at the request's
     mean context (``env``: make_env's, no layout's slice) with the request, the target and the replica's tp and pp
     (``derive compute_batch --spec`` takes the same, not one GPU's slice, which the formula's n_TP n_st would count
-    twice)."""
+    twice); with ``speculative`` (k_d, p_a, draft or draft_cost, n_v) also p_a, k_d, n_v and the draft's f_d at the
+    mean context (:func:`draft_pass_flops`), ``compute_batch_speculative``'s."""
     from genreport.model.env import prefill_head_dim
 
     mean = prompt + output / 2.0
@@ -246,6 +269,10 @@ def compute_batch_values(env, par: Parallelism, prompt: int, output: int, tpot: 
     v.update(T_in=float(prompt), T_out=float(output), h_p=float(prefix_hit), theta=float(tpot),
              n_TP=float(par.tp), n_St=float(par.pp),
              d_hp=float(prefill_head_dim(env.model, float(env.values["d_h"]), float(prompt) * (1 - prefix_hit))))
+    if speculative is not None:
+        k = speculative[0]
+        n_v = speculative[3] if len(speculative) > 3 else k + 1
+        v.update(p_a=float(speculative[1]), k_d=float(k), n_v=float(n_v), f_d=draft_pass_flops(speculative, mean))
     return v
 
 
