@@ -43,7 +43,7 @@ def differences(r, got: dict) -> list[str]:
     if got["batch"] != tech["batch"] or got["context"] != tech["context"]:
         bad.append(f"point: python {tech['batch']}, {tech['context']}; js {got['batch']}, {got['context']}")
     for k in ("capacity_batch", "max_sequences", "tpot_batch", "users_batch", "gpus_for_users", "replicas_for_users",
-              "holds", "ttft_met"):
+              "holds", "ttft_met", "compute_batch", "compute_batch_speculative"):
         if not same(r.serving[k], got[k]):
             bad.append(f"{k}: python {r.serving[k]!r}, js {got[k]!r}")
     for k in ("kv_held_per_token", "kv_read_per_token", "kv_held_apart"):  # the KV cache room's c_h and c, one GPU's
@@ -252,6 +252,10 @@ DRAFTS = [
                   "precision.weights=int4", "serving.speculative.draft_model=mistral-7b",
                   "serving.speculative.draft_precision=int4", "serving.speculative.draft_tokens=4",
                   "serving.speculative.acceptance=0.7", "serving.prompt=2k", "serving.users=64", "serving.tpot=40 ms"]),
+    # the chapter's batch, the plain B_P of 244 at 40 ms, past the 222 its compute keeps speculating with the 1B draft
+    # (tests/test_speculative_compute_batch.py): the lever row says so, in the page too
+    (SERVING[0], ["serving.speculative.draft_model=llama-3.2-1b", "serving.speculative.draft_tokens=4",
+                  "serving.speculative.acceptance=0.7", "serving.tpot=40 ms", "serving.users=256"]),
 ]
 
 

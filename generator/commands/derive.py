@@ -645,20 +645,25 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
             point += (f"; N the weights a step streams at this rate, {whose} decode and prompt tokens'"
                       if spec.model.moe is not None or (spec.parallelism and spec.parallelism.pp > 1) else "")
     unsliced: frozenset = frozenset()
-    if qid == "compute_batch" and spec.serving is not None and spec.serving.tpot is not None \
-            and args.batch is None and args.context is None:
+    speculating = qid == "compute_batch_speculative"
+    if qid in ("compute_batch", "compute_batch_speculative") and spec.serving is not None \
+            and spec.serving.tpot is not None and args.batch is None and args.context is None:
         # the whole model's request FLOPs over the replica's n_TP n_st GPUs (serving.compute_batch_values), as the
-        # chapter counts them: one GPU's slice would be divided by them twice (QA, stop 75: 6,168 for the chapter's 385)
+        # chapter counts them: one GPU's slice would be divided by them twice (QA, stop 75: 6,168 for the chapter's 385);
+        # speculating, with serving.speculative's p_a, k_d, n_v and the draft's f_d (the speculative lever row's)
         from genreport.formulas.compiled import load as compiled
         from genreport.model.serving import spec_compute_batch_values
 
-        whole = spec_compute_batch_values(spec, acc)
+        # (without serving.speculative its p_a, k_d, n_v and f_d are --at's to give)
+        whole = spec_compute_batch_values(spec, acc, speculative=speculating and spec.serving.speculative is not None)
 
         args_of = set(compiled()[qid].fn_args)  # the formula's own inputs
         values.update({k: v for k, v in whole.items() if k in args_of})
         unsliced = frozenset(k for k in whole if k in args_of and k not in ("n_TP", "n_St"))
         point = ("the serving chapter's request at its TPOT target: the whole model's request FLOPs over the "
-                 "replica's n_TP n_st GPUs")
+                 "replica's n_TP n_st GPUs" + ("; speculating with serving.speculative, f_d one draft pass of one "
+                                              "sequence at the mean context (0 with a draft_cost)"
+                                              if speculating and spec.serving.speculative is not None else ""))
     if qid == "kv_transfer_time" and spec.serving is not None:
         # the serving chapter's disaggregation row: the prompt's cache over the link between replicas, every GPU of
         # the replica sending its slice at once (W_kv), c the whole model's held at T_in (techniques.py)

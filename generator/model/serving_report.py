@@ -206,12 +206,17 @@ def batches(spec, env=None) -> tuple:
     return one, cap, users_batch, tpot_batch, decode_batch, prompts
 
 
-def prompts_batch(spec, env=None) -> int:
+def prompts_batch(spec, env=None, speculative: bool = False) -> int:
     """Whole sequences a replica of the spec's layout keeps at its serving block's TPOT target with their prompts'
-    prefills within its compute roof (serving.compute_batch, rounded down); a large number without a target."""
+    prefills within its compute roof (serving.compute_batch, rounded down); a large number without a target.
+    ``speculative``: the sequences speculating with serving.speculative (compute_batch_speculative: each kept token
+    n_v / E verified tokens and k_d / E draft passes), the speculative lever row's."""
+    from genreport.model.draft import speculative_inputs
+
     sv = spec.serving
     env = env if env is not None else make_env(spec.hardware, spec.model, spec.precision, spec.accounting)
-    b = compute_batch(env, spec.parallelism or Parallelism(), sv.prompt, sv.output, sv.tpot, sv.prefix_hit)
+    b = compute_batch(env, spec.parallelism or Parallelism(), sv.prompt, sv.output, sv.tpot, sv.prefix_hit,
+                      speculative_inputs(spec) if speculative else None)
     return int(min(b, 1 << 30)) if math.isfinite(b) else 1 << 30
 
 
@@ -276,6 +281,10 @@ def report(r) -> dict | None:
     if replicas_for_users is not None:
         replicas_for_users = -(-replicas_for_users // group) * group
     gpus_for_users = replicas_for_users * par.replica_gpus if replicas_for_users is not None else None
+    # the sequences a replica's compute keeps speculating at the TPOT target with their prompts (the speculative lever
+    # row's; None without serving.speculative or a target): the chapter's rows decode plainly, compute_batch theirs
+    spec_prompts = prompts_batch(spec, env, speculative=True) \
+        if sv.speculative is not None and sv.tpot is not None else None
     cheapest = None
     if sv.ttft is not None or sv.tpot is not None:
         cheapest = _cheapest(spec)
@@ -302,6 +311,8 @@ def report(r) -> dict | None:
             "decode_tpot_batch": decode_batch,
             # the sequences a replica's compute keeps at the TPOT target with their prompts (None without a target)
             "compute_batch": prompts if prompts is not None and prompts < 1 << 30 else None,
+            # ... and speculating with serving.speculative (None without it or a target)
+            "compute_batch_speculative": spec_prompts if spec_prompts is not None and spec_prompts < 1 << 30 else None,
             "replicas_for_users": replicas_for_users, "ep_group_replicas": group,
             "rows": rows, "cheapest": cheapest, "frontier": fig,
             # the formats plan tries: not one whose compute format the GPU has no peak for (fp8 on a TPU v5p)

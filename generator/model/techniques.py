@@ -370,6 +370,23 @@ def _rate_or_none(x: float | None) -> float | None:
     return x if x is not None and x > 0 else None
 
 
+def _speculative_compute_words(serving: dict, sp, tokens: float, batch: int) -> str:
+    """The speculative lever row's words on its compute (serving_report's ``compute_batch_speculative``, B_P,spec):
+    the most sequences a replica keeps speculating at the TPOT target with their prompts' prefills, beside the plain
+    B_P, each kept token's n_v / E verified tokens and k_d / E draft passes (the drafts' FLOPs unknown from a
+    draft_cost, which gives their time), and where the row's batch passes it; "" without a TPOT target."""
+    spec_b, plain_b = serving.get("compute_batch_speculative"), serving.get("compute_batch")
+    if spec_b is None:
+        return ""
+    cost = (f"{sp.verified} / {tokens:.2f} verified tokens and {sp.draft_tokens} / {tokens:.2f} draft passes"
+            if sp.draft is not None else
+            f"{sp.verified} / {tokens:.2f} verified tokens; the drafts' FLOPs are left out, a draft_cost giving their "
+            "time alone")
+    return (f"; speculating, a replica's compute keeps at most {spec_b:,} sequences at the TPOT target with their "
+            f"prompts' prefills" + (f", {plain_b:,} decoding plainly" if plain_b is not None else "")
+            + f" (each kept token costs {cost})" + (f": fewer than this row's {batch:,}" if batch > spec_b else ""))
+
+
 def _faster(x: float) -> str:
     """A speed-up of the TPOT in words: "1.79× faster", or past the break-even batch "1.10× slower" (never "0.91×
     faster")."""
@@ -527,6 +544,7 @@ def report(r) -> tuple[dict | None, dict[str, Block]]:
         if sp.draft is not None:
             ends += (f"; the draft's weights and KV cache leave room for {lay['capacity_with_draft']:,.0f} sequences "
                      f"of {int(last):,} tokens per replica, {lay['capacity_plain']:,.0f} without it")
+        ends += _speculative_compute_words(r.serving, sp, tokens, int(batch))
         rows.append({"technique": "speculative decoding",
                      "setting": f"{sp.draft_tokens} draft token{'s' if sp.draft_tokens > 1 else ''}, accepted "
                                 f"{sp.acceptance:.0%} each, {drafts}"

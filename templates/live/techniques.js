@@ -200,17 +200,28 @@ const GR_SERVING = (() => {
     }
     // the most sequences a replica's compute keeps at the TPOT target with their prompts' prefills
     // (serving_report.prompts_batch: serving.compute_batch, whole sequences; none without a target)
-    let prompts = null;
+    // ... and speculating with serving.speculative (serving_report.prompts_batch(speculative=True):
+    // compute_batch_speculative, each kept token n_v / E verified tokens and k_d / E draft passes of f_d, the draft's
+    // FLOPs for one sequence at the mean context, serving.draft_pass_flops; 0 with a draft_cost)
+    const spc = sv.speculative;
+    let prompts = null, promptsSpec = null;
     if (sv.tpot !== null) {
-      let bP = Infinity;
+      let bP = Infinity, bS = Infinity;
       if (sv.output > 1) {
         const vm = Object.assign({}, env.at(1.0, mean), {T_in: sv.prompt, T_out: sv.output, h_p: sv.prefix_hit,
           theta: sv.tpot, n_TP: par.tp, n_St: par.pp || 1,
           d_hp: M.prefillHeadDim(m, env.values.d_h, sv.prompt * (1 - sv.prefix_hit))});
         bP = call("compute_batch", vm);
         bP = Number.isFinite(bP) && bP > 0 ? bP : 0.0;
+        if (spc) {
+          bS = call("compute_batch_speculative", Object.assign(vm, {p_a: spc.acceptance, k_d: spc.draft_tokens,
+            n_v: spc.verify_tokens !== null && spc.verify_tokens !== undefined ? spc.verify_tokens : spc.draft_tokens + 1,
+            f_d: draft ? draftLedgers(draft, 1.0, mean)[0] : 0.0}));
+          bS = Number.isFinite(bS) && bS > 0 ? bS : 0.0;
+        }
       }
       prompts = Number.isFinite(bP) ? Math.trunc(Math.min(bP, 2 ** 30)) : 2 ** 30;
+      if (spc) promptsSpec = Number.isFinite(bS) ? Math.trunc(Math.min(bS, 2 ** 30)) : 2 ** 30;
     }
     let decodeBatch = null;  // the decode round's alone (serving_report.decode_tpot_batch): a decode replica's
     if (sv.tpot !== null && limit) {
@@ -240,6 +251,7 @@ const GR_SERVING = (() => {
     const out = {batch: batch, context: last, mean_context: mean, chunk: sv.chunk, capacity_batch: cap,
       max_sequences: engineBinds ? limit : null, tpot_batch: tpotBatch, users_batch: usersBatch, holds: cap >= 1,
       compute_batch: prompts !== null && prompts < 2 ** 30 ? prompts : null, decode_tpot_batch: decodeBatch,
+      compute_batch_speculative: promptsSpec !== null && promptsSpec < 2 ** 30 ? promptsSpec : null,
       ttft_met: sv.ttft === null || cap < 1 ? null : ttft <= sv.ttft, rows: rows,
       replicas_for_users: forUsers, gpus_for_users: forUsers !== null ? forUsers * gpus : null};
     const n = {replica_gpus: gpus}, levers = [];
@@ -327,6 +339,15 @@ const GR_SERVING = (() => {
       if (draft) {
         ends += "; the draft's weights and KV cache leave room for " + commas(capRaw) + " sequences of "
           + commas(Math.trunc(last)) + " tokens per replica, " + commas(plainCap) + " without it";
+      }
+      // its compute (techniques._speculative_compute_words): B_P,spec beside the plain B_P
+      if (out.compute_batch_speculative !== null) {
+        const bS = out.compute_batch_speculative, bP = out.compute_batch, e2 = F.format(tokens, ".2f");
+        ends += "; speculating, a replica's compute keeps at most " + commas(bS) + " sequences at the TPOT target with "
+          + "their prompts' prefills" + (bP !== null ? ", " + commas(bP) + " decoding plainly" : "") + " (each kept token costs "
+          + (draft ? nV + " / " + e2 + " verified tokens and " + k + " / " + e2 + " draft passes"
+            : nV + " / " + e2 + " verified tokens; the drafts' FLOPs are left out, a draft_cost giving their time alone")
+          + ")" + (batch > bS ? ": fewer than this row's " + commas(batch) : "");
       }
       levers.push({technique: "speculative decoding", setting: k + " draft token" + (k > 1 ? "s" : "") + ", accepted "
         + pct(sp.acceptance) + " each, " + (draft ? "drafted by " + draft.model.title + " (" + k + " pass"
