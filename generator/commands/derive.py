@@ -652,7 +652,7 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
         # chapter counts them: one GPU's slice would be divided by them twice (QA, stop 75: 6,168 for the chapter's 385);
         # speculating, with serving.speculative's p_a, k_d, n_v and the draft's f_d (the speculative lever row's)
         from genreport.formulas.compiled import load as compiled
-        from genreport.model.serving import spec_compute_batch_values
+        from genreport.model.serving_report import spec_compute_batch_values
 
         # (without serving.speculative its p_a, k_d, n_v and f_d are --at's to give)
         whole = spec_compute_batch_values(spec, acc, speculative=speculating and spec.serving.speculative is not None)

@@ -243,18 +243,6 @@ def draft_pass_flops(speculative: tuple, context: float) -> float:
     return float(np.ravel(flops)[0])
 
 
-def spec_compute_batch_values(spec, accounting: str, speculative: bool = False) -> dict[str, float]:
-    """:func:`compute_batch_values` of a report spec's serving block at its layout (``derive compute_batch --spec``:
-    the chapter's inputs, the whole model's; ``speculative``: with serving.speculative's, ``derive
-    compute_batch_speculative --spec``)."""
-    from genreport.model.draft import speculative_inputs
-
-    sv = spec.serving
-    env = make_env(spec.hardware, spec.model, spec.precision, accounting)
-    return compute_batch_values(env, spec.parallelism or Parallelism(), sv.prompt, sv.output, sv.tpot, sv.prefix_hit,
-                                speculative_inputs(spec) if speculative else None)
-
-
 def compute_batch_values(env, par: Parallelism, prompt: int, output: int, tpot: float,
                          prefix_hit: float = 0.0, speculative: tuple | None = None) -> dict[str, float]:
     """The inputs :func:`compute_batch` evaluates ``compute_batch`` at: the whole model's values at the request's

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from genreport.load.spec import Parallelism
+from genreport.model.draft import speculative_inputs
 from genreport.model.env import make_env
 from genreport.model.frontier import MAX_BATCH, frontier
 from genreport.model.plan import (
@@ -21,6 +22,7 @@ from genreport.model.plan import (
 from genreport.model.serving import (
     Request,
     compute_batch,
+    compute_batch_values,
     engine_limit,
     joules_per_token,
     last_context,
@@ -206,13 +208,21 @@ def batches(spec, env=None) -> tuple:
     return one, cap, users_batch, tpot_batch, decode_batch, prompts
 
 
+def spec_compute_batch_values(spec, accounting: str, speculative: bool = False) -> dict[str, float]:
+    """:func:`serving.compute_batch_values` of a report spec's serving block at its layout (``derive compute_batch --spec``:
+    the chapter's inputs, the whole model's; ``speculative``: with serving.speculative's, ``derive
+    compute_batch_speculative --spec``)."""
+    sv = spec.serving
+    env = make_env(spec.hardware, spec.model, spec.precision, accounting)
+    return compute_batch_values(env, spec.parallelism or Parallelism(), sv.prompt, sv.output, sv.tpot, sv.prefix_hit,
+                                speculative_inputs(spec) if speculative else None)
+
+
 def prompts_batch(spec, env=None, speculative: bool = False) -> int:
     """Whole sequences a replica of the spec's layout keeps at its serving block's TPOT target with their prompts'
     prefills within its compute roof (serving.compute_batch, rounded down); a large number without a target.
     ``speculative``: the sequences speculating with serving.speculative (compute_batch_speculative: each kept token
     n_v / E verified tokens and k_d / E draft passes), the speculative lever row's."""
-    from genreport.model.draft import speculative_inputs
-
     sv = spec.serving
     env = env if env is not None else make_env(spec.hardware, spec.model, spec.precision, spec.accounting)
     b = compute_batch(env, spec.parallelism or Parallelism(), sv.prompt, sv.output, sv.tpot, sv.prefix_hit,
