@@ -140,6 +140,39 @@ def test_table_says_the_devices_noun_and_one_gpu_in_words(capsys):
     assert first.startswith("On one GPU, decode at batch 1") and "with no collective on its critical path" in first
 
 
+@pytest.mark.parametrize(("spec", "overrides", "words"), [
+    # DeepSeek-V3 on 8 H200 at its serving block: met up to 165 sequences, the cheapest layout that meets it
+    ("deepseek-v3-h200-ep8.yaml", [], "meets them up to 165 sequences per replica (the 128 users take 8 GPUs)"),
+    # the 70B on one H100: 141 GB of bf16 weights in 80 GB, the replica cannot serve at all
+    ("llama70b-h100-tp8.yaml", ["parallelism.tp=1"], "cannot serve them: its weights alone exceed the card's memory"),
+    # a 1 ms TTFT no prefill meets: no layout plan tries meets it
+    ("llama70b-h100-tp8.yaml", ["serving.ttft=1 ms"], "no layout plan tries on NVIDIA H100 SXM5 80GB meets them"),
+    # a Gaudi 3 (noun: chip) has no price: the fastest per chip
+    ("llama70b-h100-tp8.yaml", ["hardware=gaudi3"], "the fastest per chip layout that meets them"),
+    # no serving block: no sentence
+    ("llama8b-h100.yaml", [], None),
+])
+def test_the_table_says_page_ones_serving_sentence(capsys, spec, overrides, words):
+    """``genreport table`` printed page 1's three sentences but not the fourth, on the spec's serving block (does the
+    layout meet the targets, up to how many sequences, the cheapest layout that does): a user who scripts page 1
+    had to build the report for it.  Both print summary.serving_parts' words, the page's line breaks spaces."""
+    import html as html_lib
+    import json
+    import re
+
+    from shared import page as page_of
+
+    args = [x for o in overrides for x in ("--set", o)]
+    assert main(["table", f"specs/{spec}", *args, "--format", "json"]) == 0
+    sentences = [x["sentence"] for x in json.loads(capsys.readouterr().out)["summary"]]
+    found = re.search(r'<p class="summary" data-static>(.*?)</p>', page_of(spec, overrides), re.S)
+    if words is None:
+        assert found is None and not any(x.startswith("Serving ") for x in sentences)
+        return
+    on_page = html_lib.unescape(re.sub(r"<[^>]+>", "", found.group(1))).replace("\n", " ")
+    assert sentences[-1] == on_page and words in on_page, (sentences[-1], on_page)
+
+
 # ------------------------------------------------------------------------------------------------ the API
 
 def test_value_off_the_grid_is_evaluated_and_a_wrong_question_says_why():

@@ -50,13 +50,16 @@ def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     import genreport
     from genreport.present.fmt import device
-    from genreport.present.summary import sentences
+    from genreport.present.summary import chapters, sentences, serving_text
 
     r = genreport.evaluate(genreport.load_spec(Path(args.spec), overrides=args.overrides))
     noun = r.spec.hardware.noun  # page 1's words for the device: "chip" on a TPU or a Gaudi, as the report says
     header, rows = device(r.decision_table(), noun)
     records = [{k: _plain(x.get(k)) for k in RECORD_KEYS} for x in r.decision]
     summary = device(sentences(r), noun)
+    serving = serving_text(r, chapters(r).get("s9", 0))  # page 1's sentence on the spec's serving block, its words
+    if serving is not None:
+        summary.append(serving)
     parts = [("summary", ["sentence"], [[safe(x)] for x in summary], set(), [{"sentence": x} for x in summary]),
              ("decision", header, [[safe(c) for c in row] for row in rows], {2, 3, 4, 5}, records)]
     notes = device(_notes(r), noun)

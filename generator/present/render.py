@@ -250,13 +250,6 @@ def _numbered(caps: dict[str, str], r: Results) -> dict[str, str]:
     return {name: re.sub(r"\{figure:([a-z0-9-]+)\}", fill, text) for name, text in caps.items()}
 
 
-def _chapters(r: Results) -> dict[str, int]:
-    """Chapter numbers in order of the chapters this report has (training, many GPUs and measurements are optional)."""
-    present = ["s0", "s1", "s2", "s3", "s4"] + (["s5"] if r.training else []) + ["s6"] + \
-        (["s7"] if r.many is not None or r.parallel is not None else []) + (["s8"] if r.measured or r.measured_not_compared else []) + (["s9"] if r.serving else [])
-    return {name: i for i, name in enumerate(present)}
-
-
 def _frame_rows(r: Results) -> list[dict]:
     """The slice of the model one GPU of the layout holds (chapter 1's table)."""
     return [{"math": img(s["definition"], size=13, inline=True), "meaning": fmt.device(s["meaning"], r.spec.hardware.noun),
@@ -841,6 +834,7 @@ class ReportContext:
     headline: str  # the h1 and every page's footer: the spec's title, or in a what-if what the report analyses
     configuration: str  # the model on the layout, at its precision ("Llama 3.1 70B on 8 x AMD Instinct MI300X, fp8")
     serving: dict | None = None  # the spec's serving block answered at its layout (chapter 9)
+    serving_summary: object = None  # page 1's sentence on it (summary.serving_html, the words ``table`` prints too)
 
     def variables(self) -> dict:
         """The fields, and what the report calls one device: ``GPU`` ("GPU", "chip"; the plural adds "s") and
@@ -889,6 +883,7 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
     # Formula blocks of the body, computed before the appendix so that it can list them all.
     fx = _formula_blocks(r, f)
     _peak = peak_of(spec.precision, spec.hardware, spec.model, r.params)
+    chapters = summary.chapters(r)
     return ReportContext(
         r=r, spec=spec, hw=spec.hardware, model=spec.model, precision=spec.precision, w=w, sc=sc, lead=lead,
         compute_label=_peak.label(spec.precision.compute), peak_mixed=_peak.mixed, batch1_links=_batch1_links(r),
@@ -905,8 +900,9 @@ def context(r: Results, baseline: Results | None, figures: dict[str, str],
                                  if x),
         whatif_story=prose.whatif_story(r, baseline, overrides) if baseline else [],
         fx=fx, all_formulas=list(f.used), eq=Equations(), many=r.many, **_parallel_context(r),
-        frame=r.frame, frame_rows=_frame_rows(r), ch=_chapters(r),
+        frame=r.frame, frame_rows=_frame_rows(r), ch=chapters,
         live_page=live.page_scripts(r) if live_page is None else live_page, serving=r.serving,
+        serving_summary=summary.serving_html(r, chapters["s9"]) if "s9" in chapters else None,
         # a what-if's title is not the spec's: "8 H100 SXM" stood above an analysis of MI300X on every page's footer
         headline=r.what_if_title if baseline else spec.title, configuration=r.configuration,
     )

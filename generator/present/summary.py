@@ -6,6 +6,13 @@ from genreport.model.evaluate import Results
 from genreport.present import fmt, prose
 
 
+def chapters(r: Results) -> dict[str, int]:
+    """Chapter numbers in order of the chapters this report has (training, many GPUs and measurements are optional)."""
+    present = ["s0", "s1", "s2", "s3", "s4"] + (["s5"] if r.training else []) + ["s6"] + \
+        (["s7"] if r.many is not None or r.parallel is not None else []) + (["s8"] if r.measured or r.measured_not_compared else []) + (["s9"] if r.serving else [])
+    return {name: i for i, name in enumerate(present)}
+
+
 def _fit_sentence(r: Results) -> str:
     sc = r.scalars[r.lead]
     opts = [o for o in r.fit_options if o["fits"]]
@@ -231,3 +238,139 @@ def _usable(r, sc) -> str:
     kept = [f"the engine's {hw.memory_reserve:.0%}"] if hw.memory_reserve else []
     kept += [f"a {fmt.gib(hw.workspace)} activation workspace"] if hw.workspace else []
     return f"{fmt.gib(sc['capacity'])} usable ({fmt.gib(hw.capacity)} less {' and '.join(kept)})"
+
+
+def serving_parts(r: Results, chapter: int) -> list[tuple[str, str, bool]] | None:
+    """Page 1's sentence on the spec's serving block at its layout (whether the layout meets the targets, up to how
+    many sequences, and the cheapest layout ``plan`` finds), as parts (kind, text, is_value): kind "" (plain),
+    "strong" or "code"; ``is_value`` marks what came from the spec or the results (escaped in HTML, as the template
+    escaped its variables).  None without a serving block or without a latency target.  ``chapter``: the serving
+    chapter's number.  The report prints it (:func:`serving_html`) and ``genreport table`` too (:func:`serving_text`):
+    one wording for both."""
+    sv = r.serving
+    if not sv or not (sv.get("ttft_target") or sv.get("tpot_target")):
+        return None
+    hw = r.spec.hardware
+    gpu = hw.noun
+    out: list[tuple[str, str, bool]] = []
+
+    def say(text: str, value: bool = False, kind: str = "") -> None:
+        out.append((kind, text, value))
+
+    say("Serving ")
+    say(fmt.integer(sv["prompt"]), True)
+    say(" + ")
+    say(fmt.integer(sv["output"]), True)
+    say("-token requests under")
+    if sv.get("ttft_target"):
+        say(" TTFT ")
+        say(fmt.time(sv["ttft_target"]), True)
+    if sv.get("ttft_target") and sv.get("tpot_target"):
+        say(",")
+    if sv.get("tpot_target"):
+        say(" TPOT ")
+        say(fmt.time(sv["tpot_target"]), True)
+    say(":\n")
+    if not sv.get("holds"):
+        say("this layout cannot serve them: ")
+        if r.verdicts.get("weights_fit", None) in (False,):
+            say("its weights alone exceed ")
+            if sv["replica_gpus"] > 1:
+                say("each ")
+                say(gpu, True)
+                say("'s memory")
+            else:
+                say("the ")
+                say(fmt.device("card", gpu), True)
+                say("'s memory")
+        else:
+            say("no sequence of ")
+            say(fmt.integer(sv["context"]), True)
+            say(" tokens fits beside its weights")
+    elif sv.get("ttft_met", None) in (False,) or sv.get("tpot_batch", None) == 0:
+        say("this layout misses them")
+    else:
+        say("this layout meets them")
+        batch = sv.get("tpot_batch")
+        if batch:
+            say(" up to ")
+            say(fmt.integer(batch), True)
+            say(f" sequence{'s' if batch != 1 else ''} per replica")
+            if sv.get("max_sequences") and batch == sv["max_sequences"]:
+                say(", the engine's max_sequences")
+        if sv.get("gpus_for_users"):
+            say(" (the ")
+            say(fmt.integer(sv["users"]), True)
+            say(" users take ")
+            say(fmt.integer(sv["gpus_for_users"]), True)
+            say(" ")
+            say(gpu, True)
+            say(f"{'s' if sv['gpus_for_users'] != 1 else ''})")
+    say(";\n")
+    cheap = sv.get("cheapest")
+    if cheap:
+        say("the ")
+        say("cheapest" if sv.get("price_per_hour") else "fastest per " + gpu, True)
+        say(" layout that meets them on ")
+        say(hw.title, True)
+        say(" is ")
+        strong = [f"{cheap['gpus']} {gpu}{'s' if cheap['gpus'] > 1 else ''}, tp {cheap['tp']}"]
+        if cheap["pp"] > 1:
+            strong.append(f" × pp {cheap['pp']}")
+        if cheap["ep"] > 1:
+            strong.append(f" × ep {cheap['ep']}")
+            if cheap.get("redundant_experts"):
+                strong.append(f" (with {cheap['redundant_experts']} redundant experts)")
+        if cheap["dp"] > 1:
+            strong.append(f" × dp {cheap['dp']}")
+        strong.append(f", {cheap['precision']} weights")
+        if cheap.get("weight_only"):
+            strong.append(" computed in bf16")
+        strong.append(f", {cheap['kv_cache']} KV")
+        if (sv.get("frontier") or {}).get("speculative"):
+            strong.append(", speculating" if cheap.get("speculative") == "on" else ", not speculating")
+        say("".join(strong), True, "strong")
+        if "tp" in cheap["scale_out_groups"]:
+            say(" (its tensor-parallel group across nodes, over the scale-out network)")
+        if cheap.get("usd_per_request") is not None:
+            say(" at $")
+            say(fmt.sig3(cheap["usd_per_request"]), True)
+            say(" per request ($")
+            say(fmt.sig3(cheap["usd_per_mtok_out"]), True)
+            say(" per million output tokens)")
+        elif cheap.get("usd_per_mtok_out") is not None:
+            say(" at $")
+            say(fmt.sig3(cheap["usd_per_mtok_out"]), True)
+            say(" per million output tokens")
+        if not sv.get("users"):
+            say(", with at most ")
+            say(str(sv["replica_batch"]), True)
+            say(" sequences a replica")
+    else:
+        say("no layout ")
+        say("plan", False, "code")
+        say(" tries on ")
+        say(hw.title, True)
+        say(" meets them")
+    say(f" (chapter {chapter}).")
+    return out
+
+
+def serving_html(r: Results, chapter: int):
+    """:func:`serving_parts` as the report's HTML (Markup; None without the sentence)."""
+    from markupsafe import Markup, escape
+
+    parts = serving_parts(r, chapter)
+    if parts is None:
+        return None
+    html = []
+    for kind, text, value in parts:
+        piece = escape(text) if value else Markup(text)
+        html.append(Markup(f"<{kind}>{piece}</{kind}>") if kind else piece)
+    return Markup("").join(html)
+
+
+def serving_text(r: Results, chapter: int) -> str | None:
+    """:func:`serving_parts` as one plain line (``genreport table``): the report's words, its line breaks spaces."""
+    parts = serving_parts(r, chapter)
+    return None if parts is None else "".join(text for _, text, _ in parts).replace("\n", " ")

@@ -20,9 +20,7 @@ def root(context, missing=missing):
     l_0_facts = resolve('facts')
     l_0_w = resolve('w')
     l_0_summary = resolve('summary')
-    l_0_serving = resolve('serving')
-    l_0_verdicts = resolve('verdicts')
-    l_0_ch = resolve('ch')
+    l_0_serving_summary = resolve('serving_summary')
     l_0_decision = resolve('decision')
     l_0_par = resolve('par')
     l_0_prompt_group_note = resolve('prompt_group_note')
@@ -276,149 +274,11 @@ def root(context, missing=missing):
         yield '</p>\n'
     l_1_loop = l_1_s = missing
     yield '</div>\n'
-    if ((undefined(name='serving') if l_0_serving is missing else l_0_serving) and (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target') or environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target'))):
+    if (undefined(name='serving_summary') if l_0_serving_summary is missing else l_0_serving_summary):
         pass
-        yield '<p class="summary" data-static>Serving '
-        yield escape(t_3(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'prompt')))
-        yield ' + '
-        yield escape(t_3(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'output')))
-        yield '-token requests under'
-        if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target'):
-            pass
-            yield ' TTFT '
-            yield escape(t_11(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target')))
-        if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_target') and environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')):
-            pass
-            yield ','
-        if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target'):
-            pass
-            yield ' TPOT '
-            yield escape(t_11(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_target')))
-        yield ':\n'
-        if (not environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'holds')):
-            pass
-            yield 'this layout cannot serve them: '
-            if (environment.getattr((undefined(name='verdicts') if l_0_verdicts is missing else l_0_verdicts), 'weights_fit') == False):
-                pass
-                yield 'its weights alone exceed '
-                if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_gpus') > 1):
-                    pass
-                    yield 'each '
-                    yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-                    yield "'s memory"
-                else:
-                    pass
-                    yield 'the '
-                    yield escape(t_1('card', (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU)))
-                    yield "'s memory"
-            else:
-                pass
-                yield 'no sequence of '
-                yield escape(t_3(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'context')))
-                yield ' tokens fits beside its weights'
-        elif ((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'ttft_met') == False) or (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch') == 0)):
-            pass
-            yield 'this layout misses them'
-        else:
-            pass
-            yield 'this layout meets them'
-            if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch'):
-                pass
-                yield ' up to '
-                yield escape(t_3(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch')))
-                yield ' sequence'
-                if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch') != 1):
-                    pass
-                    yield 's'
-                yield ' per replica'
-                if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'max_sequences') and (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'tpot_batch') == environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'max_sequences'))):
-                    pass
-                    yield ", the engine's max_sequences"
-            if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users'):
-                pass
-                yield ' (the '
-                yield escape(t_3(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')))
-                yield ' users take '
-                yield escape(t_3(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users')))
-                yield ' '
-                yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-                if (environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'gpus_for_users') != 1):
-                    pass
-                    yield 's'
-                yield ')'
-        yield ';\n'
-        if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'):
-            pass
-            yield 'the '
-            yield escape(('cheapest' if environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'price_per_hour') else markup_join(('fastest per ', (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU), ))))
-            yield ' layout that meets them on '
-            yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
-            yield ' is <strong>'
-            yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'gpus'))
-            yield ' '
-            yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-            yield escape(('s' if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'gpus') > 1) else ''))
-            yield ', tp '
-            yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'tp'))
-            if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'pp') > 1):
-                pass
-                yield ' × pp '
-                yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'pp'))
-            if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'ep') > 1):
-                pass
-                yield ' × ep '
-                yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'ep'))
-                if environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'redundant_experts'):
-                    pass
-                    yield ' (with '
-                    yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'redundant_experts'))
-                    yield ' redundant experts)'
-            if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'dp') > 1):
-                pass
-                yield ' × dp '
-                yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'dp'))
-            yield ', '
-            yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'precision'))
-            yield ' weights'
-            if environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'weight_only'):
-                pass
-                yield ' computed in bf16'
-            yield ', '
-            yield escape(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'kv_cache'))
-            yield ' KV'
-            if context.call(environment.getattr((environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'frontier') or {}), 'get'), 'speculative'):
-                pass
-                yield ', '
-                yield escape(('speculating' if (environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'speculative') == 'on') else 'not speculating'))
-            yield '</strong>'
-            if ('tp' in environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'scale_out_groups')):
-                pass
-                yield ' (its tensor-parallel group across nodes, over the scale-out network)'
-            if (not t_12(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_request'))):
-                pass
-                yield ' at $'
-                yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_request')))
-                yield ' per request ($'
-                yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out')))
-                yield ' per million output tokens)'
-            elif (not t_12(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out'))):
-                pass
-                yield ' at $'
-                yield escape(t_9(environment.getattr(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'cheapest'), 'usd_per_mtok_out')))
-                yield ' per million output tokens'
-            if (not environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'users')):
-                pass
-                yield ', with at most '
-                yield escape(environment.getattr((undefined(name='serving') if l_0_serving is missing else l_0_serving), 'replica_batch'))
-                yield ' sequences a replica'
-        else:
-            pass
-            yield 'no layout <code>plan</code> tries on '
-            yield escape(environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'title'))
-            yield ' meets them'
-        yield ' (chapter '
-        yield escape(environment.getattr((undefined(name='ch') if l_0_ch is missing else l_0_ch), 's9'))
-        yield ').</p>\n'
+        yield '<p class="summary" data-static>'
+        yield escape((undefined(name='serving_summary') if l_0_serving_summary is missing else l_0_serving_summary))
+        yield '</p>\n'
     yield '<div class="scroll"><table class="decision'
     if environment.getattr((undefined(name='hw') if l_0_hw is missing else l_0_hw), 'price_per_hour'):
         pass
@@ -535,7 +395,7 @@ def root(context, missing=missing):
         yield escape(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus'))
         yield ' '
         yield escape((undefined(name='GPU') if l_0_GPU is missing else l_0_GPU))
-        yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 42 in 'sections/s0_summary.html.j2' evaluated to false and no else section was defined.")))
+        yield escape(('s' if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'replica_gpus') > 1) else cond_expr_undefined("the inline if-expression on line 40 in 'sections/s0_summary.html.j2' evaluated to false and no else section was defined.")))
         yield '); B is the batch of one replica'
         if (environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'dp') > 1):
             pass
@@ -574,4 +434,4 @@ def root(context, missing=missing):
     yield '</p>\n</section>\n\n'
 
 blocks = {}
-debug_info = '1=103&5=116&6=118&7=130&8=142&9=150&10=162&11=180&12=186&13=218&14=222&15=244&16=257&19=264&22=279&23=298&24=350&25=423&27=427&29=431&30=441&31=450&32=466&33=477&34=484&35=486&36=500&40=519&41=532&42=535&43=551&44=554&45=566'
+debug_info = '1=101&5=114&6=116&7=128&8=140&9=148&10=160&11=178&12=184&13=216&14=220&15=242&16=255&19=262&22=277&23=283&25=287&27=291&28=301&29=310&30=326&31=337&32=344&33=346&34=360&38=379&39=392&40=395&41=411&42=414&43=426'
