@@ -160,15 +160,30 @@ def display_form(q, variant: str, shown):
 
 
 def broadcasting_printer():
-    """SymPy's NumPy printer, with ``And`` and ``Or`` folded pairwise (``reduce(logical_and, [a, b])``): its own
+    """SymPy's NumPy printer, with ``And`` and ``Or`` folded pairwise (``logical_and(logical_and(a, b), c)``): its own
     ``logical_and.reduce((a, b))`` makes one array of the conditions first, which fails where one is a scalar and
-    another an array (a condition on a per-context root beside one on the batch)."""
+    another an array (a condition on a per-context root beside one on the batch); ``Max`` and ``Min`` nested the same
+    way (SymPy's ``reduce(maximum, [a, b])`` builds a list and calls functools.reduce at every evaluation)."""
     from sympy.printing.numpy import NumPyPrinter
 
     class Printer(NumPyPrinter):
+        @staticmethod
+        def _nest(func: str, args: list[str]) -> str:
+            out = args[0]
+            for arg in args[1:]:
+                out = f"{func}({out}, {arg})"
+            return out
+
         def _fold(self, op: str, expr) -> str:
-            fold, func = self._module_format("functools.reduce"), self._module_format("numpy." + op)
-            return f"{fold}({func}, [{', '.join(self._print(a) for a in expr.args)}])"
+            return self._nest(self._module_format("numpy." + op), [self._print(a) for a in expr.args])
+
+        def _helper_minimum_maximum(self, op: str, *args) -> str:
+            # maximum(maximum(a, b), c), not reduce(maximum, [a, b, c]): the same calls in the same order (the same
+            # bits), without a list and functools.reduce each time (807,060 reduce calls, 5% of 33 serving what-ifs'
+            # evaluation, stop 77)
+            if not args:
+                raise NotImplementedError(f"Need at least one argument for {op}")
+            return self._nest(op, [self._print(a) for a in args])
 
         def _print_And(self, expr):
             return self._fold("logical_and", expr)
