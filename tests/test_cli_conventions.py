@@ -396,3 +396,36 @@ def test_table_csv_quotes_what_a_spreadsheet_would_evaluate():
     for text in ("=HYPERLINK(1)", "+1", "-2+3", "@x", "\uff1dSUM(1)", "\nx"):
         assert csv_cell(text) == "'" + text
     assert csv_cell("h100-sxm") == "h100-sxm" and csv_cell(-2.5) == -2.5 and csv_cell(None) == ""
+
+
+# Llama 3.1 70B in bf16 (141 GB) on one TPU v5e chip (16 GB), no layout: the serving chapter's single-card refusal and
+# the training row's "N cards' memory" say the device's noun mid-sentence
+ONE_CHIP_70B = """\
+kind: report
+name: llama70b-one-v5e
+title: Llama 3.1 70B on one TPU v5e chip
+hardware: tpu-v5e
+model: llama-3.1-70b
+precision: bf16
+workloads:
+  decode: {batch: [1], context: [1k]}
+  training: {micro_batch_tokens: 8k}
+serving: {prompt: 2k, output: 256, tpot: 50 ms}
+"""
+
+
+def test_the_devices_noun_mid_sentence_is_lower_case(capsys):
+    """fmt.device capitalizes a word with nothing before it (a sentence's start), so "card" handed to it alone said
+    "exceed the Chip's memory" on page 1 and in ``genreport table`` (a TPU or a Gaudi), "the Chip holds" in the serving
+    chapter and "(one Chip)", "3 Chips' memory" in the training chapter: each phrase goes to it whole."""
+    import re
+
+    from shared import evaluated_text, spec_file
+    from shared import page as page_of
+
+    assert main(["table", str(spec_file(ONE_CHIP_70B, "one-chip")), "--format", "json"]) == 0
+    sentence = [x["sentence"] for x in json.loads(capsys.readouterr().out)["summary"]][-1]
+    assert "its weights alone exceed the chip's memory" in sentence, sentence
+    text = re.sub(r"<[^>]+>", "", page_of(evaluated_text(ONE_CHIP_70B, "one-chip")))
+    assert "exceed the chip's memory" in text and "the chip holds" in text and "chips' memory" in text
+    assert not re.search(r"(?<![.!?>\n]) (Chip|Chips)\b", text), re.findall(r".{40}[^.!?>\n] Chips?\b.{20}", text)

@@ -280,8 +280,8 @@ def serving_parts(r: Results, chapter: int) -> list[tuple[str, str, bool]] | Non
                 say(gpu, True)
                 say("'s memory")
             else:
-                say("the ")
-                say(fmt.device("card", gpu), True)
+                # "the card" whole, not "card" alone, which fmt.device takes for a sentence's start ("the Chip's")
+                say(fmt.device("the card", gpu), True)
                 say("'s memory")
         else:
             say("no sequence of ")

@@ -122,8 +122,8 @@ def root(context, missing=missing):
         yield escape(t_2((environment.getattr(environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'), 'capacity') if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card') else environment.getattr((undefined(name='sc') if l_0_sc is missing else l_0_sc), 'capacity'))))
         if environment.getattr((undefined(name='frame') if l_0_frame is missing else l_0_frame), 'one_card'):
             pass
-            yield ' (one '
-            yield escape(t_1('card', (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU)))
+            yield ' ('
+            yield escape(t_1('one card', (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU)))
             yield ')'
         yield '?</td>'
         for l_1_tr in (undefined(name='training') if l_0_training is missing else l_0_training):
@@ -136,9 +136,7 @@ def root(context, missing=missing):
             else:
                 pass
                 yield '<span class="bad">no</span>: '
-                yield escape(environment.getattr(l_1_tr, 'cards_needed'))
-                yield ' '
-                yield escape(t_1('cards', (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU)))
+                yield escape(t_1(markup_join((environment.getattr(l_1_tr, 'cards_needed'), ' cards', )), (undefined(name='GPU') if l_0_GPU is missing else l_0_GPU)))
                 yield "' memory"
             yield '</td>'
         l_1_tr = missing
@@ -170,4 +168,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '1=52&2=64&4=67&5=69&12=75&14=77&15=87&16=91&17=101&19=111&20=122&22=146&23=155&24=160&25=162'
+debug_info = '1=52&2=64&4=67&5=69&12=75&14=77&15=87&16=91&17=101&19=111&20=122&22=144&23=153&24=158&25=160'
