@@ -208,3 +208,37 @@ def test_the_bound_is_the_balance_it_comes_from():
         + b * e / ((sym("T_out") - 1) * t_r) * (t.request_flops() - (sym("T_out") - 1) * f_1)
     (solved,) = sp.solve(sp.Eq(rate, n), b)
     assert sp.simplify(solved - t.compute_batch_speculative()) == 0
+
+
+# Gemma 3 27B (google/gemma-3-27b-pt config.json: 62 layers, 52 of them sliding over 1,024 tokens, 10 global, 32
+# query heads of 128) with a one-layer EAGLE/MTP head, 8k + 1k at 30 ms on one H100
+GEMMA_HEAD = """\
+kind: report
+name: gemma3-27b-head
+title: Gemma 3 27B speculating with a one-layer head on one H100
+hardware: h100-sxm
+model: gemma-3-27b
+precision: bf16
+workloads:
+  decode: {batch: [1], context: [1k]}
+serving:
+  prompt: 8k
+  output: 1k
+  tpot: 30 ms
+  speculative: {draft_tokens: 4, acceptance: 0.7, draft_layers: 1}
+"""
+
+
+@pytest.mark.parametrize("qid", ["compute_batch", "compute_batch_speculative"])
+def test_derive_says_where_a_windowed_models_d_h_is_read(capsys, qid):
+    """``derive compute_batch[_speculative] --spec`` on a model with windowed layers explained d_h = 33.28 as "a
+    prompt of T = nan tokens attends 0.26 of the causal attention": the formula takes no S and no T, and that d_h is the
+    decode's at the mean context S = 8,192 + 1,024 / 2 = 8,704, where (10 x 8,704 + 52 x 1,024) / (62 x 8,704) =
+    0.26 of the positions are attended (d_hp, the prompt's, is another)."""
+    from shared import spec_file
+
+    assert main(["derive", qid, "--spec", str(spec_file(GEMMA_HEAD, "gemma3-27b-head"))]) == 0
+    out = capsys.readouterr().out
+    share = (10 * 8704 + 52 * 1024) / (62 * 8704)
+    assert f"d_h = {128 * share:.6g}" in out and "nan" not in out, out
+    assert f"at S = 8,704 a token attends {share:.4g} of the positions it would in full layers" in out, out

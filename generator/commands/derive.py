@@ -645,6 +645,7 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
             point += (f"; N the weights a step streams at this rate, {whose} decode and prompt tokens'"
                       if spec.model.moe is not None or (spec.parallelism and spec.parallelism.pp > 1) else "")
     unsliced: frozenset = frozenset()
+    note_at: dict = {}  # where the point's d_h is read when no S among the inputs says it (the bounded-layers note)
     speculating = qid == "compute_batch_speculative"
     if qid in ("compute_batch", "compute_batch_speculative") and spec.serving is not None \
             and spec.serving.tpot is not None and args.batch is None and args.context is None:
@@ -660,6 +661,9 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
         args_of = set(compiled()[qid].fn_args)  # the formula's own inputs
         values.update({k: v for k, v in whole.items() if k in args_of})
         unsliced = frozenset(k for k in whole if k in args_of and k not in ("n_TP", "n_St"))
+        # d_h is the decode's at the mean context S = T_in + T_out / 2 (d_hp the prompt's): the note says it there, not
+        # "a prompt of T = nan tokens" (the formula takes no S, nor a T)
+        note_at = {"S": whole["S"]}
         point = ("the serving chapter's request at its TPOT target: the whole model's request FLOPs over the "
                  "replica's n_TP n_st GPUs" + ("; speculating with serving.speculative, f_d one draft pass of one "
                                               "sequence at the mean context (0 with a draft_cost)"
@@ -692,7 +696,7 @@ def _numbers(args, accounting: str | None, qid: str, spec=None) -> Numbers:
                    unsliced=unsliced)
     if pool_note:
         nums.note = pool_note
-    nums.bounded = _bounded_note(spec.model, env_obj, values)
+    nums.bounded = _bounded_note(spec.model, env_obj, dict(values, **note_at) if note_at else values)
     a = spec.model.attention
     if qid == "kv_bytes_per_token" and a.kind == "mla":
         layers = float(np.ravel(values["L"])[0])
