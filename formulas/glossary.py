@@ -151,7 +151,7 @@ TECHNIQUE_ENTRIES: tuple[Entry, ...] = (
     Entry("t_d", r"t_{d}", "s", "time the draft tokens of one verify step take (a draft model's k_d steps, an MTP head)"),
     Entry("F_d", r"F_{d}", "FLOP", "FLOPs of one forward pass of a draft model over the batch (its decode step at the draft's shapes)"),
     Entry("Q_d", r"Q_{d}", "B", "bytes one forward pass of a draft model reads: its weights once and its KV cache of S tokens per sequence"),
-    Entry("f_d", r"f_{d}", "FLOP", "FLOPs of one draft pass for one sequence at a request's mean context: a draft model's or an EAGLE/MTP head's 2 N_a + 4 L H_q d_h S at its own shapes (F_d at B = 1); 0 where the spec gives the drafts as a time (draft_cost)"),
+    Entry("f_d", r"f_{d}", "FLOP", "FLOPs of one draft pass for one sequence at a request's mean context: a draft model's or an EAGLE/MTP head's 2 N_a + 4 L H_q d_h S at its own shapes (F_d at B = 1), counted at the target's peak: times P / P_d, P_d the draft's own; 0 where the spec gives the drafts as a time (draft_cost)"),
     Entry("M_s", r"M_{s}", "1", "the most sequences one replica's engine runs at once (its max_sequences: vLLM's max_num_seqs, SGLang's max_running_requests)"),
     Entry("M_d", r"M_{d}", "B", "bytes a draft model's weights take on one GPU of the replica (split at the target's tp and pp)"),
     Entry("c_d", r"c_{d}", "B", "KV bytes per token a draft model's cache takes on one GPU of the replica"),

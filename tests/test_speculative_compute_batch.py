@@ -156,6 +156,19 @@ def test_a_plan_row_speculating_stops_at_the_speculative_compute_batch(capsys):
     assert (row["batch"], row["limit"], row["speculative"]) == (244, "prompts", "off")
 
 
+def test_a_draft_in_fp8_beside_a_bf16_target_costs_its_own_peaks_time(capsys):
+    """A draft computes at its own peak: Llama 3.2 1B in fp8 beside the bf16 70B on 8 H100 runs its passes at
+    1,978.9 TFLOP/s (H100 SXM dense fp8, NVIDIA's datasheet) where the target's tokens run at 989.4, so each pass costs
+    f_d x 989.4 / 1,978.9 of the target's FLOP/s: 223.20, not the 222.85 of the draft counted at the bf16 peak, which
+    is below what the compute keeps and so no upper bound (QA, stop 77).  ``plan --speculative 4,0.7,llama-3.2-1b@fp8``
+    stops its row at 223."""
+    spec = _b_p(8, 989.4e12, 4096, 512, 0.04, L_F, L_PROMPT, n_v=5, k=4, f_d=L_F_D * 989.4 / 1978.9,
+                tokens=_expected(0.7, 4))
+    assert spec == pytest.approx(223.20, abs=0.01)
+    row = _tp8(capsys, "--speculative", "4,0.7,llama-3.2-1b@fp8")
+    assert (row["batch"], row["limit"], row["speculative"]) == (int(spec), "prompts", "on") == (223, "prompts", "on")
+
+
 def test_the_draft_model_in_the_chapter_by_hand():
     """The committed 70B spec with serving.speculative's draft_model llama-3.2-1b, 4 drafts at 0.7 (the what-if the
     live page tests too): the chapter's B_P,spec is the hand count's, at its 50 ms target."""

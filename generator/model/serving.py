@@ -231,16 +231,19 @@ def compute_batch(env, par: Parallelism, prompt: int, output: int, tpot: float |
     return out if math.isfinite(out) and out > 0 else 0.0
 
 
-def draft_pass_flops(speculative: tuple, context: float) -> float:
+def draft_pass_flops(speculative: tuple, context: float, peak: float) -> float:
     """f_d: one draft pass's FLOPs for one sequence at ``context`` [FLOP], the draft model's or the EAGLE/MTP head's
     decode step at its own shapes (``Draft.ledgers`` at one sequence: 2 N_a + 4 L H_q d_h S of the draft, the
-    F_d of ``draft_time_bound`` at B = 1); 0 where ``speculative``'s draft is a draft_cost, a time (a fraction of a
-    plain round) that states no FLOPs, so the drafts' compute is left out and B_P,spec stays an upper bound."""
+    F_d of ``draft_time_bound`` at B = 1), counted at the target's peak ``peak``: times P / P_d, P_d the draft's own
+    peak, as ``draft_time_bound`` times a pass (a draft in fp8 beside a bf16 target costs half its FLOPs' time; counted
+    at P, B_P,spec came out 222 where the draft's own peak keeps 223: not an upper bound, QA stop 77); 0 where
+    ``speculative``'s draft is a draft_cost, a time (a fraction of a plain round) that states no FLOPs, so the drafts'
+    compute is left out and B_P,spec stays an upper bound."""
     draft = speculative[2]
     if not hasattr(draft, "ledgers"):
         return 0.0
     flops, _ = draft.ledgers(load(), np.asarray([1.0]), float(context))
-    return float(np.ravel(flops)[0])
+    return float(np.ravel(flops)[0]) * float(peak) / float(draft.env.values["P"])
 
 
 def compute_batch_values(env, par: Parallelism, prompt: int, output: int, tpot: float,
@@ -260,7 +263,7 @@ def compute_batch_values(env, par: Parallelism, prompt: int, output: int, tpot: 
     if speculative is not None:
         k = speculative[0]
         n_v = speculative[3] if len(speculative) > 3 else k + 1
-        v.update(p_a=float(speculative[1]), k_d=float(k), n_v=float(n_v), f_d=draft_pass_flops(speculative, mean))
+        v.update(p_a=float(speculative[1]), k_d=float(k), n_v=float(n_v), f_d=draft_pass_flops(speculative, mean, v["P"]))
     return v
 
 

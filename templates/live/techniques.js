@@ -202,7 +202,8 @@ const GR_SERVING = (() => {
     // (serving_report.prompts_batch: serving.compute_batch, whole sequences; none without a target)
     // ... and speculating with serving.speculative (serving_report.prompts_batch(speculative=True):
     // compute_batch_speculative, each kept token n_v / E verified tokens and k_d / E draft passes of f_d, the draft's
-    // FLOPs for one sequence at the mean context, serving.draft_pass_flops; 0 with a draft_cost)
+    // FLOPs for one sequence at the mean context counted at the target's peak (times P / P_d), serving.draft_pass_flops;
+    // 0 with a draft_cost)
     const spc = sv.speculative;
     let prompts = null, promptsSpec = null;
     if (sv.tpot !== null) {
@@ -216,7 +217,7 @@ const GR_SERVING = (() => {
         if (spc) {
           bS = call("compute_batch_speculative", Object.assign(vm, {p_a: spc.acceptance, k_d: spc.draft_tokens,
             n_v: spc.verify_tokens !== null && spc.verify_tokens !== undefined ? spc.verify_tokens : spc.draft_tokens + 1,
-            f_d: draft ? draftLedgers(draft, 1.0, mean)[0] : 0.0}));
+            f_d: draft ? draftLedgers(draft, 1.0, mean)[0] * vm.P / draft.env.values.P : 0.0}));
           bS = Number.isFinite(bS) && bS > 0 ? bS : 0.0;
         }
       }
